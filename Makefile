@@ -1,0 +1,40 @@
+# Two commands set everything up: `make run` (audit this machine) and `make test` (the whole suite).
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+# llama-cpp-python builds from source (~5 min); keep built wheels between runs.
+export PIP_FIND_LINKS ?= $(HOME)/.cache/stackaudit-wheels
+
+.PHONY: run test lint typecheck bench clean venv docs
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -e .
+	touch $@
+
+$(VENV)/.installed-test: $(VENV)/.installed pyproject.toml
+	mkdir -p $(PIP_FIND_LINKS)
+	$(PIP) wheel -q --wheel-dir $(PIP_FIND_LINKS) --find-links $(PIP_FIND_LINKS) "llama-cpp-python[server]>=0.3.0"
+	$(PIP) install -q --find-links $(PIP_FIND_LINKS) -e ".[test,plot]"
+	touch $@
+
+venv: $(VENV)/.installed
+
+run: $(VENV)/.installed
+	$(VENV)/bin/stackaudit audit
+
+test: $(VENV)/.installed-test
+	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/mypy
+	$(PY) -m pytest
+
+bench: $(VENV)/.installed-test
+	$(PY) bench/run_all.py
+
+docs: $(VENV)/.installed
+	$(VENV)/bin/stackaudit checks --format markdown --output docs/checks.md
+
+clean:
+	rm -rf $(VENV) build src/*.egg-info
