@@ -1,0 +1,3 @@
+"""stackaudit: audit the stack under an LLM inference server."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,169 @@
+"""Checks: small pure functions of facts, registered with their documentation.
+
+A check's parameters are fact names (see stackaudit.facts); it never sees the Host, and the
+registry refuses one that asks for it. A parameter with a default of None is optional: the
+check runs and gets None when that fact is unavailable. A check whose required facts are
+unavailable is `unknown` with the fact's reason, without being called.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Status = Literal["issue", "ok", "not-an-issue", "unknown", "not-applicable", "error"]
+Severity = Literal["high", "medium", "low"]
+Confidence = Literal["source-verified", "documented", "field-reports", "unproven"]
+FixCost = Literal["runtime", "restart", "driver-reload", "reboot", "bios", "hardware", "none"]
+FixScope = Literal["host", "container"]
+
+STATUSES: tuple[Status, ...] = ("issue", "ok", "not-an-issue", "unknown", "not-applicable", "error")
+DOMAINS = ("FW", "CTR", "DRV", "KERN", "KVER", "MEM", "PCIE", "PWR", "IC", "RT")
+FIX_COSTS: tuple[FixCost, ...] = ("runtime", "restart", "driver-reload", "reboot", "bios", "hardware", "none")
+
+
+@dataclass(frozen=True)
+class Fix:
+    """How to fix an issue: now (runtime), for good (persistent), and what it costs."""
+
+    cost: FixCost
+    runtime: str = ""
+    persistent: str = ""
+    # Where the fix must be applied: "host" for host-global knobs (kernel, BIOS, GPU settings),
+    # "container" for what the container's own config or the engine's launch can change.
+    scope: FixScope = "host"
+    note: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        return {
+            "cost": self.cost,
+            "runtime": self.runtime,
+            "persistent": self.persistent,
+            "scope": self.scope,
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a check says. The engine adds ID, domain, defaults, priority and scope."""
+
+    status: Status
+    message: str
+    actual: Any = None
+    expected: Any = None
+    subjects: tuple[str, ...] = ()
+    severity: Severity | None = None
+    confidence: Confidence | None = None
+    fix: Fix | None = None
+    evidence: tuple[str, ...] = ()
+    hint: str = ""
+
+
+def issue(message: str, *, actual: Any = None, expected: Any = None, subjects: tuple[str, ...] | list[str] = (),
+          severity: Severity | None = None, confidence: Confidence | None = None, fix: Fix | None = None,
+          evidence: tuple[str, ...] | list[str] = ()) -> Outcome:
+    return Outcome("issue", message, actual, expected, tuple(subjects), severity, confidence, fix, tuple(evidence))
+
+
+def ok(message: str, *, actual: Any = None, expected: Any = None, subjects: tuple[str, ...] | list[str] = (),
+       evidence: tuple[str, ...] | list[str] = ()) -> Outcome:
+    return Outcome("ok", message, actual, expected, tuple(subjects), evidence=tuple(evidence))
+
+
+def not_an_issue(message: str, *, actual: Any = None, expected: Any = None,
+                 subjects: tuple[str, ...] | list[str] = (), evidence: tuple[str, ...] | list[str] = ()) -> Outcome:
+    return Outcome("not-an-issue", message, actual, expected, tuple(subjects), evidence=tuple(evidence))
+
+
+def unknown(message: str, *, hint: str = "", actual: Any = None, subjects: tuple[str, ...] | list[str] = ()) -> Outcome:
+    return Outcome("unknown", message, actual, None, tuple(subjects), hint=hint)
+
+
+def not_applicable(message: str, *, actual: Any = None) -> Outcome:
+    return Outcome("not-applicable", message, actual)
+
+
+CheckFunc = Callable[..., Outcome]
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    """A registered check: its function and its one source of documentation."""
+
+    id: str
+    domain: str
+    title: str
+    severity: Severity
+    confidence: Confidence
+    fix: Fix
+    func: CheckFunc
+    facts: tuple[str, ...]
+    optional_facts: tuple[str, ...]
+    references: tuple[str, ...] = ()
+    doc: str = ""
+    tags: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def summary(self) -> str:
+        return self.title
+
+
+CHECKS: dict[str, CheckSpec] = {}
+
+
+def check(
+    id: str,
+    *,
+    title: str,
+    severity: Severity,
+    confidence: Confidence,
+    fix: Fix,
+    references: tuple[str, ...] = (),
+    tags: tuple[str, ...] = (),
+) -> Callable[[CheckFunc], CheckFunc]:
+    """Register a check. Its docstring is its documentation (`stackaudit explain ID`)."""
+    domain = id.split("-", 1)[0]
+    if id != id.upper() or domain not in DOMAINS:
+        raise ValueError(f"check ID {id!r}: uppercase, with one of the domains {DOMAINS} first")
+
+    def register(func: CheckFunc) -> CheckFunc:
+        if id in CHECKS:
+            raise ValueError(f"check {id} registered twice")
+        required: list[str] = []
+        optional: list[str] = []
+        for name, param in inspect.signature(func).parameters.items():
+            if name == "host":
+                raise TypeError(f"check {id} asks for the host: checks take facts only (DESIGN.md, Layers)")
+            if param.kind not in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
+                raise TypeError(f"check {id}: parameters must be named facts")
+            (optional if param.default is None else required).append(name)
+            if param.default is not inspect.Parameter.empty and param.default is not None:
+                raise TypeError(f"check {id}: a fact parameter's default can only be None")
+        CHECKS[id] = CheckSpec(
+            id=id,
+            domain=domain,
+            title=title,
+            severity=severity,
+            confidence=confidence,
+            fix=fix,
+            func=func,
+            facts=tuple(required),
+            optional_facts=tuple(optional),
+            references=references,
+            doc=inspect.cleandoc(func.__doc__ or ""),
+            tags=tags,
+        )
+        return func
+
+    return register
+
+
+def load_all() -> dict[str, CheckSpec]:
+    """Import every check module so their checks register."""
+    from stackaudit import checks
+
+    checks.import_all()
+    return CHECKS

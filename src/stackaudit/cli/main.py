@@ -1,0 +1,82 @@
+"""Entry point: argument wiring only. Heavy modules are imported inside the commands."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+import typer
+
+from stackaudit import __version__
+from stackaudit.errors import EXIT_INTERNAL, EXIT_USAGE, StackauditError
+
+app = typer.Typer(
+    name="stackaudit",
+    help="Audit every layer under an LLM inference server, measure it, and say what to fix first.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        typer.echo(f"stackaudit {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version_callback, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """stackaudit: audit, capture, ceiling, bench."""
+
+
+def _register() -> None:
+    from stackaudit.cli import audit as _audit  # noqa: F401  (registers commands on `app`)
+
+    for name in ("ceiling", "bench"):
+        try:
+            module = __import__(f"stackaudit.cli.{name}", fromlist=["register"])
+        except ModuleNotFoundError as exc:  # pragma: no cover - only while a part is being built
+            if exc.name != f"stackaudit.cli.{name}":
+                raise
+            continue
+        module.register(app)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; every error becomes one line on stderr and an exit code (DESIGN.md)."""
+    _register()
+    command = typer.main.get_command(app)
+    try:
+        rv = command.main(args=argv, prog_name="stackaudit", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code or 0)
+    except click.exceptions.Abort:
+        sys.stderr.write("stackaudit: aborted\n")
+        return 130
+    except click.ClickException as exc:
+        sys.stderr.write(f"stackaudit: error: {exc.format_message()}\n")
+        return EXIT_USAGE if isinstance(exc, click.UsageError) else exc.exit_code
+    except StackauditError as exc:
+        sys.stderr.write(f"stackaudit: error: {exc}\n")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write("stackaudit: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # the one place an unexpected failure becomes exit 3
+        if "--debug" in (argv if argv is not None else sys.argv):
+            raise
+        sys.stderr.write(f"stackaudit: internal error: {type(exc).__name__}: {exc}\n")
+        return EXIT_INTERNAL
+    return int(rv) if isinstance(rv, int) else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,13 @@
+"""Pure parsers (text -> frozen dataclasses) and fact providers (Host -> facts)."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+
+def import_all() -> None:
+    """Import every module of this package, so that each provider registers itself."""
+    for info in pkgutil.iter_modules(__path__):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{__name__}.{info.name}")

@@ -1,0 +1,68 @@
+"""Small parsing helpers shared by the fact modules."""
+
+from __future__ import annotations
+
+import re
+
+
+class ParseError(ValueError):
+    """The documented error of every parser: the text is not the output it should be."""
+
+
+def parse_cpulist(text: str) -> tuple[int, ...]:
+    """Parse a kernel CPU list such as `0-3,8,10-11` (also `0-15 (16)` from numactl --cpu-compress)."""
+    text = re.sub(r"\(\d+\)", "", text).strip()
+    cpus: list[int] = []
+    if not text:
+        return ()
+    for part in re.split(r"[,\s]+", text):
+        if not part:
+            continue
+        if "-" in part:
+            lo_s, _, hi_s = part.partition("-")
+            if not (lo_s.isdigit() and hi_s.isdigit()):
+                raise ParseError(f"bad CPU range {part!r}")
+            lo, hi = int(lo_s), int(hi_s)
+            if hi < lo or hi - lo > 65536:
+                raise ParseError(f"bad CPU range {part!r}")
+            cpus.extend(range(lo, hi + 1))
+        elif part.isdigit():
+            cpus.append(int(part))
+        else:
+            raise ParseError(f"bad CPU number {part!r}")
+    return tuple(sorted(set(cpus)))
+
+
+def format_cpulist(cpus: tuple[int, ...] | list[int]) -> str:
+    """The compact form of a CPU list: (0,1,2,3,8) -> `0-3,8`."""
+    out: list[str] = []
+    ordered = sorted(set(cpus))
+    i = 0
+    while i < len(ordered):
+        j = i
+        while j + 1 < len(ordered) and ordered[j + 1] == ordered[j] + 1:
+            j += 1
+        out.append(str(ordered[i]) if i == j else f"{ordered[i]}-{ordered[j]}")
+        i = j + 1
+    return ",".join(out)
+
+
+def parse_size_kib(text: str) -> int | None:
+    """Parse sizes like `65536k`, `64M`, `1.5G`, `64 MiB`, `65536` (KiB) into KiB."""
+    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([kKmMgGtTpP]?)(i?[bB])?\s*", text)
+    if not m:
+        return None
+    value = float(m.group(1))
+    unit = m.group(2).lower()
+    factor = {"": 1, "k": 1, "m": 1024, "g": 1024**2, "t": 1024**3, "p": 1024**4}[unit]
+    return int(value * factor)
+
+
+def key_value_lines(text: str, sep: str = ":") -> dict[str, str]:
+    """`Key: value` lines into a dict (first occurrence wins)."""
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        key, found, value = line.partition(sep)
+        if found and key.strip() and key.strip() not in out:
+            out[key.strip()] = value.strip()
+    return out

@@ -1,0 +1,83 @@
+"""Where the audit runs: bare metal/VM host, or inside Docker, Podman, LXC, Kubernetes, nspawn."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from stackaudit.facts.registry import FactContext, provider
+from stackaudit.host.base import NotCaptured, read_optional
+
+CONTAINER_KINDS = ("docker", "podman", "lxc", "kubernetes", "systemd-nspawn", "container")
+
+
+@dataclass(frozen=True)
+class ContainerInfo:
+    kind: str  # "" when not in a container, else one of CONTAINER_KINDS
+    evidence: tuple[str, ...] = ()
+    cgroup_version: int | None = None
+
+    @property
+    def in_container(self) -> bool:
+        return bool(self.kind)
+
+
+def _environ_value(environ: str, name: str) -> str | None:
+    for entry in environ.split("\x00"):
+        key, eq, value = entry.partition("=")
+        if eq and key == name:
+            return value
+    return None
+
+
+@provider("container", ContainerInfo)
+def container(ctx: FactContext) -> ContainerInfo:
+    """Container runtime around the audit, from marker files, /proc/1 and cgroups."""
+    host = ctx.host
+    evidence: list[str] = []
+    kind = ""
+
+    def optional(path: str) -> str | None:
+        try:
+            return read_optional(host, path)
+        except (PermissionError, NotCaptured):
+            return None
+
+    systemd_container = (optional("/run/systemd/container") or "").strip()
+    pid1_environ = optional("/proc/1/environ") or ""
+    self_environ = optional("/proc/self/environ") or ""
+    cgroup = optional("/proc/1/cgroup") or optional("/proc/self/cgroup") or ""
+    try:
+        sa_token_dir = host.list_dir("/var/run/secrets/kubernetes.io/serviceaccount")
+    except (OSError, NotCaptured):
+        sa_token_dir = []
+    if _environ_value(self_environ, "KUBERNETES_SERVICE_HOST") or sa_token_dir or "kubepods" in cgroup:
+        kind = "kubernetes"
+        evidence.append("Kubernetes service account / KUBERNETES_SERVICE_HOST / kubepods cgroup")
+    elif optional("/run/.containerenv") is not None or systemd_container == "podman":
+        kind = "podman"
+        evidence.append("/run/.containerenv")
+    elif optional("/.dockerenv") is not None or re.search(r"/docker[/-]", cgroup):
+        kind = "docker"
+        evidence.append("/.dockerenv" if optional("/.dockerenv") is not None else "docker cgroup path")
+    elif systemd_container in ("lxc", "lxc-libvirt") or _environ_value(pid1_environ, "container") == "lxc":
+        kind = "lxc"
+        evidence.append(f"container={systemd_container or 'lxc'}")
+    elif systemd_container == "systemd-nspawn" or _environ_value(pid1_environ, "container") == "systemd-nspawn":
+        kind = "systemd-nspawn"
+        evidence.append("container=systemd-nspawn")
+    elif systemd_container:
+        kind = "container"
+        evidence.append(f"/run/systemd/container says {systemd_container}")
+    elif "/lxc/" in cgroup or "/lxc.payload" in cgroup:
+        kind = "lxc"
+        evidence.append("lxc cgroup path")
+
+    cgroup_version: int | None = None
+    mounts = optional("/proc/self/mounts") or optional("/proc/mounts")
+    if mounts:
+        if re.search(r"^\S+ /sys/fs/cgroup cgroup2 ", mounts, re.MULTILINE):
+            cgroup_version = 2
+        elif re.search(r" /sys/fs/cgroup/\S+ cgroup ", mounts):
+            cgroup_version = 1
+    return ContainerInfo(kind, tuple(evidence), cgroup_version)

@@ -1,0 +1,343 @@
+"""Host basics: kernel, command line, CPU, NUMA, modules, kernel log, sysctls."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from stackaudit.facts._parse import ParseError, key_value_lines, parse_cpulist
+from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.host.base import read_optional, read_text
+
+# --- kernel (uname -a) -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KernelInfo:
+    release: str
+    version: str = ""
+    machine: str = ""
+    hostname: str = ""
+
+    @property
+    def release_tuple(self) -> tuple[int, ...]:
+        """`6.8.0-45-generic` -> (6, 8, 0)."""
+        m = re.match(r"(\d+)\.(\d+)(?:\.(\d+))?", self.release)
+        if not m:
+            return ()
+        return tuple(int(g) for g in m.groups() if g is not None)
+
+
+_UNAME_RE = re.compile(
+    r"^Linux\s+(?P<host>\S+)\s+(?P<release>\d+\.\d+\S*)\s+(?P<version>#.*?)\s+(?P<machine>x86_64|aarch64|ppc64le|s390x|arm64|i686)\b"
+)
+
+
+def parse_uname(text: str) -> KernelInfo:
+    """Parse `uname -a`."""
+    for line in text.splitlines():
+        m = _UNAME_RE.search(line.strip())
+        if m:
+            return KernelInfo(m.group("release"), m.group("version"), m.group("machine"), m.group("host"))
+    raise ParseError("not the output of `uname -a`")
+
+
+@provider("kernel", KernelInfo)
+def kernel(ctx: FactContext) -> KernelInfo:
+    """Kernel release and architecture (`uname -a`)."""
+    result = ctx.host.run(["uname", "-a"])
+    if not result.ok:
+        raise FactUnavailable(f"`uname -a` failed: {result.stderr.strip() or result.returncode}")
+    try:
+        return parse_uname(result.stdout)
+    except ParseError as exc:
+        raise FactUnavailable(str(exc)) from exc
+
+
+# --- kernel command line ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KernelCmdline:
+    raw: str
+    params: tuple[tuple[str, str | None], ...]
+
+    def values(self, key: str) -> list[str | None]:
+        """Every value given for `key` (the kernel uses the last; some options accumulate)."""
+        return [v for k, v in self.params if k == key]
+
+    def last(self, key: str) -> str | None:
+        vals = self.values(key)
+        return vals[-1] if vals else None
+
+    def has(self, key: str) -> bool:
+        return any(k == key for k, _ in self.params)
+
+    def pci_options(self) -> list[str]:
+        """The comma-separated sub-options of every `pci=` parameter."""
+        opts: list[str] = []
+        for value in self.values("pci"):
+            if value:
+                opts.extend(o for o in value.split(",") if o)
+        return opts
+
+
+def parse_cmdline(text: str) -> KernelCmdline:
+    """Parse /proc/cmdline (quotes group values, as the kernel does)."""
+    raw = text.strip().replace("\x00", " ")
+    if not raw:
+        raise ParseError("empty kernel command line")
+    params: list[tuple[str, str | None]] = []
+    for token in re.findall(r'(?:[^\s"]+|"[^"]*")+', raw):
+        key, eq, value = token.partition("=")
+        params.append((key, value.replace('"', "") if eq else None))
+    return KernelCmdline(raw, tuple(params))
+
+
+@provider("cmdline", KernelCmdline)
+def cmdline(ctx: FactContext) -> KernelCmdline:
+    """The kernel command line (/proc/cmdline)."""
+    try:
+        return parse_cmdline(read_text(ctx.host, "/proc/cmdline"))
+    except FileNotFoundError as exc:
+        raise FactUnavailable("/proc/cmdline is missing") from exc
+    except ParseError as exc:
+        raise FactUnavailable(str(exc)) from exc
+
+
+# --- CPU (lscpu) -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CpuInfo:
+    vendor: str = ""
+    model_name: str = ""
+    family: int | None = None
+    model: int | None = None
+    cpus: int | None = None
+    sockets: int | None = None
+    cores_per_socket: int | None = None
+    threads_per_core: int | None = None
+    numa_nodes: int | None = None
+    hypervisor_vendor: str = ""
+    virtualization_type: str = ""
+    flags: frozenset[str] = field(default_factory=frozenset)
+    vulnerabilities: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def is_amd(self) -> bool:
+        return self.vendor == "AuthenticAMD" or "AMD" in self.model_name
+
+    @property
+    def is_intel(self) -> bool:
+        return self.vendor == "GenuineIntel" or "Intel" in self.model_name
+
+
+def _int(value: str | None) -> int | None:
+    if value is None:
+        return None
+    m = re.match(r"\s*(\d+)", value)
+    return int(m.group(1)) if m else None
+
+
+def parse_lscpu(text: str) -> CpuInfo:
+    """Parse `lscpu` (util-linux 2.3x format; older and newer key names)."""
+    kv = key_value_lines(text)
+    if "Architecture" not in kv and "Model name" not in kv and "CPU(s)" not in kv:
+        raise ParseError("not the output of `lscpu`")
+    vulns = tuple(
+        (k[len("Vulnerability "):], v) for k, v in kv.items() if k.startswith("Vulnerability ")
+    )
+    return CpuInfo(
+        vendor=kv.get("Vendor ID", ""),
+        model_name=kv.get("Model name", ""),
+        family=_int(kv.get("CPU family")),
+        model=_int(kv.get("Model")),
+        cpus=_int(kv.get("CPU(s)")),
+        sockets=_int(kv.get("Socket(s)")),
+        cores_per_socket=_int(kv.get("Core(s) per socket")),
+        threads_per_core=_int(kv.get("Thread(s) per core")),
+        numa_nodes=_int(kv.get("NUMA node(s)")),
+        hypervisor_vendor=kv.get("Hypervisor vendor", ""),
+        virtualization_type=kv.get("Virtualization type", ""),
+        flags=frozenset(kv.get("Flags", "").split()),
+        vulnerabilities=vulns,
+    )
+
+
+@provider("cpu", CpuInfo)
+def cpu(ctx: FactContext) -> CpuInfo:
+    """CPU vendor, model, family, sockets and hypervisor (`lscpu`)."""
+    result = ctx.host.run(["lscpu"])
+    if result.not_found:
+        raise FactUnavailable("lscpu is not installed", "install util-linux")
+    if not result.ok:
+        raise FactUnavailable(f"lscpu failed: {result.stderr.strip()[:200]}")
+    try:
+        return parse_lscpu(result.stdout)
+    except ParseError as exc:
+        raise FactUnavailable(str(exc)) from exc
+
+
+# --- NUMA (sysfs) ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NumaNode:
+    id: int
+    cpus: tuple[int, ...]
+    distances: tuple[int, ...] = ()
+    mem_total_kib: int | None = None
+
+
+@dataclass(frozen=True)
+class NumaTopology:
+    nodes: tuple[NumaNode, ...]
+
+    @property
+    def count(self) -> int:
+        return len(self.nodes)
+
+    def node_of_cpu(self, cpu_id: int) -> int | None:
+        for node in self.nodes:
+            if cpu_id in node.cpus:
+                return node.id
+        return None
+
+
+@provider("numa", NumaTopology)
+def numa(ctx: FactContext) -> NumaTopology:
+    """NUMA nodes with their CPUs, distances and memory (/sys/devices/system/node)."""
+    base = "/sys/devices/system/node"
+    try:
+        names = [n for n in ctx.host.list_dir(base) if re.fullmatch(r"node\d+", n)]
+    except FileNotFoundError:
+        # No NUMA support in the kernel: one node holds everything.
+        return NumaTopology((NumaNode(0, ()),))
+    nodes = []
+    for name in sorted(names, key=lambda n: int(n[4:])):
+        try:
+            cpus = parse_cpulist(read_optional(ctx.host, f"{base}/{name}/cpulist") or "")
+        except ParseError:
+            cpus = ()
+        dist_text = read_optional(ctx.host, f"{base}/{name}/distance") or ""
+        distances = tuple(int(x) for x in dist_text.split() if x.isdigit())
+        meminfo = read_optional(ctx.host, f"{base}/{name}/meminfo") or ""
+        m = re.search(r"MemTotal:\s+(\d+)\s*kB", meminfo)
+        nodes.append(NumaNode(int(name[4:]), cpus, distances, int(m.group(1)) if m else None))
+    if not nodes:
+        raise FactUnavailable(f"{base} lists no nodes")
+    return NumaTopology(tuple(nodes))
+
+
+# --- kernel modules --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LoadedModules:
+    names: frozenset[str]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.names
+
+
+def parse_proc_modules(text: str) -> LoadedModules:
+    """Parse /proc/modules (also the body of `lsmod`, whose first line is a header)."""
+    names = set()
+    for line in text.splitlines():
+        parts = line.split()
+        if not parts or parts[0] == "Module":
+            continue
+        if len(parts) >= 3 and parts[1].isdigit():
+            names.add(parts[0])
+    return LoadedModules(frozenset(names))
+
+
+@provider("modules", LoadedModules)
+def modules(ctx: FactContext) -> LoadedModules:
+    """Loaded kernel modules (/proc/modules)."""
+    text = read_optional(ctx.host, "/proc/modules")
+    if text is None:
+        raise FactUnavailable("/proc/modules is missing (modules built in or not visible)")
+    return parse_proc_modules(text)
+
+
+# --- kernel log ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KernelLog:
+    lines: tuple[str, ...]
+
+    def grep(self, pattern: str, flags: int = re.IGNORECASE) -> list[str]:
+        rx = re.compile(pattern, flags)
+        return [line for line in self.lines if rx.search(line)]
+
+
+@provider("kernel_log", KernelLog)
+def kernel_log(ctx: FactContext) -> KernelLog:
+    """The kernel ring buffer (`dmesg`); needs root where kernel.dmesg_restrict=1."""
+    result = ctx.host.run(["dmesg"])
+    if result.not_found:
+        raise FactUnavailable("dmesg is not installed", "install util-linux")
+    if not result.ok:
+        raise FactUnavailable("the kernel log is not readable by this user", "run as root")
+    return KernelLog(tuple(result.stdout.splitlines()))
+
+
+# --- sysctls ---------------------------------------------------------------------------------
+
+# The sysctls the checks read; one provider reads them all so that a snapshot holds each once.
+SYSCTL_KEYS = (
+    "kernel.numa_balancing",
+    "kernel.nmi_watchdog",
+    "kernel.watchdog",
+    "kernel.soft_watchdog",
+    "kernel.sched_autogroup_enabled",
+    "kernel.sched_rt_runtime_us",
+    "kernel.dmesg_restrict",
+    "kernel.osrelease",
+    "kernel.hostname",
+    "vm.swappiness",
+    "vm.overcommit_memory",
+    "vm.zone_reclaim_mode",
+    "vm.max_map_count",
+    "fs.file-max",
+    "fs.nr_open",
+)
+
+
+@dataclass(frozen=True)
+class Sysctls:
+    values: dict[str, str]
+    absent: frozenset[str] = frozenset()
+    unreadable: frozenset[str] = frozenset()
+
+    def get(self, key: str) -> str | None:
+        return self.values.get(key)
+
+
+def sysctl_path(key: str) -> str:
+    return "/proc/sys/" + key.replace(".", "/")
+
+
+@provider("sysctls", Sysctls)
+def sysctls(ctx: FactContext) -> Sysctls:
+    """Kernel tunables the checks read (/proc/sys)."""
+    from stackaudit.host.base import NotCaptured
+
+    values: dict[str, str] = {}
+    absent: set[str] = set()
+    unreadable: set[str] = set()
+    for key in SYSCTL_KEYS:
+        try:
+            values[key] = read_text(ctx.host, sysctl_path(key)).strip()
+        except FileNotFoundError:
+            absent.add(key)
+        except (PermissionError, NotCaptured):
+            unreadable.add(key)
+        except OSError:
+            unreadable.add(key)
+    if not values and not absent:
+        raise FactUnavailable("no kernel tunables in this source")
+    return Sysctls(values, frozenset(absent), frozenset(unreadable))

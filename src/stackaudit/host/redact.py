@@ -1,0 +1,147 @@
+"""Secrets never reach a report or a snapshot (DESIGN.md, "Snapshots").
+
+Redaction happens at the host boundary, so every source (live, snapshot, pasted) and every
+consumer (facts, reports, captures) sees the same redacted bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+REDACTED = "<redacted>"
+
+_SECRET_NAME = re.compile(r"(TOKEN|KEY|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL)", re.IGNORECASE)
+# Names that contain KEY but are not secrets and that checks need (e.g. CUDA_DEVICE_ORDER is fine anyway).
+_NOT_SECRET_NAMES = frozenset({"KEYTIMEOUT", "PYTHONHASHSEED"})
+SECRET_FLAGS = (
+    "--api-key",
+    "--api_key",
+    "--hf-token",
+    "--hf_token",
+    "--token",
+    "--auth-token",
+    "--password",
+    "--secret",
+    "--access-token",
+    "--admin-api-key",
+)
+_SECRET_FLAG_RE = "|".join(re.escape(f) for f in sorted(SECRET_FLAGS, key=len, reverse=True))
+_URL_CREDENTIALS = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<cred>[^/\s:@\"']+(?::[^/\s@\"']*)?)@")
+_ENV_ASSIGNMENT = re.compile(
+    r"(?P<pre>(?:^|[\s\"'\[,;]|\x00)(?:export\s+)?)(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'\x00,;\]]*)",
+    re.MULTILINE,
+)
+_FLAG_VALUE = re.compile(
+    rf"(?P<flag>(?:{_SECRET_FLAG_RE}))(?P<sep>=|\s+|\x00|\"\s*,\s*\")(?P<value>[^\s\"'\x00]+)",
+)
+_JSON_SECRET_PAIR = re.compile(r"(\"(?P<name>[A-Za-z0-9_\-]+)\"\s*:\s*)\"(?P<value>[^\"]*)\"")
+
+
+def is_secret_name(name: str) -> bool:
+    return name.upper() not in _NOT_SECRET_NAMES and bool(_SECRET_NAME.search(name))
+
+
+def redact_text(text: str) -> str:
+    """Redact credentials in URLs, secret-named assignments and secret flags' values."""
+    text = _URL_CREDENTIALS.sub(lambda m: f"{m.group('scheme')}{REDACTED}@", text)
+
+    def _assignment(m: re.Match[str]) -> str:
+        if is_secret_name(m.group("name")) and m.group("value") not in ("", REDACTED):
+            return f"{m.group('pre')}{m.group('name')}={REDACTED}"
+        return m.group(0)
+
+    text = _ENV_ASSIGNMENT.sub(_assignment, text)
+    text = _FLAG_VALUE.sub(lambda m: f"{m.group('flag')}{m.group('sep')}{REDACTED}", text)
+
+    def _json_pair(m: re.Match[str]) -> str:
+        if is_secret_name(m.group("name")) and m.group("value"):
+            return f'{m.group(1)}"{REDACTED}"'
+        return m.group(0)
+
+    return _JSON_SECRET_PAIR.sub(_json_pair, text)
+
+
+def redact_argv(argv: list[str]) -> list[str]:
+    """Redact the values of secret flags in an argument vector (`--api-key X`, `--api-key=X`)."""
+    out: list[str] = []
+    hide_next = False
+    for arg in argv:
+        if hide_next:
+            out.append(REDACTED)
+            hide_next = False
+            continue
+        flag, eq, _value = arg.partition("=")
+        if flag in SECRET_FLAGS:
+            if eq:
+                out.append(f"{flag}={REDACTED}")
+            else:
+                out.append(arg)
+                hide_next = True
+            continue
+        out.append(redact_text(arg))
+    return out
+
+
+def redact_env_entries(entries: list[str]) -> list[str]:
+    """Redact `NAME=value` entries whose name looks secret; credentials in other values."""
+    out = []
+    for entry in entries:
+        name, eq, value = entry.partition("=")
+        if eq and is_secret_name(name):
+            out.append(f"{name}={REDACTED}")
+        else:
+            out.append(redact_text(entry) if eq else entry)
+    return out
+
+
+def _redact_nul_list(data: bytes, kind: str) -> bytes:
+    text = data.decode("utf-8", errors="surrogateescape")
+    trailing = text.endswith("\x00")
+    items = text.split("\x00")
+    if trailing:
+        items = items[:-1]
+    items = redact_env_entries(items) if kind == "environ" else redact_argv(items)
+    joined = "\x00".join(items) + ("\x00" if trailing else "")
+    return joined.encode("utf-8", errors="surrogateescape")
+
+
+def redact_file(path: str, data: bytes) -> bytes:
+    """Redact one file's content according to what the file is."""
+    if path.startswith("/proc/") and path.endswith("/environ"):
+        return _redact_nul_list(data, "environ")
+    if path.startswith("/proc/") and path.endswith("/cmdline"):
+        return _redact_nul_list(data, "cmdline")
+    if b"@" not in data and b"=" not in data and b"--" not in data and b'":' not in data:
+        return data
+    text = data.decode("utf-8", errors="surrogateescape")
+    return redact_text(text).encode("utf-8", errors="surrogateescape")
+
+
+def _redact_docker_object(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        result: dict[str, Any] = {}
+        for key, value in obj.items():
+            if key == "Env" and isinstance(value, list):
+                result[key] = redact_env_entries([str(v) for v in value])
+            elif key in ("Args", "Cmd", "Entrypoint") and isinstance(value, list):
+                result[key] = redact_argv([str(v) for v in value])
+            else:
+                result[key] = _redact_docker_object(value)
+        return result
+    if isinstance(obj, list):
+        return [_redact_docker_object(v) for v in obj]
+    if isinstance(obj, str):
+        return redact_text(obj)
+    return obj
+
+
+def redact_command_output(argv: tuple[str, ...], stdout: str) -> str:
+    """Redact a command's output; `docker inspect` JSON is redacted structurally."""
+    if len(argv) >= 2 and argv[0].endswith("docker") and argv[1] == "inspect":
+        try:
+            return json.dumps(_redact_docker_object(json.loads(stdout)), indent=4)
+        except ValueError:
+            pass
+    return redact_text(stdout)
