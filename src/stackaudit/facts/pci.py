@@ -26,7 +26,7 @@ class PciDevice:
     sysfs_path: str = ""
     iommu_group: int | None = None
     iommu_group_type: str | None = None  # identity | DMA | DMA-FQ | None (no IOMMU or unknown)
-    numa_node: int | None = None
+    numa_node: int | None = None  # -1: firmware gives no locality; None: not read
     driver: str = ""
 
     @property
@@ -80,7 +80,8 @@ def pci(ctx: FactContext) -> PciDevices:
             except (OSError, NotCaptured, ValueError):
                 group = None
             node_text = (read_optional(host, f"{real}/numa_node") or "").strip()
-            numa_node = int(node_text) if node_text.lstrip("-").isdigit() and int(node_text) >= 0 else None
+            # -1 is kept: it means the firmware reports no locality (FW-NUMA-NPS).
+            numa_node = int(node_text) if node_text.lstrip("-").isdigit() else None
             try:
                 driver = posixpath.basename(host.readlink(f"{real}/driver"))
             except (OSError, NotCaptured):

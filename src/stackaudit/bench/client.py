@@ -1,0 +1,184 @@
+"""One streamed request on aiohttp, recorded into a `RequestRecord`.
+
+The session is shared by all requests of a run, with no connection limit (aiohttp's default
+of 100 silently caps concurrency: https://github.com/gpustack/gpustack/pull/2324) and long
+keep-alive, so that connection setup and TLS handshakes do not land in TTFT
+(https://github.com/vllm-project/vllm/pull/21981).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+
+from stackaudit.bench.sse import DEFAULT_MAX_EVENT_BYTES, StreamError, StreamParser
+
+ENDPOINTS = {"completions": "/v1/completions", "chat": "/v1/chat/completions"}
+
+
+class RequestRecord:
+    """Everything measured about one request. Times are `time.perf_counter()` seconds."""
+
+    __slots__ = (
+        "approximate",
+        "chunk_counts",
+        "chunk_times",
+        "error",
+        "finish",
+        "finish_reason",
+        "first",
+        "index",
+        "intended",
+        "max_tokens",
+        "n_chunks",
+        "output_tokens",
+        "per_chunk_tokens",
+        "prompt_tokens",
+        "prompt_tokens_target",
+        "raw",
+        "sent",
+        "token_source",
+        "usage",
+    )
+
+    def __init__(self, index: int, intended: float, max_tokens: int, prompt_tokens_target: int | None) -> None:
+        self.index = index
+        self.intended = intended  # when the request should have been sent (slot freed / scheduled arrival)
+        self.sent = 0.0  # when the client actually started it
+        self.first: float | None = None  # first content chunk
+        self.finish = 0.0  # last content chunk (or the error)
+        self.chunk_times: list[float] = []
+        self.chunk_counts: list[int] = []
+        self.n_chunks = 0
+        self.usage: dict[str, Any] | None = None
+        self.per_chunk_tokens: list[int] = []
+        self.finish_reason: str | None = None
+        self.error: str | None = None
+        self.raw: list[bytes] | None = None
+        self.max_tokens = max_tokens
+        self.prompt_tokens_target = prompt_tokens_target
+        self.output_tokens: int | None = None  # settled after the run (usage, re-tokenized or chunks)
+        self.prompt_tokens: int | None = None
+        self.token_source = "chunks"
+        self.approximate = True
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@dataclass
+class RequestSpec:
+    """What to send: the endpoint path, JSON body bytes, headers."""
+
+    path: str
+    body: bytes
+    max_tokens: int
+    prompt_tokens_target: int | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def build_body(
+    endpoint: str,
+    model: str,
+    prompt: str,
+    max_tokens: int,
+    sampling: dict[str, Any],
+    continuous_usage: bool = False,
+) -> bytes:
+    """The request body. `stream_options.include_usage` asks for the token counts we report."""
+    body: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "stream": True}
+    if endpoint == "chat":
+        body["messages"] = [{"role": "user", "content": prompt}]
+    else:
+        body["prompt"] = prompt
+    options: dict[str, Any] = {"include_usage": True}
+    if continuous_usage:
+        # vLLM: per-chunk cumulative usage, so tokens per chunk are exact
+        # (https://github.com/openshift-psap/llm-load-test/pull/81).
+        options["continuous_usage_stats"] = True
+    body["stream_options"] = options
+    body.update(sampling)
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
+def make_session(api_key: str | None, timeout_s: float) -> aiohttp.ClientSession:
+    connector = aiohttp.TCPConnector(limit=0, limit_per_host=0, keepalive_timeout=600, enable_cleanup_closed=True)
+    headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    return aiohttp.ClientSession(
+        connector=connector,
+        headers=headers,
+        timeout=aiohttp.ClientTimeout(total=timeout_s, sock_connect=min(timeout_s, 30.0)),
+        # Lines are split by our own parser, not aiohttp's readline, so there is no 64 KB or
+        # 128 KB line limit (https://github.com/NVIDIA/TensorRT-LLM/pull/13952).
+        read_bufsize=2**20,
+        auto_decompress=False,
+    )
+
+
+async def stream_request(
+    session: aiohttp.ClientSession,
+    base_url: str,
+    spec: RequestSpec,
+    record: RequestRecord,
+    timeout_s: float,
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+) -> RequestRecord:
+    """Send one streamed request and record its timing; never raises for a failed request."""
+    perf_counter = time.perf_counter
+    parser = StreamParser(max_event_bytes=max_event_bytes)
+    record.sent = perf_counter()
+    try:
+        async with session.post(base_url + spec.path, data=spec.body, headers=spec.headers or None) as response:
+            if response.status != 200:
+                body = await response.content.read(400)
+                record.error = f"HTTP {response.status}: {_one_line(body)}"
+            else:
+                feed = parser.feed
+                content = response.content
+                while True:
+                    data = await content.readany()
+                    if not data:
+                        break
+                    feed(data, perf_counter())
+                parser.finish()
+    except StreamError as exc:
+        record.error = str(exc)
+    except asyncio.TimeoutError:
+        record.error = f"timeout: no complete response within {timeout_s:g} s"
+    except aiohttp.ClientPayloadError as exc:
+        record.error = f"connection dropped mid-stream: {_cause(exc)}"
+    except aiohttp.ServerDisconnectedError:
+        record.error = "connection dropped mid-stream: server disconnected"
+    except aiohttp.ClientConnectionError as exc:
+        record.error = f"connection error: {_cause(exc)}"
+    except aiohttp.ClientError as exc:
+        record.error = f"client error: {_cause(exc)}"
+    record.finish = parser.chunk_times[-1] if (record.error is None and parser.chunk_times) else perf_counter()
+    record.chunk_times = parser.chunk_times
+    record.chunk_counts = parser.chunk_counts
+    record.n_chunks = parser.n_chunks
+    record.first = parser.chunk_times[0] if parser.chunk_times else None
+    record.usage = parser.usage
+    record.per_chunk_tokens = parser.per_chunk_tokens
+    record.finish_reason = parser.finish_reason
+    # Keep the bytes only where the text may be needed: no usage to count tokens from.
+    record.raw = parser.raw if parser.usage is None else None
+    return record
+
+
+def _one_line(body: bytes) -> str:
+    text = body.decode("utf-8", "replace").strip().replace("\n", " ")
+    return text[:200] if text else "(empty body)"
+
+
+def _cause(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0][:200]

@@ -1,0 +1,217 @@
+"""Prompts sized in the server's own tokens, each with a unique prefix.
+
+The token counter is, in order of preference: the server's tokenize endpoint (vLLM and
+SGLang `/tokenize`, llama.cpp `/tokenize`, llama-cpp-python `/extras/tokenize`, TGI
+`/tokenize`), a local tokenizer the user names with `--tokenizer`, or words (said so in the
+report). Sizing through the server avoids the client/server tokenizer mismatch that turned
+7 140 intended prompt tokens into 35 921 (https://github.com/SemiAnalysisAI/InferenceX/pull/937).
+
+A unique prefix per request keeps prefix caching from serving a cached prompt and
+flattering TTFT.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from stackaudit.errors import InputError, UsageError
+
+# Plain words that tokenize to about one token each in common vocabularies.
+_WORDS = (
+    "the of and to in is was for that on as with by he it at from his an were are which this be "
+    "or has had not first one their its new after but who they have her she two been other when "
+    "there all during into school time may years more most only over city some world would where "
+    "later up such used many can state about national out known university united then made part "
+    "team between under north life high county three until while these south through his before "
+    "river both year also game both music group series since well however album including back "
+    "film work like several early history second against named found following around company "
+    "same way three million held season family each called four number well local house based"
+).split()
+
+CountTokens = Callable[[str], Awaitable[int]]
+
+
+@dataclass
+class TokenCounter:
+    """How prompt tokens are counted, and what the report says about it."""
+
+    count: CountTokens
+    source: str  # "server /tokenize", "local tokenizer …", "words"
+    exact: bool  # False for words
+
+
+def words_counter() -> TokenCounter:
+    async def count(text: str) -> int:
+        return len(text.split())
+
+    return TokenCounter(count, "words (no tokenize endpoint on the server and no --tokenizer given)", False)
+
+
+def local_counter(path: str) -> TokenCounter:
+    """A Hugging Face tokenizer from a `tokenizer.json` file or a directory holding one."""
+    import os
+
+    try:
+        from tokenizers import Tokenizer  # type: ignore[import-not-found]
+    except ImportError:
+        Tokenizer = None
+    if Tokenizer is not None:
+        file = os.path.join(path, "tokenizer.json") if os.path.isdir(path) else path
+        if not os.path.exists(file):
+            raise InputError(f"--tokenizer {path}: no tokenizer.json there")
+        try:
+            tokenizer = Tokenizer.from_file(file)
+        except Exception as exc:
+            raise InputError(f"--tokenizer {path}: cannot load: {exc}") from None
+
+        async def count(text: str) -> int:
+            return len(tokenizer.encode(text).ids)
+
+        return TokenCounter(count, f"local tokenizer {path}", True)
+    try:
+        from transformers import AutoTokenizer  # type: ignore[import-not-found]
+    except ImportError:
+        raise UsageError("--tokenizer needs the `tokenizers` or `transformers` package installed") from None
+    try:
+        auto = AutoTokenizer.from_pretrained(path)
+    except Exception as exc:
+        raise InputError(f"--tokenizer {path}: cannot load: {exc}") from None
+
+    async def count_auto(text: str) -> int:
+        return len(auto.encode(text))
+
+    return TokenCounter(count_auto, f"local tokenizer {path}", True)
+
+
+def _token_count_of(reply: Any) -> int | None:
+    if isinstance(reply, dict):
+        if isinstance(reply.get("count"), int):
+            return int(reply["count"])
+        tokens = reply.get("tokens")
+        if isinstance(tokens, list):
+            return len(tokens)
+    if isinstance(reply, list):
+        return len(reply)
+    return None
+
+
+# (path, body builder): vLLM/SGLang, llama-cpp-python, llama.cpp, TGI.
+_TOKENIZE_ENDPOINTS: tuple[tuple[str, Callable[[str, str], dict[str, Any]]], ...] = (
+    ("/tokenize", lambda model, text: {"model": model, "prompt": text}),
+    ("/extras/tokenize", lambda model, text: {"model": model, "input": text}),
+    ("/tokenize", lambda model, text: {"content": text}),
+    ("/tokenize", lambda model, text: {"inputs": text}),
+)
+
+
+async def server_counter(session: Any, base_url: str, model: str) -> TokenCounter | None:
+    """Find the server's tokenize endpoint; None when it has none."""
+    import aiohttp
+
+    probe = "Hello world, this is a tokenizer probe."
+    for path, make_body in _TOKENIZE_ENDPOINTS:
+        try:
+            async with session.post(
+                base_url + path, json=make_body(model, probe), timeout=aiohttp.ClientTimeout(total=10)
+            ) as response:
+                if response.status != 200:
+                    continue
+                reply = await response.json(content_type=None)
+        except (aiohttp.ClientError, asyncio.TimeoutError, ValueError):
+            continue
+        if not _token_count_of(reply):
+            continue
+
+        async def count(text: str, path: str = path, make_body: Any = make_body) -> int:
+            async with session.post(
+                base_url + path, json=make_body(model, text), timeout=aiohttp.ClientTimeout(total=30)
+            ) as response:
+                if response.status != 200:
+                    raise InputError(f"tokenize endpoint {path} answered HTTP {response.status}")
+                reply = await response.json(content_type=None)
+            value = _token_count_of(reply)
+            if value is None:
+                raise InputError(f"tokenize endpoint {path} gave no token count")
+            return value
+
+        return TokenCounter(count, f"server {path}", True)
+    return None
+
+
+@dataclass
+class Prompt:
+    text: str
+    tokens: int  # as counted by the counter
+
+
+class PromptFactory:
+    """Makes prompts of a target token count; request i gets the unique prefix `i`."""
+
+    def __init__(self, counter: TokenCounter, target_tokens: int, seed: int) -> None:
+        if target_tokens < 1:
+            raise UsageError("--input-tokens must be at least 1")
+        self.counter = counter
+        self.target = target_tokens
+        self.seed = seed
+        rng = random.Random(seed)
+        self._body = [rng.choice(_WORDS) for _ in range(max(64, target_tokens * 2 + 64))]
+        self._words = 0  # body words that fit with a typical prefix, found by calibrate()
+        self._semaphore = asyncio.Semaphore(16)
+
+    def _text(self, index: int, words: int) -> str:
+        # Fixed-width index: prefixes then tokenize to the same length in most vocabularies.
+        return f"Request {index:07d} of run {self.seed}: " + " ".join(self._body[:words])
+
+    async def calibrate(self) -> None:
+        self._words = await self._fit(0, None)
+
+    async def _fit(self, index: int, start: int | None) -> int:
+        """Number of body words for which prompt `index` is closest to the target, not over it."""
+        count = self.counter.count
+        prefix_tokens = await count(self._text(index, 0))
+        words = start if start is not None else max(0, self.target - prefix_tokens)
+        words = min(words, len(self._body))
+        best: tuple[int, int] | None = None  # (words, tokens) with tokens <= target
+        tried: dict[int, int] = {}
+        for _ in range(24):
+            if words in tried:
+                break
+            tokens = await count(self._text(index, words))
+            tried[words] = tokens
+            if tokens <= self.target and (best is None or tokens > best[1]):
+                best = (words, tokens)
+            if tokens == self.target:
+                break
+            if tokens > self.target:
+                step = max(1, (tokens - self.target) // 2) if tokens - self.target > 4 else 1
+                words = max(0, words - step)
+            else:
+                if words >= len(self._body):
+                    break
+                step = max(1, (self.target - tokens) // 2) if self.target - tokens > 4 else 1
+                words = min(len(self._body), words + step)
+        return best[0] if best else 0
+
+    async def make(self, index: int, verify: bool) -> Prompt:
+        if not verify:
+            return Prompt(self._text(index, self._words), -1)
+        async with self._semaphore:
+            tokens = await self.counter.count(self._text(index, self._words))
+            words = self._words
+            if tokens != self.target:
+                words = await self._fit(index, self._words)
+                tokens = await self.counter.count(self._text(index, words))
+        return Prompt(self._text(index, words), tokens)
+
+    async def make_many(self, indices: list[int], verify_limit: int = 512) -> list[Prompt]:
+        """Prompts for these request indices; all verified up to `verify_limit`, then a sample."""
+        rng = random.Random(self.seed + 1)
+        verify_all = len(indices) <= verify_limit
+        sample = set(indices if verify_all else rng.sample(indices, 64))
+        prompts = await asyncio.gather(*(self.make(i, i in sample) for i in indices))
+        typical = next((p.tokens for p in prompts if p.tokens >= 0), self.target)
+        return [p if p.tokens >= 0 else Prompt(p.text, typical) for p in prompts]

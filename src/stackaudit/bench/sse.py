@@ -1,0 +1,302 @@
+"""Byte-level parsing of an OpenAI-style SSE stream: the client's hot path.
+
+Every read from the socket is handed to `StreamParser.feed` with the time it was read. All
+events inside one read arrived together, so they share that time. Plain content events
+(the vast majority) are counted with `bytes.count` on the whole read, without splitting it
+into events and without decoding JSON: inside a JSON string a `"` is always escaped, so
+`"text":"` can only be the key of a completion's text, `"content":"` the key of a chat delta.
+Only events that carry something rarer — `usage`, a `finish_reason`, `[DONE]`, an `error`,
+a comment, a multi-line event or anything that does not look like `data: {...}` — go through
+the per-event path, which decodes their JSON.
+
+What a request needs from its stream: the time of every content chunk (TTFT, ITL, TPOT),
+the number of content chunks, `usage`, `finish_reason`, and whether the stream ended cleanly.
+Text is not decoded here; `raw` keeps the bytes for requests that turn out to need it
+(a server without `usage`, whose output is then re-counted after the run).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
+
+
+class StreamError(Exception):
+    """The stream is not a well-formed OpenAI SSE stream, or carries an error event."""
+
+
+# Keys of content-bearing fields, in the compact (`"k":"`) and spaced (`"k": "`) JSON styles.
+_CONTENT_KEYS = (b"text", b"content", b"reasoning_content", b"reasoning")
+
+
+def _patterns(spaced: bool) -> tuple[tuple[bytes, ...], tuple[bytes, ...], tuple[bytes, ...]]:
+    colon = b'": "' if spaced else b'":"'
+    nonempty = tuple(b'"' + key + colon for key in _CONTENT_KEYS)
+    empty = tuple(b'"' + key + colon + b'"' for key in _CONTENT_KEYS)
+    special = (
+        b'"usage": {' if spaced else b'"usage":{',
+        b'"finish_reason": "' if spaced else b'"finish_reason":"',
+        b"[DONE]",
+        b'"error"',
+    )
+    return nonempty, empty, special
+
+
+_COMPACT = _patterns(False)
+_SPACED = _patterns(True)
+
+
+class StreamParser:
+    """Accumulates one response stream. `feed` is called once per socket read."""
+
+    __slots__ = (
+        "_buffer",
+        "_empty",
+        "_nonempty",
+        "_separator",
+        "_special",
+        "chunk_counts",
+        "chunk_times",
+        "done",
+        "events",
+        "finish_reason",
+        "keep_raw",
+        "max_event_bytes",
+        "n_chunks",
+        "per_chunk_tokens",
+        "raw",
+        "usage",
+    )
+
+    def __init__(self, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES, keep_raw: bool = True) -> None:
+        self._buffer = b""
+        self._separator = b""  # decided on the first read: b"\n\n" or b"\r\n\r\n"
+        self._nonempty, self._empty, self._special = _COMPACT
+        self.max_event_bytes = max_event_bytes
+        self.keep_raw = keep_raw
+        self.chunk_times: list[float] = []  # one entry per read that held content chunks
+        self.chunk_counts: list[int] = []  # content chunks in that read
+        self.n_chunks = 0
+        self.events = 0
+        self.usage: dict[str, Any] | None = None
+        self.per_chunk_tokens: list[int] = []  # from continuous usage stats, when the server sends them
+        self.finish_reason: str | None = None
+        self.done = False
+        self.raw: list[bytes] = []
+
+    # -- hot path -----------------------------------------------------------------------
+    def feed(self, data: bytes, now: float) -> None:
+        if self._buffer:
+            data = self._buffer + data
+        separator = self._separator
+        if not separator:
+            separator = self._sniff(data)
+            if not separator:
+                self._keep(data)
+                return
+        cut = data.rfind(separator)
+        if cut < 0:
+            self._keep(data)
+            return
+        complete = data[:cut]
+        self._buffer = data[cut + len(separator) :]
+        if len(separator) == 4:
+            complete = complete.replace(b"\r\n", b"\n")
+        if self.keep_raw:
+            self.raw.append(complete)
+        count = complete.count
+        special_at = -1
+        for marker in self._special:
+            at = complete.find(marker)
+            if at >= 0 and (special_at < 0 or at < special_at):
+                special_at = at
+        if special_at >= 0:
+            start = complete.rfind(b"\n\n", 0, special_at)
+            if start >= 0:
+                self._fast(complete[:start], now)
+            self._slow(complete[start + 2 :] if start >= 0 else complete, now)
+            return
+        events = count(b"\n\n") + 1
+        data_events = count(b"data: {") + count(b"data:{")
+        if data_events != events or count(b"}\n\n") + complete.endswith(b"}") != events:
+            self._slow(complete, now)
+            return
+        self.events += events
+        n = 0
+        for pattern in self._nonempty:
+            n += count(pattern)
+        for pattern in self._empty:
+            n -= count(pattern)
+        if n:
+            self.n_chunks += n
+            self.chunk_times.append(now)
+            self.chunk_counts.append(n)
+
+    def _fast(self, part: bytes, now: float) -> None:
+        """Plain events before a special one in the same read (validated like the main path)."""
+        count = part.count
+        events = count(b"\n\n") + 1
+        if count(b"data: {") + count(b"data:{") != events or count(b"}\n\n") + part.endswith(b"}") != events:
+            self._slow(part, now)
+            return
+        self.events += events
+        n = 0
+        for pattern in self._nonempty:
+            n += count(pattern)
+        for pattern in self._empty:
+            n -= count(pattern)
+        if n:
+            self.n_chunks += n
+            self.chunk_times.append(now)
+            self.chunk_counts.append(n)
+
+    # -- rarer paths --------------------------------------------------------------------
+    def _sniff(self, data: bytes) -> bytes:
+        lf = data.find(b"\n")
+        if lf < 0:
+            return b""
+        self._separator = b"\r\n\r\n" if lf > 0 and data[lf - 1 : lf] == b"\r" else b"\n\n"
+        start = data.find(b"{")
+        if start >= 0 and data[start : start + 200].find(b'": ') >= 0:
+            self._nonempty, self._empty, self._special = _SPACED
+        return self._separator
+
+    def _keep(self, data: bytes) -> None:
+        if len(data) > self.max_event_bytes:
+            raise StreamError(f"SSE event over {self.max_event_bytes} bytes without an end")
+        self._buffer = data
+
+    def _slow(self, part: bytes, now: float) -> None:
+        """Event by event, decoding JSON: usage, finish_reason, [DONE], errors, comments."""
+        content_here = 0
+        for event in part.split(b"\n\n"):
+            payload = _data_of(event)
+            if payload is None:
+                continue
+            self.events += 1
+            if payload == b"[DONE]":
+                self.done = True
+                continue
+            try:
+                obj = json.loads(payload)
+            except ValueError:
+                raise StreamError(f"malformed SSE: data is not JSON: {_excerpt(payload)}") from None
+            if not isinstance(obj, dict):
+                raise StreamError(f"malformed SSE: data is not a JSON object: {_excerpt(payload)}")
+            if obj.get("error") is not None:
+                raise StreamError(f"error event in stream: {_error_text(obj['error'])}")
+            has_content = False
+            for choice in obj.get("choices") or ():
+                if not isinstance(choice, dict):
+                    continue
+                if _choice_has_content(choice):
+                    has_content = True
+                reason = choice.get("finish_reason")
+                if reason:
+                    self.finish_reason = str(reason)
+            usage = obj.get("usage")
+            if isinstance(usage, dict):
+                previous = self.usage.get("completion_tokens") if self.usage else None
+                self.usage = usage
+                if has_content and isinstance(usage.get("completion_tokens"), int):
+                    self.per_chunk_tokens.append(usage["completion_tokens"] - (previous or 0))
+            if has_content:
+                content_here += 1
+        if content_here:
+            self.n_chunks += content_here
+            self.chunk_times.append(now)
+            self.chunk_counts.append(content_here)
+
+    def finish(self) -> None:
+        """The connection ended: flush a last event without a trailing blank line, check the end."""
+        tail = self._buffer.strip()
+        self._buffer = b""
+        if tail:
+            if self._separator == b"\r\n\r\n":
+                tail = tail.replace(b"\r\n", b"\n")
+            if self.keep_raw:
+                self.raw.append(tail)
+            if tail.startswith(b"data:") and not (tail.endswith(b"}") or tail.endswith(b"[DONE]")):
+                raise StreamError("connection closed mid-event (truncated SSE data)")
+            self._slow(tail, self.chunk_times[-1] if self.chunk_times else 0.0)
+        if not self.done and self.finish_reason is None:
+            raise StreamError("stream ended without [DONE] or a finish_reason (connection closed mid-stream)")
+        if self.n_chunks == 0:
+            raise StreamError("stream ended without any content chunk")
+
+
+def _data_of(event: bytes) -> bytes | None:
+    """The data of one SSE event (lines joined by \\n), or None for a comment-only event."""
+    if event.startswith(b"data: ") and b"\n" not in event:
+        return event[6:]
+    lines = []
+    for line in event.split(b"\n"):
+        if line.startswith(b"data:"):
+            value = line[5:]
+            lines.append(value[1:] if value.startswith(b" ") else value)
+        elif not line or line.startswith(b":") or line.startswith((b"event:", b"id:", b"retry:")):
+            continue
+        else:
+            raise StreamError(f"malformed SSE: unexpected line {_excerpt(line)}")
+    if not lines:
+        return None
+    return b"\n".join(lines)
+
+
+def _choice_has_content(choice: dict[str, Any]) -> bool:
+    text = choice.get("text")
+    if isinstance(text, str) and text:
+        return True
+    delta = choice.get("delta")
+    if isinstance(delta, dict):
+        for key in ("content", "reasoning_content", "reasoning"):
+            value = delta.get(key)
+            if isinstance(value, str) and value:
+                return True
+    return False
+
+
+def _excerpt(data: bytes, limit: int = 80) -> str:
+    text = data[:limit].decode("utf-8", "replace")
+    return repr(text + ("…" if len(data) > limit else ""))
+
+
+def _error_text(error: Any) -> str:
+    if isinstance(error, dict):
+        return str(error.get("message") or error)[:200]
+    return str(error)[:200]
+
+
+def extract_text(raw: list[bytes]) -> str:
+    """The generated text of a stream kept in `raw` (used off the hot path, after a run)."""
+    pieces: list[str] = []
+    for part in raw:
+        for event in part.split(b"\n\n"):
+            try:
+                payload = _data_of(event)
+            except StreamError:
+                continue
+            if not payload or payload == b"[DONE]":
+                continue
+            try:
+                obj = json.loads(payload)
+            except ValueError:
+                continue
+            if not isinstance(obj, dict):
+                continue
+            for choice in obj.get("choices") or ():
+                if not isinstance(choice, dict):
+                    continue
+                text = choice.get("text")
+                if isinstance(text, str):
+                    pieces.append(text)
+                    continue
+                delta = choice.get("delta")
+                if isinstance(delta, dict):
+                    for key in ("reasoning_content", "reasoning", "content"):
+                        value = delta.get(key)
+                        if isinstance(value, str):
+                            pieces.append(value)
+    return "".join(pieces)

@@ -1,0 +1,1 @@
+"""Plan the facts, collect them in parallel with deadlines, evaluate the checks."""

@@ -1,0 +1,70 @@
+"""Evaluate checks against collected facts; each check in its own thread, under a deadline."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from stackaudit.checks.registry import CheckSpec, Outcome
+from stackaudit.engine.collect import Missing
+from stackaudit.engine.results import Result, build_result
+
+CHECK_DEADLINE_S = 5.0
+
+
+def _missing_outcome(spec: CheckSpec, missing: list[Missing]) -> Outcome:
+    first = missing[0]
+    names = ", ".join(m.fact for m in missing)
+    hint = next((m.hint for m in missing if m.hint), "")
+    if first.kind == "not-captured":
+        message = f"the source does not show what this check reads ({names}): {first.reason}"
+        hint = hint or "capture it with `stackaudit capture` on that host, or paste the output it names"
+    elif first.kind == "timeout":
+        message = f"collecting {names} {first.reason}"
+    else:
+        message = f"could not read {names}: {first.reason}"
+    return Outcome("unknown", message, hint=hint)
+
+
+def _run_one(spec: CheckSpec, facts: dict[str, Any], in_container: bool, out: dict[str, Result]) -> None:
+    missing = [facts[n] for n in spec.facts if isinstance(facts.get(n), Missing)]
+    start = time.perf_counter()
+    if missing:
+        outcome = _missing_outcome(spec, missing)
+        result = build_result(spec, outcome, in_container)
+        out[spec.id] = Result(**{**result.__dict__, "facts_missing": tuple(m.fact for m in missing)})
+        return
+    kwargs = {n: facts[n] for n in spec.facts}
+    kwargs.update({n: (None if isinstance(facts.get(n), Missing) else facts.get(n)) for n in spec.optional_facts})
+    try:
+        outcome = spec.func(**kwargs)
+        if not isinstance(outcome, Outcome):
+            raise TypeError(f"returned {type(outcome).__name__}, not an Outcome")
+    except Exception as exc:  # a broken check is reported as `error`, never fatal
+        outcome = Outcome("error", f"the check failed: {type(exc).__name__}: {exc}")
+    out[spec.id] = build_result(spec, outcome, in_container, (time.perf_counter() - start) * 1000)
+
+
+def evaluate(specs: Iterable[CheckSpec], facts: dict[str, Any], in_container: bool,
+             deadline_s: float = CHECK_DEADLINE_S) -> list[Result]:
+    specs = list(specs)
+    out: dict[str, Result] = {}
+    threads = []
+    for spec in specs:
+        thread = threading.Thread(target=_run_one, args=(spec, facts, in_container, out),
+                                  name=f"check-{spec.id}", daemon=True)
+        thread.start()
+        threads.append(thread)
+    end = time.monotonic() + deadline_s
+    for thread in threads:
+        thread.join(max(0.0, end - time.monotonic()))
+    results = []
+    for spec in specs:
+        result = out.get(spec.id)
+        if result is None:
+            result = build_result(spec, Outcome("error", f"the check did not finish within {deadline_s:g} s"),
+                                  in_container)
+        results.append(result)
+    return results

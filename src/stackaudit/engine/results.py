@@ -1,0 +1,134 @@
+"""One result per check per audit, with priority and scope (DESIGN.md, "Contracts")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from stackaudit.checks.registry import CheckSpec, Fix, Outcome
+
+PRIORITIES = ("P0", "P1", "P2")
+_CHEAP_FIX = frozenset({"runtime", "restart", "driver-reload"})
+_STRONG_EVIDENCE = frozenset({"source-verified", "documented"})
+
+
+def priority_of(severity: str, confidence: str, fix_cost: str) -> str:
+    """P0 = high severity, fixable without reboot, evidence documented or better; P1 = other high,
+    or medium; P2 = the rest (DESIGN.md)."""
+    if severity == "high" and fix_cost in _CHEAP_FIX and confidence in _STRONG_EVIDENCE:
+        return "P0"
+    if severity in ("high", "medium"):
+        return "P1"
+    return "P2"
+
+
+@dataclass(frozen=True)
+class Waiver:
+    id: str
+    reason: str
+    subject: str = ""
+    expires: str = ""  # ISO date, empty = never
+    source: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        return {"id": self.id, "subject": self.subject, "reason": self.reason, "expires": self.expires,
+                "source": self.source}
+
+
+@dataclass(frozen=True)
+class Result:
+    id: str
+    domain: str
+    title: str
+    status: str
+    message: str
+    severity: str | None = None
+    confidence: str | None = None
+    fix_cost: str | None = None
+    priority: str | None = None
+    subjects: tuple[str, ...] = ()
+    actual: Any = None
+    expected: Any = None
+    fix: Fix | None = None
+    references: tuple[str, ...] = ()
+    scope: str = "host"
+    evidence: tuple[str, ...] = ()
+    hint: str = ""
+    waiver: Waiver | None = None
+    duration_ms: float = 0.0
+    facts_missing: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def waived(self) -> bool:
+        return self.waiver is not None
+
+    def with_waiver(self, waiver: Waiver) -> Result:
+        return replace(self, waiver=waiver)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "domain": self.domain,
+            "title": self.title,
+            "status": self.status,
+            "priority": self.priority,
+            "severity": self.severity,
+            "confidence": self.confidence,
+            "fix_cost": self.fix_cost,
+            "scope": self.scope,
+            "subjects": list(self.subjects),
+            "actual": _jsonable(self.actual),
+            "expected": _jsonable(self.expected),
+            "message": self.message,
+            "hint": self.hint,
+            "evidence": list(self.evidence),
+            "fix": self.fix.to_json() if self.fix else None,
+            "references": list(self.references),
+            "waived": self.waiver.to_json() if self.waiver else None,
+        }
+
+
+def _jsonable(value: Any) -> Any:
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = [_jsonable(v) for v in value]
+        return sorted(items, key=str) if isinstance(value, (set, frozenset)) else items
+    return str(value)
+
+
+def build_result(spec: CheckSpec, outcome: Outcome, in_container: bool, duration_ms: float = 0.0) -> Result:
+    """Fill in what the check did not say from its registration."""
+    fix = outcome.fix or spec.fix
+    scope = fix.scope if in_container else "host"
+    severity: str | None = None
+    confidence: str | None = None
+    fix_cost: str | None = None
+    priority: str | None = None
+    if outcome.status == "issue":
+        severity = outcome.severity or spec.severity
+        confidence = outcome.confidence or spec.confidence
+        fix_cost = fix.cost
+        priority = priority_of(severity, confidence, fix_cost)
+    return Result(
+        id=spec.id,
+        domain=spec.domain,
+        title=spec.title,
+        status=outcome.status,
+        message=outcome.message,
+        severity=severity,
+        confidence=confidence or (outcome.confidence or spec.confidence),
+        fix_cost=fix_cost,
+        priority=priority,
+        subjects=outcome.subjects,
+        actual=outcome.actual,
+        expected=outcome.expected,
+        fix=fix if outcome.status == "issue" else None,
+        references=spec.references,
+        scope=scope,
+        evidence=outcome.evidence,
+        hint=outcome.hint,
+        duration_ms=duration_ms,
+    )

@@ -1,0 +1,158 @@
+"""The audit: choose checks, collect the facts they need, evaluate, apply waivers."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from stackaudit import __version__
+from stackaudit.checks.registry import CheckSpec
+from stackaudit.checks.registry import load_all as load_checks
+from stackaudit.engine.collect import DEFAULT_DEADLINE_S, Collector, Missing
+from stackaudit.engine.evaluate import evaluate
+from stackaudit.engine.results import Result, Waiver
+from stackaudit.engine.selection import select_checks
+from stackaudit.facts.registry import load_all as load_facts
+from stackaudit.host.base import Host
+from stackaudit.host.recording import RedactingHost
+
+# Facts the headline shows, collected whatever checks are selected.
+HEADLINE_FACTS = ("kernel", "cpu", "container", "pci", "numa")
+
+
+@dataclass
+class AuditOptions:
+    select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    deadline_s: float = DEFAULT_DEADLINE_S
+    waivers: list[Waiver] = field(default_factory=list)
+    today: _dt.date | None = None
+
+
+@dataclass
+class Report:
+    source: dict[str, Any]
+    host: dict[str, Any]
+    results: list[Result]
+    timed_out: list[str] = field(default_factory=list)
+    fact_errors: list[str] = field(default_factory=list)
+    expired_waivers: list[Waiver] = field(default_factory=list)
+    unused_waivers: list[Waiver] = field(default_factory=list)
+    duration_s: float = 0.0
+    tool: dict[str, str] = field(default_factory=lambda: {"name": "stackaudit", "version": __version__})
+
+    def by_status(self, status: str) -> list[Result]:
+        return [r for r in self.results if r.status == status]
+
+    def issues(self, include_waived: bool = False) -> list[Result]:
+        return [r for r in self.results if r.status == "issue" and (include_waived or not r.waived)]
+
+    def summary(self) -> dict[str, Any]:
+        statuses = ("issue", "ok", "not-an-issue", "unknown", "not-applicable", "error")
+        counts = {s: sum(1 for r in self.results if r.status == s) for s in statuses}
+        priorities = {p: sum(1 for r in self.issues() if r.priority == p) for p in ("P0", "P1", "P2")}
+        return {
+            "checks": len(self.results),
+            "by_status": counts,
+            "by_priority": priorities,
+            "waived": sum(1 for r in self.results if r.waived),
+            "expired_waivers": [w.to_json() for w in self.expired_waivers],
+            "timed_out": list(self.timed_out),
+            "fact_errors": list(self.fact_errors),
+            "duration_s": round(self.duration_s, 3),
+        }
+
+
+def _headline(facts: dict[str, Any], host: Host) -> dict[str, Any]:
+    from stackaudit.facts.container import ContainerInfo
+    from stackaudit.facts.pci import PciDevices
+    from stackaudit.facts.system import CpuInfo, KernelInfo, NumaTopology
+
+    kernel = facts.get("kernel")
+    cpu = facts.get("cpu")
+    container = facts.get("container")
+    pci = facts.get("pci")
+    numa = facts.get("numa")
+    gpus: dict[str, Any] = {"count": None, "bdfs": []}
+    if isinstance(pci, PciDevices):
+        gpus = {"count": len(pci.nvidia_gpus), "bdfs": [g.bdf for g in pci.nvidia_gpus]}
+    return {
+        "hostname": host.meta.hostname or (kernel.hostname if isinstance(kernel, KernelInfo) else ""),
+        "kernel": kernel.release if isinstance(kernel, KernelInfo) else None,
+        "arch": kernel.machine if isinstance(kernel, KernelInfo) else None,
+        "cpu": cpu.model_name if isinstance(cpu, CpuInfo) else None,
+        "sockets": cpu.sockets if isinstance(cpu, CpuInfo) else None,
+        "numa_nodes": numa.count if isinstance(numa, NumaTopology) else None,
+        "container": (container.kind or "none") if isinstance(container, ContainerInfo) else None,
+        "gpus": gpus,
+        "uid": host.meta.uid,
+    }
+
+
+def apply_waivers(results: list[Result], waivers: Iterable[Waiver], today: _dt.date) -> tuple[
+        list[Result], list[Waiver], list[Waiver]]:
+    """Mark results a waiver accepts; return (results, expired waivers, waivers that matched nothing)."""
+    expired: list[Waiver] = []
+    active: list[Waiver] = []
+    for waiver in waivers:
+        if waiver.expires and _dt.date.fromisoformat(waiver.expires) < today:
+            expired.append(waiver)
+        else:
+            active.append(waiver)
+    used: set[int] = set()
+    out = []
+    for result in results:
+        for i, waiver in enumerate(active):
+            if waiver.id != result.id:
+                continue
+            if waiver.subject and waiver.subject not in result.subjects:
+                continue
+            if result.status in ("issue", "error", "unknown"):
+                result = result.with_waiver(waiver)
+            used.add(i)
+            break
+        out.append(result)
+    unused = [w for i, w in enumerate(active) if i not in used]
+    return out, expired, unused
+
+
+def run_audit(host: Host, options: AuditOptions | None = None) -> Report:
+    """Audit a host (live, snapshot, pasted or fake) and return the report."""
+    options = options or AuditOptions()
+    started = time.monotonic()
+    catalogue = load_checks()
+    load_facts()
+    specs: list[CheckSpec] = select_checks(catalogue, options.select, options.ignore)
+    safe_host = RedactingHost(host)
+    collector = Collector(safe_host, options.deadline_s)
+    needed = {*HEADLINE_FACTS}
+    for spec in specs:
+        needed.update(spec.facts)
+        needed.update(spec.optional_facts)
+    collector.start(sorted(needed))
+    facts = collector.results(sorted(needed))
+    from stackaudit.facts.container import ContainerInfo
+
+    container = facts.get("container")
+    in_container = isinstance(container, ContainerInfo) and container.in_container
+    results = evaluate(specs, facts, in_container)
+    results, expired, unused = apply_waivers(results, options.waivers, options.today or _dt.date.today())
+    timed_out = [f"`{' '.join(r.argv)}` ({r.stderr})" for r in collector.host.timed_out]
+    timed_out += [f"fact {m.fact}: {m.reason}" for m in facts.values() if isinstance(m, Missing) and m.kind == "timeout"]
+    fact_errors = [f"{m.fact}: {m.reason}" for m in facts.values() if isinstance(m, Missing) and m.kind == "error"]
+    source = {"kind": host.meta.source, "path": host.meta.path, "captured_at": host.meta.captured_at}
+    if host.meta.extra.get("recognised"):
+        source["recognised"] = host.meta.extra["recognised"]
+    return Report(
+        source=source,
+        host=_headline(facts, safe_host),
+        results=results,
+        timed_out=timed_out,
+        fact_errors=fact_errors,
+        expired_waivers=expired,
+        unused_waivers=unused,
+        duration_s=time.monotonic() - started,
+    )

@@ -1,0 +1,64 @@
+"""Platform: virtual machine or bare metal."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.facts.system import CpuInfo
+from stackaudit.host.base import NotCaptured, read_optional
+
+# DMI product/vendor strings of common hypervisors (as systemd-detect-virt matches them).
+_DMI_HYPERVISORS = {
+    "QEMU": "qemu",
+    "KVM": "kvm",
+    "VMware": "vmware",
+    "VirtualBox": "oracle",
+    "Virtual Machine": "microsoft",
+    "Amazon EC2": "amazon",
+    "Google Compute Engine": "google",
+    "Xen": "xen",
+    "OpenStack": "kvm",
+}
+
+
+@dataclass(frozen=True)
+class Virtualization:
+    vm: str  # "none" or the hypervisor's name
+    source: str
+
+    @property
+    def is_vm(self) -> bool:
+        return self.vm not in ("none", "")
+
+
+@provider("virtualization", Virtualization)
+def virtualization(ctx: FactContext) -> Virtualization:
+    """Virtual machine or not (`systemd-detect-virt --vm`, else lscpu and DMI)."""
+    host = ctx.host
+    try:
+        result = host.run(["systemd-detect-virt", "--vm"])
+    except NotCaptured:
+        result = None
+    if result is not None and not result.not_found and not result.timed_out:
+        answer = result.stdout.strip().splitlines()[0] if result.stdout.strip() else ""
+        if answer:
+            return Virtualization(answer, "systemd-detect-virt --vm")
+    cpu = ctx.optional("cpu", CpuInfo)
+    if cpu is not None and (cpu.hypervisor_vendor or "hypervisor" in cpu.flags):
+        return Virtualization((cpu.hypervisor_vendor or "unknown").lower(), "lscpu Hypervisor vendor")
+    try:
+        dmi = " ".join(
+            (read_optional(host, f"/sys/class/dmi/id/{name}") or "").strip() for name in ("sys_vendor", "product_name")
+        )
+    except (PermissionError, NotCaptured):
+        dmi = ""
+    for marker, name in _DMI_HYPERVISORS.items():
+        if marker in dmi:
+            return Virtualization(name, f"DMI: {dmi.strip()}")
+    if cpu is not None:
+        return Virtualization("none", "lscpu shows no hypervisor")
+    if dmi.strip():
+        return Virtualization("none", f"DMI: {dmi.strip()}")
+    raise FactUnavailable("no source tells whether this is a virtual machine",
+                          "paste `lscpu` or `systemd-detect-virt --vm`")

@@ -1,0 +1,259 @@
+"""The GPU table (data/gpus.toml): typed rows and lookup by the names people write.
+
+Shared by the GPU checks and `stackaudit ceiling` (DESIGN.md, "One GPU table"). Import-light on
+purpose: only the standard library, and the TOML file is read once, on first use.
+
+    >>> match = lookup("h100")
+    >>> match.spec.name, match.note
+    ('H100 SXM', "'h100' is ambiguous; assumed H100 SXM (the most common); others: H100 PCIe, H100 NVL")
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+TABLE_PATH = Path(__file__).parent / "data" / "gpus.toml"
+
+# Dtype keys of `tflops`, all dense rates.
+DTYPES = ("bf16", "fp16", "fp8", "int8", "fp4")
+
+
+class GpuTableError(ValueError):
+    """The table file is malformed (a bug in the shipped data, not a user error)."""
+
+
+class UnknownGpuError(LookupError):
+    """No row matches a name; `suggestions` holds close names (difflib)."""
+
+    def __init__(self, query: str, suggestions: tuple[str, ...]) -> None:
+        self.query = query
+        self.suggestions = suggestions
+        hint = f"; did you mean: {', '.join(suggestions)}?" if suggestions else ""
+        super().__init__(f"unknown GPU {query!r}{hint}")
+
+
+@dataclass(frozen=True)
+class GpuSpec:
+    """One row of data/gpus.toml. Bandwidths in GB/s (1e9 B/s), rates in dense TFLOPS/TOPS."""
+
+    name: str
+    aliases: tuple[str, ...]
+    nvidia_smi_names: tuple[str, ...]
+    vendor: str
+    architecture: str
+    compute_capability: str
+    form_factor: str
+    memory_gib: float
+    memory_type: str
+    memory_bus_bits: int
+    memory_bandwidth_gbs: float
+    pcie_gen: int
+    pcie_width: int
+    nvlink_kind: str
+    nvlink_links: int
+    nvlink_gbs_per_link: float
+    nvlink_total_gbs: float
+    p2p: bool
+    power_w: float
+    tflops: Mapping[str, float]
+    source: str
+    notes: str = ""
+
+    @property
+    def has_nvlink(self) -> bool:
+        return self.nvlink_links > 0 and self.nvlink_kind != "none"
+
+    def dense_tflops(self, dtype: str) -> float:
+        """Dense tensor rate for `dtype` (0.0 where the GPU has no such path)."""
+        return float(self.tflops.get(dtype, 0.0))
+
+    def all_names(self) -> tuple[str, ...]:
+        return (self.name, *self.aliases, *self.nvidia_smi_names)
+
+
+@dataclass(frozen=True)
+class GpuMatch:
+    """Result of `lookup`: the row, and a note when the name was ambiguous or inexact."""
+
+    spec: GpuSpec
+    query: str
+    note: str = ""
+    alternatives: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class _Ambiguous:
+    name: str
+    default: str
+    candidates: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class GpuTable:
+    gpus: tuple[GpuSpec, ...]
+    ambiguous: tuple[_Ambiguous, ...]
+
+    def by_name(self, name: str) -> GpuSpec:
+        for gpu in self.gpus:
+            if gpu.name == name:
+                return gpu
+        raise GpuTableError(f"gpus.toml refers to a missing row {name!r}")
+
+
+_VENDOR_WORDS = frozenset({"nvidia", "geforce", "tesla", "amd", "quadro"})
+
+
+def normalize(name: str) -> str:
+    """Canonical form for matching: lowercase, vendor words dropped, letters and digits split.
+
+    "NVIDIA GeForce RTX4090" -> "rtx 4090"; "A100-SXM4-80GB" -> "a 100 sxm 4 80 gb".
+    """
+    text = name.lower().replace("max-q", "maxq")
+    text = re.sub(r"[^a-z0-9]+", " ", text)
+    text = re.sub(r"(?<=[a-z])(?=[0-9])|(?<=[0-9])(?=[a-z])", " ", text)
+    return " ".join(word for word in text.split() if word not in _VENDOR_WORDS)
+
+
+def _str_tuple(row: Mapping[str, Any], key: str) -> tuple[str, ...]:
+    value = row.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise GpuTableError(f"gpus.toml: {key} of {row.get('name')!r} must be a list of strings")
+    return tuple(value)
+
+
+def _parse_row(row: Mapping[str, Any]) -> GpuSpec:
+    try:
+        tflops_raw = row["tflops"]
+        if not isinstance(tflops_raw, dict):
+            raise GpuTableError(f"gpus.toml: tflops of {row.get('name')!r} must be a table")
+        tflops = {str(key): float(value) for key, value in tflops_raw.items()}
+        return GpuSpec(
+            name=str(row["name"]),
+            aliases=_str_tuple(row, "aliases"),
+            nvidia_smi_names=_str_tuple(row, "nvidia_smi_names"),
+            vendor=str(row["vendor"]),
+            architecture=str(row["architecture"]),
+            compute_capability=str(row["compute_capability"]),
+            form_factor=str(row["form_factor"]),
+            memory_gib=float(row["memory_gib"]),
+            memory_type=str(row["memory_type"]),
+            memory_bus_bits=int(row["memory_bus_bits"]),
+            memory_bandwidth_gbs=float(row["memory_bandwidth_gbs"]),
+            pcie_gen=int(row["pcie_gen"]),
+            pcie_width=int(row["pcie_width"]),
+            nvlink_kind=str(row["nvlink_kind"]),
+            nvlink_links=int(row["nvlink_links"]),
+            nvlink_gbs_per_link=float(row["nvlink_gbs_per_link"]),
+            nvlink_total_gbs=float(row["nvlink_total_gbs"]),
+            p2p=bool(row["p2p"]),
+            power_w=float(row["power_w"]),
+            tflops=tflops,
+            source=str(row["source"]),
+            notes=str(row.get("notes", "")),
+        )
+    except KeyError as exc:
+        raise GpuTableError(f"gpus.toml: row {row.get('name')!r} lacks {exc.args[0]!r}") from exc
+
+
+def parse_table(text: str) -> GpuTable:
+    """Parse the TOML text of a GPU table (exposed for tests of malformed tables)."""
+    data = tomllib.loads(text)
+    gpus = tuple(_parse_row(row) for row in data.get("gpu", []))
+    ambiguous = tuple(
+        _Ambiguous(str(entry["name"]), str(entry["default"]), tuple(entry["candidates"]))
+        for entry in data.get("ambiguous", [])
+    )
+    table = GpuTable(gpus=gpus, ambiguous=ambiguous)
+    seen: dict[str, str] = {}
+    for gpu in gpus:
+        for written in gpu.all_names():
+            key = normalize(written)
+            if seen.get(key, gpu.name) != gpu.name:
+                raise GpuTableError(f"gpus.toml: name {written!r} is used by {seen[key]!r} and {gpu.name!r}")
+            seen[key] = gpu.name
+    for entry in ambiguous:
+        table.by_name(entry.default)
+        for candidate in entry.candidates:
+            table.by_name(candidate)
+    return table
+
+
+@functools.lru_cache(maxsize=1)
+def load_table() -> GpuTable:
+    """The shipped table, read once."""
+    return parse_table(TABLE_PATH.read_text(encoding="utf-8"))
+
+
+def all_gpus() -> tuple[GpuSpec, ...]:
+    return load_table().gpus
+
+
+def lookup(query: str, table: GpuTable | None = None) -> GpuMatch:
+    """Find the row for a name as people write it (case, spaces, "NVIDIA"/"GeForce" ignored).
+
+    Order: exact name, alias or nvidia-smi name; a declared ambiguous name (its default, with a
+    note); every row whose names contain all the words of the query (the first, i.e. the most
+    common variant, with a note when several match). Raises UnknownGpuError with close names.
+    """
+    table = table or load_table()
+    key = normalize(query)
+    if not key:
+        raise UnknownGpuError(query, ())
+    for gpu in table.gpus:
+        if any(normalize(written) == key for written in gpu.all_names()):
+            return GpuMatch(spec=gpu, query=query)
+    for entry in table.ambiguous:
+        if normalize(entry.name) == key:
+            others = tuple(name for name in entry.candidates if name != entry.default)
+            return GpuMatch(
+                spec=table.by_name(entry.default),
+                query=query,
+                note=f"{query!r} is ambiguous; assumed {entry.default} (the most common); others: {', '.join(others)}",
+                alternatives=others,
+            )
+    words = set(key.split())
+    partial = [
+        gpu
+        for gpu in table.gpus
+        if any(words <= set(normalize(written).split()) for written in gpu.all_names())
+    ]
+    if len(partial) == 1:
+        return GpuMatch(spec=partial[0], query=query, note=f"{query!r} read as {partial[0].name}")
+    if partial:
+        others = tuple(gpu.name for gpu in partial[1:])
+        return GpuMatch(
+            spec=partial[0],
+            query=query,
+            note=f"{query!r} is ambiguous; assumed {partial[0].name} (the most common); others: {', '.join(others)}",
+            alternatives=others,
+        )
+    raise UnknownGpuError(query, suggest(query, table))
+
+
+def suggest(query: str, table: GpuTable | None = None, limit: int = 3) -> tuple[str, ...]:
+    """Close row names for an unknown query (difflib on the normalized forms)."""
+    table = table or load_table()
+    by_key: dict[str, str] = {}
+    for gpu in table.gpus:
+        for written in gpu.all_names():
+            by_key.setdefault(normalize(written), gpu.name)
+    for entry in table.ambiguous:
+        by_key.setdefault(normalize(entry.name), entry.default)
+    close = difflib.get_close_matches(normalize(query), list(by_key), n=limit * 3, cutoff=0.5)
+    names: list[str] = []
+    for key in close:
+        if by_key[key] not in names:
+            names.append(by_key[key])
+    return tuple(names[:limit])
