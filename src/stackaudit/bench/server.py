@@ -29,6 +29,9 @@ GENERATION_COUNTERS = {
     "tgi": ("tgi_request_generated_tokens_sum", "tgi_request_input_length_sum"),
 }
 
+# Launch flags whose values are secrets are never stored (DESIGN.md, "Secrets are redacted").
+_SECRET_NAME = re.compile(r"api[_-]?key|secret|passw|(^|[_.])token$|(^|[_.])auth", re.IGNORECASE)
+
 _SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)")
 _LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
 
@@ -141,6 +144,7 @@ async def fingerprint_server(session: Any, base_url: str) -> dict[str, Any]:
     for gauge, labels in info.items():
         for key, value in labels.items():
             flags[f"{gauge}.{key}"] = value
+    flags = {k: ("***" if _SECRET_NAME.search(k) else v) for k, v in flags.items()}
     model_list = [m for m in (models or {}).get("data", []) if isinstance(m, dict)] if isinstance(models, dict) else []
     first = model_list[0] if model_list else {}
     return {

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import sys
 
-import click
 import typer
+
+try:  # typer >= 0.24 vendors click; older releases depend on it.
+    from typer._click import exceptions as click_exceptions
+except ImportError:  # pragma: no cover - depends on the installed typer
+    from click import exceptions as click_exceptions  # type: ignore[no-redef]
 
 from stackaudit import __version__
 from stackaudit.errors import EXIT_INTERNAL, EXIT_USAGE, StackauditError
@@ -54,14 +58,17 @@ def main(argv: list[str] | None = None) -> int:
     command = typer.main.get_command(app)
     try:
         rv = command.main(args=argv, prog_name="stackaudit", standalone_mode=False)
-    except click.exceptions.Exit as exc:
+    except typer.Exit as exc:
         return int(exc.exit_code or 0)
-    except click.exceptions.Abort:
+    except typer.Abort:
         sys.stderr.write("stackaudit: aborted\n")
         return 130
-    except click.ClickException as exc:
+    except click_exceptions.ClickException as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # bare `stackaudit`: the help, not an error
+            sys.stdout.write(exc.format_message() + "\n")
+            return 0
         sys.stderr.write(f"stackaudit: error: {exc.format_message()}\n")
-        return EXIT_USAGE if isinstance(exc, click.UsageError) else exc.exit_code
+        return EXIT_USAGE if isinstance(exc, click_exceptions.UsageError) else exc.exit_code
     except StackauditError as exc:
         sys.stderr.write(f"stackaudit: error: {exc}\n")
         return exc.exit_code

@@ -57,6 +57,7 @@ class Result:
     waiver: Waiver | None = None
     duration_ms: float = 0.0
     facts_missing: tuple[str, ...] = field(default_factory=tuple)
+    why: str = ""
 
     @property
     def waived(self) -> bool:
@@ -83,6 +84,7 @@ class Result:
             "hint": self.hint,
             "evidence": list(self.evidence),
             "fix": self.fix.to_json() if self.fix else None,
+            "why": self.why,
             "references": list(self.references),
             "waived": self.waiver.to_json() if self.waiver else None,
         }
@@ -131,4 +133,14 @@ def build_result(spec: CheckSpec, outcome: Outcome, in_container: bool, duration
         evidence=outcome.evidence,
         hint=outcome.hint,
         duration_ms=duration_ms,
+        why=doc_section(spec.doc, "Why") if outcome.status in ("issue", "not-an-issue") else "",
     )
+
+
+def doc_section(doc: str, name: str) -> str:
+    """One `Name:` paragraph of a check's docstring, on one line."""
+    for para in doc.split("\n\n"):
+        text = " ".join(line.strip() for line in para.strip().splitlines())
+        if text.startswith(f"{name}:"):
+            return text[len(name) + 1:].strip()
+    return ""

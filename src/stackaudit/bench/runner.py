@@ -1,0 +1,508 @@
+"""A whole `stackaudit bench` run.
+
+1. Reach the server, fingerprint it (model, type, version, flags), pick the token counter.
+2. One short preflight request: auth, model, and whether the server takes `ignore_eos`.
+3. Measure the client's own ceiling against the in-process null server.
+4. Warm up until per-token speed stops changing (reported, not counted).
+5. Scrape `/metrics`, run every (level, repeat) in shuffled order, scrape again.
+6. Settle token counts (usage, else chunks, cross-checked by the server's tokenizer), summarise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from stackaudit import __version__
+from stackaudit.bench import BENCH_SCHEMA, stats
+from stackaudit.bench.client import ENDPOINTS, RequestRecord, RequestSpec, build_body, make_session, stream_request
+from stackaudit.bench.loadgen import LevelRun, run_closed_loop, run_open_loop
+from stackaudit.bench.metrics import DEFINITIONS, RequestMetrics, summarize_level, summarize_repeat
+from stackaudit.bench.prompts import PromptFactory, TokenCounter, local_counter, server_counter, words_counter
+from stackaudit.bench.server import counter_delta, fingerprint_server, host_fingerprint_for, scrape_metrics
+from stackaudit.bench.sse import DEFAULT_MAX_EVENT_BYTES, extract_text
+from stackaudit.errors import InputError, UsageError
+
+# Engines known to take `ignore_eos` in OpenAI-compatible requests.
+IGNORE_EOS_ENGINES = {"vllm", "sglang", "tensorrt-llm", "llama.cpp"}
+# EOS spellings tried on the server's tokenizer to find the EOS token id for `logit_bias`.
+EOS_SPELLINGS = ("</s>", "<|endoftext|>", "<|eot_id|>", "<|im_end|>", "<|end_of_text|>", "<eos>")
+
+
+@dataclass
+class BenchConfig:
+    url: str
+    model: str | None = None
+    endpoint: str = "completions"
+    concurrency: list[int] = field(default_factory=lambda: [1])
+    request_rate: list[float] = field(default_factory=list)
+    max_concurrency: int | None = None
+    requests: int | None = None
+    duration_s: float | None = None
+    input_tokens: int = 512
+    output_tokens: int = 256
+    repeats: int = 1
+    warmup: str = "auto"  # "auto", "0", or a number of requests
+    warmup_max_rounds: int = 8
+    warmup_tolerance: float = 0.05
+    seed: int = 0
+    temperature: float = 0.0
+    ignore_eos: bool = True
+    eos_token_id: int | None = None
+    timeout_s: float = 600.0
+    tokenizer: str | None = None
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
+    shuffle: bool = True
+    self_check: bool = True
+    continuous_usage: bool = False
+    label: str | None = None
+
+    def validate(self) -> None:
+        if self.endpoint not in ENDPOINTS:
+            raise UsageError(f"--endpoint must be one of {', '.join(ENDPOINTS)}")
+        parts = urlsplit(self.url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise UsageError(f"--url must be an http(s) URL, got {redact_url(self.url)!r}")
+        if not self.request_rate and (not self.concurrency or min(self.concurrency) < 1):
+            raise UsageError("--concurrency needs positive integers, e.g. 1,10")
+        if any(rate <= 0 for rate in self.request_rate):
+            raise UsageError("--request-rate needs positive numbers")
+        if self.requests is not None and self.duration_s is not None:
+            raise UsageError("give --requests or --duration, not both")
+        if self.requests is not None and self.requests < 1:
+            raise UsageError("--requests must be at least 1")
+        if self.duration_s is not None and self.duration_s <= 0:
+            raise UsageError("--duration must be positive")
+        if self.repeats < 1:
+            raise UsageError("--repeats must be at least 1")
+        if self.output_tokens < 2:
+            raise UsageError("--output-tokens must be at least 2 (TPOT needs two tokens)")
+        if self.warmup != "auto":
+            try:
+                if int(self.warmup) < 0:
+                    raise ValueError
+            except ValueError:
+                raise UsageError("--warmup must be 'auto' or a number of requests") from None
+
+    def public(self) -> dict[str, Any]:
+        """The configuration as stored and printed: no secrets, URL credentials removed."""
+        values = asdict(self)
+        values["url"] = redact_url(self.url)
+        return values
+
+
+def redact_url(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.username or parts.password:
+        host = parts.hostname or ""
+        if parts.port:
+            host = f"{host}:{parts.port}"
+        return urlunsplit((parts.scheme, f"***@{host}", parts.path, parts.query, parts.fragment))
+    return url
+
+
+def base_url_of(url: str) -> str:
+    base = url.rstrip("/")
+    for suffix in ("/v1/completions", "/v1/chat/completions", "/v1"):
+        if base.endswith(suffix):
+            base = base[: -len(suffix)]
+    return base
+
+
+@dataclass
+class BenchOutcome:
+    result: dict[str, Any]
+    # level key ("c=10" or "r=2.5") → (repeat, record) for every measured request
+    records: dict[str, list[tuple[int, RequestRecord]]]
+
+
+def level_key(mode: str, target: float) -> str:
+    return f"c={int(target)}" if mode == "concurrency" else f"r={target:g}"
+
+
+Progress = Callable[[str], None]
+
+
+def _stderr(line: str) -> None:
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
+async def _check_reachable(session: Any, base: str) -> None:
+    import aiohttp
+
+    try:
+        async with session.get(base + "/v1/models", timeout=aiohttp.ClientTimeout(total=15)) as response:
+            if response.status in (401, 403):
+                raise InputError(f"the server refused the request (HTTP {response.status}): check --api-key")
+    except aiohttp.ClientConnectionError as exc:
+        raise InputError(f"cannot reach the server at {redact_url(base)}: {str(exc).splitlines()[0]}") from None
+    except asyncio.TimeoutError:
+        raise InputError(f"the server at {redact_url(base)} did not answer within 15 s") from None
+
+
+async def _find_eos_id(session: Any, base: str) -> int | None:
+    """The EOS token id, from the server's tokenizer, for servers without `ignore_eos`."""
+    import aiohttp
+
+    for spelling in EOS_SPELLINGS:
+        for path, body in (
+            ("/extras/tokenize", {"input": spelling}),
+            ("/tokenize", {"content": spelling, "add_special": False, "parse_special": True}),
+        ):
+            try:
+                async with session.post(base + path, json=body, timeout=aiohttp.ClientTimeout(total=5)) as response:
+                    if response.status != 200:
+                        continue
+                    reply = await response.json(content_type=None)
+            except (aiohttp.ClientError, asyncio.TimeoutError, ValueError):
+                continue
+            tokens = reply.get("tokens") if isinstance(reply, dict) else None
+            if isinstance(tokens, list) and tokens:
+                # A BOS may lead; a special token that exists is then a single id after it.
+                special = [t for t in tokens[-1:] if isinstance(t, int)]
+                if len(tokens) <= 2 and special:
+                    return special[0]
+    return None
+
+
+class _Bench:
+    def __init__(self, config: BenchConfig, api_key: str | None, progress: Progress | None) -> None:
+        self.config = config
+        self.api_key = api_key
+        self.progress = progress or (lambda line: None)
+        self.base = base_url_of(config.url)
+        self.notes: list[str] = []
+        self.sampling: dict[str, Any] = {}
+        self.eos_method = "none"
+        self.counter: TokenCounter = words_counter()
+        self.output_baseline = 0  # tokens the tokenize endpoint adds to any text (a BOS)
+        self.next_index = 0
+
+    # -- preparation ---------------------------------------------------------------------
+    async def prepare(self, session: Any) -> dict[str, Any]:
+        config = self.config
+        await _check_reachable(session, self.base)
+        server = await fingerprint_server(session, self.base)
+        model = config.model or server.get("model")
+        if not model:
+            raise UsageError("--model is needed: the server lists no model at /v1/models")
+        self.model = model
+        counter = await server_counter(session, self.base, model)
+        if counter is None and config.tokenizer:
+            counter = local_counter(config.tokenizer)
+        self.counter = counter or words_counter()
+        if not self.counter.exact:
+            self.notes.append("prompts sized in words, not tokens: the server has no tokenize endpoint and no --tokenizer was given")
+        if counter is not None and counter.source.startswith("server"):
+            try:
+                self.output_baseline = await counter.count("")
+            except Exception:
+                self.output_baseline = 0
+        self.sampling = {"temperature": config.temperature, "seed": config.seed}
+        server_type = server.get("server_type", "unknown")
+        if config.ignore_eos:
+            if server_type in IGNORE_EOS_ENGINES or server_type == "unknown":
+                self.sampling["ignore_eos"] = True
+                self.eos_method = "ignore_eos"
+            eos_id = config.eos_token_id
+            if eos_id is None and server_type not in IGNORE_EOS_ENGINES:
+                eos_id = await _find_eos_id(session, self.base)
+            if eos_id is not None and server_type not in IGNORE_EOS_ENGINES:
+                # No ignore_eos here: forbid the EOS token instead (OpenAI logit_bias, −100 = never).
+                self.sampling["logit_bias"] = {str(eos_id): -100}
+                self.eos_method = f"logit_bias on EOS token {eos_id}"
+            if self.eos_method == "none":
+                self.notes.append(
+                    f"EOS not suppressed: {server_type} has no ignore_eos and the EOS token id is unknown "
+                    "(give --eos-token-id); outputs may stop early"
+                )
+        await self._preflight(session)
+        self.factory = PromptFactory(self.counter, config.input_tokens, config.seed)
+        await self.factory.calibrate()
+        return server
+
+    def _spec_for(self, prompt: str, prompt_tokens: int | None, max_tokens: int) -> RequestSpec:
+        body = build_body(self.config.endpoint, self.model, prompt, max_tokens, self.sampling, self.config.continuous_usage)
+        return RequestSpec(ENDPOINTS[self.config.endpoint], body, max_tokens, prompt_tokens)
+
+    async def _preflight(self, session: Any) -> None:
+        """A 2-token request: proves the model name and auth, and whether extra fields are taken."""
+        for attempt in range(2):
+            spec = self._spec_for("Hello", None, 2)
+            record = await stream_request(session, self.base, spec, RequestRecord(-1, time.perf_counter(), 2, None), self.config.timeout_s)
+            if record.ok:
+                return
+            error = record.error or ""
+            if attempt == 0 and error.startswith(("HTTP 400", "HTTP 422")) and "ignore_eos" in self.sampling:
+                # A strict server refuses unknown fields: retry without ignore_eos.
+                self.sampling.pop("ignore_eos")
+                self.eos_method = "none" if "logit_bias" not in self.sampling else self.eos_method
+                self.notes.append("the server refused ignore_eos; requests sent without it")
+                continue
+            if error.startswith(("HTTP 401", "HTTP 403")):
+                raise InputError(f"the server refused the request ({error[:8]}): check --api-key")
+            if error.startswith("HTTP 404"):
+                raise InputError(f"{ENDPOINTS[self.config.endpoint]} not found on the server (try --endpoint)")
+            raise InputError(f"a first test request failed: {error}")
+
+    # -- request making ------------------------------------------------------------------
+    async def make_specs(self, count: int) -> Callable[[int], RequestSpec]:
+        """Prompts for the next `count` request indices (verified), more made on demand."""
+        first = self.next_index
+        indices = list(range(first, first + count))
+        self.next_index += count
+        prompts = await self.factory.make_many(indices)
+        prepared = {
+            i: self._spec_for(p.text, p.tokens if self.counter.exact else None, self.config.output_tokens)
+            for i, p in zip(indices, prompts)
+        }
+        fallback_tokens = prompts[0].tokens if prompts and self.counter.exact else None
+
+        def make_spec(index: int) -> RequestSpec:
+            spec = prepared.get(index)
+            if spec is None:
+                # --duration: more requests than prepared; same sizing, not verified one by one.
+                spec = self._spec_for(self.factory._text(index, self.factory._words), fallback_tokens, self.config.output_tokens)
+            return spec
+
+        return make_spec
+
+    # -- token settling (after a run, off the clock) ------------------------------------
+    async def settle(self, records: list[RequestRecord]) -> None:
+        retokenize = self.counter.source.startswith("server")
+        for record in records:
+            usage = record.usage or {}
+            if record.ok and isinstance(usage.get("completion_tokens"), int):
+                record.output_tokens = int(usage["completion_tokens"])
+                record.prompt_tokens = usage.get("prompt_tokens") if isinstance(usage.get("prompt_tokens"), int) else None
+                record.token_source = "usage"
+                record.approximate = False
+                continue
+            record.output_tokens = record.n_chunks
+            record.token_source = "content chunks"
+            record.approximate = True
+            if record.ok and retokenize and record.raw:
+                try:
+                    counted = await self.counter.count(extract_text(record.raw)) - self.output_baseline
+                except Exception:
+                    counted = None
+                # Chunks are exact when each holds one token; the tokenizer says when they do not.
+                if counted is not None and counted > record.n_chunks * 1.05:
+                    record.output_tokens = counted
+                    record.token_source = "server tokenize of the text"
+            record.raw = None
+
+    # -- warm-up ---------------------------------------------------------------------------
+    async def warm_up(self, session: Any, concurrency: int) -> dict[str, Any]:
+        config = self.config
+        if config.warmup == "0":
+            self.notes.append("no warm-up (--warmup 0): the first requests may find the server cold")
+            return {"mode": "off", "requests": 0, "rounds": [], "converged": None, "cold": None}
+        fixed = None if config.warmup == "auto" else int(config.warmup)
+        round_size = max(concurrency, 4)
+        rounds: list[float] = []
+        requests = 0
+        max_rounds = 1 if fixed is not None else config.warmup_max_rounds
+        converged = False
+        for _ in range(max_rounds):
+            size = fixed if fixed is not None else round_size
+            make_spec = await self.make_specs(size)
+            run = await run_closed_loop(
+                session, self.base, make_spec, min(concurrency, size), size, None, config.timeout_s,
+                config.max_event_bytes, first_index=self.next_index - size,
+            )
+            await self.settle(run.records)
+            requests += len(run.records)
+            tpots = sorted(m.tpot for m in (RequestMetrics(r) for r in run.records if r.ok) if m.tpot is not None)
+            if tpots:
+                rounds.append(stats.percentile(tpots, 50))
+            self.progress(f"warm-up round {len(rounds)}: TPOT p50 {rounds[-1]:.2f} ms" if rounds else "warm-up round: no TPOT")
+            if fixed is None and len(rounds) >= 2 and rounds[-2] > 0:
+                if abs(rounds[-1] - rounds[-2]) / rounds[-2] <= config.warmup_tolerance:
+                    converged = True
+                    break
+        cold = None
+        if len(rounds) >= 2 and rounds[-1] > 0:
+            slowdown = rounds[0] / rounds[-1] - 1.0
+            cold = slowdown > 0.10
+            if cold:
+                self.notes.append(
+                    f"the server was cold: first warm-up requests TPOT {rounds[0]:.2f} ms vs {rounds[-1]:.2f} ms warmed "
+                    f"({slowdown:+.0%}); those requests were not counted"
+                )
+        if fixed is None and not converged:
+            self.notes.append(
+                f"warm-up did not converge within {config.warmup_max_rounds} rounds (TPOT still changing by more than "
+                f"{config.warmup_tolerance:.0%}): results may drift"
+            )
+        return {
+            "mode": "auto" if fixed is None else "fixed",
+            "requests": requests,
+            "rounds_tpot_ms_p50": rounds,
+            "converged": converged if fixed is None else None,
+            "cold": cold,
+            "cold_slowdown": (rounds[0] / rounds[-1] - 1.0) if len(rounds) >= 2 and rounds[-1] > 0 else None,
+        }
+
+    async def prime_connections(self, session: Any, count: int) -> None:
+        """Open `count` pooled connections with cheap GETs, so no request pays a connection setup."""
+
+        async def one() -> None:
+            try:
+                async with session.get(self.base + "/v1/models") as response:
+                    await response.read()
+            except Exception:
+                pass
+
+        await asyncio.gather(*(one() for _ in range(min(count, 512))))
+
+
+async def run_bench(config: BenchConfig, api_key: str | None = None, progress: Progress | None = _stderr) -> BenchOutcome:
+    """Run the benchmark; returns the report dict and the per-request records."""
+    config.validate()
+    bench = _Bench(config, api_key, progress)
+    started = time.time()
+    session = make_session(api_key, config.timeout_s)
+    try:
+        return await _run(bench, session, started)
+    finally:
+        await session.close()
+
+
+async def _run(bench: _Bench, session: Any, started: float) -> BenchOutcome:
+    config = bench.config
+    say = bench.progress
+    server = await bench.prepare(session)
+    mode = "rate" if config.request_rate else "concurrency"
+    targets: list[float] = [float(r) for r in config.request_rate] if mode == "rate" else [float(c) for c in config.concurrency]
+    top_concurrency = int(max(targets)) if mode == "concurrency" else (config.max_concurrency or 16)
+
+    ceiling = None
+    if config.self_check:
+        from stackaudit.bench.nullserver import measure_client_ceiling
+
+        ceiling = await measure_client_ceiling(config.endpoint, top_concurrency, min(config.output_tokens, 256))
+        say(f"client ceiling: {ceiling['chunks_per_s']:.0f} chunks/s at concurrency {top_concurrency} (null server, in-process)")
+
+    await bench.prime_connections(session, top_concurrency)
+    warmup = await bench.warm_up(session, top_concurrency)
+
+    plan = [(target, repeat) for target in targets for repeat in range(config.repeats)]
+    if config.shuffle and len(plan) > 1:
+        # Shuffled so that drift over time does not alias into the effect of concurrency.
+        random.Random(config.seed).shuffle(plan)
+    host, host_source = host_fingerprint_for(config.url)
+    metrics_before = await scrape_metrics(session, bench.base)
+    runs: dict[float, list[tuple[int, LevelRun, dict[str, Any]]]] = {t: [] for t in targets}
+    for position, (target, repeat) in enumerate(plan):
+        n_requests = config.requests
+        if n_requests is None and config.duration_s is None:
+            n_requests = max(20, 4 * int(target)) if mode == "concurrency" else max(20, round(target * 10))
+        prepare_count = n_requests if n_requests is not None else max(64, int(target * (config.duration_s or 1) * 4))
+        make_spec = await bench.make_specs(prepare_count)
+        first_index = bench.next_index - prepare_count
+        await bench.prime_connections(session, int(target) if mode == "concurrency" else top_concurrency)
+        if mode == "concurrency":
+            run = await run_closed_loop(
+                session, bench.base, make_spec, int(target), n_requests, config.duration_s, config.timeout_s,
+                config.max_event_bytes, first_index=first_index,
+            )
+        else:
+            run = await run_open_loop(
+                session, bench.base, make_spec, target, n_requests, config.duration_s, config.timeout_s,
+                config.max_event_bytes, seed=config.seed + repeat, max_concurrency=config.max_concurrency,
+                first_index=first_index,
+            )
+        await bench.settle(run.records)
+        summary = summarize_repeat(run, ceiling["chunks_per_s"] if ceiling else None)
+        runs[target].append((repeat, run, summary))
+        say(
+            f"[{position + 1}/{len(plan)}] {level_key(mode, target)} repeat {repeat + 1}: "
+            f"{summary['output_tokens_per_s']:.1f} tok/s, TPOT {summary['tpot_ms_mean'] or 0:.2f} ms, "
+            f"{summary['errors']} errors"
+        )
+    metrics_after = await scrape_metrics(session, bench.base)
+
+    levels = []
+    records: dict[str, list[tuple[int, RequestRecord]]] = {}
+    for target in targets:
+        entries = sorted(runs[target], key=lambda e: e[0])
+        level = summarize_level(mode, target, [e[1] for e in entries], [e[2] for e in entries], config.endpoint)
+        levels.append(level)
+        records[level_key(mode, target)] = [(repeat, r) for repeat, run, _ in entries for r in run.records]
+
+    anomalies = list(bench.notes)
+    cross_check = None
+    all_records = [r for entries in records.values() for _, r in entries]
+    client_tokens = sum((r.output_tokens or 0) if r.ok else r.n_chunks for r in all_records)
+    delta = counter_delta(
+        server.get("server_type", "unknown"),
+        metrics_before[0] if metrics_before else None,
+        metrics_after[0] if metrics_after else None,
+    )
+    if delta is not None:
+        difference = client_tokens - delta["output_tokens"]
+        agree = abs(difference) <= max(5.0, 0.02 * max(delta["output_tokens"], 1.0))
+        cross_check = {
+            "server_metric": delta["metric"],
+            "server_output_tokens": delta["output_tokens"],
+            "client_output_tokens": client_tokens,
+            "agree": agree,
+        }
+        if not agree:
+            anomalies.append(
+                f"token totals disagree: the client counted {client_tokens} output tokens, the server's "
+                f"{delta['metric']} rose by {delta['output_tokens']:.0f} (other traffic on the server, or a counting error)"
+            )
+    if ceiling and mode == "concurrency" and len(levels) > 1:
+        anomalies.extend(_monotonicity(levels))
+
+    result = {
+        "schema": BENCH_SCHEMA,
+        "kind": "stackaudit.bench",
+        "tool": {"name": "stackaudit", "version": __version__},
+        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+        "duration_s": time.time() - started,
+        "label": config.label,
+        "config": {
+            **config.public(),
+            "order": [level_key(mode, t) + f"#{r + 1}" for t, r in plan],
+            "prompt_tokens_source": bench.counter.source,
+            "eos_suppression": bench.eos_method,
+        },
+        "server": {
+            **server,
+            "url": redact_url(config.url),
+            "model_used": bench.model,
+            "sampling": bench.sampling,
+            "metrics_before_after": bool(metrics_before and metrics_after),
+        },
+        "host": {"fingerprint": host, "source": host_source},
+        "client": {"ceiling": ceiling},
+        "warmup": warmup,
+        "definitions": DEFINITIONS,
+        "levels": levels,
+        "token_cross_check": cross_check,
+        "anomalies": anomalies,
+    }
+    return BenchOutcome(result, records)
+
+
+def _monotonicity(levels: list[dict[str, Any]]) -> list[str]:
+    """A higher concurrency with lower TPOT is possible (data-parallel servers), and worth saying."""
+    notes = []
+    ordered = sorted((lv for lv in levels if lv["tpot_ms"]["mean"]), key=lambda lv: lv["concurrency"])
+    for low, high in zip(ordered, ordered[1:]):
+        if high["tpot_ms"]["mean"] < 0.9 * low["tpot_ms"]["mean"]:
+            notes.append(
+                f"TPOT at concurrency {high['concurrency']} ({high['tpot_ms']['mean']:.2f} ms) is below concurrency "
+                f"{low['concurrency']} ({low['tpot_ms']['mean']:.2f} ms): warm-up order or a data-parallel server"
+            )
+    return notes

@@ -1,0 +1,398 @@
+"""Read a Hugging Face `config.json` (a file, a model directory, or an id in the local HF cache)
+into the architecture facts the ceiling needs. Never downloads anything.
+
+Field names follow transformers' configuration classes; the accounting they feed is described in
+research/ceiling-model.md section 2.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from stackaudit.errors import InputError
+
+# Models whose MLP is not gated (2 matrices, not 3); everything else is treated as SwiGLU-like.
+_UNGATED_MLP_TYPES = frozenset(
+    {"gpt2", "gpt_neox", "gptj", "falcon", "phi", "opt", "bloom", "starcoder2", "gpt_bigcode", "mpt"}
+)
+# Architectures whose layers are not all softmax attention: their recurrent/state layers have
+# parameters this model does not count, so they are refused rather than mis-counted.
+_UNSUPPORTED_LAYER_TYPES = frozenset({"linear_attention", "mamba", "ssm", "recurrent", "conv"})
+# Model types whose accounting was checked against published totals (research section 2.2).
+VERIFIED_MODEL_TYPES = frozenset(
+    {
+        "llama", "mistral", "qwen2", "qwen3", "qwen2_moe", "qwen3_moe", "mixtral", "deepseek_v2",
+        "deepseek_v3", "kimi_k2", "glm4_moe", "glm_moe_dsa", "gpt_oss", "minimax_m2",
+    }
+)  # fmt: skip
+
+_ALIASES: dict[str, tuple[str, ...]] = {
+    "hidden_size": ("hidden_size", "n_embd", "d_model"),
+    "num_hidden_layers": ("num_hidden_layers", "n_layer", "num_layers"),
+    "num_attention_heads": ("num_attention_heads", "n_head", "num_heads"),
+    "vocab_size": ("vocab_size",),
+    "intermediate_size": ("intermediate_size", "n_inner", "ffn_hidden_size"),
+}
+
+
+@dataclass(frozen=True)
+class ModelArch:
+    """What the accounting needs from a config, normalised across model families."""
+
+    name: str
+    model_type: str
+    hidden: int
+    layers: int
+    vocab: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    intermediate: int  # dense MLP width (0 when every layer is MoE)
+    gated_mlp: bool = True
+    attention_bias: bool = False
+    tie_word_embeddings: bool = False
+    torch_dtype: str = "bfloat16"
+    # MLA (DeepSeek-V2/V3, Kimi-K2, GLM-5); kv_lora_rank == 0 means GQA/MHA.
+    q_lora_rank: int = 0
+    kv_lora_rank: int = 0
+    qk_nope_head_dim: int = 0
+    qk_rope_head_dim: int = 0
+    v_head_dim: int = 0
+    # DSA indexer (DeepSeek-V3.2, GLM-5); 0 when absent.
+    index_heads: int = 0
+    index_head_dim: int = 0
+    index_topk: int = 0
+    # MoE; n_experts == 0 means dense.
+    n_experts: int = 0
+    top_k: int = 0
+    expert_intermediate: int = 0
+    n_shared_experts: int = 0
+    shared_intermediate: int = 0
+    moe_layers: int = 0
+    expert_bias: bool = False  # gpt-oss experts carry biases
+    # Sliding-window layers read min(context, window) KV rows.
+    sliding_window: int = 0
+    sliding_layers: int = 0
+    mtp_layers: int = 0
+    quantization: Mapping[str, Any] | None = None
+    source: str = ""
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def is_mla(self) -> bool:
+        return self.kv_lora_rank > 0
+
+    @property
+    def is_moe(self) -> bool:
+        return self.n_experts > 0
+
+    @property
+    def dense_layers(self) -> int:
+        return self.layers - self.moe_layers
+
+    @property
+    def verified(self) -> bool:
+        return self.model_type in VERIFIED_MODEL_TYPES
+
+    def describe(self) -> str:
+        parts = [f"{self.layers} layers, hidden {self.hidden}"]
+        if self.is_mla:
+            parts.append(f"MLA ({self.heads} heads, kv_lora {self.kv_lora_rank})")
+        elif self.kv_heads == self.heads:
+            parts.append(f"MHA ({self.heads} heads)")
+        else:
+            parts.append(f"GQA ({self.heads} heads / {self.kv_heads} KV heads)")
+        if self.index_topk:
+            parts.append(f"DSA top-{self.index_topk}")
+        if self.is_moe:
+            moe = f"MoE {self.n_experts} experts top-{self.top_k}"
+            if self.n_shared_experts:
+                moe += f" + {self.n_shared_experts} shared"
+            if self.dense_layers:
+                moe += f", {self.dense_layers} dense layers"
+            parts.append(moe)
+        if self.sliding_layers:
+            parts.append(f"{self.sliding_layers} sliding-window layers ({self.sliding_window})")
+        return ", ".join(parts)
+
+
+# ------------------------------------------------------------------ locating the config
+
+
+def hf_hub_cache_dirs(env: Mapping[str, str] | None = None) -> list[Path]:
+    """Where huggingface_hub keeps its cache, in its own order of precedence."""
+    env = os.environ if env is None else env
+    dirs: list[Path] = []
+    if env.get("HF_HUB_CACHE"):
+        dirs.append(Path(env["HF_HUB_CACHE"]))
+    if env.get("HUGGINGFACE_HUB_CACHE"):
+        dirs.append(Path(env["HUGGINGFACE_HUB_CACHE"]))
+    if env.get("HF_HOME"):
+        dirs.append(Path(env["HF_HOME"]) / "hub")
+    xdg = env.get("XDG_CACHE_HOME")
+    dirs.append(Path(xdg) / "huggingface" / "hub" if xdg else Path.home() / ".cache" / "huggingface" / "hub")
+    return dirs
+
+
+def _from_hf_cache(model_id: str, env: Mapping[str, str] | None = None) -> Path | None:
+    """config.json of `org/name` in the local cache: the snapshot `refs/main` points at, else the newest."""
+    repo_dir_name = "models--" + model_id.replace("/", "--")
+    for cache in hf_hub_cache_dirs(env):
+        repo = cache / repo_dir_name
+        snapshots = repo / "snapshots"
+        if not snapshots.is_dir():
+            continue
+        ref = repo / "refs" / "main"
+        if ref.is_file():
+            candidate = snapshots / ref.read_text(encoding="utf-8").strip() / "config.json"
+            if candidate.is_file():
+                return candidate
+        configs = sorted(snapshots.glob("*/config.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+        if configs:
+            return configs[0]
+    return None
+
+
+def resolve_config_path(model: str, env: Mapping[str, str] | None = None) -> Path:
+    """`--model` value -> path of a config.json: a file, a directory holding one, or a cached id."""
+    path = Path(model).expanduser()
+    if path.is_file():
+        return path
+    if path.is_dir():
+        candidate = path / "config.json"
+        if candidate.is_file():
+            return candidate
+        raise InputError(f"{model}: directory has no config.json")
+    if model.count("/") == 1 and not model.startswith((".", "/")):
+        cached = _from_hf_cache(model, env)
+        if cached is not None:
+            return cached
+        looked = ", ".join(str(d) for d in hf_hub_cache_dirs(env))
+        raise InputError(
+            f"model {model!r} is not a file, a directory, or in the local Hugging Face cache "
+            f"(looked in {looked}); stackaudit never downloads: pass the path of its config.json"
+        )
+    raise InputError(f"{model}: no such file or directory")
+
+
+def read_config(path: Path) -> dict[str, Any]:
+    """Parse config.json; also merges a ModelOpt `hf_quant_config.json` found next to it."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"{path}: not a JSON config ({exc})") from exc
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: not a JSON object, so not a Hugging Face config.json")
+    modelopt = path.parent / "hf_quant_config.json"
+    if "quantization_config" not in data and modelopt.is_file():
+        try:
+            extra = json.loads(modelopt.read_text(encoding="utf-8"))
+            quant = extra.get("quantization", extra)
+            if isinstance(quant, dict):
+                data["quantization_config"] = {"quant_method": "modelopt", **quant}
+        except (OSError, ValueError):
+            pass  # an unreadable side file only loses the default precision; --weights still works
+    data.setdefault("_source", str(path))
+    return data
+
+
+# ------------------------------------------------------------------ parsing the fields
+
+
+def _get(cfg: Mapping[str, Any], key: str) -> Any:
+    for alias in _ALIASES.get(key, (key,)):
+        if cfg.get(alias) is not None:
+            return cfg[alias]
+    return None
+
+
+def _int(cfg: Mapping[str, Any], key: str, default: int = 0) -> int:
+    value = _get(cfg, key)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise InputError(f"config field {key} must be a non-negative number, got {value!r}")
+    return int(value)
+
+
+def _moe_layer_flags(cfg: Mapping[str, Any], layers: int) -> list[bool]:
+    """Which layers are MoE, from whichever convention the family uses."""
+    types = cfg.get("mlp_layer_types")
+    if isinstance(types, list) and len(types) == layers:
+        return [str(t).lower() in ("sparse", "moe") for t in types]
+    first_dense = _int(cfg, "first_k_dense_replace")
+    freq = max(1, _int(cfg, "moe_layer_freq", 1))
+    step = max(1, _int(cfg, "decoder_sparse_step", 1))
+    mlp_only = {int(i) for i in cfg.get("mlp_only_layers") or []}
+    return [
+        i >= first_dense and i % freq == 0 and (i + 1) % step == 0 and i not in mlp_only
+        for i in range(layers)
+    ]
+
+
+def parse_arch(raw: Mapping[str, Any], name: str | None = None) -> ModelArch:
+    """Normalise a config dict; an InputError names every missing field."""
+    cfg: dict[str, Any] = dict(raw)
+    notes: list[str] = []
+    text_config = cfg.get("text_config")
+    if isinstance(text_config, dict):
+        # Multimodal wrappers (Kimi-K2.5, Qwen3.5, Llama-4): decode runs the text model only.
+        cfg = {**cfg, **text_config}
+        notes.append("text model of a multimodal config (text_config); the vision tower is not read in decode")
+    model_type = str(cfg.get("model_type") or "unknown")
+
+    layer_types = cfg.get("layer_types") or []
+    odd = sorted({str(t) for t in layer_types} & _UNSUPPORTED_LAYER_TYPES)
+    if odd:
+        raise InputError(
+            f"model_type {model_type!r} has {', '.join(odd)} layers (layer_types); "
+            "their state and parameters are not modelled by the ceiling yet"
+        )
+    if cfg.get("hybrid_override_pattern") or cfg.get("ssm_cfg") or cfg.get("mamba_d_state"):
+        raise InputError(f"model_type {model_type!r} is a hybrid Mamba/attention model; not modelled by the ceiling yet")
+
+    n_experts = _int(cfg, "n_routed_experts") or _int(cfg, "num_local_experts") or _int(cfg, "num_experts")
+    required = ["hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size"]
+    if n_experts:
+        if _get(cfg, "num_experts_per_tok") is None and _get(cfg, "experts_per_token") is None:
+            required.append("num_experts_per_tok")
+        if _get(cfg, "moe_intermediate_size") is None:
+            required.append("intermediate_size")
+    else:
+        required.append("intermediate_size")
+    missing = [key for key in required if _get(cfg, key) is None]
+    if missing:
+        raise InputError(
+            f"config (model_type {model_type!r}) lacks {', '.join(missing)}: "
+            "cannot count parameters; is this a Hugging Face config.json of a decoder LLM?"
+        )
+
+    hidden = _int(cfg, "hidden_size")
+    layers = _int(cfg, "num_hidden_layers")
+    heads = _int(cfg, "num_attention_heads")
+    if min(hidden, layers, heads) == 0:
+        raise InputError("config: hidden_size, num_hidden_layers and num_attention_heads must be positive")
+    kv_heads = _int(cfg, "num_key_value_heads") or heads
+    head_dim = _int(cfg, "head_dim") or hidden // heads
+    intermediate = _int(cfg, "intermediate_size")
+
+    top_k = 0
+    moe_layers = 0
+    expert_intermediate = 0
+    n_shared = 0
+    shared_intermediate = 0
+    if n_experts:
+        top_k = _int(cfg, "num_experts_per_tok") or _int(cfg, "experts_per_token")
+        if not 0 < top_k <= n_experts:
+            raise InputError(f"config: num_experts_per_tok {top_k} must be between 1 and the {n_experts} experts")
+        expert_intermediate = _int(cfg, "moe_intermediate_size") or intermediate
+        moe_layers = sum(_moe_layer_flags(cfg, layers))
+        if _int(cfg, "n_shared_experts"):
+            n_shared = _int(cfg, "n_shared_experts")
+            shared_intermediate = expert_intermediate
+        elif _int(cfg, "shared_expert_intermediate_size"):
+            n_shared = 1  # Qwen2-MoE: one shared expert of its own width
+            shared_intermediate = _int(cfg, "shared_expert_intermediate_size")
+
+    window = cfg.get("sliding_window")
+    sliding_layers = 0
+    sliding_window = 0
+    if isinstance(window, int) and window > 0 and cfg.get("use_sliding_window", True) is not False:
+        sliding_window = window
+        if layer_types:
+            sliding_layers = sum(1 for t in layer_types if "sliding" in str(t))
+        elif cfg.get("sliding_window_pattern"):
+            pattern = int(cfg["sliding_window_pattern"])  # Gemma: every pattern-th layer is global
+            sliding_layers = layers - layers // pattern
+        else:
+            sliding_layers = layers  # Mistral-7B v0.1 style: every layer windowed
+
+    kv_lora = _int(cfg, "kv_lora_rank")
+    if kv_lora:
+        missing_mla = [k for k in ("qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim") if cfg.get(k) is None]
+        if missing_mla:
+            raise InputError(f"config has kv_lora_rank (MLA) but lacks {', '.join(missing_mla)}")
+
+    if cfg.get("tie_word_embeddings"):
+        notes.append("tied embeddings: lm_head is still read in full every token (tying halves storage, not traffic)")
+    mtp = _int(cfg, "num_nextn_predict_layers") or _int(cfg, "mtp_num_hidden_layers")
+    if mtp:
+        notes.append(f"{mtp} MTP/NextN layer(s) not counted: read only with speculative MTP on")
+
+    dtype = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16")
+    quant = cfg.get("quantization_config")
+    display = name or str(cfg.get("_name_or_path") or "") or Path(str(cfg.get("_source", "model"))).parent.name
+    return ModelArch(
+        name=display or model_type,
+        model_type=model_type,
+        hidden=hidden,
+        layers=layers,
+        vocab=_int(cfg, "vocab_size"),
+        heads=heads,
+        kv_heads=kv_heads,
+        head_dim=head_dim,
+        intermediate=intermediate,
+        gated_mlp=model_type not in _UNGATED_MLP_TYPES,
+        attention_bias=bool(cfg.get("attention_bias") or cfg.get("qkv_bias")),
+        tie_word_embeddings=bool(cfg.get("tie_word_embeddings")),
+        torch_dtype=dtype,
+        q_lora_rank=_int(cfg, "q_lora_rank"),
+        kv_lora_rank=kv_lora,
+        qk_nope_head_dim=_int(cfg, "qk_nope_head_dim"),
+        qk_rope_head_dim=_int(cfg, "qk_rope_head_dim"),
+        v_head_dim=_int(cfg, "v_head_dim"),
+        index_heads=_int(cfg, "index_n_heads"),
+        index_head_dim=_int(cfg, "index_head_dim"),
+        index_topk=_int(cfg, "index_topk"),
+        n_experts=n_experts,
+        top_k=top_k,
+        expert_intermediate=expert_intermediate,
+        n_shared_experts=n_shared,
+        shared_intermediate=shared_intermediate,
+        moe_layers=moe_layers,
+        expert_bias=model_type == "gpt_oss",
+        sliding_window=sliding_window,
+        sliding_layers=sliding_layers,
+        mtp_layers=mtp,
+        quantization=quant if isinstance(quant, dict) else None,
+        source=str(cfg.get("_source", "")),
+        notes=tuple(notes),
+    )
+
+
+def load_model(model: str, env: Mapping[str, str] | None = None) -> tuple[dict[str, Any], ModelArch]:
+    """`--model` value -> (raw config, parsed architecture)."""
+    path = resolve_config_path(model, env)
+    raw = read_config(path)
+    name = model if not Path(model).expanduser().exists() else None
+    if name is None:
+        base = path.parent.name
+        name = base if base and not _looks_like_hash(base) else path.parent.parent.parent.name.replace("models--", "").replace("--", "/")
+    return raw, parse_arch(raw, name=name)
+
+
+def _looks_like_hash(text: str) -> bool:
+    return len(text) == 40 and all(c in "0123456789abcdef" for c in text)
+
+
+def ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+__all__ = [
+    "VERIFIED_MODEL_TYPES",
+    "ModelArch",
+    "ceil_div",
+    "hf_hub_cache_dirs",
+    "load_model",
+    "parse_arch",
+    "read_config",
+    "resolve_config_path",
+]

@@ -1,0 +1,122 @@
+"""`audit`, `capture`, `checks`, `explain`: argument wiring only."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Optional
+
+import typer
+
+from stackaudit.cli.main import app
+from stackaudit.cli.output import emit, split_csv
+from stackaudit.errors import InputError, UsageError
+
+_FORMAT_HELP = "Output format: text, markdown or json."
+
+
+def _open_source(sources: list[str], root: str, command_timeout: float):  # type: ignore[no-untyped-def]
+    """The host to audit: live (optionally under --root), a snapshot, or pasted text files."""
+    if sources:
+        from stackaudit.host.memory import is_snapshot, load_snapshot
+        from stackaudit.importers.registry import load_pasted
+
+        for path in sources:
+            if not os.path.exists(path):
+                raise InputError(f"--from {path}: no such file or directory")
+        if len(sources) == 1 and is_snapshot(sources[0]):
+            return load_snapshot(sources[0])
+        snapshots = [p for p in sources if is_snapshot(p)]
+        if snapshots:
+            raise UsageError("--from takes one snapshot, or any number of pasted-output text files, not both")
+        return load_pasted(sources)
+    from stackaudit.host.live import LiveHost
+
+    if not os.path.isdir(root):
+        raise InputError(f"--root {root}: not a directory")
+    return LiveHost(root=root, command_timeout=command_timeout)
+
+
+def _run_with_progress(host, options, show: bool):  # type: ignore[no-untyped-def]
+    from stackaudit.engine.runner import run_audit
+
+    if not show:
+        return run_audit(host, options)
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    with console.status("collecting facts and running checks…", spinner="dots"):
+        return run_audit(host, options)
+
+
+@app.command()
+def audit(
+    sources: Optional[list[str]] = typer.Option(
+        None, "--from", help="Audit a snapshot (.tar.gz or directory) or pasted command outputs (text files)."
+    ),
+    fmt: str = typer.Option("text", "--format", "-f", help=_FORMAT_HELP),
+    output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the report to FILE."),
+    select: Optional[list[str]] = typer.Option(None, "--select", help="Only these check IDs or domains (comma list)."),
+    ignore: Optional[list[str]] = typer.Option(None, "--ignore", help="Skip these check IDs or domains."),
+    fail_on: Optional[str] = typer.Option(None, "--fail-on", help="Exit 1 on a result at or above P0, P1 or P2."),
+    waivers: Optional[str] = typer.Option(None, "--waivers", help="Waiver file (default: ./stackaudit.toml)."),
+    root: str = typer.Option("/", "--root", help="Audit a host filesystem mounted at this directory."),
+    deadline: float = typer.Option(20.0, "--deadline", help="Seconds for the whole fact collection."),
+    command_timeout: float = typer.Option(10.0, "--command-timeout", help="Seconds for each command."),
+    color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force colours on or off."),
+) -> None:
+    """Audit this machine (or a snapshot / pasted outputs) and print the consolidated report."""
+    from stackaudit.engine.runner import AuditOptions
+    from stackaudit.report.render import FAIL_ON, FORMATS, exit_code, render
+    from stackaudit.report.waivers import find_waivers
+
+    if fmt not in FORMATS:
+        raise UsageError(f"--format: choose one of {', '.join(FORMATS)}, not {fmt!r}")
+    if fail_on and fail_on.upper() not in FAIL_ON:
+        raise UsageError(f"--fail-on takes P0, P1 or P2, not {fail_on!r}")
+    if deadline <= 0 or command_timeout <= 0:
+        raise UsageError("--deadline and --command-timeout must be positive")
+    options = AuditOptions(select=split_csv(select), ignore=split_csv(ignore), deadline_s=deadline,
+                           waivers=find_waivers(waivers))
+    host = _open_source(list(sources or []), root, command_timeout)
+    show_progress = sys.stderr.isatty() and not sources
+    report = _run_with_progress(host, options, show_progress)
+    use_color = color if color is not None else (fmt == "text" and not output and sys.stdout.isatty())
+    emit(render(report, fmt, color=use_color), output)
+    raise typer.Exit(exit_code(report, fail_on))
+
+
+@app.command()
+def capture(
+    output: str = typer.Option(..., "--output", "-o", help="Snapshot to write: FILE.tar.gz, or a directory."),
+    root: str = typer.Option("/", "--root", help="Capture a host filesystem mounted at this directory."),
+    deadline: float = typer.Option(20.0, "--deadline", help="Seconds for the whole fact collection."),
+    command_timeout: float = typer.Option(10.0, "--command-timeout", help="Seconds for each command."),
+) -> None:
+    """Record everything the audit reads into a snapshot (secrets redacted), to audit elsewhere."""
+    from stackaudit.capture import capture_host
+
+    if os.path.exists(output) and not (os.path.isdir(output) and not os.listdir(output)):
+        raise InputError(f"{output} exists; choose a new path (nothing was overwritten)")
+    host = _open_source([], root, command_timeout)
+    summary = capture_host(host, output, deadline)
+    sys.stderr.write(f"stackaudit: wrote {output} ({summary})\n")
+
+
+@app.command("checks")
+def list_checks(
+    fmt: str = typer.Option("text", "--format", "-f", help=_FORMAT_HELP),
+    output: Optional[str] = typer.Option(None, "--output", "-o", help="Write to FILE."),
+) -> None:
+    """List the catalogue: ID, domain, severity, summary."""
+    from stackaudit.catalogue import render_catalogue
+
+    emit(render_catalogue(fmt), output)
+
+
+@app.command()
+def explain(check_id: str = typer.Argument(..., help="A check ID, e.g. KERN-NUMA-BALANCING.")) -> None:
+    """Print one check's documentation: what it reads, the bad value, why, the fix, the traps."""
+    from stackaudit.catalogue import explain_check
+
+    emit(explain_check(check_id), None)

@@ -1,0 +1,1 @@
+"""Ranking, renderers (text, markdown, json) and exit codes."""

@@ -1,0 +1,40 @@
+"""Pick a renderer; compute the exit code from --fail-on (DESIGN.md, "Exit codes")."""
+
+from __future__ import annotations
+
+from stackaudit.engine.runner import Report
+from stackaudit.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+
+FORMATS = ("text", "markdown", "json")
+FAIL_ON = ("P0", "P1", "P2")
+
+
+def render(report: Report, fmt: str, color: bool = False) -> str:
+    if fmt == "json":
+        from stackaudit.report.json_report import render_json
+
+        return render_json(report)
+    if fmt == "markdown":
+        from stackaudit.report.markdown import render_markdown
+
+        return render_markdown(report)
+    if fmt == "text":
+        from stackaudit.report.text import render_text
+
+        return render_text(report, color=color)
+    raise UsageError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
+
+
+def exit_code(report: Report, fail_on: str | None) -> int:
+    """1 when a non-waived issue is at or above `fail_on`, or any check errored; else 0."""
+    if not fail_on:
+        return EXIT_OK
+    level = fail_on.upper()
+    if level not in FAIL_ON:
+        raise UsageError(f"--fail-on takes P0, P1 or P2, not {fail_on!r}")
+    gate = FAIL_ON[: FAIL_ON.index(level) + 1]
+    if any(r.priority in gate for r in report.issues()):
+        return EXIT_FINDINGS
+    if any(r.status == "error" and not r.waived for r in report.results):
+        return EXIT_FINDINGS
+    return EXIT_OK

@@ -1,0 +1,112 @@
+"""What goes in which section of the report, in which order (shared by text and markdown)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from stackaudit.engine.results import Result
+from stackaudit.engine.runner import Report
+
+FIX_COST_WORDS = {
+    "runtime": "no reboot (takes effect now)",
+    "restart": "restart of the serving engine",
+    "driver-reload": "driver reload (all GPU work stops)",
+    "reboot": "reboot",
+    "bios": "BIOS change (reboot into setup)",
+    "hardware": "hardware or hypervisor change",
+    "none": "nothing to do",
+}
+_COST_ORDER = ("runtime", "restart", "driver-reload", "reboot", "bios", "hardware", "none")
+_SEVERITY_ORDER = ("high", "medium", "low")
+
+
+@dataclass(frozen=True)
+class Sections:
+    fixes: dict[str, list[Result]]
+    waived: list[Result]
+    negatives: list[Result]
+    good: list[Result]
+    unknown: list[Result]
+    errors: list[Result]
+    not_applicable: list[Result]
+
+
+def rank(results: list[Result]) -> list[Result]:
+    """Within a priority: more severe first, then cheaper to fix, then by ID."""
+    return sorted(results, key=lambda r: (
+        _SEVERITY_ORDER.index(r.severity) if r.severity in _SEVERITY_ORDER else 9,
+        _COST_ORDER.index(r.fix_cost) if r.fix_cost in _COST_ORDER else 9,
+        r.id,
+    ))
+
+
+def sections(report: Report) -> Sections:
+    issues = report.issues()
+    return Sections(
+        fixes={p: rank([r for r in issues if r.priority == p]) for p in ("P0", "P1", "P2")},
+        waived=[r for r in report.results if r.waived],
+        negatives=report.by_status("not-an-issue"),
+        good=report.by_status("ok"),
+        unknown=[r for r in report.by_status("unknown") if not r.waived],
+        errors=[r for r in report.by_status("error") if not r.waived],
+        not_applicable=report.by_status("not-applicable"),
+    )
+
+
+def show_value(value: Any, limit: int = 160) -> str:
+    if value is None:
+        return "—"
+    text = value if isinstance(value, str) else json.dumps(value, default=str, sort_keys=True)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def headline_lines(report: Report) -> list[str]:
+    h = report.host
+    gpus = h.get("gpus") or {}
+    gpu_text = "unknown" if gpus.get("count") is None else f"{gpus['count']} NVIDIA"
+    if gpus.get("names"):
+        gpu_text += f" ({', '.join(gpus['names'])})"
+    container = h.get("container")
+    container_text = "unknown" if container is None else ("no" if container == "none" else container)
+    source = report.source.get("kind", "live")
+    if source != "live":
+        source += f": {report.source.get('path', '')}"
+    summary = report.summary()
+    pri = summary["by_priority"]
+    st = summary["by_status"]
+    lines = [
+        f"Host {h.get('hostname') or '?'} · kernel {h.get('kernel') or '?'} · CPU {h.get('cpu') or '?'}"
+        + (f" ×{h['sockets']}" if h.get("sockets") and h["sockets"] > 1 else ""),
+        f"Container: {container_text} · GPUs: {gpu_text} · NUMA nodes: {h.get('numa_nodes') or '?'} · source: {source}",
+        f"P0 {pri['P0']} · P1 {pri['P1']} · P2 {pri['P2']} · not-an-issue {st['not-an-issue']} · ok {st['ok']} · "
+        f"unknown {st['unknown']} · n/a {st['not-applicable']} · errors {st['error']}"
+        + (f" · waived {summary['waived']}" if summary["waived"] else ""),
+    ]
+    if h.get("ceiling"):
+        lines.append(f"Ceiling: {h['ceiling']}")
+    if h.get("uid") not in (0, None, -1):
+        lines.append("Not running as root: some reads are blind and reported under 'Could not check'.")
+    return lines
+
+
+def in_container(report: Report) -> bool:
+    return report.host.get("container") not in (None, "none")
+
+
+def fix_lines(result: Result, audit_in_container: bool) -> list[str]:
+    """The fix of an issue: runtime and persistent forms, what it costs, and where to apply it."""
+    fix = result.fix
+    if fix is None:
+        return []
+    lines = []
+    if fix.runtime:
+        lines.append(f"now: {fix.runtime}")
+    if fix.persistent:
+        lines.append(f"persistent: {fix.persistent}")
+    where = " · only on the container's host" if audit_in_container and result.scope == "host" else ""
+    lines.append(f"cost: {FIX_COST_WORDS.get(fix.cost, fix.cost)}{where}")
+    if fix.note:
+        lines.append(fix.note)
+    return lines
