@@ -126,7 +126,9 @@ def vm(virtualization: Virtualization, pci: PciDevices | None = None) -> Outcome
         actual=virtualization.vm)
 
 
-def _nps_label(cpu: CpuInfo | None, nodes: int, sockets: int) -> str:
+def _nps_label(cpu: CpuInfo | None, nodes: int, sockets: int | None) -> str:
+    if sockets is None:
+        return f"{nodes} NUMA node(s), socket count not in the source"
     per_socket = nodes // sockets if sockets and nodes % sockets == 0 else None
     if per_socket is None:
         return f"{nodes} NUMA nodes on {sockets} socket(s)"
@@ -159,11 +161,11 @@ def numa_nps(numa: NumaTopology, cpu: CpuInfo | None = None, pci: PciDevices | N
 
     Traps: NPS1 on a single socket is normal; there is no universally best NPS value.
     """
-    sockets = (cpu.sockets if cpu is not None and cpu.sockets else None) or 1
+    sockets = cpu.sockets if cpu is not None and cpu.sockets else None
     layout = _nps_label(cpu, numa.count, sockets)
     gpu_nodes = {g.bdf: g.numa_node for g in pci.nvidia_gpus} if pci is not None else {}
     no_locality = [b for b, n in gpu_nodes.items() if n == -1]
-    if no_locality and (sockets > 1 or numa.count > 1):
+    if no_locality and ((sockets or 1) > 1 or numa.count > 1):
         return issue(f"{layout}, but {len(no_locality)} GPU(s) report NUMA node -1: the firmware gives no locality",
                      actual={"layout": layout, "gpu_numa_nodes": gpu_nodes}, expected="every GPU on a NUMA node",
                      subjects=no_locality)

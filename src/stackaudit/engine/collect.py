@@ -13,7 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from stackaudit.facts.registry import PROVIDERS, FactUnavailable, Provider
-from stackaudit.host.base import DEFAULT_COMMAND_TIMEOUT_S, MAX_FILE_BYTES, CommandResult, Host, HostMeta, NotCaptured
+from stackaudit.host.base import (
+    DEFAULT_COMMAND_TIMEOUT_S,
+    MAX_FILE_BYTES,
+    CommandResult,
+    Host,
+    HostMeta,
+    NotCaptured,
+)
 
 T = TypeVar("T")
 DEFAULT_DEADLINE_S = 20.0

@@ -20,6 +20,11 @@ from stackaudit.host.base import Host, NotCaptured, read_text
 
 CPU_SYS = "/sys/devices/system/cpu"
 CPUFREQ_DIR = f"{CPU_SYS}/cpufreq"
+BOOST = f"{CPUFREQ_DIR}/boost"
+NO_TURBO = f"{CPU_SYS}/intel_pstate/no_turbo"
+MAX_PERF_PCT = f"{CPU_SYS}/intel_pstate/max_perf_pct"
+INTEL_PSTATE_STATUS = f"{CPU_SYS}/intel_pstate/status"
+AMD_PSTATE_STATUS = f"{CPU_SYS}/amd_pstate/status"
 # How many policies have their frequency limits read (first, last and evenly spread between).
 FREQ_SAMPLE = 8
 # Upper bound on policies read at all (governor + EPP each): a 1024-CPU host reads 2048 tiny files.
@@ -98,6 +103,10 @@ class CpuFreq:
     @property
     def present(self) -> bool:
         return bool(self.policies)
+
+    def knows(self, path: str) -> bool:
+        """False when `path` could not be read or is not in the source (its None means unknown)."""
+        return path not in self.unread
 
     @property
     def covered_cpus(self) -> tuple[int, ...]:
@@ -208,21 +217,18 @@ def cpufreq(ctx: FactContext) -> CpuFreq:
                 **kw,
             )
         )
-    if not names and f"{CPU_SYS}/present" in unread and not entries:
-        # Nothing at all about cpufreq in this source (e.g. a pasted lspci): say so, not "no driver".
-        pass
     return CpuFreq(
-        driver=driver or (None if not names else ""),
+        driver=(driver or "") if names else None,
         policies=tuple(policies),
         cpus_present=cpus_present,
         available_governors=governors_avail,
         available_epp=epp_avail,
-        boost=_read(host, f"{CPUFREQ_DIR}/boost", unread),
-        intel_pstate_status=_read(host, f"{CPU_SYS}/intel_pstate/status", unread),
-        intel_no_turbo=_read(host, f"{CPU_SYS}/intel_pstate/no_turbo", unread),
-        intel_max_perf_pct=_int(_read(host, f"{CPU_SYS}/intel_pstate/max_perf_pct", unread)),
+        boost=_read(host, BOOST, unread),
+        intel_pstate_status=_read(host, INTEL_PSTATE_STATUS, unread),
+        intel_no_turbo=_read(host, NO_TURBO, unread),
+        intel_max_perf_pct=_int(_read(host, MAX_PERF_PCT, unread)),
         intel_min_perf_pct=_int(_read(host, f"{CPU_SYS}/intel_pstate/min_perf_pct", unread)),
-        amd_pstate_status=_read(host, f"{CPU_SYS}/amd_pstate/status", unread),
+        amd_pstate_status=_read(host, AMD_PSTATE_STATUS, unread),
         unread=frozenset(unread),
     )
 

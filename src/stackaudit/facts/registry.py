@@ -28,7 +28,10 @@ class FactUnavailable(Exception):
 class FactContext(Protocol):
     """What a provider gets: the host and access to other facts (which may block until ready)."""
 
-    host: Host
+    @property
+    def host(self) -> Host:
+        """The host being audited."""
+        ...
 
     def fact(self, name: str, kind: type[T]) -> T:
         """Another fact's value; raises FactUnavailable when that fact is unavailable."""

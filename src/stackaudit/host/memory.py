@@ -62,8 +62,8 @@ class HostRecord:
     def merge(self, other: HostRecord) -> None:
         self.files.update(other.files)
         self.links.update(other.links)
-        for path, entries in other.dirs.items():
-            self.dirs[path] = sorted(set(self.dirs.get(path, [])) | set(entries))
+        for path, names in other.dirs.items():
+            self.dirs[path] = sorted(set(self.dirs.get(path, [])) | set(names))
         self.commands.update(other.commands)
         self.which.update(other.which)
         for kind, entries in other.errors.items():
@@ -237,15 +237,15 @@ def load_snapshot(path: str) -> MemoryHost:
         else:
             with tarfile.open(path, "r:*") as tar:
                 for member in tar.getmembers():
-                    rel = posixpath.normpath(member.name).lstrip("./")
+                    rel = posixpath.normpath(member.name).lstrip("/")
                     if rel.startswith("../"):
                         continue
                     if member.issym():
                         entries[rel] = ("link", member.linkname)
                     elif member.isfile():
-                        fh = tar.extractfile(member)
-                        if fh is not None:
-                            entries[rel] = ("file", fh.read())
+                        member_file = tar.extractfile(member)
+                        if member_file is not None:
+                            entries[rel] = ("file", member_file.read())
     except (OSError, tarfile.TarError, EOFError) as exc:
         raise InputError(f"cannot read snapshot {path}: {exc}") from exc
     # A snapshot tarball may hold one top directory: strip it when meta.json sits below it.
@@ -281,8 +281,8 @@ def write_snapshot(record: HostRecord, out_path: str) -> None:
     members: list[tuple[str, bytes | None, str | None]] = [("meta.json", _json_bytes(record.meta), None)]
     for path, data in sorted(record.files.items()):
         members.append(("fs" + path, data, None))
-    for path, target in sorted(record.links.items()):
-        members.append(("fs" + path, None, target))
+    for path, link in sorted(record.links.items()):
+        members.append(("fs" + path, None, link))
     for argv, result in sorted(record.commands.items()):
         members.append(("cmd/" + command_file_name(argv), _json_bytes(result.to_json()), None))
     for query, value in sorted(record.nvml.items()):
@@ -293,30 +293,30 @@ def write_snapshot(record: HostRecord, out_path: str) -> None:
     if out_path.endswith((".tar.gz", ".tgz")):
         tmp = out_path + ".part"
         with tarfile.open(tmp, "w:gz") as tar:
-            for name, data, target in members:
-                info = tarfile.TarInfo(name)
+            for member_name, content, link_target in members:
+                info = tarfile.TarInfo(member_name)
                 info.mtime = 0
-                if target is not None:
+                if link_target is not None:
                     info.type = tarfile.SYMTYPE
-                    info.linkname = target
+                    info.linkname = link_target
                     tar.addfile(info)
                 else:
-                    assert data is not None
-                    info.size = len(data)
+                    assert content is not None
+                    info.size = len(content)
                     info.mode = 0o644
-                    tar.addfile(info, io.BytesIO(data))
+                    tar.addfile(info, io.BytesIO(content))
         os.replace(tmp, out_path)
         return
-    for name, data, target in members:
-        full = os.path.join(out_path, name)
+    for member_name, content, link_target in members:
+        full = os.path.join(out_path, member_name)
         os.makedirs(os.path.dirname(full), exist_ok=True)
-        if target is not None:
+        if link_target is not None:
             if not os.path.lexists(full):
-                os.symlink(target, full)
+                os.symlink(link_target, full)
         else:
-            assert data is not None
+            assert content is not None
             with open(full, "wb") as fh:
-                fh.write(data)
+                fh.write(content)
 
 
 def _json_bytes(value: Any) -> bytes:

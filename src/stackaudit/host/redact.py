@@ -72,7 +72,7 @@ def redact_argv(argv: list[str]) -> list[str]:
             out.append(REDACTED)
             hide_next = False
             continue
-        flag, eq, _value = arg.partition("=")
+        flag, eq, _ = arg.partition("=")
         if flag in SECRET_FLAGS:
             if eq:
                 out.append(f"{flag}={REDACTED}")

@@ -1,0 +1,178 @@
+"""The run history: an SQLite database in the user's data directory (`--db` to choose).
+
+One row per run (its report as JSON, which holds no secret) and one row per measured request
+(TPOT, TTFT, E2E, output tokens), so that `bench compare` can test per-request distributions
+rather than two means.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from stackaudit.errors import InputError
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    started TEXT NOT NULL,
+    label TEXT,
+    url TEXT,
+    model TEXT,
+    server_type TEXT,
+    server_version TEXT,
+    result TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS requests (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    level TEXT NOT NULL,
+    repeat INTEGER NOT NULL,
+    ok INTEGER NOT NULL,
+    tpot_ms REAL,
+    ttft_ms REAL,
+    e2e_ms REAL,
+    output_tokens INTEGER
+);
+CREATE INDEX IF NOT EXISTS requests_by_run ON requests(run_id, level);
+"""
+STORE_VERSION = "1"
+
+
+def default_db_path() -> str:
+    from platformdirs import user_data_dir
+
+    return os.path.join(user_data_dir("stackaudit", appauthor=False), "bench.sqlite3")
+
+
+@dataclass
+class StoredRun:
+    id: int
+    started: str
+    label: str | None
+    result: dict[str, Any]
+
+
+@dataclass
+class RequestRow:
+    level: str
+    repeat: int
+    ok: bool
+    tpot_ms: float | None
+    ttft_ms: float | None
+    e2e_ms: float | None
+    output_tokens: int
+
+
+class History:
+    def __init__(self, path: str | None = None) -> None:
+        self.path = path or default_db_path()
+        directory = os.path.dirname(os.path.abspath(self.path))
+        try:
+            os.makedirs(directory, exist_ok=True)
+            self._db = sqlite3.connect(self.path)
+            self._db.executescript(_SCHEMA)
+            self._db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('store_version', ?)", (STORE_VERSION,))
+            self._db.commit()
+        except (OSError, sqlite3.Error) as exc:
+            raise InputError(f"cannot open the history database {self.path}: {exc}") from None
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> History:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def add(self, result: dict[str, Any], requests: dict[str, list[tuple[int, Any]]]) -> int:
+        """Store a run; `requests` maps a level key to (repeat, RequestRecord) pairs. Returns the run id."""
+        from stackaudit.bench.metrics import per_request_rows
+
+        server = result.get("server", {})
+        with self._db:
+            cursor = self._db.execute(
+                "INSERT INTO runs(started, label, url, model, server_type, server_version, result) VALUES (?,?,?,?,?,?,?)",
+                (
+                    result.get("started", ""),
+                    result.get("label"),
+                    server.get("url"),
+                    server.get("model_used"),
+                    server.get("server_type"),
+                    server.get("server_version"),
+                    "{}",
+                ),
+            )
+            run_id = int(cursor.lastrowid or 0)
+            result["run_id"] = run_id
+            self._db.execute("UPDATE runs SET result = ? WHERE id = ?", (json.dumps(result), run_id))
+            for level, pairs in requests.items():
+                rows = per_request_rows([record for _, record in pairs])
+                self._db.executemany(
+                    "INSERT INTO requests(run_id, level, repeat, ok, tpot_ms, ttft_ms, e2e_ms, output_tokens) "
+                    "VALUES (?,?,?,?,?,?,?,?)",
+                    [
+                        (run_id, level, repeat, ok, tpot, ttft, e2e, n)
+                        for (repeat, _), (tpot, ttft, e2e, n, ok) in zip(pairs, rows)
+                    ],
+                )
+        return run_id
+
+    def add_rows(self, result: dict[str, Any], rows: list[RequestRow]) -> int:
+        """Store a run from ready-made per-request rows (imports, tests)."""
+        server = result.get("server", {})
+        with self._db:
+            cursor = self._db.execute(
+                "INSERT INTO runs(started, label, url, model, server_type, server_version, result) VALUES (?,?,?,?,?,?,?)",
+                (result.get("started", ""), result.get("label"), server.get("url"), server.get("model_used"),
+                 server.get("server_type"), server.get("server_version"), "{}"),
+            )
+            run_id = int(cursor.lastrowid or 0)
+            result["run_id"] = run_id
+            self._db.execute("UPDATE runs SET result = ? WHERE id = ?", (json.dumps(result), run_id))
+            self._db.executemany(
+                "INSERT INTO requests(run_id, level, repeat, ok, tpot_ms, ttft_ms, e2e_ms, output_tokens) VALUES (?,?,?,?,?,?,?,?)",
+                [(run_id, r.level, r.repeat, int(r.ok), r.tpot_ms, r.ttft_ms, r.e2e_ms, r.output_tokens) for r in rows],
+            )
+        return run_id
+
+    def list_runs(self, limit: int = 50) -> list[StoredRun]:
+        rows = self._db.execute(
+            "SELECT id, started, label, result FROM runs ORDER BY id DESC LIMIT ?", (limit,)
+        ).fetchall()
+        return [StoredRun(int(r[0]), r[1], r[2], json.loads(r[3])) for r in rows]
+
+    def resolve(self, ref: str) -> int:
+        """A run reference: an id, `latest`, or `latest~N` (N runs before the latest)."""
+        text = ref.strip().lower()
+        if text.isdigit():
+            return int(text)
+        if text.startswith("latest"):
+            back = 0
+            if text != "latest":
+                if not text.startswith("latest~") or not text[7:].isdigit():
+                    raise InputError(f"run reference {ref!r}: use an id, 'latest' or 'latest~N'")
+                back = int(text[7:])
+            row = self._db.execute("SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET ?", (back,)).fetchone()
+            if row is None:
+                raise InputError(f"no run {ref!r} in {self.path}")
+            return int(row[0])
+        raise InputError(f"run reference {ref!r}: use an id, 'latest' or 'latest~N'")
+
+    def get(self, ref: str) -> StoredRun:
+        run_id = self.resolve(ref)
+        row = self._db.execute("SELECT id, started, label, result FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise InputError(f"no run {run_id} in {self.path} (see `stackaudit bench history`)")
+        return StoredRun(int(row[0]), row[1], row[2], json.loads(row[3]))
+
+    def requests(self, run_id: int) -> list[RequestRow]:
+        rows = self._db.execute(
+            "SELECT level, repeat, ok, tpot_ms, ttft_ms, e2e_ms, output_tokens FROM requests WHERE run_id = ?",
+            (run_id,),
+        ).fetchall()
+        return [RequestRow(r[0], int(r[1]), bool(r[2]), r[3], r[4], r[5], int(r[6] or 0)) for r in rows]

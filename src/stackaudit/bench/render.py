@@ -1,0 +1,265 @@
+"""Renderers for bench reports, the history list and comparisons: text, markdown, json."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+FORMATS = ("text", "markdown", "json")
+
+
+def _num(value: Any, digits: int = 1) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if isinstance(value, float):
+        return f"{value:,.{digits}f}"
+    return str(value)
+
+
+def _dist(block: dict[str, Any] | None, digits: int = 1) -> str:
+    block = block or {}
+    return "/".join(_num(block.get(k), digits) for k in ("mean", "p50", "p90", "p99"))
+
+
+def _level_name(level: dict[str, Any]) -> str:
+    if level.get("concurrency") is not None:
+        return f"c={level['concurrency']}"
+    return f"rate={level['request_rate']:g}/s"
+
+
+def _ci(block: dict[str, Any] | None, digits: int = 1) -> str:
+    block = block or {}
+    if block.get("mean") is None:
+        return "-"
+    text = _num(block["mean"], digits)
+    if block.get("ci95_half_width") is not None:
+        text += f" ± {_num(block['ci95_half_width'], digits)}"
+    if block.get("cv") is not None:
+        text += f" (CV {block['cv']:.1%})"
+    return text
+
+
+def _header_lines(result: dict[str, Any]) -> list[str]:
+    server = result.get("server", {})
+    config = result.get("config", {})
+    warmup = result.get("warmup", {})
+    version = f" {server['server_version']}" if server.get("server_version") else ""
+    run = f" · run {result['run_id']}" if result.get("run_id") else ""
+    lines = [
+        f"stackaudit bench · {server.get('url')} · model {server.get('model_used')} "
+        f"({server.get('server_type', 'unknown')}{version}){run}",
+        f"endpoint {config.get('endpoint')} · input {config.get('input_tokens')} tokens "
+        f"(sized by {config.get('prompt_tokens_source')}) · output {config.get('output_tokens')} tokens · "
+        f"EOS: {config.get('eos_suppression')} · seed {config.get('seed')} · temperature {config.get('temperature')} · "
+        f"repeats {config.get('repeats')} in order {', '.join(config.get('order', []))}",
+    ]
+    if warmup.get("mode") == "off":
+        lines.append("warm-up: off")
+    else:
+        rounds = warmup.get("rounds_tpot_ms_p50") or []
+        trail = " → ".join(f"{v:.2f}" for v in rounds)
+        state = {True: "converged", False: "did not converge", None: "fixed"}[warmup.get("converged")]
+        lines.append(f"warm-up: {warmup.get('requests')} requests, {state} (TPOT p50 per round, ms: {trail or '-'})")
+    ceiling = (result.get("client") or {}).get("ceiling")
+    if ceiling:
+        lines.append(
+            f"client ceiling: {ceiling['chunks_per_s']:,.0f} chunks/s at concurrency {ceiling['concurrency']} "
+            "(in-process null server; a lower bound)"
+        )
+    host = result.get("host") or {}
+    lines.append(f"host fingerprint: {host.get('source')}")
+    return lines
+
+
+_COLUMNS = (
+    "level", "out tok/s", "tok/s/stream", "req/s", "TTFT ms", "TPOT ms", "ITL ms", "E2E ms", "req", "err", "valid",
+)
+
+
+def _level_row(level: dict[str, Any]) -> list[str]:
+    approx = "~" if level.get("approximate_tokens") else ""
+    return [
+        _level_name(level),
+        approx + _num(level.get("output_tokens_per_s")),
+        approx + _num(level.get("output_tokens_per_s_per_stream")),
+        _num(level.get("requests_per_s"), 2),
+        _dist(level.get("ttft_ms")),
+        _dist(level.get("tpot_ms"), 2),
+        _dist(level.get("itl_ms"), 2),
+        _dist(level.get("e2e_ms")),
+        str(level.get("requests")),
+        str(level.get("errors")),
+        "yes" if level.get("valid") else "NO",
+    ]
+
+
+def _level_notes(level: dict[str, Any]) -> list[str]:
+    notes = []
+    repeats = level.get("repeats") or {}
+    if repeats.get("n", 0) > 1:
+        notes.append(
+            f"repeats: out tok/s {_ci(repeats.get('output_tokens_per_s'))}; TPOT ms {_ci(repeats.get('tpot_ms'), 2)} "
+            "(mean ± 95 % CI)"
+        )
+    per_chunk = level.get("tokens_per_chunk") or {}
+    if per_chunk.get("mean") is not None:
+        notes.append(
+            f"tokens per chunk: mean {per_chunk['mean']:.2f}, p90 {per_chunk['p90']:.2f}, max {per_chunk['max']:.0f} "
+            f"({per_chunk.get('source')}); token source: {', '.join(level.get('token_source') or []) or '-'}"
+        )
+    if level.get("achieved_concurrency") is not None:
+        notes.append(
+            f"achieved concurrency {level['achieved_concurrency']:.1f}; send lag p99 {_num(level.get('send_lag_ms_p99'), 2)} ms; "
+            f"event-loop lag p99 {_num(level.get('loop_lag_ms_p99'), 2)} ms"
+        )
+    notes.extend(f"INVALID: {reason}" for reason in level.get("invalid_reasons", []))
+    notes.extend(f"flag: {flag}" for flag in level.get("flags", []))
+    notes.extend(f"warning: {warning}" for warning in level.get("warnings", []))
+    for reason, count in (level.get("error_reasons") or {}).items():
+        notes.append(f"error ×{count}: {reason}")
+    return notes
+
+
+def _table_text(rows: list[list[str]], header: tuple[str, ...] | list[str]) -> list[str]:
+    widths = [max(len(str(h)), *(len(r[i]) for r in rows)) if rows else len(str(h)) for i, h in enumerate(header)]
+    out = ["  ".join(str(h).ljust(w) for h, w in zip(header, widths))]
+    out.extend("  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in rows)
+    return out
+
+
+def _table_markdown(rows: list[list[str]], header: tuple[str, ...] | list[str]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out.extend("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows)
+    return out
+
+
+def render_result(result: dict[str, Any], fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(result, indent=2, sort_keys=False) + "\n"
+    markdown = fmt == "markdown"
+    lines: list[str] = []
+    header = _header_lines(result)
+    if markdown:
+        lines.append("# " + header[0])
+        lines.append("")
+        lines.extend(f"- {line}" for line in header[1:])
+        lines.append("")
+    else:
+        lines.extend(header)
+        lines.append("")
+    levels = result.get("levels", [])
+    rows = [_level_row(level) for level in levels]
+    lines.append("latency columns: mean/p50/p90/p99; '~' marks approximate token counts")
+    lines.append("")
+    lines.extend(_table_markdown(rows, _COLUMNS) if markdown else _table_text(rows, _COLUMNS))
+    lines.append("")
+    for level in levels:
+        notes = _level_notes(level)
+        if notes:
+            lines.append(("### " if markdown else "") + _level_name(level))
+            lines.extend(("- " if markdown else "  ") + note for note in notes)
+            lines.append("")
+    cross = result.get("token_cross_check")
+    if cross:
+        state = "agree" if cross["agree"] else "DISAGREE"
+        lines.append(
+            f"token cross-check: client {cross['client_output_tokens']} vs server {cross['server_output_tokens']:.0f} "
+            f"({cross['server_metric']}): {state}"
+        )
+    elif not (result.get("server") or {}).get("metrics_before_after"):
+        lines.append("token cross-check: not possible (no Prometheus counters on the server)")
+    anomalies = result.get("anomalies") or []
+    if anomalies:
+        lines.append("")
+        lines.append("## Anomalies" if markdown else "Anomalies:")
+        lines.extend(("- " if markdown else "  - ") + a for a in anomalies)
+    lines.append("")
+    lines.append("## Definitions" if markdown else "Definitions:")
+    for text in (result.get("definitions") or {}).values():
+        lines.append(("- " if markdown else "  ") + text)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def render_history(runs: list[Any], fmt: str, path: str) -> str:
+    items = []
+    for run in runs:
+        result = run.result
+        server = result.get("server", {})
+        summary = []
+        for level in result.get("levels", []):
+            summary.append(f"{_level_name(level)}: {_num(level.get('output_tokens_per_s'))} tok/s, TPOT {_num((level.get('tpot_ms') or {}).get('mean'), 2)} ms")
+        items.append(
+            {
+                "run_id": run.id,
+                "started": run.started,
+                "label": run.label,
+                "url": server.get("url"),
+                "model": server.get("model_used"),
+                "server": f"{server.get('server_type')} {server.get('server_version') or ''}".strip(),
+                "levels": summary,
+            }
+        )
+    if fmt == "json":
+        return json.dumps({"schema": 1, "kind": "stackaudit.bench.history", "db": path, "runs": items}, indent=2) + "\n"
+    header = ("run", "started", "label", "model", "server", "levels")
+    rows = [
+        [str(i["run_id"]), i["started"] or "", i["label"] or "", str(i["model"]), i["server"], "; ".join(i["levels"])]
+        for i in items
+    ]
+    lines = [f"bench history: {path}", ""]
+    if not rows:
+        lines.append("no runs stored yet")
+    else:
+        lines.extend(_table_markdown(rows, header) if fmt == "markdown" else _table_text(rows, header))
+    return "\n".join(lines) + "\n"
+
+
+def _change(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.1%}"
+
+
+def render_compare(report: dict[str, Any], fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(report, indent=2) + "\n"
+    markdown = fmt == "markdown"
+    a, b = report["a"], report["b"]
+    lines = [
+        ("# " if markdown else "")
+        + f"bench compare: run {a['run_id']} ({a['started']}) → run {b['run_id']} ({b['started']})",
+        "",
+        "A change is real when Mann-Whitney U on the per-request values gives p < 0.05 and it is at least "
+        "max(3 %, the 95 % confidence half-width).",
+        "",
+    ]
+    for level in report["levels"]:
+        lines.append(
+            ("## " if markdown else "")
+            + f"{level['level']}: output {_num(level['output_tokens_per_s_a'])} → {_num(level['output_tokens_per_s_b'])} tok/s "
+            f"({_change(level['output_tokens_per_s_change'])}) — {level['verdict']}"
+        )
+        for test in level["tests"]:
+            if "mean_a" not in test:
+                lines.append(f"  {test['metric']}: {test['verdict']}")
+                continue
+            lines.append(
+                ("- " if markdown else "  ")
+                + f"{test['metric']}: mean {test['mean_a']:.2f} → {test['mean_b']:.2f} ({test['change']:+.1%}), "
+                f"p={test['p_value']:.3g}, threshold {test['threshold']:.1%}: {test['verdict']}"
+            )
+        if level["likely_causes"]:
+            lines.append(("- " if markdown else "  ") + "likely causes (what differed between the runs):")
+            for cause in level["likely_causes"]:
+                lines.append(
+                    ("  - " if markdown else "    - ") + f"[{cause['category']}] {cause['name']}: {cause['a']} → {cause['b']}"
+                )
+        lines.append("")
+    if report["levels_only_in_a"] or report["levels_only_in_b"]:
+        lines.append(f"levels only in A: {report['levels_only_in_a']}; only in B: {report['levels_only_in_b']}")
+    if not report["levels"]:
+        lines.append("no concurrency or rate level in common: nothing to compare")
+    elif not any(level["real"] for level in report["levels"]) and report["differences"]:
+        lines.append("recorded differences between the runs (none produced a real change):")
+        for cause in report["differences"]:
+            lines.append(f"  - [{cause['category']}] {cause['name']}: {cause['a']} → {cause['b']}")
+    return "\n".join(lines).rstrip() + "\n"

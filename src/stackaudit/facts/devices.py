@@ -1,0 +1,159 @@
+"""What the NVIDIA container plumbing exposed here: /dev/nvidia* nodes, the NVIDIA_* variables,
+the kernel module's version against the user-space library's, and the RDMA devices.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from stackaudit.facts.processes import ServingProcesses
+from stackaudit.facts.registry import FactContext, provider
+from stackaudit.host.base import Host, NotCaptured, read_optional
+
+# Where distributions put libnvidia-ml.so.1 (a link to libnvidia-ml.so.<driver version>).
+NVML_LIB_DIRS = (
+    "/usr/lib/x86_64-linux-gnu",
+    "/usr/lib64",
+    "/usr/lib/aarch64-linux-gnu",
+    "/usr/lib",
+    "/usr/local/nvidia/lib64",
+    "/usr/lib/wsl/lib",
+)
+ENV_NAMES = ("NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES", "CUDA_VISIBLE_DEVICES")
+
+
+@dataclass(frozen=True)
+class GpuDeviceAccess:
+    # /dev entries starting with "nvidia" (nvidia0, nvidiactl, nvidia-uvm, nvidia-caps, ...); None: not read
+    nodes: tuple[str, ...] | None
+    caps_nodes: tuple[str, ...] = ()  # /dev/nvidia-caps/*
+    env: dict[str, str] | None = None  # the NVIDIA_* / CUDA_VISIBLE_DEVICES values seen; None: not read
+    env_source: str = ""  # "engine pid N" or "audit process"
+    kernel_version: str | None = None  # /proc/driver/nvidia/version
+    kernel_version_line: str = ""
+    userspace_version: str | None = None  # the version libnvidia-ml.so.1 resolves to
+    userspace_lib: str = ""
+    proc_gpus: tuple[str, ...] | None = None  # /proc/driver/nvidia/gpus/<bdf>
+
+    @property
+    def gpu_nodes(self) -> tuple[str, ...]:
+        return tuple(sorted((n for n in self.nodes or () if re.fullmatch(r"nvidia\d+", n)),
+                            key=lambda n: int(n[6:])))
+
+    def has(self, node: str) -> bool:
+        return node in (self.nodes or ())
+
+    @property
+    def version_mismatch(self) -> bool:
+        return bool(self.kernel_version and self.userspace_version
+                    and self.kernel_version != self.userspace_version)
+
+
+@dataclass(frozen=True)
+class InfinibandDevices:
+    """RDMA devices (/sys/class/infiniband): mlx5_0, ... (InfiniBand or RoCE)."""
+
+    names: tuple[str, ...]
+
+
+def parse_driver_version(text: str) -> str | None:
+    """`NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar 5 ...` -> 550.54.15."""
+    for line in text.splitlines():
+        if line.startswith("NVRM version"):
+            m = re.search(r"Kernel Module(?: for \S+)?\s+(\d+\.\d+(?:\.\d+)?)\b", line)
+            if m:
+                return m.group(1)
+            m = re.search(r"\s(\d{3,}\.\d+(?:\.\d+)?)\s", line + " ")
+            if m:
+                return m.group(1)
+    return None
+
+
+def parse_environ(data: str) -> dict[str, str]:
+    """A NUL-separated environ block into a dict."""
+    out: dict[str, str] = {}
+    for entry in data.split("\x00"):
+        key, eq, value = entry.partition("=")
+        if eq and key:
+            out[key] = value
+    return out
+
+
+def _read(host: Host, path: str) -> str | None:
+    try:
+        return read_optional(host, path)
+    except (PermissionError, IsADirectoryError, NotCaptured):
+        return None
+    except OSError:
+        return None
+
+
+def _userspace_version(host: Host) -> tuple[str | None, str]:
+    for directory in NVML_LIB_DIRS:
+        path = f"{directory}/libnvidia-ml.so.1"
+        try:
+            target = host.readlink(path)
+        except (OSError, NotCaptured):
+            continue
+        m = re.search(r"libnvidia-ml\.so\.(\d+\.\d+(?:\.\d+)?)$", target)
+        if m:
+            return m.group(1), f"{path} -> {target}"
+    return None, ""
+
+
+@provider("gpu_devices", GpuDeviceAccess)
+def gpu_devices(ctx: FactContext) -> GpuDeviceAccess:
+    """NVIDIA device nodes, NVIDIA_* variables, kernel module vs libnvidia-ml version."""
+    host = ctx.host
+    captured = False
+    nodes: tuple[str, ...] | None
+    try:
+        nodes = tuple(n for n in host.list_dir("/dev") if n.startswith("nvidia"))
+        captured = True
+    except NotCaptured:
+        nodes = None
+    except OSError:
+        nodes = None
+    caps: tuple[str, ...] = ()
+    if nodes and "nvidia-caps" in nodes:
+        try:
+            caps = tuple(host.list_dir("/dev/nvidia-caps"))
+        except (OSError, NotCaptured):
+            caps = ()
+    env: dict[str, str] | None = None
+    env_source = ""
+    procs = ctx.optional("serving_processes", ServingProcesses)
+    if procs is not None:
+        for proc in procs.processes:
+            if proc.environ is not None:
+                env = {k: v for k, v in proc.environ.items() if k in ENV_NAMES}
+                env_source = f"engine pid {proc.pid}"
+                break
+    if env is None:
+        text = _read(host, "/proc/self/environ")
+        if text is not None:
+            env = {k: v for k, v in parse_environ(text).items() if k in ENV_NAMES}
+            env_source = "audit process"
+            captured = True
+    version_text = _read(host, "/proc/driver/nvidia/version")
+    kernel_version = parse_driver_version(version_text) if version_text else None
+    line = next((ln for ln in (version_text or "").splitlines() if ln.startswith("NVRM")), "")
+    user_version, user_lib = _userspace_version(host)
+    try:
+        proc_gpus: tuple[str, ...] | None = tuple(host.list_dir("/proc/driver/nvidia/gpus"))
+    except (OSError, NotCaptured):
+        proc_gpus = None
+    if not captured and kernel_version is None and user_version is None and proc_gpus is None:
+        raise NotCaptured("/dev/nvidia*, /proc/driver/nvidia")
+    return GpuDeviceAccess(nodes, caps, env, env_source, kernel_version, line.strip(), user_version, user_lib,
+                           proc_gpus)
+
+
+@provider("infiniband_devices", InfinibandDevices)
+def infiniband_devices(ctx: FactContext) -> InfinibandDevices:
+    """RDMA devices (/sys/class/infiniband; empty when the directory is missing)."""
+    try:
+        return InfinibandDevices(tuple(ctx.host.list_dir("/sys/class/infiniband")))
+    except FileNotFoundError:
+        return InfinibandDevices(())

@@ -1,0 +1,306 @@
+"""Docker containers seen from their host: `docker ps -q`, then `docker inspect` of those.
+
+Only read where the `docker` CLI exists (a Docker host, or a container with the socket). The
+host layer redacts `docker inspect` structurally (Env, Args, Cmd): secrets never reach here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from stackaudit.facts._parse import ParseError, parse_cpulist
+from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+
+DOCKER_PS = ("docker", "ps", "-q")
+DOCKER_DEFAULT_SHM = 64 * 1024 * 1024
+INSPECT_TIMEOUT_S = 8.0
+# How a serving container shows itself: its image or its command line.
+_SERVING = re.compile(r"vllm|sglang|tensorrt[-_]?llm|trtllm|tritonserver|lmdeploy|text-generation-inference",
+                      re.IGNORECASE)
+_TP_FLAGS = ("--tensor-parallel-size", "-tp", "--tp-size", "--tp")
+_DIST_FLAGS = ("--nnodes", "--node-rank", "--dist-init-addr", "--data-parallel-address", "--master-addr",
+               "--headless")
+
+
+@dataclass(frozen=True)
+class Ulimit:
+    name: str
+    soft: int  # -1: unlimited (Docker's notation)
+    hard: int
+
+
+@dataclass(frozen=True)
+class DeviceRequest:
+    driver: str
+    count: int  # -1: all
+    device_ids: tuple[str, ...]
+    capabilities: tuple[tuple[str, ...], ...]
+
+    @property
+    def is_gpu(self) -> bool:
+        return (self.driver in ("nvidia", "cdi")
+                or any("gpu" in caps for caps in self.capabilities)
+                or any(d.startswith("nvidia.com/gpu") for d in self.device_ids))
+
+
+@dataclass(frozen=True)
+class DockerContainer:
+    id: str
+    name: str
+    image: str = ""
+    running: bool = True
+    argv: tuple[str, ...] = ()  # Path + Args (secrets redacted)
+    env: tuple[tuple[str, str], ...] = ()  # Config.Env (secrets redacted)
+    shm_size: int | None = None  # HostConfig.ShmSize, bytes
+    ipc_mode: str = ""
+    ulimits: tuple[Ulimit, ...] = ()
+    cap_add: tuple[str, ...] = ()
+    cap_drop: tuple[str, ...] = ()
+    security_opt: tuple[str, ...] = ()
+    privileged: bool = False
+    device_requests: tuple[DeviceRequest, ...] = ()
+    devices: tuple[str, ...] = ()  # HostConfig.Devices PathOnHost
+    cpuset_cpus: str = ""
+    nano_cpus: int = 0
+    cpu_quota: int = 0
+    cpu_period: int = 0
+    memory: int = 0
+    runtime: str = ""
+    pid_mode: str = ""
+    network_mode: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.name or self.id[:12]
+
+    def env_value(self, name: str) -> str | None:
+        for key, value in self.env:
+            if key == name:
+                return value
+        return None
+
+    def ulimit(self, name: str) -> Ulimit | None:
+        return next((u for u in self.ulimits if u.name == name), None)
+
+    @property
+    def cap_sys_nice(self) -> bool:
+        caps = {c.upper().removeprefix("CAP_") for c in self.cap_add}
+        return self.privileged or "SYS_NICE" in caps or "ALL" in caps
+
+    @property
+    def seccomp_unconfined(self) -> bool:
+        return self.privileged or any(re.fullmatch(r"seccomp[=:]unconfined", o) for o in self.security_opt)
+
+    @property
+    def gpu_requested(self) -> bool:
+        """GPUs asked for: --gpus / CDI device request, the nvidia runtime, or /dev/nvidia devices."""
+        if any(r.is_gpu for r in self.device_requests):
+            return True
+        if any(d.startswith("/dev/nvidia") or d.startswith("nvidia.com/gpu") for d in self.devices):
+            return True
+        visible = self.env_value("NVIDIA_VISIBLE_DEVICES")
+        return self.runtime == "nvidia" and visible not in (None, "", "void", "none")
+
+    @property
+    def gpu_count(self) -> int | None:
+        """GPUs requested; None when "all" or not stated."""
+        for req in self.device_requests:
+            if req.is_gpu:
+                if req.device_ids and not any(d.endswith("=all") for d in req.device_ids):
+                    return len(req.device_ids)
+                return None if req.count < 0 else (req.count or None)
+        nodes = [d for d in self.devices if re.fullmatch(r"/dev/nvidia\d+", d)]
+        if nodes:
+            return len(nodes)
+        visible = self.env_value("NVIDIA_VISIBLE_DEVICES")
+        if self.runtime == "nvidia" and visible and visible not in ("all", "void", "none"):
+            return len([v for v in visible.split(",") if v.strip()])
+        return None
+
+    @property
+    def looks_like_serving(self) -> bool:
+        return bool(_SERVING.search(self.image) or _SERVING.search(" ".join(self.argv)))
+
+    def flag(self, *names: str) -> str | None:
+        value: str | None = None
+        for i, arg in enumerate(self.argv):
+            for name in names:
+                if arg == name:
+                    value = self.argv[i + 1] if i + 1 < len(self.argv) else ""
+                elif arg.startswith(name + "="):
+                    value = arg[len(name) + 1:]
+        return value
+
+    @property
+    def tensor_parallel(self) -> int | None:
+        value = self.flag(*_TP_FLAGS)
+        return int(value) if value and value.isdigit() else None
+
+    @property
+    def distributed_rank(self) -> bool:
+        """Started as one rank of a multi-container group (SGLang --nnodes, Ray worker, torchrun)."""
+        joined = " ".join(self.argv)
+        nnodes = self.flag("--nnodes")
+        if nnodes is not None and nnodes.isdigit() and int(nnodes) > 1:
+            return True
+        return bool(re.search(r"\bray start\b.*--address|--node-rank|--headless\b|--data-parallel-address",
+                              joined))
+
+    @property
+    def cpu_limit(self) -> float | None:
+        if self.nano_cpus:
+            return self.nano_cpus / 1e9
+        if self.cpu_quota > 0 and self.cpu_period > 0:
+            return self.cpu_quota / self.cpu_period
+        return None
+
+    @property
+    def cpuset(self) -> tuple[int, ...] | None:
+        if not self.cpuset_cpus:
+            return None
+        try:
+            return parse_cpulist(self.cpuset_cpus)
+        except ParseError:
+            return None
+
+
+@dataclass(frozen=True)
+class DockerContainers:
+    containers: tuple[DockerContainer, ...]
+
+    @property
+    def gpu_or_serving(self) -> tuple[DockerContainer, ...]:
+        """The containers the container checks care about: with GPUs, or running an engine."""
+        return tuple(c for c in self.containers if c.gpu_requested or c.looks_like_serving)
+
+
+def _strs(value: Any) -> tuple[str, ...]:
+    return tuple(str(v) for v in value) if isinstance(value, list) else ()
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def extract_json_array(text: str) -> str:
+    """The JSON array in a text (first `[` at a line start to its matching `]`)."""
+    m = re.search(r"^\s*\[", text, re.MULTILINE)
+    if not m:
+        raise ParseError("no JSON array in the text")
+    start = text.index("[", m.start())
+    depth = 0
+    in_str = False
+    escaped = False
+    for i in range(start, len(text)):
+        ch = text[i]
+        if in_str:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+            if depth == 0:
+                return text[start:i + 1]
+    raise ParseError("the JSON array is cut off")
+
+
+def parse_docker_inspect(text: str) -> tuple[DockerContainer, ...]:
+    """Parse `docker inspect` output (a JSON array of container objects)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        try:
+            data = json.loads(extract_json_array(text))
+        except ValueError as exc:
+            raise ParseError(f"not docker inspect JSON: {exc}") from exc
+    if isinstance(data, dict):
+        data = [data]
+    if not isinstance(data, list):
+        raise ParseError("docker inspect output is not a JSON array")
+    containers = []
+    for obj in data:
+        if not isinstance(obj, dict) or not isinstance(obj.get("HostConfig"), dict):
+            raise ParseError("not a container object (no HostConfig); an image inspect?")
+        host: dict[str, Any] = obj["HostConfig"]
+        config: dict[str, Any] = obj.get("Config") if isinstance(obj.get("Config"), dict) else {}
+        state: dict[str, Any] = obj.get("State") if isinstance(obj.get("State"), dict) else {}
+        ulimits = tuple(
+            Ulimit(str(u.get("Name", "")), _int(u.get("Soft")), _int(u.get("Hard")))
+            for u in host.get("Ulimits") or [] if isinstance(u, dict)
+        )
+        requests = tuple(
+            DeviceRequest(
+                str(r.get("Driver") or ""),
+                _int(r.get("Count")),
+                _strs(r.get("DeviceIDs")),
+                tuple(_strs(c) for c in r.get("Capabilities") or [] if isinstance(c, list)),
+            )
+            for r in host.get("DeviceRequests") or [] if isinstance(r, dict)
+        )
+        devices = tuple(str(d.get("PathOnHost", "")) for d in host.get("Devices") or [] if isinstance(d, dict))
+        env = []
+        for entry in _strs(config.get("Env")):
+            key, _, value = entry.partition("=")
+            env.append((key, value))
+        argv = (str(obj.get("Path") or ""), *_strs(obj.get("Args")))
+        containers.append(DockerContainer(
+            id=str(obj.get("Id", "")),
+            name=str(obj.get("Name", "")).lstrip("/"),
+            image=str(config.get("Image") or obj.get("Image") or ""),
+            running=bool(state.get("Running", True)),
+            argv=tuple(a for a in argv if a),
+            env=tuple(env),
+            shm_size=_int(host.get("ShmSize")) or None,
+            ipc_mode=str(host.get("IpcMode") or ""),
+            ulimits=ulimits,
+            cap_add=_strs(host.get("CapAdd")),
+            cap_drop=_strs(host.get("CapDrop")),
+            security_opt=_strs(host.get("SecurityOpt")),
+            privileged=bool(host.get("Privileged", False)),
+            device_requests=requests,
+            devices=devices,
+            cpuset_cpus=str(host.get("CpusetCpus") or ""),
+            nano_cpus=_int(host.get("NanoCpus")),
+            cpu_quota=_int(host.get("CpuQuota")),
+            cpu_period=_int(host.get("CpuPeriod")),
+            memory=_int(host.get("Memory")),
+            runtime=str(host.get("Runtime") or ""),
+            pid_mode=str(host.get("PidMode") or ""),
+            network_mode=str(host.get("NetworkMode") or ""),
+        ))
+    return tuple(containers)
+
+
+@provider("docker_containers", DockerContainers)
+def docker_containers(ctx: FactContext) -> DockerContainers:
+    """Running Docker containers and their HostConfig (`docker ps -q`, `docker inspect`)."""
+    host = ctx.host
+    if host.which("docker") is None:
+        raise FactUnavailable("the docker CLI is not installed here (not a Docker host)")
+    ps = host.run(list(DOCKER_PS))
+    if ps.not_found:
+        raise FactUnavailable("the docker CLI is not installed here (not a Docker host)")
+    if not ps.ok:
+        err = (ps.stderr or ps.stdout).strip()
+        hint = "run as root or as a member of the docker group" if "permission denied" in err.lower() else ""
+        raise FactUnavailable(f"`docker ps` failed: {err[:200] or ps.returncode}", hint)
+    ids = [line.strip() for line in ps.stdout.splitlines() if re.fullmatch(r"[0-9a-f]{6,64}", line.strip())]
+    if not ids:
+        return DockerContainers(())
+    result = host.run(["docker", "inspect", *ids], timeout=INSPECT_TIMEOUT_S)
+    if not result.ok:
+        raise FactUnavailable(f"`docker inspect` failed: {(result.stderr or '').strip()[:200] or result.returncode}")
+    try:
+        return DockerContainers(parse_docker_inspect(result.stdout))
+    except ParseError as exc:
+        raise FactUnavailable(str(exc)) from exc

@@ -1,0 +1,518 @@
+"""Kernel runtime knobs the KERN/KVER checks read: THP, vmstat, swap, IRQs, CPU isolation,
+CPU vulnerabilities, scheduler pressure and stale tunables, the NVIDIA kernel module, RDMA.
+
+Every read is small and bounded (a few dozen files, at most MAX_IRQS interrupt affinities).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from stackaudit.facts._parse import ParseError, parse_cpulist
+from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.host.base import Host, NotCaptured, read_optional, read_text
+
+MAX_IRQS = 512
+MAX_CONFIG_FILES = 64
+
+
+def _optional(host: Host, path: str) -> str | None:
+    """Text of a file; None when absent, unreadable or not in the source."""
+    try:
+        return read_optional(host, path)
+    except (PermissionError, NotCaptured, IsADirectoryError):
+        return None
+    except OSError:
+        return None
+
+
+# --- transparent huge pages ------------------------------------------------------------------
+
+THP_DIR = "/sys/kernel/mm/transparent_hugepage"
+
+
+@dataclass(frozen=True)
+class ThpSettings:
+    enabled: str  # the bracketed (active) value: always | madvise | never
+    defrag: str | None  # always | defer | defer+madvise | madvise | never; None if not readable
+    enabled_raw: str = ""
+    defrag_raw: str = ""
+
+
+def parse_thp_mode(text: str) -> str:
+    """`always [madvise] never` -> `madvise` (the active value is bracketed)."""
+    m = re.search(r"\[([a-z+]+)\]", text)
+    if m:
+        return m.group(1)
+    words = text.split()
+    if len(words) == 1 and re.fullmatch(r"[a-z+]+", words[0]):
+        return words[0]
+    raise ParseError(f"not a THP mode line: {text[:80]!r}")
+
+
+@provider("thp", ThpSettings)
+def thp(ctx: FactContext) -> ThpSettings:
+    """Transparent huge page modes (/sys/kernel/mm/transparent_hugepage/{enabled,defrag})."""
+    try:
+        enabled_raw = read_text(ctx.host, f"{THP_DIR}/enabled", 4096).strip()
+    except FileNotFoundError as exc:
+        raise FactUnavailable("the kernel has no transparent huge page support (no sysfs entry)") from exc
+    try:
+        enabled = parse_thp_mode(enabled_raw)
+    except ParseError as exc:
+        raise FactUnavailable(str(exc)) from exc
+    defrag_raw = (_optional(ctx.host, f"{THP_DIR}/defrag") or "").strip()
+    try:
+        defrag: str | None = parse_thp_mode(defrag_raw) if defrag_raw else None
+    except ParseError:
+        defrag = None
+    return ThpSettings(enabled, defrag, enabled_raw, defrag_raw)
+
+
+# --- /proc/vmstat and uptime ----------------------------------------------------------------
+
+VMSTAT_KEYS = (
+    "compact_stall",
+    "compact_fail",
+    "compact_success",
+    "thp_fault_alloc",
+    "thp_fault_fallback",
+    "numa_hint_faults",
+    "numa_hint_faults_local",
+    "numa_pages_migrated",
+    "pswpin",
+    "pswpout",
+    "pgmajfault",
+)
+
+
+@dataclass(frozen=True)
+class VmStat:
+    counters: dict[str, int]
+    uptime_s: float | None = None
+
+    def get(self, key: str) -> int | None:
+        return self.counters.get(key)
+
+    def per_hour(self, key: str) -> float | None:
+        value = self.counters.get(key)
+        if value is None or not self.uptime_s or self.uptime_s <= 0:
+            return None
+        return value / (self.uptime_s / 3600)
+
+
+def parse_vmstat(text: str) -> dict[str, int]:
+    """/proc/vmstat `name value` lines; only the counters the checks read."""
+    out: dict[str, int] = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].isdigit() and parts[0] in VMSTAT_KEYS:
+            out[parts[0]] = int(parts[1])
+    if not out and text.strip():
+        raise ParseError("not /proc/vmstat")
+    return out
+
+
+def parse_uptime(text: str) -> float:
+    m = re.match(r"\s*(\d+(?:\.\d+)?)\s", text + " ")
+    if not m:
+        raise ParseError("not /proc/uptime")
+    return float(m.group(1))
+
+
+@provider("vmstat", VmStat)
+def vmstat(ctx: FactContext) -> VmStat:
+    """Memory event counters since boot (/proc/vmstat: compaction, THP, NUMA faults, swap) and uptime."""
+    try:
+        text = read_text(ctx.host, "/proc/vmstat")
+    except FileNotFoundError as exc:
+        raise FactUnavailable("/proc/vmstat is missing") from exc
+    try:
+        counters = parse_vmstat(text)
+    except ParseError as exc:
+        raise FactUnavailable(str(exc)) from exc
+    uptime: float | None = None
+    up_text = _optional(ctx.host, "/proc/uptime")
+    if up_text:
+        try:
+            uptime = parse_uptime(up_text)
+        except ParseError:
+            uptime = None
+    return VmStat(counters, uptime)
+
+
+# --- swap ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SwapDevice:
+    name: str
+    kind: str
+    size_kib: int
+    used_kib: int
+
+
+@dataclass(frozen=True)
+class SwapInfo:
+    devices: tuple[SwapDevice, ...]
+    total_kib: int | None = None  # /proc/meminfo SwapTotal
+    free_kib: int | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.devices) or bool(self.total_kib)
+
+    @property
+    def used_kib(self) -> int:
+        if self.total_kib is not None and self.free_kib is not None:
+            return max(self.total_kib - self.free_kib, 0)
+        return sum(d.used_kib for d in self.devices)
+
+
+def parse_proc_swaps(text: str) -> tuple[SwapDevice, ...]:
+    """/proc/swaps: a header, then `Filename Type Size Used Priority` rows (KiB)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines or not lines[0].startswith("Filename"):
+        raise ParseError("not /proc/swaps")
+    devices = []
+    for line in lines[1:]:
+        parts = line.split()
+        if len(parts) < 4 or not (parts[2].isdigit() and parts[3].isdigit()):
+            raise ParseError(f"bad /proc/swaps row {line[:80]!r}")
+        devices.append(SwapDevice(parts[0].replace("\\040", " "), parts[1], int(parts[2]), int(parts[3])))
+    return tuple(devices)
+
+
+def _meminfo_kib(text: str, key: str) -> int | None:
+    m = re.search(rf"^{key}:\s+(\d+)\s*kB", text, re.MULTILINE)
+    return int(m.group(1)) if m else None
+
+
+@provider("swap", SwapInfo)
+def swap(ctx: FactContext) -> SwapInfo:
+    """Swap devices and usage (/proc/swaps, /proc/meminfo SwapTotal/SwapFree)."""
+    text = _optional(ctx.host, "/proc/swaps")
+    meminfo = _optional(ctx.host, "/proc/meminfo") or ""
+    if text is None and not meminfo:
+        raise FactUnavailable("neither /proc/swaps nor /proc/meminfo is in this source")
+    devices: tuple[SwapDevice, ...] = ()
+    if text is not None:
+        try:
+            devices = parse_proc_swaps(text)
+        except ParseError as exc:
+            if not meminfo:
+                raise FactUnavailable(str(exc)) from exc
+    return SwapInfo(devices, _meminfo_kib(meminfo, "SwapTotal"), _meminfo_kib(meminfo, "SwapFree"))
+
+
+# --- interrupts ------------------------------------------------------------------------------
+
+# NIC queue interrupts: mlx5/mlx4 name their PCI function; Intel/Broadcom name the interface.
+_NIC_IRQ_RE = re.compile(
+    r"(?P<name>(?:mlx[45]_(?:comp|async)\d*|mlx4-\S+)@pci:(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])"
+    r"|(?:ice|i40e|ixgbe|bnxt_en|efa|irdma)\S*|\S+-(?:TxRx|rx|tx)-\d+)"
+)
+
+
+@dataclass(frozen=True)
+class Irq:
+    number: int
+    name: str
+    total: int
+    bdf: str | None = None
+    affinity: tuple[int, ...] | None = None  # effective (or requested) CPUs; None if not read
+
+
+@dataclass(frozen=True)
+class IrqInfo:
+    irqbalance: str | None  # "active" | "inactive" | None (unknown)
+    nic_irqs: tuple[Irq, ...]
+    nvidia_irqs: int = 0
+    cpus: int | None = None  # CPU columns of /proc/interrupts
+
+
+def parse_interrupts(text: str) -> tuple[int, list[tuple[int, int, str]]]:
+    """/proc/interrupts -> (CPU columns, [(irq, total count, rest of line)]) for numbered IRQs."""
+    lines = text.splitlines()
+    if not lines or not lines[0].split() or not lines[0].split()[0].startswith("CPU"):
+        raise ParseError("not /proc/interrupts")
+    ncpu = len(lines[0].split())
+    rows: list[tuple[int, int, str]] = []
+    for line in lines[1:]:
+        head, colon, rest = line.partition(":")
+        if not colon or not head.strip().isdigit():
+            continue
+        fields = rest.split()
+        counts = []
+        for f in fields[:ncpu]:
+            if not f.isdigit():
+                break
+            counts.append(int(f))
+        tail = " ".join(fields[len(counts):])
+        rows.append((int(head.strip()), sum(counts), tail))
+    return ncpu, rows
+
+
+def _irqbalance_state(host: Host) -> str | None:
+    try:
+        result = host.run(["systemctl", "is-active", "irqbalance"])
+    except NotCaptured:
+        return None
+    state = result.stdout.strip().splitlines()[0] if result.stdout.strip() else ""
+    if state == "active":
+        return "active"
+    if state in ("inactive", "failed", "unknown", "dead"):
+        return "inactive"
+    return None
+
+
+@provider("irqs", IrqInfo)
+def irqs(ctx: FactContext) -> IrqInfo:
+    """NIC queue interrupts with their CPU affinity (/proc/interrupts, /proc/irq) and irqbalance."""
+    host = ctx.host
+    try:
+        text = read_text(host, "/proc/interrupts")
+    except FileNotFoundError as exc:
+        raise FactUnavailable("/proc/interrupts is missing") from exc
+    try:
+        ncpu, rows = parse_interrupts(text)
+    except ParseError as exc:
+        raise FactUnavailable(str(exc)) from exc
+    nic: list[Irq] = []
+    nvidia = 0
+    for number, total, tail in rows:
+        if re.search(r"\bnvidia\b", tail):
+            nvidia += 1
+        m = _NIC_IRQ_RE.search(tail)
+        if not m or len(nic) >= MAX_IRQS:
+            continue
+        affinity: tuple[int, ...] | None = None
+        for fname in ("effective_affinity_list", "smp_affinity_list"):
+            value = _optional(host, f"/proc/irq/{number}/{fname}")
+            if value and value.strip():
+                try:
+                    affinity = parse_cpulist(value)
+                    break
+                except ParseError:
+                    continue
+        nic.append(Irq(number, m.group(0), total, (m.group("bdf") or "").lower() or None, affinity))
+    return IrqInfo(_irqbalance_state(host), tuple(nic), nvidia, ncpu)
+
+
+# --- CPU isolation ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CpuIsolation:
+    isolated: tuple[int, ...] | None  # /sys/devices/system/cpu/isolated (isolcpus domain CPUs)
+    nohz_full: tuple[int, ...] | None
+    online: tuple[int, ...] | None = None
+
+
+def _cpulist_file(host: Host, path: str) -> tuple[int, ...] | None:
+    text = _optional(host, path)
+    if text is None:
+        return None
+    text = text.strip()
+    if text in ("", "(null)"):
+        return ()
+    try:
+        return parse_cpulist(text)
+    except ParseError:
+        return None
+
+
+@provider("cpu_isolation", CpuIsolation)
+def cpu_isolation(ctx: FactContext) -> CpuIsolation:
+    """CPUs removed from scheduler load balancing or tick (/sys/devices/system/cpu/{isolated,nohz_full})."""
+    base = "/sys/devices/system/cpu"
+    return CpuIsolation(
+        _cpulist_file(ctx.host, f"{base}/isolated"),
+        _cpulist_file(ctx.host, f"{base}/nohz_full"),
+        _cpulist_file(ctx.host, f"{base}/online"),
+    )
+
+
+# --- CPU vulnerabilities ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Vulnerabilities:
+    entries: tuple[tuple[str, str], ...]  # (name, kernel's text), e.g. ("spectre_v2", "Mitigation: ...")
+
+    def mitigated(self) -> list[str]:
+        return [n for n, t in self.entries if t.startswith("Mitigation")]
+
+    def vulnerable(self) -> list[str]:
+        return [n for n, t in self.entries if t.startswith("Vulnerable")]
+
+
+@provider("vulnerabilities", Vulnerabilities)
+def vulnerabilities(ctx: FactContext) -> Vulnerabilities:
+    """CPU vulnerabilities and their mitigations (/sys/devices/system/cpu/vulnerabilities)."""
+    base = "/sys/devices/system/cpu/vulnerabilities"
+    try:
+        names = ctx.host.list_dir(base)
+    except FileNotFoundError as exc:
+        raise FactUnavailable(f"{base} is missing (old kernel)") from exc
+    entries = []
+    for name in names[:64]:
+        text = _optional(ctx.host, f"{base}/{name}")
+        if text is not None:
+            entries.append((name, text.strip()))
+    return Vulnerabilities(tuple(entries))
+
+
+# --- scheduler pressure and stale tunables ---------------------------------------------------
+
+# Moved from /proc/sys/kernel to /sys/kernel/debug/sched in Linux 5.13 (commit 8a99b6833c88).
+MOVED_SCHED_KNOBS = (
+    "sched_min_granularity_ns",
+    "sched_latency_ns",
+    "sched_wakeup_granularity_ns",
+    "sched_migration_cost_ns",
+    "sched_nr_migrate",
+    "sched_tunable_scaling",
+)
+SYSCTL_CONF_DIRS = ("/etc/sysctl.d", "/run/sysctl.d", "/usr/local/lib/sysctl.d", "/usr/lib/sysctl.d", "/lib/sysctl.d")
+
+
+@dataclass(frozen=True)
+class SchedState:
+    psi_some_avg10: float | None  # /proc/pressure/cpu, percent
+    psi_some_avg60: float | None = None
+    kernel_sched_knobs: tuple[str, ...] | None = None  # /proc/sys/kernel/sched_*; None if not listed
+    # (file, line number, key) of sysctl config lines setting a knob moved to debugfs.
+    stale_config: tuple[tuple[str, int, str], ...] = ()
+    tuned_profile: str | None = None
+
+
+def parse_psi(text: str) -> tuple[float, float]:
+    """`some avg10=1.23 avg60=...` -> (avg10, avg60) of the `some` line."""
+    m = re.search(r"^some\s+avg10=(\d+(?:\.\d+)?)\s+avg60=(\d+(?:\.\d+)?)", text, re.MULTILINE)
+    if not m:
+        raise ParseError("not a /proc/pressure file")
+    return float(m.group(1)), float(m.group(2))
+
+
+def stale_sysctl_lines(path: str, text: str) -> list[tuple[str, int, str]]:
+    """Lines of a sysctl config that set a scheduler knob moved to debugfs (5.13+)."""
+    out = []
+    for i, line in enumerate(text.splitlines(), 1):
+        line = line.strip().lstrip("-")
+        if not line or line.startswith(("#", ";")):
+            continue
+        key = line.partition("=")[0].strip().replace("/", ".")
+        if key.startswith("kernel.") and key[len("kernel."):] in MOVED_SCHED_KNOBS:
+            out.append((path, i, key))
+    return out
+
+
+@provider("sched", SchedState)
+def sched(ctx: FactContext) -> SchedState:
+    """CPU pressure (PSI), scheduler sysctls present, and config lines writing knobs moved to debugfs."""
+    host = ctx.host
+    psi10: float | None = None
+    psi60: float | None = None
+    psi_text = _optional(host, "/proc/pressure/cpu")
+    if psi_text:
+        try:
+            psi10, psi60 = parse_psi(psi_text)
+        except ParseError:
+            pass
+    knobs: tuple[str, ...] | None
+    try:
+        knobs = tuple(n for n in host.list_dir("/proc/sys/kernel") if n.startswith("sched_"))
+    except (OSError, NotCaptured):
+        knobs = None
+    stale: list[tuple[str, int, str]] = []
+    files = ["/etc/sysctl.conf"]
+    for d in SYSCTL_CONF_DIRS:
+        try:
+            files.extend(f"{d}/{n}" for n in host.list_dir(d) if n.endswith(".conf"))
+        except (OSError, NotCaptured):
+            continue
+    for path in files[:MAX_CONFIG_FILES]:
+        text = _optional(host, path)
+        if text:
+            stale.extend(stale_sysctl_lines(path, text))
+    tuned = (_optional(host, "/etc/tuned/active_profile") or "").strip() or None
+    if psi_text is None and knobs is None and not stale and tuned is None:
+        raise FactUnavailable("no scheduler information (/proc/pressure/cpu, /proc/sys/kernel) in this source")
+    return SchedState(psi10, psi60, knobs, tuple(stale), tuned)
+
+
+# --- NVIDIA kernel module and RDMA -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NvidiaKernel:
+    loaded_version: str | None  # /sys/module/nvidia/version (module loaded)
+    open_module: bool | None  # /proc/driver/nvidia/version says "Open Kernel Module"
+    uvm_disable_hmm: str | None  # /sys/module/nvidia_uvm/parameters/uvm_disable_hmm (Y/N/1/0)
+    # When not loaded: `modinfo -F version nvidia` (module built for the running kernel?).
+    installed_version: str | None = None
+    modinfo_rc: int | None = None
+    proc_version: str = ""
+
+    @property
+    def version(self) -> str | None:
+        return self.loaded_version or self.installed_version
+
+    @property
+    def major(self) -> int | None:
+        v = self.version
+        m = re.match(r"(\d+)\.", v or "")
+        return int(m.group(1)) if m else None
+
+
+def parse_nvidia_proc_version(text: str) -> tuple[str, bool]:
+    """`NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.86.15  Release Build ...`."""
+    m = re.search(r"NVRM version:.*?Kernel Module(?:\s+for\s+\S+)?\s+(\d+\.\d+(?:\.\d+)?)", text)
+    if not m:
+        raise ParseError("not /proc/driver/nvidia/version")
+    return m.group(1), "Open Kernel Module" in text
+
+
+@provider("nvidia_kernel", NvidiaKernel)
+def nvidia_kernel(ctx: FactContext) -> NvidiaKernel:
+    """The NVIDIA kernel module: loaded version, open or proprietary flavour, UVM HMM setting."""
+    host = ctx.host
+    loaded = (_optional(host, "/sys/module/nvidia/version") or "").strip() or None
+    proc = _optional(host, "/proc/driver/nvidia/version") or ""
+    open_module: bool | None = None
+    if proc:
+        try:
+            version, open_module = parse_nvidia_proc_version(proc)
+            loaded = loaded or version
+        except ParseError:
+            pass
+    hmm = (_optional(host, "/sys/module/nvidia_uvm/parameters/uvm_disable_hmm") or "").strip() or None
+    installed: str | None = None
+    rc: int | None = None
+    if loaded is None:
+        try:
+            result = host.run(["modinfo", "-F", "version", "nvidia"])
+        except NotCaptured:
+            result = None
+        if result is not None and not result.not_found:
+            rc = result.returncode
+            installed = result.stdout.strip() or None if result.ok else None
+    return NvidiaKernel(loaded, open_module, hmm, installed, rc, proc.strip().splitlines()[0] if proc.strip() else "")
+
+
+@dataclass(frozen=True)
+class RdmaDevices:
+    names: tuple[str, ...]  # /sys/class/infiniband entries (mlx5_0, ...)
+
+
+@provider("rdma", RdmaDevices)
+def rdma(ctx: FactContext) -> RdmaDevices:
+    """RDMA devices (InfiniBand/RoCE HCAs) known to the kernel (/sys/class/infiniband)."""
+    try:
+        return RdmaDevices(tuple(ctx.host.list_dir("/sys/class/infiniband")))
+    except FileNotFoundError:
+        return RdmaDevices(())
+    except PermissionError as exc:
+        raise FactUnavailable("/sys/class/infiniband is not readable", "run as root") from exc
