@@ -83,7 +83,3 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"stackaudit: internal error: {type(exc).__name__}: {exc}\n")
         return EXIT_INTERNAL
     return int(rv) if isinstance(rv, int) else 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

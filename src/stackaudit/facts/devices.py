@@ -1,5 +1,5 @@
 """What the NVIDIA container plumbing exposed here: /dev/nvidia* nodes, the NVIDIA_* variables,
-the kernel module's version against the user-space library's, and the RDMA devices.
+and the kernel module's version against the user-space library's (RDMA devices: the `rdma` fact).
 """
 
 from __future__ import annotations
@@ -48,13 +48,6 @@ class GpuDeviceAccess:
     def version_mismatch(self) -> bool:
         return bool(self.kernel_version and self.userspace_version
                     and self.kernel_version != self.userspace_version)
-
-
-@dataclass(frozen=True)
-class InfinibandDevices:
-    """RDMA devices (/sys/class/infiniband): mlx5_0, ... (InfiniBand or RoCE)."""
-
-    names: tuple[str, ...]
 
 
 def parse_driver_version(text: str) -> str | None:
@@ -149,11 +142,3 @@ def gpu_devices(ctx: FactContext) -> GpuDeviceAccess:
     return GpuDeviceAccess(nodes, caps, env, env_source, kernel_version, line.strip(), user_version, user_lib,
                            proc_gpus)
 
-
-@provider("infiniband_devices", InfinibandDevices)
-def infiniband_devices(ctx: FactContext) -> InfinibandDevices:
-    """RDMA devices (/sys/class/infiniband; empty when the directory is missing)."""
-    try:
-        return InfinibandDevices(tuple(ctx.host.list_dir("/sys/class/infiniband")))
-    except FileNotFoundError:
-        return InfinibandDevices(())

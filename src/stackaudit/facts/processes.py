@@ -3,11 +3,50 @@
 The runtime checks read the environment, command line and limits of the engine's own
 processes (/proc/<pid>/environ, cmdline, limits, status), not the audit's (knowledge base,
 general rule 3). Where no engine runs, `current` describes the audit's own process instead.
+
+How the engines look in /proc:
+- vLLM: `vllm serve …` or `python -m vllm.entrypoints.openai.api_server …` (the API server, the
+  only process whose argv holds the flags); V1 children set titles with setproctitle,
+  `VLLM::EngineCore`, `VLLM::Worker_TP0`, `VLLM::APIServer_0`, `VLLM::DPCoordinator` (prefix from
+  VLLM_PROCESS_NAME_PREFIX); older ones `VllmWorker…`; Ray workers `ray::RayWorkerWrapper…`.
+- SGLang: `python -m sglang.launch_server …` / `sglang serve …`; children `sglang::scheduler_TP0`,
+  `sglang::detokenizer`, `sglang::data_parallel_controller`.
+- TensorRT-LLM: `trtllm-serve …` (maybe under `mpirun` / `trtllm-llmapi-launch`), MPI workers
+  `python -m mpi4py.futures.server`.
+- Children without a title (multiprocessing `spawn_main`, forked copies) belong to the engine
+  whose process they descend from.
+
+setproctitle writes the title over argv *and* the environment block, so the titled children's
+/proc/<pid>/environ reads as NULs (py-setproctitle README, SPT_NOENV). Their environment is
+then taken from the nearest engine ancestor whose block is intact (`environ_from` says which):
+a spawned child starts with its parent's environment.
 """
 
 from __future__ import annotations
 
+import posixpath
+import re
 from dataclasses import dataclass, field
+
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.limits import parse_limits
+from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.host.base import Host, NotCaptured, read_text
+
+ENGINES = ("vllm", "sglang", "trtllm")
+ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM"}
+# Roles: api-server (HTTP front end, holds the flags), engine-core, worker, scheduler,
+# detokenizer, launcher (mpirun / trtllm-llmapi-launch), coordinator, helper, "" (unknown child).
+ROLES = ("api-server", "engine-core", "worker", "scheduler", "detokenizer", "launcher",
+         "coordinator", "helper", "")
+
+# Flags that name a config file whose keys stand for command-line flags.
+CONFIG_FLAGS = {
+    "vllm": ("--config",),
+    "sglang": ("--config",),
+    "trtllm": ("--extra_llm_api_options", "--extra-llm-api-options", "--config"),
+}
+_MAX_ANCESTRY = 6  # how far up the tree an untitled child is followed to find its engine
 
 
 @dataclass(frozen=True)
@@ -23,7 +62,17 @@ class ProcessInfo:
     # /proc/<pid>/status fields (VmSwap, Cpus_allowed_list, Threads, ...).
     status: dict[str, str] = field(default_factory=dict)
     engine: str = ""  # "vllm" | "sglang" | "trtllm" | ""
-    role: str = ""  # "api-server" | "engine-core" | "worker" | "scheduler" | "detokenizer" | "launcher" | ""
+    role: str = ""  # one of ROLES
+    # Where `environ` comes from when not from this process itself: the pid of the ancestor whose
+    # environment block was read because this one's was overwritten by its process title.
+    environ_from: int | None = None
+    # The top process of this engine instance (API server or launcher); itself for the top one.
+    root_pid: int | None = None
+    # The config file named by --config / --extra_llm_api_options, and its top-level keys.
+    config_path: str = ""
+    config: dict[str, str] = field(default_factory=dict)
+    # Why `environ` is None: "permission denied" (run as root) or "overwritten by the process title".
+    environ_note: str = ""
 
     def env(self, name: str) -> str | None:
         return None if self.environ is None else self.environ.get(name)
@@ -43,6 +92,23 @@ class ProcessInfo:
     def has_flag(self, *names: str) -> bool:
         return self.flag(*names) is not None
 
+    def option(self, *names: str) -> str | None:
+        """A setting from argv, else from the config file (keys with `_` or `-`, no leading dashes)."""
+        value = self.flag(*names)
+        if value is not None:
+            return value
+        for name in names:
+            key = name.lstrip("-").replace("-", "_")
+            if key in self.config:
+                return self.config[key]
+        return None
+
+    @property
+    def label(self) -> str:
+        """`pid 4101 (vLLM api-server)` for messages."""
+        what = " ".join(x for x in (ENGINE_NAMES.get(self.engine, self.engine), self.role) if x)
+        return f"pid {self.pid} ({what or self.comm or 'process'})"
+
 
 @dataclass(frozen=True)
 class ServingProcesses:
@@ -60,3 +126,415 @@ class ServingProcesses:
 
     def by_engine(self, engine: str) -> list[ProcessInfo]:
         return [p for p in self.processes if p.engine == engine]
+
+    def roots(self, engine: str = "") -> list[ProcessInfo]:
+        """The top process of each engine instance (where the flags are)."""
+        return [p for p in self.processes if p.root_pid == p.pid and (not engine or p.engine == engine)]
+
+    def instance(self, root: ProcessInfo) -> list[ProcessInfo]:
+        """Every process of the engine instance `root` heads."""
+        return [p for p in self.processes if p.root_pid == root.pid]
+
+
+# --- parsers ---------------------------------------------------------------------------------
+
+
+def parse_cmdline_bytes(data: bytes) -> tuple[str, ...]:
+    """/proc/<pid>/cmdline: NUL-separated argv; a process title may be padded with NULs or spaces."""
+    text = data.decode("utf-8", errors="replace")
+    items = text.split("\x00")
+    while items and not items[-1].strip():
+        items.pop()
+    if len(items) == 1:
+        # A setproctitle title ("VLLM::EngineCore") may be followed by space padding.
+        items = [items[0].rstrip()]
+    return tuple(items)
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
+
+
+def parse_environ(data: bytes) -> dict[str, str]:
+    """/proc/<pid>/environ: NUL-separated NAME=value entries; anything else is skipped."""
+    out: dict[str, str] = {}
+    for entry in data.decode("utf-8", errors="replace").split("\x00"):
+        name, eq, value = entry.partition("=")
+        if eq and _ENV_NAME.match(name):
+            out[name] = value
+    return out
+
+
+def parse_stat_ppid(text: str) -> tuple[str, int]:
+    """(comm, ppid) from /proc/<pid>/stat; comm may hold spaces and parentheses."""
+    open_, close = text.find("("), text.rfind(")")
+    if open_ < 0 or close < open_:
+        raise ParseError("not a /proc/<pid>/stat line")
+    rest = text[close + 1:].split()
+    if len(rest) < 2 or not rest[1].isdigit():
+        raise ParseError("not a /proc/<pid>/stat line")
+    return text[open_ + 1:close], int(rest[1])
+
+
+def parse_status(text: str) -> dict[str, str]:
+    """/proc/<pid>/status `Key:\tvalue` lines."""
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key and " " not in key:
+            out[key] = value.strip()
+    return out
+
+
+def parse_flat_yaml(text: str) -> dict[str, str]:
+    """Top-level `key: value` pairs of a YAML config (nested blocks give their key the value "{...}";
+    `key:` followed by nothing is "null"). Keys normalised to underscores. Enough for the flags the
+    checks read; not a YAML parser."""
+    out: dict[str, str] = {}
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if not line or line[0] in " \t#-" or ":" not in line:
+            continue
+        key, _, value = line.partition(":")
+        key = key.strip().strip("'\"").replace("-", "_")
+        value = value.split(" #", 1)[0].strip().strip("'\"")
+        if not value:
+            nxt = next((ln for ln in lines[i + 1:] if ln.strip() and not ln.lstrip().startswith("#")), "")
+            value = "{...}" if nxt[:1] in (" ", "\t", "-") else "null"
+        if key:
+            out[key] = value
+    return out
+
+
+# --- recognising engines from argv -----------------------------------------------------------
+
+_PY = re.compile(r"python(\d+(\.\d+)?)?[mtd]?\Z")
+_TITLE = re.compile(r"(?P<prefix>[A-Za-z0-9_.-]+)::(?P<name>\S+)")
+_VLLM_TITLES = (("EngineCore", "engine-core"), ("Worker", "worker"), ("APIServer", "api-server"),
+                ("DPCoordinator", "coordinator"))
+_SGLANG_TITLES = (("scheduler", "scheduler"), ("semi_pd_scheduler", "scheduler"), ("gpu_worker", "worker"),
+                  ("detokenizer", "detokenizer"), ("data_parallel_controller", "coordinator"),
+                  ("tokenizer_worker", "api-server"))
+# Python options that take a value (so the next argv item is not the program).
+_PY_OPTS_WITH_VALUE = ("-X", "-W", "-Q")
+
+
+@dataclass(frozen=True)
+class _Match:
+    engine: str  # "" = belongs to whatever engine it descends from
+    role: str
+    needs_parent: bool = False  # only an engine process when an ancestor is one
+
+
+def _python_program(argv: tuple[str, ...]) -> tuple[str, str, list[str]]:
+    """For a Python command line: ("module"|"code"|"script", what, rest of argv)."""
+    i = 1
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "-m" and i + 1 < len(argv):
+            return "module", argv[i + 1], list(argv[i + 2:])
+        if arg.startswith("-m") and len(arg) > 2:
+            return "module", arg[2:], list(argv[i + 1:])
+        if arg == "-c" and i + 1 < len(argv):
+            return "code", argv[i + 1], list(argv[i + 2:])
+        if arg in _PY_OPTS_WITH_VALUE:
+            i += 2
+            continue
+        if arg.startswith("-"):
+            i += 1
+            continue
+        return "script", arg, list(argv[i + 1:])
+    return "", "", []
+
+
+def _program(name: str, rest: list[str]) -> _Match | None:
+    """An engine console script (or binary) and its first argument."""
+    base = posixpath.basename(name)
+    first = rest[0] if rest else ""
+    if base == "vllm" and first == "serve":
+        return _Match("vllm", "api-server")
+    if base == "sglang" and first == "serve":
+        return _Match("sglang", "api-server")
+    if base == "trtllm-serve":
+        return _Match("trtllm", "api-server")
+    if base == "trtllm-llmapi-launch":
+        return _Match("trtllm", "launcher")
+    return None
+
+
+def classify(argv: tuple[str, ...]) -> _Match | None:
+    """Which engine process (if any) a command line is."""
+    if not argv or not argv[0]:
+        return None
+    first = argv[0]
+    title = _TITLE.match(first)
+    if title and "/" not in first.split("::", 1)[0]:
+        prefix, name = title.group("prefix"), title.group("name")
+        if prefix == "sglang":
+            for start, role in _SGLANG_TITLES:
+                if name.startswith(start):
+                    return _Match("sglang", role)
+            return _Match("sglang", "helper")
+        if prefix == "ray" and name.startswith("RayWorkerWrapper"):
+            return _Match("vllm", "worker")
+        for start, role in _VLLM_TITLES:
+            if name.startswith(start):
+                # VLLM_PROCESS_NAME_PREFIX may change "VLLM": trust other prefixes only under vLLM.
+                return _Match("vllm", role, needs_parent=prefix != "VLLM")
+        return None
+    if first.startswith("VllmWorker"):
+        return _Match("vllm", "worker")
+    base = posixpath.basename(first)
+    if base in ("mpirun", "mpiexec", "orterun", "prterun", "srun"):
+        if any(posixpath.basename(a) in ("trtllm-serve", "trtllm-llmapi-launch") or "tensorrt_llm" in a
+               for a in argv[1:]):
+            return _Match("trtllm", "launcher")
+        return None
+    if not _PY.match(base):
+        return _program(first, list(argv[1:]))
+    kind, what, rest = _python_program(argv)
+    if kind == "module":
+        if what in ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server"):
+            return _Match("vllm", "api-server")
+        if what == "vllm.entrypoints.cli.main" and rest[:1] == ["serve"]:
+            return _Match("vllm", "api-server")
+        if what in ("sglang.launch_server", "sglang.srt.entrypoints.http_server"):
+            return _Match("sglang", "api-server")
+        if what == "sglang.cli.main" and rest[:1] == ["serve"]:
+            return _Match("sglang", "api-server")
+        if what in ("tensorrt_llm.commands.serve",):
+            return _Match("trtllm", "api-server")
+        if what == "mpi4py.futures.server":
+            return _Match("", "worker", needs_parent=True)
+        return None
+    if kind == "code":
+        if "multiprocessing.resource_tracker" in what or "multiprocessing.forkserver" in what:
+            return _Match("", "helper", needs_parent=True)
+        if "multiprocessing.spawn" in what or "--multiprocessing-fork" in rest:
+            return _Match("", "", needs_parent=True)
+        return None
+    if kind == "script":
+        return _program(what, rest)
+    return None
+
+
+# --- reading /proc ---------------------------------------------------------------------------
+
+
+def process_path(host: Host, pid: int, path: str) -> str | None:
+    """`path` as the process sees it: through /proc/<pid>/root where the source exposes it (a
+    process in another container has its own filesystem), else `path` itself. None when that
+    root is not readable (another user's process without root)."""
+    base = f"/proc/{pid}/root"
+    try:
+        host.list_dir(base)
+    except PermissionError:
+        return None
+    except (OSError, NotCaptured):
+        return path
+    return base + path
+
+
+def _read(host: Host, path: str) -> bytes | None:
+    """Bytes of a /proc file; None when the process is gone. PermissionError propagates."""
+    try:
+        return host.read_bytes(path)
+    except (FileNotFoundError, ProcessLookupError, NotCaptured):
+        return None
+    except PermissionError:
+        raise
+    except OSError:
+        return None
+
+
+def _process_details(host: Host, pid: int, argv: tuple[str, ...], engine: str, role: str,
+                     ppid: int | None, comm: str) -> tuple[ProcessInfo, bool]:
+    """Read environ, limits and status of one process; (info, environ overwritten by a title)."""
+    environ: dict[str, str] | None
+    clobbered = False
+    note = ""
+    try:
+        raw = _read(host, f"/proc/{pid}/environ")
+        environ = parse_environ(raw) if raw is not None else None
+        if raw is None:
+            note = "not readable (the process ended, or the source does not hold it)"
+        if environ is not None and not environ and (b"\x00" in (raw or b"") or _TITLE.match(argv[0] if argv else "")):
+            clobbered = True
+    except PermissionError:
+        environ = None
+        note = "permission denied (another user's process: run as root)"
+    limits: dict[str, tuple[str, str]] | None = None
+    try:
+        text = _read(host, f"/proc/{pid}/limits")
+        if text is not None:
+            limits = dict(parse_limits(text.decode("utf-8", errors="replace")).values)
+    except (PermissionError, ParseError):
+        limits = None
+    try:
+        status_raw = _read(host, f"/proc/{pid}/status")
+        status = parse_status(status_raw.decode("utf-8", errors="replace")) if status_raw else {}
+    except PermissionError:
+        status = {}
+    info = ProcessInfo(pid=pid, ppid=ppid, comm=comm or status.get("Name", ""), argv=argv, environ=environ,
+                       limits=limits, status=status, engine=engine, role=role, environ_note=note)
+    return info, clobbered
+
+
+def _stat(host: Host, pid: int) -> tuple[str, int | None]:
+    try:
+        raw = _read(host, f"/proc/{pid}/stat")
+    except PermissionError:
+        return "", None
+    if raw is None:
+        return "", None
+    try:
+        comm, ppid = parse_stat_ppid(raw.decode("utf-8", errors="replace"))
+    except ParseError:
+        return "", None
+    return comm, ppid
+
+
+def _read_config(host: Host, proc: ProcessInfo) -> tuple[str, dict[str, str]]:
+    """The config file a root process names (--config / --extra_llm_api_options), read as it sees it."""
+    path = proc.flag(*CONFIG_FLAGS.get(proc.engine, ()))
+    if not path:
+        return "", {}
+    if not path.startswith("/"):
+        try:
+            cwd = host.readlink(f"/proc/{proc.pid}/cwd")
+        except (OSError, NotCaptured):
+            return path, {}
+        path = posixpath.normpath(posixpath.join(cwd, path))
+    seen = process_path(host, proc.pid, path)
+    if seen is None:
+        return path, {}
+    try:
+        return path, parse_flat_yaml(read_text(host, seen, limit=256 * 1024))
+    except (OSError, NotCaptured):
+        return path, {}
+
+
+def _current(host: Host) -> ProcessInfo | None:
+    """The audit's own process (/proc/self): what an engine started from this shell would inherit."""
+    try:
+        raw = _read(host, "/proc/self/cmdline")
+    except PermissionError:
+        raw = None
+    argv = parse_cmdline_bytes(raw) if raw else ()
+    info, _ = _process_details(host, 0, argv, "", "", None, "")
+    if info.environ is None and info.limits is None and not info.status and not argv:
+        return None
+    pid_text = info.status.get("Pid", "")
+    return ProcessInfo(pid=int(pid_text) if pid_text.isdigit() else 0, ppid=None, comm=info.status.get("Name", ""),
+                       argv=argv, environ=info.environ, limits=info.limits, status=info.status)
+
+
+def _self_details(host: Host) -> ProcessInfo | None:
+    try:
+        return _current(host)
+    except NotCaptured:
+        return None
+
+
+@provider("serving_processes", ServingProcesses)
+def serving_processes(ctx: FactContext) -> ServingProcesses:
+    """vLLM / SGLang / TensorRT-LLM processes: argv, environment, limits, status, role (/proc)."""
+    host = ctx.host
+    try:
+        names = host.list_dir("/proc")
+    except FileNotFoundError as exc:
+        raise FactUnavailable("this source has no /proc") from exc
+    pids = sorted(int(n) for n in names if n.isdigit())
+    argvs: dict[int, tuple[str, ...]] = {}
+    matches: dict[int, _Match] = {}
+    unreadable: list[int] = []
+    for pid in pids:  # cmdline only: cheap for hundreds of processes
+        try:
+            raw = _read(host, f"/proc/{pid}/cmdline")
+        except PermissionError:
+            unreadable.append(pid)
+            continue
+        if not raw:
+            continue  # kernel thread, zombie, or gone
+        argv = parse_cmdline_bytes(raw)
+        argvs[pid] = argv
+        match = classify(argv)
+        if match is not None:
+            matches[pid] = match
+
+    # ppid for the recognised processes; untitled children adopt the engine they descend from.
+    stats: dict[int, tuple[str, int | None]] = {}
+
+    def stat(pid: int) -> tuple[str, int | None]:
+        if pid not in stats:
+            stats[pid] = _stat(host, pid)
+        return stats[pid]
+
+    engine_of: dict[int, str] = {pid: m.engine for pid, m in matches.items() if m.engine and not m.needs_parent}
+    for pid in sorted(matches):
+        if pid in engine_of:
+            continue
+        ancestor = stat(pid)[1]
+        for _ in range(_MAX_ANCESTRY):
+            if ancestor is None or ancestor <= 1:
+                break
+            if ancestor in engine_of:
+                wanted = matches[pid].engine
+                if not wanted or wanted == engine_of[ancestor]:
+                    engine_of[pid] = engine_of[ancestor]
+                break
+            ancestor = stat(ancestor)[1]
+
+    infos: dict[int, ProcessInfo] = {}
+    clobbered: set[int] = set()
+    for pid in sorted(engine_of):
+        comm, ppid = stat(pid)
+        role = matches[pid].role
+        parent = matches.get(ppid) if ppid is not None else None
+        if (ppid in engine_of and argvs.get(ppid) == argvs[pid] and parent is not None
+                and parent.role == role):
+            role = ""  # a forked copy of its parent that has not (yet) set a title
+        try:
+            info, was_clobbered = _process_details(host, pid, argvs[pid], engine_of[pid], role, ppid, comm)
+        except NotCaptured:
+            continue
+        infos[pid] = info
+        if was_clobbered:
+            clobbered.add(pid)
+
+    def root_of(pid: int) -> int:
+        seen = {pid}
+        cur = pid
+        while True:
+            ppid = infos[cur].ppid
+            if ppid is None or ppid not in infos or infos[ppid].engine != infos[cur].engine or ppid in seen:
+                return cur
+            seen.add(ppid)
+            cur = ppid
+
+    final: list[ProcessInfo] = []
+    for pid in sorted(infos):
+        info = infos[pid]
+        changes: dict[str, object] = {"root_pid": root_of(pid)}
+        if pid in clobbered:
+            ancestor = info.ppid
+            while ancestor is not None and ancestor in infos:
+                if ancestor not in clobbered and infos[ancestor].environ is not None:
+                    changes["environ"] = infos[ancestor].environ
+                    changes["environ_from"] = ancestor
+                    break
+                ancestor = infos[ancestor].ppid
+            else:
+                changes["environ"] = None
+                changes["environ_note"] = ("overwritten by the process title (setproctitle) and no parent "
+                                           "engine process shows it")
+        if changes["root_pid"] == pid:
+            path, config = _read_config(host, info)
+            changes["config_path"], changes["config"] = path, config
+        final.append(_replace(info, changes))
+    return ServingProcesses(tuple(final), current=_self_details(host), unreadable_pids=tuple(unreadable))
+
+
+def _replace(info: ProcessInfo, changes: dict[str, object]) -> ProcessInfo:
+    from dataclasses import replace
+
+    return replace(info, **changes)  # type: ignore[arg-type]

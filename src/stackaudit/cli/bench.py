@@ -1,0 +1,219 @@
+"""`bench`, `bench history`, `bench compare`: argument wiring only.
+
+Only typer is imported here; aiohttp and the bench package load when the command runs, so
+that `stackaudit --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, Optional
+
+import typer
+
+from stackaudit.errors import UsageError
+
+_FORMATS = ("text", "markdown", "json")
+
+
+def _check_format(fmt: str) -> str:
+    if fmt not in _FORMATS:
+        raise UsageError(f"--format must be one of {', '.join(_FORMATS)}, got {fmt!r}")
+    return fmt
+
+
+def _ints(text: str, flag: str) -> list[int]:
+    try:
+        values = [int(v) for v in text.replace(" ", "").split(",") if v]
+    except ValueError:
+        raise UsageError(f"{flag} takes a comma list of integers, e.g. 1,10; got {text!r}") from None
+    if not values or min(values) < 1:
+        raise UsageError(f"{flag} takes positive integers, got {text!r}")
+    return sorted(set(values))
+
+
+def _floats(text: str, flag: str) -> list[float]:
+    try:
+        values = [float(v) for v in text.replace(" ", "").split(",") if v]
+    except ValueError:
+        raise UsageError(f"{flag} takes a comma list of numbers, e.g. 0.5,2; got {text!r}") from None
+    if not values or min(values) <= 0:
+        raise UsageError(f"{flag} takes positive numbers, got {text!r}")
+    return sorted(set(values))
+
+
+def _scrub(value: Any, secret: str | None) -> Any:
+    """Remove any occurrence of the API key from a report (defence in depth: it is never put there)."""
+    if not secret:
+        return value
+    if isinstance(value, dict):
+        return {k: _scrub(v, secret) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub(v, secret) for v in value]
+    if isinstance(value, str) and secret in value:
+        return value.replace(secret, "***")
+    return value
+
+
+def _progress(quiet: bool):  # type: ignore[no-untyped-def]
+    if quiet:
+        return None
+
+    def say(line: str) -> None:
+        sys.stderr.write(f"bench: {line}\n")
+        sys.stderr.flush()
+
+    return say
+
+
+def register(app: typer.Typer) -> None:
+    bench_app = typer.Typer(
+        name="bench",
+        help="Honest baseline of an OpenAI-compatible inference server, with history and comparison.",
+        invoke_without_command=True,
+        no_args_is_help=False,
+        add_completion=False,
+        rich_markup_mode=None,
+    )
+
+    @bench_app.callback()
+    def bench(
+        ctx: typer.Context,
+        url: Optional[str] = typer.Option(None, "--url", help="Server base URL, e.g. http://127.0.0.1:8000"),
+        model: Optional[str] = typer.Option(None, "--model", help="Model name (default: the first at /v1/models)."),
+        endpoint: str = typer.Option("completions", "--endpoint", help="completions or chat."),
+        concurrency: str = typer.Option("1", "--concurrency", "-c", help="Concurrency levels (closed loop), e.g. 1,10."),
+        request_rate: Optional[str] = typer.Option(
+            None, "--request-rate", help="Request rates per second (open loop, Poisson arrivals) instead of --concurrency."
+        ),
+        max_concurrency: Optional[int] = typer.Option(None, "--max-concurrency", help="Cap in-flight requests with --request-rate."),
+        requests: Optional[int] = typer.Option(None, "--requests", "-n", help="Requests per level and repeat (default 4 × concurrency, at least 20)."),
+        duration: Optional[float] = typer.Option(None, "--duration", help="Seconds per level and repeat instead of --requests."),
+        input_tokens: int = typer.Option(512, "--input-tokens", help="Prompt length in the server's tokens."),
+        output_tokens: int = typer.Option(256, "--output-tokens", help="Output tokens asked (max_tokens)."),
+        repeats: int = typer.Option(1, "--repeats", help="Repeats of every level, run in shuffled order."),
+        warmup: str = typer.Option("auto", "--warmup", help="auto (until TPOT stops changing), 0, or a number of requests."),
+        seed: int = typer.Option(0, "--seed", help="Seed for prompts, arrivals, order and sampling."),
+        temperature: float = typer.Option(0.0, "--temperature", help="Sampling temperature sent."),
+        no_ignore_eos: bool = typer.Option(False, "--no-ignore-eos", help="Let the server stop at EOS."),
+        eos_token_id: Optional[int] = typer.Option(None, "--eos-token-id", help="EOS id for logit_bias where ignore_eos is unsupported."),
+        api_key: Optional[str] = typer.Option(
+            None, "--api-key", envvar="OPENAI_API_KEY", show_envvar=True, show_default=False,
+            help="Bearer token (or OPENAI_API_KEY); never stored or printed.",
+        ),
+        timeout: float = typer.Option(600.0, "--timeout", help="Per-request timeout, seconds."),
+        tokenizer: Optional[str] = typer.Option(None, "--tokenizer", help="Local tokenizer (tokenizer.json or directory) when the server has no /tokenize."),
+        max_event_kb: int = typer.Option(16384, "--max-event-kb", help="Largest SSE event accepted, KiB."),
+        continuous_usage: bool = typer.Option(False, "--continuous-usage", help="Ask for per-chunk usage (vLLM) for exact tokens per chunk."),
+        no_shuffle: bool = typer.Option(False, "--no-shuffle", help="Run levels and repeats in order."),
+        no_self_check: bool = typer.Option(False, "--no-self-check", help="Skip measuring the client's own ceiling."),
+        label: Optional[str] = typer.Option(None, "--label", help="A label stored with the run."),
+        db: Optional[str] = typer.Option(None, "--db", help="History database (default: in the user data directory)."),
+        no_history: bool = typer.Option(False, "--no-history", help="Do not store the run."),
+        plot: Optional[str] = typer.Option(None, "--plot", help="Write PNG charts to this directory (needs matplotlib)."),
+        fmt: str = typer.Option("text", "--format", "-f", help="text, markdown or json."),
+        output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the report to FILE."),
+        quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines on stderr."),
+    ) -> None:
+        """Measure TTFT, TPOT, ITL, E2E and throughput per concurrency level."""
+        if ctx.invoked_subcommand is not None:
+            return
+        _check_format(fmt)
+        if not url:
+            raise UsageError("--url is required, e.g. stackaudit bench --url http://127.0.0.1:8000")
+        import asyncio
+
+        from stackaudit.bench.runner import BenchConfig, run_bench
+        from stackaudit.cli.output import emit
+
+        config = BenchConfig(
+            url=url,
+            model=model,
+            endpoint=endpoint,
+            concurrency=_ints(concurrency, "--concurrency") if not request_rate else [],
+            request_rate=_floats(request_rate, "--request-rate") if request_rate else [],
+            max_concurrency=max_concurrency,
+            requests=requests,
+            duration_s=duration,
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            repeats=repeats,
+            warmup=warmup,
+            seed=seed,
+            temperature=temperature,
+            ignore_eos=not no_ignore_eos,
+            eos_token_id=eos_token_id,
+            timeout_s=timeout,
+            tokenizer=tokenizer,
+            max_event_bytes=max_event_kb * 1024,
+            shuffle=not no_shuffle,
+            self_check=not no_self_check,
+            continuous_usage=continuous_usage,
+            label=label,
+        )
+        config.validate()
+        if plot:
+            try:
+                import matplotlib  # noqa: F401
+            except ImportError:
+                raise UsageError("--plot needs matplotlib: pip install 'stackaudit[plot]'") from None
+        outcome = asyncio.run(run_bench(config, api_key, progress=_progress(quiet)))
+        result = _scrub(outcome.result, api_key)
+        if not no_history:
+            from stackaudit.bench.history import History
+
+            with History(db) as history:
+                history.add(result, outcome.records)
+        if plot:
+            from stackaudit.bench.metrics import RequestMetrics
+            from stackaudit.bench.plot import write_plots
+
+            samples = {
+                key: [m.tpot for m in (RequestMetrics(r) for _, r in pairs if r.ok) if m.tpot is not None]
+                for key, pairs in outcome.records.items()
+            }
+            written = write_plots(result, samples, plot)
+            if not quiet:
+                sys.stderr.write("bench: charts: " + ", ".join(os.path.basename(p) for p in written) + f" in {plot}\n")
+        from stackaudit.bench.render import render_result
+
+        emit(render_result(result, fmt), output)
+
+    @bench_app.command("history")
+    def history(
+        db: Optional[str] = typer.Option(None, "--db", help="History database."),
+        limit: int = typer.Option(50, "--limit", help="Most recent runs to list."),
+        fmt: str = typer.Option("text", "--format", "-f", help="text, markdown or json."),
+        output: Optional[str] = typer.Option(None, "--output", "-o", help="Write to FILE."),
+    ) -> None:
+        """List stored runs."""
+        _check_format(fmt)
+        from stackaudit.bench.history import History
+        from stackaudit.bench.render import render_history
+        from stackaudit.cli.output import emit
+
+        with History(db) as store:
+            emit(render_history(store.list_runs(limit), fmt, store.path), output)
+
+    @bench_app.command("compare")
+    def compare(
+        run_a: str = typer.Argument(..., help="Run id, 'latest' or 'latest~N'."),
+        run_b: str = typer.Argument(..., help="Run id, 'latest' or 'latest~N'."),
+        db: Optional[str] = typer.Option(None, "--db", help="History database."),
+        fmt: str = typer.Option("text", "--format", "-f", help="text, markdown or json."),
+        output: Optional[str] = typer.Option(None, "--output", "-o", help="Write to FILE."),
+    ) -> None:
+        """Is the difference between two runs beyond noise, and what differed that could explain it?"""
+        _check_format(fmt)
+        from stackaudit.bench.compare import compare_runs
+        from stackaudit.bench.history import History
+        from stackaudit.bench.render import render_compare
+        from stackaudit.cli.output import emit
+
+        with History(db) as store:
+            a, b = store.get(run_a), store.get(run_b)
+            report = compare_runs(a, store.requests(a.id), b, store.requests(b.id))
+        emit(render_compare(report, fmt), output)
+
+    app.add_typer(bench_app, name="bench")

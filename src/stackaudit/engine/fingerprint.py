@@ -1,0 +1,36 @@
+"""A host fingerprint for bench history: the values the audit observed, by name.
+
+Two bench runs on the same host compare these to explain a difference ("KERN-CPUFREQ-GOVERNOR:
+performance -> powersave"). Built from a real audit of this machine, so it names exactly the
+knobs the audit checks.
+"""
+
+from __future__ import annotations
+
+import json
+
+from stackaudit.engine.runner import AuditOptions, run_audit
+from stackaudit.host.base import Host
+
+
+def host_fingerprint(host: Host | None = None, deadline_s: float = 10.0) -> dict[str, str]:
+    """Knob name -> observed value (JSON text), plus kernel, CPU and GPU inventory."""
+    if host is None:
+        from stackaudit.host.live import LiveHost
+
+        host = LiveHost()
+    report = run_audit(host, AuditOptions(deadline_s=deadline_s))
+    out: dict[str, str] = {}
+    for key in ("kernel", "cpu", "container", "numa_nodes"):
+        value = report.host.get(key)
+        if value is not None:
+            out[f"host.{key}"] = str(value)
+    gpus = report.host.get("gpus") or {}
+    if gpus.get("count") is not None:
+        out["host.gpus"] = str(gpus["count"])
+    for result in report.results:
+        if result.status in ("unknown", "error", "not-applicable") or result.actual is None:
+            continue
+        actual = result.actual
+        out[result.id] = actual if isinstance(actual, str) else json.dumps(actual, sort_keys=True, default=str)
+    return out

@@ -1,0 +1,367 @@
+"""The Python environment of the serving engine: versions of torch, the engines and their kernels.
+
+Read from files only, never by importing torch or vLLM (seconds, and a GPU context): the
+interpreter of the serving process (its argv[0], VIRTUAL_ENV/CONDA_PREFIX, the console script's
+directory, PATH, /proc/<pid>/exe) gives a prefix; its `lib/python3.X/site-packages` (and the
+Debian `dist-packages`) hold one `<name>-<version>.dist-info` per installed distribution, whose
+METADATA `Version:` is read for the packages that matter. torch's CUDA comes from
+`torch/version.py`. Paths are read as the process sees them (/proc/<pid>/root), so an engine in
+another container is read from its own filesystem. Where no engine runs, the audit's own
+interpreter is read instead, and `from_serving_process` says so.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from dataclasses import dataclass, field
+
+from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcesses, process_path
+from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.host.base import Host, NotCaptured, read_text
+
+# Distributions recorded (canonical names, PEP 503).
+WANTED = ("torch", "vllm", "sglang", "sgl-kernel", "tensorrt-llm", "tensorrt", "flashinfer", "flashinfer-python",
+          "flashinfer-cubin", "flashinfer-jit-cache", "triton", "pytorch-triton", "xformers", "transformers",
+          "mpi4py", "setproctitle")
+WANTED_PREFIXES = ("nvidia-nccl-", "nvidia-cuda-runtime-", "nvidia-cuda-nvcc-", "flashinfer-")
+FLASHINFER_PACKAGES = ("flashinfer-python", "flashinfer-cubin", "flashinfer-jit-cache")
+
+_DIST = re.compile(r"(?P<name>[A-Za-z0-9][A-Za-z0-9._]*?)-(?P<version>[0-9][^-]*?)(?:-py[0-9.]+)?\.(?:dist|egg)-info\Z")
+_PYDIR = re.compile(r"python(\d+)\.(\d+)t?\Z")
+_PY = re.compile(r"python(\d+(?:\.\d+)?)?[mtd]?\Z")
+
+
+def canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+@dataclass(frozen=True)
+class PythonEnvironment:
+    source: str  # "serving process 4101 (vLLM api-server)" or "the audit's own interpreter"
+    pid: int | None
+    engine: str
+    interpreter: str = ""
+    prefix: str = ""
+    python_version: str = ""  # "3.12"
+    site_packages: tuple[str, ...] = ()
+    packages: dict[str, str] = field(default_factory=dict)  # canonical name -> version
+    torch_cuda: str | None = None  # "12.8"; None: CPU-only build or torch absent
+    # torch's CUDA arch list lives inside libtorch_cuda.so; None: not read (see RT-TORCH-ARCH).
+    torch_arch_list: tuple[str, ...] | None = None
+    cuda_home: str = ""
+    cuda_home_from: str = ""  # "CUDA_HOME" | "CUDA_PATH" | "default /usr/local/cuda" | ""
+    cuda_home_version: str | None = None
+    read: tuple[str, ...] = ()  # the files and directories this was read from
+    notes: tuple[str, ...] = ()
+
+    def version(self, name: str) -> str | None:
+        return self.packages.get(canonical(name))
+
+    def nccl_wheel(self) -> tuple[str, str] | None:
+        """(package, version) of the nvidia-nccl-cu* wheel torch uses."""
+        for name, version in sorted(self.packages.items()):
+            if name.startswith("nvidia-nccl-"):
+                return name, version
+        return None
+
+
+@dataclass(frozen=True)
+class PythonEnv:
+    environments: tuple[PythonEnvironment, ...]
+    from_serving_process: bool
+    notes: tuple[str, ...] = ()
+
+    def for_engine(self, engine: str) -> list[PythonEnvironment]:
+        return [e for e in self.environments if e.engine == engine]
+
+
+# --- parsers ---------------------------------------------------------------------------------
+
+
+def parse_dist_name(entry: str) -> tuple[str, str] | None:
+    """`torch-2.7.0+cu128.dist-info` -> ("torch", "2.7.0+cu128")."""
+    m = _DIST.match(entry)
+    return (canonical(m.group("name")), m.group("version")) if m else None
+
+
+def parse_metadata_version(text: str) -> str | None:
+    """`Version:` from a METADATA / PKG-INFO header."""
+    for line in text.splitlines():
+        if not line.strip():
+            break  # the header ends at the first blank line
+        if line.startswith("Version:"):
+            return line.partition(":")[2].strip() or None
+    return None
+
+
+def parse_torch_version_py(text: str) -> tuple[str | None, str | None]:
+    """(torch version, CUDA version or None) from torch/version.py."""
+    version = re.search(r"^__version__\s*=\s*['\"]([^'\"]+)['\"]", text, re.MULTILINE)
+    cuda = re.search(r"^cuda(?:\s*:\s*[^=]+)?\s*=\s*(?:['\"]([^'\"]*)['\"]|None)", text, re.MULTILINE)
+    return (version.group(1) if version else None, cuda.group(1) if cuda and cuda.group(1) else None)
+
+
+def parse_cuda_version_file(text: str) -> str | None:
+    """CUDA toolkit version from version.json (CUDA >= 11.1) or version.txt."""
+    try:
+        data = json.loads(text)
+        value = data.get("cuda", {}).get("version")
+        return str(value) if value else None
+    except (ValueError, AttributeError):
+        pass
+    m = re.search(r"CUDA Version\s+(\d+\.\d+(?:\.\d+)?)", text)
+    return m.group(1) if m else None
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+class _Reader:
+    """Reads files as one process sees them, remembering what was read."""
+
+    def __init__(self, host: Host, pid: int | None) -> None:
+        self.host = host
+        self.pid = pid
+        self.read: list[str] = []
+        self.denied = False
+
+    def path(self, path: str) -> str | None:
+        if self.pid is None:
+            return path
+        seen = process_path(self.host, self.pid, path)
+        if seen is None:
+            self.denied = True
+        return seen
+
+    def list_dir(self, path: str) -> list[str]:
+        seen = self.path(path)
+        if seen is None:
+            return []
+        try:
+            entries = self.host.list_dir(seen)
+        except PermissionError:
+            self.denied = True
+            return []
+        except (OSError, NotCaptured):
+            return []
+        self.read.append(path + "/")
+        return entries
+
+    def text(self, path: str, limit: int = 64 * 1024) -> str | None:
+        seen = self.path(path)
+        if seen is None:
+            return None
+        try:
+            text = read_text(self.host, seen, limit)
+        except PermissionError:
+            self.denied = True
+            return None
+        except (OSError, NotCaptured):
+            return None
+        self.read.append(path)
+        return text
+
+    def readlink(self, path: str) -> str | None:
+        try:
+            return self.host.readlink(path)
+        except (OSError, NotCaptured):
+            return None
+
+
+def _prefixes(proc: ProcessInfo, reader: _Reader) -> tuple[list[str], str, str]:
+    """Candidate prefixes (most specific first), the interpreter, and its version from its name."""
+    env = proc.environ or {}
+    prefixes: list[str] = []
+    interpreter = ""
+    version = ""
+
+    def add(prefix: str) -> None:
+        prefix = posixpath.normpath(prefix)
+        if prefix not in prefixes and prefix not in ("/", "."):
+            prefixes.append(prefix)
+
+    argv0 = proc.argv[0] if proc.argv else ""
+    if _PY.match(posixpath.basename(argv0)):
+        interpreter = argv0
+        if not argv0.startswith("/"):
+            for directory in env.get("PATH", "").split(":"):
+                if directory.startswith("/") and reader.text(posixpath.join(directory, argv0), limit=0) is not None:
+                    interpreter = posixpath.join(directory, argv0)
+                    break
+    for name in ("VIRTUAL_ENV", "CONDA_PREFIX"):
+        if env.get(name, "").startswith("/"):
+            add(env[name])
+    if interpreter.startswith("/"):
+        add(posixpath.dirname(posixpath.dirname(interpreter)))
+    # The console script (`/opt/venv/bin/vllm`) sits in its environment's bin/.
+    if len(proc.argv) > 1 and proc.argv[1].startswith("/") and posixpath.basename(posixpath.dirname(proc.argv[1])) == "bin":
+        add(posixpath.dirname(posixpath.dirname(proc.argv[1])))
+    exe = reader.readlink(f"/proc/{proc.pid}/exe") if proc.pid else reader.readlink("/proc/self/exe")
+    if exe:
+        exe = exe.removesuffix(" (deleted)")
+        interpreter = interpreter or exe
+        add(posixpath.dirname(posixpath.dirname(exe)))
+        m = re.search(r"python(\d+\.\d+)", posixpath.basename(exe))
+        version = m.group(1) if m else ""
+    if not version:
+        m = re.search(r"python(\d+\.\d+)", posixpath.basename(interpreter))
+        version = m.group(1) if m else ""
+    return prefixes, interpreter, version
+
+
+def _site_dirs(prefix: str, reader: _Reader, version: str) -> tuple[list[str], str]:
+    """site-packages / dist-packages under one prefix, and the Python version found there."""
+    dirs: list[str] = []
+    found_version = version
+    for lib in ("lib", "lib64"):
+        entries = reader.list_dir(f"{prefix}/{lib}")
+        pydirs = [e for e in entries if _PYDIR.match(e)]
+        if version and f"python{version}" in pydirs:
+            pydirs = [f"python{version}"] + [d for d in pydirs if d != f"python{version}"]
+        for pydir in pydirs:
+            for sub in ("site-packages", "dist-packages"):
+                if sub in reader.list_dir(f"{prefix}/{lib}/{pydir}") and f"{prefix}/{lib}/{pydir}/{sub}" not in dirs:
+                    dirs.append(f"{prefix}/{lib}/{pydir}/{sub}")
+                    m = _PYDIR.match(pydir)
+                    if m and not found_version:
+                        found_version = f"{m.group(1)}.{m.group(2)}"
+        if lib == "lib" and "python3" in entries and "dist-packages" in reader.list_dir(f"{prefix}/lib/python3"):
+            dirs.append(f"{prefix}/lib/python3/dist-packages")  # Debian/Ubuntu system packages
+    if prefix == "/usr" and found_version:
+        local = f"/usr/local/lib/python{found_version}/dist-packages"
+        if "dist-packages" in reader.list_dir(f"/usr/local/lib/python{found_version}"):
+            dirs.insert(0, local)
+    return dirs, found_version
+
+
+def read_environment(host: Host, proc: ProcessInfo, source: str, use_root: bool) -> PythonEnvironment:
+    """The Python environment `proc` runs in (its own filesystem view when use_root)."""
+    reader = _Reader(host, proc.pid if use_root else None)
+    env = proc.environ or {}
+    prefixes, interpreter, version = _prefixes(proc, reader)
+    notes: list[str] = []
+    site_dirs: list[str] = []
+    for entry in env.get("PYTHONPATH", "").split(":"):
+        if entry.startswith("/"):
+            site_dirs.append(posixpath.normpath(entry))
+    main_prefix = ""
+    for prefix in prefixes:
+        dirs, found = _site_dirs(prefix, reader, version)
+        if dirs and not main_prefix:
+            main_prefix = prefix
+            version = version or found
+            cfg = reader.text(f"{prefix}/pyvenv.cfg", limit=4096) or ""
+            home = re.search(r"^home\s*=\s*(\S+)", cfg, re.MULTILINE)
+            if home and re.search(r"^include-system-site-packages\s*=\s*true", cfg, re.MULTILINE | re.IGNORECASE):
+                base = posixpath.dirname(home.group(1).rstrip("/"))
+                if base not in prefixes:
+                    prefixes.append(base)
+        site_dirs.extend(d for d in dirs if d not in site_dirs)
+    home_dir = env.get("HOME", "")
+    if home_dir.startswith("/") and version and not env.get("PYTHONNOUSERSITE"):
+        user_site = f"{home_dir}/.local/lib/python{version}/site-packages"
+        if "site-packages" in reader.list_dir(f"{home_dir}/.local/lib/python{version}"):
+            site_dirs.append(user_site)
+
+    packages: dict[str, str] = {}
+    dist_dirs: dict[str, str] = {}
+    for site in site_dirs:
+        for entry in reader.list_dir(site):
+            parsed = parse_dist_name(entry)
+            if parsed is None:
+                continue
+            name, dist_version = parsed
+            if name in packages or not (name in WANTED or name.startswith(WANTED_PREFIXES)):
+                continue
+            packages[name] = dist_version
+            dist_dirs[name] = f"{site}/{entry}"
+    for name, dist_dir in dist_dirs.items():
+        meta_name = "PKG-INFO" if dist_dir.endswith(".egg-info") else "METADATA"
+        meta = reader.text(f"{dist_dir}/{meta_name}", limit=2048)
+        meta_version = parse_metadata_version(meta) if meta else None
+        if meta_version:
+            packages[name] = meta_version
+
+    torch_cuda: str | None = None
+    if "torch" in dist_dirs:
+        torch_site = posixpath.dirname(dist_dirs["torch"])
+        text = reader.text(f"{torch_site}/torch/version.py", limit=8192)
+        if text:
+            _, torch_cuda = parse_torch_version_py(text)
+        else:
+            m = re.search(r"\+cu(\d+)(\d)$", packages["torch"])
+            torch_cuda = f"{m.group(1)}.{m.group(2)}" if m else None
+        notes.append("torch's CUDA arch list is compiled into libtorch_cuda.so and was not read "
+                     "(python -c 'import torch; print(torch.cuda.get_arch_list())' shows it)")
+
+    cuda_home, cuda_from = "", ""
+    for name in ("CUDA_HOME", "CUDA_PATH"):
+        if env.get(name):
+            cuda_home, cuda_from = env[name], name
+            break
+    cuda_version: str | None = None
+    candidates = [cuda_home] if cuda_home else ["/usr/local/cuda"]
+    for home in candidates:
+        text = reader.text(f"{home}/version.json", limit=65536) or reader.text(f"{home}/version.txt", limit=4096)
+        if text:
+            cuda_version = parse_cuda_version_file(text)
+            if not cuda_home:
+                cuda_home, cuda_from = home, "default /usr/local/cuda"
+    if reader.denied:
+        notes.append(f"some of pid {proc.pid}'s files were not readable (run as root)")
+    if not site_dirs:
+        notes.append("no site-packages directory found for this interpreter")
+    return PythonEnvironment(
+        source=source,
+        pid=proc.pid or None,
+        engine=proc.engine,
+        interpreter=interpreter,
+        prefix=main_prefix,
+        python_version=version,
+        site_packages=tuple(site_dirs),
+        packages=packages,
+        torch_cuda=torch_cuda,
+        cuda_home=cuda_home,
+        cuda_home_from=cuda_from,
+        cuda_home_version=cuda_version,
+        read=tuple(dict.fromkeys(reader.read)),
+        notes=tuple(notes),
+    )
+
+
+@provider("python_env", PythonEnv)
+def python_env(ctx: FactContext) -> PythonEnv:
+    """Versions of torch (+CUDA), vLLM, SGLang, TensorRT-LLM, FlashInfer, Triton, NCCL wheels (site-packages)."""
+    procs = ctx.fact("serving_processes", ServingProcesses)
+    host = ctx.host
+    environments: list[PythonEnvironment] = []
+    notes: list[str] = []
+    if procs.found:
+        seen: set[tuple[str, ...]] = set()
+        for root in procs.roots():
+            # A launcher (mpirun) is no Python: read the first Python process of its instance.
+            candidates = [root, *[p for p in procs.instance(root) if p.pid != root.pid]]
+            proc = next((p for p in candidates if p.argv and _PY.match(posixpath.basename(p.argv[0]))), root)
+            label = f"serving process {proc.label}"
+            found = read_environment(host, proc, label, use_root=True)
+            key = found.site_packages or (f"pid {proc.pid}",)
+            if key in seen:
+                continue
+            seen.add(key)
+            environments.append(found)
+        if all(not e.packages for e in environments):
+            denied = any("not readable" in n for e in environments for n in e.notes)
+            engines = ", ".join(sorted(ENGINE_NAMES[e] for e in procs.engines()))
+            raise FactUnavailable(
+                f"the Python packages of the running {engines} could not be read"
+                + (" (permission denied)" if denied else ""),
+                "run as root" if denied else "run `python -m vllm.collect_env` / `python -m sglang.check_env`",
+            )
+        return PythonEnv(tuple(environments), True, tuple(notes))
+    current = procs.current
+    if current is None:
+        raise FactUnavailable("no serving process runs and the audit's own process is not in the source")
+    found = read_environment(host, current, "the audit's own interpreter (no serving engine is running)", False)
+    return PythonEnv((found,), False, ("no vLLM/SGLang/TensorRT-LLM process is running",))

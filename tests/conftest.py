@@ -1,0 +1,37 @@
+"""Shared test helpers: the real CLI entry point, and the shared captures folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+CAPTURES = REPO.parent / "shared" / "captures"
+
+
+@pytest.fixture
+def captures_dir() -> Path:
+    """../shared/captures, or skip when this checkout has no shared folder beside it."""
+    if not CAPTURES.is_dir():
+        pytest.skip("../shared/captures is not present")
+    return CAPTURES
+
+
+class CliRun:
+    def __init__(self, rc: int, out: str, err: str) -> None:
+        self.rc, self.out, self.err = rc, out, err
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
+    """Run `stackaudit ARGS` in-process through the real entry point; returns rc, stdout, stderr."""
+    from stackaudit.cli.main import main
+
+    def run(*args: str) -> CliRun:
+        capsys.readouterr()
+        rc = main(list(args))
+        captured = capsys.readouterr()
+        return CliRun(rc, captured.out, captured.err)
+
+    return run

@@ -1,0 +1,120 @@
+"""The CLI as a user runs it: formats, outputs, errors (exit 2, one line), hanging commands."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+STACKAUDIT = [sys.executable, "-m", "stackaudit"]
+
+
+def _one_line_error(err: str) -> None:
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("stackaudit: error:"), err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("args", [
+    ["audit", "--format", "yaml"],
+    ["audit", "--fail-on", "P7"],
+    ["audit", "--select", "NOPE-CHECK"],
+    ["audit", "--no-such-flag"],
+    ["audit", "--from", "/nonexistent/file.txt"],
+    ["audit", "--root", "/nonexistent-root"],
+    ["audit", "--deadline", "0"],
+    ["explain", "KERN-NOT-A-CHECK"],
+    ["checks", "--format", "xml"],
+])
+def test_usage_errors_exit_2_with_one_line(cli, args: list[str]) -> None:  # type: ignore[no-untyped-def]
+    run = cli(*args)
+    assert run.rc == 2
+    _one_line_error(run.err)
+
+
+def test_unreadable_and_unrecognisable_inputs_exit_2(cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    chatter = tmp_path / "notes.txt"
+    chatter.write_text("hello, my server is slow, please help\nthanks\n")
+    run = cli("audit", "--from", str(chatter))
+    assert run.rc == 2 and "nothing recognisable" in run.err
+    _one_line_error(run.err)
+    binary = tmp_path / "blob.bin"
+    binary.write_bytes(os.urandom(4096))
+    run = cli("audit", "--from", str(binary))
+    assert run.rc == 2
+    _one_line_error(run.err)
+    if os.geteuid() != 0:
+        locked = tmp_path / "locked.txt"
+        locked.write_text("x")
+        locked.chmod(0)
+        run = cli("audit", "--from", str(locked))
+        assert run.rc == 2
+    waivers = tmp_path / "w.toml"
+    waivers.write_text("[[waiver]]\nid = 'KERN-THP'\n")
+    run = cli("audit", "--waivers", str(waivers), "--select", "FW")
+    assert run.rc == 2 and "reason" in run.err
+
+
+def test_output_file_and_formats(cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "r.md"
+    run = cli("audit", "--select", "FW", "--format", "markdown", "--output", str(out))
+    assert run.rc == 0 and run.out == ""
+    text = out.read_text()
+    assert text.startswith("## stackaudit report") and "### Actionable fixes" in text
+    run = cli("audit", "--select", "FW", "--format", "json")
+    data = json.loads(run.out)
+    assert data["schema"] == 1 and {r["domain"] for r in data["results"]} == {"FW"}
+    run = cli("audit", "--output", str(tmp_path / "missing-dir" / "r.txt"), "--select", "FW")
+    assert run.rc == 2
+
+
+def test_capture_refuses_to_overwrite(cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    existing = tmp_path / "snap.tar.gz"
+    existing.write_bytes(b"keep me")
+    run = cli("capture", "-o", str(existing))
+    assert run.rc == 2 and existing.read_bytes() == b"keep me"
+
+
+def test_checks_and_explain(cli) -> None:  # type: ignore[no-untyped-def]
+    run = cli("checks")
+    assert run.rc == 0 and "FW-IOMMU-MODE" in run.out
+    run = cli("explain", "fw-iommu-mode")
+    assert run.rc == 0
+    for section in ("Reads:", "Bad value:", "Why:", "Traps:", "Fix:", "iommu=pt"):
+        assert section in run.out
+
+
+def test_hanging_command_does_not_hang_the_audit(tmp_path) -> None:
+    """A fake `lscpu` that sleeps: the audit ends within its command timeout and names it."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    fake = bindir / "lscpu"
+    fake.write_text("#!/bin/sh\nsleep 30\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    env = dict(os.environ, PATH=f"{bindir}:{os.environ.get('PATH', '')}")
+    proc = subprocess.run([*STACKAUDIT, "audit", "--command-timeout", "1", "--deadline", "3", "--format", "json"],
+                          capture_output=True, text=True, timeout=25, env=env, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert any("lscpu" in t for t in data["summary"]["timed_out"])
+    assert data["summary"]["duration_s"] < 5
+
+
+def test_help_is_fast_to_import() -> None:
+    """--help must not import the engine, rich report or aiohttp (start-up budget 0.3 s)."""
+    code = ("import sys; from stackaudit.cli.main import main; rc = main(['--help']); "
+            "heavy = [m for m in ('aiohttp', 'stackaudit.engine.runner', 'stackaudit.report.text', 'pynvml') "
+            "if m in sys.modules]; print(heavy)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    assert proc.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_script_entry_point_runs() -> None:
+    proc = subprocess.run([*STACKAUDIT, "--version"], capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 0 and proc.stdout.startswith("stackaudit ")

@@ -1,0 +1,61 @@
+"""The live audit of the machine the tests run on, and its capture replayed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+
+from stackaudit.capture import capture_host
+from stackaudit.checks.registry import load_all
+from stackaudit.engine.runner import run_audit
+from stackaudit.host.live import LiveHost
+from stackaudit.host.memory import load_snapshot
+from stackaudit.host.recording import RecordingHost
+from stackaudit.report.json_report import report_to_json
+
+SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "docs" / "report.schema.json").read_text())
+
+
+def _comparable(data: dict) -> list[tuple]:  # type: ignore[type-arg]
+    return [(r["id"], r["status"], r["message"], json.dumps(r["actual"], sort_keys=True)) for r in data["results"]]
+
+
+def test_live_audit_completes_with_every_check_and_valid_json(cli) -> None:  # type: ignore[no-untyped-def]
+    run = cli("audit", "--format", "json")
+    assert run.rc == 0, run.err
+    data = json.loads(run.out)
+    jsonschema.validate(data, SCHEMA)
+    assert {r["id"] for r in data["results"]} == set(load_all())
+    assert data["source"]["kind"] == "live"
+    assert data["summary"]["by_status"]["error"] == 0, [r for r in data["results"] if r["status"] == "error"]
+
+
+def test_capture_replays_to_the_same_results(tmp_path) -> None:
+    """What the capture run saw and what the snapshot replays are identical, result by result."""
+    recorder = RecordingHost(LiveHost())
+    live = report_to_json(run_audit(recorder))
+    out = tmp_path / "host.tar.gz"
+    capture_host(LiveHost(), str(out))
+    replayed = report_to_json(run_audit(load_snapshot(str(out))))
+    jsonschema.validate(replayed, SCHEMA)
+    assert replayed["source"]["kind"] == "snapshot"
+    # Same machine a moment later: statuses agree; against its own capture run, everything agrees.
+    assert [(i, s) for i, s, *_ in _comparable(live)] == [(i, s) for i, s, *_ in _comparable(replayed)]
+    direct = tmp_path / "direct"
+    from stackaudit.host.memory import write_snapshot
+
+    recorder.record.meta = {"format": 1, "hostname": recorder.meta.hostname}
+    write_snapshot(recorder.record, str(direct))
+    assert _comparable(report_to_json(run_audit(load_snapshot(str(direct))))) == _comparable(live)
+
+
+def test_cli_capture_then_audit_from(cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "snap.tar.gz"
+    run = cli("capture", "-o", str(out))
+    assert run.rc == 0 and out.exists(), run.err
+    run = cli("audit", "--from", str(out), "--format", "json")
+    assert run.rc == 0, run.err
+    data = json.loads(run.out)
+    assert data["source"]["kind"] == "snapshot" and len(data["results"]) == len(load_all())

@@ -1,0 +1,84 @@
+"""Secrets never reach a snapshot or any report format."""
+
+from __future__ import annotations
+
+import json
+import tarfile
+
+import pytest
+
+from stackaudit.capture import capture_host
+from stackaudit.engine.runner import run_audit
+from stackaudit.host.memory import fake_host, load_snapshot
+from stackaudit.host.redact import redact_argv, redact_command_output, redact_env_entries, redact_text
+from stackaudit.report.render import render
+
+SECRETS = ("sk-live-0123456789abcdef", "hf_AbCdEfGhIjKlMnOpQrStUv", "s3cr3tpass", "ghp_tokentokentoken")
+
+
+def test_redact_env_entries_by_name_and_urls() -> None:
+    out = redact_env_entries([
+        f"OPENAI_API_KEY={SECRETS[0]}", f"HF_TOKEN={SECRETS[1]}", "NCCL_P2P_DISABLE=1",
+        f"PROXY=http://user:{SECRETS[2]}@proxy:3128", "CUDA_VISIBLE_DEVICES=0,1",
+    ])
+    text = "\n".join(out)
+    assert not any(s in text for s in SECRETS)
+    assert "NCCL_P2P_DISABLE=1" in out and "CUDA_VISIBLE_DEVICES=0,1" in out
+
+
+def test_redact_argv_flag_forms() -> None:
+    argv = ["vllm", "serve", "m", "--api-key", SECRETS[0], f"--hf-token={SECRETS[1]}", "--tensor-parallel-size", "2"]
+    out = redact_argv(argv)
+    assert SECRETS[0] not in out and all(SECRETS[1] not in a for a in out)
+    assert out[-2:] == ["--tensor-parallel-size", "2"]
+
+
+def test_redact_text_shell_and_json() -> None:
+    text = (f'export GITHUB_TOKEN={SECRETS[3]}\npython -m sglang.launch_server --api-key {SECRETS[0]}\n'
+            f'{{"password": "{SECRETS[2]}", "model": "llama"}}')
+    out = redact_text(text)
+    assert not any(s in out for s in SECRETS)
+    assert '"model": "llama"' in out
+
+
+def test_docker_inspect_is_redacted_structurally() -> None:
+    inspect = json.dumps([{"Id": "abc", "Args": ["--api-key", SECRETS[0], "--port", "8000"],
+                           "Config": {"Env": [f"HF_TOKEN={SECRETS[1]}", "PATH=/usr/bin"],
+                                      "Cmd": ["serve", f"--api-key={SECRETS[0]}"]}}])
+    out = redact_command_output(("docker", "inspect", "abc"), inspect)
+    assert not any(s in out for s in SECRETS)
+    assert json.loads(out)[0]["Config"]["Env"][1] == "PATH=/usr/bin"
+
+
+def _host_with_secrets():  # type: ignore[no-untyped-def]
+    environ = "\0".join([f"OPENAI_API_KEY={SECRETS[0]}", f"HF_TOKEN={SECRETS[1]}", "NCCL_DEBUG=INFO"]) + "\0"
+    cmdline = "\0".join(["/usr/bin/python3", "-m", "vllm.entrypoints.openai.api_server", "--api-key", SECRETS[0],
+                         "--model", "m"]) + "\0"
+    return fake_host(
+        files={"/proc/self/environ": environ, "/proc/4242/environ": environ, "/proc/4242/cmdline": cmdline,
+               "/proc/4242/status": "Name:\tpython3\nPPid:\t1\n", "/proc/cmdline": "BOOT_IMAGE=/vmlinuz ro\n"},
+        dirs={"/proc": ["4242", "self", "cmdline"]},
+        commands={("docker", "ps", "-q"): "abc\n",
+                  ("docker", "inspect", "abc"): json.dumps([{"Id": "abc", "Args": ["--api-key", SECRETS[0]],
+                                                              "Config": {"Env": [f"HF_TOKEN={SECRETS[1]}"]}}])},
+        which={"docker": "/usr/bin/docker"},
+    )
+
+
+def test_secrets_never_reach_snapshot(tmp_path) -> None:
+    out = tmp_path / "snap.tar.gz"
+    capture_host(_host_with_secrets(), str(out))
+    with tarfile.open(out) as tar:
+        blob = b"".join(tar.extractfile(m).read() for m in tar.getmembers() if m.isfile())  # type: ignore[union-attr]
+    assert not any(s.encode() in blob for s in SECRETS)
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json"])
+def test_secrets_never_reach_reports(fmt: str, tmp_path) -> None:
+    report = run_audit(_host_with_secrets())
+    text = render(report, fmt)
+    assert not any(s in text for s in SECRETS)
+    snap = tmp_path / "s.tar.gz"
+    capture_host(_host_with_secrets(), str(snap))
+    replayed = render(run_audit(load_snapshot(str(snap))), fmt)
+    assert not any(s in replayed for s in SECRETS)
