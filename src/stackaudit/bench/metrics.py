@@ -27,10 +27,10 @@ DEFINITIONS = {
         "intended send time = when the request's slot freed (fixed concurrency) or its scheduled "
         "Poisson arrival (--request-rate); client delays count in the latency"
     ),
-    "output_tokens_per_s": "aggregate = Σ n over successful requests / (last completion − first intended send)",
-    "output_tokens_per_s_per_stream": "per stream = 1000 / mean TPOT (decode speed one stream sees)",
-    "requests_per_s": "successful requests / (last completion − first intended send)",
-    "achieved_concurrency": "time-averaged requests in flight while requests were still being issued",
+    "output_tokens_per_s": "output tok/s (aggregate) = Σ n over successful requests / (last completion − first intended send)",
+    "output_tokens_per_s_per_stream": "tok/s per stream = 1000 / mean TPOT (decode speed one stream sees)",
+    "requests_per_s": "req/s = successful requests / (last completion − first intended send)",
+    "achieved_concurrency": "achieved concurrency = time-averaged requests in flight while requests were still being issued",
     "n": "n = usage.completion_tokens, else server-retokenized text, else content chunks (approximate)",
 }
 

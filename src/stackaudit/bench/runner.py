@@ -184,6 +184,8 @@ class _Bench:
         self.counter: TokenCounter = words_counter()
         self.output_baseline = 0  # tokens the tokenize endpoint adds to any text (a BOS)
         self.next_index = 0
+        self.model = config.model or ""
+        self.factory = PromptFactory(self.counter, max(config.input_tokens, 1), config.seed)
 
     # -- preparation ---------------------------------------------------------------------
     async def prepare(self, session: Any) -> dict[str, Any]:
@@ -384,6 +386,8 @@ async def _run(bench: _Bench, session: Any, started: float) -> BenchOutcome:
     targets: list[float] = [float(r) for r in config.request_rate] if mode == "rate" else [float(c) for c in config.concurrency]
     top_concurrency = int(max(targets)) if mode == "concurrency" else (config.max_concurrency or 16)
 
+    # The host fingerprint runs a quick audit: before measuring, so it cannot disturb the client.
+    host, host_source = await asyncio.to_thread(host_fingerprint_for, config.url)
     ceiling = None
     if config.self_check:
         from stackaudit.bench.nullserver import measure_client_ceiling
@@ -398,7 +402,6 @@ async def _run(bench: _Bench, session: Any, started: float) -> BenchOutcome:
     if config.shuffle and len(plan) > 1:
         # Shuffled so that drift over time does not alias into the effect of concurrency.
         random.Random(config.seed).shuffle(plan)
-    host, host_source = host_fingerprint_for(config.url)
     metrics_before = await scrape_metrics(session, bench.base)
     runs: dict[float, list[tuple[int, LevelRun, dict[str, Any]]]] = {t: [] for t in targets}
     for position, (target, repeat) in enumerate(plan):

@@ -163,6 +163,11 @@ class CeilingReport:
         }
 
 
+def _finite(value: float) -> float | None:
+    """JSON has no infinity: an unknown ceiling (no FLOPS figure) is null."""
+    return value if math.isfinite(value) else None
+
+
 def _level_dict(level: Level) -> dict[str, Any]:
     out: dict[str, Any] = {
         "concurrency": level.concurrency,
@@ -175,8 +180,8 @@ def _level_dict(level: Level) -> dict[str, Any]:
         "ceilings": [
             {
                 "name": c.name,
-                "tokens_per_s": c.tokens_per_s,
-                "aggregate_tokens_per_s": c.aggregate_tokens_per_s,
+                "tokens_per_s": _finite(c.tokens_per_s),
+                "aggregate_tokens_per_s": _finite(c.aggregate_tokens_per_s),
                 "step_time_us": c.step_time_us,
                 "cause": c.cause,
             }
@@ -443,7 +448,9 @@ def _level(
         ceiling(
             "compute",
             t_comp,
-            f"{flops / 1e9:.1f} GFLOP per token per GPU x {batch} ÷ dense {'/'.join(dtypes)} tensor rate",
+            f"{flops / 1e9:.1f} GFLOP per token per GPU x {batch} ÷ dense {'/'.join(dtypes)} tensor rate"
+            if dtypes
+            else "unknown: no dense FLOPS figure for this GPU",
         ),
     )
     times = {
@@ -490,6 +497,8 @@ def _compute_time(
         if value <= 0:
             continue
         dtype = compute_dtype(plan.formats[cls], gpu)
+        if gpu.dense_tflops(dtype) <= 0:
+            return flops, 0.0, []  # no FLOPS figure for this GPU: compute ceiling unknown
         seconds += value / (gpu.dense_tflops(dtype) * 1e12)
         flops += value
         if dtype not in used:

@@ -47,7 +47,7 @@ class PythonEnvironment:
     python_version: str = ""  # "3.12"
     site_packages: tuple[str, ...] = ()
     packages: dict[str, str] = field(default_factory=dict)  # canonical name -> version
-    torch_cuda: str | None = None  # "12.8"; None: CPU-only build or torch absent
+    torch_cuda: str | None = None  # "12.8"; "" no CUDA (CPU-only or ROCm build); None unknown or no torch
     # torch's CUDA arch list lives inside libtorch_cuda.so; None: not read (see RT-TORCH-ARCH).
     torch_arch_list: tuple[str, ...] | None = None
     cuda_home: str = ""
@@ -97,10 +97,12 @@ def parse_metadata_version(text: str) -> str | None:
 
 
 def parse_torch_version_py(text: str) -> tuple[str | None, str | None]:
-    """(torch version, CUDA version or None) from torch/version.py."""
+    """(torch version, CUDA version) from torch/version.py; CUDA "" for `cuda = None` (no CUDA build)."""
     version = re.search(r"^__version__\s*=\s*['\"]([^'\"]+)['\"]", text, re.MULTILINE)
     cuda = re.search(r"^cuda(?:\s*:\s*[^=]+)?\s*=\s*(?:['\"]([^'\"]*)['\"]|None)", text, re.MULTILINE)
-    return (version.group(1) if version else None, cuda.group(1) if cuda and cuda.group(1) else None)
+    if cuda is None:
+        return (version.group(1) if version else None, None)
+    return (version.group(1) if version else None, cuda.group(1) or "")
 
 
 def parse_cuda_version_file(text: str) -> str | None:
@@ -123,17 +125,13 @@ class _Reader:
 
     def __init__(self, host: Host, pid: int | None) -> None:
         self.host = host
-        self.pid = pid
         self.read: list[str] = []
-        self.denied = False
+        # "" (paths as they are), "/proc/<pid>/root", or None (that root is not readable).
+        self.base: str | None = "" if pid is None else process_path(host, pid, "")
+        self.denied = self.base is None
 
     def path(self, path: str) -> str | None:
-        if self.pid is None:
-            return path
-        seen = process_path(self.host, self.pid, path)
-        if seen is None:
-            self.denied = True
-        return seen
+        return None if self.base is None else self.base + path
 
     def list_dir(self, path: str) -> list[str]:
         seen = self.path(path)
@@ -170,7 +168,7 @@ class _Reader:
             return None
 
 
-def _prefixes(proc: ProcessInfo, reader: _Reader) -> tuple[list[str], str, str]:
+def _prefixes(proc: ProcessInfo, reader: _Reader, current: bool) -> tuple[list[str], str, str]:
     """Candidate prefixes (most specific first), the interpreter, and its version from its name."""
     env = proc.environ or {}
     prefixes: list[str] = []
@@ -198,7 +196,7 @@ def _prefixes(proc: ProcessInfo, reader: _Reader) -> tuple[list[str], str, str]:
     # The console script (`/opt/venv/bin/vllm`) sits in its environment's bin/.
     if len(proc.argv) > 1 and proc.argv[1].startswith("/") and posixpath.basename(posixpath.dirname(proc.argv[1])) == "bin":
         add(posixpath.dirname(posixpath.dirname(proc.argv[1])))
-    exe = reader.readlink(f"/proc/{proc.pid}/exe") if proc.pid else reader.readlink("/proc/self/exe")
+    exe = reader.readlink("/proc/self/exe" if current else f"/proc/{proc.pid}/exe")
     if exe:
         exe = exe.removesuffix(" (deleted)")
         interpreter = interpreter or exe
@@ -236,11 +234,12 @@ def _site_dirs(prefix: str, reader: _Reader, version: str) -> tuple[list[str], s
     return dirs, found_version
 
 
-def read_environment(host: Host, proc: ProcessInfo, source: str, use_root: bool) -> PythonEnvironment:
-    """The Python environment `proc` runs in (its own filesystem view when use_root)."""
-    reader = _Reader(host, proc.pid if use_root else None)
+def read_environment(host: Host, proc: ProcessInfo, source: str, current: bool = False) -> PythonEnvironment:
+    """The Python environment `proc` runs in, read through its own filesystem view; `current`: the
+    audit's own process (/proc/self)."""
+    reader = _Reader(host, None if current else proc.pid)
     env = proc.environ or {}
-    prefixes, interpreter, version = _prefixes(proc, reader)
+    prefixes, interpreter, version = _prefixes(proc, reader, current)
     notes: list[str] = []
     site_dirs: list[str] = []
     for entry in env.get("PYTHONPATH", "").split(":"):
@@ -292,7 +291,7 @@ def read_environment(host: Host, proc: ProcessInfo, source: str, use_root: bool)
             _, torch_cuda = parse_torch_version_py(text)
         else:
             m = re.search(r"\+cu(\d+)(\d)$", packages["torch"])
-            torch_cuda = f"{m.group(1)}.{m.group(2)}" if m else None
+            torch_cuda = f"{m.group(1)}.{m.group(2)}" if m else ("" if packages["torch"].endswith("+cpu") else None)
         notes.append("torch's CUDA arch list is compiled into libtorch_cuda.so and was not read "
                      "(python -c 'import torch; print(torch.cuda.get_arch_list())' shows it)")
 
@@ -345,7 +344,7 @@ def python_env(ctx: FactContext) -> PythonEnv:
             candidates = [root, *[p for p in procs.instance(root) if p.pid != root.pid]]
             proc = next((p for p in candidates if p.argv and _PY.match(posixpath.basename(p.argv[0]))), root)
             label = f"serving process {proc.label}"
-            found = read_environment(host, proc, label, use_root=True)
+            found = read_environment(host, proc, label)
             key = found.site_packages or (f"pid {proc.pid}",)
             if key in seen:
                 continue
@@ -363,5 +362,5 @@ def python_env(ctx: FactContext) -> PythonEnv:
     current = procs.current
     if current is None:
         raise FactUnavailable("no serving process runs and the audit's own process is not in the source")
-    found = read_environment(host, current, "the audit's own interpreter (no serving engine is running)", False)
+    found = read_environment(host, current, "the audit's own interpreter (no serving engine is running)", current=True)
     return PythonEnv((found,), False, ("no vLLM/SGLang/TensorRT-LLM process is running",))

@@ -1,0 +1,1032 @@
+"""CTR: containers (Docker, Podman, Kubernetes, LXC/Proxmox) around the serving engine.
+
+Inside a container these checks read the container's own view (/dev/shm, limits, cgroups,
+device nodes). On a host they read `docker inspect` and LXC/Proxmox configs and judge the
+containers with GPUs or a serving engine. Elsewhere they are not applicable.
+"""
+
+from __future__ import annotations
+
+from stackaudit.checks.registry import (
+    Fix,
+    FixCost,
+    FixScope,
+    Outcome,
+    check,
+    issue,
+    not_an_issue,
+    not_applicable,
+    ok,
+    unknown,
+)
+from stackaudit.facts.cgroups import CgroupLimits
+from stackaudit.facts.container import ContainerInfo
+from stackaudit.facts.devices import GpuDeviceAccess
+from stackaudit.facts.docker import DOCKER_DEFAULT_SHM, DockerContainer, DockerContainers
+from stackaudit.facts.kernel_knobs import RdmaDevices
+from stackaudit.facts.limits import CAP_SYS_NICE, MEMLOCK, NOFILE, STACK, ProcessSecurity, ResourceLimits
+from stackaudit.facts.lxc import NVIDIA_MAJOR, NVIDIACTL_MINOR, LxcConfig, LxcConfigs
+from stackaudit.facts.pci import PciDevices
+from stackaudit.facts.processes import ProcessInfo, ServingProcesses
+from stackaudit.facts.shm import ShmInfo
+from stackaudit.facts.system import KernelLog, NumaTopology
+
+KiB = 1024
+MiB = 1024**2
+GiB = 1024**3
+SHM_MIN = 1 * GiB  # NCCL's example uses --shm-size=1g
+MEMLOCK_ENOUGH = 4 * GiB  # "unlimited (or several GiB)"
+NOFILE_MIN = 65536
+NCCL_RUNTIME_ISSUES = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/runtime_and_mpi_issues.html"
+VLLM_DOCKER = "https://docs.vllm.ai/en/latest/serving/deploying_with_docker.html"
+VLLM_K8S = "https://docs.vllm.ai/en/stable/deployment/k8s/"
+NCCL_PATHS = "https://github.com/NVIDIA/nccl/blob/master/src/graph/paths.cc"
+NCCL_CUDAWRAP = "https://github.com/NVIDIA/nccl/blob/master/src/misc/cudawrap.cc"
+OPEN_GPU_MLOCK = "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/kernel-open/nvidia/os-mlock.c"
+CTK_CDI = "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/cdi-support.html"
+LXC_CONF_MAN = "https://man.archlinux.org/man/lxc.container.conf.5.en"
+K8S_TOPOLOGY = "https://kubernetes.io/docs/tasks/administer-cluster/topology-manager/"
+_TP_FLAGS = ("--tensor-parallel-size", "-tp", "--tp-size", "--tp")
+_PP_FLAGS = ("--pipeline-parallel-size", "-pp", "--pp-size")
+_DOCKERISH = ("docker", "podman", "kubernetes", "container")
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def _size(n: int | None) -> str:
+    if n is None:
+        return "unknown"
+    for unit, factor in (("GiB", GiB), ("MiB", MiB), ("KiB", KiB)):
+        if n >= factor:
+            value = n / factor
+            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
+    return f"{n} B"
+
+
+def _int_flag(proc: ProcessInfo, names: tuple[str, ...]) -> int | None:
+    value = proc.flag(*names)
+    return int(value) if value and value.isdigit() else None
+
+
+def _engine_tp(procs: ServingProcesses | None) -> int | None:
+    """The largest tensor x pipeline parallel size among the engine's processes."""
+    if procs is None or not procs.found:
+        return None
+    sizes = [(_int_flag(p, _TP_FLAGS) or 1) * (_int_flag(p, _PP_FLAGS) or 1) for p in procs.processes]
+    return max(sizes) if sizes else None
+
+
+def _engine_limits(procs: ServingProcesses | None, own: ResourceLimits | None,
+                   name: str) -> tuple[tuple[str, str] | None, str]:
+    """(soft, hard) of one rlimit from the engine's processes if one runs, else the audit's own."""
+    if procs is not None:
+        for proc in procs.processes:
+            if proc.limits and name in proc.limits:
+                return proc.limits[name], f"engine pid {proc.pid} ({proc.engine or proc.comm})"
+    if own is not None and name in own.values:
+        return own.values[name], "the audit's own process (no serving engine found)" if procs is None or not \
+            procs.found else "the audit's own process"
+    return None, ""
+
+
+def _limit_bytes(value: str) -> int | None:
+    """A limit value in bytes; None for unlimited; -1 where unknown."""
+    if value == "unlimited":
+        return None
+    return int(value) if value.isdigit() else -1
+
+
+def _gpu_count(devices: GpuDeviceAccess | None) -> int | None:
+    if devices is None or devices.nodes is None:
+        return None
+    return len(devices.gpu_nodes)
+
+
+def _uid(proc: ProcessInfo) -> int | None:
+    fields = proc.status.get("Uid", "").split()
+    return int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else None
+
+
+def _container_fix(runtime: str, persistent: str, cost: FixCost = "restart", scope: FixScope = "container") -> Fix:
+    return Fix(cost=cost, runtime=runtime, persistent=persistent, scope=scope)
+
+
+# --- CTR-SHM-SIZE ----------------------------------------------------------------------------
+
+_SHM_FIXES = {
+    "docker": ("none for a running container: recreate it",
+               "`docker run --ipc=host` or `--shm-size=16g` (compose: `ipc: host` or `shm_size: 16gb`)"),
+    "podman": ("none for a running container: recreate it", "`podman run --ipc=host` or `--shm-size=16g`"),
+    "kubernetes": ("none for a running pod: redeploy it",
+                   "pod volume `dshm: emptyDir: {medium: Memory, sizeLimit: 16Gi}` mounted at /dev/shm (counts "
+                   "against the pod's memory limit), or `hostIPC: true`"),
+    "lxc": ("`mount -o remount,size=16G /dev/shm` inside the container",
+            "/etc/fstab in the container: `tmpfs /dev/shm tmpfs defaults,size=16G 0 0` (bounded by the "
+            "container's memory limit)"),
+    "": ("`mount -o remount,size=16G /dev/shm`", "/etc/fstab: `tmpfs /dev/shm tmpfs defaults,size=16G 0 0`"),
+}
+
+
+def _shm_fix(kind: str, scope: str = "container") -> Fix:
+    runtime, persistent = _SHM_FIXES.get(kind, _SHM_FIXES["docker"])
+    return _container_fix(runtime, persistent, scope=scope)
+
+
+def _single_process(procs: ServingProcesses | None) -> bool:
+    """One engine process with TP = PP = 1 (the only case that barely touches /dev/shm)."""
+    return procs is not None and procs.found and len(procs.processes) == 1 and (_engine_tp(procs) or 1) == 1
+
+
+def _docker_shm(c: DockerContainer) -> int | None:
+    """The /dev/shm size a container gets; None when it shares another IPC namespace."""
+    if c.ipc_mode == "host" or c.ipc_mode.startswith("container:"):
+        return None
+    return c.shm_size or DOCKER_DEFAULT_SHM
+
+
+@check(
+    "CTR-SHM-SIZE",
+    title="/dev/shm too small (Docker and Kubernetes default 64 MiB)",
+    severity="high",
+    confidence="documented",
+    fix=Fix(cost="restart", runtime="Docker: recreate the container; LXC/host: `mount -o remount,size=16G /dev/shm`",
+            persistent="Docker `--ipc=host` or `--shm-size=16g`; Kubernetes emptyDir {medium: Memory} at /dev/shm "
+            "or hostIPC; LXC/bare metal /etc/fstab `tmpfs /dev/shm tmpfs defaults,size=16G 0 0`",
+            scope="container"),
+    references=(NCCL_RUNTIME_ISSUES, VLLM_DOCKER, VLLM_K8S,
+                "https://github.com/pytorch/tutorials/commit/0ba3e39d736a1f5d46da5728e564569f8cd3fe8c"),
+)
+def shm_size(container: ContainerInfo, shm: ShmInfo | None = None, docker_containers: DockerContainers | None = None,
+             serving_processes: ServingProcesses | None = None) -> Outcome:
+    """Reads: inside a container `df -k -P /dev/shm` and the tmpfs `size=` in /proc/self/mountinfo;
+    on a Docker host `docker inspect` HostConfig.ShmSize and IpcMode of GPU/serving containers;
+    on bare metal also systemd-logind's RemoveIPC (logind.conf) and the engine's user.
+
+    Bad value: /dev/shm below 1 GiB where tensor/pipeline parallelism or a multi-process engine
+    runs (vLLM V1 always runs API server, engine core and workers as processes); Use% near 100 %;
+    on bare metal `RemoveIPC=yes` (the default) with the engine run by a regular (uid >= 1000) user.
+
+    Why: NCCL, PyTorch and vLLM's message queue put shared-memory segments in /dev/shm; when they
+    do not fit NCCL fails at init ("failed to extend /dev/shm/nccl-...") or the engine crashes or
+    hangs at start. logind's RemoveIPC deletes a user's segments when the user logs out.
+
+    Traps: a single-process engine with TP = 1 barely uses /dev/shm (not an issue). `--ipc=host`
+    shares the host's /dev/shm (and the host IPC namespace: a security trade-off). Newer NCCL
+    prefers cuMem host memory over /dev/shm with CUDA >= 12.6, but vLLM/PyTorch still use it.
+    """
+    procs = serving_processes
+    if container.in_container:
+        fix = _shm_fix(container.kind)
+        if shm is None or shm.size_bytes is None:
+            return unknown("the size of /dev/shm is not in this source",
+                           hint="run `df -k -P /dev/shm` inside the container")
+        size = shm.size_bytes
+        if size < SHM_MIN:
+            if _single_process(procs):
+                return not_an_issue(
+                    f"/dev/shm is {_size(size)}, but the engine runs as one process with TP=1, which barely "
+                    "uses /dev/shm", actual=_size(size), expected=">= 1 GiB for TP > 1 or multi-process engines",
+                    subjects=("/dev/shm",))
+            tp = _engine_tp(procs)
+            why = f" with TP x PP = {tp}" if tp and tp > 1 else ""
+            return issue(
+                f"/dev/shm is {_size(size)} in this {container.kind} container{why}: NCCL, PyTorch and vLLM's "
+                "shared-memory queues need more; multi-process serving fails or hangs at start "
+                f"({'64 MiB is the ' + container.kind + ' default; ' if size == DOCKER_DEFAULT_SHM else ''}"
+                f"fix: {fix.persistent})",
+                actual=_size(size), expected=">= 1 GiB (16 GiB or host IPC for TP > 1)", subjects=("/dev/shm",),
+                fix=fix, evidence=shm.evidence)
+        ratio = shm.use_ratio
+        if ratio is not None and ratio >= 0.9:
+            return issue(f"/dev/shm is {ratio:.0%} full ({_size(shm.used_bytes)} of {_size(size)}): new segments "
+                         "will fail under load", actual=f"{ratio:.0%} used", expected="headroom",
+                         subjects=("/dev/shm",), fix=fix, evidence=shm.evidence)
+        return ok(f"/dev/shm is {_size(size)}" + (f", {ratio:.0%} used" if ratio is not None else ""),
+                  actual=_size(size), subjects=("/dev/shm",))
+
+    findings: list[str] = []
+    subjects: list[str] = []
+    fix: Fix | None = None
+    for c in docker_containers.gpu_or_serving if docker_containers else ():
+        size = _docker_shm(c)
+        if size is not None and size < SHM_MIN:
+            findings.append(f"container {c.label}: ShmSize {_size(size)}, IpcMode {c.ipc_mode or 'private'}")
+            subjects.append(c.label)
+            fix = _shm_fix("docker")
+    if shm is not None and shm.size_bytes is not None and shm.size_bytes < SHM_MIN:
+        findings.append(f"this host's /dev/shm is {_size(shm.size_bytes)}")
+        subjects.append("/dev/shm")
+        fix = fix or _shm_fix("", scope="host")
+    if shm is not None and shm.logind_remove_ipc and procs is not None:
+        users = sorted({u for p in procs.processes if (u := _uid(p)) is not None and u >= 1000})
+        if users:
+            findings.append(f"systemd-logind RemoveIPC=yes and the engine runs as uid {', '.join(map(str, users))}: "
+                            "its /dev/shm segments are deleted when that user logs out")
+            subjects.append("RemoveIPC")
+            fix = fix or Fix(cost="runtime", runtime="`systemctl restart systemd-logind` after the change",
+                             persistent="RemoveIPC=no in /etc/systemd/logind.conf (or run the engine as a system "
+                             "user / systemd service)", scope="host")
+    if findings:
+        return issue("; ".join(findings), actual=findings, expected=">= 1 GiB /dev/shm (or --ipc=host) per "
+                     "serving container", subjects=subjects, fix=fix)
+    observed = []
+    if docker_containers and docker_containers.gpu_or_serving:
+        observed.append(", ".join(f"{c.label}: {'host IPC' if _docker_shm(c) is None else _size(_docker_shm(c))}"
+                                  for c in docker_containers.gpu_or_serving))
+    if shm is not None and shm.size_bytes is not None:
+        observed.insert(0, f"/dev/shm is {_size(shm.size_bytes)}")
+    if not observed:
+        return unknown("neither /dev/shm nor any container's shm size is in this source",
+                       hint="run `df -k -P /dev/shm` where the server runs")
+    return ok("; ".join(observed), actual=observed[0], subjects=("/dev/shm",))
+
+
+# --- CTR-IPC-ISOLATION -----------------------------------------------------------------------
+
+
+def _ipc_key(c: DockerContainer, by_name: dict[str, DockerContainer]) -> str:
+    if c.ipc_mode == "host":
+        return "host"
+    if c.ipc_mode.startswith("container:"):
+        target = c.ipc_mode.split(":", 1)[1]
+        match = by_name.get(target) or next((o for o in by_name.values() if o.id.startswith(target)), None)
+        return match.id if match else target
+    return c.id
+
+
+def _distributed(proc: ProcessInfo) -> bool:
+    nnodes = proc.flag("--nnodes")
+    return (nnodes is not None and nnodes.isdigit() and int(nnodes) > 1) or proc.has_flag(
+        "--node-rank", "--headless", "--data-parallel-address")
+
+
+@check(
+    "CTR-IPC-ISOLATION",
+    title="TP ranks in different containers or pods on the same host",
+    severity="high",
+    confidence="source-verified",
+    fix=Fix(cost="restart", runtime="none",
+            persistent="run all TP ranks in one container/pod (the normal vLLM/SGLang mode); if a split is "
+            "unavoidable, share the IPC namespace (`--ipc=container:<first>` or hostIPC) and set the same "
+            "NCCL_HOSTID in every rank", scope="container"),
+    references=(NCCL_PATHS, "https://github.com/NVIDIA/nccl/blob/master/src/misc/utils.cc",
+                "https://github.com/NVIDIA/nccl/issues/1781"),
+)
+def ipc_isolation(container: ContainerInfo, docker_containers: DockerContainers | None = None,
+                  serving_processes: ServingProcesses | None = None, shm: ShmInfo | None = None) -> Outcome:
+    """Reads: on a Docker host, the GPU containers started as ranks of one group (`--nnodes`,
+    `--node-rank`, `ray start --address`, `--headless`) and their IpcMode and NCCL_HOSTID; inside a
+    container, the engine's flags, this container's boot_id and /dev/shm device number.
+
+    Bad value: two or more rank containers on one host that do not share an IPC namespace (and so
+    /dev/shm), or that differ in hostname without a common NCCL_HOSTID.
+
+    Why: NCCL decides "same node" from a host hash (hostname + host id, or NCCL_HOSTID) and turns
+    off both P2P and SHM when the ranks' /dev/shm device ids differ (`ncclTopoCheckP2p`, paths.cc):
+    intra-node traffic then goes over the network transport, sockets without IB.
+
+    Traps: multi-node TP legitimately uses NET; NCCL may also pick NET/IB inside one host on purpose
+    when nearby NICs beat the GPU path (IC-NCCL-ENV). From inside one container the other ranks are
+    invisible: compare `cat /proc/sys/kernel/random/boot_id` and `stat -c %d /dev/shm` across them.
+    """
+    if container.in_container:
+        procs = serving_processes
+        identity = {"boot_id": shm.boot_id if shm else "", "shm_device": shm.device if shm else ""}
+        if procs is None or not procs.found:
+            return not_applicable("no serving engine found in this container; if TP ranks run in several "
+                                  "containers, compare boot_id and /dev/shm device across them", actual=identity)
+        if any(_distributed(p) for p in procs.processes):
+            return unknown("the engine runs as one rank of a multi-node/multi-container group; whether the other "
+                           "ranks share this host cannot be seen from here", actual=identity,
+                           hint="compare `cat /proc/sys/kernel/random/boot_id`, `hostname` and `stat -c %d "
+                           "/dev/shm` across the ranks' containers; NCCL_DEBUG=INFO `via NET` between ranks "
+                           "of one host confirms it")
+        return ok(f"all ranks run in this container (TP x PP = {_engine_tp(procs) or 1})", actual=identity)
+    if docker_containers is None:
+        return not_applicable("not in a container and no Docker containers to compare")
+    by_name = {c.name: c for c in docker_containers.containers}
+    ranks = [c for c in docker_containers.gpu_or_serving if c.distributed_rank]
+    if len(ranks) < 2:
+        return not_applicable(f"{len(ranks)} container(s) on this host started as ranks of a group: nothing split")
+    keys = {_ipc_key(c, by_name) for c in ranks}
+    hostids = {c.env_value("NCCL_HOSTID") for c in ranks}
+    labels = [c.label for c in ranks]
+    if len(keys) > 1:
+        return issue(f"{len(ranks)} rank containers on this host ({', '.join(labels)}) have {len(keys)} separate "
+                     "IPC namespaces: NCCL sees different /dev/shm devices and disables P2P and SHM between them "
+                     "(traffic goes over the network transport)",
+                     actual={c.label: c.ipc_mode or "private" for c in ranks},
+                     expected="one container, or a shared IPC namespace and the same NCCL_HOSTID", subjects=labels)
+    if len(hostids) > 1 or None in hostids:
+        host_net = all(c.network_mode == "host" for c in ranks)
+        if not host_net:
+            return issue(f"rank containers {', '.join(labels)} share IPC but not a hostname or NCCL_HOSTID: NCCL "
+                         "may treat them as different nodes", actual={c.label: c.env_value("NCCL_HOSTID")
+                                                                      for c in ranks},
+                         expected="the same NCCL_HOSTID in every rank", subjects=labels)
+    return ok(f"rank containers {', '.join(labels)} share one IPC namespace", actual=sorted(keys), subjects=labels)
+
+
+# --- CTR-MEMLOCK -----------------------------------------------------------------------------
+
+_MEMLOCK_FIX = Fix(
+    cost="restart",
+    runtime="`prlimit --pid <pid> --memlock=unlimited:unlimited` (needs CAP_SYS_RESOURCE; affects new "
+    "registrations)",
+    persistent="Docker `--ulimit memlock=-1` (compose `ulimits: {memlock: -1}`; Docker takes bytes); LXC "
+    "`lxc.prlimit.memlock = unlimited`; systemd `LimitMEMLOCK=infinity`; /etc/security/limits.d: "
+    "`* - memlock unlimited`",
+    scope="container",
+)
+_MEMLOCK_FIX_K8S = Fix(
+    cost="restart",
+    runtime="none from inside the pod",
+    persistent="Kubernetes cannot set it per pod: on the node set `LimitMEMLOCK=infinity` in a containerd "
+    "systemd drop-in, or `default_ulimits = [\"memlock=-1:-1\"]` in crio.conf, then restart the runtime",
+    scope="host",
+)
+
+
+@check(
+    "CTR-MEMLOCK",
+    title="RLIMIT_MEMLOCK too small (matters for RDMA only)",
+    severity="medium",
+    confidence="source-verified",
+    fix=_MEMLOCK_FIX,
+    references=(NCCL_RUNTIME_ISSUES, OPEN_GPU_MLOCK, "https://github.com/docker/cli/pull/7115",
+                "https://github.com/systemd/systemd/commit/852b62507b22c0a986032a2c9fa9cc464a5b7bd2"),
+)
+def memlock(container: ContainerInfo | None = None, rdma: RdmaDevices | None = None,
+            self_limits: ResourceLimits | None = None, serving_processes: ServingProcesses | None = None,
+            docker_containers: DockerContainers | None = None, lxc_configs: LxcConfigs | None = None) -> Outcome:
+    """Reads: `Max locked memory` in the engine's /proc/<pid>/limits (else the audit's own, or a
+    pasted `ulimit -a`); Docker HostConfig.Ulimits; LXC `lxc.prlimit.memlock`; /sys/class/infiniband.
+
+    Bad value: not unlimited and below several GiB (4 GiB here) **and** RDMA NICs present
+    (/sys/class/infiniband non-empty: NCCL over IB/RoCE, GPUDirect RDMA, NIXL/Mooncake KV transfer).
+
+    Why: RDMA memory registration (`ibv_reg_mr`) pins pages charged to RLIMIT_MEMLOCK; NCCL
+    recommends `--ulimit memlock=-1` in containers. Defaults: 8 MiB on recent kernels/systemd,
+    64 KiB on older systems; Docker containers inherit the daemon's limit.
+
+    Traps: CUDA pinned host memory (`cudaHostAlloc`, `cudaHostRegister`, `pin_memory()`) is **not**
+    limited by RLIMIT_MEMLOCK: the NVIDIA module pins with `pin_user_pages()` (os-mlock.c) and never
+    reads RLIMIT_MEMLOCK or locked_vm. A 64 KiB limit on a single-node PCIe/NVLink host is not an
+    issue. Docker's `--ulimit memlock=4096` means 4 KiB (bytes). Kubernetes cannot set it per pod.
+    """
+    observed: list[tuple[str, int | None, str]] = []  # (subject, bytes or None=unlimited, line)
+    pair, source = _engine_limits(serving_processes, self_limits, MEMLOCK)
+    if pair is not None:
+        soft = _limit_bytes(pair[0])
+        if soft != -1:
+            observed.append((source, soft, f"Max locked memory: soft {pair[0]}, hard {pair[1]} ({source})"))
+    for c in docker_containers.gpu_or_serving if docker_containers else ():
+        u = c.ulimit("memlock")
+        if u is not None:
+            observed.append((c.label, None if u.soft < 0 else u.soft, f"{c.label}: Ulimits memlock soft {u.soft}"))
+    for cfg in lxc_configs.configs if lxc_configs else ():
+        value = cfg.prlimit("memlock")
+        if value is not None and cfg.gpu_intent:
+            soft_s = value.split(":", 1)[0]
+            observed.append((f"lxc {cfg.name}", None if soft_s in ("unlimited", "-1") else
+                             (int(soft_s) if soft_s.isdigit() else None), f"{cfg.path}: lxc.prlimit.memlock = {value}"))
+    if not observed:
+        return unknown("no memlock limit in this source", hint="run `ulimit -l` where the engine runs, or "
+                       "`grep 'Max locked memory' /proc/<engine pid>/limits`")
+    small = [o for o in observed if o[1] is not None and o[1] < MEMLOCK_ENOUGH]
+    lines = [o[2] for o in observed]
+    if not small:
+        return ok("memlock is unlimited or large: " + "; ".join(lines), actual=lines[0])
+    subjects = [o[0] for o in small]
+    desc = ", ".join(f"{_size(o[1])} ({o[0]})" for o in small)
+    if rdma is not None and rdma.names:
+        k8s = container is not None and container.kind == "kubernetes"
+        return issue(f"RLIMIT_MEMLOCK is {desc} and RDMA devices are present ({', '.join(rdma.names)}): RDMA "
+                     "memory registration for NCCL over IB/RoCE, GPUDirect RDMA or KV transfer will fail or "
+                     "fall back", actual=desc, expected="unlimited", subjects=subjects, evidence=lines,
+                     fix=_MEMLOCK_FIX_K8S if k8s else _MEMLOCK_FIX)
+    where = ("no RDMA device (/sys/class/infiniband is empty)" if rdma is not None else
+             "no RDMA device is visible in this source")
+    return not_an_issue(
+        f"RLIMIT_MEMLOCK is {desc}, but {where}: CUDA pinned host memory is not limited by RLIMIT_MEMLOCK "
+        "(the NVIDIA kernel module pins with pin_user_pages() and never reads RLIMIT_MEMLOCK, "
+        "kernel-open/nvidia/os-mlock.c), so single-node serving over PCIe/NVLink is unaffected. It matters "
+        "only for RDMA (multi-node NCCL over IB/RoCE, GPUDirect RDMA, NIXL/Mooncake): then set "
+        "`--ulimit memlock=-1` / LimitMEMLOCK=infinity",
+        actual=desc, expected="unlimited only where RDMA is used", subjects=subjects, evidence=lines)
+
+
+# --- CTR-STACK-ULIMIT ------------------------------------------------------------------------
+
+
+@check(
+    "CTR-STACK-ULIMIT",
+    title="Stack ulimit (`--ulimit stack=67108864`): information only",
+    severity="low",
+    confidence="unproven",
+    fix=Fix(cost="restart", persistent="Docker `--ulimit stack=67108864`", scope="container"),
+    references=("https://www.mintlify.com/sgl-project/sglang/deployment/docker",),
+)
+def stack_ulimit(container: ContainerInfo, self_limits: ResourceLimits | None = None,
+                 serving_processes: ServingProcesses | None = None,
+                 docker_containers: DockerContainers | None = None) -> Outcome:
+    """Reads: `Max stack size` in the engine's /proc/<pid>/limits (else the audit's own, or
+    `ulimit -s` from a pasted `ulimit -a`); Docker HostConfig.Ulimits `stack`.
+
+    Bad value: none known for inference: reported as information only.
+
+    Why: NGC container banners and SGLang's Docker instructions recommend
+    `--ulimit memlock=-1 --ulimit stack=67108864`; no published inference slowdown comes from the
+    default 8 MiB stack.
+
+    Traps: do not rank this as a fix; the effect is unproven.
+    """
+    if container.in_container:
+        pair, source = _engine_limits(serving_processes, self_limits, STACK)
+        if pair is None:
+            return unknown("the stack limit is not in this source", hint="run `ulimit -s` in the container")
+        soft = _limit_bytes(pair[0])
+        shown = "unlimited" if soft is None else _size(soft) if soft >= 0 else pair[0]
+        return ok(f"stack limit {shown} ({source}); NGC/SGLang suggest 64 MiB, but no published evidence shows an "
+                  "inference effect (unproven)", actual=shown)
+    if docker_containers is None or not docker_containers.gpu_or_serving:
+        return not_applicable("not in a container and no GPU/serving containers to read")
+    values = {}
+    for c in docker_containers.gpu_or_serving:
+        u = c.ulimit("stack")
+        values[c.label] = "daemon default" if u is None else ("unlimited" if u.soft < 0 else _size(u.soft))
+    return ok("stack ulimit per container: " + ", ".join(f"{k}: {v}" for k, v in values.items())
+              + " (information only; effect unproven)", actual=values)
+
+
+# --- CTR-SECCOMP-NUMA ------------------------------------------------------------------------
+
+
+def _security(procs: ServingProcesses | None, own: ProcessSecurity | None) -> tuple[int | None, bool | None, str]:
+    """(seccomp mode, has CAP_SYS_NICE, source) from the engine's status, else the audit's."""
+    if procs is not None:
+        for proc in procs.processes:
+            cap = proc.status.get("CapEff", "")
+            sec = proc.status.get("Seccomp", "")
+            if cap or sec:
+                has = bool(int(cap, 16) >> CAP_SYS_NICE & 1) if cap and all(
+                    ch in "0123456789abcdefABCDEF" for ch in cap) else None
+                return (int(sec) if sec.isdigit() else None), has, f"engine pid {proc.pid}"
+    if own is not None:
+        return own.seccomp, own.has_cap(CAP_SYS_NICE), "the audit's own process"
+    return None, None, ""
+
+
+@check(
+    "CTR-SECCOMP-NUMA",
+    title="Docker seccomp blocks NUMA syscalls (no CAP_SYS_NICE)",
+    severity="low",
+    confidence="source-verified",
+    fix=Fix(cost="restart", runtime="none for a running container: recreate it",
+            persistent="Docker `--cap-add SYS_NICE` (compose `cap_add: [SYS_NICE]`); Kubernetes "
+            "`securityContext.capabilities.add: [\"SYS_NICE\"]`", scope="container"),
+    references=(NCCL_CUDAWRAP,),
+)
+def seccomp_numa(container: ContainerInfo, process_security: ProcessSecurity | None = None,
+                 serving_processes: ServingProcesses | None = None, gpu_devices: GpuDeviceAccess | None = None,
+                 docker_containers: DockerContainers | None = None) -> Outcome:
+    """Reads: inside a container `Seccomp` and `CapEff` (bit 23, CAP_SYS_NICE) in the engine's or the
+    audit's /proc/<pid>/status and the /dev/nvidiaN nodes; on a Docker host HostConfig.CapAdd,
+    SecurityOpt and Privileged of the GPU containers.
+
+    Bad value: a seccomp filter without CAP_SYS_NICE where several GPUs talk through NCCL (or
+    `numactl`/`mbind` is used); NCCL's INFO line "cuMem host allocations do not appear to be
+    working; falling back to a /dev/shm/ based implementation".
+
+    Why: Docker's default seccomp profile allows get_mempolicy/mbind/set_mempolicy only with
+    CAP_SYS_NICE; NCCL's cudawrap.cc says Docker "is known to disable get_mempolicy" and names
+    `--cap-add SYS_NICE` as the fix. NCCL then falls back to /dev/shm (CTR-SHM-SIZE matters) and
+    NUMA-local host buffers are not guaranteed.
+
+    Traps: single-GPU serving is unaffected; the throughput impact is not measured publicly
+    (severity low). `seccomp=unconfined` or `--privileged` also lift it.
+    """
+    if container.in_container:
+        if container.kind not in _DOCKERISH:
+            return not_applicable(f"{container.kind} container: no Docker seccomp profile")
+        seccomp, nice, source = _security(serving_processes, process_security)
+        if seccomp is None and nice is None:
+            return unknown("seccomp mode and capabilities are not in this source",
+                           hint="run `grep -E 'Seccomp|CapEff' /proc/self/status` in the container")
+        if seccomp == 0:
+            return ok(f"no seccomp filter ({source}): NUMA syscalls are allowed", actual="Seccomp: 0")
+        if nice:
+            return ok(f"CAP_SYS_NICE is granted ({source}): the default profile allows the NUMA syscalls",
+                      actual="CAP_SYS_NICE")
+        gpus = _gpu_count(gpu_devices)
+        if gpus == 1:
+            return not_an_issue("no CAP_SYS_NICE under a seccomp filter, but one GPU: NCCL has no peers here",
+                                actual="seccomp filter, no CAP_SYS_NICE")
+        if nice is None:
+            return unknown(f"seccomp filter on ({source}); capabilities not readable",
+                           hint="`grep CapEff /proc/self/status` in the container")
+        return issue("seccomp filter on and no CAP_SYS_NICE: Docker's default profile blocks get_mempolicy/mbind, "
+                     "so NCCL's cuMem host allocations fall back to /dev/shm and NUMA placement fails (throughput "
+                     "impact not measured publicly)", actual="seccomp filter, no CAP_SYS_NICE",
+                     expected="--cap-add SYS_NICE", subjects=(source,))
+    if docker_containers is None:
+        return not_applicable("not in a container and no Docker containers to read")
+    gpu = [c for c in docker_containers.containers if c.gpu_requested]
+    if not gpu:
+        return not_applicable("no Docker container with GPUs on this host")
+    bad = [c for c in gpu if not c.cap_sys_nice and not c.seccomp_unconfined and c.gpu_count != 1]
+    if bad:
+        return issue(f"GPU containers without SYS_NICE under the default seccomp profile: "
+                     f"{', '.join(c.label for c in bad)}; NCCL falls back to /dev/shm (impact not measured publicly)",
+                     actual={c.label: list(c.cap_add) for c in bad}, expected="CapAdd includes SYS_NICE",
+                     subjects=[c.label for c in bad])
+    return ok("GPU containers have SYS_NICE, no seccomp filter, or one GPU: "
+              + ", ".join(c.label for c in gpu), subjects=[c.label for c in gpu])
+
+
+# --- CTR-GPU-ACCESS --------------------------------------------------------------------------
+
+_CTK_FIX = Fix(cost="restart",
+               runtime="`nvidia-ctk runtime configure --runtime=docker && systemctl restart docker`, then recreate "
+               "the container",
+               persistent="`docker run --gpus all` (or `--runtime=nvidia -e NVIDIA_VISIBLE_DEVICES=all`, or CDI "
+               "`--device nvidia.com/gpu=all`); Kubernetes: NVIDIA device plugin / GPU Operator; Docker in "
+               "unprivileged LXC: `nvidia-ctk config --set nvidia-container-cli.no-cgroups=true --in-place`",
+               scope="container")
+
+
+@check(
+    "CTR-GPU-ACCESS",
+    title="GPUs, device nodes or driver libraries not correctly exposed to the container",
+    severity="high",
+    confidence="documented",
+    fix=_CTK_FIX,
+    references=(CTK_CDI, "https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html",
+                "https://github.com/vllm-project/vllm/blob/main/vllm/env_override.py"),
+)
+def gpu_access(container: ContainerInfo, gpu_devices: GpuDeviceAccess | None = None, pci: PciDevices | None = None,
+               docker_containers: DockerContainers | None = None) -> Outcome:
+    """Reads: inside a container `ls /dev/nvidia*`, NVIDIA_VISIBLE_DEVICES and
+    NVIDIA_DRIVER_CAPABILITIES (engine's or audit's environ), /proc/driver/nvidia/version against
+    the version libnvidia-ml.so.1 resolves to; on a Docker host the serving containers'
+    DeviceRequests, Runtime and Devices.
+
+    Bad value: NVIDIA_VISIBLE_DEVICES set but no /dev/nvidiaN (the runtime did not inject GPUs);
+    /dev/nvidiactl or /dev/nvidia-uvm missing (CUDA init fails); NVIDIA_DRIVER_CAPABILITIES without
+    `compute` and `utility`; user-space driver library != kernel module (NVML "Driver/library
+    version mismatch"); a serving container started without any GPU request.
+
+    Why: the NVIDIA Container Toolkit injects device nodes and driver libraries (hook or CDI); a
+    partial set fails CUDA or silently changes the GPUs TP is placed on.
+
+    Traps: an unset NVIDIA_DRIVER_CAPABILITIES means `utility,compute` (the toolkit's default).
+    Fewer GPUs than on the host's PCI bus is often intended (`--gpus '"device=0,1"'`): reported,
+    not flagged. Inside LXC the version match is CTR-LXC-DEVICES's. `cuda-compat` libraries on
+    GeForce cards cause Error 803 (not detected here).
+    """
+    if container.in_container:
+        dev = gpu_devices
+        if dev is None or (dev.nodes is None and dev.env is None):
+            return unknown("the container's /dev/nvidia* nodes and NVIDIA_* variables are not in this source",
+                           hint="run `ls -l /dev/nvidia*; env | grep NVIDIA` in the container")
+        env = dev.env or {}
+        visible = env.get("NVIDIA_VISIBLE_DEVICES")
+        caps = env.get("NVIDIA_DRIVER_CAPABILITIES")
+        gpu_nodes = dev.gpu_nodes
+        wants = bool(gpu_nodes) or (visible not in (None, "", "void", "none"))
+        if not wants:
+            if pci is not None and not pci.nvidia_gpus:
+                return not_applicable("no NVIDIA GPU on the PCI bus")
+            return not_applicable("no GPU requested for this container (no NVIDIA_VISIBLE_DEVICES, no /dev/nvidia*)")
+        problems: list[str] = []
+        if dev.nodes is not None:
+            if not gpu_nodes:
+                problems.append(f"NVIDIA_VISIBLE_DEVICES={visible} but no /dev/nvidiaN node: the NVIDIA runtime "
+                                "did not inject the GPUs (started without --gpus / the nvidia runtime?)")
+            else:
+                for node, why in (("nvidiactl", "every CUDA/NVML call opens it"),
+                                  ("nvidia-uvm", "CUDA initialisation fails without it")):
+                    if not dev.has(node):
+                        problems.append(f"/dev/{node} is missing ({why})")
+        if caps and caps != "all":
+            have = {c.strip() for c in caps.split(",")}
+            lacking = [c for c in ("compute", "utility") if c not in have]
+            if lacking:
+                problems.append(f"NVIDIA_DRIVER_CAPABILITIES={caps} lacks {','.join(lacking)}: the toolkit does not "
+                                "mount the CUDA/NVML libraries")
+        if dev.version_mismatch and container.kind != "lxc":
+            problems.append(f"user-space driver {dev.userspace_version} ({dev.userspace_lib}) != kernel module "
+                            f"{dev.kernel_version}: NVML fails with 'Driver/library version mismatch'")
+        evidence = [f"/dev: {' '.join(sorted(dev.nodes or ()))}"] + [f"{k}={v}" for k, v in sorted(env.items())]
+        if problems:
+            return issue("; ".join(problems), actual=problems, expected="/dev/nvidiaN, nvidiactl, nvidia-uvm; "
+                         "capabilities compute,utility; matching driver versions",
+                         subjects=list(gpu_nodes) or ["/dev/nvidia*"], evidence=evidence)
+        total = len(pci.nvidia_gpus) if pci is not None else None
+        of = f" of {total} on the PCI bus" if total is not None and dev.nodes is not None else ""
+        return ok(f"{len(gpu_nodes)} GPU node(s){of} exposed ({', '.join(gpu_nodes)}), nvidiactl and nvidia-uvm "
+                  f"present, capabilities {caps or 'default (utility,compute)'}"
+                  + (f", driver {dev.kernel_version}" if dev.kernel_version else ""),
+                  actual=list(gpu_nodes), subjects=list(gpu_nodes))
+    if docker_containers is None:
+        return not_applicable("not in a container and no Docker containers to read")
+    serving = [c for c in docker_containers.containers if c.looks_like_serving]
+    if not serving:
+        return not_applicable("no serving container on this Docker host")
+    bad = [c for c in serving if not c.gpu_requested]
+    if bad:
+        return issue("serving containers without any GPU request (no --gpus, CDI device, nvidia runtime or "
+                     f"/dev/nvidia device): {', '.join(c.label for c in bad)}",
+                     actual={c.label: c.runtime or "runc" for c in bad}, expected="--gpus / CDI GPU devices",
+                     subjects=[c.label for c in bad])
+    return ok("serving containers request GPUs: " + ", ".join(
+        f"{c.label} ({'all' if c.gpu_count is None else c.gpu_count})" for c in serving),
+        subjects=[c.label for c in serving])
+
+
+# --- CTR-LXC-DEVICES -------------------------------------------------------------------------
+
+
+def _lxc_device_problems(cfg: LxcConfig, configs: LxcConfigs) -> tuple[list[str], list[str]]:
+    """(problems, things that cannot be told) for one GPU container config."""
+    problems: list[str] = []
+    unsure: list[str] = []
+    exposed = cfg.exposed_paths()
+    passthrough = set(cfg.dev_passthrough)  # Proxmox creates the node and its cgroup rule
+
+    def allowed(path: str, major: int | None, minor: int) -> bool:
+        return path in passthrough or (major is not None and cfg.allows("c", major, minor))
+
+    gpus = sorted((p for p in exposed if p.startswith("/dev/nvidia") and p[11:].isdigit()), key=lambda p: int(p[11:]))
+    for path in gpus:
+        if not allowed(path, NVIDIA_MAJOR, int(path[11:])):
+            problems.append(f"{path} is mounted but no cgroup rule allows c {NVIDIA_MAJOR}:{path[11:]}")
+    uvm_major = configs.major("nvidia-uvm")
+    needed = [("/dev/nvidiactl", NVIDIA_MAJOR, NVIDIACTL_MINOR, "every CUDA/NVML call opens it"),
+              ("/dev/nvidia-uvm", uvm_major, 0, "CUDA initialisation fails without it")]
+    wildcard = any(r.kind == "a" or (r.kind == "c" and r.major is None) for r in cfg.device_allows)
+    for path, major, minor, why in needed:
+        missing = []
+        if path not in exposed:
+            missing.append("no mount entry")
+        if path in passthrough or wildcard:
+            pass
+        elif major is None:  # the host's nvidia-uvm major is not in this source
+            others = sorted({r.major for r in cfg.device_allows if r.major not in (None, NVIDIA_MAJOR)})
+            if not others:
+                missing.append("no cgroup rule for its dynamic major (`grep nvidia-uvm /proc/devices`)")
+            else:
+                unsure.append(f"{path}: rules allow majors {others}; whether one is the host's nvidia-uvm major "
+                              "needs `grep nvidia-uvm /proc/devices` on the host")
+        elif not allowed(path, major, minor):
+            missing.append(f"no cgroup rule for c {major}:{minor}")
+        if missing:
+            text = f"{path}: {' and '.join(missing)} ({why})"
+            (unsure if cfg.truncated else problems).append(text)
+    if configs.char_majors is not None:
+        known = set(configs.char_majors.values())
+        stale = sorted({r.major for r in cfg.device_allows if r.major is not None and r.major not in known
+                        and r.major >= 234})
+        if stale and uvm_major is not None and not cfg.allows("c", uvm_major, 0):
+            problems.append(f"cgroup rules name major(s) {stale} that this host does not have: copied from another "
+                            f"host? nvidia-uvm is {uvm_major} here")
+    return problems, unsure
+
+
+@check(
+    "CTR-LXC-DEVICES",
+    title="LXC config for NVIDIA GPUs (cgroup device rules, bind mounts, driver version)",
+    severity="high",
+    confidence="field-reports",
+    fix=Fix(cost="restart", runtime="none: edit the config and restart the container",
+            persistent="in /etc/pve/lxc/<id>.conf (`key: value`) or /var/lib/lxc/<name>/config (`key = value`): "
+            "`lxc.cgroup2.devices.allow: c 195:* rwm`, `lxc.cgroup2.devices.allow: c <nvidia-uvm major>:* rwm` "
+            "(from `grep nvidia-uvm /proc/devices`), and `lxc.mount.entry: /dev/nvidiactl dev/nvidiactl none "
+            "bind,optional,create=file` (likewise nvidia0.., nvidia-uvm, nvidia-uvm-tools); or Proxmox >= 8.1 "
+            "`devN: /dev/nvidia-uvm`; pin host and container driver packages to the same version",
+            scope="container"),
+    references=(LXC_CONF_MAN,),
+)
+def lxc_devices(container: ContainerInfo, lxc_configs: LxcConfigs | None = None,
+                gpu_devices: GpuDeviceAccess | None = None) -> Outcome:
+    """Reads: on the LXC host every /etc/pve/lxc/<id>.conf and /var/lib/lxc/<name>/config that
+    passes NVIDIA devices (cgroup2 device rules, `lxc.mount.entry`, Proxmox `devN:`) and the
+    host's /proc/devices majors; inside an LXC container the /dev/nvidia* nodes and
+    /proc/driver/nvidia/version against the version libnvidia-ml.so.1 resolves to.
+
+    Bad value: nvidiactl or nvidia-uvm without a mount or an allow rule (CUDA fails); an allow
+    rule for a major this host does not have (copied config: nvidia-uvm's major is dynamic);
+    user-space driver version != kernel module version (NVML mismatch).
+
+    Why: the cgroup device controller blocks open() of nodes not allowed; LXC's common.conf
+    denies all devices first, even for privileged containers, so only explicit allow rules lift it.
+
+    Traps: `lxc.cgroup2.devices.allow: a` (or `c *:* rwm`) needs no per-device rules. Proxmox
+    `devN:` entries create node and rule themselves. A config copy that is cut off cannot show
+    the missing rules: unknown, not an issue. Compare the user-space library, not nvidia-smi.
+    """
+    if container.in_container:
+        if container.kind != "lxc":
+            return not_applicable(f"{container.kind} container, not LXC")
+        dev = gpu_devices
+        if dev is None or dev.nodes is None:
+            return unknown("the container's /dev/nvidia* nodes are not in this source",
+                           hint="run `ls -l /dev/nvidia*` in the container, or read its config on the host")
+        problems = []
+        if dev.gpu_nodes:
+            for node in ("nvidiactl", "nvidia-uvm"):
+                if not dev.has(node):
+                    problems.append(f"/dev/{node} is missing: add its mount entry and cgroup rule on the host")
+        if dev.version_mismatch:
+            problems.append(f"user-space driver {dev.userspace_version} != host kernel module {dev.kernel_version}: "
+                            "install the same version without the kernel module (`--no-kernel-module`)")
+        if problems:
+            return issue("; ".join(problems), actual=problems, expected="nvidiactl, nvidia-uvm, matching versions",
+                         subjects=list(dev.gpu_nodes) or ["/dev/nvidia*"], evidence=[dev.kernel_version_line])
+        if not dev.gpu_nodes:
+            return not_applicable("no /dev/nvidiaN in this LXC container: no GPU passed through")
+        return ok(f"{len(dev.gpu_nodes)} GPU node(s), nvidiactl and nvidia-uvm present"
+                  + (f"; driver {dev.kernel_version} on both sides" if dev.kernel_version and dev.userspace_version
+                     else ""), actual=list(dev.gpu_nodes))
+    if lxc_configs is None:
+        return not_applicable("not in a container and no LXC configs in this source")
+    gpu_cfgs = [c for c in lxc_configs.configs if c.gpu_intent]
+    if not gpu_cfgs:
+        return not_applicable(f"{len(lxc_configs.configs)} LXC config(s), none passes NVIDIA devices")
+    problems = []
+    unsure = []
+    evidence = []
+    for cfg in gpu_cfgs:
+        p, u = _lxc_device_problems(cfg, lxc_configs)
+        problems += [f"{cfg.name}: {x}" for x in p]
+        unsure += [f"{cfg.name}: {x}" for x in u]
+        evidence += [f"{cfg.path}: {line}" for line in cfg.lines
+                     if "devices.allow" in line or ("mount.entry" in line and "nvidia" in line)]
+        if cfg.truncated:
+            unsure.append(f"{cfg.name}: the config copy is cut off after its last complete line "
+                          "(the missing lines may hold the rules)")
+    names = [c.name for c in gpu_cfgs]
+    if problems:
+        return issue("; ".join(problems), actual=problems, expected="allow rules and mounts for nvidia0.., "
+                     "nvidiactl (195:255) and nvidia-uvm (its major here)", subjects=names, evidence=evidence)
+    if unsure:
+        return unknown("; ".join(unsure), hint="paste the whole config (`cat /etc/pve/lxc/<id>.conf`) and "
+                       "`grep nvidia /proc/devices` from the host", subjects=names)
+    return ok("GPU containers allow and mount nvidia0.., nvidiactl and nvidia-uvm: " + ", ".join(names),
+              subjects=names)
+
+
+# --- CTR-LXC-HOST-SCOPE ----------------------------------------------------------------------
+
+
+def _prlimit_hard(value: str) -> int | None:
+    """`lxc.prlimit.nofile = 1024:4096` -> 4096; `unlimited` -> None; a single value is soft = hard."""
+    hard = value.split(":")[-1].strip()
+    if hard in ("unlimited", "-1"):
+        return None
+    return int(hard) if hard.isdigit() else None
+
+
+@check(
+    "CTR-LXC-HOST-SCOPE",
+    title="LXC: prlimit, AppArmor and host-only knobs",
+    severity="medium",
+    confidence="documented",
+    fix=Fix(cost="restart", runtime="none: edit the container config and restart it",
+            persistent="`lxc.prlimit.nofile = 1048576`, `lxc.prlimit.memlock = unlimited` (RDMA); only if "
+            "required `lxc.apparmor.profile = unconfined` (security trade-off); apply host-level knobs "
+            "(numa_balancing, THP, cpufreq, PCI) on the LXC host", scope="container"),
+    references=(LXC_CONF_MAN,),
+)
+def lxc_host_scope(container: ContainerInfo, lxc_configs: LxcConfigs | None = None,
+                   self_limits: ResourceLimits | None = None, kernel_log: KernelLog | None = None,
+                   rdma: RdmaDevices | None = None) -> Outcome:
+    """Reads: LXC configs' `lxc.prlimit.nofile`, `lxc.prlimit.memlock`, `lxc.apparmor.profile`;
+    inside LXC /proc/self/limits; `dmesg` lines `apparmor="DENIED"` naming nvidia or the container.
+
+    Bad value: nofile hard limit < 65536 (RT-ULIMIT-NOFILE); memlock limited where RDMA is used
+    (CTR-MEMLOCK); AppArmor denials on /dev/nvidia* or mounts.
+
+    Why: `lxc.prlimit.*` sets the rlimits of the container's init, inherited by everything in it.
+    Kernel sysctls (numa_balancing, THP), cpufreq, cpuidle and all PCI state are not namespaced:
+    they can only be changed on the host.
+
+    Traps: /proc/sys values read inside LXC are the host's: correct to report, but the fix goes to
+    the host. lxcfs virtualises /proc/meminfo and /proc/cpuinfo (CPU counts may be the limit).
+    """
+    inside = container.in_container and container.kind == "lxc"
+    if not inside and (lxc_configs is None or not lxc_configs.configs):
+        if container.in_container:
+            return not_applicable(f"{container.kind} container, not LXC")
+        return not_applicable("not in an LXC container and no LXC configs in this source")
+    problems: list[str] = []
+    notes: list[str] = []
+    subjects: list[str] = []
+    rdma_used = rdma is not None and bool(rdma.names)
+    if inside:
+        if self_limits is not None and self_limits.known(NOFILE, 1):
+            hard = self_limits.hard(NOFILE)
+            if hard is not None and hard < NOFILE_MIN:
+                problems.append(f"open files hard limit {hard} < {NOFILE_MIN} (set lxc.prlimit.nofile on the host)")
+                subjects.append("nofile")
+        if self_limits is not None and rdma_used and not self_limits.is_unlimited(MEMLOCK):
+            soft = self_limits.soft(MEMLOCK)
+            if soft is not None and soft < MEMLOCK_ENOUGH:
+                problems.append(f"memlock {_size(soft)} with RDMA devices present (lxc.prlimit.memlock = unlimited)")
+                subjects.append("memlock")
+        notes.append("host-level knobs (numa_balancing, THP, cpufreq, cpuidle, PCI) read here are the host's: "
+                     "fix them on the LXC host")
+    for cfg in lxc_configs.configs if lxc_configs else ():
+        if not cfg.gpu_intent and len(lxc_configs.configs if lxc_configs else ()) > 1:
+            continue
+        nofile = cfg.prlimit("nofile")
+        if nofile is not None:
+            hard = _prlimit_hard(nofile)
+            if hard is not None and hard < NOFILE_MIN:
+                problems.append(f"{cfg.name}: lxc.prlimit.nofile = {nofile} (hard < {NOFILE_MIN})")
+                subjects.append(cfg.name)
+        mem = cfg.prlimit("memlock")
+        if rdma_used and (mem is None or _prlimit_hard(mem) is not None):
+            problems.append(f"{cfg.name}: memlock {'not set (inherits the default)' if mem is None else mem} with "
+                            "RDMA devices on the host")
+            subjects.append(cfg.name)
+        profile = cfg.apparmor_profile
+        if profile == "unconfined":
+            notes.append(f"{cfg.name}: AppArmor unconfined (security trade-off)")
+        notes.append(f"{cfg.name}: {'unprivileged' if cfg.unprivileged else 'privileged'}")
+    if kernel_log is not None:
+        denied = [ln for ln in kernel_log.grep(r'apparmor="DENIED"') if "nvidia" in ln or "lxc" in ln]
+        if denied:
+            problems.append(f"{len(denied)} AppArmor denials name nvidia devices or LXC: {denied[0].strip()[:160]}")
+            subjects.append("apparmor")
+    if problems:
+        return issue("; ".join(problems), actual=problems, expected=f"nofile hard >= {NOFILE_MIN}, memlock unlimited "
+                     "with RDMA, no AppArmor denials", subjects=subjects)
+    return ok("; ".join(notes) or "no limiting prlimit or AppArmor setting found", actual=notes)
+
+
+# --- CTR-CPU-LIMITS --------------------------------------------------------------------------
+
+
+def _numa_nodes(cpus: tuple[int, ...], numa: NumaTopology) -> set[int]:
+    return {n for c in cpus if (n := numa.node_of_cpu(c)) is not None}
+
+
+@check(
+    "CTR-CPU-LIMITS",
+    title="Container CPU quota/cpuset too small or on the wrong NUMA node",
+    severity="medium",
+    confidence="field-reports",
+    fix=Fix(cost="restart", runtime="`docker update --cpus <n> --cpuset-cpus <GPU-local cores> <ctr>` (Docker)",
+            persistent="raise or remove the CPU limit; Docker `--cpuset-cpus=<GPU-local cores>`; Kubernetes "
+            "Guaranteed QoS with kubelet `cpuManagerPolicy: static` and `topologyManagerPolicy: single-numa-node`; "
+            "LXC `cores:` / `lxc.cgroup2.cpuset.cpus`", scope="container"),
+    references=("https://github.com/vllm-project/vllm/issues/6854", "https://github.com/vllm-project/vllm/issues/8147",
+                K8S_TOPOLOGY),
+)
+def cpu_limits(container: ContainerInfo, cgroup_limits: CgroupLimits | None = None,
+               serving_processes: ServingProcesses | None = None, gpu_devices: GpuDeviceAccess | None = None,
+               pci: PciDevices | None = None, numa: NumaTopology | None = None,
+               docker_containers: DockerContainers | None = None, lxc_configs: LxcConfigs | None = None) -> Outcome:
+    """Reads: inside a container cgroup v2 `cpu.max`, `cpu.stat` (nr_throttled, nr_periods),
+    `cpuset.cpus.effective` (v1: cpu.cfs_quota_us/cfs_period_us, cpuset.cpus); the GPUs' NUMA
+    nodes; on a host Docker NanoCpus/CpuQuota/CpusetCpus and LXC `cores:`/cpuset of GPU containers.
+
+    Bad value: fewer CPUs than roughly TP + 4 (API server, engine core, one per TP worker,
+    tokenizer/detokenizer); throttling in more than 1 % of CFS periods; a cpuset entirely on NUMA
+    nodes without any GPU.
+
+    Why: vLLM/SGLang schedulers are CPU-bound Python loops per step (5-13 ms GPU bubbles measured
+    by vLLM maintainers); CFS throttling stalls a step for up to a quota period (100 ms).
+
+    Traps: thresholds are heuristics; newer vLLM versions need less CPU. nr_throttled counts since
+    the cgroup was created: sample again under load to see it rise.
+    """
+    tp = _engine_tp(serving_processes)
+    gpus = _gpu_count(gpu_devices)
+    need = (tp or gpus or 1) + 4
+    basis = f"TP x PP = {tp}" if tp else f"{gpus} visible GPU(s)" if gpus else "no engine or GPU count seen"
+    gpu_nodes = {g.numa_node for g in pci.nvidia_gpus if g.numa_node is not None} if pci else set()
+    if container.in_container:
+        cg = cgroup_limits
+        if cg is None:
+            return unknown("the container's cgroup CPU limits are not in this source",
+                           hint="run `cat /sys/fs/cgroup/cpu.max /sys/fs/cgroup/cpu.stat "
+                           "/sys/fs/cgroup/cpuset.cpus.effective` in the container")
+        problems: list[str] = []
+        limit = cg.cpu_limit
+        cpuset = cg.cpuset_cpus
+        effective = min(x for x in (limit, float(len(cpuset)) if cpuset else None) if x is not None) \
+            if (limit is not None or cpuset) else None
+        actual = {"cpu_quota": f"{limit:g} CPUs" if limit is not None else "none",
+                  "cpuset": len(cpuset) if cpuset else None, "nr_throttled": cg.nr_throttled,
+                  "nr_periods": cg.nr_periods, "cgroup": f"v{cg.version}"}
+        if effective is not None and effective < need:
+            problems.append(f"{effective:g} CPUs for {basis} (heuristic minimum {need}: API server, engine core, "
+                            "one per TP worker, tokenizer)")
+        ratio = cg.throttled_ratio
+        if ratio is not None and cg.nr_throttled and ratio >= 0.01:
+            problems.append(f"CFS-throttled in {cg.nr_throttled} of {cg.nr_periods} periods ({ratio:.1%}) since the "
+                            "cgroup started")
+        if cpuset and numa is not None and gpu_nodes:
+            nodes = _numa_nodes(cpuset, numa)
+            if nodes and not nodes & gpu_nodes:
+                problems.append(f"the cpuset is on NUMA node(s) {sorted(nodes)}, the GPUs on {sorted(gpu_nodes)}")
+        if problems:
+            return issue("; ".join(problems) + " (thresholds are heuristics)", actual=actual,
+                         expected=f">= {need} CPUs, no throttling, GPU-local cores", subjects=("cpu",),
+                         evidence=list(cg.sources))
+        return ok(f"CPU limit {actual['cpu_quota']}, cpuset {actual['cpuset'] or 'all'}, "
+                  f"throttled {cg.nr_throttled if cg.nr_throttled is not None else 'n/a'} periods ({basis})",
+                  actual=actual)
+    findings = []
+    subjects = []
+    for c in docker_containers.gpu_or_serving if docker_containers else ():
+        c_need = (c.tensor_parallel or c.gpu_count or 1) + 4
+        cpus = [x for x in (c.cpu_limit, float(len(c.cpuset)) if c.cpuset else None) if x is not None]
+        if cpus and min(cpus) < c_need:
+            findings.append(f"container {c.label}: {min(cpus):g} CPUs (heuristic minimum {c_need})")
+            subjects.append(c.label)
+        if c.cpuset and numa is not None and gpu_nodes:
+            nodes = _numa_nodes(c.cpuset, numa)
+            if nodes and not nodes & gpu_nodes:
+                findings.append(f"container {c.label}: cpuset on NUMA node(s) {sorted(nodes)}, GPUs on "
+                                f"{sorted(gpu_nodes)}")
+                subjects.append(c.label)
+    for cfg in lxc_configs.configs if lxc_configs else ():
+        if cfg.gpu_intent and cfg.cpus is not None:
+            n_gpus = len([p for p in cfg.exposed_paths() if p.startswith("/dev/nvidia") and p[11:].isdigit()])
+            c_need = max(n_gpus, 1) + 4
+            if cfg.cpus < c_need:
+                findings.append(f"LXC {cfg.name}: {cfg.cpus:g} cores for {n_gpus} GPU(s) (heuristic minimum {c_need})")
+                subjects.append(cfg.name)
+    if findings:
+        return issue("; ".join(findings) + " (thresholds are heuristics)", actual=findings,
+                     expected="about TP + 4 GPU-local CPUs per serving container", subjects=subjects)
+    seen = len(docker_containers.gpu_or_serving if docker_containers else ()) + len(
+        [c for c in (lxc_configs.configs if lxc_configs else ()) if c.gpu_intent])
+    if not seen:
+        return not_applicable("not in a container and no GPU containers to read")
+    return ok(f"{seen} GPU container(s) have enough CPUs (heuristic TP + 4)")
+
+
+# --- CTR-K8S-GPU-TOPOLOGY --------------------------------------------------------------------
+
+
+@check(
+    "CTR-K8S-GPU-TOPOLOGY",
+    title="Kubernetes assigns GPUs that are not P2P/NVLink-connected",
+    severity="medium",
+    confidence="documented",
+    fix=Fix(cost="restart", runtime="none: redeploy",
+            persistent="topology-aware allocation (device plugin / DRA, kubelet topologyManagerPolicy "
+            "single-numa-node), node labels, or request all 8 GPUs and split with CUDA_VISIBLE_DEVICES",
+            scope="container"),
+    references=(K8S_TOPOLOGY, "https://nvidia.github.io/TensorRT-LLM/legacy/advanced/lowprecision-pcie-allreduce.html"),
+)
+def k8s_gpu_topology(container: ContainerInfo, gpu_devices: GpuDeviceAccess | None = None,
+                     pci: PciDevices | None = None) -> Outcome:
+    """Reads: inside a pod the /dev/nvidiaN nodes and /proc/driver/nvidia/gpus/<bdf> of the pod's
+    GPUs, and every NVIDIA GPU's and NVSwitch's NUMA node on the PCI bus.
+
+    Bad value: the pod's GPUs span NUMA nodes (`SYS` in `nvidia-smi topo -m`) while one node holds
+    enough GPUs for the whole set.
+
+    Why: NCCL disables P2P beyond PXB by default on Intel; cross-socket traffic goes through the
+    CPU interconnect (TensorRT-LLM documents it as the bottleneck on 8x L20/L40S PCIe nodes).
+
+    Traps: on NVSwitch nodes every pair is NV#-class: placement does not matter. Switch-level
+    placement (PIX/PXB vs NODE) needs `nvidia-smi topo -m` in the pod.
+    """
+    if container.kind != "kubernetes":
+        return not_applicable("not in a Kubernetes pod")
+    dev = gpu_devices
+    if dev is None or dev.nodes is None:
+        return unknown("the pod's GPUs are not in this source", hint="run `nvidia-smi topo -m` in the pod")
+    count = len(dev.gpu_nodes)
+    if count < 2:
+        return not_applicable(f"{count} GPU in the pod: nothing to place")
+    if pci is not None and any(d.vendor == "0x10de" and d.pci_class.startswith("0x0680") for d in pci.devices):
+        return not_an_issue("NVSwitch node: every GPU pair is NVLink-connected, placement does not matter",
+                            actual=f"{count} GPUs")
+    if pci is None or dev.proc_gpus is None or len(dev.proc_gpus) != count:
+        return unknown(f"{count} GPUs in the pod; which ones could not be matched to the PCI bus",
+                       hint="run `nvidia-smi topo -m` in the pod: SYS/NODE between its GPUs while PIX/PXB/NV# "
+                       "sets exist on the node is the issue")
+    by_bdf = {g.bdf.lower(): g for g in pci.nvidia_gpus}
+    pod = [by_bdf.get(b.lower()) for b in dev.proc_gpus]
+    nodes = {g.numa_node for g in pod if g is not None and g.numa_node is not None}
+    if None in pod or not nodes:
+        return unknown("the pod's GPUs' NUMA nodes are not readable", hint="run `nvidia-smi topo -m` in the pod")
+    per_node: dict[int, int] = {}
+    for g in pci.nvidia_gpus:
+        if g.numa_node is not None:
+            per_node[g.numa_node] = per_node.get(g.numa_node, 0) + 1
+    if len(nodes) > 1 and any(n >= count for n in per_node.values()):
+        return issue(f"the pod's {count} GPUs span NUMA nodes {sorted(nodes)} (SYS paths) although one node holds "
+                     f"{max(per_node.values())} GPUs", actual={b: by_bdf[b.lower()].numa_node for b in dev.proc_gpus},
+                     expected="all of the pod's GPUs on one NUMA node / PCIe switch", subjects=list(dev.proc_gpus))
+    return unknown(f"the pod's {count} GPUs share NUMA node(s) {sorted(nodes)}; switch-level placement (PIX/PXB vs "
+                   "NODE) needs the topology matrix", hint="run `nvidia-smi topo -m` in the pod",
+                   subjects=list(dev.proc_gpus))

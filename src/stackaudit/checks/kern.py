@@ -1,0 +1,1038 @@
+"""KERN: kernel runtime knobs (knowledge base, domain KERN).
+
+All of these are host-global: inside a container they are read (sysfs and /proc are the
+host's) and the fix is printed for the host (knowledge base, general rule 1).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from stackaudit.checks.registry import (
+    Fix,
+    Outcome,
+    issue,
+    not_an_issue,
+    not_applicable,
+    ok,
+    unknown,
+)
+from stackaudit.checks.registry import check as register_check
+from stackaudit.facts._parse import format_cpulist, parse_cpulist
+from stackaudit.facts.container import ContainerInfo
+from stackaudit.facts.cpufreq import (
+    BOOST,
+    CPU_SYS,
+    MAX_PERF_PCT,
+    NO_TURBO,
+    CpuFreq,
+    CpuIdle,
+)
+from stackaudit.facts.kernel_knobs import (
+    CpuIsolation,
+    IrqInfo,
+    SchedState,
+    SwapInfo,
+    ThpSettings,
+    VmStat,
+    Vulnerabilities,
+)
+from stackaudit.facts.pci import PciDevices
+from stackaudit.facts.processes import ProcessInfo, ServingProcesses
+from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelInfo, KernelLog, NumaTopology, Sysctls
+
+CPUFREQ_DOC = "https://docs.kernel.org/admin-guide/pm/cpufreq.html"
+INTEL_PSTATE_DOC = "https://docs.kernel.org/admin-guide/pm/intel_pstate.html"
+AMD_PSTATE_DOC = "https://docs.kernel.org/admin-guide/pm/amd-pstate.html"
+
+SLOW_GOVERNORS = ("powersave", "ondemand", "conservative")
+POWER_EPP = ("power", "balance_power")
+# Exit latency (µs) from which an idle state counts as deep (knowledge base KERN-CSTATES: ~100 µs).
+DEEP_IDLE_US = 100
+
+
+def is_vm(cpu: CpuInfo | None) -> bool:
+    return cpu is not None and (bool(cpu.hypervisor_vendor) or "hypervisor" in cpu.flags)
+
+
+def where(container: ContainerInfo | None) -> str:
+    return f" (inside {container.kind}: a host-level setting, fix it on the host)" if container and container.in_container else ""
+
+
+def counts(counter: Counter[str], unit: str = "CPU") -> str:
+    """Counter({'performance': 62, 'powersave': 2}) -> "performance on 62 CPUs, powersave on 2 CPUs"."""
+    parts = []
+    for value, n in counter.most_common():
+        parts.append(f"{value} on {n} {unit}{'s' if n != 1 else ''}")
+    return ", ".join(parts)
+
+
+def engine_processes(procs: ServingProcesses | None) -> list[ProcessInfo]:
+    return list(procs.processes) if procs is not None else []
+
+
+def allowed_cpus(proc: ProcessInfo) -> tuple[int, ...] | None:
+    text = proc.status.get("Cpus_allowed_list")
+    if text is None:
+        return None
+    try:
+        return parse_cpulist(text)
+    except ValueError:
+        return None
+
+
+# --- KERN-CPUFREQ-GOVERNOR -------------------------------------------------------------------
+
+
+@register_check(
+    "KERN-CPUFREQ-GOVERNOR",
+    title="CPU frequency governor/driver keeps cores slow",
+    severity="medium",
+    confidence="documented",
+    fix=Fix(
+        cost="runtime",
+        runtime="cpupower frequency-set -g performance",
+        persistent="tuned-adm profile throughput-performance (or latency-performance / accelerator-performance); "
+        "or kernel cmdline cpufreq.default_governor=performance; or a systemd oneshot",
+        scope="host",
+    ),
+    references=(CPUFREQ_DOC, "https://github.com/vllm-project/vllm/issues/6854",
+                "https://github.com/vllm-project/vllm/issues/8147"),
+)
+def governor(cpufreq: CpuFreq, cpu: CpuInfo | None = None, container: ContainerInfo | None = None) -> Outcome:
+    """Reads: /sys/devices/system/cpu/cpufreq/policy*/scaling_driver and scaling_governor (every
+    policy), or a pasted `cpupower frequency-info` (often CPU 0 only: the result then says "CPU 0").
+
+    Bad value: a generic-governor driver (acpi-cpufreq, intel_cpufreq = intel_pstate passive,
+    amd-pstate passive/guided, cppc_cpufreq) with governor `powersave` (pinned to the lowest
+    frequency: the severe variant, high) or `ondemand`/`conservative` (medium).
+
+    Why: the serving engine's scheduler loop is CPU-bound per step; vLLM maintainers describe
+    5-13 ms GPU bubbles per decode step from CPU work, and a CPU change alone gave 3.8x in one
+    report. No published A/B of the governor alone: the mechanism is single-thread speed.
+
+    Traps: with intel_pstate or amd-pstate-epp in active mode, `powersave` is not the minimum
+    frequency but the default dynamic mode steered by EPP (see KERN-EPP): not an issue. In VMs
+    and containers without cpufreq sysfs the answer is unknown. A scaling_max_freq below
+    cpuinfo_max_freq is reported once, by KERN-CPU-BOOST.
+    """
+    if not cpufreq.present:
+        if is_vm(cpu):
+            return unknown("no cpufreq interface: a VM's CPU frequency is controlled by the hypervisor",
+                           hint="check the governor on the hypervisor host")
+        if container is not None and container.in_container:
+            return unknown("no cpufreq interface visible inside this container",
+                           hint="run the audit on the host (or with the host's / at /host, --root /host)")
+        return unknown("no cpufreq driver is loaded: firmware controls P-states (see KVER-INTEL-PSTATE)",
+                       hint="check the BIOS power profile (Performance)")
+    driver = cpufreq.driver or "unknown driver"
+    govs = cpufreq.governors()
+    if not govs:
+        return unknown(f"scaling_governor of {cpufreq.scope} could not be read", hint="run as root")
+    observed = f"driver {driver}, governor {counts(govs)} ({cpufreq.scope})"
+    slow = {g: n for g, n in govs.items() if g in SLOW_GOVERNORS}
+    if cpufreq.active_mode:
+        if "powersave" in govs:
+            return not_an_issue(
+                f"{observed}: with {driver} in active mode, 'powersave' is the default dynamic mode whose "
+                "aggressiveness is set by the energy-performance preference (KERN-EPP), not the minimum "
+                "frequency" + where(container),
+                actual=observed,
+                expected="performance, or powersave with an active-mode driver",
+            )
+        return ok(observed, actual=observed)
+    if slow:
+        bad_cpus = cpufreq.cpus_with("governor", tuple(slow))
+        severe = "powersave" in slow
+        what = ("'powersave' pins these CPUs to their lowest frequency" if severe
+                else "'ondemand'/'conservative' ramp up late for a bursty, CPU-bound engine loop")
+        return issue(
+            f"{observed}: {what}; the engine's per-step CPU work runs slower (documented mechanism; no "
+            "published A/B of the governor alone)" + where(container),
+            actual=observed,
+            expected="governor performance",
+            subjects=[f"cpu{c}" for c in bad_cpus[:16]] + (["..."] if len(bad_cpus) > 16 else []),
+            severity="high" if severe else "medium",
+            evidence=[f"{CPU_SYS}/cpufreq/policy{c}/scaling_governor: {g}" for g in slow for c in
+                      cpufreq.cpus_with("governor", (g,))[:3]],
+        )
+    return ok(observed, actual=observed)
+
+
+# --- KERN-CPU-BOOST --------------------------------------------------------------------------
+
+
+@register_check(
+    "KERN-CPU-BOOST",
+    title="Turbo/boost disabled or maximum CPU performance capped",
+    severity="medium",
+    confidence="documented",
+    fix=Fix(
+        cost="runtime",
+        runtime="echo 0 > /sys/devices/system/cpu/intel_pstate/no_turbo; "
+        "echo 100 > /sys/devices/system/cpu/intel_pstate/max_perf_pct; "
+        "echo 1 > /sys/devices/system/cpu/cpufreq/boost; cpupower frequency-set -u <cpuinfo_max_freq>",
+        persistent="tuned profile or systemd oneshot; BIOS 'Turbo Boost' / 'Core Performance Boost' enabled",
+        scope="host",
+    ),
+    references=(INTEL_PSTATE_DOC, CPUFREQ_DOC),
+)
+def boost(cpufreq: CpuFreq, cpu: CpuInfo | None = None, container: ContainerInfo | None = None) -> Outcome:
+    """Reads: /sys/devices/system/cpu/intel_pstate/{no_turbo,max_perf_pct},
+    /sys/devices/system/cpu/cpufreq/boost, and scaling_max_freq vs cpuinfo_max_freq of a sample
+    of policies (or `cpupower frequency-info`: "boost state support: Active").
+
+    Bad value: turbo/boost off (no_turbo=1, boost=0), max_perf_pct below 100, or scaling_max_freq
+    capped below cpuinfo_max_freq on a serving host.
+
+    Why: single-thread speed of the engine loop matters (evidence of KERN-CPUFREQ-GOVERNOR);
+    these knobs are documented in the kernel's intel_pstate and cpufreq guides.
+
+    Traps: some sites disable turbo on purpose, for deterministic latency or a power budget: the
+    result is a warning (medium), not an error. Applies to bare metal only.
+    """
+    if is_vm(cpu):
+        return not_applicable("a VM: turbo is decided by the hypervisor host")
+    if not cpufreq.present:
+        if container is not None and container.in_container:
+            return unknown("no cpufreq interface visible inside this container", hint="run the audit on the host")
+        return unknown("no cpufreq driver is loaded: turbo is decided by the firmware (BIOS profile)",
+                       hint="check BIOS 'Turbo Boost' / 'Core Performance Boost'")
+    problems: list[str] = []
+    evidence: list[str] = []
+    if cpufreq.intel_no_turbo == "1":
+        problems.append("turbo disabled (intel_pstate/no_turbo = 1)")
+        evidence.append(f"{NO_TURBO}: 1")
+    if cpufreq.intel_max_perf_pct is not None and cpufreq.intel_max_perf_pct < 100:
+        problems.append(f"intel_pstate/max_perf_pct = {cpufreq.intel_max_perf_pct} (capped)")
+        evidence.append(f"{MAX_PERF_PCT}: {cpufreq.intel_max_perf_pct}")
+    if cpufreq.boost == "0":
+        problems.append("boost disabled (cpufreq/boost = 0)")
+        evidence.append(f"{BOOST}: 0")
+    capped = [p for p in cpufreq.sampled if p.capped]
+    if capped and not (cpufreq.intel_no_turbo == "1" or cpufreq.boost == "0"):
+        p = capped[0]
+        problems.append(
+            f"scaling_max_freq capped: {p.scaling_max_khz} kHz < cpuinfo_max_freq {p.cpuinfo_max_khz} kHz "
+            f"on {len(capped)} of {len(cpufreq.sampled)} sampled policies"
+        )
+        evidence.extend(f"{CPU_SYS}/cpufreq/{q.name}/scaling_max_freq: {q.scaling_max_khz}" for q in capped[:3])
+    if problems:
+        return issue(
+            "; ".join(problems) + f" ({cpufreq.scope}). Single-thread speed of the engine loop drops; "
+            "some sites do this on purpose for deterministic latency or power" + where(container),
+            actual="; ".join(problems),
+            expected="turbo/boost on, max_perf_pct 100, scaling_max_freq = cpuinfo_max_freq",
+            evidence=evidence,
+        )
+    knobs_known = any(v is not None for v in (cpufreq.intel_no_turbo, cpufreq.boost, cpufreq.intel_max_perf_pct))
+    if not knobs_known and not cpufreq.sampled:
+        unread = [p for p in (NO_TURBO, BOOST) if not cpufreq.knows(p)]
+        return unknown("turbo state and frequency limits are not in this source"
+                       + (f" ({', '.join(unread)} unread)" if unread else ""),
+                       hint="run `cpupower frequency-info` or read /sys/devices/system/cpu/cpufreq/boost")
+    seen = []
+    if cpufreq.intel_no_turbo is not None:
+        seen.append(f"no_turbo={cpufreq.intel_no_turbo}")
+    if cpufreq.intel_max_perf_pct is not None:
+        seen.append(f"max_perf_pct={cpufreq.intel_max_perf_pct}")
+    if cpufreq.boost is not None:
+        seen.append(f"boost={cpufreq.boost}")
+    if cpufreq.sampled:
+        p = cpufreq.sampled[0]
+        seen.append(f"scaling_max_freq {p.scaling_max_khz} kHz of cpuinfo_max_freq {p.cpuinfo_max_khz} kHz")
+    if not knobs_known:
+        seen.append("no turbo knob exposed by the driver")
+    return ok(f"{', '.join(seen)} ({cpufreq.scope})", actual=", ".join(seen))
+
+
+# --- KERN-EPP --------------------------------------------------------------------------------
+
+
+def _epp_bias(value: str) -> str:
+    """'performance'|'balanced'|'power'|'unknown' for a named or raw (0-255) EPP value."""
+    if value.isdigit():
+        raw = int(value)
+        return "performance" if raw == 0 else "balanced" if raw <= 0x80 else "power"
+    if value in POWER_EPP:
+        return "power"
+    if value == "performance":
+        return "performance"
+    if value == "balance_performance":
+        return "balanced"
+    return "unknown"
+
+
+@register_check(
+    "KERN-EPP",
+    title="energy_performance_preference biased to power saving",
+    severity="medium",
+    confidence="documented",
+    fix=Fix(
+        cost="runtime",
+        runtime="echo performance | tee /sys/devices/system/cpu/cpu*/cpufreq/energy_performance_preference "
+        "(or set governor performance, which forces EPP performance on these drivers)",
+        persistent="tuned profile, `powerprofilesctl set performance`, or a systemd oneshot/udev rule",
+        scope="host",
+    ),
+    references=(AMD_PSTATE_DOC, INTEL_PSTATE_DOC),
+)
+def epp(cpufreq: CpuFreq, container: ContainerInfo | None = None) -> Outcome:
+    """Reads: /sys/devices/system/cpu/cpufreq/policy*/energy_performance_preference (every
+    policy) and energy_performance_available_preferences.
+
+    Bad value: `power` or `balance_power` (or a raw value above 0x80) on a serving host.
+
+    Why: EPP is the OS's hint to the hardware P-state controller (0x00 performance ... 0xFF
+    power; amd-pstate.h: BALANCE_PERFORMANCE 0x80, BALANCE_POWERSAVE 0xBF).
+
+    Traps: `balance_performance` is a reasonable default; the gain of `performance` over it for
+    LLM serving is unmeasured (not an issue). `default` on AMD means the firmware's value, which
+    sysfs does not show (unknown). Applies only with intel_pstate (HWP) or amd-pstate-epp.
+    """
+    if not cpufreq.present:
+        return not_applicable("no cpufreq driver, no energy-performance preference")
+    if not cpufreq.active_mode:
+        return not_applicable(f"driver {cpufreq.driver or 'unknown'}: EPP applies to intel_pstate (HWP) "
+                              "and amd-pstate-epp only")
+    epps = cpufreq.epps()
+    if not epps:
+        if any(p.endswith("energy_performance_preference") for p in cpufreq.unread):
+            return unknown(f"energy_performance_preference of {cpufreq.scope} is not in this source",
+                           hint="cat /sys/devices/system/cpu/cpu*/cpufreq/energy_performance_preference")
+        return not_applicable(f"driver {cpufreq.driver} exposes no EPP here (no HWP)")
+    observed = f"EPP {counts(epps)} ({cpufreq.scope}, driver {cpufreq.driver})"
+    bad = [v for v in epps if _epp_bias(v) == "power"]
+    if bad:
+        cpus = cpufreq.cpus_with("epp", tuple(bad))
+        return issue(
+            f"{observed}: biased to power saving, the hardware ramps clocks late for the engine loop"
+            + where(container),
+            actual=observed,
+            expected="performance (or balance_performance)",
+            subjects=[f"cpu{c}" for c in cpus[:16]] + (["..."] if len(cpus) > 16 else []),
+        )
+    if all(v == "default" for v in epps):
+        return unknown(f"{observed}: 'default' is the firmware's value, which sysfs does not show",
+                       hint="check the BIOS power profile, or set EPP explicitly")
+    if any(_epp_bias(v) == "balanced" for v in epps):
+        return not_an_issue(
+            f"{observed}: balance_performance is a reasonable default; the gain of 'performance' over it for "
+            "LLM serving is unmeasured",
+            actual=observed,
+            expected="performance or balance_performance",
+        )
+    return ok(observed, actual=observed)
+
+
+# --- KERN-AMD-PSTATE -------------------------------------------------------------------------
+
+
+@register_check(
+    "KERN-AMD-PSTATE",
+    title="Which frequency driver an AMD EPYC host uses",
+    severity="low",
+    confidence="source-verified",
+    fix=Fix(
+        cost="reboot",
+        persistent="kernel cmdline amd_pstate=active (needs CPPC enabled in BIOS: 'CPPC = Enabled'), "
+        "then set EPP/governor",
+        scope="host",
+    ),
+    references=(AMD_PSTATE_DOC, "https://github.com/torvalds/linux/blob/master/drivers/cpufreq/amd-pstate.c"),
+)
+def amd_pstate(cpu: CpuInfo, cpufreq: CpuFreq, kernel: KernelInfo, cmdline: KernelCmdline | None = None,
+               kernel_log: KernelLog | None = None) -> Outcome:
+    """Reads: /sys/devices/system/cpu/amd_pstate/status, scaling_driver and governor, EPP;
+    `lscpu` CPU family (25 = Zen 3/4, 26 = Zen 5); `uname -r`; cmdline `amd_pstate=`; dmesg
+    "amd_pstate: driver load is disabled".
+
+    Bad value: not a fault by itself. Flagged only: Zen 5 (family 26, EPYC 9005 Turin) on kernel
+    >= 6.13 with `amd_pstate=disable` forced; amd-pstate active with EPP `power`; acpi-cpufreq
+    with a slow governor (also reported by KERN-CPUFREQ-GOVERNOR; here the alternative fix, the
+    amd-pstate driver). CPPC disabled in BIOS prevents amd-pstate.
+
+    Why: amd-pstate is disabled by default on server platforms with CPUs older than family 0x1A
+    (drivers/cpufreq/amd-pstate.c, amd_pstate_init), so Genoa (Zen 4) servers use acpi-cpufreq
+    on every kernel; Turin gets amd-pstate by default from Linux 6.13.
+
+    Traps: acpi-cpufreq + `performance` on Genoa is the kernel default and fine (not an issue);
+    no published LLM-serving gain of amd-pstate over acpi-cpufreq + performance.
+    """
+    if not cpu.is_amd:
+        return not_applicable("not an AMD CPU")
+    family = cpu.family
+    zen5 = family is not None and family >= 26
+    release = kernel.release_tuple
+    forced = cmdline.last("amd_pstate") if cmdline is not None else None
+    status = cpufreq.amd_pstate_status
+    driver = cpufreq.driver
+    govs = cpufreq.governors()
+    disabled_log = kernel_log.grep(r"amd_pstate: driver load is disabled") if kernel_log is not None else []
+    observed = (f"family {family}, kernel {kernel.release}, driver {driver or 'none'}"
+                + (f", amd_pstate/status {status}" if status else "")
+                + (f", governor {counts(govs)}" if govs else "")
+                + (f", cmdline amd_pstate={forced}" if forced else ""))
+    if zen5 and release >= (6, 13) and forced == "disable":
+        return issue(
+            f"{observed}: Zen 5 gets amd-pstate by default from 6.13, but amd_pstate=disable is forced on the "
+            "command line (no CPPC/EPP control)",
+            actual=observed, expected="amd_pstate default (or =active)",
+            subjects=["cmdline:amd_pstate"],
+            fix=Fix(cost="reboot", persistent="remove amd_pstate=disable from the kernel command line", scope="host"),
+        )
+    if driver and driver.startswith("amd-pstate"):
+        power = [v for v in cpufreq.epps() if v == "power"]
+        if power:
+            return issue(f"{observed}: amd-pstate with EPP 'power' ({cpufreq.scope}) keeps clocks low",
+                         actual=observed, expected="EPP performance or balance_performance",
+                         fix=Fix(cost="runtime", runtime="echo performance | tee "
+                                 "/sys/devices/system/cpu/cpu*/cpufreq/energy_performance_preference",
+                                 persistent="tuned profile or systemd oneshot", scope="host"))
+        return ok(observed, actual=observed)
+    if driver == "acpi-cpufreq":
+        slow = [g for g in govs if g in SLOW_GOVERNORS]
+        if slow:
+            return issue(
+                f"{observed}: acpi-cpufreq with a slow governor ({', '.join(slow)}); set the governor to "
+                "performance (KERN-CPUFREQ-GOVERNOR) or boot with amd_pstate=active (needs BIOS CPPC)",
+                actual=observed, expected="acpi-cpufreq + performance, or amd-pstate",
+            )
+        if not zen5:
+            return not_an_issue(
+                f"{observed}: amd-pstate is off by design on server platforms with CPUs older than family 0x1A "
+                "(Zen 4 and older); acpi-cpufreq + performance is the kernel default and fine, and no "
+                "LLM-serving gain from amd-pstate is published"
+                + (" (dmesg: 'driver load is disabled' is this default, not a failure)" if disabled_log else ""),
+                actual=observed, expected="acpi-cpufreq + performance, or amd-pstate",
+                evidence=disabled_log[:2],
+            )
+        if release and release < (6, 13):
+            return not_an_issue(
+                f"{observed}: Zen 5 on a kernel before 6.13 uses acpi-cpufreq by default (a capability gap, see "
+                "KVER-AMD-ZEN5); with the performance governor it runs fine",
+                actual=observed, expected="acpi-cpufreq + performance, or amd-pstate",
+            )
+        return ok(f"{observed}: acpi-cpufreq with a fast governor; amd-pstate would add CPPC/EPP control "
+                  "(check BIOS CPPC = Enabled)", actual=observed)
+    if not cpufreq.present:
+        return unknown(f"{observed}: no cpufreq driver (VM, container view, or CPPC/P-states off in BIOS)",
+                       hint="check BIOS 'CPPC = Enabled' and dmesg | grep -i amd_pstate")
+    return ok(observed, actual=observed)
+
+
+# --- KERN-CSTATES ----------------------------------------------------------------------------
+
+LATENCY_TUNED_PROFILES = ("latency-performance", "accelerator-performance", "network-latency",
+                          "realtime", "cpu-partitioning", "hpc-compute")
+
+
+@register_check(
+    "KERN-CSTATES",
+    title="Deep CPU idle states raise wake-up latency",
+    severity="low",
+    confidence="unproven",
+    fix=Fix(
+        cost="runtime",
+        runtime="cpupower idle-set -D 100 (disables states with exit latency >= 100 µs, re-enables shallower "
+        "ones); or hold /dev/cpu_dma_latency open with a low value",
+        persistent="tuned-adm profile latency-performance / accelerator-performance; BIOS 'Global C-state "
+        "Control' / 'Package C-state limit' (C0/C1); cmdline intel_idle.max_cstate=1 (Intel, reboot)",
+        scope="host",
+    ),
+    references=("https://docs.kernel.org/admin-guide/pm/cpuidle.html",
+                "https://docs.kernel.org/power/pm_qos_interface.html",
+                "https://github.com/NVIDIA/nccl/issues/182"),
+)
+def cstates(cpuidle: CpuIdle, cmdline: KernelCmdline | None = None, cpu: CpuInfo | None = None) -> Outcome:
+    """Reads: /sys/devices/system/cpu/cpu0/cpuidle/state*/{name,latency,disable} (or `cpupower
+    idle-info`), /sys/module/intel_idle/parameters/max_cstate, cmdline intel_idle.max_cstate=,
+    processor.max_cstate=, idle=; the PM QoS limit (/dev/cpu_dma_latency, root) and
+    /etc/tuned/active_profile.
+
+    Bad value: enabled idle states with exit latency >= ~100 µs (Intel C6/C10, deep package
+    states) and no PM QoS limit keeping cpuidle out of them.
+
+    Why: exit latency is added to the next wake-up, and the engine's threads sleep and wake on
+    every step (ZMQ, CUDA sync). NCCL developers advised disabling C-states for EPYC hangs/perf.
+    No published LLM-serving measurement: unproven, ranked low.
+
+    Traps: C1/C1E are fine. Deep states listed as enabled while a PM QoS request (tuned
+    latency-performance) caps latency are not used: not an issue. Disabling all idle states
+    raises power and can reduce boost headroom. `cpupower idle-set -D N` disables states with
+    latency >= N µs; `intel_idle.max_cstate=` needs a reboot.
+    """
+    if is_vm(cpu):
+        return not_applicable("a VM: host C-states are the hypervisor's")
+    if cmdline is not None and (cmdline.last("idle") in ("poll", "halt")):
+        return ok(f"idle={cmdline.last('idle')} on the command line: no deep C-states (note: this raises power "
+                  "and can reduce boost headroom)", actual=f"idle={cmdline.last('idle')}")
+    if not cpuidle.states:
+        if cpuidle.driver in (None, "none", ""):
+            return unknown("no cpuidle states for CPU 0 (no cpuidle driver visible)",
+                           hint="cpupower idle-info on the host")
+        return ok(f"cpuidle driver {cpuidle.driver} lists no states for CPU 0", actual="no idle states")
+    enabled = cpuidle.enabled()
+    listing = ", ".join(f"{s.name} {s.latency_us}µs{'' if not s.disabled else ' (disabled)'}" for s in cpuidle.states)
+    observed = f"CPU 0 idle states ({cpuidle.driver or 'unknown driver'}): {listing}"
+    deep = [s for s in enabled if s.latency_us is not None and s.latency_us >= DEEP_IDLE_US]
+    limits = []
+    for key in ("intel_idle.max_cstate", "processor.max_cstate"):
+        value = cmdline.last(key) if cmdline is not None else None
+        if value is not None:
+            limits.append(f"{key}={value}")
+    if not deep:
+        shallow_max = max((s.latency_us or 0 for s in enabled), default=0)
+        return ok(f"{observed}: no enabled state with exit latency >= {DEEP_IDLE_US} µs (max {shallow_max} µs)"
+                  + (f"; {', '.join(limits)}" if limits else ""), actual=observed)
+    worst = max(s.latency_us or 0 for s in deep)
+    first = min(s.latency_us or 0 for s in deep)
+    if cpuidle.pm_qos_constrained and cpuidle.pm_qos_limit_us is not None and cpuidle.pm_qos_limit_us < first:
+        return not_an_issue(
+            f"{observed}: deep states are enabled but a PM QoS request limits CPU latency to "
+            f"{cpuidle.pm_qos_limit_us} µs, so cpuidle does not enter them"
+            + (f" (tuned profile {cpuidle.tuned_profile})" if cpuidle.tuned_profile else ""),
+            actual=observed, expected=f"no state >= {DEEP_IDLE_US} µs in use",
+        )
+    if cpuidle.pm_qos_limit_us is None and cpuidle.tuned_profile in LATENCY_TUNED_PROFILES:
+        return not_an_issue(
+            f"{observed}: tuned profile {cpuidle.tuned_profile} holds a low PM QoS latency request "
+            "(force_latency), so the deep states are not entered (the PM QoS value itself needs root to read)",
+            actual=observed, expected=f"no state >= {DEEP_IDLE_US} µs in use",
+        )
+    qos_note = ("" if cpuidle.pm_qos_limit_us is not None
+                else "; the PM QoS limit was not readable (run as root to confirm no latency request holds them off)")
+    return issue(
+        f"{observed}: {len(deep)} enabled state(s) with exit latency up to {worst} µs and no PM QoS limit"
+        f"{qos_note}. Each wake-up of the engine's threads can pay this latency; the effect on LLM serving is "
+        "unproven (no published measurement), and disabling all states can reduce boost headroom",
+        actual=observed,
+        expected=f"no enabled state >= {DEEP_IDLE_US} µs, or a PM QoS limit",
+        subjects=[s.name for s in deep],
+        fix=Fix(cost="runtime", runtime=f"cpupower idle-set -D {first} (disables states with latency >= {first} µs)",
+                persistent="tuned-adm profile latency-performance (or accelerator-performance); BIOS C-state "
+                "limit; cmdline intel_idle.max_cstate=1 on Intel (reboot)", scope="host"),
+    )
+
+
+# --- KERN-NUMA-BALANCING ---------------------------------------------------------------------
+
+
+@register_check(
+    "KERN-NUMA-BALANCING",
+    title="Automatic NUMA balancing on",
+    severity="low",
+    confidence="documented",
+    fix=Fix(
+        cost="runtime",
+        runtime="sysctl -w kernel.numa_balancing=0",
+        persistent="/etc/sysctl.d/90-llm-serving.conf: kernel.numa_balancing = 0",
+        scope="host",
+    ),
+    references=("https://docs.kernel.org/admin-guide/sysctl/kernel.html#numa-balancing",),
+)
+def numa_balancing(sysctls: Sysctls, numa: NumaTopology, vmstat: VmStat | None = None,
+                   serving_processes: ServingProcesses | None = None) -> Outcome:
+    """Reads: /proc/sys/kernel/numa_balancing (0 off, 1 on, 2 memory tiering, 3 both), NUMA nodes
+    (/sys/devices/system/node), /proc/vmstat numa_hint_faults / numa_pages_migrated, and the
+    engine processes' Cpus_allowed_list.
+
+    Bad value: non-zero on a host with more than one NUMA node; worse (medium) when the engine
+    processes are bound to one node, where the kernel docs say it should be disabled.
+
+    Why: the feature periodically unmaps pages and traps the faults, an overhead that hits the
+    CPU-bound scheduler loop. Impact on vLLM/SGLang unmeasured.
+
+    Traps: on single-node machines the value is irrelevant (not an issue). CUDA pinned pages are
+    not migrated anyway.
+    """
+    key = "kernel.numa_balancing"
+    value = sysctls.get(key)
+    if value is None:
+        if key in sysctls.absent:
+            return ok("kernel.numa_balancing does not exist: the kernel has no automatic NUMA balancing",
+                      actual="absent")
+        return unknown("kernel.numa_balancing is not in this source", hint="cat /proc/sys/kernel/numa_balancing")
+    nodes = numa.count
+    if value.strip() == "0":
+        if nodes <= 1:
+            return not_applicable(f"one NUMA node; kernel.numa_balancing = 0")
+        return ok(f"kernel.numa_balancing = 0 on {nodes} NUMA nodes", actual="0", expected="0")
+    if nodes <= 1:
+        return not_an_issue(
+            f"kernel.numa_balancing = {value} on a single-node machine: there is nothing to balance, the value "
+            "is irrelevant", actual=value, expected="0 on multi-node hosts",
+        )
+    faults = ""
+    if vmstat is not None and vmstat.get("numa_hint_faults") is not None:
+        faults = (f"; since boot: {vmstat.get('numa_hint_faults')} hinting faults, "
+                  f"{vmstat.get('numa_pages_migrated') or 0} pages migrated")
+    bound = []
+    for proc in engine_processes(serving_processes):
+        cpus = allowed_cpus(proc)
+        if cpus:
+            proc_nodes = {numa.node_of_cpu(c) for c in cpus} - {None}
+            if len(proc_nodes) == 1:
+                bound.append(f"{proc.pid} ({proc.comm}) on node {proc_nodes.pop()}")
+    severity = "medium" if bound else "low"
+    return issue(
+        f"kernel.numa_balancing = {value} on {nodes} NUMA nodes{faults}: page unmapping and hinting faults add "
+        "overhead to the engine's CPU loop"
+        + (f"; engine processes are bound to one node ({'; '.join(bound[:4])}), where the kernel docs say to "
+           "disable it" if bound else "")
+        + ". The impact on serving is unquantified",
+        actual=value, expected="0", subjects=[key], severity=severity,
+        evidence=[f"/proc/sys/kernel/numa_balancing: {value}"],
+    )
+
+
+# --- KERN-THP --------------------------------------------------------------------------------
+
+
+@register_check(
+    "KERN-THP",
+    title="Transparent huge pages: synchronous compaction stalls",
+    severity="low",
+    confidence="documented",
+    fix=Fix(
+        cost="runtime",
+        runtime="echo defer+madvise > /sys/kernel/mm/transparent_hugepage/defrag (or madvise)",
+        persistent="a systemd oneshot unit or a tmpfiles.d line "
+        "'w /sys/kernel/mm/transparent_hugepage/defrag - - - - defer+madvise' "
+        "(transparent_hugepage= on the cmdline sets `enabled`, not `defrag`)",
+        scope="host",
+    ),
+    references=("https://docs.kernel.org/admin-guide/mm/transhuge.html",),
+)
+def thp(thp: ThpSettings, vmstat: VmStat | None = None) -> Outcome:
+    """Reads: /sys/kernel/mm/transparent_hugepage/{enabled,defrag} (the bracketed value) and
+    /proc/vmstat compact_stall, thp_fault_alloc.
+
+    Bad value: defrag = always together with compaction stalls (compact_stall rising during
+    serving): page faults stall in synchronous reclaim/compaction.
+
+    Why: with defrag=always, THP allocations stall for direct compaction (kernel THP doc).
+    Weights and KV cache live in GPU memory; host-side THP matters little.
+
+    Traps: "disable THP on AI servers" is database-tuning folklore, unproven for GPU inference:
+    enabled=always or madvise with a non-`always` defrag is not an issue. One reading shows
+    stalls since boot, not whether they are rising: sample again during serving.
+    """
+    observed = f"enabled={thp.enabled}, defrag={thp.defrag or 'unknown'}"
+    stalls = vmstat.get("compact_stall") if vmstat is not None else None
+    if thp.defrag == "always":
+        if stalls is None:
+            return unknown(f"{observed}: compaction stalls (/proc/vmstat compact_stall) are not in this source",
+                           hint="grep compact_stall /proc/vmstat during serving")
+        if stalls > 0:
+            rate = vmstat.per_hour("compact_stall") if vmstat is not None else None
+            return issue(
+                f"{observed}, {stalls} synchronous compaction stalls since boot"
+                + (f" (~{rate:.1f}/h)" if rate is not None else "")
+                + ": page faults can stall in direct compaction. One reading cannot show they are rising: "
+                "compare compact_stall twice during serving",
+                actual=f"{observed}, compact_stall={stalls}",
+                expected="defrag madvise or defer+madvise",
+                subjects=["transparent_hugepage/defrag"],
+                evidence=[f"/sys/kernel/mm/transparent_hugepage/defrag: {thp.defrag_raw}",
+                          f"/proc/vmstat: compact_stall {stalls}"],
+            )
+        return ok(f"{observed}, no compaction stall since boot", actual=observed)
+    if thp.enabled == "always":
+        return not_an_issue(
+            f"{observed}: THP always on looks like a problem to database-tuning guides, but 'disable THP on AI "
+            "servers' is unproven for GPU inference (weights and KV cache live in GPU memory); only defrag=always "
+            "stalls are a plausible host-side cost",
+            actual=observed, expected="defrag not 'always'",
+        )
+    note = " ('disable THP' for GPU inference is unproven; harmless)" if thp.enabled == "never" else ""
+    return ok(observed + note, actual=observed)
+
+
+# --- KERN-SWAP -------------------------------------------------------------------------------
+
+
+def _kib(text: str | None) -> int:
+    if not text:
+        return 0
+    parts = text.split()
+    return int(parts[0]) if parts and parts[0].isdigit() else 0
+
+
+@register_check(
+    "KERN-SWAP",
+    title="Serving processes swapped out",
+    severity="medium",
+    confidence="documented",
+    fix=Fix(
+        cost="runtime",
+        runtime="free memory; swapoff -a if RAM allows; sysctl -w vm.swappiness=10",
+        persistent="/etc/sysctl.d/: vm.swappiness = 10 (or 1); size RAM for model loading + CPU KV offload",
+        scope="host",
+    ),
+)
+def swap(swap: SwapInfo, serving_processes: ServingProcesses | None = None,
+         sysctls: Sysctls | None = None) -> Outcome:
+    """Reads: /proc/swaps and /proc/meminfo SwapTotal/SwapFree; VmSwap of every serving process
+    (/proc/<pid>/status); /proc/sys/vm/swappiness.
+
+    Bad value: VmSwap > 0 for an API server, engine or worker process.
+
+    Why: a swapped-out page of the Python engine costs milliseconds to bring back, stalling the
+    step loop.
+
+    Traps: swappiness=60 with nothing of the engine swapped is harmless (not an issue). Applies
+    only to hosts with swap.
+    """
+    swappiness = sysctls.get("vm.swappiness") if sysctls is not None else None
+    if not swap.enabled:
+        return not_applicable("no swap configured")
+    dev = ", ".join(f"{d.name} ({d.used_kib} of {d.size_kib} KiB used)" for d in swap.devices[:4])
+    observed = f"swap on: {dev or f'{swap.total_kib} KiB'}" + (f", vm.swappiness={swappiness}" if swappiness else "")
+    procs = engine_processes(serving_processes)
+    if not procs:
+        why = ("no serving process found" if serving_processes is not None
+               else "the serving processes could not be read")
+        return unknown(f"{observed}; {why}, so VmSwap of the engine cannot be checked",
+                       hint="run the audit while vLLM/SGLang/TensorRT-LLM serves")
+    swapped = [(p, _kib(p.status.get("VmSwap"))) for p in procs]
+    bad = [(p, k) for p, k in swapped if k > 0]
+    if bad:
+        listed = "; ".join(f"pid {p.pid} {p.role or p.comm} VmSwap {k} kB" for p, k in bad[:6])
+        return issue(
+            f"{observed}; serving processes have pages in swap: {listed}. Touching them costs milliseconds each, "
+            "stalling the engine's step loop",
+            actual=listed, expected="VmSwap 0 kB for every serving process",
+            subjects=[str(p.pid) for p, _ in bad],
+            evidence=[f"/proc/{p.pid}/status: VmSwap: {k} kB" for p, k in bad[:6]],
+        )
+    if swappiness is not None and swappiness.isdigit() and int(swappiness) >= 60:
+        return not_an_issue(
+            f"{observed}; no serving process has swapped pages ({len(procs)} checked): swappiness {swappiness} "
+            "with nothing of the engine swapped is harmless",
+            actual="VmSwap 0 kB", expected="VmSwap 0 kB",
+        )
+    return ok(f"{observed}; no serving process has swapped pages ({len(procs)} checked)", actual="VmSwap 0 kB")
+
+
+# --- KERN-IRQ-AFFINITY -----------------------------------------------------------------------
+
+
+@register_check(
+    "KERN-IRQ-AFFINITY",
+    title="irqbalance / NIC interrupt placement",
+    severity="low",
+    confidence="unproven",
+    fix=Fix(
+        cost="runtime",
+        runtime="pin NIC queue IRQs to NIC-local cores away from the engine (set_irq_affinity scripts), or "
+        "irqbalance with IRQBALANCE_BANNED_CPULIST",
+        persistent="/etc/default/irqbalance (or /etc/sysconfig/irqbalance) IRQBALANCE_BANNED_CPULIST",
+        scope="host",
+    ),
+)
+def irq_affinity(irqs: IrqInfo, numa: NumaTopology | None = None, pci: PciDevices | None = None,
+                 serving_processes: ServingProcesses | None = None,
+                 cpu_isolation: CpuIsolation | None = None) -> Outcome:
+    """Reads: /proc/interrupts (NIC queue IRQs: mlx5/mlx4 with their PCI function, Intel/Broadcom
+    `-TxRx-` queues), /proc/irq/<n>/effective_affinity_list, `systemctl is-active irqbalance`,
+    the NIC's NUMA node (sysfs), the engine processes' Cpus_allowed_list.
+
+    Bad value: the NIC's queue IRQs all on the remote NUMA node of the NIC, or all on the CPUs the
+    engine's busy threads run on.
+
+    Why: general network-tuning practice for high-rate NICs (RDMA, heavy HTTP). GPU interrupts are
+    few because CUDA synchronisation spins/polls by default. Unproven for LLM serving.
+
+    Traps: "disable irqbalance for GPU inference" is not supported by evidence; with GPU-only
+    traffic leave it (not an issue). Applies with high-rate NICs or isolated CPU sets.
+    """
+    nic = [q for q in irqs.nic_irqs if q.total > 0] or list(irqs.nic_irqs)
+    isolated = bool(cpu_isolation and cpu_isolation.isolated)
+    balance = {"active": "irqbalance active", "inactive": "irqbalance not running", None: "irqbalance state unknown"}
+    if not nic:
+        if irqs.irqbalance == "inactive":
+            return not_an_issue(
+                f"{balance[irqs.irqbalance]} and no high-rate NIC queue interrupts: 'disable irqbalance for GPU "
+                "inference' is not supported by evidence either way; GPU interrupts are few (CUDA polls)",
+                actual=balance[irqs.irqbalance],
+            )
+        if not isolated:
+            return not_applicable(f"no NIC queue interrupts found ({balance[irqs.irqbalance]}); GPU interrupts are "
+                                  "few because CUDA polls")
+    problems: list[str] = []
+    # NIC IRQs on the remote NUMA node of their NIC.
+    if numa is not None and pci is not None and numa.count > 1:
+        node_of_bdf = {d.bdf.lower(): d.numa_node for d in pci.devices}
+        by_bdf: dict[str, list[int]] = {}
+        for q in nic:
+            if q.bdf and q.affinity:
+                by_bdf.setdefault(q.bdf, []).extend(q.affinity)
+        for bdf, cpus in sorted(by_bdf.items()):
+            nic_node = node_of_bdf.get(bdf)
+            if nic_node is None or nic_node < 0:
+                continue
+            irq_nodes = {numa.node_of_cpu(c) for c in cpus} - {None}
+            if irq_nodes and nic_node not in irq_nodes:
+                problems.append(f"NIC {bdf} is on node {nic_node} but all its queue IRQs go to node(s) "
+                                f"{', '.join(str(n) for n in sorted(n for n in irq_nodes if n is not None))}")
+    # NIC IRQs all on the engine's CPUs.
+    engine_cpus: set[int] = set()
+    for proc in engine_processes(serving_processes):
+        cpus = allowed_cpus(proc)
+        if cpus and (irqs.cpus is None or len(cpus) < irqs.cpus):
+            engine_cpus.update(cpus)
+    irq_cpus = {c for q in nic if q.affinity for c in q.affinity}
+    if engine_cpus and irq_cpus and irq_cpus <= engine_cpus:
+        problems.append(f"all {len(nic)} NIC queue IRQs target CPUs {format_cpulist(sorted(irq_cpus))}, which are "
+                        "the engine processes' pinned CPUs")
+    observed = f"{len(nic)} NIC queue IRQs, {balance[irqs.irqbalance]}"
+    if problems:
+        return issue(
+            f"{observed}: {'; '.join(problems)}. Interrupt work then competes with the engine or crosses the "
+            "socket; the effect on serving is unproven",
+            actual="; ".join(problems), expected="NIC IRQs on NIC-local cores not used by the engine",
+            subjects=sorted({q.bdf for q in nic if q.bdf}),
+        )
+    if not any(q.affinity for q in nic):
+        return unknown(f"{observed}: the IRQ affinities are not in this source",
+                       hint="cat /proc/irq/<n>/effective_affinity_list")
+    return ok(f"{observed}: placement is NIC-local and off the engine's pinned CPUs as far as visible",
+              actual=observed)
+
+
+# --- KERN-ISOLCPUS ---------------------------------------------------------------------------
+
+
+@register_check(
+    "KERN-ISOLCPUS",
+    title="isolcpus/nohz_full trap: engine confined or unbalanced",
+    severity="medium",
+    confidence="documented",
+    fix=Fix(
+        cost="restart",
+        runtime="start the engine pinned explicitly (taskset -c / numactl --physcpubind / a cgroup cpuset), one "
+        "busy thread per isolated CPU",
+        persistent="pin in the service unit (CPUAffinity=) or remove isolcpus=/nohz_full= from the kernel "
+        "command line (reboot)",
+        scope="host",
+    ),
+    references=("https://docs.kernel.org/admin-guide/kernel-parameters.html",),
+)
+def isolcpus(cpu_isolation: CpuIsolation, cmdline: KernelCmdline | None = None,
+             serving_processes: ServingProcesses | None = None) -> Outcome:
+    """Reads: cmdline isolcpus= / nohz_full= / rcu_nocbs=; /sys/devices/system/cpu/{isolated,
+    nohz_full}; Cpus_allowed_list of every serving process (/proc/<pid>/status).
+
+    Bad value: engine processes confined to a few housekeeping CPUs while more CPUs sit isolated;
+    or an engine process allowed several isolated CPUs without explicit pinning (isolated CPUs
+    are not load-balanced: all its threads stay on one core).
+
+    Why: isolated CPUs are removed from scheduler load balancing (kernel-parameters: isolcpus),
+    so unpinned multi-threaded processes do not spread onto them.
+
+    Traps: deliberate isolation with explicit pinning (each engine process on its own isolated
+    CPU) is fine: not an issue. nohz_full alone does not remove CPUs from load balancing.
+    """
+    params = {}
+    if cmdline is not None:
+        for key in ("isolcpus", "nohz_full", "rcu_nocbs"):
+            if cmdline.has(key):
+                params[key] = cmdline.last(key) or ""
+    isolated = set(cpu_isolation.isolated or ())
+    if not params and not isolated and not cpu_isolation.nohz_full:
+        if cmdline is None and cpu_isolation.isolated is None:
+            return unknown("neither the kernel command line nor /sys/devices/system/cpu/isolated is in this source")
+        return not_applicable("no isolcpus=, nohz_full= or rcu_nocbs= on the kernel command line")
+    shown = ", ".join(f"{k}={v}" for k, v in params.items()) or "CPU isolation"
+    observed = (f"{shown}; isolated (no load balancing): {format_cpulist(sorted(isolated)) or 'none'}"
+                + (f"; nohz_full: {format_cpulist(cpu_isolation.nohz_full)}" if cpu_isolation.nohz_full else ""))
+    if not isolated:
+        return ok(f"{observed}: no CPU is removed from load balancing (nohz_full/rcu_nocbs only)", actual=observed)
+    online = set(cpu_isolation.online or ())
+    housekeeping = online - isolated if online else set()
+    procs = engine_processes(serving_processes)
+    if not procs:
+        return unknown(f"{observed}; no serving process found to check its CPU placement",
+                       hint="run the audit while the engine serves")
+    problems: list[str] = []
+    pinned_ok = 0
+    for proc in procs:
+        cpus = allowed_cpus(proc)
+        if not cpus:
+            continue
+        allowed = set(cpus)
+        on_iso = allowed & isolated
+        on_hk = allowed - isolated
+        label = f"pid {proc.pid} ({proc.role or proc.comm})"
+        if on_hk:
+            if len(on_hk) < len(isolated):
+                problems.append(f"{label} runs on {len(on_hk)} housekeeping CPU(s) "
+                                f"{format_cpulist(sorted(on_hk))} while {len(isolated)} isolated CPUs are outside "
+                                "load balancing")
+        elif len(on_iso) > 1:
+            problems.append(f"{label} is allowed {len(on_iso)} isolated CPUs {format_cpulist(sorted(on_iso))}, which "
+                            "are not load-balanced: its threads stay on one core")
+        else:
+            pinned_ok += 1
+    if problems:
+        return issue(f"{observed}: " + "; ".join(problems[:4]),
+                     actual="; ".join(problems[:4]),
+                     expected="engine processes pinned explicitly, one busy thread per isolated CPU",
+                     subjects=[p for p in params] or ["isolated"],
+                     evidence=[f"/sys/devices/system/cpu/isolated: {format_cpulist(sorted(isolated))}"])
+    if pinned_ok:
+        return not_an_issue(f"{observed}: deliberate isolation with explicit pinning ({pinned_ok} engine process(es) "
+                            "each on its own isolated CPU) is fine", actual=observed)
+    hk = f"{len(housekeeping)} housekeeping CPUs" if housekeeping else "housekeeping CPUs"
+    return ok(f"{observed}: the engine processes have enough CPUs ({hk})", actual=observed)
+
+
+# --- KERN-WATCHDOG ---------------------------------------------------------------------------
+
+
+@register_check(
+    "KERN-WATCHDOG",
+    title="NMI/soft-lockup watchdog (info)",
+    severity="low",
+    confidence="unproven",
+    fix=Fix(cost="runtime", runtime="sysctl -w kernel.nmi_watchdog=0 (only if a tool needs the perf counter)",
+            persistent="/etc/sysctl.d/: kernel.nmi_watchdog = 0", scope="host"),
+)
+def watchdog(sysctls: Sysctls) -> Outcome:
+    """Reads: /proc/sys/kernel/nmi_watchdog and /proc/sys/kernel/watchdog.
+
+    Bad value: none for performance: reported as information.
+
+    Why: the NMI watchdog uses a perf counter and periodic NMIs; the cost is negligible for this
+    workload (unproven either way).
+
+    Traps: disabling it loses hang detection; do not recommend it for speed.
+    """
+    values = {k: sysctls.get(k) for k in ("kernel.nmi_watchdog", "kernel.watchdog")}
+    known = {k: v for k, v in values.items() if v is not None}
+    if not known:
+        if all(k in sysctls.absent for k in values):
+            return ok("no watchdog sysctls: the kernel has no lockup detector", actual="absent")
+        return unknown("kernel.nmi_watchdog / kernel.watchdog are not in this source",
+                       hint="cat /proc/sys/kernel/nmi_watchdog /proc/sys/kernel/watchdog")
+    shown = ", ".join(f"{k} = {v}" for k, v in known.items())
+    return ok(f"{shown}: information only; the watchdog's cost is negligible for serving, and disabling it loses "
+              "hang detection", actual=shown)
+
+
+# --- KERN-MITIGATIONS ------------------------------------------------------------------------
+
+
+@register_check(
+    "KERN-MITIGATIONS",
+    title="CPU vulnerability mitigations (info, security trade-off)",
+    severity="low",
+    confidence="unproven",
+    fix=Fix(cost="reboot", persistent="mitigations=off on the kernel command line, only on single-tenant trusted "
+            "hosts", scope="host"),
+)
+def mitigations(vulnerabilities: Vulnerabilities | None = None, cmdline: KernelCmdline | None = None,
+                cpu: CpuInfo | None = None) -> Outcome:
+    """Reads: /sys/devices/system/cpu/vulnerabilities/* (or lscpu's "Vulnerability" lines) and
+    cmdline `mitigations=`.
+
+    Bad value: none by default: mitigations are a security decision; reported as information.
+
+    Why: some mitigations (retpoline/IBRS and others) add cost to syscalls and context switches,
+    and the serving loop uses ZMQ, sockets and futexes. No published vLLM/SGLang number.
+
+    Traps: do not recommend mitigations=off by default; only single-tenant trusted hosts.
+    """
+    entries: tuple[tuple[str, str], ...] = ()
+    source = "/sys/devices/system/cpu/vulnerabilities"
+    if vulnerabilities is not None and vulnerabilities.entries:
+        entries = vulnerabilities.entries
+    elif cpu is not None and cpu.vulnerabilities:
+        entries, source = cpu.vulnerabilities, "lscpu"
+    flag = cmdline.last("mitigations") if cmdline is not None else None
+    if not entries and flag is None:
+        return unknown("CPU vulnerability state is not in this source",
+                       hint="grep . /sys/devices/system/cpu/vulnerabilities/*")
+    mitigated = [n for n, t in entries if t.startswith("Mitigation")]
+    vulnerable = [n for n, t in entries if t.startswith("Vulnerable")]
+    parts = []
+    if flag is not None:
+        parts.append(f"cmdline mitigations={flag}")
+    if entries:
+        parts.append(f"{len(mitigated)} mitigated, {len(vulnerable)} vulnerable of {len(entries)} ({source})")
+    shown = "; ".join(parts)
+    if flag == "off":
+        return ok(f"{shown}: mitigations are off, a security trade-off acceptable only on single-tenant trusted "
+                  "hosts", actual=shown)
+    return ok(f"{shown}: information only; mitigations add some syscall/context-switch cost (unmeasured for LLM "
+              "serving) and turning them off is a security decision", actual=shown)
+
+
+# --- KERN-SCHED-KNOBS ------------------------------------------------------------------------
+
+PSI_CONTENDED = 10.0
+
+
+@register_check(
+    "KERN-SCHED-KNOBS",
+    title="Stale scheduler tunables and CPU contention",
+    severity="medium",
+    confidence="documented",
+    fix=Fix(
+        cost="runtime",
+        runtime="move batch jobs off the serving cores; cgroup CPU weights (systemctl set-property ... CPUWeight=)",
+        persistent="drop obsolete kernel.sched_* lines from /etc/sysctl.d (they moved to "
+        "/sys/kernel/debug/sched in Linux 5.13)",
+        scope="host",
+    ),
+    references=("https://github.com/vllm-project/vllm-project.github.io/pull/300",
+                "https://tangled.org/tjh.dev/kernel/commit/3624ba7b5e2acc02b01301ea5fd3534971eb9896"),
+)
+def sched_knobs(sched: SchedState, kernel: KernelInfo | None = None,
+                serving_processes: ServingProcesses | None = None) -> Outcome:
+    """Reads: /proc/pressure/cpu (PSI `some avg10`), /proc/sys/kernel/sched_*, /etc/sysctl.conf and
+    sysctl.d files, /etc/tuned/active_profile.
+
+    Bad value: CPU PSI `some avg10` above ~10 % during serving; config lines writing
+    kernel.sched_min_granularity_ns / sched_migration_cost_ns (and the other knobs moved to
+    debugfs in Linux 5.13, commit 8a99b6833c88), which then fail silently.
+
+    Why: CPU contention delays the engine loop (vLLM community post on CPU pressure).
+
+    Traps: EEVDF (6.6+) defaults are fine for this workload; there is no evidence for specific
+    knob values, so only contention and dead config lines are reported. Pressure read while no
+    engine runs says little about serving.
+    """
+    problems: list[str] = []
+    evidence: list[str] = []
+    severity = "low"
+    if sched.psi_some_avg10 is not None and sched.psi_some_avg10 > PSI_CONTENDED:
+        serving = serving_processes is not None and serving_processes.found
+        problems.append(f"CPU pressure some avg10 = {sched.psi_some_avg10:.1f} % (tasks waiting for a CPU)"
+                        + ("" if serving else " (no serving process running: sample during serving)"))
+        evidence.append(f"/proc/pressure/cpu: some avg10={sched.psi_some_avg10:.2f}")
+        severity = "medium"
+    if sched.stale_config:
+        moved = (kernel is not None and kernel.release_tuple >= (5, 13)) or (
+            sched.kernel_sched_knobs is not None
+            and not any(k.partition(".")[2] in sched.kernel_sched_knobs for _, _, k in sched.stale_config))
+        if moved:
+            keys = sorted({k for _, _, k in sched.stale_config})
+            problems.append(f"sysctl config sets {', '.join(keys)}, which moved to /sys/kernel/debug/sched in Linux "
+                            "5.13: these lines fail silently")
+            evidence.extend(f"{f}:{n}: {k}" for f, n, k in sched.stale_config[:5])
+    if problems:
+        return issue("; ".join(problems), actual="; ".join(problems),
+                     expected=f"CPU PSI some avg10 <= {PSI_CONTENDED:.0f} %, no obsolete scheduler sysctls",
+                     severity=severity, evidence=evidence,
+                     subjects=sorted({k for _, _, k in sched.stale_config}) or ["cpu-pressure"])
+    parts = []
+    if sched.psi_some_avg10 is not None:
+        parts.append(f"CPU pressure some avg10 = {sched.psi_some_avg10:.1f} %")
+    else:
+        parts.append("CPU pressure (PSI) not available")
+    parts.append("no obsolete scheduler sysctl lines")
+    if sched.tuned_profile:
+        parts.append(f"tuned profile {sched.tuned_profile}")
+    return ok(", ".join(parts) + " (EEVDF defaults are fine for this workload)", actual=", ".join(parts))

@@ -1,0 +1,337 @@
+"""KVER: kernel version compatibility (knowledge base, domain KVER)."""
+
+from __future__ import annotations
+
+import re
+
+from stackaudit.checks.kern import SLOW_GOVERNORS, counts, is_vm
+from stackaudit.checks.registry import Fix, Outcome, issue, not_an_issue, not_applicable, ok, unknown
+from stackaudit.checks.registry import check as register_check
+from stackaudit.facts.cpufreq import CpuFreq
+from stackaudit.facts.kernel_knobs import NvidiaKernel, RdmaDevices
+from stackaudit.facts.pci import PciDevices
+from stackaudit.facts.processes import ServingProcesses
+from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelInfo, KernelLog, LoadedModules
+
+# --- KVER-AMD-ZEN5 ---------------------------------------------------------------------------
+
+
+@register_check(
+    "KVER-AMD-ZEN5",
+    title="EPYC 9005 (Turin, Zen 5) on an older kernel",
+    severity="low",
+    confidence="source-verified",
+    fix=Fix(
+        cost="reboot",
+        persistent="the distribution's HWE kernel >= 6.13, or amd_pstate=active on a 6.5+ kernel that knows the CPU",
+        scope="host",
+    ),
+    references=("https://docs.kernel.org/admin-guide/pm/amd-pstate.html",
+                "https://meterpreter.org/amd-zen-5-linux-patches-roll-out"),
+)
+def amd_zen5(cpu: CpuInfo, kernel: KernelInfo, cpufreq: CpuFreq | None = None,
+             kernel_log: KernelLog | None = None) -> Outcome:
+    """Reads: `lscpu` CPU family (26 = 0x1A, Zen 5), `uname -r`, scaling_driver and governor,
+    dmesg amd_pstate lines.
+
+    Bad value: kernel < 6.13 runs Zen 5 on acpi-cpufreq (no CPPC/EPP control): a capability gap,
+    not a fault (the governor is KERN-CPUFREQ-GOVERNOR's). Kernels before the Zen 5 model IDs
+    (the 6.9-6.10 window per reported patches; partly unverified) may lack topology/RAS tuning:
+    use the distribution's supported HWE kernel.
+
+    Why: amd-pstate is default-on for family >= 0x1A servers from Linux 6.13 (amd-pstate.c).
+
+    Traps: Turin runs fine with acpi-cpufreq + `performance`: not an issue, and never a high
+    finding for the kernel version alone. The exact minimum kernel for full Turin support is
+    distribution-specific (distribution kernels backport; not verified).
+    """
+    if not cpu.is_amd or cpu.family is None or cpu.family < 26:
+        return not_applicable(f"not a Zen 5 CPU (family {cpu.family}, {cpu.model_name or cpu.vendor})")
+    release = kernel.release_tuple
+    if not release:
+        return unknown(f"kernel release {kernel.release!r} not understood")
+    driver = cpufreq.driver if cpufreq is not None else None
+    govs = cpufreq.governors() if cpufreq is not None else None
+    observed = (f"family {cpu.family} ({cpu.model_name or 'Zen 5'}), kernel {kernel.release}"
+                + (f", driver {driver}" if driver else "")
+                + (f", governor {counts(govs)}" if govs else ""))
+    if release >= (6, 13):
+        return ok(f"{observed}: amd-pstate is the default for Zen 5 servers from 6.13", actual=observed)
+    if release < (6, 10):
+        return issue(
+            f"{observed}: a kernel before the Zen 5 model IDs (6.9-6.10 window, partly unverified) may lack "
+            "topology/RAS tuning for Turin, and amd-pstate is not the default before 6.13; distribution kernels "
+            "backport support, so check that yours lists this CPU as supported",
+            actual=observed, expected="the distribution's supported (HWE) kernel, >= 6.13 for amd-pstate by default",
+            confidence="unproven",
+        )
+    if driver == "acpi-cpufreq" and govs and not any(g in SLOW_GOVERNORS for g in govs):
+        return not_an_issue(
+            f"{observed}: before 6.13 Zen 5 uses acpi-cpufreq by default; with the performance governor Turin "
+            "runs fine (only CPPC/EPP control is missing)",
+            actual=observed, expected="acpi-cpufreq + performance, or amd-pstate (kernel >= 6.13)",
+        )
+    if driver and driver.startswith("amd-pstate"):
+        return ok(f"{observed}: amd-pstate enabled explicitly on a pre-6.13 kernel", actual=observed)
+    return issue(
+        f"{observed}: before 6.13 Zen 5 gets acpi-cpufreq (no CPPC/EPP control), a capability gap rather than a "
+        "fault; the governor itself is checked by KERN-CPUFREQ-GOVERNOR",
+        actual=observed, expected="kernel >= 6.13 (amd-pstate by default) or acpi-cpufreq + performance",
+    )
+
+
+# --- KVER-INTEL-PSTATE -----------------------------------------------------------------------
+
+
+@register_check(
+    "KVER-INTEL-PSTATE",
+    title="Intel Xeon frequency driver and firmware (OOB) control",
+    severity="low",
+    confidence="documented",
+    fix=Fix(
+        cost="reboot",
+        persistent="remove obsolete intel_pstate=disable / no_hwp from the kernel command line; BIOS "
+        "'Hardware P-States: Native' for OS control, or a maximum-performance BIOS profile if firmware keeps it",
+        scope="host",
+    ),
+    references=("https://docs.kernel.org/admin-guide/pm/intel_pstate.html",),
+)
+def intel_pstate(cpu: CpuInfo, cpufreq: CpuFreq, cmdline: KernelCmdline | None = None,
+                 kernel_log: KernelLog | None = None) -> Outcome:
+    """Reads: /sys/devices/system/cpu/intel_pstate/status, scaling_driver, the `hwp` CPU flag,
+    cmdline intel_pstate=disable|passive|no_hwp, dmesg "intel_pstate: P-states controlled by the
+    platform", and whether /sys/devices/system/cpu/cpufreq has any policy.
+
+    Bad value: no cpufreq interface on bare metal (firmware/out-of-band P-state control: the BIOS
+    profile alone decides clocks: check the FW/BMC profile); intel_pstate=disable or no_hwp left
+    on the cmdline from old tuning guides; acpi-cpufreq on a HWP-capable Xeon.
+
+    Why: intel_pstate uses HWP when available; when the BIOS keeps P-state control the OS cannot
+    change governor or EPP (kernel intel_pstate guide).
+
+    Traps: firmware (OOB) control with a "Performance" BIOS profile is a valid configuration:
+    the OS-level checks then do not apply, and the result says so. VMs have no cpufreq by design.
+    """
+    if not cpu.is_intel:
+        return not_applicable("not an Intel CPU")
+    if is_vm(cpu):
+        return not_applicable("a VM: P-states belong to the hypervisor host")
+    opts = []
+    if cmdline is not None:
+        for value in cmdline.values("intel_pstate"):
+            opts.extend(o for o in (value or "").split(",") if o)
+    bad_opts = [o for o in opts if o in ("disable", "no_hwp")]
+    hwp = "hwp" in cpu.flags
+    platform = kernel_log.grep(r"intel_pstate: P-states controlled by the platform") if kernel_log else []
+    driver = cpufreq.driver
+    observed = (f"driver {driver or 'none'}"
+                + (f", intel_pstate/status {cpufreq.intel_pstate_status}" if cpufreq.intel_pstate_status else "")
+                + (f", cmdline intel_pstate={','.join(opts)}" if opts else "")
+                + (", HWP capable" if hwp else ""))
+    if bad_opts:
+        return issue(
+            f"{observed}: intel_pstate={','.join(bad_opts)} on the kernel command line, usually left from old tuning "
+            "guides; it removes HWP/EPP control" + (" and falls back to acpi-cpufreq" if "disable" in bad_opts else ""),
+            actual=observed, expected="no intel_pstate=disable/no_hwp",
+            subjects=["cmdline:intel_pstate"],
+            evidence=[f"/proc/cmdline: intel_pstate={','.join(opts)}"],
+        )
+    if not cpufreq.present:
+        why = ("dmesg: 'P-states controlled by the platform'" if platform
+               else "no cpufreq policy in /sys/devices/system/cpu/cpufreq")
+        return issue(
+            f"no OS frequency control on bare metal ({why}): the firmware controls P-states out of band, so the BIOS/BMC "
+            "profile alone decides clocks. That is valid with a 'Performance' BIOS profile: check it",
+            actual=f"no cpufreq driver ({why})", expected="intel_pstate active, or firmware control with a Performance "
+            "BIOS profile", evidence=platform[:1],
+            fix=Fix(cost="bios", persistent="BIOS system profile 'Performance' (or 'Hardware P-States: Native' for OS "
+                    "control)", scope="host"),
+        )
+    if driver == "acpi-cpufreq" and hwp:
+        return issue(
+            f"{observed}: acpi-cpufreq on a HWP-capable Xeon (no HWP/EPP control)",
+            actual=observed, expected="intel_pstate (active, HWP)",
+        )
+    return ok(observed, actual=observed)
+
+
+# --- KVER-NVIDIA-KERNEL-COMBOS ---------------------------------------------------------------
+
+_RHEL9_570 = re.compile(r"^5\.14\.0-570\.")
+# Blackwell PCI device IDs start at 0x2900 (B200 0x2901, RTX PRO 6000 0x2bb1, RTX 5090 0x2b85).
+_BLACKWELL_MIN_DEVICE = 0x2900
+
+
+def _hmm_disabled(value: str | None) -> bool:
+    return (value or "").strip().upper() in ("Y", "1")
+
+
+@register_check(
+    "KVER-NVIDIA-KERNEL-COMBOS",
+    title="Known NVIDIA driver / kernel combinations that break CUDA",
+    severity="high",
+    confidence="field-reports",
+    fix=Fix(
+        cost="driver-reload",
+        runtime="echo 'options nvidia_uvm uvm_disable_hmm=1' > /etc/modprobe.d/nvidia-uvm.conf, then reload nvidia_uvm",
+        persistent="update driver/kernel to fixed versions; hold kernel packages until DKMS builds",
+        scope="host",
+    ),
+    references=("https://github.com/NVIDIA/open-gpu-kernel-modules/issues/901",
+                "https://github.com/NVIDIA/open-gpu-kernel-modules/issues/797",
+                "https://github.com/NVIDIA/NV-Kernels/pull/110",
+                "https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1223"),
+)
+def nvidia_kernel_combos(kernel: KernelInfo, nvidia_kernel: NvidiaKernel, pci: PciDevices | None = None,
+                         kernel_log: KernelLog | None = None) -> Outcome:
+    """Reads: `uname -r`; /sys/module/nvidia/version and /proc/driver/nvidia/version;
+    /sys/module/nvidia_uvm/parameters/uvm_disable_hmm; `modinfo -F version nvidia` when the
+    module is not loaded; NVIDIA GPUs on the PCI bus; dmesg nvidia_uvm/HMM lines.
+
+    Bad value: RHEL/Rocky 9 kernel 5.14.0-570.x with driver 570/575 and HMM on (all CUDA calls
+    fail; NVIDIA issue #901); Linux 6.11 (cudaMallocHost pin_user_pages leak/allocation failures,
+    fixed by mm patches NVIDIA backported); driver 595 on Blackwell with HMM on (open HMM eviction
+    deadlock under oversubscription, #1223); an NVIDIA GPU with no module built for the running
+    kernel (DKMS failed after a kernel update).
+
+    Why: as linked (NVIDIA issue trackers and kernel tree).
+
+    Traps: serving engines use cudaMalloc/caching allocators, not HMM, so uvm_disable_hmm=1 costs
+    them nothing, but it is recommended only where a known case matches.
+    """
+    gpus = pci.nvidia_gpus if pci is not None else ()
+    version = nvidia_kernel.version
+    if not gpus and version is None:
+        if pci is None:
+            return unknown("neither an NVIDIA GPU nor the nvidia module is visible in this source")
+        return not_applicable("no NVIDIA GPU on the PCI bus and no nvidia module")
+    major = nvidia_kernel.major
+    release = kernel.release
+    hmm_off = _hmm_disabled(nvidia_kernel.uvm_disable_hmm)
+    observed = (f"kernel {release}, nvidia {version or 'not loaded'}"
+                + (f" ({'open' if nvidia_kernel.open_module else 'proprietary'})" if nvidia_kernel.open_module is not None
+                   else "")
+                + (f", uvm_disable_hmm={nvidia_kernel.uvm_disable_hmm}" if nvidia_kernel.uvm_disable_hmm else ""))
+    found: list[str] = []
+    severity = "high"
+    fix: Fix | None = None
+    if nvidia_kernel.loaded_version is None and gpus and nvidia_kernel.modinfo_rc not in (None, 0):
+        return issue(
+            f"{len(gpus)} NVIDIA GPU(s) on the PCI bus but no nvidia module for kernel {release} (modinfo fails): "
+            "DKMS probably failed to build after a kernel update",
+            actual=observed, expected="an nvidia module built for the running kernel",
+            subjects=[g.bdf for g in gpus],
+            fix=Fix(cost="reboot", runtime="dkms status; dkms autoinstall (or reinstall the driver package)",
+                    persistent="hold kernel packages until DKMS builds for them", scope="host"),
+        )
+    uvm_log = kernel_log.grep(r"nvidia_uvm.*(hmm|fail)|hmm.*nvidia") if kernel_log is not None else []
+    if _RHEL9_570.match(release) and "el9" in release and major in (570, 575):
+        if hmm_off:
+            return not_an_issue(
+                f"{observed}: the RHEL 9 5.14.0-570 + driver {major} CUDA failure is worked around "
+                "(uvm_disable_hmm=1)", actual=observed, expected="uvm_disable_hmm=1 or a fixed driver/kernel",
+            )
+        found.append(f"RHEL 9 kernel 5.14.0-570.x with driver {major} and HMM on: every CUDA call can fail "
+                     "(NVIDIA open-gpu-kernel-modules #901)")
+        fix = Fix(cost="driver-reload",
+                  runtime="echo 'options nvidia_uvm uvm_disable_hmm=1' > /etc/modprobe.d/nvidia-uvm.conf; "
+                  "stop GPU processes; modprobe -r nvidia_uvm && modprobe nvidia_uvm",
+                  persistent="keep the modprobe.d option, or update to a fixed driver/kernel", scope="host")
+    if kernel.release_tuple[:2] == (6, 11):
+        found.append("Linux 6.11: cudaMallocHost (pin_user_pages FOLL_LONGTERM) leaks / fails to allocate unless the "
+                     "kernel carries the two mm fixes NVIDIA backported (NV-Kernels #110)")
+        fix = fix or Fix(cost="reboot", persistent="a kernel with the fixes (6.12+, or NVIDIA's/your distro's patched "
+                         "6.11)", scope="host")
+    blackwell = [g for g in gpus if _device_id(g.device) >= _BLACKWELL_MIN_DEVICE]
+    if major == 595 and blackwell and not hmm_off:
+        found.append("driver 595 on Blackwell with HMM on: open HMM eviction deadlock under GPU memory "
+                     "oversubscription (#1223; serving engines do not oversubscribe by default)")
+        severity = "medium" if len(found) == 1 else severity
+    if found:
+        return issue(f"{observed}: " + "; ".join(found), actual=observed,
+                     expected="a driver/kernel pair without known breakage", severity="high" if severity == "high"
+                     else "medium", fix=fix, evidence=uvm_log[:3],
+                     subjects=[g.bdf for g in gpus] or ["nvidia"])
+    if nvidia_kernel.loaded_version is None:
+        return unknown(f"{observed}: the nvidia module is not loaded, so the driver/kernel pair cannot be fully checked",
+                       hint="see the DRV checks; modprobe nvidia")
+    return ok(f"{observed}: no known broken driver/kernel combination", actual=observed)
+
+
+def _device_id(device: str) -> int:
+    try:
+        return int(device, 16)
+    except ValueError:
+        return 0
+
+
+# --- KVER-DMABUF -----------------------------------------------------------------------------
+
+_MULTI_NODE_FLAGS = ("--nnodes", "--node-rank", "--dist-init-addr", "--data-parallel-address",
+                     "--kv-transfer-config", "--disaggregation-mode", "--headless")
+
+
+@register_check(
+    "KVER-DMABUF",
+    title="GPUDirect RDMA via DMA-BUF or nvidia_peermem (multi-node)",
+    severity="medium",
+    confidence="source-verified",
+    fix=Fix(
+        cost="driver-reload",
+        runtime="modprobe nvidia_peermem",
+        persistent="open kernel modules + kernel >= 5.12 + rdma-core with dma-buf (NCCL uses DMA-BUF by default), "
+        "or load nvidia_peermem at boot (/etc/modules-load.d)",
+        scope="host",
+    ),
+    references=("https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html",
+                "https://github.com/NVIDIA/nccl/blob/master/src/transport/net_ib/gdr.cc"),
+)
+def dmabuf(kernel: KernelInfo, rdma: RdmaDevices, modules: LoadedModules | None = None,
+           nvidia_kernel: NvidiaKernel | None = None, serving_processes: ServingProcesses | None = None) -> Outcome:
+    """Reads: RDMA devices (/sys/class/infiniband), `uname -r` (>= 5.12 for RDMA dma-buf), the
+    nvidia module flavour (/proc/driver/nvidia/version "Open Kernel Module"), nvidia_peermem in
+    /proc/modules, NCCL_DMABUF_ENABLE and multi-node flags of the serving processes.
+
+    Bad value: an RDMA host with GPUDirect RDMA unavailable on both paths: no nvidia_peermem and
+    no DMA-BUF (proprietary module or kernel < 5.12), or NCCL_DMABUF_ENABLE=0 without peermem.
+
+    Why: NCCL probes ibv_reg_dmabuf_mr support (net_ib/gdr.cc); its troubleshooting guide: GDR
+    "can also be enabled by using the DMA-BUF feature of recent Linux kernels combined with the
+    Open Source Nvidia GPU driver". Without GDR, inter-node traffic bounces through host memory.
+
+    Traps: irrelevant for single-node serving (not an issue when the engine runs on one node).
+    nvidia_peermem does not affect GPU-to-GPU traffic inside one host (IC-NVIDIA-PEERMEM).
+    """
+    if not rdma.names:
+        return not_applicable("no RDMA device (/sys/class/infiniband empty): GPUDirect RDMA is irrelevant here")
+    peermem = modules is not None and "nvidia_peermem" in modules
+    open_mod = nvidia_kernel.open_module if nvidia_kernel is not None else None
+    new_kernel = kernel.release_tuple >= (5, 12)
+    procs = list(serving_processes.processes) if serving_processes is not None else []
+    dmabuf_off = [p for p in procs if p.env("NCCL_DMABUF_ENABLE") == "0"]
+    dmabuf_path = bool(open_mod) and new_kernel and not dmabuf_off
+    observed = (f"RDMA devices {', '.join(rdma.names[:4])}; kernel {kernel.release}; nvidia module "
+                f"{'open' if open_mod else 'proprietary' if open_mod is False else 'flavour unknown'}; "
+                f"nvidia_peermem {'loaded' if peermem else 'not loaded' if modules is not None else 'unknown'}"
+                + ("; NCCL_DMABUF_ENABLE=0 in the engine's environment" if dmabuf_off else ""))
+    if peermem or dmabuf_path:
+        paths = [p for p, on in (("nvidia_peermem", peermem), ("DMA-BUF", dmabuf_path)) if on]
+        return ok(f"{observed}: GPUDirect RDMA available via {' and '.join(paths)}", actual=observed)
+    if open_mod is None or modules is None:
+        return unknown(f"{observed}: cannot tell whether GPUDirect RDMA is available",
+                       hint="cat /proc/driver/nvidia/version; lsmod | grep nvidia_peermem")
+    multi = [p for p in procs if any(p.has_flag(f) for f in _MULTI_NODE_FLAGS)]
+    if procs and not multi:
+        return not_an_issue(
+            f"{observed}: GPUDirect RDMA is off on both paths, but the serving engine runs on one node (no multi-node "
+            "or KV-transfer flags), where it is irrelevant", actual=observed,
+            expected="GDR via DMA-BUF or nvidia_peermem for multi-node",
+        )
+    return issue(
+        f"{observed}: GPUDirect RDMA is off on both paths (no nvidia_peermem, no DMA-BUF: "
+        + ("NCCL_DMABUF_ENABLE=0" if dmabuf_off else "needs the open kernel module and kernel >= 5.12")
+        + "); multi-node NCCL or RDMA KV transfer would stage through host memory"
+        + ("" if multi else ". This matters only for multi-node serving or disaggregated KV transfer"),
+        actual=observed, expected="GDR via DMA-BUF (open module, kernel >= 5.12) or nvidia_peermem",
+        subjects=list(rdma.names[:8]),
+    )

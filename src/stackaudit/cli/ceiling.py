@@ -1,0 +1,187 @@
+"""`stackaudit ceiling`: argument wiring only; the model lives in stackaudit.ceiling."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import typer
+
+_FORMATS = ("text", "markdown", "json")
+
+
+def _parse_concurrency(text: str) -> list[int]:
+    from stackaudit.errors import UsageError
+
+    try:
+        values = [int(item) for item in text.split(",") if item.strip()]
+    except ValueError:
+        raise UsageError(f"--concurrency {text!r}: give integers separated by commas, e.g. 1,10") from None
+    if not values or min(values) < 1:
+        raise UsageError(f"--concurrency {text!r}: values must be 1 or more")
+    return values
+
+
+def _parse_measured(items: list[str], concurrencies: list[int]) -> dict[int, float]:
+    """`10.36` (per stream, at the lowest concurrency) or `C=VALUE` pairs, comma-separated or repeated."""
+    from stackaudit.errors import UsageError
+
+    measured: dict[int, float] = {}
+    for item in ",".join(items).split(","):
+        item = item.strip()
+        if not item:
+            continue
+        try:
+            if "=" in item:
+                conc_text, _, value_text = item.partition("=")
+                concurrency, value = int(conc_text), float(value_text)
+            else:
+                concurrency, value = min(concurrencies), float(item)
+        except ValueError:
+            raise UsageError(f"--measured {item!r}: give tokens/s per stream, or C=VALUE pairs like 1=10.4,10=8.2") from None
+        if concurrency < 1 or value <= 0:
+            raise UsageError(f"--measured {item!r}: concurrency and rate must be positive")
+        if concurrency in measured:
+            raise UsageError(f"--measured gives concurrency {concurrency} twice")
+        measured[concurrency] = value
+    return measured
+
+
+def _list_gpus() -> str:
+    from stackaudit.gputable import all_gpus
+
+    lines = [f"{'name':<36}{'memory':>8}{'GB/s':>8}{'bf16 TF':>9}{'fp8 TF':>8}{'fp4 TF':>8}  link"]
+    for gpu in all_gpus():
+        link = f"NVLink {gpu.nvlink_kind} {gpu.nvlink_total_gbs:g} GB/s" if gpu.has_nvlink else "PCIe"
+        lines.append(
+            f"{gpu.name:<36}{gpu.memory_gib:>6g}Gi{gpu.memory_bandwidth_gbs:>8g}{gpu.dense_tflops('bf16'):>9g}"
+            f"{gpu.dense_tflops('fp8'):>8g}{gpu.dense_tflops('fp4'):>8g}  {link}, PCIe gen{gpu.pcie_gen} x{gpu.pcie_width}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _resolve_gpu(
+    gpu_name: Optional[str], gpus: Optional[int], interconnect: Optional[str], bandwidth: Optional[float]
+) -> dict[str, Any]:
+    """GPU spec, count, interconnect and bandwidth: from the flags, else detected through NVML."""
+    from dataclasses import replace
+
+    from stackaudit.ceiling.detect import detect_local_gpus, resolve_detected
+    from stackaudit.errors import UsageError
+    from stackaudit.gputable import UnknownGpuError, lookup
+
+    out: dict[str, Any] = {"interconnect": interconnect, "bandwidth_gbs": bandwidth, "bandwidth_source": ""}
+    if bandwidth is not None:
+        if bandwidth <= 0:
+            raise UsageError("--bandwidth must be positive GB/s")
+        out["bandwidth_source"] = "--bandwidth"
+    if gpu_name:
+        try:
+            match = lookup(gpu_name)
+        except UnknownGpuError as exc:
+            raise UsageError(f"{exc}; `stackaudit ceiling --list-gpus` shows the table") from None
+        out.update(spec=match.spec, note=match.note, gpus=gpus or 1)
+        return out
+    detected = detect_local_gpus()
+    if detected is None:
+        raise UsageError("no NVIDIA GPU detected; pass --gpu NAME")
+    spec, note = resolve_detected(detected)
+    nvml_bw = detected.bandwidth_gbs
+    if spec is None:
+        if nvml_bw is None:
+            raise UsageError(f"{note}, not in the GPU table and without NVML memory clocks; pass --gpu NAME")
+        base = lookup("L40S").spec  # a PCIe row as a template; its FLOPS are cleared below
+        spec = replace(
+            base, name=detected.names[0], aliases=(), nvidia_smi_names=(detected.names[0],),
+            memory_bandwidth_gbs=nvml_bw, tflops={}, source="NVML (not in the GPU table)",
+            notes="not in data/gpus.toml: no FLOPS figures, compute ceiling unknown",
+        )  # fmt: skip
+        note += "; not in the GPU table: bandwidth from NVML clocks, compute unknown"
+    if out["bandwidth_gbs"] is None and nvml_bw and abs(nvml_bw / spec.memory_bandwidth_gbs - 1) > 0.03:
+        out["bandwidth_gbs"] = nvml_bw
+        out["bandwidth_source"] = (
+            f"NVML: 2 x {detected.max_memory_clock_mhz} MHz x {detected.memory_bus_bits} bit / 8; "
+            f"the table says {spec.memory_bandwidth_gbs:g}"
+        )
+    out["interconnect"] = interconnect or (detected.interconnect if detected.count > 1 else None)
+    out.update(spec=spec, note=note, gpus=gpus or detected.count)
+    return out
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("ceiling")
+    def ceiling(
+        model: Optional[str] = typer.Option(
+            None, "--model", "-m", help="config.json, a model directory, or an id in the local Hugging Face cache."
+        ),
+        gpu: Optional[str] = typer.Option(
+            None, "--gpu", help="GPU name as people write it (H100, RTX PRO 6000 ...); detected through NVML when absent."
+        ),
+        gpus: Optional[int] = typer.Option(None, "--gpus", help="GPUs serving the model (default: detected, else 1)."),
+        tp: Optional[int] = typer.Option(None, "--tp", help="Tensor-parallel size (default: all GPUs)."),
+        ep: Optional[int] = typer.Option(None, "--ep", help="Expert-parallel size for MoE layers (default 1)."),
+        weights: Optional[str] = typer.Option(
+            None, "--weights", help="bf16, fp8, int8, int4-awq-g128, nvfp4, mxfp4, q4_k_m ... or CLASS=FORMAT items "
+            "(nvfp4,attention=bf16); default: the config's quantization_config."
+        ),
+        kv_dtype: Optional[str] = typer.Option(None, "--kv-dtype", help="KV cache dtype: bf16 (default), fp8 ..."),
+        context: int = typer.Option(4096, "--context", help="Tokens in each sequence's KV cache when it decodes."),
+        concurrency: str = typer.Option("1", "--concurrency", help="Concurrent streams, comma-separated: 1,10."),
+        measured: Optional[list[str]] = typer.Option(
+            None, "--measured", help="Measured tokens/s per stream, or C=VALUE pairs (1=10.4,10=8.2)."
+        ),
+        interconnect: Optional[str] = typer.Option(
+            None, "--interconnect", help="nvlink, xgmi, pcie, pcie-no-p2p (default: detected or from the GPU table)."
+        ),
+        allreduce: str = typer.Option("auto", "--allreduce", help="auto (vLLM's custom all-reduce rules), custom, nccl."),
+        bandwidth: Optional[float] = typer.Option(None, "--bandwidth", help="Memory bandwidth per GPU in GB/s (override)."),
+        fmt: str = typer.Option("text", "--format", "-f", help="Output format: text, markdown or json."),
+        output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the report to FILE."),
+        plot: Optional[str] = typer.Option(None, "--plot", help="Draw the ceiling ladder to FILE (needs the plot extra)."),
+        list_gpus: bool = typer.Option(False, "--list-gpus", help="Print the GPU table and exit."),
+    ) -> None:
+        """Theoretical decode throughput from a model config and the GPUs, vs measured."""
+        from pathlib import Path
+
+        from stackaudit.errors import UsageError
+
+        if fmt not in _FORMATS:
+            raise UsageError(f"--format {fmt!r}: use text, markdown or json")
+        if list_gpus:
+            typer.echo(_list_gpus(), nl=False)
+            return
+        if not model:
+            raise UsageError("--model is required: a config.json, a model directory, or a cached Hugging Face id")
+
+        from stackaudit.ceiling import compute, load_model
+
+        concurrencies = _parse_concurrency(concurrency)
+        measured_rates = _parse_measured(measured or [], concurrencies)
+        _, arch = load_model(model)
+        hardware = _resolve_gpu(gpu, gpus, interconnect, bandwidth)
+        report = compute(
+            arch,
+            hardware["spec"],
+            gpus=hardware["gpus"],
+            tp=tp,
+            ep=ep,
+            weights=weights,
+            kv_dtype=kv_dtype,
+            context=context,
+            concurrencies=concurrencies,
+            interconnect=hardware["interconnect"],
+            allreduce=allreduce,
+            measured=measured_rates,
+            bandwidth_gbs=hardware["bandwidth_gbs"],
+            bandwidth_source=hardware["bandwidth_source"],
+            gpu_note=hardware["note"],
+        )
+        from stackaudit.ceiling.render import render
+
+        text = render(report, fmt)
+        if plot:
+            from stackaudit.ceiling.plot import plot_ladder
+
+            plot_ladder(report, Path(plot))
+        from stackaudit.cli.output import emit
+
+        emit(text, output)

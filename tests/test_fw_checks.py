@@ -1,0 +1,96 @@
+"""FW checks readable from the OS: FW-IOMMU-MODE, FW-VM, FW-NUMA-NPS (knowledge base, domain FW)."""
+
+from __future__ import annotations
+
+from stackaudit.engine.testing import run_checks
+from stackaudit.host.memory import fake_host
+
+GPU_A, GPU_B = "0000:41:00.0", "0000:c1:00.0"
+LSCPU_EPYC = """Architecture:            x86_64
+CPU(s):                  256
+Vendor ID:               AuthenticAMD
+Model name:              AMD EPYC 9554 64-Core Processor
+CPU family:              25
+Model:                   17
+Thread(s) per core:      2
+Core(s) per socket:      64
+Socket(s):               2
+NUMA node(s):            8
+Flags:                   fpu vme de pse tsc msr pae
+"""
+LSCPU_KVM = LSCPU_EPYC.replace("Flags:                   fpu", "Hypervisor vendor:       KVM\nVirtualization type:     full\nFlags:                   hypervisor fpu")
+
+
+def _gpu_files(group_type: str | None, numa: str = "0") -> tuple[dict[str, str], dict[str, str]]:
+    files: dict[str, str] = {}
+    links: dict[str, str] = {}
+    for n, bdf in enumerate((GPU_A, GPU_B)):
+        real = f"/sys/devices/pci0000:{n}0/0000:{n}0:01.1/{bdf}"
+        links[f"/sys/bus/pci/devices/{bdf}"] = f"../../..{real[4:]}"
+        files.update({f"{real}/vendor": "0x10de\n", f"{real}/device": "0x2bb1\n", f"{real}/class": "0x030200\n",
+                      f"{real}/numa_node": f"{numa}\n"})
+        if group_type is not None:
+            links[f"{real}/iommu_group"] = f"../../../../kernel/iommu_groups/{30 + n}"
+            files[f"/sys/kernel/iommu_groups/{30 + n}/type"] = group_type + "\n"
+    return files, links
+
+
+def _host(group_type: str | None, cmdline: str = "BOOT_IMAGE=/vmlinuz ro", dmesg: str = "", lscpu: str = LSCPU_EPYC,
+          numa: str = "0"):  # type: ignore[no-untyped-def]
+    files, links = _gpu_files(group_type, numa)
+    files["/proc/cmdline"] = cmdline + "\n"
+    for node in range(2):
+        files[f"/sys/devices/system/node/node{node}/cpulist"] = f"{node * 64}-{node * 64 + 63}\n"
+    commands = {"lscpu": lscpu, "dmesg": dmesg, ("systemd-detect-virt", "--vm"): "none\n"}
+    if "Hypervisor" in lscpu:
+        commands[("systemd-detect-virt", "--vm")] = "kvm\n"
+    return fake_host(files=files, links=links, commands=commands)
+
+
+def test_iommu_translating_gpus_is_an_issue() -> None:
+    r = run_checks(_host("DMA-FQ"), ["FW-IOMMU-MODE"])["FW-IOMMU-MODE"]
+    assert r.status == "issue" and r.severity == "high" and r.priority == "P1"
+    assert set(r.subjects) == {GPU_A, GPU_B} and "iommu=pt" in (r.fix.persistent if r.fix else "")
+
+
+def test_iommu_identity_is_ok_and_points_to_acs() -> None:
+    r = run_checks(_host("identity", "ro iommu=pt"), ["FW-IOMMU-MODE"])["FW-IOMMU-MODE"]
+    assert r.status == "ok" and "FW-ACS-P2P" in r.message
+
+
+def test_iommu_off_is_ok() -> None:
+    r = run_checks(_host(None), ["FW-IOMMU-MODE"])["FW-IOMMU-MODE"]
+    assert r.status == "ok" and r.actual == "off"
+
+
+def test_amd_iommu_on_is_named_a_harmless_no_op() -> None:
+    """Correction in the KB: `amd_iommu=on` is not a valid value (drivers/iommu/amd/init.c)."""
+    r = run_checks(_host("identity", "ro amd_iommu=on iommu=pt"), ["FW-IOMMU-MODE"])["FW-IOMMU-MODE"]
+    assert r.status == "ok" and "not a valid value" in r.message
+
+
+def test_iommu_fault_naming_a_gpu_is_an_issue_even_in_passthrough() -> None:
+    dmesg = "[ 812.1] AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x0000 address=0x1f000 flags=0x0020 device=41:00.0]\n"
+    r = run_checks(_host("identity", "ro iommu=pt", dmesg=dmesg), ["FW-IOMMU-MODE"])["FW-IOMMU-MODE"]
+    assert r.status == "issue" and "faults" in r.message and r.evidence
+
+
+def test_iommu_in_a_vm_is_not_applicable_and_one_gpu_too() -> None:
+    r = run_checks(_host("DMA", lscpu=LSCPU_KVM), ["FW-IOMMU-MODE"])["FW-IOMMU-MODE"]
+    assert r.status == "not-applicable"
+    one = fake_host(files={"/sys/devices/x/0000:01:00.0/vendor": "0x10de", "/sys/devices/x/0000:01:00.0/class": "0x030000"},
+                    links={"/sys/bus/pci/devices/0000:01:00.0": "../../../devices/x/0000:01:00.0"})
+    assert run_checks(one, ["FW-IOMMU-MODE"])["FW-IOMMU-MODE"].status == "not-applicable"
+
+
+def test_vm_with_several_gpus_is_unknown_with_hint_and_bare_metal_ok() -> None:
+    vm = run_checks(_host("DMA", lscpu=LSCPU_KVM), ["FW-VM"])["FW-VM"]
+    assert vm.status == "unknown" and "topo -p2p" in vm.hint
+    assert run_checks(_host("DMA"), ["FW-VM"])["FW-VM"].status == "ok"
+
+
+def test_numa_layout_reported_and_missing_locality_flagged() -> None:
+    good = run_checks(_host("identity"), ["FW-NUMA-NPS"])["FW-NUMA-NPS"]
+    assert good.status == "ok" and "NPS1" in good.message
+    bad = run_checks(_host("identity", numa="-1"), ["FW-NUMA-NPS"])["FW-NUMA-NPS"]
+    assert bad.status == "issue" and set(bad.subjects) == {GPU_A, GPU_B} and bad.priority == "P2"
