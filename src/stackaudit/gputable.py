@@ -203,7 +203,7 @@ def all_gpus() -> tuple[GpuSpec, ...]:
 def lookup(query: str, table: GpuTable | None = None) -> GpuMatch:
     """Find the row for a name as people write it (case, spaces, "NVIDIA"/"GeForce" ignored).
 
-    Order: exact name, alias or nvidia-smi name; a declared ambiguous name (its default, with a
+    Order: the exact nvidia-smi product name; a row name or alias; a declared ambiguous name (its default, with a
     note); every row whose names contain all the words of the query (the first, i.e. the most
     common variant, with a note when several match). Raises UnknownGpuError with close names.
     """
@@ -211,8 +211,14 @@ def lookup(query: str, table: GpuTable | None = None) -> GpuMatch:
     key = normalize(query)
     if not key:
         raise UnknownGpuError(query, ())
+    # The exact product name NVML prints ("NVIDIA H200") names one variant, even where the same
+    # words typed by a person ("H200") are ambiguous.
+    verbatim = " ".join(query.lower().split())
     for gpu in table.gpus:
-        if any(normalize(written) == key for written in gpu.all_names()):
+        if any(verbatim == " ".join(name.lower().split()) for name in gpu.nvidia_smi_names):
+            return GpuMatch(spec=gpu, query=query)
+    for gpu in table.gpus:
+        if any(normalize(written) == key for written in (gpu.name, *gpu.aliases)):
             return GpuMatch(spec=gpu, query=query)
     for entry in table.ambiguous:
         if normalize(entry.name) == key:

@@ -26,6 +26,7 @@ class RequestRecord:
 
     __slots__ = (
         "approximate",
+        "body",
         "chunk_counts",
         "chunk_times",
         "error",
@@ -66,6 +67,7 @@ class RequestRecord:
         self.prompt_tokens: int | None = None
         self.token_source = "chunks"
         self.approximate = True
+        self.body: bytes | None = None  # the request body sent (holds no credential)
 
     @property
     def ok(self) -> bool:
@@ -134,6 +136,7 @@ async def stream_request(
     """Send one streamed request and record its timing; never raises for a failed request."""
     perf_counter = time.perf_counter
     parser = StreamParser(max_event_bytes=max_event_bytes)
+    record.body = spec.body
     record.sent = perf_counter()
     try:
         async with session.post(base_url + spec.path, data=spec.body, headers=spec.headers or None) as response:

@@ -371,10 +371,14 @@ def load_model(model: str, env: Mapping[str, str] | None = None) -> tuple[dict[s
     """`--model` value -> (raw config, parsed architecture)."""
     path = resolve_config_path(model, env)
     raw = read_config(path)
-    name = model if not Path(model).expanduser().exists() else None
-    if name is None:
-        base = path.parent.name
-        name = base if base and not _looks_like_hash(base) else path.parent.parent.parent.name.replace("models--", "").replace("--", "/")
+    if not Path(model).expanduser().exists():
+        name = model  # a cached Hugging Face id
+    elif path.name != "config.json":
+        name = path.stem  # e.g. DeepSeek-V3.json
+    elif _looks_like_hash(path.parent.name):  # a snapshot directory inside the HF cache
+        name = path.parent.parent.parent.name.removeprefix("models--").replace("--", "/")
+    else:
+        name = path.parent.name
     return raw, parse_arch(raw, name=name)
 
 

@@ -128,7 +128,7 @@ _SHM_FIXES = {
 }
 
 
-def _shm_fix(kind: str, scope: str = "container") -> Fix:
+def _shm_fix(kind: str, scope: FixScope = "container") -> Fix:
     runtime, persistent = _SHM_FIXES.get(kind, _SHM_FIXES["docker"])
     return _container_fix(runtime, persistent, scope=scope)
 
@@ -207,29 +207,29 @@ def shm_size(container: ContainerInfo, shm: ShmInfo | None = None, docker_contai
 
     findings: list[str] = []
     subjects: list[str] = []
-    fix: Fix | None = None
+    host_fix: Fix | None = None
     for c in docker_containers.gpu_or_serving if docker_containers else ():
-        size = _docker_shm(c)
-        if size is not None and size < SHM_MIN:
-            findings.append(f"container {c.label}: ShmSize {_size(size)}, IpcMode {c.ipc_mode or 'private'}")
+        c_size = _docker_shm(c)
+        if c_size is not None and c_size < SHM_MIN:
+            findings.append(f"container {c.label}: ShmSize {_size(c_size)}, IpcMode {c.ipc_mode or 'private'}")
             subjects.append(c.label)
-            fix = _shm_fix("docker")
+            host_fix = _shm_fix("docker")
     if shm is not None and shm.size_bytes is not None and shm.size_bytes < SHM_MIN:
         findings.append(f"this host's /dev/shm is {_size(shm.size_bytes)}")
         subjects.append("/dev/shm")
-        fix = fix or _shm_fix("", scope="host")
+        host_fix = host_fix or _shm_fix("", scope="host")
     if shm is not None and shm.logind_remove_ipc and procs is not None:
         users = sorted({u for p in procs.processes if (u := _uid(p)) is not None and u >= 1000})
         if users:
             findings.append(f"systemd-logind RemoveIPC=yes and the engine runs as uid {', '.join(map(str, users))}: "
                             "its /dev/shm segments are deleted when that user logs out")
             subjects.append("RemoveIPC")
-            fix = fix or Fix(cost="runtime", runtime="`systemctl restart systemd-logind` after the change",
+            host_fix = host_fix or Fix(cost="runtime", runtime="`systemctl restart systemd-logind` after the change",
                              persistent="RemoveIPC=no in /etc/systemd/logind.conf (or run the engine as a system "
                              "user / systemd service)", scope="host")
     if findings:
         return issue("; ".join(findings), actual=findings, expected=">= 1 GiB /dev/shm (or --ipc=host) per "
-                     "serving container", subjects=subjects, fix=fix)
+                     "serving container", subjects=subjects, fix=host_fix)
     observed = []
     if docker_containers and docker_containers.gpu_or_serving:
         observed.append(", ".join(f"{c.label}: {'host IPC' if _docker_shm(c) is None else _size(_docker_shm(c))}"

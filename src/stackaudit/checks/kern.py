@@ -618,6 +618,8 @@ def thp(thp: ThpSettings, vmstat: VmStat | None = None) -> Outcome:
     enabled=always or madvise with a non-`always` defrag is not an issue. One reading shows
     stalls since boot, not whether they are rising: sample again during serving.
     """
+    if thp.enabled == "unsupported":
+        return not_applicable("the kernel has no transparent huge page support")
     observed = f"enabled={thp.enabled}, defrag={thp.defrag or 'unknown'}"
     stalls = vmstat.get("compact_stall") if vmstat is not None else None
     if thp.defrag == "always":

@@ -67,6 +67,9 @@ class TrackingHost:
     def which(self, name: str) -> str | None:
         return self.inner.which(name)
 
+    def nvml(self, query: str) -> Any:
+        return self.inner.nvml(query)
+
     def run(self, argv: Sequence[str], timeout: float = DEFAULT_COMMAND_TIMEOUT_S) -> CommandResult:
         result = self.inner.run(argv, timeout)
         if result.timed_out:

@@ -232,8 +232,8 @@ def parse_docker_inspect(text: str) -> tuple[DockerContainer, ...]:
         if not isinstance(obj, dict) or not isinstance(obj.get("HostConfig"), dict):
             raise ParseError("not a container object (no HostConfig); an image inspect?")
         host: dict[str, Any] = obj["HostConfig"]
-        config: dict[str, Any] = obj.get("Config") if isinstance(obj.get("Config"), dict) else {}
-        state: dict[str, Any] = obj.get("State") if isinstance(obj.get("State"), dict) else {}
+        config: dict[str, Any] = obj["Config"] if isinstance(obj.get("Config"), dict) else {}
+        state: dict[str, Any] = obj["State"] if isinstance(obj.get("State"), dict) else {}
         ulimits = tuple(
             Ulimit(str(u.get("Name", "")), _int(u.get("Soft")), _int(u.get("Hard")))
             for u in host.get("Ulimits") or [] if isinstance(u, dict)

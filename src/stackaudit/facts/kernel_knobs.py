@@ -34,7 +34,7 @@ THP_DIR = "/sys/kernel/mm/transparent_hugepage"
 
 @dataclass(frozen=True)
 class ThpSettings:
-    enabled: str  # the bracketed (active) value: always | madvise | never
+    enabled: str  # the bracketed (active) value: always | madvise | never; "unsupported" (no THP)
     defrag: str | None  # always | defer | defer+madvise | madvise | never; None if not readable
     enabled_raw: str = ""
     defrag_raw: str = ""
@@ -56,8 +56,8 @@ def thp(ctx: FactContext) -> ThpSettings:
     """Transparent huge page modes (/sys/kernel/mm/transparent_hugepage/{enabled,defrag})."""
     try:
         enabled_raw = read_text(ctx.host, f"{THP_DIR}/enabled", 4096).strip()
-    except FileNotFoundError as exc:
-        raise FactUnavailable("the kernel has no transparent huge page support (no sysfs entry)") from exc
+    except FileNotFoundError:
+        return ThpSettings("unsupported", None)
     try:
         enabled = parse_thp_mode(enabled_raw)
     except ParseError as exc:

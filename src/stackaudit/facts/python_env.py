@@ -302,12 +302,13 @@ def read_environment(host: Host, proc: ProcessInfo, source: str, current: bool =
             break
     cuda_version: str | None = None
     candidates = [cuda_home] if cuda_home else ["/usr/local/cuda"]
-    for home in candidates:
-        text = reader.text(f"{home}/version.json", limit=65536) or reader.text(f"{home}/version.txt", limit=4096)
+    for cuda_dir in candidates:
+        text = (reader.text(f"{cuda_dir}/version.json", limit=65536)
+                or reader.text(f"{cuda_dir}/version.txt", limit=4096))
         if text:
             cuda_version = parse_cuda_version_file(text)
             if not cuda_home:
-                cuda_home, cuda_from = home, "default /usr/local/cuda"
+                cuda_home, cuda_from = cuda_dir, "default /usr/local/cuda"
     if reader.denied:
         notes.append(f"some of pid {proc.pid}'s files were not readable (run as root)")
     if not site_dirs:

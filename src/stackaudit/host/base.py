@@ -105,6 +105,10 @@ class Host(Protocol):
         """Path of an executable on PATH, or None. Raises NotCaptured."""
         ...
 
+    def nvml(self, query: str) -> Any:
+        """Answer of an NVML query (stackaudit.host.nvml). Raises NvmlError or NotCaptured."""
+        ...
+
 
 def read_text(host: Host, path: str, limit: int = MAX_FILE_BYTES) -> str:
     """Read a file as text; undecodable bytes are replaced, never an exception."""

@@ -8,6 +8,7 @@ import socket
 import subprocess
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from stackaudit.host.base import (
     DEFAULT_COMMAND_TIMEOUT_S,
@@ -77,6 +78,11 @@ class LiveHost:
 
     def which(self, name: str) -> str | None:
         return shutil.which(name)
+
+    def nvml(self, query: str) -> Any:
+        from stackaudit.host.nvml import live_query
+
+        return live_query(query)
 
     def run(self, argv: Sequence[str], timeout: float | None = None) -> CommandResult:
         limit = self.command_timeout if timeout is None else min(timeout, self.command_timeout)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stackaudit.errors import InputError
+from stackaudit.host.nvml import NvmlError, error_from_json
 from stackaudit.host.base import (
     DEFAULT_COMMAND_TIMEOUT_S,
     MAX_FILE_BYTES,
@@ -143,6 +144,17 @@ class MemoryHost:
             return None
         raise NotCaptured(f"which {name}")
 
+    def nvml(self, query: str) -> Any:
+        if query not in self.record.nvml:
+            if self.derive_dirs:
+                raise NvmlError("library-not-found", "no NVML in this fake host")
+            raise NotCaptured(f"nvml {query}")
+        data = self.record.nvml[query]
+        err = error_from_json(data)
+        if err is not None:
+            raise err
+        return data
+
     def run(self, argv: Sequence[str], timeout: float = DEFAULT_COMMAND_TIMEOUT_S) -> CommandResult:
         result = self.record.commands.get(tuple(argv))
         if result is None:
@@ -206,7 +218,7 @@ def _load_entries(entries: Mapping[str, tuple[str, bytes | str]]) -> HostRecord:
             result = CommandResult.from_json(data)
             record.commands[result.argv] = result
         elif rel.startswith("nvml/") and rel.endswith(".json"):
-            record.nvml[rel[5:-5]] = json.loads(payload)
+            record.nvml[_nvml_query_from_file(rel[5:-5])] = json.loads(payload)
         elif rel == "meta.json":
             record.meta = json.loads(payload)
         elif rel == "dirs.json":
@@ -286,7 +298,7 @@ def write_snapshot(record: HostRecord, out_path: str) -> None:
     for argv, result in sorted(record.commands.items()):
         members.append(("cmd/" + command_file_name(argv), _json_bytes(result.to_json()), None))
     for query, value in sorted(record.nvml.items()):
-        members.append((f"nvml/{query}.json", _json_bytes(value), None))
+        members.append((f"nvml/{_nvml_file_from_query(query)}.json", _json_bytes(value), None))
     members.append(("dirs.json", _json_bytes(record.dirs), None))
     members.append(("errors.json", _json_bytes(record.errors), None))
     members.append(("which.json", _json_bytes(record.which), None))
@@ -321,3 +333,12 @@ def write_snapshot(record: HostRecord, out_path: str) -> None:
 
 def _json_bytes(value: Any) -> bytes:
     return json.dumps(value, indent=1, sort_keys=True, default=str).encode()
+
+
+def _nvml_file_from_query(query: str) -> str:
+    """`gpu/0/nvlink` -> `gpu__0__nvlink` (one file per query, no nested folders)."""
+    return query.replace("/", "__")
+
+
+def _nvml_query_from_file(name: str) -> str:
+    return name.replace("__", "/")

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from typing import Any
 from dataclasses import replace
 
 from stackaudit.host.base import DEFAULT_COMMAND_TIMEOUT_S, MAX_FILE_BYTES, CommandResult, Host, HostMeta
 from stackaudit.host.memory import HostRecord, error_name
+from stackaudit.host.nvml import NvmlError
 from stackaudit.host.redact import redact_argv, redact_command_output, redact_file, redact_text
 
 
@@ -29,6 +31,10 @@ class RedactingHost:
 
     def which(self, name: str) -> str | None:
         return self.inner.which(name)
+
+    def nvml(self, query: str) -> Any:
+        # NVML answers hold device data (names, UUIDs, clocks, processes' PIDs), no secrets.
+        return self.inner.nvml(query)
 
     def run(self, argv: Sequence[str], timeout: float = DEFAULT_COMMAND_TIMEOUT_S) -> CommandResult:
         result = self.inner.run(argv, timeout)
@@ -87,6 +93,17 @@ class RecordingHost:
         with self._lock:
             self.record.which[name] = found
         return found
+
+    def nvml(self, query: str) -> Any:
+        try:
+            answer = self.inner.nvml(query)
+        except NvmlError as exc:
+            with self._lock:
+                self.record.nvml[query] = exc.to_json()
+            raise
+        with self._lock:
+            self.record.nvml[query] = answer
+        return answer
 
     def run(self, argv: Sequence[str], timeout: float = DEFAULT_COMMAND_TIMEOUT_S) -> CommandResult:
         result = self.inner.run(argv, timeout)

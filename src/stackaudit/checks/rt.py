@@ -1,0 +1,909 @@
+"""RT: the serving runtime (vLLM, SGLang, TensorRT-LLM), read from the engine's own processes.
+
+Every check reads the running engine's /proc/<pid>/cmdline, environ and limits (the
+`serving_processes` fact) and the site-packages of its interpreter (`python_env`), never the
+audit's own environment — except where no engine runs: then it reads the audit's own process
+(what an engine started from this shell would inherit) and says so in its message.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+
+from stackaudit.checks.registry import (
+    Fix,
+    Outcome,
+    check,
+    issue,
+    not_an_issue,
+    not_applicable,
+    ok,
+    unknown,
+)
+from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
+from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcesses
+from stackaudit.facts.python_env import FLASHINFER_PACKAGES, PythonEnv, PythonEnvironment
+from stackaudit.facts.system import CpuInfo
+
+NO_ENGINE = ("no vLLM, SGLang or TensorRT-LLM process is running, so this is the audit's own environment "
+             "(what an engine started from this shell would inherit)")
+RUN_AS_ROOT = "run as root (the engine runs as another user, its /proc/<pid>/environ is not readable)"
+VLLM_ENVS = "https://github.com/vllm-project/vllm/blob/main/vllm/envs.py"
+SGLANG_ENGINE = "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/entrypoints/engine.py"
+NOFILE_TARGET = 65536
+WORKER_ROLES = ("worker", "scheduler", "engine-core")
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def _engine_name(proc: ProcessInfo) -> str:
+    return ENGINE_NAMES.get(proc.engine, proc.engine)
+
+
+def _env_targets(procs: ServingProcesses, engines: Iterable[str] = ()) -> tuple[list[ProcessInfo], bool]:
+    """Processes whose environment to read, and whether it is the audit's own (no engine runs)."""
+    wanted = set(engines)
+    if procs.found:
+        return [p for p in procs.processes if not wanted or p.engine in wanted], False
+    return ([procs.current] if procs.current is not None else []), True
+
+
+def _env_line(proc: ProcessInfo, name: str) -> str:
+    where = f" (inherited from pid {proc.environ_from})" if proc.environ_from is not None else ""
+    return f"{proc.label} environ{where}: {name}={proc.env(name)}"
+
+
+def _unreadable(procs: list[ProcessInfo]) -> Outcome | None:
+    """`unknown` when no environment of these processes could be read."""
+    if procs and all(p.environ is None for p in procs):
+        notes = {p.environ_note for p in procs if p.environ_note}
+        reason = "; ".join(sorted(notes)) or "not readable"
+        hint = RUN_AS_ROOT if any("permission" in n for n in notes) else ""
+        return unknown(f"the environment of the engine processes could not be read: {reason}", hint=hint,
+                       subjects=[f"pid {p.pid}" for p in procs])
+    return None
+
+
+def _bool_flag(argv: tuple[str, ...], name: str) -> bool | None:
+    """A store_true / BooleanOptionalAction flag: True, False (`--no-x`, `--x=false`) or None (absent)."""
+    value: bool | None = None
+    negative = "--no-" + name[2:]
+    for arg in argv:
+        if arg == name:
+            value = True
+        elif arg == negative:
+            value = False
+        elif arg.startswith(name + "="):
+            value = arg.partition("=")[2].lower() in ("1", "true", "yes")
+    return value
+
+
+def _config_true(proc: ProcessInfo, key: str) -> bool:
+    return proc.config.get(key, "").lower() in ("true", "1", "yes")
+
+
+def _int(text: str | None) -> int | None:
+    return int(text) if text is not None and text.strip().isdigit() else None
+
+
+def _tp_size(root: ProcessInfo) -> int:
+    value = root.option("--tensor-parallel-size", "-tp", "--tp-size", "--tp", "--tp_size", "--tensor_parallel_size")
+    return _int(value) or 1
+
+
+def _version_tuple(version: str | None) -> tuple[int, ...]:
+    if not version:
+        return ()
+    m = re.match(r"(\d+(?:\.\d+)*)", version)
+    return tuple(int(x) for x in m.group(1).split(".")) if m else ()
+
+
+def _base_version(version: str) -> str:
+    """`0.2.8+cu128torch2.7` -> `0.2.8` (the local part is the build, not the release)."""
+    return version.split("+", 1)[0]
+
+
+# --- RT-TORCH-ARCH ---------------------------------------------------------------------------
+
+# Minimum CUDA toolkit that can build (and torch release that ships) each architecture.
+ARCH_MIN_CUDA = {"12.0": (12, 8), "10.0": (12, 8), "10.3": (12, 9), "9.0": (11, 8), "8.9": (11, 8),
+                 "8.6": (11, 1), "8.0": (11, 0)}
+ARCH_MIN_TORCH = {"12.0": (2, 7), "10.0": (2, 7)}
+
+
+def torch_supports(capability: str, torch_version: str, torch_cuda: str | None,
+                   arch_list: tuple[str, ...] | None = None) -> bool | None:
+    """Whether a torch build has kernels for a compute capability ("12.0"); None when unknown.
+
+    With the arch list (sm_XY / compute_XY for PTX) the answer is exact; without it, a CUDA
+    toolkit or torch release too old for the architecture is a sure "no"."""
+    sm = "sm_" + capability.replace(".", "")
+    if arch_list is not None:
+        if sm in arch_list:
+            return True
+        major = capability.split(".")[0]
+        # PTX for an older arch of the same major JIT-compiles (slow start, but it runs).
+        return any(a.startswith(f"compute_{major}") for a in arch_list) or False
+    if torch_cuda == "":
+        return False
+    need_cuda = ARCH_MIN_CUDA.get(capability)
+    if need_cuda and torch_cuda and _version_tuple(torch_cuda)[:2] < need_cuda:
+        return False
+    need_torch = ARCH_MIN_TORCH.get(capability)
+    if need_torch and _version_tuple(torch_version)[:2] < need_torch:
+        return False
+    return None
+
+
+@check(
+    "RT-TORCH-ARCH",
+    title="torch/kernels not built for the GPU architecture",
+    severity="high",
+    confidence="documented",
+    fix=Fix(cost="restart", persistent="install torch wheels / the engine's container built for CUDA >= 12.8 "
+            "(cu128/cu129/cu130) on Blackwell, matching the engine's pinned torch", scope="container"),
+    references=("https://pytorch.org/blog/pytorch-2-7/", "https://github.com/pytorch/pytorch/issues/145949"),
+)
+def torch_arch(python_env: PythonEnv, pci: PciDevices | None = None) -> Outcome:
+    """Reads: the torch distribution in the serving process's site-packages (`torch-*.dist-info`,
+    `torch/version.py` for its CUDA), and the NVIDIA GPUs on the PCI bus.
+
+    Bad value: a GPU whose compute capability (12.0 RTX PRO 6000 / RTX 50, 10.0 B200, 9.0 H100)
+    is not in `torch.cuda.get_arch_list()` (sm_120 / sm_100 / sm_90, or compatible PTX); a
+    CPU-only torch on a host with NVIDIA GPUs. Error text: `no kernel image is available for
+    execution on the device`.
+
+    Why: PyTorch 2.7 with CUDA 12.8 wheels was the first release with Blackwell kernels; older
+    builds cannot run there at all.
+
+    Traps: PTX-only coverage works but JIT-compiles at first use (slow start, not slow serving).
+    The arch list is compiled into libtorch_cuda.so and the GPU's capability comes with the GPU
+    facts; until both are known the check says `unknown` rather than guess.
+    """
+    envs = [e for e in python_env.environments if e.version("torch")]
+    where = "" if python_env.from_serving_process else f" ({NO_ENGINE})"
+    gpus = list(pci.nvidia_gpus) if pci is not None else None
+    if gpus is not None and not gpus:
+        return not_applicable("no NVIDIA GPU on the PCI bus")
+    if not envs:
+        return not_applicable(f"torch is not installed in the serving environment{where}")
+    cpu_only = [e for e in envs if e.torch_cuda == ""]
+    if cpu_only and gpus:
+        e = cpu_only[0]
+        return issue(
+            f"torch {e.version('torch')} in {e.source} is built without CUDA: it cannot use the "
+            f"{len(gpus)} NVIDIA GPU(s){where}",
+            actual={"torch": e.version("torch"), "cuda": None}, expected="a CUDA build of torch (cu12x)",
+            subjects=[g.bdf for g in gpus], evidence=[f"{e.site_packages[0] if e.site_packages else e.prefix}: "
+                                                      f"torch {e.version('torch')}, torch/version.py cuda = None"],
+        )
+    e = envs[0]
+    torch_v = e.version("torch") or ""
+    blackwell = torch_supports("12.0", torch_v, e.torch_cuda)
+    note = (" This build cannot run on Blackwell (sm_100/sm_120 need torch >= 2.7 with CUDA >= 12.8)."
+            if blackwell is False else "")
+    return unknown(
+        f"torch {torch_v} (CUDA {e.torch_cuda or 'unknown'}) in {e.source}: the GPUs' compute capability "
+        f"and torch's arch list are not collected yet, so coverage cannot be confirmed.{note}{where}",
+        hint="python -c 'import torch; print(torch.cuda.get_arch_list(), torch.cuda.get_device_capability())' "
+             "in the engine's environment",
+        actual={"torch": torch_v, "cuda": e.torch_cuda},
+    )
+
+
+# --- RT-FLASHINFER ---------------------------------------------------------------------------
+
+
+@check(
+    "RT-FLASHINFER",
+    title="FlashInfer package mismatch / JIT toolchain different from torch's CUDA",
+    severity="medium",
+    confidence="field-reports",
+    fix=Fix(cost="restart", persistent="install flashinfer-python, flashinfer-cubin and flashinfer-jit-cache at "
+            "one version; point CUDA_HOME to a CUDA toolkit matching torch's (>= 12.9 for sm_120 JIT), or use "
+            "the engine's official container", scope="container"),
+    references=("https://github.com/lightseekorg/tokenspeed/pull/284", "https://github.com/vllm-project/vllm/issues/50705",
+                "https://github.com/vllm-project/vllm/issues/44305", "https://github.com/vllm-project/vllm/issues/19810"),
+)
+def flashinfer(python_env: PythonEnv, serving_processes: ServingProcesses | None = None) -> Outcome:
+    """Reads: `flashinfer-python`, `flashinfer-cubin`, `flashinfer-jit-cache` versions in the
+    serving process's site-packages; its `CUDA_HOME` (else /usr/local/cuda) and that toolkit's
+    `version.json`; torch's CUDA; `FLASHINFER_DISABLE_VERSION_CHECK` in the engine's environment.
+
+    Bad value: the FlashInfer packages at different versions (FlashInfer refuses to import unless
+    FLASHINFER_DISABLE_VERSION_CHECK=1, and then stale cubins crash); a CUDA_HOME toolkit of
+    another major version than torch's CUDA, or older than it (JIT builds against the wrong CUDA).
+
+    Why: FlashInfer kernels come precompiled (cubin, jit-cache) or JIT-compiled with CUDA_HOME's
+    nvcc; mixed versions or toolchains fail at load or at first use, and vLLM then falls back to
+    slower PyTorch-native sampling.
+
+    Traps: a missing system CUDA toolkit is fine when nothing JIT-compiles (precompiled cubins
+    cover the common cases). On sm_120 GPUs JIT needs nvcc >= 12.9 (checked once GPU facts exist).
+    """
+    envs = [e for e in python_env.environments if any(n.startswith("flashinfer") for n in e.packages)]
+    where = "" if python_env.from_serving_process else f" ({NO_ENGINE})"
+    if not envs:
+        return not_applicable(f"FlashInfer is not installed in the serving environment{where}")
+    disabled_check = False
+    if serving_processes is not None:
+        targets, _ = _env_targets(serving_processes)
+        disabled_check = any(p.env("FLASHINFER_DISABLE_VERSION_CHECK") == "1" for p in targets)
+    problems: list[str] = []
+    evidence: list[str] = []
+    severe = False
+    actual: dict[str, object] = {}
+    for e in envs:
+        versions = {n: e.packages[n] for n in (*FLASHINFER_PACKAGES, "flashinfer") if n in e.packages}
+        actual.update({f"{n}": v for n, v in versions.items()})
+        evidence.extend(f"{e.source}: {n} {v}" for n, v in versions.items())
+        bases = {_base_version(v) for n, v in versions.items() if n in FLASHINFER_PACKAGES}
+        if len(bases) > 1:
+            problems.append("FlashInfer packages at different versions: "
+                            + ", ".join(f"{n} {v}" for n, v in versions.items()))
+            if disabled_check:
+                severe = True
+                problems[-1] += " with FLASHINFER_DISABLE_VERSION_CHECK=1 (stale cubins crash)"
+        torch_cuda = _version_tuple(e.torch_cuda)[:2]
+        home_cuda = _version_tuple(e.cuda_home_version)[:2]
+        if e.cuda_home_version:
+            actual["cuda_home"] = f"{e.cuda_home} ({e.cuda_home_version}, from {e.cuda_home_from})"
+            evidence.append(f"{e.cuda_home}/version.json: CUDA {e.cuda_home_version}")
+        if torch_cuda and home_cuda and (home_cuda[0] != torch_cuda[0] or home_cuda < torch_cuda):
+            problems.append(f"CUDA_HOME {e.cuda_home} is CUDA {e.cuda_home_version} but torch is built with "
+                            f"CUDA {e.torch_cuda}: FlashInfer JIT compiles against the wrong toolkit")
+    if problems:
+        return issue("; ".join(problems) + where, actual=actual,
+                     expected="one FlashInfer version; CUDA_HOME matching torch's CUDA",
+                     severity="high" if severe else None, evidence=evidence)
+    if not any(e.cuda_home_version for e in envs):
+        return not_an_issue("no CUDA toolkit (CUDA_HOME, /usr/local/cuda) for FlashInfer's JIT: fine while the "
+                            f"precompiled cubins cover the kernels in use{where}", actual=actual, evidence=evidence)
+    return ok("FlashInfer packages agree and the JIT toolkit matches torch's CUDA" + where,
+              actual=actual, evidence=evidence)
+
+
+# --- RT-CUDA-GRAPHS --------------------------------------------------------------------------
+
+
+def _compilation_cudagraph_none(argv: tuple[str, ...]) -> str | None:
+    """`--compilation-config '{"cudagraph_mode": "NONE"}'`, `-O.cudagraph_mode=NONE` and the like."""
+    for i, arg in enumerate(argv):
+        text = arg
+        if arg in ("--compilation-config", "-O") and i + 1 < len(argv):
+            text = argv[i + 1]
+        if "cudagraph_mode" not in text:
+            continue
+        try:
+            data = json.loads(text.partition("=")[2] if text.startswith("--") else text)
+            if isinstance(data, dict) and str(data.get("cudagraph_mode", "")).upper() == "NONE":
+                return arg if arg == text else f"{arg} {text}"
+        except ValueError:
+            pass
+        if re.search(r"cudagraph_mode[\"']?\s*[:= ]\s*[\"']?NONE\b", text, re.IGNORECASE):
+            return arg if arg == text else f"{arg} {text}"
+    return None
+
+
+def _optimization_level_zero(argv: tuple[str, ...]) -> str | None:
+    for i, arg in enumerate(argv):
+        if arg in ("-O0", "-O=0", "--optimization-level=0"):
+            return arg
+        if arg in ("-O", "--optimization-level") and i + 1 < len(argv) and argv[i + 1] == "0":
+            return f"{arg} 0"
+    return None
+
+
+def _graphs_disabled(root: ProcessInfo) -> tuple[list[str], list[str]]:
+    """(what disables CUDA graphs, what caps them low) in one engine instance's flags and config."""
+    off: list[str] = []
+    low: list[str] = []
+    argv = root.argv
+    if root.engine == "vllm":
+        if _bool_flag(argv, "--enforce-eager") or (_bool_flag(argv, "--enforce-eager") is None
+                                                   and _config_true(root, "enforce_eager")):
+            off.append("--enforce-eager" + (f" (in {root.config_path})" if "--enforce-eager" not in argv else ""))
+        level = _optimization_level_zero(argv)
+        if level:
+            off.append(f"{level} (optimization level 0: no compilation and no CUDA graphs in current vLLM)")
+        mode = _compilation_cudagraph_none(argv)
+        if mode:
+            off.append(mode)
+        cap = _int(root.option("--max-cudagraph-capture-size"))
+        if cap is not None and cap < 8:
+            low.append(f"--max-cudagraph-capture-size {cap}")
+    elif root.engine == "sglang":
+        if _bool_flag(argv, "--disable-cuda-graph") or (_bool_flag(argv, "--disable-cuda-graph") is None
+                                                        and _config_true(root, "disable_cuda_graph")):
+            off.append("--disable-cuda-graph")
+        cap = _int(root.option("--cuda-graph-max-bs"))
+        if cap is not None and cap < 8:
+            low.append(f"--cuda-graph-max-bs {cap}")
+    elif root.engine == "trtllm" and root.config.get("cuda_graph_config") == "null":
+        off.append(f"cuda_graph_config: null in {root.config_path} (TensorRT-LLM PyTorch backend; version-dependent)")
+    return off, low
+
+
+@check(
+    "RT-CUDA-GRAPHS",
+    title="CUDA graphs disabled",
+    severity="high",
+    confidence="documented",
+    fix=Fix(cost="restart", runtime="restart the engine without the flag", persistent="remove --enforce-eager "
+            "(vLLM) / --disable-cuda-graph (SGLang) / `cuda_graph_config: null` (TensorRT-LLM) from the launch "
+            "command or config; to save memory, lower the capture sizes instead", scope="container"),
+    references=("https://docs.vllm.ai/en/latest/configuration/engine_args.html",
+                "https://github.com/vllm-project/vllm/issues/7567"),
+)
+def cuda_graphs(serving_processes: ServingProcesses) -> Outcome:
+    """Reads: the command line of each engine's top process (/proc/<pid>/cmdline: the API server
+    holds the flags; titled children do not) and the config file it names (`--config`,
+    `--extra_llm_api_options`).
+
+    Bad value: vLLM `--enforce-eager`, `-O0` / `--optimization-level 0`, `cudagraph_mode` NONE in
+    `--compilation-config`; SGLang `--disable-cuda-graph`; TensorRT-LLM `cuda_graph_config: null`.
+    Capture sizes capped below 8 (`--max-cudagraph-capture-size`, `--cuda-graph-max-bs`) are a
+    low-severity finding: larger batches run eagerly.
+
+    Why: decode is many small kernels; CUDA graphs remove the per-kernel launch overhead. vLLM:
+    without them "always execute the model in eager mode"; a user's 70B decode rose to 45 tok/s
+    after removing `--enforce-eager` (vllm#7567).
+
+    Traps: eager mode is legitimate while debugging or when a model fails to capture — keep it
+    then, on purpose. `--no-enforce-eager`, `--disable-cuda-graph-padding` and explicit capture
+    size lists do not disable graphs.
+    """
+    roots = serving_processes.roots()
+    if not roots:
+        return not_applicable("no vLLM, SGLang or TensorRT-LLM process is running: there is no engine command "
+                              "line to read")
+    off_all: list[str] = []
+    low_all: list[str] = []
+    subjects: list[str] = []
+    evidence: list[str] = []
+    for root in roots:
+        off, low = _graphs_disabled(root)
+        if off or low:
+            subjects.append(f"pid {root.pid}")
+            evidence.append(f"{root.label} cmdline: {' '.join(root.argv)[:400]}")
+        off_all.extend(f"{root.label}: {x}" for x in off)
+        low_all.extend(f"{root.label}: {x}" for x in low)
+    if off_all:
+        return issue("CUDA graphs are disabled: " + "; ".join(off_all)
+                     + " (fine only while debugging or when the model fails to capture)",
+                     actual=off_all, expected="CUDA graphs on (no eager-mode flag)", subjects=subjects,
+                     evidence=evidence)
+    if low_all:
+        return issue("CUDA-graph capture capped very low, larger batches run eagerly: " + "; ".join(low_all),
+                     actual=low_all, expected="capture sizes up to the usual batch sizes", subjects=subjects,
+                     evidence=evidence, severity="low")
+    names = ", ".join(sorted({r.label for r in roots}))
+    return ok(f"CUDA graphs are on for {names}", actual="enabled",
+              evidence=[f"{r.label} cmdline: {' '.join(r.argv)[:200]}" for r in roots])
+
+
+# --- RT-ENV-CUDA-DEVICE-MAX-CONNECTIONS ------------------------------------------------------
+
+
+@check(
+    "RT-ENV-CUDA-DEVICE-MAX-CONNECTIONS",
+    title="CUDA_DEVICE_MAX_CONNECTIONS copied from training recipes",
+    severity="low",
+    confidence="unproven",
+    fix=Fix(cost="restart", persistent="unset CUDA_DEVICE_MAX_CONNECTIONS in the vLLM service/container "
+            "environment unless a measurement says otherwise", scope="container"),
+    references=("https://docs.nvidia.com/deploy/mps/", SGLANG_ENGINE),
+)
+def cuda_device_max_connections(serving_processes: ServingProcesses) -> Outcome:
+    """Reads: CUDA_DEVICE_MAX_CONNECTIONS in /proc/<pid>/environ of the engine's processes
+    (workers; a titled child's environment block is overwritten, so its parent's is read).
+
+    Bad value: `1` in vLLM processes (copied from Megatron training recipes, where it orders
+    communication and compute) — unproven harm for inference, ranked low.
+
+    Why: it sets "the preferred number of compute and copy engine concurrent connections (work
+    queues) from the host to the device" (CUDA MPS doc); 1 serialises independent streams onto
+    one hardware queue. No published inference measurement either way.
+
+    Traps: SGLang sets it itself (`_set_envs_and_config`: 1, then 4, now 8 across releases) and
+    overwrites the user's value: never flag it in SGLang processes.
+    """
+    name = "CUDA_DEVICE_MAX_CONNECTIONS"
+    targets, own = _env_targets(serving_processes)
+    blind = _unreadable(targets)
+    if blind is not None:
+        return blind
+    setting = [p for p in targets if p.env(name) is not None]
+    if not setting:
+        return not_applicable(f"{name} is not set" + (f" ({NO_ENGINE})" if own else " in the engine processes"))
+    bad = [p for p in setting if p.env(name) == "1" and (own or p.engine == "vllm")]
+    if bad:
+        where = f" ({NO_ENGINE})" if own else ""
+        return issue(f"{name}=1 in {', '.join(p.label for p in bad[:4])}: a training setting that serialises "
+                     f"the GPU's work queues; its effect on inference is unproven (no published measurement)"
+                     + where,
+                     actual="1", expected="unset", subjects=[name], evidence=[_env_line(p, name) for p in bad[:4]])
+    sglang = [p for p in setting if p.engine == "sglang"]
+    if sglang:
+        return not_an_issue(f"{name}={sglang[0].env(name)} in SGLang processes: SGLang sets this itself and "
+                            "overwrites the user's value", actual=sglang[0].env(name), subjects=[name],
+                            evidence=[_env_line(p, name) for p in sglang[:4]])
+    p = setting[0]
+    return ok(f"{name}={p.env(name)} in {p.label}: not the training value 1", actual=p.env(name), subjects=[name],
+              evidence=[_env_line(p, name)])
+
+
+# --- RT-ENV-VLLM -----------------------------------------------------------------------------
+
+# variable -> (bad value, why); checked against vLLM's envs.py semantics.
+VLLM_BAD_ENV = {
+    "VLLM_USE_FLASHINFER_SAMPLER": ("0", "PyTorch-native top-p/top-k sampling instead of FlashInfer's (slower)"),
+    "VLLM_ENABLE_V1_MULTIPROCESSING": ("0", "the engine core runs inside the API-server process: frontend and "
+                                            "scheduler compete for one GIL"),
+    "VLLM_DISABLE_COMPILE_CACHE": ("1", "torch.compile recompiles on every start (startup time only)"),
+}
+SLOW_ATTENTION_BACKENDS = ("TORCH_SDPA", "XFORMERS")
+
+
+@check(
+    "RT-ENV-VLLM",
+    title="vLLM environment variables that lower performance",
+    severity="low",
+    confidence="source-verified",
+    fix=Fix(cost="restart", persistent="unset the variable in the vLLM service/container environment",
+            scope="container"),
+    references=(VLLM_ENVS, "https://github.com/vllm-project/vllm/issues/19810"),
+)
+def env_vllm(serving_processes: ServingProcesses, python_env: PythonEnv | None = None) -> Outcome:
+    """Reads: every `VLLM_*` variable in /proc/<pid>/environ of the vLLM processes; the vLLM and
+    nvidia-nccl wheel versions from python_env.
+
+    Bad value: `VLLM_USE_FLASHINFER_SAMPLER=0`, `VLLM_ENABLE_V1_MULTIPROCESSING=0`,
+    `VLLM_DISABLE_COMPILE_CACHE=1`, `VLLM_NCCL_SO_PATH` naming another NCCL than torch's wheel.
+    `VLLM_ATTENTION_BACKEND=TORCH_SDPA|XFORMERS` is reported as information (backend choices
+    change by version and GPU).
+
+    Why: semantics from vllm/envs.py; the impact depends on the vLLM version (shown).
+
+    Traps: `VLLM_SKIP_P2P_CHECK=1` is vLLM's own default in current releases (envs.py), not an
+    override — not a finding (see IC-P2P-FUNCTIONAL). Variables unknown to a version are listed,
+    not flagged.
+    """
+    targets, own = _env_targets(serving_processes, ("vllm",))
+    if not targets and serving_processes.found:
+        return not_applicable("no vLLM process is running (engines: "
+                              + ", ".join(sorted(ENGINE_NAMES[e] for e in serving_processes.engines())) + ")")
+    blind = _unreadable(targets)
+    if blind is not None:
+        return blind
+    where = f" ({NO_ENGINE})" if own else ""
+    seen: dict[str, tuple[str, ProcessInfo]] = {}
+    for p in targets:
+        for name, value in sorted((p.environ or {}).items()):
+            if name.startswith("VLLM_") and name not in seen:
+                seen[name] = (value, p)
+    envs = python_env.environments if python_env is not None else ()
+    vllm_version = next((e.version("vllm") for e in envs if e.version("vllm")), None)
+    version_note = f" (vLLM {vllm_version})" if vllm_version else ""
+    findings: list[str] = []
+    subjects: list[str] = []
+    for name, (bad, why) in VLLM_BAD_ENV.items():
+        if name in seen and seen[name][0] == bad:
+            findings.append(f"{name}={bad}: {why}")
+            subjects.append(name)
+    if "VLLM_NCCL_SO_PATH" in seen:
+        path = seen["VLLM_NCCL_SO_PATH"][0]
+        wheel = next((e.nccl_wheel() for e in envs if e.nccl_wheel()), None)
+        m = re.search(r"libnccl\.so\.(\d+\.\d+(?:\.\d+)?)", path)
+        if wheel and m and _version_tuple(m.group(1))[:2] != _version_tuple(wheel[1])[:2]:
+            findings.append(f"VLLM_NCCL_SO_PATH={path}: NCCL {m.group(1)}, but torch's {wheel[0]} is {wheel[1]}")
+            subjects.append("VLLM_NCCL_SO_PATH")
+    info = [f"{n}={v}" for n, (v, _) in seen.items() if n == "VLLM_ATTENTION_BACKEND" and v in SLOW_ATTENTION_BACKENDS]
+    evidence = [_env_line(seen[n][1], n) for n in subjects] or [_env_line(p, n) for n, (_, p) in seen.items()][:8]
+    if findings:
+        return issue("; ".join(findings) + version_note + where, actual={n: seen[n][0] for n in subjects},
+                     expected="unset (vLLM defaults)", subjects=subjects, evidence=evidence)
+    listed = ", ".join(f"{n}={v}" for n, (v, _) in seen.items()) or "none"
+    if info:
+        return ok(f"{', '.join(info)} forces a slower attention backend on Hopper/Blackwell — information only, "
+                  f"backend availability changes by version{version_note}{where}",
+                  actual={n: v for n, (v, _) in seen.items()}, evidence=evidence)
+    if seen.get("VLLM_SKIP_P2P_CHECK", ("",))[0] == "1":
+        return not_an_issue("VLLM_SKIP_P2P_CHECK=1 is vLLM's own default in current releases (vllm/envs.py), "
+                            f"not an override (see IC-P2P-FUNCTIONAL); VLLM_ variables: {listed}{where}",
+                            actual={n: v for n, (v, _) in seen.items()}, subjects=["VLLM_SKIP_P2P_CHECK"],
+                            evidence=evidence)
+    return ok(f"no vLLM variable known to lower performance; VLLM_ variables: {listed}{version_note}{where}",
+              actual={n: v for n, (v, _) in seen.items()}, evidence=evidence)
+
+
+# --- RT-ENV-SGLANG ---------------------------------------------------------------------------
+
+SGLANG_SETS = ("NCCL_CUMEM_ENABLE", "NCCL_NVLS_ENABLE", "CUDA_DEVICE_MAX_CONNECTIONS")
+
+
+@check(
+    "RT-ENV-SGLANG",
+    title="values SGLang sets itself (do not flag)",
+    severity="low",
+    confidence="source-verified",
+    fix=Fix(cost="restart", persistent="upgrade SGLang so --enable-nccl-nvls / --enable-symm-mem take effect; on "
+            "NVSwitch H100/H200/B200 consider benchmarking --enable-nccl-nvls", scope="container"),
+    references=(SGLANG_ENGINE,),
+)
+def env_sglang(serving_processes: ServingProcesses) -> Outcome:
+    """Reads: NCCL_CUMEM_ENABLE, NCCL_NVLS_ENABLE, CUDA_DEVICE_MAX_CONNECTIONS in the SGLang
+    processes' /proc/<pid>/environ (the scheduler's own block where intact, else the launcher's),
+    and the launcher's `--enable-nccl-nvls` / `--enable-symm-mem`.
+
+    Bad value: none of these by themselves. Only a scheduler whose own environment shows
+    NCCL_NVLS_ENABLE=0 although `--enable-nccl-nvls` was given (or NCCL_CUMEM_ENABLE=0 with
+    `--enable-symm-mem`): an SGLang build that sets them unconditionally, so the flag did nothing.
+
+    Why: `_set_envs_and_config` in sglang engine.py sets NCCL_CUMEM_ENABLE and NCCL_NVLS_ENABLE
+    from those flags (older builds: "0" unconditionally), CUDA_DEVICE_MAX_CONNECTIONS to 4 or 8,
+    and raises RLIMIT_NOFILE. The scheduler processes inherit those values.
+
+    Traps: this entry exists to suppress false positives (IC-NCCL-ENV, RT-ENV-CUDA-DEVICE-MAX-
+    CONNECTIONS): NCCL_NVLS_ENABLE=0 in an SGLang process is SGLang's default, not a user mistake.
+    """
+    targets, own = _env_targets(serving_processes, ("sglang",))
+    if not targets and serving_processes.found:
+        return not_applicable("no SGLang process is running")
+    blind = _unreadable(targets)
+    if blind is not None:
+        return blind
+    if own:
+        present = [n for n in SGLANG_SETS if targets and targets[0].env(n) is not None]
+        if not present:
+            return not_applicable(f"none of {', '.join(SGLANG_SETS)} is set ({NO_ENGINE})")
+        cur = targets[0]
+        return not_an_issue(f"{', '.join(f'{n}={cur.env(n)}' for n in present)}: SGLang sets these itself at start "
+                            f"and overwrites these values ({NO_ENGINE})", actual={n: cur.env(n) for n in present},
+                            subjects=present)
+    findings: list[str] = []
+    evidence: list[str] = []
+    for root in serving_processes.roots("sglang"):
+        nvls_flag = _bool_flag(root.argv, "--enable-nccl-nvls")
+        symm_flag = _bool_flag(root.argv, "--enable-symm-mem")
+        for p in serving_processes.instance(root):
+            if p.role != "scheduler" or p.environ is None or p.environ_from is not None:
+                continue  # only a scheduler's own environment shows what SGLang set
+            if nvls_flag and p.env("NCCL_NVLS_ENABLE") == "0":
+                findings.append(f"{p.label}: NCCL_NVLS_ENABLE=0 although --enable-nccl-nvls was given")
+                evidence.append(_env_line(p, "NCCL_NVLS_ENABLE"))
+            if symm_flag and p.env("NCCL_CUMEM_ENABLE") == "0":
+                findings.append(f"{p.label}: NCCL_CUMEM_ENABLE=0 although --enable-symm-mem was given")
+                evidence.append(_env_line(p, "NCCL_CUMEM_ENABLE"))
+    if findings:
+        return issue("; ".join(findings) + ": this SGLang build sets the variable unconditionally, so the flag "
+                     "had no effect", actual=findings, expected="the value the flag asks for",
+                     subjects=[f.split(":")[0] for f in findings], evidence=evidence)
+    values: dict[str, str] = {}
+    for p in targets:
+        for n in SGLANG_SETS:
+            value = p.env(n)
+            if value is not None and n not in values:
+                values[n] = value
+                evidence.append(_env_line(p, n))
+    if values:
+        return not_an_issue(f"{', '.join(f'{n}={v}' for n, v in values.items())} in SGLang processes: SGLang sets "
+                            "these itself (NVLS/cuMem off unless --enable-nccl-nvls / --enable-symm-mem); not a "
+                            "misconfiguration", actual=values, subjects=list(values), evidence=evidence)
+    return ok("SGLang runs with the values it sets itself; nothing user-set to suppress", actual={})
+
+
+# --- RT-ULIMIT-NOFILE ------------------------------------------------------------------------
+
+
+def _nofile(proc: ProcessInfo) -> tuple[str, str] | None:
+    return (proc.limits or {}).get("Max open files")
+
+
+def _below(value: str, target: int) -> bool | None:
+    if value == "unlimited":
+        return False
+    return int(value) < target if value.isdigit() else None
+
+
+@check(
+    "RT-ULIMIT-NOFILE",
+    title="open-file limit too low for many concurrent requests",
+    severity="medium",
+    confidence="source-verified",
+    fix=Fix(cost="restart", runtime="prlimit --pid <api-server pid> --nofile=1048576:1048576",
+            persistent="Docker `--ulimit nofile=1048576:1048576`; systemd `LimitNOFILE=1048576`; LXC "
+            "`lxc.prlimit.nofile`; /etc/security/limits.d", scope="container"),
+    references=("https://github.com/vllm-project/vllm/blob/main/vllm/utils/system_utils.py",),
+)
+def ulimit_nofile(serving_processes: ServingProcesses) -> Outcome:
+    """Reads: `Max open files` in /proc/<pid>/limits of each engine's API-server process (the
+    one holding the HTTP connections).
+
+    Bad value: hard limit below 65536 (vLLM raises its soft limit to 65536 and warns "Found ulimit
+    of N and failed to automatically increase" when the hard limit is lower).
+
+    Why: every HTTP connection or stream, ZMQ socket and model file takes a descriptor; EMFILE
+    ("Too many open files") fails requests under load.
+
+    Traps: SGLang and vLLM raise their own soft limit at start, so a low soft limit with a high
+    hard limit is fine; only the hard limit matters. In a container the hard limit comes from the
+    container runtime (`--ulimit`), not from the host's limits.conf.
+    """
+    procs = serving_processes
+    own = not procs.found
+    if own:
+        targets = [procs.current] if procs.current is not None else []
+    else:
+        targets = []
+        for root in procs.roots():
+            members = procs.instance(root)
+            targets.append(next((p for p in members if p.role == "api-server" and p.limits), root))
+    if not targets:
+        return unknown("neither an engine process nor the audit's own process shows its limits")
+    where = f" ({NO_ENGINE})" if own else ""
+    low_hard: list[str] = []
+    low_soft: list[tuple[ProcessInfo, str]] = []
+    unknown_: list[str] = []
+    evidence: list[str] = []
+    for p in targets:
+        row = _nofile(p)
+        if row is None:
+            unknown_.append(p.label)
+            continue
+        soft, hard = row
+        evidence.append(f"{p.label} limits: Max open files {soft} {hard}")
+        if _below(hard, NOFILE_TARGET):
+            low_hard.append(f"{p.label}: hard {hard}")
+        elif _below(hard, NOFILE_TARGET) is None and _below(soft, NOFILE_TARGET):
+            unknown_.append(f"{p.label} (soft {soft}, hard not shown)")
+        elif _below(soft, NOFILE_TARGET):
+            low_soft.append((p, soft))
+    if low_hard:
+        return issue(f"open-file hard limit below {NOFILE_TARGET}: {'; '.join(low_hard)}{where}",
+                     actual=low_hard, expected=f"hard limit >= {NOFILE_TARGET} (1048576 usual)",
+                     subjects=[x.split(":")[0] for x in low_hard], evidence=evidence)
+    if unknown_ and not evidence:
+        return unknown(f"the open-file limits of {', '.join(unknown_)} are not shown{where}",
+                       hint="cat /proc/<api-server pid>/limits")
+    trt = [(p, s) for p, s in low_soft if p.engine == "trtllm"]
+    if trt:
+        p, soft = trt[0]
+        return issue(f"{p.label}: soft open-file limit {soft}; TensorRT-LLM is not known to raise it itself "
+                     "(unproven: check for EMFILE under load)", actual=soft, expected=f">= {NOFILE_TARGET}",
+                     subjects=[f"pid {p.pid}"], evidence=evidence, severity="low", confidence="unproven")
+    if low_soft:
+        p, soft = low_soft[0]
+        return not_an_issue(f"soft open-file limit {soft} but the hard limit is high enough: vLLM and SGLang raise "
+                            f"their soft limit at start, only the hard limit matters{where}",
+                            actual={p.label: _nofile(p) for p, _ in low_soft}, evidence=evidence)
+    if unknown_:
+        return unknown(f"the hard open-file limit of {', '.join(unknown_)} is not shown{where}",
+                       hint="cat /proc/<api-server pid>/limits (a pasted `ulimit -a` shows only the soft limit)")
+    return ok(f"open-file hard limit >= {NOFILE_TARGET}{where}", actual={p.label: _nofile(p) for p in targets},
+              evidence=evidence)
+
+
+# --- RT-OMP ----------------------------------------------------------------------------------
+
+
+def _allowed_cpus(proc: ProcessInfo) -> int | None:
+    text = proc.status.get("Cpus_allowed_list", "")
+    if not text:
+        return None
+    total = 0
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        if not lo.strip().isdigit() or (hi and not hi.strip().isdigit()):
+            return None
+        total += (int(hi) - int(lo) + 1) if hi else 1
+    return total or None
+
+
+@check(
+    "RT-OMP",
+    title="OMP_NUM_THREADS oversubscribes the CPUs",
+    severity="low",
+    confidence="source-verified",
+    fix=Fix(cost="restart", persistent="unset OMP_NUM_THREADS (vLLM sets 1 in its workers) or set it to at most "
+            "CPUs / workers", scope="container"),
+    references=("https://github.com/vllm-project/vllm/issues/13719",),
+)
+def omp_threads(serving_processes: ServingProcesses, cpu: CpuInfo | None = None) -> Outcome:
+    """Reads: OMP_NUM_THREADS in /proc/<pid>/environ of the engine's workers (schedulers, engine
+    core), the number of workers (processes, or the TP size), and the CPUs each may run on
+    (`Cpus_allowed_list` in /proc/<pid>/status, else `lscpu`).
+
+    Bad value: OMP_NUM_THREADS x workers larger than the CPUs the workers may use (oversubscription).
+
+    Why: vLLM logs "Reducing Torch parallelism from N threads to 1 to avoid unnecessary CPU
+    contention" — each worker's OpenMP pool competes for the same cores as the scheduler loop.
+
+    Traps: `1` is vLLM's own default in its workers (set when unset) and what torch.distributed
+    launchers set: not a finding. GPU serving does little OpenMP work.
+    """
+    name = "OMP_NUM_THREADS"
+    targets, own = _env_targets(serving_processes)
+    blind = _unreadable(targets)
+    if blind is not None:
+        return blind
+    where = f" ({NO_ENGINE})" if own else ""
+    groups: list[tuple[ProcessInfo, list[ProcessInfo]]] = []
+    if own:
+        groups = [(t, [t]) for t in targets]
+    else:
+        for root in serving_processes.roots():
+            members = serving_processes.instance(root)
+            workers = [p for p in members if p.role in WORKER_ROLES] or members
+            groups.append((root, workers))
+    findings: list[str] = []
+    ones: list[str] = []
+    values: dict[str, str] = {}
+    evidence: list[str] = []
+    for root, workers in groups:
+        with_value = [p for p in workers if p.env(name) is not None]
+        if not with_value:
+            continue
+        p = with_value[0]
+        value = p.env(name) or ""
+        values[root.label] = value
+        evidence.append(_env_line(p, name))
+        threads = _int(value)
+        if threads is None:
+            continue
+        if threads <= 1:
+            ones.append(root.label)
+            continue
+        count = 1 if own else max(len([w for w in workers if w.role in WORKER_ROLES]), _tp_size(root), 1)
+        cpus = _allowed_cpus(p) or (cpu.cpus if cpu is not None else None)
+        if cpus is not None and threads * count > cpus:
+            findings.append(f"{root.label}: {name}={threads} x {count} worker(s) = {threads * count} threads "
+                            f"on {cpus} CPUs")
+    if findings:
+        return issue("OpenMP oversubscription: " + "; ".join(findings) + where, actual=values,
+                     expected="unset or 1 (vLLM's default), or CPUs / workers", subjects=[name], evidence=evidence)
+    if ones and len(ones) == len(values):
+        return not_an_issue(f"{name}=1: vLLM's own default in its workers, also what torch.distributed sets{where}",
+                            actual=values, subjects=[name], evidence=evidence)
+    if not values:
+        return ok(f"{name} is not set: vLLM sets 1 in its workers itself{where}", actual=None)
+    return ok(f"{name} within the CPUs available: {values}{where}", actual=values, evidence=evidence)
+
+
+# --- RT-TRTLLM-ALLREDUCE ---------------------------------------------------------------------
+
+P2P_STRATEGIES = ("ONESHOT", "TWOSHOT")
+
+
+def trtllm_allreduce_verdict(strategy: str, tp: int, nvlink: bool | None, p2p: bool | None) -> str:
+    """"issue" | "ok" | "unknown" for a TensorRT-LLM all-reduce strategy on a GPU interconnect."""
+    strategy = (strategy or "AUTO").upper()
+    if tp <= 1:
+        return "ok"
+    if strategy in P2P_STRATEGIES:
+        if nvlink or p2p:
+            return "ok"
+        if p2p is False:
+            return "issue"
+        return "unknown"
+    return "ok"
+
+
+def _nvswitch_present(pci: PciDevices | None) -> bool | None:
+    if pci is None:
+        return None
+    return True if any(d.vendor == NVIDIA_VENDOR and d.pci_class.startswith("0x0680") for d in pci.devices) else None
+
+
+@check(
+    "RT-TRTLLM-ALLREDUCE",
+    title="TensorRT-LLM custom all-reduce forced on PCIe-only GPUs",
+    severity="medium",
+    confidence="field-reports",
+    fix=Fix(cost="restart", persistent="`allreduce_strategy: NCCL` in the extra LLM API options YAML (or AUTO on a "
+            "release with the NCCL fallback); old TensorRT engines: rebuild without custom all-reduce; 8x "
+            "L20/L40S: consider LOWPRECISION after accuracy tests", scope="container"),
+    references=("https://github.com/NVIDIA/TensorRT-LLM/issues/16899", "https://github.com/NVIDIA/TensorRT-LLM/issues/1374",
+                "https://nvidia.github.io/TensorRT-LLM/legacy/advanced/lowprecision-pcie-allreduce.html"),
+)
+def trtllm_allreduce(serving_processes: ServingProcesses, pci: PciDevices | None = None) -> Outcome:
+    """Reads: `trtllm-serve`'s `--tp_size` and `allreduce_strategy` in the YAML named by
+    `--extra_llm_api_options`; NVSwitch bridges on the PCI bus.
+
+    Bad value: `allreduce_strategy` ONESHOT/TWOSHOT forced on GPUs without P2P (PCIe-only
+    GeForce/workstation cards); a crash at init (`cudaIpcOpenMemHandle`, "peer access is not
+    supported between these two devices") on such GPUs.
+
+    Why: TensorRT-LLM's custom all-reduce uses CUDA IPC peer memory; on PCIe GPUs without P2P
+    some releases crashed instead of falling back to NCCL (TensorRT-LLM #16899, #1374).
+
+    Traps: on NVLink/NVSwitch systems AUTO (and the custom kernels) is the right default. A
+    running server has passed init, so AUTO there did not crash. Whether the GPUs have P2P comes
+    with the GPU interconnect facts; until then a forced ONESHOT/TWOSHOT without NVSwitch is
+    `unknown`.
+    """
+    roots = serving_processes.roots("trtllm")
+    if not roots:
+        return not_applicable("no TensorRT-LLM process is running" if serving_processes.found else NO_ENGINE)
+    multi = [(r, _tp_size(r)) for r in roots if _tp_size(r) > 1]
+    if not multi:
+        return not_applicable("TensorRT-LLM runs with TP = 1: no all-reduce")
+    nvlink = _nvswitch_present(pci)
+    for root, tp in multi:
+        strategy = (root.option("allreduce_strategy") or "AUTO").upper()
+        verdict = trtllm_allreduce_verdict(strategy, tp, nvlink, None)
+        source = f"{root.config_path}: allreduce_strategy: {strategy}" if root.config_path else "no allreduce_strategy set"
+        if verdict == "unknown":
+            return unknown(f"{root.label}: allreduce_strategy {strategy} at TP={tp} needs GPU P2P; whether these GPUs "
+                           "have P2P or NVLink is not collected yet", hint="nvidia-smi topo -p2p r",
+                           actual={"allreduce_strategy": strategy, "tp": tp}, subjects=[f"pid {root.pid}"])
+        if verdict == "issue":  # pragma: no cover - reachable once the P2P fact exists
+            return issue(f"{root.label}: allreduce_strategy {strategy} forced on GPUs without P2P",
+                         actual=strategy, expected="NCCL or AUTO", subjects=[f"pid {root.pid}"], evidence=[source])
+    root, tp = multi[0]
+    strategy = (root.option("allreduce_strategy") or "AUTO").upper()
+    note = {"LOWPRECISION": " (FP8 all-reduce: evaluate accuracy)",
+            "AUTO": " (AUTO: custom kernels where P2P works, NCCL otherwise on current releases)"}.get(strategy, "")
+    return ok(f"TensorRT-LLM TP={tp}, allreduce_strategy {strategy}{note}",
+              actual={"allreduce_strategy": strategy, "tp": tp},
+              evidence=[f"{root.label} cmdline: {' '.join(root.argv)[:200]}"])
+
+
+# --- RT-VERSION-MATRIX -----------------------------------------------------------------------
+
+MATRIX_PACKAGES = ("torch", "vllm", "sglang", "sgl-kernel", "tensorrt-llm", "flashinfer-python", "flashinfer",
+                   "flashinfer-cubin", "flashinfer-jit-cache", "triton", "xformers", "transformers")
+
+
+def _matrix(env: PythonEnvironment) -> dict[str, str | None]:
+    row: dict[str, str | None] = {"source": env.source, "python": env.python_version or None,
+                                  "interpreter": env.interpreter or None}
+    for name in MATRIX_PACKAGES:
+        if env.version(name):
+            row[name] = env.version(name)
+    if env.version("torch"):
+        row["torch_cuda"] = env.torch_cuda if env.torch_cuda is not None else "unknown"
+    wheel = env.nccl_wheel()
+    if wheel:
+        row[wheel[0]] = wheel[1]
+    if env.cuda_home_version:
+        row["cuda_home"] = f"{env.cuda_home} ({env.cuda_home_version})"
+    return row
+
+
+@check(
+    "RT-VERSION-MATRIX",
+    title="stack versions worth recording in every audit",
+    severity="low",
+    confidence="documented",
+    fix=Fix(cost="none"),
+    references=("https://github.com/vllm-project/vllm/blob/main/vllm/collect_env.py",),
+)
+def version_matrix(python_env: PythonEnv) -> Outcome:
+    """Reads: the serving interpreter's site-packages (`*.dist-info` METADATA): Python, torch and
+    its CUDA, vLLM / SGLang / TensorRT-LLM, FlashInfer, Triton, the nvidia-nccl-cu* wheel, and the
+    CUDA toolkit in CUDA_HOME.
+
+    Bad value: none (inventory). Mismatches are other checks' findings (DRV-CUDA-COMPAT,
+    RT-TORCH-ARCH, RT-FLASHINFER).
+
+    Why: every other finding is read against these versions (vLLM `collect_env` and SGLang
+    `check_env` print the same).
+
+    Traps: the audit's own virtual environment is not the engine's; versions come from the
+    serving process's interpreter and say which one.
+    """
+    rows = [_matrix(e) for e in python_env.environments]
+    if not any(len(r) > 3 for r in rows):
+        return unknown("no torch or serving-engine package found in " + ", ".join(
+            e.source for e in python_env.environments), hint="python -m vllm.collect_env / python -m sglang.check_env")
+    parts = []
+    for row in rows:
+        versions = ", ".join(f"{k} {v}" for k, v in row.items() if k not in ("source", "interpreter") and v)
+        parts.append(f"{row['source']}: {versions}")
+    where = "" if python_env.from_serving_process else f" ({NO_ENGINE})"
+    return ok("; ".join(parts) + where, actual=rows if len(rows) > 1 else rows[0],
+              evidence=[f"{e.source}: {', '.join(e.site_packages[:3])}" for e in python_env.environments])

@@ -1,0 +1,145 @@
+"""Parameter, byte and all-reduce accounting (research/ceiling-model.md sections 2-3)."""
+
+from __future__ import annotations
+
+import pytest
+
+from stackaudit.ceiling import compute, parse_arch
+from stackaudit.ceiling.accounting import count_params, expected_distinct_experts, expected_max_experts_per_rank
+from stackaudit.ceiling.interconnect import allreduce_model
+from stackaudit.ceiling.validation import CONFIGS, RESEARCH_ACTIVE_PARAMS
+from stackaudit.ceiling.weights import parse_weights, plan_from_config
+from stackaudit.errors import InputError, UsageError
+from stackaudit.gputable import lookup
+
+
+@pytest.mark.parametrize("model", ["DeepSeek-V3", "Qwen3-30B-A3B", "gpt-oss-120b", "Mixtral-8x7B", "GLM-4.5", "GLM-5"])
+def test_active_params_match_research_within_3_percent(model: str) -> None:
+    # Research section 2.2: active incl. lm_head, excluding the embedding.
+    counts = count_params(parse_arch(CONFIGS[model]))
+    assert counts.active == pytest.approx(RESEARCH_ACTIVE_PARAMS[model], rel=0.03)
+
+
+def test_deepseek_v3_component_split() -> None:
+    counts = count_params(parse_arch(CONFIGS["DeepSeek-V3"]))
+    assert counts.lm_head == pytest.approx(0.93e9, rel=0.01)  # "including 0.9B for the output Head"
+    assert counts.attention == pytest.approx(11.41e9, rel=0.01)
+    assert counts.experts_active == pytest.approx(20.44e9, rel=0.01)
+    assert counts.total == pytest.approx(671.0e9, rel=0.01)
+
+
+def test_tied_embeddings_still_read_lm_head() -> None:
+    config = {**CONFIGS["Qwen3-8B"], "tie_word_embeddings": True}
+    arch = parse_arch(config)
+    counts = count_params(arch)
+    assert counts.lm_head == 151936 * 4096
+    assert counts.embedding == 0
+    assert any("tied" in note for note in arch.notes)
+
+
+def test_expected_distinct_experts() -> None:
+    # Research section 2.6: gpt-oss-120b (E = 128, k = 4) at B = 64 touches about 111.2 experts.
+    assert expected_distinct_experts(128, 4, 64) == pytest.approx(111.2, abs=0.1)
+    assert expected_distinct_experts(256, 8, 1) == pytest.approx(8)
+    # EP 8 over 256 experts, k = 8 at batch 1: the busiest rank holds 2-3 experts, not 1 (research 2.5).
+    assert 2.0 < expected_max_experts_per_rank(256, 8, 1, 8) < 3.0
+
+
+def test_moe_bytes_grow_with_concurrency() -> None:
+    report = compute(CONFIGS["gpt-oss-120b"], lookup("H100 SXM").spec, concurrencies=[1, 64], context=1024)
+    one, many = report.levels
+    assert one.experts_read_per_layer == pytest.approx(4)
+    assert many.experts_read_per_layer == pytest.approx(111.2, abs=0.1)
+    assert many.bytes_per_step_per_gpu > 10 * one.bytes_per_step_per_gpu
+
+
+def test_sliding_window_layers_cap_the_kv_read() -> None:
+    arch = parse_arch(CONFIGS["gpt-oss-120b"])
+    assert arch.sliding_layers == 18 and arch.sliding_window == 128
+    short = compute(arch, lookup("H100 SXM").spec, context=128).levels[0].bytes_breakdown["kv_cache"]
+    long = compute(arch, lookup("H100 SXM").spec, context=128 * 100).levels[0].bytes_breakdown["kv_cache"]
+    # Only the 18 full-attention layers grow with context.
+    assert long == pytest.approx(short * (18 * 100 + 18) / 36)
+
+
+def test_mla_kv_is_replicated_across_tp_but_gqa_is_sharded() -> None:
+    h200 = lookup("H200").spec
+    mla = [compute(CONFIGS["DeepSeek-V3"], h200, gpus=n, context=8192).levels[0].bytes_breakdown["kv_cache"] for n in (2, 8)]
+    assert mla[0] == pytest.approx(mla[1])
+    assert mla[0] == pytest.approx(61 * 576 * 2 * 8192)
+    gqa = [compute(CONFIGS["Llama-2-70B"], h200, gpus=n, context=8192).levels[0].bytes_breakdown["kv_cache"] for n in (2, 8)]
+    assert gqa[0] == pytest.approx(4 * gqa[1])
+
+
+def test_gpt_oss_quantization_config_keeps_attention_and_head_in_bf16() -> None:
+    arch = parse_arch(CONFIGS["gpt-oss-120b"])
+    plan = plan_from_config(arch.quantization, arch.torch_dtype)
+    assert plan.formats["experts"].name == "mxfp4"
+    assert plan.formats["attention"].name == "bf16"
+    assert plan.formats["lm_head"].name == "bf16"
+    assert plan.formats["router"].name == "bf16"
+
+
+def test_deepseek_fp8_block_config() -> None:
+    arch = parse_arch(CONFIGS["DeepSeek-V3"])
+    plan = plan_from_config(arch.quantization, arch.torch_dtype)
+    assert plan.formats["experts"].name == "fp8-block"
+    assert plan.formats["lm_head"].name == "bf16"
+
+
+def test_weights_spec_mixed_forms() -> None:
+    plan = parse_weights("nvfp4,attention=bf16")
+    assert plan.formats["experts"].bytes_per_param == pytest.approx(0.5625)
+    assert plan.formats["attention"].name == "bf16"
+    assert parse_weights("int4-awq-g128").formats["dense_mlp"].bits == pytest.approx(4 + 20 / 128)
+    assert parse_weights("int4-gptq-g32").formats["dense_mlp"].bits == pytest.approx(4.5)
+    assert parse_weights("q4_k_m").formats["lm_head"].name == "q6_k"
+    assert parse_weights("experts=mxfp4,all=fp8").formats["experts"].name == "fp8"
+    with pytest.raises(UsageError, match="unknown format"):
+        parse_weights("int4-foo")
+    with pytest.raises(UsageError, match="unknown class"):
+        parse_weights("nvfp4,heads=bf16")
+
+
+def test_custom_allreduce_rules_follow_vllm() -> None:
+    pro = lookup("RTX PRO 6000").spec
+    assert allreduce_model(pro, 2, "pcie").implementation == "custom"
+    eight = allreduce_model(pro, 8, "pcie")
+    assert eight.implementation == "nccl" and "more than two PCIe-only GPUs" in eight.reason
+    assert allreduce_model(lookup("H100").spec, 8, "nvlink").implementation == "custom"
+    assert allreduce_model(lookup("H100").spec, 3, "nvlink").implementation == "nccl"  # world size 3
+    assert allreduce_model(lookup("RTX 4090").spec, 2, "pcie-no-p2p").implementation == "nccl"
+
+
+def test_allreduce_count_is_two_per_layer_plus_two() -> None:
+    report = compute(CONFIGS["Llama-2-70B"], lookup("H100").spec, gpus=8)
+    assert report.n_allreduce == 2 * 80 + 2
+    assert compute(CONFIGS["Llama-3-8B"], lookup("H100").spec, gpus=1).n_allreduce == 0
+
+
+def test_compute_binds_at_large_batch() -> None:
+    report = compute(CONFIGS["Llama-3-8B"], lookup("H100").spec, context=0, concurrencies=[1, 2048])
+    assert report.levels[0].binding == "bandwidth"
+    assert report.levels[1].binding == "compute"
+
+
+def test_missing_fields_are_named() -> None:
+    config = {"model_type": "mystery", "hidden_size": 4096, "vocab_size": 32000}
+    with pytest.raises(InputError, match="num_hidden_layers, num_attention_heads, intermediate_size"):
+        parse_arch(config)
+
+
+def test_linear_attention_is_refused_not_miscounted() -> None:
+    config = {**CONFIGS["Qwen3-8B"], "layer_types": ["linear_attention", "full_attention"] * 18}
+    with pytest.raises(InputError, match="linear_attention"):
+        parse_arch(config)
+
+
+def test_layout_contradictions() -> None:
+    gpu = lookup("H100").spec
+    with pytest.raises(UsageError, match="--tp 3 does not divide --gpus 8"):
+        compute(CONFIGS["Llama-2-70B"], gpu, gpus=8, tp=3)
+    with pytest.raises(UsageError, match="64 attention heads"):
+        compute(CONFIGS["Llama-2-70B"], gpu, gpus=6, tp=6)
+    with pytest.raises(UsageError, match="MoE"):
+        compute(CONFIGS["Llama-2-70B"], gpu, gpus=8, ep=2)
