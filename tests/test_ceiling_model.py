@@ -5,7 +5,11 @@ from __future__ import annotations
 import pytest
 
 from stackaudit.ceiling import compute, parse_arch
-from stackaudit.ceiling.accounting import count_params, expected_distinct_experts, expected_max_experts_per_rank
+from stackaudit.ceiling.accounting import (
+    count_params,
+    expected_distinct_experts,
+    expected_max_experts_per_rank,
+)
 from stackaudit.ceiling.interconnect import allreduce_model
 from stackaudit.ceiling.validation import CONFIGS, RESEARCH_ACTIVE_PARAMS
 from stackaudit.ceiling.weights import parse_weights, plan_from_config
@@ -13,7 +17,9 @@ from stackaudit.errors import InputError, UsageError
 from stackaudit.gputable import lookup
 
 
-@pytest.mark.parametrize("model", ["DeepSeek-V3", "Qwen3-30B-A3B", "gpt-oss-120b", "Mixtral-8x7B", "GLM-4.5", "GLM-5"])
+@pytest.mark.parametrize(
+    "model", ["DeepSeek-V3", "Qwen3-30B-A3B", "gpt-oss-120b", "Mixtral-8x7B", "GLM-4.5", "GLM-5"]
+)
 def test_active_params_match_research_within_3_percent(model: str) -> None:
     # Research section 2.2: active incl. lm_head, excluding the embedding.
     counts = count_params(parse_arch(CONFIGS[model]))
@@ -64,10 +70,16 @@ def test_sliding_window_layers_cap_the_kv_read() -> None:
 
 def test_mla_kv_is_replicated_across_tp_but_gqa_is_sharded() -> None:
     h200 = lookup("H200").spec
-    mla = [compute(CONFIGS["DeepSeek-V3"], h200, gpus=n, context=8192).levels[0].bytes_breakdown["kv_cache"] for n in (2, 8)]
+    mla = [
+        compute(CONFIGS["DeepSeek-V3"], h200, gpus=n, context=8192).levels[0].bytes_breakdown["kv_cache"]
+        for n in (2, 8)
+    ]
     assert mla[0] == pytest.approx(mla[1])
     assert mla[0] == pytest.approx(61 * 576 * 2 * 8192)
-    gqa = [compute(CONFIGS["Llama-2-70B"], h200, gpus=n, context=8192).levels[0].bytes_breakdown["kv_cache"] for n in (2, 8)]
+    gqa = [
+        compute(CONFIGS["Llama-2-70B"], h200, gpus=n, context=8192).levels[0].bytes_breakdown["kv_cache"]
+        for n in (2, 8)
+    ]
     assert gqa[0] == pytest.approx(4 * gqa[1])
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
+import gc
 import json
 import sys
 from typing import Any
@@ -37,6 +39,12 @@ def _chunk(data: bytes) -> bytes:
 
 def _event(obj: Any) -> bytes:
     return b"data: " + json.dumps(obj, separators=(",", ":")).encode() + b"\n\n"
+
+
+@functools.lru_cache(maxsize=4096)
+def _content_event(chat: bool, text: str, finish: str | None, pad: str | None) -> bytes:
+    """Content events repeat: each distinct one is rendered once, so the server's own cost stays small."""
+    return _event(_content_obj(chat, text, finish, pad))
 
 
 async def _respond_json(writer: asyncio.StreamWriter, status: int, obj: Any, content_type: str = "application/json") -> None:
@@ -87,7 +95,7 @@ async def stream(state: State, writer: asyncio.StreamWriter, body: dict[str, Any
     if args.ttft_ms == 0 and args.gap_ms == 0 and not fault:
         # Zero-delay: the whole pre-rendered response in one write.
         frames = [
-            _chunk(_event(_content_obj(chat, " w" * min(k, n - j * k), finish if j == chunks - 1 else None, pad)))
+            _chunk(_content_event(chat, " w" * min(k, n - j * k), finish if j == chunks - 1 else None, pad))
             for j in range(chunks)
         ]
         if args.usage and (body.get("stream_options") or {}).get("include_usage"):
@@ -124,7 +132,7 @@ async def stream(state: State, writer: asyncio.StreamWriter, body: dict[str, Any
                 await writer.drain()
                 return True
         tokens = min(k, n - j * k)
-        writer.write(_chunk(_event(_content_obj(chat, " w" * tokens, finish if j == chunks - 1 else None, pad))))
+        writer.write(_chunk(_content_event(chat, " w" * tokens, finish if j == chunks - 1 else None, pad)))
         await writer.drain()
         state.generated += tokens
     if args.usage and (body.get("stream_options") or {}).get("include_usage"):
@@ -210,6 +218,8 @@ async def main() -> None:
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args()
     state = State(args)
+    gc.freeze()
+    gc.disable()  # no collector pauses in the middle of a timed stream
     server = await asyncio.start_server(lambda r, w: handle(state, r, w), "127.0.0.1", args.port, backlog=1024)
     port = server.sockets[0].getsockname()[1]
     sys.stdout.write(f"PORT {port}\n")

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import random
 import sys
 import time
@@ -412,17 +413,13 @@ async def _run(bench: _Bench, session: Any, started: float) -> BenchOutcome:
         make_spec = await bench.make_specs(prepare_count)
         first_index = bench.next_index - prepare_count
         await bench.prime_connections(session, int(target) if mode == "concurrency" else top_concurrency)
-        if mode == "concurrency":
-            run = await run_closed_loop(
-                session, bench.base, make_spec, int(target), n_requests, config.duration_s, config.timeout_s,
-                config.max_event_bytes, first_index=first_index,
-            )
-        else:
-            run = await run_open_loop(
-                session, bench.base, make_spec, target, n_requests, config.duration_s, config.timeout_s,
-                config.max_event_bytes, seed=config.seed + repeat, max_concurrency=config.max_concurrency,
-                first_index=first_index,
-            )
+        # No collector pauses inside a timed level (vLLM freezes its GC heap for the same reason).
+        gc.collect()
+        gc.disable()
+        try:
+            run = await _run_level(bench, session, mode, target, make_spec, n_requests, first_index, repeat)
+        finally:
+            gc.enable()
         await bench.settle(run.records)
         summary = summarize_repeat(run, ceiling["chunks_per_s"] if ceiling else None)
         runs[target].append((repeat, run, summary))
@@ -496,6 +493,23 @@ async def _run(bench: _Bench, session: Any, started: float) -> BenchOutcome:
         "anomalies": anomalies,
     }
     return BenchOutcome(result, records)
+
+
+async def _run_level(
+    bench: _Bench, session: Any, mode: str, target: float, make_spec: Callable[[int], RequestSpec],
+    n_requests: int | None, first_index: int, repeat: int,
+) -> LevelRun:
+    config = bench.config
+    if mode == "concurrency":
+        return await run_closed_loop(
+            session, bench.base, make_spec, int(target), n_requests, config.duration_s, config.timeout_s,
+            config.max_event_bytes, first_index=first_index,
+        )
+    return await run_open_loop(
+        session, bench.base, make_spec, target, n_requests, config.duration_s, config.timeout_s,
+        config.max_event_bytes, seed=config.seed + repeat, max_concurrency=config.max_concurrency,
+        first_index=first_index,
+    )
 
 
 def _monotonicity(levels: list[dict[str, Any]]) -> list[str]:

@@ -43,7 +43,11 @@ def attention_params(arch: ModelArch) -> AttentionParams:
         if arch.index_heads and arch.index_head_dim:
             # DSA indexer, DeepSeek-V3.2 layout: wq_b, wk, weights_proj (research section 2.1).
             q_source = arch.q_lora_rank or h
-            indexer = q_source * arch.index_heads * arch.index_head_dim + h * arch.index_head_dim + h * arch.index_heads
+            indexer = (
+                q_source * arch.index_heads * arch.index_head_dim
+                + h * arch.index_head_dim
+                + h * arch.index_heads
+            )
         # vLLM/SGLang replicate q_a/kv_a on every rank (`fused_qkv_a_proj ... disable_tp`).
         return AttentionParams(sharded=q_up + kv_up + out, kv=0, replicated=q_down + kv_down + indexer)
     d = arch.head_dim
@@ -83,7 +87,14 @@ class ParamCounts:
     @property
     def active(self) -> float:
         """Active parameters: embeddings excluded, lm_head included."""
-        return self.attention + self.dense_mlp + self.experts_active + self.shared_experts + self.router + self.lm_head
+        return (
+            self.attention
+            + self.dense_mlp
+            + self.experts_active
+            + self.shared_experts
+            + self.router
+            + self.lm_head
+        )
 
     @property
     def total(self) -> float:
@@ -199,7 +210,10 @@ def attention_flops_per_token(arch: ModelArch, context: int) -> float:
     """Score and value FLOPs for one token (QK^T and PV), whole model."""
     if arch.is_mla:
         rows = min(context, arch.index_topk) if arch.index_topk else context
-        per_layer = 2 * arch.heads * (arch.kv_lora_rank + arch.qk_rope_head_dim) * rows + 2 * arch.heads * arch.kv_lora_rank * rows
+        per_layer = (
+            2 * arch.heads * (arch.kv_lora_rank + arch.qk_rope_head_dim) * rows
+            + 2 * arch.heads * arch.kv_lora_rank * rows
+        )
         if arch.index_topk:
             per_layer += 2 * arch.index_heads * arch.index_head_dim * context
         return arch.layers * per_layer
@@ -227,8 +241,13 @@ def params_per_gpu(arch: ModelArch, layout: Layout, experts_read_per_layer: floa
     sharded = {
         "attention": arch.layers * (attn.sharded / tp + attn.kv * kv_share),
         "dense_mlp": arch.dense_layers * mlp_params(arch, arch.intermediate) / tp,
-        "experts": arch.moe_layers * experts_read_per_layer * expert_params(arch) / layout.moe_tp if arch.is_moe else 0.0,
-        "shared_experts": arch.moe_layers * arch.n_shared_experts * mlp_params(arch, arch.shared_intermediate) / tp,
+        "experts": arch.moe_layers * experts_read_per_layer * expert_params(arch) / layout.moe_tp
+        if arch.is_moe
+        else 0.0,
+        "shared_experts": arch.moe_layers
+        * arch.n_shared_experts
+        * mlp_params(arch, arch.shared_intermediate)
+        / tp,
         "lm_head": arch.vocab * arch.hidden / tp,
     }
     replicated = {
@@ -242,4 +261,7 @@ def linear_flops_per_token_per_gpu(arch: ModelArch, layout: Layout) -> dict[str,
     """2 x parameters one GPU multiplies per token (experts: the routing average, k/E of them)."""
     experts_per_rank = arch.top_k / layout.ep if arch.is_moe else 0.0
     params = params_per_gpu(arch, layout, experts_per_rank)
-    return {cls: 2 * params.total(cls) for cls in ("attention", "dense_mlp", "experts", "shared_experts", "router", "lm_head")}
+    return {
+        cls: 2 * params.total(cls)
+        for cls in ("attention", "dense_mlp", "experts", "shared_experts", "router", "lm_head")
+    }

@@ -60,7 +60,11 @@ def detect_local_gpus() -> DetectedGpus | None:
         return None
     try:
         count = _nvml_call(pynvml.nvmlDeviceGetCount) or 0
-        handles = [h for h in (_nvml_call(pynvml.nvmlDeviceGetHandleByIndex, i) for i in range(count)) if h is not None]
+        handles = [
+            h
+            for h in (_nvml_call(pynvml.nvmlDeviceGetHandleByIndex, i) for i in range(count))
+            if h is not None
+        ]
         if not handles:
             return None
         names = []
@@ -77,10 +81,14 @@ def detect_local_gpus() -> DetectedGpus | None:
         )
         p2p: bool | None = None
         if len(handles) > 1 and hasattr(pynvml, "nvmlDeviceGetP2PStatus"):
-            status = _nvml_call(pynvml.nvmlDeviceGetP2PStatus, handles[0], handles[1], pynvml.NVML_P2P_CAPS_INDEX_READ)
+            status = _nvml_call(
+                pynvml.nvmlDeviceGetP2PStatus, handles[0], handles[1], pynvml.NVML_P2P_CAPS_INDEX_READ
+            )
             if status is not None:
                 p2p = status == pynvml.NVML_P2P_STATUS_OK
-        return DetectedGpus(tuple(names), int(bus) if bus else None, int(clock) if clock else None, nvlink, p2p)
+        return DetectedGpus(
+            tuple(names), int(bus) if bus else None, int(clock) if clock else None, nvlink, p2p
+        )
     finally:
         _nvml_call(pynvml.nvmlShutdown)
 

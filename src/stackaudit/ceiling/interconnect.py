@@ -88,7 +88,10 @@ def allreduce_model(gpu: GpuSpec, ranks: int, interconnect: str, mode: str = "au
         elif not p2p:
             use_custom, why = False, "custom all-reduce off: no GPU P2P (GeForce or P2P disabled)"
         elif ranks > 2 and not fully_connected:
-            use_custom, why = False, "vLLM custom all-reduce off: not supported on more than two PCIe-only GPUs"
+            use_custom, why = (
+                False,
+                "vLLM custom all-reduce off: not supported on more than two PCIe-only GPUs",
+            )
         else:
             use_custom, why = True, "custom all-reduce on"
     elif mode == "custom":
@@ -115,10 +118,16 @@ def _latency_us(interconnect: str, ranks: int, custom: bool) -> tuple[float, str
     if interconnect == "pcie":
         if custom:
             value = 6.0 if ranks <= 2 else 7.5 if ranks <= 4 else 9.2
-            return value, f"{value:g} us: PCIe one-shot/custom AR 6.1-9.2 us (rtx6kpro pcie-oneshot-allreduce.md)"
+            return (
+                value,
+                f"{value:g} us: PCIe one-shot/custom AR 6.1-9.2 us (rtx6kpro pcie-oneshot-allreduce.md)",
+            )
         if ranks <= 4:
             return 14.0, "14 us: NCCL on PCIe, same socket, 13.2-15.6 us (rtx6kpro)"
-        return 25.0, "25 us: NCCL on 8 PCIe GPUs behind switches, 24.1-24.6 us (rtx6kpro); 30-50 us across sockets"
+        return (
+            25.0,
+            "25 us: NCCL on 8 PCIe GPUs behind switches, 24.1-24.6 us (rtx6kpro); 30-50 us across sockets",
+        )
     return 30.0, "30 us: NCCL without P2P (host-memory transport) [est, unverified]"
 
 

@@ -20,7 +20,14 @@ from typing import Any
 from stackaudit.ceiling import accounting as acc
 from stackaudit.ceiling import interconnect as ic
 from stackaudit.ceiling.modelconfig import ModelArch, ceil_div, parse_arch
-from stackaudit.ceiling.weights import CLASS_LABELS, CLASSES, WeightPlan, compute_dtype, parse_weights, plan_from_config
+from stackaudit.ceiling.weights import (
+    CLASS_LABELS,
+    CLASSES,
+    WeightPlan,
+    compute_dtype,
+    parse_weights,
+    plan_from_config,
+)
 from stackaudit.errors import UsageError
 from stackaudit.gputable import GpuSpec
 
@@ -198,7 +205,9 @@ def _level_dict(level: Level) -> dict[str, Any]:
             "tokens_per_s": level.measured.tokens_per_s,
             "percent_of": level.measured.percent_of,
             "residual_us_per_layer": level.measured.residual_us_per_layer,
-            "levers": [{"saved_us_per_step": lever.saved_us, "text": lever.text} for lever in level.measured.levers],
+            "levers": [
+                {"saved_us_per_step": lever.saved_us, "text": lever.text} for lever in level.measured.levers
+            ],
             "warning": level.measured.warning,
         }
     return out
@@ -209,7 +218,7 @@ def _level_dict(level: Level) -> dict[str, Any]:
 
 def kv_dtype_bytes(kv_dtype: str | None, torch_dtype: str) -> tuple[str, float]:
     if kv_dtype is None:
-        name = "fp16" if "float16" == torch_dtype.replace("torch.", "") else "bf16"
+        name = "fp16" if torch_dtype.replace("torch.", "") == "float16" else "bf16"
         return name, 2.0
     key = kv_dtype.strip().lower()
     if key not in _KV_DTYPES:
@@ -223,10 +232,13 @@ def check_layout(arch: ModelArch, gpus: int, tp: int, ep: int) -> None:
         raise UsageError("--gpus, --tp and --ep must be at least 1")
     if tp > gpus:
         raise UsageError(f"--tp {tp} is more than --gpus {gpus}")
+    broken = []
     if gpus % tp:
-        raise UsageError(f"--tp {tp} does not divide --gpus {gpus}: the GPUs cannot form whole TP groups")
+        broken.append(f"--gpus {gpus}")
     if arch.heads % tp:
-        raise UsageError(f"--tp {tp} does not divide the model's {arch.heads} attention heads")
+        broken.append(f"the model's {arch.heads} attention heads")
+    if broken:
+        raise UsageError(f"--tp {tp} does not divide {' nor '.join(broken)}")
     if not arch.is_mla and arch.kv_heads % tp and tp % arch.kv_heads:
         raise UsageError(f"--tp {tp} and the model's {arch.kv_heads} KV heads: neither divides the other")
     if ep > 1:
@@ -290,7 +302,11 @@ def compute(
     if not levels_wanted or min(levels_wanted) < 1:
         raise UsageError("--concurrency values must be 1 or more")
 
-    plan = parse_weights(weights, arch.torch_dtype) if weights else plan_from_config(arch.quantization, arch.torch_dtype)
+    plan = (
+        parse_weights(weights, arch.torch_dtype)
+        if weights
+        else plan_from_config(arch.quantization, arch.torch_dtype)
+    )
     kv_name, kv_bytes = kv_dtype_bytes(kv_dtype, arch.torch_dtype)
     bandwidth = bandwidth_gbs or gpu.memory_bandwidth_gbs
     bw_source = bandwidth_source or f"{gpu.name} spec ({gpu.source})"
@@ -369,7 +385,9 @@ def _kernels_per_step(arch: ModelArch) -> int:
     )  # fmt: skip
 
 
-def _fit_note(arch: ModelArch, params: acc.ParamCounts, plan: WeightPlan, gpu: GpuSpec, tp: int, ep: int) -> str:
+def _fit_note(
+    arch: ModelArch, params: acc.ParamCounts, plan: WeightPlan, gpu: GpuSpec, tp: int, ep: int
+) -> str:
     """Warn when the weights alone do not fit in GPU memory (the ceiling is then hypothetical)."""
     layout = acc.Layout(tp=tp, ep=ep)
     stored = acc.params_per_gpu(arch, layout, arch.n_experts / max(1, ep) if arch.is_moe else 0)
@@ -430,15 +448,17 @@ def _level(
         f"KV {kv / 1e9:.2f} GB at {context} tokens x {batch} stream(s))"
     )
     if n_coll:
-        ar_cause = (
-            f"+ {n_coll} all-reduces x {t_one:.1f} us over {ar.interconnect} ({ar.implementation}): {ar.reason}"
-        )
+        ar_cause = f"+ {n_coll} all-reduces x {t_one:.1f} us over {ar.interconnect} ({ar.implementation}): {ar.reason}"
     else:
         ar_cause = "no all-reduce: one GPU per replica"
     ceilings = (
         ceiling("bandwidth", t_mem, bw_cause),
         ceiling("bandwidth+allreduce", t_mem + t_comm, ar_cause),
-        ceiling("overhead", t_overhead, f"+ {kernels} kernels x {ic.GRAPH_KERNEL_US:g} us each in CUDA graphs [est]"),
+        ceiling(
+            "overhead",
+            t_overhead,
+            f"+ {kernels} kernels x {ic.GRAPH_KERNEL_US:g} us each in CUDA graphs [est]",
+        ),
         ceiling(
             "overhead-eager",
             t_eager,
@@ -550,11 +570,18 @@ def _with_measured(
         levers.append(Lever(saved, f"GPU P2P is unavailable: all-reduce through host memory costs about "
                                    f"{n_coll * ar.latency_us:.0f} us per step; fewer TP ranks or P2P-capable GPUs"))  # fmt: skip
     weight_bytes = level.bytes_breakdown["weights_sharded"] + level.bytes_breakdown["weights_replicated"]
-    sixteen_bit = sum(level.bytes_by_class[c] for c in CLASSES if plan.formats[c].bits >= 16 and c != "router")
+    sixteen_bit = sum(
+        level.bytes_by_class[c] for c in CLASSES if plan.formats[c].bits >= 16 and c != "router"
+    )
     if sixteen_bit > 0.25 * weight_bytes and gpu.dense_tflops("fp8") > 0:
         saved = sixteen_bit / 2 / (level.bytes_per_step_per_gpu / times["memory"])
         names = ", ".join(CLASS_LABELS[c] for c in CLASSES if plan.formats[c].bits >= 16 and c != "router")
-        levers.append(Lever(saved, f"FP8 for the 16-bit weights ({names}) halves their bytes: about {saved:.0f} us per step"))
+        levers.append(
+            Lever(
+                saved,
+                f"FP8 for the 16-bit weights ({names}) halves their bytes: about {saved:.0f} us per step",
+            )
+        )
     if kv > 0.25 * level.bytes_per_step_per_gpu:
         saved = kv / 2 / (level.bytes_per_step_per_gpu / times["memory"])
         levers.append(Lever(saved, f"the KV cache is {100 * kv / level.bytes_per_step_per_gpu:.0f} % of the bytes: "

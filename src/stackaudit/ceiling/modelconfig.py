@@ -245,7 +245,9 @@ def parse_arch(raw: Mapping[str, Any], name: str | None = None) -> ModelArch:
     if isinstance(text_config, dict):
         # Multimodal wrappers (Kimi-K2.5, Qwen3.5, Llama-4): decode runs the text model only.
         cfg = {**cfg, **text_config}
-        notes.append("text model of a multimodal config (text_config); the vision tower is not read in decode")
+        notes.append(
+            "text model of a multimodal config (text_config); the vision tower is not read in decode"
+        )
     model_type = str(cfg.get("model_type") or "unknown")
 
     layer_types = cfg.get("layer_types") or []
@@ -256,7 +258,9 @@ def parse_arch(raw: Mapping[str, Any], name: str | None = None) -> ModelArch:
             "their state and parameters are not modelled by the ceiling yet"
         )
     if cfg.get("hybrid_override_pattern") or cfg.get("ssm_cfg") or cfg.get("mamba_d_state"):
-        raise InputError(f"model_type {model_type!r} is a hybrid Mamba/attention model; not modelled by the ceiling yet")
+        raise InputError(
+            f"model_type {model_type!r} is a hybrid Mamba/attention model; not modelled by the ceiling yet"
+        )
 
     n_experts = _int(cfg, "n_routed_experts") or _int(cfg, "num_local_experts") or _int(cfg, "num_experts")
     required = ["hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size"]
@@ -291,7 +295,9 @@ def parse_arch(raw: Mapping[str, Any], name: str | None = None) -> ModelArch:
     if n_experts:
         top_k = _int(cfg, "num_experts_per_tok") or _int(cfg, "experts_per_token")
         if not 0 < top_k <= n_experts:
-            raise InputError(f"config: num_experts_per_tok {top_k} must be between 1 and the {n_experts} experts")
+            raise InputError(
+                f"config: num_experts_per_tok {top_k} must be between 1 and the {n_experts} experts"
+            )
         expert_intermediate = _int(cfg, "moe_intermediate_size") or intermediate
         moe_layers = sum(_moe_layer_flags(cfg, layers))
         if _int(cfg, "n_shared_experts"):
@@ -316,19 +322,25 @@ def parse_arch(raw: Mapping[str, Any], name: str | None = None) -> ModelArch:
 
     kv_lora = _int(cfg, "kv_lora_rank")
     if kv_lora:
-        missing_mla = [k for k in ("qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim") if cfg.get(k) is None]
+        missing_mla = [
+            k for k in ("qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim") if cfg.get(k) is None
+        ]
         if missing_mla:
             raise InputError(f"config has kv_lora_rank (MLA) but lacks {', '.join(missing_mla)}")
 
     if cfg.get("tie_word_embeddings"):
-        notes.append("tied embeddings: lm_head is still read in full every token (tying halves storage, not traffic)")
+        notes.append(
+            "tied embeddings: lm_head is still read in full every token (tying halves storage, not traffic)"
+        )
     mtp = _int(cfg, "num_nextn_predict_layers") or _int(cfg, "mtp_num_hidden_layers")
     if mtp:
         notes.append(f"{mtp} MTP/NextN layer(s) not counted: read only with speculative MTP on")
 
     dtype = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16")
     quant = cfg.get("quantization_config")
-    display = name or str(cfg.get("_name_or_path") or "") or Path(str(cfg.get("_source", "model"))).parent.name
+    display = (
+        name or str(cfg.get("_name_or_path") or "") or Path(str(cfg.get("_source", "model"))).parent.name
+    )
     return ModelArch(
         name=display or model_type,
         model_type=model_type,

@@ -19,7 +19,7 @@ def plot_ladder(report: CeilingReport, path: Path) -> None:
 
     levels = report.levels
     fig, axes = plt.subplots(1, len(levels), figsize=(4.2 * len(levels) + 1, 4.2), squeeze=False)
-    for ax, level in zip(axes[0], levels):
+    for ax, level in zip(axes[0], levels, strict=True):
         names = [c.name for c in level.ceilings]
         values = [c.tokens_per_s for c in level.ceilings]
         colors = ["#4c72b0" if c.name != "compute" else "#8c8c8c" for c in level.ceilings]

@@ -72,7 +72,10 @@ def _measured_lines(level: Level, indent: str) -> list[str]:
 
 
 def render_text(report: CeilingReport) -> str:
-    lines = ["stackaudit ceiling: decode throughput a stream could reach on this hardware", *_header_lines(report)]
+    lines = [
+        "stackaudit ceiling: decode throughput a stream could reach on this hardware",
+        *_header_lines(report),
+    ]
     for level in report.levels:
         bd = level.bytes_breakdown
         lines += [
@@ -117,8 +120,13 @@ def render_markdown(report: CeilingReport) -> str:
         ]
         for c in level.ceilings:
             cause = c.cause.replace("|", "\\|")
-            lines.append(f"| {_LABELS[c.name]} | {_rate(c.tokens_per_s)} | {_rate(c.aggregate_tokens_per_s)} | {cause} |")
-        lines += ["", f"Binding: **{_BINDING_WORDS[level.binding]}** ({100 * level.binding_share:.0f} % of the step)."]
+            lines.append(
+                f"| {_LABELS[c.name]} | {_rate(c.tokens_per_s)} | {_rate(c.aggregate_tokens_per_s)} | {cause} |"
+            )
+        lines += [
+            "",
+            f"Binding: **{_BINDING_WORDS[level.binding]}** ({100 * level.binding_share:.0f} % of the step).",
+        ]
         measured = _measured_lines(level, "")
         if measured:
             lines += [""] + [f"- {line}" for line in measured]

@@ -132,7 +132,11 @@ def known_formats() -> list[str]:
 
 def parse_format(text: str) -> WeightFormat:
     """One format name -> WeightFormat; UsageError listing the known names otherwise."""
-    key = text.strip().lower().replace("_", "-") if text.strip().lower().startswith(("int", "w")) else text.strip().lower()
+    key = (
+        text.strip().lower().replace("_", "-")
+        if text.strip().lower().startswith(("int", "w"))
+        else text.strip().lower()
+    )
     key = _SYNONYMS.get(key, key)
     if key.startswith("gguf-") or key.startswith("gguf:"):
         key = key[5:]
@@ -182,7 +186,7 @@ def dtype_format(torch_dtype: str) -> WeightFormat:
 
 
 def _default_head(base: WeightFormat, unquantized: WeightFormat) -> WeightFormat:
-    if base.math == "int8" and base.name.startswith("q") or base.name == "iq4_xs":
+    if (base.math == "int8" and base.name.startswith("q")) or base.name == "iq4_xs":
         return _FORMATS[_GGUF_HEAD.get(base.name, _GGUF_DEFAULT_HEAD)]
     if base.bits >= 16:
         return base
@@ -198,7 +202,9 @@ def parse_weights(spec: str, torch_dtype: str = "bfloat16") -> WeightPlan:
         raise UsageError("--weights is empty; give a format such as bf16, fp8 or nvfp4")
     bases = [item for item in items if "=" not in item]
     if len(bases) > 1:
-        raise UsageError(f"--weights {spec!r}: more than one base format ({', '.join(bases)}); use CLASS=FORMAT")
+        raise UsageError(
+            f"--weights {spec!r}: more than one base format ({', '.join(bases)}); use CLASS=FORMAT"
+        )
     if bases:
         base = parse_format(bases[0])
         for cls in _BASE_CLASSES:
@@ -290,7 +296,9 @@ def format_from_quantization(quant: Mapping[str, Any]) -> WeightFormat:
     elif method == "mxfp4":
         fmt = _FORMATS["mxfp4"]
     elif method == "awq":
-        fmt = parse_format(f"int{int(quant.get('bits', quant.get('w_bit', 4)))}-awq-g{int(quant.get('group_size', quant.get('q_group_size', 128)))}")
+        fmt = parse_format(
+            f"int{int(quant.get('bits', quant.get('w_bit', 4)))}-awq-g{int(quant.get('group_size', quant.get('q_group_size', 128)))}"
+        )
     elif method == "gptq":
         fmt = parse_format(f"int{int(quant.get('bits', 4))}-gptq-g{int(quant.get('group_size', 128))}")
     elif method == "compressed-tensors":
@@ -335,7 +343,11 @@ def plan_from_config(quant: Mapping[str, Any] | None, torch_dtype: str) -> Weigh
     if kept:
         notes.append(
             f"{', '.join(kept)} kept in {unquantized.name} by the config's ignore list"
-            + (" (per-layer entries applied to the whole class)" if any(re.search(r"\.\d+\.", p) for p in patterns) else "")
+            + (
+                " (per-layer entries applied to the whole class)"
+                if any(re.search(r"\.\d+\.", p) for p in patterns)
+                else ""
+            )
         )
     method = str(quant.get("quant_method", ""))
     return WeightPlan(formats=formats, origin=f"config quantization_config ({method})", notes=tuple(notes))

@@ -66,7 +66,7 @@ def _size(n: int | None) -> str:
 
 def _int_flag(proc: ProcessInfo, names: tuple[str, ...]) -> int | None:
     value = proc.flag(*names)
-    return int(value) if value and value.isdigit() else None
+    return int(value) if value and value.isdecimal() else None
 
 
 def _engine_tp(procs: ServingProcesses | None) -> int | None:
@@ -85,8 +85,9 @@ def _engine_limits(procs: ServingProcesses | None, own: ResourceLimits | None,
             if proc.limits and name in proc.limits:
                 return proc.limits[name], f"engine pid {proc.pid} ({proc.engine or proc.comm})"
     if own is not None and name in own.values:
-        return own.values[name], "the audit's own process (no serving engine found)" if procs is None or not \
-            procs.found else "the audit's own process"
+        if own.values[name][1] == "unknown":
+            return own.values[name], "a pasted `ulimit -a` (soft limits)"
+        return own.values[name], "the audit's own process (no serving engine found)"
     return None, ""
 
 
@@ -94,7 +95,7 @@ def _limit_bytes(value: str) -> int | None:
     """A limit value in bytes; None for unlimited; -1 where unknown."""
     if value == "unlimited":
         return None
-    return int(value) if value.isdigit() else -1
+    return int(value) if value.isdecimal() else -1
 
 
 def _gpu_count(devices: GpuDeviceAccess | None) -> int | None:
@@ -105,7 +106,7 @@ def _gpu_count(devices: GpuDeviceAccess | None) -> int | None:
 
 def _uid(proc: ProcessInfo) -> int | None:
     fields = proc.status.get("Uid", "").split()
-    return int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else None
+    return int(fields[1]) if len(fields) > 1 and fields[1].isdecimal() else None
 
 
 def _container_fix(runtime: str, persistent: str, cost: FixCost = "restart", scope: FixScope = "container") -> Fix:
@@ -125,12 +126,19 @@ _SHM_FIXES = {
             "/etc/fstab in the container: `tmpfs /dev/shm tmpfs defaults,size=16G 0 0` (bounded by the "
             "container's memory limit)"),
     "": ("`mount -o remount,size=16G /dev/shm`", "/etc/fstab: `tmpfs /dev/shm tmpfs defaults,size=16G 0 0`"),
+    "container": ("none for a running container: recreate it",
+                  "Docker `--ipc=host` or `--shm-size=16g`; Kubernetes: an emptyDir {medium: Memory, sizeLimit: "
+                  "16Gi} volume mounted at /dev/shm, or `hostIPC: true`"),
 }
 
 
 def _shm_fix(kind: str, scope: FixScope = "container") -> Fix:
     runtime, persistent = _SHM_FIXES.get(kind, _SHM_FIXES["docker"])
     return _container_fix(runtime, persistent, scope=scope)
+
+
+def _where(container: ContainerInfo) -> str:
+    return "Kubernetes pod" if container.kind == "kubernetes" else f"{container.kind} container"
 
 
 def _single_process(procs: ServingProcesses | None) -> bool:
@@ -191,7 +199,7 @@ def shm_size(container: ContainerInfo, shm: ShmInfo | None = None, docker_contai
             tp = _engine_tp(procs)
             why = f" with TP x PP = {tp}" if tp and tp > 1 else ""
             return issue(
-                f"/dev/shm is {_size(size)} in this {container.kind} container{why}: NCCL, PyTorch and vLLM's "
+                f"/dev/shm is {_size(size)} in this {_where(container)}{why}: NCCL, PyTorch and vLLM's "
                 "shared-memory queues need more; multi-process serving fails or hangs at start "
                 f"({'64 MiB is the ' + container.kind + ' default; ' if size == DOCKER_DEFAULT_SHM else ''}"
                 f"fix: {fix.persistent})",
@@ -257,7 +265,7 @@ def _ipc_key(c: DockerContainer, by_name: dict[str, DockerContainer]) -> str:
 
 def _distributed(proc: ProcessInfo) -> bool:
     nnodes = proc.flag("--nnodes")
-    return (nnodes is not None and nnodes.isdigit() and int(nnodes) > 1) or proc.has_flag(
+    return (nnodes is not None and nnodes.isdecimal() and int(nnodes) > 1) or proc.has_flag(
         "--node-rank", "--headless", "--data-parallel-address")
 
 
@@ -390,7 +398,7 @@ def memlock(container: ContainerInfo | None = None, rdma: RdmaDevices | None = N
         if value is not None and cfg.gpu_intent:
             soft_s = value.split(":", 1)[0]
             observed.append((f"lxc {cfg.name}", None if soft_s in ("unlimited", "-1") else
-                             (int(soft_s) if soft_s.isdigit() else None), f"{cfg.path}: lxc.prlimit.memlock = {value}"))
+                             (int(soft_s) if soft_s.isdecimal() else None), f"{cfg.path}: lxc.prlimit.memlock = {value}"))
     if not observed:
         return unknown("no memlock limit in this source", hint="run `ulimit -l` where the engine runs, or "
                        "`grep 'Max locked memory' /proc/<engine pid>/limits`")
@@ -472,7 +480,7 @@ def _security(procs: ServingProcesses | None, own: ProcessSecurity | None) -> tu
             if cap or sec:
                 has = bool(int(cap, 16) >> CAP_SYS_NICE & 1) if cap and all(
                     ch in "0123456789abcdefABCDEF" for ch in cap) else None
-                return (int(sec) if sec.isdigit() else None), has, f"engine pid {proc.pid}"
+                return (int(sec) if sec.isdecimal() else None), has, f"engine pid {proc.pid}"
     if own is not None:
         return own.seccomp, own.has_cap(CAP_SYS_NICE), "the audit's own process"
     return None, None, ""
@@ -658,7 +666,7 @@ def _lxc_device_problems(cfg: LxcConfig, configs: LxcConfigs) -> tuple[list[str]
     def allowed(path: str, major: int | None, minor: int) -> bool:
         return path in passthrough or (major is not None and cfg.allows("c", major, minor))
 
-    gpus = sorted((p for p in exposed if p.startswith("/dev/nvidia") and p[11:].isdigit()), key=lambda p: int(p[11:]))
+    gpus = sorted((p for p in exposed if p.startswith("/dev/nvidia") and p[11:].isdecimal()), key=lambda p: int(p[11:]))
     for path in gpus:
         if not allowed(path, NVIDIA_MAJOR, int(path[11:])):
             problems.append(f"{path} is mounted but no cgroup rule allows c {NVIDIA_MAJOR}:{path[11:]}")
@@ -785,7 +793,7 @@ def _prlimit_hard(value: str) -> int | None:
     hard = value.split(":")[-1].strip()
     if hard in ("unlimited", "-1"):
         return None
-    return int(hard) if hard.isdigit() else None
+    return int(hard) if hard.isdecimal() else None
 
 
 @check(
@@ -854,7 +862,10 @@ def lxc_host_scope(container: ContainerInfo, lxc_configs: LxcConfigs | None = No
         profile = cfg.apparmor_profile
         if profile == "unconfined":
             notes.append(f"{cfg.name}: AppArmor unconfined (security trade-off)")
-        notes.append(f"{cfg.name}: {'unprivileged' if cfg.unprivileged else 'privileged'}")
+        mem_mib, swap_mib = cfg.last("memory"), cfg.last("swap")
+        notes.append(f"{cfg.name}: {'unprivileged' if cfg.unprivileged else 'privileged'}"
+                     + (f", memory {mem_mib} MiB" if mem_mib else "") + (f", swap {swap_mib} MiB" if swap_mib else "")
+                     + (" (its /dev/shm and host-side buffers count against this limit)" if mem_mib else ""))
     if kernel_log is not None:
         denied = [ln for ln in kernel_log.grep(r'apparmor="DENIED"') if "nvidia" in ln or "lxc" in ln]
         if denied:
@@ -956,7 +967,7 @@ def cpu_limits(container: ContainerInfo, cgroup_limits: CgroupLimits | None = No
                 subjects.append(c.label)
     for cfg in lxc_configs.configs if lxc_configs else ():
         if cfg.gpu_intent and cfg.cpus is not None:
-            n_gpus = len([p for p in cfg.exposed_paths() if p.startswith("/dev/nvidia") and p[11:].isdigit()])
+            n_gpus = len([p for p in cfg.exposed_paths() if p.startswith("/dev/nvidia") and p[11:].isdecimal()])
             c_need = max(n_gpus, 1) + 4
             if cfg.cpus < c_need:
                 findings.append(f"LXC {cfg.name}: {cfg.cpus:g} cores for {n_gpus} GPU(s) (heuristic minimum {c_need})")

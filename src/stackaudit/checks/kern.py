@@ -11,6 +11,7 @@ from collections import Counter
 from stackaudit.checks.registry import (
     Fix,
     Outcome,
+    Severity,
     issue,
     not_an_issue,
     not_applicable,
@@ -37,7 +38,6 @@ from stackaudit.facts.kernel_knobs import (
     VmStat,
     Vulnerabilities,
 )
-from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelInfo, KernelLog, NumaTopology, Sysctls
 
@@ -556,7 +556,7 @@ def numa_balancing(sysctls: Sysctls, numa: NumaTopology, vmstat: VmStat | None =
     nodes = numa.count
     if value.strip() == "0":
         if nodes <= 1:
-            return not_applicable(f"one NUMA node; kernel.numa_balancing = 0")
+            return not_applicable("one NUMA node; kernel.numa_balancing = 0")
         return ok(f"kernel.numa_balancing = 0 on {nodes} NUMA nodes", actual="0", expected="0")
     if nodes <= 1:
         return not_an_issue(
@@ -574,7 +574,7 @@ def numa_balancing(sysctls: Sysctls, numa: NumaTopology, vmstat: VmStat | None =
             proc_nodes = {numa.node_of_cpu(c) for c in cpus} - {None}
             if len(proc_nodes) == 1:
                 bound.append(f"{proc.pid} ({proc.comm}) on node {proc_nodes.pop()}")
-    severity = "medium" if bound else "low"
+    severity: Severity = "medium" if bound else "low"
     return issue(
         f"kernel.numa_balancing = {value} on {nodes} NUMA nodes{faults}: page unmapping and hinting faults add "
         "overhead to the engine's CPU loop"
@@ -733,7 +733,7 @@ def swap(swap: SwapInfo, serving_processes: ServingProcesses | None = None,
         scope="host",
     ),
 )
-def irq_affinity(irqs: IrqInfo, numa: NumaTopology | None = None, pci: PciDevices | None = None,
+def irq_affinity(irqs: IrqInfo, numa: NumaTopology | None = None,
                  serving_processes: ServingProcesses | None = None,
                  cpu_isolation: CpuIsolation | None = None) -> Outcome:
     """Reads: /proc/interrupts (NIC queue IRQs: mlx5/mlx4 with their PCI function, Intel/Broadcom
@@ -764,8 +764,8 @@ def irq_affinity(irqs: IrqInfo, numa: NumaTopology | None = None, pci: PciDevice
                                   "few because CUDA polls")
     problems: list[str] = []
     # NIC IRQs on the remote NUMA node of their NIC.
-    if numa is not None and pci is not None and numa.count > 1:
-        node_of_bdf = {d.bdf.lower(): d.numa_node for d in pci.devices}
+    if numa is not None and irqs.nic_nodes and numa.count > 1:
+        node_of_bdf = irqs.nic_nodes
         by_bdf: dict[str, list[int]] = {}
         for q in nic:
             if q.bdf and q.affinity:
@@ -781,9 +781,9 @@ def irq_affinity(irqs: IrqInfo, numa: NumaTopology | None = None, pci: PciDevice
     # NIC IRQs all on the engine's CPUs.
     engine_cpus: set[int] = set()
     for proc in engine_processes(serving_processes):
-        cpus = allowed_cpus(proc)
-        if cpus and (irqs.cpus is None or len(cpus) < irqs.cpus):
-            engine_cpus.update(cpus)
+        allowed = allowed_cpus(proc)
+        if allowed and (irqs.cpus is None or len(allowed) < irqs.cpus):
+            engine_cpus.update(allowed)
     irq_cpus = {c for q in nic if q.affinity for c in q.affinity}
     if engine_cpus and irq_cpus and irq_cpus <= engine_cpus:
         problems.append(f"all {len(nic)} NIC queue IRQs target CPUs {format_cpulist(sorted(irq_cpus))}, which are "
@@ -1008,7 +1008,7 @@ def sched_knobs(sched: SchedState, kernel: KernelInfo | None = None,
     """
     problems: list[str] = []
     evidence: list[str] = []
-    severity = "low"
+    severity: Severity = "low"
     if sched.psi_some_avg10 is not None and sched.psi_some_avg10 > PSI_CONTENDED:
         serving = serving_processes is not None and serving_processes.found
         problems.append(f"CPU pressure some avg10 = {sched.psi_some_avg10:.1f} % (tasks waiting for a CPU)"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from stackaudit.checks.kern import SLOW_GOVERNORS, counts, is_vm
+from stackaudit.checks.kern import counts, is_vm
 from stackaudit.checks.registry import Fix, Outcome, issue, not_an_issue, not_applicable, ok, unknown
 from stackaudit.checks.registry import check as register_check
 from stackaudit.facts.cpufreq import CpuFreq
@@ -65,7 +65,7 @@ def amd_zen5(cpu: CpuInfo, kernel: KernelInfo, cpufreq: CpuFreq | None = None,
             actual=observed, expected="the distribution's supported (HWE) kernel, >= 6.13 for amd-pstate by default",
             confidence="unproven",
         )
-    if driver == "acpi-cpufreq" and govs and not any(g in SLOW_GOVERNORS for g in govs):
+    if driver == "acpi-cpufreq" and govs and set(govs) == {"performance"}:
         return not_an_issue(
             f"{observed}: before 6.13 Zen 5 uses acpi-cpufreq by default; with the performance governor Turin "
             "runs fine (only CPPC/EPP control is missing)",
@@ -116,7 +116,7 @@ def intel_pstate(cpu: CpuInfo, cpufreq: CpuFreq, cmdline: KernelCmdline | None =
         return not_applicable("not an Intel CPU")
     if is_vm(cpu):
         return not_applicable("a VM: P-states belong to the hypervisor host")
-    opts = []
+    opts: list[str] = []
     if cmdline is not None:
         for value in cmdline.values("intel_pstate"):
             opts.extend(o for o in (value or "").split(",") if o)

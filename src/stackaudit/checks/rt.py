@@ -33,7 +33,6 @@ RUN_AS_ROOT = "run as root (the engine runs as another user, its /proc/<pid>/env
 VLLM_ENVS = "https://github.com/vllm-project/vllm/blob/main/vllm/envs.py"
 SGLANG_ENGINE = "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/entrypoints/engine.py"
 NOFILE_TARGET = 65536
-WORKER_ROLES = ("worker", "scheduler", "engine-core")
 
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -646,6 +645,7 @@ def ulimit_nofile(serving_processes: ServingProcesses) -> Outcome:
         return unknown("neither an engine process nor the audit's own process shows its limits")
     where = f" ({NO_ENGINE})" if own else ""
     low_hard: list[str] = []
+    low_pids: list[str] = []
     low_soft: list[tuple[ProcessInfo, str]] = []
     unknown_: list[str] = []
     evidence: list[str] = []
@@ -658,6 +658,7 @@ def ulimit_nofile(serving_processes: ServingProcesses) -> Outcome:
         evidence.append(f"{p.label} limits: Max open files {soft} {hard}")
         if _below(hard, NOFILE_TARGET):
             low_hard.append(f"{p.label}: hard {hard}")
+            low_pids.append(f"pid {p.pid}")
         elif _below(hard, NOFILE_TARGET) is None and _below(soft, NOFILE_TARGET):
             unknown_.append(f"{p.label} (soft {soft}, hard not shown)")
         elif _below(soft, NOFILE_TARGET):
@@ -665,7 +666,7 @@ def ulimit_nofile(serving_processes: ServingProcesses) -> Outcome:
     if low_hard:
         return issue(f"open-file hard limit below {NOFILE_TARGET}: {'; '.join(low_hard)}{where}",
                      actual=low_hard, expected=f"hard limit >= {NOFILE_TARGET} (1048576 usual)",
-                     subjects=[x.split(":")[0] for x in low_hard], evidence=evidence)
+                     subjects=low_pids, evidence=evidence)
     if unknown_ and not evidence:
         return unknown(f"the open-file limits of {', '.join(unknown_)} are not shown{where}",
                        hint="cat /proc/<api-server pid>/limits")
@@ -737,7 +738,8 @@ def omp_threads(serving_processes: ServingProcesses, cpu: CpuInfo | None = None)
     else:
         for root in serving_processes.roots():
             members = serving_processes.instance(root)
-            workers = [p for p in members if p.role in WORKER_ROLES] or members
+            workers = ([p for p in members if p.role in ("worker", "scheduler")]
+                       or [p for p in members if p.role == "engine-core"] or members)
             groups.append((root, workers))
     findings: list[str] = []
     ones: list[str] = []
@@ -757,7 +759,7 @@ def omp_threads(serving_processes: ServingProcesses, cpu: CpuInfo | None = None)
         if threads <= 1:
             ones.append(root.label)
             continue
-        count = 1 if own else max(len([w for w in workers if w.role in WORKER_ROLES]), _tp_size(root), 1)
+        count = 1 if own else max(len([w for w in workers if w.role in ("worker", "scheduler")]), _tp_size(root), 1)
         cpus = _allowed_cpus(p) or (cpu.cpus if cpu is not None else None)
         if cpus is not None and threads * count > cpus:
             findings.append(f"{root.label}: {name}={threads} x {count} worker(s) = {threads * count} threads "

@@ -37,7 +37,9 @@ def _parse_measured(items: list[str], concurrencies: list[int]) -> dict[int, flo
             else:
                 concurrency, value = min(concurrencies), float(item)
         except ValueError:
-            raise UsageError(f"--measured {item!r}: give tokens/s per stream, or C=VALUE pairs like 1=10.4,10=8.2") from None
+            raise UsageError(
+                f"--measured {item!r}: give tokens/s per stream, or C=VALUE pairs like 1=10.4,10=8.2"
+            ) from None
         if concurrency < 1 or value <= 0:
             raise UsageError(f"--measured {item!r}: concurrency and rate must be positive")
         if concurrency in measured:
@@ -78,7 +80,7 @@ def _resolve_gpu(
         try:
             match = lookup(gpu_name)
         except UnknownGpuError as exc:
-            raise UsageError(f"{exc}; `stackaudit ceiling --list-gpus` shows the table") from None
+            raise UsageError(f"{exc} (stackaudit ceiling --list-gpus shows the table)") from None
         out.update(spec=match.spec, note=match.note, gpus=gpus or 1)
         return out
     detected = detect_local_gpus()
@@ -111,32 +113,57 @@ def register(app: typer.Typer) -> None:
     @app.command("ceiling")
     def ceiling(
         model: Optional[str] = typer.Option(
-            None, "--model", "-m", help="config.json, a model directory, or an id in the local Hugging Face cache."
+            None,
+            "--model",
+            "-m",
+            help="config.json, a model directory, or an id in the local Hugging Face cache.",
         ),
         gpu: Optional[str] = typer.Option(
-            None, "--gpu", help="GPU name as people write it (H100, RTX PRO 6000 ...); detected through NVML when absent."
+            None,
+            "--gpu",
+            help="GPU name as people write it (H100, RTX PRO 6000 ...); detected through NVML when absent.",
         ),
-        gpus: Optional[int] = typer.Option(None, "--gpus", help="GPUs serving the model (default: detected, else 1)."),
+        gpus: Optional[int] = typer.Option(
+            None, "--gpus", help="GPUs serving the model (default: detected, else 1)."
+        ),
         tp: Optional[int] = typer.Option(None, "--tp", help="Tensor-parallel size (default: all GPUs)."),
-        ep: Optional[int] = typer.Option(None, "--ep", help="Expert-parallel size for MoE layers (default 1)."),
-        weights: Optional[str] = typer.Option(
-            None, "--weights", help="bf16, fp8, int8, int4-awq-g128, nvfp4, mxfp4, q4_k_m ... or CLASS=FORMAT items "
-            "(nvfp4,attention=bf16); default: the config's quantization_config."
+        ep: Optional[int] = typer.Option(
+            None, "--ep", help="Expert-parallel size for MoE layers (default 1)."
         ),
-        kv_dtype: Optional[str] = typer.Option(None, "--kv-dtype", help="KV cache dtype: bf16 (default), fp8 ..."),
-        context: int = typer.Option(4096, "--context", help="Tokens in each sequence's KV cache when it decodes."),
-        concurrency: str = typer.Option("1", "--concurrency", help="Concurrent streams, comma-separated: 1,10."),
+        weights: Optional[str] = typer.Option(
+            None,
+            "--weights",
+            help="bf16, fp8, int8, int4-awq-g128, nvfp4, mxfp4, q4_k_m ... or CLASS=FORMAT items "
+            "(nvfp4,attention=bf16); default: the config's quantization_config.",
+        ),
+        kv_dtype: Optional[str] = typer.Option(
+            None, "--kv-dtype", help="KV cache dtype: bf16 (default), fp8 ..."
+        ),
+        context: int = typer.Option(
+            4096, "--context", help="Tokens in each sequence's KV cache when it decodes."
+        ),
+        concurrency: str = typer.Option(
+            "1", "--concurrency", help="Concurrent streams, comma-separated: 1,10."
+        ),
         measured: Optional[list[str]] = typer.Option(
             None, "--measured", help="Measured tokens/s per stream, or C=VALUE pairs (1=10.4,10=8.2)."
         ),
         interconnect: Optional[str] = typer.Option(
-            None, "--interconnect", help="nvlink, xgmi, pcie, pcie-no-p2p (default: detected or from the GPU table)."
+            None,
+            "--interconnect",
+            help="nvlink, xgmi, pcie, pcie-no-p2p (default: detected or from the GPU table).",
         ),
-        allreduce: str = typer.Option("auto", "--allreduce", help="auto (vLLM's custom all-reduce rules), custom, nccl."),
-        bandwidth: Optional[float] = typer.Option(None, "--bandwidth", help="Memory bandwidth per GPU in GB/s (override)."),
+        allreduce: str = typer.Option(
+            "auto", "--allreduce", help="auto (vLLM's custom all-reduce rules), custom, nccl."
+        ),
+        bandwidth: Optional[float] = typer.Option(
+            None, "--bandwidth", help="Memory bandwidth per GPU in GB/s (override)."
+        ),
         fmt: str = typer.Option("text", "--format", "-f", help="Output format: text, markdown or json."),
         output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the report to FILE."),
-        plot: Optional[str] = typer.Option(None, "--plot", help="Draw the ceiling ladder to FILE (needs the plot extra)."),
+        plot: Optional[str] = typer.Option(
+            None, "--plot", help="Draw the ceiling ladder to FILE (needs the plot extra)."
+        ),
         list_gpus: bool = typer.Option(False, "--list-gpus", help="Print the GPU table and exit."),
     ) -> None:
         """Theoretical decode throughput from a model config and the GPUs, vs measured."""
@@ -150,7 +177,9 @@ def register(app: typer.Typer) -> None:
             typer.echo(_list_gpus(), nl=False)
             return
         if not model:
-            raise UsageError("--model is required: a config.json, a model directory, or a cached Hugging Face id")
+            raise UsageError(
+                "--model is required: a config.json, a model directory, or a cached Hugging Face id"
+            )
 
         from stackaudit.ceiling import compute, load_model
 

@@ -83,7 +83,7 @@ def parse_proc_cgroup(text: str) -> tuple[CgroupEntry, ...]:
         if not line:
             continue
         parts = line.split(":", 2)
-        if len(parts) != 3 or not parts[0].isdigit():
+        if len(parts) != 3 or not parts[0].isdecimal():
             raise ParseError(f"not a /proc/self/cgroup line: {line[:80]!r}")
         controllers = tuple(c for c in parts[1].split(",") if c)
         entries.append(CgroupEntry(int(parts[0]), controllers, parts[2] or "/"))
@@ -95,7 +95,7 @@ def parse_proc_cgroup(text: str) -> tuple[CgroupEntry, ...]:
 def parse_cpu_max(text: str) -> tuple[int | None, int]:
     """Parse v2 cpu.max: `max 100000` -> (None, 100000); `200000 100000` -> (200000, 100000)."""
     parts = text.split()
-    if len(parts) != 2 or not parts[1].isdigit() or not (parts[0] == "max" or parts[0].isdigit()):
+    if len(parts) != 2 or not parts[1].isdecimal() or not (parts[0] == "max" or parts[0].isdecimal()):
         raise ParseError(f"not a cpu.max value: {text.strip()[:40]!r}")
     return (None if parts[0] == "max" else int(parts[0])), int(parts[1])
 
@@ -105,7 +105,7 @@ def parse_cpu_stat(text: str) -> dict[str, int]:
     out: dict[str, int] = {}
     for line in text.splitlines():
         parts = line.split()
-        if len(parts) == 2 and parts[1].lstrip("-").isdigit():
+        if len(parts) == 2 and parts[1].lstrip("-").isdecimal():
             out[parts[0]] = int(parts[1])
     if not out:
         raise ParseError("not a cpu.stat file")
@@ -117,7 +117,7 @@ def parse_memory_limit(text: str) -> int | None:
     value = text.strip()
     if value == "max" or value == "-1":
         return None
-    if not value.isdigit():
+    if not value.isdecimal():
         raise ParseError(f"not a memory limit: {value[:40]!r}")
     number = int(value)
     return None if number >= _V1_UNLIMITED else number
@@ -237,10 +237,10 @@ def cgroup_limits(ctx: FactContext) -> CgroupLimits:
     if not sources:
         raise FactUnavailable("no cgroup v1 files readable under /sys/fs/cgroup")
     quota: int | None = None
-    if quota_text is not None and quota_text.strip().lstrip("-").isdigit():
+    if quota_text is not None and quota_text.strip().lstrip("-").isdecimal():
         quota = int(quota_text.strip())
         quota = quota if quota > 0 else None
-    period = int(period_text.strip()) if period_text and period_text.strip().isdigit() else None
+    period = int(period_text.strip()) if period_text and period_text.strip().isdecimal() else None
     throttled_ns = stat.get("throttled_time")
     mem = parsed(parse_memory_limit, mem_text)
     return CgroupLimits(

@@ -22,6 +22,41 @@ class ContainerInfo:
         return bool(self.kind)
 
 
+# Mounts only a container has: runtimes bind-mount /etc/hostname, /etc/hosts and /etc/resolv.conf
+# from their own state directories (mountinfo field 4 is the root of the mount inside its fs).
+_MOUNT_MARKERS = (
+    ("/kubelet/pods/", "kubernetes"),
+    ("/docker/containers/", "docker"),
+    ("/overlay-containers/", "podman"),
+    ("/containers/storage/", "podman"),
+)
+_BIND_TARGETS = ("/etc/hostname", "/etc/hosts", "/etc/resolv.conf")
+# A Kubernetes persistent volume: dynamic provisioners name volumes `pvc-<uid>`.
+_K8S_PVC = re.compile(r":/pvc-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
+
+
+def _mountinfo_kind(mountinfo: str) -> tuple[str, str]:
+    """(kind, evidence) from the bind mounts a container runtime makes, or ("", "")."""
+    for line in mountinfo.splitlines():
+        fields = line.split()
+        if len(fields) < 5 or fields[4] not in _BIND_TARGETS:
+            continue
+        for marker, kind in _MOUNT_MARKERS:
+            if marker in fields[3]:
+                return kind, f"{fields[4]} is bind-mounted from {fields[3]}"
+    return "", ""
+
+
+def _df_kind(df_text: str) -> tuple[str, str]:
+    """For pasted sources without container markers: what `df` shows (overlay root, a k8s PVC)."""
+    rows = [line.split() for line in df_text.splitlines()[1:] if len(line.split()) >= 6]
+    if any(_K8S_PVC.search(r[0]) for r in rows):
+        return "kubernetes", "df shows a Kubernetes persistent volume (pvc-<uid>)"
+    if any(r[0] == "overlay" and r[-1] == "/" for r in rows):
+        return "container", "df shows an overlay root filesystem"
+    return "", ""
+
+
 def _environ_value(environ: str, name: str) -> str | None:
     for entry in environ.split("\x00"):
         key, eq, value = entry.partition("=")
@@ -37,11 +72,16 @@ def container(ctx: FactContext) -> ContainerInfo:
     evidence: list[str] = []
     kind = ""
 
+    answered = False
+
     def optional(path: str) -> str | None:
+        nonlocal answered
         try:
-            return read_optional(host, path)
+            text = read_optional(host, path)
         except (PermissionError, NotCaptured):
             return None
+        answered = True
+        return text
 
     systemd_container = (optional("/run/systemd/container") or "").strip()
     pid1_environ = optional("/proc/1/environ") or ""
@@ -72,6 +112,21 @@ def container(ctx: FactContext) -> ContainerInfo:
     elif "/lxc/" in cgroup or "/lxc.payload" in cgroup:
         kind = "lxc"
         evidence.append("lxc cgroup path")
+    else:
+        mount_kind, why = _mountinfo_kind(optional("/proc/self/mountinfo") or "")
+        if mount_kind:
+            kind = mount_kind
+            evidence.append(why)
+    if not kind and not answered:
+        # A pasted text says nothing about markers; `df` (if pasted) may still show a container.
+        try:
+            df = host.run(["df", "-k", "-P"])
+        except NotCaptured:
+            df = None
+        if df is not None and df.ok:
+            kind, why = _df_kind(df.stdout)
+            if kind:
+                evidence.append(why)
 
     cgroup_version: int | None = None
     mounts = optional("/proc/self/mounts") or optional("/proc/mounts")

@@ -9,6 +9,7 @@ the idle states of CPU 0 only. A pasted `cpupower frequency-info` usually shows 
 
 from __future__ import annotations
 
+import contextlib
 import re
 import struct
 from collections import Counter
@@ -196,10 +197,8 @@ def cpufreq(ctx: FactContext) -> CpuFreq:
         cpus: tuple[int, ...] = (_policy_index(name),)
         kw: dict[str, int | None] = {}
         if name in sample:
-            try:
+            with contextlib.suppress(ParseError):
                 cpus = parse_cpulist(_read(host, f"{base}/affected_cpus", unread) or "") or cpus
-            except ParseError:
-                pass
             for attr, file in (
                 ("scaling_min_khz", "scaling_min_freq"),
                 ("scaling_max_khz", "scaling_max_freq"),
@@ -274,8 +273,8 @@ def parse_pm_qos(data: bytes) -> int:
     text = data.decode("ascii", errors="replace").strip()
     if re.fullmatch(r"\d+", text):
         return int(text)
-    if re.fullmatch(r"(0x)?[0-9a-fA-F]{8}", text):
-        return int(text.removeprefix("0x"), 16)
+    if re.fullmatch(r"0x[0-9a-fA-F]{1,8}", text):
+        return int(text, 16)
     raise ParseError(f"unexpected /dev/cpu_dma_latency content {data[:16]!r}")
 
 

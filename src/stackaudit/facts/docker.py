@@ -137,14 +137,14 @@ class DockerContainer:
     @property
     def tensor_parallel(self) -> int | None:
         value = self.flag(*_TP_FLAGS)
-        return int(value) if value and value.isdigit() else None
+        return int(value) if value and value.isdecimal() else None
 
     @property
     def distributed_rank(self) -> bool:
         """Started as one rank of a multi-container group (SGLang --nnodes, Ray worker, torchrun)."""
         joined = " ".join(self.argv)
         nnodes = self.flag("--nnodes")
-        if nnodes is not None and nnodes.isdigit() and int(nnodes) > 1:
+        if nnodes is not None and nnodes.isdecimal() and int(nnodes) > 1:
             return True
         return bool(re.search(r"\bray start\b.*--address|--node-rank|--headless\b|--data-parallel-address",
                               joined))

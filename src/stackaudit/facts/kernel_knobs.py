@@ -6,6 +6,7 @@ Every read is small and bounded (a few dozen files, at most MAX_IRQS interrupt a
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass
 
@@ -230,6 +231,8 @@ class IrqInfo:
     nic_irqs: tuple[Irq, ...]
     nvidia_irqs: int = 0
     cpus: int | None = None  # CPU columns of /proc/interrupts
+    # NUMA node of each NIC function named by its IRQs (/sys/bus/pci/devices/<bdf>/numa_node).
+    nic_nodes: dict[str, int] | None = None
 
 
 def parse_interrupts(text: str) -> tuple[int, list[tuple[int, int, str]]]:
@@ -297,7 +300,12 @@ def irqs(ctx: FactContext) -> IrqInfo:
                 except ParseError:
                     continue
         nic.append(Irq(number, m.group(0), total, (m.group("bdf") or "").lower() or None, affinity))
-    return IrqInfo(_irqbalance_state(host), tuple(nic), nvidia, ncpu)
+    nodes: dict[str, int] = {}
+    for bdf in sorted({q.bdf for q in nic if q.bdf})[:32]:
+        text = (_optional(host, f"/sys/bus/pci/devices/{bdf}/numa_node") or "").strip()
+        if text.lstrip("-").isdigit():
+            nodes[bdf] = int(text)
+    return IrqInfo(_irqbalance_state(host), tuple(nic), nvidia, ncpu, nodes)
 
 
 # --- CPU isolation ---------------------------------------------------------------------------
@@ -417,10 +425,8 @@ def sched(ctx: FactContext) -> SchedState:
     psi60: float | None = None
     psi_text = _optional(host, "/proc/pressure/cpu")
     if psi_text:
-        try:
+        with contextlib.suppress(ParseError):
             psi10, psi60 = parse_psi(psi_text)
-        except ParseError:
-            pass
     knobs: tuple[str, ...] | None
     try:
         knobs = tuple(n for n in host.list_dir("/proc/sys/kernel") if n.startswith("sched_"))

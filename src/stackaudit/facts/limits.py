@@ -67,7 +67,7 @@ class ResourceLimits:
 
 
 def _number(value: str) -> int | None:
-    return int(value) if value.isdigit() else None
+    return int(value) if value.isdecimal() else None
 
 
 def parse_limits(text: str) -> ResourceLimits:
@@ -142,11 +142,11 @@ def parse_status_security(text: str) -> ProcessSecurity:
     nnp = fields.get("NoNewPrivs", "")
     uid = fields.get("Uid", "").split()
     return ProcessSecurity(
-        seccomp=int(seccomp) if seccomp.isdigit() else None,
+        seccomp=int(seccomp) if seccomp.isdecimal() else None,
         cap_eff=hexval("CapEff"),
         cap_bnd=hexval("CapBnd"),
-        no_new_privs=(nnp == "1") if nnp.isdigit() else None,
-        uid=int(uid[1]) if len(uid) > 1 and uid[1].isdigit() else None,
+        no_new_privs=(nnp == "1") if nnp.isdecimal() else None,
+        uid=int(uid[1]) if len(uid) > 1 and uid[1].isdecimal() else None,
     )
 
 

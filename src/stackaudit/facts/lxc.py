@@ -102,7 +102,7 @@ class LxcConfig:
     @property
     def cpus(self) -> float | None:
         cores = self.last("cores")
-        if cores and cores.isdigit():
+        if cores and cores.isdecimal():
             return float(cores)
         limit = self.last("cpulimit")
         if limit:
@@ -190,7 +190,7 @@ def parse_proc_devices(text: str) -> dict[str, int]:
             section = line
             continue
         parts = line.split()
-        if section.startswith("Character") and len(parts) == 2 and parts[0].isdigit():
+        if section.startswith("Character") and len(parts) == 2 and parts[0].isdecimal():
             majors.setdefault(parts[1], int(parts[0]))
     if not section:
         raise ParseError("not /proc/devices")

@@ -347,13 +347,14 @@ def _read(host: Host, path: str) -> bytes | None:
 
 
 def _process_details(host: Host, pid: int, argv: tuple[str, ...], engine: str, role: str,
-                     ppid: int | None, comm: str) -> tuple[ProcessInfo, bool]:
+                     ppid: int | None, comm: str, base: str = "") -> tuple[ProcessInfo, bool]:
     """Read environ, limits and status of one process; (info, environ overwritten by a title)."""
+    base = base or f"/proc/{pid}"
     environ: dict[str, str] | None
     clobbered = False
     note = ""
     try:
-        raw = _read(host, f"/proc/{pid}/environ")
+        raw = _read(host, f"{base}/environ")
         environ = parse_environ(raw) if raw is not None else None
         if raw is None:
             note = "not readable (the process ended, or the source does not hold it)"
@@ -364,13 +365,13 @@ def _process_details(host: Host, pid: int, argv: tuple[str, ...], engine: str, r
         note = "permission denied (another user's process: run as root)"
     limits: dict[str, tuple[str, str]] | None = None
     try:
-        text = _read(host, f"/proc/{pid}/limits")
+        text = _read(host, f"{base}/limits")
         if text is not None:
             limits = dict(parse_limits(text.decode("utf-8", errors="replace")).values)
     except (PermissionError, ParseError):
         limits = None
     try:
-        status_raw = _read(host, f"/proc/{pid}/status")
+        status_raw = _read(host, f"{base}/status")
         status = parse_status(status_raw.decode("utf-8", errors="replace")) if status_raw else {}
     except PermissionError:
         status = {}
@@ -420,7 +421,7 @@ def _current(host: Host) -> ProcessInfo | None:
     except PermissionError:
         raw = None
     argv = parse_cmdline_bytes(raw) if raw else ()
-    info, _ = _process_details(host, 0, argv, "", "", None, "")
+    info, _ = _process_details(host, 0, argv, "", "", None, "", base="/proc/self")
     if info.environ is None and info.limits is None and not info.status and not argv:
         return None
     pid_text = info.status.get("Pid", "")
@@ -470,6 +471,7 @@ def serving_processes(ctx: FactContext) -> ServingProcesses:
         return stats[pid]
 
     engine_of: dict[int, str] = {pid: m.engine for pid, m in matches.items() if m.engine and not m.needs_parent}
+    anchor: dict[int, int] = {}  # adopted child -> the engine process it descends from
     for pid in sorted(matches):
         if pid in engine_of:
             continue
@@ -481,6 +483,7 @@ def serving_processes(ctx: FactContext) -> ServingProcesses:
                 wanted = matches[pid].engine
                 if not wanted or wanted == engine_of[ancestor]:
                     engine_of[pid] = engine_of[ancestor]
+                    anchor[pid] = ancestor
                 break
             ancestor = stat(ancestor)[1]
 
@@ -506,6 +509,8 @@ def serving_processes(ctx: FactContext) -> ServingProcesses:
         cur = pid
         while True:
             ppid = infos[cur].ppid
+            if ppid not in infos:
+                ppid = anchor.get(cur)  # through an intermediate (an MPI daemon)
             if ppid is None or ppid not in infos or infos[ppid].engine != infos[cur].engine or ppid in seen:
                 return cur
             seen.add(ppid)

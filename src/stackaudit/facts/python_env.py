@@ -346,7 +346,7 @@ def python_env(ctx: FactContext) -> PythonEnv:
             proc = next((p for p in candidates if p.argv and _PY.match(posixpath.basename(p.argv[0]))), root)
             label = f"serving process {proc.label}"
             found = read_environment(host, proc, label)
-            key = found.site_packages or (f"pid {proc.pid}",)
+            key = (proc.engine, *(found.site_packages or (f"pid {proc.pid}",)))
             if key in seen:
                 continue
             seen.add(key)

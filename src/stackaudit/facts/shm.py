@@ -121,7 +121,7 @@ def parse_df(text: str) -> tuple[DfRow, ...]:
             pending = parts[0]
             continue
         pending = ""
-        if len(parts) < 6 or not all(p.isdigit() for p in parts[1:4]):
+        if len(parts) < 6 or not all(p.isdecimal() for p in parts[1:4]):
             raise ParseError(f"not a `df -k -P` row: {line[:80]!r}")
         rows.append(DfRow(parts[0], int(parts[1]), int(parts[2]), int(parts[3]), " ".join(parts[5:])))
     if not rows:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import partial
 
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers.registry import Found, importer, record_file
@@ -25,7 +26,7 @@ def to_khz(text: str) -> int | None:
     if not m:
         return None
     value = float(m.group(1).replace(",", "."))
-    return int(round(value * {"kHz": 1, "MHz": 1000, "GHz": 1_000_000}[m.group(2)]))
+    return round(value * {"kHz": 1, "MHz": 1000, "GHz": 1_000_000}[m.group(2)])
 
 
 # --- frequency-info --------------------------------------------------------------------------
@@ -175,7 +176,7 @@ def frequency_info(lines: list[str]) -> Iterator[Found]:
             end = _block_end(lines, i, _FREQ_KEYS)
             cpus = parse_frequency_info(lines[i:end])
             if cpus:
-                yield Found("cpupower-frequency-info", start, end, lambda r, c=cpus: _write_frequency(r, c))
+                yield Found("cpupower-frequency-info", start, end, partial(_write_frequency, cpus=cpus))
             i = max(end, i + 1)
             continue
         i += 1
@@ -289,7 +290,7 @@ def idle_info(lines: list[str]) -> Iterator[Found]:
             end = _block_end(lines, i, _IDLE_KEYS)
             info = parse_idle_info(lines[i:end])
             if info.states or info.no_states or info.driver:
-                yield Found("cpupower-idle-info", start, end, lambda r, inf=info: _write_idle(r, inf))
+                yield Found("cpupower-idle-info", start, end, partial(_write_idle, info=info))
             i = max(end, i + 1)
             continue
         i += 1

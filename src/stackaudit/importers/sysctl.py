@@ -8,7 +8,7 @@ those it reports "permission denied" for as unreadable.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from stackaudit.facts.system import SYSCTL_KEYS
 from stackaudit.host.memory import HostRecord
@@ -26,7 +26,7 @@ def sysctl_key_to_path(key: str) -> str:
 
     sysctl shows path separators as dots and dots inside a name as slashes.
     """
-    return "/proc/sys/" + key.translate(str.maketrans({".": "/", "/": "."}))
+    return "/proc/sys/" + "".join("/" if c == "." else "." if c == "/" else c for c in key)
 
 
 def parse_sysctl_lines(lines: list[str]) -> tuple[dict[str, str], set[str]]:
@@ -56,6 +56,13 @@ def _apply(record: HostRecord, values: dict[str, str], denied: set[str], whole: 
                 record.errors["read"].setdefault(path, "ENOENT")
 
 
+def _applier(values: dict[str, str], denied: set[str], whole: bool) -> Callable[[HostRecord], None]:
+    def apply(record: HostRecord) -> None:
+        _apply(record, values, denied, whole)
+
+    return apply
+
+
 @importer("sysctl", "`sysctl -a` output, whole or grepped (`key = value` lines)")
 def sysctl(lines: list[str]) -> Iterator[Found]:
     i = 0
@@ -76,5 +83,5 @@ def sysctl(lines: list[str]) -> Iterator[Found]:
         values, denied = parse_sysctl_lines(block)
         tops = {k.split(".", 1)[0] for k in values}
         whole = len(values) >= WHOLE_MIN_LINES and {"kernel", "vm", "fs"} <= tops
-        yield Found("sysctl", start, end, lambda r, v=values, d=denied, w=whole: _apply(r, v, d, w))
+        yield Found("sysctl", start, end, _applier(values, denied, whole))
         i = max(end, i + 1)

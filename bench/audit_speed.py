@@ -1,0 +1,62 @@
+"""Wall time of the audit as a user runs it, interpreter start included (issue 2 targets).
+
+Targets on a 2-core machine without a GPU: `stackaudit --help` < 0.3 s, `stackaudit audit`
+< 1 s, `stackaudit audit --from SNAPSHOT` < 1 s. Prints medians (and min/max) of N runs.
+
+    python bench/audit_speed.py [--runs 9]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+STACKAUDIT = [sys.executable, "-m", "stackaudit"]
+
+
+def _time(argv: list[str], runs: int) -> list[float]:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        times.append(time.perf_counter() - start)
+        if proc.returncode not in (0, 1):
+            raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}): {proc.stderr.strip()}")
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--snapshot", help="also time `audit --from` on this snapshot (e.g. an 8-GPU capture)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        snap = os.path.join(tmp, "host.tar.gz")
+        subprocess.run([*STACKAUDIT, "capture", "-o", snap], check=True, capture_output=True, timeout=120)
+        cases = {
+            "stackaudit --help": ([*STACKAUDIT, "--help"], 0.3),
+            "stackaudit audit (live)": ([*STACKAUDIT, "audit"], 1.0),
+            "stackaudit audit --format json (live)": ([*STACKAUDIT, "audit", "--format", "json"], 1.0),
+            "stackaudit audit --from snapshot": ([*STACKAUDIT, "audit", "--from", snap], 1.0),
+        }
+        if args.snapshot:
+            cases[f"stackaudit audit --from {os.path.basename(args.snapshot)}"] = (
+                [*STACKAUDIT, "audit", "--from", args.snapshot], 1.0)
+        print(f"{'case':<48} {'median':>8} {'min':>8} {'max':>8}  target")
+        failed = False
+        for name, (argv, target) in cases.items():
+            times = _time(argv, args.runs)
+            median = statistics.median(times)
+            ok = median < target
+            failed |= not ok
+            print(f"{name:<48} {median:8.3f} {min(times):8.3f} {max(times):8.3f}  <{target:g} s {'ok' if ok else 'MISSED'}")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

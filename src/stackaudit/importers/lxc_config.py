@@ -1,0 +1,89 @@
+"""A pasted LXC container config: Proxmox `/etc/pve/lxc/<id>.conf` (`key: value`, also `pct config`)
+or native LXC `/var/lib/lxc/<name>/config` (`key = value`).
+
+Recorded as that file plus the directory listing the lxc fact reads. The file's name comes from
+the `cat` line before it where there is one. A cut-off last line (`l`) is kept: the parser then
+marks the copy as truncated, so missing rules are "unknown", not "absent".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import partial
+
+from stackaudit.facts.lxc import LXC_DIR, PVE_DIR
+from stackaudit.host.memory import HostRecord
+from stackaudit.importers._scan import strip_prompt
+from stackaudit.importers.registry import Found, importer, record_file
+
+_PVE_KEYS = (r"arch|cmode|console|cores|cpulimit|cpuunits|description|dev\d+|digest|entrypoint|env|features|"
+             r"hookscript|hostname|lock|memory|mp\d+|nameserver|net\d+|onboot|ostype|parent|protection|rootfs|"
+             r"searchdomain|snaptime|startup|swap|tags|template|timezone|tty|unprivileged|unused\d+|lxc\.[\w.]+")
+_PVE_LINE = re.compile(rf"^(?:{_PVE_KEYS}):\s?.*$")
+_PVE_CORE = re.compile(r"^(arch|rootfs|ostype|hostname|memory|unprivileged|cores):")
+_LXC_LINE = re.compile(r"^lxc\.[\w.]+\s*=\s*.*$")
+_COMMENT = re.compile(r"^#")
+_PARTIAL = re.compile(r"^[a-z][\w.]*$")  # a line cut off in the middle of a key
+_CAT_PVE = re.compile(r"(?:cat\s+\S*?/etc/pve/(?:nodes/[^/\s]+/)?lxc/|pct\s+config\s+)(\d+)")
+_CAT_LXC = re.compile(r"cat\s+\S*?/var/lib/lxc/([^/\s]+)/config")
+
+
+def _apply(path: str, directory: str, entry: str, text: str, rec: HostRecord) -> None:
+    record_file(rec, path, text)
+    rec.dirs[directory] = sorted(set(rec.dirs.get(directory, [])) | {entry})
+
+
+def _name_from(lines: list[str], start: int) -> tuple[str, str] | None:
+    """(flavour, id or name) from a `cat` / `pct config` line just above the config."""
+    for k in range(start - 1, max(-1, start - 3), -1):
+        text = strip_prompt(lines[k])
+        m = _CAT_PVE.search(text)
+        if m:
+            return "proxmox", m.group(1)
+        m = _CAT_LXC.search(text)
+        if m:
+            return "lxc", m.group(1)
+    return None
+
+
+@importer("lxc config", "an LXC or Proxmox container config (`cat /etc/pve/lxc/<id>.conf`)")
+def lxc_config(lines: list[str]) -> Iterator[Found]:
+    i = 0
+    count = 0
+    while i < len(lines):
+        line = lines[i].strip()
+        pve = bool(_PVE_LINE.match(line)) and not _LXC_LINE.match(line)
+        native = bool(_LXC_LINE.match(line))
+        if not (pve or native):
+            i += 1
+            continue
+        rx = _PVE_LINE if pve else _LXC_LINE
+        j = i
+        body: list[str] = []
+        while j < len(lines):
+            cur = lines[j].strip()
+            if (rx.match(cur) and not (pve and _LXC_LINE.match(cur))) or _COMMENT.match(cur) or (
+                    native and not cur and j + 1 < len(lines) and _LXC_LINE.match(lines[j + 1].strip())):
+                body.append(cur)
+                j += 1
+                continue
+            break
+        settings = [b for b in body if b and not b.startswith("#")]
+        core = pve and any(_PVE_CORE.match(b) for b in settings)
+        if len(settings) < 3 or (pve and not core and sum(b.startswith("lxc.") for b in settings) < 2):
+            i = max(j, i + 1)
+            continue
+        if j < len(lines) and _PARTIAL.match(lines[j].strip()) and (j + 1 == len(lines) or not lines[j + 1].strip()):
+            body.append(lines[j].strip())  # the copy ends in the middle of a line
+            j += 1
+        named = _name_from(lines, i)
+        count += 1
+        if pve:
+            ident = named[1] if named and named[0] == "proxmox" else f"pasted{count}"
+            apply = partial(_apply, f"{PVE_DIR}/{ident}.conf", PVE_DIR, f"{ident}.conf", "\n".join(body) + "\n")
+        else:
+            ident = named[1] if named and named[0] == "lxc" else f"pasted{count}"
+            apply = partial(_apply, f"{LXC_DIR}/{ident}/config", LXC_DIR, ident, "\n".join(body) + "\n")
+        yield Found("lxc config", i, j, apply)
+        i = j

@@ -1,0 +1,168 @@
+"""Measured TTFT, TPOT and throughput against a server whose timing is exact by construction.
+
+The calibrated server (tests/bench_support/calibrated_server.py, its own process) emits chunk j
+at TTFT + j·k·gap after reading the request. Truth for n tokens at concurrency c (closed loop):
+TTFT, TPOT = gap, E2E = TTFT + (n − 1)·gap, aggregate = c·n / E2E. The issue's tolerance is
+max(2 %, 1 ms) on each.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from bench_support.servers import calibrated_server
+
+from stackaudit.bench.loadgen import LevelRun
+from stackaudit.bench.metrics import summarize_repeat
+from stackaudit.bench.runner import BenchConfig, BenchOutcome, run_bench
+
+TTFT_MS = 500.0
+GAP_MS = 20.0
+N = 32
+
+
+def within(measured: float | None, truth: float) -> bool:
+    assert measured is not None
+    return abs(measured - truth) <= max(0.02 * truth, 1.0)
+
+
+def within_ratio(measured: float | None, truth: float) -> bool:
+    assert measured is not None
+    return abs(measured - truth) <= 0.02 * truth
+
+
+def bench(url: str, **options: Any) -> BenchOutcome:
+    values: dict[str, Any] = {"input_tokens": 16, "output_tokens": N, "warmup": "0", "self_check": False}
+    values.update(options)
+    return asyncio.run(run_bench(BenchConfig(url=url, **values), progress=None))
+
+
+@contextmanager
+def own_core(cpu: int) -> Iterator[None]:
+    """Pin this (client) process to one core while the server runs on another, where there are two."""
+    if not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2:
+        yield
+        return
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {cpu})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, before)
+
+
+def cores() -> tuple[int | None, int | None]:
+    if not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2:
+        return None, None
+    mine = sorted(os.sched_getaffinity(0))
+    return mine[0], mine[1]
+
+
+@pytest.mark.parametrize(("concurrency", "requests"), [(1, 4), (64, 128)])
+def test_ttft_tpot_throughput_match_truth(concurrency: int, requests: int) -> None:
+    client_cpu, server_cpu = cores()
+    with calibrated_server("--ttft-ms", str(TTFT_MS), "--gap-ms", str(GAP_MS), "--tokenize", cpu=server_cpu) as url:
+        if client_cpu is None:
+            outcome = bench(url, concurrency=[concurrency], requests=requests, self_check=concurrency > 1)
+        else:
+            with own_core(client_cpu):
+                outcome = bench(url, concurrency=[concurrency], requests=requests, self_check=concurrency > 1)
+    level = outcome.result["levels"][0]
+    assert level["errors"] == 0 and level["requests"] == requests
+    assert level["valid"], level["invalid_reasons"]
+    assert within(level["ttft_ms"]["p50"], TTFT_MS), level["ttft_ms"]
+    assert within(level["tpot_ms"]["mean"], GAP_MS), level["tpot_ms"]
+    e2e = TTFT_MS + (N - 1) * GAP_MS
+    assert within(level["e2e_ms"]["p50"], e2e), level["e2e_ms"]
+    assert within_ratio(level["output_tokens_per_s"], concurrency * N / (e2e / 1000.0)), level
+    assert within_ratio(level["output_tokens_per_s_per_stream"], 1000.0 / GAP_MS)
+    assert level["token_source"] == ["usage"] and not level["approximate_tokens"]
+    assert level["prompt_tokens_check"]["checked"] == requests
+    assert abs(level["prompt_tokens_check"]["mean_difference_tokens"]) <= 1
+    assert outcome.result["config"]["prompt_tokens_source"] == "server /tokenize"
+    if concurrency > 1:
+        assert outcome.result["client"]["ceiling"]["chunks_per_s"] > 0
+        assert level["achieved_concurrency"] >= 0.95 * concurrency
+
+
+def test_without_usage_counts_chunks_and_says_approximate() -> None:
+    with calibrated_server("--ttft-ms", "50", "--gap-ms", str(GAP_MS), "--no-usage") as url:
+        outcome = bench(url, concurrency=[2], requests=4)
+    level = outcome.result["levels"][0]
+    assert level["approximate_tokens"]
+    assert level["token_source"] == ["content chunks"]
+    assert any("approximate" in flag for flag in level["flags"])
+    assert level["output_tokens_mean"] == N
+    assert within(level["tpot_ms"]["mean"], GAP_MS)
+    # Words, said so: this server has no tokenize endpoint.
+    assert outcome.result["config"]["prompt_tokens_source"].startswith("words")
+    assert any("sized in words" in note for note in outcome.result["anomalies"])
+
+
+def test_several_tokens_per_chunk_divides_by_tokens_not_chunks() -> None:
+    with calibrated_server("--ttft-ms", "50", "--gap-ms", "5", "--tokens-per-chunk", "4") as url:
+        outcome = bench(url, concurrency=[8], requests=16)
+    level = outcome.result["levels"][0]
+    assert level["tokens_per_chunk"]["mean"] == pytest.approx(4.0)
+    assert any("several tokens" in flag for flag in level["flags"])
+    assert within(level["tpot_ms"]["mean"], 5.0), level["tpot_ms"]
+    # ITL is per chunk, k times the token gap: reported as such, not as a token gap.
+    assert level["itl_ms"]["p50"] == pytest.approx(20.0, abs=1.0)
+    assert within_ratio(level["output_tokens_per_s"], 8 * N / ((50 + (N - 4) * 5) / 1000.0))
+
+
+def test_long_lines_chat_endpoint() -> None:
+    with calibrated_server("--ttft-ms", "50", "--gap-ms", str(GAP_MS), "--line-pad", "70000") as url:
+        outcome = bench(url, concurrency=[4], requests=8, endpoint="chat", output_tokens=16)
+    level = outcome.result["levels"][0]
+    assert level["errors"] == 0, level["error_reasons"]
+    assert level["output_tokens_mean"] == 16
+    assert within(level["ttft_ms"]["p50"], 50.0)
+    assert within(level["tpot_ms"]["mean"], GAP_MS)
+
+
+def test_early_eos_flagged_and_ignore_eos_asked() -> None:
+    with calibrated_server("--ttft-ms", "20", "--gap-ms", "2", "--eos-after", "10") as url:
+        stopped = bench(url, concurrency=[2], requests=4, ignore_eos=False)
+        suppressed = bench(url, concurrency=[2], requests=4)
+    level = stopped.result["levels"][0]
+    assert level["early_eos"] == 4
+    assert level["output_tokens_mean"] == 10  # never the requested length
+    assert any("early EOS" in flag for flag in level["flags"])
+    assert suppressed.result["server"]["sampling"]["ignore_eos"] is True
+    assert suppressed.result["levels"][0]["early_eos"] == 0
+
+
+def test_open_loop_poisson_latency_from_scheduled_arrival() -> None:
+    with calibrated_server("--ttft-ms", "50", "--gap-ms", "2") as url:
+        outcome = bench(url, request_rate=[20.0], concurrency=[], requests=30, output_tokens=8)
+    level = outcome.result["levels"][0]
+    assert level["request_rate"] == 20.0 and level["concurrency"] is None
+    assert level["valid"], level["invalid_reasons"]
+    assert within(level["ttft_ms"]["p50"], 50.0)
+    records = [r for _, r in outcome.records["r=20"]]
+    intended = [r.intended for r in records]
+    assert intended == sorted(intended) and intended[-1] - intended[0] > 0.5  # spread, not a burst
+
+
+def test_open_loop_queueing_behind_a_cap_counts_in_latency() -> None:
+    """With one slot, requests wait; latency from the intended time shows it, and the run says so."""
+    with calibrated_server("--ttft-ms", "100", "--gap-ms", "1") as url:
+        outcome = bench(url, request_rate=[50.0], concurrency=[], requests=10, output_tokens=4, max_concurrency=1)
+    level = outcome.result["levels"][0]
+    assert level["ttft_ms"]["p90"] > 300.0  # queued behind earlier requests
+    assert not level["valid"] and any("send lag" in r for r in level["invalid_reasons"])
+
+
+def test_client_near_its_ceiling_is_invalid() -> None:
+    with calibrated_server("--ttft-ms", "10", "--gap-ms", "1") as url:
+        outcome = bench(url, concurrency=[1], requests=3, output_tokens=8)
+    records = [r for _, r in outcome.records["c=1"]]
+    run = LevelRun("concurrency", 1.0, records, min(r.intended for r in records), max(r.finish for r in records), records[-1].intended)
+    assert summarize_repeat(run, ceiling_chunks_per_s=1e9)["invalid"] == []
+    assert any("ceiling" in reason for reason in summarize_repeat(run, ceiling_chunks_per_s=10.0)["invalid"])

@@ -1,0 +1,190 @@
+"""KVER checks through the real engine on fake hosts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from stackaudit.engine.results import Result
+from stackaudit.engine.testing import run_checks
+from stackaudit.host.memory import fake_host
+
+CPU = "/sys/devices/system/cpu"
+
+
+def lscpu(vendor: str, model: str, family: int, flags: str = "fpu vme de pse tsc msr", hypervisor: str = "") -> str:
+    return (f"Architecture:        x86_64\nCPU(s):              64\nVendor ID:           {vendor}\n"
+            f"Model name:          {model}\nCPU family:          {family}\nModel:               17\n"
+            f"Socket(s):           2\n" + (f"Hypervisor vendor:   {hypervisor}\n" if hypervisor else "")
+            + f"Flags:               {flags}\n")
+
+
+TURIN = lscpu("AuthenticAMD", "AMD EPYC 9575F 64-Core Processor", 26)
+GENOA = lscpu("AuthenticAMD", "AMD EPYC 9654 96-Core Processor", 25)
+XEON = lscpu("GenuineIntel", "Intel(R) Xeon(R) Platinum 8480+", 6, "fpu vme hwp hwp_epp")
+
+
+def uname(release: str) -> str:
+    return f"Linux node1 {release} #1 SMP PREEMPT_DYNAMIC Mon Jan  6 10:00:00 UTC 2025 x86_64 x86_64 x86_64 GNU/Linux\n"
+
+
+def cpufreq(driver: str, governor: str = "performance", n: int = 4) -> dict[str, Any]:
+    files: dict[str, Any] = {f"{CPU}/present": f"0-{n - 1}\n"}
+    for i in range(n):
+        files[f"{CPU}/cpufreq/policy{i}/scaling_driver"] = driver + "\n"
+        files[f"{CPU}/cpufreq/policy{i}/scaling_governor"] = governor + "\n"
+    return files
+
+
+def run(check: str, files: dict[str, Any], cpu: str, release: str = "6.8.0-45-generic",
+        commands: dict[str, Any] | None = None, **kw: Any) -> Result:
+    cmds: dict[str, Any] = {"lscpu": cpu, "uname -a": uname(release)}
+    cmds.update(commands or {})
+    return run_checks(fake_host(files=files, commands=cmds, **kw), select=[check])[check]
+
+
+# --- KVER-AMD-ZEN5 ---------------------------------------------------------------------------
+
+
+def test_zen5_old_kernel_slow_governor_is_low_issue() -> None:
+    r = run("KVER-AMD-ZEN5", cpufreq("acpi-cpufreq", "schedutil"), TURIN, "6.11.0-19-generic")
+    assert r.status == "issue" and r.severity == "low" and "capability gap" in r.message
+
+
+def test_zen5_before_model_ids_says_unverified() -> None:
+    r = run("KVER-AMD-ZEN5", cpufreq("acpi-cpufreq"), TURIN, "6.8.0-45-generic")
+    assert r.status == "issue" and "unverified" in r.message and r.confidence == "unproven"
+
+
+def test_zen5_acpi_performance_before_613_is_not_an_issue() -> None:
+    r = run("KVER-AMD-ZEN5", cpufreq("acpi-cpufreq", "performance"), TURIN, "6.11.0-19-generic")
+    assert r.status == "not-an-issue" and "runs fine" in r.message
+
+
+def test_zen5_new_kernel_ok_and_genoa_not_applicable() -> None:
+    assert run("KVER-AMD-ZEN5", cpufreq("amd-pstate-epp", "powersave"), TURIN, "6.14.0-29-generic").status == "ok"
+    assert run("KVER-AMD-ZEN5", cpufreq("acpi-cpufreq"), GENOA).status == "not-applicable"
+
+
+# --- KVER-INTEL-PSTATE -----------------------------------------------------------------------
+
+
+def test_intel_pstate_disable_on_cmdline_is_issue() -> None:
+    files = cpufreq("acpi-cpufreq")
+    files["/proc/cmdline"] = "BOOT_IMAGE=/vmlinuz ro intel_pstate=disable intel_idle.max_cstate=1\n"
+    r = run("KVER-INTEL-PSTATE", files, XEON)
+    assert r.status == "issue" and "intel_pstate=disable" in r.message
+
+
+def test_intel_no_cpufreq_on_bare_metal_is_issue_mentioning_bios_profile() -> None:
+    r = run("KVER-INTEL-PSTATE", {f"{CPU}/present": "0-63\n"}, XEON, dirs={f"{CPU}/cpufreq": []},
+            commands={"dmesg": "[    2.421042] intel_pstate: P-states controlled by the platform\n"})
+    assert r.status == "issue" and "Performance" in r.message and r.fix_cost == "bios"
+    assert r.evidence
+
+
+def test_intel_acpi_on_hwp_xeon_is_issue_and_active_ok() -> None:
+    assert run("KVER-INTEL-PSTATE", cpufreq("acpi-cpufreq"), XEON).status == "issue"
+    files = cpufreq("intel_pstate", "powersave")
+    files[f"{CPU}/intel_pstate/status"] = "active\n"
+    r = run("KVER-INTEL-PSTATE", files, XEON)
+    assert r.status == "ok" and "active" in r.message
+
+
+def test_intel_vm_not_applicable() -> None:
+    vm = lscpu("GenuineIntel", "Intel Xeon Processor (Icelake)", 6, "fpu hypervisor", "KVM")
+    assert run("KVER-INTEL-PSTATE", {}, vm, dirs={f"{CPU}/cpufreq": []}).status == "not-applicable"
+
+
+# --- KVER-NVIDIA-KERNEL-COMBOS ---------------------------------------------------------------
+
+
+def gpu(bdf: str = "0000:41:00.0", device: str = "0x2330") -> dict[str, Any]:
+    base = f"/sys/bus/pci/devices/{bdf}"
+    return {f"{base}/vendor": "0x10de\n", f"{base}/device": f"{device}\n", f"{base}/class": "0x030200\n",
+            f"{base}/numa_node": "0\n"}
+
+
+def test_rhel9_570_with_hmm_is_high_issue() -> None:
+    files = gpu()
+    files["/sys/module/nvidia/version"] = "570.124.06\n"
+    files["/sys/module/nvidia_uvm/parameters/uvm_disable_hmm"] = "N\n"
+    r = run("KVER-NVIDIA-KERNEL-COMBOS", files, XEON, "5.14.0-570.12.1.el9_6.x86_64")
+    assert r.status == "issue" and r.severity == "high" and "#901" in r.message
+    assert r.fix is not None and "uvm_disable_hmm=1" in r.fix.runtime and r.fix_cost == "driver-reload"
+
+
+def test_rhel9_570_with_workaround_is_not_an_issue() -> None:
+    files = gpu()
+    files["/sys/module/nvidia/version"] = "570.124.06\n"
+    files["/sys/module/nvidia_uvm/parameters/uvm_disable_hmm"] = "Y\n"
+    r = run("KVER-NVIDIA-KERNEL-COMBOS", files, XEON, "5.14.0-570.12.1.el9_6.x86_64")
+    assert r.status == "not-an-issue"
+
+
+def test_linux_611_is_issue_and_dkms_failure_is_issue() -> None:
+    files = gpu()
+    files["/sys/module/nvidia/version"] = "565.57.01\n"
+    assert run("KVER-NVIDIA-KERNEL-COMBOS", files, XEON, "6.11.0-1-generic").status == "issue"
+    from stackaudit.host.base import CommandResult
+
+    r = run("KVER-NVIDIA-KERNEL-COMBOS", gpu(), XEON, "6.8.0-51-generic", commands={
+        "modinfo -F version nvidia": CommandResult(("modinfo", "-F", "version", "nvidia"), 1, "",
+                                                   "modinfo: ERROR: Module nvidia not found.\n")})
+    assert r.status == "issue" and "DKMS" in r.message and r.subjects == ("0000:41:00.0",)
+
+
+def test_blackwell_595_hmm_is_issue_and_plain_host_ok() -> None:
+    files = gpu(device="0x2bb1")
+    files["/sys/module/nvidia/version"] = "595.45.04\n"
+    files["/sys/module/nvidia_uvm/parameters/uvm_disable_hmm"] = "N\n"
+    r = run("KVER-NVIDIA-KERNEL-COMBOS", files, XEON, "6.8.0-51-generic")
+    assert r.status == "issue" and "#1223" in r.message
+    files = gpu()
+    files["/sys/module/nvidia/version"] = "570.124.06\n"
+    assert run("KVER-NVIDIA-KERNEL-COMBOS", files, XEON, "6.8.0-51-generic").status == "ok"
+
+
+def test_no_gpu_not_applicable() -> None:
+    files = {"/sys/bus/pci/devices/0000:00:00.0/vendor": "0x8086\n",
+             "/sys/bus/pci/devices/0000:00:00.0/class": "0x060000\n"}
+    assert run("KVER-NVIDIA-KERNEL-COMBOS", files, XEON).status == "not-applicable"
+
+
+# --- KVER-DMABUF -----------------------------------------------------------------------------
+
+PROC_MODULES = "nvidia_uvm 1437696 0 - Live 0x0000000000000000\nnvidia 54308864 10 nvidia_uvm, Live 0x0\n" \
+               "mlx5_ib 425984 0 - Live 0x0\nib_core 434176 2 mlx5_ib, Live 0x0\n"
+
+
+def rdma_host(open_module: bool, peermem: bool = False) -> dict[str, Any]:
+    flavour = "Open Kernel Module for x86_64" if open_module else "x86_64 Kernel Module"
+    files: dict[str, Any] = {
+        "/proc/driver/nvidia/version": f"NVRM version: NVIDIA UNIX {flavour}  570.124.06  Release Build\n",
+        "/proc/modules": PROC_MODULES + ("nvidia_peermem 16384 0 - Live 0x0\n" if peermem else ""),
+    }
+    return files
+
+
+def test_dmabuf_proprietary_without_peermem_is_issue() -> None:
+    r = run("KVER-DMABUF", rdma_host(False), XEON, dirs={"/sys/class/infiniband": ["mlx5_0", "mlx5_1"]})
+    assert r.status == "issue" and "multi-node" in r.message and r.subjects == ("mlx5_0", "mlx5_1")
+
+
+def test_dmabuf_open_module_new_kernel_ok_and_peermem_ok() -> None:
+    assert run("KVER-DMABUF", rdma_host(True), XEON, dirs={"/sys/class/infiniband": ["mlx5_0"]}).status == "ok"
+    assert run("KVER-DMABUF", rdma_host(False, peermem=True), XEON,
+               dirs={"/sys/class/infiniband": ["mlx5_0"]}).status == "ok"
+
+
+def test_dmabuf_single_node_engine_is_not_an_issue() -> None:
+    files = rdma_host(False)
+    argv = ["/usr/bin/python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen2.5-72B-Instruct", "--tp", "4"]
+    files.update({"/proc/777/cmdline": "\0".join(argv) + "\0",
+                  "/proc/777/stat": "777 (python3) S 1 777 777 0 -1 0 0 0 0 0\n",
+                  "/proc/777/status": "Name:\tpython3\nPid:\t777\nPPid:\t1\n"})
+    r = run("KVER-DMABUF", files, XEON, dirs={"/sys/class/infiniband": ["mlx5_0"]})
+    assert r.status == "not-an-issue" and "one node" in r.message
+
+
+def test_dmabuf_no_rdma_not_applicable() -> None:
+    assert run("KVER-DMABUF", rdma_host(False), XEON).status == "not-applicable"
