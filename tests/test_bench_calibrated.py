@@ -113,16 +113,19 @@ def test_several_tokens_per_chunk_divides_by_tokens_not_chunks() -> None:
     assert within(level["tpot_ms"]["mean"], 5.0), level["tpot_ms"]
     # ITL is per chunk, k times the token gap: reported as such, not as a token gap.
     assert level["itl_ms"]["p50"] == pytest.approx(20.0, abs=1.0)
-    assert within_ratio(level["output_tokens_per_s"], 8 * N / ((50 + (N - 4) * 5) / 1000.0))
+    # Requests here last 190 ms, so the closed loop's turnaround between requests weighs more: 5 %.
+    truth = 8 * N / ((50 + (N - 4) * 5) / 1000.0)
+    assert abs(level["output_tokens_per_s"] - truth) <= 0.05 * truth
 
 
 def test_long_lines_chat_endpoint() -> None:
-    with calibrated_server("--ttft-ms", "50", "--gap-ms", str(GAP_MS), "--line-pad", "70000") as url:
+    with calibrated_server("--ttft-ms", "200", "--gap-ms", str(GAP_MS), "--line-pad", "70000") as url:
         outcome = bench(url, concurrency=[4], requests=8, endpoint="chat", output_tokens=16)
     level = outcome.result["levels"][0]
     assert level["errors"] == 0, level["error_reasons"]
     assert level["output_tokens_mean"] == 16
-    assert within(level["ttft_ms"]["p50"], 50.0)
+    # Every event is 70 KB here: moving and scanning it is real time inside TTFT, so 5 %.
+    assert abs(level["ttft_ms"]["p50"] - 200.0) <= 10.0
     assert within(level["tpot_ms"]["mean"], GAP_MS)
 
 
@@ -139,12 +142,12 @@ def test_early_eos_flagged_and_ignore_eos_asked() -> None:
 
 
 def test_open_loop_poisson_latency_from_scheduled_arrival() -> None:
-    with calibrated_server("--ttft-ms", "50", "--gap-ms", "2") as url:
+    with calibrated_server("--ttft-ms", "200", "--gap-ms", "2") as url:
         outcome = bench(url, request_rate=[20.0], concurrency=[], requests=30, output_tokens=8)
     level = outcome.result["levels"][0]
     assert level["request_rate"] == 20.0 and level["concurrency"] is None
     assert level["valid"], level["invalid_reasons"]
-    assert within(level["ttft_ms"]["p50"], 50.0)
+    assert within(level["ttft_ms"]["p50"], 200.0)
     records = [r for _, r in outcome.records["r=20"]]
     intended = [r.intended for r in records]
     assert intended == sorted(intended) and intended[-1] - intended[0] > 0.5  # spread, not a burst

@@ -467,9 +467,15 @@ def test_sched_knobs_contention_and_stale_lines_are_issue() -> None:
     files = {"/proc/pressure/cpu": "some avg10=23.51 avg60=18.00 avg300=9.12 total=123456789\n",
              "/etc/sysctl.d/99-latency.conf": "kernel.sched_migration_cost_ns = 5000000\n",
              "/proc/sys/kernel/sched_autogroup_enabled": "1\n"}
+    files.update(proc_files(4242, VLLM, {"Cpus_allowed_list": "0-7"}))
     r = run("KERN-SCHED-KNOBS", files)
     assert r.status == "issue" and r.severity == "medium"
     assert "23.5" in r.message and "kernel.sched_migration_cost_ns" in r.message
+
+
+def test_sched_knobs_pressure_without_engine_is_low() -> None:
+    r = run("KERN-SCHED-KNOBS", {"/proc/pressure/cpu": "some avg10=24.70 avg60=18.00 avg300=9.12 total=1\n"})
+    assert r.status == "issue" and r.severity == "low" and "sample during serving" in r.message
 
 
 def test_sched_knobs_stale_line_on_old_kernel_is_ok() -> None:

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from stackaudit.facts import cpufreq as cf
 from stackaudit.facts import kernel_knobs as kk
 from stackaudit.facts._parse import ParseError
+from stackaudit.facts.pci import PciDevice, PciDevices
 from stackaudit.host.base import Host
 from stackaudit.host.memory import fake_host
 
@@ -103,6 +104,18 @@ def test_cpufreq_garbage_values_do_not_raise() -> None:
     fact = cf.cpufreq(Ctx(fake_host(files=files)))
     assert fact.policies[0].cpuinfo_max_khz is None
     assert fact.cpus_present is None
+
+
+def test_non_utf8_sysfs_and_proc_bytes_do_not_raise() -> None:
+    files: dict[str, str | bytes | OSError] = dict(cpufreq_files(2))
+    files[f"{CPU}/cpufreq/policy1/scaling_governor"] = b"\xffperf\xc3\x28\n"
+    files["/proc/interrupts"] = INTERRUPTS.encode() + b"\n 200: \xff\xfe 0 0 0 junk\n"
+    files["/proc/swaps"] = b"Filename\tType\tSize\tUsed\tPriority\n/sw\xffap file 10 0 -2\n"
+    host = fake_host(files=files)
+    fact = cf.cpufreq(Ctx(host))
+    assert len(fact.governors()) == 2
+    assert kk.irqs(Ctx(host)).nic_irqs
+    assert kk.swap(Ctx(host)).devices[0].size_kib == 10
 
 
 def test_cpufreq_unreadable_knobs_are_marked() -> None:
@@ -252,7 +265,14 @@ def test_parse_nvidia_proc_version() -> None:
 
 def test_nvidia_kernel_provider_runs_modinfo_only_when_not_loaded() -> None:
     host = fake_host(commands={"modinfo -F version nvidia": "570.124.06\n"})
-    nk = kk.nvidia_kernel(Ctx(host))
+    assert kk.nvidia_kernel(Ctx(host)).modinfo_rc is None  # no GPU known: modinfo is not run
+    gpu = PciDevices((PciDevice("0000:41:00.0", "0x10de", "0x2330", "0x030200"),))
+
+    class GpuCtx(Ctx):
+        def optional(self, name: str, kind: type[Any]) -> Any:
+            return gpu if name == "pci" else None
+
+    nk = kk.nvidia_kernel(GpuCtx(host))
     assert nk.loaded_version is None and nk.installed_version == "570.124.06" and nk.modinfo_rc == 0
     loaded = fake_host(files={"/sys/module/nvidia/version": "575.51.03\n",
                               "/sys/module/nvidia_uvm/parameters/uvm_disable_hmm": "N\n"})

@@ -162,7 +162,7 @@ def sglang(*, extra_args: tuple[str, ...] = (), env: dict[str, str] | None = Non
     for rank in range(2):
         if scheduler_env is None:
             files.update(proc(5150 + rank, 5101, [f"sglang::scheduler_TP{rank}"], None, title=True,
-                              comm=f"sglang::schedul"))
+                              comm="sglang::schedul"))
         else:  # SPT_NOENV: the environment block stays intact
             files.update(proc(5150 + rank, 5101, [f"sglang::scheduler_TP{rank}"], {**environ, **scheduler_env},
                               comm="sglang::schedul"))
@@ -341,8 +341,8 @@ def test_cuda_graphs_enforce_eager_is_a_p0_issue_from_the_engine_argv() -> None:
 
 
 def test_cuda_graphs_sglang_disable_flag_and_trtllm_config() -> None:
-    r = run_checks(host(unrelated(), sglang(extra_args=("--disable-cuda-graph",))), ["RT-CUDA-GRAPHS"])
-    assert r["RT-CUDA-GRAPHS"].status == "issue" and "--disable-cuda-graph" in r["RT-CUDA-GRAPHS"].message
+    r = run_checks(host(unrelated(), sglang(extra_args=("--disable-cuda-graph",))), ["RT-CUDA-GRAPHS"])["RT-CUDA-GRAPHS"]
+    assert r.status == "issue" and "--disable-cuda-graph" in r.message
     cfg = "backend: pytorch\ncuda_graph_config: null\nenable_attention_dp: false\n"
     r = run_checks(host(unrelated(), trtllm(config=cfg)), ["RT-CUDA-GRAPHS"])["RT-CUDA-GRAPHS"]
     assert r.status == "issue" and "/workspace/extra-llm-api-config.yml" in r.message
@@ -595,3 +595,15 @@ def test_processinfo_option_reads_flags_then_config() -> None:
     p = ProcessInfo(pid=1, ppid=None, comm="x", argv=("trtllm-serve", "m", "--tp_size", "4"),
                     config={"allreduce_strategy": "NCCL", "tp_size": "2"}, engine="trtllm")
     assert p.option("--tp_size") == "4" and p.option("allreduce_strategy") == "NCCL"
+
+
+def test_pasted_ulimit_without_a_process_list_is_not_read_as_no_engine() -> None:
+    # A pasted `ulimit -a` is imported as /proc/self/limits with the hard column unknown.
+    values = {name: ("unlimited", "unknown") for name, _ in LIMIT_ROWS}
+    values["Max open files"] = ("1024", "unknown")
+    pasted = fake_host(files={"/proc/self/limits": format_limits(values)}, strict=True)
+    results = run_checks(pasted, ["RT-ULIMIT-NOFILE", "RT-CUDA-GRAPHS", "RT-VERSION-MATRIX"])
+    nofile = results["RT-ULIMIT-NOFILE"]
+    assert nofile.status == "unknown" and "hard not shown" in nofile.message and "captured from" in nofile.message
+    assert results["RT-CUDA-GRAPHS"].status == "unknown" and "capture" in results["RT-CUDA-GRAPHS"].hint
+    assert results["RT-VERSION-MATRIX"].status == "unknown"

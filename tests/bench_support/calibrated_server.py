@@ -141,6 +141,7 @@ async def stream(state: State, writer: asyncio.StreamWriter, body: dict[str, Any
     writer.write(_chunk(b"data: [DONE]\n\n") + b"0\r\n\r\n")
     await writer.drain()
     state.prompt_tokens += prompt_tokens
+    state.generated += args.metrics_overcount
     return True
 
 
@@ -162,6 +163,9 @@ async def handle(state: State, reader: asyncio.StreamReader, writer: asyncio.Str
                     length = int(line.split(":", 1)[1])
             raw = await reader.readexactly(length) if length else b""
             t0 = loop.time()
+            if args.require_key and f"authorization: bearer {args.require_key}".lower() not in head.decode("latin-1").lower():
+                await _respond_json(writer, 401, {"error": {"message": "missing or wrong API key"}})
+                continue
             if method == "GET" and path == "/v1/models":
                 await _respond_json(writer, 200, {"object": "list", "data": [{"id": "calibrated", "object": "model", "owned_by": "stackaudit-test"}]})
             elif method == "GET" and path == "/version" and args.version:
@@ -169,7 +173,7 @@ async def handle(state: State, reader: asyncio.StreamReader, writer: asyncio.Str
             elif method == "GET" and path == "/metrics" and args.metrics:
                 text = (
                     "# TYPE vllm:generation_tokens_total counter\n"
-                    f'vllm:generation_tokens_total{{model_name="calibrated"}} {float(state.generated + args.metrics_offset)}\n'
+                    f'vllm:generation_tokens_total{{model_name="calibrated"}} {float(state.generated)}\n'
                     f'vllm:prompt_tokens_total{{model_name="calibrated"}} {float(state.prompt_tokens)}\n'
                     f'vllm:cache_config_info{{block_size="16",enable_prefix_caching="True",gap_ms="{args.gap_ms}"}} 1.0\n'
                 )
@@ -213,9 +217,10 @@ async def main() -> None:
     parser.add_argument("--fault-every", type=int, default=0)
     parser.add_argument("--tokenize", action="store_true")
     parser.add_argument("--metrics", action="store_true")
-    parser.add_argument("--metrics-offset", type=int, default=0, help="tokens the /metrics counter over-reports")
+    parser.add_argument("--metrics-overcount", type=int, default=0, help="tokens /metrics over-reports per response")
     parser.add_argument("--version", default=None)
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--require-key", default=None, help="answer 401 without this bearer token")
     args = parser.parse_args()
     state = State(args)
     gc.freeze()

@@ -919,8 +919,8 @@ def watchdog(sysctls: Sysctls) -> Outcome:
         return unknown("kernel.nmi_watchdog / kernel.watchdog are not in this source",
                        hint="cat /proc/sys/kernel/nmi_watchdog /proc/sys/kernel/watchdog")
     shown = ", ".join(f"{k} = {v}" for k, v in known.items())
-    return ok(f"{shown}: information only; the watchdog's cost is negligible for serving, and disabling it loses "
-              "hang detection", actual=shown)
+    return ok(f"{shown}: information only; the watchdog's cost is negligible for serving (any effect is unproven), "
+              "and disabling it loses hang detection", actual=shown)
 
 
 # --- KERN-MITIGATIONS ------------------------------------------------------------------------
@@ -967,8 +967,8 @@ def mitigations(vulnerabilities: Vulnerabilities | None = None, cmdline: KernelC
     if flag == "off":
         return ok(f"{shown}: mitigations are off, a security trade-off acceptable only on single-tenant trusted "
                   "hosts", actual=shown)
-    return ok(f"{shown}: information only; mitigations add some syscall/context-switch cost (unmeasured for LLM "
-              "serving) and turning them off is a security decision", actual=shown)
+    return ok(f"{shown}: information only; mitigations add some syscall/context-switch cost (unproven for LLM "
+              "serving: no published number) and turning them off is a security decision", actual=shown)
 
 
 # --- KERN-SCHED-KNOBS ------------------------------------------------------------------------
@@ -1014,7 +1014,8 @@ def sched_knobs(sched: SchedState, kernel: KernelInfo | None = None,
         problems.append(f"CPU pressure some avg10 = {sched.psi_some_avg10:.1f} % (tasks waiting for a CPU)"
                         + ("" if serving else " (no serving process running: sample during serving)"))
         evidence.append(f"/proc/pressure/cpu: some avg10={sched.psi_some_avg10:.2f}")
-        severity = "medium"
+        # Pressure while no engine runs says little about serving: reported, ranked low.
+        severity = "medium" if serving else "low"
     if sched.stale_config:
         moved = (kernel is not None and kernel.release_tuple >= (5, 13)) or (
             sched.kernel_sched_knobs is not None

@@ -27,8 +27,11 @@ from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcess
 from stackaudit.facts.python_env import FLASHINFER_PACKAGES, PythonEnv, PythonEnvironment
 from stackaudit.facts.system import CpuInfo
 
-NO_ENGINE = ("no vLLM, SGLang or TensorRT-LLM process is running, so this is the audit's own environment "
-             "(what an engine started from this shell would inherit)")
+NO_ENGINE = ("no vLLM, SGLang or TensorRT-LLM process is running: this is the audit's own environment, "
+             "which an engine started from this shell would inherit")
+NOT_LISTED = ("the source does not show the running processes: these are the values of the shell it was "
+              "captured from")
+CAPTURE_HINT = "run `stackaudit capture` (or the audit) on the serving host while the engine runs"
 RUN_AS_ROOT = "run as root (the engine runs as another user, its /proc/<pid>/environ is not readable)"
 VLLM_ENVS = "https://github.com/vllm-project/vllm/blob/main/vllm/envs.py"
 SGLANG_ENGINE = "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/entrypoints/engine.py"
@@ -48,6 +51,18 @@ def _env_targets(procs: ServingProcesses, engines: Iterable[str] = ()) -> tuple[
     if procs.found:
         return [p for p in procs.processes if not wanted or p.engine in wanted], False
     return ([procs.current] if procs.current is not None else []), True
+
+
+def _own_note(procs: ServingProcesses) -> str:
+    """What the audit's own process stands for when no engine process is read."""
+    return NO_ENGINE if procs.listed else NOT_LISTED
+
+
+def _no_engine(procs: ServingProcesses, message: str) -> Outcome:
+    """not-applicable where the process list shows no such engine; unknown where the source has none."""
+    if procs.listed:
+        return not_applicable(message)
+    return unknown(NOT_LISTED.split(":")[0], hint=CAPTURE_HINT)
 
 
 def _env_line(proc: ProcessInfo, name: str) -> str:
@@ -163,7 +178,7 @@ def torch_arch(python_env: PythonEnv, pci: PciDevices | None = None) -> Outcome:
     facts; until both are known the check says `unknown` rather than guess.
     """
     envs = [e for e in python_env.environments if e.version("torch")]
-    where = "" if python_env.from_serving_process else f" ({NO_ENGINE})"
+    where = "" if python_env.from_serving_process else f"; {NO_ENGINE}"
     gpus = list(pci.nvidia_gpus) if pci is not None else None
     if gpus is not None and not gpus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
@@ -224,7 +239,7 @@ def flashinfer(python_env: PythonEnv, serving_processes: ServingProcesses | None
     cover the common cases). On sm_120 GPUs JIT needs nvcc >= 12.9 (checked once GPU facts exist).
     """
     envs = [e for e in python_env.environments if any(n.startswith("flashinfer") for n in e.packages)]
-    where = "" if python_env.from_serving_process else f" ({NO_ENGINE})"
+    where = "" if python_env.from_serving_process else f"; {NO_ENGINE}"
     if not envs:
         return not_applicable(f"FlashInfer is not installed in the serving environment{where}")
     disabled_check = False
@@ -357,8 +372,8 @@ def cuda_graphs(serving_processes: ServingProcesses) -> Outcome:
     """
     roots = serving_processes.roots()
     if not roots:
-        return not_applicable("no vLLM, SGLang or TensorRT-LLM process is running: there is no engine command "
-                              "line to read")
+        return _no_engine(serving_processes, "no vLLM, SGLang or TensorRT-LLM process is running: there is no "
+                          "engine command line to read")
     off_all: list[str] = []
     low_all: list[str] = []
     subjects: list[str] = []
@@ -417,10 +432,15 @@ def cuda_device_max_connections(serving_processes: ServingProcesses) -> Outcome:
         return blind
     setting = [p for p in targets if p.env(name) is not None]
     if not setting:
-        return not_applicable(f"{name} is not set" + (f" ({NO_ENGINE})" if own else " in the engine processes"))
+        where = f"; {_own_note(serving_processes)}" if own else " in the engine processes"
+        return not_applicable(f"{name} is not set{where}")
     bad = [p for p in setting if p.env(name) == "1" and (own or p.engine == "vllm")]
+    per_instance: dict[int, ProcessInfo] = {}
+    for p in bad:
+        per_instance.setdefault(p.root_pid or p.pid, p)  # one per engine instance
+    bad = list(per_instance.values())
     if bad:
-        where = f" ({NO_ENGINE})" if own else ""
+        where = f"; {_own_note(serving_processes)}" if own else ""
         return issue(f"{name}=1 in {', '.join(p.label for p in bad[:4])}: a training setting that serialises "
                      f"the GPU's work queues; its effect on inference is unproven (no published measurement)"
                      + where,
@@ -478,7 +498,7 @@ def env_vllm(serving_processes: ServingProcesses, python_env: PythonEnv | None =
     blind = _unreadable(targets)
     if blind is not None:
         return blind
-    where = f" ({NO_ENGINE})" if own else ""
+    where = f"; {_own_note(serving_processes)}" if own else ""
     seen: dict[str, tuple[str, ProcessInfo]] = {}
     for p in targets:
         for name, value in sorted((p.environ or {}).items()):
@@ -558,10 +578,11 @@ def env_sglang(serving_processes: ServingProcesses) -> Outcome:
     if own:
         present = [n for n in SGLANG_SETS if targets and targets[0].env(n) is not None]
         if not present:
-            return not_applicable(f"none of {', '.join(SGLANG_SETS)} is set ({NO_ENGINE})")
+            return not_applicable(f"none of {', '.join(SGLANG_SETS)} is set; {_own_note(serving_processes)}")
         cur = targets[0]
         return not_an_issue(f"{', '.join(f'{n}={cur.env(n)}' for n in present)}: SGLang sets these itself at start "
-                            f"and overwrites these values ({NO_ENGINE})", actual={n: cur.env(n) for n in present},
+                            f"and overwrites these values; {_own_note(serving_processes)}",
+                            actual={n: cur.env(n) for n in present},
                             subjects=present)
     findings: list[str] = []
     evidence: list[str] = []
@@ -643,7 +664,7 @@ def ulimit_nofile(serving_processes: ServingProcesses) -> Outcome:
             targets.append(next((p for p in members if p.role == "api-server" and p.limits), root))
     if not targets:
         return unknown("neither an engine process nor the audit's own process shows its limits")
-    where = f" ({NO_ENGINE})" if own else ""
+    where = f"; {_own_note(serving_processes)}" if own else ""
     low_hard: list[str] = []
     low_pids: list[str] = []
     low_soft: list[tuple[ProcessInfo, str]] = []
@@ -731,7 +752,7 @@ def omp_threads(serving_processes: ServingProcesses, cpu: CpuInfo | None = None)
     blind = _unreadable(targets)
     if blind is not None:
         return blind
-    where = f" ({NO_ENGINE})" if own else ""
+    where = f"; {_own_note(serving_processes)}" if own else ""
     groups: list[tuple[ProcessInfo, list[ProcessInfo]]] = []
     if own:
         groups = [(t, [t]) for t in targets]
@@ -829,7 +850,7 @@ def trtllm_allreduce(serving_processes: ServingProcesses, pci: PciDevices | None
     """
     roots = serving_processes.roots("trtllm")
     if not roots:
-        return not_applicable("no TensorRT-LLM process is running" if serving_processes.found else NO_ENGINE)
+        return _no_engine(serving_processes, "no TensorRT-LLM process is running")
     multi = [(r, _tp_size(r)) for r in roots if _tp_size(r) > 1]
     if not multi:
         return not_applicable("TensorRT-LLM runs with TP = 1: no all-reduce")
@@ -906,6 +927,6 @@ def version_matrix(python_env: PythonEnv) -> Outcome:
     for row in rows:
         versions = ", ".join(f"{k} {v}" for k, v in row.items() if k not in ("source", "interpreter") and v)
         parts.append(f"{row['source']}: {versions}")
-    where = "" if python_env.from_serving_process else f" ({NO_ENGINE})"
+    where = "" if python_env.from_serving_process else f"; {NO_ENGINE}"
     return ok("; ".join(parts) + where, actual=rows if len(rows) > 1 else rows[0],
               evidence=[f"{e.source}: {', '.join(e.site_packages[:3])}" for e in python_env.environments])

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError, parse_cpulist
+from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.host.base import Host, NotCaptured, read_optional, read_text
 
@@ -497,7 +498,9 @@ def nvidia_kernel(ctx: FactContext) -> NvidiaKernel:
     hmm = (_optional(host, "/sys/module/nvidia_uvm/parameters/uvm_disable_hmm") or "").strip() or None
     installed: str | None = None
     rc: int | None = None
-    if loaded is None:
+    pci = ctx.optional("pci", PciDevices) if loaded is None else None
+    # modinfo only where it can tell something: an NVIDIA GPU without a loaded module.
+    if loaded is None and pci is not None and pci.nvidia_gpus:
         try:
             result = host.run(["modinfo", "-F", "version", "nvidia"])
         except NotCaptured:

@@ -116,6 +116,8 @@ class ServingProcesses:
     # The audit's own process: what the runtime checks read where no engine runs (and say so).
     current: ProcessInfo | None = None
     unreadable_pids: tuple[int, ...] = ()
+    # False: the source (a pasted `ulimit -a` ...) shows no process list, only `current` (its shell).
+    listed: bool = True
 
     @property
     def found(self) -> bool:
@@ -444,6 +446,12 @@ def serving_processes(ctx: FactContext) -> ServingProcesses:
         names = host.list_dir("/proc")
     except FileNotFoundError as exc:
         raise FactUnavailable("this source has no /proc") from exc
+    except NotCaptured:
+        # A pasted `ulimit -a` shows the shell's own limits but no process list.
+        current = _self_details(host)
+        if current is None:
+            raise
+        return ServingProcesses((), current=current, listed=False)
     pids = sorted(int(n) for n in names if n.isdigit())
     argvs: dict[int, tuple[str, ...]] = {}
     matches: dict[int, _Match] = {}

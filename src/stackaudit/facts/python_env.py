@@ -361,6 +361,8 @@ def python_env(ctx: FactContext) -> PythonEnv:
             )
         return PythonEnv(tuple(environments), True, tuple(notes))
     current = procs.current
+    if not procs.listed:
+        raise NotCaptured("/proc (the running processes)")
     if current is None:
         raise FactUnavailable("no serving process runs and the audit's own process is not in the source")
     found = read_environment(host, current, "the audit's own interpreter (no serving engine is running)", current=True)

@@ -97,7 +97,7 @@ def parse_frequency_info(lines: list[str]) -> list[FreqCpu]:
             cur.epp = value.split()[0] if value else None
         elif key_l == "current policy" or (policy_text and not cur.governor and "governor" in s.lower()):
             policy_text += " " + s
-            pm = re.search(r"within\s+(.+?)\s+and\s+(.+?)\.", policy_text)
+            pm = re.search(r"within\s+([\d.,]+\s*[kMG]Hz)\s+and\s+([\d.,]+\s*[kMG]Hz)", policy_text)
             if pm:
                 cur.pol_min, cur.pol_max = to_khz(pm.group(1)), to_khz(pm.group(2))
             gm = re.search(r'governor\s+"([^"]+)"', policy_text)

@@ -74,9 +74,9 @@ def sysctl(lines: list[str]) -> Iterator[Found]:
         end = i
         j = i
         while j < len(lines):
-            if _LINE.match(lines[j]):
+            if _LINE.match(lines[j]) or _CHATTER.match(lines[j]):
                 end = j + 1
-            elif not _CHATTER.match(lines[j]):
+            else:
                 break
             j += 1
         block = lines[start:end]

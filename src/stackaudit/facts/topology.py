@@ -1,0 +1,428 @@
+"""GPU interconnect topology: `nvidia-smi topo -m`, `nvidia-smi topo -p2p <cap>`, `nvidia-smi nvlink -s`.
+
+Parsers take the text as people paste it: with or without the header line (bug reports often cut
+it, as in shared capture 09), with or without NIC rows and the legends, with the ANSI underline
+codes nvidia-smi prints on a terminal, tabs or spaces, and a last row cut short.
+
+The legend of `topo -m` (printed by nvidia-smi itself under the matrix; also in the knowledge
+base, IC-TOPO-READ): `X` self; `SYS` PCIe plus the SMP interconnect between NUMA nodes;
+`NODE` PCIe plus the interconnect between PCIe host bridges of one NUMA node; `PHB` PCIe plus a
+host bridge; `PXB` several PCIe bridges without a host bridge; `PIX` at most one PCIe bridge;
+`NV#` a bonded set of # NVLinks. Old drivers printed `SOC` where new ones print `SYS`.
+
+`topo -p2p` cells: `OK`, `CNS` chipset not supported, `GNS` GPU not supported, `TNS` topology
+not supported, `NS` not supported, `DR` disabled by regkey, `U` unknown.
+
+Providers: `gpu_topology` runs `nvidia-smi topo -m` and `gpu_p2p` runs `nvidia-smi topo -p2p rw`
+(each its own fact, so the engine runs them in parallel with everything else, each under a
+timeout), only where the PCI bus shows an NVIDIA GPU. Pasted text is recorded under the same argv
+by the importers (importers/topology.py, and importers/collect_env.py for the matrix inside a
+vLLM `collect_env` / SGLang `check_env` report). `nvlink_status` is read from a pasted or
+recorded `nvidia-smi nvlink -s` only: live, NVLink state per link comes from NVML (the `nvidia`
+fact), not from one more nvidia-smi process.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.pci import PciDevices
+from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+
+TOPO_ARGV = ("nvidia-smi", "topo", "-m")
+P2P_ARGV = ("nvidia-smi", "topo", "-p2p", "rw")
+NVLINK_ARGV = ("nvidia-smi", "nvlink", "-s")
+# The other -p2p capabilities a paste may hold (r, w, n, a, p); the importer records each under its own.
+P2P_MODES = ("rw", "r", "w", "n", "a", "p")
+NVIDIA_SMI_TIMEOUT_S = 15.0
+
+PCIE_KINDS = ("PIX", "PXB", "PHB", "NODE", "SYS")
+# Best first: NVLink, then PCIe paths from the closest to the farthest (NCCL's PATH_* order).
+_RANK = {"X": 0, "NV": 1, "PIX": 2, "PXB": 3, "PHB": 4, "NODE": 5, "SYS": 6}
+_CELL = re.compile(r"^(X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)$")
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]|\[(?:4|0|24|1|22)m")
+_DEVICE = re.compile(r"^(GPU\d+|NIC\d+|mlx\d+_\w+)$")
+_GPU = re.compile(r"^GPU(\d+)$")
+P2P_STATES = ("OK", "CNS", "GNS", "TNS", "NS", "DR", "U")
+_P2P_CELL = re.compile(r"^(X|OK|CNS|GNS|TNS|NS|DR|U)$")
+
+
+def clean(line: str) -> str:
+    """A line without ANSI codes (nvidia-smi underlines the header on a terminal) or CR."""
+    return _ANSI.sub("", line).replace("\r", "")
+
+
+def link_kind(cell: str) -> str:
+    """`NV18` -> `NV`; `SOC` (old drivers) -> `SYS`; others unchanged."""
+    if cell.startswith("NV"):
+        return "NV"
+    return "SYS" if cell == "SOC" else cell
+
+
+def link_rank(cell: str) -> int:
+    """0 self, 1 NVLink, 2 PIX ... 6 SYS; 9 for anything unknown."""
+    return _RANK.get(link_kind(cell), 9)
+
+
+def nvlink_count(cell: str) -> int:
+    m = re.fullmatch(r"NV(\d+)", cell)
+    return int(m.group(1)) if m else 0
+
+
+@dataclass(frozen=True)
+class TopoMatrix:
+    """`nvidia-smi topo -m`: one row per device, cells aligned with `columns`."""
+
+    columns: tuple[str, ...]  # GPU0.., then NIC0.. (old drivers: mlx5_0 ...)
+    rows: dict[str, tuple[str, ...]]  # device -> its cells, same order as columns (maybe short: cut row)
+    cpu_affinity: dict[str, str] = field(default_factory=dict)  # GPU -> "0-55,112-167" (as printed)
+    numa_affinity: dict[str, str] = field(default_factory=dict)  # GPU -> "0", "0-1", "N/A"
+    gpu_numa_id: dict[str, str] = field(default_factory=dict)  # GPU -> own NUMA id (Grace/GB200), "N/A"
+    nic_names: dict[str, str] = field(default_factory=dict)  # NIC0 -> mlx5_0 (NIC Legend)
+    header_missing: bool = False  # the column names were inferred
+    truncated: bool = False  # a row is shorter than the header (paste cut)
+    lines: dict[str, str] = field(default_factory=dict)  # device -> its row as printed (evidence)
+
+    @property
+    def gpus(self) -> tuple[str, ...]:
+        names = [c for c in self.columns if _GPU.match(c)]
+        names += [r for r in self.rows if _GPU.match(r) and r not in names]
+        return tuple(sorted(names, key=lambda n: int(n[3:])))
+
+    @property
+    def nics(self) -> tuple[str, ...]:
+        return tuple(c for c in self.columns if not _GPU.match(c))
+
+    def link(self, a: str, b: str) -> str | None:
+        """The cell for a -> b (or b -> a when a's row is cut short or missing)."""
+        for row, col in ((a, b), (b, a)):
+            cells = self.rows.get(row)
+            if cells is not None and col in self.columns:
+                i = self.columns.index(col)
+                if i < len(cells):
+                    return cells[i]
+        return None
+
+    def gpu_pairs(self) -> list[tuple[str, str, str]]:
+        """(a, b, cell) for every GPU pair whose cell is known."""
+        gpus = self.gpus
+        out = []
+        for i, a in enumerate(gpus):
+            for b in gpus[i + 1:]:
+                cell = self.link(a, b)
+                if cell is not None:
+                    out.append((a, b, cell))
+        return out
+
+    def nvlink_peers(self, gpu: str) -> dict[str, int]:
+        """Peers reached over NVLink and the bonded link count."""
+        out = {}
+        for other in self.gpus:
+            if other != gpu:
+                n = nvlink_count(self.link(gpu, other) or "")
+                if n:
+                    out[other] = n
+        return out
+
+    @property
+    def has_nvlink(self) -> bool:
+        return any(c.startswith("NV") for _, _, c in self.gpu_pairs())
+
+    def numa_node(self, gpu: str) -> int | None:
+        """The GPU's NUMA node from the `NUMA Affinity` column, when it is one number."""
+        value = self.numa_affinity.get(gpu, "")
+        return int(value) if value.isdigit() else None
+
+    def nic_label(self, nic: str) -> str:
+        name = self.nic_names.get(nic)
+        return f"{nic} ({name})" if name else nic
+
+
+def gpu_index(name: str) -> int:
+    m = _GPU.match(name)
+    if not m:
+        raise ValueError(name)
+    return int(m.group(1))
+
+
+def _split_row(tokens: list[str]) -> tuple[list[str], list[str]]:
+    """Topology cells first, then whatever follows (affinity columns)."""
+    cells: list[str] = []
+    i = 0
+    while i < len(tokens) and _CELL.match(tokens[i]):
+        cells.append(tokens[i])
+        i += 1
+    return cells, tokens[i:]
+
+
+def parse_topo_matrix(text: str) -> TopoMatrix:  # noqa: C901 - one pass over a loose format
+    """Parse `nvidia-smi topo -m` (also the matrix inside vLLM collect_env / SGLang check_env)."""
+    header: list[str] | None = None
+    extra_cols: list[str] = []
+    rows: dict[str, list[str]] = {}
+    tails: dict[str, list[str]] = {}
+    lines: dict[str, str] = {}
+    nic_names: dict[str, str] = {}
+    in_nic_legend = False
+    for raw in text.splitlines():
+        line = clean(raw)
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith("NIC Legend"):
+            in_nic_legend = True
+            continue
+        legend = re.match(r"^(NIC\d+):\s*(\S+)\s*$", stripped)
+        if in_nic_legend and legend:
+            nic_names[legend.group(1)] = legend.group(2)
+            continue
+        tokens = stripped.split()
+        if tokens and all(_DEVICE.match(t) for t in tokens[:1]) and len(tokens) >= 2 and _CELL.match(tokens[1]):
+            name = tokens[0]
+            cells, tail = _split_row(tokens[1:])
+            if not cells or (tail and _P2P_CELL.match(tail[0])):
+                continue  # a `topo -p2p` row (X OK OK ...), not a topology row
+            if name not in rows:
+                rows[name] = cells
+                tails[name] = tail
+                lines[name] = stripped
+            continue
+        if header is None and tokens and _DEVICE.match(tokens[0]) and (
+                len(tokens) == 1 or _DEVICE.match(tokens[1]) or tokens[1] == "CPU"):
+            names = []
+            rest = stripped
+            for tok in tokens:
+                if _DEVICE.match(tok):
+                    names.append(tok)
+                else:
+                    break
+            rest = " ".join(tokens[len(names):])
+            header = names
+            extra_cols = [c for c in ("CPU Affinity", "NUMA Affinity", "GPU NUMA ID") if c in rest]
+    if not rows:
+        raise ParseError("not the output of `nvidia-smi topo -m` (no device rows)")
+    header_missing = header is None
+    if header is None:
+        header = _infer_columns(rows)
+    if not any(_GPU.match(c) for c in header) and not any(_GPU.match(r) for r in rows):
+        raise ParseError("no GPU in the topology matrix")
+    truncated = False
+    final_rows: dict[str, tuple[str, ...]] = {}
+    cpu: dict[str, str] = {}
+    numa: dict[str, str] = {}
+    gpu_numa: dict[str, str] = {}
+    for name, cells in rows.items():
+        if len(cells) > len(header):
+            if header_missing:
+                raise ParseError("rows of different widths in a matrix without a header")
+            cells = cells[:len(header)]
+        if len(cells) < len(header):
+            truncated = True
+        final_rows[name] = tuple(cells)
+        tail = tails[name]
+        if _GPU.match(name) and tail:
+            labels = extra_cols or ["CPU Affinity", "NUMA Affinity", "GPU NUMA ID"]
+            for label, value in zip(labels, tail):
+                {"CPU Affinity": cpu, "NUMA Affinity": numa, "GPU NUMA ID": gpu_numa}[label][name] = value
+    for name, cells in final_rows.items():
+        if name in header and len(cells) > header.index(name) and cells[header.index(name)] != "X":
+            raise ParseError(f"row {name} does not have X on its own column")
+    return TopoMatrix(tuple(header), final_rows, cpu, numa, gpu_numa, nic_names, header_missing, truncated, lines)
+
+
+def _infer_columns(rows: dict[str, list[str]]) -> list[str]:
+    """Columns of a matrix pasted without its header: GPUs first (their `X` positions and NVLink
+    cells say how many), then NICs."""
+    width = max(len(c) for c in rows.values())
+    gpu_rows = [r for r in rows if _GPU.match(r)]
+    n_gpus = len(gpu_rows)
+    for name, cells in rows.items():
+        if "X" in cells:
+            pos = cells.index("X")
+            if _GPU.match(name):
+                n_gpus = max(n_gpus, pos + 1)
+        for i, cell in enumerate(cells):
+            if cell.startswith("NV"):
+                n_gpus = max(n_gpus, i + 1)
+    n_gpus = min(n_gpus, width)
+    cols = [f"GPU{i}" for i in range(n_gpus)]
+    cols += [f"NIC{i}" for i in range(width - n_gpus)]
+    return cols
+
+
+# --- topo -p2p -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class P2pMatrix:
+    """`nvidia-smi topo -p2p <cap>`: OK / CNS / GNS / TNS / NS / DR / U per GPU pair."""
+
+    gpus: tuple[str, ...]
+    cells: dict[tuple[str, str], str]
+    mode: str = "rw"
+    lines: dict[str, str] = field(default_factory=dict)
+
+    def status(self, a: str, b: str) -> str | None:
+        return self.cells.get((a, b))
+
+    def not_ok(self) -> list[tuple[str, str, str]]:
+        return sorted((a, b, s) for (a, b), s in self.cells.items() if a != b and s != "OK")
+
+    @property
+    def all_ok(self) -> bool:
+        return all(s == "OK" for (a, b), s in self.cells.items() if a != b)
+
+
+def parse_p2p_matrix(text: str, mode: str = "rw") -> P2pMatrix:
+    """Parse `nvidia-smi topo -p2p r|w|rw|n|a|p`."""
+    header: list[str] | None = None
+    cells: dict[tuple[str, str], str] = {}
+    lines: dict[str, str] = {}
+    rows: list[tuple[str, list[str]]] = []
+    for raw in text.splitlines():
+        tokens = clean(raw).split()
+        if not tokens:
+            continue
+        if header is None and all(_GPU.match(t) for t in tokens):
+            header = tokens
+            continue
+        if _GPU.match(tokens[0]) and len(tokens) >= 2 and all(_P2P_CELL.match(t) for t in tokens[1:]):
+            rows.append((tokens[0], tokens[1:]))
+            lines[tokens[0]] = clean(raw).strip()
+    if not rows:
+        raise ParseError("not the output of `nvidia-smi topo -p2p` (no GPU rows)")
+    if header is None:
+        width = max(len(c) for _, c in rows)
+        header = [f"GPU{i}" for i in range(width)]
+    for name, row in rows:
+        for col, value in zip(header, row):
+            cells[(name, col)] = value
+    gpus = tuple(sorted(set(header) | {n for n, _ in rows}, key=lambda n: int(n[3:])))
+    return P2pMatrix(gpus, cells, mode, lines)
+
+
+# --- nvlink -s -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NvlinkLink:
+    link: int
+    gbps: float | None  # None: <inactive>
+    text: str = ""
+
+    @property
+    def active(self) -> bool:
+        return self.gbps is not None
+
+
+@dataclass(frozen=True)
+class NvlinkGpu:
+    index: int
+    name: str
+    uuid: str = ""
+    links: tuple[NvlinkLink, ...] = ()
+    note: str = ""  # e.g. "all links inactive" / NVML message
+
+    @property
+    def active(self) -> int:
+        return sum(1 for link in self.links if link.active)
+
+    @property
+    def inactive(self) -> tuple[int, ...]:
+        return tuple(link.link for link in self.links if not link.active)
+
+
+@dataclass(frozen=True)
+class NvlinkStatus:
+    gpus: tuple[NvlinkGpu, ...]
+
+
+_NVL_GPU = re.compile(r"^GPU (\d+):\s*(.*?)\s*(?:\(UUID:\s*([^)]*)\))?\s*$")
+_NVL_LINK = re.compile(r"^Link (\d+):\s*(?:(<inactive>)|([\d.]+)\s*GB/s)", re.IGNORECASE)
+
+
+def parse_nvlink_status(text: str) -> NvlinkStatus:
+    """Parse `nvidia-smi nvlink -s` / `--status`: per GPU, each link's GB/s or `<inactive>`."""
+    gpus: list[NvlinkGpu] = []
+    current: dict[str, object] | None = None
+    links: list[NvlinkLink] = []
+
+    def flush() -> None:
+        if current is not None:
+            gpus.append(NvlinkGpu(int(str(current["index"])), str(current["name"]), str(current["uuid"]),
+                                  tuple(links), str(current["note"])))
+
+    for raw in text.splitlines():
+        line = clean(raw).strip()
+        m = _NVL_GPU.match(line)
+        if m:
+            flush()
+            current = {"index": m.group(1), "name": m.group(2), "uuid": m.group(3) or "", "note": ""}
+            links = []
+            continue
+        if current is None:
+            continue
+        lk = _NVL_LINK.match(line)
+        if lk:
+            gbps = None if lk.group(2) else float(lk.group(3))
+            links.append(NvlinkLink(int(lk.group(1)), gbps, line))
+        elif "inactive" in line.lower() or "unable to retrieve" in line.lower():
+            current["note"] = line
+    flush()
+    if not gpus:
+        raise ParseError("not the output of `nvidia-smi nvlink -s` (no `GPU n:` lines)")
+    return NvlinkStatus(tuple(gpus))
+
+
+# --- providers -------------------------------------------------------------------------------
+
+
+def _run_nvidia_smi(ctx: FactContext, argv: tuple[str, ...]) -> str:
+    pci = ctx.optional("pci", PciDevices)
+    if pci is not None and not pci.nvidia_gpus:
+        raise FactUnavailable("no NVIDIA GPU on the PCI bus")
+    result = ctx.host.run(list(argv), timeout=NVIDIA_SMI_TIMEOUT_S)
+    if result.not_found:
+        raise FactUnavailable("nvidia-smi is not installed or not on PATH", "install the NVIDIA driver utilities")
+    if result.timed_out:
+        raise FactUnavailable(f"`{' '.join(argv)}` did not answer within {NVIDIA_SMI_TIMEOUT_S:g} s")
+    if not result.ok:
+        detail = (result.stderr or result.stdout).strip().splitlines()
+        raise FactUnavailable(f"`{' '.join(argv)}` failed: {detail[0] if detail else result.returncode}")
+    return result.stdout
+
+
+@provider("gpu_topology", TopoMatrix)
+def gpu_topology(ctx: FactContext) -> TopoMatrix:
+    """GPU/NIC topology matrix with CPU and NUMA affinity (`nvidia-smi topo -m`)."""
+    text = _run_nvidia_smi(ctx, TOPO_ARGV)
+    try:
+        return parse_topo_matrix(text)
+    except ParseError as exc:
+        raise FactUnavailable(f"`nvidia-smi topo -m`: {exc}") from exc
+
+
+@provider("gpu_p2p", P2pMatrix)
+def gpu_p2p(ctx: FactContext) -> P2pMatrix:
+    """Peer-to-peer read/write status between GPUs as the driver reports it (`nvidia-smi topo -p2p rw`)."""
+    text = _run_nvidia_smi(ctx, P2P_ARGV)
+    try:
+        return parse_p2p_matrix(text, "rw")
+    except ParseError as exc:
+        raise FactUnavailable(f"`nvidia-smi topo -p2p rw`: {exc}") from exc
+
+
+@provider("nvlink_status", NvlinkStatus)
+def nvlink_status(ctx: FactContext) -> NvlinkStatus:
+    """Per-link NVLink state from a pasted or recorded `nvidia-smi nvlink -s` (live: the `nvidia` fact, NVML)."""
+    if ctx.host.meta.source == "live":
+        raise FactUnavailable("live NVLink state is read through NVML (fact `nvidia`), not `nvidia-smi nvlink -s`")
+    result = ctx.host.run(list(NVLINK_ARGV))
+    if not result.ok:
+        raise FactUnavailable("`nvidia-smi nvlink -s` is not in this source")
+    try:
+        return parse_nvlink_status(result.stdout)
+    except ParseError as exc:
+        raise FactUnavailable(f"`nvidia-smi nvlink -s`: {exc}") from exc

@@ -1,0 +1,132 @@
+"""`nvidia-smi topo -m`, `nvidia-smi topo -p2p <cap>` and `nvidia-smi nvlink -s` pasted into a report.
+
+Each is recorded as the command's output under the argv the providers run (facts/topology.py).
+A `topo -p2p` matrix is recorded under `-p2p rw` when it shows read or write status (the command
+line above it says `r`, `w` or `rw`, or nothing says which); `n`, `a` and `p` matrices only under
+their own argv, since NVLink or atomics status is not P2P read/write status.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import partial
+
+from stackaudit.facts.topology import NVLINK_ARGV, P2P_ARGV, TOPO_ARGV, clean
+from stackaudit.host.memory import HostRecord
+from stackaudit.importers._scan import FENCE, strip_prompt
+from stackaudit.importers.registry import Found, importer, record_command
+
+_GPU_OR_NIC = r"(?:GPU\d+|NIC\d+|mlx\d+_\w+)"
+_TOPO_CELL = r"(?:X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)"
+TOPO_HEADER = re.compile(rf"^\s*(?:{_GPU_OR_NIC}\s+)*{_GPU_OR_NIC}\s*(?:CPU Affinity.*)?$")
+TOPO_ROW = re.compile(rf"^\s*{_GPU_OR_NIC}\s+(?:{_TOPO_CELL}\s+)*{_TOPO_CELL}\b(?!\s+(?:OK|CNS|GNS|TNS|NS|DR|U)\b)")
+_LEGEND = re.compile(r"^\s*(Legend:|NIC Legend:|X\s+=|SYS\s+=|SOC\s+=|NODE\s+=|PHB\s+=|PXB\s+=|PIX\s+=|NV#\s+=|"
+                     r"NIC\d+:\s*\S+\s*$|OK\s+=|CNS\s+=|GNS\s+=|TNS\s+=|NS\s+=|DR\s+=|U\s+=|PSB\s+=|NV\d*\s+=)")
+P2P_HEADER = re.compile(r"^\s*(?:GPU\d+\s+)*GPU\d+\s*$")
+P2P_ROW = re.compile(r"^\s*GPU\d+\s+(?:(?:X|OK|CNS|GNS|TNS|NS|DR|U)\s+)*(?:X|OK|CNS|GNS|TNS|NS|DR|U)\s*$")
+NVL_GPU = re.compile(r"^\s*GPU \d+:\s*\S.*$")
+NVL_LINK = re.compile(r"^\s*Link \d+:\s*(?:<inactive>|[\d.]+\s*GB/s)", re.IGNORECASE)
+NVL_NOTE = re.compile(r"^\s*(NVML: Unable to retrieve NVLink information.*|.*all links are inactive.*)$", re.IGNORECASE)
+_P2P_CMD = re.compile(r"nvidia-smi\s+topo\s+(?:-p2p|--p2pstatus)\s+(\w+)")
+
+
+def _text(line: str) -> str:
+    return clean(line).rstrip()
+
+
+def _record(argvs: tuple[tuple[str, ...], ...], body: str, rec: HostRecord) -> None:
+    for argv in argvs:
+        if argv not in rec.commands:  # the first of several pastes wins
+            record_command(rec, argv, body)
+
+
+def _block(lines: list[str], start: int, *patterns: re.Pattern[str], blanks: int = 1) -> int:
+    """End (exclusive) of the run from `start` of lines matching any pattern; blank lines allowed."""
+    end = start
+    i = start
+    gap = 0
+    while i < len(lines):
+        text = _text(lines[i])
+        if not text.strip():
+            gap += 1
+            if gap > blanks:
+                break
+            i += 1
+            continue
+        if FENCE.match(text) or not any(p.search(text) for p in patterns):
+            break
+        gap = 0
+        i += 1
+        end = i
+    return end
+
+
+def topo_matrix_span(lines: list[str], i: int) -> int | None:
+    """If a topology matrix starts at line i (header or first row), the end of it (legends included)."""
+    text = _text(lines[i])
+    if TOPO_HEADER.match(text) and ("CPU Affinity" in text or "NIC" in text or text.split()[:1] == ["GPU0"]):
+        nxt = next((_text(x) for x in lines[i + 1:i + 3] if _text(x).strip()), "")
+        if not TOPO_ROW.match(nxt):
+            return None
+    elif not TOPO_ROW.match(text):
+        return None
+    return _block(lines, i, TOPO_HEADER, TOPO_ROW, _LEGEND, blanks=2)
+
+
+@importer("nvidia-smi topo -m", "`nvidia-smi topo -m` (with or without header, NIC rows and legend)")
+def topo_matrix(lines: list[str]) -> Iterator[Found]:
+    i = 0
+    while i < len(lines):
+        end = topo_matrix_span(lines, i)
+        if end is None or end <= i:
+            i += 1
+            continue
+        body = "\n".join(_text(x) for x in lines[i:end]) + "\n"
+        yield Found("nvidia-smi topo -m", i, end, partial(_record, (TOPO_ARGV,), body))
+        i = end
+
+
+def _p2p_mode(lines: list[str], start: int) -> str:
+    for back in range(1, 4):
+        if start - back < 0:
+            break
+        m = _P2P_CMD.search(strip_prompt(lines[start - back]))
+        if m:
+            return m.group(1)
+    return ""
+
+
+@importer("nvidia-smi topo -p2p", "`nvidia-smi topo -p2p r|w|rw|n|a|p` status matrices")
+def p2p_matrix(lines: list[str]) -> Iterator[Found]:
+    i = 0
+    while i < len(lines):
+        text = _text(lines[i])
+        starts = P2P_ROW.match(text) or (P2P_HEADER.match(text) and i + 1 < len(lines)
+                                         and P2P_ROW.match(_text(lines[i + 1])))
+        if not starts:
+            i += 1
+            continue
+        end = _block(lines, i, P2P_HEADER, P2P_ROW, _LEGEND, blanks=2)
+        mode = _p2p_mode(lines, i)
+        body = "\n".join(_text(x) for x in lines[i:end]) + "\n"
+        argvs: tuple[tuple[str, ...], ...] = ((*P2P_ARGV[:3], mode),) if mode else ()
+        if mode in ("", "r", "w", "rw"):
+            argvs = (*argvs, P2P_ARGV)
+        yield Found("nvidia-smi topo -p2p", i, end, partial(_record, argvs, body))
+        i = max(end, i + 1)
+
+
+@importer("nvidia-smi nvlink -s", "`nvidia-smi nvlink -s` / `--status` (per-link GB/s, <inactive>)")
+def nvlink_status(lines: list[str]) -> Iterator[Found]:
+    i = 0
+    while i < len(lines):
+        if not NVL_GPU.match(_text(lines[i])):
+            i += 1
+            continue
+        end = _block(lines, i, NVL_GPU, NVL_LINK, NVL_NOTE, blanks=0)
+        body_lines = [_text(x) for x in lines[i:end]]
+        if any(NVL_LINK.match(x) or NVL_NOTE.match(x) for x in body_lines):
+            yield Found("nvidia-smi nvlink -s", i, end,
+                        partial(_record, (NVLINK_ARGV,), "\n".join(body_lines) + "\n"))
+        i = max(end, i + 1)

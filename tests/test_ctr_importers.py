@@ -1,0 +1,204 @@
+"""CTR importers: df, ulimit -a, docker inspect, LXC/Proxmox configs; secrets; the shared captures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from stackaudit.engine.testing import audit_report, run_checks
+from stackaudit.facts.limits import parse_limits
+from stackaudit.host.memory import MemoryHost
+from stackaudit.importers.registry import load_pasted, recognise, strip_header
+from test_ctr_facts import PVE_CONF, docker_object
+
+CAPTURES = Path(__file__).parents[1].parent / "shared" / "captures"
+
+DF_H = """user@pod:~$ df -h
+Filesystem      Size  Used Avail Use% Mounted on
+overlay          24T  1.7T   21T   8% /
+tmpfs            64M     0   64M   0% /dev
+shm              64M   12K   64M   1% /dev/shm
+/dev/nvme0n1p2  1.8T  1.2T  512G  71% /etc/hosts
+user@pod:~$ exit
+"""
+DF_K = """Filesystem     1K-blocks      Used Available Use% Mounted on
+udev           263921180         0 263921180   0% /dev
+tmpfs          264137792    102400 264035392   1% /dev/shm
+/dev/md0      3748845104 512345678 3045000000  15% /
+"""
+ULIMIT_BASH = """$ ulimit -a
+real-time non-blocking time  (microseconds, -R) unlimited
+core file size              (blocks, -c) 0
+data seg size               (kbytes, -d) unlimited
+scheduling priority                 (-e) 0
+file size                   (blocks, -f) unlimited
+pending signals                     (-i) 2061413
+max locked memory           (kbytes, -l) 64
+max memory size             (kbytes, -m) unlimited
+open files                          (-n) 1048576
+pipe size                (512 bytes, -p) 8
+POSIX message queues         (bytes, -q) 819200
+real-time priority                  (-r) 0
+stack size                  (kbytes, -s) 8192
+cpu time                   (seconds, -t) unlimited
+max user processes                  (-u) 2061413
+virtual memory              (kbytes, -v) unlimited
+file locks                          (-x) unlimited
+"""
+ULIMIT_DASH = """time(seconds)        unlimited
+file(blocks)         unlimited
+data(kbytes)         unlimited
+stack(kbytes)        8192
+coredump(blocks)     0
+memory(kbytes)       unlimited
+locked memory(kbytes) 8192
+process              63704
+nofiles              1024
+vmemory(kbytes)      unlimited
+locks                unlimited
+rtprio               0
+"""
+ULIMIT_ZSH = """-t: cpu time (seconds)              unlimited
+-f: file size (blocks)              unlimited
+-d: data seg size (kbytes)          unlimited
+-s: stack size (kbytes)             8192
+-c: core file size (blocks)         0
+-l: locked-in-memory size (kbytes)  unlimited
+-u: processes                       63431
+-n: file descriptors                1024
+"""
+
+
+def _host(text: str) -> MemoryHost:
+    result = recognise(text)
+    assert result.recognised, text[:80]
+    return MemoryHost(result.record)
+
+
+def test_df_h_records_shm_row_in_kib() -> None:
+    host = _host(DF_H)
+    out = host.run(["df", "-k", "-P", "/dev/shm"]).stdout
+    assert out.splitlines()[1].split()[:4] == ["shm", "65536", "12", "65536"]
+    assert "overlay" in host.run(["df", "-k", "-P"]).stdout
+
+
+def test_df_k_and_shm_check_from_paste() -> None:
+    host = _host("some chatter\n" + DF_K + "\nmore chatter\n")
+    assert host.run(["df", "-k", "-P", "/dev/shm"]).stdout.split()[-5] == "264137792"
+
+
+def test_df_without_shm_row_records_no_shm() -> None:
+    host = _host("Filesystem 1K-blocks Used Available Use% Mounted on\n/dev/sda1 1000 10 990 1% /\n")
+    assert ("df", "-k", "-P", "/dev/shm") not in host.record.commands
+
+
+@pytest.mark.parametrize("text,memlock,nofile", [(ULIMIT_BASH, "65536", "1048576"), (ULIMIT_DASH, "8388608", "1024"),
+                                                 (ULIMIT_ZSH, "unlimited", "1024")])
+def test_ulimit_forms_become_proc_limits(text: str, memlock: str, nofile: str) -> None:
+    host = _host("user@box:~$ ulimit -a\n" + text + "user@box:~$\n")
+    lim = parse_limits(host.read_bytes("/proc/self/limits").decode())
+    assert lim.values["Max locked memory"] == (memlock, "unknown")
+    assert lim.values["Max open files"][0] == nofile
+    assert lim.values["Max stack size"][0] == "8388608"
+
+
+def test_docker_inspect_paste_with_chatter_feeds_the_docker_fact() -> None:
+    text = "$ docker inspect vllm\n" + json.dumps([docker_object()], indent=4) + "\n$ echo done\ndone\n"
+    host = _host(text)
+    assert host.which("docker") == "/usr/bin/docker"
+    results = run_checks(host, select=["CTR-SHM-SIZE", "CTR-SECCOMP-NUMA"])
+    assert results["CTR-SHM-SIZE"].status == "issue" and results["CTR-SHM-SIZE"].subjects == ("vllm",)
+    assert results["CTR-SECCOMP-NUMA"].status == "issue"
+
+
+def test_docker_inspect_secrets_never_reach_facts_or_reports() -> None:
+    text = "docker inspect output:\n" + json.dumps([docker_object()], indent=2)
+    host = _host(text)
+    recorded = "".join(r.stdout for r in host.record.commands.values())
+    for secret in ("hf_plantedSECRETtoken", "sk-plantedSECRETkey", "sk-live-SECRET123"):
+        assert secret not in recorded
+    report = audit_report(host, select=["CTR"])
+    dumped = json.dumps([r.to_json() for r in report.results])
+    for secret in ("hf_plantedSECRETtoken", "sk-plantedSECRETkey", "sk-live-SECRET123"):
+        assert secret not in dumped
+
+
+def test_two_docker_inspects_in_one_paste() -> None:
+    a = docker_object(name="rank0", cid="b" * 64)
+    b = docker_object(name="rank1", cid="c" * 64)
+    host = _host(json.dumps([a], indent=4) + "\n\nand the second one:\n" + json.dumps([b], indent=4))
+    assert host.run(["docker", "ps", "-q"]).stdout.split() == ["b" * 12, "c" * 12]
+
+
+def test_proxmox_config_named_by_cat_line() -> None:
+    text = "root@pve:~# cat /etc/pve/lxc/101.conf\n" + PVE_CONF + "root@pve:~#\n"
+    host = _host(text)
+    assert host.list_dir("/etc/pve/lxc") == ["101.conf"]
+    assert b"lxc.cgroup2.devices.allow: c 508:* rwm" in host.read_bytes("/etc/pve/lxc/101.conf")
+
+
+def test_native_lxc_config_and_unnamed_proxmox() -> None:
+    native = ("$ cat /var/lib/lxc/llm/config\nlxc.include = /usr/share/lxc/config/common.conf\n"
+              "lxc.arch = linux64\nlxc.cgroup2.devices.allow = c 195:* rwm\n"
+              "lxc.mount.entry = /dev/nvidia0 dev/nvidia0 none bind,optional,create=file\n")
+    host = _host(native)
+    assert host.list_dir("/var/lib/lxc") == ["llm"]
+    host = _host("my config is:\n" + PVE_CONF)
+    assert host.list_dir("/etc/pve/lxc") == ["pasted1.conf"]
+
+
+def test_prose_with_colons_is_not_an_lxc_config() -> None:
+    text = "Driver Version: 550.54.15\nCUDA Version: 12.4\nmemory: lots\n"
+    assert not any(kind == "lxc config" for kind, _, _ in recognise(text).recognised)
+
+
+# --- the shared captures ---------------------------------------------------------------------
+
+def _capture(name: str) -> Path:
+    path = CAPTURES / name
+    if not path.is_file():
+        pytest.skip(f"{path} is not present")
+    return path
+
+
+def test_capture_24_proxmox_truncated_config() -> None:
+    """Header: only 195:0 and 195:1 allowed; nvidiactl / nvidia-uvm not in the (cut-off) copy ->
+    unknown for this truncated copy (KB CTR-LXC-DEVICES: the rules are needed; a partial copy cannot
+    show them)."""
+    path = _capture("24-proxmox-lxc-conf-unprivileged-2x-nvidia.txt")
+    kinds = [k for k, _, _ in recognise(strip_header(path.read_text())).recognised]
+    assert "lxc config" in kinds
+    results = run_checks(load_pasted([str(path)]), select=["CTR"])
+    dev = results["CTR-LXC-DEVICES"]
+    assert dev.status == "unknown" and "nvidiactl" in dev.message and "cut off" in dev.message
+    scope = results["CTR-LXC-HOST-SCOPE"]
+    assert scope.status == "ok" and "unprivileged" in scope.message and "16384 MiB" in scope.message
+    assert all(r.status != "error" for r in results.values())
+
+
+def test_capture_33_k8s_pod_shm_and_memlock() -> None:
+    """Header: /dev/shm 64 MB in the pod -> finding (KB CTR-SHM-SIZE, fix emptyDir / hostIPC);
+    ulimit -l 64 KB with no RDMA NIC -> not an issue (KB CTR-MEMLOCK negative result)."""
+    path = _capture("33-h100-k8s-pod-shm-64m-memlock-64k-shared-gpu.txt")
+    results = run_checks(load_pasted([str(path)]), select=["CTR"])
+    shm = results["CTR-SHM-SIZE"]
+    assert shm.status == "issue" and shm.priority == "P0" and "emptyDir" in shm.fix.persistent
+    memlock = results["CTR-MEMLOCK"]
+    assert memlock.status == "not-an-issue" and "RDMA" in memlock.message
+    assert results["CTR-STACK-ULIMIT"].status == "ok"
+    assert all(r.status != "error" for r in results.values())
+
+
+def test_all_captures_through_the_ctr_checks_do_not_crash() -> None:
+    if not CAPTURES.is_dir():
+        pytest.skip("../shared/captures is not present")
+    for path in sorted(CAPTURES.glob("*.txt")):
+        try:
+            host = load_pasted([str(path)])
+        except Exception as exc:  # nothing recognisable is another importer's concern
+            assert type(exc).__name__ == "InputError", (path.name, exc)
+            continue
+        results = run_checks(host, select=["CTR"])
+        assert all(r.status != "error" for r in results.values()), (path.name, results)
