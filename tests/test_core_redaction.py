@@ -82,3 +82,16 @@ def test_secrets_never_reach_reports(fmt: str, tmp_path) -> None:
     capture_host(_host_with_secrets(), str(snap))
     replayed = render(run_audit(load_snapshot(str(snap))), fmt)
     assert not any(s in replayed for s in SECRETS)
+
+
+def test_yaml_config_secrets_and_setting_names_kept() -> None:
+    from stackaudit.host.redact import is_secret_name, redact_file
+
+    text = f"model: m\napi-key: {SECRETS[0]}\nhf_token: {SECRETS[1]}\nmax_num_batched_tokens: 8192\n"
+    out = redact_file("/etc/vllm/config.yaml", text.encode()).decode()
+    assert SECRETS[0] not in out and SECRETS[1] not in out
+    assert "max_num_batched_tokens: 8192" in out and "model: m" in out
+    for name in ("OPENAI_API_KEY", "HF_TOKEN", "api-key", "apikey", "AWS_SECRET_ACCESS_KEY", "DB_PASSWORD"):
+        assert is_secret_name(name), name
+    for name in ("TOKENIZERS_PARALLELISM", "max_num_batched_tokens", "MONKEY_PATCH", "NCCL_P2P_DISABLE"):
+        assert not is_secret_name(name), name

@@ -920,6 +920,8 @@ def cpu_limits(container: ContainerInfo, cgroup_limits: CgroupLimits | None = No
     basis = f"TP x PP = {tp}" if tp else f"{gpus} visible GPU(s)" if gpus else "no engine or GPU count seen"
     gpu_nodes = {g.numa_node for g in pci.nvidia_gpus if g.numa_node is not None} if pci else set()
     if container.in_container:
+        if tp is None and (gpus == 0 or (not gpus and pci is not None and not pci.nvidia_gpus)):
+            return not_applicable("no serving engine and no GPU in this container")
         cg = cgroup_limits
         if cg is None:
             return unknown("the container's cgroup CPU limits are not in this source",

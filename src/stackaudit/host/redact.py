@@ -12,7 +12,12 @@ from typing import Any
 
 REDACTED = "<redacted>"
 
-_SECRET_NAME = re.compile(r"(TOKEN|KEY|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL)", re.IGNORECASE)
+# TOKEN but not TOKENS/TOKENIZER (max_num_batched_tokens, TOKENIZERS_PARALLELISM are settings);
+# KEY only as a word part (API_KEY, api-key, apikey), not inside another word (MONKEY).
+_SECRET_NAME = re.compile(
+    r"(TOKEN(?!S\b|S_|IZER)|(?:^|[_.-])KEY(?:$|[_.-])|APIKEY|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL)",
+    re.IGNORECASE,
+)
 # Names that contain KEY but are not secrets and that checks need (e.g. CUDA_DEVICE_ORDER is fine anyway).
 _NOT_SECRET_NAMES = frozenset({"KEYTIMEOUT", "PYTHONHASHSEED"})
 SECRET_FLAGS = (
@@ -37,6 +42,9 @@ _FLAG_VALUE = re.compile(
     rf"(?P<flag>(?:{_SECRET_FLAG_RE}))(?P<sep>=|\s+|\x00|\"\s*,\s*\")(?P<value>[^\s\"'\x00]+)",
 )
 _JSON_SECRET_PAIR = re.compile(r"(\"(?P<name>[A-Za-z0-9_\-]+)\"\s*:\s*)\"(?P<value>[^\"]*)\"")
+# YAML / INI style `name: value` lines (engine --config files, compose files).
+_YAML_SECRET_LINE = re.compile(r"^(?P<pre>[ \t]*-?[ \t]*[\"']?)(?P<name>[A-Za-z0-9_.-]+)(?P<sep>[\"']?[ \t]*:[ \t]+)(?P<value>[^\s#][^\n]*)$",
+                               re.MULTILINE)
 
 
 def is_secret_name(name: str) -> bool:
@@ -60,7 +68,14 @@ def redact_text(text: str) -> str:
             return f'{m.group(1)}"{REDACTED}"'
         return m.group(0)
 
-    return _JSON_SECRET_PAIR.sub(_json_pair, text)
+    text = _JSON_SECRET_PAIR.sub(_json_pair, text)
+
+    def _yaml_line(m: re.Match[str]) -> str:
+        if is_secret_name(m.group("name")) and m.group("value").strip() not in (REDACTED, f'"{REDACTED}"'):
+            return f"{m.group('pre')}{m.group('name')}{m.group('sep')}{REDACTED}"
+        return m.group(0)
+
+    return _YAML_SECRET_LINE.sub(_yaml_line, text)
 
 
 def redact_argv(argv: list[str]) -> list[str]:
@@ -113,7 +128,7 @@ def redact_file(path: str, data: bytes) -> bytes:
         return _redact_nul_list(data, "environ")
     if path.startswith("/proc/") and path.endswith("/cmdline"):
         return _redact_nul_list(data, "cmdline")
-    if b"@" not in data and b"=" not in data and b"--" not in data and b'":' not in data:
+    if b"@" not in data and b"=" not in data and b"--" not in data and b":" not in data:
         return data
     text = data.decode("utf-8", errors="surrogateescape")
     return redact_text(text).encode("utf-8", errors="surrogateescape")

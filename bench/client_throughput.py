@@ -1,0 +1,166 @@
+"""The bench client's own cost: streamed tokens parsed per second on one core, and its TPOT
+timing error at 256 concurrent streams.
+
+Setup (issue 5, "Performance"): the client is pinned to one core with os.sched_setaffinity; the
+calibrated server (tests/bench_support/calibrated_server.py) runs in its own process on another
+core. For throughput it runs with zero delay and sends pre-rendered responses in one write;
+a raw-socket reader that does no parsing first shows how fast that server serves, so that the
+server is not what is measured. For timing error it emits tokens at an exact gap.
+
+Run: .venv/bin/python bench/client_throughput.py [--seconds 3] [--json]
+Targets: ≥ 120 000 tokens/s per core; < 1 % TPOT error at 256 streams.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import time
+from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+sys.path.insert(0, os.path.join(HERE, "..", "src"))
+
+from bench_support.servers import calibrated_server  # noqa: E402
+
+from stackaudit.bench.client import RequestRecord, RequestSpec, build_body, make_session, stream_request  # noqa: E402
+from stackaudit.bench.loadgen import run_closed_loop  # noqa: E402
+from stackaudit.bench.metrics import RequestMetrics  # noqa: E402
+
+TOKENS_PER_RESPONSE = 256
+
+
+def _cores() -> tuple[int, int | None]:
+    available = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else [0]
+    return available[0], (available[1] if len(available) > 1 else None)
+
+
+async def _raw_reader(port: int, concurrency: int, seconds: float, body: bytes) -> dict[str, float]:
+    """Fetch responses without parsing them (find the chunked terminator only): the server's rate."""
+    request = (
+        b"POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+    )
+    responses = 0
+    deadline = time.perf_counter() + seconds
+
+    async def one() -> None:
+        nonlocal responses
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        while time.perf_counter() < deadline:
+            writer.write(request)
+            tail = b""
+            while True:
+                data = await reader.read(1 << 20)
+                if not data:
+                    return
+                tail = (tail + data)[-16:]
+                if tail.endswith(b"0\r\n\r\n"):
+                    break
+            responses += 1
+        writer.close()
+
+    start = time.perf_counter()
+    await asyncio.gather(*(one() for _ in range(concurrency)))
+    elapsed = time.perf_counter() - start
+    return {"tokens_per_s": responses * TOKENS_PER_RESPONSE / elapsed}
+
+
+async def _client_rate(base: str, concurrency: int, seconds: float) -> dict[str, float]:
+    body = build_body("completions", "calibrated", "x", TOKENS_PER_RESPONSE, {})
+    spec = RequestSpec("/v1/completions", body, TOKENS_PER_RESPONSE)
+    session = make_session(None, 60.0)
+    chunks = 0
+    errors = 0
+    deadline = time.perf_counter() + seconds
+
+    async def worker() -> None:
+        nonlocal chunks, errors
+        while time.perf_counter() < deadline:
+            record = await stream_request(session, base, spec, RequestRecord(0, time.perf_counter(), TOKENS_PER_RESPONSE, None), 60.0)
+            if record.ok:
+                chunks += record.n_chunks
+            else:
+                errors += 1
+
+    try:
+        await asyncio.gather(*(worker() for _ in range(concurrency)))  # connections and warm caches
+        deadline = time.perf_counter() + seconds
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        chunks = 0
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+    finally:
+        await session.close()
+    return {"tokens_per_s": chunks / wall, "tokens_per_cpu_s": chunks / cpu if cpu else 0.0, "cpu_share": cpu / wall, "errors": errors}
+
+
+async def _tpot_error(base: str, streams: int, gap_ms: float, tokens: int) -> dict[str, float]:
+    body = build_body("completions", "calibrated", "x", tokens, {})
+    spec = RequestSpec("/v1/completions", body, tokens)
+    session = make_session(None, 120.0)
+    try:
+        # Open the connections first, as bench does before a level.
+        await run_closed_loop(session, base, lambda i: spec, streams, streams, None, 120.0, 1 << 24)
+        run = await run_closed_loop(session, base, lambda i: spec, streams, 2 * streams, None, 120.0, 1 << 24)
+    finally:
+        await session.close()
+    tpots = [m.tpot for m in (RequestMetrics(r) for r in run.records if r.ok) if m.tpot is not None]
+    for record in run.records:
+        record.output_tokens = tokens
+    mean_tpot = sum(tpots) / len(tpots)
+    return {
+        "streams": streams,
+        "truth_ms": gap_ms,
+        "mean_tpot_ms": mean_tpot,
+        "error_pct": 100.0 * (mean_tpot - gap_ms) / gap_ms,
+        "max_request_error_pct": 100.0 * max(abs(t - gap_ms) for t in tpots) / gap_ms,
+        "requests": len(tpots),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--streams", type=int, default=256)
+    parser.add_argument("--gap-ms", type=float, default=20.0)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    client_cpu, server_cpu = _cores()
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {client_cpu})
+    results: dict[str, Any] = {"client_cpu": client_cpu, "server_cpu": server_cpu}
+    with calibrated_server("--ttft-ms", "0", "--gap-ms", "0", cpu=server_cpu) as url:
+        port = int(url.rsplit(":", 1)[1])
+        body = build_body("completions", "calibrated", "x", TOKENS_PER_RESPONSE, {})
+        results["server_tokens_per_s_raw_reader"] = asyncio.run(_raw_reader(port, args.concurrency, args.seconds, body))["tokens_per_s"]
+        results["client"] = asyncio.run(_client_rate(url, args.concurrency, args.seconds))
+    results["server_headroom_x"] = results["server_tokens_per_s_raw_reader"] / max(results["client"]["tokens_per_s"], 1.0)
+    with calibrated_server("--ttft-ms", "100", "--gap-ms", str(args.gap_ms), cpu=server_cpu) as url:
+        results["tpot"] = asyncio.run(_tpot_error(url, args.streams, args.gap_ms, 64))
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return 0
+    client = results["client"]
+    print(f"client pinned to CPU {client_cpu}, server on CPU {server_cpu}")
+    print(f"server (raw reader, no parsing): {results['server_tokens_per_s_raw_reader']:,.0f} tokens/s")
+    print(
+        f"bench client: {client['tokens_per_s']:,.0f} tokens/s parsed "
+        f"({client['tokens_per_cpu_s']:,.0f} per CPU-second, {client['cpu_share']:.0%} of its core); "
+        f"server headroom {results['server_headroom_x']:.1f}x; errors {client['errors']}"
+    )
+    tpot = results["tpot"]
+    print(
+        f"TPOT at {tpot['streams']} streams: truth {tpot['truth_ms']} ms, measured mean {tpot['mean_tpot_ms']:.3f} ms "
+        f"({tpot['error_pct']:+.2f} %), worst request {tpot['max_request_error_pct']:.2f} %"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,208 @@
+"""vLLM `collect_env` (old flat and new sectioned formats) and SGLang `check_env` reports.
+
+Bug reports for vLLM and SGLang carry these; they name the stack's versions (torch and the CUDA it
+was built for, CUDA runtime, vLLM/SGLang, NCCL), the GPU models, the driver, the topology matrix
+and (vLLM) the environment variables of the shell it ran in. The `collect_env` fact is what
+other facts and checks use where the live source is missing (a pasted report): its fields are
+listed on `CollectEnv`.
+
+Recorded form: the importer (importers/collect_env.py) stores the report verbatim as the output
+of `python3 -m vllm.collect_env` or `python3 -m sglang.check_env` (COLLECT_ENV_ARGV /
+CHECK_ENV_ARGV), and its topology matrix also under `nvidia-smi topo -m`, so `gpu_topology`
+reads it like a live run. Live, the fact is not collected: both scripts import torch and take
+seconds; the live facts (python_env, nvidia, gpu_topology) say the same things first-hand.
+
+Formats (from vllm/collect_env.py and sglang/check_env.py, and real reports in ../shared/captures):
+- old: `PyTorch version: 2.3.0+cu121` ... `GPU models and configuration:` then `GPU 0: <name>`
+  lines ... `CPU:` (lscpu) ... `Versions of relevant libraries:` `[pip3] x==y` ... `vLLM Version:`
+  ... `GPU Topology:` (matrix) then `NAME=value` environment lines.
+- new (vLLM >= 0.9): the same keys as `Key   : value` under `=====` section headers (System Info,
+  PyTorch Info, Python Environment, CUDA / GPU Info, CPU Info, Versions of relevant libraries,
+  vLLM Info, Environment Variables).
+- SGLang: `Python: ...`, `GPU 0,1,2,3: <name>`, `CUDA Driver Version: ...`, `PyTorch: ...`,
+  `sglang: ...`, package lines `name: version`, `NVIDIA Topology:` (matrix), `ulimit soft: ...`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.host.base import NotCaptured
+
+COLLECT_ENV_ARGV = ("python3", "-m", "vllm.collect_env")
+CHECK_ENV_ARGV = ("python3", "-m", "sglang.check_env")
+
+_SECTION = re.compile(r"^\s*={5,}\s*$")
+_PKG = re.compile(r"^\[(pip3?|conda)\]\s+(\S+?)(?:==|\s+)(\S+)")
+_ENV = re.compile(r"^([A-Z_][A-Z0-9_]*)=(.*)$")
+_KV = re.compile(r"^([A-Za-z][\w ./()#+-]*?)\s*:\s?(.*)$")
+_GPU_LINE = re.compile(r"^GPU ([\d,\s]+):\s*(.+)$")
+_TOPO_START = ("GPU Topology", "NVIDIA Topology")
+_TOPO_END = re.compile(r"^(Hypervisor vendor|ulimit soft|={5,})|^[A-Z_][A-Z0-9_]*=")
+
+
+@dataclass(frozen=True)
+class CollectEnv:
+    """What a vLLM collect_env / SGLang check_env report says (empty string: not in the report)."""
+
+    tool: str  # "vllm" (collect_env) | "sglang" (check_env)
+    format: str  # "old" | "new" | "sglang"
+    torch_version: str = ""
+    torch_cuda: str = ""  # "CUDA used to build PyTorch"
+    cuda_runtime: str = ""
+    driver_version: str = ""
+    vllm_version: str = ""
+    sglang_version: str = ""
+    nccl_version: str = ""  # the nvidia-nccl-cu* wheel, else the container's NCCL_VERSION
+    python_version: str = ""
+    os: str = ""
+    kernel: str = ""  # from "Python platform: Linux-6.8.0-62-generic-x86_64-with-glibc2.39"
+    gpu_models: tuple[str, ...] = ()  # by CUDA index
+    packages: dict[str, str] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)  # the shell collect_env ran in (not the engine's)
+    topology_text: str = ""  # the matrix as printed, "" or "Could not collect"
+    values: dict[str, str] = field(default_factory=dict)  # every `key: value` line, first wins
+
+    @property
+    def gpu_count(self) -> int:
+        return len(self.gpu_models)
+
+
+def _expand_gpu_line(indices: str, name: str, into: dict[int, str]) -> None:
+    for part in indices.split(","):
+        part = part.strip()
+        if part.isdigit():
+            into[int(part)] = name.strip()
+
+
+def parse_collect_env(text: str) -> CollectEnv:  # noqa: C901 - one pass over three formats
+    """Parse a vLLM collect_env or SGLang check_env report (chatter around it is ignored)."""
+    lines = [ln.rstrip("\r") for ln in text.splitlines()]
+    values: dict[str, str] = {}
+    packages: dict[str, str] = {}
+    env: dict[str, str] = {}
+    gpus: dict[int, str] = {}
+    topo: list[str] = []
+    new_format = any(_SECTION.match(ln) for ln in lines)
+    in_topo = False
+    in_gpu_list = False
+    in_env = False
+    for raw in lines:
+        line = raw.strip()
+        if in_topo:
+            if _TOPO_END.match(line) or line.endswith("Environment Variables"):
+                in_topo = False
+            else:
+                topo.append(raw)
+                continue
+        if not line:
+            in_gpu_list = False
+            continue
+        if _SECTION.match(line):
+            continue
+        if line == "Environment Variables":
+            in_env = True
+            continue
+        if any(line.startswith(t) for t in _TOPO_START):
+            in_topo = True
+            rest = line.split(":", 1)[1].strip() if ":" in line else ""
+            if rest:
+                topo.append(rest)
+            continue
+        pkg = _PKG.match(line)
+        if pkg:
+            packages.setdefault(pkg.group(2).lower(), pkg.group(3))
+            continue
+        env_m = _ENV.match(line)
+        if env_m and (in_env or " " not in line.split("=", 1)[0]):
+            env.setdefault(env_m.group(1), env_m.group(2))
+            continue
+        gpu = _GPU_LINE.match(line)
+        if gpu and "Compute Capability" not in line:
+            _expand_gpu_line(gpu.group(1), gpu.group(2), gpus)
+            continue
+        kv = _KV.match(line)
+        if kv:
+            key, value = kv.group(1).strip(), kv.group(2).strip()
+            in_gpu_list = key == "GPU models and configuration"
+            if in_gpu_list:
+                nested = _GPU_LINE.match(value)
+                if nested:
+                    _expand_gpu_line(nested.group(1), nested.group(2), gpus)
+                elif value and not value.startswith(("No CUDA", "Could not")):
+                    gpus.setdefault(0, value)
+            values.setdefault(key, value)
+    if "sglang" in values and ("CUDA Driver Version" in values or "PyTorch" in values):
+        tool, fmt = "sglang", "sglang"
+    elif any(k in values for k in ("PyTorch version", "vLLM Version", "Is CUDA available",
+                                   "CUDA used to build PyTorch", "GPU models and configuration")):
+        tool, fmt = "vllm", "new" if new_format else "old"
+    else:
+        raise ParseError("not a vLLM collect_env or SGLang check_env report")
+
+    def get(*keys: str) -> str:
+        for key in keys:
+            value = values.get(key, "")
+            if value and value not in ("N/A", "Could not collect", "No CUDA"):
+                return value
+        return ""
+
+    torch_version = get("PyTorch version", "PyTorch") or packages.get("torch", "")
+    torch_cuda = get("CUDA used to build PyTorch")
+    if not torch_cuda:
+        m = re.search(r"\+cu(\d+)(\d)$", torch_version)
+        torch_cuda = f"{m.group(1)}.{m.group(2)}" if m else ""
+    cuda_runtime = get("CUDA runtime version")
+    if not cuda_runtime:
+        m = re.search(r"release (\d+\.\d+)", get("NVCC"))
+        cuda_runtime = m.group(1) if m else ""
+    nccl = next((v for k, v in packages.items() if re.fullmatch(r"nvidia-nccl-cu\d+|nccl|vllm-nccl-cu\d+", k)), "")
+    nccl = nccl or env.get("NCCL_VERSION", "")
+    platform = get("Python platform")
+    kernel_m = re.match(r"Linux-(\d+\.\d+[\w.+-]*?)-(?:x86_64|aarch64|ppc64le|s390x)", platform)
+    python_version = get("Python version", "Python").split(" ")[0]
+    topology = "\n".join(topo).strip("\n")
+    return CollectEnv(
+        tool=tool,
+        format=fmt,
+        torch_version=torch_version,
+        torch_cuda=torch_cuda,
+        cuda_runtime=cuda_runtime,
+        driver_version=get("Nvidia driver version", "CUDA Driver Version"),
+        vllm_version=get("vLLM Version", "vllm").split(" ")[0] if get("vLLM Version", "vllm") != "Module Not Found" else "",
+        sglang_version=get("sglang"),
+        nccl_version=nccl,
+        python_version=python_version,
+        os=get("OS"),
+        kernel=kernel_m.group(1) if kernel_m else "",
+        gpu_models=tuple(gpus[i] for i in sorted(gpus)),
+        packages=packages,
+        env=env,
+        topology_text=topology,
+        values=values,
+    )
+
+
+@provider("collect_env", CollectEnv)
+def collect_env(ctx: FactContext) -> CollectEnv:
+    """A pasted vLLM collect_env / SGLang check_env report: versions, GPU models, driver, topology, env."""
+    if ctx.host.meta.source == "live":
+        raise FactUnavailable("not run live (collect_env imports torch; the live facts read the same first-hand)")
+    missing = 0
+    for argv in (COLLECT_ENV_ARGV, CHECK_ENV_ARGV):
+        try:
+            result = ctx.host.run(list(argv))
+        except NotCaptured:
+            missing += 1
+            continue
+        if result.ok and result.stdout.strip():
+            try:
+                return parse_collect_env(result.stdout)
+            except ParseError as exc:
+                raise FactUnavailable(f"the collect_env report: {exc}") from exc
+    if missing == 2:
+        raise NotCaptured("vLLM collect_env / SGLang check_env report")
+    raise FactUnavailable("no vLLM collect_env or SGLang check_env report in this source")

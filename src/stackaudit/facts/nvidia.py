@@ -1,0 +1,855 @@
+"""NVIDIA GPUs and driver: per-GPU state (NVML, else nvidia-smi outputs), driver flavour, daemons, Xids.
+
+Sources of the `nvidia` fact, in order (knowledge base, domains DRV/MEM/PWR):
+1. NVML through the choke point (`host.nvml`, stackaudit.host.nvml): live, and replayed from a
+   snapshot's `nvml/…` entries. Live, this is the only source: one `gpu/<n>` query per GPU costs
+   milliseconds, where `nvidia-smi -q -x` takes seconds on an 8-GPU host (it queries every field
+   of every GPU, supported clocks included), so it is not run when NVML answers.
+2. `nvidia-smi -q -x` (XML), run only when NVML cannot be used (nvidia-ml-py missing), or pasted.
+3. `nvidia-smi -q` text, as pasted into bug reports.
+4. The `nvidia-smi` default table (old "Driver Version" and new "KMD Version" headers).
+
+A host whose PCI bus shows no NVIDIA GPU gets an empty `NvidiaGpus` (checks: not applicable);
+a GPU host whose driver is not reachable gets FactUnavailable with the reason. Never a write:
+nothing here changes a GPU setting.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.pci import PciDevices
+from stackaudit.facts.registry import FactContext, FactUnavailable, Provider, provider
+from stackaudit.facts.system import KernelLog
+from stackaudit.gputable import GpuSpec, GpuTableError, UnknownGpuError, lookup
+from stackaudit.host.base import Host, NotCaptured, read_optional
+from stackaudit.host.nvml import NvmlError
+
+# --- vocabulary ------------------------------------------------------------------------------
+
+# NVML clock event reason bits (nvmlClocksEventReason*, pynvml 13.615.71; NVML API reference
+# group__nvmlClocksEventReasons). The names are those of the nvidia-smi XML elements
+# `clocks_event_reason_<name>` (older drivers: `clocks_throttle_reason_<name>`).
+CLOCK_EVENT_BITS = {
+    0x1: "gpu_idle",
+    0x2: "applications_clocks_setting",
+    0x4: "sw_power_cap",
+    0x8: "hw_slowdown",
+    0x10: "sync_boost",
+    0x20: "sw_thermal_slowdown",
+    0x40: "hw_thermal_slowdown",
+    0x80: "hw_power_brake_slowdown",
+    0x100: "display_clocks_setting",
+}
+CLOCK_EVENT_LABELS = {
+    "gpu_idle": "Idle",
+    "applications_clocks_setting": "Applications Clocks Setting",
+    "sw_power_cap": "SW Power Cap",
+    "hw_slowdown": "HW Slowdown",
+    "sync_boost": "Sync Boost",
+    "sw_thermal_slowdown": "SW Thermal Slowdown",
+    "hw_thermal_slowdown": "HW Thermal Slowdown",
+    "hw_power_brake_slowdown": "HW Power Brake Slowdown",
+    "display_clocks_setting": "Display Clock Setting",
+}
+ARCHITECTURES = {2: "Kepler", 3: "Maxwell", 4: "Pascal", 5: "Volta", 6: "Turing", 7: "Ampere", 8: "Ada Lovelace",
+                 9: "Hopper", 10: "Blackwell", 13: "Rubin"}  # NVML_DEVICE_ARCH_*
+COMPUTE_MODES = {0: "Default", 1: "Exclusive_Thread", 2: "Prohibited", 3: "Exclusive_Process"}  # NVML_COMPUTEMODE_*
+FABRIC_STATES = {0: "Not Supported", 1: "Not Started", 2: "In Progress", 3: "Completed"}  # NVML_GPU_FABRIC_STATE_*
+RECOVERY_ACTIONS = {0: "None", 1: "GPU Reset", 2: "Node Reboot", 3: "Drain P2P", 4: "Drain and Reset",
+                    5: "Recover IMEX Domain", 6: "Bus Reset", 7: "System Reboot"}  # NVML_GPU_RECOVERY_ACTION_*
+
+_BDF = re.compile(r"([0-9a-fA-F]{4,8}):([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\.([0-7])")
+
+
+def normalize_bdf(text: str) -> str:
+    """`00000000:01:00.0` (NVML, nvidia-smi) -> `0000:01:00.0` (sysfs); "" when not a PCI address."""
+    m = _BDF.search(text or "")
+    if not m:
+        return ""
+    return f"{m.group(1)[-4:]}:{m.group(2)}:{m.group(3)}.{m.group(4)}".lower()
+
+
+# --- facts -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NvLink:
+    link: int
+    active: bool | None
+    remote_bdf: str = ""
+    replay: int | None = None
+    recovery: int | None = None
+    crc_flit: int | None = None
+    crc_data: int | None = None
+
+    @property
+    def errors(self) -> int:
+        return sum(v or 0 for v in (self.replay, self.recovery, self.crc_flit, self.crc_data))
+
+
+@dataclass(frozen=True)
+class GpuProcess:
+    pid: int
+    name: str = ""
+    used_mib: float | None = None
+    kind: str = "C"  # C compute, G graphics, C+G, M (MPS)
+
+
+@dataclass(frozen=True)
+class GpuInfo:
+    """One GPU as NVML / nvidia-smi reports it. None everywhere means "the source does not say"."""
+
+    index: int
+    name: str = ""
+    uuid: str = ""
+    bdf: str = ""  # sysfs form, 0000:01:00.0
+    architecture: str = ""
+    compute_capability: str = ""
+    persistence: bool | None = None
+    compute_mode: str | None = None  # Default | Exclusive_Process | Prohibited | Exclusive_Thread
+    display_active: bool | None = None
+    mig_current: bool | None = None
+    mig_pending: bool | None = None
+    mig_devices: int | None = None
+    ecc_current: bool | None = None
+    ecc_pending: bool | None = None
+    ecc_volatile_uncorrected: int | None = None
+    ecc_volatile_corrected: int | None = None
+    ecc_aggregate_uncorrected: int | None = None
+    ecc_aggregate_corrected: int | None = None
+    retired_sbe: int | None = None
+    retired_dbe: int | None = None
+    retired_pending: bool | None = None
+    remap_corrected: int | None = None
+    remap_uncorrected: int | None = None
+    remap_pending: bool | None = None
+    remap_failure: bool | None = None
+    power_limit_w: float | None = None  # current (requested) limit
+    power_default_w: float | None = None
+    power_min_w: float | None = None
+    power_max_w: float | None = None
+    power_enforced_w: float | None = None
+    power_draw_w: float | None = None
+    clock_events: tuple[str, ...] | None = None  # active reasons, CLOCK_EVENT_BITS names
+    sm_clock_mhz: int | None = None
+    mem_clock_mhz: int | None = None
+    max_sm_clock_mhz: int | None = None
+    max_mem_clock_mhz: int | None = None
+    app_graphics_mhz: int | None = None
+    app_mem_mhz: int | None = None
+    default_app_graphics_mhz: int | None = None
+    default_app_mem_mhz: int | None = None
+    memory_total_mib: float | None = None
+    memory_used_mib: float | None = None
+    bar1_total_mib: float | None = None
+    pcie_gen: int | None = None
+    pcie_gen_max: int | None = None  # max of the link (min of device and host)
+    pcie_gen_device_max: int | None = None
+    pcie_gen_host_max: int | None = None
+    pcie_width: int | None = None
+    pcie_width_max: int | None = None
+    pcie_replays: int | None = None
+    nvlinks: tuple[NvLink, ...] | None = None  # () = the GPU has no NVLink; None = not in the source
+    processes: tuple[GpuProcess, ...] | None = None
+    utilization_gpu: int | None = None
+    utilization_mem: int | None = None
+    gsp_firmware: str | None = None  # version string; "" = N/A (GSP not in use)
+    memory_bus_width: int | None = None
+    pstate: str | None = None
+    fabric_state: str | None = None
+    fabric_status: str | None = None
+    temp_c: int | None = None
+    temp_slowdown_c: int | None = None
+    mem_temp_c: int | None = None
+    mem_temp_max_c: int | None = None
+    recovery_action: str | None = None
+    error: str = ""  # the whole GPU could not be read (e.g. NVML "gpu-is-lost")
+
+    @property
+    def label(self) -> str:
+        return f"GPU {self.index} ({self.bdf})" if self.bdf else f"GPU {self.index}"
+
+    @property
+    def subject(self) -> str:
+        return self.bdf or f"GPU {self.index}"
+
+    @property
+    def spec(self) -> GpuSpec | None:
+        """The row of data/gpus.toml for this GPU's product name, or None when unknown."""
+        return gpu_spec(self.name)
+
+    @property
+    def active_nvlinks(self) -> int | None:
+        return None if self.nvlinks is None else sum(1 for link in self.nvlinks if link.active)
+
+    @property
+    def busy(self) -> bool:
+        return (self.utilization_gpu or 0) >= 20 or (self.pstate in ("P0", "P1") and (self.utilization_gpu or 0) > 0)
+
+
+def gpu_spec(name: str) -> GpuSpec | None:
+    """Expectations for a product name (GPU table), None for a name the table does not know."""
+    if not name:
+        return None
+    try:
+        match = lookup(name)
+    except (UnknownGpuError, GpuTableError, OSError):
+        return None
+    return match.spec
+
+
+@dataclass(frozen=True)
+class NvidiaGpus:
+    gpus: tuple[GpuInfo, ...]
+    driver_version: str | None = None
+    cuda_version: str | None = None  # the highest CUDA the driver supports (not the toolkit in use)
+    source: str = ""  # nvml | nvidia-smi -q -x | nvidia-smi -q | nvidia-smi | pci
+    attached: int | None = None  # the count the source claims (an excerpt may show fewer)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def none_on_bus(self) -> bool:
+        return self.source == "pci" and not self.gpus
+
+    def by_bdf(self, bdf: str) -> GpuInfo | None:
+        for gpu in self.gpus:
+            if gpu.bdf == bdf:
+                return gpu
+        return None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(sorted({g.name for g in self.gpus if g.name}))
+
+
+# --- NVML answers -> facts -------------------------------------------------------------------
+
+
+def _num(value: Any) -> int | None:
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _flag(value: Any) -> bool | None:
+    n = _num(value)
+    return None if n is None else bool(n)
+
+
+def _pair(value: Any) -> tuple[Any, Any]:
+    return (value[0], value[1]) if isinstance(value, list) and len(value) >= 2 else (None, None)
+
+
+def _watts(mw: Any) -> float | None:
+    n = _num(mw)
+    return None if n is None else round(n / 1000.0, 2)
+
+
+def _mib(nbytes: Any) -> float | None:
+    n = _num(nbytes)
+    return None if n is None else round(n / 2**20, 1)
+
+
+def reasons_from_mask(mask: int) -> tuple[str, ...]:
+    return tuple(name for bit, name in CLOCK_EVENT_BITS.items() if mask & bit)
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def gpu_from_nvml(data: dict[str, Any]) -> GpuInfo:
+    """A `gpu/<n>` NVML answer (stackaudit.host.nvml) as a GpuInfo."""
+    get = data.get
+    mig_cur, mig_pend = _pair(get("mig_mode"))
+    ecc_cur, ecc_pend = _pair(get("ecc_mode"))
+    ecc = get("ecc_errors") or {}
+    retired = get("retired_pages") or {}
+    remap = get("remapped_rows")
+    remap_vals = remap if isinstance(remap, list) and len(remap) == 4 else [None] * 4
+    power = get("power") or {}
+    pmin, pmax = _pair(power.get("constraints_mw"))
+    clocks = get("clocks") or {}
+    mem_raw = get("memory")
+    memory: dict[str, Any] = mem_raw if isinstance(mem_raw, dict) and "error" not in mem_raw else {}
+    pcie = get("pcie") or {}
+    temp = get("temperature") or {}
+    util = get("utilization") if isinstance(get("utilization"), dict) else {}
+    reasons = _num(get("clock_event_reasons"))
+    arch = _num(get("architecture"))
+    cap = get("cuda_capability")
+    compute = _num(get("compute_mode"))
+    fabric = get("fabric") if isinstance(get("fabric"), dict) else {}
+    fabric_state = _num(fabric.get("state"))
+    fabric_status = _num(fabric.get("status"))
+    gsp = get("gsp_firmware_version")
+    gsp_mode = _pair(get("gsp_firmware_mode"))[0]
+    if isinstance(gsp, str):
+        gsp_value: str | None = gsp if gsp and gsp != "N/A" else ""
+    elif isinstance(gsp, dict) and gsp.get("error") == "not-supported":
+        gsp_value = ""
+    else:
+        gsp_value = None
+    if gsp_mode == 0 and gsp_value is None:
+        gsp_value = ""
+    recovery = _num(get("recovery_action"))
+    pstate = _num(get("pstate"))
+    return GpuInfo(
+        index=int(get("index", 0)),
+        name=_str(get("name")),
+        uuid=_str(get("uuid")),
+        bdf=normalize_bdf(_str(get("pci_bus_id"))),
+        architecture=ARCHITECTURES.get(arch, "") if arch is not None else "",
+        compute_capability=f"{cap[0]}.{cap[1]}" if isinstance(cap, list) and len(cap) == 2 else "",
+        persistence=_flag(get("persistence_mode")),
+        compute_mode=COMPUTE_MODES.get(compute) if compute is not None else None,
+        display_active=_flag(get("display_active")),
+        mig_current=_flag(mig_cur),
+        mig_pending=_flag(mig_pend),
+        mig_devices=_num(get("mig_device_count")),
+        ecc_current=_flag(ecc_cur),
+        ecc_pending=_flag(ecc_pend),
+        ecc_volatile_uncorrected=_num(ecc.get("volatile_uncorrected")),
+        ecc_volatile_corrected=_num(ecc.get("volatile_corrected")),
+        ecc_aggregate_uncorrected=_num(ecc.get("aggregate_uncorrected")),
+        ecc_aggregate_corrected=_num(ecc.get("aggregate_corrected")),
+        retired_sbe=_num(retired.get("single_bit")),
+        retired_dbe=_num(retired.get("double_bit")),
+        retired_pending=_flag(retired.get("pending")),
+        remap_corrected=_num(remap_vals[0]),
+        remap_uncorrected=_num(remap_vals[1]),
+        remap_pending=_flag(remap_vals[2]),
+        remap_failure=_flag(remap_vals[3]),
+        power_limit_w=_watts(power.get("limit_mw")),
+        power_default_w=_watts(power.get("default_mw")),
+        power_min_w=_watts(pmin),
+        power_max_w=_watts(pmax),
+        power_enforced_w=_watts(power.get("enforced_mw")),
+        power_draw_w=_watts(power.get("usage_mw")),
+        clock_events=reasons_from_mask(reasons) if reasons is not None else None,
+        sm_clock_mhz=_num(clocks.get("sm")),
+        mem_clock_mhz=_num(clocks.get("mem")),
+        max_sm_clock_mhz=_num(clocks.get("max_sm")),
+        max_mem_clock_mhz=_num(clocks.get("max_mem")),
+        app_graphics_mhz=_num(clocks.get("app_graphics")),
+        app_mem_mhz=_num(clocks.get("app_mem")),
+        default_app_graphics_mhz=_num(clocks.get("default_app_graphics")),
+        default_app_mem_mhz=_num(clocks.get("default_app_mem")),
+        memory_total_mib=_mib(memory.get("total")),
+        memory_used_mib=_mib(memory.get("used")),
+        bar1_total_mib=_mib(get("bar1_total")),
+        pcie_gen=_num(pcie.get("gen")),
+        pcie_gen_max=_num(pcie.get("max_gen")),
+        pcie_gen_device_max=_num(pcie.get("gpu_max_gen")),
+        pcie_width=_num(pcie.get("width")),
+        pcie_width_max=_num(pcie.get("max_width")),
+        pcie_replays=_num(pcie.get("replay_counter")),
+        nvlinks=_nvlinks_from_nvml(get("nvlink")),
+        processes=_processes_from_nvml(get("processes")),
+        utilization_gpu=_num(util.get("gpu")),
+        utilization_mem=_num(util.get("memory")),
+        gsp_firmware=gsp_value,
+        memory_bus_width=_num(get("memory_bus_width")),
+        pstate=f"P{pstate}" if pstate is not None and pstate < 32 else None,
+        fabric_state=FABRIC_STATES.get(fabric_state) if fabric_state is not None else None,
+        fabric_status=(None if fabric_status is None else "Success" if fabric_status == 0 else f"error {fabric_status}"),
+        temp_c=_num(temp.get("gpu")),
+        temp_slowdown_c=_num(temp.get("slowdown")),
+        mem_temp_c=_num(temp.get("memory")),
+        mem_temp_max_c=_num(temp.get("mem_max")),
+        recovery_action=RECOVERY_ACTIONS.get(recovery, str(recovery)) if recovery is not None else None,
+    )
+
+
+def _nvlinks_from_nvml(value: Any) -> tuple[NvLink, ...] | None:
+    if isinstance(value, dict):
+        # NotSupported / InvalidArgument on link 0: this GPU has no NVLink.
+        return () if value.get("error") in ("not-supported", "invalid-argument") else None
+    if not isinstance(value, list):
+        return None
+    links: list[NvLink] = []
+    for entry in value:
+        errors = entry.get("errors") or {}
+        links.append(NvLink(
+            link=int(entry.get("link", len(links))),
+            active=_flag(entry.get("active")),
+            remote_bdf=normalize_bdf(_str(entry.get("remote_bus_id"))),
+            replay=_num(errors.get("replay")),
+            recovery=_num(errors.get("recovery")),
+            crc_flit=_num(errors.get("crc_flit")),
+            crc_data=_num(errors.get("crc_data")),
+        ))
+    return tuple(links)
+
+
+def _processes_from_nvml(value: Any) -> tuple[GpuProcess, ...] | None:
+    if not isinstance(value, dict):
+        return None
+    procs: dict[int, GpuProcess] = {}
+    known = False
+    for kind, key in (("C", "compute"), ("G", "graphics")):
+        entries = value.get(key)
+        if not isinstance(entries, list):
+            continue
+        known = True
+        for entry in entries:
+            pid = int(entry.get("pid", 0))
+            used = _mib(entry.get("used_memory"))
+            previous = procs.get(pid)
+            if previous is not None:
+                procs[pid] = GpuProcess(pid, previous.name, previous.used_mib or used, "C+G")
+            else:
+                procs[pid] = GpuProcess(pid, _str(entry.get("name")), used, kind)
+    return tuple(procs.values()) if known else None
+
+
+def _cuda_version(value: Any) -> str | None:
+    n = _num(value)
+    return f"{n // 1000}.{(n % 1000) // 10}" if n else None
+
+
+def from_nvml(host: Host) -> NvidiaGpus:
+    """Every GPU through the NVML choke point; raises NvmlError / NotCaptured when it cannot run."""
+    system = host.nvml("system")
+    count = _num(system.get("device_count"))
+    if count is None:
+        raise NvmlError("unknown", f"NVML gives no device count: {system.get('device_count')}")
+    gpus = []
+    for index in range(count):
+        try:
+            gpus.append(gpu_from_nvml(host.nvml(f"gpu/{index}")))
+        except NvmlError as exc:
+            gpus.append(GpuInfo(index=index, error=exc.kind))
+    driver = system.get("driver_version")
+    return NvidiaGpus(tuple(gpus), driver if isinstance(driver, str) else None,
+                      _cuda_version(system.get("cuda_driver_version")), "nvml", count)
+
+
+# --- the provider ----------------------------------------------------------------------------
+
+NVSMI_SOURCES: tuple[tuple[str, ...], ...] = (("nvidia-smi", "-q", "-x"), ("nvidia-smi", "-q"), ("nvidia-smi",))
+# Whole-NVML failures that mean the driver itself is not usable (nvidia-smi fails the same way).
+_DRIVER_DOWN = {"driver-not-loaded": "the NVIDIA kernel driver is not loaded",
+                "lib-rm-version-mismatch": "the NVML library and the loaded kernel module are different versions",
+                "gpu-is-lost": "a GPU is lost (fell off the bus)"}
+NVSMI_TIMEOUT_S = 30.0
+
+
+def _parse_nvsmi(argv: tuple[str, ...], text: str) -> NvidiaGpus:
+    from stackaudit.facts import nvidia_smi
+
+    if argv == ("nvidia-smi", "-q", "-x"):
+        return nvidia_smi.parse_xml(text)
+    if argv == ("nvidia-smi", "-q"):
+        return nvidia_smi.parse_query_text(text)
+    return nvidia_smi.parse_table(text)
+
+
+@provider("nvidia", NvidiaGpus)
+def nvidia(ctx: FactContext) -> NvidiaGpus:
+    """NVIDIA GPUs: NVML (live or recorded), else `nvidia-smi -q -x` / `-q` / the default table."""
+    host = ctx.host
+    nvml_error: NvmlError | None = None
+    try:
+        return from_nvml(host)
+    except NvmlError as exc:
+        nvml_error = exc
+    except NotCaptured:
+        pass
+    pci = ctx.optional("pci", PciDevices)
+    if pci is not None and not pci.nvidia_gpus:
+        return NvidiaGpus((), source="pci", notes=("no NVIDIA GPU on the PCI bus",))
+    if nvml_error is not None and nvml_error.kind in _DRIVER_DOWN:
+        raise FactUnavailable(f"NVML: {_DRIVER_DOWN[nvml_error.kind]} ({nvml_error.message or nvml_error.kind})",
+                              "load the driver (`modprobe nvidia`), or reboot after a driver update")
+    failures: list[str] = []
+    captured = nvml_error is not None
+    for argv in NVSMI_SOURCES:
+        try:
+            result = host.run(argv, NVSMI_TIMEOUT_S)
+        except NotCaptured:
+            continue
+        captured = True
+        if result.not_found:
+            failures.append("nvidia-smi is not installed")
+            break
+        if not result.ok:
+            failures.append(f"`{' '.join(argv)}` failed: {(result.stdout + result.stderr).strip()[:200]}")
+            break
+        try:
+            return _parse_nvsmi(argv, result.stdout)
+        except ParseError as exc:
+            failures.append(f"`{' '.join(argv)}`: {exc}")
+    if not captured:
+        raise NotCaptured("NVML / nvidia-smi")
+    why = "; ".join(([f"NVML: {nvml_error.kind}"] if nvml_error else []) + failures)
+    raise FactUnavailable(f"no NVIDIA GPU information: {why}",
+                          "install nvidia-ml-py (pip install nvidia-ml-py) or the NVIDIA driver utilities")
+
+
+# --- driver flavour --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NvidiaDriver:
+    version: str | None
+    flavour: str | None  # "open" | "proprietary" | None (not known)
+    flavour_evidence: str = ""
+    proc_version_line: str = ""
+    enable_gpu_firmware: str | None = None  # /proc/driver/nvidia/params EnableGpuFirmware
+    loaded: bool | None = None
+
+
+_LICENSE_FLAVOUR = {"Dual MIT/GPL": "open", "NVIDIA": "proprietary"}
+
+
+def parse_proc_version(text: str) -> tuple[str | None, str | None]:
+    """(version, flavour) from /proc/driver/nvidia/version ("Open Kernel Module" = open flavour)."""
+    line = next((ln for ln in text.splitlines() if ln.startswith("NVRM version")), "")
+    if not line:
+        raise ParseError("not /proc/driver/nvidia/version")
+    m = re.search(r"Kernel Module(?:\s+for\s+\S+)?\s+(\d+\.\d+(?:\.\d+)?)", line)
+    flavour = "open" if "Open Kernel Module" in line else "proprietary" if "Kernel Module" in line else None
+    return (m.group(1) if m else None), flavour
+
+
+@provider("nvidia_driver", NvidiaDriver)
+def nvidia_driver(ctx: FactContext) -> NvidiaDriver:
+    """The NVIDIA kernel driver: version, open or proprietary flavour, GSP firmware parameter."""
+    host = ctx.host
+    proc = read_optional(host, "/proc/driver/nvidia/version")
+    sys_version = (read_optional(host, "/sys/module/nvidia/version") or "").strip() or None
+    version, flavour, evidence, line = sys_version, None, "", ""
+    if proc:
+        try:
+            proc_ver, flavour = parse_proc_version(proc)
+            version = version or proc_ver
+            line = next(ln for ln in proc.splitlines() if ln.startswith("NVRM version")).strip()
+            evidence = f"/proc/driver/nvidia/version: {line}"
+        except ParseError:
+            pass
+    if flavour is None:
+        try:
+            result = host.run(["modinfo", "-F", "license", "nvidia"])
+        except NotCaptured:
+            result = None
+        if result is not None and result.ok:
+            lic = result.stdout.strip()
+            flavour = _LICENSE_FLAVOUR.get(lic)
+            evidence = f"modinfo nvidia: license {lic!r}"
+    params = None
+    try:
+        params = read_optional(host, "/proc/driver/nvidia/params")
+    except NotCaptured:
+        params = None
+    gsp = None
+    if params:
+        m = re.search(r"^EnableGpuFirmware:\s*(\S+)", params, re.MULTILINE)
+        gsp = m.group(1) if m else None
+    if proc is None and sys_version is None and flavour is None:
+        raise FactUnavailable("the NVIDIA kernel module is not loaded (/proc/driver/nvidia/version missing)",
+                              "run on the host with the driver loaded")
+    return NvidiaDriver(version, flavour, evidence, line, gsp, proc is not None or sys_version is not None)
+
+
+# --- daemons: nvidia-persistenced, nv-fabricmanager, MPS, display servers ---------------------
+
+
+@dataclass(frozen=True)
+class Daemon:
+    name: str
+    active: str | None = None  # `systemctl is-active` answer; None: no systemd answer
+    pids: tuple[int, ...] = ()
+    argv: tuple[str, ...] = ()
+    exec_start: str | None = None  # effective ExecStart of the unit (after drop-ins)
+    version: str | None = None
+
+    @property
+    def running(self) -> bool | None:
+        if self.pids:
+            return True
+        if self.active is not None:
+            return self.active in ("active", "reloading", "activating")
+        return None
+
+
+@dataclass(frozen=True)
+class NvidiaServices:
+    persistenced: Daemon
+    fabricmanager: Daemon
+    mps: Daemon
+    display_servers: tuple[tuple[int, str], ...] = ()
+    processes_visible: bool = False  # /proc of the host was listed (not an isolated container's)
+
+
+_DISPLAY = ("Xorg", "X", "Xwayland", "gnome-shell", "kwin_wayland", "sway", "weston")
+
+
+def effective_exec_start(unit_text: str) -> str | None:
+    """The ExecStart systemd runs: `systemctl cat` lists the unit then drop-ins; empty resets."""
+    value: str | None = None
+    for line in unit_text.splitlines():
+        m = re.match(r"\s*ExecStart\s*=\s*(.*)$", line)
+        if m:
+            value = m.group(1).strip() or None
+    return value
+
+
+def _is_active(host: Host, unit: str) -> str | None:
+    try:
+        result = host.run(["systemctl", "is-active", unit])
+    except NotCaptured:
+        return None
+    word = result.stdout.strip().splitlines()[0] if result.stdout.strip() else ""
+    if result.not_found or word not in ("active", "inactive", "failed", "activating", "deactivating", "reloading"):
+        return None  # no systemd here (containers: "System has not been booted with systemd")
+    return word
+
+
+def _scan_processes(host: Host) -> tuple[dict[str, list[tuple[int, tuple[str, ...]]]], bool]:
+    from stackaudit.facts.processes import parse_cmdline_bytes
+
+    found: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
+    try:
+        names = host.list_dir("/proc")
+    except (OSError, NotCaptured):
+        return found, False
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            raw = host.read_bytes(f"/proc/{name}/cmdline")
+        except (OSError, NotCaptured):
+            continue
+        argv = parse_cmdline_bytes(raw)
+        if argv:
+            found.setdefault(argv[0].rsplit("/", 1)[-1], []).append((int(name), argv))
+    return found, True
+
+
+@provider("nvidia_services", NvidiaServices)
+def nvidia_services(ctx: FactContext) -> NvidiaServices:
+    """nvidia-persistenced, nv-fabricmanager and MPS daemons; display servers (systemctl, /proc)."""
+    host = ctx.host
+    procs, visible = _scan_processes(host)
+
+    def daemon(name: str, unit: str, binaries: tuple[str, ...]) -> Daemon:
+        active = _is_active(host, unit)
+        running = [p for b in binaries for p in procs.get(b, [])]
+        exec_start = None
+        if active is not None:
+            try:
+                cat = host.run(["systemctl", "cat", unit])
+                exec_start = effective_exec_start(cat.stdout) if cat.ok else None
+            except NotCaptured:
+                exec_start = None
+        return Daemon(name, active, tuple(p for p, _ in running), running[0][1] if running else (), exec_start)
+
+    persist = daemon("nvidia-persistenced", "nvidia-persistenced", ("nvidia-persistenced",))
+    # The service/package is nvidia-fabricmanager, the binary nv-fabricmanager (KB correction).
+    fm = daemon("nv-fabricmanager", "nvidia-fabricmanager", ("nv-fabricmanager",))
+    try:
+        fm_path = host.which("nv-fabricmanager")
+    except NotCaptured:
+        fm_path = None
+    if fm_path:
+        try:
+            out = host.run([fm_path, "--version"])
+            m = re.search(r"(\d+\.\d+(?:\.\d+)?)", out.stdout)
+            if m:
+                fm = Daemon(fm.name, fm.active, fm.pids, fm.argv, fm.exec_start, m.group(1))
+        except NotCaptured:
+            pass
+    mps_running = procs.get("nvidia-cuda-mps-control", []) + procs.get("nvidia-cuda-mps-server", [])
+    mps = Daemon("nvidia-cuda-mps-control", None, tuple(p for p, _ in mps_running),
+                 mps_running[0][1] if mps_running else ())
+    display = tuple((pid, name) for name in _DISPLAY for pid, _ in procs.get(name, []))
+    if not visible and persist.active is None and fm.active is None:
+        raise FactUnavailable("neither systemd nor /proc is visible here", "run on the host")
+    return NvidiaServices(persist, fm, mps, display, visible)
+
+
+# --- Xid events ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class XidEvent:
+    code: int
+    bdf: str  # as far as the log gives it (domain:bus:device, function 0 assumed)
+    detail: str
+    line: str
+
+
+@dataclass(frozen=True)
+class XidEvents:
+    events: tuple[XidEvent, ...]
+
+
+_XID = re.compile(r"NVRM: Xid \(PCI:([0-9a-fA-F:.]+)\):\s*(\d+),?\s*(.*)$")
+
+
+def parse_xids(lines: tuple[str, ...] | list[str]) -> tuple[XidEvent, ...]:
+    """`NVRM: Xid (PCI:0000:3b:00): 79, pid=..., GPU has fallen off the bus.` lines."""
+    out = []
+    for line in lines:
+        m = _XID.search(line)
+        if not m:
+            continue
+        addr = m.group(1).rstrip(":").lower()
+        bdf = normalize_bdf(addr if "." in addr else addr + ".0")
+        out.append(XidEvent(int(m.group(2)), bdf or addr, m.group(3).strip(), line.strip()))
+    return tuple(out)
+
+
+@provider("nvidia_xids", XidEvents)
+def nvidia_xids(ctx: FactContext) -> XidEvents:
+    """NVIDIA Xid error events in the kernel log (`dmesg`)."""
+    return XidEvents(parse_xids(ctx.fact("kernel_log", KernelLog).lines))
+
+
+# --- sampling (audit --sample) ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GpuSample:
+    t: float
+    sm_mhz: int | None
+    mem_mhz: int | None
+    power_w: float | None
+    reasons: tuple[str, ...] | None
+    pcie_gen: int | None
+    pcie_width: int | None
+    utilization: int | None
+    temp_c: int | None
+
+
+@dataclass(frozen=True)
+class GpuSamples:
+    seconds: int
+    interval_s: float
+    series: tuple[tuple[GpuSample, ...], ...]  # one series per GPU index
+
+    def reason_share(self, index: int, reason: str, busy_only: bool = True) -> tuple[int, int]:
+        """(ticks with `reason` active, ticks counted) for one GPU, under load only by default."""
+        ticks = [s for s in self.series[index] if s.reasons is not None
+                 and (not busy_only or (s.utilization or 0) >= 20)]
+        return sum(1 for s in ticks if reason in (s.reasons or ())), len(ticks)
+
+    def busy_ticks(self, index: int) -> int:
+        return sum(1 for s in self.series[index] if (s.utilization or 0) >= 20)
+
+
+def samples_from_nvml(data: dict[str, Any]) -> GpuSamples:
+    count = int(data.get("gpu_count", 0))
+    series: list[list[GpuSample]] = [[] for _ in range(count)]
+    for tick in data.get("ticks", []):
+        for i, gpu in enumerate(tick.get("gpus", [])[:count]):
+            mask = _num(gpu.get("reasons"))
+            series[i].append(GpuSample(
+                float(tick.get("t", 0.0)), _num(gpu.get("sm")), _num(gpu.get("mem")), _watts(gpu.get("power_mw")),
+                reasons_from_mask(mask) if mask is not None else None, _num(gpu.get("gen")),
+                _num(gpu.get("width")), _num(gpu.get("util")), _num(gpu.get("temp"))))
+    return GpuSamples(int(data.get("seconds", 0)), float(data.get("interval_s", 1.0)),
+                      tuple(tuple(s) for s in series))
+
+
+def _sample_provider(seconds: int) -> Any:
+    def gpu_samples(ctx: FactContext) -> GpuSamples:
+        """GPU clocks, power, clock event reasons and PCIe link over the `--sample` window (NVML)."""
+        try:
+            return samples_from_nvml(ctx.host.nvml(f"samples/{seconds}"))
+        except NvmlError as exc:
+            raise FactUnavailable(f"NVML sampling failed: {exc.kind}", "sampling needs NVML (nvidia-ml-py)") from exc
+
+    return gpu_samples
+
+
+@provider("gpu_samples", GpuSamples)
+def gpu_samples(ctx: FactContext) -> GpuSamples:
+    """GPU clocks, power, clock event reasons and PCIe link sampled over a window (`audit --sample`)."""
+    raise FactUnavailable("not sampled (one instant only)", "run `stackaudit audit --sample 30` while the server "
+                          "is under load")
+
+
+def sampling_providers(seconds: float, base: dict[str, Provider] | None = None) -> dict[str, Provider]:
+    """The provider table with `gpu_samples` sampling for `seconds` (AuditOptions.sample_s)."""
+    from stackaudit.facts.registry import PROVIDERS
+
+    table = dict(PROVIDERS if base is None else base)
+    whole = max(1, round(seconds))
+    table["gpu_samples"] = Provider("gpu_samples", _sample_provider(whole), GpuSamples,
+                                    f"GPU samples over {whole} s (NVML)")
+    return table
+
+
+# --- host power profile and memory (PWR-PLATFORM-PROFILE, MEM-PINNED-HOST) --------------------
+
+
+@dataclass(frozen=True)
+class PowerProfile:
+    platform_profile: str | None = None  # /sys/firmware/acpi/platform_profile
+    choices: tuple[str, ...] = ()
+    tuned: str | None = None  # /etc/tuned/active_profile
+    ppd: str | None = None  # `powerprofilesctl get`
+
+
+@provider("power_profile", PowerProfile)
+def power_profile(ctx: FactContext) -> PowerProfile:
+    """OS/firmware power profile: ACPI platform_profile, tuned, power-profiles-daemon."""
+    host = ctx.host
+    answered = False
+
+    def read(path: str) -> str | None:
+        nonlocal answered
+        try:
+            text = read_optional(host, path)
+        except (NotCaptured, PermissionError):
+            return None
+        answered = True
+        return text.strip() if text is not None else None
+
+    profile = read("/sys/firmware/acpi/platform_profile")
+    choices = tuple((read("/sys/firmware/acpi/platform_profile_choices") or "").split())
+    tuned = read("/etc/tuned/active_profile")
+    ppd: str | None = None
+    try:
+        if host.which("powerprofilesctl"):
+            result = host.run(["powerprofilesctl", "get"])
+            ppd = result.stdout.strip() or None if result.ok else None
+            answered = True
+    except NotCaptured:
+        pass
+    if not answered:
+        raise NotCaptured("/sys/firmware/acpi/platform_profile")
+    return PowerProfile(profile or None, choices, tuned or None, ppd)
+
+
+@dataclass(frozen=True)
+class HostMemory:
+    total_kib: int | None
+    available_kib: int | None
+    mlocked_kib: int | None = None
+    unevictable_kib: int | None = None
+
+
+def parse_meminfo(text: str) -> HostMemory:
+    values = {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+):\s+(\d+)\s*kB", text, re.MULTILINE)}
+    if "MemTotal" not in values:
+        raise ParseError("not /proc/meminfo")
+    return HostMemory(values.get("MemTotal"), values.get("MemAvailable"), values.get("Mlocked"),
+                      values.get("Unevictable"))
+
+
+@provider("meminfo", HostMemory)
+def meminfo(ctx: FactContext) -> HostMemory:
+    """Host memory (/proc/meminfo): total, available, mlocked."""
+    text = read_optional(ctx.host, "/proc/meminfo")
+    if text is None:
+        raise FactUnavailable("/proc/meminfo is missing")
+    try:
+        return parse_meminfo(text)
+    except ParseError as exc:
+        raise FactUnavailable(str(exc)) from exc
+
