@@ -27,6 +27,7 @@ class State:
         self.requests = 0  # streamed generation requests seen (the preflight included)
         self.generated = 0  # output tokens sent, for /metrics
         self.prompt_tokens = 0
+        self.times_log = open(args.log_times, "a", buffering=1, encoding="utf-8") if args.log_times else None
 
 
 def count_words(text: str) -> int:
@@ -105,6 +106,7 @@ async def stream(state: State, writer: asyncio.StreamWriter, body: dict[str, Any
         await writer.drain()
         state.generated += n
         return True
+    sent_first = sent_last = 0.0
     for j in range(chunks):
         deadline = t0 + args.ttft_ms / 1000.0 + j * k * gap
         delay = deadline - loop.time()
@@ -133,8 +135,14 @@ async def stream(state: State, writer: asyncio.StreamWriter, body: dict[str, Any
                 return True
         tokens = min(k, n - j * k)
         writer.write(_chunk(_content_event(chat, " w" * tokens, finish if j == chunks - 1 else None, pad)))
+        sent_last = loop.time()
+        if j == 0:
+            sent_first = sent_last
         await writer.drain()
         state.generated += tokens
+    if state.times_log is not None:
+        # CLOCK_MONOTONIC, the clock of the client's perf_counter on Linux: directly comparable.
+        state.times_log.write(f"{prompt}\t{sent_first:.9f}\t{sent_last:.9f}\t{n}\n")
     if args.usage and (body.get("stream_options") or {}).get("include_usage"):
         usage = {"prompt_tokens": prompt_tokens, "completion_tokens": n, "total_tokens": prompt_tokens + n}
         writer.write(_chunk(_event({"id": "cal", "object": "text_completion", "choices": [], "usage": usage})))
@@ -220,6 +228,7 @@ async def main() -> None:
     parser.add_argument("--metrics-overcount", type=int, default=0, help="tokens /metrics over-reports per response")
     parser.add_argument("--version", default=None)
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--log-times", default=None, help="append 'prompt, first and last chunk send times' per response")
     parser.add_argument("--require-key", default=None, help="answer 401 without this bearer token")
     args = parser.parse_args()
     state = State(args)

@@ -20,6 +20,34 @@ from stackaudit.bench.sse import DEFAULT_MAX_EVENT_BYTES, StreamError, StreamPar
 
 ENDPOINTS = {"completions": "/v1/completions", "chat": "/v1/chat/completions"}
 
+# Arrival times of response bytes, per stream being read: id(StreamReader) → [(time, bytes)].
+# A coroutine resumes only after the event loop has run every callback already queued; with
+# hundreds of streams finishing and restarting together that delay reaches milliseconds and
+# would land in TPOT. aiohttp hands every received piece to `StreamReader.feed_data` straight
+# from the socket callback, so that is where the time is taken. StreamReader has __slots__,
+# hence the class-level wrapper, which only records for readers registered here.
+_ARRIVALS: dict[int, list[tuple[float, int]]] = {}
+
+
+def _install_arrival_clock() -> None:
+    original = aiohttp.StreamReader.feed_data
+    if getattr(original, "_stackaudit_clock", False):
+        return
+    clock = time.perf_counter
+    arrivals = _ARRIVALS
+
+    def feed_data(self: aiohttp.StreamReader, data: bytes, *args: Any, **kwargs: Any) -> Any:
+        log = arrivals.get(id(self))
+        if log is not None and data:
+            log.append((clock(), len(data)))
+        return original(self, data, *args, **kwargs)
+
+    feed_data._stackaudit_clock = True  # type: ignore[attr-defined]
+    aiohttp.StreamReader.feed_data = feed_data  # type: ignore[method-assign]
+
+
+_install_arrival_clock()
+
 
 class RequestRecord:
     """Everything measured about one request. Times are `time.perf_counter()` seconds."""
@@ -146,11 +174,31 @@ async def stream_request(
             else:
                 feed = parser.feed
                 content = response.content
-                while True:
-                    data = await content.readany()
-                    if not data:
-                        break
-                    feed(data, perf_counter())
+                arrivals: list[tuple[float, int]] = []
+                key = id(content)
+                _ARRIVALS[key] = arrivals
+                registered = perf_counter()  # bytes that came with the headers arrived before this
+                try:
+                    while True:
+                        data = await content.readany()
+                        if not data:
+                            break
+                        if not arrivals:
+                            feed(data, registered if parser.events == 0 and not parser.chunk_times else perf_counter())
+                        elif len(arrivals) == 1 and arrivals[0][1] == len(data):
+                            feed(data, arrivals[0][0])
+                        else:
+                            # Several pieces arrived while this coroutine waited: each keeps its own time.
+                            offset = len(data) - sum(n for _, n in arrivals)
+                            if offset > 0:
+                                feed(data[:offset], arrivals[0][0])
+                            offset = max(offset, 0)
+                            for arrived, size in arrivals:
+                                feed(data[offset : offset + size], arrived)
+                                offset += size
+                        arrivals.clear()
+                finally:
+                    _ARRIVALS.pop(key, None)
                 parser.finish()
     except StreamError as exc:
         record.error = str(exc)

@@ -160,7 +160,7 @@ def parse_collect_env(text: str) -> CollectEnv:  # noqa: C901 - one pass over th
         m = re.search(r"release (\d+\.\d+)", get("NVCC"))
         cuda_runtime = m.group(1) if m else ""
     nccl = next((v for k, v in packages.items() if re.fullmatch(r"nvidia-nccl-cu\d+|nccl|vllm-nccl-cu\d+", k)), "")
-    nccl = nccl or env.get("NCCL_VERSION", "")
+    nccl = ".".join(nccl.split(".")[:3]) or env.get("NCCL_VERSION", "")  # vllm-nccl-cu12 2.18.1.0.4.0 = NCCL 2.18.1
     platform = get("Python platform")
     kernel_m = re.match(r"Linux-(\d+\.\d+[\w.+-]*?)-(?:x86_64|aarch64|ppc64le|s390x)", platform)
     python_version = get("Python version", "Python").split(" ")[0]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from stackaudit.facts.registry import FactContext, provider
-from stackaudit.host.base import NotCaptured, read_optional
+from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.host.base import Host, NotCaptured, read_optional
 
 CONTAINER_KINDS = ("docker", "podman", "lxc", "kubernetes", "systemd-nspawn", "container")
 
@@ -55,6 +55,22 @@ def _df_kind(df_text: str) -> tuple[str, str]:
     if any(r[0] == "overlay" and r[-1] == "/" for r in rows):
         return "container", "df shows an overlay root filesystem"
     return "", ""
+
+
+def _host_side_evidence(host: Host) -> str:
+    """What a pasted text shows was run on a container *host* (docker inspect, LXC configs)."""
+    try:
+        if host.run(["docker", "ps", "-q"]).ok:
+            return "`docker inspect` was run on the Docker host"
+    except NotCaptured:
+        pass
+    for directory in ("/etc/pve/lxc", "/var/lib/lxc"):
+        try:
+            if host.list_dir(directory):
+                return f"container configs under {directory} were read on the LXC/Proxmox host"
+        except (OSError, NotCaptured):
+            continue
+    return ""
 
 
 def _environ_value(environ: str, name: str) -> str | None:
@@ -127,6 +143,12 @@ def container(ctx: FactContext) -> ContainerInfo:
             kind, why = _df_kind(df.stdout)
             if kind:
                 evidence.append(why)
+        if not kind:
+            host_side = _host_side_evidence(host)
+            if host_side:
+                return ContainerInfo("", (host_side,), None)
+            raise FactUnavailable("the source does not show whether it ran in a container",
+                                  "paste `cat /proc/1/cgroup` and `ls -a /` (or capture with `stackaudit capture`)")
 
     cgroup_version: int | None = None
     mounts = optional("/proc/self/mounts") or optional("/proc/mounts")

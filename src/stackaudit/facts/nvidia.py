@@ -238,6 +238,10 @@ def _flag(value: Any) -> bool | None:
     return None if n is None else bool(n)
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _pair(value: Any) -> tuple[Any, Any]:
     return (value[0], value[1]) if isinstance(value, list) and len(value) >= 2 else (None, None)
 
@@ -265,23 +269,23 @@ def gpu_from_nvml(data: dict[str, Any]) -> GpuInfo:
     get = data.get
     mig_cur, mig_pend = _pair(get("mig_mode"))
     ecc_cur, ecc_pend = _pair(get("ecc_mode"))
-    ecc = get("ecc_errors") or {}
-    retired = get("retired_pages") or {}
+    ecc = _dict(get("ecc_errors"))
+    retired = _dict(get("retired_pages"))
     remap = get("remapped_rows")
     remap_vals = remap if isinstance(remap, list) and len(remap) == 4 else [None] * 4
-    power = get("power") or {}
+    power = _dict(get("power"))
     pmin, pmax = _pair(power.get("constraints_mw"))
-    clocks = get("clocks") or {}
+    clocks = _dict(get("clocks"))
     mem_raw = get("memory")
     memory: dict[str, Any] = mem_raw if isinstance(mem_raw, dict) and "error" not in mem_raw else {}
-    pcie = get("pcie") or {}
-    temp = get("temperature") or {}
-    util = get("utilization") if isinstance(get("utilization"), dict) else {}
+    pcie = _dict(get("pcie"))
+    temp = _dict(get("temperature"))
+    util = _dict(get("utilization"))
     reasons = _num(get("clock_event_reasons"))
     arch = _num(get("architecture"))
     cap = get("cuda_capability")
     compute = _num(get("compute_mode"))
-    fabric = get("fabric") if isinstance(get("fabric"), dict) else {}
+    fabric = _dict(get("fabric"))
     fabric_state = _num(fabric.get("state"))
     fabric_status = _num(fabric.get("status"))
     gsp = get("gsp_firmware_version")

@@ -1,0 +1,523 @@
+"""Pure parsers of nvidia-smi outputs: `-q -x` (XML), `-q` (text) and the default table.
+
+Each returns the same `NvidiaGpus` the NVML path gives, with None for what the output does not
+show, and raises only ParseError. Element names follow the nvidia-smi XML schemas seen in real
+outputs (nvsmi_device_v11 … v13: `clocks_event_reasons` since R535, `clocks_throttle_reasons`
+before; `gpu_power_readings` with `current_power_limit` since R530, `power_readings` with
+`power_limit`/`enforced_power_limit` before) — see ../shared/captures 01 and 04 and the tests.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.nvidia import (
+    CLOCK_EVENT_LABELS,
+    GpuInfo,
+    GpuProcess,
+    NvidiaGpus,
+    normalize_bdf,
+)
+
+MAX_TEXT = 32 * 1024 * 1024
+_NA = {"", "n/a", "[n/a]", "none", "unknown", "unknown error", "[unknown error]", "not supported", "[not supported]",
+       "requested functionality has been deprecated", "insufficient permissions", "[insufficient permissions]"}
+_LABEL_TO_REASON = {label.lower(): name for name, label in CLOCK_EVENT_LABELS.items()}
+_LABEL_TO_REASON["display clocks setting"] = "display_clocks_setting"
+_LABEL_TO_REASON["user defined clocks"] = "applications_clocks_setting"
+_COMPUTE = {"default": "Default", "exclusive_process": "Exclusive_Process", "e. process": "Exclusive_Process",
+            "exclusive_thread": "Exclusive_Thread", "e. thread": "Exclusive_Thread", "prohibited": "Prohibited"}
+
+
+def _clean(value: str | None) -> str | None:
+    if value is None:
+        return None
+    text = " ".join(value.split())
+    return None if text.lower() in _NA else text
+
+
+def _int(value: str | None) -> int | None:
+    text = _clean(value)
+    if text is None:
+        return None
+    m = re.match(r"-?\d+", text.replace(",", ""))
+    return int(m.group(0)) if m else None
+
+
+def _float(value: str | None) -> float | None:
+    text = _clean(value)
+    if text is None:
+        return None
+    m = re.match(r"-?\d+(?:\.\d+)?", text)
+    return float(m.group(0)) if m else None
+
+
+def _bool(value: str | None) -> bool | None:
+    text = (_clean(value) or "").lower()
+    if text in ("enabled", "yes", "active", "on", "true"):
+        return True
+    if text in ("disabled", "no", "not active", "off", "false"):
+        return False
+    return None
+
+
+def _compute_mode(value: str | None) -> str | None:
+    text = _clean(value)
+    return _COMPUTE.get(text.lower(), text) if text else None
+
+
+# --- a tree both formats map onto --------------------------------------------------------------
+
+
+@dataclass
+class Node:
+    label: str
+    value: str | None = None
+    children: list[Node] = field(default_factory=list)
+
+    def child(self, *labels: str) -> Node | None:
+        for label in labels:
+            for c in self.children:
+                if c.label.lower() == label.lower():
+                    return c
+        return None
+
+    def at(self, path: str) -> Node | None:
+        """`a/b/c`, each step one of several `|`-separated labels."""
+        node: Node | None = self
+        for step in path.split("/"):
+            if node is None:
+                return None
+            node = node.child(*step.split("|"))
+        return node
+
+    def get(self, path: str) -> str | None:
+        node = self.at(path)
+        return None if node is None else node.value
+
+    def walk(self) -> Iterator[Node]:
+        for c in self.children:
+            yield c
+            yield from c.walk()
+
+
+def _sum_counts(node: Node | None, want_uncorrected: bool) -> int | None:
+    """Sum the ECC counters of a `volatile`/`aggregate` section (new flat and old single/double bit forms)."""
+    if node is None:
+        return None
+    total: int | None = None
+    old_section = node.child("double_bit" if want_uncorrected else "single_bit",
+                             "Double Bit" if want_uncorrected else "Single Bit")
+    if old_section is not None:
+        return _int(old_section.get("total|Total"))
+    for c in node.walk():
+        label = c.label.lower().replace(" ", "_")
+        if "threshold" in label or c.children:
+            continue
+        uncorrected = "uncorrectable" in label
+        if uncorrected != want_uncorrected or ("correctable" not in label):
+            continue
+        n = _int(c.value)
+        if n is not None:
+            total = (total or 0) + n
+    return total
+
+
+def _reasons(node: Node | None) -> tuple[str, ...] | None:
+    if node is None:
+        return None
+    active: list[str] = []
+    seen = False
+    for c in node.walk():
+        label = c.label.lower()
+        for prefix in ("clocks_event_reason_", "clocks_throttle_reason_"):
+            if label.startswith(prefix):
+                label = label[len(prefix):]
+                break
+        else:
+            label = _LABEL_TO_REASON.get(label, label)
+        if label == "display_clock_setting":
+            label = "display_clocks_setting"
+        state = _bool(c.value)
+        if state is None:
+            continue
+        seen = True
+        if state and label not in active:
+            active.append(label)
+    return tuple(active) if seen else None
+
+
+# --- XML ---------------------------------------------------------------------------------------
+
+_DOCTYPE = re.compile(r"<!DOCTYPE\s+nvidia_smi_log\s+SYSTEM\s+\"[\w.]+\"\s*>")
+
+
+def _xml_node(elem: ET.Element) -> Node:
+    text = elem.text.strip() if elem.text and elem.text.strip() else None
+    return Node(elem.tag, text, [_xml_node(c) for c in elem])
+
+
+def parse_xml(text: str) -> NvidiaGpus:
+    """Parse `nvidia-smi -q -x`. Entities are refused (no DOCTYPE beyond nvidia-smi's own line)."""
+    if len(text) > MAX_TEXT:
+        raise ParseError("nvidia-smi XML larger than 32 MiB")
+    start = text.find("<nvidia_smi_log")
+    if start < 0:
+        raise ParseError("not the output of `nvidia-smi -q -x` (no <nvidia_smi_log>)")
+    head = _DOCTYPE.sub("", text[:start])
+    body = text[start:]
+    if "<!DOCTYPE" in head or "<!ENTITY" in head or "<!DOCTYPE" in body or "<!ENTITY" in body:
+        raise ParseError("nvidia-smi XML with a document type or entities is refused")
+    end = body.rfind("</nvidia_smi_log>")
+    if end < 0:
+        raise ParseError("nvidia-smi XML is cut short (no </nvidia_smi_log>)")
+    body = body[: end + len("</nvidia_smi_log>")]
+    try:
+        root = ET.fromstring(body)
+    except ET.ParseError as exc:
+        raise ParseError(f"bad nvidia-smi XML: {exc}") from exc
+    except RecursionError as exc:
+        raise ParseError("nvidia-smi XML nested too deeply") from exc
+    gpus = []
+    for i, elem in enumerate(root.findall("gpu")):
+        node = _xml_node(elem)
+        gpus.append(_gpu_from_xml(i, node, elem.get("id", "")))
+    top = _xml_node(root)
+    return NvidiaGpus(tuple(gpus), _clean(top.get("driver_version")), _clean(top.get("cuda_version")),
+                      "nvidia-smi -q -x", _int(top.get("attached_gpus")))
+
+
+def _xml_processes(node: Node | None) -> tuple[GpuProcess, ...] | None:
+    if node is None:
+        return None
+    procs = []
+    for p in node.children:
+        if p.label != "process_info":
+            continue
+        pid = _int(p.get("pid"))
+        if pid is None:
+            continue
+        procs.append(GpuProcess(pid, _clean(p.get("process_name")) or "", _float(p.get("used_memory")),
+                                _clean(p.get("type")) or "C"))
+    return tuple(procs)
+
+
+def _gpu_from_xml(index: int, g: Node, gpu_id: str) -> GpuInfo:
+    power = g.at("gpu_power_readings") or g.at("power_readings") or Node("")
+    pcie = g.at("pci/pci_gpu_link_info") or Node("")
+    mig_current = _bool(g.get("mig_mode/current_mig"))
+    mig_node = g.at("mig_devices")
+    mig_count = len([c for c in mig_node.children if c.label == "mig_device"]) if mig_node is not None else None
+    gsp = g.at("gsp_firmware_version")
+    return GpuInfo(
+        index=index,
+        name=_clean(g.get("product_name")) or "",
+        uuid=_clean(g.get("uuid")) or "",
+        bdf=normalize_bdf(g.get("pci/pci_bus_id") or gpu_id),
+        architecture=_clean(g.get("product_architecture")) or "",
+        persistence=_bool(g.get("persistence_mode")),
+        compute_mode=_compute_mode(g.get("compute_mode")),
+        display_active=_bool(g.get("display_active")),
+        mig_current=mig_current,
+        mig_pending=_bool(g.get("mig_mode/pending_mig")),
+        mig_devices=mig_count if mig_current else (0 if mig_current is False else None),
+        ecc_current=_bool(g.get("ecc_mode/current_ecc")),
+        ecc_pending=_bool(g.get("ecc_mode/pending_ecc")),
+        ecc_volatile_uncorrected=_sum_counts(g.at("ecc_errors/volatile"), True),
+        ecc_volatile_corrected=_sum_counts(g.at("ecc_errors/volatile"), False),
+        ecc_aggregate_uncorrected=_sum_counts(g.at("ecc_errors/aggregate"), True),
+        ecc_aggregate_corrected=_sum_counts(g.at("ecc_errors/aggregate"), False),
+        retired_sbe=_int(g.get("retired_pages/multiple_single_bit_retirement/retired_count")),
+        retired_dbe=_int(g.get("retired_pages/double_bit_retirement/retired_count")),
+        retired_pending=_bool(g.get("retired_pages/pending_retirement") or g.get("retired_pages/pending_blacklist")),
+        remap_corrected=_int(g.get("remapped_rows/remapped_row_corr")),
+        remap_uncorrected=_int(g.get("remapped_rows/remapped_row_unc")),
+        remap_pending=_bool(g.get("remapped_rows/remapped_row_pending")),
+        remap_failure=_bool(g.get("remapped_rows/remapped_row_failure")),
+        power_limit_w=_float(power.get("current_power_limit|power_limit")),
+        power_default_w=_float(power.get("default_power_limit")),
+        power_min_w=_float(power.get("min_power_limit")),
+        power_max_w=_float(power.get("max_power_limit")),
+        power_enforced_w=_float(power.get("enforced_power_limit")),
+        power_draw_w=_float(power.get("power_draw|instant_power_draw|average_power_draw")),
+        clock_events=_reasons(g.at("clocks_event_reasons|clocks_throttle_reasons")),
+        sm_clock_mhz=_int(g.get("clocks/sm_clock")),
+        mem_clock_mhz=_int(g.get("clocks/mem_clock")),
+        max_sm_clock_mhz=_int(g.get("max_clocks/sm_clock")),
+        max_mem_clock_mhz=_int(g.get("max_clocks/mem_clock")),
+        app_graphics_mhz=_int(g.get("applications_clocks/graphics_clock")),
+        app_mem_mhz=_int(g.get("applications_clocks/mem_clock")),
+        default_app_graphics_mhz=_int(g.get("default_applications_clocks/graphics_clock")),
+        default_app_mem_mhz=_int(g.get("default_applications_clocks/mem_clock")),
+        memory_total_mib=_float(g.get("fb_memory_usage/total")),
+        memory_used_mib=_float(g.get("fb_memory_usage/used")),
+        bar1_total_mib=_float(g.get("bar1_memory_usage/total")),
+        pcie_gen=_int(pcie.get("pcie_gen/current_link_gen")),
+        pcie_gen_max=_int(pcie.get("pcie_gen/max_link_gen")),
+        pcie_gen_device_max=_int(pcie.get("pcie_gen/max_device_link_gen")),
+        pcie_gen_host_max=_int(pcie.get("pcie_gen/max_host_link_gen")),
+        pcie_width=_int(pcie.get("link_widths/current_link_width")),
+        pcie_width_max=_int(pcie.get("link_widths/max_link_width")),
+        pcie_replays=_int(g.get("pci/replay_counter")),
+        processes=_xml_processes(g.at("processes")),
+        utilization_gpu=_int(g.get("utilization/gpu_util")),
+        utilization_mem=_int(g.get("utilization/memory_util")),
+        gsp_firmware=(None if gsp is None else _clean(gsp.value) or ""),
+        pstate=_clean(g.get("performance_state")),
+        fabric_state=_clean(g.get("fabric/state")),
+        fabric_status=_clean(g.get("fabric/status")),
+        temp_c=_int(g.get("temperature/gpu_temp")),
+        temp_slowdown_c=_int(g.get("temperature/gpu_temp_slow_threshold")),
+        mem_temp_c=_int(g.get("temperature/memory_temp")),
+        mem_temp_max_c=_int(g.get("temperature/gpu_temp_max_mem_threshold|temperature/memory_temp_max_threshold")),
+        recovery_action=_clean(g.get("gpu_recovery_action")),
+    )
+
+
+# --- `nvidia-smi -q` text -------------------------------------------------------------------------
+
+_GPU_HEADER = re.compile(r"^GPU\s+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*$")
+_KV = re.compile(r"^(\s*)([^:\s][^:]*?)\s*:\s?(.*)$")
+_SECTION = re.compile(r"^(\s*)([A-Za-z][\w .()/+-]*?)\s*$")
+
+
+def _text_tree(lines: list[str]) -> Node:
+    root = Node("")
+    stack: list[tuple[int, Node]] = [(-1, root)]
+    for raw in lines:
+        line = raw.rstrip()
+        if not line.strip():
+            continue
+        m = _KV.match(line)
+        if m:
+            indent, label, value = len(m.group(1).expandtabs()), m.group(2).strip(), m.group(3).strip()
+        else:
+            s = _SECTION.match(line)
+            if not s:
+                continue
+            indent, label, value = len(s.group(1).expandtabs()), s.group(2).strip(), ""
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        parent = stack[-1][1] if stack else root
+        node = Node(label, value if m else None)
+        parent.children.append(node)
+        stack.append((indent, node))
+    return root
+
+
+def parse_query_text(text: str) -> NvidiaGpus:
+    """Parse `nvidia-smi -q` text (whole, one `-d` section, or an excerpt of it)."""
+    if len(text) > MAX_TEXT:
+        raise ParseError("nvidia-smi -q text larger than 32 MiB")
+    lines = text.replace("\r\n", "\n").split("\n")
+    blocks: list[tuple[str, list[str]]] = []
+    top: list[str] = []
+    current: list[str] | None = None
+    for line in lines:
+        m = _GPU_HEADER.match(line.strip()) if not line.startswith((" ", "\t")) else None
+        if m:
+            current = []
+            blocks.append((m.group(1), current))
+        elif current is not None:
+            current.append(line)
+        else:
+            top.append(line)
+    top_tree = _text_tree([ln for ln in top if not ln.startswith((" ", "\t"))])
+    # An excerpt may start inside the previous GPU's section: indented lines before the first header.
+    orphan = [ln for ln in top if ln.startswith((" ", "\t"))]
+    gpus: list[GpuInfo] = []
+    if orphan and any(_KV.match(ln) for ln in orphan):
+        tree = _text_tree(orphan)
+        if tree.children:
+            gpus.append(_gpu_from_text(0, tree, ""))
+    for bus, body in blocks:
+        gpus.append(_gpu_from_text(len(gpus), _text_tree(body), bus))
+    driver = _clean(top_tree.get("Driver Version|KMD Version"))
+    cuda = _clean(top_tree.get("CUDA Version|CUDA UMD Version"))
+    if not gpus and driver is None:
+        raise ParseError("not the output of `nvidia-smi -q` (no GPU section, no driver version)")
+    known = [g for g in gpus if g.name or g.persistence is not None or g.power_limit_w is not None
+             or g.app_graphics_mhz is not None or g.bdf]
+    if not known and driver is None:
+        raise ParseError("not the output of `nvidia-smi -q` (nothing recognisable)")
+    return NvidiaGpus(tuple(gpus), driver, cuda, "nvidia-smi -q", _int(top_tree.get("Attached GPUs")))
+
+
+def _text_processes(node: Node | None) -> tuple[GpuProcess, ...] | None:
+    if node is None:
+        return None
+    if (node.value or "").strip().lower() in ("none", "no running processes found"):
+        return ()
+    procs = []
+    for c in node.children:
+        if c.label.lower() != "process id":
+            continue
+        pid = _int(c.value)
+        if pid is None:
+            continue
+        procs.append(GpuProcess(pid, _clean(c.get("Name")) or "", _float(c.get("Used GPU Memory")),
+                                _clean(c.get("Type")) or "C"))
+    return tuple(procs)
+
+
+def _gpu_from_text(index: int, g: Node, bus: str) -> GpuInfo:
+    power = g.at("GPU Power Readings") or g.at("Power Readings") or Node("")
+    link = g.at("PCI/GPU Link Info") or Node("")
+    mig_current = _bool(g.get("MIG Mode/Current"))
+    gsp = g.at("GSP Firmware Version")
+    return GpuInfo(
+        index=index,
+        name=_clean(g.get("Product Name")) or "",
+        uuid=_clean(g.get("GPU UUID")) or "",
+        bdf=normalize_bdf(bus or g.get("PCI/Bus Id") or ""),
+        architecture=_clean(g.get("Product Architecture")) or "",
+        persistence=_bool(g.get("Persistence Mode")),
+        compute_mode=_compute_mode(g.get("Compute Mode")),
+        display_active=_bool(g.get("Display Active")),
+        mig_current=mig_current,
+        mig_pending=_bool(g.get("MIG Mode/Pending")),
+        mig_devices=0 if mig_current is False else None,
+        ecc_current=_bool(g.get("ECC Mode/Current")),
+        ecc_pending=_bool(g.get("ECC Mode/Pending")),
+        ecc_volatile_uncorrected=_sum_counts(g.at("ECC Errors/Volatile"), True),
+        ecc_volatile_corrected=_sum_counts(g.at("ECC Errors/Volatile"), False),
+        ecc_aggregate_uncorrected=_sum_counts(g.at("ECC Errors/Aggregate"), True),
+        ecc_aggregate_corrected=_sum_counts(g.at("ECC Errors/Aggregate"), False),
+        retired_sbe=_int(g.get("Retired Pages/Single Bit ECC")),
+        retired_dbe=_int(g.get("Retired Pages/Double Bit ECC")),
+        retired_pending=_bool(g.get("Retired Pages/Pending Page Blacklist|Retired Pages/Pending Page Retirement")),
+        remap_corrected=_int(g.get("Remapped Rows/Correctable Error")),
+        remap_uncorrected=_int(g.get("Remapped Rows/Uncorrectable Error")),
+        remap_pending=_bool(g.get("Remapped Rows/Pending")),
+        remap_failure=_bool(g.get("Remapped Rows/Remapping Failure Occurred")),
+        power_limit_w=_float(power.get("Current Power Limit|Power Limit")),
+        power_default_w=_float(power.get("Default Power Limit")),
+        power_min_w=_float(power.get("Min Power Limit")),
+        power_max_w=_float(power.get("Max Power Limit")),
+        power_enforced_w=_float(power.get("Enforced Power Limit")),
+        power_draw_w=_float(power.get("Power Draw|Instantaneous Power Draw|Average Power Draw")),
+        clock_events=_reasons(g.at("Clocks Event Reasons|Clocks Throttle Reasons")),
+        sm_clock_mhz=_int(g.get("Clocks/SM")),
+        mem_clock_mhz=_int(g.get("Clocks/Memory")),
+        max_sm_clock_mhz=_int(g.get("Max Clocks/SM")),
+        max_mem_clock_mhz=_int(g.get("Max Clocks/Memory")),
+        app_graphics_mhz=_int(g.get("Applications Clocks/Graphics")),
+        app_mem_mhz=_int(g.get("Applications Clocks/Memory")),
+        default_app_graphics_mhz=_int(g.get("Default Applications Clocks/Graphics")),
+        default_app_mem_mhz=_int(g.get("Default Applications Clocks/Memory")),
+        memory_total_mib=_float(g.get("FB Memory Usage/Total")),
+        memory_used_mib=_float(g.get("FB Memory Usage/Used")),
+        bar1_total_mib=_float(g.get("BAR1 Memory Usage/Total")),
+        pcie_gen=_int(link.get("PCIe Generation/Current")),
+        pcie_gen_max=_int(link.get("PCIe Generation/Max")),
+        pcie_gen_device_max=_int(link.get("PCIe Generation/Device Max")),
+        pcie_gen_host_max=_int(link.get("PCIe Generation/Host Max")),
+        pcie_width=_int(link.get("Link Width/Current")),
+        pcie_width_max=_int(link.get("Link Width/Max")),
+        pcie_replays=_int(g.get("PCI/Replays Since Reset")),
+        processes=_text_processes(g.at("Processes")),
+        utilization_gpu=_int(g.get("Utilization/Gpu|Utilization/GPU")),
+        utilization_mem=_int(g.get("Utilization/Memory")),
+        gsp_firmware=(None if gsp is None else _clean(gsp.value) or ""),
+        pstate=_clean(g.get("Performance State")),
+        fabric_state=_clean(g.get("Fabric/State")),
+        fabric_status=_clean(g.get("Fabric/Status")),
+        temp_c=_int(g.get("Temperature/GPU Current Temp")),
+        temp_slowdown_c=_int(g.get("Temperature/GPU Slowdown Temp")),
+        mem_temp_c=_int(g.get("Temperature/Memory Current Temp")),
+        mem_temp_max_c=_int(g.get("Temperature/Memory Max Operating Temp")),
+        recovery_action=_clean(g.get("GPU Recovery Action")),
+    )
+
+
+# --- the default table -------------------------------------------------------------------------
+
+_HEADER = re.compile(r"NVIDIA-SMI\s+(\S+)\s+(?:Driver Version|KMD Version):\s*(\S+)\s+"
+                     r"(?:CUDA Version|CUDA UMD Version):\s*(\S+)")
+_ROW1 = re.compile(r"^\|\s*(\d+)\s+(.+?)\s+(On|Off)\s*\|\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])"
+                   r"\s+(On|Off)\s*\|\s*([^|]*?)\s*\|")
+_ROW2 = re.compile(r"^\|\s*(N/A|\d+%)\s+(N/A|-?\d+C)\s+(P\d+|N/A)\s+(?:(N/A|\d+W)\s*/\s*(N/A|\d+W))?\s*\|"
+                   r"\s*(\d+)MiB\s*/\s*(\d+)MiB\s*\|\s*(?:(N/A|\d+)%)?\s*(Default|E\. Process|E\. Thread|Prohibited)?")
+_ROW3 = re.compile(r"^\|\s*\|\s*\|\s*(Enabled|Disabled|N/A)\s*\|\s*$")
+_PROC = re.compile(r"^\|\s*(\d+)\s+(?:(N/A|\d+)\s+(N/A|\d+)\s+)?(\d+)\s+(C\+G|C|G|M\+C|M)\s+(.+?)\s+(N/A|\d+MiB)\s*\|")
+
+
+def parse_table(text: str) -> NvidiaGpus:
+    """Parse the `nvidia-smi` default table (header optional: excerpts of the GPU rows parse too)."""
+    if len(text) > MAX_TEXT:
+        raise ParseError("nvidia-smi table larger than 32 MiB")
+    header = _HEADER.search(text)
+    rows: dict[int, dict[str, Any]] = {}
+    order: list[int] = []
+    last: int | None = None
+    in_procs = False
+    procs: dict[int, list[GpuProcess]] = {}
+    saw_proc_section = False
+    no_procs = False
+    for line in text.replace("\r\n", "\n").split("\n"):
+        line = line.rstrip()
+        if "Processes:" in line:
+            in_procs = saw_proc_section = True
+            continue
+        if "No running processes found" in line:
+            no_procs = True
+            continue
+        m1 = _ROW1.match(line)
+        if m1 and not in_procs:
+            idx = int(m1.group(1))
+            rows[idx] = {"name": m1.group(2).strip(), "persistence": m1.group(3) == "On",
+                         "bdf": normalize_bdf(m1.group(4)), "display": m1.group(5) == "On", "ecc": m1.group(6)}
+            order.append(idx)
+            last = idx
+            continue
+        m2 = _ROW2.match(line)
+        if m2 and last is not None and not in_procs:
+            rows[last].update({"temp": m2.group(2), "pstate": m2.group(3), "draw": m2.group(4), "cap": m2.group(5),
+                               "used": m2.group(6), "total": m2.group(7), "util": m2.group(8),
+                               "compute": m2.group(9)})
+            continue
+        m3 = _ROW3.match(line)
+        if m3 and last is not None and not in_procs:
+            rows[last]["mig"] = m3.group(1)
+            last = None
+            continue
+        mp = _PROC.match(line)
+        if mp and (in_procs or not _ROW1.match(line)):
+            saw_proc_section = True
+            gpu = int(mp.group(1))
+            used = mp.group(7)
+            procs.setdefault(gpu, []).append(GpuProcess(int(mp.group(4)), mp.group(6).strip(),
+                                                        float(used[:-3]) if used.endswith("MiB") else None,
+                                                        mp.group(5)))
+    if not rows and header is None:
+        raise ParseError("not the `nvidia-smi` table (no header, no GPU rows)")
+    gpus = []
+    for idx in order:
+        r = rows[idx]
+        mig = _bool(r.get("mig"))
+        gpus.append(GpuInfo(
+            index=idx,
+            name=r["name"],
+            bdf=r["bdf"],
+            persistence=r["persistence"],
+            display_active=r["display"],
+            compute_mode=_compute_mode(r.get("compute")),
+            mig_current=mig,
+            mig_devices=0 if mig is False else None,
+            ecc_volatile_uncorrected=_int(r.get("ecc")),
+            power_limit_w=_float(r.get("cap")),
+            power_draw_w=_float(r.get("draw")),
+            memory_used_mib=_float(r.get("used")),
+            memory_total_mib=_float(r.get("total")),
+            utilization_gpu=_int(r.get("util")),
+            pstate=_clean(r.get("pstate")),
+            temp_c=_int(r.get("temp")),
+            processes=tuple(procs.get(idx, ())) if (saw_proc_section or no_procs) else None,
+        ))
+    return NvidiaGpus(tuple(gpus), header.group(2) if header else None, header.group(3) if header else None,
+                      "nvidia-smi", None)

@@ -1,0 +1,454 @@
+"""Evidence from vLLM / SGLang server logs and NCCL INFO logs; the NCCL settings the engine runs with.
+
+Facts:
+- `serving_log` (ServingLog): what a pasted server log says: custom all-reduce disabled and why,
+  the P2P probe (cache file read/written, P2P not supported), the transport NCCL chose per channel
+  (`via P2P/IPC`, `via P2P/CUMEM`, `via P2P/direct pointer`, `via SHM/direct`, `via NET/Socket`,
+  `via NET/IB`), the NCCL version, the NCCL_* values NCCL reports reading, its network and GPU
+  Direct RDMA lines, CUDA graph capture or eager mode, tensor-parallel size, and NCCL's cuMem
+  host-memory / NUMA fallback.
+- `vllm_p2p_cache` (VllmP2pCache): vLLM's cached real P2P probe results,
+  `$VLLM_CACHE_ROOT/gpu_p2p_access_cache_for_<CUDA_VISIBLE_DEVICES>.json` (default root
+  `~/.cache/vllm`; all_reduce_utils.py in vLLM), read as the engine's user sees them.
+- `nccl_config` (NcclConfig): every NCCL_* setting with where it comes from: the engine processes'
+  environment (/proc/<pid>/environ), /etc/nccl.conf, ~/.nccl.conf of the engine's user,
+  $NCCL_CONF_FILE (NCCL >= 2.23, src/misc/param.cc), the `NCCL_X set by environment to Y` lines of
+  a pasted NCCL INFO log, and (weakest: the shell it ran in) a pasted collect_env report.
+
+Recorded form of a pasted log (decided here): the log lines are stored as the file
+PASTED_LOG_PATH (`/stackaudit/pasted/serving.log`, a path no real host has), in the order they
+appeared; several pasted logs are appended. Live, no server log is readable in general (journald,
+docker logs, files anywhere), so `serving_log` is unavailable ("no server log given") and the
+checks use the engine's /proc entries instead; paste the log with `--from` to use it.
+
+Message texts, verified against the sources:
+- vLLM `custom_all_reduce.py`: "Custom allreduce is disabled because it's not supported on more
+  than two PCIe-only GPUs", "... because your platform lacks GPU P2P capability or P2P test
+  failed", "... due to an unsupported world size", "... because this process group spans across
+  nodes", "... because of missing custom allreduce library". SGLang's custom_all_reduce.py is
+  adapted from vLLM's and logs the same texts.
+- vLLM `all_reduce_utils.py`: "generating GPU P2P access cache in <path>", "reading GPU P2P access
+  cache from <path>".
+- NCCL INFO channel lines: `host:pid:tid [dev] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read`
+  (older `Channel 00 : 0[3d000] -> 1[3e000] via P2P/direct pointer`; NET lines carry
+  `[send]`/`[receive]` and `via NET/IB/0/GDRDMA` or `via NET/Socket/3`), seen in NVIDIA/nccl
+  issues #952, #429, #527.
+- NCCL: "cuMem host allocations do not appear to be working; falling back to a /dev/shm/ based
+  implementation. This could be due to the container runtime disabling NUMA support"
+  (LlamaFactory#9506 log); "get_mempolicy: Operation not permitted" (vllm#24016).
+- CUDA graphs: vLLM "Capturing CUDA graph shapes", "Capturing CUDA graphs (...)", "CUDA graphs can
+  take additional 1~3 GiB memory per GPU", "Graph capturing finished in"; eager:
+  `enforce_eager=True` in the engine config line. SGLang "Capture cuda graph begin/end";
+  `disable_cuda_graph=True` in `server_args=ServerArgs(...)`.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from dataclasses import dataclass, field
+
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.collect_env import CollectEnv
+from stackaudit.facts.processes import ProcessInfo, ServingProcesses, process_path
+from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.host.base import NotCaptured, read_optional
+
+PASTED_LOG_PATH = "/stackaudit/pasted/serving.log"
+
+# --- recognising log lines (shared with importers/logs.py) -----------------------------------
+
+NCCL_LINE = re.compile(r"\bNCCL (?:INFO|WARN|TRACE)\b")
+VLLM_LINE = re.compile(
+    r"^(?:\s*\((?:[\w:]+(?: rank=\d+)?(?: pid=\d+)?|pid=\d+)\)\s+)?(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+"
+    r"\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?\s+\[?[\w./-]+\.py:\d+\]?")
+SGLANG_LINE = re.compile(r"^\s*\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[,.]\d+)?(?: (?:TP|DP|EP|PP|CP)\d+)*\] ")
+KEY_PHRASES = re.compile(
+    r"Custom allreduce is disabled|GPU P2P access cache|Capturing CUDA graph|CUDA graphs can take additional|"
+    r"Graph capturing finished|Capture cuda graph|cuMem host allocations do not appear|get_mempolicy: Operation not "
+    r"permitted|vLLM is using nccl==|P2P is not supported|peer access is not supported|P2P is disabled between "
+    r"NVLINK|Initializing an? (?:V1 )?LLM engine|server_args=ServerArgs\(|non-default args:|"
+    r"enforce_eager|Capturing batches \(", re.IGNORECASE)
+
+
+def is_log_line(line: str) -> bool:
+    """Whether a line of a paste belongs to a server or NCCL log."""
+    return bool(NCCL_LINE.search(line) or VLLM_LINE.search(line) or SGLANG_LINE.search(line)
+                or KEY_PHRASES.search(line))
+
+
+# --- parsed log ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NcclChannel:
+    """One `Channel xx : a[x] -> b[y] via T/...` line."""
+
+    channel: str
+    src: int
+    dst: int
+    transport: str  # "P2P" | "SHM" | "NET" | "COLLNET" | other
+    detail: str  # "IPC/read", "CUMEM", "direct pointer", "direct/direct", "IB/0/GDRDMA", "Socket/3"
+    host: str = ""
+    line: str = ""
+
+    @property
+    def gdr(self) -> bool:
+        return "GDRDMA" in self.detail
+
+
+# Reason codes for "Custom allreduce is disabled ..."
+AR_PCIE_ONLY = "pcie-only"  # world size > 2 without full NVLink
+AR_NO_P2P = "no-p2p"  # P2P capability missing or the real P2P test failed
+AR_WORLD_SIZE = "world-size"
+AR_MULTI_NODE = "multi-node"
+AR_NO_LIBRARY = "no-library"
+AR_OTHER = "other"
+_AR_REASONS = (
+    (re.compile(r"more than two PCIe-only GPUs", re.I), AR_PCIE_ONLY),
+    (re.compile(r"lacks GPU P2P capability|P2P test failed", re.I), AR_NO_P2P),
+    (re.compile(r"unsupported world size", re.I), AR_WORLD_SIZE),
+    (re.compile(r"spans across nodes", re.I), AR_MULTI_NODE),
+    (re.compile(r"missing custom allreduce library", re.I), AR_NO_LIBRARY),
+)
+
+
+@dataclass(frozen=True)
+class ServingLog:
+    engine: str = ""  # "vllm" | "sglang" | "" (only NCCL lines)
+    line_count: int = 0
+    custom_ar_disabled: tuple[tuple[str, str], ...] = ()  # (reason code, line)
+    p2p_cache_paths: tuple[str, ...] = ()  # cache files vLLM read or wrote
+    p2p_cache_generated: bool = False  # "generating GPU P2P access cache": the real probe ran
+    p2p_failures: tuple[str, ...] = ()  # "P2P is not supported", "peer access is not supported", NCCL P2P warnings
+    nccl_version: str = ""
+    channels: tuple[NcclChannel, ...] = ()
+    nccl_hosts: tuple[str, ...] = ()  # hostnames in NCCL lines (more than one: multi-node)
+    nccl_env: dict[str, str] = field(default_factory=dict)  # "NCCL_X set by environment to Y"
+    nccl_net: tuple[str, ...] = ()  # NET/IB and NET/Socket lines (devices, GDR)
+    gdr_disabled: tuple[str, ...] = ()  # "GPU Direct RDMA Disabled" lines
+    cuda_graphs: str = ""  # "captured" | "eager" | ""
+    cuda_graph_lines: tuple[str, ...] = ()
+    tp_size: int | None = None
+    disable_custom_all_reduce: bool | None = None  # the engine's own config dump
+    cumem_fallback: tuple[str, ...] = ()
+    nccl_warnings: tuple[str, ...] = ()
+
+    def transports(self) -> set[str]:
+        return {c.transport for c in self.channels}
+
+    @property
+    def multi_host(self) -> bool:
+        return len(self.nccl_hosts) > 1
+
+    def uses_ib(self) -> bool:
+        return any(c.transport == "NET" and c.detail.upper().startswith("IB") for c in self.channels) or any(
+            re.search(r"NET/IB\s*:\s*Using", line) for line in self.nccl_net)
+
+
+_CHANNEL = re.compile(
+    r"Channel (\d+(?:/\d+)?)\s*:\s*(\d+)\[[0-9a-fA-Fx]+\]\s*->\s*(\d+)\[[0-9a-fA-Fx]+\]"
+    r"(?:\s*\[(?:send|receive)\])?\s*via\s+([A-Za-z]+)(?:/(\S+(?: pointer)?))?")
+_NCCL_HOST = re.compile(r"^\s*(?:\S+\s+-\s+\w+\s+-\s+)?(\S+?):\d+:\d+\s+\[\d+\]\s+NCCL")
+_NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)|using nccl==(\d+\.\d+\.\d+)")
+_NCCL_ENV = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)")
+_TP = re.compile(r"\b(?:tensor_parallel_size|tp_size)=(\d+)|['\"]tensor_parallel_size['\"]:\s*(\d+)")
+_EAGER = re.compile(r"\benforce_eager\s*[=:]\s*['\"]?(True|False)|\bdisable_cuda_graph\s*=\s*(True|False)|"
+                    r"['\"]enforce_eager['\"]:\s*(True|False)")
+_DISABLE_AR = re.compile(r"\bdisable_custom_all_reduce\s*[=:]\s*['\"]?(True|False)|"
+                         r"['\"]disable_custom_all_reduce['\"]:\s*(True|False)")
+_GRAPH_CAPTURED = re.compile(r"Capturing CUDA graph|CUDA graphs can take additional|Graph capturing finished|"
+                             r"Capture cuda graph (?:begin|end)|Capturing batches \(", re.I)
+_CACHE_PATH = re.compile(r"(?:reading|generating) GPU P2P access cache (?:from|in) (\S+\.json)")
+
+
+def parse_serving_log(text: str) -> ServingLog:  # noqa: C901 - one pass, many independent facts
+    """Parse vLLM / SGLang server log and NCCL INFO lines (everything else is ignored)."""
+    lines = [ln.rstrip("\r") for ln in text.splitlines() if ln.strip()]
+    relevant = [ln for ln in lines if is_log_line(ln)]
+    if not relevant:
+        raise ParseError("no vLLM, SGLang or NCCL log lines")
+    engine = ""
+    ar: list[tuple[str, str]] = []
+    cache_paths: list[str] = []
+    generated = False
+    p2p_fail: list[str] = []
+    version = ""
+    channels: list[NcclChannel] = []
+    hosts: list[str] = []
+    nccl_env: dict[str, str] = {}
+    net: list[str] = []
+    gdr_off: list[str] = []
+    graphs = ""
+    graph_lines: list[str] = []
+    tp: int | None = None
+    disable_ar: bool | None = None
+    cumem: list[str] = []
+    warns: list[str] = []
+    for line in relevant:
+        text_l = line.strip()
+        low = text_l.lower()
+        if not engine:
+            if "sglang" in low or SGLANG_LINE.search(line):
+                engine = "sglang"
+            elif "vllm" in low or VLLM_LINE.search(line):
+                engine = "vllm"
+        if "custom allreduce is disabled" in low:
+            reason = next((code for rx, code in _AR_REASONS if rx.search(text_l)), AR_OTHER)
+            ar.append((reason, text_l))
+        m = _CACHE_PATH.search(text_l)
+        if m:
+            cache_paths.append(m.group(1))
+            generated = generated or "generating" in low
+        if ("p2p is not supported" in low or "peer access is not supported" in low
+                or "p2p is disabled between nvlink" in low):
+            p2p_fail.append(text_l)
+        m = _NCCL_VERSION.search(text_l)
+        if m and not version:
+            version = m.group(1) or m.group(2)
+        host = _NCCL_HOST.match(line)
+        if host and host.group(1) not in hosts and NCCL_LINE.search(line):
+            hosts.append(host.group(1))
+        ch = _CHANNEL.search(text_l)
+        if ch:
+            channels.append(NcclChannel(ch.group(1), int(ch.group(2)), int(ch.group(3)), ch.group(4).upper(),
+                                        (ch.group(5) or "").strip(), host.group(1) if host else "", text_l))
+        for name, value in _NCCL_ENV.findall(text_l):
+            nccl_env[name] = value.rstrip(".")
+        if re.search(r"NET/(IB|Socket|Plugin)", text_l) and not ch:
+            net.append(text_l)
+            if re.search(r"GPU Direct RDMA Disabled", text_l, re.I):
+                gdr_off.append(text_l)
+        if _GRAPH_CAPTURED.search(text_l):
+            graphs = graphs or "captured"
+            graph_lines.append(text_l)
+        m = _EAGER.search(text_l)
+        if m:
+            value = next(g for g in m.groups() if g)
+            if value == "True":
+                graphs = "eager"
+                graph_lines.insert(0, text_l)
+        m = _TP.search(text_l)
+        if m and tp is None:
+            tp = int(m.group(1) or m.group(2))
+        m = _DISABLE_AR.search(text_l)
+        if m and disable_ar is None:
+            disable_ar = next(g for g in m.groups() if g) == "True"
+        if "cumem host allocations do not appear" in low or "get_mempolicy: operation not permitted" in low:
+            cumem.append(text_l)
+        if "NCCL WARN" in text_l:
+            warns.append(text_l)
+    return ServingLog(
+        engine=engine, line_count=len(relevant), custom_ar_disabled=tuple(ar), p2p_cache_paths=tuple(cache_paths),
+        p2p_cache_generated=generated, p2p_failures=tuple(p2p_fail), nccl_version=version,
+        channels=tuple(channels), nccl_hosts=tuple(hosts), nccl_env=nccl_env, nccl_net=tuple(net),
+        gdr_disabled=tuple(gdr_off), cuda_graphs=graphs, cuda_graph_lines=tuple(graph_lines[:5]), tp_size=tp,
+        disable_custom_all_reduce=disable_ar, cumem_fallback=tuple(cumem), nccl_warnings=tuple(warns[:20]))
+
+
+@provider("serving_log", ServingLog)
+def serving_log(ctx: FactContext) -> ServingLog:
+    """What a pasted vLLM/SGLang server log and NCCL INFO log say (custom all-reduce, P2P, transports, graphs)."""
+    if ctx.host.meta.source == "live":
+        raise FactUnavailable("no server log given",
+                              "paste the engine's start-up log (with NCCL_DEBUG=INFO) and audit it with --from")
+    text = read_optional(ctx.host, PASTED_LOG_PATH)
+    if text is None:
+        raise FactUnavailable("no server log given")
+    try:
+        return parse_serving_log(text)
+    except ParseError as exc:
+        raise FactUnavailable(f"the pasted log: {exc}") from exc
+
+
+# --- vLLM P2P cache --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class P2pCacheFile:
+    path: str
+    visible_devices: str  # the CUDA_VISIBLE_DEVICES suffix of the name
+    entries: dict[str, bool]  # "0->1": False
+
+    @property
+    def failed(self) -> list[str]:
+        return sorted(k for k, v in self.entries.items() if not v and k.split("->")[0] != k.split("->")[-1])
+
+
+@dataclass(frozen=True)
+class VllmP2pCache:
+    files: tuple[P2pCacheFile, ...]
+    searched: tuple[str, ...] = ()
+
+
+_CACHE_NAME = re.compile(r"^gpu_p2p_access_cache_for_(.*)\.json$")
+
+
+def parse_p2p_cache(text: str) -> dict[str, bool]:
+    """The JSON vLLM writes: {"0->0": true, "0->1": false, ...}."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ParseError(f"not JSON: {exc}") from exc
+    if not isinstance(data, dict) or not data:
+        raise ParseError("not a vLLM P2P cache (an object of \"i->j\": bool)")
+    out: dict[str, bool] = {}
+    for key, value in data.items():
+        if not isinstance(key, str) or not re.fullmatch(r"\d+->\d+", key) or not isinstance(value, bool):
+            raise ParseError("not a vLLM P2P cache (an object of \"i->j\": bool)")
+        out[key] = value
+    return out
+
+
+def _cache_dirs(procs: ServingProcesses | None) -> list[tuple[ProcessInfo | None, str]]:
+    dirs: list[tuple[ProcessInfo | None, str]] = []
+    candidates = list(procs.by_engine("vllm")) if procs is not None else []
+    if procs is not None and procs.current is not None:
+        candidates.append(procs.current)
+    for proc in candidates:
+        env = proc.environ or {}
+        root = env.get("VLLM_CACHE_ROOT")
+        if not root:
+            base = env.get("XDG_CACHE_HOME") or posixpath.join(env.get("HOME", "/root"), ".cache")
+            root = posixpath.join(base, "vllm")
+        if all(root != d for _, d in dirs):
+            dirs.append((proc if proc.pid else None, root))
+    if all(d != "/root/.cache/vllm" for _, d in dirs):
+        dirs.append((None, "/root/.cache/vllm"))
+    return dirs
+
+
+@provider("vllm_p2p_cache", VllmP2pCache)
+def vllm_p2p_cache(ctx: FactContext) -> VllmP2pCache:
+    """vLLM's cached real P2P probe results (gpu_p2p_access_cache_for_*.json under VLLM_CACHE_ROOT)."""
+    host = ctx.host
+    procs = ctx.optional("serving_processes", ServingProcesses)
+    files: list[P2pCacheFile] = []
+    searched: list[str] = []
+    answered = False
+    for proc, root in _cache_dirs(procs):
+        seen = process_path(host, proc.pid, root) if proc is not None else root
+        if seen is None:
+            continue
+        searched.append(root)
+        try:
+            names = host.list_dir(seen)
+            answered = True
+        except FileNotFoundError:
+            answered = True
+            continue
+        except (OSError, NotCaptured):
+            continue
+        for name in names:
+            m = _CACHE_NAME.match(name)
+            if not m:
+                continue
+            try:
+                text = read_optional(host, posixpath.join(seen, name))
+                if text is not None:
+                    files.append(P2pCacheFile(posixpath.join(root, name), m.group(1), parse_p2p_cache(text)))
+            except (ParseError, OSError, NotCaptured):
+                continue
+    if not answered:
+        raise FactUnavailable("vLLM's cache directory is not readable in this source",
+                              "look for ~/.cache/vllm/gpu_p2p_access_cache_for_*.json of the engine's user")
+    return VllmP2pCache(tuple(files), tuple(searched))
+
+
+# --- NCCL configuration ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NcclSetting:
+    name: str
+    value: str
+    source: str  # "pid 4101 (vLLM api-server) environment", "/etc/nccl.conf", "NCCL log", "collect_env shell"
+    engine: str = ""  # the engine whose process carries it ("vllm", "sglang", "")
+    strength: int = 0  # 2: the engine's own environment/config file, 1: NCCL log, 0: collect_env shell
+
+
+@dataclass(frozen=True)
+class NcclConfig:
+    settings: tuple[NcclSetting, ...]
+    sources: tuple[str, ...] = ()  # what was read (for the message)
+
+    def get(self, name: str) -> list[NcclSetting]:
+        return [s for s in self.settings if s.name == name]
+
+    def value(self, name: str) -> str | None:
+        found = sorted(self.get(name), key=lambda s: -s.strength)
+        return found[0].value if found else None
+
+
+def parse_nccl_conf(text: str) -> dict[str, str]:
+    """/etc/nccl.conf: `NCCL_X=value` lines, `#` comments (NCCL env doc)."""
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        m = re.match(r"^(NCCL_[A-Z0-9_]+)\s*=\s*(.*)$", line)
+        if m:
+            out[m.group(1)] = m.group(2).strip().strip("'\"")
+    return out
+
+
+@provider("nccl_config", NcclConfig)
+def nccl_config(ctx: FactContext) -> NcclConfig:
+    """NCCL_* settings of the serving engine: its environment, nccl.conf files, NCCL log lines, collect_env."""
+    host = ctx.host
+    procs = ctx.optional("serving_processes", ServingProcesses)
+    settings: list[NcclSetting] = []
+    sources: list[str] = []
+    homes: set[tuple[int | None, str]] = set()
+    conf_files: set[tuple[int | None, str]] = set()
+    if procs is not None:
+        for proc in procs.processes:
+            env = proc.environ or {}
+            if proc.environ is not None:
+                sources.append(f"{proc.label} environment")
+            for name, value in env.items():
+                if name.startswith("NCCL_"):
+                    settings.append(NcclSetting(name, value, f"{proc.label} environment", proc.engine, 2))
+            if "HOME" in env:
+                homes.add((proc.pid, env["HOME"]))
+            if env.get("NCCL_CONF_FILE"):
+                conf_files.add((proc.pid, env["NCCL_CONF_FILE"]))
+    if procs is not None and not procs.found and procs.current is not None and procs.current.environ:
+        sources.append("the audit's own environment (no engine running)")
+        for name, value in procs.current.environ.items():
+            if name.startswith("NCCL_"):
+                settings.append(NcclSetting(name, value, "the audit's own environment (no engine running)", "", 0))
+    paths: list[tuple[int | None, str]] = [(None, "/etc/nccl.conf")]
+    paths += sorted((pid, posixpath.join(home, ".nccl.conf")) for pid, home in homes)
+    paths += sorted(conf_files)
+    if not homes:
+        paths.append((None, "/root/.nccl.conf"))
+    read_any = False
+    for pid, path in paths:
+        seen = process_path(host, pid, path) if pid else path
+        if seen is None:
+            continue
+        try:
+            text = read_optional(host, seen)
+            read_any = True
+        except (PermissionError, NotCaptured):
+            continue
+        if text is None:
+            continue
+        sources.append(path)
+        for name, value in parse_nccl_conf(text).items():
+            settings.append(NcclSetting(name, value, path, "", 2))
+    log = ctx.optional("serving_log", ServingLog)
+    if log is not None:
+        sources.append("NCCL log")
+        for name, value in log.nccl_env.items():
+            settings.append(NcclSetting(name, value, "NCCL log (`set by environment`)", log.engine, 1))
+    report = ctx.optional("collect_env", CollectEnv)
+    if report is not None:
+        sources.append("collect_env report")
+        for name, value in report.env.items():
+            if name.startswith("NCCL_") and name != "NCCL_VERSION":
+                settings.append(NcclSetting(name, value, "collect_env report (the shell it ran in)", "", 0))
+    if procs is None and not read_any and log is None and report is None:
+        raise NotCaptured("NCCL settings (engine environment, /etc/nccl.conf)")
+    return NcclConfig(tuple(settings), tuple(dict.fromkeys(sources)))

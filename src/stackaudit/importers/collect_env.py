@@ -1,0 +1,117 @@
+"""vLLM `collect_env` (old and new formats) and SGLang `check_env` reports pasted into a bug report.
+
+The report is recorded verbatim as the output of `python3 -m vllm.collect_env` /
+`python3 -m sglang.check_env` (facts/collect_env.py), and its topology matrix also as the
+output of `nvidia-smi topo -m`. Its CPU section is lscpu output: that span is left to the lscpu
+importer, so the `cpu` fact gets it too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import partial
+
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.collect_env import CHECK_ENV_ARGV, COLLECT_ENV_ARGV, parse_collect_env
+from stackaudit.facts.serving_logs import is_log_line
+from stackaudit.facts.topology import TOPO_ARGV, parse_topo_matrix
+from stackaudit.host.memory import HostRecord
+from stackaudit.importers._scan import FENCE
+from stackaudit.importers.registry import Found, importer, record_command
+from stackaudit.importers.topology import TOPO_HEADER, TOPO_ROW
+
+_START = re.compile(r"^\s*(Collecting environment information\.\.\.|PyTorch version\s*:|=+\s*$|"
+                    r"Python: \d+\.\d+|\[(pip3?|conda)\]\s|vLLM Version\s*:|Versions of relevant libraries|"
+                    r"ROCM Version)")
+_KEYLINE = re.compile(r"^\s*[A-Za-z][\w ./()#+,-]*?\s*:(\s|$)")
+_LINE = re.compile(
+    r"^\s*(=+|\[(pip3?|conda)\]\s|[A-Z_][A-Z0-9_]*=|GPU \d[\d,]*:|Legend:|NIC Legend:|NIC\d+:|"
+    r"(X|SYS|NODE|PHB|PXB|PIX|NV#|SOC)\s+=|CUDA Archs:|Could not collect|\w[\w /()]*Info\s*$|"
+    r"Versions of relevant libraries|Environment Variables|CPU:?\s*$|Apple M\d|"
+    r"Collecting environment information)")
+_ANCHORS = ("PyTorch version", "vLLM Version", "Is CUDA available", "GPU models and configuration",
+            "CUDA used to build PyTorch", "CUDA Driver Version", "sglang:")
+
+
+def _belongs(line: str) -> bool:
+    if not line.strip():
+        return True
+    if FENCE.match(line) or is_log_line(line):
+        return False
+    return bool(_LINE.match(line) or _KEYLINE.match(line) or TOPO_HEADER.match(line) or TOPO_ROW.match(line)
+                or line.startswith((" ", "\t")))
+
+
+def _span_end(lines: list[str], start: int) -> int:
+    end = start
+    blanks = 0
+    i = start
+    while i < len(lines):
+        line = lines[i]
+        if not line.strip():
+            blanks += 1
+            if blanks > 2:
+                break
+        elif _belongs(line):
+            blanks = 0
+            end = i + 1
+        else:
+            break
+        i += 1
+    return end
+
+
+def _cpu_span(lines: list[str], start: int, end: int) -> tuple[int, int] | None:
+    """The lscpu block inside the report (old `CPU:` / new `CPU Info`), left to the lscpu importer."""
+    for i in range(start, end):
+        if re.match(r"^\s*Architecture:\s+\S", lines[i]):
+            j = i
+            while j < end and lines[j].strip() and not lines[j].startswith("="):
+                j += 1
+            return i, j
+    return None
+
+
+def _apply(text: str, tool: str, topology: str, rec: HostRecord) -> None:
+    argv = CHECK_ENV_ARGV if tool == "sglang" else COLLECT_ENV_ARGV
+    if argv not in rec.commands:
+        record_command(rec, argv, text)
+    if topology and TOPO_ARGV not in rec.commands:
+        record_command(rec, TOPO_ARGV, topology + "\n")
+
+
+@importer("collect_env", "vLLM `collect_env` (old and new formats) and SGLang `check_env` reports")
+def collect_env(lines: list[str]) -> Iterator[Found]:
+    i = 0
+    while i < len(lines):
+        if not _START.match(lines[i]):
+            i += 1
+            continue
+        end = _span_end(lines, i)
+        body = "\n".join(lines[i:end])
+        if end - i < 3 or not any(anchor in body for anchor in _ANCHORS):
+            i += 1
+            continue
+        try:
+            report = parse_collect_env(body)
+        except ParseError:
+            i += 1
+            continue
+        topology = ""
+        if report.topology_text and "Could not collect" not in report.topology_text:
+            try:
+                parse_topo_matrix(report.topology_text)
+                topology = report.topology_text
+            except ParseError:
+                topology = ""
+        apply = partial(_apply, body + "\n", report.tool, topology)
+        cpu = _cpu_span(lines, i, end)
+        if cpu is None:
+            yield Found("collect_env", i, end, apply)
+        else:
+            if cpu[0] > i:
+                yield Found("collect_env", i, cpu[0], apply)
+            if end > cpu[1]:
+                yield Found("collect_env", cpu[1], end, apply)
+        i = end

@@ -1,0 +1,86 @@
+"""vLLM / SGLang server logs and NCCL INFO logs pasted into a report; vLLM's P2P cache JSON.
+
+Log lines may be scattered between other outputs (a report quotes a few lines here and there):
+each run of consecutive log lines is one span, and every span appends its lines, in order, to the
+canonical record PASTED_LOG_PATH (facts/serving_logs.py). A pasted `gpu_p2p_access_cache_for_*.json`
+(an object of `"i->j": true|false`) is recorded where vLLM keeps it for root
+(`/root/.cache/vllm/<name>`; the name from a `cat` line above it, else from the GPU count).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import partial
+
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.serving_logs import PASTED_LOG_PATH, is_log_line, parse_p2p_cache
+from stackaudit.host.memory import HostRecord
+from stackaudit.importers._scan import strip_prompt
+from stackaudit.importers.registry import Found, importer
+
+VLLM_CACHE_DIR = "/root/.cache/vllm"
+
+
+def _append_log(body: str, rec: HostRecord) -> None:
+    previous = rec.files.get(PASTED_LOG_PATH, b"")
+    rec.files[PASTED_LOG_PATH] = previous + body.encode()
+
+
+@importer("server log", "vLLM / SGLang server log lines and NCCL INFO/WARN lines")
+def server_log(lines: list[str]) -> Iterator[Found]:
+    i = 0
+    while i < len(lines):
+        if not is_log_line(lines[i]):
+            i += 1
+            continue
+        end = i + 1
+        while end < len(lines) and is_log_line(lines[end]):
+            end += 1
+        body = "\n".join(line.rstrip() for line in lines[i:end]) + "\n"
+        yield Found("server log", i, end, partial(_append_log, body))
+        i = end
+
+
+_CACHE_FILE = re.compile(r"(gpu_p2p_access_cache_for_[\w,.-]*\.json)")
+_CACHE_ENTRY = re.compile(r'^\s*"\d+->\d+"\s*:\s*(true|false)\s*,?\s*$')
+
+
+def _record_cache(name: str, text: str, rec: HostRecord) -> None:
+    rec.files[f"{VLLM_CACHE_DIR}/{name}"] = text.encode()
+    rec.dirs[VLLM_CACHE_DIR] = sorted(set(rec.dirs.get(VLLM_CACHE_DIR, [])) | {name})
+
+
+@importer("vllm p2p cache", "vLLM's gpu_p2p_access_cache_for_*.json (the real P2P probe results)")
+def p2p_cache(lines: list[str]) -> Iterator[Found]:
+    i = 0
+    while i < len(lines):
+        stripped = lines[i].strip()
+        one_line = stripped.startswith("{") and '"0->' in stripped and stripped.endswith("}")
+        if not one_line and not (stripped == "{" and i + 1 < len(lines) and _CACHE_ENTRY.match(lines[i + 1])):
+            i += 1
+            continue
+        end = i + 1
+        if not one_line:
+            while end < len(lines) and _CACHE_ENTRY.match(lines[end]):
+                end += 1
+            if end < len(lines) and lines[end].strip() == "}":
+                end += 1
+        text = "\n".join(lines[i:end])
+        try:
+            entries = parse_p2p_cache(text)
+        except ParseError:
+            i += 1
+            continue
+        name = ""
+        for back in range(1, 3):
+            if i - back >= 0:
+                m = _CACHE_FILE.search(strip_prompt(lines[i - back]))
+                if m:
+                    name = m.group(1)
+                    break
+        if not name:
+            count = 1 + max(int(k.split("->")[0]) for k in entries)
+            name = f"gpu_p2p_access_cache_for_{','.join(str(n) for n in range(count))}.json"
+        yield Found("vllm p2p cache", i, end, partial(_record_cache, name, text + "\n"))
+        i = end

@@ -1,0 +1,146 @@
+"""nvidia-smi outputs pasted into bug reports: `-q -x` (XML), `-q` (text) and the default table.
+
+Each is recorded as the output of the command the `nvidia` fact provider runs, so a pasted file
+replays like a snapshot of a host without NVML: ("nvidia-smi", "-q", "-x"), ("nvidia-smi", "-q")
+and ("nvidia-smi",).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import partial
+
+from stackaudit.host.memory import HostRecord
+from stackaudit.importers._scan import FENCE
+from stackaudit.importers.registry import Found, importer, record_command
+
+XML_ARGV = ("nvidia-smi", "-q", "-x")
+QUERY_ARGV = ("nvidia-smi", "-q")
+TABLE_ARGV = ("nvidia-smi",)
+
+
+def _record(argv: tuple[str, ...], text: str, rec: HostRecord) -> None:
+    record_command(rec, argv, text)
+
+
+# --- XML ---------------------------------------------------------------------------------------
+
+
+@importer("nvidia-smi -q -x", "`nvidia-smi -q -x` (XML)")
+def nvsmi_xml(lines: list[str]) -> Iterator[Found]:
+    i = 0
+    while i < len(lines):
+        if "<nvidia_smi_log" not in lines[i]:
+            i += 1
+            continue
+        start = i
+        for back in (1, 2):  # the <?xml ...?> and <!DOCTYPE ...> lines just before
+            if i - back >= 0 and lines[i - back].lstrip().startswith(("<?xml", "<!DOCTYPE")):
+                start = i - back
+        end = next((j + 1 for j in range(i, len(lines)) if "</nvidia_smi_log>" in lines[j]), None)
+        if end is None:
+            return
+        text = "\n".join(line.strip() if n == 0 else line for n, line in enumerate(lines[start:end])) + "\n"
+        yield Found("nvidia-smi -q -x", start, end, partial(_record, XML_ARGV, text))
+        i = end
+
+
+# --- `-q` text -----------------------------------------------------------------------------------
+
+_GPU_HEADER = re.compile(r"^GPU\s+[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]\s*$")
+_BANNER = re.compile(r"^=+\s*NVSMI LOG\s*=+\s*$")
+_TOP_KEY = re.compile(r"^(Timestamp|Driver Version|KMD Version|CUDA Version|CUDA UMD Version|Attached GPUs)\s+:")
+_INDENTED = re.compile(r"^(?: {4,}|\t+)[A-Za-z][\w .()/+-]*?(\s*:.*)?$")
+# Keys only `nvidia-smi -q` prints, to recognise an excerpt that starts inside a GPU section.
+_Q_KEYS = re.compile(r"^\s+(Product Name|Persistence Mode|Applications Clocks|Default Applications Clocks|"
+                     r"Clocks Event Reasons|Clocks Throttle Reasons|GPU Power Readings|Power Readings|FB Memory Usage|"
+                     r"Remapped Rows|ECC Mode|MIG Mode|GSP Firmware Version|Max Clocks)\b")
+
+
+def _q_line(line: str) -> bool:
+    return bool(_GPU_HEADER.match(line.strip()) and not line.startswith((" ", "\t"))) or bool(
+        _BANNER.match(line.strip()) or _TOP_KEY.match(line) or _INDENTED.match(line.rstrip()))
+
+
+@importer("nvidia-smi -q", "`nvidia-smi -q` (text, whole or an excerpt)")
+def nvsmi_query(lines: list[str]) -> Iterator[Found]:
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        anchor = (_BANNER.match(line.strip()) or (_GPU_HEADER.match(line) and not line.startswith(" "))
+                  or _TOP_KEY.match(line) or _Q_KEYS.match(line))
+        if not anchor:
+            i += 1
+            continue
+        start = i
+        blanks = 0
+        j = i - 1
+        while j >= 0:  # an excerpt may begin inside a GPU section: take the indented lines before
+            if not lines[j].strip():
+                blanks += 1
+                if blanks > 1:
+                    break
+            elif _INDENTED.match(lines[j].rstrip()):
+                start = j
+                blanks = 0
+            else:
+                break
+            j -= 1
+        end = i + 1
+        blanks = 0
+        k = i + 1
+        while k < len(lines):
+            if not lines[k].strip():
+                blanks += 1
+                if blanks > 2:
+                    break
+            elif FENCE.match(lines[k]) or not _q_line(lines[k]):
+                break
+            else:
+                blanks = 0
+                end = k + 1
+            k += 1
+        body = lines[start:end]
+        if any(_Q_KEYS.match(b) or _GPU_HEADER.match(b) for b in body) and len(body) >= 3:
+            text = "\n".join(body) + "\n"
+            yield Found("nvidia-smi -q", start, end, partial(_record, QUERY_ARGV, text))
+        i = max(end, i + 1)
+
+
+# --- the default table -------------------------------------------------------------------------
+
+_TABLE_LINE = re.compile(r"^\s*[|+]")
+_TABLE_SIGNS = re.compile(r"NVIDIA-SMI\s+\d|^\s*\|\s*\d+\s+.+\s(On|Off)\s*\|\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:")
+_TIMESTAMP = re.compile(r"^\s*\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s*$")
+
+
+@importer("nvidia-smi", "the `nvidia-smi` default table (old and new header formats, or its GPU rows)")
+def nvsmi_table(lines: list[str]) -> Iterator[Found]:
+    i = 0
+    while i < len(lines):
+        if not _TABLE_LINE.match(lines[i]):
+            i += 1
+            continue
+        end = i
+        blanks = 0
+        k = i
+        while k < len(lines):
+            if not lines[k].strip():
+                blanks += 1
+                if blanks > 1:
+                    break
+            elif FENCE.match(lines[k]) and any(_TABLE_LINE.match(x) for x in lines[k + 1:k + 3]):
+                blanks = 0  # the process rows of an excerpt, in their own code block
+            elif not _TABLE_LINE.match(lines[k]):
+                break
+            else:
+                blanks = 0
+                end = k + 1
+            k += 1
+        body = lines[i:end]
+        if any(_TABLE_SIGNS.search(b) for b in body):
+            start = i - 1 if i > 0 and _TIMESTAMP.match(lines[i - 1]) else i
+            text = "\n".join(b.strip() for b in lines[start:end] if not FENCE.match(b)) + "\n"
+            yield Found("nvidia-smi", start, end, partial(_record, TABLE_ARGV, text))
+        i = max(end, i + 1)
