@@ -27,7 +27,6 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 sys.path.insert(0, os.path.join(HERE, "..", "src"))
 
 from bench_support.servers import calibrated_server  # noqa: E402
-
 from stackaudit.bench.client import RequestRecord, RequestSpec, build_body, make_session, stream_request  # noqa: E402
 from stackaudit.bench.loadgen import run_closed_loop  # noqa: E402
 from stackaudit.bench.metrics import RequestMetrics  # noqa: E402

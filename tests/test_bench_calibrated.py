@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from bench_support.servers import calibrated_server
 
+from bench_support.servers import calibrated_server
 from stackaudit.bench.loadgen import LevelRun
 from stackaudit.bench.metrics import summarize_repeat
 from stackaudit.bench.runner import BenchConfig, BenchOutcome, run_bench
@@ -63,7 +63,7 @@ def cores() -> tuple[int | None, int | None]:
     return mine[0], mine[1]
 
 
-@pytest.mark.parametrize(("concurrency", "requests"), [(1, 4), (64, 128)])
+@pytest.mark.parametrize(("concurrency", "requests"), [(1, 4), (64, 192)])
 def test_ttft_tpot_throughput_match_truth(concurrency: int, requests: int) -> None:
     client_cpu, server_cpu = cores()
     with calibrated_server("--ttft-ms", str(TTFT_MS), "--gap-ms", str(GAP_MS), "--tokenize", cpu=server_cpu) as url:

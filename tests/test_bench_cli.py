@@ -10,8 +10,8 @@ import sys
 from typing import Any
 
 import pytest
-from bench_support.servers import calibrated_server
 
+from bench_support.servers import calibrated_server
 from stackaudit.cli.main import main
 
 SECRET = "sk-test-Zq8uV3secretvalue"
@@ -37,7 +37,8 @@ def test_json_report_shape_history_and_compare(tmp_path: Any, capsys: pytest.Cap
         assert rc == 0
     captured = capsys.readouterr()
     assert "| c=4 |" in captured.out
-    report = json.loads(open(out, encoding="utf-8").read())
+    with open(out, encoding="utf-8") as handle:
+        report = json.load(handle)
     assert report["schema"] == 1 and report["run_id"] == 1
     assert [level["concurrency"] for level in report["levels"]] == [1, 4]
     for level in report["levels"]:

@@ -6,8 +6,8 @@ import asyncio
 from typing import Any
 
 import pytest
-from bench_support.servers import calibrated_server
 
+from bench_support.servers import calibrated_server
 from stackaudit.bench.runner import BenchConfig, BenchOutcome, run_bench
 
 

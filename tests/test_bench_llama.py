@@ -24,10 +24,9 @@ import pytest
 pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] is in the test extras")
 pytest.importorskip("gguf")
 
-from bench_support.servers import stop  # noqa: E402
-from bench_support.tiny_llama import EOS_ID, write_tiny_llama  # noqa: E402
-
-from stackaudit.bench.runner import BenchConfig, BenchOutcome, run_bench  # noqa: E402
+from bench_support.servers import stop
+from bench_support.tiny_llama import EOS_ID, write_tiny_llama
+from stackaudit.bench.runner import BenchConfig, BenchOutcome, run_bench
 
 pytestmark = pytest.mark.slow
 
@@ -49,7 +48,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         # By default a new request interrupts the one streaming: a benchmark must not be cut short.
         "--interrupt_requests", "False",
     ]
-    log = open(os.path.join(os.path.dirname(model), "server.log"), "w", encoding="utf-8")
+    log = open(os.path.join(os.path.dirname(model), "server.log"), "w", encoding="utf-8")  # noqa: SIM115 (closed in finally)
     process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:

@@ -6,7 +6,6 @@ import asyncio
 from typing import Any
 
 from bench_support.servers import calibrated_server
-
 from stackaudit.bench.compare import compare_runs
 from stackaudit.bench.history import History
 from stackaudit.bench.runner import BenchConfig, BenchOutcome, run_bench

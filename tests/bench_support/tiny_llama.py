@@ -28,7 +28,7 @@ def _byte_symbols() -> list[str]:
             printable.append(b)
             codes.append(256 + extra)
             extra += 1
-    mapping = dict(zip(printable, codes))
+    mapping = dict(zip(printable, codes, strict=True))
     return [chr(mapping[b]) for b in range(256)]
 
 
@@ -50,7 +50,7 @@ def write_tiny_llama(path: str, seed: int = 0, eos_scale: float = 3.0) -> None:
 
     # llama.cpp refuses a BPE vocabulary without merges: one merge (space + "t"), whose token
     # the output layer never picks, keeps generated tokens one byte each.
-    tokens = _byte_symbols() + ["<s>", "</s>", "\u0120t"]
+    tokens = [*_byte_symbols(), "<s>", "</s>", "\u0120t"]
     types = [gguf.TokenType.NORMAL] * 256 + [gguf.TokenType.CONTROL, gguf.TokenType.CONTROL, gguf.TokenType.NORMAL]
     writer.add_tokenizer_model("gpt2")
     writer.add_tokenizer_pre("default")

@@ -31,7 +31,7 @@ def _relative_half_width(level: dict[str, Any], metric: str) -> float | None:
     half, mean = block.get("ci95_half_width"), block.get("mean")
     if half is None or not mean:
         return None
-    return abs(half / mean)
+    return abs(float(half) / float(mean))
 
 
 def assess_metric(

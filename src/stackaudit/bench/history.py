@@ -117,7 +117,7 @@ class History:
                     "VALUES (?,?,?,?,?,?,?,?)",
                     [
                         (run_id, level, repeat, ok, tpot, ttft, e2e, n)
-                        for (repeat, _), (tpot, ttft, e2e, n, ok) in zip(pairs, rows)
+                        for (repeat, _), (tpot, ttft, e2e, n, ok) in zip(pairs, rows, strict=True)
                     ],
                 )
         return run_id

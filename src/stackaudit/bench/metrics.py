@@ -208,7 +208,7 @@ def summarize_level(
             + ", ".join(s for s in sources if s != "usage")
             + "); throughput and TPOT rest on them"
         )
-    early = [r for r, m in zip(ok, metrics) if r.max_tokens and m.n < r.max_tokens]
+    early = [r for r, m in zip(ok, metrics, strict=True) if r.max_tokens and m.n < r.max_tokens]
     if early:
         flags.append(
             f"early EOS: {len(early)} of {len(ok)} requests returned fewer tokens than the {ok[0].max_tokens} asked "
@@ -229,7 +229,7 @@ def summarize_level(
             flags.append(
                 f"usage.prompt_tokens differs from the target by {mean_diff:+.1f} tokens on average{note}"
             )
-    repeats = {
+    repeats: dict[str, Any] = {
         "n": len(repeat_summaries),
         "output_tokens_per_s": stats.mean_ci95([s["output_tokens_per_s"] for s in repeat_summaries]),
         "tpot_ms": stats.mean_ci95([s["tpot_ms_mean"] for s in repeat_summaries if s["tpot_ms_mean"] is not None]),

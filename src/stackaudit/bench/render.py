@@ -123,8 +123,8 @@ def _level_notes(level: dict[str, Any]) -> list[str]:
 
 def _table_text(rows: list[list[str]], header: tuple[str, ...] | list[str]) -> list[str]:
     widths = [max(len(str(h)), *(len(r[i]) for r in rows)) if rows else len(str(h)) for i, h in enumerate(header)]
-    out = ["  ".join(str(h).ljust(w) for h, w in zip(header, widths))]
-    out.extend("  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in rows)
+    out = ["  ".join(str(h).ljust(w) for h, w in zip(header, widths, strict=True))]
+    out.extend("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows)
     return out
 
 

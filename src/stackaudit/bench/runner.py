@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import itertools
 import random
 import sys
 import time
@@ -22,7 +23,14 @@ from urllib.parse import urlsplit, urlunsplit
 
 from stackaudit import __version__
 from stackaudit.bench import BENCH_SCHEMA, stats
-from stackaudit.bench.client import ENDPOINTS, RequestRecord, RequestSpec, build_body, make_session, stream_request
+from stackaudit.bench.client import (
+    ENDPOINTS,
+    RequestRecord,
+    RequestSpec,
+    build_body,
+    make_session,
+    stream_request,
+)
 from stackaudit.bench.loadgen import LevelRun, run_closed_loop, run_open_loop
 from stackaudit.bench.metrics import DEFINITIONS, RequestMetrics, summarize_level, summarize_repeat
 from stackaudit.bench.prompts import PromptFactory, TokenCounter, local_counter, server_counter, words_counter
@@ -215,7 +223,7 @@ class _Bench:
                 self.sampling["ignore_eos"] = True
                 self.eos_method = "ignore_eos"
             eos_id = config.eos_token_id
-            if eos_id is None and server_type not in IGNORE_EOS_ENGINES:
+            if server_type not in IGNORE_EOS_ENGINES and eos_id is None:
                 eos_id = await _find_eos_id(session, self.base)
             if eos_id is not None and server_type not in IGNORE_EOS_ENGINES:
                 # No ignore_eos here: forbid the EOS token instead (OpenAI logit_bias, −100 = never).
@@ -264,7 +272,7 @@ class _Bench:
         prompts = await self.factory.make_many(indices)
         prepared = {
             i: self._spec_for(p.text, p.tokens if self.counter.exact else None, self.config.output_tokens)
-            for i, p in zip(indices, prompts)
+            for i, p in zip(indices, prompts, strict=True)
         }
         fallback_tokens = prompts[0].tokens if prompts and self.counter.exact else None
 
@@ -327,10 +335,10 @@ class _Bench:
             if tpots:
                 rounds.append(stats.percentile(tpots, 50))
             self.progress(f"warm-up round {len(rounds)}: TPOT p50 {rounds[-1]:.2f} ms" if rounds else "warm-up round: no TPOT")
-            if fixed is None and len(rounds) >= 2 and rounds[-2] > 0:
-                if abs(rounds[-1] - rounds[-2]) / rounds[-2] <= config.warmup_tolerance:
-                    converged = True
-                    break
+            settled = len(rounds) >= 2 and rounds[-2] > 0 and abs(rounds[-1] - rounds[-2]) / rounds[-2] <= config.warmup_tolerance
+            if fixed is None and settled:
+                converged = True
+                break
         cold = None
         if len(rounds) >= 2 and rounds[-1] > 0:
             slowdown = rounds[0] / rounds[-1] - 1.0
@@ -516,7 +524,7 @@ def _monotonicity(levels: list[dict[str, Any]]) -> list[str]:
     """A higher concurrency with lower TPOT is possible (data-parallel servers), and worth saying."""
     notes = []
     ordered = sorted((lv for lv in levels if lv["tpot_ms"]["mean"]), key=lambda lv: lv["concurrency"])
-    for low, high in zip(ordered, ordered[1:]):
+    for low, high in itertools.pairwise(ordered):
         if high["tpot_ms"]["mean"] < 0.9 * low["tpot_ms"]["mean"]:
             notes.append(
                 f"TPOT at concurrency {high['concurrency']} ({high['tpot_ms']['mean']:.2f} ms) is below concurrency "

@@ -161,7 +161,7 @@ async def fingerprint_server(session: Any, base_url: str) -> dict[str, Any]:
 
 def counter_delta(
     server_type: str, before: dict[str, float] | None, after: dict[str, float] | None
-) -> dict[str, float] | None:
+) -> dict[str, Any] | None:
     """Output and prompt tokens the server counted between two scrapes, if it exposes them."""
     if not before or not after:
         return None
@@ -205,7 +205,7 @@ def is_local_url(url: str) -> bool:
         address = ipaddress.ip_address(host)
     except ValueError:
         try:
-            resolved = {info[4][0] for info in socket.getaddrinfo(host, None)}
+            resolved = {str(info[4][0]) for info in socket.getaddrinfo(host, None)}
         except OSError:
             return False
         return any(is_local_url(f"http://[{a}]/" if ":" in a else f"http://{a}/") for a in resolved)
@@ -242,7 +242,7 @@ def host_fingerprint_for(url: str) -> tuple[dict[str, str] | None, str]:
     if not is_local_url(url):
         return None, "remote server: no host fingerprint"
     try:
-        from stackaudit.engine.fingerprint import host_fingerprint  # type: ignore[import-not-found]
+        from stackaudit.engine.fingerprint import host_fingerprint
     except ImportError:
         return minimal_host_fingerprint(), "minimal (stackaudit.engine.fingerprint not available)"
     try:

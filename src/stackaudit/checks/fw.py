@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from stackaudit.checks.registry import Fix, Outcome, check, issue, not_applicable, ok, unknown
+import re
+
+from stackaudit.checks.pcie import ROOT_HINT
+from stackaudit.checks.registry import Fix, Outcome, check, issue, not_an_issue, not_applicable, ok, unknown
 from stackaudit.facts.pci import PciDevices
+from stackaudit.facts.pcie_config import PcieFacts, PcieFunction, bridges_between
 from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelLog, NumaTopology
 
 NCCL_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html"
+KERNEL_PARAMS_DOC = "https://docs.kernel.org/admin-guide/kernel-parameters.html"
 _TRANSLATING = ("DMA", "DMA-FQ")
 
 
@@ -174,3 +179,352 @@ def numa_nps(numa: NumaTopology, cpu: CpuInfo | None = None, pci: PciDevices | N
         return ok(f"{layout}; GPUs: {where}", actual={"layout": layout, "gpu_numa_nodes": gpu_nodes})
     return ok(layout, actual={"layout": layout})
 
+
+
+# -- PCIe side: ACS, Resizable BAR, MMIO space, AER (knowledge base FW-ACS-P2P ... FW-AER-ERRORS) ------------
+
+NCCL_ACS_SCRIPT = ('for BDF in $(lspci -d "*:*:*" | awk \'{print $1}\'); do setpci -v -s $BDF ECAP_ACS+0x6.w '
+                   '>/dev/null 2>&1 || continue; setpci -v -s $BDF ECAP_ACS+0x6.w=0000; done')
+
+
+def _acs_fix(bdfs: list[str]) -> Fix:
+    devs = ";".join(bdfs)
+    return Fix(
+        cost="runtime",
+        runtime="; ".join(f"setpci -s {b} ECAP_ACS+0x6.w=0000" for b in bdfs)
+        + " — before the serving engine starts (restart it afterwards); lost at reboot and after hotplug/reset",
+        persistent=f'kernel command line, quoted for GRUB (`;` is a GRUB command separator): in /etc/default/grub '
+        f'GRUB_CMDLINE_LINUX_DEFAULT="... \\"pci=disable_acs_redir={devs}\\"", then update-grub and reboot; or the '
+        "BIOS option (\"ACS Control\", \"PCIe ACS\"); or a systemd oneshot unit Before=nvidia-persistenced.service "
+        "running the setpci commands",
+        note="`pci=noacs` is not a mainline parameter and `pcie_acs_override=` does not clear ACS bits",
+    )
+
+
+def _acs_traps(cmdline: KernelCmdline | None, kernel_log: KernelLog | None) -> list[str]:
+    notes: list[str] = []
+    if cmdline is not None:
+        if "noacs" in cmdline.pci_options():
+            seen = kernel_log.grep(r"Unknown option.*noacs") if kernel_log is not None else []
+            notes.append("`pci=noacs` on the command line does nothing: it is not a mainline kernel parameter"
+                         + (f" (the kernel logged: {seen[0].strip()})" if seen else " (the kernel logs \"Unknown option\")"))
+        if cmdline.has("pcie_acs_override"):
+            notes.append("`pcie_acs_override=` (out-of-tree patch) only fakes isolation for IOMMU grouping; it does "
+                         "not clear ACS redirect bits")
+        if any(o.startswith("disable_acs_redir=") for o in cmdline.pci_options()):
+            notes.append("`pci=disable_acs_redir=` is on the command line (check that its device list matches)")
+    return notes
+
+
+@check(
+    "FW-ACS-P2P",
+    title="ACS request/completion redirect on PCIe switch or root ports between GPUs",
+    severity="high",
+    confidence="documented",
+    fix=Fix(cost="runtime", runtime="setpci -s <bridge> ECAP_ACS+0x6.w=0000 on each bridge between the GPUs "
+            f"(NCCL guide's loop: {NCCL_ACS_SCRIPT}); restart the engine afterwards",
+            persistent='GRUB: "pci=disable_acs_redir=<bdf>;<bdf>" (quoted), BIOS "ACS Control", or a systemd oneshot'),
+    references=(NCCL_TROUBLESHOOTING, "https://github.com/NVIDIA/nccl/issues/2079", KERNEL_PARAMS_DOC),
+)
+def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: KernelLog | None = None,
+            virtualization: Virtualization | None = None) -> Outcome:
+    """Reads: the ACS extended capability (control register `ECAP_ACS+0x6`, `ACSCtl:` in
+    `lspci -vvv`) of every bridge on the paths between the GPUs, as root; the kernel command line
+    and `dmesg` for ineffective ACS parameters.
+
+    Bad value: `ReqRedir+` or `CmpltRedir+` (ACS Control bits 2 and 3, e.g. `0x001d`) on a switch
+    downstream port or root port between two GPUs.
+
+    Why: ACS redirect forces peer-to-peer TLPs up to the root complex instead of across the
+    switch: NCCL hangs or slow P2P ("If PCI switches have ACS enabled, it needs to be disabled",
+    NCCL troubleshooting); `ncclAllReduce` deadlock fixed by clearing ACSCtl 0x001d (nccl#2079).
+
+    Traps: `pci=noacs` is not a mainline parameter (the kernel logs "Unknown option");
+    `pcie_acs_override=` fakes isolation for IOMMU groups and clears nothing. GPUs on separate
+    root ports route P2P through the root complex anyway. On NVSwitch systems GPU↔GPU traffic is
+    NVLink: ACS then matters for GPU↔NIC GPUDirect RDMA only. In a VM the guest sees a virtual
+    topology. `nvidia-smi topo -p2p` can say OK while ACS still breaks NCCL. Hosts passing GPUs
+    to VMs want ACS.
+    """
+    if virtualization is not None and virtualization.is_vm:
+        return not_applicable(f"virtual machine ({virtualization.vm}): ACS of the virtual topology says nothing")
+    traps = _acs_traps(cmdline, kernel_log)
+    trap_text = ("; " + "; ".join(traps)) if traps else ""
+    gpus = pcie.gpus
+    loose_on = [c for c in pcie.loose if c.acs is not None and c.acs.redirect]
+    if not gpus and not pcie.loose:
+        return not_applicable("no NVIDIA GPU in the source")
+    if 0 < len(gpus) < 2:
+        return not_applicable(f"{len(gpus)} GPU: no GPU-to-GPU P2P")
+    by_bdf = pcie.by_bdf()
+    nvswitch = bool(pcie.role("nvswitch"))
+    if pcie.topology_known and gpus:
+        between = bridges_between(gpus)
+        candidates = [by_bdf[b] for b in between if b in by_bdf]
+        if not between:
+            return unknown("the GPUs' upstream bridges are not in the source", hint=ROOT_HINT)
+    else:
+        candidates = [f for f in pcie.functions if f.role == "bridge"]
+        between = {}
+    redirected = [f for f in candidates if f.config is not None and f.config.acs is not None and f.config.acs.redirect]
+    blind = [f for f in candidates if not f.registers_readable
+             or (f.config is not None and f.config.acs is None and not f.config.complete)
+             or (f.config is not None and f.config.acs is not None and f.config.acs.ctl is None)]
+    if redirected or loose_on:
+        bdfs = [f.bdf for f in redirected]
+        lines = [f"{f.bdf} ACSCtl: {f.config.acs.ctl_flags()}" for f in redirected if f.config and f.config.acs]
+        if redirected:
+            roots = all((f.express.port_type if f.express else "") == "root-port" for f in redirected)
+            where = "" if pcie.topology_known else " (the source has no bus topology: bridges not proven to sit between GPUs)"
+            msg = (f"ACS redirect (ReqRedir/CmpltRedir) is on at {len(bdfs)} bridge(s) between the GPUs{where}: "
+                   f"{', '.join(bdfs)}; PCIe P2P is forced up to the root complex")
+            severity = "high"
+            if nvswitch:
+                msg += "; GPU↔GPU traffic here is NVLink, so this affects GPU↔NIC GPUDirect RDMA"
+                severity = "medium"
+            elif roots:
+                msg += "; all of them are root ports (P2P crosses the root complex anyway; still reported to hang NCCL)"
+                severity = "medium"
+            return issue(msg + trap_text, actual={f.bdf: f"{f.config.acs.ctl:#06x}" for f in redirected
+                                                  if f.config and f.config.acs and f.config.acs.ctl is not None},
+                         expected="ACSCtl ReqRedir- CmpltRedir- on ports between GPUs", subjects=bdfs,
+                         severity=severity, fix=_acs_fix(bdfs), evidence=lines)
+        return issue(f"{len(loose_on)} of {len(pcie.loose)} ACSCtl lines show ReqRedir+/CmpltRedir+ (the paste has no "
+                     "device addresses: which ports sit between GPUs is not known)" + trap_text,
+                     actual=f"{len(loose_on)} ports with redirect", expected="ReqRedir- CmpltRedir- between GPUs",
+                     fix=Fix(cost="runtime", runtime=NCCL_ACS_SCRIPT,
+                             persistent="find the ports with `lspci -vvv | grep -E '^[0-9a-f]|ACSCtl'`, then "
+                             "`pci=disable_acs_redir=<bdf>;<bdf>` quoted in GRUB, or the BIOS ACS option"))
+    if blind:
+        return unknown(f"ACS control of {len(blind)} bridge(s) between the GPUs not readable "
+                       f"({blind[0].config_note or 'not in the source'})" + trap_text,
+                       hint=ROOT_HINT, subjects=[f.bdf for f in blind])
+    if not candidates and not pcie.loose:
+        return unknown("no bridge between the GPUs in the source" + trap_text, hint=ROOT_HINT)
+    if traps:
+        return issue("no ACS redirect between the GPUs, but the command line carries ineffective ACS parameters"
+                     + trap_text, actual=traps, severity="low", confidence="documented",
+                     fix=Fix(cost="reboot", persistent="remove `pci=noacs` / `pcie_acs_override=` from the kernel "
+                             "command line; use `pci=disable_acs_redir=` (quoted in GRUB) where needed"))
+    return ok(f"no ACS redirect on the {len(candidates) or len(pcie.loose)} bridge(s) between the GPUs",
+              actual={f.bdf: f.config.acs.ctl_flags() if f.config and f.config.acs else "no ACS capability"
+                      for f in candidates}, subjects=[f.bdf for f in candidates])
+
+
+_SMALL_BAR1 = 256 << 20
+
+
+def _bar1(fn: PcieFunction) -> int | None:
+    for bar in fn.bars:
+        if bar.index == 1 and bar.size:
+            return bar.size
+    cfg = fn.config
+    if cfg is not None and cfg.rebar:
+        for entry in cfg.rebar:
+            if entry.bar == 1 and entry.current_mib:
+                return entry.current_mib << 20
+    return None
+
+
+def _size(nbytes: int) -> str:
+    return f"{nbytes >> 30} GiB" if nbytes >= 1 << 30 else f"{nbytes >> 20} MiB"
+
+
+@check(
+    "FW-REBAR-BAR1",
+    title="BAR1 too small (Resizable BAR off) on workstation/consumer GPUs",
+    severity="medium",
+    confidence="documented",
+    fix=Fix(cost="bios", persistent="BIOS: enable \"Above 4G Decoding\" and \"Re-Size BAR Support\"; optionally "
+            "`options nvidia NVreg_EnableResizableBar=1` in /etc/modprobe.d/nvidia.conf, then update-initramfs -u"),
+    references=("https://docs.nvidia.com/cuda/gpudirect-rdma/index.html", "https://docs.nvidia.com/deploy/nvml-api/",
+                "https://github.com/tinygrad/open-gpu-kernel-modules"),
+)
+def rebar_bar1(pcie: PcieFacts) -> Outcome:
+    """Reads: each GPU's BAR1 size (sysfs `resource`, `Region 1` in `lspci -vv`) and its
+    Resizable BAR capability (`BAR 1: current size: …, supported: …`).
+
+    Bad value: BAR1 of 256 MiB while the Resizable BAR capability lists larger sizes, on a host
+    with GPU P2P (two or more GPUs) or GPUDirect RDMA (an RDMA NIC).
+
+    Why: BAR1 maps GPU memory for the CPU and for peer devices; P2P forks for GeForce cards and
+    GPUDirect RDMA need a large BAR.
+
+    Traps: data-center GPUs (H100/H200/B200/A100/L40S) have a large fixed BAR1 and no need of
+    ReBAR: not flagged. A single GPU does not use BAR1 for its copies. No measured NCCL gain from
+    ReBAR on officially P2P-capable cards is published.
+    """
+    gpus = pcie.gpus
+    if not gpus:
+        return not_applicable("no NVIDIA GPU in the source")
+    p2p = len(gpus) >= 2 or bool(pcie.role("nic"))
+    small: dict[str, str] = {}
+    fine: dict[str, str] = {}
+    blind: list[str] = []
+    for g in gpus:
+        size = _bar1(g)
+        cfg = g.config
+        entry = next((e for e in (cfg.rebar or ()) if e.bar == 1), None) if cfg is not None else None
+        if size is None:
+            blind.append(g.bdf)
+            continue
+        if size > _SMALL_BAR1:
+            fine[g.bdf] = _size(size)
+        elif entry is not None and entry.supported_mib and max(entry.supported_mib) << 20 > size:
+            small[g.bdf] = f"{_size(size)}, supports up to {_size(max(entry.supported_mib) << 20)}"
+        elif cfg is not None and cfg.readable and cfg.complete and cfg.rebar is None:
+            fine[g.bdf] = f"{_size(size)} (no Resizable BAR capability: nothing to enable)"
+        else:
+            blind.append(g.bdf)
+    if small and p2p:
+        return issue("BAR1 is small although the GPU can resize it: " + "; ".join(f"{b}: {v}" for b, v in small.items()),
+                     actual=small, expected="BAR1 ≈ GPU memory (Resizable BAR on)", subjects=list(small))
+    if small:
+        return not_an_issue("small BAR1 on the only GPU (" + "; ".join(f"{b}: {v}" for b, v in small.items())
+                            + "): single-GPU inference does not use BAR1 for its copies", actual=small,
+                            subjects=list(small))
+    if blind:
+        return unknown(f"BAR1 size or Resizable BAR capability of {len(blind)} GPU(s) not in the source",
+                       hint="paste `sudo lspci -vvv` or `nvidia-smi -q -d MEMORY` (BAR1 Memory Usage)", subjects=blind)
+    return ok("BAR1: " + ", ".join(f"{b} {v}" for b, v in fine.items()), actual=fine, subjects=list(fine))
+
+
+_BAR_FAIL = r"BAR ?\d+.*(no space|failed to assign|can't assign)|NVRM:.*(BAR\d* is 0M|region assigned to your NVIDIA device is invalid)"
+
+
+def _short(bdf: str) -> str:
+    return bdf.split(":", 1)[1] if bdf.count(":") == 2 else bdf
+
+
+@check(
+    "FW-ABOVE4G-MMIO",
+    title="Above-4G decoding / MMIO space too small for GPU BARs",
+    severity="high",
+    confidence="documented",
+    fix=Fix(cost="bios", persistent="BIOS: \"Above 4G Decoding = Enabled\", larger \"MMIO High Base/Size\", CSM off; "
+            "kernel `pci=realloc` as a fallback"),
+    references=("https://docs.kernel.org/admin-guide/kernel-parameters.html",),
+)
+def above4g_mmio(pcie: PcieFacts, kernel_log: KernelLog | None = None) -> Outcome:
+    """Reads: each GPU's BARs (sysfs `resource`, `Region N:` in `lspci -vv`: `<unassigned>`,
+    `[disabled]`) and `dmesg` lines about BARs that got no space, or NVRM complaining about them.
+
+    Bad value: an unassigned or disabled 64-bit BAR on a GPU; a kernel or NVRM message that a GPU
+    BAR could not be assigned.
+
+    Why: GPU BAR1 (tens to hundreds of GiB on data-center cards) must be mapped above 4 GiB;
+    without Above-4G decoding or with a too-small MMIO window the kernel cannot assign it and the
+    driver refuses the GPU.
+
+    Traps: an availability failure, not a slowdown: a GPU that initialised has its BARs. The
+    driver's message text varies by version: matched loosely on the BAR/region words.
+    """
+    gpus = pcie.gpus
+    if not gpus:
+        return not_applicable("no NVIDIA GPU in the source")
+    bad = {g.bdf: [b.index for b in g.bars if b.unassigned and not b.is_io and b.index < 6] for g in gpus}
+    bad = {k: v for k, v in bad.items() if v}
+    lines: list[str] = []
+    if kernel_log is not None:
+        shorts = {_short(g.bdf): g.bdf for g in gpus}
+        for line in kernel_log.grep(_BAR_FAIL):
+            if "NVRM" in line or any(s in line for s in shorts):
+                lines.append(line.strip())
+    if bad or lines:
+        subjects = sorted(set(bad) | {g.bdf for g in gpus if any(_short(g.bdf) in ln for ln in lines)})
+        return issue("GPU BARs could not be mapped: " + "; ".join(f"{b} BAR {v}" for b, v in bad.items())
+                     + (f"{'; ' if bad else ''}{len(lines)} kernel/driver line(s) about BAR space" if lines else ""),
+                     actual=bad or lines[:3], expected="every GPU BAR assigned", subjects=subjects or [g.bdf for g in gpus],
+                     evidence=lines[:5])
+    known = [g for g in gpus if g.bars]
+    if not known and kernel_log is None:
+        return unknown("the GPUs' BARs are not in the source", hint="paste `lspci -vv` and `dmesg`")
+    return ok(f"every BAR of {len(known)} GPU(s) is assigned" + ("" if kernel_log is not None else
+              " (kernel log not read)") if known else "no BAR assignment failure in the kernel log",
+              subjects=[g.bdf for g in known])
+
+
+@check(
+    "FW-AER-ERRORS",
+    title="PCIe AER errors / link replays on a GPU link",
+    severity="medium",
+    confidence="documented",
+    fix=Fix(cost="hardware", persistent="reseat the GPU/riser/cables, update BIOS and retimer firmware; in BIOS force the "
+            "slot one generation lower if signal integrity is marginal"),
+    references=("https://www.kernel.org/doc/Documentation/ABI/testing/sysfs-bus-pci-devices-aer_stats",),
+)
+def aer_errors(pcie: PcieFacts, kernel_log: KernelLog | None = None, cmdline: KernelCmdline | None = None) -> Outcome:
+    """Reads: `aer_dev_correctable`, `aer_dev_nonfatal`, `aer_dev_fatal` in sysfs for each GPU,
+    its upstream port (errors may be counted at the link partner) and the NICs; `dmesg` for
+    `PCIe Bus Error` lines and Xid 79.
+
+    Bad value: any fatal or non-fatal count; Xid 79 (GPU fallen off the bus); correctable counts
+    that grow between two samples under load.
+
+    Why: every bad TLP/DLLP and replay costs link time; persistent errors precede link
+    down-training and Xid 79.
+
+    Traps: a few correctable errors at boot (link training) are common: one sample cannot give a
+    rate. On firmware-first platforms (APEI/GHES) the sysfs counters stay 0 — check the BMC log.
+    `pci=noaer` only silences reporting. Counter names differ by kernel (`Bad TLP` / `BadTLP`).
+    """
+    gpus = pcie.gpus
+    if not gpus:
+        return not_applicable("no NVIDIA GPU in the source")
+    by_bdf = pcie.by_bdf()
+    watch: dict[str, PcieFunction] = {}
+    for g in gpus:
+        watch[g.bdf] = g
+        if g.parent and g.parent in by_bdf:
+            watch[g.parent] = by_bdf[g.parent]
+    for nic in pcie.role("nic"):
+        watch[nic.bdf] = nic
+    counts: dict[str, dict[str, int]] = {}
+    for bdf, fn in watch.items():
+        if fn.sysfs is None:
+            continue
+        row = {k: v for k in ("correctable", "nonfatal", "fatal") if (v := fn.sysfs.aer_total(k)) is not None}
+        if row:
+            counts[bdf] = row
+    xid79: list[str] = []
+    bus_errors: list[str] = []
+    ghes = False
+    if kernel_log is not None:
+        xid79 = [ln.strip() for ln in kernel_log.grep(r"NVRM: Xid .*\b79\b|fallen off the bus")]
+        shorts = [_short(b) for b in watch]
+        bus_errors = [ln.strip() for ln in kernel_log.grep(r"PCIe Bus Error|AER:.*(Uncorrect|Correct)")
+                      if any(s in ln for s in shorts)]
+        ghes = bool(kernel_log.grep(r"\bGHES\b|APEI"))
+    serious = {b: r for b, r in counts.items() if r.get("fatal", 0) or r.get("nonfatal", 0)}
+    uncorrected = [ln for ln in bus_errors if re.search(r"Uncorrect|Fatal", ln, re.IGNORECASE)]
+    if xid79 or serious or uncorrected:
+        fatal = bool(xid79) or any(r.get("fatal", 0) for r in serious.values())
+        parts = []
+        if xid79:
+            parts.append(f"Xid 79 (GPU fallen off the bus) in the kernel log ({len(xid79)} lines)")
+        if serious:
+            parts.append("uncorrectable AER counts: " + "; ".join(
+                f"{b} fatal {r.get('fatal', 0)} nonfatal {r.get('nonfatal', 0)}" for b, r in serious.items()))
+        if uncorrected:
+            parts.append(f"{len(uncorrected)} uncorrected PCIe Bus Error line(s)")
+        return issue("; ".join(parts), actual=serious or (xid79 + uncorrected)[:3], expected="no uncorrectable errors",
+                     subjects=list(serious) or [g.bdf for g in gpus], severity="high" if fatal else "medium",
+                     evidence=(xid79 + uncorrected)[:5])
+    if cmdline is not None and "noaer" in cmdline.pci_options():
+        return unknown("`pci=noaer` turns AER reporting off: the counters and log say nothing",
+                       hint="remove `pci=noaer` (it only silences reporting) and look again")
+    if not counts and kernel_log is None:
+        return unknown("no AER counters or kernel log in the source",
+                       hint="run as root on the host, or paste `dmesg` and the aer_dev_* files")
+    corr = {b: r["correctable"] for b, r in counts.items() if r.get("correctable")}
+    msg = "no uncorrectable PCIe errors"
+    if corr:
+        msg += ("; correctable errors since boot: " + ", ".join(f"{b} {n}" for b, n in corr.items())
+                + " (a few at link training are common; compare two samples under load for a rate)")
+    if bus_errors and not corr:
+        msg += f"; {len(bus_errors)} corrected PCIe Bus Error line(s) in the kernel log"
+    if ghes and not corr:
+        msg += "; firmware-first error handling (GHES/APEI): sysfs counters may stay 0, check the BMC log"
+    if not counts:
+        msg += " (AER counters not in the source; kernel log only)"
+    return ok(msg, actual=counts or None, subjects=list(counts))

@@ -20,7 +20,7 @@ from stackaudit.host.base import Host
 from stackaudit.host.recording import RedactingHost
 
 # Facts the headline shows, collected whatever checks are selected.
-HEADLINE_FACTS = ("kernel", "cpu", "container", "pci", "numa")
+HEADLINE_FACTS = ("kernel", "cpu", "container", "pci", "numa", "nvidia", "serving_model")
 
 
 @dataclass
@@ -79,7 +79,14 @@ def _headline(facts: dict[str, Any], host: Host) -> dict[str, Any]:
     gpus: dict[str, Any] = {"count": None, "bdfs": []}
     if isinstance(pci, PciDevices):
         gpus = {"count": len(pci.nvidia_gpus), "bdfs": [g.bdf for g in pci.nvidia_gpus]}
+    from stackaudit.engine.ceiling_line import ceiling_line
+    from stackaudit.facts.nvidia import NvidiaGpus
+
+    nvidia = facts.get("nvidia")
+    if isinstance(nvidia, NvidiaGpus) and nvidia.gpus:
+        gpus = {"count": len(nvidia.gpus), "bdfs": [g.bdf for g in nvidia.gpus if g.bdf], "names": list(nvidia.names)}
     return {
+        "ceiling": ceiling_line(facts),
         "hostname": host.meta.hostname or (kernel.hostname if isinstance(kernel, KernelInfo) else ""),
         "kernel": kernel.release if isinstance(kernel, KernelInfo) else None,
         "arch": kernel.machine if isinstance(kernel, KernelInfo) else None,

@@ -1,0 +1,611 @@
+"""DRV: NVIDIA driver, CUDA compatibility, persistence, compute mode, fabric manager, GSP, NVLink, Xids."""
+
+from __future__ import annotations
+
+import re
+
+from stackaudit.checks.registry import (
+    Fix,
+    Outcome,
+    check,
+    issue,
+    not_an_issue,
+    not_applicable,
+    ok,
+    unknown,
+)
+from stackaudit.facts.container import ContainerInfo
+from stackaudit.facts.nvidia import GpuInfo, NvidiaDriver, NvidiaGpus, NvidiaServices, XidEvents
+from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
+from stackaudit.facts.processes import ServingProcesses
+from stackaudit.facts.python_env import PythonEnv
+from stackaudit.facts.system import LoadedModules
+
+KERNEL_OPEN = "https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/kernel_open.html"
+GSP_README = "https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/gsp.html"
+FM_GUIDE = "https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide/index.html"
+XID_CATALOGUE = "https://docs.nvidia.com/deploy/xid-errors/"
+MINOR_COMPAT = "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html"
+
+
+# --- shared by the GPU checks (MEM, PWR import these) --------------------------------------------
+
+
+def gpu_list(nvidia: NvidiaGpus | None, pci: PciDevices | None = None) -> list[GpuInfo] | Outcome:
+    """The GPUs to judge, or the outcome when there are none to judge."""
+    if nvidia is None:
+        if pci is not None and not pci.nvidia_gpus:
+            return not_applicable("no NVIDIA GPU on the PCI bus")
+        return unknown("no NVIDIA GPU information in this source",
+                       hint="install nvidia-ml-py, or paste `nvidia-smi -q -x`")
+    if nvidia.none_on_bus:
+        return not_applicable("no NVIDIA GPU on the PCI bus")
+    gpus = [g for g in nvidia.gpus if not g.error]
+    if not gpus:
+        lost = [g.label for g in nvidia.gpus if g.error]
+        return unknown(f"no GPU could be read ({', '.join(lost)})" if lost else "the source lists no GPU",
+                       hint="check the driver (`nvidia-smi`) and the kernel log for Xid 79")
+    return gpus
+
+
+def version_tuple(version: str | None) -> tuple[int, ...]:
+    m = re.match(r"(\d+(?:\.\d+)*)", version or "")
+    return tuple(int(x) for x in m.group(1).split(".")) if m else ()
+
+
+def is_blackwell(gpu: GpuInfo) -> bool:
+    spec = gpu.spec
+    return "blackwell" in (gpu.architecture or "").lower() or (spec is not None and spec.architecture == "Blackwell")
+
+
+def arch_of(gpu: GpuInfo) -> str:
+    spec = gpu.spec
+    return gpu.architecture or (spec.architecture if spec is not None else "")
+
+
+def _indices(gpus: list[GpuInfo]) -> str:
+    return ",".join(str(g.index) for g in gpus)
+
+
+def nvswitch_present(pci: PciDevices | None) -> bool | None:
+    """NVSwitch bridges (NVIDIA, class 0x0680) on the PCI bus; None when the bus is not visible."""
+    if pci is None:
+        return None
+    return any(d.vendor == NVIDIA_VENDOR and d.pci_class.startswith("0x0680") for d in pci.devices)
+
+
+# --- DRV-CUDA-COMPAT ---------------------------------------------------------------------------
+
+# Minimum Linux driver per CUDA major for minor-version compatibility (MINOR_COMPAT table).
+_DRIVER_FLOOR = {11: (450, 80, 2), 12: (525, 60, 13), 13: (580, 0, 0)}
+
+
+@check(
+    "DRV-CUDA-COMPAT",
+    title="Driver too old for the CUDA runtime shipped with torch/vLLM/SGLang",
+    severity="high",
+    confidence="documented",
+    fix=Fix(cost="driver-reload", runtime="none: the driver must be upgraded (stop every GPU process)",
+            persistent="upgrade the host driver (data-center: the recommended production branch), or install a "
+            "torch/vLLM build for an older CUDA; on data-center GPUs `cuda-compat-<major>-<minor>` in the container"),
+    references=(MINOR_COMPAT, "https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html",
+                "https://pytorch.org/blog/pytorch-2-7/"),
+)
+def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | None = None,
+                python_env: PythonEnv | None = None, pci: PciDevices | None = None) -> Outcome:
+    """Reads: the driver version (NVML, `nvidia-smi`, /proc/driver/nvidia/version), the highest
+    CUDA the driver supports, torch's CUDA (`torch/version.py` of the serving engine's Python), and
+    the GPU architecture.
+
+    Bad value: a CUDA 12.x runtime with a driver below 525.60.13, CUDA 13.x below 580; a torch
+    CUDA major newer than the driver's; Blackwell GPUs with a driver below R570 or torch built for
+    CUDA below 12.8.
+
+    Why: minor-version compatibility lets a CUDA 12.x program run on any >= 525 driver (PTX JIT of
+    newer PTX fails); across majors only the forward-compatibility package works, and only on
+    data-center GPUs. The engine fails at start with `CUDA driver version is insufficient`.
+
+    Traps: the `CUDA Version` in the `nvidia-smi` header is the highest the driver supports, not the
+    toolkit in use; a system `nvcc` is irrelevant unless something JIT-compiles.
+    """
+    if nvidia is not None and nvidia.none_on_bus:
+        return not_applicable("no NVIDIA GPU on the PCI bus")
+    driver = (nvidia.driver_version if nvidia is not None else None) or (
+        nvidia_driver.version if nvidia_driver is not None else None)
+    if driver is None:
+        return unknown("the driver version is not in this source", hint="paste `nvidia-smi` or run on the host")
+    dv = version_tuple(driver)
+    problems: list[str] = []
+    blackwell = [g for g in (nvidia.gpus if nvidia else ()) if is_blackwell(g)]
+    if blackwell and dv < (570,):
+        problems.append(f"Blackwell GPUs ({blackwell[0].name}) need driver R570 or newer; this is {driver}")
+    torch: list[tuple[str, str]] = []
+    if python_env is not None:
+        torch = [(env.source, env.torch_cuda) for env in python_env.environments if env.torch_cuda]
+    for source, cuda in torch:
+        cv = version_tuple(cuda)
+        floor = _DRIVER_FLOOR.get(cv[0]) if cv else None
+        if floor and dv < floor:
+            problems.append(f"torch built for CUDA {cuda} ({source}) needs driver >= "
+                            f"{'.'.join(map(str, floor))}; this is {driver}")
+        if blackwell and cv and cv < (12, 8):
+            problems.append(f"torch built for CUDA {cuda} ({source}) has no Blackwell kernels (needs CUDA >= 12.8)")
+    if problems:
+        return issue("; ".join(problems), actual={"driver": driver, "torch_cuda": [c for _, c in torch]},
+                     expected="driver at or above the floor of torch's CUDA major", evidence=problems)
+    if not torch:
+        return unknown(f"driver {driver} (supports CUDA up to {nvidia.cuda_version if nvidia else '?'}); torch's "
+                       "CUDA version is not in this source", hint="run on the host where the engine runs",
+                       actual={"driver": driver})
+    return ok(f"driver {driver} runs torch's CUDA {', '.join(sorted({c for _, c in torch}))} "
+              "(minor-version compatibility)", actual={"driver": driver, "torch_cuda": [c for _, c in torch]})
+
+
+# --- DRV-OPEN-MODULE ---------------------------------------------------------------------------
+
+_NO_OPEN = ("Kepler", "Maxwell", "Pascal", "Volta")
+
+
+@check(
+    "DRV-OPEN-MODULE",
+    title="Proprietary kernel module where the open flavour is required/recommended",
+    severity="high",
+    confidence="documented",
+    fix=Fix(cost="reboot", runtime="none",
+            persistent="install the open flavour (`apt install nvidia-open` / `nvidia-driver-<branch>-open`, or the "
+            ".run installer with --kernel-module-type=open), rebuild the initramfs, reboot"),
+    references=(KERNEL_OPEN, "https://developer.nvidia.com/blog/nvidia-transitions-fully-towards-open-source-gpu-kernel-modules/"),
+)
+def open_module(nvidia_driver: NvidiaDriver, nvidia: NvidiaGpus | None = None,
+                pci: PciDevices | None = None) -> Outcome:
+    """Reads: `/proc/driver/nvidia/version` ("Open Kernel Module" in the first line = open), else
+    `modinfo -F license nvidia` ("Dual MIT/GPL" open, "NVIDIA" proprietary); each GPU's architecture.
+
+    Bad value: the proprietary module with Blackwell GPUs (B200/B300, GB200, RTX PRO 6000 Blackwell,
+    RTX 50): they are only supported by the open modules.
+
+    Why: NVIDIA driver README (560.35.03): "Blackwell and later are only supported by the open
+    kernel modules"; HMM, DMABUF for CUDA allocations and GPUDirect Storage need them too. Open is
+    the default flavour since R560.
+
+    Traps: proprietary on Turing…Hopper is allowed (reported as ok with the observation);
+    pre-Turing GPUs (Volta, Pascal) cannot use the open modules at all. Open modules initialise
+    GPUs more slowly: pair them with nvidia-persistenced (DRV-PERSISTENCE).
+    """
+    flavour = nvidia_driver.flavour
+    if nvidia is not None and nvidia.none_on_bus:
+        return not_applicable("no NVIDIA GPU on the PCI bus")
+    if flavour is None:
+        return unknown("the kernel module's flavour is not known", hint="run `modinfo -F license nvidia` on the host")
+    gpus = list(nvidia.gpus) if nvidia is not None else []
+    evidence = (nvidia_driver.flavour_evidence,) if nvidia_driver.flavour_evidence else ()
+    if flavour == "open":
+        old = [g for g in gpus if arch_of(g) in _NO_OPEN]
+        if old:
+            return issue(f"the open module does not support {old[0].name} ({arch_of(old[0])}): use the proprietary "
+                         "flavour for pre-Turing GPUs", actual="open", expected="proprietary for pre-Turing",
+                         subjects=[g.subject for g in old], severity="high", evidence=evidence)
+        return ok("open kernel module" + (f" ({nvidia_driver.version})" if nvidia_driver.version else ""),
+                  actual="open", evidence=evidence)
+    blackwell = [g for g in gpus if is_blackwell(g)]
+    if blackwell:
+        return issue(f"proprietary kernel module with {len(blackwell)} Blackwell GPU(s) ({blackwell[0].name}): "
+                     "Blackwell is only supported by the open modules", actual="proprietary", expected="open",
+                     subjects=[g.subject for g in blackwell], evidence=evidence)
+    if not gpus:
+        return ok("proprietary kernel module; no GPU architecture in this source to judge it against",
+                  actual="proprietary", evidence=evidence)
+    return ok(f"proprietary kernel module with {', '.join(sorted({arch_of(g) or g.name for g in gpus}))}: allowed "
+              "(open is the default since R560 and needed for HMM/DMABUF)", actual="proprietary", evidence=evidence)
+
+
+# --- DRV-PERSISTENCE ---------------------------------------------------------------------------
+
+_DROPIN = ("mkdir -p /etc/systemd/system/nvidia-persistenced.service.d && printf '[Service]\\nExecStart=\\n"
+           "ExecStart=/usr/bin/nvidia-persistenced --user nvidia-persistenced --persistence-mode --verbose\\n' "
+           "> /etc/systemd/system/nvidia-persistenced.service.d/persistence.conf && systemctl daemon-reload && "
+           "systemctl restart nvidia-persistenced")
+
+
+@check(
+    "DRV-PERSISTENCE",
+    title="Persistence mode off / nvidia-persistenced not running",
+    severity="low",
+    confidence="documented",
+    fix=Fix(cost="runtime", runtime="systemctl start nvidia-persistenced (or the legacy `nvidia-smi -pm 1`)",
+            persistent="systemctl enable --now nvidia-persistenced, with the unit running "
+            "`nvidia-persistenced --persistence-mode`"),
+    references=("https://man.archlinux.org/man/nvidia-persistenced.1.en",
+                "https://docs.nvidia.com/deploy/driver-persistence/persistence-mode-legacy.html"),
+)
+def persistence(nvidia: NvidiaGpus, nvidia_services: NvidiaServices | None = None,
+                container: ContainerInfo | None = None) -> Outcome:
+    """Reads: each GPU's persistence mode (NVML / `nvidia-smi`), `systemctl is-active
+    nvidia-persistenced`, the unit's effective ExecStart (`systemctl cat`), the daemon's process.
+
+    Bad value: persistence `Disabled` on any GPU of a serving host.
+
+    Why: without persistence the driver tears the GPU state down when the last client exits and
+    re-initialises it (seconds per GPU, longer with GSP/open modules) at the next CUDA or NVML call;
+    power limits and application clocks set with nvidia-smi are lost with it.
+
+    Traps: this costs startup time only (engine restarts, health checks, `nvidia-smi` polling):
+    steady-state tokens/s are unchanged while the engine holds the GPUs. Ubuntu's packaged unit
+    runs `nvidia-persistenced --no-persistence-mode`: the service is `active` while persistence is
+    Disabled, and `systemctl enable --now` changes nothing; the fix is a drop-in that resets
+    ExecStart. Inside a container the value is the host's and is fixed there.
+    """
+    gpus = gpu_list(nvidia)
+    if isinstance(gpus, Outcome):
+        return gpus
+    off = [g for g in gpus if g.persistence is False]
+    read = [g for g in gpus if g.persistence is not None]
+    daemon = nvidia_services.persistenced if nvidia_services is not None else None
+    no_pm_flag = daemon is not None and "--no-persistence-mode" in " ".join(
+        [daemon.exec_start or "", *daemon.argv])
+    where = " (set on the host; the container cannot change it)" if container is not None and container.in_container else ""
+    if off:
+        subjects = [g.subject for g in off]
+        if no_pm_flag:
+            fix = Fix(cost="runtime", runtime=_DROPIN, persistent=_DROPIN,
+                      note="the unit's ExecStart has --no-persistence-mode (Ubuntu's packaging)")
+            msg = ("persistence mode Disabled on GPU(s) " + _indices(off) + " although nvidia-persistenced is "
+                   f"{daemon.active if daemon else '?'}: its unit runs it with --no-persistence-mode")
+        else:
+            state = (f"nvidia-persistenced is {daemon.active or ('running' if daemon.pids else 'not running')}"
+                     if daemon is not None else "the daemon's state is not in the source")
+            fix = Fix(cost="runtime", runtime="systemctl start nvidia-persistenced   # or: nvidia-smi -pm 1",
+                      persistent="systemctl enable --now nvidia-persistenced")
+            msg = f"persistence mode Disabled on GPU(s) {_indices(off)}; {state}"
+        return issue(msg + ". Startup only: each new CUDA/NVML client re-initialises the GPUs (seconds), "
+                     "steady-state tokens/s are unaffected" + where,
+                     actual={g.subject: "Disabled" for g in off}, expected="Enabled", subjects=subjects, fix=fix,
+                     evidence=[daemon.exec_start] if daemon is not None and daemon.exec_start else [])
+    if not read:
+        return unknown("persistence mode is not in this source", hint="paste `nvidia-smi -q` or run on the host")
+    note = ""
+    if no_pm_flag:
+        note = ("; the nvidia-persistenced unit has --no-persistence-mode: persistence was set by hand "
+                "(`nvidia-smi -pm 1`) and is lost at the next reboot")
+    return ok(f"persistence mode Enabled on {len(read)} GPU(s)" + note + where, actual="Enabled",
+              subjects=[g.subject for g in read])
+
+
+# --- DRV-COMPUTE-MODE --------------------------------------------------------------------------
+
+
+def tp_sizes(serving: ServingProcesses | None) -> list[int]:
+    """Tensor-parallel sizes of the engine instances (1 where the flag is absent)."""
+    if serving is None:
+        return []
+    sizes = []
+    for root in serving.roots():
+        value = root.option("--tensor-parallel-size", "-tp", "--tp-size", "--tp", "--tp_size",
+                            "--tensor_parallel_size")
+        sizes.append(int(value) if value and value.isdigit() else 1)
+    return sizes
+
+
+@check(
+    "DRV-COMPUTE-MODE",
+    title="Compute mode not Default",
+    severity="medium",
+    confidence="field-reports",
+    fix=Fix(cost="runtime", runtime="nvidia-smi -i <n> -c DEFAULT",
+            persistent="not kept across driver reloads: run it from a systemd oneshot after nvidia-persistenced, "
+            "or remove what sets it (Slurm/cluster prolog)"),
+    references=("https://github.com/huggingface/pytorch-image-models/issues/1033",),
+)
+def compute_mode(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = None) -> Outcome:
+    """Reads: each GPU's compute mode (NVML / `nvidia-smi -q` `Compute Mode`), the engine's TP size
+    and the processes on each GPU.
+
+    Bad value: `Prohibited` (no CUDA context at all); `Exclusive_Process` on GPUs used by
+    vLLM/SGLang (one context per GPU; their P2P probe and helper processes need more).
+
+    Why: exclusive mode makes a second context fail with "all CUDA-capable devices are busy or
+    unavailable"; in vLLM the P2P probe failing silently disables custom all-reduce.
+
+    Traps: some clusters set Exclusive_Process on purpose with one engine per GPU: with exactly one
+    process per GPU and TP=1 this is reported as a low-severity warning, not an error.
+    """
+    gpus = gpu_list(nvidia)
+    if isinstance(gpus, Outcome):
+        return gpus
+    modes = {g.subject: g.compute_mode for g in gpus if g.compute_mode}
+    if not modes:
+        return unknown("compute mode is not in this source", hint="paste `nvidia-smi -q`")
+    bad = [g for g in gpus if g.compute_mode and g.compute_mode != "Default"]
+    if not bad:
+        return ok(f"compute mode Default on {len(modes)} GPU(s)", actual="Default", subjects=list(modes))
+    cmd = "; ".join(f"nvidia-smi -i {g.index} -c DEFAULT" for g in bad)
+    fix = Fix(cost="runtime", runtime=cmd, persistent="a systemd oneshot after nvidia-persistenced running: " + cmd)
+    prohibited = [g for g in bad if g.compute_mode == "Prohibited"]
+    actual = {g.subject: g.compute_mode for g in bad}
+    if prohibited:
+        return issue(f"compute mode Prohibited on GPU(s) {_indices(prohibited)}: no CUDA context can be created",
+                     actual=actual, expected="Default", subjects=[g.subject for g in bad], severity="high", fix=fix)
+    tps = tp_sizes(serving_processes)
+    one_each = all(g.processes is not None and len(g.processes) <= 1 for g in bad)
+    if one_each and tps and max(tps) == 1:
+        return issue(f"compute mode {bad[0].compute_mode} on GPU(s) {_indices(bad)} with one engine per GPU and "
+                     "TP=1: works, but any helper context (P2P probe, profiler) will fail", actual=actual,
+                     expected="Default", subjects=[g.subject for g in bad], severity="low", fix=fix)
+    return issue(f"compute mode {bad[0].compute_mode} on GPU(s) {_indices(bad)}: vLLM/SGLang open several "
+                 "contexts per GPU (P2P probe, helpers); extra ones fail and custom all-reduce is disabled",
+                 actual=actual, expected="Default", subjects=[g.subject for g in bad], fix=fix)
+
+
+# --- DRV-FABRIC-MANAGER ------------------------------------------------------------------------
+
+
+@check(
+    "DRV-FABRIC-MANAGER",
+    title="NVSwitch system without a running, version-matched Fabric Manager",
+    severity="high",
+    confidence="documented",
+    fix=Fix(cost="runtime", runtime="systemctl restart nvidia-fabricmanager",
+            persistent="install nvidia-fabricmanager-<branch> (and libnvidia-nscq-<branch>) matching the driver "
+            "exactly, pin it with the driver, `systemctl enable --now nvidia-fabricmanager`; on B200/B300 HGX "
+            "also `modprobe ib_umad` and /etc/modules-load.d/ib_umad.conf"),
+    references=(FM_GUIDE, "https://github.com/spectrocloud/CanvOS/pull/700"),
+)
+def fabric_manager(nvidia: NvidiaGpus, nvidia_services: NvidiaServices | None = None,
+                   pci: PciDevices | None = None, modules: LoadedModules | None = None) -> Outcome:
+    """Reads: NVSwitch devices on the PCI bus (NVIDIA, class 0x0680), each GPU's fabric state and
+    status (NVML / `nvidia-smi -q` Fabric: Hopper and later), `systemctl is-active
+    nvidia-fabricmanager`, the `nv-fabricmanager` process and `nv-fabricmanager --version`, the
+    driver version, `ib_umad` in /proc/modules.
+
+    Bad value: FM inactive or failed; FM version different from the driver's; a GPU whose fabric
+    state is not `Completed` or whose status is not `Success`; Blackwell HGX without `ib_umad`.
+
+    Why: FM configures the NVSwitch memory fabric; without it CUDA init fails with
+    cudaErrorSystemNotReady (802) or GPUs lose NVLink P2P, and NCCL falls back to PCIe.
+
+    Traps: PCIe cards and NVLink-bridge pairs need no FM (not applicable). On GB200/GB300 NVL72
+    compute trays FM runs on the NVLink switch trays, not on the compute node: its absence there is
+    not a finding. The binary is `nv-fabricmanager`; the service and package `nvidia-fabricmanager`.
+    """
+    gpus = gpu_list(nvidia, pci)
+    if isinstance(gpus, Outcome):
+        return gpus
+    switches = nvswitch_present(pci)
+    switch_gpus = [g for g in gpus if g.spec is not None and g.spec.nvlink_kind == "switch"]
+    fabric_read = [g for g in gpus if g.fabric_state not in (None, "Not Supported")]
+    if not switches and not fabric_read and not (switch_gpus and switches is None):
+        kinds = ", ".join(sorted({g.name for g in gpus}))
+        return not_applicable(f"no NVSwitch ({kinds}): PCIe or NVLink-bridge GPUs need no Fabric Manager")
+    rack = [g for g in gpus if re.search(r"\bGB[23]00\b", g.name or "")]
+    problems: list[str] = []
+    subjects: list[str] = []
+    not_done = [g for g in fabric_read if g.fabric_state != "Completed"
+                or (g.fabric_status not in (None, "Success"))]
+    if not_done:
+        problems.append("fabric registration not complete on GPU(s) " + _indices(not_done) + ": "
+                        + ", ".join(sorted({f"{g.fabric_state}/{g.fabric_status}" for g in not_done})))
+        subjects += [g.subject for g in not_done]
+    fm = nvidia_services.fabricmanager if nvidia_services is not None else None
+    if fm is not None and fm.running is False and not rack:
+        problems.append(f"nvidia-fabricmanager is {fm.active or 'not running'}")
+    if fm is not None and fm.version and nvidia.driver_version and fm.version != nvidia.driver_version:
+        problems.append(f"Fabric Manager {fm.version} does not match driver {nvidia.driver_version}")
+    blackwell_hgx = [g for g in gpus if is_blackwell(g) and g.spec is not None and g.spec.nvlink_kind == "switch"]
+    if blackwell_hgx and not rack and modules is not None and "ib_umad" not in modules:
+        problems.append("ib_umad is not loaded (the FM of NVL5+ Blackwell HGX needs it)")
+    if problems:
+        return issue("; ".join(problems) + ": NVLink/NVSwitch is not usable (CUDA may fail with error 802)",
+                     actual={"fm": fm.active if fm else None, "fm_version": fm.version if fm else None,
+                             "fabric": {g.subject: g.fabric_state for g in fabric_read}},
+                     expected="FM active, same version as the driver, fabric Completed/Success",
+                     subjects=subjects or [g.subject for g in gpus], evidence=problems)
+    if rack and (fm is None or fm.running is not True):
+        return not_an_issue("GB200/GB300 compute tray: Fabric Manager runs on the NVLink switch trays, not here"
+                            + (f"; fabric state {fabric_read[0].fabric_state}" if fabric_read else ""),
+                            actual={"fm": fm.active if fm else None})
+    if fm is None or fm.running is None:
+        if fabric_read:
+            return ok(f"fabric registration Completed on {len(fabric_read)} GPU(s) (FM service state not visible)",
+                      actual={g.subject: g.fabric_state for g in fabric_read})
+        return unknown("NVSwitch system, but neither the Fabric Manager service nor the GPUs' fabric state is "
+                       "in this source", hint="run `systemctl status nvidia-fabricmanager` and `nvidia-smi -q` on "
+                       "the host")
+    return ok(f"nvidia-fabricmanager {fm.active or 'running'}" + (f", version {fm.version}" if fm.version else "")
+              + (f"; fabric Completed on {len(fabric_read)} GPU(s)" if fabric_read else ""),
+              actual={"fm": fm.active, "fm_version": fm.version})
+
+
+# --- DRV-GSP-FIRMWARE --------------------------------------------------------------------------
+
+_PRE_TURING = ("Kepler", "Maxwell", "Pascal", "Volta")
+
+
+@check(
+    "DRV-GSP-FIRMWARE",
+    title="GSP firmware state",
+    severity="low",
+    confidence="documented",
+    fix=Fix(cost="driver-reload", runtime="none",
+            persistent="remove `NVreg_EnableGpuFirmware=0` from /etc/modprobe.d/*.conf, rebuild the initramfs, "
+            "reload the driver (or reboot)"),
+    references=(GSP_README, KERNEL_OPEN),
+)
+def gsp_firmware(nvidia: NvidiaGpus, nvidia_driver: NvidiaDriver | None = None) -> Outcome:
+    """Reads: each GPU's `GSP Firmware Version` (NVML nvmlDeviceGetGspFirmwareVersion /
+    `nvidia-smi -q`; a version = in use, `N/A` = not), `EnableGpuFirmware` in
+    /proc/driver/nvidia/params, the module flavour.
+
+    Bad value: GSP not in use on Blackwell or with the open modules.
+
+    Why: "The GSP firmware is used by default on GPUs which support it. Offloading tasks ... can
+    improve performance" (driver README, gsp.html); the open modules depend on GSP.
+
+    Traps: old forum advice to disable GSP (slow `nvidia-smi`, desktop stutter on early 5xx
+    proprietary drivers) does not apply to inference servers; there is no evidence that disabling
+    it speeds CUDA work. `N/A` on a proprietary-module Ampere/Hopper host is reported as info.
+    """
+    gpus = gpu_list(nvidia)
+    if isinstance(gpus, Outcome):
+        return gpus
+    turing_up = [g for g in gpus if arch_of(g) not in _PRE_TURING]
+    if not turing_up:
+        return not_applicable("pre-Turing GPUs have no GSP")
+    read = [g for g in turing_up if g.gsp_firmware is not None]
+    if not read:
+        return unknown("the GSP firmware version is not in this source", hint="paste `nvidia-smi -q`")
+    off = [g for g in read if g.gsp_firmware == ""]
+    flavour = nvidia_driver.flavour if nvidia_driver is not None else None
+    param = nvidia_driver.enable_gpu_firmware if nvidia_driver is not None else None
+    evidence = [f"/proc/driver/nvidia/params: EnableGpuFirmware: {param}"] if param is not None else []
+    if not off:
+        return ok(f"GSP firmware {read[0].gsp_firmware} in use on {len(read)} GPU(s)",
+                  actual=read[0].gsp_firmware, subjects=[g.subject for g in read])
+    must = [g for g in off if is_blackwell(g)] or (off if flavour == "open" else [])
+    if must:
+        return issue(f"GSP firmware not in use on GPU(s) {_indices(must)}"
+                     + (" with the open kernel module (which depends on GSP)" if flavour == "open" else
+                        " (Blackwell)") + (f"; EnableGpuFirmware={param}" if param == "0" else ""),
+                     actual="N/A", expected="a GSP firmware version", subjects=[g.subject for g in must],
+                     evidence=evidence)
+    return ok(f"GSP firmware not in use on GPU(s) {_indices(off)} with the proprietary module: allowed "
+              "(info; no evidence it changes CUDA throughput)", actual="N/A", subjects=[g.subject for g in off])
+
+
+# --- DRV-NVLINK-HEALTH -------------------------------------------------------------------------
+
+
+@check(
+    "DRV-NVLINK-HEALTH",
+    title="NVLink links down or erroring",
+    severity="high",
+    confidence="documented",
+    fix=Fix(cost="driver-reload", runtime="check Fabric Manager (NVSwitch), then reload the driver / reset the GPUs",
+            persistent="reseat the NVLink bridges; RMA when errors persist"),
+    references=("https://github.com/NVIDIA/nccl/blob/master/src/graph/paths.cc", XID_CATALOGUE),
+)
+def nvlink_health(nvidia: NvidiaGpus, nvidia_xids: XidEvents | None = None) -> Outcome:
+    """Reads: per GPU and link, NVML nvmlDeviceGetNvLinkState and the DL error counters (replay,
+    recovery, CRC flit/data); the expected link count per model (data/gpus.toml); Xid 74 in the
+    kernel log.
+
+    Bad value: fewer active links than the model has (NV18 expected on H100 SXM, NV12 on A100 SXM),
+    any inactive link next to active ones, non-zero recovery/CRC counters, Xid 74.
+
+    Why: NVLink bandwidth scales with active links; NCCL refuses to run when NVML says P2P over an
+    NVLink path is not OK ("P2P is disabled between NVLINK connected GPUs").
+
+    Traps: PCIe cards have no NVLink (not applicable: with no NVLink, custom all-reduce runs at
+    most at TP=2 and all-reduce is PCIe-latency bound — a key negative result, not a fix). Bridge
+    cards without a bridge installed show every link inactive: that is the build, not a fault.
+    Per-link speed at idle was not verified to be stable, so speed alone is never flagged.
+    """
+    gpus = gpu_list(nvidia)
+    if isinstance(gpus, Outcome):
+        return gpus
+    xid74 = [e for e in (nvidia_xids.events if nvidia_xids else ()) if e.code == 74]
+    capable = [g for g in gpus if (g.nvlinks and len(g.nvlinks) > 0) or (g.spec is not None and g.spec.has_nvlink)]
+    if not capable:
+        return not_applicable("no NVLink on these GPUs (" + ", ".join(sorted({g.name for g in gpus if g.name}))
+                              + "): GPU-to-GPU traffic goes over PCIe")
+    unread = [g for g in capable if g.nvlinks is None]
+    if len(unread) == len(capable) and not xid74:
+        return unknown("NVLink link states are not in this source", hint="paste `nvidia-smi nvlink -s` and "
+                       "`nvidia-smi nvlink -e`, or audit the host (NVML)")
+    problems: list[str] = []
+    subjects: list[str] = []
+    actual: dict[str, object] = {}
+    bridged_idle: list[GpuInfo] = []
+    for g in capable:
+        if g.nvlinks is None:
+            continue
+        active = g.active_nvlinks or 0
+        expected = g.spec.nvlink_links if g.spec is not None and g.spec.has_nvlink else len(g.nvlinks)
+        actual[g.subject] = {"active": active, "links": len(g.nvlinks), "expected": expected}
+        if active == 0 and g.spec is not None and g.spec.nvlink_kind == "bridge":
+            bridged_idle.append(g)
+            continue
+        if active < expected:
+            down = [str(link.link) for link in g.nvlinks if not link.active]
+            problems.append(f"{g.label}: {active} of {expected} NVLinks active" + (f" (down: {','.join(down)})"
+                                                                                     if down else ""))
+            subjects.append(g.subject)
+        errs = [link for link in g.nvlinks if (link.recovery or 0) + (link.crc_flit or 0) + (link.crc_data or 0)]
+        if errs:
+            problems.append(f"{g.label}: recovery/CRC errors on link(s) {','.join(str(x.link) for x in errs)}")
+            subjects.append(g.subject)
+    for e in xid74:
+        problems.append(f"Xid 74 (NVLink error) on {e.bdf}")
+        subjects.append(e.bdf)
+    if problems:
+        return issue("; ".join(problems), actual=actual, expected="every NVLink of the model active, no errors",
+                     subjects=sorted(set(subjects)), evidence=[e.line for e in xid74][:5])
+    if bridged_idle and len(bridged_idle) == len([g for g in capable if g.nvlinks is not None]):
+        return not_an_issue("bridge-capable cards with every NVLink inactive: no NVLink bridge is installed "
+                            "(traffic goes over PCIe)", actual=actual)
+    return ok("NVLinks active with no recovery/CRC errors: " + ", ".join(
+        f"{k} {v['active']}/{v['expected']}" for k, v in actual.items() if isinstance(v, dict)), actual=actual)
+
+
+# --- DRV-XID -----------------------------------------------------------------------------------
+
+_XID_MEANING = {
+    79: ("GPU has fallen off the bus", "high"), 48: ("double-bit ECC error", "high"),
+    94: ("contained ECC error", "high"), 95: ("uncontained ECC error", "high"),
+    63: ("row remapping event", "medium"), 64: ("row remapping failure", "high"),
+    74: ("NVLink error", "high"), 119: ("GSP RPC timeout", "high"), 120: ("GSP error", "high"),
+    13: ("graphics engine exception (usually the application)", "low"),
+    31: ("GPU memory page fault (usually the application)", "low"),
+    43: ("GPU stopped processing (usually the application)", "low"),
+    154: ("GPU recovery action changed", "high"),
+}
+_RANK = {"low": 0, "medium": 1, "high": 2}
+
+
+@check(
+    "DRV-XID",
+    title="Xid errors in the kernel log",
+    severity="medium",
+    confidence="documented",
+    fix=Fix(cost="driver-reload", runtime="follow the GPU's recovery action (nvidia-smi -q: GPU Recovery Action): "
+            "GPU reset (`nvidia-smi -r -i <n>`, no processes on it), node reboot, or fix the application",
+            persistent="RMA the GPU when hardware Xids (79, 48, 64, 95) repeat"),
+    references=(XID_CATALOGUE, "https://raw.githubusercontent.com/stas00/ml-engineering/master/compute/accelerator/nvidia/debug.md"),
+)
+def xid(nvidia_xids: XidEvents, nvidia: NvidiaGpus | None = None) -> Outcome:
+    """Reads: `NVRM: Xid (PCI:…): <code>, …` lines of the kernel log (`dmesg`), and NVML's
+    recommended recovery action per GPU (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION) where available.
+
+    Bad value: 79 (fallen off the bus), 48/94/95 (ECC), 63/64 (row remapping), 74 (NVLink),
+    119/120 (GSP), 154 (recovery action); 13/31/43 repeated for one process.
+
+    Why: Xids are the driver's error events (NVIDIA Xid catalogue); hardware ones precede lost GPUs
+    and degraded NVLink or memory.
+
+    Traps: 13/31/43 are usually a crashing user program, not hardware (low severity). The driver's
+    recovery action, when NVML gives one, is preferred over guessing reset-vs-reboot per Xid.
+    """
+    events = nvidia_xids.events
+    actions = {g.subject: g.recovery_action for g in (nvidia.gpus if nvidia else ())
+               if g.recovery_action not in (None, "None")}
+    if not events and not actions:
+        return ok("no Xid errors in the kernel log", actual=0)
+    counts: dict[int, int] = {}
+    for e in events:
+        counts[e.code] = counts.get(e.code, 0) + 1
+    severity = "low"
+    parts = []
+    for code, n in sorted(counts.items()):
+        meaning, sev = _XID_MEANING.get(code, ("see the Xid catalogue", "medium"))
+        if code in (13, 31, 43) and n >= 3:
+            sev = "medium"
+        severity = sev if _RANK[sev] > _RANK[severity] else severity
+        parts.append(f"Xid {code} ×{n} ({meaning})")
+    if actions:
+        severity = "high"
+        parts.append("recovery action: " + ", ".join(f"{k} {v}" for k, v in actions.items()))
+    bdfs = sorted({e.bdf for e in events} | set(actions))
+    only_app = all(c in (13, 31, 43) for c in counts) and not actions
+    return issue("; ".join(parts) + (" — usually the application, not the hardware" if only_app else ""),
+                 actual={str(k): v for k, v in counts.items()}, expected="no Xid", subjects=bdfs,
+                 severity=severity,  # type: ignore[arg-type]
+                 evidence=[e.line for e in events][-5:])

@@ -1,0 +1,384 @@
+"""PCIE: PCI Express link and device settings of the GPUs (knowledge base, domain PCIE).
+
+Registers come from config space as root, else from `lspci -vvv`; without root both stop at the
+64-byte header (`<access denied>`), and those results are `unknown`, never `ok` (general rule 2).
+Expected link generation/width per GPU model comes from data/gpus.toml; unknown models fall back
+to what the device itself reports it can do (LnkCap, sysfs max_link_*).
+"""
+
+from __future__ import annotations
+
+from stackaudit.checks.registry import Fix, Outcome, check, issue, not_an_issue, not_applicable, ok, unknown
+from stackaudit.facts.pci import gen_of
+from stackaudit.facts.pcie_config import PcieFacts, PcieFunction, describe_speed
+
+KB_REGS = "https://github.com/torvalds/linux/blob/master/include/uapi/linux/pci_regs.h"
+KERNEL_PARAMS = "https://docs.kernel.org/admin-guide/kernel-parameters.html"
+ROOT_HINT = "run as root on the host (`sudo stackaudit audit`), or paste `sudo lspci -vvv`"
+GEN_SPEED = {1: 2.5, 2: 5.0, 3: 8.0, 4: 16.0, 5: 32.0, 6: 64.0}
+
+
+# -- helpers shared with checks/fw.py ----------------------------------------------------------
+
+def unreadable(fns: tuple[PcieFunction, ...] | list[PcieFunction]) -> list[PcieFunction]:
+    """Functions whose capability registers this source cannot show."""
+    return [f for f in fns if not f.registers_readable]
+
+
+def unreadable_outcome(pcie: PcieFacts, fns: list[PcieFunction], what: str) -> Outcome:
+    notes = sorted({f.config_note for f in fns if f.config_note})
+    return unknown(f"{what} of {len(fns)} GPU(s) not readable: {'; '.join(notes) or 'not in the source'}",
+                   hint=ROOT_HINT, subjects=[f.bdf for f in fns])
+
+
+def table_link(fn: PcieFunction) -> tuple[float | None, int | None, str]:
+    """(speed GT/s, width, source) the GPU model should reach, from data/gpus.toml when its name is known."""
+    name = fn.model
+    if name:
+        try:
+            from stackaudit.gputable import GpuTableError, UnknownGpuError, lookup
+
+            spec = lookup(name).spec
+        except (UnknownGpuError, GpuTableError, OSError, ImportError):
+            spec = None
+        if spec is not None and spec.pcie_gen and spec.pcie_width:
+            return GEN_SPEED.get(spec.pcie_gen), spec.pcie_width, f"{spec.name} (gpus.toml)"
+    return fn.max_link_speed, fn.max_link_width, "the GPU's own LnkCap"
+
+
+def _min(*values: float | int | None) -> float | None:
+    known = [float(v) for v in values if v]
+    return min(known) if known else None
+
+
+# -- PCIE-LINK-DOWNTRAIN -----------------------------------------------------------------------
+
+@check(
+    "PCIE-LINK-DOWNTRAIN",
+    title="GPU link below its capable speed/width",
+    severity="high",
+    confidence="documented",
+    fix=Fix(cost="hardware", persistent="reseat the GPU, check risers/retimers/cables; BIOS slot speed (Auto/GenN) "
+            "and bifurcation (x16 vs x8x8); M.2/slot lane sharing on workstation boards"),
+    references=("https://github.com/NVIDIA/open-gpu-kernel-modules/issues/731",
+                "https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1010",
+                "https://github.com/NVIDIA/gpu-monitoring-tools/issues/215"),
+)
+def link_downtrain(pcie: PcieFacts) -> Outcome:
+    """Reads: each GPU's `current_link_speed`, `current_link_width`, `max_link_speed`,
+    `max_link_width` in sysfs (else LnkSta/LnkCap from config space or `lspci -vvv`), the same for
+    its upstream port, and the model's PCIe generation and width in data/gpus.toml.
+
+    Bad value: width below min(GPU, slot) — x8 on an x16 card in an x16 slot — at any time;
+    generation below min(GPU, host) under load. Width 63/255 or speed unknown: the device no
+    longer answers (Xid 79, fallen off the bus).
+
+    Why: host↔GPU bandwidth (model load, KV offload, PCIe P2P all-reduce) scales with gen×width.
+
+    Traps: GPUs lower the link generation at idle to save power (nvidia-smi: "may be reduced when
+    the GPU is not in use"; Gen1 at P8, Gen4/5 at P0): a low speed with full width on an idle GPU
+    is "idle, not conclusive" — sample under load. A Gen5 GPU in a Gen4 slot correctly runs Gen4.
+    """
+    gpus = pcie.gpus
+    if not gpus:
+        return not_applicable("no NVIDIA GPU in the source")
+    by_bdf = pcie.by_bdf()
+    gone: list[str] = []
+    narrow: dict[str, str] = {}
+    slow: dict[str, str] = {}
+    fine: dict[str, str] = {}
+    blind: list[str] = []
+    for g in gpus:
+        cur_s, cur_w = g.current_link_speed, g.current_link_width
+        if cur_w in (63, 255) or (g.max_link_width in (63, 255)):
+            gone.append(g.bdf)
+            continue
+        if cur_s is None or cur_w is None:
+            blind.append(g.bdf)
+            continue
+        model_s, model_w, basis = table_link(g)
+        port = by_bdf.get(g.parent or "")
+        exp_s = _min(model_s, g.max_link_speed, port.max_link_speed if port else None)
+        exp_w = _min(model_w, g.max_link_width, port.max_link_width if port else None)
+        now = describe_speed(cur_s, cur_w)
+        want = describe_speed(exp_s, int(exp_w) if exp_w else None)
+        label = f"{now} (capable {want}, from {basis}{' and the slot' if port else ''})"
+        if exp_w is not None and cur_w < exp_w:
+            narrow[g.bdf] = label
+        elif exp_s is not None and cur_s < exp_s:
+            slow[g.bdf] = label
+        else:
+            fine[g.bdf] = now
+    if gone:
+        return issue(f"{len(gone)} GPU link(s) report width 63/255: the device no longer answers (fallen off the bus, "
+                     "see Xid 79 in dmesg)", actual=gone, expected="a trained link", subjects=gone)
+    if narrow:
+        return issue(f"{len(narrow)} GPU link(s) trained narrower than GPU and slot allow: "
+                     + "; ".join(f"{b}: {v}" for b, v in narrow.items())
+                     + " — width does not drop for power saving", actual=narrow, expected="full width",
+                     subjects=list(narrow))
+    if slow:
+        return unknown("link generation below capability on " + "; ".join(f"{b}: {v}" for b, v in slow.items())
+                       + ". At idle this is normal power saving, full width is kept: idle, not conclusive",
+                       hint="sample under the serving load: `nvidia-smi --query-gpu=index,pcie.link.gen.current,"
+                       "pcie.link.width.current --format=csv -l 1` while a request runs, or `stackaudit audit "
+                       "--sample 30` during serving", actual=slow, subjects=list(slow))
+    if blind and not fine:
+        return unknown(f"the link state of {len(blind)} GPU(s) is not in the source",
+                       hint="paste `sudo lspci -vvv` or capture on the host", subjects=blind)
+    return ok("GPU links at full speed and width: " + ", ".join(f"{b} {v}" for b, v in fine.items())
+              + (f"; {len(blind)} GPU(s) unknown" if blind else ""), actual=fine, subjects=list(fine))
+
+
+# -- PCIE-MRRS ------------------------------------------------------------------------------------
+
+def _setpci_mrrs(bdfs: list[str]) -> str:
+    return "; ".join(f"setpci -s {b} CAP_EXP+0x08.w=5000:7000" for b in bdfs)
+
+
+@check(
+    "PCIE-MRRS",
+    title="Max Read Request Size small",
+    severity="low",
+    confidence="unproven",
+    fix=Fix(cost="runtime", runtime="setpci -s <bdf> CAP_EXP+0x08.w=5000:7000 (4096 bytes; value:mask writes bits "
+            "14:12 only); re-apply after a GPU reset",
+            persistent="BIOS \"Max Read Request Size\" (Auto/4096), or a udev rule ACTION==\"add\", SUBSYSTEM==\"pci\", "
+            "ATTR{vendor}==\"0x10de\", ATTR{class}==\"0x030*\", RUN+=\"<setpci path> -s %k CAP_EXP+0x08.w=5000:7000\" "
+            "with the path from `command -v setpci` on that host (/usr/sbin on RHEL, /usr/bin on Debian)"),
+    references=("https://wiki.ubuntu.com/FirmwareTestSuite/Reference/maxreadreq",
+                "https://github.com/NVIDIA/nccl/blob/master/src/graph/paths.cc", KB_REGS),
+)
+def mrrs(pcie: PcieFacts) -> Outcome:
+    """Reads: Device Control (`CAP_EXP+0x08`, bits 14:12) of every GPU and NIC — `MaxReadReq` in
+    `lspci -vvv` — as root.
+
+    Bad value: below 256 bytes (fwts LowMaxReadReq). 256–2048 bytes is reported as information;
+    4096 is the maximum.
+
+    Why: a DMA read larger than MRRS is split into several requests, each with its own tag and
+    completion: overhead on host-memory reads (H2D copies, model loading, KV swap-in).
+
+    Traps: no published measurement shows an LLM-inference gain from raising GPU MRRS; NCCL's PCIe
+    P2P transport uses posted writes, so MRRS does not affect all-reduce over PCIe.
+    `pci=pcie_bus_perf` caps MRRS at MPS — it can lower it, not a fix. Unreadable without root.
+    """
+    gpus = pcie.gpus
+    if not gpus:
+        return not_applicable("no NVIDIA GPU in the source")
+    blind = unreadable(gpus)
+    devs = [f for f in (*gpus, *pcie.role("nic")) if f.express is not None and f.express.devctl_mrrs is not None]
+    values = {f.bdf: f.express.devctl_mrrs for f in devs if f.express is not None}
+    low = [b for b, v in values.items() if v is not None and v < 256]
+    if low:
+        return issue(f"MaxReadReq below 256 bytes on {', '.join(low)} (fwts: too low); raising it is cheap, but no "
+                     "LLM-serving gain is published (unproven)", actual={b: values[b] for b in low},
+                     expected=">= 256 bytes (4096 max)", subjects=low,
+                     fix=Fix(cost="runtime", runtime=_setpci_mrrs(low),
+                             persistent="BIOS Max Read Request Size, or the udev rule in `stackaudit explain PCIE-MRRS`"))
+    gpu_values = {g.bdf: values.get(g.bdf) for g in gpus if values.get(g.bdf) is not None}
+    if blind and not gpu_values:
+        return unreadable_outcome(pcie, blind, "Device Control (MaxReadReq)")
+    text = ", ".join(f"{b} {v} B" for b, v in values.items())
+    msg = (f"MaxReadReq {text}: 256–4096 B is within the normal range; raising it to 4096 has no published "
+           "LLM-serving gain (unproven) and does not affect NCCL P2P (posted writes)")
+    if blind:
+        msg += f"; {len(blind)} GPU(s) unreadable ({blind[0].config_note or 'not in the source'})"
+        return unknown(msg, hint=ROOT_HINT, actual=values, subjects=[f.bdf for f in blind])
+    return ok(msg, actual=values, subjects=list(values))
+
+
+# -- PCIE-MPS ----------------------------------------------------------------------------------
+
+@check(
+    "PCIE-MPS",
+    title="Max Payload Size below what the whole path supports",
+    severity="low",
+    confidence="documented",
+    fix=Fix(cost="reboot", persistent="BIOS MPS Auto/maximum; on GPU P2P hosts `pci=pcie_bus_peer2peer` or "
+            "`pci=pcie_bus_safe` (not `pcie_bus_perf`: it assumes traffic bounded by the read request size and "
+            "lowers MRRS)"),
+    references=(KERNEL_PARAMS, KB_REGS),
+)
+def mps(pcie: PcieFacts) -> Outcome:
+    """Reads: DevCap `MaxPayload` (what each device supports) and DevCtl `MaxPayload` (what is
+    programmed) of every GPU and of every bridge on its path to the root port, as root.
+
+    Bad value: a GPU's programmed MPS below the minimum DevCap along its whole path (e.g. 128
+    where GPU, switch and root port all support 256 or more).
+
+    Why: every TLP carries ~20–26 bytes of header and framing: ≈84 % efficiency at 128 B, ≈91 % at
+    256 B, ≈95 % at 512 B (an arithmetic estimate, not a measurement).
+
+    Traps: MaxPayload 256 bytes is the hardware limit (DevCap) of many NVIDIA GPUs — not a
+    misconfiguration. The effective value of a path is its minimum. Unreadable without root.
+    """
+    gpus = pcie.gpus
+    if not gpus:
+        return not_applicable("no NVIDIA GPU in the source")
+    by_bdf = pcie.by_bdf()
+    low: dict[str, str] = {}
+    at_limit: dict[str, int] = {}
+    good: dict[str, int] = {}
+    blind: list[PcieFunction] = []
+    for g in gpus:
+        exp = g.express
+        if exp is None or exp.devctl_mps is None or exp.devcap_mps is None:
+            blind.append(g)
+            continue
+        if exp.devctl_mps >= exp.devcap_mps:
+            (at_limit if exp.devcap_mps <= 256 else good)[g.bdf] = exp.devctl_mps
+            continue
+        path = [by_bdf.get(b) for b in g.upstream]
+        caps = [p.express.devcap_mps for p in path if p is not None and p.express is not None]
+        if not g.upstream or len(caps) != len(g.upstream) or any(c is None for c in caps):
+            blind.append(g)
+            continue
+        path_min = min([exp.devcap_mps, *[c for c in caps if c is not None]])
+        if exp.devctl_mps < path_min:
+            low[g.bdf] = f"programmed {exp.devctl_mps} B, path supports {path_min} B"
+        else:
+            good[g.bdf] = exp.devctl_mps
+    if low:
+        return issue("MaxPayload below what the whole path supports: " + "; ".join(f"{b}: {v}" for b, v in low.items()),
+                     actual=low, expected="DevCtl MPS = min(DevCap along the path)", subjects=list(low))
+    if blind:
+        return unreadable_outcome(pcie, blind, "MaxPayload of the GPU or of its upstream bridges")
+    if at_limit and not good:
+        return not_an_issue("MaxPayload " + ", ".join(f"{b} {v} B" for b, v in at_limit.items())
+                            + ": the GPU's own limit (DevCap), not a misconfiguration", actual=at_limit,
+                            subjects=list(at_limit))
+    both = {**at_limit, **good}
+    return ok("MaxPayload at the path's limit: " + ", ".join(f"{b} {v} B" for b, v in both.items()), actual=both,
+              subjects=list(both))
+
+
+# -- PCIE-RELAXED-ORDERING ---------------------------------------------------------------------
+
+@check(
+    "PCIE-RELAXED-ORDERING",
+    title="Relaxed Ordering enable (information)",
+    severity="low",
+    confidence="unproven",
+    fix=Fix(cost="driver-reload", persistent="only where the platform vendor's RDMA tuning guide asks for it "
+            "(NVIDIA regkey EnablePCIERelaxedOrderingMode; NCCL_IB_PCI_RELAXED_ORDERING)"),
+    references=("https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/kernel-open/nvidia/nv-reg.h",),
+)
+def relaxed_ordering(pcie: PcieFacts) -> Outcome:
+    """Reads: DevCtl `RlxdOrd` (Device Control bit 4) of every GPU and NIC, as root.
+
+    Bad value: none established for single-node inference: reported as information.
+
+    Why: Relaxed Ordering lets the root complex reorder posted writes; it matters mainly for
+    GPUDirect RDMA on AMD EPYC and Arm platforms, where NCCL sets it on IB registrations itself.
+
+    Traps: no published evidence that toggling it changes intra-node GPU↔GPU or H2D throughput
+    for LLM serving.
+    """
+    gpus = pcie.gpus
+    if not gpus:
+        return not_applicable("no NVIDIA GPU in the source")
+    values = {f.bdf: f.express.devctl_relaxed_ordering for f in (*gpus, *pcie.role("nic"))
+              if f.express is not None and f.express.devctl_relaxed_ordering is not None}
+    blind = [g for g in gpus if g.bdf not in values]
+    if blind:
+        return unreadable_outcome(pcie, blind, "Device Control (RlxdOrd)")
+    text = ", ".join(f"{b} RlxdOrd{'+' if v else '-'}" for b, v in values.items())
+    return ok(f"{text} (information: no published effect on LLM serving; matters for GPUDirect RDMA tuning)",
+              actual=values, subjects=list(values))
+
+
+# -- PCIE-10BIT-TAGS ---------------------------------------------------------------------------
+
+@check(
+    "PCIE-10BIT-TAGS",
+    title="10-bit tags (information)",
+    severity="low",
+    confidence="unproven",
+    fix=Fix(cost="bios", persistent="platform firmware setting; setpci only with care (every P2P peer must complete "
+            "10-bit tags)"),
+    references=(KB_REGS,),
+)
+def ten_bit_tags(pcie: PcieFacts) -> Outcome:
+    """Reads: DevCap2 `10BitTagComp`/`10BitTagReq` (bits 16/17 of `CAP_EXP+0x24`) and DevCtl2
+    `10BitTagReq` (bit 12 of `CAP_EXP+0x28`) of each Gen4/Gen5 GPU and of its root port.
+
+    Bad value: requester enable off on a Gen5 GPU whose root port completes 10-bit tags — a
+    *possible* read-throughput limit at high latency; otherwise none. Reported as information.
+
+    Why: 10-bit tags raise the outstanding non-posted reads from 256 to 768.
+
+    Traps: no published LLM-serving measurement; enabling the requester breaks P2P to a peer that
+    cannot complete 10-bit tags. Not applicable below Gen4.
+    """
+    gpus = [g for g in pcie.gpus if (gen_of(g.max_link_speed) or 0) >= 4 or g.max_link_speed is None]
+    if not pcie.gpus:
+        return not_applicable("no NVIDIA GPU in the source")
+    if not gpus:
+        return not_applicable("no Gen4/Gen5 GPU: 10-bit tags are a Gen4+ feature")
+    blind = [g for g in gpus if g.express is None or g.express.devctl2_10bit_req is None]
+    if len(blind) == len(gpus):
+        return unreadable_outcome(pcie, blind, "Device Control 2 (10-bit tags)")
+    by_bdf = pcie.by_bdf()
+    seen: dict[str, str] = {}
+    possible: list[str] = []
+    for g in gpus:
+        exp = g.express
+        if exp is None or exp.devctl2_10bit_req is None:
+            continue
+        seen[g.bdf] = f"10BitTagReq{'+' if exp.devctl2_10bit_req else '-'} (capable{'+' if exp.devcap2_10bit_req else '-'})"
+        root = by_bdf.get(g.upstream[0]) if g.upstream else None
+        if (not exp.devctl2_10bit_req and exp.devcap2_10bit_req and gen_of(g.max_link_speed) == 5
+                and root is not None and root.express is not None and root.express.devcap2_10bit_comp):
+            possible.append(g.bdf)
+    msg = ", ".join(f"{b} {v}" for b, v in seen.items())
+    if possible:
+        msg += (f"; on {', '.join(possible)} the requester is off although GPU and root port support 10-bit tags: a "
+                "possible read-throughput limit, no published LLM-serving measurement")
+    return ok(msg + " (information)", actual=seen, subjects=list(seen))
+
+
+# -- PCIE-ASPM ------------------------------------------------------------------------------------
+
+@check(
+    "PCIE-ASPM",
+    title="ASPM on GPU links (information)",
+    severity="low",
+    confidence="unproven",
+    fix=Fix(cost="reboot", persistent="`pcie_aspm.policy=performance` on the kernel command line, or ASPM off in BIOS"),
+    references=(KERNEL_PARAMS,),
+)
+def aspm(pcie: PcieFacts) -> Outcome:
+    """Reads: LnkCtl `ASPM` of each GPU and of its upstream port, as root;
+    `/sys/module/pcie_aspm/parameters/policy`.
+
+    Bad value: L0s/L1 enabled on GPU links of a latency-sensitive server (possible exit latency on
+    first access). Reported as information.
+
+    Why: ASPM exit latencies are µs-scale (LnkCap lists them); GPUs also manage their own link
+    power (see PCIE-LINK-DOWNTRAIN).
+
+    Traps: no published LLM-serving measurement.
+    """
+    gpus = pcie.gpus
+    if not gpus:
+        return not_applicable("no NVIDIA GPU in the source")
+    by_bdf = pcie.by_bdf()
+    states: dict[str, str] = {}
+    for g in gpus:
+        own = g.express.lnkctl_aspm if g.express else None
+        port = by_bdf.get(g.parent or "")
+        up = port.express.lnkctl_aspm if port is not None and port.express is not None else None
+        if own is not None or up is not None:
+            states[g.bdf] = f"{own or '?'} (port {up or '?'})"
+    policy = f"; pcie_aspm policy {pcie.aspm_policy}" if pcie.aspm_policy else ""
+    if not states:
+        blind = unreadable(gpus)
+        return unreadable_outcome(pcie, blind or list(gpus), "LnkCtl (ASPM)")
+    enabled = [b for b, s in states.items() if "L1" in s or "L0s" in s]
+    text = ", ".join(f"{b} ASPM {s}" for b, s in states.items())
+    if enabled:
+        text += (f"; ASPM is enabled on {len(enabled)} GPU link(s): possible µs exit latency, no published "
+                 "LLM-serving measurement")
+    return ok(text + policy + " (information)", actual={"links": states, "policy": pcie.aspm_policy},
+              subjects=list(states))

@@ -1,0 +1,106 @@
+"""The model a running engine serves, and its Hugging Face config, read through the host.
+
+Read through the host (not the audit's own filesystem), so that a snapshot holds the config and
+the headline ceiling replays: `<model dir>/config.json` for a path, else the engine's Hugging Face
+cache (`HF_HUB_CACHE`, `HF_HOME/hub`, `XDG_CACHE_HOME/huggingface/hub`, `~/.cache/huggingface/hub`,
+https://huggingface.co/docs/huggingface_hub/guides/manage-cache). Never a download.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from dataclasses import dataclass
+from typing import Any
+
+from stackaudit.facts.processes import ProcessInfo, ServingProcesses
+from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.host.base import Host, NotCaptured, read_text
+
+# Flags naming the model and the tensor-parallel size, per engine (their CLI docs).
+_MODEL_FLAGS = ("--model", "--model-path", "--model_path")
+_TP_FLAGS = ("--tensor-parallel-size", "-tp", "--tp-size", "--tp", "--tp_size")
+_VALUE_FLAGS_NOT_MODEL = frozenset({"serve", "-m"})
+
+
+@dataclass(frozen=True)
+class ServingModel:
+    engine: str
+    model: str
+    tp: int
+    config: dict[str, Any]
+    config_path: str
+    quantization: str | None = None
+    kv_cache_dtype: str | None = None
+
+
+def _positional_model(proc: ProcessInfo) -> str | None:
+    """`vllm serve MODEL`, `trtllm-serve MODEL`: the first positional argument after the subcommand."""
+    argv = list(proc.argv)
+    for i, arg in enumerate(argv):
+        base = posixpath.basename(arg)
+        if (arg == "serve" or base == "trtllm-serve") and i + 1 < len(argv) and not argv[i + 1].startswith("-"):
+            return argv[i + 1]
+    return None
+
+
+def _cache_dirs(proc: ProcessInfo) -> list[str]:
+    env = proc.environ or {}
+    home = env.get("HOME", "/root")
+    dirs = []
+    if env.get("HF_HUB_CACHE"):
+        dirs.append(env["HF_HUB_CACHE"])
+    if env.get("HF_HOME"):
+        dirs.append(posixpath.join(env["HF_HOME"], "hub"))
+    if env.get("XDG_CACHE_HOME"):
+        dirs.append(posixpath.join(env["XDG_CACHE_HOME"], "huggingface", "hub"))
+    dirs.append(posixpath.join(home, ".cache", "huggingface", "hub"))
+    return dirs
+
+
+def _read_config(host: Host, proc: ProcessInfo, model: str) -> tuple[dict[str, Any], str]:
+    candidates: list[str] = []
+    if model.startswith(("/", "./", "../")) or model.endswith(".json"):
+        base = model
+        if not model.startswith("/"):
+            try:
+                cwd = host.readlink(f"/proc/{proc.pid}/cwd")
+            except (OSError, NotCaptured):
+                cwd = "/"
+            base = posixpath.normpath(posixpath.join(cwd, model))
+        candidates.append(base if base.endswith(".json") else posixpath.join(base, "config.json"))
+    elif "/" in model:
+        repo = "models--" + model.replace("/", "--")
+        for cache in _cache_dirs(proc):
+            snapshots = posixpath.join(cache, repo, "snapshots")
+            try:
+                revisions = host.list_dir(snapshots)
+            except (OSError, NotCaptured):
+                continue
+            candidates += [posixpath.join(snapshots, rev, "config.json") for rev in revisions]
+    for path in candidates:
+        try:
+            data = json.loads(read_text(host, path, limit=1 << 20))
+        except (OSError, NotCaptured, ValueError):
+            continue
+        if isinstance(data, dict):
+            return data, path
+    raise FactUnavailable(f"the config.json of {model} is not readable on this host",
+                          "run `stackaudit ceiling --model <config.json>` by hand")
+
+
+@provider("serving_model", ServingModel)
+def serving_model(ctx: FactContext) -> ServingModel:
+    """The served model, its tensor-parallel size and config.json (for the headline ceiling)."""
+    procs = ctx.fact("serving_processes", ServingProcesses)
+    roots = [p for p in procs.processes if p.role in ("api-server", "launcher", "") and p.engine] or list(procs.processes)
+    for proc in roots:
+        model = proc.flag(*_MODEL_FLAGS) or _positional_model(proc)
+        if not model or model in _VALUE_FLAGS_NOT_MODEL:
+            continue
+        tp_text = proc.flag(*_TP_FLAGS) or "1"
+        tp = int(tp_text) if tp_text.isdigit() and int(tp_text) > 0 else 1
+        config, path = _read_config(ctx.host, proc, model)
+        return ServingModel(proc.engine, model, tp, config, path, proc.flag("--quantization"),
+                            proc.flag("--kv-cache-dtype"))
+    raise FactUnavailable("no serving engine with a model argument is running")
