@@ -7,6 +7,7 @@ import re
 from stackaudit.checks.registry import (
     Fix,
     Outcome,
+    Severity,
     check,
     issue,
     not_an_issue,
@@ -374,7 +375,7 @@ def fabric_manager(nvidia: NvidiaGpus, nvidia_services: NvidiaServices | None = 
     switch_gpus = [g for g in gpus if g.spec is not None and g.spec.nvlink_kind == "switch"]
     fabric_read = [g for g in gpus if g.fabric_state not in (None, "Not Supported")]
     if not switches and not fabric_read and not (switch_gpus and switches is None):
-        kinds = ", ".join(sorted({g.name for g in gpus}))
+        kinds = ", ".join(nvidia.names) or "GPUs of unknown model"
         return not_applicable(f"no NVSwitch ({kinds}): PCIe or NVLink-bridge GPUs need no Fabric Manager")
     rack = [g for g in gpus if re.search(r"\bGB[23]00\b", g.name or "")]
     problems: list[str] = []
@@ -407,7 +408,9 @@ def fabric_manager(nvidia: NvidiaGpus, nvidia_services: NvidiaServices | None = 
         if fabric_read:
             return ok(f"fabric registration Completed on {len(fabric_read)} GPU(s) (FM service state not visible)",
                       actual={g.subject: g.fabric_state for g in fabric_read})
-        return unknown("NVSwitch system, but neither the Fabric Manager service nor the GPUs' fabric state is "
+        what = ("NVSwitch system" if switches else "NVSwitch-class GPUs (" + ", ".join(nvidia.names)
+                + "; the PCI bus is not in the source, and 4-GPU boards have no NVSwitch)")
+        return unknown(what + ", but neither the Fabric Manager service nor the GPUs' fabric state is "
                        "in this source", hint="run `systemctl status nvidia-fabricmanager` and `nvidia-smi -q` on "
                        "the host")
     return ok(f"nvidia-fabricmanager {fm.active or 'running'}" + (f", version {fm.version}" if fm.version else "")
@@ -561,6 +564,10 @@ _XID_MEANING = {
 _RANK = {"low": 0, "medium": 1, "high": 2}
 
 
+def _severity(name: str) -> Severity:
+    return "high" if name == "high" else "medium" if name == "medium" else "low"
+
+
 @check(
     "DRV-XID",
     title="Xid errors in the kernel log",
@@ -592,13 +599,13 @@ def xid(nvidia_xids: XidEvents, nvidia: NvidiaGpus | None = None) -> Outcome:
     counts: dict[int, int] = {}
     for e in events:
         counts[e.code] = counts.get(e.code, 0) + 1
-    severity = "low"
+    severity: Severity = "low"
     parts = []
     for code, n in sorted(counts.items()):
         meaning, sev = _XID_MEANING.get(code, ("see the Xid catalogue", "medium"))
         if code in (13, 31, 43) and n >= 3:
             sev = "medium"
-        severity = sev if _RANK[sev] > _RANK[severity] else severity
+        severity = _severity(sev) if _RANK[sev] > _RANK[severity] else severity
         parts.append(f"Xid {code} ×{n} ({meaning})")
     if actions:
         severity = "high"
@@ -607,5 +614,5 @@ def xid(nvidia_xids: XidEvents, nvidia: NvidiaGpus | None = None) -> Outcome:
     only_app = all(c in (13, 31, 43) for c in counts) and not actions
     return issue("; ".join(parts) + (" — usually the application, not the hardware" if only_app else ""),
                  actual={str(k): v for k, v in counts.items()}, expected="no Xid", subjects=bdfs,
-                 severity=severity,  # type: ignore[arg-type]
+                 severity=severity,
                  evidence=[e.line for e in events][-5:])

@@ -5,7 +5,17 @@ from __future__ import annotations
 import re
 
 from stackaudit.checks.pcie import ROOT_HINT
-from stackaudit.checks.registry import Fix, Outcome, check, issue, not_an_issue, not_applicable, ok, unknown
+from stackaudit.checks.registry import (
+    Fix,
+    Outcome,
+    Severity,
+    check,
+    issue,
+    not_an_issue,
+    not_applicable,
+    ok,
+    unknown,
+)
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.pcie_config import PcieFacts, PcieFunction, bridges_between
 from stackaudit.facts.platform import Virtualization
@@ -278,7 +288,7 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
             where = "" if pcie.topology_known else " (the source has no bus topology: bridges not proven to sit between GPUs)"
             msg = (f"ACS redirect (ReqRedir/CmpltRedir) is on at {len(bdfs)} bridge(s) between the GPUs{where}: "
                    f"{', '.join(bdfs)}; PCIe P2P is forced up to the root complex")
-            severity = "high"
+            severity: Severity = "high"
             if nvswitch:
                 msg += "; GPU↔GPU traffic here is NVLink, so this affects GPU↔NIC GPUDirect RDMA"
                 severity = "medium"

@@ -9,6 +9,7 @@ to what the device itself reports it can do (LnkCap, sysfs max_link_*).
 from __future__ import annotations
 
 from stackaudit.checks.registry import Fix, Outcome, check, issue, not_an_issue, not_applicable, ok, unknown
+from stackaudit.facts.nvidia import GpuInfo, GpuSamples, NvidiaGpus
 from stackaudit.facts.pci import gen_of
 from stackaudit.facts.pcie_config import PcieFacts, PcieFunction, describe_speed
 
@@ -31,9 +32,10 @@ def unreadable_outcome(pcie: PcieFacts, fns: list[PcieFunction], what: str) -> O
                    hint=ROOT_HINT, subjects=[f.bdf for f in fns])
 
 
-def table_link(fn: PcieFunction) -> tuple[float | None, int | None, str]:
-    """(speed GT/s, width, source) the GPU model should reach, from data/gpus.toml when its name is known."""
-    name = fn.model
+def table_link(fn: PcieFunction, name: str = "") -> tuple[float | None, int | None, str]:
+    """(speed GT/s, width, source) the GPU model should reach, from data/gpus.toml when its name is known
+    (the NVIDIA side's product name, else lspci's bracketed name); else the device's own LnkCap."""
+    name = name or fn.model
     if name:
         try:
             from stackaudit.gputable import GpuTableError, UnknownGpuError, lookup
@@ -64,14 +66,17 @@ def _min(*values: float | int | None) -> float | None:
                 "https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1010",
                 "https://github.com/NVIDIA/gpu-monitoring-tools/issues/215"),
 )
-def link_downtrain(pcie: PcieFacts) -> Outcome:
+def link_downtrain(pcie: PcieFacts, nvidia: NvidiaGpus | None = None,
+                   gpu_samples: GpuSamples | None = None) -> Outcome:
     """Reads: each GPU's `current_link_speed`, `current_link_width`, `max_link_speed`,
     `max_link_width` in sysfs (else LnkSta/LnkCap from config space or `lspci -vvv`), the same for
-    its upstream port, and the model's PCIe generation and width in data/gpus.toml.
+    its upstream port, the model's PCIe generation and width in data/gpus.toml, and — when the
+    NVIDIA side has them — GPU utilisation/P-state now and the link generation sampled under load
+    (`audit --sample`).
 
     Bad value: width below min(GPU, slot) — x8 on an x16 card in an x16 slot — at any time;
-    generation below min(GPU, host) under load. Width 63/255 or speed unknown: the device no
-    longer answers (Xid 79, fallen off the bus).
+    generation below min(GPU, host) under load. Width 63/255: the device no longer answers
+    (Xid 79, fallen off the bus).
 
     Why: host↔GPU bandwidth (model load, KV offload, PCIe P2P all-reduce) scales with gen×width.
 
@@ -85,10 +90,13 @@ def link_downtrain(pcie: PcieFacts) -> Outcome:
     by_bdf = pcie.by_bdf()
     gone: list[str] = []
     narrow: dict[str, str] = {}
+    slow_busy: dict[str, str] = {}
+    slow_idle: dict[str, str] = {}
     slow: dict[str, str] = {}
     fine: dict[str, str] = {}
     blind: list[str] = []
     for g in gpus:
+        info: GpuInfo | None = nvidia.by_bdf(g.bdf) if nvidia is not None else None
         cur_s, cur_w = g.current_link_speed, g.current_link_width
         if cur_w in (63, 255) or (g.max_link_width in (63, 255)):
             gone.append(g.bdf)
@@ -96,38 +104,62 @@ def link_downtrain(pcie: PcieFacts) -> Outcome:
         if cur_s is None or cur_w is None:
             blind.append(g.bdf)
             continue
-        model_s, model_w, basis = table_link(g)
+        model_s, model_w, basis = table_link(g, info.name if info is not None else "")
         port = by_bdf.get(g.parent or "")
         exp_s = _min(model_s, g.max_link_speed, port.max_link_speed if port else None)
         exp_w = _min(model_w, g.max_link_width, port.max_link_width if port else None)
         now = describe_speed(cur_s, cur_w)
         want = describe_speed(exp_s, int(exp_w) if exp_w else None)
         label = f"{now} (capable {want}, from {basis}{' and the slot' if port else ''})"
+        sampled = _sampled_gen(gpu_samples, info)
         if exp_w is not None and cur_w < exp_w:
             narrow[g.bdf] = label
+        elif sampled is not None and exp_s is not None:
+            if sampled < (gen_of(exp_s) or 0):
+                slow_busy[g.bdf] = f"at most Gen{sampled} under load (sampled), capable {want}"
+            else:
+                fine[g.bdf] = f"Gen{sampled} under load (sampled)"
         elif exp_s is not None and cur_s < exp_s:
-            slow[g.bdf] = label
+            if info is not None and info.busy:
+                slow_busy[g.bdf] = f"{label} while busy ({info.utilization_gpu}% utilisation)"
+            elif info is not None and info.utilization_gpu is not None:
+                slow_idle[g.bdf] = f"{label}, idle ({info.utilization_gpu}%{', ' + info.pstate if info.pstate else ''})"
+            else:
+                slow[g.bdf] = label
         else:
             fine[g.bdf] = now
     if gone:
         return issue(f"{len(gone)} GPU link(s) report width 63/255: the device no longer answers (fallen off the bus, "
                      "see Xid 79 in dmesg)", actual=gone, expected="a trained link", subjects=gone)
-    if narrow:
-        return issue(f"{len(narrow)} GPU link(s) trained narrower than GPU and slot allow: "
-                     + "; ".join(f"{b}: {v}" for b, v in narrow.items())
-                     + " — width does not drop for power saving", actual=narrow, expected="full width",
-                     subjects=list(narrow))
+    if narrow or slow_busy:
+        parts = [f"{b}: {v}" for b, v in {**narrow, **slow_busy}.items()]
+        return issue(f"{len(parts)} GPU link(s) below what GPU and slot allow: " + "; ".join(parts)
+                     + (" — width does not drop for power saving" if narrow else ""),
+                     actual={**narrow, **slow_busy}, expected="full width; full generation under load",
+                     subjects=[*narrow, *slow_busy])
     if slow:
         return unknown("link generation below capability on " + "; ".join(f"{b}: {v}" for b, v in slow.items())
                        + ". At idle this is normal power saving, full width is kept: idle, not conclusive",
-                       hint="sample under the serving load: `nvidia-smi --query-gpu=index,pcie.link.gen.current,"
-                       "pcie.link.width.current --format=csv -l 1` while a request runs, or `stackaudit audit "
-                       "--sample 30` during serving", actual=slow, subjects=list(slow))
+                       hint="sample under the serving load: `stackaudit audit --sample 30` during serving, or "
+                       "`nvidia-smi --query-gpu=index,pcie.link.gen.current,pcie.link.width.current --format=csv -l 1`",
+                       actual=slow, subjects=list(slow))
+    if slow_idle:
+        return not_an_issue("lower link generation on idle GPU(s): " + "; ".join(f"{b}: {v}" for b, v in slow_idle.items())
+                            + " — power saving at idle, full width kept (idle, not conclusive about load)",
+                            actual=slow_idle, subjects=list(slow_idle))
     if blind and not fine:
         return unknown(f"the link state of {len(blind)} GPU(s) is not in the source",
                        hint="paste `sudo lspci -vvv` or capture on the host", subjects=blind)
     return ok("GPU links at full speed and width: " + ", ".join(f"{b} {v}" for b, v in fine.items())
               + (f"; {len(blind)} GPU(s) unknown" if blind else ""), actual=fine, subjects=list(fine))
+
+
+def _sampled_gen(samples: GpuSamples | None, info: GpuInfo | None) -> int | None:
+    """Highest link generation seen while the GPU was busy during `--sample`, or None."""
+    if samples is None or info is None or not 0 <= info.index < len(samples.series):
+        return None
+    gens = [s.pcie_gen for s in samples.series[info.index] if (s.utilization or 0) >= 20 and s.pcie_gen]
+    return max(gens) if gens else None
 
 
 # -- PCIE-MRRS ------------------------------------------------------------------------------------

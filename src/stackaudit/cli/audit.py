@@ -64,6 +64,8 @@ def audit(
     deadline: float = typer.Option(20.0, "--deadline", help="Seconds for the whole fact collection."),
     command_timeout: float = typer.Option(10.0, "--command-timeout", help="Seconds for each command."),
     color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force colours on or off."),
+    sample: float = typer.Option(0.0, "--sample", help="Sample GPU clocks, power, clock event reasons and PCIe "
+                                 "link for SECONDS (NVML; run it under load)."),
 ) -> None:
     """Audit this machine (or a snapshot / pasted outputs) and print the consolidated report."""
     from stackaudit.engine.runner import AuditOptions
@@ -76,8 +78,10 @@ def audit(
         raise UsageError(f"--fail-on takes P0, P1 or P2, not {fail_on!r}")
     if deadline <= 0 or command_timeout <= 0:
         raise UsageError("--deadline and --command-timeout must be positive")
+    if not 0 <= sample <= 600:
+        raise UsageError("--sample takes 0 to 600 seconds")
     options = AuditOptions(select=split_csv(select), ignore=split_csv(ignore), deadline_s=deadline,
-                           waivers=find_waivers(waivers))
+                           waivers=find_waivers(waivers), sample_s=sample)
     host = _open_source(list(sources or []), root, command_timeout)
     show_progress = sys.stderr.isatty() and not sources
     report = _run_with_progress(host, options, show_progress)

@@ -30,6 +30,9 @@ class AuditOptions:
     deadline_s: float = DEFAULT_DEADLINE_S
     waivers: list[Waiver] = field(default_factory=list)
     today: _dt.date | None = None
+    # `audit --sample SECONDS`: sample GPU clocks/power/clock event reasons/link over a window
+    # (fact `gpu_samples`); the collection deadline grows by the window.
+    sample_s: float = 0.0
 
 
 @dataclass
@@ -134,7 +137,12 @@ def run_audit(host: Host, options: AuditOptions | None = None) -> Report:
     load_facts()
     specs: list[CheckSpec] = select_checks(catalogue, options.select, options.ignore)
     safe_host = RedactingHost(host)
-    collector = Collector(safe_host, options.deadline_s)
+    providers = None
+    if options.sample_s > 0:
+        from stackaudit.facts.nvidia import sampling_providers
+
+        providers = sampling_providers(options.sample_s)
+    collector = Collector(safe_host, options.deadline_s + max(0.0, options.sample_s), providers)
     needed = {*HEADLINE_FACTS}
     for spec in specs:
         needed.update(spec.facts)

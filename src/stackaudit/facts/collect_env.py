@@ -78,7 +78,7 @@ def _expand_gpu_line(indices: str, name: str, into: dict[int, str]) -> None:
             into[int(part)] = name.strip()
 
 
-def parse_collect_env(text: str) -> CollectEnv:  # noqa: C901 - one pass over three formats
+def parse_collect_env(text: str) -> CollectEnv:
     """Parse a vLLM collect_env or SGLang check_env report (chatter around it is ignored)."""
     lines = [ln.rstrip("\r") for ln in text.splitlines()]
     values: dict[str, str] = {}

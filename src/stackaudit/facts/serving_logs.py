@@ -163,7 +163,7 @@ _GRAPH_CAPTURED = re.compile(r"Capturing CUDA graph|CUDA graphs can take additio
 _CACHE_PATH = re.compile(r"(?:reading|generating) GPU P2P access cache (?:from|in) (\S+\.json)")
 
 
-def parse_serving_log(text: str) -> ServingLog:  # noqa: C901 - one pass, many independent facts
+def parse_serving_log(text: str) -> ServingLog:
     """Parse vLLM / SGLang server log and NCCL INFO lines (everything else is ignored)."""
     lines = [ln.rstrip("\r") for ln in text.splitlines() if ln.strip()]
     relevant = [ln for ln in lines if is_log_line(ln)]
@@ -372,6 +372,9 @@ class NcclSetting:
 class NcclConfig:
     settings: tuple[NcclSetting, ...]
     sources: tuple[str, ...] = ()  # what was read (for the message)
+    # Whether the engine's own settings were seen: its environment or an NCCL config file was read,
+    # or an NCCL INFO log (which prints "NCCL_X set by environment to Y" for every variable set).
+    engine_seen: bool = False
 
     def get(self, name: str) -> list[NcclSetting]:
         return [s for s in self.settings if s.name == name]
@@ -401,10 +404,12 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
     sources: list[str] = []
     homes: set[tuple[int | None, str]] = set()
     conf_files: set[tuple[int | None, str]] = set()
+    engine_seen = False
     if procs is not None:
         for proc in procs.processes:
             env = proc.environ or {}
             if proc.environ is not None:
+                engine_seen = True
                 sources.append(f"{proc.label} environment")
             for name, value in env.items():
                 if name.startswith("NCCL_"):
@@ -435,11 +440,13 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
             continue
         if text is None:
             continue
+        engine_seen = True
         sources.append(path)
         for name, value in parse_nccl_conf(text).items():
             settings.append(NcclSetting(name, value, path, "", 2))
     log = ctx.optional("serving_log", ServingLog)
-    if log is not None:
+    if log is not None and (log.nccl_version or log.channels or log.nccl_env):
+        engine_seen = True
         sources.append("NCCL log")
         for name, value in log.nccl_env.items():
             settings.append(NcclSetting(name, value, "NCCL log (`set by environment`)", log.engine, 1))
@@ -451,4 +458,4 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
                 settings.append(NcclSetting(name, value, "collect_env report (the shell it ran in)", "", 0))
     if procs is None and not read_any and log is None and report is None:
         raise NotCaptured("NCCL settings (engine environment, /etc/nccl.conf)")
-    return NcclConfig(tuple(settings), tuple(dict.fromkeys(sources)))
+    return NcclConfig(tuple(settings), tuple(dict.fromkeys(sources)), engine_seen)

@@ -157,7 +157,7 @@ def _split_row(tokens: list[str]) -> tuple[list[str], list[str]]:
     return cells, tokens[i:]
 
 
-def parse_topo_matrix(text: str) -> TopoMatrix:  # noqa: C901 - one pass over a loose format
+def parse_topo_matrix(text: str) -> TopoMatrix:
     """Parse `nvidia-smi topo -m` (also the matrix inside vLLM collect_env / SGLang check_env)."""
     header: list[str] | None = None
     extra_cols: list[str] = []
@@ -213,21 +213,20 @@ def parse_topo_matrix(text: str) -> TopoMatrix:  # noqa: C901 - one pass over a 
     cpu: dict[str, str] = {}
     numa: dict[str, str] = {}
     gpu_numa: dict[str, str] = {}
-    for name, cells in rows.items():
-        if len(cells) > len(header):
-            if header_missing:
-                raise ParseError("rows of different widths in a matrix without a header")
-            cells = cells[:len(header)]
-        if len(cells) < len(header):
+    for name, row_cells in rows.items():
+        row = tuple(row_cells)
+        if len(row) > len(header):
+            row = row[:len(header)]
+        if len(row) < len(header):
             truncated = True
-        final_rows[name] = tuple(cells)
+        final_rows[name] = row
         tail = tails[name]
         if _GPU.match(name) and tail:
             labels = extra_cols or ["CPU Affinity", "NUMA Affinity", "GPU NUMA ID"]
-            for label, value in zip(labels, tail):
+            for label, value in zip(labels, tail, strict=False):
                 {"CPU Affinity": cpu, "NUMA Affinity": numa, "GPU NUMA ID": gpu_numa}[label][name] = value
-    for name, cells in final_rows.items():
-        if name in header and len(cells) > header.index(name) and cells[header.index(name)] != "X":
+    for name, row in final_rows.items():
+        if name in header and len(row) > header.index(name) and row[header.index(name)] != "X":
             raise ParseError(f"row {name} does not have X on its own column")
     return TopoMatrix(tuple(header), final_rows, cpu, numa, gpu_numa, nic_names, header_missing, truncated, lines)
 
@@ -297,7 +296,7 @@ def parse_p2p_matrix(text: str, mode: str = "rw") -> P2pMatrix:
         width = max(len(c) for _, c in rows)
         header = [f"GPU{i}" for i in range(width)]
     for name, row in rows:
-        for col, value in zip(header, row):
+        for col, value in zip(header, row, strict=False):
             cells[(name, col)] = value
     gpus = tuple(sorted(set(header) | {n for n, _ in rows}, key=lambda n: int(n[3:])))
     return P2pMatrix(gpus, cells, mode, lines)

@@ -1,0 +1,958 @@
+"""IC: GPU interconnect, P2P, NCCL and NUMA placement (knowledge base, domain IC).
+
+The topology matrix (`nvidia-smi topo -m`), the driver's P2P matrix, vLLM's real P2P probe cache,
+pasted server and NCCL logs, the engine's own environment and nccl.conf. The corrections of the
+knowledge base apply: current vLLM skips its real P2P probe by default (VLLM_SKIP_P2P_CHECK=1),
+NCCL may use NET/IB inside one host on purpose, nvidia_peermem serves only GPUDirect RDMA to NICs.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import Counter
+
+from stackaudit.checks.registry import Fix, Outcome, check, issue, not_an_issue, not_applicable, ok, unknown
+from stackaudit.facts._parse import ParseError, parse_cpulist
+from stackaudit.facts.collect_env import CollectEnv
+from stackaudit.facts.container import ContainerInfo
+from stackaudit.facts.kernel_knobs import NvidiaKernel, RdmaDevices
+from stackaudit.facts.nvidia import NvidiaGpus, gpu_spec
+from stackaudit.facts.pci import PciDevices
+from stackaudit.facts.processes import ProcessInfo, ServingProcesses
+from stackaudit.facts.serving_logs import (
+    AR_MULTI_NODE,
+    AR_NO_LIBRARY,
+    AR_NO_P2P,
+    AR_PCIE_ONLY,
+    AR_WORLD_SIZE,
+    NcclConfig,
+    ServingLog,
+    VllmP2pCache,
+)
+from stackaudit.facts.system import KernelInfo, KernelLog, LoadedModules, NumaTopology
+from stackaudit.facts.topology import NvlinkStatus, P2pMatrix, TopoMatrix, gpu_index, link_kind, link_rank
+from stackaudit.gputable import GpuSpec
+
+NCCL_GPU_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/gpu_troubleshooting.html"
+NCCL_ENV_DOC = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html"
+NCCL_PATHS = "https://github.com/NVIDIA/nccl/blob/master/src/graph/paths.cc"
+NCCL_GDR = "https://github.com/NVIDIA/nccl/blob/master/src/transport/net_ib/gdr.cc"
+VLLM_CUSTOM_AR = "https://github.com/vllm-project/vllm/blob/main/vllm/distributed/device_communicators/custom_all_reduce.py"
+VLLM_AR_UTILS = "https://github.com/vllm-project/vllm/blob/main/vllm/distributed/device_communicators/all_reduce_utils.py"
+VLLM_ENVS = "https://github.com/vllm-project/vllm/blob/main/vllm/envs.py"
+SGLANG_P2P_CRASH = "https://github.com/sgl-project/sglang/issues/4814"
+GPU_OPERATOR_RDMA = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/1.9.1/gpu-operator-rdma.html"
+NCCL_TESTS_74 = "https://github.com/NVIDIA/nccl-tests/issues/74"
+NCCL_TESTS_115 = "https://github.com/NVIDIA/nccl-tests/issues/115"
+TRTLLM_PCIE_AR = "https://nvidia.github.io/TensorRT-LLM/legacy/advanced/lowprecision-pcie-allreduce.html"
+
+_TP_FLAGS = ("--tensor-parallel-size", "-tp", "--tp-size", "--tp")
+_ENGINES = ("vllm", "sglang")
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def _models(nvidia: NvidiaGpus | None, collect_env: CollectEnv | None) -> dict[int, str]:
+    """GPU product names by index: NVML / nvidia-smi first, else a pasted collect_env report."""
+    if nvidia is not None and nvidia.gpus:
+        return {g.index: g.name for g in nvidia.gpus if g.name}
+    if collect_env is not None:
+        return dict(enumerate(collect_env.gpu_models))
+    return {}
+
+
+def _specs(models: dict[int, str]) -> list[GpuSpec]:
+    return [s for s in (gpu_spec(n) for n in models.values()) if s is not None]
+
+
+def _is_geforce(models: dict[int, str]) -> bool:
+    """GeForce cards: the stock driver gives no P2P (NVIDIA policy; gpus.toml `p2p = false`)."""
+    if not models:
+        return False
+    specs = [gpu_spec(n) for n in models.values()]
+    return all("geforce" in n.lower() or (s is not None and not s.p2p) for n, s in zip(models.values(), specs, strict=False))
+
+
+def _switch_expected(models: dict[int, str]) -> GpuSpec | None:
+    """The GPU row when the model is an NVSwitch (HGX/DGX) part: every pair should be NV#."""
+    specs = _specs(models)
+    if specs and len(specs) == len(models) and all(s.nvlink_kind == "switch" and s.nvlink_links > 0 for s in specs):
+        return specs[0]
+    return None
+
+
+def _subject(gpu: str, nvidia: NvidiaGpus | None) -> str:
+    if nvidia is not None:
+        idx = gpu_index(gpu)
+        for g in nvidia.gpus:
+            if g.index == idx and g.bdf:
+                return f"{gpu} ({g.bdf})"
+    return gpu
+
+
+def _engine_roots(procs: ServingProcesses | None) -> list[ProcessInfo]:
+    if procs is None:
+        return []
+    return [p for p in procs.roots() if p.engine in _ENGINES]
+
+
+def _tp_of(proc: ProcessInfo) -> int | None:
+    value = proc.option(*_TP_FLAGS)
+    if value is None:
+        value = proc.config.get("tensor_parallel_size") or proc.config.get("tp_size")
+    return int(value) if value and value.isdecimal() else None
+
+
+def _engine_tp(procs: ServingProcesses | None, log: ServingLog | None) -> tuple[str, int | None, ProcessInfo | None]:
+    """(engine, TP size, root process) from the running engine, else from a pasted log."""
+    for root in _engine_roots(procs):
+        return root.engine, _tp_of(root) or 1, root
+    if log is not None and (log.engine or log.tp_size):
+        return log.engine, log.tp_size, None
+    return "", None, None
+
+
+def _cvd(proc: ProcessInfo | None, collect_env: CollectEnv | None = None) -> list[str] | None:
+    value = proc.env("CUDA_VISIBLE_DEVICES") if proc is not None else None
+    if value is None and proc is None and collect_env is not None:
+        value = collect_env.env.get("CUDA_VISIBLE_DEVICES")
+    if not value:
+        return None
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def _engine_gpus(topo: TopoMatrix, proc: ProcessInfo | None, tp: int | None,
+                 collect_env: CollectEnv | None = None) -> list[str]:
+    """The topology names of the GPUs the engine's TP group uses (CUDA_VISIBLE_DEVICES order)."""
+    cvd = _cvd(proc, collect_env)
+    names = list(topo.gpus)
+    if cvd is not None and all(v.isdigit() for v in cvd):
+        names = [f"GPU{v}" for v in cvd if f"GPU{v}" in topo.gpus]
+    return names[:tp] if tp else names
+
+
+def _multi_node(procs: ServingProcesses | None, log: ServingLog | None) -> bool:
+    for root in _engine_roots(procs):
+        nnodes = root.option("--nnodes")
+        if nnodes and nnodes.isdigit() and int(nnodes) > 1:
+            return True
+        if root.has_flag("--node-rank", "--headless", "--dist-init-addr", "--kv-transfer-config",
+                         "--disaggregation-mode", "--data-parallel-address"):
+            return True
+    return bool(log is not None and (log.multi_host or any(r == AR_MULTI_NODE for r, _ in log.custom_ar_disabled)))
+
+
+def _fully_nvlinked(topo: TopoMatrix | None, gpus: list[str] | None = None) -> bool | None:
+    """Every pair of the GPUs NV#? None when the matrix is not known."""
+    if topo is None:
+        return None
+    names = gpus or list(topo.gpus)
+    cells = [topo.link(a, b) for a, b in itertools.combinations(names, 2)]
+    known = [c for c in cells if c is not None]
+    if not known:
+        return None
+    return all(c.startswith("NV") for c in known)
+
+
+def _no_nvlink(topo: TopoMatrix | None, models: dict[int, str]) -> bool | None:
+    if topo is not None and topo.gpu_pairs():
+        return not topo.has_nvlink
+    specs = _specs(models)
+    if specs and len(specs) == len(models):
+        return all(not s.has_nvlink for s in specs)
+    return None
+
+
+def _no_matrix(gpus: int | None) -> Outcome:
+    if gpus is not None and gpus < 2:
+        return not_applicable(f"{gpus} GPU: no GPU-to-GPU path")
+    return unknown("the topology matrix is not in the source", hint="`nvidia-smi topo -m`")
+
+
+# --- IC-TOPO-READ ----------------------------------------------------------------------------
+
+
+@check(
+    "IC-TOPO-READ",
+    title="Read the topology and P2P matrices correctly",
+    severity="high",
+    confidence="documented",
+    fix=Fix(cost="driver-reload",
+            runtime="check `nvidia-smi nvlink -s` (inactive links), `nvidia-smi -q | grep -A2 Fabric` and "
+            "`systemctl status nvidia-fabricmanager`; `dmesg | grep -i xid` (Xid 74/145+)",
+            persistent="restart nvidia-fabricmanager / reload the driver with all GPU work stopped; reseat or RMA "
+            "the GPU/baseboard if links stay down"),
+    references=(NCCL_GPU_TROUBLESHOOTING, "https://github.com/stas00/ml-engineering"),
+)
+def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None, nvlink_status: NvlinkStatus | None = None,
+              nvidia: NvidiaGpus | None = None, collect_env: CollectEnv | None = None,
+              container: ContainerInfo | None = None) -> Outcome:
+    """Reads: `nvidia-smi topo -m` (GPU/NIC rows, NV# cells, CPU and NUMA affinity; a pasted matrix
+    may lack its header), `nvidia-smi topo -p2p rw`, `nvidia-smi nvlink -s`, and the GPU models
+    (NVML, else a pasted collect_env) looked up in data/gpus.toml.
+
+    Bad value: a GPU with no NVLink to any peer while the other GPUs are NV#-connected to each
+    other (an HGX board with one GPU's NVLinks or NVSwitch ports down); NVLink expected by the
+    model (SXM/HGX parts) but only PCIe paths shown; fewer bonded links on some pairs of a full
+    mesh; P2P not `OK` between GPUs whose model supports P2P.
+
+    Why: NCCL and vLLM/SGLang custom all-reduce use NVLink where NVML reports it; a GPU that lost
+    its links drags every TP group it joins onto PCIe (and NCCL may refuse P2P on an NVLink path
+    it sees as broken). NCCL's guide warns that `topo -p2p` OK does not exclude ACS problems.
+
+    Traps: `NS`/`GNS` on GeForce with the stock driver is NVIDIA policy, and `CNS` between low-end
+    data-center cards (L4) is normal. Inside a container the matrix shows only the visible GPUs.
+    PCIe-only cards (RTX PRO 6000, L40S, RTX 4090) have no NVLink by design.
+    """
+    models = _models(nvidia, collect_env)
+    if gpu_topology is None:
+        return _no_matrix(len(models) if models else None)
+    topo = gpu_topology
+    gpus = topo.gpus
+    if len(gpus) < 2:
+        return not_applicable(f"{len(gpus)} GPU in the matrix: no GPU-to-GPU path to read")
+    notes = []
+    if topo.header_missing:
+        notes.append("the matrix was pasted without its header (columns inferred: GPUs, then NICs)")
+    if topo.truncated:
+        notes.append("the paste is cut short; only the rows shown were read")
+    if container is not None and container.in_container:
+        notes.append("inside a container the matrix shows only the GPUs visible to it")
+    suffix = (" (" + "; ".join(notes) + ")") if notes else ""
+    peers = {g: topo.nvlink_peers(g) for g in gpus}
+    linked = [g for g in gpus if peers[g]]
+    if topo.has_nvlink:
+        isolated = [g for g in gpus if not peers[g] and g in topo.rows]
+        mesh = len(linked) >= 2 and all(set(peers[g]) >= set(linked) - {g} for g in linked)
+        if isolated and mesh:
+            counts = Counter(n for g in linked for n in peers[g].values())
+            nv = f"NV{counts.most_common(1)[0][0]}"
+            inactive = []
+            if nvlink_status is not None:
+                inactive = [f"GPU{x.index}: {x.active} active link(s)" for x in nvlink_status.gpus
+                            if f"GPU{x.index}" in isolated]
+            return issue(
+                f"{', '.join(isolated)} {'has' if len(isolated) == 1 else 'have'} no NVLink to any peer "
+                f"({', '.join(sorted({link_kind(topo.link(isolated[0], g) or '') for g in linked}))} instead) while the "
+                f"other {len(linked)} GPUs are fully connected by {nv}: NVLinks or NVSwitch ports of "
+                f"{'that GPU' if len(isolated) == 1 else 'those GPUs'} are down; every TP group with it runs over PCIe"
+                + suffix,
+                actual={g: {p: topo.link(g, p) for p in gpus if p != g} for g in isolated},
+                expected=f"{nv} between every GPU pair", subjects=[_subject(g, nvidia) for g in isolated],
+                evidence=[topo.lines[g] for g in isolated if g in topo.lines] + inactive)
+        if mesh and len(linked) == len(gpus):
+            counts = Counter(int(c[2:]) for _, _, c in topo.gpu_pairs() if c[2:].isdigit())
+            usual = counts.most_common(1)[0][0]
+            weak = [(a, b, c) for a, b, c in topo.gpu_pairs() if c.startswith("NV") and c[2:].isdigit()
+                    and int(c[2:]) < usual]
+            if weak:
+                return issue(f"{len(weak)} GPU pair(s) have fewer bonded NVLinks than the rest (NV{usual}): "
+                             + ", ".join(f"{a}-{b} {c}" for a, b, c in weak[:6]) + suffix,
+                             actual={f"{a}-{b}": c for a, b, c in weak}, expected=f"NV{usual} on every pair",
+                             severity="medium", subjects=sorted({_subject(x, nvidia) for a, b, _ in weak for x in (a, b)}),
+                             evidence=[topo.lines[a] for a, _, _ in weak if a in topo.lines][:4])
+    else:
+        spec = _switch_expected(models)
+        if spec is not None:
+            return issue(f"{spec.name} GPUs are NVSwitch/NVLink parts, but the matrix shows only PCIe paths "
+                         f"({', '.join(sorted({link_kind(c) for _, _, c in topo.gpu_pairs()}))}): the fabric is not up "
+                         "(fabric manager, NVLink) and all GPU traffic crosses PCIe" + suffix,
+                         actual="no NV# cell", expected=f"NV# between every pair ({spec.nvlink_links} links per GPU)",
+                         subjects=[_subject(g, nvidia) for g in gpus], evidence=list(topo.lines.values())[:4])
+    if gpu_p2p is not None:
+        bad = [(a, b, s) for a, b, s in gpu_p2p.not_ok() if a in gpus and b in gpus]
+        if bad:
+            states = sorted({s for _, _, s in bad})
+            pairs = ", ".join(f"{a}->{b} {s}" for a, b, s in bad[:6])
+            if _is_geforce(models) or (set(states) <= {"CNS"} and any("L4" in n for n in models.values())):
+                return not_an_issue(f"the driver reports no P2P ({', '.join(states)}: {pairs}) on "
+                                    f"{', '.join(sorted(set(models.values())))}: NVIDIA's policy for these cards, not "
+                                    "a misconfiguration; NCCL goes through host memory (SHM)" + suffix,
+                                    actual={f"{a}->{b}": s for a, b, s in bad})
+            nv_bad = [(a, b, s) for a, b, s in bad if (topo.link(a, b) or "").startswith("NV")]
+            return issue(f"the driver reports P2P not OK between {len(bad)} GPU pair(s) ({pairs})"
+                         + (": on NVLink paths (NCCL refuses them as broken)" if nv_bad else
+                            ": NCCL falls back to host memory (SHM) there and custom all-reduce is off")
+                         + suffix, actual={f"{a}->{b}": s for a, b, s in bad}, expected="OK between TP peers",
+                         severity="high" if nv_bad else "medium", confidence="documented",
+                         subjects=sorted({_subject(x, nvidia) for a, b, _ in bad for x in (a, b)}),
+                         evidence=list(gpu_p2p.lines.values())[:4])
+    return ok(_topology_summary(topo) + suffix,
+              actual={"gpus": len(gpus), "links": sorted({c for _, _, c in topo.gpu_pairs()}),
+                      "numa": dict(topo.numa_affinity)})
+
+
+def _topology_summary(topo: TopoMatrix) -> str:
+    gpus = topo.gpus
+    kinds = Counter(c for _, _, c in topo.gpu_pairs())
+    if kinds and all(c.startswith("NV") for c in kinds):
+        text = f"{len(gpus)} GPUs fully NVLink-connected ({', '.join(sorted(kinds))})"
+    elif any(c.startswith("NV") for c in kinds):
+        text = f"{len(gpus)} GPUs, NVLink on some pairs: " + ", ".join(f"{k}×{n}" for k, n in sorted(kinds.items()))
+    else:
+        text = (f"{len(gpus)} GPUs on PCIe only (no NVLink): " + ", ".join(f"{k}×{n}" for k, n in sorted(kinds.items(),
+                key=lambda kv: link_rank(kv[0]))))
+    nodes = sorted({v for v in topo.numa_affinity.values() if v and v != "N/A"})
+    if len(nodes) > 1:
+        text += "; GPUs on NUMA nodes " + ", ".join(nodes)
+    nics = topo.nics
+    if nics:
+        text += f"; {len(nics)} NIC(s) in the matrix"
+    return text
+
+
+# --- IC-P2P-FUNCTIONAL -----------------------------------------------------------------------
+
+
+def _gpu_count(topo: TopoMatrix | None, pci: PciDevices | None, nvidia: NvidiaGpus | None,
+               collect_env: CollectEnv | None) -> int | None:
+    for value in (len(topo.gpus) if topo is not None else None, len(nvidia.gpus) if nvidia is not None else None,
+                  len(pci.nvidia_gpus) if pci is not None else None,
+                  collect_env.gpu_count if collect_env is not None and collect_env.gpu_count else None):
+        if value is not None:
+            return value
+    return None
+
+
+def _iommu_gpu_faults(kernel_log: KernelLog | None, pci: PciDevices | None) -> list[str]:
+    if kernel_log is None or pci is None:
+        return []
+    short = {g.bdf.split(":", 1)[1] if g.bdf.count(":") == 2 else g.bdf for g in pci.nvidia_gpus}
+    faults = kernel_log.grep(r"DMAR:.*fault|AMD-Vi:.*IO_PAGE_FAULT|IOMMU.*fault")
+    return [line for line in faults if any(s in line for s in short)]
+
+
+@check(
+    "IC-P2P-FUNCTIONAL",
+    title="P2P reported as OK but actually broken or slow",
+    severity="high",
+    confidence="source-verified",
+    fix=Fix(cost="restart",
+            runtime="after fixing ACS/IOMMU (FW-ACS-P2P, FW-IOMMU-MODE): `rm ~/.cache/vllm/gpu_p2p_access_cache_for_*.json` "
+            "(under $VLLM_CACHE_ROOT) and restart the engine; on risky PCIe pairs start vLLM with "
+            "VLLM_SKIP_P2P_CHECK=0 (run the real probe) or --disable-custom-all-reduce",
+            persistent="fix the platform (ACS off on switch ports between GPUs, `iommu=pt`), then clear the cache",
+            scope="container"),
+    references=(VLLM_AR_UTILS, VLLM_ENVS, "https://github.com/vllm-project/vllm/issues/2728", NCCL_GPU_TROUBLESHOOTING),
+)
+def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None,
+                   vllm_p2p_cache: VllmP2pCache | None = None, serving_log: ServingLog | None = None,
+                   kernel_log: KernelLog | None = None, pci: PciDevices | None = None,
+                   nvidia: NvidiaGpus | None = None, collect_env: CollectEnv | None = None) -> Outcome:
+    """Reads: vLLM's cached real P2P probe `$VLLM_CACHE_ROOT/gpu_p2p_access_cache_for_<CUDA_VISIBLE_DEVICES>.json`
+    (default `~/.cache/vllm`), `nvidia-smi topo -p2p rw`, `nvidia-smi topo -m`, a pasted vLLM log
+    ("Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test
+    failed", "reading/generating GPU P2P access cache"), and IOMMU faults naming a GPU in `dmesg`.
+
+    Bad value: the driver says P2P OK but vLLM's real probe recorded `"i->j": false`, or the log
+    says the P2P test failed; DMAR / AMD-Vi faults naming a GPU.
+
+    Why: "sometimes the driver might be broken, and torch.cuda.can_device_access_peer returns True
+    even if P2P access is not actually possible" (vLLM all_reduce_utils.py): a translating IOMMU or
+    ACS redirect silently drops or re-routes peer writes; the result is a hang or wrong output.
+
+    Traps: current vLLM defaults VLLM_SKIP_P2P_CHECK to 1 (envs.py), so the real probe does not run
+    and no cache file is written: the absence of a `false` proves nothing, and `=1` is not an
+    unusual setting. The cache persists: after the platform is fixed a stale `false` keeps custom
+    all-reduce off until the file is deleted. NVLink pairs do not use PCIe P2P. Unidirectional
+    PCIe Gen4 P2P of 20-26 GB/s is healthy; do not compare it with NVLink.
+    """
+    count = _gpu_count(gpu_topology, pci, nvidia, collect_env)
+    if count is not None and count < 2:
+        return not_applicable(f"{count} GPU: no peer-to-peer traffic")
+    if gpu_topology is not None and _fully_nvlinked(gpu_topology):
+        return not_applicable("every GPU pair is NVLink-connected: PCIe P2P is not on the path")
+    faults = _iommu_gpu_faults(kernel_log, pci)
+    if faults:
+        return issue(f"IOMMU faults name the GPUs ({len(faults)} lines): peer-to-peer writes are being blocked or "
+                     "dropped", actual=faults[:5], expected="no IOMMU faults", evidence=faults[:5],
+                     subjects=[g.bdf for g in pci.nvidia_gpus] if pci is not None else [])
+    driver_ok = gpu_p2p.all_ok if gpu_p2p is not None else None
+    failed = [(f, f.failed) for f in (vllm_p2p_cache.files if vllm_p2p_cache is not None else ()) if f.failed]
+    if failed:
+        path, pairs = failed[0][0].path, failed[0][1]
+        if driver_ok is False:
+            return ok(f"vLLM's probe ({path}) and the driver agree: no P2P between {', '.join(pairs[:6])}; custom "
+                      "all-reduce stays off and NCCL uses host memory (IC-TOPO-READ says why)",
+                      actual={f.path: f.failed for f, _ in failed})
+        return issue(f"vLLM's real P2P probe failed for {', '.join(pairs[:6])} ({path})"
+                     + (" although the driver reports P2P OK" if driver_ok else "")
+                     + ": P2P is broken (ACS redirect / translating IOMMU), or the file is stale from before a fix "
+                     "and keeps custom all-reduce off until deleted",
+                     actual={f.path: f.failed for f, _ in failed}, expected="every pair true",
+                     subjects=[f.path for f, _ in failed])
+    log_fail = [line for reason, line in (serving_log.custom_ar_disabled if serving_log else ()) if reason == AR_NO_P2P]
+    if log_fail and driver_ok:
+        return issue("the engine logged that the P2P test failed while the driver reports P2P OK: peer access does "
+                     "not really work (ACS/IOMMU) or a stale cache file says so",
+                     actual=log_fail[0], expected="custom all-reduce enabled on a P2P-capable pair",
+                     evidence=log_fail[:2])
+    cache_ok = [f for f in (vllm_p2p_cache.files if vllm_p2p_cache is not None else ()) if not f.failed]
+    if cache_ok:
+        return ok(f"vLLM's real P2P probe passed for every pair ({cache_ok[0].path})",
+                  actual={f.path: "all true" for f in cache_ok})
+    if serving_log is not None and serving_log.p2p_cache_generated and not log_fail:
+        return ok("the engine ran vLLM's real P2P probe (\"generating GPU P2P access cache\") and did not disable "
+                  "custom all-reduce", evidence=list(serving_log.p2p_cache_paths[:1]))
+    return unknown("no proof that P2P really works: vLLM skips its real probe by default (VLLM_SKIP_P2P_CHECK=1) "
+                   "and trusts the driver's report" + (" (which says OK)" if driver_ok else ""),
+                   hint="run CUDA `p2pBandwidthLatencyTest` or `nvbandwidth`, or start vLLM once with "
+                   "VLLM_SKIP_P2P_CHECK=0 and read ~/.cache/vllm/gpu_p2p_access_cache_for_*.json")
+
+
+# --- IC-CUSTOM-ALLREDUCE ---------------------------------------------------------------------
+
+_KEY_NEGATIVE = ("no NVLink between these GPUs (PCIe only): vLLM and SGLang turn custom all-reduce off for TP > 2 "
+                 "by design (`world_size > 2 and not fully_connected`); the all-reduce goes through NCCL and small "
+                 "decode all-reduces are latency-bound. Expected, not fixable by configuration; a TP=2 pair can "
+                 "still use custom all-reduce when P2P works")
+
+
+@check(
+    "IC-CUSTOM-ALLREDUCE",
+    title="When vLLM/SGLang custom all-reduce can and cannot run",
+    severity="high",
+    confidence="source-verified",
+    fix=Fix(cost="restart",
+            runtime="NVLink/NVSwitch: bring the fabric up (DRV-FABRIC-MANAGER, DRV-NVLINK-HEALTH); PCIe TP=2: fix "
+            "ACS/IOMMU and clear ~/.cache/vllm/gpu_p2p_access_cache_for_*.json; SGLang on GeForce: add "
+            "--disable-custom-all-reduce (or --enable-p2p-check); then restart the engine",
+            persistent="the same flags in the service definition", scope="container"),
+    references=(VLLM_CUSTOM_AR, SGLANG_P2P_CRASH, "https://github.com/vllm-project/vllm/issues/56128"),
+)
+def custom_allreduce(serving_processes: ServingProcesses | None = None, serving_log: ServingLog | None = None,
+                     gpu_topology: TopoMatrix | None = None, nvidia: NvidiaGpus | None = None,
+                     collect_env: CollectEnv | None = None) -> Outcome:
+    """Reads: the engine's flags (`--tensor-parallel-size`, `--disable-custom-all-reduce`, SGLang
+    `--enable-p2p-check`) from /proc, a pasted engine log ("Custom allreduce is disabled because
+    ..."), `nvidia-smi topo -m` (NVLink between the TP GPUs) and the GPU models.
+
+    Bad value: custom all-reduce disabled on an NVLink/NVSwitch system (the engine did not see
+    NVLink: fabric or links down); disabled at TP=2 on a P2P-capable PCIe pair (ACS/IOMMU, stale
+    cache); SGLang on GeForce with TP > 1 and neither `--enable-p2p-check` nor
+    `--disable-custom-all-reduce` (crash "peer access is not supported between these two devices").
+
+    Why: custom all-reduce (one-shot P2P kernels, CUDA-graph friendly) beats NCCL on small decode
+    all-reduces. vLLM CustomAllreduce: world sizes 2/4/6/8; `world_size > 2 and not
+    fully_connected` (NVML NVLink) disables it; at world size 2 it needs P2P. SGLang has the same
+    gate and skips the real P2P probe unless `--enable-p2p-check`.
+
+    Traps: no NVLink on RTX PRO 6000 / L40S / RTX 4090 means custom all-reduce is off for TP 4 or
+    8 by design: a key negative result, not a fix. At TP=2 such cards can use it if P2P works.
+    GeForce cards have no P2P with the stock driver: NCCL carries the all-reduce.
+    """
+    engine, tp, root = _engine_tp(serving_processes, serving_log)
+    models = _models(nvidia, collect_env)
+    topo_gpus = _engine_gpus(gpu_topology, root, tp, collect_env) if gpu_topology is not None else None
+    nvlinked = _fully_nvlinked(gpu_topology, topo_gpus) if gpu_topology is not None else None
+    if nvlinked is None and models and _switch_expected(models) is not None:
+        nvlinked = True
+    pcie_only = _no_nvlink(gpu_topology, models)
+    geforce = _is_geforce(models)
+    log_reasons = list(serving_log.custom_ar_disabled) if serving_log is not None else []
+    if any(r == AR_MULTI_NODE for r, _ in log_reasons):
+        return not_applicable("the TP group spans nodes: custom all-reduce is for one node only")
+    flag_off = (root is not None and root.has_flag("--disable-custom-all-reduce")) or (
+        serving_log is not None and serving_log.disable_custom_all_reduce is True)
+    for reason, line in log_reasons:
+        if reason in (AR_PCIE_ONLY, AR_NO_P2P):
+            if nvlinked:
+                return issue("the engine disabled custom all-reduce on an NVLink-connected GPU set: it did not see "
+                             "NVLink/P2P between its GPUs (fabric manager or NVLink down, or P2P broken)",
+                             actual=line, expected="custom all-reduce enabled over NVLink", evidence=[line])
+            if reason == AR_PCIE_ONLY:
+                return not_an_issue(_KEY_NEGATIVE[0].upper() + _KEY_NEGATIVE[1:] + " (the engine logged it)",
+                                    actual=line, evidence=[line])
+            if geforce:
+                return not_an_issue(f"custom all-reduce is off because {', '.join(sorted(set(models.values())))} "
+                                    "has no P2P with the stock driver (NVIDIA policy); NCCL carries the all-reduce",
+                                    actual=line, evidence=[line])
+            return issue("custom all-reduce is off at TP=2 on PCIe: the real P2P test failed or the platform lacks "
+                         "P2P (ACS redirect / translating IOMMU, or a stale ~/.cache/vllm P2P cache file; see "
+                         "IC-P2P-FUNCTIONAL, FW-ACS-P2P)", actual=line, expected="custom all-reduce on a P2P pair",
+                         severity="medium", evidence=[line])
+        if reason == AR_WORLD_SIZE:
+            return ok(f"custom all-reduce supports world sizes 2, 4, 6, 8 only; this TP size uses NCCL ({line})",
+                      actual=line, evidence=[line])
+        if reason == AR_NO_LIBRARY:
+            return ok("custom all-reduce library not present in this build (CPU/other platform): NCCL is used",
+                      actual=line, evidence=[line])
+    if engine == "sglang" and geforce and (tp or 1) > 1 and root is not None and not flag_off \
+            and not root.has_flag("--enable-p2p-check"):
+        return issue("SGLang with TP > 1 on GeForce without --enable-p2p-check or --disable-custom-all-reduce: "
+                     "SGLang assumes P2P and crashes with \"peer access is not supported between these two devices\"",
+                     actual=" ".join(root.argv), expected="--disable-custom-all-reduce (or --enable-p2p-check)",
+                     severity="medium", subjects=[root.label])
+    if flag_off:
+        if nvlinked:
+            return issue("--disable-custom-all-reduce on an NVLink-connected GPU set: small decode all-reduces go "
+                         "through NCCL instead of the faster one-shot kernels; remove it unless it is there for "
+                         "debugging", actual="--disable-custom-all-reduce", expected="flag absent", severity="medium",
+                         subjects=[root.label] if root is not None else [])
+        return ok("custom all-reduce is disabled by flag" + (f"; {_KEY_NEGATIVE}" if pcie_only else ""),
+                  actual="--disable-custom-all-reduce")
+    if tp is not None and tp < 2:
+        return not_applicable(f"{_engine_name(engine)} runs with TP={tp}: no all-reduce between GPUs")
+    if pcie_only and (tp is None or tp > 2):
+        gpus = len(gpu_topology.gpus) if gpu_topology is not None else len(models)
+        if tp is not None or gpus > 2:
+            return not_an_issue(_KEY_NEGATIVE[0].upper() + _KEY_NEGATIVE[1:]
+                                + (f" (TP={tp})" if tp else f" ({gpus} GPUs)"), actual={"tp": tp, "nvlink": False})
+    if engine == "" and tp is None:
+        return not_applicable("no vLLM/SGLang engine found and no engine log given")
+    if pcie_only and tp == 2:
+        return ok("TP=2 on PCIe: custom all-reduce runs if P2P really works (see IC-P2P-FUNCTIONAL)",
+                  actual={"tp": 2, "nvlink": False})
+    if nvlinked:
+        return ok(f"{_engine_name(engine)} TP={tp or '?'} on NVLink-connected GPUs: custom all-reduce can run"
+                  + (" (no 'disabled' line in the log)" if serving_log is not None else ""),
+                  actual={"tp": tp, "nvlink": True})
+    return unknown(f"{_engine_name(engine)} TP={tp or '?'}: whether its GPUs are NVLink-connected is not in the source",
+                   hint="`nvidia-smi topo -m`, or the engine log with its 'Custom allreduce' lines")
+
+
+def _engine_name(engine: str) -> str:
+    return {"vllm": "vLLM", "sglang": "SGLang"}.get(engine, "the engine")
+
+
+# --- IC-NVIDIA-PEERMEM -----------------------------------------------------------------------
+
+
+@check(
+    "IC-NVIDIA-PEERMEM",
+    title="nvidia_peermem does not affect GPU-to-GPU traffic inside one host",
+    severity="medium",
+    confidence="source-verified",
+    fix=Fix(cost="runtime", runtime="`modprobe nvidia-peermem` (needs MLNX_OFED / inbox rdma-core)",
+            persistent="`echo nvidia-peermem > /etc/modules-load.d/nvidia-peermem.conf`; or use the DMA-BUF path "
+            "(open kernel module, Linux >= 5.12; KVER-DMABUF)"),
+    references=(NCCL_GDR, GPU_OPERATOR_RDMA, NCCL_GPU_TROUBLESHOOTING),
+)
+def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | None = None,
+                   serving_log: ServingLog | None = None, serving_processes: ServingProcesses | None = None,
+                   nvidia_kernel: NvidiaKernel | None = None, kernel: KernelInfo | None = None) -> Outcome:
+    """Reads: `lsmod` (/proc/modules) for nvidia_peermem, `/sys/class/infiniband` (RDMA NICs), a
+    pasted NCCL log (`via NET/IB/.../GDRDMA`, `NET/IB : Using`, "GPU Direct RDMA Disabled"), the
+    engine's multi-node flags, and whether DMA-BUF GPUDirect is possible (open module, kernel).
+
+    Bad value: only RDMA NICs used by NCCL (or NIXL) and neither nvidia_peermem loaded nor GPU
+    Direct RDMA working through DMA-BUF.
+
+    Why: nvidia-peermem "provides Mellanox Infiniband-based HCAs direct peer-to-peer read and write
+    access to the GPU's memory" (GPU Operator RDMA docs); NCCL checks it only in its InfiniBand
+    plugin (net_ib/gdr.cc) to decide GPU Direct RDMA for the NET transport. Without GDR, NCCL stages
+    network traffic through host memory.
+
+    Traps: the popular claim "load nvidia_peermem to speed up P2P between GPUs" is wrong: the P2P
+    transport (p2p.cc) and vLLM/SGLang custom all-reduce (CUDA IPC) never consult it. On a host
+    without InfiniBand/RoCE it is useless (and may not load).
+    """
+    loaded = None if modules is None else "nvidia_peermem" in modules
+    if loaded:
+        return ok("nvidia_peermem is loaded (it serves GPUDirect RDMA to RDMA NICs only)", actual="loaded")
+    if rdma is not None and not rdma.names:
+        return not_an_issue("no RDMA NIC (/sys/class/infiniband is empty): nvidia_peermem only lets InfiniBand/RoCE "
+                            "NICs reach GPU memory; GPU-to-GPU traffic inside the host (NVLink, PCIe P2P, SHM, "
+                            "custom all-reduce) never uses it"
+                            + ("" if loaded is None else "; not loading it costs nothing"),
+                            actual={"nvidia_peermem": loaded, "rdma_nics": []})
+    if rdma is None:
+        return unknown("whether this host has RDMA NICs is not in the source (nvidia_peermem matters only for them)",
+                       hint="`ls /sys/class/infiniband`; without RDMA NICs a missing nvidia_peermem is not an issue")
+    nics = list(rdma.names)
+    if loaded is None:
+        return unknown(f"RDMA NICs {', '.join(nics)} present; whether nvidia_peermem is loaded is not in the source",
+                       hint="`lsmod | grep nvidia_peermem`")
+    dmabuf = (nvidia_kernel is not None and nvidia_kernel.open_module is True and kernel is not None
+              and kernel.release_tuple >= (5, 12))
+    if serving_log is not None and serving_log.channels:
+        gdr = [c.line for c in serving_log.channels if c.gdr]
+        ib = [c.line for c in serving_log.channels if c.transport == "NET" and c.detail.upper().startswith("IB")]
+        if gdr:
+            return ok("NCCL uses GPU Direct RDMA on its NET/IB channels without nvidia_peermem (DMA-BUF)",
+                      actual={"nvidia_peermem": False, "gdr": True}, evidence=gdr[:2])
+        if ib or serving_log.gdr_disabled:
+            return issue(f"NCCL sends traffic over InfiniBand/RoCE ({', '.join(nics)}) without GPU Direct RDMA: "
+                         "nvidia_peermem is not loaded" + ("" if dmabuf else " and DMA-BUF GDR is not available")
+                         + "; every NET transfer is staged through host memory",
+                         actual={"nvidia_peermem": False, "gdr": False}, expected="GDRDMA on NET/IB channels",
+                         evidence=(ib or list(serving_log.gdr_disabled))[:3], subjects=nics)
+        return not_an_issue(f"RDMA NICs {', '.join(nics)} are present but NCCL does not use them (no NET/IB channel "
+                            "in the log): nvidia_peermem would change nothing for this engine",
+                            actual={"nvidia_peermem": False, "rdma_nics": nics})
+    if _multi_node(serving_processes, serving_log):
+        if dmabuf:
+            return ok("multi-node engine: nvidia_peermem is not loaded, but the open kernel module on Linux >= 5.12 "
+                      "gives NCCL DMA-BUF GPU Direct RDMA instead", actual={"nvidia_peermem": False, "dmabuf": True})
+        return issue(f"multi-node engine with RDMA NICs ({', '.join(nics)}) but neither nvidia_peermem nor DMA-BUF GPU "
+                     "Direct RDMA: NCCL stages network traffic through host memory",
+                     actual={"nvidia_peermem": False, "rdma_nics": nics}, expected="nvidia_peermem loaded (or DMA-BUF)",
+                     subjects=nics)
+    return unknown(f"RDMA NICs {', '.join(nics)} present and nvidia_peermem not loaded: that matters only where NCCL "
+                   "(or NIXL) uses the NICs (multi-node, disaggregated serving, or NET/IB chosen inside the host)",
+                   hint="run the engine once with NCCL_DEBUG=INFO: `via NET/IB` without GDRDMA is the issue; "
+                   "P2P/SHM channels mean the module is irrelevant")
+
+
+# --- IC-NCCL-ENV -----------------------------------------------------------------------------
+
+
+def _truthy(value: str) -> bool:
+    return value.strip().lower() in ("1", "true", "yes", "y", "on")
+
+
+@check(
+    "IC-NCCL-ENV",
+    title="NCCL environment variables that disable the fast paths",
+    severity="high",
+    confidence="documented",
+    fix=Fix(cost="restart",
+            runtime="remove the variable from the engine's environment (service file, docker -e, pod spec) and "
+            "restart the engine",
+            persistent="delete the line from /etc/nccl.conf, ~/.nccl.conf or $NCCL_CONF_FILE and from the launch "
+            "environment", scope="container"),
+    references=(NCCL_ENV_DOC, NCCL_PATHS, NCCL_TESTS_74),
+)
+def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None,
+             serving_log: ServingLog | None = None, serving_processes: ServingProcesses | None = None,
+             nvidia: NvidiaGpus | None = None, collect_env: CollectEnv | None = None) -> Outcome:
+    """Reads: NCCL_* in the environment of the serving engine's processes (/proc/<pid>/environ),
+    /etc/nccl.conf, ~/.nccl.conf of the engine's user and $NCCL_CONF_FILE, NCCL's own "NCCL_X set
+    by environment to Y" log lines, and (weakest) the env section of a pasted collect_env; the
+    topology and P2P matrices; the transports NCCL logged.
+
+    Bad value: NCCL_P2P_DISABLE=1 or NCCL_P2P_LEVEL=LOC on NVLink (or on PCIe where P2P works);
+    NCCL_SHM_DISABLE=1 (with P2P off, intra-node traffic falls to sockets); NCCL_ALGO / NCCL_PROTO
+    forced without a measurement; NCCL_IB_DISABLE=1 on multi-node serving.
+
+    Why: NCCL_P2P_DISABLE "disables the peer to peer (P2P) transport, which uses CUDA direct
+    access between GPUs, using NVLink or PCI" (NCCL env doc); traffic then goes through host
+    memory (≈20 vs 40-50 GB/s bidirectional on 8x A40, nccl-tests#74, and far below NVLink).
+
+    Traps: NCCL_IB_DISABLE=1 on one host leaves GPU-to-GPU traffic on P2P/SHM (it only removes
+    NET/IB, which NCCL may pick inside a host when NICs sit close to both GPUs). NCCL_P2P_DISABLE=1
+    on GeForce (no P2P anyway) or a measured choice on some AMD PCIe hosts is legitimate. SGLang
+    sets NCCL_CUMEM_ENABLE=0 and NCCL_NVLS_ENABLE=0 itself (RT-ENV-SGLANG). NCCL itself refuses P2P
+    beyond PXB (SHM between SYS/PHB GPUs is its default, not a setting).
+    """
+    settings = list(nccl_config.settings)
+    if not settings:
+        if not nccl_config.engine_seen:
+            return unknown("the serving engine's environment and NCCL config files are not in this source"
+                           + (" (the collect_env shell shows no NCCL_* variable)" if nccl_config.sources else ""),
+                           hint="`tr '\\0' '\\n' < /proc/<engine pid>/environ | grep ^NCCL_; cat /etc/nccl.conf`")
+        return ok("no NCCL_* override in the engine's environment or NCCL config files ("
+                  + ", ".join(nccl_config.sources[:3]) + ")", actual={})
+    models = _models(nvidia, collect_env)
+    nvlink = bool(gpu_topology is not None and gpu_topology.has_nvlink) or _switch_expected(models) is not None
+    p2p_ok = gpu_p2p.all_ok if gpu_p2p is not None else None
+    geforce = _is_geforce(models)
+    engines = {s.engine for s in settings if s.engine} | ({serving_log.engine} if serving_log else set())
+    multi = _multi_node(serving_processes, serving_log)
+    findings: list[tuple[int, str, str]] = []  # (3 high / 2 medium / 1 low / 0 trap, message, setting)
+    seen: set[str] = set()
+    for s in sorted(settings, key=lambda x: -x.strength):
+        if s.name in seen:
+            continue
+        seen.add(s.name)
+        where = f"{s.name}={s.value} ({s.source})"
+        if (s.name == "NCCL_P2P_DISABLE" and _truthy(s.value)) or (s.name == "NCCL_P2P_LEVEL" and s.value.upper() in (
+                "LOC", "0")):
+            if nvlink:
+                findings.append((3, f"{where} on NVLink: NCCL moves GPU-to-GPU traffic off NVLink into host memory",
+                                 s.name))
+            elif geforce or p2p_ok is False:
+                findings.append((0, f"{where}: P2P is not available on these GPUs anyway (no loss)", s.name))
+            else:
+                findings.append((2, f"{where} on PCIe GPUs whose driver reports P2P"
+                                 + (" OK" if p2p_ok else "") + ": usually a loss (host-memory path); keep it only if "
+                                 "a benchmark on this host shows a gain", s.name))
+        elif s.name == "NCCL_SHM_DISABLE" and _truthy(s.value):
+            p2p_off = any(x.name == "NCCL_P2P_DISABLE" and _truthy(x.value) for x in settings)
+            sys_pairs = gpu_topology is not None and any(
+                link_kind(c) in ("SYS", "PHB", "NODE") for _, _, c in gpu_topology.gpu_pairs())
+            if p2p_off or sys_pairs or p2p_ok is False:
+                findings.append((3, f"{where}: GPU pairs without P2P then fall to the network transport (sockets)",
+                                 s.name))
+            else:
+                findings.append((2, f"{where}: no effect while P2P works on every pair, but any pair that loses P2P "
+                                 "drops to sockets", s.name))
+        elif s.name in ("NCCL_ALGO", "NCCL_PROTO"):
+            findings.append((1, f"{where} forces NCCL's choice; keep only with a measurement on this host", s.name))
+        elif s.name == "NCCL_IB_DISABLE" and _truthy(s.value):
+            if multi:
+                findings.append((2, f"{where} on a multi-node engine: inter-node traffic falls to TCP sockets", s.name))
+            else:
+                findings.append((0, f"{where} on one host: GPU-to-GPU traffic stays on P2P/SHM; it only removes "
+                                 "NET/IB, which NCCL picks inside a host only when NICs beat the GPU path", s.name))
+        elif s.name in ("NCCL_NVLS_ENABLE", "NCCL_CUMEM_ENABLE") and s.value.strip() == "0":
+            if "sglang" in engines:
+                findings.append((0, f"{where}: SGLang sets this itself (RT-ENV-SGLANG)", s.name))
+            elif s.name == "NCCL_NVLS_ENABLE" and nvlink:
+                findings.append((0, f"{where}: NVLink SHARP off on NVSwitch is only a possible loss (unproven)",
+                                 s.name))
+    worst = max((f[0] for f in findings), default=-1)
+    listed = ", ".join(f"{s.name}={s.value}" for s in settings)
+    if worst >= 1:
+        bad = [f for f in findings if f[0] >= 1]
+        severity = {3: "high", 2: "medium", 1: "low"}[worst]
+        return issue("; ".join(m for _, m, _ in sorted(bad, reverse=True)), actual={s.name: s.value for s in settings},
+                     expected="no NCCL_* override that disables a transport", severity=severity,  # type: ignore[arg-type]
+                     subjects=[n for _, _, n in bad],
+                     evidence=[f"{s.name}={s.value} ({s.source})" for s in settings][:6])
+    if findings:
+        return not_an_issue("; ".join(m for _, m, _ in findings), actual={s.name: s.value for s in settings},
+                            subjects=[n for _, _, n in findings])
+    return ok(f"NCCL settings found, none disables a fast path: {listed}", actual={s.name: s.value for s in settings})
+
+
+# --- IC-TOPOLOGY-PLACEMENT -------------------------------------------------------------------
+
+
+def _group_worst(topo: TopoMatrix, group: list[str]) -> int:
+    return max((link_rank(topo.link(a, b) or "SYS") for a, b in itertools.combinations(group, 2)), default=0)
+
+
+@check(
+    "IC-TOPOLOGY-PLACEMENT",
+    title="TP group spans sockets / slow PCIe paths",
+    severity="medium",
+    confidence="documented",
+    fix=Fix(cost="restart",
+            runtime="start the engine on GPUs under one switch/socket (CUDA_VISIBLE_DEVICES from `nvidia-smi topo -m`, "
+            "with CUDA_DEVICE_ORDER=PCI_BUS_ID); use DP/PP across sockets",
+            persistent="the same in the service definition / pod spec", scope="container"),
+    references=(NCCL_PATHS, TRTLLM_PCIE_AR),
+)
+def topology_placement(gpu_topology: TopoMatrix | None = None, serving_processes: ServingProcesses | None = None,
+                       serving_log: ServingLog | None = None, nvidia: NvidiaGpus | None = None,
+                       collect_env: CollectEnv | None = None) -> Outcome:
+    """Reads: `nvidia-smi topo -m` restricted to the engine's GPUs (its CUDA_VISIBLE_DEVICES and
+    tensor-parallel size, from /proc or a pasted log), CUDA_DEVICE_ORDER, the GPU models.
+
+    Bad value: a TP group whose GPUs meet over `SYS` while a group of the same size with only
+    `PIX`/`PXB`/`NODE` paths exists; CUDA_VISIBLE_DEVICES picked from nvidia-smi indices without
+    CUDA_DEVICE_ORDER=PCI_BUS_ID on a host with mixed GPU models.
+
+    Why: cross-socket traffic crosses UPI/xGMI and NCCL disables P2P there by default (paths.cc);
+    TensorRT-LLM documents the cross-NUMA link as the bottleneck of 8-GPU PCIe boxes. Small decode
+    all-reduces are latency-bound.
+
+    Traps: when the model needs all GPUs, crossing sockets is unavoidable (info). On NVLink/NVSwitch
+    systems placement does not matter.
+    """
+    if gpu_topology is None:
+        models = _models(nvidia, collect_env)
+        return _no_matrix(len(models) if models else None)
+    topo = gpu_topology
+    gpus = list(topo.gpus)
+    if len(gpus) < 2:
+        return not_applicable("one GPU: nothing to place")
+    if _fully_nvlinked(topo):
+        return not_applicable("every GPU pair is NVLink-connected: placement does not matter")
+    engine, tp, root = _engine_tp(serving_processes, serving_log)
+    if not engine and tp is None:
+        return not_applicable("no vLLM/SGLang engine found and no engine log given: nothing placed yet",
+                              actual=_best_groups(topo, 2))
+    group = _engine_gpus(topo, root, tp, collect_env)
+    size = len(group)
+    if size < 2:
+        return not_applicable(f"{_engine_name(engine)} uses one GPU")
+    notes = []
+    models = _models(nvidia, collect_env)
+    cvd = _cvd(root, collect_env)
+    order = root.env("CUDA_DEVICE_ORDER") if root is not None else None
+    mixed = len(set(models.values())) > 1
+    if cvd and mixed and order != "PCI_BUS_ID":
+        notes.append("CUDA_VISIBLE_DEVICES is set without CUDA_DEVICE_ORDER=PCI_BUS_ID on a host with mixed GPU "
+                     "models: CUDA numbers them fastest-first, not like nvidia-smi")
+    worst = _group_worst(topo, group)
+    cells = {f"{a}-{b}": topo.link(a, b) for a, b in itertools.combinations(group, 2)}
+    if size >= len(gpus):
+        return ok(f"the TP group uses all {len(gpus)} GPUs: crossing "
+                  f"{'sockets' if worst >= link_rank('SYS') else 'host bridges'} is unavoidable (info)"
+                  + ("; " + "; ".join(notes) if notes else ""), actual=cells)
+    best = min(itertools.combinations(gpus, size), key=lambda g: _group_worst(topo, list(g)))
+    best_worst = _group_worst(topo, list(best))
+    if worst >= link_rank("SYS") and best_worst < link_rank("SYS"):
+        return issue(f"the TP group {', '.join(group)} crosses sockets (SYS) while {', '.join(best)} share a socket "
+                     f"(worst path {['X', 'NV', 'PIX', 'PXB', 'PHB', 'NODE', 'SYS'][best_worst]})"
+                     + ("; " + "; ".join(notes) if notes else ""),
+                     actual=cells, expected=f"CUDA_VISIBLE_DEVICES={','.join(str(gpu_index(g)) for g in best)}",
+                     subjects=group, evidence=[topo.lines[g] for g in group if g in topo.lines][:4])
+    if notes:
+        return issue("; ".join(notes), actual={"CUDA_VISIBLE_DEVICES": ",".join(cvd or []), "CUDA_DEVICE_ORDER": order},
+                     expected="CUDA_DEVICE_ORDER=PCI_BUS_ID", severity="low", subjects=group)
+    return ok(f"the TP group {', '.join(group)} uses the closest paths available "
+              f"({', '.join(sorted({c or '?' for c in cells.values()}))})", actual=cells)
+
+
+def _best_groups(topo: TopoMatrix, size: int) -> list[str]:
+    gpus = list(topo.gpus)
+    if len(gpus) < size:
+        return []
+    best = min(itertools.combinations(gpus, size), key=lambda g: _group_worst(topo, list(g)))
+    return list(best)
+
+
+# --- IC-NUMA-AFFINITY ------------------------------------------------------------------------
+
+_RANK_IN_TITLE = re.compile(r"(?:TP|_TP|Worker_TP|rank)(\d+)", re.I)
+
+
+def _gpu_nodes(topo: TopoMatrix | None, pci: PciDevices | None) -> dict[int, int]:
+    """GPU index -> NUMA node: the topo NUMA Affinity column, else the PCI bus order of the GPUs."""
+    out: dict[int, int] = {}
+    if topo is not None:
+        for g in topo.gpus:
+            node = topo.numa_node(g)
+            if node is not None:
+                out[gpu_index(g)] = node
+    if not out and pci is not None:
+        for i, dev in enumerate(sorted(pci.nvidia_gpus, key=lambda d: d.bdf)):
+            if dev.numa_node is not None:
+                out[i] = dev.numa_node
+    return out
+
+
+@check(
+    "IC-NUMA-AFFINITY",
+    title="Engine processes on the wrong NUMA node relative to their GPU",
+    severity="low",
+    confidence="documented",
+    fix=Fix(cost="restart",
+            runtime="bind each worker to its GPU's node: `numactl --cpunodebind=<n> --membind=<n>` or "
+            "`taskset -c <local_cpulist>` (or the engine's NUMA-binding option)",
+            persistent="container cpusets on the GPU's node (CTR-CPU-LIMITS); the binding in the service file",
+            scope="container"),
+    references=(NCCL_TESTS_115,),
+)
+def numa_affinity(serving_processes: ServingProcesses | None = None, gpu_topology: TopoMatrix | None = None,
+                  pci: PciDevices | None = None, numa: NumaTopology | None = None) -> Outcome:
+    """Reads: each GPU's NUMA node (`NUMA Affinity` of `nvidia-smi topo -m`, else
+    /sys/bus/pci/devices/<bdf>/numa_node), the NUMA nodes' CPUs, and per engine worker
+    (`VLLM::Worker_TP<n>`, `sglang::scheduler_TP<n>`) `Cpus_allowed_list` / `Mems_allowed_list`
+    from /proc/<pid>/status, mapped to its GPU through CUDA_VISIBLE_DEVICES.
+
+    Bad value: a GPU worker whose allowed CPUs (or memory) are all on a node other than its GPU's.
+
+    Why: pinned host buffers and NCCL SHM buffers on the remote node make every H2D/D2H copy cross
+    the socket link; without P2P "all traffic goes through CPU memory" and on AMD the NPS setting
+    changes its speed (NCCL maintainer, nccl-tests#115).
+
+    Traps: `numa_node = -1` means the firmware reports no locality (single node / NPS1), not an
+    error. vLLM and SGLang bind nothing by default: an unbound worker is normal, and no published
+    LLM-serving gain from binding exists (unproven).
+    """
+    nodes = _gpu_nodes(gpu_topology, pci)
+    if numa is not None and numa.count <= 1 and len(set(nodes.values())) <= 1:
+        return not_applicable("one NUMA node: nothing to misplace")
+    if pci is not None and pci.nvidia_gpus and all(g.numa_node == -1 for g in pci.nvidia_gpus):
+        return not_an_issue("the GPUs report NUMA node -1: the firmware gives no locality (single node or NPS1)")
+    if not nodes:
+        return unknown("the GPUs' NUMA nodes are not in the source", hint="`nvidia-smi topo -m` (NUMA Affinity)")
+    if serving_processes is None or not serving_processes.found:
+        return not_applicable("no serving engine running: nothing bound yet",
+                              actual={f"GPU{i}": n for i, n in sorted(nodes.items())})
+    if numa is None:
+        return unknown("the NUMA nodes' CPUs are not in the source", hint="`numactl -H`")
+    wrong: list[str] = []
+    bound: list[str] = []
+    checked = 0
+    for proc in serving_processes.processes:
+        title = proc.argv[0] if proc.argv else ""
+        if proc.role not in ("worker", "scheduler", "engine-core"):
+            continue
+        m = _RANK_IN_TITLE.search(title)
+        rank = int(m.group(1)) if m else 0
+        cvd = _cvd(proc)
+        gpu = int(cvd[rank]) if cvd and rank < len(cvd) and cvd[rank].isdigit() else rank
+        if gpu not in nodes:
+            continue
+        try:
+            cpus = parse_cpulist(proc.status.get("Cpus_allowed_list", ""))
+        except ParseError:
+            continue
+        if not cpus:
+            continue
+        checked += 1
+        proc_nodes = {numa.node_of_cpu(c) for c in cpus} - {None}
+        if len(proc_nodes) < numa.count:
+            bound.append(proc.label)
+        if nodes[gpu] not in proc_nodes:
+            wrong.append(f"{proc.label} (GPU{gpu} on node {nodes[gpu]}) may run only on node(s) "
+                         f"{sorted(n for n in proc_nodes if n is not None)}")
+    if wrong:
+        return issue("; ".join(wrong), actual=wrong, expected="each worker on its GPU's NUMA node",
+                     subjects=[w.split(" (")[0] for w in wrong])
+    if checked == 0:
+        return unknown("the engine workers' CPU affinity could not be matched to their GPUs",
+                       hint="`grep Cpus_allowed_list /proc/<worker pid>/status` and `nvidia-smi topo -m`")
+    if not bound:
+        return ok("the engine's workers are not bound to a NUMA node (vLLM/SGLang default); binding each to its GPU's "
+                  "node is possible but has no published serving gain (unproven)",
+                  actual={f"GPU{i}": n for i, n in sorted(nodes.items())})
+    return ok(f"{len(bound)} bound worker(s) run on their GPU's NUMA node", actual=bound)
+
+
+# --- IC-NIC-GPU-AFFINITY ---------------------------------------------------------------------
+
+
+@check(
+    "IC-NIC-GPU-AFFINITY",
+    title="RDMA NIC far from its GPU (multi-node / disaggregated serving)",
+    severity="medium",
+    confidence="source-verified",
+    fix=Fix(cost="restart",
+            runtime="give each rank its nearest NIC (NCCL_IB_HCA, or the engine's NIC selection), load "
+            "nvidia_peermem / use DMA-BUF for GDR, then restart the engine",
+            persistent="NIC placement in slots under the same switch as the GPUs", scope="container"),
+    references=(NCCL_PATHS, NCCL_ENV_DOC),
+)
+def nic_gpu_affinity(gpu_topology: TopoMatrix | None = None, serving_processes: ServingProcesses | None = None,
+                     serving_log: ServingLog | None = None, nccl_config: NcclConfig | None = None) -> Outcome:
+    """Reads: the NIC rows/columns of `nvidia-smi topo -m` (and its NIC Legend), the engine's
+    multi-node / disaggregation flags, a pasted NCCL log (`NET/IB : Using [0]mlx5_0`, GDR lines),
+    NCCL_IB_HCA and NCCL_NET_GDR_LEVEL.
+
+    Bad value: for multi-node or disaggregated serving, a GPU whose nearest NIC is `NODE`/`SYS`
+    while the host has `PIX`/`PXB` NICs (GPU Direct RDMA is used only up to PXB by default), or
+    NCCL reporting GPU Direct RDMA disabled.
+
+    Why: NCCL uses GPU Direct RDMA only up to a path level (default PXB, `netGdrLevel` in
+    paths.cc), else it stages through host memory.
+
+    Traps: not relevant to single-node serving; NICs of a storage or management network are
+    often far from the GPUs on purpose.
+    """
+    if gpu_topology is None:
+        return unknown("the topology matrix (GPU and NIC rows) is not in the source", hint="`nvidia-smi topo -m`")
+    topo = gpu_topology
+    nics = topo.nics
+    if not nics:
+        return not_applicable("no NIC in the topology matrix")
+    nearest: dict[str, tuple[str, str]] = {}
+    for g in topo.gpus:
+        best = min(((topo.link(g, n) or "SYS", n) for n in nics), key=lambda x: link_rank(x[0]))
+        nearest[g] = best
+    summary = {g: f"{topo.nic_label(n)} {c}" for g, (c, n) in nearest.items()}
+    if not _multi_node(serving_processes, serving_log):
+        engine, _, _ = _engine_tp(serving_processes, serving_log)
+        why = ("single-node serving" if engine else "no multi-node serving seen (no engine running, no engine log)")
+        return not_applicable(f"{why}: NIC placement matters only for traffic between nodes", actual=summary)
+    gdr_off = list(serving_log.gdr_disabled) if serving_log is not None else []
+    if gdr_off:
+        return issue("NCCL reports GPU Direct RDMA disabled: network traffic is staged through host memory",
+                     actual=gdr_off[:3], expected="GPU Direct RDMA enabled", evidence=gdr_off[:3])
+    close_exists = any(link_rank(c) <= link_rank("PXB") for c, _ in nearest.values())
+    far = [g for g, (c, _) in nearest.items() if link_rank(c) > link_rank("PXB")]
+    if far and close_exists:
+        level = nccl_config.value("NCCL_NET_GDR_LEVEL") if nccl_config is not None else None
+        return issue(f"{', '.join(far)} have no NIC within PXB (nearest: "
+                     + ", ".join(summary[g] for g in far) + "): NCCL does not use GPU Direct RDMA for them by default"
+                     + (f" (NCCL_NET_GDR_LEVEL={level})" if level else ""),
+                     actual=summary, expected="a PIX/PXB NIC per GPU", subjects=far,
+                     evidence=[topo.lines[g] for g in far if g in topo.lines][:4])
+    return ok("every GPU has a NIC within PXB: " + ", ".join(f"{g}→{v}" for g, v in summary.items()), actual=summary)

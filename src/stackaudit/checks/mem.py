@@ -1,0 +1,401 @@
+"""MEM: GPU memory health (row remapping, ECC), MIG, sharing, HMM and pinned host memory."""
+
+from __future__ import annotations
+
+import re
+
+from stackaudit.checks.drv import gpu_list, tp_sizes
+from stackaudit.checks.registry import (
+    Fix,
+    Outcome,
+    check,
+    issue,
+    not_an_issue,
+    not_applicable,
+    ok,
+    unknown,
+)
+from stackaudit.facts.container import ContainerInfo
+from stackaudit.facts.kernel_knobs import NvidiaKernel
+from stackaudit.facts.nvidia import GpuInfo, GpuProcess, HostMemory, NvidiaDriver, NvidiaGpus, NvidiaServices
+from stackaudit.facts.processes import ServingProcesses
+from stackaudit.facts.system import KernelInfo
+
+MEM_ERRORS = "https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/error-recovery-and-response-flags.html"
+MIG_GUIDE = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/deployment-considerations.html"
+
+
+def _idx(gpus: list[GpuInfo]) -> str:
+    return ",".join(str(g.index) for g in gpus)
+
+
+# --- MEM-ROW-REMAP-ECC -------------------------------------------------------------------------
+
+
+@check(
+    "MEM-ROW-REMAP-ECC",
+    title="Pending or failed row remapping, uncorrectable ECC",
+    severity="medium",
+    confidence="documented",
+    fix=Fix(cost="driver-reload", runtime="nvidia-smi -r -i <n> (GPU reset: no process may use it), or reboot",
+            persistent="RMA the GPU when `Remapping Failure Occurred: Yes`"),
+    references=(MEM_ERRORS, "https://nvidia.github.io/cuda-python/"),
+)
+def row_remap_ecc(nvidia: NvidiaGpus) -> Outcome:
+    """Reads: per GPU, NVML nvmlDeviceGetRemappedRows (corrected, uncorrected, pending, failure),
+    volatile/aggregate ECC counts (nvmlDeviceGetTotalEccErrors), retired pages and the pending
+    flag (pre-Ampere); `nvidia-smi -q` Remapped Rows / ECC Errors / Retired Pages.
+
+    Bad value: `Pending: Yes` (a reset is needed), `Remapping Failure Occurred: Yes` (RMA),
+    non-zero volatile uncorrectable ECC, a pending page retirement.
+
+    Why: "A reset will be required to actually remap the row"; a failed remap means the memory
+    has run out of spare rows (NVIDIA memory-error guide).
+
+    Traps: a pending remap is a maintenance item, not a slowdown ("error-containment and dynamic
+    page blacklisting will take care of that" until the reset). Non-zero aggregate *correctable*
+    counts are normal.
+    """
+    gpus = gpu_list(nvidia)
+    if isinstance(gpus, Outcome):
+        return gpus
+    read = [g for g in gpus if any(v is not None for v in (g.remap_pending, g.remap_failure,
+                                                            g.ecc_volatile_uncorrected, g.retired_pending))]
+    if not read:
+        if nvidia.source in ("nvml", "nvidia-smi -q -x") and all(g.ecc_current is None for g in gpus):
+            return not_applicable("no ECC or row remapping on these GPUs (" + ", ".join(nvidia.names) + ")")
+        return unknown("row remapping and ECC counters are not in this source",
+                       hint="paste `nvidia-smi -q -d ROW_REMAPPER,ECC,PAGE_RETIREMENT`")
+    failed = [g for g in read if g.remap_failure]
+    pending = [g for g in read if g.remap_pending or g.retired_pending]
+    unc = [g for g in read if (g.ecc_volatile_uncorrected or 0) > 0]
+    problems = []
+    if failed:
+        problems.append(f"row remapping failed on GPU(s) {_idx(failed)} (no spare rows left: RMA)")
+    if pending:
+        problems.append(f"row remap / page retirement pending on GPU(s) {_idx(pending)} (reset the GPU to apply)")
+    if unc:
+        problems.append("volatile uncorrectable ECC errors on GPU(s) " + _idx(unc) + " ("
+                        + ", ".join(str(g.ecc_volatile_uncorrected) for g in unc) + ")")
+    actual = {g.subject: {"remap_pending": g.remap_pending, "remap_failure": g.remap_failure,
+                          "volatile_uncorrected": g.ecc_volatile_uncorrected} for g in read}
+    if problems:
+        fix = Fix(cost="hardware", persistent="RMA the GPU(s) " + _idx(failed)) if failed else Fix(
+            cost="driver-reload", runtime="; ".join(f"nvidia-smi -r -i {g.index}" for g in pending + unc)
+            + "   # stop the engine first; or reboot")
+        return issue("; ".join(problems), actual=actual, expected="no pending/failed remap, no uncorrectable ECC",
+                     subjects=sorted({g.subject for g in failed + pending + unc}), fix=fix,
+                     severity="high" if failed else None)
+    corrected = [g for g in read if (g.ecc_aggregate_corrected or 0) > 0 or (g.remap_corrected or 0) > 0]
+    if corrected:
+        return not_an_issue(f"correctable errors recorded on GPU(s) {_idx(corrected)} (remapped or corrected): "
+                            "normal over a GPU's life; nothing pending, no failure", actual=actual)
+    return ok(f"no pending or failed row remapping and no uncorrectable ECC on {len(read)} GPU(s)", actual=actual)
+
+
+# --- MEM-ECC-MODE --------------------------------------------------------------------------------
+
+
+@check(
+    "MEM-ECC-MODE",
+    title="ECC mode pending change or mismatched across GPUs",
+    severity="low",
+    confidence="documented",
+    fix=Fix(cost="driver-reload", runtime="reset the GPUs (`nvidia-smi -r`) or reboot to apply the pending mode",
+            persistent="set every GPU the same: `nvidia-smi -e 1` (then reset/reboot)"),
+    references=("https://docs.nvidia.com/deploy/nvidia-smi/index.html",),
+)
+def ecc_mode(nvidia: NvidiaGpus) -> Outcome:
+    """Reads: per GPU, ECC mode current and pending (NVML nvmlDeviceGetEccMode, `nvidia-smi -q` ECC
+    Mode).
+
+    Bad value: current different from pending (a change waits for a reset); different ECC modes on
+    GPUs of one host (one TP group gets different usable memory; vLLM sizes the KV cache by the
+    smallest).
+
+    Why: ECC mode changes apply only after a GPU reset or reboot (`nvidia-smi -e`).
+
+    Traps: do not disable ECC for speed on production inference: on HBM data-center GPUs the gain
+    is not established. ECC off on GeForce/workstation cards is their default (info).
+    """
+    gpus = gpu_list(nvidia)
+    if isinstance(gpus, Outcome):
+        return gpus
+    read = [g for g in gpus if g.ecc_current is not None]
+    if not read:
+        if nvidia.source in ("nvml", "nvidia-smi -q -x"):
+            return not_applicable("ECC is not supported on these GPUs (" + ", ".join(nvidia.names) + ")")
+        return unknown("ECC mode is not in this source", hint="paste `nvidia-smi -q -d ECC`")
+    pending = [g for g in read if g.ecc_pending is not None and g.ecc_pending != g.ecc_current]
+    modes = {g.subject: ("Enabled" if g.ecc_current else "Disabled") for g in read}
+    if pending:
+        return issue(f"ECC mode change pending on GPU(s) {_idx(pending)} (current "
+                     f"{'Enabled' if pending[0].ecc_current else 'Disabled'}, pending "
+                     f"{'Enabled' if pending[0].ecc_pending else 'Disabled'}): applies at the next reset",
+                     actual=modes, expected="current = pending", subjects=[g.subject for g in pending])
+    if len(set(modes.values())) > 1:
+        return issue("ECC mode differs across GPUs: " + ", ".join(f"{k} {v}" for k, v in modes.items())
+                     + " (usable memory differs; a TP group is sized by the smallest)", actual=modes,
+                     expected="the same mode on every GPU", subjects=list(modes))
+    mode = next(iter(modes.values()))
+    return ok(f"ECC {mode} on {len(read)} GPU(s), nothing pending"
+              + (" (the default of workstation/consumer cards)" if mode == "Disabled" else ""), actual=modes)
+
+
+# --- MEM-MIG -------------------------------------------------------------------------------------
+
+
+@check(
+    "MEM-MIG",
+    title="MIG enabled on GPUs meant for whole-GPU / TP serving",
+    severity="high",
+    confidence="documented",
+    fix=Fix(cost="driver-reload", runtime="nvidia-smi -i <n> -mig 0 (GPU idle; may need `nvidia-smi -r -i <n>`)",
+            persistent="remove whatever enables MIG (GPU Operator MIG manager config, boot scripts)"),
+    references=("https://docs.rapids.ai/deployment/stable/guides/mig", MIG_GUIDE),
+)
+def mig(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = None) -> Outcome:
+    """Reads: per GPU, MIG mode current and pending (NVML nvmlDeviceGetMigMode, `nvidia-smi -q`),
+    the MIG devices that exist, and the serving engine's tensor-parallel size.
+
+    Bad value: MIG enabled on GPUs an engine uses with TP > 1 or for a model that needs a full GPU;
+    MIG enabled with no instance created (the GPU runs no CUDA work at all); a pending change.
+
+    Why: a MIG instance has a fraction of the SMs, memory and L2, and no CUDA IPC: "When using MIG,
+    NVLink and NVSwitch are thus completely unavailable" (RAPIDS MIG guide), so custom all-reduce
+    and NCCL P2P cannot work across instances.
+
+    Traps: deliberate MIG for many small models is valid: without evidence of TP serving the
+    result is a medium-severity configuration warning, to be waived where slicing is intended.
+    """
+    gpus = gpu_list(nvidia)
+    if isinstance(gpus, Outcome):
+        return gpus
+    read = [g for g in gpus if g.mig_current is not None]
+    if not read:
+        if nvidia.source in ("nvml", "nvidia-smi -q -x"):
+            return not_applicable("MIG is not supported on these GPUs (" + ", ".join(nvidia.names) + ")")
+        return unknown("MIG mode is not in this source", hint="paste `nvidia-smi -q`")
+    enabled = [g for g in read if g.mig_current]
+    pending = [g for g in read if g.mig_pending is not None and g.mig_pending != g.mig_current]
+    fix_cmd = "; ".join(f"nvidia-smi -i {g.index} -mig 0" for g in (enabled or pending))
+    fix = Fix(cost="driver-reload", runtime=fix_cmd + "   # GPUs idle; then `nvidia-smi -r` if asked")
+    actual = {g.subject: {"current": g.mig_current, "pending": g.mig_pending, "instances": g.mig_devices}
+              for g in read}
+    if not enabled:
+        if pending:
+            return issue(f"MIG will be enabled on GPU(s) {_idx(pending)} at the next reset (pending)",
+                         actual=actual, expected="MIG Disabled", subjects=[g.subject for g in pending], fix=fix,
+                         severity="medium")
+        return ok(f"MIG disabled on {len(read)} GPU(s)", actual=actual)
+    empty = [g for g in enabled if g.mig_devices == 0]
+    tps = tp_sizes(serving_processes)
+    subjects = [g.subject for g in enabled]
+    slices = ", ".join(f"GPU {g.index}: {g.mig_devices if g.mig_devices is not None else '?'} instance(s)"
+                       for g in enabled)
+    if empty:
+        return issue(f"MIG enabled with no instance on GPU(s) {_idx(empty)}: no CUDA work can run there",
+                     actual=actual, expected="MIG Disabled, or instances created", subjects=subjects, fix=fix)
+    if tps and max(tps) > 1:
+        return issue(f"MIG enabled ({slices}) while the engine runs TP={max(tps)}: no NVLink/P2P or CUDA IPC "
+                     "between instances, so tensor parallelism falls back to slow paths", actual=actual,
+                     expected="MIG Disabled on TP GPUs", subjects=subjects, fix=fix)
+    return issue(f"MIG enabled ({slices}): an engine sees only a slice of SMs and memory and no P2P across "
+                 "instances; fine only if slicing is intended (waive it then)", actual=actual,
+                 expected="MIG Disabled for whole-GPU / TP serving", subjects=subjects, fix=fix, severity="medium")
+
+
+# --- MEM-GPU-SHARED ------------------------------------------------------------------------------
+
+_ENGINE_NAME = re.compile(r"VLLM::|vllm|sglang|trtllm|tensorrt_llm|mpi4py", re.IGNORECASE)
+_SMALL_MIB = 1024.0
+
+
+def _engine_pids(serving: ServingProcesses | None) -> set[int]:
+    return {p.pid for p in serving.processes} if serving is not None else set()
+
+
+@check(
+    "MEM-GPU-SHARED",
+    title="Other processes or a display on the serving GPUs",
+    severity="medium",
+    confidence="documented",
+    fix=Fix(cost="restart", runtime="stop or move the other GPU workloads (`nvidia-smi --query-compute-apps="
+            "pid,process_name,used_memory --format=csv`)",
+            persistent="run the server headless (`systemctl set-default multi-user.target`) or put the display on "
+            "another GPU; stop MPS where it is not intended (`echo quit | nvidia-cuda-mps-control`)"),
+    references=("https://docs.vllm.ai/en/latest/configuration/engine_args.html",),
+)
+def gpu_shared(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = None,
+               nvidia_services: NvidiaServices | None = None, container: ContainerInfo | None = None) -> Outcome:
+    """Reads: the compute and graphics processes on each GPU with their memory (NVML / `nvidia-smi`
+    process table), `Display Active`, display servers and the MPS daemon in /proc, the serving
+    engine's processes.
+
+    Bad value: processes that are not the engine's holding GPU memory on serving GPUs; `Display
+    Active: Enabled` (Xorg/Wayland on that GPU); an MPS daemon running unintentionally.
+
+    Why: vLLM reserves `gpu_memory_utilization` × total memory and fails at start or shrinks the
+    KV cache when others hold memory; a second context time-slices the SMs.
+
+    Traps: the engine's own processes appear (API server, workers, small allocations): they are not
+    foreign. Inside a container NVML reports host PIDs, which cannot be matched to the container's
+    processes; a pasted table cannot say whose process it is (reported, not judged).
+    """
+    gpus = gpu_list(nvidia)
+    if isinstance(gpus, Outcome):
+        return gpus
+    engine = _engine_pids(serving_processes)
+    problems: list[str] = []
+    subjects: list[str] = []
+    notes: list[str] = []
+    display = [g for g in gpus if g.display_active]
+    if display:
+        problems.append(f"a display is active on GPU(s) {_idx(display)} (desktop/Xorg costs memory and adds "
+                        "latency jitter)")
+        subjects += [g.subject for g in display]
+    if nvidia_services is not None and nvidia_services.mps.pids:
+        problems.append(f"an MPS daemon is running (pid {nvidia_services.mps.pids[0]}): every CUDA client "
+                        "shares the GPUs through it")
+    procs_known = [g for g in gpus if g.processes is not None]
+    foreign: dict[str, list[GpuProcess]] = {}
+    in_container = container is not None and container.in_container
+    for g in procs_known:
+        procs = list(g.processes or ())
+        big = [p for p in procs if (p.used_mib or 0) >= _SMALL_MIB]
+        if engine and not in_container:
+            outside = [p for p in procs if p.pid not in engine
+                       and not (_ENGINE_NAME.search(p.name) and (p.used_mib or 0) < _SMALL_MIB)]
+            if outside:
+                foreign[g.subject] = outside
+        elif len({p.name for p in big}) >= 2:
+            foreign[g.subject] = big  # several large contexts of different programs share one GPU
+        else:
+            notes += [f"GPU {g.index}: {p.name or p.pid} ({p.used_mib or '?'} MiB)" for p in procs]
+    if foreign:
+        listed = "; ".join(f"{s}: " + ", ".join(f"{p.name or '?'} (pid {p.pid}, {p.used_mib or '?'} MiB)"
+                                                for p in ps) for s, ps in foreign.items())
+        problems.append(("processes outside the serving engine hold GPU memory: " if engine
+                         else "processes on the GPUs: ") + listed)
+        subjects += list(foreign)
+    actual = {g.subject: [f"{p.name}:{p.used_mib}" for p in g.processes or ()] for g in procs_known}
+    if problems:
+        return issue("; ".join(problems), actual=actual, expected="only the serving engine on the serving GPUs",
+                     subjects=sorted(set(subjects)))
+    if not procs_known and all(g.display_active is None for g in gpus):
+        return unknown("the processes on the GPUs are not in this source", hint="paste `nvidia-smi`")
+    if notes:
+        return ok("one program per GPU (" + "; ".join(notes) + "); whether it is this deployment's engine is "
+                  "not in the source" + (" (inside a container NVML shows host PIDs)" if in_container else ""),
+                  actual=actual)
+    msg = "no foreign process and no display on the GPUs"
+    if engine and in_container:
+        msg += " (inside a container NVML shows host PIDs: processes were not matched to the engine)"
+    return ok(msg, actual=actual)
+
+
+# --- MEM-HMM -------------------------------------------------------------------------------------
+
+
+@check(
+    "MEM-HMM",
+    title="HMM/UVM settings",
+    severity="low",
+    confidence="field-reports",
+    fix=Fix(cost="driver-reload", persistent="`options nvidia_uvm uvm_disable_hmm=1` in /etc/modprobe.d/ when "
+            "KVER-NVIDIA-KERNEL-COMBOS matches and CUDA init fails"),
+    references=("https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/kernel_open.html",),
+)
+def hmm(nvidia_driver: NvidiaDriver, nvidia_kernel: NvidiaKernel | None = None) -> Outcome:
+    """Reads: the module flavour, `/sys/module/nvidia_uvm/parameters/uvm_disable_hmm`.
+
+    Bad value: only where CUDA init fails and KVER-NVIDIA-KERNEL-COMBOS matches (that check says
+    so); here the setting is reported.
+
+    Why: HMM is an open-module-only feature (kernel_open README); some kernel/driver combinations
+    break with it (see KVER-NVIDIA-KERNEL-COMBOS).
+
+    Traps: no evidence that HMM on or off changes vLLM/SGLang throughput.
+    """
+    if nvidia_driver.flavour == "proprietary":
+        return not_applicable("proprietary kernel module: no HMM")
+    if nvidia_driver.flavour is None:
+        return unknown("the module flavour is not known", hint="run `modinfo -F license nvidia` on the host")
+    value = nvidia_kernel.uvm_disable_hmm if nvidia_kernel is not None else None
+    if value is None:
+        return ok("open kernel module; uvm_disable_hmm not readable (nvidia_uvm not loaded?) — no throughput "
+                  "effect is known either way", actual=None)
+    state = "disabled" if value in ("Y", "1") else "enabled"
+    return ok(f"HMM {state} (uvm_disable_hmm={value}); no evidence it changes serving throughput — it matters "
+              "only when CUDA init fails (KVER-NVIDIA-KERNEL-COMBOS)", actual=value)
+
+
+# --- MEM-PINNED-HOST -----------------------------------------------------------------------------
+
+
+def _gib(text: str | None) -> float | None:
+    try:
+        return float(text) if text not in (None, "") else None
+    except ValueError:
+        return None
+
+
+@check(
+    "MEM-PINNED-HOST",
+    title="Pinned host memory availability",
+    severity="medium",
+    confidence="documented",
+    fix=Fix(cost="restart", runtime="lower --cpu-offload-gb / --swap-space / --hicache-size and restart the engine",
+            persistent="add RAM, or run on native Linux rather than WSL"),
+    references=("https://docs.vllm.ai/en/latest/configuration/engine_args.html",),
+)
+def pinned_host(serving_processes: ServingProcesses, meminfo: HostMemory | None = None,
+                kernel: KernelInfo | None = None) -> Outcome:
+    """Reads: the engine's CPU offload flags (vLLM `--cpu-offload-gb`, `--swap-space`; SGLang
+    `--enable-hierarchical-cache` with `--hicache-size`, `--cpu-offload-gb`) times its TP size,
+    /proc/meminfo (MemTotal, MemAvailable), the kernel release (WSL).
+
+    Bad value: configured CPU offload close to the host's memory (pinned pages cannot be swapped:
+    the OOM killer or an allocation failure follows); WSL, where vLLM turns pinning off.
+
+    Why: pinned memory is needed for asynchronous host-to-GPU copies; unpinned copies are staged
+    and synchronous.
+
+    Traps: RLIMIT_MEMLOCK does not cap CUDA pinning (CTR-MEMLOCK); with the engine running, the
+    pinned memory is already counted as used.
+    """
+    roots = serving_processes.roots()
+    if not roots:
+        return not_applicable("no serving engine running: no CPU offload configured")
+    total = 0.0
+    parts = []
+    for root in roots:
+        tp = max(tp_sizes(ServingProcesses((root,))) or [1])
+        for flag in ("--cpu-offload-gb", "--swap-space", "--hicache-size"):
+            gb = _gib(root.option(flag))
+            if flag == "--hicache-size" and not root.has_flag("--enable-hierarchical-cache"):
+                gb = None
+            if gb:
+                per = gb if flag == "--hicache-size" else gb * tp
+                total += per
+                parts.append(f"{root.label} {flag} {gb:g} GiB" + (f" × TP {tp}" if flag != "--hicache-size" else ""))
+    wsl = kernel is not None and "microsoft" in kernel.release.lower()
+    if wsl:
+        return issue("running under WSL: vLLM disables pinned memory there ('Using pin_memory=False as WSL is "
+                     "detected'), host↔GPU copies become synchronous", actual=kernel.release if kernel else None,
+                     expected="native Linux")
+    if total <= 0:
+        return not_applicable("the engine uses no CPU offload / swap space flags")
+    if meminfo is None or not meminfo.total_kib:
+        return unknown(f"CPU offload of {total:g} GiB configured; host memory not in the source",
+                       hint="paste /proc/meminfo")
+    host_gib = meminfo.total_kib / 2**20
+    avail_gib = (meminfo.available_kib or 0) / 2**20
+    actual = {"offload_gib": total, "mem_total_gib": round(host_gib, 1), "mem_available_gib": round(avail_gib, 1)}
+    if total > 0.75 * host_gib or (meminfo.available_kib is not None and avail_gib < 0.05 * host_gib):
+        return issue(f"CPU offload {total:g} GiB ({'; '.join(parts)}) against {host_gib:.0f} GiB of host memory "
+                     f"({avail_gib:.0f} GiB available): pinned pages cannot be swapped", actual=actual,
+                     expected="offload well below host memory")
+    return ok(f"CPU offload {total:g} GiB fits {host_gib:.0f} GiB of host memory ({avail_gib:.0f} GiB available)",
+              actual=actual)
+

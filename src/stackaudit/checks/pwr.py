@@ -1,0 +1,317 @@
+"""PWR: GPU power limit, clock event (throttle) reasons, application/locked clocks, platform power profile."""
+
+from __future__ import annotations
+
+from stackaudit.checks.drv import gpu_list
+from stackaudit.checks.registry import (
+    Fix,
+    Outcome,
+    check,
+    issue,
+    not_an_issue,
+    ok,
+    unknown,
+)
+from stackaudit.facts.container import ContainerInfo
+from stackaudit.facts.nvidia import CLOCK_EVENT_LABELS, GpuInfo, GpuSamples, NvidiaGpus, PowerProfile
+
+NVML_REASONS = "https://docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventReasons.html"
+DCGM_FIELDS = "https://docs.nvidia.com/datacenter/dcgm/2.4/dcgm-api/dcgm-api-field-constants.html"
+HW_REASONS = ("hw_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown", "sw_thermal_slowdown")
+TOLERANCE_W = 1.0
+BUSY_SHARE = 0.10  # a HW reason active in more than this share of the busy samples is persistent
+
+
+def _idx(gpus: list[GpuInfo]) -> str:
+    return ",".join(str(g.index) for g in gpus)
+
+
+# --- PWR-GPU-POWER-LIMIT -----------------------------------------------------------------------
+
+
+@check(
+    "PWR-GPU-POWER-LIMIT",
+    title="GPU power limit below default",
+    severity="medium",
+    confidence="documented",
+    fix=Fix(cost="runtime", runtime="nvidia-smi -i <n> -pl <default watts>",
+            persistent="a systemd oneshot after nvidia-persistenced running the same `nvidia-smi -pl`; or remove "
+            "what lowers it (DCGM policy, BMC/Redfish power capping)"),
+    references=(NVML_REASONS,),
+)
+def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) -> Outcome:
+    """Reads: per GPU the current, default, min/max and enforced power limits (NVML
+    nvmlDeviceGetPowerManagementLimit / DefaultLimit / LimitConstraints / EnforcedPowerLimit;
+    `nvidia-smi -q -d POWER`; the `Pwr:Usage/Cap` column of the table), and the model's default
+    power from data/gpus.toml when the source does not print the default.
+
+    Bad value: `power.limit` or `enforced.power.limit` below `power.default_limit`.
+
+    Why: at the limit the power-capping loop lowers clocks (clock event reason `SW Power Cap`);
+    prefill (compute-bound) suffers most, memory-bound decode less.
+
+    Traps: capping for efficiency can be deliberate (waive it); decode often loses much less than
+    the cap ratio (measure). An enforced limit below the requested one comes from the chassis/PSU
+    (power brake): see PWR-CLOCK-EVENTS. Max-Q and server variants have lower defaults of their
+    own: the default is the GPU's (or its table row's), never another SKU's.
+    """
+    gpus = gpu_list(nvidia)
+    if isinstance(gpus, Outcome):
+        return gpus
+    low: list[tuple[GpuInfo, float, float, str]] = []
+    fine: list[str] = []
+    unknown_default: list[GpuInfo] = []
+    for g in gpus:
+        limit = g.power_limit_w
+        if g.power_enforced_w is not None and (limit is None or g.power_enforced_w < limit - TOLERANCE_W):
+            limit = g.power_enforced_w
+        if limit is None:
+            continue
+        default, origin = g.power_default_w, "the GPU's default"
+        if default is None and g.spec is not None and g.spec.power_w:
+            default, origin = g.spec.power_w, f"the {g.spec.name} default in the GPU table"
+        if default is None:
+            unknown_default.append(g)
+            continue
+        if limit < default - TOLERANCE_W:
+            low.append((g, limit, default, origin))
+        else:
+            fine.append(f"GPU {g.index} {limit:g} W")
+    if low:
+        cmds = "; ".join(f"nvidia-smi -i {g.index} -pl {d:g}" for g, _, d, _ in low)
+        brake = [g for g, lim, _, _ in low if g.power_enforced_w is not None and g.power_limit_w is not None
+                 and g.power_enforced_w < g.power_limit_w - TOLERANCE_W]
+        where = " (set on the host)" if container is not None and container.in_container else ""
+        msg = "; ".join(f"GPU {g.index} capped at {lim:g} W, {o} is {d:g} W ({lim / d:.0%})" for g, lim, d, o in low)
+        if brake:
+            msg += f"; GPU(s) {_idx(brake)}: the enforced limit is below the requested one (chassis/PSU power " \
+                   "brake: check PWR-CLOCK-EVENTS)"
+        return issue(msg + where, actual={g.subject: lim for g, lim, _, _ in low},
+                     expected={g.subject: d for g, _, d, _ in low}, subjects=[g.subject for g, _, _, _ in low],
+                     confidence=None if all(o == "the GPU's default" for *_, o in low) else "field-reports",
+                     fix=Fix(cost="runtime", runtime=cmds + "   # root; lost at driver unload",
+                             persistent="a systemd oneshot after nvidia-persistenced running: " + cmds))
+    if fine:
+        return ok("power limit at the default: " + ", ".join(fine), actual=fine)
+    if unknown_default:
+        return unknown("power limits read but the default is not in the source and the model is not in the GPU "
+                       "table: " + ", ".join(g.name or g.label for g in unknown_default),
+                       hint="paste `nvidia-smi -q -d POWER`")
+    return unknown("power limits are not in this source", hint="paste `nvidia-smi -q -d POWER`")
+
+
+# --- PWR-CLOCK-EVENTS --------------------------------------------------------------------------
+
+
+def _labels(reasons: tuple[str, ...] | list[str]) -> str:
+    return ", ".join(CLOCK_EVENT_LABELS.get(r, r) for r in reasons)
+
+
+@check(
+    "PWR-CLOCK-EVENTS",
+    title="Clocks limited by thermal/power-brake/HW slowdown",
+    severity="high",
+    confidence="documented",
+    fix=Fix(cost="hardware", runtime="none from the OS",
+            persistent="airflow / fan profile in the BMC, data-centre inlet temperature, PSU redundancy and power "
+            "budget, reseat the GPU power cables"),
+    references=(NVML_REASONS, DCGM_FIELDS),
+)
+def clock_events(nvidia: NvidiaGpus, gpu_samples: GpuSamples | None = None) -> Outcome:
+    """Reads: per GPU the active clock event reasons (NVML nvmlDeviceGetCurrentClocksEventReasons,
+    `nvidia-smi -q -d PERFORMANCE` Clocks Event Reasons, older "Clocks Throttle Reasons"), GPU
+    utilisation and temperatures; with `audit --sample N`, the reasons over the window.
+
+    Bad value: under load, `HW Slowdown`, `HW Thermal Slowdown`, `HW Power Brake Slowdown` or `SW
+    Thermal Slowdown` active (HW slowdown cuts the clocks by a factor of 2 or more); a GPU within
+    3 °C of its slowdown temperature.
+
+    Why: NVML reason bits (GpuIdle 0x1, ApplicationsClocksSetting 0x2, SwPowerCap 0x4, HwSlowdown
+    0x8, SyncBoost 0x10, SwThermalSlowdown 0x20, HwThermalSlowdown 0x40, HwPowerBrakeSlowdown 0x80,
+    DisplayClockSetting 0x100); DCGM: HW slowdown means temperature too high, an external power
+    brake or power draw too high.
+
+    Traps: `Idle` with no work is normal; `SW Power Cap` under sustained full load at the default
+    limit is normal operation; HW slowdown may flash during P-state changes. One idle instant says
+    nothing: sample under load (`--sample 30`) before acting.
+    """
+    gpus = gpu_list(nvidia)
+    if isinstance(gpus, Outcome):
+        return gpus
+    if gpu_samples is not None and gpu_samples.series:
+        return _judge_samples(gpus, gpu_samples)
+    read = [g for g in gpus if g.clock_events is not None]
+    hot = [g for g in gpus if g.temp_c is not None and g.temp_slowdown_c is not None
+           and g.temp_c >= g.temp_slowdown_c - 3]
+    if not read and not hot:
+        return unknown("clock event reasons are not in this source", hint="paste `nvidia-smi -q -d PERFORMANCE`")
+    hw = [g for g in read if any(r in HW_REASONS for r in g.clock_events or ())]
+    busy_hw = [g for g in hw if g.busy]
+    actual = {g.subject: list(g.clock_events or ()) for g in read}
+    if busy_hw or hot:
+        parts = [f"GPU {g.index} under load: {_labels([r for r in g.clock_events or () if r in HW_REASONS])}"
+                 for g in busy_hw]
+        parts += [f"GPU {g.index} at {g.temp_c} °C, slowdown at {g.temp_slowdown_c} °C" for g in hot]
+        return issue("; ".join(parts) + " (one instant; confirm with `--sample 30` under load)", actual=actual,
+                     expected="no HW/thermal slowdown under load", subjects=[g.subject for g in busy_hw + hot],
+                     severity="medium")
+    if hw:
+        return unknown(f"HW slowdown reasons active on idle GPU(s) {_idx(hw)} ({_labels(list(hw[0].clock_events or ()))}): "
+                       "idle, not conclusive", hint="run `stackaudit audit --sample 30` while the server is under load",
+                       actual=actual)
+    capped = [g for g in read if "sw_power_cap" in (g.clock_events or ())]
+    if capped:
+        return not_an_issue(f"SW Power Cap active on GPU(s) {_idx(capped)}: normal at full load at the default "
+                            "limit (see PWR-GPU-POWER-LIMIT for a lowered one)", actual=actual)
+    idle = not any(g.busy for g in read)
+    return ok("no thermal, power-brake or HW slowdown active" + (" (GPUs idle at this instant: not conclusive "
+              "under load; use --sample)" if idle else ""), actual=actual)
+
+
+def _judge_samples(gpus: list[GpuInfo], samples: GpuSamples) -> Outcome:
+    problems: list[str] = []
+    subjects: list[str] = []
+    actual: dict[str, object] = {}
+    busy_any = False
+    for g in gpus:
+        if g.index >= len(samples.series):
+            continue
+        busy = samples.busy_ticks(g.index)
+        busy_any = busy_any or busy > 0
+        shares = {}
+        for reason in (*HW_REASONS, "sw_power_cap"):
+            hit, total = samples.reason_share(g.index, reason)
+            if total:
+                shares[reason] = round(hit / total, 2)
+        actual[g.subject] = {"busy_samples": busy, "share": shares}
+        bad = [r for r in HW_REASONS if shares.get(r, 0) > BUSY_SHARE]
+        if bad:
+            problems.append(f"GPU {g.index}: {_labels(bad)} in "
+                            + ", ".join(f"{shares[r]:.0%}" for r in bad) + f" of {busy} busy samples")
+            subjects.append(g.subject)
+    if problems:
+        return issue("; ".join(problems) + f" over {samples.seconds} s", actual=actual,
+                     expected="no HW/thermal slowdown under load", subjects=subjects)
+    if not busy_any:
+        return unknown(f"no GPU was busy during the {samples.seconds} s sample: not conclusive",
+                       hint="sample while the server is under load", actual=actual)
+    return ok(f"no persistent HW/thermal slowdown under load over {samples.seconds} s", actual=actual)
+
+
+# --- PWR-APP-CLOCKS ----------------------------------------------------------------------------
+
+
+@check(
+    "PWR-APP-CLOCKS",
+    title="Application/locked clocks below default",
+    severity="medium",
+    confidence="documented",
+    fix=Fix(cost="runtime", runtime="nvidia-smi -rac; nvidia-smi -rgc; nvidia-smi -rmc",
+            persistent="remove the boot script / DCGM policy that sets them"),
+    references=(NVML_REASONS,),
+)
+def app_clocks(nvidia: NvidiaGpus) -> Outcome:
+    """Reads: per GPU application clocks and default application clocks (NVML
+    nvmlDeviceGetApplicationsClock / DefaultApplicationsClock; `nvidia-smi -q -d CLOCK`), current and
+    max SM clocks, and the `Applications Clocks Setting` clock event reason.
+
+    Bad value: application clocks below the default; clocks held by a clock setting (locked GPU or
+    memory clocks, `-lgc`/`-lmc`) below the maximum while the GPU is busy.
+
+    Why: NVML reason ApplicationsClocksSetting: "GPU clocks are limited by current setting of
+    applications clocks".
+
+    Traps: clocks locked at the maximum for benchmark stability are legitimate (not an issue).
+    Newer drivers report application clocks as deprecated on some GPUs: then only the reason bit
+    tells.
+    """
+    gpus = gpu_list(nvidia)
+    if isinstance(gpus, Outcome):
+        return gpus
+    low = [g for g in gpus if (g.app_graphics_mhz is not None and g.default_app_graphics_mhz is not None
+                               and g.app_graphics_mhz < g.default_app_graphics_mhz)
+           or (g.app_mem_mhz is not None and g.default_app_mem_mhz is not None
+               and g.app_mem_mhz < g.default_app_mem_mhz)]
+    held = [g for g in gpus if "applications_clocks_setting" in (g.clock_events or ()) and g not in low]
+    if low:
+        cmd = "; ".join(f"nvidia-smi -i {g.index} -rac" for g in low)
+        return issue("application clocks below default on " + ", ".join(
+            f"GPU {g.index} ({g.app_graphics_mhz}/{g.app_mem_mhz} MHz vs {g.default_app_graphics_mhz}/"
+            f"{g.default_app_mem_mhz})" for g in low), actual={g.subject: [g.app_graphics_mhz, g.app_mem_mhz]
+                                                                 for g in low},
+            expected={g.subject: [g.default_app_graphics_mhz, g.default_app_mem_mhz] for g in low},
+            subjects=[g.subject for g in low], fix=Fix(cost="runtime", runtime=cmd,
+                                                        persistent="remove the script/policy that sets them"))
+    at_max = [g for g in held if g.sm_clock_mhz is not None and g.max_sm_clock_mhz
+              and g.sm_clock_mhz >= 0.97 * g.max_sm_clock_mhz]
+    held_low = [g for g in held if g not in at_max and g.busy]
+    if held_low:
+        cmd = "; ".join(f"nvidia-smi -i {g.index} -rgc; nvidia-smi -i {g.index} -rmc" for g in held_low)
+        return issue("clocks held by a clock setting (locked clocks?) on " + ", ".join(
+            f"GPU {g.index} at {g.sm_clock_mhz} of {g.max_sm_clock_mhz} MHz" for g in held_low),
+            actual={g.subject: g.sm_clock_mhz for g in held_low},
+            expected={g.subject: g.max_sm_clock_mhz for g in held_low}, subjects=[g.subject for g in held_low],
+            fix=Fix(cost="runtime", runtime=cmd, persistent="remove the script/policy that locks them"))
+    if at_max:
+        return not_an_issue(f"clocks locked at the maximum on GPU(s) {_idx(at_max)}: legitimate (stable "
+                            "benchmarks)", actual={g.subject: g.sm_clock_mhz for g in at_max})
+    read = [g for g in gpus if g.app_graphics_mhz is not None or g.clock_events is not None]
+    if not read:
+        return unknown("application clocks are not in this source", hint="paste `nvidia-smi -q -d CLOCK`")
+    if held:
+        return unknown(f"a clock setting limits idle GPU(s) {_idx(held)}: idle, not conclusive",
+                       hint="look again under load (`--sample 30`)")
+    return ok(f"application clocks at default on {len(read)} GPU(s) (or not set)",
+              actual={g.subject: [g.app_graphics_mhz, g.app_mem_mhz] for g in read})
+
+
+# --- PWR-PLATFORM-PROFILE ----------------------------------------------------------------------
+
+_LOW_PLATFORM = ("low-power", "quiet", "cool", "balanced", "balanced-power")
+_LOW_TUNED = ("powersave", "balanced", "desktop", "balanced-battery")
+
+
+@check(
+    "PWR-PLATFORM-PROFILE",
+    title="OS/firmware power profile set to low power",
+    severity="medium",
+    confidence="documented",
+    fix=Fix(cost="runtime", runtime="echo performance > /sys/firmware/acpi/platform_profile; tuned-adm profile "
+            "throughput-performance; powerprofilesctl set performance",
+            persistent="the same tools persist; BIOS \"System Profile: Performance\" (per vendor guide)"),
+    references=("https://docs.kernel.org/userspace-api/sysfs-platform_profile.html",),
+)
+def platform_profile(power_profile: PowerProfile) -> Outcome:
+    """Reads: `/sys/firmware/acpi/platform_profile` and its choices, `/etc/tuned/active_profile`,
+    `powerprofilesctl get`.
+
+    Bad value: platform profile `low-power`/`quiet`/`cool`/`balanced` on a serving host; tuned
+    `powersave`/`balanced`; power-profiles-daemon `power-saver`.
+
+    Why: platform_profile selects the firmware's power and thermal limits (workstations: RTX PRO
+    6000, RTX 4090/5090 boxes); tuned and power-profiles-daemon set the governor and EPP.
+
+    Traps: many servers have no platform_profile: its absence is not a finding.
+    """
+    p = power_profile
+    bad: list[str] = []
+    cmds: list[str] = []
+    if p.platform_profile in _LOW_PLATFORM:
+        bad.append(f"platform_profile {p.platform_profile}")
+        target = "performance" if not p.choices or "performance" in p.choices else p.choices[-1]
+        cmds.append(f"echo {target} > /sys/firmware/acpi/platform_profile")
+    if p.tuned in _LOW_TUNED:
+        bad.append(f"tuned profile {p.tuned}")
+        cmds.append("tuned-adm profile throughput-performance")
+    if p.ppd == "power-saver":
+        bad.append("power-profiles-daemon power-saver")
+        cmds.append("powerprofilesctl set performance")
+    actual = {"platform_profile": p.platform_profile, "tuned": p.tuned, "power_profiles_daemon": p.ppd}
+    if bad:
+        return issue("power profile set for saving power: " + ", ".join(bad), actual=actual,
+                     expected="performance / throughput-performance",
+                     fix=Fix(cost="runtime", runtime="; ".join(cmds), persistent="; ".join(cmds)))
+    if p.platform_profile is None and p.tuned is None and p.ppd is None:
+        return ok("no platform_profile, tuned or power-profiles-daemon: nothing set (common on servers)",
+                  actual=actual)
+    return ok("power profile: " + ", ".join(f"{k} {v}" for k, v in actual.items() if v), actual=actual)
