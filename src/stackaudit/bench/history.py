@@ -149,12 +149,12 @@ class History:
     def resolve(self, ref: str) -> int:
         """A run reference: an id, `latest`, or `latest~N` (N runs before the latest)."""
         text = ref.strip().lower()
-        if text.isdigit():
+        if text.isdecimal():
             return int(text)
         if text.startswith("latest"):
             back = 0
             if text != "latest":
-                if not text.startswith("latest~") or not text[7:].isdigit():
+                if not text.startswith("latest~") or not text[7:].isdecimal():
                     raise InputError(f"run reference {ref!r}: use an id, 'latest' or 'latest~N'")
                 back = int(text[7:])
             row = self._db.execute("SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET ?", (back,)).fetchone()

@@ -6,6 +6,9 @@ import json
 import math
 from typing import Any
 
+from stackaudit.bench.ceiling import header_line
+from stackaudit.bench.ceiling import level_line as ceiling_level_line
+
 FORMATS = ("text", "markdown", "json")
 
 
@@ -69,6 +72,9 @@ def _header_lines(result: dict[str, Any]) -> list[str]:
         )
     host = result.get("host") or {}
     lines.append(f"host fingerprint: {host.get('source')}")
+    ceiling_header = header_line(result)
+    if ceiling_header:
+        lines.append(ceiling_header)
     return lines
 
 
@@ -96,6 +102,9 @@ def _level_row(level: dict[str, Any]) -> list[str]:
 
 def _level_notes(level: dict[str, Any]) -> list[str]:
     notes = []
+    ceiling = ceiling_level_line(level)
+    if ceiling:
+        notes.append(ceiling)
     repeats = level.get("repeats") or {}
     if repeats.get("n", 0) > 1:
         notes.append(
@@ -188,7 +197,9 @@ def render_history(runs: list[Any], fmt: str, path: str) -> str:
         server = result.get("server", {})
         summary = []
         for level in result.get("levels", []):
-            summary.append(f"{_level_name(level)}: {_num(level.get('output_tokens_per_s'))} tok/s, TPOT {_num((level.get('tpot_ms') or {}).get('mean'), 2)} ms")
+            efficiency = (level.get("ceiling") or {}).get("efficiency")
+            of_ceiling = f", {efficiency:.0%} of ceiling".replace("%", " %") if efficiency is not None else ""
+            summary.append(f"{_level_name(level)}: {_num(level.get('output_tokens_per_s'))} tok/s, TPOT {_num((level.get('tpot_ms') or {}).get('mean'), 2)} ms{of_ceiling}")
         items.append(
             {
                 "run_id": run.id,

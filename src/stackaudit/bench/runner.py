@@ -23,6 +23,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 from stackaudit import __version__
 from stackaudit.bench import BENCH_SCHEMA, stats
+from stackaudit.bench.ceiling import CeilingPlan
+from stackaudit.bench.ceiling import annotate as annotate_ceiling
+from stackaudit.bench.ceiling import resolve as resolve_ceiling
 from stackaudit.bench.client import (
     ENDPOINTS,
     RequestRecord,
@@ -375,19 +378,26 @@ class _Bench:
         await asyncio.gather(*(one() for _ in range(min(count, 512))))
 
 
-async def run_bench(config: BenchConfig, api_key: str | None = None, progress: Progress | None = _stderr) -> BenchOutcome:
-    """Run the benchmark; returns the report dict and the per-request records."""
+async def run_bench(
+    config: BenchConfig, api_key: str | None = None, progress: Progress | None = _stderr,
+    ceiling: CeilingPlan | None = None,
+) -> BenchOutcome:
+    """Run the benchmark; returns the report dict and the per-request records.
+
+    `ceiling`: the `--ceiling-*` flags, checked by `stackaudit.bench.ceiling.prepare`; None = no
+    flags (derived from the audit facts when the server is on this host).
+    """
     config.validate()
     bench = _Bench(config, api_key, progress)
     started = time.time()
     session = make_session(api_key, config.timeout_s)
     try:
-        return await _run(bench, session, started)
+        return await _run(bench, session, started, ceiling or CeilingPlan())
     finally:
         await session.close()
 
 
-async def _run(bench: _Bench, session: Any, started: float) -> BenchOutcome:
+async def _run(bench: _Bench, session: Any, started: float, ceiling_plan: CeilingPlan) -> BenchOutcome:
     config = bench.config
     say = bench.progress
     server = await bench.prepare(session)
@@ -397,6 +407,15 @@ async def _run(bench: _Bench, session: Any, started: float) -> BenchOutcome:
 
     # The host fingerprint runs a quick audit: before measuring, so it cannot disturb the client.
     host, host_source = await asyncio.to_thread(host_fingerprint_for, config.url)
+    # The decode ceiling's setup (flags, else this host's audit facts), also before measuring.
+    ceiling_setup, ceiling_note = await asyncio.to_thread(
+        resolve_ceiling, ceiling_plan, config.url, config.input_tokens, config.output_tokens
+    )
+    if ceiling_setup is None:
+        say(ceiling_note)
+    else:
+        say(f"ceiling: {ceiling_setup.model_name} on {ceiling_setup.gpus}x {ceiling_setup.gpu_spec.name}, "
+            f"TP {ceiling_setup.tp}, context {ceiling_setup.context}")
     ceiling = None
     if config.self_check:
         from stackaudit.bench.nullserver import measure_client_ceiling
@@ -500,6 +519,7 @@ async def _run(bench: _Bench, session: Any, started: float) -> BenchOutcome:
         "token_cross_check": cross_check,
         "anomalies": anomalies,
     }
+    annotate_ceiling(result, ceiling_setup, ceiling_note)
     return BenchOutcome(result, records)
 
 

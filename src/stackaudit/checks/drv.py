@@ -157,7 +157,7 @@ _NO_OPEN = ("Kepler", "Maxwell", "Pascal", "Volta")
             ".run installer with --kernel-module-type=open), rebuild the initramfs, reboot"),
     references=(KERNEL_OPEN, "https://developer.nvidia.com/blog/nvidia-transitions-fully-towards-open-source-gpu-kernel-modules/"),
 )
-def open_module(nvidia_driver: NvidiaDriver, nvidia: NvidiaGpus | None = None,
+def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | None = None,
                 pci: PciDevices | None = None) -> Outcome:
     """Reads: `/proc/driver/nvidia/version` ("Open Kernel Module" in the first line = open), else
     `modinfo -F license nvidia` ("Dual MIT/GPL" open, "NVIDIA" proprietary); each GPU's architecture.
@@ -173,9 +173,12 @@ def open_module(nvidia_driver: NvidiaDriver, nvidia: NvidiaGpus | None = None,
     pre-Turing GPUs (Volta, Pascal) cannot use the open modules at all. Open modules initialise
     GPUs more slowly: pair them with nvidia-persistenced (DRV-PERSISTENCE).
     """
-    flavour = nvidia_driver.flavour
-    if nvidia is not None and nvidia.none_on_bus:
+    if (nvidia is not None and nvidia.none_on_bus) or (pci is not None and not pci.nvidia_gpus):
         return not_applicable("no NVIDIA GPU on the PCI bus")
+    if nvidia_driver is None:
+        return unknown("the NVIDIA kernel module is not visible in this source (/proc/driver/nvidia/version)",
+                       hint="run on the host with the driver loaded, or `modinfo -F license nvidia`")
+    flavour = nvidia_driver.flavour
     if flavour is None:
         return unknown("the kernel module's flavour is not known", hint="run `modinfo -F license nvidia` on the host")
     gpus = list(nvidia.gpus) if nvidia is not None else []
@@ -283,7 +286,7 @@ def tp_sizes(serving: ServingProcesses | None) -> list[int]:
     for root in serving.roots():
         value = root.option("--tensor-parallel-size", "-tp", "--tp-size", "--tp", "--tp_size",
                             "--tensor_parallel_size")
-        sizes.append(int(value) if value and value.isdigit() else 1)
+        sizes.append(int(value) if value and re.fullmatch(r"[0-9]{1,5}", value) else 1)
     return sizes
 
 
@@ -578,7 +581,7 @@ def _severity(name: str) -> Severity:
             persistent="RMA the GPU when hardware Xids (79, 48, 64, 95) repeat"),
     references=(XID_CATALOGUE, "https://raw.githubusercontent.com/stas00/ml-engineering/master/compute/accelerator/nvidia/debug.md"),
 )
-def xid(nvidia_xids: XidEvents, nvidia: NvidiaGpus | None = None) -> Outcome:
+def xid(nvidia_xids: XidEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices | None = None) -> Outcome:
     """Reads: `NVRM: Xid (PCI:…): <code>, …` lines of the kernel log (`dmesg`), and NVML's
     recommended recovery action per GPU (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION) where available.
 
@@ -595,6 +598,8 @@ def xid(nvidia_xids: XidEvents, nvidia: NvidiaGpus | None = None) -> Outcome:
     actions = {g.subject: g.recovery_action for g in (nvidia.gpus if nvidia else ())
                if g.recovery_action not in (None, "None")}
     if not events and not actions:
+        if (nvidia is not None and nvidia.none_on_bus) or (pci is not None and not pci.nvidia_gpus):
+            return not_applicable("no NVIDIA GPU on the PCI bus")
         return ok("no Xid errors in the kernel log", actual=0)
     counts: dict[int, int] = {}
     for e in events:

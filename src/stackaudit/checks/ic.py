@@ -128,7 +128,7 @@ def _engine_gpus(topo: TopoMatrix, proc: ProcessInfo | None, tp: int | None,
     """The topology names of the GPUs the engine's TP group uses (CUDA_VISIBLE_DEVICES order)."""
     cvd = _cvd(proc, collect_env)
     names = list(topo.gpus)
-    if cvd is not None and all(v.isdigit() for v in cvd):
+    if cvd is not None and all(v.isdecimal() for v in cvd):
         names = [f"GPU{v}" for v in cvd if f"GPU{v}" in topo.gpus]
     return names[:tp] if tp else names
 
@@ -136,7 +136,7 @@ def _engine_gpus(topo: TopoMatrix, proc: ProcessInfo | None, tp: int | None,
 def _multi_node(procs: ServingProcesses | None, log: ServingLog | None) -> bool:
     for root in _engine_roots(procs):
         nnodes = root.option("--nnodes")
-        if nnodes and nnodes.isdigit() and int(nnodes) > 1:
+        if nnodes and nnodes.isdecimal() and int(nnodes) > 1:
             return True
         if root.has_flag("--node-rank", "--headless", "--dist-init-addr", "--kv-transfer-config",
                          "--disaggregation-mode", "--data-parallel-address"):
@@ -165,7 +165,8 @@ def _no_nvlink(topo: TopoMatrix | None, models: dict[int, str]) -> bool | None:
     return None
 
 
-def _no_matrix(gpus: int | None) -> Outcome:
+def _no_matrix(models: dict[int, str], pci: PciDevices | None) -> Outcome:
+    gpus = len(models) if models else (len(pci.nvidia_gpus) if pci is not None else None)
     if gpus is not None and gpus < 2:
         return not_applicable(f"{gpus} GPU: no GPU-to-GPU path")
     return unknown("the topology matrix is not in the source", hint="`nvidia-smi topo -m`")
@@ -188,7 +189,7 @@ def _no_matrix(gpus: int | None) -> Outcome:
 )
 def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None, nvlink_status: NvlinkStatus | None = None,
               nvidia: NvidiaGpus | None = None, collect_env: CollectEnv | None = None,
-              container: ContainerInfo | None = None) -> Outcome:
+              container: ContainerInfo | None = None, pci: PciDevices | None = None) -> Outcome:
     """Reads: `nvidia-smi topo -m` (GPU/NIC rows, NV# cells, CPU and NUMA affinity; a pasted matrix
     may lack its header), `nvidia-smi topo -p2p rw`, `nvidia-smi nvlink -s`, and the GPU models
     (NVML, else a pasted collect_env) looked up in data/gpus.toml.
@@ -208,7 +209,7 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     """
     models = _models(nvidia, collect_env)
     if gpu_topology is None:
-        return _no_matrix(len(models) if models else None)
+        return _no_matrix(models, pci)
     topo = gpu_topology
     gpus = topo.gpus
     if len(gpus) < 2:
@@ -243,9 +244,9 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
                 expected=f"{nv} between every GPU pair", subjects=[_subject(g, nvidia) for g in isolated],
                 evidence=[topo.lines[g] for g in isolated if g in topo.lines] + inactive)
         if mesh and len(linked) == len(gpus):
-            counts = Counter(int(c[2:]) for _, _, c in topo.gpu_pairs() if c[2:].isdigit())
+            counts = Counter(int(c[2:]) for _, _, c in topo.gpu_pairs() if c[2:].isdecimal())
             usual = counts.most_common(1)[0][0]
-            weak = [(a, b, c) for a, b, c in topo.gpu_pairs() if c.startswith("NV") and c[2:].isdigit()
+            weak = [(a, b, c) for a, b, c in topo.gpu_pairs() if c.startswith("NV") and c[2:].isdecimal()
                     and int(c[2:]) < usual]
             if weak:
                 return issue(f"{len(weak)} GPU pair(s) have fewer bonded NVLinks than the rest (NV{usual}): "
@@ -501,6 +502,9 @@ def custom_allreduce(serving_processes: ServingProcesses | None = None, serving_
             return not_an_issue(_KEY_NEGATIVE[0].upper() + _KEY_NEGATIVE[1:]
                                 + (f" (TP={tp})" if tp else f" ({gpus} GPUs)"), actual={"tp": tp, "nvlink": False})
     if engine == "" and tp is None:
+        if serving_processes is None:
+            return unknown("the serving engine (its flags or its log) is not in the source",
+                           hint="paste the engine's start-up log, or audit the host while it serves")
         return not_applicable("no vLLM/SGLang engine found and no engine log given")
     if pcie_only and tp == 2:
         return ok("TP=2 on PCIe: custom all-reduce runs if P2P really works (see IC-P2P-FUNCTIONAL)",
@@ -558,6 +562,15 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
                             "custom all-reduce) never uses it"
                             + ("" if loaded is None else "; not loading it costs nothing"),
                             actual={"nvidia_peermem": loaded, "rdma_nics": []})
+    if serving_log is not None and not serving_log.multi_host:
+        no_ib = [line for line in serving_log.nccl_net if re.search(r"NET/IB\s*:\s*No device found", line)]
+        local = serving_log.channels and all(c.transport in ("P2P", "SHM") for c in serving_log.channels)
+        if no_ib or local:
+            return not_an_issue("NCCL " + ("found no InfiniBand/RoCE device" if no_ib else
+                                           "carries every channel over P2P/SHM inside the host")
+                                + ": nvidia_peermem (GPUDirect RDMA to NICs) plays no part in this engine's traffic",
+                                actual={"nvidia_peermem": loaded}, evidence=(no_ib or
+                                                                            [serving_log.channels[0].line])[:2])
     if rdma is None:
         return unknown("whether this host has RDMA NICs is not in the source (nvidia_peermem matters only for them)",
                        hint="`ls /sys/class/infiniband`; without RDMA NICs a missing nvidia_peermem is not an issue")
@@ -639,9 +652,13 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     """
     settings = list(nccl_config.settings)
     if not settings:
+        if not nccl_config.engine_seen and nccl_config.conf_read and nccl_config.engine_running is False:
+            return ok("no serving engine running; /etc/nccl.conf and this shell set no NCCL_* variable",
+                      actual={})
         if not nccl_config.engine_seen:
             return unknown("the serving engine's environment and NCCL config files are not in this source"
-                           + (" (the collect_env shell shows no NCCL_* variable)" if nccl_config.sources else ""),
+                           + (" (the collect_env shell shows no NCCL_* variable)"
+                              if "collect_env report" in nccl_config.sources else ""),
                            hint="`tr '\\0' '\\n' < /proc/<engine pid>/environ | grep ^NCCL_; cat /etc/nccl.conf`")
         return ok("no NCCL_* override in the engine's environment or NCCL config files ("
                   + ", ".join(nccl_config.sources[:3]) + ")", actual={})
@@ -694,6 +711,10 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
                 findings.append((0, f"{where}: NVLink SHARP off on NVSwitch is only a possible loss (unproven)",
                                  s.name))
     worst = max((f[0] for f in findings), default=-1)
+    if serving_log is not None and worst >= 2:
+        slow = sorted({c.transport for c in serving_log.channels if c.transport in ("SHM", "NET")})
+        if slow:
+            findings.append((worst, f"the NCCL log shows channels via {'/'.join(slow)}", "NCCL log"))
     listed = ", ".join(f"{s.name}={s.value}" for s in settings)
     if worst >= 1:
         bad = [f for f in findings if f[0] >= 1]
@@ -728,7 +749,7 @@ def _group_worst(topo: TopoMatrix, group: list[str]) -> int:
 )
 def topology_placement(gpu_topology: TopoMatrix | None = None, serving_processes: ServingProcesses | None = None,
                        serving_log: ServingLog | None = None, nvidia: NvidiaGpus | None = None,
-                       collect_env: CollectEnv | None = None) -> Outcome:
+                       collect_env: CollectEnv | None = None, pci: PciDevices | None = None) -> Outcome:
     """Reads: `nvidia-smi topo -m` restricted to the engine's GPUs (its CUDA_VISIBLE_DEVICES and
     tensor-parallel size, from /proc or a pasted log), CUDA_DEVICE_ORDER, the GPU models.
 
@@ -744,8 +765,7 @@ def topology_placement(gpu_topology: TopoMatrix | None = None, serving_processes
     systems placement does not matter.
     """
     if gpu_topology is None:
-        models = _models(nvidia, collect_env)
-        return _no_matrix(len(models) if models else None)
+        return _no_matrix(_models(nvidia, collect_env), pci)
     topo = gpu_topology
     gpus = list(topo.gpus)
     if len(gpus) < 2:
@@ -754,6 +774,9 @@ def topology_placement(gpu_topology: TopoMatrix | None = None, serving_processes
         return not_applicable("every GPU pair is NVLink-connected: placement does not matter")
     engine, tp, root = _engine_tp(serving_processes, serving_log)
     if not engine and tp is None:
+        if serving_processes is None:
+            return unknown("which GPUs the engine uses is not in the source (no engine processes, no engine log)",
+                           hint="paste the engine's start-up log or its CUDA_VISIBLE_DEVICES and TP size")
         return not_applicable("no vLLM/SGLang engine found and no engine log given: nothing placed yet",
                               actual=_best_groups(topo, 2))
     group = _engine_gpus(topo, root, tp, collect_env)
@@ -853,7 +876,10 @@ def numa_affinity(serving_processes: ServingProcesses | None = None, gpu_topolog
         return not_an_issue("the GPUs report NUMA node -1: the firmware gives no locality (single node or NPS1)")
     if not nodes:
         return unknown("the GPUs' NUMA nodes are not in the source", hint="`nvidia-smi topo -m` (NUMA Affinity)")
-    if serving_processes is None or not serving_processes.found:
+    if serving_processes is None:
+        return unknown("the engine's processes (their CPU affinity) are not in the source",
+                       hint="`grep Cpus_allowed_list /proc/<worker pid>/status` and `nvidia-smi topo -m`")
+    if not serving_processes.found:
         return not_applicable("no serving engine running: nothing bound yet",
                               actual={f"GPU{i}": n for i, n in sorted(nodes.items())})
     if numa is None:
@@ -868,7 +894,7 @@ def numa_affinity(serving_processes: ServingProcesses | None = None, gpu_topolog
         m = _RANK_IN_TITLE.search(title)
         rank = int(m.group(1)) if m else 0
         cvd = _cvd(proc)
-        gpu = int(cvd[rank]) if cvd and rank < len(cvd) and cvd[rank].isdigit() else rank
+        gpu = int(cvd[rank]) if cvd and rank < len(cvd) and cvd[rank].isdecimal() else rank
         if gpu not in nodes:
             continue
         try:
@@ -912,7 +938,8 @@ def numa_affinity(serving_processes: ServingProcesses | None = None, gpu_topolog
     references=(NCCL_PATHS, NCCL_ENV_DOC),
 )
 def nic_gpu_affinity(gpu_topology: TopoMatrix | None = None, serving_processes: ServingProcesses | None = None,
-                     serving_log: ServingLog | None = None, nccl_config: NcclConfig | None = None) -> Outcome:
+                     serving_log: ServingLog | None = None, nccl_config: NcclConfig | None = None,
+                     pci: PciDevices | None = None) -> Outcome:
     """Reads: the NIC rows/columns of `nvidia-smi topo -m` (and its NIC Legend), the engine's
     multi-node / disaggregation flags, a pasted NCCL log (`NET/IB : Using [0]mlx5_0`, GDR lines),
     NCCL_IB_HCA and NCCL_NET_GDR_LEVEL.
@@ -928,6 +955,8 @@ def nic_gpu_affinity(gpu_topology: TopoMatrix | None = None, serving_processes: 
     often far from the GPUs on purpose.
     """
     if gpu_topology is None:
+        if pci is not None and not pci.nvidia_gpus:
+            return not_applicable("no NVIDIA GPU on the PCI bus")
         return unknown("the topology matrix (GPU and NIC rows) is not in the source", hint="`nvidia-smi topo -m`")
     topo = gpu_topology
     nics = topo.nics
@@ -940,6 +969,9 @@ def nic_gpu_affinity(gpu_topology: TopoMatrix | None = None, serving_processes: 
     summary = {g: f"{topo.nic_label(n)} {c}" for g, (c, n) in nearest.items()}
     if not _multi_node(serving_processes, serving_log):
         engine, _, _ = _engine_tp(serving_processes, serving_log)
+        if not engine and serving_processes is None and serving_log is None:
+            return unknown("whether serving spans nodes is not in the source (no engine processes, no engine log)",
+                           hint="NIC placement matters only for multi-node or disaggregated serving")
         why = ("single-node serving" if engine else "no multi-node serving seen (no engine running, no engine log)")
         return not_applicable(f"{why}: NIC placement matters only for traffic between nodes", actual=summary)
     gdr_off = list(serving_log.gdr_disabled) if serving_log is not None else []

@@ -251,7 +251,7 @@ def boost(cpufreq: CpuFreq, cpu: CpuInfo | None = None, container: ContainerInfo
 
 def _epp_bias(value: str) -> str:
     """'performance'|'balanced'|'power'|'unknown' for a named or raw (0-255) EPP value."""
-    if value.isdigit():
+    if value.isdecimal():
         raw = int(value)
         return "performance" if raw == 0 else "balanced" if raw <= 0x80 else "power"
     if value in POWER_EPP:
@@ -658,7 +658,7 @@ def _kib(text: str | None) -> int:
     if not text:
         return 0
     parts = text.split()
-    return int(parts[0]) if parts and parts[0].isdigit() else 0
+    return int(parts[0]) if parts and parts[0].isdecimal() else 0
 
 
 @register_check(
@@ -708,7 +708,7 @@ def swap(swap: SwapInfo, serving_processes: ServingProcesses | None = None,
             subjects=[str(p.pid) for p, _ in bad],
             evidence=[f"/proc/{p.pid}/status: VmSwap: {k} kB" for p, k in bad[:6]],
         )
-    if swappiness is not None and swappiness.isdigit() and int(swappiness) >= 60:
+    if swappiness is not None and swappiness.isdecimal() and int(swappiness) >= 60:
         return not_an_issue(
             f"{observed}; no serving process has swapped pages ({len(procs)} checked): swappiness {swappiness} "
             "with nothing of the engine swapped is harmless",

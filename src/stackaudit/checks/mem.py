@@ -18,6 +18,7 @@ from stackaudit.checks.registry import (
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.nvidia import GpuInfo, GpuProcess, HostMemory, NvidiaDriver, NvidiaGpus, NvidiaServices
+from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.processes import ServingProcesses
 from stackaudit.facts.system import KernelInfo
 
@@ -306,7 +307,8 @@ def gpu_shared(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = 
             "KVER-NVIDIA-KERNEL-COMBOS matches and CUDA init fails"),
     references=("https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/kernel_open.html",),
 )
-def hmm(nvidia_driver: NvidiaDriver, nvidia_kernel: NvidiaKernel | None = None) -> Outcome:
+def hmm(nvidia_driver: NvidiaDriver | None = None, nvidia_kernel: NvidiaKernel | None = None,
+        pci: PciDevices | None = None) -> Outcome:
     """Reads: the module flavour, `/sys/module/nvidia_uvm/parameters/uvm_disable_hmm`.
 
     Bad value: only where CUDA init fails and KVER-NVIDIA-KERNEL-COMBOS matches (that check says
@@ -317,9 +319,11 @@ def hmm(nvidia_driver: NvidiaDriver, nvidia_kernel: NvidiaKernel | None = None) 
 
     Traps: no evidence that HMM on or off changes vLLM/SGLang throughput.
     """
-    if nvidia_driver.flavour == "proprietary":
+    if pci is not None and not pci.nvidia_gpus:
+        return not_applicable("no NVIDIA GPU on the PCI bus")
+    if nvidia_driver is not None and nvidia_driver.flavour == "proprietary":
         return not_applicable("proprietary kernel module: no HMM")
-    if nvidia_driver.flavour is None:
+    if nvidia_driver is None or nvidia_driver.flavour is None:
         return unknown("the module flavour is not known", hint="run `modinfo -F license nvidia` on the host")
     value = nvidia_kernel.uvm_disable_hmm if nvidia_kernel is not None else None
     if value is None:

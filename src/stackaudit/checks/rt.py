@@ -100,7 +100,7 @@ def _config_true(proc: ProcessInfo, key: str) -> bool:
 
 
 def _int(text: str | None) -> int | None:
-    return int(text) if text is not None and text.strip().isdigit() else None
+    return int(text) if text is not None and text.strip().isdecimal() else None
 
 
 def _tp_size(root: ProcessInfo) -> int:
@@ -626,7 +626,7 @@ def _nofile(proc: ProcessInfo) -> tuple[str, str] | None:
 def _below(value: str, target: int) -> bool | None:
     if value == "unlimited":
         return False
-    return int(value) < target if value.isdigit() else None
+    return int(value) < target if value.isdecimal() else None
 
 
 @check(
@@ -719,7 +719,7 @@ def _allowed_cpus(proc: ProcessInfo) -> int | None:
     total = 0
     for part in text.split(","):
         lo, _, hi = part.partition("-")
-        if not lo.strip().isdigit() or (hi and not hi.strip().isdigit()):
+        if not lo.strip().isdecimal() or (hi and not hi.strip().isdecimal()):
             return None
         total += (int(hi) - int(lo) + 1) if hi else 1
     return total or None

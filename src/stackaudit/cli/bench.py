@@ -112,11 +112,27 @@ def register(app: typer.Typer) -> None:
         db: Optional[str] = typer.Option(None, "--db", help="History database (default: in the user data directory)."),
         no_history: bool = typer.Option(False, "--no-history", help="Do not store the run."),
         plot: Optional[str] = typer.Option(None, "--plot", help="Write PNG charts to this directory (needs matplotlib)."),
+        ceiling_model: Optional[str] = typer.Option(
+            None, "--ceiling-model",
+            help="Model for the decode ceiling: config.json, model directory or local HF cache id "
+            "(default: the engine serving on this host).",
+        ),
+        ceiling_gpu: Optional[str] = typer.Option(
+            None, "--ceiling-gpu", help="GPU for the ceiling, e.g. 'H100', 'RTX 4090' (default: detected on this host)."
+        ),
+        ceiling_gpus: Optional[int] = typer.Option(None, "--ceiling-gpus", help="GPUs serving the model (default: the TP size)."),
+        ceiling_tp: Optional[int] = typer.Option(None, "--ceiling-tp", help="Tensor-parallel size (default: the engine's, else all GPUs)."),
+        ceiling_weights: Optional[str] = typer.Option(
+            None, "--ceiling-weights", help="Weight format as `stackaudit ceiling --weights` (default: the model config)."
+        ),
+        ceiling_context: Optional[int] = typer.Option(
+            None, "--ceiling-context", help="KV-cache tokens per sequence (default: input + output/2 of the run)."
+        ),
         fmt: str = typer.Option("text", "--format", "-f", help="text, markdown or json."),
         output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the report to FILE."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines on stderr."),
     ) -> None:
-        """Measure TTFT, TPOT, ITL, E2E and throughput per concurrency level."""
+        """Measure TTFT, TPOT, ITL, E2E and throughput per concurrency level, and each against its decode ceiling."""
         if ctx.invoked_subcommand is not None:
             return
         _check_format(fmt)
@@ -158,7 +174,14 @@ def register(app: typer.Typer) -> None:
                 import matplotlib  # noqa: F401
             except ImportError:
                 raise UsageError("--plot needs matplotlib: pip install 'stackaudit[plot]'") from None
-        outcome = asyncio.run(run_bench(config, api_key, progress=_progress(quiet)))
+        from stackaudit.bench.ceiling import CeilingFlags, prepare
+
+        # Checked before any request is sent: a bad --ceiling-* flag exits 2 with one line.
+        ceiling_plan = prepare(CeilingFlags(
+            model=ceiling_model, gpu=ceiling_gpu, gpus=ceiling_gpus, tp=ceiling_tp, weights=ceiling_weights,
+            context=ceiling_context,
+        ))
+        outcome = asyncio.run(run_bench(config, api_key, progress=_progress(quiet), ceiling=ceiling_plan))
         result = _scrub(outcome.result, api_key)
         if not no_history:
             from stackaudit.bench.history import History

@@ -20,13 +20,13 @@ def parse_cpulist(text: str) -> tuple[int, ...]:
             continue
         if "-" in part:
             lo_s, _, hi_s = part.partition("-")
-            if not (lo_s.isdigit() and hi_s.isdigit()):
+            if not (lo_s.isdecimal() and hi_s.isdecimal()):
                 raise ParseError(f"bad CPU range {part!r}")
             lo, hi = int(lo_s), int(hi_s)
             if hi < lo or hi - lo > 65536:
                 raise ParseError(f"bad CPU range {part!r}")
             cpus.extend(range(lo, hi + 1))
-        elif part.isdigit():
+        elif part.isdecimal():
             cpus.append(int(part))
         else:
             raise ParseError(f"bad CPU number {part!r}")

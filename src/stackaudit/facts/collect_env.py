@@ -74,7 +74,7 @@ class CollectEnv:
 def _expand_gpu_line(indices: str, name: str, into: dict[int, str]) -> None:
     for part in indices.split(","):
         part = part.strip()
-        if part.isdigit():
+        if part.isdecimal():
             into[int(part)] = name.strip()
 
 

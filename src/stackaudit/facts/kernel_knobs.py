@@ -109,7 +109,7 @@ def parse_vmstat(text: str) -> dict[str, int]:
     out: dict[str, int] = {}
     for line in text.splitlines():
         parts = line.split()
-        if len(parts) == 2 and parts[1].isdigit() and parts[0] in VMSTAT_KEYS:
+        if len(parts) == 2 and parts[1].isdecimal() and parts[0] in VMSTAT_KEYS:
             out[parts[0]] = int(parts[1])
     if not out and text.strip():
         raise ParseError("not /proc/vmstat")
@@ -180,7 +180,7 @@ def parse_proc_swaps(text: str) -> tuple[SwapDevice, ...]:
     devices = []
     for line in lines[1:]:
         parts = line.split()
-        if len(parts) < 4 or not (parts[2].isdigit() and parts[3].isdigit()):
+        if len(parts) < 4 or not (parts[2].isdecimal() and parts[3].isdecimal()):
             raise ParseError(f"bad /proc/swaps row {line[:80]!r}")
         devices.append(SwapDevice(parts[0].replace("\\040", " "), parts[1], int(parts[2]), int(parts[3])))
     return tuple(devices)
@@ -245,12 +245,12 @@ def parse_interrupts(text: str) -> tuple[int, list[tuple[int, int, str]]]:
     rows: list[tuple[int, int, str]] = []
     for line in lines[1:]:
         head, colon, rest = line.partition(":")
-        if not colon or not head.strip().isdigit():
+        if not colon or not head.strip().isdecimal():
             continue
         fields = rest.split()
         counts = []
         for f in fields[:ncpu]:
-            if not f.isdigit():
+            if not f.isdecimal():
                 break
             counts.append(int(f))
         tail = " ".join(fields[len(counts):])
@@ -304,7 +304,7 @@ def irqs(ctx: FactContext) -> IrqInfo:
     nodes: dict[str, int] = {}
     for bdf in sorted({q.bdf for q in nic if q.bdf})[:32]:
         text = (_optional(host, f"/sys/bus/pci/devices/{bdf}/numa_node") or "").strip()
-        if text.lstrip("-").isdigit():
+        if text.lstrip("-").isdecimal():
             nodes[bdf] = int(text)
     return IrqInfo(_irqbalance_state(host), tuple(nic), nvidia, ncpu, nodes)
 

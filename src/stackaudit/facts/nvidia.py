@@ -621,7 +621,7 @@ def _scan_processes(host: Host) -> tuple[dict[str, list[tuple[int, tuple[str, ..
     except (OSError, NotCaptured):
         return found, False
     for name in names:
-        if not name.isdigit():
+        if not (name.isascii() and name.isdecimal()):
             continue
         try:
             raw = host.read_bytes(f"/proc/{name}/cmdline")

@@ -274,7 +274,7 @@ def _gpu_from_xml(index: int, g: Node, gpu_id: str) -> GpuInfo:
         temp_c=_int(g.get("temperature/gpu_temp")),
         temp_slowdown_c=_int(g.get("temperature/gpu_temp_slow_threshold")),
         mem_temp_c=_int(g.get("temperature/memory_temp")),
-        mem_temp_max_c=_int(g.get("temperature/gpu_temp_max_mem_threshold|temperature/memory_temp_max_threshold")),
+        mem_temp_max_c=_int(g.get("temperature/gpu_temp_max_mem_threshold|memory_temp_max_threshold")),
         recovery_action=_clean(g.get("gpu_recovery_action")),
     )
 
@@ -390,7 +390,7 @@ def _gpu_from_text(index: int, g: Node, bus: str) -> GpuInfo:
         ecc_aggregate_corrected=_sum_counts(g.at("ECC Errors/Aggregate"), False),
         retired_sbe=_int(g.get("Retired Pages/Single Bit ECC")),
         retired_dbe=_int(g.get("Retired Pages/Double Bit ECC")),
-        retired_pending=_bool(g.get("Retired Pages/Pending Page Blacklist|Retired Pages/Pending Page Retirement")),
+        retired_pending=_bool(g.get("Retired Pages/Pending Page Blacklist|Pending Page Retirement")),
         remap_corrected=_int(g.get("Remapped Rows/Correctable Error")),
         remap_uncorrected=_int(g.get("Remapped Rows/Uncorrectable Error")),
         remap_pending=_bool(g.get("Remapped Rows/Pending")),
@@ -421,7 +421,7 @@ def _gpu_from_text(index: int, g: Node, bus: str) -> GpuInfo:
         pcie_width_max=_int(link.get("Link Width/Max")),
         pcie_replays=_int(g.get("PCI/Replays Since Reset")),
         processes=_text_processes(g.at("Processes")),
-        utilization_gpu=_int(g.get("Utilization/Gpu|Utilization/GPU")),
+        utilization_gpu=_int(g.get("Utilization/Gpu")),
         utilization_mem=_int(g.get("Utilization/Memory")),
         gsp_firmware=(None if gsp is None else _clean(gsp.value) or ""),
         pstate=_clean(g.get("Performance State")),

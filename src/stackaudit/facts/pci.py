@@ -99,7 +99,7 @@ def parse_aer_counters(text: str) -> dict[str, int]:
     out: dict[str, int] = {}
     for line in text.splitlines():
         name, _, count = line.strip().rpartition(" ")
-        if name and count.isdigit():
+        if name and count.isdecimal():
             out[name.strip()] = int(count)
     return out
 
@@ -114,7 +114,7 @@ def parse_link_speed(text: str | None) -> float | None:
 
 def _int(text: str | None) -> int | None:
     t = (text or "").strip()
-    return int(t) if t.lstrip("-").isdigit() else None
+    return int(t) if t.lstrip("-").isdecimal() else None
 
 
 @dataclass(frozen=True)

@@ -406,8 +406,9 @@ class LspciDevice:
     @property
     def model(self) -> str:
         """The marketing name lspci puts in brackets (`GA100 [A100 SXM4 40GB]` -> `A100 SXM4 40GB`)."""
-        text = re.sub(r"\s*\[[0-9a-fA-F]{4}:[0-9a-fA-F]{4}\].*$", "", self.description)
-        m = re.search(r"\[([^\[\]]+)\]\s*(?:\(rev [0-9a-f]+\))?\s*$", text)
+        text = re.sub(r"\s*\((?:rev [0-9a-fA-F]+|prog-if [^)]*)\)", "", self.description)
+        text = re.sub(r"\s*\[[0-9a-fA-F]{4}:[0-9a-fA-F]{4}\].*$", "", text)
+        m = re.search(r"\[([^\[\]]+)\]\s*$", text)
         return m.group(1) if m else ""
 
 

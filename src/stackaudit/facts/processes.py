@@ -172,7 +172,7 @@ def parse_stat_ppid(text: str) -> tuple[str, int]:
     if open_ < 0 or close < open_:
         raise ParseError("not a /proc/<pid>/stat line")
     rest = text[close + 1:].split()
-    if len(rest) < 2 or not rest[1].isdigit():
+    if len(rest) < 2 or not rest[1].isdecimal():
         raise ParseError("not a /proc/<pid>/stat line")
     return text[open_ + 1:close], int(rest[1])
 
@@ -427,7 +427,7 @@ def _current(host: Host) -> ProcessInfo | None:
     if info.environ is None and info.limits is None and not info.status and not argv:
         return None
     pid_text = info.status.get("Pid", "")
-    return ProcessInfo(pid=int(pid_text) if pid_text.isdigit() else 0, ppid=None, comm=info.status.get("Name", ""),
+    return ProcessInfo(pid=int(pid_text) if pid_text.isdecimal() else 0, ppid=None, comm=info.status.get("Name", ""),
                        argv=argv, environ=info.environ, limits=info.limits, status=info.status)
 
 
@@ -452,7 +452,7 @@ def serving_processes(ctx: FactContext) -> ServingProcesses:
         if current is None:
             raise
         return ServingProcesses((), current=current, listed=False)
-    pids = sorted(int(n) for n in names if n.isdigit())
+    pids = sorted(int(n) for n in names if n.isdecimal())
     argvs: dict[int, tuple[str, ...]] = {}
     matches: dict[int, _Match] = {}
     unreadable: list[int] = []

@@ -149,7 +149,7 @@ class ServingLog:
 
 _CHANNEL = re.compile(
     r"Channel (\d+(?:/\d+)?)\s*:\s*(\d+)\[[0-9a-fA-Fx]+\]\s*->\s*(\d+)\[[0-9a-fA-Fx]+\]"
-    r"(?:\s*\[(?:send|receive)\])?\s*via\s+([A-Za-z]+)(?:/(\S+(?: pointer)?))?")
+    r"(?:\s*\[(?:send|receive)\])?\s*via\s+([A-Za-z][A-Za-z0-9]*)(?:/(\S+(?: pointer)?))?")
 _NCCL_HOST = re.compile(r"^\s*(?:\S+\s+-\s+\w+\s+-\s+)?(\S+?):\d+:\d+\s+\[\d+\]\s+NCCL")
 _NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)|using nccl==(\d+\.\d+\.\d+)")
 _NCCL_ENV = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)")
@@ -375,6 +375,8 @@ class NcclConfig:
     # Whether the engine's own settings were seen: its environment or an NCCL config file was read,
     # or an NCCL INFO log (which prints "NCCL_X set by environment to Y" for every variable set).
     engine_seen: bool = False
+    conf_read: bool = False  # /etc/nccl.conf (present or absent) was readable in this source
+    engine_running: bool | None = None  # None: the process list is not in the source
 
     def get(self, name: str) -> list[NcclSetting]:
         return [s for s in self.settings if s.name == name]
@@ -458,4 +460,5 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
                 settings.append(NcclSetting(name, value, "collect_env report (the shell it ran in)", "", 0))
     if procs is None and not read_any and log is None and report is None:
         raise NotCaptured("NCCL settings (engine environment, /etc/nccl.conf)")
-    return NcclConfig(tuple(settings), tuple(dict.fromkeys(sources)), engine_seen)
+    return NcclConfig(tuple(settings), tuple(dict.fromkeys(sources)), engine_seen, read_any,
+                      None if procs is None else procs.found)

@@ -99,7 +99,7 @@ def serving_model(ctx: FactContext) -> ServingModel:
         if not model or model in _VALUE_FLAGS_NOT_MODEL:
             continue
         tp_text = proc.flag(*_TP_FLAGS) or "1"
-        tp = int(tp_text) if tp_text.isdigit() and int(tp_text) > 0 else 1
+        tp = int(tp_text) if tp_text.isdecimal() and int(tp_text) > 0 else 1
         config, path = _read_config(ctx.host, proc, model)
         return ServingModel(proc.engine, model, tp, config, path, proc.flag("--quantization"),
                             proc.flag("--kv-cache-dtype"))

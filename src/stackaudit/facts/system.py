@@ -221,7 +221,7 @@ def numa(ctx: FactContext) -> NumaTopology:
         except ParseError:
             cpus = ()
         dist_text = read_optional(ctx.host, f"{base}/{name}/distance") or ""
-        distances = tuple(int(x) for x in dist_text.split() if x.isdigit())
+        distances = tuple(int(x) for x in dist_text.split() if x.isdecimal())
         meminfo = read_optional(ctx.host, f"{base}/{name}/meminfo") or ""
         m = re.search(r"MemTotal:\s+(\d+)\s*kB", meminfo)
         nodes.append(NumaNode(int(name[4:]), cpus, distances, int(m.group(1)) if m else None))
@@ -248,7 +248,7 @@ def parse_proc_modules(text: str) -> LoadedModules:
         parts = line.split()
         if not parts or parts[0] == "Module":
             continue
-        if len(parts) >= 3 and parts[1].isdigit():
+        if len(parts) >= 3 and parts[1].isdecimal():
             names.add(parts[0])
     return LoadedModules(frozenset(names))
 

@@ -133,7 +133,7 @@ class TopoMatrix:
     def numa_node(self, gpu: str) -> int | None:
         """The GPU's NUMA node from the `NUMA Affinity` column, when it is one number."""
         value = self.numa_affinity.get(gpu, "")
-        return int(value) if value.isdigit() else None
+        return int(value) if value.isdecimal() else None
 
     def nic_label(self, nic: str) -> str:
         name = self.nic_names.get(nic)

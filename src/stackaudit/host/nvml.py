@@ -8,6 +8,7 @@ answer; a whole query that cannot run raises NvmlError, which is recorded and re
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -145,7 +146,7 @@ _TEMP_THRESHOLDS = {"shutdown": 0, "slowdown": 1, "mem_max": 2, "gpu_max": 3}  #
 
 
 def _handle(nvml: Any, rest: list[str]) -> Any:
-    if not rest or not rest[0].isdigit():
+    if not rest or not re.fullmatch(r"[0-9]{1,4}", rest[0]):
         raise NvmlError("invalid-argument", "a GPU query needs an index: gpu/<n>")
     try:
         return nvml.nvmlDeviceGetHandleByIndex(int(rest[0]))
@@ -345,7 +346,7 @@ def _samples(nvml: Any, rest: list[str]) -> dict[str, Any]:
     """
     import time
 
-    if not rest or not rest[0].isdigit() or not 0 < int(rest[0]) <= MAX_SAMPLE_S:
+    if not rest or not re.fullmatch(r"[0-9]{1,4}", rest[0]) or not 0 < int(rest[0]) <= MAX_SAMPLE_S:
         raise NvmlError("invalid-argument", f"samples/<seconds>, 1..{MAX_SAMPLE_S}")
     seconds = int(rest[0])
     try:

@@ -245,9 +245,9 @@ def parse_idle_info(lines: list[str]) -> IdleInfo:
         value = value.strip()
         if key == "Flags/Description":
             cur.desc = value
-        elif key == "Latency" and value.isdigit():
+        elif key == "Latency" and value.isdecimal():
             cur.latency = int(value)
-        elif key == "Residency" and value.isdigit():
+        elif key == "Residency" and value.isdecimal():
             cur.residency = int(value)
     return info
 

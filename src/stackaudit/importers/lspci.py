@@ -21,8 +21,8 @@ from stackaudit.importers.registry import Found, importer, record_command
 
 _CAP_KEY = re.compile(rf"^\s*(?:{'|'.join(CAP_KEYS)}):\s")
 _GROUP = re.compile(r"^\s*IOMMU [Gg]roup\s+(\d+)\s*:?\s*$")
-_TREE_START = re.compile(r"^\s*[-+\\]-\[[0-9a-fA-F]{4}:[0-9a-fA-F]{2}\]-")
-_TREE_LINE = re.compile(r"^\s*(?:[|+\\ -]+\s*)?(?:[-+\\]-\[[0-9a-fA-F]{4}:[0-9a-fA-F]{2}\]-|[|+\\`-]+[-+]?\d|[|\s]+[+\\]-)")
+_TREE_START = re.compile(r"^[\s|+\\-]*-\[[0-9a-fA-F]{4}:[0-9a-fA-F]{2}\]-")
+_TREE_LINE = re.compile(r"^[\s|]*[+\\]-(?:\[[0-9a-fA-F]{4}:[0-9a-fA-F]{2}\]-|[0-9a-fA-F]{2}\.[0-7])")
 
 
 def _is_header(line: str) -> bool:

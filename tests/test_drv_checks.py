@@ -1,0 +1,197 @@
+"""DRV checks: issue, pass and trap cases on realistic GPU hosts (NVML recordings, nvidia-smi pastes)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nvidia_support import (
+    PROC_VERSION_PROPRIETARY,
+    UBUNTU_PERSISTENCED_UNIT,
+    hgx,
+    host_for,
+    nvml_gpu,
+    pcie_box,
+    vllm_files,
+)
+from stackaudit.engine.testing import run_checks
+
+RTX_PRO = "NVIDIA RTX PRO 6000 Blackwell Server Edition"
+
+
+def _one(host: Any, check_id: str) -> Any:
+    return run_checks(host, [check_id])[check_id]
+
+
+# --- DRV-CUDA-COMPAT ------------------------------------------------------------------------------
+
+
+def test_cuda_compat_blackwell_on_old_driver_is_an_issue() -> None:
+    host = host_for(pcie_box(RTX_PRO, 2), driver="565.57.01")
+    r = _one(host, "DRV-CUDA-COMPAT")
+    assert r.status == "issue" and "R570" in r.message and r.fix_cost == "driver-reload"
+
+
+def test_cuda_compat_without_torch_is_unknown_not_ok() -> None:
+    r = _one(host_for(hgx(count=2)), "DRV-CUDA-COMPAT")
+    assert r.status == "unknown" and "570.124.06" in r.message
+
+
+def test_cuda_compat_cuda13_torch_on_r570_driver_is_an_issue() -> None:
+    files, procs = vllm_files(torch_cuda="13.0")
+    r = _one(host_for(hgx(count=1), extra_files=files, processes=procs), "DRV-CUDA-COMPAT")
+    assert r.status == "issue" and "580" in r.message and "13.0" in r.message
+
+
+def test_cuda_compat_ok_with_minor_version_compatibility() -> None:
+    files, procs = vllm_files(torch_cuda="12.8")
+    r = _one(host_for(hgx(count=1), driver="550.90.07", extra_files=files, processes=procs), "DRV-CUDA-COMPAT")
+    assert r.status == "ok" and "minor-version" in r.message
+
+
+# --- DRV-OPEN-MODULE ------------------------------------------------------------------------------
+
+
+def test_proprietary_module_on_blackwell_is_an_issue() -> None:
+    r = _one(host_for(pcie_box(RTX_PRO, 8), proc_version=PROC_VERSION_PROPRIETARY), "DRV-OPEN-MODULE")
+    assert r.status == "issue" and r.severity == "high" and len(r.subjects) == 8 and r.fix_cost == "reboot"
+
+
+def test_open_module_is_ok_and_proprietary_on_hopper_is_allowed() -> None:
+    assert _one(host_for(pcie_box(RTX_PRO, 2)), "DRV-OPEN-MODULE").status == "ok"
+    r = _one(host_for(hgx(), proc_version=PROC_VERSION_PROPRIETARY), "DRV-OPEN-MODULE")
+    assert r.status == "ok" and "allowed" in r.message
+
+
+def test_flavour_from_modinfo_license_when_proc_is_missing() -> None:
+    host = host_for(pcie_box(RTX_PRO, 1), proc_version="",
+                    extra_commands={("modinfo", "-F", "license", "nvidia"): "NVIDIA\n"})
+    host.record.files.pop("/proc/driver/nvidia/version")
+    r = _one(host, "DRV-OPEN-MODULE")
+    assert r.status == "issue" and "modinfo" in " ".join(r.evidence)
+
+
+# --- DRV-PERSISTENCE ------------------------------------------------------------------------------
+
+
+def test_persistence_off_is_a_low_startup_issue() -> None:
+    r = _one(host_for(hgx(persistence_mode=0), persistenced="inactive"), "DRV-PERSISTENCE")
+    assert r.status == "issue" and r.severity == "low" and r.priority == "P2"
+    assert "steady-state tokens/s are unaffected" in r.message and "systemctl" in r.fix.runtime
+
+
+def test_ubuntu_unit_with_no_persistence_mode_gets_the_drop_in_fix() -> None:
+    host = host_for(hgx(count=2, persistence_mode=0), persistenced_unit=UBUNTU_PERSISTENCED_UNIT,
+                    processes={812: "/usr/bin/nvidia-persistenced --user nvidia-persistenced --no-persistence-mode"})
+    r = _one(host, "DRV-PERSISTENCE")
+    assert r.status == "issue" and "--no-persistence-mode" in r.message
+    assert "ExecStart=\\n" in r.fix.runtime and "daemon-reload" in r.fix.runtime
+
+
+def test_persistence_on_is_ok() -> None:
+    assert _one(host_for(hgx()), "DRV-PERSISTENCE").status == "ok"
+
+
+# --- DRV-COMPUTE-MODE -----------------------------------------------------------------------------
+
+
+def test_exclusive_process_and_prohibited() -> None:
+    gpus = hgx(count=2)
+    gpus[1]["compute_mode"] = 3
+    r = _one(host_for(gpus), "DRV-COMPUTE-MODE")
+    assert r.status == "issue" and "nvidia-smi -i 1 -c DEFAULT" in r.fix.runtime and r.severity == "medium"
+    gpus[1]["compute_mode"] = 2
+    assert _one(host_for(gpus), "DRV-COMPUTE-MODE").severity == "high"
+    assert _one(host_for(hgx(count=2)), "DRV-COMPUTE-MODE").status == "ok"
+
+
+# --- DRV-FABRIC-MANAGER ---------------------------------------------------------------------------
+
+
+def test_hgx_with_fabric_manager_down_is_an_issue() -> None:
+    gpus = hgx(fabric={"state": 2, "status": 0})
+    r = _one(host_for(gpus, nvswitches=4, fabricmanager="failed"), "DRV-FABRIC-MANAGER")
+    assert r.status == "issue" and r.priority == "P0" and "failed" in r.message and "In Progress" in r.message
+
+
+def test_fabric_manager_version_mismatch() -> None:
+    host = host_for(hgx(), nvswitches=4, fabricmanager="active", fm_version="570.86.15")
+    r = _one(host, "DRV-FABRIC-MANAGER")
+    assert r.status == "issue" and "570.86.15" in r.message
+
+
+def test_fabric_manager_ok_and_not_applicable_on_pcie() -> None:
+    assert _one(host_for(hgx(), nvswitches=4, fabricmanager="active", fm_version="570.124.06"),
+                "DRV-FABRIC-MANAGER").status == "ok"
+    r = _one(host_for(pcie_box(RTX_PRO, 8)), "DRV-FABRIC-MANAGER")
+    assert r.status == "not-applicable" and "need no Fabric Manager" in r.message
+
+
+def test_gb200_compute_tray_without_fm_is_not_an_issue() -> None:
+    gpus = [nvml_gpu(i, "NVIDIA GB200", f"0008:{i:02x}:00.0") for i in range(4)]
+    r = _one(host_for(gpus, fabricmanager="inactive"), "DRV-FABRIC-MANAGER")
+    assert r.status == "not-an-issue" and "switch trays" in r.message
+
+
+def test_blackwell_hgx_without_ib_umad() -> None:
+    gpus = [nvml_gpu(i, "NVIDIA GB200", f"0008:{i:02x}:00.0") for i in range(4)]
+    for g in gpus:
+        g["name"] = "NVIDIA B200"
+    r = _one(host_for(gpus, nvswitches=2, fabricmanager="active"), "DRV-FABRIC-MANAGER")
+    assert r.status == "issue" and "ib_umad" in r.message
+
+
+# --- DRV-GSP-FIRMWARE -----------------------------------------------------------------------------
+
+
+def test_gsp_off_with_open_module_is_an_issue_and_info_with_proprietary() -> None:
+    off = {"gsp_firmware_version": {"error": "not-supported"}, "gsp_firmware_mode": [0, 1]}
+    r = _one(host_for(hgx(count=2, **off)), "DRV-GSP-FIRMWARE")
+    assert r.status == "issue" and "open kernel module" in r.message and r.priority == "P2"
+    r = _one(host_for(hgx(count=2, **off), proc_version=PROC_VERSION_PROPRIETARY), "DRV-GSP-FIRMWARE")
+    assert r.status == "ok" and "allowed" in r.message
+    assert _one(host_for(hgx(count=2)), "DRV-GSP-FIRMWARE").status == "ok"
+
+
+# --- DRV-NVLINK-HEALTH ----------------------------------------------------------------------------
+
+
+def test_nvlink_down_and_errors() -> None:
+    gpus = hgx()
+    gpus[2]["nvlink"][7]["active"] = 0
+    gpus[3]["nvlink"][1]["errors"]["crc_flit"] = 112
+    r = _one(host_for(gpus, nvswitches=4, fabricmanager="active"), "DRV-NVLINK-HEALTH")
+    assert r.status == "issue" and "17 of 18" in r.message and "CRC" in r.message
+    assert set(r.subjects) == {"0000:3a:00.0", "0000:5d:00.0"}
+
+
+def test_nvlink_xid_74_is_an_issue() -> None:
+    dmesg = "[ 8123.551] NVRM: Xid (PCI:0000:2a:00): 74, pid=4101, name=python3, NVLink: fatal error detected\n"
+    r = _one(host_for(hgx(), dmesg=dmesg), "DRV-NVLINK-HEALTH")
+    assert r.status == "issue" and "Xid 74" in r.message
+
+
+def test_nvlink_ok_and_pcie_cards_not_applicable() -> None:
+    assert _one(host_for(hgx()), "DRV-NVLINK-HEALTH").status == "ok"
+    r = _one(host_for(pcie_box("NVIDIA L40S", 4)), "DRV-NVLINK-HEALTH")
+    assert r.status == "not-applicable" and "PCIe" in r.message
+
+
+# --- DRV-XID --------------------------------------------------------------------------------------
+
+
+def test_xid_79_is_high_and_app_xids_are_low() -> None:
+    dmesg = ("[Tue Mar  4 09:12:01 2025] NVRM: Xid (PCI:0000:9a:00): 79, pid='<unknown>', name=<unknown>, "
+             "GPU has fallen off the bus.\n")
+    r = _one(host_for(hgx(), dmesg=dmesg), "DRV-XID")
+    assert r.status == "issue" and r.severity == "high" and r.subjects == ("0000:9a:00.0",)
+    app = "[ 10.1] NVRM: Xid (PCI:0000:18:00): 13, pid=991, name=python3, Graphics SM Warp Exception\n"
+    r = _one(host_for(hgx(), dmesg=app), "DRV-XID")
+    assert r.status == "issue" and r.severity == "low" and "usually the application" in r.message
+    assert _one(host_for(hgx()), "DRV-XID").status == "ok"
+
+
+def test_xid_recovery_action_from_nvml_is_used() -> None:
+    gpus = hgx(count=2)
+    gpus[1]["recovery_action"] = 2
+    r = _one(host_for(gpus), "DRV-XID")
+    assert r.status == "issue" and "Node Reboot" in r.message

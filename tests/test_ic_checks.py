@@ -1,0 +1,276 @@
+"""IC checks: issue, pass and trap cases of each (knowledge base, domain IC), on fake hosts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from stackaudit.engine.testing import run_checks
+from stackaudit.facts.collect_env import COLLECT_ENV_ARGV
+from stackaudit.facts.serving_logs import PASTED_LOG_PATH
+from stackaudit.facts.topology import NVLINK_ARGV, P2P_ARGV, TOPO_ARGV
+from stackaudit.host.memory import MemoryHost, fake_host
+from test_collect_env_reports import COLLECT_ENV_NEW
+from test_logs_parsers import NCCL_MULTI_NODE_IB, VLLM_TP2_P2P_FAIL, VLLM_TP4_PCIE
+from test_topology_parsers import (
+    B200_GPU2_DOWN,
+    H100_NICS,
+    HGX_H100,
+    L40S_4,
+    NVLINK_H100,
+    P2P_OK_8,
+    P2P_RTX4090,
+    RTX4090_2,
+    RTXPRO_8,
+    _mesh,
+    _pcie,
+    make_topo,
+)
+
+CACHE = "/root/.cache/vllm"
+
+
+def report_with(models: list[str]) -> str:
+    """A new-format collect_env naming the GPU models (the checks' fallback for GPU names)."""
+    head, _, _ = COLLECT_ENV_NEW.partition("GPU 0: NVIDIA RTX PRO 6000 Blackwell Server Edition\n")
+    rest = COLLECT_ENV_NEW.split("\nNvidia driver version", 1)[1]
+    gpus = "".join(f"GPU {i}: {m}\n" for i, m in enumerate(models))
+    body = head + gpus + "\nNvidia driver version" + rest
+    return body.replace("CUDA_VISIBLE_DEVICES=0,1\n", "")
+
+
+def proc_files(pid: int, argv: list[str], env: dict[str, str] | None, ppid: int = 1,
+               cpus: str = "0-63") -> dict[str, str]:
+    environ = "\0".join(f"{k}={v}" for k, v in (env or {}).items()) + "\0" if env is not None else "\0" * 64
+    return {f"/proc/{pid}/cmdline": "\0".join(argv) + "\0", f"/proc/{pid}/environ": environ,
+            f"/proc/{pid}/stat": f"{pid} ({argv[0][-15:]}) S {ppid} {pid} {pid} 0 -1 4194560",
+            f"/proc/{pid}/status": f"Name:\t{argv[0][-15:]}\nPid:\t{pid}\nCpus_allowed_list:\t{cpus}\n"
+            "Mems_allowed_list:\t0-1\n"}
+
+
+def vllm(tp: int, env: dict[str, str] | None = None, extra: tuple[str, ...] = (), workers: dict[int, str] | None = None
+         ) -> dict[str, str]:
+    """A `vllm serve` API server (pid 4100) and titled workers (pid 4101+, CPU list per worker)."""
+    argv = ["/usr/bin/python3", "/usr/local/bin/vllm", "serve", "Qwen/Qwen3-32B", "--tensor-parallel-size", str(tp),
+            *extra]
+    files = proc_files(4100, argv, {"HOME": "/root", "PATH": "/usr/bin", **(env or {})})
+    for rank, cpus in (workers or {}).items():
+        files.update(proc_files(4101 + rank, [f"VLLM::Worker_TP{rank}"], None, ppid=4100, cpus=cpus))
+    return files
+
+
+def host(topo: str | None = None, p2p: str | None = None, files: dict[str, str] | None = None,
+         dirs: dict[str, list[str]] | None = None, models: list[str] | None = None,
+         extra_commands: dict[Any, str] | None = None) -> MemoryHost:
+    commands: dict[Any, str] = dict(extra_commands or {})
+    if topo is not None:
+        commands[TOPO_ARGV] = topo
+    if p2p is not None:
+        commands[P2P_ARGV] = p2p
+    if models is not None:
+        commands[COLLECT_ENV_ARGV] = report_with(models)
+    return fake_host(files=files or {}, commands=commands, dirs=dirs)
+
+
+def one(h: MemoryHost, check_id: str) -> Any:
+    return run_checks(h, [check_id])[check_id]
+
+
+H100 = ["NVIDIA H100 80GB HBM3"] * 8
+RTXPRO = ["NVIDIA RTX PRO 6000 Blackwell Server Edition"] * 8
+RTX4090 = ["NVIDIA GeForce RTX 4090"] * 2
+
+# --- IC-TOPO-READ ----------------------------------------------------------------------------
+
+
+def test_topo_read_gpu_without_nvlink_on_hgx_is_an_issue() -> None:
+    r = one(host(B200_GPU2_DOWN), "IC-TOPO-READ")
+    assert r.status == "issue" and r.severity == "high" and r.subjects == ("GPU2",)
+    assert "NV18" in r.message and r.evidence and r.evidence[0].startswith("GPU2")
+
+
+def test_topo_read_nvlink_expected_but_pcie_only() -> None:
+    r = one(host(make_topo(_pcie(8, lambda i, j: "NODE" if i // 4 == j // 4 else "SYS"), ["0-47"] * 8, ["0"] * 8),
+                 models=H100), "IC-TOPO-READ")
+    assert r.status == "issue" and "H100 SXM" in r.message and "fabric" in r.message
+
+
+def test_topo_read_healthy_hgx_and_pcie_box_are_ok() -> None:
+    r = one(host(HGX_H100, P2P_OK_8, models=H100, extra_commands={NVLINK_ARGV: NVLINK_H100}), "IC-TOPO-READ")
+    assert r.status == "ok" and "fully NVLink-connected (NV18)" in r.message
+    r = one(host(RTXPRO_8, P2P_OK_8, models=RTXPRO), "IC-TOPO-READ")
+    assert r.status == "ok" and "PCIe only" in r.message and "NUMA nodes 0, 1" in r.message
+
+
+def test_topo_read_geforce_ns_is_not_an_issue() -> None:
+    r = one(host(RTX4090_2, P2P_RTX4090, models=RTX4090), "IC-TOPO-READ")
+    assert r.status == "not-an-issue" and "policy" in r.message
+    r = one(host(RTX4090_2, P2P_RTX4090, models=["NVIDIA L40S"] * 2), "IC-TOPO-READ")
+    assert r.status == "issue" and r.severity == "medium"
+
+
+def test_topo_read_one_gpu_or_missing() -> None:
+    assert one(host(make_topo([["X"]], ["0-7"], ["0"])), "IC-TOPO-READ").status == "not-applicable"
+    assert one(host(), "IC-TOPO-READ").status == "unknown"
+
+
+# --- IC-P2P-FUNCTIONAL -----------------------------------------------------------------------
+
+
+def _cache(entries: dict[str, bool]) -> dict[str, str]:
+    import json
+    return {f"{CACHE}/gpu_p2p_access_cache_for_0,1.json": json.dumps(entries)}
+
+
+def test_p2p_probe_false_while_driver_says_ok_is_an_issue() -> None:
+    files = _cache({"0->0": True, "0->1": False, "1->0": False, "1->1": True})
+    r = one(host(RTXPRO_8, P2P_OK_8, files=files), "IC-P2P-FUNCTIONAL")
+    assert r.status == "issue" and "0->1" in r.message and "driver reports P2P OK" in r.message
+    assert r.priority == "P0" and "rm ~/.cache/vllm" in r.fix.runtime
+
+
+def test_p2p_probe_passed_is_ok_and_no_probe_is_unknown() -> None:
+    files = _cache({"0->0": True, "0->1": True, "1->0": True, "1->1": True})
+    assert one(host(RTXPRO_8, P2P_OK_8, files=files), "IC-P2P-FUNCTIONAL").status == "ok"
+    r = one(host(RTXPRO_8, P2P_OK_8), "IC-P2P-FUNCTIONAL")
+    assert r.status == "unknown" and "VLLM_SKIP_P2P_CHECK=1" in r.message and "nvbandwidth" in r.hint
+
+
+def test_p2p_nvlink_is_not_applicable_and_log_failure_is_an_issue() -> None:
+    assert one(host(HGX_H100), "IC-P2P-FUNCTIONAL").status == "not-applicable"
+    r = one(host(RTXPRO_8, P2P_OK_8, files={PASTED_LOG_PATH: VLLM_TP2_P2P_FAIL}), "IC-P2P-FUNCTIONAL")
+    assert r.status == "issue" and "P2P test failed" in r.message
+
+
+# --- IC-CUSTOM-ALLREDUCE ---------------------------------------------------------------------
+
+
+def test_custom_ar_off_on_pcie_tp4_is_the_key_negative_result() -> None:
+    r = one(host(RTXPRO_8, files=vllm(4)), "IC-CUSTOM-ALLREDUCE")
+    assert r.status == "not-an-issue" and "by design" in r.message and "TP=4" in r.message
+    r = one(host(RTXPRO_8, files={PASTED_LOG_PATH: VLLM_TP4_PCIE}), "IC-CUSTOM-ALLREDUCE")
+    assert r.status == "not-an-issue" and r.evidence
+
+
+def test_custom_ar_disabled_on_nvlink_is_an_issue() -> None:
+    r = one(host(HGX_H100, files={PASTED_LOG_PATH: VLLM_TP4_PCIE}), "IC-CUSTOM-ALLREDUCE")
+    assert r.status == "issue" and r.severity == "high" and "NVLink" in r.message
+
+
+def test_custom_ar_on_nvlink_is_ok_and_flag_on_nvlink_is_an_issue() -> None:
+    assert one(host(HGX_H100, files=vllm(8)), "IC-CUSTOM-ALLREDUCE").status == "ok"
+    r = one(host(HGX_H100, files=vllm(8, extra=("--disable-custom-all-reduce",))), "IC-CUSTOM-ALLREDUCE")
+    assert r.status == "issue" and r.severity == "medium"
+
+
+def test_sglang_on_geforce_without_p2p_check_is_an_issue() -> None:
+    argv = ["/usr/bin/python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-8B", "--tp", "2"]
+    r = one(host(RTX4090_2, models=RTX4090, files=proc_files(5000, argv, {"HOME": "/root"})), "IC-CUSTOM-ALLREDUCE")
+    assert r.status == "issue" and "--enable-p2p-check" in r.message
+    r = one(host(RTX4090_2, models=RTX4090, files=proc_files(5000, [*argv, "--disable-custom-all-reduce"],
+                                                             {"HOME": "/root"})), "IC-CUSTOM-ALLREDUCE")
+    assert r.status == "ok"
+
+
+# --- IC-NVIDIA-PEERMEM -----------------------------------------------------------------------
+
+LSMOD = "nvidia_uvm 1794048 4 - Live 0x0\nnvidia 60071936 58 nvidia_uvm, Live 0x0\n"
+
+
+def test_peermem_missing_without_rdma_nic_is_not_an_issue() -> None:
+    r = one(host(files={"/proc/modules": LSMOD}), "IC-NVIDIA-PEERMEM")
+    assert r.status == "not-an-issue" and "never uses it" in r.message
+
+
+def test_peermem_missing_where_nccl_uses_ib_without_gdr_is_an_issue() -> None:
+    log = NCCL_MULTI_NODE_IB.replace("/GDRDMA", "")
+    r = one(host(files={"/proc/modules": LSMOD, PASTED_LOG_PATH: log}, dirs={"/sys/class/infiniband": ["mlx5_0"]}),
+            "IC-NVIDIA-PEERMEM")
+    assert r.status == "issue" and r.subjects == ("mlx5_0",) and "modprobe nvidia-peermem" in r.fix.runtime
+
+
+def test_peermem_loaded_is_ok_and_gdr_via_dmabuf_is_ok() -> None:
+    r = one(host(files={"/proc/modules": LSMOD + "nvidia_peermem 16384 0 - Live 0x0\n"}), "IC-NVIDIA-PEERMEM")
+    assert r.status == "ok"
+    r = one(host(files={"/proc/modules": LSMOD, PASTED_LOG_PATH: NCCL_MULTI_NODE_IB},
+                 dirs={"/sys/class/infiniband": ["mlx5_0"]}), "IC-NVIDIA-PEERMEM")
+    assert r.status == "ok" and "DMA-BUF" in r.message
+
+
+# --- IC-NCCL-ENV -----------------------------------------------------------------------------
+
+
+def test_p2p_disable_in_engine_env_on_nvlink_is_p0() -> None:
+    r = one(host(HGX_H100, files=vllm(8, env={"NCCL_P2P_DISABLE": "1"})), "IC-NCCL-ENV")
+    assert r.status == "issue" and r.severity == "high" and r.priority == "P0" and r.fix.cost == "restart"
+    assert "NCCL_P2P_DISABLE" in r.subjects and "environment" in r.message
+
+
+def test_p2p_disable_in_nccl_conf_on_nvlink_is_p0() -> None:
+    r = one(host(HGX_H100, files={**vllm(8), "/etc/nccl.conf": "NCCL_P2P_DISABLE=1\n"}), "IC-NCCL-ENV")
+    assert r.status == "issue" and r.priority == "P0" and "/etc/nccl.conf" in r.message
+
+
+def test_ib_disable_on_one_host_is_not_an_issue_and_clean_env_is_ok() -> None:
+    r = one(host(HGX_H100, files=vllm(8, env={"NCCL_IB_DISABLE": "1"})), "IC-NCCL-ENV")
+    assert r.status == "not-an-issue" and "one host" in r.message
+    assert one(host(HGX_H100, files=vllm(8)), "IC-NCCL-ENV").status == "ok"
+
+
+def test_p2p_disable_on_geforce_is_not_an_issue_and_shm_disable_with_p2p_off_is_high() -> None:
+    r = one(host(RTX4090_2, P2P_RTX4090, models=RTX4090, files=vllm(2, env={"NCCL_P2P_DISABLE": "1"})), "IC-NCCL-ENV")
+    assert r.status == "not-an-issue"
+    r = one(host(RTXPRO_8, P2P_OK_8, files=vllm(4, env={"NCCL_P2P_DISABLE": "1", "NCCL_SHM_DISABLE": "1"})),
+            "IC-NCCL-ENV")
+    assert r.status == "issue" and r.severity == "high" and "sockets" in r.message
+
+
+# --- IC-TOPOLOGY-PLACEMENT -------------------------------------------------------------------
+
+
+def test_tp_group_across_sockets_while_a_switch_pair_exists() -> None:
+    r = one(host(RTXPRO_8, files=vllm(2, env={"CUDA_VISIBLE_DEVICES": "3,4"})), "IC-TOPOLOGY-PLACEMENT")
+    assert r.status == "issue" and set(r.subjects) == {"GPU3", "GPU4"} and r.expected == "CUDA_VISIBLE_DEVICES=0,1"
+
+
+def test_tp_using_all_gpus_is_ok_and_nvlink_is_not_applicable() -> None:
+    r = one(host(RTXPRO_8, files=vllm(8)), "IC-TOPOLOGY-PLACEMENT")
+    assert r.status == "ok" and "unavoidable" in r.message
+    assert one(host(HGX_H100, files=vllm(4)), "IC-TOPOLOGY-PLACEMENT").status == "not-applicable"
+    r = one(host(RTXPRO_8, files=vllm(2, env={"CUDA_VISIBLE_DEVICES": "0,1"})), "IC-TOPOLOGY-PLACEMENT")
+    assert r.status == "ok"
+
+
+# --- IC-NUMA-AFFINITY ------------------------------------------------------------------------
+
+NODES = {"/sys/devices/system/node/node0/cpulist": "0-31\n", "/sys/devices/system/node/node1/cpulist": "32-63\n"}
+
+
+def test_worker_bound_to_the_other_node_is_an_issue() -> None:
+    files = {**NODES, **vllm(2, env={"CUDA_VISIBLE_DEVICES": "0,1"}, workers={0: "32-63", 1: "0-31"})}
+    r = one(host(L40S_4, files=files), "IC-NUMA-AFFINITY")
+    assert r.status == "issue" and "GPU0 on node 0" in r.message
+
+
+def test_unbound_workers_are_ok_and_no_engine_is_not_applicable() -> None:
+    files = {**NODES, **vllm(2, workers={0: "0-63", 1: "0-63"})}
+    r = one(host(L40S_4, files=files), "IC-NUMA-AFFINITY")
+    assert r.status == "ok" and "not bound" in r.message
+    init = proc_files(1, ["/sbin/init"], {})
+    assert one(host(L40S_4, files={**NODES, **init}), "IC-NUMA-AFFINITY").status == "not-applicable"
+    assert one(host(L40S_4, files=NODES), "IC-NUMA-AFFINITY").status == "unknown"  # no /proc in the source
+
+
+# --- IC-NIC-GPU-AFFINITY ---------------------------------------------------------------------
+
+
+def test_nic_placement_single_node_is_not_applicable_and_multi_node_ok() -> None:
+    assert one(host(HGX_H100, files=vllm(8)), "IC-NIC-GPU-AFFINITY").status == "not-applicable"
+    r = one(host(HGX_H100, files=vllm(8, extra=("--nnodes", "2", "--node-rank", "0"))), "IC-NIC-GPU-AFFINITY")
+    assert r.status == "ok" and "PXB" in r.message
+
+
+def test_gpu_without_near_nic_on_multi_node_is_an_issue() -> None:
+    nic_cells = [["PXB" if g < 2 else ("NODE" if g < 4 else "SYS") for g in range(8)]]
+    topo = make_topo(_mesh(8, "NV18"), ["0-47"] * 4 + ["48-95"] * 4, ["0"] * 4 + ["1"] * 4, H100_NICS[:1], nic_cells)
+    r = one(host(topo, files={PASTED_LOG_PATH: NCCL_MULTI_NODE_IB}), "IC-NIC-GPU-AFFINITY")
+    assert r.status == "issue" and "GPU7" in r.subjects and "GPU0" not in r.subjects

@@ -1,0 +1,138 @@
+"""Server and NCCL log parsing (facts/serving_logs.py) and the log importer (importers/logs.py).
+
+The log lines follow the texts in vLLM's custom_all_reduce.py / all_reduce_utils.py, SGLang's
+scheduler log format, and NCCL INFO lines as posted in NVIDIA/nccl issues (#952, #429, #527).
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from stackaudit.engine.testing import run_checks
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.serving_logs import (
+    AR_NO_P2P,
+    AR_PCIE_ONLY,
+    PASTED_LOG_PATH,
+    is_log_line,
+    parse_nccl_conf,
+    parse_p2p_cache,
+    parse_serving_log,
+)
+from stackaudit.host.memory import MemoryHost
+from stackaudit.importers.registry import recognise
+
+VLLM_TP4_PCIE = """\
+INFO 05-02 07:53:40 [__init__.py:239] Automatically detected platform cuda.
+INFO 05-02 07:53:44 [api_server.py:1043] vLLM API server version 0.8.5
+INFO 05-02 07:53:52 [llm_engine.py:240] Initializing a V0 LLM engine (v0.8.5) with config: model='Qwen/Qwen3-235B-A22B-FP8', speculative_config=None, tokenizer='Qwen/Qwen3-235B-A22B-FP8', tensor_parallel_size=4, pipeline_parallel_size=1, disable_custom_all_reduce=False, quantization=fp8, enforce_eager=False, seed=0
+(VllmWorkerProcess pid=1410771) INFO 05-02 07:54:18 [pynccl.py:69] vLLM is using nccl==2.21.5
+INFO 05-02 07:54:18 [pynccl.py:69] vLLM is using nccl==2.21.5
+gpu-node:1410768:1410768 [0] NCCL INFO NCCL version 2.21.5+cuda12.4
+gpu-node:1410768:1410768 [0] NCCL INFO NCCL_P2P_DISABLE set by environment to 1
+gpu-node:1410768:1411002 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct
+gpu-node:1410769:1411003 [1] NCCL INFO Channel 00/0 : 1[1] -> 2[2] via SHM/direct/direct
+gpu-node:1410770:1411004 [2] NCCL INFO Channel 00/0 : 2[2] -> 3[3] via SHM/direct/direct
+gpu-node:1410768:1410768 [0] NCCL INFO cuMem host allocations do not appear to be working; falling back to a /dev/shm/ based implementation. This could be due to the container runtime disabling NUMA support. To disable this warning, set NCCL_CUMEM_HOST_ENABLE=0
+(VllmWorkerProcess pid=1410769) WARNING 05-02 07:54:19 [custom_all_reduce.py:136] Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs. To silence this warning, specify disable_custom_all_reduce=True explicitly.
+WARNING 05-02 07:54:19 [custom_all_reduce.py:136] Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs. To silence this warning, specify disable_custom_all_reduce=True explicitly.
+INFO 05-02 07:55:31 [model_runner.py:1450] Capturing cudagraphs for decoding. This may lead to unexpected consequences if the model is not static.
+INFO 05-02 07:55:31 [model_runner.py:1454] CUDA graphs can take additional 1~3 GiB memory per GPU. If you are running out of memory, consider decreasing `gpu_memory_utilization` or switching to eager mode.
+INFO 05-02 07:55:49 [model_runner.py:1592] Graph capturing finished in 18 secs, took 0.61 GiB
+"""
+
+VLLM_TP2_P2P_FAIL = """\
+INFO 08-12 10:01:02 [core.py:58] Initializing a V1 LLM engine (v0.10.0) with config: model='meta-llama/Llama-3.1-8B-Instruct', tensor_parallel_size=2, enforce_eager=True, disable_custom_all_reduce=False
+(VllmWorker rank=0 pid=2101) INFO 08-12 10:01:20 [all_reduce_utils.py:240] generating GPU P2P access cache in /root/.cache/vllm/gpu_p2p_access_cache_for_0,1.json
+(VllmWorker rank=0 pid=2101) INFO 08-12 10:01:24 [all_reduce_utils.py:260] reading GPU P2P access cache from /root/.cache/vllm/gpu_p2p_access_cache_for_0,1.json
+(VllmWorker rank=0 pid=2101) WARNING 08-12 10:01:24 [custom_all_reduce.py:147] Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test failed. To silence this warning, specify disable_custom_all_reduce=True explicitly.
+"""
+
+SGLANG_LOG = """\
+[2025-03-03 18:40:01] server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-V3', tp_size=8, disable_cuda_graph=False, disable_custom_all_reduce=False, enable_p2p_check=False)
+[2025-03-03 18:46:44 TP3] Capture cuda graph begin. This can take up to several minutes.
+[2025-03-03 18:47:31 TP3] Capture cuda graph end. Time elapsed: 47.12 s
+"""
+
+NCCL_MULTI_NODE_IB = """\
+machine-1:16194:18586 [6] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB ; OOB ib0:10.0.0.1<0>
+machine-1:16194:18586 [6] NCCL INFO Channel 03 : 7[b2000] -> 14[b1000] [receive] via NET/IB/0/GDRDMA
+machine-2:41626:45225 [7] NCCL INFO Channel 03 : 7[b2000] -> 14[b1000] [send] via NET/IB/0/GDRDMA
+machine-2:41626:45219 [1] NCCL INFO Channel 02 : 1[1b000] -> 0[1a000] via P2P/direct pointer
+"""
+
+
+def test_vllm_pcie_tp4_log() -> None:
+    log = parse_serving_log(VLLM_TP4_PCIE)
+    assert log.engine == "vllm" and log.tp_size == 4 and log.nccl_version == "2.21.5"
+    assert [r for r, _ in log.custom_ar_disabled] == [AR_PCIE_ONLY, AR_PCIE_ONLY]
+    assert log.transports() == {"SHM"} and log.channels[0].src == 0 and log.channels[0].dst == 1
+    assert log.nccl_env == {"NCCL_P2P_DISABLE": "1"} and log.cumem_fallback and log.cuda_graphs == "captured"
+    assert log.disable_custom_all_reduce is False and log.nccl_hosts == ("gpu-node",) and not log.multi_host
+
+
+def test_vllm_p2p_failure_and_eager() -> None:
+    log = parse_serving_log(VLLM_TP2_P2P_FAIL)
+    assert log.custom_ar_disabled[0][0] == AR_NO_P2P and log.p2p_cache_generated
+    assert log.p2p_cache_paths[0].endswith("gpu_p2p_access_cache_for_0,1.json") and log.cuda_graphs == "eager"
+
+
+def test_sglang_log() -> None:
+    log = parse_serving_log(SGLANG_LOG)
+    assert log.engine == "sglang" and log.tp_size == 8 and log.cuda_graphs == "captured"
+
+
+def test_nccl_multi_node_ib() -> None:
+    log = parse_serving_log(NCCL_MULTI_NODE_IB)
+    assert log.multi_host and log.uses_ib() and all(c.gdr for c in log.channels if c.transport == "NET")
+    assert {c.transport for c in log.channels} == {"NET", "P2P"} and log.channels[-1].detail == "direct pointer"
+
+
+def test_not_a_log() -> None:
+    for text in ("", "hello", "PyTorch version: 2.3.0"):
+        try:
+            parse_serving_log(text)
+        except ParseError:
+            continue
+        raise AssertionError(f"parsed {text!r}")
+    assert not is_log_line("Architecture: x86_64") and is_log_line("[2025-01-01 00:00:00 TP0] hello")
+
+
+def test_p2p_cache_and_nccl_conf() -> None:
+    assert parse_p2p_cache('{"0->0": true, "0->1": false}') == {"0->0": True, "0->1": False}
+    for bad in ("[]", "{}", '{"a": 1}', "nope"):
+        try:
+            parse_p2p_cache(bad)
+        except ParseError:
+            continue
+        raise AssertionError(bad)
+    assert parse_nccl_conf("# comment\nNCCL_P2P_DISABLE=1\nNCCL_DEBUG = INFO # x\n") == {
+        "NCCL_P2P_DISABLE": "1", "NCCL_DEBUG": "INFO"}
+
+
+def test_importer_appends_scattered_log_spans_in_order() -> None:
+    text = ("My server fails:\n```\n" + VLLM_TP2_P2P_FAIL + "```\nand NCCL said\n" + NCCL_MULTI_NODE_IB + "\nthe cache:\n"
+            "$ cat ~/.cache/vllm/gpu_p2p_access_cache_for_0,1.json\n{\n    \"0->0\": true,\n    \"0->1\": false,\n"
+            "    \"1->0\": false,\n    \"1->1\": true\n}\n")
+    result = recognise(text)
+    log = result.record.files[PASTED_LOG_PATH].decode()
+    assert log.index("generating GPU P2P") < log.index("NET/IB : Using")
+    cache = result.record.files["/root/.cache/vllm/gpu_p2p_access_cache_for_0,1.json"].decode()
+    assert parse_p2p_cache(cache)["0->1"] is False
+    host = MemoryHost(result.record)
+    r = run_checks(host, ["IC-P2P-FUNCTIONAL"])["IC-P2P-FUNCTIONAL"]
+    assert r.status == "issue" and "0->1" in r.message
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=400) | st.lists(st.sampled_from([
+    "NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC", "Custom allreduce is disabled because x", "\n",
+    "INFO 05-02 07:53:40 [x.py:1] ", "tensor_parallel_size=", "enforce_eager=True", "[2025-01-01 00:00:00 TP0] ",
+    "NCCL_P2P_DISABLE set by environment to ", "1", "NET/IB : Using", "reading GPU P2P access cache from a.json"]),
+    max_size=30).map("".join))
+def test_log_parser_never_crashes(text: str) -> None:
+    with contextlib.suppress(ParseError):
+        parse_serving_log(text)

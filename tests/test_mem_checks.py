@@ -1,0 +1,133 @@
+"""MEM checks: row remapping/ECC, ECC mode, MIG, GPU sharing, HMM, pinned host memory."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nvidia_support import (
+    PROC_VERSION_PROPRIETARY,
+    QUERY_TEXT,
+    TABLE_OLD,
+    hgx,
+    host_for,
+    pcie_box,
+    vllm_files,
+)
+from stackaudit.engine.testing import run_checks
+from stackaudit.host.memory import MemoryHost
+from stackaudit.importers.registry import recognise
+
+
+def _one(host: Any, check_id: str) -> Any:
+    return run_checks(host, [check_id])[check_id]
+
+
+def _pasted(text: str) -> MemoryHost:
+    return MemoryHost(recognise(text).record)
+
+
+# --- MEM-ROW-REMAP-ECC ----------------------------------------------------------------------------
+
+
+def test_pending_remap_and_failure() -> None:
+    gpus = hgx(count=4)
+    gpus[1]["remapped_rows"] = [0, 1, 1, 0]
+    r = _one(host_for(gpus), "MEM-ROW-REMAP-ECC")
+    assert r.status == "issue" and "pending" in r.message and "nvidia-smi -r -i 1" in r.fix.runtime
+    gpus[2]["remapped_rows"] = [0, 8, 0, 1]
+    r = _one(host_for(gpus), "MEM-ROW-REMAP-ECC")
+    assert r.severity == "high" and r.fix_cost == "hardware" and "RMA" in r.message
+
+
+def test_aggregate_correctable_is_not_an_issue_and_clean_is_ok() -> None:
+    gpus = hgx(count=2, ecc_errors={"aggregate_corrected": 41})
+    assert _one(host_for(gpus), "MEM-ROW-REMAP-ECC").status == "not-an-issue"
+    assert _one(host_for(hgx(count=2)), "MEM-ROW-REMAP-ECC").status == "ok"
+    assert _one(host_for(pcie_box("NVIDIA GeForce RTX 4090", 2)), "MEM-ROW-REMAP-ECC").status == "not-applicable"
+
+
+def test_query_text_uncorrectable_and_pending() -> None:
+    r = _one(_pasted(QUERY_TEXT), "MEM-ROW-REMAP-ECC")
+    assert r.status == "issue" and "uncorrectable" in r.message and r.subjects == ("0000:41:00.0",)
+
+
+# --- MEM-ECC-MODE ---------------------------------------------------------------------------------
+
+
+def test_ecc_pending_and_mismatch() -> None:
+    assert _one(_pasted(QUERY_TEXT), "MEM-ECC-MODE").status == "issue"
+    gpus = hgx(count=2)
+    gpus[1]["ecc_mode"] = [0, 0]
+    r = _one(host_for(gpus), "MEM-ECC-MODE")
+    assert r.status == "issue" and "differs" in r.message and r.priority == "P2"
+    assert _one(host_for(hgx(count=2)), "MEM-ECC-MODE").status == "ok"
+
+
+# --- MEM-MIG --------------------------------------------------------------------------------------
+
+
+def test_mig_on_tp_gpus_is_high() -> None:
+    files, procs = vllm_files("--tensor-parallel-size 4")
+    gpus = hgx(count=4, mig_mode=[1, 1], mig_device_count=3)
+    r = _one(host_for(gpus, extra_files=files, processes=procs), "MEM-MIG")
+    assert r.status == "issue" and r.severity == "high" and "TP=4" in r.message
+    assert "nvidia-smi -i 3 -mig 0" in r.fix.runtime
+
+
+def test_mig_without_instances_and_deliberate_slicing() -> None:
+    r = _one(host_for(hgx(count=1, mig_mode=[1, 1], mig_device_count=0)), "MEM-MIG")
+    assert r.status == "issue" and "no instance" in r.message
+    r = _one(host_for(hgx(count=1, mig_mode=[1, 1], mig_device_count=7)), "MEM-MIG")
+    assert r.status == "issue" and r.severity == "medium" and "intended" in r.message
+    assert _one(host_for(hgx(count=2)), "MEM-MIG").status == "ok"
+    assert _one(host_for(pcie_box("NVIDIA L40S", 4)), "MEM-MIG").status == "not-applicable"
+
+
+# --- MEM-GPU-SHARED -------------------------------------------------------------------------------
+
+
+def test_display_and_foreign_process_on_serving_gpus() -> None:
+    r = _one(_pasted(TABLE_OLD), "MEM-GPU-SHARED")
+    assert r.status == "issue" and "display" in r.message and r.subjects == ("0000:02:00.0",)
+    files, procs = vllm_files("--tensor-parallel-size 2", workers=2)
+    gpus = pcie_box("NVIDIA GeForce RTX 4090", 2)
+    gpus[0]["processes"] = {"compute": [{"pid": 4111, "used_memory": 21 * 2**30, "name": "VLLM::Worker_TP0"},
+                                        {"pid": 7300, "used_memory": 3 * 2**30, "name": "python3"}], "graphics": []}
+    gpus[1]["processes"] = {"compute": [{"pid": 4112, "used_memory": 21 * 2**30, "name": "VLLM::Worker_TP1"}],
+                            "graphics": []}
+    r = _one(host_for(gpus, extra_files=files, processes={**procs, 7300: "python3 train.py"}), "MEM-GPU-SHARED")
+    assert r.status == "issue" and "pid 7300" in r.message and r.subjects == ("0000:01:00.0",)
+
+
+def test_engine_only_is_ok_and_mps_is_flagged() -> None:
+    files, procs = vllm_files("--tensor-parallel-size 2", workers=2)
+    gpus = pcie_box("NVIDIA L40S", 2)
+    for n, g in enumerate(gpus):
+        g["processes"] = {"compute": [{"pid": 4111 + n, "used_memory": 40 * 2**30, "name": f"VLLM::Worker_TP{n}"}],
+                          "graphics": []}
+    assert _one(host_for(gpus, extra_files=files, processes=procs), "MEM-GPU-SHARED").status == "ok"
+    r = _one(host_for(gpus, extra_files=files, processes={**procs, 990: "nvidia-cuda-mps-control -d"}),
+             "MEM-GPU-SHARED")
+    assert r.status == "issue" and "MPS" in r.message
+
+
+# --- MEM-HMM / MEM-PINNED-HOST --------------------------------------------------------------------
+
+
+def test_hmm_is_info_only() -> None:
+    host = host_for(hgx(count=1), extra_files={"/sys/module/nvidia_uvm/parameters/uvm_disable_hmm": "N\n"})
+    r = _one(host, "MEM-HMM")
+    assert r.status == "ok" and "no evidence" in r.message
+    assert _one(host_for(hgx(count=1), proc_version=PROC_VERSION_PROPRIETARY), "MEM-HMM").status == "not-applicable"
+
+
+def test_pinned_offload_close_to_host_memory() -> None:
+    files, procs = vllm_files("--tensor-parallel-size 8 --cpu-offload-gb 60")
+    files["/proc/meminfo"] = "MemTotal:       527988360 kB\nMemAvailable:   201234568 kB\nMlocked: 0 kB\n"
+    r = _one(host_for(hgx(), extra_files=files, processes=procs), "MEM-PINNED-HOST")
+    assert r.status == "issue" and "480 GiB" in r.message
+    files, procs = vllm_files("--tensor-parallel-size 8 --cpu-offload-gb 8")
+    files["/proc/meminfo"] = "MemTotal:       2113470464 kB\nMemAvailable:   1901234568 kB\n"
+    assert _one(host_for(hgx(), extra_files=files, processes=procs), "MEM-PINNED-HOST").status == "ok"
+    files, procs = vllm_files("--tensor-parallel-size 8")
+    assert _one(host_for(hgx(), extra_files=files, processes=procs), "MEM-PINNED-HOST").status == "not-applicable"

@@ -1,0 +1,166 @@
+"""nvidia-smi parsers (XML, -q text, table) and their importers: real captures, own fixtures, fuzzing."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from nvidia_support import HGX_BUSES, QUERY_TEXT, TABLE_OLD, xml_gpu, xml_log
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.nvidia_smi import parse_query_text, parse_table, parse_xml
+from stackaudit.importers.registry import recognise, strip_header
+
+CAPTURES = Path(__file__).resolve().parents[1].parent / "shared" / "captures"
+
+
+def _capture(name: str) -> str:
+    path = CAPTURES / name
+    if not path.is_file():
+        pytest.skip(f"{path} is not present")
+    return strip_header(path.read_text())
+
+
+# --- real captures -------------------------------------------------------------------------------
+
+
+def test_a100_mig_xml_capture() -> None:
+    out = parse_xml(_capture("01-a100-sxm4-mig-persistence-off-nvsmi-xml.txt"))
+    assert (out.driver_version, out.cuda_version, out.attached, out.source) == ("535.54.03", "12.2", 4,
+                                                                                "nvidia-smi -q -x")
+    (g,) = out.gpus
+    assert g.name == "NVIDIA A100-SXM4-80GB" and g.bdf == "0000:01:00.0"
+    assert g.persistence is False and g.mig_current is True and g.mig_pending is True and g.mig_devices == 4
+    assert g.clock_events == () and g.power_limit_w == g.power_default_w == 500.0
+    assert (g.pcie_gen, g.pcie_gen_max, g.pcie_width, g.pcie_width_max) == (4, 4, 16, 16)
+    assert g.ecc_current is True and g.ecc_volatile_uncorrected == 0 and g.gsp_firmware == "535.54.03"
+    assert g.processes == () and g.utilization_gpu is None  # N/A with MIG
+
+
+def test_blackwell_maxq_xml_capture_v13() -> None:
+    (g,) = parse_xml(_capture("04-rtx-pro-6000-blackwell-maxq-gen4-host-nvsmi-xml.txt")).gpus
+    assert g.architecture == "Blackwell" and g.spec is not None and g.spec.name == "RTX PRO 6000 Blackwell Max-Q"
+    assert (g.pcie_gen, g.pcie_gen_max, g.pcie_gen_device_max, g.pcie_gen_host_max) == (1, 4, 5, 4)
+    assert g.power_limit_w == g.power_default_w == 300.0 and g.power_draw_w == 3.99
+    assert g.mig_current is None and g.ecc_current is False and g.remap_pending is False
+    assert g.processes is not None and g.processes[0].name.endswith("llama-server")
+    assert g.processes[0].used_mib == 65710.0 and g.bar1_total_mib == 131072.0
+
+
+def test_rtx3090_table_capture_new_header() -> None:
+    out = parse_table(_capture("15-2x-rtx3090-nvidia-smi-table-250w-cap-persistence-off.txt"))
+    assert (out.driver_version, out.cuda_version) == ("610.43.03", "13.3")
+    assert [g.bdf for g in out.gpus] == ["0000:04:00.0", "0000:09:00.0"]
+    assert all(g.persistence is False and g.power_limit_w == 250.0 for g in out.gpus)
+    assert [g.display_active for g in out.gpus] == [True, False]
+    assert out.gpus[0].processes is None  # the excerpt ends before the process table
+
+
+def test_titan_q_text_excerpt() -> None:
+    out = parse_query_text(_capture("21-titan-rtx-nvidia-smi-q-text-persistence-disabled.txt"))
+    fragment, titan = out.gpus
+    assert (fragment.app_graphics_mhz, fragment.default_app_graphics_mhz) == (1350, 1350)
+    assert fragment.bdf == "" and fragment.processes == ()
+    assert titan.name == "TITAN RTX" and titan.bdf == "0000:68:00.0" and titan.persistence is False
+
+
+def test_h100_pod_table_rows_without_header() -> None:
+    text = _capture("33-h100-k8s-pod-shm-64m-memlock-64k-shared-gpu.txt")
+    record = recognise(text).record
+    out = parse_table(record.commands[("nvidia-smi",)].stdout)
+    (g,) = out.gpus
+    assert g.name == "NVIDIA H100 80GB HBM3" and g.bdf == "0000:00:0b.0" and g.power_limit_w == 700.0
+    assert g.processes is not None and g.processes[0].name == "VLLM::EngineCore"
+
+
+@pytest.mark.parametrize("name,argv", [
+    ("01-a100-sxm4-mig-persistence-off-nvsmi-xml.txt", ("nvidia-smi", "-q", "-x")),
+    ("04-rtx-pro-6000-blackwell-maxq-gen4-host-nvsmi-xml.txt", ("nvidia-smi", "-q", "-x")),
+    ("15-2x-rtx3090-nvidia-smi-table-250w-cap-persistence-off.txt", ("nvidia-smi",)),
+    ("21-titan-rtx-nvidia-smi-q-text-persistence-disabled.txt", ("nvidia-smi", "-q")),
+])
+def test_captures_are_recognised(name: str, argv: tuple[str, ...]) -> None:
+    assert argv in recognise(_capture(name)).record.commands
+
+
+# --- own fixtures ----------------------------------------------------------------------------------
+
+
+def test_hgx_xml_eight_gpus_and_old_schema() -> None:
+    new = parse_xml(xml_log([xml_gpu(b) for b in HGX_BUSES]))
+    assert len(new.gpus) == 8 and new.gpus[7].bdf == "0000:db:00.0" and new.gpus[0].fabric_state == "Completed"
+    assert new.gpus[0].ecc_aggregate_corrected == 3 and new.gpus[0].processes[0].name == "VLLM::Worker_TP0"  # type: ignore[index]
+    old = parse_xml(xml_log([xml_gpu(HGX_BUSES[0], limit="500.00 W", old=True,
+                                     reasons={"hw_slowdown": "Active", "sw_power_cap": "Active"})]))
+    (g,) = old.gpus
+    assert g.power_limit_w == 500.0 and g.power_enforced_w == 500.0 and g.power_default_w == 700.0
+    assert g.clock_events == ("sw_power_cap", "hw_slowdown")
+
+
+def test_query_text_fixture() -> None:
+    out = parse_query_text(QUERY_TEXT)
+    assert (out.driver_version, out.attached) == ("550.127.05", 2)
+    g, second = out.gpus
+    assert g.clock_events == ("sw_power_cap", "hw_slowdown", "hw_thermal_slowdown")
+    assert g.compute_mode == "Exclusive_Process" and (g.ecc_current, g.ecc_pending) == (True, False)
+    assert g.utilization_gpu == 97 and g.busy
+    assert g.ecc_volatile_uncorrected == 2 and g.ecc_aggregate_corrected == 12 and g.remap_pending is True
+    assert (g.power_limit_w, g.power_default_w) == (300.0, 350.0) and g.gsp_firmware == ""
+    assert (g.app_graphics_mhz, g.default_app_graphics_mhz) == (2040, 2520) and g.pcie_gen_host_max == 5
+    assert g.processes is not None and g.processes[0].pid == 30112 and g.processes[0].used_mib == 41210.0
+    assert second.persistence is False and second.processes == ()
+
+
+def test_table_old_header_with_processes() -> None:
+    out = parse_table(TABLE_OLD)
+    assert (out.driver_version, out.cuda_version) == ("550.127.05", "12.4")
+    assert [g.power_limit_w for g in out.gpus] == [450.0, 350.0]
+    assert [p.name for p in out.gpus[1].processes or ()] == ["/usr/lib/xorg/Xorg", "VLLM::Worker_TP1"]
+    assert out.gpus[1].processes[0].kind == "G"  # type: ignore[index]
+
+
+def test_xml_entities_are_refused() -> None:
+    bomb = ('<?xml version="1.0"?>\n<!DOCTYPE nvidia_smi_log [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;">]>\n'
+            "<nvidia_smi_log><driver_version>&b;</driver_version></nvidia_smi_log>")
+    with pytest.raises(ParseError, match="refused"):
+        parse_xml(bomb)
+    with pytest.raises(ParseError):
+        parse_xml(xml_log([xml_gpu(HGX_BUSES[0])])[:-40])  # cut short
+    with pytest.raises(ParseError):
+        parse_xml("<html>no</html>")
+
+
+def test_several_outputs_with_chatter_in_one_paste() -> None:
+    text = ("Here is my setup, vLLM hangs at startup:\n\nuser@gpu-box:~$ nvidia-smi\n" + TABLE_OLD
+            + "\nand the full query:\n$ nvidia-smi -q\n" + QUERY_TEXT + "\n```\n$ nvidia-smi -q -x\n"
+            + xml_log([xml_gpu(HGX_BUSES[0])]) + "```\nthanks!\n")
+    result = recognise(text)
+    kinds = [k for k, _, _ in result.recognised]
+    assert {"nvidia-smi", "nvidia-smi -q", "nvidia-smi -q -x"} <= set(kinds)
+    cmds = result.record.commands
+    assert len(parse_table(cmds[("nvidia-smi",)].stdout).gpus) == 2
+    assert len(parse_query_text(cmds[("nvidia-smi", "-q")].stdout).gpus) == 2
+    assert len(parse_xml(cmds[("nvidia-smi", "-q", "-x")].stdout).gpus) == 1
+
+
+# --- fuzzing -------------------------------------------------------------------------------------
+
+_PIECES = st.sampled_from([
+    "<nvidia_smi_log>", "</nvidia_smi_log>", "<gpu id=\"00000000:01:00.0\">", "</gpu>", "<power_limit>x W</power_limit>",
+    "GPU 00000000:01:00.0", "    Product Name : X", "        Current : Enabled", "|   0  NVIDIA X  On  |",
+    "| NVIDIA-SMI 1 Driver Version: 2 CUDA Version: 3 |", "Processes", "    Processes : None", "\n", "  ", ":",
+    "|    0   N/A  N/A   12   C   p   10MiB |", "<!DOCTYPE x>", "&amp;", "\t",
+])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(_PIECES, st.text(max_size=20)), max_size=40))
+def test_parsers_never_crash(parts: list[str]) -> None:
+    text = "".join(parts)
+    for parser in (parse_xml, parse_query_text, parse_table):
+        with contextlib.suppress(ParseError):
+            parser(text)
+    recognise(text)

@@ -1,0 +1,266 @@
+"""PCIE checks and FW-ACS-P2P / FW-REBAR-BAR1 / FW-ABOVE4G-MMIO / FW-AER-ERRORS: issue, pass and trap
+cases on fake sysfs trees (config space built byte by byte), pasted lspci text and the real captures."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+
+from pcie_support import Dev, bridge_config, gpu_config, sysfs
+from stackaudit.checks.pcie import link_downtrain
+from stackaudit.engine.testing import run_checks
+from stackaudit.facts.nvidia import GpuInfo, NvidiaGpus
+from stackaudit.facts.pci import PciDevice
+from stackaudit.facts.pcie_config import LSPCI_ARGV, PcieFacts, PcieFunction
+from stackaudit.host.base import CommandResult
+from stackaudit.host.memory import HostRecord, MemoryHost, fake_host
+from stackaudit.importers.registry import recognise, strip_header
+from test_pcie_lspci import NON_ROOT, OLD_FORMAT, SWITCH_HOST
+
+CAPTURES = Path(__file__).resolve().parents[1].parent / "shared" / "captures"
+ROOT, USP, DSP0, DSP1, GPU0, GPU1 = ("0000:40:01.1", "0000:41:00.0", "0000:42:00.0", "0000:42:01.0", "0000:43:00.0",
+                                     "0000:44:00.0")
+PCIE = ["PCIE-LINK-DOWNTRAIN", "PCIE-MRRS", "PCIE-MPS", "PCIE-RELAXED-ORDERING", "PCIE-10BIT-TAGS", "PCIE-ASPM"]
+FW = ["FW-ACS-P2P", "FW-REBAR-BAR1", "FW-ABOVE4G-MMIO", "FW-AER-ERRORS"]
+BAR1_128G = ("0x0000028000000000 0x0000029fffffffff 0x000000000014220c\n")
+RESOURCE = ("0x00000000e0000000 0x00000000e3ffffff 0x0000000000040200\n" + BAR1_128G
+            + "0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
+            "0x000002a000000000 0x000002a001ffffff 0x000000000014220c\n")
+AER_ZERO = "RxErr 0\nBadTLP 0\nBadDLLP 0\nRollover 0\nTimeout 0\nNonFatalErr 0\nCorrIntErr 0\nHeaderOF 0\nTOTAL_ERR_COR 0\n"
+AER_FATAL_ZERO = "Undefined 0\nDLP 0\nSDES 0\nTLP 0\nFCP 0\nCmpltTO 0\nTOTAL_ERR_FATAL 0\n"
+
+
+def _devs(acs_ctl: int = 0, gpu_kw: Mapping[str, object] | None = None, speed: str = "32.0 GT/s PCIe", width: str = "16",
+          truncate: int | None = None, gpu_extra: dict[str, str] | None = None, n_gpus: int = 2) -> list[Dev]:
+    gkw = {"devcap_mps": 256, "mps": 256, "cap_speed": 32.0, "speed": 32.0, **(gpu_kw or {})}
+
+    def cut(data: bytes) -> bytes:
+        return data[:truncate] if truncate else data
+
+    extra = {"resource": RESOURCE, "aer_dev_correctable": AER_ZERO, "aer_dev_fatal": AER_FATAL_ZERO,
+             "aer_dev_nonfatal": "TOTAL_ERR_NONFATAL 0\n", **(gpu_extra or {})}
+    devs = [
+        Dev(ROOT, [], "0x1022", "0x14ab", "0x060400", cut(bridge_config("root-port", acs_ctl=0x1D, devcap_mps=512,
+                                                                         cap_speed=32.0, speed=32.0))),
+        Dev(USP, [ROOT], "0x1000", "0xc030", "0x060400", cut(bridge_config("upstream-port", acs_ctl=None,
+                                                                          devcap_mps=2048, cap_speed=32.0, speed=32.0))),
+    ]
+    for n in range(n_gpus):
+        dsp, gpu = (DSP0, GPU0) if n == 0 else (DSP1, GPU1)
+        devs.append(Dev(dsp, [ROOT, USP], "0x1000", "0xc030", "0x060400",
+                        cut(bridge_config("downstream-port", acs_ctl=acs_ctl, devcap_mps=2048, cap_speed=32.0,
+                                          speed=32.0))))
+        devs.append(Dev(gpu, [ROOT, USP, dsp], config=cut(gpu_config(**gkw)), speed=speed, width=width,
+                        extra=dict(extra)))
+    return devs
+
+
+def _host(devs: list[Dev], cmdline: str = "BOOT_IMAGE=/vmlinuz ro iommu=pt", dmesg: str = "", uid: int = 0,
+          lspci: str | None = None) -> MemoryHost:
+    files, links = sysfs(devs)
+    files["/proc/cmdline"] = cmdline + "\n"
+    commands: dict[str | tuple[str, ...], str | CommandResult] = {"dmesg": dmesg,
+                                                                  ("systemd-detect-virt", "--vm"): "none\n"}
+    if lspci is not None:
+        commands[LSPCI_ARGV] = lspci
+    return fake_host(files=files, links=links, commands=commands, uid=uid)
+
+
+def _pasted(text: str) -> MemoryHost:
+    result = recognise(text)
+    return MemoryHost(result.record)
+
+
+# -- FW-ACS-P2P --------------------------------------------------------------------------------
+
+def test_acs_redirect_on_switch_ports_between_gpus_is_an_issue_with_exact_fix() -> None:
+    r = run_checks(_host(_devs(acs_ctl=0x1D)), ["FW-ACS-P2P"])["FW-ACS-P2P"]
+    assert r.status == "issue" and r.severity == "high", r.message
+    # Only the downstream ports below the common switch sit between the GPUs; the root port above it does not.
+    assert set(r.subjects) == {DSP0, DSP1}
+    assert r.fix is not None and f"setpci -s {DSP0} ECAP_ACS+0x6.w=0000" in r.fix.runtime
+    assert f'\\"pci=disable_acs_redir={DSP0};{DSP1}\\"' in r.fix.persistent
+    assert any("ReqRedir+ CmpltRedir+" in e for e in r.evidence)
+
+
+def test_acs_cleared_is_ok_and_noacs_is_named_ineffective() -> None:
+    ok = run_checks(_host(_devs(acs_ctl=0)), ["FW-ACS-P2P"])["FW-ACS-P2P"]
+    assert ok.status == "ok", ok.message
+    trap = run_checks(_host(_devs(acs_ctl=0x1D), cmdline="ro pci=noacs pcie_acs_override=downstream,multifunction",
+                            dmesg="[    0.000000] PCI: Unknown option `noacs'\n"), ["FW-ACS-P2P"])["FW-ACS-P2P"]
+    assert trap.status == "issue" and "not a mainline kernel parameter" in trap.message
+    assert "Unknown option" in trap.message and "does not clear ACS" in trap.message.replace("not clear ACS", "does not clear ACS")
+
+
+def test_acs_without_root_is_unknown_never_ok() -> None:
+    r = run_checks(_host(_devs(acs_ctl=0x1D, truncate=64), uid=1000), ["FW-ACS-P2P"])["FW-ACS-P2P"]
+    assert r.status == "unknown" and "root" in (r.hint + r.message)
+
+
+def test_acs_on_nvswitch_host_is_medium_and_one_gpu_not_applicable() -> None:
+    devs = [*_devs(acs_ctl=29), Dev("0000:05:00.0", [], pci_class="0x068000", device="0x22a3")]
+    r = run_checks(_host(devs), ["FW-ACS-P2P"])["FW-ACS-P2P"]
+    assert r.status == "issue" and r.severity == "medium" and "NVLink" in r.message
+    one = run_checks(_host(_devs(acs_ctl=0x1D, n_gpus=1)), ["FW-ACS-P2P"])["FW-ACS-P2P"]
+    assert one.status == "not-applicable"
+
+
+def test_acs_from_pasted_lspci_with_bus_topology() -> None:
+    r = run_checks(_pasted(SWITCH_HOST), ["FW-ACS-P2P"])["FW-ACS-P2P"]
+    assert r.status == "issue" and set(r.subjects) == {DSP0, DSP1}
+
+
+def test_acs_capture_07_grepped_lines_counts_ports() -> None:
+    path = CAPTURES / "07-nccl-illegal-memory-access-acsctl-redirect-enabled.txt"
+    if not path.exists():
+        pytest.skip("shared captures not available")
+    r = run_checks(_pasted(strip_header(path.read_text())), ["FW-ACS-P2P"])["FW-ACS-P2P"]
+    assert r.status == "issue" and "4 of 16" in r.message and "ECAP_ACS" in (r.fix.runtime if r.fix else "")
+
+
+# -- PCIE-LINK-DOWNTRAIN -----------------------------------------------------------------------
+
+def test_link_width_low_is_an_issue_and_full_link_ok() -> None:
+    bad = run_checks(_host(_devs(width="8")), ["PCIE-LINK-DOWNTRAIN"])["PCIE-LINK-DOWNTRAIN"]
+    assert bad.status == "issue" and "x8" in bad.message and set(bad.subjects) == {GPU0, GPU1}
+    good = run_checks(_host(_devs()), ["PCIE-LINK-DOWNTRAIN"])["PCIE-LINK-DOWNTRAIN"]
+    assert good.status == "ok" and "Gen5 x16" in good.message
+
+
+def test_link_speed_low_at_idle_is_not_conclusive() -> None:
+    r = run_checks(_host(_devs(speed="2.5 GT/s PCIe")), ["PCIE-LINK-DOWNTRAIN"])["PCIE-LINK-DOWNTRAIN"]
+    assert r.status == "unknown" and "idle, not conclusive" in r.message and "--sample" in r.hint
+
+
+def test_link_gone_is_an_issue() -> None:
+    r = run_checks(_host(_devs(width="255")), ["PCIE-LINK-DOWNTRAIN"])["PCIE-LINK-DOWNTRAIN"]
+    assert r.status == "issue" and "fallen off the bus" in r.message
+
+
+def _facts(speed: float, width: int = 16) -> PcieFacts:
+    gpu = PciDevice(GPU0, "0x10de", "0x2330", "0x030200", role="gpu", current_link_speed=speed, max_link_speed=32.0,
+                    current_link_width=width, max_link_width=16)
+    return PcieFacts((PcieFunction(GPU0, "gpu", gpu),), "config space")
+
+
+def test_link_speed_low_busy_is_an_issue_idle_known_is_not() -> None:
+    busy = NvidiaGpus((GpuInfo(index=0, name="NVIDIA H100 80GB HBM3", bdf=GPU0, utilization_gpu=97, pstate="P0"),))
+    assert link_downtrain(_facts(8.0), busy).status == "issue"
+    idle = NvidiaGpus((GpuInfo(index=0, name="NVIDIA H100 80GB HBM3", bdf=GPU0, utilization_gpu=0, pstate="P8"),))
+    assert link_downtrain(_facts(2.5), idle).status == "not-an-issue"
+
+
+def test_link_expectation_comes_from_the_gpu_table() -> None:
+    # The pasted RTX PRO 6000 sits at Gen1 (downgraded) at full width: idle, not conclusive.
+    r = run_checks(_pasted(SWITCH_HOST), ["PCIE-LINK-DOWNTRAIN"])["PCIE-LINK-DOWNTRAIN"]
+    assert r.status == "unknown" and GPU0 in r.subjects and "gpus.toml" in r.message
+
+
+# -- MRRS / MPS / RO / 10-bit / ASPM -------------------------------------------------------------
+
+def test_mrrs_low_is_low_unproven_issue_with_setpci() -> None:
+    r = run_checks(_host(_devs(gpu_kw={"mrrs": 128})), ["PCIE-MRRS"])["PCIE-MRRS"]
+    assert r.status == "issue" and r.severity == "low" and r.confidence == "unproven" and r.priority == "P2"
+    assert r.fix is not None and f"setpci -s {GPU0} CAP_EXP+0x08.w=5000:7000" in r.fix.runtime
+    ok = run_checks(_host(_devs()), ["PCIE-MRRS"])["PCIE-MRRS"]
+    assert ok.status == "ok" and "unproven" in ok.message
+
+
+def test_mps_below_path_is_issue_and_256_device_limit_is_not_an_issue() -> None:
+    bad = run_checks(_host(_devs(gpu_kw={"devcap_mps": 512, "mps": 128})), ["PCIE-MPS"])["PCIE-MPS"]
+    assert bad.status == "issue" and "path supports 512" in bad.message
+    trap = run_checks(_host(_devs()), ["PCIE-MPS"])["PCIE-MPS"]
+    assert trap.status == "not-an-issue" and "own limit" in trap.message
+
+
+def test_capture_05_mps_is_device_limit_and_mrrs_info() -> None:
+    path = CAPTURES / "05-a100-sxm4-lspci-maxreadreq-512.txt"
+    if not path.exists():
+        pytest.skip("shared captures not available")
+    res = run_checks(_pasted(strip_header(path.read_text())), PCIE + FW)
+    assert res["PCIE-MPS"].status == "not-an-issue"
+    assert res["PCIE-MRRS"].status == "ok" and "512" in res["PCIE-MRRS"].message
+    assert res["PCIE-RELAXED-ORDERING"].status == "ok"
+    assert res["FW-REBAR-BAR1"].status == "ok" and "64 GiB" in res["FW-REBAR-BAR1"].message
+    assert res["PCIE-LINK-DOWNTRAIN"].status == "unknown"  # the paste stops before LnkSta
+    assert res["FW-ACS-P2P"].status == "not-applicable"
+    assert all(r.status != "error" for r in res.values())
+
+
+def test_info_checks_report_observations() -> None:
+    res = run_checks(_host(_devs(gpu_kw={"aspm_ctl": 2})), ["PCIE-RELAXED-ORDERING", "PCIE-10BIT-TAGS", "PCIE-ASPM"])
+    assert res["PCIE-RELAXED-ORDERING"].status == "ok" and "RlxdOrd+" in res["PCIE-RELAXED-ORDERING"].message
+    tags = res["PCIE-10BIT-TAGS"]
+    assert tags.status == "ok" and "possible read-throughput limit" in tags.message
+    assert res["PCIE-ASPM"].status == "ok" and "ASPM is enabled" in res["PCIE-ASPM"].message
+    gen3 = run_checks(_pasted(OLD_FORMAT), ["PCIE-10BIT-TAGS"])["PCIE-10BIT-TAGS"]
+    assert gen3.status in ("not-applicable", "unknown")
+
+
+def test_non_root_registers_are_unknown_never_ok() -> None:
+    res = run_checks(_host(_devs(truncate=64), uid=1000), PCIE)
+    for cid in ("PCIE-MRRS", "PCIE-MPS", "PCIE-RELAXED-ORDERING", "PCIE-10BIT-TAGS", "PCIE-ASPM"):
+        assert res[cid].status == "unknown", (cid, res[cid].message)
+        assert "root" in res[cid].hint
+    # sysfs link attributes are world-readable: the link check still answers.
+    assert res["PCIE-LINK-DOWNTRAIN"].status == "ok"
+    pasted = run_checks(_pasted(NON_ROOT), PCIE)
+    assert pasted["PCIE-MRRS"].status == "unknown" and pasted["PCIE-MPS"].status == "unknown"
+
+
+def test_config_space_and_lspci_agree_on_the_same_host() -> None:
+    from stackaudit.engine.collect import Collector
+    from stackaudit.facts.registry import load_all
+
+    load_all()
+    host = _host(_devs(acs_ctl=0x1D), lspci=SWITCH_HOST)
+    facts = Collector(host).results(["pcie"])["pcie"]
+    assert isinstance(facts, PcieFacts) and facts.source == "config space" and facts.root
+    assert not [d for d in facts.disagreements if "ACSCtl" in d]
+
+
+# -- FW-REBAR-BAR1 / FW-ABOVE4G-MMIO / FW-AER-ERRORS ---------------------------------------------
+
+_SMALL_BAR = ("0x00000000e0000000 0x00000000e3ffffff 0x0000000000040200\n"
+              "0x00000000c0000000 0x00000000cfffffff 0x000000000014220c\n")
+
+
+def test_rebar_small_bar1_on_capable_gpus_is_an_issue_single_gpu_trap() -> None:
+    kw: dict[str, object] = {"rebar": [(1, 8, list(range(6, 16)))]}
+    r = run_checks(_host(_devs(gpu_kw=kw, gpu_extra={"resource": _SMALL_BAR})), ["FW-REBAR-BAR1"])["FW-REBAR-BAR1"]
+    assert r.status == "issue" and "256 MiB" in r.message and "32 GiB" in r.message
+    one = run_checks(_host(_devs(gpu_kw=kw, gpu_extra={"resource": _SMALL_BAR}, n_gpus=1)), ["FW-REBAR-BAR1"])
+    assert one["FW-REBAR-BAR1"].status == "not-an-issue"
+    big = run_checks(_host(_devs()), ["FW-REBAR-BAR1"])["FW-REBAR-BAR1"]
+    assert big.status == "ok" and "128 GiB" in big.message
+
+
+def test_above4g_unassigned_bar_or_kernel_message_is_an_issue() -> None:
+    r = run_checks(_pasted(OLD_FORMAT), ["FW-ABOVE4G-MMIO"])["FW-ABOVE4G-MMIO"]
+    assert r.status == "issue" and "BAR [1]" in r.message
+    dmesg = "[    1.234] pci 0000:43:00.0: BAR 1: no space for [mem size 0x2000000000 64bit pref]\n"
+    r2 = run_checks(_host(_devs(), dmesg=dmesg), ["FW-ABOVE4G-MMIO"])["FW-ABOVE4G-MMIO"]
+    assert r2.status == "issue" and GPU0 in r2.subjects and r2.evidence
+    assert run_checks(_host(_devs()), ["FW-ABOVE4G-MMIO"])["FW-ABOVE4G-MMIO"].status == "ok"
+
+
+def test_aer_fatal_is_high_correctable_only_ok_and_xid79() -> None:
+    fatal = AER_FATAL_ZERO.replace("CmpltTO 0", "CmpltTO 2").replace("TOTAL_ERR_FATAL 0", "TOTAL_ERR_FATAL 2")
+    r = run_checks(_host(_devs(gpu_extra={"aer_dev_fatal": fatal})), ["FW-AER-ERRORS"])["FW-AER-ERRORS"]
+    assert r.status == "issue" and r.severity == "high" and GPU0 in r.subjects
+    # Long names (older kernels) parse as well as the short ones of 6.12.
+    corr = "Receiver Error 3\nBad TLP 1\nBad DLLP 0\nRELAY_NUM Rollover 0\nTOTAL_ERR_COR 4\n"
+    c = run_checks(_host(_devs(gpu_extra={"aer_dev_correctable": corr})), ["FW-AER-ERRORS"])["FW-AER-ERRORS"]
+    assert c.status == "ok" and "correctable errors since boot" in c.message and "4" in c.message
+    xid = "[ 9001.1] NVRM: Xid (PCI:0000:43:00): 79, pid=1234, GPU has fallen off the bus.\n"
+    x = run_checks(_host(_devs(), dmesg=xid), ["FW-AER-ERRORS"])["FW-AER-ERRORS"]
+    assert x.status == "issue" and x.severity == "high"
+
+
+def test_pasted_sources_never_error_and_empty_source_is_unknown() -> None:
+    res = run_checks(_pasted(SWITCH_HOST), PCIE + FW)
+    assert all(r.status != "error" for r in res.values()), {k: r.message for k, r in res.items()}
+    empty = run_checks(MemoryHost(HostRecord(meta={"source": "pasted"})), PCIE + FW)
+    assert all(r.status == "unknown" for r in empty.values()), {k: r.status for k, r in empty.items()}

@@ -1,0 +1,269 @@
+"""`lspci -vvv` parsing and importing: the real captures and own realistic fixtures (pciutils' ls-caps.c /
+ls-ecaps.c formats: LnkSta with and without `(ok)`/`(downgraded)`, old comma-separated DevCap2 flags)."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.pcie_config import LSPCI_ARGV, parse_lspci
+from stackaudit.importers.registry import recognise, strip_header
+
+CAPTURES = Path(__file__).resolve().parents[1].parent / "shared" / "captures"
+
+# A PCIe switch (Broadcom PEX890xx) under an EPYC root port with two RTX PRO 6000 Blackwell behind it, the
+# switch downstream ports with ACS redirect on (the bad variant of the DESIGN.md story). Modelled on lspci 3.10.
+SWITCH_HOST = """\
+0000:40:01.1 PCI bridge [0604]: Advanced Micro Devices, Inc. [AMD] Genoa/Bergamo GPP Bridge [1022:14ab] (prog-if 00 [Normal decode])
+	Control: I/O+ Mem+ BusMaster+ SpecCycle- MemWINV- VGASnoop- ParErr- Stepping- SERR- FastB2B- DisINTx+
+	Bus: primary=40, secondary=41, subordinate=44, sec-latency=0
+	Capabilities: [58] Express (v2) Root Port (Slot+), MSI 00
+		DevCap:	MaxPayload 512 bytes, PhantFunc 0
+			ExtTag+ RBE+
+		DevCtl:	CorrErr+ NonFatalErr+ FatalErr+ UnsupReq+
+			RlxdOrd+ ExtTag+ PhantFunc- AuxPwr- NoSnoop+
+			MaxPayload 256 bytes, MaxReadReq 512 bytes
+		LnkCap:	Port #1, Speed 32GT/s, Width x16, ASPM L1, Exit Latency L1 <64us
+			ClockPM- Surprise- LLActRep+ BwNot+ ASPMOptComp+
+		LnkCtl:	ASPM Disabled; RCB 64 bytes, Disabled- CommClk+
+		LnkSta:	Speed 32GT/s, Width x16
+			TrErr- Train- SlotClk+ DLActive+ BWMgmt- ABWMgmt-
+		DevCap2: Completion Timeout: Range ABCD, TimeoutDis+ NROPrPrP- LTR+
+\t\t\t 10BitTagComp+ 10BitTagReq+ OBFF Not Supported, ExtFmt+ EETLPPrefix+, MaxEETLPPrefixes 1
+		DevCtl2: Completion Timeout: 50us to 50ms, TimeoutDis- LTR- 10BitTagReq- OBFF Disabled, ARIFwd+
+	Capabilities: [2a0 v1] Access Control Services
+		ACSCap:	SrcValid+ TransBlk+ ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans+
+		ACSCtl:	SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-
+	Kernel driver in use: pcieport
+
+0000:41:00.0 PCI bridge [0604]: Broadcom / LSI PCIe Switch management endpoint [1000:c030] (rev b0)
+	Bus: primary=41, secondary=42, subordinate=44, sec-latency=0
+	Capabilities: [68] Express (v2) Upstream Port, MSI 00
+		DevCap:	MaxPayload 2048 bytes, PhantFunc 0
+		DevCtl:	CorrErr+ NonFatalErr+ FatalErr+ UnsupReq+
+			RlxdOrd+ ExtTag+ PhantFunc- AuxPwr- NoSnoop+
+			MaxPayload 256 bytes, MaxReadReq 512 bytes
+		LnkCap:	Port #0, Speed 32GT/s, Width x16, ASPM not supported
+		LnkSta:	Speed 32GT/s (ok), Width x16 (ok)
+	Kernel driver in use: pcieport
+
+0000:42:00.0 PCI bridge [0604]: Broadcom / LSI PCIe Switch management endpoint [1000:c030] (rev b0)
+	Bus: primary=42, secondary=43, subordinate=43, sec-latency=0
+	Capabilities: [68] Express (v2) Downstream Port (Slot+), MSI 00
+		DevCap:	MaxPayload 2048 bytes, PhantFunc 0
+		DevCtl:	CorrErr+ NonFatalErr+ FatalErr+ UnsupReq+
+			RlxdOrd+ ExtTag+ PhantFunc- AuxPwr- NoSnoop+
+			MaxPayload 256 bytes, MaxReadReq 512 bytes
+		LnkCap:	Port #0, Speed 32GT/s, Width x16, ASPM not supported
+		LnkCtl:	ASPM Disabled; Disabled- CommClk+
+		LnkSta:	Speed 32GT/s, Width x16
+	Capabilities: [a00 v1] Access Control Services
+		ACSCap:	SrcValid+ TransBlk+ ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl+ DirectTrans+
+		ACSCtl:	SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-
+	Kernel driver in use: pcieport
+
+0000:42:01.0 PCI bridge [0604]: Broadcom / LSI PCIe Switch management endpoint [1000:c030] (rev b0)
+	Bus: primary=42, secondary=44, subordinate=44, sec-latency=0
+	Capabilities: [68] Express (v2) Downstream Port (Slot+), MSI 00
+		DevCap:	MaxPayload 2048 bytes, PhantFunc 0
+		DevCtl:	CorrErr+ NonFatalErr+ FatalErr+ UnsupReq+
+			RlxdOrd+ ExtTag+ PhantFunc- AuxPwr- NoSnoop+
+			MaxPayload 256 bytes, MaxReadReq 512 bytes
+		LnkCap:	Port #1, Speed 32GT/s, Width x16, ASPM not supported
+		LnkSta:	Speed 32GT/s, Width x16
+	Capabilities: [a00 v1] Access Control Services
+		ACSCap:	SrcValid+ TransBlk+ ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl+ DirectTrans+
+		ACSCtl:	SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-
+	Kernel driver in use: pcieport
+
+0000:43:00.0 VGA compatible controller [0300]: NVIDIA Corporation GB202GL [RTX PRO 6000 Blackwell Server Edition] [10de:2bb5] (rev a1) (prog-if 00 [VGA controller])
+	Subsystem: NVIDIA Corporation Device [10de:204e]
+	NUMA node: 2
+	IOMMU group: 44
+	Region 0: Memory at e0000000 (32-bit, non-prefetchable) [size=64M]
+	Region 1: Memory at 28000000000 (64-bit, prefetchable) [size=128G]
+	Region 3: Memory at 2a000000000 (64-bit, prefetchable) [size=32M]
+	Capabilities: [40] Power Management version 3
+	Capabilities: [60] Express (v2) Legacy Endpoint, MSI 00
+		DevCap:	MaxPayload 256 bytes, PhantFunc 0, Latency L0s unlimited, L1 <64us
+			ExtTag+ AttnBtn- AttnInd- PwrInd- RBE+ FLReset+
+		DevCtl:	CorrErr- NonFatalErr- FatalErr- UnsupReq-
+			RlxdOrd+ ExtTag+ PhantFunc- AuxPwr- NoSnoop+ FLReset-
+			MaxPayload 256 bytes, MaxReadReq 512 bytes
+		LnkCap:	Port #0, Speed 32GT/s, Width x16, ASPM L1, Exit Latency L1 <4us
+			ClockPM+ Surprise- LLActRep- BwNot- ASPMOptComp+
+		LnkCtl:	ASPM Disabled; RCB 64 bytes, Disabled- CommClk+
+		LnkSta:	Speed 2.5GT/s (downgraded), Width x16
+			TrErr- Train- SlotClk+ DLActive- BWMgmt- ABWMgmt-
+		DevCap2: Completion Timeout: Range AB, TimeoutDis+ NROPrPrP- LTR+
+\t\t\t 10BitTagComp+ 10BitTagReq+ OBFF Via message, ExtFmt+ EETLPPrefix-
+		DevCtl2: Completion Timeout: 50us to 50ms, TimeoutDis- LTR- 10BitTagReq- OBFF Disabled,
+	Capabilities: [100 v1] Advanced Error Reporting
+		UESta:	DLP- SDES- TLP- FCP- CmpltTO- CmpltAbrt- UnxCmplt- RxOF- MalfTLP- ECRC- UnsupReq- ACSViol-
+		CESta:	RxErr- BadTLP- BadDLLP- Rollover- Timeout- AdvNonFatalErr-
+	Capabilities: [bb0 v1] Physical Resizable BAR
+		BAR 0: current size: 64MB, supported: 64MB
+		BAR 1: current size: 128GB, supported: 64MB 128MB 256MB 512MB 1GB 2GB 4GB 8GB 16GB 32GB 64GB 128GB
+		BAR 3: current size: 32MB, supported: 32MB
+	Kernel driver in use: nvidia
+	Kernel modules: nvidiafb, nouveau, nvidia_drm, nvidia
+
+0000:44:00.0 VGA compatible controller [0300]: NVIDIA Corporation GB202GL [RTX PRO 6000 Blackwell Server Edition] [10de:2bb5] (rev a1) (prog-if 00 [VGA controller])
+	NUMA node: 2
+	Region 1: Memory at 2c000000000 (64-bit, prefetchable) [size=128G]
+	Capabilities: [60] Express (v2) Legacy Endpoint, MSI 00
+		DevCap:	MaxPayload 256 bytes, PhantFunc 0, Latency L0s unlimited, L1 <64us
+		DevCtl:	CorrErr- NonFatalErr- FatalErr- UnsupReq-
+			RlxdOrd+ ExtTag+ PhantFunc- AuxPwr- NoSnoop+ FLReset-
+			MaxPayload 256 bytes, MaxReadReq 512 bytes
+		LnkCap:	Port #0, Speed 32GT/s, Width x16, ASPM L1, Exit Latency L1 <4us
+		LnkSta:	Speed 32GT/s (ok), Width x16 (ok)
+	Kernel driver in use: nvidia
+"""
+
+NON_ROOT = """\
+01:00.0 VGA compatible controller: NVIDIA Corporation AD102 [GeForce RTX 4090] (rev a1) (prog-if 00 [VGA controller])
+	Subsystem: ASUSTeK Computer Inc. Device 889c
+	Flags: bus master, fast devsel, latency 0, IRQ 186
+	Memory at fb000000 (32-bit, non-prefetchable) [size=16M]
+	Capabilities: <access denied>
+	Kernel driver in use: nvidia
+	Kernel modules: nvidiafb, nouveau, nvidia_drm, nvidia
+"""
+
+OLD_FORMAT = """\
+05:00.0 3D controller: NVIDIA Corporation GV100GL [Tesla V100 PCIe 32GB] (rev a1)
+	Region 1: Memory at <unassigned> (64-bit, prefetchable) [disabled] [size=32G]
+	Capabilities: [68] Express (v2) Endpoint, MSI 00
+		DevCap:	MaxPayload 256 bytes, PhantFunc 0, Latency L0s unlimited, L1 <64us
+		DevCtl:	Report errors: Correctable- Non-Fatal- Fatal- Unsupported-
+			RlxdOrd- ExtTag+ PhantFunc- AuxPwr- NoSnoop+
+			MaxPayload 128 bytes, MaxReadReq 128 bytes
+		LnkSta:	Speed 8GT/s, Width x8, TrErr- Train- SlotClk+ DLActive- BWMgmt- ABWMgmt-
+		DevCap2: Completion Timeout: Range AB, TimeoutDis+, LTR-, OBFF Not Supported
+\t\t\t 10BitTagComp-, 10BitTagReq-, OBFF Not Supported, ExtFmt-, EETLPPrefix-
+	Kernel driver in use: nvidia
+"""
+
+
+def _capture(name: str) -> str:
+    path = CAPTURES / name
+    if not path.exists():
+        pytest.skip("shared captures not available")
+    return str(strip_header(path.read_text()))
+
+
+def test_switch_host_devices_topology_and_registers() -> None:
+    out = parse_lspci(SWITCH_HOST)
+    assert out.topology_known and len(out.devices) == 6
+    dev = out.by_bdf()
+    gpu = dev["0000:43:00.0"]
+    assert gpu.pci_class == "0x030000" and gpu.vendor == "0x10de" and gpu.device == "0x2bb5"
+    assert gpu.model == "RTX PRO 6000 Blackwell Server Edition" and gpu.numa_node == 2 and gpu.iommu_group == 44
+    assert gpu.driver == "nvidia" and [b.index for b in gpu.bars] == [0, 1, 3] and gpu.bars[1].size == 128 << 30
+    cfg = gpu.config
+    assert cfg is not None and cfg.readable and cfg.complete
+    exp = cfg.express
+    assert exp is not None and exp.port_type == "legacy-endpoint"
+    assert (exp.devcap_mps, exp.devctl_mps, exp.devctl_mrrs, exp.devctl_relaxed_ordering) == (256, 256, 512, True)
+    assert (exp.lnkcap_speed, exp.lnksta_speed, exp.lnksta_width, exp.lnkctl_aspm) == (32.0, 2.5, 16, "Disabled")
+    assert exp.devcap2_10bit_req is True and exp.devctl2_10bit_req is False
+    assert cfg.rebar is not None and cfg.rebar[1].current_mib == 128 << 10 and cfg.aer is not None
+    dsp = dev["0000:42:00.0"].config
+    assert dsp is not None and dsp.acs is not None and dsp.acs.ctl == 0x1D and dsp.acs.redirect
+    assert dsp.express is not None and dsp.express.port_type == "downstream-port"
+    root = dev["0000:40:01.1"]
+    assert root.secondary_bus == 0x41 and root.config is not None and root.config.express is not None
+    assert root.config.express.port_type == "root-port" and root.config.express.devcap2_10bit_comp
+
+
+def test_access_denied_is_unreadable() -> None:
+    [dev] = parse_lspci(NON_ROOT).devices
+    assert dev.bdf == "0000:01:00.0" and dev.pci_class == "0x030000" and dev.vendor == "0x10de"
+    assert dev.config is not None and not dev.config.readable and dev.model == "GeForce RTX 4090"
+
+
+def test_old_format_and_unassigned_bar() -> None:
+    [dev] = parse_lspci(OLD_FORMAT).devices
+    assert dev.pci_class == "0x030200" and dev.bars[0].unassigned and dev.bars[0].start is None
+    exp = dev.config.express if dev.config else None
+    assert exp is not None and (exp.devctl_mps, exp.devctl_mrrs, exp.lnksta_speed, exp.lnksta_width) == (128, 128, 8.0, 8)
+    assert exp.devcap2_10bit_comp is False and exp.devctl_relaxed_ordering is False
+
+
+def test_capture_05_cut_mid_capability() -> None:
+    [dev] = parse_lspci(_capture("05-a100-sxm4-lspci-maxreadreq-512.txt")).devices
+    assert dev.bdf == "0000:da:00.0" and dev.model == "A100 SXM4 40GB" and dev.numa_node == 5
+    assert dev.config is not None and dev.config.readable and not dev.config.complete
+    exp = dev.config.express
+    assert exp is not None and (exp.devcap_mps, exp.devctl_mps, exp.devctl_mrrs) == (256, 256, 512)
+    assert exp.devctl_relaxed_ordering and exp.devctl_ext_tag and exp.lnksta_speed is None
+    assert dev.bars[1].size == 64 << 30 and dev.bars[1].prefetchable and dev.bars[1].is_64bit
+
+
+def test_capture_07_grepped_acsctl_lines() -> None:
+    out = parse_lspci(_capture("07-nccl-illegal-memory-access-acsctl-redirect-enabled.txt"))
+    assert not out.devices and len(out.loose) == 16
+    assert sum(1 for c in out.loose if c.acs and c.acs.redirect) == 4  # + the cut fifth line
+    # The last line is cut ("SrcValid+ TransBlk- Req"): its ReqRedir/CmpltRedir bits are unknown, not "-".
+    assert out.loose[-1].acs is not None and out.loose[-1].acs.ctl is None
+
+
+def test_capture_28_iommu_group_listing_imports_as_lspci() -> None:
+    result = recognise(_capture("28-rtx3070ti-vfio-proc-cmdline-intel-iommu-on.txt"))
+    kinds = [k for k, _, _ in result.recognised]
+    assert "lspci" in kinds and "/proc/cmdline" in kinds
+    out = parse_lspci(result.record.commands[LSPCI_ARGV].stdout)
+    gpu = out.by_bdf()["0000:01:00.0"]
+    assert gpu.iommu_group == 1 and gpu.model == "GeForce RTX 3070 Ti" and gpu.config is None
+    assert out.by_bdf()["0000:00:01.0"].iommu_group == 1
+
+
+def test_importer_with_chatter_and_two_listings() -> None:
+    text = ("user@gpu:~$ sudo lspci -vvv -s 43:00.0\n" + SWITCH_HOST.split("\n\n")[4] + "\n\nsome words here\n"
+            "$ lspci -vvv | grep -E '^[0-9a-f]|ACSCtl'\n"
+            "42:00.0 PCI bridge: Broadcom / LSI PCIe Switch management endpoint (rev b0)\n"
+            "\t\tACSCtl:\tSrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-\n")
+    result = recognise(text)
+    assert [k for k, _, _ in result.recognised].count("lspci") == 2
+    out = parse_lspci(result.record.commands[LSPCI_ARGV].stdout)
+    assert set(out.by_bdf()) == {"0000:43:00.0", "0000:42:00.0"}
+    bridge = out.by_bdf()["0000:42:00.0"].config
+    assert bridge is not None and bridge.acs is not None and bridge.acs.redirect and not bridge.complete
+
+
+def test_lspci_tree_is_recognised() -> None:
+    tree = ("-+-[0000:40]-+-00.0  Advanced Micro Devices, Inc. [AMD] Genoa/Bergamo Root Complex\n"
+            " |           +-01.1-[41-44]----00.0-[42-44]--+-00.0-[43]----00.0  NVIDIA Corporation GB202GL\n"
+            " |           |                               \\-01.0-[44]----00.0  NVIDIA Corporation GB202GL\n"
+            " \\-[0000:00]-+-00.0  Advanced Micro Devices, Inc. [AMD] Genoa/Bergamo Root Complex\n")
+    assert ("lspci -tv", 1, 4) in recognise(tree).recognised
+
+
+def test_nothing_lspci_like_is_a_parse_error() -> None:
+    with pytest.raises(ParseError):
+        parse_lspci("hello\nworld\n")
+
+
+_ALPHABET = st.sampled_from(["\t", "\t\t", " ", "\n", ":", "+", "-", "[", "]", "ACSCtl:", "LnkSta:", "Speed ", "GT/s",
+                             "Width x", "16", "01:00.0 ", "VGA compatible controller", "Capabilities: [60] Express (v2) ",
+                             "BAR 1: current size: ", "256MB", "Region 1: Memory at ", "<unassigned>", "(64-bit, ",
+                             "[size=", "Bus: primary=00, secondary=01", "DevCtl:", "MaxPayload 256 bytes", "x", "0"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ALPHABET, max_size=80).map("".join))
+def test_fuzz_lspci_only_parse_error(text: str) -> None:
+    with contextlib.suppress(ParseError):
+        parse_lspci(text)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(max_size=400))
+def test_fuzz_importer_never_raises(text: str) -> None:
+    recognise(SWITCH_HOST[:200] + text)

@@ -1,0 +1,120 @@
+"""PWR checks: power limit, clock event reasons (instant and sampled), application clocks, power profile."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nvidia_support import QUERY_TEXT, TABLE_OLD, hgx, host_for, pcie_box
+from stackaudit.engine.runner import AuditOptions, run_audit
+from stackaudit.engine.testing import run_checks
+from stackaudit.host.memory import MemoryHost
+from stackaudit.importers.registry import recognise
+
+
+def _one(host: Any, check_id: str) -> Any:
+    return run_checks(host, [check_id])[check_id]
+
+
+def _pasted(text: str) -> MemoryHost:
+    return MemoryHost(recognise(text).record)
+
+
+# --- PWR-GPU-POWER-LIMIT --------------------------------------------------------------------------
+
+
+def test_power_limit_below_default_gives_the_exact_fix() -> None:
+    gpus = hgx(count=8)
+    gpus[5]["power"] = {**gpus[5]["power"], "limit_mw": 500000, "enforced_mw": 500000}
+    r = _one(host_for(gpus), "PWR-GPU-POWER-LIMIT")
+    assert r.status == "issue" and r.priority == "P1" and r.subjects == ("0000:ab:00.0",)
+    assert r.fix.runtime.startswith("nvidia-smi -i 5 -pl 700") and "71%" in r.message
+
+
+def test_power_limit_default_from_the_gpu_table_for_a_pasted_table() -> None:
+    r = _one(_pasted(TABLE_OLD), "PWR-GPU-POWER-LIMIT")
+    assert r.status == "issue" and "nvidia-smi -i 1 -pl 450" in r.fix.runtime and "GPU table" in r.message
+    assert r.confidence == "field-reports"
+
+
+def test_enforced_below_requested_points_to_power_brake() -> None:
+    gpus = hgx(count=1)
+    gpus[0]["power"] = {**gpus[0]["power"], "enforced_mw": 550000}
+    r = _one(host_for(gpus), "PWR-GPU-POWER-LIMIT")
+    assert r.status == "issue" and "power brake" in r.message
+
+
+def test_power_limit_ok_and_maxq_default_is_its_own() -> None:
+    assert _one(host_for(pcie_box("NVIDIA L40S", 4)), "PWR-GPU-POWER-LIMIT").status == "ok"
+
+
+# --- PWR-CLOCK-EVENTS -----------------------------------------------------------------------------
+
+
+def test_hw_slowdown_under_load_in_one_instant() -> None:
+    r = _one(_pasted(QUERY_TEXT), "PWR-CLOCK-EVENTS")
+    assert r.status == "issue" and "HW Thermal Slowdown" in r.message and "--sample" in r.message
+    assert r.severity == "medium"
+
+
+def test_idle_instant_is_not_conclusive_and_power_cap_is_a_trap() -> None:
+    idle_hw = hgx(count=1, clock_event_reasons=0x1 | 0x8)
+    assert _one(host_for(idle_hw), "PWR-CLOCK-EVENTS").status == "unknown"
+    capped = hgx(count=1, clock_event_reasons=0x4, utilization={"gpu": 100, "memory": 80})
+    assert _one(host_for(capped), "PWR-CLOCK-EVENTS").status == "not-an-issue"
+    r = _one(host_for(hgx(count=1)), "PWR-CLOCK-EVENTS")
+    assert r.status == "ok" and "not conclusive" in r.message
+
+
+def _samples(count: int, per_tick: list[list[dict[str, Any]]]) -> dict[str, Any]:
+    return {"seconds": len(per_tick), "interval_s": 1.0, "gpu_count": count,
+            "ticks": [{"t": float(t), "gpus": gpus} for t, gpus in enumerate(per_tick)]}
+
+
+def _tick(reasons: int, util: int) -> dict[str, Any]:
+    return {"sm": 1980, "mem": 2619, "power_mw": 650000, "reasons": reasons, "gen": 5, "width": 16, "util": util,
+            "temp": 70}
+
+
+def test_sampled_power_brake_under_load_is_an_issue_and_a_flash_is_not() -> None:
+    ticks = [[_tick(0x80 if t % 2 else 0x0, 95), _tick(0x4, 95)] for t in range(10)]
+    host = host_for(hgx(count=2), nvml_extra={"samples/10": _samples(2, ticks)})
+    (r,) = run_audit(host, AuditOptions(select=["PWR-CLOCK-EVENTS"], sample_s=10)).results
+    assert r.status == "issue" and "HW Power Brake Slowdown" in r.message and r.subjects == ("0000:18:00.0",)
+    flash = [[_tick(0x8 if t == 0 else 0x0, 95)] for t in range(20)]
+    host = host_for(hgx(count=1), nvml_extra={"samples/20": _samples(1, flash)})
+    (r,) = run_audit(host, AuditOptions(select=["PWR-CLOCK-EVENTS"], sample_s=20)).results
+    assert r.status == "ok"
+    idle = [[_tick(0x8, 0)] for _ in range(5)]
+    host = host_for(hgx(count=1), nvml_extra={"samples/5": _samples(1, idle)})
+    (r,) = run_audit(host, AuditOptions(select=["PWR-CLOCK-EVENTS"], sample_s=5)).results
+    assert r.status == "unknown" and "not conclusive" in r.message
+
+
+# --- PWR-APP-CLOCKS -------------------------------------------------------------------------------
+
+
+def test_app_clocks_below_default_and_locked() -> None:
+    r = _one(_pasted(QUERY_TEXT), "PWR-APP-CLOCKS")
+    assert r.status == "issue" and "nvidia-smi -i 0 -rac" in r.fix.runtime
+    locked = hgx(count=1, clock_event_reasons=0x2, utilization={"gpu": 99, "memory": 70},
+                 clocks={"sm": 1200, "graphics": 1200})
+    r = _one(host_for(locked), "PWR-APP-CLOCKS")
+    assert r.status == "issue" and "-rgc" in r.fix.runtime
+    at_max = hgx(count=1, clock_event_reasons=0x2, utilization={"gpu": 99, "memory": 70},
+                 clocks={"sm": 1980, "graphics": 1980})
+    assert _one(host_for(at_max), "PWR-APP-CLOCKS").status == "not-an-issue"
+    assert _one(host_for(hgx(count=2)), "PWR-APP-CLOCKS").status == "ok"
+
+
+# --- PWR-PLATFORM-PROFILE -------------------------------------------------------------------------
+
+
+def test_platform_profile_low_power_and_absent() -> None:
+    files = {"/sys/firmware/acpi/platform_profile": "low-power\n",
+             "/sys/firmware/acpi/platform_profile_choices": "low-power balanced performance\n",
+             "/etc/tuned/active_profile": "balanced\n"}
+    r = _one(host_for(pcie_box("NVIDIA GeForce RTX 4090", 2), extra_files=files), "PWR-PLATFORM-PROFILE")
+    assert r.status == "issue" and "echo performance > /sys/firmware/acpi/platform_profile" in r.fix.runtime
+    assert "tuned-adm profile throughput-performance" in r.fix.runtime
+    r = _one(host_for(hgx(count=1)), "PWR-PLATFORM-PROFILE")
+    assert r.status == "ok" and "common on servers" in r.message
