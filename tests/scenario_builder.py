@@ -259,7 +259,7 @@ def lscpu(cpu: CpuModel, sockets: int, threads: int, numa: Sequence[Sequence[int
 def vulnerabilities_sysfs(vendor: str) -> Parts:
     """/sys/devices/system/cpu/vulnerabilities/* (the kernel's text: `Mitigation: ...`)."""
     vulns = _AMD_VULNS if vendor == "AuthenticAMD" else _INTEL_VULNS
-    files = {}
+    files: dict[str, Content] = {}
     for name, text in vulns:
         key = name.lower().replace(" ", "_")
         files[f"/sys/devices/system/cpu/vulnerabilities/{key}"] = text.replace("; ", ": ", 1) + "\n"
