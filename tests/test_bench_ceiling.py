@@ -183,7 +183,7 @@ def test_remote_server_is_not_read_from_this_host() -> None:
         (["--ceiling-gpu", "RTX 4099"], "--ceiling-gpu: unknown GPU 'RTX 4099'; did you mean"),
         (["--ceiling-model", "/nonexistent/config.json"], "--ceiling-model: /nonexistent/config.json"),
         (["--ceiling-model", "MODEL", "--ceiling-gpu", "RTX 4090", "--ceiling-tp", "3", "--ceiling-gpus", "3"],
-         "--tp 3 does not divide"),
+         "ceiling: --ceiling-tp 3 does not divide"),
         (["--ceiling-weights", "int3-magic"], "--ceiling-weights:"),
         (["--ceiling-tp", "0"], "--ceiling-tp must be at least 1"),
     ],

@@ -116,3 +116,15 @@ def test_live_host_root_prefix_and_fifo_does_not_hang(tmp_path) -> None:
 def test_memory_host_from_record_without_meta_defaults() -> None:
     host = MemoryHost(HostRecord())
     assert host.meta.source == "snapshot"
+
+
+def test_directory_snapshot_keeps_a_link_whose_path_also_holds_files(tmp_path) -> None:
+    """A provider that read beneath a symlinked path must not lose the link in a directory snapshot."""
+    record = HostRecord(meta={"format": 1})
+    record.links["/sys/bus/pci/devices/0000:3b:00.0"] = "../../../devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0"
+    record.files["/sys/bus/pci/devices/0000:3b:00.0/numa_node"] = b"1\n"
+    out = str(tmp_path / "snapdir")
+    write_snapshot(record, out)
+    host = load_snapshot(out)
+    assert host.readlink("/sys/bus/pci/devices/0000:3b:00.0").endswith("0000:3b:00.0")
+    assert host.read_bytes("/sys/bus/pci/devices/0000:3b:00.0/numa_node") == b"1\n"

@@ -377,24 +377,30 @@ INTERRUPTS = """\
 """
 
 
+NIC_LINK = {"/sys/bus/pci/devices/0000:17:00.0": "../../../devices/pci0000:16/0000:16:02.0/0000:17:00.0"}
+
+
 def nic_files(nic_node: int, irq_cpus: tuple[str, str]) -> dict[str, Any]:
     files = numa_files(2)
     files["/proc/interrupts"] = INTERRUPTS
     files["/proc/irq/99/effective_affinity_list"] = irq_cpus[0] + "\n"
     files["/proc/irq/100/effective_affinity_list"] = irq_cpus[1] + "\n"
-    dev = "/sys/bus/pci/devices/0000:17:00.0"
+    # The device's files live under its real sysfs path; /sys/bus/pci/devices/<bdf> links to it.
+    dev = "/sys/devices/pci0000:16/0000:16:02.0/0000:17:00.0"
     files.update({f"{dev}/vendor": "0x15b3\n", f"{dev}/device": "0x101d\n", f"{dev}/class": "0x020000\n",
                   f"{dev}/numa_node": f"{nic_node}\n"})
     return files
 
 
 def test_irq_affinity_remote_node_is_issue() -> None:
-    r = run("KERN-IRQ-AFFINITY", nic_files(1, ("0", "1")), commands={"systemctl is-active irqbalance": "active\n"})
+    r = run("KERN-IRQ-AFFINITY", nic_files(1, ("0", "1")), commands={"systemctl is-active irqbalance": "active\n"},
+            links=NIC_LINK)
     assert r.status == "issue" and "node 1" in r.message and r.confidence == "unproven"
 
 
 def test_irq_affinity_local_ok() -> None:
-    r = run("KERN-IRQ-AFFINITY", nic_files(1, ("4", "5")), commands={"systemctl is-active irqbalance": "active\n"})
+    r = run("KERN-IRQ-AFFINITY", nic_files(1, ("4", "5")), commands={"systemctl is-active irqbalance": "active\n"},
+            links=NIC_LINK)
     assert r.status == "ok"
 
 

@@ -116,8 +116,11 @@ def test_acs_capture_07_grepped_lines_counts_ports() -> None:
     path = CAPTURES / "07-nccl-illegal-memory-access-acsctl-redirect-enabled.txt"
     if not path.exists():
         pytest.skip("shared captures not available")
-    r = run_checks(_pasted(strip_header(path.read_text())), ["FW-ACS-P2P"])["FW-ACS-P2P"]
+    res = run_checks(_pasted(strip_header(path.read_text())), PCIE + FW)
+    r = res["FW-ACS-P2P"]
     assert r.status == "issue" and "4 of 16" in r.message and "ECAP_ACS" in (r.fix.runtime if r.fix else "")
+    # A grepped paste says nothing about the GPUs: unknown, not "no GPU here".
+    assert all(res[c].status == "unknown" for c in PCIE), {c: res[c].status for c in PCIE}
 
 
 # -- PCIE-LINK-DOWNTRAIN -----------------------------------------------------------------------

@@ -674,8 +674,9 @@ def _results(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 CASES = [
-    pytest.param(name, check_id, marks=pytest.mark.xfail(strict=True, reason=XFAIL[(name, check_id)]))
-    if (name, check_id) in XFAIL else pytest.param(name, check_id, id=f"{name}-{check_id}")
+    pytest.param(name, check_id, id=f"{name}-{check_id}",
+                 marks=[pytest.mark.xfail(strict=True, reason=XFAIL[(name, check_id)])] if (name, check_id) in XFAIL
+                 else [])
     for name, (_, table, _) in SCENARIOS.items() for check_id in table
 ]
 

@@ -14,6 +14,7 @@ ceiling that cannot be computed is `null` with a one-line reason.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -88,7 +89,7 @@ def prepare(flags: CeilingFlags) -> CeilingPlan:
         try:
             _, arch = load_model(flags.model)
         except StackauditError as exc:
-            raise type(exc)(f"--ceiling-model: {exc}") from None
+            raise _same_kind(exc, f"--ceiling-model: {_one_line(exc)}") from None
         except (OSError, ValueError) as exc:
             raise InputError(f"--ceiling-model {flags.model!r}: {exc}") from None
         plan.model_config, plan.model_name = arch, arch.name
@@ -99,7 +100,7 @@ def prepare(flags: CeilingFlags) -> CeilingPlan:
         try:
             parse_weights(flags.weights, dtype)
         except StackauditError as exc:
-            raise type(exc)(f"--ceiling-weights: {exc}") from None
+            raise _same_kind(exc, f"--ceiling-weights: {_one_line(exc)}") from None
     if plan.model_config is not None and plan.gpu_spec is not None:
         # Both known: a dry run surfaces a contradictory layout (--ceiling-tp 3 on 32 heads) now.
         gpus = flags.gpus or flags.tp or 1
@@ -107,8 +108,18 @@ def prepare(flags: CeilingFlags) -> CeilingPlan:
             compute(plan.model_config, plan.gpu_spec, gpus=gpus, tp=flags.tp, weights=flags.weights,
                     context=flags.context or 0, concurrencies=[1])
         except StackauditError as exc:
-            raise UsageError(f"ceiling: {_one_line(exc)}") from None
+            raise UsageError(f"ceiling: {_bench_flags(_one_line(exc))}") from None
     return plan
+
+
+def _same_kind(exc: StackauditError, message: str) -> StackauditError:
+    """An unreadable input stays an InputError; anything else is a usage error (both exit 2)."""
+    return InputError(message) if isinstance(exc, InputError) else UsageError(message)
+
+
+def _bench_flags(message: str) -> str:
+    """`stackaudit ceiling`'s flag names in its messages, as `bench` spells them (--tp -> --ceiling-tp)."""
+    return re.sub(r"(?<![\w-])--(tp|gpus|weights|context)\b", r"--ceiling-\1", message)
 
 
 def _one_line(exc: BaseException) -> str:

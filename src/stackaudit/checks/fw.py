@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from stackaudit.checks.pcie import ROOT_HINT
+from stackaudit.checks.pcie import ROOT_HINT, no_gpu
 from stackaudit.checks.registry import (
     Fix,
     Outcome,
@@ -263,9 +263,10 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
     gpus = pcie.gpus
     loose_on = [c for c in pcie.loose if c.acs is not None and c.acs.redirect]
     if not gpus and not pcie.loose:
-        return not_applicable("no NVIDIA GPU in the source")
+        return no_gpu(pcie)
     if 0 < len(gpus) < 2:
-        return not_applicable(f"{len(gpus)} GPU: no GPU-to-GPU P2P")
+        return not_applicable(f"{len(gpus)} GPU{'' if pcie.inventory_complete else ' in the pasted listing'}: "
+                              "no GPU-to-GPU P2P")
     by_bdf = pcie.by_bdf()
     nvswitch = bool(pcie.role("nvswitch"))
     if pcie.topology_known and gpus:
@@ -366,7 +367,7 @@ def rebar_bar1(pcie: PcieFacts) -> Outcome:
     """
     gpus = pcie.gpus
     if not gpus:
-        return not_applicable("no NVIDIA GPU in the source")
+        return no_gpu(pcie)
     p2p = len(gpus) >= 2 or bool(pcie.role("nic"))
     small: dict[str, str] = {}
     fine: dict[str, str] = {}
@@ -431,7 +432,7 @@ def above4g_mmio(pcie: PcieFacts, kernel_log: KernelLog | None = None) -> Outcom
     """
     gpus = pcie.gpus
     if not gpus:
-        return not_applicable("no NVIDIA GPU in the source")
+        return no_gpu(pcie)
     bad = {g.bdf: [b.index for b in g.bars if b.unassigned and not b.is_io and b.index < 6] for g in gpus}
     bad = {k: v for k, v in bad.items() if v}
     lines: list[str] = []
@@ -480,7 +481,7 @@ def aer_errors(pcie: PcieFacts, kernel_log: KernelLog | None = None, cmdline: Ke
     """
     gpus = pcie.gpus
     if not gpus:
-        return not_applicable("no NVIDIA GPU in the source")
+        return no_gpu(pcie)
     by_bdf = pcie.by_bdf()
     watch: dict[str, PcieFunction] = {}
     for g in gpus:

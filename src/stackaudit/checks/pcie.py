@@ -48,6 +48,13 @@ def table_link(fn: PcieFunction, name: str = "") -> tuple[float | None, int | No
     return fn.max_link_speed, fn.max_link_width, "the GPU's own LnkCap"
 
 
+def no_gpu(pcie: PcieFacts) -> Outcome:
+    """No GPU among the functions: not applicable on a full inventory (sysfs), unknown for a partial paste."""
+    if pcie.inventory_complete:
+        return not_applicable("no NVIDIA GPU on the PCI bus")
+    return unknown("the pasted lspci output shows no NVIDIA GPU", hint="paste `sudo lspci -vvv` of the whole host")
+
+
 def _min(*values: float | int | None) -> float | None:
     known = [float(v) for v in values if v]
     return min(known) if known else None
@@ -86,7 +93,7 @@ def link_downtrain(pcie: PcieFacts, nvidia: NvidiaGpus | None = None,
     """
     gpus = pcie.gpus
     if not gpus:
-        return not_applicable("no NVIDIA GPU in the source")
+        return no_gpu(pcie)
     by_bdf = pcie.by_bdf()
     gone: list[str] = []
     narrow: dict[str, str] = {}
@@ -197,7 +204,7 @@ def mrrs(pcie: PcieFacts) -> Outcome:
     """
     gpus = pcie.gpus
     if not gpus:
-        return not_applicable("no NVIDIA GPU in the source")
+        return no_gpu(pcie)
     blind = unreadable(gpus)
     devs = [f for f in (*gpus, *pcie.role("nic")) if f.express is not None and f.express.devctl_mrrs is not None]
     values = {f.bdf: f.express.devctl_mrrs for f in devs if f.express is not None}
@@ -247,7 +254,7 @@ def mps(pcie: PcieFacts) -> Outcome:
     """
     gpus = pcie.gpus
     if not gpus:
-        return not_applicable("no NVIDIA GPU in the source")
+        return no_gpu(pcie)
     by_bdf = pcie.by_bdf()
     low: dict[str, str] = {}
     at_limit: dict[str, int] = {}
@@ -309,7 +316,7 @@ def relaxed_ordering(pcie: PcieFacts) -> Outcome:
     """
     gpus = pcie.gpus
     if not gpus:
-        return not_applicable("no NVIDIA GPU in the source")
+        return no_gpu(pcie)
     values = {f.bdf: f.express.devctl_relaxed_ordering for f in (*gpus, *pcie.role("nic"))
               if f.express is not None and f.express.devctl_relaxed_ordering is not None}
     blind = [g for g in gpus if g.bdf not in values]
@@ -345,7 +352,7 @@ def ten_bit_tags(pcie: PcieFacts) -> Outcome:
     """
     gpus = [g for g in pcie.gpus if (gen_of(g.max_link_speed) or 0) >= 4 or g.max_link_speed is None]
     if not pcie.gpus:
-        return not_applicable("no NVIDIA GPU in the source")
+        return no_gpu(pcie)
     if not gpus:
         return not_applicable("no Gen4/Gen5 GPU: 10-bit tags are a Gen4+ feature")
     blind = [g for g in gpus if g.express is None or g.express.devctl2_10bit_req is None]
@@ -394,7 +401,7 @@ def aspm(pcie: PcieFacts) -> Outcome:
     """
     gpus = pcie.gpus
     if not gpus:
-        return not_applicable("no NVIDIA GPU in the source")
+        return no_gpu(pcie)
     by_bdf = pcie.by_bdf()
     states: dict[str, str] = {}
     for g in gpus:

@@ -7,6 +7,7 @@ Every read is small and bounded (a few dozen files, at most MAX_IRQS interrupt a
 from __future__ import annotations
 
 import contextlib
+import posixpath
 import re
 from dataclasses import dataclass
 
@@ -303,7 +304,13 @@ def irqs(ctx: FactContext) -> IrqInfo:
         nic.append(Irq(number, m.group(0), total, (m.group("bdf") or "").lower() or None, affinity))
     nodes: dict[str, int] = {}
     for bdf in sorted({q.bdf for q in nic if q.bdf})[:32]:
-        text = (_optional(host, f"/sys/bus/pci/devices/{bdf}/numa_node") or "").strip()
+        # Read through the resolved device path, never beneath the /sys/bus/pci/devices symlink,
+        # so that a snapshot can hold the link and the device's files side by side.
+        try:
+            real = posixpath.normpath(posixpath.join("/sys/bus/pci/devices", host.readlink(f"/sys/bus/pci/devices/{bdf}")))
+        except (OSError, NotCaptured):
+            continue
+        text = (_optional(host, f"{real}/numa_node") or "").strip()
         if text.lstrip("-").isdecimal():
             nodes[bdf] = int(text)
     return IrqInfo(_irqbalance_state(host), tuple(nic), nvidia, ncpu, nodes)

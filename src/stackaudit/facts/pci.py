@@ -108,7 +108,7 @@ def parse_link_speed(text: str | None) -> float | None:
     """`16.0 GT/s PCIe`, `8 GT/s`, `2.5 GT/s` -> GT/s; `Unknown` -> None."""
     if not text:
         return None
-    m = re.match(r"\s*([\d.]+)\s*GT/s", text)
+    m = re.match(r"\s*([0-9]+(?:\.[0-9]+)?)\s*GT/s", text)
     return float(m.group(1)) if m else None
 
 

@@ -35,7 +35,7 @@ from stackaudit.facts.pci import (
     device_role,
     gen_of,
 )
-from stackaudit.facts.registry import FactContext, provider
+from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.host.base import Host, NotCaptured, read_optional
 
 # -- register constants (pci_regs.h) -----------------------------------------------------------
@@ -533,7 +533,7 @@ class _CapState:
             self.aer[sec] = tuple(n for n, v in flags.items() if v == "+")
 
     def _speed_width(self, body: str, prefix: str) -> None:
-        speed = re.search(r"Speed\s+([\d.]+)GT/s", body)
+        speed = re.search(r"Speed\s+([0-9]+(?:\.[0-9]+)?)GT/s", body)
         if speed:
             self.exp[f"{prefix}_speed"] = float(speed.group(1))
         elif re.search(r"Speed\s+unknown", body):
@@ -771,6 +771,7 @@ class PcieFacts:
     aspm_policy: str | None = None  # /sys/module/pcie_aspm/parameters/policy, the [selected] word
     disagreements: tuple[str, ...] = ()  # config space and lspci disagreeing on the same register
     root: bool | None = None  # whether the source could read past the 64-byte header
+    inventory_complete: bool = True  # False: a pasted lspci listing, which may show only some devices
 
     def by_bdf(self) -> dict[str, PcieFunction]:
         return {f.bdf: f for f in self.functions}
@@ -884,6 +885,8 @@ def pcie(ctx: FactContext) -> PcieFacts:
     lspci, lspci_note = _run_lspci(host)
     policy = _aspm_policy(host)
     if pci is None and lspci is None:
+        if host.meta.source == "live":
+            raise FactUnavailable(f"no PCI bus in /sys and {lspci_note}", "run on the host, not in a sandbox without /sys")
         raise NotCaptured("/sys/bus/pci/devices or `lspci -vvv`")
     by_lspci = lspci.by_bdf() if lspci is not None else {}
     functions: list[PcieFunction] = []
@@ -934,7 +937,8 @@ def pcie(ctx: FactContext) -> PcieFacts:
         else:
             root = True
         functions.append(PcieFunction(ldev.bdf, roles[ldev.bdf], None, ldev, ldev.config, note, paths[ldev.bdf]))
-    return PcieFacts(tuple(functions), "lspci", lspci.topology_known, lspci.loose, policy, (), root)
+    return PcieFacts(tuple(functions), "lspci", lspci.topology_known, lspci.loose, policy, (), root,
+                     inventory_complete=False)
 
 
 def gpu_generation(speed: float | None) -> int | None:

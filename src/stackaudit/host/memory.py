@@ -227,6 +227,8 @@ def _load_entries(entries: Mapping[str, tuple[str, bytes | str]]) -> HostRecord:
             loaded = json.loads(payload)
             for kind_name in ("read", "list", "link"):
                 record.errors[kind_name] = dict(loaded.get(kind_name, {}))
+        elif rel == "links.json":
+            record.links.update({k: str(v) for k, v in json.loads(payload).items()})
         elif rel == "which.json":
             record.which = dict(json.loads(payload))
     return record
@@ -319,16 +321,26 @@ def write_snapshot(record: HostRecord, out_path: str) -> None:
                     tar.addfile(info, io.BytesIO(content))
         os.replace(tmp, out_path)
         return
+    # A directory cannot hold a symlink and files beneath the same path (a tar can); such links
+    # go to links.json instead, so that nothing recorded is lost.
+    conflicting: dict[str, str] = {}
     for member_name, content, link_target in members:
         full = os.path.join(out_path, member_name)
         os.makedirs(os.path.dirname(full), exist_ok=True)
         if link_target is not None:
-            if not os.path.lexists(full):
+            if os.path.lexists(full):
+                conflicting["/" + member_name[len("fs/"):]] = link_target
+            else:
                 os.symlink(link_target, full)
         else:
             assert content is not None
+            if os.path.islink(os.path.dirname(full)):
+                raise OSError(f"snapshot path {member_name} lies beneath a recorded link")
             with open(full, "wb") as fh:
                 fh.write(content)
+    if conflicting:
+        with open(os.path.join(out_path, "links.json"), "wb") as fh:
+            fh.write(_json_bytes(conflicting))
 
 
 def _json_bytes(value: Any) -> bytes:
