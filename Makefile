@@ -15,6 +15,9 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 $(VENV)/.installed-test: $(VENV)/.installed pyproject.toml
+	# pciutils: the test that parses this machine's PCI config space compares with `lspci -vvv` (root only).
+	command -v lspci >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+		{ apt-get update -qq && apt-get install -y -qq pciutils >/dev/null; } ; } || true
 	mkdir -p $(PIP_FIND_LINKS)
 	$(PIP) wheel -q --wheel-dir $(PIP_FIND_LINKS) --find-links $(PIP_FIND_LINKS) "llama-cpp-python[server]>=0.3.0"
 	$(PIP) install -q --find-links $(PIP_FIND_LINKS) -e ".[test,plot]"
