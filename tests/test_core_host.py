@@ -7,11 +7,11 @@ import tarfile
 
 import pytest
 
+from stackaudit.errors import InputError
 from stackaudit.host.base import NotCaptured
 from stackaudit.host.live import LiveHost
 from stackaudit.host.memory import HostRecord, MemoryHost, fake_host, load_snapshot, write_snapshot
 from stackaudit.host.recording import RecordingHost
-from stackaudit.errors import InputError
 
 
 def test_fake_host_absent_is_file_not_found_and_strict_is_not_captured() -> None:

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stackaudit.errors import InputError
-from stackaudit.host.nvml import NvmlError, error_from_json
 from stackaudit.host.base import (
     DEFAULT_COMMAND_TIMEOUT_S,
     MAX_FILE_BYTES,
@@ -24,6 +23,7 @@ from stackaudit.host.base import (
     HostMeta,
     NotCaptured,
 )
+from stackaudit.host.nvml import NvmlError, error_from_json
 
 SNAPSHOT_FORMAT = 1
 _ERRNO_NAMES = {"ENOENT": FileNotFoundError, "EACCES": PermissionError, "EPERM": PermissionError,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from typing import Any
 from dataclasses import replace
+from typing import Any
 
 from stackaudit.host.base import DEFAULT_COMMAND_TIMEOUT_S, MAX_FILE_BYTES, CommandResult, Host, HostMeta
 from stackaudit.host.memory import HostRecord, error_name

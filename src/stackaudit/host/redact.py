@@ -103,7 +103,7 @@ def redact_env_entries(entries: list[str]) -> list[str]:
     """Redact `NAME=value` entries whose name looks secret; credentials in other values."""
     out = []
     for entry in entries:
-        name, eq, value = entry.partition("=")
+        name, eq, _value = entry.partition("=")
         if eq and is_secret_name(name):
             out.append(f"{name}={REDACTED}")
         else:

@@ -11,6 +11,7 @@ from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import take_while
 from stackaudit.importers.registry import Found, importer, record_command, record_file
 
+
 def _record_file(path: str, content: str, rec: HostRecord) -> None:
     record_file(rec, path, content)
 
@@ -71,7 +72,7 @@ _NUMACTL_LINE = re.compile(r"^\s*(available:|node\s+\d+\s+(cpus|size|free):|node
                            r"\s*\d+:\s+(\d+\s*)+$|No NUMA available)")
 
 
-def _apply_numactl(rec: HostRecord, body: list[str]) -> None:  # noqa: C901
+def _apply_numactl(rec: HostRecord, body: list[str]) -> None:
     """Synthesise /sys/devices/system/node from `numactl -H`."""
     nodes: dict[int, dict[str, str]] = {}
     order: list[int] = []
