@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from stackaudit.facts.processes import ServingProcesses
 from stackaudit.facts.registry import FactContext, provider
-from stackaudit.host.base import Host, NotCaptured, read_optional
+from stackaudit.host.base import Host, NotCaptured, read_or_none
 
 # Where distributions put libnvidia-ml.so.1 (a link to libnvidia-ml.so.<driver version>).
 NVML_LIB_DIRS = (
@@ -73,13 +73,6 @@ def parse_environ(data: str) -> dict[str, str]:
     return out
 
 
-def _read(host: Host, path: str) -> str | None:
-    try:
-        return read_optional(host, path)
-    except (PermissionError, IsADirectoryError, NotCaptured):
-        return None
-    except OSError:
-        return None
 
 
 def _userspace_version(host: Host) -> tuple[str | None, str]:
@@ -124,12 +117,12 @@ def gpu_devices(ctx: FactContext) -> GpuDeviceAccess:
                 env_source = f"engine pid {proc.pid}"
                 break
     if env is None:
-        text = _read(host, "/proc/self/environ")
+        text = read_or_none(host, "/proc/self/environ")
         if text is not None:
             env = {k: v for k, v in parse_environ(text).items() if k in ENV_NAMES}
             env_source = "audit process"
             captured = True
-    version_text = _read(host, "/proc/driver/nvidia/version")
+    version_text = read_or_none(host, "/proc/driver/nvidia/version")
     kernel_version = parse_driver_version(version_text) if version_text else None
     line = next((ln for ln in (version_text or "").splitlines() if ln.startswith("NVRM")), "")
     user_version, user_lib = _userspace_version(host)

@@ -14,20 +14,12 @@ from dataclasses import dataclass
 from stackaudit.facts._parse import ParseError, parse_cpulist
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
-from stackaudit.host.base import Host, NotCaptured, read_optional, read_text
+from stackaudit.host.base import Host, NotCaptured, read_or_none, read_text
 
 MAX_IRQS = 512
 MAX_CONFIG_FILES = 64
 
 
-def _optional(host: Host, path: str) -> str | None:
-    """Text of a file; None when absent, unreadable or not in the source."""
-    try:
-        return read_optional(host, path)
-    except (PermissionError, NotCaptured, IsADirectoryError):
-        return None
-    except OSError:
-        return None
 
 
 # --- transparent huge pages ------------------------------------------------------------------
@@ -65,7 +57,7 @@ def thp(ctx: FactContext) -> ThpSettings:
         enabled = parse_thp_mode(enabled_raw)
     except ParseError as exc:
         raise FactUnavailable(str(exc)) from exc
-    defrag_raw = (_optional(ctx.host, f"{THP_DIR}/defrag") or "").strip()
+    defrag_raw = (read_or_none(ctx.host, f"{THP_DIR}/defrag") or "").strip()
     try:
         defrag: str | None = parse_thp_mode(defrag_raw) if defrag_raw else None
     except ParseError:
@@ -136,7 +128,7 @@ def vmstat(ctx: FactContext) -> VmStat:
     except ParseError as exc:
         raise FactUnavailable(str(exc)) from exc
     uptime: float | None = None
-    up_text = _optional(ctx.host, "/proc/uptime")
+    up_text = read_or_none(ctx.host, "/proc/uptime")
     if up_text:
         try:
             uptime = parse_uptime(up_text)
@@ -195,8 +187,8 @@ def _meminfo_kib(text: str, key: str) -> int | None:
 @provider("swap", SwapInfo)
 def swap(ctx: FactContext) -> SwapInfo:
     """Swap devices and usage (/proc/swaps, /proc/meminfo SwapTotal/SwapFree)."""
-    text = _optional(ctx.host, "/proc/swaps")
-    meminfo = _optional(ctx.host, "/proc/meminfo") or ""
+    text = read_or_none(ctx.host, "/proc/swaps")
+    meminfo = read_or_none(ctx.host, "/proc/meminfo") or ""
     if text is None and not meminfo:
         raise FactUnavailable("neither /proc/swaps nor /proc/meminfo is in this source")
     devices: tuple[SwapDevice, ...] = ()
@@ -294,7 +286,7 @@ def irqs(ctx: FactContext) -> IrqInfo:
             continue
         affinity: tuple[int, ...] | None = None
         for fname in ("effective_affinity_list", "smp_affinity_list"):
-            value = _optional(host, f"/proc/irq/{number}/{fname}")
+            value = read_or_none(host, f"/proc/irq/{number}/{fname}")
             if value and value.strip():
                 try:
                     affinity = parse_cpulist(value)
@@ -310,7 +302,7 @@ def irqs(ctx: FactContext) -> IrqInfo:
             real = posixpath.normpath(posixpath.join("/sys/bus/pci/devices", host.readlink(f"/sys/bus/pci/devices/{bdf}")))
         except (OSError, NotCaptured):
             continue
-        text = (_optional(host, f"{real}/numa_node") or "").strip()
+        text = (read_or_none(host, f"{real}/numa_node") or "").strip()
         if text.lstrip("-").isdecimal():
             nodes[bdf] = int(text)
     return IrqInfo(_irqbalance_state(host), tuple(nic), nvidia, ncpu, nodes)
@@ -327,7 +319,7 @@ class CpuIsolation:
 
 
 def _cpulist_file(host: Host, path: str) -> tuple[int, ...] | None:
-    text = _optional(host, path)
+    text = read_or_none(host, path)
     if text is None:
         return None
     text = text.strip()
@@ -374,7 +366,7 @@ def vulnerabilities(ctx: FactContext) -> Vulnerabilities:
         raise FactUnavailable(f"{base} is missing (old kernel)") from exc
     entries = []
     for name in names[:64]:
-        text = _optional(ctx.host, f"{base}/{name}")
+        text = read_or_none(ctx.host, f"{base}/{name}")
         if text is not None:
             entries.append((name, text.strip()))
     return Vulnerabilities(tuple(entries))
@@ -431,7 +423,7 @@ def sched(ctx: FactContext) -> SchedState:
     host = ctx.host
     psi10: float | None = None
     psi60: float | None = None
-    psi_text = _optional(host, "/proc/pressure/cpu")
+    psi_text = read_or_none(host, "/proc/pressure/cpu")
     if psi_text:
         with contextlib.suppress(ParseError):
             psi10, psi60 = parse_psi(psi_text)
@@ -448,10 +440,10 @@ def sched(ctx: FactContext) -> SchedState:
         except (OSError, NotCaptured):
             continue
     for path in files[:MAX_CONFIG_FILES]:
-        text = _optional(host, path)
+        text = read_or_none(host, path)
         if text:
             stale.extend(stale_sysctl_lines(path, text))
-    tuned = (_optional(host, "/etc/tuned/active_profile") or "").strip() or None
+    tuned = (read_or_none(host, "/etc/tuned/active_profile") or "").strip() or None
     if psi_text is None and knobs is None and not stale and tuned is None:
         raise FactUnavailable("no scheduler information (/proc/pressure/cpu, /proc/sys/kernel) in this source")
     return SchedState(psi10, psi60, knobs, tuple(stale), tuned)
@@ -493,8 +485,8 @@ def parse_nvidia_proc_version(text: str) -> tuple[str, bool]:
 def nvidia_kernel(ctx: FactContext) -> NvidiaKernel:
     """The NVIDIA kernel module: loaded version, open or proprietary flavour, UVM HMM setting."""
     host = ctx.host
-    loaded = (_optional(host, "/sys/module/nvidia/version") or "").strip() or None
-    proc = _optional(host, "/proc/driver/nvidia/version") or ""
+    loaded = (read_or_none(host, "/sys/module/nvidia/version") or "").strip() or None
+    proc = read_or_none(host, "/proc/driver/nvidia/version") or ""
     open_module: bool | None = None
     if proc:
         try:
@@ -502,7 +494,7 @@ def nvidia_kernel(ctx: FactContext) -> NvidiaKernel:
             loaded = loaded or version
         except ParseError:
             pass
-    hmm = (_optional(host, "/sys/module/nvidia_uvm/parameters/uvm_disable_hmm") or "").strip() or None
+    hmm = (read_or_none(host, "/sys/module/nvidia_uvm/parameters/uvm_disable_hmm") or "").strip() or None
     installed: str | None = None
     rc: int | None = None
     pci = ctx.optional("pci", PciDevices) if loaded is None else None

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError, parse_size_kib
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
-from stackaudit.host.base import Host, NotCaptured, read_optional
+from stackaudit.host.base import Host, NotCaptured, read_or_none
 
 SHM = "/dev/shm"
 DF_ARGV = ("df", "-k", "-P", SHM)
@@ -143,19 +143,12 @@ def parse_logind_remove_ipc(texts: list[str]) -> bool:
     return value
 
 
-def _safe_read(host: Host, path: str) -> str | None:
-    try:
-        return read_optional(host, path)
-    except (PermissionError, NotCaptured, IsADirectoryError):
-        return None
-    except OSError:
-        return None
 
 
 def _logind(host: Host) -> bool | None:
     texts = []
     for path in ("/usr/lib/systemd/logind.conf", "/etc/systemd/logind.conf"):
-        text = _safe_read(host, path)
+        text = read_or_none(host, path)
         if text is not None:
             texts.append(text)
     if not texts:
@@ -166,7 +159,7 @@ def _logind(host: Host) -> bool | None:
         except (OSError, NotCaptured):
             continue
         for name in names:
-            text = _safe_read(host, f"{d}/{name}")
+            text = read_or_none(host, f"{d}/{name}")
             if text is not None:
                 texts.append(text)
     return parse_logind_remove_ipc(texts)
@@ -180,7 +173,7 @@ def shm(ctx: FactContext) -> ShmInfo:
     evidence: list[str] = []
     mount: MountEntry | None = None
     for path, parser in (("/proc/self/mountinfo", parse_mountinfo), ("/proc/mounts", parse_mounts)):
-        text = _safe_read(host, path)
+        text = read_or_none(host, path)
         if text is None:
             continue
         try:
@@ -216,7 +209,7 @@ def shm(ctx: FactContext) -> ShmInfo:
     if not sources:
         raise FactUnavailable("neither the mount table nor `df /dev/shm` is in this source",
                               "run `df -k -P /dev/shm` (or `df -h`) where the server runs")
-    boot_id = (_safe_read(host, "/proc/sys/kernel/random/boot_id") or "").strip()
+    boot_id = (read_or_none(host, "/proc/sys/kernel/random/boot_id") or "").strip()
     return ShmInfo(
         size_bytes=size,
         used_bytes=used,

@@ -123,3 +123,15 @@ def read_optional(host: Host, path: str) -> str | None:
         return None
     except NotADirectoryError:
         return None
+
+
+def read_or_none(host: Host, path: str) -> str | None:
+    """Text of a file, or None when it is absent, unreadable, a directory or not in the source.
+
+    For best-effort reads whose absence the caller treats like "not set"; a fact that must tell
+    "unknown" from "absent" uses read_optional and handles PermissionError / NotCaptured itself.
+    """
+    try:
+        return read_optional(host, path)
+    except (OSError, NotCaptured):
+        return None
