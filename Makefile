@@ -34,7 +34,11 @@ test: $(VENV)/.installed-test
 	$(PY) -m pytest
 
 bench: $(VENV)/.installed-test
-	$(PY) bench/run_all.py
+	$(PY) bench/audit_speed.py
+	$(PY) bench/hgx_snapshot.py /tmp/stackaudit-hgx.tar.gz
+	$(PY) bench/audit_speed.py --runs 5 --snapshot /tmp/stackaudit-hgx.tar.gz
+	$(PY) bench/ceiling_validation.py
+	$(PY) bench/client_throughput.py
 
 docs: $(VENV)/.installed
 	$(VENV)/bin/stackaudit checks --format markdown --output docs/checks.md
