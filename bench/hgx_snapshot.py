@@ -13,9 +13,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from nvidia_support import hgx, host_for, vllm_files  # noqa: E402
-
-from stackaudit.capture import capture_host  # noqa: E402
+from nvidia_support import hgx, host_for, vllm_files
+from stackaudit.capture import capture_host
 
 
 def main() -> None:
