@@ -12,6 +12,8 @@ from nvidia_support import (
     nvml_gpu,
     pcie_box,
     vllm_files,
+    xml_gpu,
+    xml_log,
 )
 from stackaudit.engine.testing import run_checks
 
@@ -195,3 +197,18 @@ def test_xid_recovery_action_from_nvml_is_used() -> None:
     gpus[1]["recovery_action"] = 2
     r = _one(host_for(gpus), "DRV-XID")
     assert r.status == "issue" and "Node Reboot" in r.message
+
+
+def test_nvlink_health_from_pasted_nvidia_smi_and_nvlink_status(tmp_path) -> None:
+    """A bug report with the nvidia-smi table and `nvidia-smi nvlink -s`: a down link on GPU 1 is found."""
+    from stackaudit.importers.registry import load_pasted
+
+    table = xml_log([xml_gpu("00000000:18:00.0"), xml_gpu("00000000:2A:00.0")])  # H100 SXM: 18 NVLinks
+    links = "\n".join(f"\t Link {n}: 26.562 GB/s" for n in range(18))
+    down = links.replace("Link 3: 26.562 GB/s", "Link 3: <inactive>")
+    status = (f"GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-aaaa)\n{links}\n"
+              f"GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-bbbb)\n{down}\n")
+    paste = tmp_path / "report.txt"
+    paste.write_text(table + "\n$ nvidia-smi nvlink -s\n" + status)
+    r = run_checks(load_pasted([str(paste)]), ["DRV-NVLINK-HEALTH"])["DRV-NVLINK-HEALTH"]
+    assert r.status == "issue" and "17 of 18" in r.message and "down: 3" in r.message

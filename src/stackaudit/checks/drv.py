@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from stackaudit.checks.registry import (
     Fix,
@@ -16,11 +17,12 @@ from stackaudit.checks.registry import (
     unknown,
 )
 from stackaudit.facts.container import ContainerInfo
-from stackaudit.facts.nvidia import GpuInfo, NvidiaDriver, NvidiaGpus, NvidiaServices, XidEvents
+from stackaudit.facts.nvidia import GpuInfo, NvidiaDriver, NvidiaGpus, NvidiaServices, NvLink, XidEvents
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.processes import ServingProcesses
 from stackaudit.facts.python_env import PythonEnv
 from stackaudit.facts.system import LoadedModules
+from stackaudit.facts.topology import NvlinkStatus
 
 KERNEL_OPEN = "https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/kernel_open.html"
 GSP_README = "https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/gsp.html"
@@ -489,10 +491,11 @@ def gsp_firmware(nvidia: NvidiaGpus, nvidia_driver: NvidiaDriver | None = None) 
             persistent="reseat the NVLink bridges; RMA when errors persist"),
     references=("https://github.com/NVIDIA/nccl/blob/master/src/graph/paths.cc", XID_CATALOGUE),
 )
-def nvlink_health(nvidia: NvidiaGpus, nvidia_xids: XidEvents | None = None) -> Outcome:
+def nvlink_health(nvidia: NvidiaGpus, nvidia_xids: XidEvents | None = None,
+                  nvlink_status: NvlinkStatus | None = None) -> Outcome:
     """Reads: per GPU and link, NVML nvmlDeviceGetNvLinkState and the DL error counters (replay,
-    recovery, CRC flit/data); the expected link count per model (data/gpus.toml); Xid 74 in the
-    kernel log.
+    recovery, CRC flit/data), or a pasted `nvidia-smi nvlink -s` where NVML is not in the source;
+    the expected link count per model (data/gpus.toml); Xid 74 in the kernel log.
 
     Bad value: fewer active links than the model has (NV18 expected on H100 SXM, NV12 on A100 SXM),
     any inactive link next to active ones, non-zero recovery/CRC counters, Xid 74.
@@ -508,6 +511,7 @@ def nvlink_health(nvidia: NvidiaGpus, nvidia_xids: XidEvents | None = None) -> O
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
         return gpus
+    gpus = _with_pasted_links(gpus, nvlink_status)
     xid74 = [e for e in (nvidia_xids.events if nvidia_xids else ()) if e.code == 74]
     capable = [g for g in gpus if (g.nvlinks and len(g.nvlinks) > 0) or (g.spec is not None and g.spec.has_nvlink)]
     if not capable:
@@ -550,6 +554,20 @@ def nvlink_health(nvidia: NvidiaGpus, nvidia_xids: XidEvents | None = None) -> O
                             "(traffic goes over PCIe)", actual=actual)
     return ok("NVLinks active with no recovery/CRC errors: " + ", ".join(
         f"{k} {v['active']}/{v['expected']}" for k, v in actual.items() if isinstance(v, dict)), actual=actual)
+
+
+def _with_pasted_links(gpus: list[GpuInfo], status: NvlinkStatus | None) -> list[GpuInfo]:
+    """Fill link states the source's GPU listing lacks from `nvidia-smi nvlink -s` (same GPU index)."""
+    if status is None:
+        return gpus
+    by_index = {g.index: g for g in status.gpus}
+    out = []
+    for gpu in gpus:
+        pasted = by_index.get(gpu.index)
+        if gpu.nvlinks is None and pasted is not None:
+            gpu = replace(gpu, nvlinks=tuple(NvLink(link.link, link.active) for link in pasted.links))
+        out.append(gpu)
+    return out
 
 
 # --- DRV-XID -----------------------------------------------------------------------------------
