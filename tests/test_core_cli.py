@@ -118,3 +118,44 @@ def test_help_is_fast_to_import() -> None:
 def test_script_entry_point_runs() -> None:
     proc = subprocess.run([*STACKAUDIT, "--version"], capture_output=True, text=True, timeout=30)
     assert proc.returncode == 0 and proc.stdout.startswith("stackaudit ")
+
+
+NUMA_PASTE = """$ sysctl kernel.numa_balancing
+kernel.numa_balancing = 1
+$ numactl -H
+available: 2 nodes (0-1)
+node 0 cpus: 0 1 2 3
+node 0 size: 257655 MB
+node 0 free: 250000 MB
+node 1 cpus: 4 5 6 7
+node 1 size: 258031 MB
+node 1 free: 251000 MB
+node distances:
+node   0   1
+  0:  10  32
+  1:  32  10
+"""
+
+
+def test_stackaudit_toml_in_working_directory_waives_and_expiry_is_reported(cli, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    paste = tmp_path / "report.txt"
+    paste.write_text(NUMA_PASTE)
+    monkeypatch.chdir(tmp_path)
+    args = ("audit", "--from", str(paste), "--select", "KERN-NUMA-BALANCING", "--fail-on", "P2", "--format", "json")
+    run = cli(*args)
+    [result] = json.loads(run.out)["results"]
+    assert run.rc == 1 and result["status"] == "issue" and result["waived"] is None
+    (tmp_path / "stackaudit.toml").write_text(
+        '[[waiver]]\nid = "KERN-NUMA-BALANCING"\nreason = "pinned per node by the scheduler"\nexpires = 2999-01-01\n')
+    run = cli(*args)
+    data = json.loads(run.out)
+    assert run.rc == 0 and data["results"][0]["waived"]["reason"] == "pinned per node by the scheduler"
+    assert data["summary"]["waived"] == 1
+    (tmp_path / "stackaudit.toml").write_text(
+        '[[waiver]]\nid = "KERN-NUMA-BALANCING"\nreason = "until the reboot"\nexpires = 2020-01-01\n')
+    run = cli(*args)
+    data = json.loads(run.out)
+    assert run.rc == 1 and data["results"][0]["waived"] is None
+    assert data["summary"]["expired_waivers"][0]["expires"] == "2020-01-01"
+    text = cli("audit", "--from", str(paste), "--select", "KERN-NUMA-BALANCING")
+    assert "expired" in text.out and "until the reboot" in text.out
