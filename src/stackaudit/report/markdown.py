@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
-from stackaudit.report.sections import fix_lines, headline_lines, in_container, sections, show_value
+from stackaudit.report.sections import (
+    fix_lines,
+    grouped_unknowns,
+    headline_lines,
+    in_container,
+    sections,
+    show_value,
+)
 
 
 def _cell(text: str) -> str:
@@ -52,7 +59,8 @@ def render_markdown(report: Report) -> str:
         out.append("")
     if sec.unknown:
         out += ["### Could not check", ""]
-        out += [f"- `{r.id}` — {r.message}" + (f" → *{r.hint}*" if r.hint else "") for r in sec.unknown]
+        out += [f"- {', '.join(f'`{i}`' for i in ids)} — {message}" + (f" → *{hint}*" if hint else "")
+                for ids, message, hint in grouped_unknowns(sec.unknown)]
         out.append("")
     if sec.waived:
         out += ["### Waived", ""]

@@ -55,6 +55,14 @@ def sections(report: Report) -> Sections:
     )
 
 
+def grouped_unknowns(results: list[Result]) -> list[tuple[list[str], str, str]]:
+    """Unknown results that say the same thing, together: ([IDs], message, hint), in first-seen order."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for r in results:
+        groups.setdefault((r.message, r.hint), []).append(r.id)
+    return [(ids, message, hint) for (message, hint), ids in groups.items()]
+
+
 def show_value(value: Any, limit: int = 160) -> str:
     if value is None:
         return "—"

@@ -10,7 +10,14 @@ from rich.table import Table
 
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
-from stackaudit.report.sections import fix_lines, headline_lines, in_container, sections, show_value
+from stackaudit.report.sections import (
+    fix_lines,
+    grouped_unknowns,
+    headline_lines,
+    in_container,
+    sections,
+    show_value,
+)
 
 _PRIORITY_STYLE = {"P0": "bold red", "P1": "bold yellow", "P2": "cyan"}
 
@@ -64,8 +71,8 @@ def render_text(report: Report, color: bool = False, width: int = 110) -> str:
         console.print()
     if sec.unknown:
         console.print("[bold underline]Could not check[/]")
-        for r in sec.unknown:
-            console.print(f"  [bold]{r.id}[/]: {escape(r.message)}" + (f" → {escape(r.hint)}" if r.hint else ""))
+        for ids, message, hint in grouped_unknowns(sec.unknown):
+            console.print(f"  [bold]{', '.join(ids)}[/]: {escape(message)}" + (f" → {escape(hint)}" if hint else ""))
         console.print()
     if sec.waived or report.expired_waivers:
         console.print("[bold underline]Waived[/]")
