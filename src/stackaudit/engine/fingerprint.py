@@ -8,6 +8,10 @@ knobs the audit checks.
 from __future__ import annotations
 
 import json
+import re
+
+# Process IDs change between runs without anything changing on the host: not part of a fingerprint.
+_PID = re.compile(r"\b(pid |/proc/)\d+")
 
 from stackaudit.engine.runner import AuditOptions, run_audit
 from stackaudit.host.base import Host
@@ -32,5 +36,6 @@ def host_fingerprint(host: Host | None = None, deadline_s: float = 10.0) -> dict
         if result.status in ("unknown", "error", "not-applicable") or result.actual is None:
             continue
         actual = result.actual
-        out[result.id] = actual if isinstance(actual, str) else json.dumps(actual, sort_keys=True, default=str)
+        text = actual if isinstance(actual, str) else json.dumps(actual, sort_keys=True, default=str)
+        out[result.id] = _PID.sub(r"\1*", text)
     return out
