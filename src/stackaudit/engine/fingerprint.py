@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 import re
 
-# Process IDs change between runs without anything changing on the host: not part of a fingerprint.
-_PID = re.compile(r"\b(pid |/proc/)\d+")
-
 from stackaudit.engine.runner import AuditOptions, run_audit
 from stackaudit.host.base import Host
+
+# Process IDs change between runs without anything changing on the host: not part of a fingerprint.
+_PID = re.compile(r"\b(pid |/proc/)\d+")
 
 
 def host_fingerprint(host: Host | None = None, deadline_s: float = 10.0) -> dict[str, str]:
