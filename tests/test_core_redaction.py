@@ -95,3 +95,13 @@ def test_yaml_config_secrets_and_setting_names_kept() -> None:
         assert is_secret_name(name), name
     for name in ("TOKENIZERS_PARALLELISM", "max_num_batched_tokens", "MONKEY_PATCH", "NCCL_P2P_DISABLE"):
         assert not is_secret_name(name), name
+
+
+def test_python_repr_dicts_in_logs_are_redacted() -> None:
+    """vLLM logs `non-default args: {...}` as a Python dict; its secrets must not survive."""
+    line = (f"INFO 11-29 10:00:01 [utils.py:326] non-default args: {{'model': 'Qwen/Qwen3-8B', "
+            f"'api_key': ['{SECRETS[0]}'], 'hf_token': '{SECRETS[1]}', 'tensor_parallel_size': 2}}")
+    out = redact_text(line)
+    assert SECRETS[0] not in out and SECRETS[1] not in out
+    assert "'model': 'Qwen/Qwen3-8B'" in out and "'tensor_parallel_size': 2" in out
+    assert redact_text(out) == out

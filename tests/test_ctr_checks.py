@@ -196,6 +196,16 @@ def test_memlock_unlimited_is_ok_and_docker_ulimit_read() -> None:
     assert r.status == "issue" and "vllm" in r.subjects and "4 KiB" in r.message
 
 
+def test_memlock_reads_the_engine_not_the_audit_and_never_substitutes_its_own() -> None:
+    """The engine's unlimited memlock wins over the audit's 64 KiB; an unreadable engine is unknown."""
+    engine = {**vllm_process(), "/proc/4242/limits": limits_with(memlock="unlimited")}
+    r = one(container_host(rdma=("mlx5_0",), files=engine), "CTR-MEMLOCK")
+    assert r.status == "ok" and "engine pid 4242" in r.message
+    del engine["/proc/4242/limits"]
+    r = one(container_host(rdma=("mlx5_0",), files=engine), "CTR-MEMLOCK")
+    assert r.status == "unknown" and "audit's own" not in r.message
+
+
 # --- CTR-STACK-ULIMIT ------------------------------------------------------------------------
 
 def test_stack_is_info_only() -> None:

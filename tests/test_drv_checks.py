@@ -212,3 +212,36 @@ def test_nvlink_health_from_pasted_nvidia_smi_and_nvlink_status(tmp_path) -> Non
     paste.write_text(table + "\n$ nvidia-smi nvlink -s\n" + status)
     r = run_checks(load_pasted([str(paste)]), ["DRV-NVLINK-HEALTH"])["DRV-NVLINK-HEALTH"]
     assert r.status == "issue" and "17 of 18" in r.message and "down: 3" in r.message
+
+
+def test_xid_fix_cost_follows_the_recovery_79_reboot_app_restart_ecc_reset() -> None:
+    off_bus = "[ 9.1] NVRM: Xid (PCI:0000:9a:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"
+    r = _one(host_for(hgx(), dmesg=off_bus), "DRV-XID")
+    assert r.fix_cost == "reboot" and r.priority == "P1" and "reboot" in r.fix.runtime
+    dbe = "[ 9.1] NVRM: Xid (PCI:0000:18:00): 48, pid=4101, name=python3, An uncorrectable double bit error\n"
+    r = _one(host_for(hgx(), dmesg=dbe), "DRV-XID")
+    assert r.fix_cost == "driver-reload" and r.priority == "P0"
+    app = "[ 10.1] NVRM: Xid (PCI:0000:18:00): 31, pid=991, name=python3, Ch 00000008, MMU Fault\n"
+    assert _one(host_for(hgx(), dmesg=app), "DRV-XID").fix_cost == "restart"
+
+
+def test_a_gpu_nvml_reports_lost_is_an_xid_issue() -> None:
+    host = host_for(hgx(count=2), nvml_extra={"gpu/1": {"__error__": {"kind": "gpu-is-lost", "message": "lost"}}})
+    r = _one(host, "DRV-XID")
+    assert r.status == "issue" and r.severity == "high" and "lost" in r.message and r.fix_cost == "reboot"
+
+
+def test_no_nvlink_says_what_follows_and_an_unknown_model_without_links_is_unknown() -> None:
+    r = _one(host_for(pcie_box("NVIDIA L40S", 4)), "DRV-NVLINK-HEALTH")
+    assert r.status == "not-applicable" and "TP=2" in r.message and "latency" in r.message
+    gpus = pcie_box("NVIDIA L40S", 2, nvlink={"error": "no-permission"})
+    for g in gpus:
+        g["name"] = "NVIDIA Future Accelerator X"
+    assert _one(host_for(gpus), "DRV-NVLINK-HEALTH").status == "unknown"
+
+
+def test_proprietary_module_on_grace_hopper_is_an_issue() -> None:
+    gpus = [nvml_gpu(0, "NVIDIA H100 80GB HBM3", "0009:01:00.0")]
+    gpus[0]["name"] = "NVIDIA GH200 480GB"
+    r = _one(host_for(gpus, proc_version=PROC_VERSION_PROPRIETARY), "DRV-OPEN-MODULE")
+    assert r.status == "issue" and "GH200" in r.message

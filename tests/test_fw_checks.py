@@ -94,3 +94,30 @@ def test_numa_layout_reported_and_missing_locality_flagged() -> None:
     assert good.status == "ok" and "NPS1" in good.message
     bad = run_checks(_host("identity", numa="-1"), ["FW-NUMA-NPS"])["FW-NUMA-NPS"]
     assert bad.status == "issue" and set(bad.subjects) == {GPU_A, GPU_B} and bad.priority == "P2"
+
+
+def test_iommu_translating_on_an_nvswitch_system_is_not_an_issue() -> None:
+    """KB FW-IOMMU-MODE: "Not relevant to NVLink/NVSwitch traffic"; "NVLink/NVSwitch traffic does not go
+    through the IOMMU"."""
+    files, links = _gpu_files("DMA")
+    real = "/sys/devices/pci0000:90/0000:90:01.1/0000:91:00.0"
+    links["/sys/bus/pci/devices/0000:91:00.0"] = "../../.." + real[4:]
+    files.update({f"{real}/vendor": "0x10de\n", f"{real}/class": "0x068000\n", f"{real}/device": "0x22a3\n",
+                  "/proc/cmdline": "ro\n"})
+    host = fake_host(files=files, links=links, commands={("systemd-detect-virt", "--vm"): "none\n", "dmesg": ""})
+    r = run_checks(host, ["FW-IOMMU-MODE"])["FW-IOMMU-MODE"]
+    assert r.status == "not-an-issue" and "NVLink" in r.message and set(r.subjects) == {GPU_A, GPU_B}
+
+
+def test_iommu_groups_not_in_the_source_is_unknown_never_off() -> None:
+    """A snapshot without /sys/kernel/iommu_groups cannot tell "IOMMU off" (KB general rule 2)."""
+    from stackaudit.host.memory import HostRecord, MemoryHost
+
+    files, links = _gpu_files(None)
+    rec = HostRecord(meta={"hostname": "h", "uid": 0, "source": "snapshot"})
+    rec.files.update({k: v.encode() for k, v in files.items()})
+    rec.files["/proc/cmdline"] = b"ro\n"
+    rec.links.update(links)
+    rec.dirs["/sys/bus/pci/devices"] = [GPU_A, GPU_B]
+    r = run_checks(MemoryHost(rec), ["FW-IOMMU-MODE"])["FW-IOMMU-MODE"]
+    assert r.status == "unknown" and "group types could not be read" in r.message

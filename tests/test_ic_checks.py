@@ -113,6 +113,17 @@ def test_topo_read_one_gpu_or_missing() -> None:
     assert one(host(), "IC-TOPO-READ").status == "unknown"
 
 
+P2P_CNS_2 = P2P_RTX4090.replace("NS", "CNS").replace("CCNS", "CNS")
+
+
+def test_cns_is_normal_on_l4_but_not_on_l40s() -> None:
+    """KB IC-TOPO-READ: `CNS` between two L4s is normal; the L40S (gpus.toml p2p = true) is no L4."""
+    l4 = one(host(RTX4090_2, P2P_CNS_2, models=["NVIDIA L4"] * 2), "IC-TOPO-READ")
+    assert l4.status == "not-an-issue" and "CNS" in l4.message
+    l40s = one(host(RTX4090_2, P2P_CNS_2, models=["NVIDIA L40S"] * 2), "IC-TOPO-READ")
+    assert l40s.status == "issue" and "CNS" in l40s.message
+
+
 # --- IC-P2P-FUNCTIONAL -----------------------------------------------------------------------
 
 
@@ -141,6 +152,22 @@ def test_p2p_nvlink_is_not_applicable_and_log_failure_is_an_issue() -> None:
     assert r.status == "issue" and "P2P test failed" in r.message
 
 
+def test_p2p_cache_of_another_user_does_not_speak_for_the_running_engine() -> None:
+    """The engine (HOME=/home/svc) has a clean cache; root's stale `false` is not the engine's."""
+    import json
+    stale = {"0->0": True, "0->1": False, "1->0": False, "1->1": True}
+    good = {"0->0": True, "0->1": True, "1->0": True, "1->1": True}
+    files = {**vllm(2, env={"HOME": "/home/svc"}),
+             f"{CACHE}/gpu_p2p_access_cache_for_0,1.json": json.dumps(stale),
+             "/home/svc/.cache/vllm/gpu_p2p_access_cache_for_0,1.json": json.dumps(good)}
+    r = one(host(RTXPRO_8, P2P_OK_8, files=files), "IC-P2P-FUNCTIONAL")
+    assert r.status == "ok" and "/home/svc/.cache/vllm" in r.message
+    # Where no engine runs, root's cache is still read (and its stale `false` reported).
+    del files["/proc/4100/cmdline"]
+    r = one(host(RTXPRO_8, P2P_OK_8, files=files), "IC-P2P-FUNCTIONAL")
+    assert r.status == "issue" and CACHE in str(r.subjects)
+
+
 # --- IC-CUSTOM-ALLREDUCE ---------------------------------------------------------------------
 
 
@@ -159,6 +186,9 @@ def test_custom_ar_disabled_on_nvlink_is_an_issue() -> None:
 def test_custom_ar_on_nvlink_is_ok_and_flag_on_nvlink_is_an_issue() -> None:
     assert one(host(HGX_H100, files=vllm(8)), "IC-CUSTOM-ALLREDUCE").status == "ok"
     r = one(host(HGX_H100, files=vllm(8, extra=("--disable-custom-all-reduce",))), "IC-CUSTOM-ALLREDUCE")
+    assert r.status == "issue" and r.severity == "medium"
+    # vLLM's parser also takes the underscore spelling.
+    r = one(host(HGX_H100, files=vllm(8, extra=("--disable_custom_all_reduce",))), "IC-CUSTOM-ALLREDUCE")
     assert r.status == "issue" and r.severity == "medium"
 
 
@@ -222,6 +252,26 @@ def test_p2p_disable_on_geforce_is_not_an_issue_and_shm_disable_with_p2p_off_is_
     r = one(host(RTXPRO_8, P2P_OK_8, files=vllm(4, env={"NCCL_P2P_DISABLE": "1", "NCCL_SHM_DISABLE": "1"})),
             "IC-NCCL-ENV")
     assert r.status == "issue" and r.severity == "high" and "sockets" in r.message
+
+
+def test_unreadable_engine_env_with_a_clean_nccl_conf_is_unknown_not_ok() -> None:
+    """A blind read of the engine's environment is `unknown`, even when /etc/nccl.conf was readable."""
+    files = {**vllm(8), "/etc/nccl.conf": "# site defaults\nNCCL_DEBUG=WARN\n",
+             "/proc/4100/environ": PermissionError(13, "Permission denied")}
+    r = one(host(HGX_H100, files=files), "IC-NCCL-ENV")
+    assert r.status == "unknown" and "could not be read" in r.message and "root" in r.hint
+    files["/proc/4100/environ"] = "HOME=/root\0PATH=/usr/bin\0"
+    assert one(host(HGX_H100, files=files), "IC-NCCL-ENV").status == "ok"
+
+
+def test_ib_disable_on_a_ray_multi_node_engine_is_an_issue() -> None:
+    """NCCL lines behind Ray's `(RayWorkerWrapper pid=…, ip=…)` prefix still name two hosts."""
+    log = ("(RayWorkerWrapper pid=5120, ip=10.0.0.11) node-a:5120:5301 [0] NCCL INFO NCCL_IB_DISABLE set by "
+           "environment to 1.\n"
+           "(RayWorkerWrapper pid=7311, ip=10.0.0.12) node-b:7311:7490 [0] NCCL INFO Channel 00/0 : 8[0] -> 0[0] "
+           "[send] via NET/Socket/0\n")
+    r = one(host(HGX_H100, files={PASTED_LOG_PATH: log}), "IC-NCCL-ENV")
+    assert r.status == "issue" and r.severity == "medium" and "multi-node" in r.message
 
 
 # --- IC-TOPOLOGY-PLACEMENT -------------------------------------------------------------------

@@ -490,3 +490,41 @@ def test_sched_knobs_stale_line_on_old_kernel_is_ok() -> None:
              "/proc/sys/kernel/sched_migration_cost_ns": "500000\n"}
     r = run("KERN-SCHED-KNOBS", files, uname=UNAME.replace("6.8.0-45-generic", "5.4.0-150-generic"))
     assert r.status == "ok" and "EEVDF" in r.message
+
+
+# --- review additions: blind reads, exact fixes ----------------------------------------------
+
+
+def _without_driver(files: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in files.items() if not k.endswith("/scaling_driver")}
+
+
+def test_governor_powersave_with_driver_not_in_source_is_unknown() -> None:
+    """KB KERN-CPUFREQ-GOVERNOR trap: "Do not flag `powersave` alone; read `scaling_driver` first"."""
+    r = run("KERN-CPUFREQ-GOVERNOR", _without_driver(cpufreq_files(governor="powersave", epp=None)))
+    assert r.status == "unknown" and "scaling_driver" in r.hint
+
+
+def test_governor_ondemand_with_driver_not_in_source_is_still_an_issue() -> None:
+    """ondemand/conservative exist only with generic-governor drivers: no driver needed to flag them."""
+    r = run("KERN-CPUFREQ-GOVERNOR", _without_driver(cpufreq_files(governor="ondemand", epp=None)))
+    assert r.status == "issue" and r.severity == "medium"
+
+
+def test_thp_defrag_not_in_source_is_unknown_not_a_verdict() -> None:
+    """The bad value is defrag=always: with `enabled` alone the answer is unknown (KB general rule 2)."""
+    r = run("KERN-THP", {"/sys/kernel/mm/transparent_hugepage/enabled": "[always] madvise never\n"})
+    assert r.status == "unknown" and "defrag" in r.message
+
+
+def test_boost_fix_names_only_the_wrong_knobs_with_this_hosts_values() -> None:
+    files = cpufreq_files()
+    files[f"{CPU}/intel_pstate/no_turbo"] = "1\n"
+    files[f"{CPU}/intel_pstate/max_perf_pct"] = "100\n"
+    r = run("KERN-CPU-BOOST", files)
+    assert r.status == "issue" and r.fix is not None
+    assert r.fix.runtime == f"echo 0 > {CPU}/intel_pstate/no_turbo"
+    capped = run("KERN-CPU-BOOST", cpufreq_files(driver="acpi-cpufreq", epp=None, cap_khz=2_000_000),
+                 lscpu=LSCPU_GENOA)
+    assert capped.fix is not None and capped.fix.runtime == "cpupower frequency-set -u 3800000"
+    assert "<" not in capped.fix.runtime

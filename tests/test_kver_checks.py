@@ -188,3 +188,9 @@ def test_dmabuf_single_node_engine_is_not_an_issue() -> None:
 
 def test_dmabuf_no_rdma_not_applicable() -> None:
     assert run("KVER-DMABUF", rdma_host(False), XEON).status == "not-applicable"
+
+
+def test_intel_no_cpufreq_inside_a_container_is_unknown_not_an_issue() -> None:
+    """A container that shows no cpufreq says nothing about the host's P-state control (blind read)."""
+    r = run("KVER-INTEL-PSTATE", {f"{CPU}/present": "0-63\n", "/.dockerenv": ""}, XEON, dirs={f"{CPU}/cpufreq": []})
+    assert r.status == "unknown" and "container" in r.message and "--root" in r.hint

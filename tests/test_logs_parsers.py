@@ -91,6 +91,17 @@ def test_nccl_multi_node_ib() -> None:
     assert {c.transport for c in log.channels} == {"NET", "P2P"} and log.channels[-1].detail == "direct pointer"
 
 
+def test_nccl_hosts_behind_worker_and_rank_prefixes() -> None:
+    """Ray/vLLM worker prefixes and mpirun rank tags before `host:pid:tid [dev] NCCL` (nccl#1232, #1672)."""
+    text = ("(RayWorkerWrapper pid=3569860, ip=10.0.0.2) node-a:3569860:3571297 [0] NCCL INFO Channel 08/0 : "
+            "0[0] -> 1[1] via P2P/IPC\n"
+            "(VllmWorker rank=1 pid=2102) node-a:2102:2210 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via P2P/IPC\n"
+            "[1] node2:22555:22555 [0] NCCL INFO Channel 00/0 : 2[1] -> 1[0] [receive] via NET/Socket/0\n")
+    log = parse_serving_log(text)
+    assert log.nccl_hosts == ("node-a", "node2") and log.multi_host
+    assert [c.host for c in log.channels] == ["node-a", "node-a", "node2"]
+
+
 def test_not_a_log() -> None:
     for text in ("", "hello", "PyTorch version: 2.3.0"):
         try:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from nvidia_support import (
     PROC_VERSION_PROPRIETARY,
@@ -15,7 +18,7 @@ from nvidia_support import (
 )
 from stackaudit.engine.testing import run_checks
 from stackaudit.host.memory import MemoryHost
-from stackaudit.importers.registry import recognise
+from stackaudit.importers.registry import recognise, strip_header
 
 
 def _one(host: Any, check_id: str) -> Any:
@@ -131,3 +134,34 @@ def test_pinned_offload_close_to_host_memory() -> None:
     assert _one(host_for(hgx(), extra_files=files, processes=procs), "MEM-PINNED-HOST").status == "ok"
     files, procs = vllm_files("--tensor-parallel-size 8")
     assert _one(host_for(hgx(), extra_files=files, processes=procs), "MEM-PINNED-HOST").status == "not-applicable"
+
+
+# --- not applicable only where the source says the GPU lacks the feature --------------------------
+
+CAPTURES = Path(__file__).resolve().parents[1].parent / "shared" / "captures"
+
+
+def _capture_host(name: str) -> MemoryHost:
+    path = CAPTURES / name
+    if not path.is_file():
+        pytest.skip(f"{path} is not present")
+    return _pasted(strip_header(path.read_text()))
+
+
+def test_table_na_columns_are_not_applicable_and_unread_ecc_is_unknown() -> None:
+    host = _capture_host("15-2x-rtx3090-nvidia-smi-table-250w-cap-persistence-off.txt")
+    results = run_checks(host, ["MEM-MIG", "MEM-ECC-MODE"])
+    assert results["MEM-MIG"].status == "not-applicable" and results["MEM-ECC-MODE"].status == "not-applicable"
+    gpus = hgx(count=2, ecc_mode={"error": "no-permission"}, mig_mode={"error": "no-permission"},
+               remapped_rows={"error": "no-permission"},
+               ecc_errors={k: {"error": "no-permission"} for k in ("volatile_corrected", "volatile_uncorrected",
+                                                                   "aggregate_corrected", "aggregate_uncorrected")})
+    results = run_checks(host_for(gpus), ["MEM-MIG", "MEM-ECC-MODE", "MEM-ROW-REMAP-ECC"])
+    assert {k: r.status for k, r in results.items()} == {"MEM-MIG": "unknown", "MEM-ECC-MODE": "unknown",
+                                                         "MEM-ROW-REMAP-ECC": "unknown"}
+
+
+def test_a_process_whose_owner_is_not_in_the_source_is_unknown_not_ok() -> None:
+    """Capture 33: a foreign vLLM holds 45 GB of the pod's only GPU; the paste cannot say it is foreign."""
+    r = _one(_capture_host("33-h100-k8s-pod-shm-64m-memlock-64k-shared-gpu.txt"), "MEM-GPU-SHARED")
+    assert r.status == "unknown" and "VLLM::EngineCore" in r.message

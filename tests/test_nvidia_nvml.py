@@ -13,7 +13,7 @@ import pytest
 from nvidia_support import HGX_BUSES, hgx, host_for, pci_files, xml_gpu, xml_log
 from stackaudit.engine.runner import AuditOptions, run_audit
 from stackaudit.engine.testing import run_checks
-from stackaudit.facts.nvidia import GpuSamples, from_nvml, gpu_from_nvml, samples_from_nvml
+from stackaudit.facts.nvidia import GpuSamples, from_nvml, gpu_from_nvml, normalize_bdf, samples_from_nvml
 from stackaudit.host import nvml
 from stackaudit.host.live import LiveHost
 from stackaudit.host.memory import fake_host, load_snapshot, write_snapshot
@@ -241,3 +241,34 @@ def test_audit_sample_option_extends_collection_and_judges_under_load() -> None:
 def test_cli_rejects_a_bad_sample_window(cli: Any) -> None:
     out = cli("audit", "--sample", "-1", "--from", str(Path(__file__)))
     assert out.rc == 2 and "--sample" in out.err
+
+
+def _blind(module: types.ModuleType, error: Any) -> None:
+    """Every per-device NVML call fails with `error` (NoPermission, or something no binding documents)."""
+    for name in dir(module):
+        if name.startswith("nvmlDevice") and name not in ("nvmlDeviceGetHandleByIndex", "nvmlDeviceGetCount"):
+            setattr(module, name, error)
+
+
+@pytest.mark.parametrize("error", [_raise(4), lambda *_: (_ for _ in ()).throw(TypeError("odd binding")),
+                                   lambda *_: None])
+def test_no_exception_escapes_a_field_read(pynvml: Any, error: Any) -> None:
+    """NoPermission, an undocumented exception or a None answer: every field is a value, never an exception."""
+    _blind(pynvml(count=1), error)
+    answer = nvml.live_query("gpu/0")
+    assert answer["index"] == 0
+    gpu = gpu_from_nvml(answer)
+    assert gpu.persistence is None and gpu.ecc_current is None and gpu.power_limit_w is None
+
+
+def test_blind_nvml_reads_are_unknown_never_ok(pynvml: Any) -> None:
+    """A GPU whose every NVML field answers NoPermission: no DRV/MEM/PWR check says ok or not-applicable."""
+    _blind(pynvml(count=2), _raise(4))
+    files, links = pci_files([normalize_bdf(b) for b in HGX_BUSES[:2]])
+    host = fake_host(files=files, links=links, nvml={"system": nvml.live_query("system"),
+                                                      "gpu/0": nvml.live_query("gpu/0"),
+                                                      "gpu/1": nvml.live_query("gpu/1")})
+    ids = ["DRV-PERSISTENCE", "DRV-COMPUTE-MODE", "DRV-GSP-FIRMWARE", "DRV-NVLINK-HEALTH", "MEM-ROW-REMAP-ECC",
+           "MEM-ECC-MODE", "MEM-MIG", "MEM-GPU-SHARED", "PWR-GPU-POWER-LIMIT", "PWR-CLOCK-EVENTS", "PWR-APP-CLOCKS"]
+    results = run_checks(host, ids)
+    assert {i: results[i].status for i in ids} == {i: "unknown" for i in ids}

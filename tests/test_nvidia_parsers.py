@@ -164,3 +164,34 @@ def test_parsers_never_crash(parts: list[str]) -> None:
         with contextlib.suppress(ParseError):
             parser(text)
     recognise(text)
+
+
+# --- what the source says the GPU lacks vs what it does not show -----------------------------------
+
+
+def test_na_fields_are_unsupported_and_permission_errors_are_not() -> None:
+    """`N/A` = the GPU lacks the feature (not applicable); a missing or unreadable field is unknown."""
+    (a100,) = parse_xml(_capture("01-a100-sxm4-mig-persistence-off-nvsmi-xml.txt")).gpus
+    assert a100.unsupported == ("remap",)  # <remapped_rows>N/A</remapped_rows> with MIG on; ECC and MIG readable
+    (maxq,) = parse_xml(_capture("04-rtx-pro-6000-blackwell-maxq-gen4-host-nvsmi-xml.txt")).gpus
+    assert maxq.unsupported == ("mig",)
+    table = parse_table(_capture("15-2x-rtx3090-nvidia-smi-table-250w-cap-persistence-off.txt"))
+    assert all(g.unsupported == ("ecc", "mig") for g in table.gpus)
+    denied = QUERY_TEXT.replace("        Current                           : Enabled\n        Pending                  "
+                                "         : Disabled", "        Current                           : Insufficient "
+                                "Permissions\n        Pending                           : Insufficient Permissions")
+    g = parse_query_text(denied).gpus[0]
+    assert g.ecc_current is None and "ecc" not in g.unsupported
+    assert parse_query_text(QUERY_TEXT).gpus[0].unsupported == ("mig",)  # MIG Mode Current: N/A on an L40S
+
+
+def test_requested_and_current_power_limits_of_the_r530_schema() -> None:
+    """R530+: requested_power_limit is what `-pl` set, current_power_limit the enforced one (all limiters)."""
+    braked = xml_gpu(HGX_BUSES[0]).replace("<current_power_limit>700.00 W</current_power_limit>",
+                                           "<current_power_limit>550.00 W</current_power_limit>")
+    (g,) = parse_xml(xml_log([braked])).gpus
+    assert (g.power_limit_w, g.power_enforced_w, g.power_default_w) == (700.0, 550.0, 700.0)
+    text = QUERY_TEXT.replace("Current Power Limit               : 300.00 W",
+                              "Current Power Limit               : 250.00 W")
+    g = parse_query_text(text).gpus[0]
+    assert (g.power_limit_w, g.power_enforced_w) == (300.0, 250.0)

@@ -267,3 +267,66 @@ def test_pasted_sources_never_error_and_empty_source_is_unknown() -> None:
     assert all(r.status != "error" for r in res.values()), {k: r.message for k, r in res.items()}
     empty = run_checks(MemoryHost(HostRecord(meta={"source": "pasted"})), PCIE + FW)
     assert all(r.status == "unknown" for r in empty.values()), {k: r.status for k, r in empty.items()}
+
+
+# -- review additions --------------------------------------------------------------------------
+
+
+def _one_gpu_blind() -> list[Dev]:
+    """Both GPUs present; the second one's config space stops at the 64-byte header."""
+    devs = _devs(gpu_kw={"aspm_ctl": 2})
+    last = devs[-1]
+    assert last.bdf == GPU1 and last.config is not None
+    last.config = last.config[:64]
+    return devs
+
+
+def test_info_checks_with_one_gpu_unreadable_are_unknown_never_ok() -> None:
+    """KB general rule 2: a blind read is unknown, never ok — also next to a readable GPU."""
+    res = run_checks(_host(_one_gpu_blind()), ["PCIE-10BIT-TAGS", "PCIE-ASPM", "PCIE-MRRS", "PCIE-RELAXED-ORDERING"])
+    for cid, r in res.items():
+        assert r.status == "unknown", (cid, r.status, r.message)
+        assert GPU1 in r.subjects and "root" in r.hint, cid
+
+
+def test_mps_128_set_by_pcie_bus_peer2peer_is_not_an_issue_and_fix_never_suggests_it() -> None:
+    """pcie_bus_peer2peer sets MPS 128 B on every device on purpose (kernel-parameters; KB PCIE-MPS correction:
+    the safe choice for P2P): not an issue; as a fix for a low MPS it would be wrong (it does not raise MPS)."""
+    devs = _devs(gpu_kw={"devcap_mps": 512, "mps": 128})
+    trap = run_checks(_host(devs, cmdline="ro iommu=pt pci=pcie_bus_peer2peer"), ["PCIE-MPS"])["PCIE-MPS"]
+    assert trap.status == "not-an-issue" and "pcie_bus_peer2peer" in trap.message
+    bad = run_checks(_host(devs), ["PCIE-MPS"])["PCIE-MPS"]
+    assert bad.status == "issue" and bad.fix is not None
+    assert "pcie_bus_safe" in bad.fix.persistent and "does not raise MPS" in bad.fix.persistent
+
+
+def test_aer_other_xid_on_bus_79_is_not_xid_79() -> None:
+    """`NVRM: Xid (PCI:0000:79:00): 13, pid=79`: the Xid number follows the parenthesis."""
+    dmesg = "[ 100.0] NVRM: Xid (PCI:0000:79:00): 13, pid=79, name=python3, Graphics Exception\n"
+    r = run_checks(_host(_devs(), dmesg=dmesg), ["FW-AER-ERRORS"])["FW-AER-ERRORS"]
+    assert r.status == "ok", r.message
+    old = "[ 100.0] NVRM: Xid (0000:43:00): 79, GPU has fallen off the bus.\n"
+    assert run_checks(_host(_devs(), dmesg=old), ["FW-AER-ERRORS"])["FW-AER-ERRORS"].status == "issue"
+
+
+def test_rebar_single_gpu_next_to_an_ethernet_nic_is_not_an_issue_rdma_nic_is() -> None:
+    """KB FW-REBAR-BAR1 applies to P2P or GPUDirect RDMA: an ordinary Ethernet port does no GPUDirect RDMA."""
+    kw: dict[str, object] = {"rebar": [(1, 8, list(range(6, 16)))]}
+    nic = Dev("0000:01:00.0", [ROOT], "0x8086", "0x1533", "0x020000", speed="2.5 GT/s PCIe", width="1")
+    devs = [*_devs(gpu_kw=kw, gpu_extra={"resource": _SMALL_BAR}, n_gpus=1), nic]
+    r = run_checks(_host(devs), ["FW-REBAR-BAR1"])["FW-REBAR-BAR1"]
+    assert r.status == "not-an-issue", r.message
+    cx7 = Dev("0000:01:00.0", [ROOT], "0x15b3", "0x1021", "0x020700")
+    files, links = sysfs([*_devs(gpu_kw=kw, gpu_extra={"resource": _SMALL_BAR}, n_gpus=1), cx7])
+    links["/sys/class/infiniband/mlx5_0/device"] = "../../../0000:01:00.0"
+    host = fake_host(files=files, links=links, commands={"dmesg": "", ("systemd-detect-virt", "--vm"): "none\n"})
+    rdma = run_checks(host, ["FW-REBAR-BAR1"])["FW-REBAR-BAR1"]
+    assert rdma.status == "issue" and GPU0 in rdma.subjects
+
+
+def test_link_state_missing_for_one_gpu_is_unknown_not_ok() -> None:
+    files, links = sysfs(_one_gpu_blind())
+    files = {k: v for k, v in files.items() if not (GPU1 in k and "current_link" in k)}
+    host = fake_host(files=files, links=links, commands={"dmesg": "", ("systemd-detect-virt", "--vm"): "none\n"})
+    r = run_checks(host, ["PCIE-LINK-DOWNTRAIN"])["PCIE-LINK-DOWNTRAIN"]
+    assert r.status == "unknown" and r.subjects == (GPU1,) and GPU0 in r.message

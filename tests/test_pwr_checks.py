@@ -118,3 +118,28 @@ def test_platform_profile_low_power_and_absent() -> None:
     assert "tuned-adm profile throughput-performance" in r.fix.runtime
     r = _one(host_for(hgx(count=1)), "PWR-PLATFORM-PROFILE")
     assert r.status == "ok" and "common on servers" in r.message
+
+
+def test_enforced_below_a_default_request_is_not_fixed_with_pl() -> None:
+    """Requested = default, enforced lower (BMC cap / PSU brake): `nvidia-smi -pl` cannot help."""
+    gpus = hgx(count=2)
+    gpus[1]["power"] = {**gpus[1]["power"], "enforced_mw": 450000}
+    r = _one(host_for(gpus), "PWR-GPU-POWER-LIMIT")
+    assert r.status == "issue" and r.subjects == ("0000:2a:00.0",) and "-pl" not in r.fix.runtime
+    assert "BMC" in r.fix.runtime and "power brake" in r.message
+    gpus[0]["power"] = {**gpus[0]["power"], "limit_mw": 400000, "enforced_mw": 400000}
+    r = _one(host_for(gpus), "PWR-GPU-POWER-LIMIT")
+    assert r.fix.runtime.startswith("nvidia-smi -i 0 -pl 700") and "-i 1 -pl" not in r.fix.runtime
+
+
+def test_platform_profile_masked_inside_a_container_is_unknown() -> None:
+    host = host_for(hgx(count=1), extra_files={"/.dockerenv": "", "/proc/1/cgroup": "0::/\n"})
+    r = _one(host, "PWR-PLATFORM-PROFILE")
+    assert r.status == "unknown" and "container" in r.message
+
+
+def test_clock_events_without_load_in_the_source_says_so() -> None:
+    gpus = hgx(count=1, clock_event_reasons=0x0)
+    gpus[0]["utilization"] = {"error": "not-supported"}  # as NVML answers with MIG enabled
+    r = _one(host_for(gpus), "PWR-CLOCK-EVENTS")
+    assert r.status == "ok" and "GPU load not in the source" in r.message and "not conclusive" in r.message

@@ -354,6 +354,16 @@ def test_cuda_graphs_vllm_optimization_level_and_compilation_config() -> None:
         assert r["RT-CUDA-GRAPHS"].status == "issue", args
 
 
+def test_cuda_graphs_vllm_underscore_spellings_are_read_like_vllm_does() -> None:
+    """vLLM's FlexibleArgumentParser takes `--enforce_eager` for `--enforce-eager`: still eager mode."""
+    for args in (("--enforce_eager",), ("--compilation_config", json.dumps({"cudagraph_mode": "NONE"})),
+                 ("--enforce_eager=true",)):
+        r = run_checks(host(unrelated(), vllm_v1(extra_args=args), vllm_site()), ["RT-CUDA-GRAPHS"])
+        assert r["RT-CUDA-GRAPHS"].status == "issue", args
+    r = run_checks(host(unrelated(), vllm_v1(extra_args=("--no-enforce_eager",)), vllm_site()), ["RT-CUDA-GRAPHS"])
+    assert r["RT-CUDA-GRAPHS"].status == "ok"
+
+
 def test_cuda_graphs_on_is_ok_and_look_alikes_are_not_flagged() -> None:
     # Trap: an unrelated bench.py with --enforce-eager (pid 970) and SGLang's --disable-cuda-graph-padding.
     parts = (unrelated(), vllm_v1(extra_args=("--no-enforce-eager", "--compilation-config",

@@ -84,6 +84,8 @@ def _engine_limits(procs: ServingProcesses | None, own: ResourceLimits | None,
         for proc in procs.processes:
             if proc.limits and name in proc.limits:
                 return proc.limits[name], f"engine pid {proc.pid} ({proc.engine or proc.comm})"
+        if procs.found:
+            return None, ""  # the engine runs: the audit's own limits say nothing about it
     if own is not None and name in own.values:
         if own.values[name][1] == "unknown":
             return own.values[name], "a pasted `ulimit -a` (soft limits)"

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from stackaudit.checks.registry import (
     Fix,
+    FixCost,
     Outcome,
     Severity,
     check,
@@ -165,7 +166,7 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     `modinfo -F license nvidia` ("Dual MIT/GPL" open, "NVIDIA" proprietary); each GPU's architecture.
 
     Bad value: the proprietary module with Blackwell GPUs (B200/B300, GB200, RTX PRO 6000 Blackwell,
-    RTX 50): they are only supported by the open modules.
+    RTX 50) or Grace Hopper (GH200): they are only supported by the open modules.
 
     Why: NVIDIA driver README (560.35.03): "Blackwell and later are only supported by the open
     kernel modules"; HMM, DMABUF for CUDA allocations and GPUDirect Storage need them too. Open is
@@ -193,11 +194,11 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
                          subjects=[g.subject for g in old], severity="high", evidence=evidence)
         return ok("open kernel module" + (f" ({nvidia_driver.version})" if nvidia_driver.version else ""),
                   actual="open", evidence=evidence)
-    blackwell = [g for g in gpus if is_blackwell(g)]
+    blackwell = [g for g in gpus if is_blackwell(g) or re.search(r"\bGH200\b", g.name or "")]
     if blackwell:
-        return issue(f"proprietary kernel module with {len(blackwell)} Blackwell GPU(s) ({blackwell[0].name}): "
-                     "Blackwell is only supported by the open modules", actual="proprietary", expected="open",
-                     subjects=[g.subject for g in blackwell], evidence=evidence)
+        return issue(f"proprietary kernel module with {len(blackwell)} Blackwell/Grace Hopper GPU(s) "
+                     f"({blackwell[0].name}): they are only supported by the open modules", actual="proprietary",
+                     expected="open", subjects=[g.subject for g in blackwell], evidence=evidence)
     if not gpus:
         return ok("proprietary kernel module; no GPU architecture in this source to judge it against",
                   actual="proprietary", evidence=evidence)
@@ -515,8 +516,14 @@ def nvlink_health(nvidia: NvidiaGpus, nvidia_xids: XidEvents | None = None,
     xid74 = [e for e in (nvidia_xids.events if nvidia_xids else ()) if e.code == 74]
     capable = [g for g in gpus if (g.nvlinks and len(g.nvlinks) > 0) or (g.spec is not None and g.spec.has_nvlink)]
     if not capable:
+        blind = [g for g in gpus if g.nvlinks is None and g.spec is None]
+        if blind:
+            return unknown("neither the NVLink state nor a known GPU model is in this source for GPU(s) "
+                           + _indices(blind), hint="paste `nvidia-smi -q` and `nvidia-smi nvlink -s`, or audit "
+                           "the host (NVML)")
         return not_applicable("no NVLink on these GPUs (" + ", ".join(sorted({g.name for g in gpus if g.name}))
-                              + "): GPU-to-GPU traffic goes over PCIe")
+                              + "): GPU-to-GPU traffic goes over PCIe, so vLLM/SGLang custom all-reduce runs at most "
+                              "at TP=2 and all-reduce is PCIe-latency bound (a property of the build, not a fix)")
     unread = [g for g in capable if g.nvlinks is None]
     if len(unread) == len(capable) and not xid74:
         return unknown("NVLink link states are not in this source", hint="paste `nvidia-smi nvlink -s` and "
@@ -583,6 +590,9 @@ _XID_MEANING = {
     154: ("GPU recovery action changed", "high"),
 }
 _RANK = {"low": 0, "medium": 1, "high": 2}
+_XID_COST: dict[int, FixCost] = {13: "restart", 31: "restart", 43: "restart", 79: "reboot"}
+_ACTION_COST: dict[str, FixCost] = {"Node Reboot": "reboot", "System Reboot": "reboot"}
+_COST_RANK: list[FixCost] = ["restart", "driver-reload", "reboot"]
 
 
 def _severity(name: str) -> Severity:
@@ -604,18 +614,21 @@ def xid(nvidia_xids: XidEvents, nvidia: NvidiaGpus | None = None, pci: PciDevice
     recommended recovery action per GPU (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION) where available.
 
     Bad value: 79 (fallen off the bus), 48/94/95 (ECC), 63/64 (row remapping), 74 (NVLink),
-    119/120 (GSP), 154 (recovery action); 13/31/43 repeated for one process.
+    119/120 (GSP), 154 (recovery action); 13/31/43 repeated for one process; a GPU NVML reports
+    lost (gpu-is-lost).
 
     Why: Xids are the driver's error events (NVIDIA Xid catalogue); hardware ones precede lost GPUs
     and degraded NVLink or memory.
 
-    Traps: 13/31/43 are usually a crashing user program, not hardware (low severity). The driver's
-    recovery action, when NVML gives one, is preferred over guessing reset-vs-reboot per Xid.
+    Traps: 13/31/43 are usually a crashing user program, not hardware (low severity; the fix is an
+    engine restart). A GPU that fell off the bus (79) needs a node reboot, not a GPU reset. The
+    driver's recovery action, when NVML gives one, is preferred over guessing reset-vs-reboot.
     """
     events = nvidia_xids.events
     actions = {g.subject: g.recovery_action for g in (nvidia.gpus if nvidia else ())
                if g.recovery_action not in (None, "None")}
-    if not events and not actions:
+    lost = [g for g in (nvidia.gpus if nvidia else ()) if g.error == "gpu-is-lost"]
+    if not events and not actions and not lost:
         if (nvidia is not None and nvidia.none_on_bus) or (pci is not None and not pci.nvidia_gpus):
             return not_applicable("no NVIDIA GPU on the PCI bus")
         return ok("no Xid errors in the kernel log", actual=0)
@@ -633,9 +646,22 @@ def xid(nvidia_xids: XidEvents, nvidia: NvidiaGpus | None = None, pci: PciDevice
     if actions:
         severity = "high"
         parts.append("recovery action: " + ", ".join(f"{k} {v}" for k, v in actions.items()))
-    bdfs = sorted({e.bdf for e in events} | set(actions))
-    only_app = all(c in (13, 31, 43) for c in counts) and not actions
+    if lost:
+        severity = "high"
+        parts.append(f"NVML: GPU(s) {_indices(lost)} lost (fallen off the bus)")
+    bdfs = sorted({e.bdf for e in events} | set(actions) | {g.subject for g in lost})
+    only_app = all(c in (13, 31, 43) for c in counts) and not actions and not lost
+    # What the recovery costs: an application restart for 13/31/43, a node reboot for a GPU that fell off
+    # the bus (79) or where the driver asks for one, a GPU reset (driver-reload class) for the rest.
+    costs = [_XID_COST.get(c, "driver-reload") for c in counts] + [_ACTION_COST.get(a, "driver-reload")
+                                                                   for a in actions.values()]
+    costs += ["reboot"] * bool(lost)
+    cost = max(costs, key=_COST_RANK.index)
+    fix = None if cost == "driver-reload" else Fix(
+        cost=cost, runtime="restart the serving engine (the application faulted)" if cost == "restart" else
+        "reboot the node (a GPU that fell off the bus rarely comes back with a GPU reset)",
+        persistent="RMA the GPU when hardware Xids (79, 48, 64, 95) repeat")
     return issue("; ".join(parts) + (" — usually the application, not the hardware" if only_app else ""),
                  actual={str(k): v for k, v in counts.items()}, expected="no Xid", subjects=bdfs,
-                 severity=severity,
+                 severity=severity, fix=fix,
                  evidence=[e.line for e in events][-5:])

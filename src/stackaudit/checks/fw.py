@@ -16,6 +16,7 @@ from stackaudit.checks.registry import (
     ok,
     unknown,
 )
+from stackaudit.facts.kernel_knobs import RdmaDevices
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.pcie_config import PcieFacts, PcieFunction, bridges_between
 from stackaudit.facts.platform import Virtualization
@@ -65,7 +66,8 @@ def iommu_mode(pci: PciDevices, cmdline: KernelCmdline | None = None, kernel_log
     Traps: `identity` groups (what `iommu=pt` gives) are fine for translation, but the IOMMU driver
     still requests ACS on switch ports: check FW-ACS-P2P too. `amd_iommu=on` is not a valid value
     (the AMD IOMMU is on by default; the kernel logs "Unknown option"): a harmless no-op.
-    NVLink/NVSwitch traffic does not go through the IOMMU. In a VM the guest sees a virtual
+    NVLink/NVSwitch traffic does not go through the IOMMU (an NVSwitch system with translating
+    groups: not an issue for GPU-to-GPU traffic). In a VM the guest sees a virtual
     topology: not applicable there. Prefer `iommu=pt` to turning the IOMMU off (x2APIC needs
     interrupt remapping on large EPYC hosts).
     """
@@ -87,6 +89,15 @@ def iommu_mode(pci: PciDevices, cmdline: KernelCmdline | None = None, kernel_log
     translating = [b for b, t in types.items() if t in _TRANSLATING]
     passthrough_flag = cmdline is not None and (
         cmdline.last("iommu") == "pt" or cmdline.last("iommu.passthrough") in ("1", "on", "y"))
+    nvswitches = [d.bdf for d in pci.devices if d.role == "nvswitch"]
+    if translating and nvswitches:
+        return not_an_issue(
+            f"the IOMMU translates DMA for {len(translating)} of {len(gpus)} GPUs, but this is an NVSwitch system "
+            f"({len(nvswitches)} NVSwitch(es) on the bus): GPU-to-GPU traffic is NVLink, which does not go through "
+            "the IOMMU. Only GPU-NIC GPUDirect RDMA is translated (multi-node); `iommu=pt` is the usual setting "
+            "there" + ("; " + "; ".join(notes) if notes else ""),
+            actual={b: types[b] for b in translating}, expected="identity (iommu=pt) where GPUs use PCIe P2P",
+            subjects=translating)
     if translating:
         return issue(
             f"the IOMMU translates DMA for {len(translating)} of {len(gpus)} GPUs (group type "
@@ -97,7 +108,7 @@ def iommu_mode(pci: PciDevices, cmdline: KernelCmdline | None = None, kernel_log
     if all(t == "identity" for t in types.values()):
         return ok("GPU IOMMU groups are in passthrough (identity); check ACS on switch ports (FW-ACS-P2P)"
                   + ("; " + "; ".join(notes) if notes else ""), actual=types, subjects=bdfs)
-    if not pci.iommu_groups_present and all(g.iommu_group is None for g in gpus):
+    if pci.iommu_groups_present is False and all(g.iommu_group is None for g in gpus):
         return ok("the IOMMU is off (no IOMMU groups)" + ("; " + "; ".join(notes) if notes else ""),
                   actual="off", subjects=bdfs)
     if passthrough_flag:
@@ -351,24 +362,28 @@ def _size(nbytes: int) -> str:
     references=("https://docs.nvidia.com/cuda/gpudirect-rdma/index.html", "https://docs.nvidia.com/deploy/nvml-api/",
                 "https://github.com/tinygrad/open-gpu-kernel-modules"),
 )
-def rebar_bar1(pcie: PcieFacts) -> Outcome:
+def rebar_bar1(pcie: PcieFacts, rdma: RdmaDevices | None = None) -> Outcome:
     """Reads: each GPU's BAR1 size (sysfs `resource`, `Region 1` in `lspci -vv`) and its
     Resizable BAR capability (`BAR 1: current size: …, supported: …`).
 
     Bad value: BAR1 of 256 MiB while the Resizable BAR capability lists larger sizes, on a host
-    with GPU P2P (two or more GPUs) or GPUDirect RDMA (an RDMA NIC).
+    with GPU P2P (two or more GPUs) or GPUDirect RDMA (an RDMA NIC: /sys/class/infiniband, else a
+    Mellanox/NVIDIA networking function on the bus).
 
     Why: BAR1 maps GPU memory for the CPU and for peer devices; P2P forks for GeForce cards and
     GPUDirect RDMA need a large BAR.
 
     Traps: data-center GPUs (H100/H200/B200/A100/L40S) have a large fixed BAR1 and no need of
-    ReBAR: not flagged. A single GPU does not use BAR1 for its copies. No measured NCCL gain from
+    ReBAR: not flagged. A single GPU does not use BAR1 for its copies, and an ordinary Ethernet
+    NIC next to it does no GPUDirect RDMA (not an issue). No measured NCCL gain from
     ReBAR on officially P2P-capable cards is published.
     """
     gpus = pcie.gpus
     if not gpus:
         return no_gpu(pcie)
-    p2p = len(gpus) >= 2 or bool(pcie.role("nic"))
+    # GPUDirect RDMA needs an RDMA NIC, not any NIC (every workstation has an Intel/Broadcom Ethernet port).
+    rdma_nic = bool(rdma.names) if rdma is not None else any(n.vendor == "0x15b3" for n in pcie.role("nic"))
+    p2p = len(gpus) >= 2 or rdma_nic
     small: dict[str, str] = {}
     fine: dict[str, str] = {}
     blind: list[str] = []
@@ -392,7 +407,8 @@ def rebar_bar1(pcie: PcieFacts) -> Outcome:
                      actual=small, expected="BAR1 ≈ GPU memory (Resizable BAR on)", subjects=list(small))
     if small:
         return not_an_issue("small BAR1 on the only GPU (" + "; ".join(f"{b}: {v}" for b, v in small.items())
-                            + "): single-GPU inference does not use BAR1 for its copies", actual=small,
+                            + "), and no RDMA NIC: single-GPU inference does not use BAR1 for its copies",
+                            actual=small,
                             subjects=list(small))
     if blind:
         return unknown(f"BAR1 size or Resizable BAR capability of {len(blind)} GPU(s) not in the source",
@@ -501,7 +517,9 @@ def aer_errors(pcie: PcieFacts, kernel_log: KernelLog | None = None, cmdline: Ke
     bus_errors: list[str] = []
     ghes = False
     if kernel_log is not None:
-        xid79 = [ln.strip() for ln in kernel_log.grep(r"NVRM: Xid .*\b79\b|fallen off the bus")]
+        # `NVRM: Xid (PCI:0000:3b:00): 79, pid=...`: the Xid number follows the closing parenthesis (a bus
+        # number or pid of 79 on another Xid line is not one).
+        xid79 = [ln.strip() for ln in kernel_log.grep(r"NVRM: Xid \([^)]*\):\s*79\b|fallen off the bus")]
         shorts = [_short(b) for b in watch]
         bus_errors = [ln.strip() for ln in kernel_log.grep(r"PCIe Bus Error|AER:.*(Uncorrect|Correct)")
                       if any(s in ln for s in shorts)]

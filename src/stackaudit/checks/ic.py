@@ -267,7 +267,7 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
         if bad:
             states = sorted({s for _, _, s in bad})
             pairs = ", ".join(f"{a}->{b} {s}" for a, b, s in bad[:6])
-            if _is_geforce(models) or (set(states) <= {"CNS"} and any("L4" in n for n in models.values())):
+            if _is_geforce(models) or (set(states) <= {"CNS"} and any(re.search(r"\bL4\b", n) for n in models.values())):
                 return not_an_issue(f"the driver reports no P2P ({', '.join(states)}: {pairs}) on "
                                     f"{', '.join(sorted(set(models.values())))}: NVIDIA's policy for these cards, not "
                                     "a misconfiguration; NCCL goes through host memory (SHM)" + suffix,
@@ -612,6 +612,10 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
 # --- IC-NCCL-ENV -----------------------------------------------------------------------------
 
 
+_ENV_BLIND = "the serving engine's environment could not be read (another user's process)"
+_ENV_BLIND_HINT = "run as root: `tr '\\0' '\\n' < /proc/<engine pid>/environ | grep ^NCCL_`"
+
+
 def _truthy(value: str) -> bool:
     return value.strip().lower() in ("1", "true", "yes", "y", "on")
 
@@ -648,9 +652,12 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     NET/IB, which NCCL may pick inside a host when NICs sit close to both GPUs). NCCL_P2P_DISABLE=1
     on GeForce (no P2P anyway) or a measured choice on some AMD PCIe hosts is legitimate. SGLang
     sets NCCL_CUMEM_ENABLE=0 and NCCL_NVLS_ENABLE=0 itself (RT-ENV-SGLANG). NCCL itself refuses P2P
-    beyond PXB (SHM between SYS/PHB GPUs is its default, not a setting).
+    beyond PXB (SHM between SYS/PHB GPUs is its default, not a setting). A clean nccl.conf says
+    nothing when the engine's environment is unreadable (another user's process): unknown.
     """
     settings = list(nccl_config.settings)
+    # The engine runs but its environment is not readable, and no NCCL log says what it was given.
+    blind = nccl_config.env_unreadable and "NCCL log" not in nccl_config.sources
     if not settings:
         if not nccl_config.engine_seen and nccl_config.conf_read and nccl_config.engine_running is False:
             return ok("no serving engine running; /etc/nccl.conf and this shell set no NCCL_* variable",
@@ -660,6 +667,9 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
                            + (" (the collect_env shell shows no NCCL_* variable)"
                               if "collect_env report" in nccl_config.sources else ""),
                            hint="`tr '\\0' '\\n' < /proc/<engine pid>/environ | grep ^NCCL_; cat /etc/nccl.conf`")
+        if blind:
+            return unknown("no NCCL_* line in the NCCL config files (" + ", ".join(nccl_config.sources[:3])
+                           + f"), but {_ENV_BLIND}", hint=_ENV_BLIND_HINT)
         return ok("no NCCL_* override in the engine's environment or NCCL config files ("
                   + ", ".join(nccl_config.sources[:3]) + ")", actual={})
     models = _models(nvidia, collect_env)
@@ -723,6 +733,10 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
                      expected="no NCCL_* override that disables a transport", severity=severity,  # type: ignore[arg-type]
                      subjects=[n for _, _, n in bad],
                      evidence=[f"{s.name}={s.value} ({s.source})" for s in settings][:6])
+    if blind:
+        return unknown(f"the NCCL settings that could be read ({listed}) disable no fast path"
+                       + ("; " + "; ".join(m for _, m, _ in findings) if findings else "") + f"; but {_ENV_BLIND}",
+                       hint=_ENV_BLIND_HINT, actual={s.name: s.value for s in settings})
     if findings:
         return not_an_issue("; ".join(m for _, m, _ in findings), actual={s.name: s.value for s in settings},
                             subjects=[n for _, _, n in findings])

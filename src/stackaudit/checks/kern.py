@@ -112,8 +112,9 @@ def governor(cpufreq: CpuFreq, cpu: CpuInfo | None = None, container: ContainerI
     report. No published A/B of the governor alone: the mechanism is single-thread speed.
 
     Traps: with intel_pstate or amd-pstate-epp in active mode, `powersave` is not the minimum
-    frequency but the default dynamic mode steered by EPP (see KERN-EPP): not an issue. In VMs
-    and containers without cpufreq sysfs the answer is unknown. A scaling_max_freq below
+    frequency but the default dynamic mode steered by EPP (see KERN-EPP): not an issue; with the
+    driver not in the source, `powersave` is unknown, never flagged. In VMs and containers
+    without cpufreq sysfs the answer is unknown. A scaling_max_freq below
     cpuinfo_max_freq is reported once, by KERN-CPU-BOOST.
     """
     if not cpufreq.present:
@@ -141,6 +142,16 @@ def governor(cpufreq: CpuFreq, cpu: CpuInfo | None = None, container: ContainerI
                 expected="performance, or powersave with an active-mode driver",
             )
         return ok(observed, actual=observed)
+    if not cpufreq.driver and "powersave" in slow:
+        # Which driver decides what 'powersave' means: the minimum frequency (generic governors) or
+        # the EPP-steered default (intel_pstate / amd-pstate-epp active). Never flag it blind.
+        del slow["powersave"]
+        if not slow:
+            return unknown(f"{observed}: 'powersave' pins the lowest frequency only with a generic-governor driver "
+                           "(acpi-cpufreq, intel_cpufreq, amd-pstate passive); with intel_pstate or amd-pstate-epp "
+                           "active it is the normal EPP-steered mode, and scaling_driver is not in this source",
+                           hint="cat /sys/devices/system/cpu/cpu0/cpufreq/scaling_driver (or paste `cpupower "
+                           "frequency-info` whole)")
     if slow:
         bad_cpus = cpufreq.cpus_with("governor", tuple(slow))
         severe = "powersave" in slow
@@ -218,12 +229,26 @@ def boost(cpufreq: CpuFreq, cpu: CpuInfo | None = None, container: ContainerInfo
         )
         evidence.extend(f"{CPU_SYS}/cpufreq/{q.name}/scaling_max_freq: {q.scaling_max_khz}" for q in capped[:3])
     if problems:
+        # The fix names only the knobs found wrong, with the values of this host.
+        commands = []
+        if cpufreq.intel_no_turbo == "1":
+            commands.append(f"echo 0 > {NO_TURBO}")
+        if cpufreq.intel_max_perf_pct is not None and cpufreq.intel_max_perf_pct < 100:
+            commands.append(f"echo 100 > {MAX_PERF_PCT}")
+        if cpufreq.boost == "0":
+            commands.append(f"echo 1 > {BOOST}")
+        if capped and not (cpufreq.intel_no_turbo == "1" or cpufreq.boost == "0"):
+            top = max(q.cpuinfo_max_khz or 0 for q in capped)
+            commands.append(f"cpupower frequency-set -u {top}")  # kHz, cpupower's default unit
         return issue(
             "; ".join(problems) + f" ({cpufreq.scope}). Single-thread speed of the engine loop drops; "
             "some sites do this on purpose for deterministic latency or power" + where(container),
             actual="; ".join(problems),
             expected="turbo/boost on, max_perf_pct 100, scaling_max_freq = cpuinfo_max_freq",
             evidence=evidence,
+            fix=Fix(cost="runtime", runtime="; ".join(commands),
+                    persistent="tuned profile or systemd oneshot running the same commands; BIOS 'Turbo Boost' / "
+                    "'Core Performance Boost' enabled if it is off there", scope="host"),
         )
     knobs_known = any(v is not None for v in (cpufreq.intel_no_turbo, cpufreq.boost, cpufreq.intel_max_perf_pct))
     if not knobs_known and not cpufreq.sampled:
@@ -616,12 +641,17 @@ def thp(thp: ThpSettings, vmstat: VmStat | None = None) -> Outcome:
 
     Traps: "disable THP on AI servers" is database-tuning folklore, unproven for GPU inference:
     enabled=always or madvise with a non-`always` defrag is not an issue. One reading shows
-    stalls since boot, not whether they are rising: sample again during serving.
+    stalls since boot, not whether they are rising: sample again during serving. With defrag
+    not in the source the answer is unknown.
     """
     if thp.enabled == "unsupported":
         return not_applicable("the kernel has no transparent huge page support")
     observed = f"enabled={thp.enabled}, defrag={thp.defrag or 'unknown'}"
     stalls = vmstat.get("compact_stall") if vmstat is not None else None
+    if thp.defrag is None and thp.enabled != "never":
+        # The bad value is defrag=always: without it the answer is unknown, never ok (general rule 2).
+        return unknown(f"{observed}: transparent_hugepage/defrag is not in this source",
+                       hint="cat /sys/kernel/mm/transparent_hugepage/defrag")
     if thp.defrag == "always":
         if stalls is None:
             return unknown(f"{observed}: compaction stalls (/proc/vmstat compact_stall) are not in this source",

@@ -7,6 +7,7 @@ import re
 from stackaudit.checks.kern import counts, is_vm
 from stackaudit.checks.registry import Fix, Outcome, issue, not_an_issue, not_applicable, ok, unknown
 from stackaudit.checks.registry import check as register_check
+from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.cpufreq import CpuFreq
 from stackaudit.facts.kernel_knobs import NvidiaKernel, RdmaDevices
 from stackaudit.facts.pci import PciDevices
@@ -97,7 +98,7 @@ def amd_zen5(cpu: CpuInfo, kernel: KernelInfo, cpufreq: CpuFreq | None = None,
     references=("https://docs.kernel.org/admin-guide/pm/intel_pstate.html",),
 )
 def intel_pstate(cpu: CpuInfo, cpufreq: CpuFreq, cmdline: KernelCmdline | None = None,
-                 kernel_log: KernelLog | None = None) -> Outcome:
+                 kernel_log: KernelLog | None = None, container: ContainerInfo | None = None) -> Outcome:
     """Reads: /sys/devices/system/cpu/intel_pstate/status, scaling_driver, the `hwp` CPU flag,
     cmdline intel_pstate=disable|passive|no_hwp, dmesg "intel_pstate: P-states controlled by the
     platform", and whether /sys/devices/system/cpu/cpufreq has any policy.
@@ -111,6 +112,7 @@ def intel_pstate(cpu: CpuInfo, cpufreq: CpuFreq, cmdline: KernelCmdline | None =
 
     Traps: firmware (OOB) control with a "Performance" BIOS profile is a valid configuration:
     the OS-level checks then do not apply, and the result says so. VMs have no cpufreq by design.
+    A container that shows no cpufreq says nothing about the host: unknown.
     """
     if not cpu.is_intel:
         return not_applicable("not an Intel CPU")
@@ -136,6 +138,10 @@ def intel_pstate(cpu: CpuInfo, cpufreq: CpuFreq, cmdline: KernelCmdline | None =
             subjects=["cmdline:intel_pstate"],
             evidence=[f"/proc/cmdline: intel_pstate={','.join(opts)}"],
         )
+    if not cpufreq.present and container is not None and container.in_container and not platform:
+        return unknown(f"no cpufreq interface visible inside this {container.kind} container: the host's P-state "
+                       "control cannot be told from here",
+                       hint="run the audit on the host (or with the host's / at /host, --root /host)")
     if not cpufreq.present:
         why = ("dmesg: 'P-states controlled by the platform'" if platform
                else "no cpufreq policy in /sys/devices/system/cpu/cpufreq")

@@ -63,10 +63,10 @@ def row_remap_ecc(nvidia: NvidiaGpus) -> Outcome:
     read = [g for g in gpus if any(v is not None for v in (g.remap_pending, g.remap_failure,
                                                             g.ecc_volatile_uncorrected, g.retired_pending))]
     if not read:
-        if nvidia.source in ("nvml", "nvidia-smi -q -x") and all(g.ecc_current is None for g in gpus):
+        if all("ecc" in g.unsupported and "remap" in g.unsupported for g in gpus):
             return not_applicable("no ECC or row remapping on these GPUs (" + ", ".join(nvidia.names) + ")")
-        return unknown("row remapping and ECC counters are not in this source",
-                       hint="paste `nvidia-smi -q -d ROW_REMAPPER,ECC,PAGE_RETIREMENT`")
+        return unknown("row remapping and ECC counters are not in this source (or could not be read)",
+                       hint="paste `nvidia-smi -q -d ROW_REMAPPER,ECC,PAGE_RETIREMENT`, or run as root")
     failed = [g for g in read if g.remap_failure]
     pending = [g for g in read if g.remap_pending or g.retired_pending]
     unc = [g for g in read if (g.ecc_volatile_uncorrected or 0) > 0]
@@ -74,7 +74,8 @@ def row_remap_ecc(nvidia: NvidiaGpus) -> Outcome:
     if failed:
         problems.append(f"row remapping failed on GPU(s) {_idx(failed)} (no spare rows left: RMA)")
     if pending:
-        problems.append(f"row remap / page retirement pending on GPU(s) {_idx(pending)} (reset the GPU to apply)")
+        problems.append(f"row remap / page retirement pending on GPU(s) {_idx(pending)} (reset the GPU to apply; "
+                        "a maintenance item, not a slowdown)")
     if unc:
         problems.append("volatile uncorrectable ECC errors on GPU(s) " + _idx(unc) + " ("
                         + ", ".join(str(g.ecc_volatile_uncorrected) for g in unc) + ")")
@@ -124,9 +125,9 @@ def ecc_mode(nvidia: NvidiaGpus) -> Outcome:
         return gpus
     read = [g for g in gpus if g.ecc_current is not None]
     if not read:
-        if nvidia.source in ("nvml", "nvidia-smi -q -x"):
+        if all("ecc" in g.unsupported for g in gpus):
             return not_applicable("ECC is not supported on these GPUs (" + ", ".join(nvidia.names) + ")")
-        return unknown("ECC mode is not in this source", hint="paste `nvidia-smi -q -d ECC`")
+        return unknown("ECC mode is not in this source (or could not be read)", hint="paste `nvidia-smi -q -d ECC`")
     pending = [g for g in read if g.ecc_pending is not None and g.ecc_pending != g.ecc_current]
     modes = {g.subject: ("Enabled" if g.ecc_current else "Disabled") for g in read}
     if pending:
@@ -174,9 +175,9 @@ def mig(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = None) -
         return gpus
     read = [g for g in gpus if g.mig_current is not None]
     if not read:
-        if nvidia.source in ("nvml", "nvidia-smi -q -x"):
+        if all("mig" in g.unsupported for g in gpus):
             return not_applicable("MIG is not supported on these GPUs (" + ", ".join(nvidia.names) + ")")
-        return unknown("MIG mode is not in this source", hint="paste `nvidia-smi -q`")
+        return unknown("MIG mode is not in this source (or could not be read)", hint="paste `nvidia-smi -q`")
     enabled = [g for g in read if g.mig_current]
     pending = [g for g in read if g.mig_pending is not None and g.mig_pending != g.mig_current]
     fix_cmd = "; ".join(f"nvidia-smi -i {g.index} -mig 0" for g in (enabled or pending))
@@ -286,9 +287,11 @@ def gpu_shared(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = 
     if not procs_known and all(g.display_active is None for g in gpus):
         return unknown("the processes on the GPUs are not in this source", hint="paste `nvidia-smi`")
     if notes:
-        return ok("one program per GPU (" + "; ".join(notes) + "); whether it is this deployment's engine is "
-                  "not in the source" + (" (inside a container NVML shows host PIDs)" if in_container else ""),
-                  actual=actual)
+        # Reported, not judged: nothing here says whose process it is (a foreign vLLM looks like ours).
+        return unknown("one program per GPU (" + "; ".join(notes) + "); whether it is this deployment's engine is "
+                       "not in the source" + (" (inside a container NVML shows host PIDs)" if in_container else ""),
+                       hint="compare with the engine's PIDs on the host (`nvidia-smi --query-compute-apps=pid,"
+                       "process_name,used_memory --format=csv`)", actual=actual)
     msg = "no foreign process and no display on the GPUs"
     if engine and in_container:
         msg += " (inside a container NVML shows host PIDs: processes were not matched to the engine)"

@@ -78,19 +78,27 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
         else:
             fine.append(f"GPU {g.index} {limit:g} W")
     if low:
-        cmds = "; ".join(f"nvidia-smi -i {g.index} -pl {d:g}" for g, _, d, _ in low)
+        # `-pl` only helps where the requested limit itself is low; an enforced limit below a requested
+        # default comes from another limiter (BMC/Redfish out-of-band cap, PSU power brake, DCGM policy).
+        settable = [(g, d) for g, _, d, _ in low if g.power_limit_w is None or g.power_limit_w < d - TOLERANCE_W]
         brake = [g for g, lim, _, _ in low if g.power_enforced_w is not None and g.power_limit_w is not None
                  and g.power_enforced_w < g.power_limit_w - TOLERANCE_W]
+        cmds = "; ".join(f"nvidia-smi -i {g.index} -pl {d:g}" for g, d in settable)
         where = " (set on the host)" if container is not None and container.in_container else ""
         msg = "; ".join(f"GPU {g.index} capped at {lim:g} W, {o} is {d:g} W ({lim / d:.0%})" for g, lim, d, o in low)
+        other = ("find the other limiter: the BMC's out-of-band power cap (Redfish PowerLimitWatts), PSU "
+                 "redundancy/power budget, a DCGM policy")
         if brake:
             msg += f"; GPU(s) {_idx(brake)}: the enforced limit is below the requested one (chassis/PSU power " \
-                   "brake: check PWR-CLOCK-EVENTS)"
+                   "brake or an out-of-band cap: `nvidia-smi -pl` cannot raise it; check PWR-CLOCK-EVENTS)"
+        fix = (Fix(cost="runtime", runtime=cmds + "   # root; lost at driver unload"
+                   + (f"; GPU(s) {_idx(brake)}: {other}" if len(settable) < len(low) else ""),
+                   persistent="a systemd oneshot after nvidia-persistenced running: " + cmds)
+               if settable else Fix(cost="runtime", runtime=other, persistent=other))
         return issue(msg + where, actual={g.subject: lim for g, lim, _, _ in low},
                      expected={g.subject: d for g, _, d, _ in low}, subjects=[g.subject for g, _, _, _ in low],
                      confidence=None if all(o == "the GPU's default" for *_, o in low) else "field-reports",
-                     fix=Fix(cost="runtime", runtime=cmds + "   # root; lost at driver unload",
-                             persistent="a systemd oneshot after nvidia-persistenced running: " + cmds))
+                     fix=fix)
     if fine:
         return ok("power limit at the default: " + ", ".join(fine), actual=fine)
     if unknown_default:
@@ -164,7 +172,8 @@ def clock_events(nvidia: NvidiaGpus, gpu_samples: GpuSamples | None = None) -> O
         return not_an_issue(f"SW Power Cap active on GPU(s) {_idx(capped)}: normal at full load at the default "
                             "limit (see PWR-GPU-POWER-LIMIT for a lowered one)", actual=actual)
     idle = not any(g.busy for g in read)
-    return ok("no thermal, power-brake or HW slowdown active" + (" (GPUs idle at this instant: not conclusive "
+    load = "GPU load not in the source" if all(g.utilization_gpu is None for g in read) else "GPUs idle at this instant"
+    return ok("no thermal, power-brake or HW slowdown active" + (f" ({load}: not conclusive "
               "under load; use --sample)" if idle else ""), actual=actual)
 
 
@@ -281,7 +290,7 @@ _LOW_TUNED = ("powersave", "balanced", "desktop", "balanced-battery")
             persistent="the same tools persist; BIOS \"System Profile: Performance\" (per vendor guide)"),
     references=("https://docs.kernel.org/userspace-api/sysfs-platform_profile.html",),
 )
-def platform_profile(power_profile: PowerProfile) -> Outcome:
+def platform_profile(power_profile: PowerProfile, container: ContainerInfo | None = None) -> Outcome:
     """Reads: `/sys/firmware/acpi/platform_profile` and its choices, `/etc/tuned/active_profile`,
     `powerprofilesctl get`.
 
@@ -291,7 +300,9 @@ def platform_profile(power_profile: PowerProfile) -> Outcome:
     Why: platform_profile selects the firmware's power and thermal limits (workstations: RTX PRO
     6000, RTX 4090/5090 boxes); tuned and power-profiles-daemon set the governor and EPP.
 
-    Traps: many servers have no platform_profile: its absence is not a finding.
+    Traps: many servers have no platform_profile: its absence is not a finding. Inside a container
+    /sys/firmware is masked (Docker) and tuned/power-profiles-daemon are the host's: there, nothing
+    found is unknown, not ok.
     """
     p = power_profile
     bad: list[str] = []
@@ -312,6 +323,10 @@ def platform_profile(power_profile: PowerProfile) -> Outcome:
                      expected="performance / throughput-performance",
                      fix=Fix(cost="runtime", runtime="; ".join(cmds), persistent="; ".join(cmds)))
     if p.platform_profile is None and p.tuned is None and p.ppd is None:
+        if container is not None and container.in_container:
+            return unknown("no platform_profile, tuned or power-profiles-daemon visible inside this container "
+                           "(/sys/firmware is masked; the profile is the host's)", hint="run on the host",
+                           actual=actual)
         return ok("no platform_profile, tuned or power-profiles-daemon: nothing set (common on servers)",
                   actual=actual)
     return ok("power profile: " + ", ".join(f"{k} {v}" for k, v in actual.items() if v), actual=actual)

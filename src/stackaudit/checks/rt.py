@@ -315,7 +315,7 @@ def _graphs_disabled(root: ProcessInfo) -> tuple[list[str], list[str]]:
     """(what disables CUDA graphs, what caps them low) in one engine instance's flags and config."""
     off: list[str] = []
     low: list[str] = []
-    argv = root.argv
+    argv = root.flag_argv  # vLLM also takes `--enforce_eager`, `--compilation_config`
     if root.engine == "vllm":
         if _bool_flag(argv, "--enforce-eager") or (_bool_flag(argv, "--enforce-eager") is None
                                                    and _config_true(root, "enforce_eager")):

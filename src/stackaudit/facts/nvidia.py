@@ -167,6 +167,9 @@ class GpuInfo:
     mem_temp_c: int | None = None
     mem_temp_max_c: int | None = None
     recovery_action: str | None = None
+    # Features the source says this GPU lacks (NVML NotSupported, nvidia-smi "N/A"): "ecc", "mig", "remap".
+    # A field that is None and not listed here was not read (NoPermission, an excerpt): unknown, not absent.
+    unsupported: tuple[str, ...] = ()
     error: str = ""  # the whole GPU could not be read (e.g. NVML "gpu-is-lost")
 
     @property
@@ -364,6 +367,8 @@ def gpu_from_nvml(data: dict[str, Any]) -> GpuInfo:
         mem_temp_c=_num(temp.get("memory")),
         mem_temp_max_c=_num(temp.get("mem_max")),
         recovery_action=RECOVERY_ACTIONS.get(recovery, str(recovery)) if recovery is not None else None,
+        unsupported=tuple(name for name, key in (("ecc", "ecc_mode"), ("mig", "mig_mode"), ("remap", "remapped_rows"))
+                          if get(key) == {"error": "not-supported"}),
     )
 
 

@@ -66,6 +66,18 @@ def _bool(value: str | None) -> bool | None:
     return None
 
 
+_UNSUPPORTED = {"n/a", "[n/a]", "not supported", "[not supported]"}
+
+
+def _said_na(node: Node | None) -> bool:
+    """The source prints this field as N/A (the GPU lacks it) — not missing, not "Insufficient Permissions"."""
+    return node is not None and not node.children and " ".join((node.value or "").split()).lower() in _UNSUPPORTED
+
+
+def _unsupported(g: Node, ecc: str, mig: str, remap: str) -> tuple[str, ...]:
+    return tuple(name for name, path in (("ecc", ecc), ("mig", mig), ("remap", remap)) if _said_na(g.at(path)))
+
+
 def _compute_mode(value: str | None) -> str | None:
     text = _clean(value)
     return _COMPUTE.get(text.lower(), text) if text else None
@@ -239,11 +251,13 @@ def _gpu_from_xml(index: int, g: Node, gpu_id: str) -> GpuInfo:
         remap_uncorrected=_int(g.get("remapped_rows/remapped_row_unc")),
         remap_pending=_bool(g.get("remapped_rows/remapped_row_pending")),
         remap_failure=_bool(g.get("remapped_rows/remapped_row_failure")),
-        power_limit_w=_float(power.get("current_power_limit|power_limit")),
+        # R530+ renamed "power_limit" (set with -pl) to requested_power_limit and the enforced limit (the
+        # minimum of all limiters) to current_power_limit.
+        power_limit_w=_float(power.get("requested_power_limit|power_limit")),
         power_default_w=_float(power.get("default_power_limit")),
         power_min_w=_float(power.get("min_power_limit")),
         power_max_w=_float(power.get("max_power_limit")),
-        power_enforced_w=_float(power.get("enforced_power_limit")),
+        power_enforced_w=_float(power.get("current_power_limit|enforced_power_limit")),
         power_draw_w=_float(power.get("power_draw|instant_power_draw|average_power_draw")),
         clock_events=_reasons(g.at("clocks_event_reasons|clocks_throttle_reasons")),
         sm_clock_mhz=_int(g.get("clocks/sm_clock")),
@@ -276,6 +290,7 @@ def _gpu_from_xml(index: int, g: Node, gpu_id: str) -> GpuInfo:
         mem_temp_c=_int(g.get("temperature/memory_temp")),
         mem_temp_max_c=_int(g.get("temperature/gpu_temp_max_mem_threshold|memory_temp_max_threshold")),
         recovery_action=_clean(g.get("gpu_recovery_action")),
+        unsupported=_unsupported(g, "ecc_mode/current_ecc", "mig_mode/current_mig", "remapped_rows"),
     )
 
 
@@ -395,11 +410,11 @@ def _gpu_from_text(index: int, g: Node, bus: str) -> GpuInfo:
         remap_uncorrected=_int(g.get("Remapped Rows/Uncorrectable Error")),
         remap_pending=_bool(g.get("Remapped Rows/Pending")),
         remap_failure=_bool(g.get("Remapped Rows/Remapping Failure Occurred")),
-        power_limit_w=_float(power.get("Current Power Limit|Power Limit")),
+        power_limit_w=_float(power.get("Requested Power Limit|Power Limit")),
         power_default_w=_float(power.get("Default Power Limit")),
         power_min_w=_float(power.get("Min Power Limit")),
         power_max_w=_float(power.get("Max Power Limit")),
-        power_enforced_w=_float(power.get("Enforced Power Limit")),
+        power_enforced_w=_float(power.get("Current Power Limit|Enforced Power Limit")),
         power_draw_w=_float(power.get("Power Draw|Instantaneous Power Draw|Average Power Draw")),
         clock_events=_reasons(g.at("Clocks Event Reasons|Clocks Throttle Reasons")),
         sm_clock_mhz=_int(g.get("Clocks/SM")),
@@ -432,6 +447,7 @@ def _gpu_from_text(index: int, g: Node, bus: str) -> GpuInfo:
         mem_temp_c=_int(g.get("Temperature/Memory Current Temp")),
         mem_temp_max_c=_int(g.get("Temperature/Memory Max Operating Temp")),
         recovery_action=_clean(g.get("GPU Recovery Action")),
+        unsupported=_unsupported(g, "ECC Mode/Current", "MIG Mode/Current", "Remapped Rows"),
     )
 
 
@@ -518,6 +534,7 @@ def parse_table(text: str) -> NvidiaGpus:
             pstate=_clean(r.get("pstate")),
             temp_c=_int(r.get("temp")),
             processes=tuple(procs.get(idx, ())) if (saw_proc_section or no_procs) else None,
+            unsupported=tuple(name for name, key in (("ecc", "ecc"), ("mig", "mig")) if r.get(key) == "N/A"),
         ))
     return NvidiaGpus(tuple(gpus), header.group(2) if header else None, header.group(3) if header else None,
                       "nvidia-smi", None)

@@ -156,7 +156,8 @@ class PciDevice:
 @dataclass(frozen=True)
 class PciDevices:
     devices: tuple[PciDevice, ...]
-    iommu_groups_present: bool = False
+    # /sys/kernel/iommu_groups has entries; None when the source does not show it (not captured, unreadable).
+    iommu_groups_present: bool | None = False
 
     @property
     def nvidia_gpus(self) -> tuple[PciDevice, ...]:
@@ -240,10 +241,13 @@ def pci(ctx: FactContext) -> PciDevices:
         bdfs = host.list_dir(PCI_DEVICES)
     except FileNotFoundError as exc:
         raise FactUnavailable("this source shows no PCI bus (/sys/bus/pci missing)") from exc
+    groups_present: bool | None
     try:
         groups_present = bool(host.list_dir("/sys/kernel/iommu_groups"))
-    except (OSError, NotCaptured):
+    except (FileNotFoundError, NotADirectoryError):
         groups_present = False
+    except (OSError, NotCaptured):
+        groups_present = None  # not in the source: the IOMMU state is unknown, not "off"
     rdma = _infiniband_bdfs(host)
     devices: list[PciDevice] = []
     for bdf in bdfs:

@@ -77,13 +77,28 @@ class ProcessInfo:
     def env(self, name: str) -> str | None:
         return None if self.environ is None else self.environ.get(name)
 
+    @property
+    def flag_argv(self) -> tuple[str, ...]:
+        """argv as the engine's parser reads it: vLLM's FlexibleArgumentParser turns `--a_b[=v]` into
+        `--a-b[=v]` (so `--enforce_eager` is `--enforce-eager`); other engines' argv as it is."""
+        if self.engine != "vllm":
+            return self.argv
+        out = []
+        for arg in self.argv:
+            if arg.startswith("--") and "_" in arg.partition("=")[0]:
+                key, eq, value = arg.partition("=")
+                arg = "--" + key[2:].replace("_", "-") + eq + value
+            out.append(arg)
+        return tuple(out)
+
     def flag(self, *names: str) -> str | None:
         """Value of the last `--name value` / `--name=value` in argv; "" for a bare flag."""
         value: str | None = None
-        for i, arg in enumerate(self.argv):
+        argv = self.flag_argv
+        for i, arg in enumerate(argv):
             for name in names:
                 if arg == name:
-                    nxt = self.argv[i + 1] if i + 1 < len(self.argv) else ""
+                    nxt = argv[i + 1] if i + 1 < len(argv) else ""
                     value = "" if nxt.startswith("--") else nxt
                 elif arg.startswith(name + "="):
                     value = arg[len(name) + 1:]

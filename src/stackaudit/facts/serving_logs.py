@@ -150,7 +150,10 @@ class ServingLog:
 _CHANNEL = re.compile(
     r"Channel (\d+(?:/\d+)?)\s*:\s*(\d+)\[[0-9a-fA-Fx]+\]\s*->\s*(\d+)\[[0-9a-fA-Fx]+\]"
     r"(?:\s*\[(?:send|receive)\])?\s*via\s+([A-Za-z][A-Za-z0-9]*)(?:/(\S+(?: pointer)?))?")
-_NCCL_HOST = re.compile(r"^\s*(?:\S+\s+-\s+\w+\s+-\s+)?(\S+?):\d+:\d+\s+\[\d+\]\s+NCCL")
+# The host before `:pid:tid [dev] NCCL`, after an optional logger prefix (`2024-.. - INFO - `), a
+# Ray/vLLM worker prefix (`(RayWorkerWrapper pid=12, ip=10.0.0.2) `, `(VllmWorker rank=1 pid=7) `)
+# or an mpirun rank tag (`[1] `); NVIDIA/nccl#1232, NVIDIA/nccl#1672.
+_NCCL_HOST = re.compile(r"^\s*(?:\S+\s+-\s+\w+\s+-\s+)?(?:\([^()]*\)\s+|\[\d+\]\s+)*([^\s:()\[\]]+):\d+:\d+\s+\[\d+\]\s+NCCL")
 _NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)|using nccl==(\d+\.\d+\.\d+)")
 _NCCL_ENV = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)")
 _TP = re.compile(r"\b(?:tensor_parallel_size|tp_size)=(\d+)|['\"]tensor_parallel_size['\"]:\s*(\d+)")
@@ -302,9 +305,13 @@ def parse_p2p_cache(text: str) -> dict[str, bool]:
 
 
 def _cache_dirs(procs: ServingProcesses | None) -> list[tuple[ProcessInfo | None, str]]:
+    """Where vLLM keeps its P2P cache: the running vLLM processes' cache roots (through their own
+    filesystem view). The audit's own only where no vLLM process runs (another user's cache does
+    not steer the running engine); root's where no vLLM process shows its environment."""
     dirs: list[tuple[ProcessInfo | None, str]] = []
-    candidates = list(procs.by_engine("vllm")) if procs is not None else []
-    if procs is not None and procs.current is not None:
+    engines = procs.by_engine("vllm") if procs is not None else []
+    candidates = [p for p in engines if p.environ is not None]
+    if not engines and procs is not None and procs.current is not None:
         candidates.append(procs.current)
     for proc in candidates:
         env = proc.environ or {}
@@ -314,7 +321,8 @@ def _cache_dirs(procs: ServingProcesses | None) -> list[tuple[ProcessInfo | None
             root = posixpath.join(base, "vllm")
         if all(root != d for _, d in dirs):
             dirs.append((proc if proc.pid else None, root))
-    if all(d != "/root/.cache/vllm" for _, d in dirs):
+    engine_dirs = any(p.engine == "vllm" for p in candidates)
+    if not engine_dirs and all(d != "/root/.cache/vllm" for _, d in dirs):
         dirs.append((None, "/root/.cache/vllm"))
     return dirs
 
@@ -377,6 +385,8 @@ class NcclConfig:
     engine_seen: bool = False
     conf_read: bool = False  # /etc/nccl.conf (present or absent) was readable in this source
     engine_running: bool | None = None  # None: the process list is not in the source
+    # Engine processes run but none of their environments was readable (another user's: run as root).
+    env_unreadable: bool = False
 
     def get(self, name: str) -> list[NcclSetting]:
         return [s for s in self.settings if s.name == name]
@@ -460,5 +470,6 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
                 settings.append(NcclSetting(name, value, "collect_env report (the shell it ran in)", "", 0))
     if procs is None and not read_any and log is None and report is None:
         raise NotCaptured("NCCL settings (engine environment, /etc/nccl.conf)")
+    env_unreadable = procs is not None and procs.found and all(p.environ is None for p in procs.processes)
     return NcclConfig(tuple(settings), tuple(dict.fromkeys(sources)), engine_seen, read_any,
-                      None if procs is None else procs.found)
+                      None if procs is None else procs.found, env_unreadable)

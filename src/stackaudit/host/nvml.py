@@ -267,7 +267,7 @@ def _gpu(nvml: Any, rest: list[str]) -> dict[str, Any]:
             "max_width": f(lambda: nvml.nvmlDeviceGetMaxPcieLinkWidth(h)),
             "replay_counter": f(lambda: nvml.nvmlDeviceGetPcieReplayCounter(h)),
         },
-        "nvlink": _nvlinks(nvml, h),
+        "nvlink": f(lambda: _nvlinks(nvml, h)),
         "processes": {
             "compute": _processes(nvml, h, "nvmlDeviceGetComputeRunningProcesses"),
             "graphics": _processes(nvml, h, "nvmlDeviceGetGraphicsRunningProcesses"),

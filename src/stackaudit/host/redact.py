@@ -41,7 +41,10 @@ _ENV_ASSIGNMENT = re.compile(
 _FLAG_VALUE = re.compile(
     rf"(?P<flag>(?:{_SECRET_FLAG_RE}))(?P<sep>=|\s+|\x00|\"\s*,\s*\")(?P<value>[^\s\"'\x00]+)",
 )
-_JSON_SECRET_PAIR = re.compile(r"(\"(?P<name>[A-Za-z0-9_\-]+)\"\s*:\s*)\"(?P<value>[^\"]*)\"")
+# JSON and Python-repr pairs: "api_key": "x", 'hf_token': 'x', 'api_key': ['x'] (vLLM logs its args as a dict).
+_JSON_SECRET_PAIR = re.compile(
+    r"(?P<head>(?P<q>[\"'])(?P<name>[A-Za-z0-9_\-]+)(?P=q)\s*:\s*\[?\s*)(?P<vq>[\"'])(?P<value>[^\"'\n]*)(?P=vq)"
+)
 # YAML / INI style `name: value` lines (engine --config files, compose files).
 _YAML_SECRET_LINE = re.compile(r"^(?P<pre>[ \t]*-?[ \t]*[\"']?)(?P<name>[A-Za-z0-9_.-]+)(?P<sep>[\"']?[ \t]*:[ \t]+)(?P<value>[^\s#][^\n]*)$",
                                re.MULTILINE)
@@ -64,8 +67,9 @@ def redact_text(text: str) -> str:
     text = _FLAG_VALUE.sub(lambda m: f"{m.group('flag')}{m.group('sep')}{REDACTED}", text)
 
     def _json_pair(m: re.Match[str]) -> str:
-        if is_secret_name(m.group("name")) and m.group("value"):
-            return f'{m.group(1)}"{REDACTED}"'
+        if is_secret_name(m.group("name")) and m.group("value") and m.group("value") != REDACTED:
+            quote = m.group("vq")
+            return f"{m.group('head')}{quote}{REDACTED}{quote}"
         return m.group(0)
 
     text = _JSON_SECRET_PAIR.sub(_json_pair, text)
