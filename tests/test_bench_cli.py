@@ -47,7 +47,8 @@ def test_json_report_shape_history_and_compare(tmp_path: Any, capsys: pytest.Cap
             assert all(isinstance(v, float) for v in level[metric].values())
         for key in ("output_tokens_per_s", "output_tokens_per_s_per_stream"):
             assert isinstance(level[key], float) and level[key] > 0
-        assert level["requests"] == 16 and level["errors"] == 0 and level["valid"] is True
+        assert level["requests"] == 16 and level["errors"] == 0
+        assert level["valid"] is True, level["invalid_reasons"]
         assert level["repeats"]["n"] == 2 and level["repeats"]["output_tokens_per_s"]["ci95_half_width"] is not None
     assert report["server"]["server_type"] == "vllm" and report["server"]["server_version"] == "cal-1"
     assert report["server"]["flags"]["vllm:cache_config_info.block_size"] == "16"
