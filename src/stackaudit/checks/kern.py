@@ -38,6 +38,7 @@ from stackaudit.facts.kernel_knobs import (
     VmStat,
     Vulnerabilities,
 )
+from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelInfo, KernelLog, NumaTopology, Sysctls
 
@@ -51,8 +52,9 @@ POWER_EPP = ("power", "balance_power")
 DEEP_IDLE_US = 100
 
 
-def is_vm(cpu: CpuInfo | None) -> bool:
-    return cpu is not None and (bool(cpu.hypervisor_vendor) or "hypervisor" in cpu.flags)
+def is_vm(virtualization: Virtualization | None) -> bool:
+    """A VM per the one `virtualization` fact (systemd-detect-virt, else lscpu, else DMI)."""
+    return virtualization is not None and virtualization.is_vm
 
 
 def where(container: ContainerInfo | None) -> str:
@@ -99,7 +101,8 @@ def allowed_cpus(proc: ProcessInfo) -> tuple[int, ...] | None:
     references=(CPUFREQ_DOC, "https://github.com/vllm-project/vllm/issues/6854",
                 "https://github.com/vllm-project/vllm/issues/8147"),
 )
-def governor(cpufreq: CpuFreq, cpu: CpuInfo | None = None, container: ContainerInfo | None = None) -> Outcome:
+def governor(cpufreq: CpuFreq, virtualization: Virtualization | None = None,
+             container: ContainerInfo | None = None) -> Outcome:
     """Reads: /sys/devices/system/cpu/cpufreq/policy*/scaling_driver and scaling_governor (every
     policy), or a pasted `cpupower frequency-info` (often CPU 0 only: the result then says "CPU 0").
 
@@ -118,7 +121,7 @@ def governor(cpufreq: CpuFreq, cpu: CpuInfo | None = None, container: ContainerI
     cpuinfo_max_freq is reported once, by KERN-CPU-BOOST.
     """
     if not cpufreq.present:
-        if is_vm(cpu):
+        if is_vm(virtualization):
             return unknown("no cpufreq interface: a VM's CPU frequency is controlled by the hypervisor",
                            hint="check the governor on the hypervisor host")
         if container is not None and container.in_container:
@@ -188,7 +191,8 @@ def governor(cpufreq: CpuFreq, cpu: CpuInfo | None = None, container: ContainerI
     ),
     references=(INTEL_PSTATE_DOC, CPUFREQ_DOC),
 )
-def boost(cpufreq: CpuFreq, cpu: CpuInfo | None = None, container: ContainerInfo | None = None) -> Outcome:
+def boost(cpufreq: CpuFreq, virtualization: Virtualization | None = None,
+          container: ContainerInfo | None = None) -> Outcome:
     """Reads: /sys/devices/system/cpu/intel_pstate/{no_turbo,max_perf_pct},
     /sys/devices/system/cpu/cpufreq/boost, and scaling_max_freq vs cpuinfo_max_freq of a sample
     of policies (or `cpupower frequency-info`: "boost state support: Active").
@@ -202,7 +206,7 @@ def boost(cpufreq: CpuFreq, cpu: CpuInfo | None = None, container: ContainerInfo
     Traps: some sites disable turbo on purpose, for deterministic latency or a power budget: the
     result is a warning (medium), not an error. Applies to bare metal only.
     """
-    if is_vm(cpu):
+    if is_vm(virtualization):
         return not_applicable("a VM: turbo is decided by the hypervisor host")
     if not cpufreq.present:
         if container is not None and container.in_container:
@@ -469,7 +473,8 @@ LATENCY_TUNED_PROFILES = ("latency-performance", "accelerator-performance", "net
                 "https://docs.kernel.org/power/pm_qos_interface.html",
                 "https://github.com/NVIDIA/nccl/issues/182"),
 )
-def cstates(cpuidle: CpuIdle, cmdline: KernelCmdline | None = None, cpu: CpuInfo | None = None) -> Outcome:
+def cstates(cpuidle: CpuIdle, cmdline: KernelCmdline | None = None,
+            virtualization: Virtualization | None = None) -> Outcome:
     """Reads: /sys/devices/system/cpu/cpu0/cpuidle/state*/{name,latency,disable} (or `cpupower
     idle-info`), /sys/module/intel_idle/parameters/max_cstate, cmdline intel_idle.max_cstate=,
     processor.max_cstate=, idle=; the PM QoS limit (/dev/cpu_dma_latency, root) and
@@ -487,7 +492,7 @@ def cstates(cpuidle: CpuIdle, cmdline: KernelCmdline | None = None, cpu: CpuInfo
     raises power and can reduce boost headroom. `cpupower idle-set -D N` disables states with
     latency >= N µs; `intel_idle.max_cstate=` needs a reboot.
     """
-    if is_vm(cpu):
+    if is_vm(virtualization):
         return not_applicable("a VM: host C-states are the hypervisor's")
     if cmdline is not None and (cmdline.last("idle") in ("poll", "halt")):
         return ok(f"idle={cmdline.last('idle')} on the command line: no deep C-states (note: this raises power "

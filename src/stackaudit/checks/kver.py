@@ -11,6 +11,7 @@ from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.cpufreq import CpuFreq
 from stackaudit.facts.kernel_knobs import NvidiaKernel, RdmaDevices
 from stackaudit.facts.pci import PciDevices
+from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.processes import ServingProcesses
 from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelInfo, KernelLog, LoadedModules
 
@@ -98,7 +99,8 @@ def amd_zen5(cpu: CpuInfo, kernel: KernelInfo, cpufreq: CpuFreq | None = None,
     references=("https://docs.kernel.org/admin-guide/pm/intel_pstate.html",),
 )
 def intel_pstate(cpu: CpuInfo, cpufreq: CpuFreq, cmdline: KernelCmdline | None = None,
-                 kernel_log: KernelLog | None = None, container: ContainerInfo | None = None) -> Outcome:
+                 kernel_log: KernelLog | None = None, container: ContainerInfo | None = None,
+                 virtualization: Virtualization | None = None) -> Outcome:
     """Reads: /sys/devices/system/cpu/intel_pstate/status, scaling_driver, the `hwp` CPU flag,
     cmdline intel_pstate=disable|passive|no_hwp, dmesg "intel_pstate: P-states controlled by the
     platform", and whether /sys/devices/system/cpu/cpufreq has any policy.
@@ -116,7 +118,7 @@ def intel_pstate(cpu: CpuInfo, cpufreq: CpuFreq, cmdline: KernelCmdline | None =
     """
     if not cpu.is_intel:
         return not_applicable("not an Intel CPU")
-    if is_vm(cpu):
+    if is_vm(virtualization):
         return not_applicable("a VM: P-states belong to the hypervisor host")
     opts: list[str] = []
     if cmdline is not None:
