@@ -253,14 +253,16 @@ def test_parse_psi_and_stale_sysctl_lines() -> None:
     ]
 
 
-def test_parse_nvidia_proc_version() -> None:
-    assert kk.parse_nvidia_proc_version(
-        "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.86.15  Release Build  (dvs-builder@U16)  "
-        "Thu Jan 23 2025\nGCC version:  gcc version 11.4.0\n") == ("570.86.15", True)
-    assert kk.parse_nvidia_proc_version(
-        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.135  Fri Jan 10 20:00:00 UTC 2025\n") == ("550.135", False)
-    with pytest.raises(ParseError):
-        kk.parse_nvidia_proc_version("NVRM version: ???")
+def test_nvidia_kernel_reads_version_and_flavour_from_proc() -> None:
+    open_text = ("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.86.15  Release Build  "
+                 "(dvs-builder@U16)  Thu Jan 23 2025\nGCC version:  gcc version 11.4.0\n")
+    closed_text = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.135  Fri Jan 10 20:00:00 UTC 2025\n"
+    nk = kk.nvidia_kernel(Ctx(fake_host(files={"/proc/driver/nvidia/version": open_text})))
+    assert (nk.version, nk.open_module) == ("570.86.15", True)
+    nk = kk.nvidia_kernel(Ctx(fake_host(files={"/proc/driver/nvidia/version": closed_text})))
+    assert (nk.version, nk.open_module) == ("550.135", False)
+    nk = kk.nvidia_kernel(Ctx(fake_host(files={"/proc/driver/nvidia/version": "garbage\n"})))
+    assert (nk.version, nk.open_module) == (None, None)
 
 
 def test_nvidia_kernel_provider_runs_modinfo_only_when_not_loaded() -> None:
@@ -283,7 +285,7 @@ def test_nvidia_kernel_provider_runs_modinfo_only_when_not_loaded() -> None:
 # --- property: parsers raise only ParseError -------------------------------------------------
 
 PARSERS = [kk.parse_thp_mode, kk.parse_vmstat, kk.parse_uptime, kk.parse_proc_swaps, kk.parse_interrupts,
-           kk.parse_psi, kk.parse_nvidia_proc_version]
+           kk.parse_psi]
 
 
 @settings(max_examples=150, deadline=None)

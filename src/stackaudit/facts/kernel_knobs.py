@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError, parse_cpulist
+from stackaudit.facts.nvidia import parse_proc_version
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.host.base import Host, NotCaptured, read_or_none, read_text
@@ -473,14 +474,6 @@ class NvidiaKernel:
         return int(m.group(1)) if m else None
 
 
-def parse_nvidia_proc_version(text: str) -> tuple[str, bool]:
-    """`NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.86.15  Release Build ...`."""
-    m = re.search(r"NVRM version:.*?Kernel Module(?:\s+for\s+\S+)?\s+(\d+\.\d+(?:\.\d+)?)", text)
-    if not m:
-        raise ParseError("not /proc/driver/nvidia/version")
-    return m.group(1), "Open Kernel Module" in text
-
-
 @provider("nvidia_kernel", NvidiaKernel)
 def nvidia_kernel(ctx: FactContext) -> NvidiaKernel:
     """The NVIDIA kernel module: loaded version, open or proprietary flavour, UVM HMM setting."""
@@ -490,7 +483,8 @@ def nvidia_kernel(ctx: FactContext) -> NvidiaKernel:
     open_module: bool | None = None
     if proc:
         try:
-            version, open_module = parse_nvidia_proc_version(proc)
+            version, flavour = parse_proc_version(proc)
+            open_module = None if flavour is None else flavour == "open"
             loaded = loaded or version
         except ParseError:
             pass
