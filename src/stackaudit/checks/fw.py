@@ -27,13 +27,6 @@ KERNEL_PARAMS_DOC = "https://docs.kernel.org/admin-guide/kernel-parameters.html"
 _TRANSLATING = ("DMA", "DMA-FQ")
 
 
-def _iommu_faults(log: KernelLog, bdfs: list[str]) -> list[str]:
-    """DMAR / AMD-Vi fault lines that name one of the GPUs."""
-    short = {b.split(":", 1)[1] if b.count(":") == 2 else b for b in bdfs}
-    faults = log.grep(r"DMAR:.*fault|AMD-Vi:.*IO_PAGE_FAULT|IOMMU.*fault")
-    return [line for line in faults if any(s in line for s in short)]
-
-
 @check(
     "FW-IOMMU-MODE",
     title="IOMMU translating DMA for the GPUs (not passthrough)",
@@ -81,7 +74,7 @@ def iommu_mode(pci: PciDevices, cmdline: KernelCmdline | None = None, kernel_log
     if cmdline is not None and cmdline.last("amd_iommu") == "on":
         notes.append("`amd_iommu=on` on the command line is not a valid value and does nothing (harmless)")
     if kernel_log is not None:
-        faults = _iommu_faults(kernel_log, bdfs)
+        faults = kernel_log.iommu_faults(bdfs)
         if faults:
             return issue(f"IOMMU faults name the GPUs: peer-to-peer writes are being blocked ({len(faults)} lines)",
                          actual=faults[:5], expected="no IOMMU faults", subjects=bdfs, evidence=faults[:5])

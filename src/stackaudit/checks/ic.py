@@ -320,9 +320,7 @@ def _gpu_count(topo: TopoMatrix | None, pci: PciDevices | None, nvidia: NvidiaGp
 def _iommu_gpu_faults(kernel_log: KernelLog | None, pci: PciDevices | None) -> list[str]:
     if kernel_log is None or pci is None:
         return []
-    short = {g.bdf.split(":", 1)[1] if g.bdf.count(":") == 2 else g.bdf for g in pci.nvidia_gpus}
-    faults = kernel_log.grep(r"DMAR:.*fault|AMD-Vi:.*IO_PAGE_FAULT|IOMMU.*fault")
-    return [line for line in faults if any(s in line for s in short)]
+    return kernel_log.iommu_faults([g.bdf for g in pci.nvidia_gpus])
 
 
 @check(

@@ -273,6 +273,12 @@ class KernelLog:
         rx = re.compile(pattern, flags)
         return [line for line in self.lines if rx.search(line)]
 
+    def iommu_faults(self, bdfs: list[str]) -> list[str]:
+        """DMAR / AMD-Vi fault lines naming one of these devices (logs drop the PCI domain: 41:00.0)."""
+        short = {b.split(":", 1)[1] if b.count(":") == 2 else b for b in bdfs}
+        faults = self.grep(r"DMAR:.*fault|AMD-Vi:.*IO_PAGE_FAULT|IOMMU.*fault")
+        return [line for line in faults if any(s in line for s in short)]
+
 
 @provider("kernel_log", KernelLog)
 def kernel_log(ctx: FactContext) -> KernelLog:
