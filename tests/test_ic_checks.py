@@ -324,3 +324,20 @@ def test_gpu_without_near_nic_on_multi_node_is_an_issue() -> None:
     topo = make_topo(_mesh(8, "NV18"), ["0-47"] * 4 + ["48-95"] * 4, ["0"] * 4 + ["1"] * 4, H100_NICS[:1], nic_cells)
     r = one(host(topo, files={PASTED_LOG_PATH: NCCL_MULTI_NODE_IB}), "IC-NIC-GPU-AFFINITY")
     assert r.status == "issue" and "GPU7" in r.subjects and "GPU0" not in r.subjects
+
+
+def test_p2p_iommu_fault_naming_a_gpu_is_an_issue() -> None:
+    """A DMAR fault on a GPU's BDF means peer writes are blocked or dropped, whatever the driver says."""
+    files: dict[str, str] = {}
+    links: dict[str, str] = {}
+    for n, bdf in enumerate(("0000:41:00.0", "0000:c1:00.0")):
+        real = f"/sys/devices/pci0000:{n}0/0000:{n}0:01.1/{bdf}"
+        links[f"/sys/bus/pci/devices/{bdf}"] = f"../../..{real[4:]}"
+        files.update({f"{real}/vendor": "0x10de\n", f"{real}/device": "0x2bb5\n", f"{real}/class": "0x030200\n"})
+    dmesg = ("[ 5123.445] DMAR: [DMA Write NO_PASID] Request device [c1:00.0] fault addr 0x3800000000 "
+             "[fault reason 0x71] SM: Present bit in first-level paging entry is clear\n")
+    h = fake_host(files=files, links=links, commands={TOPO_ARGV: RTXPRO_8, P2P_ARGV: P2P_OK_8, ("dmesg",): dmesg})
+    r = one(h, "IC-P2P-FUNCTIONAL")
+    assert r.status == "issue" and "IOMMU faults" in r.message and "c1:00.0" in r.evidence[0]
+    clean = fake_host(files=files, links=links, commands={TOPO_ARGV: RTXPRO_8, P2P_ARGV: P2P_OK_8, ("dmesg",): ""})
+    assert one(clean, "IC-P2P-FUNCTIONAL").status != "issue"
