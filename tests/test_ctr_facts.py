@@ -429,9 +429,12 @@ def test_gpu_devices_nodes_env_and_versions() -> None:
     assert dev.gpu_nodes == ("nvidia0", "nvidia1") and dev.has("nvidia-uvm")
     assert dev.env == {"NVIDIA_VISIBLE_DEVICES": "0,1", "NVIDIA_DRIVER_CAPABILITIES": "all"}  # HF_TOKEN not kept
     assert dev.kernel_version == "570.86.15" == dev.userspace_version and not dev.version_mismatch
-    assert devices.parse_driver_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 "
-                                        "22:23:56 UTC 2024") == "550.54.15"
-    assert devices.parse_driver_version("garbage") is None
+    other = fake_host(files={"/proc/driver/nvidia/version": "NVRM version: NVIDIA UNIX x86_64 Kernel Module  "
+                                                            "550.54.15  Tue Mar  5 22:23:56 UTC 2024\n"},
+                      dirs={"/dev": ["nvidia0", "nvidiactl"]})
+    assert devices.gpu_devices(Ctx(other)).kernel_version == "550.54.15"
+    garbage = fake_host(files={"/proc/driver/nvidia/version": "garbage\n"}, dirs={"/dev": ["nvidia0", "nvidiactl"]})
+    assert devices.gpu_devices(Ctx(garbage)).kernel_version is None
 
 
 # --- robustness ------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from stackaudit.facts.processes import parse_environ
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.host.base import Host, NotCaptured, read_optional
 
@@ -73,14 +74,6 @@ def _host_side_evidence(host: Host) -> str:
     return ""
 
 
-def _environ_value(environ: str, name: str) -> str | None:
-    for entry in environ.split("\x00"):
-        key, eq, value = entry.partition("=")
-        if eq and key == name:
-            return value
-    return None
-
-
 @provider("container", ContainerInfo)
 def container(ctx: FactContext) -> ContainerInfo:
     """Container runtime around the audit, from marker files, /proc/1 and cgroups."""
@@ -107,7 +100,7 @@ def container(ctx: FactContext) -> ContainerInfo:
         sa_token_dir = host.list_dir("/var/run/secrets/kubernetes.io/serviceaccount")
     except (OSError, NotCaptured):
         sa_token_dir = []
-    if _environ_value(self_environ, "KUBERNETES_SERVICE_HOST") or sa_token_dir or "kubepods" in cgroup:
+    if parse_environ(self_environ).get("KUBERNETES_SERVICE_HOST") or sa_token_dir or "kubepods" in cgroup:
         kind = "kubernetes"
         evidence.append("Kubernetes service account / KUBERNETES_SERVICE_HOST / kubepods cgroup")
     elif optional("/run/.containerenv") is not None or systemd_container == "podman":
@@ -116,10 +109,10 @@ def container(ctx: FactContext) -> ContainerInfo:
     elif optional("/.dockerenv") is not None or re.search(r"/docker[/-]", cgroup):
         kind = "docker"
         evidence.append("/.dockerenv" if optional("/.dockerenv") is not None else "docker cgroup path")
-    elif systemd_container in ("lxc", "lxc-libvirt") or _environ_value(pid1_environ, "container") == "lxc":
+    elif systemd_container in ("lxc", "lxc-libvirt") or parse_environ(pid1_environ).get("container") == "lxc":
         kind = "lxc"
         evidence.append(f"container={systemd_container or 'lxc'}")
-    elif systemd_container == "systemd-nspawn" or _environ_value(pid1_environ, "container") == "systemd-nspawn":
+    elif systemd_container == "systemd-nspawn" or parse_environ(pid1_environ).get("container") == "systemd-nspawn":
         kind = "systemd-nspawn"
         evidence.append("container=systemd-nspawn")
     elif systemd_container:

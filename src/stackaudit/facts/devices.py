@@ -7,7 +7,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from stackaudit.facts.processes import ServingProcesses
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.nvidia import parse_proc_version
+from stackaudit.facts.processes import ServingProcesses, parse_environ
 from stackaudit.facts.registry import FactContext, provider
 from stackaudit.host.base import Host, NotCaptured, read_or_none
 
@@ -48,31 +50,6 @@ class GpuDeviceAccess:
     def version_mismatch(self) -> bool:
         return bool(self.kernel_version and self.userspace_version
                     and self.kernel_version != self.userspace_version)
-
-
-def parse_driver_version(text: str) -> str | None:
-    """`NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar 5 ...` -> 550.54.15."""
-    for line in text.splitlines():
-        if line.startswith("NVRM version"):
-            m = re.search(r"Kernel Module(?: for \S+)?\s+(\d+\.\d+(?:\.\d+)?)\b", line)
-            if m:
-                return m.group(1)
-            m = re.search(r"\s(\d{3,}\.\d+(?:\.\d+)?)\s", line + " ")
-            if m:
-                return m.group(1)
-    return None
-
-
-def parse_environ(data: str) -> dict[str, str]:
-    """A NUL-separated environ block into a dict."""
-    out: dict[str, str] = {}
-    for entry in data.split("\x00"):
-        key, eq, value = entry.partition("=")
-        if eq and key:
-            out[key] = value
-    return out
-
-
 
 
 def _userspace_version(host: Host) -> tuple[str | None, str]:
@@ -123,7 +100,10 @@ def gpu_devices(ctx: FactContext) -> GpuDeviceAccess:
             env_source = "audit process"
             captured = True
     version_text = read_or_none(host, "/proc/driver/nvidia/version")
-    kernel_version = parse_driver_version(version_text) if version_text else None
+    try:
+        kernel_version = parse_proc_version(version_text)[0] if version_text else None
+    except ParseError:
+        kernel_version = None
     line = next((ln for ln in (version_text or "").splitlines() if ln.startswith("NVRM")), "")
     user_version, user_lib = _userspace_version(host)
     try:

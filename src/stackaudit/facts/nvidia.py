@@ -519,7 +519,8 @@ def parse_proc_version(text: str) -> tuple[str | None, str | None]:
     line = next((ln for ln in text.splitlines() if ln.startswith("NVRM version")), "")
     if not line:
         raise ParseError("not /proc/driver/nvidia/version")
-    m = re.search(r"Kernel Module(?:\s+for\s+\S+)?\s+(\d+\.\d+(?:\.\d+)?)", line)
+    m = re.search(r"Kernel Module(?:\s+for\s+\S+)?\s+(\d+\.\d+(?:\.\d+)?)", line) or re.search(
+        r"\s(\d{3,}\.\d+(?:\.\d+)?)\s", line + " ")
     flavour = "open" if "Open Kernel Module" in line else "proprietary" if "Kernel Module" in line else None
     return (m.group(1) if m else None), flavour
 

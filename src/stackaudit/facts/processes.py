@@ -171,10 +171,11 @@ def parse_cmdline_bytes(data: bytes) -> tuple[str, ...]:
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
 
 
-def parse_environ(data: bytes) -> dict[str, str]:
+def parse_environ(data: bytes | str) -> dict[str, str]:
     """/proc/<pid>/environ: NUL-separated NAME=value entries; anything else is skipped."""
     out: dict[str, str] = {}
-    for entry in data.decode("utf-8", errors="replace").split("\x00"):
+    text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
+    for entry in text.split("\x00"):
         name, eq, value = entry.partition("=")
         if eq and _ENV_NAME.match(name):
             out[name] = value
