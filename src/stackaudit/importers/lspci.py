@@ -17,7 +17,7 @@ from stackaudit.facts.pcie_config import CAP_KEYS, LSPCI_ARGV, LSPCI_HEADER
 from stackaudit.host.base import CommandResult
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import FENCE
-from stackaudit.importers.registry import Found, importer, record_command
+from stackaudit.importers.registry import Found, command_output, importer
 
 _CAP_KEY = re.compile(rf"^\s*(?:{'|'.join(CAP_KEYS)}):\s")
 _GROUP = re.compile(r"^\s*IOMMU [Gg]roup\s+(\d+)\s*:?\s*$")
@@ -96,11 +96,9 @@ def lspci_tree(lines: list[str]) -> Iterator[Found]:
             while j < len(lines) and lines[j].strip() and (_TREE_START.match(lines[j]) or _TREE_LINE.match(lines[j])):
                 j += 1
             text = "\n".join(line.rstrip() for line in lines[i:j]) + "\n"
-            yield Found("lspci -tv", i, j, partial(_record_tree, text))
+            yield Found("lspci -tv", i, j, command_output(("lspci", "-tv"), text))
             i = j
         else:
             i += 1
 
 
-def _record_tree(text: str, rec: HostRecord) -> None:
-    record_command(rec, ("lspci", "-tv"), text)

@@ -9,19 +9,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import partial
 
-from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import FENCE
-from stackaudit.importers.registry import Found, importer, record_command
+from stackaudit.importers.registry import Found, command_output, importer
 
 XML_ARGV = ("nvidia-smi", "-q", "-x")
 QUERY_ARGV = ("nvidia-smi", "-q")
 TABLE_ARGV = ("nvidia-smi",)
-
-
-def _record(argv: tuple[str, ...], text: str, rec: HostRecord) -> None:
-    record_command(rec, argv, text)
 
 
 # --- XML ---------------------------------------------------------------------------------------
@@ -42,7 +36,7 @@ def nvsmi_xml(lines: list[str]) -> Iterator[Found]:
         if end is None:
             return
         text = "\n".join(line.strip() if n == 0 else line for n, line in enumerate(lines[start:end])) + "\n"
-        yield Found("nvidia-smi -q -x", start, end, partial(_record, XML_ARGV, text))
+        yield Found("nvidia-smi -q -x", start, end, command_output(XML_ARGV, text))
         i = end
 
 
@@ -104,7 +98,7 @@ def nvsmi_query(lines: list[str]) -> Iterator[Found]:
         body = lines[start:end]
         if any(_Q_KEYS.match(b) or _GPU_HEADER.match(b) for b in body) and len(body) >= 3:
             text = "\n".join(body) + "\n"
-            yield Found("nvidia-smi -q", start, end, partial(_record, QUERY_ARGV, text))
+            yield Found("nvidia-smi -q", start, end, command_output(QUERY_ARGV, text))
         i = max(end, i + 1)
 
 
@@ -142,5 +136,5 @@ def nvsmi_table(lines: list[str]) -> Iterator[Found]:
         if any(_TABLE_SIGNS.search(b) for b in body):
             start = i - 1 if i > 0 and _TIMESTAMP.match(lines[i - 1]) else i
             text = "\n".join(b.strip() for b in lines[start:end] if not FENCE.match(b)) + "\n"
-            yield Found("nvidia-smi", start, end, partial(_record, TABLE_ARGV, text))
+            yield Found("nvidia-smi", start, end, command_output(TABLE_ARGV, text))
         i = max(end, i + 1)

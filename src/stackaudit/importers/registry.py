@@ -125,3 +125,13 @@ def record_command(record: HostRecord, argv: tuple[str, ...], stdout: str) -> No
 
 def record_file(record: HostRecord, path: str, content: str) -> None:
     record.files[path] = content.encode()
+
+
+def command_output(argv: tuple[str, ...], stdout: str) -> Callable[[HostRecord], None]:
+    """A Found.apply that records a pasted output as the command's."""
+    return lambda record: record_command(record, argv, stdout)
+
+
+def file_content(path: str, content: str) -> Callable[[HostRecord], None]:
+    """A Found.apply that records pasted text as a file's content."""
+    return lambda record: record_file(record, path, content)

@@ -9,16 +9,7 @@ from functools import partial
 from stackaudit.facts._parse import ParseError, format_cpulist, parse_cpulist
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import take_while
-from stackaudit.importers.registry import Found, importer, record_command, record_file
-
-
-def _record_file(path: str, content: str, rec: HostRecord) -> None:
-    record_file(rec, path, content)
-
-
-def _record_command(argv: tuple[str, ...], stdout: str, rec: HostRecord) -> None:
-    record_command(rec, argv, stdout)
-
+from stackaudit.importers.registry import Found, command_output, file_content, importer, record_file
 
 _CMDLINE = re.compile(r"(?:^|\s)(?:BOOT_IMAGE=\S+|root=(?:UUID=|/dev/|LABEL=|ZFS=|PARTUUID=)\S*)(?:\s|$)")
 
@@ -28,7 +19,7 @@ def proc_cmdline(lines: list[str]) -> Iterator[Found]:
     for i, line in enumerate(lines):
         text = line.strip().strip("`")
         if _CMDLINE.search(text) and "=" in text and not text.startswith(("#", "GRUB_CMDLINE")):
-            yield Found("/proc/cmdline", i, i + 1, partial(_record_file, "/proc/cmdline", text + "\n"))
+            yield Found("/proc/cmdline", i, i + 1, file_content("/proc/cmdline", text + "\n"))
             return
 
 
@@ -40,7 +31,7 @@ def uname(lines: list[str]) -> Iterator[Found]:
     for i, line in enumerate(lines):
         if _UNAME.search(line):
             text = line.strip()
-            yield Found("uname -a", i, i + 1, partial(_record_command, ("uname", "-a"), text + "\n"))
+            yield Found("uname -a", i, i + 1, command_output(("uname", "-a"), text + "\n"))
             return
 
 
@@ -62,7 +53,7 @@ def lscpu(lines: list[str]) -> Iterator[Found]:
             end = take_while(lines, i, _LSCPU_KEY)
             body = "\n".join(line.strip() if ":" in line else line for line in lines[i:end])
             if "CPU(s):" in body:
-                yield Found("lscpu", i, end, partial(_record_command, ("lscpu",), body + "\n"))
+                yield Found("lscpu", i, end, command_output(("lscpu",), body + "\n"))
             i = max(end, i + 1)
         else:
             i += 1
@@ -146,7 +137,7 @@ def lsmod(lines: list[str]) -> Iterator[Found]:
                     used_by = parts[3] if len(parts) > 3 and header else "-"
                     rows.append(f"{parts[0]} {parts[1]} {parts[2] if parts[2] != '-' else 0} {used_by}, Live 0x0")
                 text = "\n".join(rows) + "\n"
-                yield Found("lsmod", i, end, partial(_record_file, "/proc/modules", text))
+                yield Found("lsmod", i, end, file_content("/proc/modules", text))
             i = max(end, i + 1)
         else:
             i += 1
@@ -164,7 +155,7 @@ def dmesg(lines: list[str]) -> Iterator[Found]:
     # Kernel log lines may be scattered between other outputs (grepped excerpts): one record of them all.
     body = "\n".join(lines[i].strip() for i in matched) + "\n"
     for n, i in enumerate(matched):
-        apply = partial(_record_command, ("dmesg",), body) if n == 0 else _record_nothing
+        apply = command_output(("dmesg",), body) if n == 0 else _record_nothing
         yield Found("dmesg", i, i + 1, apply)
 
 
