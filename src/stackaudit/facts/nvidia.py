@@ -22,7 +22,7 @@ from typing import Any
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.pci import PciDevices
-from stackaudit.facts.registry import FactContext, FactUnavailable, Provider, provider
+from stackaudit.facts.registry import FactContext, FactSpec, FactUnavailable, Provider, first_of, provider
 from stackaudit.facts.system import KernelLog
 from stackaudit.gputable import GpuSpec, GpuTableError, UnknownGpuError, lookup
 from stackaudit.host.base import Host, NotCaptured, read_optional
@@ -783,14 +783,15 @@ def gpu_samples(ctx: FactContext) -> GpuSamples:
                           "is under load")
 
 
-def sampling_providers(seconds: float, base: dict[str, Provider] | None = None) -> dict[str, Provider]:
-    """The provider table with `gpu_samples` sampling for `seconds` (AuditOptions.sample_s)."""
+def sampling_providers(seconds: float, base: dict[str, FactSpec] | None = None) -> dict[str, FactSpec]:
+    """The fact table with `gpu_samples` sampling for `seconds` (AuditOptions.sample_s)."""
     from stackaudit.facts.registry import PROVIDERS
 
     table = dict(PROVIDERS if base is None else base)
     whole = max(1, round(seconds))
-    table["gpu_samples"] = Provider("gpu_samples", _sample_provider(whole), GpuSamples,
-                                    f"GPU samples over {whole} s (NVML)")
+    alt = Provider("gpu_samples", _sample_provider(whole), GpuSamples, f"GPU samples over {whole} s (NVML)",
+                   title="NVML samples")
+    table["gpu_samples"] = FactSpec("gpu_samples", GpuSamples, first_of, (alt,))
     return table
 
 
