@@ -22,7 +22,15 @@ from typing import Any
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.pci import PciDevices
-from stackaudit.facts.registry import FactContext, FactSpec, FactUnavailable, Provider, first_of, provider
+from stackaudit.facts.registry import (
+    FactContext,
+    FactSpec,
+    FactUnavailable,
+    Provider,
+    first_of,
+    provider,
+    sample_field,
+)
 from stackaudit.facts.system import KernelLog
 from stackaudit.gputable import GpuSpec, GpuTableError, UnknownGpuError, lookup
 from stackaudit.host.base import Host, NotCaptured, read_optional
@@ -117,8 +125,8 @@ class GpuInfo:
     mig_devices: int | None = None
     ecc_current: bool | None = None
     ecc_pending: bool | None = None
-    ecc_volatile_uncorrected: int | None = None
-    ecc_volatile_corrected: int | None = None
+    ecc_volatile_uncorrected: int | None = sample_field()
+    ecc_volatile_corrected: int | None = sample_field()
     ecc_aggregate_uncorrected: int | None = None
     ecc_aggregate_corrected: int | None = None
     retired_sbe: int | None = None
@@ -133,10 +141,10 @@ class GpuInfo:
     power_min_w: float | None = None
     power_max_w: float | None = None
     power_enforced_w: float | None = None
-    power_draw_w: float | None = None
-    clock_events: tuple[str, ...] | None = None  # active reasons, CLOCK_EVENT_BITS names
-    sm_clock_mhz: int | None = None
-    mem_clock_mhz: int | None = None
+    power_draw_w: float | None = sample_field()
+    clock_events: tuple[str, ...] | None = sample_field()  # active reasons, CLOCK_EVENT_BITS names
+    sm_clock_mhz: int | None = sample_field()
+    mem_clock_mhz: int | None = sample_field()
     max_sm_clock_mhz: int | None = None
     max_mem_clock_mhz: int | None = None
     app_graphics_mhz: int | None = None
@@ -144,9 +152,9 @@ class GpuInfo:
     default_app_graphics_mhz: int | None = None
     default_app_mem_mhz: int | None = None
     memory_total_mib: float | None = None
-    memory_used_mib: float | None = None
+    memory_used_mib: float | None = sample_field()
     bar1_total_mib: float | None = None
-    pcie_gen: int | None = None
+    pcie_gen: int | None = sample_field()
     pcie_gen_max: int | None = None  # max of the link (min of device and host)
     pcie_gen_device_max: int | None = None
     pcie_gen_host_max: int | None = None
@@ -154,17 +162,17 @@ class GpuInfo:
     pcie_width_max: int | None = None
     pcie_replays: int | None = None
     nvlinks: tuple[NvLink, ...] | None = None  # () = the GPU has no NVLink; None = not in the source
-    processes: tuple[GpuProcess, ...] | None = None
-    utilization_gpu: int | None = None
-    utilization_mem: int | None = None
+    processes: tuple[GpuProcess, ...] | None = sample_field()
+    utilization_gpu: int | None = sample_field()
+    utilization_mem: int | None = sample_field()
     gsp_firmware: str | None = None  # version string; "" = N/A (GSP not in use)
     memory_bus_width: int | None = None
-    pstate: str | None = None
+    pstate: str | None = sample_field()
     fabric_state: str | None = None
     fabric_status: str | None = None
-    temp_c: int | None = None
+    temp_c: int | None = sample_field()
     temp_slowdown_c: int | None = None
-    mem_temp_c: int | None = None
+    mem_temp_c: int | None = sample_field()
     mem_temp_max_c: int | None = None
     recovery_action: str | None = None
     # Features the source says this GPU lacks (NVML NotSupported, nvidia-smi "N/A"): "ecc", "mig", "remap".
@@ -739,7 +747,7 @@ class GpuSample:
 class GpuSamples:
     seconds: int
     interval_s: float
-    series: tuple[tuple[GpuSample, ...], ...]  # one series per GPU index
+    series: tuple[tuple[GpuSample, ...], ...] = sample_field(())  # one series per GPU index
 
     def reason_share(self, index: int, reason: str, busy_only: bool = True) -> tuple[int, int]:
         """(ticks with `reason` active, ticks counted) for one GPU, under load only by default."""
@@ -840,9 +848,9 @@ def power_profile(ctx: FactContext) -> PowerProfile:
 @dataclass(frozen=True)
 class HostMemory:
     total_kib: int | None
-    available_kib: int | None
-    mlocked_kib: int | None = None
-    unevictable_kib: int | None = None
+    available_kib: int | None = sample_field()
+    mlocked_kib: int | None = sample_field()
+    unevictable_kib: int | None = sample_field()
 
 
 def parse_meminfo(text: str) -> HostMemory:
