@@ -151,6 +151,8 @@ class Collector:
         self.deadline_s = deadline_s
         self._slots: dict[str, _Slot] = {}
         self._lock = threading.Lock()
+        # Alternatives that broke while another answered: reported, never silent.
+        self.alternative_errors: list[str] = []
 
     # FactContext protocol (for callers outside a provider) -------------------------------------
     def fact(self, name: str, kind: type[T]) -> T:
@@ -193,8 +195,9 @@ class Collector:
         spec = slot.spec
         answers: list[tuple[Any, list[Provenance]]] = []
         failures: list[tuple[Provider, Missing]] = []
+        primary_failed = False
         try:
-            for alt in spec.alternatives:
+            for n, alt in enumerate(spec.alternatives):
                 ctx = _AlternativeContext(self, spec.name)
                 try:
                     value = alt.func(ctx)
@@ -211,6 +214,8 @@ class Collector:
                 except Exception as exc:  # a broken alternative is reported; the next may still answer
                     failures.append((alt, Missing(spec.name, f"{type(exc).__name__}: {exc}", kind="error")))
                     continue
+                finally:
+                    primary_failed = primary_failed or (n == 0 and len(failures) == 1)
                 prov = ctx.log.provenance_entries()
                 for dep in ctx.used_facts:
                     prov.extend(p for p in self.provenance(dep) if p not in prov)
@@ -220,12 +225,18 @@ class Collector:
             if not answers:
                 slot.missing = _all_missing(spec, failures)
                 return
+            with self._lock:
+                self.alternative_errors.extend(f"{spec.name} ({alt.title or alt.summary}): {m.reason}"
+                                               for alt, m in failures if m.kind == "error")
             value = spec.combine(spec.kind, [v for v, _ in answers])
             provenance: list[Provenance] = []
             for _, prov in answers:
                 provenance.extend(p for p in prov if p not in provenance)
             slot.provenance = tuple(provenance)
-            slot.value = _with_sources(value, slot.provenance)
+            # Joined sources prove absence only through the first (the one that sees everything: the
+            # whole kernel log, the sysfs class): without it, the others show what is there, no more.
+            partial = primary_failed and spec.combine is not first_of
+            slot.value = _with_sources(value, slot.provenance, partial)
         except Exception as exc:  # a broken provider is reported, never fatal
             slot.missing = Missing(spec.name, f"{type(exc).__name__}: {exc}", kind="error")
         finally:
@@ -275,10 +286,10 @@ def _all_missing(spec: FactSpec, failures: list[tuple[Provider, Missing]]) -> Mi
     return Missing(spec.name, "; ".join(parts), hint, kind)
 
 
-def _with_sources(value: Any, provenance: tuple[Provenance, ...]) -> Any:
+def _with_sources(value: Any, provenance: tuple[Provenance, ...], partial: bool = False) -> Any:
     """Fill a Sourced value's `sources` and `complete` from what was read."""
-    if not isinstance(value, Sourced) or not provenance:
+    if not isinstance(value, Sourced):
         return value
     sources = tuple(dict.fromkeys(p.source for p in provenance))
-    complete = value.complete and all(p.whole for p in provenance)
+    complete = value.complete and not partial and all(p.whole for p in provenance)
     return dataclasses.replace(value, sources=sources, complete=complete)

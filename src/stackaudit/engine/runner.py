@@ -171,6 +171,7 @@ def run_audit(host: Host, options: AuditOptions | None = None) -> Report:
     timed_out = [f"`{' '.join(r.argv)}` ({r.stderr})" for r in collector.host.timed_out]
     timed_out += [f"fact {m.fact}: {m.reason}" for m in facts.values() if isinstance(m, Missing) and m.kind == "timeout"]
     fact_errors = [f"{m.fact}: {m.reason}" for m in facts.values() if isinstance(m, Missing) and m.kind == "error"]
+    fact_errors += collector.alternative_errors
     source: dict[str, Any] = {"kind": host.meta.source, "captured_at": host.meta.captured_at}
     if host.meta.source != "live":
         source["files"] = source_files(host.meta.path)

@@ -502,19 +502,3 @@ def nvidia_kernel(ctx: FactContext) -> NvidiaKernel:
             rc = result.returncode
             installed = result.stdout.strip() or None if result.ok else None
     return NvidiaKernel(loaded, open_module, hmm, installed, rc, proc.strip().splitlines()[0] if proc.strip() else "")
-
-
-@dataclass(frozen=True)
-class RdmaDevices:
-    names: tuple[str, ...]  # /sys/class/infiniband entries (mlx5_0, ...)
-
-
-@provider("rdma", RdmaDevices)
-def rdma(ctx: FactContext) -> RdmaDevices:
-    """RDMA devices (InfiniBand/RoCE HCAs) known to the kernel (/sys/class/infiniband)."""
-    try:
-        return RdmaDevices(tuple(ctx.host.list_dir("/sys/class/infiniband")))
-    except FileNotFoundError:
-        return RdmaDevices(())
-    except PermissionError as exc:
-        raise FactUnavailable("/sys/class/infiniband is not readable", "run as root") from exc

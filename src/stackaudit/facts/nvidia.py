@@ -31,7 +31,6 @@ from stackaudit.facts.registry import (
     provider,
     sample_field,
 )
-from stackaudit.facts.system import KernelLog
 from stackaudit.gputable import GpuSpec, GpuTableError, UnknownGpuError, lookup
 from stackaudit.host.base import Host, NotCaptured, read_optional
 from stackaudit.host.nvml import NvmlError
@@ -687,44 +686,6 @@ def nvidia_services(ctx: FactContext) -> NvidiaServices:
     if not visible and persist.active is None and fm.active is None:
         raise FactUnavailable("neither systemd nor /proc is visible here", "run on the host")
     return NvidiaServices(persist, fm, mps, display, visible)
-
-
-# --- Xid events ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class XidEvent:
-    code: int
-    bdf: str  # as far as the log gives it (domain:bus:device, function 0 assumed)
-    detail: str
-    line: str
-
-
-@dataclass(frozen=True)
-class XidEvents:
-    events: tuple[XidEvent, ...]
-
-
-_XID = re.compile(r"NVRM: Xid \(PCI:([0-9a-fA-F:.]+)\):\s*(\d+),?\s*(.*)$")
-
-
-def parse_xids(lines: tuple[str, ...] | list[str]) -> tuple[XidEvent, ...]:
-    """`NVRM: Xid (PCI:0000:3b:00): 79, pid=..., GPU has fallen off the bus.` lines."""
-    out = []
-    for line in lines:
-        m = _XID.search(line)
-        if not m:
-            continue
-        addr = m.group(1).rstrip(":").lower()
-        bdf = normalize_bdf(addr if "." in addr else addr + ".0")
-        out.append(XidEvent(int(m.group(2)), bdf or addr, m.group(3).strip(), line.strip()))
-    return tuple(out)
-
-
-@provider("nvidia_xids", XidEvents)
-def nvidia_xids(ctx: FactContext) -> XidEvents:
-    """NVIDIA Xid error events in the kernel log (`dmesg`)."""
-    return XidEvents(parse_xids(ctx.fact("kernel_log", KernelLog).lines))
 
 
 # --- sampling (audit --sample) ---------------------------------------------------------------

@@ -210,6 +210,7 @@ def fake_host(
     dirs: Mapping[str, Sequence[str]] | None = None,
     which: Mapping[str, str | None] | None = None,
     nvml: Mapping[str, Any] | None = None,
+    docs: Mapping[str, str] | None = None,
     hostname: str = "testhost",
     uid: int = 0,
     strict: bool = False,
@@ -228,6 +229,7 @@ def fake_host(
     record.dirs.update({k: list(v) for k, v in (dirs or {}).items()})
     record.which.update(which or {})
     record.nvml.update(nvml or {})
+    record.docs.update(docs or {})
     return MemoryHost(record, derive_dirs=not strict)
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import partial
 
-from stackaudit.facts._parse import ParseError, format_cpulist, parse_cpulist
+from stackaudit.facts.sources import DMESG, NUMACTL_H
+from stackaudit.facts.system import kernel_log_is_whole
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import take_while
-from stackaudit.importers.registry import Found, command_output, file_content, importer, record_file
+from stackaudit.importers.registry import Found, command_output, file_content, importer
 
 _CMDLINE = re.compile(r"(?:^|\s)(?:BOOT_IMAGE=\S+|root=(?:UUID=|/dev/|LABEL=|ZFS=|PARTUUID=)\S*)(?:\s|$)")
 
@@ -63,57 +63,14 @@ _NUMACTL_LINE = re.compile(r"^\s*(available:|node\s+\d+\s+(cpus|size|free):|node
                            r"\s*\d+:\s+(\d+\s*)+$|No NUMA available)")
 
 
-def _apply_numactl(rec: HostRecord, body: list[str]) -> None:
-    """Synthesise /sys/devices/system/node from `numactl -H`."""
-    nodes: dict[int, dict[str, str]] = {}
-    order: list[int] = []
-    distance_rows: dict[int, str] = {}
-    header: list[int] = []
-    in_distances = False
-    for line in body:
-        m = re.match(r"^\s*node\s+(\d+)\s+(cpus|size|free):\s*(.*)$", line)
-        if m:
-            node = int(m.group(1))
-            nodes.setdefault(node, {})[m.group(2)] = m.group(3).strip()
-            continue
-        if line.strip().startswith("node distances"):
-            in_distances = True
-            continue
-        if in_distances:
-            h = re.match(r"^\s*node((?:\s+\d+)+)\s*$", line)
-            if h:
-                header = [int(x) for x in h.group(1).split()]
-                continue
-            r = re.match(r"^\s*(\d+):((?:\s+\d+)+)\s*$", line)
-            if r:
-                order.append(int(r.group(1)))
-                distance_rows[int(r.group(1))] = " ".join(r.group(2).split())
-    base = "/sys/devices/system/node"
-    names = []
-    for node, values in sorted(nodes.items()):
-        names.append(f"node{node}")
-        try:
-            cpus = parse_cpulist(values.get("cpus", ""))
-        except ParseError:
-            cpus = ()
-        record_file(rec, f"{base}/node{node}/cpulist", format_cpulist(cpus) + "\n")
-        if node in distance_rows:
-            record_file(rec, f"{base}/node{node}/distance", distance_rows[node] + "\n")
-        size = re.match(r"(\d+)\s*MB", values.get("size", ""))
-        if size:
-            record_file(rec, f"{base}/node{node}/meminfo", f"Node {node} MemTotal:       {int(size.group(1)) * 1024} kB\n")
-    if names:
-        rec.dirs[base] = sorted(set(rec.dirs.get(base, [])) | set(names))
-    _ = header
-
-
 @importer("numactl -H", "`numactl -H` / `numactl --hardware`")
 def numactl(lines: list[str]) -> Iterator[Found]:
     for i, line in enumerate(lines):
         if re.match(r"^\s*available:\s+\d+\s+nodes?\s+\(", line):
             end = take_while(lines, i, _NUMACTL_LINE)
-            body = lines[i:end]
-            yield Found("numactl -H", i, end, partial(_apply_numactl, body=body))
+            body = "\n".join(line.strip() for line in lines[i:end]) + "\n"
+            whole = "node distances:" in body
+            yield Found("numactl -H", i, end, command_output(NUMACTL_H.argv, body), whole=whole)
             return
 
 
@@ -153,10 +110,13 @@ def dmesg(lines: list[str]) -> Iterator[Found]:
     if not matched:
         return
     # Kernel log lines may be scattered between other outputs (grepped excerpts): one record of them all.
+    # Whole only when the lines run from boot to the end without anything between them.
     body = "\n".join(lines[i].strip() for i in matched) + "\n"
+    contiguous = matched[-1] - matched[0] + 1 == len(matched)
+    whole = contiguous and kernel_log_is_whole([lines[i] for i in matched])
     for n, i in enumerate(matched):
-        apply = command_output(("dmesg",), body) if n == 0 else _record_nothing
-        yield Found("dmesg", i, i + 1, apply)
+        apply = command_output(DMESG.argv, body) if n == 0 else _record_nothing
+        yield Found("dmesg", i, i + 1, apply, whole=whole)
 
 
 def _record_nothing(rec: HostRecord) -> None:
