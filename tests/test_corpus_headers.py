@@ -7,6 +7,7 @@ next to a whole source, one file per thread, enough threads and enough files per
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -16,6 +17,8 @@ from corpus import CAPTURES_DIR, EXPECT_STATUSES, KINDS, CorpusEntry, corpus_fil
 from stackaudit.checks.registry import load_all
 
 FILES = corpus_files()
+# A line that is only a markdown fence (``` or ```lang) is chatter around a paste, never part of an output.
+BARE_FENCE = re.compile(r"^\s*(```|''')[\w-]*\s*$")
 MIN_THREADS = 40
 MIN_FILES_PER_KIND = 2
 # Kinds of the list that no public thread found so far shows well enough; each says why.
@@ -43,6 +46,9 @@ def test_header_parses_and_ranges_lie_inside_the_body(path: Path) -> None:
             # A hand-counted range that starts or ends on a blank line is almost always off by one.
             assert entry.body_lines[a - 1].strip(), f"{path.name}: {kind} range {a}-{b} starts on a blank line"
             assert entry.body_lines[b - 1].strip(), f"{path.name}: {kind} range {a}-{b} ends on a blank line"
+            for edge in (a, b):
+                line = entry.body_lines[edge - 1]
+                assert not BARE_FENCE.match(line), f"{path.name}: {kind} range {a}-{b} has a markdown fence at {edge}"
 
 
 def test_file_names_are_numbered_lower_case_and_unique() -> None:
