@@ -399,7 +399,7 @@ def fabric_manager(nvidia: NvidiaGpus, nvidia_services: NvidiaServices | None = 
     if fm is not None and fm.version and nvidia.driver_version and fm.version != nvidia.driver_version:
         problems.append(f"Fabric Manager {fm.version} does not match driver {nvidia.driver_version}")
     blackwell_hgx = [g for g in gpus if is_blackwell(g) and g.spec is not None and g.spec.nvlink_kind == "switch"]
-    if blackwell_hgx and not rack and modules is not None and "ib_umad" not in modules:
+    if blackwell_hgx and not rack and modules is not None and modules.loaded("ib_umad") is False:
         problems.append("ib_umad is not loaded (the FM of NVL5+ Blackwell HGX needs it)")
     if problems:
         return issue("; ".join(problems) + ": NVLink/NVSwitch is not usable (CUDA may fail with error 802)",

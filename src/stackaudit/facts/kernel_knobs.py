@@ -418,7 +418,7 @@ def stale_sysctl_lines(path: str, text: str) -> list[tuple[str, int, str]]:
     return out
 
 
-@provider("sched", SchedState)
+@provider("sched", SchedState, title="/proc/pressure/cpu, /proc/sys/kernel")
 def sched(ctx: FactContext) -> SchedState:
     """CPU pressure (PSI), scheduler sysctls present, and config lines writing knobs moved to debugfs."""
     host = ctx.host
@@ -474,7 +474,7 @@ class NvidiaKernel:
         return int(m.group(1)) if m else None
 
 
-@provider("nvidia_kernel", NvidiaKernel)
+@provider("nvidia_kernel", NvidiaKernel, title="/sys/module/nvidia, `modinfo nvidia`")
 def nvidia_kernel(ctx: FactContext) -> NvidiaKernel:
     """The NVIDIA kernel module: loaded version, open or proprietary flavour, UVM HMM setting."""
     host = ctx.host

@@ -463,7 +463,7 @@ def _parse_nvsmi(argv: tuple[str, ...], text: str) -> NvidiaGpus:
     return nvidia_smi.parse_table(text)
 
 
-@provider("nvidia", NvidiaGpus)
+@provider("nvidia", NvidiaGpus, title="NVML, `nvidia-smi -q -x`, `nvidia-smi -q`, `nvidia-smi`")
 def nvidia(ctx: FactContext) -> NvidiaGpus:
     """NVIDIA GPUs: NVML (live or recorded), else `nvidia-smi -q -x` / `-q` / the default table."""
     host = ctx.host
@@ -532,7 +532,7 @@ def parse_proc_version(text: str) -> tuple[str | None, str | None]:
     return (m.group(1) if m else None), flavour
 
 
-@provider("nvidia_driver", NvidiaDriver)
+@provider("nvidia_driver", NvidiaDriver, title="/proc/driver/nvidia, `modinfo nvidia`")
 def nvidia_driver(ctx: FactContext) -> NvidiaDriver:
     """The NVIDIA kernel driver: version, open or proprietary flavour, GSP firmware parameter."""
     host = ctx.host
@@ -745,7 +745,7 @@ def _sample_provider(seconds: int) -> Any:
     return gpu_samples
 
 
-@provider("gpu_samples", GpuSamples)
+@provider("gpu_samples", GpuSamples, title="NVML samples (`audit --sample`)")
 def gpu_samples(ctx: FactContext) -> GpuSamples:
     """GPU clocks, power, clock event reasons and PCIe link sampled over a window (`audit --sample`)."""
     raise FactUnavailable("not sampled (one instant only)", "run `stackaudit audit --sample 30` while the server "
@@ -775,7 +775,7 @@ class PowerProfile:
     ppd: str | None = None  # `powerprofilesctl get`
 
 
-@provider("power_profile", PowerProfile)
+@provider("power_profile", PowerProfile, title="/sys/firmware/acpi/platform_profile, tuned, `powerprofilesctl`")
 def power_profile(ctx: FactContext) -> PowerProfile:
     """OS/firmware power profile: ACPI platform_profile, tuned, power-profiles-daemon."""
     host = ctx.host

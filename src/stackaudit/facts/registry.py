@@ -27,6 +27,7 @@ compare and fleet drift use configuration only.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -289,12 +290,13 @@ def read_source(host: Host, source: Source) -> str:
 
 
 def _title_from_summary(summary: str) -> str:
-    """`NUMA nodes with their CPUs (/sys/devices/system/node).` -> `/sys/devices/system/node`."""
-    if summary.rstrip(".").endswith(")") and "(" in summary:
-        inner = summary.rstrip(".")[summary.rfind("(") + 1:-1]
-        if inner and len(inner) < 80:
-            return inner
-    return ""
+    """The source a provider's summary names in its last parentheses: `NUMA nodes with their CPUs
+    (/sys/devices/system/node).` -> `/sys/devices/system/node`; `(/proc/vmstat: compaction, ...)` -> `/proc/vmstat`."""
+    groups = re.findall(r"\(([^()]+)\)", summary)
+    if not groups:
+        return ""
+    inner = groups[-1].split(": ", 1)[0].strip()
+    return inner if len(inner) < 80 else ""
 
 
 def load_all() -> dict[str, FactSpec]:

@@ -397,7 +397,7 @@ def parse_nccl_conf(text: str) -> dict[str, str]:
     return out
 
 
-@provider("nccl_config", NcclConfig)
+@provider("nccl_config", NcclConfig, title="engine environment, nccl.conf, NCCL log, collect_env")
 def nccl_config(ctx: FactContext) -> NcclConfig:
     """NCCL_* settings of the serving engine: its environment, nccl.conf files, NCCL log lines, collect_env."""
     host = ctx.host

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import ParseError, key_value_lines, parse_cpulist
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
-from stackaudit.facts.sources import DMESG, LSCPU, NODE_SYSFS, NUMACTL_H
+from stackaudit.facts.sources import DMESG, LSCPU, LSMOD, NODE_SYSFS, NUMACTL_H, PROC_MODULES
 from stackaudit.host.base import read_optional, read_text
 
 # --- kernel (uname -a) -----------------------------------------------------------------------
@@ -288,11 +288,17 @@ def numa_from_lscpu(text: str) -> NumaTopology:
 
 
 @dataclass(frozen=True)
-class LoadedModules:
+class LoadedModules(Sourced):
     names: frozenset[str]
 
     def __contains__(self, name: object) -> bool:
         return name in self.names
+
+    def loaded(self, name: str) -> bool | None:
+        """True if loaded; False only where the source is whole (a grepped `lsmod` proves no absence)."""
+        if name in self.names:
+            return True
+        return False if self.complete else None
 
 
 def parse_proc_modules(text: str) -> LoadedModules:
@@ -307,13 +313,25 @@ def parse_proc_modules(text: str) -> LoadedModules:
     return LoadedModules(frozenset(names))
 
 
-@provider("modules", LoadedModules)
+fact("modules", LoadedModules, first_of, hint="paste `lsmod`")
+
+
+@provider("modules", LoadedModules, rank=10, title=PROC_MODULES.title)
 def modules(ctx: FactContext) -> LoadedModules:
     """Loaded kernel modules (/proc/modules)."""
-    text = read_optional(ctx.host, "/proc/modules")
+    text = read_optional(ctx.host, PROC_MODULES.path)
     if text is None:
         raise FactUnavailable("/proc/modules is missing (modules built in or not visible)")
     return parse_proc_modules(text)
+
+
+@parser(LSMOD, feeds="modules", kind=LoadedModules, rank=20)
+def modules_from_lsmod(text: str) -> LoadedModules:
+    """Loaded kernel modules (`lsmod`: a header line, then one module a line)."""
+    found = parse_proc_modules(text)
+    if not found.names:
+        raise ParseError("no module in the `lsmod` output")
+    return found
 
 
 # --- kernel log ------------------------------------------------------------------------------

@@ -203,6 +203,39 @@ class MemoryHost:
         return Provenance(title_of_key(key), origin, origin != "pasted")
 
 
+def add_pasted(snapshot: MemoryHost, pasted: MemoryHost) -> MemoryHost:
+    """A snapshot with pasted outputs beside it (`--from host.tar.gz --from nccl.log`): what the snapshot
+    recorded stays (a live read is whole); the pastes add what it lacks, with their own provenance."""
+    base, extra = snapshot.record, pasted.record
+    record = HostRecord(files=dict(base.files), links=dict(base.links), dirs={k: list(v) for k, v in base.dirs.items()},
+                        commands=dict(base.commands), which=dict(base.which),
+                        errors={k: dict(v) for k, v in base.errors.items()}, nvml=dict(base.nvml),
+                        meta=dict(base.meta), docs=dict(base.docs), provenance=dict(base.provenance))
+    added: list[str] = []
+    for path, data in extra.files.items():
+        if path not in record.files:
+            record.files[path] = data
+            added.append("fs:" + path)
+    for path, names in extra.dirs.items():
+        if path not in record.dirs:
+            record.dirs[path] = list(names)
+            added.append("fs:" + path)
+    for argv, result in extra.commands.items():
+        if argv not in record.commands:
+            record.commands[argv] = result
+            added.append("cmd:" + " ".join(argv))
+    for name, text in extra.docs.items():
+        if name not in record.docs:
+            record.docs[name] = text
+            added.append("doc:" + name)
+    for key in added:
+        if key in extra.provenance:
+            record.provenance[key] = extra.provenance[key]
+    record.meta["path"] = ", ".join(p for p in (base.meta.get("path", ""), extra.meta.get("path", "")) if p)
+    record.meta["recognised"] = list(extra.meta.get("recognised", []))
+    return MemoryHost(record)
+
+
 def fake_host(
     files: Mapping[str, str | bytes | OSError] | None = None,
     commands: Mapping[str | tuple[str, ...], str | CommandResult] | None = None,

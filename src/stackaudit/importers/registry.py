@@ -124,7 +124,11 @@ def recognise(text: str, file_name: str = "") -> ImportResult:
         before = _keys(record)
         found.apply(record)
         _stamp(record, found, before, file_name, kind_keys)
-        result.recognised.append((found.kind, found.start + 1, found.end))
+        last = result.recognised[-1] if result.recognised else None
+        if last is not None and last[0] == found.kind and last[2] == found.start:
+            result.recognised[-1] = (found.kind, last[1], found.end)  # adjacent lines of one output: one span
+        else:
+            result.recognised.append((found.kind, found.start + 1, found.end))
     return result
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from stackaudit.facts.sources import DMESG, NUMACTL_H
+from stackaudit.facts.sources import DMESG, LSMOD, NUMACTL_H, PROC_MODULES
 from stackaudit.facts.system import kernel_log_is_whole
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import take_while
@@ -79,6 +79,7 @@ _LSMOD_ROW = re.compile(r"^\s*[A-Za-z0-9_]+\s+\d+\s+(\d+|-)(\s+\S+)?\s*$")
 
 @importer("lsmod", "`lsmod` or /proc/modules")
 def lsmod(lines: list[str]) -> Iterator[Found]:
+    """`lsmod` (whole with its header line; a grep drops it) or /proc/modules lines, recorded verbatim."""
     i = 0
     while i < len(lines):
         header = re.match(r"^\s*Module\s+Size\s+Used by", lines[i])
@@ -88,25 +89,30 @@ def lsmod(lines: list[str]) -> Iterator[Found]:
             row = _LSMOD_ROW if header else re.compile(r"^[a-z0-9_]+ \d+ \d+ \S+ (Live|Loading|Unloading)")
             end = take_while(lines, start, row)
             if end > start:
-                rows = []
-                for line in lines[start:end]:
-                    parts = line.split()
-                    used_by = parts[3] if len(parts) > 3 and header else "-"
-                    rows.append(f"{parts[0]} {parts[1]} {parts[2] if parts[2] != '-' else 0} {used_by}, Live 0x0")
-                text = "\n".join(rows) + "\n"
-                yield Found("lsmod", i, end, file_content("/proc/modules", text))
+                text = "\n".join(line.strip() for line in lines[i:end]) + "\n"
+                if header:
+                    yield Found("lsmod", i, end, command_output(LSMOD.argv, text), whole=True)
+                else:
+                    yield Found("lsmod", i, end, file_content(PROC_MODULES.path, text))
             i = max(end, i + 1)
         else:
             i += 1
 
 
-_DMESG_LINE = re.compile(r"^\s*(\[\s*\d+\.\d+\]|\[\w{3}\s\w{3}\s+\d+ [\d:]+ \d{4}\]|<\d>\[|\w{3}\s+\d+ [\d:]+ \S+ kernel:|"
-                         r"\d{4}-\d\d-\d\dT[\d:.,+-]+ \S+ kernel:)")
+_DMESG_LINE = re.compile(r"^\s*(\[\s*\d+\.\d+\]|\[\s*[+-]\d+\.\d+\]|\[\w{3}\s\w{3}\s+\d+ [\d:]+ \d{4}\]|<\d>\[|"
+                         r"\w{3}\s+\d+ [\d:]+ \S+ kernel:|\d{4}-\d\d-\d\dT[\d:.,+-]+ \S+ kernel:)")
+# Kernel-log lines known by their payload, whatever the prefix (journalctl -k, kern.log, a node log, the
+# driver's own continuation lines): the NVIDIA driver, AER, the IOMMUs, the boot banner.
+_KERNEL_PAYLOAD = re.compile(r"\bNVRM: |\bAER: |PCIe Bus Error: |\bDMAR: |\bAMD-Vi: |^\s*(?:\S+\s+)?Linux version \d")
+
+
+def is_kernel_log_line(line: str) -> bool:
+    return bool(_DMESG_LINE.match(line) or _KERNEL_PAYLOAD.search(line))
 
 
 @importer("dmesg", "`dmesg` / `journalctl -k` lines")
 def dmesg(lines: list[str]) -> Iterator[Found]:
-    matched = [i for i, line in enumerate(lines) if _DMESG_LINE.match(line)]
+    matched = [i for i, line in enumerate(lines) if is_kernel_log_line(line)]
     if not matched:
         return
     # Kernel log lines may be scattered between other outputs (grepped excerpts): one record of them all.
