@@ -509,7 +509,8 @@ def _stored_bytes(
     totals["experts"] = params.experts_total
     stored = sum(totals[cls] * plan.bytes_per_param(cls) for cls in CLASSES)
     # The embedding is stored like lm_head's dtype in most formats; GGUF keeps its own type.
-    embedding = params.embedding * plan.bytes_per_param("lm_head")
+    embedding_bpp = plan.embedding.bytes_per_param if plan.embedding else plan.bytes_per_param("lm_head")
+    embedding = params.embedding * embedding_bpp
     layout = acc.Layout(tp=tp, ep=ep)
     held = acc.params_per_gpu(arch, layout, arch.n_experts / max(1, ep) if arch.is_moe else 0)
     layer_bytes = sum(held.total(cls) * plan.bytes_per_param(cls) for cls in CLASSES if cls != "lm_head")
@@ -725,7 +726,13 @@ def _with_measured(
             Lever(graph_gain, f"CUDA graphs: the rate is at or below the eager ceiling; check they are on "
                               f"(vLLM without --enforce-eager), up to {graph_gain:.0f} us per step")
         )  # fmt: skip
-    if n_coll and ar.implementation == "nccl" and ar.interconnect != "pcie-no-p2p":
+    if n_coll and ar.interconnect == "network":
+        inside = ic.allreduce_model(gpu, min(ranks, max(2, gpu.nvlink_domain)), "nvlink", "auto")
+        saved = n_coll * (ar.time_us(message, ranks) - inside.time_us(message, ranks))
+        levers.append(Lever(saved, f"the TP group spans nodes: {n_coll} all-reduces x {ar.latency_us:g} us over the "
+                                   f"network; TP inside one NVLink domain (pipeline or expert parallelism across "
+                                   f"nodes) saves about {saved:.0f} us per step"))  # fmt: skip
+    if n_coll and ar.implementation == "nccl" and ar.interconnect not in ("pcie-no-p2p", "network"):
         custom = ic.allreduce_model(gpu, ranks, ar.interconnect, "custom")
         saved = n_coll * (ar.time_us(message, ranks) - custom.time_us(message, ranks))
         if saved > 0:

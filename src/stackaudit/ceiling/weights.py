@@ -209,6 +209,7 @@ class WeightPlan:
     formats: Mapping[str, WeightFormat]
     origin: str
     notes: tuple[str, ...] = field(default=())
+    embedding: WeightFormat | None = None  # known exactly only from a GGUF file
 
     def bytes_per_param(self, cls: str) -> float:
         return self.formats[cls].bytes_per_param
@@ -381,12 +382,42 @@ def format_from_quantization(quant: Mapping[str, Any]) -> WeightFormat:
     return fmt
 
 
+_GGUF_FLOAT_MATH = {"F16": "fp16", "BF16": "bf16", "F32": "bf16"}
+
+
+def _gguf_class_format(cls: str, entry: Mapping[str, Any]) -> WeightFormat:
+    """The exact average bits of one class of a GGUF file, named by its storage types."""
+    types = entry.get("types") or {}
+    main = next(iter(types), "?")
+    name = "+".join(types) if len(types) <= 3 else "+".join(list(types)[:3]) + "+..."
+    shares = ", ".join(f"{kind} {100 * share:.0f} %" for kind, share in types.items())
+    math = _GGUF_FLOAT_MATH.get(main, "int8")  # quantized GGUF kernels use int8 dot products (MMQ)
+    return WeightFormat(name, float(entry["bits"]), math, f"GGUF {CLASS_LABELS.get(cls, cls)}: {shares}")
+
+
+def plan_from_gguf(quant: Mapping[str, Any]) -> WeightPlan:
+    classes = quant.get("classes") or {}
+    formats = {cls: _gguf_class_format(cls, classes[cls]) if cls in classes else _FORMATS["fp16"] for cls in CLASSES}
+    embedding = _gguf_class_format("embedding", classes["embedding"]) if "embedding" in classes else None
+    return WeightPlan(
+        formats=formats,
+        origin="GGUF tensor types (exact bytes per class)",
+        notes=("bits per class summed from the GGUF tensor index: " + "; ".join(
+            f"{CLASS_LABELS.get(cls, cls)} {float(classes[cls]['bits']):.2f}" for cls in (*CLASSES, "embedding")
+            if cls in classes
+        ),),
+        embedding=embedding,
+    )  # fmt: skip
+
+
 def plan_from_config(quant: Mapping[str, Any] | None, torch_dtype: str) -> WeightPlan:
     """Default plan: the checkpoint's quantization, minus its ignore list; else its dtype."""
     unquantized = dtype_format(torch_dtype)
     formats: dict[str, WeightFormat] = dict.fromkeys(CLASSES, unquantized)
     if not quant:
         return WeightPlan(formats=formats, origin=f"config torch_dtype ({torch_dtype})")
+    if str(quant.get("quant_method", "")).lower() == "gguf":
+        return plan_from_gguf(quant)
     fmt = format_from_quantization(quant)
     ignored, patterns = _ignored_classes(quant)
     applies = set(_BASE_CLASSES)
