@@ -155,3 +155,45 @@ def test_layout_contradictions() -> None:
         compute(CONFIGS["Llama-2-70B"], gpu, gpus=6, tp=6)
     with pytest.raises(UsageError, match="MoE"):
         compute(CONFIGS["Llama-2-70B"], gpu, gpus=8, ep=2)
+
+
+def test_pipeline_adds_stage_times_and_checks_memory_per_stage() -> None:
+    gpu = lookup("RTX 3090").spec
+    one = compute(CONFIGS["Llama-2-70B"], gpu, weights="q4_0").levels[0]
+    piped = compute(CONFIGS["Llama-2-70B"], gpu, gpus=4, tp=1, pp=4, weights="q4_0")
+    level = piped.levels[0]
+    assert level.times_us["memory"] == pytest.approx(one.times_us["memory"])
+    assert level.times_us["allreduce"] == pytest.approx(3 * piped.stage_hop_us) and piped.stage_hop_us > 0
+    assert not any("does not fit" in w for w in piped.warnings)
+    too_big = compute(CONFIGS["Llama-2-70B"], gpu, gpus=2, tp=1, pp=2, weights="bf16")
+    assert any("does not fit" in w for w in too_big.warnings)
+    # At concurrency >= PP the stages work on different micro-batches at once.
+    busy = compute(CONFIGS["Llama-2-70B"], gpu, gpus=4, tp=1, pp=4, weights="q4_0", context=4096,
+                   concurrencies=[1, 4])  # fmt: skip
+    assert busy.levels[1].aggregate_tokens_per_s > 3 * busy.levels[0].aggregate_tokens_per_s
+    with pytest.raises(UsageError, match="--pp 3"):
+        compute(CONFIGS["Llama-2-70B"], gpu, gpus=4, tp=1, pp=3)
+
+
+def test_allreduce_across_nodes_uses_the_network_latency() -> None:
+    h100 = lookup("H100 SXM").spec
+    inside = compute(CONFIGS["Llama-2-70B"], h100, gpus=8)
+    across = compute(CONFIGS["Llama-2-70B"], h100, gpus=16)
+    assert inside.allreduce.interconnect == "nvlink" and inside.allreduce.implementation == "custom"
+    assert across.allreduce.interconnect == "network" and across.allreduce.latency_us == pytest.approx(19)
+    assert across.warnings and "node network" in across.warnings[0]
+    # GB200 NVL72: one domain of 72, TP 16 stays on NVLink.
+    assert compute(CONFIGS["DeepSeek-V3"], lookup("GB200").spec, gpus=16).allreduce.interconnect == "nvlink"
+
+
+def test_exl2_and_mlc_formats() -> None:
+    plan = parse_weights("exl2-2.5bpw")
+    assert plan.formats["dense_mlp"].bits == 2.5 and plan.formats["lm_head"].bits == 6
+    assert parse_weights("exl2-3.0bpw-h8").formats["lm_head"].bits == 8
+    mlc = parse_weights("q4f16_1")
+    assert mlc.formats["lm_head"].bits == pytest.approx(4.5)  # quantize_final_fc
+    assert parse_weights("q3f16_1").formats["attention"].bits == pytest.approx(3.2 + 16 / 40)
+    exl2 = plan_from_config({"quant_method": "exl2", "bits": 4.65, "head_bits": 8}, "float16")
+    assert exl2.formats["experts"].bits == 4.65 and exl2.formats["lm_head"].bits == 8
+    with pytest.raises(UsageError, match="exl2-BITSbpw"):
+        parse_weights("exl2-fast")
