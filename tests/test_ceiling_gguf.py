@@ -150,3 +150,20 @@ def test_split_gguf_needs_every_shard(tmp_path: Path, capsys: pytest.CaptureFixt
     write_gguf(tmp_path / "big-00001-of-00002.gguf")
     rc, _, err = run(capsys, "--model", str(tmp_path / "big-00001-of-00002.gguf"), "--gpu", "L4")
     assert rc == 2 and "big-00002-of-00002.gguf" in err
+
+
+def test_state_space_layers_are_refused_not_miscounted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "hybrid.gguf"
+    writer = gguf.GGUFWriter(str(path), "qwen3next")
+    writer.add_block_count(1)
+    writer.add_embedding_length(HIDDEN)
+    writer.add_head_count(8)
+    writer.add_feed_forward_length(FF)
+    writer.add_tensor("token_embd.weight", np.zeros((VOCAB, HIDDEN), dtype=np.float16))
+    writer.add_tensor("blk.0.ssm_conv1d.weight", np.zeros((4, HIDDEN), dtype=np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    rc, _, err = run(capsys, "--model", str(path), "--gpu", "L4")
+    assert rc == 2 and "ssm" in err and "not modelled" in err and err.count("\n") == 1

@@ -25,7 +25,11 @@ _MODEL_TYPES = {
     "llama": "llama", "mistral3": "mistral", "qwen2": "qwen2", "qwen3": "qwen3", "qwen2moe": "qwen2_moe",
     "qwen3moe": "qwen3_moe", "gpt-oss": "gpt_oss", "deepseek2": "deepseek_v3", "glm4moe": "glm4_moe",
     "minimax-m2": "minimax_m2", "gemma2": "gemma2", "gemma3": "gemma3", "phi3": "phi3", "granite": "granite",
+    "glm-dsa": "glm_moe_dsa", "glm4": "glm4", "mistral4": "mistral",
 }  # fmt: skip
+# Tensors of recurrent / state-space layers (gguf-py MODEL_TENSOR names): their parameters and
+# state are not modelled, so such files are refused rather than mis-counted.
+_UNMODELLED_TENSORS = re.compile(r"\.(ssm_|time_mix_|channel_mix_|shortconv\.)")
 # Split files: `name-00001-of-00003.gguf` (llama.cpp gguf-split).
 _SHARD = re.compile(r"^(?P<stem>.*)-(?P<index>\d{5})-of-(?P<count>\d{5})\.gguf$")
 _LAYER = re.compile(r"^blk\.\d+\.(?P<rest>.+)$")
@@ -104,8 +108,8 @@ def read_gguf(path: Path) -> tuple[dict[str, Any], list[tuple[str, str, int, int
             raise InputError(f"{part.name}: not a readable GGUF file ({exc})") from None
         if index == 0:
             for key, field in reader.fields.items():
-                if key.startswith("tokenizer.ggml.") and key != "tokenizer.ggml.tokens":
-                    continue  # merges and scores are large and unused
+                if key.startswith("tokenizer."):
+                    continue  # vocabularies and merges are large; the vocab size comes from the tensors
                 try:
                     metadata[key] = _field_value(field)
                 except (ValueError, IndexError, UnicodeDecodeError):
@@ -148,12 +152,15 @@ def config_from_gguf(path: Path) -> dict[str, Any]:
     def key(name: str) -> Any:
         return _first(metadata.get(f"{arch}.{name}"))
 
+    odd = sorted({m.group(1).rstrip("._") for name, *_ in tensors if (m := _UNMODELLED_TENSORS.search(name))})
+    if odd:
+        raise InputError(
+            f"{path.name}: architecture {arch!r} has {', '.join(odd)} tensors (recurrent or state-space layers); "
+            "not modelled by the ceiling yet"
+        )
     by_class = class_bytes(tensors)
     embedding = by_class.get("embedding")
     vocab = key("vocab_size")
-    tokens = metadata.get("tokenizer.ggml.tokens")
-    if vocab is None and isinstance(tokens, list):
-        vocab = len(tokens)
     hidden = key("embedding_length")
     if vocab is None and embedding and hidden:
         vocab = embedding["elements"] // int(hidden)
@@ -176,12 +183,21 @@ def config_from_gguf(path: Path) -> dict[str, Any]:
     }
     head_dim = key("attention.key_length")
     kv_lora = key("attention.kv_lora_rank")
-    if kv_lora:  # MLA (deepseek2): key_length = nope + rope, value_length = v_head_dim
+    if kv_lora:
+        # MLA (deepseek2, glm-dsa): key_length = nope + rope and value_length = v_head_dim; files
+        # converted for absorbed attention put those in key_length_mla / value_length_mla instead.
         rope = key("rope.dimension_count") or 64
+        qk = key("attention.key_length_mla") or head_dim or 192
+        v_dim = key("attention.value_length_mla") or key("attention.value_length") or 128
         cfg.update(
             kv_lora_rank=kv_lora, q_lora_rank=key("attention.q_lora_rank") or 0, qk_rope_head_dim=rope,
-            qk_nope_head_dim=(head_dim or 192) - rope, v_head_dim=key("attention.value_length") or 128,
+            qk_nope_head_dim=qk - rope, v_head_dim=v_dim,
         )  # fmt: skip
+        if key("attention.indexer.head_count"):
+            cfg.update(
+                index_n_heads=key("attention.indexer.head_count"), index_head_dim=key("attention.indexer.key_length"),
+                index_topk=key("attention.indexer.top_k"),
+            )  # fmt: skip
     elif head_dim:
         cfg["head_dim"] = head_dim
     if experts:
