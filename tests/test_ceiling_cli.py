@@ -151,6 +151,7 @@ def test_model_directory_and_hf_cache_id(
     assert rc == 0, err
     doc = json.loads(out)
     assert doc["model"]["name"] == "mistralai/Mixtral-8x7B-v0.1"
+    assert doc["source"]["model"] == "mistralai/Mixtral-8x7B-v0.1" and str(home) not in out
     assert doc["active_params"] == pytest.approx(12.75e9, rel=0.01)
 
     rc, _, err = run(capsys, "--model", "nobody/not-cached", "--gpu", "A100")

@@ -238,7 +238,8 @@ def register(app: typer.Typer) -> None:
             bandwidth_source=hardware["bandwidth_source"],
             gpu_note=hardware["note"],
             source={
-                "model": display_source(arch.source) or model,
+                # A cached Hugging Face id is named as typed; a file by its directory and name.
+                "model": model if arch.name == model else (display_source(arch.source) or model),
                 "gpu": hardware["origin"],
                 "command": "stackaudit ceiling",
             },
