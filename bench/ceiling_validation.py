@@ -2,8 +2,7 @@
 
 Run: PYTHONPATH=src .venv/bin/python bench/ceiling_validation.py [--markdown]
 Prints, per run: the measured rate; the final ceiling (context 0) and the kv-loaded line at the run's
-context, with ceiling / measured; bytes per token per GPU against the hand count of the research
-notes (plus any documented correction); stored bytes against the published size less embeddings.
+context, with ceiling / measured; bytes per token per GPU against a hand count from the published configs (plus any documented correction); stored bytes against the published size less embeddings.
 Exit 1 when a ceiling is below its measurement, an efficient run is more than 2.5x below its
 ceiling, or a byte count is off by more than its tolerance.
 """

@@ -28,7 +28,7 @@ def test_every_required_gpu_has_a_sourced_row() -> None:
 
 
 def test_flops_are_dense_not_the_sparse_headline() -> None:
-    # H100 SXM: 989.4 dense BF16 (1979 is the sparse headline; research section 1.3 pitfall).
+    # H100 SXM: 989.4 dense BF16 (1979 is the sparse headline that some calculators use).
     assert lookup("H100 SXM").spec.dense_tflops("bf16") == pytest.approx(989.4)
     assert lookup("MI300X").spec.dense_tflops("bf16") == pytest.approx(1307.4)
     # GeForce BF16 runs FP32 accumulation at half rate: 165.2 for the 4090.

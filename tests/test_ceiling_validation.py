@@ -75,7 +75,7 @@ def test_stored_bytes_match_the_published_size_less_embeddings(m: Measurement) -
     assert abs(row.size_error) <= SIZE_TOLERANCE, (row.stored_gb, row.independent_gb)
 
 
-@pytest.mark.parametrize("m", [m for m in RUNS if m.research_bytes_gb is not None], ids=ids)
+@pytest.mark.parametrize("m", [m for m in RUNS if m.hand_count_gb is not None], ids=ids)
 def test_bytes_per_token_agree_with_the_hand_count_within_10_percent(m: Measurement) -> None:
     row = ROWS[m.id]
     assert row.bytes_error is not None and abs(row.bytes_error) <= 0.10, (row.bytes_gb, m.expected_bytes_gb)

@@ -1,7 +1,7 @@
-"""All-reduce latency and per-kernel fixed costs (research/ceiling-model.md section 3).
+"""All-reduce latency and per-kernel fixed costs.
 
-Latencies are small-message (<= 32 KB) figures measured in public sources; where the research marks
-a value [est], so does the cause line the ceiling prints.
+Latencies are small-message (<= 32 KB) figures measured in public sources; where a value
+is an estimate it is marked [est], and so is the cause line the ceiling prints.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ _PCIE_GBS_PER_LANE = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}
 
 # Per-kernel fixed costs.
 # CPU launch cost in eager mode: "about 4-6 us" per kernel (susun-blog.com pegainfer post) and
-# "~5us of CPU work on an A100" (research section 3.4).
+# "~5us of CPU work on an A100".
 EAGER_LAUNCH_US = 5.0
 # Inside a CUDA graph: launch gap plus ramp-up/tail of a small decode kernel. [est] The NVIDIA
 # CUDA Graphs blog (developer.nvidia.com/blog/cuda-graphs/) measured ~0.5 us of launch overhead per
@@ -144,7 +144,7 @@ def allreduce_model(gpu: GpuSpec, ranks: int, interconnect: str, mode: str = "au
     fully_connected = interconnect in ("nvlink", "xgmi")
     p2p = interconnect != "pcie-no-p2p"
     if mode == "auto":
-        # vllm/distributed/device_communicators/custom_all_reduce.py gates (research section 3.3).
+        # vllm/distributed/device_communicators/custom_all_reduce.py gates.
         if ranks not in _CUSTOM_AR_WORLD_SIZES:
             use_custom, why = False, f"vLLM custom all-reduce off: unsupported world size {ranks}"
         elif not p2p:
@@ -167,7 +167,7 @@ def allreduce_model(gpu: GpuSpec, ranks: int, interconnect: str, mode: str = "au
 
 
 def _latency_us(interconnect: str, ranks: int, custom: bool) -> tuple[float, str]:
-    """Small-message latency per all-reduce, from the table of research section 3.2."""
+    """Small-message latency per all-reduce, from the public measurements cited per value."""
     if interconnect == "nvlink":
         if custom:
             value = 5.0 if ranks <= 4 else 7.0

@@ -764,7 +764,7 @@ def _with_measured(
         levers.append(
             Lever(residual, f"{residual:.0f} us per step ({per_layer:.0f} us per layer) is not explained by bandwidth, "
                             "all-reduce or the launch floor: kernel efficiency, attention, MoE routing, sampling, "
-                            "the scheduler; well-tuned stacks leave 40-150 us per layer at batch 1 (research section 4.1)")
+                            "the scheduler; well-tuned stacks leave 40-150 us per layer at batch 1 [est]")
         )  # fmt: skip
     levers.sort(key=lambda lever: lever.saved_us, reverse=True)
     result = MeasuredResult(rate, percent, per_layer, tuple(levers), warning, published)

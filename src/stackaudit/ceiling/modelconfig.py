@@ -2,7 +2,7 @@
 into the architecture facts the ceiling needs. Never downloads anything.
 
 Field names follow transformers' configuration classes; the accounting they feed is described in
-research/ceiling-model.md section 2.
+docs/ceiling.md.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ _UNGATED_MLP_TYPES = frozenset(
 # Architectures whose layers are not all softmax attention: their recurrent/state layers have
 # parameters this model does not count, so they are refused rather than mis-counted.
 _UNSUPPORTED_LAYER_TYPES = frozenset({"linear_attention", "mamba", "ssm", "recurrent", "conv"})
-# Model types whose accounting was checked against published totals (research section 2.2).
+# Model types whose accounting was checked against published totals (tests/test_ceiling_model.py).
 VERIFIED_MODEL_TYPES = frozenset(
     {
         "llama", "mistral", "qwen2", "qwen3", "qwen2_moe", "qwen3_moe", "mixtral", "deepseek_v2",

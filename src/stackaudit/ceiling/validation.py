@@ -24,7 +24,7 @@ MEASUREMENTS_PATH = Path(__file__).parent.parent / "data" / "ceiling_measurement
 _LLAMA = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "tie_word_embeddings": False,
           "torch_dtype": "bfloat16", "hidden_act": "silu"}  # fmt: skip
 
-# Published config.json values (Hugging Face model repos; sources in research section 2.2).
+# Published config.json values (the models' Hugging Face repositories).
 CONFIGS: dict[str, dict[str, Any]] = {
     "Llama-2-7B": {**_LLAMA, "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
                    "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 32000,
@@ -101,8 +101,8 @@ CONFIGS["Llama-13B"] = {**CONFIGS["Llama-2-13B"]}
 CONFIGS["gpt-oss-20b"] = {**CONFIGS["gpt-oss-120b"], "num_hidden_layers": 24, "num_local_experts": 32,
                           "layer_types": ["sliding_attention", "full_attention"] * 12}  # fmt: skip
 
-# Active parameters (embeddings excluded, lm_head included) computed in research section 2.2.
-RESEARCH_ACTIVE_PARAMS = {
+# Active parameters (embeddings excluded, lm_head included) counted by hand from the same configs.
+HAND_COUNTED_ACTIVE_PARAMS = {
     "DeepSeek-V3": 36.62e9,
     "Qwen3-30B-A3B": 3.04e9,
     "gpt-oss-120b": 5.13e9,
@@ -146,8 +146,7 @@ class Measurement:
     published_bytes_gb: float | None = None
     published_bytes_source: str = ""
     embedding_format: str = ""
-    research_row: int | None = None
-    research_bytes_gb: float | None = None
+    hand_count_gb: float | None = None
     correction_gb: float = 0.0
     correction_reason: str = ""
     interconnect: str | None = None
@@ -157,10 +156,10 @@ class Measurement:
 
     @property
     def expected_bytes_gb(self) -> float | None:
-        """The research's hand count plus its documented correction."""
-        if self.research_bytes_gb is None:
+        """The hand count plus its documented correction."""
+        if self.hand_count_gb is None:
             return None
-        return self.research_bytes_gb + self.correction_gb
+        return self.hand_count_gb + self.correction_gb
 
     @property
     def setup(self) -> str:
@@ -210,7 +209,7 @@ class ValidationRow:
 
     @property
     def bytes_error(self) -> float | None:
-        """Relative difference to the research's hand count (plus its documented correction)."""
+        """Relative difference to the hand count (plus its documented correction)."""
         expected = self.measurement.expected_bytes_gb
         return None if expected is None else self.bytes_gb / expected - 1
 

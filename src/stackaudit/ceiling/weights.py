@@ -1,5 +1,5 @@
 """Weight storage formats: bytes per parameter per component class, from `--weights` or from the
-config's `quantization_config` (research/ceiling-model.md section 2.3).
+config's `quantization_config` (docs/ceiling.md).
 
 `--weights` grammar: comma-separated items, each `FORMAT` (the base: attention and all MLP weights)
 or `CLASS=FORMAT`. Classes: attention, dense, experts, shared, mlp (= dense+experts+shared), router,
@@ -70,7 +70,7 @@ def _fixed(name: str, bits: float, math: str, description: str) -> WeightFormat:
     return WeightFormat(name, bits, math, description)
 
 
-# Sources per line: research/ceiling-model.md section 2.3 (NVFP4: one FP8 scale per 16 values;
+# Sources (NVFP4: one FP8 scale per 16 values;
 # MXFP4: one E8M0 scale per 32; GGUF block sizes from ggml's block definitions).
 _FORMATS: dict[str, WeightFormat] = {
     "bf16": _fixed("bf16", 16, "bf16", "BF16"),
@@ -138,7 +138,7 @@ _SYNONYMS = {
     "int4": "int4-gptq-g128",
 }
 # GGUF quantizations keep the output matrix at higher precision (llama.cpp puts output.weight in
-# Q6_K inside Q4/Q5 mixes; research section 2.3).
+# Q6_K inside Q4/Q5 mixes).
 _GGUF_HEAD = {"q8_0": "q8_0"}
 _GGUF_DEFAULT_HEAD = "q6_k"
 
@@ -451,7 +451,7 @@ def compute_dtype(fmt: WeightFormat, gpu: GpuSpec) -> str:
 
     W4A16/AWQ/GPTQ/int8 weight-only run BF16 math; W8A8-FP8 runs FP8; NVFP4 W4A4 runs FP4 where
     the GPU has it; MXFP4 on Blackwell runs W4A8 in FP8 (TensorRT-LLM blog9), elsewhere BF16;
-    GGUF kernels use INT8 dot products (research section 2.6).
+    GGUF kernels use INT8 dot products.
     """
     order = {
         "fp4": ("fp4", "fp8", "bf16", "fp16"),
