@@ -36,6 +36,7 @@ def test_the_table_covers_the_families_formats_and_layouts() -> None:
     assert any(a.kv_heads == a.heads and not a.is_mla for a in archs)  # MHA
     assert any(a.kv_heads < a.heads for a in archs)  # GQA
     assert {1, 2, 4, 8, 16} <= {m.tp for m in RUNS}
+    assert any(m.pp > 1 for m in RUNS)  # a layer split (pipeline)
 
 
 @pytest.mark.parametrize("m", RUNS, ids=ids)
