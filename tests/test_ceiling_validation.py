@@ -100,3 +100,14 @@ def test_embedding_is_not_in_the_stored_count() -> None:
     arch = parse_arch(CONFIGS[m.model])
     counts = count_params(arch)
     assert ROWS[m.id].stored_gb == pytest.approx((counts.total - counts.embedding) * 2 / 1e9, rel=1e-6)
+
+
+def test_a_misspelt_key_in_the_table_is_an_error() -> None:
+    from stackaudit.ceiling.validation import _measurement
+
+    row = {"id": "x", "model": "Llama-2-7B", "format": "bf16", "gpu": "L4", "gpus": 1, "tp": 1, "engine": "vLLM",
+           "context": 0, "measured_tokens_per_s": 1.0, "source": "https://example.org", "where": "w",
+           "efficient": True}  # fmt: skip
+    assert _measurement(row).measured == 1.0
+    with pytest.raises(ValueError, match="publshed_bytes_gb"):
+        _measurement({**row, "publshed_bytes_gb": 1.0})

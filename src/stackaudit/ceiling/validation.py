@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -152,7 +152,6 @@ class Measurement:
     interconnect: str | None = None
     allreduce: str = "auto"
     kv_dtype: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def expected_bytes_gb(self) -> float | None:
@@ -168,13 +167,16 @@ class Measurement:
         return f"{self.format or 'checkpoint dtype'}, {layout}, {self.engine}"
 
 
-_FIELDS = {f for f in Measurement.__dataclass_fields__ if f not in ("extra", "measured")}
+_FIELDS = {f for f in Measurement.__dataclass_fields__ if f != "measured"}
 
 
 def _measurement(row: dict[str, Any]) -> Measurement:
+    """One [[run]]; a key the table does not define is a typo, not a silent extra."""
+    unknown = sorted(set(row) - _FIELDS - {"measured_tokens_per_s"})
+    if unknown:
+        raise ValueError(f"ceiling_measurements.toml: run {row.get('id')!r} has unknown keys {', '.join(unknown)}")
     known = {key: value for key, value in row.items() if key in _FIELDS}
-    extra = {key: value for key, value in row.items() if key not in _FIELDS and key != "measured_tokens_per_s"}
-    return Measurement(measured=float(row["measured_tokens_per_s"]), extra=extra, **known)
+    return Measurement(measured=float(row["measured_tokens_per_s"]), **known)
 
 
 @functools.lru_cache(maxsize=1)
@@ -232,13 +234,13 @@ class ValidationRow:
 
 
 def _embedding_gb(m: Measurement) -> float:
-    from stackaudit.ceiling.accounting import count_params
+    """The embedding table as the published file stores it (one V x h matrix, tied or not)."""
     from stackaudit.ceiling.modelconfig import parse_arch
-    from stackaudit.ceiling.weights import parse_format
+    from stackaudit.ceiling.weights import dtype_format, parse_format
 
     arch = parse_arch(CONFIGS[m.model])
-    fmt = parse_format(m.embedding_format) if m.embedding_format else parse_format(arch.torch_dtype)
-    return arch.vocab * arch.hidden * fmt.bytes_per_param / 1e9 if count_params(arch) else 0.0
+    fmt = parse_format(m.embedding_format) if m.embedding_format else dtype_format(arch.torch_dtype)
+    return arch.vocab * arch.hidden * fmt.bytes_per_param / 1e9
 
 
 def validate_one(m: Measurement) -> ValidationRow:
