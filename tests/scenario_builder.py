@@ -90,7 +90,9 @@ def kernel(release: str, build: str, hostname: str, cmdline: str, machine: str =
 def dmesg(lines: Sequence[str], from_boot: bool = True) -> Parts:
     """A live kernel log: from boot (whole) unless `from_boot` is False (a ring buffer that wrapped)."""
     boot = [] if not from_boot or (lines and "Linux version" in lines[0]) else [
-        "[    0.000000] Linux version 6.8.0-45-generic (buildd@lcy02-amd64-115) #45-Ubuntu SMP PREEMPT_DYNAMIC"]
+        "[    0.000000] Linux version 6.8.0-45-generic (buildd@lcy02-amd64-115) #45-Ubuntu SMP PREEMPT_DYNAMIC",
+        "[    5.712034] NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.124.06  Release Build  "
+        "(dvs-builder@U16-I2-C03-12-4)  Thu Feb 27 22:52:35 UTC 2025"]
     return Parts(commands={("dmesg",): "".join(f"{line}\n" for line in [*boot, *lines])})
 
 
