@@ -23,6 +23,7 @@ from stackaudit.facts.cgroups import CgroupLimits
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.devices import GpuDeviceAccess
 from stackaudit.facts.docker import DOCKER_DEFAULT_SHM, DockerContainer, DockerContainers
+from stackaudit.facts.gpus import PCI_TITLE, GpuInventory
 from stackaudit.facts.kernel_knobs import RdmaDevices
 from stackaudit.facts.limits import CAP_SYS_NICE, MEMLOCK, NOFILE, STACK, ProcessSecurity, ResourceLimits
 from stackaudit.facts.lxc import NVIDIA_MAJOR, NVIDIACTL_MINOR, LxcConfig, LxcConfigs
@@ -575,7 +576,7 @@ _CTK_FIX = Fix(cost="restart",
     references=(CTK_CDI, "https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html",
                 "https://github.com/vllm-project/vllm/blob/main/vllm/env_override.py"),
 )
-def gpu_access(container: ContainerInfo, gpu_devices: GpuDeviceAccess | None = None, pci: PciDevices | None = None,
+def gpu_access(container: ContainerInfo, gpu_devices: GpuDeviceAccess | None = None, gpus: GpuInventory | None = None,
                docker_containers: DockerContainers | None = None) -> Outcome:
     """Reads: inside a container `ls /dev/nvidia*`, NVIDIA_VISIBLE_DEVICES and
     NVIDIA_DRIVER_CAPABILITIES (engine's or audit's environ), /proc/driver/nvidia/version against
@@ -606,7 +607,7 @@ def gpu_access(container: ContainerInfo, gpu_devices: GpuDeviceAccess | None = N
         gpu_nodes = dev.gpu_nodes
         wants = bool(gpu_nodes) or (visible not in (None, "", "void", "none"))
         if not wants:
-            if pci is not None and not pci.nvidia_gpus:
+            if gpus is not None and gpus.none_on_bus:
                 return not_applicable("no NVIDIA GPU on the PCI bus")
             return not_applicable("no GPU requested for this container (no NVIDIA_VISIBLE_DEVICES, no /dev/nvidia*)")
         problems: list[str] = []
@@ -633,7 +634,7 @@ def gpu_access(container: ContainerInfo, gpu_devices: GpuDeviceAccess | None = N
             return issue("; ".join(problems), actual=problems, expected="/dev/nvidiaN, nvidiactl, nvidia-uvm; "
                          "capabilities compute,utility; matching driver versions",
                          subjects=list(gpu_nodes) or ["/dev/nvidia*"], evidence=evidence)
-        total = len(pci.nvidia_gpus) if pci is not None else None
+        total = gpus.count_in(PCI_TITLE) if gpus is not None else None
         of = f" of {total} on the PCI bus" if total is not None and dev.nodes is not None else ""
         return ok(f"{len(gpu_nodes)} GPU node(s){of} exposed ({', '.join(gpu_nodes)}), nvidiactl and nvidia-uvm "
                   f"present, capabilities {caps or 'default (utility,compute)'}"
@@ -900,7 +901,7 @@ def _numa_nodes(cpus: tuple[int, ...], numa: NumaTopology) -> set[int]:
 )
 def cpu_limits(container: ContainerInfo, cgroup_limits: CgroupLimits | None = None,
                serving_processes: ServingProcesses | None = None, gpu_devices: GpuDeviceAccess | None = None,
-               pci: PciDevices | None = None, numa: NumaTopology | None = None,
+               gpus: GpuInventory | None = None, numa: NumaTopology | None = None,
                docker_containers: DockerContainers | None = None, lxc_configs: LxcConfigs | None = None) -> Outcome:
     """Reads: inside a container cgroup v2 `cpu.max`, `cpu.stat` (nr_throttled, nr_periods),
     `cpuset.cpus.effective` (v1: cpu.cfs_quota_us/cfs_period_us, cpuset.cpus); the GPUs' NUMA
@@ -917,12 +918,12 @@ def cpu_limits(container: ContainerInfo, cgroup_limits: CgroupLimits | None = No
     the cgroup was created: sample again under load to see it rise.
     """
     tp = _engine_tp(serving_processes)
-    gpus = _gpu_count(gpu_devices)
-    need = (tp or gpus or 1) + 4
-    basis = f"TP x PP = {tp}" if tp else f"{gpus} visible GPU(s)" if gpus else "no engine or GPU count seen"
-    gpu_nodes = {g.numa_node for g in pci.nvidia_gpus if g.numa_node is not None} if pci else set()
+    visible = _gpu_count(gpu_devices)
+    need = (tp or visible or 1) + 4
+    basis = f"TP x PP = {tp}" if tp else f"{visible} visible GPU(s)" if visible else "no engine or GPU count seen"
+    gpu_nodes = set(gpus.numa_nodes().values()) if gpus is not None else set()
     if container.in_container:
-        if tp is None and (gpus == 0 or (not gpus and pci is not None and not pci.nvidia_gpus)):
+        if tp is None and (visible == 0 or (not visible and gpus is not None and gpus.none_on_bus)):
             return not_applicable("no serving engine and no GPU in this container")
         cg = cgroup_limits
         if cg is None:

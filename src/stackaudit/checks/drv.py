@@ -18,6 +18,7 @@ from stackaudit.checks.registry import (
     unknown,
 )
 from stackaudit.facts.container import ContainerInfo
+from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.nvidia import GpuInfo, NvidiaDriver, NvidiaGpus, NvidiaServices, NvLink, XidEvents
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.processes import ServingProcesses
@@ -35,11 +36,15 @@ MINOR_COMPAT = "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-
 # --- shared by the GPU checks (MEM, PWR import these) --------------------------------------------
 
 
-def gpu_list(nvidia: NvidiaGpus | None, pci: PciDevices | None = None) -> list[GpuInfo] | Outcome:
-    """The GPUs to judge, or the outcome when there are none to judge."""
+def gpu_list(nvidia: NvidiaGpus | None, inventory: GpuInventory | None = None) -> list[GpuInfo] | Outcome:
+    """The GPUs to judge, or the outcome when there are none to judge.
+
+    `nvidia.none_on_bus` is the nvidia fact's own answer when it found the PCI bus empty (it then
+    asks neither NVML nor nvidia-smi); the `gpus` inventory says the same for any whole source.
+    """
+    if inventory is not None and inventory.none_on_bus:
+        return not_applicable("no NVIDIA GPU on the PCI bus")
     if nvidia is None:
-        if pci is not None and not pci.nvidia_gpus:
-            return not_applicable("no NVIDIA GPU on the PCI bus")
         return unknown("no NVIDIA GPU information in this source",
                        hint="install nvidia-ml-py, or paste `nvidia-smi -q -x`")
     if nvidia.none_on_bus:
@@ -96,7 +101,7 @@ _DRIVER_FLOOR = {11: (450, 80, 2), 12: (525, 60, 13), 13: (580, 0, 0)}
                 "https://pytorch.org/blog/pytorch-2-7/"),
 )
 def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | None = None,
-                python_env: PythonEnv | None = None, pci: PciDevices | None = None) -> Outcome:
+                python_env: PythonEnv | None = None, gpus: GpuInventory | None = None) -> Outcome:
     """Reads: the driver version (NVML, `nvidia-smi`, /proc/driver/nvidia/version), the highest
     CUDA the driver supports, torch's CUDA (`torch/version.py` of the serving engine's Python), and
     the GPU architecture.
@@ -112,7 +117,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     Traps: the `CUDA Version` in the `nvidia-smi` header is the highest the driver supports, not the
     toolkit in use; a system `nvcc` is irrelevant unless something JIT-compiles.
     """
-    if nvidia is not None and nvidia.none_on_bus:
+    if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
     driver = (nvidia.driver_version if nvidia is not None else None) or (
         nvidia_driver.version if nvidia_driver is not None else None)
@@ -161,7 +166,7 @@ _NO_OPEN = ("Kepler", "Maxwell", "Pascal", "Volta")
     references=(KERNEL_OPEN, "https://developer.nvidia.com/blog/nvidia-transitions-fully-towards-open-source-gpu-kernel-modules/"),
 )
 def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | None = None,
-                pci: PciDevices | None = None) -> Outcome:
+                gpus: GpuInventory | None = None) -> Outcome:
     """Reads: `/proc/driver/nvidia/version` ("Open Kernel Module" in the first line = open), else
     `modinfo -F license nvidia` ("Dual MIT/GPL" open, "NVIDIA" proprietary); each GPU's architecture.
 
@@ -176,7 +181,7 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     pre-Turing GPUs (Volta, Pascal) cannot use the open modules at all. Open modules initialise
     GPUs more slowly: pair them with nvidia-persistenced (DRV-PERSISTENCE).
     """
-    if (nvidia is not None and nvidia.none_on_bus) or (pci is not None and not pci.nvidia_gpus):
+    if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
     if nvidia_driver is None:
         return unknown("the NVIDIA kernel module is not visible in this source (/proc/driver/nvidia/version)",
@@ -184,25 +189,25 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     flavour = nvidia_driver.flavour
     if flavour is None:
         return unknown("the kernel module's flavour is not known", hint="run `modinfo -F license nvidia` on the host")
-    gpus = list(nvidia.gpus) if nvidia is not None else []
+    listed = list(nvidia.gpus) if nvidia is not None else []
     evidence = (nvidia_driver.flavour_evidence,) if nvidia_driver.flavour_evidence else ()
     if flavour == "open":
-        old = [g for g in gpus if arch_of(g) in _NO_OPEN]
+        old = [g for g in listed if arch_of(g) in _NO_OPEN]
         if old:
             return issue(f"the open module does not support {old[0].name} ({arch_of(old[0])}): use the proprietary "
                          "flavour for pre-Turing GPUs", actual="open", expected="proprietary for pre-Turing",
                          subjects=[g.subject for g in old], severity="high", evidence=evidence)
         return ok("open kernel module" + (f" ({nvidia_driver.version})" if nvidia_driver.version else ""),
                   actual="open", evidence=evidence)
-    blackwell = [g for g in gpus if is_blackwell(g) or re.search(r"\bGH200\b", g.name or "")]
+    blackwell = [g for g in listed if is_blackwell(g) or re.search(r"\bGH200\b", g.name or "")]
     if blackwell:
         return issue(f"proprietary kernel module with {len(blackwell)} Blackwell/Grace Hopper GPU(s) "
                      f"({blackwell[0].name}): they are only supported by the open modules", actual="proprietary",
                      expected="open", subjects=[g.subject for g in blackwell], evidence=evidence)
-    if not gpus:
+    if not listed:
         return ok("proprietary kernel module; no GPU architecture in this source to judge it against",
                   actual="proprietary", evidence=evidence)
-    return ok(f"proprietary kernel module with {', '.join(sorted({arch_of(g) or g.name for g in gpus}))}: allowed "
+    return ok(f"proprietary kernel module with {', '.join(sorted({arch_of(g) or g.name for g in listed}))}: allowed "
               "(open is the default since R560 and needed for HMM/DMABUF)", actual="proprietary", evidence=evidence)
 
 
@@ -374,7 +379,7 @@ def fabric_manager(nvidia: NvidiaGpus, nvidia_services: NvidiaServices | None = 
     compute trays FM runs on the NVLink switch trays, not on the compute node: its absence there is
     not a finding. The binary is `nv-fabricmanager`; the service and package `nvidia-fabricmanager`.
     """
-    gpus = gpu_list(nvidia, pci)
+    gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
         return gpus
     switches = nvswitch_present(pci)

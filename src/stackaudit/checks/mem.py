@@ -16,9 +16,9 @@ from stackaudit.checks.registry import (
     unknown,
 )
 from stackaudit.facts.container import ContainerInfo
+from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.nvidia import GpuInfo, GpuProcess, HostMemory, NvidiaDriver, NvidiaGpus, NvidiaServices
-from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.processes import ServingProcesses
 from stackaudit.facts.system import KernelInfo
 
@@ -312,7 +312,7 @@ def gpu_shared(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = 
     references=("https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/kernel_open.html",),
 )
 def hmm(nvidia_driver: NvidiaDriver | None = None, nvidia_kernel: NvidiaKernel | None = None,
-        pci: PciDevices | None = None) -> Outcome:
+        gpus: GpuInventory | None = None) -> Outcome:
     """Reads: the module flavour, `/sys/module/nvidia_uvm/parameters/uvm_disable_hmm`.
 
     Bad value: only where CUDA init fails and KVER-NVIDIA-KERNEL-COMBOS matches (that check says
@@ -323,7 +323,7 @@ def hmm(nvidia_driver: NvidiaDriver | None = None, nvidia_kernel: NvidiaKernel |
 
     Traps: no evidence that HMM on or off changes vLLM/SGLang throughput.
     """
-    if pci is not None and not pci.nvidia_gpus:
+    if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
     if nvidia_driver is not None and nvidia_driver.flavour == "proprietary":
         return not_applicable("proprietary kernel module: no HMM")

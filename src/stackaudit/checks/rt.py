@@ -22,6 +22,7 @@ from stackaudit.checks.registry import (
     ok,
     unknown,
 )
+from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcesses
 from stackaudit.facts.python_env import FLASHINFER_PACKAGES, PythonEnv, PythonEnvironment
@@ -161,9 +162,9 @@ def torch_supports(capability: str, torch_version: str, torch_cuda: str | None,
             "(cu128/cu129/cu130) on Blackwell, matching the engine's pinned torch", scope="container"),
     references=("https://pytorch.org/blog/pytorch-2-7/", "https://github.com/pytorch/pytorch/issues/145949"),
 )
-def torch_arch(python_env: PythonEnv, pci: PciDevices | None = None) -> Outcome:
+def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None) -> Outcome:
     """Reads: the torch distribution in the serving process's site-packages (`torch-*.dist-info`,
-    `torch/version.py` for its CUDA), and the NVIDIA GPUs on the PCI bus.
+    `torch/version.py` for its CUDA), and the NVIDIA GPUs (the `gpus` inventory: NVML, the PCI bus, ...).
 
     Bad value: a GPU whose compute capability (12.0 RTX PRO 6000 / RTX 50, 10.0 B200, 9.0 H100)
     is not in `torch.cuda.get_arch_list()` (sm_120 / sm_100 / sm_90, or compatible PTX); a
@@ -179,19 +180,18 @@ def torch_arch(python_env: PythonEnv, pci: PciDevices | None = None) -> Outcome:
     """
     envs = [e for e in python_env.environments if e.version("torch")]
     where = "" if python_env.from_serving_process else f"; {NO_ENGINE}"
-    gpus = list(pci.nvidia_gpus) if pci is not None else None
-    if gpus is not None and not gpus:
+    if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
     if not envs:
         return not_applicable(f"torch is not installed in the serving environment{where}")
     cpu_only = [e for e in envs if e.torch_cuda == ""]
-    if cpu_only and gpus:
+    if cpu_only and gpus is not None and gpus.count:
         e = cpu_only[0]
         return issue(
             f"torch {e.version('torch')} in {e.source} is built without CUDA: it cannot use the "
-            f"{len(gpus)} NVIDIA GPU(s){where}",
+            f"{gpus.count} NVIDIA GPU(s){where}",
             actual={"torch": e.version("torch"), "cuda": None}, expected="a CUDA build of torch (cu12x)",
-            subjects=[g.bdf for g in gpus], evidence=[f"{e.site_packages[0] if e.site_packages else e.prefix}: "
+            subjects=list(gpus.bdfs), evidence=[f"{e.site_packages[0] if e.site_packages else e.prefix}: "
                                                       f"torch {e.version('torch')}, torch/version.py cuda = None"],
         )
     e = envs[0]
