@@ -27,6 +27,7 @@ from stackaudit.facts.gpus import PCI_TITLE, GpuInventory
 from stackaudit.facts.kernel_knobs import RdmaDevices
 from stackaudit.facts.limits import CAP_SYS_NICE, MEMLOCK, NOFILE, STACK, ProcessSecurity, ResourceLimits
 from stackaudit.facts.lxc import NVIDIA_MAJOR, NVIDIACTL_MINOR, LxcConfig, LxcConfigs
+from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.shm import ShmInfo
@@ -47,8 +48,6 @@ OPEN_GPU_MLOCK = "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/ke
 CTK_CDI = "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/cdi-support.html"
 LXC_CONF_MAN = "https://man.archlinux.org/man/lxc.container.conf.5.en"
 K8S_TOPOLOGY = "https://kubernetes.io/docs/tasks/administer-cluster/topology-manager/"
-_TP_FLAGS = ("--tensor-parallel-size", "-tp", "--tp-size", "--tp")
-_PP_FLAGS = ("--pipeline-parallel-size", "-pp", "--pp-size")
 _DOCKERISH = ("docker", "podman", "kubernetes", "container")
 
 
@@ -65,17 +64,9 @@ def _size(n: int | None) -> str:
     return f"{n} B"
 
 
-def _int_flag(proc: ProcessInfo, names: tuple[str, ...]) -> int | None:
-    value = proc.flag(*names)
-    return int(value) if value and value.isdecimal() else None
-
-
-def _engine_tp(procs: ServingProcesses | None) -> int | None:
-    """The largest tensor x pipeline parallel size among the engine's processes."""
-    if procs is None or not procs.found:
-        return None
-    sizes = [(_int_flag(p, _TP_FLAGS) or 1) * (_int_flag(p, _PP_FLAGS) or 1) for p in procs.processes]
-    return max(sizes) if sizes else None
+def _engine_tp(parallelism: Parallelism | None) -> int | None:
+    """The largest tensor x pipeline parallel size among the running engines; None when none runs."""
+    return parallelism.max_world_size if parallelism is not None else None
 
 
 def _engine_limits(procs: ServingProcesses | None, own: ResourceLimits | None,
@@ -144,9 +135,9 @@ def _where(container: ContainerInfo) -> str:
     return "Kubernetes pod" if container.kind == "kubernetes" else f"{container.kind} container"
 
 
-def _single_process(procs: ServingProcesses | None) -> bool:
+def _single_process(procs: ServingProcesses | None, parallelism: Parallelism | None) -> bool:
     """One engine process with TP = PP = 1 (the only case that barely touches /dev/shm)."""
-    return procs is not None and procs.found and len(procs.processes) == 1 and (_engine_tp(procs) or 1) == 1
+    return procs is not None and procs.found and len(procs.processes) == 1 and (_engine_tp(parallelism) or 1) == 1
 
 
 def _docker_shm(c: DockerContainer) -> int | None:
@@ -169,7 +160,7 @@ def _docker_shm(c: DockerContainer) -> int | None:
                 "https://github.com/pytorch/tutorials/commit/0ba3e39d736a1f5d46da5728e564569f8cd3fe8c"),
 )
 def shm_size(container: ContainerInfo, shm: ShmInfo | None = None, docker_containers: DockerContainers | None = None,
-             serving_processes: ServingProcesses | None = None) -> Outcome:
+             serving_processes: ServingProcesses | None = None, parallelism: Parallelism | None = None) -> Outcome:
     """Reads: inside a container `df -k -P /dev/shm` and the tmpfs `size=` in /proc/self/mountinfo;
     on a Docker host `docker inspect` HostConfig.ShmSize and IpcMode of GPU/serving containers;
     on bare metal also systemd-logind's RemoveIPC (logind.conf) and the engine's user.
@@ -194,12 +185,12 @@ def shm_size(container: ContainerInfo, shm: ShmInfo | None = None, docker_contai
                            hint="run `df -k -P /dev/shm` inside the container")
         size = shm.size_bytes
         if size < SHM_MIN:
-            if _single_process(procs):
+            if _single_process(procs, parallelism):
                 return not_an_issue(
                     f"/dev/shm is {_size(size)}, but the engine runs as one process with TP=1, which barely "
                     "uses /dev/shm", actual=_size(size), expected=">= 1 GiB for TP > 1 or multi-process engines",
                     subjects=("/dev/shm",))
-            tp = _engine_tp(procs)
+            tp = _engine_tp(parallelism)
             why = f" with TP x PP = {tp}" if tp and tp > 1 else ""
             return issue(
                 f"/dev/shm is {_size(size)} in this {_where(container)}{why}: NCCL, PyTorch and vLLM's "
@@ -285,7 +276,8 @@ def _distributed(proc: ProcessInfo) -> bool:
                 "https://github.com/NVIDIA/nccl/issues/1781"),
 )
 def ipc_isolation(container: ContainerInfo, docker_containers: DockerContainers | None = None,
-                  serving_processes: ServingProcesses | None = None, shm: ShmInfo | None = None) -> Outcome:
+                  serving_processes: ServingProcesses | None = None, shm: ShmInfo | None = None,
+                  parallelism: Parallelism | None = None) -> Outcome:
     """Reads: on a Docker host, the GPU containers started as ranks of one group (`--nnodes`,
     `--node-rank`, `ray start --address`, `--headless`) and their IpcMode and NCCL_HOSTID; inside a
     container, the engine's flags, this container's boot_id and /dev/shm device number.
@@ -313,7 +305,7 @@ def ipc_isolation(container: ContainerInfo, docker_containers: DockerContainers 
                            hint="compare `cat /proc/sys/kernel/random/boot_id`, `hostname` and `stat -c %d "
                            "/dev/shm` across the ranks' containers; NCCL_DEBUG=INFO `via NET` between ranks "
                            "of one host confirms it")
-        return ok(f"all ranks run in this container (TP x PP = {_engine_tp(procs) or 1})", actual=identity)
+        return ok(f"all ranks run in this container (TP x PP = {_engine_tp(parallelism) or 1})", actual=identity)
     if docker_containers is None:
         return not_applicable("not in a container and no Docker containers to compare")
     by_name = {c.name: c for c in docker_containers.containers}
@@ -902,7 +894,8 @@ def _numa_nodes(cpus: tuple[int, ...], numa: NumaTopology) -> set[int]:
 def cpu_limits(container: ContainerInfo, cgroup_limits: CgroupLimits | None = None,
                serving_processes: ServingProcesses | None = None, gpu_devices: GpuDeviceAccess | None = None,
                gpus: GpuInventory | None = None, numa: NumaTopology | None = None,
-               docker_containers: DockerContainers | None = None, lxc_configs: LxcConfigs | None = None) -> Outcome:
+               docker_containers: DockerContainers | None = None, lxc_configs: LxcConfigs | None = None,
+               parallelism: Parallelism | None = None) -> Outcome:
     """Reads: inside a container cgroup v2 `cpu.max`, `cpu.stat` (nr_throttled, nr_periods),
     `cpuset.cpus.effective` (v1: cpu.cfs_quota_us/cfs_period_us, cpuset.cpus); the GPUs' NUMA
     nodes; on a host Docker NanoCpus/CpuQuota/CpusetCpus and LXC `cores:`/cpuset of GPU containers.
@@ -917,7 +910,7 @@ def cpu_limits(container: ContainerInfo, cgroup_limits: CgroupLimits | None = No
     Traps: thresholds are heuristics; newer vLLM versions need less CPU. nr_throttled counts since
     the cgroup was created: sample again under load to see it rise.
     """
-    tp = _engine_tp(serving_processes)
+    tp = _engine_tp(parallelism)
     visible = _gpu_count(gpu_devices)
     need = (tp or visible or 1) + 4
     basis = f"TP x PP = {tp}" if tp else f"{visible} visible GPU(s)" if visible else "no engine or GPU count seen"
@@ -959,7 +952,8 @@ def cpu_limits(container: ContainerInfo, cgroup_limits: CgroupLimits | None = No
     findings = []
     subjects = []
     for c in docker_containers.gpu_or_serving if docker_containers else ():
-        c_need = (c.tensor_parallel or c.gpu_count or 1) + 4
+        sizes = parallelism.for_container(c.id) if parallelism is not None else None
+        c_need = ((sizes.tp if sizes is not None else None) or c.gpu_count or 1) + 4
         cpus = [x for x in (c.cpu_limit, float(len(c.cpuset)) if c.cpuset else None) if x is not None]
         if cpus and min(cpus) < c_need:
             findings.append(f"container {c.label}: {min(cpus):g} CPUs (heuristic minimum {c_need})")

@@ -20,8 +20,8 @@ from stackaudit.checks.registry import (
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.nvidia import GpuInfo, NvidiaDriver, NvidiaGpus, NvidiaServices, NvLink, XidEvents
+from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
-from stackaudit.facts.processes import ServingProcesses
 from stackaudit.facts.python_env import PythonEnv
 from stackaudit.facts.system import LoadedModules
 from stackaudit.facts.topology import NvlinkStatus
@@ -286,16 +286,9 @@ def persistence(nvidia: NvidiaGpus, nvidia_services: NvidiaServices | None = Non
 # --- DRV-COMPUTE-MODE --------------------------------------------------------------------------
 
 
-def tp_sizes(serving: ServingProcesses | None) -> list[int]:
-    """Tensor-parallel sizes of the engine instances (1 where the flag is absent)."""
-    if serving is None:
-        return []
-    sizes = []
-    for root in serving.roots():
-        value = root.option("--tensor-parallel-size", "-tp", "--tp-size", "--tp", "--tp_size",
-                            "--tensor_parallel_size")
-        sizes.append(int(value) if value and re.fullmatch(r"[0-9]{1,5}", value) else 1)
-    return sizes
+def tp_sizes(parallelism: Parallelism | None) -> list[int]:
+    """Tensor-parallel sizes of the running engine instances (1 where none is set)."""
+    return [e.tp_or_default for e in parallelism.running] if parallelism is not None else []
 
 
 @check(
@@ -308,7 +301,7 @@ def tp_sizes(serving: ServingProcesses | None) -> list[int]:
             "or remove what sets it (Slurm/cluster prolog)"),
     references=("https://github.com/huggingface/pytorch-image-models/issues/1033",),
 )
-def compute_mode(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = None) -> Outcome:
+def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> Outcome:
     """Reads: each GPU's compute mode (NVML / `nvidia-smi -q` `Compute Mode`), the engine's TP size
     and the processes on each GPU.
 
@@ -337,7 +330,7 @@ def compute_mode(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None 
     if prohibited:
         return issue(f"compute mode Prohibited on GPU(s) {_indices(prohibited)}: no CUDA context can be created",
                      actual=actual, expected="Default", subjects=[g.subject for g in bad], severity="high", fix=fix)
-    tps = tp_sizes(serving_processes)
+    tps = tp_sizes(parallelism)
     one_each = all(g.processes is not None and len(g.processes) <= 1 for g in bad)
     if one_each and tps and max(tps) == 1:
         return issue(f"compute mode {bad[0].compute_mode} on GPU(s) {_indices(bad)} with one engine per GPU and "

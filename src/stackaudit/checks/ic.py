@@ -19,6 +19,7 @@ from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel, RdmaDevices
 from stackaudit.facts.nvidia import gpu_spec
+from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.serving_logs import (
     AR_MULTI_NODE,
@@ -47,7 +48,6 @@ NCCL_TESTS_74 = "https://github.com/NVIDIA/nccl-tests/issues/74"
 NCCL_TESTS_115 = "https://github.com/NVIDIA/nccl-tests/issues/115"
 TRTLLM_PCIE_AR = "https://nvidia.github.io/TensorRT-LLM/legacy/advanced/lowprecision-pcie-allreduce.html"
 
-_TP_FLAGS = ("--tensor-parallel-size", "-tp", "--tp-size", "--tp")
 _ENGINES = ("vllm", "sglang")
 
 
@@ -90,19 +90,15 @@ def _engine_roots(procs: ServingProcesses | None) -> list[ProcessInfo]:
     return [p for p in procs.roots() if p.engine in _ENGINES]
 
 
-def _tp_of(proc: ProcessInfo) -> int | None:
-    value = proc.option(*_TP_FLAGS)
-    if value is None:
-        value = proc.config.get("tensor_parallel_size") or proc.config.get("tp_size")
-    return int(value) if value and value.isdecimal() else None
-
-
-def _engine_tp(procs: ServingProcesses | None, log: ServingLog | None) -> tuple[str, int | None, ProcessInfo | None]:
+def _engine_tp(procs: ServingProcesses | None,
+               parallelism: Parallelism | None) -> tuple[str, int | None, ProcessInfo | None]:
     """(engine, TP size, root process) from the running engine, else from a pasted log."""
     for root in _engine_roots(procs):
-        return root.engine, _tp_of(root) or 1, root
-    if log is not None and (log.engine or log.tp_size):
-        return log.engine, log.tp_size, None
+        sizes = parallelism.for_pid(root.pid) if parallelism is not None else None
+        return root.engine, sizes.tp_or_default if sizes is not None else 1, root
+    logged = parallelism.from_log if parallelism is not None else None
+    if logged is not None:
+        return logged.engine, logged.tp, None
     return "", None, None
 
 
@@ -403,7 +399,7 @@ _KEY_NEGATIVE = ("no NVLink between these GPUs (PCIe only): vLLM and SGLang turn
 )
 def custom_allreduce(serving_processes: ServingProcesses | None = None, serving_log: ServingLog | None = None,
                      gpu_topology: TopoMatrix | None = None, gpus: GpuInventory | None = None,
-                     collect_env: CollectEnv | None = None) -> Outcome:
+                     collect_env: CollectEnv | None = None, parallelism: Parallelism | None = None) -> Outcome:
     """Reads: the engine's flags (`--tensor-parallel-size`, `--disable-custom-all-reduce`, SGLang
     `--enable-p2p-check`) from /proc, a pasted engine log ("Custom allreduce is disabled because
     ..."), `nvidia-smi topo -m` (NVLink between the TP GPUs) and the GPU models.
@@ -422,7 +418,7 @@ def custom_allreduce(serving_processes: ServingProcesses | None = None, serving_
     8 by design: a key negative result, not a fix. At TP=2 such cards can use it if P2P works.
     GeForce cards have no P2P with the stock driver: NCCL carries the all-reduce.
     """
-    engine, tp, root = _engine_tp(serving_processes, serving_log)
+    engine, tp, root = _engine_tp(serving_processes, parallelism)
     models = _models(gpus)
     topo_gpus = _engine_gpus(gpu_topology, root, tp, collect_env) if gpu_topology is not None else None
     nvlinked = _fully_nvlinked(gpu_topology, topo_gpus) if gpu_topology is not None else None
@@ -740,7 +736,7 @@ def _group_worst(topo: TopoMatrix, group: list[str]) -> int:
     references=(NCCL_PATHS, TRTLLM_PCIE_AR),
 )
 def topology_placement(gpu_topology: TopoMatrix | None = None, serving_processes: ServingProcesses | None = None,
-                       serving_log: ServingLog | None = None, gpus: GpuInventory | None = None,
+                       parallelism: Parallelism | None = None, gpus: GpuInventory | None = None,
                        collect_env: CollectEnv | None = None) -> Outcome:
     """Reads: `nvidia-smi topo -m` restricted to the engine's GPUs (its CUDA_VISIBLE_DEVICES and
     tensor-parallel size, from /proc or a pasted log), CUDA_DEVICE_ORDER, the GPU models.
@@ -764,7 +760,7 @@ def topology_placement(gpu_topology: TopoMatrix | None = None, serving_processes
         return not_applicable("one GPU: nothing to place")
     if _fully_nvlinked(topo):
         return not_applicable("every GPU pair is NVLink-connected: placement does not matter")
-    engine, tp, root = _engine_tp(serving_processes, serving_log)
+    engine, tp, root = _engine_tp(serving_processes, parallelism)
     if not engine and tp is None:
         if serving_processes is None:
             return unknown("which GPUs the engine uses is not in the source (no engine processes, no engine log)",
@@ -917,7 +913,7 @@ def numa_affinity(serving_processes: ServingProcesses | None = None, gpu_topolog
 )
 def nic_gpu_affinity(gpu_topology: TopoMatrix | None = None, serving_processes: ServingProcesses | None = None,
                      serving_log: ServingLog | None = None, nccl_config: NcclConfig | None = None,
-                     gpus: GpuInventory | None = None) -> Outcome:
+                     gpus: GpuInventory | None = None, parallelism: Parallelism | None = None) -> Outcome:
     """Reads: the NIC rows/columns of `nvidia-smi topo -m` (and its NIC Legend), the engine's
     multi-node / disaggregation flags, a pasted NCCL log (`NET/IB : Using [0]mlx5_0`, GDR lines),
     NCCL_IB_HCA and NCCL_NET_GDR_LEVEL.
@@ -946,7 +942,7 @@ def nic_gpu_affinity(gpu_topology: TopoMatrix | None = None, serving_processes: 
         nearest[g] = best
     summary = {g: f"{topo.nic_label(n)} {c}" for g, (c, n) in nearest.items()}
     if not _multi_node(serving_processes, serving_log):
-        engine, _, _ = _engine_tp(serving_processes, serving_log)
+        engine, _, _ = _engine_tp(serving_processes, parallelism)
         if not engine and serving_processes is None and serving_log is None:
             return unknown("whether serving spans nodes is not in the source (no engine processes, no engine log)",
                            hint="NIC placement matters only for multi-node or disaggregated serving")

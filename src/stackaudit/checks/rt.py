@@ -23,6 +23,7 @@ from stackaudit.checks.registry import (
     unknown,
 )
 from stackaudit.facts.gpus import GpuInventory
+from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcesses
 from stackaudit.facts.python_env import FLASHINFER_PACKAGES, PythonEnv, PythonEnvironment
@@ -104,9 +105,9 @@ def _int(text: str | None) -> int | None:
     return int(text) if text is not None and text.strip().isdecimal() else None
 
 
-def _tp_size(root: ProcessInfo) -> int:
-    value = root.option("--tensor-parallel-size", "-tp", "--tp-size", "--tp", "--tp_size", "--tensor_parallel_size")
-    return _int(value) or 1
+def _tp_size(root: ProcessInfo, parallelism: Parallelism | None) -> int:
+    sizes = parallelism.for_pid(root.pid) if parallelism is not None else None
+    return sizes.tp_or_default if sizes is not None else 1
 
 
 def _version_tuple(version: str | None) -> tuple[int, ...]:
@@ -734,7 +735,8 @@ def _allowed_cpus(proc: ProcessInfo) -> int | None:
             "CPUs / workers", scope="container"),
     references=("https://github.com/vllm-project/vllm/issues/13719",),
 )
-def omp_threads(serving_processes: ServingProcesses, cpu: CpuInfo | None = None) -> Outcome:
+def omp_threads(serving_processes: ServingProcesses, cpu: CpuInfo | None = None,
+                parallelism: Parallelism | None = None) -> Outcome:
     """Reads: OMP_NUM_THREADS in /proc/<pid>/environ of the engine's workers (schedulers, engine
     core), the number of workers (processes, or the TP size), and the CPUs each may run on
     (`Cpus_allowed_list` in /proc/<pid>/status, else `lscpu`).
@@ -780,7 +782,7 @@ def omp_threads(serving_processes: ServingProcesses, cpu: CpuInfo | None = None)
         if threads <= 1:
             ones.append(root.label)
             continue
-        count = 1 if own else max(len([w for w in workers if w.role in ("worker", "scheduler")]), _tp_size(root), 1)
+        count = 1 if own else max(len([w for w in workers if w.role in ("worker", "scheduler")]), _tp_size(root, parallelism), 1)
         cpus = _allowed_cpus(p) or (cpu.cpus if cpu is not None else None)
         if cpus is not None and threads * count > cpus:
             findings.append(f"{root.label}: {name}={threads} x {count} worker(s) = {threads * count} threads "
@@ -832,7 +834,8 @@ def _nvswitch_present(pci: PciDevices | None) -> bool | None:
     references=("https://github.com/NVIDIA/TensorRT-LLM/issues/16899", "https://github.com/NVIDIA/TensorRT-LLM/issues/1374",
                 "https://nvidia.github.io/TensorRT-LLM/legacy/advanced/lowprecision-pcie-allreduce.html"),
 )
-def trtllm_allreduce(serving_processes: ServingProcesses, pci: PciDevices | None = None) -> Outcome:
+def trtllm_allreduce(serving_processes: ServingProcesses, pci: PciDevices | None = None,
+                     parallelism: Parallelism | None = None) -> Outcome:
     """Reads: `trtllm-serve`'s `--tp_size` and `allreduce_strategy` in the YAML named by
     `--extra_llm_api_options`; NVSwitch bridges on the PCI bus.
 
@@ -851,7 +854,7 @@ def trtllm_allreduce(serving_processes: ServingProcesses, pci: PciDevices | None
     roots = serving_processes.roots("trtllm")
     if not roots:
         return _no_engine(serving_processes, "no TensorRT-LLM process is running")
-    multi = [(r, _tp_size(r)) for r in roots if _tp_size(r) > 1]
+    multi = [(r, _tp_size(r, parallelism)) for r in roots if _tp_size(r, parallelism) > 1]
     if not multi:
         return not_applicable("TensorRT-LLM runs with TP = 1: no all-reduce")
     nvlink = _nvswitch_present(pci)
