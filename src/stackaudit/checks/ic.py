@@ -13,7 +13,6 @@ import re
 from collections import Counter
 
 from stackaudit.checks.registry import Fix, Outcome, check, issue, not_an_issue, not_applicable, ok, unknown
-from stackaudit.facts._parse import ParseError, parse_cpulist
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.gpus import GpuInventory
@@ -871,10 +870,7 @@ def numa_affinity(serving_processes: ServingProcesses | None = None, gpu_topolog
         gpu = int(cvd[rank]) if cvd and rank < len(cvd) and cvd[rank].isdecimal() else rank
         if gpu not in nodes:
             continue
-        try:
-            cpus = parse_cpulist(proc.status.get("Cpus_allowed_list", ""))
-        except ParseError:
-            continue
+        cpus = proc.cpus_allowed
         if not cpus:
             continue
         checked += 1

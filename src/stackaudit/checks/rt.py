@@ -713,19 +713,6 @@ def ulimit_nofile(serving_processes: ServingProcesses) -> Outcome:
 # --- RT-OMP ----------------------------------------------------------------------------------
 
 
-def _allowed_cpus(proc: ProcessInfo) -> int | None:
-    text = proc.status.get("Cpus_allowed_list", "")
-    if not text:
-        return None
-    total = 0
-    for part in text.split(","):
-        lo, _, hi = part.partition("-")
-        if not lo.strip().isdecimal() or (hi and not hi.strip().isdecimal()):
-            return None
-        total += (int(hi) - int(lo) + 1) if hi else 1
-    return total or None
-
-
 @check(
     "RT-OMP",
     title="OMP_NUM_THREADS oversubscribes the CPUs",
@@ -783,7 +770,7 @@ def omp_threads(serving_processes: ServingProcesses, cpu: CpuInfo | None = None,
             ones.append(root.label)
             continue
         count = 1 if own else max(len([w for w in workers if w.role in ("worker", "scheduler")]), _tp_size(root, parallelism), 1)
-        cpus = _allowed_cpus(p) or (cpu.cpus if cpu is not None else None)
+        cpus = (len(p.cpus_allowed) if p.cpus_allowed else None) or (cpu.cpus if cpu is not None else None)
         if cpus is not None and threads * count > cpus:
             findings.append(f"{root.label}: {name}={threads} x {count} worker(s) = {threads * count} threads "
                             f"on {cpus} CPUs")
