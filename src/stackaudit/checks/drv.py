@@ -36,14 +36,13 @@ MINOR_COMPAT = "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-
 # --- shared by the GPU checks (MEM, PWR import these) --------------------------------------------
 
 
-def gpu_list(nvidia: NvidiaGpus | None, inventory: GpuInventory | None = None) -> list[GpuInfo] | Outcome:
-    """The GPUs to judge, or the outcome when there are none to judge.
+def gpu_list(nvidia: NvidiaGpus | None) -> list[GpuInfo] | Outcome:
+    """The GPUs to judge (per-GPU state from the nvidia fact), or the outcome when there are none.
 
     `nvidia.none_on_bus` is the nvidia fact's own answer when it found the PCI bus empty (it then
-    asks neither NVML nor nvidia-smi); the `gpus` inventory says the same for any whole source.
+    asks neither NVML nor nvidia-smi); checks that only need to know whether the host has GPUs take
+    the `gpus` inventory instead.
     """
-    if inventory is not None and inventory.none_on_bus:
-        return not_applicable("no NVIDIA GPU on the PCI bus")
     if nvidia is None:
         return unknown("no NVIDIA GPU information in this source",
                        hint="install nvidia-ml-py, or paste `nvidia-smi -q -x`")
