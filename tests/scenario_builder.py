@@ -31,10 +31,11 @@ class Parts:
     dirs: dict[str, list[str]] = field(default_factory=dict)
     commands: dict[tuple[str, ...], str | CommandResult] = field(default_factory=dict)
     which: dict[str, str | None] = field(default_factory=dict)
+    docs: dict[str, str] = field(default_factory=dict)  # pasted documents (engine / NCCL logs) by source name
 
     def __add__(self, other: Parts) -> Parts:
         return Parts({**self.files, **other.files}, {**self.links, **other.links}, {**self.dirs, **other.dirs},
-                     {**self.commands, **other.commands}, {**self.which, **other.which})
+                     {**self.commands, **other.commands}, {**self.which, **other.which}, {**self.docs, **other.docs})
 
 
 def merge(*parts: Parts) -> Parts:
@@ -46,7 +47,7 @@ def merge(*parts: Parts) -> Parts:
 
 def build_host(parts: Parts, hostname: str) -> MemoryHost:
     return fake_host(files=parts.files, links=parts.links, dirs=parts.dirs, commands=parts.commands,
-                     which=parts.which, hostname=hostname, uid=0)
+                     which=parts.which, docs=parts.docs, hostname=hostname, uid=0)
 
 
 def cpulist(cpus: Iterable[int]) -> str:
