@@ -351,3 +351,28 @@ def test_an_alternative_that_breaks_is_reported_while_another_answers() -> None:
     report = run_audit(host, AuditOptions(select=["FW-NUMA-NPS"]))
     assert report.results[0].status != "error"
     assert isinstance(Collector(fake_host()).results(["no_such_fact"])["no_such_fact"], Missing)
+
+
+# --- whole or excerpt, against the corpus's hand-written labels -------------------------------------
+
+# Kinds whose recognisers decide whole by the output's own markers (the corpus header names them alike).
+MARKED_KINDS = ("dmesg", "lsmod", "lscpu", "numactl -H", "nvidia-smi", "nvidia-smi -q", "nvidia-smi -q -x",
+                "uname -a", "/proc/cmdline")
+
+
+def _marked_entries() -> list[object]:
+    from corpus import load_corpus
+
+    return [e for e in load_corpus() if any(k in e.kinds for k in MARKED_KINDS)]
+
+
+@pytest.mark.parametrize("entry", _marked_entries(), ids=lambda e: e.path.name[:40])  # type: ignore[attr-defined]
+def test_whole_matches_the_corpus_labels(entry) -> None:  # type: ignore[no-untyped-def]
+    """Each labelled kind the recognisers mark is whole exactly where the hand-written header says so."""
+    record = recognise(entry.body).record
+    seen: dict[str, bool] = {}
+    for prov in record.provenance.values():
+        seen[prov.source] = seen.get(prov.source, False) or prov.whole
+    for kind in MARKED_KINDS:
+        if kind in entry.kinds and kind in seen:
+            assert seen[kind] == (kind in entry.whole), (entry.path.name, kind, seen[kind])

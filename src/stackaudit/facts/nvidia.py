@@ -27,6 +27,7 @@ from stackaudit.facts.registry import (
     FactSpec,
     FactUnavailable,
     Provider,
+    Sourced,
     first_of,
     provider,
     sample_field,
@@ -213,7 +214,7 @@ def gpu_spec(name: str) -> GpuSpec | None:
 
 
 @dataclass(frozen=True)
-class NvidiaGpus:
+class NvidiaGpus(Sourced):
     gpus: tuple[GpuInfo, ...]
     driver_version: str | None = None
     cuda_version: str | None = None  # the highest CUDA the driver supports (not the toolkit in use)
