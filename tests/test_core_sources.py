@@ -376,3 +376,21 @@ def test_whole_matches_the_corpus_labels(entry) -> None:  # type: ignore[no-unty
     for kind in MARKED_KINDS:
         if kind in entry.kinds and kind in seen:
             assert seen[kind] == (kind in entry.whole), (entry.path.name, kind, seen[kind])
+
+
+# --- the kernel release from every source that shows it ---------------------------------------------
+
+def test_kernel_release_from_dmesg_cmdline_and_collect_env(tmp_path: Path) -> None:
+    # The Proxmox banner as the kernel prints it (modelled on pve-kernel 6.8.12-9's first dmesg line).
+    banner = ("[    0.000000] Linux version 6.8.12-9-pve (build@proxmox) (gcc (Debian 12.2.0-14) 12.2.0, GNU ld "
+              "(GNU Binutils for Debian) 2.40) #1 SMP PREEMPT_DYNAMIC PMX 6.8.12-9 (2025-03-16T19:18Z) x86_64\n"
+              "[    0.000000] Command line: BOOT_IMAGE=/boot/vmlinuz-6.8.12-9-pve root=/dev/mapper/pve-root ro "
+              "quiet amd_iommu=on iommu=pt\n")
+    host = load_pasted([paste(tmp_path, "dmesg.txt", banner)])
+    kernel = fact(host, "kernel")
+    assert (kernel.release, kernel.machine) == ("6.8.12-9-pve", "x86_64") and kernel.release_tuple == (6, 8, 12)
+    assert fact(host, "cmdline").last("iommu") == "pt"  # the command line the kernel logged at boot
+    # Capture 28: /proc/cmdline alone names the booted image; capture 32: collect_env's Python platform.
+    assert fact(load_pasted([str(corpus("28"))]), "kernel").release == "6.2.10-201.fsync.fc37.x86_64"
+    report = run_audit(load_pasted([str(corpus("32"))]), AuditOptions(select=["KVER-AMD-ZEN5"]))
+    assert report.host["kernel"] == "6.8.0-62-generic"
