@@ -62,9 +62,27 @@ def main() -> None:
             inner = _audit_duration([*STACKAUDIT, "audit", "--from", args.snapshot, "--format", "json"], args.runs)
             median = statistics.median(inner)
             failed |= median >= 0.5
-            print(f"{'  the audit itself (in process)':<48} {median:8.3f} {min(inner):8.3f} {max(inner):8.3f}  <0.5 s "
-                  f"{'ok' if median < 0.5 else 'MISSED'}")
+            print(f"{'  the audit itself (in process, first run)':<48} {median:8.3f} {min(inner):8.3f} {max(inner):8.3f}"
+                  f"  <0.5 s {'ok' if median < 0.5 else 'MISSED'}")
+            warm = _warm_audits(args.snapshot, args.runs)
+            print(f"{'  the audit itself (in process, modules loaded)':<48} {statistics.median(warm):8.3f} "
+                  f"{min(warm):8.3f} {max(warm):8.3f}")
     sys.exit(1 if failed else 0)
+
+
+def _warm_audits(snapshot: str, runs: int) -> list[float]:
+    """run_audit on a freshly loaded snapshot, the fact and check modules already imported."""
+    from stackaudit.engine.runner import AuditOptions, run_audit
+    from stackaudit.host.memory import load_snapshot
+
+    run_audit(load_snapshot(snapshot), AuditOptions())  # imports every fact and check module
+    out = []
+    for _ in range(runs):
+        host = load_snapshot(snapshot)
+        start = time.perf_counter()
+        run_audit(host, AuditOptions())
+        out.append(time.perf_counter() - start)
+    return out
 
 
 def _audit_duration(argv: list[str], runs: int) -> list[float]:
