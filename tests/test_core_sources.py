@@ -394,3 +394,21 @@ def test_kernel_release_from_dmesg_cmdline_and_collect_env(tmp_path: Path) -> No
     assert fact(load_pasted([str(corpus("28"))]), "kernel").release == "6.2.10-201.fsync.fc37.x86_64"
     report = run_audit(load_pasted([str(corpus("32"))]), AuditOptions(select=["KVER-AMD-ZEN5"]))
     assert report.host["kernel"] == "6.8.0-62-generic"
+
+
+# --- the driver and torch's CUDA from a pasted collect_env ---------------------------------------------
+
+def test_cuda_compat_from_a_pasted_collect_env(tmp_path: Path) -> None:
+    # Capture 86 (a WSL2 collect_env): driver 551.88 with torch 2.4.0+cu121: compatible.
+    r = one(load_pasted([str(corpus("86"))]), "DRV-CUDA-COMPAT")
+    assert r.status == "ok" and "551.88" in r.message and "12.1" in r.message
+    # The same report with an R470 driver (the issue's example): torch's CUDA 12.1 needs >= 525.60.13.
+    old = body("86").replace("Nvidia driver version: 551.88", "Nvidia driver version: 470.129.06")
+    r = one(load_pasted([paste(tmp_path, "collect_env.txt", old)]), "DRV-CUDA-COMPAT")
+    assert r.status == "issue" and "470.129.06" in r.message and "525.60.13" in r.message
+
+
+def test_driver_version_and_flavour_from_the_kernel_log() -> None:
+    # Capture 40: the open module's banner (`NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.158.01`).
+    driver = fact(load_pasted([str(corpus("40"))]), "nvidia_driver")
+    assert (driver.version, driver.flavour) == ("570.158.01", "open")

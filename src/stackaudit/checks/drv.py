@@ -102,9 +102,10 @@ _DRIVER_FLOOR = {11: (450, 80, 2), 12: (525, 60, 13), 13: (580, 0, 0)}
 )
 def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | None = None,
                 python_env: PythonEnv | None = None, gpus: GpuInventory | None = None) -> Outcome:
-    """Reads: the driver version (NVML, `nvidia-smi`, /proc/driver/nvidia/version), the highest
-    CUDA the driver supports, torch's CUDA (`torch/version.py` of the serving engine's Python), and
-    the GPU architecture.
+    """Reads: the driver version (/proc/driver/nvidia/version, NVML, `nvidia-smi`, the kernel log's
+    NVRM banner, a pasted collect_env), the highest CUDA the driver supports, torch's CUDA
+    (`torch/version.py` of the serving engine's Python, else a pasted collect_env), and the GPU
+    architecture.
 
     Bad value: a CUDA 12.x runtime with a driver below 525.60.13, CUDA 13.x below 580; a torch
     CUDA major newer than the driver's; Blackwell GPUs with a driver below R570 or torch built for
@@ -119,8 +120,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     """
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
-    driver = (nvidia.driver_version if nvidia is not None else None) or (
-        nvidia_driver.version if nvidia_driver is not None else None)
+    driver = nvidia_driver.version if nvidia_driver is not None else None
     if driver is None:
         return unknown("the driver version is not in this source", hint="paste `nvidia-smi` or run on the host")
     dv = version_tuple(driver)

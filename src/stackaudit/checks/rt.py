@@ -29,6 +29,16 @@ from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcess
 from stackaudit.facts.python_env import FLASHINFER_PACKAGES, PythonEnv, PythonEnvironment
 from stackaudit.facts.system import CpuInfo
 
+
+def _where(python_env: PythonEnv) -> str:
+    """Whose Python environment this is, when it is not the running engine's."""
+    if python_env.from_serving_process:
+        return ""
+    if python_env.from_report:
+        return "; from a pasted report: the shell it ran in, which an engine started there would share"
+    return f"; {NO_ENGINE}"
+
+
 NO_ENGINE = ("no vLLM, SGLang or TensorRT-LLM process is running: this is the audit's own environment, "
              "which an engine started from this shell would inherit")
 NOT_LISTED = ("the source does not show the running processes: these are the values of the shell it was "
@@ -180,7 +190,7 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None) -> Outco
     facts; until both are known the check says `unknown` rather than guess.
     """
     envs = [e for e in python_env.environments if e.version("torch")]
-    where = "" if python_env.from_serving_process else f"; {NO_ENGINE}"
+    where = _where(python_env)
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
     if not envs:
@@ -240,7 +250,7 @@ def flashinfer(python_env: PythonEnv, serving_processes: ServingProcesses | None
     cover the common cases). On sm_120 GPUs JIT needs nvcc >= 12.9 (checked once GPU facts exist).
     """
     envs = [e for e in python_env.environments if any(n.startswith("flashinfer") for n in e.packages)]
-    where = "" if python_env.from_serving_process else f"; {NO_ENGINE}"
+    where = _where(python_env)
     if not envs:
         return not_applicable(f"FlashInfer is not installed in the serving environment{where}")
     disabled_check = False
@@ -917,6 +927,6 @@ def version_matrix(python_env: PythonEnv) -> Outcome:
     for row in rows:
         versions = ", ".join(f"{k} {v}" for k, v in row.items() if k not in ("source", "interpreter") and v)
         parts.append(f"{row['source']}: {versions}")
-    where = "" if python_env.from_serving_process else f"; {NO_ENGINE}"
+    where = _where(python_env)
     return ok("; ".join(parts) + where, actual=rows if len(rows) > 1 else rows[0],
               evidence=[f"{e.source}: {', '.join(e.site_packages[:3])}" for e in python_env.environments])
