@@ -56,7 +56,8 @@ def virtualization(ctx: FactContext) -> Virtualization:
     for marker, name in _DMI_HYPERVISORS.items():
         if marker in dmi:
             return Virtualization(name, f"DMI: {dmi.strip()}")
-    if cpu is not None:
+    if cpu is not None and cpu.complete:
+        # A whole lscpu prints `Hypervisor vendor:` in a VM; an excerpt may have cut it.
         return Virtualization("none", "lscpu shows no hypervisor")
     if dmi.strip():
         return Virtualization("none", f"DMI: {dmi.strip()}")

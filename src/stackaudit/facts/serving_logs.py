@@ -463,7 +463,9 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
             settings.append(NcclSetting(name, value, path, "", 2))
     log = ctx.optional("serving_log", ServingLog)
     if log is not None and (log.nccl_version or log.channels or log.nccl_env):
-        engine_seen = True
+        # A pasted log is an excerpt: its `set by environment` lines show what was set, but their absence
+        # proves nothing (the lines shown may end before NCCL echoes its environment).
+        engine_seen = engine_seen or bool(log.nccl_env)
         sources.append("NCCL log")
         for name, value in log.nccl_env.items():
             settings.append(NcclSetting(name, value, "NCCL log (`set by environment`)", log.engine, 1))

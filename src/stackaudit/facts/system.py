@@ -187,7 +187,7 @@ def cmdline_from_log(ctx: FactContext) -> KernelCmdline:
 
 
 @dataclass(frozen=True)
-class CpuInfo:
+class CpuInfo(Sourced):
     vendor: str = ""
     model_name: str = ""
     family: int | None = None
