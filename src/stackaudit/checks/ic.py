@@ -267,6 +267,10 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
                          severity="high" if nv_bad else "medium", confidence="documented",
                          subjects=sorted({_subject(x, gpus) for a, b, _ in bad for x in (a, b)}),
                          evidence=list(gpu_p2p.lines.values())[:4])
+    if topo.truncated:
+        # The rows cut off could hold a GPU without NVLink: what was read is fine, the rest is not shown.
+        return unknown(_topology_summary(topo) + suffix, hint="paste the whole `nvidia-smi topo -m`",
+                       actual={g: peers[g] for g in names})
     return ok(_topology_summary(topo) + suffix,
               actual={"gpus": len(names), "links": sorted({c for _, _, c in topo.gpu_pairs()}),
                       "numa": dict(topo.numa_affinity)})

@@ -299,7 +299,7 @@ def gpu_shared(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = 
     msg = "no foreign process and no display on the GPUs"
     if engine and in_container:
         msg += " (inside a container NVML shows host PIDs: processes were not matched to the engine)"
-    return ok(msg, actual=actual)
+    return ok_on_every_gpu(nvidia, len(procs_known), msg, actual=actual)
 
 
 # --- MEM-HMM -------------------------------------------------------------------------------------
