@@ -412,3 +412,9 @@ def test_driver_version_and_flavour_from_the_kernel_log() -> None:
     # Capture 40: the open module's banner (`NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.158.01`).
     driver = fact(load_pasted([str(corpus("40"))]), "nvidia_driver")
     assert (driver.version, driver.flavour) == ("570.158.01", "open")
+
+
+def test_bar1_from_nvidia_smi_when_the_pci_side_is_not_in_the_source() -> None:
+    # Capture 04: `<bar1_memory_usage><total>131072 MiB</total>` of a 96 GB RTX PRO 6000.
+    r = one(load_pasted([str(corpus("04"))]), "FW-REBAR-BAR1")
+    assert r.status == "ok" and "128 GiB" in r.message and r.subjects == ("0000:61:00.0",)
