@@ -418,3 +418,13 @@ def test_bar1_from_nvidia_smi_when_the_pci_side_is_not_in_the_source() -> None:
     # Capture 04: `<bar1_memory_usage><total>131072 MiB</total>` of a 96 GB RTX PRO 6000.
     r = one(load_pasted([str(corpus("04"))]), "FW-REBAR-BAR1")
     assert r.status == "ok" and "128 GiB" in r.message and r.subjects == ("0000:61:00.0",)
+
+
+def test_gpu_virtualization_mode_decides_vm_or_not(tmp_path: Path) -> None:
+    # Capture 04: `<virtualization_mode>None</virtualization_mode>` (NVML: a bare-metal GPU).
+    r = one(load_pasted([str(corpus("04"))]), "FW-VM")
+    assert r.status == "ok" and "Virtualization Mode: None" in r.message
+    guest = body("04").replace("<virtualization_mode>None</virtualization_mode>",
+                               "<virtualization_mode>Pass-Through</virtualization_mode>")
+    vm = fact(load_pasted([paste(tmp_path, "vm.xml.txt", guest)]), "virtualization")
+    assert vm.is_vm and "Pass-Through" in vm.source
