@@ -428,3 +428,9 @@ def test_gpu_virtualization_mode_decides_vm_or_not(tmp_path: Path) -> None:
                                "<virtualization_mode>Pass-Through</virtualization_mode>")
     vm = fact(load_pasted([paste(tmp_path, "vm.xml.txt", guest)]), "virtualization")
     assert vm.is_vm and "Pass-Through" in vm.source
+
+
+def test_nvlink_health_from_a_pasted_nvlink_status_alone() -> None:
+    # Capture 61: `nvidia-smi nvlink -s` of a V100 SXM2 with Link 3 and Link 5 <inactive>.
+    r = one(load_pasted([str(corpus("61"))]), "DRV-NVLINK-HEALTH")
+    assert r.status == "issue" and "4 of 6" in r.message and "3,5" in r.message

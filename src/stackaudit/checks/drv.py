@@ -514,7 +514,7 @@ def gsp_firmware(nvidia: NvidiaGpus, nvidia_driver: NvidiaDriver | None = None) 
             persistent="reseat the NVLink bridges; RMA when errors persist"),
     references=("https://github.com/NVIDIA/nccl/blob/master/src/graph/paths.cc", XID_CATALOGUE),
 )
-def nvlink_health(nvidia: NvidiaGpus, gpu_events: GpuEvents | None = None,
+def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None = None,
                   nvlink_status: NvlinkStatus | None = None) -> Outcome:
     """Reads: per GPU and link, NVML nvmlDeviceGetNvLinkState and the DL error counters (replay,
     recovery, CRC flit/data), or a pasted `nvidia-smi nvlink -s` where NVML is not in the source;
@@ -531,7 +531,13 @@ def nvlink_health(nvidia: NvidiaGpus, gpu_events: GpuEvents | None = None,
     cards without a bridge installed show every link inactive: that is the build, not a fault.
     Per-link speed at idle was not verified to be stable, so speed alone is never flagged.
     """
-    gpus = gpu_list(nvidia)
+    if nvidia is None and nvlink_status is not None:
+        # A pasted `nvidia-smi nvlink -s` alone: its GPUs, with their names and link states.
+        gpus: list[GpuInfo] | Outcome = [
+            GpuInfo(index=g.index, name=g.name, nvlinks=tuple(NvLink(link.link, link.active) for link in g.links))
+            for g in nvlink_status.gpus]
+    else:
+        gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
         return gpus
     gpus = _with_pasted_links(gpus, nvlink_status)
