@@ -243,18 +243,10 @@ def parse_lscpu(text: str) -> CpuInfo:
     )
 
 
-@provider("cpu", CpuInfo)
-def cpu(ctx: FactContext) -> CpuInfo:
+@parser(LSCPU, feeds="cpu", kind=CpuInfo, rank=10)
+def cpu(text: str) -> CpuInfo:
     """CPU vendor, model, family, sockets and hypervisor (`lscpu`)."""
-    result = ctx.host.run(["lscpu"])
-    if result.not_found:
-        raise FactUnavailable("lscpu is not installed", "install util-linux")
-    if not result.ok:
-        raise FactUnavailable(f"lscpu failed: {result.stderr.strip()[:200]}")
-    try:
-        return parse_lscpu(result.stdout)
-    except ParseError as exc:
-        raise FactUnavailable(str(exc)) from exc
+    return parse_lscpu(text)
 
 
 # --- NUMA (sysfs) ----------------------------------------------------------------------------
