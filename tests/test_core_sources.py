@@ -434,3 +434,10 @@ def test_nvlink_health_from_a_pasted_nvlink_status_alone() -> None:
     # Capture 61: `nvidia-smi nvlink -s` of a V100 SXM2 with Link 3 and Link 5 <inactive>.
     r = one(load_pasted([str(corpus("61"))]), "DRV-NVLINK-HEALTH")
     assert r.status == "issue" and "4 of 6" in r.message and "3,5" in r.message
+
+
+def test_header_names_the_containers_a_host_configures() -> None:
+    # Capture 24: a Proxmox node's /etc/pve/lxc/2051.conf: the node, seen with its container's config.
+    report = run_audit(load_pasted([str(corpus("24"))]), AuditOptions(select=["CTR-LXC-DEVICES"]))
+    assert report.host["container"] == "none" and report.host["host_of"] == ["proxmox lxc 2051"]
+    assert "Container: no — the host of proxmox lxc 2051" in render(report, "text")

@@ -21,7 +21,7 @@ from stackaudit.host.base import Host
 from stackaudit.host.recording import RedactingHost
 
 # Facts the headline shows, collected whatever checks are selected.
-HEADLINE_FACTS = ("kernel", "cpu", "container", "gpus", "numa", "nvidia", "serving_model")
+HEADLINE_FACTS = ("kernel", "cpu", "container", "gpus", "numa", "nvidia", "serving_model", "lxc_configs")
 
 
 @dataclass
@@ -106,9 +106,20 @@ def _headline(facts: dict[str, Any], host: Host) -> dict[str, Any]:
         "sockets": cpu.sockets if isinstance(cpu, CpuInfo) else None,
         "numa_nodes": numa.count if isinstance(numa, NumaTopology) else None,
         "container": (container.kind or "none") if isinstance(container, ContainerInfo) else None,
+        # A host and its own containers are one machine seen from two scopes (a Proxmox node's LXC configs).
+        "host_of": _containers_configured(facts.get("lxc_configs")),
         "gpus": gpus,
         "uid": host.meta.uid,
     }
+
+
+def _containers_configured(lxc: Any) -> list[str]:
+    """The containers whose configs this source shows from their host (`lxc 101`), for the headline."""
+    from stackaudit.facts.lxc import LxcConfigs
+
+    if not isinstance(lxc, LxcConfigs):
+        return []
+    return [f"{c.flavor if c.flavor == 'lxc' else 'proxmox lxc'} {c.name}" for c in lxc.configs]
 
 
 def apply_waivers(results: list[Result], waivers: Iterable[Waiver], today: _dt.date) -> tuple[

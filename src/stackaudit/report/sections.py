@@ -91,6 +91,8 @@ def headline_lines(report: Report) -> list[str]:
         gpu_text += f" ({', '.join(gpus['names'])})"
     container = h.get("container")
     container_text = "unknown" if container is None else ("no" if container == "none" else container)
+    if h.get("host_of"):
+        container_text += f" — the host of {', '.join(h['host_of'][:3])}"
     source = report.source.get("kind", "live")
     if source != "live":
         source += f": {', '.join(report.source.get('files', []))}"
