@@ -441,3 +441,27 @@ def test_header_names_the_containers_a_host_configures() -> None:
     report = run_audit(load_pasted([str(corpus("24"))]), AuditOptions(select=["CTR-LXC-DEVICES"]))
     assert report.host["container"] == "none" and report.host["host_of"] == ["proxmox lxc 2051"]
     assert "Container: no — the host of proxmox lxc 2051" in render(report, "text")
+
+
+# NCCL's INFO line when cudaDeviceCanAccessPeer says no (src/transport/p2p.cc), as NCCL_DEBUG=INFO prints it.
+NCCL_NO_P2P = """gpu-node:3381:3381 [0] NCCL INFO NCCL version 2.20.5+cuda12.4
+gpu-node:3381:3427 [0] NCCL INFO Could not enable P2P between dev 0(=1000) and dev 1(=2000)
+gpu-node:3381:3427 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct
+"""
+P2P_OK_2 = """        GPU0    GPU1
+ GPU0   X       OK
+ GPU1   OK      X
+
+Legend:
+
+  X    = Self
+  OK   = Status Ok
+"""
+
+
+def test_nccl_could_not_enable_p2p_reaches_the_p2p_check(tmp_path: Path) -> None:
+    alone = one(load_pasted([paste(tmp_path, "nccl.log", NCCL_NO_P2P)]), "IC-P2P-FUNCTIONAL")
+    assert alone.status == "unknown" and "Could not enable P2P between dev 0" in alone.message
+    both = load_pasted([paste(tmp_path, "p2p.txt", "$ nvidia-smi topo -p2p rw\n" + P2P_OK_2), str(tmp_path / "nccl.log")])
+    r = one(both, "IC-P2P-FUNCTIONAL")
+    assert r.status == "issue" and "driver reports P2P OK" in r.message
