@@ -465,3 +465,18 @@ def test_nccl_could_not_enable_p2p_reaches_the_p2p_check(tmp_path: Path) -> None
     both = load_pasted([paste(tmp_path, "p2p.txt", "$ nvidia-smi topo -p2p rw\n" + P2P_OK_2), str(tmp_path / "nccl.log")])
     r = one(both, "IC-P2P-FUNCTIONAL")
     assert r.status == "issue" and "driver reports P2P OK" in r.message
+
+
+def test_gpus_from_an_nccl_tests_header() -> None:
+    # Capture 58: an nccl-tests excerpt showing rank 7 on `device  7 [0000:c5:00] NVIDIA L20`: eight local GPUs.
+    gpus = fact(load_pasted([str(corpus("58"))]), "gpus")
+    assert gpus.count == 8 and gpus.by_index(7).bdf == "0000:c5:00.0" and gpus.models[7] == "NVIDIA L20"
+    # Capture 55 (older nccl-tests): `[0x52] A100-SXM4-40GB`, the bus number alone.
+    old = fact(load_pasted([str(corpus("55"))]), "gpus")
+    assert old.count == 2 and old.by_index(0).bdf == "0000:52:00.0"
+
+
+def test_gpus_named_by_the_kernel_log() -> None:
+    # Capture 41: `NVRM: Xid (PCI:0000:02:00): 79`: the GPU is known by its address, its count is not.
+    gpus = fact(load_pasted([str(corpus("41"))]), "gpus")
+    assert gpus.bdfs == ("0000:02:00.0",) and gpus.count is None

@@ -37,5 +37,8 @@ INFINIBAND_SYSFS = Source("infiniband_sysfs", "/sys/class/infiniband", path="/sy
 ENGINE_LOG = Source("engine_log", "pasted engine / NCCL log", doc=True,
                     hint="paste the server's log (with NCCL_DEBUG=INFO for NCCL lines)")
 
+# nccl-tests (all_reduce_perf ...) output: its header names each rank's GPU.
+NCCL_TESTS = Source("nccl_tests", "pasted nccl-tests output", doc=True, hint="paste the all_reduce_perf output")
+
 ALL: tuple[Source, ...] = tuple(v for v in globals().values() if isinstance(v, Source))
 BY_NAME: dict[str, Source] = {s.name: s for s in ALL}

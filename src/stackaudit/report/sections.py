@@ -87,6 +87,8 @@ def headline_lines(report: Report) -> list[str]:
     h = report.host
     gpus = h.get("gpus") or {}
     gpu_text = "unknown" if gpus.get("count") is None else f"{gpus['count']} NVIDIA"
+    if gpus.get("count") is None and gpus.get("bdfs"):
+        gpu_text = f"at least {len(gpus['bdfs'])} NVIDIA ({', '.join(gpus['bdfs'][:4])})"
     if gpus.get("names"):
         gpu_text += f" ({', '.join(gpus['names'])})"
     container = h.get("container")
