@@ -480,3 +480,11 @@ def test_gpus_named_by_the_kernel_log() -> None:
     # Capture 41: `NVRM: Xid (PCI:0000:02:00): 79`: the GPU is known by its address, its count is not.
     gpus = fact(load_pasted([str(corpus("41"))]), "gpus")
     assert gpus.bdfs == ("0000:02:00.0",) and gpus.count is None
+
+
+def test_rdma_nic_from_its_driver_module(tmp_path: Path) -> None:
+    # `lsmod | grep -E 'mlx5|ib_'` as bug reports paste it (modelled on a ConnectX-6 host's modules).
+    grepped = ("mlx5_ib               466944  0\nib_uverbs             208896  1 mlx5_ib\n"
+               "ib_core               516096  2 ib_uverbs,mlx5_ib\nmlx5_core            2314240  1 mlx5_ib\n")
+    rdma = fact(load_pasted([paste(tmp_path, "lsmod.txt", grepped)]), "rdma")
+    assert rdma.names == ("mlx5_ib (driver loaded)",) and not rdma.complete
