@@ -488,3 +488,15 @@ def test_rdma_nic_from_its_driver_module(tmp_path: Path) -> None:
                "ib_core               516096  2 ib_uverbs,mlx5_ib\nmlx5_core            2314240  1 mlx5_ib\n")
     rdma = fact(load_pasted([paste(tmp_path, "lsmod.txt", grepped)]), "rdma")
     assert rdma.names == ("mlx5_ib (driver loaded)",) and not rdma.complete
+
+
+def test_hostname_from_log_prefixes(tmp_path: Path) -> None:
+    # kern.log lines as capture 76 shows them, with a host name in place of its <redacted>.
+    kern = ("Oct  3 14:01:56 gpu-node-7 kernel: [   12.442423] NVRM: loading NVIDIA UNIX x86 Kernel Module  285.03  "
+            "Mon Aug 15 02:36:51 PDT 2011\n")
+    report = run_audit(load_pasted([paste(tmp_path, "kern.log", kern)]), AuditOptions(select=["DRV-XID"]))
+    assert report.host["hostname"] == "gpu-node-7"
+    nccl = fact(load_pasted([paste(tmp_path, "nccl.log", NCCL_NO_P2P)]), "hostname")
+    assert (nccl.name, nccl.source) == ("gpu-node", "NCCL log line prefixes")
+    redacted = load_pasted([str(corpus("56"))])  # `localhost:11326:11326 [0] NCCL INFO`: no name to give
+    assert isinstance(fact(redacted, "hostname"), Missing)

@@ -21,7 +21,7 @@ from stackaudit.host.base import Host
 from stackaudit.host.recording import RedactingHost
 
 # Facts the headline shows, collected whatever checks are selected.
-HEADLINE_FACTS = ("kernel", "cpu", "container", "gpus", "numa", "nvidia", "serving_model", "lxc_configs")
+HEADLINE_FACTS = ("kernel", "hostname", "cpu", "container", "gpus", "numa", "nvidia", "serving_model", "lxc_configs")
 
 
 @dataclass
@@ -83,6 +83,7 @@ def source_files(meta_path: str) -> list[str]:
 
 def _headline(facts: dict[str, Any], host: Host) -> dict[str, Any]:
     from stackaudit.facts.container import ContainerInfo
+    from stackaudit.facts.hostname import Hostname
     from stackaudit.facts.system import CpuInfo, KernelInfo, NumaTopology
 
     kernel = facts.get("kernel")
@@ -99,7 +100,7 @@ def _headline(facts: dict[str, Any], host: Host) -> dict[str, Any]:
         gpus = {"count": inventory.count, "bdfs": list(inventory.bdfs), **({"names": names} if names else {})}
     return {
         "ceiling": ceiling_line(facts),
-        "hostname": host.meta.hostname or (kernel.hostname if isinstance(kernel, KernelInfo) else ""),
+        "hostname": host.meta.hostname or (name.name if isinstance(name := facts.get("hostname"), Hostname) else ""),
         "kernel": kernel.release if isinstance(kernel, KernelInfo) else None,
         "arch": kernel.machine if isinstance(kernel, KernelInfo) else None,
         "cpu": cpu.model_name if isinstance(cpu, CpuInfo) else None,
