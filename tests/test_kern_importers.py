@@ -10,13 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from stackaudit.engine.collect import Collector
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts import cpufreq as cf
-from stackaudit.facts.system import sysctls
+from stackaudit.facts.registry import load_all as load_facts
+from stackaudit.facts.system import Sysctls
 from stackaudit.host.memory import MemoryHost
 from stackaudit.importers.cpupower import parse_frequency_info, parse_idle_info, to_khz
 from stackaudit.importers.registry import load_pasted, recognise
-from stackaudit.importers.sysctl import sysctl_key_to_path
 
 CAPTURES = Path(__file__).resolve().parents[1].parent / "shared" / "captures"
 
@@ -255,19 +256,23 @@ def test_idle_info_silent_and_no_states() -> None:
 # --- sysctl ----------------------------------------------------------------------------------
 
 
-def test_sysctl_key_to_path_swaps_dots_and_slashes() -> None:
-    assert sysctl_key_to_path("kernel.numa_balancing") == "/proc/sys/kernel/numa_balancing"
-    assert sysctl_key_to_path("net.ipv4.conf.eth0/100.rp_filter") == "/proc/sys/net/ipv4/conf/eth0.100/rp_filter"
+def sysctls_of(host: MemoryHost) -> Sysctls:
+    load_facts()
+    value = Collector(host).results(["sysctls"])["sysctls"]
+    assert isinstance(value, Sysctls), value
+    return value
 
 
 def test_grepped_sysctl_with_prompts() -> None:
     host, recognised = host_of(SYSCTL_GREP)
     assert recognised == [("sysctl", 2, 10)]
-    values = sysctls(Ctx(host))
+    values = sysctls_of(host)
     assert values.get("kernel.numa_balancing") == "1" and values.get("vm.swappiness") == "60"
     # A grep says nothing about the keys it filtered out: unknown, not absent.
     assert "vm.zone_reclaim_mode" in values.unreadable and not values.absent
-    assert host.read_bytes("/proc/sys/net/ipv4/conf/eth0.100/rp_filter") == b"1\n"
+    # Recorded verbatim as the command's output (a slash in a key stays a slash), no /proc/sys file.
+    assert host.run(["sysctl", "-a"]).stdout.splitlines()[-1] == "net.ipv4.conf.eth0/100.rp_filter = 1"
+    assert not [p for p in host.record.files if p.startswith("/proc/sys")]
 
 
 def whole_sysctl() -> str:
@@ -281,7 +286,7 @@ def whole_sysctl() -> str:
 def test_whole_sysctl_marks_missing_keys_absent_and_denied_unreadable() -> None:
     host, recognised = host_of(whole_sysctl())
     assert len(recognised) == 1
-    values = sysctls(Ctx(host))
+    values = sysctls_of(host)
     assert values.get("kernel.printk") is None  # not a key the checks read
     assert "vm.zone_reclaim_mode" in values.absent
     assert "kernel.nmi_watchdog" in values.unreadable
@@ -293,7 +298,7 @@ def test_sysctl_non_utf8_and_noise(tmp_path: Path) -> None:
     path = tmp_path / "paste.txt"
     path.write_bytes(b"\xff\xfe junk\nkernel.numa_balancing = 1\n\xc3\x28 more junk\nvm.swappiness = 1\n")
     host = load_pasted([str(path)])
-    values = sysctls(Ctx(host))
+    values = sysctls_of(host)
     assert values.get("kernel.numa_balancing") == "1" and values.get("vm.swappiness") == "1"
 
 

@@ -19,6 +19,10 @@ NUMACTL_H = Source("numactl_h", "`numactl -H`", argv=("numactl", "-H"), hint="pa
 PROC_MODULES = Source("proc_modules", "/proc/modules", path="/proc/modules", hint="paste `lsmod`")
 LSMOD = Source("lsmod", "`lsmod`", argv=("lsmod",), hint="paste `lsmod`")
 DMESG = Source("dmesg", "`dmesg`", argv=("dmesg",), hint="paste `sudo dmesg` (the whole log, from boot)")
+PROC_SYS = Source("proc_sys", "/proc/sys", path="/proc/sys", hint="paste `sysctl -a`")
+# A pasted `sysctl -a` is recorded here whether whole or grepped; the parser tells which by its size.
+SYSCTL_A = Source("sysctl_a", "`sysctl -a`", argv=("sysctl", "-a"),
+                  hint="paste `sysctl -a` (or `sysctl kernel.numa_balancing vm.swappiness`)")
 
 # --- NVIDIA --------------------------------------------------------------------------------------
 NVML = Source("nvml", "NVML", nvml=True, hint="run on the host with the NVIDIA driver loaded")
