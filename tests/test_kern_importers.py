@@ -13,24 +13,19 @@ from hypothesis import strategies as st
 from stackaudit.engine.collect import Collector
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts import cpufreq as cf
+from stackaudit.facts.cpufreq import parse_frequency_info, parse_idle_info, to_khz
 from stackaudit.facts.registry import load_all as load_facts
 from stackaudit.facts.system import Sysctls
 from stackaudit.host.memory import MemoryHost
-from stackaudit.importers.cpupower import parse_frequency_info, parse_idle_info, to_khz
 from stackaudit.importers.registry import load_pasted, recognise
 
 CAPTURES = Path(__file__).resolve().parents[1].parent / "shared" / "captures"
 
 
-class Ctx:
-    def __init__(self, host: Any) -> None:
-        self.host = host
-
-    def fact(self, name: str, kind: type[Any]) -> Any:
-        raise AssertionError(name)
-
-    def optional(self, name: str, kind: type[Any]) -> Any:
-        return None
+def fact_of(host: MemoryHost, name: str) -> Any:
+    """A fact as the engine collects it (every alternative: sysfs first, then the pasted command)."""
+    load_facts()
+    return Collector(host).results([name])[name]
 
 
 def host_of(text: str) -> tuple[MemoryHost, list[tuple[str, int, int]]]:
@@ -162,13 +157,13 @@ def test_cpupower_parsers_and_recognition_never_crash(lines: list[str]) -> None:
 # --- frequency-info --------------------------------------------------------------------------
 
 
-def test_frequency_info_with_chatter_becomes_cpufreq_sysfs_of_cpu0_only() -> None:
+def test_frequency_info_with_chatter_gives_cpufreq_of_cpu0_only() -> None:
     host, recognised = host_of(FREQ_ACPI)
     assert [k for k, _, _ in recognised] == ["cpupower-frequency-info"]
     _, start, end = recognised[0]
     assert FREQ_ACPI.splitlines()[start - 1] == "$ cpupower frequency-info"
     assert FREQ_ACPI.splitlines()[end - 1].strip() == "Active: no"
-    fact = cf.cpufreq(Ctx(host))
+    fact = fact_of(host, "cpufreq")
     assert fact.driver == "acpi-cpufreq"
     assert fact.scope == "CPU 0"
     assert fact.boost == "0"
@@ -190,7 +185,7 @@ def test_frequency_info_amd_epp_and_several_cpus() -> None:
     text = FREQ_AMD_EPP + FREQ_AMD_EPP.replace("CPU 12", "CPU 13").replace(": 12", ": 13")
     host, recognised = host_of(text)
     assert len(recognised) == 1
-    fact = cf.cpufreq(Ctx(host))
+    fact = fact_of(host, "cpufreq")
     assert [p.name for p in fact.policies] == ["policy12", "policy13"]
     assert fact.scope == "CPUs 12-13"
     assert fact.epps() == {"power": 2}
@@ -202,14 +197,14 @@ def test_frequency_info_no_driver_is_no_cpufreq() -> None:
     host, recognised = host_of("analyzing CPU 0:\n  no or unknown cpufreq driver is active on this CPU\n"
                                "  CPUs which run at the same hardware frequency: Not Available\n")
     assert recognised
-    fact = cf.cpufreq(Ctx(host))
+    fact = fact_of(host, "cpufreq")
     assert not fact.present and fact.driver is None
 
 
 def test_truncated_frequency_info_keeps_what_it_has() -> None:
     host, recognised = host_of("analyzing CPU 0:\n  driver: intel_pstate\n  CPUs which run at the sa")
     assert recognised
-    fact = cf.cpufreq(Ctx(host))
+    fact = fact_of(host, "cpufreq")
     assert fact.driver == "intel_pstate" and fact.governors() == {}
 
 
@@ -229,10 +224,10 @@ def test_real_capture_k8s_node_intel_pstate_performance(tmp_path: Path) -> None:
 # --- idle-info -------------------------------------------------------------------------------
 
 
-def test_idle_info_with_prompts_becomes_cpuidle_sysfs() -> None:
+def test_idle_info_with_prompts_gives_cpuidle() -> None:
     host, recognised = host_of(IDLE_INFO)
     assert [k for k, _, _ in recognised] == ["cpupower-idle-info"]
-    idle = cf.cpuidle(Ctx(host))
+    idle = fact_of(host, "cpuidle")
     assert idle.driver == "intel_idle" and idle.governor == "menu"
     assert [(s.name, s.latency_us, s.disabled) for s in idle.states] == [
         ("POLL", 0, False), ("C1", 2, False), ("C1E", 10, False), ("C6", 133, True)]
@@ -250,15 +245,14 @@ def test_idle_info_silent_and_no_states() -> None:
     host, recognised = host_of("CPUidle driver: none\nCPUidle governor: menu\nanalyzing CPU 0:\n\n"
                                "CPU 0: No idle states\n")
     assert recognised
-    assert cf.cpuidle(Ctx(host)).states == ()
+    assert fact_of(host, "cpuidle").states == ()
 
 
 # --- sysctl ----------------------------------------------------------------------------------
 
 
 def sysctls_of(host: MemoryHost) -> Sysctls:
-    load_facts()
-    value = Collector(host).results(["sysctls"])["sysctls"]
+    value = fact_of(host, "sysctls")
     assert isinstance(value, Sysctls), value
     return value
 

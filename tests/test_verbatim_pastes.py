@@ -100,3 +100,127 @@ def test_a_paste_without_sysctls_names_both_sources() -> None:
     assert isinstance(missing, Missing) and missing.kind == "not-captured"
     assert missing.reason == "not in the source: /proc/sys, `sysctl -a`"
     assert "sysctl -a" in missing.hint
+
+
+# --- cpupower frequency-info / idle-info ---------------------------------------------------------------
+
+CPUFREQ = "/sys/devices/system/cpu/cpufreq"
+
+
+def cpupower_body(text: str) -> str:
+    """The lines cpupower printed: from `analyzing CPU` on, without the fence."""
+    lines = text.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("analyzing CPU"))
+    return "\n".join(ln for ln in lines[start:] if not ln.startswith("```")) + "\n"
+
+
+def test_frequency_info_is_recorded_verbatim_and_whole() -> None:
+    text = body("27")  # gpu-operator#1116: intel_pstate, governor performance, boost active
+    host = pasted(text)
+    assert host.run(["cpupower", "frequency-info"]).stdout == cpupower_body(text)
+    assert invented(host, "/sys", "/proc") == []
+    assert host.record.provenance["cmd:cpupower frequency-info"].whole is True
+
+
+def test_frequency_info_equals_sysfs_on_the_fields_it_shows() -> None:
+    from_paste = fact(pasted(body("27")), "cpufreq")
+    # The same CPU 0 read from sysfs (modelled from the paste: 1.20-3.00 GHz, performance, 1.80 GHz now).
+    policy = f"{CPUFREQ}/policy0"
+    live = fact(fake_host(files={
+        f"{policy}/scaling_driver": "intel_pstate\n", f"{policy}/scaling_governor": "performance\n",
+        f"{policy}/scaling_available_governors": "performance powersave\n", f"{policy}/affected_cpus": "0\n",
+        f"{policy}/cpuinfo_min_freq": "1200000\n", f"{policy}/cpuinfo_max_freq": "3000000\n",
+        f"{policy}/scaling_min_freq": "1200000\n", f"{policy}/scaling_max_freq": "3000000\n",
+        f"{policy}/scaling_cur_freq": "1800000\n", f"{policy}/energy_performance_preference": "performance\n",
+        "/sys/devices/system/cpu/intel_pstate/no_turbo": "0\n", "/sys/devices/system/cpu/intel_pstate/status": "active\n",
+        "/sys/devices/system/cpu/intel_pstate/max_perf_pct": "100\n", "/sys/devices/system/cpu/present": "0-63\n",
+    }, dirs={CPUFREQ: ["policy0"]}), "cpufreq")
+    assert (from_paste.driver, from_paste.available_governors, from_paste.intel_no_turbo) == (
+        live.driver, live.available_governors, live.intel_no_turbo)
+    shown = ("name", "cpus", "governor", "scaling_min_khz", "scaling_max_khz", "cur_khz", "cpuinfo_min_khz",
+             "cpuinfo_max_khz")
+    assert [getattr(from_paste.policies[0], f) for f in shown] == [getattr(live.policies[0], f) for f in shown]
+    # What the paste cannot show stays unknown, never defaulted.
+    assert from_paste.policies[0].epp is None and not from_paste.knows(f"{policy}/energy_performance_preference")
+    assert from_paste.intel_max_perf_pct is None and from_paste.intel_pstate_status is None
+    assert from_paste.cpus_present is None and from_paste.scope == "CPU 0" and live.scope == "CPU 0 (of 64)"
+
+
+def test_frequency_info_of_cpu12_capped_at_400_mhz() -> None:
+    from_paste = fact(pasted(body("81")), "cpufreq")  # TLP#764: amd-pstate-epp, CPU 12, policy 400-400 MHz
+    [p] = from_paste.policies
+    assert (p.name, p.cpus, p.governor) == ("policy12", (12,), "powersave")
+    assert (p.scaling_max_khz, p.cpuinfo_max_khz, p.cur_khz) == (400_000, 4_460_000, 399_000) and p.capped
+    assert from_paste.boost == "1" and from_paste.intel_no_turbo is None
+
+
+def test_a_paste_without_cpupower_names_sysfs_and_cpupower() -> None:
+    missing = fact(pasted(body("88")), "cpufreq")
+    assert isinstance(missing, Missing)
+    assert missing.reason == "not in the source: /sys/devices/system/cpu/cpufreq, `cpupower frequency-info`"
+
+
+# elektricM/amd-bc250-docs#61 ("docs: add flags for cpupower", the "before" output), verbatim: a CPU other
+# than 0 is analysed (cpupower picks one when --cpu is not given).
+IDLE_INFO_CPU12 = """\
+$ cpupower idle-info
+CPUidle driver: acpi_idle
+CPUidle governor: menu
+analyzing CPU 12:
+
+Number of idle states: 4
+Available idle states: POLL C1 C2 C3
+POLL:
+Flags/Description: CPUIDLE CORE POLL IDLE
+Latency: 0
+Residency: 0
+Usage: 946
+Duration: 56142
+C1:
+Flags/Description: ACPI FFH MWAIT 0x0
+Latency: 1
+Residency: 2
+Usage: 149456
+Duration: 48326097
+C2:
+Flags/Description: ACPI IOPORT 0x414
+Latency: 350
+Residency: 700
+Usage: 4780
+Duration: 4302472
+C3:
+Flags/Description: ACPI IOPORT 0x415
+Latency: 400
+Residency: 800
+Usage: 64055
+Duration: 1581475808
+"""
+
+
+def test_idle_info_is_recorded_verbatim_and_equals_sysfs() -> None:
+    host = pasted(IDLE_INFO_CPU12)
+    recorded = host.run(["cpupower", "idle-info"]).stdout
+    assert recorded == IDLE_INFO_CPU12.split("\n", 1)[1]  # everything but the prompt line
+    assert invented(host, "/sys", "/proc") == [] and host.record.provenance["cmd:cpupower idle-info"].whole
+    from_paste = fact(host, "cpuidle")
+    # The same states read from sysfs (modelled from the paste), CPU 0's as the sysfs provider reads them.
+    base = "/sys/devices/system/cpu/cpu0/cpuidle"
+    states = [("POLL", "CPUIDLE CORE POLL IDLE", 0, 0), ("C1", "ACPI FFH MWAIT 0x0", 1, 2),
+              ("C2", "ACPI IOPORT 0x414", 350, 700), ("C3", "ACPI IOPORT 0x415", 400, 800)]
+    files = {"/sys/devices/system/cpu/cpuidle/current_driver": "acpi_idle\n",
+             "/sys/devices/system/cpu/cpuidle/current_governor_ro": "menu\n"}
+    for i, (name, desc, latency, residency) in enumerate(states):
+        files.update({f"{base}/state{i}/name": name + "\n", f"{base}/state{i}/desc": desc + "\n",
+                      f"{base}/state{i}/latency": f"{latency}\n", f"{base}/state{i}/residency": f"{residency}\n",
+                      f"{base}/state{i}/disable": "0\n"})
+    live = fact(fake_host(files=files, dirs={base: [f"state{i}" for i in range(4)]}), "cpuidle")
+    assert (from_paste.driver, from_paste.governor, from_paste.states) == (live.driver, live.governor, live.states)
+    # No PM QoS limit and no tuned profile in the paste: unknown, not "no constraint".
+    assert from_paste.pm_qos_limit_us is None and "/etc/tuned/active_profile" in from_paste.unread
+
+
+def test_cut_idle_info_is_an_excerpt() -> None:
+    cut = IDLE_INFO_CPU12.split("C2:\n")[0]
+    host = pasted(cut)
+    assert host.record.provenance["cmd:cpupower idle-info"].whole is False
+    assert [s.name for s in fact(host, "cpuidle").states] == ["POLL", "C1"]

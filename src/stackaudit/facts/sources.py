@@ -24,6 +24,16 @@ PROC_SYS = Source("proc_sys", "/proc/sys", path="/proc/sys", hint="paste `sysctl
 SYSCTL_A = Source("sysctl_a", "`sysctl -a`", argv=("sysctl", "-a"),
                   hint="paste `sysctl -a` (or `sysctl kernel.numa_balancing vm.swappiness`)")
 
+# --- CPU frequency and idle states -------------------------------------------------------------
+CPUFREQ_SYSFS = Source("cpufreq_sysfs", "/sys/devices/system/cpu/cpufreq", path="/sys/devices/system/cpu/cpufreq",
+                       hint="paste `cpupower frequency-info`")
+CPUIDLE_SYSFS = Source("cpuidle_sysfs", "/sys/devices/system/cpu/cpuidle", path="/sys/devices/system/cpu/cpuidle",
+                       hint="paste `cpupower idle-info`")
+CPUPOWER_FREQUENCY_INFO = Source("cpupower_frequency_info", "`cpupower frequency-info`",
+                                 argv=("cpupower", "frequency-info"), hint="paste `cpupower frequency-info`")
+CPUPOWER_IDLE_INFO = Source("cpupower_idle_info", "`cpupower idle-info`", argv=("cpupower", "idle-info"),
+                            hint="paste `cpupower idle-info`")
+
 # --- NVIDIA --------------------------------------------------------------------------------------
 NVML = Source("nvml", "NVML", nvml=True, hint="run on the host with the NVIDIA driver loaded")
 NVSMI_XML = Source("nvsmi_xml", "`nvidia-smi -q -x`", argv=("nvidia-smi", "-q", "-x"), hint="paste `nvidia-smi -q`")

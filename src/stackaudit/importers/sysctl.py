@@ -6,22 +6,11 @@ keys from kernel, vm and fs) also says which keys do not exist; a grep says noth
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from stackaudit.facts.sources import SYSCTL_A
 from stackaudit.facts.system import SYSCTL_CHATTER, SYSCTL_LINE, parse_sysctl_lines, sysctl_a_is_whole
-from stackaudit.host.memory import HostRecord
-from stackaudit.importers.registry import Found, importer, record_command
-
-
-def _append(text: str) -> Callable[[HostRecord], None]:
-    """Record the lines as `sysctl -a`'s output; a second block of one paste (two greps) follows the first."""
-
-    def apply(record: HostRecord) -> None:
-        earlier = record.commands.get(SYSCTL_A.argv)
-        record_command(record, SYSCTL_A.argv, (earlier.stdout if earlier is not None else "") + text)
-
-    return apply
+from stackaudit.importers.registry import Found, command_output_appended, importer
 
 
 @importer("sysctl", "`sysctl -a` output, whole or grepped (`key = value` lines)")
@@ -36,5 +25,5 @@ def sysctl(lines: list[str]) -> Iterator[Found]:
             end += 1
         block = lines[start:end]
         values, _ = parse_sysctl_lines(block)
-        yield Found("sysctl", start, end, _append("\n".join(block) + "\n"), whole=sysctl_a_is_whole(values))
+        yield Found("sysctl", start, end, command_output_appended(SYSCTL_A.argv, "\n".join(block) + "\n"), whole=sysctl_a_is_whole(values))
         i = max(end, i + 1)
