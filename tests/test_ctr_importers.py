@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from stackaudit.engine.collect import Collector
 from stackaudit.engine.testing import audit_report, run_checks
-from stackaudit.facts.limits import parse_limits
+from stackaudit.facts.registry import load_all as load_facts
 from stackaudit.host.memory import MemoryHost
 from stackaudit.importers.registry import load_pasted, recognise, strip_header
 from test_ctr_facts import PVE_CONF, docker_object
@@ -96,9 +97,11 @@ def test_df_without_shm_row_records_no_shm() -> None:
 
 @pytest.mark.parametrize("text,memlock,nofile", [(ULIMIT_BASH, "65536", "1048576"), (ULIMIT_DASH, "8388608", "1024"),
                                                  (ULIMIT_ZSH, "unlimited", "1024")])
-def test_ulimit_forms_become_proc_limits(text: str, memlock: str, nofile: str) -> None:
+def test_ulimit_forms_give_the_shells_soft_limits(text: str, memlock: str, nofile: str) -> None:
     host = _host("user@box:~$ ulimit -a\n" + text + "user@box:~$\n")
-    lim = parse_limits(host.read_bytes("/proc/self/limits").decode())
+    assert host.doc("ulimit_a") == text.removeprefix("$ ulimit -a\n") and "/proc/self/limits" not in host.record.files  # verbatim, no /proc file
+    load_facts()
+    lim = Collector(host).results(["self_limits"])["self_limits"]
     assert lim.values["Max locked memory"] == (memlock, "unknown")
     assert lim.values["Max open files"][0] == nofile
     assert lim.values["Max stack size"][0] == "8388608"

@@ -224,3 +224,53 @@ def test_cut_idle_info_is_an_excerpt() -> None:
     host = pasted(cut)
     assert host.record.provenance["cmd:cpupower idle-info"].whole is False
     assert [s.name for s in fact(host, "cpuidle").states] == ["POLL", "C1"]
+
+
+# --- ulimit -a ------------------------------------------------------------------------------------
+
+
+def test_ulimit_a_is_recorded_verbatim_as_a_document() -> None:
+    text = body("78")  # pytorch#137695: bash `ulimit -a`, one row annotated by hand ("<<< This is too small")
+    host = pasted(text)
+    lines = text.splitlines()
+    start = lines.index("$ ulimit -a") + 1
+    end = lines.index("```", start)
+    assert host.doc("ulimit_a") == "\n".join(lines[start:end]) + "\n"  # the annotated row too, as typed
+    assert invented(host, "/proc", "/sys") == [] and host.record.provenance["doc:ulimit_a"].whole is True
+
+
+def test_ulimit_a_equals_proc_self_limits_on_the_soft_column() -> None:
+    from_paste = fact(pasted(body("78")), "self_limits")
+    # The same shell's /proc/self/limits (modelled from the paste: kbytes x 1024, bash blocks of 1024 bytes).
+    live = fact(fake_host(files={"/proc/self/limits": """\
+Limit                     Soft Limit           Hard Limit           Units
+Max cpu time              unlimited            unlimited            seconds
+Max file size             unlimited            unlimited            bytes
+Max data size             unlimited            unlimited            bytes
+Max stack size            8388608              unlimited            bytes
+Max core file size        0                    unlimited            bytes
+Max resident set          unlimited            unlimited            bytes
+Max processes             8254145              8254145              processes
+Max open files            1024                 1048576              files
+Max locked memory         270494257152         270494257152         bytes
+Max address space         unlimited            unlimited            bytes
+Max file locks            unlimited            unlimited            locks
+Max pending signals       8254145              8254145              signals
+Max msgqueue size         819200               819200               bytes
+Max nice priority         0                    0
+Max realtime priority     0                    0
+Max realtime timeout      unlimited            unlimited            us
+"""}), "self_limits")
+    assert {k: v[0] for k, v in from_paste.values.items()} == {k: v[0] for k, v in live.values.items()}
+    # The shell shows no hard limit: unknown, never copied from the soft one.
+    assert all(hard == "unknown" for _, hard in from_paste.values.values())
+    assert from_paste.soft("Max open files") == 1024 and not from_paste.known("Max open files", 1)
+
+
+def test_cut_ulimit_a_is_an_excerpt_and_no_paste_names_both_sources() -> None:
+    cut = pasted("open files                          (-n) 1024\nstack size                  (kbytes, -s) 8192\n"
+                 "max locked memory           (kbytes, -l) 64\n")
+    assert cut.record.provenance["doc:ulimit_a"].whole is False
+    assert fact(cut, "self_limits").soft("Max locked memory") == 65536
+    missing = fact(pasted(body("88")), "self_limits")
+    assert isinstance(missing, Missing) and missing.reason == "not in the source: /proc/self/limits, `ulimit -a`"

@@ -23,6 +23,9 @@ PROC_SYS = Source("proc_sys", "/proc/sys", path="/proc/sys", hint="paste `sysctl
 # A pasted `sysctl -a` is recorded here whether whole or grepped; the parser tells which by its size.
 SYSCTL_A = Source("sysctl_a", "`sysctl -a`", argv=("sysctl", "-a"),
                   hint="paste `sysctl -a` (or `sysctl kernel.numa_balancing vm.swappiness`)")
+PROC_SELF_LIMITS = Source("proc_self_limits", "/proc/self/limits", path="/proc/self/limits", hint="paste `ulimit -a`")
+# A shell builtin (bash, dash, zsh): no argv runs it without a shell, so it is a pasted document only.
+ULIMIT_A = Source("ulimit_a", "`ulimit -a`", doc=True, hint="paste `ulimit -a` from the shell that starts the engine")
 
 # --- CPU frequency and idle states -------------------------------------------------------------
 CPUFREQ_SYSFS = Source("cpufreq_sysfs", "/sys/devices/system/cpu/cpufreq", path="/sys/devices/system/cpu/cpufreq",
