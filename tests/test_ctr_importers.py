@@ -10,6 +10,7 @@ import pytest
 from stackaudit.engine.collect import Collector
 from stackaudit.engine.testing import audit_report, run_checks
 from stackaudit.facts.registry import load_all as load_facts
+from stackaudit.facts.shm import ShmInfo
 from stackaudit.host.memory import MemoryHost
 from stackaudit.importers.registry import load_pasted, recognise, strip_header
 from test_ctr_facts import PVE_CONF, docker_object
@@ -78,21 +79,35 @@ def _host(text: str) -> MemoryHost:
     return MemoryHost(result.record)
 
 
-def test_df_h_records_shm_row_in_kib() -> None:
+def _shm(host: MemoryHost) -> ShmInfo:
+    load_facts()
+    value = Collector(host).results(["shm"])["shm"]
+    assert isinstance(value, ShmInfo), value
+    return value
+
+
+def test_df_h_is_recorded_verbatim_and_gives_the_shm_row_in_kib() -> None:
     host = _host(DF_H)
-    out = host.run(["df", "-k", "-P", "/dev/shm"]).stdout
-    assert out.splitlines()[1].split()[:4] == ["shm", "65536", "12", "65536"]
-    assert "overlay" in host.run(["df", "-k", "-P"]).stdout
+    # Under the argv its prompt shows, as pasted (no `df -k -P` rebuilt from it).
+    assert host.run(["df", "-h"]).stdout == "".join(DF_H.splitlines(keepends=True)[1:6])
+    assert ("df", "-k", "-P") not in host.record.commands and ("df", "-k", "-P", "/dev/shm") not in host.record.commands
+    info = _shm(host)
+    assert (info.size_bytes, info.used_bytes, info.mounted_on) == (65536 * 1024, 12 * 1024, "/dev/shm")
+    load_facts()
+    assert Collector(host).results(["container"])["container"].kind == "container"  # overlay root in the table
 
 
 def test_df_k_and_shm_check_from_paste() -> None:
     host = _host("some chatter\n" + DF_K + "\nmore chatter\n")
-    assert host.run(["df", "-k", "-P", "/dev/shm"]).stdout.split()[-5] == "264137792"
+    assert host.run(["df"]).stdout == DF_K  # 1K-blocks header and no prompt: plain `df`
+    assert _shm(host).size_bytes == 264137792 * 1024
 
 
 def test_df_without_shm_row_records_no_shm() -> None:
     host = _host("Filesystem 1K-blocks Used Available Use% Mounted on\n/dev/sda1 1000 10 990 1% /\n")
-    assert ("df", "-k", "-P", "/dev/shm") not in host.record.commands
+    assert ("df",) in host.record.commands
+    load_facts()
+    assert not isinstance(Collector(host).results(["shm"])["shm"], ShmInfo)
 
 
 @pytest.mark.parametrize("text,memlock,nofile", [(ULIMIT_BASH, "65536", "1048576"), (ULIMIT_DASH, "8388608", "1024"),

@@ -274,3 +274,46 @@ def test_cut_ulimit_a_is_an_excerpt_and_no_paste_names_both_sources() -> None:
     assert fact(cut, "self_limits").soft("Max locked memory") == 65536
     missing = fact(pasted(body("88")), "self_limits")
     assert isinstance(missing, Missing) and missing.reason == "not in the source: /proc/self/limits, `ulimit -a`"
+
+
+# --- df -----------------------------------------------------------------------------------------
+
+
+def test_df_h_without_prompt_is_recorded_verbatim_under_df_h() -> None:
+    text = body("33")  # a `df -h` table in a fence, no prompt line (a k8s pod, /dev/shm 64M)
+    host = pasted(text)
+    lines = text.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("Filesystem "))
+    assert host.run(["df", "-h"]).stdout == "\n".join(lines[start:start + 4]) + "\n"
+    assert [a for a in host.record.commands if a[0] == "df"] == [("df", "-h")]  # no `df -k -P` rebuilt
+    assert host.record.provenance["cmd:df -h"].whole is True
+
+
+def test_df_h_paste_equals_df_k_p_dev_shm_on_the_shm_row() -> None:
+    from_paste = fact(pasted(body("33")), "shm")
+    # The same pod read live: `df -k -P /dev/shm` (modelled from the paste's 64M tmpfs, nothing used).
+    live = fact(fake_host(commands={("df", "-k", "-P", "/dev/shm"): (
+        "Filesystem     1024-blocks  Used Available Capacity Mounted on\n"
+        "tmpfs                65536     0     65536       0% /dev/shm\n")}), "shm")
+    assert (from_paste.size_bytes, from_paste.used_bytes, from_paste.available_bytes, from_paste.mounted_on) == (
+        live.size_bytes, live.used_bytes, live.available_bytes, live.mounted_on) == (64 << 20, 0, 64 << 20, "/dev/shm")
+    assert from_paste.sources == ("df -h",) and live.sources == ("df -k -P /dev/shm",)
+
+
+def test_df_prompt_line_gives_the_argv() -> None:
+    host = pasted(body("52"))  # docker-ce: `root@...:/# df -h` in a container, the copy cut after two rows
+    assert host.run(["df", "-h"]).stdout.splitlines()[1].startswith("overlay ")
+    # Modelled on capture 73's `kubectl exec ... -- df -h /dev/shm`, with a whole row.
+    shm_only = pasted("`kubectl exec -it vllm-router -- df -h /dev/shm`\nFilesystem      Size  Used Avail Use% Mounted on\n"
+                      "shm              64M     0   64M   0% /dev/shm\n")
+    assert list(shm_only.record.commands) == [("df", "-h", "/dev/shm")]
+    assert fact(shm_only, "shm").size_bytes == 64 << 20
+
+
+def test_df_typed_table_and_container_from_its_overlay_root() -> None:
+    host = pasted("$ df -T\nFilesystem     Type     1K-blocks    Used Available Use% Mounted on\n"
+                  "overlay        overlay  102687672 5332676  92095740   6% /\n"
+                  "shm            tmpfs        65536       0     65536   0% /dev/shm\n")
+    assert list(host.record.commands) == [("df", "-T")]
+    assert fact(host, "shm").size_bytes == 64 << 20
+    assert fact(host, "container").kind == "container"

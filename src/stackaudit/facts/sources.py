@@ -27,6 +27,29 @@ PROC_SELF_LIMITS = Source("proc_self_limits", "/proc/self/limits", path="/proc/s
 # A shell builtin (bash, dash, zsh): no argv runs it without a shell, so it is a pasted document only.
 ULIMIT_A = Source("ulimit_a", "`ulimit -a`", doc=True, hint="paste `ulimit -a` from the shell that starts the engine")
 
+# --- df ------------------------------------------------------------------------------------------
+SHM_PATH = "/dev/shm"
+# What the shm fact runs live, then the whole table (the container fact reads its root filesystem).
+DF_SHM = Source("df_shm", "`df -k -P /dev/shm`", argv=("df", "-k", "-P", SHM_PATH), hint="paste `df -h /dev/shm`")
+DF_K_P = Source("df_k_p", "`df -k -P`", argv=("df", "-k", "-P"), hint="paste `df -h`")
+
+
+def _df_source(flags: tuple[str, ...], path: str) -> Source:
+    argv = ("df", *flags, *((path,) if path else ()))
+    name = "_".join(a.strip("-/").replace("/", "_").lower() for a in argv if a.strip("-/"))
+    return Source(name, f"`{' '.join(argv)}`", argv=argv, hint="paste `df -h /dev/shm`" if path else "paste `df -h`")
+
+
+# A pasted df table, recorded under the argv it shows: its prompt line's where that is one of these, else
+# the flags its header shows (`Size` for -h, `1K-blocks` for none, `1024-blocks` for -P, `Type` for -T).
+DF_PASTED: tuple[Source, ...] = tuple(
+    _df_source((*flags, *typed), path)
+    for path in (SHM_PATH, "")
+    for flags in (("-h",), (), ("-P",), ("-B1",), ("-k",))
+    for typed in ((), ("-T",))
+)
+DF_TABLES: tuple[Source, ...] = (DF_SHM, DF_K_P, *DF_PASTED)
+
 # --- CPU frequency and idle states -------------------------------------------------------------
 CPUFREQ_SYSFS = Source("cpufreq_sysfs", "/sys/devices/system/cpu/cpufreq", path="/sys/devices/system/cpu/cpufreq",
                        hint="paste `cpupower frequency-info`")
@@ -54,5 +77,5 @@ INFINIBAND_SYSFS = Source("infiniband_sysfs", "/sys/class/infiniband", path="/sy
 ENGINE_LOG = Source("engine_log", "pasted engine / NCCL log", doc=True,
                     hint="paste the server's log (with NCCL_DEBUG=INFO for NCCL lines)")
 
-ALL: tuple[Source, ...] = tuple(v for v in globals().values() if isinstance(v, Source))
+ALL: tuple[Source, ...] = (*(v for v in globals().values() if isinstance(v, Source)), *DF_PASTED)
 BY_NAME: dict[str, Source] = {s.name: s for s in ALL}
