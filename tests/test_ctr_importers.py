@@ -125,7 +125,10 @@ def test_ulimit_forms_give_the_shells_soft_limits(text: str, memlock: str, nofil
 def test_docker_inspect_paste_with_chatter_feeds_the_docker_fact() -> None:
     text = "$ docker inspect vllm\n" + json.dumps([docker_object()], indent=4) + "\n$ echo done\ndone\n"
     host = _host(text)
-    assert host.which("docker") == "/usr/bin/docker"
+    # Recorded verbatim as a pasted `docker inspect` (no `docker ps -q` listing invented).
+    pasted, recorded = json.dumps([docker_object()], indent=4).splitlines(), host.doc("docker_inspect").splitlines()
+    assert len(pasted) == len(recorded) and all(a == b or "<redacted>" in b for a, b in zip(pasted, recorded, strict=True))
+    assert not any(argv[0] == "docker" for argv in host.record.commands) and "docker" not in host.record.which
     results = run_checks(host, select=["CTR-SHM-SIZE", "CTR-SECCOMP-NUMA"])
     assert results["CTR-SHM-SIZE"].status == "issue" and results["CTR-SHM-SIZE"].subjects == ("vllm",)
     assert results["CTR-SECCOMP-NUMA"].status == "issue"
@@ -134,7 +137,8 @@ def test_docker_inspect_paste_with_chatter_feeds_the_docker_fact() -> None:
 def test_docker_inspect_secrets_never_reach_facts_or_reports() -> None:
     text = "docker inspect output:\n" + json.dumps([docker_object()], indent=2)
     host = _host(text)
-    recorded = "".join(r.stdout for r in host.record.commands.values())
+    recorded = "".join(r.stdout for r in host.record.commands.values()) + "".join(host.record.docs.values())
+    assert "<redacted>" in recorded
     for secret in ("hf_plantedSECRETtoken", "sk-plantedSECRETkey", "sk-live-SECRET123"):
         assert secret not in recorded
     report = audit_report(host, select=["CTR"])
@@ -147,7 +151,9 @@ def test_two_docker_inspects_in_one_paste() -> None:
     a = docker_object(name="rank0", cid="b" * 64)
     b = docker_object(name="rank1", cid="c" * 64)
     host = _host(json.dumps([a], indent=4) + "\n\nand the second one:\n" + json.dumps([b], indent=4))
-    assert host.run(["docker", "ps", "-q"]).stdout.split() == ["b" * 12, "c" * 12]
+    load_facts()
+    containers = Collector(host).results(["docker_containers"])["docker_containers"].containers
+    assert [(c.name, c.id) for c in containers] == [("rank0", "b" * 64), ("rank1", "c" * 64)]
 
 
 def test_proxmox_config_named_by_cat_line() -> None:

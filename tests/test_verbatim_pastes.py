@@ -8,6 +8,7 @@ a "live" host is a fake holding the files or commands a real host with the same 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from stackaudit.engine.collect import Collector, Missing
 from stackaudit.facts.registry import load_all as load_facts
 from stackaudit.facts.system import SYSCTL_KEYS, Sysctls
 from stackaudit.host.memory import MemoryHost, fake_host
+from stackaudit.host.redact import redact_command_output
 from stackaudit.importers.registry import recognise, strip_header
 
 CORPUS = Path(__file__).parent / "data" / "captures"
@@ -317,3 +319,30 @@ def test_df_typed_table_and_container_from_its_overlay_root() -> None:
     assert list(host.record.commands) == [("df", "-T")]
     assert fact(host, "shm").size_bytes == 64 << 20
     assert fact(host, "container").kind == "container"
+
+
+# --- docker inspect -----------------------------------------------------------------------------------
+
+
+def test_docker_inspect_is_recorded_as_pasted_and_equals_the_live_read() -> None:
+    from test_ctr_facts import docker_object  # modelled on a vLLM container's inspect (see there)
+
+    obj = docker_object(name="vllm", cid="a" * 64)
+    array = json.dumps([obj], indent=2)  # two-space indent: the paste's own layout, not the tool's
+    host = pasted("$ docker inspect vllm\n" + array + "\n$ exit\n")
+    recorded = host.doc("docker_inspect")
+    assert recorded.splitlines()[:3] == array.splitlines()[:3] and len(recorded.splitlines()) == len(array.splitlines())
+    assert not any(argv[0] == "docker" for argv in host.record.commands)  # no `docker ps -q` listing invented
+    assert host.record.provenance["doc:docker_inspect"].whole is True
+    # The same container on a live Docker host: `docker ps -q`, then `docker inspect <id>`, whose output the
+    # host layer redacts before any fact sees it (host/redact.py).
+    inspect = ("docker", "inspect", "a" * 12)
+    live = fake_host(which={"docker": "/usr/bin/docker"}, commands={
+        ("docker", "ps", "-q"): "a" * 12 + "\n", inspect: redact_command_output(inspect, array)})
+    assert fact(host, "docker_containers") == fact(live, "docker_containers")
+
+
+def test_docker_inspect_without_a_paste_names_both_sources() -> None:
+    missing = fact(pasted(body("88")), "docker_containers")
+    assert isinstance(missing, Missing)
+    assert missing.reason == "not in the source: `docker ps -q`, pasted `docker inspect`"

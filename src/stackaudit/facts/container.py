@@ -9,7 +9,7 @@ from stackaudit.facts._parse import ParseError
 from stackaudit.facts.processes import parse_environ
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.facts.shm import parse_df_table, read_df
-from stackaudit.facts.sources import DF_TABLES, SHM_PATH
+from stackaudit.facts.sources import DF_TABLES, DOCKER_INSPECT, DOCKER_PS, SHM_PATH
 from stackaudit.host.base import Host, NotCaptured, read_optional
 
 CONTAINER_KINDS = ("docker", "podman", "lxc", "kubernetes", "systemd-nspawn", "container")
@@ -67,8 +67,13 @@ def _df_kind(df_text: str) -> tuple[str, str]:
 def _host_side_evidence(host: Host) -> str:
     """What a pasted text shows was run on a container *host* (docker inspect, LXC configs)."""
     try:
-        if host.run(["docker", "ps", "-q"]).ok:
-            return "`docker inspect` was run on the Docker host"
+        host.doc(DOCKER_INSPECT.name)
+        return "`docker inspect` was run on the Docker host"
+    except NotCaptured:
+        pass
+    try:
+        if host.run(list(DOCKER_PS.argv)).ok:
+            return "the docker CLI answers here: this is the Docker host"
     except NotCaptured:
         pass
     for directory in ("/etc/pve/lxc", "/var/lib/lxc"):

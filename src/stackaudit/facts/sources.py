@@ -72,6 +72,12 @@ LSPCI_VVV = Source("lspci_vvv", "`lspci -vvv`", argv=("lspci", "-D", "-nn", "-vv
 INFINIBAND_SYSFS = Source("infiniband_sysfs", "/sys/class/infiniband", path="/sys/class/infiniband",
                           hint="paste `ls /sys/class/infiniband` or an NCCL_DEBUG=INFO log")
 
+# --- containers ------------------------------------------------------------------------------------
+DOCKER_PS = Source("docker_ps", "`docker ps -q`", argv=("docker", "ps", "-q"), hint="paste `docker inspect <container>`")
+# `docker inspect <name>` names containers the audit cannot know in advance: a pasted document.
+DOCKER_INSPECT = Source("docker_inspect", "pasted `docker inspect`", doc=True,
+                        hint="paste `docker inspect <container>` (run on the Docker host)")
+
 # --- documents with no place on a host --------------------------------------------------------------
 # One pasted log holds the engine's own lines (vLLM, SGLang) and NCCL's INFO/WARN lines, in order.
 ENGINE_LOG = Source("engine_log", "pasted engine / NCCL log", doc=True,
