@@ -346,3 +346,39 @@ def test_docker_inspect_without_a_paste_names_both_sources() -> None:
     missing = fact(pasted(body("88")), "docker_containers")
     assert isinstance(missing, Missing)
     assert missing.reason == "not in the source: `docker ps -q`, pasted `docker inspect`"
+
+
+# --- lspci ------------------------------------------------------------------------------------------
+
+
+def test_lspci_nn_vvv_is_recorded_under_the_flags_it_shows_and_equals_the_live_listing() -> None:
+    from stackaudit.facts.pcie_config import LSPCI_ARGV, PcieFacts
+
+    text = body("05")  # hwloc#653: one A100's `lspci -vvv -nn` entry, no domain in its address, cut at DevSta
+    host = pasted(text)
+    assert host.run(["lspci", "-nn", "-vvv"]).stdout == text.strip("\n") + "\n"  # as pasted
+    assert LSPCI_ARGV not in host.record.commands and invented(host, "/sys", "/proc") == []
+    from_paste = fact(host, "pcie")
+    # The same listing as the live `lspci -D -nn -vvv` prints it (the domain added to the address).
+    live = fact(fake_host(commands={LSPCI_ARGV: "0000:" + text.lstrip()}), "pcie")
+    assert isinstance(from_paste, PcieFacts) and isinstance(live, PcieFacts)
+    assert [(f.bdf, f.role, f.config) for f in from_paste.functions] == [(f.bdf, f.role, f.config) for f in live.functions]
+    [gpu] = from_paste.gpus
+    assert gpu.config is not None and gpu.config.express is not None and gpu.config.express.devctl_mrrs == 512
+
+
+def test_grepped_acsctl_lines_are_an_lspci_vvv_excerpt() -> None:
+    host = pasted(body("07"))  # nccl#629: `lspci -vvv | grep ACSCtl`, no device headers
+    [argv] = [a for a in host.record.commands if a[0] == "lspci"]
+    assert argv == ("lspci", "-vvv") and host.record.provenance["cmd:lspci -vvv"].whole is False
+    assert len(fact(host, "pcie").loose) == 16
+
+
+def test_iommu_group_listing_is_a_document_not_a_rebuilt_lspci() -> None:
+    text = body("28")  # an IOMMU-group script's output under `IOMMU Group N:` headings
+    host = pasted(text)
+    assert not [a for a in host.record.commands if a[0] == "lspci"]
+    listing = host.doc("iommu_group_listing")
+    assert listing.splitlines()[0] == "IOMMU Group 0:" and all(line in text.splitlines() for line in listing.splitlines())
+    gpu = fact(host, "pcie").by_bdf()["0000:01:00.0"]
+    assert gpu.lspci is not None and gpu.lspci.iommu_group == 1

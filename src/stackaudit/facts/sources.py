@@ -69,6 +69,24 @@ NVSMI_TABLE = Source("nvsmi_table", "`nvidia-smi`", argv=("nvidia-smi",), hint="
 # --- PCI and RDMA ----------------------------------------------------------------------------------
 PCI_SYSFS = Source("pci_sysfs", "/sys/bus/pci/devices", path="/sys/bus/pci/devices")
 LSPCI_VVV = Source("lspci_vvv", "`lspci -vvv`", argv=("lspci", "-D", "-nn", "-vvv"), hint="paste `sudo lspci -vvv`")
+
+
+def _lspci_source(flags: tuple[str, ...]) -> Source:
+    argv = ("lspci", *flags)
+    name = "_".join(["lspci", *(f.strip("-").lower() for f in flags)]) + "_pasted"
+    return Source(name, f"`{' '.join(argv)}`", argv=argv, hint="paste `sudo lspci -vvv`")
+
+
+# A pasted listing, recorded under the argv it shows: its prompt line's where that is one of these, else
+# the flags its lines show (a domain in the addresses: -D; `[0302]` class codes: -nn; indented detail: -vvv).
+LSPCI_PASTED: tuple[Source, ...] = tuple(
+    _lspci_source((*domain, *ids, *verbose))
+    for domain in ((), ("-D",)) for ids in ((), ("-nn",)) for verbose in ((), ("-v",), ("-vv",), ("-vvv",))
+    if (*domain, *ids, *verbose) != LSPCI_VVV.argv[1:]
+)
+# The listing VFIO guides print (`IOMMU Group N:` headings over `lspci -nns` lines): a script's output.
+IOMMU_GROUP_LISTING = Source("iommu_group_listing", "pasted IOMMU group listing", doc=True,
+                             hint="paste the IOMMU group listing (`IOMMU Group N:` and its lspci -nns lines)")
 INFINIBAND_SYSFS = Source("infiniband_sysfs", "/sys/class/infiniband", path="/sys/class/infiniband",
                           hint="paste `ls /sys/class/infiniband` or an NCCL_DEBUG=INFO log")
 
@@ -83,5 +101,5 @@ DOCKER_INSPECT = Source("docker_inspect", "pasted `docker inspect`", doc=True,
 ENGINE_LOG = Source("engine_log", "pasted engine / NCCL log", doc=True,
                     hint="paste the server's log (with NCCL_DEBUG=INFO for NCCL lines)")
 
-ALL: tuple[Source, ...] = (*(v for v in globals().values() if isinstance(v, Source)), *DF_PASTED)
+ALL: tuple[Source, ...] = (*(v for v in globals().values() if isinstance(v, Source)), *DF_PASTED, *LSPCI_PASTED)
 BY_NAME: dict[str, Source] = {s.name: s for s in ALL}
