@@ -382,3 +382,35 @@ def test_iommu_group_listing_is_a_document_not_a_rebuilt_lspci() -> None:
     assert listing.splitlines()[0] == "IOMMU Group 0:" and all(line in text.splitlines() for line in listing.splitlines())
     gpu = fact(host, "pcie").by_bdf()["0000:01:00.0"]
     assert gpu.lspci is not None and gpu.lspci.iommu_group == 1
+
+
+# --- nvidia-smi topo -m / -p2p, collect_env ----------------------------------------------------------
+
+
+def test_topo_p2p_rw_is_recorded_once_under_its_argv_and_equals_the_live_run() -> None:
+    text = body("59")  # vllm benchmark template: `topo -m` and `topo -p2p rw` of two RTX 5090s (GNS)
+    host = pasted(text)
+    p2p_argvs = [a for a in host.record.commands if a[:3] == ("nvidia-smi", "topo", "-p2p")]
+    assert p2p_argvs == [("nvidia-smi", "topo", "-p2p", "rw")] and ("nvidia-smi", "topo", "-m") in host.record.commands
+    recorded = host.run(["nvidia-smi", "topo", "-p2p", "rw"]).stdout
+    assert all(line.rstrip() in [ln.rstrip() for ln in text.splitlines()] for line in recorded.splitlines())
+    live = fake_host(commands={("nvidia-smi", "topo", "-p2p", "rw"): recorded,
+                               ("nvidia-smi", "topo", "-m"): host.run(["nvidia-smi", "topo", "-m"]).stdout})
+    assert fact(host, "gpu_p2p") == fact(live, "gpu_p2p")
+    assert fact(host, "gpu_topology") == fact(live, "gpu_topology")
+
+
+def test_collect_env_topology_stays_in_the_report_and_equals_topo_m() -> None:
+    from stackaudit.facts.collect_env import parse_collect_env
+
+    host = pasted(body("11"))  # vllm#4455-style report: 8x A100 NV12, the matrix inside collect_env
+    assert ("nvidia-smi", "topo", "-m") not in host.record.commands
+    report = parse_collect_env(host.run(["python3", "-m", "vllm.collect_env"]).stdout)
+    live = fake_host(commands={("nvidia-smi", "topo", "-m"): report.topology_text})
+    from_paste, from_live = fact(host, "gpu_topology"), fact(live, "gpu_topology")
+    assert from_paste == from_live and from_paste.link("GPU0", "GPU7") == "NV12"
+
+
+def test_no_topology_anywhere_names_both_sources() -> None:
+    missing = fact(pasted(body("88")), "gpu_topology")
+    assert isinstance(missing, Missing) and missing.reason.startswith("not in the source: `nvidia-smi topo -m`, ")

@@ -65,6 +65,22 @@ NVML = Source("nvml", "NVML", nvml=True, hint="run on the host with the NVIDIA d
 NVSMI_XML = Source("nvsmi_xml", "`nvidia-smi -q -x`", argv=("nvidia-smi", "-q", "-x"), hint="paste `nvidia-smi -q`")
 NVSMI_QUERY = Source("nvsmi_query", "`nvidia-smi -q`", argv=("nvidia-smi", "-q"), hint="paste `nvidia-smi -q`")
 NVSMI_TABLE = Source("nvsmi_table", "`nvidia-smi`", argv=("nvidia-smi",), hint="paste `nvidia-smi`")
+NVSMI_TOPO_M = Source("nvsmi_topo_m", "`nvidia-smi topo -m`", argv=("nvidia-smi", "topo", "-m"),
+                      hint="paste `nvidia-smi topo -m`")
+NVSMI_NVLINK_S = Source("nvsmi_nvlink_s", "`nvidia-smi nvlink -s`", argv=("nvidia-smi", "nvlink", "-s"),
+                        hint="paste `nvidia-smi nvlink -s`")
+
+
+def _p2p_source(mode: str) -> Source:
+    argv = ("nvidia-smi", "topo", "-p2p", mode)
+    return Source(f"nvsmi_p2p_{mode}", f"`{' '.join(argv)}`", argv=argv, hint="paste `nvidia-smi topo -p2p rw`")
+
+
+# `nvidia-smi topo -p2p <cap>`: read/write (rw, r, w), NVLink (n), atomics (a), prop (p) status.
+NVSMI_P2P: dict[str, Source] = {mode: _p2p_source(mode) for mode in ("rw", "r", "w", "n", "a", "p")}
+# A pasted -p2p matrix with no command line above it: which capability it shows is not in the paste.
+NVSMI_P2P_UNNAMED = Source("nvsmi_p2p_matrix", "pasted `nvidia-smi topo -p2p` matrix (capability not shown)",
+                           doc=True, hint="paste `nvidia-smi topo -p2p rw` with its command line")
 
 # --- PCI and RDMA ----------------------------------------------------------------------------------
 PCI_SYSFS = Source("pci_sysfs", "/sys/bus/pci/devices", path="/sys/bus/pci/devices")
@@ -96,10 +112,17 @@ DOCKER_PS = Source("docker_ps", "`docker ps -q`", argv=("docker", "ps", "-q"), h
 DOCKER_INSPECT = Source("docker_inspect", "pasted `docker inspect`", doc=True,
                         hint="paste `docker inspect <container>` (run on the Docker host)")
 
+# --- engine environment reports ---------------------------------------------------------------------
+COLLECT_ENV = Source("collect_env", "`python3 -m vllm.collect_env`", argv=("python3", "-m", "vllm.collect_env"),
+                     hint="paste `python3 -m vllm.collect_env`")
+CHECK_ENV = Source("check_env", "`python3 -m sglang.check_env`", argv=("python3", "-m", "sglang.check_env"),
+                   hint="paste `python3 -m sglang.check_env`")
+
 # --- documents with no place on a host --------------------------------------------------------------
 # One pasted log holds the engine's own lines (vLLM, SGLang) and NCCL's INFO/WARN lines, in order.
 ENGINE_LOG = Source("engine_log", "pasted engine / NCCL log", doc=True,
                     hint="paste the server's log (with NCCL_DEBUG=INFO for NCCL lines)")
 
-ALL: tuple[Source, ...] = (*(v for v in globals().values() if isinstance(v, Source)), *DF_PASTED, *LSPCI_PASTED)
+ALL: tuple[Source, ...] = (*(v for v in globals().values() if isinstance(v, Source)), *DF_PASTED, *LSPCI_PASTED,
+                           *NVSMI_P2P.values())
 BY_NAME: dict[str, Source] = {s.name: s for s in ALL}
