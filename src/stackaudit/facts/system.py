@@ -14,9 +14,11 @@ from stackaudit.facts.sources import (
     LSMOD,
     NODE_SYSFS,
     NUMACTL_H,
+    PROC_CMDLINE,
     PROC_MODULES,
     PROC_SYS,
     SYSCTL_A,
+    UNAME,
 )
 from stackaudit.host.base import NotCaptured, read_optional, read_text
 
@@ -53,10 +55,10 @@ def parse_uname(text: str) -> KernelInfo:
     raise ParseError("not the output of `uname -a`")
 
 
-@provider("kernel", KernelInfo)
+@provider("kernel", KernelInfo, title=UNAME.title, hint=UNAME.hint)
 def kernel(ctx: FactContext) -> KernelInfo:
     """Kernel release and architecture (`uname -a`)."""
-    result = ctx.host.run(["uname", "-a"])
+    result = ctx.host.run(list(UNAME.argv))
     if not result.ok:
         raise FactUnavailable(f"`uname -a` failed: {result.stderr.strip() or result.returncode}")
     try:
@@ -105,13 +107,13 @@ def parse_cmdline(text: str) -> KernelCmdline:
     return KernelCmdline(raw, tuple(params))
 
 
-@provider("cmdline", KernelCmdline)
+@provider("cmdline", KernelCmdline, title=PROC_CMDLINE.title, hint=PROC_CMDLINE.hint)
 def cmdline(ctx: FactContext) -> KernelCmdline:
     """The kernel command line (/proc/cmdline)."""
     try:
-        return parse_cmdline(read_text(ctx.host, "/proc/cmdline"))
+        return parse_cmdline(read_text(ctx.host, PROC_CMDLINE.path))
     except FileNotFoundError as exc:
-        raise FactUnavailable("/proc/cmdline is missing") from exc
+        raise FactUnavailable(f"{PROC_CMDLINE.path} is missing") from exc
     except ParseError as exc:
         raise FactUnavailable(str(exc)) from exc
 
@@ -176,10 +178,10 @@ def parse_lscpu(text: str) -> CpuInfo:
     )
 
 
-@provider("cpu", CpuInfo)
+@provider("cpu", CpuInfo, title=LSCPU.title, hint=LSCPU.hint)
 def cpu(ctx: FactContext) -> CpuInfo:
     """CPU vendor, model, family, sockets and hypervisor (`lscpu`)."""
-    result = ctx.host.run(["lscpu"])
+    result = ctx.host.run(list(LSCPU.argv))
     if result.not_found:
         raise FactUnavailable("lscpu is not installed", "install util-linux")
     if not result.ok:

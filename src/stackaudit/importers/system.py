@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from stackaudit.facts.sources import DMESG, LSCPU, LSMOD, NUMACTL_H, PROC_MODULES
+from stackaudit.facts.sources import DMESG, LSCPU, LSMOD, NUMACTL_H, PROC_CMDLINE, PROC_MODULES, UNAME
 from stackaudit.facts.system import kernel_log_is_whole
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import take_while
@@ -19,7 +19,7 @@ def proc_cmdline(lines: list[str]) -> Iterator[Found]:
     for i, line in enumerate(lines):
         text = line.strip().strip("`")
         if _CMDLINE.search(text) and "=" in text and not text.startswith(("#", "GRUB_CMDLINE")):
-            yield Found("/proc/cmdline", i, i + 1, file_content("/proc/cmdline", text + "\n"))
+            yield Found("/proc/cmdline", i, i + 1, file_content(PROC_CMDLINE.path, text + "\n"))
             return
 
 
@@ -31,7 +31,7 @@ def uname(lines: list[str]) -> Iterator[Found]:
     for i, line in enumerate(lines):
         if _UNAME.search(line):
             text = line.strip()
-            yield Found("uname -a", i, i + 1, command_output(("uname", "-a"), text + "\n"))
+            yield Found("uname -a", i, i + 1, command_output(UNAME.argv, text + "\n"))
             return
 
 
