@@ -414,3 +414,25 @@ def test_collect_env_topology_stays_in_the_report_and_equals_topo_m() -> None:
 def test_no_topology_anywhere_names_both_sources() -> None:
     missing = fact(pasted(body("88")), "gpu_topology")
     assert isinstance(missing, Missing) and missing.reason.startswith("not in the source: `nvidia-smi topo -m`, ")
+
+
+# --- snapshot format 2: the verbatim pastes replay as themselves ----------------------------------------
+
+
+def test_a_paste_of_every_converted_kind_replays_from_a_format_2_snapshot(tmp_path: Path) -> None:
+    from stackaudit.host.memory import load_snapshot, write_snapshot
+    from stackaudit.importers.registry import load_pasted
+
+    text = "\n\n".join(body(n) for n in ("88", "27", "78", "33", "05", "59")) + "\n\n" + IDLE_INFO_CPU12
+    paste = tmp_path / "report.txt"
+    paste.write_text(text)
+    host = load_pasted([str(paste)])
+    assert invented(host, "/sys", "/proc") == []
+    write_snapshot(host.record, str(tmp_path / "snap.tar.gz"))
+    replayed = load_snapshot(str(tmp_path / "snap.tar.gz"))
+    names = ("sysctls", "cpufreq", "cpuidle", "self_limits", "shm", "pcie", "gpu_p2p", "gpu_topology")
+    load_facts()
+    before, after = Collector(host).results(names), Collector(replayed).results(names)
+    assert not any(isinstance(v, Missing) for v in before.values()), before
+    assert before == after
+    assert replayed.record.provenance["doc:ulimit_a"].file == "report.txt"
