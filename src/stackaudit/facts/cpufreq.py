@@ -20,7 +20,15 @@ from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import ParseError, format_cpulist, parse_cpulist
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
-from stackaudit.facts.sources import CPUFREQ_SYSFS, CPUIDLE_SYSFS, CPUPOWER_FREQUENCY_INFO, CPUPOWER_IDLE_INFO
+from stackaudit.facts.sources import (
+    CPU_DMA_LATENCY,
+    CPUFREQ_SYSFS,
+    CPUIDLE_SYSFS,
+    CPUPOWER_FREQUENCY_INFO,
+    CPUPOWER_IDLE_INFO,
+    TUNED_ACTIVE_PROFILE,
+)
+from stackaudit.facts.sources import INTEL_IDLE_MAX_CSTATE as INTEL_IDLE_MAX_CSTATE_SOURCE
 from stackaudit.host.base import Host, NotCaptured, read_text
 
 CPUFREQ_DIR = CPUFREQ_SYSFS.path
@@ -35,8 +43,8 @@ AMD_PSTATE_STATUS = f"{CPU_SYS}/amd_pstate/status"
 FREQ_SAMPLE = 8
 # Upper bound on policies read at all (governor + EPP each): a 1024-CPU host reads 2048 tiny files.
 MAX_POLICIES = 1024
-TUNED_PROFILE = "/etc/tuned/active_profile"
-INTEL_IDLE_MAX_CSTATE = "/sys/module/intel_idle/parameters/max_cstate"
+TUNED_PROFILE = TUNED_ACTIVE_PROFILE.path
+INTEL_IDLE_MAX_CSTATE = INTEL_IDLE_MAX_CSTATE_SOURCE.path
 # PM QoS: no CPU latency constraint (PM_QOS_CPU_LATENCY_DEFAULT_VALUE, include/linux/pm_qos.h).
 PM_QOS_NO_CONSTRAINT_US = 2_000_000_000
 
@@ -322,7 +330,7 @@ def cpuidle(ctx: FactContext) -> CpuIdle:
         )
     pm_qos: int | None = None
     try:
-        pm_qos = parse_pm_qos(host.read_bytes("/dev/cpu_dma_latency", 64))
+        pm_qos = parse_pm_qos(host.read_bytes(CPU_DMA_LATENCY.path, 64))
     except (OSError, NotCaptured, ParseError):
         pm_qos = None
     tuned = _read(host, TUNED_PROFILE, unread)

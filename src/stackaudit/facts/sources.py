@@ -55,6 +55,14 @@ CPUFREQ_SYSFS = Source("cpufreq_sysfs", "/sys/devices/system/cpu/cpufreq", path=
                        hint="paste `cpupower frequency-info`")
 CPUIDLE_SYSFS = Source("cpuidle_sysfs", "/sys/devices/system/cpu/cpuidle", path="/sys/devices/system/cpu/cpuidle",
                        hint="paste `cpupower idle-info`")
+# Read alongside the idle states: the PM QoS limit and what may have set it.
+CPU_DMA_LATENCY = Source("cpu_dma_latency", "/dev/cpu_dma_latency", path="/dev/cpu_dma_latency",
+                         hint="run the audit on the host as root")
+TUNED_ACTIVE_PROFILE = Source("tuned_active_profile", "/etc/tuned/active_profile", path="/etc/tuned/active_profile",
+                              hint="paste `tuned-adm active`")
+INTEL_IDLE_MAX_CSTATE = Source("intel_idle_max_cstate", "/sys/module/intel_idle/parameters/max_cstate",
+                               path="/sys/module/intel_idle/parameters/max_cstate",
+                               hint="paste `cat /sys/module/intel_idle/parameters/max_cstate`")
 CPUPOWER_FREQUENCY_INFO = Source("cpupower_frequency_info", "`cpupower frequency-info`",
                                  argv=("cpupower", "frequency-info"), hint="paste `cpupower frequency-info`")
 CPUPOWER_IDLE_INFO = Source("cpupower_idle_info", "`cpupower idle-info`", argv=("cpupower", "idle-info"),
