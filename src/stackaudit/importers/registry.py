@@ -175,6 +175,17 @@ def command_output(argv: tuple[str, ...], stdout: str) -> Callable[[HostRecord],
     return lambda record: record_command(record, argv, stdout)
 
 
+def command_output_appended(argv: tuple[str, ...], stdout: str) -> Callable[[HostRecord], None]:
+    """A Found.apply that records a pasted output as the command's, after any earlier span of the same
+    command in the paste (two greps of `sysctl -a`, `cpupower frequency-info` pasted for two CPUs)."""
+
+    def apply(record: HostRecord) -> None:
+        earlier = record.commands.get(argv)
+        record_command(record, argv, (earlier.stdout if earlier is not None else "") + stdout)
+
+    return apply
+
+
 def file_content(path: str, content: str) -> Callable[[HostRecord], None]:
     """A Found.apply that records pasted text as a file's content."""
     return lambda record: record_file(record, path, content)
