@@ -14,7 +14,7 @@ import re
 
 # Characters that start inline markup or HTML, or end a table cell; `\` first so it is not doubled.
 _SPECIAL = re.compile(r"([\\`*_<>|&\[\]])")
-_LINE_START = re.compile(r"^(\s*)([#+\-=]|\d+[.)])(?=\s|$)")
+_LINE_START = re.compile(r"^(\s*)(\d*)([#+\-=.)])(?=\s|$)")
 
 
 def md_text(text: str) -> str:
@@ -22,7 +22,7 @@ def md_text(text: str) -> str:
     flat = " ".join(text.split("\n"))
     escaped = _SPECIAL.sub(r"\\\1", flat)
     # A line that starts like a heading, list item or setext underline would change the block.
-    return _LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), escaped)
+    return _LINE_START.sub(lambda m: m.group(1) + m.group(2) + "\\" + m.group(3), escaped)
 
 
 def _longest_run(text: str, char: str = "`") -> int:
