@@ -97,8 +97,8 @@ def _issue(lines: _Lines, r: Result, report: Report, verbose: bool) -> None:
         if r.why:
             lines.prose(f"why: {r.why} (severity {r.severity}, evidence: {r.confidence})", indent=3, hanging=2)
         _provenance(lines, r, indent=3)
-        if r.references:
-            lines.prose("see: " + " ".join(r.references[:4]), indent=3, style="dim", hanging=2)
+        for i, ref in enumerate(r.references[:4]):
+            lines.prose(("see: " if i == 0 else "     ") + ref, indent=3, style="dim", hanging=5)
     _fix(lines, r, where)
     lines.blank()
 
