@@ -17,11 +17,15 @@ _SPECIAL = re.compile(r"([\\`*_<>|&\[\]])")
 _LINE_START = re.compile(r"^(\s*)(\d*)([#+\-=.)])(?=\s|$)")
 
 
-def md_text(text: str) -> str:
-    """Prose, escaped: shown as written whatever it contains; newlines become spaces."""
+def md_text(text: str, line_start: bool = True) -> str:
+    """Prose, escaped: shown as written whatever it contains; newlines become spaces.
+
+    `line_start`: the text may begin a line, where `# `, `- `, `1. ` would start a block.
+    """
     flat = " ".join(text.split("\n"))
     escaped = _SPECIAL.sub(r"\\\1", flat)
-    # A line that starts like a heading, list item or setext underline would change the block.
+    if not line_start:
+        return escaped
     return _LINE_START.sub(lambda m: m.group(1) + m.group(2) + "\\" + m.group(3), escaped)
 
 
@@ -59,7 +63,7 @@ def md_inline(text: str) -> str:
         if i % 2:
             out.append(md_code(part) if part else "")
         else:
-            out.append(md_text(part))
+            out.append(md_text(part, line_start=i == 0))
     return "".join(out)
 
 
