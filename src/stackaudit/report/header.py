@@ -45,6 +45,10 @@ def redact_argv(argv: Sequence[str]) -> list[str]:
                 continue
             out.append(f"{name}={_strip_path(value)}" if eq else arg)
             continue
+        name, eq, _ = arg.partition("=")
+        if eq and _SECRET_FLAG.search(name) and re.fullmatch(r"[A-Za-z_][\w.-]*", name):
+            out.append(f"{name}={REDACTED}")  # `-e HF_TOKEN=hf_…` passed through to a container
+            continue
         out.append(_strip_path(arg))
     return out
 
