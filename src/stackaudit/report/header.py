@@ -13,6 +13,7 @@ from typing import Any
 
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
+from stackaudit.report.sections import show_value
 
 NOTHING_FOUND = "nothing found that explains low throughput; next: measure against the ceiling"
 _SECRET_FLAG = re.compile(r"key|token|secret|passw", re.IGNORECASE)
@@ -156,8 +157,6 @@ def human_size(n_bytes: float) -> str:
 
 def value_text(value: Any, limit: int = 120) -> str:
     """A result's value for one line: sizes in units (fields named *bytes, *_kib, *size), else as JSON."""
-    from stackaudit.report.sections import show_value
-
     if isinstance(value, dict):
         shown = {k: _sized(k, v) for k, v in value.items()}
         if all(isinstance(v, str) for v in shown.values()):
