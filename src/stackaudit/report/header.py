@@ -120,10 +120,8 @@ def finding_title(r: Result) -> str:
     if len(first) > _TITLE_MAX:
         cut = first[: _TITLE_MAX - 1].rsplit(" ", 1)[0]
         first = cut.rstrip(",;:") + "…"
-    named = [s for s in r.subjects if s in r.message[: len(first) + 40]]
-    unnamed = [s for s in r.subjects if s not in named]
-    if unnamed and len(r.subjects) <= 2 and not named:
-        first += " — " + ", ".join(unnamed)
+    if r.subjects and len(r.subjects) <= 2 and not any(s in first for s in r.subjects):
+        first += " — " + ", ".join(r.subjects)
     return first
 
 
