@@ -28,6 +28,7 @@ from stackaudit.host.recording import RecordingHost
 from stackaudit.importers.registry import load_pasted, recognise, strip_header
 from stackaudit.report.json_report import report_to_json
 from stackaudit.report.render import render
+from stackaudit.report.sections import RenderOptions
 
 CORPUS = Path(__file__).parent / "data" / "captures"
 
@@ -217,8 +218,9 @@ def test_results_carry_provenance_in_json_text_and_markdown(tmp_path: Path) -> N
     assert by_source["sysctl"]["lines"] == [17, 17] and by_source["sysctl"]["whole"] is False
     assert data["source"]["files"] == ["bug-report.txt"] and str(tmp_path) not in json.dumps(data)
     for fmt in ("text", "markdown"):
-        out = render(report, fmt)
+        out = render(report, fmt, options=RenderOptions(verbose=True))
         assert "pasted lscpu (bug-report.txt, lines 2–16)" in out, out
+    assert "pasted lscpu (bug-report.txt, lines 2–16)" in render(report, "markdown")
 
 
 def test_a_live_read_is_whole_with_no_file() -> None:
