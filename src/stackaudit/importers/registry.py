@@ -7,14 +7,16 @@ else is an excerpt, which never proves that something is absent.
 
 from __future__ import annotations
 
+import bisect
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from stackaudit.errors import InputError
 from stackaudit.host.base import CommandResult
 from stackaudit.host.memory import HostRecord, MemoryHost, join_provenance
 from stackaudit.host.source import Provenance, command_key, doc_key, file_key
+from stackaudit.importers import _hosts, _paste
 
 MAX_PASTE_BYTES = 64 * 1024 * 1024
 
@@ -86,6 +88,8 @@ def _stamp(record: HostRecord, found: Found, before: dict[str, object], file_nam
 class ImportResult:
     record: HostRecord
     recognised: list[tuple[str, int, int]] = field(default_factory=list)
+    # Spans of another host in the same paste, left out of the record: "KIND (lines a-b): another host (NAME)".
+    set_aside: list[str] = field(default_factory=list)
 
 
 def strip_header(text: str) -> str:
@@ -98,27 +102,167 @@ def strip_header(text: str) -> str:
     return text
 
 
-def recognise(text: str, file_name: str = "") -> ImportResult:
-    """Run every importer over the text; overlapping claims go to the longest span."""
+def recognised_kinds() -> list[str]:
+    """The kinds of output the registered importers recognise, as their table names them."""
     from stackaudit import importers
 
     importers.import_all()
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return [kind for kind in IMPORTERS if not kind.startswith("_")]
+
+
+def _run_importers(lines: list[str]) -> tuple[list[Found], list[Found]]:
+    """Every importer's spans over the lines; and, for the kinds that stop at their first match, the
+    later matches (probes: compared for a second host, never recorded)."""
     candidates: list[Found] = []
+    probes: list[Found] = []
     for spec in IMPORTERS.values():
         try:
-            candidates.extend(spec.func(lines))
+            found = list(spec.func(lines))
         except (ValueError, IndexError, KeyError):
             # An importer that trips on odd input recognises nothing there; the others go on.
             continue
+        candidates.extend(found)
+        if spec.kind in _hosts.PROBED_KINDS and found:
+            probes.extend(_probe(spec, lines, max(f.end for f in found)))
+    return candidates, probes
+
+
+def _probe(spec: ImporterSpec, lines: list[str], offset: int) -> list[Found]:
+    out: list[Found] = []
+    for _ in range(_hosts.MAX_PROBES):
+        if offset >= len(lines):
+            break
+        try:
+            more = list(spec.func(lines[offset:]))
+        except (ValueError, IndexError, KeyError):
+            break
+        if not more:
+            break
+        shifted = [replace(f, start=f.start + offset, end=f.end + offset) for f in more]
+        out.extend(shifted)
+        offset = max(f.end for f in shifted)
+    return out
+
+
+def _select(candidates: list[Found], n_lines: int) -> list[Found]:
+    """Overlapping claims go to the longest span (ties: the earliest). Linear in the lines claimed: a
+    line map, not a rescan of what was taken, so a log of a million lines is taken in one pass."""
     candidates.sort(key=lambda f: (-(f.end - f.start), f.start))
+    occupied = bytearray(max(n_lines, 1) + 1)
     taken: list[Found] = []
     for cand in candidates:
-        if all(cand.end <= t.start or cand.start >= t.end or cand.kind == t.kind == "_shared" for t in taken):
-            taken.append(cand)
+        s, e = max(cand.start, 0), min(cand.end, n_lines)
+        if e <= s:
+            continue
+        shared = cand.kind == "_shared"
+        if occupied.find(1, s, e) >= 0 or (not shared and occupied.find(2, s, e) >= 0):
+            continue
+        occupied[s:e] = (b"\x02" if shared else b"\x01") * (e - s)
+        taken.append(cand)
     taken.sort(key=lambda f: f.start)
+    return taken
+
+
+def _to_file(found: Found, paste: _paste.PasteView) -> Found:
+    start, end = paste.span(found.start, found.end)
+    return replace(found, start=start, end=end)
+
+
+def _gapped_kinds(taken: list[Found], gaps: list[int]) -> set[str]:
+    """Kinds with a gap line inside one of their spans, or between two of their spans with nothing
+    else between: what the user cut out was part of that output, so it is an excerpt."""
+    if not gaps:
+        return set()
+    kinds: set[str] = set()
+    for f in taken:
+        i = bisect.bisect_left(gaps, f.start)
+        if i < len(gaps) and gaps[i] < f.end:
+            kinds.add(f.kind)
+    gap_set = set(gaps)
+    by_end: dict[int, set[str]] = {}
+    for f in taken:
+        by_end.setdefault(f.end, set()).add(f.kind)
+    for f in taken:
+        j = f.start - 1
+        while j >= 0 and j in gap_set:
+            j -= 1
+        if j < f.start - 1 and f.kind in by_end.get(j + 1, set()):
+            kinds.add(f.kind)
+    return kinds
+
+
+def _split_hosts(taken: list[Found], probes: list[Found], paste: _paste.PasteView,
+                 profile: _hosts.HostProfile) -> dict[int, str]:
+    """Which taken spans (by index) and probes (by -1 - index) show another host, and its name."""
+    occupied = bytearray(len(paste.lines) + 1)
+    for f in taken:
+        occupied[f.start:f.end] = b"\x01" * (f.end - f.start)
+    # Every taken span counts (one without an identity belongs to the host whose part it lies in).
+    spans: list[tuple[int, int, Found]] = [(f.start, n, f) for n, f in enumerate(taken)]
+    spans += [(p.start, -1 - n, p) for n, p in enumerate(probes) if occupied.find(1, p.start, p.end) < 0]
+    spans.sort(key=lambda t: (t[0], t[1] < 0))
+    splitter = _hosts.HostSplitter(profile)
+    other: dict[int, str] = {}
+    for _, key, f in spans:
+        ident = _hosts.identity(f.kind, paste.lines[f.start:f.end]) if f.kind in _hosts.IDENTITIES else {}
+        if key < 0 and not ident:
+            continue
+        name = splitter.assign(ident)
+        if name:
+            other[key] = name
+    return other
+
+
+def _set_aside_lines(taken: list[Found], probes: list[Found], other: dict[int, str],
+                     paste: _paste.PasteView, line_offset: int) -> list[str]:
+    entries: list[tuple[str, int, int, str]] = []
+    for key, name in sorted(other.items(), key=lambda kv: (taken[kv[0]] if kv[0] >= 0 else probes[-1 - kv[0]]).start):
+        f = taken[key] if key >= 0 else probes[-1 - key]
+        a, b = paste.span(f.start, f.end)
+        a, b = a + 1 + line_offset, b + line_offset
+        last = entries[-1] if entries else None
+        if last is not None and last[0] == f.kind and last[3] == name and a - last[2] <= 1:
+            entries[-1] = (f.kind, last[1], b, name)
+        else:
+            entries.append((f.kind, a, b, name))
+    return [f"{kind} (lines {a}-{b}): another host ({name})" for kind, a, b, name in entries]
+
+
+def recognise(text: str, file_name: str = "", profile: _hosts.HostProfile | None = None,
+              line_offset: int = 0) -> ImportResult:
+    """Run every importer over the text; overlapping claims go to the longest span.
+
+    The text is read through its markup (`_paste.view`: fences, quotes, prompts, gap lines); spans and
+    provenance keep the user's line numbers (plus `line_offset`, for a section of a larger file). Spans
+    of a second host (`_hosts`) are set aside; `profile` carries the first host across several files.
+    """
+    from stackaudit import importers
+
+    importers.import_all()
+    paste = _paste.view(text)
+    lines = paste.lines
+    candidates, probes = _run_importers(lines)
+    taken = _select(candidates, len(lines))
+    other = _split_hosts(taken, probes, paste, profile if profile is not None else _hosts.HostProfile())
+    set_aside: list[str] = []
+    if other:
+        set_aside = _set_aside_lines(taken, probes, other, paste, line_offset)
+        blanked = list(lines)
+        for key in other:
+            if key >= 0:
+                f = taken[key]
+                blanked[f.start:f.end] = [""] * (f.end - f.start)
+        lines = blanked
+        paste = replace(paste, lines=blanked)
+        taken = _select(_run_importers(blanked)[0], len(blanked))
+    taken = [_to_file(f, paste) for f in taken]
+    gapped = _gapped_kinds(taken, paste.gaps)
+    if gapped:
+        taken = [replace(f, whole=False) if f.kind in gapped else f for f in taken]
+    if line_offset:
+        taken = [replace(f, start=f.start + line_offset, end=f.end + line_offset) for f in taken]
     record = HostRecord(meta={"source": "pasted"})
-    result = ImportResult(record)
+    result = ImportResult(record, set_aside=set_aside)
     kind_keys: dict[str, list[str]] = {}
     for found in taken:
         before = _keys(record)
@@ -129,35 +273,58 @@ def recognise(text: str, file_name: str = "") -> ImportResult:
             result.recognised[-1] = (found.kind, last[1], found.end)  # adjacent lines of one output: one span
         else:
             result.recognised.append((found.kind, found.start + 1, found.end))
+    if set_aside:
+        record.meta["set_aside"] = list(set_aside)
     return result
 
 
+def nothing_recognisable(name: str) -> InputError:
+    """The one-line error for a text in which no importer found anything."""
+    return InputError(f"{name}: nothing recognisable; recognised kinds: {', '.join(recognised_kinds())}")
+
+
 def load_pasted(paths: list[str]) -> MemoryHost:
-    """Read one or more pasted-output files into a host; exit 2 when nothing is recognisable."""
+    """Read one or more pasted-output files (or archives of them) into a host; exit 2 when nothing is
+    recognisable. The files are one host (a report split in files) unless they disagree as two hosts do."""
+    from stackaudit.importers import _archives
+
     combined = HostRecord(meta={"source": "pasted", "path": ", ".join(paths)})
     recognised: list[str] = []
+    set_aside: list[str] = []
+    profile = _hosts.HostProfile()
     for path in paths:
         try:
             if os.path.getsize(path) > MAX_PASTE_BYTES:
                 raise InputError(f"{path}: larger than {MAX_PASTE_BYTES // 2**20} MiB; not a pasted output")
             with open(path, "rb") as fh:
-                raw = fh.read()
+                head = fh.read(_archives.MAGIC_BYTES)
+                if _archives.is_compressed(head):
+                    results = _archives.recognise_archive(path, profile)
+                else:
+                    raw = head + fh.read()
+                    text = strip_header(raw.decode("utf-8", errors="replace"))
+                    results = [(os.path.basename(path), recognise(text, os.path.basename(path), profile))]
         except IsADirectoryError as exc:
             raise InputError(f"{path}: is a directory without meta.json, not a snapshot") from exc
         except OSError as exc:
             raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
-        text = strip_header(raw.decode("utf-8", errors="replace"))
-        result = recognise(text, os.path.basename(path))
-        combined.merge(result.record)
-        recognised.extend(f"{kind} (lines {a}-{b})" for kind, a, b in result.recognised)
-        if not result.recognised:
-            raise InputError(
-                f"{path}: nothing recognisable (expected outputs such as lspci -vvv, nvidia-smi, lscpu, "
-                "/proc/cmdline, sysctl -a, dmesg; see `stackaudit audit --help`)"
-            )
+        found_any = False
+        for name, result in results:
+            combined.merge(result.record)
+            where = "" if name == os.path.basename(path) else f"{name}: "
+            recognised.extend(f"{where}{kind} (lines {a}-{b})" for kind, a, b in result.recognised)
+            named = len(paths) > 1 or bool(where)
+            set_aside.extend(f"{name}: {entry}" if named else entry for entry in result.set_aside)
+            found_any = found_any or bool(result.recognised)
+        if not found_any:
+            raise nothing_recognisable(path)
     combined.meta["source"] = "pasted"
     combined.meta["recognised"] = recognised
     combined.meta["path"] = ", ".join(paths)
+    if set_aside:
+        combined.meta["set_aside"] = set_aside
+    else:
+        combined.meta.pop("set_aside", None)
     return MemoryHost(combined)
 
 
