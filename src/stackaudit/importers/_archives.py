@@ -35,7 +35,7 @@ from stackaudit.facts.sources import PROC_CMDLINE, PROC_MODULES, UNAME
 from stackaudit.host.memory import HostRecord
 from stackaudit.host.source import Provenance, command_key, file_key
 from stackaudit.importers import _hosts
-from stackaudit.importers.registry import ImportResult, record_command, record_file, recognise
+from stackaudit.importers.registry import ImportResult, recognise, record_command, record_file
 
 MAGIC_BYTES = 6
 _GZIP, _XZ, _BZ2 = b"\x1f\x8b", b"\xfd7zXZ\x00", b"BZh"
@@ -181,7 +181,7 @@ def _bug_report_section(section: list[str], first: int, cut: bool, label: str,
             if body:
                 name = f"{label}:{path}"
                 text = "\n".join(body) + "\n"
-                yield name, _verbatim(name, source.title, lambda rec: record_file(rec, source.path, text),
+                yield name, _verbatim(name, source.title, lambda rec, p=source.path, t=text: record_file(rec, p, t),
                                       file_key(source.path), first + body_at, len(body), not cut)
         return
     for n, line in enumerate(section):
@@ -189,7 +189,7 @@ def _bug_report_section(section: list[str], first: int, cut: bool, label: str,
         if m and n < 16:
             name = f"{label}:uname"
             text = m.group("text").strip() + "\n"
-            yield name, _verbatim(name, UNAME.title, lambda rec: record_command(rec, UNAME.argv, text),
+            yield name, _verbatim(name, UNAME.title, lambda rec, t=text: record_command(rec, UNAME.argv, t),
                                   command_key(UNAME.argv), first + n, 1, True)
             return
     if _RECOGNISED_SECTIONS.match(header):

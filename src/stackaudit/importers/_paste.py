@@ -25,7 +25,7 @@ _FENCE_OPEN_GLUED = re.compile(r"^ *(?:`{3,}|~{3,})(?=\S)(?![\w+.#-]+\s*$)")
 _FENCE_CLOSE_GLUED = re.compile(r"(?<=\S)\s*(?:`{3,}|~{3,})\s*$")
 # Prompts: `user@host:~$ cmd`, `(venv) root@box:/# cmd`, `[root@host ~]# cmd`, `$ cmd`, `PS> cmd`.
 _USER_PROMPT = re.compile(
-    r"^(?:\([\w.-]+\)\s+)?(?:[\w.-]+@[\w.-]+(?::\S*?)?|\[[\w.-]+@[\w.-]+[^\]]*\])\s?[$#%]\s*(?P<cmd>.*)$")
+    r"^(?:\([\w.-]+\)\s+)?(?:[\w.<>-]+@[\w.<>-]+(?::\S*?)?|\[[\w.<>-]+@[\w.<>-]+[^\]]*\])\s?[$#%]\s*(?P<cmd>.*)$")
 _DOLLAR_PROMPT = re.compile(r"^(?:\([\w.-]+\)\s+)?\$\s+(?P<cmd>\S.*)$|^\$$")
 # `# cmd` is a root prompt only before a command that prints what people paste; anything else after
 # a `#` is a comment (an LXC config, a sysctl.conf) and stays as it is.
@@ -41,8 +41,7 @@ _GAP = re.compile(
     r"|\.{3,}|…+|--"
     r"|[<\[(]\s*(?:snip|snipped|cut|truncated|omitted|trimmed|elided)\b[^>\])]*[>\])]"
     r"|-{2,}\s*(?:snip|cut)\s*-{2,}|✂.*"
-    r"|(?:\.{3}|…)\s*\(?\s*\d+\s+(?:more\s+)?lines?\s+(?:omitted|removed|truncated|cut|hidden)\s*\)?\s*(?:\.{3}|…)?"
-    r"|\[\s*\d+\s+(?:more\s+)?lines?\s+(?:omitted|removed|truncated|cut|hidden)\s*\]"
+    r"|[<\[(]?[\s.…]*\(?\s*\d+\s+(?:more\s+)?lines?\s+(?:omitted|removed|truncated|cut|hidden|skipped)\s*\)?[\s.…]*[>\])]?"
     r"|<!--.*\b(?:cut|snip|omitted|truncated)\b.*-->"
     r")\s*$",
     re.I,
