@@ -315,7 +315,7 @@ def load_pasted(paths: list[str]) -> MemoryHost:
             recognised.extend(f"{where}{kind} (lines {a}-{b})" for kind, a, b in result.recognised)
             named = len(paths) > 1 or bool(where)
             set_aside.extend(f"{name}: {entry}" if named else entry for entry in result.set_aside)
-            found_any = found_any or bool(result.recognised)
+            found_any = found_any or bool(result.recognised or result.set_aside)
         if not found_any:
             raise nothing_recognisable(path)
     combined.meta["source"] = "pasted"
