@@ -28,7 +28,8 @@ import os
 import re
 import tarfile
 from collections.abc import Callable, Iterator
-from typing import IO
+from functools import partial
+from typing import IO, cast
 
 from stackaudit.errors import InputError
 from stackaudit.facts.sources import PROC_CMDLINE, PROC_MODULES, UNAME
@@ -90,15 +91,16 @@ class _Capped(io.RawIOBase):
         super().close()
 
 
-def _decompressed(path: str, head: bytes) -> io.BufferedReader:
-    opener: Callable[[str], IO[bytes]]
+def _open(path: str, head: bytes) -> IO[bytes]:
     if head.startswith(_GZIP):
-        opener = gzip.open  # type: ignore[assignment]
-    elif head.startswith(_XZ):
-        opener = lzma.open  # type: ignore[assignment]
-    else:
-        opener = bz2.open  # type: ignore[assignment]
-    return io.BufferedReader(_Capped(opener(path), os.path.basename(path)), buffer_size=1 << 16)
+        return cast(IO[bytes], gzip.open(path, "rb"))
+    if head.startswith(_XZ):
+        return lzma.open(path, "rb")
+    return bz2.open(path, "rb")
+
+
+def _decompressed(path: str, head: bytes) -> io.BufferedReader:
+    return io.BufferedReader(_Capped(_open(path, head), os.path.basename(path)), buffer_size=1 << 16)
 
 
 def recognise_archive(path: str, profile: _hosts.HostProfile) -> list[tuple[str, ImportResult]]:
@@ -122,7 +124,7 @@ def zlib_error() -> type[Exception]:
     return zlib.error
 
 
-# --- nvidia-bug-report.log.gz --------------------------------------------------------------------
+# --- nvidia-bug-report.log.gz (or any compressed text) --------------------------------------------------------------------
 
 # How each section of the log is read: by the recognisers, or as the verbatim file it appended.
 _RECOGNISED_SECTIONS = re.compile(
@@ -144,18 +146,23 @@ def _bug_report_sections(stream: IO[bytes], label: str,
     size = 0
     first = 1  # 1-based line number, in the log, of section[0]
     number = 0
+    sections = 0
     for line in _lines(stream):
         number += 1
         if line.strip() == SEPARATOR:
             if section:
                 yield from _bug_report_section(section, first, size > MAX_MEMBER, label, profile)
             section, size, first = [], 0, number + 1
+            sections += 1
             continue
         if size <= MAX_MEMBER:
             size += len(line) + 1
             if size <= MAX_MEMBER:
                 section.append(line)
-    if section:
+    if not sections:
+        # No bug-report sections: a compressed paste (`dmesg | xz`), read as one.
+        yield label, _excerpt_if(size > MAX_MEMBER, recognise("\n".join(section), label, profile))
+    elif section:
         yield from _bug_report_section(section, first, size > MAX_MEMBER, label, profile)
 
 
@@ -181,7 +188,7 @@ def _bug_report_section(section: list[str], first: int, cut: bool, label: str,
             if body:
                 name = f"{label}:{path}"
                 text = "\n".join(body) + "\n"
-                yield name, _verbatim(name, source.title, lambda rec, p=source.path, t=text: record_file(rec, p, t),
+                yield name, _verbatim(name, source.title, partial(record_file, path=source.path, content=text),
                                       file_key(source.path), first + body_at, len(body), not cut)
         return
     for n, line in enumerate(section):
@@ -189,7 +196,7 @@ def _bug_report_section(section: list[str], first: int, cut: bool, label: str,
         if m and n < 16:
             name = f"{label}:uname"
             text = m.group("text").strip() + "\n"
-            yield name, _verbatim(name, UNAME.title, lambda rec, t=text: record_command(rec, UNAME.argv, t),
+            yield name, _verbatim(name, UNAME.title, partial(record_command, argv=UNAME.argv, stdout=text),
                                   command_key(UNAME.argv), first + n, 1, True)
             return
     if _RECOGNISED_SECTIONS.match(header):
@@ -217,7 +224,8 @@ def _sos_members(stream: IO[bytes], label: str,
             count += 1
             if count > MAX_MEMBERS:
                 raise InputError(f"{label}: more than {MAX_MEMBERS} members; not read")
-            tar.members = []  # a stream keeps no index: 50 000 members cost nothing to remember
+            # A stream needs no index of what it passed: 50 000 members cost nothing to remember.
+            tar.members.clear()  # type: ignore[attr-defined]
             if not member.isfile():
                 continue
             rel = member.name.lstrip("./")
@@ -238,7 +246,7 @@ def _sos_members(stream: IO[bytes], label: str,
                 if text.strip():
                     n_lines = text.rstrip("\n").count("\n") + 1
                     body = text if text.endswith("\n") else text + "\n"
-                    yield name, _verbatim(name, source.title, lambda rec, p=source.path, b=body: record_file(rec, p, b),
+                    yield name, _verbatim(name, source.title, partial(record_file, path=source.path, content=body),
                                           file_key(source.path), 1, n_lines, not cut)
                 continue
             yield name, _excerpt_if(cut, recognise(text, name, profile))
