@@ -192,3 +192,16 @@ def test_recognise_gives_spans_of_the_users_file(text: str) -> None:
         assert 1 <= a <= b <= total
     for prov in result.record.provenance.values():
         assert prov.lines is None or 1 <= prov.lines[0] <= prov.lines[1] <= total
+
+
+def test_a_long_paste_read_on_two_cores_gives_what_one_core_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    from stackaudit.importers import registry
+
+    # Real outputs of the whole corpus in one text; the fork threshold lowered so that it is forked.
+    text = "\n\n".join(e.body for e in load_corpus())
+    serial = recognise(text, "all.txt")
+    monkeypatch.setattr(registry, "PARALLEL_MIN_LINES", 1)
+    forked = recognise(text, "all.txt")
+    assert forked.recognised == serial.recognised
+    assert forked.record.provenance == serial.record.provenance
+    assert _record_text(forked) == _record_text(serial)

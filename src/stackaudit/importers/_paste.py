@@ -47,6 +47,9 @@ _GAP = re.compile(
     re.I,
 )
 
+# The last characters a gap line can end with: a cheap test before the pattern.
+_GAP_LAST = frozenset("])>.…-")
+
 
 @dataclass(frozen=True)
 class PasteView:
@@ -67,7 +70,7 @@ class PasteView:
 
 
 def split_lines(text: str) -> list[str]:
-    return _LINE_END.split(text)
+    return _LINE_END.split(text) if "\r" in text else text.split("\n")
 
 
 def is_gap_line(line: str) -> bool:
@@ -92,26 +95,31 @@ def view(text: str) -> PasteView:
     fence_indent = -1  # the indentation of the open fence, -1 outside one
     for n, line in enumerate(raw):
         line = line.rstrip()
-        if line.startswith((">", " >", "  >", "   >")):
+        first = line[:1]
+        if first == ">" or (first == " " and line.lstrip(" ")[:1] == ">"):
             line = _QUOTE.sub("", line, count=1).rstrip()
-        fence = _FENCE_ONLY.match(line)
-        if fence:
-            # A fence line stays, bare: recognisers end a run at it.
-            fence_indent = len(fence.group("indent")) if fence_indent < 0 else -1
-            lines.append(fence.group("mark")[:3])
-            origin.append(n)
-            continue
-        if fence_indent > 0 and line.startswith(" "):
+            first = line[:1]
+        # Cheap tests first: most lines of a long log carry no markup at all.
+        if "`" in line or "~" in line:
+            fence = _FENCE_ONLY.match(line)
+            if fence:
+                # A fence line stays, bare: recognisers end a run at it.
+                fence_indent = len(fence.group("indent")) if fence_indent < 0 else -1
+                lines.append(fence.group("mark")[:3])
+                origin.append(n)
+                continue
+            line = _FENCE_OPEN_GLUED.sub("", line, count=1)
+            line = _FENCE_CLOSE_GLUED.sub("", line, count=1)
+            first = line[:1]
+        if fence_indent > 0 and first == " ":
             # CommonMark: a fenced block's lines lose up to the fence's own indentation (a list item's).
             drop = len(line) - len(line.lstrip(" "))
             line = line[min(drop, fence_indent):]
-        if "`" in line or "~" in line:
-            line = _FENCE_OPEN_GLUED.sub("", line, count=1)
-            line = _FENCE_CLOSE_GLUED.sub("", line, count=1)
-        if _GAP.match(line):
+            first = line[:1]
+        if line[-1:] in _GAP_LAST and len(line) < 120 and _GAP.match(line):
             gaps.append(n)
             continue
-        if line[:1] in "$#[(" or "@" in line[:64]:
+        if first in ("$", "#") or line.find("@", 0, 64) >= 0:
             cmd = strip_prompt_line(line)
             if cmd is not None:
                 line = cmd

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import bisect
 import os
+import pickle
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import Any
 
 from stackaudit.errors import InputError
 from stackaudit.host.base import CommandResult
@@ -58,28 +61,79 @@ def importer(kind: str, description: str) -> Callable[[Importer], Importer]:
     return register
 
 
-def _keys(record: HostRecord) -> dict[str, object]:
-    """Every source key a record holds, with a token that changes when its content does."""
-    keys: dict[str, object] = {file_key(p): len(v) for p, v in record.files.items()}
-    keys.update({command_key(a): len(r.stdout) for a, r in record.commands.items()})
-    keys.update({doc_key(n): len(t) for n, t in record.docs.items()})
-    keys.update({file_key(p): tuple(v) for p, v in record.dirs.items()})
-    return keys
+class _Tracked(dict[Any, Any]):
+    """A record's table that notes the source key of every entry written (an O(1) change log, where
+    comparing the whole record before and after each span would cost the record's size per span)."""
+
+    def __init__(self, key_of: Callable[[Any], str], touched: list[str]) -> None:
+        super().__init__()
+        self._key_of, self._touched = key_of, touched
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._touched.append(self._key_of(key))
+        super().__setitem__(key, value)
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        for key, value in dict(*args, **kwargs).items():
+            self[key] = value
+
+    def append_part(self, key: Any, text: str) -> None:
+        """Text added to the end of an entry, joined once when the record is complete."""
+        self._touched.append(self._key_of(key))
+        self.parts.setdefault(key, []).append(text)
+
+    @property
+    def parts(self) -> dict[Any, list[str]]:
+        if not hasattr(self, "_parts"):
+            self._parts: dict[Any, list[str]] = {}
+        return self._parts
+
+    def joined(self) -> dict[Any, Any]:
+        out = dict(self)
+        for key, parts in self.parts.items():
+            out[key] = out.get(key, "") + "".join(parts)
+        return out
 
 
-def _stamp(record: HostRecord, found: Found, before: dict[str, object], file_name: str,
+def _tracked_record(touched: list[str]) -> HostRecord:
+    record = HostRecord(meta={"source": "pasted"})
+    record.files = _Tracked(file_key, touched)
+    record.dirs = _Tracked(file_key, touched)
+    record.commands = _Tracked(command_key, touched)
+    record.docs = _Tracked(doc_key, touched)
+    return record
+
+
+def _untrack(record: HostRecord) -> None:
+    record.files, record.dirs = dict(record.files), dict(record.dirs)
+    docs = record.docs
+    record.commands, record.docs = dict(record.commands), docs.joined() if isinstance(docs, _Tracked) else docs
+
+
+def append_document(record: HostRecord, name: str, text: str) -> None:
+    """Add text to the end of a pasted document (a log quoted in many pieces). Linear in the pieces: a
+    record that `recognise` is filling joins them once, instead of copying the document for each."""
+    if isinstance(record.docs, _Tracked):
+        record.docs.append_part(name, text)
+    else:
+        record.docs[name] = record.docs.get(name, "") + text
+
+
+def _stamp(record: HostRecord, found: Found, touched: list[str], file_name: str,
            kind_keys: dict[str, list[str]]) -> None:
     """Record where the keys this span wrote came from; a span that only adds to an earlier one's
     recording (scattered log lines) widens that one's lines."""
-    after = _keys(record)
-    changed = [k for k, v in after.items() if before.get(k) != v]
-    if not changed:
-        changed = kind_keys.get(found.kind, [])
-    kind_keys.setdefault(found.kind, [])
+    changed = list(dict.fromkeys(touched)) or kind_keys.get(found.kind, [])
+    known = kind_keys.setdefault(found.kind, [])
+    prov = Provenance(found.kind, "pasted", found.whole, file_name, (found.start + 1, found.end))
     for key in changed:
-        if key not in kind_keys[found.kind]:
-            kind_keys[found.kind].append(key)
-        prov = Provenance(found.kind, "pasted", found.whole, file_name, (found.start + 1, found.end))
+        if key not in known:
+            known.append(key)
         old = record.provenance.get(key)
         record.provenance[key] = prov if old is None else join_provenance(old, prov)
 
@@ -110,20 +164,85 @@ def recognised_kinds() -> list[str]:
     return [kind for kind in IMPORTERS if not kind.startswith("_")]
 
 
-def _run_importers(lines: list[str]) -> tuple[list[Found], list[Found]]:
-    """Every importer's spans over the lines; and, for the kinds that stop at their first match, the
-    later matches (probes: compared for a second host, never recorded)."""
-    candidates: list[Found] = []
-    probes: list[Found] = []
-    for spec in IMPORTERS.values():
+# A paste this long is read on two cores: a forked helper runs the importers slowest per line.
+PARALLEL_MIN_LINES = 100_000
+_HELPER_KINDS = frozenset({"server log", "nvidia-smi topo -m", "nvidia-smi topo -p2p", "nvidia-smi nvlink -s",
+                           "lsmod", "ulimit -a"})
+
+_Spans = dict[str, tuple[list[Found], list[Found]]]
+
+
+def _run_specs(lines: list[str], specs: list[ImporterSpec]) -> _Spans:
+    out: _Spans = {}
+    for spec in specs:
         try:
             found = list(spec.func(lines))
         except (ValueError, IndexError, KeyError):
             # An importer that trips on odd input recognises nothing there; the others go on.
             continue
+        probes = _probe(spec, lines, max(f.end for f in found)) if spec.kind in _hosts.PROBED_KINDS and found else []
+        out[spec.kind] = (found, probes)
+    return out
+
+
+class _Pending:
+    """A forked child running some importers; `collect` waits for its spans (None if it failed)."""
+
+    def __init__(self, pid: int, read_fd: int) -> None:
+        self.pid, self.read_fd = pid, read_fd
+
+    def collect(self) -> _Spans | None:
+        with os.fdopen(self.read_fd, "rb") as inp:
+            data = inp.read()
+        os.waitpid(self.pid, 0)
+        try:
+            spans = pickle.loads(data) if data else None
+        except Exception:
+            return None
+        return spans if isinstance(spans, dict) else None
+
+
+def _run_forked(lines: list[str], specs: list[ImporterSpec]) -> _Pending | None:
+    """Start `specs` in a forked child (the lines are shared copy-on-write); None where there is no fork."""
+    if not hasattr(os, "fork"):
+        return None
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: run, send the spans back pickled, and leave without any cleanup of the parent's
+        try:
+            os.close(read_fd)
+            try:
+                data = pickle.dumps(_run_specs(lines, specs), protocol=pickle.HIGHEST_PROTOCOL)
+            except Exception:
+                data = b""
+            with os.fdopen(write_fd, "wb") as out:
+                out.write(data)
+        finally:
+            os._exit(0)
+    os.close(write_fd)
+    return _Pending(pid, read_fd)
+
+
+def _run_importers(lines: list[str]) -> tuple[list[Found], list[Found]]:
+    """Every importer's spans over the lines, in the table's order; and, for the kinds that stop at their
+    first match, the later matches (probes: compared for a second host, never recorded)."""
+    specs = list(IMPORTERS.values())
+    spans: _Spans = {}
+    if len(lines) >= PARALLEL_MIN_LINES:
+        helper = [s for s in specs if s.kind in _HELPER_KINDS]
+        pending = _run_forked(lines, helper)
+        if pending is not None:
+            spans.update(_run_specs(lines, [s for s in specs if s.kind not in _HELPER_KINDS]))
+            theirs = pending.collect()
+            spans.update(theirs if theirs is not None else _run_specs(lines, helper))
+    if not spans:
+        spans = _run_specs(lines, specs)
+    candidates: list[Found] = []
+    probes: list[Found] = []
+    for spec in specs:
+        found, more = spans.get(spec.kind, ([], []))
         candidates.extend(found)
-        if spec.kind in _hosts.PROBED_KINDS and found:
-            probes.extend(_probe(spec, lines, max(f.end for f in found)))
+        probes.extend(more)
     return candidates, probes
 
 
@@ -261,18 +380,20 @@ def recognise(text: str, file_name: str = "", profile: _hosts.HostProfile | None
         taken = [replace(f, whole=False) if f.kind in gapped else f for f in taken]
     if line_offset:
         taken = [replace(f, start=f.start + line_offset, end=f.end + line_offset) for f in taken]
-    record = HostRecord(meta={"source": "pasted"})
+    touched: list[str] = []
+    record = _tracked_record(touched)
     result = ImportResult(record, set_aside=set_aside)
     kind_keys: dict[str, list[str]] = {}
     for found in taken:
-        before = _keys(record)
+        touched.clear()
         found.apply(record)
-        _stamp(record, found, before, file_name, kind_keys)
+        _stamp(record, found, touched, file_name, kind_keys)
         last = result.recognised[-1] if result.recognised else None
         if last is not None and last[0] == found.kind and last[2] == found.start:
             result.recognised[-1] = (found.kind, last[1], found.end)  # adjacent lines of one output: one span
         else:
             result.recognised.append((found.kind, found.start + 1, found.end))
+    _untrack(record)
     if set_aside:
         record.meta["set_aside"] = list(set_aside)
     return result
@@ -339,9 +460,9 @@ def record_file(record: HostRecord, path: str, content: str) -> None:
 
 def command_output(argv: tuple[str, ...], stdout: str) -> Callable[[HostRecord], None]:
     """A Found.apply that records a pasted output as the command's."""
-    return lambda record: record_command(record, argv, stdout)
+    return partial(record_command, argv=argv, stdout=stdout)  # a partial, not a lambda: it pickles
 
 
 def file_content(path: str, content: str) -> Callable[[HostRecord], None]:
     """A Found.apply that records pasted text as a file's content."""
-    return lambda record: record_file(record, path, content)
+    return partial(record_file, path=path, content=content)
