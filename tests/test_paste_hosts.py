@@ -134,3 +134,22 @@ def test_several_files_are_one_host_unless_they_disagree(tmp_path: Path) -> None
     assert aside[1].startswith("node2.txt: nvidia-smi (lines 3-")
     assert ("nvidia-smi",) not in two.record.commands
     assert two.record.commands[("uname", "-a")].stdout.startswith("Linux <redacted> 5.10")
+
+
+def test_a_mixed_gpu_host_showing_one_of_its_gpus_is_one_host() -> None:
+    # Modelled: the 3090 table of 15 with the first 4090 row of 92 added (a host with both cards), then the
+    # 4090 table of 92 as `nvidia-smi -i 1` on the same host would show it.
+    row_4090 = next(line for line in SMI_4090 if "RTX 4090" in line)
+    mixed = [*SMI_3090, row_4090]
+    text, _ = _paste(mixed, ["and the same host, -i 1:"], SMI_4090)
+    assert recognise(text).set_aside == []
+    text, _ = _paste(SMI_3090, ["and the other node:"], SMI_4090)
+    assert recognise(text).set_aside  # no model in common: two hosts
+
+
+def test_a_boot_loader_entry_is_not_a_second_command_line() -> None:
+    grub_entry = "\tlinux\t/vmlinuz-5.15.0-101-generic root=/dev/mapper/ubuntu--vg-ubuntu--lv ro iommu=pt"  # modelled
+    text, _ = _paste(CMDLINE_VFIO, ["and grub.cfg has:"], [grub_entry], UNAME_DEBIAN)
+    result = recognise(text)
+    assert result.set_aside == []
+    assert ("uname", "-a") in result.record.commands

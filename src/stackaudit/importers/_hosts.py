@@ -46,9 +46,16 @@ def _uname(lines: list[str]) -> Identity:
     return {}
 
 
+# Boot-loader entries hold a command line too (grub.cfg's `linux /vmlinuz-... root=...`, syslinux's
+# `append`, systemd-boot's `options`): a line of a config, not what a host booted with.
+_BOOT_ENTRY = ("linux", "linux16", "linuxefi", "kernel", "append", "options", "set", "GRUB_")
+
+
 def _cmdline(lines: list[str]) -> Identity:
     for line in lines:
         text = _CMDLINE_PREFIX.sub("", line.strip().strip("`"))
+        if text.startswith(_BOOT_ENTRY):
+            return {}
         tokens = sorted(t for t in text.split() if not t.startswith(("BOOT_IMAGE=", "initrd=")))
         if tokens:
             return {"cmdline": " ".join(tokens)}
@@ -112,7 +119,7 @@ class HostSplitter:
     def assign(self, ident: Identity) -> str:
         """'' when the span belongs to the first host; else the name of the other host it shows."""
         mine = self.profile.values
-        conflicts = {k: v for k, v in ident.items() if k in mine and mine[k] != v and k != "hostname"}
+        conflicts = {k: v for k, v in ident.items() if k in mine and _differ(k, mine[k], v)}
         if conflicts:
             self.other = _name(ident, conflicts)
             return self.other
@@ -120,13 +127,20 @@ class HostSplitter:
             if any(k in CONFIRMING and mine.get(k) == v for k, v in ident.items()):
                 self.other = ""
                 return ""
-            named = ident.get("hostname") or ident.get("journal host")
-            if named and self.other.startswith("kernel "):
-                self.other = named
             return self.other
         for k, v in ident.items():
             mine.setdefault(k, v)
         return ""
+
+
+def _differ(key: str, mine: str, theirs: str) -> bool:
+    """Whether two values of one key show two hosts. A hostname alone never does (a container has its
+    own); GPU models do only when no model is shared (`nvidia-smi -i 0` of a mixed host is a subset)."""
+    if key == "hostname":
+        return False
+    if key.startswith("gpu models"):
+        return not set(mine.split(", ")) & set(theirs.split(", "))
+    return mine != theirs
 
 
 def _name(ident: Identity, conflicts: Identity) -> str:
