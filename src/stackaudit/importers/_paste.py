@@ -14,6 +14,8 @@ One pass over the text, constant work per line: a 50 MB paste costs what reading
 from __future__ import annotations
 
 import re
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 # `\r\r\n` is one line end (a CRLF file saved again on Windows), not an empty line between two.
@@ -56,7 +58,7 @@ class PasteView:
     """The lines the recognisers read, each with its index in the user's file."""
 
     lines: list[str]
-    origin: list[int]  # origin[i]: 0-based index in the user's file of lines[i]
+    origin: Sequence[int]  # origin[i]: 0-based index in the user's file of lines[i] (an array: 8 bytes a line)
     gaps: list[int]  # 0-based indices in the user's file of the gap lines left out, ascending
     total: int  # how many lines the user's file has
 
@@ -90,7 +92,7 @@ def view(text: str) -> PasteView:
     """Peel fences, quotes, prompts, gap lines and line-end noise off a paste, line for line."""
     raw = split_lines(text)
     lines: list[str] = []
-    origin: list[int] = []
+    origin = array("q")
     gaps: list[int] = []
     fence_indent = -1  # the indentation of the open fence, -1 outside one
     for n, line in enumerate(raw):

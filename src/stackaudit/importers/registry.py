@@ -24,7 +24,7 @@ from stackaudit.importers import _hosts, _paste
 MAX_PASTE_BYTES = 64 * 1024 * 1024
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a long kernel log makes one per line
 class Found:
     """One recognised output: lines [start, end) of the text, and how to record it."""
 
@@ -422,9 +422,9 @@ def load_pasted(paths: list[str]) -> MemoryHost:
                 if _archives.is_compressed(head):
                     results = _archives.recognise_archive(path, profile)
                 else:
-                    raw = head + fh.read()
-                    text = strip_header(raw.decode("utf-8", errors="replace"))
+                    text = strip_header((head + fh.read()).decode("utf-8", errors="replace"))
                     results = [(os.path.basename(path), recognise(text, os.path.basename(path), profile))]
+                    del text
         except IsADirectoryError as exc:
             raise InputError(f"{path}: is a directory without meta.json, not a snapshot") from exc
         except OSError as exc:
