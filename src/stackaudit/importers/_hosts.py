@@ -80,7 +80,7 @@ def _models(pattern: re.Pattern[str], key: str) -> Callable[[list[str]], Identit
 
 def _journal(lines: list[str]) -> Identity:
     for line in lines:
-        m = _JOURNAL_HOST.match(line)
+        m = _JOURNAL_HOST.match(line) if "kernel:" in line else None
         if m:
             return {"journal host": m.group("host")}
     return {}

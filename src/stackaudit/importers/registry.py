@@ -266,7 +266,9 @@ def _probe(spec: ImporterSpec, lines: list[str], offset: int) -> list[Found]:
 def _select(candidates: list[Found], n_lines: int) -> list[Found]:
     """Overlapping claims go to the longest span (ties: the earliest). Linear in the lines claimed: a
     line map, not a rescan of what was taken, so a log of a million lines is taken in one pass."""
-    candidates.sort(key=lambda f: (-(f.end - f.start), f.start))
+    # Two stable sorts with one int key each: a tuple key per span would cost a tuple per log line.
+    candidates.sort(key=lambda f: f.start)
+    candidates.sort(key=lambda f: f.start - f.end)
     occupied = bytearray(max(n_lines, 1) + 1)
     taken: list[Found] = []
     for cand in candidates:
@@ -316,13 +318,23 @@ def _split_hosts(taken: list[Found], probes: list[Found], paste: _paste.PasteVie
     occupied = bytearray(len(paste.lines) + 1)
     for f in taken:
         occupied[f.start:f.end] = b"\x01" * (f.end - f.start)
-    # Every taken span counts (one without an identity belongs to the host whose part it lies in).
-    spans: list[tuple[int, int, Found]] = [(f.start, n, f) for n, f in enumerate(taken)]
-    spans += [(p.start, -1 - n, p) for n, p in enumerate(probes) if occupied.find(1, p.start, p.end) < 0]
-    spans.sort(key=lambda t: (t[0], t[1] < 0))
+    # Every taken span counts (one without an identity belongs to the host whose part it lies in); the
+    # few probes are merged in by position (taken is already in order: no list of every span to sort).
+    extra = sorted(((p.start, -1 - n) for n, p in enumerate(probes) if occupied.find(1, p.start, p.end) < 0))
+
+    def in_order() -> Iterator[tuple[int, Found]]:
+        j = 0
+        for n, f in enumerate(taken):
+            while j < len(extra) and extra[j][0] < f.start:
+                yield extra[j][1], probes[-1 - extra[j][1]]
+                j += 1
+            yield n, f
+        for _, key in extra[j:]:
+            yield key, probes[-1 - key]
+
     splitter = _hosts.HostSplitter(profile)
     other: dict[int, str] = {}
-    for _, key, f in spans:
+    for key, f in in_order():
         ident = _hosts.identity(f.kind, paste.lines[f.start:f.end]) if f.kind in _hosts.IDENTITIES else {}
         if key < 0 and not ident:
             continue
