@@ -367,10 +367,15 @@ def recognise(text: str, file_name: str = "", profile: _hosts.HostProfile | None
     provenance keep the user's line numbers (plus `line_offset`, for a section of a larger file). Spans
     of a second host (`_hosts`) are set aside; `profile` carries the first host across several files.
     """
+    return recognise_view(_paste.view(text), file_name, profile, line_offset)
+
+
+def recognise_view(paste: _paste.PasteView, file_name: str = "", profile: _hosts.HostProfile | None = None,
+                   line_offset: int = 0) -> ImportResult:
+    """`recognise` on a text already peeled (the caller may drop the text: its lines are all that is read)."""
     from stackaudit import importers
 
     importers.import_all()
-    paste = _paste.view(text)
     lines = paste.lines
     candidates, probes = _run_importers(lines)
     taken = _select(candidates, len(lines))
@@ -434,9 +439,11 @@ def load_pasted(paths: list[str]) -> MemoryHost:
                 if _archives.is_compressed(head):
                     results = _archives.recognise_archive(path, profile)
                 else:
-                    text = strip_header((head + fh.read()).decode("utf-8", errors="replace"))
-                    results = [(os.path.basename(path), recognise(text, os.path.basename(path), profile))]
-                    del text
+                    fh.seek(0)
+                    paste = _paste.view(strip_header(fh.read().decode("utf-8", errors="replace")))
+                    # Only the peeled lines are read from here on: the text itself (as large as the file) is gone.
+                    results = [(os.path.basename(path), recognise_view(paste, os.path.basename(path), profile))]
+                    del paste
         except IsADirectoryError as exc:
             raise InputError(f"{path}: is a directory without meta.json, not a snapshot") from exc
         except OSError as exc:
