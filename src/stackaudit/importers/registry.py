@@ -286,7 +286,7 @@ def _select(candidates: list[Found], n_lines: int) -> list[Found]:
 
 def _to_file(found: Found, paste: _paste.PasteView) -> Found:
     start, end = paste.span(found.start, found.end)
-    return replace(found, start=start, end=end)
+    return Found(found.kind, start, end, found.apply, found.whole)  # not replace(): one per log line adds up
 
 
 def _gapped_kinds(taken: list[Found], gaps: list[int]) -> set[str]:
@@ -393,23 +393,41 @@ def recognise_view(paste: _paste.PasteView, file_name: str = "", profile: _hosts
         taken = _select(_run_importers(blanked)[0], len(blanked))
     taken = [_to_file(f, paste) for f in taken]
     gapped = _gapped_kinds(taken, paste.gaps)
-    if gapped:
-        taken = [replace(f, whole=False) if f.kind in gapped else f for f in taken]
-    if line_offset:
-        taken = [replace(f, start=f.start + line_offset, end=f.end + line_offset) for f in taken]
+    if gapped or line_offset:
+        taken = [Found(f.kind, f.start + line_offset, f.end + line_offset, f.apply, f.whole and f.kind not in gapped)
+                 for f in taken]
     touched: list[str] = []
     record = _tracked_record(touched)
     result = ImportResult(record, set_aside=set_aside)
     kind_keys: dict[str, list[str]] = {}
+    # A run of spans that wrote nothing of their own (the later lines of a scattered kernel log) is
+    # stamped once, from its first line to its last: what joining each in turn would give.
+    run: list[Found] = []
+
+    def stamp_run() -> None:
+        if run:
+            first = run[0]
+            _stamp(record, Found(first.kind, first.start, run[-1].end, first.apply, first.whole), [], file_name,
+                   kind_keys)
+            run.clear()
+
     for found in taken:
         touched.clear()
         found.apply(record)
-        _stamp(record, found, touched, file_name, kind_keys)
+        if touched:
+            stamp_run()
+            _stamp(record, found, touched, file_name, kind_keys)
+        elif run and (run[0].kind != found.kind or run[0].whole != found.whole):
+            stamp_run()
+            run.append(found)
+        else:
+            run.append(found)
         last = result.recognised[-1] if result.recognised else None
         if last is not None and last[0] == found.kind and last[2] == found.start:
             result.recognised[-1] = (found.kind, last[1], found.end)  # adjacent lines of one output: one span
         else:
             result.recognised.append((found.kind, found.start + 1, found.end))
+    stamp_run()
     _untrack(record)
     if set_aside:
         record.meta["set_aside"] = list(set_aside)
