@@ -37,6 +37,8 @@ SHARES = (0.4, 0.4, 0.1)
 FENCED = ("92", "nvidia-smi")
 TARGET_S = 30.0
 TARGET_RSS_MB = 300.0
+_READ_ONLY = ("import sys, time\nfrom stackaudit.importers.registry import load_pasted\n"
+              "t = time.perf_counter(); load_pasted([sys.argv[1]]); print(time.perf_counter() - t)")
 
 
 def _fragment(prefix: str, kind: str) -> str:
@@ -62,6 +64,7 @@ def main() -> None:
     parser.add_argument("--keep", help="also write the paste to this path")
     args = parser.parse_args()
     text = build_paste(int(args.mb * 1_000_000))
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(args.keep) if args.keep else Path(tmp) / "paste.txt"
         path.write_text(text, encoding="utf-8")
@@ -70,7 +73,12 @@ def main() -> None:
         start = time.perf_counter()
         proc = subprocess.run(argv, capture_output=True, timeout=600, env=env)
         wall = time.perf_counter() - start
-    rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # KiB on Linux
+        rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # KiB on Linux
+        # The same paste read alone (no checks): how the wall time splits between the paste reader
+        # (importers/) and the audit after it (facts, checks, report).
+        reading = subprocess.run([sys.executable, "-c", _READ_ONLY, str(path)], capture_output=True, text=True,
+                                 timeout=600, env=env)
+        read_s = float(reading.stdout.strip() or "nan")
     if proc.returncode not in (0, 1):
         raise SystemExit(f"audit failed ({proc.returncode}): {proc.stderr.decode(errors='replace')[-2000:]}")
     size_mb = len(text.encode()) / 1_000_000
@@ -78,7 +86,9 @@ def main() -> None:
     ok = wall <= TARGET_S * args.mb / 50 and rss_mb <= TARGET_RSS_MB
     print(f"paste: {size_mb:.1f} MB, {lines} lines: a kernel log, an NCCL log, an lspci, fenced nvidia-smi tables")
     print(f"wall: {wall:.1f} s (target <= {TARGET_S * args.mb / 50:g} s)")
+    print(f"  of which reading the paste (load_pasted): {read_s:.1f} s; facts, checks and report: {wall - read_s:.1f} s")
     print(f"peak RSS of the audit: {rss_mb:.0f} MB (target <= {TARGET_RSS_MB:g} MB)")
+    print(f"machine: {os.cpu_count()} CPUs, load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after")
     print(f"report: {len(proc.stdout)} bytes of JSON, exit {proc.returncode}; {'ok' if ok else 'MISSED'}")
     raise SystemExit(0 if ok else 1)
 
