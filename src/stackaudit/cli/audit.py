@@ -19,12 +19,14 @@ def _open_source(sources: list[str], root: str, command_timeout: float):  # type
     """The host to audit: live (optionally under --root), a snapshot, or pasted text files."""
     if sources:
         from stackaudit.host.memory import is_snapshot, load_snapshot
+        from stackaudit.importers._archives import is_archive
         from stackaudit.importers.registry import load_pasted
 
         for path in sources:
             if not os.path.exists(path):
                 raise InputError(f"--from {path}: no such file or directory")
-        snapshots = [p for p in sources if is_snapshot(p)]
+        # A compressed file that is not a snapshot is an archive of outputs (nvidia-bug-report, sosreport).
+        snapshots = [p for p in sources if is_snapshot(p) and not is_archive(p)]
         if len(snapshots) > 1:
             raise UsageError("--from takes at most one snapshot (plus any number of pasted-output text files)")
         pasted = [p for p in sources if p not in snapshots]
