@@ -153,3 +153,16 @@ def test_a_boot_loader_entry_is_not_a_second_command_line() -> None:
     result = recognise(text)
     assert result.set_aside == []
     assert ("uname", "-a") in result.record.commands
+
+
+def test_the_report_says_it_audited_the_first_host(tmp_path: Path) -> None:
+    from stackaudit.engine.runner import AuditOptions, run_audit
+    from stackaudit.report.json_report import report_to_json
+    from stackaudit.report.render import render
+
+    text, _ = _paste(UNAME_DEBIAN, LSCPU_7601, UNAME_K8S, SMI_4090)
+    path = tmp_path / "two-nodes.txt"
+    path.write_text(text)
+    report = run_audit(load_pasted([str(path)]), AuditOptions(select=["KVER-AMD-ZEN5"]))
+    assert report_to_json(report)["source"]["set_aside"][0].startswith("uname -a (lines")
+    assert "This paste holds another host's outputs too: audited the first" in render(report, "text")

@@ -186,6 +186,9 @@ def run_audit(host: Host, options: AuditOptions | None = None) -> Report:
         source["files"] = source_files(host.meta.path)
     if host.meta.extra.get("recognised"):
         source["recognised"] = host.meta.extra["recognised"]
+    if host.meta.extra.get("set_aside"):
+        # The paste holds another host's outputs too: audited the first, these were left out.
+        source["set_aside"] = list(host.meta.extra["set_aside"])
     return Report(
         source=source,
         host=_headline(facts, safe_host),

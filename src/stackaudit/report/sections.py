@@ -130,6 +130,10 @@ def headline_lines(report: Report) -> list[str]:
     ]
     if h.get("ceiling"):
         lines.append(f"Ceiling: {h['ceiling']}")
+    set_aside = report.source.get("set_aside") or []
+    if set_aside:
+        lines.append(f"This paste holds another host's outputs too: audited the first; set aside {len(set_aside)} "
+                     f"({'; '.join(set_aside[:2])}{' …' if len(set_aside) > 2 else ''}).")
     if h.get("uid") not in (0, None, -1):
         lines.append("Not running as root: some reads are blind and counted as unknown.")
     return lines
