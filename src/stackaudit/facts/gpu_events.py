@@ -81,6 +81,8 @@ def parse_gpu_events(lines: Sequence[str]) -> tuple[GpuEvent, ...]:
     events: list[GpuEvent] = []
     xid79: set[str] = set()
     for i, line in enumerate(lines):
+        if "NVRM" not in line:  # every form of the message is the driver's (cheap test first: long logs)
+            continue
         m = _XID_LINE.search(line)
         if m:
             event = GpuEvent(XID, _bdf(m.group(1)), int(m.group(2)), m.group(3).strip(), line.strip())
@@ -88,7 +90,7 @@ def parse_gpu_events(lines: Sequence[str]) -> tuple[GpuEvent, ...]:
             if event.code == 79:
                 xid79.add(event.bdf)
             continue
-        if not _FELL_OFF.search(line) or "NVRM" not in line:
+        if not _FELL_OFF.search(line):
             continue
         bdf = ""
         for back in range(0, 4):  # the three-line form names the GPU two lines above

@@ -97,6 +97,11 @@ _AER = re.compile(r"\bAER:|PCIe Bus Error|\bSDES\b|Surprise Down|Replay Timer Ti
                   r"Completion Timeout|\bCmpltTO\b|Receiver Error|\bRxErr\b|Bad TLP|Bad DLLP", re.IGNORECASE)
 
 
+# Cheap substring tests before the regex (long pasted logs): every _AER alternative holds one of these.
+_AER_TOKENS = ("aer", "pcie bus error", "sdes", "surprise", "replay", "rplyto", "timeout", "cmpltto", "receiver",
+               "rxerr", "bad tlp", "bad dllp")
+
+
 def _severity(line: str) -> str:
     if re.search(r"Non-Fatal", line, re.IGNORECASE):
         return NONFATAL
@@ -113,7 +118,8 @@ def parse_aer_lines(lines: Sequence[str]) -> tuple[AerLine, ...]:
     """The kernel log's AER lines, each with the device it is about and its severity."""
     out = []
     for line in lines:
-        if not _AER.search(line):
+        low = line.lower()
+        if not any(t in low for t in _AER_TOKENS) or not _AER.search(line):
             continue
         devices = _DEVICE.findall(line)
         # "error received: <source>" names the device that reported the error; else the line's own device.

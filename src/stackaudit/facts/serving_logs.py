@@ -197,6 +197,7 @@ def parse_serving_log(text: str) -> ServingLog:
     disable_ar: bool | None = None
     cumem: list[str] = []
     warns: list[str] = []
+    # Each pattern runs only on lines holding its key words (cheap substring tests first: a long log).
     for line in relevant:
         text_l = line.strip()
         low = text_l.lower()
@@ -208,7 +209,7 @@ def parse_serving_log(text: str) -> ServingLog:
         if "custom allreduce is disabled" in low:
             reason = next((code for rx, code in _AR_REASONS if rx.search(text_l)), AR_OTHER)
             ar.append((reason, text_l))
-        m = _CACHE_PATH.search(text_l)
+        m = _CACHE_PATH.search(text_l) if "p2p access cache" in low else None
         if m:
             cache_paths.append(m.group(1))
             generated = generated or "generating" in low
@@ -217,42 +218,42 @@ def parse_serving_log(text: str) -> ServingLog:
         if ("p2p is not supported" in low or "peer access is not supported" in low
                 or "p2p is disabled between nvlink" in low or "could not enable p2p between dev" in low):
             p2p_fail.append(text_l)
-        m = _NCCL_VERSION.search(text_l)
-        if m and not version:
+        m = _NCCL_VERSION.search(text_l) if not version and "nccl" in low else None
+        if m:
             version = m.group(1) or m.group(2)
         host = _NCCL_HOST.match(line)
         if host and host.group(1) not in hosts and NCCL_LINE.search(line):
             hosts.append(host.group(1))
-        ch = _CHANNEL.search(text_l)
+        ch = _CHANNEL.search(text_l) if "channel" in low and "via" in low else None
         if ch:
             channels.append(NcclChannel(ch.group(1), int(ch.group(2)), int(ch.group(3)), ch.group(4).upper(),
                                         (ch.group(5) or "").strip(), host.group(1) if host else "", text_l))
-        for name, value in _NCCL_ENV.findall(text_l):
+        for name, value in (_NCCL_ENV.findall(text_l) if "set by environment" in low else ()):
             nccl_env[name] = value.rstrip(".")
-        if re.search(r"NET/(IB|Socket|Plugin)", text_l) and not ch:
+        if "net/" in low and re.search(r"NET/(IB|Socket|Plugin)", text_l) and not ch:
             net.append(text_l)
             if re.search(r"GPU Direct RDMA Disabled", text_l, re.I):
                 gdr_off.append(text_l)
-        if _GRAPH_CAPTURED.search(text_l):
+        if ("graph" in low or "capturing batches" in low) and _GRAPH_CAPTURED.search(text_l):
             graphs = graphs or "captured"
             graph_lines.append(text_l)
-        m = _EAGER.search(text_l)
+        m = _EAGER.search(text_l) if ("eager" in low or "cuda_graph" in low) else None
         if m:
             value = next(g for g in m.groups() if g)
             if value == "True":
                 graphs = "eager"
                 graph_lines.insert(0, text_l)
-        m = _TP.search(text_l)
-        if m and tp is None:
+        m = _TP.search(text_l) if tp is None and ("tensor_parallel_size" in low or "tp_size" in low) else None
+        if m:
             tp = int(m.group(1) or m.group(2))
-        m = _PP.search(text_l)
-        if m and pp is None:
+        m = _PP.search(text_l) if pp is None and ("pipeline_parallel_size" in low or "pp_size" in low) else None
+        if m:
             pp = int(m.group(1) or m.group(2))
-        m = _DP.search(text_l)
-        if m and dp is None:
+        m = _DP.search(text_l) if dp is None and ("data_parallel_size" in low or "dp_size" in low) else None
+        if m:
             dp = int(m.group(1) or m.group(2))
-        m = _DISABLE_AR.search(text_l)
-        if m and disable_ar is None:
+        m = _DISABLE_AR.search(text_l) if disable_ar is None and "disable_custom_all_reduce" in low else None
+        if m:
             disable_ar = next(g for g in m.groups() if g) == "True"
         if "cumem host allocations do not appear" in low or "get_mempolicy: operation not permitted" in low:
             cumem.append(text_l)

@@ -82,7 +82,7 @@ def kernel_from_log(ctx: FactContext) -> KernelInfo:
     """Kernel release from the kernel log's boot banner (`dmesg`: `Linux version 6.8.12-9-pve ...`)."""
     log = ctx.fact("kernel_log", KernelLog)
     for line in log.lines:
-        m = _LINUX_VERSION.search(line)
+        m = _LINUX_VERSION.search(line) if "Linux version" in line else None
         if m:
             machine = _MACHINE.search(line[m.end():])
             return KernelInfo(m.group(1), machine=machine.group(1) if machine else "")
@@ -176,7 +176,7 @@ def cmdline_from_log(ctx: FactContext) -> KernelCmdline:
     """The kernel command line as the kernel logged it at boot (`dmesg`: `Kernel command line: ...`)."""
     log = ctx.fact("kernel_log", KernelLog)
     for line in log.lines:
-        m = _LOGGED_CMDLINE.search(line)
+        m = _LOGGED_CMDLINE.search(line) if "ommand line: " in line else None
         if m:
             try:
                 return parse_cmdline(m.group(1))

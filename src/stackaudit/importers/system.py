@@ -125,8 +125,14 @@ _DMESG_LINE = re.compile(r"^\s*(\[\s*\d+\.\d+\]|\[\s*[+-]\d+\.\d+\]|\[\w{3}\s\w{
 _KERNEL_PAYLOAD = re.compile(r"\bNVRM: |\bAER: |PCIe Bus Error: |\bDMAR: |\bAMD-Vi: |^\s*(?:\S+\s+)?Linux version \d")
 
 
+_PAYLOAD_TOKENS = ("NVRM: ", "AER: ", "PCIe Bus Error: ", "DMAR: ", "AMD-Vi: ", "Linux version ")
+
+
 def is_kernel_log_line(line: str) -> bool:
-    return bool(_DMESG_LINE.match(line) or _KERNEL_PAYLOAD.search(line))
+    if _DMESG_LINE.match(line):
+        return True
+    # Substring tests first: the payload regex only runs on the few lines that can match (a 50 MB paste).
+    return any(t in line for t in _PAYLOAD_TOKENS) and bool(_KERNEL_PAYLOAD.search(line))
 
 
 @importer("dmesg", "`dmesg` / `journalctl -k` lines")
