@@ -8,6 +8,7 @@ from typing import Any
 
 from stackaudit.bench.ceiling import header_line
 from stackaudit.bench.ceiling import level_line as ceiling_level_line
+from stackaudit.bench.metrics import UNKNOWN
 
 FORMATS = ("text", "markdown", "json")
 
@@ -64,12 +65,9 @@ def _header_lines(result: dict[str, Any]) -> list[str]:
         trail = " → ".join(f"{v:.2f}" for v in rounds)
         state = {True: "converged", False: "did not converge", None: "fixed"}[warmup.get("converged")]
         lines.append(f"warm-up: {warmup.get('requests')} requests, {state} (TPOT p50 per round, ms: {trail or '-'})")
-    ceiling = (result.get("client") or {}).get("ceiling")
-    if ceiling:
-        lines.append(
-            f"client ceiling: {ceiling['chunks_per_s']:,.0f} chunks/s at concurrency {ceiling['concurrency']} "
-            "(in-process null server; a lower bound)"
-        )
+    client = result.get("client") or {}
+    if client.get("output_token_counter"):
+        lines.append(f"output tokens without usage re-counted by: {client['output_token_counter']}")
     host = result.get("host") or {}
     lines.append(f"host fingerprint: {host.get('source')}")
     ceiling_header = header_line(result)
@@ -83,15 +81,20 @@ _COLUMNS = (
 )
 
 
+def _tokens_unknown(level: dict[str, Any]) -> bool:
+    return (level.get("tokens_per_chunk") or {}).get("source") == UNKNOWN
+
+
 def _level_row(level: dict[str, Any]) -> list[str]:
     approx = "~" if level.get("approximate_tokens") else ""
+    unknown = _tokens_unknown(level)
     return [
         _level_name(level),
-        approx + _num(level.get("output_tokens_per_s")),
-        approx + _num(level.get("output_tokens_per_s_per_stream")),
+        "unknown" if unknown else approx + _num(level.get("output_tokens_per_s")),
+        "unknown" if unknown else approx + _num(level.get("output_tokens_per_s_per_stream")),
         _num(level.get("requests_per_s"), 2),
         _dist(level.get("ttft_ms")),
-        _dist(level.get("tpot_ms"), 2),
+        "unknown" if unknown else _dist(level.get("tpot_ms"), 2),
         _dist(level.get("itl_ms"), 2),
         _dist(level.get("e2e_ms")),
         str(level.get("requests")),
@@ -112,7 +115,9 @@ def _level_notes(level: dict[str, Any]) -> list[str]:
             "(mean ± 95 % CI)"
         )
     per_chunk = level.get("tokens_per_chunk") or {}
-    if per_chunk.get("mean") is not None:
+    if _tokens_unknown(level):
+        notes.append(f"{UNKNOWN}: TPOT and throughput not measured (ITL and TTFT are per chunk and stand)")
+    elif per_chunk.get("mean") is not None:
         notes.append(
             f"tokens per chunk: mean {per_chunk['mean']:.2f}, p90 {per_chunk['p90']:.2f}, max {per_chunk['max']:.0f} "
             f"({per_chunk.get('source')}); token source: {', '.join(level.get('token_source') or []) or '-'}"
@@ -122,6 +127,25 @@ def _level_notes(level: dict[str, Any]) -> list[str]:
             f"achieved concurrency {level['achieved_concurrency']:.1f}; send lag p99 {_num(level.get('send_lag_ms_p99'), 2)} ms; "
             f"event-loop lag p99 {_num(level.get('loop_lag_ms_p99'), 2)} ms"
         )
+    client = level.get("client") or {}
+    if client.get("cpu_share_max") is not None:
+        wait = client.get("cpu_wait_ms")
+        per_read = client.get("events_per_read")
+        notes.append(
+            f"client: up to {client['cpu_share_max']:.0%} of a core; waited {_num(wait, 0)} ms for a CPU; "
+            f"{_num(per_read, 2)} SSE events per read"
+        )
+    connections = level.get("connections") or {}
+    if connections.get("server_closes"):
+        mean = connections.get("connect_ms_mean")
+        notes.append(
+            f"connections: {connections['connects_in_ttft']} of {level.get('requests')} requests paid a TCP connect "
+            f"inside TTFT" + (f" (mean {mean:.2f} ms)" if mean is not None else "")
+            + f"; {connections.get('spare_used', 0)} used a spare opened during an earlier stream"
+        )
+    if level.get("errors"):
+        kinds = ", ".join(f"{kind} ×{count}" for kind, count in sorted((level.get("error_kinds") or {}).items()))
+        notes.append(f"error rate {level.get('error_rate', 0):.1%} ({kinds})")
     notes.extend(f"INVALID: {reason}" for reason in level.get("invalid_reasons", []))
     notes.extend(f"flag: {flag}" for flag in level.get("flags", []))
     notes.extend(f"warning: {warning}" for warning in level.get("warnings", []))

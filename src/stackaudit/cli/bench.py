@@ -103,11 +103,18 @@ def register(app: typer.Typer) -> None:
             help="Bearer token (or OPENAI_API_KEY); never stored or printed.",
         ),
         timeout: float = typer.Option(600.0, "--timeout", help="Per-request timeout, seconds."),
-        tokenizer: Optional[str] = typer.Option(None, "--tokenizer", help="Local tokenizer (tokenizer.json or directory) when the server has no /tokenize."),
+        tokenizer: Optional[str] = typer.Option(
+            None, "--tokenizer",
+            help="Local tokenizer: tokenizer.json, a directory holding one, or a model id already in the HF cache "
+            "(never downloaded). Re-counts output text when the server sends no usage. Needs stackaudit[tokenizer].",
+        ),
         max_event_kb: int = typer.Option(16384, "--max-event-kb", help="Largest SSE event accepted, KiB."),
         continuous_usage: bool = typer.Option(False, "--continuous-usage", help="Ask for per-chunk usage (vLLM) for exact tokens per chunk."),
         no_shuffle: bool = typer.Option(False, "--no-shuffle", help="Run levels and repeats in order."),
-        no_self_check: bool = typer.Option(False, "--no-self-check", help="Skip measuring the client's own ceiling."),
+        no_self_check: bool = typer.Option(
+            False, "--no-self-check", hidden=True,
+            help="No effect, kept for old scripts: the client is judged per level from its own CPU readings.",
+        ),
         label: Optional[str] = typer.Option(None, "--label", help="A label stored with the run."),
         db: Optional[str] = typer.Option(None, "--db", help="History database (default: in the user data directory)."),
         no_history: bool = typer.Option(False, "--no-history", help="Do not store the run."),
@@ -164,7 +171,6 @@ def register(app: typer.Typer) -> None:
             tokenizer=tokenizer,
             max_event_bytes=max_event_kb * 1024,
             shuffle=not no_shuffle,
-            self_check=not no_self_check,
             continuous_usage=continuous_usage,
             label=label,
         )
