@@ -102,6 +102,8 @@ async def stream(state: State, writer: asyncio.StreamWriter, body: dict[str, Any
         gap *= 1.0 + (args.slow_factor - 1.0) * (1.0 - index / args.slow_first)
     faulty_index = args.fault_every - 1 if not args.fault_first else 0
     fault = args.fault if (args.fault and args.fault_every and index % args.fault_every == faulty_index) else None
+    if args.fault and args.fault_from and index >= args.fault_from:
+        fault = args.fault
     if fault in ("http500", "http429"):
         status = 500 if fault == "http500" else 429
         await _respond_json(writer, status, {"error": {"message": "calibrated fault", "code": status}})
@@ -280,6 +282,7 @@ async def main() -> None:
     parser.add_argument("--fault", choices=["http500", "http429", "drop", "stall", "malformed", "longline", "error_event"])
     parser.add_argument("--fault-every", type=int, default=0)
     parser.add_argument("--fault-first", action="store_true", help="fault requests 0, N, 2N … (the first probe too)")
+    parser.add_argument("--fault-from", type=int, default=0, help="fault every request from this index on")
     parser.add_argument("--close", action="store_true", help="'Connection: close' and close after every response")
     parser.add_argument("--framing", choices=["one-write", "blob", "chunked"], default="one-write",
                         help="zero-delay responses: chunked in one write, a Content-Length blob, or one write per event")

@@ -165,6 +165,7 @@ class RequestRecord:
         "chunk_times",
         "connect_ms",
         "connection",
+        "ended",
         "error",
         "events",
         "finish",
@@ -194,6 +195,7 @@ class RequestRecord:
         self.sent = 0.0  # when the client actually started it
         self.first: float | None = None  # first content chunk
         self.finish = 0.0  # last content chunk (or the error)
+        self.ended = 0.0  # the response fully read (usage, [DONE]) and the connection released
         self.chunk_times: list[float] = []
         self.chunk_counts: list[int] = []
         self.n_chunks = 0
@@ -345,6 +347,7 @@ async def stream_request(
         record.error = f"client error: {_cause(exc)}"
     finally:
         _CURRENT.reset(token)
+    record.ended = perf_counter()
     record.reads = parser.reads
     record.events = parser.events
     record.finish = parser.chunk_times[-1] if (record.error is None and parser.chunk_times) else perf_counter()

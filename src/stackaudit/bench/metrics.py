@@ -98,7 +98,8 @@ def _in_flight_average(records: list[RequestRecord], window_start: float, window
     busy = 0.0
     for record in records:
         begin = max(record.sent, window_start)
-        end = min(record.finish, window_end)
+        # In flight until the response is fully read: the slot is not free before that.
+        end = min(max(record.ended, record.finish), window_end)
         if end > begin:
             busy += end - begin
     return busy / span

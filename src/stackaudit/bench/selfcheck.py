@@ -3,8 +3,9 @@
 Two readings are taken around every level, on the thread that runs the event loop:
 
 - its CPU time, so the level knows what share of a core the client used: an asyncio client
-  runs on one core, and near 100 % it is the bottleneck — its throughput is then its own, a
-  lower bound of the server's, and its TTFT mostly its own queueing;
+  runs on one core, and when it runs or waits to run nearly all the time it is the bottleneck
+  — its throughput is then its own, a lower bound of the server's, and its TTFT mostly its own
+  queueing;
 - the run-queue wait of `/proc/thread-self/schedstat` (second field, nanoseconds the thread
   was runnable but not running: https://docs.kernel.org/scheduler/sched-stats.html), so a
   level run while other processes held the client off its CPU says so. On a shared 2-core
@@ -26,8 +27,11 @@ from dataclasses import dataclass
 
 # Thresholds.
 CLIENT_BOUND_CPU_SHARE = 0.85  # of one core
-HOST_BUSY_MIN_WAIT_MS = 10.0
+HOST_BUSY_MIN_WAIT_MS = 5.0
 HOST_BUSY_WAIT_FRACTION = 0.02  # of the level's wall time
+# Of the client's own CPU time: a mostly idle client that shares its core with a busy loop
+# waits little in all (the scheduler favours the waker) but long for every slice it runs.
+HOST_BUSY_WAIT_PER_CPU = 0.25
 QUEUEING_FRACTION = 0.5  # of TTFT p50
 
 _SCHEDSTAT_PATHS = ("/proc/thread-self/schedstat", "/proc/self/schedstat")
@@ -58,6 +62,13 @@ class ClientUsage:
     def cpu_share(self) -> float:
         return self.cpu_s / self.wall_s if self.wall_s > 0 else 0.0
 
+    @property
+    def demand_share(self) -> float:
+        """Share of the level the client was running or runnable: near 1, it wanted a whole core."""
+        if self.wall_s <= 0:
+            return 0.0
+        return (self.cpu_s + (self.wait_ms or 0.0) / 1000.0) / self.wall_s
+
 
 class UsageMeter:
     """Started and stopped on the event loop's thread, around one level."""
@@ -85,22 +96,27 @@ def host_busy(usage: ClientUsage) -> str | None:
     if usage.wait_ms is None:
         return None
     wall_ms = usage.wall_s * 1000.0
-    if usage.wait_ms < max(HOST_BUSY_MIN_WAIT_MS, HOST_BUSY_WAIT_FRACTION * wall_ms):
+    cpu_ms = usage.cpu_s * 1000.0
+    if usage.wait_ms < HOST_BUSY_MIN_WAIT_MS:
+        return None
+    if usage.wait_ms < HOST_BUSY_WAIT_FRACTION * wall_ms and usage.wait_ms < HOST_BUSY_WAIT_PER_CPU * cpu_ms:
         return None
     return (
         f"host busy: the client waited {usage.wait_ms:.0f} ms for a CPU during the level "
-        f"({usage.wait_ms / wall_ms:.1%} of it); chunk times may be late by that much"
+        f"({usage.wait_ms / wall_ms:.1%} of it, {usage.wait_ms / max(cpu_ms, 1e-9):.0%} of the client's own CPU time); "
+        "chunk times may be late by that much"
     )
 
 
 def client_bound(usage: ClientUsage, events_per_read: float | None) -> str | None:
     """The warning when the client, not the server, set the pace."""
-    if usage.cpu_share < CLIENT_BOUND_CPU_SHARE:
+    if usage.demand_share < CLIENT_BOUND_CPU_SHARE:
         return None
     piled = f", {events_per_read:.1f} SSE events per read" if events_per_read else ""
     return (
-        f"client-bound: the client used {usage.cpu_share:.0%} of a core during the level{piled}; "
-        "throughput is the client's limit, a lower bound of the server's"
+        f"client-bound: the client ran {usage.cpu_share:.0%} of the level and waited for a CPU "
+        f"{usage.demand_share - usage.cpu_share:.0%} more{piled}; throughput is the client's limit, a lower bound "
+        "of the server's"
     )
 
 
@@ -113,11 +129,12 @@ def ttft_queueing(usage: ClientUsage, ttft_p50: float, ttft_min: float, loop_lag
     if ttft_p50 <= 0:
         return None
     excess = max(ttft_p50 - ttft_min, loop_lag_p50)
-    if usage.cpu_share < CLIENT_BOUND_CPU_SHARE and loop_lag_p50 < QUEUEING_FRACTION * ttft_p50:
+    if usage.demand_share < CLIENT_BOUND_CPU_SHARE and loop_lag_p50 < QUEUEING_FRACTION * ttft_p50:
         return None
     if excess < QUEUEING_FRACTION * ttft_p50:
         return None
     return (
         f"TTFT is mostly client queueing: median {ttft_p50:.1f} ms, of which about {excess:.1f} ms above the "
-        f"fastest request's {ttft_min:.1f} ms while the client used {usage.cpu_share:.0%} of a core"
+        f"fastest request's {ttft_min:.1f} ms while the client was running or waiting for a CPU "
+        f"{usage.demand_share:.0%} of the level"
     )
