@@ -1,4 +1,4 @@
-"""Shared test helpers: the real CLI entry point, and the shared captures folder."""
+"""Shared test helpers: the real CLI entry point, and the corpus of real captures."""
 
 from __future__ import annotations
 
@@ -7,14 +7,12 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-CAPTURES = REPO.parent / "shared" / "captures"
+CAPTURES = REPO / "tests" / "data" / "captures"
 
 
 @pytest.fixture
 def captures_dir() -> Path:
-    """../shared/captures, or skip when this checkout has no shared folder beside it."""
-    if not CAPTURES.is_dir():
-        pytest.skip("../shared/captures is not present")
+    """tests/data/captures: the corpus of real pasted outputs, in the repository."""
     return CAPTURES
 
 

@@ -129,6 +129,10 @@ ExecStopPost=/bin/rm -rf /var/run/nvidia-persistenced
 """
 
 
+# A live kernel log starts at boot: the first line is what makes it whole (an excerpt proves no absence).
+BOOT_LINE = "[    0.000000] Linux version 6.8.0-45-generic (buildd@lcy02-amd64-115) #45-Ubuntu SMP PREEMPT_DYNAMIC\n"
+
+
 def host_for(gpus: list[dict[str, Any]], *, driver: str = "570.124.06", nvswitches: int = 0,
              proc_version: str = PROC_VERSION_OPEN, persistenced: str = "active",
              persistenced_unit: str | None = None, fabricmanager: str | None = None, fm_version: str | None = None,
@@ -155,7 +159,7 @@ def host_for(gpus: list[dict[str, Any]], *, driver: str = "570.124.06", nvswitch
     commands: dict[Any, Any] = {
         ("systemctl", "is-active", "nvidia-persistenced"): persistenced + "\n",
         ("systemctl", "cat", "nvidia-persistenced"): unit,
-        ("dmesg",): dmesg,
+        ("dmesg",): BOOT_LINE + dmesg,
     }
     if fabricmanager is not None:
         commands[("systemctl", "is-active", "nvidia-fabricmanager")] = fabricmanager + "\n"

@@ -87,8 +87,11 @@ def kernel(release: str, build: str, hostname: str, cmdline: str, machine: str =
     )
 
 
-def dmesg(lines: Sequence[str]) -> Parts:
-    return Parts(commands={("dmesg",): "".join(f"{line}\n" for line in lines)})
+def dmesg(lines: Sequence[str], from_boot: bool = True) -> Parts:
+    """A live kernel log: from boot (whole) unless `from_boot` is False (a ring buffer that wrapped)."""
+    boot = [] if not from_boot or (lines and "Linux version" in lines[0]) else [
+        "[    0.000000] Linux version 6.8.0-45-generic (buildd@lcy02-amd64-115) #45-Ubuntu SMP PREEMPT_DYNAMIC"]
+    return Parts(commands={("dmesg",): "".join(f"{line}\n" for line in [*boot, *lines])})
 
 
 def detect_virt(answer: str | None) -> Parts:

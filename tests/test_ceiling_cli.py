@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import types
 from pathlib import Path
 
+import jsonschema
 import pytest
 
+from stackaudit import __version__
 from stackaudit.ceiling.validation import CONFIGS
 from stackaudit.cli.main import main
 
 CEILING_NAMES = {"bandwidth", "bandwidth+allreduce", "overhead", "overhead-eager", "compute"}
+SCHEMA = json.loads((Path(__file__).parent.parent / "docs" / "ceiling.schema.json").read_text(encoding="utf-8"))
 
 
 def write_config(directory: Path, model: str) -> Path:
@@ -53,7 +57,12 @@ def test_json_shape(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
                        "--concurrency", "1,10", "--measured", "1=30.29,10=20", "--format", "json")  # fmt: skip
     assert rc == 0, err
     doc = json.loads(out)
-    assert doc["schema"] == 1
+    assert doc["schema"] == 2 and doc["kind"] == "stackaudit.ceiling"
+    assert doc["tool"] == {"name": "stackaudit", "version": __version__}
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", doc["generated_at"])
+    assert doc["source"]["model"] == "DeepSeek-V3/config.json" and doc["source"]["gpu"] == "--gpu H200"
+    assert str(tmp_path) not in json.dumps(doc["source"]) + doc["model"]["source"]  # file names, never local paths
+    jsonschema.validate(doc, SCHEMA)
     assert doc["active_params"] == pytest.approx(36.62e9, rel=0.01)
     assert doc["embeddings_counted"] is False and doc["lm_head_counted"] is True
     assert [level["concurrency"] for level in doc["levels"]] == [1, 10]
@@ -113,6 +122,11 @@ def test_markdown_and_output_file(tmp_path: Path, capsys: pytest.CaptureFixture[
     text = target.read_text(encoding="utf-8")
     assert text.startswith("# Decode-throughput ceiling")
     assert "| bandwidth |" in text
+    # The final figure and its binding term, in the table and in a sentence.
+    final = next(line for line in text.splitlines() if line.startswith("| **ceiling** |"))
+    assert "binding:" in final
+    figure = re.search(r"Ceiling: \*\*([\d,.]+) tok/s per stream\*\*", text)
+    assert figure and figure.group(1) in final
 
 
 def test_model_directory_and_hf_cache_id(
@@ -137,6 +151,7 @@ def test_model_directory_and_hf_cache_id(
     assert rc == 0, err
     doc = json.loads(out)
     assert doc["model"]["name"] == "mistralai/Mixtral-8x7B-v0.1"
+    assert doc["source"]["model"] == "mistralai/Mixtral-8x7B-v0.1" and str(home) not in out
     assert doc["active_params"] == pytest.approx(12.75e9, rel=0.01)
 
     rc, _, err = run(capsys, "--model", "nobody/not-cached", "--gpu", "A100")
@@ -264,8 +279,147 @@ def test_installed_script(tmp_path: Path) -> None:
     ok = subprocess.run([script, "ceiling", "--model", str(config), "--gpu", "H100", "--format", "json"],
                         capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
     assert ok.returncode == 0, ok.stderr
-    assert json.loads(ok.stdout)["schema"] == 1
+    assert json.loads(ok.stdout)["schema"] == 2
     bad = subprocess.run([script, "ceiling", "--model", str(config), "--gpu", "H1000"],
                          capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
     assert bad.returncode == 2
     assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
+
+
+def _doc(capsys: pytest.CaptureFixture[str], *args: str) -> dict:  # type: ignore[type-arg]
+    rc, out, err = run(capsys, *args, "--format", "json")
+    assert rc == 0, err
+    doc = json.loads(out)
+    jsonschema.validate(doc, SCHEMA)
+    return doc  # type: ignore[no-any-return]
+
+
+def test_no_context_means_context_0_and_context_adds_a_kv_loaded_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An MHA 7B on one RTX 4090: with a 4096-token KV cache the figure falls below what MLC and
+    ExLlamaV2 measure at short prompts (191-198 tok/s), so the ceiling itself must not assume it."""
+    config = str(write_config(tmp_path, "Llama-2-7B"))
+    plain = _doc(capsys, "--model", config, "--gpu", "RTX 4090", "--weights", "q4f16_1")
+    assert plain["kv_cache"]["context"] == 0 and plain["kv_cache"]["loaded_context"] is None
+    level = plain["levels"][0]
+    assert level["kv_loaded"] is None and level["bytes_breakdown"]["kv_cache"] == 0
+    assert level["tokens_per_s"] > 198
+    loaded = _doc(capsys, "--model", config, "--gpu", "RTX 4090", "--weights", "q4f16_1", "--context", "4096")
+    kv_level = loaded["levels"][0]
+    assert kv_level["tokens_per_s"] == pytest.approx(level["tokens_per_s"])  # the hardware line is unchanged
+    assert kv_level["kv_loaded"]["name"] == "kv-loaded"
+    assert kv_level["kv_loaded"]["tokens_per_s"] < 191 < kv_level["tokens_per_s"]
+    assert loaded["kv_cache"]["loaded_context"] == 4096
+
+
+def test_tp_without_gpus_is_one_group_of_that_size(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = str(write_config(tmp_path, "Llama-2-70B"))
+    doc = _doc(capsys, "--model", config, "--gpu", "H100", "--tp", "2")
+    assert doc["hardware"]["gpus"] == 2 and doc["hardware"]["tp"] == 2 and doc["hardware"]["replicas"] == 1
+    doc = _doc(capsys, "--model", config, "--gpu", "H100", "--tp", "2", "--pp", "2")
+    assert doc["hardware"]["gpus"] == 4 and doc["hardware"]["pp"] == 2
+
+
+def test_two_gpus_at_tp1_that_cannot_hold_replicas_are_a_pipeline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """llama.cpp splits layers across GPUs: Llama-2-70B Q4_0 (~39 GB) on 2 x RTX 3090 is no pair of replicas."""
+    config = str(write_config(tmp_path, "Llama-2-70B"))
+    doc = _doc(capsys, "--model", config, "--gpu", "RTX 3090", "--gpus", "2", "--tp", "1", "--weights", "q4_0")
+    assert doc["hardware"]["pp"] == 2 and doc["hardware"]["replicas"] == 1
+    assert not any("does not fit" in w for w in doc["warnings"])
+    assert any("pipeline of 2 stages" in w for w in doc["warnings"])
+    # Per stream a pipeline is no faster than one GPU holding everything: the stage times add up.
+    single = _doc(capsys, "--model", config, "--gpu", "RTX 3090", "--gpus", "1", "--weights", "q4_0")
+    two = {c["name"]: c["tokens_per_s"] for c in doc["levels"][0]["ceilings"]}
+    one = {c["name"]: c["tokens_per_s"] for c in single["levels"][0]["ceilings"]}
+    assert two["bandwidth"] == pytest.approx(one["bandwidth"])
+    assert two["bandwidth+allreduce"] < one["bandwidth+allreduce"]  # + the stage hop
+    assert any("does not fit" in w for w in single["warnings"])
+    assert doc["weights_stored"]["bytes_on_fullest_gpu"] < 0.6 * single["weights_stored"]["bytes_on_fullest_gpu"]
+
+
+def test_tp_beyond_one_nvlink_domain_crosses_the_network(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = str(write_config(tmp_path, "DeepSeek-V3"))
+    inside = _doc(capsys, "--model", config, "--gpu", "H100", "--gpus", "8")
+    across = _doc(capsys, "--model", config, "--gpu", "H100", "--gpus", "16")
+    assert inside["hardware"]["interconnect"] == "nvlink" and not inside["warnings"]
+    hardware = across["hardware"]
+    assert hardware["interconnect"] == "network" and hardware["nvlink_domain"] == 8
+    assert hardware["allreduce"]["implementation"] == "nccl" and hardware["allreduce"]["latency_us"] >= 19
+    assert any("spans 2 NVLink domains" in w for w in across["warnings"])
+    rc, out, _ = run(capsys, "--model", config, "--gpu", "H100", "--gpus", "16", "--measured", "30")
+    assert rc == 0 and "spans 2 NVLink domains" in out
+
+
+def test_plot_without_matplotlib_prints_the_report_and_one_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
+    config = str(write_config(tmp_path, "Llama-3-8B"))
+    target = tmp_path / "ladder.png"
+    rc, out, err = run(capsys, "--model", config, "--gpu", "L4", "--plot", str(target))
+    assert rc == 0
+    assert "binding:" in out and not target.exists()
+    assert err.count("\n") == 1 and "matplotlib" in err and err.startswith("stackaudit: warning: ")
+
+
+def test_list_gpus_shows_a_dash_for_unknown_values(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run(capsys, "--list-gpus")
+    assert rc == 0
+    rows = {line.split("  ")[0].strip(): line for line in out.splitlines()[1:]}
+    assert "gen0" not in out and " 0 " not in out
+    assert "PCIe –" in rows["GB200"] and "domain 72" in rows["GB200"]
+    assert "A10G" in rows
+    a100 = rows["A100 SXM4 80GB"].split()
+    assert "–" in a100  # no FP8 on Ampere
+
+
+def test_weights_line_names_only_the_classes_the_model_has(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dense = str(write_config(tmp_path, "Llama-3-8B"))
+    rc, out, _ = run(capsys, "--model", dense, "--gpu", "L4", "--weights", "fp8")
+    assert rc == 0
+    weights = next(line for line in out.splitlines() if line.startswith("weights:"))
+    assert "attention" in weights and "dense MLP" in weights and "lm_head" in weights
+    assert "experts" not in weights and "router" not in weights
+    moe = str(write_config(tmp_path, "Qwen3-30B-A3B"))
+    rc, out, _ = run(capsys, "--model", moe, "--gpu", "L4", "--weights", "fp8")
+    weights = next(line for line in out.splitlines() if line.startswith("weights:"))
+    assert "routed experts" in weights and "router" in weights
+    assert "dense MLP" not in weights and "shared experts" not in weights
+
+
+def test_measured_names_published_runs_on_the_same_gpu(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = str(write_config(tmp_path, "Llama-2-7B"))
+    doc = _doc(capsys, "--model", config, "--gpu", "RTX 3090", "--weights", "q4_0", "--measured", "110")
+    runs = doc["levels"][0]["measured"]["published_runs"]
+    assert any("121.82 tok/s" in run and "llama.cpp/pull/4766" in run for run in runs)
+    assert all("RTX 3090" in run for run in runs)
+    doc = _doc(capsys, "--model", config, "--gpu", "T4", "--measured", "10")
+    assert doc["levels"][0]["measured"]["published_runs"] == []
+
+
+def test_exl2_and_mlc_models(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An EXL2 model directory says its bits in config.json; an MLC directory has mlc-chat-config.json."""
+    exl2 = tmp_path / "Llama2-7B-exl2"
+    exl2.mkdir()
+    config = {**CONFIGS["Llama-2-7B"], "quantization_config": {
+        "quant_method": "exl2", "version": "0.1.8", "bits": 4.25, "head_bits": 6,
+        "calibration": {"rows": 115, "length": 2048, "dataset": "(default)"}}}  # fmt: skip
+    (exl2 / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    doc = _doc(capsys, "--model", str(exl2), "--gpu", "RTX 4090")
+    assert doc["weights_bits"]["dense_mlp"] == 4.25 and doc["weights_bits"]["lm_head"] == 6
+    rc, _, err = run(capsys, "--model", str(exl2), "--gpu", "RTX 4090", "--weights", "exl2-2.5bpw")
+    assert rc == 0, err
+    mlc = tmp_path / "Llama-2-7b-chat-hf-q4f16_1-MLC"
+    mlc.mkdir()
+    (mlc / "mlc-chat-config.json").write_text(json.dumps({
+        "model_type": "llama", "quantization": "q4f16_1",
+        "model_config": {key: value for key, value in CONFIGS["Llama-2-7B"].items() if key != "torch_dtype"},
+        "conv_template": "llama-2"}), encoding="utf-8")  # fmt: skip
+    doc = _doc(capsys, "--model", str(mlc), "--gpu", "RTX 4090")
+    assert doc["weights"]["lm_head"] == "q4f16_1" and doc["weights_bits"]["attention"] == 4.5
+    assert doc["model"]["name"] == "Llama-2-7b-chat-hf-q4f16_1-MLC"

@@ -28,7 +28,7 @@ def test_every_required_gpu_has_a_sourced_row() -> None:
 
 
 def test_flops_are_dense_not_the_sparse_headline() -> None:
-    # H100 SXM: 989.4 dense BF16 (1979 is the sparse headline; research section 1.3 pitfall).
+    # H100 SXM: 989.4 dense BF16 (1979 is the sparse headline that some calculators use).
     assert lookup("H100 SXM").spec.dense_tflops("bf16") == pytest.approx(989.4)
     assert lookup("MI300X").spec.dense_tflops("bf16") == pytest.approx(1307.4)
     # GeForce BF16 runs FP32 accumulation at half rate: 165.2 for the 4090.
@@ -117,3 +117,86 @@ source = "https://example.org"
 def test_exact_nvidia_smi_name_is_not_ambiguous() -> None:
     match = lookup("NVIDIA H200")
     assert match.spec.name == "H200 SXM" and match.note == ""
+
+
+def test_dense_rates_are_half_the_published_sparse_rates() -> None:
+    checked = 0
+    for gpu in all_gpus():
+        for dtype, sparse in gpu.tflops_sparse.items():
+            assert gpu.dense_tflops(dtype) == pytest.approx(sparse / 2, rel=0.02), (gpu.name, dtype)
+            checked += 1
+    assert checked >= 60
+
+
+def test_fp8_is_at_least_fp16_where_the_gpu_has_fp8() -> None:
+    for gpu in all_gpus():
+        if gpu.dense_tflops("fp8") > 0:
+            assert gpu.dense_tflops("fp8") >= gpu.dense_tflops("bf16"), gpu.name
+        if gpu.dense_tflops("fp4") > 0:
+            assert gpu.dense_tflops("fp4") >= gpu.dense_tflops("fp8"), gpu.name
+
+
+def test_geforce_blackwell_fp4_is_halved_like_fp16_and_fp8() -> None:
+    """FP32 accumulation at half rate applies to every dtype: 3352 FP4 'AI TOPS' (sparse, FP16 accumulate) -> 838."""
+    spec = lookup("RTX 5090").spec
+    assert spec.dense_tflops("fp4") / spec.dense_tflops("fp8") == pytest.approx(2, rel=0.01)
+    assert spec.dense_tflops("fp8") / spec.dense_tflops("bf16") == pytest.approx(2, rel=0.01)
+    assert spec.dense_tflops("fp4") == pytest.approx(3352 / 4, rel=0.01)
+
+
+def test_every_nvswitch_product_has_its_domain_size() -> None:
+    from stackaudit.gputable import TABLE_PATH, tomllib
+
+    rows = tomllib.loads(TABLE_PATH.read_text(encoding="utf-8"))["gpu"]
+    for row in rows:
+        if row["nvlink_kind"] in ("switch", "infinity-fabric"):
+            assert row.get("nvlink_domain", 0) >= 4, row["name"]
+    assert lookup("H100 SXM").spec.nvlink_domain == 8
+    assert lookup("GB200").spec.nvlink_domain == 72
+    assert lookup("L40S").spec.nvlink_domain == 1
+
+
+def test_every_row_has_a_datasheet_url() -> None:
+    for gpu in all_gpus():
+        assert gpu.datasheet.startswith("https://"), gpu.name
+
+
+def test_a10g_is_in_the_table() -> None:
+    spec = lookup("NVIDIA A10G").spec
+    assert spec.name == "A10G" and spec.memory_bandwidth_gbs == 600 and spec.memory_gib == 24
+    assert lookup("A10").spec.name == "A10"
+
+
+def test_rtx_pro_6000_server_bandwidth_differs_from_the_workstation() -> None:
+    assert lookup("RTX PRO 6000 Blackwell Server").spec.memory_bandwidth_gbs == 1597
+    assert lookup("RTX PRO 6000 Blackwell Workstation").spec.memory_bandwidth_gbs == 1792
+    assert "aws.amazon.com" in lookup("RTX PRO 6000 Blackwell Server").spec.notes
+
+
+def test_table_refuses_a_switch_row_without_a_domain() -> None:
+    row = """
+[[gpu]]
+name = "X"
+aliases = []
+nvidia_smi_names = []
+vendor = "NVIDIA"
+architecture = "x"
+compute_capability = "1.0"
+form_factor = "SXM"
+memory_gib = 1
+memory_type = "HBM"
+memory_bus_bits = 64
+memory_bandwidth_gbs = 1
+pcie_gen = 5
+pcie_width = 16
+nvlink_kind = "switch"
+nvlink_links = 18
+nvlink_gbs_per_link = 50
+nvlink_total_gbs = 900
+p2p = true
+power_w = 1
+tflops = { bf16 = 1 }
+source = "https://example.org"
+"""
+    with pytest.raises(ValueError, match="nvlink_domain"):
+        parse_table(row)

@@ -1,4 +1,4 @@
-"""Parameter, byte and all-reduce accounting (research/ceiling-model.md sections 2-3)."""
+"""Parameter, byte and all-reduce accounting (docs/ceiling.md)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from stackaudit.ceiling.accounting import (
     expected_max_experts_per_rank,
 )
 from stackaudit.ceiling.interconnect import allreduce_model
-from stackaudit.ceiling.validation import CONFIGS, RESEARCH_ACTIVE_PARAMS
+from stackaudit.ceiling.validation import CONFIGS, HAND_COUNTED_ACTIVE_PARAMS
 from stackaudit.ceiling.weights import parse_weights, plan_from_config
 from stackaudit.errors import InputError, UsageError
 from stackaudit.gputable import lookup
@@ -20,10 +20,10 @@ from stackaudit.gputable import lookup
 @pytest.mark.parametrize(
     "model", ["DeepSeek-V3", "Qwen3-30B-A3B", "gpt-oss-120b", "Mixtral-8x7B", "GLM-4.5", "GLM-5"]
 )
-def test_active_params_match_research_within_3_percent(model: str) -> None:
-    # Research section 2.2: active incl. lm_head, excluding the embedding.
+def test_active_params_match_the_hand_count_within_3_percent(model: str) -> None:
+    # Active incl. lm_head, excluding the embedding, counted by hand from the published configs.
     counts = count_params(parse_arch(CONFIGS[model]))
-    assert counts.active == pytest.approx(RESEARCH_ACTIVE_PARAMS[model], rel=0.03)
+    assert counts.active == pytest.approx(HAND_COUNTED_ACTIVE_PARAMS[model], rel=0.03)
 
 
 def test_deepseek_v3_component_split() -> None:
@@ -47,7 +47,7 @@ def test_expected_distinct_experts() -> None:
     # Research section 2.6: gpt-oss-120b (E = 128, k = 4) at B = 64 touches about 111.2 experts.
     assert expected_distinct_experts(128, 4, 64) == pytest.approx(111.2, abs=0.1)
     assert expected_distinct_experts(256, 8, 1) == pytest.approx(8)
-    # EP 8 over 256 experts, k = 8 at batch 1: the busiest rank holds 2-3 experts, not 1 (research 2.5).
+    # EP 8 over 256 experts, k = 8 at batch 1: the busiest rank holds 2-3 experts, not 1 (balls-in-bins).
     assert 2.0 < expected_max_experts_per_rank(256, 8, 1, 8) < 3.0
 
 
@@ -155,3 +155,45 @@ def test_layout_contradictions() -> None:
         compute(CONFIGS["Llama-2-70B"], gpu, gpus=6, tp=6)
     with pytest.raises(UsageError, match="MoE"):
         compute(CONFIGS["Llama-2-70B"], gpu, gpus=8, ep=2)
+
+
+def test_pipeline_adds_stage_times_and_checks_memory_per_stage() -> None:
+    gpu = lookup("RTX 3090").spec
+    one = compute(CONFIGS["Llama-2-70B"], gpu, weights="q4_0").levels[0]
+    piped = compute(CONFIGS["Llama-2-70B"], gpu, gpus=4, tp=1, pp=4, weights="q4_0")
+    level = piped.levels[0]
+    assert level.times_us["memory"] == pytest.approx(one.times_us["memory"])
+    assert level.times_us["allreduce"] == pytest.approx(3 * piped.stage_hop_us) and piped.stage_hop_us > 0
+    assert not any("does not fit" in w for w in piped.warnings)
+    too_big = compute(CONFIGS["Llama-2-70B"], gpu, gpus=2, tp=1, pp=2, weights="bf16")
+    assert any("does not fit" in w for w in too_big.warnings)
+    # At concurrency >= PP the stages work on different micro-batches at once.
+    busy = compute(CONFIGS["Llama-2-70B"], gpu, gpus=4, tp=1, pp=4, weights="q4_0", context=4096,
+                   concurrencies=[1, 4])  # fmt: skip
+    assert busy.levels[1].aggregate_tokens_per_s > 3 * busy.levels[0].aggregate_tokens_per_s
+    with pytest.raises(UsageError, match="--pp 3"):
+        compute(CONFIGS["Llama-2-70B"], gpu, gpus=4, tp=1, pp=3)
+
+
+def test_allreduce_across_nodes_uses_the_network_latency() -> None:
+    h100 = lookup("H100 SXM").spec
+    inside = compute(CONFIGS["Llama-2-70B"], h100, gpus=8)
+    across = compute(CONFIGS["Llama-2-70B"], h100, gpus=16)
+    assert inside.allreduce.interconnect == "nvlink" and inside.allreduce.implementation == "custom"
+    assert across.allreduce.interconnect == "network" and across.allreduce.latency_us == pytest.approx(19)
+    assert across.warnings and "node network" in across.warnings[0]
+    # GB200 NVL72: one domain of 72, TP 16 stays on NVLink.
+    assert compute(CONFIGS["DeepSeek-V3"], lookup("GB200").spec, gpus=16).allreduce.interconnect == "nvlink"
+
+
+def test_exl2_and_mlc_formats() -> None:
+    plan = parse_weights("exl2-2.5bpw")
+    assert plan.formats["dense_mlp"].bits == 2.5 and plan.formats["lm_head"].bits == 6
+    assert parse_weights("exl2-3.0bpw-h8").formats["lm_head"].bits == 8
+    mlc = parse_weights("q4f16_1")
+    assert mlc.formats["lm_head"].bits == pytest.approx(4.5)  # quantize_final_fc
+    assert parse_weights("q3f16_1").formats["attention"].bits == pytest.approx(3.2 + 16 / 40)
+    exl2 = plan_from_config({"quant_method": "exl2", "bits": 4.65, "head_bits": 8}, "float16")
+    assert exl2.formats["experts"].bits == 4.65 and exl2.formats["lm_head"].bits == 8
+    with pytest.raises(UsageError, match="exl2-BITSbpw"):
+        parse_weights("exl2-fast")

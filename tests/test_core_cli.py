@@ -69,7 +69,7 @@ def test_output_file_and_formats(cli, tmp_path) -> None:  # type: ignore[no-unty
     assert text.startswith("## stackaudit report") and "### Actionable fixes" in text
     run = cli("audit", "--select", "FW", "--format", "json")
     data = json.loads(run.out)
-    assert data["schema"] == 1 and {r["domain"] for r in data["results"]} == {"FW"}
+    assert data["schema"] == 2 and {r["domain"] for r in data["results"]} == {"FW"}
     run = cli("audit", "--output", str(tmp_path / "missing-dir" / "r.txt"), "--select", "FW")
     assert run.rc == 2
 

@@ -61,7 +61,7 @@ def test_host_level_fix_in_a_container_says_where(fmt: str) -> None:
 
 def test_json_report_carries_schema_and_waiver() -> None:
     data = json.loads(render(_report(), "json"))
-    assert data["schema"] == 1
+    assert data["schema"] == 2 and data["generated_at"].endswith("Z")
     thp = next(r for r in data["results"] if r["id"] == "KERN-THP")
     assert thp["waived"]["reason"] == "accepted here"
     assert data["summary"]["by_priority"] == {"P0": 1, "P1": 1, "P2": 1}

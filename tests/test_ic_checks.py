@@ -6,7 +6,7 @@ from typing import Any
 
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts.collect_env import COLLECT_ENV_ARGV
-from stackaudit.facts.serving_logs import PASTED_LOG_PATH
+from stackaudit.facts.sources import ENGINE_LOG
 from stackaudit.facts.topology import NVLINK_ARGV, P2P_ARGV, TOPO_ARGV
 from stackaudit.host.memory import MemoryHost, fake_host
 from test_collect_env_reports import COLLECT_ENV_NEW
@@ -60,7 +60,7 @@ def vllm(tp: int, env: dict[str, str] | None = None, extra: tuple[str, ...] = ()
 
 def host(topo: str | None = None, p2p: str | None = None, files: dict[str, str] | None = None,
          dirs: dict[str, list[str]] | None = None, models: list[str] | None = None,
-         extra_commands: dict[Any, str] | None = None) -> MemoryHost:
+         extra_commands: dict[Any, str] | None = None, log: str | None = None) -> MemoryHost:
     commands: dict[Any, str] = dict(extra_commands or {})
     if topo is not None:
         commands[TOPO_ARGV] = topo
@@ -68,7 +68,8 @@ def host(topo: str | None = None, p2p: str | None = None, files: dict[str, str] 
         commands[P2P_ARGV] = p2p
     if models is not None:
         commands[COLLECT_ENV_ARGV] = report_with(models)
-    return fake_host(files=files or {}, commands=commands, dirs=dirs)
+    return fake_host(files=files or {}, commands=commands, dirs=dirs,
+                     docs={ENGINE_LOG.name: log} if log is not None else None)
 
 
 def one(h: MemoryHost, check_id: str) -> Any:
@@ -148,7 +149,7 @@ def test_p2p_probe_passed_is_ok_and_no_probe_is_unknown() -> None:
 
 def test_p2p_nvlink_is_not_applicable_and_log_failure_is_an_issue() -> None:
     assert one(host(HGX_H100), "IC-P2P-FUNCTIONAL").status == "not-applicable"
-    r = one(host(RTXPRO_8, P2P_OK_8, files={PASTED_LOG_PATH: VLLM_TP2_P2P_FAIL}), "IC-P2P-FUNCTIONAL")
+    r = one(host(RTXPRO_8, P2P_OK_8, log=VLLM_TP2_P2P_FAIL), "IC-P2P-FUNCTIONAL")
     assert r.status == "issue" and "P2P test failed" in r.message
 
 
@@ -174,12 +175,12 @@ def test_p2p_cache_of_another_user_does_not_speak_for_the_running_engine() -> No
 def test_custom_ar_off_on_pcie_tp4_is_the_key_negative_result() -> None:
     r = one(host(RTXPRO_8, files=vllm(4)), "IC-CUSTOM-ALLREDUCE")
     assert r.status == "not-an-issue" and "by design" in r.message and "TP=4" in r.message
-    r = one(host(RTXPRO_8, files={PASTED_LOG_PATH: VLLM_TP4_PCIE}), "IC-CUSTOM-ALLREDUCE")
+    r = one(host(RTXPRO_8, log=VLLM_TP4_PCIE), "IC-CUSTOM-ALLREDUCE")
     assert r.status == "not-an-issue" and r.evidence
 
 
 def test_custom_ar_disabled_on_nvlink_is_an_issue() -> None:
-    r = one(host(HGX_H100, files={PASTED_LOG_PATH: VLLM_TP4_PCIE}), "IC-CUSTOM-ALLREDUCE")
+    r = one(host(HGX_H100, log=VLLM_TP4_PCIE), "IC-CUSTOM-ALLREDUCE")
     assert r.status == "issue" and r.severity == "high" and "NVLink" in r.message
 
 
@@ -213,7 +214,7 @@ def test_peermem_missing_without_rdma_nic_is_not_an_issue() -> None:
 
 def test_peermem_missing_where_nccl_uses_ib_without_gdr_is_an_issue() -> None:
     log = NCCL_MULTI_NODE_IB.replace("/GDRDMA", "")
-    r = one(host(files={"/proc/modules": LSMOD, PASTED_LOG_PATH: log}, dirs={"/sys/class/infiniband": ["mlx5_0"]}),
+    r = one(host(files={"/proc/modules": LSMOD}, log=log, dirs={"/sys/class/infiniband": ["mlx5_0"]}),
             "IC-NVIDIA-PEERMEM")
     assert r.status == "issue" and r.subjects == ("mlx5_0",) and "modprobe nvidia-peermem" in r.fix.runtime
 
@@ -221,7 +222,7 @@ def test_peermem_missing_where_nccl_uses_ib_without_gdr_is_an_issue() -> None:
 def test_peermem_loaded_is_ok_and_gdr_via_dmabuf_is_ok() -> None:
     r = one(host(files={"/proc/modules": LSMOD + "nvidia_peermem 16384 0 - Live 0x0\n"}), "IC-NVIDIA-PEERMEM")
     assert r.status == "ok"
-    r = one(host(files={"/proc/modules": LSMOD, PASTED_LOG_PATH: NCCL_MULTI_NODE_IB},
+    r = one(host(files={"/proc/modules": LSMOD}, log=NCCL_MULTI_NODE_IB,
                  dirs={"/sys/class/infiniband": ["mlx5_0"]}), "IC-NVIDIA-PEERMEM")
     assert r.status == "ok" and "DMA-BUF" in r.message
 
@@ -270,7 +271,7 @@ def test_ib_disable_on_a_ray_multi_node_engine_is_an_issue() -> None:
            "environment to 1.\n"
            "(RayWorkerWrapper pid=7311, ip=10.0.0.12) node-b:7311:7490 [0] NCCL INFO Channel 00/0 : 8[0] -> 0[0] "
            "[send] via NET/Socket/0\n")
-    r = one(host(HGX_H100, files={PASTED_LOG_PATH: log}), "IC-NCCL-ENV")
+    r = one(host(HGX_H100, log=log), "IC-NCCL-ENV")
     assert r.status == "issue" and r.severity == "medium" and "multi-node" in r.message
 
 
@@ -322,7 +323,7 @@ def test_nic_placement_single_node_is_not_applicable_and_multi_node_ok() -> None
 def test_gpu_without_near_nic_on_multi_node_is_an_issue() -> None:
     nic_cells = [["PXB" if g < 2 else ("NODE" if g < 4 else "SYS") for g in range(8)]]
     topo = make_topo(_mesh(8, "NV18"), ["0-47"] * 4 + ["48-95"] * 4, ["0"] * 4 + ["1"] * 4, H100_NICS[:1], nic_cells)
-    r = one(host(topo, files={PASTED_LOG_PATH: NCCL_MULTI_NODE_IB}), "IC-NIC-GPU-AFFINITY")
+    r = one(host(topo, log=NCCL_MULTI_NODE_IB), "IC-NIC-GPU-AFFINITY")
     assert r.status == "issue" and "GPU7" in r.subjects and "GPU0" not in r.subjects
 
 

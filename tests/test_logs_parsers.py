@@ -16,12 +16,12 @@ from stackaudit.facts._parse import ParseError
 from stackaudit.facts.serving_logs import (
     AR_NO_P2P,
     AR_PCIE_ONLY,
-    PASTED_LOG_PATH,
     is_log_line,
     parse_nccl_conf,
     parse_p2p_cache,
     parse_serving_log,
 )
+from stackaudit.facts.sources import ENGINE_LOG
 from stackaudit.host.memory import MemoryHost
 from stackaudit.importers.registry import recognise
 
@@ -129,7 +129,7 @@ def test_importer_appends_scattered_log_spans_in_order() -> None:
             "$ cat ~/.cache/vllm/gpu_p2p_access_cache_for_0,1.json\n{\n    \"0->0\": true,\n    \"0->1\": false,\n"
             "    \"1->0\": false,\n    \"1->1\": true\n}\n")
     result = recognise(text)
-    log = result.record.files[PASTED_LOG_PATH].decode()
+    log = result.record.docs[ENGINE_LOG.name]
     assert log.index("generating GPU P2P") < log.index("NET/IB : Using")
     cache = result.record.files["/root/.cache/vllm/gpu_p2p_access_cache_for_0,1.json"].decode()
     assert parse_p2p_cache(cache)["0->1"] is False

@@ -11,9 +11,10 @@ import pytest
 from pcie_support import Dev, bridge_config, gpu_config, sysfs
 from stackaudit.checks.pcie import link_downtrain
 from stackaudit.engine.testing import run_checks
-from stackaudit.facts.nvidia import GpuInfo, NvidiaGpus
+from stackaudit.facts.gpu_links import GpuLink, GpuLinks
 from stackaudit.facts.pci import PciDevice
 from stackaudit.facts.pcie_config import LSPCI_ARGV, PcieFacts, PcieFunction
+from stackaudit.facts.registry import merge_by
 from stackaudit.host.base import CommandResult
 from stackaudit.host.memory import HostRecord, MemoryHost, fake_host
 from stackaudit.importers.registry import recognise, strip_header
@@ -148,11 +149,17 @@ def _facts(speed: float, width: int = 16) -> PcieFacts:
     return PcieFacts((PcieFunction(GPU0, "gpu", gpu),), "config space")
 
 
+def _links(speed: float, utilization: int, pstate: str) -> GpuLinks:
+    """The PCI side's link (config space) merged with the NVIDIA side's load, as the gpu_links fact does."""
+    pci = GpuLinks((GpuLink(GPU0, cur_speed=speed, cur_width=16, max_speed=32.0, max_width=16),))
+    nv = GpuLinks((GpuLink(GPU0, name="NVIDIA H100 80GB HBM3", utilization=utilization, pstate=pstate),))
+    merged: GpuLinks = merge_by("bdf", "links")(GpuLinks, [pci, nv])
+    return merged
+
+
 def test_link_speed_low_busy_is_an_issue_idle_known_is_not() -> None:
-    busy = NvidiaGpus((GpuInfo(index=0, name="NVIDIA H100 80GB HBM3", bdf=GPU0, utilization_gpu=97, pstate="P0"),))
-    assert link_downtrain(_facts(8.0), busy).status == "issue"
-    idle = NvidiaGpus((GpuInfo(index=0, name="NVIDIA H100 80GB HBM3", bdf=GPU0, utilization_gpu=0, pstate="P8"),))
-    assert link_downtrain(_facts(2.5), idle).status == "not-an-issue"
+    assert link_downtrain(_links(8.0, 97, "P0"), _facts(8.0)).status == "issue"
+    assert link_downtrain(_links(2.5, 0, "P8"), _facts(2.5)).status == "not-an-issue"
 
 
 def test_link_expectation_comes_from_the_gpu_table() -> None:

@@ -6,6 +6,7 @@ import json
 
 from stackaudit.checks.registry import DOMAINS, CheckSpec, load_all
 from stackaudit.errors import UsageError
+from stackaudit.facts.registry import load_all as load_facts
 from stackaudit.report.sections import FIX_COST_WORDS
 
 
@@ -30,11 +31,25 @@ def render_catalogue(fmt: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def sources_line(spec: CheckSpec) -> str:
+    """`numa: /sys/devices/system/node → `numactl -H` → `lscpu`; cpu (optional): `lscpu``: what each
+    fact the check reads can come from, best first — generated from the facts, so it cannot drift."""
+    facts = load_facts()
+    parts = []
+    for name, optional in [*((n, False) for n in spec.facts), *((n, True) for n in spec.optional_facts)]:
+        fact = facts.get(name)
+        titles = " → ".join(a.title for a in fact.alternatives) if fact else "?"
+        parts.append(f"{name}{' (optional)' if optional else ''}: {titles}")
+    return "; ".join(parts)
+
+
 def _explain_text(spec: CheckSpec) -> str:
     fix = spec.fix
     lines = [f"{spec.id} — {spec.title}", f"domain {spec.domain} · severity {spec.severity} · "
              f"evidence {spec.confidence} · fix cost: {FIX_COST_WORDS.get(fix.cost, fix.cost)}", ""]
     lines.append(spec.doc)
+    lines.append("")
+    lines.append(f"Sources: {sources_line(spec)}")
     lines.append("")
     lines.append("Fix:")
     if fix.runtime:
@@ -79,6 +94,8 @@ def render_docs_markdown(specs: list[CheckSpec] | None = None) -> str:
             head, sep, rest = text.partition(":")
             if sep and head in ("Reads", "Bad value", "Why", "Traps"):
                 out += [f"**{head}:**{rest}", ""]
+                if head == "Reads":
+                    out += [f"**Sources:** {sources_line(s)}", ""]
             elif text:
                 out += [text, ""]
         if s.fix.runtime:

@@ -70,6 +70,12 @@ class GpuSpec:
     tflops: Mapping[str, float]
     source: str
     notes: str = ""
+    # GPUs that share one NVLink/xGMI fabric (8 on an HGX board, 72 in a GB200 NVL72 rack, 2 for a
+    # bridged pair); 1 for PCIe-only cards. Tensor parallelism beyond it crosses the node network.
+    nvlink_domain: int = 1
+    datasheet: str = ""
+    # The vendor's headline rates where it publishes them with sparsity (dense = half of these).
+    tflops_sparse: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def has_nvlink(self) -> bool:
@@ -139,6 +145,12 @@ def _parse_row(row: Mapping[str, Any]) -> GpuSpec:
         if not isinstance(tflops_raw, dict):
             raise GpuTableError(f"gpus.toml: tflops of {row.get('name')!r} must be a table")
         tflops = {str(key): float(value) for key, value in tflops_raw.items()}
+        sparse_raw = row.get("tflops_sparse", {})
+        if not isinstance(sparse_raw, dict):
+            raise GpuTableError(f"gpus.toml: tflops_sparse of {row.get('name')!r} must be a table")
+        nvlink_kind = str(row["nvlink_kind"])
+        if nvlink_kind in ("switch", "infinity-fabric") and "nvlink_domain" not in row:
+            raise GpuTableError(f"gpus.toml: {row.get('name')!r} is on a {nvlink_kind} fabric but has no nvlink_domain")
         return GpuSpec(
             name=str(row["name"]),
             aliases=_str_tuple(row, "aliases"),
@@ -153,7 +165,7 @@ def _parse_row(row: Mapping[str, Any]) -> GpuSpec:
             memory_bandwidth_gbs=float(row["memory_bandwidth_gbs"]),
             pcie_gen=int(row["pcie_gen"]),
             pcie_width=int(row["pcie_width"]),
-            nvlink_kind=str(row["nvlink_kind"]),
+            nvlink_kind=nvlink_kind,
             nvlink_links=int(row["nvlink_links"]),
             nvlink_gbs_per_link=float(row["nvlink_gbs_per_link"]),
             nvlink_total_gbs=float(row["nvlink_total_gbs"]),
@@ -162,6 +174,9 @@ def _parse_row(row: Mapping[str, Any]) -> GpuSpec:
             tflops=tflops,
             source=str(row["source"]),
             notes=str(row.get("notes", "")),
+            nvlink_domain=int(row.get("nvlink_domain", 1)),
+            datasheet=str(row.get("datasheet", "")),
+            tflops_sparse={str(key): float(value) for key, value in sparse_raw.items()},
         )
     except KeyError as exc:
         raise GpuTableError(f"gpus.toml: row {row.get('name')!r} lacks {exc.args[0]!r}") from exc

@@ -1,4 +1,4 @@
-"""Parameter, byte and FLOP accounting for one decode step (research/ceiling-model.md section 2).
+"""Parameter, byte and FLOP accounting for one decode step (docs/ceiling.md).
 
 Per layer: attention (GQA/MHA or MLA, plus the DSA indexer), a dense MLP or an MoE block (routed
 experts, shared experts, router), then lm_head. The embedding table is a lookup (one row read per
@@ -41,7 +41,7 @@ def attention_params(arch: ModelArch) -> AttentionParams:
         out = arch.heads * arch.v_head_dim * h
         indexer = 0
         if arch.index_heads and arch.index_head_dim:
-            # DSA indexer, DeepSeek-V3.2 layout: wq_b, wk, weights_proj (research section 2.1).
+            # DSA indexer, DeepSeek-V3.2 layout: wq_b, wk, weights_proj.
             q_source = arch.q_lora_rank or h
             indexer = (
                 q_source * arch.index_heads * arch.index_head_dim
@@ -146,7 +146,7 @@ def expected_max_experts_per_rank(n_experts: int, top_k: int, batch: int, ep: in
 
     Each expert is touched with probability p = 1 - (1 - k/E)^B; a rank's count is
     Binomial(E/ep, p) and the step waits for the busiest rank: E[max of ep iid binomials]
-    (balls-in-bins; research section 2.5 marks the EP max-load as an estimate).
+    (balls-in-bins; the EP max-load is an estimate).
     """
     if n_experts == 0:
         return 0.0
@@ -191,7 +191,7 @@ def kv_bytes_per_token_per_gpu(arch: ModelArch, context: int, kv_bytes: float, t
     GQA: 2 * heads_on_rank * head_dim per layer. MLA: the (kv_lora + rope) latent, held in full
     by every rank (only decode-context-parallel shards it). DSA reads min(context, index_topk)
     latent rows plus every indexer key (FP8 + a 4-byte scale). Sliding layers read
-    min(context, window) rows (research section 2.4).
+    min(context, window) rows.
     """
     full_layers = arch.layers - arch.sliding_layers
     windowed = min(context, arch.sliding_window) if arch.sliding_layers else 0

@@ -26,7 +26,7 @@ class DetectedGpus:
 
     @property
     def bandwidth_gbs(self) -> float | None:
-        """2 x max memory clock x bus width / 8 (how nvidia-smi reports DDR clocks; research 1.2)."""
+        """2 x max memory clock x bus width / 8 (how nvidia-smi reports DDR clocks)."""
         if not self.memory_bus_bits or not self.max_memory_clock_mhz:
             return None
         return 2 * self.max_memory_clock_mhz * 1e6 * self.memory_bus_bits / 8 / 1e9

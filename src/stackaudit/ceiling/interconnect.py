@@ -1,7 +1,7 @@
-"""All-reduce latency and per-kernel fixed costs (research/ceiling-model.md section 3).
+"""All-reduce latency and per-kernel fixed costs.
 
-Latencies are small-message (<= 32 KB) figures measured in public sources; where the research marks
-a value [est], so does the cause line the ceiling prints.
+Latencies are small-message (<= 32 KB) figures measured in public sources; where a value
+is an estimate it is marked [est], and so is the cause line the ceiling prints.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from stackaudit.errors import UsageError
 from stackaudit.gputable import GpuSpec
 
-INTERCONNECTS = ("nvlink", "xgmi", "pcie", "pcie-no-p2p")
+INTERCONNECTS = ("nvlink", "xgmi", "pcie", "pcie-no-p2p", "network")
 ALLREDUCE_MODES = ("auto", "custom", "nccl")
 
 # vLLM custom_all_reduce.py: `_SUPPORTED_WORLD_SIZES = [2, 4, 6, 8]`.
@@ -21,12 +21,65 @@ _PCIE_GBS_PER_LANE = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}
 
 # Per-kernel fixed costs.
 # CPU launch cost in eager mode: "about 4-6 us" per kernel (susun-blog.com pegainfer post) and
-# "~5us of CPU work on an A100" (research section 3.4).
+# "~5us of CPU work on an A100".
 EAGER_LAUNCH_US = 5.0
 # Inside a CUDA graph: launch gap plus ramp-up/tail of a small decode kernel. [est] The NVIDIA
 # CUDA Graphs blog (developer.nvidia.com/blog/cuda-graphs/) measured ~0.5 us of launch overhead per
 # graph node; ~1 us more of ramp/tail per bandwidth-bound kernel is an assumption.
 GRAPH_KERNEL_US = 1.5
+
+# All-reduce between nodes (IB/RoCE): nccl-tests all_reduce_perf on two 8x A100 nodes over
+# InfiniBand HDR, one GPU per node, 8-128 B messages: 18.96-20.67 us
+# (https://github.com/NVIDIA/nccl-tests/issues/150). A wider group across nodes is no faster, so
+# this is a floor for TP spanning NVLink domains. vLLM's custom all-reduce is off across nodes
+# ("Custom allreduce is disabled because this process group spans across nodes").
+INTER_NODE_ALLREDUCE_US = 19.0
+INTER_NODE_SOURCE = "19 us: NCCL all-reduce between nodes over InfiniBand, 18.96-20.67 us (nccl-tests #150)"
+
+# One pipeline-stage hop (send the hidden state of the batch to the next stage) [est]: the raw P2P
+# latency, 0.36-0.45 us with PCIe P2P and ~14 us with P2P disabled (rtx6kpro benchmarks/results.md,
+# "P2P Bandwidth and Latency"); across nodes half of the 2-rank all-reduce above. Low on purpose:
+# a ceiling must not be below what a stack reaches.
+_HOP_US = {"nvlink": 0.45, "xgmi": 0.45, "pcie": 0.45, "pcie-no-p2p": 14.0, "network": INTER_NODE_ALLREDUCE_US / 2}
+
+
+def stage_hop_us(interconnect: str) -> float:
+    """Latency of one pipeline-stage hop over `interconnect` [est]."""
+    return _HOP_US.get(interconnect, _HOP_US["pcie"])
+
+
+@dataclass(frozen=True)
+class Span:
+    """How a group of `ranks` GPUs sits on the GPU model's NVLink domains."""
+
+    ranks: int
+    domain: int
+    interconnect: str  # the link the group's collectives cross
+    warning: str = ""
+
+    @property
+    def domains(self) -> int:
+        return -(-self.ranks // self.domain)
+
+
+def span(gpu: GpuSpec, ranks: int, interconnect: str) -> Span:
+    """The link a TP group of `ranks` uses: beyond one NVLink/xGMI domain it is the node network
+    (NVSwitch/OAM boards) or PCIe (bridged cards)."""
+    domain = max(1, gpu.nvlink_domain)
+    if interconnect not in ("nvlink", "xgmi") or ranks <= domain:
+        return Span(ranks, domain, interconnect)
+    if gpu.nvlink_kind in ("switch", "infinity-fabric"):
+        nodes = -(-ranks // domain)
+        return Span(
+            ranks, domain, "network",
+            f"TP {ranks} spans {nodes} NVLink domains of {domain} {gpu.name} GPUs: every all-reduce crosses the "
+            f"node network (IB/RoCE), priced at {INTER_NODE_ALLREDUCE_US:g} us, not {interconnect}; the gap to a "
+            "measurement is the network before it is kernel efficiency",
+        )  # fmt: skip
+    return Span(
+        ranks, domain, "pcie" if gpu.p2p else "pcie-no-p2p",
+        f"TP {ranks} is wider than the {domain}-GPU NVLink bridge of {gpu.name}: the all-reduce crosses PCIe",
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -61,6 +114,8 @@ def default_interconnect(gpu: GpuSpec) -> str:
 
 
 def _link_gbs(gpu: GpuSpec, interconnect: str) -> float:
+    if interconnect == "network":
+        return 50.0  # one 400 Gb/s NIC per GPU (NDR: "46-48 GB/s per NIC", nccl-tests #290)
     if interconnect in ("nvlink", "xgmi") and gpu.nvlink_total_gbs > 0:
         return gpu.nvlink_total_gbs / 2
     lanes = gpu.pcie_width or 16
@@ -79,10 +134,17 @@ def allreduce_model(gpu: GpuSpec, ranks: int, interconnect: str, mode: str = "au
     link = _link_gbs(gpu, interconnect)
     if ranks <= 1:
         return AllReduceModel(interconnect, "none", 0.0, link, "one GPU per replica: no all-reduce")
+    if interconnect == "network":
+        if mode == "custom":
+            raise UsageError("--allreduce custom: custom all-reduce works inside one node only")
+        return AllReduceModel(
+            interconnect, "nccl", INTER_NODE_ALLREDUCE_US, link,
+            f"the group spans nodes (vLLM custom all-reduce off across nodes); {INTER_NODE_SOURCE}",
+        )  # fmt: skip
     fully_connected = interconnect in ("nvlink", "xgmi")
     p2p = interconnect != "pcie-no-p2p"
     if mode == "auto":
-        # vllm/distributed/device_communicators/custom_all_reduce.py gates (research section 3.3).
+        # vllm/distributed/device_communicators/custom_all_reduce.py gates.
         if ranks not in _CUSTOM_AR_WORLD_SIZES:
             use_custom, why = False, f"vLLM custom all-reduce off: unsupported world size {ranks}"
         elif not p2p:
@@ -105,7 +167,7 @@ def allreduce_model(gpu: GpuSpec, ranks: int, interconnect: str, mode: str = "au
 
 
 def _latency_us(interconnect: str, ranks: int, custom: bool) -> tuple[float, str]:
-    """Small-message latency per all-reduce, from the table of research section 3.2."""
+    """Small-message latency per all-reduce, from the public measurements cited per value."""
     if interconnect == "nvlink":
         if custom:
             value = 5.0 if ranks <= 4 else 7.0

@@ -1,22 +1,30 @@
 """The ceiling ladder for one setup: bandwidth, + all-reduce, + per-kernel overhead (with and without
 CUDA graphs), compute; the binding term; efficiency of a measured rate and what would move it.
 
-Model (research/ceiling-model.md section 0), per decode step at batch b on the busiest GPU:
-    t_mem   = (weights read + b x KV read) / memory bandwidth
-    t_comm  = n_allreduce x t_allreduce(b x hidden x 2 bytes)        n_allreduce = 2L + 2
+Model (docs/ceiling.md), per decode step at batch b on the busiest GPU of each pipeline stage,
+summed over the stages a token passes through:
+    t_mem   = (weights read + b x KV read at the hardware context) / memory bandwidth
+    t_comm  = n_allreduce x t_allreduce(b x hidden x 2 bytes) + (PP - 1) x stage hop
     t_fixed = kernels per step x per-kernel floor (CUDA graphs)      [est]
     t_eager = max(t_mem + t_comm + t_fixed, launches x CPU launch cost)
     t_comp  = b x FLOPs per token per GPU / dense FLOPS of the GEMM dtype
 tokens/s per stream = 1 / step time; aggregate = per stream x concurrency.
+
+The hardware context is 0 unless a caller supplies one (bench: the prompt length): a ceiling that
+assumes a long KV cache is lower than what short prompts reach, so it would not be a ceiling. With
+`kv_context`, one more line, "kv-loaded", gives the ceiling with that many tokens in every cache.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from stackaudit import __version__
 from stackaudit.ceiling import accounting as acc
 from stackaudit.ceiling import interconnect as ic
 from stackaudit.ceiling.modelconfig import ModelArch, ceil_div, parse_arch
@@ -31,9 +39,12 @@ from stackaudit.ceiling.weights import (
 from stackaudit.errors import UsageError
 from stackaudit.gputable import GpuSpec
 
-SCHEMA = 1
+# Schema 2: the common envelope (tool {name, version}, source, generated_at), context 0 by default
+# with an optional "kv-loaded" ceiling, pipeline parallelism, stored bytes, published runs.
+SCHEMA = 2
 CEILING_NAMES = ("bandwidth", "bandwidth+allreduce", "overhead", "overhead-eager", "compute")
-DEFAULT_CONTEXT = 4096
+KV_LOADED = "kv-loaded"
+DEFAULT_CONTEXT = 0
 
 _KV_DTYPES = {
     "bf16": 2.0, "bfloat16": 2.0, "fp16": 2.0, "float16": 2.0, "auto": 2.0,
@@ -64,6 +75,7 @@ class MeasuredResult:
     residual_us_per_layer: float
     levers: tuple[Lever, ...]
     warning: str = ""
+    published: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -79,6 +91,7 @@ class Level:
     binding: str
     binding_share: float
     measured: MeasuredResult | None = None
+    loaded: Ceiling | None = None  # with a KV cache of `kv_context` tokens per stream
 
     @property
     def bytes_per_token_per_gpu(self) -> float:
@@ -124,24 +137,40 @@ class CeilingReport:
     kernels_per_step: int
     levels: tuple[Level, ...]
     assumptions: tuple[str, ...] = field(default=())
+    pp: int = 1
+    kv_context: int | None = None
+    stage_hop_us: float = 0.0
+    warnings: tuple[str, ...] = field(default=())
+    stored_bytes: float = 0.0  # whole model, all experts, embedding excluded
+    embedding_bytes: float = 0.0
+    stage_bytes: float = 0.0  # weights held by the fullest GPU
+    source: Mapping[str, str] = field(default_factory=dict)
+    generated_at: str = ""
+
+    def present_classes(self) -> list[str]:
+        return [cls for cls, count in self.params.by_class().items() if count > 0]
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON document of `--format json` (top-level `schema`, DESIGN.md)."""
+        """The JSON document of `--format json` (docs/ceiling.md, docs/ceiling.schema.json)."""
         by_class = self.params.by_class()
+        present = self.present_classes()
         return {
             "schema": SCHEMA,
-            "tool": "stackaudit ceiling",
+            "kind": "stackaudit.ceiling",
+            "tool": {"name": "stackaudit", "version": __version__},
+            "source": dict(self.source),
+            "generated_at": self.generated_at,
             "model": {
                 "name": self.arch.name,
                 "model_type": self.arch.model_type,
-                "source": self.arch.source,
+                "source": display_source(self.arch.source),
                 "architecture": self.arch.describe(),
                 "verified_family": self.arch.verified,
                 "total_params": self.params.total,
                 "notes": list(self.arch.notes),
             },
             "active_params": self.params.active,
-            "active_params_by_class": by_class,
+            "active_params_by_class": {cls: by_class[cls] for cls in present},
             "embeddings_counted": False,
             "lm_head_counted": True,
             "hardware": {
@@ -150,8 +179,11 @@ class CeilingReport:
                 "gpu_source": self.gpu.source,
                 "gpus": self.gpus,
                 "tp": self.tp,
+                "pp": self.pp,
                 "ep": self.ep,
                 "replicas": self.replicas,
+                "nvlink_domain": self.gpu.nvlink_domain,
+                "stage_hop_us": self.stage_hop_us,
                 "memory_bandwidth_gbs": self.bandwidth_gbs,
                 "bandwidth_source": self.bandwidth_source,
                 "interconnect": self.allreduce.interconnect,
@@ -162,12 +194,42 @@ class CeilingReport:
                     "reason": self.allreduce.reason,
                 },
             },
-            "weights": {cls: self.weights.formats[cls].name for cls in CLASSES},
+            "weights": {cls: self.weights.formats[cls].name for cls in present},
+            "weights_bits": {cls: self.weights.formats[cls].bits for cls in present},
             "weights_origin": self.weights.origin,
-            "kv_cache": {"dtype": self.kv_dtype, "bytes_per_element": self.kv_bytes, "context": self.context},
+            "weights_stored": {
+                "bytes_without_embedding": self.stored_bytes,
+                "embedding_bytes": self.embedding_bytes,
+                "bytes_on_fullest_gpu": self.stage_bytes,
+            },
+            "kv_cache": {
+                "dtype": self.kv_dtype,
+                "bytes_per_element": self.kv_bytes,
+                "context": self.context,
+                "loaded_context": self.kv_context,
+            },
             "levels": [_level_dict(level) for level in self.levels],
+            "warnings": list(self.warnings),
             "assumptions": list(self.assumptions),
         }
+
+
+def display_source(path: str) -> str:
+    """A file as reports name it: its directory and file name, never the whole local path."""
+    if not path:
+        return ""
+    p = Path(path)
+    return f"{p.parent.name}/{p.name}" if p.parent.name else p.name
+
+
+def _ceiling_dict(c: Ceiling) -> dict[str, Any]:
+    return {
+        "name": c.name,
+        "tokens_per_s": _finite(c.tokens_per_s),
+        "aggregate_tokens_per_s": _finite(c.aggregate_tokens_per_s),
+        "step_time_us": c.step_time_us,
+        "cause": c.cause,
+    }
 
 
 def _finite(value: float) -> float | None:
@@ -184,16 +246,8 @@ def _level_dict(level: Level) -> dict[str, Any]:
         "bytes_breakdown": level.bytes_breakdown,
         "bytes_by_class": level.bytes_by_class,
         "experts_read_per_layer": level.experts_read_per_layer,
-        "ceilings": [
-            {
-                "name": c.name,
-                "tokens_per_s": _finite(c.tokens_per_s),
-                "aggregate_tokens_per_s": _finite(c.aggregate_tokens_per_s),
-                "step_time_us": c.step_time_us,
-                "cause": c.cause,
-            }
-            for c in level.ceilings
-        ],
+        "ceilings": [_ceiling_dict(c) for c in level.ceilings],
+        "kv_loaded": _ceiling_dict(level.loaded) if level.loaded is not None else None,
         "binding": level.binding,
         "binding_share": level.binding_share,
         "tokens_per_s": level.tokens_per_s,
@@ -209,6 +263,7 @@ def _level_dict(level: Level) -> dict[str, Any]:
                 {"saved_us_per_step": lever.saved_us, "text": lever.text} for lever in level.measured.levers
             ],
             "warning": level.measured.warning,
+            "published_runs": list(level.measured.published),
         }
     return out
 
@@ -226,21 +281,25 @@ def kv_dtype_bytes(kv_dtype: str | None, torch_dtype: str) -> tuple[str, float]:
     return key, _KV_DTYPES[key]
 
 
-def check_layout(arch: ModelArch, gpus: int, tp: int, ep: int) -> None:
+def check_layout(arch: ModelArch, gpus: int, tp: int, ep: int, pp: int = 1) -> None:
     """Refuse contradictory parallelism with the rule that is broken, in one line."""
-    if gpus < 1 or tp < 1 or ep < 1:
-        raise UsageError("--gpus, --tp and --ep must be at least 1")
-    if tp > gpus:
-        raise UsageError(f"--tp {tp} is more than --gpus {gpus}")
+    if gpus < 1 or tp < 1 or ep < 1 or pp < 1:
+        raise UsageError("--gpus, --tp, --pp and --ep must be at least 1")
+    if tp * pp > gpus:
+        what = f"--tp {tp} x --pp {pp}" if pp > 1 else f"--tp {tp}"
+        raise UsageError(f"{what} is more than --gpus {gpus}")
     broken = []
-    if gpus % tp:
+    if gpus % (tp * pp):
         broken.append(f"--gpus {gpus}")
     if arch.heads % tp:
         broken.append(f"the model's {arch.heads} attention heads")
     if broken:
-        raise UsageError(f"--tp {tp} does not divide {' nor '.join(broken)}")
+        what = f"--tp {tp} x --pp {pp}" if pp > 1 and gpus % (tp * pp) else f"--tp {tp}"
+        raise UsageError(f"{what} does not divide {' nor '.join(broken)}")
     if not arch.is_mla and arch.kv_heads % tp and tp % arch.kv_heads:
         raise UsageError(f"--tp {tp} and the model's {arch.kv_heads} KV heads: neither divides the other")
+    if pp > arch.layers:
+        raise UsageError(f"--pp {pp} is more than the model's {arch.layers} layers")
     if ep > 1:
         if not arch.is_moe:
             raise UsageError(f"--ep {ep} needs an MoE model; {arch.name} is dense")
@@ -271,58 +330,85 @@ def compute(
     bandwidth_gbs: float | None = None,
     bandwidth_source: str = "",
     gpu_note: str = "",
+    pp: int | None = None,
+    kv_context: int | None = None,
+    plan: WeightPlan | None = None,
+    source: Mapping[str, str] | None = None,
 ) -> CeilingReport:
     """Decode-throughput ceilings of a model on `gpus` x `gpu`.
 
     model_config: a Hugging Face config dict (as read from config.json) or a parsed ModelArch.
     gpu: a row of the GPU table (stackaudit.gputable.lookup(name).spec).
-    gpus: GPUs serving the model; tp: tensor-parallel size (default: all GPUs); GPUs beyond one TP
-        group form data-parallel replicas that share the concurrency.
+    gpus: GPUs serving the model; tp: tensor-parallel size (default: all GPUs, or gpus / pp);
+        pp: pipeline stages (default 1; when the model does not fit as replicas but fits split
+        into gpus / tp stages, that split is used and said). GPUs beyond one TP x PP group form
+        data-parallel replicas that share the concurrency.
     ep: expert-parallel size for the MoE layers (default 1: experts TP-sharded).
-    weights: `--weights` spec ("nvfp4", "nvfp4,attention=bf16", "q4_k_m" ...); None reads the
-        config's quantization_config, else its torch_dtype.
+    weights: `--weights` spec ("nvfp4", "nvfp4,attention=bf16", "q4_k_m", "exl2-4.0bpw" ...); None
+        reads the config's quantization_config, else its torch_dtype. plan: a ready WeightPlan
+        (e.g. exact bits per class from a GGUF file), used when `weights` is None.
     kv_dtype: KV cache dtype (bf16, fp8, ...); None = the model dtype.
-    context: tokens in each sequence's KV cache when it decodes.
+    context: tokens in each KV cache for the hardware ceiling (default 0: the ceiling holds for any
+        prompt). kv_context: adds the "kv-loaded" line with that many tokens in every cache.
     concurrencies: streams decoding at once; one Level per value.
-    interconnect: nvlink | xgmi | pcie | pcie-no-p2p; None = implied by the GPU table.
+    interconnect: nvlink | xgmi | pcie | pcie-no-p2p | network; None = implied by the GPU table.
     allreduce: auto (vLLM's custom all-reduce rules) | custom | nccl.
     measured: {concurrency: per-stream tokens/s} to compare with each ceiling.
     bandwidth_gbs: memory bandwidth to use instead of the table's (e.g. from NVML clocks).
+    source: what was read, for the JSON envelope ({"model": ..., "gpu": ...}).
 
     Returns a CeilingReport; `.to_dict()` is the JSON document (`schema`, `active_params`,
     `levels[].ceilings[]` ...). Raises stackaudit.errors.UsageError / InputError on bad input.
     """
     arch = model_config if isinstance(model_config, ModelArch) else parse_arch(model_config)
-    tp = gpus if tp is None else tp
-    ep = 1 if ep is None else ep
-    check_layout(arch, gpus, tp, ep)
-    if context < 0:
+    if context < 0 or (kv_context is not None and kv_context < 0):
         raise UsageError("--context must be 0 or more tokens")
     levels_wanted = sorted(set(concurrencies) | set((measured or {}).keys()))
     if not levels_wanted or min(levels_wanted) < 1:
         raise UsageError("--concurrency values must be 1 or more")
 
-    plan = (
-        parse_weights(weights, arch.torch_dtype)
-        if weights
-        else plan_from_config(arch.quantization, arch.torch_dtype)
-    )
+    if weights:
+        plan = parse_weights(weights, arch.torch_dtype)
+    elif plan is None:
+        plan = plan_from_config(arch.quantization, arch.torch_dtype)
+    warnings: list[str] = []
+    pp_given = pp is not None
+    pp = pp or 1
+    tp = tp if tp is not None else max(1, gpus // pp)
+    ep = 1 if ep is None else ep
+    check_layout(arch, gpus, tp, ep, pp)
+    params = acc.count_params(arch)
+    if not pp_given and gpus > tp and not _fits(arch, params, plan, gpu, tp, ep, 1):
+        split = gpus // tp
+        if split <= arch.layers and _fits(arch, params, plan, gpu, tp, ep, split):
+            pp = split
+            warnings.append(
+                f"the weights do not fit one TP group of {tp} GPU(s), so the {gpus} GPUs are read as a "
+                f"pipeline of {pp} stages (llama.cpp's default layer split), not {gpus // tp} replicas; "
+                "pass --pp to choose"
+            )
     kv_name, kv_bytes = kv_dtype_bytes(kv_dtype, arch.torch_dtype)
     bandwidth = bandwidth_gbs or gpu.memory_bandwidth_gbs
     bw_source = bandwidth_source or f"{gpu.name} spec ({gpu.source})"
     link = interconnect or ic.default_interconnect(gpu)
     layout = acc.Layout(tp=tp, ep=ep)
     collective_ranks = tp if tp > 1 else ep
-    ar = ic.allreduce_model(gpu, collective_ranks, link, allreduce)
+    reach = ic.span(gpu, collective_ranks, link) if collective_ranks > 1 else ic.Span(1, gpu.nvlink_domain, link)
+    if reach.warning:
+        warnings.append(reach.warning)
+    ar = ic.allreduce_model(gpu, collective_ranks, reach.interconnect, allreduce)
     if tp > 1:
         n_coll = 2 * arch.layers + 2  # Megatron TP: after attention and after the MLP, + embedding + logits
     elif ep > 1:
         n_coll = 2 * arch.moe_layers  # dispatch + combine per MoE layer
     else:
         n_coll = 0
+    hop_link = link
+    if pp > 1 and gpu.nvlink_kind in ("switch", "infinity-fabric") and tp * pp > gpu.nvlink_domain:
+        hop_link = "network"  # stages on different nodes
+    hop = ic.stage_hop_us(hop_link) if pp > 1 else 0.0
     kernels = _kernels_per_step(arch)
-    replicas = gpus // tp
-    params = acc.count_params(arch)
+    replicas = gpus // (tp * pp)
 
     assumptions = list(arch.notes) + list(plan.notes)
     assumptions.append(
@@ -340,17 +426,28 @@ def compute(
             assumptions.append("EP: the step waits for the rank holding the most activated experts [est]")
     if arch.is_mla:
         assumptions.append("MLA latent KV read in full by every TP rank (no decode-context parallelism)")
-    fit = _fit_note(arch, params, plan, gpu, tp, ep)
-    if fit:
-        assumptions.append(fit)
+    if pp > 1:
+        assumptions.append(
+            f"pipeline of {pp} stages: a token passes every stage in turn, so the stage times add up, plus "
+            f"{pp - 1} hop(s) of {hop:g} us over {hop_link} [est]; at concurrency >= {pp} micro-batches keep "
+            "the stages busy at once"
+        )
+    stored, embedding, fullest = _stored_bytes(arch, params, plan, tp, ep, pp)
+    if fullest > gpu.memory_gib * 2**30:
+        warnings.append(
+            f"the weights need {fullest / 1e9:.1f} GB on the fullest GPU, more than the {gpu.memory_gib:g} GiB of a "
+            f"{gpu.name}: this layout does not fit, the ceiling is hypothetical"
+            + ("" if pp > 1 else "; a pipeline split (--pp) may fit")
+        )
 
     measured = measured or {}
-    levels: list[Level] = []
-    for concurrency in levels_wanted:
-        levels.append(
-            _level(arch, gpu, plan, layout, ar, n_coll, kernels, kv_bytes, context, bandwidth, concurrency,
-                   replicas, collective_ranks, measured.get(concurrency))
-        )  # fmt: skip
+    published = _published_runs(gpu.name) if measured else ()
+    setup = _Setup(arch, gpu, plan, layout, ar, n_coll, kernels, kv_bytes, bandwidth, replicas,
+                   collective_ranks, pp, hop)  # fmt: skip
+    levels = tuple(
+        _level(setup, context, kv_context, concurrency, measured.get(concurrency), published)
+        for concurrency in levels_wanted
+    )
     return CeilingReport(
         arch=arch,
         params=params,
@@ -369,9 +466,24 @@ def compute(
         allreduce=ar,
         n_allreduce=n_coll,
         kernels_per_step=kernels,
-        levels=tuple(levels),
+        levels=levels,
         assumptions=tuple(assumptions),
+        pp=pp,
+        kv_context=kv_context,
+        stage_hop_us=hop,
+        warnings=tuple(warnings),
+        stored_bytes=stored,
+        embedding_bytes=embedding,
+        stage_bytes=fullest,
+        source=dict(source) if source else {"model": display_source(arch.source) or arch.name, "gpu": gpu.name},
+        generated_at=_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
     )
+
+
+def _published_runs(gpu_name: str) -> tuple[str, ...]:
+    from stackaudit.ceiling.validation import published_runs_on
+
+    return published_runs_on(gpu_name)
 
 
 def _kernels_per_step(arch: ModelArch) -> int:
@@ -385,79 +497,115 @@ def _kernels_per_step(arch: ModelArch) -> int:
     )  # fmt: skip
 
 
-def _fit_note(
-    arch: ModelArch, params: acc.ParamCounts, plan: WeightPlan, gpu: GpuSpec, tp: int, ep: int
-) -> str:
-    """Warn when the weights alone do not fit in GPU memory (the ceiling is then hypothetical)."""
+def _stored_bytes(
+    arch: ModelArch, params: acc.ParamCounts, plan: WeightPlan, tp: int, ep: int, pp: int
+) -> tuple[float, float, float]:
+    """(whole model without the embedding, the embedding, the weights on the fullest GPU).
+
+    The fullest GPU holds ceil(L / PP) layers of its TP/EP shard, plus the larger of the embedding
+    (first stage) and lm_head (last stage) shards; with PP 1 it holds both.
+    """
+    totals = params.by_class()
+    totals["experts"] = params.experts_total
+    stored = sum(totals[cls] * plan.bytes_per_param(cls) for cls in CLASSES)
+    # The embedding is stored like lm_head's dtype in most formats; GGUF keeps its own type.
+    embedding_bpp = plan.embedding.bytes_per_param if plan.embedding else plan.bytes_per_param("lm_head")
+    embedding = params.embedding * embedding_bpp
     layout = acc.Layout(tp=tp, ep=ep)
-    stored = acc.params_per_gpu(arch, layout, arch.n_experts / max(1, ep) if arch.is_moe else 0)
-    total = sum(stored.total(cls) * plan.bytes_per_param(cls) for cls in CLASSES)
-    total += params.embedding / tp * plan.bytes_per_param("lm_head")
-    capacity = gpu.memory_gib * 2**30
-    if total > capacity:
-        return (
-            f"the weights need {total / 1e9:.1f} GB per GPU, more than the {gpu.memory_gib:g} GiB of a {gpu.name}: "
-            "this layout does not fit, the ceiling is hypothetical"
-        )
-    return ""
+    held = acc.params_per_gpu(arch, layout, arch.n_experts / max(1, ep) if arch.is_moe else 0)
+    layer_bytes = sum(held.total(cls) * plan.bytes_per_param(cls) for cls in CLASSES if cls != "lm_head")
+    head = held.total("lm_head") * plan.bytes_per_param("lm_head")
+    emb = embedding / tp
+    stage_layers = ceil_div(arch.layers, pp)
+    fullest = layer_bytes * stage_layers / arch.layers + (head + emb if pp == 1 else max(head, emb))
+    return stored, embedding, fullest
+
+
+def _fits(
+    arch: ModelArch, params: acc.ParamCounts, plan: WeightPlan, gpu: GpuSpec, tp: int, ep: int, pp: int
+) -> bool:
+    return _stored_bytes(arch, params, plan, tp, ep, pp)[2] <= gpu.memory_gib * 2**30
+
+
+@dataclass(frozen=True)
+class _Setup:
+    """What every concurrency level of one report shares."""
+
+    arch: ModelArch
+    gpu: GpuSpec
+    plan: WeightPlan
+    layout: acc.Layout
+    ar: ic.AllReduceModel
+    n_coll: int
+    kernels: int
+    kv_bytes: float
+    bandwidth: float
+    replicas: int
+    collective_ranks: int
+    pp: int
+    hop_us: float
 
 
 def _level(
-    arch: ModelArch,
-    gpu: GpuSpec,
-    plan: WeightPlan,
-    layout: acc.Layout,
-    ar: ic.AllReduceModel,
-    n_coll: int,
-    kernels: int,
-    kv_bytes: float,
-    context: int,
-    bandwidth: float,
-    concurrency: int,
-    replicas: int,
-    collective_ranks: int,
-    measured: float | None,
+    s: _Setup, context: int, kv_context: int | None, concurrency: int, measured: float | None,
+    published: tuple[str, ...],
 ) -> Level:
-    batch = ceil_div(concurrency, replicas)
-    experts_read = acc.expected_max_experts_per_rank(arch.n_experts, arch.top_k, batch, layout.ep)
+    arch, plan, layout = s.arch, s.plan, s.layout
+    batch = ceil_div(concurrency, s.replicas)
+    # Micro-batches: with a pipeline, up to PP groups of streams are in different stages at once,
+    # so each stream's KV and FLOPs share the stages' time (weights are read once per micro-batch).
+    overlap = min(s.pp, batch)
+    experts_read = acc.expected_max_experts_per_rank(arch.n_experts, arch.top_k, ceil_div(batch, overlap), layout.ep)
     per_gpu = acc.params_per_gpu(arch, layout, experts_read)
     by_class = {cls: per_gpu.total(cls) * plan.bytes_per_param(cls) for cls in CLASSES}
     sharded = sum(per_gpu.sharded.get(cls, 0.0) * plan.bytes_per_param(cls) for cls in CLASSES)
     replicated = sum(per_gpu.replicated.get(cls, 0.0) * plan.bytes_per_param(cls) for cls in CLASSES)
-    kv = batch * acc.kv_bytes_per_token_per_gpu(arch, context, kv_bytes, layout.tp)
-    total_bytes = sharded + replicated + kv
+    weights_read = (sharded + replicated) * overlap  # once per micro-batch, summed over the stages
 
-    t_mem = total_bytes / (bandwidth * 1e9) * 1e6
-    message = batch * arch.hidden * 2
-    t_one = ar.time_us(message, collective_ranks)
-    t_comm = n_coll * t_one
-    t_fixed = kernels * ic.GRAPH_KERNEL_US
+    def kv_read(tokens: int) -> float:
+        return batch * acc.kv_bytes_per_token_per_gpu(arch, tokens, s.kv_bytes, layout.tp)
+
+    kv = kv_read(context)
+    total_bytes = weights_read + kv
+    bandwidth_bps = s.bandwidth * 1e9
+    t_mem = total_bytes / overlap / bandwidth_bps * 1e6
+
+    message = ceil_div(batch, overlap) * arch.hidden * 2
+    t_one = s.ar.time_us(message, s.collective_ranks)
+    t_comm = s.n_coll * t_one + (s.pp - 1) * s.hop_us
+    t_fixed = s.kernels * ic.GRAPH_KERNEL_US
     t_overhead = t_mem + t_comm + t_fixed
-    launches = kernels + n_coll
+    launches = s.kernels + s.n_coll + (s.pp - 1)
     t_eager = max(t_overhead, launches * ic.EAGER_LAUNCH_US)
-    flops, t_comp, dtypes = _compute_time(arch, gpu, plan, layout, context, batch)
+    flops, t_comp, dtypes = _compute_time(arch, s.gpu, plan, layout, context, batch)
+    t_comp /= overlap
 
     def ceiling(name: str, t_us: float, cause: str) -> Ceiling:
         rate = 1e6 / t_us if t_us > 0 else math.inf
         return Ceiling(name, rate, rate * concurrency, t_us, cause)
 
     gb = total_bytes / 1e9
+    stages = f", summed over {s.pp} pipeline stages" if s.pp > 1 else ""
     bw_cause = (
-        f"{gb:.2f} GB per GPU per step ÷ {bandwidth:g} GB/s "
-        f"(weights {(sharded + replicated) / 1e9:.2f} GB, of which {replicated / 1e9:.2f} GB replicated on every rank; "
-        f"KV {kv / 1e9:.2f} GB at {context} tokens x {batch} stream(s))"
+        f"{gb:.2f} GB per step ÷ {s.bandwidth:g} GB/s{stages} "
+        f"(weights {(sharded + replicated) / 1e9:.2f} GB per GPU, of which {replicated / 1e9:.2f} GB replicated on "
+        f"every rank; KV {kv / 1e9:.2f} GB at {context} tokens x {batch} stream(s))"
     )
-    if n_coll:
-        ar_cause = f"+ {n_coll} all-reduces x {t_one:.1f} us over {ar.interconnect} ({ar.implementation}): {ar.reason}"
-    else:
-        ar_cause = "no all-reduce: one GPU per replica"
+    pieces = []
+    if s.n_coll:
+        pieces.append(
+            f"+ {s.n_coll} all-reduces x {t_one:.1f} us over {s.ar.interconnect} ({s.ar.implementation}): {s.ar.reason}"
+        )
+    if s.pp > 1:
+        pieces.append(f"+ {s.pp - 1} pipeline hop(s) x {s.hop_us:g} us [est]")
+    ar_cause = "; ".join(pieces) if pieces else "no all-reduce: one GPU per replica"
     ceilings = (
         ceiling("bandwidth", t_mem, bw_cause),
         ceiling("bandwidth+allreduce", t_mem + t_comm, ar_cause),
         ceiling(
             "overhead",
             t_overhead,
-            f"+ {kernels} kernels x {ic.GRAPH_KERNEL_US:g} us each in CUDA graphs [est]",
+            f"+ {s.kernels} kernels x {ic.GRAPH_KERNEL_US:g} us each in CUDA graphs [est]",
         ),
         ceiling(
             "overhead-eager",
@@ -473,6 +621,19 @@ def _level(
             else "unknown: no dense FLOPS figure for this GPU",
         ),
     )
+    loaded: Ceiling | None = None
+    if kv_context is not None:
+        kv_full = kv_read(kv_context)
+        t_loaded = t_overhead + (kv_full - kv) / overlap / bandwidth_bps * 1e6
+        _, t_comp_loaded, _ = _compute_time(arch, s.gpu, plan, layout, kv_context, batch)
+        loaded = ceiling(
+            KV_LOADED,
+            max(t_loaded, t_comp_loaded / overlap),
+            f"the overhead ceiling with {kv_context} tokens in each KV cache: + {(kv_full - kv) / 1e9:.2f} GB of KV per "
+            f"step x {batch} stream(s) ({kv_full / max(1, batch) / max(1, kv_context) / 1e3:.1f} kB per token)"
+            if kv_context
+            else "the overhead ceiling with empty KV caches",
+        )
     times = {
         "memory": t_mem,
         "allreduce": t_comm,
@@ -492,16 +653,19 @@ def _level(
         concurrency=concurrency,
         batch_per_replica=batch,
         bytes_per_step_per_gpu=total_bytes,
-        bytes_breakdown={"weights_sharded": sharded, "weights_replicated": replicated, "kv_cache": kv},
+        bytes_breakdown={"weights_sharded": sharded * overlap, "weights_replicated": replicated * overlap,
+                         "kv_cache": kv},
         bytes_by_class=by_class,
         experts_read_per_layer=experts_read,
         times_us=times,
         ceilings=ceilings,
         binding=binding,
         binding_share=share,
-    )
+        loaded=loaded,
+    )  # fmt: skip
     if measured is not None:
-        level = _with_measured(level, measured, arch, gpu, plan, ar, n_coll, collective_ranks, message, kv)
+        level = _with_measured(level, measured, arch, s.gpu, plan, s.ar, s.n_coll, s.collective_ranks, message, kv,
+                               published)  # fmt: skip
     return level
 
 
@@ -539,6 +703,7 @@ def _with_measured(
     ranks: int,
     message: float,
     kv: float,
+    published: tuple[str, ...] = (),
 ) -> Level:
     if rate <= 0:
         raise UsageError("--measured rates must be positive tokens per second per stream")
@@ -548,6 +713,8 @@ def _with_measured(
     residual = t_meas - max(times["overhead"], times["compute"])
     levers: list[Lever] = []
     warning = ""
+    if level.loaded is not None:
+        percent[KV_LOADED] = 100 * rate / level.loaded.tokens_per_s
     if percent["bandwidth"] > 100:
         warning = (
             "measured is above the bandwidth ceiling: speculative decoding (MTP/EAGLE) on, a smaller model or "
@@ -559,7 +726,13 @@ def _with_measured(
             Lever(graph_gain, f"CUDA graphs: the rate is at or below the eager ceiling; check they are on "
                               f"(vLLM without --enforce-eager), up to {graph_gain:.0f} us per step")
         )  # fmt: skip
-    if n_coll and ar.implementation == "nccl" and ar.interconnect != "pcie-no-p2p":
+    if n_coll and ar.interconnect == "network":
+        inside = ic.allreduce_model(gpu, min(ranks, max(2, gpu.nvlink_domain)), "nvlink", "auto")
+        saved = n_coll * (ar.time_us(message, ranks) - inside.time_us(message, ranks))
+        levers.append(Lever(saved, f"the TP group spans nodes: {n_coll} all-reduces x {ar.latency_us:g} us over the "
+                                   f"network; TP inside one NVLink domain (pipeline or expert parallelism across "
+                                   f"nodes) saves about {saved:.0f} us per step"))  # fmt: skip
+    if n_coll and ar.implementation == "nccl" and ar.interconnect not in ("pcie-no-p2p", "network"):
         custom = ic.allreduce_model(gpu, ranks, ar.interconnect, "custom")
         saved = n_coll * (ar.time_us(message, ranks) - custom.time_us(message, ranks))
         if saved > 0:
@@ -591,8 +764,8 @@ def _with_measured(
         levers.append(
             Lever(residual, f"{residual:.0f} us per step ({per_layer:.0f} us per layer) is not explained by bandwidth, "
                             "all-reduce or the launch floor: kernel efficiency, attention, MoE routing, sampling, "
-                            "the scheduler; well-tuned stacks leave 40-150 us per layer at batch 1 (research section 4.1)")
+                            "the scheduler; well-tuned stacks leave 40-150 us per layer at batch 1 [est]")
         )  # fmt: skip
     levers.sort(key=lambda lever: lever.saved_us, reverse=True)
-    result = MeasuredResult(rate, percent, per_layer, tuple(levers), warning)
+    result = MeasuredResult(rate, percent, per_layer, tuple(levers), warning, published)
     return Level(**{**level.__dict__, "measured": result})

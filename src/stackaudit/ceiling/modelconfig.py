@@ -2,13 +2,14 @@
 into the architecture facts the ceiling needs. Never downloads anything.
 
 Field names follow transformers' configuration classes; the accounting they feed is described in
-research/ceiling-model.md section 2.
+docs/ceiling.md.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,7 @@ _UNGATED_MLP_TYPES = frozenset(
 # Architectures whose layers are not all softmax attention: their recurrent/state layers have
 # parameters this model does not count, so they are refused rather than mis-counted.
 _UNSUPPORTED_LAYER_TYPES = frozenset({"linear_attention", "mamba", "ssm", "recurrent", "conv"})
-# Model types whose accounting was checked against published totals (research section 2.2).
+# Model types whose accounting was checked against published totals (tests/test_ceiling_model.py).
 VERIFIED_MODEL_TYPES = frozenset(
     {
         "llama", "mistral", "qwen2", "qwen3", "qwen2_moe", "qwen3_moe", "mixtral", "deepseek_v2",
@@ -164,10 +165,16 @@ def resolve_config_path(model: str, env: Mapping[str, str] | None = None) -> Pat
     if path.is_file():
         return path
     if path.is_dir():
-        candidate = path / "config.json"
-        if candidate.is_file():
-            return candidate
-        raise InputError(f"{model}: directory has no config.json")
+        for name in ("config.json", "mlc-chat-config.json"):
+            candidate = path / name
+            if candidate.is_file():
+                return candidate
+        ggufs = sorted(p for p in path.glob("*.gguf") if not re.search(r"-0000[2-9]-of-|-000[1-9]\d-of-", p.name))
+        if len(ggufs) == 1:
+            return ggufs[0]
+        if ggufs:
+            raise InputError(f"{model}: directory has several GGUF files; pass one of them")
+        raise InputError(f"{model}: directory has no config.json, mlc-chat-config.json or .gguf file")
     if model.count("/") == 1 and not model.startswith((".", "/")):
         cached = _from_hf_cache(model, env)
         if cached is not None:
@@ -190,6 +197,12 @@ def read_config(path: Path) -> dict[str, Any]:
         raise InputError(f"{path}: not a JSON config ({exc})") from exc
     if not isinstance(data, dict):
         raise InputError(f"{path}: not a JSON object, so not a Hugging Face config.json")
+    if isinstance(data.get("model_config"), dict) and "quantization" in data:
+        # MLC-LLM's mlc-chat-config.json: the HF fields under model_config, the mode under quantization.
+        mlc = data
+        data = {**mlc["model_config"], "model_type": mlc.get("model_type", mlc["model_config"].get("model_type"))}
+        data.setdefault("torch_dtype", "float16")
+        data["quantization_config"] = {"quant_method": "mlc", "name": str(mlc["quantization"])}
     modelopt = path.parent / "hf_quant_config.json"
     if "quantization_config" not in data and modelopt.is_file():
         try:
@@ -382,10 +395,15 @@ def parse_arch(raw: Mapping[str, Any], name: str | None = None) -> ModelArch:
 def load_model(model: str, env: Mapping[str, str] | None = None) -> tuple[dict[str, Any], ModelArch]:
     """`--model` value -> (raw config, parsed architecture)."""
     path = resolve_config_path(model, env)
+    if path.suffix.lower() == ".gguf":
+        from stackaudit.ceiling.gguf_file import config_from_gguf
+
+        raw = config_from_gguf(path)
+        return raw, parse_arch(raw, name=str(raw.get("_name_or_path") or path.stem))
     raw = read_config(path)
     if not Path(model).expanduser().exists():
         name = model  # a cached Hugging Face id
-    elif path.name != "config.json":
+    elif path.name not in ("config.json", "mlc-chat-config.json"):
         name = path.stem  # e.g. DeepSeek-V3.json
     elif _looks_like_hash(path.parent.name):  # a snapshot directory inside the HF cache
         name = path.parent.parent.parent.name.removeprefix("models--").replace("--", "/")

@@ -5,24 +5,28 @@ from __future__ import annotations
 from pathlib import Path
 
 from stackaudit.ceiling.ladder import CeilingReport
-from stackaudit.errors import InputError, UsageError
+from stackaudit.errors import InputError
 
 
-def plot_ladder(report: CeilingReport, path: Path) -> None:
+def plot_ladder(report: CeilingReport, path: Path) -> str:
+    """Draw the ladder to `path`; returns a one-line warning instead when matplotlib is missing
+    (the report is still printed: a missing plot must not cost the user the table)."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")  # no display needed
         import matplotlib.pyplot as plt
-    except ImportError as exc:
-        raise UsageError("--plot needs matplotlib: pip install 'stackaudit[plot]'") from exc
+    except ImportError:
+        return f"--plot {path.name}: not drawn, matplotlib is not installed (pip install 'stackaudit[plot]')"
 
     levels = report.levels
     fig, axes = plt.subplots(1, len(levels), figsize=(4.2 * len(levels) + 1, 4.2), squeeze=False)
     for ax, level in zip(axes[0], levels, strict=True):
-        names = [c.name for c in level.ceilings]
-        values = [c.tokens_per_s for c in level.ceilings]
-        colors = ["#4c72b0" if c.name != "compute" else "#8c8c8c" for c in level.ceilings]
+        rungs = [*level.ceilings, *([level.loaded] if level.loaded is not None else [])]
+        rungs = [c for c in rungs if c.tokens_per_s != float("inf")]
+        names = [c.name for c in rungs]
+        values = [c.tokens_per_s for c in rungs]
+        colors = ["#4c72b0" if c.name != "compute" else "#8c8c8c" for c in rungs]
         ax.barh(names[::-1], values[::-1], color=colors[::-1])
         ax.set_xscale("log")
         ax.set_xlabel("tokens/s per stream")
@@ -39,3 +43,4 @@ def plot_ladder(report: CeilingReport, path: Path) -> None:
         raise InputError(f"--plot {path}: cannot write: {exc.strerror or exc}") from exc
     finally:
         plt.close(fig)
+    return ""

@@ -13,6 +13,7 @@ _LABELS = {
     "overhead": "overhead (CUDA graphs)",
     "overhead-eager": "overhead-eager",
     "compute": "compute",
+    "kv-loaded": "kv-loaded",
 }
 _BINDING_WORDS = {
     "bandwidth": "memory bandwidth",
@@ -20,6 +21,9 @@ _BINDING_WORDS = {
     "overhead": "per-kernel fixed overhead",
     "compute": "compute",
 }
+
+
+_PUBLISHED_SHOWN = 5
 
 
 def _b(count: float) -> str:
@@ -40,6 +44,7 @@ def _header_lines(report: CeilingReport) -> list[str]:
     lines = [
         f"model: {arch.name} ({arch.model_type}; {arch.describe()})",
         f"hardware: {report.gpus} x {report.gpu.name}, TP {report.tp}"
+        + (f", PP {report.pp}" if report.pp > 1 else "")
         + (f", EP {report.ep}" if report.ep > 1 else "")
         + (f", {report.replicas} replicas" if report.replicas > 1 else "")
         + f"; memory {report.bandwidth_gbs:g} GB/s per GPU ({report.bandwidth_source}); "
@@ -48,8 +53,13 @@ def _header_lines(report: CeilingReport) -> list[str]:
     if report.gpu_note:
         lines.append(f"gpu: {report.gpu_note}")
     lines += [
-        f"weights: {report.weights.describe()} [{report.weights.origin}]",
-        f"KV cache: {report.kv_dtype}, context {report.context} tokens",
+        f"weights: {report.weights.describe(report.present_classes())} [{report.weights.origin}]",
+        f"KV cache: {report.kv_dtype}; the ceiling at context {report.context}"
+        + (
+            f", the kv-loaded line at {report.kv_context} tokens per stream"
+            if report.kv_context is not None
+            else " (--context N adds a kv-loaded line)"
+        ),
         f"active parameters: {_b(p.active)} per token (embeddings not counted: one row is read per token; "
         f"lm_head counted: {_b(p.lm_head)}); total {_b(p.total)}",
         "  " + " · ".join(f"{CLASS_LABELS[cls]} {_b(v)}" for cls, v in p.by_class().items() if v > 0),
@@ -62,12 +72,19 @@ def _measured_lines(level: Level, indent: str) -> list[str]:
     if m is None:
         return []
     pieces = ", ".join(f"{_pct(m.percent_of[c.name])} of {c.name}" for c in level.ceilings)
+    if level.loaded is not None and "kv-loaded" in m.percent_of:
+        pieces += f", {_pct(m.percent_of['kv-loaded'])} of kv-loaded"
     lines = [f"{indent}measured {m.tokens_per_s:g} tok/s = {pieces}"]
     if m.warning:
         lines.append(f"{indent}warning: {m.warning}")
     if m.levers:
         lines.append(f"{indent}what would move it most: {m.levers[0].text}")
         lines.extend(f"{indent}  then: {lever.text}" for lever in m.levers[1:3])
+    if m.published:
+        lines.append(f"{indent}published single-stream runs on this GPU (ceiling validation table):")
+        lines.extend(f"{indent}  {run}" for run in m.published[:_PUBLISHED_SHOWN])
+        if len(m.published) > _PUBLISHED_SHOWN:
+            lines.append(f"{indent}  and {len(m.published) - _PUBLISHED_SHOWN} more (--format json lists them)")
     return lines
 
 
@@ -92,11 +109,18 @@ def render_text(report: CeilingReport) -> str:
             lines.append(
                 f"  {_LABELS[c.name]:<24}{_rate(c.tokens_per_s):>17}{_rate(c.aggregate_tokens_per_s):>12}   {c.cause}"
             )
+        if level.loaded is not None:
+            c = level.loaded
+            lines.append(
+                f"  {_LABELS[c.name]:<24}{_rate(c.tokens_per_s):>17}{_rate(c.aggregate_tokens_per_s):>12}   {c.cause}"
+            )
         lines.append(
             f"  binding: {_BINDING_WORDS[level.binding]} ({100 * level.binding_share:.0f} % of the step); "
             f"ceiling {_rate(level.tokens_per_s)} tok/s per stream, {_rate(level.aggregate_tokens_per_s)} aggregate"
         )
         lines += _measured_lines(level, "  ")
+    if report.warnings:
+        lines += ["", "warnings:"] + [f"  - {item}" for item in report.warnings]
     if report.assumptions:
         lines += ["", "assumptions:"] + [f"  - {item}" for item in report.assumptions]
     return "\n".join(lines) + "\n"
@@ -118,18 +142,26 @@ def render_markdown(report: CeilingReport) -> str:
             "| ceiling | tok/s per stream | aggregate tok/s | cause |",
             "|---|---:|---:|---|",
         ]
-        for c in level.ceilings:
+        for c in (*level.ceilings, *([level.loaded] if level.loaded is not None else [])):
             cause = c.cause.replace("|", "\\|")
             lines.append(
                 f"| {_LABELS[c.name]} | {_rate(c.tokens_per_s)} | {_rate(c.aggregate_tokens_per_s)} | {cause} |"
             )
+        lines.append(
+            f"| **ceiling** | **{_rate(level.tokens_per_s)}** | **{_rate(level.aggregate_tokens_per_s)}** | "
+            f"binding: {_BINDING_WORDS[level.binding]} ({100 * level.binding_share:.0f} % of the step) |"
+        )
         lines += [
             "",
-            f"Binding: **{_BINDING_WORDS[level.binding]}** ({100 * level.binding_share:.0f} % of the step).",
+            f"Ceiling: **{_rate(level.tokens_per_s)} tok/s per stream** "
+            f"({_rate(level.aggregate_tokens_per_s)} aggregate); binding: **{_BINDING_WORDS[level.binding]}** "
+            f"({100 * level.binding_share:.0f} % of the step).",
         ]
         measured = _measured_lines(level, "")
         if measured:
             lines += [""] + [f"- {line}" for line in measured]
+    if report.warnings:
+        lines += ["", "## Warnings", ""] + [f"- {item}" for item in report.warnings]
     if report.assumptions:
         lines += ["", "## Assumptions", ""] + [f"- {item}" for item in report.assumptions]
     return "\n".join(lines) + "\n"

@@ -1,19 +1,30 @@
-"""Published model configs and decode measurements the ceiling is validated against.
+"""Published model configs and single-stream decode measurements the ceiling is validated against.
 
 The configs carry the published `config.json` values of each model (the fields the ceiling reads);
-the measurements are the rows of research/ceiling-model.md section 4 with their sources. Used by
-the tests (tests/test_ceiling_validation.py) and by bench/ceiling_validation.py.
+the measurements are data/ceiling_measurements.toml, one public source per row. Used by the tests
+(tests/test_ceiling_validation.py), by bench/ceiling_validation.py, and by `ceiling --measured`
+(the published runs on the same GPU).
 """
 
 from __future__ import annotations
 
+import functools
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+MEASUREMENTS_PATH = Path(__file__).parent.parent / "data" / "ceiling_measurements.toml"
 
 _LLAMA = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "tie_word_embeddings": False,
           "torch_dtype": "bfloat16", "hidden_act": "silu"}  # fmt: skip
 
-# Published config.json values (Hugging Face model repos; sources in research section 2.2).
+# Published config.json values (the models' Hugging Face repositories).
 CONFIGS: dict[str, dict[str, Any]] = {
     "Llama-2-7B": {**_LLAMA, "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
                    "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 32000,
@@ -83,9 +94,15 @@ CONFIGS: dict[str, dict[str, Any]] = {
                          "model.layers.*.self_attn", "model.layers.*.mlp.router", "model.embed_tokens",
                          "lm_head"]}},
 }  # fmt: skip
+# LLaMA (v1) 7B/13B have the shapes of Llama-2 7B/13B (4096/11008/32 layers, 5120/13824/40 layers,
+# vocab 32000); gpt-oss-20b is gpt-oss-120b with 24 layers and 32 experts (openai/gpt-oss-20b config).
+CONFIGS["Llama-7B"] = {**CONFIGS["Llama-2-7B"]}
+CONFIGS["Llama-13B"] = {**CONFIGS["Llama-2-13B"]}
+CONFIGS["gpt-oss-20b"] = {**CONFIGS["gpt-oss-120b"], "num_hidden_layers": 24, "num_local_experts": 32,
+                          "layer_types": ["sliding_attention", "full_attention"] * 12}  # fmt: skip
 
-# Active parameters (embeddings excluded, lm_head included) computed in research section 2.2.
-RESEARCH_ACTIVE_PARAMS = {
+# Active parameters (embeddings excluded, lm_head included) counted by hand from the same configs.
+HAND_COUNTED_ACTIVE_PARAMS = {
     "DeepSeek-V3": 36.62e9,
     "Qwen3-30B-A3B": 3.04e9,
     "gpt-oss-120b": 5.13e9,
@@ -98,142 +115,161 @@ RESEARCH_ACTIVE_PARAMS = {
 }
 
 
+# Engines whose dense batch-1 decode is known to run close to the bandwidth limit: on these rows the
+# ceiling must also be at most EFFICIENT_FACTOR x the measurement (a ceiling far above what the best
+# stacks reach explains nothing).
+EFFICIENT_ENGINES = frozenset({"llama.cpp", "ExLlamaV2", "MLC", "vLLM", "TensorRT-LLM"})
+EFFICIENT_FACTOR = 2.5
+# Stored bytes against the published checkpoint or GGUF size, less the embedding.
+SIZE_TOLERANCE = 0.15
+
+
 @dataclass(frozen=True)
 class Measurement:
-    """One published single-stream decode measurement (research section 4)."""
+    """One published single-stream decode measurement (a [[run]] of data/ceiling_measurements.toml)."""
 
-    row: int
+    id: str
     model: str
-    setup: str
-    gpu: str | None  # None: the hardware is not known
+    format: str  # `--weights`; "" = the config's quantization_config
+    gpu: str
     gpus: int
     tp: int
-    weights: str | None
+    engine: str
+    context: int
     measured: float
-    research_bytes_gb: float
     source: str
+    where: str
+    efficient: bool
+    pp: int = 1
     ep: int = 1
-    context: int = 256
-    kv_dtype: str | None = None
-    interconnect: str | None = None
-    allreduce: str = "auto"
-    # Where the code of the engines contradicts an assumption of the research's arithmetic, the
-    # difference (GB per GPU) and its evidence; the comparison uses research + correction.
+    context_note: str = ""
+    published_bytes_gb: float | None = None
+    published_bytes_source: str = ""
+    embedding_format: str = ""
+    hand_count_gb: float | None = None
     correction_gb: float = 0.0
     correction_reason: str = ""
+    interconnect: str | None = None
+    allreduce: str = "auto"
+    kv_dtype: str | None = None
 
     @property
-    def expected_bytes_gb(self) -> float:
-        return self.research_bytes_gb + self.correction_gb
+    def expected_bytes_gb(self) -> float | None:
+        """The hand count plus its documented correction."""
+        if self.hand_count_gb is None:
+            return None
+        return self.hand_count_gb + self.correction_gb
+
+    @property
+    def setup(self) -> str:
+        layout = f"{self.gpus}x {self.gpu}" + (f", TP{self.tp}" if self.tp > 1 else "")
+        layout += f", PP{self.pp}" if self.pp > 1 else ""
+        return f"{self.format or 'checkpoint dtype'}, {layout}, {self.engine}"
 
 
-# The DSA indexer (wq_b, wk, weights_proj: 9.37 M params per GLM-5 layer, BF16) is a ReplicatedLinear
-# ("no tensor parallel, just replicated") in vLLM and SGLang deepseek_v2.py; the research divided
-# it by TP: + 78 x 9.37 M x 2 B x (1 - 1/8).
-_GLM5_INDEXER: dict[str, Any] = {
-    "correction_gb": 78 * 9.3676e6 * 2 * (1 - 1 / 8) / 1e9,
-    "correction_reason": "DSA indexer replicated on every TP rank (vLLM/SGLang Indexer: ReplicatedLinear)",
-}
-# The MoE router (`self.gate = ReplicatedLinear(..., quant_config=None)` in vLLM deepseek_v2.py) is
-# replicated in BF16; the research divided it by TP: + 58 x 7168 x 256 x 2 B x (1 - 1/8).
-_DSV3_ROUTER: dict[str, Any] = {
-    "correction_gb": 58 * 7168 * 256 * 2 * (1 - 1 / 8) / 1e9,
-    "correction_reason": "router replicated in BF16 on every rank (vLLM deepseek_v2.py: ReplicatedLinear)",
-}
+_FIELDS = {f for f in Measurement.__dataclass_fields__ if f != "measured"}
 
-MEASUREMENTS: tuple[Measurement, ...] = (
-    Measurement(1, "Llama-2-7B", "BF16, 1x A100-80GB (330 W cap), gpt-fast", "A100 SXM4 80GB", 1, 1, "bf16",
-                104.9, 13.21, "pytorch-labs/gpt-fast README"),
-    Measurement(2, "Llama-2-7B", "int8 weight-only, gpt-fast", "A100 SXM4 80GB", 1, 1, "all=int8",
-                155.58, 6.62, "pytorch-labs/gpt-fast README"),
-    Measurement(3, "Llama-2-7B", "int4 g32, gpt-fast", "A100 SXM4 80GB", 1, 1, "all=int4-g32",
-                196.80, 4.13, "pytorch-labs/gpt-fast README"),
-    Measurement(4, "Llama-2-7B", "BF16, 8x A100 TP8, gpt-fast", "A100 SXM4 80GB", 8, 8, "bf16",
-                328.43, 1.65, "pytorch-labs/gpt-fast README (TP table)"),
-    Measurement(6, "Llama-2-70B", "BF16, 4x A100 TP4, gpt-fast", "A100 SXM4 80GB", 4, 4, "bf16",
-                38.01, 34.4, "pytorch-labs/gpt-fast README"),
-    Measurement(7, "Llama-2-70B", "BF16, 8x A100 TP8, gpt-fast", "A100 SXM4 80GB", 8, 8, "bf16",
-                62.50, 17.2, "pytorch-labs/gpt-fast README"),
-    Measurement(8, "Mixtral-8x7B", "BF16, 2x A100 TP2, gpt-fast", "A100 SXM4 80GB", 2, 2, "bf16",
-                78.75, 12.75, "pytorch-labs/gpt-fast mixtral-moe/README.md"),
-    Measurement(10, "Mixtral-8x7B", "int8, 1x A100, gpt-fast", "A100 SXM4 80GB", 1, 1, "all=int8",
-                56.04, 12.75, "pytorch-labs/gpt-fast mixtral-moe/README.md"),
-    Measurement(11, "Llama-2-7B", "F16, RTX 3090, llama.cpp tg128", "RTX 3090", 1, 1, "fp16",
-                48.52, 13.21, "ggml-org/llama.cpp PR #4766", context=64),
-    Measurement(12, "Llama-2-7B", "Q4_0, RTX 3090, llama.cpp tg128", "RTX 3090", 1, 1, "q4_0",
-                121.82, 3.75, "ggml-org/llama.cpp PR #4766", context=64),
-    Measurement(14, "Llama-2-13B", "q4f16_1, RTX 4090, MLC-LLM", "RTX 4090", 1, 1, "all=int4-gptq-g32",
-                108.8, 7.23, "ggml-org/llama.cpp PR #4766 (MLC comparison)", context=64),
-    Measurement(15, "Qwen3-30B-A3B", "Q4_0, RTX 4090, llama.cpp ubatch 1 (mean ctx ~2K)", "RTX 4090", 1, 1,
-                "q4_0", 205.87, 1.99, "ggml-org/llama.cpp PR #15631", context=2048),
-    Measurement(16, "Llama-3-8B", "Q4_0 at 32K context, RTX 4090, llama.cpp", "RTX 4090", 1, 1, "q4_0",
-                102.76, 8.69, "ggml-org/llama.cpp PR #17505", context=33024),
-    Measurement(18, "Qwen3-8B", "BF16, RTX 4090, vLLM", "RTX 4090", 1, 1, "bf16",
-                58.7, 15.16, "AlexsJones/llmfit PR #1046", context=300),
-    Measurement(19, "Qwen2.5-7B", "BF16 ctx 2048, L4, HF SDPA", "L4", 1, 1, "bf16",
-                16.05, 14.26, "arXiv 2605.30571", context=2048),
-    Measurement(21, "Llama-3-8B", "NIM 1.3.0, hardware not shown (FP8 assumed)", None, 1, 1, "fp8",
-                229, 8.16, "NIM benchmark page (use with caution)"),
-    Measurement(22, "DeepSeek-V3", "FP8, 8x H200 TP8, SGLang v0.4.1", "H200 SXM", 8, 8, None,
-                30.29, 5.50, "sgl-project/sglang PR #2643"),
-    Measurement(23, "DeepSeek-V3", "R1: attention BF16, MoE NVFP4, 8x B200, TP8 / TP4xEP2, TRT-LLM", "B200", 8, 8,
-                "nvfp4,attention=bf16", 111, 6.43, "NVIDIA/TensorRT-LLM blog1", ep=2, **_DSV3_ROUTER),
-    Measurement(24, "GLM-5", "NVFP4 (attention BF16), 8x RTX PRO 6000 TP8, SGLang NCCL",
-                "RTX PRO 6000 Blackwell Workstation", 8, 8, "nvfp4,attention=bf16", 51.6, 7.71,
-                "local-inference-lab/rtx6kpro models/glm5.md", context=0, **_GLM5_INDEXER),
-    Measurement(25, "GLM-5", "NVFP4, 8x RTX PRO 6000 TP8, SGLang + PCIe one-shot AR",
-                "RTX PRO 6000 Blackwell Workstation", 8, 8, "nvfp4,attention=bf16", 56.6, 7.71,
-                "rtx6kpro pcie-oneshot-allreduce.md", context=0, allreduce="custom", **_GLM5_INDEXER),
-    Measurement(27, "MiniMax-M2.5", "NVFP4 (attention BF16), 2x RTX PRO 6000 TP2, SGLang",
-                "RTX PRO 6000 Blackwell Workstation", 2, 2, "nvfp4,attention=bf16", 89, 5.37,
-                "rtx6kpro results.md"),
-    Measurement(28, "gpt-oss-120b", "MXFP4 experts, 1x A100-80GB, vLLM", "A100 SXM4 80GB", 1, 1, None,
-                90, 5.00, "vllm-project/vllm issue #22331"),
-    Measurement(30, "gpt-oss-120b", "FP4, 8x MI300X TP8, vLLM ROCm", "MI300X", 8, 8, None,
-                249, 0.63, "SemiAnalysisAI/InferenceX PR #1092"),
-)  # fmt: skip
+
+def _measurement(row: dict[str, Any]) -> Measurement:
+    """One [[run]]; a key the table does not define is a typo, not a silent extra."""
+    unknown = sorted(set(row) - _FIELDS - {"measured_tokens_per_s"})
+    if unknown:
+        raise ValueError(f"ceiling_measurements.toml: run {row.get('id')!r} has unknown keys {', '.join(unknown)}")
+    known = {key: value for key, value in row.items() if key in _FIELDS}
+    return Measurement(measured=float(row["measured_tokens_per_s"]), **known)
+
+
+@functools.lru_cache(maxsize=1)
+def measurements() -> tuple[Measurement, ...]:
+    """The validation table, read once."""
+    data = tomllib.loads(MEASUREMENTS_PATH.read_text(encoding="utf-8"))
+    return tuple(_measurement(row) for row in data.get("run", []))
+
+
+def published_runs_on(gpu_name: str) -> tuple[str, ...]:
+    """One line per published run on `gpu_name` (a GPU table row name), for `ceiling --measured`."""
+    return tuple(
+        f"{m.model} {m.format or 'checkpoint dtype'} on {m.gpus}x {m.gpu}"
+        + (f" TP{m.tp}" if m.tp > 1 else "")
+        + f", {m.engine}: {m.measured:g} tok/s per stream ({m.source})"
+        for m in measurements()
+        if m.gpu == gpu_name
+    )
 
 
 @dataclass(frozen=True)
 class ValidationRow:
     measurement: Measurement
-    bytes_gb: float
+    bytes_gb: float  # per token per GPU at the measurement's context
     bandwidth_ceiling: float
     allreduce_ceiling: float
     overhead_ceiling: float
+    ceiling: float  # the final figure: the hardware line at context 0
+    loaded_ceiling: float  # the kv-loaded line at the measurement's context
+    stored_gb: float  # whole model without the embedding
+    embedding_gb: float
 
     @property
-    def bytes_error(self) -> float:
-        """Relative difference to the research's figure (plus its documented correction)."""
-        return self.bytes_gb / self.measurement.expected_bytes_gb - 1
+    def bytes_error(self) -> float | None:
+        """Relative difference to the hand count (plus its documented correction)."""
+        expected = self.measurement.expected_bytes_gb
+        return None if expected is None else self.bytes_gb / expected - 1
+
+    @property
+    def independent_gb(self) -> float | None:
+        """The published size less the embedding table: the count the tool's stored bytes must match."""
+        m = self.measurement
+        if m.published_bytes_gb is None:
+            return None
+        return m.published_bytes_gb - self.embedding_gb
+
+    @property
+    def size_error(self) -> float | None:
+        independent = self.independent_gb
+        return None if independent is None else self.stored_gb / independent - 1
 
     @property
     def percent_of_bandwidth(self) -> float:
         return 100 * self.measurement.measured / self.bandwidth_ceiling
 
 
-def validate() -> list[ValidationRow]:
-    """Run the ceiling on every measurement whose hardware is known."""
+def _embedding_gb(m: Measurement) -> float:
+    """The embedding table as the published file stores it (one V x h matrix, tied or not)."""
+    from stackaudit.ceiling.modelconfig import parse_arch
+    from stackaudit.ceiling.weights import dtype_format, parse_format
+
+    arch = parse_arch(CONFIGS[m.model])
+    fmt = parse_format(m.embedding_format) if m.embedding_format else dtype_format(arch.torch_dtype)
+    return arch.vocab * arch.hidden * fmt.bytes_per_param / 1e9
+
+
+def validate_one(m: Measurement) -> ValidationRow:
     from stackaudit.ceiling.ladder import compute
     from stackaudit.gputable import lookup
 
-    rows: list[ValidationRow] = []
-    for m in MEASUREMENTS:
-        if m.gpu is None:
-            continue
-        report = compute(
-            CONFIGS[m.model], lookup(m.gpu).spec, gpus=m.gpus, tp=m.tp, ep=m.ep, weights=m.weights,
-            kv_dtype=m.kv_dtype, context=m.context, concurrencies=[1], interconnect=m.interconnect,
-            allreduce=m.allreduce,
-        )  # fmt: skip
-        level = report.levels[0]
-        rows.append(
-            ValidationRow(
-                measurement=m,
-                bytes_gb=level.bytes_per_token_per_gpu / 1e9,
-                bandwidth_ceiling=level.ceiling("bandwidth").tokens_per_s,
-                allreduce_ceiling=level.ceiling("bandwidth+allreduce").tokens_per_s,
-                overhead_ceiling=level.ceiling("overhead").tokens_per_s,
-            )
-        )
-    return rows
+    common: dict[str, Any] = {
+        "gpus": m.gpus, "tp": m.tp, "pp": m.pp, "ep": m.ep, "weights": m.format or None,
+        "kv_dtype": m.kv_dtype, "concurrencies": [1], "interconnect": m.interconnect, "allreduce": m.allreduce,
+    }  # fmt: skip
+    spec = lookup(m.gpu).spec
+    hardware = compute(CONFIGS[m.model], spec, context=0, kv_context=m.context, **common)
+    at_context = compute(CONFIGS[m.model], spec, context=m.context, **common)
+    level = hardware.levels[0]
+    loaded = level.loaded
+    assert loaded is not None
+    return ValidationRow(
+        measurement=m,
+        bytes_gb=at_context.levels[0].bytes_per_token_per_gpu / 1e9,
+        bandwidth_ceiling=level.ceiling("bandwidth").tokens_per_s,
+        allreduce_ceiling=level.ceiling("bandwidth+allreduce").tokens_per_s,
+        overhead_ceiling=level.ceiling("overhead").tokens_per_s,
+        ceiling=level.tokens_per_s,
+        loaded_ceiling=loaded.tokens_per_s,
+        stored_gb=hardware.stored_bytes / 1e9,
+        embedding_gb=_embedding_gb(m),
+    )
+
+
+def validate() -> list[ValidationRow]:
+    """Run the ceiling on every measurement of the table."""
+    return [validate_one(m) for m in measurements()]

@@ -1,16 +1,16 @@
 """Weight storage formats: bytes per parameter per component class, from `--weights` or from the
-config's `quantization_config` (research/ceiling-model.md section 2.3).
+config's `quantization_config` (docs/ceiling.md).
 
 `--weights` grammar: comma-separated items, each `FORMAT` (the base: attention and all MLP weights)
 or `CLASS=FORMAT`. Classes: attention, dense, experts, shared, mlp (= dense+experts+shared), router,
 lm_head, all. Examples: `nvfp4`, `nvfp4,attention=bf16`, `experts=mxfp4,attention=bf16`,
-`int4-awq-g128`, `q4_k_m`.
+`int4-awq-g128`, `q4_k_m`, `exl2-4.0bpw` (head 6 bits), `exl2-2.5bpw-h8`, `q4f16_1` (MLC).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,7 +70,7 @@ def _fixed(name: str, bits: float, math: str, description: str) -> WeightFormat:
     return WeightFormat(name, bits, math, description)
 
 
-# Sources per line: research/ceiling-model.md section 2.3 (NVFP4: one FP8 scale per 16 values;
+# Sources (NVFP4: one FP8 scale per 16 values;
 # MXFP4: one E8M0 scale per 32; GGUF block sizes from ggml's block definitions).
 _FORMATS: dict[str, WeightFormat] = {
     "bf16": _fixed("bf16", 16, "bf16", "BF16"),
@@ -98,7 +98,24 @@ _FORMATS: dict[str, WeightFormat] = {
     "q4_k_s": _fixed("q4_k_s", 4.6, "int8", "GGUF Q4_K_S (mix, about 4.6 bits) [est]"),
     "q4_k_m": _fixed("q4_k_m", 4.85, "int8", "GGUF Q4_K_M (mix, about 4.85 bits) [est]"),
     "q5_k_m": _fixed("q5_k_m", 5.7, "int8", "GGUF Q5_K_M (mix, about 5.7 bits) [est]"),
+    # MLC-LLM group quantization (mlc_llm/quantization/quantization.py): q4f16_*: int4 in groups of
+    # 32 with an FP16 scale, 8 values per uint32 -> 4 + 16/32 bits; q3f16_*: int3 in groups of 40,
+    # 10 values per uint32 (3.2 bits) + 16/40; q4f32_1: FP32 scale. `quantize_final_fc=True`: the
+    # lm_head is quantized too.
+    "q4f16_0": _fixed("q4f16_0", 4.5, "fp16", "MLC q4f16_0: int4, FP16 scale per 32"),
+    "q4f16_1": _fixed("q4f16_1", 4.5, "fp16", "MLC q4f16_1: int4, FP16 scale per 32"),
+    "q4bf16_1": _fixed("q4bf16_1", 4.5, "bf16", "MLC q4bf16_1: int4, BF16 scale per 32"),
+    "q4f32_1": _fixed("q4f32_1", 5.0, "bf16", "MLC q4f32_1: int4, FP32 scale per 32"),
+    "q3f16_0": _fixed("q3f16_0", 3.6, "fp16", "MLC q3f16_0: int3 (10 per uint32), FP16 scale per 40"),
+    "q3f16_1": _fixed("q3f16_1", 3.6, "fp16", "MLC q3f16_1: int3 (10 per uint32), FP16 scale per 40"),
+    "q0f16": _fixed("q0f16", 16, "fp16", "MLC q0f16: unquantized FP16"),
+    "q0bf16": _fixed("q0bf16", 16, "bf16", "MLC q0bf16: unquantized BF16"),
 }
+# Formats whose lm_head is quantized with the rest (MLC: quantize_final_fc=True).
+_HEAD_QUANTIZED = frozenset({"q4f16_0", "q4f16_1", "q4bf16_1", "q4f32_1", "q3f16_0", "q3f16_1"})
+# EXL2: exllamav2's convert.py quantizes the head at `-hb/--head_bits`, default 6; the config.json
+# of a converted model records both: {"quant_method": "exl2", "bits": 4.25, "head_bits": 6, ...}.
+EXL2_DEFAULT_HEAD_BITS = 6
 _SYNONYMS = {
     "bfloat16": "bf16",
     "float16": "fp16",
@@ -121,13 +138,35 @@ _SYNONYMS = {
     "int4": "int4-gptq-g128",
 }
 # GGUF quantizations keep the output matrix at higher precision (llama.cpp puts output.weight in
-# Q6_K inside Q4/Q5 mixes; research section 2.3).
+# Q6_K inside Q4/Q5 mixes).
 _GGUF_HEAD = {"q8_0": "q8_0"}
 _GGUF_DEFAULT_HEAD = "q6_k"
 
 
 def known_formats() -> list[str]:
-    return [*_FORMATS, "int4-awq-gN", "int4-gptq-gN", "int4-gN", "int8-gptq-gN"]
+    return [*_FORMATS, "int4-awq-gN", "int4-gptq-gN", "int4-gN", "int8-gptq-gN", "exl2-Xbpw[-hN]"]
+
+
+def exl2_format(bits: float) -> WeightFormat:
+    """EXL2 at `bits` bits per weight on average (the converter's target, scales included)."""
+    if not 1.5 <= bits <= 8.5:
+        raise UsageError(f"exl2 at {bits:g} bits per weight: EXL2 mixes 2 to 8 bits")
+    return WeightFormat(f"exl2-{bits:g}bpw", bits, "fp16", f"EXL2, {bits:g} bits per weight on average")
+
+
+def _exl2_head(bits: float) -> WeightFormat:
+    return WeightFormat(f"exl2-head-{bits:g}b", bits, "fp16", f"EXL2 head at {bits:g} bits")
+
+
+def _parse_exl2(key: str, text: str) -> tuple[WeightFormat, WeightFormat] | None:
+    """`exl2-4.0bpw`, `exl2-2.5bpw-h8`, `exl2-4.65` -> (body, head); None when not EXL2."""
+    match = re.fullmatch(r"exl2[-_]?(\d+(?:\.\d+)?)(?:bpw|b)?(?:[-_]h(?:b)?(\d+(?:\.\d+)?))?", key)
+    if not match:
+        if key.startswith("exl2"):
+            raise UsageError(f"--weights {text!r}: write EXL2 as exl2-BITSbpw, e.g. exl2-4.0bpw or exl2-2.5bpw-h8")
+        return None
+    head = float(match.group(2)) if match.group(2) else EXL2_DEFAULT_HEAD_BITS
+    return exl2_format(float(match.group(1))), _exl2_head(head)
 
 
 def parse_format(text: str) -> WeightFormat:
@@ -142,6 +181,9 @@ def parse_format(text: str) -> WeightFormat:
         key = key[5:]
     if key in _FORMATS:
         return _FORMATS[key]
+    exl2 = _parse_exl2(key, text)
+    if exl2 is not None:
+        return exl2[0]
     # Integer group quantization: int4-awq-g128, int4-gptq-g32, int4-g32 (scale+zero in BF16, gpt-fast).
     match = re.fullmatch(r"int(\d)(?:-(awq|gptq))?(?:-g(-?\d+))?", key)
     if match:
@@ -167,14 +209,18 @@ class WeightPlan:
     formats: Mapping[str, WeightFormat]
     origin: str
     notes: tuple[str, ...] = field(default=())
+    embedding: WeightFormat | None = None  # known exactly only from a GGUF file
 
     def bytes_per_param(self, cls: str) -> float:
         return self.formats[cls].bytes_per_param
 
-    def describe(self) -> str:
+    def describe(self, present: Iterable[str] | None = None) -> str:
+        """'nvfp4 for routed experts; bf16 for attention, lm_head': only the classes in `present`."""
+        wanted = set(CLASSES if present is None else present)
         groups: dict[str, list[str]] = {}
         for cls in CLASSES:
-            groups.setdefault(self.formats[cls].name, []).append(CLASS_LABELS[cls])
+            if cls in wanted:
+                groups.setdefault(self.formats[cls].name, []).append(CLASS_LABELS[cls])
         return "; ".join(f"{fmt} for {', '.join(names)}" for fmt, names in groups.items())
 
 
@@ -185,7 +231,12 @@ def dtype_format(torch_dtype: str) -> WeightFormat:
     return _FORMATS["bf16"]  # bfloat16, and float32 checkpoints are served in 16-bit
 
 
-def _default_head(base: WeightFormat, unquantized: WeightFormat) -> WeightFormat:
+def _default_head(base: WeightFormat, unquantized: WeightFormat, text: str = "") -> WeightFormat:
+    exl2 = _parse_exl2(text.strip().lower(), text) if text.strip().lower().startswith("exl2") else None
+    if exl2 is not None:
+        return exl2[1]
+    if base.name in _HEAD_QUANTIZED:
+        return base
     if (base.math == "int8" and base.name.startswith("q")) or base.name == "iq4_xs":
         return _FORMATS[_GGUF_HEAD.get(base.name, _GGUF_DEFAULT_HEAD)]
     if base.bits >= 16:
@@ -209,7 +260,7 @@ def parse_weights(spec: str, torch_dtype: str = "bfloat16") -> WeightPlan:
         base = parse_format(bases[0])
         for cls in _BASE_CLASSES:
             formats[cls] = base
-        formats["lm_head"] = _default_head(base, unquantized)
+        formats["lm_head"] = _default_head(base, unquantized, bases[0])
         if base.bits >= 16:
             formats["router"] = base
     for item in items:
@@ -313,6 +364,13 @@ def format_from_quantization(quant: Mapping[str, Any]) -> WeightFormat:
             "W4A8_AWQ": parse_format("int4-awq-g128"),
             "MXFP4": _FORMATS["mxfp4"],
         }.get(algo)
+    elif method == "exl2":
+        bits = quant.get("bits")
+        if isinstance(bits, (int, float)) and not isinstance(bits, bool):
+            fmt = exl2_format(float(bits))
+    elif method == "mlc":
+        name = str(quant.get("name", "")).lower()
+        fmt = _FORMATS.get(name)
     elif method == "bitsandbytes":
         if quant.get("load_in_4bit"):
             fmt = _FORMATS["nf4"]
@@ -324,16 +382,46 @@ def format_from_quantization(quant: Mapping[str, Any]) -> WeightFormat:
     return fmt
 
 
+_GGUF_FLOAT_MATH = {"F16": "fp16", "BF16": "bf16", "F32": "bf16"}
+
+
+def _gguf_class_format(cls: str, entry: Mapping[str, Any]) -> WeightFormat:
+    """The exact average bits of one class of a GGUF file, named by its storage types."""
+    types = entry.get("types") or {}
+    main = next(iter(types), "?")
+    name = "+".join(types) if len(types) <= 3 else "+".join(list(types)[:3]) + "+..."
+    shares = ", ".join(f"{kind} {100 * share:.0f} %" for kind, share in types.items())
+    math = _GGUF_FLOAT_MATH.get(main, "int8")  # quantized GGUF kernels use int8 dot products (MMQ)
+    return WeightFormat(name, float(entry["bits"]), math, f"GGUF {CLASS_LABELS.get(cls, cls)}: {shares}")
+
+
+def plan_from_gguf(quant: Mapping[str, Any]) -> WeightPlan:
+    classes = quant.get("classes") or {}
+    formats = {cls: _gguf_class_format(cls, classes[cls]) if cls in classes else _FORMATS["fp16"] for cls in CLASSES}
+    embedding = _gguf_class_format("embedding", classes["embedding"]) if "embedding" in classes else None
+    return WeightPlan(
+        formats=formats,
+        origin="GGUF tensor types (exact bytes per class)",
+        notes=("bits per class summed from the GGUF tensor index: " + "; ".join(
+            f"{CLASS_LABELS.get(cls, cls)} {float(classes[cls]['bits']):.2f}" for cls in (*CLASSES, "embedding")
+            if cls in classes
+        ),),
+        embedding=embedding,
+    )  # fmt: skip
+
+
 def plan_from_config(quant: Mapping[str, Any] | None, torch_dtype: str) -> WeightPlan:
     """Default plan: the checkpoint's quantization, minus its ignore list; else its dtype."""
     unquantized = dtype_format(torch_dtype)
     formats: dict[str, WeightFormat] = dict.fromkeys(CLASSES, unquantized)
     if not quant:
         return WeightPlan(formats=formats, origin=f"config torch_dtype ({torch_dtype})")
+    if str(quant.get("quant_method", "")).lower() == "gguf":
+        return plan_from_gguf(quant)
     fmt = format_from_quantization(quant)
     ignored, patterns = _ignored_classes(quant)
     applies = set(_BASE_CLASSES)
-    if quant.get("lm_head") is True:  # GPTQ flag for a quantized head
+    if quant.get("lm_head") is True or fmt.name in _HEAD_QUANTIZED:  # GPTQ flag; MLC quantize_final_fc
         applies.add("lm_head")
     applies -= ignored
     for cls in applies:
@@ -350,6 +438,11 @@ def plan_from_config(quant: Mapping[str, Any] | None, torch_dtype: str) -> Weigh
             )
         )
     method = str(quant.get("quant_method", ""))
+    if method == "exl2":
+        head_bits = quant.get("head_bits", EXL2_DEFAULT_HEAD_BITS)
+        head = float(head_bits) if isinstance(head_bits, (int, float)) else float(EXL2_DEFAULT_HEAD_BITS)
+        formats["lm_head"] = _exl2_head(head)
+        notes.append(f"EXL2 {fmt.bits:g} bits per weight, head {head:g} bits (config quantization_config)")
     return WeightPlan(formats=formats, origin=f"config quantization_config ({method})", notes=tuple(notes))
 
 
@@ -358,7 +451,7 @@ def compute_dtype(fmt: WeightFormat, gpu: GpuSpec) -> str:
 
     W4A16/AWQ/GPTQ/int8 weight-only run BF16 math; W8A8-FP8 runs FP8; NVFP4 W4A4 runs FP4 where
     the GPU has it; MXFP4 on Blackwell runs W4A8 in FP8 (TensorRT-LLM blog9), elsewhere BF16;
-    GGUF kernels use INT8 dot products (research section 2.6).
+    GGUF kernels use INT8 dot products.
     """
     order = {
         "fp4": ("fp4", "fp8", "bf16", "fp16"),

@@ -23,11 +23,11 @@ from stackaudit.facts.cgroups import CgroupLimits
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.devices import GpuDeviceAccess
 from stackaudit.facts.docker import DOCKER_DEFAULT_SHM, DockerContainer, DockerContainers
-from stackaudit.facts.kernel_knobs import RdmaDevices
 from stackaudit.facts.limits import CAP_SYS_NICE, MEMLOCK, NOFILE, STACK, ProcessSecurity, ResourceLimits
 from stackaudit.facts.lxc import NVIDIA_MAJOR, NVIDIACTL_MINOR, LxcConfig, LxcConfigs
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
+from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.shm import ShmInfo
 from stackaudit.facts.system import KernelLog, NumaTopology
 

@@ -18,7 +18,8 @@ from stackaudit.checks.registry import (
     unknown,
 )
 from stackaudit.facts.container import ContainerInfo
-from stackaudit.facts.nvidia import GpuInfo, NvidiaDriver, NvidiaGpus, NvidiaServices, NvLink, XidEvents
+from stackaudit.facts.gpu_events import GpuEvents
+from stackaudit.facts.nvidia import GpuInfo, NvidiaDriver, NvidiaGpus, NvidiaServices, NvLink
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.processes import ServingProcesses
 from stackaudit.facts.python_env import PythonEnv
@@ -398,7 +399,7 @@ def fabric_manager(nvidia: NvidiaGpus, nvidia_services: NvidiaServices | None = 
     if fm is not None and fm.version and nvidia.driver_version and fm.version != nvidia.driver_version:
         problems.append(f"Fabric Manager {fm.version} does not match driver {nvidia.driver_version}")
     blackwell_hgx = [g for g in gpus if is_blackwell(g) and g.spec is not None and g.spec.nvlink_kind == "switch"]
-    if blackwell_hgx and not rack and modules is not None and "ib_umad" not in modules:
+    if blackwell_hgx and not rack and modules is not None and modules.loaded("ib_umad") is False:
         problems.append("ib_umad is not loaded (the FM of NVL5+ Blackwell HGX needs it)")
     if problems:
         return issue("; ".join(problems) + ": NVLink/NVSwitch is not usable (CUDA may fail with error 802)",
@@ -492,7 +493,7 @@ def gsp_firmware(nvidia: NvidiaGpus, nvidia_driver: NvidiaDriver | None = None) 
             persistent="reseat the NVLink bridges; RMA when errors persist"),
     references=("https://github.com/NVIDIA/nccl/blob/master/src/graph/paths.cc", XID_CATALOGUE),
 )
-def nvlink_health(nvidia: NvidiaGpus, nvidia_xids: XidEvents | None = None,
+def nvlink_health(nvidia: NvidiaGpus, gpu_events: GpuEvents | None = None,
                   nvlink_status: NvlinkStatus | None = None) -> Outcome:
     """Reads: per GPU and link, NVML nvmlDeviceGetNvLinkState and the DL error counters (replay,
     recovery, CRC flit/data), or a pasted `nvidia-smi nvlink -s` where NVML is not in the source;
@@ -513,7 +514,7 @@ def nvlink_health(nvidia: NvidiaGpus, nvidia_xids: XidEvents | None = None,
     if isinstance(gpus, Outcome):
         return gpus
     gpus = _with_pasted_links(gpus, nvlink_status)
-    xid74 = [e for e in (nvidia_xids.events if nvidia_xids else ()) if e.code == 74]
+    xid74 = [e for e in (gpu_events.xids if gpu_events else ()) if e.code == 74]
     capable = [g for g in gpus if (g.nvlinks and len(g.nvlinks) > 0) or (g.spec is not None and g.spec.has_nvlink)]
     if not capable:
         blind = [g for g in gpus if g.nvlinks is None and g.spec is None]
@@ -609,13 +610,13 @@ def _severity(name: str) -> Severity:
             persistent="RMA the GPU when hardware Xids (79, 48, 64, 95) repeat"),
     references=(XID_CATALOGUE, "https://raw.githubusercontent.com/stas00/ml-engineering/master/compute/accelerator/nvidia/debug.md"),
 )
-def xid(nvidia_xids: XidEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices | None = None) -> Outcome:
+def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices | None = None) -> Outcome:
     """Reads: `NVRM: Xid (PCI:…): <code>, …` lines of the kernel log (`dmesg`), and NVML's
     recommended recovery action per GPU (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION) where available.
 
     Bad value: 79 (fallen off the bus), 48/94/95 (ECC), 63/64 (row remapping), 74 (NVLink),
     119/120 (GSP), 154 (recovery action); 13/31/43 repeated for one process; a GPU NVML reports
-    lost (gpu-is-lost).
+    lost (gpu-is-lost); "GPU has fallen off the bus" lines without an Xid number.
 
     Why: Xids are the driver's error events (NVIDIA Xid catalogue); hardware ones precede lost GPUs
     and degraded NVLink or memory.
@@ -623,18 +624,24 @@ def xid(nvidia_xids: XidEvents, nvidia: NvidiaGpus | None = None, pci: PciDevice
     Traps: 13/31/43 are usually a crashing user program, not hardware (low severity; the fix is an
     engine restart). A GPU that fell off the bus (79) needs a node reboot, not a GPU reset. The
     driver's recovery action, when NVML gives one, is preferred over guessing reset-vs-reboot.
+    "No Xid" is concluded only from a whole kernel log (from boot, no gap): a pasted excerpt or a
+    ring buffer that wrapped cannot show that none happened.
     """
-    events = nvidia_xids.events
+    events = gpu_events.xids
     actions = {g.subject: g.recovery_action for g in (nvidia.gpus if nvidia else ())
                if g.recovery_action not in (None, "None")}
-    lost = [g for g in (nvidia.gpus if nvidia else ()) if g.error == "gpu-is-lost"]
-    if not events and not actions and not lost:
+    off_bus = [e for e in gpu_events.events if e.kind != "xid"]
+    if not events and not actions and not off_bus:
         if (nvidia is not None and nvidia.none_on_bus) or (pci is not None and not pci.nvidia_gpus):
             return not_applicable("no NVIDIA GPU on the PCI bus")
+        if not gpu_events.complete:
+            shown = f"the {gpu_events.lines_read} kernel-log lines shown" if gpu_events.lines_read else "this source"
+            return unknown(f"no Xid in {shown}, but they are an excerpt: an Xid outside them would not show",
+                           hint="paste the whole `sudo dmesg` (from boot), or audit the host as root")
         return ok("no Xid errors in the kernel log", actual=0)
     counts: dict[int, int] = {}
     for e in events:
-        counts[e.code] = counts.get(e.code, 0) + 1
+        counts[e.code or 0] = counts.get(e.code or 0, 0) + 1
     severity: Severity = "low"
     parts = []
     for code, n in sorted(counts.items()):
@@ -646,16 +653,17 @@ def xid(nvidia_xids: XidEvents, nvidia: NvidiaGpus | None = None, pci: PciDevice
     if actions:
         severity = "high"
         parts.append("recovery action: " + ", ".join(f"{k} {v}" for k, v in actions.items()))
-    if lost:
+    if off_bus:
         severity = "high"
-        parts.append(f"NVML: GPU(s) {_indices(lost)} lost (fallen off the bus)")
-    bdfs = sorted({e.bdf for e in events} | set(actions) | {g.subject for g in lost})
-    only_app = all(c in (13, 31, 43) for c in counts) and not actions and not lost
+        where = ", ".join(sorted({e.bdf or "a GPU" for e in off_bus}))
+        parts.append(f"{where} fell off the bus ({', '.join(sorted({e.kind for e in off_bus}))})")
+    bdfs = sorted({e.bdf for e in events} | set(actions) | {e.bdf for e in off_bus if e.bdf})
+    only_app = all(c in (13, 31, 43) for c in counts) and not actions and not off_bus
     # What the recovery costs: an application restart for 13/31/43, a node reboot for a GPU that fell off
     # the bus (79) or where the driver asks for one, a GPU reset (driver-reload class) for the rest.
     costs = [_XID_COST.get(c, "driver-reload") for c in counts] + [_ACTION_COST.get(a, "driver-reload")
                                                                    for a in actions.values()]
-    costs += ["reboot"] * bool(lost)
+    costs += ["reboot"] * bool(off_bus)
     cost = max(costs, key=_COST_RANK.index)
     fix = None if cost == "driver-reload" else Fix(
         cost=cost, runtime="restart the serving engine (the application faulted)" if cost == "restart" else
@@ -664,4 +672,4 @@ def xid(nvidia_xids: XidEvents, nvidia: NvidiaGpus | None = None, pci: PciDevice
     return issue("; ".join(parts) + (" — usually the application, not the hardware" if only_app else ""),
                  actual={str(k): v for k, v in counts.items()}, expected="no Xid", subjects=bdfs,
                  severity=severity, fix=fix,
-                 evidence=[e.line for e in events][-5:])
+                 evidence=[e.line for e in (*events, *off_bus) if e.line][-5:])

@@ -16,10 +16,11 @@ from stackaudit.checks.registry import (
     ok,
     unknown,
 )
-from stackaudit.facts.kernel_knobs import RdmaDevices
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.pcie_config import PcieFacts, PcieFunction, bridges_between
+from stackaudit.facts.pcie_errors import PcieErrors
 from stackaudit.facts.platform import Virtualization
+from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelLog, NumaTopology
 
 NCCL_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html"
@@ -473,10 +474,12 @@ def above4g_mmio(pcie: PcieFacts, kernel_log: KernelLog | None = None) -> Outcom
             "slot one generation lower if signal integrity is marginal"),
     references=("https://www.kernel.org/doc/Documentation/ABI/testing/sysfs-bus-pci-devices-aer_stats",),
 )
-def aer_errors(pcie: PcieFacts, kernel_log: KernelLog | None = None, cmdline: KernelCmdline | None = None) -> Outcome:
+def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,
+               cmdline: KernelCmdline | None = None) -> Outcome:
     """Reads: `aer_dev_correctable`, `aer_dev_nonfatal`, `aer_dev_fatal` in sysfs for each GPU,
-    its upstream port (errors may be counted at the link partner) and the NICs; `dmesg` for
-    `PCIe Bus Error` lines and Xid 79.
+    its upstream port (errors may be counted at the link partner) and the NICs; the kernel log's
+    AER lines (`AER: Uncorrected (Fatal) error received`, `PCIe Bus Error`, `Surprise Down`) and
+    GPUs that fell off the bus (Xid 79, with or without the number).
 
     Bad value: any fatal or non-fatal count; Xid 79 (GPU fallen off the bus); correctable counts
     that grow between two samples under load.
@@ -487,66 +490,54 @@ def aer_errors(pcie: PcieFacts, kernel_log: KernelLog | None = None, cmdline: Ke
     Traps: a few correctable errors at boot (link training) are common: one sample cannot give a
     rate. On firmware-first platforms (APEI/GHES) the sysfs counters stay 0 — check the BMC log.
     `pci=noaer` only silences reporting. Counter names differ by kernel (`Bad TLP` / `BadTLP`).
+    Without the PCI tree (a pasted log alone) every AER line counts, since which port leads to a GPU
+    is unknown; "none" needs the counters or a whole kernel log.
     """
-    gpus = pcie.gpus
-    if not gpus:
+    if pcie is not None and not pcie.gpus:
         return no_gpu(pcie)
-    by_bdf = pcie.by_bdf()
-    watch: dict[str, PcieFunction] = {}
-    for g in gpus:
-        watch[g.bdf] = g
-        if g.parent and g.parent in by_bdf:
-            watch[g.parent] = by_bdf[g.parent]
-    for nic in pcie.role("nic"):
-        watch[nic.bdf] = nic
-    counts: dict[str, dict[str, int]] = {}
-    for bdf, fn in watch.items():
-        if fn.sysfs is None:
-            continue
-        row = {k: v for k in ("correctable", "nonfatal", "fatal") if (v := fn.sysfs.aer_total(k)) is not None}
-        if row:
-            counts[bdf] = row
-    xid79: list[str] = []
-    bus_errors: list[str] = []
-    ghes = False
-    if kernel_log is not None:
-        # `NVRM: Xid (PCI:0000:3b:00): 79, pid=...`: the Xid number follows the closing parenthesis (a bus
-        # number or pid of 79 on another Xid line is not one).
-        xid79 = [ln.strip() for ln in kernel_log.grep(r"NVRM: Xid \([^)]*\):\s*79\b|fallen off the bus")]
-        shorts = [_short(b) for b in watch]
-        bus_errors = [ln.strip() for ln in kernel_log.grep(r"PCIe Bus Error|AER:.*(Uncorrect|Correct)")
-                      if any(s in ln for s in shorts)]
-        ghes = bool(kernel_log.grep(r"\bGHES\b|APEI"))
+    counts = pcie_errors.counts()
+    watched = set(pcie_errors.watched)
+    shorts = [_short(b) for b in watched]
+    # With the PCI tree, only lines about the watched devices; without it, every AER line.
+    lines = [ln for ln in pcie_errors.lines if not watched or any(s in ln.line for s in shorts)]
     serious = {b: r for b, r in counts.items() if r.get("fatal", 0) or r.get("nonfatal", 0)}
-    uncorrected = [ln for ln in bus_errors if re.search(r"Uncorrect|Fatal", ln, re.IGNORECASE)]
-    if xid79 or serious or uncorrected:
-        fatal = bool(xid79) or any(r.get("fatal", 0) for r in serious.values())
+    uncorrected = [ln.line for ln in lines if ln.severity in ("fatal", "nonfatal")]
+    details = [ln.line for ln in lines if not ln.severity]
+    lost = list(pcie_errors.lost)
+    if lost or serious or uncorrected:
+        fatal = bool(lost) or any(r.get("fatal", 0) for r in serious.values()) or any(
+            ln.severity == "fatal" for ln in lines) or any(re.search("Surprise Down|SDES", d) for d in details)
         parts = []
-        if xid79:
-            parts.append(f"Xid 79 (GPU fallen off the bus) in the kernel log ({len(xid79)} lines)")
+        if lost:
+            parts.append(f"GPU fallen off the bus in the kernel log ({len(lost)} lines)")
         if serious:
             parts.append("uncorrectable AER counts: " + "; ".join(
                 f"{b} fatal {r.get('fatal', 0)} nonfatal {r.get('nonfatal', 0)}" for b, r in serious.items()))
         if uncorrected:
-            parts.append(f"{len(uncorrected)} uncorrected PCIe Bus Error line(s)")
-        return issue("; ".join(parts), actual=serious or (xid79 + uncorrected)[:3], expected="no uncorrectable errors",
-                     subjects=list(serious) or [g.bdf for g in gpus], severity="high" if fatal else "medium",
-                     evidence=(xid79 + uncorrected)[:5])
+            parts.append(f"{len(uncorrected)} uncorrected PCIe error line(s)")
+        subjects = list(serious) or sorted({ln.bdf for ln in lines if ln.bdf}) or [
+            g.bdf for g in (pcie.gpus if pcie else ())]
+        return issue("; ".join(parts), actual=serious or (lost + uncorrected)[:3], expected="no uncorrectable errors",
+                     subjects=subjects, severity="high" if fatal else "medium",
+                     evidence=(lost + uncorrected + details)[:5])
     if cmdline is not None and "noaer" in cmdline.pci_options():
         return unknown("`pci=noaer` turns AER reporting off: the counters and log say nothing",
                        hint="remove `pci=noaer` (it only silences reporting) and look again")
-    if not counts and kernel_log is None:
-        return unknown("no AER counters or kernel log in the source",
-                       hint="run as root on the host, or paste `dmesg` and the aer_dev_* files")
+    if not counts and not pcie_errors.log_whole:
+        shown = f"the {pcie_errors.log_lines} kernel-log lines shown" if pcie_errors.log_lines else "this source"
+        return unknown(f"no uncorrectable PCIe error in {shown}, but without the AER counters only a whole kernel "
+                       "log (from boot) could show there was none",
+                       hint="run as root on the host, or paste the whole `sudo dmesg`")
     corr = {b: r["correctable"] for b, r in counts.items() if r.get("correctable")}
     msg = "no uncorrectable PCIe errors"
     if corr:
         msg += ("; correctable errors since boot: " + ", ".join(f"{b} {n}" for b, n in corr.items())
                 + " (a few at link training are common; compare two samples under load for a rate)")
-    if bus_errors and not corr:
-        msg += f"; {len(bus_errors)} corrected PCIe Bus Error line(s) in the kernel log"
-    if ghes and not corr:
+    corrected_lines = [ln for ln in lines if ln.severity == "corrected"]
+    if corrected_lines and not corr:
+        msg += f"; {len(corrected_lines)} corrected PCIe error line(s) in the kernel log"
+    if pcie_errors.ghes and not corr:
         msg += "; firmware-first error handling (GHES/APEI): sysfs counters may stay 0, check the BMC log"
     if not counts:
-        msg += " (AER counters not in the source; kernel log only)"
+        msg += " (AER counters not in the source; whole kernel log only)"
     return ok(msg, actual=counts or None, subjects=list(counts))

@@ -16,10 +16,11 @@ from stackaudit.checks.registry import Fix, Outcome, check, issue, not_an_issue,
 from stackaudit.facts._parse import ParseError, parse_cpulist
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
-from stackaudit.facts.kernel_knobs import NvidiaKernel, RdmaDevices
+from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.nvidia import NvidiaGpus, gpu_spec
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
+from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import (
     AR_MULTI_NODE,
     AR_NO_LIBRARY,
@@ -551,7 +552,7 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
     transport (p2p.cc) and vLLM/SGLang custom all-reduce (CUDA IPC) never consult it. On a host
     without InfiniBand/RoCE it is useless (and may not load).
     """
-    loaded = None if modules is None else "nvidia_peermem" in modules
+    loaded = None if modules is None else modules.loaded("nvidia_peermem")
     if loaded:
         return ok("nvidia_peermem is loaded (it serves GPUDirect RDMA to RDMA NICs only)", actual="loaded")
     if rdma is not None and not rdma.names:

@@ -707,6 +707,7 @@ def _kib(text: str | None) -> int:
         persistent="/etc/sysctl.d/: vm.swappiness = 10 (or 1); size RAM for model loading + CPU KV offload",
         scope="host",
     ),
+    sample=True,
 )
 def swap(swap: SwapInfo, serving_processes: ServingProcesses | None = None,
          sysctls: Sysctls | None = None) -> Outcome:

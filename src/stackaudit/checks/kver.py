@@ -9,10 +9,11 @@ from stackaudit.checks.registry import Fix, Outcome, issue, not_an_issue, not_ap
 from stackaudit.checks.registry import check as register_check
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.cpufreq import CpuFreq
-from stackaudit.facts.kernel_knobs import NvidiaKernel, RdmaDevices
+from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.processes import ServingProcesses
+from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelInfo, KernelLog, LoadedModules
 
 # --- KVER-AMD-ZEN5 ---------------------------------------------------------------------------

@@ -227,6 +227,7 @@ def _engine_pids(serving: ServingProcesses | None) -> set[int]:
             persistent="run the server headless (`systemctl set-default multi-user.target`) or put the display on "
             "another GPU; stop MPS where it is not intended (`echo quit | nvidia-cuda-mps-control`)"),
     references=("https://docs.vllm.ai/en/latest/configuration/engine_args.html",),
+    sample=True,
 )
 def gpu_shared(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = None,
                nvidia_services: NvidiaServices | None = None, container: ContainerInfo | None = None) -> Outcome:
@@ -355,6 +356,7 @@ def _gib(text: str | None) -> float | None:
     fix=Fix(cost="restart", runtime="lower --cpu-offload-gb / --swap-space / --hicache-size and restart the engine",
             persistent="add RAM, or run on native Linux rather than WSL"),
     references=("https://docs.vllm.ai/en/latest/configuration/engine_args.html",),
+    sample=True,
 )
 def pinned_host(serving_processes: ServingProcesses, meminfo: HostMemory | None = None,
                 kernel: KernelInfo | None = None) -> Outcome:

@@ -9,15 +9,15 @@ to what the device itself reports it can do (LnkCap, sysfs max_link_*).
 from __future__ import annotations
 
 from stackaudit.checks.registry import Fix, Outcome, check, issue, not_an_issue, not_applicable, ok, unknown
-from stackaudit.facts.nvidia import GpuInfo, GpuSamples, NvidiaGpus
+from stackaudit.facts.gpu_links import GpuLink, GpuLinks
+from stackaudit.facts.nvidia import GpuSamples
 from stackaudit.facts.pci import gen_of
-from stackaudit.facts.pcie_config import PcieFacts, PcieFunction, describe_speed
+from stackaudit.facts.pcie_config import LINK_SPEEDS, PcieFacts, PcieFunction, describe_speed
 from stackaudit.facts.system import KernelCmdline
 
 KB_REGS = "https://github.com/torvalds/linux/blob/master/include/uapi/linux/pci_regs.h"
 KERNEL_PARAMS = "https://docs.kernel.org/admin-guide/kernel-parameters.html"
 ROOT_HINT = "run as root on the host (`sudo stackaudit audit`), or paste `sudo lspci -vvv`"
-GEN_SPEED = {1: 2.5, 2: 5.0, 3: 8.0, 4: 16.0, 5: 32.0, 6: 64.0}
 
 
 # -- helpers shared with checks/fw.py ----------------------------------------------------------
@@ -33,10 +33,10 @@ def unreadable_outcome(pcie: PcieFacts, fns: list[PcieFunction], what: str) -> O
                    hint=ROOT_HINT, subjects=[f.bdf for f in fns])
 
 
-def table_link(fn: PcieFunction, name: str = "") -> tuple[float | None, int | None, str]:
+def table_link(link: GpuLink) -> tuple[float | None, int | None, str]:
     """(speed GT/s, width, source) the GPU model should reach, from data/gpus.toml when its name is known
-    (the NVIDIA side's product name, else lspci's bracketed name); else the device's own LnkCap."""
-    name = name or fn.model
+    (the NVIDIA side's product name, else lspci's bracketed name); else the device's own capability."""
+    name = link.name or link.model
     if name:
         try:
             from stackaudit.gputable import GpuTableError, UnknownGpuError, lookup
@@ -45,8 +45,8 @@ def table_link(fn: PcieFunction, name: str = "") -> tuple[float | None, int | No
         except (UnknownGpuError, GpuTableError, OSError, ImportError):
             spec = None
         if spec is not None and spec.pcie_gen and spec.pcie_width:
-            return GEN_SPEED.get(spec.pcie_gen), spec.pcie_width, f"{spec.name} (gpus.toml)"
-    return fn.max_link_speed, fn.max_link_width, "the GPU's own LnkCap"
+            return LINK_SPEEDS.get(spec.pcie_gen), spec.pcie_width, f"{spec.name} (gpus.toml)"
+    return link.max_speed, link.max_width, "the GPU's own capability"
 
 
 def no_gpu(pcie: PcieFacts) -> Outcome:
@@ -74,13 +74,14 @@ def _min(*values: float | int | None) -> float | None:
                 "https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1010",
                 "https://github.com/NVIDIA/gpu-monitoring-tools/issues/215"),
 )
-def link_downtrain(pcie: PcieFacts, nvidia: NvidiaGpus | None = None,
+def link_downtrain(gpu_links: GpuLinks, pcie: PcieFacts | None = None,
                    gpu_samples: GpuSamples | None = None) -> Outcome:
     """Reads: each GPU's `current_link_speed`, `current_link_width`, `max_link_speed`,
     `max_link_width` in sysfs (else LnkSta/LnkCap from config space or `lspci -vvv`), the same for
-    its upstream port, the model's PCIe generation and width in data/gpus.toml, and — when the
-    NVIDIA side has them — GPU utilisation/P-state now and the link generation sampled under load
-    (`audit --sample`).
+    its upstream port, else NVML / `nvidia-smi -q` (current and maximum generation and width: the
+    GPU's maximum, not the slot's), the model's PCIe generation and width in data/gpus.toml, and —
+    when the NVIDIA side has them — GPU utilisation/P-state now and the link generation sampled
+    under load (`audit --sample`).
 
     Bad value: width below min(GPU, slot) — x8 on an x16 card in an x16 slot — at any time;
     generation below min(GPU, host) under load. Width 63/255: the device no longer answers
@@ -91,11 +92,12 @@ def link_downtrain(pcie: PcieFacts, nvidia: NvidiaGpus | None = None,
     Traps: GPUs lower the link generation at idle to save power (nvidia-smi: "may be reduced when
     the GPU is not in use"; Gen1 at P8, Gen4/5 at P0): a low speed with full width on an idle GPU
     is "idle, not conclusive" — sample under load. A Gen5 GPU in a Gen4 slot correctly runs Gen4.
+    A narrow link seen only by nvidia-smi (no slot capability in the source) is an issue of lower
+    confidence: an x8 slot would explain it, and the port's LnkCap settles it.
     """
-    gpus = pcie.gpus
-    if not gpus:
-        return no_gpu(pcie)
-    by_bdf = pcie.by_bdf()
+    links = gpu_links.links
+    if not links:
+        return no_gpu(pcie) if pcie is not None else unknown("no GPU link in this source")
     gone: list[str] = []
     narrow: dict[str, str] = {}
     slow_busy: dict[str, str] = {}
@@ -103,23 +105,22 @@ def link_downtrain(pcie: PcieFacts, nvidia: NvidiaGpus | None = None,
     slow: dict[str, str] = {}
     fine: dict[str, str] = {}
     blind: list[str] = []
-    for g in gpus:
-        info: GpuInfo | None = nvidia.by_bdf(g.bdf) if nvidia is not None else None
-        cur_s, cur_w = g.current_link_speed, g.current_link_width
-        if cur_w in (63, 255) or (g.max_link_width in (63, 255)):
+    for g in links:
+        cur_s, cur_w = g.cur_speed, g.cur_width
+        if cur_w in (63, 255) or (g.max_width in (63, 255)):
             gone.append(g.bdf)
             continue
         if cur_s is None or cur_w is None:
             blind.append(g.bdf)
             continue
-        model_s, model_w, basis = table_link(g, info.name if info is not None else "")
-        port = by_bdf.get(g.parent or "")
-        exp_s = _min(model_s, g.max_link_speed, port.max_link_speed if port else None)
-        exp_w = _min(model_w, g.max_link_width, port.max_link_width if port else None)
+        model_s, model_w, basis = table_link(g)
+        slot = g.width_basis == "slot"
+        exp_s = _min(model_s, g.max_speed, g.port_max_speed, g.host_max_speed)
+        exp_w = _min(model_w, g.max_width, g.port_max_width)
         now = describe_speed(cur_s, cur_w)
         want = describe_speed(exp_s, int(exp_w) if exp_w else None)
-        label = f"{now} (capable {want}, from {basis}{' and the slot' if port else ''})"
-        sampled = _sampled_gen(gpu_samples, info)
+        label = f"{now} (capable {want}, from {basis}{' and the slot' if slot else ''})"
+        sampled = _sampled_gen(gpu_samples, g.index)
         if exp_w is not None and cur_w < exp_w:
             narrow[g.bdf] = label
         elif sampled is not None and exp_s is not None:
@@ -128,10 +129,10 @@ def link_downtrain(pcie: PcieFacts, nvidia: NvidiaGpus | None = None,
             else:
                 fine[g.bdf] = f"Gen{sampled} under load (sampled)"
         elif exp_s is not None and cur_s < exp_s:
-            if info is not None and info.busy:
-                slow_busy[g.bdf] = f"{label} while busy ({info.utilization_gpu}% utilisation)"
-            elif info is not None and info.utilization_gpu is not None:
-                slow_idle[g.bdf] = f"{label}, idle ({info.utilization_gpu}%{', ' + info.pstate if info.pstate else ''})"
+            if g.busy:
+                slow_busy[g.bdf] = f"{label} while busy ({g.utilization}% utilisation)"
+            elif g.utilization is not None:
+                slow_idle[g.bdf] = f"{label}, idle ({g.utilization}%{', ' + g.pstate if g.pstate else ''})"
             else:
                 slow[g.bdf] = label
         else:
@@ -141,10 +142,13 @@ def link_downtrain(pcie: PcieFacts, nvidia: NvidiaGpus | None = None,
                      "see Xid 79 in dmesg)", actual=gone, expected="a trained link", subjects=gone)
     if narrow or slow_busy:
         parts = [f"{b}: {v}" for b, v in {**narrow, **slow_busy}.items()]
+        no_slot = [b for b in narrow if next(g for g in links if g.bdf == b).width_basis != "slot"]
+        settle = (f"; the slot's width is not in the source for {', '.join(no_slot)} — an x8 slot would explain it: "
+                  "`sudo lspci -vvv` (the port's LnkCap) settles it") if no_slot else ""
         return issue(f"{len(parts)} GPU link(s) below what GPU and slot allow: " + "; ".join(parts)
-                     + (" — width does not drop for power saving" if narrow else ""),
+                     + (" — width does not drop for power saving" if narrow else "") + settle,
                      actual={**narrow, **slow_busy}, expected="full width; full generation under load",
-                     subjects=[*narrow, *slow_busy])
+                     subjects=[*narrow, *slow_busy], confidence="field-reports" if no_slot else None)
     if slow:
         return unknown("link generation below capability on " + "; ".join(f"{b}: {v}" for b, v in slow.items())
                        + ". At idle this is normal power saving, full width is kept: idle, not conclusive",
@@ -164,11 +168,11 @@ def link_downtrain(pcie: PcieFacts, nvidia: NvidiaGpus | None = None,
               actual=fine, subjects=list(fine))
 
 
-def _sampled_gen(samples: GpuSamples | None, info: GpuInfo | None) -> int | None:
+def _sampled_gen(samples: GpuSamples | None, index: int | None) -> int | None:
     """Highest link generation seen while the GPU was busy during `--sample`, or None."""
-    if samples is None or info is None or not 0 <= info.index < len(samples.series):
+    if samples is None or index is None or not 0 <= index < len(samples.series):
         return None
-    gens = [s.pcie_gen for s in samples.series[info.index] if (s.utilization or 0) >= 20 and s.pcie_gen]
+    gens = [s.pcie_gen for s in samples.series[index] if (s.utilization or 0) >= 20 and s.pcie_gen]
     return max(gens) if gens else None
 
 

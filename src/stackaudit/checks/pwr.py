@@ -124,6 +124,7 @@ def _labels(reasons: tuple[str, ...] | list[str]) -> str:
             persistent="airflow / fan profile in the BMC, data-centre inlet temperature, PSU redundancy and power "
             "budget, reseat the GPU power cables"),
     references=(NVML_REASONS, DCGM_FIELDS),
+    sample=True,
 )
 def clock_events(nvidia: NvidiaGpus, gpu_samples: GpuSamples | None = None) -> Outcome:
     """Reads: per GPU the active clock event reasons (NVML nvmlDeviceGetCurrentClocksEventReasons,

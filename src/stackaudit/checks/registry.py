@@ -105,6 +105,9 @@ class CheckSpec:
     references: tuple[str, ...] = ()
     doc: str = ""
     tags: tuple[str, ...] = field(default_factory=tuple)
+    # True when the observed value (`actual`) is a sample (current clocks, processes on a GPU, swap in
+    # use), not configuration: compare and bench compare list it apart and never call it drift.
+    sample: bool = False
 
     @property
     def summary(self) -> str:
@@ -123,6 +126,7 @@ def check(
     fix: Fix,
     references: tuple[str, ...] = (),
     tags: tuple[str, ...] = (),
+    sample: bool = False,
 ) -> Callable[[CheckFunc], CheckFunc]:
     """Register a check. Its docstring is its documentation (`stackaudit explain ID`)."""
     domain = id.split("-", 1)[0]
@@ -155,6 +159,7 @@ def check(
             references=references,
             doc=inspect.cleandoc(func.__doc__ or ""),
             tags=tags,
+            sample=sample,
         )
         return func
 

@@ -24,12 +24,18 @@ def _open_source(sources: list[str], root: str, command_timeout: float):  # type
         for path in sources:
             if not os.path.exists(path):
                 raise InputError(f"--from {path}: no such file or directory")
-        if len(sources) == 1 and is_snapshot(sources[0]):
-            return load_snapshot(sources[0])
         snapshots = [p for p in sources if is_snapshot(p)]
-        if snapshots:
-            raise UsageError("--from takes one snapshot, or any number of pasted-output text files, not both")
-        return load_pasted(sources)
+        if len(snapshots) > 1:
+            raise UsageError("--from takes at most one snapshot (plus any number of pasted-output text files)")
+        pasted = [p for p in sources if p not in snapshots]
+        if not snapshots:
+            return load_pasted(pasted)
+        host = load_snapshot(snapshots[0])
+        if not pasted:
+            return host
+        from stackaudit.host.memory import add_pasted
+
+        return add_pasted(host, load_pasted(pasted))
     from stackaudit.host.live import LiveHost
 
     if not os.path.isdir(root):

@@ -48,21 +48,38 @@ def _parse_measured(items: list[str], concurrencies: list[int]) -> dict[int, flo
     return measured
 
 
+_UNKNOWN = "–"
+
+
+def _known(value: float) -> str:
+    """A table value, or "–" where the table has none (0 means not supported or not published)."""
+    return f"{value:g}" if value > 0 else _UNKNOWN
+
+
 def _list_gpus() -> str:
     from stackaudit.gputable import all_gpus
 
     lines = [f"{'name':<36}{'memory':>8}{'GB/s':>8}{'bf16 TF':>9}{'fp8 TF':>8}{'fp4 TF':>8}  link"]
     for gpu in all_gpus():
-        link = f"NVLink {gpu.nvlink_kind} {gpu.nvlink_total_gbs:g} GB/s" if gpu.has_nvlink else "PCIe"
+        if gpu.has_nvlink:
+            link = f"NVLink {gpu.nvlink_kind} {gpu.nvlink_total_gbs:g} GB/s, domain {gpu.nvlink_domain}"
+        else:
+            link = "no NVLink"
+        host = f"PCIe gen{gpu.pcie_gen} x{gpu.pcie_width}" if gpu.pcie_gen > 0 else f"PCIe {_UNKNOWN}"
+        bf16 = gpu.dense_tflops("bf16") or gpu.dense_tflops("fp16")
         lines.append(
-            f"{gpu.name:<36}{gpu.memory_gib:>6g}Gi{gpu.memory_bandwidth_gbs:>8g}{gpu.dense_tflops('bf16'):>9g}"
-            f"{gpu.dense_tflops('fp8'):>8g}{gpu.dense_tflops('fp4'):>8g}  {link}, PCIe gen{gpu.pcie_gen} x{gpu.pcie_width}"
+            f"{gpu.name:<36}{_known(gpu.memory_gib):>6}Gi{_known(gpu.memory_bandwidth_gbs):>8}{_known(bf16):>9}"
+            f"{_known(gpu.dense_tflops('fp8')):>8}{_known(gpu.dense_tflops('fp4')):>8}  {link}, {host}"
         )
     return "\n".join(lines) + "\n"
 
 
 def _resolve_gpu(
-    gpu_name: Optional[str], gpus: Optional[int], interconnect: Optional[str], bandwidth: Optional[float]
+    gpu_name: Optional[str],
+    gpus: Optional[int],
+    interconnect: Optional[str],
+    bandwidth: Optional[float],
+    group: int = 1,
 ) -> dict[str, Any]:
     """GPU spec, count, interconnect and bandwidth: from the flags, else detected through NVML."""
     from dataclasses import replace
@@ -81,7 +98,8 @@ def _resolve_gpu(
             match = lookup(gpu_name)
         except UnknownGpuError as exc:
             raise UsageError(f"{exc} (stackaudit ceiling --list-gpus shows the table)") from None
-        out.update(spec=match.spec, note=match.note, gpus=gpus or 1)
+        # --tp/--pp without --gpus: one group of that size (not an error).
+        out.update(spec=match.spec, note=match.note, gpus=gpus or group, origin=f"--gpu {gpu_name}")
         return out
     detected = detect_local_gpus()
     if detected is None:
@@ -105,7 +123,7 @@ def _resolve_gpu(
             f"the table says {spec.memory_bandwidth_gbs:g}"
         )
     out["interconnect"] = interconnect or (detected.interconnect if detected.count > 1 else None)
-    out.update(spec=spec, note=note, gpus=gpus or detected.count)
+    out.update(spec=spec, note=note, gpus=gpus or detected.count, origin="NVML")
     return out
 
 
@@ -116,7 +134,8 @@ def register(app: typer.Typer) -> None:
             None,
             "--model",
             "-m",
-            help="config.json, a model directory, or an id in the local Hugging Face cache.",
+            help="config.json, a .gguf file (needs the gguf extra), an MLC mlc-chat-config.json, a model "
+            "directory, or an id in the local Hugging Face cache.",
         ),
         gpu: Optional[str] = typer.Option(
             None,
@@ -126,7 +145,14 @@ def register(app: typer.Typer) -> None:
         gpus: Optional[int] = typer.Option(
             None, "--gpus", help="GPUs serving the model (default: detected, else 1)."
         ),
-        tp: Optional[int] = typer.Option(None, "--tp", help="Tensor-parallel size (default: all GPUs)."),
+        tp: Optional[int] = typer.Option(
+            None, "--tp", help="Tensor-parallel size (default: all GPUs); without --gpus it sets them."
+        ),
+        pp: Optional[int] = typer.Option(
+            None,
+            "--pp",
+            help="Pipeline stages (layer split); default 1, or the split that fits when replicas do not.",
+        ),
         ep: Optional[int] = typer.Option(
             None, "--ep", help="Expert-parallel size for MoE layers (default 1)."
         ),
@@ -139,8 +165,10 @@ def register(app: typer.Typer) -> None:
         kv_dtype: Optional[str] = typer.Option(
             None, "--kv-dtype", help="KV cache dtype: bf16 (default), fp8 ..."
         ),
-        context: int = typer.Option(
-            4096, "--context", help="Tokens in each sequence's KV cache when it decodes."
+        context: Optional[int] = typer.Option(
+            None,
+            "--context",
+            help="Tokens in each KV cache: adds a kv-loaded ceiling (the hardware line stays at context 0).",
         ),
         concurrency: str = typer.Option(
             "1", "--concurrency", help="Concurrent streams, comma-separated: 1,10."
@@ -185,17 +213,23 @@ def register(app: typer.Typer) -> None:
 
         concurrencies = _parse_concurrency(concurrency)
         measured_rates = _parse_measured(measured or [], concurrencies)
+        if context is not None and context < 0:
+            raise UsageError("--context must be 0 or more tokens")
         _, arch = load_model(model)
-        hardware = _resolve_gpu(gpu, gpus, interconnect, bandwidth)
+        hardware = _resolve_gpu(gpu, gpus, interconnect, bandwidth, group=(tp or 1) * (pp or 1))
+        from stackaudit.ceiling.ladder import display_source
+
         report = compute(
             arch,
             hardware["spec"],
             gpus=hardware["gpus"],
             tp=tp,
             ep=ep,
+            pp=pp,
             weights=weights,
             kv_dtype=kv_dtype,
-            context=context,
+            context=0,
+            kv_context=context,
             concurrencies=concurrencies,
             interconnect=hardware["interconnect"],
             allreduce=allreduce,
@@ -203,6 +237,12 @@ def register(app: typer.Typer) -> None:
             bandwidth_gbs=hardware["bandwidth_gbs"],
             bandwidth_source=hardware["bandwidth_source"],
             gpu_note=hardware["note"],
+            source={
+                # A cached Hugging Face id is named as typed; a file by its directory and name.
+                "model": model if arch.name == model else (display_source(arch.source) or model),
+                "gpu": hardware["origin"],
+                "command": "stackaudit ceiling",
+            },
         )
         from stackaudit.ceiling.render import render
 
@@ -210,7 +250,9 @@ def register(app: typer.Typer) -> None:
         if plot:
             from stackaudit.ceiling.plot import plot_ladder
 
-            plot_ladder(report, Path(plot))
+            warning = plot_ladder(report, Path(plot))
+            if warning:
+                typer.echo(f"stackaudit: warning: {warning}", err=True)
         from stackaudit.cli.output import emit
 
         emit(text, output)

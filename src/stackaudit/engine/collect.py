@@ -1,26 +1,32 @@
 """Collect facts in parallel, each in its own daemon thread, under one overall deadline.
 
-A provider that fails or hangs never stops the others: it becomes a Missing value with the
-reason, and a hung thread is abandoned (daemon), so the audit ends on time.
+A fact's alternatives run best first; `first_of` stops at the first that answers, `union` and
+`merge_by` ask them all. Every host access an alternative makes is logged, so each fact knows the
+sources it came from (its provenance) and whether they were whole; a fact built on other facts
+inherits theirs. A fact that fails or hangs never stops the others: it becomes a Missing value with
+the reason (naming each source tried), and a hung thread is abandoned (daemon), so the audit ends
+on time.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from stackaudit.facts.registry import PROVIDERS, FactUnavailable, Provider
+from stackaudit.facts.registry import PROVIDERS, FactSpec, FactUnavailable, Provider, Sourced, first_of
 from stackaudit.host.base import (
     DEFAULT_COMMAND_TIMEOUT_S,
     MAX_FILE_BYTES,
     CommandResult,
     Host,
-    HostMeta,
+    HostWrapper,
     NotCaptured,
 )
+from stackaudit.host.source import Provenance, command_key, doc_key, file_key
 
 T = TypeVar("T")
 DEFAULT_DEADLINE_S = 20.0
@@ -36,39 +42,13 @@ class Missing:
     kind: str = "unavailable"  # unavailable | not-captured | timeout | error
 
 
-@dataclass
-class _Slot:
-    provider: Provider
-    done: threading.Event = field(default_factory=threading.Event)
-    value: Any = None
-    missing: Missing | None = None
-    started: float = 0.0
-    duration_s: float = 0.0
-
-
-class TrackingHost:
+class TrackingHost(HostWrapper):
     """Remembers the commands that timed out, so the report can name them."""
 
     def __init__(self, inner: Host) -> None:
-        self.inner = inner
-        self.meta: HostMeta = inner.meta
+        super().__init__(inner)
         self.timed_out: list[CommandResult] = []
         self._lock = threading.Lock()
-
-    def read_bytes(self, path: str, limit: int = MAX_FILE_BYTES) -> bytes:
-        return self.inner.read_bytes(path, limit)
-
-    def list_dir(self, path: str) -> list[str]:
-        return self.inner.list_dir(path)
-
-    def readlink(self, path: str) -> str:
-        return self.inner.readlink(path)
-
-    def which(self, name: str) -> str | None:
-        return self.inner.which(name)
-
-    def nvml(self, query: str) -> Any:
-        return self.inner.nvml(query)
 
     def run(self, argv: Sequence[str], timeout: float = DEFAULT_COMMAND_TIMEOUT_S) -> CommandResult:
         result = self.inner.run(argv, timeout)
@@ -78,19 +58,103 @@ class TrackingHost:
         return result
 
 
+class AccessLog(HostWrapper):
+    """The source keys one alternative read that answered (for its provenance)."""
+
+    def __init__(self, inner: Host) -> None:
+        super().__init__(inner)
+        self.keys: list[str] = []
+
+    def read_bytes(self, path: str, limit: int = MAX_FILE_BYTES) -> bytes:
+        data = self.inner.read_bytes(path, limit)
+        self.keys.append(file_key(path))
+        return data
+
+    def list_dir(self, path: str) -> list[str]:
+        entries = self.inner.list_dir(path)
+        self.keys.append(file_key(path))
+        return entries
+
+    def run(self, argv: Sequence[str], timeout: float = DEFAULT_COMMAND_TIMEOUT_S) -> CommandResult:
+        result = self.inner.run(argv, timeout)
+        if not result.not_found:
+            self.keys.append(command_key(tuple(argv)))
+        return result
+
+    def nvml(self, query: str) -> Any:
+        answer = self.inner.nvml(query)
+        self.keys.append("nvml:")
+        return answer
+
+    def doc(self, name: str) -> str:
+        text = self.inner.doc(name)
+        self.keys.append(doc_key(name))
+        return text
+
+    def provenance_entries(self) -> list[Provenance]:
+        out: list[Provenance] = []
+        for key in dict.fromkeys(self.keys):
+            prov = self.inner.provenance(key)
+            if prov not in out:
+                out.append(prov)
+        return out
+
+
+class _AlternativeContext:
+    """The FactContext one alternative runs with: its own access log, facts through the collector."""
+
+    def __init__(self, collector: Collector, fact_name: str) -> None:
+        self.collector = collector
+        self.fact_name = fact_name
+        self.log = AccessLog(collector.host)
+        self.used_facts: list[str] = []
+
+    @property
+    def host(self) -> Host:
+        return self.log
+
+    def fact(self, name: str, kind: type[T]) -> T:
+        self.used_facts.append(name)
+        return self.collector.fact(name, kind)
+
+    def optional(self, name: str, kind: type[T]) -> T | None:
+        self.used_facts.append(name)
+        return self.collector.optional(name, kind)
+
+
+@dataclass
+class _Slot:
+    spec: FactSpec
+    done: threading.Event = field(default_factory=threading.Event)
+    value: Any = None
+    missing: Missing | None = None
+    provenance: tuple[Provenance, ...] = ()
+    started: float = 0.0
+    duration_s: float = 0.0
+
+
+def _as_spec(name: str, entry: FactSpec | Provider) -> FactSpec:
+    if isinstance(entry, FactSpec):
+        return entry
+    return FactSpec(name, entry.kind, first_of, (entry,))
+
+
 class Collector:
-    """Runs providers on demand; `fact()` from inside a provider waits for its dependency."""
+    """Runs facts on demand; `fact()` from inside a provider waits for its dependency."""
 
     def __init__(self, host: Host, deadline_s: float = DEFAULT_DEADLINE_S,
-                 providers: dict[str, Provider] | None = None) -> None:
+                 providers: dict[str, FactSpec] | dict[str, Provider] | None = None) -> None:
         self.host = TrackingHost(host)
-        self.providers = PROVIDERS if providers is None else providers
+        table: dict[str, Any] = PROVIDERS if providers is None else providers
+        self.providers: dict[str, FactSpec] = {n: _as_spec(n, e) for n, e in table.items()}
         self.deadline = time.monotonic() + deadline_s
         self.deadline_s = deadline_s
         self._slots: dict[str, _Slot] = {}
         self._lock = threading.Lock()
+        # Alternatives that broke while another answered: reported, never silent.
+        self.alternative_errors: list[str] = []
 
-    # FactContext protocol ----------------------------------------------------------------
+    # FactContext protocol (for callers outside a provider) -------------------------------------
     def fact(self, name: str, kind: type[T]) -> T:
         value = self._wait(name)
         if isinstance(value, Missing):
@@ -113,14 +177,14 @@ class Collector:
             slot = self._slots.get(name)
             if slot is not None:
                 return slot
-            provider = self.providers.get(name)
-            if provider is None:
-                slot = _Slot(Provider(name, lambda ctx: None, object, ""))
+            spec = self.providers.get(name)
+            if spec is None:
+                slot = _Slot(FactSpec(name, object, first_of, ()))
                 slot.missing = Missing(name, f"no provider for fact {name!r}", kind="error")
                 slot.done.set()
                 self._slots[name] = slot
                 return slot
-            slot = _Slot(provider)
+            slot = _Slot(spec)
             self._slots[name] = slot
         thread = threading.Thread(target=self._run, args=(slot,), name=f"fact-{name}", daemon=True)
         slot.started = time.monotonic()
@@ -128,17 +192,53 @@ class Collector:
         return slot
 
     def _run(self, slot: _Slot) -> None:
-        name = slot.provider.name
+        spec = slot.spec
+        answers: list[tuple[Any, list[Provenance]]] = []
+        failures: list[tuple[Provider, Missing]] = []
+        primary_failed = False
         try:
-            slot.value = slot.provider.func(self)
-        except FactUnavailable as exc:
-            slot.missing = Missing(name, exc.reason, exc.hint)
-        except NotCaptured as exc:
-            slot.missing = Missing(name, f"not in the source ({exc.what})", kind="not-captured")
-        except PermissionError as exc:
-            slot.missing = Missing(name, f"permission denied: {exc.filename or exc}", "run as root")
+            for n, alt in enumerate(spec.alternatives):
+                ctx = _AlternativeContext(self, spec.name)
+                try:
+                    value = alt.func(ctx)
+                except FactUnavailable as exc:
+                    failures.append((alt, Missing(spec.name, exc.reason, exc.hint)))
+                    continue
+                except NotCaptured as exc:
+                    failures.append((alt, Missing(spec.name, f"not in the source ({exc.what})", kind="not-captured")))
+                    continue
+                except PermissionError as exc:
+                    failures.append((alt, Missing(spec.name, f"permission denied: {exc.filename or exc}",
+                                                  "run as root")))
+                    continue
+                except Exception as exc:  # a broken alternative is reported; the next may still answer
+                    failures.append((alt, Missing(spec.name, f"{type(exc).__name__}: {exc}", kind="error")))
+                    continue
+                finally:
+                    primary_failed = primary_failed or (n == 0 and len(failures) == 1)
+                prov = ctx.log.provenance_entries()
+                for dep in ctx.used_facts:
+                    prov.extend(p for p in self.provenance(dep) if p not in prov)
+                answers.append((value, prov))
+                if spec.combine is first_of:
+                    break
+            if not answers:
+                slot.missing = _all_missing(spec, failures)
+                return
+            with self._lock:
+                self.alternative_errors.extend(f"{spec.name} ({alt.title or alt.summary}): {m.reason}"
+                                               for alt, m in failures if m.kind == "error")
+            value = spec.combine(spec.kind, [v for v, _ in answers])
+            provenance: list[Provenance] = []
+            for _, prov in answers:
+                provenance.extend(p for p in prov if p not in provenance)
+            slot.provenance = tuple(provenance)
+            # Joined sources prove absence only through the first (the one that sees everything: the
+            # whole kernel log, the sysfs class): without it, the others show what is there, no more.
+            partial = primary_failed and spec.combine is not first_of
+            slot.value = _with_sources(value, slot.provenance, partial)
         except Exception as exc:  # a broken provider is reported, never fatal
-            slot.missing = Missing(name, f"{type(exc).__name__}: {exc}", kind="error")
+            slot.missing = Missing(spec.name, f"{type(exc).__name__}: {exc}", kind="error")
         finally:
             slot.duration_s = time.monotonic() - slot.started
             slot.done.set()
@@ -154,5 +254,42 @@ class Collector:
         """Wait (up to the deadline) for each fact; values or Missing."""
         return {name: self._wait(name) for name in names}
 
+    def provenance(self, name: str) -> tuple[Provenance, ...]:
+        """Where a collected fact's value came from (empty while it is missing or running)."""
+        slot = self._slots.get(name)
+        if slot is None or not slot.done.is_set():
+            return ()
+        return slot.provenance
+
     def durations(self) -> dict[str, float]:
         return {name: slot.duration_s for name, slot in self._slots.items() if slot.done.is_set()}
+
+
+def _all_missing(spec: FactSpec, failures: list[tuple[Provider, Missing]]) -> Missing:
+    """Every alternative failed: one Missing whose reason names each source tried."""
+    if len(failures) == 1:
+        alt, missing = failures[0]
+        return Missing(spec.name, missing.reason, missing.hint or alt.hint or spec.hint, missing.kind)
+    if not failures:
+        return Missing(spec.name, "no source can show this fact", kind="error")
+    hint = spec.hint or next((m.hint for _, m in failures if m.hint), "") or next(
+        (a.hint for a, _ in reversed(failures) if a.hint), "")
+    if all(m.kind == "not-captured" for _, m in failures):
+        titles = ", ".join(a.title or a.summary for a, _ in failures)
+        return Missing(spec.name, f"not in the source: {titles}", hint, "not-captured")
+    parts = []
+    for alt, missing in failures:
+        reason = "not in the source" if missing.kind == "not-captured" else missing.reason
+        parts.append(f"{alt.title or alt.summary}: {reason}")
+    kinds = {m.kind for _, m in failures} - {"not-captured"}
+    kind = "error" if kinds == {"error"} else "unavailable"
+    return Missing(spec.name, "; ".join(parts), hint, kind)
+
+
+def _with_sources(value: Any, provenance: tuple[Provenance, ...], partial: bool = False) -> Any:
+    """Fill a Sourced value's `sources` and `complete` from what was read."""
+    if not isinstance(value, Sourced):
+        return value
+    sources = tuple(dict.fromkeys(p.source for p in provenance))
+    complete = value.complete and not partial and all(p.whole for p in provenance)
+    return dataclasses.replace(value, sources=sources, complete=complete)

@@ -5,11 +5,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from stackaudit.checks.registry import CheckSpec, Outcome
 from stackaudit.engine.collect import Missing
 from stackaudit.engine.results import Result, build_result
+from stackaudit.host.source import Provenance
 
 CHECK_DEADLINE_S = 5.0
 
@@ -28,13 +30,25 @@ def _missing_outcome(spec: CheckSpec, missing: list[Missing]) -> Outcome:
     return Outcome("unknown", message, hint=hint)
 
 
-def _run_one(spec: CheckSpec, facts: dict[str, Any], in_container: bool, out: dict[str, Result]) -> None:
+def _provenance(spec: CheckSpec, facts: dict[str, Any],
+                provenance: dict[str, tuple[Provenance, ...]]) -> tuple[Provenance, ...]:
+    """The provenance of every fact the check used that had a value."""
+    out: list[Provenance] = []
+    for name in (*spec.facts, *spec.optional_facts):
+        if name in facts and not isinstance(facts[name], Missing):
+            out.extend(p for p in provenance.get(name, ()) if p not in out)
+    return tuple(out)
+
+
+def _run_one(spec: CheckSpec, facts: dict[str, Any], in_container: bool, out: dict[str, Result],
+             provenance: dict[str, tuple[Provenance, ...]]) -> None:
     missing = [facts[n] for n in spec.facts if isinstance(facts.get(n), Missing)]
     start = time.perf_counter()
+    used = _provenance(spec, facts, provenance)
     if missing:
         outcome = _missing_outcome(spec, missing)
         result = build_result(spec, outcome, in_container)
-        out[spec.id] = Result(**{**result.__dict__, "facts_missing": tuple(m.fact for m in missing)})
+        out[spec.id] = replace(result, facts_missing=tuple(m.fact for m in missing), provenance=used)
         return
     kwargs = {n: facts[n] for n in spec.facts}
     kwargs.update({n: (None if isinstance(facts.get(n), Missing) else facts.get(n)) for n in spec.optional_facts})
@@ -44,16 +58,18 @@ def _run_one(spec: CheckSpec, facts: dict[str, Any], in_container: bool, out: di
             raise TypeError(f"returned {type(outcome).__name__}, not an Outcome")
     except Exception as exc:  # a broken check is reported as `error`, never fatal
         outcome = Outcome("error", f"the check failed: {type(exc).__name__}: {exc}")
-    out[spec.id] = build_result(spec, outcome, in_container, (time.perf_counter() - start) * 1000)
+    result = build_result(spec, outcome, in_container, (time.perf_counter() - start) * 1000)
+    out[spec.id] = replace(result, provenance=used)
 
 
 def evaluate(specs: Iterable[CheckSpec], facts: dict[str, Any], in_container: bool,
-             deadline_s: float = CHECK_DEADLINE_S) -> list[Result]:
+             deadline_s: float = CHECK_DEADLINE_S,
+             provenance: dict[str, tuple[Provenance, ...]] | None = None) -> list[Result]:
     specs = list(specs)
     out: dict[str, Result] = {}
     threads = []
     for spec in specs:
-        thread = threading.Thread(target=_run_one, args=(spec, facts, in_container, out),
+        thread = threading.Thread(target=_run_one, args=(spec, facts, in_container, out, provenance or {}),
                                   name=f"check-{spec.id}", daemon=True)
         thread.start()
         threads.append(thread)

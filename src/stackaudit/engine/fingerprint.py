@@ -2,14 +2,17 @@
 
 Two bench runs on the same host compare these to explain a difference ("KERN-CPUFREQ-GOVERNOR:
 performance -> powersave"). Built from a real audit of this machine, so it names exactly the
-knobs the audit checks.
+knobs the audit checks. `split_fingerprint` separates configuration (what someone set) from
+samples (what the host was doing at that instant): only configuration makes two runs differ.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 
+from stackaudit.checks.registry import load_all as load_checks
 from stackaudit.engine.runner import AuditOptions, run_audit
 from stackaudit.host.base import Host
 
@@ -39,3 +42,18 @@ def host_fingerprint(host: Host | None = None, deadline_s: float = 10.0) -> dict
         text = actual if isinstance(actual, str) else json.dumps(actual, sort_keys=True, default=str)
         out[result.id] = _PID.sub(r"\1*", text)
     return out
+
+
+def fingerprint_kind(key: str) -> str:
+    """`configuration` or `sample`: a check key is a sample when its check declares `sample=True`."""
+    spec = load_checks().get(key)
+    return "sample" if spec is not None and spec.sample else "configuration"
+
+
+def split_fingerprint(fp: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """(configuration, samples) of a host fingerprint."""
+    configuration: dict[str, str] = {}
+    samples: dict[str, str] = {}
+    for key, value in fp.items():
+        (samples if fingerprint_kind(key) == "sample" else configuration)[key] = value
+    return configuration, samples

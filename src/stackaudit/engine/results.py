@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from stackaudit.checks.registry import CheckSpec, Fix, Outcome
+from stackaudit.host.source import Provenance
 
 PRIORITIES = ("P0", "P1", "P2")
 _CHEAP_FIX = frozenset({"runtime", "restart", "driver-reload"})
@@ -58,6 +59,8 @@ class Result:
     duration_ms: float = 0.0
     facts_missing: tuple[str, ...] = field(default_factory=tuple)
     why: str = ""
+    # Where the facts this result used came from (source, pasted file and lines, whole or excerpt).
+    provenance: tuple[Provenance, ...] = ()
 
     @property
     def waived(self) -> bool:
@@ -87,6 +90,7 @@ class Result:
             "why": self.why,
             "references": list(self.references),
             "waived": self.waiver.to_json() if self.waiver else None,
+            "provenance": [p.to_json() for p in self.provenance],
         }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+import os
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -46,6 +47,7 @@ class Report:
     unused_waivers: list[Waiver] = field(default_factory=list)
     duration_s: float = 0.0
     tool: dict[str, str] = field(default_factory=lambda: {"name": "stackaudit", "version": __version__})
+    generated_at: str = field(default_factory=lambda: utc_now())
 
     def by_status(self, status: str) -> list[Result]:
         return [r for r in self.results if r.status == status]
@@ -67,6 +69,16 @@ class Report:
             "fact_errors": list(self.fact_errors),
             "duration_s": round(self.duration_s, 3),
         }
+
+
+def utc_now() -> str:
+    """The report's time: UTC, ISO 8601 to the second, with Z."""
+    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def source_files(meta_path: str) -> list[str]:
+    """The names of the files a snapshot or paste was read from: never their paths (DESIGN.md, Reports)."""
+    return [os.path.basename(p.strip().rstrip("/")) for p in meta_path.split(", ") if p.strip()]
 
 
 def _headline(facts: dict[str, Any], host: Host) -> dict[str, Any]:
@@ -153,12 +165,16 @@ def run_audit(host: Host, options: AuditOptions | None = None) -> Report:
 
     container = facts.get("container")
     in_container = isinstance(container, ContainerInfo) and container.in_container
-    results = evaluate(specs, facts, in_container)
+    provenance = {name: collector.provenance(name) for name in needed}
+    results = evaluate(specs, facts, in_container, provenance=provenance)
     results, expired, unused = apply_waivers(results, options.waivers, options.today or _dt.date.today())
     timed_out = [f"`{' '.join(r.argv)}` ({r.stderr})" for r in collector.host.timed_out]
     timed_out += [f"fact {m.fact}: {m.reason}" for m in facts.values() if isinstance(m, Missing) and m.kind == "timeout"]
     fact_errors = [f"{m.fact}: {m.reason}" for m in facts.values() if isinstance(m, Missing) and m.kind == "error"]
-    source = {"kind": host.meta.source, "path": host.meta.path, "captured_at": host.meta.captured_at}
+    fact_errors += collector.alternative_errors
+    source: dict[str, Any] = {"kind": host.meta.source, "captured_at": host.meta.captured_at}
+    if host.meta.source != "live":
+        source["files"] = source_files(host.meta.path)
     if host.meta.extra.get("recognised"):
         source["recognised"] = host.meta.extra["recognised"]
     return Report(

@@ -186,7 +186,7 @@ def parse_collect_env(text: str) -> CollectEnv:
     )
 
 
-@provider("collect_env", CollectEnv)
+@provider("collect_env", CollectEnv, title="pasted vLLM collect_env / SGLang check_env")
 def collect_env(ctx: FactContext) -> CollectEnv:
     """A pasted vLLM collect_env / SGLang check_env report: versions, GPU models, driver, topology, env."""
     if ctx.host.meta.source == "live":

@@ -74,7 +74,7 @@ def _host_side_evidence(host: Host) -> str:
     return ""
 
 
-@provider("container", ContainerInfo)
+@provider("container", ContainerInfo, title="marker files, /proc/1 and cgroups")
 def container(ctx: FactContext) -> ContainerInfo:
     """Container runtime around the audit, from marker files, /proc/1 and cgroups."""
     host = ctx.host

@@ -278,7 +278,7 @@ def parse_pm_qos(data: bytes) -> int:
     raise ParseError(f"unexpected /dev/cpu_dma_latency content {data[:16]!r}")
 
 
-@provider("cpuidle", CpuIdle)
+@provider("cpuidle", CpuIdle, title="/sys/devices/system/cpu/cpuidle")
 def cpuidle(ctx: FactContext) -> CpuIdle:
     """CPU idle states of CPU 0 with their exit latencies, the PM QoS limit and the tuned profile."""
     host = ctx.host

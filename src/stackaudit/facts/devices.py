@@ -65,7 +65,7 @@ def _userspace_version(host: Host) -> tuple[str | None, str]:
     return None, ""
 
 
-@provider("gpu_devices", GpuDeviceAccess)
+@provider("gpu_devices", GpuDeviceAccess, title="/dev/nvidia*, NVIDIA_* variables")
 def gpu_devices(ctx: FactContext) -> GpuDeviceAccess:
     """NVIDIA device nodes, NVIDIA_* variables, kernel module vs libnvidia-ml version."""
     host = ctx.host

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from stackaudit.facts._parse import ParseError, parse_cpulist
 from stackaudit.facts.nvidia import parse_proc_version
 from stackaudit.facts.pci import PciDevices
-from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.facts.registry import FactContext, FactUnavailable, provider, sample_field
 from stackaudit.host.base import Host, NotCaptured, read_or_none, read_text
 
 MAX_IRQS = 512
@@ -85,8 +85,8 @@ VMSTAT_KEYS = (
 
 @dataclass(frozen=True)
 class VmStat:
-    counters: dict[str, int]
-    uptime_s: float | None = None
+    counters: dict[str, int] = sample_field(default_factory=dict)
+    uptime_s: float | None = sample_field()
 
     def get(self, key: str) -> int | None:
         return self.counters.get(key)
@@ -146,14 +146,14 @@ class SwapDevice:
     name: str
     kind: str
     size_kib: int
-    used_kib: int
+    used_kib: int = sample_field(0)
 
 
 @dataclass(frozen=True)
 class SwapInfo:
     devices: tuple[SwapDevice, ...]
     total_kib: int | None = None  # /proc/meminfo SwapTotal
-    free_kib: int | None = None
+    free_kib: int | None = sample_field()
 
     @property
     def enabled(self) -> bool:
@@ -389,8 +389,8 @@ SYSCTL_CONF_DIRS = ("/etc/sysctl.d", "/run/sysctl.d", "/usr/local/lib/sysctl.d",
 
 @dataclass(frozen=True)
 class SchedState:
-    psi_some_avg10: float | None  # /proc/pressure/cpu, percent
-    psi_some_avg60: float | None = None
+    psi_some_avg10: float | None = sample_field()  # /proc/pressure/cpu, percent
+    psi_some_avg60: float | None = sample_field()
     kernel_sched_knobs: tuple[str, ...] | None = None  # /proc/sys/kernel/sched_*; None if not listed
     # (file, line number, key) of sysctl config lines setting a knob moved to debugfs.
     stale_config: tuple[tuple[str, int, str], ...] = ()
@@ -418,7 +418,7 @@ def stale_sysctl_lines(path: str, text: str) -> list[tuple[str, int, str]]:
     return out
 
 
-@provider("sched", SchedState)
+@provider("sched", SchedState, title="/proc/pressure/cpu, /proc/sys/kernel")
 def sched(ctx: FactContext) -> SchedState:
     """CPU pressure (PSI), scheduler sysctls present, and config lines writing knobs moved to debugfs."""
     host = ctx.host
@@ -474,7 +474,7 @@ class NvidiaKernel:
         return int(m.group(1)) if m else None
 
 
-@provider("nvidia_kernel", NvidiaKernel)
+@provider("nvidia_kernel", NvidiaKernel, title="/sys/module/nvidia, `modinfo nvidia`")
 def nvidia_kernel(ctx: FactContext) -> NvidiaKernel:
     """The NVIDIA kernel module: loaded version, open or proprietary flavour, UVM HMM setting."""
     host = ctx.host
@@ -502,19 +502,3 @@ def nvidia_kernel(ctx: FactContext) -> NvidiaKernel:
             rc = result.returncode
             installed = result.stdout.strip() or None if result.ok else None
     return NvidiaKernel(loaded, open_module, hmm, installed, rc, proc.strip().splitlines()[0] if proc.strip() else "")
-
-
-@dataclass(frozen=True)
-class RdmaDevices:
-    names: tuple[str, ...]  # /sys/class/infiniband entries (mlx5_0, ...)
-
-
-@provider("rdma", RdmaDevices)
-def rdma(ctx: FactContext) -> RdmaDevices:
-    """RDMA devices (InfiniBand/RoCE HCAs) known to the kernel (/sys/class/infiniband)."""
-    try:
-        return RdmaDevices(tuple(ctx.host.list_dir("/sys/class/infiniband")))
-    except FileNotFoundError:
-        return RdmaDevices(())
-    except PermissionError as exc:
-        raise FactUnavailable("/sys/class/infiniband is not readable", "run as root") from exc

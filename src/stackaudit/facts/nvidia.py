@@ -22,8 +22,15 @@ from typing import Any
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.pci import PciDevices
-from stackaudit.facts.registry import FactContext, FactUnavailable, Provider, provider
-from stackaudit.facts.system import KernelLog
+from stackaudit.facts.registry import (
+    FactContext,
+    FactSpec,
+    FactUnavailable,
+    Provider,
+    first_of,
+    provider,
+    sample_field,
+)
 from stackaudit.gputable import GpuSpec, GpuTableError, UnknownGpuError, lookup
 from stackaudit.host.base import Host, NotCaptured, read_optional
 from stackaudit.host.nvml import NvmlError
@@ -117,8 +124,8 @@ class GpuInfo:
     mig_devices: int | None = None
     ecc_current: bool | None = None
     ecc_pending: bool | None = None
-    ecc_volatile_uncorrected: int | None = None
-    ecc_volatile_corrected: int | None = None
+    ecc_volatile_uncorrected: int | None = sample_field()
+    ecc_volatile_corrected: int | None = sample_field()
     ecc_aggregate_uncorrected: int | None = None
     ecc_aggregate_corrected: int | None = None
     retired_sbe: int | None = None
@@ -133,10 +140,10 @@ class GpuInfo:
     power_min_w: float | None = None
     power_max_w: float | None = None
     power_enforced_w: float | None = None
-    power_draw_w: float | None = None
-    clock_events: tuple[str, ...] | None = None  # active reasons, CLOCK_EVENT_BITS names
-    sm_clock_mhz: int | None = None
-    mem_clock_mhz: int | None = None
+    power_draw_w: float | None = sample_field()
+    clock_events: tuple[str, ...] | None = sample_field()  # active reasons, CLOCK_EVENT_BITS names
+    sm_clock_mhz: int | None = sample_field()
+    mem_clock_mhz: int | None = sample_field()
     max_sm_clock_mhz: int | None = None
     max_mem_clock_mhz: int | None = None
     app_graphics_mhz: int | None = None
@@ -144,9 +151,9 @@ class GpuInfo:
     default_app_graphics_mhz: int | None = None
     default_app_mem_mhz: int | None = None
     memory_total_mib: float | None = None
-    memory_used_mib: float | None = None
+    memory_used_mib: float | None = sample_field()
     bar1_total_mib: float | None = None
-    pcie_gen: int | None = None
+    pcie_gen: int | None = sample_field()
     pcie_gen_max: int | None = None  # max of the link (min of device and host)
     pcie_gen_device_max: int | None = None
     pcie_gen_host_max: int | None = None
@@ -154,17 +161,17 @@ class GpuInfo:
     pcie_width_max: int | None = None
     pcie_replays: int | None = None
     nvlinks: tuple[NvLink, ...] | None = None  # () = the GPU has no NVLink; None = not in the source
-    processes: tuple[GpuProcess, ...] | None = None
-    utilization_gpu: int | None = None
-    utilization_mem: int | None = None
+    processes: tuple[GpuProcess, ...] | None = sample_field()
+    utilization_gpu: int | None = sample_field()
+    utilization_mem: int | None = sample_field()
     gsp_firmware: str | None = None  # version string; "" = N/A (GSP not in use)
     memory_bus_width: int | None = None
-    pstate: str | None = None
+    pstate: str | None = sample_field()
     fabric_state: str | None = None
     fabric_status: str | None = None
-    temp_c: int | None = None
+    temp_c: int | None = sample_field()
     temp_slowdown_c: int | None = None
-    mem_temp_c: int | None = None
+    mem_temp_c: int | None = sample_field()
     mem_temp_max_c: int | None = None
     recovery_action: str | None = None
     # Features the source says this GPU lacks (NVML NotSupported, nvidia-smi "N/A"): "ecc", "mig", "remap".
@@ -456,7 +463,7 @@ def _parse_nvsmi(argv: tuple[str, ...], text: str) -> NvidiaGpus:
     return nvidia_smi.parse_table(text)
 
 
-@provider("nvidia", NvidiaGpus)
+@provider("nvidia", NvidiaGpus, title="NVML, `nvidia-smi -q -x`, `nvidia-smi -q`, `nvidia-smi`")
 def nvidia(ctx: FactContext) -> NvidiaGpus:
     """NVIDIA GPUs: NVML (live or recorded), else `nvidia-smi -q -x` / `-q` / the default table."""
     host = ctx.host
@@ -525,7 +532,7 @@ def parse_proc_version(text: str) -> tuple[str | None, str | None]:
     return (m.group(1) if m else None), flavour
 
 
-@provider("nvidia_driver", NvidiaDriver)
+@provider("nvidia_driver", NvidiaDriver, title="/proc/driver/nvidia, `modinfo nvidia`")
 def nvidia_driver(ctx: FactContext) -> NvidiaDriver:
     """The NVIDIA kernel driver: version, open or proprietary flavour, GSP firmware parameter."""
     host = ctx.host
@@ -681,44 +688,6 @@ def nvidia_services(ctx: FactContext) -> NvidiaServices:
     return NvidiaServices(persist, fm, mps, display, visible)
 
 
-# --- Xid events ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class XidEvent:
-    code: int
-    bdf: str  # as far as the log gives it (domain:bus:device, function 0 assumed)
-    detail: str
-    line: str
-
-
-@dataclass(frozen=True)
-class XidEvents:
-    events: tuple[XidEvent, ...]
-
-
-_XID = re.compile(r"NVRM: Xid \(PCI:([0-9a-fA-F:.]+)\):\s*(\d+),?\s*(.*)$")
-
-
-def parse_xids(lines: tuple[str, ...] | list[str]) -> tuple[XidEvent, ...]:
-    """`NVRM: Xid (PCI:0000:3b:00): 79, pid=..., GPU has fallen off the bus.` lines."""
-    out = []
-    for line in lines:
-        m = _XID.search(line)
-        if not m:
-            continue
-        addr = m.group(1).rstrip(":").lower()
-        bdf = normalize_bdf(addr if "." in addr else addr + ".0")
-        out.append(XidEvent(int(m.group(2)), bdf or addr, m.group(3).strip(), line.strip()))
-    return tuple(out)
-
-
-@provider("nvidia_xids", XidEvents)
-def nvidia_xids(ctx: FactContext) -> XidEvents:
-    """NVIDIA Xid error events in the kernel log (`dmesg`)."""
-    return XidEvents(parse_xids(ctx.fact("kernel_log", KernelLog).lines))
-
-
 # --- sampling (audit --sample) ---------------------------------------------------------------
 
 
@@ -739,7 +708,7 @@ class GpuSample:
 class GpuSamples:
     seconds: int
     interval_s: float
-    series: tuple[tuple[GpuSample, ...], ...]  # one series per GPU index
+    series: tuple[tuple[GpuSample, ...], ...] = sample_field(())  # one series per GPU index
 
     def reason_share(self, index: int, reason: str, busy_only: bool = True) -> tuple[int, int]:
         """(ticks with `reason` active, ticks counted) for one GPU, under load only by default."""
@@ -776,21 +745,22 @@ def _sample_provider(seconds: int) -> Any:
     return gpu_samples
 
 
-@provider("gpu_samples", GpuSamples)
+@provider("gpu_samples", GpuSamples, title="NVML samples (`audit --sample`)")
 def gpu_samples(ctx: FactContext) -> GpuSamples:
     """GPU clocks, power, clock event reasons and PCIe link sampled over a window (`audit --sample`)."""
     raise FactUnavailable("not sampled (one instant only)", "run `stackaudit audit --sample 30` while the server "
                           "is under load")
 
 
-def sampling_providers(seconds: float, base: dict[str, Provider] | None = None) -> dict[str, Provider]:
-    """The provider table with `gpu_samples` sampling for `seconds` (AuditOptions.sample_s)."""
+def sampling_providers(seconds: float, base: dict[str, FactSpec] | None = None) -> dict[str, FactSpec]:
+    """The fact table with `gpu_samples` sampling for `seconds` (AuditOptions.sample_s)."""
     from stackaudit.facts.registry import PROVIDERS
 
     table = dict(PROVIDERS if base is None else base)
     whole = max(1, round(seconds))
-    table["gpu_samples"] = Provider("gpu_samples", _sample_provider(whole), GpuSamples,
-                                    f"GPU samples over {whole} s (NVML)")
+    alt = Provider("gpu_samples", _sample_provider(whole), GpuSamples, f"GPU samples over {whole} s (NVML)",
+                   title="NVML samples")
+    table["gpu_samples"] = FactSpec("gpu_samples", GpuSamples, first_of, (alt,))
     return table
 
 
@@ -805,7 +775,7 @@ class PowerProfile:
     ppd: str | None = None  # `powerprofilesctl get`
 
 
-@provider("power_profile", PowerProfile)
+@provider("power_profile", PowerProfile, title="/sys/firmware/acpi/platform_profile, tuned, `powerprofilesctl`")
 def power_profile(ctx: FactContext) -> PowerProfile:
     """OS/firmware power profile: ACPI platform_profile, tuned, power-profiles-daemon."""
     host = ctx.host
@@ -839,9 +809,9 @@ def power_profile(ctx: FactContext) -> PowerProfile:
 @dataclass(frozen=True)
 class HostMemory:
     total_kib: int | None
-    available_kib: int | None
-    mlocked_kib: int | None = None
-    unevictable_kib: int | None = None
+    available_kib: int | None = sample_field()
+    mlocked_kib: int | None = sample_field()
+    unevictable_kib: int | None = sample_field()
 
 
 def parse_meminfo(text: str) -> HostMemory:

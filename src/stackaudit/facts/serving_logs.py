@@ -15,11 +15,11 @@ Facts:
   $NCCL_CONF_FILE (NCCL >= 2.23, src/misc/param.cc), the `NCCL_X set by environment to Y` lines of
   a pasted NCCL INFO log, and (weakest: the shell it ran in) a pasted collect_env report.
 
-Recorded form of a pasted log (decided here): the log lines are stored as the file
-PASTED_LOG_PATH (`/stackaudit/pasted/serving.log`, a path no real host has), in the order they
-appeared; several pasted logs are appended. Live, no server log is readable in general (journald,
-docker logs, files anywhere), so `serving_log` is unavailable ("no server log given") and the
-checks use the engine's /proc entries instead; paste the log with `--from` to use it.
+Recorded form of a pasted log: the document ENGINE_LOG (facts/sources.py; `doc/engine_log.txt` in
+a snapshot), its lines in the order they appeared; several pasted logs are appended. Live, no
+server log is readable in general (journald, docker logs, files anywhere), so `serving_log` is
+"not in the source" and the checks use the engine's /proc entries instead; paste the log with
+`--from` to use it.
 
 Message texts, verified against the sources:
 - vLLM `custom_all_reduce.py`: "Custom allreduce is disabled because it's not supported on more
@@ -52,10 +52,9 @@ from dataclasses import dataclass, field
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses, process_path
-from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.facts.registry import FactContext, FactUnavailable, parser, provider
+from stackaudit.facts.sources import ENGINE_LOG
 from stackaudit.host.base import NotCaptured, read_optional
-
-PASTED_LOG_PATH = "/stackaudit/pasted/serving.log"
 
 # --- recognising log lines (shared with importers/logs.py) -----------------------------------
 
@@ -250,19 +249,10 @@ def parse_serving_log(text: str) -> ServingLog:
         disable_custom_all_reduce=disable_ar, cumem_fallback=tuple(cumem), nccl_warnings=tuple(warns[:20]))
 
 
-@provider("serving_log", ServingLog)
-def serving_log(ctx: FactContext) -> ServingLog:
+@parser(ENGINE_LOG, feeds="serving_log", kind=ServingLog, rank=10)
+def serving_log(text: str) -> ServingLog:
     """What a pasted vLLM/SGLang server log and NCCL INFO log say (custom all-reduce, P2P, transports, graphs)."""
-    if ctx.host.meta.source == "live":
-        raise FactUnavailable("no server log given",
-                              "paste the engine's start-up log (with NCCL_DEBUG=INFO) and audit it with --from")
-    text = read_optional(ctx.host, PASTED_LOG_PATH)
-    if text is None:
-        raise FactUnavailable("no server log given")
-    try:
-        return parse_serving_log(text)
-    except ParseError as exc:
-        raise FactUnavailable(f"the pasted log: {exc}") from exc
+    return parse_serving_log(text)
 
 
 # --- vLLM P2P cache --------------------------------------------------------------------------
@@ -407,7 +397,7 @@ def parse_nccl_conf(text: str) -> dict[str, str]:
     return out
 
 
-@provider("nccl_config", NcclConfig)
+@provider("nccl_config", NcclConfig, title="engine environment, nccl.conf, NCCL log, collect_env")
 def nccl_config(ctx: FactContext) -> NcclConfig:
     """NCCL_* settings of the serving engine: its environment, nccl.conf files, NCCL log lines, collect_env."""
     host = ctx.host

@@ -89,7 +89,7 @@ def _read_config(host: Host, proc: ProcessInfo, model: str) -> tuple[dict[str, A
                           "run `stackaudit ceiling --model <config.json>` by hand")
 
 
-@provider("serving_model", ServingModel)
+@provider("serving_model", ServingModel, title="the engine's argv and the model's config.json")
 def serving_model(ctx: FactContext) -> ServingModel:
     """The served model, its tensor-parallel size and config.json (for the headline ceiling)."""
     procs = ctx.fact("serving_processes", ServingProcesses)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import ParseError, key_value_lines, parse_cpulist
-from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
+from stackaudit.facts.sources import DMESG, LSCPU, LSMOD, NODE_SYSFS, NUMACTL_H, PROC_MODULES
 from stackaudit.host.base import read_optional, read_text
 
 # --- kernel (uname -a) -----------------------------------------------------------------------
@@ -185,13 +187,13 @@ def cpu(ctx: FactContext) -> CpuInfo:
 @dataclass(frozen=True)
 class NumaNode:
     id: int
-    cpus: tuple[int, ...]
-    distances: tuple[int, ...] = ()
-    mem_total_kib: int | None = None
+    cpus: tuple[int, ...]  # () where the source lists none (a CPU-less node, or `lscpu` without node lines)
+    distances: tuple[int, ...] = ()  # () = not in the source (`lscpu` shows none)
+    mem_total_kib: int | None = None  # None = not in the source
 
 
 @dataclass(frozen=True)
-class NumaTopology:
+class NumaTopology(Sourced):
     nodes: tuple[NumaNode, ...]
 
     @property
@@ -205,10 +207,13 @@ class NumaTopology:
         return None
 
 
-@provider("numa", NumaTopology)
+fact("numa", NumaTopology, first_of, hint="paste `numactl -H` (or `lscpu`)")
+
+
+@provider("numa", NumaTopology, rank=10, title=NODE_SYSFS.title)
 def numa(ctx: FactContext) -> NumaTopology:
     """NUMA nodes with their CPUs, distances and memory (/sys/devices/system/node)."""
-    base = "/sys/devices/system/node"
+    base = NODE_SYSFS.path
     try:
         names = [n for n in ctx.host.list_dir(base) if re.fullmatch(r"node\d+", n)]
     except FileNotFoundError:
@@ -230,15 +235,70 @@ def numa(ctx: FactContext) -> NumaTopology:
     return NumaTopology(tuple(nodes))
 
 
+def _cpus(text: str) -> tuple[int, ...]:
+    """A CPU list as numactl and lscpu print it; `--cpu-compress` appends a count: `0-15 (16)`."""
+    return parse_cpulist(re.sub(r"\(\d+\)", "", text).replace(" ", ","))
+
+
+@parser(NUMACTL_H, feeds="numa", kind=NumaTopology, rank=20)
+def parse_numactl(text: str) -> NumaTopology:
+    """NUMA nodes with their CPUs, memory and distances (`numactl -H`)."""
+    if re.search(r"^\s*No NUMA available", text, re.MULTILINE):
+        return NumaTopology((NumaNode(0, ()),))
+    cpus: dict[int, tuple[int, ...]] = {}
+    mem: dict[int, int] = {}
+    distances: dict[int, tuple[int, ...]] = {}
+    in_distances = False
+    for line in text.splitlines():
+        if m := re.match(r"^\s*node\s+(\d+)\s+cpus:\s*(.*)$", line):
+            cpus[int(m.group(1))] = _cpus(m.group(2)) if m.group(2).strip() else ()
+        elif m := re.match(r"^\s*node\s+(\d+)\s+size:\s*(\d+)\s*MB", line):
+            mem[int(m.group(1))] = int(m.group(2)) * 1024
+        elif line.strip().startswith("node distances"):
+            in_distances = True
+        elif in_distances and (m := re.match(r"^\s*(\d+):((?:\s+\d+)+)\s*$", line)):
+            distances[int(m.group(1))] = tuple(int(x) for x in m.group(2).split())
+    if not cpus:
+        raise ParseError("not the output of `numactl -H`")
+    return NumaTopology(tuple(NumaNode(n, cpus[n], distances.get(n, ()), mem.get(n)) for n in sorted(cpus)))
+
+
+@parser(LSCPU, feeds="numa", kind=NumaTopology, rank=30)
+def numa_from_lscpu(text: str) -> NumaTopology:
+    """NUMA nodes and their CPUs (`lscpu`: node count and CPU lists; no distances, no memory)."""
+    kv = key_value_lines(text)
+    per_node = {int(m.group(1)): v for k, v in kv.items() if (m := re.fullmatch(r"NUMA node(\d+) CPU\(s\)", k))}
+    count = _int(kv.get("NUMA node(s)"))
+    if count is None and not per_node:
+        raise ParseError("`lscpu` shows no NUMA lines")
+    ids = sorted(per_node) if per_node else list(range(count or 0))
+    nodes = []
+    for n in ids:
+        try:
+            node_cpus = _cpus(per_node[n]) if per_node.get(n) else ()
+        except ParseError:
+            node_cpus = ()
+        nodes.append(NumaNode(n, node_cpus))
+    if not nodes:
+        raise ParseError("`lscpu` shows no NUMA nodes")
+    return NumaTopology(tuple(nodes))
+
+
 # --- kernel modules --------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class LoadedModules:
+class LoadedModules(Sourced):
     names: frozenset[str]
 
     def __contains__(self, name: object) -> bool:
         return name in self.names
+
+    def loaded(self, name: str) -> bool | None:
+        """True if loaded; False only where the source is whole (a grepped `lsmod` proves no absence)."""
+        if name in self.names:
+            return True
+        return False if self.complete else None
 
 
 def parse_proc_modules(text: str) -> LoadedModules:
@@ -253,20 +313,34 @@ def parse_proc_modules(text: str) -> LoadedModules:
     return LoadedModules(frozenset(names))
 
 
-@provider("modules", LoadedModules)
+fact("modules", LoadedModules, first_of, hint="paste `lsmod`")
+
+
+@provider("modules", LoadedModules, rank=10, title=PROC_MODULES.title)
 def modules(ctx: FactContext) -> LoadedModules:
     """Loaded kernel modules (/proc/modules)."""
-    text = read_optional(ctx.host, "/proc/modules")
+    text = read_optional(ctx.host, PROC_MODULES.path)
     if text is None:
         raise FactUnavailable("/proc/modules is missing (modules built in or not visible)")
     return parse_proc_modules(text)
+
+
+@parser(LSMOD, feeds="modules", kind=LoadedModules, rank=20)
+def modules_from_lsmod(text: str) -> LoadedModules:
+    """Loaded kernel modules (`lsmod`: a header line, then one module a line)."""
+    found = parse_proc_modules(text)
+    if not found.names:
+        raise ParseError("no module in the `lsmod` output")
+    return found
 
 
 # --- kernel log ------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class KernelLog:
+class KernelLog(Sourced):
+    """The kernel log's lines. `complete` only for a log from boot with no gap (kernel_log_is_whole)."""
+
     lines: tuple[str, ...]
 
     def grep(self, pattern: str, flags: int = re.IGNORECASE) -> list[str]:
@@ -280,15 +354,32 @@ class KernelLog:
         return [line for line in faults if any(s in line for s in short)]
 
 
-@provider("kernel_log", KernelLog)
+_GAP = re.compile(r"^\s*(\[\s*(\.\.\.|…)\s*\]|\.\.\.|…|--|<snip>|\(snip\)|\[snip\])\s*$", re.IGNORECASE)
+
+
+def kernel_log_is_whole(lines: Sequence[str]) -> bool:
+    """Whether kernel-log lines are the whole log: they start at boot (`Linux version` within the first
+    lines, as `[    0.000000] Linux version 6.8.0-45-generic ...`) and no line marks a gap (`[...]`, `--`).
+
+    A ring buffer that wrapped on a long-running host starts later: it is an excerpt too, since the
+    events of its first hours are gone.
+    """
+    body = [ln for ln in lines if ln.strip()]
+    if not body or not any("Linux version" in ln for ln in body[:3]):
+        return False
+    return not any(_GAP.match(ln) for ln in body)
+
+
+@provider("kernel_log", KernelLog, title=DMESG.title)
 def kernel_log(ctx: FactContext) -> KernelLog:
     """The kernel ring buffer (`dmesg`); needs root where kernel.dmesg_restrict=1."""
-    result = ctx.host.run(["dmesg"])
+    result = ctx.host.run(list(DMESG.argv))
     if result.not_found:
         raise FactUnavailable("dmesg is not installed", "install util-linux")
     if not result.ok:
         raise FactUnavailable("the kernel log is not readable by this user", "run as root")
-    return KernelLog(tuple(result.stdout.splitlines()))
+    lines = tuple(result.stdout.splitlines())
+    return KernelLog(lines, complete=kernel_log_is_whole(lines))
 
 
 # --- sysctls ---------------------------------------------------------------------------------

@@ -413,7 +413,7 @@ def gpu_p2p(ctx: FactContext) -> P2pMatrix:
         raise FactUnavailable(f"`nvidia-smi topo -p2p rw`: {exc}") from exc
 
 
-@provider("nvlink_status", NvlinkStatus)
+@provider("nvlink_status", NvlinkStatus, title="NVML, `nvidia-smi nvlink -s`")
 def nvlink_status(ctx: FactContext) -> NvlinkStatus:
     """Per-link NVLink state from a pasted or recorded `nvidia-smi nvlink -s` (live: the `nvidia` fact, NVML)."""
     if ctx.host.meta.source == "live":

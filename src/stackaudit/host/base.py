@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from stackaudit.host.source import Provenance, title_of_key
+
 # Bound what one read or one command may bring back, so a runaway file or log cannot eat memory.
 MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_OUTPUT_BYTES = 16 * 1024 * 1024
@@ -108,6 +110,51 @@ class Host(Protocol):
     def nvml(self, query: str) -> Any:
         """Answer of an NVML query (stackaudit.host.nvml). Raises NvmlError or NotCaptured."""
         ...
+
+    def doc(self, name: str) -> str:
+        """A document with no place on a host (an engine or NCCL log) by source name. Raises NotCaptured."""
+        ...
+
+    def provenance(self, key: str) -> Provenance:
+        """Where the text recorded under a source key (`cmd:lscpu`, `fs:/proc/cmdline`) came from."""
+        ...
+
+
+class HostWrapper:
+    """Passes every call to `inner`; wrappers (redaction, recording, access logs) override what they need."""
+
+    def __init__(self, inner: Host) -> None:
+        self.inner = inner
+        self.meta: HostMeta = inner.meta
+
+    def read_bytes(self, path: str, limit: int = MAX_FILE_BYTES) -> bytes:
+        return self.inner.read_bytes(path, limit)
+
+    def list_dir(self, path: str) -> list[str]:
+        return self.inner.list_dir(path)
+
+    def readlink(self, path: str) -> str:
+        return self.inner.readlink(path)
+
+    def which(self, name: str) -> str | None:
+        return self.inner.which(name)
+
+    def nvml(self, query: str) -> Any:
+        return self.inner.nvml(query)
+
+    def run(self, argv: Sequence[str], timeout: float = DEFAULT_COMMAND_TIMEOUT_S) -> CommandResult:
+        return self.inner.run(argv, timeout)
+
+    def doc(self, name: str) -> str:
+        return self.inner.doc(name)
+
+    def provenance(self, key: str) -> Provenance:
+        return self.inner.provenance(key)
+
+
+def live_provenance(key: str, origin: str = "live") -> Provenance:
+    """A live read (or a whole snapshot member) of a source key."""
+    return Provenance(title_of_key(key), origin, True)
 
 
 def read_text(host: Host, path: str, limit: int = MAX_FILE_BYTES) -> str:

@@ -16,7 +16,10 @@ from stackaudit.host.base import (
     MAX_OUTPUT_BYTES,
     CommandResult,
     HostMeta,
+    NotCaptured,
+    live_provenance,
 )
+from stackaudit.host.source import Provenance
 
 # Commands run in a predictable locale, so parsers see the English output they were written for.
 _COMMAND_ENV_OVERRIDES = {"LC_ALL": "C", "LANG": "C"}
@@ -75,6 +78,13 @@ class LiveHost:
 
     def readlink(self, path: str) -> str:
         return os.readlink(self._path(path))
+
+    def doc(self, name: str) -> str:
+        # Engine and NCCL logs have no fixed place on a host (journald, docker logs, any file): paste them.
+        raise NotCaptured(f"pasted {name.replace('_', ' ')}")
+
+    def provenance(self, key: str) -> Provenance:
+        return live_provenance(key)
 
     def which(self, name: str) -> str | None:
         return shutil.which(name)

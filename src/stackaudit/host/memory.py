@@ -24,8 +24,11 @@ from stackaudit.host.base import (
     NotCaptured,
 )
 from stackaudit.host.nvml import NvmlError, error_from_json
+from stackaudit.host.source import Provenance, title_of_key
 
-SNAPSHOT_FORMAT = 1
+# 2: pastes recorded verbatim under their true argv or path, documents under doc/, provenance.json.
+# Format 1 snapshots (no doc/, no provenance.json) still replay: every member is a whole live read.
+SNAPSHOT_FORMAT = 2
 _ERRNO_NAMES = {"ENOENT": FileNotFoundError, "EACCES": PermissionError, "EPERM": PermissionError,
                 "ENOTDIR": NotADirectoryError, "EINVAL": OSError, "EISDIR": IsADirectoryError}
 
@@ -59,6 +62,10 @@ class HostRecord:
     errors: dict[str, dict[str, str]] = field(default_factory=lambda: {"read": {}, "list": {}, "link": {}})
     nvml: dict[str, Any] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
+    # Documents with no place on a host (engine and NCCL logs), by source name.
+    docs: dict[str, str] = field(default_factory=dict)
+    # Where each source key's text came from; keys absent here are whole reads of `meta["source"]`.
+    provenance: dict[str, Provenance] = field(default_factory=dict)
 
     def merge(self, other: HostRecord) -> None:
         self.files.update(other.files)
@@ -71,6 +78,24 @@ class HostRecord:
             self.errors.setdefault(kind, {}).update(entries)
         self.nvml.update(other.nvml)
         self.meta.update(other.meta)
+        for name, text in other.docs.items():
+            self.docs[name] = self.docs.get(name, "") + text
+        for key, prov in other.provenance.items():
+            mine = self.provenance.get(key)
+            self.provenance[key] = prov if mine is None else join_provenance(mine, prov)
+
+
+def join_provenance(a: Provenance, b: Provenance) -> Provenance:
+    """One source shown twice (two spans of a paste, two pasted files): an excerpt, unless one is whole."""
+    if a.whole and not b.whole:
+        return a
+    if b.whole and not a.whole:
+        return b
+    if a.file == b.file and a.lines and b.lines:
+        return Provenance(a.source, a.origin, a.whole and b.whole, a.file,
+                          (min(a.lines[0], b.lines[0]), max(a.lines[1], b.lines[1])))
+    files = a.file if a.file == b.file else ", ".join(f for f in (a.file, b.file) if f)
+    return Provenance(a.source, a.origin, a.whole and b.whole, files, None)
 
 
 class MemoryHost:
@@ -163,6 +188,53 @@ class MemoryHost:
             raise NotCaptured(" ".join(argv))
         return result
 
+    def doc(self, name: str) -> str:
+        text = self.record.docs.get(name)
+        if text is None:
+            raise NotCaptured(f"pasted {name.replace('_', ' ')}")
+        return text
+
+    def provenance(self, key: str) -> Provenance:
+        prov = self.record.provenance.get(key)
+        if prov is not None:
+            return prov
+        # Not declared: a live capture's member (whole), or a pasted one nobody vouched for (an excerpt).
+        origin = self.meta.source if self.meta.source in ("snapshot", "pasted", "fake") else "snapshot"
+        return Provenance(title_of_key(key), origin, origin != "pasted")
+
+
+def add_pasted(snapshot: MemoryHost, pasted: MemoryHost) -> MemoryHost:
+    """A snapshot with pasted outputs beside it (`--from host.tar.gz --from nccl.log`): what the snapshot
+    recorded stays (a live read is whole); the pastes add what it lacks, with their own provenance."""
+    base, extra = snapshot.record, pasted.record
+    record = HostRecord(files=dict(base.files), links=dict(base.links), dirs={k: list(v) for k, v in base.dirs.items()},
+                        commands=dict(base.commands), which=dict(base.which),
+                        errors={k: dict(v) for k, v in base.errors.items()}, nvml=dict(base.nvml),
+                        meta=dict(base.meta), docs=dict(base.docs), provenance=dict(base.provenance))
+    added: list[str] = []
+    for path, data in extra.files.items():
+        if path not in record.files:
+            record.files[path] = data
+            added.append("fs:" + path)
+    for path, names in extra.dirs.items():
+        if path not in record.dirs:
+            record.dirs[path] = list(names)
+            added.append("fs:" + path)
+    for argv, result in extra.commands.items():
+        if argv not in record.commands:
+            record.commands[argv] = result
+            added.append("cmd:" + " ".join(argv))
+    for name, text in extra.docs.items():
+        if name not in record.docs:
+            record.docs[name] = text
+            added.append("doc:" + name)
+    for key in added:
+        if key in extra.provenance:
+            record.provenance[key] = extra.provenance[key]
+    record.meta["path"] = ", ".join(p for p in (base.meta.get("path", ""), extra.meta.get("path", "")) if p)
+    record.meta["recognised"] = list(extra.meta.get("recognised", []))
+    return MemoryHost(record)
+
 
 def fake_host(
     files: Mapping[str, str | bytes | OSError] | None = None,
@@ -171,6 +243,7 @@ def fake_host(
     dirs: Mapping[str, Sequence[str]] | None = None,
     which: Mapping[str, str | None] | None = None,
     nvml: Mapping[str, Any] | None = None,
+    docs: Mapping[str, str] | None = None,
     hostname: str = "testhost",
     uid: int = 0,
     strict: bool = False,
@@ -189,6 +262,7 @@ def fake_host(
     record.dirs.update({k: list(v) for k, v in (dirs or {}).items()})
     record.which.update(which or {})
     record.nvml.update(nvml or {})
+    record.docs.update(docs or {})
     return MemoryHost(record, derive_dirs=not strict)
 
 
@@ -231,6 +305,14 @@ def _load_entries(entries: Mapping[str, tuple[str, bytes | str]]) -> HostRecord:
             record.links.update({k: str(v) for k, v in json.loads(payload).items()})
         elif rel == "which.json":
             record.which = dict(json.loads(payload))
+        elif rel.startswith("doc/") and rel.endswith(".txt"):
+            body = payload if isinstance(payload, bytes) else payload.encode()
+            record.docs[rel[4:-4]] = body.decode("utf-8", errors="replace")
+        elif rel == "provenance.json":
+            loaded = json.loads(payload)
+            if not isinstance(loaded, dict):
+                raise ValueError("provenance.json is not an object")
+            record.provenance = {str(k): Provenance.from_json(v) for k, v in loaded.items()}
     return record
 
 
@@ -301,6 +383,11 @@ def write_snapshot(record: HostRecord, out_path: str) -> None:
         members.append(("cmd/" + command_file_name(argv), _json_bytes(result.to_json()), None))
     for query, value in sorted(record.nvml.items()):
         members.append((f"nvml/{_nvml_file_from_query(query)}.json", _json_bytes(value), None))
+    for name, text in sorted(record.docs.items()):
+        members.append((f"doc/{_doc_file_name(name)}.txt", text.encode(), None))
+    if record.provenance:
+        members.append(("provenance.json", _json_bytes({k: p.to_json() for k, p in sorted(record.provenance.items())}),
+                        None))
     members.append(("dirs.json", _json_bytes(record.dirs), None))
     members.append(("errors.json", _json_bytes(record.errors), None))
     members.append(("which.json", _json_bytes(record.which), None))
@@ -345,6 +432,11 @@ def write_snapshot(record: HostRecord, out_path: str) -> None:
 
 def _json_bytes(value: Any) -> bytes:
     return json.dumps(value, indent=1, sort_keys=True, default=str).encode()
+
+
+def _doc_file_name(name: str) -> str:
+    """A document's source name as a file name (source names are identifiers; anything else is replaced)."""
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:120] or "doc"
 
 
 def _nvml_file_from_query(query: str) -> str:

@@ -7,34 +7,30 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from stackaudit.host.base import DEFAULT_COMMAND_TIMEOUT_S, MAX_FILE_BYTES, CommandResult, Host, HostMeta
+from stackaudit.host.base import (
+    DEFAULT_COMMAND_TIMEOUT_S,
+    MAX_FILE_BYTES,
+    CommandResult,
+    Host,
+    HostWrapper,
+)
 from stackaudit.host.memory import HostRecord, error_name
 from stackaudit.host.nvml import NvmlError
 from stackaudit.host.redact import redact_argv, redact_command_output, redact_file, redact_text
+from stackaudit.host.source import Provenance
 
 
-class RedactingHost:
-    """Every byte that leaves the host layer has its secrets redacted (DESIGN.md, "Snapshots")."""
+class RedactingHost(HostWrapper):
+    """Every byte that leaves the host layer has its secrets redacted (DESIGN.md, "Snapshots").
 
-    def __init__(self, inner: Host) -> None:
-        self.inner = inner
-        self.meta: HostMeta = inner.meta
+    NVML answers hold device data (names, UUIDs, clocks, processes' PIDs), no secrets: passed as they are.
+    """
 
     def read_bytes(self, path: str, limit: int = MAX_FILE_BYTES) -> bytes:
         return redact_file(path, self.inner.read_bytes(path, limit))
 
-    def list_dir(self, path: str) -> list[str]:
-        return self.inner.list_dir(path)
-
-    def readlink(self, path: str) -> str:
-        return self.inner.readlink(path)
-
-    def which(self, name: str) -> str | None:
-        return self.inner.which(name)
-
-    def nvml(self, query: str) -> Any:
-        # NVML answers hold device data (names, UUIDs, clocks, processes' PIDs), no secrets.
-        return self.inner.nvml(query)
+    def doc(self, name: str) -> str:
+        return redact_text(self.inner.doc(name))
 
     def run(self, argv: Sequence[str], timeout: float = DEFAULT_COMMAND_TIMEOUT_S) -> CommandResult:
         result = self.inner.run(argv, timeout)
@@ -46,14 +42,26 @@ class RedactingHost:
         )
 
 
-class RecordingHost:
+class RecordingHost(HostWrapper):
     """Passes every call through and remembers question and answer, to write a snapshot."""
 
     def __init__(self, inner: Host) -> None:
-        self.inner = inner
-        self.meta: HostMeta = inner.meta
+        super().__init__(inner)
         self.record = HostRecord()
         self._lock = threading.Lock()
+
+    def doc(self, name: str) -> str:
+        text = self.inner.doc(name)
+        with self._lock:
+            self.record.docs[name] = text
+        return text
+
+    def provenance(self, key: str) -> Provenance:
+        prov = self.inner.provenance(key)
+        if prov.origin == "pasted":
+            with self._lock:
+                self.record.provenance[key] = prov
+        return prov
 
     def read_bytes(self, path: str, limit: int = MAX_FILE_BYTES) -> bytes:
         try:

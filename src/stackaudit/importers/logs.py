@@ -2,7 +2,7 @@
 
 Log lines may be scattered between other outputs (a report quotes a few lines here and there):
 each run of consecutive log lines is one span, and every span appends its lines, in order, to the
-canonical record PASTED_LOG_PATH (facts/serving_logs.py). A pasted `gpu_p2p_access_cache_for_*.json`
+pasted document ENGINE_LOG (facts/sources.py): a log has no fixed place on a host. A pasted `gpu_p2p_access_cache_for_*.json`
 (an object of `"i->j": true|false`) is recorded where vLLM keeps it for root
 (`/root/.cache/vllm/<name>`; the name from a `cat` line above it, else from the GPU count).
 """
@@ -14,7 +14,8 @@ from collections.abc import Iterator
 from functools import partial
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.serving_logs import PASTED_LOG_PATH, is_log_line, parse_p2p_cache
+from stackaudit.facts.serving_logs import is_log_line, parse_p2p_cache
+from stackaudit.facts.sources import ENGINE_LOG
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import strip_prompt
 from stackaudit.importers.registry import Found, importer
@@ -23,8 +24,7 @@ VLLM_CACHE_DIR = "/root/.cache/vllm"
 
 
 def _append_log(body: str, rec: HostRecord) -> None:
-    previous = rec.files.get(PASTED_LOG_PATH, b"")
-    rec.files[PASTED_LOG_PATH] = previous + body.encode()
+    rec.docs[ENGINE_LOG.name] = rec.docs.get(ENGINE_LOG.name, "") + body
 
 
 @importer("server log", "vLLM / SGLang server log lines and NCCL INFO/WARN lines")

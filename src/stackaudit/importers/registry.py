@@ -1,4 +1,9 @@
-"""The recogniser framework: importers claim line spans of a text and fill a HostRecord."""
+"""The recogniser framework: importers claim line spans of a text and fill a HostRecord.
+
+Every span's recording is stamped with its provenance: the pasted kind, the file and lines it came
+from, and whether the kind's explicit start and end markers show it whole (`Found.whole`); anything
+else is an excerpt, which never proves that something is absent.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,8 @@ from dataclasses import dataclass, field
 
 from stackaudit.errors import InputError
 from stackaudit.host.base import CommandResult
-from stackaudit.host.memory import HostRecord, MemoryHost
+from stackaudit.host.memory import HostRecord, MemoryHost, join_provenance
+from stackaudit.host.source import Provenance, command_key, doc_key, file_key
 
 MAX_PASTE_BYTES = 64 * 1024 * 1024
 
@@ -21,6 +27,8 @@ class Found:
     start: int
     end: int
     apply: Callable[[HostRecord], None]
+    # True only where the kind's explicit markers show the whole output (a dmesg from boot with no gap).
+    whole: bool = False
 
 
 Importer = Callable[[list[str]], Iterator[Found]]
@@ -40,10 +48,38 @@ def importer(kind: str, description: str) -> Callable[[Importer], Importer]:
     """Register an importer: a generator of Found spans over the text's lines."""
 
     def register(func: Importer) -> Importer:
+        if kind in IMPORTERS and IMPORTERS[kind].func is not func:
+            raise ValueError(f"two importers of kind {kind!r}")
         IMPORTERS[kind] = ImporterSpec(kind, description, func)
         return func
 
     return register
+
+
+def _keys(record: HostRecord) -> dict[str, object]:
+    """Every source key a record holds, with a token that changes when its content does."""
+    keys: dict[str, object] = {file_key(p): len(v) for p, v in record.files.items()}
+    keys.update({command_key(a): len(r.stdout) for a, r in record.commands.items()})
+    keys.update({doc_key(n): len(t) for n, t in record.docs.items()})
+    keys.update({file_key(p): tuple(v) for p, v in record.dirs.items()})
+    return keys
+
+
+def _stamp(record: HostRecord, found: Found, before: dict[str, object], file_name: str,
+           kind_keys: dict[str, list[str]]) -> None:
+    """Record where the keys this span wrote came from; a span that only adds to an earlier one's
+    recording (scattered log lines) widens that one's lines."""
+    after = _keys(record)
+    changed = [k for k, v in after.items() if before.get(k) != v]
+    if not changed:
+        changed = kind_keys.get(found.kind, [])
+    kind_keys.setdefault(found.kind, [])
+    for key in changed:
+        if key not in kind_keys[found.kind]:
+            kind_keys[found.kind].append(key)
+        prov = Provenance(found.kind, "pasted", found.whole, file_name, (found.start + 1, found.end))
+        old = record.provenance.get(key)
+        record.provenance[key] = prov if old is None else join_provenance(old, prov)
 
 
 @dataclass
@@ -62,7 +98,7 @@ def strip_header(text: str) -> str:
     return text
 
 
-def recognise(text: str) -> ImportResult:
+def recognise(text: str, file_name: str = "") -> ImportResult:
     """Run every importer over the text; overlapping claims go to the longest span."""
     from stackaudit import importers
 
@@ -83,9 +119,16 @@ def recognise(text: str) -> ImportResult:
     taken.sort(key=lambda f: f.start)
     record = HostRecord(meta={"source": "pasted"})
     result = ImportResult(record)
+    kind_keys: dict[str, list[str]] = {}
     for found in taken:
+        before = _keys(record)
         found.apply(record)
-        result.recognised.append((found.kind, found.start + 1, found.end))
+        _stamp(record, found, before, file_name, kind_keys)
+        last = result.recognised[-1] if result.recognised else None
+        if last is not None and last[0] == found.kind and last[2] == found.start:
+            result.recognised[-1] = (found.kind, last[1], found.end)  # adjacent lines of one output: one span
+        else:
+            result.recognised.append((found.kind, found.start + 1, found.end))
     return result
 
 
@@ -104,7 +147,7 @@ def load_pasted(paths: list[str]) -> MemoryHost:
         except OSError as exc:
             raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
         text = strip_header(raw.decode("utf-8", errors="replace"))
-        result = recognise(text)
+        result = recognise(text, os.path.basename(path))
         combined.merge(result.record)
         recognised.extend(f"{kind} (lines {a}-{b})" for kind, a, b in result.recognised)
         if not result.recognised:

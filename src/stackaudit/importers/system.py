@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import partial
 
-from stackaudit.facts._parse import ParseError, format_cpulist, parse_cpulist
+from stackaudit.facts.sources import DMESG, LSMOD, NUMACTL_H, PROC_MODULES
+from stackaudit.facts.system import kernel_log_is_whole
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import take_while
-from stackaudit.importers.registry import Found, command_output, file_content, importer, record_file
+from stackaudit.importers.registry import Found, command_output, file_content, importer
 
 _CMDLINE = re.compile(r"(?:^|\s)(?:BOOT_IMAGE=\S+|root=(?:UUID=|/dev/|LABEL=|ZFS=|PARTUUID=)\S*)(?:\s|$)")
 
@@ -63,57 +63,14 @@ _NUMACTL_LINE = re.compile(r"^\s*(available:|node\s+\d+\s+(cpus|size|free):|node
                            r"\s*\d+:\s+(\d+\s*)+$|No NUMA available)")
 
 
-def _apply_numactl(rec: HostRecord, body: list[str]) -> None:
-    """Synthesise /sys/devices/system/node from `numactl -H`."""
-    nodes: dict[int, dict[str, str]] = {}
-    order: list[int] = []
-    distance_rows: dict[int, str] = {}
-    header: list[int] = []
-    in_distances = False
-    for line in body:
-        m = re.match(r"^\s*node\s+(\d+)\s+(cpus|size|free):\s*(.*)$", line)
-        if m:
-            node = int(m.group(1))
-            nodes.setdefault(node, {})[m.group(2)] = m.group(3).strip()
-            continue
-        if line.strip().startswith("node distances"):
-            in_distances = True
-            continue
-        if in_distances:
-            h = re.match(r"^\s*node((?:\s+\d+)+)\s*$", line)
-            if h:
-                header = [int(x) for x in h.group(1).split()]
-                continue
-            r = re.match(r"^\s*(\d+):((?:\s+\d+)+)\s*$", line)
-            if r:
-                order.append(int(r.group(1)))
-                distance_rows[int(r.group(1))] = " ".join(r.group(2).split())
-    base = "/sys/devices/system/node"
-    names = []
-    for node, values in sorted(nodes.items()):
-        names.append(f"node{node}")
-        try:
-            cpus = parse_cpulist(values.get("cpus", ""))
-        except ParseError:
-            cpus = ()
-        record_file(rec, f"{base}/node{node}/cpulist", format_cpulist(cpus) + "\n")
-        if node in distance_rows:
-            record_file(rec, f"{base}/node{node}/distance", distance_rows[node] + "\n")
-        size = re.match(r"(\d+)\s*MB", values.get("size", ""))
-        if size:
-            record_file(rec, f"{base}/node{node}/meminfo", f"Node {node} MemTotal:       {int(size.group(1)) * 1024} kB\n")
-    if names:
-        rec.dirs[base] = sorted(set(rec.dirs.get(base, [])) | set(names))
-    _ = header
-
-
 @importer("numactl -H", "`numactl -H` / `numactl --hardware`")
 def numactl(lines: list[str]) -> Iterator[Found]:
     for i, line in enumerate(lines):
         if re.match(r"^\s*available:\s+\d+\s+nodes?\s+\(", line):
             end = take_while(lines, i, _NUMACTL_LINE)
-            body = lines[i:end]
-            yield Found("numactl -H", i, end, partial(_apply_numactl, body=body))
+            body = "\n".join(line.strip() for line in lines[i:end]) + "\n"
+            whole = "node distances:" in body
+            yield Found("numactl -H", i, end, command_output(NUMACTL_H.argv, body), whole=whole)
             return
 
 
@@ -122,6 +79,7 @@ _LSMOD_ROW = re.compile(r"^\s*[A-Za-z0-9_]+\s+\d+\s+(\d+|-)(\s+\S+)?\s*$")
 
 @importer("lsmod", "`lsmod` or /proc/modules")
 def lsmod(lines: list[str]) -> Iterator[Found]:
+    """`lsmod` (whole with its header line; a grep drops it) or /proc/modules lines, recorded verbatim."""
     i = 0
     while i < len(lines):
         header = re.match(r"^\s*Module\s+Size\s+Used by", lines[i])
@@ -131,32 +89,40 @@ def lsmod(lines: list[str]) -> Iterator[Found]:
             row = _LSMOD_ROW if header else re.compile(r"^[a-z0-9_]+ \d+ \d+ \S+ (Live|Loading|Unloading)")
             end = take_while(lines, start, row)
             if end > start:
-                rows = []
-                for line in lines[start:end]:
-                    parts = line.split()
-                    used_by = parts[3] if len(parts) > 3 and header else "-"
-                    rows.append(f"{parts[0]} {parts[1]} {parts[2] if parts[2] != '-' else 0} {used_by}, Live 0x0")
-                text = "\n".join(rows) + "\n"
-                yield Found("lsmod", i, end, file_content("/proc/modules", text))
+                text = "\n".join(line.strip() for line in lines[i:end]) + "\n"
+                if header:
+                    yield Found("lsmod", i, end, command_output(LSMOD.argv, text), whole=True)
+                else:
+                    yield Found("lsmod", i, end, file_content(PROC_MODULES.path, text))
             i = max(end, i + 1)
         else:
             i += 1
 
 
-_DMESG_LINE = re.compile(r"^\s*(\[\s*\d+\.\d+\]|\[\w{3}\s\w{3}\s+\d+ [\d:]+ \d{4}\]|<\d>\[|\w{3}\s+\d+ [\d:]+ \S+ kernel:|"
-                         r"\d{4}-\d\d-\d\dT[\d:.,+-]+ \S+ kernel:)")
+_DMESG_LINE = re.compile(r"^\s*(\[\s*\d+\.\d+\]|\[\s*[+-]\d+\.\d+\]|\[\w{3}\s\w{3}\s+\d+ [\d:]+ \d{4}\]|<\d>\[|"
+                         r"\w{3}\s+\d+ [\d:]+ \S+ kernel:|\d{4}-\d\d-\d\dT[\d:.,+-]+ \S+ kernel:)")
+# Kernel-log lines known by their payload, whatever the prefix (journalctl -k, kern.log, a node log, the
+# driver's own continuation lines): the NVIDIA driver, AER, the IOMMUs, the boot banner.
+_KERNEL_PAYLOAD = re.compile(r"\bNVRM: |\bAER: |PCIe Bus Error: |\bDMAR: |\bAMD-Vi: |^\s*(?:\S+\s+)?Linux version \d")
+
+
+def is_kernel_log_line(line: str) -> bool:
+    return bool(_DMESG_LINE.match(line) or _KERNEL_PAYLOAD.search(line))
 
 
 @importer("dmesg", "`dmesg` / `journalctl -k` lines")
 def dmesg(lines: list[str]) -> Iterator[Found]:
-    matched = [i for i, line in enumerate(lines) if _DMESG_LINE.match(line)]
+    matched = [i for i, line in enumerate(lines) if is_kernel_log_line(line)]
     if not matched:
         return
     # Kernel log lines may be scattered between other outputs (grepped excerpts): one record of them all.
+    # Whole only when the lines run from boot to the end without anything between them.
     body = "\n".join(lines[i].strip() for i in matched) + "\n"
+    contiguous = matched[-1] - matched[0] + 1 == len(matched)
+    whole = contiguous and kernel_log_is_whole([lines[i] for i in matched])
     for n, i in enumerate(matched):
-        apply = command_output(("dmesg",), body) if n == 0 else _record_nothing
-        yield Found("dmesg", i, i + 1, apply)
+        apply = command_output(DMESG.argv, body) if n == 0 else _record_nothing
+        yield Found("dmesg", i, i + 1, apply, whole=whole)
 
 
 def _record_nothing(rec: HostRecord) -> None:

@@ -9,6 +9,7 @@ from stackaudit.report.sections import (
     grouped_unknowns,
     headline_lines,
     in_container,
+    provenance_line,
     sections,
     show_value,
 )
@@ -25,6 +26,8 @@ def _issue_block(r: Result, audit_in_container: bool) -> list[str]:
     lines.append(f"- **Observed:** `{show_value(r.actual)}`")
     lines.append(f"- **Expected:** {show_value(r.expected)}")
     lines.append(f"- **What:** {r.message}")
+    if r.provenance:
+        lines.append(f"- **Source:** {provenance_line(r)}")
     if r.why:
         lines.append(f"- **Why:** {r.why} *(severity {r.severity}, evidence: {r.confidence})*")
     for fl in fix_lines(r, audit_in_container):
@@ -51,7 +54,8 @@ def render_markdown(report: Report) -> str:
             out += _issue_block(r, ctr)
     if sec.negatives:
         out += ["### Key negative results (looks wrong, is fine here)", ""]
-        out += [f"- `{r.id}` — {r.message} (observed: `{show_value(r.actual, 80)}`)" for r in sec.negatives]
+        out += [f"- `{r.id}` — {r.message} (observed: `{show_value(r.actual, 80)}`)"
+                + (f" — *{provenance_line(r)}*" if r.provenance else "") for r in sec.negatives]
         out.append("")
     if sec.good:
         out += ["### Confirmed good", "", "| check | observed | note |", "|---|---|---|"]

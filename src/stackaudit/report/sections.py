@@ -63,6 +63,19 @@ def grouped_unknowns(results: list[Result]) -> list[tuple[list[str], str, str]]:
     return [(ids, message, hint) for (message, hint), ids in groups.items()]
 
 
+def provenance_line(r: Result, limit: int = 3) -> str:
+    """`from pasted `lscpu` (report.txt lines 12–38), live /proc/cmdline`; empty when nothing was read.
+
+    Pasted sources come first (they are what the reader pasted and can check); at most `limit` are named.
+    """
+    if not r.provenance:
+        return ""
+    ordered = sorted(r.provenance, key=lambda p: (p.origin != "pasted", not p.lines))
+    shown = [p.describe() for p in ordered[:limit]]
+    more = len(ordered) - limit
+    return "from " + ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+
+
 def show_value(value: Any, limit: int = 160) -> str:
     if value is None:
         return "—"
@@ -80,7 +93,7 @@ def headline_lines(report: Report) -> list[str]:
     container_text = "unknown" if container is None else ("no" if container == "none" else container)
     source = report.source.get("kind", "live")
     if source != "live":
-        source += f": {report.source.get('path', '')}"
+        source += f": {', '.join(report.source.get('files', []))}"
     summary = report.summary()
     pri = summary["by_priority"]
     st = summary["by_status"]

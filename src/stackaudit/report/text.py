@@ -15,6 +15,7 @@ from stackaudit.report.sections import (
     grouped_unknowns,
     headline_lines,
     in_container,
+    provenance_line,
     sections,
     show_value,
 )
@@ -30,6 +31,8 @@ def _issue(console: Console, r: Result, audit_in_container: bool) -> None:
     console.print(f"    observed: {escape(show_value(r.actual))}")
     console.print(f"    expected: {escape(show_value(r.expected))}")
     console.print(f"    {escape(r.message)}")
+    if r.provenance:
+        console.print(f"    [dim]{escape(provenance_line(r))}[/]")
     if r.why:
         console.print(f"    why: {escape(r.why)} [dim](severity {r.severity}, evidence: {r.confidence})[/]")
     for line in fix_lines(r, audit_in_container):
@@ -59,6 +62,8 @@ def render_text(report: Report, color: bool = False, width: int = 110) -> str:
         for r in sec.negatives:
             console.print(f"  [bold]{r.id}[/]: {escape(r.message)}")
             console.print(f"      observed: {escape(show_value(r.actual, 100))}")
+            if r.provenance:
+                console.print(f"      [dim]{escape(provenance_line(r))}[/]")
         console.print()
     if sec.good:
         console.print("[bold underline]Confirmed good[/]")

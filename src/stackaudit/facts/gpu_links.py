@@ -1,0 +1,102 @@
+"""Each GPU's PCIe link — trained and capable speed and width — from every source that shows it.
+
+Sources, merged per GPU (`merge_by("bdf")`), best first: the PCI side (sysfs `current_link_*` /
+`max_link_*`, else LnkSta/LnkCap in config space or `lspci -vvv`; with the upstream port's
+capability, i.e. the slot's), then the NVIDIA side (NVML, `nvidia-smi -q -x`, `nvidia-smi -q`:
+current and maximum generation and width, the host's maximum generation, utilisation and P-state).
+A field the better source lacks is taken from the next: a paste of `nvidia-smi -q -x` alone still
+shows `<current_link_width>8x</current_link_width>` of `<max_link_width>16x</max_link_width>`.
+
+nvidia-smi's maximum width is the GPU's, not the slot's: `width_basis` says which a record has,
+so that a check can say what would settle a narrow link (the port's LnkCap).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from stackaudit.facts.nvidia import NvidiaGpus
+from stackaudit.facts.pcie_config import LINK_SPEEDS, PcieFacts
+from stackaudit.facts.registry import (
+    FactContext,
+    FactUnavailable,
+    Sourced,
+    fact,
+    merge_by,
+    provider,
+    sample_field,
+)
+
+
+@dataclass(frozen=True)
+class GpuLink:
+    bdf: str
+    name: str = ""  # product name where a source gives it
+    model: str = ""  # lspci's bracketed model
+    cur_speed: float | None = sample_field()  # GT/s; drops at idle (power saving)
+    cur_width: int | None = None
+    max_speed: float | None = None  # the GPU's capability
+    max_width: int | None = None
+    port_max_speed: float | None = None  # the upstream port's (slot's) capability
+    port_max_width: int | None = None
+    host_max_speed: float | None = None  # nvidia-smi `max_host_link_gen`
+    index: int | None = None  # the NVIDIA index (for samples)
+    utilization: int | None = sample_field()
+    pstate: str | None = sample_field()
+
+    @property
+    def width_basis(self) -> str:
+        """"slot" where the upstream port's capability is known, else "gpu" (only the GPU's own maximum)."""
+        return "slot" if self.port_max_width else "gpu"
+
+    @property
+    def busy(self) -> bool:
+        return (self.utilization or 0) >= 20 or (self.pstate in ("P0", "P1") and (self.utilization or 0) > 0)
+
+
+@dataclass(frozen=True)
+class GpuLinks(Sourced):
+    links: tuple[GpuLink, ...]
+    inventory_complete: bool = False  # the PCI side listed every device (sysfs): no link means no GPU
+    conflicts: tuple[tuple[str, str, str, str], ...] = ()  # (bdf, field, kept, other) where sources disagree
+
+
+fact("gpu_links", GpuLinks, merge_by("bdf", "links"), hint="paste `sudo lspci -vvv` or `nvidia-smi -q`")
+
+
+@provider("gpu_links", GpuLinks, rank=10, title="the PCI side (sysfs, config space, `lspci -vvv`)")
+def links_from_pci(ctx: FactContext) -> GpuLinks:
+    """GPU links as the PCI side shows them (sysfs link attributes, LnkSta/LnkCap, `lspci -vvv`)."""
+    pcie = ctx.fact("pcie", PcieFacts)
+    by_bdf = pcie.by_bdf()
+    links = []
+    for g in pcie.gpus:
+        port = by_bdf.get(g.parent or "")
+        port_speed = port.max_link_speed if port else None
+        port_width = port.max_link_width if port else None
+        links.append(GpuLink(g.bdf, model=g.model, cur_speed=g.current_link_speed, cur_width=g.current_link_width,
+                             max_speed=g.max_link_speed, max_width=g.max_link_width, port_max_speed=port_speed,
+                             port_max_width=port_width))
+    return GpuLinks(tuple(links), inventory_complete=pcie.inventory_complete)
+
+
+def _speed(gen: int | None) -> float | None:
+    return LINK_SPEEDS.get(gen) if gen else None
+
+
+@provider("gpu_links", GpuLinks, rank=20, title="the NVIDIA side (NVML, `nvidia-smi -q`)")
+def links_from_nvidia(ctx: FactContext) -> GpuLinks:
+    """GPU links as NVML or nvidia-smi show them (current/max generation and width, host maximum)."""
+    nvidia = ctx.fact("nvidia", NvidiaGpus)
+    links = []
+    for g in nvidia.gpus:
+        if not g.bdf:
+            continue
+        dev_max = g.pcie_gen_device_max or g.pcie_gen_max
+        links.append(GpuLink(g.bdf, name=g.name, cur_speed=_speed(g.pcie_gen), cur_width=g.pcie_width,
+                             max_speed=_speed(dev_max), max_width=g.pcie_width_max,
+                             host_max_speed=_speed(g.pcie_gen_host_max), index=g.index,
+                             utilization=g.utilization_gpu, pstate=g.pstate))
+    if not links:
+        raise FactUnavailable("no GPU with a PCI address in the NVIDIA source")
+    return GpuLinks(tuple(links))

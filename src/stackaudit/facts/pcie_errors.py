@@ -1,0 +1,135 @@
+"""PCIe errors on GPU links: AER counters in sysfs and AER lines in the kernel log, joined.
+
+Sources (`union`): the `aer_dev_correctable` / `aer_dev_nonfatal` / `aer_dev_fatal` counters of each
+GPU, its upstream port and the NICs (sysfs, through the `pcie` fact); then the kernel log's AER
+lines, which a paste often holds alone:
+
+    pcieport 0000:00:01.1: AER: Uncorrected (Fatal) error received: 0000:01:00.0
+    nvidia 0000:01:00.0: PCIe Bus Error: severity=Uncorrected (Non-Fatal), type=Transaction Layer
+    pcieport 0000:00:03.1:    [ 5] SDES                   (First)   (Surprise Down Error)
+
+(drivers/pci/pcie/aer.c prints them: https://github.com/torvalds/linux/blob/master/drivers/pci/pcie/aer.c),
+and the GPUs that fell off the bus (`gpu_events`). Counters are a whole read; the log proves "no
+AER line" only when it is whole (from boot, no gap).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from stackaudit.facts.gpu_events import GpuEvents
+from stackaudit.facts.pcie_config import PcieFacts, PcieFunction
+from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, provider, union
+from stackaudit.facts.system import KernelLog
+
+CORRECTED, NONFATAL, FATAL = "corrected", "nonfatal", "fatal"
+
+
+@dataclass(frozen=True)
+class AerLine:
+    bdf: str  # the device the line is about (the error source where the line names one)
+    severity: str  # corrected | nonfatal | fatal | "" (a detail line: SDES, Replay Timer Timeout)
+    line: str
+
+
+@dataclass(frozen=True)
+class PcieErrors(Sourced):
+    # (bdf, ((counter, total), ...)) per device; counters "correctable", "nonfatal", "fatal" (aer_dev_*)
+    counters: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = ()
+    watched: tuple[str, ...] = ()  # the devices whose counters were read: GPUs, their ports, NICs
+    lines: tuple[AerLine, ...] = ()
+    lost: tuple[str, ...] = ()  # kernel-log lines of GPUs that fell off the bus
+    ghes: bool = False  # firmware-first error handling seen in the log: counters may stay 0
+    log_lines: int | None = None  # kernel-log lines read; None: no kernel log in the source
+    log_whole: bool = False  # the kernel log runs from boot with no gap: "no AER line" is then proven
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        return {bdf: dict(kinds) for bdf, kinds in self.counters}
+
+    @classmethod
+    def union(cls, parts: Sequence[PcieErrors]) -> PcieErrors:
+        counters = tuple(c for p in parts for c in p.counters)
+        watched = tuple(dict.fromkeys(w for p in parts for w in p.watched))
+        lines = tuple(line for p in parts for line in p.lines)
+        lost = tuple(dict.fromkeys(x for p in parts for x in p.lost))
+        logs = [p.log_lines for p in parts if p.log_lines is not None]
+        return cls(counters, watched, lines, lost, any(p.ghes for p in parts), max(logs) if logs else None,
+                   any(p.log_whole for p in parts), complete=all(p.complete for p in parts))
+
+
+fact("pcie_errors", PcieErrors, union, hint="run as root on the host, or paste the whole `sudo dmesg`")
+
+
+def watched_functions(pcie: PcieFacts) -> dict[str, PcieFunction]:
+    """GPUs, their upstream ports (errors may be counted at the link partner) and the NICs."""
+    by_bdf = pcie.by_bdf()
+    watch: dict[str, PcieFunction] = {}
+    for g in pcie.gpus:
+        watch[g.bdf] = g
+        if g.parent and g.parent in by_bdf:
+            watch[g.parent] = by_bdf[g.parent]
+    for nic in pcie.role("nic"):
+        watch[nic.bdf] = nic
+    return watch
+
+
+@provider("pcie_errors", PcieErrors, rank=10, title="AER counters (/sys/bus/pci/devices)")
+def aer_counters(ctx: FactContext) -> PcieErrors:
+    """AER counters of the GPUs, their ports and the NICs (sysfs `aer_dev_*`)."""
+    pcie = ctx.fact("pcie", PcieFacts)
+    watch = watched_functions(pcie)
+    counters = []
+    for bdf, fn in watch.items():
+        if fn.sysfs is None:
+            continue
+        row = tuple((k, v) for k in ("correctable", NONFATAL, FATAL) if (v := fn.sysfs.aer_total(k)) is not None)
+        if row:
+            counters.append((bdf, row))
+    if not counters:
+        raise FactUnavailable("no AER counters in this source (kernel without AER, or not read)")
+    return PcieErrors(tuple(counters), tuple(watch))
+
+
+_DEVICE = re.compile(r"\b([0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])\b", re.IGNORECASE)
+_AER = re.compile(r"\bAER:|PCIe Bus Error|\bSDES\b|Surprise Down|Replay Timer Timeout|\bRplyTO\b|"
+                  r"Completion Timeout|\bCmpltTO\b|Receiver Error|\bRxErr\b|Bad TLP|Bad DLLP", re.IGNORECASE)
+
+
+def _severity(line: str) -> str:
+    if re.search(r"Non-Fatal", line, re.IGNORECASE):
+        return NONFATAL
+    if re.search(r"Fatal", line, re.IGNORECASE):
+        return FATAL
+    if re.search(r"Uncorrect", line, re.IGNORECASE):
+        return NONFATAL
+    if re.search(r"\bCorrected\b", line, re.IGNORECASE):
+        return CORRECTED
+    return ""
+
+
+def parse_aer_lines(lines: Sequence[str]) -> tuple[AerLine, ...]:
+    """The kernel log's AER lines, each with the device it is about and its severity."""
+    out = []
+    for line in lines:
+        if not _AER.search(line):
+            continue
+        devices = _DEVICE.findall(line)
+        # "error received: <source>" names the device that reported the error; else the line's own device.
+        m = re.search(r"error received:\s*(?:id=)?([0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])", line, re.I)
+        bdf = (m.group(1) if m else devices[0] if devices else "").lower()
+        out.append(AerLine(bdf, _severity(line), line.strip()))
+    return tuple(out)
+
+
+@provider("pcie_errors", PcieErrors, rank=20, title="the kernel log (`dmesg`)")
+def aer_from_kernel_log(ctx: FactContext) -> PcieErrors:
+    """AER lines and GPUs that fell off the bus in the kernel log (`dmesg`)."""
+    log = ctx.fact("kernel_log", KernelLog)
+    events = ctx.optional("gpu_events", GpuEvents)
+    lost = tuple(e.line for e in (events.events if events else ()) if e.line and (
+        e.kind == "fallen-off-bus" or (e.kind == "xid" and e.code == 79)))
+    ghes = bool(log.grep(r"\bGHES\b|APEI"))
+    return PcieErrors(lines=parse_aer_lines(log.lines), lost=lost, ghes=ghes, log_lines=len(log.lines),
+                      log_whole=log.complete, complete=log.complete)

@@ -1,0 +1,63 @@
+"""RDMA NICs (InfiniBand / RoCE HCAs): which this host has, from every source that shows them.
+
+Sources, best first (`first_of`): the kernel's /sys/class/infiniband (whole: an empty directory
+means no RDMA device); NCCL's own choice in a pasted NCCL_DEBUG=INFO log
+(`NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE`, NVIDIA/nccl src/transport/net_ib.cc); the NIC
+legend of `nvidia-smi topo -m` (`NIC0: mlx5_0`). The last two only show NICs that are there: they
+never prove that there is none. Not joined: the sysfs class is this host's whole inventory, while
+a multi-node NCCL log also holds the other nodes' lines.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
+from stackaudit.facts.sources import ENGINE_LOG, INFINIBAND_SYSFS
+from stackaudit.facts.topology import TopoMatrix
+
+
+@dataclass(frozen=True)
+class RdmaDevices(Sourced):
+    names: tuple[str, ...]  # mlx5_0, ... (() only from a whole source: no RDMA device)
+
+
+fact("rdma", RdmaDevices, first_of, hint="paste `ls /sys/class/infiniband` (or an NCCL_DEBUG=INFO log)")
+
+
+@provider("rdma", RdmaDevices, rank=10, title=INFINIBAND_SYSFS.title)
+def rdma_sysfs(ctx: FactContext) -> RdmaDevices:
+    """RDMA devices (InfiniBand/RoCE HCAs) known to the kernel (/sys/class/infiniband)."""
+    try:
+        return RdmaDevices(tuple(ctx.host.list_dir(INFINIBAND_SYSFS.path)))
+    except FileNotFoundError:
+        return RdmaDevices(())
+    except PermissionError as exc:
+        raise FactUnavailable(f"{INFINIBAND_SYSFS.path} is not readable", "run as root") from exc
+
+
+_NCCL_IB_DEVICE = re.compile(r"\[\d+\]([\w.-]+):\d+/(?:IB|RoCE)")
+
+
+@parser(ENGINE_LOG, feeds="rdma", kind=RdmaDevices, rank=20)
+def rdma_from_nccl_log(text: str) -> RdmaDevices:
+    """RDMA NICs NCCL chose (`NCCL INFO NET/IB : Using [0]mlx5_0:1/IB` in a pasted NCCL INFO log)."""
+    names: list[str] = []
+    for line in text.splitlines():
+        if re.search(r"NET/IB\s*:\s*Using", line):
+            names.extend(m.group(1) for m in _NCCL_IB_DEVICE.finditer(line))
+    if not names:
+        raise ParseError("no `NET/IB : Using` line")
+    return RdmaDevices(tuple(dict.fromkeys(names)))
+
+
+@provider("rdma", RdmaDevices, rank=30, title="`nvidia-smi topo -m` NIC legend")
+def rdma_from_topology(ctx: FactContext) -> RdmaDevices:
+    """RDMA NICs in the NIC legend of `nvidia-smi topo -m` (NIC0: mlx5_0)."""
+    topo = ctx.fact("gpu_topology", TopoMatrix)
+    names = tuple(n for n in topo.nic_names.values() if re.match(r"(mlx\d+|bnxt_re|irdma|efa|ionic|qedr)", n))
+    if not names:
+        raise FactUnavailable("the `nvidia-smi topo -m` legend names no RDMA NIC")
+    return RdmaDevices(names)

@@ -1,0 +1,231 @@
+"""The corpus of real pasted outputs under tests/data/captures/: its header format and a strict parser.
+
+Each file is a verbatim paste from a public GitHub thread, preceded by a header of `# field: value`
+lines, in this order (a field may continue on following lines that start with `#` and two spaces):
+
+    # source: https://github.com/OWNER/REPO/issues/N  ("title", where in the thread: body / comment by USER, date)
+    # kinds: KIND LINES; KIND LINES; ...        e.g. "nvidia-smi 3-24; topo -m 26-38; dmesg 40-41,47-52"
+    # whole: KIND, KIND                          kinds that are complete outputs ("none" if none)
+    # machine: one line of what the paste shows (GPUs, CPU, host/container)
+    # expect: CHECK-ID STATUS — reason; CHECK-ID STATUS — reason; ...
+    # redacted: what was replaced (or "nothing")
+    # notes: anything else (cut points)
+    # ----- end of header; everything below this line is the capture, verbatim -----
+
+LINES are 1-based line numbers counted from the first line after the end-of-header line, as ranges
+`a-b` joined by commas. Expected statuses are written from what the thread shows, before running
+the tool. A malformed header raises ValueError naming the file.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+CAPTURES_DIR = Path(__file__).resolve().parent / "data" / "captures"
+
+END_OF_HEADER = "# ----- end of header; everything below this line is the capture, verbatim -----"
+
+FIELDS = ("source", "kinds", "whole", "machine", "expect", "redacted", "notes")
+
+# The kinds of pasted output the corpus labels; the names a header may use.
+KINDS = (
+    "lscpu",
+    "collect_env",
+    "check_env",
+    "sysctl",
+    "dmesg",
+    "journal",
+    "nvidia-smi",
+    "nvidia-smi -q",
+    "nvidia-smi -q -x",
+    "topo -m",
+    "topo -p2p",
+    "nvlink -s",
+    "lspci",
+    "lsmod",
+    "nccl-log",
+    "vllm-log",
+    "sglang-log",
+    "ray-log",
+    "nccl-tests",
+    "docker inspect",
+    "docker run",
+    "compose",
+    "k8s pod",
+    "lxc config",
+    "df",
+    "ulimit",
+    "/proc/cmdline",
+    "numactl -H",
+    "uname -a",
+    "cpupower",
+    "nvidia-bug-report",
+)
+
+# Statuses an expectation may name (a check's "error" is a tool failure, never an expectation).
+EXPECT_STATUSES = ("issue", "ok", "not-an-issue", "unknown", "not-applicable")
+
+_SOURCE = re.compile(
+    r"^(?P<url>https://github\.com/(?P<owner>[\w.-]+)/(?P<repo>[\w.-]+)/"
+    r"(?:(?P<kind>issues|discussions|pull)/(?P<number>\d+)(?:#[\w-]+)?"
+    r"|blob/[0-9a-f]{7,40}/\S+))"
+    r"(?:\s+\((?P<where>.+)\))?$"
+)
+_FIELD = re.compile(r"^# (?P<name>[a-z]+): ?(?P<value>.*)$")
+_CONTINUATION = re.compile(r"^#  +(?P<value>\S.*)$")
+_RANGES = re.compile(r"^\d+-\d+(?:,\d+-\d+)*$")
+_EXPECT = re.compile(r"^(?P<id>[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+) (?P<status>[a-z-]+) — (?P<reason>\S.*)$")
+
+
+@dataclass(frozen=True)
+class CorpusEntry:
+    """One corpus file: where it comes from, what it holds (by line range) and what the audit should say."""
+
+    path: Path
+    source: str  # the URL as written (may carry a #issuecomment-… anchor)
+    thread: str  # OWNER/REPO/issues/N (or the blob path): one thread, whatever comment
+    where: str  # title and place in the thread, as the header says
+    kinds: dict[str, list[tuple[int, int]]]
+    whole: frozenset[str]
+    machine: str
+    expect: dict[str, tuple[str, str]]
+    redacted: str
+    notes: str
+    body: str
+    body_lines: list[str] = field(repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    def lines_of(self, kind: str) -> list[str]:
+        """The body lines a kind was labelled with, in order."""
+        return [self.body_lines[i - 1] for a, b in self.kinds[kind] for i in range(a, b + 1)]
+
+
+def _fail(path: Path, why: str) -> ValueError:
+    return ValueError(f"{path.name}: malformed corpus header: {why}")
+
+
+def _split_header(path: Path, text: str) -> tuple[dict[str, str], str]:
+    marker_at = text.find("\n" + END_OF_HEADER + "\n")
+    if marker_at < 0:
+        raise _fail(path, f"no end-of-header line {END_OF_HEADER!r}")
+    head, body = text[:marker_at], text[marker_at + len(END_OF_HEADER) + 2:]
+    values: dict[str, str] = {}
+    order: list[str] = []
+    for n, line in enumerate(head.split("\n"), start=1):
+        cont = _CONTINUATION.match(line)
+        if cont and order:
+            values[order[-1]] += " " + cont.group("value").strip()
+            continue
+        m = _FIELD.match(line)
+        if not m:
+            raise _fail(path, f"header line {n} is neither '# field: value' nor a '#  ' continuation: {line!r}")
+        name = m.group("name")
+        if name not in FIELDS:
+            raise _fail(path, f"unknown field {name!r} on header line {n}")
+        if name in values:
+            raise _fail(path, f"field {name!r} given twice")
+        order.append(name)
+        values[name] = m.group("value").strip()
+    if tuple(order) != FIELDS:
+        raise _fail(path, f"fields must be exactly {', '.join(FIELDS)} in this order, got {', '.join(order)}")
+    for name in FIELDS:
+        if not values[name]:
+            raise _fail(path, f"field {name!r} is empty")
+    return values, body
+
+
+def _parse_kinds(path: Path, value: str) -> dict[str, list[tuple[int, int]]]:
+    kinds: dict[str, list[tuple[int, int]]] = {}
+    for item in value.split(";"):
+        item = item.strip()
+        kind, _, ranges = item.rpartition(" ")
+        if not kind or not _RANGES.match(ranges):
+            raise _fail(path, f"kinds entry {item!r} is not 'KIND a-b[,c-d...]'")
+        if kind not in KINDS:
+            raise _fail(path, f"unknown kind {kind!r} (known: {', '.join(KINDS)})")
+        if kind in kinds:
+            raise _fail(path, f"kind {kind!r} listed twice (join its ranges with commas)")
+        spans: list[tuple[int, int]] = []
+        for part in ranges.split(","):
+            a, b = (int(x) for x in part.split("-"))
+            if not 1 <= a <= b:
+                raise _fail(path, f"range {part!r} of {kind!r} is not 1 <= a <= b")
+            if spans and a <= spans[-1][1]:
+                raise _fail(path, f"ranges of {kind!r} must be ascending and disjoint: {ranges!r}")
+            spans.append((a, b))
+        kinds[kind] = spans
+    return kinds
+
+
+def _parse_whole(path: Path, value: str, kinds: dict[str, list[tuple[int, int]]]) -> frozenset[str]:
+    if value == "none":
+        return frozenset()
+    whole = [w.strip() for w in value.split(",")]
+    for kind in whole:
+        if kind not in kinds:
+            raise _fail(path, f"whole kind {kind!r} is not among the kinds listed")
+    return frozenset(whole)
+
+
+def _parse_expect(path: Path, value: str) -> dict[str, tuple[str, str]]:
+    expect: dict[str, tuple[str, str]] = {}
+    for item in value.split(";"):
+        item = item.strip()
+        m = _EXPECT.match(item)
+        if not m:
+            raise _fail(path, f"expect entry {item!r} is not 'CHECK-ID STATUS — reason'")
+        check_id, status = m.group("id"), m.group("status")
+        if status not in EXPECT_STATUSES:
+            raise _fail(path, f"status {status!r} of {check_id} is not one of {', '.join(EXPECT_STATUSES)}")
+        if check_id in expect:
+            raise _fail(path, f"{check_id} expected twice")
+        expect[check_id] = (status, m.group("reason").strip())
+    return expect
+
+
+def parse_header(path: Path) -> CorpusEntry:
+    """Parse one corpus file; ValueError (naming the file) when its header breaks the format."""
+    text = path.read_text(encoding="utf-8")
+    values, body = _split_header(path, text)
+    src = _SOURCE.match(values["source"])
+    if not src:
+        raise _fail(path, f"source {values['source']!r} is not a GitHub thread or blob URL with '(where)'")
+    if src.group("where") is None:
+        raise _fail(path, "source must say where in the thread, in parentheses after the URL")
+    url = src.group("url")
+    if src.group("kind"):
+        thread = f"{src.group('owner')}/{src.group('repo')}/{src.group('kind')}/{src.group('number')}".lower()
+    else:
+        thread = url.split("#", 1)[0].lower()
+    kinds = _parse_kinds(path, values["kinds"])
+    lines = body.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the file's final newline ends the last line; it is not one more line
+    return CorpusEntry(
+        path=path,
+        source=url,
+        thread=thread,
+        where=src.group("where"),
+        kinds=kinds,
+        whole=_parse_whole(path, values["whole"], kinds),
+        machine=values["machine"],
+        expect=_parse_expect(path, values["expect"]),
+        redacted=values["redacted"],
+        notes=values["notes"],
+        body=body,
+        body_lines=lines,
+    )
+
+
+def corpus_files(directory: Path = CAPTURES_DIR) -> list[Path]:
+    return sorted(directory.glob("*.txt"))
+
+
+def load_corpus(directory: Path = CAPTURES_DIR) -> list[CorpusEntry]:
+    """Every corpus file, parsed; the first malformed header raises."""
+    return [parse_header(p) for p in corpus_files(directory)]

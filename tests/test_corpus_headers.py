@@ -1,0 +1,126 @@
+"""The corpus under tests/data/captures/: every header parses and says only what the format allows.
+
+What the audit makes of each file is the corpus test's business; this one holds the labels to
+the format: known kinds, ranges inside the body, registered check IDs, valid statuses, `ok` only
+next to a whole source, one file per thread, enough threads and enough files per kind.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from corpus import CAPTURES_DIR, EXPECT_STATUSES, KINDS, CorpusEntry, corpus_files, load_corpus, parse_header
+from stackaudit.checks.registry import load_all
+
+FILES = corpus_files()
+# A line that is only a markdown fence (``` or ```lang) is chatter around a paste, never part of an output.
+BARE_FENCE = re.compile(r"^\s*(```|''')[\w-]*\s*$")
+MIN_THREADS = 40
+MIN_FILES_PER_KIND = 2
+# Kinds of the list that no public thread found so far shows well enough; each says why.
+FEWER_THAN_TWO: dict[str, str] = {
+    "sysctl": "one thread pastes `sysctl -a` output (88); the others searched show sysctl only as commands "
+    "(`sysctl -w`) or config files, never as output",
+    "nvidia-bug-report": "threads attach nvidia-bug-report.log.gz; the one quoted excerpt found is its journal "
+    "section, labelled journal (77)",
+}
+
+
+@pytest.fixture(scope="module")
+def corpus() -> list[CorpusEntry]:
+    return load_corpus()
+
+
+def test_the_corpus_is_in_the_repository() -> None:
+    assert CAPTURES_DIR.is_dir()
+    assert len(FILES) >= MIN_THREADS
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_header_parses_and_ranges_lie_inside_the_body(path: Path) -> None:
+    entry = parse_header(path)
+    assert entry.body_lines, f"{path.name}: empty body"
+    for kind, spans in entry.kinds.items():
+        assert kind in KINDS
+        for a, b in spans:
+            assert b <= len(entry.body_lines), f"{path.name}: {kind} {a}-{b} ends past line {len(entry.body_lines)}"
+            # A hand-counted range that starts or ends on a blank line is almost always off by one.
+            assert entry.body_lines[a - 1].strip(), f"{path.name}: {kind} range {a}-{b} starts on a blank line"
+            assert entry.body_lines[b - 1].strip(), f"{path.name}: {kind} range {a}-{b} ends on a blank line"
+            for edge in (a, b):
+                line = entry.body_lines[edge - 1]
+                assert not BARE_FENCE.match(line), f"{path.name}: {kind} range {a}-{b} has a markdown fence at {edge}"
+
+
+def test_file_names_are_numbered_lower_case_and_unique() -> None:
+    numbers = [p.name.split("-", 1)[0] for p in FILES]
+    for p in FILES:
+        assert p.name == p.name.lower(), p.name
+        assert p.name[:2].isdigit() and p.name[2] == "-", p.name
+    assert len(set(numbers)) == len(numbers), Counter(numbers).most_common(3)
+
+
+def test_expected_ids_are_registered_checks_with_valid_statuses(corpus: list[CorpusEntry]) -> None:
+    registered = set(load_all())
+    for entry in corpus:
+        assert 2 <= len(entry.expect) <= 6, f"{entry.name}: {len(entry.expect)} expectations (2-6 wanted)"
+        for check_id, (status, reason) in entry.expect.items():
+            assert check_id in registered, f"{entry.name}: {check_id} is not a registered check"
+            assert status in EXPECT_STATUSES, f"{entry.name}: {check_id} {status}"
+            assert reason, f"{entry.name}: {check_id} has no reason"
+
+
+def test_ok_only_where_a_whole_source_is_in_the_file(corpus: list[CorpusEntry]) -> None:
+    for entry in corpus:
+        oks = [cid for cid, (status, _) in entry.expect.items() if status == "ok"]
+        if oks:
+            assert entry.whole, f"{entry.name}: {', '.join(oks)} expected ok but no kind is listed as whole"
+
+
+def test_one_file_per_thread_and_enough_threads(corpus: list[CorpusEntry]) -> None:
+    threads = Counter(e.thread for e in corpus)
+    repeated = [t for t, n in threads.items() if n > 1]
+    assert not repeated, f"threads used by more than one file: {repeated}"
+    discussion_threads = [t for t in threads if "/blob/" not in t]
+    assert len(discussion_threads) >= MIN_THREADS
+
+
+def test_every_kind_has_two_files_or_a_stated_reason(corpus: list[CorpusEntry]) -> None:
+    files_per_kind = Counter(kind for e in corpus for kind in e.kinds)
+    short = {k for k in KINDS if files_per_kind[k] < MIN_FILES_PER_KIND}
+    assert short == set(FEWER_THAN_TWO), (
+        f"kinds with fewer than {MIN_FILES_PER_KIND} files: {sorted(short)}, stated: {sorted(FEWER_THAN_TWO)}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("mangle", "message"),
+    [
+        (lambda t: t.replace("# kinds: ", "# kind: ", 1), "unknown field 'kind'"),
+        (lambda t: t.replace("# whole: ", "# wholes: ", 1), "unknown field"),
+        (lambda t: t.replace("# ----- end of header", "# ---- end of header", 1), "no end-of-header line"),
+        (lambda t: t.replace("nvidia-smi -q -x 1-347", "nvidia-smi -q -x 1-347,2-3", 1), "ascending and disjoint"),
+        (lambda t: t.replace("nvidia-smi -q -x 1-347", "nvidia-smi -qx 1-347", 1), "unknown kind"),
+        (lambda t: t.replace("DRV-PERSISTENCE ok —", "DRV-PERSISTENCE fine —", 1), "status 'fine'"),
+        (lambda t: t.replace("DRV-PERSISTENCE ok —", "DRV-PERSISTENCE ok -", 1), "is not 'CHECK-ID STATUS — reason'"),
+    ],
+)
+def test_a_malformed_header_raises_naming_the_file(tmp_path: Path, mangle, message: str) -> None:  # type: ignore[no-untyped-def]
+    good = CAPTURES_DIR / "04-rtx-pro-6000-blackwell-maxq-gen4-host-nvsmi-xml.txt"
+    bad = tmp_path / "99-mangled.txt"
+    bad.write_text(mangle(good.read_text(encoding="utf-8")), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"99-mangled\.txt") as caught:
+        parse_header(bad)
+    assert message in str(caught.value)
+
+
+def test_body_is_everything_after_the_end_of_header_line() -> None:
+    path = CAPTURES_DIR / "26-dual-epyc-9135-rtx4090-numactl-hardware.txt"
+    entry = parse_header(path)
+    assert entry.body_lines[0] == "Numa settings:"
+    assert entry.lines_of("numactl -H")[0] == "numactl --hardware --cpu-compress"
+    assert path.read_text(encoding="utf-8").endswith(entry.body)
