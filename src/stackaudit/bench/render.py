@@ -254,17 +254,24 @@ def _change(value: float | None) -> str:
     return "-" if value is None else f"{value:+.1%}"
 
 
+def _difference_line(cause: dict[str, Any]) -> str:
+    return f"[{cause['category']}] {cause['name']}: {cause['a']} → {cause['b']}"
+
+
 def render_compare(report: dict[str, Any], fmt: str) -> str:
     if fmt == "json":
         return json.dumps(report, indent=2) + "\n"
     markdown = fmt == "markdown"
+    item = "- " if markdown else "  "
+    sub = "  - " if markdown else "    - "
     a, b = report["a"], report["b"]
     lines = [
         ("# " if markdown else "")
         + f"bench compare: run {a['run_id']} ({a['started']}) → run {b['run_id']} ({b['started']})",
         "",
-        "A change is real when Mann-Whitney U on the per-request values gives p < 0.05 and it is at least "
-        "max(3 %, the 95 % confidence half-width).",
+        "A change is real when Mann-Whitney U on the per-request values gives p < 0.05 and it is beyond the runs' "
+        "noise: the 95 % half-width of the difference of their repeat means, at least 3 %. Only configuration "
+        "differences make runs not comparable; samples (what the host was doing) are listed apart.",
         "",
     ]
     for level in report["levels"]:
@@ -275,26 +282,33 @@ def render_compare(report: dict[str, Any], fmt: str) -> str:
         )
         for test in level["tests"]:
             if "mean_a" not in test:
-                lines.append(f"  {test['metric']}: {test['verdict']}")
+                lines.append(f"{item}{test['metric']}: {test['verdict']}")
                 continue
+            p_value = f", p={test['p_value']:.3g}" if test.get("p_value") is not None else ""
             lines.append(
-                ("- " if markdown else "  ")
-                + f"{test['metric']}: mean {test['mean_a']:.2f} → {test['mean_b']:.2f} ({test['change']:+.1%}), "
-                f"p={test['p_value']:.3g}, threshold {test['threshold']:.1%}: {test['verdict']}"
+                item + f"{test['metric']}: mean {test['mean_a']:.2f} → {test['mean_b']:.2f} ({test['change']:+.1%}){p_value}, "
+                f"threshold {test['threshold']:.1%} ({test.get('noise_source', '')}): {test['verdict']}"
             )
         if level["likely_causes"]:
-            lines.append(("- " if markdown else "  ") + "likely causes (what differed between the runs):")
-            for cause in level["likely_causes"]:
-                lines.append(
-                    ("  - " if markdown else "    - ") + f"[{cause['category']}] {cause['name']}: {cause['a']} → {cause['b']}"
-                )
+            lines.append(item + "likely causes (configuration that differed between the runs):")
+            lines.extend(sub + _difference_line(cause) for cause in level["likely_causes"])
+        if level.get("samples_differing"):
+            lines.append(item + "samples that differed (not configuration; they do not make the runs differ):")
+            lines.extend(sub + _difference_line(sample) for sample in level["samples_differing"])
         lines.append("")
     if report["levels_only_in_a"] or report["levels_only_in_b"]:
         lines.append(f"levels only in A: {report['levels_only_in_a']}; only in B: {report['levels_only_in_b']}")
     if not report["levels"]:
         lines.append("no concurrency or rate level in common: nothing to compare")
     elif not any(level["real"] for level in report["levels"]) and report["differences"]:
-        lines.append("recorded differences between the runs (none produced a real change):")
-        for cause in report["differences"]:
-            lines.append(f"  - [{cause['category']}] {cause['name']}: {cause['a']} → {cause['b']}")
+        lines.append("recorded configuration differences between the runs (none produced a real change):")
+        lines.extend(sub + _difference_line(cause) for cause in report["differences"])
+    gate = report.get("fail_on")
+    if gate is not None:
+        limit = f"{gate['regression']:.0%}".replace("%", " %")
+        if gate["failed"]:
+            found = "; ".join(f"{r['level']} {r['metric']} {r['change']:+.1%}" for r in gate["regressions"])
+            lines.append(f"FAIL (--fail-on regression:{limit}): {found}")
+        else:
+            lines.append(f"pass (--fail-on regression:{limit}): no real regression of {limit} or more")
     return "\n".join(lines).rstrip() + "\n"

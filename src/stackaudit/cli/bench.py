@@ -230,19 +230,25 @@ def register(app: typer.Typer) -> None:
         run_a: str = typer.Argument(..., help="Run id, 'latest' or 'latest~N'."),
         run_b: str = typer.Argument(..., help="Run id, 'latest' or 'latest~N'."),
         db: Optional[str] = typer.Option(None, "--db", help="History database."),
+        fail_on: Optional[str] = typer.Option(
+            None, "--fail-on", help="regression:PCT — exit 1 when B is really worse than A by PCT % or more (CI gate)."
+        ),
         fmt: str = typer.Option("text", "--format", "-f", help="text, markdown or json."),
         output: Optional[str] = typer.Option(None, "--output", "-o", help="Write to FILE."),
     ) -> None:
         """Is the difference between two runs beyond noise, and what differed that could explain it?"""
         _check_format(fmt)
-        from stackaudit.bench.compare import compare_runs
+        from stackaudit.bench.compare import compare_runs, parse_fail_on
         from stackaudit.bench.history import History
         from stackaudit.bench.render import render_compare
         from stackaudit.cli.output import emit
 
+        limit = parse_fail_on(fail_on)
         with History(db) as store:
             a, b = store.get(run_a), store.get(run_b)
-            report = compare_runs(a, store.requests(a.id), b, store.requests(b.id))
+            report = compare_runs(a, store.requests(a.id), b, store.requests(b.id), fail_on_regression=limit)
         emit(render_compare(report, fmt), output)
+        if (report.get("fail_on") or {}).get("failed"):
+            raise typer.Exit(1)
 
     app.add_typer(bench_app, name="bench")
