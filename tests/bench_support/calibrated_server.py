@@ -240,6 +240,10 @@ async def handle(state: State, reader: asyncio.StreamReader, writer: asyncio.Str
                     f'vllm:cache_config_info{{block_size="16",enable_prefix_caching="True",gap_ms="{args.gap_ms}"}} 1.0\n'
                 )
                 await _respond_json(writer, 200, text.encode(), "text/plain")
+            elif method == "POST" and path == "/control" and args.control:
+                # Tests change the token gap between runs without a new server (same URL).
+                args.gap_ms = float(json.loads(raw or b"{}")["gap_ms"])
+                await _respond_json(writer, 200, {"gap_ms": args.gap_ms})
             elif method == "POST" and path == "/tokenize" and args.tokenize:
                 body = json.loads(raw or b"{}")
                 text = body.get("prompt", body.get("content", ""))
@@ -283,6 +287,7 @@ async def main() -> None:
     parser.add_argument("--fault-every", type=int, default=0)
     parser.add_argument("--fault-first", action="store_true", help="fault requests 0, N, 2N … (the first probe too)")
     parser.add_argument("--fault-from", type=int, default=0, help="fault every request from this index on")
+    parser.add_argument("--control", action="store_true", help="POST /control {\"gap_ms\": x} sets the token gap")
     parser.add_argument("--close", action="store_true", help="'Connection: close' and close after every response")
     parser.add_argument("--framing", choices=["one-write", "blob", "chunked"], default="one-write",
                         help="zero-delay responses: chunked in one write, a Content-Length blob, or one write per event")
