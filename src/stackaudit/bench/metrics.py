@@ -332,6 +332,11 @@ def summarize_level(
             + (f", mean {connect_sum / connects:.2f} ms" if connects else "")
             + f"; {connections['spare_used']} used a connection opened during an earlier stream"
         )
+    elif connects:
+        flags.append(
+            f"{connects} of {len(records)} requests paid a TCP connect inside TTFT, mean {connect_sum / connects:.2f} ms "
+            "(no kept-alive connection was free for them)"
+        )
     shares = [s["client_cpu_share"] for s in repeat_summaries if s["client_cpu_share"] is not None]
     waits = [s["client_cpu_wait_ms"] for s in repeat_summaries if s["client_cpu_wait_ms"] is not None]
     per_read = [s["events_per_read"] for s in repeat_summaries if s["events_per_read"] is not None]

@@ -135,17 +135,6 @@ def _level_notes(level: dict[str, Any]) -> list[str]:
             f"client: up to {client['cpu_share_max']:.0%} of a core; waited {_num(wait, 0)} ms for a CPU; "
             f"{_num(per_read, 2)} SSE events per read"
         )
-    connections = level.get("connections") or {}
-    if connections.get("server_closes"):
-        mean = connections.get("connect_ms_mean")
-        notes.append(
-            f"connections: {connections['connects_in_ttft']} of {level.get('requests')} requests paid a TCP connect "
-            f"inside TTFT" + (f" (mean {mean:.2f} ms)" if mean is not None else "")
-            + f"; {connections.get('spare_used', 0)} used a spare opened during an earlier stream"
-        )
-    if level.get("errors"):
-        kinds = ", ".join(f"{kind} ×{count}" for kind, count in sorted((level.get("error_kinds") or {}).items()))
-        notes.append(f"error rate {level.get('error_rate', 0):.1%} ({kinds})")
     notes.extend(f"INVALID: {reason}" for reason in level.get("invalid_reasons", []))
     notes.extend(f"flag: {flag}" for flag in level.get("flags", []))
     notes.extend(f"warning: {warning}" for warning in level.get("warnings", []))
