@@ -151,6 +151,9 @@ def test_multi_token_chunks_detected_from_the_text_and_the_finish_reason() -> No
     dense = ["你好世界", "很好"]
     assert several_tokens_per_chunk(record_with("length", 16, dense), dense)
     assert not several_tokens_per_chunk(record_with("stop", 16, dense), dense)
+    # One long word per chunk, far longer than tokens are: several tokens each.
+    glued = ["internationalisation", "counterrevolutionaries", "electroencephalography"]
+    assert several_tokens_per_chunk(record_with("stop", 64, glued), glued)
 
 
 def test_tokenizer_from_a_path_a_directory_or_the_local_hf_cache(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:

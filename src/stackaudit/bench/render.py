@@ -66,7 +66,8 @@ def _header_lines(result: dict[str, Any]) -> list[str]:
         state = {True: "converged", False: "did not converge", None: "fixed"}[warmup.get("converged")]
         lines.append(f"warm-up: {warmup.get('requests')} requests, {state} (TPOT p50 per round, ms: {trail or '-'})")
     client = result.get("client") or {}
-    if client.get("output_token_counter"):
+    recounted = any(source != "usage" for level in result.get("levels", []) for source in level.get("token_source") or [])
+    if client.get("output_token_counter") and recounted:
         lines.append(f"output tokens without usage re-counted by: {client['output_token_counter']}")
     host = result.get("host") or {}
     lines.append(f"host fingerprint: {host.get('source')}")

@@ -58,6 +58,9 @@ EOS_SPELLINGS = ("</s>", "<|endoftext|>", "<|eot_id|>", "<|im_end|>", "<|end_of_
 PREFLIGHT_ATTEMPTS = 6
 # Multi-token chunks without usage: a share of chunks whose text holds more words than one token can.
 MULTI_TOKEN_CHUNK_SHARE = 0.1
+# ... or more characters per chunk, on average over a response, than tokens hold (about 4 in
+# English text; 12 allows code and long words).
+MAX_CHARS_PER_TOKEN = 12.0
 
 
 @dataclass
@@ -636,13 +639,16 @@ def _word_starts(text: str) -> int:
 def several_tokens_per_chunk(record: RequestRecord, chunks: list[str]) -> bool:
     """Whether this response's chunks hold several tokens, with nothing to count them exactly.
 
-    Two signs: the server reached `finish_reason: length` with fewer chunks than the tokens
-    asked (it generated max_tokens tokens in them), or a tenth of the chunks begin two or more
-    words (BPE and SentencePiece vocabularies split at spaces, so a token holds one word start).
+    Three signs: the server reached `finish_reason: length` with fewer chunks than the tokens
+    asked (it generated max_tokens tokens in them); a tenth of the chunks begin two or more
+    words (BPE and SentencePiece vocabularies split at spaces, so a token holds one word
+    start); or the text is longer per chunk, on average, than tokens are.
     """
     if record.finish_reason == "length" and record.max_tokens and 0 < record.n_chunks < record.max_tokens:
         return True
     if not chunks:
         return False
     multi = sum(1 for text in chunks if _word_starts(text) >= 2)
-    return multi >= max(1, MULTI_TOKEN_CHUNK_SHARE * len(chunks))
+    if multi >= max(1, MULTI_TOKEN_CHUNK_SHARE * len(chunks)):
+        return True
+    return sum(len(text) for text in chunks) / len(chunks) > MAX_CHARS_PER_TOKEN
