@@ -130,7 +130,9 @@ ExecStopPost=/bin/rm -rf /var/run/nvidia-persistenced
 
 
 # A live kernel log starts at boot: the first line is what makes it whole (an excerpt proves no absence).
-BOOT_LINE = "[    0.000000] Linux version 6.8.0-45-generic (buildd@lcy02-amd64-115) #45-Ubuntu SMP PREEMPT_DYNAMIC\n"
+BOOT_LINE = ("[    0.000000] Linux version 6.8.0-45-generic (buildd@lcy02-amd64-115) #45-Ubuntu SMP PREEMPT_DYNAMIC\n"
+             "[    5.712034] NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.124.06  Release Build  "
+             "(dvs-builder@U16-I2-C03-12-4)  Thu Feb 27 22:52:35 UTC 2025\n")
 
 
 def host_for(gpus: list[dict[str, Any]], *, driver: str = "570.124.06", nvswitches: int = 0,

@@ -31,10 +31,11 @@ class Parts:
     dirs: dict[str, list[str]] = field(default_factory=dict)
     commands: dict[tuple[str, ...], str | CommandResult] = field(default_factory=dict)
     which: dict[str, str | None] = field(default_factory=dict)
+    docs: dict[str, str] = field(default_factory=dict)  # pasted documents (engine / NCCL logs) by source name
 
     def __add__(self, other: Parts) -> Parts:
         return Parts({**self.files, **other.files}, {**self.links, **other.links}, {**self.dirs, **other.dirs},
-                     {**self.commands, **other.commands}, {**self.which, **other.which})
+                     {**self.commands, **other.commands}, {**self.which, **other.which}, {**self.docs, **other.docs})
 
 
 def merge(*parts: Parts) -> Parts:
@@ -46,7 +47,7 @@ def merge(*parts: Parts) -> Parts:
 
 def build_host(parts: Parts, hostname: str) -> MemoryHost:
     return fake_host(files=parts.files, links=parts.links, dirs=parts.dirs, commands=parts.commands,
-                     which=parts.which, hostname=hostname, uid=0)
+                     which=parts.which, docs=parts.docs, hostname=hostname, uid=0)
 
 
 def cpulist(cpus: Iterable[int]) -> str:
@@ -90,7 +91,9 @@ def kernel(release: str, build: str, hostname: str, cmdline: str, machine: str =
 def dmesg(lines: Sequence[str], from_boot: bool = True) -> Parts:
     """A live kernel log: from boot (whole) unless `from_boot` is False (a ring buffer that wrapped)."""
     boot = [] if not from_boot or (lines and "Linux version" in lines[0]) else [
-        "[    0.000000] Linux version 6.8.0-45-generic (buildd@lcy02-amd64-115) #45-Ubuntu SMP PREEMPT_DYNAMIC"]
+        "[    0.000000] Linux version 6.8.0-45-generic (buildd@lcy02-amd64-115) #45-Ubuntu SMP PREEMPT_DYNAMIC",
+        "[    5.712034] NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.124.06  Release Build  "
+        "(dvs-builder@U16-I2-C03-12-4)  Thu Feb 27 22:52:35 UTC 2025"]
     return Parts(commands={("dmesg",): "".join(f"{line}\n" for line in [*boot, *lines])})
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from stackaudit.engine.testing import run_checks
-from stackaudit.facts.system import parse_cmdline, parse_lscpu, parse_proc_modules, parse_uname
+from stackaudit.facts.system import parse_cmdline, parse_lscpu, parse_numactl, parse_proc_modules, parse_uname
 from stackaudit.importers.registry import load_pasted, recognise
 
 BUG_REPORT = """Hi, vLLM is slow on my box. Here is some info:
@@ -66,9 +66,11 @@ def test_every_output_recognised_and_chatter_ignored() -> None:
     cpu = parse_lscpu(record.commands[("lscpu",)].stdout)
     assert (cpu.sockets, cpu.family, cpu.numa_nodes, cpu.model_name) == (2, 25, 2, "AMD EPYC 7763 64-Core Processor")
     assert parse_uname(record.commands[("uname", "-a")].stdout).release == "6.8.0-45-generic"
-    assert {"nvidia", "nvidia_uvm", "nvidia_drm"} <= parse_proc_modules(record.files["/proc/modules"].decode()).names
-    assert record.files["/sys/devices/system/node/node1/cpulist"] == b"4-7\n"
-    assert record.files["/sys/devices/system/node/node0/distance"] == b"10 32\n"
+    # Recorded verbatim under their own commands (snapshot format 2), never as invented /proc or /sys files.
+    assert {"nvidia", "nvidia_uvm", "nvidia_drm"} <= parse_proc_modules(record.commands[("lsmod",)].stdout).names
+    assert "/proc/modules" not in record.files and not any(p.startswith("/sys/") for p in record.files)
+    numa = parse_numactl(record.commands[("numactl", "-H")].stdout)
+    assert numa.nodes[1].cpus == (4, 5, 6, 7) and numa.nodes[0].distances == (10, 32)
     assert "Unknown option `noacs'" in record.commands[("dmesg",)].stdout
 
 
@@ -84,7 +86,8 @@ def test_pasted_host_gives_results_and_unknown_for_the_rest(tmp_path) -> None:
 
 def test_numactl_cpu_compress_capture(captures_dir) -> None:  # type: ignore[no-untyped-def]
     host = load_pasted([str(captures_dir / "26-dual-epyc-9135-rtx4090-numactl-hardware.txt")])
-    assert host.record.files["/sys/devices/system/node/node1/cpulist"] == b"16-31\n"
+    # `--cpu-compress` prints `node 1 cpus: 16-31 (16)`: the count in parentheses is not a CPU.
+    assert parse_numactl(host.record.commands[("numactl", "-H")].stdout).nodes[1].cpus == tuple(range(16, 32))
     r = run_checks(host, ["FW-NUMA-NPS"])["FW-NUMA-NPS"]
     assert r.status == "ok" and "2 NUMA node" in r.message
 

@@ -14,7 +14,7 @@ import pytest
 from stackaudit.cli.main import main
 from test_collect_env_reports import COLLECT_ENV_OLD
 
-CAPTURES = Path(__file__).resolve().parents[1].parent / "shared" / "captures"
+CAPTURES = Path(__file__).resolve().parent / "data" / "captures"
 
 SERVER_LOG = """\
 INFO 11-20 09:12:01 api_server.py:585] vLLM API server version 0.6.4.post1
@@ -101,8 +101,6 @@ def test_collect_env_without_log_leaves_engine_results_unknown(tmp_path: Path,
 
 
 def test_capture_09_gpu2_without_nvlink(capsys: pytest.CaptureFixture[str]) -> None:
-    if not CAPTURES.is_dir():
-        pytest.skip("../shared/captures is not present")
     main(["audit", "--from", str(CAPTURES / "09-8x-b200-gpu2-nvlink-missing-topo.txt"), "--format", "json"])
     ic = _ic(capsys.readouterr().out)
     r = ic["IC-TOPO-READ"]

@@ -23,8 +23,10 @@ from stackaudit.facts.cgroups import CgroupLimits
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.devices import GpuDeviceAccess
 from stackaudit.facts.docker import DOCKER_DEFAULT_SHM, DockerContainer, DockerContainers
+from stackaudit.facts.gpus import PCI_TITLE, GpuInventory
 from stackaudit.facts.limits import CAP_SYS_NICE, MEMLOCK, NOFILE, STACK, ProcessSecurity, ResourceLimits
 from stackaudit.facts.lxc import NVIDIA_MAJOR, NVIDIACTL_MINOR, LxcConfig, LxcConfigs
+from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
@@ -46,8 +48,6 @@ OPEN_GPU_MLOCK = "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/ke
 CTK_CDI = "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/cdi-support.html"
 LXC_CONF_MAN = "https://man.archlinux.org/man/lxc.container.conf.5.en"
 K8S_TOPOLOGY = "https://kubernetes.io/docs/tasks/administer-cluster/topology-manager/"
-_TP_FLAGS = ("--tensor-parallel-size", "-tp", "--tp-size", "--tp")
-_PP_FLAGS = ("--pipeline-parallel-size", "-pp", "--pp-size")
 _DOCKERISH = ("docker", "podman", "kubernetes", "container")
 
 
@@ -64,17 +64,9 @@ def _size(n: int | None) -> str:
     return f"{n} B"
 
 
-def _int_flag(proc: ProcessInfo, names: tuple[str, ...]) -> int | None:
-    value = proc.flag(*names)
-    return int(value) if value and value.isdecimal() else None
-
-
-def _engine_tp(procs: ServingProcesses | None) -> int | None:
-    """The largest tensor x pipeline parallel size among the engine's processes."""
-    if procs is None or not procs.found:
-        return None
-    sizes = [(_int_flag(p, _TP_FLAGS) or 1) * (_int_flag(p, _PP_FLAGS) or 1) for p in procs.processes]
-    return max(sizes) if sizes else None
+def _engine_tp(parallelism: Parallelism | None) -> int | None:
+    """The largest tensor x pipeline parallel size among the running engines; None when none runs."""
+    return parallelism.max_world_size if parallelism is not None else None
 
 
 def _engine_limits(procs: ServingProcesses | None, own: ResourceLimits | None,
@@ -143,9 +135,9 @@ def _where(container: ContainerInfo) -> str:
     return "Kubernetes pod" if container.kind == "kubernetes" else f"{container.kind} container"
 
 
-def _single_process(procs: ServingProcesses | None) -> bool:
+def _single_process(procs: ServingProcesses | None, parallelism: Parallelism | None) -> bool:
     """One engine process with TP = PP = 1 (the only case that barely touches /dev/shm)."""
-    return procs is not None and procs.found and len(procs.processes) == 1 and (_engine_tp(procs) or 1) == 1
+    return procs is not None and procs.found and len(procs.processes) == 1 and (_engine_tp(parallelism) or 1) == 1
 
 
 def _docker_shm(c: DockerContainer) -> int | None:
@@ -168,7 +160,7 @@ def _docker_shm(c: DockerContainer) -> int | None:
                 "https://github.com/pytorch/tutorials/commit/0ba3e39d736a1f5d46da5728e564569f8cd3fe8c"),
 )
 def shm_size(container: ContainerInfo, shm: ShmInfo | None = None, docker_containers: DockerContainers | None = None,
-             serving_processes: ServingProcesses | None = None) -> Outcome:
+             serving_processes: ServingProcesses | None = None, parallelism: Parallelism | None = None) -> Outcome:
     """Reads: inside a container `df -k -P /dev/shm` and the tmpfs `size=` in /proc/self/mountinfo;
     on a Docker host `docker inspect` HostConfig.ShmSize and IpcMode of GPU/serving containers;
     on bare metal also systemd-logind's RemoveIPC (logind.conf) and the engine's user.
@@ -193,12 +185,12 @@ def shm_size(container: ContainerInfo, shm: ShmInfo | None = None, docker_contai
                            hint="run `df -k -P /dev/shm` inside the container")
         size = shm.size_bytes
         if size < SHM_MIN:
-            if _single_process(procs):
+            if _single_process(procs, parallelism):
                 return not_an_issue(
                     f"/dev/shm is {_size(size)}, but the engine runs as one process with TP=1, which barely "
                     "uses /dev/shm", actual=_size(size), expected=">= 1 GiB for TP > 1 or multi-process engines",
                     subjects=("/dev/shm",))
-            tp = _engine_tp(procs)
+            tp = _engine_tp(parallelism)
             why = f" with TP x PP = {tp}" if tp and tp > 1 else ""
             return issue(
                 f"/dev/shm is {_size(size)} in this {_where(container)}{why}: NCCL, PyTorch and vLLM's "
@@ -284,7 +276,8 @@ def _distributed(proc: ProcessInfo) -> bool:
                 "https://github.com/NVIDIA/nccl/issues/1781"),
 )
 def ipc_isolation(container: ContainerInfo, docker_containers: DockerContainers | None = None,
-                  serving_processes: ServingProcesses | None = None, shm: ShmInfo | None = None) -> Outcome:
+                  serving_processes: ServingProcesses | None = None, shm: ShmInfo | None = None,
+                  parallelism: Parallelism | None = None) -> Outcome:
     """Reads: on a Docker host, the GPU containers started as ranks of one group (`--nnodes`,
     `--node-rank`, `ray start --address`, `--headless`) and their IpcMode and NCCL_HOSTID; inside a
     container, the engine's flags, this container's boot_id and /dev/shm device number.
@@ -312,7 +305,7 @@ def ipc_isolation(container: ContainerInfo, docker_containers: DockerContainers 
                            hint="compare `cat /proc/sys/kernel/random/boot_id`, `hostname` and `stat -c %d "
                            "/dev/shm` across the ranks' containers; NCCL_DEBUG=INFO `via NET` between ranks "
                            "of one host confirms it")
-        return ok(f"all ranks run in this container (TP x PP = {_engine_tp(procs) or 1})", actual=identity)
+        return ok(f"all ranks run in this container (TP x PP = {_engine_tp(parallelism) or 1})", actual=identity)
     if docker_containers is None:
         return not_applicable("not in a container and no Docker containers to compare")
     by_name = {c.name: c for c in docker_containers.containers}
@@ -575,7 +568,7 @@ _CTK_FIX = Fix(cost="restart",
     references=(CTK_CDI, "https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html",
                 "https://github.com/vllm-project/vllm/blob/main/vllm/env_override.py"),
 )
-def gpu_access(container: ContainerInfo, gpu_devices: GpuDeviceAccess | None = None, pci: PciDevices | None = None,
+def gpu_access(container: ContainerInfo, gpu_devices: GpuDeviceAccess | None = None, gpus: GpuInventory | None = None,
                docker_containers: DockerContainers | None = None) -> Outcome:
     """Reads: inside a container `ls /dev/nvidia*`, NVIDIA_VISIBLE_DEVICES and
     NVIDIA_DRIVER_CAPABILITIES (engine's or audit's environ), /proc/driver/nvidia/version against
@@ -606,7 +599,7 @@ def gpu_access(container: ContainerInfo, gpu_devices: GpuDeviceAccess | None = N
         gpu_nodes = dev.gpu_nodes
         wants = bool(gpu_nodes) or (visible not in (None, "", "void", "none"))
         if not wants:
-            if pci is not None and not pci.nvidia_gpus:
+            if gpus is not None and gpus.none_on_bus:
                 return not_applicable("no NVIDIA GPU on the PCI bus")
             return not_applicable("no GPU requested for this container (no NVIDIA_VISIBLE_DEVICES, no /dev/nvidia*)")
         problems: list[str] = []
@@ -633,7 +626,7 @@ def gpu_access(container: ContainerInfo, gpu_devices: GpuDeviceAccess | None = N
             return issue("; ".join(problems), actual=problems, expected="/dev/nvidiaN, nvidiactl, nvidia-uvm; "
                          "capabilities compute,utility; matching driver versions",
                          subjects=list(gpu_nodes) or ["/dev/nvidia*"], evidence=evidence)
-        total = len(pci.nvidia_gpus) if pci is not None else None
+        total = gpus.count_in(PCI_TITLE) if gpus is not None else None
         of = f" of {total} on the PCI bus" if total is not None and dev.nodes is not None else ""
         return ok(f"{len(gpu_nodes)} GPU node(s){of} exposed ({', '.join(gpu_nodes)}), nvidiactl and nvidia-uvm "
                   f"present, capabilities {caps or 'default (utility,compute)'}"
@@ -900,8 +893,9 @@ def _numa_nodes(cpus: tuple[int, ...], numa: NumaTopology) -> set[int]:
 )
 def cpu_limits(container: ContainerInfo, cgroup_limits: CgroupLimits | None = None,
                serving_processes: ServingProcesses | None = None, gpu_devices: GpuDeviceAccess | None = None,
-               pci: PciDevices | None = None, numa: NumaTopology | None = None,
-               docker_containers: DockerContainers | None = None, lxc_configs: LxcConfigs | None = None) -> Outcome:
+               gpus: GpuInventory | None = None, numa: NumaTopology | None = None,
+               docker_containers: DockerContainers | None = None, lxc_configs: LxcConfigs | None = None,
+               parallelism: Parallelism | None = None) -> Outcome:
     """Reads: inside a container cgroup v2 `cpu.max`, `cpu.stat` (nr_throttled, nr_periods),
     `cpuset.cpus.effective` (v1: cpu.cfs_quota_us/cfs_period_us, cpuset.cpus); the GPUs' NUMA
     nodes; on a host Docker NanoCpus/CpuQuota/CpusetCpus and LXC `cores:`/cpuset of GPU containers.
@@ -916,13 +910,13 @@ def cpu_limits(container: ContainerInfo, cgroup_limits: CgroupLimits | None = No
     Traps: thresholds are heuristics; newer vLLM versions need less CPU. nr_throttled counts since
     the cgroup was created: sample again under load to see it rise.
     """
-    tp = _engine_tp(serving_processes)
-    gpus = _gpu_count(gpu_devices)
-    need = (tp or gpus or 1) + 4
-    basis = f"TP x PP = {tp}" if tp else f"{gpus} visible GPU(s)" if gpus else "no engine or GPU count seen"
-    gpu_nodes = {g.numa_node for g in pci.nvidia_gpus if g.numa_node is not None} if pci else set()
+    tp = _engine_tp(parallelism)
+    visible = _gpu_count(gpu_devices)
+    need = (tp or visible or 1) + 4
+    basis = f"TP x PP = {tp}" if tp else f"{visible} visible GPU(s)" if visible else "no engine or GPU count seen"
+    gpu_nodes = set(gpus.numa_nodes().values()) if gpus is not None else set()
     if container.in_container:
-        if tp is None and (gpus == 0 or (not gpus and pci is not None and not pci.nvidia_gpus)):
+        if tp is None and (visible == 0 or (not visible and gpus is not None and gpus.none_on_bus)):
             return not_applicable("no serving engine and no GPU in this container")
         cg = cgroup_limits
         if cg is None:
@@ -958,7 +952,8 @@ def cpu_limits(container: ContainerInfo, cgroup_limits: CgroupLimits | None = No
     findings = []
     subjects = []
     for c in docker_containers.gpu_or_serving if docker_containers else ():
-        c_need = (c.tensor_parallel or c.gpu_count or 1) + 4
+        sizes = parallelism.for_container(c.id) if parallelism is not None else None
+        c_need = ((sizes.tp if sizes is not None else None) or c.gpu_count or 1) + 4
         cpus = [x for x in (c.cpu_limit, float(len(c.cpuset)) if c.cpuset else None) if x is not None]
         if cpus and min(cpus) < c_need:
             findings.append(f"container {c.label}: {min(cpus):g} CPUs (heuristic minimum {c_need})")

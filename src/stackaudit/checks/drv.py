@@ -19,9 +19,10 @@ from stackaudit.checks.registry import (
 )
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.gpu_events import GpuEvents
+from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.nvidia import GpuInfo, NvidiaDriver, NvidiaGpus, NvidiaServices, NvLink
+from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
-from stackaudit.facts.processes import ServingProcesses
 from stackaudit.facts.python_env import PythonEnv
 from stackaudit.facts.system import LoadedModules
 from stackaudit.facts.topology import NvlinkStatus
@@ -36,11 +37,14 @@ MINOR_COMPAT = "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-
 # --- shared by the GPU checks (MEM, PWR import these) --------------------------------------------
 
 
-def gpu_list(nvidia: NvidiaGpus | None, pci: PciDevices | None = None) -> list[GpuInfo] | Outcome:
-    """The GPUs to judge, or the outcome when there are none to judge."""
+def gpu_list(nvidia: NvidiaGpus | None) -> list[GpuInfo] | Outcome:
+    """The GPUs to judge (per-GPU state from the nvidia fact), or the outcome when there are none.
+
+    `nvidia.none_on_bus` is the nvidia fact's own answer when it found the PCI bus empty (it then
+    asks neither NVML nor nvidia-smi); checks that only need to know whether the host has GPUs take
+    the `gpus` inventory instead.
+    """
     if nvidia is None:
-        if pci is not None and not pci.nvidia_gpus:
-            return not_applicable("no NVIDIA GPU on the PCI bus")
         return unknown("no NVIDIA GPU information in this source",
                        hint="install nvidia-ml-py, or paste `nvidia-smi -q -x`")
     if nvidia.none_on_bus:
@@ -97,10 +101,11 @@ _DRIVER_FLOOR = {11: (450, 80, 2), 12: (525, 60, 13), 13: (580, 0, 0)}
                 "https://pytorch.org/blog/pytorch-2-7/"),
 )
 def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | None = None,
-                python_env: PythonEnv | None = None, pci: PciDevices | None = None) -> Outcome:
-    """Reads: the driver version (NVML, `nvidia-smi`, /proc/driver/nvidia/version), the highest
-    CUDA the driver supports, torch's CUDA (`torch/version.py` of the serving engine's Python), and
-    the GPU architecture.
+                python_env: PythonEnv | None = None, gpus: GpuInventory | None = None) -> Outcome:
+    """Reads: the driver version (/proc/driver/nvidia/version, NVML, `nvidia-smi`, the kernel log's
+    NVRM banner, a pasted collect_env), the highest CUDA the driver supports, torch's CUDA
+    (`torch/version.py` of the serving engine's Python, else a pasted collect_env), and the GPU
+    architecture.
 
     Bad value: a CUDA 12.x runtime with a driver below 525.60.13, CUDA 13.x below 580; a torch
     CUDA major newer than the driver's; Blackwell GPUs with a driver below R570 or torch built for
@@ -113,10 +118,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     Traps: the `CUDA Version` in the `nvidia-smi` header is the highest the driver supports, not the
     toolkit in use; a system `nvcc` is irrelevant unless something JIT-compiles.
     """
-    if nvidia is not None and nvidia.none_on_bus:
+    if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
-    driver = (nvidia.driver_version if nvidia is not None else None) or (
-        nvidia_driver.version if nvidia_driver is not None else None)
+    driver = nvidia_driver.version if nvidia_driver is not None else None
     if driver is None:
         return unknown("the driver version is not in this source", hint="paste `nvidia-smi` or run on the host")
     dv = version_tuple(driver)
@@ -162,7 +166,7 @@ _NO_OPEN = ("Kepler", "Maxwell", "Pascal", "Volta")
     references=(KERNEL_OPEN, "https://developer.nvidia.com/blog/nvidia-transitions-fully-towards-open-source-gpu-kernel-modules/"),
 )
 def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | None = None,
-                pci: PciDevices | None = None) -> Outcome:
+                gpus: GpuInventory | None = None) -> Outcome:
     """Reads: `/proc/driver/nvidia/version` ("Open Kernel Module" in the first line = open), else
     `modinfo -F license nvidia` ("Dual MIT/GPL" open, "NVIDIA" proprietary); each GPU's architecture.
 
@@ -177,7 +181,7 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     pre-Turing GPUs (Volta, Pascal) cannot use the open modules at all. Open modules initialise
     GPUs more slowly: pair them with nvidia-persistenced (DRV-PERSISTENCE).
     """
-    if (nvidia is not None and nvidia.none_on_bus) or (pci is not None and not pci.nvidia_gpus):
+    if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
     if nvidia_driver is None:
         return unknown("the NVIDIA kernel module is not visible in this source (/proc/driver/nvidia/version)",
@@ -185,25 +189,25 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     flavour = nvidia_driver.flavour
     if flavour is None:
         return unknown("the kernel module's flavour is not known", hint="run `modinfo -F license nvidia` on the host")
-    gpus = list(nvidia.gpus) if nvidia is not None else []
+    listed = list(nvidia.gpus) if nvidia is not None else []
     evidence = (nvidia_driver.flavour_evidence,) if nvidia_driver.flavour_evidence else ()
     if flavour == "open":
-        old = [g for g in gpus if arch_of(g) in _NO_OPEN]
+        old = [g for g in listed if arch_of(g) in _NO_OPEN]
         if old:
             return issue(f"the open module does not support {old[0].name} ({arch_of(old[0])}): use the proprietary "
                          "flavour for pre-Turing GPUs", actual="open", expected="proprietary for pre-Turing",
                          subjects=[g.subject for g in old], severity="high", evidence=evidence)
         return ok("open kernel module" + (f" ({nvidia_driver.version})" if nvidia_driver.version else ""),
                   actual="open", evidence=evidence)
-    blackwell = [g for g in gpus if is_blackwell(g) or re.search(r"\bGH200\b", g.name or "")]
+    blackwell = [g for g in listed if is_blackwell(g) or re.search(r"\bGH200\b", g.name or "")]
     if blackwell:
         return issue(f"proprietary kernel module with {len(blackwell)} Blackwell/Grace Hopper GPU(s) "
                      f"({blackwell[0].name}): they are only supported by the open modules", actual="proprietary",
                      expected="open", subjects=[g.subject for g in blackwell], evidence=evidence)
-    if not gpus:
+    if not listed:
         return ok("proprietary kernel module; no GPU architecture in this source to judge it against",
                   actual="proprietary", evidence=evidence)
-    return ok(f"proprietary kernel module with {', '.join(sorted({arch_of(g) or g.name for g in gpus}))}: allowed "
+    return ok(f"proprietary kernel module with {', '.join(sorted({arch_of(g) or g.name for g in listed}))}: allowed "
               "(open is the default since R560 and needed for HMM/DMABUF)", actual="proprietary", evidence=evidence)
 
 
@@ -282,16 +286,9 @@ def persistence(nvidia: NvidiaGpus, nvidia_services: NvidiaServices | None = Non
 # --- DRV-COMPUTE-MODE --------------------------------------------------------------------------
 
 
-def tp_sizes(serving: ServingProcesses | None) -> list[int]:
-    """Tensor-parallel sizes of the engine instances (1 where the flag is absent)."""
-    if serving is None:
-        return []
-    sizes = []
-    for root in serving.roots():
-        value = root.option("--tensor-parallel-size", "-tp", "--tp-size", "--tp", "--tp_size",
-                            "--tensor_parallel_size")
-        sizes.append(int(value) if value and re.fullmatch(r"[0-9]{1,5}", value) else 1)
-    return sizes
+def tp_sizes(parallelism: Parallelism | None) -> list[int]:
+    """Tensor-parallel sizes of the running engine instances (1 where none is set)."""
+    return [e.tp_or_default for e in parallelism.running] if parallelism is not None else []
 
 
 @check(
@@ -304,7 +301,7 @@ def tp_sizes(serving: ServingProcesses | None) -> list[int]:
             "or remove what sets it (Slurm/cluster prolog)"),
     references=("https://github.com/huggingface/pytorch-image-models/issues/1033",),
 )
-def compute_mode(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = None) -> Outcome:
+def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> Outcome:
     """Reads: each GPU's compute mode (NVML / `nvidia-smi -q` `Compute Mode`), the engine's TP size
     and the processes on each GPU.
 
@@ -333,7 +330,7 @@ def compute_mode(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None 
     if prohibited:
         return issue(f"compute mode Prohibited on GPU(s) {_indices(prohibited)}: no CUDA context can be created",
                      actual=actual, expected="Default", subjects=[g.subject for g in bad], severity="high", fix=fix)
-    tps = tp_sizes(serving_processes)
+    tps = tp_sizes(parallelism)
     one_each = all(g.processes is not None and len(g.processes) <= 1 for g in bad)
     if one_each and tps and max(tps) == 1:
         return issue(f"compute mode {bad[0].compute_mode} on GPU(s) {_indices(bad)} with one engine per GPU and "
@@ -375,7 +372,7 @@ def fabric_manager(nvidia: NvidiaGpus, nvidia_services: NvidiaServices | None = 
     compute trays FM runs on the NVLink switch trays, not on the compute node: its absence there is
     not a finding. The binary is `nv-fabricmanager`; the service and package `nvidia-fabricmanager`.
     """
-    gpus = gpu_list(nvidia, pci)
+    gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
         return gpus
     switches = nvswitch_present(pci)

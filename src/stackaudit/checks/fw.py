@@ -16,6 +16,7 @@ from stackaudit.checks.registry import (
     ok,
     unknown,
 )
+from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.pcie_config import PcieFacts, PcieFunction, bridges_between
 from stackaudit.facts.pcie_errors import PcieErrors
@@ -120,9 +121,9 @@ def iommu_mode(pci: PciDevices, cmdline: KernelCmdline | None = None, kernel_log
     references=("https://docs.nvidia.com/ai-enterprise/release-9/latest/infra-software/vgpu/features/p2p.html",
                 NCCL_TROUBLESHOOTING),
 )
-def vm(virtualization: Virtualization, pci: PciDevices | None = None) -> Outcome:
+def vm(virtualization: Virtualization, gpus: GpuInventory | None = None) -> Outcome:
     """Reads: `systemd-detect-virt --vm`, else `lscpu` (Hypervisor vendor, the `hypervisor` CPU flag)
-    and DMI strings; the NVIDIA GPUs on the PCI bus.
+    and DMI strings; how many NVIDIA GPUs the guest has (NVML / nvidia-smi, the PCI bus, ...).
 
     Bad value: a VM with several GPUs for tensor parallelism whose P2P is not `OK` in
     `nvidia-smi topo -p2p r`.
@@ -135,12 +136,12 @@ def vm(virtualization: Virtualization, pci: PciDevices | None = None) -> Outcome
     """
     if not virtualization.is_vm:
         return ok(f"bare metal ({virtualization.source})", actual="none")
-    gpus = len(pci.nvidia_gpus) if pci is not None else None
-    if gpus is not None and gpus < 2:
-        return ok(f"virtual machine ({virtualization.vm}) with {gpus} GPU: no GPU-to-GPU P2P involved",
+    count = gpus.count if gpus is not None else None
+    if count is not None and count < 2:
+        return ok(f"virtual machine ({virtualization.vm}) with {count} GPU: no GPU-to-GPU P2P involved",
                   actual=virtualization.vm)
     return unknown(
-        f"virtual machine ({virtualization.vm}) with {gpus if gpus is not None else 'an unknown number of'} GPUs: "
+        f"virtual machine ({virtualization.vm}) with {count if count is not None else 'an unknown number of'} GPUs: "
         "P2P between them depends on the hypervisor; IOMMU/ACS checks describe the virtual topology",
         hint="run `nvidia-smi topo -p2p r` in the VM: anything but OK between TP peers means NCCL falls back",
         actual=virtualization.vm)

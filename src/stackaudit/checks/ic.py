@@ -13,12 +13,12 @@ import re
 from collections import Counter
 
 from stackaudit.checks.registry import Fix, Outcome, check, issue, not_an_issue, not_applicable, ok, unknown
-from stackaudit.facts._parse import ParseError, parse_cpulist
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
+from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
-from stackaudit.facts.nvidia import NvidiaGpus, gpu_spec
-from stackaudit.facts.pci import PciDevices
+from stackaudit.facts.nvidia import gpu_spec
+from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import (
@@ -48,20 +48,15 @@ NCCL_TESTS_74 = "https://github.com/NVIDIA/nccl-tests/issues/74"
 NCCL_TESTS_115 = "https://github.com/NVIDIA/nccl-tests/issues/115"
 TRTLLM_PCIE_AR = "https://nvidia.github.io/TensorRT-LLM/legacy/advanced/lowprecision-pcie-allreduce.html"
 
-_TP_FLAGS = ("--tensor-parallel-size", "-tp", "--tp-size", "--tp")
 _ENGINES = ("vllm", "sglang")
 
 
 # --- helpers ---------------------------------------------------------------------------------
 
 
-def _models(nvidia: NvidiaGpus | None, collect_env: CollectEnv | None) -> dict[int, str]:
-    """GPU product names by index: NVML / nvidia-smi first, else a pasted collect_env report."""
-    if nvidia is not None and nvidia.gpus:
-        return {g.index: g.name for g in nvidia.gpus if g.name}
-    if collect_env is not None:
-        return dict(enumerate(collect_env.gpu_models))
-    return {}
+def _models(gpus: GpuInventory | None) -> dict[int, str]:
+    """GPU product names by index (NVML / nvidia-smi, else a pasted collect_env: the `gpus` fact)."""
+    return gpus.models if gpus is not None else {}
 
 
 def _specs(models: dict[int, str]) -> list[GpuSpec]:
@@ -84,13 +79,9 @@ def _switch_expected(models: dict[int, str]) -> GpuSpec | None:
     return None
 
 
-def _subject(gpu: str, nvidia: NvidiaGpus | None) -> str:
-    if nvidia is not None:
-        idx = gpu_index(gpu)
-        for g in nvidia.gpus:
-            if g.index == idx and g.bdf:
-                return f"{gpu} ({g.bdf})"
-    return gpu
+def _subject(gpu: str, gpus: GpuInventory | None) -> str:
+    record = gpus.by_index(gpu_index(gpu)) if gpus is not None else None
+    return f"{gpu} ({record.bdf})" if record is not None and record.bdf else gpu
 
 
 def _engine_roots(procs: ServingProcesses | None) -> list[ProcessInfo]:
@@ -99,19 +90,15 @@ def _engine_roots(procs: ServingProcesses | None) -> list[ProcessInfo]:
     return [p for p in procs.roots() if p.engine in _ENGINES]
 
 
-def _tp_of(proc: ProcessInfo) -> int | None:
-    value = proc.option(*_TP_FLAGS)
-    if value is None:
-        value = proc.config.get("tensor_parallel_size") or proc.config.get("tp_size")
-    return int(value) if value and value.isdecimal() else None
-
-
-def _engine_tp(procs: ServingProcesses | None, log: ServingLog | None) -> tuple[str, int | None, ProcessInfo | None]:
+def _engine_tp(procs: ServingProcesses | None,
+               parallelism: Parallelism | None) -> tuple[str, int | None, ProcessInfo | None]:
     """(engine, TP size, root process) from the running engine, else from a pasted log."""
     for root in _engine_roots(procs):
-        return root.engine, _tp_of(root) or 1, root
-    if log is not None and (log.engine or log.tp_size):
-        return log.engine, log.tp_size, None
+        sizes = parallelism.for_pid(root.pid) if parallelism is not None else None
+        return root.engine, sizes.tp_or_default if sizes is not None else 1, root
+    logged = parallelism.from_log if parallelism is not None else None
+    if logged is not None:
+        return logged.engine, logged.tp, None
     return "", None, None
 
 
@@ -166,10 +153,10 @@ def _no_nvlink(topo: TopoMatrix | None, models: dict[int, str]) -> bool | None:
     return None
 
 
-def _no_matrix(models: dict[int, str], pci: PciDevices | None) -> Outcome:
-    gpus = len(models) if models else (len(pci.nvidia_gpus) if pci is not None else None)
-    if gpus is not None and gpus < 2:
-        return not_applicable(f"{gpus} GPU: no GPU-to-GPU path")
+def _no_matrix(gpus: GpuInventory | None) -> Outcome:
+    count = gpus.count if gpus is not None else None
+    if count is not None and count < 2:
+        return not_applicable(f"{count} GPU: no GPU-to-GPU path")
     return unknown("the topology matrix is not in the source", hint="`nvidia-smi topo -m`")
 
 
@@ -189,8 +176,7 @@ def _no_matrix(models: dict[int, str], pci: PciDevices | None) -> Outcome:
     references=(NCCL_GPU_TROUBLESHOOTING, "https://github.com/stas00/ml-engineering"),
 )
 def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None, nvlink_status: NvlinkStatus | None = None,
-              nvidia: NvidiaGpus | None = None, collect_env: CollectEnv | None = None,
-              container: ContainerInfo | None = None, pci: PciDevices | None = None) -> Outcome:
+              gpus: GpuInventory | None = None, container: ContainerInfo | None = None) -> Outcome:
     """Reads: `nvidia-smi topo -m` (GPU/NIC rows, NV# cells, CPU and NUMA affinity; a pasted matrix
     may lack its header), `nvidia-smi topo -p2p rw`, `nvidia-smi nvlink -s`, and the GPU models
     (NVML, else a pasted collect_env) looked up in data/gpus.toml.
@@ -208,13 +194,13 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     data-center cards (L4) is normal. Inside a container the matrix shows only the visible GPUs.
     PCIe-only cards (RTX PRO 6000, L40S, RTX 4090) have no NVLink by design.
     """
-    models = _models(nvidia, collect_env)
+    models = _models(gpus)
     if gpu_topology is None:
-        return _no_matrix(models, pci)
+        return _no_matrix(gpus)
     topo = gpu_topology
-    gpus = topo.gpus
-    if len(gpus) < 2:
-        return not_applicable(f"{len(gpus)} GPU in the matrix: no GPU-to-GPU path to read")
+    names = topo.gpus
+    if len(names) < 2:
+        return not_applicable(f"{len(names)} GPU in the matrix: no GPU-to-GPU path to read")
     notes = []
     if topo.header_missing:
         notes.append("the matrix was pasted without its header (columns inferred: GPUs, then NICs)")
@@ -223,10 +209,10 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     if container is not None and container.in_container:
         notes.append("inside a container the matrix shows only the GPUs visible to it")
     suffix = (" (" + "; ".join(notes) + ")") if notes else ""
-    peers = {g: topo.nvlink_peers(g) for g in gpus}
-    linked = [g for g in gpus if peers[g]]
+    peers = {g: topo.nvlink_peers(g) for g in names}
+    linked = [g for g in names if peers[g]]
     if topo.has_nvlink:
-        isolated = [g for g in gpus if not peers[g] and g in topo.rows]
+        isolated = [g for g in names if not peers[g] and g in topo.rows]
         mesh = len(linked) >= 2 and all(set(peers[g]) >= set(linked) - {g} for g in linked)
         if isolated and mesh:
             counts = Counter(n for g in linked for n in peers[g].values())
@@ -241,10 +227,10 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
                 f"other {len(linked)} GPUs are fully connected by {nv}: NVLinks or NVSwitch ports of "
                 f"{'that GPU' if len(isolated) == 1 else 'those GPUs'} are down; every TP group with it runs over PCIe"
                 + suffix,
-                actual={g: {p: topo.link(g, p) for p in gpus if p != g} for g in isolated},
-                expected=f"{nv} between every GPU pair", subjects=[_subject(g, nvidia) for g in isolated],
+                actual={g: {p: topo.link(g, p) for p in names if p != g} for g in isolated},
+                expected=f"{nv} between every GPU pair", subjects=[_subject(g, gpus) for g in isolated],
                 evidence=[topo.lines[g] for g in isolated if g in topo.lines] + inactive)
-        if mesh and len(linked) == len(gpus):
+        if mesh and len(linked) == len(names):
             counts = Counter(int(c[2:]) for _, _, c in topo.gpu_pairs() if c[2:].isdecimal())
             usual = counts.most_common(1)[0][0]
             weak = [(a, b, c) for a, b, c in topo.gpu_pairs() if c.startswith("NV") and c[2:].isdecimal()
@@ -253,7 +239,7 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
                 return issue(f"{len(weak)} GPU pair(s) have fewer bonded NVLinks than the rest (NV{usual}): "
                              + ", ".join(f"{a}-{b} {c}" for a, b, c in weak[:6]) + suffix,
                              actual={f"{a}-{b}": c for a, b, c in weak}, expected=f"NV{usual} on every pair",
-                             severity="medium", subjects=sorted({_subject(x, nvidia) for a, b, _ in weak for x in (a, b)}),
+                             severity="medium", subjects=sorted({_subject(x, gpus) for a, b, _ in weak for x in (a, b)}),
                              evidence=[topo.lines[a] for a, _, _ in weak if a in topo.lines][:4])
     else:
         spec = _switch_expected(models)
@@ -262,9 +248,9 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
                          f"({', '.join(sorted({link_kind(c) for _, _, c in topo.gpu_pairs()}))}): the fabric is not up "
                          "(fabric manager, NVLink) and all GPU traffic crosses PCIe" + suffix,
                          actual="no NV# cell", expected=f"NV# between every pair ({spec.nvlink_links} links per GPU)",
-                         subjects=[_subject(g, nvidia) for g in gpus], evidence=list(topo.lines.values())[:4])
+                         subjects=[_subject(g, gpus) for g in names], evidence=list(topo.lines.values())[:4])
     if gpu_p2p is not None:
-        bad = [(a, b, s) for a, b, s in gpu_p2p.not_ok() if a in gpus and b in gpus]
+        bad = [(a, b, s) for a, b, s in gpu_p2p.not_ok() if a in names and b in names]
         if bad:
             states = sorted({s for _, _, s in bad})
             pairs = ", ".join(f"{a}->{b} {s}" for a, b, s in bad[:6])
@@ -279,10 +265,10 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
                             ": NCCL falls back to host memory (SHM) there and custom all-reduce is off")
                          + suffix, actual={f"{a}->{b}": s for a, b, s in bad}, expected="OK between TP peers",
                          severity="high" if nv_bad else "medium", confidence="documented",
-                         subjects=sorted({_subject(x, nvidia) for a, b, _ in bad for x in (a, b)}),
+                         subjects=sorted({_subject(x, gpus) for a, b, _ in bad for x in (a, b)}),
                          evidence=list(gpu_p2p.lines.values())[:4])
     return ok(_topology_summary(topo) + suffix,
-              actual={"gpus": len(gpus), "links": sorted({c for _, _, c in topo.gpu_pairs()}),
+              actual={"gpus": len(names), "links": sorted({c for _, _, c in topo.gpu_pairs()}),
                       "numa": dict(topo.numa_affinity)})
 
 
@@ -308,20 +294,10 @@ def _topology_summary(topo: TopoMatrix) -> str:
 # --- IC-P2P-FUNCTIONAL -----------------------------------------------------------------------
 
 
-def _gpu_count(topo: TopoMatrix | None, pci: PciDevices | None, nvidia: NvidiaGpus | None,
-               collect_env: CollectEnv | None) -> int | None:
-    for value in (len(topo.gpus) if topo is not None else None, len(nvidia.gpus) if nvidia is not None else None,
-                  len(pci.nvidia_gpus) if pci is not None else None,
-                  collect_env.gpu_count if collect_env is not None and collect_env.gpu_count else None):
-        if value is not None:
-            return value
-    return None
-
-
-def _iommu_gpu_faults(kernel_log: KernelLog | None, pci: PciDevices | None) -> list[str]:
-    if kernel_log is None or pci is None:
+def _iommu_gpu_faults(kernel_log: KernelLog | None, gpus: GpuInventory | None) -> list[str]:
+    if kernel_log is None or gpus is None or not gpus.bdfs:
         return []
-    return kernel_log.iommu_faults([g.bdf for g in pci.nvidia_gpus])
+    return kernel_log.iommu_faults(list(gpus.bdfs))
 
 
 @check(
@@ -339,8 +315,7 @@ def _iommu_gpu_faults(kernel_log: KernelLog | None, pci: PciDevices | None) -> l
 )
 def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None,
                    vllm_p2p_cache: VllmP2pCache | None = None, serving_log: ServingLog | None = None,
-                   kernel_log: KernelLog | None = None, pci: PciDevices | None = None,
-                   nvidia: NvidiaGpus | None = None, collect_env: CollectEnv | None = None) -> Outcome:
+                   kernel_log: KernelLog | None = None, gpus: GpuInventory | None = None) -> Outcome:
     """Reads: vLLM's cached real P2P probe `$VLLM_CACHE_ROOT/gpu_p2p_access_cache_for_<CUDA_VISIBLE_DEVICES>.json`
     (default `~/.cache/vllm`), `nvidia-smi topo -p2p rw`, `nvidia-smi topo -m`, a pasted vLLM log
     ("Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test
@@ -359,16 +334,16 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     all-reduce off until the file is deleted. NVLink pairs do not use PCIe P2P. Unidirectional
     PCIe Gen4 P2P of 20-26 GB/s is healthy; do not compare it with NVLink.
     """
-    count = _gpu_count(gpu_topology, pci, nvidia, collect_env)
+    count = gpus.count if gpus is not None else None
     if count is not None and count < 2:
         return not_applicable(f"{count} GPU: no peer-to-peer traffic")
     if gpu_topology is not None and _fully_nvlinked(gpu_topology):
         return not_applicable("every GPU pair is NVLink-connected: PCIe P2P is not on the path")
-    faults = _iommu_gpu_faults(kernel_log, pci)
+    faults = _iommu_gpu_faults(kernel_log, gpus)
     if faults:
         return issue(f"IOMMU faults name the GPUs ({len(faults)} lines): peer-to-peer writes are being blocked or "
                      "dropped", actual=faults[:5], expected="no IOMMU faults", evidence=faults[:5],
-                     subjects=[g.bdf for g in pci.nvidia_gpus] if pci is not None else [])
+                     subjects=list(gpus.bdfs) if gpus is not None else [])
     driver_ok = gpu_p2p.all_ok if gpu_p2p is not None else None
     failed = [(f, f.failed) for f in (vllm_p2p_cache.files if vllm_p2p_cache is not None else ()) if f.failed]
     if failed:
@@ -423,8 +398,8 @@ _KEY_NEGATIVE = ("no NVLink between these GPUs (PCIe only): vLLM and SGLang turn
     references=(VLLM_CUSTOM_AR, SGLANG_P2P_CRASH, "https://github.com/vllm-project/vllm/issues/56128"),
 )
 def custom_allreduce(serving_processes: ServingProcesses | None = None, serving_log: ServingLog | None = None,
-                     gpu_topology: TopoMatrix | None = None, nvidia: NvidiaGpus | None = None,
-                     collect_env: CollectEnv | None = None) -> Outcome:
+                     gpu_topology: TopoMatrix | None = None, gpus: GpuInventory | None = None,
+                     collect_env: CollectEnv | None = None, parallelism: Parallelism | None = None) -> Outcome:
     """Reads: the engine's flags (`--tensor-parallel-size`, `--disable-custom-all-reduce`, SGLang
     `--enable-p2p-check`) from /proc, a pasted engine log ("Custom allreduce is disabled because
     ..."), `nvidia-smi topo -m` (NVLink between the TP GPUs) and the GPU models.
@@ -443,8 +418,8 @@ def custom_allreduce(serving_processes: ServingProcesses | None = None, serving_
     8 by design: a key negative result, not a fix. At TP=2 such cards can use it if P2P works.
     GeForce cards have no P2P with the stock driver: NCCL carries the all-reduce.
     """
-    engine, tp, root = _engine_tp(serving_processes, serving_log)
-    models = _models(nvidia, collect_env)
+    engine, tp, root = _engine_tp(serving_processes, parallelism)
+    models = _models(gpus)
     topo_gpus = _engine_gpus(gpu_topology, root, tp, collect_env) if gpu_topology is not None else None
     nvlinked = _fully_nvlinked(gpu_topology, topo_gpus) if gpu_topology is not None else None
     if nvlinked is None and models and _switch_expected(models) is not None:
@@ -496,10 +471,10 @@ def custom_allreduce(serving_processes: ServingProcesses | None = None, serving_
     if tp is not None and tp < 2:
         return not_applicable(f"{_engine_name(engine)} runs with TP={tp}: no all-reduce between GPUs")
     if pcie_only and (tp is None or tp > 2):
-        gpus = len(gpu_topology.gpus) if gpu_topology is not None else len(models)
-        if tp is not None or gpus > 2:
+        count = len(gpu_topology.gpus) if gpu_topology is not None else len(models)
+        if tp is not None or count > 2:
             return not_an_issue(_KEY_NEGATIVE[0].upper() + _KEY_NEGATIVE[1:]
-                                + (f" (TP={tp})" if tp else f" ({gpus} GPUs)"), actual={"tp": tp, "nvlink": False})
+                                + (f" (TP={tp})" if tp else f" ({count} GPUs)"), actual={"tp": tp, "nvlink": False})
     if engine == "" and tp is None:
         if serving_processes is None:
             return unknown("the serving engine (its flags or its log) is not in the source",
@@ -633,7 +608,7 @@ def _truthy(value: str) -> bool:
 )
 def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None,
              serving_log: ServingLog | None = None, serving_processes: ServingProcesses | None = None,
-             nvidia: NvidiaGpus | None = None, collect_env: CollectEnv | None = None) -> Outcome:
+             gpus: GpuInventory | None = None) -> Outcome:
     """Reads: NCCL_* in the environment of the serving engine's processes (/proc/<pid>/environ),
     /etc/nccl.conf, ~/.nccl.conf of the engine's user and $NCCL_CONF_FILE, NCCL's own "NCCL_X set
     by environment to Y" log lines, and (weakest) the env section of a pasted collect_env; the
@@ -671,7 +646,7 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
                            + f"), but {_ENV_BLIND}", hint=_ENV_BLIND_HINT)
         return ok("no NCCL_* override in the engine's environment or NCCL config files ("
                   + ", ".join(nccl_config.sources[:3]) + ")", actual={})
-    models = _models(nvidia, collect_env)
+    models = _models(gpus)
     nvlink = bool(gpu_topology is not None and gpu_topology.has_nvlink) or _switch_expected(models) is not None
     p2p_ok = gpu_p2p.all_ok if gpu_p2p is not None else None
     geforce = _is_geforce(models)
@@ -761,8 +736,8 @@ def _group_worst(topo: TopoMatrix, group: list[str]) -> int:
     references=(NCCL_PATHS, TRTLLM_PCIE_AR),
 )
 def topology_placement(gpu_topology: TopoMatrix | None = None, serving_processes: ServingProcesses | None = None,
-                       serving_log: ServingLog | None = None, nvidia: NvidiaGpus | None = None,
-                       collect_env: CollectEnv | None = None, pci: PciDevices | None = None) -> Outcome:
+                       parallelism: Parallelism | None = None, gpus: GpuInventory | None = None,
+                       collect_env: CollectEnv | None = None) -> Outcome:
     """Reads: `nvidia-smi topo -m` restricted to the engine's GPUs (its CUDA_VISIBLE_DEVICES and
     tensor-parallel size, from /proc or a pasted log), CUDA_DEVICE_ORDER, the GPU models.
 
@@ -778,14 +753,14 @@ def topology_placement(gpu_topology: TopoMatrix | None = None, serving_processes
     systems placement does not matter.
     """
     if gpu_topology is None:
-        return _no_matrix(_models(nvidia, collect_env), pci)
+        return _no_matrix(gpus)
     topo = gpu_topology
-    gpus = list(topo.gpus)
-    if len(gpus) < 2:
+    names = list(topo.gpus)
+    if len(names) < 2:
         return not_applicable("one GPU: nothing to place")
     if _fully_nvlinked(topo):
         return not_applicable("every GPU pair is NVLink-connected: placement does not matter")
-    engine, tp, root = _engine_tp(serving_processes, serving_log)
+    engine, tp, root = _engine_tp(serving_processes, parallelism)
     if not engine and tp is None:
         if serving_processes is None:
             return unknown("which GPUs the engine uses is not in the source (no engine processes, no engine log)",
@@ -797,7 +772,7 @@ def topology_placement(gpu_topology: TopoMatrix | None = None, serving_processes
     if size < 2:
         return not_applicable(f"{_engine_name(engine)} uses one GPU")
     notes = []
-    models = _models(nvidia, collect_env)
+    models = _models(gpus)
     cvd = _cvd(root, collect_env)
     order = root.env("CUDA_DEVICE_ORDER") if root is not None else None
     mixed = len(set(models.values())) > 1
@@ -806,11 +781,11 @@ def topology_placement(gpu_topology: TopoMatrix | None = None, serving_processes
                      "models: CUDA numbers them fastest-first, not like nvidia-smi")
     worst = _group_worst(topo, group)
     cells = {f"{a}-{b}": topo.link(a, b) for a, b in itertools.combinations(group, 2)}
-    if size >= len(gpus):
-        return ok(f"the TP group uses all {len(gpus)} GPUs: crossing "
+    if size >= len(names):
+        return ok(f"the TP group uses all {len(names)} GPUs: crossing "
                   f"{'sockets' if worst >= link_rank('SYS') else 'host bridges'} is unavoidable (info)"
                   + ("; " + "; ".join(notes) if notes else ""), actual=cells)
-    best = min(itertools.combinations(gpus, size), key=lambda g: _group_worst(topo, list(g)))
+    best = min(itertools.combinations(names, size), key=lambda g: _group_worst(topo, list(g)))
     best_worst = _group_worst(topo, list(best))
     if worst >= link_rank("SYS") and best_worst < link_rank("SYS"):
         return issue(f"the TP group {', '.join(group)} crosses sockets (SYS) while {', '.join(best)} share a socket "
@@ -838,21 +813,6 @@ def _best_groups(topo: TopoMatrix, size: int) -> list[str]:
 _RANK_IN_TITLE = re.compile(r"(?:TP|_TP|Worker_TP|rank)(\d+)", re.I)
 
 
-def _gpu_nodes(topo: TopoMatrix | None, pci: PciDevices | None) -> dict[int, int]:
-    """GPU index -> NUMA node: the topo NUMA Affinity column, else the PCI bus order of the GPUs."""
-    out: dict[int, int] = {}
-    if topo is not None:
-        for g in topo.gpus:
-            node = topo.numa_node(g)
-            if node is not None:
-                out[gpu_index(g)] = node
-    if not out and pci is not None:
-        for i, dev in enumerate(sorted(pci.nvidia_gpus, key=lambda d: d.bdf)):
-            if dev.numa_node is not None:
-                out[i] = dev.numa_node
-    return out
-
-
 @check(
     "IC-NUMA-AFFINITY",
     title="Engine processes on the wrong NUMA node relative to their GPU",
@@ -866,7 +826,7 @@ def _gpu_nodes(topo: TopoMatrix | None, pci: PciDevices | None) -> dict[int, int
     references=(NCCL_TESTS_115,),
 )
 def numa_affinity(serving_processes: ServingProcesses | None = None, gpu_topology: TopoMatrix | None = None,
-                  pci: PciDevices | None = None, numa: NumaTopology | None = None) -> Outcome:
+                  gpus: GpuInventory | None = None, numa: NumaTopology | None = None) -> Outcome:
     """Reads: each GPU's NUMA node (`NUMA Affinity` of `nvidia-smi topo -m`, else
     /sys/bus/pci/devices/<bdf>/numa_node), the NUMA nodes' CPUs, and per engine worker
     (`VLLM::Worker_TP<n>`, `sglang::scheduler_TP<n>`) `Cpus_allowed_list` / `Mems_allowed_list`
@@ -882,10 +842,11 @@ def numa_affinity(serving_processes: ServingProcesses | None = None, gpu_topolog
     error. vLLM and SGLang bind nothing by default: an unbound worker is normal, and no published
     LLM-serving gain from binding exists (unproven).
     """
-    nodes = _gpu_nodes(gpu_topology, pci)
+    nodes = gpus.numa_nodes() if gpus is not None else {}
+    known = [g.numa_node for g in (gpus.gpus if gpus is not None else ()) if g.numa_node is not None]
     if numa is not None and numa.count <= 1 and len(set(nodes.values())) <= 1:
         return not_applicable("one NUMA node: nothing to misplace")
-    if pci is not None and pci.nvidia_gpus and all(g.numa_node == -1 for g in pci.nvidia_gpus):
+    if known and all(n == -1 for n in known):
         return not_an_issue("the GPUs report NUMA node -1: the firmware gives no locality (single node or NPS1)")
     if not nodes:
         return unknown("the GPUs' NUMA nodes are not in the source", hint="`nvidia-smi topo -m` (NUMA Affinity)")
@@ -910,10 +871,7 @@ def numa_affinity(serving_processes: ServingProcesses | None = None, gpu_topolog
         gpu = int(cvd[rank]) if cvd and rank < len(cvd) and cvd[rank].isdecimal() else rank
         if gpu not in nodes:
             continue
-        try:
-            cpus = parse_cpulist(proc.status.get("Cpus_allowed_list", ""))
-        except ParseError:
-            continue
+        cpus = proc.cpus_allowed
         if not cpus:
             continue
         checked += 1
@@ -952,7 +910,7 @@ def numa_affinity(serving_processes: ServingProcesses | None = None, gpu_topolog
 )
 def nic_gpu_affinity(gpu_topology: TopoMatrix | None = None, serving_processes: ServingProcesses | None = None,
                      serving_log: ServingLog | None = None, nccl_config: NcclConfig | None = None,
-                     pci: PciDevices | None = None) -> Outcome:
+                     gpus: GpuInventory | None = None, parallelism: Parallelism | None = None) -> Outcome:
     """Reads: the NIC rows/columns of `nvidia-smi topo -m` (and its NIC Legend), the engine's
     multi-node / disaggregation flags, a pasted NCCL log (`NET/IB : Using [0]mlx5_0`, GDR lines),
     NCCL_IB_HCA and NCCL_NET_GDR_LEVEL.
@@ -968,7 +926,7 @@ def nic_gpu_affinity(gpu_topology: TopoMatrix | None = None, serving_processes: 
     often far from the GPUs on purpose.
     """
     if gpu_topology is None:
-        if pci is not None and not pci.nvidia_gpus:
+        if gpus is not None and gpus.none_on_bus:
             return not_applicable("no NVIDIA GPU on the PCI bus")
         return unknown("the topology matrix (GPU and NIC rows) is not in the source", hint="`nvidia-smi topo -m`")
     topo = gpu_topology
@@ -981,7 +939,7 @@ def nic_gpu_affinity(gpu_topology: TopoMatrix | None = None, serving_processes: 
         nearest[g] = best
     summary = {g: f"{topo.nic_label(n)} {c}" for g, (c, n) in nearest.items()}
     if not _multi_node(serving_processes, serving_log):
-        engine, _, _ = _engine_tp(serving_processes, serving_log)
+        engine, _, _ = _engine_tp(serving_processes, parallelism)
         if not engine and serving_processes is None and serving_log is None:
             return unknown("whether serving spans nodes is not in the source (no engine processes, no engine log)",
                            hint="NIC placement matters only for multi-node or disaggregated serving")

@@ -19,7 +19,7 @@ from stackaudit.checks.registry import (
     unknown,
 )
 from stackaudit.checks.registry import check as register_check
-from stackaudit.facts._parse import format_cpulist, parse_cpulist
+from stackaudit.facts._parse import format_cpulist
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.cpufreq import (
     BOOST,
@@ -71,16 +71,6 @@ def counts(counter: Counter[str], unit: str = "CPU") -> str:
 
 def engine_processes(procs: ServingProcesses | None) -> list[ProcessInfo]:
     return list(procs.processes) if procs is not None else []
-
-
-def allowed_cpus(proc: ProcessInfo) -> tuple[int, ...] | None:
-    text = proc.status.get("Cpus_allowed_list")
-    if text is None:
-        return None
-    try:
-        return parse_cpulist(text)
-    except ValueError:
-        return None
 
 
 # --- KERN-CPUFREQ-GOVERNOR -------------------------------------------------------------------
@@ -599,7 +589,7 @@ def numa_balancing(sysctls: Sysctls, numa: NumaTopology, vmstat: VmStat | None =
                   f"{vmstat.get('numa_pages_migrated') or 0} pages migrated")
     bound = []
     for proc in engine_processes(serving_processes):
-        cpus = allowed_cpus(proc)
+        cpus = proc.cpus_allowed
         if cpus:
             proc_nodes = {numa.node_of_cpu(c) for c in cpus} - {None}
             if len(proc_nodes) == 1:
@@ -817,7 +807,7 @@ def irq_affinity(irqs: IrqInfo, numa: NumaTopology | None = None,
     # NIC IRQs all on the engine's CPUs.
     engine_cpus: set[int] = set()
     for proc in engine_processes(serving_processes):
-        allowed = allowed_cpus(proc)
+        allowed = proc.cpus_allowed
         if allowed and (irqs.cpus is None or len(allowed) < irqs.cpus):
             engine_cpus.update(allowed)
     irq_cpus = {c for q in nic if q.affinity for c in q.affinity}
@@ -896,7 +886,7 @@ def isolcpus(cpu_isolation: CpuIsolation, cmdline: KernelCmdline | None = None,
     problems: list[str] = []
     pinned_ok = 0
     for proc in procs:
-        cpus = allowed_cpus(proc)
+        cpus = proc.cpus_allowed
         if not cpus:
             continue
         allowed = set(cpus)

@@ -16,9 +16,10 @@ from stackaudit.checks.registry import (
     unknown,
 )
 from stackaudit.facts.container import ContainerInfo
+from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.nvidia import GpuInfo, GpuProcess, HostMemory, NvidiaDriver, NvidiaGpus, NvidiaServices
-from stackaudit.facts.pci import PciDevices
+from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.processes import ServingProcesses
 from stackaudit.facts.system import KernelInfo
 
@@ -156,7 +157,7 @@ def ecc_mode(nvidia: NvidiaGpus) -> Outcome:
             persistent="remove whatever enables MIG (GPU Operator MIG manager config, boot scripts)"),
     references=("https://docs.rapids.ai/deployment/stable/guides/mig", MIG_GUIDE),
 )
-def mig(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = None) -> Outcome:
+def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> Outcome:
     """Reads: per GPU, MIG mode current and pending (NVML nvmlDeviceGetMigMode, `nvidia-smi -q`),
     the MIG devices that exist, and the serving engine's tensor-parallel size.
 
@@ -191,7 +192,7 @@ def mig(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = None) -
                          severity="medium")
         return ok(f"MIG disabled on {len(read)} GPU(s)", actual=actual)
     empty = [g for g in enabled if g.mig_devices == 0]
-    tps = tp_sizes(serving_processes)
+    tps = tp_sizes(parallelism)
     subjects = [g.subject for g in enabled]
     slices = ", ".join(f"GPU {g.index}: {g.mig_devices if g.mig_devices is not None else '?'} instance(s)"
                        for g in enabled)
@@ -312,7 +313,7 @@ def gpu_shared(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = 
     references=("https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/kernel_open.html",),
 )
 def hmm(nvidia_driver: NvidiaDriver | None = None, nvidia_kernel: NvidiaKernel | None = None,
-        pci: PciDevices | None = None) -> Outcome:
+        gpus: GpuInventory | None = None) -> Outcome:
     """Reads: the module flavour, `/sys/module/nvidia_uvm/parameters/uvm_disable_hmm`.
 
     Bad value: only where CUDA init fails and KVER-NVIDIA-KERNEL-COMBOS matches (that check says
@@ -323,7 +324,7 @@ def hmm(nvidia_driver: NvidiaDriver | None = None, nvidia_kernel: NvidiaKernel |
 
     Traps: no evidence that HMM on or off changes vLLM/SGLang throughput.
     """
-    if pci is not None and not pci.nvidia_gpus:
+    if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
     if nvidia_driver is not None and nvidia_driver.flavour == "proprietary":
         return not_applicable("proprietary kernel module: no HMM")
@@ -359,7 +360,7 @@ def _gib(text: str | None) -> float | None:
     sample=True,
 )
 def pinned_host(serving_processes: ServingProcesses, meminfo: HostMemory | None = None,
-                kernel: KernelInfo | None = None) -> Outcome:
+                kernel: KernelInfo | None = None, parallelism: Parallelism | None = None) -> Outcome:
     """Reads: the engine's CPU offload flags (vLLM `--cpu-offload-gb`, `--swap-space`; SGLang
     `--enable-hierarchical-cache` with `--hicache-size`, `--cpu-offload-gb`) times its TP size,
     /proc/meminfo (MemTotal, MemAvailable), the kernel release (WSL).
@@ -379,7 +380,8 @@ def pinned_host(serving_processes: ServingProcesses, meminfo: HostMemory | None 
     total = 0.0
     parts = []
     for root in roots:
-        tp = max(tp_sizes(ServingProcesses((root,))) or [1])
+        sizes = parallelism.for_pid(root.pid) if parallelism is not None else None
+        tp = sizes.tp_or_default if sizes is not None else 1
         for flag in ("--cpu-offload-gb", "--swap-space", "--hicache-size"):
             gb = _gib(root.option(flag))
             if flag == "--hicache-size" and not root.has_flag("--enable-hierarchical-cache"):

@@ -22,10 +22,22 @@ from stackaudit.checks.registry import (
     ok,
     unknown,
 )
+from stackaudit.facts.gpus import GpuInventory
+from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcesses
 from stackaudit.facts.python_env import FLASHINFER_PACKAGES, PythonEnv, PythonEnvironment
 from stackaudit.facts.system import CpuInfo
+
+
+def _where(python_env: PythonEnv) -> str:
+    """Whose Python environment this is, when it is not the running engine's."""
+    if python_env.from_serving_process:
+        return ""
+    if python_env.from_report:
+        return "; from a pasted report: the shell it ran in, which an engine started there would share"
+    return f"; {NO_ENGINE}"
+
 
 NO_ENGINE = ("no vLLM, SGLang or TensorRT-LLM process is running: this is the audit's own environment, "
              "which an engine started from this shell would inherit")
@@ -103,9 +115,9 @@ def _int(text: str | None) -> int | None:
     return int(text) if text is not None and text.strip().isdecimal() else None
 
 
-def _tp_size(root: ProcessInfo) -> int:
-    value = root.option("--tensor-parallel-size", "-tp", "--tp-size", "--tp", "--tp_size", "--tensor_parallel_size")
-    return _int(value) or 1
+def _tp_size(root: ProcessInfo, parallelism: Parallelism | None) -> int:
+    sizes = parallelism.for_pid(root.pid) if parallelism is not None else None
+    return sizes.tp_or_default if sizes is not None else 1
 
 
 def _version_tuple(version: str | None) -> tuple[int, ...]:
@@ -161,9 +173,9 @@ def torch_supports(capability: str, torch_version: str, torch_cuda: str | None,
             "(cu128/cu129/cu130) on Blackwell, matching the engine's pinned torch", scope="container"),
     references=("https://pytorch.org/blog/pytorch-2-7/", "https://github.com/pytorch/pytorch/issues/145949"),
 )
-def torch_arch(python_env: PythonEnv, pci: PciDevices | None = None) -> Outcome:
+def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None) -> Outcome:
     """Reads: the torch distribution in the serving process's site-packages (`torch-*.dist-info`,
-    `torch/version.py` for its CUDA), and the NVIDIA GPUs on the PCI bus.
+    `torch/version.py` for its CUDA), and the NVIDIA GPUs (the `gpus` inventory: NVML, the PCI bus, ...).
 
     Bad value: a GPU whose compute capability (12.0 RTX PRO 6000 / RTX 50, 10.0 B200, 9.0 H100)
     is not in `torch.cuda.get_arch_list()` (sm_120 / sm_100 / sm_90, or compatible PTX); a
@@ -178,20 +190,19 @@ def torch_arch(python_env: PythonEnv, pci: PciDevices | None = None) -> Outcome:
     facts; until both are known the check says `unknown` rather than guess.
     """
     envs = [e for e in python_env.environments if e.version("torch")]
-    where = "" if python_env.from_serving_process else f"; {NO_ENGINE}"
-    gpus = list(pci.nvidia_gpus) if pci is not None else None
-    if gpus is not None and not gpus:
+    where = _where(python_env)
+    if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
     if not envs:
         return not_applicable(f"torch is not installed in the serving environment{where}")
     cpu_only = [e for e in envs if e.torch_cuda == ""]
-    if cpu_only and gpus:
+    if cpu_only and gpus is not None and gpus.count:
         e = cpu_only[0]
         return issue(
             f"torch {e.version('torch')} in {e.source} is built without CUDA: it cannot use the "
-            f"{len(gpus)} NVIDIA GPU(s){where}",
+            f"{gpus.count} NVIDIA GPU(s){where}",
             actual={"torch": e.version("torch"), "cuda": None}, expected="a CUDA build of torch (cu12x)",
-            subjects=[g.bdf for g in gpus], evidence=[f"{e.site_packages[0] if e.site_packages else e.prefix}: "
+            subjects=list(gpus.bdfs), evidence=[f"{e.site_packages[0] if e.site_packages else e.prefix}: "
                                                       f"torch {e.version('torch')}, torch/version.py cuda = None"],
         )
     e = envs[0]
@@ -239,7 +250,7 @@ def flashinfer(python_env: PythonEnv, serving_processes: ServingProcesses | None
     cover the common cases). On sm_120 GPUs JIT needs nvcc >= 12.9 (checked once GPU facts exist).
     """
     envs = [e for e in python_env.environments if any(n.startswith("flashinfer") for n in e.packages)]
-    where = "" if python_env.from_serving_process else f"; {NO_ENGINE}"
+    where = _where(python_env)
     if not envs:
         return not_applicable(f"FlashInfer is not installed in the serving environment{where}")
     disabled_check = False
@@ -712,19 +723,6 @@ def ulimit_nofile(serving_processes: ServingProcesses) -> Outcome:
 # --- RT-OMP ----------------------------------------------------------------------------------
 
 
-def _allowed_cpus(proc: ProcessInfo) -> int | None:
-    text = proc.status.get("Cpus_allowed_list", "")
-    if not text:
-        return None
-    total = 0
-    for part in text.split(","):
-        lo, _, hi = part.partition("-")
-        if not lo.strip().isdecimal() or (hi and not hi.strip().isdecimal()):
-            return None
-        total += (int(hi) - int(lo) + 1) if hi else 1
-    return total or None
-
-
 @check(
     "RT-OMP",
     title="OMP_NUM_THREADS oversubscribes the CPUs",
@@ -734,7 +732,8 @@ def _allowed_cpus(proc: ProcessInfo) -> int | None:
             "CPUs / workers", scope="container"),
     references=("https://github.com/vllm-project/vllm/issues/13719",),
 )
-def omp_threads(serving_processes: ServingProcesses, cpu: CpuInfo | None = None) -> Outcome:
+def omp_threads(serving_processes: ServingProcesses, cpu: CpuInfo | None = None,
+                parallelism: Parallelism | None = None) -> Outcome:
     """Reads: OMP_NUM_THREADS in /proc/<pid>/environ of the engine's workers (schedulers, engine
     core), the number of workers (processes, or the TP size), and the CPUs each may run on
     (`Cpus_allowed_list` in /proc/<pid>/status, else `lscpu`).
@@ -780,8 +779,8 @@ def omp_threads(serving_processes: ServingProcesses, cpu: CpuInfo | None = None)
         if threads <= 1:
             ones.append(root.label)
             continue
-        count = 1 if own else max(len([w for w in workers if w.role in ("worker", "scheduler")]), _tp_size(root), 1)
-        cpus = _allowed_cpus(p) or (cpu.cpus if cpu is not None else None)
+        count = 1 if own else max(len([w for w in workers if w.role in ("worker", "scheduler")]), _tp_size(root, parallelism), 1)
+        cpus = (len(p.cpus_allowed) if p.cpus_allowed else None) or (cpu.cpus if cpu is not None else None)
         if cpus is not None and threads * count > cpus:
             findings.append(f"{root.label}: {name}={threads} x {count} worker(s) = {threads * count} threads "
                             f"on {cpus} CPUs")
@@ -832,7 +831,8 @@ def _nvswitch_present(pci: PciDevices | None) -> bool | None:
     references=("https://github.com/NVIDIA/TensorRT-LLM/issues/16899", "https://github.com/NVIDIA/TensorRT-LLM/issues/1374",
                 "https://nvidia.github.io/TensorRT-LLM/legacy/advanced/lowprecision-pcie-allreduce.html"),
 )
-def trtllm_allreduce(serving_processes: ServingProcesses, pci: PciDevices | None = None) -> Outcome:
+def trtllm_allreduce(serving_processes: ServingProcesses, pci: PciDevices | None = None,
+                     parallelism: Parallelism | None = None) -> Outcome:
     """Reads: `trtllm-serve`'s `--tp_size` and `allreduce_strategy` in the YAML named by
     `--extra_llm_api_options`; NVSwitch bridges on the PCI bus.
 
@@ -851,7 +851,7 @@ def trtllm_allreduce(serving_processes: ServingProcesses, pci: PciDevices | None
     roots = serving_processes.roots("trtllm")
     if not roots:
         return _no_engine(serving_processes, "no TensorRT-LLM process is running")
-    multi = [(r, _tp_size(r)) for r in roots if _tp_size(r) > 1]
+    multi = [(r, _tp_size(r, parallelism)) for r in roots if _tp_size(r, parallelism) > 1]
     if not multi:
         return not_applicable("TensorRT-LLM runs with TP = 1: no all-reduce")
     nvlink = _nvswitch_present(pci)
@@ -927,6 +927,6 @@ def version_matrix(python_env: PythonEnv) -> Outcome:
     for row in rows:
         versions = ", ".join(f"{k} {v}" for k, v in row.items() if k not in ("source", "interpreter") and v)
         parts.append(f"{row['source']}: {versions}")
-    where = "" if python_env.from_serving_process else f"; {NO_ENGINE}"
+    where = _where(python_env)
     return ok("; ".join(parts) + where, actual=rows if len(rows) > 1 else rows[0],
               evidence=[f"{e.source}: {', '.join(e.site_packages[:3])}" for e in python_env.environments])

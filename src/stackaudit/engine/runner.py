@@ -21,7 +21,7 @@ from stackaudit.host.base import Host
 from stackaudit.host.recording import RedactingHost
 
 # Facts the headline shows, collected whatever checks are selected.
-HEADLINE_FACTS = ("kernel", "cpu", "container", "pci", "numa", "nvidia", "serving_model")
+HEADLINE_FACTS = ("kernel", "cpu", "container", "gpus", "numa", "nvidia", "serving_model")
 
 
 @dataclass
@@ -83,23 +83,20 @@ def source_files(meta_path: str) -> list[str]:
 
 def _headline(facts: dict[str, Any], host: Host) -> dict[str, Any]:
     from stackaudit.facts.container import ContainerInfo
-    from stackaudit.facts.pci import PciDevices
     from stackaudit.facts.system import CpuInfo, KernelInfo, NumaTopology
 
     kernel = facts.get("kernel")
     cpu = facts.get("cpu")
     container = facts.get("container")
-    pci = facts.get("pci")
     numa = facts.get("numa")
-    gpus: dict[str, Any] = {"count": None, "bdfs": []}
-    if isinstance(pci, PciDevices):
-        gpus = {"count": len(pci.nvidia_gpus), "bdfs": [g.bdf for g in pci.nvidia_gpus]}
     from stackaudit.engine.ceiling_line import ceiling_line
-    from stackaudit.facts.nvidia import NvidiaGpus
+    from stackaudit.facts.gpus import GpuInventory
 
-    nvidia = facts.get("nvidia")
-    if isinstance(nvidia, NvidiaGpus) and nvidia.gpus:
-        gpus = {"count": len(nvidia.gpus), "bdfs": [g.bdf for g in nvidia.gpus if g.bdf], "names": list(nvidia.names)}
+    inventory = facts.get("gpus")
+    gpus: dict[str, Any] = {"count": None, "bdfs": []}
+    if isinstance(inventory, GpuInventory):
+        names = sorted(set(inventory.models.values()))
+        gpus = {"count": inventory.count, "bdfs": list(inventory.bdfs), **({"names": names} if names else {})}
     return {
         "ceiling": ceiling_line(facts),
         "hostname": host.meta.hostname or (kernel.hostname if isinstance(kernel, KernelInfo) else ""),

@@ -12,7 +12,7 @@ CHECK_ENV_ARGV), and its topology matrix also under `nvidia-smi topo -m`, so `gp
 reads it like a live run. Live, the fact is not collected: both scripts import torch and take
 seconds; the live facts (python_env, nvidia, gpu_topology) say the same things first-hand.
 
-Formats (from vllm/collect_env.py and sglang/check_env.py, and real reports in ../shared/captures):
+Formats (from vllm/collect_env.py and sglang/check_env.py, and real reports in tests/data/captures):
 - old: `PyTorch version: 2.3.0+cu121` ... `GPU models and configuration:` then `GPU 0: <name>`
   lines ... `CPU:` (lscpu) ... `Versions of relevant libraries:` `[pip3] x==y` ... `vLLM Version:`
   ... `GPU Topology:` (matrix) then `NAME=value` environment lines.

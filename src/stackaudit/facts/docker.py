@@ -20,7 +20,6 @@ INSPECT_TIMEOUT_S = 8.0
 # How a serving container shows itself: its image or its command line.
 _SERVING = re.compile(r"vllm|sglang|tensorrt[-_]?llm|trtllm|tritonserver|lmdeploy|text-generation-inference",
                       re.IGNORECASE)
-_TP_FLAGS = ("--tensor-parallel-size", "-tp", "--tp-size", "--tp")
 _DIST_FLAGS = ("--nnodes", "--node-rank", "--dist-init-addr", "--data-parallel-address", "--master-addr",
                "--headless")
 
@@ -136,8 +135,10 @@ class DockerContainer:
 
     @property
     def tensor_parallel(self) -> int | None:
-        value = self.flag(*_TP_FLAGS)
-        return int(value) if value and value.isdecimal() else None
+        """The TP size its command sets (the `parallelism` fact's vocabulary); None when it sets none."""
+        from stackaudit.facts.parallelism import sizes_from_argv  # parallelism imports this module
+
+        return sizes_from_argv(self.argv)[0]
 
     @property
     def distributed_rank(self) -> bool:

@@ -103,11 +103,21 @@ def parse_gpu_events(lines: Sequence[str]) -> tuple[GpuEvent, ...]:
     return tuple(e for e in events if not (e.kind == FELL_OFF_BUS and (e.bdf in xid79 or (not e.bdf and xid79))))
 
 
+# The driver's banner when its module loads: `NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.124.06 ...`
+# (`NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64` for the open flavour).
+_DRIVER_LOADED = re.compile(r"NVRM: loading NVIDIA UNIX")
+
+
 @provider("gpu_events", GpuEvents, rank=10, title="the kernel log (`dmesg`)")
 def gpu_events_from_kernel_log(ctx: FactContext) -> GpuEvents:
-    """Xid and fallen-off-the-bus lines of the kernel log (`dmesg`)."""
+    """Xid and fallen-off-the-bus lines of the kernel log (`dmesg`).
+
+    "No event" needs a whole log that reaches the driver's load: a `dmesg | head` starts at boot too,
+    but ends before the driver could have logged anything.
+    """
     log = ctx.fact("kernel_log", KernelLog)
-    return GpuEvents(parse_gpu_events(log.lines), len(log.lines), complete=log.complete)
+    reaches_driver = any(_DRIVER_LOADED.search(line) for line in log.lines)
+    return GpuEvents(parse_gpu_events(log.lines), len(log.lines), complete=log.complete and reaches_driver)
 
 
 @provider("gpu_events", GpuEvents, rank=20, title="NVML / nvidia-smi")

@@ -27,6 +27,8 @@ from stackaudit.facts.registry import (
     FactSpec,
     FactUnavailable,
     Provider,
+    Sourced,
+    fact,
     first_of,
     provider,
     sample_field,
@@ -213,7 +215,7 @@ def gpu_spec(name: str) -> GpuSpec | None:
 
 
 @dataclass(frozen=True)
-class NvidiaGpus:
+class NvidiaGpus(Sourced):
     gpus: tuple[GpuInfo, ...]
     driver_version: str | None = None
     cuda_version: str | None = None  # the highest CUDA the driver supports (not the toolkit in use)
@@ -532,7 +534,10 @@ def parse_proc_version(text: str) -> tuple[str | None, str | None]:
     return (m.group(1) if m else None), flavour
 
 
-@provider("nvidia_driver", NvidiaDriver, title="/proc/driver/nvidia, `modinfo nvidia`")
+fact("nvidia_driver", NvidiaDriver, first_of, hint="paste `nvidia-smi` (or `cat /proc/driver/nvidia/version`)")
+
+
+@provider("nvidia_driver", NvidiaDriver, rank=10, title="/proc/driver/nvidia, `modinfo nvidia`")
 def nvidia_driver(ctx: FactContext) -> NvidiaDriver:
     """The NVIDIA kernel driver: version, open or proprietary flavour, GSP firmware parameter."""
     host = ctx.host
@@ -686,6 +691,46 @@ def nvidia_services(ctx: FactContext) -> NvidiaServices:
     if not visible and persist.active is None and fm.active is None:
         raise FactUnavailable("neither systemd nor /proc is visible here", "run on the host")
     return NvidiaServices(persist, fm, mps, display, visible)
+
+
+@provider("nvidia_driver", NvidiaDriver, rank=20, title="NVML / nvidia-smi")
+def nvidia_driver_from_nvidia(ctx: FactContext) -> NvidiaDriver:
+    """The driver version NVML or nvidia-smi reports (no flavour: they do not say open or proprietary)."""
+    version = ctx.fact("nvidia", NvidiaGpus).driver_version
+    if not version:
+        raise FactUnavailable("the NVIDIA source names no driver version")
+    return NvidiaDriver(version, None, loaded=True)
+
+
+# The banner the module prints when it loads; "Open Kernel Module" is the open flavour:
+# `NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.158.01  Release Build ...`
+# `NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.183.01  Sun May 12 19:39:15 UTC 2024`
+_DRIVER_BANNER = re.compile(r"NVRM: loading NVIDIA UNIX (Open Kernel Module for )?[\w-]+(?: Kernel Module)?\s+"
+                            r"(\d+\.\d+(?:\.\d+)?)")
+
+
+@provider("nvidia_driver", NvidiaDriver, rank=30, title="the kernel log's NVRM banner")
+def nvidia_driver_from_log(ctx: FactContext) -> NvidiaDriver:
+    """The driver version and flavour from the module's load banner in the kernel log (`NVRM: loading NVIDIA UNIX`)."""
+    from stackaudit.facts.system import KernelLog
+
+    for line in reversed(ctx.fact("kernel_log", KernelLog).lines):  # the last load is the running one
+        m = _DRIVER_BANNER.search(line)
+        if m:
+            flavour = "open" if m.group(1) else "proprietary"
+            return NvidiaDriver(m.group(2), flavour, f"kernel log: {line.strip()}", loaded=True)
+    raise FactUnavailable("the kernel log has no NVRM load banner")
+
+
+@provider("nvidia_driver", NvidiaDriver, rank=40, title="collect_env's `Nvidia driver version`")
+def nvidia_driver_from_collect_env(ctx: FactContext) -> NvidiaDriver:
+    """The driver version a pasted vLLM collect_env / SGLang check_env reports (`Nvidia driver version: 470.129.06`)."""
+    from stackaudit.facts.collect_env import CollectEnv
+
+    version = ctx.fact("collect_env", CollectEnv).driver_version
+    if not re.match(r"\d+\.\d+", version):
+        raise FactUnavailable("the report names no driver version")
+    return NvidiaDriver(version, None)
 
 
 # --- sampling (audit --sample) ---------------------------------------------------------------

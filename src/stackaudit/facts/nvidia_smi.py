@@ -4,7 +4,7 @@ Each returns the same `NvidiaGpus` the NVML path gives, with None for what the o
 show, and raises only ParseError. Element names follow the nvidia-smi XML schemas seen in real
 outputs (nvsmi_device_v11 … v13: `clocks_event_reasons` since R535, `clocks_throttle_reasons`
 before; `gpu_power_readings` with `current_power_limit` since R530, `power_readings` with
-`power_limit`/`enforced_power_limit` before) — see ../shared/captures 01 and 04 and the tests.
+`power_limit`/`enforced_power_limit` before) — see tests/data/captures 01 and 04 and the tests.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from stackaudit.facts._parse import ParseError
+from stackaudit.facts._parse import ParseError, parse_cpulist
 from stackaudit.facts.limits import parse_limits
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.host.base import Host, NotCaptured, read_text
@@ -61,6 +61,8 @@ class ProcessInfo:
     limits: dict[str, tuple[str, str]] | None = None
     # /proc/<pid>/status fields (VmSwap, Cpus_allowed_list, Threads, ...).
     status: dict[str, str] = field(default_factory=dict)
+    # The CPUs it may run on (`Cpus_allowed_list` of its status, parsed once); None: not in the source.
+    cpus_allowed: tuple[int, ...] | None = None
     engine: str = ""  # "vllm" | "sglang" | "trtllm" | ""
     role: str = ""  # one of ROLES
     # Where `environ` comes from when not from this process itself: the pid of the ancestor whose
@@ -191,6 +193,18 @@ def parse_stat_ppid(text: str) -> tuple[str, int]:
     if len(rest) < 2 or not rest[1].isdecimal():
         raise ParseError("not a /proc/<pid>/stat line")
     return text[open_ + 1:close], int(rest[1])
+
+
+def cpus_allowed(status: dict[str, str]) -> tuple[int, ...] | None:
+    """`Cpus_allowed_list` of a parsed /proc/<pid>/status (`0-15,32-47`) as CPU numbers; None when
+    the status lacks it or it is malformed (proc(5): the list form of the Cpus_allowed mask)."""
+    text = status.get("Cpus_allowed_list")
+    if text is None:
+        return None
+    try:
+        return parse_cpulist(text) or None
+    except ParseError:
+        return None
 
 
 def parse_status(text: str) -> dict[str, str]:
@@ -394,7 +408,7 @@ def _process_details(host: Host, pid: int, argv: tuple[str, ...], engine: str, r
     except PermissionError:
         status = {}
     info = ProcessInfo(pid=pid, ppid=ppid, comm=comm or status.get("Name", ""), argv=argv, environ=environ,
-                       limits=limits, status=status, engine=engine, role=role, environ_note=note)
+                       limits=limits, status=status, cpus_allowed=cpus_allowed(status), engine=engine, role=role, environ_note=note)
     return info, clobbered
 
 
@@ -444,7 +458,8 @@ def _current(host: Host) -> ProcessInfo | None:
         return None
     pid_text = info.status.get("Pid", "")
     return ProcessInfo(pid=int(pid_text) if pid_text.isdecimal() else 0, ppid=None, comm=info.status.get("Name", ""),
-                       argv=argv, environ=info.environ, limits=info.limits, status=info.status)
+                       argv=argv, environ=info.environ, limits=info.limits, status=info.status,
+                       cpus_allowed=info.cpus_allowed)
 
 
 def _self_details(host: Host) -> ProcessInfo | None:

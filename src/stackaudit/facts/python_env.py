@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcesses, process_path
-from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, provider
 from stackaudit.host.base import Host, NotCaptured, read_text
 
 # Distributions recorded (canonical names, PEP 503).
@@ -72,6 +72,7 @@ class PythonEnv:
     environments: tuple[PythonEnvironment, ...]
     from_serving_process: bool
     notes: tuple[str, ...] = ()
+    from_report: bool = False  # a pasted collect_env / check_env: the shell it ran in
 
     def for_engine(self, engine: str) -> list[PythonEnvironment]:
         return [e for e in self.environments if e.engine == engine]
@@ -331,7 +332,10 @@ def read_environment(host: Host, proc: ProcessInfo, source: str, current: bool =
     )
 
 
-@provider("python_env", PythonEnv)
+fact("python_env", PythonEnv, first_of, hint="paste `python -m vllm.collect_env` / `python -m sglang.check_env`")
+
+
+@provider("python_env", PythonEnv, rank=10, title="site-packages of the engine's Python")
 def python_env(ctx: FactContext) -> PythonEnv:
     """Versions of torch (+CUDA), vLLM, SGLang, TensorRT-LLM, FlashInfer, Triton, NCCL wheels (site-packages)."""
     procs = ctx.fact("serving_processes", ServingProcesses)
@@ -367,3 +371,24 @@ def python_env(ctx: FactContext) -> PythonEnv:
         raise FactUnavailable("no serving process runs and the audit's own process is not in the source")
     found = read_environment(host, current, "the audit's own interpreter (no serving engine is running)", current=True)
     return PythonEnv((found,), False, ("no vLLM/SGLang/TensorRT-LLM process is running",))
+
+
+@provider("python_env", PythonEnv, rank=20, title="pasted vLLM collect_env / SGLang check_env")
+def python_env_from_collect_env(ctx: FactContext) -> PythonEnv:
+    """torch (and its CUDA), vLLM, SGLang and NCCL versions a pasted collect_env / check_env reports."""
+    from stackaudit.facts.collect_env import CollectEnv
+
+    report = ctx.fact("collect_env", CollectEnv)
+    packages = {canonical(k): v for k, v in report.packages.items()}
+    for name, version in (("torch", report.torch_version), ("vllm", report.vllm_version),
+                          ("sglang", report.sglang_version)):
+        if version:
+            packages.setdefault(name, version.split(" ")[0])
+    if not packages:
+        raise FactUnavailable("the report lists no Python package")
+    engine = "sglang" if report.tool == "sglang" else "vllm"
+    env = PythonEnvironment(f"pasted {'check_env' if report.tool == 'sglang' else 'collect_env'}", None, engine,
+                            python_version=report.python_version, packages=packages,
+                            torch_cuda=report.torch_cuda or None)
+    return PythonEnv((env,), False, ("from a pasted report: the shell it ran in, not necessarily the engine's",),
+                     from_report=True)

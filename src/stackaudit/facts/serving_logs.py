@@ -67,7 +67,7 @@ KEY_PHRASES = re.compile(
     r"Custom allreduce is disabled|GPU P2P access cache|Capturing CUDA graph|CUDA graphs can take additional|"
     r"Graph capturing finished|Capture cuda graph|cuMem host allocations do not appear|get_mempolicy: Operation not "
     r"permitted|vLLM is using nccl==|P2P is not supported|peer access is not supported|P2P is disabled between "
-    r"NVLINK|Initializing an? (?:V1 )?LLM engine|server_args=ServerArgs\(|non-default args:|"
+    r"NVLINK|Initializing an? (?:V[01] )?LLM engine|server_args=ServerArgs\(|non-default args:|"
     r"enforce_eager|Capturing batches \(", re.IGNORECASE)
 
 
@@ -130,6 +130,8 @@ class ServingLog:
     cuda_graphs: str = ""  # "captured" | "eager" | ""
     cuda_graph_lines: tuple[str, ...] = ()
     tp_size: int | None = None
+    pp_size: int | None = None
+    dp_size: int | None = None
     disable_custom_all_reduce: bool | None = None  # the engine's own config dump
     cumem_fallback: tuple[str, ...] = ()
     nccl_warnings: tuple[str, ...] = ()
@@ -156,6 +158,10 @@ _NCCL_HOST = re.compile(r"^\s*(?:\S+\s+-\s+\w+\s+-\s+)?(?:\([^()]*\)\s+|\[\d+\]\
 _NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)|using nccl==(\d+\.\d+\.\d+)")
 _NCCL_ENV = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)")
 _TP = re.compile(r"\b(?:tensor_parallel_size|tp_size)=(\d+)|['\"]tensor_parallel_size['\"]:\s*(\d+)")
+# vLLM prints pipeline_parallel_size in its engine-config line and both in `non-default args: {...}`;
+# SGLang's ServerArgs has pp_size and dp_size.
+_PP = re.compile(r"\b(?:pipeline_parallel_size|pp_size)=(\d+)|['\"]pipeline_parallel_size['\"]:\s*(\d+)")
+_DP = re.compile(r"\b(?:data_parallel_size|dp_size)=(\d+)|['\"]data_parallel_size['\"]:\s*(\d+)")
 _EAGER = re.compile(r"\benforce_eager\s*[=:]\s*['\"]?(True|False)|\bdisable_cuda_graph\s*=\s*(True|False)|"
                     r"['\"]enforce_eager['\"]:\s*(True|False)")
 _DISABLE_AR = re.compile(r"\bdisable_custom_all_reduce\s*[=:]\s*['\"]?(True|False)|"
@@ -185,6 +191,8 @@ def parse_serving_log(text: str) -> ServingLog:
     graphs = ""
     graph_lines: list[str] = []
     tp: int | None = None
+    pp: int | None = None
+    dp: int | None = None
     disable_ar: bool | None = None
     cumem: list[str] = []
     warns: list[str] = []
@@ -234,6 +242,12 @@ def parse_serving_log(text: str) -> ServingLog:
         m = _TP.search(text_l)
         if m and tp is None:
             tp = int(m.group(1) or m.group(2))
+        m = _PP.search(text_l)
+        if m and pp is None:
+            pp = int(m.group(1) or m.group(2))
+        m = _DP.search(text_l)
+        if m and dp is None:
+            dp = int(m.group(1) or m.group(2))
         m = _DISABLE_AR.search(text_l)
         if m and disable_ar is None:
             disable_ar = next(g for g in m.groups() if g) == "True"
@@ -246,6 +260,7 @@ def parse_serving_log(text: str) -> ServingLog:
         p2p_cache_generated=generated, p2p_failures=tuple(p2p_fail), nccl_version=version,
         channels=tuple(channels), nccl_hosts=tuple(hosts), nccl_env=nccl_env, nccl_net=tuple(net),
         gdr_disabled=tuple(gdr_off), cuda_graphs=graphs, cuda_graph_lines=tuple(graph_lines[:5]), tp_size=tp,
+        pp_size=pp, dp_size=dp,
         disable_custom_all_reduce=disable_ar, cumem_fallback=tuple(cumem), nccl_warnings=tuple(warns[:20]))
 
 

@@ -13,13 +13,13 @@ import posixpath
 from dataclasses import dataclass
 from typing import Any
 
+from stackaudit.facts.parallelism import Parallelism, from_process
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.host.base import Host, NotCaptured, read_text
 
-# Flags naming the model and the tensor-parallel size, per engine (their CLI docs).
+# Flags naming the model, per engine (their CLI docs); the TP size comes from the `parallelism` fact.
 _MODEL_FLAGS = ("--model", "--model-path", "--model_path")
-_TP_FLAGS = ("--tensor-parallel-size", "-tp", "--tp-size", "--tp", "--tp_size")
 _VALUE_FLAGS_NOT_MODEL = frozenset({"serve", "-m"})
 
 
@@ -93,13 +93,14 @@ def _read_config(host: Host, proc: ProcessInfo, model: str) -> tuple[dict[str, A
 def serving_model(ctx: FactContext) -> ServingModel:
     """The served model, its tensor-parallel size and config.json (for the headline ceiling)."""
     procs = ctx.fact("serving_processes", ServingProcesses)
+    parallelism = ctx.optional("parallelism", Parallelism)
     roots = [p for p in procs.processes if p.role in ("api-server", "launcher", "") and p.engine] or list(procs.processes)
     for proc in roots:
         model = proc.flag(*_MODEL_FLAGS) or _positional_model(proc)
         if not model or model in _VALUE_FLAGS_NOT_MODEL:
             continue
-        tp_text = proc.flag(*_TP_FLAGS) or "1"
-        tp = int(tp_text) if tp_text.isdecimal() and int(tp_text) > 0 else 1
+        sizes = parallelism.for_pid(proc.pid) if parallelism is not None else None
+        tp = (sizes if sizes is not None else from_process(proc)).tp_or_default
         config, path = _read_config(ctx.host, proc, model)
         return ServingModel(proc.engine, model, tp, config, path, proc.flag("--quantization"),
                             proc.flag("--kv-cache-dtype"))

@@ -8,7 +8,16 @@ from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import ParseError, key_value_lines, parse_cpulist
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
-from stackaudit.facts.sources import DMESG, LSCPU, LSMOD, NODE_SYSFS, NUMACTL_H, PROC_MODULES
+from stackaudit.facts.sources import (
+    DMESG,
+    LSCPU,
+    LSMOD,
+    NODE_SYSFS,
+    NUMACTL_H,
+    PROC_CMDLINE,
+    PROC_MODULES,
+    UNAME,
+)
 from stackaudit.host.base import read_optional, read_text
 
 # --- kernel (uname -a) -----------------------------------------------------------------------
@@ -44,16 +53,61 @@ def parse_uname(text: str) -> KernelInfo:
     raise ParseError("not the output of `uname -a`")
 
 
-@provider("kernel", KernelInfo)
+fact("kernel", KernelInfo, first_of, hint="paste `uname -a`")
+
+
+@provider("kernel", KernelInfo, rank=10, title=UNAME.title)
 def kernel(ctx: FactContext) -> KernelInfo:
     """Kernel release and architecture (`uname -a`)."""
-    result = ctx.host.run(["uname", "-a"])
+    result = ctx.host.run(list(UNAME.argv))
+    if result.not_found:
+        raise FactUnavailable("`uname` is not installed")
     if not result.ok:
         raise FactUnavailable(f"`uname -a` failed: {result.stderr.strip() or result.returncode}")
     try:
         return parse_uname(result.stdout)
     except ParseError as exc:
         raise FactUnavailable(str(exc)) from exc
+
+
+# `Linux version 6.8.12-9-pve (build@proxmox) (gcc ...) #1 SMP PREEMPT_DYNAMIC PMX 6.8.12-9 (2025-03-16T19:18Z) x86_64`
+_LINUX_VERSION = re.compile(r"Linux version (\d+\.\d+[^\s()]*)")
+_MACHINE = re.compile(r"\b(x86_64|aarch64|ppc64le|s390x)\b")
+
+
+@provider("kernel", KernelInfo, rank=20, title="the kernel log's `Linux version` line")
+def kernel_from_log(ctx: FactContext) -> KernelInfo:
+    """Kernel release from the kernel log's boot banner (`dmesg`: `Linux version 6.8.12-9-pve ...`)."""
+    log = ctx.fact("kernel_log", KernelLog)
+    for line in log.lines:
+        m = _LINUX_VERSION.search(line)
+        if m:
+            machine = _MACHINE.search(line[m.end():])
+            return KernelInfo(m.group(1), machine=machine.group(1) if machine else "")
+    raise FactUnavailable("the kernel log has no `Linux version` line")
+
+
+@provider("kernel", KernelInfo, rank=30, title="the image in /proc/cmdline (`BOOT_IMAGE=`)")
+def kernel_from_cmdline(ctx: FactContext) -> KernelInfo:
+    """Kernel release from the booted image's name (/proc/cmdline `BOOT_IMAGE=/boot/vmlinuz-6.8.0-45-generic`)."""
+    cmd = ctx.fact("cmdline", KernelCmdline)
+    image = cmd.last("BOOT_IMAGE") or ""
+    m = re.search(r"vmlinuz-(\d+\.\d+[\w.+~-]*)", image)
+    if not m:
+        raise FactUnavailable("/proc/cmdline names no versioned kernel image")
+    return KernelInfo(m.group(1))
+
+
+@provider("kernel", KernelInfo, rank=40, title="collect_env's `Python platform`")
+def kernel_from_collect_env(ctx: FactContext) -> KernelInfo:
+    """Kernel release from vLLM collect_env (`Python platform: Linux-5.15.0-91-generic-x86_64-with-glibc2.35`)."""
+    from stackaudit.facts.collect_env import CollectEnv
+
+    report = ctx.fact("collect_env", CollectEnv)
+    if not report.kernel:
+        raise FactUnavailable("the collect_env report names no kernel")
+    machine = _MACHINE.search(report.values.get("Python platform", ""))
+    return KernelInfo(report.kernel, machine=machine.group(1) if machine else "")
 
 
 # --- kernel command line ---------------------------------------------------------------------
@@ -96,15 +150,37 @@ def parse_cmdline(text: str) -> KernelCmdline:
     return KernelCmdline(raw, tuple(params))
 
 
-@provider("cmdline", KernelCmdline)
+fact("cmdline", KernelCmdline, first_of, hint="paste `cat /proc/cmdline`")
+
+
+@provider("cmdline", KernelCmdline, rank=10, title=PROC_CMDLINE.title)
 def cmdline(ctx: FactContext) -> KernelCmdline:
     """The kernel command line (/proc/cmdline)."""
     try:
-        return parse_cmdline(read_text(ctx.host, "/proc/cmdline"))
+        return parse_cmdline(read_text(ctx.host, PROC_CMDLINE.path))
     except FileNotFoundError as exc:
         raise FactUnavailable("/proc/cmdline is missing") from exc
     except ParseError as exc:
         raise FactUnavailable(str(exc)) from exc
+
+
+# The kernel logs its command line at boot: `Command line: BOOT_IMAGE=...` (x86) and
+# `Kernel command line: BOOT_IMAGE=...` (every architecture; init/main.c).
+_LOGGED_CMDLINE = re.compile(r"\b(?:Kernel )?[Cc]ommand line: (.*\S)")
+
+
+@provider("cmdline", KernelCmdline, rank=20, title="the kernel log's `Kernel command line`")
+def cmdline_from_log(ctx: FactContext) -> KernelCmdline:
+    """The kernel command line as the kernel logged it at boot (`dmesg`: `Kernel command line: ...`)."""
+    log = ctx.fact("kernel_log", KernelLog)
+    for line in log.lines:
+        m = _LOGGED_CMDLINE.search(line)
+        if m:
+            try:
+                return parse_cmdline(m.group(1))
+            except ParseError:
+                continue
+    raise FactUnavailable("the kernel log has no `Kernel command line` line")
 
 
 # --- CPU (lscpu) -----------------------------------------------------------------------------

@@ -1,8 +1,10 @@
 """nvidia-smi outputs pasted into bug reports: `-q -x` (XML), `-q` (text) and the default table.
 
-Each is recorded as the output of the command the `nvidia` fact provider runs, so a pasted file
-replays like a snapshot of a host without NVML: ("nvidia-smi", "-q", "-x"), ("nvidia-smi", "-q")
-and ("nvidia-smi",).
+Each is recorded verbatim as the output of its own command (facts/sources.py: NVSMI_XML,
+NVSMI_QUERY, NVSMI_TABLE), so a pasted file replays like a snapshot of a host without NVML. Whole
+only by the output's own markers: the XML from `<nvidia_smi_log>` to its end with as many `<gpu>`
+sections as `<attached_gpus>` says; `-q` from its `NVSMI LOG` banner with as many GPU sections as
+`Attached GPUs`; the table from its `NVIDIA-SMI` header through the closed Processes box.
 """
 
 from __future__ import annotations
@@ -10,12 +12,19 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from stackaudit.facts.sources import NVSMI_QUERY, NVSMI_TABLE, NVSMI_XML
 from stackaudit.importers._scan import FENCE
 from stackaudit.importers.registry import Found, command_output, importer
 
-XML_ARGV = ("nvidia-smi", "-q", "-x")
-QUERY_ARGV = ("nvidia-smi", "-q")
-TABLE_ARGV = ("nvidia-smi",)
+XML_ARGV = NVSMI_XML.argv
+QUERY_ARGV = NVSMI_QUERY.argv
+TABLE_ARGV = NVSMI_TABLE.argv
+_GAP = re.compile(r"^\s*(\[\s*(\.\.\.|…)\s*\]|\.\.\.|…|<snip>|\(snip\)|\[snip\]|<!--.*(cut|snip|omitted).*-->)\s*$", re.I)
+
+
+def _attached(text: str, pattern: str) -> int | None:
+    m = re.search(pattern, text)
+    return int(m.group(1)) if m else None
 
 
 # --- XML ---------------------------------------------------------------------------------------
@@ -36,7 +45,10 @@ def nvsmi_xml(lines: list[str]) -> Iterator[Found]:
         if end is None:
             return
         text = "\n".join(line.strip() if n == 0 else line for n, line in enumerate(lines[start:end])) + "\n"
-        yield Found("nvidia-smi -q -x", start, end, command_output(XML_ARGV, text))
+        attached = _attached(text, r"<attached_gpus>\s*(\d+)\s*</attached_gpus>")
+        whole = attached is not None and attached == len(re.findall(r"<gpu\s+id=", text)) and not any(
+            _GAP.match(line) for line in lines[start:end])
+        yield Found("nvidia-smi -q -x", start, end, command_output(XML_ARGV, text), whole=whole)
         i = end
 
 
@@ -98,7 +110,11 @@ def nvsmi_query(lines: list[str]) -> Iterator[Found]:
         body = lines[start:end]
         if any(_Q_KEYS.match(b) or _GPU_HEADER.match(b) for b in body) and len(body) >= 3:
             text = "\n".join(body) + "\n"
-            yield Found("nvidia-smi -q", start, end, command_output(QUERY_ARGV, text))
+            attached = _attached(text, r"(?m)^Attached GPUs\s+:\s*(\d+)")
+            sections = sum(1 for b in body if _GPU_HEADER.match(b) and not b.startswith((" ", "\t")))
+            whole = (any(_BANNER.match(b.strip()) for b in body) and attached is not None and attached == sections
+                     and not any(_GAP.match(b) for b in body))
+            yield Found("nvidia-smi -q", start, end, command_output(QUERY_ARGV, text), whole=whole)
         i = max(end, i + 1)
 
 
@@ -136,5 +152,9 @@ def nvsmi_table(lines: list[str]) -> Iterator[Found]:
         if any(_TABLE_SIGNS.search(b) for b in body):
             start = i - 1 if i > 0 and _TIMESTAMP.match(lines[i - 1]) else i
             text = "\n".join(b.strip() for b in lines[start:end] if not FENCE.match(b)) + "\n"
-            yield Found("nvidia-smi", start, end, command_output(TABLE_ARGV, text))
+            # Whole: the header, then the Processes box closed by its border line.
+            procs = next((n for n, b in enumerate(body) if re.search(r"\|\s*Processes:", b)), None)
+            whole = (any(re.search(r"NVIDIA-SMI\s+\d", b) for b in body) and procs is not None
+                     and body[-1].strip().startswith("+") and len(body) > procs + 2)
+            yield Found("nvidia-smi", start, end, command_output(TABLE_ARGV, text), whole=whole)
         i = max(end, i + 1)

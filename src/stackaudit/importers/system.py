@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from stackaudit.facts.sources import DMESG, LSMOD, NUMACTL_H, PROC_MODULES
+from stackaudit.facts.sources import DMESG, LSCPU, LSMOD, NUMACTL_H, PROC_CMDLINE, PROC_MODULES, UNAME
 from stackaudit.facts.system import kernel_log_is_whole
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import take_while
@@ -19,7 +19,7 @@ def proc_cmdline(lines: list[str]) -> Iterator[Found]:
     for i, line in enumerate(lines):
         text = line.strip().strip("`")
         if _CMDLINE.search(text) and "=" in text and not text.startswith(("#", "GRUB_CMDLINE")):
-            yield Found("/proc/cmdline", i, i + 1, file_content("/proc/cmdline", text + "\n"))
+            yield Found("/proc/cmdline", i, i + 1, file_content(PROC_CMDLINE.path, text + "\n"), whole=True)
             return
 
 
@@ -31,7 +31,7 @@ def uname(lines: list[str]) -> Iterator[Found]:
     for i, line in enumerate(lines):
         if _UNAME.search(line):
             text = line.strip()
-            yield Found("uname -a", i, i + 1, command_output(("uname", "-a"), text + "\n"))
+            yield Found("uname -a", i, i + 1, command_output(UNAME.argv, text + "\n"), whole=True)
             return
 
 
@@ -42,6 +42,8 @@ _LSCPU_KEY = re.compile(
     r"Hypervisor vendor|L\d\w? cache|NUMA node(\(s\)|\d+ CPU\(s\))|Vulnerability [\w ]+|Caches \(sum of all\)|"
     r"NUMA|Vulnerabilities|Off-line CPU\(s\) list|Book\(s\)|Drawer\(s\)|Cluster\(s\)|Dispatching mode|"
     r"Scaling MHz|Name|Model name:.*)\s*:?"
+    # util-linux >= 2.38 nests sections: "Vulnerabilities:" then "  Spectre v2:  Mitigation; ...".
+    r"|^\s{2,}[A-Z][\w ()/.-]*:\s+\S"
 )
 
 
@@ -53,7 +55,14 @@ def lscpu(lines: list[str]) -> Iterator[Found]:
             end = take_while(lines, i, _LSCPU_KEY)
             body = "\n".join(line.strip() if ":" in line else line for line in lines[i:end])
             if "CPU(s):" in body:
-                yield Found("lscpu", i, end, command_output(("lscpu",), body + "\n"))
+                # Whole: from lscpu's first line (Architecture) to its last section (Flags in the old
+                # layout, the Vulnerabilities block in the new one).
+                # The nested layout (util-linux >= 2.37) lists Flags mid-way: only its Vulnerabilities end it.
+                span = lines[i:end]
+                nested = any(re.match(r"^\s{2,}[A-Z][\w ()/.-]*:", ln) for ln in span)
+                vulns = any(ln.strip().startswith(("Vulnerability", "Vulnerabilities:")) for ln in span)
+                whole = vulns if nested else (vulns or lines[end - 1].strip().startswith("Flags:"))
+                yield Found("lscpu", i, end, command_output(LSCPU.argv, body + "\n"), whole=whole)
             i = max(end, i + 1)
         else:
             i += 1
@@ -74,6 +83,8 @@ def numactl(lines: list[str]) -> Iterator[Found]:
             return
 
 
+# A module row as `lsmod` prints it: name, size (bytes, at least 4 digits), use count, users.
+_GREPPED_ROW = re.compile(r"^\s*[a-z][a-z0-9_]*\s+\d{4,}\s+\d+(\s+[\w,-]+)?\s*$")
 _LSMOD_ROW = re.compile(r"^\s*[A-Za-z0-9_]+\s+\d+\s+(\d+|-)(\s+\S+)?\s*$")
 
 
@@ -84,6 +95,14 @@ def lsmod(lines: list[str]) -> Iterator[Found]:
     while i < len(lines):
         header = re.match(r"^\s*Module\s+Size\s+Used by", lines[i])
         proc_style = re.match(r"^[a-z0-9_]+ \d+ \d+ \S+ (Live|Loading|Unloading) 0x", lines[i])
+        grepped = (not header and not proc_style and _GREPPED_ROW.match(lines[i]) and i + 1 < len(lines)
+                   and _GREPPED_ROW.match(lines[i + 1]))
+        if grepped:  # `lsmod | grep nvidia`: two or more rows without the header line, an excerpt
+            end = take_while(lines, i, _GREPPED_ROW)
+            text = "\n".join(line.strip() for line in lines[i:end]) + "\n"
+            yield Found("lsmod", i, end, command_output(LSMOD.argv, text))
+            i = end
+            continue
         if header or proc_style:
             start = i + 1 if header else i
             row = _LSMOD_ROW if header else re.compile(r"^[a-z0-9_]+ \d+ \d+ \S+ (Live|Loading|Unloading)")

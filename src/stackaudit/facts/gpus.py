@@ -1,0 +1,257 @@
+"""The GPU inventory: which NVIDIA GPUs this host has, from every source that shows them, merged.
+
+Checks used to arbitrate between sources themselves (NVML names else collect_env's, the matrix's
+count else the PCI bus's, "no GPU" when NVML was derived from an empty bus). The `gpus` fact does
+it once. Its sources, best first (a union: every source that answers contributes):
+
+1. `nvidia` — NVML, else `nvidia-smi -q -x` / `-q` / the table: index, BDF, product name; the count
+   it claims (`Attached GPUs`) even when an excerpt shows fewer GPU sections.
+2. `gpu_topology` — the rows of `nvidia-smi topo -m`: index and NUMA affinity.
+3. `pci` — /sys/bus/pci/devices: BDF and NUMA node of every NVIDIA display/3D function. Inside a
+   container it shows the host's GPUs, not only those given to the container, so it ranks after
+   the sources that show what CUDA sees.
+4. `collect_env` — the `GPU n: <name>` lines of a pasted vLLM collect_env / SGLang check_env.
+
+Per GPU, records are joined by BDF, else by index; a field one source lacks is filled from the
+next, and a disagreement is kept in `conflicts`. The count is the best source's; every source's
+own count is kept in `counts`, so a check can say which agreed. "No GPU" (`none_on_bus`) needs a
+whole source that shows none: an excerpt, or a source that does not list GPUs, never proves it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
+
+from stackaudit.facts.collect_env import CollectEnv
+from stackaudit.facts.nvidia import NvidiaGpus
+from stackaudit.facts.pci import PCI_DEVICES, PciDevices
+from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, provider
+from stackaudit.facts.topology import TopoMatrix, gpu_index
+from stackaudit.host.base import NotCaptured
+from stackaudit.host.source import file_key
+
+NVIDIA_TITLE = "NVML / nvidia-smi"
+TOPOLOGY_TITLE = "`nvidia-smi topo -m`"
+PCI_TITLE = PCI_DEVICES
+COLLECT_ENV_TITLE = "collect_env / check_env report"
+
+
+@dataclass(frozen=True)
+class GpuRecord:
+    """One GPU as the sources show it; "" / None: no source that answered shows that field."""
+
+    index: int | None = None  # NVML / nvidia-smi / CUDA index (PCI bus order unless remapped)
+    bdf: str = ""  # sysfs form, 0000:41:00.0
+    model: str = ""  # product name, "NVIDIA H100 80GB HBM3"
+    numa_node: int | None = None  # -1: the firmware gives no locality
+    shown_by: tuple[str, ...] = ()  # the sources that list this GPU
+
+    @property
+    def label(self) -> str:
+        if self.index is not None:
+            return f"GPU {self.index} ({self.bdf})" if self.bdf else f"GPU {self.index}"
+        return self.bdf
+
+
+@dataclass(frozen=True, kw_only=True)
+class GpuInventory(Sourced):
+    """Every NVIDIA GPU the sources show, merged; see the module docstring for the rules."""
+
+    gpus: tuple[GpuRecord, ...] = ()
+    counts: tuple[tuple[str, int], ...] = ()  # (source, GPUs it shows), best source first
+    empty_in: tuple[str, ...] = ()  # whole sources that show no NVIDIA GPU at all
+    # (GPU, field, kept value, other value), and ("GPUs", "count", ...) when the counts differ.
+    conflicts: tuple[tuple[str, str, str, str], ...] = ()
+
+    @property
+    def count(self) -> int | None:
+        """How many GPUs the best source shows; None when no source shows a count."""
+        return self.counts[0][1] if self.counts else None
+
+    @property
+    def none_on_bus(self) -> bool:
+        """True only when a whole source shows no NVIDIA GPU and no source shows one."""
+        return bool(self.empty_in) and not any(n for _, n in self.counts)
+
+    @property
+    def models(self) -> dict[int, str]:
+        """Product names by index (GPUs whose index and name some source shows)."""
+        return {g.index: g.model for g in self.gpus if g.index is not None and g.model}
+
+    @property
+    def bdfs(self) -> tuple[str, ...]:
+        return tuple(sorted(g.bdf for g in self.gpus if g.bdf))
+
+    @property
+    def agreed(self) -> tuple[str, ...]:
+        """The sources whose count is the inventory's count."""
+        return tuple(s for s, n in self.counts if n == self.count)
+
+    @property
+    def disagreed(self) -> tuple[tuple[str, int], ...]:
+        return tuple((s, n) for s, n in self.counts if n != self.count)
+
+    def count_in(self, source: str) -> int | None:
+        """How many GPUs one source shows (PCI_TITLE: the host's bus, also from inside a container)."""
+        return next((n for s, n in self.counts if s == source), None)
+
+    def by_index(self, index: int) -> GpuRecord | None:
+        return next((g for g in self.gpus if g.index == index), None)
+
+    def by_bdf(self, bdf: str) -> GpuRecord | None:
+        return next((g for g in self.gpus if g.bdf == bdf), None)
+
+    def numa_nodes(self) -> dict[int, int]:
+        """index -> NUMA node, for GPUs whose index and (non-negative) node are known."""
+        return {g.index: g.numa_node for g in self.gpus
+                if g.index is not None and g.numa_node is not None and g.numa_node >= 0}
+
+    @classmethod
+    def union(cls, parts: list[GpuInventory]) -> GpuInventory:
+        """Join the inventories of several sources (best first) into one."""
+        return merge_inventories(parts)
+
+
+# --- merging ---------------------------------------------------------------------------------
+
+
+_FIELDS = ("index", "bdf", "model", "numa_node")
+
+
+def merge_inventories(parts: list[GpuInventory]) -> GpuInventory:
+    """Per GPU by BDF, else by index; the better-ranked source's value wins, a disagreement is kept."""
+    identified = any(g.bdf and g.index is not None for p in parts for g in p.gpus)
+    if not identified:
+        parts = [_index_by_bus_order(p) for p in parts]
+    merged: list[GpuRecord] = []
+    conflicts: list[tuple[str, str, str, str]] = []
+    for part in parts:
+        for record in part.gpus:
+            at = _match(merged, record)
+            if at is None:
+                merged.append(record)
+                continue
+            best = merged[at]
+            updates: dict[str, Any] = {"shown_by": tuple(dict.fromkeys(best.shown_by + record.shown_by))}
+            for name in _FIELDS:
+                mine, theirs = getattr(best, name), getattr(record, name)
+                if mine in (None, "") and theirs not in (None, ""):
+                    updates[name] = theirs
+                elif mine not in (None, "") and theirs not in (None, "") and mine != theirs:
+                    conflicts.append((best.label, name, f"{mine} ({best.shown_by[0]})",
+                                      f"{theirs} ({record.shown_by[0]})"))
+            merged[at] = replace(best, **updates)
+    counts = tuple(c for p in parts for c in p.counts)
+    if len({n for _, n in counts}) > 1:
+        (best_src, best_n), *rest = counts
+        conflicts.extend(("GPUs", "count", f"{best_n} ({best_src})", f"{n} ({src})")
+                         for src, n in rest if n != best_n)
+    merged.sort(key=lambda g: (g.index is None, g.index if g.index is not None else 0, g.bdf))
+    return GpuInventory(gpus=tuple(merged), counts=counts,
+                        empty_in=tuple(e for p in parts for e in p.empty_in), conflicts=tuple(conflicts),
+                        complete=all(p.complete for p in parts))
+
+
+def _match(merged: list[GpuRecord], record: GpuRecord) -> int | None:
+    for i, g in enumerate(merged):
+        if record.bdf and g.bdf == record.bdf:
+            return i
+    for i, g in enumerate(merged):
+        if record.index is not None and g.index == record.index and not (g.bdf and record.bdf):
+            return i
+    return None
+
+
+def _index_by_bus_order(part: GpuInventory) -> GpuInventory:
+    """No source pairs index and BDF: number the PCI functions in bus order, as NVML and CUDA
+    (CUDA_DEVICE_ORDER=PCI_BUS_ID) do, so that index-only rows can join them."""
+    if not part.gpus or any(g.index is not None for g in part.gpus):
+        return part
+    ordered = sorted(part.gpus, key=lambda g: g.bdf)
+    return replace(part, gpus=tuple(replace(g, index=i) for i, g in enumerate(ordered)))
+
+
+# --- one inventory per source ----------------------------------------------------------------
+
+
+def from_nvidia(nvidia: NvidiaGpus) -> GpuInventory:
+    records = tuple(GpuRecord(g.index, g.bdf, g.name, None, (NVIDIA_TITLE,)) for g in nvidia.gpus)
+    count = nvidia.attached if nvidia.attached is not None else len(records)
+    return GpuInventory(gpus=records, counts=((NVIDIA_TITLE, max(count, len(records))),))
+
+
+def from_topology(topo: TopoMatrix) -> GpuInventory:
+    records = tuple(GpuRecord(gpu_index(name), "", "", topo.numa_node(name), (TOPOLOGY_TITLE,))
+                    for name in topo.gpus)
+    return GpuInventory(gpus=records, counts=((TOPOLOGY_TITLE, len(records)),))
+
+
+def from_pci(pci: PciDevices, whole: bool) -> GpuInventory:
+    records = tuple(GpuRecord(None, d.bdf, "", d.numa_node, (PCI_TITLE,)) for d in pci.nvidia_gpus)
+    return GpuInventory(gpus=records, counts=((PCI_TITLE, len(records)),),
+                        empty_in=(PCI_TITLE,) if whole and not records else ())
+
+
+def from_collect_env(report: CollectEnv) -> GpuInventory:
+    records = tuple(GpuRecord(i, "", name, None, (COLLECT_ENV_TITLE,)) for i, name in enumerate(report.gpu_models))
+    return GpuInventory(gpus=records, counts=((COLLECT_ENV_TITLE, len(records)),))
+
+
+# --- the fact --------------------------------------------------------------------------------
+
+T = TypeVar("T")
+
+
+def _source_fact(ctx: FactContext, name: str, kind: type[T], title: str) -> T:
+    """Another fact; when it is not in the source, this alternative is not either (so the
+    "not in the source" message lists the sources once, not the facts behind them)."""
+    try:
+        return ctx.fact(name, kind)
+    except FactUnavailable as exc:
+        if exc.reason.startswith(f"{name}: not in the source"):
+            raise NotCaptured(title) from exc
+        raise
+
+
+def _combine(kind: type[Any], values: Sequence[Any]) -> GpuInventory:
+    """Like `union`, but merged even when one source answered (PCI alone gets bus-order indices)."""
+    return merge_inventories(list(values))
+
+
+fact("gpus", GpuInventory, combine=_combine,
+     hint="paste `nvidia-smi -q -x` (or `nvidia-smi`), or run on the host")
+
+
+@provider("gpus", GpuInventory, rank=10, title=NVIDIA_TITLE)
+def gpus_from_nvidia(ctx: FactContext) -> GpuInventory:
+    """The GPUs NVML / nvidia-smi lists: index, BDF, product name."""
+    nvidia = _source_fact(ctx, "nvidia", NvidiaGpus, NVIDIA_TITLE)
+    if nvidia.source == "pci":
+        raise FactUnavailable("NVML / nvidia-smi were not asked (the PCI bus shows no NVIDIA GPU)")
+    return from_nvidia(nvidia)
+
+
+@provider("gpus", GpuInventory, rank=20, title=TOPOLOGY_TITLE)
+def gpus_from_topology(ctx: FactContext) -> GpuInventory:
+    """The GPU rows of `nvidia-smi topo -m`: index, NUMA affinity."""
+    return from_topology(_source_fact(ctx, "gpu_topology", TopoMatrix, TOPOLOGY_TITLE))
+
+
+@provider("gpus", GpuInventory, rank=30, title=PCI_TITLE)
+def gpus_from_pci(ctx: FactContext) -> GpuInventory:
+    """The NVIDIA display/3D functions on the PCI bus (/sys/bus/pci/devices): BDF, NUMA node."""
+    pci = _source_fact(ctx, "pci", PciDevices, PCI_TITLE)
+    # Whether the bus listing is whole (a live read, a snapshot) decides if "no GPU" is proven.
+    whole = ctx.host.provenance(file_key(PCI_DEVICES)).whole
+    return from_pci(pci, whole)
+
+
+@provider("gpus", GpuInventory, rank=40, title=COLLECT_ENV_TITLE)
+def gpus_from_collect_env(ctx: FactContext) -> GpuInventory:
+    """The `GPU n: <name>` lines of a pasted vLLM collect_env / SGLang check_env report."""
+    report = _source_fact(ctx, "collect_env", CollectEnv, COLLECT_ENV_TITLE)
+    if not report.gpu_models:
+        raise FactUnavailable("the report lists no GPU (`No CUDA` / `Could not collect`)")
+    return from_collect_env(report)

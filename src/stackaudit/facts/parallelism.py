@@ -1,0 +1,191 @@
+"""Tensor, pipeline and data parallel sizes of the serving engines: one vocabulary, every source.
+
+Checks used to carry their own copies of the TP flags (three variants) and two different ways to
+take the engine's TP size. The `parallelism` fact reads it once, from each source that shows it
+(a union: every source that answers contributes its engines):
+
+1. the running engine's argv, else the config file it names (`--config`; vLLM's YAML keys and
+   TensorRT-LLM's `--extra_llm_api_options` are the long option names), per engine instance;
+2. the command (`Path` + `Args`) of serving containers in `docker inspect`;
+3. a pasted server log: vLLM's engine-config line (`tensor_parallel_size=8,
+   pipeline_parallel_size=1`) or its `non-default args: {...}`, SGLang's
+   `server_args=ServerArgs(... tp_size=8, ... dp_size=1 ...)`.
+
+Spellings accepted (vLLM `vllm serve --help`, SGLang `python -m sglang.launch_server --help`,
+TensorRT-LLM `trtllm-serve --help`): `--tensor-parallel-size`, `-tp`, `--tp`, `--tp-size`, and the
+same with `_` for `-`; `--pipeline-parallel-size`, `-pp`, `--pp`, `--pp-size`;
+`--data-parallel-size`, `-dp`, `--dp`, `--dp-size`; `--name value` and `--name=value`. A size the
+source does not give stays None; `tp_or_default` applies the engines' default of 1 where the
+engine's own argv (a whole command line) does not name it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from stackaudit.facts.processes import ProcessInfo, ServingProcesses
+from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, provider, union
+
+TP_FLAGS = ("--tensor-parallel-size", "--tp-size", "--tp", "-tp")
+PP_FLAGS = ("--pipeline-parallel-size", "--pp-size", "--pp", "-pp")
+DP_FLAGS = ("--data-parallel-size", "--dp-size", "--dp", "-dp")
+# Config-file keys (top-level YAML/JSON keys stand for the long options, `_` or `-`).
+TP_KEYS = ("tensor_parallel_size", "tp_size")
+PP_KEYS = ("pipeline_parallel_size", "pp_size")
+DP_KEYS = ("data_parallel_size", "dp_size")
+
+ARGV = "argv"
+CONFIG_FILE = "config file"
+DOCKER = "docker inspect"
+LOG = "server log"
+
+
+@dataclass(frozen=True)
+class EngineParallelism:
+    """One engine instance's sizes as one source shows them (None: the source does not say)."""
+
+    engine: str  # vllm | sglang | trtllm | "" (a log that does not name it)
+    tp: int | None = None
+    pp: int | None = None
+    dp: int | None = None
+    source: str = ARGV  # ARGV | CONFIG_FILE | DOCKER | LOG
+    pid: int | None = None  # the engine's root process (ARGV, CONFIG_FILE)
+    container: str = ""  # the container's id (DOCKER)
+
+    @property
+    def tp_or_default(self) -> int:
+        """TP, or 1 (every engine's default) when the engine's command line does not set it."""
+        return self.tp or 1
+
+    @property
+    def world_size(self) -> int:
+        """GPUs one instance uses: TP x PP (data-parallel replicas not counted)."""
+        return (self.tp or 1) * (self.pp or 1)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Parallelism(Sourced):
+    engines: tuple[EngineParallelism, ...] = ()
+
+    @classmethod
+    def union(cls, parts: list[Parallelism]) -> Parallelism:
+        return cls(engines=tuple(e for p in parts for e in p.engines), complete=all(p.complete for p in parts))
+
+    @property
+    def running(self) -> tuple[EngineParallelism, ...]:
+        """The engine instances of running processes (argv or their config file)."""
+        return tuple(e for e in self.engines if e.source in (ARGV, CONFIG_FILE))
+
+    @property
+    def from_log(self) -> EngineParallelism | None:
+        return next((e for e in self.engines if e.source == LOG), None)
+
+    def for_pid(self, pid: int) -> EngineParallelism | None:
+        return next((e for e in self.running if e.pid == pid), None)
+
+    def for_container(self, container_id: str) -> EngineParallelism | None:
+        return next((e for e in self.engines if e.source == DOCKER and e.container == container_id), None)
+
+    @property
+    def max_world_size(self) -> int | None:
+        """The largest TP x PP among the running engines; None when none runs."""
+        return max((e.world_size for e in self.running), default=None)
+
+
+# --- parsing -----------------------------------------------------------------------------------
+
+
+def _size(text: str | None) -> int | None:
+    t = (text or "").strip()
+    return int(t) if t.isdecimal() and 0 < int(t) < 100_000 else None
+
+
+def argv_value(argv: tuple[str, ...] | list[str], names: tuple[str, ...]) -> str | None:
+    """The last `--name value` / `--name=value` of any spelling in `names` (`_` matches `-`)."""
+    wanted = set(names)
+    value: str | None = None
+    for i, arg in enumerate(argv):
+        key, eq, rest = arg.partition("=")
+        if key.startswith("--"):
+            key = "--" + key[2:].replace("_", "-")
+        if key not in wanted:
+            continue
+        if eq:
+            value = rest
+        else:
+            nxt = argv[i + 1] if i + 1 < len(argv) else ""
+            value = "" if nxt.startswith("-") else nxt
+    return value
+
+
+def sizes_from_argv(argv: tuple[str, ...] | list[str]) -> tuple[int | None, int | None, int | None]:
+    """(TP, PP, DP) from a command line; None for each it does not set."""
+    return tuple(_size(argv_value(argv, flags)) for flags in (TP_FLAGS, PP_FLAGS, DP_FLAGS))  # type: ignore[return-value]
+
+
+def _from_config(config: dict[str, str], keys: tuple[str, ...]) -> int | None:
+    for key in keys:
+        for spelling in (key, key.replace("_", "-")):
+            if spelling in config:
+                return _size(config[spelling])
+    return None
+
+
+def from_process(proc: ProcessInfo) -> EngineParallelism:
+    """One engine root: argv first (it overrides the config file), then the config file it names."""
+    argv_sizes = sizes_from_argv(proc.argv)
+    conf = tuple(_from_config(proc.config, keys) for keys in (TP_KEYS, PP_KEYS, DP_KEYS))
+    tp, pp, dp = (a if a is not None else b for a, b in zip(argv_sizes, conf, strict=True))
+    from_config = all(a is None for a in argv_sizes) and any(b is not None for b in conf)
+    return EngineParallelism(proc.engine, tp, pp, dp, CONFIG_FILE if from_config else ARGV, proc.pid)
+
+
+# --- the fact ----------------------------------------------------------------------------------
+
+fact("parallelism", Parallelism, combine=union,
+     hint="paste the engine's start-up log (its engine-config / server_args line) or its command line")
+
+
+@provider("parallelism", Parallelism, rank=10, title="the engine's command line and config file")
+def parallelism_from_processes(ctx: FactContext) -> Parallelism:
+    """TP/PP/DP of each running engine instance (argv, else its --config file)."""
+    procs = ctx.fact("serving_processes", ServingProcesses)
+    roots = procs.roots()
+    if not roots:
+        raise FactUnavailable("no serving engine is running")
+    return Parallelism(engines=tuple(from_process(p) for p in roots))
+
+
+@provider("parallelism", Parallelism, rank=20, title="`docker inspect` of serving containers")
+def parallelism_from_docker(ctx: FactContext) -> Parallelism:
+    """TP/PP/DP of GPU / serving containers, from their command (Path + Args)."""
+    from stackaudit.facts.docker import DockerContainers
+
+    containers = ctx.fact("docker_containers", DockerContainers).gpu_or_serving
+    if not containers:
+        raise FactUnavailable("no GPU or serving container")
+    engines = []
+    for c in containers:
+        tp, pp, dp = sizes_from_argv(c.argv)
+        engines.append(EngineParallelism(_engine_of(c.image + " " + " ".join(c.argv)), tp, pp, dp, DOCKER,
+                                         container=c.id))
+    return Parallelism(engines=tuple(engines))
+
+
+@provider("parallelism", Parallelism, rank=30, title="pasted server log")
+def parallelism_from_log(ctx: FactContext) -> Parallelism:
+    """TP/PP/DP a pasted vLLM / SGLang server log prints (engine-config or server_args line)."""
+    from stackaudit.facts.serving_logs import ServingLog
+
+    log = ctx.fact("serving_log", ServingLog)
+    if not (log.engine or log.tp_size or log.pp_size or log.dp_size):
+        raise FactUnavailable("the log names no engine and no parallel size")
+    return Parallelism(engines=(EngineParallelism(log.engine, log.tp_size, log.pp_size, log.dp_size, LOG),))
+
+
+def _engine_of(text: str) -> str:
+    low = text.lower()
+    for name, marks in (("sglang", ("sglang",)), ("vllm", ("vllm",)), ("trtllm", ("trtllm", "tensorrt"))):
+        if any(m in low for m in marks):
+            return name
+    return ""
