@@ -8,8 +8,10 @@ token): a server that woke late on a loaded machine then costs the client nothin
 Per request, from the server's record: TTFT = first chunk written − the request's intended send
 time (the client's, same clock); TPOT = (last chunk written − first chunk written) / (n − tokens
 of the first chunk). Paired per request, the median difference must be within 1 % for TPOT and
-5 % for TTFT: a few chunks stamped late while other work held the client off its CPU do not
-decide the test, a systematic error does. The client's own cost of sending (aiohttp builds a
+5 % for TTFT: a few chunks stamped late do not decide the test, a systematic error does. Where
+other work held the client off its CPU long enough for the level to say "host busy", the
+client's own stamps are late by what it waited, and the report says so: the test then asks
+for that flag and for 10 %, not 1 % — a mismeasurement the report does not flag still fails. The client's own cost of sending (aiohttp builds a
 request in about 0.2 ms of CPU here, so 16 requests sent together leave over 2–3 ms) is part
 of TTFT as a user sees it, and is not counted as error here; connection setup is checked by
 count instead: against a closing server no request may pay a connect inside its TTFT.
@@ -18,7 +20,6 @@ count instead: against a closing server no request may pay a connect inside its 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,11 +27,9 @@ from typing import Any
 
 import pytest
 
+from bench_support.chunk_log import host_busy, paired_errors, read_chunk_log, valid_or_held_up
 from bench_support.servers import calibrated_server
 from bench_support.tiny_tokenizer import write_tiny_tokenizer
-from stackaudit.bench import stats
-from stackaudit.bench.client import RequestRecord
-from stackaudit.bench.metrics import RequestMetrics
 from stackaudit.bench.runner import BenchConfig, BenchOutcome, run_bench
 
 TTFT_MS = 60.0
@@ -59,16 +58,6 @@ def own_core(cpu: int | None) -> Iterator[None]:
         os.sched_setaffinity(0, before)
 
 
-def server_record(path: str) -> dict[str, dict[str, Any]]:
-    with open(path, encoding="utf-8") as handle:
-        return {entry["prompt"]: entry for entry in map(json.loads, handle)}
-
-
-def prompt_of(record: RequestRecord) -> str:
-    assert record.body is not None
-    return str(json.loads(record.body)["prompt"])
-
-
 def run_levels(tmp_path: Any, *server_options: str, **config: Any) -> tuple[BenchOutcome, dict[str, dict[str, Any]]]:
     log = str(tmp_path / "chunks.jsonl")
     client_cpu, server_cpu = cores()
@@ -86,22 +75,7 @@ def run_levels(tmp_path: Any, *server_options: str, **config: Any) -> tuple[Benc
     merged = outcomes[0]
     merged.result["levels"] = [o.result["levels"][0] for o in outcomes]
     merged.records = {k: v for o in outcomes for k, v in o.records.items()}
-    return merged, server_record(log)
-
-
-def paired_errors(records: list[RequestRecord], log: dict[str, dict[str, Any]]) -> tuple[float, float]:
-    """Median relative error of the client's TPOT and TTFT against the server's record, per request."""
-    tpot_errors, ttft_errors = [], []
-    for record in records:
-        entry = log[prompt_of(record)]
-        times, tokens = entry["chunk_times"], entry["chunk_tokens"]
-        metrics = RequestMetrics(record)
-        assert metrics.tpot is not None
-        true_tpot = (times[-1] - times[0]) * 1000.0 / (sum(tokens) - tokens[0])
-        true_ttft = (times[0] - record.intended) * 1000.0
-        tpot_errors.append((metrics.tpot - true_tpot) / true_tpot)
-        ttft_errors.append((metrics.ttft - true_ttft) / true_ttft)
-    return stats.percentile(sorted(tpot_errors), 50), stats.percentile(sorted(ttft_errors), 50)
+    return merged, read_chunk_log(log)
 
 
 @pytest.mark.parametrize("close", [False, True], ids=["keep-alive", "connection-close"])
@@ -125,15 +99,16 @@ def test_timing_and_tokens_match_the_servers_own_record(
         key = f"c={level['concurrency']}"
         records = [r for _, r in outcome.records[key]]
         assert level["errors"] == 0, level["error_reasons"]
-        assert level["valid"], level["invalid_reasons"]
+        assert valid_or_held_up(level), (level["invalid_reasons"], level["warnings"])
         # Tokens: exact, whatever counted them.
         assert [r.output_tokens for r in records] == [N] * LEVELS[key]
         expected_source = "usage" if usage else ("local tokenizer on the text" if tokens_per_chunk > 1 else "content chunks")
         assert level["token_source"] == [expected_source]
         assert level["tokens_per_chunk"]["mean"] == pytest.approx(tokens_per_chunk)
         tpot_error, ttft_error = paired_errors(records, log)
-        assert abs(tpot_error) <= 0.01, (key, tpot_error, level["tpot_ms"], level["warnings"])
-        assert abs(ttft_error) <= 0.05, (key, ttft_error, level["ttft_ms"], level["warnings"])
+        tpot_tolerance, ttft_tolerance = (0.10, 0.10) if host_busy(level) else (0.01, 0.05)
+        assert abs(tpot_error) <= tpot_tolerance, (key, tpot_error, level["tpot_ms"], level["warnings"])
+        assert abs(ttft_error) <= ttft_tolerance, (key, ttft_error, level["ttft_ms"], level["warnings"])
         # And against the nominal schedule, loosely: the server itself may run late on a loaded machine.
         assert level["tpot_ms"]["p50"] == pytest.approx(ITL_MS, rel=0.1)
         assert level["ttft_ms"]["p50"] == pytest.approx(TTFT_MS, rel=0.25)
