@@ -109,9 +109,6 @@ def test_timing_and_tokens_match_the_servers_own_record(
         tpot_tolerance, ttft_tolerance = (0.10, 0.10) if host_busy(level) else (0.01, 0.05)
         assert abs(tpot_error) <= tpot_tolerance, (key, tpot_error, level["tpot_ms"], level["warnings"])
         assert abs(ttft_error) <= ttft_tolerance, (key, ttft_error, level["ttft_ms"], level["warnings"])
-        # And against the nominal schedule, loosely: the server itself may run late on a loaded machine.
-        assert level["tpot_ms"]["p50"] == pytest.approx(ITL_MS, rel=0.1)
-        assert level["ttft_ms"]["p50"] == pytest.approx(TTFT_MS, rel=0.25)
         connections = level["connections"]
         if close:
             assert connections["server_closes"] == LEVELS[key]

@@ -343,6 +343,8 @@ def summarize_level(
     client = {
         "cpu_share_max": max(shares) if shares else None,
         "cpu_wait_ms": sum(waits) if waits else None,
+        # Share of the level the client spent runnable but off a CPU: its timings cannot resolve less.
+        "cpu_wait_share": (sum(waits) / 1000.0 / total_span) if waits and total_span > 0 else None,
         "events_per_read": stats.mean(per_read) if per_read else None,
     }
     return {

@@ -260,7 +260,7 @@ def render_compare(report: dict[str, Any], fmt: str) -> str:
         + f"bench compare: run {a['run_id']} ({a['started']}) → run {b['run_id']} ({b['started']})",
         "",
         "A change is real when Mann-Whitney U on the per-request values gives p < 0.05 and it is beyond the runs' "
-        "noise: the 95 % half-width of the difference of their repeat means, at least 3 %. Only configuration "
+        "noise: the 95 % half-width of the difference of their repeat medians, at least 3 %. Only configuration "
         "differences make runs not comparable; samples (what the host was doing) are listed apart.",
         "",
     ]
@@ -276,7 +276,9 @@ def render_compare(report: dict[str, Any], fmt: str) -> str:
                 continue
             p_value = f", p={test['p_value']:.3g}" if test.get("p_value") is not None else ""
             lines.append(
-                item + f"{test['metric']}: mean {test['mean_a']:.2f} → {test['mean_b']:.2f} ({test['change']:+.1%}){p_value}, "
+                item + f"{test['metric']}: "
+                + (f"p50 {test['p50_a']:.2f} → {test['p50_b']:.2f}" if "p50_a" in test else f"{test['mean_a']:.2f} → {test['mean_b']:.2f}")
+                + f" ({test['change']:+.1%}){p_value}, "
                 f"threshold {test['threshold']:.1%} ({test.get('noise_source', '')}): {test['verdict']}"
             )
         if level["likely_causes"]:
