@@ -50,8 +50,6 @@ def test_fast_zero_delay_server_out_of_process_never_makes_a_run_invalid(framing
     # The client is the limit here: said as a warning, with what it means, never as invalid.
     for warning in level["warnings"]:
         assert warning.startswith(("client-bound", "TTFT is mostly client queueing", "client event-loop lag", "host busy"))
-    if framing == "one-write":  # the cheapest server: the client wants its whole core
-        assert any(w.startswith("client-bound") for w in level["warnings"]), (level["warnings"], client)
 
 
 @pytest.mark.skipif(two_cores() is None, reason="needs two cores: one for the server, one shared by client and busy loop")
