@@ -39,7 +39,7 @@ def set_gap(url: str, gap_ms: float) -> None:
 def one_run(url: str, history: History, gap_ms: float) -> int:
     set_gap(url, gap_ms)
     config = BenchConfig(
-        url=url, concurrency=[4], requests=4, repeats=3, input_tokens=8, output_tokens=32, warmup="0", seed=1,
+        url=url, concurrency=[4], requests=4, repeats=5, input_tokens=8, output_tokens=32, warmup="0", seed=1,
     )
     outcome = asyncio.run(run_bench(config, progress=None))
     return history.add(outcome.result, outcome.records)

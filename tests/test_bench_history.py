@@ -190,3 +190,24 @@ def test_compare_fail_on_regression_exit_status(tmp_path: Any, capsys: pytest.Ca
     assert main(["bench", "compare", "1", "2", "--db", db, "--fail-on", "slower"]) == 2
     err = capsys.readouterr().err
     assert "--fail-on takes regression:PCT" in err and len(err.strip().splitlines()) == 1
+
+
+def test_ttft_of_a_busy_host_is_not_judged_but_tpot_is(tmp_path: Any) -> None:
+    warm = {"mode": "auto", "requests": 30, "cold": False, "converged": True}
+    busy = stored_result(33.0, 12.0, warm, 1, {})
+    busy["levels"][0]["warnings"] = ["host busy: the client waited 300 ms for a CPU during the level (30.0% of it)"]
+
+    def rows_with_ttft(tpot_ms: float, ttft_ms: float, seed: int) -> list[RequestRow]:
+        rng = random.Random(seed)
+        return [RequestRow("c=10", r, True, rng.gauss(tpot_ms, 0.2), rng.gauss(ttft_ms, 1.0), 0.0, 256)
+                for r in range(3) for _ in range(20)]
+
+    with History(str(tmp_path / "h.sqlite3")) as history:
+        a = history.add_rows(stored_result(40.0, 10.0, warm, 1, {}), rows_with_ttft(10.0, 60.0, 1))
+        b = history.add_rows(busy, rows_with_ttft(12.0, 80.0, 2))
+        report = compare_runs(history.get(str(a)), history.requests(a), history.get(str(b)), history.requests(b),
+                              fail_on_regression=0.05)
+    tests = {t["metric"]: t for t in report["levels"][0]["tests"]}
+    assert tests["ttft_ms"]["verdict"].startswith("not judged: host busy in run B") and not tests["ttft_ms"]["real"]
+    assert tests["tpot_ms"]["real"]
+    assert [r["metric"] for r in report["fail_on"]["regressions"]] == ["tpot_ms"]

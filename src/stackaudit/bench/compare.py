@@ -57,8 +57,18 @@ def repeat_noise(repeats_a: list[float], repeats_b: list[float]) -> float | None
     return abs(stats.t_critical_95(len(repeats_a) + len(repeats_b) - 2) * spread / mean_a)
 
 
-def _wait_share(level: dict[str, Any]) -> float:
-    return float((level.get("client") or {}).get("cpu_wait_share") or 0.0)
+def _host_busy(level: dict[str, Any]) -> bool:
+    return any(str(w).startswith("host busy") for w in level.get("warnings") or [])
+
+
+def _ttft_wait_floor(level: dict[str, Any]) -> float:
+    """The client's CPU wait per request as a share of the level's median TTFT (0 when unknown)."""
+    wait = (level.get("client") or {}).get("cpu_wait_ms")
+    ttft = (level.get("ttft_ms") or {}).get("p50")
+    requests = level.get("requests") or 0
+    if not wait or not ttft or not requests:
+        return 0.0
+    return float(wait) / requests / float(ttft)
 
 
 def _repeat_medians(rows: list[RequestRow], level: str, field: str) -> list[float]:
@@ -78,10 +88,10 @@ def assess_metric(
 
     `noise`: the repeat spread of the difference (`repeat_noise`); without it, the runs'
     stored repeat half-widths stand in, and with one repeat each only the 3 % floor is left.
-    For TTFT, a run whose client waited for a CPU a share of the level cannot resolve a change
-    smaller than that share: every request's first chunk may be stamped late by the wait, and
-    on a loaded host that moves TTFT from run to run more than its repeats show. (Spans, and so
-    TPOT, move far less: both their ends are late alike.)
+    For TTFT, a run whose client waited for a CPU cannot resolve a change smaller than its wait
+    per request relative to its median TTFT: any first chunk may be stamped late by that much,
+    and on a loaded host that moves TTFT from run to run more than three repeats show. (Spans,
+    and so TPOT, move far less: both their ends are late alike.)
     """
     if len(a) < 5 or len(b) < 5:
         return {"metric": name, "verdict": "not enough data", "n_a": len(a), "n_b": len(b)}
@@ -97,11 +107,21 @@ def assess_metric(
         widths = [w for w in (_relative_half_width(level_a, repeat_metric), _relative_half_width(level_b, repeat_metric))
                   if w is not None]
         noise_source = "stored repeat CI" if widths else "3 % floor (one repeat per run: give --repeats 3)"
-    held_up = max(_wait_share(level_a), _wait_share(level_b)) if name == "ttft_ms" else 0.0
+    held_up = max(_ttft_wait_floor(level_a), _ttft_wait_floor(level_b)) if name == "ttft_ms" else 0.0
     if held_up > max([MIN_RELATIVE_CHANGE, *widths]):
         noise_source = "client CPU wait (host busy)"
     threshold = max([MIN_RELATIVE_CHANGE, *widths, held_up])
     significant = p < SIGNIFICANCE
+    busy = [run for run, level in (("A", level_a), ("B", level_b)) if _host_busy(level)]
+    if name == "ttft_ms" and busy:
+        # Every first chunk may be stamped late by the client's own wait for a CPU: the TTFT of
+        # a busy host measures the host. TPOT (a span, both ends late alike) is still judged.
+        return {
+            "metric": name, "mean_a": mean_a, "mean_b": mean_b, "p50_a": p50_a, "p50_b": p50_b, "change": change,
+            "p_value": p, "threshold": threshold, "noise_source": noise_source, "real": False, "n_a": len(a),
+            "n_b": len(b),
+            "verdict": f"not judged: host busy in run {' and '.join(busy)} (TTFT includes the client's wait for a CPU)",
+        }
     real = significant and abs(change) >= threshold
     if real:
         verdict = "real"
