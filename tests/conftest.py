@@ -33,3 +33,14 @@ def cli(capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
         return CliRun(rc, captured.out, captured.err)
 
     return run
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-golden", action="store_true", default=False,
+                     help="rewrite tests/golden/ from the current renderers instead of comparing with it")
+
+
+@pytest.fixture
+def update_golden(request: pytest.FixtureRequest) -> bool:
+    """True under `pytest --update-golden`: golden tests write their files instead of comparing."""
+    return bool(request.config.getoption("--update-golden"))

@@ -74,11 +74,11 @@ def test_json_levels_carry_ceiling_and_efficiency(llama_config: str, capsys: pyt
     setup = report["ceiling"]
     assert setup["computed"] is True and setup["gpu"] == "RTX 4090"
     assert (setup["gpus"], setup["tp"]) == (1, 1)
-    assert setup["context"] == 8 + 8 // 2 and "input 8 + output 8/2" in setup["context_source"]
+    assert setup["context"] == 8 and "the prompt, 8 tokens" in setup["context_source"]
     assert setup["sources"]["model"] == "--ceiling-model" and setup["sources"]["gpu"] == "--ceiling-gpu"
 
     _, arch = load_model(llama_config)
-    truth = compute(arch, lookup("RTX 4090").spec, gpus=1, tp=1, context=12, concurrencies=[1, 4])
+    truth = compute(arch, lookup("RTX 4090").spec, gpus=1, tp=1, context=8, concurrencies=[1, 4])
     assert [level["concurrency"] for level in report["levels"]] == [1, 4]
     for level, ladder in zip(report["levels"], truth.levels, strict=True):
         # The existing keys are all still there.

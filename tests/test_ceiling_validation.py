@@ -84,8 +84,11 @@ def test_bytes_per_token_agree_with_the_hand_count_within_10_percent(m: Measurem
 
 def test_enough_rows_have_an_independent_size() -> None:
     sized = [m for m in RUNS if m.published_bytes_gb is not None]
-    assert len(sized) >= 12
-    assert {"llama.cpp", "gpt-fast", "vLLM"} <= {m.engine for m in sized}
+    assert len(sized) >= 23
+    assert {"llama.cpp", "gpt-fast", "vLLM", "SGLang"} <= {m.engine for m in sized}
+    # The independent count reaches the MoE and MLA checkpoints too, not only dense ones.
+    archs = [parse_arch(CONFIGS[m.model]) for m in sized]
+    assert any(a.is_mla for a in archs) and any(a.is_moe and not a.is_mla for a in archs)
 
 
 def test_gguf_attention_and_output_in_q8_0_not_the_configs_bf16() -> None:

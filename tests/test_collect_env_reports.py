@@ -9,9 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from stackaudit.engine.collect import Collector
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.collect_env import CHECK_ENV_ARGV, COLLECT_ENV_ARGV, parse_collect_env
-from stackaudit.facts.topology import TOPO_ARGV, parse_topo_matrix
+from stackaudit.facts.registry import load_all as load_facts
+from stackaudit.facts.topology import TOPO_ARGV, TopoMatrix, parse_topo_matrix
+from stackaudit.host.memory import HostRecord, MemoryHost
 from stackaudit.importers.registry import recognise, strip_header
 
 CAPTURES = Path(__file__).resolve().parent / "data" / "captures"
@@ -240,15 +243,24 @@ def test_importer_records_report_topology_and_leaves_lscpu() -> None:
     assert "collect_env" in kinds and "lscpu" in kinds
     cmds = result.record.commands
     assert parse_collect_env(cmds[COLLECT_ENV_ARGV].stdout).vllm_version == "0.6.4.post1"
-    assert parse_topo_matrix(cmds[TOPO_ARGV].stdout).nic_names == {"NIC0": "mlx5_0", "NIC1": "mlx5_1"}
+    # The matrix stays inside the report (no `nvidia-smi topo -m` invented); gpu_topology reads it there.
+    assert TOPO_ARGV not in cmds
+    assert _topology(result.record).nic_names == {"NIC0": "mlx5_0", "NIC1": "mlx5_1"}
     assert "Socket(s):" in cmds[("lscpu",)].stdout
 
 
+def _topology(record: HostRecord) -> TopoMatrix:
+    load_facts()
+    value = Collector(MemoryHost(record)).results(["gpu_topology"])["gpu_topology"]
+    assert isinstance(value, TopoMatrix), value
+    return value
+
+
 def test_importer_new_format_and_sglang() -> None:
-    cmds = recognise(COLLECT_ENV_NEW).record.commands
-    assert COLLECT_ENV_ARGV in cmds and parse_topo_matrix(cmds[TOPO_ARGV].stdout).numa_node("GPU1") == 1
-    cmds = recognise("(sglang) root@box:~# python3 -m sglang.check_env\n" + SGLANG_CHECK_ENV).record.commands
-    assert CHECK_ENV_ARGV in cmds and len(parse_topo_matrix(cmds[TOPO_ARGV].stdout).gpus) == 8
+    record = recognise(COLLECT_ENV_NEW).record
+    assert COLLECT_ENV_ARGV in record.commands and _topology(record).numa_node("GPU1") == 1
+    record = recognise("(sglang) root@box:~# python3 -m sglang.check_env\n" + SGLANG_CHECK_ENV).record
+    assert CHECK_ENV_ARGV in record.commands and len(_topology(record).gpus) == 8
 
 
 def _capture(name: str) -> str:
@@ -260,13 +272,13 @@ def test_capture_32_new_format_excerpt() -> None:
     r = parse_collect_env(cmds[COLLECT_ENV_ARGV].stdout)
     assert r.format == "new" and r.gpu_models == ("NVIDIA RTX PRO 6000 Blackwell Workstation Edition",)
     assert (r.torch_version, r.cuda_runtime, r.driver_version) == ("2.7.0+cu128", "12.9.41", "575.51.03")
-    assert TOPO_ARGV not in cmds  # the excerpt ends before the topology
+    assert parse_collect_env(cmds[COLLECT_ENV_ARGV].stdout).topology_text == ""  # the excerpt ends before it
 
 
 def test_capture_11_old_format_tail() -> None:
-    cmds = recognise(_capture("11-8x-a100-nv12-epyc-nps4-vllm-collect-env-topology.txt")).record.commands
-    r = parse_collect_env(cmds[COLLECT_ENV_ARGV].stdout)
-    assert r.vllm_version == "0.4.1" and r.nccl_version == "2.18.1" and TOPO_ARGV in cmds
+    record = recognise(_capture("11-8x-a100-nv12-epyc-nps4-vllm-collect-env-topology.txt")).record
+    r = parse_collect_env(record.commands[COLLECT_ENV_ARGV].stdout)
+    assert r.vllm_version == "0.4.1" and r.nccl_version == "2.18.1" and len(_topology(record).gpus) == 8
 
 
 @settings(max_examples=200, deadline=None)

@@ -10,6 +10,7 @@ from stackaudit.checks.registry import Fix
 from stackaudit.engine.results import Result, Waiver
 from stackaudit.engine.runner import Report
 from stackaudit.report.render import render
+from stackaudit.report.sections import RenderOptions
 
 
 def _r(rid: str, status: str, priority: str | None = None, **kw) -> Result:  # type: ignore[no-untyped-def]
@@ -40,12 +41,16 @@ def _report(container: str = "none") -> Report:
 
 @pytest.mark.parametrize("fmt", ["text", "markdown"])
 def test_sections_in_order_and_priorities_ranked(fmt: str) -> None:
-    text = render(_report(), fmt)
-    order = ["Actionable fixes", "CTR-SHM-SIZE", "IC-NCCL-ENV", "KERN-NUMA-BALANCING", "Key negative results",
-             "CTR-MEMLOCK", "Confirmed good", "FW-VM", "Could not check", "KERN-SWAP", "Waived", "KERN-THP", "Errors",
-             "RT-OMP"]
-    positions = [text.index(marker) for marker in order]
-    assert positions == sorted(positions), list(zip(order, positions, strict=False))
+    # The verdict names the top finding before the sections: each marker is looked for after the previous one.
+    text = render(_report(), fmt, options=RenderOptions(verbose=True))
+    order = ["Verdict", "CTR-SHM-SIZE", "Actionable fixes", "CTR-SHM-SIZE", "IC-NCCL-ENV", "KERN-NUMA-BALANCING",
+             "Key negative results", "CTR-MEMLOCK", "Confirmed good", "FW-VM", "To judge more, run next", "KERN-SWAP",
+             "Could not check", "KERN-SWAP", "Waived", "KERN-THP", "Errors", "RT-OMP"]
+    position = 0
+    for marker in order:
+        found = text.find(marker, position)
+        assert found >= 0, f"{marker!r} not after position {position}:\n{text}"
+        position = found + len(marker)
     assert "run as root" in text and "accepted here" in text and "PWR-APP-CLOCKS" in text and "lscpu" in text
     assert "sysctl -w kernel.numa_balancing=0" in text and "/etc/sysctl.d/90-llm.conf" in text
     assert "P0 1 · P1 1 · P2 1" in text
@@ -54,9 +59,10 @@ def test_sections_in_order_and_priorities_ranked(fmt: str) -> None:
 @pytest.mark.parametrize("fmt", ["text", "markdown"])
 def test_host_level_fix_in_a_container_says_where(fmt: str) -> None:
     inside = render(_report(container="docker"), fmt)
-    assert inside.count("only on the container's host") == 2  # the two host-level fixes, not the shm one
+    # The title and the fix line of the two host-level fixes, not the shm one (nor the verdict: shm is first).
+    assert inside.count("on the Docker host") == 4
     outside = render(_report(), fmt)
-    assert "only on the container's host" not in outside
+    assert "Docker host" not in outside and "container's host" not in outside
 
 
 def test_json_report_carries_schema_and_waiver() -> None:

@@ -28,6 +28,7 @@ from stackaudit.host.recording import RecordingHost
 from stackaudit.importers.registry import load_pasted, recognise, strip_header
 from stackaudit.report.json_report import report_to_json
 from stackaudit.report.render import render
+from stackaudit.report.sections import RenderOptions
 
 CORPUS = Path(__file__).parent / "data" / "captures"
 
@@ -217,8 +218,9 @@ def test_results_carry_provenance_in_json_text_and_markdown(tmp_path: Path) -> N
     assert by_source["sysctl"]["lines"] == [17, 17] and by_source["sysctl"]["whole"] is False
     assert data["source"]["files"] == ["bug-report.txt"] and str(tmp_path) not in json.dumps(data)
     for fmt in ("text", "markdown"):
-        out = render(report, fmt)
+        out = render(report, fmt, options=RenderOptions(verbose=True))
         assert "pasted lscpu (bug-report.txt, lines 2–16)" in out, out
+    assert "pasted lscpu (bug-report.txt, lines 2–16)" in render(report, "markdown")
 
 
 def test_a_live_read_is_whole_with_no_file() -> None:
@@ -412,3 +414,91 @@ def test_driver_version_and_flavour_from_the_kernel_log() -> None:
     # Capture 40: the open module's banner (`NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.158.01`).
     driver = fact(load_pasted([str(corpus("40"))]), "nvidia_driver")
     assert (driver.version, driver.flavour) == ("570.158.01", "open")
+
+
+def test_bar1_from_nvidia_smi_when_the_pci_side_is_not_in_the_source() -> None:
+    # Capture 04: `<bar1_memory_usage><total>131072 MiB</total>` of a 96 GB RTX PRO 6000.
+    r = one(load_pasted([str(corpus("04"))]), "FW-REBAR-BAR1")
+    assert r.status == "ok" and "128 GiB" in r.message and r.subjects == ("0000:61:00.0",)
+
+
+def test_gpu_virtualization_mode_decides_vm_or_not(tmp_path: Path) -> None:
+    # Capture 04: `<virtualization_mode>None</virtualization_mode>` (NVML: a bare-metal GPU).
+    r = one(load_pasted([str(corpus("04"))]), "FW-VM")
+    assert r.status == "ok" and "Virtualization Mode: None" in r.message
+    guest = body("04").replace("<virtualization_mode>None</virtualization_mode>",
+                               "<virtualization_mode>Pass-Through</virtualization_mode>")
+    vm = fact(load_pasted([paste(tmp_path, "vm.xml.txt", guest)]), "virtualization")
+    assert vm.is_vm and "Pass-Through" in vm.source
+
+
+def test_nvlink_health_from_a_pasted_nvlink_status_alone() -> None:
+    # Capture 61: `nvidia-smi nvlink -s` of a V100 SXM2 with Link 3 and Link 5 <inactive>.
+    r = one(load_pasted([str(corpus("61"))]), "DRV-NVLINK-HEALTH")
+    assert r.status == "issue" and "4 of 6" in r.message and "3,5" in r.message
+
+
+def test_header_names_the_containers_a_host_configures() -> None:
+    # Capture 24: a Proxmox node's /etc/pve/lxc/2051.conf: the node, seen with its container's config.
+    report = run_audit(load_pasted([str(corpus("24"))]), AuditOptions(select=["CTR-LXC-DEVICES"]))
+    assert report.host["container"] == "none" and report.host["host_of"] == ["proxmox lxc 2051"]
+    assert "Container: no — the host of proxmox lxc 2051" in render(report, "text")
+
+
+# NCCL's INFO line when cudaDeviceCanAccessPeer says no (src/transport/p2p.cc), as NCCL_DEBUG=INFO prints it.
+NCCL_NO_P2P = """gpu-node:3381:3381 [0] NCCL INFO NCCL version 2.20.5+cuda12.4
+gpu-node:3381:3427 [0] NCCL INFO Could not enable P2P between dev 0(=1000) and dev 1(=2000)
+gpu-node:3381:3427 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct
+"""
+P2P_OK_2 = """        GPU0    GPU1
+ GPU0   X       OK
+ GPU1   OK      X
+
+Legend:
+
+  X    = Self
+  OK   = Status Ok
+"""
+
+
+def test_nccl_could_not_enable_p2p_reaches_the_p2p_check(tmp_path: Path) -> None:
+    alone = one(load_pasted([paste(tmp_path, "nccl.log", NCCL_NO_P2P)]), "IC-P2P-FUNCTIONAL")
+    assert alone.status == "unknown" and "Could not enable P2P between dev 0" in alone.message
+    both = load_pasted([paste(tmp_path, "p2p.txt", "$ nvidia-smi topo -p2p rw\n" + P2P_OK_2), str(tmp_path / "nccl.log")])
+    r = one(both, "IC-P2P-FUNCTIONAL")
+    assert r.status == "issue" and "driver reports P2P OK" in r.message
+
+
+def test_gpus_from_an_nccl_tests_header() -> None:
+    # Capture 58: an nccl-tests excerpt showing rank 7 on `device  7 [0000:c5:00] NVIDIA L20`: eight local GPUs.
+    gpus = fact(load_pasted([str(corpus("58"))]), "gpus")
+    assert gpus.count == 8 and gpus.by_index(7).bdf == "0000:c5:00.0" and gpus.models[7] == "NVIDIA L20"
+    # Capture 55 (older nccl-tests): `[0x52] A100-SXM4-40GB`, the bus number alone.
+    old = fact(load_pasted([str(corpus("55"))]), "gpus")
+    assert old.count == 2 and old.by_index(0).bdf == "0000:52:00.0"
+
+
+def test_gpus_named_by_the_kernel_log() -> None:
+    # Capture 41: `NVRM: Xid (PCI:0000:02:00): 79`: the GPU is known by its address, its count is not.
+    gpus = fact(load_pasted([str(corpus("41"))]), "gpus")
+    assert gpus.bdfs == ("0000:02:00.0",) and gpus.count is None
+
+
+def test_rdma_nic_from_its_driver_module(tmp_path: Path) -> None:
+    # `lsmod | grep -E 'mlx5|ib_'` as bug reports paste it (modelled on a ConnectX-6 host's modules).
+    grepped = ("mlx5_ib               466944  0\nib_uverbs             208896  1 mlx5_ib\n"
+               "ib_core               516096  2 ib_uverbs,mlx5_ib\nmlx5_core            2314240  1 mlx5_ib\n")
+    rdma = fact(load_pasted([paste(tmp_path, "lsmod.txt", grepped)]), "rdma")
+    assert rdma.names == ("mlx5_ib (driver loaded)",) and not rdma.complete
+
+
+def test_hostname_from_log_prefixes(tmp_path: Path) -> None:
+    # kern.log lines as capture 76 shows them, with a host name in place of its <redacted>.
+    kern = ("Oct  3 14:01:56 gpu-node-7 kernel: [   12.442423] NVRM: loading NVIDIA UNIX x86 Kernel Module  285.03  "
+            "Mon Aug 15 02:36:51 PDT 2011\n")
+    report = run_audit(load_pasted([paste(tmp_path, "kern.log", kern)]), AuditOptions(select=["DRV-XID"]))
+    assert report.host["hostname"] == "gpu-node-7"
+    nccl = fact(load_pasted([paste(tmp_path, "nccl.log", NCCL_NO_P2P)]), "hostname")
+    assert (nccl.name, nccl.source) == ("gpu-node", "NCCL log line prefixes")
+    redacted = load_pasted([str(corpus("56"))])  # `localhost:11326:11326 [0] NCCL INFO`: no name to give
+    assert isinstance(fact(redacted, "hostname"), Missing)

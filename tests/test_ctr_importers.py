@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from stackaudit.engine.collect import Collector
 from stackaudit.engine.testing import audit_report, run_checks
-from stackaudit.facts.limits import parse_limits
+from stackaudit.facts.registry import load_all as load_facts
+from stackaudit.facts.shm import ShmInfo
 from stackaudit.host.memory import MemoryHost
 from stackaudit.importers.registry import load_pasted, recognise, strip_header
 from test_ctr_facts import PVE_CONF, docker_object
@@ -77,28 +79,44 @@ def _host(text: str) -> MemoryHost:
     return MemoryHost(result.record)
 
 
-def test_df_h_records_shm_row_in_kib() -> None:
+def _shm(host: MemoryHost) -> ShmInfo:
+    load_facts()
+    value = Collector(host).results(["shm"])["shm"]
+    assert isinstance(value, ShmInfo), value
+    return value
+
+
+def test_df_h_is_recorded_verbatim_and_gives_the_shm_row_in_kib() -> None:
     host = _host(DF_H)
-    out = host.run(["df", "-k", "-P", "/dev/shm"]).stdout
-    assert out.splitlines()[1].split()[:4] == ["shm", "65536", "12", "65536"]
-    assert "overlay" in host.run(["df", "-k", "-P"]).stdout
+    # Under the argv its prompt shows, as pasted (no `df -k -P` rebuilt from it).
+    assert host.run(["df", "-h"]).stdout == "".join(DF_H.splitlines(keepends=True)[1:6])
+    assert ("df", "-k", "-P") not in host.record.commands and ("df", "-k", "-P", "/dev/shm") not in host.record.commands
+    info = _shm(host)
+    assert (info.size_bytes, info.used_bytes, info.mounted_on) == (65536 * 1024, 12 * 1024, "/dev/shm")
+    load_facts()
+    assert Collector(host).results(["container"])["container"].kind == "container"  # overlay root in the table
 
 
 def test_df_k_and_shm_check_from_paste() -> None:
     host = _host("some chatter\n" + DF_K + "\nmore chatter\n")
-    assert host.run(["df", "-k", "-P", "/dev/shm"]).stdout.split()[-5] == "264137792"
+    assert host.run(["df"]).stdout == DF_K  # 1K-blocks header and no prompt: plain `df`
+    assert _shm(host).size_bytes == 264137792 * 1024
 
 
 def test_df_without_shm_row_records_no_shm() -> None:
     host = _host("Filesystem 1K-blocks Used Available Use% Mounted on\n/dev/sda1 1000 10 990 1% /\n")
-    assert ("df", "-k", "-P", "/dev/shm") not in host.record.commands
+    assert ("df",) in host.record.commands
+    load_facts()
+    assert not isinstance(Collector(host).results(["shm"])["shm"], ShmInfo)
 
 
 @pytest.mark.parametrize("text,memlock,nofile", [(ULIMIT_BASH, "65536", "1048576"), (ULIMIT_DASH, "8388608", "1024"),
                                                  (ULIMIT_ZSH, "unlimited", "1024")])
-def test_ulimit_forms_become_proc_limits(text: str, memlock: str, nofile: str) -> None:
+def test_ulimit_forms_give_the_shells_soft_limits(text: str, memlock: str, nofile: str) -> None:
     host = _host("user@box:~$ ulimit -a\n" + text + "user@box:~$\n")
-    lim = parse_limits(host.read_bytes("/proc/self/limits").decode())
+    assert host.doc("ulimit_a") == text.removeprefix("$ ulimit -a\n") and "/proc/self/limits" not in host.record.files  # verbatim, no /proc file
+    load_facts()
+    lim = Collector(host).results(["self_limits"])["self_limits"]
     assert lim.values["Max locked memory"] == (memlock, "unknown")
     assert lim.values["Max open files"][0] == nofile
     assert lim.values["Max stack size"][0] == "8388608"
@@ -107,7 +125,10 @@ def test_ulimit_forms_become_proc_limits(text: str, memlock: str, nofile: str) -
 def test_docker_inspect_paste_with_chatter_feeds_the_docker_fact() -> None:
     text = "$ docker inspect vllm\n" + json.dumps([docker_object()], indent=4) + "\n$ echo done\ndone\n"
     host = _host(text)
-    assert host.which("docker") == "/usr/bin/docker"
+    # Recorded verbatim as a pasted `docker inspect` (no `docker ps -q` listing invented).
+    pasted, recorded = json.dumps([docker_object()], indent=4).splitlines(), host.doc("docker_inspect").splitlines()
+    assert len(pasted) == len(recorded) and all(a == b or "<redacted>" in b for a, b in zip(pasted, recorded, strict=True))
+    assert not any(argv[0] == "docker" for argv in host.record.commands) and "docker" not in host.record.which
     results = run_checks(host, select=["CTR-SHM-SIZE", "CTR-SECCOMP-NUMA"])
     assert results["CTR-SHM-SIZE"].status == "issue" and results["CTR-SHM-SIZE"].subjects == ("vllm",)
     assert results["CTR-SECCOMP-NUMA"].status == "issue"
@@ -116,7 +137,8 @@ def test_docker_inspect_paste_with_chatter_feeds_the_docker_fact() -> None:
 def test_docker_inspect_secrets_never_reach_facts_or_reports() -> None:
     text = "docker inspect output:\n" + json.dumps([docker_object()], indent=2)
     host = _host(text)
-    recorded = "".join(r.stdout for r in host.record.commands.values())
+    recorded = "".join(r.stdout for r in host.record.commands.values()) + "".join(host.record.docs.values())
+    assert "<redacted>" in recorded
     for secret in ("hf_plantedSECRETtoken", "sk-plantedSECRETkey", "sk-live-SECRET123"):
         assert secret not in recorded
     report = audit_report(host, select=["CTR"])
@@ -129,7 +151,9 @@ def test_two_docker_inspects_in_one_paste() -> None:
     a = docker_object(name="rank0", cid="b" * 64)
     b = docker_object(name="rank1", cid="c" * 64)
     host = _host(json.dumps([a], indent=4) + "\n\nand the second one:\n" + json.dumps([b], indent=4))
-    assert host.run(["docker", "ps", "-q"]).stdout.split() == ["b" * 12, "c" * 12]
+    load_facts()
+    containers = Collector(host).results(["docker_containers"])["docker_containers"].containers
+    assert [(c.name, c.id) for c in containers] == [("rank0", "b" * 64), ("rank1", "c" * 64)]
 
 
 def test_proxmox_config_named_by_cat_line() -> None:

@@ -10,26 +10,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from stackaudit.engine.collect import Collector
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts import cpufreq as cf
-from stackaudit.facts.system import sysctls
+from stackaudit.facts.cpufreq import parse_frequency_info, parse_idle_info, to_khz
+from stackaudit.facts.registry import load_all as load_facts
+from stackaudit.facts.system import Sysctls
 from stackaudit.host.memory import MemoryHost
-from stackaudit.importers.cpupower import parse_frequency_info, parse_idle_info, to_khz
 from stackaudit.importers.registry import load_pasted, recognise
-from stackaudit.importers.sysctl import sysctl_key_to_path
 
 CAPTURES = Path(__file__).resolve().parents[1].parent / "shared" / "captures"
 
 
-class Ctx:
-    def __init__(self, host: Any) -> None:
-        self.host = host
-
-    def fact(self, name: str, kind: type[Any]) -> Any:
-        raise AssertionError(name)
-
-    def optional(self, name: str, kind: type[Any]) -> Any:
-        return None
+def fact_of(host: MemoryHost, name: str) -> Any:
+    """A fact as the engine collects it (every alternative: sysfs first, then the pasted command)."""
+    load_facts()
+    return Collector(host).results([name])[name]
 
 
 def host_of(text: str) -> tuple[MemoryHost, list[tuple[str, int, int]]]:
@@ -161,13 +157,13 @@ def test_cpupower_parsers_and_recognition_never_crash(lines: list[str]) -> None:
 # --- frequency-info --------------------------------------------------------------------------
 
 
-def test_frequency_info_with_chatter_becomes_cpufreq_sysfs_of_cpu0_only() -> None:
+def test_frequency_info_with_chatter_gives_cpufreq_of_cpu0_only() -> None:
     host, recognised = host_of(FREQ_ACPI)
     assert [k for k, _, _ in recognised] == ["cpupower-frequency-info"]
     _, start, end = recognised[0]
     assert FREQ_ACPI.splitlines()[start - 1] == "$ cpupower frequency-info"
     assert FREQ_ACPI.splitlines()[end - 1].strip() == "Active: no"
-    fact = cf.cpufreq(Ctx(host))
+    fact = fact_of(host, "cpufreq")
     assert fact.driver == "acpi-cpufreq"
     assert fact.scope == "CPU 0"
     assert fact.boost == "0"
@@ -189,7 +185,7 @@ def test_frequency_info_amd_epp_and_several_cpus() -> None:
     text = FREQ_AMD_EPP + FREQ_AMD_EPP.replace("CPU 12", "CPU 13").replace(": 12", ": 13")
     host, recognised = host_of(text)
     assert len(recognised) == 1
-    fact = cf.cpufreq(Ctx(host))
+    fact = fact_of(host, "cpufreq")
     assert [p.name for p in fact.policies] == ["policy12", "policy13"]
     assert fact.scope == "CPUs 12-13"
     assert fact.epps() == {"power": 2}
@@ -201,14 +197,14 @@ def test_frequency_info_no_driver_is_no_cpufreq() -> None:
     host, recognised = host_of("analyzing CPU 0:\n  no or unknown cpufreq driver is active on this CPU\n"
                                "  CPUs which run at the same hardware frequency: Not Available\n")
     assert recognised
-    fact = cf.cpufreq(Ctx(host))
+    fact = fact_of(host, "cpufreq")
     assert not fact.present and fact.driver is None
 
 
 def test_truncated_frequency_info_keeps_what_it_has() -> None:
     host, recognised = host_of("analyzing CPU 0:\n  driver: intel_pstate\n  CPUs which run at the sa")
     assert recognised
-    fact = cf.cpufreq(Ctx(host))
+    fact = fact_of(host, "cpufreq")
     assert fact.driver == "intel_pstate" and fact.governors() == {}
 
 
@@ -228,10 +224,10 @@ def test_real_capture_k8s_node_intel_pstate_performance(tmp_path: Path) -> None:
 # --- idle-info -------------------------------------------------------------------------------
 
 
-def test_idle_info_with_prompts_becomes_cpuidle_sysfs() -> None:
+def test_idle_info_with_prompts_gives_cpuidle() -> None:
     host, recognised = host_of(IDLE_INFO)
     assert [k for k, _, _ in recognised] == ["cpupower-idle-info"]
-    idle = cf.cpuidle(Ctx(host))
+    idle = fact_of(host, "cpuidle")
     assert idle.driver == "intel_idle" and idle.governor == "menu"
     assert [(s.name, s.latency_us, s.disabled) for s in idle.states] == [
         ("POLL", 0, False), ("C1", 2, False), ("C1E", 10, False), ("C6", 133, True)]
@@ -249,25 +245,28 @@ def test_idle_info_silent_and_no_states() -> None:
     host, recognised = host_of("CPUidle driver: none\nCPUidle governor: menu\nanalyzing CPU 0:\n\n"
                                "CPU 0: No idle states\n")
     assert recognised
-    assert cf.cpuidle(Ctx(host)).states == ()
+    assert fact_of(host, "cpuidle").states == ()
 
 
 # --- sysctl ----------------------------------------------------------------------------------
 
 
-def test_sysctl_key_to_path_swaps_dots_and_slashes() -> None:
-    assert sysctl_key_to_path("kernel.numa_balancing") == "/proc/sys/kernel/numa_balancing"
-    assert sysctl_key_to_path("net.ipv4.conf.eth0/100.rp_filter") == "/proc/sys/net/ipv4/conf/eth0.100/rp_filter"
+def sysctls_of(host: MemoryHost) -> Sysctls:
+    value = fact_of(host, "sysctls")
+    assert isinstance(value, Sysctls), value
+    return value
 
 
 def test_grepped_sysctl_with_prompts() -> None:
     host, recognised = host_of(SYSCTL_GREP)
     assert recognised == [("sysctl", 2, 10)]
-    values = sysctls(Ctx(host))
+    values = sysctls_of(host)
     assert values.get("kernel.numa_balancing") == "1" and values.get("vm.swappiness") == "60"
     # A grep says nothing about the keys it filtered out: unknown, not absent.
     assert "vm.zone_reclaim_mode" in values.unreadable and not values.absent
-    assert host.read_bytes("/proc/sys/net/ipv4/conf/eth0.100/rp_filter") == b"1\n"
+    # Recorded verbatim as the command's output (a slash in a key stays a slash), no /proc/sys file.
+    assert host.run(["sysctl", "-a"]).stdout.splitlines()[-1] == "net.ipv4.conf.eth0/100.rp_filter = 1"
+    assert not [p for p in host.record.files if p.startswith("/proc/sys")]
 
 
 def whole_sysctl() -> str:
@@ -281,7 +280,7 @@ def whole_sysctl() -> str:
 def test_whole_sysctl_marks_missing_keys_absent_and_denied_unreadable() -> None:
     host, recognised = host_of(whole_sysctl())
     assert len(recognised) == 1
-    values = sysctls(Ctx(host))
+    values = sysctls_of(host)
     assert values.get("kernel.printk") is None  # not a key the checks read
     assert "vm.zone_reclaim_mode" in values.absent
     assert "kernel.nmi_watchdog" in values.unreadable
@@ -293,7 +292,7 @@ def test_sysctl_non_utf8_and_noise(tmp_path: Path) -> None:
     path = tmp_path / "paste.txt"
     path.write_bytes(b"\xff\xfe junk\nkernel.numa_balancing = 1\n\xc3\x28 more junk\nvm.swappiness = 1\n")
     host = load_pasted([str(path)])
-    values = sysctls(Ctx(host))
+    values = sysctls_of(host)
     assert values.get("kernel.numa_balancing") == "1" and values.get("vm.swappiness") == "1"
 
 

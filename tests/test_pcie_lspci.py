@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.pcie_config import LSPCI_ARGV, parse_lspci
+from stackaudit.facts.pcie_config import LSPCI_ARGV, parse_lspci, read_lspci
+from stackaudit.host.memory import MemoryHost
 from stackaudit.importers.registry import recognise, strip_header
 
 CAPTURES = Path(__file__).resolve().parents[1].parent / "shared" / "captures"
@@ -218,7 +219,10 @@ def test_capture_28_iommu_group_listing_imports_as_lspci() -> None:
     result = recognise(_capture("28-rtx3070ti-vfio-proc-cmdline-intel-iommu-on.txt"))
     kinds = [k for k, _, _ in result.recognised]
     assert "lspci" in kinds and "/proc/cmdline" in kinds
-    out = parse_lspci(result.record.commands[LSPCI_ARGV].stdout)
+    # Recorded verbatim as a pasted IOMMU group listing (no `lspci -D -nn -vvv` rebuilt from it).
+    assert LSPCI_ARGV not in result.record.commands and "IOMMU Group 1:" in result.record.docs["iommu_group_listing"]
+    out, _ = read_lspci(MemoryHost(result.record))
+    assert out is not None
     gpu = out.by_bdf()["0000:01:00.0"]
     assert gpu.iommu_group == 1 and gpu.model == "GeForce RTX 3070 Ti" and gpu.config is None
     assert out.by_bdf()["0000:00:01.0"].iommu_group == 1
@@ -231,7 +235,11 @@ def test_importer_with_chatter_and_two_listings() -> None:
             "\t\tACSCtl:\tSrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-\n")
     result = recognise(text)
     assert [k for k, _, _ in result.recognised].count("lspci") == 2
-    out = parse_lspci(result.record.commands[LSPCI_ARGV].stdout)
+    # Neither prompt is a plain argv (`-s 43:00.0`, `| grep`): each recorded under the flags its lines show
+    # (domain, [cccc] class codes and detail lines; a grepped header without class codes).
+    assert [a for a in result.record.commands if a[0] == "lspci"] == [("lspci", "-D", "-nn", "-vvv"), ("lspci", "-vvv")]
+    out, _ = read_lspci(MemoryHost(result.record))
+    assert out is not None
     assert set(out.by_bdf()) == {"0000:43:00.0", "0000:42:00.0"}
     bridge = out.by_bdf()["0000:42:00.0"].config
     assert bridge is not None and bridge.acs is not None and bridge.acs.redirect and not bridge.complete

@@ -14,7 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from stackaudit.engine.collect import Collector
 from stackaudit.facts._parse import ParseError
+from stackaudit.facts.registry import load_all as load_facts
 from stackaudit.facts.topology import (
     NVLINK_ARGV,
     P2P_ARGV,
@@ -23,6 +25,7 @@ from stackaudit.facts.topology import (
     parse_p2p_matrix,
     parse_topo_matrix,
 )
+from stackaudit.host.memory import MemoryHost
 from stackaudit.importers.registry import recognise, strip_header
 
 CAPTURES = Path(__file__).resolve().parents[1].parent / "shared" / "captures"
@@ -193,13 +196,26 @@ def test_importers_record_each_under_its_argv_with_chatter() -> None:
     assert {"nvidia-smi topo -m", "nvidia-smi topo -p2p", "nvidia-smi nvlink -s"} <= set(kinds)
     cmds = result.record.commands
     assert parse_topo_matrix(cmds[TOPO_ARGV].stdout).nic_names["NIC0"] == "mlx5_0"
-    assert parse_p2p_matrix(cmds[P2P_ARGV].stdout).all_ok and ("nvidia-smi", "topo", "-p2p", "r") in cmds
+    # `-p2p r` under its own argv only (no `-p2p rw` invented); gpu_p2p reads it where no rw is in the source.
+    assert P2P_ARGV not in cmds and parse_p2p_matrix(cmds[("nvidia-smi", "topo", "-p2p", "r")].stdout).all_ok
+    load_facts()
+    assert Collector(MemoryHost(result.record)).results(["gpu_p2p"])["gpu_p2p"].all_ok
     assert parse_nvlink_status(cmds[NVLINK_ARGV].stdout).gpus[3].inactive == (16, 17)
 
 
 def test_nvlink_p2p_matrix_is_not_recorded_as_read_write() -> None:
     result = recognise("$ nvidia-smi topo -p2p n\n" + P2P_RTX4090)
     assert P2P_ARGV not in result.record.commands and ("nvidia-smi", "topo", "-p2p", "n") in result.record.commands
+
+
+def test_p2p_matrix_without_its_command_line_is_an_unnamed_matrix() -> None:
+    result = recognise("and the p2p status:\n" + P2P_OK_8)
+    assert not [a for a in result.record.commands if a[:3] == ("nvidia-smi", "topo", "-p2p")]
+    # As pasted, less the trailing tabs nvidia-smi pads each line with.
+    assert result.record.docs["nvsmi_p2p_matrix"].splitlines() == [ln.rstrip() for ln in P2P_OK_8.strip("\n").splitlines()]
+    load_facts()
+    p2p = Collector(MemoryHost(result.record)).results(["gpu_p2p"])["gpu_p2p"]
+    assert p2p.all_ok and p2p.mode == ""
 
 
 def test_nvidia_smi_L_list_is_not_nvlink_status() -> None:
@@ -226,7 +242,9 @@ def test_capture_09_b200_without_header_and_cut_row() -> None:
 
 def test_capture_11_a100_nv12_inside_collect_env() -> None:
     result = recognise(_capture("11-8x-a100-nv12-epyc-nps4-vllm-collect-env-topology.txt"))
-    m = parse_topo_matrix(result.record.commands[TOPO_ARGV].stdout)
+    assert TOPO_ARGV not in result.record.commands  # the matrix is the report's, read by gpu_topology there
+    load_facts()
+    m = Collector(MemoryHost(result.record)).results(["gpu_topology"])["gpu_topology"]
     assert m.link("GPU0", "GPU7") == "NV12" and m.numa_affinity["GPU2"] == "1" and m.truncated
     assert len(m.nics) == 10 and m.link("GPU0", "NIC1") == "PXB"
 

@@ -128,11 +128,11 @@ def _one_line(exc: BaseException) -> str:
 
 
 def default_context(input_tokens: int, output_tokens: int) -> tuple[int, str]:
-    """The mean KV-cache length while a request decodes: its prompt plus half its output."""
-    context = input_tokens + output_tokens // 2
-    return context, (
-        f"input {input_tokens} + output {output_tokens}/2: the mean KV length while decoding; "
-        "--ceiling-context to set"
+    """The KV-cache length of a request's first decode step: its prompt. Every later step reads more, so
+    the ceiling at the prompt length bounds every step's (a ceiling never below a measurement)."""
+    return input_tokens, (
+        f"the prompt, {input_tokens} tokens: the KV length of the first decode step (the {output_tokens} "
+        "output tokens only lower later steps); --ceiling-context to set"
     )
 
 

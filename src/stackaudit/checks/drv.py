@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import Any
 
 from stackaudit.checks.registry import (
     Fix,
@@ -55,6 +56,28 @@ def gpu_list(nvidia: NvidiaGpus | None) -> list[GpuInfo] | Outcome:
         return unknown(f"no GPU could be read ({', '.join(lost)})" if lost else "the source lists no GPU",
                        hint="check the driver (`nvidia-smi`) and the kernel log for Xid 79")
     return gpus
+
+
+def every_gpu_shown(nvidia: NvidiaGpus, judged: int) -> str:
+    """"" when every GPU of the host was judged; else what the source leaves out. An `ok` over the
+    GPUs needs them all: a GPU shown without the field, or fewer GPUs than `Attached GPUs` says (an
+    excerpt), leaves the others unknown (never ok from what a source does not show)."""
+    readable = [g for g in nvidia.gpus if not g.error]
+    if judged < len(readable):
+        return f"{len(readable) - judged} of the {len(readable)} GPU(s) shown lack the value in this source"
+    if nvidia.attached and nvidia.attached > len(nvidia.gpus):
+        return f"only {len(nvidia.gpus)} of the {nvidia.attached} attached GPUs are in this source"
+    return ""
+
+
+def ok_on_every_gpu(nvidia: NvidiaGpus, judged: int, message: str, *, actual: Any = None,
+                    subjects: list[str] | tuple[str, ...] = ()) -> Outcome:
+    """`ok` when every GPU was judged; else `unknown` saying what was fine and what is not shown."""
+    gap = every_gpu_shown(nvidia, judged)
+    if gap:
+        return unknown(f"{message}; but {gap}", hint="paste the whole `nvidia-smi -q`, or audit the host",
+                       actual=actual, subjects=subjects)
+    return ok(message, actual=actual, subjects=subjects)
 
 
 def version_tuple(version: str | None) -> tuple[int, ...]:
@@ -279,8 +302,8 @@ def persistence(nvidia: NvidiaGpus, nvidia_services: NvidiaServices | None = Non
     if no_pm_flag:
         note = ("; the nvidia-persistenced unit has --no-persistence-mode: persistence was set by hand "
                 "(`nvidia-smi -pm 1`) and is lost at the next reboot")
-    return ok(f"persistence mode Enabled on {len(read)} GPU(s)" + note + where, actual="Enabled",
-              subjects=[g.subject for g in read])
+    return ok_on_every_gpu(nvidia, len(read), f"persistence mode Enabled on {len(read)} GPU(s)" + note + where,
+                           actual="Enabled", subjects=[g.subject for g in read])
 
 
 # --- DRV-COMPUTE-MODE --------------------------------------------------------------------------
@@ -322,7 +345,8 @@ def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> 
         return unknown("compute mode is not in this source", hint="paste `nvidia-smi -q`")
     bad = [g for g in gpus if g.compute_mode and g.compute_mode != "Default"]
     if not bad:
-        return ok(f"compute mode Default on {len(modes)} GPU(s)", actual="Default", subjects=list(modes))
+        return ok_on_every_gpu(nvidia, len(modes), f"compute mode Default on {len(modes)} GPU(s)", actual="Default",
+                               subjects=list(modes))
     cmd = "; ".join(f"nvidia-smi -i {g.index} -c DEFAULT" for g in bad)
     fix = Fix(cost="runtime", runtime=cmd, persistent="a systemd oneshot after nvidia-persistenced running: " + cmd)
     prohibited = [g for g in bad if g.compute_mode == "Prohibited"]
@@ -465,8 +489,8 @@ def gsp_firmware(nvidia: NvidiaGpus, nvidia_driver: NvidiaDriver | None = None) 
     param = nvidia_driver.enable_gpu_firmware if nvidia_driver is not None else None
     evidence = [f"/proc/driver/nvidia/params: EnableGpuFirmware: {param}"] if param is not None else []
     if not off:
-        return ok(f"GSP firmware {read[0].gsp_firmware} in use on {len(read)} GPU(s)",
-                  actual=read[0].gsp_firmware, subjects=[g.subject for g in read])
+        return ok_on_every_gpu(nvidia, len(read), f"GSP firmware {read[0].gsp_firmware} in use on {len(read)} GPU(s)",
+                               actual=read[0].gsp_firmware, subjects=[g.subject for g in read])
     must = [g for g in off if is_blackwell(g)] or (off if flavour == "open" else [])
     if must:
         return issue(f"GSP firmware not in use on GPU(s) {_indices(must)}"
@@ -490,7 +514,7 @@ def gsp_firmware(nvidia: NvidiaGpus, nvidia_driver: NvidiaDriver | None = None) 
             persistent="reseat the NVLink bridges; RMA when errors persist"),
     references=("https://github.com/NVIDIA/nccl/blob/master/src/graph/paths.cc", XID_CATALOGUE),
 )
-def nvlink_health(nvidia: NvidiaGpus, gpu_events: GpuEvents | None = None,
+def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None = None,
                   nvlink_status: NvlinkStatus | None = None) -> Outcome:
     """Reads: per GPU and link, NVML nvmlDeviceGetNvLinkState and the DL error counters (replay,
     recovery, CRC flit/data), or a pasted `nvidia-smi nvlink -s` where NVML is not in the source;
@@ -507,7 +531,13 @@ def nvlink_health(nvidia: NvidiaGpus, gpu_events: GpuEvents | None = None,
     cards without a bridge installed show every link inactive: that is the build, not a fault.
     Per-link speed at idle was not verified to be stable, so speed alone is never flagged.
     """
-    gpus = gpu_list(nvidia)
+    if nvidia is None and nvlink_status is not None:
+        # A pasted `nvidia-smi nvlink -s` alone: its GPUs, with their names and link states.
+        gpus: list[GpuInfo] | Outcome = [
+            GpuInfo(index=g.index, name=g.name, nvlinks=tuple(NvLink(link.link, link.active) for link in g.links))
+            for g in nvlink_status.gpus]
+    else:
+        gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
         return gpus
     gpus = _with_pasted_links(gpus, nvlink_status)

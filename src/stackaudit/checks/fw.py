@@ -17,6 +17,7 @@ from stackaudit.checks.registry import (
     unknown,
 )
 from stackaudit.facts.gpus import GpuInventory
+from stackaudit.facts.nvidia import NvidiaGpus
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.pcie_config import PcieFacts, PcieFunction, bridges_between
 from stackaudit.facts.pcie_errors import PcieErrors
@@ -357,9 +358,11 @@ def _size(nbytes: int) -> str:
     references=("https://docs.nvidia.com/cuda/gpudirect-rdma/index.html", "https://docs.nvidia.com/deploy/nvml-api/",
                 "https://github.com/tinygrad/open-gpu-kernel-modules"),
 )
-def rebar_bar1(pcie: PcieFacts, rdma: RdmaDevices | None = None) -> Outcome:
-    """Reads: each GPU's BAR1 size (sysfs `resource`, `Region 1` in `lspci -vv`) and its
-    Resizable BAR capability (`BAR 1: current size: …, supported: …`).
+def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
+               nvidia: NvidiaGpus | None = None) -> Outcome:
+    """Reads: each GPU's BAR1 size (sysfs `resource`, `Region 1` in `lspci -vv`, else NVML /
+    `nvidia-smi -q` "BAR1 Memory Usage: Total") and its Resizable BAR capability (`BAR 1: current
+    size: …, supported: …`).
 
     Bad value: BAR1 of 256 MiB while the Resizable BAR capability lists larger sizes, on a host
     with GPU P2P (two or more GPUs) or GPUDirect RDMA (an RDMA NIC: /sys/class/infiniband, else a
@@ -373,6 +376,8 @@ def rebar_bar1(pcie: PcieFacts, rdma: RdmaDevices | None = None) -> Outcome:
     NIC next to it does no GPUDirect RDMA (not an issue). No measured NCCL gain from
     ReBAR on officially P2P-capable cards is published.
     """
+    if pcie is None:
+        return _bar1_from_nvidia(nvidia)
     gpus = pcie.gpus
     if not gpus:
         return no_gpu(pcie)
@@ -409,6 +414,26 @@ def rebar_bar1(pcie: PcieFacts, rdma: RdmaDevices | None = None) -> Outcome:
         return unknown(f"BAR1 size or Resizable BAR capability of {len(blind)} GPU(s) not in the source",
                        hint="paste `sudo lspci -vvv` or `nvidia-smi -q -d MEMORY` (BAR1 Memory Usage)", subjects=blind)
     return ok("BAR1: " + ", ".join(f"{b} {v}" for b, v in fine.items()), actual=fine, subjects=list(fine))
+
+
+def _bar1_from_nvidia(nvidia: NvidiaGpus | None) -> Outcome:
+    """BAR1 as NVML / nvidia-smi report it (no Resizable BAR capability there: a small BAR stays open)."""
+    shown = [g for g in (nvidia.gpus if nvidia else ()) if g.bar1_total_mib is not None]
+    if not shown:
+        return unknown("the GPUs' BAR1 size is not in this source",
+                       hint="paste `sudo lspci -vvv` or `nvidia-smi -q -d MEMORY` (BAR1 Memory Usage)")
+    assert nvidia is not None
+    small = {g.subject: f"{g.bar1_total_mib:g} MiB" for g in shown if (g.bar1_total_mib or 0) * 2**20 <= _SMALL_BAR1}
+    fine = {g.subject: _size(int((g.bar1_total_mib or 0) * 2**20)) for g in shown if g.subject not in small}
+    if small:
+        return unknown("BAR1 is small on " + ", ".join(f"{b} ({v})" for b, v in small.items())
+                       + "; whether the GPU can resize it is not in nvidia-smi's output",
+                       hint="paste `sudo lspci -vvv` (the Resizable BAR capability)", actual=small, subjects=list(small))
+    message = "BAR1: " + ", ".join(f"{b} {v}" for b, v in fine.items()) + " (nvidia-smi)"
+    if nvidia.attached and nvidia.attached > len(shown):
+        return unknown(f"{message}; but only {len(shown)} of the {nvidia.attached} attached GPUs are in this source",
+                       actual=fine, subjects=list(fine))
+    return ok(message, actual=fine, subjects=list(fine))
 
 
 _BAR_FAIL = r"BAR ?\d+.*(no space|failed to assign|can't assign)|NVRM:.*(BAR\d* is 0M|region assigned to your NVIDIA device is invalid)"

@@ -267,6 +267,10 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
                          severity="high" if nv_bad else "medium", confidence="documented",
                          subjects=sorted({_subject(x, gpus) for a, b, _ in bad for x in (a, b)}),
                          evidence=list(gpu_p2p.lines.values())[:4])
+    if topo.truncated:
+        # The rows cut off could hold a GPU without NVLink: what was read is fine, the rest is not shown.
+        return unknown(_topology_summary(topo) + suffix, hint="paste the whole `nvidia-smi topo -m`",
+                       actual={g: peers[g] for g in names})
     return ok(_topology_summary(topo) + suffix,
               actual={"gpus": len(names), "links": sorted({c for _, _, c in topo.gpu_pairs()}),
                       "numa": dict(topo.numa_affinity)})
@@ -321,8 +325,9 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     ("Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test
     failed", "reading/generating GPU P2P access cache"), and IOMMU faults naming a GPU in `dmesg`.
 
-    Bad value: the driver says P2P OK but vLLM's real probe recorded `"i->j": false`, or the log
-    says the P2P test failed; DMAR / AMD-Vi faults naming a GPU.
+    Bad value: the driver says P2P OK but vLLM's real probe recorded `"i->j": false`, the log says
+    the P2P test failed, or NCCL logged `Could not enable P2P between dev …`; DMAR / AMD-Vi faults
+    naming a GPU.
 
     Why: "sometimes the driver might be broken, and torch.cuda.can_device_access_peer returns True
     even if P2P access is not actually possible" (vLLM all_reduce_utils.py): a translating IOMMU or
@@ -359,6 +364,11 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
                      actual={f.path: f.failed for f, _ in failed}, expected="every pair true",
                      subjects=[f.path for f, _ in failed])
     log_fail = [line for reason, line in (serving_log.custom_ar_disabled if serving_log else ()) if reason == AR_NO_P2P]
+    nccl_off = [line for line in (serving_log.p2p_failures if serving_log else ()) if "Could not enable P2P" in line]
+    if nccl_off and driver_ok:
+        return issue("NCCL could not enable P2P although the driver reports P2P OK (`topo -p2p`): peer access does "
+                     "not really work (ACS redirect, IOMMU, a VM) and NCCL routes those pairs through host memory",
+                     actual=nccl_off[0], expected="NCCL P2P on the pairs the driver reports OK", evidence=nccl_off[:3])
     if log_fail and driver_ok:
         return issue("the engine logged that the P2P test failed while the driver reports P2P OK: peer access does "
                      "not really work (ACS/IOMMU) or a stale cache file says so",
@@ -371,6 +381,11 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     if serving_log is not None and serving_log.p2p_cache_generated and not log_fail:
         return ok("the engine ran vLLM's real P2P probe (\"generating GPU P2P access cache\") and did not disable "
                   "custom all-reduce", evidence=list(serving_log.p2p_cache_paths[:1]))
+    if nccl_off:
+        return unknown(f"NCCL could not enable P2P ({len(nccl_off)} pair(s): \"{nccl_off[0].split('INFO ')[-1]}\"): "
+                       "the driver refuses peer access there, so that traffic goes through host memory; whether it "
+                       "should allow it is IC-TOPO-READ's question (`nvidia-smi topo -p2p rw`)",
+                       hint="paste `nvidia-smi topo -p2p rw` and `nvidia-smi topo -m`", actual=nccl_off[:3])
     return unknown("no proof that P2P really works: vLLM skips its real probe by default (VLLM_SKIP_P2P_CHECK=1) "
                    "and trusts the driver's report" + (" (which says OK)" if driver_ok else ""),
                    hint="run CUDA `p2pBandwidthLatencyTest` or `nvbandwidth`, or start vLLM once with "

@@ -32,7 +32,7 @@ from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelInfo, KernelLo
     references=("https://docs.kernel.org/admin-guide/pm/amd-pstate.html",
                 "https://meterpreter.org/amd-zen-5-linux-patches-roll-out"),
 )
-def amd_zen5(cpu: CpuInfo, kernel: KernelInfo, cpufreq: CpuFreq | None = None,
+def amd_zen5(cpu: CpuInfo, kernel: KernelInfo | None = None, cpufreq: CpuFreq | None = None,
              kernel_log: KernelLog | None = None) -> Outcome:
     """Reads: `lscpu` CPU family (26 = 0x1A, Zen 5), `uname -r`, scaling_driver and governor,
     dmesg amd_pstate lines.
@@ -50,6 +50,9 @@ def amd_zen5(cpu: CpuInfo, kernel: KernelInfo, cpufreq: CpuFreq | None = None,
     """
     if not cpu.is_amd or cpu.family is None or cpu.family < 26:
         return not_applicable(f"not a Zen 5 CPU (family {cpu.family}, {cpu.model_name or cpu.vendor})")
+    if kernel is None:
+        return unknown(f"a Zen 5 CPU (family {cpu.family}); the kernel release is not in this source",
+                       hint="paste `uname -a`")
     release = kernel.release_tuple
     if not release:
         return unknown(f"kernel release {kernel.release!r} not understood")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from stackaudit.checks.drv import gpu_list, tp_sizes
+from stackaudit.checks.drv import gpu_list, ok_on_every_gpu, tp_sizes
 from stackaudit.checks.registry import (
     Fix,
     Outcome,
@@ -93,7 +93,9 @@ def row_remap_ecc(nvidia: NvidiaGpus) -> Outcome:
     if corrected:
         return not_an_issue(f"correctable errors recorded on GPU(s) {_idx(corrected)} (remapped or corrected): "
                             "normal over a GPU's life; nothing pending, no failure", actual=actual)
-    return ok(f"no pending or failed row remapping and no uncorrectable ECC on {len(read)} GPU(s)", actual=actual)
+    return ok_on_every_gpu(nvidia, len(read),
+                           f"no pending or failed row remapping and no uncorrectable ECC on {len(read)} GPU(s)",
+                           actual=actual)
 
 
 # --- MEM-ECC-MODE --------------------------------------------------------------------------------
@@ -141,8 +143,8 @@ def ecc_mode(nvidia: NvidiaGpus) -> Outcome:
                      + " (usable memory differs; a TP group is sized by the smallest)", actual=modes,
                      expected="the same mode on every GPU", subjects=list(modes))
     mode = next(iter(modes.values()))
-    return ok(f"ECC {mode} on {len(read)} GPU(s), nothing pending"
-              + (" (the default of workstation/consumer cards)" if mode == "Disabled" else ""), actual=modes)
+    return ok_on_every_gpu(nvidia, len(read), f"ECC {mode} on {len(read)} GPU(s), nothing pending"
+                           + (" (the default of workstation/consumer cards)" if mode == "Disabled" else ""), actual=modes)
 
 
 # --- MEM-MIG -------------------------------------------------------------------------------------
@@ -190,7 +192,7 @@ def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> Outcome:
             return issue(f"MIG will be enabled on GPU(s) {_idx(pending)} at the next reset (pending)",
                          actual=actual, expected="MIG Disabled", subjects=[g.subject for g in pending], fix=fix,
                          severity="medium")
-        return ok(f"MIG disabled on {len(read)} GPU(s)", actual=actual)
+        return ok_on_every_gpu(nvidia, len(read), f"MIG disabled on {len(read)} GPU(s)", actual=actual)
     empty = [g for g in enabled if g.mig_devices == 0]
     tps = tp_sizes(parallelism)
     subjects = [g.subject for g in enabled]
@@ -297,7 +299,7 @@ def gpu_shared(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = 
     msg = "no foreign process and no display on the GPUs"
     if engine and in_container:
         msg += " (inside a container NVML shows host PIDs: processes were not matched to the engine)"
-    return ok(msg, actual=actual)
+    return ok_on_every_gpu(nvidia, len(procs_known), msg, actual=actual)
 
 
 # --- MEM-HMM -------------------------------------------------------------------------------------

@@ -164,8 +164,11 @@ def link_downtrain(gpu_links: GpuLinks, pcie: PcieFacts | None = None,
         return unknown(f"the link state of {len(blind)} GPU(s) is not in the source"
                        + (": " + ", ".join(f"{b} {v}" for b, v in fine.items()) + " fine" if fine else ""),
                        hint="paste `sudo lspci -vvv` or capture on the host", actual=fine or None, subjects=blind)
-    return ok("GPU links at full speed and width: " + ", ".join(f"{b} {v}" for b, v in fine.items()),
-              actual=fine, subjects=list(fine))
+    message = "GPU links at full speed and width: " + ", ".join(f"{b} {v}" for b, v in fine.items())
+    if gpu_links.attached and gpu_links.attached > len(links):
+        return unknown(f"{message}; but only {len(links)} of the {gpu_links.attached} attached GPUs are in this source",
+                       hint="paste the whole `nvidia-smi -q` or `sudo lspci -vvv`", actual=fine, subjects=list(fine))
+    return ok(message, actual=fine, subjects=list(fine))
 
 
 def _sampled_gen(samples: GpuSamples | None, index: int | None) -> int | None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from stackaudit.checks.drv import gpu_list
+from stackaudit.checks.drv import gpu_list, ok_on_every_gpu
 from stackaudit.checks.registry import (
     Fix,
     Outcome,
@@ -100,7 +100,7 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
                      confidence=None if all(o == "the GPU's default" for *_, o in low) else "field-reports",
                      fix=fix)
     if fine:
-        return ok("power limit at the default: " + ", ".join(fine), actual=fine)
+        return ok_on_every_gpu(nvidia, len(fine), "power limit at the default: " + ", ".join(fine), actual=fine)
     if unknown_default:
         return unknown("power limits read but the default is not in the source and the model is not in the GPU "
                        "table: " + ", ".join(g.name or g.label for g in unknown_default),
@@ -271,8 +271,8 @@ def app_clocks(nvidia: NvidiaGpus) -> Outcome:
     if held:
         return unknown(f"a clock setting limits idle GPU(s) {_idx(held)}: idle, not conclusive",
                        hint="look again under load (`--sample 30`)")
-    return ok(f"application clocks at default on {len(read)} GPU(s) (or not set)",
-              actual={g.subject: [g.app_graphics_mhz, g.app_mem_mhz] for g in read})
+    return ok_on_every_gpu(nvidia, len(read), f"application clocks at default on {len(read)} GPU(s) (or not set)",
+                           actual={g.subject: [g.app_graphics_mhz, g.app_mem_mhz] for g in read})
 
 
 # --- PWR-PLATFORM-PROFILE ----------------------------------------------------------------------

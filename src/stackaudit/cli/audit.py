@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 
 from stackaudit.cli.main import app
-from stackaudit.cli.output import emit, split_csv
+from stackaudit.cli.output import emit, invocation, split_csv
 from stackaudit.errors import InputError, UsageError
 
 _FORMAT_HELP = "Output format: text, markdown or json."
@@ -19,12 +19,14 @@ def _open_source(sources: list[str], root: str, command_timeout: float):  # type
     """The host to audit: live (optionally under --root), a snapshot, or pasted text files."""
     if sources:
         from stackaudit.host.memory import is_snapshot, load_snapshot
+        from stackaudit.importers._archives import is_archive
         from stackaudit.importers.registry import load_pasted
 
         for path in sources:
             if not os.path.exists(path):
                 raise InputError(f"--from {path}: no such file or directory")
-        snapshots = [p for p in sources if is_snapshot(p)]
+        # A compressed file that is not a snapshot is an archive of outputs (nvidia-bug-report, sosreport).
+        snapshots = [p for p in sources if is_snapshot(p) and not is_archive(p)]
         if len(snapshots) > 1:
             raise UsageError("--from takes at most one snapshot (plus any number of pasted-output text files)")
         pasted = [p for p in sources if p not in snapshots]
@@ -72,10 +74,13 @@ def audit(
     color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force colours on or off."),
     sample: float = typer.Option(0.0, "--sample", help="Sample GPU clocks, power, clock event reasons and PCIe "
                                  "link for SECONDS (NVML; run it under load)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show everything: why each finding matters, "
+                                 "what each unknown check lacks, the not-applicable checks."),
 ) -> None:
     """Audit this machine (or a snapshot / pasted outputs) and print the consolidated report."""
     from stackaudit.engine.runner import AuditOptions
     from stackaudit.report.render import FAIL_ON, FORMATS, exit_code, render
+    from stackaudit.report.sections import RenderOptions
     from stackaudit.report.waivers import find_waivers
 
     if fmt not in FORMATS:
@@ -92,7 +97,8 @@ def audit(
     show_progress = sys.stderr.isatty() and not sources
     report = _run_with_progress(host, options, show_progress)
     use_color = color if color is not None else (fmt == "text" and not output and sys.stdout.isatty())
-    emit(render(report, fmt, color=use_color), output)
+    options_out = RenderOptions(argv=invocation(), verbose=verbose)
+    emit(render(report, fmt, color=use_color, options=options_out), output)
     raise typer.Exit(exit_code(report, fail_on))
 
 

@@ -55,6 +55,9 @@ def _register() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; every error becomes one line on stderr and an exit code (DESIGN.md)."""
     _register()
+    from stackaudit.cli.output import remember_invocation
+
+    remember_invocation(list(argv) if argv is not None else sys.argv[1:])
     command = typer.main.get_command(app)
     try:
         rv = command.main(args=argv, prog_name="stackaudit", standalone_mode=False)

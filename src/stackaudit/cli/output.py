@@ -7,6 +7,19 @@ import sys
 
 from stackaudit.errors import InputError
 
+# The arguments stackaudit was run with (after the program name), for the report's command line.
+_invocation: list[str] | None = None
+
+
+def remember_invocation(argv: list[str]) -> None:
+    global _invocation
+    _invocation = list(argv)
+
+
+def invocation() -> list[str] | None:
+    """The argv the CLI was started with, or None when it was not started through `main`."""
+    return None if _invocation is None else list(_invocation)
+
 
 def emit(text: str, output: str | None) -> None:
     if not output or output == "-":

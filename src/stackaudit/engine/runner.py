@@ -21,7 +21,7 @@ from stackaudit.host.base import Host
 from stackaudit.host.recording import RedactingHost
 
 # Facts the headline shows, collected whatever checks are selected.
-HEADLINE_FACTS = ("kernel", "cpu", "container", "gpus", "numa", "nvidia", "serving_model")
+HEADLINE_FACTS = ("kernel", "hostname", "cpu", "container", "gpus", "numa", "nvidia", "serving_model", "lxc_configs")
 
 
 @dataclass
@@ -83,6 +83,7 @@ def source_files(meta_path: str) -> list[str]:
 
 def _headline(facts: dict[str, Any], host: Host) -> dict[str, Any]:
     from stackaudit.facts.container import ContainerInfo
+    from stackaudit.facts.hostname import Hostname
     from stackaudit.facts.system import CpuInfo, KernelInfo, NumaTopology
 
     kernel = facts.get("kernel")
@@ -99,16 +100,27 @@ def _headline(facts: dict[str, Any], host: Host) -> dict[str, Any]:
         gpus = {"count": inventory.count, "bdfs": list(inventory.bdfs), **({"names": names} if names else {})}
     return {
         "ceiling": ceiling_line(facts),
-        "hostname": host.meta.hostname or (kernel.hostname if isinstance(kernel, KernelInfo) else ""),
+        "hostname": host.meta.hostname or (name.name if isinstance(name := facts.get("hostname"), Hostname) else ""),
         "kernel": kernel.release if isinstance(kernel, KernelInfo) else None,
         "arch": kernel.machine if isinstance(kernel, KernelInfo) else None,
         "cpu": cpu.model_name if isinstance(cpu, CpuInfo) else None,
         "sockets": cpu.sockets if isinstance(cpu, CpuInfo) else None,
         "numa_nodes": numa.count if isinstance(numa, NumaTopology) else None,
         "container": (container.kind or "none") if isinstance(container, ContainerInfo) else None,
+        # A host and its own containers are one machine seen from two scopes (a Proxmox node's LXC configs).
+        "host_of": _containers_configured(facts.get("lxc_configs")),
         "gpus": gpus,
         "uid": host.meta.uid,
     }
+
+
+def _containers_configured(lxc: Any) -> list[str]:
+    """The containers whose configs this source shows from their host (`lxc 101`), for the headline."""
+    from stackaudit.facts.lxc import LxcConfigs
+
+    if not isinstance(lxc, LxcConfigs):
+        return []
+    return [f"{c.flavor if c.flavor == 'lxc' else 'proxmox lxc'} {c.name}" for c in lxc.configs]
 
 
 def apply_waivers(results: list[Result], waivers: Iterable[Waiver], today: _dt.date) -> tuple[
@@ -174,6 +186,9 @@ def run_audit(host: Host, options: AuditOptions | None = None) -> Report:
         source["files"] = source_files(host.meta.path)
     if host.meta.extra.get("recognised"):
         source["recognised"] = host.meta.extra["recognised"]
+    if host.meta.extra.get("set_aside"):
+        # The paste holds another host's outputs too: audited the first, these were left out.
+        source["set_aside"] = list(host.meta.extra["set_aside"])
     return Report(
         source=source,
         host=_headline(facts, safe_host),

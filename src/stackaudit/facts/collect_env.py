@@ -8,8 +8,8 @@ listed on `CollectEnv`.
 
 Recorded form: the importer (importers/collect_env.py) stores the report verbatim as the output
 of `python3 -m vllm.collect_env` or `python3 -m sglang.check_env` (COLLECT_ENV_ARGV /
-CHECK_ENV_ARGV), and its topology matrix also under `nvidia-smi topo -m`, so `gpu_topology`
-reads it like a live run. Live, the fact is not collected: both scripts import torch and take
+CHECK_ENV_ARGV); `gpu_topology` takes its topology matrix where no `nvidia-smi topo -m` is in the
+source (facts/topology.py `topology_from_collect_env`). Live, the fact is not collected: both scripts import torch and take
 seconds; the live facts (python_env, nvidia, gpu_topology) say the same things first-hand.
 
 Formats (from vllm/collect_env.py and sglang/check_env.py, and real reports in tests/data/captures):
@@ -30,10 +30,11 @@ from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.facts.sources import CHECK_ENV, COLLECT_ENV
 from stackaudit.host.base import NotCaptured
 
-COLLECT_ENV_ARGV = ("python3", "-m", "vllm.collect_env")
-CHECK_ENV_ARGV = ("python3", "-m", "sglang.check_env")
+COLLECT_ENV_ARGV = COLLECT_ENV.argv
+CHECK_ENV_ARGV = CHECK_ENV.argv
 
 _SECTION = re.compile(r"^\s*={5,}\s*$")
 _PKG = re.compile(r"^\[(pip3?|conda)\]\s+(\S+?)(?:==|\s+)(\S+)")

@@ -5,8 +5,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from stackaudit.facts._parse import ParseError
 from stackaudit.facts.processes import parse_environ
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.facts.shm import parse_df_table, read_df
+from stackaudit.facts.sources import DF_TABLES, DOCKER_INSPECT, DOCKER_PS, SHM_PATH
 from stackaudit.host.base import Host, NotCaptured, read_optional
 
 CONTAINER_KINDS = ("docker", "podman", "lxc", "kubernetes", "systemd-nspawn", "container")
@@ -50,10 +53,13 @@ def _mountinfo_kind(mountinfo: str) -> tuple[str, str]:
 
 def _df_kind(df_text: str) -> tuple[str, str]:
     """For pasted sources without container markers: what `df` shows (overlay root, a k8s PVC)."""
-    rows = [line.split() for line in df_text.splitlines()[1:] if len(line.split()) >= 6]
-    if any(_K8S_PVC.search(r[0]) for r in rows):
+    try:
+        rows = parse_df_table(df_text)
+    except ParseError:
+        return "", ""
+    if any(_K8S_PVC.search(r.filesystem) for r in rows):
         return "kubernetes", "df shows a Kubernetes persistent volume (pvc-<uid>)"
-    if any(r[0] == "overlay" and r[-1] == "/" for r in rows):
+    if any(r.filesystem == "overlay" and r.mounted_on == "/" for r in rows):
         return "container", "df shows an overlay root filesystem"
     return "", ""
 
@@ -61,8 +67,13 @@ def _df_kind(df_text: str) -> tuple[str, str]:
 def _host_side_evidence(host: Host) -> str:
     """What a pasted text shows was run on a container *host* (docker inspect, LXC configs)."""
     try:
-        if host.run(["docker", "ps", "-q"]).ok:
-            return "`docker inspect` was run on the Docker host"
+        host.doc(DOCKER_INSPECT.name)
+        return "`docker inspect` was run on the Docker host"
+    except NotCaptured:
+        pass
+    try:
+        if host.run(list(DOCKER_PS.argv)).ok:
+            return "the docker CLI answers here: this is the Docker host"
     except NotCaptured:
         pass
     for directory in ("/etc/pve/lxc", "/var/lib/lxc"):
@@ -128,12 +139,10 @@ def container(ctx: FactContext) -> ContainerInfo:
             evidence.append(why)
     if not kind and not answered:
         # A pasted text says nothing about markers; `df` (if pasted) may still show a container.
-        try:
-            df = host.run(["df", "-k", "-P"])
-        except NotCaptured:
-            df = None
-        if df is not None and df.ok:
-            kind, why = _df_kind(df.stdout)
+        # A whole table (not `df /dev/shm`): its root filesystem is what tells.
+        df = read_df(host, [src for src in DF_TABLES if src.argv[-1] != SHM_PATH])
+        if df is not None:
+            kind, why = _df_kind(df[1])
             if kind:
                 evidence.append(why)
         if not kind:

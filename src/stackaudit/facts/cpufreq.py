@@ -1,10 +1,12 @@
-"""CPU frequency scaling (cpufreq) and CPU idle states (cpuidle), from sysfs.
+"""CPU frequency scaling (cpufreq) and CPU idle states (cpuidle), from sysfs or `cpupower`.
 
 Reads a bounded, representative set: the governor and EPP of every cpufreq policy (one small
 file each), the driver once (the kernel has one cpufreq driver at a time), the frequency
 limits of up to FREQ_SAMPLE policies spread over the CPUs, the global boost/pstate knobs, and
-the idle states of CPU 0 only. A pasted `cpupower frequency-info` usually shows CPU 0 alone:
-`CpuFreq.scope` then says "CPU 0" and nothing is generalised to the other CPUs.
+the idle states of CPU 0 only. Where sysfs is not in the source, a pasted `cpupower frequency-info`
+/ `cpupower idle-info` answers: it usually shows CPU 0 alone, so `CpuFreq.scope` then says "CPU 0"
+and nothing is generalised to the other CPUs; what it cannot show (the intel_pstate knobs, the
+available EPP values, the PM QoS limit) stays None and is listed in `unread`.
 """
 
 from __future__ import annotations
@@ -13,14 +15,25 @@ import contextlib
 import re
 import struct
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import ParseError, format_cpulist, parse_cpulist
-from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
+from stackaudit.facts.sources import (
+    CPU_DMA_LATENCY,
+    CPUFREQ_SYSFS,
+    CPUIDLE_SYSFS,
+    CPUPOWER_FREQUENCY_INFO,
+    CPUPOWER_IDLE_INFO,
+    TUNED_ACTIVE_PROFILE,
+)
+from stackaudit.facts.sources import INTEL_IDLE_MAX_CSTATE as INTEL_IDLE_MAX_CSTATE_SOURCE
 from stackaudit.host.base import Host, NotCaptured, read_text
 
-CPU_SYS = "/sys/devices/system/cpu"
-CPUFREQ_DIR = f"{CPU_SYS}/cpufreq"
+CPUFREQ_DIR = CPUFREQ_SYSFS.path
+CPU_SYS = CPUFREQ_DIR.rsplit("/", 1)[0]
+CPUIDLE_DIR = CPUIDLE_SYSFS.path
 BOOST = f"{CPUFREQ_DIR}/boost"
 NO_TURBO = f"{CPU_SYS}/intel_pstate/no_turbo"
 MAX_PERF_PCT = f"{CPU_SYS}/intel_pstate/max_perf_pct"
@@ -30,6 +43,8 @@ AMD_PSTATE_STATUS = f"{CPU_SYS}/amd_pstate/status"
 FREQ_SAMPLE = 8
 # Upper bound on policies read at all (governor + EPP each): a 1024-CPU host reads 2048 tiny files.
 MAX_POLICIES = 1024
+TUNED_PROFILE = TUNED_ACTIVE_PROFILE.path
+INTEL_IDLE_MAX_CSTATE = INTEL_IDLE_MAX_CSTATE_SOURCE.path
 # PM QoS: no CPU latency constraint (PM_QOS_CPU_LATENCY_DEFAULT_VALUE, include/linux/pm_qos.h).
 PM_QOS_NO_CONSTRAINT_US = 2_000_000_000
 
@@ -164,7 +179,10 @@ def _sample(names: list[str], n: int) -> set[str]:
     return {names[round(i * step)] for i in range(n)}
 
 
-@provider("cpufreq", CpuFreq)
+fact("cpufreq", CpuFreq, first_of, hint=CPUPOWER_FREQUENCY_INFO.hint)
+
+
+@provider("cpufreq", CpuFreq, rank=10, title=CPUFREQ_SYSFS.title, hint=CPUFREQ_SYSFS.hint)
 def cpufreq(ctx: FactContext) -> CpuFreq:
     """CPU frequency driver, governors, EPP, limits and boost (/sys/devices/system/cpu/cpufreq)."""
     host = ctx.host
@@ -278,7 +296,10 @@ def parse_pm_qos(data: bytes) -> int:
     raise ParseError(f"unexpected /dev/cpu_dma_latency content {data[:16]!r}")
 
 
-@provider("cpuidle", CpuIdle, title="/sys/devices/system/cpu/cpuidle")
+fact("cpuidle", CpuIdle, first_of, hint=CPUPOWER_IDLE_INFO.hint)
+
+
+@provider("cpuidle", CpuIdle, rank=10, title=CPUIDLE_SYSFS.title, hint=CPUIDLE_SYSFS.hint)
 def cpuidle(ctx: FactContext) -> CpuIdle:
     """CPU idle states of CPU 0 with their exit latencies, the PM QoS limit and the tuned profile."""
     host = ctx.host
@@ -290,9 +311,9 @@ def cpuidle(ctx: FactContext) -> CpuIdle:
         entries = []
     except PermissionError as exc:
         raise FactUnavailable(f"{base} is not readable", "run as root") from exc
-    driver = _read(host, f"{CPU_SYS}/cpuidle/current_driver", unread)
-    governor = _read(host, f"{CPU_SYS}/cpuidle/current_governor_ro", unread) or _read(
-        host, f"{CPU_SYS}/cpuidle/current_governor", unread
+    driver = _read(host, f"{CPUIDLE_DIR}/current_driver", unread)
+    governor = _read(host, f"{CPUIDLE_DIR}/current_governor_ro", unread) or _read(
+        host, f"{CPUIDLE_DIR}/current_governor", unread
     )
     states: list[IdleState] = []
     for entry in sorted((e for e in entries if re.fullmatch(r"state\d+", e)), key=lambda e: int(e[5:]))[:32]:
@@ -309,16 +330,259 @@ def cpuidle(ctx: FactContext) -> CpuIdle:
         )
     pm_qos: int | None = None
     try:
-        pm_qos = parse_pm_qos(host.read_bytes("/dev/cpu_dma_latency", 64))
+        pm_qos = parse_pm_qos(host.read_bytes(CPU_DMA_LATENCY.path, 64))
     except (OSError, NotCaptured, ParseError):
         pm_qos = None
-    tuned = _read(host, "/etc/tuned/active_profile", unread)
+    tuned = _read(host, TUNED_PROFILE, unread)
     return CpuIdle(
         driver=driver,
         governor=governor,
         states=tuple(states),
-        intel_idle_max_cstate=_int(_read(host, "/sys/module/intel_idle/parameters/max_cstate", unread)),
+        intel_idle_max_cstate=_int(_read(host, INTEL_IDLE_MAX_CSTATE, unread)),
         pm_qos_limit_us=pm_qos,
         tuned_profile=tuned or None,
         unread=frozenset(unread),
     )
+
+
+# --- pasted `cpupower frequency-info` ----------------------------------------------------------------
+
+_ANALYZING = re.compile(r"^\s*analyzing CPU (\d+):\s*$", re.IGNORECASE)
+_FREQ = re.compile(r"(\d+(?:[.,]\d+)?)\s*([kMG]Hz)")
+
+
+def is_analyzing_line(line: str) -> bool:
+    """`analyzing CPU 0:`, the line each CPU's block of `cpupower frequency-info` / `idle-info` starts with."""
+    return bool(_ANALYZING.match(line))
+
+
+def to_khz(text: str) -> int | None:
+    """`1.20 GHz` / `800 MHz` / `408 MHz` -> kHz."""
+    m = _FREQ.search(text)
+    if not m:
+        return None
+    value = float(m.group(1).replace(",", "."))
+    return round(value * {"kHz": 1, "MHz": 1000, "GHz": 1_000_000}[m.group(2)])
+
+
+@dataclass
+class FreqCpu:
+    """One CPU's block of `cpupower frequency-info`; frequencies in kHz, None = not shown."""
+
+    cpu: int
+    driver: str | None = None
+    no_driver: bool = False
+    affected: str | None = None
+    hw_min: int | None = None
+    hw_max: int | None = None
+    governors: str | None = None
+    pol_min: int | None = None
+    pol_max: int | None = None
+    governor: str | None = None
+    cur: int | None = None
+    epp: str | None = None
+    boost_supported: bool | None = None
+    boost_active: bool | None = None
+    lines: list[str] = field(default_factory=list)
+
+
+def parse_frequency_info(lines: Sequence[str]) -> list[FreqCpu]:
+    """Parse the per-CPU blocks of `cpupower frequency-info` (any number of CPUs)."""
+    cpus: list[FreqCpu] = []
+    cur: FreqCpu | None = None
+    policy_text = ""
+    in_boost = False
+    for line in lines:
+        m = _ANALYZING.match(line)
+        if m:
+            cur = FreqCpu(int(m.group(1)))
+            cpus.append(cur)
+            policy_text = ""
+            in_boost = False
+            continue
+        if cur is None:
+            continue
+        s = line.strip()
+        key, _, value = s.partition(":")
+        key_l = key.strip().lower()
+        value = value.strip()
+        if "no or unknown cpufreq driver is active" in s.lower():
+            cur.no_driver = True
+        elif key_l == "driver":
+            cur.driver = value or None
+        elif key_l.startswith("cpus which run at the same hardware frequency"):
+            cur.affected = value
+        elif key_l == "hardware limits":
+            lo, _, hi = value.partition(" - ")
+            cur.hw_min, cur.hw_max = to_khz(lo), to_khz(hi)
+        elif key_l == "available cpufreq governors":
+            cur.governors = value
+        elif key_l == "energy performance preference":
+            cur.epp = value.split()[0] if value else None
+        elif key_l == "current policy" or (policy_text and not cur.governor and "governor" in s.lower()):
+            policy_text += " " + s
+            pm = re.search(r"within\s+([\d.,]+\s*[kMG]Hz)\s+and\s+([\d.,]+\s*[kMG]Hz)", policy_text)
+            if pm:
+                cur.pol_min, cur.pol_max = to_khz(pm.group(1)), to_khz(pm.group(2))
+            gm = re.search(r'governor\s+"([^"]+)"', policy_text)
+            if gm:
+                cur.governor = gm.group(1)
+        elif key_l == "current cpu frequency":
+            khz = to_khz(value)
+            # "asserted by call to kernel" is scaling_cur_freq; the hardware reading only if nothing else.
+            if khz is not None and ("kernel" in value or cur.cur is None):
+                cur.cur = khz
+        elif key_l == "boost state support":
+            in_boost = True
+        elif in_boost and key_l == "supported":
+            cur.boost_supported = value.lower().startswith("yes")
+        elif in_boost and key_l == "active":
+            cur.boost_active = value.lower().startswith("yes")
+        cur.lines.append(line)
+    return cpus
+
+
+# The sysfs file each policy field mirrors: a field the paste does not show is listed in `unread` under it.
+_POLICY_FILES = (("governor", "scaling_governor"), ("epp", "energy_performance_preference"),
+                 ("scaling_min_khz", "scaling_min_freq"), ("scaling_max_khz", "scaling_max_freq"),
+                 ("cur_khz", "scaling_cur_freq"), ("cpuinfo_min_khz", "cpuinfo_min_freq"),
+                 ("cpuinfo_max_khz", "cpuinfo_max_freq"))
+
+
+@parser(CPUPOWER_FREQUENCY_INFO, feeds="cpufreq", kind=CpuFreq, rank=20)
+def cpufreq_from_cpupower(text: str) -> CpuFreq:
+    """CPU frequency driver, governor, EPP, limits and boost of the CPUs shown (`cpupower frequency-info`)."""
+    blocks = parse_frequency_info(text.splitlines())
+    if not blocks:
+        raise ParseError("no `analyzing CPU N:` block in the `cpupower frequency-info` output")
+    by_cpu = {b.cpu: b for b in blocks if not b.no_driver}  # a CPU shown twice: its last block
+    unread = {f"{CPU_SYS}/present", f"{CPU_SYS}/intel_pstate/min_perf_pct", MAX_PERF_PCT,
+              INTEL_PSTATE_STATUS, AMD_PSTATE_STATUS}
+    policies: list[CpuFreqPolicy] = []
+    for n in sorted(by_cpu):
+        b = by_cpu[n]
+        policy = CpuFreqPolicy(name=f"policy{n}", cpus=(n,), governor=b.governor, epp=b.epp,
+                               scaling_min_khz=b.pol_min, scaling_max_khz=b.pol_max, cur_khz=b.cur,
+                               cpuinfo_min_khz=b.hw_min, cpuinfo_max_khz=b.hw_max)
+        unread.update(f"{CPUFREQ_DIR}/{policy.name}/{file}" for attr, file in _POLICY_FILES
+                      if getattr(policy, attr) is None)
+        policies.append(policy)
+    first = by_cpu[min(by_cpu)] if by_cpu else None
+    if first is not None:
+        if first.driver is None:
+            unread.add(f"{CPUFREQ_DIR}/{policies[0].name}/scaling_driver")
+        if first.governors is None:
+            unread.add(f"{CPUFREQ_DIR}/{policies[0].name}/scaling_available_governors")
+        unread.add(f"{CPUFREQ_DIR}/{policies[0].name}/energy_performance_available_preferences")
+    # "boost state support: Active": the global knob, intel_pstate's no_turbo (inverted) or cpufreq/boost.
+    boost: str | None = None
+    no_turbo: str | None = None
+    for b in by_cpu.values():
+        if b.boost_active is not None and b.boost_supported is not False:
+            if b.driver == "intel_pstate":
+                no_turbo = "0" if b.boost_active else "1"
+            else:
+                boost = "1" if b.boost_active else "0"
+    if boost is None:
+        unread.add(BOOST)
+    if no_turbo is None:
+        unread.add(NO_TURBO)
+    return CpuFreq(
+        driver=((first.driver or "") if first is not None else None),
+        policies=tuple(policies),
+        cpus_present=None,
+        available_governors=tuple((first.governors or "").split()) if first is not None else (),
+        boost=boost,
+        intel_no_turbo=no_turbo,
+        unread=frozenset(unread),
+    )
+
+
+# --- pasted `cpupower idle-info` ---------------------------------------------------------------------
+
+
+@dataclass
+class IdleStateText:
+    name: str
+    disabled: bool
+    desc: str = ""
+    latency: int | None = None
+    residency: int | None = None
+
+
+@dataclass
+class IdleInfo:
+    driver: str | None = None
+    governor: str | None = None
+    cpu: int = 0
+    states: list[IdleStateText] = field(default_factory=list)
+    no_states: bool = False
+    declared_states: int | None = None  # "Number of idle states: N"
+
+
+_STATE_HEAD = re.compile(r"^([A-Za-z0-9_\-]+)(\s*\(DISABLED\)\s*)?\s*:\s*$")
+
+
+def parse_idle_info(lines: Sequence[str]) -> IdleInfo:
+    """Parse `cpupower idle-info` (the first CPU shown: cpuidle of CPU 0 normally)."""
+    info = IdleInfo()
+    seen_cpu = False
+    cur: IdleStateText | None = None
+    for line in lines:
+        s = line.strip()
+        if s.startswith("CPUidle driver:"):
+            info.driver = s.partition(":")[2].strip() or None
+            continue
+        if s.startswith("CPUidle governor:"):
+            info.governor = s.partition(":")[2].strip() or None
+            continue
+        m = _ANALYZING.match(line)
+        if m:
+            if seen_cpu:
+                break  # only the first CPU's states are recorded
+            seen_cpu = True
+            info.cpu = int(m.group(1))
+            continue
+        if re.match(r"CPU \d+: No idle states", s):
+            info.no_states = True
+            continue
+        if n := re.match(r"Number of idle states:\s*(\d+)$", s):
+            info.declared_states = int(n.group(1))
+            continue
+        hm = _STATE_HEAD.match(s)
+        if hm and not s.lower().startswith(("flags", "latency", "residency", "usage", "duration")):
+            cur = IdleStateText(hm.group(1), bool(hm.group(2)))
+            info.states.append(cur)
+            continue
+        if cur is None:
+            continue
+        key, _, value = s.partition(":")
+        value = value.strip()
+        if key == "Flags/Description":
+            cur.desc = value
+        elif key == "Latency" and value.isdecimal():
+            cur.latency = int(value)
+        elif key == "Residency" and value.isdecimal():
+            cur.residency = int(value)
+    return info
+
+
+@parser(CPUPOWER_IDLE_INFO, feeds="cpuidle", kind=CpuIdle, rank=20)
+def cpuidle_from_cpupower(text: str) -> CpuIdle:
+    """CPU idle states of the first CPU shown with their exit latencies (`cpupower idle-info`; no PM QoS
+    limit, no tuned profile)."""
+    info = parse_idle_info(text.splitlines())
+    if not (info.states or info.no_states or info.driver):
+        raise ParseError("no idle states and no cpuidle driver in the `cpupower idle-info` output")
+    unread = {TUNED_PROFILE, INTEL_IDLE_MAX_CSTATE}
+    if info.driver is None:
+        unread.add(f"{CPUIDLE_DIR}/current_driver")
+    if info.governor is None:
+        unread.update((f"{CPUIDLE_DIR}/current_governor_ro", f"{CPUIDLE_DIR}/current_governor"))
+    base = f"{CPU_SYS}/cpu{info.cpu}/cpuidle"
+    for i, st in enumerate(info.states):
+        unread.update(f"{base}/state{i}/{name}" for name, value in (("latency", st.latency),
+                                                                   ("residency", st.residency)) if value is None)
+    states = tuple(IdleState(i, st.name, st.desc, st.latency, st.residency, st.disabled)
+                   for i, st in enumerate(info.states[:32]))
+    return CpuIdle(driver=info.driver, governor=info.governor, states=states, unread=frozenset(unread))

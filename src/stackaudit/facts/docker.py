@@ -12,9 +12,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from stackaudit.facts._parse import ParseError, parse_cpulist
-from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
+from stackaudit.facts.sources import DOCKER_INSPECT
+from stackaudit.facts.sources import DOCKER_PS as DOCKER_PS_SOURCE
 
-DOCKER_PS = ("docker", "ps", "-q")
+DOCKER_PS = DOCKER_PS_SOURCE.argv
 DOCKER_DEFAULT_SHM = 64 * 1024 * 1024
 INSPECT_TIMEOUT_S = 8.0
 # How a serving container shows itself: its image or its command line.
@@ -282,7 +284,10 @@ def parse_docker_inspect(text: str) -> tuple[DockerContainer, ...]:
     return tuple(containers)
 
 
-@provider("docker_containers", DockerContainers)
+fact("docker_containers", DockerContainers, first_of, hint=DOCKER_INSPECT.hint)
+
+
+@provider("docker_containers", DockerContainers, rank=10, title=DOCKER_PS_SOURCE.title, hint=DOCKER_PS_SOURCE.hint)
 def docker_containers(ctx: FactContext) -> DockerContainers:
     """Running Docker containers and their HostConfig (`docker ps -q`, `docker inspect`)."""
     host = ctx.host
@@ -305,3 +310,28 @@ def docker_containers(ctx: FactContext) -> DockerContainers:
         return DockerContainers(parse_docker_inspect(result.stdout))
     except ParseError as exc:
         raise FactUnavailable(str(exc)) from exc
+
+
+def json_arrays(text: str) -> list[str]:
+    """Every top-level JSON array in a text, in order (two `docker inspect` outputs pasted one after the other)."""
+    arrays: list[str] = []
+    pos = 0
+    while (start := text.find("[", pos)) >= 0:
+        try:
+            array = extract_json_array(text[start:])
+        except ParseError:
+            break
+        arrays.append(array)
+        pos = text.index(array, start) + len(array)
+    return arrays
+
+
+@parser(DOCKER_INSPECT, feeds="docker_containers", kind=DockerContainers, rank=20)
+def containers_from_docker_inspect(text: str) -> DockerContainers:
+    """Containers and their HostConfig (a pasted `docker inspect`: the containers it shows, running or not)."""
+    containers: list[DockerContainer] = []
+    for array in json_arrays(text):
+        containers.extend(parse_docker_inspect(array))
+    if not containers:
+        raise ParseError("no container object in the pasted `docker inspect`")
+    return DockerContainers(tuple(containers))

@@ -58,6 +58,7 @@ class GpuLink:
 class GpuLinks(Sourced):
     links: tuple[GpuLink, ...]
     inventory_complete: bool = False  # the PCI side listed every device (sysfs): no link means no GPU
+    attached: int | None = None  # how many GPUs the NVIDIA source says the host has (an excerpt may show fewer)
     conflicts: tuple[tuple[str, str, str, str], ...] = ()  # (bdf, field, kept, other) where sources disagree
 
 
@@ -99,4 +100,4 @@ def links_from_nvidia(ctx: FactContext) -> GpuLinks:
                              utilization=g.utilization_gpu, pstate=g.pstate))
     if not links:
         raise FactUnavailable("no GPU with a PCI address in the NVIDIA source")
-    return GpuLinks(tuple(links))
+    return GpuLinks(tuple(links), attached=nvidia.attached)

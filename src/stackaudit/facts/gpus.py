@@ -20,14 +20,17 @@ whole source that shows none: an excerpt, or a source that does not list GPUs, n
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
+from stackaudit.facts._parse import ParseError
 from stackaudit.facts.collect_env import CollectEnv
-from stackaudit.facts.nvidia import NvidiaGpus
+from stackaudit.facts.nvidia import NvidiaGpus, normalize_bdf
 from stackaudit.facts.pci import PCI_DEVICES, PciDevices
-from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, provider
+from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider
+from stackaudit.facts.sources import NCCL_TESTS
 from stackaudit.facts.topology import TopoMatrix, gpu_index
 from stackaudit.host.base import NotCaptured
 from stackaudit.host.source import file_key
@@ -36,6 +39,8 @@ NVIDIA_TITLE = "NVML / nvidia-smi"
 TOPOLOGY_TITLE = "`nvidia-smi topo -m`"
 PCI_TITLE = PCI_DEVICES
 COLLECT_ENV_TITLE = "collect_env / check_env report"
+NCCL_TESTS_TITLE = "nccl-tests header"
+KERNEL_LOG_TITLE = "the kernel log's NVRM lines"
 
 
 @dataclass(frozen=True)
@@ -255,3 +260,48 @@ def gpus_from_collect_env(ctx: FactContext) -> GpuInventory:
     if not report.gpu_models:
         raise FactUnavailable("the report lists no GPU (`No CUDA` / `Could not collect`)")
     return from_collect_env(report)
+
+
+# `#  Rank  0 Group  0 Pid 3884994 on gpu-node device  0 [0000:1a:00] NVIDIA L20` (nccl-tests >= 2.13);
+# `#   Rank  0 Pid  85517 on  host device  0 [0x52] A100-SXM4-40GB` (older: the PCI bus number alone).
+_RANK = re.compile(r"#\s+Rank\s+\d+\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+\S+\s+device\s+(\d+)\s+\[([^\]]+)\]\s+(.+?)\s*$")
+
+
+def parse_nccl_tests_gpus(text: str) -> GpuInventory:
+    """The GPUs an nccl-tests header lists, one per local device index (ranks on other hosts repeat them)."""
+    records: dict[int, GpuRecord] = {}
+    for line in text.splitlines():
+        m = _RANK.search(line)
+        if not m:
+            continue
+        index, bus, model = int(m.group(1)), m.group(2).lower(), m.group(3)
+        bdf = ""
+        if re.fullmatch(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}", bus):
+            bdf = normalize_bdf(bus + ".0") or ""
+        elif re.fullmatch(r"0x[0-9a-f]{1,2}", bus):
+            bdf = f"0000:{int(bus, 16):02x}:00.0"
+        records.setdefault(index, GpuRecord(index, bdf, model if model.startswith("NVIDIA") else f"NVIDIA {model}",
+                                            None, (NCCL_TESTS_TITLE,)))
+    if not records:
+        raise ParseError("no `# Rank N ... device N [bus] model` line")
+    gpus = tuple(records[i] for i in sorted(records))
+    # A rank on `device 7` proves eight local GPUs even when the excerpt shows that rank alone.
+    return GpuInventory(gpus=gpus, counts=((NCCL_TESTS_TITLE, max(len(gpus), max(records) + 1)),))
+
+
+@parser(NCCL_TESTS, feeds="gpus", kind=GpuInventory, rank=50)
+def gpus_from_nccl_tests(text: str) -> GpuInventory:
+    """The GPUs a pasted nccl-tests header lists: device index, bus, model."""
+    return parse_nccl_tests_gpus(text)
+
+
+@provider("gpus", GpuInventory, rank=60, title=KERNEL_LOG_TITLE)
+def gpus_from_kernel_log(ctx: FactContext) -> GpuInventory:
+    """GPUs the driver names in the kernel log (Xid and fallen-off-the-bus lines): BDFs, no count."""
+    from stackaudit.facts.gpu_events import GpuEvents
+
+    events = ctx.fact("gpu_events", GpuEvents)
+    bdfs = sorted({e.bdf for e in events.events if e.bdf})
+    if not bdfs:
+        raise FactUnavailable("the kernel log names no GPU")
+    return GpuInventory(gpus=tuple(GpuRecord(None, b, "", None, (KERNEL_LOG_TITLE,)) for b in bdfs))

@@ -1,8 +1,8 @@
 """Resource limits and security state of the audit's own process (/proc/self/limits, status).
 
 `parse_limits` reads any /proc/<pid>/limits (the runtime checks reuse it for the engine's
-processes). `ulimit -a` pasted from a shell is imported as /proc/self/limits with the hard
-column "unknown" (the shell shows soft limits only).
+processes). Where /proc/self/limits is not in the source, a pasted `ulimit -a` (bash, dash or zsh)
+answers `self_limits` with the hard column "unknown": the shell shows soft limits only.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
+from stackaudit.facts.sources import PROC_SELF_LIMITS, ULIMIT_A
 from stackaudit.host.base import read_optional
 
 # /proc/<pid>/limits row names, in the kernel's order, with their units (fs/proc/base.c lnames[]).
@@ -89,7 +90,7 @@ def parse_limits(text: str) -> ResourceLimits:
 
 
 def format_limits(values: dict[str, tuple[str, str]]) -> str:
-    """Write a /proc/<pid>/limits table (used by the `ulimit -a` importer and tests)."""
+    """Write a /proc/<pid>/limits table (for tests: a fake host's /proc/<pid>/limits)."""
     lines = [f"{'Limit':<26}{'Soft Limit':<21}{'Hard Limit':<21}{'Units':<10}"]
     for name, units in LIMIT_ROWS:
         if name in values:
@@ -98,16 +99,84 @@ def format_limits(values: dict[str, tuple[str, str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-@provider("self_limits", ResourceLimits)
+fact("self_limits", ResourceLimits, first_of, hint=ULIMIT_A.hint)
+
+
+@provider("self_limits", ResourceLimits, rank=10, title=PROC_SELF_LIMITS.title, hint=PROC_SELF_LIMITS.hint)
 def self_limits(ctx: FactContext) -> ResourceLimits:
     """The audit process's own resource limits (/proc/self/limits)."""
-    text = read_optional(ctx.host, "/proc/self/limits")
+    text = read_optional(ctx.host, PROC_SELF_LIMITS.path)
     if text is None:
-        raise FactUnavailable("/proc/self/limits is missing")
+        raise FactUnavailable(f"{PROC_SELF_LIMITS.path} is missing")
     try:
         return parse_limits(text)
     except ParseError as exc:
         raise FactUnavailable(str(exc)) from exc
+
+
+# --- pasted `ulimit -a` ------------------------------------------------------------------------------
+
+# ulimit option letter -> /proc/<pid>/limits row (bash's and zsh's letters; dash's names map to them)
+ULIMIT_ROWS = {
+    "t": "Max cpu time", "f": "Max file size", "d": "Max data size", "s": "Max stack size",
+    "c": "Max core file size", "m": "Max resident set", "u": "Max processes", "n": "Max open files",
+    "l": "Max locked memory", "v": "Max address space", "x": "Max file locks", "i": "Max pending signals",
+    "q": "Max msgqueue size", "e": "Max nice priority", "r": "Max realtime priority", "R": "Max realtime timeout",
+}
+# bash: `max locked memory       (kbytes, -l) 64`, `open files                      (-n) 1024`; the `(-n)`
+# marker is distinctive enough to allow a note typed after the value (`1024     <<< This is too small`).
+_BASH = re.compile(r"^\s*(?P<name>[A-Za-z][\w ./-]*?)\s+\((?:(?P<unit>[^,()]+(?:\([^)]*\))?[^,()]*),\s*)?-(?P<flag>[A-Za-z])\)"
+                   r"\s+(?P<value>unlimited|\d+)(?:\s+(?:<<<|<--|#|//).*)?\s*$")
+# zsh: `-l: locked-in-memory size (kbytes) 64`, `-n: file descriptors          1024`
+_ZSH = re.compile(r"^\s*-(?P<flag>[A-Za-z])(?:\s+\d+)?:\s+(?P<name>[\w ./-]+?)\s*(?:\((?P<unit>[^)]*)\))?\s+"
+                  r"(?P<value>unlimited|\d+)\s*$")
+# dash: `locked memory(kbytes) 64`, `nofiles              1024`
+_DASH_NAMES = {"time": "t", "file": "f", "data": "d", "stack": "s", "coredump": "c", "memory": "m",
+               "locked memory": "l", "process": "u", "nofiles": "n", "vmemory": "v", "locks": "x",
+               "rtprio": "r", "nice": "e", "sigpending": "i", "msgqueue": "q", "rttime": "R"}
+_DASH = re.compile(r"^\s*(?P<name>time|file|data|stack|coredump|memory|locked memory|process|nofiles|vmemory|"
+                   r"locks|rtprio|nice|sigpending|msgqueue|rttime|sbsize|swap|pipe)\s*(?:\((?P<unit>[^)]*)\))?\s+"
+                   r"(?P<value>unlimited|\d+)\s*$")
+
+
+def _factor(unit: str, shell: str) -> int:
+    """Bytes per unit a shell prints a limit in (bash's `blocks` are 1024 bytes, dash's 512)."""
+    unit = (unit or "").strip()
+    if unit.startswith("kbytes"):
+        return 1024
+    if unit.startswith("blocks"):
+        return 1024 if shell == "bash" else 512
+    if unit.startswith("512 bytes"):
+        return 512
+    return 1
+
+
+def ulimit_line(line: str) -> tuple[str, str, str, str] | None:
+    """(option letter, unit, value, shell) of one `ulimit -a` line; None for any other line."""
+    for shell, rx in (("bash", _BASH), ("zsh", _ZSH)):
+        m = rx.match(line)
+        if m:
+            return m.group("flag"), m.group("unit") or "", m.group("value"), shell
+    m = _DASH.match(line)
+    if m:
+        return _DASH_NAMES.get(m.group("name"), ""), m.group("unit") or "", m.group("value"), "dash"
+    return None
+
+
+@parser(ULIMIT_A, feeds="self_limits", kind=ResourceLimits, rank=20)
+def limits_from_ulimit_a(text: str) -> ResourceLimits:
+    """Soft resource limits of the shell it ran in (`ulimit -a`: bash, dash or zsh; hard limits unknown)."""
+    values: dict[str, tuple[str, str]] = {}
+    for line in text.splitlines():
+        entry = ulimit_line(line)
+        if entry is None or entry[0] not in ULIMIT_ROWS:
+            continue
+        flag, unit, value, shell = entry
+        soft = value if value == "unlimited" else str(int(value) * _factor(unit, shell))
+        values[ULIMIT_ROWS[flag]] = (soft, UNKNOWN)
+    if not values:
+        raise ParseError("no limit line in the `ulimit -a` output")
+    return ResourceLimits(values, ULIMIT_A.title)
 
 
 @dataclass(frozen=True)

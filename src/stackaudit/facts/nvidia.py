@@ -155,6 +155,9 @@ class GpuInfo:
     memory_total_mib: float | None = None
     memory_used_mib: float | None = sample_field()
     bar1_total_mib: float | None = None
+    # "None" on bare metal, "Pass-Through" in a VM the GPU is passed into, "VGPU" in a vGPU guest,
+    # "Host VGPU" / "Host VSGA" on the hypervisor (NVML nvmlDeviceGetVirtualizationMode).
+    virtualization_mode: str | None = None
     pcie_gen: int | None = sample_field()
     pcie_gen_max: int | None = None  # max of the link (min of device and host)
     pcie_gen_device_max: int | None = None

@@ -49,6 +49,12 @@ def _int(value: str | None) -> int | None:
     return int(m.group(0)) if m else None
 
 
+def _text(value: str | None) -> str | None:
+    """A text field as shown; N/A and empty are "not in the source"."""
+    value = (value or "").strip()
+    return value if value and value not in ("N/A", "[N/A]", "Unknown Error") else None
+
+
 def _float(value: str | None) -> float | None:
     text = _clean(value)
     if text is None:
@@ -271,6 +277,7 @@ def _gpu_from_xml(index: int, g: Node, gpu_id: str) -> GpuInfo:
         memory_total_mib=_float(g.get("fb_memory_usage/total")),
         memory_used_mib=_float(g.get("fb_memory_usage/used")),
         bar1_total_mib=_float(g.get("bar1_memory_usage/total")),
+        virtualization_mode=_text(g.get("gpu_virtualization_mode/virtualization_mode")),
         pcie_gen=_int(pcie.get("pcie_gen/current_link_gen")),
         pcie_gen_max=_int(pcie.get("pcie_gen/max_link_gen")),
         pcie_gen_device_max=_int(pcie.get("pcie_gen/max_device_link_gen")),
@@ -428,6 +435,7 @@ def _gpu_from_text(index: int, g: Node, bus: str) -> GpuInfo:
         memory_total_mib=_float(g.get("FB Memory Usage/Total")),
         memory_used_mib=_float(g.get("FB Memory Usage/Used")),
         bar1_total_mib=_float(g.get("BAR1 Memory Usage/Total")),
+        virtualization_mode=_text(g.get("GPU Virtualization Mode/Virtualization Mode")),
         pcie_gen=_int(link.get("PCIe Generation/Current")),
         pcie_gen_max=_int(link.get("PCIe Generation/Max")),
         pcie_gen_device_max=_int(link.get("PCIe Generation/Device Max")),

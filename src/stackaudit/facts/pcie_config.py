@@ -21,6 +21,7 @@ Without root, sysfs serves only the first 64 bytes of `config` (and lspci prints
 
 from __future__ import annotations
 
+import contextlib
 import re
 import struct
 from collections.abc import Iterable
@@ -36,7 +37,8 @@ from stackaudit.facts.pci import (
     gen_of,
 )
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
-from stackaudit.host.base import Host, NotCaptured, read_optional
+from stackaudit.facts.sources import IOMMU_GROUP_LISTING, LSPCI_PASTED, LSPCI_VVV
+from stackaudit.host.base import CommandResult, Host, NotCaptured, read_optional
 
 # -- register constants (pci_regs.h) -----------------------------------------------------------
 CAP_ID_EXP = 0x10
@@ -364,6 +366,8 @@ _REBAR_LINE = re.compile(r"^BAR\s+(\d+):\s+current size:\s*(\S+?)(?:,\s*supporte
 _SIZE = re.compile(r"^(\d+)([KMGTPE]?)B?$")
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50, "E": 1 << 60}
 # Capability detail keys lspci prints (ls-caps.c, ls-ecaps.c); a line with another key starts a section we skip.
+# `IOMMU Group 12:` over the `lspci -nns` lines of its devices (the listing of VFIO guides' scripts).
+IOMMU_GROUP_HEADING = re.compile(r"^\s*IOMMU [Gg]roup\s+(\d+)\s*:?\s*$")
 CAP_KEYS = ("DevCap", "DevCtl", "DevSta", "LnkCap", "LnkCtl", "LnkSta", "DevCap2", "DevCtl2", "LnkCap2", "LnkCtl2",
             "LnkSta2", "ACSCap", "ACSCtl", "UESta", "CESta")
 # Class and vendor names lspci prints without -nn, for the roles the checks need.
@@ -637,7 +641,12 @@ def parse_lspci(text: str) -> LspciOutput:
     loose: list[PcieConfig] = []
     i = 0
     n = len(lines)
+    group: int | None = None  # the `IOMMU Group N:` heading of a group listing the devices below are in
     while i < n:
+        if m := IOMMU_GROUP_HEADING.match(lines[i]):
+            group = int(m.group(1))
+            i += 1
+            continue
         header = LSPCI_HEADER.match(lines[i])
         if header and not lines[i].startswith(("\t\t", "        ")):
             j = i + 1
@@ -653,6 +662,8 @@ def parse_lspci(text: str) -> LspciOutput:
                      or any(b.startswith(("Kernel driver in use", "Kernel modules")) for b in filled)
                      or bool(_KEY.match(last) or _FLAG.search(last) or _REBAR_LINE.match(last)))
             dev = _device_from(header, body, whole)
+            if group is not None and dev.iommu_group is None:
+                dev = replace(dev, iommu_group=group)
             devices[dev.bdf] = _merge(devices[dev.bdf], dev) if dev.bdf in devices else dev
             i = j
             continue
@@ -681,7 +692,7 @@ def parse_lspci(text: str) -> LspciOutput:
 
 # -- the `pcie` fact ------------------------------------------------------------------------------
 
-LSPCI_ARGV = ("lspci", "-D", "-nn", "-vvv")
+LSPCI_ARGV = LSPCI_VVV.argv
 ASPM_POLICY = "/sys/module/pcie_aspm/parameters/policy"
 
 
@@ -805,21 +816,38 @@ def _lspci_paths(out: LspciOutput) -> dict[str, tuple[str, ...]]:
     return paths
 
 
-def _run_lspci(host: Host) -> tuple[LspciOutput | None, str]:
+def read_lspci(host: Host) -> tuple[LspciOutput | None, str]:
     """`lspci -D -nn -vvv` from the source; (None, why) when absent."""
     if host.meta.source == "live" and host.meta.path not in ("", "/"):
         # --root: commands run on this machine, not on the mounted host; its lspci would describe the wrong box.
         return None, "lspci is not run for a host mounted under --root"
     try:
-        result = host.run(list(LSPCI_ARGV))
+        result: CommandResult | None = host.run(list(LSPCI_ARGV))
     except NotCaptured:
-        return None, "`lspci -vvv` is not in the source"
-    if result.not_found:
-        return None, "lspci is not installed (package pciutils)"
-    if not result.ok or not result.stdout.strip():
-        return None, f"`lspci -vvv` failed: {(result.stderr or '').strip()[:200]}"
+        result = None
+    if result is not None and host.provenance(LSPCI_VVV.key).origin != "pasted":
+        # A host that runs lspci (live, or its snapshot): its own listing, nothing else.
+        if result.not_found:
+            return None, "lspci is not installed (package pciutils)"
+        if not result.ok or not result.stdout.strip():
+            return None, f"`lspci -vvv` failed: {(result.stderr or '').strip()[:200]}"
+        texts = [result.stdout]
+    else:
+        # A paste: every listing it shows, whatever the flags (the parser merges a device shown twice).
+        texts = [result.stdout] if result is not None and result.ok else []
+        for source in LSPCI_PASTED:
+            try:
+                pasted = host.run(list(source.argv))
+            except NotCaptured:
+                continue
+            if pasted.ok:
+                texts.append(pasted.stdout)
+        with contextlib.suppress(NotCaptured):
+            texts.append(host.doc(IOMMU_GROUP_LISTING.name))
+        if not texts:
+            return None, "`lspci -vvv` is not in the source"
     try:
-        return parse_lspci(result.stdout), ""
+        return parse_lspci("\n\n".join(t.strip("\n") for t in texts) + "\n"), ""
     except ParseError as exc:
         return None, f"`lspci -vvv` output not understood: {exc}"
 
@@ -882,7 +910,7 @@ def pcie(ctx: FactContext) -> PcieFacts:
     """PCIe registers of GPUs, NVSwitches, NICs and their bridges (config space as root, else `lspci -vvv`)."""
     host = ctx.host
     pci = ctx.optional("pci", PciDevices)
-    lspci, lspci_note = _run_lspci(host)
+    lspci, lspci_note = read_lspci(host)
     policy = _aspm_policy(host)
     if pci is None and lspci is None:
         if host.meta.source == "live":

@@ -32,6 +32,22 @@ class Virtualization:
         return self.vm not in ("none", "")
 
 
+def _gpu_virtualization(ctx: FactContext) -> tuple[str, str] | None:
+    """What the driver says of its GPUs (nvidia-smi `GPU Virtualization Mode`): `Pass-Through` and `VGPU`
+    are guests (a VM), `None` is "bare metal GPU" (NVML nvmlGpuVirtualizationMode_t:
+    https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceEnumvs.html); None when not shown."""
+    from stackaudit.facts.nvidia import NvidiaGpus
+
+    nvidia = ctx.optional("nvidia", NvidiaGpus)
+    modes = sorted({g.virtualization_mode for g in (nvidia.gpus if nvidia else ()) if g.virtualization_mode})
+    if not modes:
+        return None
+    guest = [m for m in modes if m in ("Pass-Through", "VGPU")]
+    if guest:
+        return "vm", f"nvidia-smi GPU Virtualization Mode: {guest[0]} (a virtual machine)"
+    return "none", f"nvidia-smi GPU Virtualization Mode: {', '.join(modes)}"
+
+
 @provider("virtualization", Virtualization)
 def virtualization(ctx: FactContext) -> Virtualization:
     """Virtual machine or not (`systemd-detect-virt --vm`, else lscpu and DMI)."""
@@ -47,6 +63,9 @@ def virtualization(ctx: FactContext) -> Virtualization:
     cpu = ctx.optional("cpu", CpuInfo)
     if cpu is not None and (cpu.hypervisor_vendor or "hypervisor" in cpu.flags):
         return Virtualization((cpu.hypervisor_vendor or "unknown").lower(), "lscpu Hypervisor vendor")
+    gpu_mode = _gpu_virtualization(ctx)
+    if gpu_mode is not None and gpu_mode[0] != "none":
+        return Virtualization(*gpu_mode)
     try:
         dmi = " ".join(
             (read_optional(host, f"/sys/class/dmi/id/{name}") or "").strip() for name in ("sys_vendor", "product_name")
@@ -56,8 +75,11 @@ def virtualization(ctx: FactContext) -> Virtualization:
     for marker, name in _DMI_HYPERVISORS.items():
         if marker in dmi:
             return Virtualization(name, f"DMI: {dmi.strip()}")
-    if cpu is not None:
+    if cpu is not None and cpu.complete:
+        # A whole lscpu prints `Hypervisor vendor:` in a VM; an excerpt may have cut it.
         return Virtualization("none", "lscpu shows no hypervisor")
+    if gpu_mode is not None:
+        return Virtualization(*gpu_mode)
     if dmi.strip():
         return Virtualization("none", f"DMI: {dmi.strip()}")
     raise FactUnavailable("no source tells whether this is a virtual machine",

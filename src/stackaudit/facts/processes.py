@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import ParseError, parse_cpulist
-from stackaudit.facts.limits import parse_limits
+from stackaudit.facts.limits import ResourceLimits, parse_limits
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.host.base import Host, NotCaptured, read_text
 
@@ -481,7 +481,10 @@ def serving_processes(ctx: FactContext) -> ServingProcesses:
         # A pasted `ulimit -a` shows the shell's own limits but no process list.
         current = _self_details(host)
         if current is None:
-            raise
+            own = ctx.optional("self_limits", ResourceLimits)  # /proc/self/limits, else a pasted `ulimit -a`
+            if own is None:
+                raise
+            current = ProcessInfo(pid=0, ppid=None, comm="", argv=(), limits=dict(own.values))
         return ServingProcesses((), current=current, listed=False)
     pids = sorted(int(n) for n in names if n.isdecimal())
     argvs: dict[int, tuple[str, ...]] = {}

@@ -61,3 +61,20 @@ def rdma_from_topology(ctx: FactContext) -> RdmaDevices:
     if not names:
         raise FactUnavailable("the `nvidia-smi topo -m` legend names no RDMA NIC")
     return RdmaDevices(names)
+
+
+# RDMA drivers bind only to their own HCAs (mlx5_ib on ConnectX, bnxt_re on Broadcom NetXtreme-E, irdma on
+# Intel E810, efa on AWS EFA, ionic_rdma on AMD Pensando, qedr on Marvell): loaded, the host has such a NIC.
+_RDMA_MODULES = ("mlx5_ib", "mlx4_ib", "bnxt_re", "irdma", "efa", "ionic_rdma", "qedr", "hns_roce_hw_v2")
+
+
+@provider("rdma", RdmaDevices, rank=40, title="RDMA driver modules (`lsmod`)")
+def rdma_from_modules(ctx: FactContext) -> RdmaDevices:
+    """RDMA NIC drivers among the loaded kernel modules (`lsmod`: mlx5_ib, bnxt_re, irdma, efa, ...)."""
+    from stackaudit.facts.system import LoadedModules
+
+    modules = ctx.fact("modules", LoadedModules)
+    loaded = tuple(m for m in _RDMA_MODULES if m in modules)
+    if not loaded:
+        raise FactUnavailable("no RDMA NIC driver among the loaded modules")
+    return RdmaDevices(tuple(f"{m} (driver loaded)" for m in loaded))

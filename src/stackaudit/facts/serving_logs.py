@@ -120,7 +120,8 @@ class ServingLog:
     custom_ar_disabled: tuple[tuple[str, str], ...] = ()  # (reason code, line)
     p2p_cache_paths: tuple[str, ...] = ()  # cache files vLLM read or wrote
     p2p_cache_generated: bool = False  # "generating GPU P2P access cache": the real probe ran
-    p2p_failures: tuple[str, ...] = ()  # "P2P is not supported", "peer access is not supported", NCCL P2P warnings
+    # "P2P is not supported", "peer access is not supported", NCCL's "Could not enable P2P between dev"
+    p2p_failures: tuple[str, ...] = ()
     nccl_version: str = ""
     channels: tuple[NcclChannel, ...] = ()
     nccl_hosts: tuple[str, ...] = ()  # hostnames in NCCL lines (more than one: multi-node)
@@ -211,8 +212,10 @@ def parse_serving_log(text: str) -> ServingLog:
         if m:
             cache_paths.append(m.group(1))
             generated = generated or "generating" in low
+        # NCCL src/transport/p2p.cc: INFO "Could not enable P2P between dev %d(=%lx) and dev %d(=%lx)"
+        # when cudaDeviceCanAccessPeer says no: NCCL then routes that pair through SHM or the network.
         if ("p2p is not supported" in low or "peer access is not supported" in low
-                or "p2p is disabled between nvlink" in low):
+                or "p2p is disabled between nvlink" in low or "could not enable p2p between dev" in low):
             p2p_fail.append(text_l)
         m = _NCCL_VERSION.search(text_l)
         if m and not version:
@@ -463,7 +466,9 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
             settings.append(NcclSetting(name, value, path, "", 2))
     log = ctx.optional("serving_log", ServingLog)
     if log is not None and (log.nccl_version or log.channels or log.nccl_env):
-        engine_seen = True
+        # A pasted log is an excerpt: its `set by environment` lines show what was set, but their absence
+        # proves nothing (the lines shown may end before NCCL echoes its environment).
+        engine_seen = engine_seen or bool(log.nccl_env)
         sources.append("NCCL log")
         for name, value in log.nccl_env.items():
             settings.append(NcclSetting(name, value, "NCCL log (`set by environment`)", log.engine, 1))

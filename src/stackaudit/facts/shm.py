@@ -1,21 +1,25 @@
 """/dev/shm: its size and use, the device it lives on, and logind's RemoveIPC.
 
-Size comes from `df -k -P /dev/shm` (what the kernel reports) and, where df is missing, from
-the tmpfs `size=` option in /proc/self/mountinfo or /proc/mounts. The mount's device number
+Size comes from `df -k -P /dev/shm` (what the kernel reports) or a pasted df table in any of its
+flavours (`df -h`, `df -h /dev/shm`, `df -T`...: facts/sources.py DF_TABLES) and, where df is missing,
+from the tmpfs `size=` option in /proc/self/mountinfo or /proc/mounts. The mount's device number
 (`major:minor`) is what NCCL compares between ranks to decide whether they can share memory.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError, parse_size_kib
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.facts.sources import DF_SHM, DF_TABLES, SHM_PATH
 from stackaudit.host.base import Host, NotCaptured, read_or_none
+from stackaudit.host.source import Source
 
-SHM = "/dev/shm"
-DF_ARGV = ("df", "-k", "-P", SHM)
+SHM = SHM_PATH
+DF_ARGV = DF_SHM.argv
 
 
 @dataclass(frozen=True)
@@ -129,6 +133,86 @@ def parse_df(text: str) -> tuple[DfRow, ...]:
     return tuple(rows)
 
 
+DF_HEADER = re.compile(
+    r"^\s*Filesystem\s+(?:Type\s+)?(?P<unit>1K-blocks|1024-blocks|Size|1B-blocks|\d+[KMG]?-blocks|512-blocks)\s+"
+    r"Used\s+Avail(?:able)?\s+(?:Use%|Capacity)\s+Mounted\s+on\s*$"
+)
+_HUMAN = re.compile(r"^(\d+(?:[.,]\d+)?)([KMGTPE]?)i?B?$")
+_HUMAN_FACTORS = {"": 1, "K": 1, "M": 1024, "G": 1024**2, "T": 1024**3, "P": 1024**4, "E": 1024**5}
+
+
+def df_kib(value: str, unit: str) -> int | None:
+    """A df column value in KiB, given the header's unit column. Human sizes (`64M`, `1.5T`) are powers of
+    1024, as `df -h` prints them."""
+    if unit == "Size":
+        m = _HUMAN.match(value)
+        if not m:
+            return None
+        return round(float(m.group(1).replace(",", ".")) * _HUMAN_FACTORS[m.group(2)])
+    if not value.isdecimal():
+        return None
+    n = int(value)
+    if unit == "1B-blocks":
+        return n // 1024
+    if unit == "512-blocks":
+        return n // 2
+    m = re.match(r"(\d+)([KMG]?)-blocks", unit)
+    if m and unit not in ("1K-blocks", "1024-blocks"):
+        block = int(m.group(1)) * {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}[m.group(2)]
+        return n * block // 1024
+    return n
+
+
+def df_rows(lines: Sequence[str], start: int, unit: str, typed: bool) -> tuple[list[DfRow], int]:
+    """The rows after a df header at `start` - 1, in KiB, and the index where they end."""
+    rows: list[DfRow] = []
+    i = start
+    pending = ""
+    ncols = 7 if typed else 6
+    while i < len(lines):
+        parts = (pending + " " + lines[i]).split() if pending else lines[i].split()
+        if len(parts) == 1 and not pending and i + 1 < len(lines):
+            pending = parts[0]  # a long filesystem name wrapped onto its own line
+            i += 1
+            continue
+        if len(parts) < ncols or not parts[ncols - 2].rstrip("%").replace("-", "").isdecimal():
+            break
+        pending = ""
+        cols = parts[2:] if typed else parts[1:]
+        size, used, avail = (df_kib(cols[0], unit), df_kib(cols[1], unit), df_kib(cols[2], unit))
+        if size is None or used is None or avail is None:
+            break
+        rows.append(DfRow(parts[0], size, used, avail, " ".join(parts[ncols - 1:])))
+        i += 1
+    return rows, (i - 1 if pending else i)
+
+
+def parse_df_table(text: str) -> tuple[DfRow, ...]:
+    """Parse df in any of its flavours (`df`, `-h`, `-k`, `-P`, `-B1`, `-T`), sizes in KiB; every table
+    in the text (one source pasted twice) in order."""
+    lines = text.splitlines()
+    rows: list[DfRow] = []
+    for i, line in enumerate(lines):
+        m = DF_HEADER.match(line)
+        if m:
+            rows.extend(df_rows(lines, i + 1, m.group("unit"), " Type " in line)[0])
+    if not rows:
+        raise ParseError("not a df table")
+    return tuple(rows)
+
+
+def read_df(host: Host, sources: Sequence[Source] = DF_TABLES) -> tuple[Source, str] | None:
+    """The first of these df sources the host shows, with its output. A host that runs commands answers
+    the first (a failed df is an answer too); a paste answers the one it recorded."""
+    for source in sources:
+        try:
+            result = host.run(list(source.argv))
+        except NotCaptured:
+            continue
+        return (source, result.stdout) if result.ok else None
+    return None
+
+
 def parse_logind_remove_ipc(texts: list[str]) -> bool:
     """RemoveIPC from logind.conf and its drop-ins, in order (last wins; default yes)."""
     value = True
@@ -188,17 +272,18 @@ def shm(ctx: FactContext) -> ShmInfo:
         break
     size = used = avail = None
     mounted_on = SHM if mount else ""
-    try:
-        result = host.run(list(DF_ARGV))
-    except NotCaptured:
-        result = None
-    if result is not None and result.ok:
+    found = read_df(host)
+    if found is not None:
+        source, text = found
         try:
-            row = parse_df(result.stdout)[-1]
+            rows = parse_df_table(text)
         except ParseError:
-            row = None
+            rows = ()
+        # `df /dev/shm` shows the mount /dev/shm is on (its last row); a whole table, the /dev/shm row if any.
+        queried = source.argv[-1] == SHM
+        row = rows[-1] if rows and queried else next((r for r in reversed(rows) if r.mounted_on == SHM), None)
         if row is not None:
-            sources.append("df -k -P /dev/shm")
+            sources.append(" ".join(source.argv))
             evidence.append(f"df: {row.filesystem} {row.size_kib}K size, {row.used_kib}K used, mounted on {row.mounted_on}")
             size, used, avail, mounted_on = row.size_kib * 1024, row.used_kib * 1024, row.avail_kib * 1024, row.mounted_on
     if size is None and mount is not None and mount.fs_type == "tmpfs":

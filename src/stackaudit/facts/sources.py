@@ -19,23 +19,121 @@ NUMACTL_H = Source("numactl_h", "`numactl -H`", argv=("numactl", "-H"), hint="pa
 PROC_MODULES = Source("proc_modules", "/proc/modules", path="/proc/modules", hint="paste `lsmod`")
 LSMOD = Source("lsmod", "`lsmod`", argv=("lsmod",), hint="paste `lsmod`")
 DMESG = Source("dmesg", "`dmesg`", argv=("dmesg",), hint="paste `sudo dmesg` (the whole log, from boot)")
+PROC_SYS = Source("proc_sys", "/proc/sys", path="/proc/sys", hint="paste `sysctl -a`")
+# A pasted `sysctl -a` is recorded here whether whole or grepped; the parser tells which by its size.
+SYSCTL_A = Source("sysctl_a", "`sysctl -a`", argv=("sysctl", "-a"),
+                  hint="paste `sysctl -a` (or `sysctl kernel.numa_balancing vm.swappiness`)")
+PROC_SELF_LIMITS = Source("proc_self_limits", "/proc/self/limits", path="/proc/self/limits", hint="paste `ulimit -a`")
+# A shell builtin (bash, dash, zsh): no argv runs it without a shell, so it is a pasted document only.
+ULIMIT_A = Source("ulimit_a", "`ulimit -a`", doc=True, hint="paste `ulimit -a` from the shell that starts the engine")
+
+# --- df ------------------------------------------------------------------------------------------
+SHM_PATH = "/dev/shm"
+# What the shm fact runs live, then the whole table (the container fact reads its root filesystem).
+DF_SHM = Source("df_shm", "`df -k -P /dev/shm`", argv=("df", "-k", "-P", SHM_PATH), hint="paste `df -h /dev/shm`")
+DF_K_P = Source("df_k_p", "`df -k -P`", argv=("df", "-k", "-P"), hint="paste `df -h`")
+
+
+def _df_source(flags: tuple[str, ...], path: str) -> Source:
+    argv = ("df", *flags, *((path,) if path else ()))
+    name = "_".join(a.strip("-/").replace("/", "_").lower() for a in argv if a.strip("-/"))
+    return Source(name, f"`{' '.join(argv)}`", argv=argv, hint="paste `df -h /dev/shm`" if path else "paste `df -h`")
+
+
+# A pasted df table, recorded under the argv it shows: its prompt line's where that is one of these, else
+# the flags its header shows (`Size` for -h, `1K-blocks` for none, `1024-blocks` for -P, `Type` for -T).
+DF_PASTED: tuple[Source, ...] = tuple(
+    _df_source((*flags, *typed), path)
+    for path in (SHM_PATH, "")
+    for flags in (("-h",), (), ("-P",), ("-B1",), ("-k",))
+    for typed in ((), ("-T",))
+)
+DF_TABLES: tuple[Source, ...] = (DF_SHM, DF_K_P, *DF_PASTED)
+
+# --- CPU frequency and idle states -------------------------------------------------------------
+CPUFREQ_SYSFS = Source("cpufreq_sysfs", "/sys/devices/system/cpu/cpufreq", path="/sys/devices/system/cpu/cpufreq",
+                       hint="paste `cpupower frequency-info`")
+CPUIDLE_SYSFS = Source("cpuidle_sysfs", "/sys/devices/system/cpu/cpuidle", path="/sys/devices/system/cpu/cpuidle",
+                       hint="paste `cpupower idle-info`")
+# Read alongside the idle states: the PM QoS limit and what may have set it.
+CPU_DMA_LATENCY = Source("cpu_dma_latency", "/dev/cpu_dma_latency", path="/dev/cpu_dma_latency",
+                         hint="run the audit on the host as root")
+TUNED_ACTIVE_PROFILE = Source("tuned_active_profile", "/etc/tuned/active_profile", path="/etc/tuned/active_profile",
+                              hint="paste `tuned-adm active`")
+INTEL_IDLE_MAX_CSTATE = Source("intel_idle_max_cstate", "/sys/module/intel_idle/parameters/max_cstate",
+                               path="/sys/module/intel_idle/parameters/max_cstate",
+                               hint="paste `cat /sys/module/intel_idle/parameters/max_cstate`")
+CPUPOWER_FREQUENCY_INFO = Source("cpupower_frequency_info", "`cpupower frequency-info`",
+                                 argv=("cpupower", "frequency-info"), hint="paste `cpupower frequency-info`")
+CPUPOWER_IDLE_INFO = Source("cpupower_idle_info", "`cpupower idle-info`", argv=("cpupower", "idle-info"),
+                            hint="paste `cpupower idle-info`")
 
 # --- NVIDIA --------------------------------------------------------------------------------------
 NVML = Source("nvml", "NVML", nvml=True, hint="run on the host with the NVIDIA driver loaded")
 NVSMI_XML = Source("nvsmi_xml", "`nvidia-smi -q -x`", argv=("nvidia-smi", "-q", "-x"), hint="paste `nvidia-smi -q`")
 NVSMI_QUERY = Source("nvsmi_query", "`nvidia-smi -q`", argv=("nvidia-smi", "-q"), hint="paste `nvidia-smi -q`")
 NVSMI_TABLE = Source("nvsmi_table", "`nvidia-smi`", argv=("nvidia-smi",), hint="paste `nvidia-smi`")
+NVSMI_TOPO_M = Source("nvsmi_topo_m", "`nvidia-smi topo -m`", argv=("nvidia-smi", "topo", "-m"),
+                      hint="paste `nvidia-smi topo -m`")
+NVSMI_NVLINK_S = Source("nvsmi_nvlink_s", "`nvidia-smi nvlink -s`", argv=("nvidia-smi", "nvlink", "-s"),
+                        hint="paste `nvidia-smi nvlink -s`")
+
+
+def _p2p_source(mode: str) -> Source:
+    argv = ("nvidia-smi", "topo", "-p2p", mode)
+    return Source(f"nvsmi_p2p_{mode}", f"`{' '.join(argv)}`", argv=argv, hint="paste `nvidia-smi topo -p2p rw`")
+
+
+# `nvidia-smi topo -p2p <cap>`: read/write (rw, r, w), NVLink (n), atomics (a), prop (p) status.
+NVSMI_P2P: dict[str, Source] = {mode: _p2p_source(mode) for mode in ("rw", "r", "w", "n", "a", "p")}
+# A pasted -p2p matrix with no command line above it: which capability it shows is not in the paste.
+NVSMI_P2P_UNNAMED = Source("nvsmi_p2p_matrix", "pasted `nvidia-smi topo -p2p` matrix (capability not shown)",
+                           doc=True, hint="paste `nvidia-smi topo -p2p rw` with its command line")
 
 # --- PCI and RDMA ----------------------------------------------------------------------------------
 PCI_SYSFS = Source("pci_sysfs", "/sys/bus/pci/devices", path="/sys/bus/pci/devices")
 LSPCI_VVV = Source("lspci_vvv", "`lspci -vvv`", argv=("lspci", "-D", "-nn", "-vvv"), hint="paste `sudo lspci -vvv`")
+
+
+def _lspci_source(flags: tuple[str, ...]) -> Source:
+    argv = ("lspci", *flags)
+    name = "_".join(["lspci", *(f.strip("-").lower() for f in flags)]) + "_pasted"
+    return Source(name, f"`{' '.join(argv)}`", argv=argv, hint="paste `sudo lspci -vvv`")
+
+
+# A pasted listing, recorded under the argv it shows: its prompt line's where that is one of these, else
+# the flags its lines show (a domain in the addresses: -D; `[0302]` class codes: -nn; indented detail: -vvv).
+LSPCI_PASTED: tuple[Source, ...] = tuple(
+    _lspci_source((*domain, *ids, *verbose))
+    for domain in ((), ("-D",)) for ids in ((), ("-nn",)) for verbose in ((), ("-v",), ("-vv",), ("-vvv",))
+    if (*domain, *ids, *verbose) != LSPCI_VVV.argv[1:]
+)
+# The listing VFIO guides print (`IOMMU Group N:` headings over `lspci -nns` lines): a script's output.
+IOMMU_GROUP_LISTING = Source("iommu_group_listing", "pasted IOMMU group listing", doc=True,
+                             hint="paste the IOMMU group listing (`IOMMU Group N:` and its lspci -nns lines)")
 INFINIBAND_SYSFS = Source("infiniband_sysfs", "/sys/class/infiniband", path="/sys/class/infiniband",
                           hint="paste `ls /sys/class/infiniband` or an NCCL_DEBUG=INFO log")
+
+# --- containers ------------------------------------------------------------------------------------
+DOCKER_PS = Source("docker_ps", "`docker ps -q`", argv=("docker", "ps", "-q"), hint="paste `docker inspect <container>`")
+# `docker inspect <name>` names containers the audit cannot know in advance: a pasted document.
+DOCKER_INSPECT = Source("docker_inspect", "pasted `docker inspect`", doc=True,
+                        hint="paste `docker inspect <container>` (run on the Docker host)")
+
+# --- engine environment reports ---------------------------------------------------------------------
+COLLECT_ENV = Source("collect_env", "`python3 -m vllm.collect_env`", argv=("python3", "-m", "vllm.collect_env"),
+                     hint="paste `python3 -m vllm.collect_env`")
+CHECK_ENV = Source("check_env", "`python3 -m sglang.check_env`", argv=("python3", "-m", "sglang.check_env"),
+                   hint="paste `python3 -m sglang.check_env`")
 
 # --- documents with no place on a host --------------------------------------------------------------
 # One pasted log holds the engine's own lines (vLLM, SGLang) and NCCL's INFO/WARN lines, in order.
 ENGINE_LOG = Source("engine_log", "pasted engine / NCCL log", doc=True,
                     hint="paste the server's log (with NCCL_DEBUG=INFO for NCCL lines)")
 
-ALL: tuple[Source, ...] = tuple(v for v in globals().values() if isinstance(v, Source))
+# nccl-tests (all_reduce_perf ...) output: its header names each rank's GPU.
+NCCL_TESTS = Source("nccl_tests", "pasted nccl-tests output", doc=True, hint="paste the all_reduce_perf output")
+
+ALL: tuple[Source, ...] = (*(v for v in globals().values() if isinstance(v, Source)), *DF_PASTED, *LSPCI_PASTED,
+                           *NVSMI_P2P.values())
 BY_NAME: dict[str, Source] = {s.name: s for s in ALL}

@@ -16,9 +16,11 @@ from stackaudit.facts.sources import (
     NUMACTL_H,
     PROC_CMDLINE,
     PROC_MODULES,
+    PROC_SYS,
+    SYSCTL_A,
     UNAME,
 )
-from stackaudit.host.base import read_optional, read_text
+from stackaudit.host.base import NotCaptured, read_optional, read_text
 
 # --- kernel (uname -a) -----------------------------------------------------------------------
 
@@ -159,7 +161,7 @@ def cmdline(ctx: FactContext) -> KernelCmdline:
     try:
         return parse_cmdline(read_text(ctx.host, PROC_CMDLINE.path))
     except FileNotFoundError as exc:
-        raise FactUnavailable("/proc/cmdline is missing") from exc
+        raise FactUnavailable(f"{PROC_CMDLINE.path} is missing") from exc
     except ParseError as exc:
         raise FactUnavailable(str(exc)) from exc
 
@@ -187,7 +189,7 @@ def cmdline_from_log(ctx: FactContext) -> KernelCmdline:
 
 
 @dataclass(frozen=True)
-class CpuInfo:
+class CpuInfo(Sourced):
     vendor: str = ""
     model_name: str = ""
     family: int | None = None
@@ -243,18 +245,10 @@ def parse_lscpu(text: str) -> CpuInfo:
     )
 
 
-@provider("cpu", CpuInfo)
-def cpu(ctx: FactContext) -> CpuInfo:
+@parser(LSCPU, feeds="cpu", kind=CpuInfo, rank=10)
+def cpu(text: str) -> CpuInfo:
     """CPU vendor, model, family, sockets and hypervisor (`lscpu`)."""
-    result = ctx.host.run(["lscpu"])
-    if result.not_found:
-        raise FactUnavailable("lscpu is not installed", "install util-linux")
-    if not result.ok:
-        raise FactUnavailable(f"lscpu failed: {result.stderr.strip()[:200]}")
-    try:
-        return parse_lscpu(result.stdout)
-    except ParseError as exc:
-        raise FactUnavailable(str(exc)) from exc
+    return parse_lscpu(text)
 
 
 # --- NUMA (sysfs) ----------------------------------------------------------------------------
@@ -482,6 +476,9 @@ SYSCTL_KEYS = (
 
 @dataclass(frozen=True)
 class Sysctls:
+    """The values of SYSCTL_KEYS; a key in `absent` does not exist on this kernel, one in `unreadable`
+    could not be read or is not in the source (a grepped `sysctl -a` says nothing of the keys it hid)."""
+
     values: dict[str, str]
     absent: frozenset[str] = frozenset()
     unreadable: frozenset[str] = frozenset()
@@ -490,27 +487,77 @@ class Sysctls:
         return self.values.get(key)
 
 
+fact("sysctls", Sysctls, first_of, hint=SYSCTL_A.hint)
+
+
 def sysctl_path(key: str) -> str:
-    return "/proc/sys/" + key.replace(".", "/")
+    return PROC_SYS.path + "/" + key.replace(".", "/")
 
 
-@provider("sysctls", Sysctls)
+@provider("sysctls", Sysctls, rank=10, title=PROC_SYS.title, hint=PROC_SYS.hint)
 def sysctls(ctx: FactContext) -> Sysctls:
     """Kernel tunables the checks read (/proc/sys)."""
-    from stackaudit.host.base import NotCaptured
-
     values: dict[str, str] = {}
     absent: set[str] = set()
     unreadable: set[str] = set()
+    not_captured: set[str] = set()
     for key in SYSCTL_KEYS:
         try:
             values[key] = read_text(ctx.host, sysctl_path(key)).strip()
         except FileNotFoundError:
             absent.add(key)
-        except (PermissionError, NotCaptured):
+        except NotCaptured:
+            not_captured.add(key)
+        except OSError:  # permission denied (EACCES/EPERM) or an I/O error
             unreadable.add(key)
-        except OSError:
-            unreadable.add(key)
+    if not_captured == set(SYSCTL_KEYS):
+        # Nothing of /proc/sys in this source: "not in the source", and the next alternative may answer.
+        raise NotCaptured(PROC_SYS.path)
     if not values and not absent:
-        raise FactUnavailable("no kernel tunables in this source")
-    return Sysctls(values, frozenset(absent), frozenset(unreadable))
+        raise FactUnavailable(f"no key under {PROC_SYS.path} is readable", "run as root")
+    return Sysctls(values, frozenset(absent), frozenset(unreadable | not_captured))
+
+
+# `key = value` as `sysctl -a` prints it: dots separate the path, a slash stands for a dot in a name
+# (net.ipv4.conf.eth0/100.rp_filter); top-level directories of /proc/sys only, so prose is not taken.
+_SYSCTL_TOP = ("abi", "crypto", "debug", "dev", "fs", "kernel", "net", "sunrpc", "user", "vm")
+SYSCTL_LINE = re.compile(rf"^\s*((?:{'|'.join(_SYSCTL_TOP)})\.[A-Za-z0-9_.\-/:@+]+) = (.*)$")
+# What sysctl prints on stderr for a key it cannot read (interleaved with stdout in a terminal paste).
+SYSCTL_CHATTER = re.compile(r"^\s*sysctl: (?:permission denied on key|reading key|cannot stat)\s*['\"]?([\w.\-/]+)")
+# Keys a whole `sysctl -a` shows at least (kernel, vm and fs each have dozens); a grep shows far fewer.
+SYSCTL_WHOLE_MIN_KEYS = 200
+
+
+def parse_sysctl_lines(lines: Sequence[str]) -> tuple[dict[str, str], set[str]]:
+    """(values by key, keys reported as unreadable) from `sysctl -a` lines; other lines ignored."""
+    values: dict[str, str] = {}
+    denied: set[str] = set()
+    for line in lines:
+        m = SYSCTL_LINE.match(line)
+        if m:
+            values.setdefault(m.group(1), m.group(2).rstrip())
+            continue
+        c = SYSCTL_CHATTER.match(line)
+        if c:
+            denied.add(c.group(1).strip("'\""))
+    return values, denied
+
+
+def sysctl_a_is_whole(values: dict[str, str]) -> bool:
+    """Whether `sysctl -a` output is whole, not grepped: hundreds of keys from kernel, vm and fs."""
+    tops = {k.split(".", 1)[0] for k in values}
+    return len(values) >= SYSCTL_WHOLE_MIN_KEYS and {"kernel", "vm", "fs"} <= tops
+
+
+@parser(SYSCTL_A, feeds="sysctls", kind=Sysctls, rank=20)
+def sysctls_from_sysctl_a(text: str) -> Sysctls:
+    """Kernel tunables the checks read (`sysctl -a`: a key a whole output lacks is absent; one a grep
+    lacks is unknown)."""
+    values, denied = parse_sysctl_lines(text.splitlines())
+    if not values and not denied:
+        raise ParseError("no `key = value` line in the `sysctl -a` output")
+    whole = sysctl_a_is_whole(values)
+    wanted = {k: values[k] for k in SYSCTL_KEYS if k in values}
+    missing = {k for k in SYSCTL_KEYS if k not in values and k not in denied}
+    unreadable = {k for k in SYSCTL_KEYS if k in denied} | (set() if whole else missing)
+    return Sysctls(wanted, frozenset(missing if whole else ()), frozenset(unreadable))

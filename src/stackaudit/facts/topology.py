@@ -15,9 +15,10 @@ not supported, `NS` not supported, `DR` disabled by regkey, `U` unknown.
 
 Providers: `gpu_topology` runs `nvidia-smi topo -m` and `gpu_p2p` runs `nvidia-smi topo -p2p rw`
 (each its own fact, so the engine runs them in parallel with everything else, each under a
-timeout), only where the PCI bus shows an NVIDIA GPU. Pasted text is recorded under the same argv
-by the importers (importers/topology.py, and importers/collect_env.py for the matrix inside a
-vLLM `collect_env` / SGLang `check_env` report). `nvlink_status` is read from a pasted or
+timeout), only where the PCI bus shows an NVIDIA GPU. Pasted text is recorded verbatim under the
+argv it shows (importers/topology.py); where no `topo -m` is in the source, `gpu_topology` takes the
+matrix inside a pasted vLLM `collect_env` / SGLang `check_env` report, and `gpu_p2p` a pasted `-p2p r`,
+`-p2p w` or a matrix whose command line is not shown. `nvlink_status` is read from a pasted or
 recorded `nvidia-smi nvlink -s` only: live, NVLink state per link comes from NVML (the `nvidia`
 fact), not from one more nvidia-smi process.
 """
@@ -29,13 +30,16 @@ from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.pci import PciDevices
-from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, provider, read_source
+from stackaudit.facts.sources import NVSMI_NVLINK_S, NVSMI_P2P, NVSMI_P2P_UNNAMED, NVSMI_TOPO_M
+from stackaudit.host.base import NotCaptured
+from stackaudit.host.source import Source
 
-TOPO_ARGV = ("nvidia-smi", "topo", "-m")
-P2P_ARGV = ("nvidia-smi", "topo", "-p2p", "rw")
-NVLINK_ARGV = ("nvidia-smi", "nvlink", "-s")
+TOPO_ARGV = NVSMI_TOPO_M.argv
+P2P_ARGV = NVSMI_P2P["rw"].argv
+NVLINK_ARGV = NVSMI_NVLINK_S.argv
 # The other -p2p capabilities a paste may hold (r, w, n, a, p); the importer records each under its own.
-P2P_MODES = ("rw", "r", "w", "n", "a", "p")
+P2P_MODES = tuple(NVSMI_P2P)
 NVIDIA_SMI_TIMEOUT_S = 15.0
 
 PCIE_KINDS = ("PIX", "PXB", "PHB", "NODE", "SYS")
@@ -393,7 +397,10 @@ def _run_nvidia_smi(ctx: FactContext, argv: tuple[str, ...]) -> str:
     return result.stdout
 
 
-@provider("gpu_topology", TopoMatrix)
+fact("gpu_topology", TopoMatrix, first_of, hint=NVSMI_TOPO_M.hint)
+
+
+@provider("gpu_topology", TopoMatrix, rank=10, title=NVSMI_TOPO_M.title, hint=NVSMI_TOPO_M.hint)
 def gpu_topology(ctx: FactContext) -> TopoMatrix:
     """GPU/NIC topology matrix with CPU and NUMA affinity (`nvidia-smi topo -m`)."""
     text = _run_nvidia_smi(ctx, TOPO_ARGV)
@@ -403,7 +410,28 @@ def gpu_topology(ctx: FactContext) -> TopoMatrix:
         raise FactUnavailable(f"`nvidia-smi topo -m`: {exc}") from exc
 
 
-@provider("gpu_p2p", P2pMatrix)
+@provider("gpu_topology", TopoMatrix, rank=20, title="the topology in a pasted collect_env / check_env report")
+def topology_from_collect_env(ctx: FactContext) -> TopoMatrix:
+    """GPU/NIC topology matrix the report prints (`GPU Topology:` / `NVIDIA Topology:`; never run live)."""
+    from stackaudit.facts.collect_env import CollectEnv
+
+    report = ctx.optional("collect_env", CollectEnv)
+    if report is None:
+        if ctx.host.meta.source == "live":
+            raise FactUnavailable("collect_env is not run live")
+        raise NotCaptured("vLLM collect_env / SGLang check_env report")
+    if not report.topology_text or "Could not collect" in report.topology_text:
+        raise FactUnavailable("the report has no topology matrix")
+    try:
+        return parse_topo_matrix(report.topology_text)
+    except ParseError as exc:
+        raise FactUnavailable(f"the report's topology matrix: {exc}") from exc
+
+
+fact("gpu_p2p", P2pMatrix, first_of, hint=NVSMI_P2P["rw"].hint)
+
+
+@provider("gpu_p2p", P2pMatrix, rank=10, title=NVSMI_P2P["rw"].title, hint=NVSMI_P2P["rw"].hint)
 def gpu_p2p(ctx: FactContext) -> P2pMatrix:
     """Peer-to-peer read/write status between GPUs as the driver reports it (`nvidia-smi topo -p2p rw`)."""
     text = _run_nvidia_smi(ctx, P2P_ARGV)
@@ -411,6 +439,34 @@ def gpu_p2p(ctx: FactContext) -> P2pMatrix:
         return parse_p2p_matrix(text, "rw")
     except ParseError as exc:
         raise FactUnavailable(f"`nvidia-smi topo -p2p rw`: {exc}") from exc
+
+
+def _pasted_p2p(ctx: FactContext, source: Source, mode: str) -> P2pMatrix:
+    """A pasted status matrix of one capability (never run live: there `-p2p rw` is)."""
+    if ctx.host.meta.source == "live":
+        raise FactUnavailable(f"live, {NVSMI_P2P['rw'].title} is the one run")
+    try:
+        return parse_p2p_matrix(read_source(ctx.host, source), mode)
+    except ParseError as exc:
+        raise FactUnavailable(f"{source.title}: {exc}") from exc
+
+
+@provider("gpu_p2p", P2pMatrix, rank=20, title=NVSMI_P2P["r"].title, hint=NVSMI_P2P["rw"].hint)
+def gpu_p2p_read(ctx: FactContext) -> P2pMatrix:
+    """Peer-to-peer read status between GPUs (a pasted `nvidia-smi topo -p2p r`)."""
+    return _pasted_p2p(ctx, NVSMI_P2P["r"], "r")
+
+
+@provider("gpu_p2p", P2pMatrix, rank=30, title=NVSMI_P2P["w"].title, hint=NVSMI_P2P["rw"].hint)
+def gpu_p2p_write(ctx: FactContext) -> P2pMatrix:
+    """Peer-to-peer write status between GPUs (a pasted `nvidia-smi topo -p2p w`)."""
+    return _pasted_p2p(ctx, NVSMI_P2P["w"], "w")
+
+
+@provider("gpu_p2p", P2pMatrix, rank=40, title=NVSMI_P2P_UNNAMED.title, hint=NVSMI_P2P_UNNAMED.hint)
+def gpu_p2p_unnamed(ctx: FactContext) -> P2pMatrix:
+    """Peer-to-peer status between GPUs (a pasted -p2p matrix whose command line is not shown: mode "")."""
+    return _pasted_p2p(ctx, NVSMI_P2P_UNNAMED, "")
 
 
 @provider("nvlink_status", NvlinkStatus, title="NVML, `nvidia-smi nvlink -s`")

@@ -1,9 +1,9 @@
 """vLLM `collect_env` (old and new formats) and SGLang `check_env` reports pasted into a bug report.
 
 The report is recorded verbatim as the output of `python3 -m vllm.collect_env` /
-`python3 -m sglang.check_env` (facts/collect_env.py), and its topology matrix also as the
-output of `nvidia-smi topo -m`. Its CPU section is lscpu output: that span is left to the lscpu
-importer, so the `cpu` fact gets it too.
+`python3 -m sglang.check_env` (facts/collect_env.py); its topology matrix stays inside it (the
+`gpu_topology` fact reads it there, facts/topology.py). Its CPU section is lscpu output: that span
+is left to the lscpu importer, so the `cpu` fact gets it too.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from functools import partial
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.collect_env import CHECK_ENV_ARGV, COLLECT_ENV_ARGV, parse_collect_env
 from stackaudit.facts.serving_logs import is_log_line
-from stackaudit.facts.topology import TOPO_ARGV, parse_topo_matrix
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import FENCE
 from stackaudit.importers.registry import Found, importer, record_command
@@ -73,12 +72,10 @@ def _cpu_span(lines: list[str], start: int, end: int) -> tuple[int, int] | None:
     return None
 
 
-def _apply(text: str, tool: str, topology: str, rec: HostRecord) -> None:
+def _apply(text: str, tool: str, rec: HostRecord) -> None:
     argv = CHECK_ENV_ARGV if tool == "sglang" else COLLECT_ENV_ARGV
     if argv not in rec.commands:
         record_command(rec, argv, text)
-    if topology and TOPO_ARGV not in rec.commands:
-        record_command(rec, TOPO_ARGV, topology + "\n")
 
 
 @importer("collect_env", "vLLM `collect_env` (old and new formats) and SGLang `check_env` reports")
@@ -98,14 +95,7 @@ def collect_env(lines: list[str]) -> Iterator[Found]:
         except ParseError:
             i += 1
             continue
-        topology = ""
-        if report.topology_text and "Could not collect" not in report.topology_text:
-            try:
-                parse_topo_matrix(report.topology_text)
-                topology = report.topology_text
-            except ParseError:
-                topology = ""
-        apply = partial(_apply, body + "\n", report.tool, topology)
+        apply = partial(_apply, body + "\n", report.tool)
         cpu = _cpu_span(lines, i, end)
         if cpu is None:
             yield Found("collect_env", i, end, apply)

@@ -1,98 +1,52 @@
-"""`df`, `df -h`, `df -k`, `df -P`, `df -B1`, `df -T` pasted into a report.
+"""`df`, `df -h`, `df -k`, `df -P`, `df -B1`, `df -T`, with or without `/dev/shm`, pasted into a report.
 
-Recorded in the form the shm fact runs live: `df -k -P /dev/shm` (header and the /dev/shm row),
-plus the whole table as `df -k -P`. Human sizes (`64M`, `1.5T`) are powers of 1024, as `df -h`
-prints them (`df -H`, powers of 1000, is recognised by its header only when the caller says so).
+Recorded verbatim under the argv it shows (facts/sources.py DF_PASTED): its prompt line's (`$ df -h
+/dev/shm`, `kubectl exec ... -- df -h /dev/shm`) where that is one of them, else the flags its header
+shows. The shm and container facts read it (facts/shm.py `read_df`, `parse_df_table`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import partial
 
-from stackaudit.facts.shm import DF_ARGV, SHM
-from stackaudit.host.memory import HostRecord
-from stackaudit.importers.registry import Found, importer, record_command
+from stackaudit.facts.shm import DF_HEADER, df_rows
+from stackaudit.facts.sources import DF_PASTED, DF_TABLES
+from stackaudit.importers.registry import Found, command_output_appended, importer
 
-_HEADER = re.compile(
-    r"^\s*Filesystem\s+(?:Type\s+)?(?P<unit>1K-blocks|1024-blocks|Size|1B-blocks|\d+[KMG]?-blocks|512-blocks)\s+"
-    r"Used\s+Avail(?:able)?\s+(?:Use%|Capacity)\s+Mounted\s+on\s*$"
-)
-_SIZE = re.compile(r"^(\d+(?:[.,]\d+)?)([KMGTPE]?)i?B?$")
-_FACTORS = {"": 1, "K": 1, "M": 1024, "G": 1024**2, "T": 1024**3, "P": 1024**4, "E": 1024**5}
+_KNOWN_ARGV = {s.argv for s in DF_TABLES}
+# The flags a header shows; other block sizes (`df -B 4K`, POSIXLY_CORRECT 512-blocks) are not recorded.
+_HEADER_FLAGS = {"Size": ("-h",), "1K-blocks": (), "1024-blocks": ("-P",), "1B-blocks": ("-B1",)}
+# `df ...` at the end of a prompt line, after a prompt, `sudo` or `kubectl exec ... --`; no pipe, no redirection.
+_COMMAND = re.compile(r"(?:^|[\s#$>%])(df(?:\s+[^\s|;&<>`'\"]+)*)\s*$")
 
 
-def _kib(value: str, unit: str) -> int | None:
-    """A df column value in KiB, given the header's unit column."""
-    if unit == "Size":
-        m = _SIZE.match(value)
-        if not m:
-            return None
-        number = float(m.group(1).replace(",", "."))
-        return round(number * _FACTORS[m.group(2)])
-    if not value.isdecimal():
+def _argv(lines: list[str], header: int, unit: str, typed: bool) -> tuple[str, ...] | None:
+    """The argv the paste shows for the table whose header is lines[header]."""
+    if header > 0:
+        m = _COMMAND.search(lines[header - 1].strip().strip("`"))
+        if m and tuple(m.group(1).split()) in _KNOWN_ARGV:
+            return tuple(m.group(1).split())
+    flags = _HEADER_FLAGS.get(unit)
+    if flags is None:
         return None
-    n = int(value)
-    if unit == "1B-blocks":
-        return n // 1024
-    if unit == "512-blocks":
-        return n // 2
-    m = re.match(r"(\d+)([KMG]?)-blocks", unit)
-    if m and unit not in ("1K-blocks", "1024-blocks"):
-        block = int(m.group(1)) * {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}[m.group(2)]
-        return n * block // 1024
-    return n
-
-
-def _rows(lines: list[str], start: int, unit: str, typed: bool) -> tuple[list[tuple[str, int, int, int, str]], int]:
-    """Rows after a header at `start` - 1: (filesystem, size, used, avail KiB, mount point), end index."""
-    rows = []
-    i = start
-    pending = ""
-    ncols = 7 if typed else 6
-    while i < len(lines):
-        parts = (pending + " " + lines[i]).split() if pending else lines[i].split()
-        if len(parts) == 1 and not pending and i + 1 < len(lines):
-            pending = parts[0]  # a long filesystem name wrapped onto its own line
-            i += 1
-            continue
-        if len(parts) < ncols or not parts[ncols - 2].rstrip("%").replace("-", "").isdecimal():
-            break
-        pending = ""
-        cols = parts[2:] if typed else parts[1:]
-        size, used, avail = (_kib(cols[0], unit), _kib(cols[1], unit), _kib(cols[2], unit))
-        if size is None or used is None or avail is None:
-            break
-        rows.append((parts[0], size, used, avail, " ".join(parts[ncols - 1:])))
-        i += 1
-    return rows, (i - 1 if pending else i)
-
-
-def _table(rows: list[tuple[str, int, int, int, str]]) -> str:
-    out = ["Filesystem     1024-blocks      Used Available Capacity Mounted on"]
-    for fs, size, used, avail, mount in rows:
-        pct = f"{(used * 100 + (used + avail) - 1) // (used + avail) if used + avail else 0}%"
-        out.append(f"{fs} {size} {used} {avail} {pct} {mount}")
-    return "\n".join(out) + "\n"
-
-
-def _apply(rows: list[tuple[str, int, int, int, str]], rec: HostRecord) -> None:
-    record_command(rec, ("df", "-k", "-P"), _table(rows))
-    shm = [r for r in rows if r[4] == SHM]
-    if shm:
-        record_command(rec, DF_ARGV, _table(shm[-1:]))
+    argv = ("df", *flags, *(("-T",) if typed else ()))
+    return argv if any(s.argv == argv for s in DF_PASTED) else None
 
 
 @importer("df", "`df`, `df -h`, `df -k` (the /dev/shm row feeds CTR-SHM-SIZE)")
 def df(lines: list[str]) -> Iterator[Found]:
     i = 0
     while i < len(lines):
-        m = _HEADER.match(lines[i])
+        m = DF_HEADER.match(lines[i])
         if m:
-            rows, end = _rows(lines, i + 1, m.group("unit"), " Type " in lines[i])
-            if rows:
-                yield Found("df", i, end, partial(_apply, rows))
+            typed = " Type " in lines[i]
+            rows, end = df_rows(lines, i + 1, m.group("unit"), typed)
+            argv = _argv(lines, i, m.group("unit"), typed)
+            if rows and argv is not None:
+                # Whole: a df table from its header line (df has no end marker; a cut table still shows rows).
+                text = "\n".join(lines[i:end]) + "\n"
+                yield Found("df", i, end, command_output_appended(argv, text), whole=True)
             i = max(end, i + 1)
         else:
             i += 1

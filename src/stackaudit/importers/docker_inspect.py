@@ -1,42 +1,69 @@
-"""A pasted `docker inspect <container>` (a JSON array, often inside chatter or a code fence).
+"""A pasted `docker inspect <container>` (a JSON array, often inside chatter or a code fence), recorded
+verbatim as a pasted `docker inspect` document (the docker fact parses it: facts/docker.py
+`containers_from_docker_inspect`).
 
-Recorded as the commands the docker fact runs live: `docker ps -q` (the short ids) and
-`docker inspect <ids>`. Secrets in Env, Args and Cmd are redacted here already, the same way the
-host layer does for a live `docker inspect`.
+Secrets in Env, Args and Cmd are redacted here already, as the host layer does for a live `docker
+inspect`, but in place: each secret string is replaced where it stands, so the rest stays as pasted.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
-from functools import partial
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.docker import DOCKER_PS, extract_json_array, parse_docker_inspect
+from stackaudit.facts.docker import extract_json_array, parse_docker_inspect
+from stackaudit.facts.sources import DOCKER_INSPECT
 from stackaudit.host.memory import HostRecord
 from stackaudit.host.redact import redact_command_output
-from stackaudit.importers.registry import Found, importer, record_command
+from stackaudit.importers.registry import Found, importer
 
 _START = re.compile(r"^\s*\[\s*(\{.*)?$")
 
 
-def _apply(objects: list[object], rec: HostRecord) -> None:
-    ids = []
-    for n, obj in enumerate(objects):
-        cid = str(obj.get("Id", "")) if isinstance(obj, dict) else ""
-        if not re.fullmatch(r"[0-9a-f]{12,64}", cid):
-            cid = f"{n + 1:012x}"  # a pasted excerpt without an Id: give it one the ps line can name
-            if isinstance(obj, dict):
-                obj["Id"] = cid
-        ids.append(cid[:12])
-    argv = ("docker", "inspect", *ids)
-    text = redact_command_output(argv, json.dumps(objects, indent=4))
-    rec.which["docker"] = "/usr/bin/docker"
-    existing = rec.commands.get(DOCKER_PS)
-    previous = existing.stdout.split() if existing is not None else []
-    record_command(rec, DOCKER_PS, "\n".join([*previous, *ids]) + "\n")
-    record_command(rec, argv, text)
+def _changed_strings(original: Any, redacted: Any, out: list[tuple[str, str]]) -> None:
+    """The (original, redacted) string leaves that redaction changed (it changes strings only)."""
+    if isinstance(original, dict) and isinstance(redacted, dict):
+        for key, value in original.items():
+            _changed_strings(value, redacted.get(key), out)
+    elif isinstance(original, list) and isinstance(redacted, list):
+        for a, b in zip(original, redacted, strict=False):
+            _changed_strings(a, b, out)
+    elif isinstance(original, str) and isinstance(redacted, str) and original != redacted:
+        out.append((original, redacted))
+
+
+def redact_in_place(array: str) -> str:
+    """The JSON text with each secret replaced where it stands; re-serialised (still redacted) where a
+    secret is spelled in a way the replacement cannot find (escapes)."""
+    argv = ("docker", "inspect")
+    redacted_text = redact_command_output(argv, array)
+    try:
+        original, redacted = json.loads(array), json.loads(redacted_text)
+    except ValueError:
+        return redacted_text
+    changes: list[tuple[str, str]] = []
+    _changed_strings(original, redacted, changes)
+    text = array
+    for old, new in sorted(changes, key=lambda c: -len(c[0])):
+        for dumps in (json.dumps(old, ensure_ascii=False), json.dumps(old)):
+            text = text.replace(dumps, json.dumps(new, ensure_ascii=False))
+    try:
+        if json.loads(text) == redacted:
+            return text
+    except ValueError:
+        pass
+    return redacted_text
+
+
+def _append_doc(text: str) -> Callable[[HostRecord], None]:
+    def apply(record: HostRecord) -> None:
+        earlier = record.docs.get(DOCKER_INSPECT.name)
+        record.docs[DOCKER_INSPECT.name] = (earlier + "\n" if earlier else "") + text
+
+    return apply
 
 
 @importer("docker inspect", "`docker inspect <container>` (JSON)")
@@ -58,5 +85,6 @@ def docker_inspect(lines: list[str]) -> Iterator[Found]:
             i += 1
             continue
         end = i + array.count("\n") + 1
-        yield Found("docker inspect", i, end, partial(_apply, objects))
+        # Whole: the array from its `[` to its matching `]` (a cut one does not parse).
+        yield Found("docker inspect", i, end, _append_doc(redact_in_place(array) + "\n"), whole=True)
         i = end

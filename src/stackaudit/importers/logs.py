@@ -18,13 +18,13 @@ from stackaudit.facts.serving_logs import is_log_line, parse_p2p_cache
 from stackaudit.facts.sources import ENGINE_LOG
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import strip_prompt
-from stackaudit.importers.registry import Found, importer
+from stackaudit.importers.registry import Found, append_document, importer
 
 VLLM_CACHE_DIR = "/root/.cache/vllm"
 
 
 def _append_log(body: str, rec: HostRecord) -> None:
-    rec.docs[ENGINE_LOG.name] = rec.docs.get(ENGINE_LOG.name, "") + body
+    append_document(rec, ENGINE_LOG.name, body)  # linear over many pieces of one log
 
 
 @importer("server log", "vLLM / SGLang server log lines and NCCL INFO/WARN lines")

@@ -2,61 +2,64 @@
 `ACSCtl:` / `LnkSta:` without device headers), `lspci -tv` trees, and the IOMMU-group listings
 of the usual VFIO scripts (`IOMMU Group N:` followed by `lspci -nns` lines).
 
-Every listing is recorded as the output of `lspci -D -nn -vvv` (stackaudit.facts.pcie_config.
-LSPCI_ARGV), the command the `pcie` fact runs live; several pasted listings are concatenated in
-order (the parser merges a device printed twice).
+Each listing is recorded verbatim under the argv it shows (facts/sources.py LSPCI_PASTED): its prompt
+line's where that is one of them, else the flags its lines show; an IOMMU-group listing as a pasted
+document. Several listings of one argv are concatenated in order; the `pcie` fact parses them all
+(facts/pcie_config.py `parse_lspci` accepts every flavour and merges a device printed twice).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from functools import partial
+from collections.abc import Callable, Iterator
 
-from stackaudit.facts.pcie_config import CAP_KEYS, LSPCI_ARGV, LSPCI_HEADER
-from stackaudit.host.base import CommandResult
+from stackaudit.facts.pcie_config import CAP_KEYS, IOMMU_GROUP_HEADING, LSPCI_HEADER
+from stackaudit.facts.sources import IOMMU_GROUP_LISTING, LSPCI_PASTED, LSPCI_VVV
 from stackaudit.host.memory import HostRecord
-from stackaudit.importers._scan import FENCE
-from stackaudit.importers.registry import Found, command_output, importer
+from stackaudit.importers._scan import FENCE, strip_prompt
+from stackaudit.importers.registry import Found, command_output, command_output_appended, importer
 
 _CAP_KEY = re.compile(rf"^\s*(?:{'|'.join(CAP_KEYS)}):\s")
-_GROUP = re.compile(r"^\s*IOMMU [Gg]roup\s+(\d+)\s*:?\s*$")
+_GROUP = IOMMU_GROUP_HEADING
 _TREE_START = re.compile(r"^[\s|+\\-]*-\[[0-9a-fA-F]{4}:[0-9a-fA-F]{2}\]-")
 _TREE_LINE = re.compile(r"^[\s|]*[+\\]-(?:\[[0-9a-fA-F]{4}:[0-9a-fA-F]{2}\]-|[0-9a-fA-F]{2}\.[0-7])")
+_KNOWN_ARGV = {s.argv for s in (LSPCI_VVV, *LSPCI_PASTED)}
+_DOMAIN = re.compile(r"^\s*[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s")
 
 
 def _is_header(line: str) -> bool:
     return bool(LSPCI_HEADER.match(line)) and not line.startswith(("\t\t", "        "))
 
 
-def _append(text: str, rec: HostRecord) -> None:
-    old = rec.commands.get(LSPCI_ARGV)
-    joined = (old.stdout.rstrip("\n") + "\n\n" if old is not None and old.stdout.strip() else "") + text
-    rec.commands[LSPCI_ARGV] = CommandResult(LSPCI_ARGV, 0, joined)
+def _argv(block: list[str], before: str) -> tuple[str, ...]:
+    """The argv a listing shows: its prompt line's when that is a known lspci argv, else its lines' flags."""
+    command = strip_prompt(before.strip().strip("`")).removeprefix("sudo ").split("|")[0].split()
+    if tuple(command) in _KNOWN_ARGV:
+        return tuple(command)
+    headers = [LSPCI_HEADER.match(line) for line in block if _is_header(line)]
+    flags: list[str] = []
+    if any(_DOMAIN.match(line) for line in block if _is_header(line)):
+        flags.append("-D")
+    if any(h is not None and h.group(3) for h in headers):
+        flags.append("-nn")
+    if not headers or any(not _is_header(line) and line[:1] in ("\t", " ") for line in block if line.strip()):
+        flags.append("-vvv")  # detail lines (or grepped capability lines alone): a verbose listing
+    return ("lspci", *flags)
 
 
-def _translate(block: list[str]) -> str:
-    """Normalise a block: IOMMU group headings become `IOMMU group: N` lines of the devices under them."""
-    out: list[str] = []
-    group: str | None = None
-    for line in block:
-        m = _GROUP.match(line)
-        if m:
-            group = m.group(1)
-            continue
-        if _is_header(line):
-            out.append(line.strip())
-            if group is not None:
-                out.append(f"\tIOMMU group: {group}")
-            continue
-        out.append(line.rstrip())
-    return "\n".join(out).strip("\n") + "\n"
+def _append_doc(text: str) -> Callable[[HostRecord], None]:
+    def apply(record: HostRecord) -> None:
+        earlier = record.docs.get(IOMMU_GROUP_LISTING.name)
+        record.docs[IOMMU_GROUP_LISTING.name] = (earlier + "\n" if earlier else "") + text
+
+    return apply
 
 
 @importer("lspci", "`lspci -vvv` / `-vv` / `-nn` (whole, cut or grepped ACSCtl/LnkSta lines), IOMMU group listings")
 def lspci(lines: list[str]) -> Iterator[Found]:
     i = 0
     n = len(lines)
+    seen: set[tuple[str, ...]] = set()
     while i < n:
         line = lines[i]
         if not (_is_header(line) or _CAP_KEY.match(line) or _GROUP.match(line)):
@@ -83,7 +86,15 @@ def lspci(lines: list[str]) -> Iterator[Found]:
             j += 1
         block = lines[start:j]
         if any(_is_header(b) for b in block) or sum(1 for b in block if _CAP_KEY.match(b)) >= 1:
-            yield Found("lspci", start, j, partial(_append, _translate(block)))
+            text = "\n".join(block).strip("\n") + "\n"
+            if any(_GROUP.match(b) for b in block):
+                yield Found("lspci", start, j, _append_doc(text))
+            else:
+                argv = _argv(block, lines[start - 1] if start > 0 else "")
+                # Two listings of one argv (two devices asked for): one output, a blank line between, as lspci
+                # separates devices.
+                yield Found("lspci", start, j, command_output_appended(argv, text if argv not in seen else "\n" + text))
+                seen.add(argv)
         i = max(j, i + 1)
 
 

@@ -7,19 +7,24 @@ else is an excerpt, which never proves that something is absent.
 
 from __future__ import annotations
 
+import bisect
 import os
+import pickle
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import Any
 
 from stackaudit.errors import InputError
 from stackaudit.host.base import CommandResult
 from stackaudit.host.memory import HostRecord, MemoryHost, join_provenance
 from stackaudit.host.source import Provenance, command_key, doc_key, file_key
+from stackaudit.importers import _hosts, _paste
 
 MAX_PASTE_BYTES = 64 * 1024 * 1024
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a long kernel log makes one per line
 class Found:
     """One recognised output: lines [start, end) of the text, and how to record it."""
 
@@ -56,28 +61,79 @@ def importer(kind: str, description: str) -> Callable[[Importer], Importer]:
     return register
 
 
-def _keys(record: HostRecord) -> dict[str, object]:
-    """Every source key a record holds, with a token that changes when its content does."""
-    keys: dict[str, object] = {file_key(p): len(v) for p, v in record.files.items()}
-    keys.update({command_key(a): len(r.stdout) for a, r in record.commands.items()})
-    keys.update({doc_key(n): len(t) for n, t in record.docs.items()})
-    keys.update({file_key(p): tuple(v) for p, v in record.dirs.items()})
-    return keys
+class _Tracked(dict[Any, Any]):
+    """A record's table that notes the source key of every entry written (an O(1) change log, where
+    comparing the whole record before and after each span would cost the record's size per span)."""
+
+    def __init__(self, key_of: Callable[[Any], str], touched: list[str]) -> None:
+        super().__init__()
+        self._key_of, self._touched = key_of, touched
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._touched.append(self._key_of(key))
+        super().__setitem__(key, value)
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        for key, value in dict(*args, **kwargs).items():
+            self[key] = value
+
+    def append_part(self, key: Any, text: str) -> None:
+        """Text added to the end of an entry, joined once when the record is complete."""
+        self._touched.append(self._key_of(key))
+        self.parts.setdefault(key, []).append(text)
+
+    @property
+    def parts(self) -> dict[Any, list[str]]:
+        if not hasattr(self, "_parts"):
+            self._parts: dict[Any, list[str]] = {}
+        return self._parts
+
+    def joined(self) -> dict[Any, Any]:
+        out = dict(self)
+        for key, parts in self.parts.items():
+            out[key] = out.get(key, "") + "".join(parts)
+        return out
 
 
-def _stamp(record: HostRecord, found: Found, before: dict[str, object], file_name: str,
+def _tracked_record(touched: list[str]) -> HostRecord:
+    record = HostRecord(meta={"source": "pasted"})
+    record.files = _Tracked(file_key, touched)
+    record.dirs = _Tracked(file_key, touched)
+    record.commands = _Tracked(command_key, touched)
+    record.docs = _Tracked(doc_key, touched)
+    return record
+
+
+def _untrack(record: HostRecord) -> None:
+    record.files, record.dirs = dict(record.files), dict(record.dirs)
+    docs = record.docs
+    record.commands, record.docs = dict(record.commands), docs.joined() if isinstance(docs, _Tracked) else docs
+
+
+def append_document(record: HostRecord, name: str, text: str) -> None:
+    """Add text to the end of a pasted document (a log quoted in many pieces). Linear in the pieces: a
+    record that `recognise` is filling joins them once, instead of copying the document for each."""
+    if isinstance(record.docs, _Tracked):
+        record.docs.append_part(name, text)
+    else:
+        record.docs[name] = record.docs.get(name, "") + text
+
+
+def _stamp(record: HostRecord, found: Found, touched: list[str], file_name: str,
            kind_keys: dict[str, list[str]]) -> None:
     """Record where the keys this span wrote came from; a span that only adds to an earlier one's
     recording (scattered log lines) widens that one's lines."""
-    after = _keys(record)
-    changed = [k for k, v in after.items() if before.get(k) != v]
-    if not changed:
-        changed = kind_keys.get(found.kind, [])
-    kind_keys.setdefault(found.kind, [])
+    changed = list(dict.fromkeys(touched)) or kind_keys.get(found.kind, [])
+    known = kind_keys.setdefault(found.kind, [])
+    prov = Provenance(found.kind, "pasted", found.whole, file_name, (found.start + 1, found.end))
     for key in changed:
-        if key not in kind_keys[found.kind]:
-            kind_keys[found.kind].append(key)
-        prov = Provenance(found.kind, "pasted", found.whole, file_name, (found.start + 1, found.end))
+        if key not in known:
+            known.append(key)
         old = record.provenance.get(key)
         record.provenance[key] = prov if old is None else join_provenance(old, prov)
 
@@ -86,6 +142,8 @@ def _stamp(record: HostRecord, found: Found, before: dict[str, object], file_nam
 class ImportResult:
     record: HostRecord
     recognised: list[tuple[str, int, int]] = field(default_factory=list)
+    # Spans of another host in the same paste, left out of the record: "KIND (lines a-b): another host (NAME)".
+    set_aside: list[str] = field(default_factory=list)
 
 
 def strip_header(text: str) -> str:
@@ -98,66 +156,334 @@ def strip_header(text: str) -> str:
     return text
 
 
-def recognise(text: str, file_name: str = "") -> ImportResult:
-    """Run every importer over the text; overlapping claims go to the longest span."""
+def recognised_kinds() -> list[str]:
+    """The kinds of output the registered importers recognise, as their table names them."""
     from stackaudit import importers
 
     importers.import_all()
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    candidates: list[Found] = []
-    for spec in IMPORTERS.values():
+    return [kind for kind in IMPORTERS if not kind.startswith("_")]
+
+
+# A paste this long is read on two cores: a forked helper runs the importers slowest per line.
+PARALLEL_MIN_LINES = 100_000
+# About half the per-line cost on a long log (bench/paste_size.py, importer by importer).
+_HELPER_KINDS = frozenset({"server log", "nvidia-smi topo -m", "nvidia-smi topo -p2p", "nvidia-smi nvlink -s",
+                           "lsmod", "/proc/cmdline"})
+
+_Spans = dict[str, tuple[list[Found], list[Found]]]
+
+
+def _run_specs(lines: list[str], specs: list[ImporterSpec]) -> _Spans:
+    out: _Spans = {}
+    for spec in specs:
         try:
-            candidates.extend(spec.func(lines))
+            found = list(spec.func(lines))
         except (ValueError, IndexError, KeyError):
             # An importer that trips on odd input recognises nothing there; the others go on.
             continue
-    candidates.sort(key=lambda f: (-(f.end - f.start), f.start))
+        probes = _probe(spec, lines, max(f.end for f in found)) if spec.kind in _hosts.PROBED_KINDS and found else []
+        out[spec.kind] = (found, probes)
+    return out
+
+
+class _Pending:
+    """A forked child running some importers; `collect` waits for its spans (None if it failed)."""
+
+    def __init__(self, pid: int, read_fd: int) -> None:
+        self.pid, self.read_fd = pid, read_fd
+
+    def collect(self) -> _Spans | None:
+        with os.fdopen(self.read_fd, "rb") as inp:
+            data = inp.read()
+        os.waitpid(self.pid, 0)
+        try:
+            spans = pickle.loads(data) if data else None
+        except Exception:
+            return None
+        return spans if isinstance(spans, dict) else None
+
+
+def _run_forked(lines: list[str], specs: list[ImporterSpec]) -> _Pending | None:
+    """Start `specs` in a forked child (the lines are shared copy-on-write); None where there is no fork."""
+    if not hasattr(os, "fork"):
+        return None
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: run, send the spans back pickled, and leave without any cleanup of the parent's
+        try:
+            os.close(read_fd)
+            try:
+                data = pickle.dumps(_run_specs(lines, specs), protocol=pickle.HIGHEST_PROTOCOL)
+            except Exception:
+                data = b""
+            with os.fdopen(write_fd, "wb") as out:
+                out.write(data)
+        finally:
+            os._exit(0)
+    os.close(write_fd)
+    return _Pending(pid, read_fd)
+
+
+def _run_importers(lines: list[str]) -> tuple[list[Found], list[Found]]:
+    """Every importer's spans over the lines, in the table's order; and, for the kinds that stop at their
+    first match, the later matches (probes: compared for a second host, never recorded)."""
+    specs = list(IMPORTERS.values())
+    spans: _Spans = {}
+    if len(lines) >= PARALLEL_MIN_LINES:
+        helper = [s for s in specs if s.kind in _HELPER_KINDS]
+        pending = _run_forked(lines, helper)
+        if pending is not None:
+            spans.update(_run_specs(lines, [s for s in specs if s.kind not in _HELPER_KINDS]))
+            theirs = pending.collect()
+            spans.update(theirs if theirs is not None else _run_specs(lines, helper))
+    if not spans:
+        spans = _run_specs(lines, specs)
+    candidates: list[Found] = []
+    probes: list[Found] = []
+    for spec in specs:
+        found, more = spans.get(spec.kind, ([], []))
+        candidates.extend(found)
+        probes.extend(more)
+    return candidates, probes
+
+
+def _probe(spec: ImporterSpec, lines: list[str], offset: int) -> list[Found]:
+    out: list[Found] = []
+    for _ in range(_hosts.MAX_PROBES):
+        if offset >= len(lines):
+            break
+        try:
+            more = list(spec.func(lines[offset:]))
+        except (ValueError, IndexError, KeyError):
+            break
+        if not more:
+            break
+        shifted = [replace(f, start=f.start + offset, end=f.end + offset) for f in more]
+        out.extend(shifted)
+        offset = max(f.end for f in shifted)
+    return out
+
+
+def _select(candidates: list[Found], n_lines: int) -> list[Found]:
+    """Overlapping claims go to the longest span (ties: the earliest). Linear in the lines claimed: a
+    line map, not a rescan of what was taken, so a log of a million lines is taken in one pass."""
+    # Two stable sorts with one int key each: a tuple key per span would cost a tuple per log line.
+    candidates.sort(key=lambda f: f.start)
+    candidates.sort(key=lambda f: f.start - f.end)
+    occupied = bytearray(max(n_lines, 1) + 1)
     taken: list[Found] = []
     for cand in candidates:
-        if all(cand.end <= t.start or cand.start >= t.end or cand.kind == t.kind == "_shared" for t in taken):
-            taken.append(cand)
+        s, e = max(cand.start, 0), min(cand.end, n_lines)
+        if e <= s:
+            continue
+        shared = cand.kind == "_shared"
+        if occupied.find(1, s, e) >= 0 or (not shared and occupied.find(2, s, e) >= 0):
+            continue
+        occupied[s:e] = (b"\x02" if shared else b"\x01") * (e - s)
+        taken.append(cand)
     taken.sort(key=lambda f: f.start)
-    record = HostRecord(meta={"source": "pasted"})
-    result = ImportResult(record)
+    return taken
+
+
+def _to_file(found: Found, paste: _paste.PasteView) -> Found:
+    start, end = paste.span(found.start, found.end)
+    return Found(found.kind, start, end, found.apply, found.whole)  # not replace(): one per log line adds up
+
+
+def _gapped_kinds(taken: list[Found], gaps: list[int]) -> set[str]:
+    """Kinds with a gap line inside one of their spans, or between two of their spans with nothing
+    else between: what the user cut out was part of that output, so it is an excerpt."""
+    if not gaps:
+        return set()
+    kinds: set[str] = set()
+    for f in taken:
+        i = bisect.bisect_left(gaps, f.start)
+        if i < len(gaps) and gaps[i] < f.end:
+            kinds.add(f.kind)
+    gap_set = set(gaps)
+    by_end: dict[int, set[str]] = {}
+    for f in taken:
+        by_end.setdefault(f.end, set()).add(f.kind)
+    for f in taken:
+        j = f.start - 1
+        while j >= 0 and j in gap_set:
+            j -= 1
+        if j < f.start - 1 and f.kind in by_end.get(j + 1, set()):
+            kinds.add(f.kind)
+    return kinds
+
+
+def _split_hosts(taken: list[Found], probes: list[Found], paste: _paste.PasteView,
+                 profile: _hosts.HostProfile) -> dict[int, str]:
+    """Which taken spans (by index) and probes (by -1 - index) show another host, and its name."""
+    occupied = bytearray(len(paste.lines) + 1)
+    for f in taken:
+        occupied[f.start:f.end] = b"\x01" * (f.end - f.start)
+    # Every taken span counts (one without an identity belongs to the host whose part it lies in); the
+    # few probes are merged in by position (taken is already in order: no list of every span to sort).
+    extra = sorted(((p.start, -1 - n) for n, p in enumerate(probes) if occupied.find(1, p.start, p.end) < 0))
+
+    def in_order() -> Iterator[tuple[int, Found]]:
+        j = 0
+        for n, f in enumerate(taken):
+            while j < len(extra) and extra[j][0] < f.start:
+                yield extra[j][1], probes[-1 - extra[j][1]]
+                j += 1
+            yield n, f
+        for _, key in extra[j:]:
+            yield key, probes[-1 - key]
+
+    splitter = _hosts.HostSplitter(profile)
+    other: dict[int, str] = {}
+    for key, f in in_order():
+        ident = _hosts.identity(f.kind, paste.lines[f.start:f.end]) if f.kind in _hosts.IDENTITIES else {}
+        if key < 0 and not ident:
+            continue
+        name = splitter.assign(ident)
+        if name:
+            other[key] = name
+    return other
+
+
+def _set_aside_lines(taken: list[Found], probes: list[Found], other: dict[int, str],
+                     paste: _paste.PasteView, line_offset: int) -> list[str]:
+    entries: list[tuple[str, int, int, str]] = []
+    for key, name in sorted(other.items(), key=lambda kv: (taken[kv[0]] if kv[0] >= 0 else probes[-1 - kv[0]]).start):
+        f = taken[key] if key >= 0 else probes[-1 - key]
+        a, b = paste.span(f.start, f.end)
+        a, b = a + 1 + line_offset, b + line_offset
+        last = entries[-1] if entries else None
+        if last is not None and last[0] == f.kind and last[3] == name and a - last[2] <= 1:
+            entries[-1] = (f.kind, last[1], b, name)
+        else:
+            entries.append((f.kind, a, b, name))
+    return [f"{kind} (lines {a}-{b}): another host ({name})" for kind, a, b, name in entries]
+
+
+def recognise(text: str, file_name: str = "", profile: _hosts.HostProfile | None = None,
+              line_offset: int = 0) -> ImportResult:
+    """Run every importer over the text; overlapping claims go to the longest span.
+
+    The text is read through its markup (`_paste.view`: fences, quotes, prompts, gap lines); spans and
+    provenance keep the user's line numbers (plus `line_offset`, for a section of a larger file). Spans
+    of a second host (`_hosts`) are set aside; `profile` carries the first host across several files.
+    """
+    return recognise_view(_paste.view(text), file_name, profile, line_offset)
+
+
+def recognise_view(paste: _paste.PasteView, file_name: str = "", profile: _hosts.HostProfile | None = None,
+                   line_offset: int = 0) -> ImportResult:
+    """`recognise` on a text already peeled (the caller may drop the text: its lines are all that is read)."""
+    from stackaudit import importers
+
+    importers.import_all()
+    lines = paste.lines
+    candidates, probes = _run_importers(lines)
+    taken = _select(candidates, len(lines))
+    other = _split_hosts(taken, probes, paste, profile if profile is not None else _hosts.HostProfile())
+    set_aside: list[str] = []
+    if other:
+        set_aside = _set_aside_lines(taken, probes, other, paste, line_offset)
+        blanked = list(lines)
+        for key in other:
+            if key >= 0:
+                f = taken[key]
+                blanked[f.start:f.end] = [""] * (f.end - f.start)
+        lines = blanked
+        paste = replace(paste, lines=blanked)
+        taken = _select(_run_importers(blanked)[0], len(blanked))
+    taken = [_to_file(f, paste) for f in taken]
+    gapped = _gapped_kinds(taken, paste.gaps)
+    if gapped or line_offset:
+        taken = [Found(f.kind, f.start + line_offset, f.end + line_offset, f.apply, f.whole and f.kind not in gapped)
+                 for f in taken]
+    touched: list[str] = []
+    record = _tracked_record(touched)
+    result = ImportResult(record, set_aside=set_aside)
     kind_keys: dict[str, list[str]] = {}
+    # A run of spans that wrote nothing of their own (the later lines of a scattered kernel log) is
+    # stamped once, from its first line to its last: what joining each in turn would give.
+    run: list[Found] = []
+
+    def stamp_run() -> None:
+        if run:
+            first = run[0]
+            _stamp(record, Found(first.kind, first.start, run[-1].end, first.apply, first.whole), [], file_name,
+                   kind_keys)
+            run.clear()
+
     for found in taken:
-        before = _keys(record)
+        touched.clear()
         found.apply(record)
-        _stamp(record, found, before, file_name, kind_keys)
+        if touched:
+            stamp_run()
+            _stamp(record, found, touched, file_name, kind_keys)
+        elif run and (run[0].kind != found.kind or run[0].whole != found.whole):
+            stamp_run()
+            run.append(found)
+        else:
+            run.append(found)
         last = result.recognised[-1] if result.recognised else None
         if last is not None and last[0] == found.kind and last[2] == found.start:
             result.recognised[-1] = (found.kind, last[1], found.end)  # adjacent lines of one output: one span
         else:
             result.recognised.append((found.kind, found.start + 1, found.end))
+    stamp_run()
+    _untrack(record)
+    if set_aside:
+        record.meta["set_aside"] = list(set_aside)
     return result
 
 
+def nothing_recognisable(name: str) -> InputError:
+    """The one-line error for a text in which no importer found anything."""
+    return InputError(f"{name}: nothing recognisable; recognised kinds: {', '.join(recognised_kinds())}")
+
+
 def load_pasted(paths: list[str]) -> MemoryHost:
-    """Read one or more pasted-output files into a host; exit 2 when nothing is recognisable."""
+    """Read one or more pasted-output files (or archives of them) into a host; exit 2 when nothing is
+    recognisable. The files are one host (a report split in files) unless they disagree as two hosts do."""
+    from stackaudit.importers import _archives
+
     combined = HostRecord(meta={"source": "pasted", "path": ", ".join(paths)})
     recognised: list[str] = []
+    set_aside: list[str] = []
+    profile = _hosts.HostProfile()
     for path in paths:
         try:
             if os.path.getsize(path) > MAX_PASTE_BYTES:
                 raise InputError(f"{path}: larger than {MAX_PASTE_BYTES // 2**20} MiB; not a pasted output")
             with open(path, "rb") as fh:
-                raw = fh.read()
+                head = fh.read(_archives.MAGIC_BYTES)
+                if _archives.is_compressed(head):
+                    results = _archives.recognise_archive(path, profile)
+                else:
+                    fh.seek(0)
+                    paste = _paste.view(strip_header(fh.read().decode("utf-8", errors="replace")))
+                    # Only the peeled lines are read from here on: the text itself (as large as the file) is gone.
+                    results = [(os.path.basename(path), recognise_view(paste, os.path.basename(path), profile))]
+                    del paste
         except IsADirectoryError as exc:
             raise InputError(f"{path}: is a directory without meta.json, not a snapshot") from exc
         except OSError as exc:
             raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
-        text = strip_header(raw.decode("utf-8", errors="replace"))
-        result = recognise(text, os.path.basename(path))
-        combined.merge(result.record)
-        recognised.extend(f"{kind} (lines {a}-{b})" for kind, a, b in result.recognised)
-        if not result.recognised:
-            raise InputError(
-                f"{path}: nothing recognisable (expected outputs such as lspci -vvv, nvidia-smi, lscpu, "
-                "/proc/cmdline, sysctl -a, dmesg; see `stackaudit audit --help`)"
-            )
+        found_any = False
+        for name, result in results:
+            combined.merge(result.record)
+            where = "" if name == os.path.basename(path) else f"{name}: "
+            recognised.extend(f"{where}{kind} (lines {a}-{b})" for kind, a, b in result.recognised)
+            named = len(paths) > 1 or bool(where)
+            set_aside.extend(f"{name}: {entry}" if named else entry for entry in result.set_aside)
+            found_any = found_any or bool(result.recognised or result.set_aside)
+        if not found_any:
+            raise nothing_recognisable(path)
     combined.meta["source"] = "pasted"
     combined.meta["recognised"] = recognised
     combined.meta["path"] = ", ".join(paths)
+    if set_aside:
+        combined.meta["set_aside"] = set_aside
+    else:
+        combined.meta.pop("set_aside", None)
     return MemoryHost(combined)
 
 
@@ -172,9 +498,20 @@ def record_file(record: HostRecord, path: str, content: str) -> None:
 
 def command_output(argv: tuple[str, ...], stdout: str) -> Callable[[HostRecord], None]:
     """A Found.apply that records a pasted output as the command's."""
-    return lambda record: record_command(record, argv, stdout)
+    return partial(record_command, argv=argv, stdout=stdout)  # a partial, not a lambda: it pickles
+
+
+def command_output_appended(argv: tuple[str, ...], stdout: str) -> Callable[[HostRecord], None]:
+    """A Found.apply that records a pasted output as the command's, after any earlier span of the same
+    command in the paste (two greps of `sysctl -a`, `cpupower frequency-info` pasted for two CPUs)."""
+
+    def apply(record: HostRecord) -> None:
+        earlier = record.commands.get(argv)
+        record_command(record, argv, (earlier.stdout if earlier is not None else "") + stdout)
+
+    return apply
 
 
 def file_content(path: str, content: str) -> Callable[[HostRecord], None]:
     """A Found.apply that records pasted text as a file's content."""
-    return lambda record: record_file(record, path, content)
+    return partial(record_file, path=path, content=content)

@@ -1,9 +1,9 @@
 """`nvidia-smi topo -m`, `nvidia-smi topo -p2p <cap>` and `nvidia-smi nvlink -s` pasted into a report.
 
-Each is recorded as the command's output under the argv the providers run (facts/topology.py).
-A `topo -p2p` matrix is recorded under `-p2p rw` when it shows read or write status (the command
-line above it says `r`, `w` or `rw`, or nothing says which); `n`, `a` and `p` matrices only under
-their own argv, since NVLink or atomics status is not P2P read/write status.
+Each is recorded verbatim (less nvidia-smi's terminal underline codes) under the argv it shows. A `topo
+-p2p` matrix is recorded under its own capability's argv (`-p2p r`, `-p2p rw`, `-p2p n`...) when the
+command line above it says which, else as a pasted matrix whose capability is not shown; the
+`gpu_p2p` fact reads rw, then r, then w, then the unnamed one (facts/topology.py).
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import re
 from collections.abc import Iterator
 from functools import partial
 
-from stackaudit.facts.topology import NVLINK_ARGV, P2P_ARGV, TOPO_ARGV, clean
+from stackaudit.facts.sources import NVSMI_NVLINK_S, NVSMI_P2P, NVSMI_P2P_UNNAMED, NVSMI_TOPO_M
+from stackaudit.facts.topology import clean
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import FENCE, strip_prompt
 from stackaudit.importers.registry import Found, importer, record_command
@@ -28,17 +29,21 @@ P2P_ROW = re.compile(r"^\s*GPU\d+\s+(?:(?:X|OK|CNS|GNS|TNS|NS|DR|U)\s+)*(?:X|OK|
 NVL_GPU = re.compile(r"^\s*GPU \d+:\s*\S.*$")
 NVL_LINK = re.compile(r"^\s*Link \d+:\s*(?:<inactive>|[\d.]+\s*GB/s)", re.IGNORECASE)
 NVL_NOTE = re.compile(r"^\s*(NVML: Unable to retrieve NVLink information.*|.*all links are inactive.*)$", re.IGNORECASE)
-_P2P_CMD = re.compile(r"nvidia-smi\s+topo\s+(?:-p2p|--p2pstatus)\s+(\w+)")
+# The command line above a -p2p matrix, or a heading that names it (`<summary>... (topo -p2p rw)</summary>`).
+_P2P_CMD = re.compile(r"(?:nvidia-smi\s+|\()topo\s+(?:-p2p|--p2pstatus)\s+(\w+)")
 
 
 def _text(line: str) -> str:
     return clean(line).rstrip()
 
 
-def _record(argvs: tuple[tuple[str, ...], ...], body: str, rec: HostRecord) -> None:
-    for argv in argvs:
-        if argv not in rec.commands:  # the first of several pastes wins
-            record_command(rec, argv, body)
+def _record(argv: tuple[str, ...], body: str, rec: HostRecord) -> None:
+    if argv not in rec.commands:  # the first of several pastes wins
+        record_command(rec, argv, body)
+
+
+def _record_doc(name: str, body: str, rec: HostRecord) -> None:
+    rec.docs.setdefault(name, body)  # the first of several pastes wins
 
 
 def _block(lines: list[str], start: int, *patterns: re.Pattern[str], blanks: int = 1) -> int:
@@ -83,7 +88,7 @@ def topo_matrix(lines: list[str]) -> Iterator[Found]:
             i += 1
             continue
         body = "\n".join(_text(x) for x in lines[i:end]) + "\n"
-        yield Found("nvidia-smi topo -m", i, end, partial(_record, (TOPO_ARGV,), body))
+        yield Found("nvidia-smi topo -m", i, end, partial(_record, NVSMI_TOPO_M.argv, body))
         i = end
 
 
@@ -110,10 +115,11 @@ def p2p_matrix(lines: list[str]) -> Iterator[Found]:
         end = _block(lines, i, P2P_HEADER, P2P_ROW, _LEGEND, blanks=2)
         mode = _p2p_mode(lines, i)
         body = "\n".join(_text(x) for x in lines[i:end]) + "\n"
-        argvs: tuple[tuple[str, ...], ...] = ((*P2P_ARGV[:3], mode),) if mode else ()
-        if mode in ("", "r", "w", "rw"):
-            argvs = (*argvs, P2P_ARGV)
-        yield Found("nvidia-smi topo -p2p", i, end, partial(_record, argvs, body))
+        source = NVSMI_P2P.get(mode)
+        if source is not None:
+            yield Found("nvidia-smi topo -p2p", i, end, partial(_record, source.argv, body))
+        else:  # no command line above it (or one naming no capability this tool knows)
+            yield Found("nvidia-smi topo -p2p", i, end, partial(_record_doc, NVSMI_P2P_UNNAMED.name, body))
         i = max(end, i + 1)
 
 
@@ -128,5 +134,5 @@ def nvlink_status(lines: list[str]) -> Iterator[Found]:
         body_lines = [_text(x) for x in lines[i:end]]
         if any(NVL_LINK.match(x) or NVL_NOTE.match(x) for x in body_lines):
             yield Found("nvidia-smi nvlink -s", i, end,
-                        partial(_record, (NVLINK_ARGV,), "\n".join(body_lines) + "\n"))
+                        partial(_record, NVSMI_NVLINK_S.argv, "\n".join(body_lines) + "\n"))
         i = max(end, i + 1)

@@ -1,88 +1,138 @@
-"""Markdown report, fit to paste into a GitHub issue."""
+"""Markdown report, fit to paste into a GitHub issue.
+
+Every piece of text goes through report.markup (the one escaper); every command is a fenced code
+block, so GitHub shows it verbatim (`<api-server pid>` included).
+"""
 
 from __future__ import annotations
 
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
+from stackaudit.report.commands import split_fix
+from stackaudit.report.header import (
+    command_line,
+    evidence_line,
+    finding_title,
+    identity_line,
+    verdict,
+    where_to_apply,
+)
+from stackaudit.report.markup import md_block, md_cell, md_code, md_inline, md_text
+from stackaudit.report.next_steps import run_next
 from stackaudit.report.sections import (
-    fix_lines,
+    RenderOptions,
+    fix_cost_text,
     grouped_unknowns,
     headline_lines,
-    in_container,
     provenance_line,
     sections,
     show_value,
+    top_finding,
 )
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def _issue_block(r: Result, audit_in_container: bool) -> list[str]:
-    lines = [f"#### {r.priority} · `{r.id}` — {r.title}", ""]
-    if r.subjects:
-        lines.append(f"- **Subjects:** {', '.join(f'`{s}`' for s in r.subjects[:8])}")
-    lines.append(f"- **Observed:** `{show_value(r.actual)}`")
-    lines.append(f"- **Expected:** {show_value(r.expected)}")
-    lines.append(f"- **What:** {r.message}")
-    if r.provenance:
-        lines.append(f"- **Source:** {provenance_line(r)}")
-    if r.why:
-        lines.append(f"- **Why:** {r.why} *(severity {r.severity}, evidence: {r.confidence})*")
-    for fl in fix_lines(r, audit_in_container):
-        label, _, rest = fl.partition(": ")
-        lines.append(f"- **Fix {label}:** {rest}" if rest else f"- {fl}")
-    if r.references:
-        lines.append(f"- **References:** {' · '.join(r.references[:4])}")
-    lines.append("")
+def _fix_block(r: Result, where: str) -> list[str]:
+    fix = r.fix
+    if fix is None:
+        return []
+    lines = [f"**Fix** — {md_text(fix_cost_text(r, where))}:", ""]
+    for label, text in (("Now", fix.runtime), ("For good", fix.persistent)):
+        part = split_fix(text)
+        if not part.prose and not part.commands:
+            continue
+        lines += [f"*{label}:* {md_inline(part.prose)}" if part.prose else f"*{label}:*", ""]
+        if part.commands:
+            lines += [*md_block(list(part.commands)), ""]
+    if fix.note:
+        lines += [md_inline(fix.note), ""]
     return lines
 
 
-def render_markdown(report: Report) -> str:
+def _issue_block(r: Result, report: Report, verbose: bool) -> list[str]:
+    where = where_to_apply(r, report)
+    title = f"{md_inline(finding_title(r))} {md_code(r.id)}" + (f" — {md_text(where)}" if where else "")
+    lines = [f"#### {r.priority} · {title}", ""]
+    evidence = evidence_line(r)
+    if evidence:
+        lines += [md_inline(evidence), ""]
+    if r.provenance:
+        lines += [f"<sub>{md_inline(provenance_line(r))}</sub>", ""]
+    if verbose:
+        lines += [md_inline(r.message), ""]
+        lines += [f"Expected: {md_inline(show_value(r.expected))}", ""]
+        if r.why:
+            lines += [f"Why: {md_inline(r.why)} *(severity {r.severity}, evidence: {r.confidence})*", ""]
+    lines += _fix_block(r, where)
+    if verbose and r.references:
+        lines += ["References: " + " · ".join(f"<{ref}>" for ref in r.references[:4]), ""]
+    return lines
+
+
+def render_markdown(report: Report, options: RenderOptions | None = None) -> str:
+    options = options or RenderOptions()
+    verbose = options.verbose
     sec = sections(report)
-    ctr = in_container(report)
     out = ["## stackaudit report", ""]
-    out += [f"{line}  " for line in headline_lines(report)]
+    out += [f"{md_text(identity_line(report))}  "]
+    invoked = command_line(options.argv)
+    if invoked:
+        out += [f"{md_code(invoked)}  "]
+    out += [f"**Verdict:** {md_inline(verdict(report, top_finding(sec)))}.", ""]
+    out += [f"{md_inline(line)}  " for line in headline_lines(report)]
     out.append("")
-    out.append("### Actionable fixes")
-    out.append("")
+    out += ["### Actionable fixes", ""]
     if not any(sec.fixes.values()):
         out += ["No actionable fixes.", ""]
     for results in sec.fixes.values():
         for r in results:
-            out += _issue_block(r, ctr)
+            out += _issue_block(r, report, verbose)
     if sec.negatives:
         out += ["### Key negative results (looks wrong, is fine here)", ""]
-        out += [f"- `{r.id}` — {r.message} (observed: `{show_value(r.actual, 80)}`)"
-                + (f" — *{provenance_line(r)}*" if r.provenance else "") for r in sec.negatives]
+        for r in sec.negatives:
+            out.append(f"- {md_inline(finding_title(r))} {md_code(r.id)}")
         out.append("")
+        out += ["<details><summary>Why each is fine here</summary>", ""]
+        out += [f"- {md_code(r.id)}: {md_inline(r.message)}"
+                + (f" — <sub>{md_inline(provenance_line(r))}</sub>" if r.provenance else "") for r in sec.negatives]
+        out += ["", "</details>", ""]
     if sec.good:
-        out += ["### Confirmed good", "", "| check | observed | note |", "|---|---|---|"]
-        out += [f"| `{r.id}` | `{_cell(show_value(r.actual, 60))}` | {_cell(r.message)} |" for r in sec.good]
-        out.append("")
+        out += [f"<details><summary>Confirmed good ({len(sec.good)})</summary>", "",
+                "| check | observed | note |", "|---|---|---|"]
+        out += [f"| {md_code(r.id)} | {md_cell(show_value(r.actual, 60))} | {md_cell(r.message)} |" for r in sec.good]
+        out += ["", "</details>", ""]
+    steps = run_next(sec.unknown)
+    if steps:
+        out += [f"### To judge more, run next ({len(sec.unknown)} checks could not tell)", ""]
+        for i, step in enumerate(steps, 1):
+            count = len(step.settles)
+            what = f"settles {count} check{'s' if count != 1 else ''}: {', '.join(step.settles)}"
+            if step.command:
+                out += [f"{i}. {md_text(what)}", "", *md_block([step.text]), ""]
+            else:
+                out += [f"{i}. {md_inline(step.text)} ({md_text(what)})", ""]
     if sec.unknown:
-        out += ["### Could not check", ""]
-        out += [f"- {', '.join(f'`{i}`' for i in ids)} — {message}" + (f" → *{hint}*" if hint else "")
+        out += [f"<details><summary>Could not check ({len(sec.unknown)})</summary>", ""]
+        out += [f"- {', '.join(md_code(i) for i in ids)} — {md_inline(message)}"
+                + (f" → *{md_inline(hint)}*" if hint else "")
                 for ids, message, hint in grouped_unknowns(sec.unknown)]
-        out.append("")
+        out += ["", "</details>", ""]
     if sec.waived:
         out += ["### Waived", ""]
-        out += [f"- `{r.id}` ({r.status}) — waived: {r.waiver.reason if r.waiver else ''}"
+        out += [f"- {md_code(r.id)} ({r.status}) — waived: {md_inline(r.waiver.reason if r.waiver else '')}"
                 + (f" (until {r.waiver.expires})" if r.waiver and r.waiver.expires else "") for r in sec.waived]
         out.append("")
     if report.expired_waivers:
         out += ["### Expired waivers", ""]
-        out += [f"- `{w.id}` expired {w.expires}: {w.reason}" for w in report.expired_waivers]
+        out += [f"- {md_code(w.id)} expired {w.expires}: {md_inline(w.reason)}" for w in report.expired_waivers]
         out.append("")
     if sec.errors or report.timed_out or report.fact_errors:
         out += ["### Errors", ""]
-        out += [f"- `{r.id}` — {r.message}" for r in sec.errors]
-        out += [f"- timed out: {t}" for t in report.timed_out]
-        out += [f"- fact failed: {t}" for t in report.fact_errors]
+        out += [f"- {md_code(r.id)} — {md_inline(r.message)}" for r in sec.errors]
+        out += [f"- timed out: {md_inline(t)}" for t in report.timed_out]
+        out += [f"- fact failed: {md_inline(t)}" for t in report.fact_errors]
         out.append("")
-    if sec.not_applicable:
+    if sec.not_applicable and verbose:
         out += ["<details><summary>Not applicable here</summary>", ""]
-        out += [f"- `{r.id}` — {r.message}" for r in sec.not_applicable]
+        out += [f"- {md_code(r.id)} — {md_inline(r.message)}" for r in sec.not_applicable]
         out += ["", "</details>", ""]
     return "\n".join(out).rstrip() + "\n"

@@ -4,24 +4,25 @@ from __future__ import annotations
 
 from stackaudit.engine.runner import Report
 from stackaudit.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from stackaudit.report.sections import RenderOptions
 
 FORMATS = ("text", "markdown", "json")
 FAIL_ON = ("P0", "P1", "P2")
 
 
-def render(report: Report, fmt: str, color: bool = False) -> str:
+def render(report: Report, fmt: str, color: bool = False, options: RenderOptions | None = None) -> str:
     if fmt == "json":
         from stackaudit.report.json_report import render_json
 
-        return render_json(report)
+        return render_json(report, options)
     if fmt == "markdown":
         from stackaudit.report.markdown import render_markdown
 
-        return render_markdown(report)
+        return render_markdown(report, options)
     if fmt == "text":
         from stackaudit.report.text import render_text
 
-        return render_text(report, color=color)
+        return render_text(report, color=color, options=options)
     raise UsageError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +21,16 @@ FIX_COST_WORDS = {
 }
 _COST_ORDER = ("runtime", "restart", "driver-reload", "reboot", "bios", "hardware", "none")
 _SEVERITY_ORDER = ("high", "medium", "low")
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    """How to render: the command line as run (None: not known, e.g. a report built in a test) and
+    whether to show everything (--verbose: the full "could not check" list, not-applicable checks,
+    each finding's why and sources)."""
+
+    argv: Sequence[str] | None = None
+    verbose: bool = False
 
 
 @dataclass(frozen=True)
@@ -55,6 +66,11 @@ def sections(report: Report) -> Sections:
     )
 
 
+def top_finding(sec: Sections) -> Result | None:
+    """The issue to fix first: the best-ranked of the highest priority."""
+    return next((r for p in ("P0", "P1", "P2") for r in sec.fixes[p]), None)
+
+
 def grouped_unknowns(results: list[Result]) -> list[tuple[list[str], str, str]]:
     """Unknown results that say the same thing, together: ([IDs], message, hint), in first-seen order."""
     groups: dict[tuple[str, str], list[str]] = {}
@@ -63,17 +79,23 @@ def grouped_unknowns(results: list[Result]) -> list[tuple[list[str], str, str]]:
     return [(ids, message, hint) for (message, hint), ids in groups.items()]
 
 
-def provenance_line(r: Result, limit: int = 3) -> str:
-    """`from pasted `lscpu` (report.txt lines 12–38), live /proc/cmdline`; empty when nothing was read.
-
-    Pasted sources come first (they are what the reader pasted and can check); at most `limit` are named.
-    """
-    if not r.provenance:
-        return ""
+def provenance_entries(r: Result, limit: int = 3) -> list[str]:
+    """`pasted lscpu (report.txt, lines 12–38)`, … and `and 2 more`: pasted sources first (they are what
+    the reader pasted and can check); at most `limit` are named."""
     ordered = sorted(r.provenance, key=lambda p: (p.origin != "pasted", not p.lines))
     shown = [p.describe() for p in ordered[:limit]]
     more = len(ordered) - limit
-    return "from " + ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+    return shown + ([f"and {more} more"] if more > 0 else [])
+
+
+def provenance_line(r: Result, limit: int = 3) -> str:
+    """`from pasted lscpu (report.txt, lines 12–38), live /proc/cmdline`; empty when nothing was read."""
+    if not r.provenance:
+        return ""
+    entries = provenance_entries(r, limit)
+    if len(entries) > 1 and entries[-1].startswith("and "):
+        return "from " + ", ".join(entries[:-1]) + " " + entries[-1]
+    return "from " + ", ".join(entries)
 
 
 def show_value(value: Any, limit: int = 160) -> str:
@@ -87,47 +109,39 @@ def headline_lines(report: Report) -> list[str]:
     h = report.host
     gpus = h.get("gpus") or {}
     gpu_text = "unknown" if gpus.get("count") is None else f"{gpus['count']} NVIDIA"
+    if gpus.get("count") is None and gpus.get("bdfs"):
+        gpu_text = f"at least {len(gpus['bdfs'])} NVIDIA ({', '.join(gpus['bdfs'][:4])})"
     if gpus.get("names"):
         gpu_text += f" ({', '.join(gpus['names'])})"
     container = h.get("container")
     container_text = "unknown" if container is None else ("no" if container == "none" else container)
-    source = report.source.get("kind", "live")
-    if source != "live":
-        source += f": {', '.join(report.source.get('files', []))}"
+    if h.get("host_of"):
+        container_text += f" — the host of {', '.join(h['host_of'][:3])}"
     summary = report.summary()
     pri = summary["by_priority"]
     st = summary["by_status"]
     lines = [
         f"Host {h.get('hostname') or '?'} · kernel {h.get('kernel') or '?'} · CPU {h.get('cpu') or '?'}"
         + (f" ×{h['sockets']}" if h.get("sockets") and h["sockets"] > 1 else ""),
-        f"Container: {container_text} · GPUs: {gpu_text} · NUMA nodes: {h.get('numa_nodes') or '?'} · source: {source}",
+        f"Container: {container_text} · GPUs: {gpu_text} · NUMA nodes: {h.get('numa_nodes') or '?'}",
         f"P0 {pri['P0']} · P1 {pri['P1']} · P2 {pri['P2']} · not-an-issue {st['not-an-issue']} · ok {st['ok']} · "
         f"unknown {st['unknown']} · n/a {st['not-applicable']} · errors {st['error']}"
         + (f" · waived {summary['waived']}" if summary["waived"] else ""),
     ]
     if h.get("ceiling"):
         lines.append(f"Ceiling: {h['ceiling']}")
+    set_aside = report.source.get("set_aside") or []
+    if set_aside:
+        lines.append(f"This paste holds another host's outputs too: audited the first; set aside {len(set_aside)} "
+                     f"({'; '.join(set_aside[:2])}{' …' if len(set_aside) > 2 else ''}).")
     if h.get("uid") not in (0, None, -1):
-        lines.append("Not running as root: some reads are blind and reported under 'Could not check'.")
+        lines.append("Not running as root: some reads are blind and counted as unknown.")
     return lines
 
 
-def in_container(report: Report) -> bool:
-    return report.host.get("container") not in (None, "none")
-
-
-def fix_lines(result: Result, audit_in_container: bool) -> list[str]:
-    """The fix of an issue: runtime and persistent forms, what it costs, and where to apply it."""
+def fix_cost_text(result: Result, where: str) -> str:
+    """`no reboot (takes effect now) · on the Proxmox node`: what the fix takes and where it is applied."""
     fix = result.fix
     if fix is None:
-        return []
-    lines = []
-    if fix.runtime:
-        lines.append(f"now: {fix.runtime}")
-    if fix.persistent:
-        lines.append(f"persistent: {fix.persistent}")
-    where = " · only on the container's host" if audit_in_container and result.scope == "host" else ""
-    lines.append(f"cost: {FIX_COST_WORDS.get(fix.cost, fix.cost)}{where}")
-    if fix.note:
-        lines.append(fix.note)
-    return lines
+        return ""
+    return FIX_COST_WORDS.get(fix.cost, fix.cost) + (f" · {where}" if where else "")

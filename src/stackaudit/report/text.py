@@ -1,102 +1,194 @@
-"""Terminal report via rich (plain text when piped or written to a file)."""
+"""Terminal report: read in ten seconds, at the terminal's width (COLUMNS, else 80).
+
+Prose is wrapped to the width; a command is never wrapped (one line each, `$ ` in front) so it can
+be copied whole. rich writes the lines (colour on a terminal), but the layout is done here so that
+the same report comes out whatever rich's wrapping rules are.
+"""
 
 from __future__ import annotations
 
 import io
+import textwrap
 
 from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
+from rich.text import Text
 
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
+from stackaudit.report.commands import split_fix
+from stackaudit.report.header import (
+    command_line,
+    evidence_line,
+    finding_title,
+    identity_line,
+    verdict,
+    where_to_apply,
+)
+from stackaudit.report.next_steps import NextStep, run_next
 from stackaudit.report.sections import (
-    fix_lines,
+    RenderOptions,
+    fix_cost_text,
     grouped_unknowns,
     headline_lines,
-    in_container,
-    provenance_line,
+    provenance_entries,
     sections,
     show_value,
+    top_finding,
 )
 
 _PRIORITY_STYLE = {"P0": "bold red", "P1": "bold yellow", "P2": "cyan"}
+Line = tuple[str, str]  # (text, rich style)
 
 
-def _issue(console: Console, r: Result, audit_in_container: bool) -> None:
-    style = _PRIORITY_STYLE.get(r.priority or "", "")
-    console.print(f"[{style}]{r.priority}[/] [bold]{r.id}[/] — {escape(r.title)}")
-    if r.subjects:
-        console.print(f"    subjects: {escape(', '.join(r.subjects[:8]))}" + (" …" if len(r.subjects) > 8 else ""))
-    console.print(f"    observed: {escape(show_value(r.actual))}")
-    console.print(f"    expected: {escape(show_value(r.expected))}")
-    console.print(f"    {escape(r.message)}")
-    if r.provenance:
-        console.print(f"    [dim]{escape(provenance_line(r))}[/]")
-    if r.why:
-        console.print(f"    why: {escape(r.why)} [dim](severity {r.severity}, evidence: {r.confidence})[/]")
-    for line in fix_lines(r, audit_in_container):
-        console.print(f"    [green]fix[/] {escape(line)}")
-    console.print()
+class _Lines:
+    def __init__(self, width: int) -> None:
+        self.width = max(40, width)
+        self.out: list[Line] = []
+
+    def prose(self, text: str, indent: int = 0, style: str = "", hanging: int = 0) -> None:
+        """Wrapped to the width; continuation lines indented by `indent + hanging`."""
+        pad = " " * indent
+        lines = textwrap.wrap(text, width=self.width, initial_indent=pad, subsequent_indent=pad + " " * hanging,
+                              break_long_words=False, break_on_hyphens=False) or [pad]
+        self.out += [(line, style) for line in lines]
+
+    def command(self, command: str, indent: int) -> None:
+        """One line, never wrapped, whatever its length."""
+        self.out.append((" " * indent + "$ " + command, "green"))
+
+    def blank(self) -> None:
+        if self.out and self.out[-1][0]:
+            self.out.append(("", ""))
+
+    def heading(self, text: str) -> None:
+        self.blank()
+        self.out.append((text, "bold underline"))
 
 
-def render_text(report: Report, color: bool = False, width: int = 110) -> str:
+def _fix(lines: _Lines, r: Result, where: str) -> None:
+    fix = r.fix
+    if fix is None:
+        return
+    lines.prose(f"fix: {fix_cost_text(r, where)}", indent=3, style="green", hanging=5)
+    for label, text in (("now", fix.runtime), ("for good", fix.persistent)):
+        part = split_fix(text)
+        if not part.prose and not part.commands:
+            continue
+        if part.prose:
+            lines.prose(f"{label}: {part.prose}", indent=5, hanging=2)
+        else:
+            lines.prose(f"{label}:", indent=5)
+        for command in part.commands:
+            lines.command(command, indent=7)
+    if fix.note:
+        lines.prose(fix.note, indent=5)
+
+
+def _issue(lines: _Lines, r: Result, report: Report, verbose: bool) -> None:
+    where = where_to_apply(r, report)
+    title = f"{r.priority} {finding_title(r)} [{r.id}]" + (f" ({where})" if where else "")
+    lines.prose(title, style=_PRIORITY_STYLE.get(r.priority or "", ""), hanging=3)
+    evidence = evidence_line(r)
+    if evidence:
+        lines.prose(evidence, indent=3, hanging=2)
+    if verbose:
+        lines.prose(r.message, indent=3, hanging=2)
+        lines.prose(f"expected: {show_value(r.expected)}", indent=3, hanging=2)
+        if r.why:
+            lines.prose(f"why: {r.why} (severity {r.severity}, evidence: {r.confidence})", indent=3, hanging=2)
+        _provenance(lines, r, indent=3)
+        for i, ref in enumerate(r.references[:4]):
+            lines.prose(("see: " if i == 0 else "     ") + ref, indent=3, style="dim", hanging=5)
+    _fix(lines, r, where)
+    lines.blank()
+
+
+def _provenance(lines: _Lines, r: Result, indent: int) -> None:
+    """One source a line, so that none is cut in two."""
+    for i, entry in enumerate(provenance_entries(r, limit=8)):
+        lines.prose(("from " if i == 0 else "     ") + entry, indent=indent, style="dim", hanging=7)
+
+
+def _next_steps(lines: _Lines, steps: list[NextStep]) -> None:
+    for i, step in enumerate(steps, 1):
+        count = len(step.settles)
+        what = f"settles {count} check{'s' if count != 1 else ''}: {', '.join(step.settles)}"
+        if step.command:
+            lines.prose(f"{i}. {what}", indent=2, hanging=3)
+            lines.command(step.text, indent=5)
+        else:
+            lines.prose(f"{i}. {step.text} ({what})", indent=2, hanging=3)
+
+
+def render_text(report: Report, color: bool = False, width: int | None = None,
+                options: RenderOptions | None = None) -> str:
+    options = options or RenderOptions()
     buf = io.StringIO()
+    # width None: rich reads COLUMNS from the environment, else 80 when not writing to a terminal.
     console = Console(file=buf, force_terminal=color, no_color=not color, width=width, highlight=False,
-                      soft_wrap=False)
+                      soft_wrap=True)
+    lines = _Lines(console.width)
     sec = sections(report)
-    ctr = in_container(report)
-    console.rule("[bold]stackaudit[/]")
+    verbose = options.verbose
+    lines.prose(identity_line(report), style="bold", hanging=2)
+    invoked = command_line(options.argv)
+    if invoked:
+        lines.command(invoked, indent=0)
+    lines.prose(f"Verdict: {verdict(report, top_finding(sec))}.", style="bold", hanging=2)
     for line in headline_lines(report):
-        console.print(escape(line))
-    console.print()
-    console.print("[bold underline]Actionable fixes[/]")
+        lines.prose(line, hanging=2)
+
+    lines.heading("Actionable fixes")
     if not any(sec.fixes.values()):
-        console.print("  none")
-        console.print()
+        lines.prose("none", indent=2)
     for results in sec.fixes.values():
         for r in results:
-            _issue(console, r, ctr)
+            _issue(lines, r, report, verbose)
     if sec.negatives:
-        console.print("[bold underline]Key negative results[/] (looks wrong, is fine here)")
+        lines.heading("Key negative results (looks wrong, is fine here)")
         for r in sec.negatives:
-            console.print(f"  [bold]{r.id}[/]: {escape(r.message)}")
-            console.print(f"      observed: {escape(show_value(r.actual, 100))}")
-            if r.provenance:
-                console.print(f"      [dim]{escape(provenance_line(r))}[/]")
-        console.print()
+            lines.prose(f"- {finding_title(r)} [{r.id}]", indent=2, hanging=2)
+            if verbose:
+                lines.prose(r.message, indent=4, hanging=2)
+                _provenance(lines, r, indent=4)
     if sec.good:
-        console.print("[bold underline]Confirmed good[/]")
-        table = Table(show_header=False, box=None, pad_edge=False, padding=(0, 2))
-        table.add_column(no_wrap=True)
-        table.add_column(overflow="fold")
-        for r in sec.good:
-            table.add_row(f"  {r.id}", escape(r.message))
-        console.print(table)
-        console.print()
-    if sec.unknown:
-        console.print("[bold underline]Could not check[/]")
+        lines.heading(f"Confirmed good ({len(sec.good)})")
+        if verbose:
+            for r in sec.good:
+                lines.prose(f"{r.id}: {r.message}", indent=2, hanging=4)
+        else:
+            lines.prose(", ".join(r.id for r in sec.good), indent=2)
+    steps = run_next(sec.unknown)
+    if steps:
+        lines.heading(f"To judge more, run next ({len(sec.unknown)} checks could not tell)")
+        _next_steps(lines, steps)
+    if sec.unknown and verbose:
+        lines.heading("Could not check")
         for ids, message, hint in grouped_unknowns(sec.unknown):
-            console.print(f"  [bold]{', '.join(ids)}[/]: {escape(message)}" + (f" → {escape(hint)}" if hint else ""))
-        console.print()
+            lines.prose(f"{', '.join(ids)}: {message}" + (f" → {hint}" if hint else ""), indent=2, hanging=4)
+    elif sec.unknown:
+        lines.prose("(--verbose: what each of them lacks)", indent=2, style="dim")
     if sec.waived or report.expired_waivers:
-        console.print("[bold underline]Waived[/]")
+        lines.heading("Waived")
         for r in sec.waived:
             until = f" (until {r.waiver.expires})" if r.waiver and r.waiver.expires else ""
-            console.print(f"  {r.id} ({r.status}): {escape(r.waiver.reason if r.waiver else '')}{until}")
+            lines.prose(f"{r.id} ({r.status}): {r.waiver.reason if r.waiver else ''}{until}", indent=2, hanging=4)
         for w in report.expired_waivers:
-            console.print(f"  [yellow]expired[/] waiver {w.id} ({w.expires}): {escape(w.reason)} — no longer applied")
-        console.print()
+            lines.prose(f"expired waiver {w.id} ({w.expires}): {w.reason} — no longer applied", indent=2, hanging=4,
+                        style="yellow")
     if sec.errors or report.timed_out or report.fact_errors:
-        console.print("[bold underline red]Errors[/]")
+        lines.heading("Errors")
         for r in sec.errors:
-            console.print(f"  {r.id}: {escape(r.message)}")
+            lines.prose(f"{r.id}: {r.message}", indent=2, hanging=4)
         for t in report.timed_out:
-            console.print(f"  timed out: {escape(t)}")
+            lines.prose(f"timed out: {t}", indent=2, hanging=4)
         for t in report.fact_errors:
-            console.print(f"  fact failed: {escape(t)}")
-        console.print()
-    if sec.not_applicable:
-        console.print(f"[dim]Not applicable here: {', '.join(r.id for r in sec.not_applicable)}[/]")
-    console.print(f"[dim]{len(report.results)} checks in {report.duration_s:.2f} s[/]")
+            lines.prose(f"fact failed: {t}", indent=2, hanging=4)
+    if sec.not_applicable and verbose:
+        lines.heading("Not applicable here")
+        lines.prose(", ".join(r.id for r in sec.not_applicable), indent=2)
+    lines.blank()
+    lines.prose(f"{len(report.results)} checks in {report.duration_s:.2f} s", style="dim")
+    for text, style in lines.out:
+        console.print(Text(text, style=style), soft_wrap=True)
     return buf.getvalue()

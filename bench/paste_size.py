@@ -1,0 +1,97 @@
+"""A 50 MB paste through `stackaudit audit --from`: wall time and the child's peak RSS.
+
+The paste repeats real outputs of the corpus (tests/data/captures: kernel-log lines with AER and Xid
+events, NCCL INFO lines, nvidia-smi tables, lspci blocks), each repeat in a markdown fence as threads
+paste them, until it reaches the size asked. Targets on a 2-core machine: <= 30 s and <= 300 MB peak
+RSS for 50 MB. The recognisers must be linear for this: a rescan per span would be quadratic.
+
+    python bench/paste_size.py [--mb 50] [--keep PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+
+from corpus import CAPTURES_DIR, parse_header  # noqa: E402
+
+# What a 50 MB paste is made of: a long kernel log and a long NCCL log (real lines repeated, one
+# output each), one lspci of many devices, and nvidia-smi tables pasted again and again, each in
+# its own markdown fence as threads do. (corpus file prefix, kind, share of the size)
+LONG_OUTPUTS = (
+    (("41", "dmesg"), ("42", "dmesg"), ("44", "dmesg"), ("40", "dmesg")),
+    (("55", "nccl-log"), ("56", "nccl-log"), ("94", "nccl-log")),
+    (("05", "lspci"), ("90", "lspci")),
+)
+SHARES = (0.4, 0.4, 0.1)
+# One GPU model only: tables of two models would be two hosts, and the second set aside.
+FENCED = ("92", "nvidia-smi")
+TARGET_S = 30.0
+TARGET_RSS_MB = 300.0
+_READ_ONLY = ("import sys, time\nfrom stackaudit.importers.registry import load_pasted\n"
+              "t = time.perf_counter(); load_pasted([sys.argv[1]]); print(time.perf_counter() - t)")
+
+
+def _fragment(prefix: str, kind: str) -> str:
+    [path] = CAPTURES_DIR.glob(f"{prefix}-*.txt")
+    return "\n".join(line for line in parse_header(path).lines_of(kind) if line.strip()) + "\n"
+
+
+def build_paste(size: int) -> str:
+    parts: list[str] = []
+    for fragments, share in zip(LONG_OUTPUTS, SHARES, strict=True):
+        joiner = "\n" if fragments[0][1] == "lspci" else ""  # lspci devices are separated by a blank line
+        unit = joiner.join(_fragment(p, k) for p, k in fragments) + joiner
+        parts.append("```\n" + unit * max(1, int(size * share) // len(unit)) + "```\n\n")
+    table = f"again:\n```\n{_fragment(*FENCED)}```\n\n"
+    rest = size - sum(len(p) for p in parts)
+    parts.append(table * max(1, rest // len(table)))
+    return "".join(parts)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mb", type=float, default=50.0, help="paste size in MB (default 50)")
+    parser.add_argument("--keep", help="also write the paste to this path")
+    args = parser.parse_args()
+    text = build_paste(int(args.mb * 1_000_000))
+    load_before = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(args.keep) if args.keep else Path(tmp) / "paste.txt"
+        path.write_text(text, encoding="utf-8")
+        env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
+        argv = [sys.executable, "-m", "stackaudit", "audit", "--from", str(path), "--format", "json"]
+        start = time.perf_counter()
+        proc = subprocess.run(argv, capture_output=True, timeout=600, env=env)
+        wall = time.perf_counter() - start
+        rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # KiB on Linux
+        # The same paste read alone (no checks): how the wall time splits between the paste reader
+        # (importers/) and the audit after it (facts, checks, report).
+        reading = subprocess.run([sys.executable, "-c", _READ_ONLY, str(path)], capture_output=True, text=True,
+                                 timeout=600, env=env)
+        read_s = float(reading.stdout.strip() or "nan")
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"audit failed ({proc.returncode}): {proc.stderr.decode(errors='replace')[-2000:]}")
+    size_mb = len(text.encode()) / 1_000_000
+    lines = text.count("\n")
+    ok = wall <= TARGET_S * args.mb / 50 and rss_mb <= TARGET_RSS_MB
+    print(f"paste: {size_mb:.1f} MB, {lines} lines: a kernel log, an NCCL log, an lspci, fenced nvidia-smi tables")
+    print(f"wall: {wall:.1f} s (target <= {TARGET_S * args.mb / 50:g} s)")
+    print(f"  of which reading the paste (load_pasted): {read_s:.1f} s; facts, checks and report: {wall - read_s:.1f} s")
+    print(f"peak RSS of the audit: {rss_mb:.0f} MB (target <= {TARGET_RSS_MB:g} MB)")
+    print(f"machine: {os.cpu_count()} CPUs, load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after")
+    print(f"report: {len(proc.stdout)} bytes of JSON, exit {proc.returncode}; {'ok' if ok else 'MISSED'}")
+    raise SystemExit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()

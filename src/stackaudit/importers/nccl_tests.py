@@ -1,0 +1,48 @@
+"""nccl-tests output (all_reduce_perf and friends) pasted into a report: its header lists every rank's GPU.
+
+    # nThread 1 nGpus 8 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 ...
+    #  Rank  0 Group  0 Pid 3884994 on gpu-node device  0 [0000:1a:00] NVIDIA L20
+    #   Rank  0 Pid  85517 on  host device  0 [0x52] A100-SXM4-40GB      (older versions: the bus number only)
+
+The lines are recorded verbatim as the pasted document NCCL_TESTS (facts/sources.py); the result
+table that follows (`#       size         count      type   redop ...` and its rows) is kept with them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import partial
+
+from stackaudit.facts.sources import NCCL_TESTS
+from stackaudit.host.memory import HostRecord
+from stackaudit.importers.registry import Found, importer
+
+RANK_LINE = re.compile(r"^\s*#\s+Rank\s+\d+\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+\S+\s+device\s+\d+\s+\[[^\]]+\]\s+\S")
+_HEADER = re.compile(r"^\s*#\s*(nThread\s+\d+|Using devices|size\s+count\s+type|\(B\)\s+\(elements\)|Out of bounds|"
+                     r"Avg bus bandwidth)")
+_ROW = re.compile(r"^\s*\d+\s+\d+\s+(float|double|half|bfloat16|int8|uint8|int32|uint32|int64|uint64)\b")
+
+
+def _line(line: str) -> bool:
+    return bool(RANK_LINE.match(line) or _HEADER.match(line) or _ROW.match(line) or line.strip() == "#")
+
+
+def _append(text: str, rec: HostRecord) -> None:
+    rec.docs[NCCL_TESTS.name] = rec.docs.get(NCCL_TESTS.name, "") + text
+
+
+@importer("nccl-tests", "nccl-tests output (`all_reduce_perf` header with each rank's GPU, and its result table)")
+def nccl_tests(lines: list[str]) -> Iterator[Found]:
+    i = 0
+    while i < len(lines):
+        if not RANK_LINE.match(lines[i]) and not (_HEADER.match(lines[i]) and "nThread" in lines[i]):
+            i += 1
+            continue
+        end = i + 1
+        while end < len(lines) and _line(lines[end]):
+            end += 1
+        body = lines[i:end]
+        if any(RANK_LINE.match(b) for b in body):
+            yield Found("nccl-tests", i, end, partial(_append, "\n".join(body) + "\n"))
+        i = end

@@ -1,0 +1,137 @@
+"""Telling commands from prose in fix texts and hints, so that renderers show commands verbatim.
+
+Fix texts and hints are prose today, with the commands in backticks (`paste `sudo lspci -vvv``) or,
+for a fix that is one command, the whole text (`sysctl -w kernel.numa_balancing=0`). A span is a
+command when its first word is a program (or `sudo` and one); flags and config lines in backticks
+(`--ulimit memlock=-1`, `lxc.prlimit.nofile = 1048576`) stay inline code in the prose.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# The programs fix texts and hints name. A span whose first word is one of these is a command line.
+PROGRAMS = frozenset({
+    "apt", "apt-get", "cat", "command", "cpupower", "df", "dmesg", "dnf", "docker", "echo", "env", "for", "grep",
+    "grubby", "ibv_devinfo", "ip", "journalctl", "kubectl", "ls", "lsmod", "lscpu", "lspci", "lxc-attach",
+    "modinfo", "modprobe", "mount", "numactl", "nvbandwidth", "nvidia-ctk", "nvidia-smi", "p2pBandwidthLatencyTest",
+    "pct", "pip", "powerprofilesctl", "prlimit", "python", "python3", "rm", "setpci", "stackaudit", "swapoff",
+    "sysctl", "systemctl", "systemd-detect-virt", "taskset", "tee", "tuned-adm", "ulimit", "uname",
+    "update-grub", "update-initramfs", "yum",
+})
+# stackaudit's own subcommands, named bare in some source titles (`audit --sample`).
+_OWN_SUBCOMMANDS = frozenset({"audit", "capture", "ceiling", "bench"})
+
+
+def as_command(span: str) -> str | None:
+    """The command line a backticked span (or a whole fix text) is, or None when it is not one."""
+    text = span.strip()
+    words = text.split()
+    if not words:
+        return None
+    first = words[1] if words[0] == "sudo" and len(words) > 1 else words[0]
+    if first in _OWN_SUBCOMMANDS and words[0] != "sudo":
+        return f"stackaudit {text}"
+    if first in PROGRAMS or (first.startswith("/") and first.rsplit("/", 1)[-1] in PROGRAMS):
+        return text
+    return None
+
+
+def backtick_spans(text: str) -> list[str]:
+    """The `backticked` spans of a text, in order (none when the backticks are unbalanced)."""
+    parts = text.split("`")
+    if len(parts) % 2 == 0:
+        return []
+    return [p for i, p in enumerate(parts) if i % 2 and p.strip()]
+
+
+def commands_in(text: str) -> list[str]:
+    """The command lines a text names: its command spans, or the whole text when it is one command."""
+    spans = backtick_spans(text)
+    if spans:
+        return [c for c in (as_command(s) for s in spans) if c]
+    if "`" in text:
+        return []
+    whole = as_command(_without_trailing_remark(text))
+    return [whole] if whole and not _clauses(text)[1:] else []
+
+
+@dataclass(frozen=True)
+class FixText:
+    """One fix text split for rendering: prose (empty when the text is just the commands) and commands."""
+
+    prose: str
+    commands: tuple[str, ...]
+
+
+def split_fix(text: str) -> FixText:
+    """`sysctl -w x=0` -> commands only; `… (`nvidia-smi -r -i <n>`) …` -> the prose, then its command.
+
+    Without backticks, each `; `-separated clause that starts with a program is a command (a trailing
+    parenthesised remark stays in the prose); the prose is dropped when the text is the commands alone.
+    """
+    text = text.strip()
+    if not text:
+        return FixText("", ())
+    spans = backtick_spans(text)
+    if spans or "`" in text:
+        commands = tuple(c for c in (as_command(s) for s in spans) if c)
+        return FixText(text, commands)
+    clauses = _clauses(text)
+    commands_list: list[str] = []
+    for clause in clauses:
+        body = clause[3:] if clause.startswith("or ") else clause
+        command = as_command(_without_trailing_remark(body))
+        if command and len(command.split()) > 1:
+            commands_list.append(command)
+    if commands_list and len(commands_list) == len(clauses) and all(
+            _without_trailing_remark(c) == c and not c.startswith("or ") for c in clauses):
+        return FixText("", tuple(commands_list))
+    return FixText(text, tuple(commands_list))
+
+
+def _clauses(text: str) -> list[str]:
+    """Split on `; ` outside parentheses and quotes."""
+    out: list[str] = []
+    depth = 0
+    quote = ""
+    start = 0
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"" and (i == 0 or not text[i - 1].isalnum()):
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = max(0, depth - 1)
+        elif depth == 0 and (sep := _separator_at(text, i)):
+            out.append(text[start:i].strip())
+            start = i + len(sep)
+            i = start
+            continue
+        i += 1
+    out.append(text[start:].strip())
+    return [c for c in out if c]
+
+
+_SEPARATORS = ("; ", ", then ", ", or ")
+
+
+def _separator_at(text: str, i: int) -> str:
+    return next((sep for sep in _SEPARATORS if text.startswith(sep, i)), "")
+
+
+# Words after which a clause that starts with a program goes on in prose (`swapoff -a if RAM allows`).
+_PROSE_TAIL = re.compile(r"\s+(?:if|on each|only|unless|when|in the)\s.*$")
+
+_TRAILING_REMARK = re.compile(r"\s+\((?:[^()]|\([^()]*\))*\)\s*$")
+
+
+def _without_trailing_remark(text: str) -> str:
+    """`cpupower idle-set -D 100 (disables …)` -> `cpupower idle-set -D 100`; `swapoff -a if …` -> `swapoff -a`."""
+    return _PROSE_TAIL.sub("", _TRAILING_REMARK.sub("", text)).strip()

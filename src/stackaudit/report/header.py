@@ -1,0 +1,198 @@
+"""What every report says first: who made it, when, from what, and one sentence of verdict.
+
+Also the words of each finding that the renderers share: its title (the finding itself, the check
+ID as a tag), its one line of evidence, and where its fix must be applied.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from stackaudit.engine.results import Result
+from stackaudit.engine.runner import Report
+from stackaudit.report.sections import show_value
+
+NOTHING_FOUND = "nothing found that explains low throughput; next: measure against the ceiling"
+_SECRET_FLAG = re.compile(r"key|token|secret|passw", re.IGNORECASE)
+REDACTED = "***"
+_TITLE_MAX = 72
+
+
+def redact_argv(argv: Sequence[str]) -> list[str]:
+    """The command line as run, fit to paste: secret flag values hidden, paths cut to file names.
+
+    A flag whose name contains key, token, secret or password keeps its name and loses its value
+    (`--api-key=***`, `--hf-token ***`); any other argument that is a path shows its last component only,
+    since a report never names a path of the machine that ran it.
+    """
+    out: list[str] = []
+    hide_next = False
+    for arg in argv:
+        if hide_next:
+            out.append(REDACTED)
+            hide_next = False
+            continue
+        if arg.startswith("-") and not arg.startswith("---"):
+            name, eq, value = arg.partition("=")
+            if _SECRET_FLAG.search(name):
+                if eq:
+                    out.append(f"{name}={REDACTED}")
+                else:
+                    out.append(name)
+                    hide_next = True
+                continue
+            out.append(f"{name}={_strip_path(value)}" if eq else arg)
+            continue
+        name, eq, _ = arg.partition("=")
+        if eq and _SECRET_FLAG.search(name) and re.fullmatch(r"[A-Za-z_][\w.-]*", name):
+            out.append(f"{name}={REDACTED}")  # `-e HF_TOKEN=hf_…` passed through to a container
+            continue
+        out.append(_strip_path(arg))
+    return out
+
+
+def _strip_path(arg: str) -> str:
+    if "/" not in arg or "://" in arg:
+        return arg
+    base = os.path.basename(arg.rstrip("/"))
+    return base or arg
+
+
+def command_line(argv: Sequence[str] | None) -> str:
+    """`stackaudit audit --from report.txt`; empty when the caller did not say how it ran."""
+    if argv is None:
+        return ""
+    return " ".join(_quote(a) for a in ["stackaudit", *redact_argv(argv)])
+
+
+def _quote(arg: str) -> str:
+    if arg and re.fullmatch(r"[\w@%+=:,./*-]+", arg):
+        return arg
+    return "'" + arg.replace("'", "'\"'\"'") + "'"
+
+
+def source_text(report: Report) -> str:
+    """`snapshot proxmox-lxc.tar.gz`, `pasted report.txt, lscpu.txt`, `live host gpu-01`: names only."""
+    kind = str(report.source.get("kind", "live"))
+    if kind == "live":
+        host = report.host.get("hostname") or "?"
+        return f"live host {host}"
+    files = [os.path.basename(str(f)) for f in report.source.get("files", [])]
+    return f"{kind} {', '.join(files)}" if files else kind
+
+
+def identity_line(report: Report) -> str:
+    """`stackaudit 0.1.0 · 2026-12-01T12:00:00Z · snapshot proxmox-lxc.tar.gz`."""
+    version = report.tool.get("version", "?")
+    return f"{report.tool.get('name', 'stackaudit')} {version} · {report.generated_at} · {source_text(report)}"
+
+
+def host_of_container(report: Report) -> str:
+    """What the container's host is called, for "apply on the …": the Proxmox node, the Docker host."""
+    kind = report.host.get("container")
+    kernel = str(report.host.get("kernel") or "")
+    if kind == "lxc" and kernel.endswith("-pve"):
+        return "the Proxmox node"
+    return {"lxc": "the LXC host", "docker": "the Docker host", "podman": "the Podman host",
+            "kubernetes": "the Kubernetes node", "systemd-nspawn": "the nspawn host"}.get(str(kind), "the container's host")
+
+
+def in_container(report: Report) -> bool:
+    return report.host.get("container") not in (None, "none")
+
+
+def where_to_apply(r: Result, report: Report) -> str:
+    """`on the Proxmox node` when a host-level fix was found from inside a container; else empty."""
+    if in_container(report) and r.scope == "host":
+        return f"on {host_of_container(report)}"
+    return ""
+
+
+def finding_title(r: Result) -> str:
+    """The finding in words, from the result's message: its first clause (`open-file hard limit below 65536`).
+
+    A subject the clause does not name is added when there are at most two (`… — pid 731`).
+    """
+    first = _first_clause(r.message) or r.title
+    if len(first) > _TITLE_MAX:
+        cut = first[: _TITLE_MAX - 1].rsplit(" ", 1)[0]
+        first = cut.rstrip(",;:") + "…"
+    if r.subjects and len(r.subjects) <= 2 and not any(s in first for s in r.subjects):
+        first += " — " + ", ".join(r.subjects)
+    return first
+
+
+def _first_clause(message: str) -> str:
+    """Up to the first `: `, `; ` or `. ` outside parentheses (a clause shorter than 16 characters goes on)."""
+    depth = 0
+    for i, ch in enumerate(message):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = max(0, depth - 1)
+        elif depth == 0 and ch in ":;." and message[i + 1:i + 2] == " " and i >= 16:
+            return message[:i].strip()
+    return message.strip().rstrip(".")
+
+
+_SIZE_KEYS = re.compile(r"(bytes|_kib|_kb|_mib|size)$", re.IGNORECASE)
+_UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
+
+
+def human_size(n_bytes: float) -> str:
+    """62.5 GiB, 8 MiB, 512 B: binary units, at most one decimal, trailing `.0` dropped."""
+    value = float(n_bytes)
+    unit = 0
+    while abs(value) >= 1024 and unit < len(_UNITS) - 1:
+        value /= 1024
+        unit += 1
+    text = f"{value:.1f}".removesuffix(".0")
+    return f"{text} {_UNITS[unit]}"
+
+
+def value_text(value: Any, limit: int = 120) -> str:
+    """A result's value for one line: sizes in units (fields named *bytes, *_kib, *size), else as JSON."""
+    if isinstance(value, dict):
+        shown = {k: _sized(k, v) for k, v in value.items()}
+        if all(isinstance(v, str) for v in shown.values()):
+            return show_value(", ".join(f"{k} {v}" for k, v in shown.items()), limit)
+        return show_value(shown, limit)
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return show_value("; ".join(value), limit)
+    return show_value(value, limit)
+
+
+def _sized(key: str, value: Any) -> Any:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and _SIZE_KEYS.search(str(key)):
+        factor = 1024 if re.search(r"_kib|_kb$", str(key), re.IGNORECASE) else (
+            1024 * 1024 if str(key).lower().endswith("_mib") else 1)
+        return human_size(value * factor)
+    return value
+
+
+def evidence_line(r: Result, limit: int = 160) -> str:
+    """`"/proc/sys/kernel/numa_balancing: 1"` — the first verbatim source line, then the value where it adds."""
+    value = value_text(r.actual, 80) if r.actual not in (None, "", [], {}) else ""
+    if value.rstrip("…") and value.rstrip("…") in finding_title(r):
+        value = ""  # the title already says it
+    if not r.evidence:
+        return f"observed: {value}" if value else ""
+    quote = r.evidence[0]
+    if len(quote) > limit:
+        quote = quote[: limit - 1] + "…"
+    quoted = f"“{quote}”"
+    return f"{quoted} → {value}" if value and value not in quote else quoted
+
+
+def verdict(report: Report, top: Result | None) -> str:
+    """One sentence: the top finding and where to apply it, or that nothing found explains slowness."""
+    if top is None:
+        return NOTHING_FOUND
+    where = where_to_apply(top, report)
+    place = f", apply it {where}" if where else ""
+    more = len(report.issues()) - 1
+    tail = f" ({more} more below)" if more > 0 else ""
+    return f"fix first: {finding_title(top)} [{top.id}, {top.priority}]{place}{tail}"

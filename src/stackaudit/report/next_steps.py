@@ -1,0 +1,128 @@
+""""To judge more, run next": the few commands that would settle the most `unknown` checks.
+
+An unknown result says why: facts the source did not show (`Result.facts_missing`), or the check's
+own hint (`Result.hint`). A missing fact is supplied by any of its sources, and each source names the
+command that shows it (its title or hint in facts.registry: `lscpu`, `nvidia-smi -q -x`). A check is
+settled once every fact it misses is supplied. Steps are chosen greedily: the command that settles
+the most checks not yet settled first, then the next, so no step repeats what an earlier one gives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from stackaudit.engine.results import Result
+from stackaudit.report.commands import commands_in
+
+DEFAULT_STEPS = 5
+# A fact whose sources name no command (a tree under /proc or /sys) is supplied by a snapshot of the host.
+CAPTURE_COMMAND = "sudo stackaudit capture -o host.tar.gz"
+
+
+@dataclass(frozen=True)
+class NextStep:
+    """One thing to run (or do, when `command` is False) and the checks it would settle."""
+
+    text: str
+    command: bool
+    settles: tuple[str, ...]
+    facts: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, object]:
+        return {"step": self.text, "command": self.command, "settles": list(self.settles), "facts": list(self.facts)}
+
+
+def fact_commands(fact_specs: Mapping[str, object] | None = None) -> dict[str, list[str]]:
+    """Each fact's commands, best source first, from the registry's titles and hints."""
+    if fact_specs is None:
+        from stackaudit.facts.registry import load_all
+
+        fact_specs = load_all()
+    out: dict[str, list[str]] = {}
+    for name, spec in fact_specs.items():
+        texts = [getattr(spec, "hint", "")]
+        for alt in getattr(spec, "alternatives", ()):
+            texts += [alt.hint, alt.title]
+        found: list[str] = []
+        for text in texts:
+            for command in commands_in(text or ""):
+                if _key(command) not in {_key(c) for c in found}:
+                    found.append(command)
+        out[name] = found
+    return out
+
+
+def _key(command: str) -> str:
+    """`sudo dmesg` and `dmesg` are one step (shown with sudo where any source asks for it)."""
+    return command[5:] if command.startswith("sudo ") else command
+
+
+@dataclass
+class _Need:
+    check: str
+    # Each requirement is a set of step keys any one of which supplies it; all must be met.
+    requirements: list[tuple[str, frozenset[str]]]
+
+
+def _needs(results: Iterable[Result], by_fact: Mapping[str, list[str]],
+           shown: dict[str, str], is_command: dict[str, bool]) -> list[_Need]:
+    def add(text: str, command: bool) -> str:
+        key = _key(text) if command else text
+        if command and (text.startswith("sudo ") or key not in shown):
+            shown[key] = text
+        elif not command:
+            shown.setdefault(key, text)
+        is_command[key] = command
+        return key
+
+    needs = []
+    for r in results:
+        requirements: list[tuple[str, frozenset[str]]] = []
+        for fact in r.facts_missing:
+            commands = by_fact.get(fact) or [CAPTURE_COMMAND]
+            requirements.append((fact, frozenset(add(c, True) for c in commands)))
+        if not r.facts_missing:
+            commands = commands_in(r.hint) if r.hint else []
+            if commands:
+                requirements.append(("", frozenset(add(c, True) for c in commands)))
+            elif r.hint:
+                requirements.append(("", frozenset({add(r.hint.strip().rstrip("."), False)})))
+        if requirements:
+            needs.append(_Need(r.id, requirements))
+    return needs
+
+
+def run_next(results: Iterable[Result], limit: int | None = DEFAULT_STEPS,
+             by_fact: Mapping[str, list[str]] | None = None) -> list[NextStep]:
+    """The steps that settle the most unknown checks, best first (all of them with limit=None)."""
+    unknown = [r for r in results if r.status == "unknown" and not r.waived]
+    shown: dict[str, str] = {}
+    is_command: dict[str, bool] = {}
+    needs = _needs(unknown, by_fact if by_fact is not None else fact_commands(), shown, is_command)
+    chosen: list[str] = []
+    steps: list[NextStep] = []
+    settled: set[str] = set()
+    candidates = sorted(shown)
+    while candidates and (limit is None or len(steps) < limit):
+        def score(key: str) -> tuple[int, int, bool, str]:
+            picked = {*chosen, key}
+            newly = sum(1 for n in needs if n.check not in settled and all(picked & opts for _, opts in n.requirements))
+            helps = sum(1 for n in needs if n.check not in settled and any(key in opts for _, opts in n.requirements))
+            # More checks settled first, then more helped, then commands before prose, then by name.
+            return (-newly, -helps, not is_command[key], key)
+
+        best = min(candidates, key=score)
+        picked = {*chosen, best}
+        newly_settled = [n.check for n in needs if n.check not in settled
+                         and all(picked & opts for _, opts in n.requirements)]
+        helped = [n.check for n in needs if n.check not in settled
+                  and any(best in opts for _, opts in n.requirements)]
+        if not helped:
+            break
+        facts = sorted({fact for n in needs for fact, opts in n.requirements if fact and best in opts})
+        chosen.append(best)
+        candidates.remove(best)
+        settled.update(newly_settled)
+        steps.append(NextStep(shown[best], is_command[best], tuple(newly_settled or helped), tuple(facts)))
+    return steps

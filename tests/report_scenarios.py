@@ -1,0 +1,44 @@
+"""Whole-host scenarios (tests/test_scenarios_host.py builds them) captured and audited for report tests.
+
+`snapshot(name)` captures a scenario's fake host into a .tar.gz once per session; `report(name)` is
+the audit of it; `cli_render(name, fmt)` is what `stackaudit audit --from SNAPSHOT --format FMT`
+prints. `without_command` removes one source from a scenario (as if the user had not pasted it).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from scenario_builder import Parts, build_host
+from stackaudit.capture import capture_host
+from stackaudit.engine.runner import Report, run_audit
+from stackaudit.host.memory import load_snapshot
+from test_scenarios_host import HOSTNAMES, SCENARIOS
+
+_DIR = Path(tempfile.mkdtemp(prefix="stackaudit-report-tests-"))
+_SNAPSHOTS: dict[str, Path] = {}
+
+
+def parts(name: str) -> Parts:
+    return SCENARIOS[name][0]()
+
+
+def snapshot(name: str, scenario: Parts | None = None, tag: str = "") -> Path:
+    key = name + tag
+    if key not in _SNAPSHOTS:
+        path = _DIR / f"{name}{tag}.tar.gz"
+        capture_host(build_host(scenario if scenario is not None else parts(name), HOSTNAMES[name]), str(path))
+        _SNAPSHOTS[key] = path
+    return _SNAPSHOTS[key]
+
+
+def report(name: str, scenario: Parts | None = None, tag: str = "") -> Report:
+    return run_audit(load_snapshot(str(snapshot(name, scenario, tag))))
+
+
+def without_command(scenario: Parts, program: str) -> Parts:
+    """The scenario without the output of `program` (every argv that starts with it)."""
+    commands = {argv: out for argv, out in scenario.commands.items() if argv[:1] != (program,)}
+    assert len(commands) < len(scenario.commands), f"the scenario has no {program} output to remove"
+    return Parts(scenario.files, scenario.links, scenario.dirs, commands, scenario.which, scenario.docs)

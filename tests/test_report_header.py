@@ -1,0 +1,125 @@
+"""What every report says first: version, UTC time, the command line (secrets hidden, no paths),
+the source's file names, and one sentence of verdict; finding titles and their evidence line."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from report_scenarios import snapshot
+from stackaudit import __version__
+from stackaudit.checks.registry import Fix
+from stackaudit.cli.main import main
+from stackaudit.engine.results import Result
+from stackaudit.engine.runner import Report
+from stackaudit.report.header import NOTHING_FOUND, evidence_line, finding_title, human_size, redact_argv
+from stackaudit.report.render import render
+from stackaudit.report.sections import RenderOptions
+
+
+def test_secret_flag_values_are_hidden_and_paths_cut_to_names() -> None:
+    argv = ["audit", "--from", "/home/alice/cases/gpu box/report.txt", "--api-key", "sk-123", "--hf-token=hf_abc",
+            "--db-password", "hunter2", "--client-secret=s3", "-o", "/tmp/out/r.md", "--select", "KERN,FW",
+            "--url=http://127.0.0.1:8000/v1", "-e", "HF_TOKEN=hf_xyz"]
+    out = redact_argv(argv)
+    assert out == ["audit", "--from", "report.txt", "--api-key", "***", "--hf-token=***", "--db-password", "***",
+                   "--client-secret=***", "-o", "r.md", "--select", "KERN,FW", "--url=http://127.0.0.1:8000/v1",
+                   "-e", "HF_TOKEN=***"]
+    assert not any(secret in " ".join(out) for secret in ("sk-123", "hf_abc", "hf_xyz", "hunter2", "s3 ", "alice", "/tmp"))
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json"])
+def test_every_format_names_version_time_command_and_source(fmt: str, capsys: pytest.CaptureFixture[str],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    snap = snapshot("proxmox-lxc")
+    capsys.readouterr()
+    rc = main(["audit", "--from", str(snap), "--format", fmt])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert str(snap.parent) not in out and "/tmp" not in out.split("## stackaudit report")[-1][:600]
+    command = f"stackaudit audit --from {snap.name} --format {fmt}"
+    if fmt == "json":
+        data = json.loads(out)
+        assert data["command"] == command and data["tool"]["version"] == __version__
+        assert data["source"]["files"] == [snap.name] and data["verdict"]
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", data["generated_at"])
+        return
+    head = out[:800]
+    assert f"stackaudit {__version__} · " in head and f"snapshot {snap.name}" in head and command in head
+    assert re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", head)
+    assert "Verdict: fix first: " in head.replace("**", "")
+
+
+def _issue(rid: str, scope: str, priority: str = "P1", **kw: object) -> Result:
+    return Result(id=rid, domain=rid.split("-")[0], title=f"title of {rid}", status="issue", priority=priority,
+                  severity="high", confidence="documented", fix_cost="runtime", scope=scope,
+                  fix=Fix(cost="runtime", runtime="sysctl -w kernel.numa_balancing=0"), **kw)  # type: ignore[arg-type]
+
+
+def _report(results: list[Result], container: str = "lxc", kernel: str = "6.8.12-9-pve") -> Report:
+    return Report(source={"kind": "pasted", "files": ["case.txt"]},
+                  host={"hostname": "ct", "kernel": kernel, "cpu": "EPYC", "container": container,
+                        "gpus": {"count": 8, "bdfs": []}, "uid": 0}, results=results)
+
+
+def test_verdict_names_the_top_finding_and_where_to_apply_it() -> None:
+    top = _issue("KERN-NUMA-BALANCING", "host", "P1", message="kernel.numa_balancing = 1 on 2 NUMA nodes: overhead",
+                 subjects=("kernel.numa_balancing",))
+    other = _issue("RT-OMP", "container", "P2", message="OMP oversubscription: 512 threads")
+    for fmt in ("text", "markdown", "json"):
+        out = " ".join(render(_report([other, top]), fmt).replace("**", "").replace("\\", "").split())
+        assert ("fix first: kernel.numa_balancing = 1 on 2 NUMA nodes [KERN-NUMA-BALANCING, P1], apply it on the "
+                "Proxmox node") in out, out[:600]
+    docker = " ".join(render(_report([top], container="docker", kernel="6.8.0"), "text").split())
+    assert "apply it on the Docker host" in docker
+    bare = render(_report([top], container="none", kernel="6.8.0"), "text")
+    assert "apply it" not in bare
+
+
+def test_nothing_found_says_what_to_do_next() -> None:
+    ok = Result(id="KERN-THP", domain="KERN", title="t", status="ok", message="madvise")
+    for fmt in ("text", "markdown", "json"):
+        assert NOTHING_FOUND in " ".join(render(_report([ok]), fmt).split())
+
+
+def test_title_says_the_finding_with_the_id_as_a_tag() -> None:
+    r = _issue("DRV-XID", "host", "P0", message="GPU 0000:b3:00.0 fell off the bus: Xid 79 at 12.5 s; reset it",
+               subjects=("0000:b3:00.0",), evidence=("NVRM: Xid (PCI:0000:b3:00): 79, pid='<unknown>', GPU has fallen "
+                                                     "off the bus.",), actual={"size_bytes": 67108864000})
+    assert finding_title(r) == "GPU 0000:b3:00.0 fell off the bus"
+    text = " ".join(render(_report([r], container="none"), "text").split())
+    assert "P0 GPU 0000:b3:00.0 fell off the bus [DRV-XID]" in text
+    # One evidence line: the verbatim quote, then the value with sizes in units.
+    assert evidence_line(r) == ("“NVRM: Xid (PCI:0000:b3:00): 79, pid='<unknown>', GPU has fallen off the bus.” "
+                                "→ size_bytes 62.5 GiB")
+    # A subject the first clause does not name is added, when there are few.
+    pid = _issue("RT-ULIMIT-NOFILE", "host", message="open-file hard limit below 65536: hard 4096", subjects=("pid 731",))
+    assert finding_title(pid) == "open-file hard limit below 65536 — pid 731"
+
+
+@pytest.mark.parametrize(("n", "text"), [(67108864000, "62.5 GiB"), (8 * 2**20, "8 MiB"), (512, "512 B"),
+                                         (137438953472, "128 GiB")])
+def test_human_size(n: int, text: str) -> None:
+    assert human_size(n) == text
+
+
+def test_verbose_shows_why_and_the_default_does_not() -> None:
+    r = _issue("KERN-NUMA-BALANCING", "host", message="kernel.numa_balancing = 1", why="hinting faults cost")
+    rep = _report([r], container="none")
+    assert "hinting faults cost" not in render(rep, "text")
+    assert "hinting faults cost" in render(rep, "text", options=RenderOptions(verbose=True))
+
+
+def test_no_machine_path_in_a_report_of_a_pasted_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    paste = tmp_path / "deep" / "dir" / "nvidia-smi.txt"
+    paste.parent.mkdir(parents=True)
+    paste.write_text("Linux gpu-01 6.8.0-45-generic #45-Ubuntu SMP PREEMPT_DYNAMIC Fri Aug 30 12:02:04 UTC 2024 "
+                     "x86_64 x86_64 x86_64 GNU/Linux\n")
+    for fmt in ("text", "markdown", "json"):
+        capsys.readouterr()
+        assert main(["audit", "--from", str(paste), "--format", fmt]) == 0
+        out = capsys.readouterr().out
+        assert str(tmp_path) not in out and "nvidia-smi.txt" in out
