@@ -36,7 +36,10 @@ DEFINITIONS = {
     "output_tokens_per_s": "output tok/s (aggregate) = Σ n over successful requests / (last completion − first intended send)",
     "output_tokens_per_s_per_stream": "tok/s per stream = 1000 / mean TPOT (decode speed one stream sees)",
     "requests_per_s": "req/s = successful requests / (last completion − first intended send)",
-    "achieved_concurrency": "achieved concurrency = time-averaged requests in flight while requests were still being issued",
+    "achieved_concurrency": (
+        "achieved concurrency = time-averaged requests in flight (sent until fully read), from when the first "
+        "wave is out while requests were still being issued"
+    ),
     "n": (
         "n = usage.completion_tokens, else the text re-counted by --tokenizer or the server's tokenize endpoint, "
         "else content chunks (approximate; unknown where chunks carry several tokens)"
@@ -119,7 +122,13 @@ def summarize_repeat(run: LevelRun) -> dict[str, Any]:
     ttfts = sorted(m.ttft for m in metrics)
     lags = sorted(m.send_lag for m in [RequestMetrics(r) for r in run.records])
     window_end = run.issue_end if run.issue_end - run.start > 0.2 * (last - run.start) else last
-    achieved = _in_flight_average(run.records, run.start, window_end)
+    window_start = run.start
+    if run.mode == "concurrency" and len(run.records) > int(run.target):
+        # From when the first wave is out: its stagger is the send lag, reported (and in TTFT) already.
+        ramped = max(r.sent for r in run.records[: int(run.target)])
+        if ramped < window_end:
+            window_start = max(run.start, ramped)
+    achieved = _in_flight_average(run.records, window_start, window_end)
     invalid: list[str] = []
     warnings: list[str] = []
     lag_p99 = stats.percentile(lags, 99) if lags else 0.0
