@@ -1,14 +1,23 @@
-"""The bench client's own cost: streamed tokens parsed per second on one core, and its TPOT
+"""The bench client's own cost: streamed tokens per client CPU-second, per framing, and its TPOT
 timing error at 256 concurrent streams.
 
-Setup (issue 5, "Performance"): the client is pinned to one core with os.sched_setaffinity; the
-calibrated server (tests/bench_support/calibrated_server.py) runs in its own process on another
-core. For throughput it runs with zero delay and sends pre-rendered responses in one write;
-a raw-socket reader that does no parsing first shows how fast that server serves, so that the
-server is not what is measured. For timing error it emits tokens at an exact gap.
+Setup: the client is pinned to one core with os.sched_setaffinity; the calibrated server
+(tests/bench_support/calibrated_server.py) runs in its own process on another core, with zero
+delay and pre-rendered 256-token responses in three framings:
+
+- blob: one Content-Length body, one write (many SSE events per socket read);
+- one-write: chunked transfer encoding, every HTTP chunk in a single write;
+- chunked: one HTTP chunk per SSE event, each in its own write, as uvicorn/starlette servers
+  send — the costly case, about one event per read.
+
+A raw-socket reader that does no parsing first shows how fast the server serves (blob and
+one-write), so that the server is not what is measured. Tokens per client CPU-second is the
+client's CPU time (`time.process_time`, this process only) over the measurement window.
+For timing error the server emits tokens at an exact gap and logs its own send times.
 
 Run: .venv/bin/python bench/client_throughput.py [--seconds 3] [--json]
-Targets: ≥ 120 000 tokens/s per core; < 1 % TPOT error at 256 streams.
+Targets: ≥ 120 000 tokens per client CPU-second on every framing; < 1 % TPOT error at 256 streams.
+Figures measured on the project's machine are in docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -32,6 +41,7 @@ from stackaudit.bench.loadgen import run_closed_loop  # noqa: E402
 from stackaudit.bench.metrics import RequestMetrics  # noqa: E402
 
 TOKENS_PER_RESPONSE = 256
+FRAMINGS = ("blob", "one-write", "chunked")
 
 
 def _cores() -> tuple[int, int | None]:
@@ -40,7 +50,10 @@ def _cores() -> tuple[int, int | None]:
 
 
 async def _raw_reader(port: int, concurrency: int, seconds: float, body: bytes) -> dict[str, float]:
-    """Fetch responses without parsing them (find the chunked terminator only): the server's rate."""
+    """Fetch responses without parsing them (find the chunked terminator only): the server's rate.
+
+    Chunked framings only: a Content-Length response has no terminator to look for.
+    """
     request = (
         b"POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
@@ -76,14 +89,17 @@ async def _client_rate(base: str, concurrency: int, seconds: float) -> dict[str,
     session = make_session(None, 60.0)
     chunks = 0
     errors = 0
+    events = reads = 0
     deadline = time.perf_counter() + seconds
 
     async def worker() -> None:
-        nonlocal chunks, errors
+        nonlocal chunks, errors, events, reads
         while time.perf_counter() < deadline:
             record = await stream_request(session, base, spec, RequestRecord(0, time.perf_counter(), TOKENS_PER_RESPONSE, None), 60.0)
             if record.ok:
                 chunks += record.n_chunks
+                events += record.events
+                reads += record.reads
             else:
                 errors += 1
 
@@ -91,12 +107,15 @@ async def _client_rate(base: str, concurrency: int, seconds: float) -> dict[str,
         await asyncio.gather(*(worker() for _ in range(concurrency)))  # connections and warm caches
         deadline = time.perf_counter() + seconds
         cpu0, wall0 = time.process_time(), time.perf_counter()
-        chunks = 0
+        chunks = events = reads = 0
         await asyncio.gather(*(worker() for _ in range(concurrency)))
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
     finally:
         await session.close()
-    return {"tokens_per_s": chunks / wall, "tokens_per_cpu_s": chunks / cpu if cpu else 0.0, "cpu_share": cpu / wall, "errors": errors}
+    return {
+        "tokens_per_s": chunks / wall, "tokens_per_cpu_s": chunks / cpu if cpu else 0.0, "cpu_share": cpu / wall,
+        "events_per_read": events / reads if reads else 0.0, "errors": errors,
+    }
 
 
 async def _tpot_error(base: str, streams: int, gap_ms: float, tokens: int, log_path: str) -> dict[str, float]:
@@ -148,13 +167,18 @@ def main() -> int:
     client_cpu, server_cpu = _cores()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {client_cpu})
-    results: dict[str, Any] = {"client_cpu": client_cpu, "server_cpu": server_cpu}
-    with calibrated_server("--ttft-ms", "0", "--gap-ms", "0", cpu=server_cpu) as url:
-        port = int(url.rsplit(":", 1)[1])
-        body = build_body("completions", "calibrated", "x", TOKENS_PER_RESPONSE, {})
-        results["server_tokens_per_s_raw_reader"] = asyncio.run(_raw_reader(port, args.concurrency, args.seconds, body))["tokens_per_s"]
-        results["client"] = asyncio.run(_client_rate(url, args.concurrency, args.seconds))
-    results["server_headroom_x"] = results["server_tokens_per_s_raw_reader"] / max(results["client"]["tokens_per_s"], 1.0)
+    results: dict[str, Any] = {"client_cpu": client_cpu, "server_cpu": server_cpu, "concurrency": args.concurrency,
+                               "tokens_per_response": TOKENS_PER_RESPONSE, "framings": {}}
+    body = build_body("completions", "calibrated", "x", TOKENS_PER_RESPONSE, {})
+    for framing in FRAMINGS:
+        with calibrated_server("--ttft-ms", "0", "--gap-ms", "0", "--framing", framing, cpu=server_cpu) as url:
+            entry: dict[str, Any] = {}
+            if framing == "one-write":
+                port = int(url.rsplit(":", 1)[1])
+                entry["server_tokens_per_s_raw_reader"] = asyncio.run(
+                    _raw_reader(port, args.concurrency, args.seconds, body))["tokens_per_s"]
+            entry["client"] = asyncio.run(_client_rate(url, args.concurrency, args.seconds))
+            results["framings"][framing] = entry
     with tempfile.TemporaryDirectory() as scratch:
         log_path = os.path.join(scratch, "times.tsv")
         with calibrated_server("--ttft-ms", "100", "--gap-ms", str(args.gap_ms), "--log-times", log_path, cpu=server_cpu) as url:
@@ -162,14 +186,17 @@ def main() -> int:
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
-    client = results["client"]
-    print(f"client pinned to CPU {client_cpu}, server on CPU {server_cpu}")
-    print(f"server (raw reader, no parsing): {results['server_tokens_per_s_raw_reader']:,.0f} tokens/s")
-    print(
-        f"bench client: {client['tokens_per_s']:,.0f} tokens/s parsed "
-        f"({client['tokens_per_cpu_s']:,.0f} per CPU-second, {client['cpu_share']:.0%} of its core); "
-        f"server headroom {results['server_headroom_x']:.1f}x; errors {client['errors']}"
-    )
+    print(f"client pinned to CPU {client_cpu}, server on CPU {server_cpu}; {args.concurrency} streams, "
+          f"{TOKENS_PER_RESPONSE}-token responses, zero-delay server")
+    for framing, entry in results["framings"].items():
+        client = entry["client"]
+        raw = entry.get("server_tokens_per_s_raw_reader")
+        server = f"; server alone (raw reader) {raw:,.0f} tokens/s" if raw else ""
+        print(
+            f"{framing:>9}: {client['tokens_per_cpu_s']:,.0f} tokens per client CPU-second "
+            f"({client['tokens_per_s']:,.0f} tokens/s, {client['cpu_share']:.0%} of its core, "
+            f"{client['events_per_read']:.1f} events per read){server}; errors {client['errors']}"
+        )
     tpot = results["tpot"]
     print(
         f"TPOT at {tpot['streams']} streams ({tpot['requests']} requests): client error vs the server's actual send "

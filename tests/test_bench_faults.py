@@ -14,7 +14,7 @@ from stackaudit.bench.runner import BenchConfig, BenchOutcome, run_bench
 def bench(url: str, **options: Any) -> BenchOutcome:
     values: dict[str, Any] = {
         "concurrency": [2], "requests": 6, "input_tokens": 8, "output_tokens": 8,
-        "warmup": "0", "self_check": False, "timeout_s": 1.5,
+        "warmup": "0", "timeout_s": 1.5,
     }
     values.update(options)
     return asyncio.run(run_bench(BenchConfig(url=url, **values), progress=None))

@@ -128,3 +128,86 @@ def test_prometheus_parsing_and_secret_flags() -> None:
     assert delta is not None and delta["output_tokens"] == 25.0
     assert bench_server._SECRET_NAME.search("api_key") and bench_server._SECRET_NAME.search("hf_token")
     assert not bench_server._SECRET_NAME.search("max_total_num_tokens")
+
+
+def repeated_rows(tpot_ms: float, seed: int, repeats: int = 3, per_repeat: int = 20) -> list[RequestRow]:
+    rng = random.Random(seed)
+    return [
+        RequestRow("c=10", repeat, True, rng.gauss(tpot_ms, tpot_ms * 0.02), 120.0, 0.0, 256)
+        for repeat in range(repeats) for _ in range(per_repeat)
+    ]
+
+
+def test_only_samples_moved_the_runs_stay_comparable_and_samples_are_listed_apart(tmp_path: Any) -> None:
+    warm = {"mode": "auto", "requests": 30, "cold": False, "converged": True}
+    # PWR-CLOCK-EVENTS and KERN-SWAP are samples by the audit's split; the kernel is configuration.
+    host_a = {"host.kernel": "6.8.0", "PWR-CLOCK-EVENTS": '"none"', "KERN-SWAP": "0 kB"}
+    host_b = {"host.kernel": "6.8.0", "PWR-CLOCK-EVENTS": '"sw_thermal_slowdown"', "KERN-SWAP": "512 kB"}
+    with History(str(tmp_path / "h.sqlite3")) as history:
+        a = history.add_rows(stored_result(40.0, 10.0, warm, 1, host_a), repeated_rows(10.0, 1))
+        b = history.add_rows(stored_result(33.0, 12.0, warm, 1, host_b), repeated_rows(12.0, 2))
+        c = history.add_rows(stored_result(33.0, 12.0, warm, 1, {**host_b, "host.kernel": "6.11.0"}), repeated_rows(12.0, 3))
+        same_machine = compare_runs(history.get(str(a)), history.requests(a), history.get(str(b)), history.requests(b))
+        new_kernel = compare_runs(history.get(str(a)), history.requests(a), history.get(str(c)), history.requests(c))
+    level = same_machine["levels"][0]
+    assert level["real"] and level["comparable"] and level["likely_causes"] == []
+    assert level["verdict"].startswith("real; same configuration")
+    assert {s["name"] for s in level["samples_differing"]} == {"PWR-CLOCK-EVENTS", "KERN-SWAP"}
+    assert same_machine["differences"] == []  # no configuration difference at all
+    tpot = next(t for t in level["tests"] if t["metric"] == "tpot_ms")
+    assert tpot["noise_source"] == "repeat spread" and tpot["threshold"] >= 0.03
+    text = render_compare(same_machine, "text")
+    assert "samples that differed" in text and "[host] PWR-CLOCK-EVENTS" in text
+    level = new_kernel["levels"][0]
+    assert not level["comparable"] and "not comparable" in level["verdict"]
+    assert [cause["name"] for cause in level["likely_causes"]] == ["host.kernel"]
+
+
+def test_noise_threshold_is_the_repeat_spread() -> None:
+    from stackaudit.bench.compare import repeat_noise
+
+    assert repeat_noise([10.0], [10.0]) is None  # one repeat: no spread to judge by
+    # Repeats 9, 10, 11 on each side: s = 1, t(4) = 2.776, half-width = 2.776 × sqrt(1/3 + 1/3) = 2.27 → 22.7 %.
+    assert repeat_noise([9.0, 10.0, 11.0], [9.0, 10.0, 11.0]) == pytest.approx(2.776 * (2 / 3) ** 0.5 / 10.0)
+
+
+def test_compare_fail_on_regression_exit_status(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from stackaudit.cli.main import main
+
+    db = str(tmp_path / "h.sqlite3")
+    warm = {"mode": "auto", "requests": 30, "cold": False, "converged": True}
+    with History(db) as history:
+        history.add_rows(stored_result(40.0, 10.0, warm, 1, {}), repeated_rows(10.0, 1))
+        history.add_rows(stored_result(34.0, 11.8, warm, 1, {}), repeated_rows(11.8, 2))  # TPOT +18 %
+        history.add_rows(stored_result(40.0, 10.1, warm, 1, {}), repeated_rows(10.1, 3))  # +1 %: noise
+    assert main(["bench", "compare", "1", "2", "--db", db, "--fail-on", "regression:5"]) == 1
+    assert "FAIL (--fail-on regression:5 %): c=10 tpot_ms +1" in capsys.readouterr().out
+    assert main(["bench", "compare", "1", "3", "--db", db, "--fail-on", "regression:5"]) == 0
+    assert "pass (--fail-on regression:5 %)" in capsys.readouterr().out
+    assert main(["bench", "compare", "2", "1", "--db", db, "--fail-on", "regression:5"]) == 0  # an improvement
+    assert main(["bench", "compare", "1", "2", "--db", db, "--fail-on", "regression:30"]) == 0  # under the limit
+    capsys.readouterr()
+    assert main(["bench", "compare", "1", "2", "--db", db, "--fail-on", "slower"]) == 2
+    err = capsys.readouterr().err
+    assert "--fail-on takes regression:PCT" in err and len(err.strip().splitlines()) == 1
+
+
+def test_ttft_of_a_busy_host_is_not_judged_but_tpot_is(tmp_path: Any) -> None:
+    warm = {"mode": "auto", "requests": 30, "cold": False, "converged": True}
+    busy = stored_result(33.0, 12.0, warm, 1, {})
+    busy["levels"][0]["warnings"] = ["host busy: the client waited 300 ms for a CPU during the level (30.0% of it)"]
+
+    def rows_with_ttft(tpot_ms: float, ttft_ms: float, seed: int) -> list[RequestRow]:
+        rng = random.Random(seed)
+        return [RequestRow("c=10", r, True, rng.gauss(tpot_ms, 0.2), rng.gauss(ttft_ms, 1.0), 0.0, 256)
+                for r in range(3) for _ in range(20)]
+
+    with History(str(tmp_path / "h.sqlite3")) as history:
+        a = history.add_rows(stored_result(40.0, 10.0, warm, 1, {}), rows_with_ttft(10.0, 60.0, 1))
+        b = history.add_rows(busy, rows_with_ttft(12.0, 80.0, 2))
+        report = compare_runs(history.get(str(a)), history.requests(a), history.get(str(b)), history.requests(b),
+                              fail_on_regression=0.05)
+    tests = {t["metric"]: t for t in report["levels"][0]["tests"]}
+    assert tests["ttft_ms"]["verdict"].startswith("not judged: host busy in run B") and not tests["ttft_ms"]["real"]
+    assert tests["tpot_ms"]["real"]
+    assert [r["metric"] for r in report["fail_on"]["regressions"]] == ["tpot_ms"]

@@ -70,7 +70,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def bench(url: str, **options: Any) -> BenchOutcome:
-    values: dict[str, Any] = {"input_tokens": 32, "output_tokens": 24, "warmup": "4", "self_check": False}
+    values: dict[str, Any] = {"input_tokens": 32, "output_tokens": 24, "warmup": "4"}
     values.update(options)
     return asyncio.run(run_bench(BenchConfig(url=url, **values), progress=None))
 

@@ -15,7 +15,7 @@ GAP_MS = 10.0
 
 def bench(url: str, **options: Any) -> BenchOutcome:
     values: dict[str, Any] = {
-        "concurrency": [4], "requests": 16, "input_tokens": 8, "output_tokens": 24, "self_check": False,
+        "concurrency": [4], "requests": 16, "input_tokens": 8, "output_tokens": 24,
     }
     values.update(options)
     return asyncio.run(run_bench(BenchConfig(url=url, **values), progress=None))

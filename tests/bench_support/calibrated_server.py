@@ -4,7 +4,15 @@ It emits tokens at exact times: chunk j of a response leaves at t0 + TTFT + j·k
 is when the request was read and k the tokens per chunk; deadlines are absolute, so sleeps
 that wake late do not accumulate. Options add usage or not, long lines, a server that gets
 faster over its first requests, early EOS, Prometheus counters, a /tokenize endpoint, and
-faults (HTTP 500, dropped connection, stall, malformed SSE, an over-long line, an error event).
+faults (HTTP 500 or 429, dropped connection, stall, malformed SSE, an over-long line, an error
+event), `Connection: close` after every response, and zero-delay framings (one write, a
+Content-Length blob, one HTTP chunk per event as uvicorn sends).
+
+`--chunk-log FILE` appends one JSON line per streamed response with the server's own times
+(CLOCK_MONOTONIC, the clock of the client's `time.perf_counter` on Linux): when the request
+was read and when every chunk was written, with its tokens. Tests compare the client with
+what the server did, not with its nominal schedule, so that a late wake-up on a loaded
+machine is not counted as client error.
 
 Usage: python calibrated_server.py --ttft-ms 100 --gap-ms 10 [...]; prints "PORT <n>" and serves
 on 127.0.0.1 until killed.
@@ -30,6 +38,11 @@ class State:
         self.prompt_tokens = 0
         # Open for the life of the process: one line per response, flushed per line.
         self.times_log = open(args.log_times, "a", buffering=1, encoding="utf-8") if args.log_times else None  # noqa: SIM115
+        self.chunk_log = open(args.chunk_log, "a", buffering=1, encoding="utf-8") if args.chunk_log else None  # noqa: SIM115
+
+
+# "Connection: close" on every response when the server runs with --close.
+CONNECTION_HEADER = [b""]
 
 
 def count_words(text: str) -> int:
@@ -52,10 +65,10 @@ def _content_event(chat: bool, text: str, finish: str | None, pad: str | None) -
 
 async def _respond_json(writer: asyncio.StreamWriter, status: int, obj: Any, content_type: str = "application/json") -> None:
     body = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
-    reason = {200: "OK", 404: "Not Found", 500: "Internal Server Error"}.get(status, "Error")
+    reason = {200: "OK", 404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error"}.get(status, "Error")
     writer.write(
-        b"HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n%s"
-        % (status, reason.encode(), content_type.encode(), len(body), body)
+        b"HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n%s\r\n%s"
+        % (status, reason.encode(), content_type.encode(), len(body), CONNECTION_HEADER[0], body)
     )
     await writer.drain()
 
@@ -87,14 +100,46 @@ async def stream(state: State, writer: asyncio.StreamWriter, body: dict[str, Any
     gap = args.gap_ms / 1000.0
     if args.slow_first and index < args.slow_first:
         gap *= 1.0 + (args.slow_factor - 1.0) * (1.0 - index / args.slow_first)
-    fault = args.fault if (args.fault and args.fault_every and index % args.fault_every == args.fault_every - 1) else None
-    if fault == "http500":
-        await _respond_json(writer, 500, {"error": {"message": "calibrated fault", "code": 500}})
+    faulty_index = args.fault_every - 1 if not args.fault_first else 0
+    fault = args.fault if (args.fault and args.fault_every and index % args.fault_every == faulty_index) else None
+    if args.fault and args.fault_from and index >= args.fault_from:
+        fault = args.fault
+    if fault in ("http500", "http429"):
+        status = 500 if fault == "http500" else 429
+        await _respond_json(writer, status, {"error": {"message": "calibrated fault", "code": status}})
         return True
-    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
     k = args.tokens_per_chunk
     chunks = (n + k - 1) // k
     pad = "x" * args.line_pad if args.line_pad else None
+    if args.ttft_ms == 0 and args.gap_ms == 0 and not fault and args.framing == "blob":
+        # Zero-delay, Content-Length framing: the whole response as one body.
+        events = [_content_event(chat, " w" * min(k, n - j * k), finish if j == chunks - 1 else None, pad) for j in range(chunks)]
+        if args.usage and (body.get("stream_options") or {}).get("include_usage"):
+            events.append(_event({"id": "cal", "choices": [], "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": n, "total_tokens": prompt_tokens + n}}))
+        events.append(b"data: [DONE]\n\n")
+        payload = b"".join(events)
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: %d\r\n%s\r\n%s"
+            % (len(payload), CONNECTION_HEADER[0], payload)
+        )
+        await writer.drain()
+        state.generated += n
+        return True
+    writer.write(
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n%s\r\n"
+        % CONNECTION_HEADER[0]
+    )
+    if args.ttft_ms == 0 and args.gap_ms == 0 and not fault and args.framing == "chunked":
+        # Zero-delay, one HTTP chunk per event in its own write, as uvicorn/starlette servers send.
+        for j in range(chunks):
+            writer.write(_chunk(_content_event(chat, " w" * min(k, n - j * k), finish if j == chunks - 1 else None, pad)))
+        if args.usage and (body.get("stream_options") or {}).get("include_usage"):
+            writer.write(_chunk(_event({"id": "cal", "choices": [], "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": n, "total_tokens": prompt_tokens + n}})))
+        writer.write(_chunk(b"data: [DONE]\n\n"))
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
+        state.generated += n
+        return True
     if args.ttft_ms == 0 and args.gap_ms == 0 and not fault:
         # Zero-delay: the whole pre-rendered response in one write.
         frames = [
@@ -109,6 +154,8 @@ async def stream(state: State, writer: asyncio.StreamWriter, body: dict[str, Any
         state.generated += n
         return True
     sent_first = sent_last = 0.0
+    chunk_times: list[float] = []
+    chunk_tokens: list[int] = []
     for j in range(chunks):
         deadline = t0 + args.ttft_ms / 1000.0 + j * k * gap
         delay = deadline - loop.time()
@@ -138,6 +185,8 @@ async def stream(state: State, writer: asyncio.StreamWriter, body: dict[str, Any
         tokens = min(k, n - j * k)
         writer.write(_chunk(_content_event(chat, " w" * tokens, finish if j == chunks - 1 else None, pad)))
         sent_last = loop.time()
+        chunk_times.append(sent_last)
+        chunk_tokens.append(tokens)
         if j == 0:
             sent_first = sent_last
         await writer.drain()
@@ -145,6 +194,9 @@ async def stream(state: State, writer: asyncio.StreamWriter, body: dict[str, Any
     if state.times_log is not None:
         # CLOCK_MONOTONIC, the clock of the client's perf_counter on Linux: directly comparable.
         state.times_log.write(f"{prompt}\t{sent_first:.9f}\t{sent_last:.9f}\t{n}\n")
+    if state.chunk_log is not None:
+        record = {"prompt": prompt, "received": t0, "chunk_times": chunk_times, "chunk_tokens": chunk_tokens, "finish": finish}
+        state.chunk_log.write(json.dumps(record) + "\n")
     if args.usage and (body.get("stream_options") or {}).get("include_usage"):
         usage = {"prompt_tokens": prompt_tokens, "completion_tokens": n, "total_tokens": prompt_tokens + n}
         writer.write(_chunk(_event({"id": "cal", "object": "text_completion", "choices": [], "usage": usage})))
@@ -188,6 +240,10 @@ async def handle(state: State, reader: asyncio.StreamReader, writer: asyncio.Str
                     f'vllm:cache_config_info{{block_size="16",enable_prefix_caching="True",gap_ms="{args.gap_ms}"}} 1.0\n'
                 )
                 await _respond_json(writer, 200, text.encode(), "text/plain")
+            elif method == "POST" and path == "/control" and args.control:
+                # Tests change the token gap between runs without a new server (same URL).
+                args.gap_ms = float(json.loads(raw or b"{}")["gap_ms"])
+                await _respond_json(writer, 200, {"gap_ms": args.gap_ms})
             elif method == "POST" and path == "/tokenize" and args.tokenize:
                 body = json.loads(raw or b"{}")
                 text = body.get("prompt", body.get("content", ""))
@@ -200,12 +256,16 @@ async def handle(state: State, reader: asyncio.StreamReader, writer: asyncio.Str
                 if body.get("stream"):
                     if not await stream(state, writer, body, chat, t0, index):
                         return
+                    if args.close:
+                        return
                 else:
                     n = int(body.get("max_tokens") or 16)
                     prompt = body["messages"][-1]["content"] if chat else body.get("prompt", "")
                     await _respond_json(writer, 200, {"choices": [{"text": " w" * n}], "usage": {"prompt_tokens": count_words(prompt), "completion_tokens": n}})
             else:
                 await _respond_json(writer, 404, {"error": "not found"})
+            if args.close:
+                return  # one response per connection: the client must connect again
     except (ConnectionError, asyncio.IncompleteReadError):
         pass
     finally:
@@ -223,8 +283,15 @@ async def main() -> None:
     parser.add_argument("--slow-factor", type=float, default=2.0, help="gap multiplier of the very first request")
     parser.add_argument("--eos-after", type=int, default=0, help="stop after N tokens unless EOS is suppressed")
     parser.add_argument("--eos-id", type=int, default=2)
-    parser.add_argument("--fault", choices=["http500", "drop", "stall", "malformed", "longline", "error_event"])
+    parser.add_argument("--fault", choices=["http500", "http429", "drop", "stall", "malformed", "longline", "error_event"])
     parser.add_argument("--fault-every", type=int, default=0)
+    parser.add_argument("--fault-first", action="store_true", help="fault requests 0, N, 2N … (the first probe too)")
+    parser.add_argument("--fault-from", type=int, default=0, help="fault every request from this index on")
+    parser.add_argument("--control", action="store_true", help="POST /control {\"gap_ms\": x} sets the token gap")
+    parser.add_argument("--close", action="store_true", help="'Connection: close' and close after every response")
+    parser.add_argument("--framing", choices=["one-write", "blob", "chunked"], default="one-write",
+                        help="zero-delay responses: chunked in one write, a Content-Length blob, or one write per event")
+    parser.add_argument("--chunk-log", default=None, help="append one JSON line per response: the server's own chunk times")
     parser.add_argument("--tokenize", action="store_true")
     parser.add_argument("--metrics", action="store_true")
     parser.add_argument("--metrics-overcount", type=int, default=0, help="tokens /metrics over-reports per response")
@@ -234,6 +301,8 @@ async def main() -> None:
     parser.add_argument("--require-key", default=None, help="answer 401 without this bearer token")
     args = parser.parse_args()
     state = State(args)
+    if args.close:
+        CONNECTION_HEADER[0] = b"Connection: close\r\n"
     gc.freeze()
     gc.disable()  # no collector pauses in the middle of a timed stream
     server = await asyncio.start_server(lambda r, w: handle(state, r, w), "127.0.0.1", args.port, backlog=1024)

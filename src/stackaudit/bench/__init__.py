@@ -3,13 +3,13 @@
 Modules, from the wire up:
 
 - `sse`       byte-level SSE parsing (the hot path: counts content chunks without decoding JSON)
-- `client`    one streamed request on aiohttp, recorded into a `RequestRecord`
+- `client`    one streamed request on aiohttp, recorded into a `RequestRecord`; spare connections
 - `prompts`   prompts sized in the server's own tokens, each with a unique prefix
 - `loadgen`   closed loop (fixed concurrency) and open loop (Poisson rate); intended send times
 - `metrics`   per-level statistics with their formulas; repeats, confidence intervals, validity
 - `server`    server fingerprint, Prometheus counters, tokenize endpoints; host fingerprint
-- `nullserver` the in-process zero-delay server that measures the client's own ceiling
-- `runner`    the whole run: self-check, warm-up, shuffled repeats, fingerprint before/after
+- `selfcheck` the client judged from itself per level: CPU share, run-queue wait, queueing
+- `runner`    the whole run: preflight, warm-up, shuffled repeats, fingerprint before/after
 - `history`   the SQLite store; `compare` the test between two stored runs
 - `render`    text, markdown and JSON; `plot` the optional PNG charts
 """

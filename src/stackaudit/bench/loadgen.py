@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stackaudit.bench.client import RequestRecord, RequestSpec, stream_request
+from stackaudit.bench.selfcheck import ClientUsage, UsageMeter
 
 
 @dataclass
@@ -33,6 +34,7 @@ class LevelRun:
     end: float
     issue_end: float  # when the last request was issued
     loop_lag_ms: list[float] = field(default_factory=list)
+    usage: ClientUsage | None = None  # the client's loop thread during the level
 
 
 class _LoopLagMonitor:
@@ -75,6 +77,8 @@ async def run_closed_loop(
     issued = 0
     monitor = _LoopLagMonitor()
     monitor.start()
+    meter = UsageMeter()
+    meter.start()
     start = time.perf_counter()
     stop_at = start + duration_s if duration_s else None
     issue_end = start
@@ -101,8 +105,9 @@ async def run_closed_loop(
         await asyncio.gather(*(slot() for _ in range(concurrency)))
     finally:
         await monitor.stop()
+    usage = meter.stop()
     end = time.perf_counter()
-    return LevelRun("concurrency", float(concurrency), records, start, end, issue_end, monitor.samples)
+    return LevelRun("concurrency", float(concurrency), records, start, end, issue_end, monitor.samples, usage)
 
 
 def poisson_arrivals(rate: float, seed: int, n_requests: int | None, duration_s: float | None) -> list[float]:
@@ -138,6 +143,8 @@ async def run_open_loop(
     limit = asyncio.Semaphore(max_concurrency) if max_concurrency else None
     monitor = _LoopLagMonitor()
     monitor.start()
+    meter = UsageMeter()
+    meter.start()
     start = time.perf_counter()
 
     async def one(spec: RequestSpec, record: RequestRecord) -> None:
@@ -160,6 +167,7 @@ async def run_open_loop(
         await asyncio.gather(*tasks)
     finally:
         await monitor.stop()
+    usage = meter.stop()
     end = time.perf_counter()
     issue_end = start + offsets[-1] if offsets else start
-    return LevelRun("rate", rate, records, start, end, issue_end, monitor.samples)
+    return LevelRun("rate", rate, records, start, end, issue_end, monitor.samples, usage)

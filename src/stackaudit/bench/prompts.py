@@ -13,6 +13,8 @@ flattering TTFT.
 from __future__ import annotations
 
 import asyncio
+import functools
+import os
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -42,40 +44,95 @@ def words_counter() -> TokenCounter:
     return TokenCounter(count, "words (no tokenize endpoint on the server and no --tokenizer given)", False)
 
 
-def local_counter(path: str) -> TokenCounter:
-    """A Hugging Face tokenizer from a `tokenizer.json` file or a directory holding one."""
-    import os
+def hf_cache_dirs() -> list[str]:
+    """Where the Hugging Face hub cache may be (https://huggingface.co/docs/huggingface_hub/guides/manage-cache)."""
+    dirs = []
+    if os.environ.get("HF_HUB_CACHE"):
+        dirs.append(os.environ["HF_HUB_CACHE"])
+    if os.environ.get("HF_HOME"):
+        dirs.append(os.path.join(os.environ["HF_HOME"], "hub"))
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    dirs.append(os.path.join(cache, "huggingface", "hub"))
+    return dirs
 
+
+def _cached_tokenizer_file(model_id: str) -> str | None:
+    """tokenizer.json of `org/name` in the local HF cache: the snapshot `refs/main` names, else the newest."""
+    folder = "models--" + model_id.replace("/", "--")
+    for hub in hf_cache_dirs():
+        root = os.path.join(hub, folder)
+        snapshots = os.path.join(root, "snapshots")
+        if not os.path.isdir(snapshots):
+            continue
+        try:
+            with open(os.path.join(root, "refs", "main"), encoding="ascii") as handle:
+                main = handle.read().strip()
+        except OSError:
+            main = ""
+        candidates = [os.path.join(snapshots, main)] if main else []
+        try:
+            others = sorted(
+                (os.path.join(snapshots, name) for name in os.listdir(snapshots)),
+                key=lambda path: os.path.getmtime(path), reverse=True,
+            )
+        except OSError:
+            others = []
+        for snapshot in [*candidates, *others]:
+            file = os.path.join(snapshot, "tokenizer.json")
+            if os.path.isfile(file):
+                return file
+    return None
+
+
+def tokenizer_file(ref: str) -> str:
+    """The tokenizer.json that `--tokenizer REF` names: a file, a directory holding one, or a cached model id.
+
+    Never downloads: a model id must already be in the local Hugging Face cache.
+    """
+    if os.path.isfile(ref):
+        return ref
+    if os.path.isdir(ref):
+        file = os.path.join(ref, "tokenizer.json")
+        if os.path.isfile(file):
+            return file
+        raise InputError(f"--tokenizer {ref}: no tokenizer.json in that directory")
+    if ref.count("/") == 1 and not ref.startswith((".", "/", "~")):
+        cached = _cached_tokenizer_file(ref)
+        if cached:
+            return cached
+        raise InputError(
+            f"--tokenizer {ref}: not a file, and no tokenizer.json for that model id in the local Hugging Face cache "
+            "(stackaudit never downloads; give a path to tokenizer.json)"
+        )
+    raise InputError(f"--tokenizer {ref}: no such file or directory")
+
+
+@functools.lru_cache(maxsize=4)
+def _load_tokenizer(file: str) -> Any:
     try:
         from tokenizers import Tokenizer
     except ImportError:
-        Tokenizer = None
-    if Tokenizer is not None:
-        file = os.path.join(path, "tokenizer.json") if os.path.isdir(path) else path
-        if not os.path.exists(file):
-            raise InputError(f"--tokenizer {path}: no tokenizer.json there")
-        try:
-            tokenizer = Tokenizer.from_file(file)
-        except Exception as exc:
-            raise InputError(f"--tokenizer {path}: cannot load: {exc}") from None
-
-        async def count(text: str) -> int:
-            return len(tokenizer.encode(text).ids)
-
-        return TokenCounter(count, f"local tokenizer {path}", True)
+        raise UsageError("--tokenizer needs the `tokenizers` package: pip install 'stackaudit[tokenizer]'") from None
     try:
-        from transformers import AutoTokenizer
-    except ImportError:
-        raise UsageError("--tokenizer needs the `tokenizers` or `transformers` package installed") from None
-    try:
-        auto = AutoTokenizer.from_pretrained(path)
+        return Tokenizer.from_file(file)
     except Exception as exc:
-        raise InputError(f"--tokenizer {path}: cannot load: {exc}") from None
+        first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"--tokenizer {file}: cannot load: {first}") from None
 
-    async def count_auto(text: str) -> int:
-        return len(auto.encode(text))
 
-    return TokenCounter(count_auto, f"local tokenizer {path}", True)
+def local_counter(ref: str, special_tokens: bool = True) -> TokenCounter:
+    """A Hugging Face `tokenizers` tokenizer named by `--tokenizer` (see `tokenizer_file`).
+
+    `special_tokens`: count what the tokenizer adds around a text (a BOS), as a server does for
+    a prompt; False for generated text, which carries none.
+    """
+    file = tokenizer_file(ref)
+    tokenizer = _load_tokenizer(file)
+
+    async def count(text: str) -> int:
+        return len(tokenizer.encode(text, add_special_tokens=special_tokens).ids)
+
+    return TokenCounter(count, f"local tokenizer {ref}", True)
 
 
 def _token_count_of(reply: Any) -> int | None:

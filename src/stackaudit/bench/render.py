@@ -8,6 +8,7 @@ from typing import Any
 
 from stackaudit.bench.ceiling import header_line
 from stackaudit.bench.ceiling import level_line as ceiling_level_line
+from stackaudit.bench.metrics import UNKNOWN
 
 FORMATS = ("text", "markdown", "json")
 
@@ -64,12 +65,10 @@ def _header_lines(result: dict[str, Any]) -> list[str]:
         trail = " → ".join(f"{v:.2f}" for v in rounds)
         state = {True: "converged", False: "did not converge", None: "fixed"}[warmup.get("converged")]
         lines.append(f"warm-up: {warmup.get('requests')} requests, {state} (TPOT p50 per round, ms: {trail or '-'})")
-    ceiling = (result.get("client") or {}).get("ceiling")
-    if ceiling:
-        lines.append(
-            f"client ceiling: {ceiling['chunks_per_s']:,.0f} chunks/s at concurrency {ceiling['concurrency']} "
-            "(in-process null server; a lower bound)"
-        )
+    client = result.get("client") or {}
+    recounted = any(source != "usage" for level in result.get("levels", []) for source in level.get("token_source") or [])
+    if client.get("output_token_counter") and recounted:
+        lines.append(f"output tokens without usage re-counted by: {client['output_token_counter']}")
     host = result.get("host") or {}
     lines.append(f"host fingerprint: {host.get('source')}")
     ceiling_header = header_line(result)
@@ -83,15 +82,20 @@ _COLUMNS = (
 )
 
 
+def _tokens_unknown(level: dict[str, Any]) -> bool:
+    return (level.get("tokens_per_chunk") or {}).get("source") == UNKNOWN
+
+
 def _level_row(level: dict[str, Any]) -> list[str]:
     approx = "~" if level.get("approximate_tokens") else ""
+    unknown = _tokens_unknown(level)
     return [
         _level_name(level),
-        approx + _num(level.get("output_tokens_per_s")),
-        approx + _num(level.get("output_tokens_per_s_per_stream")),
+        "unknown" if unknown else approx + _num(level.get("output_tokens_per_s")),
+        "unknown" if unknown else approx + _num(level.get("output_tokens_per_s_per_stream")),
         _num(level.get("requests_per_s"), 2),
         _dist(level.get("ttft_ms")),
-        _dist(level.get("tpot_ms"), 2),
+        "unknown" if unknown else _dist(level.get("tpot_ms"), 2),
         _dist(level.get("itl_ms"), 2),
         _dist(level.get("e2e_ms")),
         str(level.get("requests")),
@@ -112,7 +116,9 @@ def _level_notes(level: dict[str, Any]) -> list[str]:
             "(mean ± 95 % CI)"
         )
     per_chunk = level.get("tokens_per_chunk") or {}
-    if per_chunk.get("mean") is not None:
+    if _tokens_unknown(level):
+        notes.append(f"{UNKNOWN}: TPOT and throughput not measured (ITL and TTFT are per chunk and stand)")
+    elif per_chunk.get("mean") is not None:
         notes.append(
             f"tokens per chunk: mean {per_chunk['mean']:.2f}, p90 {per_chunk['p90']:.2f}, max {per_chunk['max']:.0f} "
             f"({per_chunk.get('source')}); token source: {', '.join(level.get('token_source') or []) or '-'}"
@@ -121,6 +127,14 @@ def _level_notes(level: dict[str, Any]) -> list[str]:
         notes.append(
             f"achieved concurrency {level['achieved_concurrency']:.1f}; send lag p99 {_num(level.get('send_lag_ms_p99'), 2)} ms; "
             f"event-loop lag p99 {_num(level.get('loop_lag_ms_p99'), 2)} ms"
+        )
+    client = level.get("client") or {}
+    if client.get("cpu_share_max") is not None:
+        wait = client.get("cpu_wait_ms")
+        per_read = client.get("events_per_read")
+        notes.append(
+            f"client: up to {client['cpu_share_max']:.0%} of a core; waited {_num(wait, 0)} ms for a CPU; "
+            f"{_num(per_read, 2)} SSE events per read"
         )
     notes.extend(f"INVALID: {reason}" for reason in level.get("invalid_reasons", []))
     notes.extend(f"flag: {flag}" for flag in level.get("flags", []))
@@ -230,17 +244,24 @@ def _change(value: float | None) -> str:
     return "-" if value is None else f"{value:+.1%}"
 
 
+def _difference_line(cause: dict[str, Any]) -> str:
+    return f"[{cause['category']}] {cause['name']}: {cause['a']} → {cause['b']}"
+
+
 def render_compare(report: dict[str, Any], fmt: str) -> str:
     if fmt == "json":
         return json.dumps(report, indent=2) + "\n"
     markdown = fmt == "markdown"
+    item = "- " if markdown else "  "
+    sub = "  - " if markdown else "    - "
     a, b = report["a"], report["b"]
     lines = [
         ("# " if markdown else "")
         + f"bench compare: run {a['run_id']} ({a['started']}) → run {b['run_id']} ({b['started']})",
         "",
-        "A change is real when Mann-Whitney U on the per-request values gives p < 0.05 and it is at least "
-        "max(3 %, the 95 % confidence half-width).",
+        "A change is real when Mann-Whitney U on the per-request values gives p < 0.05 and it is beyond the runs' "
+        "noise: the 95 % half-width of the difference of their repeat medians, at least 3 %. Only configuration "
+        "differences make runs not comparable; samples (what the host was doing) are listed apart.",
         "",
     ]
     for level in report["levels"]:
@@ -251,26 +272,35 @@ def render_compare(report: dict[str, Any], fmt: str) -> str:
         )
         for test in level["tests"]:
             if "mean_a" not in test:
-                lines.append(f"  {test['metric']}: {test['verdict']}")
+                lines.append(f"{item}{test['metric']}: {test['verdict']}")
                 continue
+            p_value = f", p={test['p_value']:.3g}" if test.get("p_value") is not None else ""
             lines.append(
-                ("- " if markdown else "  ")
-                + f"{test['metric']}: mean {test['mean_a']:.2f} → {test['mean_b']:.2f} ({test['change']:+.1%}), "
-                f"p={test['p_value']:.3g}, threshold {test['threshold']:.1%}: {test['verdict']}"
+                item + f"{test['metric']}: "
+                + (f"p50 {test['p50_a']:.2f} → {test['p50_b']:.2f}" if "p50_a" in test else f"{test['mean_a']:.2f} → {test['mean_b']:.2f}")
+                + f" ({test['change']:+.1%}){p_value}, "
+                f"threshold {test['threshold']:.1%} ({test.get('noise_source', '')}): {test['verdict']}"
             )
         if level["likely_causes"]:
-            lines.append(("- " if markdown else "  ") + "likely causes (what differed between the runs):")
-            for cause in level["likely_causes"]:
-                lines.append(
-                    ("  - " if markdown else "    - ") + f"[{cause['category']}] {cause['name']}: {cause['a']} → {cause['b']}"
-                )
+            lines.append(item + "likely causes (configuration that differed between the runs):")
+            lines.extend(sub + _difference_line(cause) for cause in level["likely_causes"])
+        if level.get("samples_differing"):
+            lines.append(item + "samples that differed (not configuration; they do not make the runs differ):")
+            lines.extend(sub + _difference_line(sample) for sample in level["samples_differing"])
         lines.append("")
     if report["levels_only_in_a"] or report["levels_only_in_b"]:
         lines.append(f"levels only in A: {report['levels_only_in_a']}; only in B: {report['levels_only_in_b']}")
     if not report["levels"]:
         lines.append("no concurrency or rate level in common: nothing to compare")
     elif not any(level["real"] for level in report["levels"]) and report["differences"]:
-        lines.append("recorded differences between the runs (none produced a real change):")
-        for cause in report["differences"]:
-            lines.append(f"  - [{cause['category']}] {cause['name']}: {cause['a']} → {cause['b']}")
+        lines.append("recorded configuration differences between the runs (none produced a real change):")
+        lines.extend(sub + _difference_line(cause) for cause in report["differences"])
+    gate = report.get("fail_on")
+    if gate is not None:
+        limit = f"{gate['regression']:.0%}".replace("%", " %")
+        if gate["failed"]:
+            found = "; ".join(f"{r['level']} {r['metric']} {r['change']:+.1%}" for r in gate["regressions"])
+            lines.append(f"FAIL (--fail-on regression:{limit}): {found}")
+        else:
+            lines.append(f"pass (--fail-on regression:{limit}): no real regression of {limit} or more")
     return "\n".join(lines).rstrip() + "\n"

@@ -1,11 +1,13 @@
 """A whole `stackaudit bench` run.
 
 1. Reach the server, fingerprint it (model, type, version, flags), pick the token counter.
-2. One short preflight request: auth, model, and whether the server takes `ignore_eos`.
-3. Measure the client's own ceiling against the in-process null server.
-4. Warm up until per-token speed stops changing (reported, not counted).
-5. Scrape `/metrics`, run every (level, repeat) in shuffled order, scrape again.
-6. Settle token counts (usage, else chunks, cross-checked by the server's tokenizer), summarise.
+2. One short preflight request: auth, model, and whether the server takes `ignore_eos`;
+   retried while the server answers 5xx or 429, which are measured later, not fatal.
+3. Warm up until per-token speed stops changing (reported, not counted).
+4. Scrape `/metrics`, run every (level, repeat) in shuffled order, scrape again. Each level
+   reads the client's own CPU share and run-queue wait (`selfcheck`).
+5. Settle token counts (usage, else the text re-counted by --tokenizer or the server's
+   tokenize endpoint, else chunks with multi-token chunks detected), summarise.
 """
 
 from __future__ import annotations
@@ -30,21 +32,35 @@ from stackaudit.bench.client import (
     ENDPOINTS,
     RequestRecord,
     RequestSpec,
+    SpareConnector,
     build_body,
     make_session,
     stream_request,
 )
 from stackaudit.bench.loadgen import LevelRun, run_closed_loop, run_open_loop
-from stackaudit.bench.metrics import DEFINITIONS, RequestMetrics, summarize_level, summarize_repeat
+from stackaudit.bench.metrics import (
+    DEFINITIONS,
+    RequestMetrics,
+    error_kind,
+    summarize_level,
+    summarize_repeat,
+)
 from stackaudit.bench.prompts import PromptFactory, TokenCounter, local_counter, server_counter, words_counter
 from stackaudit.bench.server import counter_delta, fingerprint_server, host_fingerprint_for, scrape_metrics
-from stackaudit.bench.sse import DEFAULT_MAX_EVENT_BYTES, extract_text
+from stackaudit.bench.sse import DEFAULT_MAX_EVENT_BYTES, extract_chunks
 from stackaudit.errors import InputError, UsageError
 
 # Engines known to take `ignore_eos` in OpenAI-compatible requests.
 IGNORE_EOS_ENGINES = {"vllm", "sglang", "tensorrt-llm", "llama.cpp"}
 # EOS spellings tried on the server's tokenizer to find the EOS token id for `logit_bias`.
 EOS_SPELLINGS = ("</s>", "<|endoftext|>", "<|eot_id|>", "<|im_end|>", "<|end_of_text|>", "<eos>")
+# First test requests tried while the server answers 5xx or 429 (then measured, not fatal).
+PREFLIGHT_ATTEMPTS = 6
+# Multi-token chunks without usage: a share of chunks whose text holds more words than one token can.
+MULTI_TOKEN_CHUNK_SHARE = 0.1
+# ... or more characters per chunk, on average over a response, than tokens hold (about 4 in
+# English text; 12 allows code and long words).
+MAX_CHARS_PER_TOKEN = 12.0
 
 
 @dataclass
@@ -71,7 +87,6 @@ class BenchConfig:
     tokenizer: str | None = None
     max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
     shuffle: bool = True
-    self_check: bool = True
     continuous_usage: bool = False
     label: str | None = None
 
@@ -194,6 +209,11 @@ class _Bench:
         self.sampling: dict[str, Any] = {}
         self.eos_method = "none"
         self.counter: TokenCounter = words_counter()
+        # --tokenizer, loaded before anything is sent: it re-counts output text first.
+        self.local: TokenCounter | None = local_counter(config.tokenizer) if config.tokenizer else None
+        self.output_counter: TokenCounter | None = (
+            local_counter(config.tokenizer, special_tokens=False) if config.tokenizer else None
+        )
         self.output_baseline = 0  # tokens the tokenize endpoint adds to any text (a BOS)
         self.next_index = 0
         self.model = config.model or ""
@@ -209,14 +229,16 @@ class _Bench:
             raise UsageError("--model is needed: the server lists no model at /v1/models")
         self.model = model
         counter = await server_counter(session, self.base, model)
-        if counter is None and config.tokenizer:
-            counter = local_counter(config.tokenizer)
+        if counter is None:
+            counter = self.local
         self.counter = counter or words_counter()
+        if self.output_counter is None and counter is not None and counter.source.startswith("server"):
+            self.output_counter = counter
         if not self.counter.exact:
             self.notes.append("prompts sized in words, not tokens: the server has no tokenize endpoint and no --tokenizer was given")
-        if counter is not None and counter.source.startswith("server"):
+        if self.output_counter is not None and self.output_counter.source.startswith("server"):
             try:
-                self.output_baseline = await counter.count("")
+                self.output_baseline = await self.output_counter.count("")
             except Exception:
                 self.output_baseline = 0
         self.sampling = {"temperature": config.temperature, "seed": config.seed}
@@ -247,15 +269,28 @@ class _Bench:
         return RequestSpec(ENDPOINTS[self.config.endpoint], body, max_tokens, prompt_tokens)
 
     async def _preflight(self, session: Any) -> None:
-        """A 2-token request: proves the model name and auth, and whether extra fields are taken."""
-        for attempt in range(2):
+        """A 2-token request: proves the model name and auth, and whether extra fields are taken.
+
+        A 5xx or 429 answer is retried: a server failing part of its requests is measured by
+        the levels (errors by kind, error rate), not refused at the door.
+        """
+        refused_fields = False
+        overloaded: list[str] = []
+        for _ in range(PREFLIGHT_ATTEMPTS):
             spec = self._spec_for("Hello", None, 2)
             record = await stream_request(session, self.base, spec, RequestRecord(-1, time.perf_counter(), 2, None), self.config.timeout_s)
             if record.ok:
+                if overloaded:
+                    self.notes.append(
+                        f"the first test request failed {len(overloaded)} time(s) before one succeeded "
+                        f"({', '.join(sorted(set(overloaded)))}); errors are counted per level"
+                    )
                 return
             error = record.error or ""
-            if attempt == 0 and error.startswith(("HTTP 400", "HTTP 422")) and "ignore_eos" in self.sampling:
+            status = record.status or 0
+            if not refused_fields and error.startswith(("HTTP 400", "HTTP 422")) and "ignore_eos" in self.sampling:
                 # A strict server refuses unknown fields: retry without ignore_eos.
+                refused_fields = True
                 self.sampling.pop("ignore_eos")
                 self.eos_method = "none" if "logit_bias" not in self.sampling else self.eos_method
                 self.notes.append("the server refused ignore_eos; requests sent without it")
@@ -264,7 +299,15 @@ class _Bench:
                 raise InputError(f"the server refused the request ({error[:8]}): check --api-key")
             if error.startswith("HTTP 404"):
                 raise InputError(f"{ENDPOINTS[self.config.endpoint]} not found on the server (try --endpoint)")
+            if status == 429 or 500 <= status <= 599:
+                overloaded.append(f"HTTP {status}")
+                await asyncio.sleep(0.05 * len(overloaded))
+                continue
             raise InputError(f"a first test request failed: {error}")
+        raise InputError(
+            f"the server answered {', '.join(sorted(set(overloaded))) or 'errors'} to all {PREFLIGHT_ATTEMPTS} first test "
+            "requests: nothing to measure"
+        )
 
     # -- request making ------------------------------------------------------------------
     async def make_specs(self, count: int) -> Callable[[int], RequestSpec]:
@@ -290,7 +333,9 @@ class _Bench:
 
     # -- token settling (after a run, off the clock) ------------------------------------
     async def settle(self, records: list[RequestRecord]) -> None:
-        retokenize = self.counter.source.startswith("server")
+        """Output tokens of every request: usage; else the kept text re-counted; else chunks, checked."""
+        counter = self.output_counter
+        baseline = self.output_baseline if counter is not None and counter.source.startswith("server") else 0
         for record in records:
             usage = record.usage or {}
             if record.ok and isinstance(usage.get("completion_tokens"), int):
@@ -298,19 +343,26 @@ class _Bench:
                 record.prompt_tokens = usage.get("prompt_tokens") if isinstance(usage.get("prompt_tokens"), int) else None
                 record.token_source = "usage"
                 record.approximate = False
+                record.raw = None
                 continue
             record.output_tokens = record.n_chunks
             record.token_source = "content chunks"
             record.approximate = True
-            if record.ok and retokenize and record.raw:
-                try:
-                    counted = await self.counter.count(extract_text(record.raw)) - self.output_baseline
-                except Exception:
-                    counted = None
-                # Chunks are exact when each holds one token; the tokenizer says when they do not.
-                if counted is not None and counted > record.n_chunks * 1.05:
+            if record.ok and record.raw:
+                chunks = extract_chunks(record.raw)
+                counted = None
+                if counter is not None:
+                    try:
+                        counted = await counter.count("".join(chunks)) - baseline
+                    except Exception:
+                        counted = None  # said below: the chunks are then checked instead
+                if counter is not None and counted is not None and counted > 0:
                     record.output_tokens = counted
-                    record.token_source = "server tokenize of the text"
+                    record.token_source = (
+                        "local tokenizer on the text" if counter.source.startswith("local") else "server tokenize of the text"
+                    )
+                else:
+                    record.tokens_per_chunk_known = not several_tokens_per_chunk(record, chunks)
             record.raw = None
 
     # -- warm-up ---------------------------------------------------------------------------
@@ -366,16 +418,29 @@ class _Bench:
         }
 
     async def prime_connections(self, session: Any, count: int) -> None:
-        """Open `count` pooled connections with cheap GETs, so no request pays a connection setup."""
+        """Open `count` connections before a level, so that its first wave pays no connection setup.
+
+        Cheap GETs leave kept-alive connections in the pool; a server that closes them instead
+        gets `count` spare connections opened at connector level.
+        """
+        closing: list[tuple[str | None, int | None]] = []
 
         async def one() -> None:
             try:
                 async with session.get(self.base + "/v1/models") as response:
+                    if "close" in response.headers.get("Connection", "").lower():
+                        closing.append((response.url.host, response.url.port))
                     await response.read()
             except Exception:
                 pass
 
-        await asyncio.gather(*(one() for _ in range(min(count, 512))))
+        count = min(count, 512)
+        await asyncio.gather(*(one() for _ in range(count)))
+        connector = session.connector
+        if closing and isinstance(connector, SpareConnector):
+            key = connector.key_for(*closing[0])
+            if key is not None:
+                await connector.open_spares(key, count)
 
 
 async def run_bench(
@@ -416,13 +481,6 @@ async def _run(bench: _Bench, session: Any, started: float, ceiling_plan: Ceilin
     else:
         say(f"ceiling: {ceiling_setup.model_name} on {ceiling_setup.gpus}x {ceiling_setup.gpu_spec.name}, "
             f"TP {ceiling_setup.tp}, context {ceiling_setup.context}")
-    ceiling = None
-    if config.self_check:
-        from stackaudit.bench.nullserver import measure_client_ceiling
-
-        ceiling = await measure_client_ceiling(config.endpoint, top_concurrency, min(config.output_tokens, 256))
-        say(f"client ceiling: {ceiling['chunks_per_s']:.0f} chunks/s at concurrency {top_concurrency} (null server, in-process)")
-
     await bench.prime_connections(session, top_concurrency)
     warmup = await bench.warm_up(session, top_concurrency)
 
@@ -448,14 +506,24 @@ async def _run(bench: _Bench, session: Any, started: float, ceiling_plan: Ceilin
         finally:
             gc.enable()
         await bench.settle(run.records)
-        summary = summarize_repeat(run, ceiling["chunks_per_s"] if ceiling else None)
+        summary = summarize_repeat(run)
         runs[target].append((repeat, run, summary))
+        rate = summary["output_tokens_per_s"]
         say(
             f"[{position + 1}/{len(plan)}] {level_key(mode, target)} repeat {repeat + 1}: "
-            f"{summary['output_tokens_per_s']:.1f} tok/s, TPOT {summary['tpot_ms_mean'] or 0:.2f} ms, "
-            f"{summary['errors']} errors"
+            + (f"{rate:.1f} tok/s" if rate is not None else "tok/s unknown")
+            + f", TPOT {summary['tpot_ms_mean'] or 0:.2f} ms, {summary['errors']} errors"
         )
     metrics_after = await scrape_metrics(session, bench.base)
+    measured = [r for entries in runs.values() for _, run, _ in entries for r in run.records]
+    if measured and not any(r.ok for r in measured):
+        kinds: dict[str, int] = {}
+        for record in measured:
+            kind = error_kind(record)
+            kinds[kind] = kinds.get(kind, 0) + 1
+        raise InputError(
+            f"every measured request failed ({', '.join(f'{k} ×{n}' for k, n in sorted(kinds.items()))}): nothing measured"
+        )
 
     levels = []
     records: dict[str, list[tuple[int, RequestRecord]]] = {}
@@ -488,7 +556,7 @@ async def _run(bench: _Bench, session: Any, started: float, ceiling_plan: Ceilin
                 f"token totals disagree: the client counted {client_tokens} output tokens, the server's "
                 f"{delta['metric']} rose by {delta['output_tokens']:.0f} (other traffic on the server, or a counting error)"
             )
-    if ceiling and mode == "concurrency" and len(levels) > 1:
+    if mode == "concurrency" and len(levels) > 1:
         anomalies.extend(_monotonicity(levels))
 
     result = {
@@ -512,7 +580,10 @@ async def _run(bench: _Bench, session: Any, started: float, ceiling_plan: Ceilin
             "metrics_before_after": bool(metrics_before and metrics_after),
         },
         "host": {"fingerprint": host, "source": host_source},
-        "client": {"ceiling": ceiling},
+        "client": {
+            "validity": "judged per level from the client's own CPU share, run-queue wait and events per read",
+            "output_token_counter": bench.output_counter.source if bench.output_counter else None,
+        },
         "warmup": warmup,
         "definitions": DEFINITIONS,
         "levels": levels,
@@ -551,3 +622,33 @@ def _monotonicity(levels: list[dict[str, Any]]) -> list[str]:
                 f"{low['concurrency']} ({low['tpot_ms']['mean']:.2f} ms): warm-up order or a data-parallel server"
             )
     return notes
+
+
+def _word_starts(text: str) -> int:
+    """Words begun in `text`: a lower bound of its tokens in vocabularies that split at spaces."""
+    starts = 0
+    previous_space = True
+    for char in text:
+        space = char.isspace()
+        if previous_space and not space:
+            starts += 1
+        previous_space = space
+    return starts
+
+
+def several_tokens_per_chunk(record: RequestRecord, chunks: list[str]) -> bool:
+    """Whether this response's chunks hold several tokens, with nothing to count them exactly.
+
+    Three signs: the server reached `finish_reason: length` with fewer chunks than the tokens
+    asked (it generated max_tokens tokens in them); a tenth of the chunks begin two or more
+    words (BPE and SentencePiece vocabularies split at spaces, so a token holds one word
+    start); or the text is longer per chunk, on average, than tokens are.
+    """
+    if record.finish_reason == "length" and record.max_tokens and 0 < record.n_chunks < record.max_tokens:
+        return True
+    if not chunks:
+        return False
+    multi = sum(1 for text in chunks if _word_starts(text) >= 2)
+    if multi >= max(1, MULTI_TOKEN_CHUNK_SHARE * len(chunks)):
+        return True
+    return sum(len(text) for text in chunks) / len(chunks) > MAX_CHARS_PER_TOKEN

@@ -67,6 +67,7 @@ class StreamParser:
         "n_chunks",
         "per_chunk_tokens",
         "raw",
+        "reads",
         "usage",
     )
 
@@ -80,6 +81,7 @@ class StreamParser:
         self.chunk_counts: list[int] = []  # content chunks in that read
         self.n_chunks = 0
         self.events = 0
+        self.reads = 0  # feed calls: pieces of the stream as they arrived (events per read = events / reads)
         self.usage: dict[str, Any] | None = None
         self.per_chunk_tokens: list[int] = []  # from continuous usage stats, when the server sends them
         self.finish_reason: str | None = None
@@ -88,6 +90,7 @@ class StreamParser:
 
     # -- hot path -----------------------------------------------------------------------
     def feed(self, data: bytes, now: float) -> None:
+        self.reads += 1
         if self._buffer:
             data = self._buffer + data
         separator = self._separator
@@ -271,6 +274,11 @@ def _error_text(error: Any) -> str:
 
 def extract_text(raw: list[bytes]) -> str:
     """The generated text of a stream kept in `raw` (used off the hot path, after a run)."""
+    return "".join(extract_chunks(raw))
+
+
+def extract_chunks(raw: list[bytes]) -> list[str]:
+    """The text of every content event of a stream kept in `raw`, in order (off the hot path)."""
     pieces: list[str] = []
     for part in raw:
         for event in part.split(b"\n\n"):
@@ -291,12 +299,15 @@ def extract_text(raw: list[bytes]) -> str:
                     continue
                 text = choice.get("text")
                 if isinstance(text, str):
-                    pieces.append(text)
+                    if text:
+                        pieces.append(text)
                     continue
                 delta = choice.get("delta")
                 if isinstance(delta, dict):
-                    for key in ("reasoning_content", "reasoning", "content"):
-                        value = delta.get(key)
-                        if isinstance(value, str):
-                            pieces.append(value)
-    return "".join(pieces)
+                    joined = "".join(
+                        value for key in ("reasoning_content", "reasoning", "content")
+                        if isinstance(value := delta.get(key), str)
+                    )
+                    if joined:
+                        pieces.append(joined)
+    return pieces

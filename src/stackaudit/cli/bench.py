@@ -103,11 +103,18 @@ def register(app: typer.Typer) -> None:
             help="Bearer token (or OPENAI_API_KEY); never stored or printed.",
         ),
         timeout: float = typer.Option(600.0, "--timeout", help="Per-request timeout, seconds."),
-        tokenizer: Optional[str] = typer.Option(None, "--tokenizer", help="Local tokenizer (tokenizer.json or directory) when the server has no /tokenize."),
+        tokenizer: Optional[str] = typer.Option(
+            None, "--tokenizer",
+            help="Local tokenizer: tokenizer.json, a directory holding one, or a model id already in the HF cache "
+            "(never downloaded). Re-counts output text when the server sends no usage. Needs stackaudit[tokenizer].",
+        ),
         max_event_kb: int = typer.Option(16384, "--max-event-kb", help="Largest SSE event accepted, KiB."),
         continuous_usage: bool = typer.Option(False, "--continuous-usage", help="Ask for per-chunk usage (vLLM) for exact tokens per chunk."),
         no_shuffle: bool = typer.Option(False, "--no-shuffle", help="Run levels and repeats in order."),
-        no_self_check: bool = typer.Option(False, "--no-self-check", help="Skip measuring the client's own ceiling."),
+        no_self_check: bool = typer.Option(
+            False, "--no-self-check", hidden=True,
+            help="No effect, kept for old scripts: the client is judged per level from its own CPU readings.",
+        ),
         label: Optional[str] = typer.Option(None, "--label", help="A label stored with the run."),
         db: Optional[str] = typer.Option(None, "--db", help="History database (default: in the user data directory)."),
         no_history: bool = typer.Option(False, "--no-history", help="Do not store the run."),
@@ -164,7 +171,6 @@ def register(app: typer.Typer) -> None:
             tokenizer=tokenizer,
             max_event_bytes=max_event_kb * 1024,
             shuffle=not no_shuffle,
-            self_check=not no_self_check,
             continuous_usage=continuous_usage,
             label=label,
         )
@@ -224,19 +230,25 @@ def register(app: typer.Typer) -> None:
         run_a: str = typer.Argument(..., help="Run id, 'latest' or 'latest~N'."),
         run_b: str = typer.Argument(..., help="Run id, 'latest' or 'latest~N'."),
         db: Optional[str] = typer.Option(None, "--db", help="History database."),
+        fail_on: Optional[str] = typer.Option(
+            None, "--fail-on", help="regression:PCT — exit 1 when B is really worse than A by PCT % or more (CI gate)."
+        ),
         fmt: str = typer.Option("text", "--format", "-f", help="text, markdown or json."),
         output: Optional[str] = typer.Option(None, "--output", "-o", help="Write to FILE."),
     ) -> None:
         """Is the difference between two runs beyond noise, and what differed that could explain it?"""
         _check_format(fmt)
-        from stackaudit.bench.compare import compare_runs
+        from stackaudit.bench.compare import compare_runs, parse_fail_on
         from stackaudit.bench.history import History
         from stackaudit.bench.render import render_compare
         from stackaudit.cli.output import emit
 
+        limit = parse_fail_on(fail_on)
         with History(db) as store:
             a, b = store.get(run_a), store.get(run_b)
-            report = compare_runs(a, store.requests(a.id), b, store.requests(b.id))
+            report = compare_runs(a, store.requests(a.id), b, store.requests(b.id), fail_on_regression=limit)
         emit(render_compare(report, fmt), output)
+        if (report.get("fail_on") or {}).get("failed"):
+            raise typer.Exit(1)
 
     app.add_typer(bench_app, name="bench")
