@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import re
+import selectors
 import shutil
 import socket
 import subprocess
@@ -10,6 +13,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from stackaudit.host import confined
 from stackaudit.host.base import (
     DEFAULT_COMMAND_TIMEOUT_S,
     MAX_FILE_BYTES,
@@ -20,6 +24,8 @@ from stackaudit.host.base import (
     live_provenance,
 )
 from stackaudit.host.source import Provenance
+
+_PROCESS_ROOT = re.compile(r"^/proc/(\d+)/root(/.*)?$")
 
 # Commands run in a predictable locale, so parsers see the English output they were written for.
 _COMMAND_ENV_OVERRIDES = {"LC_ALL": "C", "LANG": "C"}
@@ -41,8 +47,7 @@ class LiveHost:
     def _hostname(self) -> str:
         if self.root != "/":
             try:
-                with open(self._path("/etc/hostname"), encoding="utf-8", errors="replace") as fh:
-                    name = fh.read().strip()
+                name = confined.read_file(self.root, "/etc/hostname", 256).decode("utf-8", "replace").strip()
                 if name:
                     return name
             except OSError:
@@ -54,30 +59,56 @@ class LiveHost:
             return path
         return os.path.join(self.root, path.lstrip("/"))
 
+    def _named_by_process(self, path: str) -> tuple[int, str] | None:
+        """(pid, path inside its root) for `/proc/PID/root/...`: a path some process chose."""
+        match = _PROCESS_ROOT.match(path)
+        if match is None:
+            return None
+        return int(match.group(1)), match.group(2) or "/"
+
+    def _as_process_user(self, pid: int, inner: str, op: str, limit: int) -> bytes | list[str]:
+        """Read what process `pid` names, inside its root, with its user's rights (root drops them in a
+        child; anyone else reads with their own rights, which are no more than they already have)."""
+        if self.root == "/":
+            root, path = f"/proc/{pid}/root", inner
+        else:
+            # A mounted host's /proc/PID/root would point outside --root: resolve the path in --root itself.
+            root, path = self.root, inner
+        creds = None
+        if os.geteuid() == 0:
+            status = confined.read_file(self.root, f"/proc/{pid}/status", 64 * 1024)
+            creds = confined.process_credentials(status.decode("utf-8", "replace"))
+            if creds is None:
+                raise PermissionError(errno.EACCES, "the process's user is not known", f"/proc/{pid}/root{inner}")
+        if creds is not None and creds[0] != 0:
+            return confined.read_as_user(root, path, limit, *creds, op=op)
+        if op == "list":
+            return confined.list_dir(root, path)
+        return confined.read_file(root, path, limit)
+
     def read_bytes(self, path: str, limit: int = MAX_FILE_BYTES) -> bytes:
-        # O_NONBLOCK: a FIFO or a device that never answers must not hang the collection.
-        fd = os.open(self._path(path), os.O_RDONLY | os.O_NONBLOCK)
-        try:
-            chunks: list[bytes] = []
-            remaining = limit
-            while remaining > 0:
-                try:
-                    chunk = os.read(fd, min(remaining, 1 << 20))
-                except BlockingIOError:
-                    break
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                remaining -= len(chunk)
-            return b"".join(chunks)
-        finally:
-            os.close(fd)
+        path = confined.normalise(path) if path.startswith("/") else path
+        named = self._named_by_process(path)
+        if named is not None:
+            data = self._as_process_user(named[0], named[1], "read", limit)
+            assert isinstance(data, bytes)
+            return data
+        # Every component below the root without following a link out of it; O_NONBLOCK and only
+        # regular files: a FIFO or a device that never answers must not hang the collection.
+        return confined.read_file(self.root, path, limit, shown_as=path)
 
     def list_dir(self, path: str) -> list[str]:
-        return sorted(os.listdir(self._path(path)))
+        path = confined.normalise(path) if path.startswith("/") else path
+        named = self._named_by_process(path)
+        if named is not None:
+            names = self._as_process_user(named[0], named[1], "list", 0)
+            assert isinstance(names, list)
+            return names
+        return confined.list_dir(self.root, path)
 
     def readlink(self, path: str) -> str:
-        return os.readlink(self._path(path))
+        path = confined.normalise(path) if path.startswith("/") else path
+        return confined.read_link(self.root, path)
 
     def doc(self, name: str) -> str:
         # Engine and NCCL logs have no fixed place on a host (journald, docker logs, any file): paste them.
@@ -112,20 +143,62 @@ class LiveHost:
             return CommandResult(args, 127, "", f"{args[0]}: command not found", 0.0)
         except PermissionError as exc:
             return CommandResult(args, 126, "", f"{args[0]}: {exc.strerror}", 0.0)
-        try:
-            out, err = proc.communicate(timeout=limit)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            out, err = proc.communicate()
-            return CommandResult(
-                args,
-                124,
-                _decode(out),
-                f"timed out after {limit:g} s",
-                time.monotonic() - start,
-                timed_out=True,
-            )
-        return CommandResult(args, proc.returncode, _decode(out), _decode(err), time.monotonic() - start)
+        out, err, timed_out, truncated = _collect_bounded(proc, limit, MAX_OUTPUT_BYTES)
+        duration = time.monotonic() - start
+        if timed_out:
+            return CommandResult(args, 124, _decode(out), f"timed out after {limit:g} s", duration,
+                                 timed_out=True, truncated=truncated)
+        return CommandResult(args, proc.returncode if proc.returncode is not None else 1, _decode(out),
+                             _decode(err), duration, truncated=truncated)
+
+
+def _collect_bounded(proc: subprocess.Popen[bytes], timeout: float, cap: int) -> tuple[bytes, bytes, bool, bool]:
+    """Read stdout and stderr as they come, at most `cap` bytes each: a command that floods its output is
+    cut (and its process group killed) at the cap, never buffered whole. (out, err, timed_out, truncated)."""
+    assert proc.stdout is not None and proc.stderr is not None
+    buffers: dict[int, list[bytes]] = {proc.stdout.fileno(): [], proc.stderr.fileno(): []}
+    sizes = dict.fromkeys(buffers, 0)
+    deadline = time.monotonic() + timeout
+    timed_out = truncated = False
+    with selectors.DefaultSelector() as sel:
+        for stream in (proc.stdout, proc.stderr):
+            os.set_blocking(stream.fileno(), False)
+            sel.register(stream.fileno(), selectors.EVENT_READ)
+        open_fds = set(buffers)
+        while open_fds:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                timed_out = True
+                break
+            for key, _ in sel.select(left):
+                fd = int(key.fd)
+                try:
+                    chunk = os.read(fd, 1 << 16)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    sel.unregister(fd)
+                    open_fds.discard(fd)
+                    continue
+                room = cap - sizes[fd]
+                buffers[fd].append(chunk[:room])
+                sizes[fd] += min(len(chunk), room)
+                if len(chunk) > room:
+                    truncated = True
+            if truncated:
+                break
+    if timed_out or truncated:
+        _kill_group(proc)
+    try:
+        proc.wait(timeout=max(0.1, deadline - time.monotonic()) if not (timed_out or truncated) else 5)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        proc.wait()
+        timed_out = True
+    out, err = (b"".join(buffers[stream.fileno()]) for stream in (proc.stdout, proc.stderr))
+    proc.stdout.close()
+    proc.stderr.close()
+    return out, err, timed_out, truncated
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
