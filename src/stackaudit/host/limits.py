@@ -17,6 +17,10 @@ MAX_FILE_BYTES = 8 * MiB
 # A snapshot: the sum of its members' sizes, and how many members.
 MAX_SNAPSHOT_BYTES = 512 * MiB
 MAX_SNAPSHOT_MEMBERS = 50_000
+# Past 64 MiB decompressed, more than 100 bytes out per compressed byte in is a bomb, not a capture
+# (text from /proc, /sys, lspci and dmesg compresses 5-20:1; a bomb of zeros 1000:1).
+BOMB_CHECK_BYTES = 64 * MiB
+MAX_COMPRESSION_RATIO = 100
 # One snapshot member: a file or a document as read (MAX_FILE_BYTES); a command's JSON may escape its
 # 8 MiB of output up to six bytes per byte (`\u001b`), plus its argv.
 MAX_MEMBER_BYTES = 6 * MAX_FILE_BYTES + MiB

@@ -32,6 +32,8 @@ from stackaudit.host.base import (
 )
 from stackaudit.host.confined import normalise, read_fd_bounded
 from stackaudit.host.limits import (
+    BOMB_CHECK_BYTES,
+    MAX_COMPRESSION_RATIO,
     MAX_MEMBER_BYTES,
     MAX_SNAPSHOT_BYTES,
     MAX_SNAPSHOT_DEPTH,
@@ -453,11 +455,13 @@ class _BoundedTarInfo(tarfile.TarInfo):
 
 
 class _CountingReader(io.RawIOBase):
-    """The decompressed stream, stopped past the snapshot's byte bound (headers and skipped data too)."""
+    """The decompressed stream, stopped past the snapshot's byte bound (headers and skipped data too), and
+    past MAX_COMPRESSION_RATIO once more than BOMB_CHECK_BYTES came out: a bomb is refused while small."""
 
-    def __init__(self, inner: Any, limit: int) -> None:
+    def __init__(self, inner: Any, limit: int, raw: Any = None) -> None:
         self.inner = inner
         self.limit = limit
+        self.raw = raw
         self.count = 0
 
     def readable(self) -> bool:
@@ -468,6 +472,11 @@ class _CountingReader(io.RawIOBase):
         self.count += len(data)
         if self.count > self.limit:
             raise SnapshotError(f"more than {self.limit // (1 << 20)} MiB once decompressed")
+        if self.raw is not None and self.count > BOMB_CHECK_BYTES:
+            consumed = max(1, self.raw.tell())
+            if self.count > MAX_COMPRESSION_RATIO * consumed:
+                raise SnapshotError(f"decompresses more than {MAX_COMPRESSION_RATIO}:1 "
+                                    f"({self.count >> 20} MiB from {consumed >> 10} KiB): a decompression bomb")
         buffer[: len(data)] = data
         return len(data)
 
@@ -480,7 +489,8 @@ def _read_tarball(path: str, budget: _Budget) -> dict[str, tuple[str, bytes | st
         gzipped = raw.read(2) == b"\x1f\x8b"
         raw.seek(0)
         stream: Any = gzip.GzipFile(fileobj=raw, mode="rb") if gzipped else raw
-        counted = io.BufferedReader(_CountingReader(stream, MAX_SNAPSHOT_BYTES + 64 * (1 << 20)), 1 << 16)
+        counted = io.BufferedReader(_CountingReader(stream, MAX_SNAPSHOT_BYTES + 64 * (1 << 20),
+                                                    raw if gzipped else None), 1 << 16)
         with tarfile.open(fileobj=counted, mode="r|", tarinfo=_BoundedTarInfo) as tar:
             for member in tar:
                 rel = _member_name(member.name)
@@ -589,7 +599,7 @@ def _salvage_tarball(path: str) -> dict[str, tuple[str, bytes | str]]:
         with open(path, "rb") as raw:
             stream: Any = gzip.GzipFile(fileobj=raw, mode="rb") if raw.read(2) == b"\x1f\x8b" else raw
             raw.seek(0)
-            counted = io.BufferedReader(_CountingReader(stream, MAX_SNAPSHOT_BYTES), 1 << 16)
+            counted = io.BufferedReader(_CountingReader(stream, MAX_SNAPSHOT_BYTES, raw), 1 << 16)
             with tarfile.open(fileobj=counted, mode="r|", tarinfo=_BoundedTarInfo) as tar:
                 for member in tar:
                     rel = _member_name(member.name)
