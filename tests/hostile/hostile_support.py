@@ -6,6 +6,7 @@ Every test asserts the exit code, a one-line message, the child's peak RSS (< 30
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -60,6 +61,11 @@ def run_child(argv: list[str], tmp: Path, env: dict[str, str] | None = None, tim
                       usage.ru_maxrss / 1024, wall)
     out_path.unlink()
     err_path.unlink()
+    figures = os.environ.get("STACKAUDIT_SECURITY_FIGURES")  # bench/security_figures.py collects these
+    if figures:
+        with open(figures, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"test": os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0], "rc": result.rc,
+                                 "rss_mb": round(result.rss_mb, 1), "wall_s": round(result.wall_s, 2)}) + "\n")
     return result
 
 

@@ -84,12 +84,18 @@ def is_secret_flag(flag: str) -> bool:
     return flag in SECRET_FLAGS or bool(_SECRET_FLAG_NAME.search(flag.lstrip("-")))
 
 
+_SHAPE_PREFIX = re.compile(r"gh[pousr]_|github_pat_|hf_|sk-|AKIA|ASIA|nvapi-|eyJ")
+
+
 def redact_shapes(text: str) -> str:
     """Secrets recognised by their shape (tokens, keys, JWTs, PEM blocks, webhook URLs) under any name."""
     if "-----BEGIN " in text:
         text = _PEM_BLOCK.sub(lambda m: f"-----BEGIN {m.group('label')}-----{REDACTED}-----END {m.group('label')}-----",
                               text)
-    text = _WEBHOOK.sub(lambda m: f"{m.group('base')}/{REDACTED}", text)
+    if "://" in text:
+        text = _WEBHOOK.sub(lambda m: f"{m.group('base')}/{REDACTED}", text)
+    if not _SHAPE_PREFIX.search(text):  # one quick scan for the prefixes before the full pattern
+        return text
     return _SECRET_SHAPES.sub(REDACTED, text)
 
 
