@@ -167,13 +167,37 @@ def test_root_device_nodes_read_as_empty(tmp_path: Path) -> None:
 
 def test_a_command_flooding_stdout_is_cut_while_reading(tmp_path: Path) -> None:
     code = ("from stackaudit.host.live import LiveHost\n"
-            "r = LiveHost(command_timeout=20).run(['yes', 'flood'])\n"
-            "print(len(r.stdout), r.truncated, r.timed_out)\n")
+            "host = LiveHost(command_timeout=20)\n"
+            "r = host.run(['yes', 'flood'])\n"
+            "print(len(r.stdout), r.truncated, r.timed_out, host.provenance('cmd:yes flood').whole)\n")
     run = run_child([sys.executable, "-c", code], tmp_path, timeout=60)
     assert run.rc == 0, run.err
-    size, truncated, timed_out = run.out.split()
+    size, truncated, timed_out, whole = run.out.split()
     assert int(size) == 8 * 1024 * 1024 and truncated == "True" and timed_out == "False"
+    assert whole == "False"  # cut at the cap: an excerpt, which cannot prove an absence
     run.assert_bounded()
+
+
+def test_a_file_cut_at_the_cap_is_an_excerpt_and_one_at_the_cap_is_whole(tmp_path: Path) -> None:
+    from stackaudit.host.memory import load_snapshot
+    from stackaudit.host.recording import RecordingHost
+    from stackaudit.host.source import file_key
+
+    (tmp_path / "big").write_bytes(b"x" * (8 * 1024 * 1024 + 1))
+    (tmp_path / "exact").write_bytes(b"y" * 4096)
+    host = LiveHost(root=str(tmp_path))
+    assert len(host.read_bytes("/big")) == 8 * 1024 * 1024
+    assert host.read_bytes("/exact", 4096) == b"y" * 4096
+    assert not host.provenance(file_key("/big")).whole
+    assert host.provenance(file_key("/exact")).whole
+    recorder = RecordingHost(host)
+    recorder.read_bytes("/big")
+    assert not recorder.provenance(file_key("/big")).whole
+    from stackaudit.host.memory import write_snapshot
+
+    recorder.record.meta = {"format": 2}
+    write_snapshot(recorder.record, str(tmp_path / "s.tar.gz"))
+    assert not load_snapshot(str(tmp_path / "s.tar.gz")).provenance(file_key("/big")).whole
 
 
 def test_process_paths_are_normalised_and_confined() -> None:

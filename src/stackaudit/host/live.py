@@ -11,6 +11,7 @@ import socket
 import subprocess
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from stackaudit.host import confined
@@ -23,7 +24,7 @@ from stackaudit.host.base import (
     NotCaptured,
     live_provenance,
 )
-from stackaudit.host.source import Provenance
+from stackaudit.host.source import Provenance, command_key, file_key
 
 _PROCESS_ROOT = re.compile(r"^/proc/(\d+)/root(/.*)?$")
 
@@ -37,6 +38,8 @@ class LiveHost:
     def __init__(self, root: str = "/", command_timeout: float = DEFAULT_COMMAND_TIMEOUT_S) -> None:
         self.root = os.path.abspath(root)
         self.command_timeout = command_timeout
+        # Source keys whose read stopped at its cap: their provenance says excerpt, not whole.
+        self._cut: set[str] = set()
         self.meta = HostMeta(
             hostname=self._hostname(),
             uid=os.getuid(),
@@ -90,12 +93,16 @@ class LiveHost:
         path = confined.normalise(path) if path.startswith("/") else path
         named = self._named_by_process(path)
         if named is not None:
-            data = self._as_process_user(named[0], named[1], "read", limit)
+            data = self._as_process_user(named[0], named[1], "read", limit + 1)
             assert isinstance(data, bytes)
-            return data
-        # Every component below the root without following a link out of it; O_NONBLOCK and only
-        # regular files: a FIFO or a device that never answers must not hang the collection.
-        return confined.read_file(self.root, path, limit, shown_as=path)
+        else:
+            # Every component below the root without following a link out of it; O_NONBLOCK and only
+            # regular files: a FIFO or a device that never answers must not hang the collection.
+            data = confined.read_file(self.root, path, limit + 1, shown_as=path)
+        if len(data) > limit:  # one byte past the cap tells a cut file from one of exactly `limit` bytes
+            self._cut.add(file_key(path))
+            return data[:limit]
+        return data
 
     def list_dir(self, path: str) -> list[str]:
         path = confined.normalise(path) if path.startswith("/") else path
@@ -115,7 +122,8 @@ class LiveHost:
         raise NotCaptured(f"pasted {name.replace('_', ' ')}")
 
     def provenance(self, key: str) -> Provenance:
-        return live_provenance(key)
+        prov = live_provenance(key)
+        return replace(prov, whole=False) if key in self._cut else prov
 
     def which(self, name: str) -> str | None:
         return shutil.which(name)
@@ -145,6 +153,8 @@ class LiveHost:
             return CommandResult(args, 126, "", f"{args[0]}: {exc.strerror}", 0.0)
         out, err, timed_out, truncated = _collect_bounded(proc, limit, MAX_OUTPUT_BYTES)
         duration = time.monotonic() - start
+        if truncated:
+            self._cut.add(command_key(args))
         if timed_out:
             return CommandResult(args, 124, _decode(out), f"timed out after {limit:g} s", duration,
                                  timed_out=True, truncated=truncated)

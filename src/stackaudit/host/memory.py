@@ -218,9 +218,14 @@ class MemoryHost:
         prov = self.record.provenance.get(key)
         if prov is not None:
             return prov
-        # Not declared: a live capture's member (whole), or a pasted one nobody vouched for (an excerpt).
+        # Not declared: a live capture's member (whole, unless its command was cut at the output cap),
+        # or a pasted one nobody vouched for (an excerpt).
         origin = self.meta.source if self.meta.source in ("snapshot", "pasted", "fake") else "snapshot"
-        return Provenance(title_of_key(key), origin, origin != "pasted")
+        whole = origin != "pasted"
+        if whole and key.startswith("cmd:"):
+            result = self.record.commands.get(tuple(key[4:].split(" ")))
+            whole = result is None or not result.truncated
+        return Provenance(title_of_key(key), origin, whole)
 
 
 def add_pasted(snapshot: MemoryHost, pasted: MemoryHost) -> MemoryHost:

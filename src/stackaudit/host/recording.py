@@ -120,7 +120,7 @@ class RecordingHost(HostWrapper):
 
     def provenance(self, key: str) -> Provenance:
         prov = self.inner.provenance(key)
-        if prov.origin == "pasted":
+        if prov.origin == "pasted" or not prov.whole:  # a paste, or a live read cut at its cap
             with self._lock:
                 self.record.provenance[key] = prov
         return prov
