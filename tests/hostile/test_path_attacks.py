@@ -228,3 +228,23 @@ def test_snapshot_member_names_derive_from_normalised_paths(tmp_path: Path) -> N
     assert "fs/etc/cron.d/evil" in names and not any(".." in n for n in names)
     assert links["/proc/1/cwd"] == "/etc"
     assert load_snapshot(str(out)).readlink("/proc/1/cwd") == "/etc"
+
+
+@needs_root
+def test_read_as_user_lets_the_kernel_decide(shared_dir: Path) -> None:
+    """As nobody: a world-readable file and listing are read, a 0600 file and a 0700 directory are not."""
+    (shared_dir / "open").mkdir()
+    (shared_dir / "open" / "a.json").write_text("{}")
+    (shared_dir / "open" / "b.json").write_text("{}")
+    (shared_dir / "closed").mkdir(mode=0o700)
+    (shared_dir / "closed" / "x").write_text("secret")
+    (shared_dir / "private").write_text("secret")
+    (shared_dir / "private").chmod(0o600)
+    root = str(shared_dir)
+    assert confined.read_as_user(root, "/open/a.json", 100, NOBODY, NOBODY, []) == b"{}"
+    assert confined.read_as_user(root, "/open", 0, NOBODY, NOBODY, [], op="list") == ["a.json", "b.json"]
+    for path, op in (("/private", "read"), ("/closed/x", "read"), ("/closed", "list")):
+        with pytest.raises(PermissionError):
+            confined.read_as_user(root, path, 100, NOBODY, NOBODY, [], op=op)
+    # As root the same reads succeed: the refusals above are nobody's, not a mode-bit check of ours.
+    assert confined.read_file(root, "/private", 100) == b"secret"

@@ -27,6 +27,7 @@ import stat
 import time
 from collections.abc import Sequence
 
+MAX_LISTING_BYTES = 8 * 1024 * 1024  # a directory listing passed back from a child, NUL-separated
 MAX_SYMLINKS = 40  # as the kernel's own limit on links followed in one lookup (path_resolution(7))
 # Character devices read on purpose (4 bytes of PM QoS); any other device reads as empty.
 READABLE_DEVICES = frozenset({"/dev/cpu_dma_latency"})
@@ -222,7 +223,7 @@ def read_as_user(root: str, path: str, limit: int, uid: int, gid: int, groups: S
             if os.getuid() != uid or os.geteuid() != uid:
                 raise PermissionError(errno.EPERM, "could not drop privileges")
             if op == "list":
-                payload = "\x00".join(list_dir(root, path)).encode("utf-8", "surrogateescape")
+                payload = "\x00".join(list_dir(root, path)).encode("utf-8", "surrogateescape")[:MAX_LISTING_BYTES]
             else:
                 payload = read_file(root, path, limit)
             _write_all(wfd, _STATUS_OK + payload)
@@ -234,7 +235,7 @@ def read_as_user(root: str, path: str, limit: int, uid: int, gid: int, groups: S
             os._exit(code)
     os.close(wfd)
     try:
-        data = _read_child(rfd, limit + 1, timeout_s)
+        data = _read_child(rfd, (MAX_LISTING_BYTES if op == "list" else limit) + 1, timeout_s)
     except BaseException:
         _kill(pid)
         raise
