@@ -3,6 +3,7 @@ temporary file), never follows a planted link, and a failed or interrupted write
 
 from __future__ import annotations
 
+import os
 import stat
 import tarfile
 from pathlib import Path
@@ -102,3 +103,14 @@ def test_a_link_planted_at_the_old_part_name_is_not_followed(tmp_path: Path) -> 
     assert victim.read_text() == "untouched\n"
     assert (tmp_path / "report.json").is_file() and not (tmp_path / "report.json").is_symlink()
     assert {p.name for p in tmp_path.iterdir()} == {"victim", "report.json.part", "s.tar.gz", "report.json"}
+
+
+def test_a_filesystem_without_hard_links_still_gets_its_tarball(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_links(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    out = tmp_path / "s.tar.gz"
+    capture_host(fake_host(files={"/proc/cmdline": "ro\n"}), str(out))
+    assert [p.name for p in tmp_path.iterdir()] == ["s.tar.gz"]
+    assert load_snapshot(str(out)).read_bytes("/proc/cmdline") == b"ro\n"

@@ -757,15 +757,29 @@ def _write_tarball(members: Sequence[tuple[str, bytes | None, str | None]], mani
                         tar.addfile(info, io.BytesIO(content))
             fh.flush()
             os.fsync(fh.fileno())
-        try:
-            os.link(tmp, out_path, follow_symlinks=False)
-        except FileExistsError as exc:
-            raise SnapshotWriteError(errno.EEXIST, f"{out_path} exists (nothing was overwritten)") from exc
+        _place(tmp, out_path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    os.unlink(tmp)
+    with contextlib.suppress(FileNotFoundError):  # renamed into place where there are no hard links
+        os.unlink(tmp)
+
+
+def _place(tmp: str, out_path: str) -> None:
+    """Link the finished temporary file to its name, never over an existing one; where the filesystem has
+    no hard links (FAT, some FUSE mounts), rename it after checking the name is still free."""
+    try:
+        os.link(tmp, out_path, follow_symlinks=False)
+        return
+    except FileExistsError as exc:
+        raise SnapshotWriteError(errno.EEXIST, f"{out_path} exists (nothing was overwritten)") from exc
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+            raise
+    if os.path.lexists(out_path):
+        raise SnapshotWriteError(errno.EEXIST, f"{out_path} exists (nothing was overwritten)")
+    os.rename(tmp, out_path)
 
 
 def _write_directory(members: Sequence[tuple[str, bytes | None, str | None]], manifest: bytes, out_path: str) -> None:
