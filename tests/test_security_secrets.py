@@ -43,6 +43,7 @@ SHAPES = {
     "ssl keyfile password": "kfp" + _chars(17),
     "docker label": "lbl" + _chars(17),
     "mysql": "my" + _chars(18),
+    "high entropy": "Zq8" + _chars(29),
 }
 PEM = f"-----BEGIN PRIVATE KEY-----\n{SHAPES['pem']}\n-----END PRIVATE KEY-----\n"
 WEBHOOK = f"https://hooks.slack.com/services/{SHAPES['slack webhook']}"
@@ -51,7 +52,7 @@ WEBHOOK = f"https://hooks.slack.com/services/{SHAPES['slack webhook']}"
 def _environ() -> str:
     values = [f"NOTE_{n}={v}" for n, v in enumerate(SHAPES[k] for k in ("github classic", "hugging face", "jwt"))]
     values += [f"CACHE_URL=redis://:{SHAPES['redis empty user']}@cache:6379/0", f"ALERTS={WEBHOOK}",
-               "NCCL_DEBUG=INFO", "CUDA_VISIBLE_DEVICES=0,1"]
+               f"SESSION_BLOB={SHAPES['high entropy']}", "NCCL_DEBUG=INFO", "CUDA_VISIBLE_DEVICES=0,1"]
     return "\0".join(values) + "\0"
 
 
@@ -133,6 +134,23 @@ def test_auditing_the_redacted_snapshot_gives_the_hosts_results(tmp_path: Path) 
 ])
 def test_non_secrets_are_kept_and_flags_by_pattern_redacted(text: str, kept: bool) -> None:
     assert (redact_text(text) == text) is kept
+
+
+@pytest.mark.parametrize("value,random_", [
+    ("Zq8" + _chars(29), True),
+    ("GPU-5e3a1c2d-8b7f-4e6a-9c0d-1a2b3c4d5e6f", False),  # a GPU UUID
+    ("0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0", False),  # boot_id
+    ("sha256:" + "ab12" * 16, False),  # an image digest
+    ("3f4e" * 16, False),  # a 64-hex container ID
+    ("DeepSeek-R1-Distill-Qwen-32B", False),  # a model name
+    ("TORCH_CUDA_ARCH_LIST", False),
+    ("AbCdEfGhIjKlMnOpQrStUvWx", False),  # no digits: a word-like run
+])
+def test_high_entropy_values_but_not_known_non_secret_shapes(value: str, random_: bool) -> None:
+    from stackaudit.host.redact import looks_random
+
+    assert looks_random(value) is random_
+    assert (redact_text(f"SOME_SETTING={value}") == f"SOME_SETTING={value}") is not random_
 
 
 def test_flags_docker_labels_and_urls_by_shape() -> None:

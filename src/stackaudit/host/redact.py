@@ -7,6 +7,7 @@ consumer (facts, reports, captures) sees the same redacted bytes.
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -77,6 +78,29 @@ def is_secret_name(name: str) -> bool:
     return name.upper() not in _NOT_SECRET_NAMES and bool(_SECRET_NAME.search(name))
 
 
+# A value that looks random: 24+ characters of one base64-like run with upper case, lower case and digits
+# and near the entropy of random text. Separators (`-`, `_`, `.`, `/`, `:`) rule it out, so UUIDs (GPU,
+# MIG, boot_id), hex digests and container IDs (lower-case hex), versions, paths and model names
+# (`DeepSeek-R1-Distill-Qwen-32B`) are never taken for one.
+_RANDOM_RUN = re.compile(r"[A-Za-z0-9+=]{24,4096}")
+_MIN_ENTROPY_BITS = 3.9  # per character; 24 random base62 characters measure 4.1-4.4, English words ~3.5
+
+
+def looks_random(value: str) -> bool:
+    """A high-entropy value with no known non-secret shape (see _RANDOM_RUN)."""
+    value = value.strip("\"'")
+    if not _RANDOM_RUN.fullmatch(value) or value == REDACTED:
+        return False
+    if not (any(c.isupper() for c in value) and any(c.islower() for c in value) and sum(c.isdigit() for c in value) >= 2):
+        return False
+    counts: dict[str, int] = {}
+    for c in value:
+        counts[c] = counts.get(c, 0) + 1
+    n = len(value)
+    entropy = -sum(k / n * math.log2(k / n) for k in counts.values())
+    return entropy >= _MIN_ENTROPY_BITS
+
+
 def is_secret_flag(flag: str) -> bool:
     """`--api-key`, `--ssl-keyfile-password`, `--hf-token`, `--db-secret`; not `--max-num-batched-tokens`."""
     if not flag.startswith("-"):
@@ -105,7 +129,7 @@ def redact_text(text: str) -> str:
     text = _URL_CREDENTIALS.sub(lambda m: f"{m.group('scheme')}{REDACTED}@", text)
 
     def _assignment(m: re.Match[str]) -> str:
-        if is_secret_name(m.group("name")) and m.group("value") not in ("", REDACTED):
+        if (is_secret_name(m.group("name")) or looks_random(m.group("value"))) and m.group("value") not in ("", REDACTED):
             return f"{m.group('pre')}{m.group('name')}={REDACTED}"
         return m.group(0)
 
@@ -120,7 +144,8 @@ def redact_text(text: str) -> str:
     text = _ANY_FLAG_VALUE.sub(_flag, text)
 
     def _json_pair(m: re.Match[str]) -> str:
-        if is_secret_name(m.group("name")) and m.group("value") and m.group("value") != REDACTED:
+        if ((is_secret_name(m.group("name")) or looks_random(m.group("value"))) and m.group("value")
+                and m.group("value") != REDACTED):
             quote = m.group("vq")
             return f"{m.group('head')}{quote}{REDACTED}{quote}"
         return m.group(0)
@@ -128,7 +153,8 @@ def redact_text(text: str) -> str:
     text = _JSON_SECRET_PAIR.sub(_json_pair, text)
 
     def _yaml_line(m: re.Match[str]) -> str:
-        if is_secret_name(m.group("name")) and m.group("value").strip() not in (REDACTED, f'"{REDACTED}"'):
+        value = m.group("value").strip()
+        if (is_secret_name(m.group("name")) or looks_random(value)) and value not in (REDACTED, f'"{REDACTED}"'):
             return f"{m.group('pre')}{m.group('name')}{m.group('sep')}{REDACTED}"
         return m.group(0)
 
@@ -161,8 +187,8 @@ def redact_env_entries(entries: list[str]) -> list[str]:
     """Redact `NAME=value` entries whose name looks secret; credentials in other values."""
     out = []
     for entry in entries:
-        name, eq, _value = entry.partition("=")
-        if eq and is_secret_name(name):
+        name, eq, value = entry.partition("=")
+        if eq and (is_secret_name(name) or looks_random(value)):
             out.append(f"{name}={REDACTED}")
         else:
             out.append(redact_text(entry) if eq else entry)
