@@ -46,7 +46,8 @@ def _fake_engine(workdir: Path, config: str) -> subprocess.Popen[bytes]:
 
 @needs_root
 @pytest.mark.skipif(not os.access(SYSTEM_PYTHON, os.X_OK), reason="no system python for nobody")
-def test_a_config_named_by_nobody_is_read_with_nobodys_rights(shared_dir: Path) -> None:
+@pytest.mark.parametrize("form", ["snap.tar.gz", "snapdir"])
+def test_a_config_named_by_nobody_is_read_with_nobodys_rights(shared_dir: Path, form: str) -> None:
     """The Critical and High findings: nobody's engine names root's 0600 file (by `..` and by a link);
     root's capture neither reads it nor writes anything but its own output. A file nobody may read is."""
     secret_dir = shared_dir / "root-only"
@@ -63,12 +64,15 @@ def test_a_config_named_by_nobody_is_read_with_nobodys_rights(shared_dir: Path) 
     readable.chmod(0o644)
     out_dir = shared_dir / "out"
     out_dir.mkdir(mode=0o700)
+    # An absolute path with `..` enough to climb out of any snapshot directory if it were joined into one
+    # (the earlier build wrote `fs/proc/PID/root/etc/../../..` below the output): it names a readable file.
+    climb = "/etc/" + "../" * 12 + str(readable.relative_to("/"))
     engines = [_fake_engine(work, "../root-only/../root-only/secret.yaml"), _fake_engine(work, "link.yaml"),
-               _fake_engine(work, "mine.yaml")]
+               _fake_engine(work, "mine.yaml"), _fake_engine(work, climb)]
     try:
         time.sleep(0.5)
         before = tree(shared_dir)
-        snap = out_dir / "snap.tar.gz"
+        snap = out_dir / form
         run = run_child(stackaudit("capture", "-o", str(snap), "--deadline", "25"), out_dir, timeout=90)
     finally:
         for proc in engines:
@@ -76,10 +80,17 @@ def test_a_config_named_by_nobody_is_read_with_nobodys_rights(shared_dir: Path) 
             proc.wait()
     assert run.rc == 0, run.err
     run.assert_bounded()
-    assert tree(shared_dir) == before | {"out/snap.tar.gz"}
-    with tarfile.open(snap) as tar:
-        names = tar.getnames()
-        blob = b"".join(tar.extractfile(m).read() for m in tar.getmembers() if m.isfile())  # type: ignore[union-attr]
+    after = tree(shared_dir)
+    assert {p for p in after - before if not p.startswith(f"out/{form}/")} == {f"out/{form}"}
+    if form.endswith(".tar.gz"):
+        with tarfile.open(snap) as tar:
+            names = tar.getnames()
+            blob = b"".join(tar.extractfile(m).read() for m in tar.getmembers() if m.isfile())  # type: ignore[union-attr]
+    else:
+        names = sorted(after - before)
+        blob = b"".join((shared_dir / p).read_bytes() for p in names if (shared_dir / p).is_file()
+                        and not (shared_dir / p).is_symlink())
+        names = [p[len(f"out/{form}/"):] for p in names if p.startswith(f"out/{form}/")]
     assert b"ROOT-ONLY-MARKER" not in blob
     assert not any(".." in name.split("/") for name in names)
     mine = [n for n in names if n.endswith("/work/mine.yaml")]
