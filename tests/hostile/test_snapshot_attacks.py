@@ -103,6 +103,15 @@ def test_a_directory_snapshot_with_sparse_files_is_refused(tmp_path: Path) -> No
     run.assert_bounded()
 
 
+def test_a_fifo_inside_a_directory_snapshot_is_never_opened(tmp_path: Path) -> None:
+    snap = tmp_path / "snap"
+    write_snapshot(_record(), str(snap))
+    os.mkfifo(snap / "fs" / "etc" / "motd")
+    run = _audit(snap, tmp_path)
+    assert run.rc in (0, 1), run.err
+    run.assert_bounded()
+
+
 def test_a_deep_directory_snapshot_is_refused_without_recursion(tmp_path: Path) -> None:
     snap = tmp_path / "snap"
     write_snapshot(_record(), str(snap))

@@ -25,6 +25,7 @@ import select
 import signal
 import stat
 import time
+import warnings
 from collections.abc import Sequence
 
 MAX_LISTING_BYTES = 8 * 1024 * 1024  # a directory listing passed back from a child, NUL-separated
@@ -212,7 +213,11 @@ def read_as_user(root: str, path: str, limit: int, uid: int, gid: int, groups: S
     """`read_file` (op "read") or `list_dir` (op "list") in a forked child that has dropped to uid/gid/groups
     first: the kernel, not a mode-bit check, decides what that user may read. Raises the child's OSError."""
     rfd, wfd = os.pipe()
-    pid = os.fork()
+    with warnings.catch_warnings():
+        # Python 3.12+ warns about fork() in a threaded process: the child below runs only os calls
+        # (no lock another thread could hold) and ends in os._exit.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
     if pid == 0:  # the child: only os calls, then _exit, whatever happens
         code = 0
         try:
