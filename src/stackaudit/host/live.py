@@ -92,13 +92,16 @@ class LiveHost:
     def read_bytes(self, path: str, limit: int = MAX_FILE_BYTES) -> bytes:
         path = confined.normalise(path) if path.startswith("/") else path
         named = self._named_by_process(path)
-        if named is not None:
-            data = self._as_process_user(named[0], named[1], "read", limit + 1)
-            assert isinstance(data, bytes)
-        else:
-            # Every component below the root without following a link out of it; O_NONBLOCK and only
-            # regular files: a FIFO or a device that never answers must not hang the collection.
-            data = confined.read_file(self.root, path, limit + 1, shown_as=path)
+        try:
+            if named is not None:
+                data = self._as_process_user(named[0], named[1], "read", limit + 1)
+                assert isinstance(data, bytes)
+            else:
+                # Every component below the root without following a link out of it; O_NONBLOCK and only
+                # regular files: a FIFO or a device that never answers must not hang the collection.
+                data = confined.read_file(self.root, path, limit + 1, shown_as=path)
+        except OSError as exc:
+            raise _with_path(exc, path) from None
         if len(data) > limit:  # one byte past the cap tells a cut file from one of exactly `limit` bytes
             self._cut.add(file_key(path))
             return data[:limit]
@@ -107,15 +110,21 @@ class LiveHost:
     def list_dir(self, path: str) -> list[str]:
         path = confined.normalise(path) if path.startswith("/") else path
         named = self._named_by_process(path)
-        if named is not None:
-            names = self._as_process_user(named[0], named[1], "list", 0)
-            assert isinstance(names, list)
-            return names
-        return confined.list_dir(self.root, path)
+        try:
+            if named is not None:
+                names = self._as_process_user(named[0], named[1], "list", 0)
+                assert isinstance(names, list)
+                return names
+            return confined.list_dir(self.root, path)
+        except OSError as exc:
+            raise _with_path(exc, path) from None
 
     def readlink(self, path: str) -> str:
         path = confined.normalise(path) if path.startswith("/") else path
-        return confined.read_link(self.root, path)
+        try:
+            return confined.read_link(self.root, path)
+        except OSError as exc:
+            raise _with_path(exc, path) from None
 
     def doc(self, name: str) -> str:
         # Engine and NCCL logs have no fixed place on a host (journald, docker logs, any file): paste them.
@@ -209,6 +218,13 @@ def _collect_bounded(proc: subprocess.Popen[bytes], timeout: float, cap: int) ->
     proc.stdout.close()
     proc.stderr.close()
     return out, err, timed_out, truncated
+
+
+def _with_path(exc: OSError, path: str) -> OSError:
+    """The same error (same class and errno) naming the path asked for, not the component that failed."""
+    if exc.errno is None:
+        return exc
+    return type(exc)(exc.errno, exc.strerror or os.strerror(exc.errno), path)
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
