@@ -1,19 +1,46 @@
-"""`stackaudit capture`: run every provider through a recording host and write the snapshot."""
+"""`stackaudit capture`: run every provider through a recording host and write the snapshot.
+
+What it records is redacted (host/redact.py) and, for processes that are neither serving engines, their
+workers nor the daemons the checks read, withheld beyond their name: their command line and
+environment stay out of the snapshot (docs/security.md).
+"""
 
 from __future__ import annotations
 
 import datetime as _dt
+import posixpath
+from collections.abc import Sequence
 
 from stackaudit import __version__
 from stackaudit.engine.runner import AuditOptions, run_audit
+from stackaudit.errors import InputError
 from stackaudit.host.base import Host
-from stackaudit.host.memory import SNAPSHOT_FORMAT, write_snapshot
+from stackaudit.host.memory import SNAPSHOT_FORMAT, SnapshotWriteError, write_snapshot
 from stackaudit.host.recording import RecordingHost, RedactingHost
 
+# Daemons whose argv or environment checks read (persistence mode, fabric manager, MPS, display servers).
+AUDITED_DAEMONS = frozenset({
+    "nvidia-persistenced", "nv-fabricmanager", "nvidia-fabricmanager", "nvidia-cuda-mps-control",
+    "nvidia-cuda-mps-server", "Xorg", "X", "Xwayland", "gnome-shell", "kwin_wayland", "weston", "sway",
+    "gdm", "gdm3", "sddm", "lightdm",
+})
 
-def capture_host(host: Host, output: str, deadline_s: float = 20.0) -> str:
-    """Write a snapshot of exactly what the audit reads; returns a one-line summary."""
-    recorder = RecordingHost(RedactingHost(host))
+
+def is_audited_process(argv: Sequence[str]) -> bool:
+    """A serving engine, one of its workers or helpers, or a daemon the checks read."""
+    from stackaudit.facts.processes import classify
+
+    if not argv:
+        return False
+    if posixpath.basename(argv[0]) in AUDITED_DAEMONS:
+        return True
+    return classify(tuple(argv)) is not None
+
+
+def capture_host(host: Host, output: str, deadline_s: float = 20.0) -> tuple[str, str]:
+    """Write a snapshot of exactly what the audit reads; returns a one-line summary and the redaction summary."""
+    redacting = RedactingHost(host, keep_process=is_audited_process)
+    recorder = RecordingHost(redacting)
     report = run_audit(recorder, AuditOptions(deadline_s=deadline_s))
     record = recorder.record
     record.meta = {
@@ -25,5 +52,13 @@ def capture_host(host: Host, output: str, deadline_s: float = 20.0) -> str:
         "container": report.host.get("container"),
         "source": "snapshot",
     }
-    write_snapshot(record, output)
-    return f"{len(record.files)} files, {len(record.commands)} commands, {len(report.results)} checks"
+    try:
+        refused = write_snapshot(record, output)
+    except (SnapshotWriteError, OSError) as exc:
+        raise InputError(f"cannot write {output}: {exc.strerror or exc} (nothing was left behind)") from exc
+    except KeyboardInterrupt:
+        raise InputError(f"capture of {output} interrupted (nothing was left behind)") from None
+    summary = f"{len(record.files)} files, {len(record.commands)} commands, {len(report.results)} checks"
+    if refused:
+        summary += f", {refused} paths refused as member names"
+    return summary, redacting.summary()

@@ -11,11 +11,27 @@ import typer
 from stackaudit.cli.main import app
 from stackaudit.cli.output import emit, invocation, split_csv
 from stackaudit.errors import InputError, UsageError
+from stackaudit.host.terminal import escape_terminal
 
 _FORMAT_HELP = "Output format: text, markdown or json."
 
 
-def _open_source(sources: list[str], root: str, command_timeout: float):  # type: ignore[no-untyped-def]
+def _check_from(path: str) -> None:
+    """--from takes regular files and directories only: a FIFO or a device would block or never end."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise InputError(f"--from {path}: no such file or directory") from None
+    except OSError as exc:
+        raise InputError(f"--from {path}: {exc.strerror}") from None
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise InputError(f"--from {path}: not a regular file or directory")
+
+
+def _open_source(sources: list[str], root: str, command_timeout: float,  # type: ignore[no-untyped-def]
+                 allow_partial: bool = False):
     """The host to audit: live (optionally under --root), a snapshot, or pasted text files."""
     if sources:
         from stackaudit.host.memory import is_snapshot, load_snapshot
@@ -23,8 +39,7 @@ def _open_source(sources: list[str], root: str, command_timeout: float):  # type
         from stackaudit.importers.registry import load_pasted
 
         for path in sources:
-            if not os.path.exists(path):
-                raise InputError(f"--from {path}: no such file or directory")
+            _check_from(path)
         # A compressed file that is not a snapshot is an archive of outputs (nvidia-bug-report, sosreport).
         snapshots = [p for p in sources if is_snapshot(p) and not is_archive(p)]
         if len(snapshots) > 1:
@@ -32,7 +47,7 @@ def _open_source(sources: list[str], root: str, command_timeout: float):  # type
         pasted = [p for p in sources if p not in snapshots]
         if not snapshots:
             return load_pasted(pasted)
-        host = load_snapshot(snapshots[0])
+        host = load_snapshot(snapshots[0], allow_partial=allow_partial)
         if not pasted:
             return host
         from stackaudit.host.memory import add_pasted
@@ -76,6 +91,8 @@ def audit(
                                  "link for SECONDS (NVML; run it under load)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show everything: why each finding matters, "
                                  "what each unknown check lacks, the not-applicable checks."),
+    allow_partial: bool = typer.Option(False, "--allow-partial", help="Replay a snapshot that is cut short or "
+                                       "fails its manifest; the report is marked partial."),
 ) -> None:
     """Audit this machine (or a snapshot / pasted outputs) and print the consolidated report."""
     from stackaudit.engine.runner import AuditOptions
@@ -93,7 +110,7 @@ def audit(
         raise UsageError("--sample takes 0 to 600 seconds")
     options = AuditOptions(select=split_csv(select), ignore=split_csv(ignore), deadline_s=deadline,
                            waivers=find_waivers(waivers), sample_s=sample)
-    host = _open_source(list(sources or []), root, command_timeout)
+    host = _open_source(list(sources or []), root, command_timeout, allow_partial)
     show_progress = sys.stderr.isatty() and not sources
     report = _run_with_progress(host, options, show_progress)
     use_color = color if color is not None else (fmt == "text" and not output and sys.stdout.isatty())
@@ -112,11 +129,12 @@ def capture(
     """Record everything the audit reads into a snapshot (secrets redacted), to audit elsewhere."""
     from stackaudit.capture import capture_host
 
-    if os.path.exists(output) and not (os.path.isdir(output) and not os.listdir(output)):
+    if os.path.lexists(output):
         raise InputError(f"{output} exists; choose a new path (nothing was overwritten)")
     host = _open_source([], root, command_timeout)
-    summary = capture_host(host, output, deadline)
+    summary, redactions = capture_host(host, output, deadline)
     sys.stderr.write(f"stackaudit: wrote {output} ({summary})\n")
+    sys.stderr.write(escape_terminal(redactions) + "\n")
 
 
 @app.command("checks")

@@ -52,6 +52,13 @@ def _register() -> None:
         module.register(app)
 
 
+def _one_line(text: str) -> str:
+    """An error message as one line of visible text (a path or value in it may hold control characters)."""
+    from stackaudit.host.terminal import escape_terminal
+
+    return escape_terminal(text.replace("\n", " "))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; every error becomes one line on stderr and an exit code (DESIGN.md)."""
     _register()
@@ -73,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"stackaudit: error: {exc.format_message()}\n")
         return EXIT_USAGE if isinstance(exc, click_exceptions.UsageError) else exc.exit_code
     except StackauditError as exc:
-        sys.stderr.write(f"stackaudit: error: {exc}\n")
+        sys.stderr.write(f"stackaudit: error: {_one_line(str(exc))}\n")
         return exc.exit_code
     except KeyboardInterrupt:
         sys.stderr.write("stackaudit: interrupted\n")
@@ -83,6 +90,6 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # the one place an unexpected failure becomes exit 3
         if "--debug" in (argv if argv is not None else sys.argv):
             raise
-        sys.stderr.write(f"stackaudit: internal error: {type(exc).__name__}: {exc}\n")
+        sys.stderr.write(f"stackaudit: internal error: {type(exc).__name__}: {_one_line(str(exc))}\n")
         return EXIT_INTERNAL
     return int(rv) if isinstance(rv, int) else 0

@@ -6,6 +6,7 @@ import os
 import sys
 
 from stackaudit.errors import InputError
+from stackaudit.host.terminal import escape_terminal
 
 # The arguments stackaudit was run with (after the program name), for the report's command line.
 _invocation: list[str] | None = None
@@ -23,17 +24,28 @@ def invocation() -> list[str] | None:
 
 def emit(text: str, output: str | None) -> None:
     if not output or output == "-":
-        sys.stdout.write(text)
+        # Every command's text on stdout: no control character from a host value reaches a terminal
+        # (the renderer's own SGR colours stay). A file written with --output gets the text as it is.
+        sys.stdout.write(escape_terminal(text, keep_colour=True))
         sys.stdout.flush()
         return
     directory = os.path.dirname(os.path.abspath(output))
     if not os.path.isdir(directory):
         raise InputError(f"cannot write {output}: directory {directory} does not exist")
-    tmp = f"{output}.part"
+    import secrets
+
+    # A temporary file created exclusively, never through a link planted at its name, then renamed.
+    tmp = os.path.join(directory, f".{os.path.basename(output)}.{secrets.token_hex(8)}.part")
     try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, output)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, output)
+        except BaseException:
+            if os.path.lexists(tmp):
+                os.unlink(tmp)
+            raise
     except OSError as exc:
         raise InputError(f"cannot write {output}: {exc.strerror or exc}") from exc
 

@@ -184,6 +184,8 @@ def run_audit(host: Host, options: AuditOptions | None = None) -> Report:
     source: dict[str, Any] = {"kind": host.meta.source, "captured_at": host.meta.captured_at}
     if host.meta.source != "live":
         source["files"] = source_files(host.meta.path)
+    if host.meta.extra.get("partial"):
+        source["partial"] = True  # a snapshot replayed with --allow-partial (docs/security.md)
     if host.meta.extra.get("recognised"):
         source["recognised"] = host.meta.extra["recognised"]
     if host.meta.extra.get("set_aside"):

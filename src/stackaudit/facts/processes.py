@@ -32,6 +32,7 @@ from stackaudit.facts._parse import ParseError, parse_cpulist
 from stackaudit.facts.limits import ResourceLimits, parse_limits
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.host.base import Host, NotCaptured, read_text
+from stackaudit.host.confined import normalise
 
 ENGINES = ("vllm", "sglang", "trtllm")
 ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM"}
@@ -355,7 +356,16 @@ def classify(argv: tuple[str, ...]) -> _Match | None:
 def process_path(host: Host, pid: int, path: str) -> str | None:
     """`path` as the process sees it: through /proc/<pid>/root where the source exposes it (a
     process in another container has its own filesystem), else `path` itself. None when that
-    root is not readable (another user's process without root)."""
+    root is not readable (another user's process without root), or the path is not a path.
+
+    The path is data the process chose: normalised here (no `..` climbs out of the root, no NUL),
+    and the host reads it confined to that root with that process's user's rights (host/live.py).
+    """
+    if path:  # "" asks for the prefix alone (python_env joins its own paths to it)
+        try:
+            path = normalise(path)
+        except ValueError:
+            return None
     base = f"/proc/{pid}/root"
     try:
         host.list_dir(base)
@@ -363,7 +373,19 @@ def process_path(host: Host, pid: int, path: str) -> str | None:
         return None
     except (OSError, NotCaptured):
         return path
-    return base + path
+    return base + ("" if path == "/" else path)
+
+
+def process_file_path(host: Host, pid: int, path: str) -> str | None:
+    """A path named by a process (absolute, or relative to its working directory), normalised, as
+    `process_path` gives it; None when it cannot be placed."""
+    if not path.startswith("/"):
+        try:
+            cwd = host.readlink(f"/proc/{pid}/cwd")
+        except (OSError, NotCaptured):
+            return None
+        path = posixpath.join(cwd, path)
+    return process_path(host, pid, path)
 
 
 def _read(host: Host, path: str) -> bytes | None:
@@ -436,7 +458,11 @@ def _read_config(host: Host, proc: ProcessInfo) -> tuple[str, dict[str, str]]:
             cwd = host.readlink(f"/proc/{proc.pid}/cwd")
         except (OSError, NotCaptured):
             return path, {}
-        path = posixpath.normpath(posixpath.join(cwd, path))
+        path = posixpath.join(cwd, path)
+    try:
+        path = normalise(path)
+    except ValueError:
+        return "", {}
     seen = process_path(host, proc.pid, path)
     if seen is None:
         return path, {}

@@ -8,19 +8,20 @@ https://huggingface.co/docs/huggingface_hub/guides/manage-cache). Never a downlo
 
 from __future__ import annotations
 
-import json
 import posixpath
 from dataclasses import dataclass
 from typing import Any
 
 from stackaudit.facts.parallelism import Parallelism, from_process
-from stackaudit.facts.processes import ProcessInfo, ServingProcesses
+from stackaudit.facts.processes import ProcessInfo, ServingProcesses, process_file_path
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.host.base import Host, NotCaptured, read_text
+from stackaudit.host.limits import MAX_MODEL_CONFIG_BYTES, parse_model_config
 
 # Flags naming the model, per engine (their CLI docs); the TP size comes from the `parallelism` fact.
 _MODEL_FLAGS = ("--model", "--model-path", "--model_path")
 _VALUE_FLAGS_NOT_MODEL = frozenset({"serve", "-m"})
+_MAX_REVISIONS = 16  # snapshots of one repo in a Hugging Face cache read, at most
 
 
 @dataclass(frozen=True)
@@ -59,32 +60,40 @@ def _cache_dirs(proc: ProcessInfo) -> list[str]:
 
 
 def _read_config(host: Host, proc: ProcessInfo, model: str) -> tuple[dict[str, Any], str]:
-    candidates: list[str] = []
+    """The model's config.json as the engine sees it: every path (argv, cache variables) is the process's
+    data, read through its root with its user's rights (processes.process_file_path), bounded and validated."""
+    candidates: list[tuple[str, str]] = []  # (the path as the engine names it, where the host reads it)
+
+    def add(path: str) -> None:
+        seen = process_file_path(host, proc.pid, path)
+        if seen is not None:
+            candidates.append((posixpath.normpath(path), seen))
+
     if model.startswith(("/", "./", "../")) or model.endswith(".json"):
-        base = model
-        if not model.startswith("/"):
-            try:
-                cwd = host.readlink(f"/proc/{proc.pid}/cwd")
-            except (OSError, NotCaptured):
-                cwd = "/"
-            base = posixpath.normpath(posixpath.join(cwd, model))
-        candidates.append(base if base.endswith(".json") else posixpath.join(base, "config.json"))
+        add(model if model.endswith(".json") else posixpath.join(model, "config.json"))
     elif "/" in model:
         repo = "models--" + model.replace("/", "--")
         for cache in _cache_dirs(proc):
             snapshots = posixpath.join(cache, repo, "snapshots")
+            listed = process_file_path(host, proc.pid, snapshots)
+            if listed is None:
+                continue
             try:
-                revisions = host.list_dir(snapshots)
+                revisions = host.list_dir(listed)
             except (OSError, NotCaptured):
                 continue
-            candidates += [posixpath.join(snapshots, rev, "config.json") for rev in revisions]
-    for path in candidates:
+            for rev in revisions[:_MAX_REVISIONS]:
+                if rev and "/" not in rev and rev not in (".", ".."):
+                    add(posixpath.join(snapshots, rev, "config.json"))
+    for shown, path in candidates:
         try:
-            data = json.loads(read_text(host, path, limit=1 << 20))
-        except (OSError, NotCaptured, ValueError):
+            data = parse_model_config(read_text(host, path, limit=MAX_MODEL_CONFIG_BYTES))
+        except (OSError, NotCaptured):
             continue
-        if isinstance(data, dict):
-            return data, path
+        except ValueError as exc:
+            raise FactUnavailable(f"the config.json of {model} is not a usable model config: {exc}",
+                                  "run `stackaudit ceiling --model <config.json>` on a checked copy") from exc
+        return data, shown
     raise FactUnavailable(f"the config.json of {model} is not readable on this host",
                           "run `stackaudit ceiling --model <config.json>` by hand")
 

@@ -15,8 +15,9 @@ from typing import Any, Protocol
 from stackaudit.host.source import Provenance, title_of_key
 
 # Bound what one read or one command may bring back, so a runaway file or log cannot eat memory.
+# (docs/security.md: each bound and the attack it stops.)
 MAX_FILE_BYTES = 8 * 1024 * 1024
-MAX_OUTPUT_BYTES = 16 * 1024 * 1024
+MAX_OUTPUT_BYTES = 8 * 1024 * 1024
 DEFAULT_COMMAND_TIMEOUT_S = 10.0
 
 
@@ -38,6 +39,8 @@ class CommandResult:
     stderr: str = ""
     duration_s: float = 0.0
     timed_out: bool = False
+    # The output reached MAX_OUTPUT_BYTES and was cut there (the command was stopped).
+    truncated: bool = False
 
     @property
     def ok(self) -> bool:
@@ -55,6 +58,7 @@ class CommandResult:
             "stderr": self.stderr,
             "duration_s": round(self.duration_s, 4),
             "timed_out": self.timed_out,
+            **({"truncated": True} if self.truncated else {}),
         }
 
     @classmethod
@@ -66,6 +70,7 @@ class CommandResult:
             stderr=str(data.get("stderr", "")),
             duration_s=float(data.get("duration_s", 0.0)),
             timed_out=bool(data.get("timed_out", False)),
+            truncated=bool(data.get("truncated", False)),
         )
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
+import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -14,32 +16,92 @@ from stackaudit.host.base import (
     Host,
     HostWrapper,
 )
-from stackaudit.host.memory import HostRecord, error_name
+from stackaudit.host.memory import HostRecord, _path_key, error_name
 from stackaudit.host.nvml import NvmlError
-from stackaudit.host.redact import redact_argv, redact_command_output, redact_file, redact_text
+from stackaudit.host.redact import REDACTED, redact_argv, redact_command_output, redact_file, redact_text
 from stackaudit.host.source import Provenance
+
+_PROC_ARGS = re.compile(r"^/proc/(\d+|self)/(cmdline|environ)$")
 
 
 class RedactingHost(HostWrapper):
     """Every byte that leaves the host layer has its secrets redacted (DESIGN.md, "Snapshots").
 
     NVML answers hold device data (names, UUIDs, clocks, processes' PIDs), no secrets: passed as they are.
+    With `keep_process` (capture), a process's command line and environment pass only when the predicate
+    accepts its argv; any other process shows no command line and an unreadable environment.
+    `redactions` counts the values redacted per source key, for capture's summary.
     """
 
+    def __init__(self, inner: Host, keep_process: Callable[[Sequence[str]], bool] | None = None) -> None:
+        super().__init__(inner)
+        self.keep_process = keep_process
+        self.redactions: dict[str, int] = {}
+        self.withheld = 0
+        self._lock = threading.Lock()
+
+    def _count(self, key: str, before: str | bytes, after: str | bytes) -> None:
+        marker: str | bytes = REDACTED if isinstance(after, str) else REDACTED.encode()
+        added = after.count(marker) - before.count(marker)  # type: ignore[arg-type]
+        if added > 0:
+            with self._lock:
+                self.redactions[key] = self.redactions.get(key, 0) + added
+
+    def _withheld(self, path: str) -> bool:
+        match = _PROC_ARGS.match(path)
+        if self.keep_process is None or match is None or match.group(1) == "self":
+            return False
+        try:
+            raw = self.inner.read_bytes(f"/proc/{match.group(1)}/cmdline")
+        except (OSError, LookupError):
+            return True
+        argv = [a.decode("utf-8", "replace") for a in raw.split(b"\x00") if a]
+        keep = self.keep_process(argv)
+        if not keep:
+            with self._lock:
+                self.withheld += 1
+        return not keep
+
     def read_bytes(self, path: str, limit: int = MAX_FILE_BYTES) -> bytes:
-        return redact_file(path, self.inner.read_bytes(path, limit))
+        if self._withheld(path):
+            if path.endswith("/environ"):
+                raise PermissionError(errno.EACCES, "withheld: not a serving engine or an audited daemon", path)
+            return b""
+        data = self.inner.read_bytes(path, limit)
+        out = redact_file(path, data)
+        self._count("fs:" + path, data, out)
+        return out
 
     def doc(self, name: str) -> str:
-        return redact_text(self.inner.doc(name))
+        text = self.inner.doc(name)
+        out = redact_text(text)
+        self._count("doc:" + name, text, out)
+        return out
 
     def run(self, argv: Sequence[str], timeout: float = DEFAULT_COMMAND_TIMEOUT_S) -> CommandResult:
         result = self.inner.run(argv, timeout)
-        return replace(
+        out = replace(
             result,
             argv=tuple(redact_argv(list(result.argv))),
             stdout=redact_command_output(result.argv, result.stdout),
             stderr=redact_text(result.stderr),
         )
+        self._count("cmd:" + " ".join(argv), result.stdout + result.stderr, out.stdout + out.stderr)
+        return out
+
+    def summary(self) -> str:
+        """`redacted 7 values in 3 sources: fs:/proc/4242/environ (4), ...; withheld 12 processes' ...`."""
+        with self._lock:
+            items = sorted(self.redactions.items(), key=lambda kv: (-kv[1], kv[0]))
+            withheld = self.withheld
+        total = sum(n for _, n in items)
+        text = f"redacted {total} value{'s' if total != 1 else ''} in {len(items)} source{'s' if len(items) != 1 else ''}"
+        if items:
+            shown = ", ".join(f"{key} ({n})" for key, n in items[:20])
+            text += ": " + shown + (f", and {len(items) - 20} more" if len(items) > 20 else "")
+        if withheld:
+            text += f"; withheld the command line and environment of {withheld} reads of other processes"
+        return text
 
 
 class RecordingHost(HostWrapper):
@@ -58,12 +120,13 @@ class RecordingHost(HostWrapper):
 
     def provenance(self, key: str) -> Provenance:
         prov = self.inner.provenance(key)
-        if prov.origin == "pasted":
+        if prov.origin == "pasted" or not prov.whole:  # a paste, or a live read cut at its cap
             with self._lock:
                 self.record.provenance[key] = prov
         return prov
 
     def read_bytes(self, path: str, limit: int = MAX_FILE_BYTES) -> bytes:
+        path = _path_key(path) if path.startswith("/") else path
         try:
             data = self.inner.read_bytes(path, limit)
         except OSError as exc:

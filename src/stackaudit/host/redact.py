@@ -7,6 +7,7 @@ consumer (facts, reports, captures) sees the same redacted bytes.
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -33,7 +34,30 @@ SECRET_FLAGS = (
     "--admin-api-key",
 )
 _SECRET_FLAG_RE = "|".join(re.escape(f) for f in sorted(SECRET_FLAGS, key=len, reverse=True))
-_URL_CREDENTIALS = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<cred>[^/\s:@\"']+(?::[^/\s@\"']*)?)@")
+# user:password@, :password@ (an empty user, as redis://:pw@host) and user@.
+_URL_CREDENTIALS = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<cred>[^/\s:@\"']+(?::[^/\s@\"']*)?|:[^/\s@\"']+)@")
+# Secrets known by their shape, whatever name they are stored under (each vendor's documented prefix):
+# GitHub (https://github.blog/engineering/platform-security/behind-githubs-new-authentication-token-formats/),
+# Hugging Face `hf_`, OpenAI/Anthropic `sk-`, AWS access key IDs `AKIA`/`ASIA`, NVIDIA NGC/API `nvapi-`,
+# JWTs (three base64url parts, the first two JSON objects: `eyJ`), PEM blocks, chat webhook URLs.
+_SECRET_SHAPES = re.compile(
+    r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|hf_[A-Za-z0-9]{20,}"
+    r"|(?:AKIA|ASIA)[0-9A-Z]{16}|nvapi-[A-Za-z0-9_-]{20,}"
+    r"|eyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,})"
+    r"|(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{16,}"
+)
+_PEM_BLOCK = re.compile(r"-----BEGIN (?P<label>[A-Z0-9 ]{1,64})-----.*?(?:-----END (?P=label)-----|\Z)", re.DOTALL)
+_WEBHOOK = re.compile(
+    r"(?P<base>https?://(?:hooks\.slack\.com/(?:services|workflows|triggers)|(?:[a-z0-9-]+\.)?discord(?:app)?\.com/api/webhooks"
+    r"|[A-Za-z0-9.-]*webhook\.office\.com/webhookb2|outlook\.office\.com/webhook|chat\.googleapis\.com/v1/spaces))"
+    r"/[^\s\"'<>]+"
+)
+# A flag whose name says it holds a secret: *password*, *secret*, *token* (not tokens/tokenizer), *key*, auth.
+_SECRET_FLAG_NAME = re.compile(
+    r"passw(?:or)?d|secret|token(?!s|izer)|key|auth(?!or)|credential|cookie", re.IGNORECASE)
+_ANY_FLAG_VALUE = re.compile(
+    r"(?P<flag>(?<![A-Za-z0-9_-])--?[A-Za-z][A-Za-z0-9_-]*)(?P<sep>=|[ \t]+|\x00|\"\s*,\s*\")(?P<value>[^\s\"'\x00-][^\s\"'\x00]*)"
+)
 _ENV_ASSIGNMENT = re.compile(
     r"(?P<pre>(?:^|[\s\"'\[,;]|\x00)(?:export\s+)?)(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'\x00,;\]]*)",
     re.MULTILINE,
@@ -54,20 +78,74 @@ def is_secret_name(name: str) -> bool:
     return name.upper() not in _NOT_SECRET_NAMES and bool(_SECRET_NAME.search(name))
 
 
+# A value that looks random: 24+ characters of one base64-like run with upper case, lower case and digits
+# and near the entropy of random text. Separators (`-`, `_`, `.`, `/`, `:`) rule it out, so UUIDs (GPU,
+# MIG, boot_id), hex digests and container IDs (lower-case hex), versions, paths and model names
+# (`DeepSeek-R1-Distill-Qwen-32B`) are never taken for one.
+_RANDOM_RUN = re.compile(r"[A-Za-z0-9+=]{24,4096}")
+_MIN_ENTROPY_BITS = 3.9  # per character; 24 random base62 characters measure 4.1-4.4, English words ~3.5
+
+
+def looks_random(value: str) -> bool:
+    """A high-entropy value with no known non-secret shape (see _RANDOM_RUN)."""
+    value = value.strip("\"'")
+    if not _RANDOM_RUN.fullmatch(value) or value == REDACTED:
+        return False
+    if not (any(c.isupper() for c in value) and any(c.islower() for c in value) and sum(c.isdigit() for c in value) >= 2):
+        return False
+    counts: dict[str, int] = {}
+    for c in value:
+        counts[c] = counts.get(c, 0) + 1
+    n = len(value)
+    entropy = -sum(k / n * math.log2(k / n) for k in counts.values())
+    return entropy >= _MIN_ENTROPY_BITS
+
+
+def is_secret_flag(flag: str) -> bool:
+    """`--api-key`, `--ssl-keyfile-password`, `--hf-token`, `--db-secret`; not `--max-num-batched-tokens`."""
+    if not flag.startswith("-"):
+        return False
+    return flag in SECRET_FLAGS or bool(_SECRET_FLAG_NAME.search(flag.lstrip("-")))
+
+
+_SHAPE_PREFIX = re.compile(r"gh[pousr]_|github_pat_|hf_|sk-|AKIA|ASIA|nvapi-|eyJ")
+
+
+def redact_shapes(text: str) -> str:
+    """Secrets recognised by their shape (tokens, keys, JWTs, PEM blocks, webhook URLs) under any name."""
+    if "-----BEGIN " in text:
+        text = _PEM_BLOCK.sub(lambda m: f"-----BEGIN {m.group('label')}-----{REDACTED}-----END {m.group('label')}-----",
+                              text)
+    if "://" in text:
+        text = _WEBHOOK.sub(lambda m: f"{m.group('base')}/{REDACTED}", text)
+    if not _SHAPE_PREFIX.search(text):  # one quick scan for the prefixes before the full pattern
+        return text
+    return _SECRET_SHAPES.sub(REDACTED, text)
+
+
 def redact_text(text: str) -> str:
-    """Redact credentials in URLs, secret-named assignments and secret flags' values."""
+    """Redact credentials in URLs, secret-named assignments, secret flags' values and secret shapes."""
+    text = redact_shapes(text)
     text = _URL_CREDENTIALS.sub(lambda m: f"{m.group('scheme')}{REDACTED}@", text)
 
     def _assignment(m: re.Match[str]) -> str:
-        if is_secret_name(m.group("name")) and m.group("value") not in ("", REDACTED):
+        if (is_secret_name(m.group("name")) or looks_random(m.group("value"))) and m.group("value") not in ("", REDACTED):
             return f"{m.group('pre')}{m.group('name')}={REDACTED}"
         return m.group(0)
 
     text = _ENV_ASSIGNMENT.sub(_assignment, text)
     text = _FLAG_VALUE.sub(lambda m: f"{m.group('flag')}{m.group('sep')}{REDACTED}", text)
 
+    def _flag(m: re.Match[str]) -> str:
+        if is_secret_flag(m.group("flag")) and m.group("value") != REDACTED:
+            return f"{m.group('flag')}{m.group('sep')}{REDACTED}"
+        return m.group(0)
+
+    text = _ANY_FLAG_VALUE.sub(_flag, text)
+
     def _json_pair(m: re.Match[str]) -> str:
-        if is_secret_name(m.group("name")) and m.group("value") and m.group("value") != REDACTED:
+        if ((is_secret_name(m.group("name")) or looks_random(m.group("value"))) and m.group("value")
+                and m.group("value") != REDACTED):
             quote = m.group("vq")
             return f"{m.group('head')}{quote}{REDACTED}{quote}"
         return m.group(0)
@@ -75,7 +153,8 @@ def redact_text(text: str) -> str:
     text = _JSON_SECRET_PAIR.sub(_json_pair, text)
 
     def _yaml_line(m: re.Match[str]) -> str:
-        if is_secret_name(m.group("name")) and m.group("value").strip() not in (REDACTED, f'"{REDACTED}"'):
+        value = m.group("value").strip()
+        if (is_secret_name(m.group("name")) or looks_random(value)) and value not in (REDACTED, f'"{REDACTED}"'):
             return f"{m.group('pre')}{m.group('name')}{m.group('sep')}{REDACTED}"
         return m.group(0)
 
@@ -86,18 +165,19 @@ def redact_argv(argv: list[str]) -> list[str]:
     """Redact the values of secret flags in an argument vector (`--api-key X`, `--api-key=X`)."""
     out: list[str] = []
     hide_next = False
-    for arg in argv:
+    for i, arg in enumerate(argv):
         if hide_next:
             out.append(REDACTED)
             hide_next = False
             continue
         flag, eq, _ = arg.partition("=")
-        if flag in SECRET_FLAGS:
+        if is_secret_flag(flag):
             if eq:
                 out.append(f"{flag}={REDACTED}")
             else:
                 out.append(arg)
-                hide_next = True
+                # The next argument is the value, unless it is another flag (a boolean `--enable-auth`).
+                hide_next = flag in SECRET_FLAGS or (i + 1 < len(argv) and not argv[i + 1].startswith("-"))
             continue
         out.append(redact_text(arg))
     return out
@@ -107,8 +187,8 @@ def redact_env_entries(entries: list[str]) -> list[str]:
     """Redact `NAME=value` entries whose name looks secret; credentials in other values."""
     out = []
     for entry in entries:
-        name, eq, _value = entry.partition("=")
-        if eq and is_secret_name(name):
+        name, eq, value = entry.partition("=")
+        if eq and (is_secret_name(name) or looks_random(value)):
             out.append(f"{name}={REDACTED}")
         else:
             out.append(redact_text(entry) if eq else entry)
@@ -126,13 +206,17 @@ def _redact_nul_list(data: bytes, kind: str) -> bytes:
     return joined.encode("utf-8", errors="surrogateescape")
 
 
+_SHAPE_HINT = re.compile(rb"gh[pousr]_|github_pat_|hf_|sk-|AKIA|ASIA|nvapi-|eyJ|-----BEGIN ")
+
+
 def redact_file(path: str, data: bytes) -> bytes:
     """Redact one file's content according to what the file is."""
     if path.startswith("/proc/") and path.endswith("/environ"):
         return _redact_nul_list(data, "environ")
     if path.startswith("/proc/") and path.endswith("/cmdline"):
         return _redact_nul_list(data, "cmdline")
-    if b"@" not in data and b"=" not in data and b"--" not in data and b":" not in data:
+    if (b"@" not in data and b"=" not in data and b"--" not in data and b":" not in data
+            and not _SHAPE_HINT.search(data)):
         return data
     text = data.decode("utf-8", errors="surrogateescape")
     return redact_text(text).encode("utf-8", errors="surrogateescape")
@@ -146,6 +230,10 @@ def _redact_docker_object(obj: Any) -> Any:
                 result[key] = redact_env_entries([str(v) for v in value])
             elif key in ("Args", "Cmd", "Entrypoint") and isinstance(value, list):
                 result[key] = redact_argv([str(v) for v in value])
+            elif key == "Labels" and isinstance(value, dict):
+                # Labels carry any configuration (basic-auth hashes, tokens for proxies): values withheld,
+                # names kept (no check reads a label's value).
+                result[key] = {str(k): REDACTED if v else v for k, v in value.items()}
             else:
                 result[key] = _redact_docker_object(value)
         return result
