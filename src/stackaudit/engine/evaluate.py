@@ -37,7 +37,8 @@ def _provenance(spec: CheckSpec, facts: dict[str, Any],
     for name in (*spec.facts, *spec.optional_facts):
         if name in facts and not isinstance(facts[name], Missing):
             out.extend(p for p in provenance.get(name, ()) if p not in out)
-    return tuple(out)
+    # Facts are collected in parallel: one order for every run (pasted first, then by file, lines, source).
+    return tuple(sorted(out, key=lambda p: (p.origin != "pasted", p.file, p.lines or (0, 0), p.source)))
 
 
 def _run_one(spec: CheckSpec, facts: dict[str, Any], in_container: bool, out: dict[str, Result],
