@@ -22,7 +22,9 @@ def main() -> None:
     files, procs = vllm_files("--tensor-parallel-size 8", workers=8)
     host = host_for(hgx(count=8), nvswitches=4, fabricmanager="active", fm_version="570.124.06",
                     extra_files=files, processes=procs)
-    print(capture_host(host, out))
+    summary, redactions = capture_host(host, out)
+    print(summary)
+    print(redactions)
 
 
 if __name__ == "__main__":

@@ -502,3 +502,11 @@ def test_hostname_from_log_prefixes(tmp_path: Path) -> None:
     assert (nccl.name, nccl.source) == ("gpu-node", "NCCL log line prefixes")
     redacted = load_pasted([str(corpus("56"))])  # `localhost:11326:11326 [0] NCCL INFO`: no name to give
     assert isinstance(fact(redacted, "hostname"), Missing)
+
+
+def test_cpu_pressure_is_a_sample_in_a_host_fingerprint() -> None:
+    from stackaudit.engine.fingerprint import split_fingerprint
+
+    configuration, samples = split_fingerprint({"KERN-SCHED-KNOBS": "CPU PSI some avg10 25.5 %",
+                                                "KERN-THP": "always", "host.kernel": "6.8.0"})
+    assert set(samples) == {"KERN-SCHED-KNOBS"} and set(configuration) == {"KERN-THP", "host.kernel"}
