@@ -14,6 +14,7 @@ from typing import TypeVar
 
 from stackaudit.facts._parse import ParseError, parse_cpulist
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.facts.sources import PROC_SELF_CGROUP
 from stackaudit.host.base import Host, NotCaptured, read_optional
 
 CGROUP_ROOT = "/sys/fs/cgroup"
@@ -177,7 +178,7 @@ def cgroup_limits(ctx: FactContext) -> CgroupLimits:
     """The audit's own cgroup limits (cpu.max/cfs quota, cpu.stat, cpuset, memory, devices)."""
     host = ctx.host
     try:
-        text = read_optional(host, "/proc/self/cgroup")
+        text = read_optional(host, PROC_SELF_CGROUP.path)
     except PermissionError as exc:
         raise FactUnavailable("/proc/self/cgroup is not readable") from exc
     if text is None:

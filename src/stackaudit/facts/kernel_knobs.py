@@ -15,6 +15,7 @@ from stackaudit.facts._parse import ParseError, parse_cpulist
 from stackaudit.facts.nvidia import parse_proc_version
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider, sample_field
+from stackaudit.facts.sources import IRQBALANCE_ACTIVE, MODINFO_NVIDIA_VERSION, PROC_INTERRUPTS, PROC_VMSTAT
 from stackaudit.host.base import Host, NotCaptured, read_or_none, read_text
 
 MAX_IRQS = 512
@@ -121,7 +122,7 @@ def parse_uptime(text: str) -> float:
 def vmstat(ctx: FactContext) -> VmStat:
     """Memory event counters since boot (/proc/vmstat: compaction, THP, NUMA faults, swap) and uptime."""
     try:
-        text = read_text(ctx.host, "/proc/vmstat")
+        text = read_text(ctx.host, PROC_VMSTAT.path)
     except FileNotFoundError as exc:
         raise FactUnavailable("/proc/vmstat is missing") from exc
     try:
@@ -254,7 +255,7 @@ def parse_interrupts(text: str) -> tuple[int, list[tuple[int, int, str]]]:
 
 def _irqbalance_state(host: Host) -> str | None:
     try:
-        result = host.run(["systemctl", "is-active", "irqbalance"])
+        result = host.run(list(IRQBALANCE_ACTIVE.argv))
     except NotCaptured:
         return None
     state = result.stdout.strip().splitlines()[0] if result.stdout.strip() else ""
@@ -270,7 +271,7 @@ def irqs(ctx: FactContext) -> IrqInfo:
     """NIC queue interrupts with their CPU affinity (/proc/interrupts, /proc/irq) and irqbalance."""
     host = ctx.host
     try:
-        text = read_text(host, "/proc/interrupts")
+        text = read_text(host, PROC_INTERRUPTS.path)
     except FileNotFoundError as exc:
         raise FactUnavailable("/proc/interrupts is missing") from exc
     try:
@@ -495,7 +496,7 @@ def nvidia_kernel(ctx: FactContext) -> NvidiaKernel:
     # modinfo only where it can tell something: an NVIDIA GPU without a loaded module.
     if loaded is None and pci is not None and pci.nvidia_gpus:
         try:
-            result = host.run(["modinfo", "-F", "version", "nvidia"])
+            result = host.run(list(MODINFO_NVIDIA_VERSION.argv))
         except NotCaptured:
             result = None
         if result is not None and not result.not_found:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
-from stackaudit.facts.sources import PROC_SELF_LIMITS, ULIMIT_A
+from stackaudit.facts.sources import PROC_SELF_LIMITS, PROC_SELF_STATUS, ULIMIT_A
 from stackaudit.host.base import read_optional
 
 # /proc/<pid>/limits row names, in the kernel's order, with their units (fs/proc/base.c lnames[]).
@@ -222,7 +222,7 @@ def parse_status_security(text: str) -> ProcessSecurity:
 @provider("process_security", ProcessSecurity)
 def process_security(ctx: FactContext) -> ProcessSecurity:
     """The audit process's seccomp mode and capabilities (/proc/self/status)."""
-    text = read_optional(ctx.host, "/proc/self/status")
+    text = read_optional(ctx.host, PROC_SELF_STATUS.path)
     if text is None:
         raise FactUnavailable("/proc/self/status is missing")
     try:

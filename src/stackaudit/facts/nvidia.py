@@ -33,6 +33,14 @@ from stackaudit.facts.registry import (
     provider,
     sample_field,
 )
+from stackaudit.facts.sources import (
+    MODINFO_NVIDIA_LICENSE,
+    NVIDIA_MODULE_VERSION,
+    NVIDIA_PROC_PARAMS,
+    NVIDIA_PROC_VERSION,
+    POWERPROFILESCTL,
+    PROC_MEMINFO,
+)
 from stackaudit.gputable import GpuSpec, GpuTableError, UnknownGpuError, lookup
 from stackaudit.host.base import Host, NotCaptured, read_optional
 from stackaudit.host.nvml import NvmlError
@@ -544,8 +552,8 @@ fact("nvidia_driver", NvidiaDriver, first_of, hint="paste `nvidia-smi` (or `cat 
 def nvidia_driver(ctx: FactContext) -> NvidiaDriver:
     """The NVIDIA kernel driver: version, open or proprietary flavour, GSP firmware parameter."""
     host = ctx.host
-    proc = read_optional(host, "/proc/driver/nvidia/version")
-    sys_version = (read_optional(host, "/sys/module/nvidia/version") or "").strip() or None
+    proc = read_optional(host, NVIDIA_PROC_VERSION.path)
+    sys_version = (read_optional(host, NVIDIA_MODULE_VERSION.path) or "").strip() or None
     version, flavour, evidence, line = sys_version, None, "", ""
     if proc:
         try:
@@ -557,7 +565,7 @@ def nvidia_driver(ctx: FactContext) -> NvidiaDriver:
             pass
     if flavour is None:
         try:
-            result = host.run(["modinfo", "-F", "license", "nvidia"])
+            result = host.run(list(MODINFO_NVIDIA_LICENSE.argv))
         except NotCaptured:
             result = None
         if result is not None and result.ok:
@@ -566,7 +574,7 @@ def nvidia_driver(ctx: FactContext) -> NvidiaDriver:
             evidence = f"modinfo nvidia: license {lic!r}"
     params = None
     try:
-        params = read_optional(host, "/proc/driver/nvidia/params")
+        params = read_optional(host, NVIDIA_PROC_PARAMS.path)
     except NotCaptured:
         params = None
     gsp = None
@@ -844,7 +852,7 @@ def power_profile(ctx: FactContext) -> PowerProfile:
     ppd: str | None = None
     try:
         if host.which("powerprofilesctl"):
-            result = host.run(["powerprofilesctl", "get"])
+            result = host.run(list(POWERPROFILESCTL.argv))
             ppd = result.stdout.strip() or None if result.ok else None
             answered = True
     except NotCaptured:
@@ -873,7 +881,7 @@ def parse_meminfo(text: str) -> HostMemory:
 @provider("meminfo", HostMemory)
 def meminfo(ctx: FactContext) -> HostMemory:
     """Host memory (/proc/meminfo): total, available, mlocked."""
-    text = read_optional(ctx.host, "/proc/meminfo")
+    text = read_optional(ctx.host, PROC_MEMINFO.path)
     if text is None:
         raise FactUnavailable("/proc/meminfo is missing")
     try:

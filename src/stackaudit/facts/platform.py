@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.facts.sources import SYSTEMD_DETECT_VIRT
 from stackaudit.facts.system import CpuInfo
 from stackaudit.host.base import NotCaptured, read_optional
 
@@ -53,7 +54,7 @@ def virtualization(ctx: FactContext) -> Virtualization:
     """Virtual machine or not (`systemd-detect-virt --vm`, else lscpu and DMI)."""
     host = ctx.host
     try:
-        result = host.run(["systemd-detect-virt", "--vm"])
+        result = host.run(list(SYSTEMD_DETECT_VIRT.argv))
     except NotCaptured:
         result = None
     if result is not None and not result.not_found and not result.timed_out:

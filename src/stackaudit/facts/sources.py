@@ -126,6 +126,26 @@ COLLECT_ENV = Source("collect_env", "`python3 -m vllm.collect_env`", argv=("pyth
 CHECK_ENV = Source("check_env", "`python3 -m sglang.check_env`", argv=("python3", "-m", "sglang.check_env"),
                    hint="paste `python3 -m sglang.check_env`")
 
+# --- live probes (no paste kind: what only the host itself answers) ------------------------------
+SYSTEMD_DETECT_VIRT = Source("systemd_detect_virt", "`systemd-detect-virt --vm`", argv=("systemd-detect-virt", "--vm"),
+                             hint="paste `systemd-detect-virt --vm`")
+MODINFO_NVIDIA_VERSION = Source("modinfo_nvidia_version", "`modinfo -F version nvidia`",
+                                argv=("modinfo", "-F", "version", "nvidia"))
+MODINFO_NVIDIA_LICENSE = Source("modinfo_nvidia_license", "`modinfo -F license nvidia`",
+                                argv=("modinfo", "-F", "license", "nvidia"))
+IRQBALANCE_ACTIVE = Source("irqbalance_active", "`systemctl is-active irqbalance`",
+                           argv=("systemctl", "is-active", "irqbalance"))
+POWERPROFILESCTL = Source("powerprofilesctl", "`powerprofilesctl get`", argv=("powerprofilesctl", "get"))
+PROC_VMSTAT = Source("proc_vmstat", "/proc/vmstat", path="/proc/vmstat", hint="paste `cat /proc/vmstat`")
+PROC_INTERRUPTS = Source("proc_interrupts", "/proc/interrupts", path="/proc/interrupts")
+PROC_MEMINFO = Source("proc_meminfo", "/proc/meminfo", path="/proc/meminfo", hint="paste `cat /proc/meminfo`")
+PROC_SELF_STATUS = Source("proc_self_status", "/proc/self/status", path="/proc/self/status")
+PROC_SELF_CGROUP = Source("proc_self_cgroup", "/proc/self/cgroup", path="/proc/self/cgroup")
+NVIDIA_PROC_VERSION = Source("nvidia_proc_version", "/proc/driver/nvidia/version", path="/proc/driver/nvidia/version",
+                             hint="paste `cat /proc/driver/nvidia/version`")
+NVIDIA_PROC_PARAMS = Source("nvidia_proc_params", "/proc/driver/nvidia/params", path="/proc/driver/nvidia/params")
+NVIDIA_MODULE_VERSION = Source("nvidia_module_version", "/sys/module/nvidia/version", path="/sys/module/nvidia/version")
+
 # --- documents with no place on a host --------------------------------------------------------------
 # One pasted log holds the engine's own lines (vLLM, SGLang) and NCCL's INFO/WARN lines, in order.
 ENGINE_LOG = Source("engine_log", "pasted engine / NCCL log", doc=True,
