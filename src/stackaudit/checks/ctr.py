@@ -211,6 +211,8 @@ def shm_size(container: ContainerInfo, shm: ShmInfo | None = None, docker_contai
     subjects: list[str] = []
     host_fix: Fix | None = None
     for c in docker_containers.gpu_or_serving if docker_containers else ():
+        if c.excerpt and c.shm_size is None and not c.ipc_mode:
+            continue  # a cut spec that does not show its shm size or IPC mode: not Docker's default
         c_size = _docker_shm(c)
         if c_size is not None and c_size < SHM_MIN:
             findings.append(f"container {c.label}: ShmSize {_size(c_size)}, IpcMode {c.ipc_mode or 'private'}")
@@ -233,9 +235,11 @@ def shm_size(container: ContainerInfo, shm: ShmInfo | None = None, docker_contai
         return issue("; ".join(findings), actual=findings, expected=">= 1 GiB /dev/shm (or --ipc=host) per "
                      "serving container", subjects=subjects, fix=host_fix)
     observed = []
-    if docker_containers and docker_containers.gpu_or_serving:
+    shown = [c for c in docker_containers.gpu_or_serving if not (c.excerpt and c.shm_size is None and not c.ipc_mode)
+             ] if docker_containers else []
+    if shown:
         observed.append(", ".join(f"{c.label}: {'host IPC' if _docker_shm(c) is None else _size(_docker_shm(c))}"
-                                  for c in docker_containers.gpu_or_serving))
+                                  for c in shown))
     if shm is not None and shm.size_bytes is not None:
         observed.insert(0, f"/dev/shm is {_size(shm.size_bytes)}")
     if not observed:
@@ -634,9 +638,18 @@ def gpu_access(container: ContainerInfo, gpu_devices: GpuDeviceAccess | None = N
                   actual=list(gpu_nodes), subjects=list(gpu_nodes))
     if docker_containers is None:
         return not_applicable("not in a container and no Docker containers to read")
-    serving = [c for c in docker_containers.containers if c.looks_like_serving]
+    # A pasted spec (docker run, compose, pod) that asks for GPUs is the workload the user asks about.
+    serving = [c for c in docker_containers.containers if c.looks_like_serving or (c.origin and c.gpu_requested)]
+    if any(c.excerpt for c in docker_containers.containers):
+        return unknown("the pasted container spec is an excerpt: its runtime, environment and device requests "
+                       "may be in the part left out", hint="paste the whole `docker inspect <container>`")
     if not serving:
         return not_applicable("no serving container on this Docker host")
+    other_gpus = [c for c in serving if not c.gpu_requested and c.devices
+                  and all(d.startswith(("/dev/dri", "/dev/kfd", "/dev/accel")) for d in c.devices)]
+    if other_gpus and len(other_gpus) == len(serving):
+        return not_applicable("the serving containers get non-NVIDIA GPU devices only ("
+                              + ", ".join(sorted({d for c in other_gpus for d in c.devices})[:4]) + ")")
     bad = [c for c in serving if not c.gpu_requested]
     if bad:
         return issue("serving containers without any GPU request (no --gpus, CDI device, nvidia runtime or "
