@@ -22,6 +22,7 @@ from stackaudit.checks.registry import (
 from stackaudit.facts.cgroups import CgroupLimits
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.devices import GpuDeviceAccess
+from stackaudit.facts.container_specs import ORIGIN_INSPECT_EXCERPT
 from stackaudit.facts.docker import DOCKER_DEFAULT_SHM, DockerContainer, DockerContainers
 from stackaudit.facts.gpus import PCI_TITLE, GpuInventory
 from stackaudit.facts.limits import CAP_SYS_NICE, MEMLOCK, NOFILE, STACK, ProcessSecurity, ResourceLimits
@@ -640,7 +641,7 @@ def gpu_access(container: ContainerInfo, gpu_devices: GpuDeviceAccess | None = N
         return not_applicable("not in a container and no Docker containers to read")
     # A pasted spec (docker run, compose, pod) that asks for GPUs is the workload the user asks about.
     serving = [c for c in docker_containers.containers if c.looks_like_serving or (c.origin and c.gpu_requested)]
-    if any(c.excerpt for c in docker_containers.containers):
+    if any(c.excerpt and c.origin == ORIGIN_INSPECT_EXCERPT for c in docker_containers.containers):
         return unknown("the pasted container spec is an excerpt: its runtime, environment and device requests "
                        "may be in the part left out", hint="paste the whole `docker inspect <container>`")
     if not serving:
