@@ -21,8 +21,8 @@ from stackaudit.checks.registry import (
 )
 from stackaudit.facts.cgroups import CgroupLimits
 from stackaudit.facts.container import ContainerInfo
-from stackaudit.facts.devices import GpuDeviceAccess
 from stackaudit.facts.container_specs import ORIGIN_INSPECT_EXCERPT
+from stackaudit.facts.devices import GpuDeviceAccess
 from stackaudit.facts.docker import DOCKER_DEFAULT_SHM, DockerContainer, DockerContainers
 from stackaudit.facts.gpus import PCI_TITLE, GpuInventory
 from stackaudit.facts.limits import CAP_SYS_NICE, MEMLOCK, NOFILE, STACK, ProcessSecurity, ResourceLimits

@@ -44,7 +44,10 @@ _RUN_BOOLEAN_LONG = frozenset({
 })
 _RUN_BOOLEAN_SHORT = frozenset("ditPq")
 # How a pasted command line starts the container: `docker run`, `docker container run`, `nvidia-docker run`.
-DOCKER_RUN_START = re.compile(r"(?:^|[\s;&|(`])(?:sudo\s+(?:-\S+\s+)*)?(?:nvidia-)?docker\s+(?:container\s+)?run\b")
+# At a line's start, after a shell prompt (`$ `, `root@h:/# `, zsh's `~ `), inline-code backticks or `;`/`&&`:
+# not inside a sentence ("I tried docker run but ...").
+DOCKER_RUN_START = re.compile(r"(?:^\s*(?:\S{0,60}[#$%>~]\s+)?`{0,3}|[;&|(]\s*)(?:sudo\s+(?:-\S+\s+)*)?"
+                              r"(?:nvidia-)?docker\s+(?:container\s+)?run\b")
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b?)\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
 
@@ -128,11 +131,11 @@ def parse_docker_run(line: str) -> DockerContainer:
                 privileged = privileged or name == "--privileged"
                 i += 1
                 continue
-        elif len(name) > 2 and not eq:
-            if set(name[1:]) <= _RUN_BOOLEAN_SHORT:
+        elif len(word) > 2:
+            if set(word[1:]) <= _RUN_BOOLEAN_SHORT:  # `-itd`
                 i += 1
                 continue
-            name, value, eq = name[:2], name[2:], "="  # `-eKEY=VAL`, `-p8000:8000`
+            name, value, eq = word[:2], word[2:].removeprefix("="), "="  # `-eKEY=VAL`, `-p8000:8000`
         elif name[1:] in _RUN_BOOLEAN_SHORT:
             i += 1
             continue
@@ -217,7 +220,7 @@ def load_yaml_documents(text: str) -> list[Any]:
     if len(text) > MAX_SPEC_BYTES:
         raise ParseError(f"a spec over {MAX_SPEC_BYTES // 1024} KiB is not a pasted spec")
 
-    class BoundedLoader(yaml.SafeLoader):
+    class BoundedLoader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no type hints
         depth = 0
         nodes = 0
 
@@ -234,7 +237,7 @@ def load_yaml_documents(text: str) -> list[Any]:
                 self.depth -= 1
 
     try:
-        return [doc for doc in yaml.load_all(text, Loader=BoundedLoader) if doc is not None]  # noqa: S506 - safe
+        return [doc for doc in yaml.load_all(text, Loader=BoundedLoader) if doc is not None]  # a SafeLoader: no tags run
     except yaml.YAMLError as exc:
         raise ParseError(f"not YAML: {str(exc).splitlines()[0]}") from exc
 
@@ -305,6 +308,15 @@ def _named_volume(volume: str) -> str:
 
 def parse_compose(text: str) -> tuple[DockerContainer, ...]:
     """The services of a compose file, as the containers they start."""
+    try:
+        return _parse_compose(text)
+    except (TypeError, AttributeError, ValueError, OverflowError) as exc:  # a YAML of unexpected shapes
+        if isinstance(exc, ParseError):
+            raise
+        raise ParseError(f"not a compose file: {exc}") from exc
+
+
+def _parse_compose(text: str) -> tuple[DockerContainer, ...]:
     services: dict[Any, Any] = {}
     declared: set[str] = set()
     for doc in load_yaml_documents(text):  # pieces pasted apart are joined as YAML documents
@@ -356,18 +368,29 @@ def containers_from_compose(text: str) -> DockerContainers:
 
 def _pod_spec(doc: dict[str, Any]) -> dict[str, Any] | None:
     """The pod spec of a Pod, or of a workload's template (Deployment, StatefulSet, Job, ...)."""
-    spec = doc.get("spec")
-    if not isinstance(spec, dict):
-        return None
+    spec = _dict(doc.get("spec"))
     if "containers" in spec:
         return spec
-    template = spec.get("template") or spec.get("jobTemplate", {}).get("spec", {}).get("template")
-    inner = template.get("spec") if isinstance(template, dict) else None
-    return inner if isinstance(inner, dict) else None
+    template = _dict(spec.get("template")) or _dict(_dict(_dict(spec.get("jobTemplate")).get("spec")).get("template"))
+    inner = _dict(template.get("spec"))
+    return inner or None
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def parse_k8s(text: str, excerpt: bool = False) -> tuple[DockerContainer, ...]:
     """The containers of the pod specs in a Kubernetes manifest (one or more documents)."""
+    try:
+        return _parse_k8s(text, excerpt)
+    except (TypeError, AttributeError, ValueError, OverflowError) as exc:  # a YAML of unexpected shapes
+        if isinstance(exc, ParseError):
+            raise
+        raise ParseError(f"not a Kubernetes manifest: {exc}") from exc
+
+
+def _parse_k8s(text: str, excerpt: bool) -> tuple[DockerContainer, ...]:
     out = []
     for doc in load_yaml_documents(text):
         if not isinstance(doc, dict):
@@ -375,7 +398,7 @@ def parse_k8s(text: str, excerpt: bool = False) -> tuple[DockerContainer, ...]:
         pod = _pod_spec(doc)
         if pod is None:
             continue
-        meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+        meta = _dict(doc.get("metadata"))
         volumes = {str(v.get("name")): v for v in pod.get("volumes") or [] if isinstance(v, dict)}
         for ctr in pod.get("containers") or []:
             if not isinstance(ctr, dict):
@@ -391,8 +414,7 @@ def parse_k8s(text: str, excerpt: bool = False) -> tuple[DockerContainer, ...]:
                         limit = empty.get("sizeLimit")
                         # No sizeLimit: a memory emptyDir may grow to the pod's memory limit.
                         shm_size = parse_size_bytes(str(limit), decimal_si=True) if limit is not None else None
-            limits = (ctr.get("resources") or {}).get("limits") or {}
-            gpus = limits.get("nvidia.com/gpu") if isinstance(limits, dict) else None
+            gpus = _dict(_dict(ctr.get("resources")).get("limits")).get("nvidia.com/gpu")
             requests = (DeviceRequest("nvidia.com/gpu", int(gpus) if str(gpus).isdecimal() else 0, (),
                                       (("gpu",),)),) if gpus is not None else ()
             ipc = "host" if pod.get("hostIPC") is True else ""
@@ -402,7 +424,7 @@ def parse_k8s(text: str, excerpt: bool = False) -> tuple[DockerContainer, ...]:
                 id=f"{meta.get('name', '')}/{name}".strip("/"), name=name, image=str(ctr.get("image") or ""),
                 argv=(*_command(ctr.get("command")), *_command(ctr.get("args"))), env=_env_pairs(ctr.get("env")),
                 shm_size=shm_size if shm_mounted else None, ipc_mode=ipc, device_requests=requests,
-                privileged=bool((ctr.get("securityContext") or {}).get("privileged") is True),
+                privileged=_dict(ctr.get("securityContext")).get("privileged") is True,
                 origin=ORIGIN_K8S, excerpt=excerpt or (shm_mounted and shm_size is None),
             ))
     if not out:

@@ -8,6 +8,7 @@ line shows where it ends (no trailing `\\`): a YAML file or a JSON excerpt may b
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterator
 
@@ -21,6 +22,7 @@ from stackaudit.facts.container_specs import (
     parse_inspect_excerpt,
     parse_k8s,
 )
+from stackaudit.facts.docker import extract_json_array
 from stackaudit.facts.sources import COMPOSE_FILE, DOCKER_INSPECT_EXCERPT, DOCKER_RUN, K8S_SPEC
 from stackaudit.host.memory import HostRecord
 from stackaudit.host.redact import redact_text
@@ -145,6 +147,14 @@ _JSONISH = re.compile(r'^\s*(?:"[^"]*"\s*:.*|"[^"]*"?,?|[\[\]{}]+,?|-?\d[\d.eE+-
 _INSPECT_KEY = re.compile(r'^\s*"(?:HostConfig|ShmSize|IpcMode|Ulimits|DeviceRequests|Args|Path|Env|Runtime)"\s*:')
 
 
+def _whole_array(text: str) -> bool:
+    try:
+        json.loads(extract_json_array(text))
+    except (ParseError, ValueError):
+        return False
+    return True
+
+
 @importer("docker inspect excerpt", "part of a `docker inspect` output (an object or a HostConfig fragment)")
 def docker_inspect_excerpt(lines: list[str]) -> Iterator[Found]:
     i = 0
@@ -173,6 +183,8 @@ def docker_inspect_excerpt(lines: list[str]) -> Iterator[Found]:
         if not keyed or end - start < 3:
             continue
         text = "\n".join(lines[start:end])
+        if text.lstrip().startswith("[") and _whole_array(text):
+            continue  # the whole output: the `docker inspect` importer's
         try:
             parse_inspect_excerpt(text)
         except ParseError:
