@@ -257,3 +257,15 @@ def test_spec_parsers_raise_only_parse_errors(text: str) -> None:
     for parse in (parse_docker_run, parse_compose, parse_k8s, parse_inspect_excerpt):
         with contextlib.suppress(ParseError):  # anything else (TypeError, RecursionError) fails the test
             parse(text)
+
+
+# --- nvidia-smi -q fragments ----------------------------------------------------------------------
+
+
+def test_nvidia_smi_q_section_without_its_gpu_header_is_an_excerpt() -> None:
+    host = pasted(body("63"))
+    assert host.record.provenance["cmd:nvidia-smi -q"].whole is False
+    results = run_checks(host, ["DRV-COMPUTE-MODE", "MEM-ECC-MODE"])
+    # Default on the one section shown; how many GPUs there are is not in the fragment.
+    assert results["DRV-COMPUTE-MODE"].status == "unknown" and "Default" in results["DRV-COMPUTE-MODE"].message
+    assert results["MEM-ECC-MODE"].status == "not-applicable"
