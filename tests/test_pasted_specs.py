@@ -269,3 +269,20 @@ def test_nvidia_smi_q_section_without_its_gpu_header_is_an_excerpt() -> None:
     # Default on the one section shown; how many GPUs there are is not in the fragment.
     assert results["DRV-COMPUTE-MODE"].status == "unknown" and "Default" in results["DRV-COMPUTE-MODE"].message
     assert results["MEM-ECC-MODE"].status == "not-applicable"
+
+
+# --- Ray logs ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("prefix", "available"), [("64", 67108864), ("65", 67108864), ("66", 46198665216)])
+def test_ray_shm_warning_reaches_shm_as_free_space(prefix: str, available: int) -> None:
+    host = pasted(body(prefix))
+    shm = fact(host, "shm")
+    # Ray reports /dev/shm's free space (fstatvfs f_bavail): a lower bound, the size stays unknown.
+    assert shm.available_bytes == available and shm.size_bytes is None
+    assert host.record.provenance["doc:ray_log"].source == "ray log"
+
+
+def test_ray_lines_are_claimed_and_the_traceback_after_them_is_not() -> None:
+    spans = recognise(body("65")).recognised
+    assert [(k, a, b) for k, a, b in spans] == [("ray log", 10, 11)]
