@@ -21,6 +21,7 @@ from stackaudit.facts.container_specs import (
     load_yaml_documents,
     parse_compose,
     parse_docker_run,
+    parse_flat_k8s,
     parse_inspect_excerpt,
     parse_k8s,
     parse_size_bytes,
@@ -186,6 +187,26 @@ def test_k8s_deployment_excerpt_is_recognised_and_a_cut_document_gives_no_contai
     assert host.record.provenance["doc:k8s_spec"].source == "k8s pod"
     # The second Deployment is cut before its containers: nothing read from it, nothing invented.
     assert not isinstance(fact(host, "docker_containers"), DockerContainers)
+
+
+def test_one_line_manifest_is_read_in_part() -> None:
+    host = pasted(body("72"))
+    (ctr,) = containers(host).containers
+    assert ctr.image == "vllm/vllm-openai:latest" and ctr.gpu_count == 4 and ctr.tensor_parallel == 4
+    assert ctr.env == (("NCCL_DEBUG", "INFO"),) and not ctr.excerpt
+    # The dshm emptyDir is declared but the only mount is /models: the runtime's 64 MiB.
+    assert ctr.shm_size is None
+    results = run_checks(host, ["CTR-SHM-SIZE", "CTR-K8S-GPU-TOPOLOGY"])
+    assert results["CTR-SHM-SIZE"].status == "issue" and results["CTR-K8S-GPU-TOPOLOGY"].status == "unknown"
+
+
+def test_one_line_manifest_with_dshm_mounted() -> None:
+    # Modelled on corpus 72: the same one-line paste with the dshm volume mounted at /dev/shm.
+    line = next(ln for ln in body("72").splitlines() if "apiVersion" in ln).replace("volumeMounts: - mountPath: /models",
+                                              "volumeMounts: - mountPath: /dev/shm name: dshm - mountPath: /models")
+    line = line.replace("emptyDir: medium: Memory", "emptyDir: {medium: Memory, sizeLimit: 16Gi}")
+    (ctr,) = parse_flat_k8s(line)
+    assert ctr.shm_size == 16 * GIB
 
 
 # --- docker inspect excerpts -------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from stackaudit.checks.registry import (
 )
 from stackaudit.facts.cgroups import CgroupLimits
 from stackaudit.facts.container import ContainerInfo
-from stackaudit.facts.container_specs import ORIGIN_INSPECT_EXCERPT
+from stackaudit.facts.container_specs import ORIGIN_INSPECT_EXCERPT, ORIGIN_K8S
 from stackaudit.facts.devices import GpuDeviceAccess
 from stackaudit.facts.docker import DOCKER_DEFAULT_SHM, DockerContainer, DockerContainers
 from stackaudit.facts.gpus import PCI_TITLE, GpuInventory
@@ -1010,7 +1010,7 @@ def cpu_limits(container: ContainerInfo, cgroup_limits: CgroupLimits | None = No
     references=(K8S_TOPOLOGY, "https://nvidia.github.io/TensorRT-LLM/legacy/advanced/lowprecision-pcie-allreduce.html"),
 )
 def k8s_gpu_topology(container: ContainerInfo, gpu_devices: GpuDeviceAccess | None = None,
-                     pci: PciDevices | None = None) -> Outcome:
+                     pci: PciDevices | None = None, docker_containers: DockerContainers | None = None) -> Outcome:
     """Reads: inside a pod the /dev/nvidiaN nodes and /proc/driver/nvidia/gpus/<bdf> of the pod's
     GPUs, and every NVIDIA GPU's and NVSwitch's NUMA node on the PCI bus.
 
@@ -1024,6 +1024,12 @@ def k8s_gpu_topology(container: ContainerInfo, gpu_devices: GpuDeviceAccess | No
     placement (PIX/PXB vs NODE) needs `nvidia-smi topo -m` in the pod.
     """
     if container.kind != "kubernetes":
+        pods = [c for c in docker_containers.containers if c.origin == ORIGIN_K8S and c.gpu_requested
+                ] if docker_containers else []
+        if pods and not container.in_container:  # a pasted pod spec, read from outside the pod
+            return unknown("a pasted pod spec asks for GPUs (" + ", ".join(
+                f"{c.label}: {c.gpu_count or '?'}" for c in pods[:3]) + "); the node's GPU topology and which "
+                "GPUs the pod got are not in this source", hint="run `nvidia-smi topo -m` in the pod")
         return not_applicable("not in a Kubernetes pod")
     dev = gpu_devices
     if dev is None or dev.nodes is None:

@@ -432,10 +432,66 @@ def _parse_k8s(text: str, excerpt: bool) -> tuple[DockerContainer, ...]:
     return tuple(out)
 
 
+# A manifest whose line breaks a chat box ate (`apiVersion: apps/v1 kind: Deployment metadata: ...` on one
+# line): its nesting is lost, so only unambiguous pieces are read, for a single container.
+FLAT_MANIFEST = re.compile(r"apiVersion:\s*\S+\s+kind:\s*(?:Pod|Deployment|StatefulSet|DaemonSet|ReplicaSet|Job)\b")
+_FLAT_KEYS = r"(?:name|image|env|args|command|resources|ports|volumeMounts|volumes|readinessProbe|livenessProbe)"
+
+
+def parse_flat_k8s(text: str) -> tuple[DockerContainer, ...]:
+    """One container of a manifest pasted on one line: image, env name/value pairs, a `[...]` args list,
+    the nvidia.com/gpu limit, and whether a memory emptyDir is mounted at /dev/shm."""
+    line = " ".join(text.split())
+    if not FLAT_MANIFEST.search(line) or line.count(" containers: ") != 1:
+        raise ParseError("not a one-line manifest with one containers: list")
+    head, _, body = line.partition(" containers: ")
+    image = re.search(r"\bimage:\s*(\S+)", body)
+    if not image:
+        raise ParseError("the one-line manifest names no image")
+    env = tuple((m.group(1), m.group(2).strip("'\"")) for m in re.finditer(
+        r"- name:\s*([A-Z_][A-Z0-9_]*)\s+value:\s*(\S+)", body))
+    argv: tuple[str, ...] = ()
+    for key in ("command", "args"):
+        m = re.search(rf"\b{key}:\s*(\[[^\]]*\])", body)
+        if m:
+            try:
+                argv += tuple(str(a) for a in json.loads(m.group(1)))
+            except ValueError as exc:
+                raise ParseError(f"the {key} list is not a flow list") from exc
+    gpus = re.search(r"limits:(?:(?!requests:).)*?nvidia\.com/gpu:\s*'?(\d+)", body)
+    mounts = re.search(rf"volumeMounts:(.*?)(?:\s{_FLAT_KEYS}:\s(?!\S+\s+name:)|$)", body)
+    shows_mounts = bool(mounts)
+    shm_mounted = bool(mounts and re.search(r"mountPath:\s*/dev/shm\b", mounts.group(1)))
+    memory_dir = re.search(r"emptyDir:\s*\{?\s*medium\s*:\s*Memory(?:,?\s*sizeLimit:\s*(\S+?))?[\s}]", line)
+    size = parse_size_bytes(memory_dir.group(1), decimal_si=True) if memory_dir and memory_dir.group(1) else None
+    name = re.match(r"-\s*name:\s*(\S+)", body.strip())
+    return (DockerContainer(
+        id=name.group(1) if name else image.group(1), name=name.group(1) if name else image.group(1),
+        image=image.group(1), argv=argv, env=env,
+        shm_size=size if shm_mounted and memory_dir else None,
+        ipc_mode="host" if re.search(r"\bhostIPC:\s*true\b", head + body) else "",
+        device_requests=(DeviceRequest("nvidia.com/gpu", int(gpus.group(1)), (), (("gpu",),)),) if gpus else (),
+        origin=ORIGIN_K8S,
+        # Without the mounts (or with a memory emptyDir at /dev/shm of no stated size) the size is not shown.
+        excerpt=not shows_mounts or (shm_mounted and size is None),
+    ),)
+
+
 @parser(K8S_SPEC, feeds="docker_containers", kind=DockerContainers, rank=26)
 def containers_from_k8s(text: str) -> DockerContainers:
-    """Containers of a pasted Kubernetes pod / deployment spec."""
-    return DockerContainers(parse_k8s(text))
+    """Containers of a pasted Kubernetes pod / deployment spec (a one-line paste read in part)."""
+    out: list[DockerContainer] = []
+    for part in text.split(PIECE_SEPARATOR):
+        try:
+            out.extend(parse_k8s(part))
+        except ParseError:
+            try:
+                out.extend(parse_flat_k8s(part))
+            except ParseError:
+                continue
+    if not out:
+        raise ParseError("no pod spec with containers in the manifest")
+    return DockerContainers(tuple(out))
 
 
 # --- docker inspect excerpts -----------------------------------------------------------------------

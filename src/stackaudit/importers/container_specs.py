@@ -15,10 +15,12 @@ from collections.abc import Callable, Iterator
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.container_specs import (
     DOCKER_RUN_START,
+    FLAT_MANIFEST,
     MAX_SPEC_BYTES,
     PIECE_SEPARATOR,
     parse_compose,
     parse_docker_run,
+    parse_flat_k8s,
     parse_inspect_excerpt,
     parse_k8s,
 )
@@ -119,6 +121,15 @@ def compose(lines: list[str]) -> Iterator[Found]:
 def k8s_pod(lines: list[str]) -> Iterator[Found]:
     i = 0
     while i < len(lines):
+        if "apiVersion:" in lines[i] and FLAT_MANIFEST.search(lines[i]) and len(lines[i]) <= MAX_SPEC_BYTES:
+            try:
+                parse_flat_k8s(lines[i])
+            except ParseError:
+                pass
+            else:
+                yield Found("k8s pod", i, i + 1, _append(K8S_SPEC.name, lines[i] + "\n"))
+                i += 1
+                continue
         if not _K8S_START.match(lines[i]):
             i += 1
             continue
