@@ -217,7 +217,10 @@ def test_hostconfig_fragment_gives_its_ulimits_and_leaves_the_rest_unknown() -> 
     assert host.record.provenance["doc:docker_inspect_excerpt"].whole is False
     (ctr,) = containers(host).containers
     assert ctr.excerpt and ctr.ulimit("nofile") == Ulimit("nofile", 1024, 4096) and ctr.shm_size is None
-    assert run_checks(host, ["CTR-GPU-ACCESS"])["CTR-GPU-ACCESS"].status == "unknown"
+    results = run_checks(host, ["CTR-GPU-ACCESS", "RT-ULIMIT-NOFILE"])
+    assert results["CTR-GPU-ACCESS"].status == "unknown"
+    # Every process in the container inherits the hard limit 4096.
+    assert results["RT-ULIMIT-NOFILE"].status == "issue" and "hard 4096" in results["RT-ULIMIT-NOFILE"].message
 
 
 def test_inspect_excerpt_after_an_image_object_gives_the_container_args() -> None:

@@ -677,6 +677,23 @@ def _below(value: str, target: int) -> bool | None:
     return int(value) < target if value.isdecimal() else None
 
 
+def _container_nofile(containers: DockerContainers | None) -> Outcome | None:
+    """RT-ULIMIT-NOFILE from the containers' `--ulimit nofile` (docker inspect Ulimits, a pasted spec):
+    the hard limit every process inside inherits. None where no container sets one."""
+    shown = [(c, u) for c in (containers.containers if containers else ())
+             if (c.origin or c.gpu_requested or c.looks_like_serving) and (u := c.ulimit("nofile")) is not None]
+    if not shown:
+        return None
+    low = [f"container {c.label}: hard {u.hard}" for c, u in shown if 0 <= u.hard < NOFILE_TARGET]
+    evidence = [f"container {c.label} Ulimits nofile soft {u.soft} hard {u.hard}" for c, u in shown]
+    if low:
+        return issue(f"open-file hard limit below {NOFILE_TARGET}: {'; '.join(low)} (every process in the container "
+                     "inherits it; the engine cannot raise its soft limit above it)", actual=low,
+                     expected=f"hard limit >= {NOFILE_TARGET} (1048576 usual)", subjects=[c.label for c, _ in shown],
+                     evidence=evidence)
+    return None
+
+
 @check(
     "RT-ULIMIT-NOFILE",
     title="open-file limit too low for many concurrent requests",
@@ -687,7 +704,8 @@ def _below(value: str, target: int) -> bool | None:
             "`lxc.prlimit.nofile`; /etc/security/limits.d", scope="container"),
     references=("https://github.com/vllm-project/vllm/blob/main/vllm/utils/system_utils.py",),
 )
-def ulimit_nofile(serving_processes: ServingProcesses) -> Outcome:
+def ulimit_nofile(serving_processes: ServingProcesses | None = None,
+                  docker_containers: DockerContainers | None = None) -> Outcome:
     """Reads: `Max open files` in /proc/<pid>/limits of each engine's API-server process (the
     one holding the HTTP connections).
 
@@ -701,8 +719,13 @@ def ulimit_nofile(serving_processes: ServingProcesses) -> Outcome:
     hard limit is fine; only the hard limit matters. In a container the hard limit comes from the
     container runtime (`--ulimit`), not from the host's limits.conf.
     """
+    from_containers = _container_nofile(docker_containers)
+    if serving_processes is None:
+        return from_containers or unknown(NOT_LISTED.split(":")[0], hint=CAPTURE_HINT)
     procs = serving_processes
     own = not procs.found
+    if own and from_containers is not None:
+        return from_containers
     if own:
         targets = [procs.current] if procs.current is not None else []
     else:

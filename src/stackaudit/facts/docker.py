@@ -80,7 +80,7 @@ class DockerContainer:
 
     @property
     def label(self) -> str:
-        return self.name or self.id[:12]
+        return self.name or self.id[:12] or "(a container the excerpt does not name)"
 
     def env_value(self, name: str) -> str | None:
         for key, value in self.env:
