@@ -91,6 +91,17 @@ def test_one_line_docker_run_without_shm_size_is_the_64_mib_default() -> None:
     assert result.status == "issue" and "64 MiB" in result.message
 
 
+def test_docker_run_with_outputs_from_inside_its_container_gives_that_container_its_flags() -> None:
+    # `docker run --rm -it ubuntu`, then `df -h` inside, cut before /dev/shm's mount point.
+    host = pasted(body("52"))
+    results = run_checks(host, ["CTR-SHM-SIZE", "CTR-GPU-ACCESS"])
+    assert results["CTR-SHM-SIZE"].status == "issue" and "64 MiB" in results["CTR-SHM-SIZE"].message
+    assert results["CTR-GPU-ACCESS"].status == "not-applicable"
+    # Modelled: the same paste with --shm-size=16g on the line is not small.
+    bigger = pasted(body("52").replace("docker run --rm -it ubuntu", "docker run --rm --shm-size=16g -it ubuntu"))
+    assert run_checks(bigger, ["CTR-SHM-SIZE"])["CTR-SHM-SIZE"].status == "ok"
+
+
 @pytest.mark.parametrize(("line", "check"), [
     ("$ docker run -itd --gpus '\"device=0,1\"' --ulimit memlock=-1 --ulimit nofile=1024:4096 img",
      lambda c: c.gpu_count == 2 and c.ulimit("memlock") == Ulimit("memlock", -1, -1)

@@ -141,6 +141,13 @@ def _single_process(procs: ServingProcesses | None, parallelism: Parallelism | N
     return procs is not None and procs.found and len(procs.processes) == 1 and (_engine_tp(parallelism) or 1) == 1
 
 
+def _own_spec(containers: DockerContainers | None) -> DockerContainer | None:
+    """The container a paste shows from inside, where exactly one whole `docker run` / compose / pod spec
+    was pasted with it (its flags are this container's)."""
+    specs = [c for c in containers.containers if c.origin and not c.excerpt] if containers else []
+    return specs[0] if len(specs) == 1 and len(containers.containers if containers else ()) == 1 else None
+
+
 def _docker_shm(c: DockerContainer) -> int | None:
     """The /dev/shm size a container gets; None when it shares another IPC namespace."""
     if c.ipc_mode == "host" or c.ipc_mode.startswith("container:"):
@@ -181,6 +188,13 @@ def shm_size(container: ContainerInfo, shm: ShmInfo | None = None, docker_contai
     procs = serving_processes
     if container.in_container:
         fix = _shm_fix(container.kind)
+        spec = _own_spec(docker_containers)
+        if (shm is None or shm.size_bytes is None) and spec is not None and _docker_shm(spec) is not None:
+            # The one whole spec pasted with this container's outputs shows how it was started.
+            shm = ShmInfo(_docker_shm(spec), sources=(f"{spec.origin} {spec.label}",),
+                          evidence=(f"{spec.origin} {spec.label}: shm size "
+                                    f"{'not set (Docker default 64 MiB)' if spec.shm_size is None else spec.shm_size}"
+                                    f", IPC mode {spec.ipc_mode or 'private'}",))
         if shm is None or shm.size_bytes is None:
             return unknown("the size of /dev/shm is not in this source",
                            hint="run `df -k -P /dev/shm` inside the container")
@@ -595,6 +609,11 @@ def gpu_access(container: ContainerInfo, gpu_devices: GpuDeviceAccess | None = N
     """
     if container.in_container:
         dev = gpu_devices
+        spec = _own_spec(docker_containers)
+        if (dev is None or (dev.nodes is None and dev.env is None)) and spec is not None and not spec.gpu_requested \
+                and spec.runtime != "nvidia":
+            return not_applicable(f"no GPU requested for this container: the pasted {spec.origin} of {spec.label} has "
+                                  "no --gpus, GPU device or nvidia runtime")
         if dev is None or (dev.nodes is None and dev.env is None):
             return unknown("the container's /dev/nvidia* nodes and NVIDIA_* variables are not in this source",
                            hint="run `ls -l /dev/nvidia*; env | grep NVIDIA` in the container")
