@@ -123,6 +123,22 @@ def test_docker_run_secrets_are_redacted_where_they_stand() -> None:
     assert "hf_abcdefghijklmnop" not in doc and "NCCL_DEBUG=INFO" in doc and "--model m" in doc
 
 
+@pytest.mark.parametrize("text", [
+    "services:\n  api:\n    image: vllm/vllm-openai\n    environment:\n      - HF_TOKEN=hf_abcdefghijklmnop\n",
+    "services:\n  api:\n    image: vllm/vllm-openai\n    environment:\n      HF_TOKEN: hf_abcdefghijklmnop\n",
+    ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
+     "    image: vllm/vllm-openai\n    env:\n    - name: HF_TOKEN\n"
+     "      value: hf_abcdefghijklmnop\n    - {name: API_KEY, value: 'sk-abcdefgh'}\n"),
+    "apiVersion: apps/v1 kind: Deployment metadata: name: d spec: template: spec: containers: - name: c image: "
+    "vllm/vllm-openai env: - name: HF_TOKEN value: hf_abcdefghijklmnop\n",
+])
+def test_spec_secrets_are_redacted_where_they_stand(text: str) -> None:
+    host = pasted(text)
+    recorded = "".join(host.record.docs.values())
+    assert recorded and "hf_abcdefghijklmnop" not in recorded and "sk-abcdefgh" not in recorded
+    assert "<redacted>" in recorded and "vllm/vllm-openai" in recorded
+
+
 def test_a_docker_run_line_without_an_image_is_not_one() -> None:
     with pytest.raises(ParseError):
         parse_docker_run("docker run --rm -it")

@@ -27,17 +27,33 @@ from stackaudit.facts.container_specs import (
 from stackaudit.facts.docker import extract_json_array
 from stackaudit.facts.sources import COMPOSE_FILE, DOCKER_INSPECT_EXCERPT, DOCKER_RUN, K8S_SPEC
 from stackaudit.host.memory import HostRecord
-from stackaudit.host.redact import redact_text
+from stackaudit.host.redact import REDACTED, is_secret_name, redact_text
 from stackaudit.importers._scan import FENCE
 from stackaudit.importers.registry import Found, importer
 
 MAX_SPEC_LINES = 5000
 
 
+# Kubernetes env items: `- name: HF_TOKEN` then `value: ...` (on the next line, in a flow map, or on one
+# pasted line): the value's key is `value`, so the secret name is the item's `name`.
+_K8S_ENV_VALUE = re.compile(r"(?P<head>\bname:\s*[\"']?(?P<name>[A-Za-z_][\w.-]*)[\"']?\s*,?\s*value:\s*)"
+                            r"(?P<value>\"[^\"]*\"|'[^']*'|[^\s,}]+)")
+
+
+def redact_spec(text: str) -> str:
+    """Secrets replaced where they stand: secret-named assignments and flags (the host layer's rules),
+    and the values of Kubernetes env items with a secret name."""
+
+    def env_item(m: re.Match[str]) -> str:
+        return m.group("head") + REDACTED if is_secret_name(m.group("name")) else m.group(0)
+
+    return redact_text(_K8S_ENV_VALUE.sub(env_item, text))
+
+
 def _append(doc: str, text: str) -> Callable[[HostRecord], None]:
     def apply(record: HostRecord) -> None:
         earlier = record.docs.get(doc)
-        record.docs[doc] = (earlier + PIECE_SEPARATOR if earlier else "") + redact_text(text)
+        record.docs[doc] = (earlier + PIECE_SEPARATOR if earlier else "") + redact_spec(text)
 
     return apply
 
