@@ -345,7 +345,9 @@ def test_docker_inspect_is_recorded_as_pasted_and_equals_the_live_read() -> None
 def test_docker_inspect_without_a_paste_names_both_sources() -> None:
     missing = fact(pasted(body("88")), "docker_containers")
     assert isinstance(missing, Missing)
-    assert missing.reason == "not in the source: `docker ps -q`, pasted `docker inspect`"
+    assert missing.reason == ("not in the source: `docker ps -q`, pasted `docker inspect`, pasted `docker run` command "
+                              "line, pasted docker compose file, pasted Kubernetes pod / deployment spec, pasted "
+                              "`docker inspect` excerpt")
 
 
 # --- lspci ------------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from stackaudit.checks.registry import (
 )
 from stackaudit.facts.cgroups import CgroupLimits
 from stackaudit.facts.container import ContainerInfo
+from stackaudit.facts.container_specs import ORIGIN_INSPECT_EXCERPT, ORIGIN_K8S
 from stackaudit.facts.devices import GpuDeviceAccess
 from stackaudit.facts.docker import DOCKER_DEFAULT_SHM, DockerContainer, DockerContainers
 from stackaudit.facts.gpus import PCI_TITLE, GpuInventory
@@ -140,6 +141,13 @@ def _single_process(procs: ServingProcesses | None, parallelism: Parallelism | N
     return procs is not None and procs.found and len(procs.processes) == 1 and (_engine_tp(parallelism) or 1) == 1
 
 
+def _own_spec(containers: DockerContainers | None) -> DockerContainer | None:
+    """The container a paste shows from inside, where exactly one whole `docker run` / compose / pod spec
+    was pasted with it (its flags are this container's)."""
+    specs = [c for c in containers.containers if c.origin and not c.excerpt] if containers else []
+    return specs[0] if len(specs) == 1 and len(containers.containers if containers else ()) == 1 else None
+
+
 def _docker_shm(c: DockerContainer) -> int | None:
     """The /dev/shm size a container gets; None when it shares another IPC namespace."""
     if c.ipc_mode == "host" or c.ipc_mode.startswith("container:"):
@@ -180,6 +188,13 @@ def shm_size(container: ContainerInfo, shm: ShmInfo | None = None, docker_contai
     procs = serving_processes
     if container.in_container:
         fix = _shm_fix(container.kind)
+        spec = _own_spec(docker_containers)
+        if (shm is None or shm.size_bytes is None) and spec is not None and _docker_shm(spec) is not None:
+            # The one whole spec pasted with this container's outputs shows how it was started.
+            shm = ShmInfo(_docker_shm(spec), sources=(f"{spec.origin} {spec.label}",),
+                          evidence=(f"{spec.origin} {spec.label}: shm size "
+                                    f"{'not set (Docker default 64 MiB)' if spec.shm_size is None else spec.shm_size}"
+                                    f", IPC mode {spec.ipc_mode or 'private'}",))
         if shm is None or shm.size_bytes is None:
             return unknown("the size of /dev/shm is not in this source",
                            hint="run `df -k -P /dev/shm` inside the container")
@@ -211,6 +226,8 @@ def shm_size(container: ContainerInfo, shm: ShmInfo | None = None, docker_contai
     subjects: list[str] = []
     host_fix: Fix | None = None
     for c in docker_containers.gpu_or_serving if docker_containers else ():
+        if c.excerpt and c.shm_size is None and not c.ipc_mode:
+            continue  # a cut spec that does not show its shm size or IPC mode: not Docker's default
         c_size = _docker_shm(c)
         if c_size is not None and c_size < SHM_MIN:
             findings.append(f"container {c.label}: ShmSize {_size(c_size)}, IpcMode {c.ipc_mode or 'private'}")
@@ -233,9 +250,11 @@ def shm_size(container: ContainerInfo, shm: ShmInfo | None = None, docker_contai
         return issue("; ".join(findings), actual=findings, expected=">= 1 GiB /dev/shm (or --ipc=host) per "
                      "serving container", subjects=subjects, fix=host_fix)
     observed = []
-    if docker_containers and docker_containers.gpu_or_serving:
+    shown = [c for c in docker_containers.gpu_or_serving if not (c.excerpt and c.shm_size is None and not c.ipc_mode)
+             ] if docker_containers else []
+    if shown:
         observed.append(", ".join(f"{c.label}: {'host IPC' if _docker_shm(c) is None else _size(_docker_shm(c))}"
-                                  for c in docker_containers.gpu_or_serving))
+                                  for c in shown))
     if shm is not None and shm.size_bytes is not None:
         observed.insert(0, f"/dev/shm is {_size(shm.size_bytes)}")
     if not observed:
@@ -590,6 +609,11 @@ def gpu_access(container: ContainerInfo, gpu_devices: GpuDeviceAccess | None = N
     """
     if container.in_container:
         dev = gpu_devices
+        spec = _own_spec(docker_containers)
+        if (dev is None or (dev.nodes is None and dev.env is None)) and spec is not None and not spec.gpu_requested \
+                and spec.runtime != "nvidia":
+            return not_applicable(f"no GPU requested for this container: the pasted {spec.origin} of {spec.label} has "
+                                  "no --gpus, GPU device or nvidia runtime")
         if dev is None or (dev.nodes is None and dev.env is None):
             return unknown("the container's /dev/nvidia* nodes and NVIDIA_* variables are not in this source",
                            hint="run `ls -l /dev/nvidia*; env | grep NVIDIA` in the container")
@@ -634,9 +658,18 @@ def gpu_access(container: ContainerInfo, gpu_devices: GpuDeviceAccess | None = N
                   actual=list(gpu_nodes), subjects=list(gpu_nodes))
     if docker_containers is None:
         return not_applicable("not in a container and no Docker containers to read")
-    serving = [c for c in docker_containers.containers if c.looks_like_serving]
+    # A pasted spec (docker run, compose, pod) that asks for GPUs is the workload the user asks about.
+    serving = [c for c in docker_containers.containers if c.looks_like_serving or (c.origin and c.gpu_requested)]
+    if any(c.excerpt and c.origin == ORIGIN_INSPECT_EXCERPT for c in docker_containers.containers):
+        return unknown("the pasted container spec is an excerpt: its runtime, environment and device requests "
+                       "may be in the part left out", hint="paste the whole `docker inspect <container>`")
     if not serving:
         return not_applicable("no serving container on this Docker host")
+    other_gpus = [c for c in serving if not c.gpu_requested and c.devices
+                  and all(d.startswith(("/dev/dri", "/dev/kfd", "/dev/accel")) for d in c.devices)]
+    if other_gpus and len(other_gpus) == len(serving):
+        return not_applicable("the serving containers get non-NVIDIA GPU devices only ("
+                              + ", ".join(sorted({d for c in other_gpus for d in c.devices})[:4]) + ")")
     bad = [c for c in serving if not c.gpu_requested]
     if bad:
         return issue("serving containers without any GPU request (no --gpus, CDI device, nvidia runtime or "
@@ -996,7 +1029,7 @@ def cpu_limits(container: ContainerInfo, cgroup_limits: CgroupLimits | None = No
     references=(K8S_TOPOLOGY, "https://nvidia.github.io/TensorRT-LLM/legacy/advanced/lowprecision-pcie-allreduce.html"),
 )
 def k8s_gpu_topology(container: ContainerInfo, gpu_devices: GpuDeviceAccess | None = None,
-                     pci: PciDevices | None = None) -> Outcome:
+                     pci: PciDevices | None = None, docker_containers: DockerContainers | None = None) -> Outcome:
     """Reads: inside a pod the /dev/nvidiaN nodes and /proc/driver/nvidia/gpus/<bdf> of the pod's
     GPUs, and every NVIDIA GPU's and NVSwitch's NUMA node on the PCI bus.
 
@@ -1010,6 +1043,12 @@ def k8s_gpu_topology(container: ContainerInfo, gpu_devices: GpuDeviceAccess | No
     placement (PIX/PXB vs NODE) needs `nvidia-smi topo -m` in the pod.
     """
     if container.kind != "kubernetes":
+        pods = [c for c in docker_containers.containers if c.origin == ORIGIN_K8S and c.gpu_requested
+                ] if docker_containers else []
+        if pods and not container.in_container:  # a pasted pod spec, read from outside the pod
+            return unknown("a pasted pod spec asks for GPUs (" + ", ".join(
+                f"{c.label}: {c.gpu_count or '?'}" for c in pods[:3]) + "); the node's GPU topology and which "
+                "GPUs the pod got are not in this source", hint="run `nvidia-smi topo -m` in the pod")
         return not_applicable("not in a Kubernetes pod")
     dev = gpu_devices
     if dev is None or dev.nodes is None:

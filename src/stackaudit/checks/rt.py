@@ -22,6 +22,7 @@ from stackaudit.checks.registry import (
     ok,
     unknown,
 )
+from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
@@ -352,6 +353,37 @@ def _graphs_disabled(root: ProcessInfo) -> tuple[list[str], list[str]]:
     return off, low
 
 
+def _graphs_in_container_specs(containers: DockerContainers) -> Outcome:
+    """RT-CUDA-GRAPHS on the engine argv of containers (docker inspect Args, a pasted docker run / compose /
+    pod spec) where no engine process is in the source."""
+    from stackaudit.facts.parallelism import engine_of
+
+    engines = [(c, engine_of(c.image + " " + " ".join(c.argv))) for c in containers.containers]
+    engines = [(c, e) for c, e in engines if e]
+    if not engines:
+        if any(c.excerpt for c in containers.containers):
+            return unknown("the pasted container spec is an excerpt and names no engine")
+        return not_applicable("no vLLM, SGLang or TensorRT-LLM engine in the containers' commands ("
+                              + ", ".join(c.image or c.label for c in containers.containers[:3]) + ")")
+    off_all: list[str] = []
+    for c, engine in engines:
+        off, _ = _graphs_disabled(ProcessInfo(pid=0, ppid=None, comm="", argv=c.argv, engine=engine, root_pid=0))
+        off_all.extend(f"container {c.label}: {x}" for x in off)
+    if off_all:
+        return issue("CUDA graphs are disabled: " + "; ".join(off_all)
+                     + " (fine only while debugging or when the model fails to capture)",
+                     actual=off_all, expected="CUDA graphs on (no eager-mode flag)",
+                     subjects=[c.label for c, _ in engines],
+                     evidence=[f"container {c.label} command: {' '.join(c.argv)[:400]}" for c, _ in engines])
+    if any(c.excerpt for c, _ in engines):
+        return unknown("no eager-mode flag in the engine arguments shown, but the container spec is an excerpt",
+                       hint="paste the whole `docker inspect <container>` or the full command line")
+    # A spec's command may still name a --config file whose keys are not in the paste.
+    return ok("CUDA graphs are on in the containers' engine commands: "
+              + ", ".join(c.label for c, _ in engines), actual="enabled",
+              evidence=[f"container {c.label} command: {' '.join(c.argv)[:200]}" for c, _ in engines])
+
+
 @check(
     "RT-CUDA-GRAPHS",
     title="CUDA graphs disabled",
@@ -363,7 +395,8 @@ def _graphs_disabled(root: ProcessInfo) -> tuple[list[str], list[str]]:
     references=("https://docs.vllm.ai/en/latest/configuration/engine_args.html",
                 "https://github.com/vllm-project/vllm/issues/7567"),
 )
-def cuda_graphs(serving_processes: ServingProcesses) -> Outcome:
+def cuda_graphs(serving_processes: ServingProcesses | None = None,
+                docker_containers: DockerContainers | None = None) -> Outcome:
     """Reads: the command line of each engine's top process (/proc/<pid>/cmdline: the API server
     holds the flags; titled children do not) and the config file it names (`--config`,
     `--extra_llm_api_options`).
@@ -381,7 +414,11 @@ def cuda_graphs(serving_processes: ServingProcesses) -> Outcome:
     then, on purpose. `--no-enforce-eager`, `--disable-cuda-graph-padding` and explicit capture
     size lists do not disable graphs.
     """
-    roots = serving_processes.roots()
+    roots = serving_processes.roots() if serving_processes is not None else []
+    if not roots and docker_containers is not None and docker_containers.containers:
+        return _graphs_in_container_specs(docker_containers)
+    if serving_processes is None:
+        return unknown(NOT_LISTED.split(":")[0], hint=CAPTURE_HINT)
     if not roots:
         return _no_engine(serving_processes, "no vLLM, SGLang or TensorRT-LLM process is running: there is no "
                           "engine command line to read")
@@ -640,6 +677,23 @@ def _below(value: str, target: int) -> bool | None:
     return int(value) < target if value.isdecimal() else None
 
 
+def _container_nofile(containers: DockerContainers | None) -> Outcome | None:
+    """RT-ULIMIT-NOFILE from the containers' `--ulimit nofile` (docker inspect Ulimits, a pasted spec):
+    the hard limit every process inside inherits. None where no container sets one."""
+    shown = [(c, u) for c in (containers.containers if containers else ())
+             if (c.origin or c.gpu_requested or c.looks_like_serving) and (u := c.ulimit("nofile")) is not None]
+    if not shown:
+        return None
+    low = [f"container {c.label}: hard {u.hard}" for c, u in shown if 0 <= u.hard < NOFILE_TARGET]
+    evidence = [f"container {c.label} Ulimits nofile soft {u.soft} hard {u.hard}" for c, u in shown]
+    if low:
+        return issue(f"open-file hard limit below {NOFILE_TARGET}: {'; '.join(low)} (every process in the container "
+                     "inherits it; the engine cannot raise its soft limit above it)", actual=low,
+                     expected=f"hard limit >= {NOFILE_TARGET} (1048576 usual)", subjects=[c.label for c, _ in shown],
+                     evidence=evidence)
+    return None
+
+
 @check(
     "RT-ULIMIT-NOFILE",
     title="open-file limit too low for many concurrent requests",
@@ -650,7 +704,8 @@ def _below(value: str, target: int) -> bool | None:
             "`lxc.prlimit.nofile`; /etc/security/limits.d", scope="container"),
     references=("https://github.com/vllm-project/vllm/blob/main/vllm/utils/system_utils.py",),
 )
-def ulimit_nofile(serving_processes: ServingProcesses) -> Outcome:
+def ulimit_nofile(serving_processes: ServingProcesses | None = None,
+                  docker_containers: DockerContainers | None = None) -> Outcome:
     """Reads: `Max open files` in /proc/<pid>/limits of each engine's API-server process (the
     one holding the HTTP connections).
 
@@ -664,8 +719,13 @@ def ulimit_nofile(serving_processes: ServingProcesses) -> Outcome:
     hard limit is fine; only the hard limit matters. In a container the hard limit comes from the
     container runtime (`--ulimit`), not from the host's limits.conf.
     """
+    from_containers = _container_nofile(docker_containers)
+    if serving_processes is None:
+        return from_containers or unknown(NOT_LISTED.split(":")[0], hint=CAPTURE_HINT)
     procs = serving_processes
     own = not procs.found
+    if own and from_containers is not None:
+        return from_containers
     if own:
         targets = [procs.current] if procs.current is not None else []
     else:

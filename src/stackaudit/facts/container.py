@@ -9,7 +9,16 @@ from stackaudit.facts._parse import ParseError
 from stackaudit.facts.processes import parse_environ
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.facts.shm import parse_df_table, read_df
-from stackaudit.facts.sources import DF_TABLES, DOCKER_INSPECT, DOCKER_PS, SHM_PATH
+from stackaudit.facts.sources import (
+    COMPOSE_FILE,
+    DF_TABLES,
+    DOCKER_INSPECT,
+    DOCKER_INSPECT_EXCERPT,
+    DOCKER_PS,
+    DOCKER_RUN,
+    K8S_SPEC,
+    SHM_PATH,
+)
 from stackaudit.host.base import Host, NotCaptured, read_optional
 
 CONTAINER_KINDS = ("docker", "podman", "lxc", "kubernetes", "systemd-nspawn", "container")
@@ -71,6 +80,12 @@ def _host_side_evidence(host: Host) -> str:
         return "`docker inspect` was run on the Docker host"
     except NotCaptured:
         pass
+    for spec in (DOCKER_INSPECT_EXCERPT, DOCKER_RUN, COMPOSE_FILE, K8S_SPEC):
+        try:
+            host.doc(spec.name)
+            return f"a {spec.title.removeprefix('pasted ')} describes the container from outside it"
+        except NotCaptured:
+            continue
     try:
         if host.run(list(DOCKER_PS.argv)).ok:
             return "the docker CLI answers here: this is the Docker host"

@@ -72,10 +72,15 @@ class DockerContainer:
     runtime: str = ""
     pid_mode: str = ""
     network_mode: str = ""
+    # Where it was read: "" (a whole `docker inspect`), or a pasted spec (facts/container_specs.py:
+    # "docker run", "compose", "kubernetes", "docker inspect excerpt").
+    origin: str = ""
+    # A cut spec or excerpt: a field it does not show (None, empty) is unknown, not Docker's default.
+    excerpt: bool = False
 
     @property
     def label(self) -> str:
-        return self.name or self.id[:12]
+        return self.name or self.id[:12] or "(a container the excerpt does not name)"
 
     def env_value(self, name: str) -> str | None:
         for key, value in self.env:

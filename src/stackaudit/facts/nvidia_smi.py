@@ -363,8 +363,9 @@ def parse_query_text(text: str) -> NvidiaGpus:
     cuda = _clean(top_tree.get("CUDA Version|CUDA UMD Version"))
     if not gpus and driver is None:
         raise ParseError("not the output of `nvidia-smi -q` (no GPU section, no driver version)")
+    # A fragment (`nvidia-smi -q | grep -A3 "Compute Mode"`, one section) may show only a mode or an N/A.
     known = [g for g in gpus if g.name or g.persistence is not None or g.power_limit_w is not None
-             or g.app_graphics_mhz is not None or g.bdf]
+             or g.app_graphics_mhz is not None or g.bdf or g.compute_mode is not None or g.unsupported]
     if not known and driver is None:
         raise ParseError("not the output of `nvidia-smi -q` (nothing recognisable)")
     return NvidiaGpus(tuple(gpus), driver, cuda, "nvidia-smi -q", _int(top_tree.get("Attached GPUs")))

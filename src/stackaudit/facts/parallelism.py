@@ -183,6 +183,11 @@ def parallelism_from_log(ctx: FactContext) -> Parallelism:
     return Parallelism(engines=(EngineParallelism(log.engine, log.tp_size, log.pp_size, log.dp_size, LOG),))
 
 
+def engine_of(text: str) -> str:
+    """The engine a command line or image names ("" when none)."""
+    return _engine_of(text)
+
+
 def _engine_of(text: str) -> str:
     low = text.lower()
     for name, marks in (("sglang", ("sglang",)), ("vllm", ("vllm",)), ("trtllm", ("trtllm", "tensorrt"))):

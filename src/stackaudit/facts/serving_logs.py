@@ -416,6 +416,12 @@ def parse_nccl_conf(text: str) -> dict[str, str]:
     return out
 
 
+def engine_name(text: str) -> str:
+    from stackaudit.facts.parallelism import engine_of
+
+    return engine_of(text)
+
+
 @provider("nccl_config", NcclConfig, title="engine environment, nccl.conf, NCCL log, collect_env")
 def nccl_config(ctx: FactContext) -> NcclConfig:
     """NCCL_* settings of the serving engine: its environment, nccl.conf files, NCCL log lines, collect_env."""
@@ -479,7 +485,21 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
         for name, value in report.env.items():
             if name.startswith("NCCL_") and name != "NCCL_VERSION":
                 settings.append(NcclSetting(name, value, "collect_env report (the shell it ran in)", "", 0))
-    if procs is None and not read_any and log is None and report is None:
+    from stackaudit.facts.docker import DockerContainers  # docker -> parallelism -> processes: no cycle here
+
+    containers = ctx.optional("docker_containers", DockerContainers)
+    for ctr in containers.gpu_or_serving if containers is not None else ():
+        # The container's environment as docker inspect or a pasted spec (docker run -e, compose, pod) shows
+        # it; an excerpt may leave the rest out, so only a whole one shows what was not set.
+        where = f"container {ctr.label} environment ({ctr.origin or 'docker inspect'})"
+        sources.append(where)
+        engine_seen = engine_seen or not ctr.excerpt
+        engine = engine_name(ctr.image + " " + " ".join(ctr.argv))
+        for name, value in ctr.env:
+            if name.startswith("NCCL_"):
+                settings.append(NcclSetting(name, value, where, engine, 2))
+    if procs is None and not read_any and log is None and report is None and not (
+            containers is not None and containers.gpu_or_serving):
         raise NotCaptured("NCCL settings (engine environment, /etc/nccl.conf)")
     env_unreadable = procs is not None and procs.found and all(p.environ is None for p in procs.processes)
     return NcclConfig(tuple(settings), tuple(dict.fromkeys(sources)), engine_seen, read_any,

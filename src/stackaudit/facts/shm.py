@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError, parse_size_kib
-from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, provider
 from stackaudit.facts.sources import DF_SHM, DF_TABLES, SHM_PATH
 from stackaudit.host.base import Host, NotCaptured, read_or_none
 from stackaudit.host.source import Source
@@ -247,6 +247,10 @@ def _logind(host: Host) -> bool | None:
             if text is not None:
                 texts.append(text)
     return parse_logind_remove_ipc(texts)
+
+
+# df and the mount tables first; a pasted Ray log's free-space figure (facts/ray_log.py) where neither is there.
+fact("shm", ShmInfo, first_of)
 
 
 @provider("shm", ShmInfo)

@@ -119,6 +119,17 @@ DOCKER_PS = Source("docker_ps", "`docker ps -q`", argv=("docker", "ps", "-q"), h
 # `docker inspect <name>` names containers the audit cannot know in advance: a pasted document.
 DOCKER_INSPECT = Source("docker_inspect", "pasted `docker inspect`", doc=True,
                         hint="paste `docker inspect <container>` (run on the Docker host)")
+# The same JSON cut to a part of it (a `"HostConfig": {` fragment, an object, lines elided with `...`):
+# what it shows is read, what it leaves out stays unknown.
+DOCKER_INSPECT_EXCERPT = Source("docker_inspect_excerpt", "pasted `docker inspect` excerpt", doc=True,
+                                hint="paste the whole `docker inspect <container>` output")
+# Container specs people paste instead: how the container was started, not what it runs with now.
+DOCKER_RUN = Source("docker_run", "pasted `docker run` command line", doc=True,
+                    hint="paste the `docker run` command line (or `docker inspect <container>`)")
+COMPOSE_FILE = Source("compose_file", "pasted docker compose file", doc=True,
+                      hint="paste the whole compose file (or `docker inspect <container>`)")
+K8S_SPEC = Source("k8s_spec", "pasted Kubernetes pod / deployment spec", doc=True,
+                  hint="paste `kubectl get pod <pod> -o yaml`")
 
 # --- engine environment reports ---------------------------------------------------------------------
 COLLECT_ENV = Source("collect_env", "`python3 -m vllm.collect_env`", argv=("python3", "-m", "vllm.collect_env"),
@@ -152,6 +163,9 @@ ENGINE_LOG = Source("engine_log", "pasted engine / NCCL log", doc=True,
                     hint="paste the server's log (with NCCL_DEBUG=INFO for NCCL lines)")
 
 # nccl-tests (all_reduce_perf ...) output: its header names each rank's GPU.
+# Ray's own log lines (`(raylet) ...`, `WARNING services.py:...`): the object store's /dev/shm warning.
+RAY_LOG = Source("ray_log", "pasted Ray log", doc=True, hint="paste the `ray start` / `ray.init()` output")
+
 NCCL_TESTS = Source("nccl_tests", "pasted nccl-tests output", doc=True, hint="paste the all_reduce_perf output")
 
 ALL: tuple[Source, ...] = (*(v for v in globals().values() if isinstance(v, Source)), *DF_PASTED, *LSPCI_PASTED,

@@ -61,7 +61,8 @@ _INDENTED = re.compile(r"^(?: {4,}|\t+)[A-Za-z][\w .()/+-]*?(\s*:.*)?$")
 # Keys only `nvidia-smi -q` prints, to recognise an excerpt that starts inside a GPU section.
 _Q_KEYS = re.compile(r"^\s+(Product Name|Persistence Mode|Applications Clocks|Default Applications Clocks|"
                      r"Clocks Event Reasons|Clocks Throttle Reasons|GPU Power Readings|Power Readings|FB Memory Usage|"
-                     r"Remapped Rows|ECC Mode|MIG Mode|GSP Firmware Version|Max Clocks)\b")
+                     r"Remapped Rows|ECC Mode|Ecc Mode|ECC Errors|Retired Pages|Compute Mode|MIG Mode|"
+                     r"GSP Firmware Version|Max Clocks)\b")
 
 
 def _q_line(line: str) -> bool:

@@ -1,0 +1,599 @@
+"""Container specs people paste: a `docker run` command line, a docker compose file, a Kubernetes pod
+or deployment spec, and `docker inspect` excerpts; each read into the `docker_containers` vocabulary.
+
+A spec shows how a container is started (its flags, environment and the engine's argv after the
+image), not what it runs with now; an excerpt shows only its own lines. Fields a paste does not show
+stay unknown: `DockerContainer.excerpt` says the spec is cut, so an absent ShmSize or GPU request
+proves nothing there.
+
+Docker's defaults and spellings: https://docs.docker.com/reference/cli/docker/container/run/ (the
+64 MiB /dev/shm, `--shm-size` in bytes with b/k/m/g suffixes, `--ulimit name=soft[:hard]`, `--gpus`);
+compose: https://docs.docker.com/reference/compose-file/services/ (`shm_size`, `ipc`, `ulimits`,
+`deploy.resources.reservations.devices`); Kubernetes: an `emptyDir: {medium: Memory}` volume mounted
+at /dev/shm is the documented way to size /dev/shm (https://docs.vllm.ai/en/stable/deployment/k8s/).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from typing import Any
+
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.docker import DeviceRequest, DockerContainer, DockerContainers, Ulimit
+from stackaudit.facts.registry import parser
+from stackaudit.facts.sources import COMPOSE_FILE, DOCKER_INSPECT_EXCERPT, DOCKER_RUN, K8S_SPEC
+
+MAX_SPEC_BYTES = 1024 * 1024
+MAX_YAML_DEPTH = 64
+MAX_YAML_NODES = 200_000
+MAX_CUTS = 64
+# How the importer joins pieces of one pasted document (a YAML document separator; never a JSON line).
+PIECE_SEPARATOR = "\n---\n"
+
+ORIGIN_DOCKER_RUN = "docker run"
+ORIGIN_COMPOSE = "compose"
+ORIGIN_K8S = "kubernetes"
+ORIGIN_INSPECT_EXCERPT = "docker inspect excerpt"
+
+# `docker run` options that take no value (every other option does); short ones may be combined (`-itd`).
+_RUN_BOOLEAN_LONG = frozenset({
+    "--detach", "--interactive", "--tty", "--rm", "--privileged", "--init", "--publish-all", "--read-only",
+    "--oom-kill-disable", "--no-healthcheck", "--help", "--quiet", "--sig-proxy", "--disable-content-trust",
+})
+_RUN_BOOLEAN_SHORT = frozenset("ditPq")
+# How a pasted command line starts the container: `docker run`, `docker container run`, `nvidia-docker run`.
+# At a line's start, after a shell prompt (`$ `, `root@h:/# `, zsh's `~ `), inline-code backticks or `;`/`&&`:
+# not inside a sentence ("I tried docker run but ...").
+DOCKER_RUN_START = re.compile(r"(?:^\s*(?:\S{0,60}[#$%>~]\s+)?`{0,3}|[;&|(]\s*)(?:sudo\s+(?:-\S+\s+)*)?"
+                              r"(?:nvidia-)?docker\s+(?:container\s+)?run\b")
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b?)\s*$", re.IGNORECASE)
+_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
+
+
+def parse_size_bytes(text: str, decimal_si: bool = False) -> int | None:
+    """`10.24g`, `1gb`, `64m`, `67108864` (Docker: binary units); `64Gi` / `64G` Kubernetes quantities
+    (`decimal_si`: `G` is 10^9, `Gi` 2^30). None when the text is not a size."""
+    m = _SIZE.match(str(text))
+    if not m:
+        return None
+    number, unit, suffix = float(m.group(1)), m.group(2).lower(), m.group(3).lower()
+    if decimal_si and unit and not suffix.startswith("i"):
+        return int(number * 1000 ** " kmgtp".index(unit))
+    return int(number * _UNITS[unit])
+
+
+def _ulimit(name: str, value: str) -> Ulimit | None:
+    soft, _, hard = value.partition(":")
+    try:
+        s = int(soft)
+        return Ulimit(name, s, int(hard) if hard else s)
+    except ValueError:
+        return None
+
+
+def _gpus(value: str) -> DeviceRequest:
+    """`--gpus all`, `--gpus 2`, `--gpus '"device=0,1"'`, `--gpus device=GPU-...` as Docker records them."""
+    value = value.strip().strip("'\"")
+    ids: tuple[str, ...] = ()
+    count = 0
+    for part in re.split(r",(?=[a-z]+=)", value):
+        key, eq, val = part.partition("=")
+        if not eq:
+            count = -1 if key == "all" else int(key) if key.isdecimal() else 0
+        elif key == "device":
+            ids = tuple(v for v in val.strip("'\"").split(",") if v)
+        elif key == "count":
+            count = -1 if val == "all" else int(val) if val.isdecimal() else 0
+    return DeviceRequest("", count, ids, (("gpu",),))
+
+
+def _split_command(text: str) -> list[str]:
+    try:
+        return shlex.split(text, comments=False)
+    except ValueError:  # an unbalanced quote in a pasted line: words as they stand
+        return text.split()
+
+
+def _join_continued(text: str) -> str:
+    return re.sub(r"\\[ \t]*\r?\n", " ", text)
+
+
+def parse_docker_run(line: str) -> DockerContainer:
+    """One `docker run` command line (continuations joined): its options, image and the argv after it."""
+    m = DOCKER_RUN_START.search(line)
+    if not m:
+        raise ParseError("no `docker run` in the line")
+    words = _split_command(line[m.end():].strip().strip("`"))
+    env: list[tuple[str, str]] = []
+    ulimits: list[Ulimit] = []
+    devices: list[str] = []
+    requests: list[DeviceRequest] = []
+    opts: dict[str, str] = {}
+    cap_add: list[str] = []
+    security: list[str] = []
+    privileged = False
+    i = 0
+    image = ""
+    while i < len(words):
+        word = words[i]
+        if word == "--":
+            i += 1
+            continue
+        if not word.startswith("-") or word == "-":
+            image = word
+            i += 1
+            break
+        name, eq, value = word.partition("=")
+        if name.startswith("--"):
+            if name in _RUN_BOOLEAN_LONG:
+                privileged = privileged or name == "--privileged"
+                i += 1
+                continue
+        elif len(word) > 2:
+            if set(word[1:]) <= _RUN_BOOLEAN_SHORT:  # `-itd`
+                i += 1
+                continue
+            name, value, eq = word[:2], word[2:].removeprefix("="), "="  # `-eKEY=VAL`, `-p8000:8000`
+        elif name[1:] in _RUN_BOOLEAN_SHORT:
+            i += 1
+            continue
+        if not eq:
+            if i + 1 >= len(words):
+                break
+            value = words[i + 1]
+            i += 2
+        else:
+            i += 1
+        if name in ("-e", "--env"):
+            key, has, val = value.partition("=")
+            if has:  # `-e KEY` passes the caller's value, which the paste does not show
+                env.append((key, val))
+        elif name == "--ulimit":
+            key, _, val = value.partition("=")
+            u = _ulimit(key, val)
+            if u is not None:
+                ulimits.append(u)
+        elif name == "--device":
+            devices.append(value.split(":", 1)[0])
+        elif name == "--gpus":
+            requests.append(_gpus(value))
+        elif name == "--cap-add":
+            cap_add.append(value)
+        elif name == "--security-opt":
+            security.append(value)
+        else:
+            opts[name] = value
+    if not image:
+        raise ParseError("the `docker run` line names no image")
+    argv = tuple(words[i:])
+    for cut in (";", "&&", "||", "|"):
+        if cut in argv:
+            argv = argv[:argv.index(cut)]
+    if argv and argv[-1].endswith("`"):
+        argv = (*argv[:-1], argv[-1].rstrip("`"))
+    entrypoint = opts.get("--entrypoint", "")
+    cpus = opts.get("--cpus", "")
+    shm = opts.get("--shm-size")
+    name = opts.get("--name", "")
+    return DockerContainer(
+        id=name or image, name=name or image, image=image,
+        argv=tuple(a for a in ((entrypoint,) if entrypoint else ()) + argv if a),
+        env=tuple(env), shm_size=parse_size_bytes(shm) if shm else None, ipc_mode=opts.get("--ipc", ""),
+        ulimits=tuple(ulimits), cap_add=tuple(cap_add), security_opt=tuple(security), privileged=privileged,
+        device_requests=tuple(requests), devices=tuple(devices), cpuset_cpus=opts.get("--cpuset-cpus", ""),
+        nano_cpus=int(float(cpus) * 1e9) if re.fullmatch(r"\d+(?:\.\d+)?", cpus) else 0,
+        memory=parse_size_bytes(opts.get("--memory", opts.get("-m", ""))) or 0,
+        runtime=opts.get("--runtime", ""), pid_mode=opts.get("--pid", ""),
+        network_mode=opts.get("--network", opts.get("--net", "")), origin=ORIGIN_DOCKER_RUN,
+    )
+
+
+def docker_run_lines(text: str) -> list[str]:
+    """The `docker run` command lines of a text, each with its `\\` continuations joined."""
+    return [line for line in _join_continued(text).splitlines() if DOCKER_RUN_START.search(line)]
+
+
+@parser(DOCKER_RUN, feeds="docker_containers", kind=DockerContainers, rank=22)
+def containers_from_docker_run(text: str) -> DockerContainers:
+    """Containers as pasted `docker run` lines start them (flags, environment, the engine's argv)."""
+    out = []
+    for line in docker_run_lines(text):
+        try:
+            out.append(parse_docker_run(line))
+        except ParseError:
+            continue
+    if not out:
+        raise ParseError("no `docker run` line with an image")
+    return DockerContainers(tuple(out))
+
+
+# --- YAML, bounded ---------------------------------------------------------------------------------
+
+
+def load_yaml_documents(text: str) -> list[Any]:
+    """YAML documents with the safe loader (no tags executed), refusing aliases (no expansion bombs),
+    nesting deeper than MAX_YAML_DEPTH and texts over MAX_SPEC_BYTES."""
+    import yaml
+
+    if len(text) > MAX_SPEC_BYTES:
+        raise ParseError(f"a spec over {MAX_SPEC_BYTES // 1024} KiB is not a pasted spec")
+
+    class BoundedLoader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no type hints
+        depth = 0
+        nodes = 0
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                raise ParseError("YAML aliases are not read in a pasted spec")
+            self.depth += 1
+            self.nodes += 1
+            if self.depth > MAX_YAML_DEPTH or self.nodes > MAX_YAML_NODES:
+                raise ParseError("the YAML is nested too deep or too large for a pasted spec")
+            try:
+                return super().compose_node(parent, index)
+            finally:
+                self.depth -= 1
+
+    try:
+        return [doc for doc in yaml.load_all(text, Loader=BoundedLoader) if doc is not None]  # a SafeLoader: no tags run
+    except yaml.YAMLError as exc:
+        raise ParseError(f"not YAML: {str(exc).splitlines()[0]}") from exc
+
+
+def _str_list(value: Any) -> tuple[str, ...]:
+    if isinstance(value, list):
+        return tuple(str(v) for v in value if v is not None)
+    return ()
+
+
+def _command(value: Any) -> tuple[str, ...]:
+    if isinstance(value, list):
+        return tuple(str(v) for v in value)
+    if isinstance(value, str):
+        return tuple(_split_command(value))
+    return ()
+
+
+def _env_pairs(value: Any) -> tuple[tuple[str, str], ...]:
+    """compose `environment:` as a list of KEY=VALUE or a mapping; Kubernetes `env:` as name/value items."""
+    out: list[tuple[str, str]] = []
+    if isinstance(value, dict):
+        out.extend((str(k), "" if v is None else str(v)) for k, v in value.items())
+    elif isinstance(value, list):
+        for item in value:
+            if isinstance(item, dict) and "name" in item:
+                if "value" in item:  # valueFrom (a secret, a field) is not in the paste
+                    out.append((str(item["name"]), str(item["value"])))
+            elif isinstance(item, str) and "=" in item:
+                key, _, val = item.partition("=")
+                out.append((key, val))
+    return tuple(out)
+
+
+def _compose_ulimits(value: Any) -> tuple[Ulimit, ...]:
+    out = []
+    for name, limit in (value.items() if isinstance(value, dict) else ()):
+        if isinstance(limit, int):
+            out.append(Ulimit(str(name), limit, limit))
+        elif isinstance(limit, dict) and isinstance(limit.get("soft"), int) and isinstance(limit.get("hard"), int):
+            out.append(Ulimit(str(name), limit["soft"], limit["hard"]))
+    return tuple(out)
+
+
+def _compose_requests(service: dict[str, Any]) -> tuple[DeviceRequest, ...]:
+    deploy = service.get("deploy")
+    resources = deploy.get("resources") if isinstance(deploy, dict) else None
+    reservations = resources.get("reservations") if isinstance(resources, dict) else None
+    devices = reservations.get("devices") if isinstance(reservations, dict) else None
+    out = []
+    for dev in devices if isinstance(devices, list) else ():
+        if not isinstance(dev, dict):
+            continue
+        count = dev.get("count")
+        out.append(DeviceRequest(str(dev.get("driver") or ""), -1 if count == "all" else count if isinstance(
+            count, int) else 0, _str_list(dev.get("device_ids")),
+            (_str_list(dev.get("capabilities")),) if dev.get("capabilities") else ()))
+    return tuple(out)
+
+
+def _named_volume(volume: str) -> str:
+    """The volume name of a short-syntax mount (`name:/path`); "" for a bind mount or a bare path."""
+    source, sep, _ = volume.partition(":")
+    if not sep or source.startswith((".", "/", "~", "$")):
+        return ""
+    return source
+
+
+def parse_compose(text: str) -> tuple[DockerContainer, ...]:
+    """The services of a compose file, as the containers they start."""
+    try:
+        return _parse_compose(text)
+    except (TypeError, AttributeError, ValueError, OverflowError) as exc:  # a YAML of unexpected shapes
+        if isinstance(exc, ParseError):
+            raise
+        raise ParseError(f"not a compose file: {exc}") from exc
+
+
+def _parse_compose(text: str) -> tuple[DockerContainer, ...]:
+    services: dict[Any, Any] = {}
+    declared: set[str] = set()
+    for doc in load_yaml_documents(text):  # pieces pasted apart are joined as YAML documents
+        if isinstance(doc, dict) and isinstance(doc.get("services"), dict):
+            services.update(doc["services"])
+        if isinstance(doc, dict) and isinstance(doc.get("volumes"), dict):
+            declared.update(str(k) for k in doc["volumes"])
+    # A named volume a service mounts must be declared at the top level (compose refuses the file
+    # otherwise): one that is not shows the paste was cut before its `volumes:` section.
+    cut = any(_named_volume(v) not in ("", *declared) for svc in services.values() if isinstance(svc, dict)
+              for v in _str_list(svc.get("volumes")))
+    if not services:
+        raise ParseError("no `services:` mapping: not a compose file")
+    out = []
+    for name, svc in services.items():
+        if not isinstance(svc, dict):
+            continue
+        shm = svc.get("shm_size")
+        cpus = svc.get("cpus")
+        out.append(DockerContainer(
+            id=str(svc.get("container_name") or name), name=str(svc.get("container_name") or name),
+            image=str(svc.get("image") or ""),
+            argv=(*_command(svc.get("entrypoint")), *_command(svc.get("command"))),
+            env=_env_pairs(svc.get("environment")),
+            shm_size=parse_size_bytes(str(shm)) if shm is not None else None, ipc_mode=str(svc.get("ipc") or ""),
+            ulimits=_compose_ulimits(svc.get("ulimits")), cap_add=_str_list(svc.get("cap_add")),
+            cap_drop=_str_list(svc.get("cap_drop")), security_opt=_str_list(svc.get("security_opt")),
+            privileged=svc.get("privileged") is True, device_requests=_compose_requests(svc),
+            devices=tuple(d.split(":", 1)[0] for d in _str_list(svc.get("devices"))),
+            cpuset_cpus=str(svc.get("cpuset") or ""),
+            nano_cpus=int(float(cpus) * 1e9) if isinstance(cpus, (int, float, str)) and re.fullmatch(
+                r"\d+(?:\.\d+)?", str(cpus)) else 0,
+            runtime=str(svc.get("runtime") or ""), pid_mode=str(svc.get("pid") or ""),
+            network_mode=str(svc.get("network_mode") or ""), origin=ORIGIN_COMPOSE, excerpt=cut,
+        ))
+    if not out:
+        raise ParseError("no service in the compose file")
+    return tuple(out)
+
+
+@parser(COMPOSE_FILE, feeds="docker_containers", kind=DockerContainers, rank=24)
+def containers_from_compose(text: str) -> DockerContainers:
+    """Containers as a pasted compose file starts them (every service)."""
+    return DockerContainers(parse_compose(text))
+
+
+# --- Kubernetes ------------------------------------------------------------------------------------
+
+
+def _pod_spec(doc: dict[str, Any]) -> dict[str, Any] | None:
+    """The pod spec of a Pod, or of a workload's template (Deployment, StatefulSet, Job, ...)."""
+    spec = _dict(doc.get("spec"))
+    if "containers" in spec:
+        return spec
+    template = _dict(spec.get("template")) or _dict(_dict(_dict(spec.get("jobTemplate")).get("spec")).get("template"))
+    inner = _dict(template.get("spec"))
+    return inner or None
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def parse_k8s(text: str, excerpt: bool = False) -> tuple[DockerContainer, ...]:
+    """The containers of the pod specs in a Kubernetes manifest (one or more documents)."""
+    try:
+        return _parse_k8s(text, excerpt)
+    except (TypeError, AttributeError, ValueError, OverflowError) as exc:  # a YAML of unexpected shapes
+        if isinstance(exc, ParseError):
+            raise
+        raise ParseError(f"not a Kubernetes manifest: {exc}") from exc
+
+
+def _parse_k8s(text: str, excerpt: bool) -> tuple[DockerContainer, ...]:
+    out = []
+    for doc in load_yaml_documents(text):
+        if not isinstance(doc, dict):
+            continue
+        pod = _pod_spec(doc)
+        if pod is None:
+            continue
+        meta = _dict(doc.get("metadata"))
+        volumes = {str(v.get("name")): v for v in pod.get("volumes") or [] if isinstance(v, dict)}
+        for ctr in pod.get("containers") or []:
+            if not isinstance(ctr, dict):
+                continue
+            shm_size: int | None = None
+            shm_mounted = False
+            for mount in ctr.get("volumeMounts") or []:
+                if isinstance(mount, dict) and str(mount.get("mountPath", "")).rstrip("/") == "/dev/shm":
+                    vol = volumes.get(str(mount.get("name")), {})
+                    empty = vol.get("emptyDir") if isinstance(vol, dict) else None
+                    if isinstance(empty, dict) and str(empty.get("medium", "")) == "Memory":
+                        shm_mounted = True
+                        limit = empty.get("sizeLimit")
+                        # No sizeLimit: a memory emptyDir may grow to the pod's memory limit.
+                        shm_size = parse_size_bytes(str(limit), decimal_si=True) if limit is not None else None
+            gpus = _dict(_dict(ctr.get("resources")).get("limits")).get("nvidia.com/gpu")
+            requests = (DeviceRequest("nvidia.com/gpu", int(gpus) if str(gpus).isdecimal() else 0, (),
+                                      (("gpu",),)),) if gpus is not None else ()
+            ipc = "host" if pod.get("hostIPC") is True else ""
+            name = str(ctr.get("name") or meta.get("name") or "")
+            # A pod without a memory emptyDir at /dev/shm (and no hostIPC) gets the runtime's 64 MiB.
+            out.append(DockerContainer(
+                id=f"{meta.get('name', '')}/{name}".strip("/"), name=name, image=str(ctr.get("image") or ""),
+                argv=(*_command(ctr.get("command")), *_command(ctr.get("args"))), env=_env_pairs(ctr.get("env")),
+                shm_size=shm_size if shm_mounted else None, ipc_mode=ipc, device_requests=requests,
+                privileged=_dict(ctr.get("securityContext")).get("privileged") is True,
+                origin=ORIGIN_K8S, excerpt=excerpt or (shm_mounted and shm_size is None),
+            ))
+    if not out:
+        raise ParseError("no pod spec with containers in the manifest")
+    return tuple(out)
+
+
+# A manifest whose line breaks a chat box ate (`apiVersion: apps/v1 kind: Deployment metadata: ...` on one
+# line): its nesting is lost, so only unambiguous pieces are read, for a single container.
+FLAT_MANIFEST = re.compile(r"apiVersion:\s*\S+\s+kind:\s*(?:Pod|Deployment|StatefulSet|DaemonSet|ReplicaSet|Job)\b")
+_FLAT_KEYS = r"(?:name|image|env|args|command|resources|ports|volumeMounts|volumes|readinessProbe|livenessProbe)"
+
+
+def parse_flat_k8s(text: str) -> tuple[DockerContainer, ...]:
+    """One container of a manifest pasted on one line: image, env name/value pairs, a `[...]` args list,
+    the nvidia.com/gpu limit, and whether a memory emptyDir is mounted at /dev/shm."""
+    line = " ".join(text.split())
+    if not FLAT_MANIFEST.search(line) or line.count(" containers: ") != 1:
+        raise ParseError("not a one-line manifest with one containers: list")
+    head, _, body = line.partition(" containers: ")
+    image = re.search(r"\bimage:\s*(\S+)", body)
+    if not image:
+        raise ParseError("the one-line manifest names no image")
+    env = tuple((m.group(1), m.group(2).strip("'\"")) for m in re.finditer(
+        r"- name:\s*([A-Z_][A-Z0-9_]*)\s+value:\s*(\S+)", body))
+    argv: tuple[str, ...] = ()
+    for key in ("command", "args"):
+        m = re.search(rf"\b{key}:\s*(\[[^\]]*\])", body)
+        if m:
+            try:
+                argv += tuple(str(a) for a in json.loads(m.group(1)))
+            except ValueError as exc:
+                raise ParseError(f"the {key} list is not a flow list") from exc
+    gpus = re.search(r"limits:(?:(?!requests:).)*?nvidia\.com/gpu:\s*'?(\d+)", body)
+    mounts = re.search(rf"volumeMounts:(.*?)(?:\s{_FLAT_KEYS}:\s(?!\S+\s+name:)|$)", body)
+    shows_mounts = bool(mounts)
+    shm_mounted = bool(mounts and re.search(r"mountPath:\s*/dev/shm\b", mounts.group(1)))
+    memory_dir = re.search(r"emptyDir:\s*\{?\s*medium\s*:\s*Memory(?:,?\s*sizeLimit:\s*(\S+?))?[\s}]", line)
+    size = parse_size_bytes(memory_dir.group(1), decimal_si=True) if memory_dir and memory_dir.group(1) else None
+    name = re.match(r"-\s*name:\s*(\S+)", body.strip())
+    return (DockerContainer(
+        id=name.group(1) if name else image.group(1), name=name.group(1) if name else image.group(1),
+        image=image.group(1), argv=argv, env=env,
+        shm_size=size if shm_mounted and memory_dir else None,
+        ipc_mode="host" if re.search(r"\bhostIPC:\s*true\b", head + body) else "",
+        device_requests=(DeviceRequest("nvidia.com/gpu", int(gpus.group(1)), (), (("gpu",),)),) if gpus else (),
+        origin=ORIGIN_K8S,
+        # Without the mounts (or with a memory emptyDir at /dev/shm of no stated size) the size is not shown.
+        excerpt=not shows_mounts or (shm_mounted and size is None),
+    ),)
+
+
+@parser(K8S_SPEC, feeds="docker_containers", kind=DockerContainers, rank=26)
+def containers_from_k8s(text: str) -> DockerContainers:
+    """Containers of a pasted Kubernetes pod / deployment spec (a one-line paste read in part)."""
+    out: list[DockerContainer] = []
+    for part in text.split(PIECE_SEPARATOR):
+        try:
+            out.extend(parse_k8s(part))
+        except ParseError:
+            try:
+                out.extend(parse_flat_k8s(part))
+            except ParseError:
+                continue
+    if not out:
+        raise ParseError("no pod spec with containers in the manifest")
+    return DockerContainers(tuple(out))
+
+
+# --- docker inspect excerpts -----------------------------------------------------------------------
+
+
+def close_json(text: str) -> Any:
+    """A cut JSON object or fragment read as far as it goes: the lines that parse are kept, open
+    brackets closed, elision lines (`...`) and the key cut at the end dropped. ParseError when
+    nothing parses."""
+    kept: list[str] = []
+    for raw in text.splitlines():
+        line = raw.rstrip()
+        if not line.strip() or re.fullmatch(r"\s*(?:\.{3,}|…+|\[\.\.\.\]|<\.\.\.>)\s*", line):
+            continue
+        kept.append(line)
+    if kept and not kept[0].lstrip().startswith(("{", "[")):
+        kept.insert(0, "{")
+    # Cut at line ends, from the last: a paste ends inside a key or a value (at most MAX_CUTS tries).
+    for end in range(len(kept), max(len(kept) - MAX_CUTS, 0), -1):
+        candidate = "\n".join(kept[:end]).rstrip().rstrip(",")
+        closed = _close_brackets(candidate)
+        if closed is None:
+            continue
+        try:
+            return json.loads(closed)
+        except ValueError:
+            continue
+    raise ParseError("no JSON in the excerpt")
+
+
+def _close_brackets(text: str) -> str | None:
+    stack: list[str] = []
+    in_str = escaped = False
+    for ch in text:
+        if in_str:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            stack.append("]" if ch == "[" else "}")
+        elif ch in "]}":
+            if not stack:
+                return None
+            stack.pop()
+    if in_str or text.endswith(":"):
+        return None
+    return text + "".join(reversed(stack))
+
+
+def parse_inspect_excerpt(text: str) -> tuple[DockerContainer, ...]:
+    """The container objects a cut `docker inspect` shows (a HostConfig fragment counts as one)."""
+    lines = text.splitlines()
+    # From the first line, else from each line that opens an object (an image's inspect tail before it).
+    starts = [0] + [n for n, line in enumerate(lines) if n and re.fullmatch(r"\s*(?:\[\s*)?\{\s*", line)]
+    for start in starts[:MAX_CUTS]:
+        try:
+            found = _containers_in(close_json("\n".join(lines[start:])))
+        except ParseError:
+            continue
+        if found:
+            return found
+    raise ParseError("no container object in the excerpt")
+
+
+def _containers_in(data: Any) -> tuple[DockerContainer, ...]:
+    from stackaudit.facts.docker import parse_docker_inspect
+
+    objects = data if isinstance(data, list) else [data]
+    out = []
+    for obj in objects:
+        if not isinstance(obj, dict):
+            continue
+        if "HostConfig" not in obj and ("Ulimits" in obj or "ShmSize" in obj or "DeviceRequests" in obj):
+            obj = {"HostConfig": obj}  # the inside of HostConfig, its key above the cut
+        if not isinstance(obj.get("HostConfig"), dict):
+            if "Args" not in obj and "Config" not in obj:
+                continue
+            obj = {**obj, "HostConfig": {}}
+        try:
+            (ctr,) = parse_docker_inspect(json.dumps([obj]))
+        except (ParseError, ValueError):
+            continue
+        host = obj["HostConfig"]
+        out.append(DockerContainer(**{**ctr.__dict__, "shm_size": ctr.shm_size if "ShmSize" in host else None,
+                                      "origin": ORIGIN_INSPECT_EXCERPT, "excerpt": True}))
+    return tuple(out)
+
+
+@parser(DOCKER_INSPECT_EXCERPT, feeds="docker_containers", kind=DockerContainers, rank=28)
+def containers_from_inspect_excerpt(text: str) -> DockerContainers:
+    """What a pasted `docker inspect` excerpt shows of its containers (the rest unknown)."""
+    out: list[DockerContainer] = []
+    for part in text.split(PIECE_SEPARATOR):
+        try:
+            out.extend(parse_inspect_excerpt(part))
+        except ParseError:
+            continue
+    if not out:
+        raise ParseError("no container object in the pasted excerpt")
+    return DockerContainers(tuple(out))

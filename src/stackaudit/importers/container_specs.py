@@ -1,0 +1,219 @@
+"""Container specs pasted as text: `docker run` command lines, docker compose files, Kubernetes pod /
+deployment manifests and `docker inspect` excerpts (JSON that does not start with the array's `[`).
+
+Each is recorded verbatim (secrets replaced where they stand) as a pasted document of its own source
+(facts/sources.py); facts/container_specs.py reads them into `docker_containers`. Only a `docker run`
+line shows where it ends (no trailing `\\`): a YAML file or a JSON excerpt may be cut anywhere.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.container_specs import (
+    DOCKER_RUN_START,
+    FLAT_MANIFEST,
+    MAX_SPEC_BYTES,
+    PIECE_SEPARATOR,
+    parse_compose,
+    parse_docker_run,
+    parse_flat_k8s,
+    parse_inspect_excerpt,
+    parse_k8s,
+)
+from stackaudit.facts.docker import extract_json_array
+from stackaudit.facts.sources import COMPOSE_FILE, DOCKER_INSPECT_EXCERPT, DOCKER_RUN, K8S_SPEC
+from stackaudit.host.memory import HostRecord
+from stackaudit.host.redact import REDACTED, is_secret_name, redact_text
+from stackaudit.importers._scan import FENCE
+from stackaudit.importers.registry import Found, importer
+
+MAX_SPEC_LINES = 5000
+
+
+# Kubernetes env items: `- name: HF_TOKEN` then `value: ...` (on the next line, in a flow map, or on one
+# pasted line): the value's key is `value`, so the secret name is the item's `name`.
+_K8S_ENV_VALUE = re.compile(r"(?P<head>\bname:\s*[\"']?(?P<name>[A-Za-z_][\w.-]*)[\"']?\s*,?\s*value:\s*)"
+                            r"(?P<value>\"[^\"]*\"|'[^']*'|[^\s,}]+)")
+
+
+def redact_spec(text: str) -> str:
+    """Secrets replaced where they stand: secret-named assignments and flags (the host layer's rules),
+    and the values of Kubernetes env items with a secret name."""
+
+    def env_item(m: re.Match[str]) -> str:
+        return m.group("head") + REDACTED if is_secret_name(m.group("name")) else m.group(0)
+
+    return redact_text(_K8S_ENV_VALUE.sub(env_item, text))
+
+
+def _append(doc: str, text: str) -> Callable[[HostRecord], None]:
+    def apply(record: HostRecord) -> None:
+        earlier = record.docs.get(doc)
+        record.docs[doc] = (earlier + PIECE_SEPARATOR if earlier else "") + redact_spec(text)
+
+    return apply
+
+
+# --- docker run ------------------------------------------------------------------------------------
+
+
+@importer("docker run", "a `docker run ...` command line (one line or `\\`-continued)")
+def docker_run(lines: list[str]) -> Iterator[Found]:
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if "docker" not in line or not DOCKER_RUN_START.search(line):
+            i += 1
+            continue
+        end = i + 1
+        while lines[end - 1].rstrip().endswith("\\") and end < len(lines) and end - i < 200:
+            end += 1
+        text = "\n".join(lines[i:end])
+        try:
+            parse_docker_run(re.sub(r"\\[ \t]*\n", " ", text))
+        except ParseError:
+            i += 1
+            continue
+        # Whole: the command's last line has no continuation (a cut one would end in `\`).
+        yield Found("docker run", i, end, _append(DOCKER_RUN.name, text + "\n"),
+                    whole=not lines[end - 1].rstrip().endswith("\\"))
+        i = end
+
+
+# --- YAML documents ------------------------------------------------------------------------------
+
+_COMPOSE_TOP = re.compile(r"^(?:version|name|services|volumes|networks|configs|secrets|include|x-[\w-]+):")
+_K8S_START = re.compile(r"^(?:apiVersion:\s*\S+|kind:\s*[A-Z]\w+)\s*$")
+_K8S_TOP = re.compile(r"^(?:apiVersion|kind|metadata|spec|status|data|items|stringData|type):")
+
+
+def _yaml_block(lines: list[str], start: int, top: re.Pattern[str]) -> int:
+    """End of the YAML block from `start`: indented lines, comments, blanks and the top-level keys `top`."""
+    i = start + 1
+    end = i
+    while i < len(lines) and i - start < MAX_SPEC_LINES:
+        line = lines[i]
+        if FENCE.match(line):
+            break
+        if line.strip() and not (line[0] in " \t-#" or top.match(line) or line.rstrip() == "---"):
+            break
+        i += 1
+        if line.strip():
+            end = i
+    return end
+
+
+@importer("compose", "a docker compose file (`services:` with image, shm_size, ipc, environment, command)")
+def compose(lines: list[str]) -> Iterator[Found]:
+    i = 0
+    while i < len(lines):
+        if not lines[i].startswith("services:") or lines[i].rstrip() != "services:":
+            i += 1
+            continue
+        start = i
+        for k in range(i - 1, max(i - 4, -1), -1):  # `version: '3.8'` (and a blank line) above it
+            if _COMPOSE_TOP.match(lines[k]):
+                start = k
+            elif lines[k].strip():
+                break
+        end = _yaml_block(lines, i, _COMPOSE_TOP)
+        text = "\n".join(lines[start:end])
+        try:
+            if len(text) > MAX_SPEC_BYTES:
+                raise ParseError("too large")
+            parse_compose(text)
+        except ParseError:
+            i += 1
+            continue
+        yield Found("compose", start, end, _append(COMPOSE_FILE.name, text + "\n"))
+        i = end
+
+
+@importer("k8s pod", "a Kubernetes pod / deployment manifest (YAML with apiVersion, kind, spec.containers)")
+def k8s_pod(lines: list[str]) -> Iterator[Found]:
+    i = 0
+    while i < len(lines):
+        if "apiVersion:" in lines[i] and FLAT_MANIFEST.search(lines[i]) and len(lines[i]) <= MAX_SPEC_BYTES:
+            try:
+                parse_flat_k8s(lines[i])
+            except ParseError:
+                pass
+            else:
+                yield Found("k8s pod", i, i + 1, _append(K8S_SPEC.name, lines[i] + "\n"))
+                i += 1
+                continue
+        if not _K8S_START.match(lines[i]):
+            i += 1
+            continue
+        end = _yaml_block(lines, i, _K8S_TOP)
+        text = "\n".join(lines[i:end])
+        head = text[:2000]
+        if not (re.search(r"^apiVersion:", head, re.MULTILINE) and re.search(r"^kind:", head, re.MULTILINE)):
+            i += 1
+            continue
+        try:
+            parse_k8s(text)
+        except ParseError:
+            # A manifest cut before its containers is still one (what it shows is recorded; no container).
+            if not re.search(r"^kind:\s*(?:Pod|Deployment|StatefulSet|DaemonSet|ReplicaSet|Job|CronJob)\s*$",
+                              head, re.MULTILINE) or len(text) > MAX_SPEC_BYTES:
+                i += 1
+                continue
+        yield Found("k8s pod", i, end, _append(K8S_SPEC.name, text + "\n"))
+        i = end
+
+
+# --- docker inspect excerpts -------------------------------------------------------------------
+
+_JSONISH = re.compile(r'^\s*(?:"[^"]*"\s*:.*|"[^"]*"?,?|[\[\]{}]+,?|-?\d[\d.eE+-]*,?|true,?|false,?|null,?'
+                      r'|\.{3,}|…+)\s*$')
+_INSPECT_KEY = re.compile(r'^\s*"(?:HostConfig|ShmSize|IpcMode|Ulimits|DeviceRequests|Args|Path|Env|Runtime)"\s*:')
+
+
+def _whole_array(text: str) -> bool:
+    try:
+        json.loads(extract_json_array(text))
+    except (ParseError, ValueError):
+        return False
+    return True
+
+
+@importer("docker inspect excerpt", "part of a `docker inspect` output (an object or a HostConfig fragment)")
+def docker_inspect_excerpt(lines: list[str]) -> Iterator[Found]:
+    i = 0
+    while i < len(lines):
+        if not _JSONISH.match(lines[i]) or not lines[i].strip():
+            i += 1
+            continue
+        start = i
+        end = i
+        blanks = 0
+        keyed = False
+        while i < len(lines) and i - start < MAX_SPEC_LINES:
+            line = lines[i]
+            if not line.strip():
+                blanks += 1
+                if blanks > 3:
+                    break
+            elif _JSONISH.match(line):
+                blanks = 0
+                keyed = keyed or bool(_INSPECT_KEY.match(line))
+                end = i + 1
+            else:
+                break
+            i += 1
+        i = max(end, start + 1)
+        if not keyed or end - start < 3:
+            continue
+        text = "\n".join(lines[start:end])
+        if text.lstrip().startswith("[") and _whole_array(text):
+            continue  # the whole output: the `docker inspect` importer's
+        try:
+            parse_inspect_excerpt(text)
+        except ParseError:
+            continue
+        yield Found("docker inspect excerpt", start, end, _append(DOCKER_INSPECT_EXCERPT.name, text + "\n"))
