@@ -486,34 +486,48 @@ class _CountingReader(io.RawIOBase):
         return len(data)
 
 
-def _read_tarball(path: str, budget: _Budget) -> dict[str, tuple[str, bytes | str]]:
+def _read_tarball(path: str, budget: _Budget, strict: bool = True) -> dict[str, tuple[str, bytes | str]]:
     """Members of a .tar(.gz) snapshot, read as one stream, member by member, each to its declared size
-    (checked against its bound before a byte of it is read); the gzip trailer's CRC is checked at the end."""
+    (checked against its bound before a byte of it is read); the gzip trailer's CRC is checked at the end.
+
+    `strict=False` salvages a damaged tarball (for --allow-partial): the members read before the damage,
+    still bounded; a member outside the snapshot or cut short is skipped, not an error.
+    """
     entries: dict[str, tuple[str, bytes | str]] = {}
-    with open(path, "rb") as raw:
-        gzipped = raw.read(2) == b"\x1f\x8b"
-        raw.seek(0)
-        stream: Any = gzip.GzipFile(fileobj=raw, mode="rb") if gzipped else raw
-        counted = io.BufferedReader(_CountingReader(stream, MAX_SNAPSHOT_BYTES + 64 * (1 << 20),
-                                                    raw if gzipped else None), 1 << 16)
-        with tarfile.open(fileobj=counted, mode="r|", tarinfo=_BoundedTarInfo) as tar:
-            for member in tar:
-                rel = _member_name(member.name)
-                if rel is None:
-                    raise SnapshotError(f"member {member.name[:200]!r} lies outside the snapshot", member.name[:200])
-                budget.take(rel, member.size if member.isfile() else 0)
-                if member.issym():
-                    entries[rel] = ("link", member.linkname)
-                elif member.isfile():
-                    handle = tar.extractfile(member)
-                    if handle is not None:
+    try:
+        with open(path, "rb") as raw:
+            gzipped = raw.read(2) == b"\x1f\x8b"
+            raw.seek(0)
+            stream: Any = gzip.GzipFile(fileobj=raw, mode="rb") if gzipped else raw
+            counted = io.BufferedReader(_CountingReader(stream, MAX_SNAPSHOT_BYTES + 64 * (1 << 20),
+                                                        raw if gzipped else None), 1 << 16)
+            with tarfile.open(fileobj=counted, mode="r|", tarinfo=_BoundedTarInfo) as tar:
+                for member in tar:
+                    rel = _member_name(member.name)
+                    if rel is None:
+                        if strict:
+                            raise SnapshotError(f"member {member.name[:200]!r} lies outside the snapshot",
+                                                member.name[:200])
+                        continue
+                    budget.take(rel, member.size if member.isfile() else 0)
+                    if member.issym():
+                        entries[rel] = ("link", member.linkname)
+                    elif member.isfile():
+                        handle = tar.extractfile(member)
+                        if handle is None:
+                            continue
                         data = handle.read(member.size)
-                        if len(data) != member.size:
+                        if len(data) == member.size:
+                            entries[rel] = ("file", data)
+                        elif strict:
                             raise SnapshotError(f"member {rel} is cut short", rel, partial_ok=True)
-                        entries[rel] = ("file", data)
-        # Through the end of the compressed stream, so that the gzip CRC and length are checked.
-        while counted.read(1 << 16):
-            pass
+            if strict:
+                # Through the end of the compressed stream, so that the gzip CRC and length are checked.
+                while counted.read(1 << 16):
+                    pass
+    except (EOFError, zlib.error, gzip.BadGzipFile, tarfile.TarError, OSError):
+        if strict:
+            raise
     return entries
 
 
@@ -598,30 +612,7 @@ def load_snapshot(path: str, allow_partial: bool = False) -> MemoryHost:
 
 def _salvage_tarball(path: str) -> dict[str, tuple[str, bytes | str]]:
     """The members of a damaged tarball read before the damage (for --allow-partial), still bounded."""
-    budget = _Budget()
-    entries: dict[str, tuple[str, bytes | str]] = {}
-    try:
-        with open(path, "rb") as raw:
-            stream: Any = gzip.GzipFile(fileobj=raw, mode="rb") if raw.read(2) == b"\x1f\x8b" else raw
-            raw.seek(0)
-            counted = io.BufferedReader(_CountingReader(stream, MAX_SNAPSHOT_BYTES, raw), 1 << 16)
-            with tarfile.open(fileobj=counted, mode="r|", tarinfo=_BoundedTarInfo) as tar:
-                for member in tar:
-                    rel = _member_name(member.name)
-                    if rel is None:
-                        continue
-                    budget.take(rel, member.size if member.isfile() else 0)
-                    if member.issym():
-                        entries[rel] = ("link", member.linkname)
-                    elif member.isfile():
-                        handle = tar.extractfile(member)
-                        if handle is not None:
-                            data = handle.read(member.size)
-                            if len(data) == member.size:
-                                entries[rel] = ("file", data)
-    except (EOFError, zlib.error, gzip.BadGzipFile, tarfile.TarError, OSError):
-        pass
-    return entries
+    return _read_tarball(path, _Budget(), strict=False)
 
 
 def is_snapshot(path: str) -> bool:
