@@ -21,7 +21,7 @@ import shlex
 from typing import Any
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.docker import DeviceRequest, DockerContainer, DockerContainers, Ulimit
+from stackaudit.facts.docker import DeviceRequest, DockerContainer, DockerContainers, Ulimit, json_brackets
 from stackaudit.facts.registry import parser
 from stackaudit.facts.sources import COMPOSE_FILE, DOCKER_INSPECT_EXCERPT, DOCKER_RUN, K8S_SPEC
 
@@ -523,25 +523,18 @@ def close_json(text: str) -> Any:
 
 
 def _close_brackets(text: str) -> str | None:
+    """The text with its open brackets closed (a cut excerpt), or None where that cannot give JSON."""
     stack: list[str] = []
-    in_str = escaped = False
-    for ch in text:
-        if in_str:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_str = False
-        elif ch == '"':
-            in_str = True
-        elif ch in "[{":
+    for _, ch in json_brackets(text):
+        if ch == '"':  # ends inside a string
+            return None
+        if ch in "[{":
             stack.append("]" if ch == "[" else "}")
-        elif ch in "]}":
-            if not stack:
-                return None
+        elif not stack:
+            return None
+        else:
             stack.pop()
-    if in_str or text.endswith(":"):
+    if text.endswith(":"):
         return None
     return text + "".join(reversed(stack))
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -193,15 +194,10 @@ def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def extract_json_array(text: str) -> str:
-    """The JSON array in a text (first `[` at a line start to its matching `]`)."""
-    m = re.search(r"^\s*\[", text, re.MULTILINE)
-    if not m:
-        raise ParseError("no JSON array in the text")
-    start = text.index("[", m.start())
-    depth = 0
-    in_str = False
-    escaped = False
+def json_brackets(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
+    """(index, bracket) of every `[ ] { }` outside JSON strings, from `start`; the last item is
+    (len(text), "\"") when the text ends inside a string."""
+    in_str = escaped = False
     for i in range(start, len(text)):
         ch = text[i]
         if in_str:
@@ -213,7 +209,21 @@ def extract_json_array(text: str) -> str:
                 in_str = False
         elif ch == '"':
             in_str = True
-        elif ch in "[{":
+        elif ch in "[]{}":
+            yield i, ch
+    if in_str:
+        yield len(text), '"'
+
+
+def extract_json_array(text: str) -> str:
+    """The JSON array in a text (first `[` at a line start to its matching `]`)."""
+    m = re.search(r"^\s*\[", text, re.MULTILINE)
+    if not m:
+        raise ParseError("no JSON array in the text")
+    start = text.index("[", m.start())
+    depth = 0
+    for i, ch in json_brackets(text, start):
+        if ch in "[{":
             depth += 1
         elif ch in "]}":
             depth -= 1
