@@ -22,6 +22,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from stackaudit.host.base import Host
+    from stackaudit.host.memory import MemoryHost
 
 CAPTURES_DIR = Path(__file__).resolve().parent / "data" / "captures"
 
@@ -229,3 +234,35 @@ def corpus_files(directory: Path = CAPTURES_DIR) -> list[Path]:
 def load_corpus(directory: Path = CAPTURES_DIR) -> list[CorpusEntry]:
     """Every corpus file, parsed; the first malformed header raises."""
     return [parse_header(p) for p in corpus_files(directory)]
+
+
+# --- helpers the tests share: a corpus file's body, a paste as a host, one fact of a host ----------
+
+
+def corpus_path(prefix: str, directory: Path = CAPTURES_DIR) -> Path:
+    """The corpus file whose name starts with `prefix-` (its number)."""
+    return next(directory.glob(f"{prefix}-*.txt"))
+
+
+def body(prefix: str) -> str:
+    """The verbatim capture of a corpus file, without its header."""
+    from stackaudit.importers.registry import strip_header
+
+    return strip_header(corpus_path(prefix).read_text())
+
+
+def pasted(text: str) -> MemoryHost:
+    """A host from pasted text, as `audit --from` reads it."""
+    from stackaudit.host.memory import MemoryHost
+    from stackaudit.importers.registry import recognise
+
+    return MemoryHost(recognise(text).record)
+
+
+def fact(host: Host, name: str) -> Any:
+    """One fact of a host, collected by the real engine (a value or a Missing)."""
+    from stackaudit.engine.collect import Collector
+    from stackaudit.facts.registry import load_all
+
+    load_all()
+    return Collector(host).results([name])[name]

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from corpus import body, corpus_path, fact
 from stackaudit.catalogue import explain_check
 from stackaudit.checks.registry import load_all as load_checks
 from stackaudit.engine.collect import Collector, Missing
@@ -25,20 +26,10 @@ from stackaudit.facts.registry import sample_fields
 from stackaudit.host.base import CommandResult
 from stackaudit.host.memory import add_pasted, fake_host, load_snapshot, write_snapshot
 from stackaudit.host.recording import RecordingHost
-from stackaudit.importers.registry import load_pasted, recognise, strip_header
+from stackaudit.importers.registry import load_pasted, recognise
 from stackaudit.report.json_report import report_to_json
 from stackaudit.report.render import render
 from stackaudit.report.sections import RenderOptions
-
-CORPUS = Path(__file__).parent / "data" / "captures"
-
-
-def corpus(prefix: str) -> Path:
-    return next(CORPUS.glob(f"{prefix}-*.txt"))
-
-
-def body(prefix: str) -> str:
-    return strip_header(corpus(prefix).read_text())
 
 
 def paste(tmp_path: Path, name: str, text: str) -> str:
@@ -49,11 +40,6 @@ def paste(tmp_path: Path, name: str, text: str) -> str:
 
 def one(host, check_id: str):  # type: ignore[no-untyped-def]
     return run_checks(host, [check_id])[check_id]
-
-
-def fact(host, name: str):  # type: ignore[no-untyped-def]
-    load_facts()
-    return Collector(host).results([name])[name]
 
 
 # --- NUMA: the same machine shown three ways ------------------------------------------------------
@@ -87,7 +73,7 @@ Vulnerabilities:
 
 def test_the_same_machine_three_ways_gives_one_numa_fact(tmp_path: Path) -> None:
     sysfs = fact(fake_host(files=NODE_SYSFS), "numa")
-    numactl = fact(load_pasted([str(corpus("26"))]), "numa")
+    numactl = fact(load_pasted([str(corpus_path("26"))]), "numa")
     lscpu = fact(load_pasted([paste(tmp_path, "lscpu.txt", LSCPU_SAME_MACHINE)]), "numa")
     for numa in (sysfs, numactl, lscpu):
         assert [n.cpus for n in numa.nodes] == [tuple(range(16)), tuple(range(16, 32))]
@@ -129,7 +115,7 @@ def test_link_width_from_nvidia_smi_xml_alone(tmp_path: Path) -> None:
 
 
 def test_idle_link_from_nvidia_smi_xml_is_power_saving() -> None:
-    r = one(load_pasted([str(corpus("04"))]), "PCIE-LINK-DOWNTRAIN")
+    r = one(load_pasted([str(corpus_path("04"))]), "PCIE-LINK-DOWNTRAIN")
     assert r.status == "not-an-issue" and "idle" in r.message and "Gen4" in r.message
 
 
@@ -137,22 +123,22 @@ def test_idle_link_from_nvidia_smi_xml_is_power_saving() -> None:
 
 @pytest.mark.parametrize("prefix", ["41", "42"])
 def test_aer_errors_from_a_pasted_kernel_log(prefix: str) -> None:
-    r = one(load_pasted([str(corpus(prefix))]), "FW-AER-ERRORS")
+    r = one(load_pasted([str(corpus_path(prefix))]), "FW-AER-ERRORS")
     assert r.status == "issue" and r.severity == "high", r.message
     assert any("Fatal" in e or "fallen off the bus" in e for e in r.evidence)
 
 
 def test_no_aer_line_in_an_excerpt_is_unknown_not_ok() -> None:
-    r = one(load_pasted([str(corpus("40"))]), "IC-NVIDIA-PEERMEM")  # a source with no RDMA evidence at all
+    r = one(load_pasted([str(corpus_path("40"))]), "IC-NVIDIA-PEERMEM")  # a source with no RDMA evidence at all
     assert r.status == "unknown"
-    aer = one(load_pasted([str(corpus("43"))]), "FW-AER-ERRORS")  # corrected errors only, an excerpt
+    aer = one(load_pasted([str(corpus_path("43"))]), "FW-AER-ERRORS")  # corrected errors only, an excerpt
     assert aer.status != "ok"
 
 
 # --- RDMA NICs from an NCCL log ----------------------------------------------------------------------
 
 def test_rdma_nics_from_an_nccl_log() -> None:
-    host = load_pasted([str(corpus("55"))])
+    host = load_pasted([str(corpus_path("55"))])
     rdma = fact(host, "rdma")
     assert "mlx5_bond_0" in rdma.names and len(rdma.names) == 9 and not rdma.complete
     r = one(host, "IC-NVIDIA-PEERMEM")
@@ -162,7 +148,7 @@ def test_rdma_nics_from_an_nccl_log() -> None:
 # --- a GPU that fell off the bus, without an Xid number -----------------------------------------------
 
 def test_fallen_off_the_bus_without_an_xid_number_is_an_issue() -> None:
-    r = one(load_pasted([str(corpus("40"))]), "DRV-XID")
+    r = one(load_pasted([str(corpus_path("40"))]), "DRV-XID")
     assert r.status == "issue" and r.severity == "high" and r.subjects == ("0000:b3:00.0",)
     assert r.fix is not None and r.fix.cost == "reboot"
 
@@ -241,7 +227,7 @@ def test_pastes_are_recorded_verbatim_under_their_own_keys() -> None:
 
 
 def test_format_2_snapshot_keeps_documents_and_provenance(tmp_path: Path) -> None:
-    pasted = load_pasted([str(corpus("55"))])
+    pasted = load_pasted([str(corpus_path("55"))])
     out = tmp_path / "snap"
     write_snapshot(pasted.record, str(out))
     assert (out / "doc" / "engine_log.txt").is_file() and (out / "provenance.json").is_file()
@@ -272,13 +258,13 @@ def test_one_snapshot_plus_pasted_files(tmp_path: Path, cli) -> None:  # type: i
     recording.record.meta = {"format": 2, "hostname": "h", "source": "snapshot"}
     snap = tmp_path / "host.tar.gz"
     write_snapshot(recording.record, str(snap))
-    both = add_pasted(load_snapshot(str(snap)), load_pasted([str(corpus("55"))]))
+    both = add_pasted(load_snapshot(str(snap)), load_pasted([str(corpus_path("55"))]))
     assert fact(both, "numa").count == 2 and "mlx5_bond_0" in fact(both, "rdma").names
-    run = cli("audit", "--from", str(snap), "--from", str(corpus("55")), "--select", "IC-NVIDIA-PEERMEM",
+    run = cli("audit", "--from", str(snap), "--from", str(corpus_path("55")), "--select", "IC-NVIDIA-PEERMEM",
               "--format", "json")
     assert run.rc == 0, run.err
     data = json.loads(run.out)
-    assert data["source"]["files"] == ["host.tar.gz", corpus("55").name]
+    assert data["source"]["files"] == ["host.tar.gz", corpus_path("55").name]
     two = cli("audit", "--from", str(snap), "--from", str(snap))
     assert two.rc == 2 and "at most one snapshot" in two.err
 
@@ -393,8 +379,8 @@ def test_kernel_release_from_dmesg_cmdline_and_collect_env(tmp_path: Path) -> No
     assert (kernel.release, kernel.machine) == ("6.8.12-9-pve", "x86_64") and kernel.release_tuple == (6, 8, 12)
     assert fact(host, "cmdline").last("iommu") == "pt"  # the command line the kernel logged at boot
     # Capture 28: /proc/cmdline alone names the booted image; capture 32: collect_env's Python platform.
-    assert fact(load_pasted([str(corpus("28"))]), "kernel").release == "6.2.10-201.fsync.fc37.x86_64"
-    report = run_audit(load_pasted([str(corpus("32"))]), AuditOptions(select=["KVER-AMD-ZEN5"]))
+    assert fact(load_pasted([str(corpus_path("28"))]), "kernel").release == "6.2.10-201.fsync.fc37.x86_64"
+    report = run_audit(load_pasted([str(corpus_path("32"))]), AuditOptions(select=["KVER-AMD-ZEN5"]))
     assert report.host["kernel"] == "6.8.0-62-generic"
 
 
@@ -402,7 +388,7 @@ def test_kernel_release_from_dmesg_cmdline_and_collect_env(tmp_path: Path) -> No
 
 def test_cuda_compat_from_a_pasted_collect_env(tmp_path: Path) -> None:
     # Capture 86 (a WSL2 collect_env): driver 551.88 with torch 2.4.0+cu121: compatible.
-    r = one(load_pasted([str(corpus("86"))]), "DRV-CUDA-COMPAT")
+    r = one(load_pasted([str(corpus_path("86"))]), "DRV-CUDA-COMPAT")
     assert r.status == "ok" and "551.88" in r.message and "12.1" in r.message
     # The same report with an R470 driver (the issue's example): torch's CUDA 12.1 needs >= 525.60.13.
     old = body("86").replace("Nvidia driver version: 551.88", "Nvidia driver version: 470.129.06")
@@ -412,19 +398,19 @@ def test_cuda_compat_from_a_pasted_collect_env(tmp_path: Path) -> None:
 
 def test_driver_version_and_flavour_from_the_kernel_log() -> None:
     # Capture 40: the open module's banner (`NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.158.01`).
-    driver = fact(load_pasted([str(corpus("40"))]), "nvidia_driver")
+    driver = fact(load_pasted([str(corpus_path("40"))]), "nvidia_driver")
     assert (driver.version, driver.flavour) == ("570.158.01", "open")
 
 
 def test_bar1_from_nvidia_smi_when_the_pci_side_is_not_in_the_source() -> None:
     # Capture 04: `<bar1_memory_usage><total>131072 MiB</total>` of a 96 GB RTX PRO 6000.
-    r = one(load_pasted([str(corpus("04"))]), "FW-REBAR-BAR1")
+    r = one(load_pasted([str(corpus_path("04"))]), "FW-REBAR-BAR1")
     assert r.status == "ok" and "128 GiB" in r.message and r.subjects == ("0000:61:00.0",)
 
 
 def test_gpu_virtualization_mode_decides_vm_or_not(tmp_path: Path) -> None:
     # Capture 04: `<virtualization_mode>None</virtualization_mode>` (NVML: a bare-metal GPU).
-    r = one(load_pasted([str(corpus("04"))]), "FW-VM")
+    r = one(load_pasted([str(corpus_path("04"))]), "FW-VM")
     assert r.status == "ok" and "Virtualization Mode: None" in r.message
     guest = body("04").replace("<virtualization_mode>None</virtualization_mode>",
                                "<virtualization_mode>Pass-Through</virtualization_mode>")
@@ -434,13 +420,13 @@ def test_gpu_virtualization_mode_decides_vm_or_not(tmp_path: Path) -> None:
 
 def test_nvlink_health_from_a_pasted_nvlink_status_alone() -> None:
     # Capture 61: `nvidia-smi nvlink -s` of a V100 SXM2 with Link 3 and Link 5 <inactive>.
-    r = one(load_pasted([str(corpus("61"))]), "DRV-NVLINK-HEALTH")
+    r = one(load_pasted([str(corpus_path("61"))]), "DRV-NVLINK-HEALTH")
     assert r.status == "issue" and "4 of 6" in r.message and "3,5" in r.message
 
 
 def test_header_names_the_containers_a_host_configures() -> None:
     # Capture 24: a Proxmox node's /etc/pve/lxc/2051.conf: the node, seen with its container's config.
-    report = run_audit(load_pasted([str(corpus("24"))]), AuditOptions(select=["CTR-LXC-DEVICES"]))
+    report = run_audit(load_pasted([str(corpus_path("24"))]), AuditOptions(select=["CTR-LXC-DEVICES"]))
     assert report.host["container"] == "none" and report.host["host_of"] == ["proxmox lxc 2051"]
     assert "Container: no — the host of proxmox lxc 2051" in render(report, "text")
 
@@ -471,16 +457,16 @@ def test_nccl_could_not_enable_p2p_reaches_the_p2p_check(tmp_path: Path) -> None
 
 def test_gpus_from_an_nccl_tests_header() -> None:
     # Capture 58: an nccl-tests excerpt showing rank 7 on `device  7 [0000:c5:00] NVIDIA L20`: eight local GPUs.
-    gpus = fact(load_pasted([str(corpus("58"))]), "gpus")
+    gpus = fact(load_pasted([str(corpus_path("58"))]), "gpus")
     assert gpus.count == 8 and gpus.by_index(7).bdf == "0000:c5:00.0" and gpus.models[7] == "NVIDIA L20"
     # Capture 55 (older nccl-tests): `[0x52] A100-SXM4-40GB`, the bus number alone.
-    old = fact(load_pasted([str(corpus("55"))]), "gpus")
+    old = fact(load_pasted([str(corpus_path("55"))]), "gpus")
     assert old.count == 2 and old.by_index(0).bdf == "0000:52:00.0"
 
 
 def test_gpus_named_by_the_kernel_log() -> None:
     # Capture 41: `NVRM: Xid (PCI:0000:02:00): 79`: the GPU is known by its address, its count is not.
-    gpus = fact(load_pasted([str(corpus("41"))]), "gpus")
+    gpus = fact(load_pasted([str(corpus_path("41"))]), "gpus")
     assert gpus.bdfs == ("0000:02:00.0",) and gpus.count is None
 
 
@@ -500,7 +486,7 @@ def test_hostname_from_log_prefixes(tmp_path: Path) -> None:
     assert report.host["hostname"] == "gpu-node-7"
     nccl = fact(load_pasted([paste(tmp_path, "nccl.log", NCCL_NO_P2P)]), "hostname")
     assert (nccl.name, nccl.source) == ("gpu-node", "NCCL log line prefixes")
-    redacted = load_pasted([str(corpus("56"))])  # `localhost:11326:11326 [0] NCCL INFO`: no name to give
+    redacted = load_pasted([str(corpus_path("56"))])  # `localhost:11326:11326 [0] NCCL INFO`: no name to give
     assert isinstance(fact(redacted, "hostname"), Missing)
 
 

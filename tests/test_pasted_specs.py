@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from stackaudit.engine.collect import Collector
+from corpus import body, fact, pasted
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.container_specs import (
@@ -27,25 +27,14 @@ from stackaudit.facts.container_specs import (
     parse_size_bytes,
 )
 from stackaudit.facts.docker import DockerContainers, Ulimit
-from stackaudit.facts.registry import load_all as load_facts
 from stackaudit.host.memory import MemoryHost
-from stackaudit.importers.registry import recognise, strip_header
+from stackaudit.importers.registry import recognise
 
 CORPUS = Path(__file__).parent / "data" / "captures"
 GIB = 1024**3
 
 
-def body(prefix: str) -> str:
-    return strip_header(next(CORPUS.glob(f"{prefix}-*.txt")).read_text())
 
-
-def pasted(text: str) -> MemoryHost:
-    return MemoryHost(recognise(text).record)
-
-
-def fact(host: MemoryHost, name: str) -> Any:
-    load_facts()
-    return Collector(host).results([name])[name]
 
 
 def containers(host: MemoryHost) -> DockerContainers:

@@ -10,29 +10,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
+from corpus import body, fact, pasted
 from stackaudit.engine.collect import Collector, Missing
 from stackaudit.facts.registry import load_all as load_facts
 from stackaudit.facts.system import SYSCTL_KEYS, Sysctls
 from stackaudit.host.memory import MemoryHost, fake_host
 from stackaudit.host.redact import redact_command_output
-from stackaudit.importers.registry import recognise, strip_header
 
 CORPUS = Path(__file__).parent / "data" / "captures"
 
 
-def body(prefix: str) -> str:
-    return strip_header(next(CORPUS.glob(f"{prefix}-*.txt")).read_text())
 
-
-def pasted(text: str) -> MemoryHost:
-    return MemoryHost(recognise(text).record)
-
-
-def fact(host: MemoryHost, name: str) -> Any:
-    load_facts()
-    return Collector(host).results([name])[name]
 
 
 def invented(host: MemoryHost, *prefixes: str) -> list[str]:

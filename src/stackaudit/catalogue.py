@@ -82,8 +82,8 @@ def render_docs_markdown(specs: list[CheckSpec] | None = None) -> str:
     Every text goes through the report's Markdown escaper (report.markup), and every command of a fix
     is a fenced block, so that GitHub shows `<placeholders>` and nested backticks as written.
     """
-    from stackaudit.report.commands import split_fix
-    from stackaudit.report.markup import md_block, md_cell, md_inline
+    from stackaudit.report.markdown import md_fix_part
+    from stackaudit.report.markup import md_cell, md_inline
 
     specs = specs if specs is not None else _ordered()
     out = ["# stackaudit checks", "",
@@ -106,12 +106,7 @@ def render_docs_markdown(specs: list[CheckSpec] | None = None) -> str:
             elif text:
                 out += [md_inline(text), ""]
         for label, fix_text in (("Fix now", s.fix.runtime), ("Fix for good", s.fix.persistent)):
-            part = split_fix(fix_text)
-            if not part.prose and not part.commands:
-                continue
-            out += [f"**{label}:** {md_inline(part.prose)}" if part.prose else f"**{label}:**", ""]
-            if part.commands:
-                out += [*md_block(list(part.commands)), ""]
+            out += md_fix_part(f"**{label}:**", fix_text)
         if s.references:
             out += ["**References:** " + " · ".join(f"<{r}>" for r in s.references), ""]
     return "\n".join(out).rstrip() + "\n"

@@ -37,15 +37,22 @@ def _fix_block(r: Result, where: str) -> list[str]:
         return []
     lines = [f"**Fix** — {md_text(fix_cost_text(r, where))}:", ""]
     for label, text in (("Now", fix.runtime), ("For good", fix.persistent)):
-        part = split_fix(text)
-        if not part.prose and not part.commands:
-            continue
-        lines += [f"*{label}:* {md_inline(part.prose)}" if part.prose else f"*{label}:*", ""]
-        if part.commands:
-            lines += [*md_block(list(part.commands)), ""]
+        lines += md_fix_part(f"*{label}:*", text)
     if fix.note:
         lines += [md_inline(fix.note), ""]
     return lines
+
+
+def md_fix_part(label: str, text: str) -> list[str]:
+    """One part of a fix in markdown: its prose after the label, then its commands in a fenced block
+    (never wrapped, copied as they are); nothing when the part is empty. Shared with docs/checks.md."""
+    part = split_fix(text)
+    if not part.prose and not part.commands:
+        return []
+    out = [f"{label} {md_inline(part.prose)}" if part.prose else label, ""]
+    if part.commands:
+        out += [*md_block(list(part.commands)), ""]
+    return out
 
 
 def _issue_block(r: Result, report: Report, verbose: bool) -> list[str]:
