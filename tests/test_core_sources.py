@@ -206,7 +206,9 @@ def test_results_carry_provenance_in_json_text_and_markdown(tmp_path: Path) -> N
     for fmt in ("text", "markdown"):
         out = render(report, fmt, options=RenderOptions(verbose=True))
         assert "pasted lscpu (bug-report.txt, lines 2–16)" in out, out
-    assert "pasted lscpu (bug-report.txt, lines 2–16)" in render(report, "markdown")
+    # Without --verbose too: the issue names where it comes from (the first pasted source, in one line).
+    for fmt in ("text", "markdown"):
+        assert "from pasted lscpu (bug-report.txt, lines 2–16)" in render(report, fmt)
 
 
 def test_a_live_read_is_whole_with_no_file() -> None:

@@ -31,6 +31,7 @@ from stackaudit.report.sections import (
     grouped_unknowns,
     headline_lines,
     provenance_entries,
+    provenance_line,
     sections,
     show_value,
     top_finding,
@@ -91,6 +92,9 @@ def _issue(lines: _Lines, r: Result, report: Report, verbose: bool) -> None:
     evidence = evidence_line(r)
     if evidence:
         lines.prose(evidence, indent=3, hanging=2)
+    if not verbose and r.provenance:
+        # Where the finding comes from, in one line (every source with --verbose).
+        lines.prose(provenance_line(r, limit=1), indent=3, style="dim", hanging=5)
     if verbose:
         lines.prose(r.message, indent=3, hanging=2)
         lines.prose(f"expected: {show_value(r.expected)}", indent=3, hanging=2)
@@ -148,6 +152,8 @@ def render_text(report: Report, color: bool = False, width: int | None = None,
         lines.heading("Key negative results (looks wrong, is fine here)")
         for r in sec.negatives:
             lines.prose(f"- {finding_title(r)} [{r.id}]", indent=2, hanging=2)
+            if not verbose and r.provenance:
+                lines.prose(provenance_line(r, limit=1), indent=4, style="dim", hanging=5)
             if verbose:
                 lines.prose(r.message, indent=4, hanging=2)
                 _provenance(lines, r, indent=4)
