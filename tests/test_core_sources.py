@@ -498,3 +498,14 @@ def test_cpu_pressure_is_a_sample_in_a_host_fingerprint() -> None:
     configuration, samples = split_fingerprint({"KERN-SCHED-KNOBS": "CPU PSI some avg10 25.5 %",
                                                 "KERN-THP": "always", "host.kernel": "6.8.0"})
     assert set(samples) == {"KERN-SCHED-KNOBS"} and set(configuration) == {"KERN-THP", "host.kernel"}
+
+
+def test_a_lost_gpu_is_p0_whatever_its_fix_costs() -> None:
+    # Capture 41 (Xid 79 and an AER Surprise Down) and capture 40 (fallen off the bus, no Xid number): the
+    # fix is a reboot or a reseat, which alone would make them P1; a GPU that is gone comes first.
+    for prefix, check_id in (("41", "DRV-XID"), ("41", "FW-AER-ERRORS"), ("40", "DRV-XID")):
+        r = one(load_pasted([str(corpus_path(prefix))]), check_id)
+        assert r.status == "issue" and r.priority == "P0" and r.fix_cost in ("reboot", "hardware"), (prefix, r.id)
+    app = one(fake_host(commands={"dmesg": "[ 10.1] NVRM: Xid (PCI:0000:18:00): 13, pid=991, name=python3, "
+                                            "Graphics SM Warp Exception\n"}), "DRV-XID")
+    assert app.status == "issue" and app.priority != "P0"  # an application fault is not a lost GPU

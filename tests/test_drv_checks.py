@@ -217,7 +217,8 @@ def test_nvlink_health_from_pasted_nvidia_smi_and_nvlink_status(tmp_path) -> Non
 def test_xid_fix_cost_follows_the_recovery_79_reboot_app_restart_ecc_reset() -> None:
     off_bus = "[ 9.1] NVRM: Xid (PCI:0000:9a:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"
     r = _one(host_for(hgx(), dmesg=off_bus), "DRV-XID")
-    assert r.fix_cost == "reboot" and r.priority == "P1" and "reboot" in r.fix.runtime
+    # A GPU that fell off the bus is P0 although its fix is a reboot: a lost GPU comes first.
+    assert r.fix_cost == "reboot" and r.priority == "P0" and "reboot" in r.fix.runtime
     dbe = "[ 9.1] NVRM: Xid (PCI:0000:18:00): 48, pid=4101, name=python3, An uncorrectable double bit error\n"
     r = _one(host_for(hgx(), dmesg=dbe), "DRV-XID")
     assert r.fix_cost == "driver-reload" and r.priority == "P0"

@@ -699,7 +699,10 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
         cost=cost, runtime="restart the serving engine (the application faulted)" if cost == "restart" else
         "reboot the node (a GPU that fell off the bus rarely comes back with a GPU reset)",
         persistent="RMA the GPU when hardware Xids (79, 48, 64, 95) repeat")
+    # Lost or faulted: fell off the bus (79 or the message without it), GSP timeout/error (119/120),
+    # uncontained ECC (95): P0 whatever the fix costs.
+    lost = bool(off_bus) or any(c in (79, 95, 119, 120) for c in counts)
     return issue("; ".join(parts) + (" — usually the application, not the hardware" if only_app else ""),
                  actual={str(k): v for k, v in counts.items()}, expected="no Xid", subjects=bdfs,
                  severity=severity, fix=fix,
-                 evidence=[e.line for e in (*events, *off_bus) if e.line][-5:])
+                 evidence=[e.line for e in (*events, *off_bus) if e.line][-5:], gpu_lost=lost)

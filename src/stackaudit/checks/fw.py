@@ -545,7 +545,7 @@ def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,
             g.bdf for g in (pcie.gpus if pcie else ())]
         return issue("; ".join(parts), actual=serious or (lost + uncorrected)[:3], expected="no uncorrectable errors",
                      subjects=subjects, severity="high" if fatal else "medium",
-                     evidence=(lost + uncorrected + details)[:5])
+                     evidence=(lost + uncorrected + details)[:5], gpu_lost=bool(lost))
     if cmdline is not None and "noaer" in cmdline.pci_options():
         return unknown("`pci=noaer` turns AER reporting off: the counters and log say nothing",
                        hint="remove `pci=noaer` (it only silences reporting) and look again")

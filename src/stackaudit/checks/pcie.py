@@ -139,7 +139,7 @@ def link_downtrain(gpu_links: GpuLinks, pcie: PcieFacts | None = None,
             fine[g.bdf] = now
     if gone:
         return issue(f"{len(gone)} GPU link(s) report width 63/255: the device no longer answers (fallen off the bus, "
-                     "see Xid 79 in dmesg)", actual=gone, expected="a trained link", subjects=gone)
+                     "see Xid 79 in dmesg)", actual=gone, expected="a trained link", subjects=gone, gpu_lost=True)
     if narrow or slow_busy:
         parts = [f"{b}: {v}" for b, v in {**narrow, **slow_busy}.items()]
         no_slot = [b for b in narrow if next(g for g in links if g.bdf == b).width_basis != "slot"]

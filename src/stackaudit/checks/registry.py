@@ -60,12 +60,16 @@ class Outcome:
     fix: Fix | None = None
     evidence: tuple[str, ...] = ()
     hint: str = ""
+    # A lost or faulted GPU (fallen off the bus, GSP timeouts, uncontained memory errors): P0 whatever its
+    # fix costs (the one override of the priority rule, docs/report.md).
+    gpu_lost: bool = False
 
 
 def issue(message: str, *, actual: Any = None, expected: Any = None, subjects: tuple[str, ...] | list[str] = (),
           severity: Severity | None = None, confidence: Confidence | None = None, fix: Fix | None = None,
-          evidence: tuple[str, ...] | list[str] = ()) -> Outcome:
-    return Outcome("issue", message, actual, expected, tuple(subjects), severity, confidence, fix, tuple(evidence))
+          evidence: tuple[str, ...] | list[str] = (), gpu_lost: bool = False) -> Outcome:
+    return Outcome("issue", message, actual, expected, tuple(subjects), severity, confidence, fix, tuple(evidence),
+                   gpu_lost=gpu_lost)
 
 
 def ok(message: str, *, actual: Any = None, expected: Any = None, subjects: tuple[str, ...] | list[str] = (),

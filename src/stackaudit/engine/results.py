@@ -117,7 +117,8 @@ def build_result(spec: CheckSpec, outcome: Outcome, in_container: bool, duration
         severity = outcome.severity or spec.severity
         confidence = outcome.confidence or spec.confidence
         fix_cost = fix.cost
-        priority = priority_of(severity, confidence, fix_cost)
+        # A GPU that is gone or faulted comes first whatever the fix costs (a reboot, an RMA).
+        priority = "P0" if outcome.gpu_lost else priority_of(severity, confidence, fix_cost)
     return Result(
         id=spec.id,
         domain=spec.domain,
