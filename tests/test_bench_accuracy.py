@@ -20,14 +20,12 @@ count instead: against a closing server no request may pay a connect inside its 
 from __future__ import annotations
 
 import asyncio
-import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
 
 from bench_support.chunk_log import host_busy, paired_errors, read_chunk_log, valid_or_held_up
+from bench_support.cpus import own_core, two_cores
 from bench_support.servers import calibrated_server
 from bench_support.tiny_tokenizer import write_tiny_tokenizer
 from stackaudit.bench.runner import BenchConfig, BenchOutcome, run_bench
@@ -38,29 +36,9 @@ N = 32
 LEVELS = {"c=1": 3, "c=16": 32}  # requests per level: c=1 three in a row, c=16 two waves
 
 
-def cores() -> tuple[int | None, int | None]:
-    if not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2:
-        return None, None
-    mine = sorted(os.sched_getaffinity(0))
-    return mine[0], mine[1]
-
-
-@contextmanager
-def own_core(cpu: int | None) -> Iterator[None]:
-    if cpu is None:
-        yield
-        return
-    before = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, {cpu})
-    try:
-        yield
-    finally:
-        os.sched_setaffinity(0, before)
-
-
 def run_levels(tmp_path: Any, *server_options: str, **config: Any) -> tuple[BenchOutcome, dict[str, dict[str, Any]]]:
     log = str(tmp_path / "chunks.jsonl")
-    client_cpu, server_cpu = cores()
+    client_cpu, server_cpu = two_cores() or (None, None)
     options = ("--ttft-ms", str(TTFT_MS), "--gap-ms", str(ITL_MS), "--chunk-log", log, *server_options)
     outcomes = []
     with calibrated_server(*options, cpu=server_cpu) as url, own_core(client_cpu):

@@ -10,9 +10,6 @@ did), 2 %, and with the schedule only loosely.
 from __future__ import annotations
 
 import asyncio
-import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -24,6 +21,7 @@ from bench_support.chunk_log import (
     server_throughput,
     valid_or_held_up,
 )
+from bench_support.cpus import own_core, two_cores
 from bench_support.servers import calibrated_server
 from stackaudit.bench.runner import BenchConfig, BenchOutcome, run_bench
 
@@ -48,30 +46,9 @@ def bench(url: str, **options: Any) -> BenchOutcome:
     return asyncio.run(run_bench(BenchConfig(url=url, **values), progress=None))
 
 
-@contextmanager
-def own_core(cpu: int) -> Iterator[None]:
-    """Pin this (client) process to one core while the server runs on another, where there are two."""
-    if not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2:
-        yield
-        return
-    before = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, {cpu})
-    try:
-        yield
-    finally:
-        os.sched_setaffinity(0, before)
-
-
-def cores() -> tuple[int | None, int | None]:
-    if not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2:
-        return None, None
-    mine = sorted(os.sched_getaffinity(0))
-    return mine[0], mine[1]
-
-
 @pytest.mark.parametrize(("concurrency", "requests"), [(1, 4), (64, 192)])
 def test_ttft_tpot_throughput_match_truth(concurrency: int, requests: int, tmp_path: Any) -> None:
-    client_cpu, server_cpu = cores()
+    client_cpu, server_cpu = two_cores() or (None, None)
     log = str(tmp_path / "chunks.jsonl")
     options = ("--ttft-ms", str(TTFT_MS), "--gap-ms", str(GAP_MS), "--tokenize", "--chunk-log", log)
     with calibrated_server(*options, cpu=server_cpu) as url:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from typing import Any
 
 import pytest
 
 from bench_support.busy import busy_sibling
+from bench_support.cpus import own_core, two_cores
 from bench_support.servers import calibrated_server
 from bench_support.tiny_tokenizer import write_tiny_tokenizer
 from stackaudit.bench import selfcheck
@@ -27,13 +27,6 @@ def bench(url: str, **options: Any) -> BenchOutcome:
     values: dict[str, Any] = {"input_tokens": 8, "output_tokens": 16, "warmup": "0"}
     values.update(options)
     return asyncio.run(run_bench(BenchConfig(url=url, **values), progress=None))
-
-
-def two_cores() -> tuple[int, int] | None:
-    if not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2:
-        return None
-    mine = sorted(os.sched_getaffinity(0))
-    return mine[0], mine[1]
 
 
 # -- the client judged from itself ----------------------------------------------------------
@@ -57,15 +50,10 @@ def test_client_sharing_its_core_with_a_busy_loop_is_flagged_host_busy() -> None
     cores = two_cores()
     assert cores is not None
     client_cpu, server_cpu = cores
-    before = os.sched_getaffinity(0)
-    with calibrated_server("--ttft-ms", "20", "--gap-ms", "5", cpu=server_cpu) as url:
-        os.sched_setaffinity(0, {client_cpu})
-        try:
-            with busy_sibling(15.0, cpu=client_cpu) as spinner:
-                outcome = bench(url, concurrency=[4], requests=32)
-                assert spinner.poll() is None  # it was still spinning during the level
-        finally:
-            os.sched_setaffinity(0, before)
+    with (calibrated_server("--ttft-ms", "20", "--gap-ms", "5", cpu=server_cpu) as url, own_core(client_cpu),
+          busy_sibling(15.0, cpu=client_cpu) as spinner):
+        outcome = bench(url, concurrency=[4], requests=32)
+        assert spinner.poll() is None  # it was still spinning during the level
     level = outcome.result["levels"][0]
     busy = [w for w in level["warnings"] if w.startswith("host busy: the client waited")]
     assert busy, (level["warnings"], level["client"])

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+from bench_support.cpus import pin
+from bench_support.servers import stop
 
 # The loop checks its own deadline: the process ends even if nobody stops it.
 _SPIN = "import sys, time\nend = time.monotonic() + float(sys.argv[1])\nwhile time.monotonic() < end:\n    pass\n"
@@ -17,14 +19,7 @@ def busy_sibling(seconds: float, cpu: int | None = None) -> Iterator[subprocess.
     """Run a CPU-bound loop for at most `seconds` (on `cpu` when given); stopped on exit in any case."""
     process = subprocess.Popen([sys.executable, "-c", _SPIN, str(seconds)], stdout=subprocess.DEVNULL)
     try:
-        if cpu is not None and hasattr(os, "sched_setaffinity"):
-            os.sched_setaffinity(process.pid, {cpu})
+        pin(process.pid, cpu)
         yield process
     finally:
-        if process.poll() is None:
-            process.terminate()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=5)
+        stop(process)

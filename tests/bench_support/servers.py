@@ -9,6 +9,9 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
+
+from bench_support.cpus import pin
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CALIBRATED = os.path.join(HERE, "calibrated_server.py")
@@ -29,7 +32,8 @@ def _read_port(process: subprocess.Popen[str], timeout_s: float) -> int:
     raise RuntimeError(f"test server did not start within {timeout_s} s (exit {process.poll()})")
 
 
-def stop(process: subprocess.Popen[str]) -> None:
+def stop(process: subprocess.Popen[Any]) -> None:
+    """Terminate a test process (killed if it does not exit within 5 s)."""
     if process.poll() is None:
         process.terminate()
         try:
@@ -45,8 +49,7 @@ def calibrated_server(*options: str, cpu: int | None = None) -> Iterator[str]:
     argv = [sys.executable, CALIBRATED, *options]
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
     try:
-        if cpu is not None and hasattr(os, "sched_setaffinity"):
-            os.sched_setaffinity(process.pid, {cpu})
+        pin(process.pid, cpu)
         port = _read_port(process, 20.0)
         yield f"http://127.0.0.1:{port}"
     finally:
