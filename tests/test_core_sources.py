@@ -509,3 +509,22 @@ def test_a_lost_gpu_is_p0_whatever_its_fix_costs() -> None:
     app = one(fake_host(commands={"dmesg": "[ 10.1] NVRM: Xid (PCI:0000:18:00): 13, pid=991, name=python3, "
                                             "Graphics SM Warp Exception\n"}), "DRV-XID")
     assert app.status == "issue" and app.priority != "P0"  # an application fault is not a lost GPU
+
+
+@pytest.mark.parametrize("gap", ["[...]", "<snip>", "<!-- snipped -->", "(12 lines omitted)"])
+def test_a_gap_line_inside_nvidia_smi_xml_makes_it_an_excerpt(gap: str) -> None:
+    # Capture 04 is whole; a cut marked inside it (as people mark them) leaves an excerpt.
+    text = body("04")
+    assert recognise(text).record.provenance["cmd:nvidia-smi -q -x"].whole is True
+    cut = text.replace("\t\t<fan_speed>", f"{gap}\n\t\t<fan_speed>", 1)
+    assert gap in cut
+    assert recognise(cut).record.provenance["cmd:nvidia-smi -q -x"].whole is False
+
+
+def test_a_gap_line_in_a_live_kernel_log_leaves_it_not_whole() -> None:
+    from stackaudit.facts.system import kernel_log_is_whole
+
+    lines = WHOLE_DMESG.splitlines()
+    assert kernel_log_is_whole(lines)
+    for gap in ("[...]", "--", "<snip>", "…", "[ ... ]"):
+        assert not kernel_log_is_whole([*lines[:3], gap, *lines[3:]]), gap

@@ -66,3 +66,28 @@ def key_value_lines(text: str, sep: str = ":") -> dict[str, str]:
         if found and key.strip() and key.strip() not in out:
             out[key.strip()] = value.strip()
     return out
+
+
+# A line where someone cut a paste: `[...]`, `...`, `…`, grep's `--`, `<snip>`, `(snip)`, `[truncated]`,
+# `-- snip --`, `✂ ...`, `(42 lines omitted)`, an HTML/XML comment saying so. The one definition: the paste
+# view leaves such lines out (a span across one is an excerpt), and a kernel log holding one is not whole.
+_GAP = re.compile(
+    r"^\s*(?:"
+    r"[<\[(][\s.…]*(?:\.{2,}|…|snip|snipped|cut|truncated|omitted|trimmed|elided)[^>\])\w]*[\s.…]*[>\])]"
+    r"|\.{3,}|…+|--"
+    r"|[<\[(]\s*(?:snip|snipped|cut|truncated|omitted|trimmed|elided)\b[^>\])]*[>\])]"
+    r"|-{2,}\s*(?:snip|cut)\s*-{2,}|✂.*"
+    r"|[<\[(]?[\s.…]*\(?\s*\d+\s+(?:more\s+)?lines?\s+(?:omitted|removed|truncated|cut|hidden|skipped)\s*\)?[\s.…]*[>\])]?"
+    r"|<!--.*(?:cut|snip|omitted|truncated).*-->"
+    r")\s*$",
+    re.I,
+)
+# The last characters a gap line can end with: a cheap test before the pattern (long logs).
+_GAP_LAST = frozenset("])>.…-")
+
+
+def is_gap_line(line: str) -> bool:
+    """Whether a line marks a cut in a paste (trailing whitespace ignored; lines of 120 characters or
+    more are output, not a marker)."""
+    line = line.rstrip()
+    return line[-1:] in _GAP_LAST and len(line) < 120 and bool(_GAP.match(line))

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from stackaudit.facts._parse import ParseError, key_value_lines, parse_cpulist
+from stackaudit.facts._parse import ParseError, is_gap_line, key_value_lines, parse_cpulist
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
 from stackaudit.facts.sources import (
     DMESG,
@@ -424,9 +424,6 @@ class KernelLog(Sourced):
         return [line for line in faults if any(s in line for s in short)]
 
 
-_GAP = re.compile(r"^\s*(\[\s*(\.\.\.|…)\s*\]|\.\.\.|…|--|<snip>|\(snip\)|\[snip\])\s*$", re.IGNORECASE)
-
-
 def kernel_log_is_whole(lines: Sequence[str]) -> bool:
     """Whether kernel-log lines are the whole log: they start at boot (`Linux version` within the first
     lines, as `[    0.000000] Linux version 6.8.0-45-generic ...`) and no line marks a gap (`[...]`, `--`).
@@ -437,7 +434,7 @@ def kernel_log_is_whole(lines: Sequence[str]) -> bool:
     body = [ln for ln in lines if ln.strip()]
     if not body or not any("Linux version" in ln for ln in body[:3]):
         return False
-    return not any(_GAP.match(ln) for ln in body)
+    return not any(is_gap_line(ln) for ln in body)
 
 
 @provider("kernel_log", KernelLog, title=DMESG.title)

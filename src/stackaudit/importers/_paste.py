@@ -18,6 +18,8 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from stackaudit.facts._parse import is_gap_line
+
 # `\r\r\n` is one line end (a CRLF file saved again on Windows), not an empty line between two.
 _LINE_END = re.compile(r"\r*\n|\r")
 # GitHub / CommonMark block quotes: up to three spaces, then `>` markers, each with one optional space.
@@ -37,22 +39,6 @@ _ROOT_COMMANDS = (
     "pct", "lxc-info", "modinfo", "sudo", "nvcc", "ibstat", "ibv_devinfo", "free", "mount", "ip",
 )
 _HASH_PROMPT = re.compile(r"^#\s+(?P<cmd>(?:" + "|".join(re.escape(c) for c in _ROOT_COMMANDS) + r")(?:\s.*)?)$")
-_GAP = re.compile(
-    r"^\s*(?:"
-    r"[<\[(][\s.…]*(?:\.{2,}|…|snip|snipped|cut|truncated|omitted|trimmed|elided)[^>\])\w]*[\s.…]*[>\])]"
-    r"|\.{3,}|…+|--"
-    r"|[<\[(]\s*(?:snip|snipped|cut|truncated|omitted|trimmed|elided)\b[^>\])]*[>\])]"
-    r"|-{2,}\s*(?:snip|cut)\s*-{2,}|✂.*"
-    r"|[<\[(]?[\s.…]*\(?\s*\d+\s+(?:more\s+)?lines?\s+(?:omitted|removed|truncated|cut|hidden|skipped)\s*\)?[\s.…]*[>\])]?"
-    r"|<!--.*\b(?:cut|snip|omitted|truncated)\b.*-->"
-    r")\s*$",
-    re.I,
-)
-
-# The last characters a gap line can end with: a cheap test before the pattern.
-_GAP_LAST = frozenset("])>.…-")
-
-
 @dataclass(frozen=True)
 class PasteView:
     """The lines the recognisers read, each with its index in the user's file."""
@@ -73,10 +59,6 @@ class PasteView:
 
 def split_lines(text: str) -> list[str]:
     return _LINE_END.split(text) if "\r" in text else text.split("\n")
-
-
-def is_gap_line(line: str) -> bool:
-    return bool(_GAP.match(line))
 
 
 def strip_prompt_line(line: str) -> str | None:
@@ -118,7 +100,7 @@ def view(text: str) -> PasteView:
             drop = len(line) - len(line.lstrip(" "))
             line = line[min(drop, fence_indent):]
             first = line[:1]
-        if line[-1:] in _GAP_LAST and len(line) < 120 and _GAP.match(line):
+        if is_gap_line(line):
             gaps.append(n)
             continue
         if first in ("$", "#") or line.find("@", 0, 64) >= 0:

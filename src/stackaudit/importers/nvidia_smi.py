@@ -19,7 +19,6 @@ from stackaudit.importers.registry import Found, command_output, importer
 XML_ARGV = NVSMI_XML.argv
 QUERY_ARGV = NVSMI_QUERY.argv
 TABLE_ARGV = NVSMI_TABLE.argv
-_GAP = re.compile(r"^\s*(\[\s*(\.\.\.|…)\s*\]|\.\.\.|…|<snip>|\(snip\)|\[snip\]|<!--.*(cut|snip|omitted).*-->)\s*$", re.I)
 
 
 def _attached(text: str, pattern: str) -> int | None:
@@ -46,8 +45,8 @@ def nvsmi_xml(lines: list[str]) -> Iterator[Found]:
             return
         text = "\n".join(line.strip() if n == 0 else line for n, line in enumerate(lines[start:end])) + "\n"
         attached = _attached(text, r"<attached_gpus>\s*(\d+)\s*</attached_gpus>")
-        whole = attached is not None and attached == len(re.findall(r"<gpu\s+id=", text)) and not any(
-            _GAP.match(line) for line in lines[start:end])
+        # A gap line cut out of the span makes it an excerpt too: the paste view and the registry see to that.
+        whole = attached is not None and attached == len(re.findall(r"<gpu\s+id=", text))
         yield Found("nvidia-smi -q -x", start, end, command_output(XML_ARGV, text), whole=whole)
         i = end
 
@@ -113,8 +112,7 @@ def nvsmi_query(lines: list[str]) -> Iterator[Found]:
             text = "\n".join(body) + "\n"
             attached = _attached(text, r"(?m)^Attached GPUs\s+:\s*(\d+)")
             sections = sum(1 for b in body if _GPU_HEADER.match(b) and not b.startswith((" ", "\t")))
-            whole = (any(_BANNER.match(b.strip()) for b in body) and attached is not None and attached == sections
-                     and not any(_GAP.match(b) for b in body))
+            whole = any(_BANNER.match(b.strip()) for b in body) and attached is not None and attached == sections
             yield Found("nvidia-smi -q", start, end, command_output(QUERY_ARGV, text), whole=whole)
         i = max(end, i + 1)
 
