@@ -44,16 +44,13 @@ def host_fingerprint(host: Host | None = None, deadline_s: float = 10.0) -> dict
     return out
 
 
-def fingerprint_kind(key: str) -> str:
-    """`configuration` or `sample`: a check key is a sample when its check declares `sample=True`."""
-    spec = load_checks().get(key)
-    return "sample" if spec is not None and spec.sample else "configuration"
-
-
 def split_fingerprint(fp: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
-    """(configuration, samples) of a host fingerprint."""
+    """(configuration, samples) of a host fingerprint: a check key is a sample when its check declares
+    `sample=True`; host inventory keys and unknown keys are configuration."""
+    checks = load_checks()
     configuration: dict[str, str] = {}
     samples: dict[str, str] = {}
     for key, value in fp.items():
-        (samples if fingerprint_kind(key) == "sample" else configuration)[key] = value
+        spec = checks.get(key)
+        (samples if spec is not None and spec.sample else configuration)[key] = value
     return configuration, samples

@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from stackaudit.facts.nvidia import NvidiaGpus, normalize_bdf
+from stackaudit.facts.nvidia import DRIVER_LOADED, NvidiaGpus, normalize_bdf
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, provider, union
 from stackaudit.facts.system import KernelLog
 
@@ -105,9 +105,6 @@ def parse_gpu_events(lines: Sequence[str]) -> tuple[GpuEvent, ...]:
     return tuple(e for e in events if not (e.kind == FELL_OFF_BUS and (e.bdf in xid79 or (not e.bdf and xid79))))
 
 
-# The driver's banner when its module loads: `NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.124.06 ...`
-# (`NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64` for the open flavour).
-_DRIVER_LOADED = re.compile(r"NVRM: loading NVIDIA UNIX")
 
 
 @provider("gpu_events", GpuEvents, rank=10, title="the kernel log (`dmesg`)")
@@ -118,7 +115,8 @@ def gpu_events_from_kernel_log(ctx: FactContext) -> GpuEvents:
     but ends before the driver could have logged anything.
     """
     log = ctx.fact("kernel_log", KernelLog)
-    reaches_driver = any(_DRIVER_LOADED.search(line) for line in log.lines)
+    # The driver's banner when its module loads (`NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.124.06`).
+    reaches_driver = any(DRIVER_LOADED in line for line in log.lines)
     return GpuEvents(parse_gpu_events(log.lines), len(log.lines), complete=log.complete and reaches_driver)
 
 

@@ -716,7 +716,8 @@ def nvidia_driver_from_nvidia(ctx: FactContext) -> NvidiaDriver:
 # The banner the module prints when it loads; "Open Kernel Module" is the open flavour:
 # `NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.158.01  Release Build ...`
 # `NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.183.01  Sun May 12 19:39:15 UTC 2024`
-_DRIVER_BANNER = re.compile(r"NVRM: loading NVIDIA UNIX (Open Kernel Module for )?[\w-]+(?: Kernel Module)?\s+"
+DRIVER_LOADED = "NVRM: loading NVIDIA UNIX"  # what every form of the banner starts with
+_DRIVER_BANNER = re.compile(re.escape(DRIVER_LOADED) + r" (Open Kernel Module for )?[\w-]+(?: Kernel Module)?\s+"
                             r"(\d+\.\d+(?:\.\d+)?)")
 
 

@@ -96,13 +96,6 @@ def sample_fields(kind: type[Any]) -> frozenset[str]:
     return frozenset(f.name for f in dataclasses.fields(kind) if f.metadata.get("sample"))
 
 
-def configuration_fields(kind: type[Any]) -> frozenset[str]:
-    if not dataclasses.is_dataclass(kind):
-        return frozenset()
-    return frozenset(f.name for f in dataclasses.fields(kind)
-                     if not f.metadata.get("sample") and f.name not in ("sources", "complete"))
-
-
 # --- combine rules -----------------------------------------------------------------------------
 
 

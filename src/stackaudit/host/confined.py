@@ -149,14 +149,19 @@ def _open_root(root: str) -> int:
     return os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
 
 
+def _resolve_below(root: str, path: str, follow_final: bool = True) -> tuple[_Walk, str]:
+    """`resolve` from the root directory `root` (opened and closed here)."""
+    root_fd = _open_root(root)
+    try:
+        return resolve(root_fd, path, follow_final=follow_final)
+    finally:
+        os.close(root_fd)
+
+
 def read_file(root: str, path: str, limit: int, shown_as: str = "") -> bytes:
     """Bytes of `path` below `root`: a regular file (or a named device), at most `limit` bytes.
     A FIFO, socket or other device reads as empty, without ever waiting on it."""
-    root_fd = _open_root(root)
-    try:
-        walk, name = resolve(root_fd, path)
-    finally:
-        os.close(root_fd)
+    walk, name = _resolve_below(root, path)
     try:
         fd = _open_final(walk, name, _FILE_FLAGS)
     finally:
@@ -173,11 +178,7 @@ def read_file(root: str, path: str, limit: int, shown_as: str = "") -> bytes:
 
 
 def list_dir(root: str, path: str) -> list[str]:
-    root_fd = _open_root(root)
-    try:
-        walk, name = resolve(root_fd, path)
-    finally:
-        os.close(root_fd)
+    walk, name = _resolve_below(root, path)
     try:
         fd = _open_final(walk, name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
     finally:
@@ -189,11 +190,7 @@ def list_dir(root: str, path: str) -> list[str]:
 
 
 def read_link(root: str, path: str) -> str:
-    root_fd = _open_root(root)
-    try:
-        walk, name = resolve(root_fd, path, follow_final=False)
-    finally:
-        os.close(root_fd)
+    walk, name = _resolve_below(root, path, follow_final=False)
     try:
         if not name:
             raise OSError(errno.EINVAL, os.strerror(errno.EINVAL), path)

@@ -1,8 +1,10 @@
 """Recognise outputs pasted into bug reports and turn them into a host record (a snapshot).
 
-Each importer finds its output by content, anywhere in a text, and writes what it found in the
-canonical form the fact providers read live (a file under /proc or /sys, or a command's output).
-What no importer recognises is ignored; a text with nothing recognisable is an input error.
+Each importer finds its output by content, anywhere in a text, and records it verbatim under its own
+source (the command's argv, the file's path, or a pasted document such as an engine log), with its
+provenance: the pasted file, the lines, and whether the output is whole or an excerpt. Parsers of
+the facts read it from there. What no importer recognises is ignored; a text with nothing
+recognisable is an input error.
 """
 
 from __future__ import annotations
