@@ -48,10 +48,9 @@ class GpuEvents(Sourced):
     def xids(self) -> tuple[GpuEvent, ...]:
         return tuple(e for e in self.events if e.kind == XID)
 
-    def lost_bdfs(self) -> list[str]:
-        """GPUs that fell off the bus or are lost, by any form of the message."""
-        lost = [e.bdf for e in self.events if e.kind in (FELL_OFF_BUS, LOST) or (e.kind == XID and e.code == 79)]
-        return list(dict.fromkeys(lost))
+    def lost(self) -> tuple[GpuEvent, ...]:
+        """The events of GPUs that fell off the bus or are lost, by any form of the message (Xid 79 too)."""
+        return tuple(e for e in self.events if e.kind in (FELL_OFF_BUS, LOST) or (e.kind == XID and e.code == 79))
 
     @classmethod
     def union(cls, parts: Sequence[GpuEvents]) -> GpuEvents:

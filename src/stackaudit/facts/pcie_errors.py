@@ -134,8 +134,7 @@ def aer_from_kernel_log(ctx: FactContext) -> PcieErrors:
     """AER lines and GPUs that fell off the bus in the kernel log (`dmesg`)."""
     log = ctx.fact("kernel_log", KernelLog)
     events = ctx.optional("gpu_events", GpuEvents)
-    lost = tuple(e.line for e in (events.events if events else ()) if e.line and (
-        e.kind == "fallen-off-bus" or (e.kind == "xid" and e.code == 79)))
+    lost = tuple(e.line for e in (events.lost() if events else ()) if e.line)  # NVML's lost GPUs have no line
     ghes = bool(log.grep(r"\bGHES\b|APEI"))
     return PcieErrors(lines=parse_aer_lines(log.lines), lost=lost, ghes=ghes, log_lines=len(log.lines),
                       log_whole=log.complete, complete=log.complete)
