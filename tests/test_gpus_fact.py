@@ -1,6 +1,6 @@
 """The `gpus` inventory fact on each of its sources, and merged: count, models, BDFs, "no GPU", conflicts.
 
-Real outputs: ../shared/captures 15 (`nvidia-smi` table, 2x RTX 3090), 09 (`nvidia-smi topo -m`
+Real outputs: tests/data/captures 15 (`nvidia-smi` table, 2x RTX 3090), 09 (`nvidia-smi topo -m`
 excerpt, 8x B200), 11 (vLLM collect_env with its matrix, 8x A100). NVML answers and sysfs trees
 are modelled (tests/nvidia_support.py, tests/scenario_builder.py).
 """
@@ -45,8 +45,6 @@ def _pasted(*texts: str) -> MemoryHost:
 
 
 def _capture(name: str) -> str:
-    if not CAPTURES.is_dir():
-        pytest.skip("../shared/captures is not present")
     return strip_header((CAPTURES / name).read_text(encoding="utf-8"))
 
 

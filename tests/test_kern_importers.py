@@ -6,7 +6,6 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,7 +18,8 @@ from stackaudit.facts.system import Sysctls
 from stackaudit.host.memory import MemoryHost
 from stackaudit.importers.registry import load_pasted, recognise
 
-CAPTURES = Path(__file__).resolve().parents[1].parent / "shared" / "captures"
+# The corpus of real pastes (each file names its public thread in its header).
+CAPTURES = Path(__file__).resolve().parent / "data" / "captures"
 
 
 def fact_of(host: MemoryHost, name: str) -> Any:
@@ -208,8 +208,6 @@ def test_truncated_frequency_info_keeps_what_it_has() -> None:
     assert fact.driver == "intel_pstate" and fact.governors() == {}
 
 
-@pytest.mark.skipif(not (CAPTURES / "27-k8s-gpu-node-cpupower-frequency-info.txt").exists(),
-                    reason="shared captures not present")
 def test_real_capture_k8s_node_intel_pstate_performance(tmp_path: Path) -> None:
     host = load_pasted([str(CAPTURES / "27-k8s-gpu-node-cpupower-frequency-info.txt")])
     results = run_checks(host, select=["KERN-CPUFREQ-GOVERNOR", "KERN-CPU-BOOST", "KERN-EPP"])

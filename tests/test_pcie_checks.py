@@ -6,8 +6,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-import pytest
-
 from pcie_support import Dev, bridge_config, gpu_config, sysfs
 from stackaudit.checks.pcie import link_downtrain
 from stackaudit.engine.testing import run_checks
@@ -20,7 +18,8 @@ from stackaudit.host.memory import HostRecord, MemoryHost, fake_host
 from stackaudit.importers.registry import recognise, strip_header
 from test_pcie_lspci import NON_ROOT, OLD_FORMAT, SWITCH_HOST
 
-CAPTURES = Path(__file__).resolve().parents[1].parent / "shared" / "captures"
+# The corpus of real pastes (each file names its public thread in its header).
+CAPTURES = Path(__file__).resolve().parent / "data" / "captures"
 ROOT, USP, DSP0, DSP1, GPU0, GPU1 = ("0000:40:01.1", "0000:41:00.0", "0000:42:00.0", "0000:42:01.0", "0000:43:00.0",
                                      "0000:44:00.0")
 PCIE = ["PCIE-LINK-DOWNTRAIN", "PCIE-MRRS", "PCIE-MPS", "PCIE-RELAXED-ORDERING", "PCIE-10BIT-TAGS", "PCIE-ASPM"]
@@ -115,8 +114,6 @@ def test_acs_from_pasted_lspci_with_bus_topology() -> None:
 
 def test_acs_capture_07_grepped_lines_counts_ports() -> None:
     path = CAPTURES / "07-nccl-illegal-memory-access-acsctl-redirect-enabled.txt"
-    if not path.exists():
-        pytest.skip("shared captures not available")
     res = run_checks(_pasted(strip_header(path.read_text())), PCIE + FW)
     r = res["FW-ACS-P2P"]
     assert r.status == "issue" and "4 of 16" in r.message and "ECAP_ACS" in (r.fix.runtime if r.fix else "")
@@ -187,8 +184,6 @@ def test_mps_below_path_is_issue_and_256_device_limit_is_not_an_issue() -> None:
 
 def test_capture_05_mps_is_device_limit_and_mrrs_info() -> None:
     path = CAPTURES / "05-a100-sxm4-lspci-maxreadreq-512.txt"
-    if not path.exists():
-        pytest.skip("shared captures not available")
     res = run_checks(_pasted(strip_header(path.read_text())), PCIE + FW)
     assert res["PCIE-MPS"].status == "not-an-issue"
     assert res["PCIE-MRRS"].status == "ok" and "512" in res["PCIE-MRRS"].message
