@@ -209,10 +209,18 @@ class PromptFactory:
         self._body = [rng.choice(_WORDS) for _ in range(max(64, target_tokens * 2 + 64))]
         self._words = 0  # body words that fit with a typical prefix, found by calibrate()
         self._semaphore = asyncio.Semaphore(16)
+        # `--prefix-tokens`: text every prompt opens with, before its own tag (counted in the target).
+        self.shared = ""
+
+    def tag(self, index: int) -> str:
+        # Fixed-width index: prefixes then tokenize to the same length in most vocabularies.
+        return f"{self.shared}Request {index:07d} of run {self.seed}: "
+
+    def body(self, words: int) -> str:
+        return " ".join(self._body[:words])
 
     def _text(self, index: int, words: int) -> str:
-        # Fixed-width index: prefixes then tokenize to the same length in most vocabularies.
-        return f"Request {index:07d} of run {self.seed}: " + " ".join(self._body[:words])
+        return self.tag(index) + self.body(words)
 
     async def calibrate(self) -> None:
         self._words = await self._fit(0, None)
