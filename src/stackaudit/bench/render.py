@@ -102,6 +102,8 @@ def _workload_lines(result: dict[str, Any]) -> list[str]:
     if not workload:
         return []
     lines = [f"workload: {workload.get('mode')}"]
+    if (workload.get("input_tokens") or {}).get("mean") is None and (workload.get("output_tokens") or {}).get("mean") is None:
+        return lines
     lines.append(
         f"lengths (tokens): input {_lengths(workload.get('input_tokens'))}; "
         f"output {_lengths(workload.get('output_tokens'))}; output asked {_lengths(workload.get('output_tokens_asked'))} "
