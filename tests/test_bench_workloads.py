@@ -11,6 +11,7 @@ not on timings, except where the difference is tens of milliseconds by construct
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from typing import Any
 
@@ -120,7 +121,7 @@ def test_dataset_run_reports_lengths_and_exports(tmp_path: Any, capsys: pytest.C
         assert len(line["chunk_times_s"]) == line["n_chunks"] == line["output_tokens"]
         assert line["intended_s"] <= line["sent_s"] <= line["first_chunk_s"] <= line["last_chunk_s"] <= line["ended_s"]
         entry = [SHAREGPT[0], SHAREGPT[1], SHAREGPT[3]][line["dataset_entry"]]
-        reply = [t["value"] for t in entry["conversations"] if t["from"] == "gpt"][0]
+        reply = next(t["value"] for t in entry["conversations"] if t["from"] == "gpt")
         assert line["max_tokens"] == len(reply.split())
     assert vllm["completed"] == 4 and vllm["failed"] == 0 and vllm["max_concurrency"] == 2 and vllm["request_rate"] == "inf"
 
@@ -166,7 +167,7 @@ def test_turns_carry_the_previous_turns(tmp_path: Any) -> None:
     assert len(by_first) == 2  # two conversations, each opened by its own first message
     for conversation in by_first.values():
         ordered = sorted(conversation, key=lambda e: len(e["messages"]))
-        for earlier, later in zip(ordered, ordered[1:]):
+        for earlier, later in itertools.pairwise(ordered):
             assert later["messages"][: len(earlier["messages"])] == earlier["messages"]  # the earlier turns, verbatim
             assert later["cached_tokens"] >= earlier["prompt_tokens"]  # the server could reuse the whole earlier prompt
     turns = sorted(m["turn"] for m in outcome.workload.values())

@@ -55,7 +55,7 @@ def _cached_words(state: State, words: list[str]) -> int:
     best = 0
     for earlier in state.seen:
         shared = 0
-        for a, b in zip(earlier, words):
+        for a, b in zip(earlier, words, strict=False):
             if a != b:
                 break
             shared += 1
