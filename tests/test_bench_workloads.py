@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from bench_support.servers import calibrated_server
+from stackaudit.bench.prompts import PromptFactory, words_counter
 from stackaudit.bench.runner import BenchConfig, run_bench
 from stackaudit.bench.workload import conversation_position, load_dataset
 from stackaudit.cli.main import main
@@ -91,6 +92,14 @@ def test_bad_dataset_exits_2_with_one_line(tmp_path: Any, capsys: pytest.Capture
     assert "--dataset" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
+def test_a_rerun_with_the_same_seed_gets_new_prompt_tags() -> None:
+    counter = words_counter()
+    first, second = PromptFactory(counter, 64, seed=5), PromptFactory(counter, 64, seed=5)
+    assert first.body(40) == second.body(40)  # the seed still chooses the words
+    assert first.tag(0) != second.tag(0)  # a prefix cache holding the first run's prompts cannot serve the second's
+    assert len(first.tag(0).split()) == len(second.tag(0).split()) == 5
+
+
 def test_conversations_interleave_by_width() -> None:
     # Width 2, 3 turns: conversations 0 and 1 take turns, then 6 and 7.
     assert [conversation_position(i, 2, 3) for i in range(8)] == [
@@ -118,7 +127,9 @@ def test_dataset_run_reports_lengths_and_exports(tmp_path: Any, capsys: pytest.C
     assert len(lines) == 6 and {line["level"] for line in lines} == {"c=2"}
     for line in lines:
         assert line["status"] == 200 and line["error"] is None and line["token_source"] == "usage"
-        assert len(line["chunk_times_s"]) == line["n_chunks"] == line["output_tokens"]
+        # Chunks that arrived in one read share a time: the counts say how many.
+        assert len(line["chunk_times_s"]) == len(line["chunk_counts"])
+        assert sum(line["chunk_counts"]) == line["n_chunks"] == line["output_tokens"]
         assert line["intended_s"] <= line["sent_s"] <= line["first_chunk_s"] <= line["last_chunk_s"] <= line["ended_s"]
         entry = [SHAREGPT[0], SHAREGPT[1], SHAREGPT[3]][line["dataset_entry"]]
         reply = next(t["value"] for t in entry["conversations"] if t["from"] == "gpt")

@@ -312,7 +312,8 @@ class _Bench:
                     "(give --eos-token-id); outputs may stop early"
                 )
         await self._preflight(session)
-        self.factory = PromptFactory(self.counter, config.input_tokens, config.seed)
+        # The run's tag stays the one the first factory drew (one tag per run).
+        self.factory = PromptFactory(self.counter, config.input_tokens, config.seed, self.factory.run_tag)
         if config.prefix_tokens:
             self.shared_prefix, self.shared_prefix_tokens = await fitted_text(self.counter, config.prefix_tokens, config.seed)
             self.shared_prefix += "\n"
@@ -406,7 +407,7 @@ class _Bench:
         if turn == 0:
             return self.factory._text(index, self.factory._words)
         # Later turns carry no shared prefix: it opens the conversation once.
-        return f"Request {index:07d} of run {self.config.seed}: " + self.factory.body(self.factory._words)
+        return self.factory.own_tag(index) + self.factory.body(self.factory._words)
 
     def _answer_text(self, turn: int, conversation: int) -> str:
         if self.dataset is not None:
