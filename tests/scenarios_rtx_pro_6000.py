@@ -24,11 +24,17 @@ IC-NVIDIA-PEERMEM), ACS redirect on the GPUs' own root ports (FW-ACS-P2P: GPUs o
 through the root complex anyway), custom all-reduce off at TP8 on PCIe (IC-CUSTOM-ALLREDUCE: by design).
 
 Modelled on real outputs: nvidia-smi -q -x from the real RTX PRO 6000 Max-Q element of
-tests/data/captures/04-… (telegraf's v13 fixture); lspci from the RTX PRO 6000 Server Edition and EPYC GPP
-blocks of tests/test_pcie_lspci.py, with Turin's PCI names from a public `lspci -tvnn` of a Turin board;
-topo -m / -p2p layout from tests/data/captures/59-…; the Qwen3-235B-A22B config from the model card's numbers
-(94 layers, 64 Q / 4 KV heads, 128 experts, 8 active; hidden 4096, MoE FFN 1536, vocab 151936) and
-Qwen's FP8 block quantization config; sysfs, /proc and lscpu text from tests/scenario_builder.py.
+tests/data/captures/04-… (telegraf's v13 fixture,
+https://github.com/influxdata/telegraf/blob/74bae14c4081c88c014e87840cbdf4167d9e31b1/plugins/inputs/nvidia_smi/testdata/pro-6000-maxq-blackwell-v13.xml);
+lspci from the RTX PRO 6000 Server Edition and EPYC GPP blocks of tests/test_pcie_lspci.py, with Turin's PCI
+names from a public `lspci -tvnn` of a Turin board (3mdeb's Gigabyte MZ33-AR1 coreboot report: "Turin Root
+Complex [1022:153a]", and amdtool's "Family 0x1a, Model 0x2, Stepping 0x1"); the two-node NPS1 layout with
+distance 32 from a dual EPYC 9375F Proxmox node's `numactl --hardware`
+(https://github.com/egandro/proxmox-cpu-affinity/issues/58) and Turin's `CPU family: 26` from a 9555's
+report (https://github.com/RRZE-HPC/likwid/issues/665); topo -m / -p2p layout from tests/data/captures/59-…;
+the Qwen3-235B-A22B config from the model card's numbers (94 layers, 64 Q / 4 KV heads, 128 experts, 8 active;
+hidden 4096, MoE FFN 1536, vocab 151936) and Qwen's FP8 block quantization config; the remaining sysfs, /proc
+and lscpu text from tests/scenario_builder.py's generators.
 """
 
 from __future__ import annotations

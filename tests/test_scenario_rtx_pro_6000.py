@@ -5,6 +5,14 @@ The expected status of every check for both hosts was written from the knowledge
 rtx-pro-6000-lxc-gaps.toml with what the tool says and the rule of issue 10 that closes it: these tests fail
 on a new mismatch, on a gap whose answer changes, and on a gap that starts matching (then remove its line), as
 tests/test_corpus_statuses.py does for the corpus.
+
+Scope (tests/scenarios_rtx_pro_6000.py says it in full): the audit runs inside the privileged LXC container and
+reads the Proxmox node's view where Linux shows it there (kernel sysctls, cpufreq/cpuidle, PCI, the kernel log,
+nvidia-smi); host-level findings say "on the Proxmox node". The fixed twin sets kernel.numa_balancing = 0 and
+disables C2 on the node and keeps, by the knowledge base, everything that is fine as it is: the 6.8 kernel on
+Turin (KVER-AMD-ZEN5: a capability gap, not a fault), acpi-cpufreq + performance (KERN-AMD-PSTATE), MaxReadReq
+512 (PCIE-MRRS: information), MaxPayload 256 = DevCap (PCIE-MPS), memlock 62.5 GiB and no nvidia_peermem without
+RDMA (CTR-MEMLOCK, IC-NVIDIA-PEERMEM), custom all-reduce off at TP8 on PCIe (IC-CUSTOM-ALLREDUCE: by design).
 """
 
 from __future__ import annotations
