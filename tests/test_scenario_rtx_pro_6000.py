@@ -203,3 +203,17 @@ def test_the_snapshot_replays_through_the_cli(capsys: pytest.CaptureFixture[str]
     assert main(["audit", "--from", str(snap), "--format", "json", "--fail-on", "P2"]) == 1  # issues at P2 and above
     data = json.loads(capsys.readouterr().out)
     assert data["host"]["container"] == "lxc" and data["host"]["gpus"]["count"] == 8
+
+
+@pytest.mark.parametrize("host", list(SCENARIOS))
+def test_the_json_report_validates_and_scopes_every_fix(host: str) -> None:
+    import jsonschema
+
+    schema = json.loads((Path(__file__).resolve().parents[1] / "docs" / "report.schema.json").read_text())
+    data = json.loads(render(report(host), "json"))
+    jsonschema.validate(data, schema)
+    assert sorted(r["id"] for r in data["results"]) == sorted(load_all())
+    # Inside the container every node-level knob is a host-scope fix (KB general rule 1).
+    for r in data["results"]:
+        if r["status"] == "issue" and r["domain"] in ("KERN", "FW", "PCIE", "KVER"):
+            assert r["scope"] == "host", r["id"]
