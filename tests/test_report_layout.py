@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from report_scenarios import BUILDERS as SCENARIOS
 from report_scenarios import report
 from stackaudit.engine.results import Result
 from stackaudit.report.commands import split_fix
 from stackaudit.report.render import render
 from stackaudit.report.sections import RenderOptions
-from test_scenarios_host import SCENARIOS
 
 
 def _commands(results: list[Result]) -> list[str]:

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
+from report_scenarios import BUILDERS as SCENARIOS
 from report_scenarios import report
 from stackaudit.engine.results import Result
 from stackaudit.report.commands import backtick_spans, split_fix
 from stackaudit.report.markup import md_block, md_cell, md_code, md_inline, md_text
 from stackaudit.report.render import render
 from stackaudit.report.sections import RenderOptions
-from test_scenarios_host import SCENARIOS
 
 REPO = Path(__file__).resolve().parents[1]
 

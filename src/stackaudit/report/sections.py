@@ -130,6 +130,8 @@ def headline_lines(report: Report) -> list[str]:
     ]
     if h.get("ceiling"):
         lines.append(f"Ceiling: {h['ceiling']}")
+    if isinstance(h.get("measured"), dict):  # `audit --measured TOKS`
+        lines.append(str(h["measured"]["line"]))
     set_aside = report.source.get("set_aside") or []
     if set_aside:
         lines.append(f"This paste holds another host's outputs too: audited the first; set aside {len(set_aside)} "
