@@ -5,7 +5,6 @@ whole-host scenarios and of docs/checks.md must come out verbatim."""
 from __future__ import annotations
 
 import html.parser
-import re
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,7 @@ from markdown_it import MarkdownIt
 
 from report_scenarios import report
 from stackaudit.engine.results import Result
-from stackaudit.report.commands import backtick_spans, split_fix
+from stackaudit.fixes import Fix
 from stackaudit.report.markup import md_block, md_cell, md_code, md_inline, md_text
 from stackaudit.report.render import render
 from stackaudit.report.sections import RenderOptions
@@ -94,13 +93,18 @@ def test_table_cell_keeps_pipes_in_prose_and_code() -> None:
     assert "x | y" in "".join(page.text) and page.code == ["p | q"]
 
 
-def _fix_commands(results: list[Result]) -> list[str]:
-    out = []
-    for r in results:
-        if r.status == "issue" and r.fix is not None:
-            for text in (r.fix.runtime, r.fix.persistent):
-                out += list(split_fix(text).commands) + backtick_spans(text)
+def verbatim_lines(fix: Fix) -> list[str]:
+    """What a renderer must show as written: every command (the steps', their reverts', the persistent
+    forms') and every config line."""
+    out: list[str] = []
+    for s in fix.steps:
+        out += [c.line for c in (*s.commands, *s.revert)]
+        out += [p.command.line if p.command is not None else p.line for p in s.persistent if p.command or p.line]
     return out
+
+
+def _fix_commands(results: list[Result]) -> list[str]:
+    return [c for r in results if r.status == "issue" and r.fix is not None for c in verbatim_lines(r.fix)]
 
 
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
@@ -130,12 +134,10 @@ def test_docs_checks_md_shows_every_fix_command_and_placeholder_verbatim() -> No
     text = "".join(page.text)
     specs = load_all().values()
     for spec in specs:
-        for fix_text in (spec.fix.runtime, spec.fix.persistent):
-            part = split_fix(fix_text)
-            for command in (*part.commands, *backtick_spans(fix_text)):
-                assert command in code, (spec.id, command)
-            if part.prose:  # the prose as written (its spans as code), `<placeholders>` included
-                assert "".join(part.prose.split("`")) in text, (spec.id, part.prose)
-            for placeholder in re.findall(r"<[^<>]+>", fix_text):
-                assert placeholder in text, (spec.id, placeholder)
+        for line in verbatim_lines(spec.fix):
+            assert line in code, (spec.id, line)
+        # The prose as written (its spans as code), `<placeholders>` included.
+        for prose in [s.does for s in spec.fix.steps] + [p.text for s in spec.fix.steps for p in s.persistent
+                                                         if p.text] + [spec.fix.note]:
+            assert "".join(prose.split("`")) in text, (spec.id, prose)
     assert "prlimit --pid <api-server pid> --nofile=1048576:1048576" in code
