@@ -52,7 +52,7 @@ def _explain_text(spec: CheckSpec) -> str:
     lines.append("")
     lines.append(f"Sources: {sources_line(spec)}")
     lines.append("")
-    lines.append(f"Fix ({fix.cost_words()}):")
+    lines.append(f"Fix: {fix.cost_words()}")
     for line in fix_lines(fix):
         prefix = "$ " if line.kind == "command" else ""
         head = f"{line.number}. " if line.number is not None else ""

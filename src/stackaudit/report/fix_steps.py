@@ -36,8 +36,9 @@ def _mixed_scopes(fix: Fix) -> bool:
 def _persist_lines(p: Persist) -> list[FixLine]:
     label = f" ({p.label})" if p.label else ""
     if p.command is not None:
-        out = [FixLine("prose", 1, f"keep{label}:" + (f" {p.text}" if p.text else "")),
-               FixLine("command", 2, p.command.line)]
+        out = [FixLine("prose", 1, f"keep{label}:"), FixLine("command", 2, p.command.line)]
+        if p.text:
+            out.append(FixLine("prose", 2, p.text))
     elif p.line:
         where = f", in {p.file}" if p.file else ""
         out = [FixLine("prose", 1, f"keep{label}{where}:"), FixLine("verbatim", 2, p.line)]
