@@ -12,7 +12,7 @@ from pcie_support import Dev, bridge_config
 from report_scenarios import report
 from stackaudit.checks.registry import load_all
 from stackaudit.engine.testing import run_checks
-from stackaudit.fixes import Fix, cmd, keep_line, needs_shell, sh, step
+from stackaudit.fixes import BDF_SUBJECT, PID_SUBJECT, Fix, cmd, keep_line, needs_shell, sh, step
 from stackaudit.fixes.pcie import (
     ACS_CTRL_REDIRECT_MASK,
     devctl_write,
@@ -200,3 +200,18 @@ def test_text_and_json_show_every_fix_line_verbatim(scenario: str, monkeypatch: 
                     assert p.line in text_lines, (r.id, p.line)
         steps = by_id[r.id]["fix"]["steps"]
         assert [c["line"] for st in steps for c in st["commands"]] == [c.line for c in r.fix.commands]
+
+
+def test_a_step_takes_its_value_out_of_subjects_that_match() -> None:
+    f = Fix.of(step("Raise it", "prlimit --pid <pid> --nofile=1048576:1048576", per="<pid>", per_match=PID_SUBJECT))
+    assert [c.line for c in f.bind(["pid 731", "RemoveIPC"]).commands] == ["prlimit --pid 731 --nofile=1048576:1048576"]
+    # No subject of its kind: the step stays written for `<pid>`.
+    assert f.bind(["nofile"]).commands == f.commands
+    gpu = Fix.of(step("Reset", "nvidia-smi -r -i <n>", per="<n>", per_match=BDF_SUBJECT))
+    assert [c.line for c in gpu.bind(["0000:9a:00.0", "GPU 3"]).commands] == ["nvidia-smi -r -i 0000:9a:00.0"]
+
+
+def test_the_api_servers_pid_goes_into_the_nofile_fix() -> None:
+    r = next(r for r in report("proxmox-lxc").results if r.id == "RT-ULIMIT-NOFILE")
+    assert r.status == "issue" and r.subjects == ("pid 731",) and r.fix is not None
+    assert [c.line for c in r.fix.commands] == ["prlimit --pid 731 --nofile=1048576:1048576"]

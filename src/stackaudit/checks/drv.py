@@ -28,6 +28,7 @@ from stackaudit.facts.python_env import PythonEnv
 from stackaudit.facts.system import LoadedModules
 from stackaudit.facts.topology import NvlinkStatus
 from stackaudit.fixes import (
+    BDF_SUBJECT,
     advice,
     cmd,
     keep_cmd,
@@ -659,7 +660,7 @@ def _severity(name: str) -> Severity:
     confidence="documented",
     fix=Fix.of(step("Follow the GPU's recovery action (nvidia-smi -q: GPU Recovery Action): a GPU reset with no "
                        "process on it, a node reboot, or fix the application", "nvidia-smi -r -i <n>",
-                       cost="driver-reload", changes="the GPU's state"),
+                       cost="driver-reload", changes="the GPU's state", per="<n>", per_match=BDF_SUBJECT),
                   note="RMA the GPU when hardware Xids (79, 48, 64, 95) repeat"),
     references=(XID_CATALOGUE, "https://raw.githubusercontent.com/stas00/ml-engineering/master/compute/accelerator/nvidia/debug.md"),
 )

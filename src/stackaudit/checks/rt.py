@@ -30,6 +30,7 @@ from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcess
 from stackaudit.facts.python_env import FLASHINFER_PACKAGES, PythonEnv, PythonEnvironment
 from stackaudit.facts.system import CpuInfo
 from stackaudit.fixes import (
+    PID_SUBJECT,
     advice,
     keep_line,
     step,
@@ -706,6 +707,7 @@ def _container_nofile(containers: DockerContainers | None) -> Outcome | None:
     confidence="source-verified",
     fix=Fix.of(step("Raise the API server's open-file limit", "prlimit --pid <api-server pid> --nofile=1048576:1048576",
                        cost="restart", scope="container", changes="RLIMIT_NOFILE of the API server",
+                       per="<api-server pid>", per_match=PID_SUBJECT,
                        keep=(keep_line("--ulimit nofile=1048576:1048576", "docker run", label="Docker"),
                              keep_line("LimitNOFILE=1048576", "the engine's systemd unit", label="systemd"),
                              keep_line("lxc.prlimit.nofile = 1048576", "the container's LXC config", label="LXC"),

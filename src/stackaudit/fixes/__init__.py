@@ -2,8 +2,10 @@
 read the same steps."""
 
 from stackaudit.fixes.model import (
+    BDF_SUBJECT,
     COST_WORDS,
     FIX_COSTS,
+    PID_SUBJECT,
     Command,
     Fix,
     FixCost,
@@ -21,5 +23,24 @@ from stackaudit.fixes.model import (
     step,
 )
 
-__all__ = ["COST_WORDS", "FIX_COSTS", "Command", "Fix", "FixCost", "FixScope", "Persist", "Step", "StepScope",
-           "advice", "cmd", "keep_cmd", "keep_line", "keep_text", "needs_shell", "sh", "step"]
+__all__ = [
+    "BDF_SUBJECT",
+    "COST_WORDS",
+    "FIX_COSTS",
+    "PID_SUBJECT",
+    "Command",
+    "Fix",
+    "FixCost",
+    "FixScope",
+    "Persist",
+    "Step",
+    "StepScope",
+    "advice",
+    "cmd",
+    "keep_cmd",
+    "keep_line",
+    "keep_text",
+    "needs_shell",
+    "sh",
+    "step",
+]

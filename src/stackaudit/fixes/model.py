@@ -54,6 +54,12 @@ def _masked(line: str) -> tuple[str, list[str]]:
     return _PLACEHOLDER.sub(keep, line), found
 
 
+# Subject patterns for `per_match`: a process named `pid 731`; a GPU named by its PCI address (which
+# `nvidia-smi -i` takes as well as an index).
+PID_SUBJECT = r"pid (\d+)"
+BDF_SUBJECT = r"([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])"
+
+
 def needs_shell(line: str) -> bool:
     """True when the line has a shell operator, redirect, substitution or glob outside quotes."""
     text, _ = _masked(line)
@@ -177,6 +183,9 @@ class Step:
     persistent: tuple[Persist, ...] = ()
     revert: tuple[Command, ...] = ()
     per: str = ""
+    # A regex whose first group takes the value out of a subject (`pid (\d+)` for `pid 731`); subjects that do not
+    # match are not this step's. Empty: the subject as it is.
+    per_match: str = ""
     # The cost in words where COST_WORDS would say it wrong (`restart the container`).
     takes: str = ""
 
@@ -187,6 +196,9 @@ class Step:
             raise ValueError(f"step {self.does!r}: per={self.per!r} appears in none of its commands")
 
     def bind(self, subjects: Sequence[str]) -> Step:
+        if self.per_match:
+            found = [re.fullmatch(self.per_match, s) for s in subjects]
+            subjects = [m.group(1) for m in found if m is not None]
         if not self.per or not subjects:
             return self
 
@@ -199,7 +211,7 @@ class Step:
                     out.append(c)
             return tuple(out)
 
-        return replace(self, commands=each(self.commands), revert=each(self.revert), per="")
+        return replace(self, commands=each(self.commands), revert=each(self.revert), per="", per_match="")
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"does": self.does, "cost": self.cost, "scope": self.scope,
@@ -215,7 +227,7 @@ class Step:
 
 def step(does: str, *commands: Command | str, changes: str = "", cost: FixCost = "runtime",
          scope: StepScope = "host", keep: Persist | Iterable[Persist] = (), revert: Iterable[Command | str] = (),
-         per: str = "", takes: str = "") -> Step:
+         per: str = "", per_match: str = "", takes: str = "") -> Step:
     """A step; a command given as a string is an argv command (`cmd`)."""
     return Step(
         does=does,
@@ -226,6 +238,7 @@ def step(does: str, *commands: Command | str, changes: str = "", cost: FixCost =
         persistent=(keep,) if isinstance(keep, Persist) else tuple(keep),
         revert=tuple(c if isinstance(c, Command) else cmd(c) for c in revert),
         per=per,
+        per_match=per_match,
         takes=takes,
     )
 
