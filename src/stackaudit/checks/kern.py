@@ -186,7 +186,7 @@ def governor(cpufreq: CpuFreq, virtualization: Virtualization | None = None,
                        sh("echo 1 > /sys/devices/system/cpu/cpufreq/boost"),
                        "cpupower frequency-set -u <cpuinfo_max_freq>", changes="turbo/boost and scaling_max_freq",
                        keep=(keep_text("a tuned profile or a systemd oneshot running the same commands"),
-                             keep_text("BIOS 'Turbo Boost' / 'Core Performance Boost' enabled", label="BIOS")))),
+                             keep_text("'Turbo Boost' / 'Core Performance Boost' enabled", label="BIOS")))),
     references=(INTEL_PSTATE_DOC, CPUFREQ_DOC),
 )
 def boost(cpufreq: CpuFreq, virtualization: Virtualization | None = None,
@@ -252,7 +252,7 @@ def boost(cpufreq: CpuFreq, virtualization: Virtualization | None = None,
                        *[sh(c) if needs_shell(c) else cmd(c) for c in commands],
                        changes="turbo/boost and scaling_max_freq",
                        keep=(keep_text("a tuned profile or a systemd oneshot running the same commands"),
-                             keep_text("BIOS 'Turbo Boost' / 'Core Performance Boost' enabled if it is off there",
+                             keep_text("'Turbo Boost' / 'Core Performance Boost' enabled if it is off there",
                                        label="BIOS")))),
         )
     knobs_known = any(v is not None for v in (cpufreq.intel_no_turbo, cpufreq.boost, cpufreq.intel_max_perf_pct))

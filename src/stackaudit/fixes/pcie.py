@@ -69,7 +69,7 @@ def mrrs_fix(bdfs: Iterable[str] = (), size: int = 4096) -> Fix:
         step(f"Set Max Read Request Size to {size} bytes on the device(s) (re-apply after a GPU reset)", *commands,
              changes="Device Control bits 14:12 (MaxReadReq)" + (f" of {', '.join(targets)}" if targets else ""),
              per="" if targets else "<bdf>",
-             keep=(keep_text('BIOS "Max Read Request Size" (Auto/4096)', label="BIOS"),
+             keep=(keep_text('"Max Read Request Size" Auto/4096', label="BIOS"),
                    keep_line(_UDEV_RULE, "/etc/udev/rules.d/90-pcie-mrrs.rules", label="udev",
                              text="<setpci path> from `command -v setpci` (/usr/sbin on RHEL, /usr/bin on Debian)"))),
         note=WHOLE_REGISTER_NOTE,
@@ -84,7 +84,7 @@ def mps_fix(plan: Mapping[str, int] | None = None) -> Fix:
                        text="then update-grub and reboot: the largest MPS every device below the root complex "
                        "supports; not `pcie_bus_perf` on GPU P2P hosts (it lowers MRRS); `pcie_bus_peer2peer` sets "
                        "128 B everywhere on purpose (P2P safety): it does not raise MPS")
-    bios = keep_text("BIOS MPS Auto/maximum", label="BIOS")
+    bios = keep_text("MPS Auto/maximum", label="BIOS")
     boot = step("Set MaxPayload at boot to what the path supports", cost="reboot",
                 changes="Device Control bits 7:5 (MaxPayload) of the GPUs and the bridges above them",
                 keep=(bios, kernel))
@@ -117,7 +117,7 @@ def acs_fix(bridges: Mapping[str, int | None] | Iterable[str]) -> Fix:
              keep=(keep_line(f'GRUB_CMDLINE_LINUX_DEFAULT="... \\"pci=disable_acs_redir={devs}\\""',
                              "/etc/default/grub", label="GRUB",
                              text="quoted: `;` separates GRUB commands; then update-grub and reboot"),
-                   keep_text('BIOS "ACS Control" / "PCIe ACS" disabled', label="BIOS"),
+                   keep_text('"ACS Control" / "PCIe ACS" disabled', label="BIOS"),
                    keep_text("a systemd oneshot unit Before=nvidia-persistenced.service running the setpci commands",
                              label="systemd"))),
         restart_clearing_p2p_cache(),
@@ -142,7 +142,7 @@ def acs_scan_fix() -> Fix:
              "bridge)", find, loop, changes="ACS Control of every bridge with an ACS capability",
              keep=(keep_line('GRUB_CMDLINE_LINUX_DEFAULT="... \\"pci=disable_acs_redir=<bdf>;<bdf>\\""',
                              "/etc/default/grub", label="GRUB", text="quoted; then update-grub and reboot"),
-                   keep_text("the BIOS ACS option", label="BIOS"))),
+                   keep_text("the ACS option disabled", label="BIOS"))),
         restart_clearing_p2p_cache(),
         note=VFIO_WARNING,
     )
