@@ -16,6 +16,7 @@ renders of the first two pairs (time and version masked): refresh them with
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from pathlib import Path
@@ -273,6 +274,12 @@ def test_bad_input(pairs: dict[str, tuple[str, str]], cli: Any, tmp_path: Path) 
     empty_dir = tmp_path / "not-a-snapshot"
     empty_dir.mkdir()
     _one_line_error(cli("compare", good, str(empty_dir)), "not a stackaudit snapshot")
+    cut = tmp_path / "cut.tar.gz"
+    cut.write_bytes(Path(good).read_bytes()[:2000])
+    _one_line_error(cli("compare", str(cut), good), "cut.tar.gz")
+    log = tmp_path / "nvidia-bug-report.log.gz"
+    log.write_bytes(gzip.compress(b"____________________________________________\n\n*** /proc/cmdline\n"))
+    _one_line_error(cli("compare", good, str(log)), "not a stackaudit snapshot")
     _one_line_error(cli("compare", good, good, "--format", "html"), "--format")
     _one_line_error(cli("compare", good, good, "--fail-on", "P1"), "--fail-on")
 

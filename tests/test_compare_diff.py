@@ -145,3 +145,10 @@ def test_checks_in_one_side_only_and_another_version() -> None:
 ])
 def test_values_are_shown_as_the_report_holds_them(value: Any, shown: str) -> None:
     assert show(value) == shown
+
+
+def test_the_docs_name_every_sample_check() -> None:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "compare.md").read_text()
+    assert all(f"`{check_id}`" in text for check_id in sample_checks()), sorted(sample_checks())

@@ -10,8 +10,8 @@ import typer
 def register(app: typer.Typer) -> None:
     @app.command("compare")
     def compare(
-        a: str = typer.Argument(..., help="A: a JSON report (audit --format json) or a snapshot (.tar.gz or directory)."),
-        b: str = typer.Argument(..., help="B: the same kinds as A; any mix."),
+        a: str = typer.Argument(..., metavar="A", help="A: a JSON report (audit --format json) or a snapshot (.tar.gz or directory)."),
+        b: str = typer.Argument(..., metavar="B", help="B: the same kinds as A; any mix."),
         fmt: str = typer.Option("text", "--format", "-f", help="Output format: text, markdown or json."),
         output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the comparison to FILE."),
         fail_on: Optional[str] = typer.Option(

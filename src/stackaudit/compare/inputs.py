@@ -76,8 +76,8 @@ def load_side(path: str, waivers: list[Waiver] | None = None) -> Side:
         from stackaudit.importers._archives import is_archive
 
         if is_archive(path):
-            raise InputError(f"{path}: an archive of command outputs, not a snapshot or a JSON report "
-                             "(audit it with `stackaudit audit --from` and compare the JSON report)")
+            raise InputError(f"{path}: compressed, but not a stackaudit snapshot (an archive of command outputs: "
+                             "audit it with `stackaudit audit --from`, then compare the JSON reports)")
         return _audited(path, waivers)
     return _read_report(path)
 
