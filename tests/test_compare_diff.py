@@ -152,3 +152,13 @@ def test_the_docs_name_every_sample_check() -> None:
 
     text = (Path(__file__).resolve().parents[1] / "docs" / "compare.md").read_text()
     assert all(f"`{check_id}`" in text for check_id in sample_checks()), sorted(sample_checks())
+
+
+def test_regressed_and_still_wrong_go_p0_first() -> None:
+    a = side("a", result("A-P2", "issue", priority="P2"), result("B-P0", "issue", priority="P0"),
+             result("C-OK", "ok"), result("D-OK", "ok"))
+    b = side("b", result("A-P2", "issue", priority="P2"), result("B-P0", "issue", priority="P0"),
+             result("C-OK", "issue", priority="P2"), result("D-OK", "issue", priority="P1"))
+    doc = compare_sides(a, b, samples=())
+    assert [e["id"] for e in doc["still_wrong"]] == ["B-P0", "A-P2"]
+    assert [e["id"] for e in doc["regressed"]] == ["D-OK", "C-OK"]

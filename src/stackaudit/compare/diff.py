@@ -4,7 +4,7 @@ Statuses, A → B, for checks that are not samples:
 
 - fixed: an issue → ok or not-an-issue;
 - regressed: anything else → an issue, or an issue whose priority rose (P2 → P0);
-- still wrong: an issue in both (its priority the same or lower);
+- still wrong: an issue in both (its priority the same or lower); this list and regressed go P0 first;
 - newly unknown: a verdict → unknown or error (could not tell any more);
 - newly known: unknown or error → ok or not-an-issue;
 - other: the rest (ok ↔ not-an-issue, a check that became, or stopped being, applicable).
@@ -172,6 +172,8 @@ def compare_sides(a: Side, b: Side, samples: Iterable[str] | None = None) -> dic
         changes = _value_changes(check_id, result_values(ra, subject), result_values(rb, subject),
                                  both_only=ra["status"] != rb["status"])
         (sample_values if check_id in sampled else configuration).extend(changes)
+    for name in ("regressed", "still_wrong"):  # P0 first, as the audit lists its fixes
+        groups[name].sort(key=lambda entry: _RANK.get(str(entry["b"]["priority"]), len(_RANK)))
     only_a = [{"id": i, "status": r["status"]} for i, r in a.results.items() if i not in b.results]
     only_b = [{"id": i, "status": r["status"]} for i, r in b.results.items() if i not in a.results]
     counts = {name: len(items) for name, items in groups.items()}
