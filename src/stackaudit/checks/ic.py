@@ -254,11 +254,17 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
         if bad:
             states = sorted({s for _, _, s in bad})
             pairs = ", ".join(f"{a}->{b} {s}" for a, b, s in bad[:6])
-            if _is_geforce(models) or (set(states) <= {"CNS"} and any(re.search(r"\bL4\b", n) for n in models.values())):
-                return not_an_issue(f"the driver reports no P2P ({', '.join(states)}: {pairs}) on "
-                                    f"{', '.join(sorted(set(models.values())))}: NVIDIA's policy for these cards, not "
-                                    "a misconfiguration; NCCL goes through host memory (SHM)" + suffix,
-                                    actual={f"{a}->{b}": s for a, b, s in bad})
+            # GNS ("GPU not supported") is the driver's per-product policy whatever the model shown; NS counts
+            # as policy only on GeForce cards (the stock driver gives them no P2P).
+            policy = (_is_geforce(models) and set(states) <= {"GNS", "NS"}) or (not models and set(states) == {"GNS"})
+            if policy or (set(states) <= {"CNS"} and any(re.search(r"\bL4\b", n) for n in models.values())):
+                cards = ", ".join(sorted(set(models.values()))) or "these GPUs (GNS: GPU not supported)"
+                return not_an_issue(f"the driver reports no P2P ({', '.join(states)}: {pairs}) on {cards}: NVIDIA's "
+                                    "policy for these cards, not a misconfiguration (no fabric manager, no RMA); NCCL "
+                                    "goes through host memory (SHM) by itself and vLLM turns custom all-reduce off; "
+                                    "the flags that matter: SGLang with TP > 1 needs --disable-custom-all-reduce (or "
+                                    "--enable-p2p-check), NCCL_P2P_DISABLE is not needed" + suffix,
+                                    actual={f"{a}->{b}": s for a, b, s in bad}, evidence=list(gpu_p2p.lines.values())[:2])
             nv_bad = [(a, b, s) for a, b, s in bad if (topo.link(a, b) or "").startswith("NV")]
             return issue(f"the driver reports P2P not OK between {len(bad)} GPU pair(s) ({pairs})"
                          + (": on NVLink paths (NCCL refuses them as broken)" if nv_bad else
@@ -546,6 +552,11 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
     if loaded:
         return ok("nvidia_peermem is loaded (it serves GPUDirect RDMA to RDMA NICs only)", actual="loaded")
     if rdma is not None and not rdma.names:
+        # The myth ("load nvidia_peermem for P2P") is corrected where the module is known absent; where the
+        # source does not show the module either, there is nothing to correct: the check does not apply.
+        if loaded is None:
+            return not_applicable("no RDMA NIC (/sys/class/infiniband is empty): nvidia_peermem only serves "
+                                  "InfiniBand/RoCE NICs, so it plays no part here")
         return not_an_issue("no RDMA NIC (/sys/class/infiniband is empty): nvidia_peermem only lets InfiniBand/RoCE "
                             "NICs reach GPU memory; GPU-to-GPU traffic inside the host (NVLink, PCIe P2P, SHM, "
                             "custom all-reduce) never uses it"
@@ -554,6 +565,10 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
     if serving_log is not None and not serving_log.multi_host:
         no_ib = [line for line in serving_log.nccl_net if re.search(r"NET/IB\s*:\s*No device found", line)]
         local = serving_log.channels and all(c.transport in ("P2P", "SHM") for c in serving_log.channels)
+        if (no_ib or local) and loaded is None:
+            return not_applicable("NCCL " + ("found no InfiniBand/RoCE device" if no_ib else
+                                             "carries every channel over P2P/SHM inside the host")
+                                  + ": nvidia_peermem (GPUDirect RDMA to NICs) plays no part in this engine's traffic")
         if no_ib or local:
             return not_an_issue("NCCL " + ("found no InfiniBand/RoCE device" if no_ib else
                                            "carries every channel over P2P/SHM inside the host")
@@ -667,6 +682,8 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     geforce = _is_geforce(models)
     engines = {s.engine for s in settings if s.engine} | ({serving_log.engine} if serving_log else set())
     multi = _multi_node(serving_processes, serving_log)
+    # `localRanks 1` on every node: no two ranks share a host, so no intra-host path can be lost.
+    one_rank = serving_log is not None and serving_log.local_ranks == 1
     findings: list[tuple[int, str, str]] = []  # (3 high / 2 medium / 1 low / 0 trap, message, setting)
     seen: set[str] = set()
     for s in sorted(settings, key=lambda x: -x.strength):
@@ -676,33 +693,33 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
         where = f"{s.name}={s.value} ({s.source})"
         if (s.name == "NCCL_P2P_DISABLE" and _truthy(s.value)) or (s.name == "NCCL_P2P_LEVEL" and s.value.upper() in (
                 "LOC", "0")):
-            if nvlink:
-                findings.append((3, f"{where} on NVLink: NCCL moves GPU-to-GPU traffic off NVLink into host memory",
-                                 s.name))
-            elif geforce or p2p_ok is False:
-                findings.append((0, f"{where}: P2P is not available on these GPUs anyway (no loss)", s.name))
-            else:
-                findings.append((2, f"{where} on PCIe GPUs whose driver reports P2P"
-                                 + (" OK" if p2p_ok else "") + ": usually a loss (host-memory path); keep it only if "
-                                 "a benchmark on this host shows a gain", s.name))
+            findings.append(_p2p_off_finding(where, one_rank, nvlink, geforce, p2p_ok, gpu_topology))
         elif s.name == "NCCL_SHM_DISABLE" and _truthy(s.value):
-            p2p_off = any(x.name == "NCCL_P2P_DISABLE" and _truthy(x.value) for x in settings)
+            p2p_off = any((x.name == "NCCL_P2P_DISABLE" and _truthy(x.value))
+                          or (x.name == "NCCL_P2P_LEVEL" and x.value.upper() in ("LOC", "0")) for x in settings)
             sys_pairs = gpu_topology is not None and any(
                 link_kind(c) in ("SYS", "PHB", "NODE") for _, _, c in gpu_topology.gpu_pairs())
             if p2p_off or sys_pairs or p2p_ok is False:
-                findings.append((3, f"{where}: GPU pairs without P2P then fall to the network transport (sockets)",
-                                 s.name))
+                findings.append((3, f"{where}" + (" with P2P off" if p2p_off else "")
+                                 + ": GPU pairs without P2P then fall to the network transport (sockets)", s.name))
             else:
                 findings.append((2, f"{where}: no effect while P2P works on every pair, but any pair that loses P2P "
                                  "drops to sockets", s.name))
         elif s.name in ("NCCL_ALGO", "NCCL_PROTO"):
             findings.append((1, f"{where} forces NCCL's choice; keep only with a measurement on this host", s.name))
         elif s.name == "NCCL_IB_DISABLE" and _truthy(s.value):
+            # Only GPU pairs without NVLink could gain from a NIC next to them (NCCL's NET/IB inside a host).
+            near = [] if _fully_nvlinked(gpu_topology) else _nics_near_gpus(gpu_topology)
             if multi:
                 findings.append((2, f"{where} on a multi-node engine: inter-node traffic falls to TCP sockets", s.name))
+            elif near:
+                findings.append((1, f"{where} on one host whose NICs {', '.join(near)} sit next to GPUs (PIX/PXB): "
+                                 "NCCL may carry GPU pairs without a better path through them (NET/IB); without it "
+                                 "those pairs use host memory", s.name))
             else:
                 findings.append((0, f"{where} on one host: GPU-to-GPU traffic stays on P2P/SHM; it only removes "
-                                 "NET/IB, which NCCL picks inside a host only when NICs beat the GPU path", s.name))
+                                 "NET/IB, which NCCL picks inside a host only when NICs near the GPUs beat their path",
+                                 s.name))
         elif s.name in ("NCCL_NVLS_ENABLE", "NCCL_CUMEM_ENABLE") and s.value.strip() == "0":
             if "sglang" in engines:
                 findings.append((0, f"{where}: SGLang sets this itself (RT-ENV-SGLANG)", s.name))
@@ -729,7 +746,42 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     if findings:
         return not_an_issue("; ".join(m for _, m, _ in findings), actual={s.name: s.value for s in settings},
                             subjects=[n for _, _, n in findings])
-    return ok(f"NCCL settings found, none disables a fast path: {listed}", actual={s.name: s.value for s in settings})
+    # A set NCCL_* variable is what a reader suspects first: that none disables a transport is a key negative.
+    return not_an_issue(f"NCCL settings found, none disables a fast path: {listed}",
+                        actual={s.name: s.value for s in settings})
+
+
+def _p2p_off_finding(where: str, one_rank: bool, nvlink: bool, geforce: bool, p2p_ok: bool | None,
+                     topo: TopoMatrix | None) -> tuple[int, str, str]:
+    """NCCL_P2P_DISABLE=1 / NCCL_P2P_LEVEL=LOC, judged per topology (knowledge base IC-NCCL-ENV):
+    3 high on NVLink/NVSwitch and on PCIe where P2P works, 2 medium on PCIe where P2P may be a
+    measured choice (ask for a benchmark), 0 (no loss) where there is no P2P to lose."""
+    name = where.split("=", 1)[0]
+    if one_rank:
+        return (0, f"{where}: NCCL put one rank per node (localRanks 1), so no GPU pair shares a host and no "
+                "P2P path is lost", name)
+    if nvlink:
+        return (3, f"{where} on NVLink: NCCL moves GPU-to-GPU traffic off NVLink into host memory", name)
+    if geforce or p2p_ok is False:
+        return (0, f"{where}: P2P is not available on these GPUs anyway (no loss)", name)
+    if p2p_ok:
+        return (3, f"{where} on PCIe GPUs whose driver reports P2P OK: NCCL takes the host-memory path instead "
+                "(about half the bandwidth, nccl-tests#74)", name)
+    if topo is None:
+        return (2, f"{where}: whether these GPUs have NVLink or working P2P is not in the source; on P2P-capable "
+                "GPUs it halves GPU-to-GPU bandwidth; keep it only with a benchmark on this host showing a gain "
+                "(`nvidia-smi topo -p2p r` settles which)", name)
+    return (2, f"{where} on PCIe GPUs: usually a loss (host-memory path), but on some PCIe hosts a measured "
+            "choice; keep it only if a benchmark on this host (all_reduce_perf with and without it) shows a gain",
+            name)
+
+
+def _nics_near_gpus(topo: TopoMatrix | None) -> list[str]:
+    """NICs one or two PCIe bridges from a GPU (PIX/PXB in `topo -m`): where NCCL may pick NET/IB inside a host."""
+    if topo is None:
+        return []
+    return [topo.nic_label(n) for n in topo.nics
+            if any(link_kind(topo.link(g, n) or "") in ("PIX", "PXB") for g in topo.gpus)]
 
 
 # --- IC-TOPOLOGY-PLACEMENT -------------------------------------------------------------------
@@ -777,11 +829,7 @@ def topology_placement(gpu_topology: TopoMatrix | None = None, serving_processes
         return not_applicable("every GPU pair is NVLink-connected: placement does not matter")
     engine, tp, root = _engine_tp(serving_processes, parallelism)
     if not engine and tp is None:
-        if serving_processes is None:
-            return unknown("which GPUs the engine uses is not in the source (no engine processes, no engine log)",
-                           hint="paste the engine's start-up log or its CUDA_VISIBLE_DEVICES and TP size")
-        return not_applicable("no vLLM/SGLang engine found and no engine log given: nothing placed yet",
-                              actual=_best_groups(topo, 2))
+        return _placement_advice(topo)
     group = _engine_gpus(topo, root, tp, collect_env)
     size = len(group)
     if size < 2:
@@ -815,12 +863,48 @@ def topology_placement(gpu_topology: TopoMatrix | None = None, serving_processes
               f"({', '.join(sorted({c or '?' for c in cells.values()}))})", actual=cells)
 
 
-def _best_groups(topo: TopoMatrix, size: int) -> list[str]:
-    gpus = list(topo.gpus)
-    if len(gpus) < size:
-        return []
-    best = min(itertools.combinations(gpus, size), key=lambda g: _group_worst(topo, list(g)))
-    return list(best)
+def _group_cost(topo: TopoMatrix, group: tuple[str, ...]) -> tuple[int, int]:
+    """Worst path first, then the sum of paths: NV pairs, then one switch (PIX/PXB), then one socket."""
+    ranks = [link_rank(topo.link(a, b) or "SYS") for a, b in itertools.combinations(group, 2)]
+    return (max(ranks, default=0), sum(ranks))
+
+
+def _best_partition(topo: TopoMatrix, size: int) -> list[tuple[str, ...]]:
+    """Disjoint TP groups of `size` GPUs, best first (greedy: the best group of the GPUs left)."""
+    left = list(topo.gpus)
+    groups: list[tuple[str, ...]] = []
+    while len(left) >= size:
+        best = min(itertools.combinations(left, size), key=lambda g: _group_cost(topo, g))
+        groups.append(best)
+        left = [g for g in left if g not in best]
+    return groups
+
+
+_PATH_NAMES = ("X", "NV", "PIX", "PXB", "PHB", "NODE", "SYS")
+
+
+def _placement_advice(topo: TopoMatrix) -> Outcome:
+    """No engine in the source: the best TP groups for 2/4/8 GPUs, as information."""
+    parts: list[str] = []
+    subjects: list[str] = []
+    actual: dict[str, list[list[str]]] = {}
+    cross: list[str] = []
+    for size in (2, 4, 8):
+        groups = _best_partition(topo, size)
+        if not groups:
+            continue
+        # A size must cross sockets when even its best group does; the groups after it may be worse.
+        worst = _group_cost(topo, groups[0])[0]
+        path = _PATH_NAMES[worst] if worst < len(_PATH_NAMES) else "?"
+        if worst >= link_rank("SYS"):
+            cross.append(f"TP{size}")
+        text = " | ".join(",".join(str(gpu_index(x)) for x in g) for g in groups)
+        parts.append(f"TP{size}: {text} (best group's worst path {path})")
+        subjects.extend(f"TP{size}: GPU {','.join(str(gpu_index(x)) for x in g)}" for g in groups)
+        actual[f"tp{size}"] = [list(g) for g in groups]
+    crossing = (f"; {', '.join(cross)} must cross sockets (SYS)" if cross else "; no group size needs to cross sockets")
+    return ok("no serving engine in the source; the best TP groups (CUDA_VISIBLE_DEVICES): " + "; ".join(parts)
+              + crossing, actual=actual, subjects=subjects)
 
 
 # --- IC-NUMA-AFFINITY ------------------------------------------------------------------------

@@ -1,0 +1,94 @@
+"""Judgement rules of issue 10, one test per rule: priorities, myth corrections, product-aware topology,
+lost GPUs. Real outputs from the corpus (tests/data/captures) where one exists; the fake hosts built from
+tests/test_topology_parsers.py and tests/test_ic_checks.py are modelled on real outputs (marked there)."""
+
+from __future__ import annotations
+
+from corpus import load_corpus
+from stackaudit.engine.testing import run_checks
+from stackaudit.importers.registry import load_pasted
+from test_ic_checks import host, one, vllm
+from test_topology_parsers import HGX_H100, P2P_OK_8, RTXPRO_8, make_topo
+
+
+def corpus_result(prefix: str, check_id: str):  # type: ignore[no-untyped-def]
+    """The result of one check on the corpus capture whose file name starts with `prefix`."""
+    entry = next(e for e in load_corpus() if e.path.name.startswith(prefix))
+    return run_checks(load_pasted([str(entry.path)]), [check_id])[check_id]
+
+
+# --- IC-NCCL-ENV severities per variable and topology (knowledge base IC-NCCL-ENV) -------------
+
+
+def test_p2p_disable_is_high_on_pcie_where_p2p_works() -> None:
+    r = one(host(RTXPRO_8, P2P_OK_8, files=vllm(4, env={"NCCL_P2P_DISABLE": "1"})), "IC-NCCL-ENV")
+    assert r.status == "issue" and r.severity == "high" and "P2P OK" in r.message
+
+
+def test_p2p_disable_on_pcie_with_p2p_unknown_is_medium_and_asks_for_a_benchmark() -> None:
+    r = one(host(RTXPRO_8, files=vllm(4, env={"NCCL_P2P_DISABLE": "1"})), "IC-NCCL-ENV")
+    assert r.status == "issue" and r.severity == "medium" and r.priority == "P1"
+    assert "benchmark" in r.message
+
+
+def test_p2p_level_loc_with_one_rank_per_node_is_not_an_issue_on_the_real_log() -> None:
+    # Corpus 57: a 3-node NCCL log, `localRanks 1` on each node, NCCL_P2P_LEVEL=LOC set by environment.
+    r = corpus_result("57-", "IC-NCCL-ENV")
+    assert r.status == "not-an-issue" and "localRanks 1" in r.message
+
+
+def test_shm_disable_with_p2p_level_loc_is_high_on_the_real_log() -> None:
+    # Corpus 55: NCCL_P2P_LEVEL=LOC and NCCL_SHM_DISABLE=1 on two NVLink A100s.
+    r = corpus_result("55-", "IC-NCCL-ENV")
+    assert r.status == "issue" and r.severity == "high" and "with P2P off" in r.message
+
+
+def test_ib_disable_matters_only_where_nics_next_to_gpus_could_carry_their_traffic() -> None:
+    # Two PCIe GPUs across sockets (SYS), each with a ConnectX next to it (PIX): NET/IB could carry the pair.
+    topo = make_topo([["X", "SYS"], ["SYS", "X"]], ["0-31", "32-63"], ["0", "1"], ["mlx5_0", "mlx5_1"],
+                     [["PIX", "SYS"], ["SYS", "PIX"]])
+    r = one(host(topo, files=vllm(2, env={"NCCL_IB_DISABLE": "1"})), "IC-NCCL-ENV")
+    assert r.status == "issue" and r.severity == "low" and "mlx5_0" in r.message
+    # The same variable on an NVSwitch board: NVLink beats any NIC, nothing is lost.
+    r = one(host(HGX_H100, files=vllm(8, env={"NCCL_IB_DISABLE": "1"})), "IC-NCCL-ENV")
+    assert r.status == "not-an-issue"
+
+
+def test_nccl_variables_that_disable_nothing_are_a_key_negative_on_the_real_spec() -> None:
+    # Corpus 72: a pod spec whose only NCCL variable is NCCL_DEBUG=INFO.
+    r = corpus_result("72-", "IC-NCCL-ENV")
+    assert r.status == "not-an-issue" and "NCCL_DEBUG=INFO" in r.message
+
+
+# --- myth corrections: nvidia_peermem --------------------------------------------------------
+
+
+def test_peermem_without_rdma_nics_is_a_key_negative_where_the_module_is_known() -> None:
+    r = one(host(files={"/proc/modules": "nvidia 1 0 - Live 0x0\n"}, dirs={"/sys/class/infiniband": []}),
+            "IC-NVIDIA-PEERMEM")
+    assert r.status == "not-an-issue" and "RDMA" in r.message
+
+
+def test_peermem_without_rdma_nics_and_module_not_shown_is_not_applicable_on_the_real_log() -> None:
+    # Corpus 56: an NCCL log with `NET/IB : No device found`, no lsmod.
+    assert corpus_result("56-", "IC-NVIDIA-PEERMEM").status == "not-applicable"
+
+
+# --- topology rules that know the product ----------------------------------------------------
+
+
+def test_gns_in_topo_p2p_is_the_drivers_policy_on_the_real_matrix() -> None:
+    # Corpus 59: 2x GeForce RTX 5090, `topo -p2p rw` all GNS.
+    r = corpus_result("59-", "IC-TOPO-READ")
+    assert r.status == "not-an-issue" and "policy" in r.message
+    assert "fabric" not in r.message.replace("no fabric manager", "") and "--disable-custom-all-reduce" in r.message
+
+
+def test_placement_without_an_engine_gives_the_best_tp_groups_as_subjects() -> None:
+    r = one(host(RTXPRO_8), "IC-TOPOLOGY-PLACEMENT")
+    assert r.status == "ok" and "TP2:" in r.message and "TP4:" in r.message and "TP8:" in r.message
+    assert any(s.startswith("TP4: GPU ") for s in r.subjects)
+    # Eight GPUs on two sockets: only TP8 has to cross SYS.
+    assert "TP8 must cross sockets" in r.message and "TP4 must" not in r.message and "TP4," not in r.message
+    groups = r.actual["tp4"]
+    assert len(groups) == 2 and sorted(g for grp in groups for g in grp) == sorted(f"GPU{i}" for i in range(8))
