@@ -111,6 +111,17 @@ def nvswitch_present(pci: PciDevices | None) -> bool | None:
 
 # --- DRV-CUDA-COMPAT ---------------------------------------------------------------------------
 
+# The first driver branch of each CUDA 12/13 minor (the toolkit release notes' driver table, GA rows; the
+# Windows branches of the same release are one to two above, so the branch major decides on both).
+_BRANCH_CUDA = ((580, "13.0"), (575, "12.9"), (570, "12.8"), (560, "12.6"), (555, "12.5"), (550, "12.4"),
+                (545, "12.3"), (535, "12.2"), (530, "12.1"), (525, "12.0"))
+
+
+def _cuda_of_branch(driver: tuple[int, ...]) -> str | None:
+    """The highest CUDA a driver of this branch runs, where the source does not show it (a collect_env)."""
+    return next((cuda for branch, cuda in _BRANCH_CUDA if driver and driver[0] >= branch), None)
+
+
 # Minimum Linux driver per CUDA major for minor-version compatibility (MINOR_COMPAT table).
 _DRIVER_FLOOR = {11: (450, 80, 2), 12: (525, 60, 13), 13: (580, 0, 0)}
 
@@ -172,8 +183,16 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
         return unknown(f"driver {driver} (supports CUDA up to {nvidia.cuda_version if nvidia else '?'}); torch's "
                        "CUDA version is not in this source", hint="run on the host where the engine runs",
                        actual={"driver": driver})
-    return ok(f"driver {driver} runs torch's CUDA {', '.join(sorted({c for _, c in torch}))} "
-              "(minor-version compatibility)", actual={"driver": driver, "torch_cuda": [c for _, c in torch]})
+    runtimes = sorted({c for _, c in torch})
+    actual = {"driver": driver, "torch_cuda": [c for _, c in torch]}
+    driver_cuda = (nvidia.cuda_version if nvidia is not None else None) or _cuda_of_branch(dv)
+    older = [c for c in runtimes if driver_cuda and version_tuple(c)[:2] < version_tuple(driver_cuda)[:2]]
+    if older:
+        # The myth: "the CUDA version in nvidia-smi must match torch's". A newer driver runs an older runtime.
+        return not_an_issue(f"torch's CUDA {', '.join(older)} differs from the CUDA {driver_cuda} that driver {driver} "
+                            "supports: a newer driver runs an older runtime (the nvidia-smi header shows the "
+                            "driver's highest CUDA, not the one in use)", actual=actual)
+    return ok(f"driver {driver} runs torch's CUDA {', '.join(runtimes)} (minor-version compatibility)", actual=actual)
 
 
 # --- DRV-OPEN-MODULE ---------------------------------------------------------------------------
@@ -230,9 +249,21 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
         return issue(f"proprietary kernel module with {len(blackwell)} Blackwell/Grace Hopper GPU(s) "
                      f"({blackwell[0].name}): they are only supported by the open modules", actual="proprietary",
                      expected="open", subjects=[g.subject for g in blackwell], evidence=evidence)
+    branch = version_tuple(nvidia_driver.version)[:1]
+    if branch and branch < (515,):
+        # The open kernel modules start with R515: an older driver has no other flavour to switch to.
+        return not_an_issue(f"proprietary kernel module {nvidia_driver.version}: the open modules start with R515, "
+                            "so this driver has no open flavour (and GPUs older than Turing need the proprietary one)",
+                            actual="proprietary", evidence=evidence)
+    old_gpus = [g for g in listed if arch_of(g) in _NO_OPEN]
+    if listed and len(old_gpus) == len(listed):
+        return not_an_issue(f"proprietary kernel module with {', '.join(sorted({arch_of(g) for g in old_gpus}))} GPUs, "
+                            "which the open modules do not support: the proprietary flavour is the right one",
+                            actual="proprietary", evidence=evidence)
     if not listed:
-        return ok("proprietary kernel module; no GPU architecture in this source to judge it against",
-                  actual="proprietary", evidence=evidence)
+        return unknown("proprietary kernel module; which GPUs it drives is not in this source (Blackwell and "
+                       "Grace Hopper need the open one)", hint="`nvidia-smi -L`, or `nvidia-smi -q | grep "
+                       "'Product Architecture'`", actual="proprietary")
     return ok(f"proprietary kernel module with {', '.join(sorted({arch_of(g) or g.name for g in listed}))}: allowed "
               "(open is the default since R560 and needed for HMM/DMABUF)", actual="proprietary", evidence=evidence)
 

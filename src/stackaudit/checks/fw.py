@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from stackaudit.checks.pcie import ROOT_HINT, no_gpu
 from stackaudit.checks.registry import (
@@ -17,7 +18,7 @@ from stackaudit.checks.registry import (
     unknown,
 )
 from stackaudit.facts.gpus import GpuInventory
-from stackaudit.facts.nvidia import NvidiaGpus
+from stackaudit.facts.nvidia import NvidiaGpus, gpu_spec
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.pcie_config import PcieFacts, PcieFunction, bridges_between
 from stackaudit.facts.pcie_errors import PcieErrors
@@ -191,10 +192,14 @@ def numa_nps(numa: NumaTopology, cpu: CpuInfo | None = None, pci: PciDevices | N
         return issue(f"{layout}, but {len(no_locality)} GPU(s) report NUMA node -1: the firmware gives no locality",
                      actual={"layout": layout, "gpu_numa_nodes": gpu_nodes}, expected="every GPU on a NUMA node",
                      subjects=no_locality)
-    if gpu_nodes:
-        where = ", ".join(f"{b}→node {n}" for b, n in sorted(gpu_nodes.items()))
-        return ok(f"{layout}; GPUs: {where}", actual={"layout": layout, "gpu_numa_nodes": gpu_nodes})
-    return ok(layout, actual={"layout": layout})
+    where = ", ".join(f"{b}→node {n}" for b, n in sorted(gpu_nodes.items()))
+    actual: dict[str, object] = {"layout": layout, **({"gpu_numa_nodes": gpu_nodes} if gpu_nodes else {})}
+    if sockets and numa.count > sockets:
+        # Several nodes per socket (NPS2/4, SNC, Naples' four dies) look like a mis-set BIOS: it is a layout.
+        return not_an_issue(f"{layout}: several NUMA nodes per socket are a BIOS layout, not a fault; NUMA placement "
+                            "(IC-NUMA-AFFINITY) is judged against it" + (f"; GPUs: {where}" if where else ""),
+                            actual=actual)
+    return ok(f"{layout}; GPUs: {where}" if where else layout, actual=actual)
 
 
 
@@ -381,6 +386,11 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
     gpus = pcie.gpus
     if not gpus:
         return no_gpu(pcie)
+    fixed = _data_center_bar1(gpus)
+    if fixed:
+        # Outside the knowledge base's "Applies when": these cards have a large fixed BAR1, nothing to resize.
+        return not_applicable("data-center GPU(s) with a large fixed BAR1 (no Resizable BAR to enable): "
+                              + ", ".join(f"{b} {v}" for b, v in fixed.items()), actual=fixed)
     # GPUDirect RDMA needs an RDMA NIC, not any NIC (every workstation has an Intel/Broadcom Ethernet port).
     rdma_nic = bool(rdma.names) if rdma is not None else any(n.vendor == "0x15b3" for n in pcie.role("nic"))
     p2p = len(gpus) >= 2 or rdma_nic
@@ -414,6 +424,19 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
         return unknown(f"BAR1 size or Resizable BAR capability of {len(blind)} GPU(s) not in the source",
                        hint="paste `sudo lspci -vvv` or `nvidia-smi -q -d MEMORY` (BAR1 Memory Usage)", subjects=blind)
     return ok("BAR1: " + ", ".join(f"{b} {v}" for b, v in fine.items()), actual=fine, subjects=list(fine))
+
+
+def _data_center_bar1(gpus: Sequence[PcieFunction]) -> dict[str, str]:
+    """Every GPU an HBM data-center part (gpus.toml, by lspci's product name) with BAR1 above 256 MiB;
+    else {} (one GeForce/workstation card among them keeps the check applicable)."""
+    found: dict[str, str] = {}
+    for g in gpus:
+        spec = gpu_spec(g.model) if g.model else None
+        size = _bar1(g)
+        if spec is None or not spec.memory_type.startswith("HBM") or size is None or size <= _SMALL_BAR1:
+            return {}
+        found[g.bdf] = f"{spec.name}, BAR1 {_size(size)}"
+    return found
 
 
 def _bar1_from_nvidia(nvidia: NvidiaGpus | None) -> Outcome:
