@@ -92,3 +92,35 @@ def test_placement_without_an_engine_gives_the_best_tp_groups_as_subjects() -> N
     assert "TP8 must cross sockets" in r.message and "TP4 must" not in r.message and "TP4," not in r.message
     groups = r.actual["tp4"]
     assert len(groups) == 2 and sorted(g for grp in groups for g in grp) == sorted(f"GPU{i}" for i in range(8))
+
+
+# --- myth corrections and product knowledge on real pastes -----------------------------------
+
+
+def test_torch_cuda_older_than_the_drivers_is_a_key_negative() -> None:
+    # Corpus 45: driver 550.90.07 (CUDA 12.4) under torch 2.3.1+cu121.
+    r = corpus_result("45-", "DRV-CUDA-COMPAT")
+    assert r.status == "not-an-issue" and "12.1" in r.message and "12.4" in r.message
+
+
+def test_proprietary_module_before_r515_is_a_key_negative_and_unknown_without_gpus() -> None:
+    # Corpus 76: NVIDIA 285.03 on a GeForce GT 420M (2011): there was no open flavour.
+    assert corpus_result("76-", "DRV-OPEN-MODULE").status == "not-an-issue"
+    # Corpus 79: the proprietary 535 module, no GPU model in the paste: Blackwell would need the open one.
+    assert corpus_result("79-", "DRV-OPEN-MODULE").status == "unknown"
+
+
+def test_several_numa_nodes_per_socket_are_a_layout_not_a_fault() -> None:
+    # Corpus 48: 2x EPYC 7281 (Naples), 8 NUMA nodes.
+    r = corpus_result("48-", "FW-NUMA-NPS")
+    assert r.status == "not-an-issue" and "layout" in r.message
+
+
+def test_shm_applies_to_multi_process_engines_only() -> None:
+    # Corpus 84: Ollama in compose with Docker's 64 MiB /dev/shm: one process, no TP ranks.
+    r = corpus_result("84-", "CTR-SHM-SIZE")
+    assert r.status == "not-an-issue" and "one process" in r.message and r.subjects == ("ollama",)
+    # Corpus 54: `ipc: host` shares the host's /dev/shm, whose size the paste does not show.
+    assert corpus_result("54-", "CTR-SHM-SIZE").status == "unknown"
+    # Corpus 51: a `docker run` with no --shm-size for a multi-GPU job: the issue stands.
+    assert corpus_result("51-", "CTR-SHM-SIZE").status == "issue"
