@@ -124,3 +124,98 @@ def test_shm_applies_to_multi_process_engines_only() -> None:
     assert corpus_result("54-", "CTR-SHM-SIZE").status == "unknown"
     # Corpus 51: a `docker run` with no --shm-size for a multi-GPU job: the issue stands.
     assert corpus_result("51-", "CTR-SHM-SIZE").status == "issue"
+
+
+# --- no check repeats another's finding with a costlier fix ----------------------------------
+
+
+def test_acpi_cpufreq_with_a_slow_governor_is_the_governor_finding_only() -> None:
+    from test_kern_checks import LSCPU_GENOA, cpufreq_files
+    from test_kern_checks import run as kern_run
+
+    files = cpufreq_files(driver="acpi-cpufreq", governor="ondemand", epp=None)
+    gov = kern_run("KERN-CPUFREQ-GOVERNOR", files, lscpu=LSCPU_GENOA)
+    assert gov.status == "issue" and gov.fix is not None and gov.fix.cost == "runtime"
+    pstate = kern_run("KERN-AMD-PSTATE", files, lscpu=LSCPU_GENOA)
+    assert pstate.status == "not-an-issue" and "KERN-CPUFREQ-GOVERNOR" in pstate.message
+
+
+def test_powersave_on_an_active_mode_driver_pinned_to_its_minimum_is_an_issue_on_the_real_paste() -> None:
+    # Corpus 81: amd-pstate-epp, powersave, policy 400 MHz - 400 MHz (TLP settings).
+    r = corpus_result("81-", "KERN-CPUFREQ-GOVERNOR")
+    assert r.status == "issue" and r.severity == "high" and "400 MHz" in r.message
+    # The same driver and governor with the full range is the EPP-steered default: a key negative.
+    from test_kern_checks import cpufreq_files
+    from test_kern_checks import run as kern_run
+
+    files = cpufreq_files(driver="amd-pstate-epp", governor="powersave", epp="balance_performance")
+    files["/sys/devices/system/cpu/amd_pstate/status"] = "active\n"
+    assert kern_run("KERN-CPUFREQ-GOVERNOR", files).status == "not-an-issue"
+
+
+# --- lost GPUs and hardware faults ---------------------------------------------------------------
+
+
+def _xid(dmesg: str):  # type: ignore[no-untyped-def]
+    from nvidia_support import hgx, host_for
+
+    return run_checks(host_for(hgx(), dmesg=dmesg), ["DRV-XID", "DRV-NVLINK-HEALTH"])
+
+
+def test_a_gpu_lost_behind_a_fatal_port_error_is_one_event_on_the_real_log() -> None:
+    # Corpus 41: Surprise Down on root port 00:02.0, then Xid 79 of the GPU at 02:00.0.
+    r = corpus_result("41-", "FW-AER-ERRORS")
+    assert r.status == "issue" and r.priority == "P0"
+    assert "0000:00:02.0" in r.message and "0000:02:00.0" in r.message and "Surprise Down" in r.message
+    x = corpus_result("41-", "DRV-XID")
+    assert x.status == "issue" and x.priority == "P0" and "0000:02:00.0 lost" in x.message
+
+
+def test_xid_classes_per_gpu_and_application_faults_apart() -> None:
+    # Modelled on the catalogue's wording; two GPUs, a degraded one (48) and one with application faults.
+    dmesg = ("[ 9.1] NVRM: Xid (PCI:0000:18:00): 48, pid=4101, name=python3, An uncorrectable double bit error\n"
+             "[ 9.2] NVRM: Xid (PCI:0000:2a:00): 13, pid=4102, name=python3, Graphics SM Warp Exception\n")
+    r = _xid(dmesg)["DRV-XID"]
+    assert r.status == "issue" and r.priority == "P0" and r.subjects == ("0000:18:00.0",)
+    assert r.message.startswith("GPU 0000:18:00.0 degraded: Xid 48")
+    assert "also application faults (information): GPU 0000:2a:00.0: Xid 13" in r.message
+    contained = _xid("[ 9.1] NVRM: Xid (PCI:0000:18:00): 63, pid='<unknown>', name=<unknown>, Row Remapper: "
+                     "New row marked for remapping, reset gpu to activate.\n")["DRV-XID"]
+    assert contained.status == "issue" and contained.severity == "medium" and contained.priority == "P1"
+
+
+def test_rate_limited_xids_are_counted() -> None:
+    # Modelled: the kernel's rate limit folds repeats into "<name>: N callbacks suppressed".
+    dmesg = ("[ 9.1] NVRM: Xid (PCI:0000:18:00): 94, pid=7194, name=python3, Contained: CE User Channel (0x9).\n"
+             "[ 9.2] _nv012345rm: 41 callbacks suppressed\n")
+    r = _xid(dmesg)["DRV-XID"]
+    assert "Xid 94 ×42" in r.message and r.actual == {"0000:18:00.0 xid 94": 42}
+
+
+def test_the_recovery_action_comes_from_xid_154() -> None:
+    # Verbatim lines from https://forums.developer.nvidia.com/t/xid-62-xid-154-gsp-pmu-halt-crash-on-rtx-pro-6000-
+    # blackwell-during-llm-inference/364958 (RTX PRO 6000 Blackwell, driver 595.58.03).
+    dmesg = ("Mar 29 15:38:59 kernel: NVRM: Xid (PCI:0000:01:00): 120, GSP kernel exception: store access page fault "
+             "(cause:0xf) @ pc:0xffffffff93003d42, partition:4#0\n"
+             "Mar 29 15:38:59 kernel: NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) "
+             "to 0x1 (GPU Reset Required)\n")
+    r = _xid(dmesg)["DRV-XID"]
+    assert r.status == "issue" and r.priority == "P0" and "GPU 0000:01:00.0 lost: Xid 120" in r.message
+    assert "recovery action: 0000:01:00.0 GPU Reset Required" in r.message
+    # The driver asks for a GPU reset, not the reboot a lost GPU's class would guess.
+    assert r.fix_cost == "driver-reload"
+
+
+def test_nvlink_xids_feed_nvlink_health() -> None:
+    # Modelled on the NVLink Xid lines of NVIDIA/open-gpu-kernel-modules#1150 (Xid 145 on an NVLink5 system).
+    r = _xid("[ 9.1] NVRM: Xid (PCI:0000:18:00): 145, NVLink: RLW error\n")["DRV-NVLINK-HEALTH"]
+    assert r.status == "issue" and "Xid 145" in r.message and r.subjects == ("0000:18:00.0",)
+
+
+def test_links_an_elided_listing_does_not_show_are_not_links_down_on_the_real_paste() -> None:
+    # Corpus 62: GB200 `nvlink -s`, cut with '...' after GPU 1's second link.
+    r = corpus_result("62-", "DRV-NVLINK-HEALTH")
+    assert r.status == "unknown" and "GPU 1" in r.message
+    # The same GPU with two links explicitly <inactive> is an issue.
+    v100 = corpus_result("61-", "DRV-NVLINK-HEALTH")
+    assert v100.status == "issue" and "down: 3,5" in v100.message

@@ -21,7 +21,8 @@ from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.nvidia import NvidiaGpus, gpu_spec
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.pcie_config import PcieFacts, PcieFunction, bridges_between
-from stackaudit.facts.pcie_errors import PcieErrors
+from stackaudit.facts.gpu_events import GpuEvents
+from stackaudit.facts.pcie_errors import AerLine, PcieErrors
 from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelLog, NumaTopology
@@ -426,6 +427,25 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
     return ok("BAR1: " + ", ".join(f"{b} {v}" for b, v in fine.items()), actual=fine, subjects=list(fine))
 
 
+def _link_drops(lines: Sequence[AerLine], events: GpuEvents | None, pcie: PcieFacts | None) -> list[str]:
+    """"port P: fatal AER / Surprise Down, and GPU G below it fell off the bus" for each lost GPU whose
+    port logged one; with the PCI tree the port must be on the GPU's path, without it the log ties them."""
+    drops: list[str] = []
+    fatal_ports = {ln.bdf for ln in lines if ln.bdf and (ln.severity == "fatal" or re.search(
+        r"Surprise Down|SDES", ln.line))}
+    paths = {g.bdf: set(g.upstream) for g in (pcie.gpus if pcie is not None else ())}
+    for event in (events.lost() if events is not None else ()):
+        ports = sorted(fatal_ports & paths[event.bdf]) if event.bdf in paths else sorted(
+            p for p in fatal_ports if p != event.bdf) if not paths else []
+        if not ports:
+            continue
+        how = "Xid 79" if event.code == 79 else "fell off the bus"
+        drops.append(f"{', '.join(ports)}: fatal AER / Surprise Down, and GPU {event.bdf or '(unnamed)'} below it "
+                     f"fell off the bus ({how}): the link dropped under the GPU (slot, riser, cable or power)"
+                     + ("" if paths else "; the PCI tree that would confirm the port is above it is not in the source"))
+    return drops
+
+
 def _data_center_bar1(gpus: Sequence[PcieFunction]) -> dict[str, str]:
     """Every GPU an HBM data-center part (gpus.toml, by lspci's product name) with BAR1 above 256 MiB;
     else {} (one GeForce/workstation card among them keeps the check applicable)."""
@@ -524,7 +544,7 @@ def above4g_mmio(pcie: PcieFacts, kernel_log: KernelLog | None = None) -> Outcom
     references=("https://www.kernel.org/doc/Documentation/ABI/testing/sysfs-bus-pci-devices-aer_stats",),
 )
 def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,
-               cmdline: KernelCmdline | None = None) -> Outcome:
+               cmdline: KernelCmdline | None = None, gpu_events: GpuEvents | None = None) -> Outcome:
     """Reads: `aer_dev_correctable`, `aer_dev_nonfatal`, `aer_dev_fatal` in sysfs for each GPU,
     its upstream port (errors may be counted at the link partner) and the NICs; the kernel log's
     AER lines (`AER: Uncorrected (Fatal) error received`, `PCIe Bus Error`, `Surprise Down`) and
@@ -540,7 +560,9 @@ def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,
     rate. On firmware-first platforms (APEI/GHES) the sysfs counters stay 0 — check the BMC log.
     `pci=noaer` only silences reporting. Counter names differ by kernel (`Bad TLP` / `BadTLP`).
     Without the PCI tree (a pasted log alone) every AER line counts, since which port leads to a GPU
-    is unknown; "none" needs the counters or a whole kernel log.
+    is unknown; "none" needs the counters or a whole kernel log. A fatal error or `Surprise Down`
+    on a port above a GPU that fell off the bus (Xid 79) is one event: the link dropped under the
+    GPU (slot, riser, cable, power), and the finding names both.
     """
     if pcie is not None and not pcie.gpus:
         return no_gpu(pcie)
@@ -556,8 +578,8 @@ def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,
     if lost or serious or uncorrected:
         fatal = bool(lost) or any(r.get("fatal", 0) for r in serious.values()) or any(
             ln.severity == "fatal" for ln in lines) or any(re.search("Surprise Down|SDES", d) for d in details)
-        parts = []
-        if lost:
+        parts = _link_drops(lines, gpu_events, pcie)
+        if lost and not parts:
             parts.append(f"GPU fallen off the bus in the kernel log ({len(lost)} lines)")
         if serious:
             parts.append("uncorrectable AER counts: " + "; ".join(

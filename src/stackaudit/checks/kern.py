@@ -126,6 +126,21 @@ def governor(cpufreq: CpuFreq, virtualization: Virtualization | None = None,
     observed = f"driver {driver}, governor {counts(govs)} ({cpufreq.scope})"
     slow = {g: n for g, n in govs.items() if g in SLOW_GOVERNORS}
     if cpufreq.active_mode:
+        # The correction ("powersave is EPP-steered, not the minimum") fails where the policy's range is
+        # only the lowest frequency: the CPU is then pinned there whatever EPP asks.
+        pinned = [p for p in cpufreq.policies if p.governor == "powersave" and p.scaling_max_khz is not None
+                  and p.cpuinfo_min_khz is not None and p.scaling_max_khz <= p.cpuinfo_min_khz]
+        if pinned:
+            # FIXSTEP: this case needs the policy's maximum raised, not the governor changed: runtime
+            # `cpupower frequency-set -u <cpuinfo_max_freq>` (or echo it to scaling_max_freq), persistent: remove the
+            # cap from TLP/tuned/power-profiles (CPU_SCALING_MAX_FREQ_ON_AC/BAT) — the same steps as KERN-CPU-BOOST.
+            mhz = pinned[0].scaling_max_khz // 1000 if pinned[0].scaling_max_khz else 0
+            cpus = sorted(c for p in pinned for c in p.cpus)
+            return issue(f"{observed}: the policy allows only {mhz} MHz (its hardware minimum), so 'powersave' "
+                         "holds the CPU at its lowest frequency whatever EPP asks; raise scaling_max_freq "
+                         "(KERN-CPU-BOOST names the cap)" + where(container), actual=observed,
+                         expected="a policy range up to the hardware maximum", severity="high",
+                         subjects=[f"cpu{c}" for c in cpus[:16]])
         if "powersave" in govs:
             return not_an_issue(
                 f"{observed}: with {driver} in active mode, 'powersave' is the default dynamic mode whose "
@@ -367,9 +382,9 @@ def amd_pstate(cpu: CpuInfo, cpufreq: CpuFreq, kernel: KernelInfo, cmdline: Kern
     "amd_pstate: driver load is disabled".
 
     Bad value: not a fault by itself. Flagged only: Zen 5 (family 26, EPYC 9005 Turin) on kernel
-    >= 6.13 with `amd_pstate=disable` forced; amd-pstate active with EPP `power`; acpi-cpufreq
-    with a slow governor (also reported by KERN-CPUFREQ-GOVERNOR; here the alternative fix, the
-    amd-pstate driver). CPPC disabled in BIOS prevents amd-pstate.
+    >= 6.13 with `amd_pstate=disable` forced; amd-pstate active with EPP `power`. acpi-cpufreq
+    with a slow governor is KERN-CPUFREQ-GOVERNOR's finding (a runtime fix): here it is a key
+    negative, never a second issue with a reboot. CPPC disabled in BIOS prevents amd-pstate.
 
     Why: amd-pstate is disabled by default on server platforms with CPUs older than family 0x1A
     (drivers/cpufreq/amd-pstate.c, amd_pstate_init), so Genoa (Zen 4) servers use acpi-cpufreq
@@ -412,9 +427,12 @@ def amd_pstate(cpu: CpuInfo, cpufreq: CpuFreq, kernel: KernelInfo, cmdline: Kern
     if driver == "acpi-cpufreq":
         slow = [g for g in govs if g in SLOW_GOVERNORS]
         if slow:
-            return issue(
-                f"{observed}: acpi-cpufreq with a slow governor ({', '.join(slow)}); set the governor to "
-                "performance (KERN-CPUFREQ-GOVERNOR) or boot with amd_pstate=active (needs BIOS CPPC)",
+            # KERN-CPUFREQ-GOVERNOR reports the slow governor with its runtime fix; repeating it here with a
+            # reboot (switching drivers) would rank a costlier fix for the same cause.
+            return not_an_issue(
+                f"acpi-cpufreq is not the problem, its {', '.join(slow)} governor is: KERN-CPUFREQ-GOVERNOR reports "
+                "it with its runtime fix (`cpupower frequency-set -g performance`); acpi-cpufreq with the "
+                f"performance governor is fine, no reboot into amd-pstate is needed ({observed})",
                 actual=observed, expected="acpi-cpufreq + performance, or amd-pstate",
             )
         if not zen5:
