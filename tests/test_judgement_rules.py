@@ -219,3 +219,34 @@ def test_links_an_elided_listing_does_not_show_are_not_links_down_on_the_real_pa
     # The same GPU with two links explicitly <inactive> is an issue.
     v100 = corpus_result("61-", "DRV-NVLINK-HEALTH")
     assert v100.status == "issue" and "down: 3,5" in v100.message
+
+
+# --- priorities of shared GPUs and power caps ----------------------------------------------------
+
+
+def test_a_display_server_alone_is_p2_and_another_programs_engine_p1() -> None:
+    from nvidia_support import host_for, pcie_box
+    from test_mem_checks import vllm_files
+
+    files, procs = vllm_files("--tensor-parallel-size 2", workers=2)
+    gpus = pcie_box("NVIDIA GeForce RTX 4090", 2)
+    gpus[0]["processes"] = {"compute": [{"pid": 4111, "used_memory": 21 * 2**30, "name": "VLLM::Worker_TP0"}],
+                            "graphics": [{"pid": 900, "used_memory": 200 * 2**20, "name": "/usr/lib/xorg/Xorg"}]}
+    gpus[1]["processes"] = {"compute": [{"pid": 4112, "used_memory": 21 * 2**30, "name": "VLLM::Worker_TP1"}],
+                            "graphics": []}
+    shown = {**procs, 900: "/usr/lib/xorg/Xorg vt1"}
+    r = run_checks(host_for(gpus, extra_files=files, processes=shown), ["MEM-GPU-SHARED"])["MEM-GPU-SHARED"]
+    assert r.status == "issue" and r.priority == "P2" and "display" in r.message and "pid 900" not in r.message
+    gpus[1]["processes"]["compute"].append({"pid": 7300, "used_memory": 30 * 2**30, "name": "ollama"})
+    shown[7300] = "ollama serve"
+    r = run_checks(host_for(gpus, extra_files=files, processes=shown), ["MEM-GPU-SHARED"])["MEM-GPU-SHARED"]
+    assert r.status == "issue" and r.priority == "P1" and "pid 7300" in r.message
+
+
+def test_a_power_cap_is_p1_unless_deliberate() -> None:
+    from nvidia_support import hgx, host_for
+
+    gpus = hgx(count=2)
+    gpus[1]["power"] = {**gpus[1]["power"], "limit_mw": 500000, "enforced_mw": 500000}
+    r = run_checks(host_for(gpus), ["PWR-GPU-POWER-LIMIT"])["PWR-GPU-POWER-LIMIT"]
+    assert r.status == "issue" and r.priority == "P1" and "unless deliberate" in r.message and "waive" in r.message
