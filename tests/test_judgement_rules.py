@@ -250,3 +250,30 @@ def test_a_power_cap_is_p1_unless_deliberate() -> None:
     gpus[1]["power"] = {**gpus[1]["power"], "limit_mw": 500000, "enforced_mw": 500000}
     r = run_checks(host_for(gpus), ["PWR-GPU-POWER-LIMIT"])["PWR-GPU-POWER-LIMIT"]
     assert r.status == "issue" and r.priority == "P1" and "unless deliberate" in r.message and "waive" in r.message
+
+
+def _nvl_pair_and_one() -> str:
+    # Modelled on `topo -m` of an H100 NVL box: GPU0-GPU1 bridged (NV12), GPU2 alone on the same socket.
+    cells = [["X", "NV12", "NODE"], ["NV12", "X", "NODE"], ["NODE", "NODE", "X"]]
+    return make_topo(cells, ["0-31"] * 3, ["0"] * 3)
+
+
+def test_bridge_products_pair_gpus_by_design() -> None:
+    r = one(host(_nvl_pair_and_one(), models=["NVIDIA H100 NVL"] * 3), "IC-TOPO-READ")
+    assert r.status == "not-an-issue" and "by design" in r.message and "GPU0-GPU1" in r.message
+    assert "Fabric" not in r.message and "down" not in r.message
+    # Models not in the source: a pair beside an unpaired GPU may be either; never "links down" from that.
+    assert one(host(_nvl_pair_and_one()), "IC-TOPO-READ").status == "unknown"
+
+
+def test_links_down_and_fabric_manager_only_on_nvswitch_baseboards() -> None:
+    from test_topology_parsers import B200_GPU2_DOWN
+
+    r = one(host(B200_GPU2_DOWN, models=["NVIDIA B200"] * 8), "IC-TOPO-READ")
+    assert r.status == "issue" and "Fabric Manager" in r.message and "NV18" in r.message
+    # A GB200 compute tray (modelled on GB200_4) with GPU3's links gone: the links are down, but Fabric
+    # Manager is the switch trays', not this node's.
+    cells = [["X" if i == j else ("SYS" if 3 in (i, j) else "NV18") for j in range(4)] for i in range(4)]
+    tray = make_topo(cells, ["0-71"] * 2 + ["72-143"] * 2, ["0", "0", "1", "1"], gpu_numa=["2", "10", "18", "26"])
+    r = one(host(tray, models=["NVIDIA GB200"] * 4), "IC-TOPO-READ")
+    assert r.status == "issue" and "switch trays" in r.message and "check Fabric Manager" not in r.message

@@ -79,6 +79,21 @@ def _switch_expected(models: dict[int, str]) -> GpuSpec | None:
     return None
 
 
+def _board(models: dict[int, str]) -> str:
+    """What the GPU models say about NVLink (data/gpus.toml): "hgx" (an NVSwitch baseboard: HGX/DGX, Fabric
+    Manager on the node), "tray" (a GB200/GB300 compute tray: its NVLinks go to switch trays, Fabric
+    Manager runs there), "bridge" (cards paired by NVLink bridges), "none" (PCIe only), "" (not known)."""
+    specs = _specs(models)
+    if not specs or len(specs) != len(models):
+        return ""
+    kinds = {s.nvlink_kind for s in specs}
+    if kinds == {"switch"}:
+        return "tray" if any(s.form_factor == "Superchip" or s.nvlink_domain > 8 for s in specs) else "hgx"
+    if kinds <= {"bridge", "none"} and "bridge" in kinds:
+        return "bridge"
+    return "none" if kinds == {"none"} else ""
+
+
 def _subject(gpu: str, gpus: GpuInventory | None) -> str:
     record = gpus.by_index(gpu_index(gpu)) if gpus is not None else None
     return f"{gpu} ({record.bdf})" if record is not None and record.bdf else gpu
@@ -190,10 +205,17 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     its links drags every TP group it joins onto PCIe (and NCCL may refuse P2P on an NVLink path
     it sees as broken). NCCL's guide warns that `topo -p2p` OK does not exclude ACS problems.
 
-    Traps: `NS`/`GNS` on GeForce with the stock driver is NVIDIA policy, and `CNS` between low-end
-    data-center cards (L4) is normal. Inside a container the matrix shows only the visible GPUs.
-    PCIe-only cards (RTX PRO 6000, L40S, RTX 4090) have no NVLink by design.
+    Traps: `NS`/`GNS` on GeForce with the stock driver is NVIDIA policy (a key negative, with the
+    engine flags that matter), and `CNS` between low-end data-center cards (L4) is normal. Bridge
+    products (H100/H200 NVL, A100 PCIe, RTX and A-series with bridges) pair GPUs by design: a
+    GPU outside the pairs is not "links down". "Links down / Fabric Manager" is said only on
+    NVSwitch baseboards (HGX/DGX), with the link count from data/gpus.toml; on GB200/GB300
+    compute trays Fabric Manager runs on the switch trays. Inside a container the matrix shows
+    only the visible GPUs. PCIe-only cards (RTX PRO 6000, L40S, RTX 4090) have no NVLink by design.
     """
+    # FIXSTEP: the fix should follow the board: HGX/DGX -> `nvidia-smi nvlink -s`, Fabric Manager status and
+    # restart, driver reload, reseat/RMA; GB200/GB300 tray -> the switch trays' Fabric Manager/NVOS (not this
+    # node); P2P not OK on PCIe -> ACS/IOMMU (FW-ACS-P2P, FW-IOMMU-MODE).
     models = _models(gpus)
     if gpu_topology is None:
         return _no_matrix(gpus)
@@ -214,9 +236,23 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     if topo.has_nvlink:
         isolated = [g for g in names if not peers[g] and g in topo.rows]
         mesh = len(linked) >= 2 and all(set(peers[g]) >= set(linked) - {g} for g in linked)
+        board = _board(models)
+        if isolated and mesh and (board == "bridge" or (not board and len(linked) == 2)):
+            pairs = ", ".join(f"{g}-{p}" for g in linked for p in peers[g] if g < p)
+            if board == "bridge":
+                # H100/H200 NVL, A100 PCIe, RTX/A-series with bridges: NVLink joins the cards a bridge joins.
+                return not_an_issue(f"NVLink bridge pair(s) {pairs} and {', '.join(isolated)} without a bridge: "
+                                    f"{', '.join(sorted(set(models.values())))} pair GPUs by design, so the others "
+                                    "reach them over PCIe; TP groups within a pair use NVLink" + suffix,
+                                    actual={g: dict(peers[g]) for g in names}, subjects=isolated)
+            return unknown(f"NVLink between {pairs} only, {', '.join(isolated)} without: a bridged pair beside an "
+                           "unbridged card, or links down — the GPU model (not in this source) tells which" + suffix,
+                           hint="`nvidia-smi -L` (bridge products pair GPUs by design)",
+                           actual={g: dict(peers[g]) for g in names})
         if isolated and mesh:
             counts = Counter(n for g in linked for n in peers[g].values())
-            nv = f"NV{counts.most_common(1)[0][0]}"
+            spec_links = _specs(models)[0].nvlink_links if board in ("hgx", "tray") else 0
+            nv = f"NV{spec_links}" if spec_links else f"NV{counts.most_common(1)[0][0]}"
             inactive = []
             if nvlink_status is not None:
                 inactive = [f"GPU{x.index}: {x.active} active link(s)" for x in nvlink_status.gpus
@@ -224,9 +260,12 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
             return issue(
                 f"{', '.join(isolated)} {'has' if len(isolated) == 1 else 'have'} no NVLink to any peer "
                 f"({', '.join(sorted({link_kind(topo.link(isolated[0], g) or '') for g in linked}))} instead) while the "
-                f"other {len(linked)} GPUs are fully connected by {nv}: NVLinks or NVSwitch ports of "
-                f"{'that GPU' if len(isolated) == 1 else 'those GPUs'} are down; every TP group with it runs over PCIe"
-                + suffix,
+                f"other {len(linked)} GPUs are fully connected by {nv}: "
+                + (f"the NVLinks of {'that GPU' if len(isolated) == 1 else 'those GPUs'} to the NVLink switch trays "
+                   "are down (Fabric Manager runs on the switch trays, not this node)" if board == "tray" else
+                   f"NVLinks or NVSwitch ports of {'that GPU' if len(isolated) == 1 else 'those GPUs'} are down"
+                   + (" (check Fabric Manager and `nvidia-smi nvlink -s`)" if board == "hgx" else ""))
+                + "; every TP group with it runs over PCIe" + suffix,
                 actual={g: {p: topo.link(g, p) for p in names if p != g} for g in isolated},
                 expected=f"{nv} between every GPU pair", subjects=[_subject(g, gpus) for g in isolated],
                 evidence=[topo.lines[g] for g in isolated if g in topo.lines] + inactive)
@@ -244,9 +283,11 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     else:
         spec = _switch_expected(models)
         if spec is not None:
+            up = ("the tray's NVLinks to the switch trays are down (Fabric Manager runs there, not on this node)"
+                  if _board(models) == "tray" else "the fabric is not up (Fabric Manager, NVLink)")
             return issue(f"{spec.name} GPUs are NVSwitch/NVLink parts, but the matrix shows only PCIe paths "
-                         f"({', '.join(sorted({link_kind(c) for _, _, c in topo.gpu_pairs()}))}): the fabric is not up "
-                         "(fabric manager, NVLink) and all GPU traffic crosses PCIe" + suffix,
+                         f"({', '.join(sorted({link_kind(c) for _, _, c in topo.gpu_pairs()}))}): {up} and all GPU "
+                         "traffic crosses PCIe" + suffix,
                          actual="no NV# cell", expected=f"NV# between every pair ({spec.nvlink_links} links per GPU)",
                          subjects=[_subject(g, gpus) for g in names], evidence=list(topo.lines.values())[:4])
     if gpu_p2p is not None:
