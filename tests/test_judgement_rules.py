@@ -277,3 +277,16 @@ def test_links_down_and_fabric_manager_only_on_nvswitch_baseboards() -> None:
     tray = make_topo(cells, ["0-71"] * 2 + ["72-143"] * 2, ["0", "0", "1", "1"], gpu_numa=["2", "10", "18", "26"])
     r = one(host(tray, models=["NVIDIA GB200"] * 4), "IC-TOPO-READ")
     assert r.status == "issue" and "switch trays" in r.message and "check Fabric Manager" not in r.message
+
+
+# --- never an issue from what a source cannot show -------------------------------------------
+
+
+def test_x8_of_x16_seen_only_in_nvidia_smi_is_a_lower_confidence_issue_naming_lnkcap() -> None:
+    from nvidia_support import hgx, host_for
+
+    gpus = hgx(count=2)
+    gpus[1]["pcie"] = {**gpus[1]["pcie"], "width": 8}
+    r = run_checks(host_for(gpus), ["PCIE-LINK-DOWNTRAIN"])["PCIE-LINK-DOWNTRAIN"]
+    assert r.status == "issue" and r.confidence == "field-reports" and "LnkCap" in r.message
+    assert r.priority == "P1"  # not P0: the slot (not shown) may be x8

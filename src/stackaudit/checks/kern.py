@@ -112,6 +112,8 @@ def governor(cpufreq: CpuFreq, virtualization: Virtualization | None = None,
     """
     if not cpufreq.present:
         if is_vm(virtualization):
+            # The knowledge base asks for unknown here (not the n/a of the other host-only checks): a VM may
+            # still expose a cpufreq driver, and the governor that slows it is then the host's to report.
             return unknown("no cpufreq interface: a VM's CPU frequency is controlled by the hypervisor",
                            hint="check the governor on the hypervisor host")
         if container is not None and container.in_container:
@@ -376,7 +378,7 @@ def epp(cpufreq: CpuFreq, container: ContainerInfo | None = None) -> Outcome:
     references=(AMD_PSTATE_DOC, "https://github.com/torvalds/linux/blob/master/drivers/cpufreq/amd-pstate.c"),
 )
 def amd_pstate(cpu: CpuInfo, cpufreq: CpuFreq, kernel: KernelInfo, cmdline: KernelCmdline | None = None,
-               kernel_log: KernelLog | None = None) -> Outcome:
+               kernel_log: KernelLog | None = None, virtualization: Virtualization | None = None) -> Outcome:
     """Reads: /sys/devices/system/cpu/amd_pstate/status, scaling_driver and governor, EPP;
     `lscpu` CPU family (25 = Zen 3/4, 26 = Zen 5); `uname -r`; cmdline `amd_pstate=`; dmesg
     "amd_pstate: driver load is disabled".
@@ -395,6 +397,8 @@ def amd_pstate(cpu: CpuInfo, cpufreq: CpuFreq, kernel: KernelInfo, cmdline: Kern
     """
     if not cpu.is_amd:
         return not_applicable("not an AMD CPU")
+    if is_vm(virtualization) and not cpufreq.present:
+        return not_applicable("a VM without cpufreq: the frequency driver is the hypervisor host's")
     family = cpu.family
     zen5 = family is not None and family >= 26
     release = kernel.release_tuple
