@@ -290,3 +290,16 @@ def test_x8_of_x16_seen_only_in_nvidia_smi_is_a_lower_confidence_issue_naming_ln
     r = run_checks(host_for(gpus), ["PCIE-LINK-DOWNTRAIN"])["PCIE-LINK-DOWNTRAIN"]
     assert r.status == "issue" and r.confidence == "field-reports" and "LnkCap" in r.message
     assert r.priority == "P1"  # not P0: the slot (not shown) may be x8
+
+
+# --- never ok from what an excerpt cannot show -------------------------------------------------
+
+
+def test_lxc_config_fragments_and_cut_reports_are_unknown_not_ok() -> None:
+    # Corpus 75: only lxc.cgroup2/lxc.mount.entry lines of a Proxmox config.
+    assert corpus_result("75-", "CTR-LXC-HOST-SCOPE").status == "unknown"
+    # Corpus 24: a whole /etc/pve/lxc/<id>.conf: judged.
+    assert corpus_result("24-", "CTR-LXC-HOST-SCOPE").status == "ok"
+    # Corpus 85: a collect_env cut before its library section.
+    assert corpus_result("85-", "RT-VERSION-MATRIX").status == "unknown"
+    assert corpus_result("45-", "RT-VERSION-MATRIX").status == "ok"

@@ -937,7 +937,21 @@ def lxc_host_scope(container: ContainerInfo, lxc_configs: LxcConfigs | None = No
     if problems:
         return issue("; ".join(problems), actual=problems, expected=f"nofile hard >= {NOFILE_MIN}, memlock unlimited "
                      "with RDMA, no AppArmor denials", subjects=subjects)
+    fragments = [c.name for c in (lxc_configs.configs if lxc_configs else ()) if _lxc_fragment(c)]
+    if fragments and not inside and len(fragments) == len(lxc_configs.configs if lxc_configs else ()):
+        # Never ok from what a source cannot show: a few pasted lxc.* lines say nothing of the keys left out.
+        return unknown(f"{', '.join(fragments)}: only some lxc.* lines are shown (no arch/hostname/rootfs keys), so "
+                       "its prlimit and AppArmor settings are not in the source",
+                       hint="paste the whole /etc/pve/lxc/<id>.conf (or the container's config file)")
     return ok("; ".join(notes) or "no limiting prlimit or AppArmor setting found", actual=notes)
+
+
+_LXC_WHOLE_KEYS = ("arch", "hostname", "rootfs", "ostype", "lxc.rootfs.path", "lxc.uts.name", "lxc.include")
+
+
+def _lxc_fragment(cfg: LxcConfig) -> bool:
+    """A pasted piece of a config: none of the keys every Proxmox or LXC config file has."""
+    return not any(cfg.last(key) is not None for key in _LXC_WHOLE_KEYS)
 
 
 # --- CTR-CPU-LIMITS --------------------------------------------------------------------------
