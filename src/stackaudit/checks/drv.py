@@ -716,7 +716,7 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     """Reads: `NVRM: Xid (PCI:…): <code>, …` lines of the kernel log (`dmesg`), and NVML's
     recommended recovery action per GPU (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION) where available.
 
-    Bad value, per GPU and by class (counted with the repeats the kernel's rate limit folded):
+    Bad value: per GPU and by class (counted with the repeats the kernel's rate limit folded),
     hardware lost — 79 or "fallen off the bus" without a number, "probe routine failed", 119/120
     (GSP), a GPU NVML reports lost; degraded — 48/95 (ECC), 64 (row-remap failure), 74 and 144-150
     (NVLink); contained — 63 (row remap recorded), 94 (contained ECC); a recovery action other
