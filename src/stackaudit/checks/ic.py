@@ -931,6 +931,8 @@ def _placement_advice(topo: TopoMatrix) -> Outcome:
     actual: dict[str, list[list[str]]] = {}
     cross: list[str] = []
     for size in (2, 4, 8):
+        if len(topo.gpus) > 16 and size > 2:
+            continue  # C(n, size) grows too fast past one 16-GPU box; no single host shows more
         groups = _best_partition(topo, size)
         if not groups:
             continue
