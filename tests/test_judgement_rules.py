@@ -303,3 +303,11 @@ def test_lxc_config_fragments_and_cut_reports_are_unknown_not_ok() -> None:
     # Corpus 85: a collect_env cut before its library section.
     assert corpus_result("85-", "RT-VERSION-MATRIX").status == "unknown"
     assert corpus_result("45-", "RT-VERSION-MATRIX").status == "ok"
+
+
+def test_a_gb300_tray_not_in_the_gpu_table_is_still_a_tray() -> None:
+    # Modelled: GB300 has no gpus.toml row; its name alone marks a compute tray (no Fabric Manager here).
+    cells = [["X" if i == j else ("SYS" if 3 in (i, j) else "NV18") for j in range(4)] for i in range(4)]
+    tray = make_topo(cells, ["0-71"] * 2 + ["72-143"] * 2, ["0", "0", "1", "1"], gpu_numa=["2", "10", "18", "26"])
+    r = one(host(tray, models=["NVIDIA GB300"] * 4), "IC-TOPO-READ")
+    assert r.status == "issue" and "switch trays" in r.message

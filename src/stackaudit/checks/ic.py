@@ -83,6 +83,8 @@ def _board(models: dict[int, str]) -> str:
     """What the GPU models say about NVLink (data/gpus.toml): "hgx" (an NVSwitch baseboard: HGX/DGX, Fabric
     Manager on the node), "tray" (a GB200/GB300 compute tray: its NVLinks go to switch trays, Fabric
     Manager runs there), "bridge" (cards paired by NVLink bridges), "none" (PCIe only), "" (not known)."""
+    if models and all(re.search(r"\bGB[23]00\b", n) for n in models.values()):
+        return "tray"  # GB300 has no row in the table yet: its name says enough
     specs = _specs(models)
     if not specs or len(specs) != len(models):
         return ""
@@ -251,7 +253,8 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
                            actual={g: dict(peers[g]) for g in names})
         if isolated and mesh:
             counts = Counter(n for g in linked for n in peers[g].values())
-            spec_links = _specs(models)[0].nvlink_links if board in ("hgx", "tray") else 0
+            table = _specs(models)
+            spec_links = table[0].nvlink_links if table and board in ("hgx", "tray") else 0
             nv = f"NV{spec_links}" if spec_links else f"NV{counts.most_common(1)[0][0]}"
             inactive = []
             if nvlink_status is not None:
