@@ -311,3 +311,14 @@ def test_a_gb300_tray_not_in_the_gpu_table_is_still_a_tray() -> None:
     tray = make_topo(cells, ["0-71"] * 2 + ["72-143"] * 2, ["0", "0", "1", "1"], gpu_numa=["2", "10", "18", "26"])
     r = one(host(tray, models=["NVIDIA GB300"] * 4), "IC-TOPO-READ")
     assert r.status == "issue" and "switch trays" in r.message
+
+
+def test_a_recovery_action_alone_marks_the_gpu_faulted_and_none_clears_it() -> None:
+    # Modelled on the Xid 154 wording of the forum thread above, with NVML's NODE_REBOOT action (2).
+    r = _xid("[1] NVRM: Xid (PCI:0000:18:00): 154, GPU recovery action changed from 0x0 (None) to 0x2 "
+             "(Node Reboot Required)\n")["DRV-XID"]
+    assert r.status == "issue" and r.priority == "P0" and r.fix_cost == "reboot"
+    assert r.message == "GPU 0000:18:00.0 faulted: the driver asks for Node Reboot Required"
+    back = _xid("[1] NVRM: Xid (PCI:0000:18:00): 154, GPU recovery action changed from 0x1 (GPU Reset Required) "
+                "to 0x0 (None)\n")["DRV-XID"]
+    assert back.status != "issue"

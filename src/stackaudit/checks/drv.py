@@ -737,7 +737,7 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     actions = {**gpu_events.recovery_actions(),
                **{(g.bdf or g.subject): g.recovery_action for g in (nvidia.gpus if nvidia else ())
                   if g.recovery_action not in (None, "None")}}
-    if not events and not actions:
+    if not [e for e in events if e.code != 154] and not actions:
         if (nvidia is not None and nvidia.none_on_bus) or (pci is not None and not pci.nvidia_gpus):
             return not_applicable("no NVIDIA GPU on the PCI bus")
         if not gpu_events.complete:
@@ -751,16 +751,20 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     hardware: list[tuple[str, str, str]] = []  # (class, bdf, text)
     applications: list[str] = []
     for bdf, evs in sorted(by_gpu.items()):
-        hw = [e for e in evs if e.hw_class != APPLICATION]
+        # Xid 154 is not a fault of its own: the action it announces is listed once, below.
+        hw = [e for e in evs if e.hw_class != APPLICATION and e.code != 154]
         app = [e for e in evs if e.hw_class == APPLICATION]
         if hw:
             cls, text = _gpu_findings(hw)
             hardware.append((cls, bdf, f"GPU {bdf} {cls if cls != OTHER else 'Xid'}: {text}"))
         if app:
             applications.append(f"GPU {bdf}: {_gpu_findings(app)[1]}")
+    shown_actions: set[str] = set()
     for bdf, action in sorted(actions.items()):
-        if bdf not in by_gpu or all(e.hw_class == APPLICATION for e in by_gpu[bdf]):
-            hardware.append((OTHER, bdf, f"GPU {bdf}: the driver asks for {action}"))
+        if not any(h_bdf == bdf for _, h_bdf, _ in hardware):
+            # The driver says the GPU needs recovering: it is faulted, whatever the log shows of why.
+            hardware.append((HW_DEGRADED, bdf, f"GPU {bdf} faulted: the driver asks for {action}"))
+            shown_actions.add(bdf)
     actual = {f"{e.bdf or '?'} xid {e.code}" if e.kind == "xid" else f"{e.bdf or '?'} {e.kind}": e.count
               for e in events}
     evidence = [e.line for e in events if e.line][-5:]
@@ -771,13 +775,16 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
                             "Xids)", actual=actual, subjects=sorted(by_gpu), evidence=evidence)
     worst = min((c for c, _, _ in hardware), key=_CLASS_ORDER.index)
     parts = [t for _, _, t in sorted(hardware, key=lambda h: _CLASS_ORDER.index(h[0]))]
-    if actions:
-        parts.append("recovery action: " + ", ".join(f"{b} {a}" for b, a in sorted(actions.items())))
+    rest = {b: a for b, a in actions.items() if b not in shown_actions}
+    if rest:
+        parts.append("recovery action: " + ", ".join(f"{b} {a}" for b, a in sorted(rest.items())))
     if applications:
         parts.append("also application faults (information): " + "; ".join(applications))
     # The cost: the driver's own recovery action where the source has it, else the class's.
+    # A GSP timeout/error (119/120) wedges the GPU until a GPU reset; a GPU gone from the bus needs the node.
     costs = [_ACTION_COST.get(a.lower(), "driver-reload") for a in actions.values()] or [
-        _CLASS_COST[c] for c, _, _ in hardware]
+        "driver-reload" if e.code in (119, 120) else _CLASS_COST[e.hw_class]
+        for e in events if e.hw_class != APPLICATION and e.code != 154] or ["driver-reload"]
     cost = max(costs, key=_COST_RANK.index)
     # FIXSTEP: one step per class/action: lost -> reboot the node, reseat/RMA when it repeats; degraded ->
     # `nvidia-smi -r -i <bdf>` with no process on the GPU (RMA when 48/64/95 repeat); contained -> the same reset at
