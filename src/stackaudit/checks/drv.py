@@ -702,6 +702,39 @@ def _gpu_findings(events: list[GpuEvent]) -> tuple[str, str]:
     return worst, ", ".join(parts)
 
 
+def _xid_findings(by_gpu: dict[str, list[GpuEvent]], actions: dict[str, str]
+                  ) -> tuple[list[tuple[str, str, str]], list[str], set[str]]:
+    """Per GPU: the hardware findings (class, bdf, text), the application faults (information) and the GPUs
+    whose only finding is the driver's recovery action."""
+    hardware: list[tuple[str, str, str]] = []
+    applications: list[str] = []
+    for bdf, evs in sorted(by_gpu.items()):
+        # Xid 154 is not a fault of its own: the action it announces is listed once, below.
+        hw = [e for e in evs if e.hw_class != APPLICATION and e.code != 154]
+        app = [e for e in evs if e.hw_class == APPLICATION]
+        if hw:
+            cls, text = _gpu_findings(hw)
+            hardware.append((cls, bdf, f"GPU {bdf} {cls if cls != OTHER else 'Xid'}: {text}"))
+        if app:
+            applications.append(f"GPU {bdf}: {_gpu_findings(app)[1]}")
+    shown_actions: set[str] = set()
+    for bdf, action in sorted(actions.items()):
+        if not any(h_bdf == bdf for _, h_bdf, _ in hardware):
+            # The driver says the GPU needs recovering: it is faulted, whatever the log shows of why.
+            hardware.append((HW_DEGRADED, bdf, f"GPU {bdf} faulted: the driver asks for {action}"))
+            shown_actions.add(bdf)
+    return hardware, applications, shown_actions
+
+
+def _xid_cost(events: tuple[GpuEvent, ...], actions: dict[str, str]) -> FixCost:
+    """The driver's own recovery action where the source has it, else the class's. A GSP timeout/error
+    (119/120) wedges the GPU until a GPU reset; a GPU gone from the bus needs the node rebooted."""
+    costs = [_ACTION_COST.get(a.lower(), "driver-reload") for a in actions.values()] or [
+        "driver-reload" if e.code in (119, 120) else _CLASS_COST[e.hw_class]
+        for e in events if e.hw_class != APPLICATION and e.code != 154] or ["driver-reload"]
+    return max(costs, key=_COST_RANK.index)
+
+
 @check(
     "DRV-XID",
     title="Xid errors in the kernel log",
@@ -748,23 +781,7 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     by_gpu: dict[str, list[GpuEvent]] = {}
     for e in events:
         by_gpu.setdefault(e.bdf or "a GPU", []).append(e)
-    hardware: list[tuple[str, str, str]] = []  # (class, bdf, text)
-    applications: list[str] = []
-    for bdf, evs in sorted(by_gpu.items()):
-        # Xid 154 is not a fault of its own: the action it announces is listed once, below.
-        hw = [e for e in evs if e.hw_class != APPLICATION and e.code != 154]
-        app = [e for e in evs if e.hw_class == APPLICATION]
-        if hw:
-            cls, text = _gpu_findings(hw)
-            hardware.append((cls, bdf, f"GPU {bdf} {cls if cls != OTHER else 'Xid'}: {text}"))
-        if app:
-            applications.append(f"GPU {bdf}: {_gpu_findings(app)[1]}")
-    shown_actions: set[str] = set()
-    for bdf, action in sorted(actions.items()):
-        if not any(h_bdf == bdf for _, h_bdf, _ in hardware):
-            # The driver says the GPU needs recovering: it is faulted, whatever the log shows of why.
-            hardware.append((HW_DEGRADED, bdf, f"GPU {bdf} faulted: the driver asks for {action}"))
-            shown_actions.add(bdf)
+    hardware, applications, shown_actions = _xid_findings(by_gpu, actions)
     actual = {f"{e.bdf or '?'} xid {e.code}" if e.kind == "xid" else f"{e.bdf or '?'} {e.kind}": e.count
               for e in events}
     evidence = [e.line for e in events if e.line][-5:]
@@ -780,12 +797,7 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
         parts.append("recovery action: " + ", ".join(f"{b} {a}" for b, a in sorted(rest.items())))
     if applications:
         parts.append("also application faults (information): " + "; ".join(applications))
-    # The cost: the driver's own recovery action where the source has it, else the class's.
-    # A GSP timeout/error (119/120) wedges the GPU until a GPU reset; a GPU gone from the bus needs the node.
-    costs = [_ACTION_COST.get(a.lower(), "driver-reload") for a in actions.values()] or [
-        "driver-reload" if e.code in (119, 120) else _CLASS_COST[e.hw_class]
-        for e in events if e.hw_class != APPLICATION and e.code != 154] or ["driver-reload"]
-    cost = max(costs, key=_COST_RANK.index)
+    cost = _xid_cost(events, actions)
     # FIXSTEP: one step per class/action: lost -> reboot the node, reseat/RMA when it repeats; degraded ->
     # `nvidia-smi -r -i <bdf>` with no process on the GPU (RMA when 48/64/95 repeat); contained -> the same reset at
     # a quiet time (it activates the row remap); the NVML/Xid 154 action verbatim where the source has it.
