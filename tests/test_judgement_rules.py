@@ -322,3 +322,10 @@ def test_a_recovery_action_alone_marks_the_gpu_faulted_and_none_clears_it() -> N
     back = _xid("[1] NVRM: Xid (PCI:0000:18:00): 154, GPU recovery action changed from 0x1 (GPU Reset Required) "
                 "to 0x0 (None)\n")["DRV-XID"]
     assert back.status != "issue"
+
+
+def test_no_p2p_anywhere_keeps_custom_all_reduce_off_by_design_on_the_real_matrix() -> None:
+    # Corpus 59 (GNS on every pair): custom all-reduce cannot run, and there is no P2P to prove broken.
+    r = corpus_result("59-", "IC-CUSTOM-ALLREDUCE")
+    assert r.status == "not-an-issue" and "by design" in r.message and "--disable-custom-all-reduce" in r.message
+    assert corpus_result("59-", "IC-P2P-FUNCTIONAL").status == "not-applicable"

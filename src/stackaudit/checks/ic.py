@@ -436,6 +436,11 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
                        "the driver refuses peer access there, so that traffic goes through host memory; whether it "
                        "should allow it is IC-TOPO-READ's question (`nvidia-smi topo -p2p rw`)",
                        hint="paste `nvidia-smi topo -p2p rw` and `nvidia-smi topo -m`", actual=nccl_off[:3])
+    if _no_p2p_anywhere(gpu_p2p):
+        assert gpu_p2p is not None
+        return not_applicable("the driver reports no P2P between any GPU pair ("
+                              + ", ".join(sorted({st for _, _, st in gpu_p2p.not_ok()})) + "): there is no P2P to "
+                              "prove broken; NCCL goes through host memory (IC-TOPO-READ judges why)")
     return unknown("no proof that P2P really works: vLLM skips its real probe by default (VLLM_SKIP_P2P_CHECK=1) "
                    "and trusts the driver's report" + (" (which says OK)" if driver_ok else ""),
                    hint="run CUDA `p2pBandwidthLatencyTest` or `nvbandwidth`, or start vLLM once with "
@@ -464,10 +469,12 @@ _KEY_NEGATIVE = ("no NVLink between these GPUs (PCIe only): vLLM and SGLang turn
 )
 def custom_allreduce(serving_processes: ServingProcesses | None = None, serving_log: ServingLog | None = None,
                      gpu_topology: TopoMatrix | None = None, gpus: GpuInventory | None = None,
-                     collect_env: CollectEnv | None = None, parallelism: Parallelism | None = None) -> Outcome:
+                     collect_env: CollectEnv | None = None, parallelism: Parallelism | None = None,
+                     gpu_p2p: P2pMatrix | None = None) -> Outcome:
     """Reads: the engine's flags (`--tensor-parallel-size`, `--disable-custom-all-reduce`, SGLang
     `--enable-p2p-check`) from /proc, a pasted engine log ("Custom allreduce is disabled because
-    ..."), `nvidia-smi topo -m` (NVLink between the TP GPUs) and the GPU models.
+    ..."), `nvidia-smi topo -m` (NVLink between the TP GPUs), `nvidia-smi topo -p2p` (whether
+    the driver allows P2P at all) and the GPU models.
 
     Bad value: custom all-reduce disabled on an NVLink/NVSwitch system (the engine did not see
     NVLink: fabric or links down); disabled at TP=2 on a P2P-capable PCIe pair (ACS/IOMMU, stale
@@ -540,6 +547,12 @@ def custom_allreduce(serving_processes: ServingProcesses | None = None, serving_
         if tp is not None or count > 2:
             return not_an_issue(_KEY_NEGATIVE[0].upper() + _KEY_NEGATIVE[1:]
                                 + (f" (TP={tp})" if tp else f" ({count} GPUs)"), actual={"tp": tp, "nvlink": False})
+    if _no_p2p_anywhere(gpu_p2p) and not nvlinked and gpu_p2p is not None:
+        states = ", ".join(sorted({st for _, _, st in gpu_p2p.not_ok()}))
+        return not_an_issue(f"the driver reports no P2P between any GPU pair ({states}): custom all-reduce needs it, "
+                            "so it stays off by design and NCCL carries the all-reduce (vLLM decides this itself; "
+                            "SGLang needs --disable-custom-all-reduce or --enable-p2p-check)",
+                            actual={"p2p": states, "tp": tp})
     if engine == "" and tp is None:
         if serving_processes is None:
             return unknown("the serving engine (its flags or its log) is not in the source",
@@ -554,6 +567,14 @@ def custom_allreduce(serving_processes: ServingProcesses | None = None, serving_
                   actual={"tp": tp, "nvlink": True})
     return unknown(f"{_engine_name(engine)} TP={tp or '?'}: whether its GPUs are NVLink-connected is not in the source",
                    hint="`nvidia-smi topo -m`, or the engine log with its 'Custom allreduce' lines")
+
+
+def _no_p2p_anywhere(p2p: P2pMatrix | None) -> bool:
+    """Every GPU pair of the driver's P2P matrix refuses P2P (GNS, NS, CNS, TNS, DR)."""
+    if p2p is None or len(p2p.gpus) < 2:
+        return False
+    refused = [st for _, _, st in p2p.not_ok() if st != "U"]  # U (unknown) says nothing either way
+    return len(refused) == len(p2p.gpus) * (len(p2p.gpus) - 1)
 
 
 def _engine_name(engine: str) -> str:
