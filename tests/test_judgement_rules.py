@@ -329,3 +329,20 @@ def test_no_p2p_anywhere_keeps_custom_all_reduce_off_by_design_on_the_real_matri
     r = corpus_result("59-", "IC-CUSTOM-ALLREDUCE")
     assert r.status == "not-an-issue" and "by design" in r.message and "--disable-custom-all-reduce" in r.message
     assert corpus_result("59-", "IC-P2P-FUNCTIONAL").status == "not-applicable"
+
+
+def test_inactive_links_a_bridge_product_always_shows_are_not_links_down() -> None:
+    # Modelled on `nvidia-smi nvlink -s` of an H100 NVL pair: 18 link slots listed, the bridge's 12 active.
+    from stackaudit.facts.topology import NVLINK_ARGV
+    from stackaudit.host.memory import fake_host
+
+    text = "".join(
+        f"GPU {g}: NVIDIA H100 NVL (UUID: GPU-{g:08x}-1111-2222-3333-444455556666)\n"
+        + "".join(f"\t Link {k}: " + ("26.562 GB/s" if k < 12 else "<inactive>") + "\n" for k in range(18))
+        for g in range(2))
+    r = run_checks(fake_host(commands={NVLINK_ARGV: text}), ["DRV-NVLINK-HEALTH"])["DRV-NVLINK-HEALTH"]
+    assert r.status == "ok" and "12/12" in r.message
+    # One of the bridge's links down is a real finding.
+    down = text.replace("\t Link 3: 26.562 GB/s", "\t Link 3: <inactive>", 1)
+    r = run_checks(fake_host(commands={NVLINK_ARGV: down}), ["DRV-NVLINK-HEALTH"])["DRV-NVLINK-HEALTH"]
+    assert r.status == "issue" and "11 of 12" in r.message
