@@ -188,7 +188,8 @@ def test_xid_79_is_high_and_app_xids_are_low() -> None:
     assert r.status == "issue" and r.severity == "high" and r.subjects == ("0000:9a:00.0",)
     app = "[ 10.1] NVRM: Xid (PCI:0000:18:00): 13, pid=991, name=python3, Graphics SM Warp Exception\n"
     r = _one(host_for(hgx(), dmesg=app), "DRV-XID")
-    assert r.status == "issue" and r.severity == "low" and "usually the application" in r.message
+    # Application faults alone are reported apart, as information (issue 10): not the GPU's fault.
+    assert r.status == "not-an-issue" and "application faults" in r.message
     assert _one(host_for(hgx()), "DRV-XID").status == "ok"
 
 
@@ -222,8 +223,12 @@ def test_xid_fix_cost_follows_the_recovery_79_reboot_app_restart_ecc_reset() -> 
     dbe = "[ 9.1] NVRM: Xid (PCI:0000:18:00): 48, pid=4101, name=python3, An uncorrectable double bit error\n"
     r = _one(host_for(hgx(), dmesg=dbe), "DRV-XID")
     assert r.fix_cost == "driver-reload" and r.priority == "P0"
-    app = "[ 10.1] NVRM: Xid (PCI:0000:18:00): 31, pid=991, name=python3, Ch 00000008, MMU Fault\n"
-    assert _one(host_for(hgx(), dmesg=app), "DRV-XID").fix_cost == "restart"
+    # An application fault beside a contained ECC error: the hardware finding leads, the fault is information.
+    app = ("[ 10.1] NVRM: Xid (PCI:0000:18:00): 31, pid=991, name=python3, Ch 00000008, MMU Fault\n"
+           "[ 10.2] NVRM: Xid (PCI:0000:18:00): 94, pid=991, name=python3, Contained: CE User Channel (0x9).\n")
+    r = _one(host_for(hgx(), dmesg=app), "DRV-XID")
+    assert r.fix_cost == "driver-reload" and r.severity == "medium" and r.priority == "P1"
+    assert "also application faults (information)" in r.message
 
 
 def test_a_gpu_nvml_reports_lost_is_an_xid_issue() -> None:

@@ -80,8 +80,9 @@ def test_whole_vllm_bug_report(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert ic["IC-TOPOLOGY-PLACEMENT"]["status"] == "not-applicable"
     # What it does not: RDMA NICs, the workers' CPU affinity.
     assert "via SHM" in str(nccl["message"])
-    # NCCL found no IB device and kept every channel on SHM: nvidia_peermem plays no part.
-    assert ic["IC-NVIDIA-PEERMEM"]["status"] == "not-an-issue"
+    # NCCL found no IB device and kept every channel on SHM, and the report does not show the module:
+    # nvidia_peermem plays no part, and there is no myth to correct (issue 10: not-applicable).
+    assert ic["IC-NVIDIA-PEERMEM"]["status"] == "not-applicable"
     assert ic["IC-NIC-GPU-AFFINITY"]["status"] == "not-applicable"  # one host in the NCCL log
     # What it does not tell: the workers' CPU affinity.
     assert ic["IC-NUMA-AFFINITY"]["status"] == "unknown"

@@ -51,8 +51,14 @@ def test_zen5_old_kernel_slow_governor_is_low_issue() -> None:
 
 
 def test_zen5_before_model_ids_says_unverified() -> None:
-    r = run("KVER-AMD-ZEN5", cpufreq("acpi-cpufreq"), TURIN, "6.8.0-45-generic")
+    r = run("KVER-AMD-ZEN5", cpufreq("acpi-cpufreq", "schedutil"), TURIN, "6.8.0-45-generic")
     assert r.status == "issue" and "unverified" in r.message and r.confidence == "unproven"
+
+
+def test_zen5_kernel_version_alone_is_never_the_finding() -> None:
+    # acpi-cpufreq + performance runs Turin at full speed: the pre-model-ID kernel is a caveat, not an issue.
+    r = run("KVER-AMD-ZEN5", cpufreq("acpi-cpufreq", "performance"), TURIN, "6.8.0-45-generic")
+    assert r.status == "not-an-issue" and "runs fine" in r.message and "model IDs" in r.message
 
 
 def test_zen5_acpi_performance_before_613_is_not_an_issue() -> None:

@@ -56,7 +56,8 @@ def test_evidence_shows_sizes_in_binary_units() -> None:
     from stackaudit.report.header import value_text
 
     memlock = next(r for r in report("rtx-pro-6000-lxc").results if r.id == "CTR-MEMLOCK")
-    assert "67108864000" in memlock.message  # the limits file's own figure, verbatim
+    assert any("67108864000" in line for line in memlock.evidence)  # the limits file's own figure, verbatim
+    assert "62.5 GiB" in memlock.message
     assert value_text({"memlock_bytes": 67_108_864_000}) == "memlock_bytes 62.5 GiB"
 
 

@@ -159,8 +159,10 @@ AMD_BAD_KNOBS = {
                                 "amd-pstate: 0 = boost off); Bad value: turbo/boost off"),
     "KERN-EPP": ("not-applicable", "KB KERN-EPP — Applies when: `scaling_driver` is `intel_pstate` (HWP) or "
                                    "`amd-pstate-epp` (here acpi-cpufreq)"),
-    "KERN-AMD-PSTATE": ("issue", "KB KERN-AMD-PSTATE — Flag only: ... or acpi-cpufreq with a slow governor "
-                                 "(KERN-CPUFREQ-GOVERNOR)"),
+    # Issue 10's priority rule: no check repeats another's finding with a costlier fix — the slow governor is
+    # KERN-CPUFREQ-GOVERNOR's (runtime); a driver switch (reboot) here would rank a costlier fix for one cause.
+    "KERN-AMD-PSTATE": ("not-an-issue", "KB KERN-AMD-PSTATE — acpi-cpufreq with a slow governor is reported by "
+                                        "KERN-CPUFREQ-GOVERNOR (issue 10: no repeat with a costlier fix)"),
     "KERN-CSTATES": ("issue", "KB KERN-CSTATES — Bad value: enabled states with exit latency >= ~100 µs ... and no "
                               "PM QoS limit (ACPI C2 400 µs, /dev/cpu_dma_latency = 2000000000: no constraint)"),
     "KERN-NUMA-BALANCING": ("issue", "KB KERN-NUMA-BALANCING — Bad value: non-zero on a multi-NUMA serving host "
@@ -744,7 +746,6 @@ def test_amd_bad_knobs_priorities(tmp_path_factory: pytest.TempPathFactory, caps
         "KERN-NUMA-BALANCING": "P2",  # KB: Low–Med / documented mechanism; not bound to one node -> low
         "KERN-THP": "P2",  # KB: Low
         "KERN-CSTATES": "P2",  # KB: Low–Med / unproven
-        "KERN-AMD-PSTATE": "P2",  # KB: Low–Med
         "KERN-SCHED-KNOBS": "P2",  # stale config lines, no contention: low
         "RT-OMP": "P2",  # KB: Low
         "RT-ENV-VLLM": "P2",  # KB: Low–Med

@@ -7,6 +7,8 @@ containers with GPUs or a serving engine. Elsewhere they are not applicable.
 
 from __future__ import annotations
 
+import re
+
 from stackaudit.checks.registry import (
     Fix,
     FixCost,
@@ -153,8 +155,23 @@ def _where(container: ContainerInfo) -> str:
 
 
 def _single_process(procs: ServingProcesses | None, parallelism: Parallelism | None) -> bool:
-    """One engine process with TP = PP = 1 (the only case that barely touches /dev/shm)."""
-    return procs is not None and procs.found and len(procs.processes) == 1 and (_engine_tp(parallelism) or 1) == 1
+    """One engine process with TP = PP = 1 (the only case that barely touches /dev/shm). vLLM V1 and
+    SGLang are never that: API server, engine core / scheduler and workers are processes even at TP=1."""
+    if procs is None or not procs.found or len(procs.processes) != 1 or (_engine_tp(parallelism) or 1) != 1:
+        return False
+    return procs.processes[0].engine not in ("vllm", "sglang")
+
+
+# Servers that run as one process with no tensor-parallel ranks (their image or command names them).
+_ONE_PROCESS_SERVERS = re.compile(r"(?:^|[/:\s])(?:ollama|llama[.-]?cpp|llama-server|llamafile)\b", re.I)
+_MULTI_PROCESS_SERVERS = re.compile(r"vllm|sglang|tensorrt|trtllm|triton|ray", re.I)
+
+
+def _one_process_server(c: DockerContainer) -> bool:
+    """A container whose image/command is a one-process server (Ollama, llama.cpp) and asks for no TP."""
+    text = " ".join((c.image, *c.argv))
+    return bool(_ONE_PROCESS_SERVERS.search(text)) and not _MULTI_PROCESS_SERVERS.search(text) and not re.search(
+        r"--tensor[-_]parallel|--tp\b|--split-mode\s+row", text)
 
 
 def _own_spec(containers: DockerContainers | None) -> DockerContainer | None:
@@ -199,8 +216,10 @@ def shm_size(container: ContainerInfo, shm: ShmInfo | None = None, docker_contai
     do not fit NCCL fails at init ("failed to extend /dev/shm/nccl-...") or the engine crashes or
     hangs at start. logind's RemoveIPC deletes a user's segments when the user logs out.
 
-    Traps: a single-process engine with TP = 1 barely uses /dev/shm (not an issue). `--ipc=host`
-    shares the host's /dev/shm (and the host IPC namespace: a security trade-off). Newer NCCL
+    Traps: a single-process server with TP = 1 (Ollama, llama.cpp) barely uses /dev/shm (not an
+    issue); vLLM V1 and SGLang are multi-process even at TP = 1. `--ipc=host` shares the host's
+    /dev/shm (and the host IPC namespace: a security trade-off): its size is the host's, unknown
+    until the host's `df` shows it. Newer NCCL
     prefers cuMem host memory over /dev/shm with CUDA >= 12.6, but vLLM/PyTorch still use it.
     """
     procs = serving_processes
@@ -242,12 +261,23 @@ def shm_size(container: ContainerInfo, shm: ShmInfo | None = None, docker_contai
 
     findings: list[str] = []
     subjects: list[str] = []
+    single: list[str] = []
+    single_labels: list[str] = []
     host_fix: Fix | None = None
+    host_size = shm.size_bytes if shm is not None else None
+    host_ipc_unsized: list[str] = []
     for c in docker_containers.gpu_or_serving if docker_containers else ():
         if c.excerpt and c.shm_size is None and not c.ipc_mode:
             continue  # a cut spec that does not show its shm size or IPC mode: not Docker's default
         c_size = _docker_shm(c)
+        if c.ipc_mode == "host" and host_size is None and not (c.shm_size and c.shm_size >= SHM_MIN):
+            host_ipc_unsized.append(c.label)  # it gets the host's /dev/shm, whose size this source does not show
         if c_size is not None and c_size < SHM_MIN:
+            if _one_process_server(c):
+                single.append(f"container {c.label}: ShmSize {_size(c_size)}, but {c.image or 'its server'} serves "
+                              "from one process with no tensor-parallel ranks, which barely uses /dev/shm")
+                single_labels.append(c.label)
+                continue
             findings.append(f"container {c.label}: ShmSize {_size(c_size)}, IpcMode {c.ipc_mode or 'private'}")
             subjects.append(c.label)
             host_fix = _shm_fix("docker")
@@ -270,6 +300,11 @@ def shm_size(container: ContainerInfo, shm: ShmInfo | None = None, docker_contai
     if findings:
         return issue("; ".join(findings), actual=findings, expected=">= 1 GiB /dev/shm (or --ipc=host) per "
                      "serving container", subjects=subjects, fix=host_fix)
+    if host_ipc_unsized:
+        return unknown(f"{', '.join(host_ipc_unsized)}: host IPC, so the container uses the host's /dev/shm, whose "
+                       "size is not in this source", hint="run `df -k -P /dev/shm` on the host")
+    if single:
+        return not_an_issue("; ".join(single), actual=single, subjects=single_labels)
     observed = []
     shown = [c for c in docker_containers.gpu_or_serving if not (c.excerpt and c.shm_size is None and not c.ipc_mode)
              ] if docker_containers else []
@@ -439,12 +474,18 @@ def memlock(container: ContainerInfo | None = None, rdma: RdmaDevices | None = N
         return unknown("no memlock limit in this source", hint="run `ulimit -l` where the engine runs, or "
                        "`grep 'Max locked memory' /proc/<engine pid>/limits`")
     small = [o for o in observed if o[1] is not None and o[1] < MEMLOCK_ENOUGH]
+    limited = [o for o in observed if o[1] is not None]
     lines = [o[2] for o in observed]
-    if not small:
+    rdma_present = rdma is not None and bool(rdma.names)
+    # "Set memlock to unlimited" is the myth: a limit (small or large) is a key negative where no RDMA is
+    # used; unlimited, or a large limit where RDMA registers memory, is simply fine.
+    if not limited or (not small and rdma_present):
         return ok("memlock is unlimited or large: " + "; ".join(lines), actual=lines[0])
+    if not small:
+        small = limited
     subjects = [o[0] for o in small]
     desc = ", ".join(f"{_size(o[1])} ({o[0]})" for o in small)
-    if rdma is not None and rdma.names:
+    if rdma_present and rdma is not None:
         k8s = container is not None and container.kind == "kubernetes"
         return issue(f"RLIMIT_MEMLOCK is {desc} and RDMA devices are present ({', '.join(rdma.names)}): RDMA "
                      "memory registration for NCCL over IB/RoCE, GPUDirect RDMA or KV transfer will fail or "
@@ -945,7 +986,21 @@ def lxc_host_scope(container: ContainerInfo, lxc_configs: LxcConfigs | None = No
     if problems:
         return issue("; ".join(problems), actual=problems, expected=f"nofile hard >= {NOFILE_MIN}, memlock unlimited "
                      "with RDMA, no AppArmor denials", subjects=subjects)
+    fragments = [c.name for c in (lxc_configs.configs if lxc_configs else ()) if _lxc_fragment(c)]
+    if fragments and not inside and len(fragments) == len(lxc_configs.configs if lxc_configs else ()):
+        # Never ok from what a source cannot show: a few pasted lxc.* lines say nothing of the keys left out.
+        return unknown(f"{', '.join(fragments)}: only some lxc.* lines are shown (no arch/hostname/rootfs keys), so "
+                       "its prlimit and AppArmor settings are not in the source",
+                       hint="paste the whole /etc/pve/lxc/<id>.conf (or the container's config file)")
     return ok("; ".join(notes) or "no limiting prlimit or AppArmor setting found", actual=notes)
+
+
+_LXC_WHOLE_KEYS = ("arch", "hostname", "rootfs", "ostype", "lxc.rootfs.path", "lxc.uts.name", "lxc.include")
+
+
+def _lxc_fragment(cfg: LxcConfig) -> bool:
+    """A pasted piece of a config: none of the keys every Proxmox or LXC config file has."""
+    return not any(cfg.last(key) is not None for key in _LXC_WHOLE_KEYS)
 
 
 # --- CTR-CPU-LIMITS --------------------------------------------------------------------------

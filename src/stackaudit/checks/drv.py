@@ -19,7 +19,17 @@ from stackaudit.checks.registry import (
     unknown,
 )
 from stackaudit.facts.container import ContainerInfo
-from stackaudit.facts.gpu_events import GpuEvents
+from stackaudit.facts.gpu_events import (
+    APPLICATION,
+    HW_CONTAINED,
+    HW_DEGRADED,
+    HW_LOST,
+    NVLINK_XIDS,
+    OTHER,
+    GpuEvent,
+    GpuEvents,
+    xid_class,
+)
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.nvidia import GpuInfo, NvidiaDriver, NvidiaGpus, NvidiaServices, NvLink
 from stackaudit.facts.parallelism import Parallelism
@@ -121,6 +131,17 @@ def nvswitch_present(pci: PciDevices | None) -> bool | None:
 
 # --- DRV-CUDA-COMPAT ---------------------------------------------------------------------------
 
+# The first driver branch of each CUDA 12/13 minor (the toolkit release notes' driver table, GA rows; the
+# Windows branches of the same release are one to two above, so the branch major decides on both).
+_BRANCH_CUDA = ((580, "13.0"), (575, "12.9"), (570, "12.8"), (560, "12.6"), (555, "12.5"), (550, "12.4"),
+                (545, "12.3"), (535, "12.2"), (530, "12.1"), (525, "12.0"))
+
+
+def _cuda_of_branch(driver: tuple[int, ...]) -> str | None:
+    """The highest CUDA a driver of this branch runs, where the source does not show it (a collect_env)."""
+    return next((cuda for branch, cuda in _BRANCH_CUDA if driver and driver[0] >= branch), None)
+
+
 # Minimum Linux driver per CUDA major for minor-version compatibility (MINOR_COMPAT table).
 _DRIVER_FLOOR = {11: (450, 80, 2), 12: (525, 60, 13), 13: (580, 0, 0)}
 
@@ -183,8 +204,16 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
         return unknown(f"driver {driver} (supports CUDA up to {nvidia.cuda_version if nvidia else '?'}); torch's "
                        "CUDA version is not in this source", hint="run on the host where the engine runs",
                        actual={"driver": driver})
-    return ok(f"driver {driver} runs torch's CUDA {', '.join(sorted({c for _, c in torch}))} "
-              "(minor-version compatibility)", actual={"driver": driver, "torch_cuda": [c for _, c in torch]})
+    runtimes = sorted({c for _, c in torch})
+    actual = {"driver": driver, "torch_cuda": [c for _, c in torch]}
+    driver_cuda = (nvidia.cuda_version if nvidia is not None else None) or _cuda_of_branch(dv)
+    older = [c for c in runtimes if driver_cuda and version_tuple(c)[:2] < version_tuple(driver_cuda)[:2]]
+    if older:
+        # The myth: "the CUDA version in nvidia-smi must match torch's". A newer driver runs an older runtime.
+        return not_an_issue(f"torch's CUDA {', '.join(older)} differs from the CUDA {driver_cuda} that driver {driver} "
+                            "supports: a newer driver runs an older runtime (the nvidia-smi header shows the "
+                            "driver's highest CUDA, not the one in use)", actual=actual)
+    return ok(f"driver {driver} runs torch's CUDA {', '.join(runtimes)} (minor-version compatibility)", actual=actual)
 
 
 # --- DRV-OPEN-MODULE ---------------------------------------------------------------------------
@@ -242,9 +271,21 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
         return issue(f"proprietary kernel module with {len(blackwell)} Blackwell/Grace Hopper GPU(s) "
                      f"({blackwell[0].name}): they are only supported by the open modules", actual="proprietary",
                      expected="open", subjects=[g.subject for g in blackwell], evidence=evidence)
+    branch = version_tuple(nvidia_driver.version)[:1]
+    if branch and branch < (515,):
+        # The open kernel modules start with R515: an older driver has no other flavour to switch to.
+        return not_an_issue(f"proprietary kernel module {nvidia_driver.version}: the open modules start with R515, "
+                            "so this driver has no open flavour (and GPUs older than Turing need the proprietary one)",
+                            actual="proprietary", evidence=evidence)
+    old_gpus = [g for g in listed if arch_of(g) in _NO_OPEN]
+    if listed and len(old_gpus) == len(listed):
+        return not_an_issue(f"proprietary kernel module with {', '.join(sorted({arch_of(g) for g in old_gpus}))} GPUs, "
+                            "which the open modules do not support: the proprietary flavour is the right one",
+                            actual="proprietary", evidence=evidence)
     if not listed:
-        return ok("proprietary kernel module; no GPU architecture in this source to judge it against",
-                  actual="proprietary", evidence=evidence)
+        return unknown("proprietary kernel module; which GPUs it drives is not in this source (Blackwell and "
+                       "Grace Hopper need the open one)", hint="`nvidia-smi -L`, or `nvidia-smi -q | grep "
+                       "'Product Architecture'`", actual="proprietary")
     return ok(f"proprietary kernel module with {', '.join(sorted({arch_of(g) or g.name for g in listed}))}: allowed "
               "(open is the default since R560 and needed for HMM/DMABUF)", actual="proprietary", evidence=evidence)
 
@@ -544,10 +585,11 @@ def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None
                   nvlink_status: NvlinkStatus | None = None) -> Outcome:
     """Reads: per GPU and link, NVML nvmlDeviceGetNvLinkState and the DL error counters (replay,
     recovery, CRC flit/data), or a pasted `nvidia-smi nvlink -s` where NVML is not in the source;
-    the expected link count per model (data/gpus.toml); Xid 74 in the kernel log.
+    the expected link count per model (data/gpus.toml); NVLink Xids (74, 144-150) in the kernel log.
 
     Bad value: fewer active links than the model has (NV18 expected on H100 SXM, NV12 on A100 SXM),
-    any inactive link next to active ones, non-zero recovery/CRC counters, Xid 74.
+    any inactive link next to active ones, non-zero recovery/CRC counters, Xid 74 or 144-150.
+    Links a pasted listing does not show (an elided `nvlink -s`) are unknown, never down.
 
     Why: NVLink bandwidth scales with active links; NCCL refuses to run when NVML says P2P over an
     NVLink path is not OK ("P2P is disabled between NVLINK connected GPUs").
@@ -567,7 +609,7 @@ def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None
     if isinstance(gpus, Outcome):
         return gpus
     gpus = _with_pasted_links(gpus, nvlink_status)
-    xid74 = [e for e in (gpu_events.xids if gpu_events else ()) if e.code == 74]
+    xid74 = [e for e in (gpu_events.xids if gpu_events else ()) if e.code in NVLINK_XIDS]
     capable = [g for g in gpus if (g.nvlinks and len(g.nvlinks) > 0) or (g.spec is not None and g.spec.has_nvlink)]
     if not capable:
         blind = [g for g in gpus if g.nvlinks is None and g.spec is None]
@@ -586,6 +628,7 @@ def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None
     subjects: list[str] = []
     actual: dict[str, object] = {}
     bridged_idle: list[GpuInfo] = []
+    elided: list[str] = []
     for g in capable:
         if g.nvlinks is None:
             continue
@@ -595,8 +638,13 @@ def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None
         if active == 0 and g.spec is not None and g.spec.nvlink_kind == "bridge":
             bridged_idle.append(g)
             continue
+        down_links = [link for link in g.nvlinks if not link.active]
+        if active < expected and not down_links and len(g.nvlinks) < expected:
+            # Links the source does not list (an elided paste) are not links down: never an issue from absence.
+            elided.append(f"{g.label}: {active} link(s) shown, all active, of the {expected} the model has")
+            continue
         if active < expected:
-            down = [str(link.link) for link in g.nvlinks if not link.active]
+            down = [str(link.link) for link in down_links]
             problems.append(f"{g.label}: {active} of {expected} NVLinks active" + (f" (down: {','.join(down)})"
                                                                                      if down else ""))
             subjects.append(g.subject)
@@ -605,11 +653,14 @@ def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None
             problems.append(f"{g.label}: recovery/CRC errors on link(s) {','.join(str(x.link) for x in errs)}")
             subjects.append(g.subject)
     for e in xid74:
-        problems.append(f"Xid 74 (NVLink error) on {e.bdf}")
+        problems.append(f"Xid {e.code} (NVLink error) ×{e.count} on {e.bdf}")
         subjects.append(e.bdf)
     if problems:
         return issue("; ".join(problems), actual=actual, expected="every NVLink of the model active, no errors",
                      subjects=sorted(set(subjects)), evidence=[e.line for e in xid74][:5])
+    if elided:
+        return unknown("; ".join(elided) + ": the rest of its links are not in this source", actual=actual,
+                       hint="paste the whole `nvidia-smi nvlink -s`, or audit the host (NVML)")
     if bridged_idle and len(bridged_idle) == len([g for g in capable if g.nvlinks is not None]):
         return not_an_issue("bridge-capable cards with every NVLink inactive: no NVLink bridge is installed "
                             "(traffic goes over PCIe)", actual=actual)
@@ -634,23 +685,77 @@ def _with_pasted_links(gpus: list[GpuInfo], status: NvlinkStatus | None) -> list
 # --- DRV-XID -----------------------------------------------------------------------------------
 
 _XID_MEANING = {
-    79: ("GPU has fallen off the bus", "high"), 48: ("double-bit ECC error", "high"),
-    94: ("contained ECC error", "high"), 95: ("uncontained ECC error", "high"),
-    63: ("row remapping event", "medium"), 64: ("row remapping failure", "high"),
-    74: ("NVLink error", "high"), 119: ("GSP RPC timeout", "high"), 120: ("GSP error", "high"),
-    13: ("graphics engine exception (usually the application)", "low"),
-    31: ("GPU memory page fault (usually the application)", "low"),
-    43: ("GPU stopped processing (usually the application)", "low"),
-    154: ("GPU recovery action changed", "high"),
+    79: "GPU has fallen off the bus", 48: "double-bit ECC error", 94: "contained ECC error",
+    95: "uncontained ECC error", 63: "row remapping recorded (reset to activate)", 64: "row remapping failure",
+    74: "NVLink error", 119: "GSP RPC timeout", 120: "GSP error",
+    13: "graphics engine exception", 31: "GPU memory page fault", 43: "GPU stopped processing",
+    154: "GPU recovery action changed",
+    **{code: "NVLink error" for code in range(144, 151)},
 }
-_RANK = {"low": 0, "medium": 1, "high": 2}
-_XID_COST: dict[int, FixCost] = {13: "restart", 31: "restart", 43: "restart", 79: "reboot"}
-_ACTION_COST: dict[str, FixCost] = {"Node Reboot": "reboot", "System Reboot": "reboot"}
+# What each class costs when neither NVML nor Xid 154 names the recovery action (the catalogue's buckets):
+# a lost GPU needs the node rebooted, a degraded or contained one a GPU reset (every process off it), an
+# application fault a restart of the program.
+_CLASS_COST: dict[str, FixCost] = {HW_LOST: "reboot", HW_DEGRADED: "driver-reload", HW_CONTAINED: "driver-reload",
+                                   APPLICATION: "restart", OTHER: "driver-reload"}
+_CLASS_SEVERITY: dict[str, Severity] = {HW_LOST: "high", HW_DEGRADED: "high", HW_CONTAINED: "medium",
+                                        APPLICATION: "low", OTHER: "medium"}
+_CLASS_ORDER = (HW_LOST, HW_DEGRADED, HW_CONTAINED, OTHER, APPLICATION)
+# NVML's recovery actions (facts.nvidia.RECOVERY_ACTIONS) and Xid 154's wording of them, to a fix cost.
+_ACTION_COST: dict[str, FixCost] = {"node reboot": "reboot", "system reboot": "reboot",
+                                    "node reboot required": "reboot", "gpu reset": "driver-reload",
+                                    "gpu reset required": "driver-reload", "drain and reset": "driver-reload",
+                                    "drain p2p": "restart", "bus reset": "driver-reload"}
 _COST_RANK: list[FixCost] = ["restart", "driver-reload", "reboot"]
 
 
-def _severity(name: str) -> Severity:
-    return "high" if name == "high" else "medium" if name == "medium" else "low"
+def _gpu_findings(events: list[GpuEvent]) -> tuple[str, str]:
+    """(worst class, "Xid 79 x1 (GPU has fallen off the bus), ...") for one GPU's events."""
+    counts: dict[tuple[str, int | None], int] = {}
+    for e in events:
+        counts[(e.kind, e.code)] = counts.get((e.kind, e.code), 0) + e.count
+    parts = []
+    for (kind, code), n in sorted(counts.items(), key=lambda kv: (_CLASS_ORDER.index(
+            xid_class(kv[0][1]) if kv[0][0] == "xid" else HW_LOST), kv[0][1] or 0)):
+        if kind == "xid":
+            parts.append(f"Xid {code} ×{n} ({_XID_MEANING.get(code or 0, 'see the Xid catalogue')})")
+        else:
+            parts.append({"fallen-off-bus": "fell off the bus (no Xid number)", "probe-failed":
+                          "the driver's probe failed", "lost": "NVML reports it lost"}.get(kind, kind))
+    worst = min((e.hw_class for e in events if e.code != 154), key=_CLASS_ORDER.index, default=OTHER)
+    return worst, ", ".join(parts)
+
+
+def _xid_findings(by_gpu: dict[str, list[GpuEvent]], actions: dict[str, str]
+                  ) -> tuple[list[tuple[str, str, str]], list[str], set[str]]:
+    """Per GPU: the hardware findings (class, bdf, text), the application faults (information) and the GPUs
+    whose only finding is the driver's recovery action."""
+    hardware: list[tuple[str, str, str]] = []
+    applications: list[str] = []
+    for bdf, evs in sorted(by_gpu.items()):
+        # Xid 154 is not a fault of its own: the action it announces is listed once, below.
+        hw = [e for e in evs if e.hw_class != APPLICATION and e.code != 154]
+        app = [e for e in evs if e.hw_class == APPLICATION]
+        if hw:
+            cls, text = _gpu_findings(hw)
+            hardware.append((cls, bdf, f"GPU {bdf} {cls if cls != OTHER else 'Xid'}: {text}"))
+        if app:
+            applications.append(f"GPU {bdf}: {_gpu_findings(app)[1]}")
+    shown_actions: set[str] = set()
+    for bdf, action in sorted(actions.items()):
+        if not any(h_bdf == bdf for _, h_bdf, _ in hardware):
+            # The driver says the GPU needs recovering: it is faulted, whatever the log shows of why.
+            hardware.append((HW_DEGRADED, bdf, f"GPU {bdf} faulted: the driver asks for {action}"))
+            shown_actions.add(bdf)
+    return hardware, applications, shown_actions
+
+
+def _xid_cost(events: tuple[GpuEvent, ...], actions: dict[str, str]) -> FixCost:
+    """The driver's own recovery action where the source has it, else the class's. A GSP timeout/error
+    (119/120) wedges the GPU until a GPU reset; a GPU gone from the bus needs the node rebooted."""
+    costs = [_ACTION_COST.get(a.lower(), "driver-reload") for a in actions.values()] or [
+        "driver-reload" if e.code in (119, 120) else _CLASS_COST[e.hw_class]
+        for e in events if e.hw_class != APPLICATION and e.code != 154] or ["driver-reload"]
+    return max(costs, key=_COST_RANK.index)
 
 
 @check(
@@ -668,24 +773,28 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     """Reads: `NVRM: Xid (PCI:…): <code>, …` lines of the kernel log (`dmesg`), and NVML's
     recommended recovery action per GPU (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION) where available.
 
-    Bad value: 79 (fallen off the bus), 48/94/95 (ECC), 63/64 (row remapping), 74 (NVLink),
-    119/120 (GSP), 154 (recovery action); 13/31/43 repeated for one process; a GPU NVML reports
-    lost (gpu-is-lost); "GPU has fallen off the bus" lines without an Xid number.
+    Bad value: per GPU and by class (counted with the repeats the kernel's rate limit folded),
+    hardware lost — 79 or "fallen off the bus" without a number, "probe routine failed", 119/120
+    (GSP), a GPU NVML reports lost; degraded — 48/95 (ECC), 64 (row-remap failure), 74 and 144-150
+    (NVLink); contained — 63 (row remap recorded), 94 (contained ECC); a recovery action other
+    than None (NVML, or Xid 154). Lost and degraded GPUs are P0 whatever the fix costs.
 
     Why: Xids are the driver's error events (NVIDIA Xid catalogue); hardware ones precede lost GPUs
     and degraded NVLink or memory.
 
-    Traps: 13/31/43 are usually a crashing user program, not hardware (low severity; the fix is an
-    engine restart). A GPU that fell off the bus (79) needs a node reboot, not a GPU reset. The
-    driver's recovery action, when NVML gives one, is preferred over guessing reset-vs-reboot.
+    Traps: 13/31/43 are nearly always a crashing user program, not hardware: reported apart, as
+    information (alone they are `not-an-issue`). A GPU that fell off the bus (79) needs a node
+    reboot, not a GPU reset. The driver's recovery action (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION,
+    Xid 154) is preferred over the class's guess of reset-vs-reboot.
     "No Xid" is concluded only from a whole kernel log (from boot, no gap): a pasted excerpt or a
     ring buffer that wrapped cannot show that none happened.
     """
-    events = gpu_events.xids
-    actions = {g.subject: g.recovery_action for g in (nvidia.gpus if nvidia else ())
-               if g.recovery_action not in (None, "None")}
-    off_bus = [e for e in gpu_events.events if e.kind != "xid"]
-    if not events and not actions and not off_bus:
+    events = gpu_events.events
+    # The recovery action: NVML's (per GPU), else the latest Xid 154 of the kernel log.
+    actions = {**gpu_events.recovery_actions(),
+               **{(g.bdf or g.subject): g.recovery_action for g in (nvidia.gpus if nvidia else ())
+                  if g.recovery_action not in (None, "None")}}
+    if not [e for e in events if e.code != 154] and not actions:
         if (nvidia is not None and nvidia.none_on_bus) or (pci is not None and not pci.nvidia_gpus):
             return not_applicable("no NVIDIA GPU on the PCI bus")
         if not gpu_events.complete:
@@ -693,41 +802,33 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
             return unknown(f"no Xid in {shown}, but they are an excerpt: an Xid outside them would not show",
                            hint="paste the whole `sudo dmesg` (from boot), or audit the host as root")
         return ok("no Xid errors in the kernel log", actual=0)
-    counts: dict[int, int] = {}
+    by_gpu: dict[str, list[GpuEvent]] = {}
     for e in events:
-        counts[e.code or 0] = counts.get(e.code or 0, 0) + 1
-    severity: Severity = "low"
-    parts = []
-    for code, n in sorted(counts.items()):
-        meaning, sev = _XID_MEANING.get(code, ("see the Xid catalogue", "medium"))
-        if code in (13, 31, 43) and n >= 3:
-            sev = "medium"
-        severity = _severity(sev) if _RANK[sev] > _RANK[severity] else severity
-        parts.append(f"Xid {code} ×{n} ({meaning})")
-    if actions:
-        severity = "high"
-        parts.append("recovery action: " + ", ".join(f"{k} {v}" for k, v in actions.items()))
-    if off_bus:
-        severity = "high"
-        where = ", ".join(sorted({e.bdf or "a GPU" for e in off_bus}))
-        parts.append(f"{where} fell off the bus ({', '.join(sorted({e.kind for e in off_bus}))})")
-    bdfs = sorted({e.bdf for e in events} | set(actions) | {e.bdf for e in off_bus if e.bdf})
-    only_app = all(c in (13, 31, 43) for c in counts) and not actions and not off_bus
-    # What the recovery costs: an application restart for 13/31/43, a node reboot for a GPU that fell off
-    # the bus (79) or where the driver asks for one, a GPU reset (driver-reload class) for the rest.
-    costs = [_XID_COST.get(c, "driver-reload") for c in counts] + [_ACTION_COST.get(a, "driver-reload")
-                                                                   for a in actions.values()]
-    costs += ["reboot"] * bool(off_bus)
-    cost = max(costs, key=_COST_RANK.index)
+        by_gpu.setdefault(e.bdf or "a GPU", []).append(e)
+    hardware, applications, shown_actions = _xid_findings(by_gpu, actions)
+    actual = {f"{e.bdf or '?'} xid {e.code}" if e.kind == "xid" else f"{e.bdf or '?'} {e.kind}": e.count
+              for e in events}
+    evidence = [e.line for e in events if e.line][-5:]
+    if not hardware:
+        # 13/31/43 alone: the program faulted, the GPU did not (reported apart, as information).
+        return not_an_issue("application faults, not the hardware: " + "; ".join(applications)
+                            + " (Xid 13/31/43 are nearly always the program: restart it; a GPU fault shows other "
+                            "Xids)", actual=actual, subjects=sorted(by_gpu), evidence=evidence)
+    worst = min((c for c, _, _ in hardware), key=_CLASS_ORDER.index)
+    parts = [t for _, _, t in sorted(hardware, key=lambda h: _CLASS_ORDER.index(h[0]))]
+    rest = {b: a for b, a in actions.items() if b not in shown_actions}
+    if rest:
+        parts.append("recovery action: " + ", ".join(f"{b} {a}" for b, a in sorted(rest.items())))
+    if applications:
+        parts.append("also application faults (information): " + "; ".join(applications))
+    cost = _xid_cost(events, actions)
     fix = None if cost == "driver-reload" else Fix.of(
         step("Restart the serving engine (the application faulted)" if cost == "restart" else
              "Reboot the node (a GPU that fell off the bus rarely comes back with a GPU reset)",
              *(() if cost == "restart" else ("systemctl reboot",)), cost=cost),
         note="RMA the GPU when hardware Xids (79, 48, 64, 95) repeat")
-    # Lost or faulted: fell off the bus (79 or the message without it), GSP timeout/error (119/120),
-    # uncontained ECC (95): P0 whatever the fix costs.
-    lost = bool(off_bus) or any(c in (79, 95, 119, 120) for c in counts)
-    return issue("; ".join(parts) + (" — usually the application, not the hardware" if only_app else ""),
-                 actual={str(k): v for k, v in counts.items()}, expected="no Xid", subjects=bdfs,
-                 severity=severity, fix=fix,
-                 evidence=[e.line for e in (*events, *off_bus) if e.line][-5:], gpu_lost=lost)
+    return issue("; ".join(parts), actual=actual, expected="no hardware Xid",
+                 subjects=sorted({b for _, b, _ in hardware}), severity=_CLASS_SEVERITY[worst], fix=fix,
+                 evidence=evidence, gpu_lost=worst in (HW_LOST, HW_DEGRADED))
+
+

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from stackaudit.checks.pcie import ROOT_HINT, no_gpu
 from stackaudit.checks.registry import (
+    Confidence,
     Fix,
     Outcome,
     Severity,
@@ -16,11 +18,12 @@ from stackaudit.checks.registry import (
     ok,
     unknown,
 )
+from stackaudit.facts.gpu_events import GpuEvents
 from stackaudit.facts.gpus import GpuInventory
-from stackaudit.facts.nvidia import NvidiaGpus
+from stackaudit.facts.nvidia import NvidiaGpus, gpu_spec
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.pcie_config import PcieFacts, PcieFunction, bridges_between
-from stackaudit.facts.pcie_errors import PcieErrors
+from stackaudit.facts.pcie_errors import AerLine, PcieErrors
 from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelLog, NumaTopology
@@ -198,10 +201,14 @@ def numa_nps(numa: NumaTopology, cpu: CpuInfo | None = None, pci: PciDevices | N
         return issue(f"{layout}, but {len(no_locality)} GPU(s) report NUMA node -1: the firmware gives no locality",
                      actual={"layout": layout, "gpu_numa_nodes": gpu_nodes}, expected="every GPU on a NUMA node",
                      subjects=no_locality)
-    if gpu_nodes:
-        where = ", ".join(f"{b}→node {n}" for b, n in sorted(gpu_nodes.items()))
-        return ok(f"{layout}; GPUs: {where}", actual={"layout": layout, "gpu_numa_nodes": gpu_nodes})
-    return ok(layout, actual={"layout": layout})
+    where = ", ".join(f"{b}→node {n}" for b, n in sorted(gpu_nodes.items()))
+    actual: dict[str, object] = {"layout": layout, **({"gpu_numa_nodes": gpu_nodes} if gpu_nodes else {})}
+    if sockets and numa.count > sockets:
+        # Several nodes per socket (NPS2/4, SNC, Naples' four dies) look like a mis-set BIOS: it is a layout.
+        return not_an_issue(f"{layout}: several NUMA nodes per socket are a BIOS layout, not a fault; NUMA placement "
+                            "(IC-NUMA-AFFINITY) is judged against it" + (f"; GPUs: {where}" if where else ""),
+                            actual=actual)
+    return ok(f"{layout}; GPUs: {where}" if where else layout, actual=actual)
 
 
 
@@ -290,16 +297,21 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
             msg = (f"ACS redirect (ReqRedir/CmpltRedir) is on at {len(bdfs)} bridge(s) between the GPUs{where}: "
                    f"{', '.join(bdfs)}; PCIe P2P is forced up to the root complex")
             severity: Severity = "high"
+            confidence: Confidence | None = None
             if nvswitch:
                 msg += "; GPU↔GPU traffic here is NVLink, so this affects GPU↔NIC GPUDirect RDMA"
                 severity = "medium"
             elif roots:
-                msg += "; all of them are root ports (P2P crosses the root complex anyway; still reported to hang NCCL)"
-                severity = "medium"
+                # Each GPU on its own root port: P2P crosses the root complex anyway, so redirect there matters
+                # less; one field report (NCCL #2079, AMD GPP bridges) still had NCCL hang until it was cleared.
+                msg += ("; all of them are root ports (P2P crosses the root complex anyway, so this matters less; "
+                        "clear it if NCCL hangs or P2P bandwidth is low, as in NCCL #2079)")
+                severity = "low"
+                confidence = "field-reports"
             return issue(msg + trap_text, actual={f.bdf: f"{f.config.acs.ctl:#06x}" for f in redirected
                                                   if f.config and f.config.acs and f.config.acs.ctl is not None},
                          expected="ACSCtl ReqRedir- CmpltRedir- on ports between GPUs", subjects=bdfs,
-                         severity=severity, fix=_acs_fix(redirected), evidence=lines)
+                         severity=severity, confidence=confidence, fix=_acs_fix(redirected), evidence=lines)
         return issue(f"{len(loose_on)} of {len(pcie.loose)} ACSCtl lines show ReqRedir+/CmpltRedir+ (the paste has no "
                      "device addresses: which ports sit between GPUs is not known)" + trap_text,
                      actual=f"{len(loose_on)} ports with redirect", expected="ReqRedir- CmpltRedir- between GPUs",
@@ -374,6 +386,11 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
     gpus = pcie.gpus
     if not gpus:
         return no_gpu(pcie)
+    fixed = _data_center_bar1(gpus)
+    if fixed:
+        # Outside the knowledge base's "Applies when": these cards have a large fixed BAR1, nothing to resize.
+        return not_applicable("data-center GPU(s) with a large fixed BAR1 (no Resizable BAR to enable): "
+                              + ", ".join(f"{b} {v}" for b, v in fixed.items()), actual=fixed)
     # GPUDirect RDMA needs an RDMA NIC, not any NIC (every workstation has an Intel/Broadcom Ethernet port).
     rdma_nic = bool(rdma.names) if rdma is not None else any(n.vendor == "0x15b3" for n in pcie.role("nic"))
     p2p = len(gpus) >= 2 or rdma_nic
@@ -407,6 +424,38 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
         return unknown(f"BAR1 size or Resizable BAR capability of {len(blind)} GPU(s) not in the source",
                        hint="paste `sudo lspci -vvv` or `nvidia-smi -q -d MEMORY` (BAR1 Memory Usage)", subjects=blind)
     return ok("BAR1: " + ", ".join(f"{b} {v}" for b, v in fine.items()), actual=fine, subjects=list(fine))
+
+
+def _link_drops(lines: Sequence[AerLine], events: GpuEvents | None, pcie: PcieFacts | None) -> list[str]:
+    """"port P: fatal AER / Surprise Down, and GPU G below it fell off the bus" for each lost GPU whose
+    port logged one; with the PCI tree the port must be on the GPU's path, without it the log ties them."""
+    drops: list[str] = []
+    fatal_ports = {ln.bdf for ln in lines if ln.bdf and (ln.severity == "fatal" or re.search(
+        r"Surprise Down|SDES", ln.line))}
+    paths = {g.bdf: set(g.upstream) for g in (pcie.gpus if pcie is not None else ())}
+    for event in (events.lost() if events is not None else ()):
+        ports = sorted(fatal_ports & paths[event.bdf]) if event.bdf in paths else sorted(
+            p for p in fatal_ports if p != event.bdf) if not paths else []
+        if not ports:
+            continue
+        how = "Xid 79" if event.code == 79 else "fell off the bus"
+        drops.append(f"{', '.join(ports)}: fatal AER / Surprise Down, and GPU {event.bdf or '(unnamed)'} below it "
+                     f"fell off the bus ({how}): the link dropped under the GPU (slot, riser, cable or power)"
+                     + ("" if paths else "; the PCI tree that would confirm the port is above it is not in the source"))
+    return drops
+
+
+def _data_center_bar1(gpus: Sequence[PcieFunction]) -> dict[str, str]:
+    """Every GPU an HBM data-center part (gpus.toml, by lspci's product name) with BAR1 above 256 MiB;
+    else {} (one GeForce/workstation card among them keeps the check applicable)."""
+    found: dict[str, str] = {}
+    for g in gpus:
+        spec = gpu_spec(g.model) if g.model else None
+        size = _bar1(g)
+        if spec is None or not spec.memory_type.startswith("HBM") or size is None or size <= _SMALL_BAR1:
+            return {}
+        found[g.bdf] = f"{spec.name}, BAR1 {_size(size)}"
+    return found
 
 
 def _bar1_from_nvidia(nvidia: NvidiaGpus | None) -> Outcome:
@@ -495,7 +544,7 @@ def above4g_mmio(pcie: PcieFacts, kernel_log: KernelLog | None = None) -> Outcom
     references=("https://www.kernel.org/doc/Documentation/ABI/testing/sysfs-bus-pci-devices-aer_stats",),
 )
 def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,
-               cmdline: KernelCmdline | None = None) -> Outcome:
+               cmdline: KernelCmdline | None = None, gpu_events: GpuEvents | None = None) -> Outcome:
     """Reads: `aer_dev_correctable`, `aer_dev_nonfatal`, `aer_dev_fatal` in sysfs for each GPU,
     its upstream port (errors may be counted at the link partner) and the NICs; the kernel log's
     AER lines (`AER: Uncorrected (Fatal) error received`, `PCIe Bus Error`, `Surprise Down`) and
@@ -511,7 +560,9 @@ def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,
     rate. On firmware-first platforms (APEI/GHES) the sysfs counters stay 0 — check the BMC log.
     `pci=noaer` only silences reporting. Counter names differ by kernel (`Bad TLP` / `BadTLP`).
     Without the PCI tree (a pasted log alone) every AER line counts, since which port leads to a GPU
-    is unknown; "none" needs the counters or a whole kernel log.
+    is unknown; "none" needs the counters or a whole kernel log. A fatal error or `Surprise Down`
+    on a port above a GPU that fell off the bus (Xid 79) is one event: the link dropped under the
+    GPU (slot, riser, cable, power), and the finding names both.
     """
     if pcie is not None and not pcie.gpus:
         return no_gpu(pcie)
@@ -527,8 +578,8 @@ def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,
     if lost or serious or uncorrected:
         fatal = bool(lost) or any(r.get("fatal", 0) for r in serious.values()) or any(
             ln.severity == "fatal" for ln in lines) or any(re.search("Surprise Down|SDES", d) for d in details)
-        parts = []
-        if lost:
+        parts = _link_drops(lines, gpu_events, pcie)
+        if lost and not parts:
             parts.append(f"GPU fallen off the bus in the kernel log ({len(lost)} lines)")
         if serious:
             parts.append("uncorrectable AER counts: " + "; ".join(

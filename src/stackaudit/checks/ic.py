@@ -34,6 +34,7 @@ from stackaudit.facts.serving_logs import (
 from stackaudit.facts.system import KernelInfo, KernelLog, LoadedModules, NumaTopology
 from stackaudit.facts.topology import NvlinkStatus, P2pMatrix, TopoMatrix, gpu_index, link_kind, link_rank
 from stackaudit.fixes import (
+    advice,
     keep_line,
     keep_text,
     sh,
@@ -83,6 +84,23 @@ def _switch_expected(models: dict[int, str]) -> GpuSpec | None:
     if specs and len(specs) == len(models) and all(s.nvlink_kind == "switch" and s.nvlink_links > 0 for s in specs):
         return specs[0]
     return None
+
+
+def _board(models: dict[int, str]) -> str:
+    """What the GPU models say about NVLink (data/gpus.toml): "hgx" (an NVSwitch baseboard: HGX/DGX, Fabric
+    Manager on the node), "tray" (a GB200/GB300 compute tray: its NVLinks go to switch trays, Fabric
+    Manager runs there), "bridge" (cards paired by NVLink bridges), "none" (PCIe only), "" (not known)."""
+    if models and all(re.search(r"\bGB[23]00\b", n) for n in models.values()):
+        return "tray"  # GB300 has no row in the table yet: its name says enough
+    specs = _specs(models)
+    if not specs or len(specs) != len(models):
+        return ""
+    kinds = {s.nvlink_kind for s in specs}
+    if kinds == {"switch"}:
+        return "tray" if any(s.form_factor == "Superchip" or s.nvlink_domain > 8 for s in specs) else "hgx"
+    if kinds <= {"bridge", "none"} and "bridge" in kinds:
+        return "bridge"
+    return "none" if kinds == {"none"} else ""
 
 
 def _subject(gpu: str, gpus: GpuInventory | None) -> str:
@@ -169,6 +187,14 @@ def _no_matrix(gpus: GpuInventory | None) -> Outcome:
 # --- IC-TOPO-READ ----------------------------------------------------------------------------
 
 
+# A GB200/GB300 compute tray: Fabric Manager and the NVLink switches live on the switch trays.
+_TRAY_FIX = advice("On the NVLink switch trays (not this node): check the fabric's state (Fabric Manager / NVOS) "
+                   "and this tray's ports there; reseat or RMA the tray if its links stay down", cost="hardware")
+# P2P refused on PCIe paths: ACS redirect or the IOMMU, which FW-ACS-P2P and FW-IOMMU-MODE read and fix.
+_PCIE_P2P_FIX = advice("Follow FW-ACS-P2P and FW-IOMMU-MODE (ACS redirect on the bridges between the GPUs, or "
+                       "the IOMMU in translated mode), then restart the engine", cost="restart")
+
+
 @check(
     "IC-TOPO-READ",
     title="Read the topology and P2P matrices correctly",
@@ -198,10 +224,16 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     its links drags every TP group it joins onto PCIe (and NCCL may refuse P2P on an NVLink path
     it sees as broken). NCCL's guide warns that `topo -p2p` OK does not exclude ACS problems.
 
-    Traps: `NS`/`GNS` on GeForce with the stock driver is NVIDIA policy, and `CNS` between low-end
-    data-center cards (L4) is normal. Inside a container the matrix shows only the visible GPUs.
-    PCIe-only cards (RTX PRO 6000, L40S, RTX 4090) have no NVLink by design.
+    Traps: `NS`/`GNS` on GeForce with the stock driver is NVIDIA policy (a key negative, with the
+    engine flags that matter), and `CNS` between low-end data-center cards (L4) is normal. Bridge
+    products (H100/H200 NVL, A100 PCIe, RTX and A-series with bridges) pair GPUs by design: a
+    GPU outside the pairs is not "links down". "Links down / Fabric Manager" is said only on
+    NVSwitch baseboards (HGX/DGX), with the link count from data/gpus.toml; on GB200/GB300
+    compute trays Fabric Manager runs on the switch trays. Inside a container the matrix shows
+    only the visible GPUs. PCIe-only cards (RTX PRO 6000, L40S, RTX 4090) have no NVLink by design.
     """
+    # The registered fix is the NVSwitch baseboard's (Fabric Manager on this node); a compute tray and PCIe P2P
+    # get their own (_TRAY_FIX, _PCIE_P2P_FIX).
     models = _models(gpus)
     if gpu_topology is None:
         return _no_matrix(gpus)
@@ -222,9 +254,24 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     if topo.has_nvlink:
         isolated = [g for g in names if not peers[g] and g in topo.rows]
         mesh = len(linked) >= 2 and all(set(peers[g]) >= set(linked) - {g} for g in linked)
+        board = _board(models)
+        if isolated and mesh and (board == "bridge" or (not board and len(linked) == 2)):
+            pairs = ", ".join(f"{g}-{p}" for g in linked for p in peers[g] if g < p)
+            if board == "bridge":
+                # H100/H200 NVL, A100 PCIe, RTX/A-series with bridges: NVLink joins the cards a bridge joins.
+                return not_an_issue(f"NVLink bridge pair(s) {pairs} and {', '.join(isolated)} without a bridge: "
+                                    f"{', '.join(sorted(set(models.values())))} pair GPUs by design, so the others "
+                                    "reach them over PCIe; TP groups within a pair use NVLink" + suffix,
+                                    actual={g: dict(peers[g]) for g in names}, subjects=isolated)
+            return unknown(f"NVLink between {pairs} only, {', '.join(isolated)} without: a bridged pair beside an "
+                           "unbridged card, or links down — the GPU model (not in this source) tells which" + suffix,
+                           hint="`nvidia-smi -L` (bridge products pair GPUs by design)",
+                           actual={g: dict(peers[g]) for g in names})
         if isolated and mesh:
             counts = Counter(n for g in linked for n in peers[g].values())
-            nv = f"NV{counts.most_common(1)[0][0]}"
+            table = _specs(models)
+            spec_links = table[0].nvlink_links if table and board in ("hgx", "tray") else 0
+            nv = f"NV{spec_links}" if spec_links else f"NV{counts.most_common(1)[0][0]}"
             inactive = []
             if nvlink_status is not None:
                 inactive = [f"GPU{x.index}: {x.active} active link(s)" for x in nvlink_status.gpus
@@ -232,12 +279,16 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
             return issue(
                 f"{', '.join(isolated)} {'has' if len(isolated) == 1 else 'have'} no NVLink to any peer "
                 f"({', '.join(sorted({link_kind(topo.link(isolated[0], g) or '') for g in linked}))} instead) while the "
-                f"other {len(linked)} GPUs are fully connected by {nv}: NVLinks or NVSwitch ports of "
-                f"{'that GPU' if len(isolated) == 1 else 'those GPUs'} are down; every TP group with it runs over PCIe"
-                + suffix,
+                f"other {len(linked)} GPUs are fully connected by {nv}: "
+                + (f"the NVLinks of {'that GPU' if len(isolated) == 1 else 'those GPUs'} to the NVLink switch trays "
+                   "are down (Fabric Manager runs on the switch trays, not this node)" if board == "tray" else
+                   f"NVLinks or NVSwitch ports of {'that GPU' if len(isolated) == 1 else 'those GPUs'} are down"
+                   + (" (check Fabric Manager and `nvidia-smi nvlink -s`)" if board == "hgx" else ""))
+                + "; every TP group with it runs over PCIe" + suffix,
                 actual={g: {p: topo.link(g, p) for p in names if p != g} for g in isolated},
                 expected=f"{nv} between every GPU pair", subjects=[_subject(g, gpus) for g in isolated],
-                evidence=[topo.lines[g] for g in isolated if g in topo.lines] + inactive)
+                evidence=[topo.lines[g] for g in isolated if g in topo.lines] + inactive,
+                fix=_TRAY_FIX if board == "tray" else None)
         if mesh and len(linked) == len(names):
             counts = Counter(int(c[2:]) for _, _, c in topo.gpu_pairs() if c[2:].isdecimal())
             usual = counts.most_common(1)[0][0]
@@ -252,21 +303,30 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     else:
         spec = _switch_expected(models)
         if spec is not None:
+            up = ("the tray's NVLinks to the switch trays are down (Fabric Manager runs there, not on this node)"
+                  if _board(models) == "tray" else "the fabric is not up (Fabric Manager, NVLink)")
             return issue(f"{spec.name} GPUs are NVSwitch/NVLink parts, but the matrix shows only PCIe paths "
-                         f"({', '.join(sorted({link_kind(c) for _, _, c in topo.gpu_pairs()}))}): the fabric is not up "
-                         "(fabric manager, NVLink) and all GPU traffic crosses PCIe" + suffix,
+                         f"({', '.join(sorted({link_kind(c) for _, _, c in topo.gpu_pairs()}))}): {up} and all GPU "
+                         "traffic crosses PCIe" + suffix,
                          actual="no NV# cell", expected=f"NV# between every pair ({spec.nvlink_links} links per GPU)",
-                         subjects=[_subject(g, gpus) for g in names], evidence=list(topo.lines.values())[:4])
+                         subjects=[_subject(g, gpus) for g in names], evidence=list(topo.lines.values())[:4],
+                         fix=_TRAY_FIX if _board(models) == "tray" else None)
     if gpu_p2p is not None:
         bad = [(a, b, s) for a, b, s in gpu_p2p.not_ok() if a in names and b in names]
         if bad:
             states = sorted({s for _, _, s in bad})
             pairs = ", ".join(f"{a}->{b} {s}" for a, b, s in bad[:6])
-            if _is_geforce(models) or (set(states) <= {"CNS"} and any(re.search(r"\bL4\b", n) for n in models.values())):
-                return not_an_issue(f"the driver reports no P2P ({', '.join(states)}: {pairs}) on "
-                                    f"{', '.join(sorted(set(models.values())))}: NVIDIA's policy for these cards, not "
-                                    "a misconfiguration; NCCL goes through host memory (SHM)" + suffix,
-                                    actual={f"{a}->{b}": s for a, b, s in bad})
+            # GNS ("GPU not supported") is the driver's per-product policy whatever the model shown; NS counts
+            # as policy only on GeForce cards (the stock driver gives them no P2P).
+            policy = (_is_geforce(models) and set(states) <= {"GNS", "NS"}) or (not models and set(states) == {"GNS"})
+            if policy or (set(states) <= {"CNS"} and any(re.search(r"\bL4\b", n) for n in models.values())):
+                cards = ", ".join(sorted(set(models.values()))) or "these GPUs (GNS: GPU not supported)"
+                return not_an_issue(f"the driver reports no P2P ({', '.join(states)}: {pairs}) on {cards}: NVIDIA's "
+                                    "policy for these cards, not a misconfiguration (no fabric manager, no RMA); NCCL "
+                                    "goes through host memory (SHM) by itself and vLLM turns custom all-reduce off; "
+                                    "the flags that matter: SGLang with TP > 1 needs --disable-custom-all-reduce (or "
+                                    "--enable-p2p-check), NCCL_P2P_DISABLE is not needed" + suffix,
+                                    actual={f"{a}->{b}": s for a, b, s in bad}, evidence=list(gpu_p2p.lines.values())[:2])
             nv_bad = [(a, b, s) for a, b, s in bad if (topo.link(a, b) or "").startswith("NV")]
             return issue(f"the driver reports P2P not OK between {len(bad)} GPU pair(s) ({pairs})"
                          + (": on NVLink paths (NCCL refuses them as broken)" if nv_bad else
@@ -274,7 +334,7 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
                          + suffix, actual={f"{a}->{b}": s for a, b, s in bad}, expected="OK between TP peers",
                          severity="high" if nv_bad else "medium", confidence="documented",
                          subjects=sorted({_subject(x, gpus) for a, b, _ in bad for x in (a, b)}),
-                         evidence=list(gpu_p2p.lines.values())[:4])
+                         evidence=list(gpu_p2p.lines.values())[:4], fix=None if nv_bad else _PCIE_P2P_FIX)
     if topo.truncated:
         # The rows cut off could hold a GPU without NVLink: what was read is fine, the rest is not shown.
         return unknown(_topology_summary(topo) + suffix, hint="paste the whole `nvidia-smi topo -m`",
@@ -395,6 +455,11 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
                        "the driver refuses peer access there, so that traffic goes through host memory; whether it "
                        "should allow it is IC-TOPO-READ's question (`nvidia-smi topo -p2p rw`)",
                        hint="paste `nvidia-smi topo -p2p rw` and `nvidia-smi topo -m`", actual=nccl_off[:3])
+    if _no_p2p_anywhere(gpu_p2p):
+        assert gpu_p2p is not None
+        return not_applicable("the driver reports no P2P between any GPU pair ("
+                              + ", ".join(sorted({st for _, _, st in gpu_p2p.not_ok()})) + "): there is no P2P to "
+                              "prove broken; NCCL goes through host memory (IC-TOPO-READ judges why)")
     return unknown("no proof that P2P really works: vLLM skips its real probe by default (VLLM_SKIP_P2P_CHECK=1) "
                    "and trusts the driver's report" + (" (which says OK)" if driver_ok else ""),
                    hint="run CUDA `p2pBandwidthLatencyTest` or `nvbandwidth`, or start vLLM once with "
@@ -425,10 +490,12 @@ _KEY_NEGATIVE = ("no NVLink between these GPUs (PCIe only): vLLM and SGLang turn
 )
 def custom_allreduce(serving_processes: ServingProcesses | None = None, serving_log: ServingLog | None = None,
                      gpu_topology: TopoMatrix | None = None, gpus: GpuInventory | None = None,
-                     collect_env: CollectEnv | None = None, parallelism: Parallelism | None = None) -> Outcome:
+                     collect_env: CollectEnv | None = None, parallelism: Parallelism | None = None,
+                     gpu_p2p: P2pMatrix | None = None) -> Outcome:
     """Reads: the engine's flags (`--tensor-parallel-size`, `--disable-custom-all-reduce`, SGLang
     `--enable-p2p-check`) from /proc, a pasted engine log ("Custom allreduce is disabled because
-    ..."), `nvidia-smi topo -m` (NVLink between the TP GPUs) and the GPU models.
+    ..."), `nvidia-smi topo -m` (NVLink between the TP GPUs), `nvidia-smi topo -p2p` (whether
+    the driver allows P2P at all) and the GPU models.
 
     Bad value: custom all-reduce disabled on an NVLink/NVSwitch system (the engine did not see
     NVLink: fabric or links down); disabled at TP=2 on a P2P-capable PCIe pair (ACS/IOMMU, stale
@@ -501,6 +568,12 @@ def custom_allreduce(serving_processes: ServingProcesses | None = None, serving_
         if tp is not None or count > 2:
             return not_an_issue(_KEY_NEGATIVE[0].upper() + _KEY_NEGATIVE[1:]
                                 + (f" (TP={tp})" if tp else f" ({count} GPUs)"), actual={"tp": tp, "nvlink": False})
+    if _no_p2p_anywhere(gpu_p2p) and not nvlinked and gpu_p2p is not None:
+        states = ", ".join(sorted({st for _, _, st in gpu_p2p.not_ok()}))
+        return not_an_issue(f"the driver reports no P2P between any GPU pair ({states}): custom all-reduce needs it, "
+                            "so it stays off by design and NCCL carries the all-reduce (vLLM decides this itself; "
+                            "SGLang needs --disable-custom-all-reduce or --enable-p2p-check)",
+                            actual={"p2p": states, "tp": tp})
     if engine == "" and tp is None:
         if serving_processes is None:
             return unknown("the serving engine (its flags or its log) is not in the source",
@@ -515,6 +588,14 @@ def custom_allreduce(serving_processes: ServingProcesses | None = None, serving_
                   actual={"tp": tp, "nvlink": True})
     return unknown(f"{_engine_name(engine)} TP={tp or '?'}: whether its GPUs are NVLink-connected is not in the source",
                    hint="`nvidia-smi topo -m`, or the engine log with its 'Custom allreduce' lines")
+
+
+def _no_p2p_anywhere(p2p: P2pMatrix | None) -> bool:
+    """Every GPU pair of the driver's P2P matrix refuses P2P (GNS, NS, CNS, TNS, DR)."""
+    if p2p is None or len(p2p.gpus) < 2:
+        return False
+    refused = [st for _, _, st in p2p.not_ok() if st != "U"]  # U (unknown) says nothing either way
+    return len(refused) == len(p2p.gpus) * (len(p2p.gpus) - 1)
 
 
 def _engine_name(engine: str) -> str:
@@ -558,6 +639,11 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
     if loaded:
         return ok("nvidia_peermem is loaded (it serves GPUDirect RDMA to RDMA NICs only)", actual="loaded")
     if rdma is not None and not rdma.names:
+        # The myth ("load nvidia_peermem for P2P") is corrected where the module is known absent; where the
+        # source does not show the module either, there is nothing to correct: the check does not apply.
+        if loaded is None:
+            return not_applicable("no RDMA NIC (/sys/class/infiniband is empty): nvidia_peermem only serves "
+                                  "InfiniBand/RoCE NICs, so it plays no part here")
         return not_an_issue("no RDMA NIC (/sys/class/infiniband is empty): nvidia_peermem only lets InfiniBand/RoCE "
                             "NICs reach GPU memory; GPU-to-GPU traffic inside the host (NVLink, PCIe P2P, SHM, "
                             "custom all-reduce) never uses it"
@@ -566,6 +652,10 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
     if serving_log is not None and not serving_log.multi_host:
         no_ib = [line for line in serving_log.nccl_net if re.search(r"NET/IB\s*:\s*No device found", line)]
         local = serving_log.channels and all(c.transport in ("P2P", "SHM") for c in serving_log.channels)
+        if (no_ib or local) and loaded is None:
+            return not_applicable("NCCL " + ("found no InfiniBand/RoCE device" if no_ib else
+                                             "carries every channel over P2P/SHM inside the host")
+                                  + ": nvidia_peermem (GPUDirect RDMA to NICs) plays no part in this engine's traffic")
         if no_ib or local:
             return not_an_issue("NCCL " + ("found no InfiniBand/RoCE device" if no_ib else
                                            "carries every channel over P2P/SHM inside the host")
@@ -678,6 +768,8 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     geforce = _is_geforce(models)
     engines = {s.engine for s in settings if s.engine} | ({serving_log.engine} if serving_log else set())
     multi = _multi_node(serving_processes, serving_log)
+    # `localRanks 1` on every node: no two ranks share a host, so no intra-host path can be lost.
+    one_rank = serving_log is not None and serving_log.local_ranks == 1
     findings: list[tuple[int, str, str]] = []  # (3 high / 2 medium / 1 low / 0 trap, message, setting)
     seen: set[str] = set()
     for s in sorted(settings, key=lambda x: -x.strength):
@@ -687,33 +779,33 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
         where = f"{s.name}={s.value} ({s.source})"
         if (s.name == "NCCL_P2P_DISABLE" and _truthy(s.value)) or (s.name == "NCCL_P2P_LEVEL" and s.value.upper() in (
                 "LOC", "0")):
-            if nvlink:
-                findings.append((3, f"{where} on NVLink: NCCL moves GPU-to-GPU traffic off NVLink into host memory",
-                                 s.name))
-            elif geforce or p2p_ok is False:
-                findings.append((0, f"{where}: P2P is not available on these GPUs anyway (no loss)", s.name))
-            else:
-                findings.append((2, f"{where} on PCIe GPUs whose driver reports P2P"
-                                 + (" OK" if p2p_ok else "") + ": usually a loss (host-memory path); keep it only if "
-                                 "a benchmark on this host shows a gain", s.name))
+            findings.append(_p2p_off_finding(where, one_rank, nvlink, geforce, p2p_ok, gpu_topology))
         elif s.name == "NCCL_SHM_DISABLE" and _truthy(s.value):
-            p2p_off = any(x.name == "NCCL_P2P_DISABLE" and _truthy(x.value) for x in settings)
+            p2p_off = any((x.name == "NCCL_P2P_DISABLE" and _truthy(x.value))
+                          or (x.name == "NCCL_P2P_LEVEL" and x.value.upper() in ("LOC", "0")) for x in settings)
             sys_pairs = gpu_topology is not None and any(
                 link_kind(c) in ("SYS", "PHB", "NODE") for _, _, c in gpu_topology.gpu_pairs())
             if p2p_off or sys_pairs or p2p_ok is False:
-                findings.append((3, f"{where}: GPU pairs without P2P then fall to the network transport (sockets)",
-                                 s.name))
+                findings.append((3, f"{where}" + (" with P2P off" if p2p_off else "")
+                                 + ": GPU pairs without P2P then fall to the network transport (sockets)", s.name))
             else:
                 findings.append((2, f"{where}: no effect while P2P works on every pair, but any pair that loses P2P "
                                  "drops to sockets", s.name))
         elif s.name in ("NCCL_ALGO", "NCCL_PROTO"):
             findings.append((1, f"{where} forces NCCL's choice; keep only with a measurement on this host", s.name))
         elif s.name == "NCCL_IB_DISABLE" and _truthy(s.value):
+            # Only GPU pairs without NVLink could gain from a NIC next to them (NCCL's NET/IB inside a host).
+            near = [] if _fully_nvlinked(gpu_topology) else _nics_near_gpus(gpu_topology)
             if multi:
                 findings.append((2, f"{where} on a multi-node engine: inter-node traffic falls to TCP sockets", s.name))
+            elif near:
+                findings.append((1, f"{where} on one host whose NICs {', '.join(near)} sit next to GPUs (PIX/PXB): "
+                                 "NCCL may carry GPU pairs without a better path through them (NET/IB); without it "
+                                 "those pairs use host memory", s.name))
             else:
                 findings.append((0, f"{where} on one host: GPU-to-GPU traffic stays on P2P/SHM; it only removes "
-                                 "NET/IB, which NCCL picks inside a host only when NICs beat the GPU path", s.name))
+                                 "NET/IB, which NCCL picks inside a host only when NICs near the GPUs beat their path",
+                                 s.name))
         elif s.name in ("NCCL_NVLS_ENABLE", "NCCL_CUMEM_ENABLE") and s.value.strip() == "0":
             if "sglang" in engines:
                 findings.append((0, f"{where}: SGLang sets this itself (RT-ENV-SGLANG)", s.name))
@@ -740,7 +832,42 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     if findings:
         return not_an_issue("; ".join(m for _, m, _ in findings), actual={s.name: s.value for s in settings},
                             subjects=[n for _, _, n in findings])
-    return ok(f"NCCL settings found, none disables a fast path: {listed}", actual={s.name: s.value for s in settings})
+    # A set NCCL_* variable is what a reader suspects first: that none disables a transport is a key negative.
+    return not_an_issue(f"NCCL settings found, none disables a fast path: {listed}",
+                        actual={s.name: s.value for s in settings})
+
+
+def _p2p_off_finding(where: str, one_rank: bool, nvlink: bool, geforce: bool, p2p_ok: bool | None,
+                     topo: TopoMatrix | None) -> tuple[int, str, str]:
+    """NCCL_P2P_DISABLE=1 / NCCL_P2P_LEVEL=LOC, judged per topology (knowledge base IC-NCCL-ENV):
+    3 high on NVLink/NVSwitch and on PCIe where P2P works, 2 medium on PCIe where P2P may be a
+    measured choice (ask for a benchmark), 0 (no loss) where there is no P2P to lose."""
+    name = where.split("=", 1)[0]
+    if one_rank:
+        return (0, f"{where}: NCCL put one rank per node (localRanks 1), so no GPU pair shares a host and no "
+                "P2P path is lost", name)
+    if nvlink:
+        return (3, f"{where} on NVLink: NCCL moves GPU-to-GPU traffic off NVLink into host memory", name)
+    if geforce or p2p_ok is False:
+        return (0, f"{where}: P2P is not available on these GPUs anyway (no loss)", name)
+    if p2p_ok:
+        return (3, f"{where} on PCIe GPUs whose driver reports P2P OK: NCCL takes the host-memory path instead "
+                "(about half the bandwidth, nccl-tests#74)", name)
+    if topo is None:
+        return (2, f"{where}: whether these GPUs have NVLink or working P2P is not in the source; on P2P-capable "
+                "GPUs it halves GPU-to-GPU bandwidth; keep it only with a benchmark on this host showing a gain "
+                "(`nvidia-smi topo -p2p r` settles which)", name)
+    return (2, f"{where} on PCIe GPUs: usually a loss (host-memory path), but on some PCIe hosts a measured "
+            "choice; keep it only if a benchmark on this host (all_reduce_perf with and without it) shows a gain",
+            name)
+
+
+def _nics_near_gpus(topo: TopoMatrix | None) -> list[str]:
+    """NICs one or two PCIe bridges from a GPU (PIX/PXB in `topo -m`): where NCCL may pick NET/IB inside a host."""
+    if topo is None:
+        return []
+    return [topo.nic_label(n) for n in topo.nics
+            if any(link_kind(topo.link(g, n) or "") in ("PIX", "PXB") for g in topo.gpus)]
 
 
 # --- IC-TOPOLOGY-PLACEMENT -------------------------------------------------------------------
@@ -788,11 +915,7 @@ def topology_placement(gpu_topology: TopoMatrix | None = None, serving_processes
         return not_applicable("every GPU pair is NVLink-connected: placement does not matter")
     engine, tp, root = _engine_tp(serving_processes, parallelism)
     if not engine and tp is None:
-        if serving_processes is None:
-            return unknown("which GPUs the engine uses is not in the source (no engine processes, no engine log)",
-                           hint="paste the engine's start-up log or its CUDA_VISIBLE_DEVICES and TP size")
-        return not_applicable("no vLLM/SGLang engine found and no engine log given: nothing placed yet",
-                              actual=_best_groups(topo, 2))
+        return _placement_advice(topo)
     group = _engine_gpus(topo, root, tp, collect_env)
     size = len(group)
     if size < 2:
@@ -826,12 +949,50 @@ def topology_placement(gpu_topology: TopoMatrix | None = None, serving_processes
               f"({', '.join(sorted({c or '?' for c in cells.values()}))})", actual=cells)
 
 
-def _best_groups(topo: TopoMatrix, size: int) -> list[str]:
-    gpus = list(topo.gpus)
-    if len(gpus) < size:
-        return []
-    best = min(itertools.combinations(gpus, size), key=lambda g: _group_worst(topo, list(g)))
-    return list(best)
+def _group_cost(topo: TopoMatrix, group: tuple[str, ...]) -> tuple[int, int]:
+    """Worst path first, then the sum of paths: NV pairs, then one switch (PIX/PXB), then one socket."""
+    ranks = [link_rank(topo.link(a, b) or "SYS") for a, b in itertools.combinations(group, 2)]
+    return (max(ranks, default=0), sum(ranks))
+
+
+def _best_partition(topo: TopoMatrix, size: int) -> list[tuple[str, ...]]:
+    """Disjoint TP groups of `size` GPUs, best first (greedy: the best group of the GPUs left)."""
+    left = list(topo.gpus)
+    groups: list[tuple[str, ...]] = []
+    while len(left) >= size:
+        best = min(itertools.combinations(left, size), key=lambda g: _group_cost(topo, g))
+        groups.append(best)
+        left = [g for g in left if g not in best]
+    return groups
+
+
+_PATH_NAMES = ("X", "NV", "PIX", "PXB", "PHB", "NODE", "SYS")
+
+
+def _placement_advice(topo: TopoMatrix) -> Outcome:
+    """No engine in the source: the best TP groups for 2/4/8 GPUs, as information."""
+    parts: list[str] = []
+    subjects: list[str] = []
+    actual: dict[str, list[list[str]]] = {}
+    cross: list[str] = []
+    for size in (2, 4, 8):
+        if len(topo.gpus) > 16 and size > 2:
+            continue  # C(n, size) grows too fast past one 16-GPU box; no single host shows more
+        groups = _best_partition(topo, size)
+        if not groups:
+            continue
+        # A size must cross sockets when even its best group does; the groups after it may be worse.
+        worst = _group_cost(topo, groups[0])[0]
+        path = _PATH_NAMES[worst] if worst < len(_PATH_NAMES) else "?"
+        if worst >= link_rank("SYS"):
+            cross.append(f"TP{size}")
+        text = " | ".join(",".join(str(gpu_index(x)) for x in g) for g in groups)
+        parts.append(f"TP{size}: {text} (best group's worst path {path})")
+        subjects.extend(f"TP{size}: GPU {','.join(str(gpu_index(x)) for x in g)}" for g in groups)
+        actual[f"tp{size}"] = [list(g) for g in groups]
+    crossing = (f"; {', '.join(cross)} must cross sockets (SYS)" if cross else "; no group size needs to cross sockets")
+    return ok("no serving engine in the source; the best TP groups (CUDA_VISIBLE_DEVICES): " + "; ".join(parts)
+              + crossing, actual=actual, subjects=subjects)
 
 
 # --- IC-NUMA-AFFINITY ------------------------------------------------------------------------

@@ -121,6 +121,8 @@ def governor(cpufreq: CpuFreq, virtualization: Virtualization | None = None,
     """
     if not cpufreq.present:
         if is_vm(virtualization):
+            # The knowledge base asks for unknown here (not the n/a of the other host-only checks): a VM may
+            # still expose a cpufreq driver, and the governor that slows it is then the host's to report.
             return unknown("no cpufreq interface: a VM's CPU frequency is controlled by the hypervisor",
                            hint="check the governor on the hypervisor host")
         if container is not None and container.in_container:
@@ -135,6 +137,26 @@ def governor(cpufreq: CpuFreq, virtualization: Virtualization | None = None,
     observed = f"driver {driver}, governor {counts(govs)} ({cpufreq.scope})"
     slow = {g: n for g, n in govs.items() if g in SLOW_GOVERNORS}
     if cpufreq.active_mode:
+        # The correction ("powersave is EPP-steered, not the minimum") fails where the policy's range is
+        # only the lowest frequency: the CPU is then pinned there whatever EPP asks.
+        pinned = [p for p in cpufreq.policies if p.governor == "powersave" and p.scaling_max_khz is not None
+                  and p.cpuinfo_min_khz is not None and p.scaling_max_khz <= p.cpuinfo_min_khz]
+        if pinned:
+            # The policy's maximum must be raised, not the governor changed (the same cap KERN-CPU-BOOST names).
+            mhz = pinned[0].scaling_max_khz // 1000 if pinned[0].scaling_max_khz else 0
+            cpus = sorted(c for p in pinned for c in p.cpus)
+            top = max((p.cpuinfo_max_khz for p in pinned if p.cpuinfo_max_khz), default=None)
+            raise_max = Fix.of(step(
+                "Raise the frequency ceiling of the pinned policies to the hardware maximum",
+                f"cpupower frequency-set -u {top // 1000}MHz" if top else "cpupower frequency-set -u <cpuinfo_max_freq>",
+                changes="scaling_max_freq", keep=keep_text(
+                    "remove the cap where it is set: TLP's CPU_SCALING_MAX_FREQ_ON_AC/BAT, a tuned profile, "
+                    "power-profiles-daemon")))
+            return issue(f"{observed}: the policy allows only {mhz} MHz (its hardware minimum), so 'powersave' "
+                         "holds the CPU at its lowest frequency whatever EPP asks; raise scaling_max_freq "
+                         "(KERN-CPU-BOOST names the cap)" + where(container), actual=observed,
+                         expected="a policy range up to the hardware maximum", severity="high",
+                         subjects=[f"cpu{c}" for c in cpus[:16]], fix=raise_max)
         if "powersave" in govs:
             return not_an_issue(
                 f"{observed}: with {driver} in active mode, 'powersave' is the default dynamic mode whose "
@@ -369,15 +391,15 @@ def epp(cpufreq: CpuFreq, container: ContainerInfo | None = None) -> Outcome:
     references=(AMD_PSTATE_DOC, "https://github.com/torvalds/linux/blob/master/drivers/cpufreq/amd-pstate.c"),
 )
 def amd_pstate(cpu: CpuInfo, cpufreq: CpuFreq, kernel: KernelInfo, cmdline: KernelCmdline | None = None,
-               kernel_log: KernelLog | None = None) -> Outcome:
+               kernel_log: KernelLog | None = None, virtualization: Virtualization | None = None) -> Outcome:
     """Reads: /sys/devices/system/cpu/amd_pstate/status, scaling_driver and governor, EPP;
     `lscpu` CPU family (25 = Zen 3/4, 26 = Zen 5); `uname -r`; cmdline `amd_pstate=`; dmesg
     "amd_pstate: driver load is disabled".
 
     Bad value: not a fault by itself. Flagged only: Zen 5 (family 26, EPYC 9005 Turin) on kernel
-    >= 6.13 with `amd_pstate=disable` forced; amd-pstate active with EPP `power`; acpi-cpufreq
-    with a slow governor (also reported by KERN-CPUFREQ-GOVERNOR; here the alternative fix, the
-    amd-pstate driver). CPPC disabled in BIOS prevents amd-pstate.
+    >= 6.13 with `amd_pstate=disable` forced; amd-pstate active with EPP `power`. acpi-cpufreq
+    with a slow governor is KERN-CPUFREQ-GOVERNOR's finding (a runtime fix): here it is a key
+    negative, never a second issue with a reboot. CPPC disabled in BIOS prevents amd-pstate.
 
     Why: amd-pstate is disabled by default on server platforms with CPUs older than family 0x1A
     (drivers/cpufreq/amd-pstate.c, amd_pstate_init), so Genoa (Zen 4) servers use acpi-cpufreq
@@ -388,6 +410,8 @@ def amd_pstate(cpu: CpuInfo, cpufreq: CpuFreq, kernel: KernelInfo, cmdline: Kern
     """
     if not cpu.is_amd:
         return not_applicable("not an AMD CPU")
+    if is_vm(virtualization) and not cpufreq.present:
+        return not_applicable("a VM without cpufreq: the frequency driver is the hypervisor host's")
     family = cpu.family
     zen5 = family is not None and family >= 26
     release = kernel.release_tuple
@@ -423,9 +447,12 @@ def amd_pstate(cpu: CpuInfo, cpufreq: CpuFreq, kernel: KernelInfo, cmdline: Kern
     if driver == "acpi-cpufreq":
         slow = [g for g in govs if g in SLOW_GOVERNORS]
         if slow:
-            return issue(
-                f"{observed}: acpi-cpufreq with a slow governor ({', '.join(slow)}); set the governor to "
-                "performance (KERN-CPUFREQ-GOVERNOR) or boot with amd_pstate=active (needs BIOS CPPC)",
+            # KERN-CPUFREQ-GOVERNOR reports the slow governor with its runtime fix; repeating it here with a
+            # reboot (switching drivers) would rank a costlier fix for the same cause.
+            return not_an_issue(
+                f"acpi-cpufreq is not the problem, its {', '.join(slow)} governor is: KERN-CPUFREQ-GOVERNOR reports "
+                "it with its runtime fix (`cpupower frequency-set -g performance`); acpi-cpufreq with the "
+                f"performance governor is fine, no reboot into amd-pstate is needed ({observed})",
                 actual=observed, expected="acpi-cpufreq + performance, or amd-pstate",
             )
         if not zen5:

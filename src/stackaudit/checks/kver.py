@@ -67,6 +67,15 @@ def amd_zen5(cpu: CpuInfo, kernel: KernelInfo | None = None, cpufreq: CpuFreq | 
                 + (f", governor {counts(govs)}" if govs else ""))
     if release >= (6, 13):
         return ok(f"{observed}: amd-pstate is the default for Zen 5 servers from 6.13", actual=observed)
+    if driver == "acpi-cpufreq" and govs and set(govs) == {"performance"}:
+        # The kernel version alone is never the finding: with acpi-cpufreq + performance Turin runs at full speed.
+        early = (" (a kernel before the Zen 5 model IDs, 6.9-6.10, may lack topology/RAS tuning unless the "
+                 "distribution backported it: worth knowing, not a throughput fault)" if release < (6, 10) else "")
+        return not_an_issue(
+            f"{observed}: before 6.13 Zen 5 uses acpi-cpufreq by default; with the performance governor Turin "
+            "runs fine (only CPPC/EPP control is missing)" + early,
+            actual=observed, expected="acpi-cpufreq + performance, or amd-pstate (kernel >= 6.13)",
+        )
     if release < (6, 10):
         return issue(
             f"{observed}: a kernel before the Zen 5 model IDs (6.9-6.10 window, partly unverified) may lack "
@@ -74,12 +83,6 @@ def amd_zen5(cpu: CpuInfo, kernel: KernelInfo | None = None, cpufreq: CpuFreq | 
             "backport support, so check that yours lists this CPU as supported",
             actual=observed, expected="the distribution's supported (HWE) kernel, >= 6.13 for amd-pstate by default",
             confidence="unproven",
-        )
-    if driver == "acpi-cpufreq" and govs and set(govs) == {"performance"}:
-        return not_an_issue(
-            f"{observed}: before 6.13 Zen 5 uses acpi-cpufreq by default; with the performance governor Turin "
-            "runs fine (only CPPC/EPP control is missing)",
-            actual=observed, expected="acpi-cpufreq + performance, or amd-pstate (kernel >= 6.13)",
         )
     if driver and driver.startswith("amd-pstate"):
         return ok(f"{observed}: amd-pstate enabled explicitly on a pre-6.13 kernel", actual=observed)

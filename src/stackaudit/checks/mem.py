@@ -259,6 +259,9 @@ def gpu_shared(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = 
     Why: vLLM reserves `gpu_memory_utilization` × total memory and fails at start or shrinks the
     KV cache when others hold memory; a second context time-slices the SMs.
 
+    Priority: another program's engine (or MPS) on a serving GPU is medium (P1); a display server
+    alone is low (P2): it costs some memory and jitter, not the server's capacity.
+
     Traps: the engine's own processes appear (API server, workers, small allocations): they are not
     foreign. Inside a container NVML reports host PIDs, which cannot be matched to the container's
     processes; a pasted table cannot say whose process it is (reported, not judged).
@@ -270,19 +273,22 @@ def gpu_shared(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = 
     problems: list[str] = []
     subjects: list[str] = []
     notes: list[str] = []
-    display = [g for g in gpus if g.display_active]
+    display = [g for g in gpus if g.display_active or any(_DISPLAY_SERVER.search(p.name or "")
+                                                            for p in g.processes or ())]
     if display:
         problems.append(f"a display is active on GPU(s) {_idx(display)} (desktop/Xorg costs memory and adds "
                         "latency jitter)")
         subjects += [g.subject for g in display]
+    serious = False  # another program's engine or MPS (P1); a display server alone is P2
     if nvidia_services is not None and nvidia_services.mps.pids:
+        serious = True
         problems.append(f"an MPS daemon is running (pid {nvidia_services.mps.pids[0]}): every CUDA client "
                         "shares the GPUs through it")
     procs_known = [g for g in gpus if g.processes is not None]
     foreign: dict[str, list[GpuProcess]] = {}
     in_container = container is not None and container.in_container
     for g in procs_known:
-        procs = list(g.processes or ())
+        procs = [p for p in g.processes or () if not _DISPLAY_SERVER.search(p.name or "")]
         big = [p for p in procs if (p.used_mib or 0) >= _SMALL_MIB]
         if engine and not in_container:
             outside = [p for p in procs if p.pid not in engine
@@ -299,10 +305,13 @@ def gpu_shared(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = 
         problems.append(("processes outside the serving engine hold GPU memory: " if engine
                          else "processes on the GPUs: ") + listed)
         subjects += list(foreign)
+        serious = True
     actual = {g.subject: [f"{p.name}:{p.used_mib}" for p in g.processes or ()] for g in procs_known}
     if problems:
+        # Another program's engine takes memory and SMs from the server (P1); a display server costs some
+        # memory and jitter (P2).
         return issue("; ".join(problems), actual=actual, expected="only the serving engine on the serving GPUs",
-                     subjects=sorted(set(subjects)))
+                     subjects=sorted(set(subjects)), severity="medium" if serious else "low")
     if not procs_known and all(g.display_active is None for g in gpus):
         return unknown("the processes on the GPUs are not in this source", hint="paste `nvidia-smi`")
     if notes:
@@ -315,6 +324,9 @@ def gpu_shared(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = 
     if engine and in_container:
         msg += " (inside a container NVML shows host PIDs: processes were not matched to the engine)"
     return ok_on_every_gpu(nvidia, len(procs_known), msg, actual=actual)
+
+
+_DISPLAY_SERVER = re.compile(r"(?:^|/)(?:Xorg|Xwayland|X|gnome-shell|kwin_wayland|kwin_x11|sway|gdm[\w-]*|sddm[\w-]*)$")
 
 
 # --- MEM-HMM -------------------------------------------------------------------------------------

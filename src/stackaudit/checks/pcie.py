@@ -207,8 +207,13 @@ def mrrs(pcie: PcieFacts) -> Outcome:
     completion: overhead on host-memory reads (H2D copies, model loading, KV swap-in).
 
     Traps: no published measurement shows an LLM-inference gain from raising GPU MRRS; NCCL's PCIe
-    P2P transport uses posted writes, so MRRS does not affect all-reduce over PCIe.
-    `pci=pcie_bus_perf` caps MRRS at MPS — it can lower it, not a fix. Unreadable without root.
+    P2P transport uses posted writes, so MRRS does not affect all-reduce over PCIe: "raise
+    MaxReadReq to 4096" is a myth correction here (256–2048 B is `not-an-issue`). The common
+    `setpci -s <bdf> CAP_EXP+0x08.w=5937` rewrites the whole 16-bit Device Control register, not
+    just MRRS: it also sets MaxPayload to 256 B whatever the path supports, turns Relaxed Ordering,
+    Extended Tags and No Snoop on, and sets the error-reporting enables; the masked form
+    `CAP_EXP+0x08.w=5000:7000` writes bits 14:12 only. `pci=pcie_bus_perf` caps MRRS at MPS — it
+    can lower it, not a fix. Unreadable without root.
     """
     gpus = pcie.gpus
     if not gpus:
@@ -226,11 +231,19 @@ def mrrs(pcie: PcieFacts) -> Outcome:
     if blind and not gpu_values:
         return unreadable_outcome(pcie, blind, "Device Control (MaxReadReq)")
     text = ", ".join(f"{b} {v} B" for b, v in values.items())
+    below_max = [b for b, v in values.items() if v is not None and v < 4096]
     msg = (f"MaxReadReq {text}: 256–4096 B is within the normal range; raising it to 4096 has no published "
            "LLM-serving gain (unproven) and does not affect NCCL P2P (posted writes)")
+    if below_max:
+        msg += ("; if raised anyway, the masked `setpci -s BDF CAP_EXP+0x08.w=5000:7000`, not the common "
+                "`CAP_EXP+0x08.w=5937`, which rewrites the whole Device Control register (MaxPayload, Relaxed "
+                "Ordering, No Snoop, error reporting)")
     if blind:
         msg += f"; {len(blind)} GPU(s) unreadable ({blind[0].config_note or 'not in the source'})"
         return unknown(msg, hint=ROOT_HINT, actual=values, subjects=[f.bdf for f in blind])
+    if below_max:
+        # The well-known advice to raise it is wrong here: a key negative result, not a fix.
+        return not_an_issue(msg, actual=values, subjects=list(values))
     return ok(msg, actual=values, subjects=list(values))
 
 
@@ -272,12 +285,17 @@ def mps(pcie: PcieFacts, cmdline: KernelCmdline | None = None) -> Outcome:
         if exp is None or exp.devctl_mps is None or exp.devcap_mps is None:
             blind.append(g)
             continue
-        if exp.devctl_mps >= exp.devcap_mps:
-            (at_limit if exp.devcap_mps <= 256 else good)[g.bdf] = exp.devctl_mps
-            continue
         path = [by_bdf.get(b) for b in g.upstream]
         caps = [p.express.devcap_mps for p in path if p is not None and p.express is not None]
-        if not g.upstream or len(caps) != len(g.upstream) or any(c is None for c in caps):
+        path_shown = bool(g.upstream) and len(caps) == len(g.upstream) and all(c is not None for c in caps)
+        if exp.devctl_mps >= exp.devcap_mps:
+            # At the GPU's own limit; "nothing to fix" also needs the ports above it (a path's MPS is its minimum).
+            if not path_shown:
+                blind.append(g)
+            else:
+                (at_limit if exp.devcap_mps <= 256 else good)[g.bdf] = exp.devctl_mps
+            continue
+        if not path_shown:
             blind.append(g)
             continue
         path_min = min([exp.devcap_mps, *[c for c in caps if c is not None]])
@@ -295,6 +313,14 @@ def mps(pcie: PcieFacts, cmdline: KernelCmdline | None = None) -> Outcome:
         return issue("MaxPayload below what the whole path supports: " + "; ".join(f"{b}: {v}" for b, v in low.items()),
                      actual=low, expected="DevCtl MPS = min(DevCap along the path)", subjects=list(low),
                      fix=mps_fix(mps_plan(pcie, low)))
+    own_limit = {g.bdf: g.express.devctl_mps for g in blind if g.express is not None
+                 and g.express.devctl_mps is not None and g.express.devcap_mps is not None
+                 and g.express.devctl_mps >= g.express.devcap_mps}
+    if blind and len(own_limit) == len(blind):
+        return unknown("MaxPayload " + ", ".join(f"{b} {v} B" for b, v in own_limit.items())
+                       + ": the GPU's own limit (DevCap), but the ports above it are not in the source (a path's "
+                       "MaxPayload is its minimum)", hint="paste the whole `sudo lspci -vvv` (bridges included)",
+                       actual=own_limit, subjects=list(own_limit))
     if blind:
         return unreadable_outcome(pcie, blind, "MaxPayload of the GPU or of its upstream bridges")
     if at_limit and not good:

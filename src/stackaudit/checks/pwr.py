@@ -105,6 +105,9 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
             step(f"GPU(s) {_idx(brake)}: {other}", cost="runtime") if len(settable) < len(low) else None)
             if s is not None])
                if settable else Fix.of(step(other[0].upper() + other[1:], cost="runtime")))
+        # P1 (medium, a runtime fix), unless the cap is the site's choice: then a waiver records it.
+        msg += ("; unless deliberate (an efficiency cap) — then waive it (a [[waiver]] with id = "
+                "\"PWR-GPU-POWER-LIMIT\" in stackaudit.toml)")
         return issue(msg + where, actual={g.subject: lim for g, lim, _, _ in low},
                      expected={g.subject: d for g, _, d, _ in low}, subjects=[g.subject for g, _, _, _ in low],
                      confidence=None if all(o == "the GPU's default" for *_, o in low) else "field-reports",

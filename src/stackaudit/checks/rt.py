@@ -999,5 +999,13 @@ def version_matrix(python_env: PythonEnv) -> Outcome:
         versions = ", ".join(f"{k} {v}" for k, v in row.items() if k not in ("source", "interpreter") and v)
         parts.append(f"{row['source']}: {versions}")
     where = _where(python_env)
+    libraries = [k for r in rows for k, v in r.items() if v and k not in ("source", "interpreter", "python", "torch",
+                                                                          "torch_cuda")]
+    if python_env.from_report and not libraries:
+        # A report cut after its header (Python, torch): the engine and library versions it would list are not
+        # shown, so the inventory is not complete enough to record as ok.
+        return unknown("; ".join(parts) + where + "; the engine and library versions are not in this excerpt",
+                       hint="paste the whole `python -m vllm.collect_env` (or `python -m sglang.check_env`)",
+                       actual=rows if len(rows) > 1 else rows[0])
     return ok("; ".join(parts) + where, actual=rows if len(rows) > 1 else rows[0],
               evidence=[f"{e.source}: {', '.join(e.site_packages[:3])}" for e in python_env.environments])

@@ -15,7 +15,9 @@ _STRONG_EVIDENCE = frozenset({"source-verified", "documented"})
 
 def priority_of(severity: str, confidence: str, fix_cost: str) -> str:
     """P0 = high severity, fixable without reboot, evidence documented or better; P1 = other high,
-    or medium; P2 = the rest (DESIGN.md)."""
+    or medium; P2 = the rest. The checks set the severities the overrides rest on (NCCL per variable
+    and topology, a display server low, another engine medium); a lost or faulted GPU is P0 through
+    `Outcome.gpu_lost` (docs/design.md, "Priority rules")."""
     if severity == "high" and fix_cost in _CHEAP_FIX and confidence in _STRONG_EVIDENCE:
         return "P0"
     if severity in ("high", "medium"):

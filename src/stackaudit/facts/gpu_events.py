@@ -12,7 +12,23 @@ an Xid number, so each form is an event:
 - `NVRM: The NVIDIA GPU 0000:b3:00.0` / `NVRM: (PCI ID: 10de:26b5) installed in this system has`
   / `NVRM: fallen off the bus and is not responding to commands.` (split over three lines).
 
-Xid catalogue: https://docs.nvidia.com/deploy/xid-errors/
+- `NVRM: The NVIDIA probe routine failed for 1 device(s).` (the driver could not bring a GPU up;
+  its BDF from a `NVRM: GPU 0000:01:00.0: RmInitAdapter failed!` line before it, where there is one).
+
+Each Xid has a class (`xid_class`), from NVIDIA's Xid catalogue and its resolution buckets:
+lost (79 fell off the bus, 119/120 GSP timeout/error: the GPU does not answer until reset or
+reboot), degraded (48 double-bit ECC, 64 row-remap failure, 95 uncontained ECC, 74 and
+144-150 NVLink errors: the hardware is there but faulty), contained (63 row remap recorded, 94
+contained ECC: one context was killed, the GPU serves on and a reset at a quiet time activates
+the repair) and application (13 graphics engine exception, 31 GPU memory page fault, 43 GPU
+stopped processing: nearly always the program). Xid 154 is the driver saying what recovery the
+GPU needs now (`GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)`), the
+same value NVML reports as NVML_FI_DEV_GET_GPU_RECOVERY_ACTION.
+
+The kernel's rate limit folds repeats into `<name>: N callbacks suppressed`: such a line right
+after an Xid adds N to that Xid's count (the repeats happened, they were not printed).
+
+Xid catalogue: https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html
 """
 
 from __future__ import annotations
@@ -27,16 +43,44 @@ from stackaudit.facts.system import KernelLog
 
 XID = "xid"
 FELL_OFF_BUS = "fallen-off-bus"
+PROBE_FAILED = "probe-failed"
 LOST = "lost"
+
+# Xid classes (module docstring); every other code is "other" (see the catalogue).
+HW_LOST = "lost"
+HW_DEGRADED = "degraded"
+HW_CONTAINED = "contained"
+APPLICATION = "application"
+OTHER = "other"
+_XID_CLASSES = {79: HW_LOST, 119: HW_LOST, 120: HW_LOST,
+                48: HW_DEGRADED, 64: HW_DEGRADED, 95: HW_DEGRADED, 74: HW_DEGRADED,
+                **{code: HW_DEGRADED for code in range(144, 151)},
+                63: HW_CONTAINED, 94: HW_CONTAINED,
+                13: APPLICATION, 31: APPLICATION, 43: APPLICATION}
+NVLINK_XIDS = frozenset({74, *range(144, 151)})
+RECOVERY_XID = 154
+
+
+def xid_class(code: int | None) -> str:
+    """lost / degraded / contained / application / other (the module docstring says which is which)."""
+    return _XID_CLASSES.get(code or 0, OTHER)
 
 
 @dataclass(frozen=True)
 class GpuEvent:
-    kind: str  # xid | fallen-off-bus | lost
+    kind: str  # xid | fallen-off-bus | probe-failed | lost
     bdf: str  # as far as the source gives it (function 0 assumed where the log drops it)
     code: int | None = None  # the Xid number (kind "xid")
     detail: str = ""
     line: str = ""
+    # How many times it happened: 1, plus the repeats the kernel's rate limit folded into "N callbacks
+    # suppressed" right after it.
+    count: int = 1
+
+    @property
+    def hw_class(self) -> str:
+        """The Xid class; a GPU that fell off the bus, failed its probe or is lost to NVML is `lost`."""
+        return xid_class(self.code) if self.kind == XID else HW_LOST
 
 
 @dataclass(frozen=True)
@@ -50,7 +94,20 @@ class GpuEvents(Sourced):
 
     def lost(self) -> tuple[GpuEvent, ...]:
         """The events of GPUs that fell off the bus or are lost, by any form of the message (Xid 79 too)."""
-        return tuple(e for e in self.events if e.kind in (FELL_OFF_BUS, LOST) or (e.kind == XID and e.code == 79))
+        return tuple(e for e in self.events
+                     if e.kind in (FELL_OFF_BUS, LOST, PROBE_FAILED) or (e.kind == XID and e.code == 79))
+
+    def recovery_actions(self) -> dict[str, str]:
+        """The latest recovery action Xid 154 announced per GPU (`GPU Reset Required`, `Node Reboot
+        Required`...); a GPU back at `None` is left out."""
+        actions: dict[str, str] = {}
+        for e in self.xids:
+            if e.code != RECOVERY_XID:
+                continue
+            m = _RECOVERY_TO.search(e.detail)
+            if m:
+                actions[e.bdf] = m.group(1).strip()
+        return {b: a for b, a in actions.items() if a.lower() != "none"}
 
     @classmethod
     def union(cls, parts: Sequence[GpuEvents]) -> GpuEvents:
@@ -66,6 +123,11 @@ _XID_LINE = re.compile(r"NVRM: Xid \(PCI:([0-9a-fA-F:.]+)\):\s*(\d+),?\s*(.*)$")
 _GPU_BDF = re.compile(r"NVRM: (?:The NVIDIA )?GPU (?:at )?(?:PCI:)?([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}"
                       r"(?:\.[0-7])?|[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])")
 _FELL_OFF = re.compile(r"fallen off the bus", re.IGNORECASE)
+_PROBE_FAILED = re.compile(r"NVRM: The NVIDIA probe routine failed for (\d+) device")
+_INIT_FAILED = re.compile(r"NVRM: GPU ([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): RmInitAdapter failed")
+# `... to 0x1 (GPU Reset Required)`: the action's name in the last parentheses.
+_RECOVERY_TO = re.compile(r"recovery action changed from .*? to \S+ \(([^)]*)\)", re.IGNORECASE)
+_SUPPRESSED = re.compile(r":\s+(\d+) callbacks suppressed")
 
 
 def _bdf(addr: str) -> str:
@@ -79,15 +141,36 @@ def parse_gpu_events(lines: Sequence[str]) -> tuple[GpuEvent, ...]:
     """The GPU error events in kernel-log lines (any prefix: dmesg, journalctl -k, kern.log)."""
     events: list[GpuEvent] = []
     xid79: set[str] = set()
+    init_failed = ""
+    last_xid = -1  # index in `events` of the Xid a following "callbacks suppressed" line folds into
     for i, line in enumerate(lines):
-        if "NVRM" not in line:  # every form of the message is the driver's (cheap test first: long logs)
+        if "callbacks suppressed" in line and last_xid >= 0:
+            sup = _SUPPRESSED.search(line)
+            if sup:
+                e = events[last_xid]
+                events[last_xid] = GpuEvent(e.kind, e.bdf, e.code, e.detail, e.line, e.count + int(sup.group(1)))
             continue
+        if "NVRM" not in line:  # every form of the message is the driver's (cheap test first: long logs)
+            if line.strip():
+                last_xid = -1  # another message in between: the suppressed count is not this Xid's
+            continue
+        last_xid = -1
         m = _XID_LINE.search(line)
         if m:
             event = GpuEvent(XID, _bdf(m.group(1)), int(m.group(2)), m.group(3).strip(), line.strip())
             events.append(event)
+            last_xid = len(events) - 1
             if event.code == 79:
                 xid79.add(event.bdf)
+            continue
+        init = _INIT_FAILED.search(line)
+        if init:
+            init_failed = _bdf(init.group(1))
+            continue
+        probe = _PROBE_FAILED.search(line)
+        if probe:
+            events.append(GpuEvent(PROBE_FAILED, init_failed, None, "the driver's probe failed", line.strip(),
+                                   int(probe.group(1))))
             continue
         if not _FELL_OFF.search(line):
             continue
@@ -100,8 +183,12 @@ def parse_gpu_events(lines: Sequence[str]) -> tuple[GpuEvent, ...]:
                 bdf = _bdf(g.group(1))
                 break
         events.append(GpuEvent(FELL_OFF_BUS, bdf, None, "GPU has fallen off the bus", line.strip()))
-    # An Xid 79 already says the GPU fell off the bus: its companion messages are not a second event.
-    return tuple(e for e in events if not (e.kind == FELL_OFF_BUS and (e.bdf in xid79 or (not e.bdf and xid79))))
+    # An Xid 79 already says the GPU fell off the bus: its companion messages are not a second event; nor
+    # is the failed probe of a GPU that fell off the bus (the driver reloading finds it gone).
+    gone = xid79 | {e.bdf for e in events if e.kind == FELL_OFF_BUS}
+    return tuple(e for e in events
+                 if not (e.kind == FELL_OFF_BUS and (e.bdf in xid79 or (not e.bdf and xid79)))
+                 and not (e.kind == PROBE_FAILED and gone and (e.bdf in gone or not e.bdf)))
 
 
 

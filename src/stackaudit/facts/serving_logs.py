@@ -136,6 +136,8 @@ class ServingLog:
     disable_custom_all_reduce: bool | None = None  # the engine's own config dump
     cumem_fallback: tuple[str, ...] = ()
     nccl_warnings: tuple[str, ...] = ()
+    # `comm ... nRanks 3 nNodes 3 localRanks 1`: the most ranks NCCL put on one node (0: no such line).
+    local_ranks: int = 0
 
     def transports(self) -> set[str]:
         return {c.transport for c in self.channels}
@@ -157,6 +159,7 @@ _CHANNEL = re.compile(
 # or an mpirun rank tag (`[1] `); NVIDIA/nccl#1232, NVIDIA/nccl#1672.
 _NCCL_HOST = re.compile(r"^\s*(?:\S+\s+-\s+\w+\s+-\s+)?(?:\([^()]*\)\s+|\[\d+\]\s+)*([^\s:()\[\]]+):\d+:\d+\s+\[\d+\]\s+NCCL")
 _NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)|using nccl==(\d+\.\d+\.\d+)")
+_LOCAL_RANKS = re.compile(r"\blocalRanks (\d+)")
 _NCCL_ENV = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)")
 _TP = re.compile(r"\b(?:tensor_parallel_size|tp_size)=(\d+)|['\"]tensor_parallel_size['\"]:\s*(\d+)")
 # vLLM prints pipeline_parallel_size in its engine-config line and both in `non-default args: {...}`;
@@ -197,6 +200,7 @@ def parse_serving_log(text: str) -> ServingLog:
     disable_ar: bool | None = None
     cumem: list[str] = []
     warns: list[str] = []
+    local_ranks = 0
     # Each pattern runs only on lines holding its key words (cheap substring tests first: a long log).
     for line in relevant:
         text_l = line.strip()
@@ -259,13 +263,17 @@ def parse_serving_log(text: str) -> ServingLog:
             cumem.append(text_l)
         if "NCCL WARN" in text_l:
             warns.append(text_l)
+        m = _LOCAL_RANKS.search(text_l) if "localRanks" in text_l else None
+        if m:
+            local_ranks = max(local_ranks, int(m.group(1)))
     return ServingLog(
         engine=engine, line_count=len(relevant), custom_ar_disabled=tuple(ar), p2p_cache_paths=tuple(cache_paths),
         p2p_cache_generated=generated, p2p_failures=tuple(p2p_fail), nccl_version=version,
         channels=tuple(channels), nccl_hosts=tuple(hosts), nccl_env=nccl_env, nccl_net=tuple(net),
         gdr_disabled=tuple(gdr_off), cuda_graphs=graphs, cuda_graph_lines=tuple(graph_lines[:5]), tp_size=tp,
         pp_size=pp, dp_size=dp,
-        disable_custom_all_reduce=disable_ar, cumem_fallback=tuple(cumem), nccl_warnings=tuple(warns[:20]))
+        disable_custom_all_reduce=disable_ar, cumem_fallback=tuple(cumem), nccl_warnings=tuple(warns[:20]),
+        local_ranks=local_ranks)
 
 
 @parser(ENGINE_LOG, feeds="serving_log", kind=ServingLog, rank=10)
