@@ -325,6 +325,9 @@ def ipc_isolation(container: ContainerInfo, docker_containers: DockerContainers 
                            "/dev/shm` across the ranks' containers; NCCL_DEBUG=INFO `via NET` between ranks "
                            "of one host confirms it")
         return ok(f"all ranks run in this container (TP x PP = {_engine_tp(parallelism) or 1})", actual=identity)
+    if docker_containers is None and container.outside_spec:
+        return unknown("a pasted container spec, but its containers (the ranks and their IPC mode) are not in this "
+                       "source", hint="paste the whole spec, or `docker inspect` of every rank container")
     if docker_containers is None:
         return not_applicable("not in a container and no Docker containers to compare")
     by_name = {c.name: c for c in docker_containers.containers}
@@ -1009,6 +1012,12 @@ def cpu_limits(container: ContainerInfo, cgroup_limits: CgroupLimits | None = No
                      expected="about TP + 4 GPU-local CPUs per serving container", subjects=subjects)
     seen = len(docker_containers.gpu_or_serving if docker_containers else ()) + len(
         [c for c in (lxc_configs.configs if lxc_configs else ()) if c.gpu_intent])
+    cut = [c for c in (docker_containers.containers if docker_containers else ()) if c.excerpt
+           and c not in docker_containers.gpu_or_serving] if docker_containers else []
+    if not seen and cut:
+        # Its GPU requests and CPU limits may lie outside the cut: no proof that no GPU container exists.
+        return unknown(f"a `docker inspect` excerpt ({cut[0].label.strip('()')}): whether it is a GPU container, and its CPU "
+                       "limits, lie partly outside the excerpt", hint="paste the whole `docker inspect <container>`")
     if not seen:
         return not_applicable("not in a container and no GPU containers to read")
     return ok(f"{seen} GPU container(s) have enough CPUs (heuristic TP + 4)")
@@ -1049,6 +1058,9 @@ def k8s_gpu_topology(container: ContainerInfo, gpu_devices: GpuDeviceAccess | No
             return unknown("a pasted pod spec asks for GPUs (" + ", ".join(
                 f"{c.label}: {c.gpu_count or '?'}" for c in pods[:3]) + "); the node's GPU topology and which "
                 "GPUs the pod got are not in this source", hint="run `nvidia-smi topo -m` in the pod")
+        if container.outside_spec == "kubernetes":  # a pasted manifest whose containers are cut off
+            return unknown("a pasted Kubernetes manifest: its GPU requests and the node's GPU topology are not in "
+                           "this source", hint="run `nvidia-smi topo -m` in the pod")
         return not_applicable("not in a Kubernetes pod")
     dev = gpu_devices
     if dev is None or dev.nodes is None:

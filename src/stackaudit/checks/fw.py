@@ -46,8 +46,8 @@ _TRANSLATING = ("DMA", "DMA-FQ")
     references=(NCCL_TROUBLESHOOTING, "https://github.com/NVIDIA/nccl/issues/257",
                 "https://github.com/NVIDIA/nccl-tests/issues/115"),
 )
-def iommu_mode(pci: PciDevices, cmdline: KernelCmdline | None = None, kernel_log: KernelLog | None = None,
-               virtualization: Virtualization | None = None) -> Outcome:
+def iommu_mode(pci: PciDevices | None = None, cmdline: KernelCmdline | None = None,
+               kernel_log: KernelLog | None = None, virtualization: Virtualization | None = None) -> Outcome:
     """Reads: `/proc/cmdline` (intel_iommu, amd_iommu, iommu=pt, iommu.passthrough), each GPU's
     `/sys/bus/pci/devices/<bdf>/iommu_group` and `/sys/kernel/iommu_groups/N/type`, and IOMMU
     fault lines in `dmesg` that name a GPU.
@@ -69,6 +69,13 @@ def iommu_mode(pci: PciDevices, cmdline: KernelCmdline | None = None, kernel_log
     """
     if virtualization is not None and virtualization.is_vm:
         return not_applicable(f"virtual machine ({virtualization.vm}): the guest's IOMMU view is not the host's")
+    if pci is None:
+        # A pasted /proc/cmdline alone: passthrough requested there is the whole answer for every device.
+        if cmdline is not None and (cmdline.last("iommu") == "pt" or cmdline.last("iommu.passthrough") in ("1", "on", "y")):
+            return ok("`iommu=pt` is on the kernel command line: device DMA is passed through (the GPUs' IOMMU "
+                      "groups are not in the source)", actual=cmdline.raw)
+        return unknown("the PCI devices (GPUs and their IOMMU groups) are not in the source",
+                       hint="run on the host, or paste `cat /proc/cmdline`")
     gpus = list(pci.nvidia_gpus)
     if len(gpus) < 2:
         return not_applicable(f"{len(gpus)} NVIDIA GPU(s): no GPU-to-GPU traffic over PCIe to break")

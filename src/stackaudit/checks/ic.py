@@ -546,7 +546,9 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
     if loaded:
         return ok("nvidia_peermem is loaded (it serves GPUDirect RDMA to RDMA NICs only)", actual="loaded")
     if rdma is not None and not rdma.names:
-        return not_an_issue("no RDMA NIC (/sys/class/infiniband is empty): nvidia_peermem only lets InfiniBand/RoCE "
+        why = ("/sys/class/infiniband is empty" if "server log" not in rdma.sources
+               else "NCCL could not open libibverbs or found no InfiniBand/RoCE device")
+        return not_an_issue(f"no RDMA NIC ({why}): nvidia_peermem only lets InfiniBand/RoCE "
                             "NICs reach GPU memory; GPU-to-GPU traffic inside the host (NVLink, PCIe P2P, SHM, "
                             "custom all-reduce) never uses it"
                             + ("" if loaded is None else "; not loading it costs nothing"),
@@ -651,6 +653,10 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
         if not nccl_config.engine_seen and nccl_config.conf_read and nccl_config.engine_running is False:
             return ok("no serving engine running; /etc/nccl.conf and this shell set no NCCL_* variable",
                       actual={})
+        if not nccl_config.engine_seen and gpus is not None and gpus.count == 1 \
+                and not _multi_node(serving_processes, serving_log):
+            # One GPU and no sign of other nodes: NCCL has no GPU-to-GPU traffic to slow down.
+            return not_applicable(f"one GPU ({gpus.counts[0][0]}) and no multi-node serving shown")
         if not nccl_config.engine_seen:
             return unknown("the serving engine's environment and NCCL config files are not in this source"
                            + (" (the collect_env shell shows no NCCL_* variable)"
@@ -777,6 +783,12 @@ def topology_placement(gpu_topology: TopoMatrix | None = None, serving_processes
         return not_applicable("every GPU pair is NVLink-connected: placement does not matter")
     engine, tp, root = _engine_tp(serving_processes, parallelism)
     if not engine and tp is None:
+        pair_links = [topo.link(a, b) for a, b in itertools.combinations(names, 2)]
+        if serving_processes is None and all(pair_links) and "SYS" not in pair_links:
+            # The bad value is a group over SYS where a closer one exists: with no SYS pair, no group is one.
+            return ok(f"no two of the {len(names)} GPUs meet over SYS ({', '.join(sorted(set(map(str, pair_links))))}): "
+                      "whichever GPUs the engine takes, its group does not cross sockets",
+                      actual={f"{a}-{b}": topo.link(a, b) for a, b in itertools.combinations(names, 2)})
         if serving_processes is None:
             return unknown("which GPUs the engine uses is not in the source (no engine processes, no engine log)",
                            hint="paste the engine's start-up log or its CUDA_VISIBLE_DEVICES and TP size")

@@ -28,6 +28,7 @@ from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcesses
 from stackaudit.facts.python_env import FLASHINFER_PACKAGES, PythonEnv, PythonEnvironment
+from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.system import CpuInfo
 
 
@@ -396,7 +397,7 @@ def _graphs_in_container_specs(containers: DockerContainers) -> Outcome:
                 "https://github.com/vllm-project/vllm/issues/7567"),
 )
 def cuda_graphs(serving_processes: ServingProcesses | None = None,
-                docker_containers: DockerContainers | None = None) -> Outcome:
+                docker_containers: DockerContainers | None = None, serving_log: ServingLog | None = None) -> Outcome:
     """Reads: the command line of each engine's top process (/proc/<pid>/cmdline: the API server
     holds the flags; titled children do not) and the config file it names (`--config`,
     `--extra_llm_api_options`).
@@ -417,6 +418,14 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     roots = serving_processes.roots() if serving_processes is not None else []
     if not roots and docker_containers is not None and docker_containers.containers:
         return _graphs_in_container_specs(docker_containers)
+    if serving_processes is None and serving_log is not None and serving_log.cuda_graphs:
+        # No process to read: the engine's own log says whether it captured graphs or runs eagerly.
+        lines = list(serving_log.cuda_graph_lines[:2])
+        if serving_log.cuda_graphs == "eager":
+            return issue(f"CUDA graphs are disabled: the {serving_log.engine or 'engine'} log shows eager mode",
+                         actual="eager", expected="CUDA graphs on (no eager-mode flag)", evidence=lines)
+        return ok(f"CUDA graphs are on: the {serving_log.engine or 'engine'} log shows them captured",
+                  actual="enabled", evidence=lines)
     if serving_processes is None:
         return unknown(NOT_LISTED.split(":")[0], hint=CAPTURE_HINT)
     if not roots:

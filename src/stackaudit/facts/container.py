@@ -34,6 +34,13 @@ class ContainerInfo:
     def in_container(self) -> bool:
         return bool(self.kind)
 
+    @property
+    def outside_spec(self) -> str:
+        """Where a pasted spec describes a container from outside it: "kubernetes" for a pod or deployment
+        spec, "docker" for docker inspect / docker run / compose; "" otherwise."""
+        spec = next((e for e in self.evidence if e.endswith(_OUTSIDE)), "") if not self.kind else ""
+        return "" if not spec else "kubernetes" if "Kubernetes" in spec else "docker"
+
 
 # Mounts only a container has: runtimes bind-mount /etc/hostname, /etc/hosts and /etc/resolv.conf
 # from their own state directories (mountinfo field 4 is the root of the mount inside its fs).
@@ -43,6 +50,7 @@ _MOUNT_MARKERS = (
     ("/overlay-containers/", "podman"),
     ("/containers/storage/", "podman"),
 )
+_OUTSIDE = "describes the container from outside it"
 _BIND_TARGETS = ("/etc/hostname", "/etc/hosts", "/etc/resolv.conf")
 # A Kubernetes persistent volume: dynamic provisioners name volumes `pvc-<uid>`.
 _K8S_PVC = re.compile(r":/pvc-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
@@ -83,7 +91,7 @@ def _host_side_evidence(host: Host) -> str:
     for spec in (DOCKER_INSPECT_EXCERPT, DOCKER_RUN, COMPOSE_FILE, K8S_SPEC):
         try:
             host.doc(spec.name)
-            return f"a {spec.title.removeprefix('pasted ')} describes the container from outside it"
+            return f"a {spec.title.removeprefix('pasted ')} {_OUTSIDE}"
         except NotCaptured:
             continue
     try:

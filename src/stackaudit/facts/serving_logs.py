@@ -169,6 +169,9 @@ _DISABLE_AR = re.compile(r"\bdisable_custom_all_reduce\s*[=:]\s*['\"]?(True|Fals
                          r"['\"]disable_custom_all_reduce['\"]:\s*(True|False)")
 _GRAPH_CAPTURED = re.compile(r"Capturing CUDA graph|CUDA graphs can take additional|Graph capturing finished|"
                              r"Capture cuda graph (?:begin|end)|Capturing batches \(", re.I)
+# vLLM's own override, e.g. "Data Parallel: Forcing enforce eager to be True since DP is currently not
+# supported with CUDA Graphs." (vllm/platforms/cuda.py).
+_FORCED_EAGER = re.compile(r"Forcing enforce[ _]eager to be True", re.I)
 _CACHE_PATH = re.compile(r"(?:reading|generating) GPU P2P access cache (?:from|in) (\S+\.json)")
 
 
@@ -238,6 +241,9 @@ def parse_serving_log(text: str) -> ServingLog:
             graphs = graphs or "captured"
             graph_lines.append(text_l)
         m = _EAGER.search(text_l) if ("eager" in low or "cuda_graph" in low) else None
+        if m is None and "forcing enforce" in low and _FORCED_EAGER.search(text_l):
+            graphs = "eager"  # vLLM turned graphs off itself (DP, an unsupported platform or model)
+            graph_lines.insert(0, text_l)
         if m:
             value = next(g for g in m.groups() if g)
             if value == "True":
