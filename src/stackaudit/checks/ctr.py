@@ -133,7 +133,9 @@ def _shm_fix(kind: str, scope: FixScope = "container") -> Fix:
 
 
 def _where(container: ContainerInfo) -> str:
-    return "Kubernetes pod" if container.kind == "kubernetes" else f"{container.kind} container"
+    if container.kind == "kubernetes":
+        return "Kubernetes pod"
+    return "container" if container.kind == "container" else f"{container.kind} container"
 
 
 def _single_process(procs: ServingProcesses | None, parallelism: Parallelism | None) -> bool:
@@ -155,6 +157,28 @@ def _docker_shm(c: DockerContainer) -> int | None:
     return c.shm_size or DOCKER_DEFAULT_SHM
 
 
+def _shm_free_only(shm: ShmInfo | None) -> Outcome:
+    """Where the source does not say whether it ran in a container, only a free-space figure (Ray's
+    "/dev/shm has only N bytes available") can decide, and only at the extremes: the size is at least
+    the free space, and with under a tenth of SHM_MIN free /dev/shm is either below SHM_MIN or 90 %
+    full, an issue in a container and on a host alike."""
+    free = shm.available_bytes if shm is not None and shm.size_bytes is None else None
+    if shm is None or free is None:
+        return unknown("could not read container: the source does not show whether it ran in a container",
+                       hint="paste `df -k -P /dev/shm` and `cat /proc/1/cgroup`")
+    if free < SHM_MIN // 10:
+        return issue(f"/dev/shm has only {_size(free)} free: it is either smaller than {_size(SHM_MIN)} or over 90 % "
+                     "full, and shared-memory segments (NCCL, PyTorch, vLLM's queues, Ray's object store) do not fit",
+                     actual=f"{_size(free)} free", expected=f">= {_size(SHM_MIN)} (16 GiB or host IPC for TP > 1)",
+                     subjects=("/dev/shm",), evidence=shm.evidence)
+    if free >= SHM_MIN:
+        return not_an_issue(f"/dev/shm has {_size(free)} free, so it is at least that large: not too small "
+                            "(a program that asks for more than that still falls back)",
+                            actual=f"{_size(free)} free", subjects=("/dev/shm",))
+    return unknown(f"/dev/shm has {_size(free)} free; its size, and whether this ran in a container, are not in "
+                   "this source", hint="paste `df -k -P /dev/shm`")
+
+
 @check(
     "CTR-SHM-SIZE",
     title="/dev/shm too small (Docker and Kubernetes default 64 MiB)",
@@ -167,8 +191,9 @@ def _docker_shm(c: DockerContainer) -> int | None:
     references=(NCCL_RUNTIME_ISSUES, VLLM_DOCKER, VLLM_K8S,
                 "https://github.com/pytorch/tutorials/commit/0ba3e39d736a1f5d46da5728e564569f8cd3fe8c"),
 )
-def shm_size(container: ContainerInfo, shm: ShmInfo | None = None, docker_containers: DockerContainers | None = None,
-             serving_processes: ServingProcesses | None = None, parallelism: Parallelism | None = None) -> Outcome:
+def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
+             docker_containers: DockerContainers | None = None, serving_processes: ServingProcesses | None = None,
+             parallelism: Parallelism | None = None) -> Outcome:
     """Reads: inside a container `df -k -P /dev/shm` and the tmpfs `size=` in /proc/self/mountinfo;
     on a Docker host `docker inspect` HostConfig.ShmSize and IpcMode of GPU/serving containers;
     on bare metal also systemd-logind's RemoveIPC (logind.conf) and the engine's user.
@@ -186,6 +211,8 @@ def shm_size(container: ContainerInfo, shm: ShmInfo | None = None, docker_contai
     prefers cuMem host memory over /dev/shm with CUDA >= 12.6, but vLLM/PyTorch still use it.
     """
     procs = serving_processes
+    if container is None:
+        return _shm_free_only(shm)
     if container.in_container:
         fix = _shm_fix(container.kind)
         spec = _own_spec(docker_containers)
@@ -453,7 +480,7 @@ def memlock(container: ContainerInfo | None = None, rdma: RdmaDevices | None = N
     fix=Fix(cost="restart", persistent="Docker `--ulimit stack=67108864`", scope="container"),
     references=("https://www.mintlify.com/sgl-project/sglang/deployment/docker",),
 )
-def stack_ulimit(container: ContainerInfo, self_limits: ResourceLimits | None = None,
+def stack_ulimit(container: ContainerInfo | None = None, self_limits: ResourceLimits | None = None,
                  serving_processes: ServingProcesses | None = None,
                  docker_containers: DockerContainers | None = None) -> Outcome:
     """Reads: `Max stack size` in the engine's /proc/<pid>/limits (else the audit's own, or
@@ -467,7 +494,8 @@ def stack_ulimit(container: ContainerInfo, self_limits: ResourceLimits | None = 
 
     Traps: do not rank this as a fix; the effect is unproven.
     """
-    if container.in_container:
+    if container is None or container.in_container:
+        # Where the paste does not say whether it came from a container, its limits are still the shell's.
         pair, source = _engine_limits(serving_processes, self_limits, STACK)
         if pair is None:
             return unknown("the stack limit is not in this source", hint="run `ulimit -s` in the container")

@@ -20,7 +20,7 @@ from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.nvidia import NvidiaGpus
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.pcie_config import PcieFacts, PcieFunction, bridges_between
-from stackaudit.facts.pcie_errors import PcieErrors
+from stackaudit.facts.pcie_errors import AerLine, PcieErrors
 from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelLog, NumaTopology
@@ -117,6 +117,22 @@ def iommu_mode(pci: PciDevices | None = None, cmdline: KernelCmdline | None = No
     if passthrough_flag:
         return ok("`iommu=pt` is on the kernel command line (group types not readable)", actual=cmdline.raw if cmdline else None)
     return unknown("the GPUs' IOMMU group types could not be read", hint="run on the host, as root, with /sys visible")
+
+
+_UPTIME = re.compile(r"\[\s*(\d+\.\d+)\]")
+_BOOT_TRAINING_S = 300.0  # errors in the first minutes can be link training: not counted as a rate
+
+
+def _corrected_after_boot(lines: list[AerLine]) -> list[float]:
+    """Uptimes of the correctable-error reports ("error message received", "Corrected error received")
+    logged after the first minutes of boot, in order."""
+    out = []
+    for ln in lines:
+        if ln.severity == "corrected" and re.search(r"error (?:message )?received", ln.line, re.I):
+            m = _UPTIME.search(ln.line)
+            if m and float(m.group(1)) > _BOOT_TRAINING_S:
+                out.append(float(m.group(1)))
+    return sorted(out)
 
 
 @check(
@@ -553,6 +569,15 @@ def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,
         return issue("; ".join(parts), actual=serious or (lost + uncorrected)[:3], expected="no uncorrectable errors",
                      subjects=subjects, severity="high" if fatal else "medium",
                      evidence=(lost + uncorrected + details)[:5], gpu_lost=bool(lost))
+    repeats = _corrected_after_boot(lines)
+    if len(repeats) >= 3:
+        # Logged long after link training, one after another: the count grows, which is the bad value.
+        return issue(f"{len(repeats)} correctable PCIe errors logged at uptime {repeats[0]:.1f}-{repeats[-1]:.1f} s, "
+                     "long after link training: the link keeps retrying (replays cost link time and precede "
+                     "down-training)", actual=[ln.line for ln in lines if ln.severity == "corrected"][:3],
+                     expected="no correctable errors growing under load", severity="low",
+                     subjects=sorted({ln.bdf for ln in lines if ln.bdf}),
+                     evidence=[ln.line for ln in lines if ln.severity == "corrected"][:4])
     if cmdline is not None and "noaer" in cmdline.pci_options():
         return unknown("`pci=noaer` turns AER reporting off: the counters and log say nothing",
                        hint="remove `pci=noaer` (it only silences reporting) and look again")

@@ -78,6 +78,9 @@ def _df_kind(df_text: str) -> tuple[str, str]:
         return "kubernetes", "df shows a Kubernetes persistent volume (pvc-<uid>)"
     if any(r.filesystem == "overlay" and r.mounted_on == "/" for r in rows):
         return "container", "df shows an overlay root filesystem"
+    # Docker, Podman and containerd's CRI mount a tmpfs named `shm` on a container's /dev/shm; a host's is `tmpfs`.
+    if any(r.filesystem == "shm" and r.mounted_on in (SHM_PATH, "") for r in rows):
+        return "container", "df shows /dev/shm as a container runtime's `shm` mount"
     return "", ""
 
 
@@ -166,6 +169,13 @@ def container(ctx: FactContext) -> ContainerInfo:
         df = read_df(host, [src for src in DF_TABLES if src.argv[-1] != SHM_PATH])
         if df is not None:
             kind, why = _df_kind(df[1])
+            if kind:
+                evidence.append(why)
+        if not kind:
+            # `df /dev/shm` alone: only the name of the /dev/shm mount (`shm`) can tell.
+            shm_df = read_df(host, [src for src in DF_TABLES if src.argv[-1] == SHM_PATH])
+            kind, why = _df_kind(shm_df[1]) if shm_df is not None else ("", "")
+            kind, why = (kind, why) if "`shm` mount" in why else ("", "")
             if kind:
                 evidence.append(why)
         if not kind:
