@@ -31,6 +31,21 @@ def _is_header(line: str) -> bool:
     return bool(LSPCI_HEADER.match(line)) and not line.startswith(("\t\t", "        "))
 
 
+# A GPU's header after the user's own words on the same line ("here is my card 62:00.0 VGA compatible
+# controller: NVIDIA ..."): only the display classes, and only where detail lines follow.
+_PROSE_HEADER = re.compile(r"^\S.*?\s((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s+"
+                           r"(?:VGA compatible controller|3D controller|Display controller)(?:\s+\[[0-9a-fA-F]{4}\])?:\s.*)$")
+# Detail lines of a device whose header is cut off above them (the tail of a `-vvv` entry).
+_DETAIL = re.compile(r"^\t+(?:Capabilities: \[[0-9a-fA-F]+|Kernel driver in use:|Kernel modules:|BAR \d+: current size)")
+
+
+def _prose_header(lines: list[str], i: int) -> str | None:
+    m = _PROSE_HEADER.match(lines[i]) if not _is_header(lines[i]) else None
+    if m and i + 1 < len(lines) and lines[i + 1][:1] == "\t":
+        return m.group(1)
+    return None
+
+
 def _argv(block: list[str], before: str) -> tuple[str, ...]:
     """The argv a listing shows: its prompt line's when that is a known lspci argv, else its lines' flags."""
     command = strip_prompt(before.strip().strip("`")).removeprefix("sudo ").split("|")[0].split()
@@ -62,11 +77,14 @@ def lspci(lines: list[str]) -> Iterator[Found]:
     seen: set[tuple[str, ...]] = set()
     while i < n:
         line = lines[i]
-        if not (_is_header(line) or _CAP_KEY.match(line) or _GROUP.match(line)):
+        header_text = _prose_header(lines, i)
+        fragment = not header_text and _DETAIL.match(line) and i + 1 < n and bool(_DETAIL.match(lines[i + 1]) or (
+            lines[i + 1].startswith("\t") and _DETAIL.match(lines[min(i + 2, n - 1)])))
+        if not (_is_header(line) or _CAP_KEY.match(line) or _GROUP.match(line) or header_text or fragment):
             i += 1
             continue
         start = i
-        in_device = _is_header(line)
+        in_device = _is_header(line) or bool(header_text) or bool(fragment)
         j = i + 1
         while j < n:
             cur = lines[j]
@@ -85,7 +103,9 @@ def lspci(lines: list[str]) -> Iterator[Found]:
                 break
             j += 1
         block = lines[start:j]
-        if any(_is_header(b) for b in block) or sum(1 for b in block if _CAP_KEY.match(b)) >= 1:
+        if header_text:
+            block = [header_text, *block[1:]]
+        if any(_is_header(b) for b in block) or sum(1 for b in block if _CAP_KEY.match(b)) >= 1 or fragment:
             text = "\n".join(block).strip("\n") + "\n"
             if any(_GROUP.match(b) for b in block):
                 yield Found("lspci", start, j, _append_doc(text))
