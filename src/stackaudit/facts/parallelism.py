@@ -36,7 +36,7 @@ DP_KEYS = ("data_parallel_size", "dp_size")
 
 ARGV = "argv"
 CONFIG_FILE = "config file"
-DOCKER = "docker inspect"
+DOCKER = "container spec"  # a container's command: `docker inspect`, or a pasted docker run / compose / pod spec
 LOG = "server log"
 
 
@@ -51,6 +51,7 @@ class EngineParallelism:
     source: str = ARGV  # ARGV | CONFIG_FILE | DOCKER | LOG
     pid: int | None = None  # the engine's root process (ARGV, CONFIG_FILE)
     container: str = ""  # the container's id (DOCKER)
+    spec: str = ""  # DOCKER: which spec showed the command ("docker inspect", "docker run", "compose", "kubernetes")
 
     @property
     def tp_or_default(self) -> int:
@@ -156,7 +157,8 @@ def parallelism_from_processes(ctx: FactContext) -> Parallelism:
     return Parallelism(engines=tuple(from_process(p) for p in roots))
 
 
-@provider("parallelism", Parallelism, rank=20, title="`docker inspect` of serving containers")
+@provider("parallelism", Parallelism, rank=20,
+          title="serving containers' command (`docker inspect`, a pasted docker run / compose / pod spec)")
 def parallelism_from_docker(ctx: FactContext) -> Parallelism:
     """TP/PP/DP of GPU / serving containers, from their command (Path + Args)."""
     from stackaudit.facts.docker import DockerContainers
@@ -168,7 +170,7 @@ def parallelism_from_docker(ctx: FactContext) -> Parallelism:
     for c in containers:
         tp, pp, dp = sizes_from_argv(c.argv)
         engines.append(EngineParallelism(_engine_of(c.image + " " + " ".join(c.argv)), tp, pp, dp, DOCKER,
-                                         container=c.id))
+                                         container=c.id, spec=c.origin or "docker inspect"))
     return Parallelism(engines=tuple(engines))
 
 
