@@ -14,6 +14,7 @@ from stackaudit.engine.testing import run_checks
 from stackaudit.facts.collect_env import parse_collect_env
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.gpus import parse_nccl_tests_gpus
+from stackaudit.facts.pcie_config import parse_lspci_tree
 from stackaudit.facts.pcie_errors import parse_aer_lines
 from stackaudit.facts.rdma import rdma_from_nccl_log
 from stackaudit.facts.registry import load_all
@@ -208,3 +209,47 @@ def test_lspci_gpu_header_after_prose_and_a_cut_entry_tail(tmp_path: Path) -> No
     assert "\n62:00.0 VGA compatible controller: NVIDIA" in listing and "here is my card" not in listing
     # Prose that merely mentions an address is not a device header.
     assert recognise("the card at 62:00.0 VGA compatible controller: is slow\nthanks\n").recognised == []
+
+
+# The head of an `lspci -t` tree pasted in https://github.com/noonghunna/club-3090/issues/1087 (2x RTX 5090
+# behind an AMD chipset switch), verbatim up to the cut.
+TREE_1087 = """\
+-[0000:00]-+-00.0
+           +-00.2
+           +-01.0
+           +-01.1-[01]--+-00.0
+           |            \\-00.1
+           +-01.2-[02]----00.0
+           +-01.3-[03]--+-00.0
+           |            \\-00.1
+           +-02.0
+           +-02.1-[04-0c]----00.0-[05-0c]--+-00.0-[06]----00.0
+           |                               +-08.0-[07]----00.0
+           |                               +-09.0-[08]--
+           |                               +-0a.0-[09]----00.0
+           |                               +-0b.0-[0a]----00.0
+           |                               +-0c.0-[0b]----00.0
+           |                               \\-0d.0-[0c]----00.0
+           +-02.2-[0d]----00.0
+           +-03.0
+"""
+
+
+def test_lspci_tree_gives_every_functions_upstream_bridges() -> None:
+    paths = parse_lspci_tree(TREE_1087)
+    assert paths["0000:01:00.1"] == ("0000:00:01.1",)
+    assert paths["0000:06:00.0"] == ("0000:00:02.1", "0000:04:00.0", "0000:05:00.0")
+    assert paths["0000:0c:00.0"] == ("0000:00:02.1", "0000:04:00.0", "0000:05:0d.0")
+    assert paths["0000:0d:00.0"] == ("0000:00:02.2",) and paths["0000:00:03.0"] == ()
+    assert "0000:08:00.0" not in paths  # an empty slot (`-[08]--`) has no function
+
+
+def test_a_pasted_tree_places_lspci_devices_without_bus_lines() -> None:
+    # Modelled: a GPU's -vvv entry as pasted without its bridges' `Bus:` lines, with the tree of 1087.
+    listing = ("0000:01:00.0 VGA compatible controller [0300]: NVIDIA Corporation GB202 [GeForce RTX 5090] [10de:2b85]\n"
+               "\tLnkCap:\tPort #0, Speed 32GT/s, Width x16\n\tLnkSta:\tSpeed 32GT/s, Width x8 (downgraded)\n")
+    without = _fact(listing, "pcie")
+    with_tree = _fact(listing + "\n$ lspci -t\n" + TREE_1087, "pcie")
+    gpu = next(f for f in getattr(with_tree, "functions", ()) if f.role == "gpu")
+    assert gpu.upstream == ("0000:00:01.1",)
+    assert getattr(without, "topology_known", None) is False and getattr(with_tree, "topology_known", None) is True

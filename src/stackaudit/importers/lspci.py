@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from stackaudit.facts.pcie_config import CAP_KEYS, IOMMU_GROUP_HEADING, LSPCI_HEADER
-from stackaudit.facts.sources import IOMMU_GROUP_LISTING, LSPCI_PASTED, LSPCI_VVV
+from stackaudit.facts.sources import IOMMU_GROUP_LISTING, LSPCI_PASTED, LSPCI_TREE, LSPCI_VVV
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import FENCE, strip_prompt
 from stackaudit.importers.registry import Found, command_output, command_output_appended, importer
@@ -127,7 +127,7 @@ def lspci_tree(lines: list[str]) -> Iterator[Found]:
             while j < len(lines) and lines[j].strip() and (_TREE_START.match(lines[j]) or _TREE_LINE.match(lines[j])):
                 j += 1
             text = "\n".join(line.rstrip() for line in lines[i:j]) + "\n"
-            yield Found("lspci -tv", i, j, command_output(("lspci", "-tv"), text))
+            yield Found("lspci -tv", i, j, command_output(LSPCI_TREE.argv, text))
             i = j
         else:
             i += 1
