@@ -49,6 +49,7 @@ KINDS = (
     "topo -p2p",
     "nvlink -s",
     "lspci",
+    "lspci -tv",
     "lsmod",
     "nccl-log",
     "vllm-log",
