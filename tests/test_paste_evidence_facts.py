@@ -253,3 +253,17 @@ def test_a_pasted_tree_places_lspci_devices_without_bus_lines() -> None:
     gpu = next(f for f in getattr(with_tree, "functions", ()) if f.role == "gpu")
     assert gpu.upstream == ("0000:00:01.1",)
     assert getattr(without, "topology_known", None) is False and getattr(with_tree, "topology_known", None) is True
+
+
+def test_nvidia_smi_q_link_section_without_its_pci_parent() -> None:
+    # Modelled on `nvidia-smi -q` text: a GPU's header, then only its link section (a grep or a hand cut).
+    text = ("Attached GPUs                             : 8\nGPU 00000000:18:00.0\n"
+            "    Product Name                          : NVIDIA H100 80GB HBM3\n"
+            "        GPU Link Info\n            PCIe Generation\n                Max                       : 5\n"
+            "                Current                   : 5\n                Host Max                  : 5\n"
+            "            Link Width\n                Max                       : 16x\n"
+            "                Current                   : 8x\n")
+    links = _fact(text, "gpu_links")
+    [link] = getattr(links, "links", ())
+    assert (link.cur_width, link.max_width, link.host_max_speed) == (8, 16, 32.0)
+    assert _statuses(text, ["PCIE-LINK-DOWNTRAIN"])["PCIE-LINK-DOWNTRAIN"] == "issue"
