@@ -267,3 +267,17 @@ def test_nvidia_smi_q_link_section_without_its_pci_parent() -> None:
     [link] = getattr(links, "links", ())
     assert (link.cur_width, link.max_width, link.host_max_speed) == (8, 16, 32.0)
     assert _statuses(text, ["PCIE-LINK-DOWNTRAIN"])["PCIE-LINK-DOWNTRAIN"] == "issue"
+
+
+def test_lscpu_without_its_first_line_is_an_excerpt() -> None:
+    # Modelled on lscpu's own lines (a `lscpu | grep -E 'Socket|NUMA|Core|Model name'` or a cut paste).
+    text = ("Core(s) per socket:  32\nSocket(s):           2\nNUMA node(s):        2\n"
+            "Model name:          Intel(R) Xeon(R) Platinum 8358 CPU @ 2.60GHz\n"
+            "NUMA node0 CPU(s):   0-31\nNUMA node1 CPU(s):   32-63\n")
+    result = recognise(text)
+    assert result.recognised == [("lscpu", 1, 6)]
+    assert all(not p.whole for p in result.record.provenance.values())
+    cpu = _fact(text, "cpu")
+    assert (getattr(cpu, "sockets", None), getattr(cpu, "numa_nodes", None)) == (2, 2)
+    # One lscpu-looking key in prose is not lscpu.
+    assert recognise("We have Socket(s): 2 on this box\nthanks\n").recognised == []
