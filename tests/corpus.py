@@ -68,6 +68,7 @@ KINDS = (
     "uname -a",
     "cpupower",
     "nvidia-bug-report",
+    "engine command",
 )
 
 # Statuses an expectation may name (a check's "error" is a tool failure, never an expectation).

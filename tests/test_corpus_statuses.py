@@ -66,7 +66,7 @@ KIND_FEEDS = {"lscpu": {"cpu"}, "numactl -H": {"numa"}, "uname -a": {"kernel"}, 
               "nccl-log": {"serving_log"}, "vllm-log": {"serving_log"}, "sglang-log": {"serving_log"},
               "collect_env": {"collect_env"}, "check_env": {"collect_env"}, "lspci": {"pcie"},
               "docker inspect": {"docker_containers"}, "ulimit": {"self_limits"}, "df": {"shm"},
-              "cpupower": {"cpufreq"}, "lxc config": {"lxc_configs"}}
+              "cpupower": {"cpufreq"}, "lxc config": {"lxc_configs"}, "engine command": {"engine_commands"}}
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.path.name[:48])
@@ -98,6 +98,7 @@ KIND_RECOGNISED_AS = {
     "docker run": {"docker run"}, "compose": {"compose"}, "k8s pod": {"k8s pod"}, "lxc config": {"lxc config"},
     "df": {"df"}, "ulimit": {"ulimit -a"}, "/proc/cmdline": {"/proc/cmdline"}, "numactl -H": {"numactl -H"},
     "uname -a": {"uname -a"}, "cpupower": {"cpupower-frequency-info", "cpupower-idle-info"},
+    "engine command": {"engine command"},
 }
 _RECOGNISED = re.compile(r"^(?P<kind>.+) \(lines (?P<a>\d+)-(?P<b>\d+)\)$")
 

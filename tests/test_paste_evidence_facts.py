@@ -281,3 +281,28 @@ def test_lscpu_without_its_first_line_is_an_excerpt() -> None:
     assert (getattr(cpu, "sockets", None), getattr(cpu, "numa_nodes", None)) == (2, 2)
     # One lscpu-looking key in prose is not lscpu.
     assert recognise("We have Socket(s): 2 on this box\nthanks\n").recognised == []
+
+
+def test_engine_command_lines_feed_flags_sizes_and_inline_environment() -> None:
+    # Modelled on the commands threads paste (corpus 02, 68): a prompt, an inline variable, a continuation.
+    text = ("(venv) user@box:~$ NCCL_P2P_DISABLE=1 CUDA_VISIBLE_DEVICES=0,1 vllm serve Qwen/Qwen2.5-7B \\\n"
+            "    --tensor-parallel-size 2 --enforce-eager\n")
+    result = recognise(text)
+    assert result.recognised == [("engine command", 1, 2)]
+    statuses = _statuses(text, ["RT-CUDA-GRAPHS", "IC-NCCL-ENV"])
+    assert statuses == {"RT-CUDA-GRAPHS": "issue", "IC-NCCL-ENV": "issue"}
+    par = _fact(text, "parallelism")
+    assert getattr(getattr(par, "from_log", None), "tp", None) == 2
+
+
+def test_a_command_without_an_eager_flag_proves_nothing_about_graphs() -> None:
+    # vLLM turns graphs off itself under DP (corpus 67): no flag on the line is not "graphs on".
+    text = "$ vllm serve Qwen/Qwen2.5-7B --tensor-parallel-size 2 --data-parallel-size 2\n"
+    assert _statuses(text, ["RT-CUDA-GRAPHS"])["RT-CUDA-GRAPHS"] == "unknown"
+    assert _statuses(text + FORCED_EAGER, ["RT-CUDA-GRAPHS"])["RT-CUDA-GRAPHS"] == "issue"  # its log decides
+
+
+def test_lines_that_only_mention_an_engine_are_not_commands() -> None:
+    for text in ("pip install vllm==0.9.1\n", "cd vllm && vllm serve m\n", "vllm --version\n",
+                 "docker run --gpus all vllm/vllm-openai:latest --model m\n", "I ran vllm serve with TP 2\n"):
+        assert all(kind != "engine command" for kind, _, _ in recognise(text).recognised), text

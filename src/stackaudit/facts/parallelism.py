@@ -38,6 +38,7 @@ ARGV = "argv"
 CONFIG_FILE = "config file"
 DOCKER = "container spec"  # a container's command: `docker inspect`, or a pasted docker run / compose / pod spec
 LOG = "server log"
+COMMAND = "pasted command line"
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ class EngineParallelism:
     tp: int | None = None
     pp: int | None = None
     dp: int | None = None
-    source: str = ARGV  # ARGV | CONFIG_FILE | DOCKER | LOG
+    source: str = ARGV  # ARGV | CONFIG_FILE | DOCKER | LOG | COMMAND
     pid: int | None = None  # the engine's root process (ARGV, CONFIG_FILE)
     container: str = ""  # the container's id (DOCKER)
     spec: str = ""  # DOCKER: which spec showed the command ("docker inspect", "docker run", "compose", "kubernetes")
@@ -79,7 +80,9 @@ class Parallelism(Sourced):
 
     @property
     def from_log(self) -> EngineParallelism | None:
-        return next((e for e in self.engines if e.source == LOG), None)
+        """The sizes a pasted server log prints, else those of a pasted engine command line."""
+        return next((e for e in self.engines if e.source == LOG), None) or next(
+            (e for e in self.engines if e.source == COMMAND), None)
 
     def for_pid(self, pid: int) -> EngineParallelism | None:
         return next((e for e in self.running if e.pid == pid), None)
@@ -183,6 +186,16 @@ def parallelism_from_log(ctx: FactContext) -> Parallelism:
     if not (log.engine or log.tp_size or log.pp_size or log.dp_size):
         raise FactUnavailable("the log names no engine and no parallel size")
     return Parallelism(engines=(EngineParallelism(log.engine, log.tp_size, log.pp_size, log.dp_size, LOG),))
+
+
+@provider("parallelism", Parallelism, rank=40, title="pasted engine command line")
+def parallelism_from_command(ctx: FactContext) -> Parallelism:
+    """TP/PP/DP on a pasted engine command line (`vllm serve m --tensor-parallel-size 2`)."""
+    from stackaudit.facts.engine_command import EngineCommands
+
+    commands = ctx.fact("engine_commands", EngineCommands).commands
+    return Parallelism(engines=tuple(EngineParallelism(c.engine, *sizes_from_argv(c.argv), COMMAND)
+                                     for c in commands))
 
 
 def engine_of(text: str) -> str:

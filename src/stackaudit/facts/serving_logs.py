@@ -504,8 +504,18 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
         for name, value in ctr.env:
             if name.startswith("NCCL_"):
                 settings.append(NcclSetting(name, value, where, engine, 2))
+    from stackaudit.facts.engine_command import EngineCommands
+
+    commands = ctx.optional("engine_commands", EngineCommands)
+    for cmd in commands.commands if commands is not None else ():
+        # Only what is set on the line itself: the rest of the engine's environment is not shown.
+        where = f"the pasted `{cmd.argv[0]}` command line"
+        sources.append(where)
+        for name, value in cmd.env:
+            if name.startswith("NCCL_"):
+                settings.append(NcclSetting(name, value, where, cmd.engine, 2))
     if procs is None and not read_any and log is None and report is None and not (
-            containers is not None and containers.gpu_or_serving):
+            containers is not None and containers.gpu_or_serving) and not (commands is not None and commands.commands):
         raise NotCaptured("NCCL settings (engine environment, /etc/nccl.conf)")
     env_unreadable = procs is not None and procs.found and all(p.environ is None for p in procs.processes)
     return NcclConfig(tuple(settings), tuple(dict.fromkeys(sources)), engine_seen, read_any,

@@ -170,6 +170,10 @@ RAY_LOG = Source("ray_log", "pasted Ray log", doc=True, hint="paste the `ray sta
 
 NCCL_TESTS = Source("nccl_tests", "pasted nccl-tests output", doc=True, hint="paste the all_reduce_perf output")
 
+# A command line that starts an engine (`vllm serve ...`, `python -m sglang.launch_server ...`), as pasted.
+ENGINE_COMMAND = Source("engine_command", "pasted engine command line", doc=True,
+                        hint="paste the command that starts the engine")
+
 ALL: tuple[Source, ...] = (*(v for v in globals().values() if isinstance(v, Source)), *DF_PASTED, *LSPCI_PASTED,
                            *NVSMI_P2P.values())
 BY_NAME: dict[str, Source] = {s.name: s for s in ALL}
