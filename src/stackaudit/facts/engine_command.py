@@ -26,8 +26,9 @@ _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 _WRAPPERS = {"sudo", "env", "nohup", "exec", "time", "numactl", "taskset", "stdbuf", "uv", "run"}
 # The processes that carry the flags (not a worker or a helper).
 _TOP_ROLES = {"api-server", "launcher", ""}
-# Cheap test before any splitting (a long paste holds many lines).
+# Cheap tests before any splitting: a long vLLM log names "vllm" on most lines, its commands are rare.
 ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm")
+COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b")
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ fact("engine_commands", EngineCommands, first_of, hint=ENGINE_COMMAND.hint)
 
 def parse_command_line(line: str) -> EngineCommand | None:
     """One shell line (prompt already removed) as an engine command, or None when it starts no engine."""
-    if not any(w in line.lower() for w in ENGINE_WORDS):
+    if not any(w in line.lower() for w in ENGINE_WORDS) or not COMMAND_HINT.search(line):
         return None
     try:
         words = shlex.split(line, comments=True)

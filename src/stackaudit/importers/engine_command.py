@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import partial
 
-from stackaudit.facts.engine_command import ENGINE_WORDS, parse_command_line
+from stackaudit.facts.engine_command import COMMAND_HINT, ENGINE_WORDS, parse_command_line
 from stackaudit.facts.sources import ENGINE_COMMAND
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import strip_prompt
@@ -30,7 +30,9 @@ def engine_command(lines: list[str]) -> Iterator[Found]:
     while i < len(lines):
         line = lines[i]
         low = line.lower()
-        if not any(w in low for w in ENGINE_WORDS):
+        # Substring tests first: most lines of a vLLM log say "vllm", few "serve", "-m " or "trtllm".
+        if ("serve" not in low and "-m " not in low and "trtllm" not in low) or not any(w in low for w in ENGINE_WORDS) \
+                or not (COMMAND_HINT.search(line) or line.rstrip().endswith("\\")):
             i += 1
             continue
         end = i + 1

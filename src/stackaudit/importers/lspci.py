@@ -40,7 +40,10 @@ _DETAIL = re.compile(r"^\t+(?:Capabilities: \[[0-9a-fA-F]+|Kernel driver in use:
 
 
 def _prose_header(lines: list[str], i: int) -> str | None:
-    m = _PROSE_HEADER.match(lines[i]) if not _is_header(lines[i]) else None
+    line = lines[i]
+    if "ontroller" not in line or i + 1 >= len(lines) or lines[i + 1][:1] != "\t":
+        return None  # cheap tests first: the regex runs on a handful of lines of a long paste
+    m = _PROSE_HEADER.match(line) if not _is_header(line) else None
     if m and i + 1 < len(lines) and lines[i + 1][:1] == "\t":
         return m.group(1)
     return None

@@ -54,6 +54,9 @@ _LSCPU_OWN = re.compile(r"^\s*(Socket\(s\)|NUMA node\(s\)|NUMA node\d+ CPU\(s\)|
 
 def _headless_lscpu(lines: list[str], i: int) -> bool:
     """lscpu lines from here without its `Architecture:` line: three or more, two of lscpu's own keys."""
+    line = lines[i]
+    if ":" not in line or not any(w in line for w in ("(s)", "family", "BogoMIPS", "cache", "Model name", "Vendor")):
+        return False  # cheap tests first: most lines of a long paste are not lscpu's
     if not _LSCPU_OWN.match(lines[i]) and not re.match(r"^\s*(CPU\(s\)|Model name|Vendor ID)\s*:\s*\S", lines[i]):
         return False
     if i > 0 and _LSCPU_KEY.match(lines[i - 1]) and lines[i - 1].strip():
