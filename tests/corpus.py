@@ -49,6 +49,7 @@ KINDS = (
     "topo -p2p",
     "nvlink -s",
     "lspci",
+    "lspci -tv",
     "lsmod",
     "nccl-log",
     "vllm-log",
@@ -67,6 +68,7 @@ KINDS = (
     "uname -a",
     "cpupower",
     "nvidia-bug-report",
+    "engine command",
 )
 
 # Statuses an expectation may name (a check's "error" is a tool failure, never an expectation).

@@ -151,7 +151,9 @@ def _shm_fix(kind: str, scope: StepScope = "container") -> Fix:
 
 
 def _where(container: ContainerInfo) -> str:
-    return "Kubernetes pod" if container.kind == "kubernetes" else f"{container.kind} container"
+    if container.kind == "kubernetes":
+        return "Kubernetes pod"
+    return "container" if container.kind == "container" else f"{container.kind} container"
 
 
 def _single_process(procs: ServingProcesses | None, parallelism: Parallelism | None) -> bool:
@@ -188,6 +190,28 @@ def _docker_shm(c: DockerContainer) -> int | None:
     return c.shm_size or DOCKER_DEFAULT_SHM
 
 
+def _shm_free_only(shm: ShmInfo | None) -> Outcome:
+    """Where the source does not say whether it ran in a container, only a free-space figure (Ray's
+    "/dev/shm has only N bytes available") can decide, and only at the extremes: the size is at least
+    the free space, and with under a tenth of SHM_MIN free /dev/shm is either below SHM_MIN or 90 %
+    full, an issue in a container and on a host alike."""
+    free = shm.available_bytes if shm is not None and shm.size_bytes is None else None
+    if shm is None or free is None:
+        return unknown("could not read container: the source does not show whether it ran in a container",
+                       hint="paste `df -k -P /dev/shm` and `cat /proc/1/cgroup`")
+    if free < SHM_MIN // 10:
+        return issue(f"/dev/shm has only {_size(free)} free: it is either smaller than {_size(SHM_MIN)} or over 90 % "
+                     "full, and shared-memory segments (NCCL, PyTorch, vLLM's queues, Ray's object store) do not fit",
+                     actual=f"{_size(free)} free", expected=f">= {_size(SHM_MIN)} (16 GiB or host IPC for TP > 1)",
+                     subjects=("/dev/shm",), evidence=shm.evidence)
+    if free >= SHM_MIN:
+        return not_an_issue(f"/dev/shm has {_size(free)} free, so it is at least that large: not too small "
+                            "(a program that asks for more than that still falls back)",
+                            actual=f"{_size(free)} free", subjects=("/dev/shm",))
+    return unknown(f"/dev/shm has {_size(free)} free; its size, and whether this ran in a container, are not in "
+                   "this source", hint="paste `df -k -P /dev/shm`")
+
+
 @check(
     "CTR-SHM-SIZE",
     title="/dev/shm too small (Docker and Kubernetes default 64 MiB)",
@@ -202,8 +226,9 @@ def _docker_shm(c: DockerContainer) -> int | None:
     references=(NCCL_RUNTIME_ISSUES, VLLM_DOCKER, VLLM_K8S,
                 "https://github.com/pytorch/tutorials/commit/0ba3e39d736a1f5d46da5728e564569f8cd3fe8c"),
 )
-def shm_size(container: ContainerInfo, shm: ShmInfo | None = None, docker_containers: DockerContainers | None = None,
-             serving_processes: ServingProcesses | None = None, parallelism: Parallelism | None = None) -> Outcome:
+def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
+             docker_containers: DockerContainers | None = None, serving_processes: ServingProcesses | None = None,
+             parallelism: Parallelism | None = None) -> Outcome:
     """Reads: inside a container `df -k -P /dev/shm` and the tmpfs `size=` in /proc/self/mountinfo;
     on a Docker host `docker inspect` HostConfig.ShmSize and IpcMode of GPU/serving containers;
     on bare metal also systemd-logind's RemoveIPC (logind.conf) and the engine's user.
@@ -223,6 +248,8 @@ def shm_size(container: ContainerInfo, shm: ShmInfo | None = None, docker_contai
     prefers cuMem host memory over /dev/shm with CUDA >= 12.6, but vLLM/PyTorch still use it.
     """
     procs = serving_processes
+    if container is None:
+        return _shm_free_only(shm)
     if container.in_container:
         fix = _shm_fix(container.kind)
         spec = _own_spec(docker_containers)
@@ -382,6 +409,9 @@ def ipc_isolation(container: ContainerInfo, docker_containers: DockerContainers 
                            "/dev/shm` across the ranks' containers; NCCL_DEBUG=INFO `via NET` between ranks "
                            "of one host confirms it")
         return ok(f"all ranks run in this container (TP x PP = {_engine_tp(parallelism) or 1})", actual=identity)
+    if docker_containers is None and container.outside_spec:
+        return unknown("a pasted container spec, but its containers (the ranks and their IPC mode) are not in this "
+                       "source", hint="paste the whole spec, or `docker inspect` of every rank container")
     if docker_containers is None:
         return not_applicable("not in a container and no Docker containers to compare")
     by_name = {c.name: c for c in docker_containers.containers}
@@ -514,7 +544,7 @@ def memlock(container: ContainerInfo | None = None, rdma: RdmaDevices | None = N
                    keep=keep_line("--ulimit stack=67108864", "docker run", label="Docker")),
     references=("https://www.mintlify.com/sgl-project/sglang/deployment/docker",),
 )
-def stack_ulimit(container: ContainerInfo, self_limits: ResourceLimits | None = None,
+def stack_ulimit(container: ContainerInfo | None = None, self_limits: ResourceLimits | None = None,
                  serving_processes: ServingProcesses | None = None,
                  docker_containers: DockerContainers | None = None) -> Outcome:
     """Reads: `Max stack size` in the engine's /proc/<pid>/limits (else the audit's own, or
@@ -528,7 +558,8 @@ def stack_ulimit(container: ContainerInfo, self_limits: ResourceLimits | None = 
 
     Traps: do not rank this as a fix; the effect is unproven.
     """
-    if container.in_container:
+    if container is None or container.in_container:
+        # Where the paste does not say whether it came from a container, its limits are still the shell's.
         pair, source = _engine_limits(serving_processes, self_limits, STACK)
         if pair is None:
             return unknown("the stack limit is not in this source", hint="run `ulimit -s` in the container")
@@ -1113,6 +1144,12 @@ def cpu_limits(container: ContainerInfo, cgroup_limits: CgroupLimits | None = No
                      expected="about TP + 4 GPU-local CPUs per serving container", subjects=subjects)
     seen = len(docker_containers.gpu_or_serving if docker_containers else ()) + len(
         [c for c in (lxc_configs.configs if lxc_configs else ()) if c.gpu_intent])
+    cut = [c for c in (docker_containers.containers if docker_containers else ()) if c.excerpt
+           and c not in docker_containers.gpu_or_serving] if docker_containers else []
+    if not seen and cut:
+        # Its GPU requests and CPU limits may lie outside the cut: no proof that no GPU container exists.
+        return unknown(f"a `docker inspect` excerpt ({cut[0].label.strip('()')}): whether it is a GPU container, and its CPU "
+                       "limits, lie partly outside the excerpt", hint="paste the whole `docker inspect <container>`")
     if not seen:
         return not_applicable("not in a container and no GPU containers to read")
     return ok(f"{seen} GPU container(s) have enough CPUs (heuristic TP + 4)")
@@ -1152,6 +1189,9 @@ def k8s_gpu_topology(container: ContainerInfo, gpu_devices: GpuDeviceAccess | No
             return unknown("a pasted pod spec asks for GPUs (" + ", ".join(
                 f"{c.label}: {c.gpu_count or '?'}" for c in pods[:3]) + "); the node's GPU topology and which "
                 "GPUs the pod got are not in this source", hint="run `nvidia-smi topo -m` in the pod")
+        if container.outside_spec == "kubernetes":  # a pasted manifest whose containers are cut off
+            return unknown("a pasted Kubernetes manifest: its GPU requests and the node's GPU topology are not in "
+                           "this source", hint="run `nvidia-smi topo -m` in the pod")
         return not_applicable("not in a Kubernetes pod")
     dev = gpu_devices
     if dev is None or dev.nodes is None:

@@ -18,6 +18,7 @@ from stackaudit.checks.registry import (
     ok,
     unknown,
 )
+from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.gpu_events import (
     APPLICATION,
@@ -36,7 +37,7 @@ from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.python_env import PythonEnv
 from stackaudit.facts.system import LoadedModules
-from stackaudit.facts.topology import NvlinkStatus
+from stackaudit.facts.topology import NvlinkStatus, TopoMatrix
 from stackaudit.fixes import (
     BDF_SUBJECT,
     advice,
@@ -159,7 +160,8 @@ _DRIVER_FLOOR = {11: (450, 80, 2), 12: (525, 60, 13), 13: (580, 0, 0)}
                 "https://pytorch.org/blog/pytorch-2-7/"),
 )
 def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | None = None,
-                python_env: PythonEnv | None = None, gpus: GpuInventory | None = None) -> Outcome:
+                python_env: PythonEnv | None = None, gpus: GpuInventory | None = None,
+                collect_env: CollectEnv | None = None) -> Outcome:
     """Reads: the driver version (/proc/driver/nvidia/version, NVML, `nvidia-smi`, the kernel log's
     NVRM banner, a pasted collect_env), the highest CUDA the driver supports, torch's CUDA
     (`torch/version.py` of the serving engine's Python, else a pasted collect_env), and the GPU
@@ -179,6 +181,13 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
     driver = nvidia_driver.version if nvidia_driver is not None else None
+    if driver is None and collect_env is not None and collect_env.driver_too_old_cuda:
+        # torch itself compared them when collect_env initialised CUDA, and refused.
+        cuda = collect_env.torch_cuda or "?"
+        return issue(f"torch (built for CUDA {cuda}) reports the NVIDIA driver too old: it supports CUDA up to "
+                     f"{collect_env.driver_too_old_cuda}", actual={"driver_cuda": collect_env.driver_too_old_cuda,
+                                                                   "torch_cuda": cuda},
+                     expected="driver at or above the floor of torch's CUDA major")
     if driver is None:
         return unknown("the driver version is not in this source", hint="paste `nvidia-smi` or run on the host")
     dv = version_tuple(driver)
@@ -214,6 +223,23 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                             "supports: a newer driver runs an older runtime (the nvidia-smi header shows the "
                             "driver's highest CUDA, not the one in use)", actual=actual)
     return ok(f"driver {driver} runs torch's CUDA {', '.join(runtimes)} (minor-version compatibility)", actual=actual)
+
+
+def _nvlink_from_matrix(topo: TopoMatrix) -> Outcome:
+    """A pasted `nvidia-smi topo -m` alone: a GPU with no NV# cell while its neighbours are NVLinked to
+    each other has lost its links (an NVLink board does not mix NVLinked and unlinked GPUs)."""
+    names = list(topo.gpus)
+    peers = {g: [o for o in names if o != g and (topo.link(g, o) or "").startswith("NV")] for g in names}
+    cut = [g for g, linked in peers.items() if not linked]
+    if cut:
+        cells = {g: sorted({topo.link(g, o) or "?" for o in names if o != g}) for g in cut}
+        return issue(f"{', '.join(cut)} {'shows' if len(cut) == 1 else 'show'} no NVLink path in `nvidia-smi topo -m` ("
+                     + "; ".join(f"{g}: {'/'.join(c)}" for g, c in cells.items())
+                     + f") while the other GPUs are NVLink-connected: {'its' if len(cut) == 1 else 'their'} links are down",
+                     actual=cells, expected="NV# to the other GPUs", subjects=cut,
+                     evidence=[topo.lines[g] for g in cut if g in topo.lines][:2])
+    return unknown("every GPU has an NVLink path in `nvidia-smi topo -m`; the per-link states and error "
+                   "counters are not in this source", hint="paste `nvidia-smi nvlink -s` and `nvidia-smi nvlink -e`")
 
 
 # --- DRV-OPEN-MODULE ---------------------------------------------------------------------------
@@ -582,7 +608,7 @@ def gsp_firmware(nvidia: NvidiaGpus, nvidia_driver: NvidiaDriver | None = None) 
     references=("https://github.com/NVIDIA/nccl/blob/master/src/graph/paths.cc", XID_CATALOGUE),
 )
 def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None = None,
-                  nvlink_status: NvlinkStatus | None = None) -> Outcome:
+                  nvlink_status: NvlinkStatus | None = None, gpu_topology: TopoMatrix | None = None) -> Outcome:
     """Reads: per GPU and link, NVML nvmlDeviceGetNvLinkState and the DL error counters (replay,
     recovery, CRC flit/data), or a pasted `nvidia-smi nvlink -s` where NVML is not in the source;
     the expected link count per model (data/gpus.toml); NVLink Xids (74, 144-150) in the kernel log.
@@ -599,6 +625,8 @@ def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None
     cards without a bridge installed show every link inactive: that is the build, not a fault.
     Per-link speed at idle was not verified to be stable, so speed alone is never flagged.
     """
+    if nvidia is None and nvlink_status is None and gpu_topology is not None and gpu_topology.has_nvlink:
+        return _nvlink_from_matrix(gpu_topology)
     if nvidia is None and nvlink_status is not None:
         # A pasted `nvidia-smi nvlink -s` alone: its GPUs, with their names and link states.
         gpus: list[GpuInfo] | Outcome = [

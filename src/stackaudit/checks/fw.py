@@ -55,8 +55,8 @@ _TRANSLATING = ("DMA", "DMA-FQ")
     references=(NCCL_TROUBLESHOOTING, "https://github.com/NVIDIA/nccl/issues/257",
                 "https://github.com/NVIDIA/nccl-tests/issues/115"),
 )
-def iommu_mode(pci: PciDevices, cmdline: KernelCmdline | None = None, kernel_log: KernelLog | None = None,
-               virtualization: Virtualization | None = None) -> Outcome:
+def iommu_mode(pci: PciDevices | None = None, cmdline: KernelCmdline | None = None,
+               kernel_log: KernelLog | None = None, virtualization: Virtualization | None = None) -> Outcome:
     """Reads: `/proc/cmdline` (intel_iommu, amd_iommu, iommu=pt, iommu.passthrough), each GPU's
     `/sys/bus/pci/devices/<bdf>/iommu_group` and `/sys/kernel/iommu_groups/N/type`, and IOMMU
     fault lines in `dmesg` that name a GPU.
@@ -78,6 +78,13 @@ def iommu_mode(pci: PciDevices, cmdline: KernelCmdline | None = None, kernel_log
     """
     if virtualization is not None and virtualization.is_vm:
         return not_applicable(f"virtual machine ({virtualization.vm}): the guest's IOMMU view is not the host's")
+    if pci is None:
+        # A pasted /proc/cmdline alone: passthrough requested there is the whole answer for every device.
+        if cmdline is not None and (cmdline.last("iommu") == "pt" or cmdline.last("iommu.passthrough") in ("1", "on", "y")):
+            return ok("`iommu=pt` is on the kernel command line: device DMA is passed through (the GPUs' IOMMU "
+                      "groups are not in the source)", actual=cmdline.raw)
+        return unknown("the PCI devices (GPUs and their IOMMU groups) are not in the source",
+                       hint="run on the host, or paste `cat /proc/cmdline`")
     gpus = list(pci.nvidia_gpus)
     if len(gpus) < 2:
         return not_applicable(f"{len(gpus)} NVIDIA GPU(s): no GPU-to-GPU traffic over PCIe to break")
@@ -119,6 +126,22 @@ def iommu_mode(pci: PciDevices, cmdline: KernelCmdline | None = None, kernel_log
     if passthrough_flag:
         return ok("`iommu=pt` is on the kernel command line (group types not readable)", actual=cmdline.raw if cmdline else None)
     return unknown("the GPUs' IOMMU group types could not be read", hint="run on the host, as root, with /sys visible")
+
+
+_UPTIME = re.compile(r"\[\s*(\d+\.\d+)\]")
+_BOOT_TRAINING_S = 300.0  # errors in the first minutes can be link training: not counted as a rate
+
+
+def _corrected_after_boot(lines: list[AerLine]) -> list[float]:
+    """Uptimes of the correctable-error reports ("error message received", "Corrected error received")
+    logged after the first minutes of boot, in order."""
+    out = []
+    for ln in lines:
+        if ln.severity == "corrected" and re.search(r"error (?:message )?received", ln.line, re.I):
+            m = _UPTIME.search(ln.line)
+            if m and float(m.group(1)) > _BOOT_TRAINING_S:
+                out.append(float(m.group(1)))
+    return sorted(out)
 
 
 @check(
@@ -591,6 +614,15 @@ def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,
         return issue("; ".join(parts), actual=serious or (lost + uncorrected)[:3], expected="no uncorrectable errors",
                      subjects=subjects, severity="high" if fatal else "medium",
                      evidence=(lost + uncorrected + details)[:5], gpu_lost=bool(lost))
+    repeats = _corrected_after_boot(lines)
+    if len(repeats) >= 3:
+        # Logged long after link training, one after another: the count grows, which is the bad value.
+        return issue(f"{len(repeats)} correctable PCIe errors logged at uptime {repeats[0]:.1f}-{repeats[-1]:.1f} s, "
+                     "long after link training: the link keeps retrying (replays cost link time and precede "
+                     "down-training)", actual=[ln.line for ln in lines if ln.severity == "corrected"][:3],
+                     expected="no correctable errors growing under load", severity="low",
+                     subjects=sorted({ln.bdf for ln in lines if ln.bdf}),
+                     evidence=[ln.line for ln in lines if ln.severity == "corrected"][:4])
     if cmdline is not None and "noaer" in cmdline.pci_options():
         return unknown("`pci=noaer` turns AER reporting off: the counters and log say nothing",
                        hint="remove `pci=noaer` (it only silences reporting) and look again")

@@ -639,12 +639,14 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
     if loaded:
         return ok("nvidia_peermem is loaded (it serves GPUDirect RDMA to RDMA NICs only)", actual="loaded")
     if rdma is not None and not rdma.names:
+        why = ("/sys/class/infiniband is empty" if "server log" not in rdma.sources
+               else "NCCL could not open libibverbs or found no InfiniBand/RoCE device")
         # The myth ("load nvidia_peermem for P2P") is corrected where the module is known absent; where the
         # source does not show the module either, there is nothing to correct: the check does not apply.
         if loaded is None:
-            return not_applicable("no RDMA NIC (/sys/class/infiniband is empty): nvidia_peermem only serves "
+            return not_applicable(f"no RDMA NIC ({why}): nvidia_peermem only serves "
                                   "InfiniBand/RoCE NICs, so it plays no part here")
-        return not_an_issue("no RDMA NIC (/sys/class/infiniband is empty): nvidia_peermem only lets InfiniBand/RoCE "
+        return not_an_issue(f"no RDMA NIC ({why}): nvidia_peermem only lets InfiniBand/RoCE "
                             "NICs reach GPU memory; GPU-to-GPU traffic inside the host (NVLink, PCIe P2P, SHM, "
                             "custom all-reduce) never uses it"
                             + ("" if loaded is None else "; not loading it costs nothing"),
@@ -752,6 +754,10 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
         if not nccl_config.engine_seen and nccl_config.conf_read and nccl_config.engine_running is False:
             return ok("no serving engine running; /etc/nccl.conf and this shell set no NCCL_* variable",
                       actual={})
+        if not nccl_config.engine_seen and gpus is not None and gpus.count == 1 \
+                and not _multi_node(serving_processes, serving_log):
+            # One GPU and no sign of other nodes: NCCL has no GPU-to-GPU traffic to slow down.
+            return not_applicable(f"one GPU ({gpus.counts[0][0]}) and no multi-node serving shown")
         if not nccl_config.engine_seen:
             return unknown("the serving engine's environment and NCCL config files are not in this source"
                            + (" (the collect_env shell shows no NCCL_* variable)"

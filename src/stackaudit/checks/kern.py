@@ -390,8 +390,9 @@ def epp(cpufreq: CpuFreq, container: ContainerInfo | None = None) -> Outcome:
                                       label="GRUB"))),
     references=(AMD_PSTATE_DOC, "https://github.com/torvalds/linux/blob/master/drivers/cpufreq/amd-pstate.c"),
 )
-def amd_pstate(cpu: CpuInfo, cpufreq: CpuFreq, kernel: KernelInfo, cmdline: KernelCmdline | None = None,
-               kernel_log: KernelLog | None = None, virtualization: Virtualization | None = None) -> Outcome:
+def amd_pstate(cpufreq: CpuFreq, cpu: CpuInfo | None = None, kernel: KernelInfo | None = None,
+               cmdline: KernelCmdline | None = None, kernel_log: KernelLog | None = None,
+               virtualization: Virtualization | None = None) -> Outcome:
     """Reads: /sys/devices/system/cpu/amd_pstate/status, scaling_driver and governor, EPP;
     `lscpu` CPU family (25 = Zen 3/4, 26 = Zen 5); `uname -r`; cmdline `amd_pstate=`; dmesg
     "amd_pstate: driver load is disabled".
@@ -408,19 +409,27 @@ def amd_pstate(cpu: CpuInfo, cpufreq: CpuFreq, kernel: KernelInfo, cmdline: Kern
     Traps: acpi-cpufreq + `performance` on Genoa is the kernel default and fine (not an issue);
     no published LLM-serving gain of amd-pstate over acpi-cpufreq + performance.
     """
-    if not cpu.is_amd:
+    driver = cpufreq.driver
+    # Without lscpu the cpufreq driver still names the vendor: intel_pstate / intel_cpufreq run only on
+    # Intel CPUs, amd-pstate only on AMD ones (a pasted `cpupower frequency-info` shows the driver).
+    if cpu is None and driver in ("intel_pstate", "intel_cpufreq"):
+        return not_applicable(f"not an AMD CPU (cpufreq driver {driver})")
+    if cpu is None and not (driver or "").startswith("amd-pstate"):
+        return unknown("the CPU vendor is not in the source (neither lscpu nor a vendor's cpufreq driver)",
+                       hint="`lscpu`")
+    if cpu is not None and not cpu.is_amd:
         return not_applicable("not an AMD CPU")
     if is_vm(virtualization) and not cpufreq.present:
         return not_applicable("a VM without cpufreq: the frequency driver is the hypervisor host's")
-    family = cpu.family
+    family = cpu.family if cpu is not None else None
     zen5 = family is not None and family >= 26
-    release = kernel.release_tuple
+    release = kernel.release_tuple if kernel is not None else ()
     forced = cmdline.last("amd_pstate") if cmdline is not None else None
     status = cpufreq.amd_pstate_status
-    driver = cpufreq.driver
     govs = cpufreq.governors()
     disabled_log = kernel_log.grep(r"amd_pstate: driver load is disabled") if kernel_log is not None else []
-    observed = (f"family {family}, kernel {kernel.release}, driver {driver or 'none'}"
+    observed = (f"family {family if family is not None else '?'}, kernel {kernel.release if kernel else '?'}, "
+                f"driver {driver or 'none'}"
                 + (f", amd_pstate/status {status}" if status else "")
                 + (f", governor {counts(govs)}" if govs else "")
                 + (f", cmdline amd_pstate={forced}" if forced else ""))

@@ -23,11 +23,13 @@ from stackaudit.checks.registry import (
     unknown,
 )
 from stackaudit.facts.docker import DockerContainers
+from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcesses
 from stackaudit.facts.python_env import FLASHINFER_PACKAGES, PythonEnv, PythonEnvironment
+from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.system import CpuInfo
 from stackaudit.fixes import (
     PID_SUBJECT,
@@ -359,6 +361,20 @@ def _graphs_disabled(root: ProcessInfo) -> tuple[list[str], list[str]]:
     return off, low
 
 
+def _graphs_on_command_lines(commands: EngineCommands) -> Outcome:
+    """A pasted engine command line: an eager-mode flag on it is the setting; without one the engine may
+    still turn graphs off itself (vLLM under data parallelism, corpus 67), which only its log shows."""
+    off = [f"`{c.line[:120]}`: {x}" for c in commands.commands for x in _graphs_disabled(c.as_process())[0]]
+    if off:
+        return issue("CUDA graphs are disabled on the pasted command line: " + "; ".join(off)
+                     + " (fine only while debugging or when the model fails to capture)",
+                     actual=off, expected="CUDA graphs on (no eager-mode flag)",
+                     evidence=[c.line[:400] for c in commands.commands])
+    return unknown("no eager-mode flag on the pasted command line, but the engine may turn CUDA graphs off "
+                   "itself (vLLM does under data parallelism): its start-up log says",
+                   hint="paste the engine's start-up log (the CUDA graph capture lines)")
+
+
 def _graphs_in_container_specs(containers: DockerContainers) -> Outcome:
     """RT-CUDA-GRAPHS on the engine argv of containers (docker inspect Args, a pasted docker run / compose /
     pod spec) where no engine process is in the source."""
@@ -403,7 +419,8 @@ def _graphs_in_container_specs(containers: DockerContainers) -> Outcome:
                 "https://github.com/vllm-project/vllm/issues/7567"),
 )
 def cuda_graphs(serving_processes: ServingProcesses | None = None,
-                docker_containers: DockerContainers | None = None) -> Outcome:
+                docker_containers: DockerContainers | None = None, serving_log: ServingLog | None = None,
+                engine_commands: EngineCommands | None = None) -> Outcome:
     """Reads: the command line of each engine's top process (/proc/<pid>/cmdline: the API server
     holds the flags; titled children do not) and the config file it names (`--config`,
     `--extra_llm_api_options`).
@@ -424,6 +441,16 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     roots = serving_processes.roots() if serving_processes is not None else []
     if not roots and docker_containers is not None and docker_containers.containers:
         return _graphs_in_container_specs(docker_containers)
+    if serving_processes is None and serving_log is not None and serving_log.cuda_graphs:
+        # No process to read: the engine's own log says whether it captured graphs or runs eagerly.
+        lines = list(serving_log.cuda_graph_lines[:2])
+        if serving_log.cuda_graphs == "eager":
+            return issue(f"CUDA graphs are disabled: the {serving_log.engine or 'engine'} log shows eager mode",
+                         actual="eager", expected="CUDA graphs on (no eager-mode flag)", evidence=lines)
+        return ok(f"CUDA graphs are on: the {serving_log.engine or 'engine'} log shows them captured",
+                  actual="enabled", evidence=lines)
+    if serving_processes is None and engine_commands is not None and engine_commands.commands:
+        return _graphs_on_command_lines(engine_commands)
     if serving_processes is None:
         return unknown(NOT_LISTED.split(":")[0], hint=CAPTURE_HINT)
     if not roots:

@@ -66,6 +66,9 @@ class CollectEnv:
     env: dict[str, str] = field(default_factory=dict)  # the shell collect_env ran in (not the engine's)
     topology_text: str = ""  # the matrix as printed, "" or "Could not collect"
     values: dict[str, str] = field(default_factory=dict)  # every `key: value` line, first wins
+    # torch's "The NVIDIA driver on your system is too old (found version 11040)" warning, printed when
+    # collect_env initialises CUDA: the highest CUDA the driver supports ("11.4"), "" without it.
+    driver_too_old_cuda: str = ""
 
     @property
     def gpu_count(self) -> int:
@@ -166,6 +169,7 @@ def parse_collect_env(text: str) -> CollectEnv:
     kernel_m = re.match(r"Linux-(\d+\.\d+[\w.+-]*?)-(?:x86_64|aarch64|ppc64le|s390x)", platform)
     python_version = get("Python version", "Python").split(" ")[0]
     topology = "\n".join(topo).strip("\n")
+    too_old = _DRIVER_TOO_OLD.search(text)
     return CollectEnv(
         tool=tool,
         format=fmt,
@@ -184,7 +188,13 @@ def parse_collect_env(text: str) -> CollectEnv:
         env=env,
         topology_text=topology,
         values=values,
+        driver_too_old_cuda=f"{int(too_old.group(1)) // 1000}.{int(too_old.group(1)) % 1000 // 10}" if too_old else "",
     )
+
+
+# torch/cuda/__init__.py (_check_driver): "The NVIDIA driver on your system is too old (found version %d)",
+# the driver's CUDA API version as cudaDriverGetVersion gives it (11040 = 11.4).
+_DRIVER_TOO_OLD = re.compile(r"The NVIDIA driver on your system is too old \(found version (\d{4,6})\)")
 
 
 @provider("collect_env", CollectEnv, title="pasted vLLM collect_env / SGLang check_env")

@@ -34,6 +34,13 @@ class ContainerInfo:
     def in_container(self) -> bool:
         return bool(self.kind)
 
+    @property
+    def outside_spec(self) -> str:
+        """Where a pasted spec describes a container from outside it: "kubernetes" for a pod or deployment
+        spec, "docker" for docker inspect / docker run / compose; "" otherwise."""
+        spec = next((e for e in self.evidence if e.endswith(_OUTSIDE)), "") if not self.kind else ""
+        return "" if not spec else "kubernetes" if "Kubernetes" in spec else "docker"
+
 
 # Mounts only a container has: runtimes bind-mount /etc/hostname, /etc/hosts and /etc/resolv.conf
 # from their own state directories (mountinfo field 4 is the root of the mount inside its fs).
@@ -43,6 +50,7 @@ _MOUNT_MARKERS = (
     ("/overlay-containers/", "podman"),
     ("/containers/storage/", "podman"),
 )
+_OUTSIDE = "describes the container from outside it"
 _BIND_TARGETS = ("/etc/hostname", "/etc/hosts", "/etc/resolv.conf")
 # A Kubernetes persistent volume: dynamic provisioners name volumes `pvc-<uid>`.
 _K8S_PVC = re.compile(r":/pvc-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
@@ -70,6 +78,9 @@ def _df_kind(df_text: str) -> tuple[str, str]:
         return "kubernetes", "df shows a Kubernetes persistent volume (pvc-<uid>)"
     if any(r.filesystem == "overlay" and r.mounted_on == "/" for r in rows):
         return "container", "df shows an overlay root filesystem"
+    # Docker, Podman and containerd's CRI mount a tmpfs named `shm` on a container's /dev/shm; a host's is `tmpfs`.
+    if any(r.filesystem == "shm" and r.mounted_on in (SHM_PATH, "") for r in rows):
+        return "container", "df shows /dev/shm as a container runtime's `shm` mount"
     return "", ""
 
 
@@ -83,7 +94,7 @@ def _host_side_evidence(host: Host) -> str:
     for spec in (DOCKER_INSPECT_EXCERPT, DOCKER_RUN, COMPOSE_FILE, K8S_SPEC):
         try:
             host.doc(spec.name)
-            return f"a {spec.title.removeprefix('pasted ')} describes the container from outside it"
+            return f"a {spec.title.removeprefix('pasted ')} {_OUTSIDE}"
         except NotCaptured:
             continue
     try:
@@ -158,6 +169,13 @@ def container(ctx: FactContext) -> ContainerInfo:
         df = read_df(host, [src for src in DF_TABLES if src.argv[-1] != SHM_PATH])
         if df is not None:
             kind, why = _df_kind(df[1])
+            if kind:
+                evidence.append(why)
+        if not kind:
+            # `df /dev/shm` alone: only the name of the /dev/shm mount (`shm`) can tell.
+            shm_df = read_df(host, [src for src in DF_TABLES if src.argv[-1] == SHM_PATH])
+            kind, why = _df_kind(shm_df[1]) if shm_df is not None else ("", "")
+            kind, why = (kind, why) if "`shm` mount" in why else ("", "")
             if kind:
                 evidence.append(why)
         if not kind:

@@ -275,6 +275,8 @@ def parse_nccl_tests_gpus(text: str) -> GpuInventory:
         if not m:
             continue
         index, bus, model = int(m.group(1)), m.group(2).lower(), m.group(3)
+        if re.match(r"(AMD|Radeon|Instinct)\b", model):
+            continue  # rccl-tests prints the same header for AMD GPUs: not an NVIDIA GPU
         bdf = ""
         if re.fullmatch(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}", bus):
             bdf = normalize_bdf(bus + ".0") or ""
@@ -283,7 +285,7 @@ def parse_nccl_tests_gpus(text: str) -> GpuInventory:
         records.setdefault(index, GpuRecord(index, bdf, model if model.startswith("NVIDIA") else f"NVIDIA {model}",
                                             None, (NCCL_TESTS_TITLE,)))
     if not records:
-        raise ParseError("no `# Rank N ... device N [bus] model` line")
+        raise ParseError("no `# Rank N ... device N [bus] model` line of an NVIDIA GPU")
     gpus = tuple(records[i] for i in sorted(records))
     # A rank on `device 7` proves eight local GPUs even when the excerpt shows that rank alone.
     return GpuInventory(gpus=gpus, counts=((NCCL_TESTS_TITLE, max(len(gpus), max(records) + 1)),))

@@ -365,7 +365,9 @@ def parse_query_text(text: str) -> NvidiaGpus:
         raise ParseError("not the output of `nvidia-smi -q` (no GPU section, no driver version)")
     # A fragment (`nvidia-smi -q | grep -A3 "Compute Mode"`, one section) may show only a mode or an N/A.
     known = [g for g in gpus if g.name or g.persistence is not None or g.power_limit_w is not None
-             or g.app_graphics_mhz is not None or g.bdf or g.compute_mode is not None or g.unsupported]
+             or g.app_graphics_mhz is not None or g.bdf or g.compute_mode is not None or g.unsupported
+             or g.pcie_width is not None or g.pcie_gen is not None or g.bar1_total_mib is not None
+             or g.virtualization_mode]
     if not known and driver is None:
         raise ParseError("not the output of `nvidia-smi -q` (nothing recognisable)")
     return NvidiaGpus(tuple(gpus), driver, cuda, "nvidia-smi -q", _int(top_tree.get("Attached GPUs")))
@@ -388,9 +390,22 @@ def _text_processes(node: Node | None) -> tuple[GpuProcess, ...] | None:
     return tuple(procs)
 
 
+def _descendant(node: Node, label: str) -> Node | None:
+    """The first section of that label at any depth (a hand-cut excerpt nests it under the line above)."""
+    todo = list(node.children)
+    while todo:
+        cur = todo.pop(0)
+        if cur.label == label:
+            return cur
+        todo.extend(cur.children)
+    return None
+
+
 def _gpu_from_text(index: int, g: Node, bus: str) -> GpuInfo:
     power = g.at("GPU Power Readings") or g.at("Power Readings") or Node("")
-    link = g.at("PCI/GPU Link Info") or Node("")
+    # A grep fragment may hold the link section without its PCI parent, or only its subsections.
+    link = g.at("PCI/GPU Link Info") or _descendant(g, "GPU Link Info") or (
+        g if g.at("PCIe Generation") is not None or g.at("Link Width") is not None else Node(""))
     mig_current = _bool(g.get("MIG Mode/Current"))
     gsp = g.at("GSP Firmware Version")
     return GpuInfo(

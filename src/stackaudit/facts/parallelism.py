@@ -36,8 +36,9 @@ DP_KEYS = ("data_parallel_size", "dp_size")
 
 ARGV = "argv"
 CONFIG_FILE = "config file"
-DOCKER = "docker inspect"
+DOCKER = "container spec"  # a container's command: `docker inspect`, or a pasted docker run / compose / pod spec
 LOG = "server log"
+COMMAND = "pasted command line"
 
 
 @dataclass(frozen=True)
@@ -48,9 +49,10 @@ class EngineParallelism:
     tp: int | None = None
     pp: int | None = None
     dp: int | None = None
-    source: str = ARGV  # ARGV | CONFIG_FILE | DOCKER | LOG
+    source: str = ARGV  # ARGV | CONFIG_FILE | DOCKER | LOG | COMMAND
     pid: int | None = None  # the engine's root process (ARGV, CONFIG_FILE)
     container: str = ""  # the container's id (DOCKER)
+    spec: str = ""  # DOCKER: which spec showed the command ("docker inspect", "docker run", "compose", "kubernetes")
 
     @property
     def tp_or_default(self) -> int:
@@ -78,7 +80,9 @@ class Parallelism(Sourced):
 
     @property
     def from_log(self) -> EngineParallelism | None:
-        return next((e for e in self.engines if e.source == LOG), None)
+        """The sizes a pasted server log prints, else those of a pasted engine command line."""
+        return next((e for e in self.engines if e.source == LOG), None) or next(
+            (e for e in self.engines if e.source == COMMAND), None)
 
     def for_pid(self, pid: int) -> EngineParallelism | None:
         return next((e for e in self.running if e.pid == pid), None)
@@ -156,7 +160,8 @@ def parallelism_from_processes(ctx: FactContext) -> Parallelism:
     return Parallelism(engines=tuple(from_process(p) for p in roots))
 
 
-@provider("parallelism", Parallelism, rank=20, title="`docker inspect` of serving containers")
+@provider("parallelism", Parallelism, rank=20,
+          title="serving containers' command (`docker inspect`, a pasted docker run / compose / pod spec)")
 def parallelism_from_docker(ctx: FactContext) -> Parallelism:
     """TP/PP/DP of GPU / serving containers, from their command (Path + Args)."""
     from stackaudit.facts.docker import DockerContainers
@@ -168,7 +173,7 @@ def parallelism_from_docker(ctx: FactContext) -> Parallelism:
     for c in containers:
         tp, pp, dp = sizes_from_argv(c.argv)
         engines.append(EngineParallelism(_engine_of(c.image + " " + " ".join(c.argv)), tp, pp, dp, DOCKER,
-                                         container=c.id))
+                                         container=c.id, spec=c.origin or "docker inspect"))
     return Parallelism(engines=tuple(engines))
 
 
@@ -181,6 +186,16 @@ def parallelism_from_log(ctx: FactContext) -> Parallelism:
     if not (log.engine or log.tp_size or log.pp_size or log.dp_size):
         raise FactUnavailable("the log names no engine and no parallel size")
     return Parallelism(engines=(EngineParallelism(log.engine, log.tp_size, log.pp_size, log.dp_size, LOG),))
+
+
+@provider("parallelism", Parallelism, rank=40, title="pasted engine command line")
+def parallelism_from_command(ctx: FactContext) -> Parallelism:
+    """TP/PP/DP on a pasted engine command line (`vllm serve m --tensor-parallel-size 2`)."""
+    from stackaudit.facts.engine_command import EngineCommands
+
+    commands = ctx.fact("engine_commands", EngineCommands).commands
+    return Parallelism(engines=tuple(EngineParallelism(c.engine, *sizes_from_argv(c.argv), COMMAND)
+                                     for c in commands))
 
 
 def engine_of(text: str) -> str:

@@ -37,7 +37,7 @@ from stackaudit.facts.pci import (
     gen_of,
 )
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
-from stackaudit.facts.sources import IOMMU_GROUP_LISTING, LSPCI_PASTED, LSPCI_VVV
+from stackaudit.facts.sources import IOMMU_GROUP_LISTING, LSPCI_PASTED, LSPCI_TREE, LSPCI_VVV
 from stackaudit.host.base import CommandResult, Host, NotCaptured, read_optional
 
 # -- register constants (pci_regs.h) -----------------------------------------------------------
@@ -816,6 +816,87 @@ def _lspci_paths(out: LspciOutput) -> dict[str, tuple[str, ...]]:
     return paths
 
 
+_TREE_DOMAIN = re.compile(r"\[([0-9a-fA-F]{4}):([0-9a-fA-F]{2})\]")
+_TREE_BUS = re.compile(r"-\[([0-9a-fA-F]{2})(?:-[0-9a-fA-F]{2})?\]")
+_TREE_DEV = re.compile(r"([0-9a-fA-F]{2})\.([0-7])")
+
+
+def parse_lspci_tree(text: str) -> dict[str, tuple[str, ...]]:
+    r"""Every function of `lspci -t` / `lspci -tv` with its upstream bridges, root first
+    ({"0000:04:00.0": ("0000:00:01.1", "0000:03:00.0")}).
+
+    The tree prints a bridge's secondary bus in brackets after it (`01.1-[02-05]--`); its children
+    follow on the same line (`----00.0`, one child) or start branches at one column (`+-`, `\-`)
+    that later lines continue. A column that opens branches keeps its bus until the tree ends.
+    """
+    bridge_of: dict[tuple[str, int], str] = {}  # (domain, bus) -> the bridge whose secondary bus it is
+    bus_of: dict[str, tuple[str, int]] = {}
+    branch_bus: dict[int, tuple[str, int]] = {}
+    domain = "0000"
+    for line in text.splitlines():
+        pending: tuple[str, int] | None = None  # a bus just opened on this line, for the next child or branch
+        current: tuple[str, int] | None = None
+        i = 0
+        while i < len(line):
+            if (m := _TREE_DOMAIN.match(line, i)) is not None:
+                domain = m.group(1).lower()
+                pending = (domain, int(m.group(2), 16))
+                i = m.end()
+                continue
+            ch = line[i]
+            if ch in "+\\" and line[i + 1:i + 2] == "-":
+                if pending is not None:
+                    branch_bus[i] = pending
+                    pending = None
+                current = branch_bus.get(i)
+                i += 2
+                continue
+            if (m := _TREE_DEV.match(line, i)) is not None and (pending is not None or current is not None):
+                bus = pending if pending is not None else current
+                assert bus is not None
+                bdf = f"{bus[0]}:{bus[1]:02x}:{m.group(1).lower()}.{m.group(2)}"
+                bus_of[bdf] = bus
+                pending = current = None
+                i = m.end()
+                if (b := _TREE_BUS.match(line, i)) is not None:
+                    secondary = (bus[0], int(b.group(1), 16))
+                    bridge_of[secondary] = bdf
+                    pending = secondary
+                    i = b.end()
+                    continue
+                break_at = line.find("  ", i)
+                if break_at >= 0 and line[break_at:].strip() and not line[break_at:].lstrip().startswith(("+", "\\")):
+                    break  # the device's name (`-tv`) runs to the end of the line
+                continue
+            i += 1
+    paths: dict[str, tuple[str, ...]] = {}
+    for bdf, bus in bus_of.items():
+        chain: list[str] = []
+        cur = bus
+        for _ in range(32):
+            parent = bridge_of.get(cur)
+            if parent is None or parent in chain:
+                break
+            chain.append(parent)
+            cur = bus_of.get(parent, ("", -1))
+        paths[bdf] = tuple(reversed(chain))
+    if not paths:
+        raise ParseError("no device in the `lspci -t` tree")
+    return paths
+
+
+def read_lspci_tree(host: Host) -> dict[str, tuple[str, ...]] | None:
+    """The upstream bridges of every function, from a pasted `lspci -tv` / `lspci -t` tree (None: none)."""
+    try:
+        result = host.run(list(LSPCI_TREE.argv))
+    except NotCaptured:
+        return None
+    try:
+        return parse_lspci_tree(result.stdout) if result.ok else None
+    except ParseError:
+        return None
+
+
 def read_lspci(host: Host) -> tuple[LspciOutput | None, str]:
     """`lspci -D -nn -vvv` from the source; (None, why) when absent."""
     if host.meta.source == "live" and host.meta.path not in ("", "/"):
@@ -948,6 +1029,11 @@ def pcie(ctx: FactContext) -> PcieFacts:
                          lspci.loose if lspci is not None else (), policy, tuple(disagreements), root)
     assert lspci is not None
     paths = _lspci_paths(lspci)
+    tree = read_lspci_tree(host) if not lspci.topology_known else None
+    if tree is not None and all(d.bdf in tree for d in lspci.devices):
+        # Without `Bus:` lines, a pasted `lspci -tv` of the same host gives every device's upstream path.
+        paths = {d.bdf: tree[d.bdf] for d in lspci.devices}
+        lspci = replace(lspci, topology_known=True)
     roles = {d.bdf: _lspci_role(d) for d in lspci.devices}
     keep = _selected((d.bdf, roles[d.bdf], paths[d.bdf]) for d in lspci.devices)
     if not lspci.topology_known:

@@ -109,7 +109,8 @@ def _severity(line: str) -> str:
         return FATAL
     if re.search(r"Uncorrect", line, re.IGNORECASE):
         return NONFATAL
-    if re.search(r"\bCorrected\b", line, re.IGNORECASE):
+    # "Corrected" before Linux 6.x's aer.c renamed the severities to "Correctable" / "Uncorrectable (...)".
+    if re.search(r"\bCorrect(?:ed|able)\b", line, re.IGNORECASE):
         return CORRECTED
     return ""
 

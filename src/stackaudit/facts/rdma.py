@@ -4,7 +4,8 @@ Sources, best first (`first_of`): the kernel's /sys/class/infiniband (whole: an 
 means no RDMA device); NCCL's own choice in a pasted NCCL_DEBUG=INFO log
 (`NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE`, NVIDIA/nccl src/transport/net_ib.cc); the NIC
 legend of `nvidia-smi topo -m` (`NIC0: mlx5_0`). The last two only show NICs that are there: they
-never prove that there is none. Not joined: the sysfs class is this host's whole inventory, while
+never prove that there is none, except NCCL's own "Failed to open libibverbs.so" / "NET/IB : No
+device found" (the engine uses no RDMA NIC, whatever the host has). Not joined: the sysfs class is this host's whole inventory, while
 a multi-node NCCL log also holds the other nodes' lines.
 """
 
@@ -48,9 +49,16 @@ def rdma_from_nccl_log(text: str) -> RdmaDevices:
     for line in text.splitlines():
         if re.search(r"NET/IB\s*:\s*Using", line):
             names.extend(m.group(1) for m in _NCCL_IB_DEVICE.finditer(line))
+    if not names and _NCCL_NO_VERBS.search(text):
+        # NCCL could not load the verbs library or found no HCA (ibvwrap.cc, net_ib.cc): whatever NICs
+        # the host has, this engine moves nothing over RDMA, so there is nothing for GPUDirect to serve.
+        return RdmaDevices(())
     if not names:
         raise ParseError("no `NET/IB : Using` line")
     return RdmaDevices(tuple(dict.fromkeys(names)))
+
+
+_NCCL_NO_VERBS = re.compile(r"NCCL INFO (?:Failed to open libibverbs|NET/IB\s*:\s*No device found)")
 
 
 @provider("rdma", RdmaDevices, rank=30, title="`nvidia-smi topo -m` NIC legend")

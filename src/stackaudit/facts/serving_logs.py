@@ -172,6 +172,9 @@ _DISABLE_AR = re.compile(r"\bdisable_custom_all_reduce\s*[=:]\s*['\"]?(True|Fals
                          r"['\"]disable_custom_all_reduce['\"]:\s*(True|False)")
 _GRAPH_CAPTURED = re.compile(r"Capturing CUDA graph|CUDA graphs can take additional|Graph capturing finished|"
                              r"Capture cuda graph (?:begin|end)|Capturing batches \(", re.I)
+# vLLM's own override, e.g. "Data Parallel: Forcing enforce eager to be True since DP is currently not
+# supported with CUDA Graphs." (vllm/platforms/cuda.py).
+_FORCED_EAGER = re.compile(r"Forcing enforce[ _]eager to be True", re.I)
 _CACHE_PATH = re.compile(r"(?:reading|generating) GPU P2P access cache (?:from|in) (\S+\.json)")
 
 
@@ -242,6 +245,9 @@ def parse_serving_log(text: str) -> ServingLog:
             graphs = graphs or "captured"
             graph_lines.append(text_l)
         m = _EAGER.search(text_l) if ("eager" in low or "cuda_graph" in low) else None
+        if m is None and "forcing enforce" in low and _FORCED_EAGER.search(text_l):
+            graphs = "eager"  # vLLM turned graphs off itself (DP, an unsupported platform or model)
+            graph_lines.insert(0, text_l)
         if m:
             value = next(g for g in m.groups() if g)
             if value == "True":
@@ -506,8 +512,18 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
         for name, value in ctr.env:
             if name.startswith("NCCL_"):
                 settings.append(NcclSetting(name, value, where, engine, 2))
+    from stackaudit.facts.engine_command import EngineCommands
+
+    commands = ctx.optional("engine_commands", EngineCommands)
+    for cmd in commands.commands if commands is not None else ():
+        # Only what is set on the line itself: the rest of the engine's environment is not shown.
+        where = f"the pasted `{cmd.argv[0]}` command line"
+        sources.append(where)
+        for name, value in cmd.env:
+            if name.startswith("NCCL_"):
+                settings.append(NcclSetting(name, value, where, cmd.engine, 2))
     if procs is None and not read_any and log is None and report is None and not (
-            containers is not None and containers.gpu_or_serving):
+            containers is not None and containers.gpu_or_serving) and not (commands is not None and commands.commands):
         raise NotCaptured("NCCL settings (engine environment, /etc/nccl.conf)")
     env_unreadable = procs is not None and procs.found and all(p.environ is None for p in procs.processes)
     return NcclConfig(tuple(settings), tuple(dict.fromkeys(sources)), engine_seen, read_any,

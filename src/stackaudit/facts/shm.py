@@ -42,9 +42,9 @@ class MountEntry:
 class DfRow:
     filesystem: str
     size_kib: int
-    used_kib: int
-    avail_kib: int
-    mounted_on: str
+    used_kib: int | None  # None: a row cut after its size (the last line of a paste)
+    avail_kib: int | None
+    mounted_on: str  # "" where the cut row does not show it
 
 
 @dataclass(frozen=True)
@@ -175,6 +175,13 @@ def df_rows(lines: Sequence[str], start: int, unit: str, typed: bool) -> tuple[l
             pending = parts[0]  # a long filesystem name wrapped onto its own line
             i += 1
             continue
+        if len(parts) == ncols - 4 and not pending and not any(x.strip() for x in lines[i + 1:i + 3]):
+            # The paste ends inside this row, after its size (`shm   64M`): the size is shown, the rest is not.
+            size = df_kib(parts[-1], unit)
+            if size is not None:
+                rows.append(DfRow(parts[0], size, None, None, ""))
+                i += 1
+            break
         if len(parts) < ncols or not parts[ncols - 2].rstrip("%").replace("-", "").isdecimal():
             break
         pending = ""
@@ -288,8 +295,13 @@ def shm(ctx: FactContext) -> ShmInfo:
         row = rows[-1] if rows and queried else next((r for r in reversed(rows) if r.mounted_on == SHM), None)
         if row is not None:
             sources.append(" ".join(source.argv))
-            evidence.append(f"df: {row.filesystem} {row.size_kib}K size, {row.used_kib}K used, mounted on {row.mounted_on}")
-            size, used, avail, mounted_on = row.size_kib * 1024, row.used_kib * 1024, row.avail_kib * 1024, row.mounted_on
+            evidence.append(f"df: {row.filesystem} {row.size_kib}K size, "
+                            + (f"{row.used_kib}K used" if row.used_kib is not None else "the rest of the row cut")
+                            + f", mounted on {row.mounted_on or SHM}")
+            size = row.size_kib * 1024
+            used = row.used_kib * 1024 if row.used_kib is not None else None
+            avail = row.avail_kib * 1024 if row.avail_kib is not None else None
+            mounted_on = row.mounted_on or SHM
     if size is None and mount is not None and mount.fs_type == "tmpfs":
         opt = mount.option("size")
         kib = parse_size_kib(opt) if opt and not opt.endswith("%") else None

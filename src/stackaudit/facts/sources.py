@@ -108,6 +108,8 @@ LSPCI_PASTED: tuple[Source, ...] = tuple(
     for domain in ((), ("-D",)) for ids in ((), ("-nn",)) for verbose in ((), ("-v",), ("-vv",), ("-vvv",))
     if (*domain, *ids, *verbose) != LSPCI_VVV.argv[1:]
 )
+# `lspci -tv` / `lspci -t` pasted: the bus tree, recorded under one argv (facts/pcie_config.py parse_lspci_tree).
+LSPCI_TREE = Source("lspci_tree", "`lspci -tv`", argv=("lspci", "-tv"), hint="paste `lspci -tv`")
 # The listing VFIO guides print (`IOMMU Group N:` headings over `lspci -nns` lines): a script's output.
 IOMMU_GROUP_LISTING = Source("iommu_group_listing", "pasted IOMMU group listing", doc=True,
                              hint="paste the IOMMU group listing (`IOMMU Group N:` and its lspci -nns lines)")
@@ -167,6 +169,10 @@ ENGINE_LOG = Source("engine_log", "pasted engine / NCCL log", doc=True,
 RAY_LOG = Source("ray_log", "pasted Ray log", doc=True, hint="paste the `ray start` / `ray.init()` output")
 
 NCCL_TESTS = Source("nccl_tests", "pasted nccl-tests output", doc=True, hint="paste the all_reduce_perf output")
+
+# A command line that starts an engine (`vllm serve ...`, `python -m sglang.launch_server ...`), as pasted.
+ENGINE_COMMAND = Source("engine_command", "pasted engine command line", doc=True,
+                        hint="paste the command that starts the engine")
 
 ALL: tuple[Source, ...] = (*(v for v in globals().values() if isinstance(v, Source)), *DF_PASTED, *LSPCI_PASTED,
                            *NVSMI_P2P.values())

@@ -463,6 +463,13 @@ def gpu_p2p_write(ctx: FactContext) -> P2pMatrix:
     return _pasted_p2p(ctx, NVSMI_P2P["w"], "w")
 
 
+@provider("gpu_p2p", P2pMatrix, rank=35, title=NVSMI_P2P["p"].title, hint=NVSMI_P2P["rw"].hint)
+def gpu_p2p_prop(ctx: FactContext) -> P2pMatrix:
+    """Peer-to-peer status between GPUs over PCIe (a pasted `nvidia-smi topo -p2p p`, "prop": the same
+    status cells as r/w, for the PCIe path)."""
+    return _pasted_p2p(ctx, NVSMI_P2P["p"], "p")
+
+
 @provider("gpu_p2p", P2pMatrix, rank=40, title=NVSMI_P2P_UNNAMED.title, hint=NVSMI_P2P_UNNAMED.hint)
 def gpu_p2p_unnamed(ctx: FactContext) -> P2pMatrix:
     """Peer-to-peer status between GPUs (a pasted -p2p matrix whose command line is not shown: mode "")."""

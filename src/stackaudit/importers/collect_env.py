@@ -36,6 +36,8 @@ _ANCHORS = ("PyTorch version", "vLLM Version", "Is CUDA available", "GPU models 
 def _belongs(line: str) -> bool:
     if not line.strip():
         return True
+    if "UserWarning: CUDA initialization:" in line:
+        return True  # torch's warning when collect_env initialises CUDA (a too old driver, no GPU)
     if FENCE.match(line) or is_log_line(line):
         return False
     return bool(_LINE.match(line) or _KEYLINE.match(line) or TOPO_HEADER.match(line) or TOPO_ROW.match(line)

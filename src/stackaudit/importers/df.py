@@ -44,9 +44,10 @@ def df(lines: list[str]) -> Iterator[Found]:
             rows, end = df_rows(lines, i + 1, m.group("unit"), typed)
             argv = _argv(lines, i, m.group("unit"), typed)
             if rows and argv is not None:
-                # Whole: a df table from its header line (df has no end marker; a cut table still shows rows).
+                # Whole: a df table from its header line (df has no end marker; a cut table still shows rows),
+                # unless the paste ends inside its last row.
                 text = "\n".join(lines[i:end]) + "\n"
-                yield Found("df", i, end, command_output_appended(argv, text), whole=True)
+                yield Found("df", i, end, command_output_appended(argv, text), whole=rows[-1].used_kib is not None)
             i = max(end, i + 1)
         else:
             i += 1

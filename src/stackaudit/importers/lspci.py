@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from stackaudit.facts.pcie_config import CAP_KEYS, IOMMU_GROUP_HEADING, LSPCI_HEADER
-from stackaudit.facts.sources import IOMMU_GROUP_LISTING, LSPCI_PASTED, LSPCI_VVV
+from stackaudit.facts.sources import IOMMU_GROUP_LISTING, LSPCI_PASTED, LSPCI_TREE, LSPCI_VVV
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import FENCE, strip_prompt
 from stackaudit.importers.registry import Found, command_output, command_output_appended, importer
@@ -29,6 +29,24 @@ _DOMAIN = re.compile(r"^\s*[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s
 
 def _is_header(line: str) -> bool:
     return bool(LSPCI_HEADER.match(line)) and not line.startswith(("\t\t", "        "))
+
+
+# A GPU's header after the user's own words on the same line ("here is my card 62:00.0 VGA compatible
+# controller: NVIDIA ..."): only the display classes, and only where detail lines follow.
+_PROSE_HEADER = re.compile(r"^\S.*?\s((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s+"
+                           r"(?:VGA compatible controller|3D controller|Display controller)(?:\s+\[[0-9a-fA-F]{4}\])?:\s.*)$")
+# Detail lines of a device whose header is cut off above them (the tail of a `-vvv` entry).
+_DETAIL = re.compile(r"^\t+(?:Capabilities: \[[0-9a-fA-F]+|Kernel driver in use:|Kernel modules:|BAR \d+: current size)")
+
+
+def _prose_header(lines: list[str], i: int) -> str | None:
+    line = lines[i]
+    if "ontroller" not in line or i + 1 >= len(lines) or lines[i + 1][:1] != "\t":
+        return None  # cheap tests first: the regex runs on a handful of lines of a long paste
+    m = _PROSE_HEADER.match(line) if not _is_header(line) else None
+    if m and i + 1 < len(lines) and lines[i + 1][:1] == "\t":
+        return m.group(1)
+    return None
 
 
 def _argv(block: list[str], before: str) -> tuple[str, ...]:
@@ -62,11 +80,14 @@ def lspci(lines: list[str]) -> Iterator[Found]:
     seen: set[tuple[str, ...]] = set()
     while i < n:
         line = lines[i]
-        if not (_is_header(line) or _CAP_KEY.match(line) or _GROUP.match(line)):
+        header_text = _prose_header(lines, i)
+        fragment = not header_text and _DETAIL.match(line) and i + 1 < n and bool(_DETAIL.match(lines[i + 1]) or (
+            lines[i + 1].startswith("\t") and _DETAIL.match(lines[min(i + 2, n - 1)])))
+        if not (_is_header(line) or _CAP_KEY.match(line) or _GROUP.match(line) or header_text or fragment):
             i += 1
             continue
         start = i
-        in_device = _is_header(line)
+        in_device = _is_header(line) or bool(header_text) or bool(fragment)
         j = i + 1
         while j < n:
             cur = lines[j]
@@ -85,7 +106,9 @@ def lspci(lines: list[str]) -> Iterator[Found]:
                 break
             j += 1
         block = lines[start:j]
-        if any(_is_header(b) for b in block) or sum(1 for b in block if _CAP_KEY.match(b)) >= 1:
+        if header_text:
+            block = [header_text, *block[1:]]
+        if any(_is_header(b) for b in block) or sum(1 for b in block if _CAP_KEY.match(b)) >= 1 or fragment:
             text = "\n".join(block).strip("\n") + "\n"
             if any(_GROUP.match(b) for b in block):
                 yield Found("lspci", start, j, _append_doc(text))
@@ -107,7 +130,7 @@ def lspci_tree(lines: list[str]) -> Iterator[Found]:
             while j < len(lines) and lines[j].strip() and (_TREE_START.match(lines[j]) or _TREE_LINE.match(lines[j])):
                 j += 1
             text = "\n".join(line.rstrip() for line in lines[i:j]) + "\n"
-            yield Found("lspci -tv", i, j, command_output(("lspci", "-tv"), text))
+            yield Found("lspci -tv", i, j, command_output(LSPCI_TREE.argv, text))
             i = j
         else:
             i += 1

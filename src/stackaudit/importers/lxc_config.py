@@ -2,7 +2,7 @@
 or native LXC `/var/lib/lxc/<name>/config` (`key = value`).
 
 Recorded as that file plus the directory listing the lxc fact reads. The file's name comes from
-the `cat` line before it where there is one. A cut-off last line (`l`) is kept: the parser then
+the path or `pct config <id>` line shown above it where there is one (else `pasted<n>`). A cut-off last line (`l`) is kept: the parser then
 marks the copy as truncated, so missing rules are "unknown", not "absent".
 """
 
@@ -25,8 +25,11 @@ _PVE_CORE = re.compile(r"^(arch|rootfs|ostype|hostname|memory|unprivileged|cores
 _LXC_LINE = re.compile(r"^lxc\.[\w.]+\s*=\s*.*$")
 _COMMENT = re.compile(r"^#")
 _PARTIAL = re.compile(r"^[a-z][\w.]*$")  # a line cut off in the middle of a key
-_CAT_PVE = re.compile(r"(?:cat\s+\S*?/etc/pve/(?:nodes/[^/\s]+/)?lxc/|pct\s+config\s+)(\d+)")
-_CAT_LXC = re.compile(r"cat\s+\S*?/var/lib/lxc/([^/\s]+)/config")
+# The container's ID or name where the paste shows it: the file's path (after `cat`, an editor, or in the
+# user's words: "my /etc/pve/lxc/101.conf:") or a `pct config 101` line.
+_CAT_PVE = re.compile(r"/etc/pve/(?:nodes/[^/\s]+/)?lxc/(\d+)\.conf\b|\bpct\s+config\s+(\d+)\b")
+_CAT_LXC = re.compile(r"/var/lib/lxc/([^/\s]+)/config\b")
+_LOOK_BACK = 6  # lines above a config where its path or command may stand (prose, a fence, blank lines)
 
 
 def _apply(path: str, directory: str, entry: str, text: str, rec: HostRecord) -> None:
@@ -35,15 +38,18 @@ def _apply(path: str, directory: str, entry: str, text: str, rec: HostRecord) ->
 
 
 def _name_from(lines: list[str], start: int) -> tuple[str, str] | None:
-    """(flavour, id or name) from a `cat` / `pct config` line just above the config."""
-    for k in range(start - 1, max(-1, start - 3), -1):
+    """(flavour, id or name) from the path or `pct config` line nearest above the config, within a few
+    lines and not past another config's settings."""
+    for k in range(start - 1, max(-1, start - 1 - _LOOK_BACK), -1):
         text = strip_prompt(lines[k])
         m = _CAT_PVE.search(text)
         if m:
-            return "proxmox", m.group(1)
+            return "proxmox", m.group(1) or m.group(2)
         m = _CAT_LXC.search(text)
         if m:
             return "lxc", m.group(1)
+        if _PVE_LINE.match(text.strip()) or _LXC_LINE.match(text.strip()):
+            break  # another config's lines: what stands above them names that one
     return None
 
 

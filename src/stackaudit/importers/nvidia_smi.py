@@ -61,7 +61,8 @@ _INDENTED = re.compile(r"^(?: {4,}|\t+)[A-Za-z][\w .()/+-]*?(\s*:.*)?$")
 _Q_KEYS = re.compile(r"^\s+(Product Name|Persistence Mode|Applications Clocks|Default Applications Clocks|"
                      r"Clocks Event Reasons|Clocks Throttle Reasons|GPU Power Readings|Power Readings|FB Memory Usage|"
                      r"Remapped Rows|ECC Mode|Ecc Mode|ECC Errors|Retired Pages|Compute Mode|MIG Mode|"
-                     r"GSP Firmware Version|Max Clocks)\b")
+                     r"GSP Firmware Version|Max Clocks|GPU Link Info|PCIe Generation|Link Width|BAR1 Memory Usage|"
+                     r"GPU Virtualization Mode)\b")
 
 
 def _q_line(line: str) -> bool:

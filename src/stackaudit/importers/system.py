@@ -47,11 +47,29 @@ _LSCPU_KEY = re.compile(
 )
 
 
+# Keys only lscpu prints, for an excerpt that starts below its first line (`lscpu | grep -i numa`, a cut).
+_LSCPU_OWN = re.compile(r"^\s*(Socket\(s\)|NUMA node\(s\)|NUMA node\d+ CPU\(s\)|Core\(s\) per socket|"
+                        r"Thread\(s\) per core|On-line CPU\(s\) list|CPU family|BogoMIPS|L[123]\w? cache)\s*:\s*\S")
+
+
+def _headless_lscpu(lines: list[str], i: int) -> bool:
+    """lscpu lines from here without its `Architecture:` line: three or more, two of lscpu's own keys."""
+    line = lines[i]
+    if ":" not in line or not any(w in line for w in ("(s)", "family", "BogoMIPS", "cache", "Model name", "Vendor")):
+        return False  # cheap tests first: most lines of a long paste are not lscpu's
+    if not _LSCPU_OWN.match(lines[i]) and not re.match(r"^\s*(CPU\(s\)|Model name|Vendor ID)\s*:\s*\S", lines[i]):
+        return False
+    if i > 0 and _LSCPU_KEY.match(lines[i - 1]) and lines[i - 1].strip():
+        return False  # the middle of a block already looked at
+    end = take_while(lines, i, _LSCPU_KEY)
+    return end - i >= 3 and sum(1 for ln in lines[i:end] if _LSCPU_OWN.match(ln)) >= 2
+
+
 @importer("lscpu", "`lscpu`")
 def lscpu(lines: list[str]) -> Iterator[Found]:
     i = 0
     while i < len(lines):
-        if re.match(r"^\s*Architecture:\s+\S", lines[i]):
+        if re.match(r"^\s*Architecture:\s+\S", lines[i]) or _headless_lscpu(lines, i):
             end = take_while(lines, i, _LSCPU_KEY)
             body = "\n".join(line.strip() if ":" in line else line for line in lines[i:end])
             if "CPU(s):" in body:
@@ -62,6 +80,7 @@ def lscpu(lines: list[str]) -> Iterator[Found]:
                 nested = any(re.match(r"^\s{2,}[A-Z][\w ()/.-]*:", ln) for ln in span)
                 vulns = any(ln.strip().startswith(("Vulnerability", "Vulnerabilities:")) for ln in span)
                 whole = vulns if nested else (vulns or lines[end - 1].strip().startswith("Flags:"))
+                whole = whole and bool(re.match(r"^\s*Architecture:", lines[i]))
                 yield Found("lscpu", i, end, command_output(LSCPU.argv, body + "\n"), whole=whole)
             i = max(end, i + 1)
         else:

@@ -1,0 +1,87 @@
+"""Command lines that start a serving engine, pasted into a report (`vllm serve m --tensor-parallel-size 2`,
+`NCCL_P2P_DISABLE=1 python -m sglang.launch_server ...`, `trtllm-serve ...`).
+
+What such a line shows: the engine, its flags, and the variables set on the line itself. What it does not
+show: the rest of the environment, and what the engine made of its flags (vLLM turns graphs off itself
+under data parallelism, corpus 67): its own log says that. So a flag on the line proves a setting; its
+absence proves nothing about the running engine.
+
+Recorded form: the importer (importers/engine_command.py) keeps each line verbatim, continuation lines
+joined, as the pasted document ENGINE_COMMAND (facts/sources.py).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.processes import ProcessInfo, classify
+from stackaudit.facts.registry import Sourced, fact, first_of, parser
+from stackaudit.facts.sources import ENGINE_COMMAND
+
+_ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+# Wrappers before the program that change nothing about its flags.
+_WRAPPERS = {"sudo", "env", "nohup", "exec", "time", "numactl", "taskset", "stdbuf", "uv", "run"}
+# The processes that carry the flags (not a worker or a helper).
+_TOP_ROLES = {"api-server", "launcher", ""}
+# Cheap tests before any splitting: a long vLLM log names "vllm" on most lines, its commands are rare.
+ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm")
+COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b")
+
+
+@dataclass(frozen=True)
+class EngineCommand:
+    engine: str  # vllm | sglang | trtllm
+    argv: tuple[str, ...]
+    env: tuple[tuple[str, str], ...] = ()  # NAME=value set on the line itself, in order
+    line: str = ""
+
+    def as_process(self) -> ProcessInfo:
+        """The command as the runtime checks read an engine's top process (pid 0: no process is known)."""
+        return ProcessInfo(pid=0, ppid=None, comm="pasted command", argv=self.argv, engine=self.engine,
+                           role="api-server", root_pid=0)
+
+
+@dataclass(frozen=True, kw_only=True)
+class EngineCommands(Sourced):
+    commands: tuple[EngineCommand, ...] = ()
+
+
+fact("engine_commands", EngineCommands, first_of, hint=ENGINE_COMMAND.hint)
+
+
+def parse_command_line(line: str) -> EngineCommand | None:
+    """One shell line (prompt already removed) as an engine command, or None when it starts no engine."""
+    if not any(w in line.lower() for w in ENGINE_WORDS) or not COMMAND_HINT.search(line):
+        return None
+    try:
+        words = shlex.split(line, comments=True)
+    except ValueError:
+        return None
+    env: list[tuple[str, str]] = []
+    while words and (_ASSIGN.match(words[0]) or words[0] in _WRAPPERS):
+        m = _ASSIGN.match(words[0])
+        if m:
+            env.append((m.group(1), m.group(2)))
+        words.pop(0)
+    if not words or any(w in ("|", ";", "&&", "||") for w in words):
+        return None
+    match = classify(tuple(words))
+    if match is None or match.engine not in ("vllm", "sglang", "trtllm") or match.role not in _TOP_ROLES:
+        return None
+    return EngineCommand(match.engine, tuple(words), tuple(env), line.strip())
+
+
+def parse_engine_commands(text: str) -> EngineCommands:
+    commands = [c for c in (parse_command_line(line) for line in text.splitlines() if line.strip()) if c]
+    if not commands:
+        raise ParseError("no engine command line")
+    return EngineCommands(commands=tuple(commands))
+
+
+@parser(ENGINE_COMMAND, feeds="engine_commands", kind=EngineCommands, rank=10)
+def engine_commands_pasted(text: str) -> EngineCommands:
+    """Engine command lines pasted into a report (the flags and the variables set on the line)."""
+    return parse_engine_commands(text)

@@ -1,0 +1,49 @@
+"""A command line that starts a serving engine, pasted into a report (`vllm serve ...`,
+`python -m sglang.launch_server ...`, `trtllm-serve ...`), with its prompt, leading `NAME=value`
+assignments and `\\` continuation lines.
+
+Recorded verbatim (continuations joined) as the pasted document ENGINE_COMMAND; the `engine_commands`
+fact reads it (facts/engine_command.py). A line inside a docker run, compose or pod spec is theirs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import partial
+
+from stackaudit.facts.engine_command import COMMAND_HINT, ENGINE_WORDS, parse_command_line
+from stackaudit.facts.sources import ENGINE_COMMAND
+from stackaudit.host.memory import HostRecord
+from stackaudit.importers._scan import strip_prompt
+from stackaudit.importers.registry import Found, append_document, importer
+
+MAX_CONTINUATIONS = 64  # a command is a few lines; a run of `\` lines past this is not one
+
+
+def _append(text: str, rec: HostRecord) -> None:
+    append_document(rec, ENGINE_COMMAND.name, text)
+
+
+@importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)")
+def engine_command(lines: list[str]) -> Iterator[Found]:
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        low = line.lower()
+        # Substring tests first: most lines of a vLLM log say "vllm", few "serve", "-m " or "trtllm".
+        if ("serve" not in low and "-m " not in low and "trtllm" not in low) or not any(w in low for w in ENGINE_WORDS) \
+                or not (COMMAND_HINT.search(line) or line.rstrip().endswith("\\")):
+            i += 1
+            continue
+        end = i + 1
+        joined = strip_prompt(line)
+        while joined.endswith("\\") and end < len(lines) and end - i <= MAX_CONTINUATIONS:
+            joined = joined[:-1] + " " + lines[end].strip()
+            end += 1
+        command = parse_command_line(joined)
+        if command is not None:
+            yield Found("engine command", i, end, partial(_append, command.line + "\n"))
+            i = end
+        else:
+            i += 1
+
