@@ -123,10 +123,16 @@ def redact_shapes(text: str) -> str:
     return _SECRET_SHAPES.sub(REDACTED, text)
 
 
+def redact_url_credentials(text: str) -> str:
+    """`scheme://user:pw@`, `scheme://:pw@` and `scheme://user@` lose their credentials."""
+    if "://" not in text:
+        return text
+    return _URL_CREDENTIALS.sub(lambda m: f"{m.group('scheme')}{REDACTED}@", text)
+
+
 def redact_text(text: str) -> str:
     """Redact credentials in URLs, secret-named assignments, secret flags' values and secret shapes."""
-    text = redact_shapes(text)
-    text = _URL_CREDENTIALS.sub(lambda m: f"{m.group('scheme')}{REDACTED}@", text)
+    text = redact_url_credentials(redact_shapes(text))
 
     def _assignment(m: re.Match[str]) -> str:
         if (is_secret_name(m.group("name")) or looks_random(m.group("value"))) and m.group("value") not in ("", REDACTED):
