@@ -11,6 +11,8 @@ import math
 import re
 from typing import Any
 
+from stackaudit.host.limits import load_json
+
 REDACTED = "<redacted>"
 
 # TOKEN but not TOKENS/TOKENIZER (max_num_batched_tokens, TOKENIZERS_PARALLELISM are settings);
@@ -254,7 +256,7 @@ def redact_command_output(argv: tuple[str, ...], stdout: str) -> str:
     """Redact a command's output; `docker inspect` JSON is redacted structurally."""
     if len(argv) >= 2 and argv[0].endswith("docker") and argv[1] == "inspect":
         try:
-            return json.dumps(_redact_docker_object(json.loads(stdout)), indent=4)
+            return json.dumps(_redact_docker_object(load_json(stdout, "docker inspect")), indent=4)
         except ValueError:
             pass
     return redact_text(stdout)
