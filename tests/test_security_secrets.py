@@ -124,6 +124,53 @@ def test_auditing_the_redacted_snapshot_gives_the_hosts_results(tmp_path: Path) 
     assert any(status != "unknown" for status, _ in live.values())
 
 
+# Shapes a server can report about itself (a model id, a launch flag, an `*_info` label): the ones known by
+# their shape, under innocent names, and one under a secret flag's name.
+SELF_REPORT = {
+    "tokenizer_path": f"https://alice:{SHAPES['redis empty user']}@hf.example/org/model",
+    "dist_init_addr": f"redis://:{SHAPES['redis empty user']}@cache:6379/0",
+    "note": " ".join(SHAPES[k] for k in ("github classic", "github fine-grained", "hugging face", "openai",
+                                          "aws access key id", "nvidia api", "jwt")),
+    "alerts": WEBHOOK,
+    "banner": PEM,
+    "ssl_keyfile_password": SHAPES["ssl keyfile password"],
+}
+
+
+def test_the_corpus_in_a_servers_self_report_never_reaches_bench_output_or_history(tmp_path: Path) -> None:
+    import sqlite3
+    import subprocess
+    import sys
+
+    report_file = tmp_path / "report.json"
+    report_file.write_text(json.dumps(SELF_REPORT))
+    server = Path(__file__).parent / "hostile" / "hostile_bench_server.py"
+    db = str(tmp_path / "runs.sqlite3")
+    proc = subprocess.Popen([sys.executable, str(server), "--self-report-file", str(report_file)],
+                            stdout=subprocess.PIPE, text=True)
+    outputs = []
+    try:
+        assert proc.stdout is not None
+        url = f"http://127.0.0.1:{int(proc.stdout.readline().split()[1])}"
+        for fmt in ("json", "text", "markdown"):
+            done = subprocess.run([sys.executable, "-m", "stackaudit", "bench", "--url", url, "-c", "1", "--requests", "4",
+                                   "--input-tokens", "8", "--output-tokens", "8", "--warmup", "0", "--quiet",
+                                   "--db", db, "-f", fmt], capture_output=True, text=True, timeout=120)
+            assert done.returncode == 0, done.stderr
+            outputs += [done.stdout, done.stderr]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    for fmt in ("json", "text", "markdown"):
+        done = subprocess.run([sys.executable, "-m", "stackaudit", "bench", "history", "--db", db, "-f", fmt],
+                              capture_output=True, text=True, timeout=60)
+        outputs.append(done.stdout)
+    with sqlite3.connect(db) as handle:
+        stored = "\n".join(str(row) for table in ("runs", "requests", "meta") for row in handle.execute(f"SELECT * FROM {table}"))
+    assert "hf.example/org/model" in outputs[0]  # what the server reported is kept, less its secrets
+    assert _hits("\n".join(outputs) + stored) == []
+
+
 @pytest.mark.parametrize("text,kept", [
     ("max_num_batched_tokens=8192 --tokenizer-mode auto", True),
     ("GPU-5e3a1c2d-8b7f-4e6a-9c0d-1a2b3c4d5e6f boot_id 0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0", True),

@@ -4,8 +4,10 @@ A plain streaming server (usage in its last event, or none with `--no-usage`) pl
 `--metrics-bytes N` and `--models-bytes N` answer with N bytes and no Content-Length (the client cannot
 know the size before reading); `--redirect-to URL --redirect-every K` answers every K-th completion with
 a `--redirect-status` redirect to URL + the same path; `--self-report URL` reports that URL (with its
-credentials) as its model id, in `/get_server_info` and in a `/metrics` info label; `--text-bytes N`
-puts N bytes of text in every content chunk.
+credentials) as its model id, in `/get_server_info` and in a `/metrics` info label (`--self-report-file
+F`: every value of the JSON object in F under its own name in the last two, its `tokenizer_path` and
+`note` in the model id); `--text-bytes N` puts N bytes
+of text in every content chunk.
 """
 
 from __future__ import annotations
@@ -70,12 +72,16 @@ async def handle(args: argparse.Namespace, state: dict[str, int], reader: asynci
             if method == "GET" and path == "/v1/models" and args.models_bytes:
                 await _flood(writer, args.models_bytes, b'{"data": [{"id": "' + b"m" * 64)
                 return
+            report = args.reported
             if method == "GET" and path == "/v1/models":
-                await _json(writer, 200, {"data": [{"id": args.self_report or "hostile", "owned_by": "vllm"}]})
-            elif method == "GET" and path == "/get_server_info" and args.self_report:
-                await _json(writer, 200, {"version": "0.1", "tokenizer_path": args.self_report, "dist_init_addr": args.self_report})
-            elif method == "GET" and path == "/metrics" and args.self_report:
-                text = f'vllm:generation_tokens_total 0.0\nvllm:model_info{{source="{args.self_report}"}} 1.0\n'.encode()
+                # The model id holds what a path or a note could: never a value only its name marks secret.
+                model = " ".join(report[k] for k in ("tokenizer_path", "note") if k in report) or "hostile"
+                await _json(writer, 200, {"data": [{"id": model, "owned_by": "vllm"}]})
+            elif method == "GET" and path == "/get_server_info" and report:
+                await _json(writer, 200, {"version": "0.1", **report})
+            elif method == "GET" and path == "/metrics" and report:
+                labels = ",".join(f'{k}="{v}"'.replace("\n", "\\n") for k, v in report.items())
+                text = f"vllm:generation_tokens_total 0.0\nvllm:model_info{{{labels}}} 1.0\n".encode()
                 writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n%s" % (len(text), text))
                 await writer.drain()
             elif method == "POST" and path.startswith("/v1/"):
@@ -103,7 +109,12 @@ async def main() -> None:
     parser.add_argument("--self-report", default=None)
     parser.add_argument("--text-bytes", type=int, default=1)
     parser.add_argument("--no-usage", dest="usage", action="store_false")
+    parser.add_argument("--self-report-file", default=None)
     args = parser.parse_args()
+    args.reported = {"tokenizer_path": args.self_report, "dist_init_addr": args.self_report} if args.self_report else {}
+    if args.self_report_file:
+        with open(args.self_report_file, encoding="utf-8") as source:
+            args.reported = json.load(source)
     state = {"completions": 0}
     server = await asyncio.start_server(lambda r, w: handle(args, state, r, w), "127.0.0.1", 0)
     print(f"PORT {server.sockets[0].getsockname()[1]}", flush=True)
