@@ -211,6 +211,23 @@ def test_flags_docker_labels_and_urls_by_shape() -> None:
     assert redact_text(PEM).count("<redacted>") == 1 and SHAPES["pem"] not in redact_text(PEM)
 
 
+def test_every_process_keeps_comm_uid_and_exe_but_only_audited_ones_their_argv(tmp_path: Path) -> None:
+    host = fake_host(
+        files={"/proc/777/cmdline": f"sshpass\0-p\0{SHAPES['mysql']}\0ssh\0backup\0",
+               "/proc/777/environ": f"SSHPASS={SHAPES['mysql']}\0",
+               "/proc/777/status": "Name:\tsshpass\nUmask:\t0022\nState:\tS (sleeping)\nPid:\t777\nUid:\t1001\t1001\t1001\t1001\n"},
+        links={"/proc/777/exe": "/usr/bin/sshpass"}, dirs={"/proc": ["777"]})
+    snap = tmp_path / "s.tar.gz"
+    capture_host(host, str(snap))
+    replayed = load_snapshot(str(snap))
+    assert b"Uid:\t1001" in replayed.read_bytes("/proc/777/status") and b"Name:\tsshpass" in replayed.read_bytes("/proc/777/status")
+    assert replayed.readlink("/proc/777/exe") == "/usr/bin/sshpass"
+    assert replayed.read_bytes("/proc/777/cmdline") == b""
+    with tarfile.open(snap) as tar:
+        blob = b"".join(tar.extractfile(m).read() for m in tar.getmembers() if m.isfile())  # type: ignore[union-attr]
+    assert SHAPES["mysql"].encode() not in blob
+
+
 def test_only_engines_workers_and_audited_daemons_keep_their_argv() -> None:
     assert is_audited_process(["/usr/bin/python3", "-m", "vllm.entrypoints.openai.api_server"])
     assert is_audited_process(["/usr/bin/nvidia-persistenced", "--user", "nvidia-persistenced"])
