@@ -8,6 +8,7 @@ The values are made up at test time in each vendor's documented shape (none is a
 from __future__ import annotations
 
 import json
+import os
 import random
 import string
 import tarfile
@@ -145,6 +146,7 @@ def test_the_corpus_in_a_servers_self_report_never_reaches_bench_output_or_histo
     report_file = tmp_path / "report.json"
     report_file.write_text(json.dumps(SELF_REPORT))
     server = Path(__file__).parent / "hostile" / "hostile_bench_server.py"
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1] / "src"))  # this tree, whatever the cwd
     db = str(tmp_path / "runs.sqlite3")
     proc = subprocess.Popen([sys.executable, str(server), "--self-report-file", str(report_file)],
                             stdout=subprocess.PIPE, text=True)
@@ -155,7 +157,7 @@ def test_the_corpus_in_a_servers_self_report_never_reaches_bench_output_or_histo
         for fmt in ("json", "text", "markdown"):
             done = subprocess.run([sys.executable, "-m", "stackaudit", "bench", "--url", url, "-c", "1", "--requests", "4",
                                    "--input-tokens", "8", "--output-tokens", "8", "--warmup", "0", "--quiet",
-                                   "--db", db, "-f", fmt], capture_output=True, text=True, timeout=120)
+                                   "--db", db, "-f", fmt], capture_output=True, text=True, timeout=120, env=env)
             assert done.returncode == 0, done.stderr
             outputs += [done.stdout, done.stderr]
     finally:
@@ -163,7 +165,7 @@ def test_the_corpus_in_a_servers_self_report_never_reaches_bench_output_or_histo
         proc.wait(timeout=10)
     for fmt in ("json", "text", "markdown"):
         done = subprocess.run([sys.executable, "-m", "stackaudit", "bench", "history", "--db", db, "-f", fmt],
-                              capture_output=True, text=True, timeout=60)
+                              capture_output=True, text=True, timeout=60, env=env)
         outputs.append(done.stdout)
     with sqlite3.connect(db) as handle:
         stored = "\n".join(str(row) for table in ("runs", "requests", "meta") for row in handle.execute(f"SELECT * FROM {table}"))
