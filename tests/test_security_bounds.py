@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import struct
 import time
 from pathlib import Path
@@ -24,9 +25,12 @@ from stackaudit.facts.python_env import parse_cuda_version_file
 from stackaudit.facts.serving_logs import parse_p2p_cache
 from stackaudit.host.base import MAX_OUTPUT_BYTES, CommandResult
 from stackaudit.host.limits import MAX_XML_DEPTH, load_json, load_xml
+from stackaudit.host.memory import fake_host
 from stackaudit.host.redact import redact_command_output
 from stackaudit.host.source import Provenance
+from stackaudit.report.render import render
 
+TEN_MB = 10 * 1024 * 1024
 DEEP_JSON = "[" * 100_000 + "]" * 100_000
 NVSMI_HEAD = '<?xml version="1.0" ?>\n<!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v12.dtd">\n'
 
@@ -132,6 +136,19 @@ def test_gguf_header_counts_are_checked_before_parsing(tmp_path: Path) -> None:
     path.write_bytes(b"GGML" + bytes(20))
     with pytest.raises(InputError, match="no GGUF magic"):
         check_header(path)
+
+
+# -- reports stay bounded -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json"])
+def test_a_10_mb_hostname_and_command_line_keep_every_report_format_bounded(fmt: str) -> None:
+    host = fake_host(files={"/proc/sys/kernel/hostname": "h" * TEN_MB + "\n", "/proc/cmdline": "BOOT_IMAGE=/x " + "y" * TEN_MB},
+                     hostname="a" * TEN_MB)
+    out = render(run_audit(host), fmt)
+    assert len(out) < 200_000  # was 10.5 MB in text and Markdown
+    if fmt != "json":  # the header shows the hostname (JSON does not carry one this long at all)
+        assert re.search(r"cut: 4096 of 104857\d\d characters", out)  # the marker (Markdown escapes its brackets)
 
 
 # -- an unknown names the cut --------------------------------------------------------------------

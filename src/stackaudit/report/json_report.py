@@ -12,25 +12,10 @@ import json
 from typing import Any
 
 from stackaudit.engine.runner import Report
+from stackaudit.report.bounds import bounded
 from stackaudit.report.sections import RenderOptions
 
 SCHEMA_VERSION = 2
-# Longest string value the JSON report carries (docs/design.md, "Bounds"): evidence quotes one line of a
-# source, and a 10 MB line must not make a 10 MB report. A longer value is cut with a marker saying so.
-MAX_VALUE_CHARS = 4096
-
-
-def bounded(value: Any, limit: int = MAX_VALUE_CHARS) -> Any:
-    """`value` with every string longer than `limit` cut, ending in `… [cut: N of M characters]`."""
-    if isinstance(value, str):
-        if len(value) <= limit:
-            return value
-        return value[:limit] + f"… [cut: {limit} of {len(value)} characters]"
-    if isinstance(value, dict):
-        return {k: bounded(v, limit) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [bounded(v, limit) for v in value]
-    return value
 
 
 def report_to_json(report: Report, options: RenderOptions | None = None) -> dict[str, Any]:
