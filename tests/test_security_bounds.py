@@ -115,6 +115,8 @@ def test_a_fifo_model_config_is_not_waited_on(tmp_path: Path, capsys: pytest.Cap
     assert main(["ceiling", "--model", str(tmp_path), "--gpu", "H100"]) == 2  # returns at once: never opened
     with pytest.raises(InputError, match="not a regular file"):
         modelconfig.read_small(tmp_path / "config.json", 1024)
+    with pytest.raises(InputError, match="not a regular file or a directory"):
+        modelconfig.resolve_config_path(str(tmp_path / "config.json"))
 
 
 def test_the_walk_is_bounded_in_entries_and_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -267,6 +267,8 @@ def resolve_config_path(model: str, env: Mapping[str, str] | None = None) -> Pat
             f"model {model!r} is not a file, a directory, or in the local Hugging Face cache "
             f"(looked in {looked}); stackaudit never downloads: pass the path of its config.json"
         )
+    if path.exists():
+        raise InputError(f"{model}: not a regular file or a directory (a FIFO or a device is never read)")
     raise InputError(f"{model}: no such file or directory")
 
 
