@@ -3,10 +3,11 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
-# llama-cpp-python builds from source (~5 min); keep built wheels between runs.
-export PIP_FIND_LINKS ?= $(HOME)/.cache/stackaudit-wheels
+# llama-cpp-python builds from source (~5 min); the wheels it builds are kept in a folder of our own
+# between runs. No environment variable is exported: pip's own settings (PIP_FIND_LINKS, pip.conf) stay the user's.
+WHEELS ?= $(HOME)/.cache/stackaudit/wheels
 
-.PHONY: run test lint typecheck bench clean venv docs
+.PHONY: run test test-fast lint typecheck bench clean venv docs
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,9 +19,15 @@ $(VENV)/.installed-test: $(VENV)/.installed pyproject.toml
 	# pciutils: the test that parses this machine's PCI config space compares with `lspci -vvv` (root only).
 	command -v lspci >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
 		{ apt-get update -qq && apt-get install -y -qq pciutils >/dev/null; } ; } || true
-	mkdir -p $(PIP_FIND_LINKS)
-	$(PIP) wheel -q --wheel-dir $(PIP_FIND_LINKS) --find-links $(PIP_FIND_LINKS) "llama-cpp-python[server]>=0.3.0"
-	$(PIP) install -q --find-links $(PIP_FIND_LINKS) -e ".[test,plot]"
+	mkdir -p $(WHEELS)
+	$(PIP) wheel -q --wheel-dir $(WHEELS) --find-links $(WHEELS) "llama-cpp-python[server]>=0.3.0"
+	$(PIP) install -q --find-links $(WHEELS) -e ".[test,llama,plot]"
+	touch $@
+
+# Contributors' loop: the test extras without the compiled llama.cpp server (its tests skip) and without
+# the slow tests that start real servers.
+$(VENV)/.installed-fast: $(VENV)/.installed pyproject.toml
+	$(PIP) install -q -e ".[test,plot]"
 	touch $@
 
 venv: $(VENV)/.installed
@@ -31,7 +38,11 @@ run: $(VENV)/.installed
 test: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/mypy
-	$(PY) -m pytest
+	$(PY) -m pytest --durations=20
+
+test-fast: $(VENV)/.installed-fast
+	$(VENV)/bin/ruff check src tests bench
+	$(PY) -m pytest -m "not slow" -x
 
 bench: $(VENV)/.installed-test
 	$(PY) bench/audit_speed.py

@@ -1,4 +1,5 @@
-"""Whole-host scenarios (tests/test_scenarios_host.py builds them) captured and audited for report tests.
+"""Whole-host scenarios (tests/test_scenarios_host.py and, for step 3's acceptance scenario,
+tests/scenarios_rtx_pro_6000.py build them) captured and audited for report tests.
 
 `snapshot(name)` captures a scenario's fake host into a .tar.gz once per session; `report(name)` is
 the audit of it; `cli_render(name, fmt)` is what `stackaudit audit --from SNAPSHOT --format FMT`
@@ -11,17 +12,24 @@ import tempfile
 from pathlib import Path
 
 from scenario_builder import Parts, build_host
+from scenarios_rtx_pro_6000 import HOSTNAMES as RTX_HOSTNAMES
+from scenarios_rtx_pro_6000 import SCENARIOS as RTX_SCENARIOS
 from stackaudit.capture import capture_host
 from stackaudit.engine.runner import Report, run_audit
 from stackaudit.host.memory import load_snapshot
-from test_scenarios_host import HOSTNAMES, SCENARIOS
+from test_scenarios_host import HOSTNAMES as HOST_HOSTNAMES
+from test_scenarios_host import SCENARIOS as HOST_SCENARIOS
+
+# Every whole-host scenario by name: its builder, and the hostname its fake host answers.
+BUILDERS = {**{n: s[0] for n, s in HOST_SCENARIOS.items()}, **{n: s[0] for n, s in RTX_SCENARIOS.items()}}
+HOSTNAMES = {**HOST_HOSTNAMES, **RTX_HOSTNAMES}
 
 _DIR = Path(tempfile.mkdtemp(prefix="stackaudit-report-tests-"))
 _SNAPSHOTS: dict[str, Path] = {}
 
 
 def parts(name: str) -> Parts:
-    return SCENARIOS[name][0]()
+    return BUILDERS[name]()
 
 
 def snapshot(name: str, scenario: Parts | None = None, tag: str = "") -> Path:

@@ -12,9 +12,12 @@ The expectations live in the tests, written by hand; nothing here computes an ex
 
 from __future__ import annotations
 
+import json
+import re
 import struct
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from stackaudit.host.base import CommandResult
 from stackaudit.host.memory import MemoryHost, fake_host
@@ -820,3 +823,236 @@ def lxc_container(self_pid: int, ncpu: int, shm_kib: int, limits: str) -> Parts:
 def proxmox_lxc_conf(vmid: int, body: str) -> Parts:
     """/etc/pve/lxc/<vmid>.conf on the Proxmox node (`key: value`)."""
     return Parts(files={f"/etc/pve/lxc/{vmid}.conf": body})
+
+
+# --- Blackwell on Turin: lspci -vvv, nvidia-smi outputs, a model in the Hugging Face cache ---------
+
+# EPYC 9575F (Turin, Zen 5): family 26 model 2 stepping 1 as `amdtool` prints a Turin part in a public coreboot
+# port report (https://blog.3mdeb.com, Gigabyte MZ33-AR1: "Family 0x1a, Model 0x2, Stepping 0x1"); 64 cores,
+# 3.3 GHz base, 5.0 GHz boost, 256 MiB L3 per socket (AMD's product page). The lscpu text itself is modelled.
+EPYC_9575F = CpuModel("AuthenticAMD", "AMD EPYC 9575F 64-Core Processor", 26, 2, 1, 64, 5008.0, 1500.0, 6590.74,
+                      AMD_FLAGS, 48, 1024, 256)
+
+# The RTX PRO 6000 Blackwell Server Edition: PCI ID 10de:2bb5, subsystem 10de:204e (the lspci block of
+# tests/test_pcie_lspci.py), 96 GB GDDR7, 600 W default limit (NVIDIA's product page).
+RTX_PRO_6000_SE = "RTX PRO 6000 Blackwell Server Edition"
+
+
+def lspci_turin_gpus(gpus: Sequence[Gpu], *, mps: int = 256, mrrs: int = 512, root_mps_cap: int = 512) -> Parts:
+    """`lspci -D -nn -vvv` (pciutils 3.9, Debian 12 / Proxmox VE 8) of GPUs each on its own Turin GPP bridge.
+
+    Modelled, field by field, on the RTX PRO 6000 Blackwell Server Edition and EPYC GPP bridge blocks of
+    tests/test_pcie_lspci.py (pciutils' ls-caps.c wording: an equal LnkSta prints no `(ok)` marker in 3.9); the
+    Turin root complex naming from a public `lspci -tvnn` of a Turin board (Turin Root Complex 1022:153a,
+    IOMMU 153b, dummy host bridge 153d; the GPP bridge's own ID, 153e, is modelled). ACS redirect is on at the
+    root ports, as Linux sets it whenever an IOMMU is present (also with iommu=pt).
+    """
+    blocks: list[str] = []
+    for i, g in enumerate(gpus):
+        bus = g.bdf[5:7]
+        group = g.iommu_group if g.iommu_group is not None else 0
+        blocks.append(
+            f"{g.root_port} PCI bridge [0604]: Advanced Micro Devices, Inc. [AMD] Turin GPP Bridge [1022:153e] "
+            "(prog-if 00 [Normal decode])\n"
+            "\tControl: I/O+ Mem+ BusMaster+ SpecCycle- MemWINV- VGASnoop- ParErr- Stepping- SERR+ FastB2B- DisINTx+\n"
+            "\tStatus: Cap+ 66MHz- UDF- FastB2B- ParErr- DEVSEL=fast >TAbort- <TAbort- <MAbort- >SERR- <PERR- INTx-\n"
+            "\tLatency: 0, Cache Line Size: 64 bytes\n"
+            f"\tInterrupt: pin ? routed to IRQ {40 + i}\n"
+            f"\tNUMA node: {g.numa_node}\n"
+            f"\tIOMMU group: {group - 1}\n"
+            f"\tBus: primary={g.root_port[5:7]}, secondary={bus}, subordinate={bus}, sec-latency=0\n"
+            "\tI/O behind bridge: [disabled] [16-bit]\n"
+            "\tMemory behind bridge: f0000000-f40fffff [size=65M] [32-bit]\n"
+            "\tPrefetchable memory behind bridge: [size=129G] [64-bit]\n"
+            "\tCapabilities: [50] Power Management version 3\n"
+            "\t\tFlags: PMEClk- DSI- D1- D2- AuxCurrent=0mA PME(D0+,D1-,D2-,D3hot+,D3cold+)\n"
+            "\t\tStatus: D0 NoSoftRst- PME-Enable- DSel=0 DScale=0 PME-\n"
+            "\tCapabilities: [58] Express (v2) Root Port (Slot+), MSI 00\n"
+            f"\t\tDevCap:\tMaxPayload {root_mps_cap} bytes, PhantFunc 0\n"
+            "\t\t\tExtTag+ RBE+\n"
+            "\t\tDevCtl:\tCorrErr+ NonFatalErr+ FatalErr+ UnsupReq+\n"
+            "\t\t\tRlxdOrd+ ExtTag+ PhantFunc- AuxPwr- NoSnoop+\n"
+            f"\t\t\tMaxPayload {mps} bytes, MaxReadReq 512 bytes\n"
+            "\t\tDevSta:\tCorrErr- NonFatalErr- FatalErr- UnsupReq- AuxPwr- TransPend-\n"
+            f"\t\tLnkCap:\tPort #{i + 1}, Speed 32GT/s, Width x16, ASPM L1, Exit Latency L1 <64us\n"
+            "\t\t\tClockPM- Surprise- LLActRep+ BwNot+ ASPMOptComp+\n"
+            "\t\tLnkCtl:\tASPM Disabled; RCB 64 bytes, Disabled- CommClk+\n"
+            "\t\t\tExtSynch- ClockPM- AutWidDis- BWInt- AutBWInt-\n"
+            "\t\tLnkSta:\tSpeed 32GT/s, Width x16\n"
+            "\t\t\tTrErr- Train- SlotClk+ DLActive+ BWMgmt- ABWMgmt-\n"
+            f"\t\tSltCap:\tAttnBtn- PwrCtrl- MRL- AttnInd- PwrInd- HotPlug- Surprise-\n"
+            f"\t\t\tSlot #{i + 1}, PowerLimit 75W; Interlock- NoCompl+\n"
+            "\t\tDevCap2: Completion Timeout: Range ABCD, TimeoutDis+ NROPrPrP- LTR+\n"
+            "\t\t\t 10BitTagComp+ 10BitTagReq+ OBFF Not Supported, ExtFmt+ EETLPPrefix+, MaxEETLPPrefixes 1\n"
+            "\t\tDevCtl2: Completion Timeout: 50us to 50ms, TimeoutDis- LTR- 10BitTagReq- OBFF Disabled, ARIFwd+\n"
+            "\tCapabilities: [100 v1] Vendor Specific Information: ID=0001 Rev=1 Len=010 <?>\n"
+            "\tCapabilities: [150 v2] Advanced Error Reporting\n"
+            "\t\tUESta:\tDLP- SDES- TLP- FCP- CmpltTO- CmpltAbrt- UnxCmplt- RxOF- MalfTLP- ECRC- UnsupReq- ACSViol-\n"
+            "\t\tCESta:\tRxErr- BadTLP- BadDLLP- Rollover- Timeout- AdvNonFatalErr-\n"
+            "\tCapabilities: [2a0 v1] Access Control Services\n"
+            "\t\tACSCap:\tSrcValid+ TransBlk+ ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans+\n"
+            "\t\tACSCtl:\tSrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-\n"
+            "\tKernel driver in use: pcieport\n")
+        blocks.append(
+            f"{g.bdf} 3D controller [0302]: NVIDIA Corporation GB202GL [{RTX_PRO_6000_SE}] [10de:2bb5] (rev a1)\n"
+            "\tSubsystem: NVIDIA Corporation Device [10de:204e]\n"
+            "\tControl: I/O- Mem+ BusMaster+ SpecCycle- MemWINV- VGASnoop- ParErr- Stepping- SERR- FastB2B- DisINTx+\n"
+            "\tStatus: Cap+ 66MHz- UDF- FastB2B- ParErr- DEVSEL=fast >TAbort- <TAbort- <MAbort- >SERR- <PERR- INTx-\n"
+            "\tLatency: 0\n"
+            f"\tInterrupt: pin A routed to IRQ {200 + i}\n"
+            f"\tNUMA node: {g.numa_node}\n"
+            f"\tIOMMU group: {group}\n"
+            "\tRegion 0: Memory at f0000000 (32-bit, non-prefetchable) [size=64M]\n"
+            f"\tRegion 1: Memory at {0x28000000000 + i * 0x4000000000:x} (64-bit, prefetchable) [size=128G]\n"
+            f"\tRegion 3: Memory at {0x2a000000000 + i * 0x4000000000:x} (64-bit, prefetchable) [size=32M]\n"
+            "\tCapabilities: [40] Power Management version 3\n"
+            "\t\tFlags: PMEClk- DSI- D1- D2- AuxCurrent=0mA PME(D0+,D1-,D2-,D3hot+,D3cold-)\n"
+            "\t\tStatus: D0 NoSoftRst+ PME-Enable- DSel=0 DScale=0 PME-\n"
+            "\tCapabilities: [48] MSI: Enable- Count=1/16 Maskable+ 64bit+\n"
+            "\tCapabilities: [60] Express (v2) Legacy Endpoint, MSI 00\n"
+            "\t\tDevCap:\tMaxPayload 256 bytes, PhantFunc 0, Latency L0s unlimited, L1 <64us\n"
+            "\t\t\tExtTag+ AttnBtn- AttnInd- PwrInd- RBE+ FLReset+\n"
+            "\t\tDevCtl:\tCorrErr- NonFatalErr- FatalErr- UnsupReq-\n"
+            "\t\t\tRlxdOrd+ ExtTag+ PhantFunc- AuxPwr- NoSnoop+ FLReset-\n"
+            f"\t\t\tMaxPayload {mps} bytes, MaxReadReq {mrrs} bytes\n"
+            "\t\tDevSta:\tCorrErr- NonFatalErr- FatalErr- UnsupReq- AuxPwr- TransPend-\n"
+            "\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x16, ASPM L1, Exit Latency L1 <4us\n"
+            "\t\t\tClockPM+ Surprise- LLActRep- BwNot- ASPMOptComp+\n"
+            "\t\tLnkCtl:\tASPM Disabled; RCB 64 bytes, Disabled- CommClk+\n"
+            "\t\t\tExtSynch- ClockPM+ AutWidDis- BWInt- AutBWInt-\n"
+            "\t\tLnkSta:\tSpeed 32GT/s, Width x16\n"
+            "\t\t\tTrErr- Train- SlotClk+ DLActive- BWMgmt- ABWMgmt-\n"
+            "\t\tDevCap2: Completion Timeout: Range AB, TimeoutDis+ NROPrPrP- LTR+\n"
+            "\t\t\t 10BitTagComp+ 10BitTagReq+ OBFF Via message, ExtFmt+ EETLPPrefix-\n"
+            "\t\tDevCtl2: Completion Timeout: 50us to 50ms, TimeoutDis- LTR- 10BitTagReq- OBFF Disabled,\n"
+            "\t\t\t AtomicOpsCtl: ReqEn-\n"
+            "\tCapabilities: [9c] Vendor Specific Information: Len=14 <?>\n"
+            "\tCapabilities: [b0] MSI-X: Enable+ Count=9 Masked-\n"
+            "\tCapabilities: [100 v1] Advanced Error Reporting\n"
+            "\t\tUESta:\tDLP- SDES- TLP- FCP- CmpltTO- CmpltAbrt- UnxCmplt- RxOF- MalfTLP- ECRC- UnsupReq- ACSViol-\n"
+            "\t\tCESta:\tRxErr- BadTLP- BadDLLP- Rollover- Timeout- AdvNonFatalErr-\n"
+            "\tCapabilities: [bb0 v1] Physical Resizable BAR\n"
+            "\t\tBAR 0: current size: 64MB, supported: 64MB\n"
+            "\t\tBAR 1: current size: 128GB, supported: 64MB 128MB 256MB 512MB 1GB 2GB 4GB 8GB 16GB 32GB 64GB 128GB\n"
+            "\t\tBAR 3: current size: 32MB, supported: 32MB\n"
+            "\tKernel driver in use: nvidia\n"
+            "\tKernel modules: nvidiafb, nouveau, nvidia_drm, nvidia\n")
+    return Parts(commands={("lspci", "-D", "-nn", "-vvv"): "\n".join(blocks)})
+
+
+_NVSMI_FIXTURE = "04-rtx-pro-6000-blackwell-maxq-gen4-host-nvsmi-xml.txt"
+
+
+def _xml_set(block: str, path: str, value: str) -> str:
+    """Set the text of the first `<a>…<b>` element along `path` ("ecc_mode/current_ecc") in an XML text."""
+    start = 0
+    *parents, leaf = path.split("/")
+    for parent in parents:
+        found = block.find(f"<{parent}>", start)
+        assert found >= 0, f"no <{parent}> in the nvidia-smi template"
+        start = found
+    pattern = re.compile(rf"<{leaf}>[^<]*</{leaf}>")
+    match = pattern.search(block, start)
+    assert match, f"no <{leaf}> in the nvidia-smi template"
+    return block[:match.start()] + f"<{leaf}>{value}</{leaf}>" + block[match.end():]
+
+
+def nvsmi_xml(gpus: Sequence[Gpu], *, driver: str, cuda: str, ecc: str = "Enabled", power_limit_w: float = 600.0,
+              default_limit_w: float = 600.0, timestamp: str = "Tue Nov 25 14:12:31 2025") -> Parts:
+    """`nvidia-smi -q -x` of RTX PRO 6000 Blackwell Server Edition GPUs serving (P0, Gen5 x16).
+
+    Each <gpu> element is the real v13-schema element of tests/data/captures/04-… (an RTX PRO 6000 Blackwell Max-Q
+    from telegraf's test fixtures) with the values that differ on a serving Server Edition changed: name, PCI
+    IDs and address, link (Gen5 host), ECC, power limits (600 W), BAR1, clocks under load, driver and GSP
+    versions, no process list (inside a container NVML's PIDs are not in its PID namespace)."""
+    text = (Path(__file__).resolve().parent / "data" / "captures" / _NVSMI_FIXTURE).read_text()
+    body = text.split("-----\n", 1)[1]
+    template = body[body.index("\t<gpu id="):body.index("</gpu>") + len("</gpu>")]
+    out = ['<?xml version="1.0" ?>', '<!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v13.dtd">', "<nvidia_smi_log>",
+           f"\t<timestamp>{timestamp}</timestamp>", f"\t<driver_version>{driver}</driver_version>",
+           f"\t<cuda_version>{cuda}</cuda_version>", f"\t<attached_gpus>{len(gpus)}</attached_gpus>"]
+    for i, g in enumerate(gpus):
+        bus_id = f"0000{g.bdf.upper()}"
+        block = template.replace('<gpu id="00000000:61:00.0">', f'<gpu id="{bus_id}">')
+        block = re.sub(r"<processes>.*?</processes>", "<processes>\n\t\t</processes>", block, flags=re.S)
+        for path, value in (
+            ("product_name", f"NVIDIA {RTX_PRO_6000_SE}"), ("mig_mode/current_mig", "Disabled"),
+            ("mig_mode/pending_mig", "Disabled"), ("serial", f"18243250{i:05d}"),
+            ("uuid", f"GPU-5e1c{i:04x}-8a2b-4c3d-9e4f-7a6b5c4d3e{i:02x}"), ("minor_number", str(i)),
+            ("vbios_version", "98.02.55.00.04"), ("board_part_number", "900-2G153-0070-000"),
+            ("gpu_part_number", "2BB5-895-A1"), ("board_id", f"0x{int(g.bdf[5:7], 16) << 8:x}"),
+            ("gsp_firmware_version", driver), ("pci/pci_bus", g.bdf[5:7].upper()),
+            ("pci/pci_device_id", "2BB510DE"), ("pci/pci_bus_id", bus_id), ("pci/pci_sub_system_id", "204E10DE"),
+            ("pcie_gen/max_link_gen", "5"), ("pcie_gen/current_link_gen", "5"),
+            ("pcie_gen/device_current_link_gen", "5"), ("pcie_gen/max_host_link_gen", "5"),
+            ("fan_speed", "N/A"), ("performance_state", "P0"),
+            ("fb_memory_usage/used", "86210 MiB"), ("fb_memory_usage/free", "11040 MiB"),
+            ("bar1_memory_usage/used", "86211 MiB"), ("bar1_memory_usage/free", "44861 MiB"),
+            ("utilization/gpu_util", "71 %"), ("utilization/memory_util", "58 %"),
+            ("ecc_mode/current_ecc", ecc), ("ecc_mode/pending_ecc", ecc),
+            ("temperature/gpu_temp", f"{54 + i % 3} C"),
+            ("gpu_power_readings/average_power_draw", "412.36 W"),
+            ("gpu_power_readings/instant_power_draw", "418.02 W"),
+            ("gpu_power_readings/current_power_limit", f"{power_limit_w:.2f} W"),
+            ("gpu_power_readings/requested_power_limit", f"{power_limit_w:.2f} W"),
+            ("gpu_power_readings/default_power_limit", f"{default_limit_w:.2f} W"),
+            ("gpu_power_readings/min_power_limit", "400.00 W"), ("gpu_power_readings/max_power_limit", "600.00 W"),
+            ("clocks/graphics_clock", "2430 MHz"), ("clocks/sm_clock", "2430 MHz"), ("clocks/mem_clock", "14001 MHz"),
+        ):
+            block = _xml_set(block, path, value)
+        if ecc == "Enabled":
+            for counter in ("sram_correctable", "sram_uncorrectable_parity", "sram_uncorrectable_secded",
+                            "dram_correctable", "dram_uncorrectable"):
+                block = _xml_set(block, f"volatile/{counter}", "0")
+                block = _xml_set(block, f"aggregate/{counter}", "0")
+        out.append(block)
+    out += ["", "</nvidia_smi_log>"]
+    return Parts(commands={("nvidia-smi", "-q", "-x"): "\n".join(out) + "\n"})
+
+
+_TOPO_LEGEND = """
+Legend:
+
+  X    = Self
+  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)
+  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges within a NUMA node
+  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)
+  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)
+  PIX  = Connection traversing at most a single PCIe bridge
+  NV#  = Connection traversing a bonded set of # NVLinks
+"""
+_P2P_LEGEND = """
+Legend:
+
+  X    = Self
+  OK   = Status Ok
+  CNS  = Chipset not supported
+  GNS  = GPU not supported
+  TNS  = Topology not supported
+  NS   = Not supported
+  U    = Unknown
+"""
+
+
+def nvsmi_topology(gpus: Sequence[Gpu], numa: Sequence[Sequence[int]], p2p: str = "OK") -> Parts:
+    """`nvidia-smi topo -m` and `topo -p2p rw` of GPUs each on its own root port (no NVLink, no NIC): NODE
+    within a socket, SYS across. The layout (tabs, ` X ` cells, the legends) follows the real matrices of
+    tests/data/captures/59-… (driver 5xx); the eight-GPU content is modelled."""
+    n = len(gpus)
+    head = "\t" + "\t".join(f"GPU{i}" for i in range(n)) + "\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n"
+    rows = []
+    for i, g in enumerate(gpus):
+        cells = [" X " if j == i else ("NODE" if h.numa_node == g.numa_node else "SYS") for j, h in enumerate(gpus)]
+        rows.append(f"GPU{i}\t" + "\t".join(cells) + f"\t{cpulist(numa[g.numa_node])}\t{g.numa_node}\t\tN/A\n")
+    topo = head + "".join(rows) + _TOPO_LEGEND
+    p2p_head = " \t" + "\t".join(f"GPU{i}" for i in range(n)) + "\t\n"
+    p2p_rows = "".join(f" GPU{i}\t" + "\t".join("X" if j == i else p2p for j in range(n)) + "\t\n" for i in range(n))
+    return Parts(commands={("nvidia-smi", "topo", "-m"): topo,
+                           ("nvidia-smi", "topo", "-p2p", "rw"): p2p_head + p2p_rows + _P2P_LEGEND})
+
+
+def hf_cached_model(cache: str, repo: str, revision: str, config: Mapping[str, object]) -> Parts:
+    """A model in the Hugging Face hub cache: `<cache>/models--org--name/{refs/main,snapshots/<rev>/config.json}`."""
+    base = f"{cache}/models--{repo.replace('/', '--')}"
+    return Parts(files={f"{base}/refs/main": revision, f"{base}/snapshots/{revision}/config.json":
+                        json.dumps(config, indent=2) + "\n"})

@@ -29,7 +29,7 @@ def test_json_report_shape_history_and_compare(
     monkeypatch.setenv("BENCH_TEST_KEY", SECRET)
     db = str(tmp_path / "runs.sqlite3")
     out = str(tmp_path / "report.json")
-    plots = str(tmp_path / "plots")
+    plots = str(tmp_path / "charts.png")
     with calibrated_server("--ttft-ms", "20", "--gap-ms", "2", "--tokenize", "--metrics", "--version", "cal-1",
                            "--require-key", SECRET) as url:
         rc = main(["bench", "--url", url, "-c", "1,4", "--requests", "8", "--repeats", "2", *FAST,
@@ -56,7 +56,8 @@ def test_json_report_shape_history_and_compare(
     assert report["server"]["server_type"] == "vllm" and report["server"]["server_version"] == "cal-1"
     assert report["server"]["flags"]["vllm:cache_config_info.block_size"] == "16"
     assert report["token_cross_check"]["agree"] is True
-    assert sorted(os.listdir(plots)) == ["throughput_tpot.png", "tpot_distribution.png"]
+    with open(plots, "rb") as chart:  # --plot PATH is the PNG file itself
+        assert chart.read(8) == b"\x89PNG\r\n\x1a\n"
     # The API key was needed (the server refuses without it) and appears nowhere.
     assert SECRET not in captured.out + captured.err + json.dumps(report) + db_text(db)
 

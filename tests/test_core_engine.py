@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from stackaudit.checks.registry import CheckSpec, Fix, check, issue, ok
+from stackaudit.checks.registry import CheckSpec, check, issue, ok
 from stackaudit.engine.collect import Collector, Missing
 from stackaudit.engine.evaluate import evaluate
 from stackaudit.engine.results import Result, Waiver, priority_of
@@ -16,27 +16,28 @@ from stackaudit.engine.runner import Report, apply_waivers
 from stackaudit.engine.selection import select_checks
 from stackaudit.errors import UsageError
 from stackaudit.facts.registry import FactUnavailable, Provider
+from stackaudit.fixes import advice
 from stackaudit.host.memory import fake_host
 from stackaudit.report.render import exit_code
 
 
 def _spec(func, facts=(), optional=(), severity="high", confidence="documented", cost="runtime") -> CheckSpec:  # type: ignore[no-untyped-def]
     return CheckSpec(id="KERN-TEST", domain="KERN", title="t", severity=severity, confidence=confidence,
-                     fix=Fix(cost=cost), func=func, facts=tuple(facts), optional_facts=tuple(optional))
+                     fix=advice("do it", cost=cost), func=func, facts=tuple(facts), optional_facts=tuple(optional))
 
 
 def test_registry_refuses_a_check_that_asks_for_the_host() -> None:
     with pytest.raises(TypeError, match="host"):
-        @check("KERN-HOSTY", title="x", severity="low", confidence="unproven", fix=Fix(cost="none"))
+        @check("KERN-HOSTY", title="x", severity="low", confidence="unproven", fix=advice("x", cost="none"))
         def hosty(host):  # type: ignore[no-untyped-def]
             return ok("x")
 
 
 def test_registry_refuses_bad_ids() -> None:
     with pytest.raises(ValueError):
-        check("kern-lower", title="x", severity="low", confidence="unproven", fix=Fix(cost="none"))
+        check("kern-lower", title="x", severity="low", confidence="unproven", fix=advice("x", cost="none"))
     with pytest.raises(ValueError):
-        check("NOPE-X", title="x", severity="low", confidence="unproven", fix=Fix(cost="none"))
+        check("NOPE-X", title="x", severity="low", confidence="unproven", fix=advice("x", cost="none"))
 
 
 def test_collector_isolates_failing_and_hanging_providers() -> None:
@@ -119,7 +120,7 @@ def test_priority_rules(severity: str, confidence: str, cost: str, expected: str
 
 def test_scope_is_container_only_for_container_fixes_inside_a_container() -> None:
     def bad():  # type: ignore[no-untyped-def]
-        return issue("bad", fix=Fix(cost="restart", scope="container"))
+        return issue("bad", fix=advice("restart it", cost="restart", scope="container"))
 
     def host_bad():  # type: ignore[no-untyped-def]
         return issue("bad")

@@ -9,6 +9,7 @@ import pytest
 from stackaudit.checks.registry import Fix
 from stackaudit.engine.results import Result, Waiver
 from stackaudit.engine.runner import Report
+from stackaudit.fixes import keep_line, step
 from stackaudit.report.render import render
 from stackaudit.report.sections import RenderOptions
 
@@ -19,9 +20,10 @@ def _r(rid: str, status: str, priority: str | None = None, **kw) -> Result:  # t
 
 
 def _report(container: str = "none") -> Report:
-    fix_host = Fix(cost="runtime", runtime="sysctl -w kernel.numa_balancing=0",
-                   persistent="/etc/sysctl.d/90-llm.conf: kernel.numa_balancing = 0")
-    fix_ctr = Fix(cost="restart", runtime="", persistent="docker run --shm-size=16g", scope="container")
+    fix_host = Fix.of(step("Turn off NUMA balancing", "sysctl -w kernel.numa_balancing=0",
+                           keep=keep_line("kernel.numa_balancing = 0", "/etc/sysctl.d/90-llm.conf")))
+    fix_ctr = Fix.of(step("Recreate the container", cost="restart", scope="container",
+                          keep=keep_line("--shm-size=16g", "docker run")))
     results = [
         _r("KERN-NUMA-BALANCING", "issue", "P2", severity="low", actual="1", expected="0", fix=fix_host,
            fix_cost="runtime", confidence="documented", why="hinting faults hit the scheduler loop"),

@@ -1,4 +1,4 @@
-"""Golden renders (text, markdown, json) of two whole-host scenarios, as `stackaudit audit --from
+"""Golden renders (text, markdown, json) of four whole-host scenarios, as `stackaudit audit --from
 SNAPSHOT` prints them at COLUMNS=80. Volatile values (the time, the version, durations) are masked.
 
 A change to the renderers or to a check's words shows here as a diff; when it is intended, refresh the
@@ -17,8 +17,9 @@ from stackaudit import __version__
 from stackaudit.cli.main import main
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
-# Bare metal with many issues, and an LXC container on a Proxmox node (host-level fixes say where).
-SCENARIOS = ("amd-bad-knobs", "proxmox-lxc")
+# Bare metal with many issues, an LXC container on a Proxmox node (host-level fixes say where), and step 3's
+# acceptance scenario (tests/scenarios_rtx_pro_6000.py: 8x RTX PRO 6000 under SGLang TP8 in LXC) with its fixed twin.
+SCENARIOS = ("amd-bad-knobs", "proxmox-lxc", "rtx-pro-6000-lxc", "rtx-pro-6000-lxc-fixed")
 EXTENSIONS = {"text": "txt", "markdown": "md", "json": "json"}
 
 

@@ -15,6 +15,7 @@ from stackaudit.checks.registry import Fix
 from stackaudit.cli.main import main
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
+from stackaudit.fixes import step
 from stackaudit.report.header import NOTHING_FOUND, evidence_line, finding_title, human_size, redact_argv
 from stackaudit.report.render import render
 from stackaudit.report.sections import RenderOptions
@@ -56,7 +57,7 @@ def test_every_format_names_version_time_command_and_source(fmt: str, capsys: py
 def _issue(rid: str, scope: str, priority: str = "P1", **kw: object) -> Result:
     return Result(id=rid, domain=rid.split("-")[0], title=f"title of {rid}", status="issue", priority=priority,
                   severity="high", confidence="documented", fix_cost="runtime", scope=scope,
-                  fix=Fix(cost="runtime", runtime="sysctl -w kernel.numa_balancing=0"), **kw)  # type: ignore[arg-type]
+                  fix=Fix.of(step("Turn it off", "sysctl -w kernel.numa_balancing=0")), **kw)  # type: ignore[arg-type]
 
 
 def _report(results: list[Result], container: str = "lxc", kernel: str = "6.8.12-9-pve") -> Report:

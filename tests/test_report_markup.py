@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
+from report_scenarios import BUILDERS as SCENARIOS
 from report_scenarios import report
 from stackaudit.engine.results import Result
-from stackaudit.report.commands import backtick_spans, split_fix
+from stackaudit.fixes import Fix
 from stackaudit.report.markup import md_block, md_cell, md_code, md_inline, md_text
 from stackaudit.report.render import render
 from stackaudit.report.sections import RenderOptions
-from test_scenarios_host import SCENARIOS
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -94,22 +94,29 @@ def test_table_cell_keeps_pipes_in_prose_and_code() -> None:
     assert "x | y" in "".join(page.text) and page.code == ["p | q"]
 
 
-def _fix_commands(results: list[Result]) -> list[str]:
-    out = []
-    for r in results:
-        if r.status == "issue" and r.fix is not None:
-            for text in (r.fix.runtime, r.fix.persistent):
-                out += list(split_fix(text).commands) + backtick_spans(text)
+def verbatim_lines(fix: Fix) -> list[str]:
+    """What a renderer must show as written: every command (the steps', their reverts', the persistent
+    forms') and every config line."""
+    out: list[str] = []
+    for s in fix.steps:
+        out += [c.line for c in (*s.commands, *s.revert)]
+        out += [p.command.line if p.command is not None else p.line for p in s.persistent if p.command or p.line]
     return out
 
 
+def _fix_commands(results: list[Result]) -> list[str]:
+    return [c for r in results if r.status == "issue" and r.fix is not None for c in verbatim_lines(r.fix)]
+
+
+@pytest.mark.parametrize("verbose", [False, True])
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
-def test_every_fix_command_of_a_scenario_is_verbatim_in_the_html(scenario: str) -> None:
+def test_every_fix_command_of_a_scenario_is_verbatim_in_the_html(scenario: str, verbose: bool) -> None:
     rep = report(scenario)
-    page = to_html(render(rep, "markdown", options=RenderOptions(verbose=True)))
-    code = "\n".join(page.code)
+    page = to_html(render(rep, "markdown", options=RenderOptions(verbose=verbose)))
+    # Each command (and config line) is a whole line of a code block, as written.
+    code_lines = {line for block in page.code for line in block.splitlines()}
     commands = _fix_commands(rep.results)
-    missing = [c for c in commands if c not in code]
+    missing = [c for c in commands if c not in code_lines]
     assert not missing, missing
     # Every unknown check is listed (inside <details>), and prose placeholders survive too.
     text = "".join(page.text)
@@ -119,7 +126,8 @@ def test_every_fix_command_of_a_scenario_is_verbatim_in_the_html(scenario: str) 
 def test_the_scenarios_have_fix_commands_to_check() -> None:
     """Guard for the test above: the scenarios' fixes hold commands, placeholders included."""
     commands = {c for name in SCENARIOS for c in _fix_commands(report(name).results)}
-    assert len(commands) >= 10 and "prlimit --pid <api-server pid> --nofile=1048576:1048576" in commands
+    assert len(commands) >= 10 and "prlimit --pid 731 --nofile=1048576:1048576" in commands
+    assert any(re.search(r"<[^<>]+>", c) for c in commands)  # `<placeholders>` too
 
 
 def test_docs_checks_md_shows_every_fix_command_and_placeholder_verbatim() -> None:
@@ -127,15 +135,14 @@ def test_docs_checks_md_shows_every_fix_command_and_placeholder_verbatim() -> No
 
     page = to_html((REPO / "docs" / "checks.md").read_text())
     code = "\n".join(page.code)
+    code_lines = {line for block in page.code for line in block.splitlines()}
     text = "".join(page.text)
     specs = load_all().values()
     for spec in specs:
-        for fix_text in (spec.fix.runtime, spec.fix.persistent):
-            part = split_fix(fix_text)
-            for command in (*part.commands, *backtick_spans(fix_text)):
-                assert command in code, (spec.id, command)
-            if part.prose:  # the prose as written (its spans as code), `<placeholders>` included
-                assert "".join(part.prose.split("`")) in text, (spec.id, part.prose)
-            for placeholder in re.findall(r"<[^<>]+>", fix_text):
-                assert placeholder in text, (spec.id, placeholder)
+        for line in verbatim_lines(spec.fix):
+            assert line in code_lines, (spec.id, line)
+        # The prose as written (its spans as code), `<placeholders>` included.
+        for prose in [s.does for s in spec.fix.steps] + [p.text for s in spec.fix.steps for p in s.persistent
+                                                         if p.text] + [spec.fix.note]:
+            assert "".join(prose.split("`")) in text, (spec.id, prose)
     assert "prlimit --pid <api-server pid> --nofile=1048576:1048576" in code

@@ -818,7 +818,8 @@ def test_container_scopes(tmp_path_factory: pytest.TempPathFactory, capsys: pyte
 
     lxc = _results(audit("proxmox-lxc", tmp_path_factory, capsys))
     assert lxc["KERN-NUMA-BALANCING"]["scope"] == "host"
-    assert lxc["CTR-LXC-HOST-SCOPE"]["scope"] == "container"
+    # The container's LXC config lives on its host (/etc/pve/lxc/<id>.conf): applied on the Proxmox node.
+    assert lxc["CTR-LXC-HOST-SCOPE"]["scope"] == "host"
     # KB: "High when present (no CUDA) / field practice": high but not documented -> P1 (DESIGN.md)
     assert lxc["CTR-LXC-DEVICES"]["priority"] == "P1"
 

@@ -7,7 +7,6 @@ import json
 from stackaudit.checks.registry import DOMAINS, CheckSpec, load_all
 from stackaudit.errors import UsageError
 from stackaudit.facts.registry import load_all as load_facts
-from stackaudit.report.sections import FIX_COST_WORDS
 
 
 def _ordered() -> list[CheckSpec]:
@@ -45,18 +44,19 @@ def sources_line(spec: CheckSpec) -> str:
 
 def _explain_text(spec: CheckSpec) -> str:
     fix = spec.fix
+    from stackaudit.report.fix_steps import fix_lines
+
     lines = [f"{spec.id} — {spec.title}", f"domain {spec.domain} · severity {spec.severity} · "
-             f"evidence {spec.confidence} · fix cost: {FIX_COST_WORDS.get(fix.cost, fix.cost)}", ""]
+             f"evidence {spec.confidence} · fix cost: {fix.cost_words()}", ""]
     lines.append(spec.doc)
     lines.append("")
     lines.append(f"Sources: {sources_line(spec)}")
     lines.append("")
-    lines.append("Fix:")
-    if fix.runtime:
-        lines.append(f"  now: {fix.runtime}")
-    if fix.persistent:
-        lines.append(f"  persistent: {fix.persistent}")
-    lines.append(f"  applied on: {'the host' if fix.scope == 'host' else 'the container / engine launch'}")
+    lines.append(f"Fix: {fix.cost_words()}")
+    for line in fix_lines(fix):
+        prefix = "$ " if line.kind == "command" else ""
+        head = f"{line.number}. " if line.number is not None else ""
+        lines.append("  " + "  " * line.depth + prefix + head + line.text)
     if spec.references:
         lines.append("")
         lines.append("References:")
@@ -82,7 +82,7 @@ def render_docs_markdown(specs: list[CheckSpec] | None = None) -> str:
     Every text goes through the report's Markdown escaper (report.markup), and every command of a fix
     is a fenced block, so that GitHub shows `<placeholders>` and nested backticks as written.
     """
-    from stackaudit.report.markdown import md_fix_part
+    from stackaudit.report.fix_steps import md_fix_steps
     from stackaudit.report.markup import md_cell, md_inline
 
     specs = specs if specs is not None else _ordered()
@@ -105,8 +105,7 @@ def render_docs_markdown(specs: list[CheckSpec] | None = None) -> str:
                     out += [f"**Sources:** {md_inline(sources_line(s))}", ""]
             elif text:
                 out += [md_inline(text), ""]
-        for label, fix_text in (("Fix now", s.fix.runtime), ("Fix for good", s.fix.persistent)):
-            out += md_fix_part(f"**{label}:**", fix_text)
+        out += [f"**Fix** — {md_inline(s.fix.cost_words())}:", "", *md_fix_steps(s.fix)]
         if s.references:
             out += ["**References:** " + " · ".join(f"<{r}>" for r in s.references), ""]
     return "\n".join(out).rstrip() + "\n"

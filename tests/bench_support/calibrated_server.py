@@ -36,6 +36,7 @@ class State:
         self.requests = 0  # streamed generation requests seen (the preflight included)
         self.generated = 0  # output tokens sent, for /metrics
         self.prompt_tokens = 0
+        self.seen: list[list[str]] = []  # prompts served, in words, for --prefix-cache
         # Open for the life of the process: one line per response, flushed per line.
         self.times_log = open(args.log_times, "a", buffering=1, encoding="utf-8") if args.log_times else None  # noqa: SIM115
         self.chunk_log = open(args.chunk_log, "a", buffering=1, encoding="utf-8") if args.chunk_log else None  # noqa: SIM115
@@ -47,6 +48,21 @@ CONNECTION_HEADER = [b""]
 
 def count_words(text: str) -> int:
     return len(text.split())
+
+
+def _cached_words(state: State, words: list[str]) -> int:
+    """Longest prefix, in words, that this prompt shares with one served before (a prefix cache)."""
+    best = 0
+    for earlier in state.seen:
+        shared = 0
+        for a, b in zip(earlier, words, strict=False):
+            if a != b:
+                break
+            shared += 1
+        best = max(best, shared)
+    state.seen.append(words)
+    del state.seen[:-256]
+    return best
 
 
 def _chunk(data: bytes) -> bytes:
@@ -90,8 +106,14 @@ async def stream(state: State, writer: asyncio.StreamWriter, body: dict[str, Any
     args = state.args
     loop = asyncio.get_running_loop()
     max_tokens = int(body.get("max_tokens") or 16)
-    prompt = body["messages"][-1]["content"] if chat else body.get("prompt", "")
-    prompt_tokens = count_words(prompt)
+    messages = body.get("messages") or []
+    prompt = messages[-1]["content"] if chat else body.get("prompt", "")
+    # The whole conversation is the prompt a server prefills (joined as the client joins turns).
+    transcript = "\n\n".join(m["content"] for m in messages) if chat else prompt
+    prompt_tokens = count_words(transcript)
+    cached = _cached_words(state, transcript.split()) if args.prefix_cache else 0
+    # Prefill: a time per prompt token that the prefix cache did not already hold.
+    prefill_s = args.prefill_ms_per_token * (prompt_tokens - cached) / 1000.0
     n = max_tokens
     finish = "length"
     suppress_eos = bool(body.get("ignore_eos")) or (body.get("logit_bias") or {}).get(str(args.eos_id)) == -100
@@ -157,7 +179,7 @@ async def stream(state: State, writer: asyncio.StreamWriter, body: dict[str, Any
     chunk_times: list[float] = []
     chunk_tokens: list[int] = []
     for j in range(chunks):
-        deadline = t0 + args.ttft_ms / 1000.0 + j * k * gap
+        deadline = t0 + args.ttft_ms / 1000.0 + prefill_s + j * k * gap
         delay = deadline - loop.time()
         if delay > 0:
             await asyncio.sleep(delay)
@@ -195,7 +217,10 @@ async def stream(state: State, writer: asyncio.StreamWriter, body: dict[str, Any
         # CLOCK_MONOTONIC, the clock of the client's perf_counter on Linux: directly comparable.
         state.times_log.write(f"{prompt}\t{sent_first:.9f}\t{sent_last:.9f}\t{n}\n")
     if state.chunk_log is not None:
-        record = {"prompt": prompt, "received": t0, "chunk_times": chunk_times, "chunk_tokens": chunk_tokens, "finish": finish}
+        record = {
+            "prompt": prompt, "received": t0, "chunk_times": chunk_times, "chunk_tokens": chunk_tokens, "finish": finish,
+            "messages": [[m.get("role"), m.get("content")] for m in messages], "prompt_tokens": prompt_tokens, "cached_tokens": cached,
+        }
         state.chunk_log.write(json.dumps(record) + "\n")
     if args.usage and (body.get("stream_options") or {}).get("include_usage"):
         usage = {"prompt_tokens": prompt_tokens, "completion_tokens": n, "total_tokens": prompt_tokens + n}
@@ -293,6 +318,10 @@ async def main() -> None:
                         help="zero-delay responses: chunked in one write, a Content-Length blob, or one write per event")
     parser.add_argument("--chunk-log", default=None, help="append one JSON line per response: the server's own chunk times")
     parser.add_argument("--tokenize", action="store_true")
+    parser.add_argument("--prefill-ms-per-token", type=float, default=0.0,
+                        help="TTFT grows by this per prompt token not already in the prefix cache")
+    parser.add_argument("--prefix-cache", action="store_true",
+                        help="prompt words shared with an earlier prompt (its prefix) cost no prefill")
     parser.add_argument("--metrics", action="store_true")
     parser.add_argument("--metrics-overcount", type=int, default=0, help="tokens /metrics over-reports per response")
     parser.add_argument("--version", default=None)

@@ -25,7 +25,7 @@ from stackaudit.bench.client import (
     max_stream_bytes,
     stream_request,
 )
-from stackaudit.bench.sse import TEXT_BYTES_PER_TOKEN
+from stackaudit.bench.sse import TEXT_BYTES_PER_TOKEN, StreamError, StreamParser
 
 SERVER = Path(__file__).with_name("hostile_bench_server.py")
 GiB = 1024**3
@@ -157,3 +157,9 @@ def test_a_stream_past_its_cap_is_an_error() -> None:
         record = asyncio.run(_one_request(url, 4))
     assert not record.ok and record.error is not None and "response stream over" in record.error
     assert MAX_BODY_BYTES == 8 * 1024 * 1024
+
+
+def test_a_deeply_nested_event_is_a_stream_error_not_a_crash() -> None:
+    parser = StreamParser()
+    with pytest.raises(StreamError, match="not JSON"):
+        parser.feed(b"data: " + b"[" * 100_000 + b"]" * 100_000 + b"\n\n", 1.0)

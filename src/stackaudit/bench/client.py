@@ -329,11 +329,15 @@ def build_body(
     max_tokens: int,
     sampling: dict[str, Any],
     continuous_usage: bool = False,
+    messages: list[dict[str, str]] | None = None,
 ) -> bytes:
-    """The request body. `stream_options.include_usage` asks for the token counts we report."""
+    """The request body. `stream_options.include_usage` asks for the token counts we report.
+
+    `messages`: a conversation so far (chat, `--turns`), sent instead of the one user message.
+    """
     body: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "stream": True}
     if endpoint == "chat":
-        body["messages"] = [{"role": "user", "content": prompt}]
+        body["messages"] = messages if messages else [{"role": "user", "content": prompt}]
     else:
         body["prompt"] = prompt
     options: dict[str, Any] = {"include_usage": True}

@@ -26,6 +26,7 @@ from typing import Any
 
 from stackaudit.bench import BENCH_SCHEMA, stats
 from stackaudit.bench.history import RequestRow, StoredRun
+from stackaudit.bench.workload import describe_mode
 from stackaudit.errors import UsageError
 
 SIGNIFICANCE = 0.05
@@ -192,6 +193,10 @@ def _differences(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
     add("lengths", "output tokens asked", ca.get("output_tokens"), cb.get("output_tokens"))
     add("lengths", "prompt token source", ca.get("prompt_tokens_source"), cb.get("prompt_tokens_source"))
     add("lengths", "endpoint", ca.get("endpoint"), cb.get("endpoint"))
+    # Prompts and what a prefix cache can reuse (dataset, --prefix-tokens, --turns): a workload change.
+    # Runs stored before workloads existed were all synthetic and cache-busting.
+    default_mode = describe_mode(0, 1, None)
+    add("lengths", "workload", ca.get("workload_mode", default_mode), cb.get("workload_mode", default_mode))
     add("server", "url", sa.get("url"), sb.get("url"))
     add("server", "model", sa.get("model_used"), sb.get("model_used"))
     add("server", "server type", sa.get("server_type"), sb.get("server_type"))

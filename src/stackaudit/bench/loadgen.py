@@ -71,6 +71,7 @@ async def run_closed_loop(
     timeout_s: float,
     max_event_bytes: int,
     first_index: int = 0,
+    on_done: Callable[[RequestRecord], None] | None = None,
 ) -> LevelRun:
     records: list[RequestRecord] = []
     next_index = first_index
@@ -100,6 +101,8 @@ async def run_closed_loop(
             issue_end = max(issue_end, intended)
             await stream_request(session, base_url, spec, record, timeout_s, max_event_bytes)
             intended = time.perf_counter()  # the slot frees now: the next request is due now
+            if on_done is not None:
+                on_done(record)
 
     try:
         await asyncio.gather(*(slot() for _ in range(concurrency)))
@@ -136,6 +139,7 @@ async def run_open_loop(
     seed: int,
     max_concurrency: int | None = None,
     first_index: int = 0,
+    on_done: Callable[[RequestRecord], None] | None = None,
 ) -> LevelRun:
     offsets = poisson_arrivals(rate, seed, n_requests, duration_s)
     records: list[RequestRecord] = []
@@ -150,9 +154,11 @@ async def run_open_loop(
     async def one(spec: RequestSpec, record: RequestRecord) -> None:
         if limit is None:
             await stream_request(session, base_url, spec, record, timeout_s, max_event_bytes)
-            return
-        async with limit:
-            await stream_request(session, base_url, spec, record, timeout_s, max_event_bytes)
+        else:
+            async with limit:
+                await stream_request(session, base_url, spec, record, timeout_s, max_event_bytes)
+        if on_done is not None:
+            on_done(record)
 
     try:
         for i, offset in enumerate(offsets):

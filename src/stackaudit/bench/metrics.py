@@ -17,9 +17,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from stackaudit.bench import selfcheck, stats
+from stackaudit.bench import selfcheck, slo, stats
 from stackaudit.bench.client import RequestRecord
 from stackaudit.bench.loadgen import LevelRun
+from stackaudit.bench.workload import length_distribution
 
 DEFINITIONS = {
     "ttft_ms": "TTFT = time of the first content chunk − intended send time, per request",
@@ -47,6 +48,10 @@ DEFINITIONS = {
     "early_eos": "early EOS = finish_reason 'stop' before the requested number of tokens",
     "error_rate": "error rate = failed requests / requests sent, per level (HTTP 5xx and 429 counted by kind)",
     "connect_in_ttft": "connect in TTFT = requests that opened a TCP connection after their intended send time",
+    "goodput": (
+        "goodput (--goodput) = share of the requests sent whose TTFT, TPOT and E2E are each at most its objective "
+        "(a failed request misses); goodput tok/s = Σ n of those requests / level time"
+    ),
 }
 
 # Validity thresholds.
@@ -92,6 +97,11 @@ class RequestMetrics:
             # Chunks read together arrived together: the gaps between them are zero.
             gaps.extend([0.0] * (counts[i] - 1))
         self.gaps = gaps
+
+
+def prompt_length(record: RequestRecord) -> int | None:
+    """Prompt tokens of a request: the server's usage, else the count the prompt was sized to."""
+    return record.prompt_tokens if record.prompt_tokens is not None else record.prompt_tokens_target
 
 
 def _in_flight_average(records: list[RequestRecord], window_start: float, window_end: float) -> float | None:
@@ -217,8 +227,14 @@ def summarize_level(
     runs: list[LevelRun],
     repeat_summaries: list[dict[str, Any]],
     endpoint: str,
+    objectives: dict[str, float] | None = None,
+    percentiles: list[float] | None = None,
 ) -> dict[str, Any]:
-    """The level entry of the report: pooled distributions, repeat statistics, validity, flags."""
+    """The level entry of the report: pooled distributions, repeat statistics, validity, flags.
+
+    `objectives`: `--goodput` (ms per metric); `percentiles`: `--percentiles`, reported apart
+    from the fixed mean/p50/p90/p99 of each distribution.
+    """
     records = [r for run in runs for r in run.records]
     ok = [r for r in records if r.ok]
     metrics = [RequestMetrics(r) for r in ok]
@@ -358,9 +374,30 @@ def summarize_level(
         "cpu_wait_share": (sum(waits) / 1000.0 / total_span) if waits and total_span > 0 else None,
         "events_per_read": stats.mean(per_read) if per_read else None,
     }
+    qs = list(percentiles or slo.DEFAULT_PERCENTILES)
+    samples = {
+        "ttft_ms": [m.ttft for m in metrics],
+        "tpot_ms": tpots,
+        "itl_ms": [g for m in metrics for g in m.gaps],
+        "e2e_ms": [m.e2e for m in metrics],
+    }
+    judged = None
+    if objectives:
+        latencies = [
+            slo.RequestLatency(True, m.ttft, m.tpot, m.e2e, m.n) if r.ok else slo.RequestLatency(False, 0.0, None, 0.0, 0)
+            for r, m in ((r, RequestMetrics(r)) for r in records)
+        ]
+        judged = slo.goodput(latencies, objectives, total_span)
     return {
         "concurrency": int(target) if mode == "concurrency" else None,
         "request_rate": target if mode == "rate" else None,
+        "duration_s": total_span,
+        "percentiles": {name: slo.percentile_block(values, qs) for name, values in samples.items()},
+        "goodput": judged,
+        "lengths": {
+            "input_tokens": length_distribution([n for n in (prompt_length(r) for r in ok) if n is not None]),
+            "output_tokens": length_distribution([m.n for m in metrics]) if not unknown else length_distribution([]),
+        },
         "ttft_ms": stats.distribution([m.ttft for m in metrics]),
         "tpot_ms": tpot_dist,
         "itl_ms": stats.distribution([g for m in metrics for g in m.gaps]),

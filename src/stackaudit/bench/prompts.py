@@ -16,6 +16,7 @@ import asyncio
 import functools
 import os
 import random
+import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -201,7 +202,7 @@ class Prompt:
 class PromptFactory:
     """Makes prompts of a target token count; request i gets the unique prefix `i`."""
 
-    def __init__(self, counter: TokenCounter, target_tokens: int, seed: int) -> None:
+    def __init__(self, counter: TokenCounter, target_tokens: int, seed: int, run_tag: str | None = None) -> None:
         if target_tokens < 1:
             raise UsageError("--input-tokens must be at least 1")
         self.counter = counter
@@ -211,10 +212,25 @@ class PromptFactory:
         self._body = [rng.choice(_WORDS) for _ in range(max(64, target_tokens * 2 + 64))]
         self._words = 0  # body words that fit with a typical prefix, found by calibrate()
         self._semaphore = asyncio.Semaphore(16)
+        # `--prefix-tokens`: text every prompt opens with, before its own tag (counted in the target).
+        self.shared = ""
+        # Unique per run, not per seed: a rerun with the same seed must not find its prompts in
+        # the server's prefix cache (the body words still follow the seed).
+        self.run_tag = run_tag or secrets.token_hex(3)
+
+    def tag(self, index: int) -> str:
+        # Fixed-width index: prefixes then tokenize to the same length in most vocabularies.
+        return f"{self.shared}{self.own_tag(index)}"
+
+    def own_tag(self, index: int) -> str:
+        """The tag alone, without the shared prefix: what opens a later turn of a conversation."""
+        return f"Request {index:07d} of run {self.run_tag}: "
+
+    def body(self, words: int) -> str:
+        return " ".join(self._body[:words])
 
     def _text(self, index: int, words: int) -> str:
-        # Fixed-width index: prefixes then tokenize to the same length in most vocabularies.
-        return f"Request {index:07d} of run {self.seed}: " + " ".join(self._body[:words])
+        return self.tag(index) + self.body(words)
 
     async def calibrate(self) -> None:
         self._words = await self._fit(0, None)

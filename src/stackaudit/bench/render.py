@@ -44,6 +44,16 @@ def _ci(block: dict[str, Any] | None, digits: int = 1) -> str:
     return text
 
 
+def _asked_lengths(config: dict[str, Any]) -> str:
+    if not config.get("dataset"):
+        return (
+            f"input {config.get('input_tokens')} tokens (sized by {config.get('prompt_tokens_source')}) · "
+            f"output {config.get('output_tokens')} tokens"
+        )
+    output = f"{config.get('output_tokens')} tokens" if config.get("output_tokens_given") else "from the dataset"
+    return f"input from the dataset (counted by {config.get('prompt_tokens_source')}) · output {output}"
+
+
 def _header_lines(result: dict[str, Any]) -> list[str]:
     server = result.get("server", {})
     config = result.get("config", {})
@@ -53,8 +63,7 @@ def _header_lines(result: dict[str, Any]) -> list[str]:
     lines = [
         f"stackaudit bench · {server.get('url')} · model {server.get('model_used')} "
         f"({server.get('server_type', 'unknown')}{version}){run}",
-        f"endpoint {config.get('endpoint')} · input {config.get('input_tokens')} tokens "
-        f"(sized by {config.get('prompt_tokens_source')}) · output {config.get('output_tokens')} tokens · "
+        f"endpoint {config.get('endpoint')} · {_asked_lengths(config)} · "
         f"EOS: {config.get('eos_suppression')} · seed {config.get('seed')} · temperature {config.get('temperature')} · "
         f"repeats {config.get('repeats')} in order {', '.join(config.get('order', []))}",
     ]
@@ -69,12 +78,65 @@ def _header_lines(result: dict[str, Any]) -> list[str]:
     recounted = any(source != "usage" for level in result.get("levels", []) for source in level.get("token_source") or [])
     if client.get("output_token_counter") and recounted:
         lines.append(f"output tokens without usage re-counted by: {client['output_token_counter']}")
+    lines.extend(_workload_lines(result))
     host = result.get("host") or {}
     lines.append(f"host fingerprint: {host.get('source')}")
     ceiling_header = header_line(result)
     if ceiling_header:
         lines.append(ceiling_header)
     return lines
+
+
+def _lengths(block: dict[str, Any] | None) -> str:
+    block = block or {}
+    if block.get("mean") is None:
+        return "-"
+    return (
+        f"mean {_num(block['mean'], 0)}, p50 {_num(block.get('p50'), 0)}, p99 {_num(block.get('p99'), 0)} "
+        f"({_num(block.get('min'), 0)}–{_num(block.get('max'), 0)})"
+    )
+
+
+def _workload_lines(result: dict[str, Any]) -> list[str]:
+    workload = result.get("workload")
+    if not workload:
+        return []
+    lines = [f"workload: {workload.get('mode')}"]
+    if (workload.get("input_tokens") or {}).get("mean") is None and (workload.get("output_tokens") or {}).get("mean") is None:
+        return lines
+    lines.append(
+        f"lengths (tokens): input {_lengths(workload.get('input_tokens'))}; "
+        f"output {_lengths(workload.get('output_tokens'))}; output asked {_lengths(workload.get('output_tokens_asked'))} "
+        f"(from {workload.get('output_lengths_from')})"
+    )
+    return lines
+
+
+def _custom_percentiles(result: dict[str, Any]) -> bool:
+    asked = (result.get("config") or {}).get("percentiles")
+    return bool(asked) and [float(q) for q in asked or []] != [50.0, 90.0, 99.0]
+
+
+def _percentile_note(level: dict[str, Any]) -> str | None:
+    blocks = level.get("percentiles") or {}
+    parts = []
+    for name, label in (("ttft_ms", "TTFT"), ("tpot_ms", "TPOT"), ("itl_ms", "ITL"), ("e2e_ms", "E2E")):
+        block = blocks.get(name) or {}
+        if block:
+            parts.append(f"{label} " + ", ".join(f"{key} {_num(value, 2)}" for key, value in block.items()))
+    return "percentiles (ms): " + "; ".join(parts) if parts else None
+
+
+def _goodput_note(level: dict[str, Any]) -> str | None:
+    goodput = level.get("goodput")
+    if not goodput:
+        return None
+    objectives = ", ".join(f"{name} ≤ {limit:g} ms" for name, limit in goodput["objectives_ms"].items())
+    share = "-" if goodput.get("share") is None else f"{goodput['share']:.1%}"
+    return (
+        f"goodput ({objectives}): {goodput['good']} of {goodput['requests']} requests ({share}); "
+        f"{_num(goodput['output_tokens_per_s'])} tok/s, {_num(goodput['requests_per_s'], 2)} req/s"
+    )
 
 
 _COLUMNS = (
@@ -104,8 +166,15 @@ def _level_row(level: dict[str, Any]) -> list[str]:
     ]
 
 
-def _level_notes(level: dict[str, Any]) -> list[str]:
+def _level_notes(level: dict[str, Any], percentiles: bool = False) -> list[str]:
     notes = []
+    goodput = _goodput_note(level)
+    if goodput:
+        notes.append(goodput)
+    if percentiles:
+        note = _percentile_note(level)
+        if note:
+            notes.append(note)
     ceiling = ceiling_level_line(level)
     if ceiling:
         notes.append(ceiling)
@@ -157,32 +226,35 @@ def _table_markdown(rows: list[list[str]], header: tuple[str, ...] | list[str]) 
     return out
 
 
-def render_result(result: dict[str, Any], fmt: str) -> str:
-    if fmt == "json":
-        return json.dumps(result, indent=2, sort_keys=False) + "\n"
-    markdown = fmt == "markdown"
+# Markdown: two narrow tables that GitHub shows whole (at most 6 columns each).
+_THROUGHPUT_COLUMNS = ("level", "out tok/s", "tok/s per stream", "req/s", "errors", "valid")
+_LATENCY_COLUMNS = ("level", "TTFT", "TPOT", "ITL", "E2E")
+
+
+def _throughput_row(level: dict[str, Any]) -> list[str]:
+    row = _level_row(level)
+    return [row[0], row[1], row[2], row[3], f"{level.get('errors')} of {level.get('requests')}", row[10]]
+
+
+def _p50_p99(block: dict[str, Any] | None, digits: int) -> str:
+    block = block or {}
+    if block.get("p50") is None:
+        return "-"
+    return f"{_num(block['p50'], digits)} / {_num(block.get('p99'), digits)}"
+
+
+def _latency_row(level: dict[str, Any]) -> list[str]:
+    return [
+        _level_name(level),
+        _p50_p99(level.get("ttft_ms"), 1),
+        "unknown" if _tokens_unknown(level) else _p50_p99(level.get("tpot_ms"), 2),
+        _p50_p99(level.get("itl_ms"), 2),
+        _p50_p99(level.get("e2e_ms"), 1),
+    ]
+
+
+def _tail_lines(result: dict[str, Any], markdown: bool) -> list[str]:
     lines: list[str] = []
-    header = _header_lines(result)
-    if markdown:
-        lines.append("# " + header[0])
-        lines.append("")
-        lines.extend(f"- {line}" for line in header[1:])
-        lines.append("")
-    else:
-        lines.extend(header)
-        lines.append("")
-    levels = result.get("levels", [])
-    rows = [_level_row(level) for level in levels]
-    lines.append("latency columns: mean/p50/p90/p99; '~' marks approximate token counts")
-    lines.append("")
-    lines.extend(_table_markdown(rows, _COLUMNS) if markdown else _table_text(rows, _COLUMNS))
-    lines.append("")
-    for level in levels:
-        notes = _level_notes(level)
-        if notes:
-            lines.append(("### " if markdown else "") + _level_name(level))
-            lines.extend(("- " if markdown else "  ") + note for note in notes)
-            lines.append("")
     cross = result.get("token_cross_check")
     if cross:
         state = "agree" if cross["agree"] else "DISAGREE"
@@ -195,13 +267,84 @@ def render_result(result: dict[str, Any], fmt: str) -> str:
     anomalies = result.get("anomalies") or []
     if anomalies:
         lines.append("")
-        lines.append("## Anomalies" if markdown else "Anomalies:")
+        lines.append("### Anomalies" if markdown else "Anomalies:")
+        if markdown:
+            lines.append("")
         lines.extend(("- " if markdown else "  - ") + a for a in anomalies)
+    return lines
+
+
+def _render_markdown(result: dict[str, Any]) -> str:
+    header = _header_lines(result)
+    levels = result.get("levels", [])
+    custom = _custom_percentiles(result)
+    lines = ["## " + header[0], ""]
+    lines.extend(f"- {line}" for line in header[1:])
+    lines += ["", "### Throughput", "", "'~' marks approximate token counts.", ""]
+    lines.extend(_table_markdown([_throughput_row(level) for level in levels], _THROUGHPUT_COLUMNS))
+    lines += ["", "### Latency (ms, p50 / p99)", ""]
+    lines.extend(_table_markdown([_latency_row(level) for level in levels], _LATENCY_COLUMNS))
     lines.append("")
-    lines.append("## Definitions" if markdown else "Definitions:")
-    for text in (result.get("definitions") or {}).values():
-        lines.append(("- " if markdown else "  ") + text)
+    noted = [(level, _level_notes(level, custom)) for level in levels]
+    if any(notes for _, notes in noted):
+        lines += ["### Per level", ""]
+    for level, notes in noted:
+        if notes:
+            lines += [f"#### {_level_name(level)}", ""]
+            lines.extend("- " + note for note in notes)
+            lines.append("")
+    lines.extend(_tail_lines(result, True))
+    lines += ["", "<details><summary>Definitions</summary>", ""]
+    lines.extend("- " + text for text in (result.get("definitions") or {}).values())
+    lines += ["", "</details>"]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def render_result(result: dict[str, Any], fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(result, indent=2, sort_keys=False) + "\n"
+    if fmt == "markdown":
+        return _render_markdown(result)
+    lines: list[str] = list(_header_lines(result))
+    lines.append("")
+    levels = result.get("levels", [])
+    rows = [_level_row(level) for level in levels]
+    lines.append("latency columns: mean/p50/p90/p99; '~' marks approximate token counts")
+    lines.append("")
+    lines.extend(_table_text(rows, _COLUMNS))
+    lines.append("")
+    custom = _custom_percentiles(result)
+    for level in levels:
+        notes = _level_notes(level, custom)
+        if notes:
+            lines.append(_level_name(level))
+            lines.extend("  " + note for note in notes)
+            lines.append("")
+    lines.extend(_tail_lines(result, False))
+    lines.append("")
+    lines.append("Definitions:")
+    for text in (result.get("definitions") or {}).values():
+        lines.append("  " + text)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def history_level(level: dict[str, Any]) -> dict[str, Any]:
+    """A stored level as `bench history --format json` lists it: numbers, not text."""
+    return {
+        "level": _level_name(level),
+        "concurrency": level.get("concurrency"),
+        "request_rate": level.get("request_rate"),
+        "output_tokens_per_s": level.get("output_tokens_per_s"),
+        "requests_per_s": level.get("requests_per_s"),
+        "tpot_ms_mean": (level.get("tpot_ms") or {}).get("mean"),
+        "ttft_ms_p50": (level.get("ttft_ms") or {}).get("p50"),
+        "e2e_ms_p50": (level.get("e2e_ms") or {}).get("p50"),
+        "requests": level.get("requests"),
+        "errors": level.get("errors"),
+        "valid": level.get("valid"),
+        "ceiling_efficiency": (level.get("ceiling") or {}).get("efficiency"),
+        "goodput_share": (level.get("goodput") or {}).get("share"),
+    }
 
 
 def render_history(runs: list[Any], fmt: str, path: str) -> str:
@@ -209,6 +352,7 @@ def render_history(runs: list[Any], fmt: str, path: str) -> str:
     for run in runs:
         result = run.result
         server = result.get("server", {})
+        structured = [history_level(level) for level in result.get("levels", [])]
         summary = []
         for level in result.get("levels", []):
             efficiency = (level.get("ceiling") or {}).get("efficiency")
@@ -223,10 +367,15 @@ def render_history(runs: list[Any], fmt: str, path: str) -> str:
                 "model": server.get("model_used"),
                 "server": f"{server.get('server_type')} {server.get('server_version') or ''}".strip(),
                 "levels": summary,
+                "structured": structured,
             }
         )
     if fmt == "json":
-        return json.dumps({"schema": 1, "kind": "stackaudit.bench.history", "db": path, "runs": items}, indent=2) + "\n"
+        runs_json = [
+            {**{k: v for k, v in item.items() if k not in ("levels", "structured")}, "levels": item["structured"]}
+            for item in items
+        ]
+        return json.dumps({"schema": 2, "kind": "stackaudit.bench.history", "db": path, "runs": runs_json}, indent=2) + "\n"
     header = ("run", "started", "label", "model", "server", "levels")
     rows = [
         [str(i["run_id"]), i["started"] or "", i["label"] or "", str(i["model"]), i["server"], "; ".join(i["levels"])]

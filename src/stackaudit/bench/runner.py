@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import itertools
+import os
 import random
 import sys
 import time
@@ -44,12 +45,21 @@ from stackaudit.bench.metrics import (
     DEFINITIONS,
     RequestMetrics,
     error_kind,
+    prompt_length,
     summarize_level,
     summarize_repeat,
 )
 from stackaudit.bench.prompts import PromptFactory, TokenCounter, local_counter, server_counter, words_counter
 from stackaudit.bench.server import counter_delta, fingerprint_server, host_fingerprint_for, scrape_metrics
 from stackaudit.bench.sse import DEFAULT_MAX_EVENT_BYTES
+from stackaudit.bench.workload import (
+    Dataset,
+    conversation_position,
+    describe_mode,
+    fitted_text,
+    length_distribution,
+    load_dataset,
+)
 from stackaudit.errors import InputError, UsageError
 
 # Engines known to take `ignore_eos` in OpenAI-compatible requests.
@@ -91,6 +101,13 @@ class BenchConfig:
     shuffle: bool = True
     continuous_usage: bool = False
     label: str | None = None
+    # Workload (see `workload`): a dataset file, a shared prefix, conversations.
+    dataset: str | None = None
+    prefix_tokens: int = 0
+    turns: int = 1
+    output_tokens_given: bool = False  # --output-tokens given: it overrides a dataset's lengths
+    goodput: dict[str, float] = field(default_factory=dict)  # --goodput objectives, ms
+    percentiles: list[float] = field(default_factory=lambda: [50.0, 90.0, 99.0])
 
     def validate(self) -> None:
         if self.endpoint not in ENDPOINTS:
@@ -112,6 +129,15 @@ class BenchConfig:
             raise UsageError("--repeats must be at least 1")
         if self.output_tokens < 2:
             raise UsageError("--output-tokens must be at least 2 (TPOT needs two tokens)")
+        if self.prefix_tokens < 0:
+            raise UsageError("--prefix-tokens must be 0 or more")
+        if self.prefix_tokens and not self.dataset and self.prefix_tokens >= self.input_tokens:
+            raise UsageError(
+                f"--prefix-tokens {self.prefix_tokens} must be below --input-tokens {self.input_tokens} "
+                "(the shared prefix is part of the prompt)"
+            )
+        if self.turns < 1:
+            raise UsageError("--turns must be at least 1")
         if self.warmup != "auto":
             try:
                 if int(self.warmup) < 0:
@@ -123,6 +149,8 @@ class BenchConfig:
         """The configuration as stored and printed: no secrets, URL credentials removed."""
         values = asdict(self)
         values["url"] = redact_url(self.url)
+        if self.dataset:
+            values["dataset"] = os.path.basename(self.dataset)  # a local path says nothing to a reader
         return values
 
 
@@ -149,6 +177,8 @@ class BenchOutcome:
     result: dict[str, Any]
     # level key ("c=10" or "r=2.5") → (repeat, record) for every measured request
     records: dict[str, list[tuple[int, RequestRecord]]]
+    # request index → what it held (conversation, turn, dataset entry), for --requests-jsonl
+    workload: dict[int, dict[str, Any]] = field(default_factory=dict)
 
 
 def level_key(mode: str, target: float) -> str:
@@ -156,6 +186,19 @@ def level_key(mode: str, target: float) -> str:
 
 
 Progress = Callable[[str], None]
+
+
+class LevelBar:
+    """A progress display inside a level (`progress.TerminalProgress`); a no-op by default."""
+
+    def start(self, label: str, total: int | None, duration_s: float | None) -> None:
+        return None
+
+    def advance(self, record: RequestRecord) -> None:
+        return None
+
+    def stop(self) -> None:
+        return None
 
 
 def _stderr(line: str) -> None:
@@ -202,8 +245,17 @@ async def _find_eos_id(session: Any, base: str) -> int | None:
 
 
 class _Bench:
-    def __init__(self, config: BenchConfig, api_key: str | None, progress: Progress | None) -> None:
+    def __init__(
+        self, config: BenchConfig, api_key: str | None, progress: Progress | None, bar: LevelBar | None = None,
+    ) -> None:
         self.config = config
+        self.bar = bar or LevelBar()
+        # Checked before anything is sent: a bad file exits 2 with one line.
+        self.dataset: Dataset | None = load_dataset(config.dataset, config.seed) if config.dataset else None
+        self.shared_prefix = ""
+        self.shared_prefix_tokens = 0
+        self.workload: dict[int, dict[str, Any]] = {}
+        self._reply_tokens: dict[int, int] = {}  # dataset entry → its reply's length, counted once
         self.api_key = api_key
         self.progress = progress or (lambda line: None)
         self.base = base_url_of(config.url)
@@ -262,12 +314,21 @@ class _Bench:
                     "(give --eos-token-id); outputs may stop early"
                 )
         await self._preflight(session)
-        self.factory = PromptFactory(self.counter, config.input_tokens, config.seed)
+        # The run's tag stays the one the first factory drew (one tag per run).
+        self.factory = PromptFactory(self.counter, config.input_tokens, config.seed, self.factory.run_tag)
+        if config.prefix_tokens:
+            self.shared_prefix, self.shared_prefix_tokens = await fitted_text(self.counter, config.prefix_tokens, config.seed)
+            self.shared_prefix += "\n"
+            self.factory.shared = self.shared_prefix
         await self.factory.calibrate()
         return server
 
-    def _spec_for(self, prompt: str, prompt_tokens: int | None, max_tokens: int) -> RequestSpec:
-        body = build_body(self.config.endpoint, self.model, prompt, max_tokens, self.sampling, self.config.continuous_usage)
+    def _spec_for(
+        self, prompt: str, prompt_tokens: int | None, max_tokens: int, messages: list[dict[str, str]] | None = None,
+    ) -> RequestSpec:
+        body = build_body(
+            self.config.endpoint, self.model, prompt, max_tokens, self.sampling, self.config.continuous_usage, messages,
+        )
         return RequestSpec(ENDPOINTS[self.config.endpoint], body, max_tokens, prompt_tokens)
 
     async def _preflight(self, session: Any) -> None:
@@ -312,8 +373,13 @@ class _Bench:
         )
 
     # -- request making ------------------------------------------------------------------
-    async def make_specs(self, count: int) -> Callable[[int], RequestSpec]:
-        """Prompts for the next `count` request indices (verified), more made on demand."""
+    async def make_specs(self, count: int, width: int = 1) -> Callable[[int], RequestSpec]:
+        """Prompts for the next `count` request indices (verified), more made on demand.
+
+        `width`: conversations running at once with `--turns` (the level's concurrency).
+        """
+        if self.dataset is not None or self.config.turns > 1:
+            return await self._workload_specs(count, max(1, width))
         first = self.next_index
         indices = list(range(first, first + count))
         self.next_index += count
@@ -329,6 +395,88 @@ class _Bench:
             if spec is None:
                 # --duration: more requests than prepared; same sizing, not verified one by one.
                 spec = self._spec_for(self.factory._text(index, self.factory._words), fallback_tokens, self.config.output_tokens)
+            return spec
+
+        return make_spec
+
+    def _user_text(self, index: int, turn: int, conversation: int) -> str:
+        """The user message of `turn` in the conversation whose first request is `conversation`."""
+        if self.dataset is not None:
+            entry = self.dataset.entry_for(conversation)
+            if turn < len(entry.prompts):
+                text = entry.prompts[turn]
+                return (self.factory.tag(index) + text) if turn == 0 else text
+        if turn == 0:
+            return self.factory._text(index, self.factory._words)
+        # Later turns carry no shared prefix: it opens the conversation once.
+        return self.factory.own_tag(index) + self.factory.body(self.factory._words)
+
+    def _answer_text(self, turn: int, conversation: int) -> str:
+        if self.dataset is not None:
+            entry = self.dataset.entry_for(conversation)
+            if turn < len(entry.replies) and entry.replies[turn]:
+                return entry.replies[turn]
+        return self.factory.body(min(self.config.output_tokens, len(self.factory._body)))
+
+    async def _max_tokens_for(self, conversation: int, turn: int) -> int:
+        config = self.config
+        if self.dataset is None or config.output_tokens_given:
+            return config.output_tokens
+        entry_index = self.dataset.order[conversation % len(self.dataset.order)]
+        entry = self.dataset.entries[entry_index]
+        if entry.output_tokens is not None:
+            return max(2, entry.output_tokens)
+        if turn < len(entry.replies) and entry.replies[turn]:
+            key = entry_index * 1000 + turn
+            if key not in self._reply_tokens:
+                self._reply_tokens[key] = await self.counter.count(entry.replies[turn])
+            return max(2, self._reply_tokens[key])
+        return config.output_tokens
+
+    async def _workload_specs(self, count: int, width: int) -> Callable[[int], RequestSpec]:
+        """Dataset prompts and conversations (`--dataset`, `--turns`): one spec per index, counted."""
+        config = self.config
+        first = self.next_index
+        self.next_index += count
+        chat = config.endpoint == "chat"
+        semaphore = asyncio.Semaphore(16)
+
+        def parts_of(index: int) -> tuple[int, int, list[tuple[str, str]]]:
+            start, turn = conversation_position(index - first, width, config.turns)
+            conversation = first + start
+            parts: list[tuple[str, str]] = []
+            for t in range(turn):
+                parts.append(("user", self._user_text(conversation + t * width, t, conversation)))
+                parts.append(("assistant", self._answer_text(t, conversation)))
+            parts.append(("user", self._user_text(index, turn, conversation)))
+            return conversation, turn, parts
+
+        def spec_of(index: int, max_tokens: int, tokens: int | None) -> RequestSpec:
+            conversation, turn, parts = parts_of(index)
+            text = "\n\n".join(content for _, content in parts)
+            self.workload[index] = {
+                "conversation": conversation, "turn": turn + 1, "messages": len(parts),
+                **({"dataset_entry": self.dataset.order[conversation % len(self.dataset.order)]} if self.dataset else {}),
+            }
+            messages = [{"role": role, "content": content} for role, content in parts] if chat else None
+            return self._spec_for(parts[-1][1] if chat else text, tokens, max_tokens, messages)
+
+        async def build(index: int) -> RequestSpec:
+            conversation, turn, parts = parts_of(index)
+            async with semaphore:
+                max_tokens = await self._max_tokens_for(conversation, turn)
+                text = "\n\n".join(content for _, content in parts)
+                tokens = await self.counter.count(text) if self.counter.exact else None
+            return spec_of(index, max_tokens, tokens)
+
+        specs = await asyncio.gather(*(build(i) for i in range(first, first + count)))
+        prepared = dict(zip(range(first, first + count), specs, strict=True))
+
+        def make_spec(index: int) -> RequestSpec:
+            spec = prepared.get(index)
+            if spec is None:
+                # --duration: more requests than prepared; built now, off the counter (no await here).
+                spec = spec_of(index, specs[-1].max_tokens if specs else config.output_tokens, None)
             return spec
 
         return make_spec
@@ -382,7 +530,7 @@ class _Bench:
         converged = False
         for _ in range(max_rounds):
             size = fixed if fixed is not None else round_size
-            make_spec = await self.make_specs(size)
+            make_spec = await self.make_specs(size, min(concurrency, size))
             run = await run_closed_loop(
                 session, self.base, make_spec, min(concurrency, size), size, None, config.timeout_s,
                 config.max_event_bytes, first_index=self.next_index - size,
@@ -448,15 +596,16 @@ class _Bench:
 
 async def run_bench(
     config: BenchConfig, api_key: str | None = None, progress: Progress | None = _stderr,
-    ceiling: CeilingPlan | None = None,
+    ceiling: CeilingPlan | None = None, bar: LevelBar | None = None,
 ) -> BenchOutcome:
     """Run the benchmark; returns the report dict and the per-request records.
 
     `ceiling`: the `--ceiling-*` flags, checked by `stackaudit.bench.ceiling.prepare`; None = no
-    flags (derived from the audit facts when the server is on this host).
+    flags (derived from the audit facts when the server is on this host). `bar`: a progress
+    display inside each level.
     """
     config.validate()
-    bench = _Bench(config, api_key, progress)
+    bench = _Bench(config, api_key, progress, bar)
     started = time.time()
     session = make_session(api_key, config.timeout_s)
     try:
@@ -498,15 +647,19 @@ async def _run(bench: _Bench, session: Any, started: float, ceiling_plan: Ceilin
         if n_requests is None and config.duration_s is None:
             n_requests = max(20, 4 * int(target)) if mode == "concurrency" else max(20, round(target * 10))
         prepare_count = n_requests if n_requests is not None else max(64, int(target * (config.duration_s or 1) * 4))
-        make_spec = await bench.make_specs(prepare_count)
+        make_spec = await bench.make_specs(prepare_count, max(1, int(target)))
         first_index = bench.next_index - prepare_count
         await bench.prime_connections(session, int(target) if mode == "concurrency" else top_concurrency)
         # No collector pauses inside a timed level (vLLM freezes its GC heap for the same reason).
         gc.collect()
         gc.disable()
+        bench.bar.start(
+            f"[{position + 1}/{len(plan)}] {level_key(mode, target)} repeat {repeat + 1}", n_requests, config.duration_s
+        )
         try:
             run = await _run_level(bench, session, mode, target, make_spec, n_requests, first_index, repeat)
         finally:
+            bench.bar.stop()
             gc.enable()
         await bench.settle(run.records)
         summary = summarize_repeat(run)
@@ -532,7 +685,10 @@ async def _run(bench: _Bench, session: Any, started: float, ceiling_plan: Ceilin
     records: dict[str, list[tuple[int, RequestRecord]]] = {}
     for target in targets:
         entries = sorted(runs[target], key=lambda e: e[0])
-        level = summarize_level(mode, target, [e[1] for e in entries], [e[2] for e in entries], config.endpoint)
+        level = summarize_level(
+            mode, target, [e[1] for e in entries], [e[2] for e in entries], config.endpoint,
+            objectives=config.goodput or None, percentiles=config.percentiles,
+        )
         levels.append(level)
         records[level_key(mode, target)] = [(repeat, r) for repeat, run, _ in entries for r in run.records]
 
@@ -574,7 +730,9 @@ async def _run(bench: _Bench, session: Any, started: float, ceiling_plan: Ceilin
             "order": [level_key(mode, t) + f"#{r + 1}" for t, r in plan],
             "prompt_tokens_source": bench.counter.source,
             "eos_suppression": bench.eos_method,
+            "workload_mode": describe_mode(config.prefix_tokens, config.turns, bench.dataset),
         },
+        "workload": _workload_summary(bench, all_records),
         "server": {
             **server,
             "url": redact_url(config.url),
@@ -594,7 +752,31 @@ async def _run(bench: _Bench, session: Any, started: float, ceiling_plan: Ceilin
         "anomalies": anomalies,
     }
     annotate_ceiling(result, ceiling_setup, ceiling_note)
-    return BenchOutcome(result, records)
+    measured_indices = {r.index for r in all_records}
+    return BenchOutcome(result, records, {i: m for i, m in bench.workload.items() if i in measured_indices})
+
+
+def _workload_summary(bench: _Bench, records: list[RequestRecord]) -> dict[str, Any]:
+    """What the prompts were, and the input and output lengths the measured requests had."""
+    config = bench.config
+    ok = [r for r in records if r.ok]
+    inputs = [n for n in (prompt_length(r) for r in ok) if n is not None]
+    outputs = [r.output_tokens for r in ok if r.output_tokens is not None and r.tokens_per_chunk_known]
+    return {
+        "mode": describe_mode(config.prefix_tokens, config.turns, bench.dataset),
+        "cache_busting": not config.prefix_tokens and config.turns == 1,
+        "prefix_tokens": config.prefix_tokens or None,
+        "prefix_tokens_counted": bench.shared_prefix_tokens or None,
+        "turns": config.turns,
+        "dataset": bench.dataset.describe() if bench.dataset else None,
+        "output_lengths_from": (
+            "--output-tokens" if bench.dataset is None or config.output_tokens_given else "the dataset (reply length, else --output-tokens)"
+        ),
+        "input_tokens": length_distribution(inputs),
+        "input_tokens_source": "usage.prompt_tokens, else " + bench.counter.source,
+        "output_tokens_asked": length_distribution([r.max_tokens for r in records]),
+        "output_tokens": length_distribution(outputs),
+    }
 
 
 async def _run_level(
@@ -605,12 +787,12 @@ async def _run_level(
     if mode == "concurrency":
         return await run_closed_loop(
             session, bench.base, make_spec, int(target), n_requests, config.duration_s, config.timeout_s,
-            config.max_event_bytes, first_index=first_index,
+            config.max_event_bytes, first_index=first_index, on_done=bench.bar.advance,
         )
     return await run_open_loop(
         session, bench.base, make_spec, target, n_requests, config.duration_s, config.timeout_s,
         config.max_event_bytes, seed=config.seed + repeat, max_concurrency=config.max_concurrency,
-        first_index=first_index,
+        first_index=first_index, on_done=bench.bar.advance,
     )
 
 

@@ -207,7 +207,7 @@ class StreamParser:
                 continue
             try:
                 obj = json.loads(payload)
-            except ValueError:
+            except (ValueError, RecursionError):  # a 100 000-deep event is not a completion chunk
                 raise StreamError(f"malformed SSE: data is not JSON: {_excerpt(payload)}") from None
             if not isinstance(obj, dict):
                 raise StreamError(f"malformed SSE: data is not a JSON object: {_excerpt(payload)}")
@@ -339,7 +339,7 @@ def extract_chunks(raw: list[bytes]) -> list[str]:
                 continue
             try:
                 obj = json.loads(payload)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if not isinstance(obj, dict):
                 continue

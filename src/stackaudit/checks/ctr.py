@@ -10,7 +10,6 @@ from __future__ import annotations
 from stackaudit.checks.registry import (
     Fix,
     FixCost,
-    FixScope,
     Outcome,
     check,
     issue,
@@ -33,6 +32,17 @@ from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.shm import ShmInfo
 from stackaudit.facts.system import KernelLog, NumaTopology
+from stackaudit.fixes import (
+    Persist,
+    StepScope,
+    advice,
+    cmd,
+    keep_cmd,
+    keep_line,
+    keep_text,
+    sh,
+    step,
+)
 
 KiB = 1024
 MiB = 1024**2
@@ -104,32 +114,38 @@ def _uid(proc: ProcessInfo) -> int | None:
     return int(fields[1]) if len(fields) > 1 and fields[1].isdecimal() else None
 
 
-def _container_fix(runtime: str, persistent: str, cost: FixCost = "restart", scope: FixScope = "container") -> Fix:
-    return Fix(cost=cost, runtime=runtime, persistent=persistent, scope=scope)
+def _container_fix(does: str, commands: tuple[str, ...], keep: tuple[Persist, ...], cost: FixCost = "restart",
+                   scope: StepScope = "container") -> Fix:
+    return Fix.of(step(does, *commands, cost=cost, scope=scope, keep=keep))
 
 
 # --- CTR-SHM-SIZE ----------------------------------------------------------------------------
 
-_SHM_FIXES = {
-    "docker": ("none for a running container: recreate it",
-               "`docker run --ipc=host` or `--shm-size=16g` (compose: `ipc: host` or `shm_size: 16gb`)"),
-    "podman": ("none for a running container: recreate it", "`podman run --ipc=host` or `--shm-size=16g`"),
-    "kubernetes": ("none for a running pod: redeploy it",
-                   "pod volume `dshm: emptyDir: {medium: Memory, sizeLimit: 16Gi}` mounted at /dev/shm (counts "
-                   "against the pod's memory limit), or `hostIPC: true`"),
-    "lxc": ("`mount -o remount,size=16G /dev/shm` inside the container",
-            "/etc/fstab in the container: `tmpfs /dev/shm tmpfs defaults,size=16G 0 0` (bounded by the "
-            "container's memory limit)"),
-    "": ("`mount -o remount,size=16G /dev/shm`", "/etc/fstab: `tmpfs /dev/shm tmpfs defaults,size=16G 0 0`"),
-    "container": ("none for a running container: recreate it",
-                  "Docker `--ipc=host` or `--shm-size=16g`; Kubernetes: an emptyDir {medium: Memory, sizeLimit: "
-                  "16Gi} volume mounted at /dev/shm, or `hostIPC: true`"),
+_REMOUNT = "mount -o remount,size=16G /dev/shm"
+_FSTAB_SHM = "tmpfs /dev/shm tmpfs defaults,size=16G 0 0"
+# (what to do, its commands, how to keep it) per container kind.
+_SHM_FIXES: dict[str, tuple[str, tuple[str, ...], tuple[Persist, ...]]] = {
+    "docker": ("Recreate the container with the host's IPC namespace or a larger /dev/shm", (),
+               (keep_line("--ipc=host", "docker run", label="Docker",
+                          text="or `--shm-size=16g` (compose: `ipc: host` or `shm_size: 16gb`)"),)),
+    "podman": ("Recreate the container with the host's IPC namespace or a larger /dev/shm", (),
+               (keep_line("--ipc=host", "podman run", label="Podman", text="or `--shm-size=16g`"),)),
+    "kubernetes": ("Redeploy the pod with a memory-backed /dev/shm", (),
+                   (keep_line("dshm: emptyDir: {medium: Memory, sizeLimit: 16Gi}", "the pod spec, mounted at /dev/shm",
+                              label="Kubernetes", text="counts against the pod's memory limit; or `hostIPC: true`"),)),
+    "lxc": ("Remount /dev/shm larger inside the container", (_REMOUNT,),
+            (keep_line(_FSTAB_SHM, "/etc/fstab in the container", text="bounded by the container's memory limit"),)),
+    "": ("Remount /dev/shm larger", (_REMOUNT,), (keep_line(_FSTAB_SHM, "/etc/fstab"),)),
+    "container": ("Recreate the container with the host's IPC namespace or a larger /dev/shm", (),
+                  (keep_line("--ipc=host", "docker run", label="Docker", text="or `--shm-size=16g`"),
+                   keep_line("emptyDir {medium: Memory, sizeLimit: 16Gi}", "the pod spec, mounted at /dev/shm",
+                             label="Kubernetes", text="or `hostIPC: true`"))),
 }
 
 
-def _shm_fix(kind: str, scope: FixScope = "container") -> Fix:
-    runtime, persistent = _SHM_FIXES.get(kind, _SHM_FIXES["docker"])
-    return _container_fix(runtime, persistent, scope=scope)
+def _shm_fix(kind: str, scope: StepScope = "container") -> Fix:
+    does, commands, keep = _SHM_FIXES.get(kind, _SHM_FIXES["docker"])
+    return _container_fix(does, commands, keep, scope=scope)
 
 
 def _where(container: ContainerInfo) -> str:
@@ -160,10 +176,12 @@ def _docker_shm(c: DockerContainer) -> int | None:
     title="/dev/shm too small (Docker and Kubernetes default 64 MiB)",
     severity="high",
     confidence="documented",
-    fix=Fix(cost="restart", runtime="Docker: recreate the container; LXC/host: `mount -o remount,size=16G /dev/shm`",
-            persistent="Docker `--ipc=host` or `--shm-size=16g`; Kubernetes emptyDir {medium: Memory} at /dev/shm "
-            "or hostIPC; LXC/bare metal /etc/fstab `tmpfs /dev/shm tmpfs defaults,size=16G 0 0`",
-            scope="container"),
+    fix=Fix.of(
+    step("Docker: recreate the container with a larger /dev/shm; LXC or the host: remount it",
+         "mount -o remount,size=16G /dev/shm", cost="restart", scope="container", changes="the size of /dev/shm",
+         keep=(keep_line("--ipc=host", "docker run", label="Docker", text="or `--shm-size=16g`"),
+               keep_text("an emptyDir {medium: Memory} volume at /dev/shm, or hostIPC", label="Kubernetes"),
+               keep_line("tmpfs /dev/shm tmpfs defaults,size=16G 0 0", "/etc/fstab", label="LXC / bare metal")))),
     references=(NCCL_RUNTIME_ISSUES, VLLM_DOCKER, VLLM_K8S,
                 "https://github.com/pytorch/tutorials/commit/0ba3e39d736a1f5d46da5728e564569f8cd3fe8c"),
 )
@@ -243,9 +261,12 @@ def shm_size(container: ContainerInfo, shm: ShmInfo | None = None, docker_contai
             findings.append(f"systemd-logind RemoveIPC=yes and the engine runs as uid {', '.join(map(str, users))}: "
                             "its /dev/shm segments are deleted when that user logs out")
             subjects.append("RemoveIPC")
-            host_fix = host_fix or Fix(cost="runtime", runtime="`systemctl restart systemd-logind` after the change",
-                             persistent="RemoveIPC=no in /etc/systemd/logind.conf (or run the engine as a system "
-                             "user / systemd service)", scope="host")
+            host_fix = host_fix or Fix.of(
+    step("Keep the engine's shared memory across logouts, then restart logind",
+         "systemctl restart systemd-logind", changes="logind's RemoveIPC",
+         keep=(keep_line("RemoveIPC=no", "/etc/systemd/logind.conf",
+                         text="or run the engine as a system user / systemd service"),)),
+)
     if findings:
         return issue("; ".join(findings), actual=findings, expected=">= 1 GiB /dev/shm (or --ipc=host) per "
                      "serving container", subjects=subjects, fix=host_fix)
@@ -287,10 +308,11 @@ def _distributed(proc: ProcessInfo) -> bool:
     title="TP ranks in different containers or pods on the same host",
     severity="high",
     confidence="source-verified",
-    fix=Fix(cost="restart", runtime="none",
-            persistent="run all TP ranks in one container/pod (the normal vLLM/SGLang mode); if a split is "
-            "unavoidable, share the IPC namespace (`--ipc=container:<first>` or hostIPC) and set the same "
-            "NCCL_HOSTID in every rank", scope="container"),
+    fix=advice("Run all TP ranks in one container/pod (the normal vLLM/SGLang mode); if a split is unavoidable, "
+                   "share the IPC namespace and set the same NCCL_HOSTID in every rank", cost="restart",
+                   scope="container",
+                   keep=(keep_line("--ipc=container:<first>", "docker run", label="Docker", text="or hostIPC"),
+                         keep_line("NCCL_HOSTID=<same value>", "every rank's environment", label="NCCL"))),
     references=(NCCL_PATHS, "https://github.com/NVIDIA/nccl/blob/master/src/misc/utils.cc",
                 "https://github.com/NVIDIA/nccl/issues/1781"),
 )
@@ -352,21 +374,21 @@ def ipc_isolation(container: ContainerInfo, docker_containers: DockerContainers 
 
 # --- CTR-MEMLOCK -----------------------------------------------------------------------------
 
-_MEMLOCK_FIX = Fix(
-    cost="restart",
-    runtime="`prlimit --pid <pid> --memlock=unlimited:unlimited` (needs CAP_SYS_RESOURCE; affects new "
-    "registrations)",
-    persistent="Docker `--ulimit memlock=-1` (compose `ulimits: {memlock: -1}`; Docker takes bytes); LXC "
-    "`lxc.prlimit.memlock = unlimited`; systemd `LimitMEMLOCK=infinity`; /etc/security/limits.d: "
-    "`* - memlock unlimited`",
-    scope="container",
+_MEMLOCK_FIX = Fix.of(
+    step("Raise the engine's locked-memory limit (needs CAP_SYS_RESOURCE; affects new registrations)",
+         "prlimit --pid <pid> --memlock=unlimited:unlimited", cost="restart", scope="container",
+         changes="RLIMIT_MEMLOCK of the engine process",
+         keep=(keep_line("--ulimit memlock=-1", "docker run", label="Docker",
+                         text="compose `ulimits: {memlock: -1}`; Docker takes bytes"),
+               keep_line("lxc.prlimit.memlock = unlimited", "the container's LXC config", label="LXC"),
+               keep_line("LimitMEMLOCK=infinity", "the engine's systemd unit", label="systemd"),
+               keep_line("* - memlock unlimited", "/etc/security/limits.d/", label="limits.d"))),
 )
-_MEMLOCK_FIX_K8S = Fix(
-    cost="restart",
-    runtime="none from inside the pod",
-    persistent="Kubernetes cannot set it per pod: on the node set `LimitMEMLOCK=infinity` in a containerd "
-    "systemd drop-in, or `default_ulimits = [\"memlock=-1:-1\"]` in crio.conf, then restart the runtime",
-    scope="host",
+_MEMLOCK_FIX_K8S = Fix.of(
+    step("Kubernetes cannot set memlock per pod: raise the container runtime's limit on the node, then restart "
+         "the runtime", cost="restart", scope="container-host", changes="the runtime's default RLIMIT_MEMLOCK",
+         keep=(keep_line("LimitMEMLOCK=infinity", "a containerd systemd drop-in", label="containerd"),
+               keep_line('default_ulimits = ["memlock=-1:-1"]', "crio.conf", label="CRI-O"))),
 )
 
 
@@ -447,7 +469,8 @@ def memlock(container: ContainerInfo | None = None, rdma: RdmaDevices | None = N
     title="Stack ulimit (`--ulimit stack=67108864`): information only",
     severity="low",
     confidence="unproven",
-    fix=Fix(cost="restart", persistent="Docker `--ulimit stack=67108864`", scope="container"),
+    fix=advice("Set the stack limit in the container's launch", cost="restart", scope="container",
+                   keep=keep_line("--ulimit stack=67108864", "docker run", label="Docker")),
     references=("https://www.mintlify.com/sgl-project/sglang/deployment/docker",),
 )
 def stack_ulimit(container: ContainerInfo, self_limits: ResourceLimits | None = None,
@@ -505,9 +528,11 @@ def _security(procs: ServingProcesses | None, own: ProcessSecurity | None) -> tu
     title="Docker seccomp blocks NUMA syscalls (no CAP_SYS_NICE)",
     severity="low",
     confidence="source-verified",
-    fix=Fix(cost="restart", runtime="none for a running container: recreate it",
-            persistent="Docker `--cap-add SYS_NICE` (compose `cap_add: [SYS_NICE]`); Kubernetes "
-            "`securityContext.capabilities.add: [\"SYS_NICE\"]`", scope="container"),
+    fix=advice("Recreate the container with CAP_SYS_NICE", cost="restart", scope="container",
+                   keep=(keep_line("--cap-add SYS_NICE", "docker run", label="Docker",
+                                   text="compose `cap_add: [SYS_NICE]`"),
+                         keep_line('securityContext.capabilities.add: ["SYS_NICE"]', "the pod spec",
+                                   label="Kubernetes"))),
     references=(NCCL_CUDAWRAP,),
 )
 def seccomp_numa(container: ContainerInfo, process_security: ProcessSecurity | None = None,
@@ -569,13 +594,17 @@ def seccomp_numa(container: ContainerInfo, process_security: ProcessSecurity | N
 
 # --- CTR-GPU-ACCESS --------------------------------------------------------------------------
 
-_CTK_FIX = Fix(cost="restart",
-               runtime="`nvidia-ctk runtime configure --runtime=docker && systemctl restart docker`, then recreate "
-               "the container",
-               persistent="`docker run --gpus all` (or `--runtime=nvidia -e NVIDIA_VISIBLE_DEVICES=all`, or CDI "
-               "`--device nvidia.com/gpu=all`); Kubernetes: NVIDIA device plugin / GPU Operator; Docker in "
-               "unprivileged LXC: `nvidia-ctk config --set nvidia-container-cli.no-cgroups=true --in-place`",
-               scope="container")
+_CTK_FIX = Fix.of(
+    step("Configure the NVIDIA container runtime for Docker and restart Docker",
+         "nvidia-ctk runtime configure --runtime=docker", "systemctl restart docker", cost="restart",
+         scope="container-host", changes="/etc/docker/daemon.json"),
+    step("Recreate the container with the GPUs", cost="restart", scope="container",
+         keep=(keep_line("--gpus all", "docker run", label="Docker",
+                         text="or `--runtime=nvidia -e NVIDIA_VISIBLE_DEVICES=all`, or CDI `--device nvidia.com/gpu=all`"),
+               keep_text("NVIDIA device plugin / GPU Operator", label="Kubernetes"),
+               keep_cmd(cmd("nvidia-ctk config --set nvidia-container-cli.no-cgroups=true --in-place"),
+                        label="Docker in unprivileged LXC"))),
+)
 
 
 @check(
@@ -735,13 +764,22 @@ def _lxc_device_problems(cfg: LxcConfig, configs: LxcConfigs) -> tuple[list[str]
     title="LXC config for NVIDIA GPUs (cgroup device rules, bind mounts, driver version)",
     severity="high",
     confidence="field-reports",
-    fix=Fix(cost="restart", runtime="none: edit the config and restart the container",
-            persistent="in /etc/pve/lxc/<id>.conf (`key: value`) or /var/lib/lxc/<name>/config (`key = value`): "
-            "`lxc.cgroup2.devices.allow: c 195:* rwm`, `lxc.cgroup2.devices.allow: c <nvidia-uvm major>:* rwm` "
-            "(from `grep nvidia-uvm /proc/devices`), and `lxc.mount.entry: /dev/nvidiactl dev/nvidiactl none "
-            "bind,optional,create=file` (likewise nvidia0.., nvidia-uvm, nvidia-uvm-tools); or Proxmox >= 8.1 "
-            "`devN: /dev/nvidia-uvm`; pin host and container driver packages to the same version",
-            scope="container"),
+    fix=Fix.of(
+    step("Find the nvidia-uvm device major on the host", sh("grep nvidia-uvm /proc/devices"), cost="none",
+         scope="container-host"),
+    step("Pass the NVIDIA devices into the container in its config (/etc/pve/lxc/<id>.conf `key: value` or "
+         "/var/lib/lxc/<name>/config `key = value`), then restart the container", cost="restart",
+         scope="container-host", takes="restart the container", changes="the container's cgroup device list and mounts",
+         keep=(keep_line("lxc.cgroup2.devices.allow: c 195:* rwm", "/etc/pve/lxc/<id>.conf", label="LXC"),
+               keep_line("lxc.cgroup2.devices.allow: c <nvidia-uvm major>:* rwm", "/etc/pve/lxc/<id>.conf",
+                         label="LXC"),
+               keep_line("lxc.mount.entry: /dev/nvidiactl dev/nvidiactl none bind,optional,create=file",
+                         "/etc/pve/lxc/<id>.conf", label="LXC",
+                         text="likewise nvidia0.., nvidia-uvm, nvidia-uvm-tools"),
+               keep_line("devN: /dev/nvidia-uvm", "/etc/pve/lxc/<id>.conf", label="Proxmox >= 8.1"))),
+    step("Pin the host's and the container's driver packages to the same version", cost="restart",
+         scope="container", takes="restart the container"),
+),
     references=(LXC_CONF_MAN,),
 )
 def lxc_devices(container: ContainerInfo, lxc_configs: LxcConfigs | None = None,
@@ -829,10 +867,15 @@ def _prlimit_hard(value: str) -> int | None:
     title="LXC: prlimit, AppArmor and host-only knobs",
     severity="medium",
     confidence="documented",
-    fix=Fix(cost="restart", runtime="none: edit the container config and restart it",
-            persistent="`lxc.prlimit.nofile = 1048576`, `lxc.prlimit.memlock = unlimited` (RDMA); only if "
-            "required `lxc.apparmor.profile = unconfined` (security trade-off); apply host-level knobs "
-            "(numa_balancing, THP, cpufreq, PCI) on the LXC host", scope="container"),
+    fix=Fix.of(
+    step("Raise the container's limits in its config, then restart it", cost="restart", scope="container-host",
+         takes="restart the container",
+         keep=(keep_line("lxc.prlimit.nofile = 1048576", "the container's LXC config", label="LXC"),
+               keep_line("lxc.prlimit.memlock = unlimited", "the container's LXC config", label="LXC, RDMA"),
+               keep_line("lxc.apparmor.profile = unconfined", "the container's LXC config",
+                         label="only if required", text="a security trade-off"))),
+    note="apply the host-level knobs (numa_balancing, THP, cpufreq, PCI) on the LXC host",
+),
     references=(LXC_CONF_MAN,),
 )
 def lxc_host_scope(container: ContainerInfo, lxc_configs: LxcConfigs | None = None,
@@ -917,10 +960,16 @@ def _numa_nodes(cpus: tuple[int, ...], numa: NumaTopology) -> set[int]:
     title="Container CPU quota/cpuset too small or on the wrong NUMA node",
     severity="medium",
     confidence="field-reports",
-    fix=Fix(cost="restart", runtime="`docker update --cpus <n> --cpuset-cpus <GPU-local cores> <ctr>` (Docker)",
-            persistent="raise or remove the CPU limit; Docker `--cpuset-cpus=<GPU-local cores>`; Kubernetes "
-            "Guaranteed QoS with kubelet `cpuManagerPolicy: static` and `topologyManagerPolicy: single-numa-node`; "
-            "LXC `cores:` / `lxc.cgroup2.cpuset.cpus`", scope="container"),
+    fix=Fix.of(
+    step("Raise or remove the CPU limit and give the engine its GPUs' local cores",
+         "docker update --cpus <n> --cpuset-cpus <GPU-local cores> <ctr>", cost="restart", scope="container",
+         changes="the container's CPU quota and cpuset",
+         keep=(keep_line("--cpuset-cpus=<GPU-local cores>", "docker run", label="Docker"),
+               keep_text("Guaranteed QoS with kubelet `cpuManagerPolicy: static` and `topologyManagerPolicy: "
+                         "single-numa-node`", label="Kubernetes"),
+               keep_line("lxc.cgroup2.cpuset.cpus = <GPU-local cores>", "the container's LXC config",
+                         label="LXC", text="or Proxmox `cores:`"))),
+),
     references=("https://github.com/vllm-project/vllm/issues/6854", "https://github.com/vllm-project/vllm/issues/8147",
                 K8S_TOPOLOGY),
 )
@@ -1022,10 +1071,9 @@ def cpu_limits(container: ContainerInfo, cgroup_limits: CgroupLimits | None = No
     title="Kubernetes assigns GPUs that are not P2P/NVLink-connected",
     severity="medium",
     confidence="documented",
-    fix=Fix(cost="restart", runtime="none: redeploy",
-            persistent="topology-aware allocation (device plugin / DRA, kubelet topologyManagerPolicy "
-            "single-numa-node), node labels, or request all 8 GPUs and split with CUDA_VISIBLE_DEVICES",
-            scope="container"),
+    fix=advice("Redeploy on GPUs of one NUMA node: topology-aware allocation (device plugin / DRA, kubelet "
+                   "topologyManagerPolicy single-numa-node), node labels, or request all 8 GPUs and split with "
+                   "CUDA_VISIBLE_DEVICES", cost="restart", scope="container"),
     references=(K8S_TOPOLOGY, "https://nvidia.github.io/TensorRT-LLM/legacy/advanced/lowprecision-pcie-allreduce.html"),
 )
 def k8s_gpu_topology(container: ContainerInfo, gpu_devices: GpuDeviceAccess | None = None,

@@ -27,6 +27,16 @@ from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.python_env import PythonEnv
 from stackaudit.facts.system import LoadedModules
 from stackaudit.facts.topology import NvlinkStatus
+from stackaudit.fixes import (
+    BDF_SUBJECT,
+    advice,
+    cmd,
+    keep_cmd,
+    keep_line,
+    keep_text,
+    sh,
+    step,
+)
 
 KERNEL_OPEN = "https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/kernel_open.html"
 GSP_README = "https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/gsp.html"
@@ -120,9 +130,10 @@ _DRIVER_FLOOR = {11: (450, 80, 2), 12: (525, 60, 13), 13: (580, 0, 0)}
     title="Driver too old for the CUDA runtime shipped with torch/vLLM/SGLang",
     severity="high",
     confidence="documented",
-    fix=Fix(cost="driver-reload", runtime="none: the driver must be upgraded (stop every GPU process)",
-            persistent="upgrade the host driver (data-center: the recommended production branch), or install a "
-            "torch/vLLM build for an older CUDA; on data-center GPUs `cuda-compat-<major>-<minor>` in the container"),
+    fix=advice("Upgrade the host driver (stop every GPU process first; data-center: the recommended production "
+                   "branch), or install a torch/vLLM build for an older CUDA", cost="driver-reload",
+                   keep=keep_text("on data-center GPUs, `cuda-compat-<major>-<minor>` in the container",
+                                  label="forward compatibility")),
     references=(MINOR_COMPAT, "https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html",
                 "https://pytorch.org/blog/pytorch-2-7/"),
 )
@@ -186,9 +197,10 @@ _NO_OPEN = ("Kepler", "Maxwell", "Pascal", "Volta")
     title="Proprietary kernel module where the open flavour is required/recommended",
     severity="high",
     confidence="documented",
-    fix=Fix(cost="reboot", runtime="none",
-            persistent="install the open flavour (`apt install nvidia-open` / `nvidia-driver-<branch>-open`, or the "
-            ".run installer with --kernel-module-type=open), rebuild the initramfs, reboot"),
+    fix=Fix.of(step("Install the open kernel-module flavour, rebuild the initramfs and reboot",
+                       "apt install nvidia-open", "update-initramfs -u", cost="reboot", changes="the NVIDIA kernel module",
+                       keep=keep_text("or `nvidia-driver-<branch>-open`, or the .run installer with "
+                                      "--kernel-module-type=open"))),
     references=(KERNEL_OPEN, "https://developer.nvidia.com/blog/nvidia-transitions-fully-towards-open-source-gpu-kernel-modules/"),
 )
 def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | None = None,
@@ -250,9 +262,10 @@ _DROPIN = ("mkdir -p /etc/systemd/system/nvidia-persistenced.service.d && printf
     title="Persistence mode off / nvidia-persistenced not running",
     severity="low",
     confidence="documented",
-    fix=Fix(cost="runtime", runtime="systemctl start nvidia-persistenced (or the legacy `nvidia-smi -pm 1`)",
-            persistent="systemctl enable --now nvidia-persistenced, with the unit running "
-            "`nvidia-persistenced --persistence-mode`"),
+    fix=Fix.of(step("Start the persistence daemon (the legacy way: `nvidia-smi -pm 1`)",
+                       "systemctl start nvidia-persistenced", changes="persistence mode of every GPU",
+                       keep=keep_cmd(cmd("systemctl enable --now nvidia-persistenced"),
+                                     text="with the unit running `nvidia-persistenced --persistence-mode`"))),
     references=("https://man.archlinux.org/man/nvidia-persistenced.1.en",
                 "https://docs.nvidia.com/deploy/driver-persistence/persistence-mode-legacy.html"),
 )
@@ -285,15 +298,18 @@ def persistence(nvidia: NvidiaGpus, nvidia_services: NvidiaServices | None = Non
     if off:
         subjects = [g.subject for g in off]
         if no_pm_flag:
-            fix = Fix(cost="runtime", runtime=_DROPIN, persistent=_DROPIN,
-                      note="the unit's ExecStart has --no-persistence-mode (Ubuntu's packaging)")
+            fix = Fix.of(step("Override the unit's ExecStart with a systemd drop-in that keeps persistence mode on",
+                               sh(_DROPIN), changes="/etc/systemd/system/nvidia-persistenced.service.d/persistence.conf",
+                               keep=keep_text("the drop-in stays across reboots and package upgrades")),
+                          note="the unit's ExecStart has --no-persistence-mode (Ubuntu's packaging)")
             msg = ("persistence mode Disabled on GPU(s) " + _indices(off) + " although nvidia-persistenced is "
                    f"{daemon.active if daemon else '?'}: its unit runs it with --no-persistence-mode")
         else:
             state = (f"nvidia-persistenced is {daemon.active or ('running' if daemon.pids else 'not running')}"
                      if daemon is not None else "the daemon's state is not in the source")
-            fix = Fix(cost="runtime", runtime="systemctl start nvidia-persistenced   # or: nvidia-smi -pm 1",
-                      persistent="systemctl enable --now nvidia-persistenced")
+            fix = Fix.of(step("Start the persistence daemon (or: `nvidia-smi -pm 1`)",
+                               "systemctl start nvidia-persistenced", changes="persistence mode of every GPU",
+                               keep=keep_cmd(cmd("systemctl enable --now nvidia-persistenced"))))
             msg = f"persistence mode Disabled on GPU(s) {_indices(off)}; {state}"
         return issue(msg + ". Startup only: each new CUDA/NVML client re-initialises the GPUs (seconds), "
                      "steady-state tokens/s are unaffected" + where,
@@ -322,9 +338,10 @@ def tp_sizes(parallelism: Parallelism | None) -> list[int]:
     title="Compute mode not Default",
     severity="medium",
     confidence="field-reports",
-    fix=Fix(cost="runtime", runtime="nvidia-smi -i <n> -c DEFAULT",
-            persistent="not kept across driver reloads: run it from a systemd oneshot after nvidia-persistenced, "
-            "or remove what sets it (Slurm/cluster prolog)"),
+    fix=Fix.of(step("Set compute mode Default on the GPU", "nvidia-smi -i <n> -c DEFAULT",
+                       changes="the GPU's compute mode",
+                       keep=keep_text("not kept across driver reloads: run it from a systemd oneshot after "
+                                      "nvidia-persistenced, or remove what sets it (Slurm/cluster prolog)"))),
     references=("https://github.com/huggingface/pytorch-image-models/issues/1033",),
 )
 def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> Outcome:
@@ -350,8 +367,11 @@ def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> 
     if not bad:
         return ok_on_every_gpu(nvidia, len(modes), f"compute mode Default on {len(modes)} GPU(s)", actual="Default",
                                subjects=list(modes))
-    cmd = "; ".join(f"nvidia-smi -i {g.index} -c DEFAULT" for g in bad)
-    fix = Fix(cost="runtime", runtime=cmd, persistent="a systemd oneshot after nvidia-persistenced running: " + cmd)
+    fix = Fix.of(step("Set compute mode Default on the GPUs",
+                       *[f"nvidia-smi -i {g.index} -c DEFAULT" for g in bad], changes="the GPUs' compute mode",
+                       revert=[f"nvidia-smi -i {g.index} -c {g.compute_mode.upper().replace(' ', '_')}" for g in bad
+                               if g.compute_mode],
+                       keep=keep_text("a systemd oneshot after nvidia-persistenced running the same commands")))
     prohibited = [g for g in bad if g.compute_mode == "Prohibited"]
     actual = {g.subject: g.compute_mode for g in bad}
     if prohibited:
@@ -376,10 +396,12 @@ def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> 
     title="NVSwitch system without a running, version-matched Fabric Manager",
     severity="high",
     confidence="documented",
-    fix=Fix(cost="runtime", runtime="systemctl restart nvidia-fabricmanager",
-            persistent="install nvidia-fabricmanager-<branch> (and libnvidia-nscq-<branch>) matching the driver "
-            "exactly, pin it with the driver, `systemctl enable --now nvidia-fabricmanager`; on B200/B300 HGX "
-            "also `modprobe ib_umad` and /etc/modules-load.d/ib_umad.conf"),
+    fix=Fix.of(step("Restart Fabric Manager", "systemctl restart nvidia-fabricmanager",
+                       keep=(keep_text("install nvidia-fabricmanager-<branch> (and libnvidia-nscq-<branch>) matching "
+                                       "the driver exactly, pin it with the driver"),
+                             keep_cmd(cmd("systemctl enable --now nvidia-fabricmanager")),
+                             keep_line("ib_umad", "/etc/modules-load.d/ib_umad.conf", label="B200/B300 HGX",
+                                       text="and `modprobe ib_umad` now")))),
     references=(FM_GUIDE, "https://github.com/spectrocloud/CanvOS/pull/700"),
 )
 def fabric_manager(nvidia: NvidiaGpus, nvidia_services: NvidiaServices | None = None,
@@ -459,9 +481,9 @@ _PRE_TURING = ("Kepler", "Maxwell", "Pascal", "Volta")
     title="GSP firmware state",
     severity="low",
     confidence="documented",
-    fix=Fix(cost="driver-reload", runtime="none",
-            persistent="remove `NVreg_EnableGpuFirmware=0` from /etc/modprobe.d/*.conf, rebuild the initramfs, "
-            "reload the driver (or reboot)"),
+    fix=Fix.of(step("Remove NVreg_EnableGpuFirmware=0 from /etc/modprobe.d/*.conf, rebuild the initramfs, then "
+                       "reload the driver (or reboot)", "update-initramfs -u", cost="driver-reload",
+                       changes="the nvidia module's options")),
     references=(GSP_README, KERNEL_OPEN),
 )
 def gsp_firmware(nvidia: NvidiaGpus, nvidia_driver: NvidiaDriver | None = None) -> Outcome:
@@ -513,8 +535,9 @@ def gsp_firmware(nvidia: NvidiaGpus, nvidia_driver: NvidiaDriver | None = None) 
     title="NVLink links down or erroring",
     severity="high",
     confidence="documented",
-    fix=Fix(cost="driver-reload", runtime="check Fabric Manager (NVSwitch), then reload the driver / reset the GPUs",
-            persistent="reseat the NVLink bridges; RMA when errors persist"),
+    fix=Fix.of(step("Check Fabric Manager (NVSwitch), then reload the driver / reset the GPUs with no GPU work",
+                       cost="driver-reload"),
+                  note="reseat the NVLink bridges; RMA when errors persist"),
     references=("https://github.com/NVIDIA/nccl/blob/master/src/graph/paths.cc", XID_CATALOGUE),
 )
 def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None = None,
@@ -635,9 +658,10 @@ def _severity(name: str) -> Severity:
     title="Xid errors in the kernel log",
     severity="medium",
     confidence="documented",
-    fix=Fix(cost="driver-reload", runtime="follow the GPU's recovery action (nvidia-smi -q: GPU Recovery Action): "
-            "GPU reset (`nvidia-smi -r -i <n>`, no processes on it), node reboot, or fix the application",
-            persistent="RMA the GPU when hardware Xids (79, 48, 64, 95) repeat"),
+    fix=Fix.of(step("Follow the GPU's recovery action (nvidia-smi -q: GPU Recovery Action): a GPU reset with no "
+                       "process on it, a node reboot, or fix the application", "nvidia-smi -r -i <n>",
+                       cost="driver-reload", changes="the GPU's state", per="<n>", per_match=BDF_SUBJECT),
+                  note="RMA the GPU when hardware Xids (79, 48, 64, 95) repeat"),
     references=(XID_CATALOGUE, "https://raw.githubusercontent.com/stas00/ml-engineering/master/compute/accelerator/nvidia/debug.md"),
 )
 def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices | None = None) -> Outcome:
@@ -695,10 +719,11 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
                                                                    for a in actions.values()]
     costs += ["reboot"] * bool(off_bus)
     cost = max(costs, key=_COST_RANK.index)
-    fix = None if cost == "driver-reload" else Fix(
-        cost=cost, runtime="restart the serving engine (the application faulted)" if cost == "restart" else
-        "reboot the node (a GPU that fell off the bus rarely comes back with a GPU reset)",
-        persistent="RMA the GPU when hardware Xids (79, 48, 64, 95) repeat")
+    fix = None if cost == "driver-reload" else Fix.of(
+        step("Restart the serving engine (the application faulted)" if cost == "restart" else
+             "Reboot the node (a GPU that fell off the bus rarely comes back with a GPU reset)",
+             *(() if cost == "restart" else ("systemctl reboot",)), cost=cost),
+        note="RMA the GPU when hardware Xids (79, 48, 64, 95) repeat")
     # Lost or faulted: fell off the bus (79 or the message without it), GSP timeout/error (119/120),
     # uncontained ECC (95): P0 whatever the fix costs.
     lost = bool(off_bus) or any(c in (79, 95, 119, 120) for c in counts)

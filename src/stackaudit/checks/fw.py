@@ -24,6 +24,12 @@ from stackaudit.facts.pcie_errors import PcieErrors
 from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelLog, NumaTopology
+from stackaudit.fixes import (
+    advice,
+    keep_line,
+    step,
+)
+from stackaudit.fixes.pcie import acs_fix, acs_scan_fix
 
 NCCL_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html"
 KERNEL_PARAMS_DOC = "https://docs.kernel.org/admin-guide/kernel-parameters.html"
@@ -35,14 +41,14 @@ _TRANSLATING = ("DMA", "DMA-FQ")
     title="IOMMU translating DMA for the GPUs (not passthrough)",
     severity="high",
     confidence="documented",
-    fix=Fix(
-        cost="reboot",
-        runtime="none in practice: `echo identity > /sys/kernel/iommu_groups/N/type` needs every device "
-        "of the group unbound (stop all GPU work, unload nvidia)",
-        persistent='add `iommu=pt` to the kernel command line (GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, '
-        "then update-grub; or `grubby --update-kernel=ALL --args=iommu=pt`); or disable VT-d/AMD-Vi in BIOS "
-        "if nothing needs the IOMMU",
-    ),
+    fix=Fix.of(
+        step("Put the IOMMU in passthrough mode on the kernel command line, then reboot",
+             "grubby --update-kernel=ALL --args=iommu=pt", cost="reboot", changes="the kernel command line",
+             keep=keep_line('GRUB_CMDLINE_LINUX_DEFAULT="... iommu=pt"', "/etc/default/grub", label="GRUB",
+                            text="then update-grub (Debian/Ubuntu; grubby does it on RHEL)"),
+             revert=["grubby --update-kernel=ALL --remove-args=iommu=pt"]),
+        note="at runtime `echo identity > /sys/kernel/iommu_groups/N/type` needs every device of the group unbound "
+        "(stop all GPU work, unload nvidia); disabling VT-d/AMD-Vi in BIOS works if nothing needs the IOMMU"),
     references=(NCCL_TROUBLESHOOTING, "https://github.com/NVIDIA/nccl/issues/257",
                 "https://github.com/NVIDIA/nccl-tests/issues/115"),
 )
@@ -117,8 +123,9 @@ def iommu_mode(pci: PciDevices, cmdline: KernelCmdline | None = None, kernel_log
     title="Running in a VM / vGPU (P2P and topology differ)",
     severity="medium",
     confidence="documented",
-    fix=Fix(cost="hardware", persistent="on the hypervisor: pass the whole PCIe switch with the GPUs and enable "
-            "ATS/P2P, or use NVLink-connected full GPUs; otherwise accept NCCL's SHM path"),
+    fix=advice("On the hypervisor: pass the whole PCIe switch with the GPUs and enable ATS/P2P, or use "
+                   "NVLink-connected full GPUs; otherwise accept NCCL's SHM path", cost="hardware",
+                   scope="container-host"),
     references=("https://docs.nvidia.com/ai-enterprise/release-9/latest/infra-software/vgpu/features/p2p.html",
                 NCCL_TROUBLESHOOTING),
 )
@@ -166,8 +173,8 @@ def _nps_label(cpu: CpuInfo | None, nodes: int, sockets: int | None) -> str:
     title="NUMA-per-socket / sub-NUMA clustering and GPU locality",
     severity="low",
     confidence="documented",
-    fix=Fix(cost="bios", persistent="BIOS: set NPS (AMD) / SNC (Intel) deliberately; update the firmware if "
-            "GPUs report no NUMA node (SRAT/_PXM missing)"),
+    fix=advice("BIOS: set NPS (AMD) / SNC (Intel) deliberately; update the firmware if GPUs report no NUMA node "
+                   "(SRAT/_PXM missing)", cost="bios"),
     references=("https://github.com/NVIDIA/nccl-tests/issues/115",),
 )
 def numa_nps(numa: NumaTopology, cpu: CpuInfo | None = None, pci: PciDevices | None = None) -> Outcome:
@@ -200,22 +207,10 @@ def numa_nps(numa: NumaTopology, cpu: CpuInfo | None = None, pci: PciDevices | N
 
 # -- PCIe side: ACS, Resizable BAR, MMIO space, AER (knowledge base FW-ACS-P2P ... FW-AER-ERRORS) ------------
 
-NCCL_ACS_SCRIPT = ('for BDF in $(lspci -d "*:*:*" | awk \'{print $1}\'); do setpci -v -s $BDF ECAP_ACS+0x6.w '
-                   '>/dev/null 2>&1 || continue; setpci -v -s $BDF ECAP_ACS+0x6.w=0000; done')
-
-
-def _acs_fix(bdfs: list[str]) -> Fix:
-    devs = ";".join(bdfs)
-    return Fix(
-        cost="runtime",
-        runtime="; ".join(f"setpci -s {b} ECAP_ACS+0x6.w=0000" for b in bdfs)
-        + " — before the serving engine starts (restart it afterwards); lost at reboot and after hotplug/reset",
-        persistent=f'kernel command line, quoted for GRUB (`;` is a GRUB command separator): in /etc/default/grub '
-        f'GRUB_CMDLINE_LINUX_DEFAULT="... \\"pci=disable_acs_redir={devs}\\"", then update-grub and reboot; or the '
-        "BIOS option (\"ACS Control\", \"PCIe ACS\"); or a systemd oneshot unit Before=nvidia-persistenced.service "
-        "running the setpci commands",
-        note="`pci=noacs` is not a mainline parameter and `pcie_acs_override=` does not clear ACS bits",
-    )
+def _acs_fix(bridges: list[PcieFunction]) -> Fix:
+    """Masked ACS writes on exactly the bridges found redirecting between GPUs (stackaudit.fixes.pcie)."""
+    return acs_fix({f.bdf: f.config.acs.ctl if f.config is not None and f.config.acs is not None else None
+                    for f in bridges})
 
 
 def _acs_traps(cmdline: KernelCmdline | None, kernel_log: KernelLog | None) -> list[str]:
@@ -238,9 +233,7 @@ def _acs_traps(cmdline: KernelCmdline | None, kernel_log: KernelLog | None) -> l
     title="ACS request/completion redirect on PCIe switch or root ports between GPUs",
     severity="high",
     confidence="documented",
-    fix=Fix(cost="runtime", runtime="setpci -s <bridge> ECAP_ACS+0x6.w=0000 on each bridge between the GPUs "
-            f"(NCCL guide's loop: {NCCL_ACS_SCRIPT}); restart the engine afterwards",
-            persistent='GRUB: "pci=disable_acs_redir=<bdf>;<bdf>" (quoted), BIOS "ACS Control", or a systemd oneshot'),
+    fix=acs_fix(()),
     references=(NCCL_TROUBLESHOOTING, "https://github.com/NVIDIA/nccl/issues/2079", KERNEL_PARAMS_DOC),
 )
 def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: KernelLog | None = None,
@@ -306,13 +299,11 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
             return issue(msg + trap_text, actual={f.bdf: f"{f.config.acs.ctl:#06x}" for f in redirected
                                                   if f.config and f.config.acs and f.config.acs.ctl is not None},
                          expected="ACSCtl ReqRedir- CmpltRedir- on ports between GPUs", subjects=bdfs,
-                         severity=severity, fix=_acs_fix(bdfs), evidence=lines)
+                         severity=severity, fix=_acs_fix(redirected), evidence=lines)
         return issue(f"{len(loose_on)} of {len(pcie.loose)} ACSCtl lines show ReqRedir+/CmpltRedir+ (the paste has no "
                      "device addresses: which ports sit between GPUs is not known)" + trap_text,
                      actual=f"{len(loose_on)} ports with redirect", expected="ReqRedir- CmpltRedir- between GPUs",
-                     fix=Fix(cost="runtime", runtime=NCCL_ACS_SCRIPT,
-                             persistent="find the ports with `lspci -vvv | grep -E '^[0-9a-f]|ACSCtl'`, then "
-                             "`pci=disable_acs_redir=<bdf>;<bdf>` quoted in GRUB, or the BIOS ACS option"))
+                     fix=acs_scan_fix())
     if blind:
         return unknown(f"ACS control of {len(blind)} bridge(s) between the GPUs not readable "
                        f"({blind[0].config_note or 'not in the source'})" + trap_text,
@@ -322,8 +313,9 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
     if traps:
         return issue("no ACS redirect between the GPUs, but the command line carries ineffective ACS parameters"
                      + trap_text, actual=traps, severity="low", confidence="documented",
-                     fix=Fix(cost="reboot", persistent="remove `pci=noacs` / `pcie_acs_override=` from the kernel "
-                             "command line; use `pci=disable_acs_redir=` (quoted in GRUB) where needed"))
+                     fix=Fix.of(step("Remove `pci=noacs` / `pcie_acs_override=` from the kernel command line (use "
+                               "`pci=disable_acs_redir=`, quoted in GRUB, where needed), then reboot", cost="reboot",
+                               changes="the kernel command line")))
     return ok(f"no ACS redirect on the {len(candidates) or len(pcie.loose)} bridge(s) between the GPUs",
               actual={f.bdf: f.config.acs.ctl_flags() if f.config and f.config.acs else "no ACS capability"
                       for f in candidates}, subjects=[f.bdf for f in candidates])
@@ -353,8 +345,9 @@ def _size(nbytes: int) -> str:
     title="BAR1 too small (Resizable BAR off) on workstation/consumer GPUs",
     severity="medium",
     confidence="documented",
-    fix=Fix(cost="bios", persistent="BIOS: enable \"Above 4G Decoding\" and \"Re-Size BAR Support\"; optionally "
-            "`options nvidia NVreg_EnableResizableBar=1` in /etc/modprobe.d/nvidia.conf, then update-initramfs -u"),
+    fix=Fix.of(step('BIOS: enable "Above 4G Decoding" and "Re-Size BAR Support"', cost="bios",
+                       keep=keep_line("options nvidia NVreg_EnableResizableBar=1", "/etc/modprobe.d/nvidia.conf",
+                                      label="optional", text="then `update-initramfs -u`"))),
     references=("https://docs.nvidia.com/cuda/gpudirect-rdma/index.html", "https://docs.nvidia.com/deploy/nvml-api/",
                 "https://github.com/tinygrad/open-gpu-kernel-modules"),
 )
@@ -448,8 +441,9 @@ def _short(bdf: str) -> str:
     title="Above-4G decoding / MMIO space too small for GPU BARs",
     severity="high",
     confidence="documented",
-    fix=Fix(cost="bios", persistent="BIOS: \"Above 4G Decoding = Enabled\", larger \"MMIO High Base/Size\", CSM off; "
-            "kernel `pci=realloc` as a fallback"),
+    fix=advice('BIOS: "Above 4G Decoding = Enabled", larger "MMIO High Base/Size", CSM off', cost="bios",
+                   keep=keep_line('GRUB_CMDLINE_LINUX_DEFAULT="... pci=realloc"', "/etc/default/grub",
+                                  label="fallback")),
     references=("https://docs.kernel.org/admin-guide/kernel-parameters.html",),
 )
 def above4g_mmio(pcie: PcieFacts, kernel_log: KernelLog | None = None) -> Outcome:
@@ -496,8 +490,8 @@ def above4g_mmio(pcie: PcieFacts, kernel_log: KernelLog | None = None) -> Outcom
     title="PCIe AER errors / link replays on a GPU link",
     severity="medium",
     confidence="documented",
-    fix=Fix(cost="hardware", persistent="reseat the GPU/riser/cables, update BIOS and retimer firmware; in BIOS force the "
-            "slot one generation lower if signal integrity is marginal"),
+    fix=advice("Reseat the GPU, riser and cables; update BIOS and retimer firmware; in BIOS force the slot one "
+                   "generation lower if signal integrity is marginal", cost="hardware"),
     references=("https://www.kernel.org/doc/Documentation/ABI/testing/sysfs-bus-pci-devices-aer_stats",),
 )
 def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,

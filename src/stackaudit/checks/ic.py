@@ -33,6 +33,12 @@ from stackaudit.facts.serving_logs import (
 )
 from stackaudit.facts.system import KernelInfo, KernelLog, LoadedModules, NumaTopology
 from stackaudit.facts.topology import NvlinkStatus, P2pMatrix, TopoMatrix, gpu_index, link_kind, link_rank
+from stackaudit.fixes import (
+    keep_line,
+    keep_text,
+    sh,
+    step,
+)
 from stackaudit.gputable import GpuSpec
 
 NCCL_GPU_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/gpu_troubleshooting.html"
@@ -168,11 +174,13 @@ def _no_matrix(gpus: GpuInventory | None) -> Outcome:
     title="Read the topology and P2P matrices correctly",
     severity="high",
     confidence="documented",
-    fix=Fix(cost="driver-reload",
-            runtime="check `nvidia-smi nvlink -s` (inactive links), `nvidia-smi -q | grep -A2 Fabric` and "
-            "`systemctl status nvidia-fabricmanager`; `dmesg | grep -i xid` (Xid 74/145+)",
-            persistent="restart nvidia-fabricmanager / reload the driver with all GPU work stopped; reseat or RMA "
-            "the GPU/baseboard if links stay down"),
+    fix=Fix.of(
+        step("Look for inactive links, the fabric state, Fabric Manager and NVLink Xids (74, 145+)",
+             "nvidia-smi nvlink -s", sh("nvidia-smi -q | grep -A2 Fabric"), "systemctl status nvidia-fabricmanager",
+             sh("dmesg | grep -i xid"), cost="runtime"),
+        step("Restart nvidia-fabricmanager, or reload the driver with all GPU work stopped",
+             "systemctl restart nvidia-fabricmanager", cost="driver-reload"),
+        note="reseat or RMA the GPU/baseboard if links stay down"),
     references=(NCCL_GPU_TROUBLESHOOTING, "https://github.com/stas00/ml-engineering"),
 )
 def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None, nvlink_status: NvlinkStatus | None = None,
@@ -309,12 +317,13 @@ def _iommu_gpu_faults(kernel_log: KernelLog | None, gpus: GpuInventory | None) -
     title="P2P reported as OK but actually broken or slow",
     severity="high",
     confidence="source-verified",
-    fix=Fix(cost="restart",
-            runtime="after fixing ACS/IOMMU (FW-ACS-P2P, FW-IOMMU-MODE): `rm ~/.cache/vllm/gpu_p2p_access_cache_for_*.json` "
-            "(under $VLLM_CACHE_ROOT) and restart the engine; on risky PCIe pairs start vLLM with "
-            "VLLM_SKIP_P2P_CHECK=0 (run the real probe) or --disable-custom-all-reduce",
-            persistent="fix the platform (ACS off on switch ports between GPUs, `iommu=pt`), then clear the cache",
-            scope="container"),
+    fix=Fix.of(
+        step("After fixing the platform (FW-ACS-P2P, FW-IOMMU-MODE): delete vLLM's cached P2P verdicts "
+             "(under $VLLM_CACHE_ROOT if set) and restart the engine",
+             sh("rm ~/.cache/vllm/gpu_p2p_access_cache_for_*.json"), cost="restart", scope="container",
+             changes="vLLM's P2P probe cache"),
+        note="on risky PCIe pairs start vLLM with VLLM_SKIP_P2P_CHECK=0 (run the real probe) or "
+        "--disable-custom-all-reduce"),
     references=(VLLM_AR_UTILS, VLLM_ENVS, "https://github.com/vllm-project/vllm/issues/2728", NCCL_GPU_TROUBLESHOOTING),
 )
 def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None,
@@ -405,11 +414,13 @@ _KEY_NEGATIVE = ("no NVLink between these GPUs (PCIe only): vLLM and SGLang turn
     title="When vLLM/SGLang custom all-reduce can and cannot run",
     severity="high",
     confidence="source-verified",
-    fix=Fix(cost="restart",
-            runtime="NVLink/NVSwitch: bring the fabric up (DRV-FABRIC-MANAGER, DRV-NVLINK-HEALTH); PCIe TP=2: fix "
-            "ACS/IOMMU and clear ~/.cache/vllm/gpu_p2p_access_cache_for_*.json; SGLang on GeForce: add "
-            "--disable-custom-all-reduce (or --enable-p2p-check); then restart the engine",
-            persistent="the same flags in the service definition", scope="container"),
+    fix=Fix.of(
+        step("NVLink/NVSwitch: bring the fabric up (DRV-FABRIC-MANAGER, DRV-NVLINK-HEALTH); PCIe TP=2: fix "
+             "ACS/IOMMU and clear vLLM's P2P cache", sh("rm ~/.cache/vllm/gpu_p2p_access_cache_for_*.json"),
+             cost="runtime", scope="container"),
+        step("SGLang on GeForce: add --disable-custom-all-reduce (or --enable-p2p-check); then restart the engine",
+             cost="restart", scope="container",
+             keep=keep_text("the same flags in the service definition"))),
     references=(VLLM_CUSTOM_AR, SGLANG_P2P_CRASH, "https://github.com/vllm-project/vllm/issues/56128"),
 )
 def custom_allreduce(serving_processes: ServingProcesses | None = None, serving_log: ServingLog | None = None,
@@ -518,9 +529,10 @@ def _engine_name(engine: str) -> str:
     title="nvidia_peermem does not affect GPU-to-GPU traffic inside one host",
     severity="medium",
     confidence="source-verified",
-    fix=Fix(cost="runtime", runtime="`modprobe nvidia-peermem` (needs MLNX_OFED / inbox rdma-core)",
-            persistent="`echo nvidia-peermem > /etc/modules-load.d/nvidia-peermem.conf`; or use the DMA-BUF path "
-            "(open kernel module, Linux >= 5.12; KVER-DMABUF)"),
+    fix=Fix.of(step("Load nvidia-peermem (needs MLNX_OFED / inbox rdma-core)", "modprobe nvidia-peermem",
+                       changes="the loaded kernel modules", revert=["modprobe -r nvidia-peermem"],
+                       keep=(keep_line("nvidia-peermem", "/etc/modules-load.d/nvidia-peermem.conf"),
+                             keep_text("or the DMA-BUF path (open kernel module, Linux >= 5.12; KVER-DMABUF)")))),
     references=(NCCL_GDR, GPU_OPERATOR_RDMA, NCCL_GPU_TROUBLESHOOTING),
 )
 def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | None = None,
@@ -614,11 +626,10 @@ def _truthy(value: str) -> bool:
     title="NCCL environment variables that disable the fast paths",
     severity="high",
     confidence="documented",
-    fix=Fix(cost="restart",
-            runtime="remove the variable from the engine's environment (service file, docker -e, pod spec) and "
-            "restart the engine",
-            persistent="delete the line from /etc/nccl.conf, ~/.nccl.conf or $NCCL_CONF_FILE and from the launch "
-            "environment", scope="container"),
+    fix=Fix.of(step("Remove the variable from the engine's environment (service file, docker -e, pod spec) and "
+                       "restart the engine", cost="restart", scope="container",
+                       keep=keep_text("delete the line from /etc/nccl.conf, ~/.nccl.conf or $NCCL_CONF_FILE and "
+                                      "from the launch environment"))),
     references=(NCCL_ENV_DOC, NCCL_PATHS, NCCL_TESTS_74),
 )
 def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None,
@@ -744,10 +755,10 @@ def _group_worst(topo: TopoMatrix, group: list[str]) -> int:
     title="TP group spans sockets / slow PCIe paths",
     severity="medium",
     confidence="documented",
-    fix=Fix(cost="restart",
-            runtime="start the engine on GPUs under one switch/socket (CUDA_VISIBLE_DEVICES from `nvidia-smi topo -m`, "
-            "with CUDA_DEVICE_ORDER=PCI_BUS_ID); use DP/PP across sockets",
-            persistent="the same in the service definition / pod spec", scope="container"),
+    fix=Fix.of(step("Start the engine on GPUs under one switch/socket (CUDA_VISIBLE_DEVICES from the matrix, with "
+                       "CUDA_DEVICE_ORDER=PCI_BUS_ID); use DP/PP across sockets", "nvidia-smi topo -m",
+                       cost="restart", scope="container",
+                       keep=keep_text("the same in the service definition / pod spec"))),
     references=(NCCL_PATHS, TRTLLM_PCIE_AR),
 )
 def topology_placement(gpu_topology: TopoMatrix | None = None, serving_processes: ServingProcesses | None = None,
@@ -833,11 +844,11 @@ _RANK_IN_TITLE = re.compile(r"(?:TP|_TP|Worker_TP|rank)(\d+)", re.I)
     title="Engine processes on the wrong NUMA node relative to their GPU",
     severity="low",
     confidence="documented",
-    fix=Fix(cost="restart",
-            runtime="bind each worker to its GPU's node: `numactl --cpunodebind=<n> --membind=<n>` or "
-            "`taskset -c <local_cpulist>` (or the engine's NUMA-binding option)",
-            persistent="container cpusets on the GPU's node (CTR-CPU-LIMITS); the binding in the service file",
-            scope="container"),
+    fix=Fix.of(step("Bind each worker to its GPU's NUMA node (or use the engine's NUMA-binding option)",
+                       "numactl --cpunodebind=<n> --membind=<n> <engine command>", cost="restart", scope="container",
+                       keep=(keep_text("`taskset -c <local_cpulist>` instead of numactl"),
+                             keep_text("container cpusets on the GPU's node (CTR-CPU-LIMITS); the binding in the "
+                                       "service file")))),
     references=(NCCL_TESTS_115,),
 )
 def numa_affinity(serving_processes: ServingProcesses | None = None, gpu_topology: TopoMatrix | None = None,
@@ -917,10 +928,10 @@ def numa_affinity(serving_processes: ServingProcesses | None = None, gpu_topolog
     title="RDMA NIC far from its GPU (multi-node / disaggregated serving)",
     severity="medium",
     confidence="source-verified",
-    fix=Fix(cost="restart",
-            runtime="give each rank its nearest NIC (NCCL_IB_HCA, or the engine's NIC selection), load "
-            "nvidia_peermem / use DMA-BUF for GDR, then restart the engine",
-            persistent="NIC placement in slots under the same switch as the GPUs", scope="container"),
+    fix=Fix.of(step("Give each rank its nearest NIC (NCCL_IB_HCA, or the engine's NIC selection), load "
+                       "nvidia_peermem / use DMA-BUF for GDR, then restart the engine", cost="restart",
+                       scope="container"),
+                  note="NIC placement in slots under the same switch as the GPUs"),
     references=(NCCL_PATHS, NCCL_ENV_DOC),
 )
 def nic_gpu_affinity(gpu_topology: TopoMatrix | None = None, serving_processes: ServingProcesses | None = None,

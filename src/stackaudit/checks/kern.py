@@ -41,6 +41,15 @@ from stackaudit.facts.kernel_knobs import (
 from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelInfo, KernelLog, NumaTopology, Sysctls
+from stackaudit.fixes import (
+    cmd,
+    keep_cmd,
+    keep_line,
+    keep_text,
+    needs_shell,
+    sh,
+    step,
+)
 
 CPUFREQ_DOC = "https://docs.kernel.org/admin-guide/pm/cpufreq.html"
 INTEL_PSTATE_DOC = "https://docs.kernel.org/admin-guide/pm/intel_pstate.html"
@@ -81,13 +90,13 @@ def engine_processes(procs: ServingProcesses | None) -> list[ProcessInfo]:
     title="CPU frequency governor/driver keeps cores slow",
     severity="medium",
     confidence="documented",
-    fix=Fix(
-        cost="runtime",
-        runtime="cpupower frequency-set -g performance",
-        persistent="tuned-adm profile throughput-performance (or latency-performance / accelerator-performance); "
-        "or kernel cmdline cpufreq.default_governor=performance; or a systemd oneshot",
-        scope="host",
-    ),
+    fix=Fix.of(step("Set the performance governor on every CPU", "cpupower frequency-set -g performance",
+                       changes="scaling_governor of every CPU",
+                       keep=(keep_cmd(cmd("tuned-adm profile throughput-performance"), label="tuned",
+                                      text="or latency-performance / accelerator-performance"),
+                             keep_line('GRUB_CMDLINE_LINUX_DEFAULT="... cpufreq.default_governor=performance"',
+                                       "/etc/default/grub", label="kernel command line"),
+                             keep_text("a systemd oneshot running the command", label="systemd")))),
     references=(CPUFREQ_DOC, "https://github.com/vllm-project/vllm/issues/6854",
                 "https://github.com/vllm-project/vllm/issues/8147"),
 )
@@ -171,14 +180,13 @@ def governor(cpufreq: CpuFreq, virtualization: Virtualization | None = None,
     title="Turbo/boost disabled or maximum CPU performance capped",
     severity="medium",
     confidence="documented",
-    fix=Fix(
-        cost="runtime",
-        runtime="echo 0 > /sys/devices/system/cpu/intel_pstate/no_turbo; "
-        "echo 100 > /sys/devices/system/cpu/intel_pstate/max_perf_pct; "
-        "echo 1 > /sys/devices/system/cpu/cpufreq/boost; cpupower frequency-set -u <cpuinfo_max_freq>",
-        persistent="tuned profile or systemd oneshot; BIOS 'Turbo Boost' / 'Core Performance Boost' enabled",
-        scope="host",
-    ),
+    fix=Fix.of(step("Turn turbo/boost on and lift the frequency caps (the knobs this host has)",
+                       sh("echo 0 > /sys/devices/system/cpu/intel_pstate/no_turbo"),
+                       sh("echo 100 > /sys/devices/system/cpu/intel_pstate/max_perf_pct"),
+                       sh("echo 1 > /sys/devices/system/cpu/cpufreq/boost"),
+                       "cpupower frequency-set -u <cpuinfo_max_freq>", changes="turbo/boost and scaling_max_freq",
+                       keep=(keep_text("a tuned profile or a systemd oneshot running the same commands"),
+                             keep_text("'Turbo Boost' / 'Core Performance Boost' enabled", label="BIOS")))),
     references=(INTEL_PSTATE_DOC, CPUFREQ_DOC),
 )
 def boost(cpufreq: CpuFreq, virtualization: Virtualization | None = None,
@@ -240,9 +248,12 @@ def boost(cpufreq: CpuFreq, virtualization: Virtualization | None = None,
             actual="; ".join(problems),
             expected="turbo/boost on, max_perf_pct 100, scaling_max_freq = cpuinfo_max_freq",
             evidence=evidence,
-            fix=Fix(cost="runtime", runtime="; ".join(commands),
-                    persistent="tuned profile or systemd oneshot running the same commands; BIOS 'Turbo Boost' / "
-                    "'Core Performance Boost' enabled if it is off there", scope="host"),
+            fix=Fix.of(step("Turn turbo/boost on and lift the frequency caps found here",
+                       *[sh(c) if needs_shell(c) else cmd(c) for c in commands],
+                       changes="turbo/boost and scaling_max_freq",
+                       keep=(keep_text("a tuned profile or a systemd oneshot running the same commands"),
+                             keep_text("'Turbo Boost' / 'Core Performance Boost' enabled if it is off there",
+                                       label="BIOS")))),
         )
     knobs_known = any(v is not None for v in (cpufreq.intel_no_turbo, cpufreq.boost, cpufreq.intel_max_perf_pct))
     if not knobs_known and not cpufreq.sampled:
@@ -287,13 +298,12 @@ def _epp_bias(value: str) -> str:
     title="energy_performance_preference biased to power saving",
     severity="medium",
     confidence="documented",
-    fix=Fix(
-        cost="runtime",
-        runtime="echo performance | tee /sys/devices/system/cpu/cpu*/cpufreq/energy_performance_preference "
-        "(or set governor performance, which forces EPP performance on these drivers)",
-        persistent="tuned profile, `powerprofilesctl set performance`, or a systemd oneshot/udev rule",
-        scope="host",
-    ),
+    fix=Fix.of(step("Set the energy-performance preference to performance on every CPU (the performance "
+                       "governor forces it on these drivers)",
+                       sh("echo performance | tee /sys/devices/system/cpu/cpu*/cpufreq/energy_performance_preference"),
+                       changes="energy_performance_preference of every CPU",
+                       keep=(keep_cmd(cmd("powerprofilesctl set performance")),
+                             keep_text("a tuned profile, or a systemd oneshot / udev rule")))),
     references=(AMD_PSTATE_DOC, INTEL_PSTATE_DOC),
 )
 def epp(cpufreq: CpuFreq, container: ContainerInfo | None = None) -> Outcome:
@@ -352,12 +362,10 @@ def epp(cpufreq: CpuFreq, container: ContainerInfo | None = None) -> Outcome:
     title="Which frequency driver an AMD EPYC host uses",
     severity="low",
     confidence="source-verified",
-    fix=Fix(
-        cost="reboot",
-        persistent="kernel cmdline amd_pstate=active (needs CPPC enabled in BIOS: 'CPPC = Enabled'), "
-        "then set EPP/governor",
-        scope="host",
-    ),
+    fix=Fix.of(step("Enable amd-pstate on the kernel command line (needs 'CPPC = Enabled' in BIOS), reboot, then "
+                       "set EPP/governor", cost="reboot", changes="the kernel command line",
+                       keep=keep_line('GRUB_CMDLINE_LINUX_DEFAULT="... amd_pstate=active"', "/etc/default/grub",
+                                      label="GRUB"))),
     references=(AMD_PSTATE_DOC, "https://github.com/torvalds/linux/blob/master/drivers/cpufreq/amd-pstate.c"),
 )
 def amd_pstate(cpu: CpuInfo, cpufreq: CpuFreq, kernel: KernelInfo, cmdline: KernelCmdline | None = None,
@@ -398,16 +406,19 @@ def amd_pstate(cpu: CpuInfo, cpufreq: CpuFreq, kernel: KernelInfo, cmdline: Kern
             "command line (no CPPC/EPP control)",
             actual=observed, expected="amd_pstate default (or =active)",
             subjects=["cmdline:amd_pstate"],
-            fix=Fix(cost="reboot", persistent="remove amd_pstate=disable from the kernel command line", scope="host"),
+            fix=Fix.of(step("Remove amd_pstate=disable from the kernel command line, then reboot", cost="reboot",
+                               changes="the kernel command line")),
         )
     if driver and driver.startswith("amd-pstate"):
         power = [v for v in cpufreq.epps() if v == "power"]
         if power:
             return issue(f"{observed}: amd-pstate with EPP 'power' ({cpufreq.scope}) keeps clocks low",
                          actual=observed, expected="EPP performance or balance_performance",
-                         fix=Fix(cost="runtime", runtime="echo performance | tee "
-                                 "/sys/devices/system/cpu/cpu*/cpufreq/energy_performance_preference",
-                                 persistent="tuned profile or systemd oneshot", scope="host"))
+                         fix=Fix.of(step("Set the energy-performance preference to performance on every CPU",
+                                 sh("echo performance | tee "
+                                    "/sys/devices/system/cpu/cpu*/cpufreq/energy_performance_preference"),
+                                 changes="energy_performance_preference of every CPU",
+                                 keep=keep_text("a tuned profile or a systemd oneshot"))))
         return ok(observed, actual=observed)
     if driver == "acpi-cpufreq":
         slow = [g for g in govs if g in SLOW_GOVERNORS]
@@ -451,14 +462,14 @@ LATENCY_TUNED_PROFILES = ("latency-performance", "accelerator-performance", "net
     title="Deep CPU idle states raise wake-up latency",
     severity="low",
     confidence="unproven",
-    fix=Fix(
-        cost="runtime",
-        runtime="cpupower idle-set -D 100 (disables states with exit latency >= 100 µs, re-enables shallower "
-        "ones); or hold /dev/cpu_dma_latency open with a low value",
-        persistent="tuned-adm profile latency-performance / accelerator-performance; BIOS 'Global C-state "
-        "Control' / 'Package C-state limit' (C0/C1); cmdline intel_idle.max_cstate=1 (Intel, reboot)",
-        scope="host",
-    ),
+    fix=Fix.of(step("Disable idle states with exit latency >= 100 µs (re-enables the shallower ones)",
+                       "cpupower idle-set -D 100", changes="the enabled cpuidle states", revert=["cpupower idle-set -E"],
+                       keep=(keep_cmd(cmd("tuned-adm profile latency-performance"), label="tuned",
+                                      text="or accelerator-performance"),
+                             keep_text("'Global C-state Control' / 'Package C-state limit' (C0/C1)", label="BIOS"),
+                             keep_line('GRUB_CMDLINE_LINUX_DEFAULT="... intel_idle.max_cstate=1"', "/etc/default/grub",
+                                       label="Intel, reboot"))),
+                  note="or hold /dev/cpu_dma_latency open with a low value"),
     references=("https://docs.kernel.org/admin-guide/pm/cpuidle.html",
                 "https://docs.kernel.org/power/pm_qos_interface.html",
                 "https://github.com/NVIDIA/nccl/issues/182"),
@@ -529,9 +540,13 @@ def cstates(cpuidle: CpuIdle, cmdline: KernelCmdline | None = None,
         actual=observed,
         expected=f"no enabled state >= {DEEP_IDLE_US} µs, or a PM QoS limit",
         subjects=[s.name for s in deep],
-        fix=Fix(cost="runtime", runtime=f"cpupower idle-set -D {first} (disables states with latency >= {first} µs)",
-                persistent="tuned-adm profile latency-performance (or accelerator-performance); BIOS C-state "
-                "limit; cmdline intel_idle.max_cstate=1 on Intel (reboot)", scope="host"),
+        fix=Fix.of(step(f"Disable idle states with exit latency >= {first} µs", f"cpupower idle-set -D {first}",
+                       changes="the enabled cpuidle states", revert=["cpupower idle-set -E"],
+                       keep=(keep_cmd(cmd("tuned-adm profile latency-performance"), label="tuned",
+                                      text="or accelerator-performance"),
+                             keep_text("the C-state limit", label="BIOS"),
+                             keep_line('GRUB_CMDLINE_LINUX_DEFAULT="... intel_idle.max_cstate=1"', "/etc/default/grub",
+                                       label="Intel, reboot")))),
     )
 
 
@@ -543,12 +558,9 @@ def cstates(cpuidle: CpuIdle, cmdline: KernelCmdline | None = None,
     title="Automatic NUMA balancing on",
     severity="low",
     confidence="documented",
-    fix=Fix(
-        cost="runtime",
-        runtime="sysctl -w kernel.numa_balancing=0",
-        persistent="/etc/sysctl.d/90-llm-serving.conf: kernel.numa_balancing = 0",
-        scope="host",
-    ),
+    fix=Fix.of(step("Turn off automatic NUMA balancing", "sysctl -w kernel.numa_balancing=0",
+                       changes="kernel.numa_balancing", revert=["sysctl -w kernel.numa_balancing=1"],
+                       keep=keep_line("kernel.numa_balancing = 0", "/etc/sysctl.d/90-llm-serving.conf"))),
     references=("https://docs.kernel.org/admin-guide/sysctl/kernel.html#numa-balancing",),
 )
 def numa_balancing(sysctls: Sysctls, numa: NumaTopology, vmstat: VmStat | None = None,
@@ -614,14 +626,13 @@ def numa_balancing(sysctls: Sysctls, numa: NumaTopology, vmstat: VmStat | None =
     title="Transparent huge pages: synchronous compaction stalls",
     severity="low",
     confidence="documented",
-    fix=Fix(
-        cost="runtime",
-        runtime="echo defer+madvise > /sys/kernel/mm/transparent_hugepage/defrag (or madvise)",
-        persistent="a systemd oneshot unit or a tmpfiles.d line "
-        "'w /sys/kernel/mm/transparent_hugepage/defrag - - - - defer+madvise' "
-        "(transparent_hugepage= on the cmdline sets `enabled`, not `defrag`)",
-        scope="host",
-    ),
+    fix=Fix.of(step("Make THP defrag defer to khugepaged (or madvise)",
+                       sh("echo defer+madvise > /sys/kernel/mm/transparent_hugepage/defrag"),
+                       changes="/sys/kernel/mm/transparent_hugepage/defrag",
+                       keep=(keep_line("w /sys/kernel/mm/transparent_hugepage/defrag - - - - defer+madvise",
+                                       "/etc/tmpfiles.d/thp-defrag.conf"),
+                             keep_text("or a systemd oneshot unit"))),
+                  note="`transparent_hugepage=` on the command line sets `enabled`, not `defrag`"),
     references=("https://docs.kernel.org/admin-guide/mm/transhuge.html",),
 )
 def thp(thp: ThpSettings, vmstat: VmStat | None = None) -> Outcome:
@@ -691,12 +702,10 @@ def _kib(text: str | None) -> int:
     title="Serving processes swapped out",
     severity="medium",
     confidence="documented",
-    fix=Fix(
-        cost="runtime",
-        runtime="free memory; swapoff -a if RAM allows; sysctl -w vm.swappiness=10",
-        persistent="/etc/sysctl.d/: vm.swappiness = 10 (or 1); size RAM for model loading + CPU KV offload",
-        scope="host",
-    ),
+    fix=Fix.of(step("Free memory, then lower swappiness (`swapoff -a` too, if RAM allows)",
+                       "sysctl -w vm.swappiness=10", changes="vm.swappiness",
+                       keep=keep_line("vm.swappiness = 10", "/etc/sysctl.d/90-llm-serving.conf", text="or 1")),
+                  note="size RAM for model loading + CPU KV offload"),
     sample=True,
 )
 def swap(swap: SwapInfo, serving_processes: ServingProcesses | None = None,
@@ -751,13 +760,10 @@ def swap(swap: SwapInfo, serving_processes: ServingProcesses | None = None,
     title="irqbalance / NIC interrupt placement",
     severity="low",
     confidence="unproven",
-    fix=Fix(
-        cost="runtime",
-        runtime="pin NIC queue IRQs to NIC-local cores away from the engine (set_irq_affinity scripts), or "
-        "irqbalance with IRQBALANCE_BANNED_CPULIST",
-        persistent="/etc/default/irqbalance (or /etc/sysconfig/irqbalance) IRQBALANCE_BANNED_CPULIST",
-        scope="host",
-    ),
+    fix=Fix.of(step("Pin NIC queue IRQs to NIC-local cores away from the engine (set_irq_affinity scripts), or keep "
+                       "irqbalance off the engine's cores", changes="IRQ affinity",
+                       keep=keep_line("IRQBALANCE_BANNED_CPULIST=<engine cores>", "/etc/default/irqbalance",
+                                      text="/etc/sysconfig/irqbalance on RHEL"))),
 )
 def irq_affinity(irqs: IrqInfo, numa: NumaTopology | None = None,
                  serving_processes: ServingProcesses | None = None,
@@ -837,14 +843,10 @@ def irq_affinity(irqs: IrqInfo, numa: NumaTopology | None = None,
     title="isolcpus/nohz_full trap: engine confined or unbalanced",
     severity="medium",
     confidence="documented",
-    fix=Fix(
-        cost="restart",
-        runtime="start the engine pinned explicitly (taskset -c / numactl --physcpubind / a cgroup cpuset), one "
-        "busy thread per isolated CPU",
-        persistent="pin in the service unit (CPUAffinity=) or remove isolcpus=/nohz_full= from the kernel "
-        "command line (reboot)",
-        scope="host",
-    ),
+    fix=Fix.of(step("Start the engine pinned explicitly (taskset -c / numactl --physcpubind / a cgroup cpuset), one "
+                       "busy thread per isolated CPU", cost="restart",
+                       keep=(keep_line("CPUAffinity=<isolated cores>", "the engine's systemd unit"),
+                             keep_text("or remove isolcpus=/nohz_full= from the kernel command line (reboot)")))),
     references=("https://docs.kernel.org/admin-guide/kernel-parameters.html",),
 )
 def isolcpus(cpu_isolation: CpuIsolation, cmdline: KernelCmdline | None = None,
@@ -924,8 +926,10 @@ def isolcpus(cpu_isolation: CpuIsolation, cmdline: KernelCmdline | None = None,
     title="NMI/soft-lockup watchdog (info)",
     severity="low",
     confidence="unproven",
-    fix=Fix(cost="runtime", runtime="sysctl -w kernel.nmi_watchdog=0 (only if a tool needs the perf counter)",
-            persistent="/etc/sysctl.d/: kernel.nmi_watchdog = 0", scope="host"),
+    fix=Fix.of(step("Turn off the NMI watchdog (only if a tool needs the perf counter)",
+                       "sysctl -w kernel.nmi_watchdog=0", changes="kernel.nmi_watchdog",
+                       revert=["sysctl -w kernel.nmi_watchdog=1"],
+                       keep=keep_line("kernel.nmi_watchdog = 0", "/etc/sysctl.d/90-llm-serving.conf"))),
 )
 def watchdog(sysctls: Sysctls) -> Outcome:
     """Reads: /proc/sys/kernel/nmi_watchdog and /proc/sys/kernel/watchdog.
@@ -957,8 +961,9 @@ def watchdog(sysctls: Sysctls) -> Outcome:
     title="CPU vulnerability mitigations (info, security trade-off)",
     severity="low",
     confidence="unproven",
-    fix=Fix(cost="reboot", persistent="mitigations=off on the kernel command line, only on single-tenant trusted "
-            "hosts", scope="host"),
+    fix=Fix.of(step("Only on single-tenant trusted hosts: turn CPU mitigations off on the kernel command line, "
+                       "then reboot", cost="reboot", changes="the kernel command line",
+                       keep=keep_line('GRUB_CMDLINE_LINUX_DEFAULT="... mitigations=off"', "/etc/default/grub"))),
 )
 def mitigations(vulnerabilities: Vulnerabilities | None = None, cmdline: KernelCmdline | None = None,
                 cpu: CpuInfo | None = None) -> Outcome:
@@ -1007,13 +1012,10 @@ PSI_CONTENDED = 10.0
     title="Stale scheduler tunables and CPU contention",
     severity="medium",
     confidence="documented",
-    fix=Fix(
-        cost="runtime",
-        runtime="move batch jobs off the serving cores; cgroup CPU weights (systemctl set-property ... CPUWeight=)",
-        persistent="drop obsolete kernel.sched_* lines from /etc/sysctl.d (they moved to "
-        "/sys/kernel/debug/sched in Linux 5.13)",
-        scope="host",
-    ),
+    fix=Fix.of(step("Move batch jobs off the serving cores; give the engine a larger CPU weight",
+                        "systemctl set-property <batch unit> CPUWeight=<weight>", changes="cgroup CPU weights",
+                        keep=keep_text("drop obsolete kernel.sched_* lines from /etc/sysctl.d (they moved to "
+                                       "/sys/kernel/debug/sched in Linux 5.13)"))),
     references=("https://github.com/vllm-project/vllm-project.github.io/pull/300",
                 "https://tangled.org/tjh.dev/kernel/commit/3624ba7b5e2acc02b01301ea5fd3534971eb9896"),
     # Its observed value leads with CPU pressure (PSI), a sample: bench compare lists it apart.

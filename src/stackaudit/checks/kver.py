@@ -15,6 +15,13 @@ from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.processes import ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelInfo, KernelLog, LoadedModules
+from stackaudit.fixes import (
+    advice,
+    keep_line,
+    keep_text,
+    sh,
+    step,
+)
 
 # --- KVER-AMD-ZEN5 ---------------------------------------------------------------------------
 
@@ -24,11 +31,8 @@ from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelInfo, KernelLo
     title="EPYC 9005 (Turin, Zen 5) on an older kernel",
     severity="low",
     confidence="source-verified",
-    fix=Fix(
-        cost="reboot",
-        persistent="the distribution's HWE kernel >= 6.13, or amd_pstate=active on a 6.5+ kernel that knows the CPU",
-        scope="host",
-    ),
+    fix=advice("Install the distribution's HWE kernel >= 6.13 (or amd_pstate=active on a 6.5+ kernel that knows the "
+                   "CPU), then reboot", cost="reboot"),
     references=("https://docs.kernel.org/admin-guide/pm/amd-pstate.html",
                 "https://meterpreter.org/amd-zen-5-linux-patches-roll-out"),
 )
@@ -94,12 +98,9 @@ def amd_zen5(cpu: CpuInfo, kernel: KernelInfo | None = None, cpufreq: CpuFreq | 
     title="Intel Xeon frequency driver and firmware (OOB) control",
     severity="low",
     confidence="documented",
-    fix=Fix(
-        cost="reboot",
-        persistent="remove obsolete intel_pstate=disable / no_hwp from the kernel command line; BIOS "
-        "'Hardware P-States: Native' for OS control, or a maximum-performance BIOS profile if firmware keeps it",
-        scope="host",
-    ),
+    fix=advice("Remove obsolete intel_pstate=disable / no_hwp from the kernel command line and reboot; BIOS "
+                   "'Hardware P-States: Native' for OS control, or a maximum-performance BIOS profile if firmware "
+                   "keeps it", cost="reboot"),
     references=("https://docs.kernel.org/admin-guide/pm/intel_pstate.html",),
 )
 def intel_pstate(cpu: CpuInfo, cpufreq: CpuFreq, cmdline: KernelCmdline | None = None,
@@ -156,8 +157,7 @@ def intel_pstate(cpu: CpuInfo, cpufreq: CpuFreq, cmdline: KernelCmdline | None =
             "profile alone decides clocks. That is valid with a 'Performance' BIOS profile: check it",
             actual=f"no cpufreq driver ({why})", expected="intel_pstate active, or firmware control with a Performance "
             "BIOS profile", evidence=platform[:1],
-            fix=Fix(cost="bios", persistent="BIOS system profile 'Performance' (or 'Hardware P-States: Native' for OS "
-                    "control)", scope="host"),
+            fix=advice("BIOS system profile 'Performance' (or 'Hardware P-States: Native' for OS control)", cost="bios"),
         )
     if driver == "acpi-cpufreq" and hwp:
         return issue(
@@ -183,12 +183,11 @@ def _hmm_disabled(value: str | None) -> bool:
     title="Known NVIDIA driver / kernel combinations that break CUDA",
     severity="high",
     confidence="field-reports",
-    fix=Fix(
-        cost="driver-reload",
-        runtime="echo 'options nvidia_uvm uvm_disable_hmm=1' > /etc/modprobe.d/nvidia-uvm.conf, then reload nvidia_uvm",
-        persistent="update driver/kernel to fixed versions; hold kernel packages until DKMS builds",
-        scope="host",
-    ),
+    fix=Fix.of(step("Turn HMM off in nvidia_uvm, then reload it with no GPU process running",
+                         sh("echo 'options nvidia_uvm uvm_disable_hmm=1' > /etc/modprobe.d/nvidia-uvm.conf"), "modprobe -r nvidia_uvm", "modprobe nvidia_uvm", cost="driver-reload",
+                         changes="/etc/modprobe.d/nvidia-uvm.conf (nvidia_uvm uvm_disable_hmm)",
+                         keep=keep_line("options nvidia_uvm uvm_disable_hmm=1", "/etc/modprobe.d/nvidia-uvm.conf")),
+                  note="update driver/kernel to fixed versions; hold kernel packages until DKMS builds"),
     references=("https://github.com/NVIDIA/open-gpu-kernel-modules/issues/901",
                 "https://github.com/NVIDIA/open-gpu-kernel-modules/issues/797",
                 "https://github.com/NVIDIA/NV-Kernels/pull/110",
@@ -233,8 +232,9 @@ def nvidia_kernel_combos(kernel: KernelInfo, nvidia_kernel: NvidiaKernel, pci: P
             "DKMS probably failed to build after a kernel update",
             actual=observed, expected="an nvidia module built for the running kernel",
             subjects=[g.bdf for g in gpus],
-            fix=Fix(cost="reboot", runtime="dkms status; dkms autoinstall (or reinstall the driver package)",
-                    persistent="hold kernel packages until DKMS builds for them", scope="host"),
+            fix=Fix.of(step("Build the nvidia module for the running kernel (or reinstall the driver package), then reboot",
+                       "dkms status", "dkms autoinstall", cost="reboot", changes="the nvidia DKMS modules",
+                       keep=keep_text("hold kernel packages until DKMS builds for them"))),
         )
     uvm_log = kernel_log.grep(r"nvidia_uvm.*(hmm|fail)|hmm.*nvidia") if kernel_log is not None else []
     if _RHEL9_570.match(release) and "el9" in release and major in (570, 575):
@@ -245,15 +245,15 @@ def nvidia_kernel_combos(kernel: KernelInfo, nvidia_kernel: NvidiaKernel, pci: P
             )
         found.append(f"RHEL 9 kernel 5.14.0-570.x with driver {major} and HMM on: every CUDA call can fail "
                      "(NVIDIA open-gpu-kernel-modules #901)")
-        fix = Fix(cost="driver-reload",
-                  runtime="echo 'options nvidia_uvm uvm_disable_hmm=1' > /etc/modprobe.d/nvidia-uvm.conf; "
-                  "stop GPU processes; modprobe -r nvidia_uvm && modprobe nvidia_uvm",
-                  persistent="keep the modprobe.d option, or update to a fixed driver/kernel", scope="host")
+        fix = Fix.of(step("Turn HMM off in nvidia_uvm, then reload it with no GPU process running",
+                         sh("echo 'options nvidia_uvm uvm_disable_hmm=1' > /etc/modprobe.d/nvidia-uvm.conf"), "modprobe -r nvidia_uvm", "modprobe nvidia_uvm", cost="driver-reload",
+                         changes="/etc/modprobe.d/nvidia-uvm.conf (nvidia_uvm uvm_disable_hmm)",
+                         keep=keep_line("options nvidia_uvm uvm_disable_hmm=1", "/etc/modprobe.d/nvidia-uvm.conf")),
+                  note="or update to a fixed driver/kernel")
     if kernel.release_tuple[:2] == (6, 11):
         found.append("Linux 6.11: cudaMallocHost (pin_user_pages FOLL_LONGTERM) leaks / fails to allocate unless the "
                      "kernel carries the two mm fixes NVIDIA backported (NV-Kernels #110)")
-        fix = fix or Fix(cost="reboot", persistent="a kernel with the fixes (6.12+, or NVIDIA's/your distro's patched "
-                         "6.11)", scope="host")
+        fix = fix or advice("Boot a kernel with the fixes (6.12+, or NVIDIA's/your distro's patched 6.11)", cost="reboot")
     blackwell = [g for g in gpus if _device_id(g.device) >= _BLACKWELL_MIN_DEVICE]
     if major == 595 and blackwell and not hmm_off:
         found.append("driver 595 on Blackwell with HMM on: open HMM eviction deadlock under GPU memory "
@@ -288,13 +288,11 @@ _MULTI_NODE_FLAGS = ("--nnodes", "--node-rank", "--dist-init-addr", "--data-para
     title="GPUDirect RDMA via DMA-BUF or nvidia_peermem (multi-node)",
     severity="medium",
     confidence="source-verified",
-    fix=Fix(
-        cost="driver-reload",
-        runtime="modprobe nvidia_peermem",
-        persistent="open kernel modules + kernel >= 5.12 + rdma-core with dma-buf (NCCL uses DMA-BUF by default), "
-        "or load nvidia_peermem at boot (/etc/modules-load.d)",
-        scope="host",
-    ),
+    fix=Fix.of(step("Load nvidia_peermem", "modprobe nvidia_peermem", cost="driver-reload",
+                       changes="the loaded kernel modules",
+                       keep=(keep_line("nvidia_peermem", "/etc/modules-load.d/nvidia-peermem.conf"),
+                             keep_text("or open kernel modules + kernel >= 5.12 + rdma-core with dma-buf (NCCL uses "
+                                       "DMA-BUF by default)")))),
     references=("https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html",
                 "https://github.com/NVIDIA/nccl/blob/master/src/transport/net_ib/gdr.cc"),
 )

@@ -22,6 +22,15 @@ from stackaudit.facts.nvidia import GpuInfo, GpuProcess, HostMemory, NvidiaDrive
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.processes import ServingProcesses
 from stackaudit.facts.system import KernelInfo
+from stackaudit.fixes import (
+    advice,
+    cmd,
+    keep_cmd,
+    keep_line,
+    keep_text,
+    sh,
+    step,
+)
 
 MEM_ERRORS = "https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/error-recovery-and-response-flags.html"
 MIG_GUIDE = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/deployment-considerations.html"
@@ -39,8 +48,9 @@ def _idx(gpus: list[GpuInfo]) -> str:
     title="Pending or failed row remapping, uncorrectable ECC",
     severity="medium",
     confidence="documented",
-    fix=Fix(cost="driver-reload", runtime="nvidia-smi -r -i <n> (GPU reset: no process may use it), or reboot",
-            persistent="RMA the GPU when `Remapping Failure Occurred: Yes`"),
+    fix=Fix.of(step("Reset the GPU with no process on it, or reboot", "nvidia-smi -r -i <n>", cost="driver-reload",
+                       changes="the GPU's state (applies pending row remaps)"),
+                  note="RMA the GPU when `Remapping Failure Occurred: Yes`"),
     references=(MEM_ERRORS, "https://nvidia.github.io/cuda-python/"),
 )
 def row_remap_ecc(nvidia: NvidiaGpus) -> Outcome:
@@ -83,9 +93,10 @@ def row_remap_ecc(nvidia: NvidiaGpus) -> Outcome:
     actual = {g.subject: {"remap_pending": g.remap_pending, "remap_failure": g.remap_failure,
                           "volatile_uncorrected": g.ecc_volatile_uncorrected} for g in read}
     if problems:
-        fix = Fix(cost="hardware", persistent="RMA the GPU(s) " + _idx(failed)) if failed else Fix(
-            cost="driver-reload", runtime="; ".join(f"nvidia-smi -r -i {g.index}" for g in pending + unc)
-            + "   # stop the engine first; or reboot")
+        fix = advice("RMA the GPU(s) " + _idx(failed), cost="hardware") if failed else Fix.of(
+            step("Stop the engine, then reset the GPUs (or reboot)",
+                 *[f"nvidia-smi -r -i {g.index}" for g in pending + unc], cost="driver-reload",
+                 changes="the GPUs' state (applies pending remaps)"))
         return issue("; ".join(problems), actual=actual, expected="no pending/failed remap, no uncorrectable ECC",
                      subjects=sorted({g.subject for g in failed + pending + unc}), fix=fix,
                      severity="high" if failed else None)
@@ -106,8 +117,8 @@ def row_remap_ecc(nvidia: NvidiaGpus) -> Outcome:
     title="ECC mode pending change or mismatched across GPUs",
     severity="low",
     confidence="documented",
-    fix=Fix(cost="driver-reload", runtime="reset the GPUs (`nvidia-smi -r`) or reboot to apply the pending mode",
-            persistent="set every GPU the same: `nvidia-smi -e 1` (then reset/reboot)"),
+    fix=Fix.of(step("Set every GPU to the same ECC mode, then reset the GPUs or reboot to apply it",
+                       "nvidia-smi -e 1", "nvidia-smi -r", cost="driver-reload", changes="the pending ECC mode")),
     references=("https://docs.nvidia.com/deploy/nvidia-smi/index.html",),
 )
 def ecc_mode(nvidia: NvidiaGpus) -> Outcome:
@@ -155,8 +166,9 @@ def ecc_mode(nvidia: NvidiaGpus) -> Outcome:
     title="MIG enabled on GPUs meant for whole-GPU / TP serving",
     severity="high",
     confidence="documented",
-    fix=Fix(cost="driver-reload", runtime="nvidia-smi -i <n> -mig 0 (GPU idle; may need `nvidia-smi -r -i <n>`)",
-            persistent="remove whatever enables MIG (GPU Operator MIG manager config, boot scripts)"),
+    fix=Fix.of(step("Turn MIG off with the GPU idle (may need `nvidia-smi -r -i <n>`)", "nvidia-smi -i <n> -mig 0",
+                       cost="driver-reload", changes="MIG mode",
+                       keep=keep_text("remove whatever enables MIG (GPU Operator MIG manager config, boot scripts)"))),
     references=("https://docs.rapids.ai/deployment/stable/guides/mig", MIG_GUIDE),
 )
 def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> Outcome:
@@ -183,8 +195,9 @@ def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> Outcome:
         return unknown("MIG mode is not in this source (or could not be read)", hint="paste `nvidia-smi -q`")
     enabled = [g for g in read if g.mig_current]
     pending = [g for g in read if g.mig_pending is not None and g.mig_pending != g.mig_current]
-    fix_cmd = "; ".join(f"nvidia-smi -i {g.index} -mig 0" for g in (enabled or pending))
-    fix = Fix(cost="driver-reload", runtime=fix_cmd + "   # GPUs idle; then `nvidia-smi -r` if asked")
+    fix = Fix.of(step("Turn MIG off with the GPUs idle (then `nvidia-smi -r` if asked)",
+                     *[f"nvidia-smi -i {g.index} -mig 0" for g in (enabled or pending)], cost="driver-reload",
+                     changes="MIG mode"))
     actual = {g.subject: {"current": g.mig_current, "pending": g.mig_pending, "instances": g.mig_devices}
               for g in read}
     if not enabled:
@@ -225,10 +238,12 @@ def _engine_pids(serving: ServingProcesses | None) -> set[int]:
     title="Other processes or a display on the serving GPUs",
     severity="medium",
     confidence="documented",
-    fix=Fix(cost="restart", runtime="stop or move the other GPU workloads (`nvidia-smi --query-compute-apps="
-            "pid,process_name,used_memory --format=csv`)",
-            persistent="run the server headless (`systemctl set-default multi-user.target`) or put the display on "
-            "another GPU; stop MPS where it is not intended (`echo quit | nvidia-cuda-mps-control`)"),
+    fix=Fix.of(step("Stop or move the other GPU workloads",
+                       "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv", cost="restart",
+                       keep=(keep_cmd(cmd("systemctl set-default multi-user.target"),
+                                      text="run the server headless, or put the display on another GPU"),
+                             keep_cmd(sh("echo quit | nvidia-cuda-mps-control"),
+                                      text="stop MPS where it is not intended")))),
     references=("https://docs.vllm.ai/en/latest/configuration/engine_args.html",),
     sample=True,
 )
@@ -310,8 +325,9 @@ def gpu_shared(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = 
     title="HMM/UVM settings",
     severity="low",
     confidence="field-reports",
-    fix=Fix(cost="driver-reload", persistent="`options nvidia_uvm uvm_disable_hmm=1` in /etc/modprobe.d/ when "
-            "KVER-NVIDIA-KERNEL-COMBOS matches and CUDA init fails"),
+    fix=Fix.of(step("When KVER-NVIDIA-KERNEL-COMBOS matches and CUDA init fails: turn HMM off in nvidia_uvm",
+                       cost="driver-reload",
+                       keep=keep_line("options nvidia_uvm uvm_disable_hmm=1", "/etc/modprobe.d/nvidia-uvm.conf"))),
     references=("https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/kernel_open.html",),
 )
 def hmm(nvidia_driver: NvidiaDriver | None = None, nvidia_kernel: NvidiaKernel | None = None,
@@ -356,8 +372,8 @@ def _gib(text: str | None) -> float | None:
     title="Pinned host memory availability",
     severity="medium",
     confidence="documented",
-    fix=Fix(cost="restart", runtime="lower --cpu-offload-gb / --swap-space / --hicache-size and restart the engine",
-            persistent="add RAM, or run on native Linux rather than WSL"),
+    fix=Fix.of(step("Lower --cpu-offload-gb / --swap-space / --hicache-size and restart the engine", cost="restart"),
+                  note="add RAM, or run on native Linux rather than WSL"),
     references=("https://docs.vllm.ai/en/latest/configuration/engine_args.html",),
     sample=True,
 )

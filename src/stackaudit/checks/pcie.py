@@ -14,6 +14,12 @@ from stackaudit.facts.nvidia import GpuSamples
 from stackaudit.facts.pci import gen_of
 from stackaudit.facts.pcie_config import LINK_SPEEDS, PcieFacts, PcieFunction, describe_speed
 from stackaudit.facts.system import KernelCmdline
+from stackaudit.fixes import (
+    advice,
+    keep_line,
+    step,
+)
+from stackaudit.fixes.pcie import mps_fix, mps_plan, mrrs_fix
 
 KB_REGS = "https://github.com/torvalds/linux/blob/master/include/uapi/linux/pci_regs.h"
 KERNEL_PARAMS = "https://docs.kernel.org/admin-guide/kernel-parameters.html"
@@ -68,8 +74,8 @@ def _min(*values: float | int | None) -> float | None:
     title="GPU link below its capable speed/width",
     severity="high",
     confidence="documented",
-    fix=Fix(cost="hardware", persistent="reseat the GPU, check risers/retimers/cables; BIOS slot speed (Auto/GenN) "
-            "and bifurcation (x16 vs x8x8); M.2/slot lane sharing on workstation boards"),
+    fix=advice("Reseat the GPU, check risers/retimers/cables; BIOS slot speed (Auto/GenN) and bifurcation (x16 vs "
+                   "x8x8); M.2/slot lane sharing on workstation boards", cost="hardware"),
     references=("https://github.com/NVIDIA/open-gpu-kernel-modules/issues/731",
                 "https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1010",
                 "https://github.com/NVIDIA/gpu-monitoring-tools/issues/215"),
@@ -181,20 +187,12 @@ def _sampled_gen(samples: GpuSamples | None, index: int | None) -> int | None:
 
 # -- PCIE-MRRS ------------------------------------------------------------------------------------
 
-def _setpci_mrrs(bdfs: list[str]) -> str:
-    return "; ".join(f"setpci -s {b} CAP_EXP+0x08.w=5000:7000" for b in bdfs)
-
-
 @check(
     "PCIE-MRRS",
     title="Max Read Request Size small",
     severity="low",
     confidence="unproven",
-    fix=Fix(cost="runtime", runtime="setpci -s <bdf> CAP_EXP+0x08.w=5000:7000 (4096 bytes; value:mask writes bits "
-            "14:12 only); re-apply after a GPU reset",
-            persistent="BIOS \"Max Read Request Size\" (Auto/4096), or a udev rule ACTION==\"add\", SUBSYSTEM==\"pci\", "
-            "ATTR{vendor}==\"0x10de\", ATTR{class}==\"0x030*\", RUN+=\"<setpci path> -s %k CAP_EXP+0x08.w=5000:7000\" "
-            "with the path from `command -v setpci` on that host (/usr/sbin on RHEL, /usr/bin on Debian)"),
+    fix=mrrs_fix(),
     references=("https://wiki.ubuntu.com/FirmwareTestSuite/Reference/maxreadreq",
                 "https://github.com/NVIDIA/nccl/blob/master/src/graph/paths.cc", KB_REGS),
 )
@@ -223,8 +221,7 @@ def mrrs(pcie: PcieFacts) -> Outcome:
         return issue(f"MaxReadReq below 256 bytes on {', '.join(low)} (fwts: too low); raising it is cheap, but no "
                      "LLM-serving gain is published (unproven)", actual={b: values[b] for b in low},
                      expected=">= 256 bytes (4096 max)", subjects=low,
-                     fix=Fix(cost="runtime", runtime=_setpci_mrrs(low),
-                             persistent="BIOS Max Read Request Size, or the udev rule in `stackaudit explain PCIE-MRRS`"))
+                     fix=mrrs_fix(low))
     gpu_values = {g.bdf: values.get(g.bdf) for g in gpus if values.get(g.bdf) is not None}
     if blind and not gpu_values:
         return unreadable_outcome(pcie, blind, "Device Control (MaxReadReq)")
@@ -244,10 +241,7 @@ def mrrs(pcie: PcieFacts) -> Outcome:
     title="Max Payload Size below what the whole path supports",
     severity="low",
     confidence="documented",
-    fix=Fix(cost="reboot", persistent="BIOS MPS Auto/maximum, or `pci=pcie_bus_safe` on the kernel command line "
-            "(the largest MPS every device below the root complex supports); not `pcie_bus_perf` on GPU P2P hosts "
-            "(it assumes traffic bounded by the read request size and lowers MRRS). `pcie_bus_peer2peer` is the "
-            "kernel docs' safe choice for P2P but sets 128 B everywhere: it does not raise MPS"),
+    fix=mps_fix(),
     references=(KERNEL_PARAMS, KB_REGS),
 )
 def mps(pcie: PcieFacts, cmdline: KernelCmdline | None = None) -> Outcome:
@@ -299,7 +293,8 @@ def mps(pcie: PcieFacts, cmdline: KernelCmdline | None = None) -> Outcome:
                             "link efficiency is an estimate, not a measurement", actual=low, subjects=list(low))
     if low:
         return issue("MaxPayload below what the whole path supports: " + "; ".join(f"{b}: {v}" for b, v in low.items()),
-                     actual=low, expected="DevCtl MPS = min(DevCap along the path)", subjects=list(low))
+                     actual=low, expected="DevCtl MPS = min(DevCap along the path)", subjects=list(low),
+                     fix=mps_fix(mps_plan(pcie, low)))
     if blind:
         return unreadable_outcome(pcie, blind, "MaxPayload of the GPU or of its upstream bridges")
     if at_limit and not good:
@@ -318,8 +313,8 @@ def mps(pcie: PcieFacts, cmdline: KernelCmdline | None = None) -> Outcome:
     title="Relaxed Ordering enable (information)",
     severity="low",
     confidence="unproven",
-    fix=Fix(cost="driver-reload", persistent="only where the platform vendor's RDMA tuning guide asks for it "
-            "(NVIDIA regkey EnablePCIERelaxedOrderingMode; NCCL_IB_PCI_RELAXED_ORDERING)"),
+    fix=advice("Only where the platform vendor's RDMA tuning guide asks for it (NVIDIA regkey "
+                   "EnablePCIERelaxedOrderingMode; NCCL_IB_PCI_RELAXED_ORDERING)", cost="driver-reload"),
     references=("https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/kernel-open/nvidia/nv-reg.h",),
 )
 def relaxed_ordering(pcie: PcieFacts) -> Outcome:
@@ -353,8 +348,8 @@ def relaxed_ordering(pcie: PcieFacts) -> Outcome:
     title="10-bit tags (information)",
     severity="low",
     confidence="unproven",
-    fix=Fix(cost="bios", persistent="platform firmware setting; setpci only with care (every P2P peer must complete "
-            "10-bit tags)"),
+    fix=advice("Platform firmware setting; setpci only with care (every P2P peer must complete 10-bit tags)",
+                   cost="bios"),
     references=(KB_REGS,),
 )
 def ten_bit_tags(pcie: PcieFacts) -> Outcome:
@@ -407,7 +402,10 @@ def ten_bit_tags(pcie: PcieFacts) -> Outcome:
     title="ASPM on GPU links (information)",
     severity="low",
     confidence="unproven",
-    fix=Fix(cost="reboot", persistent="`pcie_aspm.policy=performance` on the kernel command line, or ASPM off in BIOS"),
+    fix=Fix.of(step("Prefer performance over link power saving on the kernel command line (or ASPM off in BIOS), "
+                       "then reboot", cost="reboot", changes="the kernel command line",
+                       keep=keep_line('GRUB_CMDLINE_LINUX_DEFAULT="... pcie_aspm.policy=performance"',
+                                      "/etc/default/grub"))),
     references=(KERNEL_PARAMS,),
 )
 def aspm(pcie: PcieFacts) -> Outcome:

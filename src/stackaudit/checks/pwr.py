@@ -14,6 +14,13 @@ from stackaudit.checks.registry import (
 )
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.nvidia import CLOCK_EVENT_LABELS, GpuInfo, GpuSamples, NvidiaGpus, PowerProfile
+from stackaudit.fixes import (
+    advice,
+    keep_text,
+    needs_shell,
+    sh,
+    step,
+)
 
 NVML_REASONS = "https://docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventReasons.html"
 DCGM_FIELDS = "https://docs.nvidia.com/datacenter/dcgm/2.4/dcgm-api/dcgm-api-field-constants.html"
@@ -34,9 +41,10 @@ def _idx(gpus: list[GpuInfo]) -> str:
     title="GPU power limit below default",
     severity="medium",
     confidence="documented",
-    fix=Fix(cost="runtime", runtime="nvidia-smi -i <n> -pl <default watts>",
-            persistent="a systemd oneshot after nvidia-persistenced running the same `nvidia-smi -pl`; or remove "
-            "what lowers it (DCGM policy, BMC/Redfish power capping)"),
+    fix=Fix.of(step("Restore the GPU's default power limit (root; lost at driver unload)",
+                       "nvidia-smi -i <n> -pl <default watts>", changes="the GPU's power limit",
+                       keep=(keep_text("a systemd oneshot after nvidia-persistenced running the same `nvidia-smi -pl`"),
+                             keep_text("or remove what lowers it (DCGM policy, BMC/Redfish power capping)")))),
     references=(NVML_REASONS,),
 )
 def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) -> Outcome:
@@ -83,7 +91,6 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
         settable = [(g, d) for g, _, d, _ in low if g.power_limit_w is None or g.power_limit_w < d - TOLERANCE_W]
         brake = [g for g, lim, _, _ in low if g.power_enforced_w is not None and g.power_limit_w is not None
                  and g.power_enforced_w < g.power_limit_w - TOLERANCE_W]
-        cmds = "; ".join(f"nvidia-smi -i {g.index} -pl {d:g}" for g, d in settable)
         where = " (set on the host)" if container is not None and container.in_container else ""
         msg = "; ".join(f"GPU {g.index} capped at {lim:g} W, {o} is {d:g} W ({lim / d:.0%})" for g, lim, d, o in low)
         other = ("find the other limiter: the BMC's out-of-band power cap (Redfish PowerLimitWatts), PSU "
@@ -91,10 +98,13 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
         if brake:
             msg += f"; GPU(s) {_idx(brake)}: the enforced limit is below the requested one (chassis/PSU power " \
                    "brake or an out-of-band cap: `nvidia-smi -pl` cannot raise it; check PWR-CLOCK-EVENTS)"
-        fix = (Fix(cost="runtime", runtime=cmds + "   # root; lost at driver unload"
-                   + (f"; GPU(s) {_idx(brake)}: {other}" if len(settable) < len(low) else ""),
-                   persistent="a systemd oneshot after nvidia-persistenced running: " + cmds)
-               if settable else Fix(cost="runtime", runtime=other, persistent=other))
+        fix = (Fix.of(*[s for s in (
+            step("Restore the default power limits (root; lost at driver unload)",
+                 *[f"nvidia-smi -i {g.index} -pl {d:g}" for g, d in settable], changes="the GPUs' power limits",
+                 keep=keep_text("a systemd oneshot after nvidia-persistenced running the same commands")),
+            step(f"GPU(s) {_idx(brake)}: {other}", cost="runtime") if len(settable) < len(low) else None)
+            if s is not None])
+               if settable else Fix.of(step(other[0].upper() + other[1:], cost="runtime")))
         return issue(msg + where, actual={g.subject: lim for g, lim, _, _ in low},
                      expected={g.subject: d for g, _, d, _ in low}, subjects=[g.subject for g, _, _, _ in low],
                      confidence=None if all(o == "the GPU's default" for *_, o in low) else "field-reports",
@@ -120,9 +130,8 @@ def _labels(reasons: tuple[str, ...] | list[str]) -> str:
     title="Clocks limited by thermal/power-brake/HW slowdown",
     severity="high",
     confidence="documented",
-    fix=Fix(cost="hardware", runtime="none from the OS",
-            persistent="airflow / fan profile in the BMC, data-centre inlet temperature, PSU redundancy and power "
-            "budget, reseat the GPU power cables"),
+    fix=advice("Nothing from the OS: airflow / fan profile in the BMC, data-centre inlet temperature, PSU redundancy "
+                   "and power budget, reseat the GPU power cables", cost="hardware"),
     references=(NVML_REASONS, DCGM_FIELDS),
     sample=True,
 )
@@ -216,8 +225,9 @@ def _judge_samples(gpus: list[GpuInfo], samples: GpuSamples) -> Outcome:
     title="Application/locked clocks below default",
     severity="medium",
     confidence="documented",
-    fix=Fix(cost="runtime", runtime="nvidia-smi -rac; nvidia-smi -rgc; nvidia-smi -rmc",
-            persistent="remove the boot script / DCGM policy that sets them"),
+    fix=Fix.of(step("Reset application, locked GPU and locked memory clocks", "nvidia-smi -rac", "nvidia-smi -rgc",
+                       "nvidia-smi -rmc", changes="the GPUs' clock settings",
+                       keep=keep_text("remove the boot script / DCGM policy that sets them"))),
     references=(NVML_REASONS,),
 )
 def app_clocks(nvidia: NvidiaGpus) -> Outcome:
@@ -244,24 +254,25 @@ def app_clocks(nvidia: NvidiaGpus) -> Outcome:
                and g.app_mem_mhz < g.default_app_mem_mhz)]
     held = [g for g in gpus if "applications_clocks_setting" in (g.clock_events or ()) and g not in low]
     if low:
-        cmd = "; ".join(f"nvidia-smi -i {g.index} -rac" for g in low)
         return issue("application clocks below default on " + ", ".join(
             f"GPU {g.index} ({g.app_graphics_mhz}/{g.app_mem_mhz} MHz vs {g.default_app_graphics_mhz}/"
             f"{g.default_app_mem_mhz})" for g in low), actual={g.subject: [g.app_graphics_mhz, g.app_mem_mhz]
                                                                  for g in low},
             expected={g.subject: [g.default_app_graphics_mhz, g.default_app_mem_mhz] for g in low},
-            subjects=[g.subject for g in low], fix=Fix(cost="runtime", runtime=cmd,
-                                                        persistent="remove the script/policy that sets them"))
+            subjects=[g.subject for g in low], fix=Fix.of(step("Reset the application clocks", *[f"nvidia-smi -i {g.index} -rac" for g in low],
+                            changes="the GPUs' application clocks",
+                            keep=keep_text("remove the script/policy that sets them"))))
     at_max = [g for g in held if g.sm_clock_mhz is not None and g.max_sm_clock_mhz
               and g.sm_clock_mhz >= 0.97 * g.max_sm_clock_mhz]
     held_low = [g for g in held if g not in at_max and g.busy]
     if held_low:
-        cmd = "; ".join(f"nvidia-smi -i {g.index} -rgc; nvidia-smi -i {g.index} -rmc" for g in held_low)
         return issue("clocks held by a clock setting (locked clocks?) on " + ", ".join(
             f"GPU {g.index} at {g.sm_clock_mhz} of {g.max_sm_clock_mhz} MHz" for g in held_low),
             actual={g.subject: g.sm_clock_mhz for g in held_low},
             expected={g.subject: g.max_sm_clock_mhz for g in held_low}, subjects=[g.subject for g in held_low],
-            fix=Fix(cost="runtime", runtime=cmd, persistent="remove the script/policy that locks them"))
+            fix=Fix.of(step("Reset the locked GPU and memory clocks",
+                       *[c for g in held_low for c in (f"nvidia-smi -i {g.index} -rgc", f"nvidia-smi -i {g.index} -rmc")],
+                       changes="the GPUs' locked clocks", keep=keep_text("remove the script/policy that locks them"))))
     if at_max:
         return not_an_issue(f"clocks locked at the maximum on GPU(s) {_idx(at_max)}: legitimate (stable "
                             "benchmarks)", actual={g.subject: g.sm_clock_mhz for g in at_max})
@@ -286,9 +297,11 @@ _LOW_TUNED = ("powersave", "balanced", "desktop", "balanced-battery")
     title="OS/firmware power profile set to low power",
     severity="medium",
     confidence="documented",
-    fix=Fix(cost="runtime", runtime="echo performance > /sys/firmware/acpi/platform_profile; tuned-adm profile "
-            "throughput-performance; powerprofilesctl set performance",
-            persistent="the same tools persist; BIOS \"System Profile: Performance\" (per vendor guide)"),
+    fix=Fix.of(step("Select the performance power profile", sh("echo performance > /sys/firmware/acpi/platform_profile"),
+                       "tuned-adm profile throughput-performance", "powerprofilesctl set performance",
+                       changes="the platform power profile",
+                       keep=(keep_text("the same tools persist"),
+                             keep_text('"System Profile: Performance" (per vendor guide)', label="BIOS")))),
     references=("https://docs.kernel.org/userspace-api/sysfs-platform_profile.html",),
 )
 def platform_profile(power_profile: PowerProfile, container: ContainerInfo | None = None) -> Outcome:
@@ -322,7 +335,8 @@ def platform_profile(power_profile: PowerProfile, container: ContainerInfo | Non
     if bad:
         return issue("power profile set for saving power: " + ", ".join(bad), actual=actual,
                      expected="performance / throughput-performance",
-                     fix=Fix(cost="runtime", runtime="; ".join(cmds), persistent="; ".join(cmds)))
+                     fix=Fix.of(step("Select the performance power profile", *[sh(c) if needs_shell(c) else c for c in cmds],
+                       changes="the platform power profile", keep=keep_text("the same commands persist the profile"))))
     if p.platform_profile is None and p.tuned is None and p.ppd is None:
         if container is not None and container.in_container:
             return unknown("no platform_profile, tuned or power-profiles-daemon visible inside this container "

@@ -13,37 +13,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+# A fix is data (its steps): stackaudit.fixes; importable from here for the checks.
+from stackaudit.fixes import FIX_COSTS, Fix, FixCost, FixScope
+
+__all__ = ["CHECKS", "DOMAINS", "FIX_COSTS", "STATUSES", "CheckSpec", "Fix", "FixCost", "FixScope", "Outcome",
+           "check", "issue", "load_all", "not_an_issue", "not_applicable", "ok", "unknown"]
+
 Status = Literal["issue", "ok", "not-an-issue", "unknown", "not-applicable", "error"]
 Severity = Literal["high", "medium", "low"]
 Confidence = Literal["source-verified", "documented", "field-reports", "unproven"]
-FixCost = Literal["runtime", "restart", "driver-reload", "reboot", "bios", "hardware", "none"]
-FixScope = Literal["host", "container"]
 
 STATUSES: tuple[Status, ...] = ("issue", "ok", "not-an-issue", "unknown", "not-applicable", "error")
 DOMAINS = ("FW", "CTR", "DRV", "KERN", "KVER", "MEM", "PCIE", "PWR", "IC", "RT")
-FIX_COSTS: tuple[FixCost, ...] = ("runtime", "restart", "driver-reload", "reboot", "bios", "hardware", "none")
-
-
-@dataclass(frozen=True)
-class Fix:
-    """How to fix an issue: now (runtime), for good (persistent), and what it costs."""
-
-    cost: FixCost
-    runtime: str = ""
-    persistent: str = ""
-    # Where the fix must be applied: "host" for host-global knobs (kernel, BIOS, GPU settings),
-    # "container" for what the container's own config or the engine's launch can change.
-    scope: FixScope = "host"
-    note: str = ""
-
-    def to_json(self) -> dict[str, str]:
-        return {
-            "cost": self.cost,
-            "runtime": self.runtime,
-            "persistent": self.persistent,
-            "scope": self.scope,
-            "note": self.note,
-        }
 
 
 @dataclass(frozen=True)

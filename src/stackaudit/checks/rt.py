@@ -28,6 +28,12 @@ from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcesses
 from stackaudit.facts.python_env import FLASHINFER_PACKAGES, PythonEnv, PythonEnvironment
 from stackaudit.facts.system import CpuInfo
+from stackaudit.fixes import (
+    PID_SUBJECT,
+    advice,
+    keep_line,
+    step,
+)
 from stackaudit.host.limits import load_json
 
 
@@ -170,8 +176,8 @@ def torch_supports(capability: str, torch_version: str, torch_cuda: str | None,
     title="torch/kernels not built for the GPU architecture",
     severity="high",
     confidence="documented",
-    fix=Fix(cost="restart", persistent="install torch wheels / the engine's container built for CUDA >= 12.8 "
-            "(cu128/cu129/cu130) on Blackwell, matching the engine's pinned torch", scope="container"),
+    fix=advice("Install torch wheels / the engine's container built for CUDA >= 12.8 (cu128/cu129/cu130) on "
+                   "Blackwell, matching the engine's pinned torch", cost="restart", scope="container"),
     references=("https://pytorch.org/blog/pytorch-2-7/", "https://github.com/pytorch/pytorch/issues/145949"),
 )
 def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None) -> Outcome:
@@ -228,9 +234,9 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None) -> Outco
     title="FlashInfer package mismatch / JIT toolchain different from torch's CUDA",
     severity="medium",
     confidence="field-reports",
-    fix=Fix(cost="restart", persistent="install flashinfer-python, flashinfer-cubin and flashinfer-jit-cache at "
-            "one version; point CUDA_HOME to a CUDA toolkit matching torch's (>= 12.9 for sm_120 JIT), or use "
-            "the engine's official container", scope="container"),
+    fix=advice("Install flashinfer-python, flashinfer-cubin and flashinfer-jit-cache at one version; point CUDA_HOME "
+                   "to a CUDA toolkit matching torch's (>= 12.9 for sm_120 JIT), or use the engine's official "
+                   "container", cost="restart", scope="container"),
     references=("https://github.com/lightseekorg/tokenspeed/pull/284", "https://github.com/vllm-project/vllm/issues/50705",
                 "https://github.com/vllm-project/vllm/issues/44305", "https://github.com/vllm-project/vllm/issues/19810"),
 )
@@ -389,9 +395,10 @@ def _graphs_in_container_specs(containers: DockerContainers) -> Outcome:
     title="CUDA graphs disabled",
     severity="high",
     confidence="documented",
-    fix=Fix(cost="restart", runtime="restart the engine without the flag", persistent="remove --enforce-eager "
-            "(vLLM) / --disable-cuda-graph (SGLang) / `cuda_graph_config: null` (TensorRT-LLM) from the launch "
-            "command or config; to save memory, lower the capture sizes instead", scope="container"),
+    fix=Fix.of(step("Restart the engine without the flag: remove --enforce-eager (vLLM) / --disable-cuda-graph "
+                       "(SGLang) / `cuda_graph_config: null` (TensorRT-LLM) from the launch command or config",
+                       cost="restart", scope="container"),
+                  note="to save memory, lower the capture sizes instead"),
     references=("https://docs.vllm.ai/en/latest/configuration/engine_args.html",
                 "https://github.com/vllm-project/vllm/issues/7567"),
 )
@@ -455,8 +462,8 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     title="CUDA_DEVICE_MAX_CONNECTIONS copied from training recipes",
     severity="low",
     confidence="unproven",
-    fix=Fix(cost="restart", persistent="unset CUDA_DEVICE_MAX_CONNECTIONS in the vLLM service/container "
-            "environment unless a measurement says otherwise", scope="container"),
+    fix=advice("Unset CUDA_DEVICE_MAX_CONNECTIONS in the vLLM service/container environment unless a measurement "
+                   "says otherwise", cost="restart", scope="container"),
     references=("https://docs.nvidia.com/deploy/mps/", SGLANG_ENGINE),
 )
 def cuda_device_max_connections(serving_processes: ServingProcesses) -> Outcome:
@@ -520,8 +527,7 @@ SLOW_ATTENTION_BACKENDS = ("TORCH_SDPA", "XFORMERS")
     title="vLLM environment variables that lower performance",
     severity="low",
     confidence="source-verified",
-    fix=Fix(cost="restart", persistent="unset the variable in the vLLM service/container environment",
-            scope="container"),
+    fix=advice("Unset the variable in the vLLM service/container environment", cost="restart", scope="container"),
     references=(VLLM_ENVS, "https://github.com/vllm-project/vllm/issues/19810"),
 )
 def env_vllm(serving_processes: ServingProcesses, python_env: PythonEnv | None = None) -> Outcome:
@@ -597,8 +603,8 @@ SGLANG_SETS = ("NCCL_CUMEM_ENABLE", "NCCL_NVLS_ENABLE", "CUDA_DEVICE_MAX_CONNECT
     title="values SGLang sets itself (do not flag)",
     severity="low",
     confidence="source-verified",
-    fix=Fix(cost="restart", persistent="upgrade SGLang so --enable-nccl-nvls / --enable-symm-mem take effect; on "
-            "NVSwitch H100/H200/B200 consider benchmarking --enable-nccl-nvls", scope="container"),
+    fix=advice("Upgrade SGLang so --enable-nccl-nvls / --enable-symm-mem take effect; on NVSwitch H100/H200/B200 "
+                   "consider benchmarking --enable-nccl-nvls", cost="restart", scope="container"),
     references=(SGLANG_ENGINE,),
 )
 def env_sglang(serving_processes: ServingProcesses) -> Outcome:
@@ -699,9 +705,13 @@ def _container_nofile(containers: DockerContainers | None) -> Outcome | None:
     title="open-file limit too low for many concurrent requests",
     severity="medium",
     confidence="source-verified",
-    fix=Fix(cost="restart", runtime="prlimit --pid <api-server pid> --nofile=1048576:1048576",
-            persistent="Docker `--ulimit nofile=1048576:1048576`; systemd `LimitNOFILE=1048576`; LXC "
-            "`lxc.prlimit.nofile`; /etc/security/limits.d", scope="container"),
+    fix=Fix.of(step("Raise the API server's open-file limit", "prlimit --pid <api-server pid> --nofile=1048576:1048576",
+                       cost="restart", scope="container", changes="RLIMIT_NOFILE of the API server",
+                       per="<api-server pid>", per_match=PID_SUBJECT,
+                       keep=(keep_line("--ulimit nofile=1048576:1048576", "docker run", label="Docker"),
+                             keep_line("LimitNOFILE=1048576", "the engine's systemd unit", label="systemd"),
+                             keep_line("lxc.prlimit.nofile = 1048576", "the container's LXC config", label="LXC"),
+                             keep_line("* - nofile 1048576", "/etc/security/limits.d/", label="limits.d")))),
     references=("https://github.com/vllm-project/vllm/blob/main/vllm/utils/system_utils.py",),
 )
 def ulimit_nofile(serving_processes: ServingProcesses | None = None,
@@ -788,8 +798,8 @@ def ulimit_nofile(serving_processes: ServingProcesses | None = None,
     title="OMP_NUM_THREADS oversubscribes the CPUs",
     severity="low",
     confidence="source-verified",
-    fix=Fix(cost="restart", persistent="unset OMP_NUM_THREADS (vLLM sets 1 in its workers) or set it to at most "
-            "CPUs / workers", scope="container"),
+    fix=advice("Unset OMP_NUM_THREADS (vLLM sets 1 in its workers) or set it to at most CPUs / workers",
+                   cost="restart", scope="container"),
     references=("https://github.com/vllm-project/vllm/issues/13719",),
 )
 def omp_threads(serving_processes: ServingProcesses, cpu: CpuInfo | None = None,
@@ -885,9 +895,10 @@ def _nvswitch_present(pci: PciDevices | None) -> bool | None:
     title="TensorRT-LLM custom all-reduce forced on PCIe-only GPUs",
     severity="medium",
     confidence="field-reports",
-    fix=Fix(cost="restart", persistent="`allreduce_strategy: NCCL` in the extra LLM API options YAML (or AUTO on a "
-            "release with the NCCL fallback); old TensorRT engines: rebuild without custom all-reduce; 8x "
-            "L20/L40S: consider LOWPRECISION after accuracy tests", scope="container"),
+    fix=Fix.of(step("Use NCCL all-reduce in TensorRT-LLM (or AUTO on a release with the NCCL fallback); old TensorRT "
+                       "engines: rebuild without custom all-reduce", cost="restart", scope="container",
+                       keep=keep_line("allreduce_strategy: NCCL", "the extra LLM API options YAML")),
+                  note="8x L20/L40S: consider LOWPRECISION after accuracy tests"),
     references=("https://github.com/NVIDIA/TensorRT-LLM/issues/16899", "https://github.com/NVIDIA/TensorRT-LLM/issues/1374",
                 "https://nvidia.github.io/TensorRT-LLM/legacy/advanced/lowprecision-pcie-allreduce.html"),
 )
@@ -962,7 +973,7 @@ def _matrix(env: PythonEnvironment) -> dict[str, str | None]:
     title="stack versions worth recording in every audit",
     severity="low",
     confidence="documented",
-    fix=Fix(cost="none"),
+    fix=advice("Nothing to change: the versions are recorded for comparison", cost="none"),
     references=("https://github.com/vllm-project/vllm/blob/main/vllm/collect_env.py",),
 )
 def version_matrix(python_env: PythonEnv) -> Outcome:

@@ -30,6 +30,18 @@ def _check_from(path: str) -> None:
         raise InputError(f"--from {path}: not a regular file or directory")
 
 
+def _measured(text: str | None) -> float | None:
+    """`--measured TOKS` as a number, or a one-line usage error (exit 2)."""
+    if text is None:
+        return None
+    from stackaudit.engine.ceiling_line import parse_measured
+
+    try:
+        return parse_measured(text)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def _open_source(sources: list[str], root: str, command_timeout: float,  # type: ignore[no-untyped-def]
                  allow_partial: bool = False):
     """The host to audit: live (optionally under --root), a snapshot, or pasted text files."""
@@ -93,6 +105,8 @@ def audit(
                                  "what each unknown check lacks, the not-applicable checks."),
     allow_partial: bool = typer.Option(False, "--allow-partial", help="Replay a snapshot that is cut short or "
                                        "fails its manifest; the report is marked partial."),
+    measured: Optional[str] = typer.Option(None, "--measured", metavar="TOKS", help="A measured decode rate "
+                                           "(tokens/s per stream): the header compares it with the ceiling."),
 ) -> None:
     """Audit this machine (or a snapshot / pasted outputs) and print the consolidated report."""
     from stackaudit.engine.runner import AuditOptions
@@ -108,11 +122,16 @@ def audit(
         raise UsageError("--deadline and --command-timeout must be positive")
     if not 0 <= sample <= 600:
         raise UsageError("--sample takes 0 to 600 seconds")
+    measured_tok_s = _measured(measured)
     options = AuditOptions(select=split_csv(select), ignore=split_csv(ignore), deadline_s=deadline,
                            waivers=find_waivers(waivers), sample_s=sample)
     host = _open_source(list(sources or []), root, command_timeout, allow_partial)
     show_progress = sys.stderr.isatty() and not sources
     report = _run_with_progress(host, options, show_progress)
+    if measured_tok_s is not None:
+        from stackaudit.engine.ceiling_line import measured_vs_ceiling
+
+        report.host["measured"] = measured_vs_ceiling(measured_tok_s, report.host)
     use_color = color if color is not None else (fmt == "text" and not output and sys.stdout.isatty())
     options_out = RenderOptions(argv=invocation(), verbose=verbose)
     emit(render(report, fmt, color=use_color, options=options_out), output)

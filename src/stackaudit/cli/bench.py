@@ -16,11 +16,13 @@ import typer
 from stackaudit.errors import UsageError
 
 _FORMATS = ("text", "markdown", "json")
+# `bench` itself also writes the key names of `vllm bench serve --save-result`.
+_RUN_FORMATS = (*_FORMATS, "vllm-json")
 
 
-def _check_format(fmt: str) -> str:
-    if fmt not in _FORMATS:
-        raise UsageError(f"--format must be one of {', '.join(_FORMATS)}, got {fmt!r}")
+def _check_format(fmt: str, formats: tuple[str, ...] = _FORMATS) -> str:
+    if fmt not in formats:
+        raise UsageError(f"--format must be one of {', '.join(formats)}, got {fmt!r}")
     return fmt
 
 
@@ -116,7 +118,25 @@ def register(app: typer.Typer) -> None:
         requests: Optional[int] = typer.Option(None, "--requests", "-n", help="Requests per level and repeat (default 4 × concurrency, at least 20)."),
         duration: Optional[float] = typer.Option(None, "--duration", help="Seconds per level and repeat instead of --requests."),
         input_tokens: int = typer.Option(512, "--input-tokens", help="Prompt length in the server's tokens."),
-        output_tokens: int = typer.Option(256, "--output-tokens", help="Output tokens asked (max_tokens)."),
+        output_tokens: Optional[int] = typer.Option(
+            None, "--output-tokens", help="Output tokens asked (max_tokens); default 256, or the dataset's reply lengths.",
+        ),
+        dataset: Optional[str] = typer.Option(
+            None, "--dataset", help="Prompts from a ShareGPT JSON or JSON Lines file, sampled with --seed.",
+        ),
+        prefix_tokens: int = typer.Option(
+            0, "--prefix-tokens", help="The first N prompt tokens shared by every request (measures prefix caching).",
+        ),
+        turns: int = typer.Option(1, "--turns", help="Conversations of N turns, each carrying the earlier ones."),
+        goodput: Optional[str] = typer.Option(
+            None, "--goodput", help="SLOs in ms, e.g. ttft:500,tpot:50,e2e:10000: share of requests meeting all, goodput tok/s.",
+        ),
+        percentiles: Optional[str] = typer.Option(
+            None, "--percentiles", help="Percentiles to report, e.g. 50,90,95,99,99.9 (default 50,90,99).",
+        ),
+        requests_jsonl: Optional[str] = typer.Option(
+            None, "--requests-jsonl", help="Write one JSON line per measured request (times, chunks, tokens, errors).",
+        ),
         repeats: int = typer.Option(1, "--repeats", help="Repeats of every level, run in shuffled order."),
         warmup: str = typer.Option("auto", "--warmup", help="auto (until TPOT stops changing), 0, or a number of requests."),
         seed: int = typer.Option(0, "--seed", help="Seed for prompts, arrivals, order and sampling."),
@@ -144,7 +164,9 @@ def register(app: typer.Typer) -> None:
         label: Optional[str] = typer.Option(None, "--label", help="A label stored with the run."),
         db: Optional[str] = typer.Option(None, "--db", help="History database (default: in the user data directory)."),
         no_history: bool = typer.Option(False, "--no-history", help="Do not store the run."),
-        plot: Optional[str] = typer.Option(None, "--plot", help="Write PNG charts to this directory (needs matplotlib)."),
+        plot: Optional[str] = typer.Option(
+            None, "--plot", help="Write the charts to this PNG file (a directory: bench.png in it; needs matplotlib).",
+        ),
         ceiling_model: Optional[str] = typer.Option(
             None, "--ceiling-model",
             help="Model for the decode ceiling: config.json, model directory or local HF cache id "
@@ -161,15 +183,21 @@ def register(app: typer.Typer) -> None:
         ceiling_context: Optional[int] = typer.Option(
             None, "--ceiling-context", help="KV-cache tokens per sequence (default: input + output/2 of the run)."
         ),
-        fmt: str = typer.Option("text", "--format", "-f", help="text, markdown or json."),
+        fmt: str = typer.Option(
+            "text", "--format", "-f", help="text, markdown, json, or vllm-json (the key names of vllm bench serve).",
+        ),
         output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the report to FILE."),
-        quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines on stderr."),
+        quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines or bar on stderr."),
     ) -> None:
         """Measure TTFT, TPOT, ITL, E2E and throughput per concurrency level, and each against its decode ceiling."""
         if ctx.invoked_subcommand is not None:
             return
         api_key = _api_key(api_key_value, api_key_env)
-        _check_format(fmt)
+        _check_format(fmt, _RUN_FORMATS)
+        from stackaudit.bench.slo import DEFAULT_PERCENTILES, parse_goodput, parse_percentiles
+
+        objectives = parse_goodput(goodput) if goodput is not None else {}
+        chosen_percentiles = parse_percentiles(percentiles) if percentiles is not None else list(DEFAULT_PERCENTILES)
         if not url:
             raise UsageError("--url is required, e.g. stackaudit bench --url http://127.0.0.1:8000")
         import asyncio
@@ -187,7 +215,13 @@ def register(app: typer.Typer) -> None:
             requests=requests,
             duration_s=duration,
             input_tokens=input_tokens,
-            output_tokens=output_tokens,
+            output_tokens=output_tokens if output_tokens is not None else 256,
+            output_tokens_given=output_tokens is not None,
+            dataset=dataset,
+            prefix_tokens=prefix_tokens,
+            turns=turns,
+            goodput=objectives,
+            percentiles=chosen_percentiles,
             repeats=repeats,
             warmup=warmup,
             seed=seed,
@@ -202,11 +236,15 @@ def register(app: typer.Typer) -> None:
             label=label,
         )
         config.validate()
+        plot_file = None
         if plot:
             try:
                 import matplotlib  # noqa: F401
             except ImportError:
                 raise UsageError("--plot needs matplotlib: pip install 'stackaudit[plot]'") from None
+            from stackaudit.bench.plot import resolve_plot_path
+
+            plot_file = resolve_plot_path(plot, "bench.png")
         from stackaudit.bench.ceiling import CeilingFlags, prepare
 
         # Checked before any request is sent: a bad --ceiling-* flag exits 2 with one line.
@@ -214,14 +252,24 @@ def register(app: typer.Typer) -> None:
             model=ceiling_model, gpu=ceiling_gpu, gpus=ceiling_gpus, tp=ceiling_tp, weights=ceiling_weights,
             context=ceiling_context,
         ))
-        outcome = asyncio.run(run_bench(config, api_key, progress=_progress(quiet), ceiling=ceiling_plan))
+        from stackaudit.bench.progress import make_progress
+
+        bar = make_progress(quiet)
+        say = bar.line if bar is not None else _progress(quiet)
+        outcome = asyncio.run(run_bench(config, api_key, progress=say, ceiling=ceiling_plan, bar=bar))
         result = _scrub(outcome.result, api_key)
         if not no_history:
             from stackaudit.bench.history import History
 
             with History(db) as history:
                 history.add(result, outcome.records)
-        if plot:
+        if requests_jsonl:
+            from stackaudit.bench.export import request_lines, write_requests_jsonl
+
+            count = write_requests_jsonl(requests_jsonl, _scrub(request_lines(outcome.records, outcome.workload), api_key))
+            if not quiet:
+                sys.stderr.write(f"bench: {count} requests written to {requests_jsonl}\n")
+        if plot_file:
             from stackaudit.bench.metrics import RequestMetrics
             from stackaudit.bench.plot import write_plots
 
@@ -229,9 +277,14 @@ def register(app: typer.Typer) -> None:
                 key: [m.tpot for m in (RequestMetrics(r) for _, r in pairs if r.ok) if m.tpot is not None]
                 for key, pairs in outcome.records.items()
             }
-            written = write_plots(result, samples, plot)
+            write_plots(result, samples, plot_file)
             if not quiet:
-                sys.stderr.write("bench: charts: " + ", ".join(os.path.basename(p) for p in written) + f" in {plot}\n")
+                sys.stderr.write(f"bench: chart written to {plot_file}\n")
+        if fmt == "vllm-json":
+            from stackaudit.bench.export import render_vllm_json
+
+            emit(_scrub(render_vllm_json(result, outcome.records), api_key), output)
+            return
         from stackaudit.bench.render import render_result
 
         emit(render_result(result, fmt), output)

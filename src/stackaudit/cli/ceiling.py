@@ -190,7 +190,7 @@ def register(app: typer.Typer) -> None:
         fmt: str = typer.Option("text", "--format", "-f", help="Output format: text, markdown or json."),
         output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the report to FILE."),
         plot: Optional[str] = typer.Option(
-            None, "--plot", help="Draw the ceiling ladder to FILE (needs the plot extra)."
+            None, "--plot", help="Draw the ceiling ladder to this PNG file (a directory: ceiling.png in it; needs the plot extra)."
         ),
         list_gpus: bool = typer.Option(False, "--list-gpus", help="Print the GPU table and exit."),
     ) -> None:
@@ -248,11 +248,16 @@ def register(app: typer.Typer) -> None:
 
         text = render(report, fmt)
         if plot:
+            from stackaudit.bench.plot import resolve_plot_path
             from stackaudit.ceiling.plot import plot_ladder
 
-            warning = plot_ladder(report, Path(plot))
+            # One meaning of --plot across commands: a file; a directory gets ceiling.png.
+            plot_file = resolve_plot_path(plot, "ceiling.png")
+            warning = plot_ladder(report, Path(plot_file))
             if warning:
                 typer.echo(f"stackaudit: warning: {warning}", err=True)
+            elif plot_file != plot:
+                typer.echo(f"stackaudit: chart written to {plot_file}", err=True)
         from stackaudit.cli.output import emit
 
         emit(text, output)

@@ -132,7 +132,8 @@ def build_result(spec: CheckSpec, outcome: Outcome, in_container: bool, duration
         subjects=outcome.subjects,
         actual=outcome.actual,
         expected=outcome.expected,
-        fix=fix if outcome.status == "issue" else None,
+        # A fix written per subject (`<bdf>`) is repeated for the subjects this result named.
+        fix=fix.bind(outcome.subjects) if outcome.status == "issue" else None,
         references=spec.references,
         scope=scope,
         evidence=outcome.evidence,

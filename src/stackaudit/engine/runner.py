@@ -90,7 +90,7 @@ def _headline(facts: dict[str, Any], host: Host) -> dict[str, Any]:
     cpu = facts.get("cpu")
     container = facts.get("container")
     numa = facts.get("numa")
-    from stackaudit.engine.ceiling_line import ceiling_line
+    from stackaudit.engine.ceiling_line import ceiling_fields
     from stackaudit.facts.gpus import GpuInventory
 
     inventory = facts.get("gpus")
@@ -99,7 +99,7 @@ def _headline(facts: dict[str, Any], host: Host) -> dict[str, Any]:
         names = sorted(set(inventory.models.values()))
         gpus = {"count": inventory.count, "bdfs": list(inventory.bdfs), **({"names": names} if names else {})}
     return {
-        "ceiling": ceiling_line(facts),
+        **ceiling_fields(facts),
         "hostname": host.meta.hostname or (name.name if isinstance(name := facts.get("hostname"), Hostname) else ""),
         "kernel": kernel.release if isinstance(kernel, KernelInfo) else None,
         "arch": kernel.machine if isinstance(kernel, KernelInfo) else None,

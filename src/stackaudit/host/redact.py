@@ -15,10 +15,12 @@ from stackaudit.host.limits import load_json
 
 REDACTED = "<redacted>"
 
-# TOKEN but not TOKENS/TOKENIZER (max_num_batched_tokens, TOKENIZERS_PARALLELISM are settings);
-# KEY only as a word part (API_KEY, api-key, apikey), not inside another word (MONKEY).
+# TOKEN but not TOKENS/TOKENIZER (max_num_batched_tokens, TOKENIZERS_PARALLELISM are settings) nor TOKEN_ID
+# (bos_token_id, eos_token_id: vocabulary ids every Hugging Face config.json holds; the headline ceiling reads it);
+# KEY only as a word part (API_KEY, api-key, apikey), not inside another word (MONKEY), nor KEY_VALUE
+# (num_key_value_heads, another config.json field).
 _SECRET_NAME = re.compile(
-    r"(TOKEN(?!S\b|S_|IZER)|(?:^|[_.-])KEY(?:$|[_.-])|APIKEY|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL)",
+    r"(TOKEN(?!S\b|S_|IZER|_IDS?\b)|(?:^|[_.-])KEY(?:$|[_.-])(?!VALUE)|APIKEY|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL)",
     re.IGNORECASE,
 )
 # Names that contain KEY but are not secrets and that checks need (e.g. CUDA_DEVICE_ORDER is fine anyway).

@@ -1,15 +1,14 @@
-"""Telling commands from prose in fix texts and hints, so that renderers show commands verbatim.
+"""Telling commands from prose in the unknown results' hints, for the "run next" list.
 
-Fix texts and hints are prose today, with the commands in backticks (`paste `sudo lspci -vvv``) or,
-for a fix that is one command, the whole text (`sysctl -w kernel.numa_balancing=0`). A span is a
-command when its first word is a program (or `sudo` and one); flags and config lines in backticks
-(`--ulimit memlock=-1`, `lxc.prlimit.nofile = 1048576`) stay inline code in the prose.
+Fixes are data (stackaudit.fixes: their commands are given, not found). Hints are still prose, with
+the commands in backticks (`paste `sudo lspci -vvv``) or, for a hint that is one command, the whole
+text. A span is a command when its first word is a program (or `sudo` and one); flags and config
+lines in backticks stay inline code in the prose.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 # The programs fix texts and hints name. A span whose first word is one of these is a command line.
 PROGRAMS = frozenset({
@@ -55,40 +54,6 @@ def commands_in(text: str) -> list[str]:
         return []
     whole = as_command(_without_trailing_remark(text))
     return [whole] if whole and not _clauses(text)[1:] else []
-
-
-@dataclass(frozen=True)
-class FixText:
-    """One fix text split for rendering: prose (empty when the text is just the commands) and commands."""
-
-    prose: str
-    commands: tuple[str, ...]
-
-
-def split_fix(text: str) -> FixText:
-    """`sysctl -w x=0` -> commands only; `… (`nvidia-smi -r -i <n>`) …` -> the prose, then its command.
-
-    Without backticks, each `; `-separated clause that starts with a program is a command (a trailing
-    parenthesised remark stays in the prose); the prose is dropped when the text is the commands alone.
-    """
-    text = text.strip()
-    if not text:
-        return FixText("", ())
-    spans = backtick_spans(text)
-    if spans or "`" in text:
-        commands = tuple(c for c in (as_command(s) for s in spans) if c)
-        return FixText(text, commands)
-    clauses = _clauses(text)
-    commands_list: list[str] = []
-    for clause in clauses:
-        body = clause[3:] if clause.startswith("or ") else clause
-        command = as_command(_without_trailing_remark(body))
-        if command and len(command.split()) > 1:
-            commands_list.append(command)
-    if commands_list and len(commands_list) == len(clauses) and all(
-            _without_trailing_remark(c) == c and not c.startswith("or ") for c in clauses):
-        return FixText("", tuple(commands_list))
-    return FixText(text, tuple(commands_list))
 
 
 def _clauses(text: str) -> list[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
-from stackaudit.report.commands import split_fix
+from stackaudit.report.fix_steps import md_fix_steps
 from stackaudit.report.header import (
     command_line,
     evidence_line,
@@ -31,28 +31,11 @@ from stackaudit.report.sections import (
 )
 
 
-def _fix_block(r: Result, where: str) -> list[str]:
+def _fix_block(r: Result, where: str, pod: bool) -> list[str]:
     fix = r.fix
     if fix is None:
         return []
-    lines = [f"**Fix** — {md_text(fix_cost_text(r, where))}:", ""]
-    for label, text in (("Now", fix.runtime), ("For good", fix.persistent)):
-        lines += md_fix_part(f"*{label}:*", text)
-    if fix.note:
-        lines += [md_inline(fix.note), ""]
-    return lines
-
-
-def md_fix_part(label: str, text: str) -> list[str]:
-    """One part of a fix in markdown: its prose after the label, then its commands in a fenced block
-    (never wrapped, copied as they are); nothing when the part is empty. Shared with docs/checks.md."""
-    part = split_fix(text)
-    if not part.prose and not part.commands:
-        return []
-    out = [f"{label} {md_inline(part.prose)}" if part.prose else label, ""]
-    if part.commands:
-        out += [*md_block(list(part.commands)), ""]
-    return out
+    return [f"**Fix** — {md_text(fix_cost_text(r, where, pod))}:", "", *md_fix_steps(fix)]
 
 
 def _issue_block(r: Result, report: Report, verbose: bool) -> list[str]:
@@ -69,7 +52,7 @@ def _issue_block(r: Result, report: Report, verbose: bool) -> list[str]:
         lines += [f"Expected: {md_inline(show_value(r.expected))}", ""]
         if r.why:
             lines += [f"Why: {md_inline(r.why)} *(severity {r.severity}, evidence: {r.confidence})*", ""]
-    lines += _fix_block(r, where)
+    lines += _fix_block(r, where, report.host.get("container") == "kubernetes")
     if verbose and r.references:
         lines += ["References: " + " · ".join(f"<{ref}>" for ref in r.references[:4]), ""]
     return lines

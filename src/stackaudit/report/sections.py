@@ -10,15 +10,6 @@ from typing import Any
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
 
-FIX_COST_WORDS = {
-    "runtime": "no reboot (takes effect now)",
-    "restart": "restart of the serving engine",
-    "driver-reload": "driver reload (all GPU work stops)",
-    "reboot": "reboot",
-    "bios": "BIOS change (reboot into setup)",
-    "hardware": "hardware or hypervisor change",
-    "none": "nothing to do",
-}
 _COST_ORDER = ("runtime", "restart", "driver-reload", "reboot", "bios", "hardware", "none")
 _SEVERITY_ORDER = ("high", "medium", "low")
 
@@ -130,6 +121,8 @@ def headline_lines(report: Report) -> list[str]:
     ]
     if h.get("ceiling"):
         lines.append(f"Ceiling: {h['ceiling']}")
+    if isinstance(h.get("measured"), dict):  # `audit --measured TOKS`
+        lines.append(str(h["measured"]["line"]))
     set_aside = report.source.get("set_aside") or []
     if set_aside:
         lines.append(f"This paste holds another host's outputs too: audited the first; set aside {len(set_aside)} "
@@ -139,9 +132,10 @@ def headline_lines(report: Report) -> list[str]:
     return lines
 
 
-def fix_cost_text(result: Result, where: str) -> str:
-    """`no reboot (takes effect now) · on the Proxmox node`: what the fix takes and where it is applied."""
+def fix_cost_text(result: Result, where: str, pod: bool = False) -> str:
+    """`runtime, then restart the engine · on the Proxmox node`: what the fix takes, step by step, and
+    where it is applied. `pod`: the engine runs in a Kubernetes pod (a container restart is a redeploy)."""
     fix = result.fix
     if fix is None:
         return ""
-    return FIX_COST_WORDS.get(fix.cost, fix.cost) + (f" · {where}" if where else "")
+    return fix.cost_words(pod=pod) + (f" · {where}" if where else "")

@@ -15,7 +15,7 @@ from rich.text import Text
 
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
-from stackaudit.report.commands import split_fix
+from stackaudit.report.fix_steps import fix_lines
 from stackaudit.report.header import (
     command_line,
     evidence_line,
@@ -57,6 +57,10 @@ class _Lines:
         """One line, never wrapped, whatever its length."""
         self.out.append((" " * indent + "$ " + command, "green"))
 
+    def verbatim(self, text: str, indent: int) -> None:
+        """A config line: one line, never wrapped, shown as written."""
+        self.out.append((" " * indent + text, "green"))
+
     def blank(self) -> None:
         if self.out and self.out[-1][0]:
             self.out.append(("", ""))
@@ -66,23 +70,20 @@ class _Lines:
         self.out.append((text, "bold underline"))
 
 
-def _fix(lines: _Lines, r: Result, where: str) -> None:
+def _fix(lines: _Lines, r: Result, where: str, pod: bool) -> None:
     fix = r.fix
     if fix is None:
         return
-    lines.prose(f"fix: {fix_cost_text(r, where)}", indent=3, style="green", hanging=5)
-    for label, text in (("now", fix.runtime), ("for good", fix.persistent)):
-        part = split_fix(text)
-        if not part.prose and not part.commands:
-            continue
-        if part.prose:
-            lines.prose(f"{label}: {part.prose}", indent=5, hanging=2)
+    lines.prose(f"fix: {fix_cost_text(r, where, pod)}", indent=3, style="green", hanging=5)
+    for line in fix_lines(fix):
+        indent = 5 + 2 * line.depth
+        if line.kind == "command":
+            lines.command(line.text, indent=indent)
+        elif line.kind == "verbatim":
+            lines.verbatim(line.text, indent=indent)
         else:
-            lines.prose(f"{label}:", indent=5)
-        for command in part.commands:
-            lines.command(command, indent=7)
-    if fix.note:
-        lines.prose(fix.note, indent=5)
+            head = f"{line.number}. " if line.number is not None else ""
+            lines.prose(head + line.text, indent=indent, hanging=len(head) or 2)
 
 
 def _issue(lines: _Lines, r: Result, report: Report, verbose: bool) -> None:
@@ -103,7 +104,7 @@ def _issue(lines: _Lines, r: Result, report: Report, verbose: bool) -> None:
         _provenance(lines, r, indent=3)
         for i, ref in enumerate(r.references[:4]):
             lines.prose(("see: " if i == 0 else "     ") + ref, indent=3, style="dim", hanging=5)
-    _fix(lines, r, where)
+    _fix(lines, r, where, report.host.get("container") == "kubernetes")
     lines.blank()
 
 

@@ -1,0 +1,135 @@
+"""The two sides of a comparison: a JSON report read back, or a snapshot audited now.
+
+Both become a `Side`: the report's host inventory and its results by check ID, in the shape
+`audit --format json` writes (a snapshot's audit goes through the same JSON encoding, so a report
+and the snapshot it was made from read the same). Anything else is refused with one line (exit 2):
+a missing path, a directory without meta.json, text that is not JSON, JSON that is not an audit
+report, a report of another schema.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from dataclasses import dataclass
+from typing import Any
+
+from stackaudit.engine.results import Waiver
+from stackaudit.errors import InputError
+from stackaudit.host.limits import MAX_MEMBER_BYTES, load_json
+from stackaudit.report.json_report import SCHEMA_VERSION as REPORT_SCHEMA
+
+# A report of every check with long evidence is well under 1 MiB; a pasted-output report a few MiB.
+MAX_REPORT_BYTES = MAX_MEMBER_BYTES
+
+
+@dataclass
+class Side:
+    """One side of a comparison, by file name (never its path: the output may be pasted anywhere)."""
+
+    name: str
+    kind: str  # "report" (read back) or "snapshot" (audited now)
+    host: dict[str, Any]
+    results: dict[str, dict[str, Any]]  # check ID -> the result as the JSON report holds it
+    tool_version: str = ""
+    generated_at: str = ""
+    captured_at: str = ""
+    origin: str = ""  # what the audit read: live, snapshot, pasted
+
+    @property
+    def hostname(self) -> str:
+        return str(self.host.get("hostname") or "")
+
+    def describe(self) -> dict[str, Any]:
+        """What the JSON output's `source.a` / `source.b` says about this side."""
+        out: dict[str, Any] = {"file": self.name, "kind": self.kind, "hostname": self.hostname or None,
+                               "origin": self.origin or None, "tool_version": self.tool_version or None}
+        if self.captured_at:
+            out["captured_at"] = self.captured_at
+        if self.kind == "report" and self.generated_at:
+            out["generated_at"] = self.generated_at
+        return out
+
+
+def file_name(path: str) -> str:
+    return os.path.basename(os.path.normpath(path)) or path
+
+
+def load_side(path: str, waivers: list[Waiver] | None = None) -> Side:
+    """A, or B: a JSON report (schema 2) or a snapshot, audited with `waivers` as `audit` would."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file or directory") from None
+    except OSError as exc:
+        raise InputError(f"{path}: {exc.strerror}") from None
+    from stackaudit.host.memory import is_snapshot
+
+    if stat.S_ISDIR(mode):
+        if not is_snapshot(path):
+            raise InputError(f"{path}: a directory that is not a stackaudit snapshot (no meta.json)")
+        return _audited(path, waivers)
+    if not stat.S_ISREG(mode):
+        raise InputError(f"{path}: not a regular file or directory")
+    if is_snapshot(path):  # gzip or tar: a snapshot, or an archive of command outputs
+        from stackaudit.importers._archives import is_archive
+
+        if is_archive(path):
+            raise InputError(f"{path}: compressed, but not a stackaudit snapshot (an archive of command outputs: "
+                             "audit it with `stackaudit audit --from`, then compare the JSON reports)")
+        return _audited(path, waivers)
+    return _read_report(path)
+
+
+def _audited(path: str, waivers: list[Waiver] | None) -> Side:
+    from stackaudit.engine.runner import AuditOptions, run_audit
+    from stackaudit.host.memory import load_snapshot
+    from stackaudit.report.json_report import report_to_json
+
+    report = run_audit(load_snapshot(path), AuditOptions(waivers=list(waivers or [])))
+    # Through the JSON encoding, as a report written to a file would be (tuples become lists).
+    doc = json.loads(json.dumps(report_to_json(report)))
+    return _side(file_name(path), "snapshot", doc)
+
+
+def _read_report(path: str) -> Side:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_REPORT_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"{path}: {exc.strerror}") from None
+    if len(data) > MAX_REPORT_BYTES:
+        raise InputError(f"{path}: over {MAX_REPORT_BYTES // 2**20} MiB: not a stackaudit JSON report")
+    try:
+        doc = load_json(data, "the file", max_bytes=MAX_REPORT_BYTES)
+    except ValueError as exc:
+        raise InputError(f"{path}: neither a snapshot nor a JSON report: {exc}") from None
+    if not isinstance(doc, dict) or "schema" not in doc:
+        raise InputError(f"{path}: JSON, but not a stackaudit report (no schema key)")
+    if not isinstance(doc.get("results"), list):
+        raise InputError(f"{path}: JSON, but not a stackaudit audit report (no results list)")
+    schema = doc["schema"]
+    if schema != REPORT_SCHEMA or isinstance(schema, bool):
+        raise InputError(f"{path}: audit report schema {json.dumps(schema)[:20]}; compare reads schema "
+                         f"{REPORT_SCHEMA} (re-run `stackaudit audit --format json`)")
+    return _side(file_name(path), "report", doc)
+
+
+def _side(name: str, kind: str, doc: dict[str, Any]) -> Side:
+    results: dict[str, dict[str, Any]] = {}
+    for n, result in enumerate(doc["results"]):
+        if not (isinstance(result, dict) and isinstance(result.get("id"), str)
+                and isinstance(result.get("status"), str)):
+            raise InputError(f"{name}: result {n + 1} has no check ID or status: not a stackaudit audit report")
+        if result["id"] in results:
+            raise InputError(f"{name}: check {result['id']} appears twice: not a stackaudit audit report")
+        results[result["id"]] = result
+    host = doc.get("host") if isinstance(doc.get("host"), dict) else {}
+    source = doc.get("source") if isinstance(doc.get("source"), dict) else {}
+    tool = doc.get("tool") if isinstance(doc.get("tool"), dict) else {}
+    return Side(name=name, kind=kind, host=dict(host or {}), results=results,
+                tool_version=str((tool or {}).get("version") or ""),
+                generated_at=str(doc.get("generated_at") or ""),
+                captured_at=str((source or {}).get("captured_at") or ""),
+                origin=str((source or {}).get("kind") or ""))

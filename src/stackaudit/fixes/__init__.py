@@ -1,0 +1,46 @@
+"""Fixes as data (DESIGN.md, "Fix steps as data"): every renderer, the fix plans and `fix --apply`
+read the same steps."""
+
+from stackaudit.fixes.model import (
+    BDF_SUBJECT,
+    COST_WORDS,
+    FIX_COSTS,
+    PID_SUBJECT,
+    Command,
+    Fix,
+    FixCost,
+    FixScope,
+    Persist,
+    Step,
+    StepScope,
+    advice,
+    cmd,
+    keep_cmd,
+    keep_line,
+    keep_text,
+    needs_shell,
+    sh,
+    step,
+)
+
+__all__ = [
+    "BDF_SUBJECT",
+    "COST_WORDS",
+    "FIX_COSTS",
+    "PID_SUBJECT",
+    "Command",
+    "Fix",
+    "FixCost",
+    "FixScope",
+    "Persist",
+    "Step",
+    "StepScope",
+    "advice",
+    "cmd",
+    "keep_cmd",
+    "keep_line",
+    "keep_text",
+    "needs_shell",
+    "sh",
+    "step",
+]

@@ -1,0 +1,102 @@
+"""A fix's steps as lines, for the text report, the Markdown report and docs/checks.md.
+
+Every command is its own line, shown as written (never wrapped, never escaped): `$ ` in text, a
+fenced block in Markdown. A config line is verbatim too (no `$ `). Prose is only each step's one
+line of description, a persistent form's remark and the fix's note.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from stackaudit.fixes import Command, Fix, Persist, Step
+from stackaudit.report.markup import md_block, md_inline
+
+Kind = Literal["prose", "command", "verbatim"]
+
+
+@dataclass(frozen=True)
+class FixLine:
+    """One line of a rendered fix: its kind, its depth (0 = the step's line) and its text."""
+
+    kind: Kind
+    depth: int
+    text: str
+    number: int | None = None  # a step's number, on its first line, when the fix has several
+
+
+_SCOPE_WORDS = {"host": "host", "container": "container", "container-host": "container's host"}
+
+
+def _mixed_scopes(fix: Fix) -> bool:
+    return len({s.scope for s in fix.steps}) > 1
+
+
+def _persist_lines(p: Persist) -> list[FixLine]:
+    label = f" ({p.label})" if p.label else ""
+    if p.command is not None:
+        out = [FixLine("prose", 1, f"keep{label}:"), FixLine("command", 2, p.command.line)]
+        if p.text:
+            out.append(FixLine("prose", 2, p.text))
+    elif p.line:
+        where = f", in {p.file}" if p.file else ""
+        out = [FixLine("prose", 1, f"keep{label}{where}:"), FixLine("verbatim", 2, p.line)]
+        if p.text:
+            out.append(FixLine("prose", 2, p.text))
+    else:
+        out = [FixLine("prose", 1, f"keep{label}: {p.text}")]
+    return out
+
+
+def _commands(commands: tuple[Command, ...], depth: int) -> list[FixLine]:
+    return [FixLine("command", depth, c.line) for c in commands]
+
+
+def step_lines(step: Step, number: int | None = None, scope: bool = False) -> list[FixLine]:
+    head = step.does + (f" [{_SCOPE_WORDS[step.scope]}]" if scope else "")
+    out = [FixLine("prose", 0, head, number), *_commands(step.commands, 1)]
+    for p in step.persistent:
+        out += _persist_lines(p)
+    if step.revert:
+        out += [FixLine("prose", 1, "undo:"), *_commands(step.revert, 2)]
+    return out
+
+
+def fix_lines(fix: Fix) -> list[FixLine]:
+    """The fix's steps (numbered when there are several), then its note."""
+    numbered = len(fix.steps) > 1
+    mixed = _mixed_scopes(fix)
+    out: list[FixLine] = []
+    for i, s in enumerate(fix.steps, 1):
+        out += step_lines(s, i if numbered else None, scope=mixed)
+    if fix.note:
+        out.append(FixLine("prose", 0, f"note: {fix.note}"))
+    return out
+
+
+def md_fix_steps(fix: Fix) -> list[str]:
+    """The fix in Markdown: prose through the one escaper; each run of commands (or config lines) one
+    fenced block, so GitHub shows `<placeholders>` and backticks as written. Shared with docs/checks.md."""
+    out: list[str] = []
+    block: list[str] = []
+    block_kind = ""
+
+    def flush() -> None:
+        nonlocal block, block_kind
+        if block:
+            out.extend([*md_block(block, "sh" if block_kind == "command" else ""), ""])
+        block, block_kind = [], ""
+
+    for line in fix_lines(fix):
+        if line.kind == "prose":
+            flush()
+            text = md_inline(line.text)
+            out += [f"**{line.number}.** {text}" if line.number is not None else text, ""]
+        else:
+            if block and block_kind != line.kind:
+                flush()
+            block.append(line.text)
+            block_kind = line.kind
+    flush()
+    return out
