@@ -84,6 +84,15 @@ def test_a_deep_docker_inspect_paste_exits_2_with_one_line(tmp_path: Path, capsy
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
+@pytest.mark.parametrize("text", [DEEP_JSON, '{"conversations": [{"from": "human", "value": "hi"}]}\n' + DEEP_JSON + "\n"])
+def test_a_deep_bench_dataset_exits_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str) -> None:
+    dataset = tmp_path / "data.jsonl"
+    dataset.write_text(text)
+    assert main(["bench", "--url", "http://127.0.0.1:9", "--dataset", str(dataset)]) == 2  # was exit 3
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err and "deeper than 64" in err
+
+
 # -- ceiling --model -----------------------------------------------------------------------------
 
 LLAMA = {"model_type": "llama", "architectures": ["LlamaForCausalLM"], "hidden_size": 4096,
