@@ -261,7 +261,6 @@ class StreamParser:
         if self.n_chunks == 0:
             raise StreamError("stream ended without any content chunk")
 
-
     def decode_raw(self) -> None:
         """The text of the events kept so far into `chunks` (up to text_cap bytes); the bytes dropped."""
         raw, self.raw, self._raw_bytes = self.raw, [], 0
