@@ -1,4 +1,5 @@
-"""Figures for docs/security.md: each hostile-input attack's exit code, peak RSS and wall time, and a
+"""Figures for docs/security.md: each hostile-input attack's exit code, peak RSS and wall time (tests/hostile:
+paths, snapshots, writes, pastes, bench against a hostile server), and a
 real-size 8-GPU capture (lspci -vvv of 8 GPUs and 400 more functions, a 100 000-line dmesg) replayed.
 
     python bench/security_figures.py            # runs tests/hostile with figures on, then the real-size replay

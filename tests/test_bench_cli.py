@@ -23,16 +23,19 @@ def db_text(path: str) -> str:
         return "\n".join(str(row) for table in ("runs", "requests", "meta") for row in db.execute(f"SELECT * FROM {table}"))
 
 
-def test_json_report_shape_history_and_compare(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_report_shape_history_and_compare(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BENCH_TEST_KEY", SECRET)
     db = str(tmp_path / "runs.sqlite3")
     out = str(tmp_path / "report.json")
     plots = str(tmp_path / "charts.png")
     with calibrated_server("--ttft-ms", "20", "--gap-ms", "2", "--tokenize", "--metrics", "--version", "cal-1",
                            "--require-key", SECRET) as url:
         rc = main(["bench", "--url", url, "-c", "1,4", "--requests", "8", "--repeats", "2", *FAST,
-                   "--api-key", SECRET, "--db", db, "--format", "json", "--output", out, "--plot", plots])
+                   "--api-key-env", "BENCH_TEST_KEY", "--db", db, "--format", "json", "--output", out, "--plot", plots])
         assert rc == 0, capsys.readouterr().err
-        rc = main(["bench", "--url", url + "/v1", "-c", "4", "--requests", "8", *FAST, "--api-key", SECRET,
+        rc = main(["bench", "--url", url + "/v1", "-c", "4", "--requests", "8", *FAST, "--api-key-env", "BENCH_TEST_KEY",
                    "--db", db, "--format", "markdown", "--label", "second"])
         assert rc == 0
     captured = capsys.readouterr()
@@ -102,9 +105,10 @@ def test_compare_unknown_run_exits_2(tmp_path: Any, capsys: pytest.CaptureFixtur
     assert "no run 1" in capsys.readouterr().err
 
 
-def test_wrong_api_key_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+def test_wrong_api_key_is_a_clear_error(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "wrong")
     with calibrated_server("--require-key", SECRET) as url:
-        assert main(["bench", "--url", url, "--api-key", "wrong", "--no-history", *FAST]) == 2
+        assert main(["bench", "--url", url, "--no-history", *FAST]) == 2
     err = capsys.readouterr().err
     assert "HTTP 401" in err and "--api-key" in err and "wrong" not in err.replace("wrong API key", "")
 

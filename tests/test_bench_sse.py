@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from stackaudit.bench.sse import StreamError, StreamParser, extract_text
+from stackaudit.bench.sse import StreamError, StreamParser
 
 
 def completion_event(text: str, finish: str | None = None, spaced: bool = False) -> bytes:
@@ -61,7 +61,7 @@ def test_chat_role_only_chunk_is_not_a_token_and_reasoning_is() -> None:
     parser.finish()
     assert parser.n_chunks == 2
     assert parser.chunk_times[0] == 2.0  # TTFT is not the role chunk (vLLM PR #46652)
-    assert extract_text(parser.raw) == "thinkanswer"
+    assert "".join(parser.chunks) == "thinkanswer" and not parser.raw  # decoded text kept, not the bytes
 
 
 def test_comments_and_event_fields_are_ignored() -> None:

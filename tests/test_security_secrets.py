@@ -8,6 +8,7 @@ The values are made up at test time in each vendor's documented shape (none is a
 from __future__ import annotations
 
 import json
+import os
 import random
 import string
 import tarfile
@@ -124,6 +125,54 @@ def test_auditing_the_redacted_snapshot_gives_the_hosts_results(tmp_path: Path) 
     assert any(status != "unknown" for status, _ in live.values())
 
 
+# Shapes a server can report about itself (a model id, a launch flag, an `*_info` label): the ones known by
+# their shape, under innocent names, and one under a secret flag's name.
+SELF_REPORT = {
+    "tokenizer_path": f"https://alice:{SHAPES['redis empty user']}@hf.example/org/model",
+    "dist_init_addr": f"redis://:{SHAPES['redis empty user']}@cache:6379/0",
+    "note": " ".join(SHAPES[k] for k in ("github classic", "github fine-grained", "hugging face", "openai",
+                                          "aws access key id", "nvidia api", "jwt")),
+    "alerts": WEBHOOK,
+    "banner": PEM,
+    "ssl_keyfile_password": SHAPES["ssl keyfile password"],
+}
+
+
+def test_the_corpus_in_a_servers_self_report_never_reaches_bench_output_or_history(tmp_path: Path) -> None:
+    import sqlite3
+    import subprocess
+    import sys
+
+    report_file = tmp_path / "report.json"
+    report_file.write_text(json.dumps(SELF_REPORT))
+    server = Path(__file__).parent / "hostile" / "hostile_bench_server.py"
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1] / "src"))  # this tree, whatever the cwd
+    db = str(tmp_path / "runs.sqlite3")
+    proc = subprocess.Popen([sys.executable, str(server), "--self-report-file", str(report_file)],
+                            stdout=subprocess.PIPE, text=True)
+    outputs = []
+    try:
+        assert proc.stdout is not None
+        url = f"http://127.0.0.1:{int(proc.stdout.readline().split()[1])}"
+        for fmt in ("json", "text", "markdown"):
+            done = subprocess.run([sys.executable, "-m", "stackaudit", "bench", "--url", url, "-c", "1", "--requests", "4",
+                                   "--input-tokens", "8", "--output-tokens", "8", "--warmup", "0", "--quiet",
+                                   "--db", db, "-f", fmt], capture_output=True, text=True, timeout=120, env=env)
+            assert done.returncode == 0, done.stderr
+            outputs += [done.stdout, done.stderr]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    for fmt in ("json", "text", "markdown"):
+        done = subprocess.run([sys.executable, "-m", "stackaudit", "bench", "history", "--db", db, "-f", fmt],
+                              capture_output=True, text=True, timeout=60, env=env)
+        outputs.append(done.stdout)
+    with sqlite3.connect(db) as handle:
+        stored = "\n".join(str(row) for table in ("runs", "requests", "meta") for row in handle.execute(f"SELECT * FROM {table}"))
+    assert "hf.example/org/model" in outputs[0]  # what the server reported is kept, less its secrets
+    assert _hits("\n".join(outputs) + stored) == []
+
+
 @pytest.mark.parametrize("text,kept", [
     ("max_num_batched_tokens=8192 --tokenizer-mode auto", True),
     ("GPU-5e3a1c2d-8b7f-4e6a-9c0d-1a2b3c4d5e6f boot_id 0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0", True),
@@ -162,6 +211,23 @@ def test_flags_docker_labels_and_urls_by_shape() -> None:
     assert json.loads(out)[0]["Config"]["Labels"] == {"a": "<redacted>", "b": ""}
     assert redact_text("redis://:pw12@h:6379") == "redis://<redacted>@h:6379"
     assert redact_text(PEM).count("<redacted>") == 1 and SHAPES["pem"] not in redact_text(PEM)
+
+
+def test_every_process_keeps_comm_uid_and_exe_but_only_audited_ones_their_argv(tmp_path: Path) -> None:
+    host = fake_host(
+        files={"/proc/777/cmdline": f"sshpass\0-p\0{SHAPES['mysql']}\0ssh\0backup\0",
+               "/proc/777/environ": f"SSHPASS={SHAPES['mysql']}\0",
+               "/proc/777/status": "Name:\tsshpass\nUmask:\t0022\nState:\tS (sleeping)\nPid:\t777\nUid:\t1001\t1001\t1001\t1001\n"},
+        links={"/proc/777/exe": "/usr/bin/sshpass"}, dirs={"/proc": ["777"]})
+    snap = tmp_path / "s.tar.gz"
+    capture_host(host, str(snap))
+    replayed = load_snapshot(str(snap))
+    assert b"Uid:\t1001" in replayed.read_bytes("/proc/777/status") and b"Name:\tsshpass" in replayed.read_bytes("/proc/777/status")
+    assert replayed.readlink("/proc/777/exe") == "/usr/bin/sshpass"
+    assert replayed.read_bytes("/proc/777/cmdline") == b""
+    with tarfile.open(snap) as tar:
+        blob = b"".join(tar.extractfile(m).read() for m in tar.getmembers() if m.isfile())  # type: ignore[union-attr]
+    assert SHAPES["mysql"].encode() not in blob
 
 
 def test_only_engines_workers_and_audited_daemons_keep_their_argv() -> None:

@@ -7,14 +7,16 @@ environment stay out of the snapshot (docs/security.md).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import posixpath
+import time
 from collections.abc import Sequence
 
 from stackaudit import __version__
 from stackaudit.engine.runner import AuditOptions, run_audit
 from stackaudit.errors import InputError
-from stackaudit.host.base import Host
+from stackaudit.host.base import Host, NotCaptured
 from stackaudit.host.memory import SNAPSHOT_FORMAT, SnapshotWriteError, write_snapshot
 from stackaudit.host.recording import RecordingHost, RedactingHost
 
@@ -37,11 +39,37 @@ def is_audited_process(argv: Sequence[str]) -> bool:
     return classify(tuple(argv)) is not None
 
 
+# Every process's identity (comm and uid from /proc/PID/status, the /proc/PID/exe link) is recorded, for at
+# most this many processes and this long: what ran, and as whom, without its command line.
+MAX_IDENTITIES = 4096
+IDENTITIES_S = 5.0
+
+
+def record_identities(host: Host) -> int:
+    """Read (so that the recording host keeps) the status and exe link of every process in /proc."""
+    try:
+        pids = [n for n in host.list_dir("/proc") if n.isdecimal()][:MAX_IDENTITIES]
+    except (OSError, NotCaptured):
+        return 0
+    stop = time.monotonic() + IDENTITIES_S
+    done = 0
+    for pid in pids:
+        if time.monotonic() > stop:
+            break
+        with contextlib.suppress(OSError, NotCaptured):
+            host.read_bytes(f"/proc/{pid}/status", 64 * 1024)
+        with contextlib.suppress(OSError, NotCaptured):
+            host.readlink(f"/proc/{pid}/exe")
+        done += 1
+    return done
+
+
 def capture_host(host: Host, output: str, deadline_s: float = 20.0) -> tuple[str, str]:
     """Write a snapshot of exactly what the audit reads; returns a one-line summary and the redaction summary."""
     redacting = RedactingHost(host, keep_process=is_audited_process)
     recorder = RecordingHost(redacting)
     report = run_audit(recorder, AuditOptions(deadline_s=deadline_s))
+    record_identities(recorder)
     record = recorder.record
     record.meta = {
         "format": SNAPSHOT_FORMAT,

@@ -112,7 +112,8 @@ def test_a_fifo_inside_a_directory_snapshot_is_never_opened(tmp_path: Path) -> N
     run.assert_bounded()
 
 
-def test_a_deep_directory_snapshot_is_refused_without_recursion(tmp_path: Path) -> None:
+def test_a_deep_directory_snapshot_is_refused_without_recursion(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # the working directory is restored after the test (later tests use relative paths)
     snap = tmp_path / "snap"
     write_snapshot(_record(), str(snap))
     deep = snap / "fs"

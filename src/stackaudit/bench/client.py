@@ -10,6 +10,14 @@ Keep-alive does not help against a server that closes every connection after its
 through aiohttp's connect path at 16 streams. `SpareConnector` opens the slot's next
 connection while the current response streams, and every connect a request still pays on
 its own path is timed and kept in its record.
+
+What a server sends is bounded (docs/design.md, "Bounds"): a body read whole (`/v1/models`,
+`/metrics`, version and tokenize replies) is read through `read_body` and cut off past
+`MAX_BODY_BYTES`; an error body is read up to `ERROR_BODY_BYTES`; a completion stream past
+`max_stream_bytes(max_tokens)` is an error; a request keeps its decoded text only (at most 16
+bytes per token asked), never the SSE bytes. Redirects are followed only within the origin asked
+for: a redirect elsewhere is refused and counted as a `redirect` error, so that nothing is
+measured against another server under this one's URL.
 """
 
 from __future__ import annotations
@@ -24,10 +32,84 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
+from yarl import URL
 
-from stackaudit.bench.sse import DEFAULT_MAX_EVENT_BYTES, StreamError, StreamParser
+from stackaudit.bench.sse import DEFAULT_MAX_EVENT_BYTES, TEXT_BYTES_PER_TOKEN, StreamError, StreamParser
+from stackaudit.host.limits import MAX_FILE_BYTES, load_json
 
 ENDPOINTS = {"completions": "/v1/completions", "chat": "/v1/chat/completions"}
+
+# A body read whole: vLLM's /metrics page is 50-300 KiB, /v1/models a few KiB per model.
+MAX_BODY_BYTES = MAX_FILE_BYTES
+# An error body: the first line of it goes into the request's error.
+ERROR_BODY_BYTES = 400
+# A completion stream: per token asked (a chunk with top-20 logprobs is about 4 KiB), plus room
+# for the first and last events.
+STREAM_BYTES_PER_TOKEN = 64 * 1024
+STREAM_BASE_BYTES = 1024 * 1024
+
+
+def max_stream_bytes(max_tokens: int) -> int:
+    return STREAM_BASE_BYTES + STREAM_BYTES_PER_TOKEN * max(1, max_tokens)
+
+
+class BodyTooLarge(ValueError):
+    """A response body past its cap (a ValueError, as a body that is not JSON is)."""
+
+
+class CrossOriginRedirect(aiohttp.ClientConnectionError):
+    """The server redirected to another scheme, host or port: not followed."""
+
+
+async def read_body(response: aiohttp.ClientResponse, limit: int = MAX_BODY_BYTES) -> bytes:
+    """The whole body, or BodyTooLarge as soon as it passes `limit` bytes (the connection is dropped)."""
+    declared = response.content_length
+    if declared is not None and declared > limit:
+        response.close()
+        raise BodyTooLarge(f"{response.url.path} body is {declared} bytes, over the limit of {limit}")
+    parts: list[bytes] = []
+    size = 0
+    while True:
+        data = await response.content.read(min(1 << 20, limit + 1 - size))
+        if not data:
+            return b"".join(parts)
+        size += len(data)
+        if size > limit:
+            response.close()
+            raise BodyTooLarge(f"{response.url.path} body is over the limit of {limit} bytes")
+        parts.append(data)
+
+
+async def read_json(response: aiohttp.ClientResponse, limit: int = MAX_BODY_BYTES) -> Any:
+    """The body as JSON (size, depth and number limits of `load_json`); ValueError otherwise."""
+    return load_json(await read_body(response, limit), response.url.path, max_bytes=limit)
+
+
+async def read_text(response: aiohttp.ClientResponse, limit: int = MAX_BODY_BYTES) -> str:
+    return (await read_body(response, limit)).decode("utf-8", "replace")
+
+
+def _origin(url: URL) -> str:
+    return f"{url.scheme}://{url.host}:{url.port}"
+
+
+async def _refuse_cross_origin(session: aiohttp.ClientSession, context: Any, params: aiohttp.TraceRequestRedirectParams) -> None:
+    """aiohttp calls this before it follows a redirect: one to another origin is refused."""
+    response = params.response
+    location = response.headers.get("Location") or response.headers.get("URI")
+    if location is None:
+        return
+    try:
+        target = params.url.join(URL(location))
+    except ValueError:
+        return  # aiohttp refuses a location that is not a URL itself
+    if target.host is None or _origin(target) == _origin(params.url):
+        return
+    response.close()
+    raise CrossOriginRedirect(
+        f"redirect: HTTP {response.status} to another origin ({_origin(target)}) refused; "
+        f"only redirects within {_origin(params.url)} are followed"
+    )
 
 # Arrival times of response bytes, per stream being read: id(StreamReader) → [(time, bytes)].
 # A coroutine resumes only after the event loop has run every callback already queued; with
@@ -163,6 +245,7 @@ class RequestRecord:
         "body",
         "chunk_counts",
         "chunk_times",
+        "chunks",
         "connect_ms",
         "connection",
         "ended",
@@ -179,11 +262,11 @@ class RequestRecord:
         "per_chunk_tokens",
         "prompt_tokens",
         "prompt_tokens_target",
-        "raw",
         "reads",
         "sent",
         "server_closes",
         "status",
+        "text_cut",
         "token_source",
         "tokens_per_chunk_known",
         "usage",
@@ -203,7 +286,10 @@ class RequestRecord:
         self.per_chunk_tokens: list[int] = []
         self.finish_reason: str | None = None
         self.error: str | None = None
-        self.raw: list[bytes] | None = None
+        # The decoded text of every content chunk, kept only without usage (to count tokens after the
+        # run), at most TEXT_BYTES_PER_TOKEN × max_tokens bytes; text_cut when that was reached.
+        self.chunks: list[str] | None = None
+        self.text_cut = False
         self.max_tokens = max_tokens
         self.prompt_tokens_target = prompt_tokens_target
         self.output_tokens: int | None = None  # settled after the run (usage, re-tokenized or chunks)
@@ -269,9 +355,12 @@ def make_session(api_key: str | None, timeout_s: float) -> aiohttp.ClientSession
     headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
     if api_key:
         headers["Authorization"] = f"Bearer {api_key}"
+    redirects = aiohttp.TraceConfig()
+    redirects.on_request_redirect.append(_refuse_cross_origin)
     return aiohttp.ClientSession(
         connector=connector,
         headers=headers,
+        trace_configs=[redirects],
         timeout=aiohttp.ClientTimeout(total=timeout_s, sock_connect=min(timeout_s, 30.0)),
         # Lines are split by our own parser, not aiohttp's readline, so there is no 64 KB or
         # 128 KB line limit (https://github.com/NVIDIA/TensorRT-LLM/pull/13952).
@@ -290,7 +379,9 @@ async def stream_request(
 ) -> RequestRecord:
     """Send one streamed request and record its timing; never raises for a failed request."""
     perf_counter = time.perf_counter
-    parser = StreamParser(max_event_bytes=max_event_bytes)
+    parser = StreamParser(max_event_bytes=max_event_bytes, text_cap=TEXT_BYTES_PER_TOKEN * max(1, record.max_tokens))
+    stream_cap = max_stream_bytes(record.max_tokens)
+    received = 0
     record.body = spec.body
     token = _CURRENT.set(record)
     record.sent = perf_counter()
@@ -306,7 +397,7 @@ async def stream_request(
                     if key is not None:
                         connector.open_spare(key)
             if response.status != 200:
-                body = await response.content.read(400)
+                body = await response.content.read(ERROR_BODY_BYTES)
                 record.error = f"HTTP {response.status}: {_one_line(body)}"
             else:
                 feed = parser.feed
@@ -320,6 +411,11 @@ async def stream_request(
                         data = await content.readany()
                         if not data:
                             break
+                        received += len(data)
+                        if received > stream_cap:
+                            raise StreamError(
+                                f"response stream over {stream_cap} bytes for {record.max_tokens} tokens asked"
+                            )
                         if not arrivals:
                             feed(data, registered if parser.events == 0 and not parser.chunk_times else perf_counter())
                         elif len(arrivals) == 1 and arrivals[0][1] == len(data):
@@ -338,6 +434,8 @@ async def stream_request(
                     _ARRIVALS.pop(key, None)
                 parser.finish()
     except StreamError as exc:
+        record.error = str(exc)
+    except CrossOriginRedirect as exc:
         record.error = str(exc)
     except asyncio.TimeoutError:
         record.error = f"timeout: no complete response within {timeout_s:g} s"
@@ -362,8 +460,9 @@ async def stream_request(
     record.usage = parser.usage
     record.per_chunk_tokens = parser.per_chunk_tokens
     record.finish_reason = parser.finish_reason
-    # Keep the bytes only where the text may be needed: no usage to count tokens from.
-    record.raw = parser.raw if parser.usage is None else None
+    # The text only where it may be needed: no usage to count tokens from.
+    record.chunks = parser.chunks if parser.usage is None else None
+    record.text_cut = parser.text_cut and parser.usage is None
     return record
 
 

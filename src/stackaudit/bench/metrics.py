@@ -194,8 +194,10 @@ def summarize_repeat(run: LevelRun) -> dict[str, Any]:
 
 
 def error_kind(record: RequestRecord) -> str:
-    """The kind of a failed request: HTTP 429, HTTP 5xx, other HTTP, timeout, connection, stream."""
+    """The kind of a failed request: redirect, HTTP 429, HTTP 5xx, other HTTP, timeout, connection, stream."""
     error = record.error or ""
+    if error.startswith("redirect"):
+        return "redirect"  # to another origin, refused (bench/client.py)
     if record.status == 429:
         return "HTTP 429"
     if record.status is not None and 500 <= record.status <= 599:

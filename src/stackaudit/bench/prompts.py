@@ -161,6 +161,8 @@ async def server_counter(session: Any, base_url: str, model: str) -> TokenCounte
     """Find the server's tokenize endpoint; None when it has none."""
     import aiohttp
 
+    from stackaudit.bench.client import read_json
+
     probe = "Hello world, this is a tokenizer probe."
     for path, make_body in _TOKENIZE_ENDPOINTS:
         try:
@@ -169,7 +171,7 @@ async def server_counter(session: Any, base_url: str, model: str) -> TokenCounte
             ) as response:
                 if response.status != 200:
                     continue
-                reply = await response.json(content_type=None)
+                reply = await read_json(response)
         except (aiohttp.ClientError, asyncio.TimeoutError, ValueError):
             continue
         if not _token_count_of(reply):
@@ -181,7 +183,7 @@ async def server_counter(session: Any, base_url: str, model: str) -> TokenCounte
             ) as response:
                 if response.status != 200:
                     raise InputError(f"tokenize endpoint {path} answered HTTP {response.status}")
-                reply = await response.json(content_type=None)
+                reply = await read_json(response)
             value = _token_count_of(reply)
             if value is None:
                 raise InputError(f"tokenize endpoint {path} gave no token count")

@@ -36,6 +36,8 @@ from stackaudit.bench.client import (
     SpareConnector,
     build_body,
     make_session,
+    read_body,
+    read_json,
     stream_request,
 )
 from stackaudit.bench.loadgen import LevelRun, run_closed_loop, run_open_loop
@@ -49,7 +51,7 @@ from stackaudit.bench.metrics import (
 )
 from stackaudit.bench.prompts import PromptFactory, TokenCounter, local_counter, server_counter, words_counter
 from stackaudit.bench.server import counter_delta, fingerprint_server, host_fingerprint_for, scrape_metrics
-from stackaudit.bench.sse import DEFAULT_MAX_EVENT_BYTES, extract_chunks
+from stackaudit.bench.sse import DEFAULT_MAX_EVENT_BYTES
 from stackaudit.bench.workload import (
     Dataset,
     conversation_position,
@@ -210,7 +212,7 @@ async def _check_reachable(session: Any, base: str) -> None:
     try:
         async with session.get(base + "/v1/models", timeout=aiohttp.ClientTimeout(total=15)) as response:
             if response.status in (401, 403):
-                raise InputError(f"the server refused the request (HTTP {response.status}): check --api-key")
+                raise InputError(f"the server refused the request (HTTP {response.status}): check the API key (--api-key-env)")
     except aiohttp.ClientConnectionError as exc:
         raise InputError(f"cannot reach the server at {redact_url(base)}: {str(exc).splitlines()[0]}") from None
     except asyncio.TimeoutError:
@@ -230,7 +232,7 @@ async def _find_eos_id(session: Any, base: str) -> int | None:
                 async with session.post(base + path, json=body, timeout=aiohttp.ClientTimeout(total=5)) as response:
                     if response.status != 200:
                         continue
-                    reply = await response.json(content_type=None)
+                    reply = await read_json(response)
             except (aiohttp.ClientError, asyncio.TimeoutError, ValueError):
                 continue
             tokens = reply.get("tokens") if isinstance(reply, dict) else None
@@ -357,7 +359,7 @@ class _Bench:
                 self.notes.append("the server refused ignore_eos; requests sent without it")
                 continue
             if error.startswith(("HTTP 401", "HTTP 403")):
-                raise InputError(f"the server refused the request ({error[:8]}): check --api-key")
+                raise InputError(f"the server refused the request ({error[:8]}): check the API key (--api-key-env)")
             if error.startswith("HTTP 404"):
                 raise InputError(f"{ENDPOINTS[self.config.endpoint]} not found on the server (try --endpoint)")
             if status == 429 or 500 <= status <= 599:
@@ -491,15 +493,16 @@ class _Bench:
                 record.prompt_tokens = usage.get("prompt_tokens") if isinstance(usage.get("prompt_tokens"), int) else None
                 record.token_source = "usage"
                 record.approximate = False
-                record.raw = None
+                record.chunks = None
                 continue
             record.output_tokens = record.n_chunks
             record.token_source = "content chunks"
             record.approximate = True
-            if record.ok and record.raw:
-                chunks = extract_chunks(record.raw)
+            if record.ok and record.chunks:
+                chunks = record.chunks
                 counted = None
-                if counter is not None:
+                # A text cut at its cap would be under-counted: the chunks are checked instead.
+                if counter is not None and not record.text_cut:
                     try:
                         counted = await counter.count("".join(chunks)) - baseline
                     except Exception:
@@ -511,7 +514,7 @@ class _Bench:
                     )
                 else:
                     record.tokens_per_chunk_known = not several_tokens_per_chunk(record, chunks)
-            record.raw = None
+            record.chunks = None
 
     # -- warm-up ---------------------------------------------------------------------------
     async def warm_up(self, session: Any, concurrency: int) -> dict[str, Any]:
@@ -578,7 +581,7 @@ class _Bench:
                 async with session.get(self.base + "/v1/models") as response:
                     if "close" in response.headers.get("Connection", "").lower():
                         closing.append((response.url.host, response.url.port))
-                    await response.read()
+                    await read_body(response)
             except Exception:
                 pass
 

@@ -81,13 +81,15 @@ def server_type_of(models: dict[str, Any] | None, totals: dict[str, float], prob
 async def _get(session: Any, url: str, as_json: bool = True) -> Any:
     import aiohttp
 
+    from stackaudit.bench.client import read_json, read_text
+
     try:
         async with session.get(url, timeout=aiohttp.ClientTimeout(total=5)) as response:
             if response.status != 200:
                 return None
             if as_json:
-                return await response.json(content_type=None)
-            return await response.text()
+                return await read_json(response)
+            return await read_text(response)
     except (aiohttp.ClientError, asyncio.TimeoutError, ValueError, UnicodeDecodeError):
         return None
 

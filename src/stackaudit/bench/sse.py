@@ -11,8 +11,10 @@ the per-event path, which decodes their JSON.
 
 What a request needs from its stream: the time of every content chunk (TTFT, ITL, TPOT),
 the number of content chunks, `usage`, `finish_reason`, and whether the stream ended cleanly.
-Text is not decoded here; `raw` keeps the bytes for requests that turn out to need it
-(a server without `usage`, whose output is then re-counted after the run).
+Text is not decoded on the hot path. The events are kept as bytes only until `usage` is seen
+(then nothing is kept) or `RAW_FLUSH_BYTES` pile up; then, and when the stream ends without
+usage, their text is decoded into `chunks`, at most `text_cap` bytes of it (16 bytes per token
+asked: `text_cut` says when that was reached). A request keeps that text, never the SSE bytes.
 """
 
 from __future__ import annotations
@@ -21,6 +23,11 @@ import json
 from typing import Any
 
 DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
+# Text kept per request, per output token asked (an English token is about 4 bytes, code up to 12).
+TEXT_BYTES_PER_TOKEN = 16
+# Undecoded events a stream holds at most before their text is decoded (a 256-token stream is
+# 40-80 KiB of SSE, so most are decoded once, at their end, and only when they carried no usage).
+RAW_FLUSH_BYTES = 256 * 1024
 
 
 class StreamError(Exception):
@@ -55,10 +62,12 @@ class StreamParser:
         "_buffer",
         "_empty",
         "_nonempty",
+        "_raw_bytes",
         "_separator",
         "_special",
         "chunk_counts",
         "chunk_times",
+        "chunks",
         "done",
         "events",
         "finish_reason",
@@ -68,10 +77,15 @@ class StreamParser:
         "per_chunk_tokens",
         "raw",
         "reads",
+        "text_bytes",
+        "text_cap",
+        "text_cut",
         "usage",
     )
 
-    def __init__(self, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES, keep_raw: bool = True) -> None:
+    def __init__(
+        self, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES, keep_raw: bool = True, text_cap: int | None = None
+    ) -> None:
         self._buffer = b""
         self._separator = b""  # decided on the first read: b"\n\n" or b"\r\n\r\n"
         self._nonempty, self._empty, self._special = _COMPACT
@@ -86,7 +100,13 @@ class StreamParser:
         self.per_chunk_tokens: list[int] = []  # from continuous usage stats, when the server sends them
         self.finish_reason: str | None = None
         self.done = False
-        self.raw: list[bytes] = []
+        self.raw: list[bytes] = []  # events not decoded yet (at most RAW_FLUSH_BYTES)
+        self._raw_bytes = 0
+        # The decoded text of content events while no usage was seen, up to text_cap UTF-8 bytes.
+        self.chunks: list[str] = []
+        self.text_cap = text_cap
+        self.text_bytes = 0
+        self.text_cut = False
 
     # -- hot path -----------------------------------------------------------------------
     def feed(self, data: bytes, now: float) -> None:
@@ -109,6 +129,9 @@ class StreamParser:
             complete = complete.replace(b"\r\n", b"\n")
         if self.keep_raw:
             self.raw.append(complete)
+            self._raw_bytes += len(complete)
+            if self._raw_bytes > RAW_FLUSH_BYTES:
+                self.decode_raw()
         count = complete.count
         special_at = -1
         for marker in self._special:
@@ -184,7 +207,7 @@ class StreamParser:
                 continue
             try:
                 obj = json.loads(payload)
-            except ValueError:
+            except (ValueError, RecursionError):  # a 100 000-deep event is not a completion chunk
                 raise StreamError(f"malformed SSE: data is not JSON: {_excerpt(payload)}") from None
             if not isinstance(obj, dict):
                 raise StreamError(f"malformed SSE: data is not a JSON object: {_excerpt(payload)}")
@@ -201,6 +224,10 @@ class StreamParser:
                     self.finish_reason = str(reason)
             usage = obj.get("usage")
             if isinstance(usage, dict):
+                # Usage counts the tokens: the text is not needed for this request.
+                self.keep_raw = False
+                self.raw.clear()
+                self.chunks.clear()
                 previous = self.usage.get("completion_tokens") if self.usage else None
                 self.usage = usage
                 if has_content and isinstance(usage.get("completion_tokens"), int):
@@ -221,13 +248,34 @@ class StreamParser:
                 tail = tail.replace(b"\r\n", b"\n")
             if self.keep_raw:
                 self.raw.append(tail)
+                self._raw_bytes += len(tail)
             if tail.startswith(b"data:") and not (tail.endswith(b"}") or tail.endswith(b"[DONE]")):
                 raise StreamError("connection closed mid-event (truncated SSE data)")
             self._slow(tail, self.chunk_times[-1] if self.chunk_times else 0.0)
+        if self.usage is None:
+            self.decode_raw()
+        else:
+            self.raw.clear()
         if not self.done and self.finish_reason is None:
             raise StreamError("stream ended without [DONE] or a finish_reason (connection closed mid-stream)")
         if self.n_chunks == 0:
             raise StreamError("stream ended without any content chunk")
+
+    def decode_raw(self) -> None:
+        """The text of the events kept so far into `chunks` (up to text_cap bytes); the bytes dropped."""
+        raw, self.raw, self._raw_bytes = self.raw, [], 0
+        if not raw or self.text_cut:
+            return
+        cap = self.text_cap
+        for text in extract_chunks(raw):
+            if cap is not None:
+                size = len(text.encode("utf-8", "surrogatepass"))
+                if self.text_bytes + size > cap:
+                    self.text_cut = True
+                    self.keep_raw = False
+                    return
+                self.text_bytes += size
+            self.chunks.append(text)
 
 
 def _data_of(event: bytes) -> bytes | None:
@@ -290,7 +338,7 @@ def extract_chunks(raw: list[bytes]) -> list[str]:
                 continue
             try:
                 obj = json.loads(payload)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if not isinstance(obj, dict):
                 continue

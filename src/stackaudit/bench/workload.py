@@ -20,7 +20,6 @@ length asked, unless `--output-tokens` is given.
 
 from __future__ import annotations
 
-import json
 import os
 import random
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from typing import Any
 from stackaudit.bench import stats
 from stackaudit.bench.prompts import _WORDS, TokenCounter
 from stackaudit.errors import InputError
+from stackaudit.host.limits import load_json
 
 # Dataset files larger than this are refused: the whole file is read into memory.
 MAX_DATASET_BYTES = 2 * 1024**3
@@ -123,10 +123,10 @@ def load_dataset(path: str, seed: int) -> Dataset:
     stripped = text.lstrip()
     records: list[Any]
     if stripped.startswith("["):
-        try:
-            loaded = json.loads(stripped)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"--dataset {path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+        try:  # the one bounded parser: depth, finite numbers, valid text (a 100 000-deep file was exit 3)
+            loaded = load_json(stripped, f"--dataset {path}", max_bytes=MAX_DATASET_BYTES)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
         records, fmt = loaded, "sharegpt-json"
     else:
         records, fmt = [], "jsonl"
@@ -134,9 +134,9 @@ def load_dataset(path: str, seed: int) -> Dataset:
             if not line.strip():
                 continue
             try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise InputError(f"--dataset {path}: line {number} is not JSON ({exc.msg})") from None
+                records.append(load_json(line, "record", max_bytes=MAX_DATASET_BYTES))
+            except ValueError as exc:
+                raise InputError(f"--dataset {path}: line {number} is not JSON ({str(exc).removeprefix('record is ')})") from None
     entries: list[DatasetEntry] = []
     for record in records:
         turns = _turns_of(record)

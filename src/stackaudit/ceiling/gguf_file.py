@@ -14,6 +14,7 @@ Tensor names follow llama.cpp's conventions (gguf-py `gguf/constants.py`, MODEL_
 from __future__ import annotations
 
 import re
+import struct
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,11 @@ _UNMODELLED_TENSORS = re.compile(r"\.(ssm_|time_mix_|channel_mix_|shortconv\.)")
 # Split files: `name-00001-of-00003.gguf` (llama.cpp gguf-split).
 _SHARD = re.compile(r"^(?P<stem>.*)-(?P<index>\d{5})-of-(?P<count>\d{5})\.gguf$")
 _LAYER = re.compile(r"^blk\.\d+\.(?P<rest>.+)$")
+# Header counts past these are a hostile or broken file, not a model (docs/design.md, "Bounds"): the
+# largest public GGUFs hold about 1 100 tensors (experts are merged per layer) and under 100 keys.
+MAX_GGUF_TENSORS = 65_536
+MAX_GGUF_KEYS = 65_536
+MAX_GGUF_SHARDS = 256
 
 
 def tensor_class(name: str) -> str | None:
@@ -89,6 +95,8 @@ def shard_paths(path: Path) -> list[Path]:
     if not match:
         return [path]
     count = int(match.group("count"))
+    if count > MAX_GGUF_SHARDS:
+        raise InputError(f"{path.name}: names {count} shards, over the limit of {MAX_GGUF_SHARDS}")
     paths = [path.with_name(f"{match.group('stem')}-{i:05d}-of-{count:05d}.gguf") for i in range(1, count + 1)]
     missing = [p.name for p in paths if not p.is_file()]
     if missing:
@@ -96,12 +104,35 @@ def shard_paths(path: Path) -> list[Path]:
     return paths
 
 
+def check_header(path: Path) -> None:
+    """The fixed GGUF header (magic, version, tensor and key counts) within bounds, before the gguf
+    package parses the rest: a count of 10^12 would otherwise be looped over."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(24)
+    except OSError as exc:
+        raise InputError(f"{path.name}: cannot read: {exc.strerror or exc}") from None
+    if len(head) < 24 or head[:4] != b"GGUF":
+        raise InputError(f"{path.name}: not a GGUF file (no GGUF magic)")
+    version, tensors, keys = struct.unpack("<IQQ", head[4:24])
+    if version < 2:
+        raise InputError(f"{path.name}: GGUF version {version} is not read (version 2 and later are)")
+    if tensors > MAX_GGUF_TENSORS or keys > MAX_GGUF_KEYS:
+        raise InputError(f"{path.name}: GGUF header counts {tensors} tensors and {keys} keys, over the limits of "
+                         f"{MAX_GGUF_TENSORS} and {MAX_GGUF_KEYS}")
+
+
 def read_gguf(path: Path) -> tuple[dict[str, Any], list[tuple[str, str, int, int]]]:
     """(metadata key -> value, [(tensor name, type name, elements, bytes)]) of a GGUF file or split set."""
+    parts = shard_paths(path)
+    for part in parts:
+        if not part.is_file():
+            raise InputError(f"{part.name}: not a regular file")
+        check_header(part)
     gguf = _import_gguf()
     metadata: dict[str, Any] = {}
     tensors: list[tuple[str, str, int, int]] = []
-    for index, part in enumerate(shard_paths(path)):
+    for index, part in enumerate(parts):
         try:
             reader = gguf.GGUFReader(str(part), "r")
         except (OSError, ValueError, KeyError, IndexError) as exc:

@@ -7,15 +7,30 @@ docs/ceiling.md.
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
 import re
-from collections.abc import Mapping
+import signal
+import stat
+import threading
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from stackaudit.errors import InputError
+from stackaudit.host.limits import (
+    MAX_MODEL_CONFIG_BYTES,
+    MAX_MODEL_CONFIG_DEPTH,
+    check_model_config,
+    load_json,
+)
+
+# Bounds of the `--model` walk (docs/design.md, "Bounds"): entries looked at in one directory (a model
+# directory, a cache's snapshots), and seconds for the whole walk and parse (a hung network
+# filesystem, a hostile GGUF header). Sizes and depth: MAX_MODEL_CONFIG_BYTES and parse_model_config.
+MAX_DIR_ENTRIES = 10_000
+MODEL_WALK_SECONDS = 10.0
 
 # Models whose MLP is not gated (2 matrices, not 3); everything else is treated as SwiGLU-like.
 _UNGATED_MLP_TYPES = frozenset(
@@ -150,13 +165,80 @@ def _from_hf_cache(model_id: str, env: Mapping[str, str] | None = None) -> Path 
             continue
         ref = repo / "refs" / "main"
         if ref.is_file():
-            candidate = snapshots / ref.read_text(encoding="utf-8").strip() / "config.json"
-            if candidate.is_file():
+            revision = read_small(ref, 256).strip()
+            candidate = snapshots / revision / "config.json"
+            if "/" not in revision and revision not in ("", ".", "..") and candidate.is_file():
                 return candidate
-        configs = sorted(snapshots.glob("*/config.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+        configs = sorted((e / "config.json" for e in dir_entries(snapshots) if (e / "config.json").is_file()),
+                         key=lambda p: p.stat().st_mtime, reverse=True)
         if configs:
             return configs[0]
     return None
+
+
+def dir_entries(directory: Path) -> list[Path]:
+    """The entries of a directory, refused past MAX_DIR_ENTRIES (a model directory holds tens)."""
+    found: list[Path] = []
+    try:
+        with os.scandir(directory) as listing:
+            for entry in listing:
+                if len(found) >= MAX_DIR_ENTRIES:
+                    raise InputError(f"{directory}: more than {MAX_DIR_ENTRIES} entries; pass the model's file itself")
+                found.append(directory / entry.name)
+    except OSError as exc:
+        raise InputError(f"{directory}: cannot list: {exc.strerror or exc}") from None
+    return found
+
+
+def read_small(path: Path, limit: int) -> str:
+    """A regular file's text, refused past `limit` bytes; a FIFO or device is never read (no hang)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(f"{path}: not a regular file")
+        if info.st_size > limit:
+            raise InputError(f"{path} is {info.st_size} bytes, over the limit of {limit}")
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise InputError(f"{path} grew past the limit of {limit} bytes while read")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    try:
+        return b"".join(chunks).decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text, so not a JSON config") from None
+
+
+@contextlib.contextmanager
+def walk_deadline(seconds: float = MODEL_WALK_SECONDS) -> Iterator[None]:
+    """InputError when the walk takes longer than `seconds` (main thread only: SIGALRM)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expired(signum: int, frame: Any) -> None:
+        raise InputError(f"reading the model took more than {seconds:g} s; pass its config.json itself")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def resolve_config_path(model: str, env: Mapping[str, str] | None = None) -> Path:
@@ -169,7 +251,8 @@ def resolve_config_path(model: str, env: Mapping[str, str] | None = None) -> Pat
             candidate = path / name
             if candidate.is_file():
                 return candidate
-        ggufs = sorted(p for p in path.glob("*.gguf") if not re.search(r"-0000[2-9]-of-|-000[1-9]\d-of-", p.name))
+        ggufs = sorted(p for p in dir_entries(path)
+                       if p.name.endswith(".gguf") and not re.search(r"-0000[2-9]-of-|-000[1-9]\d-of-", p.name))
         if len(ggufs) == 1:
             return ggufs[0]
         if ggufs:
@@ -184,19 +267,25 @@ def resolve_config_path(model: str, env: Mapping[str, str] | None = None) -> Pat
             f"model {model!r} is not a file, a directory, or in the local Hugging Face cache "
             f"(looked in {looked}); stackaudit never downloads: pass the path of its config.json"
         )
+    if path.exists():
+        raise InputError(f"{model}: not a regular file or a directory (a FIFO or a device is never read)")
     raise InputError(f"{model}: no such file or directory")
 
 
 def read_config(path: Path) -> dict[str, Any]:
-    """Parse config.json; also merges a ModelOpt `hf_quant_config.json` found next to it."""
+    """Parse config.json (size, depth, number and field bounds of `parse_model_config`); also merges
+    a ModelOpt `hf_quant_config.json` found next to it."""
+    text = read_small(path, MAX_MODEL_CONFIG_BYTES)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"{path}: not a JSON config ({exc})") from exc
+        data = load_json(text, "config.json", MAX_MODEL_CONFIG_BYTES, MAX_MODEL_CONFIG_DEPTH)
+    except ValueError as exc:
+        raise InputError(f"{path}: not a JSON config ({exc})") from None
     if not isinstance(data, dict):
         raise InputError(f"{path}: not a JSON object, so not a Hugging Face config.json")
+    try:
+        check_model_config(data)
+    except ValueError as exc:
+        raise InputError(f"{path}: not a usable model config: {exc}") from None
     if isinstance(data.get("model_config"), dict) and "quantization" in data:
         # MLC-LLM's mlc-chat-config.json: the HF fields under model_config, the mode under quantization.
         mlc = data
@@ -206,11 +295,11 @@ def read_config(path: Path) -> dict[str, Any]:
     modelopt = path.parent / "hf_quant_config.json"
     if "quantization_config" not in data and modelopt.is_file():
         try:
-            extra = json.loads(modelopt.read_text(encoding="utf-8"))
+            extra = load_json(read_small(modelopt, MAX_MODEL_CONFIG_BYTES), "hf_quant_config.json")
             quant = extra.get("quantization", extra)
             if isinstance(quant, dict):
                 data["quantization_config"] = {"quant_method": "modelopt", **quant}
-        except (OSError, ValueError):
+        except (InputError, ValueError, AttributeError):
             pass  # an unreadable side file only loses the default precision; --weights still works
     data.setdefault("_source", str(path))
     return data
@@ -393,7 +482,12 @@ def parse_arch(raw: Mapping[str, Any], name: str | None = None) -> ModelArch:
 
 
 def load_model(model: str, env: Mapping[str, str] | None = None) -> tuple[dict[str, Any], ModelArch]:
-    """`--model` value -> (raw config, parsed architecture)."""
+    """`--model` value -> (raw config, parsed architecture), within MODEL_WALK_SECONDS."""
+    with walk_deadline():
+        return _load_model(model, env)
+
+
+def _load_model(model: str, env: Mapping[str, str] | None) -> tuple[dict[str, Any], ModelArch]:
     path = resolve_config_path(model, env)
     if path.suffix.lower() == ".gguf":
         from stackaudit.ceiling.gguf_file import config_from_gguf

@@ -8,7 +8,6 @@ audit's own environment — except where no engine runs: then it reads the audit
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 
@@ -37,6 +36,7 @@ from stackaudit.fixes import (
     keep_line,
     step,
 )
+from stackaudit.host.limits import load_json
 
 
 def _where(python_env: PythonEnv) -> str:
@@ -312,7 +312,7 @@ def _compilation_cudagraph_none(argv: tuple[str, ...]) -> str | None:
         if "cudagraph_mode" not in text:
             continue
         try:
-            data = json.loads(text.partition("=")[2] if text.startswith("--") else text)
+            data = load_json(text.partition("=")[2] if text.startswith("--") else text, "--compilation-config")
             if isinstance(data, dict) and str(data.get("cudagraph_mode", "")).upper() == "NONE":
                 return arg if arg == text else f"{arg} {text}"
         except ValueError:

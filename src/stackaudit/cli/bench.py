@@ -6,6 +6,8 @@ that `stackaudit --help` stays fast.
 
 from __future__ import annotations
 
+import os
+import re
 import sys
 from typing import Any, Optional
 
@@ -45,16 +47,40 @@ def _floats(text: str, flag: str) -> list[float]:
 
 
 def _scrub(value: Any, secret: str | None) -> Any:
-    """Remove any occurrence of the API key from a report (defence in depth: it is never put there)."""
-    if not secret:
-        return value
+    """A report as stored and printed: the API key removed wherever it stands (defence in depth: it is
+    never put there), and what the server says about itself (launch flags, model ids, `*_info` labels,
+    error bodies) without URL credentials or secrets known by their shape."""
+    from stackaudit.host.redact import redact_shapes, redact_url_credentials
+
     if isinstance(value, dict):
         return {k: _scrub(v, secret) for k, v in value.items()}
     if isinstance(value, list):
         return [_scrub(v, secret) for v in value]
-    if isinstance(value, str) and secret in value:
-        return value.replace(secret, "***")
+    if isinstance(value, str):
+        if secret and secret in value:
+            value = value.replace(secret, "***")
+        return redact_url_credentials(redact_shapes(value))
     return value
+
+
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+
+
+def _api_key(flag_value: str | None, env_name: str) -> str | None:
+    """The bearer token, from the environment only: an argument is readable by every user in
+    /proc/PID/cmdline. Neither message repeats what was given (it may be the key)."""
+    if flag_value is not None:
+        raise UsageError(
+            "--api-key VALUE is refused: a command line is readable by every user (/proc/PID/cmdline); "
+            f"export the key and name its variable with --api-key-env VAR (default {DEFAULT_KEY_ENV})"
+        )
+    if not _ENV_NAME.fullmatch(env_name):
+        raise UsageError("--api-key-env takes the name of an environment variable (letters, digits and _), not the key")
+    key = os.environ.get(env_name)
+    if key is None and env_name != DEFAULT_KEY_ENV:
+        raise UsageError(f"--api-key-env {env_name}: the variable {env_name} is not set")
+    return key or None
 
 
 def _progress(quiet: bool):  # type: ignore[no-untyped-def]
@@ -117,10 +143,11 @@ def register(app: typer.Typer) -> None:
         temperature: float = typer.Option(0.0, "--temperature", help="Sampling temperature sent."),
         no_ignore_eos: bool = typer.Option(False, "--no-ignore-eos", help="Let the server stop at EOS."),
         eos_token_id: Optional[int] = typer.Option(None, "--eos-token-id", help="EOS id for logit_bias where ignore_eos is unsupported."),
-        api_key: Optional[str] = typer.Option(
-            None, "--api-key", envvar="OPENAI_API_KEY", show_envvar=True, show_default=False,
-            help="Bearer token (or OPENAI_API_KEY); never stored or printed.",
+        api_key_env: str = typer.Option(
+            DEFAULT_KEY_ENV, "--api-key-env",
+            help="Environment variable that holds the bearer token; the token is never stored or printed.",
         ),
+        api_key_value: Optional[str] = typer.Option(None, "--api-key", hidden=True, show_default=False),
         timeout: float = typer.Option(600.0, "--timeout", help="Per-request timeout, seconds."),
         tokenizer: Optional[str] = typer.Option(
             None, "--tokenizer",
@@ -165,6 +192,7 @@ def register(app: typer.Typer) -> None:
         """Measure TTFT, TPOT, ITL, E2E and throughput per concurrency level, and each against its decode ceiling."""
         if ctx.invoked_subcommand is not None:
             return
+        api_key = _api_key(api_key_value, api_key_env)
         _check_format(fmt, _RUN_FORMATS)
         from stackaudit.bench.slo import DEFAULT_PERCENTILES, parse_goodput, parse_percentiles
 

@@ -202,7 +202,7 @@ class Collector:
                 try:
                     value = alt.func(ctx)
                 except FactUnavailable as exc:
-                    failures.append((alt, Missing(spec.name, exc.reason, exc.hint)))
+                    failures.append((alt, Missing(spec.name, _with_cuts(exc.reason, ctx), exc.hint)))
                     continue
                 except NotCaptured as exc:
                     failures.append((alt, Missing(spec.name, f"not in the source ({exc.what})", kind="not-captured")))
@@ -212,7 +212,8 @@ class Collector:
                                                   "run as root")))
                     continue
                 except Exception as exc:  # a broken alternative is reported; the next may still answer
-                    failures.append((alt, Missing(spec.name, f"{type(exc).__name__}: {exc}", kind="error")))
+                    failures.append((alt, Missing(spec.name, _with_cuts(f"{type(exc).__name__}: {exc}", ctx),
+                                                  kind="error")))
                     continue
                 finally:
                     primary_failed = primary_failed or (n == 0 and len(failures) == 1)
@@ -284,6 +285,12 @@ def _all_missing(spec: FactSpec, failures: list[tuple[Provider, Missing]]) -> Mi
     kinds = {m.kind for _, m in failures} - {"not-captured"}
     kind = "error" if kinds == {"error"} else "unavailable"
     return Missing(spec.name, "; ".join(parts), hint, kind)
+
+
+def _with_cuts(reason: str, ctx: _AlternativeContext) -> str:
+    """A fact's reason for being unknown names the sources it read that were cut at their cap."""
+    cuts = [p.cut_text() for p in ctx.log.provenance_entries() if p.cut_at is not None]
+    return f"{reason} ({'; '.join(dict.fromkeys(cuts))})" if cuts else reason
 
 
 def _with_sources(value: Any, provenance: tuple[Provenance, ...], partial: bool = False) -> Any:

@@ -60,7 +60,16 @@ def _run_one(spec: CheckSpec, facts: dict[str, Any], in_container: bool, out: di
     except Exception as exc:  # a broken check is reported as `error`, never fatal
         outcome = Outcome("error", f"the check failed: {type(exc).__name__}: {exc}")
     result = build_result(spec, outcome, in_container, (time.perf_counter() - start) * 1000)
-    out[spec.id] = replace(result, provenance=used)
+    out[spec.id] = replace(result, provenance=used, message=_name_the_cuts(result, used))
+
+
+def _name_the_cuts(result: Result, used: tuple[Provenance, ...]) -> str:
+    """An unknown result says which of its sources were cut at their cap (`lspci -vvv was cut at 8 MiB`):
+    the cut, not the host, may be why nothing could be proved."""
+    cuts = [p.cut_text() for p in used if p.cut_at is not None]
+    if result.status != "unknown" or not cuts:
+        return result.message
+    return f"{result.message} ({'; '.join(dict.fromkeys(cuts))})"
 
 
 def evaluate(specs: Iterable[CheckSpec], facts: dict[str, Any], in_container: bool,

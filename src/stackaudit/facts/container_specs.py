@@ -24,6 +24,7 @@ from stackaudit.facts._parse import ParseError
 from stackaudit.facts.docker import DeviceRequest, DockerContainer, DockerContainers, Ulimit, json_brackets
 from stackaudit.facts.registry import parser
 from stackaudit.facts.sources import COMPOSE_FILE, DOCKER_INSPECT_EXCERPT, DOCKER_RUN, K8S_SPEC
+from stackaudit.host.limits import load_json
 
 MAX_SPEC_BYTES = 1024 * 1024
 MAX_YAML_DEPTH = 64
@@ -455,7 +456,7 @@ def parse_flat_k8s(text: str) -> tuple[DockerContainer, ...]:
         m = re.search(rf"\b{key}:\s*(\[[^\]]*\])", body)
         if m:
             try:
-                argv += tuple(str(a) for a in json.loads(m.group(1)))
+                argv += tuple(str(a) for a in load_json(m.group(1), f"the {key} list"))
             except ValueError as exc:
                 raise ParseError(f"the {key} list is not a flow list") from exc
     gpus = re.search(r"limits:(?:(?!requests:).)*?nvidia\.com/gpu:\s*'?(\d+)", body)
@@ -516,7 +517,7 @@ def close_json(text: str) -> Any:
         if closed is None:
             continue
         try:
-            return json.loads(closed)
+            return load_json(closed, "docker inspect excerpt")
         except ValueError:
             continue
     raise ParseError("no JSON in the excerpt")

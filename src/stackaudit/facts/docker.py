@@ -6,7 +6,6 @@ host layer redacts `docker inspect` structurally (Env, Args, Cmd): secrets never
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from stackaudit.facts._parse import ParseError, parse_cpulist
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
 from stackaudit.facts.sources import DOCKER_INSPECT
 from stackaudit.facts.sources import DOCKER_PS as DOCKER_PS_SOURCE
+from stackaudit.host.limits import load_json
 
 DOCKER_PS = DOCKER_PS_SOURCE.argv
 DOCKER_DEFAULT_SHM = 64 * 1024 * 1024
@@ -235,10 +235,10 @@ def extract_json_array(text: str) -> str:
 def parse_docker_inspect(text: str) -> tuple[DockerContainer, ...]:
     """Parse `docker inspect` output (a JSON array of container objects)."""
     try:
-        data = json.loads(text)
+        data = load_json(text, "docker inspect")
     except ValueError:
         try:
-            data = json.loads(extract_json_array(text))
+            data = load_json(extract_json_array(text), "docker inspect")
         except ValueError as exc:
             raise ParseError(f"not docker inspect JSON: {exc}") from exc
     if isinstance(data, dict):

@@ -23,6 +23,7 @@ from stackaudit.facts.nvidia import (
     NvidiaGpus,
     normalize_bdf,
 )
+from stackaudit.host.limits import load_xml
 
 MAX_TEXT = 32 * 1024 * 1024
 _NA = {"", "n/a", "[n/a]", "none", "unknown", "unknown error", "[unknown error]", "not supported", "[not supported]",
@@ -196,11 +197,9 @@ def parse_xml(text: str) -> NvidiaGpus:
         raise ParseError("nvidia-smi XML is cut short (no </nvidia_smi_log>)")
     body = body[: end + len("</nvidia_smi_log>")]
     try:
-        root = ET.fromstring(body)
-    except ET.ParseError as exc:
-        raise ParseError(f"bad nvidia-smi XML: {exc}") from exc
-    except RecursionError as exc:
-        raise ParseError("nvidia-smi XML nested too deeply") from exc
+        root = load_xml(body, "nvidia-smi XML")
+    except ValueError as exc:
+        raise ParseError(str(exc)) from exc
     gpus = []
     for i, elem in enumerate(root.findall("gpu")):
         node = _xml_node(elem)

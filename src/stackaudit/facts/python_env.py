@@ -12,7 +12,6 @@ interpreter is read instead, and `from_serving_process` says so.
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from dataclasses import dataclass, field
 from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcesses, process_path
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, provider
 from stackaudit.host.base import Host, NotCaptured, read_text
+from stackaudit.host.limits import load_json
 
 # Distributions recorded (canonical names, PEP 503).
 WANTED = ("torch", "vllm", "sglang", "sgl-kernel", "tensorrt-llm", "tensorrt", "flashinfer", "flashinfer-python",
@@ -109,7 +109,7 @@ def parse_torch_version_py(text: str) -> tuple[str | None, str | None]:
 def parse_cuda_version_file(text: str) -> str | None:
     """CUDA toolkit version from version.json (CUDA >= 11.1) or version.txt."""
     try:
-        data = json.loads(text)
+        data = load_json(text, "CUDA version.json")
         value = data.get("cuda", {}).get("version")
         return str(value) if value else None
     except (ValueError, AttributeError):

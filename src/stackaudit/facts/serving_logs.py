@@ -44,7 +44,6 @@ Message texts, verified against the sources:
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -55,6 +54,7 @@ from stackaudit.facts.processes import ProcessInfo, ServingProcesses, process_pa
 from stackaudit.facts.registry import FactContext, FactUnavailable, parser, provider
 from stackaudit.facts.sources import ENGINE_LOG
 from stackaudit.host.base import NotCaptured, read_optional
+from stackaudit.host.limits import load_json
 
 # --- recognising log lines (shared with importers/logs.py) -----------------------------------
 
@@ -314,7 +314,7 @@ _CACHE_NAME = re.compile(r"^gpu_p2p_access_cache_for_(.*)\.json$")
 def parse_p2p_cache(text: str) -> dict[str, bool]:
     """The JSON vLLM writes: {"0->0": true, "0->1": false, ...}."""
     try:
-        data = json.loads(text)
+        data = load_json(text, "vLLM P2P cache")
     except ValueError as exc:
         raise ParseError(f"not JSON: {exc}") from exc
     if not isinstance(data, dict) or not data:

@@ -1,4 +1,5 @@
-"""Bounds on everything read from a host, a snapshot or a config, and the one bounded JSON parser.
+"""Bounds on everything read from a host, a snapshot or a config, and the one bounded JSON parser
+(`load_json`) and XML parser (`load_xml`) every importer, fact and snapshot reader goes through.
 
 Each number is documented with the attack it stops in docs/security.md. A value past a bound is a
 ValueError naming what was wrong (the CLI turns it into exit 2 and one line), never a MemoryError,
@@ -9,6 +10,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import xml.etree.ElementTree as ET
 from typing import Any
 
 MiB = 1024 * 1024
@@ -30,8 +33,11 @@ MAX_TAR_HEADER_BYTES = 1 * MiB
 MAX_SNAPSHOT_DEPTH = 64
 # JSON nesting: a snapshot's and a model config's deepest object is under 10 levels.
 MAX_JSON_DEPTH = 64
+# XML nesting: `nvidia-smi -q -x` nests 5 levels below <nvidia_smi_log>.
+MAX_XML_DEPTH = 64
 # A Hugging Face config.json (the largest real ones, with quantization tables, are under 100 KiB).
 MAX_MODEL_CONFIG_BYTES = 1 * MiB
+MAX_MODEL_CONFIG_DEPTH = 32
 
 # Sizes a real model config stays far below; a value past one is a hostile or broken file, not a model.
 # (The largest public models: 61 to 128 layers, hidden size up to 16384-ish, vocabularies up to ~260k.)
@@ -51,6 +57,12 @@ MODEL_CONFIG_BOUNDS = {
     "num_local_experts": 1 << 16,
     "n_routed_experts": 1 << 16,
     "num_experts_per_tok": 1 << 16,
+    "n_shared_experts": 1 << 16,
+    "first_k_dense_replace": 4096,
+    "num_nextn_predict_layers": 4096,
+    "mtp_num_hidden_layers": 4096,
+    "kv_lora_rank": 1 << 20,
+    "q_lora_rank": 1 << 20,
 }
 
 
@@ -106,12 +118,53 @@ def _check_text(text: str, what: str) -> None:
         raise ValueError(f"{what} holds text that is not valid Unicode (a lone surrogate)") from None
 
 
+# The one document type an XML input may carry: a bare SYSTEM id, as nvidia-smi's own
+# `<!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v12.dtd">` (never fetched: expat reads no external DTD).
+_PLAIN_DOCTYPE = re.compile(r"<!DOCTYPE\s+[\w.-]+\s+SYSTEM\s+\"[\w./-]+\"\s*>")
+
+
+def load_xml(text: str, what: str, max_bytes: int = MAX_MEMBER_BYTES, max_depth: int = MAX_XML_DEPTH) -> ET.Element:
+    """Parse XML with a size and depth limit; a document type with an internal subset, or any entity
+    declaration, is refused before parsing, so no entity is ever expanded. ValueError otherwise."""
+    if len(text) > max_bytes:
+        raise ValueError(f"{what} is {len(text)} bytes, over the limit of {max_bytes}")
+    if "<!ENTITY" in text or "<!DOCTYPE" in _PLAIN_DOCTYPE.sub("", text):
+        raise ValueError(f"{what} declares a document type or entities; refused")
+    parser: ET.XMLPullParser[ET.Element] = ET.XMLPullParser(events=("start", "end"))
+    depth = 0
+    root: ET.Element | None = None
+    try:
+        for start in range(0, len(text), 1 << 20):
+            parser.feed(text[start:start + (1 << 20)])
+            for event, element in parser.read_events():  # type: ignore[misc]  # (event, element) pairs
+                if event == "start":
+                    depth += 1
+                    if depth > max_depth:
+                        raise ValueError(f"{what} nests deeper than {max_depth} levels")
+                    if root is None and isinstance(element, ET.Element):
+                        root = element
+                else:
+                    depth -= 1
+        parser.close()
+    except ET.ParseError as exc:
+        raise ValueError(f"{what} is not well-formed XML: {str(exc)[:200]}") from None
+    if root is None:
+        raise ValueError(f"{what} holds no XML element")
+    return root
+
+
 def parse_model_config(text: str) -> dict[str, Any]:
     """A model's config.json: an object whose size fields (anywhere in it: `text_config` too) are integers
     within MODEL_CONFIG_BOUNDS. ValueError otherwise."""
-    data = load_json(text, "config.json", MAX_MODEL_CONFIG_BYTES, 32)
+    data = load_json(text, "config.json", MAX_MODEL_CONFIG_BYTES, MAX_MODEL_CONFIG_DEPTH)
     if not isinstance(data, dict):
         raise ValueError("config.json is not a JSON object")
+    check_model_config(data)
+    return data
+
+
+def check_model_config(data: dict[str, Any]) -> None:
+    """Every size field (anywhere in the config) an integer within MODEL_CONFIG_BOUNDS; ValueError otherwise."""
     stack: list[Any] = [data]
     while stack:
         item = stack.pop()
@@ -129,4 +182,3 @@ def parse_model_config(text: str) -> dict[str, Any]:
                     raise ValueError(f"{key} is {value:g}, outside 0..{bound}")
             if isinstance(value, (dict, list)):
                 stack.append(value)
-    return data

@@ -39,7 +39,7 @@ class LiveHost:
         self.root = os.path.abspath(root)
         self.command_timeout = command_timeout
         # Source keys whose read stopped at its cap: their provenance says excerpt, not whole.
-        self._cut: set[str] = set()
+        self._cut: dict[str, int] = {}  # source key -> the cap it was cut at
         self.meta = HostMeta(
             hostname=self._hostname(),
             uid=os.getuid(),
@@ -103,7 +103,7 @@ class LiveHost:
         except OSError as exc:
             raise _with_path(exc, path) from None
         if len(data) > limit:  # one byte past the cap tells a cut file from one of exactly `limit` bytes
-            self._cut.add(file_key(path))
+            self._cut[file_key(path)] = limit
             return data[:limit]
         return data
 
@@ -132,7 +132,8 @@ class LiveHost:
 
     def provenance(self, key: str) -> Provenance:
         prov = live_provenance(key)
-        return replace(prov, whole=False) if key in self._cut else prov
+        cut = self._cut.get(key)
+        return replace(prov, whole=False, cut_at=cut) if cut is not None else prov
 
     def which(self, name: str) -> str | None:
         return shutil.which(name)
@@ -163,7 +164,7 @@ class LiveHost:
         out, err, timed_out, truncated = _collect_bounded(proc, limit, MAX_OUTPUT_BYTES)
         duration = time.monotonic() - start
         if truncated:
-            self._cut.add(command_key(args))
+            self._cut[command_key(args)] = MAX_OUTPUT_BYTES
         if timed_out:
             return CommandResult(args, 124, _decode(out), f"timed out after {limit:g} s", duration,
                                  timed_out=True, truncated=truncated)

@@ -26,6 +26,7 @@ from stackaudit.errors import InputError
 from stackaudit.host.base import (
     DEFAULT_COMMAND_TIMEOUT_S,
     MAX_FILE_BYTES,
+    MAX_OUTPUT_BYTES,
     CommandResult,
     HostMeta,
     NotCaptured,
@@ -224,7 +225,8 @@ class MemoryHost:
         whole = origin != "pasted"
         if whole and key.startswith("cmd:"):
             result = self.record.commands.get(tuple(key[4:].split(" ")))
-            whole = result is None or not result.truncated
+            if result is not None and result.truncated:
+                return Provenance(title_of_key(key), origin, False, cut_at=MAX_OUTPUT_BYTES)
         return Provenance(title_of_key(key), origin, whole)
 
 

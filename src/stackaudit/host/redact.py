@@ -11,6 +11,8 @@ import math
 import re
 from typing import Any
 
+from stackaudit.host.limits import load_json
+
 REDACTED = "<redacted>"
 
 # TOKEN but not TOKENS/TOKENIZER (max_num_batched_tokens, TOKENIZERS_PARALLELISM are settings) nor TOKEN_ID
@@ -125,10 +127,16 @@ def redact_shapes(text: str) -> str:
     return _SECRET_SHAPES.sub(REDACTED, text)
 
 
+def redact_url_credentials(text: str) -> str:
+    """`scheme://user:pw@`, `scheme://:pw@` and `scheme://user@` lose their credentials."""
+    if "://" not in text:
+        return text
+    return _URL_CREDENTIALS.sub(lambda m: f"{m.group('scheme')}{REDACTED}@", text)
+
+
 def redact_text(text: str) -> str:
     """Redact credentials in URLs, secret-named assignments, secret flags' values and secret shapes."""
-    text = redact_shapes(text)
-    text = _URL_CREDENTIALS.sub(lambda m: f"{m.group('scheme')}{REDACTED}@", text)
+    text = redact_url_credentials(redact_shapes(text))
 
     def _assignment(m: re.Match[str]) -> str:
         if (is_secret_name(m.group("name")) or looks_random(m.group("value"))) and m.group("value") not in ("", REDACTED):
@@ -250,7 +258,7 @@ def redact_command_output(argv: tuple[str, ...], stdout: str) -> str:
     """Redact a command's output; `docker inspect` JSON is redacted structurally."""
     if len(argv) >= 2 and argv[0].endswith("docker") and argv[1] == "inspect":
         try:
-            return json.dumps(_redact_docker_object(json.loads(stdout)), indent=4)
+            return json.dumps(_redact_docker_object(load_json(stdout, "docker inspect")), indent=4)
         except ValueError:
             pass
     return redact_text(stdout)

@@ -64,10 +64,15 @@ class Provenance:
     whole: bool = True
     file: str = ""  # the pasted file's name (never a path of the machine that ran the audit)
     lines: tuple[int, int] | None = None  # 1-based, inclusive
+    # The read or command output was cut at this many bytes (its cap), so it is an excerpt.
+    cut_at: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"source": self.source, "origin": self.origin, "whole": self.whole, "file": self.file or None,
-                "lines": list(self.lines) if self.lines else None}
+        out: dict[str, Any] = {"source": self.source, "origin": self.origin, "whole": self.whole,
+                               "file": self.file or None, "lines": list(self.lines) if self.lines else None}
+        if self.cut_at is not None:
+            out["cut_at"] = self.cut_at
+        return out
 
     @classmethod
     def from_json(cls, data: Any) -> Provenance:
@@ -78,8 +83,17 @@ class Provenance:
         if isinstance(lines, list) and len(lines) == 2 and all(isinstance(x, int) for x in lines):
             span = (lines[0], lines[1])
         origin = str(data.get("origin", "snapshot"))
+        cut_at = data.get("cut_at")
         return cls(str(data.get("source", "")), origin if origin in ORIGINS else "snapshot",
-                   bool(data.get("whole", False)), str(data.get("file") or ""), span)
+                   bool(data.get("whole", False)), str(data.get("file") or ""), span,
+                   cut_at if isinstance(cut_at, int) and not isinstance(cut_at, bool) and cut_at > 0 else None)
+
+    def cut_text(self) -> str:
+        """`lspci -vvv was cut at 8 MiB`, or "" when it was not cut."""
+        if self.cut_at is None:
+            return ""
+        size = f"{self.cut_at / (1 << 20):g} MiB" if self.cut_at >= 1 << 20 else f"{self.cut_at} bytes"
+        return f"{self.source.strip('`')} was cut at {size}"
 
     def describe(self) -> str:
         """`pasted lscpu (report.txt lines 12-38, excerpt)`, `live /proc/cmdline`."""
@@ -89,7 +103,9 @@ class Provenance:
         if self.lines:
             a, b = self.lines
             where.append(f"line {a}" if a == b else f"lines {a}–{b}")
-        if not self.whole:
+        if self.cut_at is not None:
+            where.append(self.cut_text().rpartition(" was ")[2])
+        elif not self.whole:
             where.append("excerpt")
         tail = f" ({', '.join(where)})" if where else ""
         return f"{self.origin} {self.source}{tail}"

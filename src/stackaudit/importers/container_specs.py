@@ -8,7 +8,6 @@ line shows where it ends (no trailing `\\`): a YAML file or a JSON excerpt may b
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterator
 
@@ -26,6 +25,7 @@ from stackaudit.facts.container_specs import (
 )
 from stackaudit.facts.docker import extract_json_array
 from stackaudit.facts.sources import COMPOSE_FILE, DOCKER_INSPECT_EXCERPT, DOCKER_RUN, K8S_SPEC
+from stackaudit.host.limits import load_json
 from stackaudit.host.memory import HostRecord
 from stackaudit.host.redact import REDACTED, is_secret_name, redact_text
 from stackaudit.importers._scan import FENCE
@@ -176,7 +176,7 @@ _INSPECT_KEY = re.compile(r'^\s*"(?:HostConfig|ShmSize|IpcMode|Ulimits|DeviceReq
 
 def _whole_array(text: str) -> bool:
     try:
-        json.loads(extract_json_array(text))
+        load_json(extract_json_array(text), "docker inspect")
     except (ParseError, ValueError):
         return False
     return True

@@ -16,6 +16,7 @@ from typing import Any
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.docker import extract_json_array, parse_docker_inspect
 from stackaudit.facts.sources import DOCKER_INSPECT
+from stackaudit.host.limits import load_json
 from stackaudit.host.memory import HostRecord
 from stackaudit.host.redact import redact_command_output
 from stackaudit.importers.registry import Found, importer
@@ -41,7 +42,7 @@ def redact_in_place(array: str) -> str:
     argv = ("docker", "inspect")
     redacted_text = redact_command_output(argv, array)
     try:
-        original, redacted = json.loads(array), json.loads(redacted_text)
+        original, redacted = load_json(array, "docker inspect"), load_json(redacted_text, "docker inspect")
     except ValueError:
         return redacted_text
     changes: list[tuple[str, str]] = []
@@ -51,7 +52,7 @@ def redact_in_place(array: str) -> str:
         for dumps in (json.dumps(old, ensure_ascii=False), json.dumps(old)):
             text = text.replace(dumps, json.dumps(new, ensure_ascii=False))
     try:
-        if json.loads(text) == redacted:
+        if load_json(text, "docker inspect") == redacted:
             return text
     except ValueError:
         pass
@@ -76,7 +77,7 @@ def docker_inspect(lines: list[str]) -> Iterator[Found]:
         text = "\n".join(lines[i:])
         try:
             array = extract_json_array(text)
-            objects = json.loads(array)
+            objects = load_json(array, "docker inspect")
             parse_docker_inspect(array)
         except (ParseError, ValueError):
             i += 1

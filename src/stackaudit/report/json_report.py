@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from stackaudit.engine.runner import Report
+from stackaudit.report.bounds import bounded
 from stackaudit.report.sections import RenderOptions
 
 SCHEMA_VERSION = 2
@@ -34,8 +35,8 @@ def report_to_json(report: Report, options: RenderOptions | None = None) -> dict
         out["command"] = command_line(options.argv)
     out.update({
         "verdict": verdict(report, top_finding(sec)),
-        "host": dict(report.host),
-        "results": [r.to_json() for r in report.results],
+        "host": bounded(dict(report.host)),
+        "results": [bounded(r.to_json()) for r in report.results],
         "summary": report.summary(),
         "run_next": [s.to_json() for s in run_next(sec.unknown, limit=None)],
     })

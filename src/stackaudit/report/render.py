@@ -11,6 +11,9 @@ FAIL_ON = ("P0", "P1", "P2")
 
 
 def render(report: Report, fmt: str, color: bool = False, options: RenderOptions | None = None) -> str:
+    from stackaudit.report.bounds import bounded_report
+
+    report = bounded_report(report)
     if fmt == "json":
         from stackaudit.report.json_report import render_json
 
