@@ -44,7 +44,7 @@ def _read_report(path: str) -> dict[str, Any]:
     return doc
 
 
-def _boot_loader(host: Any, deadline: float) -> tuple[str, str]:
+def boot_loader_of(host: Any, deadline: float) -> tuple[str, str]:
     """(name, evidence) of the boot loader the source shows, or ("", "")."""
     from stackaudit.engine.collect import Collector
     from stackaudit.facts.boot_loader import BootLoader
@@ -129,7 +129,7 @@ def register(app: typer.Typer) -> None:
             doc = json.loads(json.dumps(report_to_json(audited)))
             name, source = "the audit", None
             if boot_loader == "auto":
-                loader, evidence = _boot_loader(host, deadline)
+                loader, evidence = boot_loader_of(host, deadline)
         plan = build_plan(doc, boot_loader=loader, boot_evidence=evidence, only=split_csv(only),
                           priority=priority or "", source=source, generated_at=utc_now(), name=name)
         text = render(plan, fmt)
