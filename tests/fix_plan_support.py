@@ -30,13 +30,22 @@ def shellcheck(script: Path) -> None:
 
 
 def stubs(directory: Path, names: list[str]) -> Path:
-    """A directory of stub commands: each prints `NAME` and then each argument on a line of its own, NUL-ended."""
-    directory.mkdir(parents=True, exist_ok=True)
+    """A directory of stub commands: each call records its name and arguments (NUL-separated) in a
+    file of its own under `directory/log`, numbered in call order; `calls(directory)` reads them back."""
+    (directory / "log").mkdir(parents=True, exist_ok=True)
     for name in names:
         stub = directory / name
-        stub.write_text(f"#!/bin/sh\nprintf '%s\\0' {name} \"$@\"\n")
+        stub.write_text("#!/bin/sh\n"
+                        f'log="{directory}/log"; n=$(cat "$log/n" 2>/dev/null || echo 0); echo $((n + 1)) > "$log/n"\n'
+                        f"printf '%s\\0' {name} \"$@\" > \"$log/call.$n\"\n")
         stub.chmod(0o755)
     return directory
+
+
+def calls(directory: Path) -> list[list[str]]:
+    """Every stub call, in order: [name, arg1, …], decoded as UTF-8."""
+    files = sorted((directory / "log").glob("call.*"), key=lambda p: int(p.suffix[1:]))
+    return [p.read_bytes().decode("utf-8", "surrogateescape").split("\0")[:-1] for p in files]
 
 
 def run_group(script: Path, group: str | None, stub_dir: Path) -> subprocess.CompletedProcess[bytes]:

@@ -16,11 +16,11 @@ set -euo pipefail
 group_container_host() {
   # -- CTR-LXC-DEVICES (P1): Find the nvidia-uvm device major on the host
   #    takes: nothing to change
-  #    observed: '["user-space driver 550.120 != host kernel module 550.127.05: install the same version without the kernel module (`--no-kernel-module`)"]'
+  #    observed: $'["user-space driver 550.120 != host kernel module 550.127.05: install the same version without the kernel module (`--no-kernel-module`)"]'
   grep nvidia-uvm /proc/devices
   # -- CTR-LXC-DEVICES (P1): Pass the NVIDIA devices into the container in its config (/etc/pve/lxc/<id>.conf `key: value` or /var/lib/lxc/<name>/config `key = value`), then restart the container
   #    takes: restart the container
-  #    observed: '["user-space driver 550.120 != host kernel module 550.127.05: install the same version without the kernel module (`--no-kernel-module`)"]'
+  #    observed: $'["user-space driver 550.120 != host kernel module 550.127.05: install the same version without the kernel module (`--no-kernel-module`)"]'
   #    changes: the container's cgroup device list and mounts
   #    nothing to run: a person does this
   # keep (LXC), in /etc/pve/lxc/<id>.conf:
@@ -64,7 +64,7 @@ undo_container_host() {
 # == restart: restart the serving engine ==
 group_restart() {
   # -- CTR-LXC-DEVICES (P1): Pin the host's and the container's driver packages to the same version
-  #    observed: '["user-space driver 550.120 != host kernel module 550.127.05: install the same version without the kernel module (`--no-kernel-module`)"]'
+  #    observed: $'["user-space driver 550.120 != host kernel module 550.127.05: install the same version without the kernel module (`--no-kernel-module`)"]'
   #    nothing to run: a person does this
   # -- RT-ULIMIT-NOFILE (P1): Raise the API server's open-file limit
   #    observed: '["pid 731 (vLLM api-server): hard 4096"]'

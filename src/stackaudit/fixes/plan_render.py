@@ -213,7 +213,7 @@ def render_markdown(plan: Plan) -> str:
     else:
         out += ["", md_text(f"{words[0]} {words[1]}"), "", *md_block([words[2].strip()], "bash"), "", md_text(words[3]), ""]
     for group in plan.groups:
-        out += [f"## {md_text(plan.group_title(group))}", ""]
+        out += [f"## {md_text(f'{group}: {plan.group_title(group)}')}", ""]
         checks = sorted({s.check for s in plan.group(group)})
         out += [md_inline("Checks: " + ", ".join(f"`{c}`" for c in checks)), ""]
         out += [*md_block(_group_lines(plan, group)[1:], "bash"), ""]

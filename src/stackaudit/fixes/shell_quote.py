@@ -9,11 +9,16 @@ _ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\t": "\\t", "\r": "\\r", "\a
             "\f": "\\f", "\v": "\\v", "\x1b": "\\E"}
 
 
+# In single quotes `$` and backticks are literal, but shellcheck (SC2016) takes them for a mistake:
+# such a value is written with ANSI-C quoting, where they are literal too.
+_EXPANSIONS = frozenset("$`")
+
+
 def bash_word(value: str) -> str:
-    """`value` as one bash word: shlex.quote when every character is printable, else ANSI-C quoting
-    (`$'…'`) with each control or unprintable character escaped. A NUL cannot be in a bash string:
+    """`value` as one bash word: shlex.quote when every character is printable and none is `$` or a
+    backtick, else ANSI-C quoting (`$'…'`) with each control or unprintable character escaped. A NUL cannot be in a bash string:
     it is written as the four characters `\\x00`."""
-    if all(ch.isprintable() for ch in value):
+    if all(ch.isprintable() for ch in value) and not _EXPANSIONS & set(value):
         return shlex.quote(value)
     out: list[str] = []
     for ch in value:
