@@ -42,6 +42,7 @@ group_now() {
   # keep, in /etc/sysctl.d/90-llm-serving.conf:
   #   vm.swappiness = 10
   #   or 1
+  # note: size RAM for model loading + CPU KV offload
   # -- KERN-CSTATES (P2): Disable idle states with exit latency >= 400 µs
   #    observed: 'CPU 0 idle states (acpi_idle): POLL 0µs, C1 1µs, C2 400µs'
   #    changes: the enabled cpuidle states
@@ -73,6 +74,7 @@ group_now() {
   # keep, in /etc/tmpfiles.d/thp-defrag.conf:
   #   w /sys/kernel/mm/transparent_hugepage/defrag - - - - defer+madvise
   # keep: or a systemd oneshot unit
+  # note: `transparent_hugepage=` on the command line sets `enabled`, not `defrag`
   # afterwards these checks must pass:
   stackaudit audit --select CTR-SHM-SIZE,KERN-CPU-BOOST,KERN-CPUFREQ-GOVERNOR,KERN-CSTATES,KERN-NUMA-BALANCING,KERN-SCHED-KNOBS,KERN-SWAP,KERN-THP
 }
@@ -91,6 +93,7 @@ group_restart() {
   # -- RT-CUDA-GRAPHS (P0): Restart the engine without the flag: remove --enforce-eager (vLLM) / --disable-cuda-graph (SGLang) / `cuda_graph_config: null` (TensorRT-LLM) from the launch command or config
   #    observed: '["pid 4101 (vLLM api-server): --enforce-eager"]'
   #    nothing to run: a person does this
+  # note: to save memory, lower the capture sizes instead
   # -- RT-FLASHINFER (P1): Install flashinfer-python, flashinfer-cubin and flashinfer-jit-cache at one version; point CUDA_HOME to a CUDA toolkit matching torch's (>= 12.9 for sm_120 JIT), or use the engine's official container
   #    observed: '{"flashinfer-cubin": "0.2.8", "flashinfer-jit-cache": "0.2.6+cu128", "flashinfer-python": "0.2.8"}'
   #    nothing to run: a person does this
@@ -128,6 +131,7 @@ group_reboot() {
   # keep (GRUB), in /etc/default/grub:
   #   GRUB_CMDLINE_LINUX_DEFAULT="... iommu=pt"
   #   then update-grub (Debian/Ubuntu; grubby does it on RHEL)
+  # note: at runtime `echo identity > /sys/kernel/iommu_groups/N/type` needs every device of the group unbound (stop all GPU work, unload nvidia); disabling VT-d/AMD-Vi in BIOS works if nothing needs the IOMMU
   # undo (as the fix gives it): bash "$0" undo-reboot
   # -- KERN-AMD-PSTATE (P2): Enable amd-pstate on the kernel command line (needs 'CPPC = Enabled' in BIOS), reboot, then set EPP/governor
   #    observed: 'family 25, kernel 6.8.0-45-generic, driver acpi-cpufreq, governor powersave on 128 CPUs'

@@ -43,6 +43,7 @@ group_container_host() {
   # keep (only if required), in the container's LXC config:
   #   lxc.apparmor.profile = unconfined
   #   a security trade-off
+  # note: apply the host-level knobs (numa_balancing, THP, cpufreq, PCI) on the LXC host
   # -- KERN-NUMA-BALANCING (P2): Turn off automatic NUMA balancing
   #    takes: runtime
   #    observed: 1

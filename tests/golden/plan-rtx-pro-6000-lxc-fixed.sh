@@ -31,6 +31,7 @@ group_container_host() {
   #   quoted: `;` separates GRUB commands; then update-grub and reboot
   # keep (BIOS): "ACS Control" / "PCIe ACS" disabled
   # keep (systemd): a systemd oneshot unit Before=nvidia-persistenced.service running the setpci commands
+  # note: ACS isolates devices for VFIO: on a host that passes these GPUs (or devices behind these bridges) to VMs, clearing it merges their IOMMU groups — keep ACS there; `pci=noacs` is not a mainline parameter and `pcie_acs_override=` does not clear ACS bits
   # undo (as the fix gives it): bash "$0" undo-container-host
   # -- KVER-AMD-ZEN5 (P2): Install the distribution's HWE kernel >= 6.13 (or amd_pstate=active on a 6.5+ kernel that knows the CPU), then reboot
   #    takes: reboot

@@ -31,6 +31,7 @@ group_container_host() {
   #   quoted: `;` separates GRUB commands; then update-grub and reboot
   # keep (BIOS): "ACS Control" / "PCIe ACS" disabled
   # keep (systemd): a systemd oneshot unit Before=nvidia-persistenced.service running the setpci commands
+  # note: ACS isolates devices for VFIO: on a host that passes these GPUs (or devices behind these bridges) to VMs, clearing it merges their IOMMU groups — keep ACS there; `pci=noacs` is not a mainline parameter and `pcie_acs_override=` does not clear ACS bits
   # undo (as the fix gives it): bash "$0" undo-container-host
   # -- KERN-CSTATES (P2): Disable idle states with exit latency >= 100 µs
   #    takes: runtime

@@ -52,6 +52,7 @@ class PlanStep:
     revert: tuple[Command, ...] = ()
     revert_from: str = ""  # "observed" (built from the value read) or "fix" (the fix's own), "" none
     last: bool = False  # the result's last step: its check must pass after this group
+    note: str = ""  # the fix's note, on the result's first step
 
     @property
     def kernel_cmdline(self) -> list[tuple[Persist, str]]:
@@ -238,7 +239,8 @@ def _result_steps(result: dict[str, Any], order: tuple[str, ...]) -> list[PlanSt
         out.append(PlanStep(check=check, priority=result.get("priority"), title=str(result.get("title") or ""),
                             step=step, group=_group(step, in_container), observed=result.get("actual"),
                             revert=revert or step.revert,
-                            revert_from="observed" if revert else ("fix" if step.revert else "")))
+                            revert_from="observed" if revert else ("fix" if step.revert else ""),
+                            note=str(fix.get("note") or "") if n == 1 else ""))
     # The check must pass once the group of its costliest step is done.
     last = max(range(len(out)), key=lambda i: (order.index(out[i].group), i))
     out[last] = replace(out[last], last=True)

@@ -103,6 +103,8 @@ def _step_lines(plan: Plan, s: PlanStep) -> list[str]:
         out.append(_comment("   nothing to run: a person does this"))
     for p in _keep_forms(plan, s):
         out += _persist_lines(p)
+    if s.note:
+        out.append(_comment(f"note: {s.note}"))
     if s.revert:
         src = "from the observed value" if s.revert_from == "observed" else "as the fix gives it"
         out.append(_comment(f"undo ({src}): bash \"$0\" undo-{s.group}"))
@@ -232,7 +234,7 @@ def plan_to_json(plan: Plan) -> dict[str, Any]:
             steps.append({
                 "check": s.check, "priority": s.priority, "title": s.title, "does": s.step.does,
                 "cost": s.step.cost, "scope": s.step.scope, "takes": s.step.takes or COST_WORDS[s.step.cost],
-                "changes": s.step.changes, "observed": s.observed,
+                "changes": s.step.changes, "observed": s.observed, "note": s.note or None,
                 "commands": _commands_json(s.step.commands, group),
                 "persistent": [p.to_json() for p in _keep_forms(plan, s)],
                 "revert": _commands_json(s.revert, group), "revert_from": s.revert_from or None,
