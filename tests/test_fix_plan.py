@@ -84,6 +84,13 @@ def test_in_a_container_host_steps_go_to_its_host_first_and_say_which(tmp_path: 
     assert container_host_name("lxc", "6.8.0-45-generic") == "the LXC host"
 
 
+def test_a_restart_in_a_kubernetes_pod_is_a_redeploy() -> None:
+    text = render_bash(build_plan(report(result("D", [RESTART]), container="kubernetes")))
+    assert "# == restart: restart the serving engine ==" in text and "#    takes: redeploy the pod" in text
+    host = render_bash(build_plan(report(result("D", [RESTART]))))
+    assert "takes:" not in host
+
+
 def test_bios_steps_and_unfilled_placeholders_are_comments(tmp_path: Path) -> None:
     bios_cmd = step("Update the firmware", "fwupdmgr update", cost="bios")
     text = render_bash(build_plan(report(result("A", [bios_cmd]), result("B", [PER_SUBJECT]))))

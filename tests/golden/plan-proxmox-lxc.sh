@@ -65,6 +65,7 @@ undo_container_host() {
 # == restart: restart the serving engine ==
 group_restart() {
   # -- CTR-LXC-DEVICES (P1): Pin the host's and the container's driver packages to the same version
+  #    takes: restart the container
   #    observed: $'["user-space driver 550.120 != host kernel module 550.127.05: install the same version without the kernel module (`--no-kernel-module`)"]'
   #    nothing to run: a person does this
   # -- RT-ULIMIT-NOFILE (P1): Raise the API server's open-file limit

@@ -87,12 +87,21 @@ def _keep_forms(plan: Plan, s: PlanStep) -> list[Persist]:
     return out
 
 
+def _takes(plan: Plan, s: PlanStep) -> str:
+    """What the step costs in words; in a Kubernetes pod, restarting the engine is redeploying the pod."""
+    if s.step.takes:
+        return s.step.takes
+    if plan.container == "kubernetes" and s.step.cost == "restart" and s.step.scope == "container":
+        return "redeploy the pod"
+    return COST_WORDS[s.step.cost]
+
+
 def _step_lines(plan: Plan, s: PlanStep) -> list[str]:
     step = s.step
     priority = f" ({s.priority})" if s.priority else ""
     out = [_comment(f"-- {s.check}{priority}: {step.does}")]
-    if s.group == "container-host":
-        out.append(_comment(f"   takes: {step.takes or COST_WORDS[step.cost]}"))
+    if s.group == "container-host" or _takes(plan, s) != COST_WORDS[step.cost]:
+        out.append(_comment(f"   takes: {_takes(plan, s)}"))
     if s.observed is not None:
         out.append(f"{_INDENT}#    observed: {bash_word(observed_text(s.observed))}")
     if step.changes:
@@ -233,7 +242,7 @@ def plan_to_json(plan: Plan) -> dict[str, Any]:
         for s in plan.group(group):
             steps.append({
                 "check": s.check, "priority": s.priority, "title": s.title, "does": s.step.does,
-                "cost": s.step.cost, "scope": s.step.scope, "takes": s.step.takes or COST_WORDS[s.step.cost],
+                "cost": s.step.cost, "scope": s.step.scope, "takes": _takes(plan, s),
                 "changes": s.step.changes, "observed": s.observed, "note": s.note or None,
                 "commands": _commands_json(s.step.commands, group),
                 "persistent": [p.to_json() for p in _keep_forms(plan, s)],
