@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from markdown_it import MarkdownIt
 
 from fix_plan_support import bash_syntax, calls, run_group, shellcheck, stubs
 from report_scenarios import snapshot
@@ -25,7 +26,7 @@ from stackaudit.cli.main import main
 from stackaudit.errors import InputError
 from stackaudit.fixes import Fix, Step, cmd, keep_line, sh, step
 from stackaudit.fixes.plan import build_plan, container_host_name
-from stackaudit.fixes.plan_render import plan_to_json, render_bash
+from stackaudit.fixes.plan_render import plan_to_json, render_bash, render_markdown
 from stackaudit.fixes.shell_quote import bash_word
 
 
@@ -319,6 +320,10 @@ def test_observed_values_and_subjects_round_trip_through_bash(value: str, tmp_pa
     placeholder = re.search(r"<[^<>\n]+>", value)
     assert (["prlimit", "--pid", value, "--nofile=1048576:1048576"] in ran) is (placeholder is None)
     assert not (tmp / "bin" / "pwned").exists()
+    # The Markdown for a ticket: each group one fenced block holding the script's text, whatever the value.
+    fences = [t.content for t in MarkdownIt("commonmark").parse(render_markdown(plan)) if t.type == "fence"]
+    groups = [f for f in fences if "() {" in f]
+    assert len(groups) == len(plan.groups) and all(f.rstrip("\n") in text for f in groups)
 
 
 def test_command_with_a_subject_is_one_bash_word() -> None:

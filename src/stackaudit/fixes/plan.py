@@ -34,7 +34,7 @@ _GROUP_OF_COST = {"none": "now", "runtime": "now", "restart": "restart", "driver
                   "reboot": "reboot", "bios": "bios", "hardware": "bios"}
 PRIORITIES = ("P0", "P1", "P2")
 BOOT_LOADERS = ("grub", "systemd-boot")
-_PLACEHOLDER = re.compile(r"<[^<>\n]+>")
+PLACEHOLDER = re.compile(r"<[^<>\n]+>")
 _GRUB_LINE = re.compile(r'GRUB_CMDLINE_LINUX(?:_DEFAULT)?="(?:\.\.\. ?)?(.*)"')
 _SYSCTL_SET = re.compile(r"sysctl -w ([A-Za-z0-9_.\-/]+)=(\S+)")
 
@@ -153,7 +153,7 @@ def step_from_json(data: Any, where: str) -> Step:
 
 def has_placeholder(command: Command) -> bool:
     """A `<placeholder>` left in a command: a person fills it in; the plan never runs it as it is."""
-    return bool(_PLACEHOLDER.search(command.line))
+    return bool(PLACEHOLDER.search(command.line))
 
 
 def observed_text(value: Any) -> str:

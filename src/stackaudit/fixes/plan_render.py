@@ -13,7 +13,15 @@ import json
 from typing import Any
 
 from stackaudit.fixes.model import COST_WORDS, Command, Persist
-from stackaudit.fixes.plan import GROUPS, Plan, PlanStep, has_placeholder, observed_text, systemd_boot_form
+from stackaudit.fixes.plan import (
+    GROUPS,
+    PLACEHOLDER,
+    Plan,
+    PlanStep,
+    has_placeholder,
+    observed_text,
+    systemd_boot_form,
+)
 from stackaudit.fixes.shell_quote import bash_word, comment_text
 from stackaudit.report.markup import md_block, md_inline, md_text
 
@@ -51,9 +59,7 @@ def _command_lines(commands: tuple[Command, ...], group: str) -> list[str]:
 
 
 def _placeholders(line: str) -> list[str]:
-    import re
-
-    return re.findall(r"<[^<>\n]+>", line)
+    return PLACEHOLDER.findall(line)
 
 
 def _persist_lines(p: Persist, depth: int = 1) -> list[str]:
