@@ -111,6 +111,18 @@ def test_verification_names_the_checks_after_their_costliest_step() -> None:
     assert "# after the reboot, these checks must pass:\n  #   stackaudit audit --select A" in text
 
 
+def test_revert_takes_the_observed_value_where_the_step_is_a_sysctl() -> None:
+    numa = step("Turn off NUMA balancing", "sysctl -w kernel.numa_balancing=0", revert=["sysctl -w kernel.numa_balancing=1"])
+    observed = build_plan(report(result("A", [numa], actual="2", subjects=("kernel.numa_balancing",)))).steps[0]
+    assert [c.line for c in observed.revert] == ["sysctl -w kernel.numa_balancing=2"]
+    assert observed.revert_from == "observed"
+    # Prose, or a result about other subjects: the fix's own revert, or none.
+    prose = build_plan(report(result("A", [numa], actual="balancing on, 3 faults", subjects=("pid 7",)))).steps[0]
+    assert [c.line for c in prose.revert] == ["sysctl -w kernel.numa_balancing=1"] and prose.revert_from == "fix"
+    swap = build_plan(report(result("B", [SWAPPINESS], actual="pid 4101 VmSwap 10 kB", subjects=("4101",)))).steps[0]
+    assert swap.revert == () and "undo" not in render_bash(build_plan(report(result("B", [SWAPPINESS]))))
+
+
 # --- boot loader --------------------------------------------------------------------------------------
 
 
