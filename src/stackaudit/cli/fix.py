@@ -59,21 +59,29 @@ def boot_loader_of(host: Any, deadline: float) -> tuple[str, str]:
 
 
 def _write_plan(text: str, output: str, force: bool) -> None:
-    """The plan file, mode 0600: created exclusively, never over an existing file unless --force."""
-    from stackaudit.cli.output import emit
+    """The plan file, mode 0600 from the start: created exclusively, never through a link, never over an
+    existing file unless --force (then a new file renamed over it)."""
+    import secrets
 
-    if force:
-        emit(text, output)
-        os.chmod(output, 0o600)
-        return
+    directory = os.path.dirname(os.path.abspath(output))
+    if not os.path.isdir(directory):
+        raise InputError(f"cannot write {output}: directory {directory} does not exist")
+    target = os.path.join(directory, f".{os.path.basename(output)}.{secrets.token_hex(8)}.part") if force else output
     try:
-        fd = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     except FileExistsError:
         raise InputError(f"{output} exists; choose a new path or pass --force (nothing was overwritten)") from None
     except OSError as exc:
         raise InputError(f"cannot write {output}: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        if force:
+            os.replace(target, output)
+    except OSError as exc:
+        if force and os.path.lexists(target):
+            os.unlink(target)
+        raise InputError(f"cannot write {output}: {exc.strerror or exc}") from None
 
 
 def register(app: typer.Typer) -> None:
