@@ -19,6 +19,9 @@ $(VENV)/.installed-test: $(VENV)/.installed pyproject.toml
 	# pciutils: the test that parses this machine's PCI config space compares with `lspci -vvv` (root only).
 	command -v lspci >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
 		{ apt-get update -qq && apt-get install -y -qq pciutils >/dev/null; } ; } || true
+	# shellcheck (Debian's package): the fix-plan tests lint every plan with it (they skip, saying why, without it).
+	command -v shellcheck >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+		{ apt-get update -qq && apt-get install -y -qq shellcheck >/dev/null; } ; } || true
 	mkdir -p $(WHEELS)
 	$(PIP) wheel -q --wheel-dir $(WHEELS) --find-links $(WHEELS) "llama-cpp-python[server]>=0.3.0"
 	$(PIP) install -q --find-links $(WHEELS) -e ".[test,llama,plot]"

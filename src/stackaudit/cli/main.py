@@ -42,7 +42,7 @@ def _root(
 def _register() -> None:
     from stackaudit.cli import audit as _audit  # noqa: F401  (registers commands on `app`)
 
-    for name in ("ceiling", "bench", "compare"):
+    for name in ("ceiling", "bench", "compare", "fix"):
         try:
             module = __import__(f"stackaudit.cli.{name}", fromlist=["register"])
         except ModuleNotFoundError as exc:  # pragma: no cover - only while a part is being built

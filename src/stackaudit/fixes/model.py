@@ -16,6 +16,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from stackaudit.fixes.shell_quote import bash_word
+
 FixCost = Literal["runtime", "restart", "driver-reload", "reboot", "bios", "hardware", "none"]
 # "host": a host-global knob (kernel, BIOS, GPU settings): applied on the machine that owns the kernel —
 # the container's host when audited from inside a container; "container": what the container's own
@@ -206,7 +208,10 @@ class Step:
             out: list[Command] = []
             for c in commands:
                 if self.per in c.line:
-                    out += [replace(c, line=c.line.replace(self.per, s)) for s in subjects]
+                    # A subject comes from the host: one bash word, whatever it holds.
+                    for s in subjects:
+                        line = c.line.replace(self.per, bash_word(s))
+                        out.append(replace(c, line=line, shell=c.shell or needs_shell(line)))
                 else:
                     out.append(c)
             return tuple(out)

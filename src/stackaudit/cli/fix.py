@@ -1,0 +1,147 @@
+"""`stackaudit fix`: argument wiring only; the plan lives in stackaudit.fixes.plan (docs/fix.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Optional
+
+import typer
+
+from stackaudit.errors import InputError, UsageError
+
+BOOT_LOADER_CHOICES = ("auto", "grub", "systemd-boot", "unknown")
+
+
+def _read_report(path: str) -> dict[str, Any]:
+    """A saved `audit --format json` report (schema 2), or a one-line error."""
+    import stat
+
+    from stackaudit.compare.inputs import MAX_REPORT_BYTES
+    from stackaudit.host.limits import load_json
+    from stackaudit.report.json_report import SCHEMA_VERSION
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise InputError(f"--report {path}: not a regular file")
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_REPORT_BYTES + 1)
+    except FileNotFoundError:
+        raise InputError(f"--report {path}: no such file") from None
+    except OSError as exc:
+        raise InputError(f"--report {path}: {exc.strerror}") from None
+    if len(data) > MAX_REPORT_BYTES:
+        raise InputError(f"--report {path}: over {MAX_REPORT_BYTES // 2**20} MiB: not a stackaudit JSON report")
+    try:
+        doc = load_json(data, "the file", max_bytes=MAX_REPORT_BYTES)
+    except ValueError as exc:
+        raise InputError(f"--report {path}: not a JSON report: {exc}") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
+        raise InputError(f"--report {path}: JSON, but not a stackaudit audit report (no results list)")
+    if doc.get("schema") != SCHEMA_VERSION or isinstance(doc.get("schema"), bool):
+        raise InputError(f"--report {path}: audit report schema {json.dumps(doc.get('schema'))[:20]}; "
+                         f"fix reads schema {SCHEMA_VERSION} (re-run `stackaudit audit --format json`)")
+    return doc
+
+
+def boot_loader_of(host: Any, deadline: float) -> tuple[str, str]:
+    """(name, evidence) of the boot loader the source shows, or ("", "")."""
+    from stackaudit.engine.collect import Collector
+    from stackaudit.facts.boot_loader import BootLoader
+    from stackaudit.facts.registry import load_all
+    from stackaudit.host.recording import RedactingHost
+
+    load_all()
+    collector = Collector(RedactingHost(host), deadline)
+    collector.start(["boot_loader"])
+    found = collector.results(["boot_loader"]).get("boot_loader")
+    return (found.name, found.evidence) if isinstance(found, BootLoader) else ("", "")
+
+
+def _write_plan(text: str, output: str, force: bool) -> None:
+    """The plan file, mode 0600 from the start: created exclusively, never through a link, never over an
+    existing file unless --force (then a new file renamed over it)."""
+    import secrets
+
+    directory = os.path.dirname(os.path.abspath(output))
+    if not os.path.isdir(directory):
+        raise InputError(f"cannot write {output}: directory {directory} does not exist")
+    target = os.path.join(directory, f".{os.path.basename(output)}.{secrets.token_hex(8)}.part") if force else output
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except FileExistsError:
+        raise InputError(f"{output} exists; choose a new path or pass --force (nothing was overwritten)") from None
+    except OSError as exc:
+        raise InputError(f"cannot write {output}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        if force:
+            os.replace(target, output)
+    except OSError as exc:
+        if force and os.path.lexists(target):
+            os.unlink(target)
+        raise InputError(f"cannot write {output}: {exc.strerror or exc}") from None
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("fix")
+    def fix(
+        sources: Optional[list[str]] = typer.Option(
+            None, "--from", help="Plan for a snapshot (.tar.gz or directory) or pasted command outputs."),
+        report: Optional[str] = typer.Option(None, "--report", help="Plan for a saved JSON report (audit --format json)."),
+        only: Optional[list[str]] = typer.Option(None, "--only", help="Only these check IDs (comma list)."),
+        priority: Optional[str] = typer.Option(None, "--priority", help="P0, P1 or P2: that priority and above."),
+        fmt: str = typer.Option("text", "--format", "-f", help="text (a bash script), markdown or json."),
+        output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the plan to FILE (mode 0600)."),
+        force: bool = typer.Option(False, "--force", help="With --output: replace an existing file."),
+        boot_loader: str = typer.Option("auto", "--boot-loader", help="auto (from the source), grub, "
+                                        "systemd-boot or unknown (both kernel-command-line forms)."),
+        waivers: Optional[str] = typer.Option(None, "--waivers", help="Waiver file (default: ./stackaudit.toml)."),
+        root: str = typer.Option("/", "--root", help="Audit a host filesystem mounted at this directory."),
+        deadline: float = typer.Option(20.0, "--deadline", help="Seconds for the whole fact collection."),
+        command_timeout: float = typer.Option(10.0, "--command-timeout", help="Seconds for each command."),
+    ) -> None:
+        """Print the plan that fixes what the audit found, as a bash script grouped by what each step costs."""
+        from stackaudit.cli.audit import _open_source
+        from stackaudit.cli.output import emit, split_csv
+        from stackaudit.engine.runner import utc_now
+        from stackaudit.fixes.plan import build_plan
+        from stackaudit.fixes.plan_render import FORMATS, render
+
+        if fmt not in FORMATS:
+            raise UsageError(f"--format: choose one of {', '.join(FORMATS)}, not {fmt!r}")
+        if boot_loader not in BOOT_LOADER_CHOICES:
+            raise UsageError(f"--boot-loader: choose one of {', '.join(BOOT_LOADER_CHOICES)}, not {boot_loader!r}")
+        if report and sources:
+            raise UsageError("--report and --from: give one source")
+        if priority is not None and priority.upper() not in ("P0", "P1", "P2"):
+            raise UsageError(f"--priority takes P0, P1 or P2, not {priority!r}")
+        if force and not output:
+            raise UsageError("--force goes with --output")
+        if deadline <= 0 or command_timeout <= 0:
+            raise UsageError("--deadline and --command-timeout must be positive")
+        loader, evidence = (boot_loader, "--boot-loader") if boot_loader in ("grub", "systemd-boot") else ("", "")
+        if report:
+            doc = _read_report(report)
+            name = os.path.basename(os.path.normpath(report))
+            source = {"kind": "report", "files": [name], "audited": doc.get("source")}
+        else:
+            from stackaudit.engine.runner import AuditOptions, run_audit
+            from stackaudit.report.json_report import report_to_json
+            from stackaudit.report.waivers import find_waivers
+
+            host = _open_source(list(sources or []), root, command_timeout)
+            audited = run_audit(host, AuditOptions(deadline_s=deadline, waivers=find_waivers(waivers)))
+            # Through the JSON encoding, as a saved report would be read: one path to the plan.
+            doc = json.loads(json.dumps(report_to_json(audited)))
+            name, source = "the audit", None
+            if boot_loader == "auto":
+                loader, evidence = boot_loader_of(host, deadline)
+        plan = build_plan(doc, boot_loader=loader, boot_evidence=evidence, only=split_csv(only),
+                          priority=priority or "", source=source, generated_at=utc_now(), name=name)
+        text = render(plan, fmt)
+        if output and output != "-":
+            _write_plan(text, output, force)
+        else:
+            emit(text, None)

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# stackaudit fix plan (stackaudit <version>)
+# source: snapshot rtx-pro-6000-lxc-fixed.tar.gz, host sglang-ct
+# audited inside a container (lxc): host-level steps go on the Proxmox node
+# audit: <time>; plan: <time>
+# boot loader: GRUB (/proc/cmdline has BOOT_IMAGE=)
+#
+# Read it before running anything. Running the whole file runs nothing: each group is a
+# function; run one group at a time, as root, on the machine it names, e.g.
+#   bash plan.sh container-host
+# Groups: container-host, restart, undo-container-host.
+set -euo pipefail
+
+# == container-host: on the container's host: the Proxmox node ==
+# Run on the Proxmox node, before the container's own steps; not in the container (lxc) sglang-ct this plan was made in.
+group_container_host() {
+  # -- FW-ACS-P2P (P1): Clear ACS P2P redirect (ReqRedir, CmpltRedir, EgressCtrl) on the bridges between the GPUs, before the engine starts; lost at reboot and after hotplug/reset
+  #    takes: runtime
+  #    observed: '{"0000:00:01.1": "0x001d", "0000:20:01.1": "0x001d", "0000:40:01.1": "0x001d", "0000:60:01.1": "0x001d", "0000:80:01.1": "0x001d", "0000:a0:01.1": "0x001d", "0000:c0:01.1": "0x001d", "0000:e0:01.1": "0x001d"}'
+  #    changes: ACS Control bits 2, 3 and 5 of 0000:00:01.1, 0000:20:01.1, 0000:40:01.1, 0000:60:01.1, 0000:80:01.1, 0000:a0:01.1, 0000:c0:01.1, 0000:e0:01.1
+  setpci -s 0000:00:01.1 ECAP_ACS+0x6.w=0000:002c
+  setpci -s 0000:20:01.1 ECAP_ACS+0x6.w=0000:002c
+  setpci -s 0000:40:01.1 ECAP_ACS+0x6.w=0000:002c
+  setpci -s 0000:60:01.1 ECAP_ACS+0x6.w=0000:002c
+  setpci -s 0000:80:01.1 ECAP_ACS+0x6.w=0000:002c
+  setpci -s 0000:a0:01.1 ECAP_ACS+0x6.w=0000:002c
+  setpci -s 0000:c0:01.1 ECAP_ACS+0x6.w=0000:002c
+  setpci -s 0000:e0:01.1 ECAP_ACS+0x6.w=0000:002c
+  # keep (GRUB), in /etc/default/grub:
+  #   GRUB_CMDLINE_LINUX_DEFAULT="... \"pci=disable_acs_redir=0000:00:01.1;0000:20:01.1;0000:40:01.1;0000:60:01.1;0000:80:01.1;0000:a0:01.1;0000:c0:01.1;0000:e0:01.1\""
+  #   quoted: `;` separates GRUB commands; then update-grub and reboot
+  # keep (BIOS): "ACS Control" / "PCIe ACS" disabled
+  # keep (systemd): a systemd oneshot unit Before=nvidia-persistenced.service running the setpci commands
+  # note: ACS isolates devices for VFIO: on a host that passes these GPUs (or devices behind these bridges) to VMs, clearing it merges their IOMMU groups — keep ACS there; `pci=noacs` is not a mainline parameter and `pcie_acs_override=` does not clear ACS bits
+  # undo (as the fix gives it): bash "$0" undo-container-host
+  # -- KVER-AMD-ZEN5 (P2): Install the distribution's HWE kernel >= 6.13 (or amd_pstate=active on a 6.5+ kernel that knows the CPU), then reboot
+  #    takes: reboot
+  #    observed: 'family 26 (AMD EPYC 9575F 64-Core Processor), kernel 6.8.12-9-pve, driver acpi-cpufreq, governor performance on 256 CPUs'
+  #    nothing to run: a person does this
+  # then, in the container, these checks must pass:
+  #   stackaudit audit --select KVER-AMD-ZEN5
+}
+
+undo_container_host() {
+  # -- FW-ACS-P2P: undo Clear ACS P2P redirect (ReqRedir, CmpltRedir, EgressCtrl) on the bridges between the GPUs, before the engine starts; lost at reboot and after hotplug/reset
+  #    observed: '{"0000:00:01.1": "0x001d", "0000:20:01.1": "0x001d", "0000:40:01.1": "0x001d", "0000:60:01.1": "0x001d", "0000:80:01.1": "0x001d", "0000:a0:01.1": "0x001d", "0000:c0:01.1": "0x001d", "0000:e0:01.1": "0x001d"}'
+  setpci -s 0000:00:01.1 ECAP_ACS+0x6.w=000c:002c
+  setpci -s 0000:20:01.1 ECAP_ACS+0x6.w=000c:002c
+  setpci -s 0000:40:01.1 ECAP_ACS+0x6.w=000c:002c
+  setpci -s 0000:60:01.1 ECAP_ACS+0x6.w=000c:002c
+  setpci -s 0000:80:01.1 ECAP_ACS+0x6.w=000c:002c
+  setpci -s 0000:a0:01.1 ECAP_ACS+0x6.w=000c:002c
+  setpci -s 0000:c0:01.1 ECAP_ACS+0x6.w=000c:002c
+  setpci -s 0000:e0:01.1 ECAP_ACS+0x6.w=000c:002c
+}
+
+# == restart: restart the serving engine ==
+group_restart() {
+  # -- FW-ACS-P2P (P1): Restart the engine, clearing vLLM's P2P cache first (under $VLLM_CACHE_ROOT if set)
+  #    observed: '{"0000:00:01.1": "0x001d", "0000:20:01.1": "0x001d", "0000:40:01.1": "0x001d", "0000:60:01.1": "0x001d", "0000:80:01.1": "0x001d", "0000:a0:01.1": "0x001d", "0000:c0:01.1": "0x001d", "0000:e0:01.1": "0x001d"}'
+  rm ~/.cache/vllm/gpu_p2p_access_cache_for_*.json
+  # after the engine restarts, these checks must pass:
+  #   stackaudit audit --select FW-ACS-P2P
+}
+
+case "${1:-}" in
+  container-host) group_container_host ;;
+  restart) group_restart ;;
+  undo-container-host) undo_container_host ;;
+  *) echo "usage: bash $0 GROUP, one at a time, after reading the plan; groups: container-host, restart, undo-container-host" >&2
+     exit 2 ;;
+esac
