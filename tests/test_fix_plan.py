@@ -25,6 +25,7 @@ from report_scenarios import snapshot
 from stackaudit.cli.main import main
 from stackaudit.errors import InputError
 from stackaudit.fixes import Fix, Step, cmd, keep_line, sh, step
+from stackaudit.fixes.pcie import CLEAR_VLLM_P2P_CACHE
 from stackaudit.fixes.plan import build_plan, container_host_name
 from stackaudit.fixes.plan_render import plan_to_json, render_bash, render_markdown
 from stackaudit.fixes.shell_quote import bash_word
@@ -52,7 +53,7 @@ GRUB = keep_line('GRUB_CMDLINE_LINUX_DEFAULT="... iommu=pt"', "/etc/default/grub
                  text="then update-grub")
 IOMMU = step("Passthrough IOMMU", "grubby --update-kernel=ALL --args=iommu=pt", cost="reboot", keep=GRUB)
 BIOS = step("Enable Above 4G decoding", cost="bios")
-RESTART = step("Restart the engine", sh("rm ~/.cache/vllm/gpu_p2p_access_cache_for_*.json"), cost="restart",
+RESTART = step("Restart the engine", sh(CLEAR_VLLM_P2P_CACHE), cost="restart",
                scope="container")
 
 

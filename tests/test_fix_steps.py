@@ -15,6 +15,7 @@ from stackaudit.engine.testing import run_checks
 from stackaudit.fixes import BDF_SUBJECT, PID_SUBJECT, Fix, cmd, keep_line, needs_shell, sh, step
 from stackaudit.fixes.pcie import (
     ACS_CTRL_REDIRECT_MASK,
+    CLEAR_VLLM_P2P_CACHE,
     devctl_write,
     mps_fix,
     mrrs_fix,
@@ -157,7 +158,7 @@ def test_acs_steps_name_only_the_bridges_between_gpus() -> None:
     # The revert puts back the redirect bits read (0x1d & 0x2c = 0x0c), masked the same way.
     assert [c.line for c in clear.revert] == [f"setpci -s {b} ECAP_ACS+0x6.w=000c:{mask}" for b in (DSP0, DSP1)]
     assert restart.cost == "restart" and "P2P cache" in restart.does
-    assert [c.line for c in restart.commands] == ["rm ~/.cache/vllm/gpu_p2p_access_cache_for_*.json"]
+    assert [c.line for c in restart.commands] == [CLEAR_VLLM_P2P_CACHE]
     assert "VFIO" in r.fix.note and "IOMMU groups" in r.fix.note
 
 

@@ -137,7 +137,7 @@ def test_p2p_probe_false_while_driver_says_ok_is_an_issue() -> None:
     files = _cache({"0->0": True, "0->1": False, "1->0": False, "1->1": True})
     r = one(host(RTXPRO_8, P2P_OK_8, files=files), "IC-P2P-FUNCTIONAL")
     assert r.status == "issue" and "0->1" in r.message and "driver reports P2P OK" in r.message
-    assert r.priority == "P0" and "rm ~/.cache/vllm" in r.fix.runtime
+    assert r.priority == "P0" and "gpu_p2p_access_cache_for_" in r.fix.runtime
 
 
 def test_p2p_probe_passed_is_ok_and_no_probe_is_unknown() -> None:

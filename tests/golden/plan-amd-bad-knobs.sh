@@ -133,14 +133,8 @@ group_reboot() {
   #   then update-grub (Debian/Ubuntu; grubby does it on RHEL)
   # note: at runtime `echo identity > /sys/kernel/iommu_groups/N/type` needs every device of the group unbound (stop all GPU work, unload nvidia); disabling VT-d/AMD-Vi in BIOS works if nothing needs the IOMMU
   # undo (as the fix gives it): bash "$0" undo-reboot
-  # -- KERN-AMD-PSTATE (P2): Enable amd-pstate on the kernel command line (needs 'CPPC = Enabled' in BIOS), reboot, then set EPP/governor
-  #    observed: 'family 25, kernel 6.8.0-45-generic, driver acpi-cpufreq, governor powersave on 128 CPUs'
-  #    changes: the kernel command line
-  #    nothing to run: a person does this
-  # keep (GRUB), in /etc/default/grub:
-  #   GRUB_CMDLINE_LINUX_DEFAULT="... amd_pstate=active"
   # after the reboot, these checks must pass:
-  #   stackaudit audit --select FW-IOMMU-MODE,KERN-AMD-PSTATE
+  #   stackaudit audit --select FW-IOMMU-MODE
 }
 
 undo_reboot() {

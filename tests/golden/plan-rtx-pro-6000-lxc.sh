@@ -14,7 +14,7 @@ set -euo pipefail
 # == container-host: on the container's host: the Proxmox node ==
 # Run on the Proxmox node, before the container's own steps; not in the container (lxc) sglang-ct this plan was made in.
 group_container_host() {
-  # -- FW-ACS-P2P (P1): Clear ACS P2P redirect (ReqRedir, CmpltRedir, EgressCtrl) on the bridges between the GPUs, before the engine starts; lost at reboot and after hotplug/reset
+  # -- FW-ACS-P2P (P2): Clear ACS P2P redirect (ReqRedir, CmpltRedir, EgressCtrl) on the bridges between the GPUs, before the engine starts; lost at reboot and after hotplug/reset
   #    takes: runtime
   #    observed: '{"0000:00:01.1": "0x001d", "0000:20:01.1": "0x001d", "0000:40:01.1": "0x001d", "0000:60:01.1": "0x001d", "0000:80:01.1": "0x001d", "0000:a0:01.1": "0x001d", "0000:c0:01.1": "0x001d", "0000:e0:01.1": "0x001d"}'
   #    changes: ACS Control bits 2, 3 and 5 of 0000:00:01.1, 0000:20:01.1, 0000:40:01.1, 0000:60:01.1, 0000:80:01.1, 0000:a0:01.1, 0000:c0:01.1, 0000:e0:01.1
@@ -53,12 +53,8 @@ group_container_host() {
   # keep, in /etc/sysctl.d/90-llm-serving.conf:
   #   kernel.numa_balancing = 0
   # undo (from the observed value): bash "$0" undo-container-host
-  # -- KVER-AMD-ZEN5 (P2): Install the distribution's HWE kernel >= 6.13 (or amd_pstate=active on a 6.5+ kernel that knows the CPU), then reboot
-  #    takes: reboot
-  #    observed: 'family 26 (AMD EPYC 9575F 64-Core Processor), kernel 6.8.12-9-pve, driver acpi-cpufreq, governor performance on 256 CPUs'
-  #    nothing to run: a person does this
   # then, in the container, these checks must pass:
-  #   stackaudit audit --select KERN-CSTATES,KERN-NUMA-BALANCING,KVER-AMD-ZEN5
+  #   stackaudit audit --select KERN-CSTATES,KERN-NUMA-BALANCING
 }
 
 undo_container_host() {
@@ -82,9 +78,9 @@ undo_container_host() {
 
 # == restart: restart the serving engine ==
 group_restart() {
-  # -- FW-ACS-P2P (P1): Restart the engine, clearing vLLM's P2P cache first (under $VLLM_CACHE_ROOT if set)
+  # -- FW-ACS-P2P (P2): Restart the engine, clearing vLLM's P2P cache first
   #    observed: '{"0000:00:01.1": "0x001d", "0000:20:01.1": "0x001d", "0000:40:01.1": "0x001d", "0000:60:01.1": "0x001d", "0000:80:01.1": "0x001d", "0000:a0:01.1": "0x001d", "0000:c0:01.1": "0x001d", "0000:e0:01.1": "0x001d"}'
-  rm ~/.cache/vllm/gpu_p2p_access_cache_for_*.json
+  rm -f "${VLLM_CACHE_ROOT:-$HOME/.cache/vllm}"/gpu_p2p_access_cache_for_*.json
   # after the engine restarts, these checks must pass:
   #   stackaudit audit --select FW-ACS-P2P
 }

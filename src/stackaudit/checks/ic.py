@@ -40,6 +40,7 @@ from stackaudit.fixes import (
     sh,
     step,
 )
+from stackaudit.fixes.pcie import CLEAR_VLLM_P2P_CACHE
 from stackaudit.gputable import GpuSpec
 
 NCCL_GPU_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/gpu_troubleshooting.html"
@@ -380,7 +381,7 @@ def _iommu_gpu_faults(kernel_log: KernelLog | None, gpus: GpuInventory | None) -
     fix=Fix.of(
         step("After fixing the platform (FW-ACS-P2P, FW-IOMMU-MODE): delete vLLM's cached P2P verdicts "
              "(under $VLLM_CACHE_ROOT if set) and restart the engine",
-             sh("rm ~/.cache/vllm/gpu_p2p_access_cache_for_*.json"), cost="restart", scope="container",
+             sh(CLEAR_VLLM_P2P_CACHE), cost="restart", scope="container",
              changes="vLLM's P2P probe cache"),
         note="on risky PCIe pairs start vLLM with VLLM_SKIP_P2P_CHECK=0 (run the real probe) or "
         "--disable-custom-all-reduce"),
@@ -481,7 +482,7 @@ _KEY_NEGATIVE = ("no NVLink between these GPUs (PCIe only): vLLM and SGLang turn
     confidence="source-verified",
     fix=Fix.of(
         step("NVLink/NVSwitch: bring the fabric up (DRV-FABRIC-MANAGER, DRV-NVLINK-HEALTH); PCIe TP=2: fix "
-             "ACS/IOMMU and clear vLLM's P2P cache", sh("rm ~/.cache/vllm/gpu_p2p_access_cache_for_*.json"),
+             "ACS/IOMMU and clear vLLM's P2P cache", sh(CLEAR_VLLM_P2P_CACHE),
              cost="runtime", scope="container"),
         step("SGLang on GeForce: add --disable-custom-all-reduce (or --enable-p2p-check); then restart the engine",
              cost="restart", scope="container",

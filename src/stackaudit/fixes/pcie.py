@@ -125,11 +125,16 @@ def acs_fix(bridges: Mapping[str, int | None] | Iterable[str]) -> Fix:
     )
 
 
+# vLLM's cached P2P probes: under $VLLM_CACHE_ROOT, else ~/.cache/vllm; -f so that a plan run under
+# `set -e` goes on where there is no cache yet.
+CLEAR_VLLM_P2P_CACHE = 'rm -f "${VLLM_CACHE_ROOT:-$HOME/.cache/vllm}"/gpu_p2p_access_cache_for_*.json'
+
+
 def restart_clearing_p2p_cache() -> Step:
     """The step after a P2P platform fix: vLLM caches its P2P probe per GPU set, so a stale `false` keeps
     custom all-reduce off until the file is deleted."""
-    return step("Restart the engine, clearing vLLM's P2P cache first (under $VLLM_CACHE_ROOT if set)",
-                sh("rm ~/.cache/vllm/gpu_p2p_access_cache_for_*.json"), cost="restart", scope="container")
+    return step("Restart the engine, clearing vLLM's P2P cache first", sh(CLEAR_VLLM_P2P_CACHE), cost="restart",
+                scope="container")
 
 
 def acs_scan_fix() -> Fix:
