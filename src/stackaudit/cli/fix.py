@@ -15,33 +15,9 @@ BOOT_LOADER_CHOICES = ("auto", "grub", "systemd-boot", "unknown")
 
 def _read_report(path: str) -> dict[str, Any]:
     """A saved `audit --format json` report (schema 2), or a one-line error."""
-    import stat
+    from stackaudit.report.json_report import read_audit_report
 
-    from stackaudit.compare.inputs import MAX_REPORT_BYTES
-    from stackaudit.host.limits import load_json
-    from stackaudit.report.json_report import SCHEMA_VERSION
-
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            raise InputError(f"--report {path}: not a regular file")
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_REPORT_BYTES + 1)
-    except FileNotFoundError:
-        raise InputError(f"--report {path}: no such file") from None
-    except OSError as exc:
-        raise InputError(f"--report {path}: {exc.strerror}") from None
-    if len(data) > MAX_REPORT_BYTES:
-        raise InputError(f"--report {path}: over {MAX_REPORT_BYTES // 2**20} MiB: not a stackaudit JSON report")
-    try:
-        doc = load_json(data, "the file", max_bytes=MAX_REPORT_BYTES)
-    except ValueError as exc:
-        raise InputError(f"--report {path}: not a JSON report: {exc}") from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
-        raise InputError(f"--report {path}: JSON, but not a stackaudit audit report (no results list)")
-    if doc.get("schema") != SCHEMA_VERSION or isinstance(doc.get("schema"), bool):
-        raise InputError(f"--report {path}: audit report schema {json.dumps(doc.get('schema'))[:20]}; "
-                         f"fix reads schema {SCHEMA_VERSION} (re-run `stackaudit audit --format json`)")
-    return doc
+    return read_audit_report(path, f"--report {path}", "fix")
 
 
 def boot_loader_of(host: Any, deadline: float) -> tuple[str, str]:

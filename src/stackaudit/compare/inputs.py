@@ -17,11 +17,7 @@ from typing import Any
 
 from stackaudit.engine.results import Waiver
 from stackaudit.errors import InputError
-from stackaudit.host.limits import MAX_MEMBER_BYTES, load_json
-from stackaudit.report.json_report import SCHEMA_VERSION as REPORT_SCHEMA
-
-# A report of every check with long evidence is well under 1 MiB; a pasted-output report a few MiB.
-MAX_REPORT_BYTES = MAX_MEMBER_BYTES
+from stackaudit.report.json_report import read_audit_report
 
 
 @dataclass
@@ -94,25 +90,7 @@ def _audited(path: str, waivers: list[Waiver] | None) -> Side:
 
 
 def _read_report(path: str) -> Side:
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_REPORT_BYTES + 1)
-    except OSError as exc:
-        raise InputError(f"{path}: {exc.strerror}") from None
-    if len(data) > MAX_REPORT_BYTES:
-        raise InputError(f"{path}: over {MAX_REPORT_BYTES // 2**20} MiB: not a stackaudit JSON report")
-    try:
-        doc = load_json(data, "the file", max_bytes=MAX_REPORT_BYTES)
-    except ValueError as exc:
-        raise InputError(f"{path}: neither a snapshot nor a JSON report: {exc}") from None
-    if not isinstance(doc, dict) or "schema" not in doc:
-        raise InputError(f"{path}: JSON, but not a stackaudit report (no schema key)")
-    if not isinstance(doc.get("results"), list):
-        raise InputError(f"{path}: JSON, but not a stackaudit audit report (no results list)")
-    schema = doc["schema"]
-    if schema != REPORT_SCHEMA or isinstance(schema, bool):
-        raise InputError(f"{path}: audit report schema {json.dumps(schema)[:20]}; compare reads schema "
-                         f"{REPORT_SCHEMA} (re-run `stackaudit audit --format json`)")
+    doc = read_audit_report(path, path, "compare", not_json="neither a snapshot nor a JSON report")
     return _side(file_name(path), "report", doc)
 
 

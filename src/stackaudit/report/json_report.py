@@ -9,9 +9,12 @@ Schema 2 adds the common envelope every JSON output shares (`schema`, `tool: {na
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 from stackaudit.engine.runner import Report
+from stackaudit.errors import InputError
+from stackaudit.host.limits import MAX_MEMBER_BYTES, load_json
 from stackaudit.report.bounds import bounded
 from stackaudit.report.sections import RenderOptions
 
@@ -45,3 +48,38 @@ def report_to_json(report: Report, options: RenderOptions | None = None) -> dict
 
 def render_json(report: Report, options: RenderOptions | None = None) -> str:
     return json.dumps(report_to_json(report, options), indent=2, sort_keys=False) + "\n"
+
+
+# A report of every check with long evidence is well under 1 MiB; a pasted-output report a few MiB.
+MAX_REPORT_BYTES = MAX_MEMBER_BYTES
+
+
+def read_audit_report(path: str, label: str, reader: str, not_json: str = "not a JSON report") -> dict[str, Any]:
+    """A saved `audit --format json` report of this schema, read within MAX_REPORT_BYTES; anything else is
+    one InputError line starting with `label` and naming the command that reads it (`reader`)."""
+    import stat
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise InputError(f"{label}: not a regular file")
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_REPORT_BYTES + 1)
+    except FileNotFoundError:
+        raise InputError(f"{label}: no such file") from None
+    except OSError as exc:
+        raise InputError(f"{label}: {exc.strerror}") from None
+    if len(data) > MAX_REPORT_BYTES:
+        raise InputError(f"{label}: over {MAX_REPORT_BYTES // 2**20} MiB: not a stackaudit JSON report")
+    try:
+        doc = load_json(data, "the file", max_bytes=MAX_REPORT_BYTES)
+    except ValueError as exc:
+        raise InputError(f"{label}: {not_json}: {exc}") from None
+    if not isinstance(doc, dict) or "schema" not in doc:
+        raise InputError(f"{label}: JSON, but not a stackaudit report (no schema key)")
+    if not isinstance(doc.get("results"), list):  # a bench or compare output has a schema but no results
+        raise InputError(f"{label}: JSON, but not a stackaudit audit report (no results list)")
+    schema = doc.get("schema")
+    if schema != SCHEMA_VERSION or isinstance(schema, bool):
+        raise InputError(f"{label}: audit report schema {json.dumps(schema)[:20]}; {reader} reads schema "
+                         f"{SCHEMA_VERSION} (re-run `stackaudit audit --format json`)")
+    return doc
