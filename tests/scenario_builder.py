@@ -1010,7 +1010,8 @@ def nvsmi_xml(gpus: Sequence[Gpu], *, driver: str, cuda: str, ecc: str = "Enable
     return Parts(commands={("nvidia-smi", "-q", "-x"): "\n".join(out) + "\n"})
 
 
-_TOPO_LEGEND = """
+# The legend `nvidia-smi topo -m` prints under its matrix.
+TOPO_LEGEND = """
 Legend:
 
   X    = Self
@@ -1044,7 +1045,7 @@ def nvsmi_topology(gpus: Sequence[Gpu], numa: Sequence[Sequence[int]], p2p: str 
     for i, g in enumerate(gpus):
         cells = [" X " if j == i else ("NODE" if h.numa_node == g.numa_node else "SYS") for j, h in enumerate(gpus)]
         rows.append(f"GPU{i}\t" + "\t".join(cells) + f"\t{cpulist(numa[g.numa_node])}\t{g.numa_node}\t\tN/A\n")
-    topo = head + "".join(rows) + _TOPO_LEGEND
+    topo = head + "".join(rows) + TOPO_LEGEND
     p2p_head = " \t" + "\t".join(f"GPU{i}" for i in range(n)) + "\t\n"
     p2p_rows = "".join(f" GPU{i}\t" + "\t".join("X" if j == i else p2p for j in range(n)) + "\t\n" for i in range(n))
     return Parts(commands={("nvidia-smi", "topo", "-m"): topo,

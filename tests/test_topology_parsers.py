@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scenario_builder import TOPO_LEGEND
 from stackaudit.engine.collect import Collector
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.registry import load_all as load_facts
@@ -31,17 +32,7 @@ from stackaudit.importers.registry import recognise, strip_header
 # The corpus of real pastes (each file names its public thread in its header).
 CAPTURES = Path(__file__).resolve().parent / "data" / "captures"
 
-LEGEND = """
-Legend:
-
-  X    = Self
-  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)
-  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges within a NUMA node
-  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)
-  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)
-  PIX  = Connection traversing at most a single PCIe bridge
-  NV#  = Connection traversing a bonded set of # NVLinks
-"""
+LEGEND = TOPO_LEGEND
 
 
 def make_topo(cells: list[list[str]], cpu: list[str], numa: list[str], nics: list[str] | None = None,
