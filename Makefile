@@ -49,8 +49,9 @@ test-fast: $(VENV)/.installed-fast
 
 bench: $(VENV)/.installed-test
 	$(PY) bench/audit_speed.py
-	$(PY) bench/hgx_snapshot.py /tmp/stackaudit-hgx.tar.gz
-	$(PY) bench/audit_speed.py --runs 5 --snapshot /tmp/stackaudit-hgx.tar.gz
+	mkdir -p build
+	$(PY) bench/hgx_snapshot.py build/stackaudit-hgx.tar.gz
+	$(PY) bench/audit_speed.py --runs 5 --snapshot build/stackaudit-hgx.tar.gz
 	$(PY) bench/ceiling_validation.py
 	$(PY) bench/client_throughput.py
 

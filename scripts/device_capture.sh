@@ -3,7 +3,7 @@
 # root with OUT set to an empty folder. It changes no GPU setting: no nvidia-smi -pm/-pl/-ac/-r,
 # no setpci writes. Everything it runs is a read.
 #
-#   OUT=/tmp/out bash scripts/device_capture.sh
+#   OUT="$(mktemp -d)" bash scripts/device_capture.sh
 set -u
 OUT=${OUT:?set OUT to an empty folder}
 mkdir -p "$OUT"

@@ -15,7 +15,7 @@ enabled at 100 µs exit latency, MaxReadReq 512 and MaxPayload 256 (DevCap 256) 
 NIC, no nvidia_peermem, memlock 62.5 GiB for the engine, ReBAR (BAR1 128 GiB), Gen5 x16, 600 W, ECC on.
 
 **The fixed twin** sets `kernel.numa_balancing = 0` and disables C2 on the node and changes nothing else. What
-stays, from the knowledge base (/work/shared/knowledge-base.md): the 6.8 kernel on Turin (KVER-AMD-ZEN5: "a
+stays, from the checks' own documentation (docs/checks.md): the 6.8 kernel on Turin (KVER-AMD-ZEN5: "a
 capability gap, not a fault … Turin runs fine with acpi-cpufreq + `performance`; do not raise a High finding for
 the kernel version alone"), acpi-cpufreq + performance (KERN-AMD-PSTATE / KERN-CPUFREQ-GOVERNOR false
 positives), MaxReadReq 512 (PCIE-MRRS: 256–2048 is information, no published inference gain), MaxPayload 256

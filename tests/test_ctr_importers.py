@@ -178,12 +178,11 @@ def test_prose_with_colons_is_not_an_lxc_config() -> None:
     assert not any(kind == "lxc config" for kind, _, _ in recognise(text).recognised)
 
 
-# --- the shared captures ---------------------------------------------------------------------
+# --- the corpus captures (tests/data/captures) ---------------------------------------------------
 
 def _capture(name: str) -> Path:
     path = CAPTURES / name
-    if not path.is_file():
-        pytest.skip(f"{path} is not present")
+    assert path.is_file(), f"tests/data/captures/{name} is missing from the repository"
     return path
 
 

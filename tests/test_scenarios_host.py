@@ -2,9 +2,9 @@
 
 Each scenario is a realistic fake host (tests/scenario_builder.py) captured with
 `stackaudit.capture.capture_host` into a .tar.gz and audited through the CLI with `--format json`.
-The expected statuses below are written by hand, one per check, each with the knowledge-base entry
-(../shared/knowledge-base.md) and the sentence of it that justifies the expectation; they were never
-produced by the tool. Priorities follow DESIGN.md ("P0 = high severity, fixable without reboot
+The expected statuses below are written by hand, one per check, each with the check's entry
+(docs/checks.md) and the sentence of it that justifies the expectation; they were never
+produced by the tool. Priorities follow docs/design.md ("P0 = high severity, fixable without reboot
 (runtime, restart or driver-reload), confidence documented or better; P1 = other high, or medium;
 P2 = the rest").
 """
@@ -474,7 +474,7 @@ def proxmox_lxc() -> Parts:
     gpus = [Gpu("0000:41:00.0", "0000:40:01.1", 0, 27, "0x2230", "RTX A6000"),
             Gpu("0000:c1:00.0", "0000:c0:01.1", 1, 75, "0x2230", "RTX A6000")]
     env = {"SHELL": "/bin/bash", "HOME": "/root", "PATH": "/root/venv/bin:/usr/local/bin:/usr/bin:/bin",
-           "VIRTUAL_ENV": "/root/venv", "TERM": "tmux-256color", "TMUX": "/tmp/tmux-0/default,812,0"}
+           "VIRTUAL_ENV": "/root/venv", "TERM": "tmux-256color", "TMUX": "/run/tmux/0/default,812,0"}
     limits = proc_limits(nofile=("1024", "4096"))  # lxc.prlimit.nofile: 1024:4096 on the node
     argv = ["/root/venv/bin/python3", "/root/venv/bin/vllm", "serve", "mistralai/Mistral-Small-24B-Instruct-2501",
             "--tensor-parallel-size", "2", "--max-model-len", "16384"]

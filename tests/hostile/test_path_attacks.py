@@ -55,7 +55,7 @@ def test_a_config_named_by_nobody_is_read_with_nobodys_rights(shared_dir: Path, 
     secret = secret_dir / "secret.yaml"
     secret.write_text("tensor_parallel_size: 7\napi_key_note: ROOT-ONLY-MARKER\n")
     secret.chmod(0o600)
-    work = shared_dir / "work"
+    work = shared_dir / "engine"
     work.mkdir(mode=0o777)
     work.chmod(0o777)
     (work / "link.yaml").symlink_to(secret)
@@ -93,7 +93,7 @@ def test_a_config_named_by_nobody_is_read_with_nobodys_rights(shared_dir: Path, 
         names = [p[len(f"out/{form}/"):] for p in names if p.startswith(f"out/{form}/")]
     assert b"ROOT-ONLY-MARKER" not in blob
     assert not any(".." in name.split("/") for name in names)
-    mine = [n for n in names if n.endswith("/work/mine.yaml")]
+    mine = [n for n in names if n.endswith("/engine/mine.yaml")]
     assert mine and all(n.startswith("fs/proc/") and "/root/" in n for n in mine), names
 
 

@@ -48,6 +48,7 @@ from stackaudit.fixes import (
     sh,
     step,
 )
+from stackaudit.versions import release
 
 KERNEL_OPEN = "https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/kernel_open.html"
 GSP_README = "https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/gsp.html"
@@ -105,8 +106,8 @@ def ok_on_every_gpu(nvidia: NvidiaGpus, judged: int, message: str, *, actual: An
 
 
 def version_tuple(version: str | None) -> tuple[int, ...]:
-    m = re.match(r"(\d+(?:\.\d+)*)", version or "")
-    return tuple(int(x) for x in m.group(1).split(".")) if m else ()
+    """Release numbers of a driver or CUDA version (stackaudit.versions: PEP 440, a suffix ignored)."""
+    return release(version)
 
 
 def is_blackwell(gpu: GpuInfo) -> bool:

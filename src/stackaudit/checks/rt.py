@@ -37,6 +37,7 @@ from stackaudit.fixes import (
     step,
 )
 from stackaudit.host.limits import load_json
+from stackaudit.versions import is_older, public_version, release
 
 
 def _where(python_env: PythonEnv) -> str:
@@ -130,15 +131,13 @@ def _tp_size(root: ProcessInfo, parallelism: Parallelism | None) -> int:
 
 
 def _version_tuple(version: str | None) -> tuple[int, ...]:
-    if not version:
-        return ()
-    m = re.match(r"(\d+(?:\.\d+)*)", version)
-    return tuple(int(x) for x in m.group(1).split(".")) if m else ()
+    return release(version)
 
 
 def _base_version(version: str) -> str:
-    """`0.2.8+cu128torch2.7` -> `0.2.8` (the local part is the build, not the release)."""
-    return version.split("+", 1)[0]
+    """`0.2.8+cu128torch2.7` -> `0.2.8` (the local part is the build, not the release; PEP 440 normalised,
+    so `0.2.8rc1` stays apart from `0.2.8`)."""
+    return public_version(version)
 
 
 # --- RT-TORCH-ARCH ---------------------------------------------------------------------------
@@ -146,7 +145,9 @@ def _base_version(version: str) -> str:
 # Minimum CUDA toolkit that can build (and torch release that ships) each architecture.
 ARCH_MIN_CUDA = {"12.0": (12, 8), "10.0": (12, 8), "10.3": (12, 9), "9.0": (11, 8), "8.9": (11, 8),
                  "8.6": (11, 1), "8.0": (11, 0)}
-ARCH_MIN_TORCH = {"12.0": (2, 7), "10.0": (2, 7)}
+# The first torch release with the kernels, as a PEP 440 floor: a 2.7 pre-release (2.7.0rc1, the cu128
+# test wheels) is of that series and has them; 2.6.x does not.
+ARCH_MIN_TORCH = {"12.0": "2.7.0.dev0", "10.0": "2.7.0.dev0"}
 
 
 def torch_supports(capability: str, torch_version: str, torch_cuda: str | None,
@@ -168,7 +169,7 @@ def torch_supports(capability: str, torch_version: str, torch_cuda: str | None,
     if need_cuda and torch_cuda and _version_tuple(torch_cuda)[:2] < need_cuda:
         return False
     need_torch = ARCH_MIN_TORCH.get(capability)
-    if need_torch and _version_tuple(torch_version)[:2] < need_torch:
+    if need_torch and is_older(torch_version, need_torch):
         return False
     return None
 

@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 
 from stackaudit.cli.main import app
-from stackaudit.cli.output import emit, invocation, split_csv
+from stackaudit.cli.output import colour_wanted, emit, format_option, invocation, split_csv, split_paths
 from stackaudit.errors import InputError, UsageError
 from stackaudit.host.terminal import escape_terminal
 
@@ -87,9 +87,10 @@ def _run_with_progress(host, options, show: bool):  # type: ignore[no-untyped-de
 @app.command()
 def audit(
     sources: Optional[list[str]] = typer.Option(
-        None, "--from", help="Audit a snapshot (.tar.gz or directory) or pasted command outputs (text files)."
+        None, "--from", help="Audit a snapshot (.tar.gz or directory) or pasted command outputs (text files); "
+        "repeat it or give a comma list."
     ),
-    fmt: str = typer.Option("text", "--format", "-f", help=_FORMAT_HELP),
+    fmt: str = typer.Option("text", "--format", "-f", callback=format_option, help=_FORMAT_HELP),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the report to FILE."),
     select: Optional[list[str]] = typer.Option(None, "--select", help="Only these check IDs or domains (comma list)."),
     ignore: Optional[list[str]] = typer.Option(None, "--ignore", help="Skip these check IDs or domains."),
@@ -125,14 +126,15 @@ def audit(
     measured_tok_s = _measured(measured)
     options = AuditOptions(select=split_csv(select), ignore=split_csv(ignore), deadline_s=deadline,
                            waivers=find_waivers(waivers), sample_s=sample)
-    host = _open_source(list(sources or []), root, command_timeout, allow_partial)
+    sources = split_paths(sources)
+    host = _open_source(sources, root, command_timeout, allow_partial)
     show_progress = sys.stderr.isatty() and not sources
     report = _run_with_progress(host, options, show_progress)
     if measured_tok_s is not None:
         from stackaudit.engine.ceiling_line import measured_vs_ceiling
 
         report.host["measured"] = measured_vs_ceiling(measured_tok_s, report.host)
-    use_color = color if color is not None else (fmt == "text" and not output and sys.stdout.isatty())
+    use_color = colour_wanted(color, sys.stdout) if fmt == "text" and not output else bool(color)
     options_out = RenderOptions(argv=invocation(), verbose=verbose)
     emit(render(report, fmt, color=use_color, options=options_out), output)
     raise typer.Exit(exit_code(report, fail_on))
@@ -158,7 +160,7 @@ def capture(
 
 @app.command("checks")
 def list_checks(
-    fmt: str = typer.Option("text", "--format", "-f", help=_FORMAT_HELP),
+    fmt: str = typer.Option("text", "--format", "-f", callback=format_option, help=_FORMAT_HELP),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Write to FILE."),
 ) -> None:
     """List the catalogue: ID, domain, severity, summary."""

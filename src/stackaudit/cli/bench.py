@@ -13,6 +13,7 @@ from typing import Any, Optional
 
 import typer
 
+from stackaudit.cli.output import format_option
 from stackaudit.errors import UsageError
 
 _FORMATS = ("text", "markdown", "json")
@@ -184,7 +185,7 @@ def register(app: typer.Typer) -> None:
             None, "--ceiling-context", help="KV-cache tokens per sequence (default: input + output/2 of the run)."
         ),
         fmt: str = typer.Option(
-            "text", "--format", "-f", help="text, markdown, json, or vllm-json (the key names of vllm bench serve).",
+            "text", "--format", "-f", callback=format_option, help="text, markdown, json, or vllm-json (the key names of vllm bench serve).",
         ),
         output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the report to FILE."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines or bar on stderr."),
@@ -293,7 +294,7 @@ def register(app: typer.Typer) -> None:
     def history(
         db: Optional[str] = typer.Option(None, "--db", help="History database."),
         limit: int = typer.Option(50, "--limit", help="Most recent runs to list."),
-        fmt: str = typer.Option("text", "--format", "-f", help="text, markdown or json."),
+        fmt: str = typer.Option("text", "--format", "-f", callback=format_option, help="text, markdown or json."),
         output: Optional[str] = typer.Option(None, "--output", "-o", help="Write to FILE."),
     ) -> None:
         """List stored runs."""
@@ -313,7 +314,7 @@ def register(app: typer.Typer) -> None:
         fail_on: Optional[str] = typer.Option(
             None, "--fail-on", help="regression:PCT — exit 1 when B is really worse than A by PCT % or more (CI gate)."
         ),
-        fmt: str = typer.Option("text", "--format", "-f", help="text, markdown or json."),
+        fmt: str = typer.Option("text", "--format", "-f", callback=format_option, help="text, markdown or json."),
         output: Optional[str] = typer.Option(None, "--output", "-o", help="Write to FILE."),
     ) -> None:
         """Is the difference between two runs beyond noise, and what differed that could explain it?"""

@@ -6,6 +6,8 @@ from typing import Any, Optional
 
 import typer
 
+from stackaudit.cli.output import format_option
+
 _FORMATS = ("text", "markdown", "json")
 
 
@@ -187,7 +189,7 @@ def register(app: typer.Typer) -> None:
         bandwidth: Optional[float] = typer.Option(
             None, "--bandwidth", help="Memory bandwidth per GPU in GB/s (override)."
         ),
-        fmt: str = typer.Option("text", "--format", "-f", help="Output format: text, markdown or json."),
+        fmt: str = typer.Option("text", "--format", "-f", callback=format_option, help="Output format: text, markdown or json."),
         output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the report to FILE."),
         plot: Optional[str] = typer.Option(
             None, "--plot", help="Draw the ceiling ladder to this PNG file (a directory: ceiling.png in it; needs the plot extra)."

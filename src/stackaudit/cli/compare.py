@@ -6,13 +6,15 @@ from typing import Optional
 
 import typer
 
+from stackaudit.cli.output import format_option
+
 
 def register(app: typer.Typer) -> None:
     @app.command("compare")
     def compare(
         a: str = typer.Argument(..., metavar="A", help="A: a JSON report (audit --format json) or a snapshot (.tar.gz or directory)."),
         b: str = typer.Argument(..., metavar="B", help="B: the same kinds as A; any mix."),
-        fmt: str = typer.Option("text", "--format", "-f", help="Output format: text, markdown or json."),
+        fmt: str = typer.Option("text", "--format", "-f", callback=format_option, help="Output format: text, markdown or json."),
         output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the comparison to FILE."),
         fail_on: Optional[str] = typer.Option(
             None, "--fail-on", help="regressed: exit 1 when any result regressed from A to B (a CI gate)."),

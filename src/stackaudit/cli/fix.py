@@ -8,6 +8,7 @@ from typing import Any, Optional
 
 import typer
 
+from stackaudit.cli.output import format_option, split_paths
 from stackaudit.errors import InputError, UsageError
 
 BOOT_LOADER_CHOICES = ("auto", "grub", "systemd-boot", "unknown")
@@ -64,11 +65,12 @@ def register(app: typer.Typer) -> None:
     @app.command("fix")
     def fix(
         sources: Optional[list[str]] = typer.Option(
-            None, "--from", help="Plan for a snapshot (.tar.gz or directory) or pasted command outputs."),
+            None, "--from", help="Plan for a snapshot (.tar.gz or directory) or pasted command outputs; repeat "
+            "it or give a comma list."),
         report: Optional[str] = typer.Option(None, "--report", help="Plan for a saved JSON report (audit --format json)."),
         only: Optional[list[str]] = typer.Option(None, "--only", help="Only these check IDs (comma list)."),
         priority: Optional[str] = typer.Option(None, "--priority", help="P0, P1 or P2: that priority and above."),
-        fmt: str = typer.Option("text", "--format", "-f", help="text (a bash script), markdown or json."),
+        fmt: str = typer.Option("text", "--format", "-f", callback=format_option, help="text (a bash script), markdown or json."),
         output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the plan to FILE (mode 0600)."),
         force: bool = typer.Option(False, "--force", help="With --output: replace an existing file."),
         boot_loader: str = typer.Option("auto", "--boot-loader", help="auto (from the source), grub, "
@@ -107,7 +109,7 @@ def register(app: typer.Typer) -> None:
             from stackaudit.report.json_report import report_to_json
             from stackaudit.report.waivers import find_waivers
 
-            host = _open_source(list(sources or []), root, command_timeout)
+            host = _open_source(split_paths(sources), root, command_timeout)
             audited = run_audit(host, AuditOptions(deadline_s=deadline, waivers=find_waivers(waivers)))
             # Through the JSON encoding, as a saved report would be read: one path to the plan.
             doc = json.loads(json.dumps(report_to_json(audited)))

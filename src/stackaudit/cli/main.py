@@ -21,6 +21,8 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    # `-h` as well as `--help` on every command (subcommands inherit the context's help option names).
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 

@@ -55,3 +55,30 @@ def split_csv(values: list[str] | None) -> list[str]:
     for value in values or []:
         out.extend(v.strip() for v in value.split(",") if v.strip())
     return out
+
+
+def format_option(value: str) -> str:
+    """`--format` callback: `md` is accepted for markdown wherever --format is."""
+    return "markdown" if value and value.lower() == "md" else value
+
+
+def split_paths(values: list[str] | None) -> list[str]:
+    """`--from a,b` as `--from a --from b`, like --select; a path that exists with a comma in its name
+    stays whole."""
+    out: list[str] = []
+    for value in values or []:
+        if "," in value and not os.path.lexists(value):
+            out.extend(v.strip() for v in value.split(",") if v.strip())
+        else:
+            out.append(value)
+    return out
+
+
+def colour_wanted(forced: bool | None, stream: object) -> bool:
+    """Colour: --color/--no-color when given, else only on a terminal and never with NO_COLOR set to
+    anything but "" (https://no-color.org)."""
+    if forced is not None:
+        return forced
+    if os.environ.get("NO_COLOR"):
+        return False
+    return bool(getattr(stream, "isatty", lambda: False)())

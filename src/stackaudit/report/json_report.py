@@ -17,6 +17,7 @@ from stackaudit.errors import InputError
 from stackaudit.host.limits import MAX_MEMBER_BYTES, load_json
 from stackaudit.report.bounds import bounded
 from stackaudit.report.sections import RenderOptions
+from stackaudit.report.waivers import unknown_waivers
 
 SCHEMA_VERSION = 2
 
@@ -43,6 +44,9 @@ def report_to_json(report: Report, options: RenderOptions | None = None) -> dict
         "summary": report.summary(),
         "run_next": [s.to_json() for s in run_next(sec.unknown, limit=None)],
     })
+    unknown_ids = unknown_waivers(report.unused_waivers)
+    if unknown_ids:  # only when there is one: reports without stay as they were
+        out["summary"]["unknown_waivers"] = [{**w.to_json(), "nearest": nearest} for w, nearest in unknown_ids]
     return out
 
 

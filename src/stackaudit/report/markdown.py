@@ -29,6 +29,7 @@ from stackaudit.report.sections import (
     show_value,
     top_finding,
 )
+from stackaudit.report.waivers import unknown_waivers
 
 
 def _fix_block(r: Result, where: str, pod: bool) -> list[str]:
@@ -114,6 +115,12 @@ def render_markdown(report: Report, options: RenderOptions | None = None) -> str
     if report.expired_waivers:
         out += ["### Expired waivers", ""]
         out += [f"- {md_code(w.id)} expired {w.expires}: {md_inline(w.reason)}" for w in report.expired_waivers]
+        out.append("")
+    unknown_ids = unknown_waivers(report.unused_waivers)
+    if unknown_ids:
+        out += ["### Waivers naming no check", ""]
+        out += [f"- {md_code(w.id)}" + (f" (nearest: {md_code(nearest)})" if nearest else "")
+                + f": {md_inline(w.reason)} — not applied" for w, nearest in unknown_ids]
         out.append("")
     if sec.errors or report.timed_out or report.fact_errors:
         out += ["### Errors", ""]

@@ -36,6 +36,7 @@ from stackaudit.report.sections import (
     show_value,
     top_finding,
 )
+from stackaudit.report.waivers import unknown_waivers
 
 _PRIORITY_STYLE = {"P0": "bold red", "P1": "bold yellow", "P2": "cyan"}
 Line = tuple[str, str]  # (text, rich style)
@@ -175,13 +176,18 @@ def render_text(report: Report, color: bool = False, width: int | None = None,
             lines.prose(f"{', '.join(ids)}: {message}" + (f" → {hint}" if hint else ""), indent=2, hanging=4)
     elif sec.unknown:
         lines.prose("(--verbose: what each of them lacks)", indent=2, style="dim")
-    if sec.waived or report.expired_waivers:
+    unknown_ids = unknown_waivers(report.unused_waivers)
+    if sec.waived or report.expired_waivers or unknown_ids:
         lines.heading("Waived")
         for r in sec.waived:
             until = f" (until {r.waiver.expires})" if r.waiver and r.waiver.expires else ""
             lines.prose(f"{r.id} ({r.status}): {r.waiver.reason if r.waiver else ''}{until}", indent=2, hanging=4)
         for w in report.expired_waivers:
             lines.prose(f"expired waiver {w.id} ({w.expires}): {w.reason} — no longer applied", indent=2, hanging=4,
+                        style="yellow")
+        for w, nearest in unknown_ids:
+            tip = f" (nearest: {nearest})" if nearest else ""
+            lines.prose(f"unknown check ID in a waiver: {w.id}{tip}: {w.reason} — not applied", indent=2, hanging=4,
                         style="yellow")
     if sec.errors or report.timed_out or report.fact_errors:
         lines.heading("Errors")

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import datetime as _dt
+import difflib
 import os
 import sys
+from collections.abc import Iterable
 from typing import Any
 
 from stackaudit.engine.results import Waiver
@@ -66,3 +68,20 @@ def find_waivers(explicit: str | None, cwd: str | None = None) -> list[Waiver]:
     if os.path.isfile(default):
         return load_waivers(default)
     return []
+
+
+def nearest_check_id(check_id: str, known: Iterable[str]) -> str:
+    """The registered check ID closest to a mistyped one (difflib), or "" when none is close."""
+    close = difflib.get_close_matches(check_id.upper(), sorted(known), n=1, cutoff=0.5)
+    return close[0] if close else ""
+
+
+def unknown_waivers(waivers: Iterable[Waiver], known: Iterable[str] | None = None) -> list[tuple[Waiver, str]]:
+    """Waivers naming no check of the catalogue, each with the nearest ID: such a waiver can never apply,
+    so it is reported (a typo would otherwise leave the finding it meant to accept silently in place)."""
+    if known is None:
+        from stackaudit.checks.registry import load_all
+
+        known = load_all()
+    ids = set(known)
+    return [(w, nearest_check_id(w.id, ids)) for w in waivers if w.id not in ids]

@@ -1,0 +1,47 @@
+"""Version strings of Python packages, CUDA and drivers, compared by PEP 440 (`packaging.version`):
+`2.7.0rc1` sorts before `2.7.0`, `2.7.1+cu128` is release 2.7.1 built for CUDA 12.8, `0.2.08` is `0.2.8`
+(https://packaging.python.org/en/latest/specifications/version-specifiers/).
+
+Kernel releases are not PEP 440 (`6.13.0-rc1`, `6.8.12-9-pve`) and keep their own tuple
+(`KernelInfo.release_tuple`): a kernel's merge window lands in its rc1, so a 6.13 rc has 6.13's features."""
+
+from __future__ import annotations
+
+import re
+
+from packaging.version import InvalidVersion, Version
+
+_NUMERIC_PREFIX = re.compile(r"\d+(?:\.\d+)*")
+
+
+def parse_version(text: str | None) -> Version | None:
+    """The PEP 440 version in `text`; a string that is not one (`12.8.r12.8`, `550.54.15-open`) gives its
+    leading dotted numbers; None when there are none."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    try:
+        return Version(text)
+    except InvalidVersion:
+        m = _NUMERIC_PREFIX.match(text)
+        return Version(m.group(0)) if m else None
+
+
+def release(text: str | None, parts: int | None = None) -> tuple[int, ...]:
+    """The release numbers (`2.7.0rc1+cu128` -> (2, 7, 0)), the first `parts` of them; () when unreadable.
+    For comparing a series (CUDA 12.8, driver branch 570), not two builds of one release."""
+    version = parse_version(text)
+    numbers = version.release if version is not None else ()
+    return numbers[:parts] if parts is not None else numbers
+
+
+def public_version(text: str) -> str:
+    """`0.2.8+cu128torch2.7` -> `0.2.8`: the release without its local build label (normalised)."""
+    version = parse_version(text)
+    return version.public if version is not None else text.split("+", 1)[0]
+
+
+def is_older(text: str | None, floor: str) -> bool | None:
+    """Whether `text` sorts before `floor` by PEP 440 (a pre-release before its release); None when unreadable."""
+    version = parse_version(text)
+    return None if version is None else version < Version(floor)

@@ -1,0 +1,121 @@
+"""The project stands on its own: no tracked file and no output string refers to a folder outside the
+repository (`../shared`, `research/`, `shared/captures`, `/work/`) or to a path of the machine that built it
+(this checkout's absolute path, $HOME, `/tmp/`). A user's clone has none of them; a reference to one is a
+dead link (cite a public URL or the project's own docs/ instead)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+import typer
+
+from stackaudit.ceiling.validation import CONFIGS
+from stackaudit.checks.registry import load_all
+
+REPO = Path(__file__).resolve().parents[1]
+THIS_FILE = Path(__file__).resolve().relative_to(REPO).as_posix()
+# LICENSE is the Apache text, verbatim; this file names the patterns it looks for.
+NOT_SCANNED = {"LICENSE", THIS_FILE}
+
+
+def _forbidden() -> list[str]:
+    patterns = ["../shared", "research/", "shared/captures", "/work/", "/tmp/", str(REPO)]
+    home = os.environ.get("HOME", "").rstrip("/")
+    # "/root" is the home of the audited machines in the modelled captures and fake hosts (root runs the
+    # engine in most containers): it names the audited host there, not the builder's. A personal home
+    # (/home/NAME, /Users/NAME) is never modelled data.
+    if home and home not in ("", "/root"):
+        patterns.append(home + "/")
+    return patterns
+
+
+def _offences(text: str) -> list[str]:
+    return [p for p in _forbidden() if p in text]
+
+
+def _tracked_text_files() -> list[tuple[str, str]]:
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, timeout=60, check=False)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout (an sdist or wheel): nothing tracked to scan")
+    files = []
+    for name in listed.stdout.decode().split("\0"):
+        path = REPO / name
+        if not name or name in NOT_SCANNED or not path.is_file():
+            continue
+        data = path.read_bytes()
+        if b"\0" in data[:8192]:
+            continue  # binary
+        try:
+            files.append((name, data.decode("utf-8")))
+        except UnicodeDecodeError:
+            continue
+    return files
+
+
+def test_the_scan_sees_the_forbidden_references() -> None:
+    """The patterns catch what they must (a scan that matches nothing would pass vacuously)."""
+    assert _offences("See ../shared/DESIGN.md") == ["../shared"]
+    assert _offences("(research/ceiling-model.md)") == ["research/"]
+    assert "/tmp/" in _offences("written to /tmp/x.json")
+    assert str(REPO) in _offences(f"{REPO}/src/stackaudit")
+    assert _offences("docs/design.md, https://docs.vllm.ai/en/latest/") == []
+
+
+def test_no_tracked_file_refers_outside_the_repository() -> None:
+    files = _tracked_text_files()
+    assert len(files) > 100, "git ls-files listed too few files"
+    bad = [f"{name}:{n}: {line.strip()[:120]}" for name, text in files
+           for n, line in enumerate(text.splitlines(), 1) if _offences(line)]  # fmt: skip
+    assert not bad, "references outside the repository:\n" + "\n".join(bad)
+
+
+def _commands() -> list[list[str]]:
+    """Every command path of the CLI: [], ["audit"], ... (and any nested group's commands)."""
+    from stackaudit.cli.main import _register, app
+
+    _register()
+    paths: list[list[str]] = []
+
+    def walk(command: object, path: list[str]) -> None:
+        paths.append(path)
+        # A group has `commands` (typer may vendor its own click: no isinstance on click.Group).
+        for name, sub in getattr(command, "commands", {}).items():
+            walk(sub, [*path, name])
+
+    walk(typer.main.get_command(app), [])
+    return paths
+
+
+def test_help_texts_refer_to_nothing_outside(cli) -> None:  # type: ignore[no-untyped-def]
+    commands = _commands()
+    assert ["audit"] in commands and ["ceiling"] in commands
+    for path in commands:
+        run = cli(*path, "--help")
+        assert run.rc == 0, (path, run.err)
+        assert not _offences(run.out + run.err), (path, _offences(run.out + run.err))
+
+
+@pytest.mark.parametrize("check_id", sorted(load_all()))
+def test_explain_refers_to_nothing_outside(cli, check_id: str) -> None:  # type: ignore[no-untyped-def]
+    run = cli("explain", check_id)
+    assert run.rc == 0 and check_id in run.out, run.err
+    assert not _offences(run.out + run.err)
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json"])
+def test_ceiling_measured_output_refers_to_nothing_outside(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str
+) -> None:
+    # A relative model path: an absolute path in the output would be the tool's own, not the argument.
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "config.json").write_text(json.dumps(CONFIGS["GLM-5"]), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    run = cli("ceiling", "--model", "m/config.json", "--gpu", "H200", "--gpus", "8", "--concurrency", "1,10",
+              "--measured", "1=51.6,10=30", "--format", fmt)  # fmt: skip
+    assert run.rc == 0, run.err
+    assert "51.6" in run.out
+    assert not _offences(run.out + run.err), _offences(run.out + run.err)
