@@ -19,7 +19,7 @@ from stackaudit.importers.registry import recognise, strip_header
 CAPTURES = Path(__file__).resolve().parent / "data" / "captures"
 
 # A PCIe switch (Broadcom PEX890xx) under an EPYC root port with two RTX PRO 6000 Blackwell behind it, the
-# switch downstream ports with ACS redirect on (the bad variant of the DESIGN.md story). Modelled on lspci 3.10.
+# switch downstream ports with ACS redirect on (the bad variant). Modelled on lspci 3.10.
 SWITCH_HOST = """\
 0000:40:01.1 PCI bridge [0604]: Advanced Micro Devices, Inc. [AMD] Genoa/Bergamo GPP Bridge [1022:14ab] (prog-if 00 [Normal decode])
 	Control: I/O+ Mem+ BusMaster+ SpecCycle- MemWINV- VGASnoop- ParErr- Stepping- SERR- FastB2B- DisINTx+

@@ -777,7 +777,7 @@ def test_amd_bad_knobs_fails_a_p0_gate(tmp_path_factory: pytest.TempPathFactory,
     rc = main(["audit", "--from", str(_SNAPSHOTS["amd-bad-knobs"]), "--format", "json", "--fail-on", "P0",
                "--select", "KERN,RT"])
     capsys.readouterr()
-    assert rc == 1  # DESIGN.md: exit 1 for results at or above --fail-on
+    assert rc == 1  # docs/design.md: exit 1 for results at or above --fail-on
 
 
 def test_snapshot_holds_no_secret(tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]) -> None:
@@ -821,7 +821,7 @@ def test_container_scopes(tmp_path_factory: pytest.TempPathFactory, capsys: pyte
     assert lxc["KERN-NUMA-BALANCING"]["scope"] == "host"
     # The container's LXC config lives on its host (/etc/pve/lxc/<id>.conf): applied on the Proxmox node.
     assert lxc["CTR-LXC-HOST-SCOPE"]["scope"] == "host"
-    # KB: "High when present (no CUDA) / field practice": high but not documented -> P1 (DESIGN.md)
+    # KB: "High when present (no CUDA) / field practice": high but not documented -> P1 (docs/design.md)
     assert lxc["CTR-LXC-DEVICES"]["priority"] == "P1"
 
 

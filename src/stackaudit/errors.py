@@ -1,4 +1,4 @@
-"""Errors that the CLI turns into exit codes (DESIGN.md, "Exit codes")."""
+"""Errors that the CLI turns into exit codes (docs/design.md)."""
 
 from __future__ import annotations
 

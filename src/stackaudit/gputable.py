@@ -1,6 +1,6 @@
 """The GPU table (data/gpus.toml): typed rows and lookup by the names people write.
 
-Shared by the GPU checks and `stackaudit ceiling` (DESIGN.md, "One GPU table"). Import-light on
+Shared by the GPU checks and `stackaudit ceiling` (docs/design.md). Import-light on
 purpose: only the standard library, and the TOML file is read once, on first use.
 
     >>> match = lookup("h100")

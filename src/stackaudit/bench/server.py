@@ -29,7 +29,7 @@ GENERATION_COUNTERS = {
     "tgi": ("tgi_request_generated_tokens_sum", "tgi_request_input_length_sum"),
 }
 
-# Launch flags whose values are secrets are never stored (DESIGN.md, "Secrets are redacted").
+# Launch flags whose values are secrets are never stored (docs/design.md).
 _SECRET_NAME = re.compile(r"api[_-]?key|secret|passw|(^|[_.])token$|(^|[_.])auth", re.IGNORECASE)
 
 _SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)")

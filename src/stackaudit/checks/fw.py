@@ -235,7 +235,7 @@ def numa_nps(numa: NumaTopology, cpu: CpuInfo | None = None, pci: PciDevices | N
 
 
 
-# -- PCIe side: ACS, Resizable BAR, MMIO space, AER (knowledge base FW-ACS-P2P ... FW-AER-ERRORS) ------------
+# -- PCIe side: ACS, Resizable BAR, MMIO space, AER (docs/checks.md, FW-ACS-P2P ... FW-AER-ERRORS) ------------
 
 def _acs_fix(bridges: list[PcieFunction]) -> Fix:
     """Masked ACS writes on exactly the bridges found redirecting between GPUs (stackaudit.fixes.pcie)."""
@@ -411,7 +411,7 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
         return no_gpu(pcie)
     fixed = _data_center_bar1(gpus)
     if fixed:
-        # Outside the knowledge base's "Applies when": these cards have a large fixed BAR1, nothing to resize.
+        # Outside the check's "Applies when": these cards have a large fixed BAR1, nothing to resize.
         return not_applicable("data-center GPU(s) with a large fixed BAR1 (no Resizable BAR to enable): "
                               + ", ".join(f"{b} {v}" for b, v in fixed.items()), actual=fixed)
     # GPUDirect RDMA needs an RDMA NIC, not any NIC (every workstation has an Intel/Broadcom Ethernet port).

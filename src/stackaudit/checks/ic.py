@@ -1,8 +1,8 @@
-"""IC: GPU interconnect, P2P, NCCL and NUMA placement (knowledge base, domain IC).
+"""IC: GPU interconnect, P2P, NCCL and NUMA placement (docs/checks.md, IC).
 
 The topology matrix (`nvidia-smi topo -m`), the driver's P2P matrix, vLLM's real P2P probe cache,
-pasted server and NCCL logs, the engine's own environment and nccl.conf. The corrections of the
-knowledge base apply: current vLLM skips its real P2P probe by default (VLLM_SKIP_P2P_CHECK=1),
+pasted server and NCCL logs, the engine's own environment and nccl.conf. These corrections to common
+advice apply: current vLLM skips its real P2P probe by default (VLLM_SKIP_P2P_CHECK=1),
 NCCL may use NET/IB inside one host on purpose, nvidia_peermem serves only GPUDirect RDMA to NICs.
 """
 
@@ -846,7 +846,7 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
 
 def _p2p_off_finding(where: str, one_rank: bool, nvlink: bool, geforce: bool, p2p_ok: bool | None,
                      topo: TopoMatrix | None) -> tuple[int, str, str]:
-    """NCCL_P2P_DISABLE=1 / NCCL_P2P_LEVEL=LOC, judged per topology (knowledge base IC-NCCL-ENV):
+    """NCCL_P2P_DISABLE=1 / NCCL_P2P_LEVEL=LOC, judged per topology (docs/checks.md, IC-NCCL-ENV):
     3 high on NVLink/NVSwitch and on PCIe where P2P works, 2 medium on PCIe where P2P may be a
     measured choice (ask for a benchmark), 0 (no loss) where there is no P2P to lose."""
     name = where.split("=", 1)[0]

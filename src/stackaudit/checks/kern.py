@@ -1,7 +1,7 @@
-"""KERN: kernel runtime knobs (knowledge base, domain KERN).
+"""KERN: kernel runtime knobs (docs/checks.md, KERN).
 
 All of these are host-global: inside a container they are read (sysfs and /proc are the
-host's) and the fix is printed for the host (knowledge base, general rule 1).
+host's) and the fix is printed for the host (docs/design.md, "Status rules").
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ AMD_PSTATE_DOC = "https://docs.kernel.org/admin-guide/pm/amd-pstate.html"
 
 SLOW_GOVERNORS = ("powersave", "ondemand", "conservative")
 POWER_EPP = ("power", "balance_power")
-# Exit latency (µs) from which an idle state counts as deep (knowledge base KERN-CSTATES: ~100 µs).
+# Exit latency (µs) from which an idle state counts as deep (docs/checks.md, KERN-CSTATES: ~100 µs).
 DEEP_IDLE_US = 100
 
 
@@ -121,7 +121,7 @@ def governor(cpufreq: CpuFreq, virtualization: Virtualization | None = None,
     """
     if not cpufreq.present:
         if is_vm(virtualization):
-            # The knowledge base asks for unknown here (not the n/a of the other host-only checks): a VM may
+            # The check's rule asks for unknown here (not the n/a of the other host-only checks): a VM may
             # still expose a cpufreq driver, and the governor that slows it is then the host's to report.
             return unknown("no cpufreq interface: a VM's CPU frequency is controlled by the hypervisor",
                            hint="check the governor on the hypervisor host")
@@ -691,7 +691,7 @@ def thp(thp: ThpSettings, vmstat: VmStat | None = None) -> Outcome:
     observed = f"enabled={thp.enabled}, defrag={thp.defrag or 'unknown'}"
     stalls = vmstat.get("compact_stall") if vmstat is not None else None
     if thp.defrag is None and thp.enabled != "never":
-        # The bad value is defrag=always: without it the answer is unknown, never ok (general rule 2).
+        # The bad value is defrag=always: without it the answer is unknown, never ok (docs/design.md, "Status rules").
         return unknown(f"{observed}: transparent_hugepage/defrag is not in this source",
                        hint="cat /sys/kernel/mm/transparent_hugepage/defrag")
     if thp.defrag == "always":

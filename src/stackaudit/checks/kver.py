@@ -1,4 +1,4 @@
-"""KVER: kernel version compatibility (knowledge base, domain KVER)."""
+"""KVER: kernel version compatibility (docs/checks.md, KVER)."""
 
 from __future__ import annotations
 

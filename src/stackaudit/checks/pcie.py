@@ -1,7 +1,7 @@
-"""PCIE: PCI Express link and device settings of the GPUs (knowledge base, domain PCIE).
+"""PCIE: PCI Express link and device settings of the GPUs (docs/checks.md, PCIE).
 
 Registers come from config space as root, else from `lspci -vvv`; without root both stop at the
-64-byte header (`<access denied>`), and those results are `unknown`, never `ok` (general rule 2).
+64-byte header (`<access denied>`), and those results are `unknown`, never `ok` (docs/design.md, "Status rules").
 Expected link generation/width per GPU model comes from data/gpus.toml; unknown models fall back
 to what the device itself reports it can do (LnkCap, sysfs max_link_*).
 """
@@ -166,7 +166,7 @@ def link_downtrain(gpu_links: GpuLinks, pcie: PcieFacts | None = None,
                             + " — power saving at idle, full width kept (idle, not conclusive about load)",
                             actual=slow_idle, subjects=list(slow_idle))
     if blind:
-        # A blind read is unknown, never ok (general rule 2), even next to GPUs whose links are fine.
+        # A blind read is unknown, never ok (docs/design.md, "Status rules"), even next to GPUs whose links are fine.
         return unknown(f"the link state of {len(blind)} GPU(s) is not in the source"
                        + (": " + ", ".join(f"{b} {v}" for b, v in fine.items()) + " fine" if fine else ""),
                        hint="paste `sudo lspci -vvv` or capture on the host", actual=fine or None, subjects=blind)
@@ -415,7 +415,7 @@ def ten_bit_tags(pcie: PcieFacts) -> Outcome:
         msg += (f"; on {', '.join(possible)} the requester is off although GPU and root port support 10-bit tags: a "
                 "possible read-throughput limit, no published LLM-serving measurement")
     if blind:
-        # A blind read is never ok (knowledge base, general rule 2), even next to readable GPUs.
+        # A blind read is never ok (docs/design.md, "Status rules"), even next to readable GPUs.
         return unknown(msg + f"; {len(blind)} GPU(s) unreadable ({blind[0].config_note or 'not in the source'})",
                        hint=ROOT_HINT, actual=seen, subjects=[g.bdf for g in blind])
     return ok(msg + " (information)", actual=seen, subjects=list(seen))

@@ -125,7 +125,7 @@ def check(
         optional: list[str] = []
         for name, param in inspect.signature(func).parameters.items():
             if name == "host":
-                raise TypeError(f"check {id} asks for the host: checks take facts only (DESIGN.md, Layers)")
+                raise TypeError(f"check {id} asks for the host: checks take facts only (docs/design.md)")
             if param.kind not in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
                 raise TypeError(f"check {id}: parameters must be named facts")
             (optional if param.default is None else required).append(name)

@@ -62,7 +62,7 @@ def _one_line(text: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; every error becomes one line on stderr and an exit code (DESIGN.md)."""
+    """Run the CLI; every error becomes one line on stderr and an exit code (docs/design.md)."""
     _register()
     from stackaudit.cli.output import remember_invocation
 

@@ -1,4 +1,4 @@
-"""One result per check per audit, with priority and scope (DESIGN.md, "Contracts")."""
+"""One result per check per audit, with priority and scope (docs/design.md)."""
 
 from __future__ import annotations
 

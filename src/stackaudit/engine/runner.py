@@ -77,7 +77,7 @@ def utc_now() -> str:
 
 
 def source_files(meta_path: str) -> list[str]:
-    """The names of the files a snapshot or paste was read from: never their paths (DESIGN.md, Reports)."""
+    """The names of the files a snapshot or paste was read from: never their paths (docs/design.md)."""
     return [os.path.basename(p.strip().rstrip("/")) for p in meta_path.split(", ") if p.strip()]
 
 

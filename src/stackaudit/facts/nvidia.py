@@ -1,6 +1,6 @@
 """NVIDIA GPUs and driver: per-GPU state (NVML, else nvidia-smi outputs), driver flavour, daemons, Xids.
 
-Sources of the `nvidia` fact, in order (knowledge base, domains DRV/MEM/PWR):
+Sources of the `nvidia` fact, in order (docs/checks.md, DRV/MEM/PWR):
 1. NVML through the choke point (`host.nvml`, stackaudit.host.nvml): live, and replayed from a
    snapshot's `nvml/…` entries. Live, this is the only source: one `gpu/<n>` query per GPU costs
    milliseconds, where `nvidia-smi -q -x` takes seconds on an 8-GPU host (it queries every field

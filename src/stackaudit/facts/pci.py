@@ -95,7 +95,7 @@ def parse_resource(text: str) -> tuple[Bar, ...]:
 
 def parse_aer_counters(text: str) -> dict[str, int]:
     """`aer_dev_correctable` & co: `<name> <count>` lines; names are long (`Bad TLP`) on older
-    kernels and short (`BadTLP`) from 6.12 (knowledge base FW-AER-ERRORS correction)."""
+    kernels and short (`BadTLP`) from 6.12 (docs/checks.md, FW-AER-ERRORS correction)."""
     out: dict[str, int] = {}
     for line in text.splitlines():
         name, _, count = line.strip().rpartition(" ")

@@ -1,8 +1,8 @@
 """Serving processes (vLLM, SGLang, TensorRT-LLM) and what the kernel says about them.
 
 The runtime checks read the environment, command line and limits of the engine's own
-processes (/proc/<pid>/environ, cmdline, limits, status), not the audit's (knowledge base,
-general rule 3). Where no engine runs, `current` describes the audit's own process instead.
+processes (/proc/<pid>/environ, cmdline, limits, status), not the audit's (docs/design.md,
+"Status rules"). Where no engine runs, `current` describes the audit's own process instead.
 
 How the engines look in /proc:
 - vLLM: `vllm serve …` or `python -m vllm.entrypoints.openai.api_server …` (the API server, the

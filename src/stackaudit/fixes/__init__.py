@@ -1,4 +1,4 @@
-"""Fixes as data (DESIGN.md, "Fix steps as data"): every renderer, the fix plans and `fix --apply`
+"""Fixes as data (docs/design.md): every renderer, the fix plans and `fix --apply`
 read the same steps."""
 
 from stackaudit.fixes.model import (

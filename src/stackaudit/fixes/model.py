@@ -1,5 +1,5 @@
 """A fix as data: a list of steps, each with its commands, what it changes, its cost, its scope,
-its persistent form and its revert (DESIGN.md, "Fix steps as data").
+its persistent form and its revert (docs/design.md).
 
 Commands are kept as written, so every renderer shows them verbatim; an argv command is one a
 program can run without a shell (`argv`), a shell line (`sh(...)`) is one where a pipeline, a

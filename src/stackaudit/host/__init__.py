@@ -1,4 +1,4 @@
-"""The only layer that touches the machine (DESIGN.md, "Layers")."""
+"""The only layer that touches the machine (docs/design.md)."""
 
 from stackaudit.host.base import CommandResult, Host, NotCaptured
 

@@ -296,7 +296,7 @@ def fake_host(
 # --- snapshot files -------------------------------------------------------------------------
 
 def command_file_name(argv: Sequence[str]) -> str:
-    """`cmd/<argv joined by "__", unsafe characters replaced>.json` (DESIGN.md)."""
+    """`cmd/<argv joined by "__", unsafe characters replaced>.json` (docs/design.md)."""
     safe = "__".join(argv)
     safe = "".join(c if c.isalnum() or c in "-_.=+," else "_" for c in safe)
     return (safe[:180] or "empty") + ".json"

@@ -1,7 +1,7 @@
 """The one choke point for NVML (nvidia-ml-py): every call's failure becomes a value.
 
 Queries are names like "system" or "gpu/0"; each answer is JSON-able so a snapshot records it
-under `nvml/<query>.json` and a machine without a GPU replays it (DESIGN.md, "Snapshots").
+under `nvml/<query>.json` and a machine without a GPU replays it (docs/design.md).
 A field NVML cannot give (NotSupported, NoPermission, ...) is {"error": "<kind>"} inside the
 answer; a whole query that cannot run raises NvmlError, which is recorded and replayed too.
 """

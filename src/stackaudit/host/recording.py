@@ -25,7 +25,7 @@ _PROC_ARGS = re.compile(r"^/proc/(\d+|self)/(cmdline|environ)$")
 
 
 class RedactingHost(HostWrapper):
-    """Every byte that leaves the host layer has its secrets redacted (DESIGN.md, "Snapshots").
+    """Every byte that leaves the host layer has its secrets redacted (docs/design.md).
 
     NVML answers hold device data (names, UUIDs, clocks, processes' PIDs), no secrets: passed as they are.
     With `keep_process` (capture), a process's command line and environment pass only when the predicate

@@ -1,4 +1,4 @@
-"""Secrets never reach a report or a snapshot (DESIGN.md, "Snapshots").
+"""Secrets never reach a report or a snapshot (docs/design.md).
 
 Redaction happens at the host boundary, so every source (live, snapshot, pasted) and every
 consumer (facts, reports, captures) sees the same redacted bytes.

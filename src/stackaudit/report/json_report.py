@@ -1,4 +1,4 @@
-"""The JSON report: a stable contract (DESIGN.md, docs/report.md); a change bumps SCHEMA_VERSION.
+"""The JSON report: a stable contract (docs/design.md, docs/report.md); a change bumps SCHEMA_VERSION.
 
 Schema 2 adds the common envelope every JSON output shares (`schema`, `tool: {name, version}`,
 `source`, `generated_at`) and `provenance` on every result. Later additions are optional keys only:

@@ -1,4 +1,4 @@
-"""Pick a renderer; compute the exit code from --fail-on (DESIGN.md, "Exit codes")."""
+"""Pick a renderer; compute the exit code from --fail-on (docs/design.md)."""
 
 from __future__ import annotations
 
