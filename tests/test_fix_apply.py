@@ -249,6 +249,15 @@ def test_module_load_and_its_revert(tmp_path: Path) -> None:
     assert calls == [["modprobe", "nvidia-peermem"], ["modprobe", "-r", "nvidia-peermem"]]
 
 
+def test_a_look_up_step_is_left_out_and_a_container_applies_nothing(tmp_path: Path) -> None:
+    look_up = step("Find the value", "sysctl vm.swappiness", cost="none")
+    units, skipped = select_units(plan_of(result("A-SWAP", look_up, SWAP)))
+    assert [(u.check, u.actions) for u in units] == [("A-SWAP", [Action("sysctl", "vm.swappiness", "10")])]
+    assert skipped == []
+    units, skipped = select_units(plan_of(result("A-SWAP", SWAP), container="docker"))
+    assert units == [] and "the Docker host" in skipped[0][1]
+
+
 @pytest.mark.parametrize("line", ["sysctl -w ../../etc/passwd=1", "sysctl -w kernel/../../x=1", "sysctl -w /etc/x=1",
                                   "sysctl -w Kernel.X=1"])
 def test_sysctl_keys_are_validated(line: str) -> None:
@@ -324,6 +333,8 @@ def _one_line_error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
 def test_apply_with_a_snapshot_or_report_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert "this host only" in _one_line_error(capsys, ["fix", "--apply", "--yes", "--from", str(tmp_path)])
     assert "this host only" in _one_line_error(capsys, ["fix", "--apply", "--report", str(tmp_path / "r.json")])
+    # --root: the audit would read a mounted tree while modprobe and setpci ran here.
+    assert "this host only" in _one_line_error(capsys, ["fix", "--revert", "j.jsonl", "--root", str(tmp_path)])
 
 
 def test_apply_and_revert_need_root(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,

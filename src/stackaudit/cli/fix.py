@@ -68,7 +68,7 @@ def _check_apply(revert: str | None, apply: bool, yes: bool, journal: str | None
     if revert is not None and apply:
         raise UsageError("--apply and --revert: give one")
     if other_source:
-        raise UsageError("--apply and --revert work on this host only, not with --from or --report")
+        raise UsageError("--apply and --revert work on this host only, not with --from, --report or --root")
     if output:
         raise UsageError("--output goes with the printed plan, not with --apply or --revert")
     if os.geteuid() != 0:
@@ -137,7 +137,7 @@ def register(app: typer.Typer) -> None:
         if deadline <= 0 or command_timeout <= 0:
             raise UsageError("--deadline and --command-timeout must be positive")
         if revert is not None or apply:
-            _check_apply(revert, apply, yes, journal, bool(report or sources), output)
+            _check_apply(revert, apply, yes, journal, bool(report or sources) or os.path.abspath(root) != "/", output)
         if revert is not None:
             from stackaudit.fixes.apply import System, revert_journal
 

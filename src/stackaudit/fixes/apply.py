@@ -208,7 +208,7 @@ def select_units(plan: Plan) -> tuple[list[Unit], list[tuple[PlanStep, str]]]:
         actions: list[Action] = []
         why: list[tuple[PlanStep, str]] = []
         for s in steps:
-            if s.step.cost == "none" and not s.step.commands:
+            if s.step.cost == "none":  # a look-up: it changes nothing, so there is nothing to apply
                 continue
             reason = _not_applied(plan, s)
             if reason:
