@@ -75,6 +75,20 @@ out["again"] = apply_plan(build_plan(doc), System("/"), j2, verify, lambda q: Tr
 out["again_journal"] = open(j2).read()
 out["revert"] = main(["fix", "--revert", j1])
 out["reverted"] = values()
+
+# The command line itself: the audit and the re-run check stand in (they would read this machine), the
+# writes are the real ones of `fix --apply --yes`.
+import types
+import stackaudit.engine.runner as runner
+import stackaudit.report.json_report as json_report
+doc["results"] = [result("A-SWAP", step("s", "sysctl -w vm.swappiness=10"))]
+runner.run_audit = lambda host, options: types.SimpleNamespace(results=[
+    types.SimpleNamespace(id=i, status=s) for i, s in verify(options.select or ["A-SWAP"]).items()])
+json_report.report_to_json = lambda report: doc
+j3 = os.path.join(scratch, "3.jsonl")
+out["cli"] = main(["fix", "--apply", "--yes", "--journal", j3])
+out["cli_applied"] = values()["/proc/sys/vm/swappiness"]
+out["cli_journal"] = [c.old for c in read_journal(j3)[0]]
 print("RESULT " + json.dumps(out))
 """
 
@@ -96,3 +110,5 @@ def test_apply_and_revert_on_real_proc_sys_in_a_private_namespace(tmp_path: Path
     assert out["revert"] == 0
     assert out["reverted"] == {"/proc/sys/vm/swappiness": "60\n", "/proc/sys/kernel/numa_balancing": "1\n",
                                "/sys/kernel/mm/transparent_hugepage/defrag": "madvise\n"}
+    assert out["cli"] == 0 and out["cli_applied"] == "10\n" and out["cli_journal"] == ["60"]
+    assert "A-SWAP: fixed" in done.stdout and "journal: " in done.stdout

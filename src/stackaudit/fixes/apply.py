@@ -360,7 +360,8 @@ def apply_plan(plan: Plan, system: System, journal_path: str, verify: Verifier,
             say(f"{unit.check}: {words}{': ' + out.detail if out.detail else ''}")
     finally:
         journal.close()
-    say(f"journal: {journal_path} (undo: stackaudit fix --revert {journal_path})")
+        # Said even when interrupted: the journal is what --revert completes.
+        say(f"journal: {journal_path} (undo: stackaudit fix --revert {journal_path})")
     return 1 if failed else 0
 
 
