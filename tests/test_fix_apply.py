@@ -266,10 +266,28 @@ def test_sysctl_keys_are_validated(line: str) -> None:
 
 
 @pytest.mark.parametrize("line", ["echo 1 > /sys/../etc/passwd", "echo 1 > /etc/sysctl.conf",
-                                  "echo 1 | tee /sys/devices/system/cpu/cpu*/x", "echo $(id) > /sys/x"])
+                                  "echo 1 | tee /sys/devices/../../etc/*", "echo $(id) > /sys/x",
+                                  "echo 1 | tee /sys/x; reboot", "echo 1 | tee /etc/x*"])
 def test_sysfs_writes_are_one_plain_sys_path(line: str) -> None:
     with pytest.raises(NotApplicable):
         action_of(sh(line))
+
+
+def test_a_tee_glob_writes_each_cpu_and_revert_restores_each(tmp_path: Path) -> None:
+    epp = "/sys/devices/system/cpu/cpu*/cpufreq/energy_performance_preference"
+    for n, old in enumerate(["power", "balance_performance"]):
+        f = tmp_path / f"sys/devices/system/cpu/cpu{n}/cpufreq/energy_performance_preference"
+        f.parent.mkdir(parents=True)
+        f.write_text(old + "\n")
+    units, _ = select_units(plan_of(result("EPP", step("epp", sh(f"echo performance | tee {epp}")))))
+    journal = Journal.create(str(tmp_path / "j.jsonl"))
+    out = Applier(System(str(tmp_path)), journal, lambda ids: {"EPP": "ok"}, lambda s: None).apply(units[0])
+    journal.close()
+    assert out.status == "fixed"
+    assert [(c.target.split("/")[5], c.old) for c in out.changes] == [("cpu0", "power"), ("cpu1", "balance_performance")]
+    assert revert_journal(str(tmp_path / "j.jsonl"), System(str(tmp_path)), lambda s: None) == 0
+    assert [(tmp_path / f"sys/devices/system/cpu/cpu{n}/cpufreq/energy_performance_preference").read_text()
+            for n in (0, 1)] == ["power\n", "balance_performance\n"]
 
 
 def test_a_sys_link_leading_out_of_sys_is_refused(tmp_path: Path) -> None:

@@ -2,15 +2,16 @@
 verify after, roll back what did not fix its check.
 
 Only four kinds of command are ever applied, each parsed from the fix data and carried out here
-without a shell: `sysctl -w KEY=VALUE` (a write to /proc/sys/KEY), `echo VALUE > /sys/PATH` (one sysfs
-file, no glob), `modprobe NAME`, and a masked `setpci -s BDF REG=VALUE:MASK` (only when `--only`
-names its check). Anything else — a reboot, a BIOS setting, GPU clocks or power limits, a restart,
+without a shell: `sysctl -w KEY=VALUE` (a write to /proc/sys/KEY), `echo VALUE > /sys/PATH` (one
+sysfs file) or `echo VALUE | tee /sys/…*…` (each file the glob matches), `modprobe NAME`, and a
+masked `setpci -s BDF REG=VALUE:MASK` (only when `--only` names its check). Anything else — a reboot, a BIOS setting, GPU clocks or power limits, a restart,
 a file under /etc — is printed as not applied. Writes go through a `System` so that tests can point
 it at a scratch tree (`root`) and a fake command runner.
 """
 
 from __future__ import annotations
 
+import glob
 import os
 import re
 import subprocess
@@ -24,6 +25,8 @@ from stackaudit.fixes.plan import Plan, PlanStep, has_placeholder
 _SYSCTL_KEY = re.compile(r"[a-z0-9_.\-/]+")
 _SYSCTL_CMD = re.compile(r"sysctl -w ([^=\s]+)=(\S+)")
 _SYSFS_CMD = re.compile(r"echo ([A-Za-z0-9_+.:\-]+) > (/sys/[A-Za-z0-9_.:/\-]+)")
+# `echo V | tee /sys/devices/system/cpu/cpu*/…`: one value to every file a `*` matches, expanded here.
+_SYSFS_TEE = re.compile(r"echo ([A-Za-z0-9_+.:\-]+) \| tee (/sys/[A-Za-z0-9_.:/*\-]+)")
 _MODULE = re.compile(r"[A-Za-z0-9_\-]+")
 _BDF = re.compile(r"(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]")
 _SETPCI_REG = re.compile(r"((?:CAP_|ECAP_)?[A-Z0-9_]+(?:\+0x[0-9a-fA-F]+)?\.[bwl])=([0-9a-fA-F]+):([0-9a-fA-F]+)")
@@ -60,7 +63,7 @@ def action_of(command: Command) -> Action:
     if has_placeholder(command):
         raise NotApplicable(f"a placeholder to fill in: {command.line}")
     line = command.line
-    m = _SYSFS_CMD.fullmatch(line) if command.shell else None
+    m = (_SYSFS_CMD.fullmatch(line) or _SYSFS_TEE.fullmatch(line)) if command.shell else None
     if m:
         if not _safe_relative(m.group(2)):
             raise NotApplicable(f"not a plain /sys path: {line}")
@@ -124,6 +127,15 @@ class System:
         if not (real + "/").startswith(os.path.realpath(top) + "/"):
             raise WriteFailed(f"{inner} leads outside {inner.split('/')[1]}")
         return real
+
+    def expand(self, action: Action) -> list[Action]:
+        """A sysfs action whose path has a `*`: one action for each file it matches (sorted); others as they are."""
+        if action.kind != "sysfs" or "*" not in action.target:
+            return [action]
+        found = sorted(glob.glob(os.path.join(self.root, action.target.lstrip("/"))))
+        if not found:
+            raise WriteFailed(f"no file matches {action.target}")
+        return [Action("sysfs", "/" + os.path.relpath(f, self.root), action.value) for f in found]
 
     def read(self, action: Action) -> str:
         if action.kind == "module":
@@ -257,7 +269,7 @@ class Applier:
     def apply(self, unit: Unit) -> Outcome:
         out = Outcome(unit.check, "unchanged")
         try:
-            for action in unit.actions:
+            for action in [a for each in unit.actions for a in self.system.expand(each)]:
                 old = self.system.read(action)
                 if satisfied(action, old, action.value):
                     continue
