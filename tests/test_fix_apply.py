@@ -290,6 +290,16 @@ def test_a_tee_glob_writes_each_cpu_and_revert_restores_each(tmp_path: Path) -> 
             for n in (0, 1)] == ["power\n", "balance_performance\n"]
 
 
+def test_a_setting_whose_old_value_could_not_be_written_back_is_not_changed(tmp_path: Path) -> None:
+    root = tree(tmp_path / "root")
+    (root / "proc/sys/vm/swappiness").write_text("60 $(reboot)\n")
+    units, _ = select_units(plan_of(result("A-SWAP", SWAP)))
+    journal = Journal.create(str(tmp_path / "j.jsonl"))
+    out = Applier(System(str(root)), journal, verifier(root), lambda s: None).apply(units[0])
+    assert out.status == "failed" and "could write back" in out.detail and out.changes == []
+    assert (root / "proc/sys/vm/swappiness").read_text() == "60 $(reboot)\n"
+
+
 def test_a_sys_link_leading_out_of_sys_is_refused(tmp_path: Path) -> None:
     root = tree(tmp_path / "root")
     (tmp_path / "outside").write_text("keep\n")
@@ -383,6 +393,27 @@ def test_a_missing_or_corrupt_journal_is_one_line_and_changes_nothing(
     _one_line_error(capsys, ["fix", "--revert", str(path)])
     if content is not None:
         assert path.read_bytes() == content
+
+
+@pytest.mark.parametrize("kind,target,old,new", [
+    ("sysfs", "/etc/shadow", "x", "y"), ("sysctl", "../../etc/passwd", "1", "0"), ("sysfs", "/sys/x", "$(id)", "1"),
+    ("module", "nvidia; reboot", "absent", "loaded"), ("setpci", "0000:00:01.0 ECAP_ACS+0x6.w", "zz", "0000:002c")])
+def test_a_journal_naming_a_change_apply_never_makes_is_refused(kind: str, target: str, old: str, new: str,
+                                                                 tmp_path: Path) -> None:
+    from stackaudit.errors import InputError
+    (tmp_path / "etc").mkdir()
+    (tmp_path / "etc/shadow").write_text("secret\n")
+    good = {"op": "change", "seq": 1, "check": "A", "kind": "sysctl", "target": "vm.swappiness", "old": "60",
+            "new": "10"}
+    bad = {**good, "seq": 2, "kind": kind, "target": target, "old": old, "new": new}
+    (tmp_path / "j.jsonl").write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
+    tree(tmp_path)
+    (tmp_path / "proc/sys/vm/swappiness").write_text("10\n")
+    with pytest.raises(InputError, match="not one fix --apply makes"):
+        revert_journal(str(tmp_path / "j.jsonl"), System(str(tmp_path), run=lambda argv: pytest.fail(str(argv))),
+                       lambda s: None)
+    assert (tmp_path / "etc/shadow").read_text() == "secret\n"
+    assert (tmp_path / "proc/sys/vm/swappiness").read_text() == "10\n"  # the good change is not undone either
 
 
 def test_a_corrupt_line_after_good_records_restores_nothing(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from stackaudit.errors import InputError
 from stackaudit.fixes.journal import Change, Journal, read_journal
 from stackaudit.fixes.model import COST_WORDS, Command
 from stackaudit.fixes.plan import Plan, PlanStep, has_placeholder
@@ -31,6 +32,8 @@ _MODULE = re.compile(r"[A-Za-z0-9_\-]+")
 _BDF = re.compile(r"(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]")
 _SETPCI_REG = re.compile(r"((?:CAP_|ECAP_)?[A-Z0-9_]+(?:\+0x[0-9a-fA-F]+)?\.[bwl])=([0-9a-fA-F]+):([0-9a-fA-F]+)")
 _READ_CAP = 64 * 1024
+# An old value the journal can hold and --revert will write back (a sysctl's several numbers, a CPU list).
+_VALUE = re.compile(r"[A-Za-z0-9_+.:,\- ]*")
 COMMAND_TIMEOUT_S = 10.0
 # What is fixed: the check's status after the change (not an issue any more, and seen).
 _FIXED = ("ok", "not-an-issue", "not-applicable")
@@ -120,6 +123,8 @@ class System:
             inner = action.target
         else:
             raise ValueError(action.kind)
+        if not inner.startswith(("/sys/", "/proc/sys/")) or not _safe_relative(inner):
+            raise WriteFailed(f"{inner}: not a /sys or /proc/sys path")
         full = os.path.join(self.root, inner.lstrip("/"))
         top = os.path.join(self.root, inner.split("/")[1])
         # /sys is full of links; wherever they lead, the file must stay in /sys (or /proc/sys).
@@ -273,6 +278,8 @@ class Applier:
                 old = self.system.read(action)
                 if satisfied(action, old, action.value):
                     continue
+                if not _VALUE.fullmatch(old):
+                    raise WriteFailed(f"{action.target} reads {old[:40]!r}: not a value --revert could write back")
                 change = Change(self.journal.next_seq(), unit.check, action.kind, action.target, old, action.value)
                 self.journal.record(change.to_json())
                 out.changes.append(change)
@@ -309,9 +316,33 @@ class Restored:
     detail: str = ""
 
 
+
+
+def check_change(change: Change, where: str) -> None:
+    """A journal is an input: each change must be one --apply could have made, or InputError."""
+    try:
+        if change.kind == "sysctl":
+            action = action_of(Command(f"sysctl -w {change.target}={change.new}"))
+        elif change.kind == "sysfs":
+            action = action_of(Command(f"echo {change.new} > {change.target}", shell=True))
+        elif change.kind == "module":
+            action = action_of(Command(f"modprobe {change.target}"))
+        else:
+            action = action_of(Command(f"setpci -s {change.target}={change.new}"))
+            int(change.old, 16)
+        ok = action.target == change.target and _VALUE.fullmatch(change.old) is not None \
+            and (change.kind != "module" or change.old in ("loaded", "absent"))
+    except (NotApplicable, ValueError):
+        ok = False
+    if not ok:
+        raise InputError(f"{where}: change {change.seq} is not one fix --apply makes (nothing was changed)")
+
+
 def revert(path: str, system: System) -> list[Restored]:
     """Every change of the journal not yet undone, last first: the old value written, then read back."""
     changes, undone = read_journal(path)
+    for change in changes:
+        check_change(change, f"journal {path}")
     todo = [c for c in reversed(changes) if c.seq not in undone]
     if not todo:
         return []
