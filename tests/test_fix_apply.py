@@ -435,3 +435,15 @@ def test_a_journal_is_never_written_through_a_link_or_over_a_file(tmp_path: Path
         with pytest.raises(InputError):
             Journal.create(str(tmp_path / name))
     assert (tmp_path / "target").read_text() == "x"
+
+
+def test_a_no_at_the_prompt_changes_nothing_and_creates_no_journal(tmp_path: Path) -> None:
+    root = tree(tmp_path / "root")
+    lines: list[str] = []
+    asked: list[str] = []
+    code = apply_plan(plan_of(result("A-SWAP", SWAP), result("R", REBOOT)), System(str(root)),
+                      str(tmp_path / "j.jsonl"), verifier(root), lambda q: asked.append(q) or False, lines.append)
+    assert code == 0 and asked == ["apply 1 change(s)?"]
+    assert "  A-SWAP: vm.swappiness = 10" in lines and lines[-1] == "nothing applied"
+    assert any(x.startswith("not applied: R: Passthrough IOMMU (reboot)") for x in lines)
+    assert (root / "proc/sys/vm/swappiness").read_text() == "60\n" and not (tmp_path / "j.jsonl").exists()
