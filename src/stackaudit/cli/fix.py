@@ -61,6 +61,41 @@ def _write_plan(text: str, output: str, force: bool) -> None:
         raise InputError(f"cannot write {output}: {exc.strerror or exc}") from None
 
 
+def _check_apply(revert: str | None, apply: bool, yes: bool, journal: str | None, other_source: bool,
+                 output: str | None) -> None:
+    """The refusals of --apply / --revert: one line each, exit 2, before anything is read or changed."""
+    import sys
+
+    if revert is not None and apply:
+        raise UsageError("--apply and --revert: give one")
+    if other_source:
+        raise UsageError("--apply and --revert work on this host only, not with --from, --report or --root")
+    if output:
+        raise UsageError("--output goes with the printed plan, not with --apply or --revert")
+    if os.geteuid() != 0:
+        raise UsageError("--apply and --revert change kernel settings: run as root")
+    if apply and not yes and not sys.stdin.isatty():
+        raise UsageError("--apply without a terminal to confirm on: pass --yes")
+    if journal and not apply:
+        raise UsageError("--journal goes with --apply")
+
+
+def _apply(plan: Any, root: str, yes: bool, journal: str | None, deadline: float) -> int:
+    from stackaudit.engine.runner import AuditOptions, run_audit
+    from stackaudit.fixes.apply import System, apply_plan
+    from stackaudit.fixes.journal import default_path
+    from stackaudit.host.live import LiveHost
+
+    def verify(ids: Any) -> dict[str, str]:
+        report = run_audit(LiveHost(root), AuditOptions(select=list(ids), deadline_s=deadline))
+        return {r.id: r.status for r in report.results}
+
+    def confirm(question: str) -> bool:
+        return yes or typer.confirm(question, default=False)
+
+    return apply_plan(plan, System(root), journal or default_path(), verify, confirm, typer.echo)
+
+
 def register(app: typer.Typer) -> None:
     @app.command("fix")
     def fix(
@@ -79,6 +114,10 @@ def register(app: typer.Typer) -> None:
         root: str = typer.Option("/", "--root", help="Audit a host filesystem mounted at this directory."),
         deadline: float = typer.Option(20.0, "--deadline", help="Seconds for the whole fact collection."),
         command_timeout: float = typer.Option(10.0, "--command-timeout", help="Seconds for each command."),
+        apply: bool = typer.Option(False, "--apply", help="Apply the runtime steps here, as root (journal first)."),
+        yes: bool = typer.Option(False, "--yes", help="With --apply: do not ask for confirmation."),
+        journal: Optional[str] = typer.Option(None, "--journal", help="With --apply: the journal file to create."),
+        revert: Optional[str] = typer.Option(None, "--revert", help="Restore every value a journal recorded."),
     ) -> None:
         """Print the plan that fixes what the audit found, as a bash script grouped by what each step costs."""
         from stackaudit.cli.audit import _open_source
@@ -99,6 +138,12 @@ def register(app: typer.Typer) -> None:
             raise UsageError("--force goes with --output")
         if deadline <= 0 or command_timeout <= 0:
             raise UsageError("--deadline and --command-timeout must be positive")
+        if revert is not None or apply:
+            _check_apply(revert, apply, yes, journal, bool(report or sources) or os.path.abspath(root) != "/", output)
+        if revert is not None:
+            from stackaudit.fixes.apply import System, revert_journal
+
+            raise typer.Exit(revert_journal(revert, System(root)))
         loader, evidence = (boot_loader, "--boot-loader") if boot_loader in ("grub", "systemd-boot") else ("", "")
         if report:
             doc = _read_report(report)
@@ -118,6 +163,8 @@ def register(app: typer.Typer) -> None:
                 loader, evidence = boot_loader_of(host, deadline)
         plan = build_plan(doc, boot_loader=loader, boot_evidence=evidence, only=split_csv(only),
                           priority=priority or "", source=source, generated_at=utc_now(), name=name)
+        if apply:
+            raise typer.Exit(_apply(plan, root, yes, journal, deadline))
         text = render(plan, fmt)
         if output and output != "-":
             _write_plan(text, output, force)
