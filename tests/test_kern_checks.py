@@ -321,6 +321,16 @@ def test_thp_defrag_always_with_stalls_is_issue() -> None:
     assert r.status == "issue" and "5123" in r.message and "rising" in r.message
 
 
+def test_thp_observed_value_is_the_configuration_not_the_growing_counter() -> None:
+    # Two audits a minute apart differ in compact_stall only: the observed value (what compare diffs) is equal.
+    def at(stalls: int) -> object:
+        return run("KERN-THP", {f"{THP}/enabled": "[always] madvise never\n",
+                                f"{THP}/defrag": "[always] defer defer+madvise madvise never\n",
+                                "/proc/vmstat": f"compact_stall {stalls}\n", "/proc/uptime": "7200.0 1.0\n"})
+    first, later = at(5123), at(5188)
+    assert first.actual == later.actual and "5188" in later.message  # type: ignore[attr-defined]
+
+
 def test_thp_enabled_always_is_not_an_issue() -> None:
     r = run("KERN-THP", {f"{THP}/enabled": "[always] madvise never\n",
                          f"{THP}/defrag": "always defer defer+madvise [madvise] never\n",

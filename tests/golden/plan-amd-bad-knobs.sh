@@ -68,7 +68,7 @@ group_now() {
   #   systemctl set-property <batch unit> CPUWeight=<weight>
   # keep: drop obsolete kernel.sched_* lines from /etc/sysctl.d (they moved to /sys/kernel/debug/sched in Linux 5.13)
   # -- KERN-THP (P2): Make THP defrag defer to khugepaged (or madvise)
-  #    observed: 'enabled=always, defrag=always, compact_stall=18234'
+  #    observed: 'enabled=always, defrag=always'
   #    changes: /sys/kernel/mm/transparent_hugepage/defrag
   echo defer+madvise > /sys/kernel/mm/transparent_hugepage/defrag
   # keep, in /etc/tmpfiles.d/thp-defrag.conf:
