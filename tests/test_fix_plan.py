@@ -298,6 +298,7 @@ NASTY = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_c
 def test_bash_word_examples() -> None:
     assert bash_word("performance") == "performance"
     assert bash_word("it's a b") == "'it'\"'\"'s a b'"
+    assert bash_word("done") == "'done'" and bash_word("fi") == "'fi'"
     assert bash_word("it's $HOME `id`") == "$'it\\'s $HOME `id`'"
     assert bash_word("a\nb\x1b[31m\x7f") == "$'a\\nb\\E[31m\\x7f'"
 
@@ -309,6 +310,8 @@ def test_bash_word_examples() -> None:
 @example(value="a b\tc\nd\re\x1b[2J\x07 \\ \" ' ")
 @example(value="\u2028line\u0085next\x9b")
 @example(value="")
+@example(value="done")  # a reserved word: bash takes it as an argument, shellcheck as syntax (found by hypothesis)
+@example(value="then")
 def test_observed_values_and_subjects_round_trip_through_bash(value: str, tmp_path_factory: pytest.TempPathFactory) -> None:
     tmp = tmp_path_factory.mktemp("q")
     bound = Fix.of(PER_SUBJECT).bind([value])

@@ -12,12 +12,18 @@ _ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\t": "\\t", "\r": "\\r", "\a
 # In single quotes `$` and backticks are literal, but shellcheck (SC2016) takes them for a mistake:
 # such a value is written with ANSI-C quoting, where they are literal too.
 _EXPANSIONS = frozenset("$`")
+# Bash's reserved words: harmless as an argument, but shellcheck (SC1010 and kin) reads a bare one as
+# syntax, so they are quoted like any other word that needs it.
+_RESERVED = frozenset({"!", "case", "coproc", "do", "done", "elif", "else", "esac", "fi", "for", "function",
+                       "if", "in", "select", "then", "time", "until", "while", "{", "}", "[[", "]]"})
 
 
 def bash_word(value: str) -> str:
     """`value` as one bash word: shlex.quote when every character is printable and none is `$` or a
     backtick, else ANSI-C quoting (`$'…'`) with each control or unprintable character escaped. A NUL cannot be in a bash string:
     it is written as the four characters `\\x00`."""
+    if value in _RESERVED:
+        return f"'{value}'"
     if all(ch.isprintable() for ch in value) and not _EXPANSIONS & set(value):
         return shlex.quote(value)
     out: list[str] = []
