@@ -8,6 +8,7 @@ prints. `without_command` removes one source from a scenario (as if the user had
 
 from __future__ import annotations
 
+import copy
 import tempfile
 from pathlib import Path
 
@@ -41,8 +42,16 @@ def snapshot(name: str, scenario: Parts | None = None, tag: str = "") -> Path:
     return _SNAPSHOTS[key]
 
 
+_REPORTS: dict[str, Report] = {}
+
+
 def report(name: str, scenario: Parts | None = None, tag: str = "") -> Report:
-    return run_audit(load_snapshot(str(snapshot(name, scenario, tag))))
+    """The audit of a scenario's snapshot, computed once per snapshot (an audit is the slow part of a
+    test); each caller gets its own copy, so a test that changes a report cannot change another's."""
+    key = name + tag
+    if key not in _REPORTS:
+        _REPORTS[key] = run_audit(load_snapshot(str(snapshot(name, scenario, tag))))
+    return copy.deepcopy(_REPORTS[key])
 
 
 def without_command(scenario: Parts, program: str) -> Parts:
