@@ -12,25 +12,17 @@ import pytest
 import typer
 
 from stackaudit.cli.output import colour_wanted, split_paths
+from test_core_cli import NUMA_PASTE
 
 # Modelled: the two outputs KERN-NUMA-BALANCING reads, pasted in two files as a user attaches them.
-SYSCTL = "$ sysctl kernel.numa_balancing\nkernel.numa_balancing = 1\n"
-NUMACTL = """$ numactl -H
-available: 2 nodes (0-1)
-node 0 cpus: 0 1 2 3
-node 0 size: 257655 MB
-node 0 free: 250000 MB
-node 1 cpus: 4 5 6 7
-node 1 size: 258031 MB
-node 1 free: 251000 MB
-node distances:
-node   0   1
-  0:  10  32
-  1:  32  10
-"""
+# The two outputs KERN-NUMA-BALANCING reads (test_core_cli's paste), each as its own file.
+SYSCTL, _, _rest = NUMA_PASTE.partition("$ numactl -H\n")
+NUMACTL = "$ numactl -H\n" + _rest
 
 
-def _commands() -> list[tuple[list[str], Any]]:
+def cli_commands() -> list[tuple[list[str], Any]]:
+    """Every command of the CLI with its path: [], ["audit"], ... (a group's commands too; typer may vendor
+    its own click, so no isinstance on click.Group)."""
     from stackaudit.cli.main import _register, app
 
     _register()
@@ -46,7 +38,7 @@ def _commands() -> list[tuple[list[str], Any]]:
 
 
 def test_dash_h_is_help_on_every_command(cli) -> None:  # type: ignore[no-untyped-def]
-    commands = _commands()
+    commands = cli_commands()
     assert len(commands) >= 10
     for path, _ in commands:
         short, long = cli(*path, "-h"), cli(*path, "--help")
@@ -57,7 +49,7 @@ def test_dash_h_is_help_on_every_command(cli) -> None:  # type: ignore[no-untype
 
 def test_md_is_markdown_wherever_format_is() -> None:
     with_format = []
-    for path, command in _commands():
+    for path, command in cli_commands():
         for param in command.params:
             if "--format" in getattr(param, "opts", ()):
                 with_format.append(path)

@@ -11,10 +11,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-import typer
 
 from stackaudit.ceiling.validation import CONFIGS
 from stackaudit.checks.registry import load_all
+from test_cli_conventions import cli_commands
 
 REPO = Path(__file__).resolve().parents[1]
 THIS_FILE = Path(__file__).resolve().relative_to(REPO).as_posix()
@@ -75,19 +75,7 @@ def test_no_tracked_file_refers_outside_the_repository() -> None:
 
 def _commands() -> list[list[str]]:
     """Every command path of the CLI: [], ["audit"], ... (and any nested group's commands)."""
-    from stackaudit.cli.main import _register, app
-
-    _register()
-    paths: list[list[str]] = []
-
-    def walk(command: object, path: list[str]) -> None:
-        paths.append(path)
-        # A group has `commands` (typer may vendor its own click: no isinstance on click.Group).
-        for name, sub in getattr(command, "commands", {}).items():
-            walk(sub, [*path, name])
-
-    walk(typer.main.get_command(app), [])
-    return paths
+    return [path for path, _ in cli_commands()]
 
 
 def test_help_texts_refer_to_nothing_outside(cli) -> None:  # type: ignore[no-untyped-def]

@@ -11,24 +11,9 @@ import pytest
 
 from stackaudit.engine.results import Waiver
 from stackaudit.report.waivers import nearest_check_id, unknown_waivers
+from test_core_cli import NUMA_PASTE  # the two outputs KERN-NUMA-BALANCING reads, as pasted
 
 SCHEMA = json.loads((Path(__file__).parent.parent / "docs" / "report.schema.json").read_text(encoding="utf-8"))
-# Modelled: the two outputs KERN-NUMA-BALANCING reads, as a user pastes them.
-NUMA_PASTE = """$ sysctl kernel.numa_balancing
-kernel.numa_balancing = 1
-$ numactl -H
-available: 2 nodes (0-1)
-node 0 cpus: 0 1 2 3
-node 0 size: 257655 MB
-node 0 free: 250000 MB
-node 1 cpus: 4 5 6 7
-node 1 size: 258031 MB
-node 1 free: 251000 MB
-node distances:
-node   0   1
-  0:  10  32
-  1:  32  10
-"""
 TYPO = '[[waiver]]\nid = "KERN-NUMA-BALANCNG"\nreason = "pinned per node by the scheduler"\n'
 
 
