@@ -147,7 +147,9 @@ def register(app: typer.Typer) -> None:
         loader, evidence = (boot_loader, "--boot-loader") if boot_loader in ("grub", "systemd-boot") else ("", "")
         if report:
             doc = _read_report(report)
-            name = os.path.basename(os.path.normpath(report))
+            from stackaudit.engine.runner import file_name
+
+            name = file_name(report)
             source = {"kind": "report", "files": [name], "audited": doc.get("source")}
         else:
             from stackaudit.engine.runner import AuditOptions, run_audit

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from stackaudit.engine.results import Waiver
+from stackaudit.engine.runner import file_name
 from stackaudit.errors import InputError
 from stackaudit.report.json_report import read_audit_report
 
@@ -46,10 +47,6 @@ class Side:
         if self.kind == "report" and self.generated_at:
             out["generated_at"] = self.generated_at
         return out
-
-
-def file_name(path: str) -> str:
-    return os.path.basename(os.path.normpath(path)) or path
 
 
 def load_side(path: str, waivers: list[Waiver] | None = None) -> Side:

@@ -76,6 +76,11 @@ def utc_now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def file_name(path: str) -> str:
+    """The name of a file or directory given on the command line, never its path (docs/design.md)."""
+    return os.path.basename(os.path.normpath(path)) or path
+
+
 def source_files(meta_path: str) -> list[str]:
     """The names of the files a snapshot or paste was read from: never their paths (docs/design.md)."""
     return [os.path.basename(p.strip().rstrip("/")) for p in meta_path.split(", ") if p.strip()]
