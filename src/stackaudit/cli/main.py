@@ -54,6 +54,21 @@ def _register() -> None:
         module.register(app)
 
 
+# Commands written on plain click (the CLI is moving from typer to click, issue step 8): name -> module
+# exposing `command: click.Command`. main() dispatches them directly until the whole CLI is on click.
+_CLICK_COMMANDS: dict[str, str] = {}
+
+
+def _click_command(argv: list[str]):  # type: ignore[no-untyped-def]
+    """The plain-click command argv names, with its own click's exception module, or None."""
+    if not argv or argv[0] not in _CLICK_COMMANDS:
+        return None
+    import click
+
+    module = __import__(_CLICK_COMMANDS[argv[0]], fromlist=["command"])
+    return module.command, click.exceptions
+
+
 def _one_line(text: str) -> str:
     """An error message as one line of visible text (a path or value in it may hold control characters)."""
     from stackaudit.host.terminal import escape_terminal
@@ -67,20 +82,27 @@ def main(argv: list[str] | None = None) -> int:
     from stackaudit.cli.output import remember_invocation
 
     remember_invocation(list(argv) if argv is not None else sys.argv[1:])
-    command = typer.main.get_command(app)
+    args = list(argv) if argv is not None else sys.argv[1:]
+    plain = _click_command(args)
+    exceptions = click_exceptions
+    if plain is not None:
+        command, exceptions = plain
+        args, prog_name = args[1:], f"stackaudit {args[0]}"
+    else:
+        command, prog_name = typer.main.get_command(app), "stackaudit"
     try:
-        rv = command.main(args=argv, prog_name="stackaudit", standalone_mode=False)
-    except typer.Exit as exc:
+        rv = command.main(args=args, prog_name=prog_name, standalone_mode=False)
+    except (typer.Exit, getattr(exceptions, "Exit", typer.Exit)) as exc:
         return int(exc.exit_code or 0)
-    except typer.Abort:
+    except (typer.Abort, getattr(exceptions, "Abort", typer.Abort)):
         sys.stderr.write("stackaudit: aborted\n")
         return 130
-    except click_exceptions.ClickException as exc:
+    except exceptions.ClickException as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":  # bare `stackaudit`: the help, not an error
             sys.stdout.write(exc.format_message() + "\n")
             return 0
         sys.stderr.write(f"stackaudit: error: {exc.format_message()}\n")
-        return EXIT_USAGE if isinstance(exc, click_exceptions.UsageError) else exc.exit_code
+        return EXIT_USAGE if isinstance(exc, exceptions.UsageError) else exc.exit_code
     except StackauditError as exc:
         sys.stderr.write(f"stackaudit: error: {_one_line(str(exc))}\n")
         return exc.exit_code
