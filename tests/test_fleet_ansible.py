@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
-from fleet_nodes_support import SSHD, Node, free_port, link_width_path, start_sshd, stop_sshd, write_node
 
+from fleet_nodes_support import SSHD, Node, free_port, link_width_path, start_sshd, stop_sshd, write_node
 from stackaudit.errors import InputError
 from stackaudit.fleet.outcome import NodeOutcome
 from stackaudit.fleet.zipapp import build_zipapp
@@ -25,7 +25,7 @@ pytest.importorskip("ansible_runner", reason="ansible-runner is not installed (t
 if not os.access(SSHD, os.X_OK):
     pytest.skip("openssh-server is not installed (`make test-deps-sshd` installs it as root)", allow_module_level=True)
 
-from stackaudit.fleet.ansible import ansible_gatherer  # noqa: E402  (after the skips: needs ansible-runner)
+from stackaudit.fleet.ansible import ansible_gatherer
 
 # The capture time limit: a healthy fake node captures in a few seconds; the hung one would take a minute.
 TIMEOUT_S = 12
