@@ -8,10 +8,13 @@ Commands still run on this machine; only the files come from the root.
 
 from __future__ import annotations
 
+import atexit
+import functools
 import os
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,6 +89,16 @@ def write_node(node: Node, root: Path) -> Path:
 def link_width_path(bdf: str) -> str:
     [gpu] = [g for g in GPUS if g.bdf == bdf]
     return f"/sys/devices/pci{gpu.root_port[:7]}/{gpu.root_port}/{gpu.bdf}/current_link_width"
+
+
+@functools.lru_cache(maxsize=1)
+def built_zipapp() -> str:
+    """One zipapp for the whole test session (the zipapp and Ansible tests share it)."""
+    from stackaudit.fleet.zipapp import build_zipapp
+
+    where = tempfile.mkdtemp(prefix="stackaudit-test-pyz-")
+    atexit.register(shutil.rmtree, where, True)
+    return build_zipapp(os.path.join(where, "stackaudit.pyz"))
 
 
 def free_port() -> int:

@@ -15,10 +15,18 @@ from pathlib import Path
 
 import pytest
 
-from fleet_nodes_support import SSHD, Node, free_port, link_width_path, start_sshd, stop_sshd, write_node
+from fleet_nodes_support import (
+    SSHD,
+    Node,
+    built_zipapp,
+    free_port,
+    link_width_path,
+    start_sshd,
+    stop_sshd,
+    write_node,
+)
 from stackaudit.errors import InputError
 from stackaudit.fleet.outcome import NodeOutcome
-from stackaudit.fleet.zipapp import build_zipapp
 from stackaudit.host.memory import load_snapshot
 
 pytest.importorskip("ansible_runner", reason="ansible-runner is not installed (the test extra installs it)")
@@ -76,7 +84,7 @@ def fleet(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-
         ]
         inventory = work / "hosts.ini"
         inventory.write_text("\n".join(lines) + "\n")
-        zipapp = build_zipapp(str(work / "stackaudit.pyz"))
+        zipapp = built_zipapp()
         answered: list[tuple[str, int]] = []
         start = time.monotonic()
         gather = ansible_gatherer(str(inventory), limit="gpu", forks=10, zipapp=zipapp, timeout_s=TIMEOUT_S)

@@ -17,12 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from fleet_nodes_support import Node, link_width_path, write_node
+from fleet_nodes_support import Node, built_zipapp, link_width_path, write_node
 from stackaudit.fleet.zipapp import (
     ARCHIVE_INFO,
     OWN_REQUIRES_PYTHON,
     VENDORED,
-    build_zipapp,
     minimum_python,
 )
 from stackaudit.host.memory import load_snapshot
@@ -40,8 +39,8 @@ VERMIN_GUARDED = ("typing.Self", "ExceptionGroup", "warnings.deprecated")
 
 
 @pytest.fixture(scope="module")
-def pyz(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return Path(build_zipapp(str(tmp_path_factory.mktemp("zipapp") / "stackaudit.pyz")))
+def pyz() -> Path:
+    return Path(built_zipapp())
 
 
 @pytest.fixture(scope="module")
