@@ -43,7 +43,8 @@ NODES = (
     Node("node-03", narrow_gpu="0000:4c:00.0"),
     Node("node-04", numa_balancing="1", cmdline_extra="iommu=pt"),
 )
-FAULTY = ("node-down", "node-hung", "node-junk", "node-bad")
+FAULTY = ("node-down", "node-hung", "node-junk", "node-bad", "node-leaky")
+SECRET = "hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
 
 
 def _script(path: Path, body: str) -> str:
@@ -66,6 +67,8 @@ def fleet(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-
         # A node whose "Python" writes junk where the snapshot should be and says it succeeded.
         junk = _script(work / "python-junk", 'while [ $# -gt 0 ]; do [ "$1" = --output ] && '
                        'head -c 3000 /dev/urandom > "$2"; shift; done\nexit 0\n')
+        # A node whose Python fails with a credential in its last words.
+        leaky = _script(work / "python-leaky", f'echo "cannot reach the hub with HF_TOKEN={SECRET}" >&2\nexit 3\n')
         ssh = (f"ansible_host=127.0.0.1 ansible_user=root ansible_ssh_private_key_file={sshd.client_key} "
                "ansible_ssh_common_args='-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null' "
                f"ansible_python_interpreter={python} ansible_pipelining=true")
@@ -79,6 +82,7 @@ def fleet(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-
             f"node-hung ansible_port={sshd.port} {ssh} stackaudit_root={good_root} stackaudit_python={hung}",
             f"node-junk ansible_port={sshd.port} {ssh} stackaudit_python={junk}",
             f"node-bad ansible_port={sshd.port} {ssh} stackaudit_root={work / 'no-such-root'}",
+            f"node-leaky ansible_port={sshd.port} {ssh} stackaudit_python={leaky}",
             "[other]",
             f"node-elsewhere ansible_port={sshd.port} {ssh}",
         ]
@@ -127,8 +131,10 @@ def test_faults_are_named_with_their_reason(fleet) -> None:  # type: ignore[no-u
     # A capture that fails says so with its exit code and the last line it wrote to stderr.
     no_root = fleet["work"] / "no-such-root"
     assert by_name["node-bad"].error == f"capture failed (exit 2): stackaudit: error: --root {no_root}: not a directory"
+    # What a node says goes through the redaction every report gets: no secret reaches an outcome.
+    assert by_name["node-leaky"].error == "capture failed (exit 3): cannot reach the hub with HF_TOKEN=<redacted>"
     for outcome in by_name.values():
-        assert outcome.error is None or "\n" not in outcome.error
+        assert outcome.error is None or ("\n" not in outcome.error and SECRET not in outcome.error)
 
 
 def test_nothing_is_left_on_the_nodes(fleet) -> None:  # type: ignore[no-untyped-def]

@@ -266,6 +266,7 @@ class AnsibleGatherer:
         path = os.path.join(dest, node_file_name(host))
         if not state.fetched or not os.path.isfile(path):
             return NodeOutcome(host, error="the fetched snapshot is missing")
+        os.chmod(path, 0o600)  # owner-only, as capture writes it (fetch leaves the umask's mode)
         if not is_snapshot(path):
             size = os.path.getsize(path)
             return NodeOutcome(host, error=f"returned a file that is not a snapshot ({size} bytes, no gzip or tar header)")

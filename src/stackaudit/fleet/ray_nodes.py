@@ -13,6 +13,7 @@ starts one. Ray's control plane runs whatever its clients send: audit only clust
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
 import time
@@ -81,8 +82,8 @@ class RayGatherer:
         owned = not ray.is_initialized()
         if owned:
             try:
-                ray.init(address=self.address or "auto", log_to_driver=False, logging_level="ERROR",
-                         configure_logging=False)
+                # Workers' output stays on the nodes; Ray's own notices below errors stay out of the report.
+                ray.init(address=self.address or "auto", log_to_driver=False, logging_level=logging.ERROR)
             except (ConnectionError, RuntimeError, ValueError) as exc:
                 where = self.address or "the local cluster (RAY_ADDRESS or a running `ray start`)"
                 raise InputError(reason_line(f"cannot connect to Ray at {where}: {exc}")) from None
