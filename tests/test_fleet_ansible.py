@@ -153,3 +153,25 @@ def test_a_limit_that_matches_no_host_is_an_input_error(fleet) -> None:  # type:
 def test_a_missing_inventory_is_an_input_error(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no such file"):
         ansible_gatherer(str(tmp_path / "hosts.ini"))
+
+
+def _fold(gather, events: list[dict], dest: Path) -> list[NodeOutcome]:  # type: ignore[no-untyped-def]
+    hosts: dict = {}  # type: ignore[type-arg]
+    settled = [host for event in events for host in gather._apply(event, hosts)]
+    return [gather._outcome(host, hosts[host], str(dest)) for host in settled]
+
+
+def test_a_node_that_gave_its_snapshot_keeps_it_when_its_clean_up_fails(fleet, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    gather = ansible_gatherer(str(fleet["inventory"]), zipapp=fleet["zipapp"], timeout_s=TIMEOUT_S)
+    snapshot = Path(fleet["by_name"]["node-01"].snapshot)
+    (tmp_path / "node-01.tar.gz").write_bytes(snapshot.read_bytes())
+    ok = {"event": "runner_on_ok", "host": "node-01", "res": {}}
+    events = [{**ok, "task": "stackaudit: capture"}, {**ok, "task": "stackaudit: fetch the snapshot"},
+              {"event": "runner_on_failed", "host": "node-01", "task": "stackaudit: remove the snapshot from the node",
+               "res": {"msg": "Permission denied"}}]
+    assert _fold(gather, events, tmp_path) == [NodeOutcome("node-01", snapshot=str(tmp_path / "node-01.tar.gz"))]
+    # Ansible's own task timeout (the controller gave up on the step) reads as a timeout too.
+    events = [{"event": "runner_on_failed", "host": "node-09", "task": "stackaudit: capture",
+               "res": {"msg": "The script action failed to execute in the expected time frame (137) and was terminated"}},
+              {"event": "runner_on_ok", "host": "node-09", "task": "stackaudit: remove the snapshot from the node"}]
+    assert _fold(gather, events, tmp_path) == [NodeOutcome("node-09", error=f"capture timed out after {TIMEOUT_S} s")]

@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from fleet_nodes_support import Node, built_zipapp, write_node
+from stackaudit.fleet.ray_nodes import MAX_SNAPSHOT_BYTES
+from stackaudit.fleet.ray_task import ROOT_VARIABLE, capture_on_node
 from stackaudit.host.memory import load_snapshot
 
 pytest.importorskip("ray", reason="ray is not installed (the test extra installs it)")
@@ -67,3 +70,34 @@ def test_a_node_removed_mid_capture_is_reported_as_lost(gathered: dict) -> None:
     assert lost["snapshot"] is None
     assert lost["error"].startswith("the node was lost during the capture (NodeDiedError): ")
     assert "\n" not in lost["error"]
+
+
+# --- the node-side task alone (no cluster): what it answers when the capture cannot give a snapshot ---
+
+
+@pytest.fixture(scope="module")
+def zipapp_bytes() -> bytes:
+    return Path(built_zipapp()).read_bytes()
+
+
+def test_the_task_kills_a_capture_past_its_time_limit(zipapp_bytes: bytes, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    stubs = tmp_path / "stubs"
+    stubs.mkdir()
+    (stubs / "nvidia-smi").write_text("#!/bin/sh\nexec sleep 30\n")
+    (stubs / "nvidia-smi").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{stubs}:{os.environ['PATH']}")
+    monkeypatch.setenv(ROOT_VARIABLE, str(write_node(Node("slow"), tmp_path / "root")))
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    assert capture_on_node(zipapp_bytes, 3, MAX_SNAPSHOT_BYTES) == {"error": "capture timed out after 3 s"}
+    assert not list(tmp_path.glob("stackaudit-ray-*"))  # its scratch directory is gone
+
+
+def test_the_task_reports_a_failed_or_oversized_capture(zipapp_bytes: bytes, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ROOT_VARIABLE, str(tmp_path / "missing"))
+    assert capture_on_node(zipapp_bytes, 60, MAX_SNAPSHOT_BYTES) == {
+        "error": f"capture failed (exit 2): stackaudit: error: --root {tmp_path / 'missing'}: not a directory"}
+    monkeypatch.setenv(ROOT_VARIABLE, str(write_node(Node("big"), tmp_path / "root")))
+    answer = capture_on_node(zipapp_bytes, 60, 1000)
+    assert answer["error"].startswith("snapshot of ") and answer["error"].endswith(" bytes is over the limit of 1000 bytes")

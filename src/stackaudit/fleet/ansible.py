@@ -28,7 +28,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from stackaudit.errors import InputError, UsageError
@@ -112,7 +112,6 @@ class _HostState:
     error: str | None = None
     fetched: bool = False
     done: bool = False
-    steps: list[str] = field(default_factory=list)
 
 
 def _failure_reason(step: str, res: dict[str, Any], timeout_s: float) -> str:
@@ -238,13 +237,15 @@ class AnsibleGatherer:
         if state.done:
             return []
         step, res = event.get("task", ""), event.get("res", {})
-        state.steps.append(step)
+        # Once the snapshot is here, a node that fails to remove its copy (or drops off) still gave it.
+        settled = state.fetched and state.error is None
         if kind == "runner_on_unreachable":
-            state.error = reason_line(f"unreachable: {res.get('msg') or 'no message'}")
+            if not settled:
+                state.error = reason_line(f"unreachable: {res.get('msg') or 'no message'}")
             state.done = True
             return [host]
         if kind == "runner_on_failed" and not event.get("ignore_errors"):
-            if state.error is None:
+            if state.error is None and not settled:
                 state.error = _failure_reason(step, res, self.timeout_s)
             if step == STEP_CLEANUP:
                 state.done = True
