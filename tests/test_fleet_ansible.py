@@ -27,6 +27,7 @@ from fleet_nodes_support import (
 )
 from stackaudit.errors import InputError
 from stackaudit.fleet.outcome import NodeOutcome
+from stackaudit.fleet.reasons import node_file_name
 from stackaudit.host.memory import load_snapshot
 
 pytest.importorskip("ansible_runner", reason="ansible-runner is not installed (the test extra installs it)")
@@ -175,3 +176,19 @@ def test_a_node_that_gave_its_snapshot_keeps_it_when_its_clean_up_fails(fleet, t
                "res": {"msg": "The script action failed to execute in the expected time frame (137) and was terminated"}},
               {"event": "runner_on_ok", "host": "node-09", "task": "stackaudit: remove the snapshot from the node"}]
     assert _fold(gather, events, tmp_path) == [NodeOutcome("node-09", error=f"capture timed out after {TIMEOUT_S} s")]
+
+
+def test_a_fetch_that_left_no_file_is_named(fleet, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    gather = ansible_gatherer(str(fleet["inventory"]), zipapp=fleet["zipapp"], timeout_s=TIMEOUT_S)
+    ok = {"event": "runner_on_ok", "host": "node-07", "res": {}}
+    events = [{**ok, "task": "stackaudit: capture"}, {**ok, "task": "stackaudit: fetch the snapshot"},
+              {**ok, "task": "stackaudit: remove the snapshot from the node"}]
+    assert _fold(gather, events, tmp_path) == [NodeOutcome("node-07", error="the fetched snapshot is missing")]
+
+
+@pytest.mark.parametrize(("node", "file_name"), [
+    ("node-07", "node-07.tar.gz"), ("gpu07.rack2.example", "gpu07.rack2.example.tar.gz"),
+    ("../../etc/cron.d/x", "_._.._etc_cron.d_x.tar.gz"), (".hidden", "_hidden.tar.gz"), ("a b", "a_b.tar.gz"),
+])
+def test_a_node_name_never_leaves_the_gathering_directory(node: str, file_name: str) -> None:
+    assert node_file_name(node) == file_name
