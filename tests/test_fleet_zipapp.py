@@ -23,6 +23,7 @@ from stackaudit.fleet.zipapp import (
     OWN_REQUIRES_PYTHON,
     VENDORED,
     minimum_python,
+    vendored_distributions,
 )
 from stackaudit.host.memory import load_snapshot
 
@@ -182,3 +183,16 @@ def test_an_older_python_is_refused_with_one_line(pyz: Path) -> None:
         assert proc.returncode == 2, (python, proc.stderr)
         assert proc.stderr.startswith(f"stackaudit: error: stackaudit.pyz needs Python >= {major}.{minor}; ")
         assert proc.stderr.count("\n") == 1
+
+
+def test_without_tomli_the_archive_claims_the_python_that_has_tomllib(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = metadata.distribution
+
+    def without_tomli(name: str) -> metadata.Distribution:
+        if name == "tomli":
+            raise metadata.PackageNotFoundError(name)
+        return real(name)
+
+    monkeypatch.setattr(metadata, "distribution", without_tomli)
+    assert minimum_python() == (3, 11)  # packaging's 3.10 and stackaudit's 3.10, but no tomli for 3.10
+    assert [d.metadata["Name"] for d in vendored_distributions()] == ["packaging", "nvidia-ml-py"]

@@ -10,6 +10,7 @@ wheels are compiled with mypyc; their plain sources sit beside the compiled modu
 The minimum Python is the highest `Requires-Python` among the vendored distributions and stackaudit's own;
 `minimum_python()` computes it from their installed metadata and the archive's `__main__` refuses an older
 interpreter with one line. tests/test_fleet_zipapp.py checks every file in the archive against it (vermin).
+Built where tomli is not installed, the archive bundles no TOML reader and claims Python 3.11 (tomllib).
 """
 
 from __future__ import annotations
@@ -28,8 +29,13 @@ from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 
+from stackaudit.errors import UsageError
+
 # Distributions vendored into the archive: what `capture` imports outside the standard library.
 VENDORED = ("packaging", "nvidia-ml-py", "tomli")
+# Vendored where installed; without it the archive needs the Python that has its module in the standard
+# library (tomli is tomllib from 3.11 on): a controller on 3.11+ need not install tomli to build one.
+OPTIONAL = {"tomli": (3, 11)}
 # stackaudit's own `requires-python` (pyproject.toml; a test keeps the two equal).
 OWN_REQUIRES_PYTHON = ">=3.10"
 # Parts of stackaudit a node does not run: the CLI (typer, rich) and the benchmark client (aiohttp).
@@ -55,8 +61,8 @@ sys.exit(node_main(sys.argv[1:]))
 '''
 
 
-class ZipappError(RuntimeError):
-    """The archive cannot be built from this environment (a vendored distribution is missing)."""
+class ZipappError(UsageError):
+    """The archive cannot be built from this environment (a vendored distribution is missing): exit 2."""
 
 
 def _lower_bound(spec: str) -> tuple[int, int]:
@@ -76,6 +82,8 @@ def vendored_distributions() -> list[metadata.Distribution]:
         try:
             out.append(metadata.distribution(name))
         except metadata.PackageNotFoundError:
+            if name in OPTIONAL:
+                continue
             raise ZipappError(f"{name} is not installed here; `pip install {name}` to build the zipapp") from None
     return out
 
@@ -83,7 +91,10 @@ def vendored_distributions() -> list[metadata.Distribution]:
 def minimum_python() -> tuple[int, int]:
     """The oldest Python the archive runs on: the highest lower bound of all Requires-Python it bundles."""
     bounds = [_lower_bound(OWN_REQUIRES_PYTHON)]
-    for dist in vendored_distributions():
+    dists = vendored_distributions()
+    bundled = {d.metadata["Name"].lower() for d in dists}
+    bounds += [version for name, version in OPTIONAL.items() if name not in bundled]
+    for dist in dists:
         spec = (dist.metadata.get_all("Requires-Python") or [""])[0]
         if spec:
             bounds.append(_lower_bound(spec))
