@@ -45,8 +45,8 @@ class Call:
         return isinstance(self.body.get("tool_choice"), dict)
 
 
-def call(name: str, **arguments: Any) -> tuple[str, Any]:
-    return name, arguments
+def call(tool: str, /, **arguments: Any) -> tuple[str, Any]:
+    return tool, arguments
 
 
 def report(*findings: dict[str, Any]) -> tuple[str, Any]:
