@@ -53,6 +53,10 @@ def _capture_live(directory: str, deadline: float) -> Any:
     return load_snapshot(path)
 
 
+def _have_openai() -> bool:
+    return importlib.util.find_spec("openai") is not None
+
+
 def _positive(name: str, value: float | None) -> None:
     if value is not None and value <= 0:
         raise UsageError(f"{name} must be positive")
@@ -99,7 +103,7 @@ def command(llm_url: str, model: str, api_key_env: str | None, sources: tuple[st
     for name, value in (("--timeout", timeout), ("--request-timeout", request_timeout),
                         ("--max-tokens", max_tokens_each), ("--max-tokens-total", max_tokens_total)):
         _positive(name, value)
-    if importlib.util.find_spec("openai") is None:
+    if not _have_openai():
         raise UsageError("stackaudit investigate needs the openai SDK: pip install 'stackaudit[investigate]'")
     from stackaudit.investigate.session import parse_domains
 

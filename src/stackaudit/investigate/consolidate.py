@@ -194,8 +194,9 @@ def _details(f: Finding) -> list[str]:
 
 def _run_line(run: InvestigatorRun) -> str:
     estimated = "~" if run.tokens_estimated else ""
-    return (f"{run.domain}: {run.model}, {estimated}{run.tokens} tokens, {run.duration_s:.1f} s, {run.rounds} "
-            f"round(s), {len(run.kept)} kept, {run.dropped_count} dropped, {run.malformed} malformed tool call(s); "
+    malformed = f", {run.malformed} malformed tool call(s)" if run.malformed else ""
+    return (f"{run.domain}: {estimated}{run.tokens} tokens, {run.duration_s:.1f} s, {run.rounds} round(s); "
+            f"kept {len(run.kept)}, dropped {run.dropped_count}{malformed}; "
             f"{run.reason or _ENDED_WORDS.get(run.ended, run.ended)}")
 
 
@@ -216,7 +217,8 @@ def render_text_section(lines: _TextLines, report: Report) -> None:
             lines.prose(f"quote: \"{quote}\"", indent=4, style="dim", hanging=7)
     if inv.runs:
         lines.blank()
-        lines.prose("Investigators:", indent=2)
+        models = sorted({run.model for run in inv.runs})
+        lines.prose(f"Investigators ({', '.join(models)}):", indent=2)
         for run in inv.runs:
             lines.prose(_run_line(run), indent=4, style="dim", hanging=4)
 

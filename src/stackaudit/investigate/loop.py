@@ -274,9 +274,8 @@ class Investigator:
             info.dropped[reason] = info.dropped.get(reason, 0) + count
         info.ended = "reported-forced" if forced else "reported"
         n = len(findings) if isinstance(findings, list) else 0
-        when = f"when its {budget} budget ran out (forced final request)" if forced else \
-            f"after {info.rounds} round(s)"
-        info.reason = f"reported {n} finding(s) {when}"
+        when = f" when its {budget} budget ran out (forced final request)" if forced else ""
+        info.reason = f"reported {n} finding(s){when}"
 
     async def _request(self, tool_choice: Any, until: float) -> _Turn:
         """One completion, retried on 429/5xx/timeouts at most `retries` times; _WallTime past `until`."""
