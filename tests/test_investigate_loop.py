@@ -108,8 +108,8 @@ def test_ten_investigators_in_parallel_under_the_cap(server: ScriptedServer, hos
                                                      facts: dict[str, Any]) -> None:
     def slow(c: Call) -> Reply:
         if c.index == 0:
-            return Reply(tool_calls=[call("read_file", path="/proc/sys/vm/swappiness")], delay_s=0.05)
-        return Reply(tool_calls=[report()], delay_s=0.05)
+            return Reply(tool_calls=[call("read_file", path="/proc/sys/vm/swappiness")], delay_s=0.1)
+        return Reply(tool_calls=[report()], delay_s=0.1)
 
     outcome = investigate(server, host, facts, slow, domains=DOMAINS, parallel=3)
     assert [r.domain for r in outcome.runs] == list(DOMAINS)

@@ -421,7 +421,7 @@ def _scrubbed(finding: Finding, scrub: Scrubber) -> Finding:
 
     return replace(finding, title=scrub(finding.title), observed=scrub(finding.observed),
                    expected=scrub(finding.expected), recommendation=scrub(finding.recommendation),
-                   subject=scrub(finding.subject))
+                   subject=scrub(finding.subject), evidence=tuple(scrub(q) for q in finding.evidence))
 
 
 def make_client(config: InvestigationConfig) -> Any:

@@ -22,7 +22,6 @@ _TYPES: dict[str, tuple[type, ...]] = {"object": (dict,), "array": (list,), "str
 MAX_ERRORS = 8
 
 # A catalogue check ID (`KERN-NUMA-BALANCING`), or `X-<DOMAIN>-<slug>` for what the catalogue lacks.
-CHECK_ID_PATTERN = r"^(?:FW|CTR|DRV|KERN|KVER|MEM|PCIE|PWR|IC|RT)-[A-Z0-9-]+$"
 X_ID_PATTERN = r"^X-(?:" + "|".join(DOMAINS) + r")-[a-z0-9]+(?:-[a-z0-9]+)*$"
 FINDING_ID_PATTERN = r"^(?:(?:FW|CTR|DRV|KERN|KVER|MEM|PCIE|PWR|IC|RT)-[A-Z0-9-]+|X-(?:" + "|".join(DOMAINS) + \
     r")-[a-z0-9]+(?:-[a-z0-9]+)*)$"
