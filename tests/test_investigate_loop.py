@@ -249,6 +249,21 @@ def test_other_http_errors_end_at_once(server: ScriptedServer, host: MemoryHost,
     run = only(investigate(server, host, facts, lambda c: Reply(status=400, message="tool_choice auto requires "
                                                                 "--enable-auto-tool-choice")))
     assert run.ended == "error" and run.retries == 0 and "--enable-auto-tool-choice" in run.reason
+    assert "llama.cpp --jinja" in run.reason  # what to enable, for each server
+
+
+def test_evidence_counts_only_in_the_investigation_that_read_it(server: ScriptedServer, host: MemoryHost,
+                                                                facts: dict[str, Any]) -> None:
+    quote = "/proc/sys/kernel/numa_balancing: 1"
+
+    def script(c: Call) -> Reply:
+        if c.domain == "KERN" and c.index == 0:
+            return Reply(tool_calls=[call("read_file", path="/proc/sys/kernel/numa_balancing")])
+        return Reply(tool_calls=[report(finding(f"X-{c.domain}-numa", quote))])
+
+    kern, pwr = investigate(server, host, facts, script, domains=("KERN", "PWR")).runs
+    assert [f.id for f in kern.kept] == ["X-KERN-numa"]
+    assert not pwr.kept and pwr.dropped == {"quote not found in any tool output": 1}
 
 
 def _closed_port() -> int:

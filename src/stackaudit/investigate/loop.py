@@ -63,7 +63,7 @@ FINAL_PROMPT = ("Your {budget} budget is spent. Call report_findings now with wh
                 "outputs above; report an empty list if you found nothing you can quote.")
 NUDGE_PROMPT = "Reply with tool calls only. When you are done, call report_findings."
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504})
-MAX_REASON_CHARS = 240
+MAX_REASON_CHARS = 400
 
 
 class Scrubber:
@@ -297,7 +297,7 @@ class Investigator:
             except openai.APIStatusError as exc:
                 why = f"HTTP {exc.status_code}: {_status_text(exc)}"
                 if exc.status_code not in RETRY_STATUSES:
-                    raise _Ended(f"ended: {why}") from None
+                    raise _Ended(f"ended: {why}{_tool_hint(exc)}") from None
             except openai.APIError as exc:
                 raise _Ended(f"ended: the endpoint's answer could not be read: {exc}") from None
             else:
@@ -395,6 +395,14 @@ def _status_text(exc: openai.APIStatusError) -> str:
         if message:
             return str(message).replace("\n", " ")[:160]
     return str(exc.message).replace("\n", " ")[:160]
+
+
+def _tool_hint(exc: openai.APIStatusError) -> str:
+    """What to enable when a server refuses tool calling (docs/investigate.md)."""
+    if exc.status_code != 400 or "tool" not in _status_text(exc).lower():
+        return ""
+    return (" (tool calling must be enabled on the server: vLLM --enable-auto-tool-choice --tool-call-parser "
+            "<parser>; SGLang --tool-call-parser <parser>; llama.cpp --jinja)")
 
 
 _JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
