@@ -252,6 +252,26 @@ def test_other_http_errors_end_at_once(server: ScriptedServer, host: MemoryHost,
     assert "llama.cpp --jinja" in run.reason  # what to enable, for each server
 
 
+def test_a_full_context_sends_the_final_request_from_what_fitted(server: ScriptedServer, host: MemoryHost,
+                                                                  facts: dict[str, Any]) -> None:
+    quote = "/proc/sys/kernel/numa_balancing: 1"
+
+    def script(c: Call) -> Reply:
+        if len(c.body["messages"]) > 4 and not c.forced:
+            return Reply(status=400, message="This model's maximum context length is 8192 tokens. However, you "
+                                             "requested 9100 tokens")
+        if c.forced:
+            return Reply(tool_calls=[report(finding("X-KERN-numa", quote))])
+        return Reply(tool_calls=[call("read_file", path="/proc/sys/kernel/numa_balancing")])
+
+    run = only(investigate(server, host, facts, script))
+    assert run.ended == "reported-forced" and "context budget" in run.reason
+    assert [f.id for f in run.kept] == ["X-KERN-numa"]
+    final = server.by_domain("KERN")[-1].body["messages"]
+    # system, user, the first round's call and answer (what fitted), then the final prompt.
+    assert [m["role"] for m in final] == ["system", "user", "assistant", "tool", "user"]
+
+
 def test_evidence_counts_only_in_the_investigation_that_read_it(server: ScriptedServer, host: MemoryHost,
                                                                 facts: dict[str, Any]) -> None:
     quote = "/proc/sys/kernel/numa_balancing: 1"

@@ -170,6 +170,8 @@ class Investigator:
                                                {"role": "user", "content": context}]
         # The last stretch of wall time is kept for the forced final request.
         self.reserve_s = min(config.request_timeout_s, max(2.0, 0.2 * config.timeout_s))
+        # How many messages the last request that was answered carried (what fits the model's context).
+        self.answered_len = 0
 
     async def run(self) -> InvestigatorRun:
         info = self.run_info
@@ -208,6 +210,13 @@ class Investigator:
                 turn = await self._request(None, self.deadline - self.reserve_s)
             except _WallTime:
                 await self._final("time")
+                return
+            except _ContextFull as exc:
+                if not self.answered_len:
+                    raise _Ended(f"ended: {exc.reason}") from None
+                # The conversation as the model last answered it fits: the final request goes from there.
+                del self.messages[self.answered_len:]
+                await self._final("context")
                 return
             if await self._handle(turn, forced=False):
                 return
@@ -286,6 +295,7 @@ class Investigator:
             if remaining <= 0.05:
                 raise _WallTime()
             timeout = min(self.config.request_timeout_s, remaining)
+            sent = len(self.messages)
             try:
                 turn = await self._complete(tool_choice, timeout)
             except openai.APITimeoutError:
@@ -296,11 +306,14 @@ class Investigator:
                 why = f"connection failed: {_cause(exc)}"
             except openai.APIStatusError as exc:
                 why = f"HTTP {exc.status_code}: {_status_text(exc)}"
+                if exc.status_code == 400 and _CONTEXT_FULL.search(why) and tool_choice is None:
+                    raise _ContextFull(why) from None
                 if exc.status_code not in RETRY_STATUSES:
                     raise _Ended(f"ended: {why}{_tool_hint(exc)}") from None
             except openai.APIError as exc:
                 raise _Ended(f"ended: the endpoint's answer could not be read: {exc}") from None
             else:
+                self.answered_len = sent
                 self._charge(turn)
                 return turn
             if attempt >= self.config.retries:
@@ -370,6 +383,19 @@ class Investigator:
 
 class _WallTime(Exception):
     """The wall-time budget for this request is spent."""
+
+
+class _ContextFull(Exception):
+    """The conversation no longer fits the model's context (HTTP 400 saying so)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+# vLLM: "This model's maximum context length is 8192 tokens"; llama.cpp: "exceeds the available context size";
+# SGLang: "is longer than the model's context length".
+_CONTEXT_FULL = re.compile(r"context (?:length|size|window)|maximum context", re.IGNORECASE)
 
 
 def _usage(usage: Any) -> tuple[int, int] | None:
