@@ -140,7 +140,9 @@ class SnapshotTools:
         self.host: Host = RedactingHost(host)
         self.facts = dict(facts or {})
         self.explain = dict(explain or {})
-        self.commands = sorted({" ".join(argv) for argv in host.record.commands})
+        # A recorded command by the line the model names it with (an argument may hold a space).
+        self.argv_of = {" ".join(argv): argv for argv in sorted(host.record.commands)}
+        self.commands = sorted(self.argv_of)
         self.specs = tool_specs(self.commands, sorted(self.facts), sorted(self.explain))
         self.by_name = {spec.name: spec for spec in self.specs}
         self.evidence: list[str] = []
@@ -251,7 +253,9 @@ class SnapshotTools:
 
     def _read_output(self, command: str, start_line: int = 1, max_lines: int = DEFAULT_LINES,
                      match: str | None = None) -> ToolResult:
-        argv = tuple(command.split(" "))
+        argv = self.argv_of.get(command)
+        if argv is None:
+            raise ToolError(f"the snapshot holds no output of {_show(command)}")
         try:
             result = self.host.run(argv)
         except NotCaptured:
