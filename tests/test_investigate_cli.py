@@ -81,10 +81,12 @@ def pin_durations(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def investigation_part(fmt: str, out: str) -> str:
-    """What `investigate` adds to the report: its section (text) or its `investigation` object (JSON)."""
+    """What `investigate` adds to the report: its section (text) or its `investigation` object (JSON), after the
+    report's identity (the tool, its version and the time, as every golden file starts)."""
     if fmt == "json":
-        return json.dumps(json.loads(out)["investigation"], indent=2) + "\n"
-    return out[out.index("Investigator findings (model-generated"):]
+        doc = json.loads(out)
+        return json.dumps({k: doc[k] for k in ("tool", "generated_at", "investigation")}, indent=2) + "\n"
+    return out.splitlines()[0] + "\n[…]\n" + out[out.index("Investigator findings (model-generated"):]
 
 
 def audit_part(fmt: str, out: str) -> Any:
