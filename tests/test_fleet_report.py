@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fleet_support import Node, write_node
 
+from fleet_support import Node, write_node
 from stackaudit.cli.main import main
 from stackaudit.fleet.render import render
 
