@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
-import typer
 
 from stackaudit.cli.output import colour_wanted, split_paths
 from test_core_cli import NUMA_PASTE
@@ -21,19 +21,18 @@ NUMACTL = "$ numactl -H\n" + _rest
 
 
 def cli_commands() -> list[tuple[list[str], Any]]:
-    """Every command of the CLI with its path: [], ["audit"], ... (a group's commands too; typer may vendor
-    its own click, so no isinstance on click.Group)."""
-    from stackaudit.cli.main import _register, app
+    """Every command of the CLI with its path: [], ["audit"], ... (a group's commands too)."""
+    from stackaudit.cli.main import cli_group
 
-    _register()
     out: list[tuple[list[str], Any]] = []
 
-    def walk(command: Any, path: list[str]) -> None:
+    def walk(command: click.Command, path: list[str]) -> None:
         out.append((path, command))
-        for name, sub in getattr(command, "commands", {}).items():
-            walk(sub, [*path, name])
+        if isinstance(command, click.Group):
+            for name, sub in command.commands.items():
+                walk(sub, [*path, name])
 
-    walk(typer.main.get_command(app), [])
+    walk(cli_group(), [])
     return out
 
 

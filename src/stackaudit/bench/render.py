@@ -11,6 +11,9 @@ from stackaudit.bench.ceiling import level_line as ceiling_level_line
 from stackaudit.bench.metrics import UNKNOWN
 
 FORMATS = ("text", "markdown", "json")
+# `stackaudit bench` itself also writes the key names of `vllm bench serve --save-result`
+# (stackaudit.bench.export.render_vllm_json); history and compare do not.
+RUN_FORMATS = (*FORMATS, "vllm-json")
 
 
 def _num(value: Any, digits: int = 1) -> str:

@@ -131,6 +131,7 @@ def render_text(report: Report, color: bool = False, width: int | None = None,
     options = options or RenderOptions()
     buf = io.StringIO()
     # width None: rich reads COLUMNS from the environment, else 80 when not writing to a terminal.
+    width = width if width is not None else options.width
     console = Console(file=buf, force_terminal=color, no_color=not color, width=width, highlight=False,
                       soft_wrap=True)
     lines = _Lines(console.width)
