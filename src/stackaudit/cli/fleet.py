@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from stackaudit.cli.options import Command, format_option, output_option
 from stackaudit.errors import UsageError
 
 _EXTRAS = {"ansible": ("ansible_runner", "fleet", "--inventory"), "ray": ("ray", "ray", "--ray")}
@@ -80,10 +81,10 @@ class _Display:
             self.progress.advance(self.audited)
 
 
-@click.command("fleet", context_settings={"help_option_names": ["-h", "--help"]})
+@click.command("fleet", cls=Command)
 @click.option("--inventory", "-i", metavar="FILE", help="Ansible inventory: capture every host over SSH (stackaudit[fleet]).")
 @click.option("--limit", "-l", metavar="GROUP", help="Only these inventory hosts or groups (Ansible's --limit).")
-@click.option("--forks", type=click.IntRange(1, 1000), default=50, show_default=True,
+@click.option("--forks", type=click.IntRange(1, 1000), default=50,
               help="Hosts Ansible captures at once.")
 @click.option("--zipapp", metavar="FILE", help="The stackaudit.pyz copied to every host (default: the gatherer's).")
 @click.option("--ray", "ray_address", is_flag=False, flag_value="", default=None, metavar="[ADDRESS]",
@@ -92,8 +93,8 @@ class _Display:
 @click.option("--from", "from_dir", metavar="DIR",
               help="A directory of snapshots, one per node, named after it (node-07.tar.gz): what the Slurm and "
                    "Kubernetes recipes of docs/fleet.md write.")
-@click.option("--format", "-f", "fmt", default="text", show_default=True, help="text, markdown or json.")
-@click.option("--output", "-o", metavar="FILE", help="Write the report to FILE.")
+@format_option("stackaudit.fleet.render")
+@output_option("Write the fleet report to FILE.")
 @click.option("--workers", type=click.IntRange(1, 256), default=None,
               help="Processes auditing snapshots [default: min(2, CPUs)].")
 @click.option("--fail-on", metavar="P0|P1|P2|drift",
@@ -108,12 +109,11 @@ def command(inventory: str | None, limit: str | None, forks: int, zipapp: str | 
     """
     import tempfile
 
-    from stackaudit.cli.output import emit, format_option, invocation
+    from stackaudit.cli.output import emit, invocation
     from stackaudit.fleet.analysis import analyse
     from stackaudit.fleet.render import FAIL_ON, FORMATS, document, exit_code, render
     from stackaudit.report.waivers import find_waivers
 
-    fmt = format_option(fmt)
     if fmt not in FORMATS:
         raise UsageError(f"--format: choose one of {', '.join(FORMATS)}, not {fmt!r}")
     gate = None
