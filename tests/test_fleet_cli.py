@@ -70,8 +70,8 @@ def _fake_engine(monkeypatch: pytest.MonkeyPatch, module: str, factory: str, out
     """A gatherer module as the Ansible and Ray ones expose it, yielding `outcomes` and reporting progress."""
     import importlib.util
 
-    def make(*args: Any) -> Any:
-        calls.append(args)
+    def make(*args: Any, **kwargs: Any) -> Any:
+        calls.append((*args, kwargs))
 
         def gather(dest: str, progress: Progress | None = None) -> Iterator[NodeOutcome]:
             assert Path(dest).is_dir()
@@ -95,8 +95,9 @@ def test_inventory_hands_its_options_to_the_ansible_gatherer_and_names_failed_ho
     outcomes = [NodeOutcome("gpu-a", error="unreachable: ssh: connect to host 10.0.0.7 port 22: No route to host"),
                 NodeOutcome("gpu-b", error="capture timed out after 120 s")]
     _fake_engine(monkeypatch, "ansible", "ansible_gatherer", outcomes, calls)
-    code, out, _ = cli(capsys, "--inventory", "hosts.ini", "--limit", "h100", "--forks", "8", "--workers", "1")
-    assert calls == [("hosts.ini", "h100", 8, None)]
+    code, out, _ = cli(capsys, "--inventory", "hosts.ini", "--limit", "h100", "--forks", "8", "--workers", "1",
+                       "--timeout", "120")
+    assert calls == [("hosts.ini", "h100", 8, None, {"timeout_s": 120.0})]
     assert code == 1  # a node failed
     assert "nodes from Ansible" in out
     assert "  gpu-a: unreachable: ssh: connect to host 10.0.0.7 port 22: No route to host" in out
@@ -108,7 +109,7 @@ def test_ray_without_an_address_lets_the_gatherer_find_the_cluster(capsys: pytes
     calls: list[tuple[Any, ...]] = []
     _fake_engine(monkeypatch, "ray_nodes", "ray_gatherer", [NodeOutcome("10.0.0.5", error="node died mid-run")], calls)
     code, out, _ = cli(capsys, "--ray", "--format", "json", "--workers", "1")
-    assert calls == [(None,)] and code == 1
+    assert calls == [(None, {"timeout_s": 300.0})] and code == 1
     assert '"gatherer": "ray"' in out and '"error": "node died mid-run"' in out
 
 

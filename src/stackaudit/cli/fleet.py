@@ -22,8 +22,8 @@ def _need_extra(engine: str) -> None:
         raise UsageError(f"{flag} needs {module.replace('_', '-')}: pip install 'stackaudit[{extra}]'")
 
 
-def _gatherer(inventory: str | None, limit: str | None, forks: int, zipapp: str | None,
-              ray_address: str | None, from_dir: str | None) -> tuple[Any, str, int, int | None]:
+def _gatherer(inventory: str | None, limit: str | None, forks: int, zipapp: str | None, ray_address: str | None,
+              from_dir: str | None, timeout_s: float) -> tuple[Any, str, int, int | None]:
     """(gatherer, its name, hidden entries, how many nodes when known) for the one source given."""
     given = [flag for flag, value in (("--inventory", inventory), ("--ray", ray_address), ("--from", from_dir))
              if value is not None]
@@ -41,11 +41,11 @@ def _gatherer(inventory: str | None, limit: str | None, forks: int, zipapp: str 
         _need_extra("ansible")
         from stackaudit.fleet.ansible import ansible_gatherer  # type: ignore[import-not-found,unused-ignore]
 
-        return ansible_gatherer(inventory, limit, forks, zipapp), "ansible", 0, None
+        return ansible_gatherer(inventory, limit, forks, zipapp, timeout_s=timeout_s), "ansible", 0, None
     _need_extra("ray")
     from stackaudit.fleet.ray_nodes import ray_gatherer  # type: ignore[import-not-found,unused-ignore]
 
-    return ray_gatherer(ray_address or None), "ray", 0, None
+    return ray_gatherer(ray_address or None, timeout_s=timeout_s), "ray", 0, None
 
 
 class _Display:
@@ -93,6 +93,8 @@ class _Display:
 @click.option("--from", "from_dir", metavar="DIR",
               help="A directory of snapshots, one per node, named after it (node-07.tar.gz): what the Slurm and "
                    "Kubernetes recipes of docs/fleet.md write.")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(1, 3600), default=300.0,
+              help="Seconds a node's capture may run (Ansible, Ray) before it is reported timed out.")
 @format_option("stackaudit.fleet.render")
 @output_option("Write the fleet report to FILE.")
 @click.option("--workers", type=click.IntRange(1, 256), default=None,
@@ -101,7 +103,7 @@ class _Display:
               help="Exit 1 on an issue at or above this priority on any node, or on any drift.")
 @click.option("--waivers", metavar="FILE", help="Waiver file applied to every node (default: ./stackaudit.toml).")
 def command(inventory: str | None, limit: str | None, forks: int, zipapp: str | None, ray_address: str | None,
-            from_dir: str | None, fmt: str, output: str | None, workers: int | None, fail_on: str | None,
+            from_dir: str | None, timeout_s: float, fmt: str, output: str | None, workers: int | None, fail_on: str | None,
             waivers: str | None) -> int:
     """Audit every node of a cluster and report drift between nodes that should be alike.
 
@@ -122,7 +124,7 @@ def command(inventory: str | None, limit: str | None, forks: int, zipapp: str | 
         if gate not in FAIL_ON:
             raise UsageError(f"--fail-on takes {', '.join(FAIL_ON)}, not {fail_on!r}")
     found = find_waivers(waivers)
-    gather, name, hidden, total = _gatherer(inventory, limit, forks, zipapp, ray_address, from_dir)
+    gather, name, hidden, total = _gatherer(inventory, limit, forks, zipapp, ray_address, from_dir, timeout_s)
     with tempfile.TemporaryDirectory(prefix="stackaudit-fleet-") as dest, _Display(total) as display:
         outcomes: Iterator[Any] = iter(gather(dest, display.on_outcome))
         summaries = analyse(outcomes, workers, found, display.on_summary)
