@@ -178,14 +178,14 @@ def _context() -> Any:
     """A fork server that has imported the engine where there is one (Linux), else spawn."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["stackaudit.fleet.analysis", "stackaudit.checks.registry",
-                                    "stackaudit.facts.registry"])
+        ctx.set_forkserver_preload(["stackaudit.fleet.analysis", "stackaudit.fleet.preload"])
         return ctx
     return multiprocessing.get_context("spawn")
 
 
 def _warm() -> None:
-    """Worker start: load the check and fact catalogues once, not on the first node."""
+    """Worker start: the check and fact catalogues loaded before the first node (already there when the
+    worker was forked from the fork server, which imported fleet/preload.py)."""
     from stackaudit.checks.registry import load_all as load_checks
     from stackaudit.facts.registry import load_all as load_facts
 
