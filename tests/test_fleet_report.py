@@ -215,3 +215,18 @@ def test_a_sample_issue_counts_for_its_node_but_is_not_drift(fleet_doc: dict[str
     p1 = sorted(n["node"] for n in fleet_doc["nodes"] if n["issues"]["P1"])
     assert p1 == ["node-03", "node-05"]
     assert not [d for d in fleet_doc["drift"] if d["check"] == "KERN-SCHED-KNOBS"]
+
+
+def test_a_worker_that_dies_fails_its_node_only(fleet_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import fleet_support
+    from stackaudit.fleet import analysis
+    from stackaudit.fleet.outcome import NodeOutcome
+
+    crash = tmp_path / "crash.tar.gz"
+    shutil.copy(fleet_dir / "node-01.tar.gz", crash)
+    monkeypatch.setattr(analysis, "summarise_snapshot", fleet_support.audit_or_die)
+    outcomes = [NodeOutcome("node-01", snapshot=str(fleet_dir / "node-01.tar.gz")), NodeOutcome("node-x", snapshot=str(crash)),
+                NodeOutcome("node-06", snapshot=str(fleet_dir / "node-06.tar.gz"))]
+    summaries = analysis.analyse(outcomes, workers=1)
+    assert [(s.node, s.ok) for s in summaries] == [("node-01", True), ("node-x", False), ("node-06", True)]
+    assert "worker process died twice" in summaries[1].error
