@@ -72,9 +72,9 @@ def snapshot_error(message: str, path: str) -> str:
     return one_line(text)
 
 
-def one_line(text: str) -> str:
+def one_line(text: str, limit: int = 400) -> str:
     line = " ".join(text.split())
-    return line if len(line) <= 400 else line[:399] + "…"
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def summarise_report(node: str, report: Report, host: Host) -> NodeSummary:
@@ -104,7 +104,7 @@ def summarise_report(node: str, report: Report, host: Host) -> NodeSummary:
 
 
 def _state(result: Result) -> CheckState:
-    message = one_line(result.message)[:_MESSAGE_CHARS] if result.status == "issue" else ""
+    message = one_line(result.message, _MESSAGE_CHARS) if result.status == "issue" else ""
     return CheckState(result.status, result.priority, result.waived, message)
 
 
