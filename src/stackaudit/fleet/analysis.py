@@ -224,10 +224,8 @@ def _stream(outcomes: Iterable[NodeOutcome], workers: int, waivers: tuple[Waiver
             order: list[str]) -> Generator[NodeSummary, None, None]:
     """Summaries as they complete; an outcome without a snapshot is a failed node at once."""
     limit = workers * _IN_FLIGHT_PER_WORKER
-    pending: dict[Future[NodeSummary], NodeOutcome] = {}
-    retried: set[str] = set()
     seen: set[str] = set()
-    pool = _pool(workers)
+    pool = _Audits(workers, waivers)
     try:
         for outcome in outcomes:
             if outcome.node in seen:
@@ -241,47 +239,75 @@ def _stream(outcomes: Iterable[NodeOutcome], workers: int, waivers: tuple[Waiver
             if outcome.snapshot is None:
                 yield NodeSummary(outcome.node, error=one_line(outcome.error or "no snapshot"))
                 continue
-            pending[pool.submit(summarise_snapshot, outcome.node, outcome.snapshot, waivers)] = outcome
-            while len(pending) >= limit:
-                pool = yield from _collect(pending, pool, workers, waivers, retried, FIRST_COMPLETED)
-        while pending:
-            pool = yield from _collect(pending, pool, workers, waivers, retried, FIRST_COMPLETED)
+            yield from pool.submit(outcome)
+            while len(pool.pending) >= limit:
+                yield from pool.collect()
+        while pool.pending:
+            yield from pool.collect()
     finally:
-        for future in pending:
-            future.cancel()
-        pool.shutdown(wait=True, cancel_futures=True)
+        pool.close()
 
 
-def _collect(pending: dict[Future[NodeSummary], NodeOutcome], pool: ProcessPoolExecutor, workers: int,
-             waivers: tuple[Waiver, ...], retried: set[str], when: str
-             ) -> Generator[NodeSummary, None, ProcessPoolExecutor]:
-    """Yield what completed; a worker that died takes the pool with it: its nodes are tried once more in a
-    fresh pool, and a node that kills a worker twice is failed with that reason. Returns the pool to use."""
-    finished, _ = wait(list(pending), return_when=when)
-    broken: list[NodeOutcome] = []
-    for future in finished:
-        outcome = pending.pop(future)
-        try:
-            yield future.result()
-        except BrokenProcessPool:
-            broken.append(outcome)
-    if not broken:
-        return pool
-    # Every future still pending on a broken pool fails too: collect them with the others.
-    for future in list(pending):
-        outcome = pending.pop(future)
-        try:
-            yield future.result()
-        except BrokenProcessPool:
-            broken.append(outcome)
-    pool.shutdown(wait=False, cancel_futures=True)
-    pool = _pool(workers)
-    for outcome in broken:
-        if outcome.node in retried:
-            yield NodeSummary(outcome.node, error="the audit's worker process died twice on this snapshot "
-                                                  "(out of memory, or killed)")
-            continue
-        retried.add(outcome.node)
+class _Audits:
+    """The worker pool and the snapshots in flight in it.
+
+    A worker that dies (the kernel's OOM killer, a signal) takes the pool with it, and every audit in flight
+    fails with it: those nodes are then audited again one at a time, each alone in a fresh single-worker
+    pool, so that only the snapshot that kills a worker on its own is failed (with that reason)."""
+
+    def __init__(self, workers: int, waivers: tuple[Waiver, ...]) -> None:
+        self.workers, self.waivers = workers, waivers
+        self.pool = _pool(workers)
+        self.pending: dict[Future[NodeSummary], NodeOutcome] = {}
+
+    def submit(self, outcome: NodeOutcome) -> Generator[NodeSummary, None, None]:
         assert outcome.snapshot is not None
-        pending[pool.submit(summarise_snapshot, outcome.node, outcome.snapshot, waivers)] = outcome
-    return pool
+        try:
+            future = self.pool.submit(summarise_snapshot, outcome.node, outcome.snapshot, self.waivers)
+        except BrokenProcessPool:  # broken since the last collect: recover, then submit to the new pool
+            yield from self._recover([outcome])
+            return
+        self.pending[future] = outcome
+
+    def collect(self) -> Generator[NodeSummary, None, None]:
+        """Yield what completed (waiting for at least one)."""
+        finished, _ = wait(list(self.pending), return_when=FIRST_COMPLETED)
+        broken: list[NodeOutcome] = []
+        for future in finished:
+            outcome = self.pending.pop(future)
+            try:
+                yield future.result()
+            except BrokenProcessPool:
+                broken.append(outcome)
+        if broken:
+            yield from self._recover(broken)
+
+    def _recover(self, broken: list[NodeOutcome]) -> Generator[NodeSummary, None, None]:
+        for future in list(self.pending):  # the rest in flight on the broken pool fail with it
+            outcome = self.pending.pop(future)
+            try:
+                yield future.result()
+            except BrokenProcessPool:
+                broken.append(outcome)
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        for outcome in broken:
+            yield _alone(outcome, self.waivers)
+        self.pool = _pool(self.workers)
+
+    def close(self) -> None:
+        for future in self.pending:
+            future.cancel()
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _alone(outcome: NodeOutcome, waivers: tuple[Waiver, ...]) -> NodeSummary:
+    """One snapshot audited in a pool of its own: a worker that dies now died of this snapshot."""
+    assert outcome.snapshot is not None
+    pool = _pool(1)
+    try:
+        return pool.submit(summarise_snapshot, outcome.node, outcome.snapshot, waivers).result()
+    except BrokenProcessPool:
+        return NodeSummary(outcome.node, error="the audit's worker process died on this snapshot (out of memory, "
+                                               "or killed)")
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
