@@ -15,7 +15,10 @@ _COMMAND_MODULES = ("ceiling", "bench", "compare", "fix", "completion")
 
 # Commands written on plain click by other parts: name -> module exposing `command: click.Command`.
 # Each is added to the group like any other command (one line here registers a new one).
-_CLICK_COMMANDS: dict[str, str] = {"investigate": "stackaudit.cli.investigate"}
+_CLICK_COMMANDS: dict[str, str] = {
+    "investigate": "stackaudit.cli.investigate",
+    "fleet": "stackaudit.cli.fleet",
+}
 
 
 @click.group(
