@@ -110,6 +110,26 @@ def wrapped(title: str, items: Sequence[str]) -> str:
     return f"{title}\n{body.replace(chr(0xA0), ' ')}\n"
 
 
+# -- paths -------------------------------------------------------------------------------------------------
+class _PathText(click.ParamType):  # type: ignore[type-arg]  # generic in newer click only
+    """A path kept as the text given (the command checks it, with its own one-line error); the shell
+    completes it as a file or a directory name."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.name = kind
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        return value
+
+    def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+        return [CompletionItem(incomplete, type=self.kind)]
+
+
+FILE = _PathText("file")  # completes files and directories
+DIR = _PathText("dir")  # completes directories
+
+
 # -- --format ------------------------------------------------------------------------------------------
 def formats_of(module: str, name: str = "FORMATS") -> tuple[str, ...]:
     """A renderer's format names (its FORMATS tuple), imported when asked for."""
@@ -155,7 +175,7 @@ def format_option(formats_from: str, **attrs: Any) -> Callable[[Any], Any]:
 
 
 def output_option(help: str = "Write to FILE.") -> Callable[[Any], Any]:
-    return click.option("--output", "-o", metavar="FILE", default=None, help=help)
+    return click.option("--output", "-o", type=FILE, metavar="FILE", default=None, help=help)
 
 
 def check_format(fmt: str, formats: Sequence[str], message: str) -> str:
