@@ -415,3 +415,11 @@ def test_the_width_is_the_terminals_capped_unless_columns_says(monkeypatch: pyte
     assert terminal_width(None) == 80
     monkeypatch.setenv("COLUMNS", "200")  # the user's own setting wins
     assert terminal_width(None) == 200
+
+
+def test_docs_cli_md_is_current(monkeypatch: pytest.MonkeyPatch) -> None:
+    from stackaudit.cli.reference import render_cli_reference
+
+    monkeypatch.setenv("COLUMNS", "60")  # the reference has its own width, whatever the terminal's
+    current = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text()
+    assert current == render_cli_reference(), "docs/cli.md is stale: run `make docs`"

@@ -91,12 +91,13 @@ def _run_with_progress(host, options, show: bool):  # type: ignore[no-untyped-de
         return run_audit(host, options)
 
 
-def _recognised_kinds() -> str:
+def _recognised_kinds(width: int) -> str:
     """The `audit --help` epilog: every kind of pasted output --from recognises, from the recogniser
     registry (imported only when the help is shown)."""
     from stackaudit.importers.registry import recognised_kinds
 
-    return wrapped("Pasted outputs --from recognises (any mix, in one file or several):", recognised_kinds())
+    return wrapped("Pasted outputs --from recognises (any mix, in one file or several):", recognised_kinds(),
+                   width)
 
 
 def _deadline_options(func: Any) -> Any:

@@ -56,9 +56,9 @@ class HelpArgument(click.Argument):
 
 class Command(click.Command):
     """A command whose help has an "Arguments:" section before its options, and an epilog that may be
-    computed when the help is shown (`epilog_factory`), not when the CLI starts."""
+    computed when the help is shown (`epilog_factory(width)`), not when the CLI starts."""
 
-    def __init__(self, *args: Any, epilog_factory: Callable[[], str] | None = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, epilog_factory: Callable[[int], str] | None = None, **kwargs: Any) -> None:
         kwargs.setdefault("context_settings", CONTEXT_SETTINGS)
         super().__init__(*args, **kwargs)
         self.epilog_factory = epilog_factory
@@ -71,7 +71,7 @@ class Command(click.Command):
         super().format_epilog(ctx, formatter)
         if self.epilog_factory is not None:
             formatter.write_paragraph()
-            formatter.write(self.epilog_factory())
+            formatter.write(self.epilog_factory(formatter.width))
 
 
 class Group(click.Group):
@@ -98,12 +98,11 @@ def _format_arguments(command: click.Command, ctx: click.Context, formatter: cli
             formatter.write_dl(rows)
 
 
-def wrapped(title: str, items: Sequence[str]) -> str:
+def wrapped(title: str, items: Sequence[str], width: int) -> str:
     """A titled paragraph of comma-separated items, wrapped to the help's width; an item is never split
     across lines (its spaces are non-breaking while wrapping)."""
     import textwrap
 
-    width = max(50, min(shutil.get_terminal_size().columns, MAX_WIDTH) - 2)
     joined = ", ".join(item.replace(" ", "\xa0") for item in items)
     body = textwrap.fill(joined, width=width, initial_indent="  ", subsequent_indent="  ",
                          break_long_words=False, break_on_hyphens=False)
