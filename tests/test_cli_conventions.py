@@ -423,3 +423,23 @@ def test_docs_cli_md_is_current(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "60")  # the reference has its own width, whatever the terminal's
     current = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text()
     assert current == render_cli_reference(), "docs/cli.md is stale: run `make docs`"
+
+
+def test_bare_stackaudit_prints_the_help(cli) -> None:  # type: ignore[no-untyped-def]
+    run = cli()
+    assert run.rc == 0 and run.out.startswith("Usage: stackaudit [OPTIONS] COMMAND") and run.err == ""
+    assert "completion" in run.out and "audit" in run.out
+
+
+def test_an_internal_error_is_one_line_unless_debug(cli, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from stackaudit import catalogue
+    from stackaudit.cli.main import main
+
+    def broken(fmt: str) -> str:
+        raise RuntimeError("the catalogue\nbroke")
+
+    monkeypatch.setattr(catalogue, "render_catalogue", broken)
+    run = cli("checks")
+    assert run.rc == 3 and run.err == "stackaudit: internal error: RuntimeError: the catalogue broke\n"
+    with pytest.raises(RuntimeError, match="the catalogue"):
+        main(["--debug", "checks"])
