@@ -9,6 +9,8 @@ from typing import Any, Optional
 import click
 
 from stackaudit.cli.options import (
+    DIR,
+    FILE,
     Command,
     HelpArgument,
     format_option,
@@ -89,12 +91,13 @@ def _run_with_progress(host, options, show: bool):  # type: ignore[no-untyped-de
         return run_audit(host, options)
 
 
-def _recognised_kinds() -> str:
+def _recognised_kinds(width: int) -> str:
     """The `audit --help` epilog: every kind of pasted output --from recognises, from the recogniser
     registry (imported only when the help is shown)."""
     from stackaudit.importers.registry import recognised_kinds
 
-    return wrapped("Pasted outputs --from recognises (any mix, in one file or several):", recognised_kinds())
+    return wrapped("Pasted outputs --from recognises (any mix, in one file or several):", recognised_kinds(),
+                   width)
 
 
 def _deadline_options(func: Any) -> Any:
@@ -105,7 +108,7 @@ def _deadline_options(func: Any) -> Any:
 
 
 @click.command("audit", cls=Command, epilog_factory=_recognised_kinds)
-@click.option("--from", "sources", multiple=True, metavar="PATH",
+@click.option("--from", "sources", multiple=True, type=FILE, metavar="PATH",
               help="Audit a snapshot (.tar.gz or directory) or pasted command outputs (text files); "
               "repeat it or give a comma list.")
 @format_option("stackaudit.report.render")
@@ -113,8 +116,8 @@ def _deadline_options(func: Any) -> Any:
 @click.option("--select", multiple=True, metavar="IDS", help="Only these check IDs or domains (comma list).")
 @click.option("--ignore", multiple=True, metavar="IDS", help="Skip these check IDs or domains (comma list).")
 @click.option("--fail-on", metavar="PRIORITY", help="Exit 1 on a result at or above P0, P1 or P2.")
-@click.option("--waivers", metavar="FILE", help="Waiver file (default: ./stackaudit.toml).")
-@click.option("--root", default="/", metavar="DIR", help="Audit a host filesystem mounted at this directory.")
+@click.option("--waivers", type=FILE, metavar="FILE", help="Waiver file (default: ./stackaudit.toml).")
+@click.option("--root", default="/", type=DIR, metavar="DIR", help="Audit a host filesystem mounted at this directory.")
 @_deadline_options
 @click.option("--color/--no-color", default=None, show_default=False,
               help="Force colours on or off (default: on a terminal, unless NO_COLOR is set).")
@@ -169,9 +172,9 @@ def audit(sources: tuple[str, ...], fmt: str, output: Optional[str], select: tup
 
 
 @click.command("capture", cls=Command)
-@click.option("--output", "-o", required=True, metavar="PATH",
+@click.option("--output", "-o", required=True, type=FILE, metavar="PATH",
               help="Snapshot to write: FILE.tar.gz, or a directory.")
-@click.option("--root", default="/", metavar="DIR", help="Capture a host filesystem mounted at this directory.")
+@click.option("--root", default="/", type=DIR, metavar="DIR", help="Capture a host filesystem mounted at this directory.")
 @_deadline_options
 def capture(output: str, root: str, deadline: float, command_timeout: float) -> None:
     """Record everything the audit reads into a snapshot (secrets redacted), to audit elsewhere."""

@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 import click
 
-from stackaudit.cli.options import Group, HelpArgument, format_option, formats_of, output_option
+from stackaudit.cli.options import FILE, Group, HelpArgument, format_option, formats_of, output_option
 from stackaudit.errors import UsageError
 
 _RENDER = "stackaudit.bench.render"
@@ -115,7 +115,7 @@ _FLOAT = click.FLOAT
 @click.option("--input-tokens", type=_INT, default=512, metavar="N", help="Prompt length in the server's tokens.")
 @click.option("--output-tokens", type=_INT, metavar="N",
               help="Output tokens asked (max_tokens); default 256, or the dataset's reply lengths.")
-@click.option("--dataset", metavar="FILE", help="Prompts from a ShareGPT JSON or JSON Lines file, sampled with --seed.")
+@click.option("--dataset", type=FILE, metavar="FILE", help="Prompts from a ShareGPT JSON or JSON Lines file, sampled with --seed.")
 @click.option("--prefix-tokens", type=_INT, default=0, metavar="N",
               help="The first N prompt tokens shared by every request (measures prefix caching).")
 @click.option("--turns", type=_INT, default=1, metavar="N", help="Conversations of N turns, each carrying the earlier ones.")
@@ -123,7 +123,7 @@ _FLOAT = click.FLOAT
               help="SLOs in ms, comma list, e.g. ttft:500,tpot:50,e2e:10000: share of requests meeting all, goodput tok/s.")
 @click.option("--percentiles", metavar="PCTS",
               help="Percentiles to report, comma list, e.g. 50,90,95,99,99.9 (default 50,90,99).")
-@click.option("--requests-jsonl", metavar="FILE",
+@click.option("--requests-jsonl", type=FILE, metavar="FILE",
               help="Write one JSON line per measured request (times, chunks, tokens, errors).")
 @click.option("--repeats", type=_INT, default=1, metavar="N", help="Repeats of every level, run in shuffled order.")
 @click.option("--warmup", default="auto", metavar="N", help="auto (until TPOT stops changing), 0, or a number of requests.")
@@ -135,7 +135,7 @@ _FLOAT = click.FLOAT
               help="Environment variable that holds the bearer token; the token is never stored or printed.")
 @click.option("--api-key", "api_key_value", metavar="VALUE", hidden=True, show_default=False)
 @click.option("--timeout", type=_FLOAT, default=600.0, metavar="SECONDS", help="Per-request timeout, seconds.")
-@click.option("--tokenizer", metavar="PATH",
+@click.option("--tokenizer", type=FILE, metavar="PATH",
               help="Local tokenizer: tokenizer.json, a directory holding one, or a model id already in the HF cache "
               "(never downloaded). Re-counts output text when the server sends no usage. Needs stackaudit[tokenizer].")
 @click.option("--max-event-kb", type=_INT, default=16384, metavar="KIB", help="Largest SSE event accepted, KiB.")
@@ -144,9 +144,9 @@ _FLOAT = click.FLOAT
 @click.option("--no-self-check", is_flag=True, hidden=True,
               help="No effect, kept for old scripts: the client is judged per level from its own CPU readings.")
 @click.option("--label", metavar="LABEL", help="A label stored with the run.")
-@click.option("--db", metavar="FILE", help="History database (default: in the user data directory).")
+@click.option("--db", type=FILE, metavar="FILE", help="History database (default: in the user data directory).")
 @click.option("--no-history", is_flag=True, help="Do not store the run.")
-@click.option("--plot", metavar="FILE",
+@click.option("--plot", type=FILE, metavar="FILE",
               help="Write the charts to this PNG file (a directory: bench.png in it; needs matplotlib).")
 @click.option("--ceiling-model", metavar="MODEL",
               help="Model for the decode ceiling: config.json, model directory or local HF cache id "
@@ -277,7 +277,7 @@ def command(ctx: click.Context, url: Optional[str], model: Optional[str], endpoi
 
 
 @command.command("history")
-@click.option("--db", metavar="FILE", help="History database.")
+@click.option("--db", type=FILE, metavar="FILE", help="History database.")
 @click.option("--limit", type=_INT, default=50, metavar="N", help="Most recent runs to list.")
 @format_option(_RENDER, lead="Format")
 @output_option()
@@ -295,7 +295,7 @@ def history(db: Optional[str], limit: int, fmt: str, output: Optional[str]) -> N
 @command.command("compare")
 @click.argument("run_a", cls=HelpArgument, metavar="RUN_A", help="Run id, 'latest' or 'latest~N'.")
 @click.argument("run_b", cls=HelpArgument, metavar="RUN_B", help="Run id, 'latest' or 'latest~N'.")
-@click.option("--db", metavar="FILE", help="History database.")
+@click.option("--db", type=FILE, metavar="FILE", help="History database.")
 @click.option("--fail-on", metavar="RULE",
               help="regression:PCT — exit 1 when B is really worse than A by PCT % or more (CI gate).")
 @format_option(_RENDER, lead="Format")

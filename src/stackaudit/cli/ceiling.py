@@ -6,7 +6,7 @@ from typing import Any, Optional
 
 import click
 
-from stackaudit.cli.options import Command, format_option, output_option
+from stackaudit.cli.options import FILE, Command, format_option, output_option
 
 
 def _parse_concurrency(text: str) -> list[int]:
@@ -154,7 +154,7 @@ def _resolve_gpu(
 @click.option("--bandwidth", type=click.FLOAT, metavar="GBS", help="Memory bandwidth per GPU in GB/s (override).")
 @format_option("stackaudit.ceiling.render")
 @output_option("Write the report to FILE.")
-@click.option("--plot", metavar="FILE",
+@click.option("--plot", type=FILE, metavar="FILE",
               help="Draw the ceiling ladder to this PNG file (a directory: ceiling.png in it; needs the plot extra).")
 @click.option("--list-gpus", is_flag=True, help="Print the GPU table and exit.")
 def command(model: Optional[str], gpu: Optional[str], gpus: Optional[int], tp: Optional[int], pp: Optional[int],

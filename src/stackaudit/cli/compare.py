@@ -6,7 +6,7 @@ from typing import Optional
 
 import click
 
-from stackaudit.cli.options import Command, HelpArgument, format_option, output_option
+from stackaudit.cli.options import FILE, Command, HelpArgument, format_option, output_option
 
 
 @click.command("compare", cls=Command)
@@ -17,7 +17,7 @@ from stackaudit.cli.options import Command, HelpArgument, format_option, output_
 @output_option("Write the comparison to FILE.")
 @click.option("--fail-on", metavar="WHEN",
               help="regressed: exit 1 when any result regressed from A to B (a CI gate).")
-@click.option("--waivers", metavar="FILE",
+@click.option("--waivers", type=FILE, metavar="FILE",
               help="Waiver file for a snapshot audited now (default: ./stackaudit.toml).")
 def command(a: str, b: str, fmt: str, output: Optional[str], fail_on: Optional[str], waivers: Optional[str]) -> int:
     """What changed between two audits or two nodes: fixed, regressed, still wrong, configuration drift."""

@@ -25,9 +25,17 @@ def completion_script(shell: str) -> str:
     return complete(cli_group(), {}, "stackaudit", COMPLETE_VAR).source()
 
 
-@click.command("completion", cls=Command, epilog="Bash: eval \"$(stackaudit completion bash)\" in ~/.bashrc; "
-               "zsh: the same with zsh in ~/.zshrc; fish: stackaudit completion fish > "
-               "~/.config/fish/completions/stackaudit.fish")
+_SET_UP = """Set it up once, in the shell's start-up file:
+
+\b
+  bash (~/.bashrc): eval "$(stackaudit completion bash)"
+  zsh (~/.zshrc):   eval "$(stackaudit completion zsh)"
+  fish:             stackaudit completion fish > \\
+                        ~/.config/fish/completions/stackaudit.fish
+"""
+
+
+@click.command("completion", cls=Command, epilog=_SET_UP)
 @click.argument("shell", cls=HelpArgument, type=click.Choice(SHELLS), metavar="SHELL",
                 help=f"The shell: {', '.join(SHELLS)}.")
 def command(shell: str) -> None:

@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 import click
 
-from stackaudit.cli.options import Command, format_option
+from stackaudit.cli.options import DIR, FILE, Command, format_option
 from stackaudit.cli.output import split_paths
 from stackaudit.errors import InputError, UsageError
 
@@ -98,26 +98,26 @@ def _apply(plan: Any, root: str, yes: bool, journal: str | None, deadline: float
 
 
 @click.command("fix", cls=Command)
-@click.option("--from", "sources", multiple=True, metavar="PATH",
+@click.option("--from", "sources", multiple=True, type=FILE, metavar="PATH",
               help="Plan for a snapshot (.tar.gz or directory) or pasted command outputs; repeat it or give a "
               "comma list.")
-@click.option("--report", metavar="FILE", help="Plan for a saved JSON report (audit --format json).")
+@click.option("--report", type=FILE, metavar="FILE", help="Plan for a saved JSON report (audit --format json).")
 @click.option("--only", multiple=True, metavar="IDS", help="Only these check IDs (comma list).")
 @click.option("--priority", metavar="PRIORITY", help="P0, P1 or P2: that priority and above.")
 @format_option("stackaudit.fixes.plan_render", notes={"text": "a bash script"})
-@click.option("--output", "-o", metavar="FILE", help="Write the plan to FILE (mode 0600).")
+@click.option("--output", "-o", type=FILE, metavar="FILE", help="Write the plan to FILE (mode 0600).")
 @click.option("--force", is_flag=True, help="With --output: replace an existing file.")
 @click.option("--boot-loader", default="auto", metavar="LOADER",
               help="auto (from the source), grub, systemd-boot or unknown (both kernel-command-line forms).")
-@click.option("--waivers", metavar="FILE", help="Waiver file (default: ./stackaudit.toml).")
-@click.option("--root", default="/", metavar="DIR", help="Audit a host filesystem mounted at this directory.")
+@click.option("--waivers", type=FILE, metavar="FILE", help="Waiver file (default: ./stackaudit.toml).")
+@click.option("--root", default="/", type=DIR, metavar="DIR", help="Audit a host filesystem mounted at this directory.")
 @click.option("--deadline", type=click.FLOAT, default=20.0, metavar="SECONDS",
               help="Seconds for the whole fact collection.")
 @click.option("--command-timeout", type=click.FLOAT, default=10.0, metavar="SECONDS", help="Seconds for each command.")
 @click.option("--apply", is_flag=True, help="Apply the runtime steps here, as root (journal first).")
 @click.option("--yes", is_flag=True, help="With --apply: do not ask for confirmation.")
-@click.option("--journal", metavar="FILE", help="With --apply: the journal file to create.")
-@click.option("--revert", metavar="JOURNAL", help="Restore every value a journal recorded.")
+@click.option("--journal", type=FILE, metavar="FILE", help="With --apply: the journal file to create.")
+@click.option("--revert", type=FILE, metavar="JOURNAL", help="Restore every value a journal recorded.")
 def command(sources: tuple[str, ...], report: Optional[str], only: tuple[str, ...], priority: Optional[str],
             fmt: str, output: Optional[str], force: bool, boot_loader: str, waivers: Optional[str], root: str,
             deadline: float, command_timeout: float, apply: bool, yes: bool, journal: Optional[str],

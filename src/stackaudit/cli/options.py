@@ -56,9 +56,9 @@ class HelpArgument(click.Argument):
 
 class Command(click.Command):
     """A command whose help has an "Arguments:" section before its options, and an epilog that may be
-    computed when the help is shown (`epilog_factory`), not when the CLI starts."""
+    computed when the help is shown (`epilog_factory(width)`), not when the CLI starts."""
 
-    def __init__(self, *args: Any, epilog_factory: Callable[[], str] | None = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, epilog_factory: Callable[[int], str] | None = None, **kwargs: Any) -> None:
         kwargs.setdefault("context_settings", CONTEXT_SETTINGS)
         super().__init__(*args, **kwargs)
         self.epilog_factory = epilog_factory
@@ -71,7 +71,7 @@ class Command(click.Command):
         super().format_epilog(ctx, formatter)
         if self.epilog_factory is not None:
             formatter.write_paragraph()
-            formatter.write(self.epilog_factory())
+            formatter.write(self.epilog_factory(formatter.width))
 
 
 class Group(click.Group):
@@ -98,16 +98,35 @@ def _format_arguments(command: click.Command, ctx: click.Context, formatter: cli
             formatter.write_dl(rows)
 
 
-def wrapped(title: str, items: Sequence[str]) -> str:
+def wrapped(title: str, items: Sequence[str], width: int) -> str:
     """A titled paragraph of comma-separated items, wrapped to the help's width; an item is never split
     across lines (its spaces are non-breaking while wrapping)."""
     import textwrap
 
-    width = max(50, min(shutil.get_terminal_size().columns, MAX_WIDTH) - 2)
     joined = ", ".join(item.replace(" ", "\xa0") for item in items)
     body = textwrap.fill(joined, width=width, initial_indent="  ", subsequent_indent="  ",
                          break_long_words=False, break_on_hyphens=False)
     return f"{title}\n{body.replace(chr(0xA0), ' ')}\n"
+
+
+# -- paths -------------------------------------------------------------------------------------------------
+class _PathText(click.ParamType):  # type: ignore[type-arg]  # generic in newer click only
+    """A path kept as the text given (the command checks it, with its own one-line error); the shell
+    completes it as a file or a directory name."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.name = kind
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        return value
+
+    def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+        return [CompletionItem(incomplete, type=self.kind)]
+
+
+FILE = _PathText("file")  # completes files and directories
+DIR = _PathText("dir")  # completes directories
 
 
 # -- --format ------------------------------------------------------------------------------------------
@@ -155,7 +174,7 @@ def format_option(formats_from: str, **attrs: Any) -> Callable[[Any], Any]:
 
 
 def output_option(help: str = "Write to FILE.") -> Callable[[Any], Any]:
-    return click.option("--output", "-o", metavar="FILE", default=None, help=help)
+    return click.option("--output", "-o", type=FILE, metavar="FILE", default=None, help=help)
 
 
 def check_format(fmt: str, formats: Sequence[str], message: str) -> str:
