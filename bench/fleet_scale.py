@@ -2,7 +2,7 @@
 
 Target (issue 19): 1000 snapshots in under 60 s on 2 cores with 2 workers, peak RSS (the parent and every
 process it started, together) under 500 MB. Prints, per fleet size, the wall time, the parent's peak RSS,
-the peak of all processes together (sampled every 50 ms with psutil: the workers are the fork server's
+the peak of all processes together (sampled every 50 ms from /proc: the workers are the fork server's
 children, which getrusage(RUSAGE_CHILDREN) does not see before they are reaped), the CPU seconds all of
 them used (what the wall time would be on idle cores: CPU s / workers), and the load average before and
 after (the machine may be shared).
@@ -74,20 +74,48 @@ def make_fleet(variants: dict[str, Path], n: int, out: Path) -> None:
         os.link(source, out / f"{name}.tar.gz")
 
 
+def _descendants(pid: int) -> list[int]:
+    """Every process below `pid`, from /proc/PID/task/*/children (Linux)."""
+    out, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{parent}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{parent}/task/{task}/children") as fh:
+                    kids = [int(k) for k in fh.read().split()]
+            except OSError:
+                continue
+            out.extend(kids)
+            todo.extend(kids)
+    return out
+
+
+def _rss_and_cpu(pid: int) -> tuple[int, float] | None:
+    """(resident bytes, CPU seconds) of one process from /proc/PID/statm and /proc/PID/stat."""
+    try:
+        with open(f"/proc/{pid}/statm") as fh:
+            rss = int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        ticks = os.sysconf("SC_CLK_TCK")
+        return rss, (int(fields[11]) + int(fields[12])) / ticks  # utime, stime (fields 14, 15 of stat)
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def _tree_sample(cpu: dict[int, float]) -> int:
     """RSS of this process and all its descendants together; records each descendant's CPU seconds."""
-    import psutil
-
-    me = psutil.Process()
-    total = me.memory_info().rss
-    for child in me.children(recursive=True):
-        try:
-            with child.oneshot():
-                total += child.memory_info().rss
-                times = child.cpu_times()
-            cpu[child.pid] = times.user + times.system
-        except psutil.Error:
-            pass
+    mine = _rss_and_cpu(os.getpid())
+    total = mine[0] if mine else 0
+    for child in _descendants(os.getpid()):
+        read = _rss_and_cpu(child)
+        if read is not None:
+            total += read[0]
+            cpu[child] = read[1]
     return total
 
 
