@@ -204,8 +204,9 @@ def test_every_option_has_a_readable_metavar() -> None:
             name = param.opts[0] if param.opts else param.name
             assert param.metavar, f"{path} {name}: no metavar of its own (click would print {metavar})"
             choice = isinstance(param.type, click.Choice)
-            assert choice or re.fullmatch(r"[A-Z][A-Z0-9_]*(\.\.\.)?", metavar), (path, name, metavar)
-            assert metavar.rstrip(".") not in BANNED_METAVARS and "<" not in metavar, (path, name, metavar)
+            # `[ADDRESS]`: an option whose value may be left out (`fleet --ray` alone).
+            assert choice or re.fullmatch(r"([A-Z][A-Z0-9_]*|\[[A-Z][A-Z0-9_]*\])(\.\.\.)?", metavar), (path, name, metavar)
+            assert metavar.strip("[].") not in BANNED_METAVARS and "<" not in metavar, (path, name, metavar)
     assert checked >= 60
 
 
@@ -263,6 +264,7 @@ FORMAT_SOURCES = {
     ("ceiling",): "stackaudit.ceiling.render", ("compare",): "stackaudit.compare.render",
     ("fix",): "stackaudit.fixes.plan_render", ("bench",): "stackaudit.bench.render",
     ("bench", "history"): "stackaudit.bench.render", ("bench", "compare"): "stackaudit.bench.render",
+    ("investigate",): "stackaudit.investigate.consolidate", ("fleet",): "stackaudit.fleet.render",
 }
 
 
@@ -314,7 +316,9 @@ def test_completion_answers_commands_options_and_format_values() -> None:
     assert "plain,audit" in _complete("stackaudit a", 1)
     assert {"plain,history", "plain,compare"} <= set(_complete("stackaudit bench ", 2))
     assert "plain,--from" in _complete("stackaudit audit --fr", 2)
-    assert _complete("stackaudit audit --format ", 3) == ["plain,text", "plain,markdown", "plain,json"]
+    from stackaudit.report.render import FORMATS
+
+    assert _complete("stackaudit audit --format ", 3) == [f"plain,{fmt}" for fmt in FORMATS]
     assert _complete("stackaudit audit --from ", 3) == ["file,"]
     assert _complete("stackaudit audit --root ", 3) == ["dir,"]
 

@@ -70,7 +70,11 @@ def fleet(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-
                        'head -c 3000 /dev/urandom > "$2"; shift; done\nexit 0\n')
         # A node whose Python fails with a credential in its last words.
         leaky = _script(work / "python-leaky", f'echo "cannot reach the hub with HF_TOKEN={SECRET}" >&2\nexit 3\n')
+        # Where the nodes write their snapshot before the fetch (a folder of the test's, so that the test
+        # can see nothing is left there).
+        (work / "node-tmp").mkdir()
         ssh = (f"ansible_host=127.0.0.1 ansible_user=root ansible_ssh_private_key_file={sshd.client_key} "
+               f"stackaudit_tmpdir={work / 'node-tmp'} "
                "ansible_ssh_common_args='-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null' "
                f"ansible_python_interpreter={python} ansible_pipelining=true")
         good_root = write_node(Node("node-hung"), work / "roots" / "node-hung")
@@ -140,8 +144,10 @@ def test_faults_are_named_with_their_reason(fleet) -> None:  # type: ignore[no-u
 
 def test_nothing_is_left_on_the_nodes(fleet) -> None:  # type: ignore[no-untyped-def]
     # The snapshot files the nodes wrote (the junk one included) are removed after the fetch or the failure.
-    assert glob.glob("/tmp/stackaudit-*-node-0*.tar.gz") == []
-    assert glob.glob("/tmp/stackaudit-*-node-junk.tar.gz") == []
+    left = fleet["work"] / "node-tmp"
+    assert glob.glob(str(left / "stackaudit-*-node-0*.tar.gz")) == []
+    assert glob.glob(str(left / "stackaudit-*-node-junk.tar.gz")) == []
+    assert list(left.iterdir()) == []
     assert not (fleet["work"] / "dest" / "node-elsewhere.tar.gz").exists()
 
 

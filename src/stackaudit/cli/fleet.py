@@ -84,7 +84,7 @@ class _Display:
 @click.command("fleet", cls=Command)
 @click.option("--inventory", "-i", metavar="FILE", help="Ansible inventory: capture every host over SSH (stackaudit[fleet]).")
 @click.option("--limit", "-l", metavar="GROUP", help="Only these inventory hosts or groups (Ansible's --limit).")
-@click.option("--forks", type=click.IntRange(1, 1000), default=50,
+@click.option("--forks", type=click.IntRange(1, 1000), default=50, metavar="N",
               help="Hosts Ansible captures at once.")
 @click.option("--zipapp", metavar="FILE", help="The stackaudit.pyz copied to every host (default: the gatherer's).")
 @click.option("--ray", "ray_address", is_flag=False, flag_value="", default=None, metavar="[ADDRESS]",
@@ -93,14 +93,14 @@ class _Display:
 @click.option("--from", "from_dir", metavar="DIR",
               help="A directory of snapshots, one per node, named after it (node-07.tar.gz): what the Slurm and "
                    "Kubernetes recipes of docs/fleet.md write.")
-@click.option("--timeout", "timeout_s", type=click.FloatRange(1, 3600), default=300.0,
+@click.option("--timeout", "timeout_s", type=click.FloatRange(1, 3600), default=300.0, metavar="SECONDS",
               help="Seconds a node's capture may run (Ansible, Ray) before it is reported timed out.")
 @format_option("stackaudit.fleet.render")
 @output_option("Write the fleet report to FILE.")
-@click.option("--workers", type=click.IntRange(1, 256), default=None,
+@click.option("--workers", type=click.IntRange(1, 256), default=None, metavar="N",
               help="Processes auditing snapshots [default: min(2, CPUs)].")
-@click.option("--fail-on", metavar="P0|P1|P2|drift",
-              help="Exit 1 on an issue at or above this priority on any node, or on any drift.")
+@click.option("--fail-on", metavar="LEVEL",
+              help="Exit 1 on an issue at or above P0, P1 or P2 on any node, or with `drift` on any drift.")
 @click.option("--waivers", metavar="FILE", help="Waiver file applied to every node (default: ./stackaudit.toml).")
 def command(inventory: str | None, limit: str | None, forks: int, zipapp: str | None, ray_address: str | None,
             from_dir: str | None, timeout_s: float, fmt: str, output: str | None, workers: int | None, fail_on: str | None,

@@ -11,9 +11,8 @@ from typing import Any
 
 import click
 
+from stackaudit.cli.options import check_format, format_option, output_option
 from stackaudit.errors import InputError, UsageError
-
-_FORMATS = ("text", "markdown", "md", "json")
 
 
 def _open_snapshot(sources: list[str], allow_partial: bool) -> Any:
@@ -63,23 +62,24 @@ def _positive(name: str, value: float | None) -> None:
 
 
 @click.command("investigate", context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--llm-url", required=True, help="OpenAI-compatible endpoint (vLLM, SGLang, llama.cpp, hosted).")
-@click.option("--model", required=True, help="Model name to ask for.")
+@click.option("--llm-url", required=True, metavar="URL", help="OpenAI-compatible endpoint (vLLM, SGLang, llama.cpp, hosted).")
+@click.option("--model", required=True, metavar="NAME", help="Model name to ask for.")
 @click.option("--api-key-env", default=None, metavar="VAR",
               help="Environment variable holding the API key (default OPENAI_API_KEY; none needed locally).")
 @click.option("--from", "sources", multiple=True, metavar="SRC",
-              help="Investigate a snapshot or pasted outputs instead of taking a snapshot of this host.")
-@click.option("--domains", multiple=True, help="Only these domains (comma list: FW,CTR,DRV,KERN,KVER,MEM,PCIE,PWR,IC,RT).")
-@click.option("--parallel", default=10, show_default=True, type=int, help="Investigators at once.")
-@click.option("--max-rounds", default=8, show_default=True, type=int, help="Model turns per investigator.")
-@click.option("--max-tokens", "max_tokens_each", default=None, type=int, help="Tokens per investigator.")
-@click.option("--max-tokens-total", default=None, type=int, help="Tokens for all investigators together.")
-@click.option("--timeout", default=300.0, show_default=True, type=float, help="Seconds for the whole investigation.")
-@click.option("--request-timeout", default=120.0, show_default=True, type=float, help="Seconds per model request.")
+              help="Investigate a snapshot or pasted outputs instead of taking a snapshot of this host; "
+              "repeat it or give a comma list.")
+@click.option("--domains", multiple=True, metavar="DOMAINS", help="Only these domains (comma list: FW,CTR,DRV,KERN,KVER,MEM,PCIE,PWR,IC,RT).")
+@click.option("--parallel", default=10, show_default=True, type=int, metavar="N", help="Investigators at once.")
+@click.option("--max-rounds", default=8, show_default=True, type=int, metavar="N", help="Model turns per investigator.")
+@click.option("--max-tokens", "max_tokens_each", default=None, type=int, metavar="N", help="Tokens per investigator.")
+@click.option("--max-tokens-total", default=None, type=int, metavar="N", help="Tokens for all investigators together.")
+@click.option("--timeout", default=300.0, show_default=True, type=float, metavar="SECONDS", help="Seconds for the whole investigation.")
+@click.option("--request-timeout", default=120.0, show_default=True, type=float, metavar="SECONDS", help="Seconds per model request.")
 @click.option("--stream/--no-stream", default=False, help="Stream the model's answers.")
-@click.option("--format", "-f", "fmt", default="text", show_default=True, help="text, markdown or json.")
-@click.option("--output", "-o", default=None, help="Write the report to FILE.")
-@click.option("--fail-on", default=None, help="Exit 1 on a rule-engine result at or above P0, P1 or P2.")
+@format_option("stackaudit.investigate.consolidate", show_default=True)
+@output_option("Write the report to FILE.")
+@click.option("--fail-on", default=None, metavar="PRIORITY", help="Exit 1 on a rule-engine result at or above P0, P1 or P2.")
 @click.option("--allow-partial", is_flag=True, help="Replay a snapshot that is cut short or fails its manifest.")
 def command(llm_url: str, model: str, api_key_env: str | None, sources: tuple[str, ...], domains: tuple[str, ...],
             parallel: int, max_rounds: int, max_tokens_each: int | None, max_tokens_total: int | None, timeout: float,
@@ -87,11 +87,10 @@ def command(llm_url: str, model: str, api_key_env: str | None, sources: tuple[st
             allow_partial: bool) -> int:
     """Audit, then send one read-only investigator per domain to your own LLM; keep only claims it can quote."""
     from stackaudit.cli.output import emit, invocation, split_paths
+    from stackaudit.investigate.consolidate import FORMATS
     from stackaudit.report.render import FAIL_ON
 
-    fmt = "markdown" if fmt.lower() == "md" else fmt.lower()
-    if fmt not in ("text", "markdown", "json"):
-        raise UsageError(f"--format: choose one of text, markdown, json, not {fmt!r}")
+    check_format(fmt, FORMATS, "--format: choose one of {choices}, not {fmt}")
     if fail_on and fail_on.upper() not in FAIL_ON:
         raise UsageError(f"--fail-on takes P0, P1 or P2, not {fail_on!r}")
     if not llm_url.startswith(("http://", "https://")):

@@ -93,6 +93,10 @@ class InvestigatedReport(Report):
     investigation: Investigation | None = None
 
 
+# The report formats the investigators' section is rendered in (the CLI's --format choices).
+FORMATS = ("text", "markdown", "json")
+
+
 def _engine_index(report: Report) -> dict[str, list[tuple[tuple[str, ...], str]]]:
     index: dict[str, list[tuple[tuple[str, ...], str]]] = {}
     for r in report.results:
