@@ -30,6 +30,9 @@ from bench_support.servers import calibrated_server
 from bench_support.tiny_tokenizer import write_tiny_tokenizer
 from stackaudit.bench.runner import BenchConfig, BenchOutcome, run_bench
 
+# Timing against real servers: `make test` runs these alone, after the parallel part.
+pytestmark = pytest.mark.serial
+
 TTFT_MS = 60.0
 ITL_MS = 12.0
 N = 32

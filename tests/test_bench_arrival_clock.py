@@ -11,8 +11,12 @@ import asyncio
 import time
 
 import aiohttp
+import pytest
 
 from stackaudit.bench import client
+
+# Timing against real servers: `make test` runs these alone, after the parallel part.
+pytestmark = pytest.mark.serial
 
 PIECES = [b"data: one\n\n", b"data: two\n\n", b"data: three\n\n"]
 GAP_S = 0.05

@@ -25,6 +25,9 @@ from bench_support.cpus import own_core, two_cores
 from bench_support.servers import calibrated_server
 from stackaudit.bench.runner import BenchConfig, BenchOutcome, run_bench
 
+# Timing against real servers: `make test` runs these alone, after the parallel part.
+pytestmark = pytest.mark.serial
+
 TTFT_MS = 500.0
 GAP_MS = 20.0
 N = 32

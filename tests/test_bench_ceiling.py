@@ -18,6 +18,9 @@ from bench_support.servers import calibrated_server
 from stackaudit.bench import ceiling as bench_ceiling
 from stackaudit.cli.main import main
 
+# Timing against real servers: `make test` runs these alone, after the parallel part.
+pytestmark = pytest.mark.serial
+
 # meta-llama/Meta-Llama-3-8B config.json (published values).
 LLAMA3_8B = {
     "architectures": ["LlamaForCausalLM"],

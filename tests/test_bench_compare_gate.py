@@ -24,6 +24,9 @@ from stackaudit.bench.compare import compare_runs, regressions
 from stackaudit.bench.history import History
 from stackaudit.bench.runner import BenchConfig, run_bench
 
+# Timing against real servers: `make test` runs these alone, after the parallel part.
+pytestmark = pytest.mark.serial
+
 ROUNDS = 20
 GAP_MS = 8.0
 PLANTED_GAP_MS = GAP_MS / 0.85

@@ -10,6 +10,9 @@ import pytest
 from bench_support.servers import calibrated_server
 from stackaudit.bench.runner import BenchConfig, BenchOutcome, run_bench
 
+# Timing against real servers: `make test` runs these alone, after the parallel part.
+pytestmark = pytest.mark.serial
+
 
 def bench(url: str, **options: Any) -> BenchOutcome:
     values: dict[str, Any] = {

@@ -28,7 +28,8 @@ from bench_support.servers import stop
 from bench_support.tiny_llama import EOS_ID, write_tiny_llama
 from stackaudit.bench.runner import BenchConfig, BenchOutcome, run_bench
 
-pytestmark = pytest.mark.slow
+# Timing against real servers: `make test` runs these alone, after the parallel part.
+pytestmark = [pytest.mark.slow, pytest.mark.serial]
 
 
 def _free_port() -> int:

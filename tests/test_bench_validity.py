@@ -20,6 +20,9 @@ from stackaudit.bench.selfcheck import ClientUsage
 from stackaudit.cli.main import main
 from stackaudit.errors import InputError
 
+# Timing against real servers: `make test` runs these alone, after the parallel part.
+pytestmark = pytest.mark.serial
+
 FAST = ["--input-tokens", "8", "--output-tokens", "8", "--warmup", "0", "--quiet", "--no-history", "-f", "json"]
 
 

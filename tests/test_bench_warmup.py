@@ -5,10 +5,15 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from bench_support.servers import calibrated_server
 from stackaudit.bench.compare import compare_runs
 from stackaudit.bench.history import History
 from stackaudit.bench.runner import BenchConfig, BenchOutcome, run_bench
+
+# Timing against real servers: `make test` runs these alone, after the parallel part.
+pytestmark = pytest.mark.serial
 
 GAP_MS = 10.0
 
