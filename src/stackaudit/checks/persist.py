@@ -116,7 +116,7 @@ def persist_boot(**facts: Any) -> Outcome:
             continue  # its check is not ok now (it reports the setting itself), or the value is not the fix's
         boot = at_boot(s, read)
         if boot.unread and not (boot.value is not None and not boot.kept):
-            unread.append(f"{s.label} ({', '.join(dict.fromkeys(boot.unread))[:120]} not in the source)")
+            unread.append(f"{s.label} ({', '.join(dict.fromkeys(boot.unread))[:120]} not readable or not in the source)")
         elif boot.kept:
             kept.append(f"{s.label} = {shown} (kept by {boot.where})")
         elif boot.value is None and s.kind == "sysfs" and boot_default(s) == s.value:
