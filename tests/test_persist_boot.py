@@ -7,6 +7,7 @@ systemd-boot by the boot loader in use). The trees are modelled on stock layouts
 from __future__ import annotations
 
 from dataclasses import fields
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -300,3 +301,34 @@ def test_fix_plan_includes_the_persistent_step() -> None:
     plan = build_plan(doc)
     assert [(s.check, s.step.commands[0].line) for s in plan.steps] == [
         (ID, "echo 'kernel.numa_balancing = 0' >> /etc/sysctl.d/90-llm-serving.conf")]
+
+
+def test_a_vendor_file_named_after_the_default_gets_a_later_name() -> None:
+    r = result(numa_host(Parts(files={"/usr/lib/sysctl.d/99-zzz-vendor.conf": "kernel.numa_balancing = 1\n"})))
+    assert [c.line for s in r.fix.steps for c in s.commands] == [
+        "echo 'kernel.numa_balancing = 0' >> /etc/sysctl.d/zz-99-zzz-vendor.conf"]
+
+
+def test_capture_records_the_configuration_and_the_snapshot_gives_the_same_answer(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`capture` records what the check read (the directories, the files, the wants links), redacted: the
+    snapshot's answer is the live one, and a token in a local unit stays out of it."""
+    import json
+    import tarfile
+
+    from stackaudit.capture import capture_host
+    from stackaudit.cli.main import main
+
+    unit = "[Service]\nType=oneshot\nEnvironment=HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyz123456\nExecStart=/bin/true\n"
+    host = numa_host(Parts(files={"/etc/sysctl.d/90-llm-serving.conf": "kernel.numa_balancing = 0\n",
+                                  "/etc/systemd/system/warm.service": unit, WANTS + "warm.service": ""}))
+    live = result(host)
+    snap = tmp_path / "host.tar.gz"
+    capture_host(host, str(snap))
+    with tarfile.open(snap) as tar:
+        blob = b"".join(tar.extractfile(m).read() for m in tar.getmembers() if m.isfile())  # type: ignore[union-attr]
+    assert b"hf_abcdefghijklmnopqrstuvwxyz123456" not in blob and b"90-llm-serving.conf" in blob
+    capsys.readouterr()
+    assert main(["audit", "--from", str(snap), "--select", ID, "--format", "json"]) == 0
+    got = next(r for r in json.loads(capsys.readouterr().out)["results"] if r["id"] == ID)
+    assert (got["status"], got["message"]) == (live.status, live.message) == ("ok", live.message)

@@ -338,7 +338,10 @@ def persist_step(s: Setting, boot: Boot) -> Any:
         return step(f"{does_keep}: one of the ways below", takes=TAKES, keep=forms)
     line, path = form
     if s.kind == "sysctl" and boot.value is not None:
-        # A vendor file (/usr/lib, /run) sets another value: a later-named file in /etc/sysctl.d wins over it.
-        path = "/etc/sysctl.d/99-zz-llm-serving.conf"
+        # A vendor file (/usr/lib, /run) sets another value: a later-named file in /etc/sysctl.d wins over it
+        # (a name starting with letters sorts after the usual two-digit prefixes).
+        vendor = boot.where.split(" (")[0].rsplit(":", 1)[0].rsplit("/", 1)[-1]
+        name = "99-zz-llm-serving.conf" if vendor < "99-zz-llm-serving.conf" else "zz-" + vendor
+        path = f"/etc/sysctl.d/{name}"
     command = sh(f"echo {bash_word(line)} >> {bash_word(path)}")
     return step(does_keep, command, changes=path, takes=TAKES, keep=forms)

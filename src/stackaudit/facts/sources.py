@@ -160,17 +160,19 @@ NVIDIA_PROC_PARAMS = Source("nvidia_proc_params", "/proc/driver/nvidia/params", 
 NVIDIA_MODULE_VERSION = Source("nvidia_module_version", "/sys/module/nvidia/version", path="/sys/module/nvidia/version")
 
 # --- persistent configuration (what the next boot applies: KERN-PERSIST-BOOT) ---------------------
+# No paste kind reads these yet: a live audit or a snapshot captured on the host shows them.
+_ON_HOST = "run on the host, or `stackaudit capture` there"
 # Stacked directories, highest precedence first (sysctl.d(5), modules-load.d(5), modprobe.d(5), udev(7),
 # tmpfiles.d(5)): a name in an earlier directory hides the same name in a later one.
-SYSCTL_CONF = Source("sysctl_conf", "/etc/sysctl.conf", path="/etc/sysctl.conf", hint="paste `cat /etc/sysctl.conf`")
-SYSCTL_D = tuple(Source(f"sysctl_d{d.replace('/', '_')}", d, path=d, hint="paste `sysctl --system` or the files")
+SYSCTL_CONF = Source("sysctl_conf", "/etc/sysctl.conf", path="/etc/sysctl.conf", hint=_ON_HOST)
+SYSCTL_D = tuple(Source(f"sysctl_d{d.replace('/', '_')}", d, path=d, hint=_ON_HOST)
                  for d in ("/etc/sysctl.d", "/run/sysctl.d", "/usr/local/lib/sysctl.d", "/usr/lib/sysctl.d",
                            "/lib/sysctl.d"))
-MODPROBE_D = tuple(Source(f"modprobe_d{d.replace('/', '_')}", d, path=d, hint="paste `modprobe -c`")
+MODPROBE_D = tuple(Source(f"modprobe_d{d.replace('/', '_')}", d, path=d, hint=_ON_HOST)
                    for d in ("/etc/modprobe.d", "/run/modprobe.d", "/usr/local/lib/modprobe.d", "/usr/lib/modprobe.d",
                              "/lib/modprobe.d"))
 MODULES_LOAD_D = tuple(Source(f"modules_load_d{d.replace('/', '_')}", d, path=d,
-                              hint="paste `cat /etc/modules-load.d/*.conf`")
+                              hint=_ON_HOST)
                        for d in ("/etc/modules-load.d", "/run/modules-load.d", "/usr/local/lib/modules-load.d",
                                  "/usr/lib/modules-load.d", "/lib/modules-load.d"))
 # Debian's own list, read by systemd-modules-load through the /etc/modules-load.d/modules.conf link.
@@ -184,13 +186,13 @@ UDEV_RULES_D = tuple(Source(f"udev_rules{d.replace('/', '_')}", d, path=d)
 # tuned: the active profile(s), and where profiles live (/etc first; tuned >= 2.23 also has profiles/ below).
 TUNED_PROFILE_DIRS = ("/etc/tuned/profiles", "/etc/tuned", "/usr/lib/tuned/profiles", "/usr/lib/tuned")
 SYSTEMD_SYSTEM = Source("systemd_system", "/etc/systemd/system", path="/etc/systemd/system",
-                        hint="paste `systemctl list-unit-files --state=enabled`")
-GRUB_DEFAULT = Source("grub_default", "/etc/default/grub", path="/etc/default/grub", hint="paste `cat /etc/default/grub`")
+                        hint=_ON_HOST)
+GRUB_DEFAULT = Source("grub_default", "/etc/default/grub", path="/etc/default/grub", hint=_ON_HOST)
 GRUB_DEFAULT_D = Source("grub_default_d", "/etc/default/grub.d", path="/etc/default/grub.d")
 KERNEL_CMDLINE_FILE = Source("kernel_cmdline_file", "/etc/kernel/cmdline", path="/etc/kernel/cmdline",
-                             hint="paste `cat /etc/kernel/cmdline`")
+                             hint=_ON_HOST)
 LOADER_ENTRIES = tuple(Source(f"loader_entries{d.replace('/', '_')}", d, path=d,
-                              hint="paste `bootctl list`")
+                              hint=_ON_HOST)
                        for d in ("/boot/loader/entries", "/efi/loader/entries", "/boot/efi/loader/entries"))
 
 # --- documents with no place on a host --------------------------------------------------------------
