@@ -332,3 +332,92 @@ def test_capture_records_the_configuration_and_the_snapshot_gives_the_same_answe
     assert main(["audit", "--from", str(snap), "--select", ID, "--format", "json"]) == 0
     got = next(r for r in json.loads(capsys.readouterr().out)["results"] if r["id"] == ID)
     assert (got["status"], got["message"]) == (live.status, live.message) == ("ok", live.message)
+
+
+# --- masked setpci writes fix --apply made (its journal) ----------------------------------------------
+
+ACS_TARGET, ACS_VALUE = "0000:00:01.0 ECAP_ACS+0x6.w", "0000:002c"
+JOURNAL_DIR = "/var/lib/stackaudit/journal"
+
+
+def journal_text(*records: dict[str, Any]) -> str:
+    import json
+
+    return "".join(json.dumps(r) + "\n" for r in records)
+
+
+APPLIED = journal_text(
+    {"op": "change", "seq": 1, "check": "FW-ACS-P2P", "kind": "setpci", "target": ACS_TARGET, "old": "002c",
+     "new": ACS_VALUE},
+    {"op": "written", "seq": 1},
+    {"op": "change", "seq": 2, "check": "KERN-SWAP", "kind": "sysctl", "target": "vm.swappiness", "old": "60",
+     "new": "10"},
+    {"op": "written", "seq": 2}, {"op": "reverted", "seq": 2})
+
+
+def acs_boot(files: dict[str, Any]) -> Boot:
+    collector = Collector(fake_host(files={f"{JOURNAL_DIR}/20261201T100000.000000Z.jsonl": APPLIED, **files}))
+    values: dict[str, Any] = {}
+    for f in fields(Facts):
+        try:
+            values[f.name] = collector.fact(f.name, object)
+        except FactUnavailable:
+            values[f.name] = None
+    facts = Facts(**values)
+    found = [s for s in catalogue_settings(facts.applied_changes) if s.kind == "setpci"]
+    assert [(s.check, s.target, s.value) for s in found] == [("FW-ACS-P2P", ACS_TARGET, ACS_VALUE)]
+    return at_boot(found[0], facts)
+
+
+def test_the_journal_gives_the_setpci_writes_still_in_effect() -> None:
+    applied = Collector(fake_host(files={f"{JOURNAL_DIR}/a.jsonl": APPLIED})).fact("applied_changes", object)
+    assert [(c.kind, c.target) for _, c in applied.changes] == [("setpci", ACS_TARGET)]  # the swap was reverted
+
+
+@pytest.mark.parametrize(("files", "kept"), [
+    ({}, False),
+    ({"/etc/udev/rules.d/90-acs.rules":
+      'ACTION=="add", SUBSYSTEM=="pci", KERNEL=="0000:00:01.0", RUN+="/usr/bin/setpci -s %k ECAP_ACS+0x6.w=0000:002c"\n'},
+     True),
+    ({**GRUB, "/etc/default/grub": 'GRUB_CMDLINE_LINUX_DEFAULT="quiet \\"pci=disable_acs_redir=00:01.0;00:03.1\\""\n'},
+     True),
+    ({**GRUB, "/etc/default/grub": 'GRUB_CMDLINE_LINUX_DEFAULT="quiet pci=disable_acs_redir=00:03.1"\n'}, False),
+])
+def test_setpci_write_kept_by_udev_or_the_kernel_parameter(files: dict[str, str], kept: bool) -> None:
+    got = acs_boot(files)
+    assert got.kept is kept and (got.value is None) is (not kept)
+
+
+def unit_file_of(step: Any) -> tuple[str, str]:
+    """(path, text) the fix's printf line writes, as bash would."""
+    import shlex
+
+    words = shlex.split(step.commands[0].line)
+    assert words[:2] == ["printf", "%s\\n"] and words[-2] == ">"
+    return words[-1], "".join(w + "\n" for w in words[2:-2])
+
+
+def test_the_oneshot_unit_the_fix_writes_keeps_the_write(monkeypatch: pytest.MonkeyPatch) -> None:
+    import stackaudit.checks.persist as persist
+
+    monkeypatch.setattr(persist, "owners_passing", lambda facts: dict.fromkeys(persist.OWNERS, True))
+    journal = {f"{JOURNAL_DIR}/20261201T100000.000000Z.jsonl": APPLIED}
+    r = result(build_host(Parts(files=journal), "gpu01"))
+    assert r.status == "issue" and "setpci -s 0000:00:01.0 ECAP_ACS+0x6.w=0000:002c" in r.message
+    step = next(s for s in r.fix.steps if "setpci" in s.does)
+    path, text = unit_file_of(step)
+    unit = path.rsplit("/", 1)[1]
+    assert unit == "stackaudit-setpci-fw-acs-p2p.service" and step.commands[1].line == f"systemctl enable {unit}"
+    assert "ExecStart=/usr/bin/env setpci -s 0000:00:01.0 ECAP_ACS+0x6.w=0000:002c\n" in text
+    # written and enabled, the next audit finds the write kept
+    kept = acs_boot({path: text, WANTS + unit: ""})
+    assert kept.kept and kept.where.startswith(path)
+    # written but not enabled: not kept
+    assert not acs_boot({path: text}).kept
+
+
+def test_boot_loader_not_known_reads_both_and_cannot_place_a_parameter() -> None:
+    grub = {"/etc/default/grub": 'GRUB_CMDLINE_LINUX_DEFAULT="cpufreq.default_governor=performance"\n'}
+    got = boot(GOVERNOR, grub, "scaling_governor")  # no /proc/cmdline, no LoaderInfo
+    assert got.kept and got.unread == ["which boot loader is in use"]
+    assert boot(GOVERNOR, {}, "scaling_governor").value is None  # neither sets it

@@ -7,6 +7,7 @@ import fnmatch
 from dataclasses import dataclass, field
 from typing import Any
 
+from stackaudit.facts.apply_journal import AppliedChanges
 from stackaudit.facts.boot_loader import BootCmdlineConfig
 from stackaudit.facts.cpufreq import CpuFreq, CpuIdle
 from stackaudit.facts.kernel_knobs import ThpSettings
@@ -40,6 +41,7 @@ class Facts:
     tuned_config: TunedConfig | None = None
     systemd_units: SystemdUnits | None = None
     boot_cmdline_config: BootCmdlineConfig | None = None
+    applied_changes: AppliedChanges | None = None
 
 
 @dataclass
@@ -74,6 +76,8 @@ def _all(values: list[Any], wanted: str) -> bool | None:
 
 def in_effect(s: Setting, f: Facts) -> tuple[bool | None, str]:
     """(whether the setting is at the value the fix sets, the value now in words); None: not shown."""
+    if s.kind == "setpci":
+        return True, f"{s.value} (written by fix --apply)"  # from its journal, not undone
     if s.kind == "sysctl":
         value = f.sysctls.get(s.target) if f.sysctls is not None else None
         return (None if value is None else " ".join(value.split()) == s.value), value or "not shown"
@@ -215,6 +219,8 @@ def _cmdline(boot: Boot, s: Setting, f: Facts) -> None:
         param = config.last(keep.name)
         if param is not None:
             boot.set(param.value or "", f"{param.where} ({param.name}={param.value})", param.value == keep.value)
+            if not config.loader:
+                boot.unread.append("which boot loader is in use")
     if boot.value is None:
         boot.unread += list(config.unread)
 
@@ -293,8 +299,60 @@ def _tuned_sysfs(boot: Boot, s: Setting, f: Facts) -> None:
             boot.set(item.value, f"tuned profile {item.profile} ({item.where})", item.value == s.value)
 
 
+def boot_setpci(s: Setting, f: Facts) -> Boot:
+    """A masked setpci write `fix --apply` made: kept by the kernel parameter the fix data names (ACS:
+    `pci=disable_acs_redir=` listing the device), a udev rule or an enabled oneshot unit running the write."""
+    bdf, reg = s.target.split(" ", 1)
+    write = f"{reg}={s.value}"
+    boot = Boot()
+    for keep in (k for k in s.keeps if k.mechanism == "cmdline" and k.name):
+        config = f.boot_cmdline_config
+        if config is None:
+            boot.unread.append("the boot loader's configuration")
+            continue
+        prefix = keep.value.split("<", 1)[0]
+        param = config.last(keep.name)
+        short = bdf.split(":", 1)[1] if bdf.count(":") == 2 else bdf
+        if param is not None and param.value and param.value.startswith(prefix) and short in param.value:
+            boot.set(param.value, f"{param.where} ({param.name}={param.value})", True)
+            if not config.loader:
+                boot.unread.append("which boot loader is in use")
+    rules = f.udev_rules
+    if rules is None:
+        boot.unread.append("udev rules.d")
+    else:
+        for rule in rules.rules:
+            if any("setpci" in run and write in run for run in rule.runs):
+                boot.set(s.value, rule.where, True)
+    units = f.systemd_units
+    if units is None:
+        boot.unread.append("/etc/systemd/system")
+    else:
+        for unit, line in units.running(write):
+            if "setpci" in line and bdf.split(":", 1)[-1] in line:
+                boot.set(s.value, f"{unit.path} ({line})", True)
+    return boot
+
+
 def at_boot(s: Setting, f: Facts) -> Boot:
-    return {"sysctl": boot_sysctl, "module": boot_module, "unit": boot_unit}.get(s.kind, boot_sysfs)(s, f)
+    return {"sysctl": boot_sysctl, "module": boot_module, "unit": boot_unit,
+            "setpci": boot_setpci}.get(s.kind, boot_sysfs)(s, f)
+
+
+def oneshot_step(check: str, writes: list[Setting]) -> Any:
+    """One oneshot unit per check running its setpci writes at every boot, before the driver's daemon."""
+    from stackaudit.fixes import sh, step
+    from stackaudit.fixes.shell_quote import bash_word
+
+    unit = f"stackaudit-setpci-{check.lower()}.service"
+    lines = ["[Unit]", f"Description=setpci writes of {check} (stackaudit fix)", "Before=nvidia-persistenced.service",
+             "[Service]", "Type=oneshot",
+             *(f"ExecStart=/usr/bin/env setpci -s {w.target.split(' ', 1)[0]} {w.target.split(' ', 1)[1]}={w.value}"
+               for w in writes), "[Install]", "WantedBy=multi-user.target"]
+    write = sh("printf '%s\\n' " + " ".join(bash_word(x) for x in lines) + f" > /etc/systemd/system/{unit}")
+    return step(f"Keep {check}'s setpci writes across reboots: a oneshot unit, {unit}", write,
+                f"systemctl enable {unit}", changes=f"/etc/systemd/system/{unit}", takes=TAKES,
+                keep=writes[0].step.persistent)
 
 
 # --- the persistent fix ------------------------------------------------------------------------

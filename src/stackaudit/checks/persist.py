@@ -11,29 +11,46 @@ from dataclasses import fields
 from typing import Any
 
 from stackaudit.checks import import_all
-from stackaudit.checks._persist_eval import Facts, at_boot, in_effect, persist_step
+from stackaudit.checks._persist_eval import Facts, at_boot, in_effect, oneshot_step, persist_step
 from stackaudit.checks.registry import CHECKS, CheckSpec, Fix, Outcome, issue, not_applicable, ok, unknown
 from stackaudit.checks.registry import check as register_check
+from stackaudit.facts.apply_journal import AppliedChanges
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.fixes import Step, step
-from stackaudit.fixes.persist import Setting, settings_of
+from stackaudit.fixes.persist import Setting, setpci_setting, settings_of
 
 ID = "KERN-PERSIST-BOOT"
 
 
+def _writes_setpci(spec: CheckSpec) -> bool:
+    """A fix with a masked setpci write: what it set is known from `fix --apply`'s journal only."""
+    return any(c.line.startswith("setpci ") for s in spec.fix.steps for c in s.commands)
+
+
 # Every domain's checks are registered before this one reads their fixes (the settings and their owners).
 import_all()
-OWNERS: dict[str, CheckSpec] = {spec.id: spec for spec in list(CHECKS.values())
-                                if spec.id != ID and settings_of(spec.id, spec.fix)}
+# By ID: the same order (and the same documented sources) whichever module was imported first.
+OWNERS: dict[str, CheckSpec] = {spec.id: spec for spec in sorted(CHECKS.values(), key=lambda c: c.id)
+                                if spec.id != ID and (settings_of(spec.id, spec.fix) or _writes_setpci(spec))}
 # This check reads what its owners read (to know whether each is ok now) and the persistent configuration.
 OWN_FACTS = (*(f.name for f in fields(Facts)), "container")
-FACT_NAMES = tuple(dict.fromkeys((*OWN_FACTS, *(n for spec in OWNERS.values()
-                                                 for n in (*spec.facts, *spec.optional_facts)))))
+FACT_NAMES = (*OWN_FACTS, *sorted({n for spec in OWNERS.values() for n in (*spec.facts, *spec.optional_facts)}
+                                   - set(OWN_FACTS)))
 
 
-def catalogue_settings() -> list[Setting]:
-    """Every setting a runtime fix of the catalogue changes (this check's own fix left out)."""
-    return [s for spec in OWNERS.values() for s in settings_of(spec.id, spec.fix)]
+def catalogue_settings(applied: AppliedChanges | None = None) -> list[Setting]:
+    """Every setting a runtime fix of the catalogue changes (this check's own fix left out), and the masked
+    setpci writes `fix --apply` made and did not undo (from its journals)."""
+    out = [s for spec in OWNERS.values() for s in settings_of(spec.id, spec.fix)]
+    seen: set[tuple[str, str]] = set()
+    for _, change in (applied.changes if applied is not None else ()):
+        spec = OWNERS.get(change.check)
+        if change.kind != "setpci" or spec is None or (change.target, change.new) in seen:
+            continue
+        seen.add((change.target, change.new))
+        setting = setpci_setting(change.check, spec.fix, change.target, change.new)
+        out += [setting] if setting is not None else []
+    return out
 
 
 # Boot values of sysfs files the kernel documents (used where no configuration sets them):
@@ -110,7 +127,7 @@ def persist_boot(**facts: Any) -> Outcome:
     unread: list[str] = []
     defaulted: list[str] = []
     passing = owners_passing(facts)
-    for s in catalogue_settings():
+    for s in catalogue_settings(read.applied_changes):
         now, shown = in_effect(s, read)
         if not now or not passing.get(s.check):
             continue  # its check is not ok now (it reports the setting itself), or the value is not the fix's
@@ -128,6 +145,7 @@ def persist_boot(**facts: Any) -> Outcome:
             at = f"{boot.value} from {boot.where}" if boot.value is not None else "not set by any file (the default)"
             lost.append((s, f"{s.label}: {shown} now, at boot {at}", persist_step(s, boot)))
     if lost:
+        lost = _one_unit_per_check(lost)
         return issue("right now, lost at reboot: " + "; ".join(text for _, text, _ in lost)
                      + (f"; unknown: {'; '.join(unread)}" if unread else ""),
                      actual={s.label: text.split(": ", 1)[1] for s, text, _ in lost},
@@ -143,6 +161,21 @@ def persist_boot(**facts: Any) -> Outcome:
     if not kept:
         return not_applicable("no setting a runtime fix changes is at its fixed value with its check ok now")
     return ok("kept across reboots: " + "; ".join(kept), actual=sorted(kept), subjects=[k.split(" = ")[0] for k in kept])
+
+
+def _one_unit_per_check(lost: list[tuple[Setting, str, Step]]) -> list[tuple[Setting, str, Step]]:
+    """The setpci writes of one check kept by one oneshot unit (its step on the first of them)."""
+    writes: dict[str, list[Setting]] = {}
+    for s, _, _ in lost:
+        if s.kind == "setpci":
+            writes.setdefault(s.check, []).append(s)
+    out = []
+    for s, text, keep in lost:
+        if s.kind != "setpci":
+            out.append((s, text, keep))
+        elif writes[s.check][0] is s:
+            out.append((s, text, oneshot_step(s.check, writes[s.check])))
+    return out
 
 
 # Its parameters are the facts above, each optional (the registry injects facts by parameter name).

@@ -88,7 +88,7 @@ class BootCmdlineConfig:
     """The kernel parameters the boot loader in use is configured to pass at the next boot, in order (a later
     one of the same name wins, as the kernel reads them); `files` read, `unread` places not in the source."""
 
-    loader: str  # one of BOOT_LOADERS
+    loader: str  # one of BOOT_LOADERS; "" when which is in use is not known (both configurations read)
     params: tuple[CmdlineParam, ...]
     files: tuple[str, ...] = ()
     unread: tuple[str, ...] = ()
@@ -117,8 +117,13 @@ def _shell_value(raw: str, env: dict[str, str]) -> str:
 
 
 def _params(text: str, where: str) -> list[CmdlineParam]:
+    """Words as the kernel splits them: double quotes group and are dropped (`"pci=a;b"`, `x="a b"`)."""
+    try:
+        words = shlex.split(text, posix=True)
+    except ValueError:
+        words = text.split()
     out = []
-    for word in text.split():
+    for word in words:
         name, eq, value = word.partition("=")
         out.append(CmdlineParam(name, value if eq else None, where))
     return out
@@ -208,5 +213,10 @@ def boot_cmdline_config(ctx: FactContext) -> BootCmdlineConfig:
     container = ctx.optional("container", ContainerInfo)
     if container is not None and container.in_container:
         raise FactUnavailable("in a container, the boot loader's configuration is the host's")
-    loader = ctx.fact("boot_loader", BootLoader)
-    return _grub_config(ctx.host) if loader.name == "grub" else _systemd_boot_config(ctx.host)
+    loader = ctx.optional("boot_loader", BootLoader)
+    if loader is not None:
+        return _grub_config(ctx.host) if loader.name == "grub" else _systemd_boot_config(ctx.host)
+    # Which one is in use is not known: both, loader "" (a parameter either sets cannot be placed).
+    grub, sdboot = _grub_config(ctx.host), _systemd_boot_config(ctx.host)
+    unread = [*grub.unread, *(u for u in sdboot.unread if u != KERNEL_CMDLINE_FILE.path or sdboot.files)]
+    return BootCmdlineConfig("", grub.params + sdboot.params, grub.files + sdboot.files, tuple(unread))

@@ -191,6 +191,9 @@ GRUB_DEFAULT = Source("grub_default", "/etc/default/grub", path="/etc/default/gr
 GRUB_DEFAULT_D = Source("grub_default_d", "/etc/default/grub.d", path="/etc/default/grub.d")
 KERNEL_CMDLINE_FILE = Source("kernel_cmdline_file", "/etc/kernel/cmdline", path="/etc/kernel/cmdline",
                              hint=_ON_HOST)
+# The journals `fix --apply` writes (fixes/journal.py DEFAULT_DIR): what it changed at runtime.
+APPLY_JOURNALS = Source("apply_journals", "/var/lib/stackaudit/journal", path="/var/lib/stackaudit/journal",
+                        hint=_ON_HOST + " as root")
 LOADER_ENTRIES = tuple(Source(f"loader_entries{d.replace('/', '_')}", d, path=d,
                               hint=_ON_HOST)
                        for d in ("/boot/loader/entries", "/efi/loader/entries", "/boot/efi/loader/entries"))

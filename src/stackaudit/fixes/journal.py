@@ -185,6 +185,11 @@ def read_journal_with_header(path: str) -> tuple[list[Change], set[int], Header 
         data = fh.read(MAX_JOURNAL_BYTES + 1)
     if len(data) > MAX_JOURNAL_BYTES:
         raise InputError(f"journal {path}: over {MAX_JOURNAL_BYTES} bytes: not a stackaudit journal")
+    return parse_journal(data, path)
+
+
+def parse_journal(data: bytes, path: str) -> tuple[list[Change], set[int], Header | None]:
+    """The records of a journal's bytes (InputError naming `path` and the line on a bad one)."""
     changes: list[Change] = []
     undone: set[int] = set()
     header: Header | None = None

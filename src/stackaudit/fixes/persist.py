@@ -59,6 +59,8 @@ class Setting:
             return f"module {self.target}"
         if self.kind == "unit":
             return f"unit {self.target}"
+        if self.kind == "setpci":
+            return f"setpci -s {self.target}={self.value}"
         if self.latency_from is not None:
             return f"cpuidle states >= {self.latency_from} µs disabled"
         return self.target.replace("[0-9]*", "*")
@@ -144,6 +146,18 @@ def settings_of(check: str, fix: Fix) -> list[Setting]:
             out.append(Setting(check, action.kind, action.target, action.value, s, _merge(keeps, implied),
                                action.latency_from, _before(s, action.target)))
     return out
+
+
+def setpci_setting(check: str, fix: Fix, target: str, value: str) -> Setting | None:
+    """A masked setpci write (`BDF REG`, `VALUE:MASK`, as a journal records it) with the persistent forms of
+    the fix step that writes that register; None when the check's fix has no such step."""
+    reg = target.split(" ", 1)[-1]
+    for s in fix.steps:
+        if any(c.line.startswith("setpci ") and f" {reg}=" in c.line for c in s.commands):
+            keeps = [k for p in s.persistent for k in keeps_of(p)]
+            return Setting(check, "setpci", target, value, s, _merge(keeps, [Keep("udev", target, value),
+                                                                         Keep("oneshot", target, value)]))
+    return None
 
 
 def _before(s: Step, target: str) -> str | None:
