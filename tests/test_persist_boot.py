@@ -421,3 +421,23 @@ def test_boot_loader_not_known_reads_both_and_cannot_place_a_parameter() -> None
     got = boot(GOVERNOR, grub, "scaling_governor")  # no /proc/cmdline, no LoaderInfo
     assert got.kept and got.unread == ["which boot loader is in use"]
     assert boot(GOVERNOR, {}, "scaling_governor").value is None  # neither sets it
+
+
+def test_live_paths_under_a_root(tmp_path: Path) -> None:
+    """The same files as a tree on disk, read by the live host below `--root`: a /etc file masking the
+    vendor file of the same name keeps the value; removing it leaves the vendor's value for the next boot."""
+    from stackaudit.host.live import LiveHost
+
+    layout = numa_layout(2, 8, 1)
+    parts = merge(cpu_topology(layout, 64 * 1024 * 1024), sysctls(kernel__numa_balancing=0),
+                  Parts(files={"/usr/lib/sysctl.d/60-numa.conf": "kernel.numa_balancing = 1\n",
+                               "/etc/sysctl.d/60-numa.conf": "kernel.numa_balancing = 0\n"}))
+    for path, content in parts.files.items():
+        target = tmp_path / path.lstrip("/")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content if isinstance(content, bytes) else str(content).encode())
+    kept = run_checks(LiveHost(str(tmp_path)), select=[ID])[ID]
+    assert kept.status == "ok" and "kept by /etc/sysctl.d/60-numa.conf:1" in kept.message
+    (tmp_path / "etc/sysctl.d/60-numa.conf").unlink()
+    lost = run_checks(LiveHost(str(tmp_path)), select=[ID])[ID]
+    assert lost.status == "issue" and "at boot 1 from /usr/lib/sysctl.d/60-numa.conf:1" in lost.message
