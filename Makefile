@@ -7,7 +7,7 @@ PIP := $(PY) -m pip
 # between runs. No environment variable is exported: pip's own settings (PIP_FIND_LINKS, pip.conf) stay the user's.
 WHEELS ?= $(HOME)/.cache/stackaudit/wheels
 
-.PHONY: run test test-fast lint typecheck bench clean venv docs
+.PHONY: run test test-fast lint typecheck bench clean venv docs zipapp test-deps-sshd
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,7 +38,20 @@ venv: $(VENV)/.installed
 run: $(VENV)/.installed
 	$(VENV)/bin/stackaudit audit
 
-test: $(VENV)/.installed-test
+# The single-file archive `stackaudit fleet` copies to nodes (docs/fleet.md): capture with only Python there.
+$(VENV)/.installed-zipapp: $(VENV)/.installed pyproject.toml
+	$(PIP) install -q -e ".[zipapp]"
+	touch $@
+
+zipapp: $(VENV)/.installed-zipapp
+	$(PY) -m stackaudit.fleet.zipapp dist/stackaudit.pyz
+
+# tests/test_fleet_ansible.py runs Ansible over a real sshd on 127.0.0.1 (Debian's openssh-server).
+test-deps-sshd:
+	@[ -x /usr/sbin/sshd ] || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssh-server >/dev/null; } ; } || true
+
+test: $(VENV)/.installed-test test-deps-sshd
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/mypy
 	$(PY) -m pytest --durations=20
@@ -57,6 +70,7 @@ bench: $(VENV)/.installed-test
 
 docs: $(VENV)/.installed
 	$(VENV)/bin/stackaudit checks --format markdown --output docs/checks.md
+	$(PY) -m stackaudit.cli.reference docs/cli.md
 
 clean:
-	rm -rf $(VENV) build src/*.egg-info
+	rm -rf $(VENV) build dist src/*.egg-info

@@ -73,7 +73,11 @@ def main() -> None:
         start = time.perf_counter()
         proc = subprocess.run(argv, capture_output=True, timeout=600, env=env)
         wall = time.perf_counter() - start
-        rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # KiB on Linux
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        rss_mb = usage.ru_maxrss / 1024  # KiB on Linux
+        # CPU seconds of the audit: what the wall time would be on an idle machine (the work is one
+        # Python process; its threads share the interpreter lock), whatever else the machine runs.
+        cpu_s = usage.ru_utime + usage.ru_stime
         # The same paste read alone (no checks): how the wall time splits between the paste reader
         # (importers/) and the audit after it (facts, checks, report).
         reading = subprocess.run([sys.executable, "-c", _READ_ONLY, str(path)], capture_output=True, text=True,
@@ -85,7 +89,7 @@ def main() -> None:
     lines = text.count("\n")
     ok = wall <= TARGET_S * args.mb / 50 and rss_mb <= TARGET_RSS_MB
     print(f"paste: {size_mb:.1f} MB, {lines} lines: a kernel log, an NCCL log, an lspci, fenced nvidia-smi tables")
-    print(f"wall: {wall:.1f} s (target <= {TARGET_S * args.mb / 50:g} s)")
+    print(f"wall: {wall:.1f} s (target <= {TARGET_S * args.mb / 50:g} s); CPU: {cpu_s:.1f} s")
     print(f"  of which reading the paste (load_pasted): {read_s:.1f} s; facts, checks and report: {wall - read_s:.1f} s")
     print(f"peak RSS of the audit: {rss_mb:.0f} MB (target <= {TARGET_RSS_MB:g} MB)")
     print(f"machine: {os.cpu_count()} CPUs, load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after")

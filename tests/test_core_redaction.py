@@ -105,3 +105,20 @@ def test_python_repr_dicts_in_logs_are_redacted() -> None:
     assert SECRETS[0] not in out and SECRETS[1] not in out
     assert "'model': 'Qwen/Qwen3-8B'" in out and "'tensor_parallel_size': 2" in out
     assert redact_text(out) == out
+
+
+def test_a_source_read_many_times_is_redacted_and_counted_once() -> None:
+    from stackaudit.host.recording import RedactingHost
+
+    log = "NCCL INFO start\nHF_TOKEN=hf_abcdefghijklmnopqrstuvwxyz0123456789\n"
+    clean = "[    0.000000] Linux version 6.8.0\n" * 1000
+    host = RedactingHost(fake_host(docs={"nccl_log": log}, commands={"dmesg": clean}))
+    first = host.doc("nccl_log")
+    assert "hf_abc" not in first
+    for _ in range(5):
+        assert host.doc("nccl_log") is first
+        host.run(["dmesg"])
+    assert sum(host.redactions.values()) == 1  # one secret, however many readers
+    # Nothing to redact: the very text, not a copy per reader (a 20 MB pasted log held once).
+    assert redact_text(clean) is clean
+    assert host.run(["dmesg"]).stdout is host.run(["dmesg"]).stdout

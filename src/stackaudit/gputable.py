@@ -16,7 +16,7 @@ import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from importlib.resources import files
 from typing import Any
 
 if sys.version_info >= (3, 11):
@@ -24,7 +24,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-TABLE_PATH = Path(__file__).parent / "data" / "gpus.toml"
+# Read through importlib.resources, so that the table also loads from inside the zipapp shipped to nodes.
+TABLE_PATH = files("stackaudit") / "data" / "gpus.toml"
 
 # Dtype keys of `tflops`, all dense rates.
 DTYPES = ("bf16", "fp16", "fp8", "int8", "fp4")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,10 +43,23 @@ CREATE INDEX IF NOT EXISTS requests_by_run ON requests(run_id, level);
 STORE_VERSION = "1"
 
 
-def default_db_path() -> str:
-    from platformdirs import user_data_dir
+def user_data_dir(app: str = "stackaudit") -> str:
+    """The user data directory, as the XDG Base Directory rules name it: $XDG_DATA_HOME/APP, else
+    ~/.local/share/APP (https://specifications.freedesktop.org/basedir-spec/latest/); on macOS
+    ~/Library/Application Support/APP; on Windows %LOCALAPPDATA%\\APP."""
+    if sys.platform == "darwin":
+        return os.path.join(os.path.expanduser("~/Library/Application Support"), app)
+    if sys.platform == "win32":
+        return os.path.join(os.environ.get("LOCALAPPDATA") or os.path.expanduser("~\\AppData\\Local"), app)
+    base = os.environ.get("XDG_DATA_HOME", "").strip()
+    # The spec: a relative path in $XDG_DATA_HOME is invalid and is ignored.
+    if not base or not os.path.isabs(base):
+        base = os.path.expanduser("~/.local/share")
+    return os.path.join(base, app)
 
-    return os.path.join(user_data_dir("stackaudit", appauthor=False), "bench.sqlite3")
+
+def default_db_path() -> str:
+    return os.path.join(user_data_dir(), "bench.sqlite3")
 
 
 @dataclass

@@ -11,6 +11,9 @@ from stackaudit.bench.ceiling import level_line as ceiling_level_line
 from stackaudit.bench.metrics import UNKNOWN
 
 FORMATS = ("text", "markdown", "json")
+# `stackaudit bench` itself also writes the key names of `vllm bench serve --save-result`
+# (stackaudit.bench.export.render_vllm_json); history and compare do not.
+RUN_FORMATS = (*FORMATS, "vllm-json")
 
 
 def _num(value: Any, digits: int = 1) -> str:
@@ -274,6 +277,40 @@ def _tail_lines(result: dict[str, Any], markdown: bool) -> list[str]:
     return lines
 
 
+# Mermaid's xychart grammar (packages/mermaid/src/diagrams/xychart/parser/xychart.jison): a number is
+# `[+-]?(\d+(\.\d+)?|\.\d+)` (no exponent, no thousands separator), a string is `"` anything but `"` `"`.
+def _mermaid_number(value: float) -> str:
+    return f"{value:.1f}"
+
+
+def throughput_chart(levels: list[dict[str, Any]]) -> list[str]:
+    """An `xychart-beta` block of output throughput per concurrency level (GitHub draws Mermaid inline),
+    for a run of two or more concurrency levels with a throughput each; [] otherwise. The levels are
+    categories, evenly spaced, so 1, 2, 4, 8 read as a doubling per step."""
+    points: dict[float, float] = {}
+    for level in levels:
+        concurrency, rate = level.get("concurrency"), level.get("output_tokens_per_s")
+        if concurrency is None:
+            return []  # a request-rate run: throughput vs rate is another chart
+        if isinstance(rate, (int, float)) and math.isfinite(rate) and rate >= 0:
+            points[float(concurrency)] = float(rate)
+    if len(points) < 2:
+        return []
+    ordered = sorted(points.items())
+    top = max(rate for _, rate in ordered)
+    y_max = math.ceil(top * 1.1) if top > 0 else 1
+    return [
+        "```mermaid",
+        "xychart-beta",
+        '    title "Output throughput vs concurrency"',
+        '    x-axis "concurrency" [' + ", ".join(f'"{c:g}"' for c, _ in ordered) + "]",
+        f'    y-axis "output tokens/s" 0 --> {y_max}',
+        "    line [" + ", ".join(_mermaid_number(rate) for _, rate in ordered) + "]",
+        "```",
+        "",
+    ]
+
+
 def _render_markdown(result: dict[str, Any]) -> str:
     header = _header_lines(result)
     levels = result.get("levels", [])
@@ -282,7 +319,9 @@ def _render_markdown(result: dict[str, Any]) -> str:
     lines.extend(f"- {line}" for line in header[1:])
     lines += ["", "### Throughput", "", "'~' marks approximate token counts.", ""]
     lines.extend(_table_markdown([_throughput_row(level) for level in levels], _THROUGHPUT_COLUMNS))
-    lines += ["", "### Latency (ms, p50 / p99)", ""]
+    lines.append("")
+    lines.extend(throughput_chart(levels))
+    lines += ["### Latency (ms, p50 / p99)", ""]
     lines.extend(_table_markdown([_latency_row(level) for level in levels], _LATENCY_COLUMNS))
     lines.append("")
     noted = [(level, _level_notes(level, custom)) for level in levels]

@@ -184,17 +184,48 @@ def counter_delta(
 
 
 # -- host ------------------------------------------------------------------------------------
-def _local_addresses() -> set[str]:
-    addresses = {"127.0.0.1", "::1"}
-    try:
-        import psutil
+def _ipv4_local(fib_trie: str) -> set[str]:
+    """This host's IPv4 addresses from /proc/net/fib_trie: each `|-- ADDR` leaf followed by `/32 host LOCAL`
+    (the kernel's local routes, one per address of every interface, secondary ones included;
+    https://www.kernel.org/doc/html/latest/networking/fib_trie.html)."""
+    addresses: set[str] = set()
+    leaf = ""
+    for line in fib_trie.splitlines():
+        text = line.strip()
+        if text.startswith("|-- "):
+            leaf = text[4:].split()[0] if text[4:].split() else ""
+        elif leaf and text.startswith("/32 host LOCAL"):
+            addresses.add(leaf)
+    return addresses
 
-        for entries in psutil.net_if_addrs().values():
-            for entry in entries:
-                if entry.family in (socket.AF_INET, socket.AF_INET6):
-                    addresses.add(entry.address.split("%")[0])
-    except Exception:
-        pass
+
+def _ipv6_local(if_inet6: str) -> set[str]:
+    """This host's IPv6 addresses from /proc/net/if_inet6: the first field of each line, 32 hex digits."""
+    addresses: set[str] = set()
+    for line in if_inet6.splitlines():
+        fields = line.split()
+        if fields and len(fields[0]) == 32:
+            try:
+                addresses.add(str(ipaddress.IPv6Address(int(fields[0], 16))))
+            except ValueError:
+                continue
+    return addresses
+
+
+def _read_proc(path: str) -> str:
+    try:
+        with open(path, encoding="ascii", errors="replace") as fh:
+            return fh.read(4 * 1024 * 1024)  # a router's full table is a few MB; more is not this host's list
+    except OSError:
+        return ""
+
+
+def _local_addresses(proc: str = "/proc") -> set[str]:
+    """Loopback and every address of this host's interfaces (Linux; elsewhere loopback only: the host name
+    is still compared by is_local_url)."""
+    addresses = {"127.0.0.1", "::1"}
+    addresses |= _ipv4_local(_read_proc(os.path.join(proc, "net", "fib_trie")))
+    addresses |= _ipv6_local(_read_proc(os.path.join(proc, "net", "if_inet6")))
     return addresses
 
 

@@ -171,9 +171,15 @@ def render_json(report: CeilingReport) -> str:
     return json.dumps(report.to_dict(), indent=2, allow_nan=False) + "\n"
 
 
+# The formats `stackaudit ceiling --format` offers (the CLI reads them from here).
+FORMATS = ("text", "markdown", "json")
+
+
 def render(report: CeilingReport, fmt: str) -> str:
     if fmt == "json":
         return render_json(report)
     if fmt == "markdown":
         return render_markdown(report)
-    return render_text(report)
+    if fmt == "text":
+        return render_text(report)
+    raise ValueError(f"ceiling: no renderer for format {fmt!r}")

@@ -1010,7 +1010,7 @@ def lxc_host_scope(container: ContainerInfo, lxc_configs: LxcConfigs | None = No
                      + (f", memory {mem_mib} MiB" if mem_mib else "") + (f", swap {swap_mib} MiB" if swap_mib else "")
                      + (" (its /dev/shm and host-side buffers count against this limit)" if mem_mib else ""))
     if kernel_log is not None:
-        denied = [ln for ln in kernel_log.grep(r'apparmor="DENIED"') if "nvidia" in ln or "lxc" in ln]
+        denied = [ln for ln in kernel_log.grep(r'apparmor="DENIED"', needles=('apparmor="denied"',)) if "nvidia" in ln or "lxc" in ln]
         if denied:
             problems.append(f"{len(denied)} AppArmor denials name nvidia devices or LXC: {denied[0].strip()[:160]}")
             subjects.append("apparmor")

@@ -247,7 +247,7 @@ def _acs_traps(cmdline: KernelCmdline | None, kernel_log: KernelLog | None) -> l
     notes: list[str] = []
     if cmdline is not None:
         if "noacs" in cmdline.pci_options():
-            seen = kernel_log.grep(r"Unknown option.*noacs") if kernel_log is not None else []
+            seen = kernel_log.grep(r"Unknown option.*noacs", needles=("noacs",)) if kernel_log is not None else []
             notes.append("`pci=noacs` on the command line does nothing: it is not a mainline kernel parameter"
                          + (f" (the kernel logged: {seen[0].strip()})" if seen else " (the kernel logs \"Unknown option\")"))
         if cmdline.has("pcie_acs_override"):
@@ -540,7 +540,7 @@ def above4g_mmio(pcie: PcieFacts, kernel_log: KernelLog | None = None) -> Outcom
     lines: list[str] = []
     if kernel_log is not None:
         shorts = {_short(g.bdf): g.bdf for g in gpus}
-        for line in kernel_log.grep(_BAR_FAIL):
+        for line in kernel_log.grep(_BAR_FAIL, needles=("bar", "nvrm:")):
             if "NVRM" in line or any(s in line for s in shorts):
                 lines.append(line.strip())
     if bad or lines:

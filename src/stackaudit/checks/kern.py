@@ -427,7 +427,7 @@ def amd_pstate(cpufreq: CpuFreq, cpu: CpuInfo | None = None, kernel: KernelInfo 
     forced = cmdline.last("amd_pstate") if cmdline is not None else None
     status = cpufreq.amd_pstate_status
     govs = cpufreq.governors()
-    disabled_log = kernel_log.grep(r"amd_pstate: driver load is disabled") if kernel_log is not None else []
+    disabled_log = kernel_log.grep(r"amd_pstate: driver load is disabled", needles=("amd_pstate",)) if kernel_log is not None else []
     observed = (f"family {family if family is not None else '?'}, kernel {kernel.release if kernel else '?'}, "
                 f"driver {driver or 'none'}"
                 + (f", amd_pstate/status {status}" if status else "")

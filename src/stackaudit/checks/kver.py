@@ -134,7 +134,7 @@ def intel_pstate(cpu: CpuInfo, cpufreq: CpuFreq, cmdline: KernelCmdline | None =
             opts.extend(o for o in (value or "").split(",") if o)
     bad_opts = [o for o in opts if o in ("disable", "no_hwp")]
     hwp = "hwp" in cpu.flags
-    platform = kernel_log.grep(r"intel_pstate: P-states controlled by the platform") if kernel_log else []
+    platform = kernel_log.grep(r"intel_pstate: P-states controlled by the platform", needles=("intel_pstate",)) if kernel_log else []
     driver = cpufreq.driver
     observed = (f"driver {driver or 'none'}"
                 + (f", intel_pstate/status {cpufreq.intel_pstate_status}" if cpufreq.intel_pstate_status else "")
@@ -239,7 +239,7 @@ def nvidia_kernel_combos(kernel: KernelInfo, nvidia_kernel: NvidiaKernel, pci: P
                        "dkms status", "dkms autoinstall", cost="reboot", changes="the nvidia DKMS modules",
                        keep=keep_text("hold kernel packages until DKMS builds for them"))),
         )
-    uvm_log = kernel_log.grep(r"nvidia_uvm.*(hmm|fail)|hmm.*nvidia") if kernel_log is not None else []
+    uvm_log = kernel_log.grep(r"nvidia_uvm.*(hmm|fail)|hmm.*nvidia", needles=("nvidia_uvm", "hmm")) if kernel_log is not None else []
     if _RHEL9_570.match(release) and "el9" in release and major in (570, 575):
         if hmm_off:
             return not_an_issue(

@@ -4,16 +4,23 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Optional
+from typing import Any, Optional
 
-import typer
+import click
 
-from stackaudit.cli.main import app
-from stackaudit.cli.output import colour_wanted, emit, format_option, invocation, split_csv, split_paths
+from stackaudit.cli.options import (
+    DIR,
+    FILE,
+    Command,
+    HelpArgument,
+    format_option,
+    output_option,
+    terminal_width,
+    wrapped,
+)
+from stackaudit.cli.output import colour_wanted, emit, invocation, split_csv, split_paths
 from stackaudit.errors import InputError, UsageError
 from stackaudit.host.terminal import escape_terminal
-
-_FORMAT_HELP = "Output format: text, markdown or json."
 
 
 def _check_from(path: str) -> None:
@@ -84,31 +91,50 @@ def _run_with_progress(host, options, show: bool):  # type: ignore[no-untyped-de
         return run_audit(host, options)
 
 
-@app.command()
-def audit(
-    sources: Optional[list[str]] = typer.Option(
-        None, "--from", help="Audit a snapshot (.tar.gz or directory) or pasted command outputs (text files); "
-        "repeat it or give a comma list."
-    ),
-    fmt: str = typer.Option("text", "--format", "-f", callback=format_option, help=_FORMAT_HELP),
-    output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the report to FILE."),
-    select: Optional[list[str]] = typer.Option(None, "--select", help="Only these check IDs or domains (comma list)."),
-    ignore: Optional[list[str]] = typer.Option(None, "--ignore", help="Skip these check IDs or domains."),
-    fail_on: Optional[str] = typer.Option(None, "--fail-on", help="Exit 1 on a result at or above P0, P1 or P2."),
-    waivers: Optional[str] = typer.Option(None, "--waivers", help="Waiver file (default: ./stackaudit.toml)."),
-    root: str = typer.Option("/", "--root", help="Audit a host filesystem mounted at this directory."),
-    deadline: float = typer.Option(20.0, "--deadline", help="Seconds for the whole fact collection."),
-    command_timeout: float = typer.Option(10.0, "--command-timeout", help="Seconds for each command."),
-    color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force colours on or off."),
-    sample: float = typer.Option(0.0, "--sample", help="Sample GPU clocks, power, clock event reasons and PCIe "
-                                 "link for SECONDS (NVML; run it under load)."),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show everything: why each finding matters, "
-                                 "what each unknown check lacks, the not-applicable checks."),
-    allow_partial: bool = typer.Option(False, "--allow-partial", help="Replay a snapshot that is cut short or "
-                                       "fails its manifest; the report is marked partial."),
-    measured: Optional[str] = typer.Option(None, "--measured", metavar="TOKS", help="A measured decode rate "
-                                           "(tokens/s per stream): the header compares it with the ceiling."),
-) -> None:
+def _recognised_kinds(width: int) -> str:
+    """The `audit --help` epilog: every kind of pasted output --from recognises, from the recogniser
+    registry (imported only when the help is shown)."""
+    from stackaudit.importers.registry import recognised_kinds
+
+    return wrapped("Pasted outputs --from recognises (any mix, in one file or several):", recognised_kinds(),
+                   width)
+
+
+def _deadline_options(func: Any) -> Any:
+    func = click.option("--command-timeout", type=float, default=10.0, metavar="SECONDS",
+                        help="Seconds for each command.")(func)
+    return click.option("--deadline", type=float, default=20.0, metavar="SECONDS",
+                        help="Seconds for the whole fact collection.")(func)
+
+
+@click.command("audit", cls=Command, epilog_factory=_recognised_kinds)
+@click.option("--from", "sources", multiple=True, type=FILE, metavar="PATH",
+              help="Audit a snapshot (.tar.gz or directory) or pasted command outputs (text files); "
+              "repeat it or give a comma list.")
+@format_option("stackaudit.report.render")
+@output_option("Write the report to FILE.")
+@click.option("--select", multiple=True, metavar="IDS", help="Only these check IDs or domains (comma list).")
+@click.option("--ignore", multiple=True, metavar="IDS", help="Skip these check IDs or domains (comma list).")
+@click.option("--fail-on", metavar="PRIORITY", help="Exit 1 on a result at or above P0, P1 or P2.")
+@click.option("--waivers", type=FILE, metavar="FILE", help="Waiver file (default: ./stackaudit.toml).")
+@click.option("--root", default="/", type=DIR, metavar="DIR", help="Audit a host filesystem mounted at this directory.")
+@_deadline_options
+@click.option("--color/--no-color", default=None, show_default=False,
+              help="Force colours on or off (default: on a terminal, unless NO_COLOR is set).")
+@click.option("--sample", type=float, default=0.0, metavar="SECONDS",
+              help="Sample GPU clocks, power, clock event reasons and PCIe link for SECONDS (NVML; run it under "
+              "load).")
+@click.option("--verbose", "-v", is_flag=True, help="Show everything: why each finding matters, what each "
+              "unknown check lacks, the not-applicable checks.")
+@click.option("--quiet", "-q", is_flag=True, help="Nothing on stderr but errors (no progress indicator).")
+@click.option("--allow-partial", is_flag=True, help="Replay a snapshot that is cut short or fails its "
+              "manifest; the report is marked partial.")
+@click.option("--measured", metavar="TOKS", help="A measured decode rate (tokens/s per stream): the header "
+              "compares it with the ceiling.")
+def audit(sources: tuple[str, ...], fmt: str, output: Optional[str], select: tuple[str, ...],
+          ignore: tuple[str, ...], fail_on: Optional[str], waivers: Optional[str], root: str, deadline: float,
+          command_timeout: float, color: Optional[bool], sample: float, verbose: bool, quiet: bool,
+          allow_partial: bool, measured: Optional[str]) -> int:
     """Audit this machine (or a snapshot / pasted outputs) and print the consolidated report."""
     from stackaudit.engine.runner import AuditOptions
     from stackaudit.report.render import FAIL_ON, FORMATS, exit_code, render
@@ -123,30 +149,34 @@ def audit(
         raise UsageError("--deadline and --command-timeout must be positive")
     if not 0 <= sample <= 600:
         raise UsageError("--sample takes 0 to 600 seconds")
+    if quiet and verbose:
+        raise UsageError("--quiet and --verbose: give one")
     measured_tok_s = _measured(measured)
     options = AuditOptions(select=split_csv(select), ignore=split_csv(ignore), deadline_s=deadline,
                            waivers=find_waivers(waivers), sample_s=sample)
-    sources = split_paths(sources)
-    host = _open_source(sources, root, command_timeout, allow_partial)
-    show_progress = sys.stderr.isatty() and not sources
+    paths = split_paths(sources)
+    host = _open_source(paths, root, command_timeout, allow_partial)
+    show_progress = sys.stderr.isatty() and not paths and not quiet
     report = _run_with_progress(host, options, show_progress)
     if measured_tok_s is not None:
         from stackaudit.engine.ceiling_line import measured_vs_ceiling
 
         report.host["measured"] = measured_vs_ceiling(measured_tok_s, report.host)
-    use_color = colour_wanted(color, sys.stdout) if fmt == "text" and not output else bool(color)
-    options_out = RenderOptions(argv=invocation(), verbose=verbose)
+    to_stdout = not output or output == "-"
+    use_color = colour_wanted(color, sys.stdout) if fmt == "text" and to_stdout else bool(color)
+    # Prose wrapped to the terminal's width on a terminal; COLUMNS, else 80, in a file or a pipe.
+    width = terminal_width(sys.stdout if to_stdout else None)
+    options_out = RenderOptions(argv=invocation(), verbose=verbose, width=width)
     emit(render(report, fmt, color=use_color, options=options_out), output)
-    raise typer.Exit(exit_code(report, fail_on))
+    return exit_code(report, fail_on)
 
 
-@app.command()
-def capture(
-    output: str = typer.Option(..., "--output", "-o", help="Snapshot to write: FILE.tar.gz, or a directory."),
-    root: str = typer.Option("/", "--root", help="Capture a host filesystem mounted at this directory."),
-    deadline: float = typer.Option(20.0, "--deadline", help="Seconds for the whole fact collection."),
-    command_timeout: float = typer.Option(10.0, "--command-timeout", help="Seconds for each command."),
-) -> None:
+@click.command("capture", cls=Command)
+@click.option("--output", "-o", required=True, type=FILE, metavar="PATH",
+              help="Snapshot to write: FILE.tar.gz, or a directory.")
+@click.option("--root", default="/", type=DIR, metavar="DIR", help="Capture a host filesystem mounted at this directory.")
+@_deadline_options
+def capture(output: str, root: str, deadline: float, command_timeout: float) -> None:
     """Record everything the audit reads into a snapshot (secrets redacted), to audit elsewhere."""
     from stackaudit.capture import capture_host
 
@@ -158,20 +188,23 @@ def capture(
     sys.stderr.write(escape_terminal(redactions) + "\n")
 
 
-@app.command("checks")
-def list_checks(
-    fmt: str = typer.Option("text", "--format", "-f", callback=format_option, help=_FORMAT_HELP),
-    output: Optional[str] = typer.Option(None, "--output", "-o", help="Write to FILE."),
-) -> None:
+@click.command("checks", cls=Command)
+@format_option("stackaudit.catalogue")
+@output_option()
+def list_checks(fmt: str, output: Optional[str]) -> None:
     """List the catalogue: ID, domain, severity, summary."""
     from stackaudit.catalogue import render_catalogue
 
     emit(render_catalogue(fmt), output)
 
 
-@app.command()
-def explain(check_id: str = typer.Argument(..., help="A check ID, e.g. KERN-NUMA-BALANCING.")) -> None:
+@click.command("explain", cls=Command)
+@click.argument("check_id", cls=HelpArgument, metavar="CHECK_ID", help="A check ID, e.g. KERN-NUMA-BALANCING.")
+def explain(check_id: str) -> None:
     """Print one check's documentation: what it reads, the bad value, why, the fix, the traps."""
     from stackaudit.catalogue import explain_check
 
     emit(explain_check(check_id), None)
+
+
+commands = [audit, capture, list_checks, explain]

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-import typer
+import click
 
-from stackaudit.cli.output import format_option
-
-_FORMATS = ("text", "markdown", "json")
+from stackaudit.cli.options import FILE, Command, format_option, output_option
 
 
 def _parse_concurrency(text: str) -> list[int]:
@@ -129,137 +127,106 @@ def _resolve_gpu(
     return out
 
 
-def register(app: typer.Typer) -> None:
-    @app.command("ceiling")
-    def ceiling(
-        model: Optional[str] = typer.Option(
-            None,
-            "--model",
-            "-m",
-            help="config.json, a .gguf file (needs the gguf extra), an MLC mlc-chat-config.json, a model "
-            "directory, or an id in the local Hugging Face cache.",
-        ),
-        gpu: Optional[str] = typer.Option(
-            None,
-            "--gpu",
-            help="GPU name as people write it (H100, RTX PRO 6000 ...); detected through NVML when absent.",
-        ),
-        gpus: Optional[int] = typer.Option(
-            None, "--gpus", help="GPUs serving the model (default: detected, else 1)."
-        ),
-        tp: Optional[int] = typer.Option(
-            None, "--tp", help="Tensor-parallel size (default: all GPUs); without --gpus it sets them."
-        ),
-        pp: Optional[int] = typer.Option(
-            None,
-            "--pp",
-            help="Pipeline stages (layer split); default 1, or the split that fits when replicas do not.",
-        ),
-        ep: Optional[int] = typer.Option(
-            None, "--ep", help="Expert-parallel size for MoE layers (default 1)."
-        ),
-        weights: Optional[str] = typer.Option(
-            None,
-            "--weights",
-            help="bf16, fp8, int8, int4-awq-g128, nvfp4, mxfp4, q4_k_m ... or CLASS=FORMAT items "
-            "(nvfp4,attention=bf16); default: the config's quantization_config.",
-        ),
-        kv_dtype: Optional[str] = typer.Option(
-            None, "--kv-dtype", help="KV cache dtype: bf16 (default), fp8 ..."
-        ),
-        context: Optional[int] = typer.Option(
-            None,
-            "--context",
-            help="Tokens in each KV cache: adds a kv-loaded ceiling (the hardware line stays at context 0).",
-        ),
-        concurrency: str = typer.Option(
-            "1", "--concurrency", help="Concurrent streams, comma-separated: 1,10."
-        ),
-        measured: Optional[list[str]] = typer.Option(
-            None, "--measured", help="Measured tokens/s per stream, or C=VALUE pairs (1=10.4,10=8.2)."
-        ),
-        interconnect: Optional[str] = typer.Option(
-            None,
-            "--interconnect",
-            help="nvlink, xgmi, pcie, pcie-no-p2p (default: detected or from the GPU table).",
-        ),
-        allreduce: str = typer.Option(
-            "auto", "--allreduce", help="auto (vLLM's custom all-reduce rules), custom, nccl."
-        ),
-        bandwidth: Optional[float] = typer.Option(
-            None, "--bandwidth", help="Memory bandwidth per GPU in GB/s (override)."
-        ),
-        fmt: str = typer.Option("text", "--format", "-f", callback=format_option, help="Output format: text, markdown or json."),
-        output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the report to FILE."),
-        plot: Optional[str] = typer.Option(
-            None, "--plot", help="Draw the ceiling ladder to this PNG file (a directory: ceiling.png in it; needs the plot extra)."
-        ),
-        list_gpus: bool = typer.Option(False, "--list-gpus", help="Print the GPU table and exit."),
-    ) -> None:
-        """Theoretical decode throughput from a model config and the GPUs, vs measured."""
-        from pathlib import Path
+@click.command("ceiling", cls=Command)
+@click.option("--model", "-m", metavar="MODEL",
+              help="config.json, a .gguf file (needs the gguf extra), an MLC mlc-chat-config.json, a model "
+              "directory, or an id in the local Hugging Face cache.")
+@click.option("--gpu", metavar="NAME",
+              help="GPU name as people write it (H100, RTX PRO 6000 ...); detected through NVML when absent.")
+@click.option("--gpus", type=click.INT, metavar="N", help="GPUs serving the model (default: detected, else 1).")
+@click.option("--tp", type=click.INT, metavar="N",
+              help="Tensor-parallel size (default: all GPUs); without --gpus it sets them.")
+@click.option("--pp", type=click.INT, metavar="N",
+              help="Pipeline stages (layer split); default 1, or the split that fits when replicas do not.")
+@click.option("--ep", type=click.INT, metavar="N", help="Expert-parallel size for MoE layers (default 1).")
+@click.option("--weights", metavar="WEIGHTS",
+              help="bf16, fp8, int8, int4-awq-g128, nvfp4, mxfp4, q4_k_m ... or CLASS=FORMAT items "
+              "(nvfp4,attention=bf16); default: the config's quantization_config.")
+@click.option("--kv-dtype", metavar="DTYPE", help="KV cache dtype: bf16 (default), fp8 ...")
+@click.option("--context", type=click.INT, metavar="TOKENS",
+              help="Tokens in each KV cache: adds a kv-loaded ceiling (the hardware line stays at context 0).")
+@click.option("--concurrency", default="1", metavar="LEVELS", help="Concurrent streams, comma list: 1,10.")
+@click.option("--measured", multiple=True, metavar="TOKS",
+              help="Measured tokens/s per stream, or C=VALUE pairs (1=10.4,10=8.2); comma list or repeated.")
+@click.option("--interconnect", metavar="KIND",
+              help="nvlink, xgmi, pcie, pcie-no-p2p (default: detected or from the GPU table).")
+@click.option("--allreduce", default="auto", metavar="KIND", help="auto (vLLM's custom all-reduce rules), custom, nccl.")
+@click.option("--bandwidth", type=click.FLOAT, metavar="GBS", help="Memory bandwidth per GPU in GB/s (override).")
+@format_option("stackaudit.ceiling.render")
+@output_option("Write the report to FILE.")
+@click.option("--plot", type=FILE, metavar="FILE",
+              help="Draw the ceiling ladder to this PNG file (a directory: ceiling.png in it; needs the plot extra).")
+@click.option("--list-gpus", is_flag=True, help="Print the GPU table and exit.")
+def command(model: Optional[str], gpu: Optional[str], gpus: Optional[int], tp: Optional[int], pp: Optional[int],
+            ep: Optional[int], weights: Optional[str], kv_dtype: Optional[str], context: Optional[int],
+            concurrency: str, measured: tuple[str, ...], interconnect: Optional[str], allreduce: str,
+            bandwidth: Optional[float], fmt: str, output: Optional[str], plot: Optional[str],
+            list_gpus: bool) -> None:
+    """Theoretical decode throughput from a model config and the GPUs, vs measured."""
+    from pathlib import Path
 
-        from stackaudit.errors import UsageError
+    from stackaudit.ceiling.render import FORMATS
+    from stackaudit.errors import UsageError
 
-        if fmt not in _FORMATS:
-            raise UsageError(f"--format {fmt!r}: use text, markdown or json")
-        if list_gpus:
-            typer.echo(_list_gpus(), nl=False)
-            return
-        if not model:
-            raise UsageError(
-                "--model is required: a config.json, a model directory, or a cached Hugging Face id"
-            )
-
-        from stackaudit.ceiling import compute, load_model
-
-        concurrencies = _parse_concurrency(concurrency)
-        measured_rates = _parse_measured(measured or [], concurrencies)
-        if context is not None and context < 0:
-            raise UsageError("--context must be 0 or more tokens")
-        _, arch = load_model(model)
-        hardware = _resolve_gpu(gpu, gpus, interconnect, bandwidth, group=(tp or 1) * (pp or 1))
-        from stackaudit.ceiling.ladder import display_source
-
-        report = compute(
-            arch,
-            hardware["spec"],
-            gpus=hardware["gpus"],
-            tp=tp,
-            ep=ep,
-            pp=pp,
-            weights=weights,
-            kv_dtype=kv_dtype,
-            context=0,
-            kv_context=context,
-            concurrencies=concurrencies,
-            interconnect=hardware["interconnect"],
-            allreduce=allreduce,
-            measured=measured_rates,
-            bandwidth_gbs=hardware["bandwidth_gbs"],
-            bandwidth_source=hardware["bandwidth_source"],
-            gpu_note=hardware["note"],
-            source={
-                # A cached Hugging Face id is named as typed; a file by its directory and name.
-                "model": model if arch.name == model else (display_source(arch.source) or model),
-                "gpu": hardware["origin"],
-                "command": "stackaudit ceiling",
-            },
+    if fmt not in FORMATS:
+        raise UsageError(f"--format {fmt!r}: use text, markdown or json")
+    if list_gpus:
+        click.echo(_list_gpus(), nl=False)
+        return
+    if not model:
+        raise UsageError(
+            "--model is required: a config.json, a model directory, or a cached Hugging Face id"
         )
-        from stackaudit.ceiling.render import render
 
-        text = render(report, fmt)
-        if plot:
-            from stackaudit.bench.plot import resolve_plot_path
-            from stackaudit.ceiling.plot import plot_ladder
+    from stackaudit.ceiling import compute, load_model
 
-            # One meaning of --plot across commands: a file; a directory gets ceiling.png.
-            plot_file = resolve_plot_path(plot, "ceiling.png")
-            warning = plot_ladder(report, Path(plot_file))
-            if warning:
-                typer.echo(f"stackaudit: warning: {warning}", err=True)
-            elif plot_file != plot:
-                typer.echo(f"stackaudit: chart written to {plot_file}", err=True)
-        from stackaudit.cli.output import emit
+    concurrencies = _parse_concurrency(concurrency)
+    measured_rates = _parse_measured(list(measured), concurrencies)
+    if context is not None and context < 0:
+        raise UsageError("--context must be 0 or more tokens")
+    _, arch = load_model(model)
+    hardware = _resolve_gpu(gpu, gpus, interconnect, bandwidth, group=(tp or 1) * (pp or 1))
+    from stackaudit.ceiling.ladder import display_source
 
-        emit(text, output)
+    report = compute(
+        arch,
+        hardware["spec"],
+        gpus=hardware["gpus"],
+        tp=tp,
+        ep=ep,
+        pp=pp,
+        weights=weights,
+        kv_dtype=kv_dtype,
+        context=0,
+        kv_context=context,
+        concurrencies=concurrencies,
+        interconnect=hardware["interconnect"],
+        allreduce=allreduce,
+        measured=measured_rates,
+        bandwidth_gbs=hardware["bandwidth_gbs"],
+        bandwidth_source=hardware["bandwidth_source"],
+        gpu_note=hardware["note"],
+        source={
+            # A cached Hugging Face id is named as typed; a file by its directory and name.
+            "model": model if arch.name == model else (display_source(arch.source) or model),
+            "gpu": hardware["origin"],
+            "command": "stackaudit ceiling",
+        },
+    )
+    from stackaudit.ceiling.render import render
+
+    text = render(report, fmt)
+    if plot:
+        from stackaudit.bench.plot import resolve_plot_path
+        from stackaudit.ceiling.plot import plot_ladder
+
+        # One meaning of --plot across commands: a file; a directory gets ceiling.png.
+        plot_file = resolve_plot_path(plot, "ceiling.png")
+        warning = plot_ladder(report, Path(plot_file))
+        if warning:
+            click.echo(f"stackaudit: warning: {warning}", err=True)
+        elif plot_file != plot:
+            click.echo(f"stackaudit: chart written to {plot_file}", err=True)
+    from stackaudit.cli.output import emit
+
+    emit(text, output)

@@ -4,36 +4,35 @@ from __future__ import annotations
 
 from typing import Optional
 
-import typer
+import click
 
-from stackaudit.cli.output import format_option
+from stackaudit.cli.options import FILE, Command, HelpArgument, format_option, output_option
 
 
-def register(app: typer.Typer) -> None:
-    @app.command("compare")
-    def compare(
-        a: str = typer.Argument(..., metavar="A", help="A: a JSON report (audit --format json) or a snapshot (.tar.gz or directory)."),
-        b: str = typer.Argument(..., metavar="B", help="B: the same kinds as A; any mix."),
-        fmt: str = typer.Option("text", "--format", "-f", callback=format_option, help="Output format: text, markdown or json."),
-        output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the comparison to FILE."),
-        fail_on: Optional[str] = typer.Option(
-            None, "--fail-on", help="regressed: exit 1 when any result regressed from A to B (a CI gate)."),
-        waivers: Optional[str] = typer.Option(
-            None, "--waivers", help="Waiver file for a snapshot audited now (default: ./stackaudit.toml)."),
-    ) -> None:
-        """What changed between two audits or two nodes: fixed, regressed, still wrong, configuration drift."""
-        from stackaudit.cli.output import emit, invocation
-        from stackaudit.compare.inputs import load_side
-        from stackaudit.compare.render import FAIL_ON, FORMATS, document, exit_code, render
-        from stackaudit.errors import UsageError
-        from stackaudit.report.waivers import find_waivers
+@click.command("compare", cls=Command)
+@click.argument("a", cls=HelpArgument, metavar="A",
+                help="A: a JSON report (audit --format json) or a snapshot (.tar.gz or directory).")
+@click.argument("b", cls=HelpArgument, metavar="B", help="B: the same kinds as A; any mix.")
+@format_option("stackaudit.compare.render")
+@output_option("Write the comparison to FILE.")
+@click.option("--fail-on", metavar="WHEN",
+              help="regressed: exit 1 when any result regressed from A to B (a CI gate).")
+@click.option("--waivers", type=FILE, metavar="FILE",
+              help="Waiver file for a snapshot audited now (default: ./stackaudit.toml).")
+def command(a: str, b: str, fmt: str, output: Optional[str], fail_on: Optional[str], waivers: Optional[str]) -> int:
+    """What changed between two audits or two nodes: fixed, regressed, still wrong, configuration drift."""
+    from stackaudit.cli.output import emit, invocation
+    from stackaudit.compare.inputs import load_side
+    from stackaudit.compare.render import FAIL_ON, FORMATS, document, exit_code, render
+    from stackaudit.errors import UsageError
+    from stackaudit.report.waivers import find_waivers
 
-        if fmt not in FORMATS:
-            raise UsageError(f"--format: choose one of {', '.join(FORMATS)}, not {fmt!r}")
-        if fail_on is not None and fail_on.lower() not in FAIL_ON:
-            raise UsageError(f"--fail-on takes {', '.join(FAIL_ON)}, not {fail_on!r}")
-        found = find_waivers(waivers)
-        side_a, side_b = load_side(a, found), load_side(b, found)
-        doc = document(side_a, side_b, argv=invocation(), fail_on=fail_on.lower() if fail_on else None)
-        emit(render(doc, fmt), output)
-        raise typer.Exit(exit_code(doc))
+    if fmt not in FORMATS:
+        raise UsageError(f"--format: choose one of {', '.join(FORMATS)}, not {fmt!r}")
+    if fail_on is not None and fail_on.lower() not in FAIL_ON:
+        raise UsageError(f"--fail-on takes {', '.join(FAIL_ON)}, not {fail_on!r}")
+    found = find_waivers(waivers)
+    side_a, side_b = load_side(a, found), load_side(b, found)
+    doc = document(side_a, side_b, argv=invocation(), fail_on=fail_on.lower() if fail_on else None)
+    emit(render(doc, fmt), output)
+    return int(exit_code(doc))

@@ -6,9 +6,10 @@ import json
 import os
 from typing import Any, Optional
 
-import typer
+import click
 
-from stackaudit.cli.output import format_option, split_paths
+from stackaudit.cli.options import DIR, FILE, Command, format_option
+from stackaudit.cli.output import split_paths
 from stackaudit.errors import InputError, UsageError
 
 BOOT_LOADER_CHOICES = ("auto", "grub", "systemd-boot", "unknown")
@@ -91,84 +92,87 @@ def _apply(plan: Any, root: str, yes: bool, journal: str | None, deadline: float
         return {r.id: r.status for r in report.results}
 
     def confirm(question: str) -> bool:
-        return yes or typer.confirm(question, default=False)
+        return yes or click.confirm(question, default=False)
 
-    return apply_plan(plan, System(root), journal or default_path(), verify, confirm, typer.echo)
+    return apply_plan(plan, System(root), journal or default_path(), verify, confirm, click.echo)
 
 
-def register(app: typer.Typer) -> None:
-    @app.command("fix")
-    def fix(
-        sources: Optional[list[str]] = typer.Option(
-            None, "--from", help="Plan for a snapshot (.tar.gz or directory) or pasted command outputs; repeat "
-            "it or give a comma list."),
-        report: Optional[str] = typer.Option(None, "--report", help="Plan for a saved JSON report (audit --format json)."),
-        only: Optional[list[str]] = typer.Option(None, "--only", help="Only these check IDs (comma list)."),
-        priority: Optional[str] = typer.Option(None, "--priority", help="P0, P1 or P2: that priority and above."),
-        fmt: str = typer.Option("text", "--format", "-f", callback=format_option, help="text (a bash script), markdown or json."),
-        output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the plan to FILE (mode 0600)."),
-        force: bool = typer.Option(False, "--force", help="With --output: replace an existing file."),
-        boot_loader: str = typer.Option("auto", "--boot-loader", help="auto (from the source), grub, "
-                                        "systemd-boot or unknown (both kernel-command-line forms)."),
-        waivers: Optional[str] = typer.Option(None, "--waivers", help="Waiver file (default: ./stackaudit.toml)."),
-        root: str = typer.Option("/", "--root", help="Audit a host filesystem mounted at this directory."),
-        deadline: float = typer.Option(20.0, "--deadline", help="Seconds for the whole fact collection."),
-        command_timeout: float = typer.Option(10.0, "--command-timeout", help="Seconds for each command."),
-        apply: bool = typer.Option(False, "--apply", help="Apply the runtime steps here, as root (journal first)."),
-        yes: bool = typer.Option(False, "--yes", help="With --apply: do not ask for confirmation."),
-        journal: Optional[str] = typer.Option(None, "--journal", help="With --apply: the journal file to create."),
-        revert: Optional[str] = typer.Option(None, "--revert", help="Restore every value a journal recorded."),
-    ) -> None:
-        """Print the plan that fixes what the audit found, as a bash script grouped by what each step costs."""
-        from stackaudit.cli.audit import _open_source
-        from stackaudit.cli.output import emit, split_csv
-        from stackaudit.engine.runner import utc_now
-        from stackaudit.fixes.plan import build_plan
-        from stackaudit.fixes.plan_render import FORMATS, render
+@click.command("fix", cls=Command)
+@click.option("--from", "sources", multiple=True, type=FILE, metavar="PATH",
+              help="Plan for a snapshot (.tar.gz or directory) or pasted command outputs; repeat it or give a "
+              "comma list.")
+@click.option("--report", type=FILE, metavar="FILE", help="Plan for a saved JSON report (audit --format json).")
+@click.option("--only", multiple=True, metavar="IDS", help="Only these check IDs (comma list).")
+@click.option("--priority", metavar="PRIORITY", help="P0, P1 or P2: that priority and above.")
+@format_option("stackaudit.fixes.plan_render", notes={"text": "a bash script"})
+@click.option("--output", "-o", type=FILE, metavar="FILE", help="Write the plan to FILE (mode 0600).")
+@click.option("--force", is_flag=True, help="With --output: replace an existing file.")
+@click.option("--boot-loader", default="auto", metavar="LOADER",
+              help="auto (from the source), grub, systemd-boot or unknown (both kernel-command-line forms).")
+@click.option("--waivers", type=FILE, metavar="FILE", help="Waiver file (default: ./stackaudit.toml).")
+@click.option("--root", default="/", type=DIR, metavar="DIR", help="Audit a host filesystem mounted at this directory.")
+@click.option("--deadline", type=click.FLOAT, default=20.0, metavar="SECONDS",
+              help="Seconds for the whole fact collection.")
+@click.option("--command-timeout", type=click.FLOAT, default=10.0, metavar="SECONDS", help="Seconds for each command.")
+@click.option("--apply", is_flag=True, help="Apply the runtime steps here, as root (journal first).")
+@click.option("--yes", is_flag=True, help="With --apply: do not ask for confirmation.")
+@click.option("--journal", type=FILE, metavar="FILE", help="With --apply: the journal file to create.")
+@click.option("--revert", type=FILE, metavar="JOURNAL", help="Restore every value a journal recorded.")
+def command(sources: tuple[str, ...], report: Optional[str], only: tuple[str, ...], priority: Optional[str],
+            fmt: str, output: Optional[str], force: bool, boot_loader: str, waivers: Optional[str], root: str,
+            deadline: float, command_timeout: float, apply: bool, yes: bool, journal: Optional[str],
+            revert: Optional[str]) -> int:
+    """Print the plan that fixes what the audit found, as a bash script grouped by what each step costs."""
+    from stackaudit.cli.audit import _open_source
+    from stackaudit.cli.output import emit, split_csv
+    from stackaudit.engine.runner import utc_now
+    from stackaudit.fixes.plan import build_plan
+    from stackaudit.fixes.plan_render import FORMATS, render
 
-        if fmt not in FORMATS:
-            raise UsageError(f"--format: choose one of {', '.join(FORMATS)}, not {fmt!r}")
-        if boot_loader not in BOOT_LOADER_CHOICES:
-            raise UsageError(f"--boot-loader: choose one of {', '.join(BOOT_LOADER_CHOICES)}, not {boot_loader!r}")
-        if report and sources:
-            raise UsageError("--report and --from: give one source")
-        if priority is not None and priority.upper() not in ("P0", "P1", "P2"):
-            raise UsageError(f"--priority takes P0, P1 or P2, not {priority!r}")
-        if force and not output:
-            raise UsageError("--force goes with --output")
-        if deadline <= 0 or command_timeout <= 0:
-            raise UsageError("--deadline and --command-timeout must be positive")
-        if revert is not None or apply:
-            _check_apply(revert, apply, yes, journal, bool(report or sources) or os.path.abspath(root) != "/", output)
-        if revert is not None:
-            from stackaudit.fixes.apply import System, revert_journal
+    if fmt not in FORMATS:
+        raise UsageError(f"--format: choose one of {', '.join(FORMATS)}, not {fmt!r}")
+    if boot_loader not in BOOT_LOADER_CHOICES:
+        raise UsageError(f"--boot-loader: choose one of {', '.join(BOOT_LOADER_CHOICES)}, not {boot_loader!r}")
+    if report and sources:
+        raise UsageError("--report and --from: give one source")
+    if priority is not None and priority.upper() not in ("P0", "P1", "P2"):
+        raise UsageError(f"--priority takes P0, P1 or P2, not {priority!r}")
+    if force and not output:
+        raise UsageError("--force goes with --output")
+    if deadline <= 0 or command_timeout <= 0:
+        raise UsageError("--deadline and --command-timeout must be positive")
+    if revert is not None or apply:
+        _check_apply(revert, apply, yes, journal, bool(report or sources) or os.path.abspath(root) != "/", output)
+    if revert is not None:
+        from stackaudit.fixes.apply import System, revert_journal
 
-            raise typer.Exit(revert_journal(revert, System(root)))
-        loader, evidence = (boot_loader, "--boot-loader") if boot_loader in ("grub", "systemd-boot") else ("", "")
-        if report:
-            doc = _read_report(report)
-            from stackaudit.engine.runner import file_name
+        return revert_journal(revert, System(root))
+    loader, evidence = (boot_loader, "--boot-loader") if boot_loader in ("grub", "systemd-boot") else ("", "")
+    if report:
+        doc = _read_report(report)
+        from stackaudit.engine.runner import file_name
 
-            name = file_name(report)
-            source = {"kind": "report", "files": [name], "audited": doc.get("source")}
-        else:
-            from stackaudit.engine.runner import AuditOptions, run_audit
-            from stackaudit.report.json_report import report_to_json
-            from stackaudit.report.waivers import find_waivers
+        name = file_name(report)
+        source = {"kind": "report", "files": [name], "audited": doc.get("source")}
+    else:
+        from stackaudit.engine.runner import AuditOptions, run_audit
+        from stackaudit.report.json_report import report_to_json
+        from stackaudit.report.waivers import find_waivers
 
-            host = _open_source(split_paths(sources), root, command_timeout)
-            audited = run_audit(host, AuditOptions(deadline_s=deadline, waivers=find_waivers(waivers)))
-            # Through the JSON encoding, as a saved report would be read: one path to the plan.
-            doc = json.loads(json.dumps(report_to_json(audited)))
-            name, source = "the audit", None
-            if boot_loader == "auto":
-                loader, evidence = boot_loader_of(host, deadline)
-        plan = build_plan(doc, boot_loader=loader, boot_evidence=evidence, only=split_csv(only),
-                          priority=priority or "", source=source, generated_at=utc_now(), name=name)
-        if apply:
-            raise typer.Exit(_apply(plan, root, yes, journal, deadline))
-        text = render(plan, fmt)
-        if output and output != "-":
-            _write_plan(text, output, force)
-        else:
-            emit(text, None)
+        host = _open_source(split_paths(sources), root, command_timeout)
+        audited = run_audit(host, AuditOptions(deadline_s=deadline, waivers=find_waivers(waivers)))
+        # Through the JSON encoding, as a saved report would be read: one path to the plan.
+        doc = json.loads(json.dumps(report_to_json(audited)))
+        name, source = "the audit", None
+        if boot_loader == "auto":
+            loader, evidence = boot_loader_of(host, deadline)
+    plan = build_plan(doc, boot_loader=loader, boot_evidence=evidence, only=split_csv(only),
+                      priority=priority or "", source=source, generated_at=utc_now(), name=name)
+    if apply:
+        return _apply(plan, root, yes, journal, deadline)
+    text = render(plan, fmt)
+    if output and output != "-":
+        _write_plan(text, output, force)
+    else:
+        emit(text, None)
+    return 0

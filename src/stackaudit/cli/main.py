@@ -1,72 +1,64 @@
-"""Entry point: argument wiring only. Heavy modules are imported inside the commands."""
+"""Entry point: argument wiring only (click). Heavy modules are imported inside the commands."""
 
 from __future__ import annotations
 
 import sys
 
-import typer
-
-try:  # typer >= 0.24 vendors click; older releases depend on it.
-    from typer._click import exceptions as click_exceptions
-except ImportError:  # pragma: no cover - depends on the installed typer
-    from click import exceptions as click_exceptions  # type: ignore[no-redef]
+import click
 
 from stackaudit import __version__
+from stackaudit.cli.options import CONTEXT_SETTINGS, Group
 from stackaudit.errors import EXIT_INTERNAL, EXIT_USAGE, StackauditError
 
-app = typer.Typer(
+# The commands, each a module exposing `command: click.Command` (audit's module exposes several).
+_COMMAND_MODULES = ("ceiling", "bench", "compare", "fix", "completion")
+
+# Commands written on plain click by other parts: name -> module exposing `command: click.Command`.
+# Each is added to the group like any other command (one line here registers a new one).
+_CLICK_COMMANDS: dict[str, str] = {
+    "investigate": "stackaudit.cli.investigate",
+    "fleet": "stackaudit.cli.fleet",
+}
+
+
+@click.group(
     name="stackaudit",
-    help="Audit every layer under an LLM inference server, measure it, and say what to fix first.",
-    add_completion=False,
+    cls=Group,
+    context_settings=CONTEXT_SETTINGS,
     no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    # `-h` as well as `--help` on every command (subcommands inherit the context's help option names).
-    context_settings={"help_option_names": ["-h", "--help"]},
+    help="Audit every layer under an LLM inference server, measure it, and say what to fix first.",
 )
-
-
-def _version_callback(value: bool) -> None:
-    if value:
-        typer.echo(f"stackaudit {__version__}")
-        raise typer.Exit(0)
-
-
-@app.callback()
-def _root(
-    version: bool = typer.Option(
-        False, "--version", callback=_version_callback, is_eager=True, help="Print the version and exit."
-    ),
-) -> None:
+@click.version_option(__version__, "--version", prog_name="stackaudit", message="%(prog)s %(version)s",
+                      help="Print the version and exit.")
+# `stackaudit --debug COMMAND …`: an internal error raises with its traceback instead of one line (main()).
+@click.option("--debug", is_flag=True, hidden=True, expose_value=False, is_eager=True)
+def cli() -> None:
     """stackaudit: audit, capture, ceiling, bench."""
 
 
+_registered = False
+
+
 def _register() -> None:
-    from stackaudit.cli import audit as _audit  # noqa: F401  (registers commands on `app`)
+    """Add every command to the group (once)."""
+    global _registered
+    if _registered:
+        return
+    _registered = True
+    from stackaudit.cli import audit
 
-    for name in ("ceiling", "bench", "compare", "fix"):
-        try:
-            module = __import__(f"stackaudit.cli.{name}", fromlist=["register"])
-        except ModuleNotFoundError as exc:  # pragma: no cover - only while a part is being built
-            if exc.name != f"stackaudit.cli.{name}":
-                raise
-            continue
-        module.register(app)
-
-
-# Commands written on plain click (the CLI is moving from typer to click, issue step 8): name -> module
-# exposing `command: click.Command`. main() dispatches them directly until the whole CLI is on click.
-_CLICK_COMMANDS: dict[str, str] = {}
+    for command in audit.commands:
+        cli.add_command(command)
+    for name in _COMMAND_MODULES:
+        cli.add_command(__import__(f"stackaudit.cli.{name}", fromlist=["command"]).command)
+    for name, module_name in _CLICK_COMMANDS.items():
+        cli.add_command(__import__(module_name, fromlist=["command"]).command, name)
 
 
-def _click_command(argv: list[str]):  # type: ignore[no-untyped-def]
-    """The plain-click command argv names, with its own click's exception module, or None."""
-    if not argv or argv[0] not in _CLICK_COMMANDS:
-        return None
-    import click
-
-    module = __import__(_CLICK_COMMANDS[argv[0]], fromlist=["command"])
-    return module.command, click.exceptions
+def cli_group() -> click.Group:
+    """The `stackaudit` group with every command added."""
+    _register()
+    return cli
 
 
 def _one_line(text: str) -> str:
@@ -78,31 +70,23 @@ def _one_line(text: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; every error becomes one line on stderr and an exit code (docs/design.md)."""
-    _register()
     from stackaudit.cli.output import remember_invocation
 
-    remember_invocation(list(argv) if argv is not None else sys.argv[1:])
     args = list(argv) if argv is not None else sys.argv[1:]
-    plain = _click_command(args)
-    exceptions = click_exceptions
-    if plain is not None:
-        command, exceptions = plain
-        args, prog_name = args[1:], f"stackaudit {args[0]}"
-    else:
-        command, prog_name = typer.main.get_command(app), "stackaudit"
+    remember_invocation(args)
+    command = cli_group()
     try:
-        rv = command.main(args=args, prog_name=prog_name, standalone_mode=False)
-    except (typer.Exit, getattr(exceptions, "Exit", typer.Exit)) as exc:
-        return int(exc.exit_code or 0)
-    except (typer.Abort, getattr(exceptions, "Abort", typer.Abort)):
+        # Shell completion (_STACKAUDIT_COMPLETE=bash_source …) is answered inside click's main.
+        rv = command.main(args=args, prog_name="stackaudit", standalone_mode=False)
+    except click.exceptions.Abort:
         sys.stderr.write("stackaudit: aborted\n")
         return 130
-    except exceptions.ClickException as exc:
-        if type(exc).__name__ == "NoArgsIsHelpError":  # bare `stackaudit`: the help, not an error
+    except click.ClickException as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # bare `stackaudit` (click >= 8.2): the help
             sys.stdout.write(exc.format_message() + "\n")
             return 0
-        sys.stderr.write(f"stackaudit: error: {exc.format_message()}\n")
-        return EXIT_USAGE if isinstance(exc, exceptions.UsageError) else exc.exit_code
+        sys.stderr.write(f"stackaudit: error: {_one_line(exc.format_message())}\n")
+        return EXIT_USAGE if isinstance(exc, click.UsageError) else exc.exit_code
     except StackauditError as exc:
         sys.stderr.write(f"stackaudit: error: {_one_line(str(exc))}\n")
         return exc.exit_code

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 
 from stackaudit.errors import InputError
 from stackaudit.host.terminal import escape_terminal
@@ -50,7 +51,7 @@ def emit(text: str, output: str | None) -> None:
         raise InputError(f"cannot write {output}: {exc.strerror or exc}") from exc
 
 
-def split_csv(values: list[str] | None) -> list[str]:
+def split_csv(values: Sequence[str] | None) -> list[str]:
     out: list[str] = []
     for value in values or []:
         out.extend(v.strip() for v in value.split(",") if v.strip())
@@ -58,11 +59,11 @@ def split_csv(values: list[str] | None) -> list[str]:
 
 
 def format_option(value: str) -> str:
-    """`--format` callback: `md` is accepted for markdown wherever --format is."""
+    """`md` for markdown, as every --format takes it (the CLI's FormatOption does this itself)."""
     return "markdown" if value and value.lower() == "md" else value
 
 
-def split_paths(values: list[str] | None) -> list[str]:
+def split_paths(values: Sequence[str] | None) -> list[str]:
     """`--from a,b` as `--from a --from b`, like --select; a path that exists with a comma in its name
     stays whole."""
     out: list[str] = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 
 class ParseError(ValueError):
@@ -91,3 +92,24 @@ def is_gap_line(line: str) -> bool:
     more are output, not a marker)."""
     line = line.rstrip()
     return line[-1:] in _GAP_LAST and len(line) < 120 and bool(_GAP.match(line))
+
+
+
+def lines_holding(text: str, lines: Sequence[str], needles: Sequence[str]) -> list[int]:
+    """Indices of the `lines` (the lines of `text`, split at "\\n") holding any of `needles`, case
+    ignored: one scan of the lowercased text for plain strings, which C does fast, instead of a
+    regular-expression search per line (a pasted kernel log runs to 300 000 lines)."""
+    if not needles:
+        return []
+    low = text.lower()  # lowercasing keeps every "\\n", so line numbers agree with `lines`
+    rx = re.compile("|".join(re.escape(n.lower()) for n in needles))
+    out: list[int] = []
+    pos = line = 0
+    while (m := rx.search(low, pos)) is not None:
+        line += low.count("\n", pos, m.start())
+        out.append(line)
+        end = low.find("\n", m.start())
+        if end < 0:
+            break
+        pos, line = end + 1, line + 1
+    return [i for i in out if i < len(lines)]

@@ -202,7 +202,7 @@ def gpu_events_from_kernel_log(ctx: FactContext) -> GpuEvents:
     """
     log = ctx.fact("kernel_log", KernelLog)
     # The driver's banner when its module loads (`NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.124.06`).
-    reaches_driver = any(DRIVER_LOADED in line for line in log.lines)
+    reaches_driver = DRIVER_LOADED in log.text
     return GpuEvents(parse_gpu_events(log.lines), len(log.lines), complete=log.complete and reaches_driver)
 
 

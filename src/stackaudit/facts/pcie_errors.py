@@ -19,6 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from stackaudit.facts._parse import lines_holding
 from stackaudit.facts.gpu_events import GpuEvents
 from stackaudit.facts.pcie_config import PcieFacts, PcieFunction
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, provider, union
@@ -102,15 +103,20 @@ _AER_TOKENS = ("aer", "pcie bus error", "sdes", "surprise", "replay", "rplyto", 
                "rxerr", "bad tlp", "bad dllp")
 
 
+# "Corrected" before Linux 6.x's aer.c renamed the severities to "Correctable" / "Uncorrectable (...)".
+_CORRECTED = re.compile(r"\bcorrect(?:ed|able)\b")
+_ERROR_SOURCE = re.compile(r"error received:\s*(?:id=)?([0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])", re.I)
+
+
 def _severity(line: str) -> str:
-    if re.search(r"Non-Fatal", line, re.IGNORECASE):
+    low = line.lower()
+    if "non-fatal" in low:
         return NONFATAL
-    if re.search(r"Fatal", line, re.IGNORECASE):
+    if "fatal" in low:
         return FATAL
-    if re.search(r"Uncorrect", line, re.IGNORECASE):
+    if "uncorrect" in low:
         return NONFATAL
-    # "Corrected" before Linux 6.x's aer.c renamed the severities to "Correctable" / "Uncorrectable (...)".
-    if re.search(r"\bCorrect(?:ed|able)\b", line, re.IGNORECASE):
+    if _CORRECTED.search(low):
         return CORRECTED
     return ""
 
@@ -124,7 +130,7 @@ def parse_aer_lines(lines: Sequence[str]) -> tuple[AerLine, ...]:
             continue
         devices = _DEVICE.findall(line)
         # "error received: <source>" names the device that reported the error; else the line's own device.
-        m = re.search(r"error received:\s*(?:id=)?([0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])", line, re.I)
+        m = _ERROR_SOURCE.search(line)
         bdf = (m.group(1) if m else devices[0] if devices else "").lower()
         out.append(AerLine(bdf, _severity(line), line.strip()))
     return tuple(out)
@@ -136,6 +142,8 @@ def aer_from_kernel_log(ctx: FactContext) -> PcieErrors:
     log = ctx.fact("kernel_log", KernelLog)
     events = ctx.optional("gpu_events", GpuEvents)
     lost = tuple(e.line for e in (events.lost() if events else ()) if e.line)  # NVML's lost GPUs have no line
-    ghes = bool(log.grep(r"\bGHES\b|APEI"))
-    return PcieErrors(lines=parse_aer_lines(log.lines), lost=lost, ghes=ghes, log_lines=len(log.lines),
+    ghes = bool(log.grep(r"\bGHES\b|APEI", needles=("ghes", "apei")))
+    # Only the lines holding an AER word go through the per-line parse (one scan of the whole log).
+    candidates = [log.lines[i] for i in lines_holding(log.text, log.lines, _AER_TOKENS)]
+    return PcieErrors(lines=parse_aer_lines(candidates), lost=lost, ghes=ghes, log_lines=len(log.lines),
                       log_whole=log.complete, complete=log.complete)

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from stackaudit.facts._parse import ParseError, is_gap_line, key_value_lines, parse_cpulist
+from stackaudit.facts._parse import ParseError, is_gap_line, key_value_lines, lines_holding, parse_cpulist
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
 from stackaudit.facts.sources import (
     DMESG,
@@ -413,14 +413,24 @@ class KernelLog(Sourced):
 
     lines: tuple[str, ...]
 
-    def grep(self, pattern: str, flags: int = re.IGNORECASE) -> list[str]:
+    @property
+    def text(self) -> str:
+        """The lines joined by newlines, for a whole-text scan (made per scan: a long log is not held twice)."""
+        return "\n".join(self.lines)
+
+    def grep(self, pattern: str, flags: int = re.IGNORECASE, needles: Sequence[str] = ()) -> list[str]:
+        """The lines `pattern` matches. `needles`: strings one of which every match holds (case
+        ignored), so that only the lines holding one are searched — a long log is scanned once in C."""
         rx = re.compile(pattern, flags)
-        return [line for line in self.lines if rx.search(line)]
+        if not needles:
+            return [line for line in self.lines if rx.search(line)]
+        lines = self.lines
+        return [lines[i] for i in lines_holding(self.text, lines, needles) if rx.search(lines[i])]
 
     def iommu_faults(self, bdfs: list[str]) -> list[str]:
         """DMAR / AMD-Vi fault lines naming one of these devices (logs drop the PCI domain: 41:00.0)."""
         short = {b.split(":", 1)[1] if b.count(":") == 2 else b for b in bdfs}
-        faults = self.grep(r"DMAR:.*fault|AMD-Vi:.*IO_PAGE_FAULT|IOMMU.*fault")
+        faults = self.grep(r"DMAR:.*fault|AMD-Vi:.*IO_PAGE_FAULT|IOMMU.*fault", needles=("dmar:", "amd-vi:", "iommu"))
         return [line for line in faults if any(s in line for s in short)]
 
 

@@ -39,6 +39,20 @@ class RedactingHost(HostWrapper):
         self.redactions: dict[str, int] = {}
         self.withheld = 0
         self._lock = threading.Lock()
+        # Facts read the same source many times (a 300 000-line pasted dmesg feeds a dozen facts):
+        # each answer is redacted once and counted once. Keyed by source; the answer it was made
+        # from is kept to check it is still the same text.
+        self._redacted: dict[str, tuple[Any, Any]] = {}
+
+    def _once(self, key: str, answer: Any, redact: Callable[[Any], Any]) -> Any:
+        with self._lock:
+            cached = self._redacted.get(key)
+        if cached is not None and (cached[0] is answer or cached[0] == answer):
+            return cached[1]
+        out = redact(answer)
+        with self._lock:
+            self._redacted[key] = (answer, out)
+        return out
 
     def _count(self, key: str, before: str | bytes, after: str | bytes) -> None:
         marker: str | bytes = REDACTED if isinstance(after, str) else REDACTED.encode()
@@ -68,26 +82,39 @@ class RedactingHost(HostWrapper):
                 raise PermissionError(errno.EACCES, "withheld: not a serving engine or an audited daemon", path)
             return b""
         data = self.inner.read_bytes(path, limit)
-        out = redact_file(path, data)
-        self._count("fs:" + path, data, out)
-        return out
+
+        def redact(data: bytes) -> bytes:
+            out = redact_file(path, data)
+            self._count("fs:" + path, data, out)
+            return out
+
+        result: bytes = self._once("fs:" + path, data, redact)
+        return result
 
     def doc(self, name: str) -> str:
-        text = self.inner.doc(name)
-        out = redact_text(text)
-        self._count("doc:" + name, text, out)
-        return out
+        def redact(text: str) -> str:
+            out = redact_text(text)
+            self._count("doc:" + name, text, out)
+            return out
+
+        result: str = self._once("doc:" + name, self.inner.doc(name), redact)
+        return result
 
     def run(self, argv: Sequence[str], timeout: float = DEFAULT_COMMAND_TIMEOUT_S) -> CommandResult:
-        result = self.inner.run(argv, timeout)
-        out = replace(
-            result,
-            argv=tuple(redact_argv(list(result.argv))),
-            stdout=redact_command_output(result.argv, result.stdout),
-            stderr=redact_text(result.stderr),
-        )
-        self._count("cmd:" + " ".join(argv), result.stdout + result.stderr, out.stdout + out.stderr)
-        return out
+        key = "cmd:" + " ".join(argv)
+
+        def redact(result: CommandResult) -> CommandResult:
+            out = replace(
+                result,
+                argv=tuple(redact_argv(list(result.argv))),
+                stdout=redact_command_output(result.argv, result.stdout),
+                stderr=redact_text(result.stderr),
+            )
+            self._count(key, result.stdout + result.stderr, out.stdout + out.stderr)
+            return out
+
+        answer: CommandResult = self._once(key, self.inner.run(argv, timeout), redact)
+        return answer
 
     def summary(self) -> str:
         """`redacted 7 values in 3 sources: fs:/proc/4242/environ (4), ...; withheld 12 processes' ...`."""

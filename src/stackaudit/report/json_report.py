@@ -15,6 +15,7 @@ from typing import Any
 from stackaudit.engine.runner import Report
 from stackaudit.errors import InputError
 from stackaudit.host.limits import MAX_MEMBER_BYTES, load_json
+from stackaudit.investigate.consolidate import render_json_section
 from stackaudit.report.bounds import bounded
 from stackaudit.report.sections import RenderOptions
 from stackaudit.report.waivers import unknown_waivers
@@ -47,6 +48,7 @@ def report_to_json(report: Report, options: RenderOptions | None = None) -> dict
     unknown_ids = unknown_waivers(report.unused_waivers)
     if unknown_ids:  # only when there is one: reports without stay as they were
         out["summary"]["unknown_waivers"] = [{**w.to_json(), "nearest": nearest} for w, nearest in unknown_ids]
+    out.update(render_json_section(report))
     return out
 
 

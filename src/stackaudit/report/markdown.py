@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
+from stackaudit.investigate.consolidate import render_markdown_section
 from stackaudit.report.fix_steps import md_fix_steps
 from stackaudit.report.header import (
     command_line,
@@ -132,4 +133,5 @@ def render_markdown(report: Report, options: RenderOptions | None = None) -> str
         out += ["<details><summary>Not applicable here</summary>", ""]
         out += [f"- {md_code(r.id)} — {md_inline(r.message)}" for r in sec.not_applicable]
         out += ["", "</details>", ""]
+    out += render_markdown_section(report)
     return "\n".join(out).rstrip() + "\n"

@@ -6,7 +6,7 @@ from stackaudit.engine.runner import Report
 from stackaudit.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from stackaudit.report.sections import RenderOptions
 
-FORMATS = ("text", "markdown", "json")
+FORMATS = ("text", "markdown", "json", "prometheus", "junit")
 FAIL_ON = ("P0", "P1", "P2")
 
 
@@ -22,6 +22,14 @@ def render(report: Report, fmt: str, color: bool = False, options: RenderOptions
         from stackaudit.report.markdown import render_markdown
 
         return render_markdown(report, options)
+    if fmt == "prometheus":
+        from stackaudit.report.prometheus import render_prometheus
+
+        return render_prometheus(report)
+    if fmt == "junit":
+        from stackaudit.report.junit import render_junit
+
+        return render_junit(report)
     if fmt == "text":
         from stackaudit.report.text import render_text
 

@@ -23,6 +23,8 @@ class RenderOptions:
 
     argv: Sequence[str] | None = None
     verbose: bool = False
+    # Columns for the text report's prose (the CLI passes the terminal's); None: COLUMNS, else 80.
+    width: int | None = None
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from rich.text import Text
 
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
+from stackaudit.investigate.consolidate import render_text_section
 from stackaudit.report.fix_steps import fix_lines
 from stackaudit.report.header import (
     command_line,
@@ -131,6 +132,7 @@ def render_text(report: Report, color: bool = False, width: int | None = None,
     options = options or RenderOptions()
     buf = io.StringIO()
     # width None: rich reads COLUMNS from the environment, else 80 when not writing to a terminal.
+    width = width if width is not None else options.width
     console = Console(file=buf, force_terminal=color, no_color=not color, width=width, highlight=False,
                       soft_wrap=True)
     lines = _Lines(console.width)
@@ -202,6 +204,7 @@ def render_text(report: Report, color: bool = False, width: int | None = None,
         lines.prose(", ".join(r.id for r in sec.not_applicable), indent=2)
     lines.blank()
     lines.prose(f"{len(report.results)} checks in {report.duration_s:.2f} s", style="dim")
+    render_text_section(lines, report)
     for text, style in lines.out:
         console.print(Text(text, style=style), soft_wrap=True)
     return buf.getvalue()

@@ -1,0 +1,122 @@
+"""What one node's audit leaves for the fleet report: a compact summary, never the raw snapshot.
+
+A worker process audits a snapshot and returns a `NodeSummary`: the counts per priority and status, each
+check's status and priority (and, for an issue, its one-line message), each configuration value the audit
+observed, by check ID and subject (compare/diff.py's flattening: a value keyed by GPU, sysctl or process is
+one entry per key), and the host inventory (GPU model and count, driver, kernel, CPU, the kernel command line
+by parameter). A value is kept as a short text to show and a fingerprint to compare (the text itself when
+short, a SHA-256 prefix when long), so that 1000 nodes' summaries fit in a few tens of MB. Values of checks
+declared `sample=True` are not kept: what a host was doing at that instant never makes two nodes differ.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+# A value shown in the report is cut to this many characters; longer values compare by their SHA-256.
+SHOWN_CHARS = 96
+HOST = "host"  # the check ID under which inventory values are listed
+ABSENT = "(absent)"
+PRIORITIES = ("P0", "P1", "P2")
+
+
+@dataclass(frozen=True)
+class CheckState:
+    """One check's verdict on one node."""
+
+    status: str
+    priority: str | None = None
+    waived: bool = False
+    message: str = ""  # issues only: the one line the audit printed
+
+    def label(self) -> str:
+        """`issue P1`, `ok`, `issue P2 (waived)`."""
+        text = self.status + (f" {self.priority}" if self.priority else "")
+        return text + (" (waived)" if self.waived else "")
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"status": self.status, "priority": self.priority, "waived": self.waived}
+        if self.message:
+            out["message"] = self.message
+        return out
+
+
+@dataclass(frozen=True)
+class Value:
+    """An observed value: `shown` to print, `digest` to compare (equal digests, equal values)."""
+
+    shown: str
+    digest: str
+
+    @classmethod
+    def of(cls, comparable: str, shown: str) -> Value:
+        if len(comparable) <= SHOWN_CHARS and comparable == shown:
+            return cls(shown, shown)
+        cut = shown if len(shown) <= SHOWN_CHARS else shown[: SHOWN_CHARS - 1] + "…"
+        return cls(cut, "sha256:" + hashlib.sha256(comparable.encode("utf-8", "surrogateescape")).hexdigest()[:20])
+
+
+@dataclass
+class NodeSummary:
+    """One node: audited (`error` empty) or failed (`error` says why, in one line)."""
+
+    node: str
+    error: str = ""
+    hostname: str = ""
+    captured_at: str = ""
+    tool_version: str = ""
+    partial: bool = False
+    inventory: dict[str, str] = field(default_factory=dict)  # gpu_model, gpu_count, driver, kernel, cpu
+    counts: dict[str, int] = field(default_factory=dict)  # P0, P1, P2 (unwaived issues) and per status
+    checks: dict[str, CheckState] = field(default_factory=dict)  # check ID -> verdict (samples excluded)
+    values: dict[tuple[str, str], Value] = field(default_factory=dict)  # (check ID or "host", subject) -> value
+    samples: int = 0  # how many sample checks had a value (listed apart, never drift)
+
+    @property
+    def ok(self) -> bool:
+        return not self.error
+
+    def group(self) -> str:
+        """The nodes that should be alike share this: GPU model and count (`8× NVIDIA H100 80GB HBM3`)."""
+        if not self.ok:
+            return ""
+        count = self.inventory.get("gpu_count") or "0"
+        model = self.inventory.get("gpu_model") or ""
+        if count in ("0", "") and not model:
+            return "no GPU seen"
+        return f"{count}× {model or 'unknown GPU model'}"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"node": self.node, "status": "failed" if self.error else "audited"}
+        if self.error:
+            out["error"] = self.error
+            return out
+        out.update({"hostname": self.hostname or None, "captured_at": self.captured_at or None,
+                    "tool_version": self.tool_version or None, "group": self.group(),
+                    "inventory": dict(self.inventory),
+                    "issues": {p: self.counts.get(p, 0) for p in PRIORITIES},
+                    "by_status": {k: v for k, v in self.counts.items() if k not in PRIORITIES}})
+        if self.partial:
+            out["partial"] = True
+        return out
+
+
+def comparable(value: Any) -> str:
+    """A value as compare/diff.py compares it: JSON text with process IDs masked."""
+    from stackaudit.compare.diff import mask_pids
+
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+    return mask_pids(text)
+
+
+def shown(value: Any) -> str:
+    from stackaudit.compare.render import show
+
+    return show(value)
+
+
+def observed(value: Any) -> Value:
+    return Value.of(comparable(value), shown(value))

@@ -1,0 +1,115 @@
+"""`--format prometheus`: what node_exporter's textfile collector reads, parsed back with prometheus_client's
+own text parser on the story host, an HGX snapshot, a host without GPUs and hostile host values."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import format_scenarios
+from format_scenarios import HOSTILE_HOSTNAME, hostile
+from report_scenarios import snapshot
+from stackaudit import __version__
+from stackaudit.cli.main import main
+from stackaudit.engine.runner import Report
+from stackaudit.report.prometheus import FAMILIES, LABEL_NAME, METRIC_NAME, epoch_seconds
+from stackaudit.report.render import render
+
+parser = pytest.importorskip("prometheus_client.parser", reason="prometheus_client is a test extra")
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+# The control characters the renderer drops (everything but the line feed, which it escapes).
+DROPPED = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def families(text: str) -> dict[str, object]:
+    return {f.name: f for f in parser.text_string_to_metric_families(text)}
+
+
+def scenario(name: str) -> Report:
+    if name == "hostile-values":
+        return hostile(format_scenarios.report("story"))
+    return format_scenarios.report(name)
+
+
+SCENARIOS = (*format_scenarios.NAMES, "hostile-values")
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_the_output_parses_and_says_what_the_report_says(name: str) -> None:
+    report = scenario(name)
+    text = render(report, "prometheus")
+    assert text.endswith("\n")  # the collector ignores a file without its final line feed
+    parsed = families(text)
+    assert set(parsed) == set(FAMILIES)
+    for line in text.splitlines():  # a host value never splits a line: every line is a comment or a sample
+        assert line.startswith("# ") or re.match(r"[a-z_:]+(\{.*\})? \S+$", line), line
+    for name_, family in parsed.items():
+        assert METRIC_NAME.match(name_) and family.type == "gauge" and family.documentation
+        for sample in family.samples:
+            assert sample.timestamp is None  # the textfile collector rejects a file with timestamps
+            assert all(LABEL_NAME.match(label) for label in sample.labels)
+
+    results = parsed["stackaudit_result"].samples
+    assert len(results) == len(report.results)
+    for sample, r in zip(results, report.results, strict=True):
+        assert sample.value == 1
+        assert sample.labels == {"id": r.id, "domain": r.domain, "status": r.status, "priority": r.priority or "",
+                                 "subject": DROPPED.sub("", ", ".join(r.subjects))}
+    summary = report.summary()
+    per_priority = {s.labels["priority"]: s.value for s in parsed["stackaudit_results"].samples}
+    assert per_priority == {p: float(n) for p, n in summary["by_priority"].items()}  # P0, P1, P2 even when 0
+    per_status = {s.labels["status"]: s.value for s in parsed["stackaudit_checks"].samples}
+    assert per_status == {s: float(n) for s, n in summary["by_status"].items()}
+    assert parsed["stackaudit_results_waived"].samples[0].value == summary["waived"]
+    (info,) = parsed["stackaudit_audit_info"].samples
+    assert info.labels["version"] == __version__
+    assert info.labels["hostname"] == DROPPED.sub("", report.host["hostname"])
+    (duration,) = parsed["stackaudit_audit_duration_seconds"].samples
+    assert duration.value == pytest.approx(report.duration_s, abs=0.001)
+    (stamp,) = parsed["stackaudit_audit_timestamp_seconds"].samples
+    assert stamp.value == epoch_seconds(report.generated_at)
+
+
+def test_hostile_values_come_back_whole_but_for_the_control_characters() -> None:
+    text = render(hostile(format_scenarios.report("story")), "prometheus")
+    assert not DROPPED.search(text)  # no NUL, escape sequence or surrogate reaches the file
+    parsed = families(text)
+    first = parsed["stackaudit_result"].samples[0]
+    assert first.labels["subject"] == 'a "quoted" \\path\\ \nnext line[31m <b>&amp;</b> ]]>  end, 0000:01:00.0'
+    (info,) = parsed["stackaudit_audit_info"].samples
+    assert info.labels["hostname"].startswith("evil\na \"quoted\"") and "\x1b" not in info.labels["hostname"]
+    # The name read from the host's own files, quote and backslash included.
+    (named,) = families(render(format_scenarios.report("hostile"), "prometheus"))["stackaudit_audit_info"].samples
+    assert named.labels["hostname"] == HOSTILE_HOSTNAME
+
+
+def test_audit_writes_a_prom_file_for_the_textfile_collector(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "stackaudit.prom"
+    assert main(["audit", "--from", str(snapshot("rtx-pro-6000-lxc")), "--format", "prometheus",
+                 "--output", str(out)]) == 0
+    assert capsys.readouterr().out == ""
+    parsed = families(out.read_text(encoding="utf-8"))
+    assert len(parsed["stackaudit_result"].samples) == 76
+    assert [p.name for p in tmp_path.iterdir()] == ["stackaudit.prom"]  # no temporary file left behind
+
+
+def mask(text: str) -> str:
+    text = re.sub(r"^(stackaudit_audit_(?:timestamp|duration)_seconds) \S+$", r"\1 <time>", text, flags=re.M)
+    return text.replace(f'version="{__version__}"', 'version="<version>"')
+
+
+@pytest.mark.parametrize("name", ["amd-bad-knobs", "rtx-pro-6000-lxc"])
+def test_golden_render(name: str, update_golden: bool, capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    assert main(["audit", "--from", str(snapshot(name)), "--format", "prometheus"]) == 0
+    got = mask(capsys.readouterr().out)
+    path = GOLDEN / f"{name}.prom"
+    if update_golden:
+        path.write_text(got)
+        return
+    assert path.exists(), f"{path} missing: run pytest {__file__} --update-golden"
+    assert got == path.read_text(), f"{path.name} differs from the render; if intended, refresh with --update-golden"
