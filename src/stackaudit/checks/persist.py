@@ -103,7 +103,8 @@ def persist_boot(**facts: Any) -> Outcome:
     the daemon) and what the next boot sets: sysctl.d in systemd-sysctl's order and /etc/sysctl.conf,
     modules-load.d and modprobe.d (`install M /bin/false`), tmpfiles.d `w` lines, udev `ATTR{}=` rules,
     enabled local oneshot units, the active tuned profile (with `include=`, when tuned.service is
-    enabled), the boot loader's configured command line (GRUB or systemd-boot, whichever is in use).
+    enabled), the boot loader's configured command line (GRUB or systemd-boot, whichever is in use);
+    and the masked setpci writes `fix --apply` made and did not undo (its journals).
 
     Bad value: a setting at the value its fix sets now, which the persistent configuration sets to
     another value or does not set at all: the next reboot brings the original issue back.
@@ -142,7 +143,9 @@ def persist_boot(**facts: Any) -> Outcome:
             # Nothing sets it and neither the fix data nor the kernel docs say what boot brings: unknown here.
             defaulted.append(f"{s.label} = {shown} (no configuration sets it: the kernel's default at boot)")
         else:
-            at = f"{boot.value} from {boot.where}" if boot.value is not None else "not set by any file (the default)"
+            at = (f"{boot.value} from {boot.where}" if boot.value is not None
+                  else "not written by any udev rule, unit or kernel parameter (the device's reset value)"
+                  if s.kind == "setpci" else "not set by any file (the default)")
             lost.append((s, f"{s.label}: {shown} now, at boot {at}", persist_step(s, boot)))
     if lost:
         lost = _one_unit_per_check(lost)
