@@ -441,3 +441,10 @@ def test_live_paths_under_a_root(tmp_path: Path) -> None:
     (tmp_path / "etc/sysctl.d/60-numa.conf").unlink()
     lost = run_checks(LiveHost(str(tmp_path)), select=[ID])[ID]
     assert lost.status == "issue" and "at boot 1 from /usr/lib/sysctl.d/60-numa.conf:1" in lost.message
+
+
+def test_a_unit_a_package_enables_statically_is_kept() -> None:
+    files = {"/usr/lib/systemd/system/multi-user.target.wants/nvidia-persistenced.service": "",
+             "/etc/systemd/system/default.target.wants/other.service": ""}
+    got = boot("DRV-PERSISTENCE", files)
+    assert got.kept and "multi-user" in got.where

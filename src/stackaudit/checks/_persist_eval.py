@@ -191,7 +191,7 @@ def boot_unit(s: Setting, f: Facts) -> Boot:
         return boot
     targets = units.enabled(s.target)
     if targets:
-        boot.set("enabled", ", ".join(f"/etc/systemd/system/{t}.wants/{s.target}" for t in targets), True)
+        boot.set("enabled", f"{s.target} wanted by {', '.join(f'{t}.target' for t in targets)}", True)
     elif s.target in units.masked:
         boot.set("masked", f"/etc/systemd/system/{s.target} -> /dev/null", False)
     else:

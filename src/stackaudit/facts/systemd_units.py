@@ -17,6 +17,8 @@ from stackaudit.facts.sources import SYSTEMD_SYSTEM
 from stackaudit.host.base import NotCaptured
 
 MAX_UNITS = 256
+MAX_WANTS_DIRS = 64
+VENDOR_UNIT_DIRS = ("/usr/lib/systemd/system", "/lib/systemd/system")
 _EXEC = re.compile(r"^\s*(ExecStart(?:Pre|Post)?)\s*=\s*(.*)$", re.MULTILINE)
 
 
@@ -87,4 +89,10 @@ def systemd_units(ctx: FactContext) -> SystemdUnits:
                 unread.append(path)
             elif text is not None:
                 local.append(LocalUnit(name, path, exec_lines(text)))
+    # Units a package enables statically (links in the vendor tree's *.wants, no `systemctl enable` needed).
+    for vendor in VENDOR_UNIT_DIRS:
+        names, ok = list_names(ctx.host, vendor)
+        for name in [n for n in names if n.endswith(".wants")][:MAX_WANTS_DIRS]:
+            units, ok = list_names(ctx.host, f"{vendor}/{name}")
+            wanted += [(u, name.rsplit(".", 1)[0]) for u in units]
     return SystemdUnits(tuple(wanted), frozenset(masked), tuple(local), tuple(unread))
