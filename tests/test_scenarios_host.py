@@ -147,6 +147,8 @@ def amd_bad_knobs() -> Parts:
 
 
 AMD_BAD_KNOBS = {
+    "KERN-PERSIST-BOOT": ("not-applicable", "KB KERN-PERSIST-BOOT — Bad value: a setting at the value its fix sets "
+                                            "now (none here: every runtime knob the fixes change is at its bad value)"),
     "FW-IOMMU-MODE": ("issue", "KB FW-IOMMU-MODE — Bad value: group type `DMA` or `DMA-FQ` for GPU groups and the "
                                "GPUs use PCIe P2P (8x L40S, no NVLink, TP=8)"),
     "FW-VM": ("ok", "KB FW-VM — Applies when: `systemd-detect-virt --vm` prints a hypervisor (not `none`): it printed "
@@ -242,6 +244,15 @@ def intel_well_tuned() -> Parts:
         thp("always", "madvise"), vmstat(3_456_000, compact_stall=0, thp_fault_alloc=90_211),
         memory(2_113_024_000, [("/dev/dm-1", "partition", 8_388_604, 0)]), pressure(0.4),
         sysctl_conf({"/etc/sysctl.d/90-llm-serving.conf": "kernel.numa_balancing = 0\n"}),
+        # Kept across reboots (KERN-PERSIST-BOOT), modelled: tuned enabled with its packaged
+        # accelerator-performance profile (governor, PM QoS, swappiness) and a udev rule for EPP.
+        Parts(files={"/usr/lib/tuned/accelerator-performance/tuned.conf":
+                     "[main]\nsummary=Throughput performance based tuning with disabled higher latency STOP states\n"
+                     "[cpu]\ngovernor=performance\nenergy_perf_bias=performance\nforce_latency=99\n"
+                     "[sysctl]\nvm.swappiness=10\n",
+                     "/etc/systemd/system/multi-user.target.wants/tuned.service": "",
+                     "/etc/udev/rules.d/90-epp.rules":
+                     'SUBSYSTEM=="cpu", ACTION=="add", ATTR{cpufreq/energy_performance_preference}="performance"\n'}),
         interrupts(8), irqbalance("active"), detect_virt("none"),
         nvidia_gpus(gpus, iommu_type="identity", root_vendor="0x8086", root_device="0x352a"),
         nvidia_driver("570.133.20"), dev_nodes(range(8)), proc_devices(), nvml_userspace("570.133.20"),
@@ -261,6 +272,8 @@ def intel_well_tuned() -> Parts:
 
 
 INTEL_WELL_TUNED = {
+    "KERN-PERSIST-BOOT": ("ok", "KB KERN-PERSIST-BOOT — Reads: sysctl.d, udev `ATTR{}=` rules, the active tuned profile "
+                                "(when tuned.service is enabled): each runtime setting is kept"),
     "FW-IOMMU-MODE": ("ok", "KB FW-IOMMU-MODE — False positives: IOMMU enabled with `identity` groups is fine for "
                             "translation (that is what `iommu=pt` gives)"),
     "FW-VM": ("ok", "KB FW-VM — Applies when: `systemd-detect-virt --vm` prints a hypervisor (not `none`)"),
@@ -558,6 +571,8 @@ def kvm_vm() -> Parts:
 
 
 KVM_VM = {
+    "KERN-PERSIST-BOOT": ("not-applicable", "KB KERN-PERSIST-BOOT — kernel.numa_balancing = 0 but its check does not "
+                                            "apply (one NUMA node): nothing to keep"),
     "FW-VM": ("unknown", "KB FW-VM — Bad value: VM with multi-GPU TP and `topo -p2p` not `OK` between TP peers "
                          "(2 GPUs; the P2P matrix is not in the source)"),
     "FW-IOMMU-MODE": ("not-applicable", "KB FW-VM — False positives: In the guest, ACS/IOMMU checks of "
@@ -618,6 +633,8 @@ def proxmox_node() -> Parts:
 
 
 PROXMOX_NODE = {
+    "KERN-PERSIST-BOOT": ("unknown", "KB KERN-PERSIST-BOOT — Traps: \"not set\" means the kernel's default at boot "
+                                     "(the governor's default is the kernel build's, not in the source)"),
     "CTR-LXC-DEVICES": ("issue", "KB CTR-LXC-DEVICES — Bad value: missing uvm rule/mount (CUDA fails); major number "
                                  "hard-coded from another host (rule for 234, nvidia-uvm is 508 here)"),
     "CTR-LXC-HOST-SCOPE": ("issue", "KB CTR-LXC-HOST-SCOPE — Bad value: `nofile` hard limit < 65536 "

@@ -159,6 +159,45 @@ NVIDIA_PROC_VERSION = Source("nvidia_proc_version", "/proc/driver/nvidia/version
 NVIDIA_PROC_PARAMS = Source("nvidia_proc_params", "/proc/driver/nvidia/params", path="/proc/driver/nvidia/params")
 NVIDIA_MODULE_VERSION = Source("nvidia_module_version", "/sys/module/nvidia/version", path="/sys/module/nvidia/version")
 
+# --- persistent configuration (what the next boot applies: KERN-PERSIST-BOOT) ---------------------
+# No paste kind reads these yet: a live audit or a snapshot captured on the host shows them.
+_ON_HOST = "run on the host, or `stackaudit capture` there"
+# Stacked directories, highest precedence first (sysctl.d(5), modules-load.d(5), modprobe.d(5), udev(7),
+# tmpfiles.d(5)): a name in an earlier directory hides the same name in a later one.
+SYSCTL_CONF = Source("sysctl_conf", "/etc/sysctl.conf", path="/etc/sysctl.conf", hint=_ON_HOST)
+SYSCTL_D = tuple(Source(f"sysctl_d{d.replace('/', '_')}", d, path=d, hint=_ON_HOST)
+                 for d in ("/etc/sysctl.d", "/run/sysctl.d", "/usr/local/lib/sysctl.d", "/usr/lib/sysctl.d",
+                           "/lib/sysctl.d"))
+MODPROBE_D = tuple(Source(f"modprobe_d{d.replace('/', '_')}", d, path=d, hint=_ON_HOST)
+                   for d in ("/etc/modprobe.d", "/run/modprobe.d", "/usr/local/lib/modprobe.d", "/usr/lib/modprobe.d",
+                             "/lib/modprobe.d"))
+MODULES_LOAD_D = tuple(Source(f"modules_load_d{d.replace('/', '_')}", d, path=d,
+                              hint=_ON_HOST)
+                       for d in ("/etc/modules-load.d", "/run/modules-load.d", "/usr/local/lib/modules-load.d",
+                                 "/usr/lib/modules-load.d", "/lib/modules-load.d"))
+# Debian's own list, read by systemd-modules-load through the /etc/modules-load.d/modules.conf link.
+ETC_MODULES = Source("etc_modules", "/etc/modules", path="/etc/modules")
+TMPFILES_D = tuple(Source(f"tmpfiles_d{d.replace('/', '_')}", d, path=d)
+                   for d in ("/etc/tmpfiles.d", "/run/tmpfiles.d", "/usr/local/lib/tmpfiles.d", "/usr/lib/tmpfiles.d",
+                             "/lib/tmpfiles.d"))
+UDEV_RULES_D = tuple(Source(f"udev_rules{d.replace('/', '_')}", d, path=d)
+                     for d in ("/etc/udev/rules.d", "/run/udev/rules.d", "/usr/local/lib/udev/rules.d",
+                               "/usr/lib/udev/rules.d", "/lib/udev/rules.d"))
+# tuned: the active profile(s), and where profiles live (/etc first; tuned >= 2.23 also has profiles/ below).
+TUNED_PROFILE_DIRS = ("/etc/tuned/profiles", "/etc/tuned", "/usr/lib/tuned/profiles", "/usr/lib/tuned")
+SYSTEMD_SYSTEM = Source("systemd_system", "/etc/systemd/system", path="/etc/systemd/system",
+                        hint=_ON_HOST)
+GRUB_DEFAULT = Source("grub_default", "/etc/default/grub", path="/etc/default/grub", hint=_ON_HOST)
+GRUB_DEFAULT_D = Source("grub_default_d", "/etc/default/grub.d", path="/etc/default/grub.d")
+KERNEL_CMDLINE_FILE = Source("kernel_cmdline_file", "/etc/kernel/cmdline", path="/etc/kernel/cmdline",
+                             hint=_ON_HOST)
+# The journals `fix --apply` writes (fixes/journal.py DEFAULT_DIR): what it changed at runtime.
+APPLY_JOURNALS = Source("apply_journals", "/var/lib/stackaudit/journal", path="/var/lib/stackaudit/journal",
+                        hint=_ON_HOST + " as root")
+LOADER_ENTRIES = tuple(Source(f"loader_entries{d.replace('/', '_')}", d, path=d,
+                              hint=_ON_HOST)
+                       for d in ("/boot/loader/entries", "/efi/loader/entries", "/boot/efi/loader/entries"))
+
 # --- documents with no place on a host --------------------------------------------------------------
 # One pasted log holds the engine's own lines (vLLM, SGLang) and NCCL's INFO/WARN lines, in order.
 ENGINE_LOG = Source("engine_log", "pasted engine / NCCL log", doc=True,
@@ -175,5 +214,6 @@ ENGINE_COMMAND = Source("engine_command", "pasted engine command line", doc=True
                         hint="paste the command that starts the engine")
 
 ALL: tuple[Source, ...] = (*(v for v in globals().values() if isinstance(v, Source)), *DF_PASTED, *LSPCI_PASTED,
-                           *NVSMI_P2P.values())
+                           *NVSMI_P2P.values(), *SYSCTL_D, *MODPROBE_D,
+                           *MODULES_LOAD_D, *TMPFILES_D, *UDEV_RULES_D, *LOADER_ENTRIES)
 BY_NAME: dict[str, Source] = {s.name: s for s in ALL}

@@ -3,7 +3,8 @@ verify after, roll back what did not fix its check.
 
 Only four kinds of command are ever applied, each parsed from the fix data and carried out here
 without a shell: `sysctl -w KEY=VALUE` (a write to /proc/sys/KEY), `echo VALUE > /sys/PATH` (one
-sysfs file) or `echo VALUE | tee /sys/…*…` (each file the glob matches), `modprobe NAME`, and a
+sysfs file) or `echo VALUE | tee /sys/…*…` (each file the glob matches; `cpupower frequency-set -g G`
+and `cpupower idle-set -D N | -E | -d I | -e I` are the same sysfs writes), `modprobe NAME`, and a
 masked `setpci -s BDF REG=VALUE:MASK` (only when `--only` names its check). Anything else — a reboot, a BIOS setting, GPU clocks or power limits, a restart,
 a file under /etc — is printed as not applied. Writes go through a `System` so that tests can point
 it at a scratch tree (`root`) and a fake command runner.
@@ -14,12 +15,25 @@ from __future__ import annotations
 import glob
 import os
 import re
+import socket
 import subprocess
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
 
+from stackaudit import __version__
 from stackaudit.errors import InputError
-from stackaudit.fixes.journal import Change, Journal, read_journal
+from stackaudit.fixes.journal import (
+    ApplyLock,
+    Change,
+    Header,
+    Journal,
+    lock_path,
+    read_journal,
+    read_journal_with_header,
+)
 from stackaudit.fixes.model import COST_WORDS, Command
 from stackaudit.fixes.plan import Plan, PlanStep, has_placeholder
 
@@ -55,6 +69,35 @@ class Action:
     kind: str  # sysctl, sysfs, module, setpci
     target: str  # the key, the /sys path, the module, "BDF REG"
     value: str  # the new value; "loaded" for a module; "VALUE:MASK" for setpci
+    # `cpupower idle-set -D N`: each matched cpuidle `disable` file gets 1 where the state's exit latency
+    # (its sibling `latency` file, µs) is at least N, else 0 (the shallower states are enabled again).
+    latency_from: int | None = None
+
+
+# cpupower's governor and idle-state commands as the sysfs writes cpupower makes (cpupower-frequency-set(1),
+# cpupower-idle-set(1); https://docs.kernel.org/admin-guide/pm/cpufreq.html "scaling_governor",
+# https://docs.kernel.org/admin-guide/pm/cpuidle.html "disable"): every CPU, every state.
+CPU_GOVERNOR_FILES = "/sys/devices/system/cpu/cpu[0-9]*/cpufreq/scaling_governor"
+CPU_IDLE_DISABLE_FILES = "/sys/devices/system/cpu/cpu[0-9]*/cpuidle/state[0-9]*/disable"
+_GOVERNOR = re.compile(r"[a-z_]+")
+
+
+def cpupower_action(argv: tuple[str, ...]) -> Action | None:
+    """The sysfs action of `cpupower frequency-set -g G`, `cpupower idle-set -D N | -E | -d I | -e I`."""
+    if argv[:2] == ("cpupower", "frequency-set") and len(argv) == 4 and argv[2] in ("-g", "--governor") \
+            and _GOVERNOR.fullmatch(argv[3]):
+        return Action("sysfs", CPU_GOVERNOR_FILES, argv[3])
+    if argv[:2] != ("cpupower", "idle-set"):
+        return None
+    if argv[2:] in (("-E",), ("--enable-all",)):
+        return Action("sysfs", CPU_IDLE_DISABLE_FILES, "0")
+    if len(argv) == 4 and argv[3].isdecimal():
+        if argv[2] in ("-D", "--disable-by-latency"):
+            return Action("sysfs", CPU_IDLE_DISABLE_FILES, "1", latency_from=int(argv[3]))
+        if argv[2] in ("-d", "--disable", "-e", "--enable"):
+            state = CPU_IDLE_DISABLE_FILES.replace("state[0-9]*", f"state{int(argv[3])}")
+            return Action("sysfs", state, "1" if argv[2] in ("-d", "--disable") else "0")
+    return None
 
 
 def _safe_relative(path: str) -> bool:
@@ -80,6 +123,9 @@ def action_of(command: Command) -> Action:
             raise NotApplicable(f"not a sysctl key: {key}")
         return Action("sysctl", key, m.group(2))
     argv = command.argv
+    power = cpupower_action(argv) if argv[:1] == ("cpupower",) else None
+    if power is not None:
+        return power
     if len(argv) == 2 and argv[0] == "modprobe" and _MODULE.fullmatch(argv[1]):
         return Action("module", argv[1], "loaded")
     if len(argv) == 4 and argv[:2] == ("setpci", "-s") and _BDF.fullmatch(argv[2]):
@@ -140,7 +186,18 @@ class System:
         found = sorted(glob.glob(os.path.join(self.root, action.target.lstrip("/"))))
         if not found:
             raise WriteFailed(f"no file matches {action.target}")
-        return [Action("sysfs", "/" + os.path.relpath(f, self.root), action.value) for f in found]
+        out = [Action("sysfs", "/" + os.path.relpath(f, self.root), action.value) for f in found]
+        if action.latency_from is None:
+            return out
+        return [Action(a.kind, a.target, "1" if self._latency(a.target) >= action.latency_from else "0")
+                for a in out]
+
+    def _latency(self, disable_path: str) -> int:
+        """The exit latency (µs) of the cpuidle state whose `disable` file this is."""
+        text = self.read(Action("sysfs", disable_path.rsplit("/", 1)[0] + "/latency", ""))
+        if not text.isdecimal():
+            raise WriteFailed(f"{disable_path}: the state's latency reads {text[:20]!r}")
+        return int(text)
 
     def read(self, action: Action) -> str:
         if action.kind == "module":
@@ -203,6 +260,7 @@ class Unit:
     check: str
     title: str
     actions: list[Action]
+    keep: tuple[str, ...] = ()  # the steps' persistent forms, in words
 
 
 @dataclass
@@ -245,7 +303,8 @@ def select_units(plan: Plan) -> tuple[list[Unit], list[tuple[PlanStep, str]]]:
         if not actions:
             skipped.append((steps[0], "nothing to run"))
             continue
-        units.append(Unit(check, steps[0].title, actions))
+        keep = tuple(p.describe() for s in steps for p in s.step.persistent)
+        units.append(Unit(check, steps[0].title, actions, keep))
     return units, skipped
 
 
@@ -338,6 +397,15 @@ def check_change(change: Change, where: str) -> None:
         raise InputError(f"{where}: change {change.seq} is not one fix --apply makes (nothing was changed)")
 
 
+def check_header(path: str, host_name: str) -> Header | None:
+    """The journal's header, refused (InputError) when it was written on another host."""
+    _, _, header = read_journal_with_header(path)
+    if header is not None and host_name and header.host and header.host != host_name:
+        raise InputError(f"journal {path} was written on {header.host}, this is {host_name}: "
+                         "revert it there (nothing was changed)")
+    return header
+
+
 def revert(path: str, system: System) -> list[Restored]:
     """Every change of the journal not yet undone, last first: the old value written, then read back."""
     changes, undone = read_journal(path)
@@ -372,13 +440,30 @@ def _describe(action: Action) -> str:
         return f"load module {action.target}"
     if action.kind == "setpci":
         return f"setpci -s {action.target}={action.value}"
+    if action.latency_from is not None:
+        return f"{action.target} = 1 where the state's latency >= {action.latency_from} µs, else 0"
     return f"{action.target} = {action.value}"
 
 
+def plan_identity(plan: Plan) -> dict[str, Any]:
+    """What names the plan an apply carried out: the audited host, the report's time and source, the tool."""
+    return {"hostname": plan.hostname, "report_generated_at": plan.report_generated_at,
+            "source": plan.source, "tool": plan.tool, "only": list(plan.only)}
+
+
+def new_header(plan: Plan, argv: Sequence[str] | None = None, host_name: str | None = None) -> Header:
+    return Header(host_name if host_name is not None else socket.gethostname(), plan_identity(plan),
+                  tuple(sys.argv if argv is None else argv),
+                  datetime.now(timezone.utc).isoformat(timespec="seconds"), __version__)
+
+
 def apply_plan(plan: Plan, system: System, journal_path: str, verify: Verifier,
-               confirm: Callable[[str], bool], say: Callable[[str], None] = print) -> int:
+               confirm: Callable[[str], bool], say: Callable[[str], None] = print,
+               argv: Sequence[str] | None = None, host_name: str | None = None,
+               lock: str | None = None) -> int:
     """The whole `fix --apply`: what is not applied printed, the rest confirmed, applied one check at a
-    time; exit 1 when any check failed or was rolled back."""
+    time; exit 1 when any check failed or was rolled back. One at a time per journal directory: a second
+    apply while the lock (`lock`, default beside the journal's directory) is held exits 2 naming the holder."""
     units, skipped = select_units(plan)
     for s, why in skipped:
         say(f"not applied: {s.check}: {s.step.does} ({why})")
@@ -392,23 +477,38 @@ def apply_plan(plan: Plan, system: System, journal_path: str, verify: Verifier,
     if not confirm(f"apply {sum(len(u.actions) for u in units)} change(s)?"):
         say("nothing applied")
         return 0
-    journal = Journal.create(journal_path)
-    failed = False
-    try:
-        for unit in units:
-            out = Applier(system, journal, verify, say).apply(unit)
-            failed |= out.status in ("failed", "not-fixed")
-            words = {"fixed": "fixed", "unchanged": "already set, nothing changed",
-                     "not-fixed": "not fixed, rolled back", "failed": "failed, rolled back"}[out.status]
-            say(f"{unit.check}: {words}{': ' + out.detail if out.detail else ''}")
-    finally:
-        journal.close()
-        # Said even when interrupted: the journal is what --revert completes.
-        say(f"journal: {journal_path} (undo: stackaudit fix --revert {journal_path})")
+    with ApplyLock(lock or lock_path(journal_path)):
+        journal = Journal.create(journal_path)
+        failed = False
+        try:
+            journal.header = new_header(plan, argv, host_name)
+            for unit in units:
+                out = Applier(system, journal, verify, say).apply(unit)
+                failed |= out.status in ("failed", "not-fixed")
+                words = {"fixed": "fixed", "unchanged": "already set, nothing changed",
+                         "not-fixed": "not fixed, rolled back", "failed": "failed, rolled back"}[out.status]
+                say(f"{unit.check}: {words}{': ' + out.detail if out.detail else ''}")
+                if out.status in ("fixed", "unchanged") and unit.keep:
+                    # A runtime change is gone at the next boot: KERN-PERSIST-BOOT reports it until one is kept.
+                    say(f"  lost at reboot unless kept: {'; '.join(unit.keep)}")
+        finally:
+            journal.close()
+            # Said even when interrupted: the journal is what --revert completes.
+            say(f"journal: {journal_path} (undo: stackaudit fix --revert {journal_path})")
     return 1 if failed else 0
 
 
-def revert_journal(path: str, system: System, say: Callable[[str], None] = print) -> int:
+def revert_journal(path: str, system: System, say: Callable[[str], None] = print,
+                   host_name: str | None = None, lock: str | None = None) -> int:
+    """`fix --revert`: the header printed and checked (the same host), then every change undone, last first."""
+    with ApplyLock(lock or lock_path(path)):
+        return _revert_locked(path, system, say, socket.gethostname() if host_name is None else host_name)
+
+
+def _revert_locked(path: str, system: System, say: Callable[[str], None], host_name: str) -> int:
+    header = check_header(path, host_name)
+    if header is not None:
+        say(header.describe())
     restored = revert(path, system)
     if not restored:
         say(f"{path}: every change is already undone")

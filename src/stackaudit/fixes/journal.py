@@ -2,13 +2,17 @@
 fsynced before the change it announces, so that an apply killed at any point leaves a file that
 `fix --revert` completes.
 
-Records: `{"op": "change", "seq", "check", "kind", "target", "old", "new"}` before a change;
+Records: first a header, `{"op": "header", "seq": 0, "host", "plan", "argv", "started", "tool_version"}`
+(which machine, which plan, which command line, when, which version: --revert prints it and refuses a journal
+of another host); `{"op": "change", "seq", "check", "kind", "target", "old", "new"}` before a change;
 `{"op": "written", "seq"}` after it; `{"op": "rolled-back", "seq"}` / `{"op": "reverted", "seq"}` once
 the old value is back. A change without a later rolled-back or reverted record is still to undo.
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import json
 import os
 from dataclasses import dataclass
@@ -39,6 +43,76 @@ class Change:
                 "old": self.old, "new": self.new}
 
 
+@dataclass(frozen=True)
+class Header:
+    host: str
+    plan: dict[str, Any]
+    argv: tuple[str, ...]
+    started: str
+    tool_version: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"op": "header", "seq": 0, "host": self.host, "plan": self.plan, "argv": list(self.argv),
+                "started": self.started, "tool_version": self.tool_version}
+
+    def describe(self) -> str:
+        """`fix --apply on gpu01 at 2026-…, stackaudit 0.9 (`stackaudit fix --apply --yes`), plan of …`."""
+        report = self.plan.get("report_generated_at") or "?"
+        command = " ".join(self.argv) or "?"
+        return (f"journal of fix --apply on {self.host or '?'}, started {self.started or '?'}, "
+                f"stackaudit {self.tool_version or '?'} (`{command}`), for the audit of {report}")
+
+
+def header_of(rec: dict[str, Any], where: str) -> Header:
+    plan = rec.get("plan")
+    argv = rec.get("argv")
+    fields = [rec.get(k) for k in ("host", "started", "tool_version")]
+    if not all(isinstance(f, str) for f in fields) or not isinstance(plan, dict) or not isinstance(argv, list) \
+            or not all(isinstance(a, str) for a in argv):
+        raise InputError(f"{where}: a header record without its fields (nothing was changed)")
+    return Header(rec["host"], plan, tuple(argv), rec["started"], rec["tool_version"])
+
+
+def lock_path(journal_path: str) -> str:
+    """The lock beside the journal's directory (/var/lib/stackaudit/journal.lock for the default one)."""
+    return os.path.dirname(os.path.abspath(journal_path)).rstrip(os.sep) + ".lock"
+
+
+class ApplyLock:
+    """An exclusive flock(2) held while one `fix --apply` or `--revert` runs; its file holds the holder's pid."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._fd = -1
+
+    def __enter__(self) -> ApplyLock:
+        if self.path.startswith(os.path.dirname(DEFAULT_DIR) + os.sep):
+            os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        except OSError as exc:
+            raise InputError(f"cannot open the lock {self.path}: {exc.strerror or exc} (nothing was changed)") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            holder = os.read(fd, 32).decode("ascii", "replace").strip() or "?"
+            os.close(fd)
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                raise InputError(f"another fix --apply/--revert is running (pid {holder}, lock {self.path}); "
+                                 "nothing was changed") from None
+            raise InputError(f"cannot lock {self.path}: {exc.strerror or exc} (nothing was changed)") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        os.fsync(fd)
+        self._fd = fd
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)  # closing releases the flock
+            self._fd = -1
+
+
 def default_path(now: datetime | None = None) -> str:
     stamp = (now or datetime.now(timezone.utc)).strftime("%Y%m%dT%H%M%S.%fZ")
     return os.path.join(DEFAULT_DIR, f"{stamp}.jsonl")
@@ -51,6 +125,8 @@ class Journal:
         self._fd = fd
         self.path = path
         self._seq = 0
+        # Written before the first record: an apply that changes nothing leaves an empty journal.
+        self.header: Header | None = None
 
     @classmethod
     def create(cls, path: str) -> Journal:
@@ -80,6 +156,9 @@ class Journal:
 
     def record(self, data: dict[str, Any]) -> None:
         """One line, written whole and fsynced: on disk before the caller goes on."""
+        if self.header is not None:
+            head, self.header = self.header, None
+            self.record(head.to_json())
         line = (json.dumps(data, ensure_ascii=True, sort_keys=True) + "\n").encode()
         written = 0
         while written < len(line):
@@ -92,6 +171,12 @@ class Journal:
 
 def read_journal(path: str) -> tuple[list[Change], set[int]]:
     """(changes in the order they were made, seqs already undone), or a one-line InputError."""
+    changes, undone, _ = read_journal_with_header(path)
+    return changes, undone
+
+
+def read_journal_with_header(path: str) -> tuple[list[Change], set[int], Header | None]:
+    """read_journal and the header record (None in a journal written before headers existed)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError as exc:
@@ -100,8 +185,14 @@ def read_journal(path: str) -> tuple[list[Change], set[int]]:
         data = fh.read(MAX_JOURNAL_BYTES + 1)
     if len(data) > MAX_JOURNAL_BYTES:
         raise InputError(f"journal {path}: over {MAX_JOURNAL_BYTES} bytes: not a stackaudit journal")
+    return parse_journal(data, path)
+
+
+def parse_journal(data: bytes, path: str) -> tuple[list[Change], set[int], Header | None]:
+    """The records of a journal's bytes (InputError naming `path` and the line on a bad one)."""
     changes: list[Change] = []
     undone: set[int] = set()
+    header: Header | None = None
     for n, raw in enumerate(data.splitlines(), 1):
         where = f"journal {path} line {n}"
         try:
@@ -111,7 +202,11 @@ def read_journal(path: str) -> tuple[list[Change], set[int]]:
         if not isinstance(rec, dict) or not isinstance(rec.get("seq"), int):
             raise InputError(f"{where}: not a journal record (nothing was changed)")
         op = rec.get("op")
-        if op == "change":
+        if op == "header":
+            if n != 1:
+                raise InputError(f"{where}: a header record after the first line (nothing was changed)")
+            header = header_of(rec, where)
+        elif op == "change":
             fields = [rec.get(k) for k in ("check", "kind", "target", "old", "new")]
             if not all(isinstance(f, str) for f in fields) or rec["kind"] not in KINDS:
                 raise InputError(f"{where}: a change record without its fields (nothing was changed)")
@@ -122,4 +217,4 @@ def read_journal(path: str) -> tuple[list[Change], set[int]]:
             raise InputError(f"{where}: unknown record {str(op)[:20]!r} (nothing was changed)")
     if not changes and not data.strip():
         raise InputError(f"journal {path}: empty (nothing was changed)")
-    return changes, undone
+    return changes, undone, header

@@ -9,9 +9,10 @@ _ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\t": "\\t", "\r": "\\r", "\a
             "\f": "\\f", "\v": "\\v", "\x1b": "\\E"}
 
 
-# In single quotes `$` and backticks are literal, but shellcheck (SC2016) takes them for a mistake:
-# such a value is written with ANSI-C quoting, where they are literal too.
-_EXPANSIONS = frozenset("$`")
+# In single quotes `$`, backticks and a backslash are literal, but shellcheck takes them for a mistake
+# (SC2016; SC1003 for `'\'`, found by the hypothesis test): such a value is written with ANSI-C quoting,
+# where they are literal too (the backslash escaped).
+_EXPANSIONS = frozenset("$`\\")
 # Bash's reserved words: harmless as an argument, but shellcheck (SC1010 and kin) reads a bare one as
 # syntax, so they are quoted like any other word that needs it.
 _RESERVED = frozenset({"!", "case", "coproc", "do", "done", "elif", "else", "esac", "fi", "for", "function",
@@ -19,8 +20,8 @@ _RESERVED = frozenset({"!", "case", "coproc", "do", "done", "elif", "else", "esa
 
 
 def bash_word(value: str) -> str:
-    """`value` as one bash word: shlex.quote when every character is printable and none is `$` or a
-    backtick, else ANSI-C quoting (`$'…'`) with each control or unprintable character escaped. A NUL cannot be in a bash string:
+    """`value` as one bash word: shlex.quote when every character is printable and none is `$`, a
+    backtick or a backslash, else ANSI-C quoting (`$'…'`) with each control or unprintable character escaped. A NUL cannot be in a bash string:
     it is written as the four characters `\\x00`."""
     if value in _RESERVED:
         return f"'{value}'"
