@@ -56,7 +56,7 @@ def _register() -> None:
 
 # Commands written on plain click (the CLI is moving from typer to click, issue step 8): name -> module
 # exposing `command: click.Command`. main() dispatches them directly until the whole CLI is on click.
-_CLICK_COMMANDS: dict[str, str] = {}
+_CLICK_COMMANDS: dict[str, str] = {"report": "stackaudit.cli.report"}
 
 
 def _click_command(argv: list[str]):  # type: ignore[no-untyped-def]

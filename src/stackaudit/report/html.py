@@ -215,12 +215,12 @@ def _filters(report: Report) -> list[str]:
     present_status = {r.status for r in report.results}
     boxes = [("priority", PRIORITY_FILTERS), ("domain", tuple(domains)),
              ("status", tuple(s for s in STATUSES if s in present_status))]
-    out = ['<form id="filters" onsubmit="return false">']
+    out = ['<div id="filters" role="group" aria-label="filters">']
     for name, values in boxes:
         out.append(f'<fieldset data-filter="{name}"><legend>{name}</legend>' + "".join(
             f'<label><input type="checkbox" data-filter="{name}" value="{esc(v)}" id="filter-{name}-{esc(v)}" checked> '
             f"{esc(v)}</label>" for v in values) + "</fieldset>")
-    out.append('<span id="shown"></span></form>')
+    out.append('<span id="shown"></span></div>')
     return out
 
 

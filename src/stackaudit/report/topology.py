@@ -337,7 +337,10 @@ def topology_from_facts(facts: Mapping[str, Any]) -> Topology:
         for i, nic in enumerate(topo.nics):
             # Old drivers head the columns with the device names (mlx5_0) instead of NIC0 and a legend.
             name, label = (nic, topo.nic_names.get(nic, "")) if nic.startswith("NIC") else (f"NIC{i}", nic)
-            devices.append(Device(name, "nic", "", label or (names[i] if i < len(names) else ""), None, ""))
+            # The matrix gives no NIC its NUMA node: a GPU one or two switches away (PIX/PXB) shares it.
+            near = [g for g in topo.gpus if link_kind(topo.link(g, nic) or "") in ("PIX", "PXB")]
+            devices.append(Device(name, "nic", "", label or (names[i] if i < len(names) else ""),
+                                  topo.numa_node(near[0]) if near else None, ""))
     pairs: list[Pair] = []
     pairs_from = ""
     if topo is not None:
@@ -436,11 +439,11 @@ def faults(topology: Topology, results: Iterable[Result]) -> list[Fault]:
         gpu = _gpu_of(subject, idx)
         if gpu and gpu not in lost:
             out.append(Fault("downtrained", gpu, "PCIE-LINK-DOWNTRAIN", f"{gpu} link below its capability"))
-    nvl = by_id.get("DRV-NVLINK-HEALTH")
-    for subject in nvl.subjects if nvl else ():
-        gpu = _gpu_of(subject, idx)
-        if gpu:
-            out.append(Fault("missing-nvlink", gpu, "DRV-NVLINK-HEALTH", f"{gpu}: NVLink missing or inactive"))
+    for check in ("DRV-NVLINK-HEALTH", "IC-TOPO-READ"):  # NVML's link states; the matrix's missing NV# cells
+        found = by_id.get(check)
+        for gpu in dict.fromkeys(_gpu_of(s, idx) for s in (found.subjects if found else ())):
+            if gpu:
+                out.append(Fault("missing-nvlink", gpu, check, f"{gpu}: NVLink missing or inactive"))
     # On a host whose GPUs mostly meet over NVLink, a pair that does not is a link missing there.
     nv = [p for p in topology.pairs if p.kind == "NV"]
     if nv and len(nv) * 2 >= len(topology.pairs):

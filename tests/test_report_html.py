@@ -1,0 +1,213 @@
+"""The topology model, the HTML report and the Markdown's Mermaid block, without a browser
+(tests/test_report_html_browser.py opens the pages in Chromium): what the model draws from the facts,
+escaping of host values, the JSON round trip `stackaudit report RUN.json` rests on, and golden renders.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from html_scenarios import DOWNTRAINED_GPU, HOSTILE_NAME, LOST_GPU, NO_NVLINK_GPU, report
+from stackaudit.cli.main import main
+from stackaudit.engine.results import Result
+from stackaudit.engine.runner import Report
+from stackaudit.facts.pcie_config import PcieFacts, PcieFunction
+from stackaudit.report.json_report import report_from_json, report_to_json
+from stackaudit.report.render import FORMATS, render
+from stackaudit.report.topology import Topology, faults, topology_from_facts, topology_from_json
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+class _Tags(HTMLParser):
+    """Every start tag of a page, with its attributes, as a browser's parser would see them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+
+def tags(html: str) -> list[tuple[str, dict[str, str | None]]]:
+    parser = _Tags()
+    parser.feed(html)
+    return parser.tags
+
+
+def test_html_is_a_format() -> None:
+    assert "html" in FORMATS
+
+
+def test_pcie_story_topology() -> None:
+    t = topology_from_json(report("pcie").topology)
+    assert [g.name for g in t.gpus] == [f"GPU{i}" for i in range(8)]
+    assert {b.kind for b in t.bridges} == {"root-port"} and len(t.bridges) == 8
+    assert {g.parent for g in t.gpus} == {b.bdf for b in t.bridges}  # each GPU on its own root port
+    assert [s.node for s in t.sockets] == [0, 1]
+    kinds = [p.kind for p in t.pairs]
+    assert len(t.pairs) == 28 and kinds.count("NODE") == 12 and kinds.count("SYS") == 16
+    assert t.tp is not None and t.tp.size == 8 and t.tp.basis == "engine TP"
+
+
+def test_pcie_story_faults_sit_where_they_were_found() -> None:
+    rep = report("pcie")
+    t = topology_from_json(rep.topology)
+    found = {(f.kind, f.target) for f in faults(t, rep.results)}
+    assert ("lost", LOST_GPU) in found and ("downtrained", DOWNTRAINED_GPU) in found
+    acs = {target for kind, target in found if kind == "acs-redirect"}
+    assert acs == {b.bdf for b in t.bridges}  # FW-ACS-P2P's subjects: the eight root ports
+
+
+def test_nvswitch_topology_and_missing_nvlink() -> None:
+    rep = report("nvswitch")
+    t = topology_from_json(rep.topology)
+    assert len(t.gpus) == 8 and sum(d.kind == "nvswitch" for d in t.devices) == 4
+    assert [d.label for d in t.devices if d.kind == "nic"] == [f"mlx5_{k}" for k in range(8)]
+    nv = [p for p in t.pairs if p.kind == "NV"]
+    assert len(nv) == 21 and all(p.nvlinks == 18 for p in nv)  # 28 pairs less GPU2's seven
+    found = faults(t, rep.results)
+    pairs = {f.target for f in found if f.kind == "missing-nvlink" and "-" in f.target}
+    assert pairs == {f"{min(a, b)}-{max(a, b)}" for a, b in ((NO_NVLINK_GPU, f"GPU{i}") for i in range(8))
+                     if a != b} and len(pairs) == 7
+    assert t.tp is not None and t.tp.size == 4 and len(t.tp.groups) == 2
+
+
+def test_no_gpu_host_has_nothing_to_draw() -> None:
+    rep = report("no-gpu")
+    t = topology_from_json(rep.topology)
+    assert not t.gpus and not t.pairs and not t.drawable
+    assert "```mermaid" not in render(rep, "markdown")
+    assert 'id="no-topology"' in render(rep, "html")
+
+
+def _fn(bdf: str, role: str, upstream: tuple[str, ...]) -> PcieFunction:
+    return PcieFunction(bdf=bdf, role=role, upstream=upstream)
+
+
+def test_switches_from_the_pci_tree() -> None:
+    """Root port 00:01.0 → switch A (up 01:00.0; down 02:00.0 with GPU0 and GPU1, down 02:08.0 to switch B)
+    → switch B (up 03:00.0, down 04:00.0 with GPU2 and GPU3 and a NIC). No matrix: the pairs' kinds come
+    from the tree, as nvidia-smi names them: PIX within one switch, PXB across the two."""
+    root, up_a, a0, a1, up_b, b0 = ("0000:00:01.0", "0000:01:00.0", "0000:02:00.0", "0000:02:08.0",
+                                    "0000:03:00.0", "0000:04:00.0")
+    below_b = (root, up_a, a1, up_b, b0)
+    functions = (_fn(root, "bridge", ()), _fn(up_a, "bridge", (root,)), _fn(a0, "bridge", (root, up_a)),
+                 _fn(a1, "bridge", (root, up_a)), _fn(up_b, "bridge", (root, up_a, a1)),
+                 _fn(b0, "bridge", (root, up_a, a1, up_b)), _fn("0000:05:00.0", "gpu", (root, up_a, a0)),
+                 _fn("0000:06:00.0", "gpu", (root, up_a, a0)), _fn("0000:07:00.0", "gpu", below_b),
+                 _fn("0000:07:00.1", "gpu", below_b), _fn("0000:08:00.0", "nic", below_b))
+    t = topology_from_facts({"pcie": PcieFacts(functions=functions, source="config space")})
+    assert [(b.bdf, b.kind, b.parent, b.ports) for b in t.bridges] == [
+        (root, "root-port", "", ()), (up_a, "switch", root, (a0, a1)), (up_b, "switch", up_a, (b0,))]
+    assert [g.parent for g in t.gpus] == [up_a, up_a, up_b, up_b] and t.pairs_from == "the PCI tree"
+    kinds = {(p.a, p.b): p.kind for p in t.pairs}
+    assert kinds[("GPU0", "GPU1")] == "PIX" and kinds[("GPU2", "GPU3")] == "PIX"
+    assert kinds[("GPU0", "GPU2")] == "PXB" and kinds[("GPU1", "GPU3")] == "PXB"
+    nic = [d for d in t.devices if d.kind == "nic"]
+    assert len(nic) == 1 and nic[0].parent == up_b
+    acs = Result("FW-ACS-P2P", "FW", "ACS", "issue", "redirect", priority="P1", subjects=(b0,))
+    assert [(f.kind, f.target) for f in faults(t, [acs])] == [("acs-redirect", up_b)]  # drawn on switch B
+    html = render(Report(source={"kind": "fake"}, host={}, results=[acs], topology=t.to_json()), "html")
+    classes = [(a.get("class") or "").split() for tag, a in tags(html) if tag == "g"]
+    assert sum("switch" in c for c in classes) == 2 and sum("root-port" in c for c in classes) == 1
+    assert sum("fault" in c for c in classes) == 1
+
+
+def test_topology_json_round_trip() -> None:
+    t = topology_from_json(report("nvswitch").topology)
+    assert topology_from_json(json.loads(json.dumps(t.to_json()))) == t
+    assert topology_from_json({"gpus": "nonsense", "pairs": [{"a": "GPU0", "kind": "BOGUS"}]}) == Topology()
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
+def test_a_saved_report_renders_as_the_audit_did(fmt: str) -> None:
+    rep = report("pcie")
+    again = report_from_json(json.loads(json.dumps(report_to_json(rep))))
+    assert render(again, fmt) == render(rep, fmt)
+
+
+def test_report_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    saved = tmp_path / "run.json"
+    saved.write_text(render(report("nvswitch"), "json"))
+    out = tmp_path / "run.html"
+    assert main(["report", str(saved), "--format", "html", "--output", str(out)]) == 0
+    assert out.read_text().startswith("<!DOCTYPE html>") and 'id="topology"' in out.read_text()
+    assert main(["report", str(saved), "--format", "md"]) == 0
+    assert "```mermaid" in capsys.readouterr().out
+    assert main(["report", str(tmp_path / "absent.json")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    (tmp_path / "bench.json").write_text(json.dumps({"schema": 1, "kind": "stackaudit.bench", "levels": []}))
+    assert main(["report", str(tmp_path / "bench.json")]) == 2
+    assert "not a stackaudit audit report" in capsys.readouterr().err
+    assert main(["report", str(saved), "--format", "pdf"]) == 2
+
+
+def test_hostile_host_values_stay_text() -> None:
+    """A host name, GPU model and message that are markup come out as text: one script (the page's own),
+    no img, no attribute broken out of."""
+    rep = report("nvswitch")
+    rep.host["hostname"] = HOSTILE_NAME
+    rep.topology["gpus"][0]["model"] = HOSTILE_NAME
+    rep.topology["gpus"][1]["name"] = HOSTILE_NAME
+    rep.results[0] = Result(rep.results[0].id, "CTR", "t", "issue", HOSTILE_NAME, priority="P0",
+                            subjects=(HOSTILE_NAME,), evidence=(HOSTILE_NAME,), references=(f"https://x/{HOSTILE_NAME}",))
+    html = render(rep, "html")
+    seen = tags(html)
+    assert [t for t, _ in seen].count("script") == 1 and "img" not in [t for t, _ in seen]
+    assert not any(k.startswith("on") for _, attrs in seen for k in attrs)
+    assert "window.__pwned" in html and "<img" not in html
+    assert HOSTILE_NAME.replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;") in html
+    block = render(rep, "markdown").split("```mermaid", 1)[1]
+    assert "<" not in block.split("```", 1)[0] and '"><' not in block
+
+
+def test_html_has_no_external_reference() -> None:
+    """No src/href that fetches anything: only the check references (https links a person may click)."""
+    html = render(report("pcie"), "html")
+    for tag, attrs in tags(html):
+        assert "src" not in attrs, tag
+        if tag == "link":
+            raise AssertionError(f"<link> {attrs}")
+        if "href" in attrs:
+            assert tag == "a" and (attrs["href"] or "").startswith(("https://", "#")), attrs
+    assert "default-src 'none'" in html and "@import" not in html and "url(" not in html
+
+
+def _mask(text: str) -> str:
+    from stackaudit import __version__
+
+    text = re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", "<time>", text)
+    return text.replace(f"stackaudit {__version__}", "stackaudit <version>").replace(__version__, "<version>")
+
+
+def _fixed(name: str) -> Report:
+    rep = report(name)
+    rep.generated_at = "<time>"
+    rep.duration_s = 0.0
+    return rep
+
+
+def _golden(path: Path, got: str, update: bool) -> None:
+    if update:
+        path.write_text(got)
+        return
+    assert path.exists(), f"{path} missing: run pytest {__file__} --update-golden"
+    assert got == path.read_text(), f"{path.name} differs; if intended, refresh with --update-golden"
+
+
+@pytest.mark.parametrize("name", ["pcie", "nvswitch"])
+def test_golden_mermaid(name: str, update_golden: bool) -> None:
+    md = render(_fixed(name), "markdown")
+    block = "```mermaid" + md.split("```mermaid", 1)[1].split("```", 1)[0] + "```\n"
+    _golden(GOLDEN / f"topology-{name}.mermaid.md", _mask(block), update_golden)
+
+
+def test_golden_html(update_golden: bool) -> None:
+    _golden(GOLDEN / "html-pcie.html", _mask(render(_fixed("pcie"), "html")), update_golden)
