@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from functools import lru_cache
+from functools import cache
 
 from nvidia_support import hgx, host_for, vllm_files
 from report_scenarios import report as scenario_report
@@ -55,7 +55,7 @@ def hgx_topo_matrix(no_nvlink: int | None = 2) -> str:
     return head + "".join(rows) + legend
 
 
-@lru_cache(maxsize=None)
+@cache
 def _audit(name: str) -> Report:
     if name == "pcie":
         return _plant_pcie_faults(scenario_report("rtx-pro-6000-lxc"))
