@@ -211,3 +211,69 @@ def test_golden_mermaid(name: str, update_golden: bool) -> None:
 
 def test_golden_html(update_golden: bool) -> None:
     _golden(GOLDEN / "html-pcie.html", _mask(render(_fixed("pcie"), "html")), update_golden)
+
+
+# --- bench and ceiling pages -------------------------------------------------------------------
+
+
+def _chart_points(html: str, chart_id: str) -> list[tuple[float, float]]:
+    """The (x, y) of every point of one chart, as drawn."""
+    svg = html.split(f'id="{chart_id}"', 1)[1].split("</svg>", 1)[0]
+    return [(float(x), float(y)) for x, y in re.findall(r'data-x="([\d.e+-]+)" data-y="([\d.e+-]+)"', svg)]
+
+
+def test_bench_html_charts_throughput_and_tpot() -> None:
+    from stackaudit.bench.render import FORMATS as BENCH_FORMATS
+    from stackaudit.bench.render import render_result
+    from test_bench_formats import level_of, result_with
+
+    low = level_of()
+    high = dict(low, concurrency=16, output_tokens_per_s=812.5, output_tokens_per_s_per_stream=50.8,
+                tpot_ms=dict(low["tpot_ms"], p50=19.5, p99=41.0),
+                ceiling={"tokens_per_s_per_stream": 70.0, "bandwidth_tokens_per_s": 90.0, "binding": "bandwidth",
+                         "efficiency": 0.73, "bandwidth_efficiency": 0.56, "concurrency": 16,
+                         "concurrency_source": "target"})
+    result = result_with([low, high])
+    result["server"]["model_used"] = HOSTILE_NAME
+    html = render_result(result, "html")
+    assert "html" in BENCH_FORMATS
+    assert _chart_points(html, "chart-throughput") == [(4.0, pytest.approx(low["output_tokens_per_s"])), (16.0, 812.5)]
+    tpot = _chart_points(html, "chart-tpot")
+    assert (16.0, 19.5) in tpot and (16.0, 41.0) in tpot
+    assert (4.0, pytest.approx(low["tpot_ms"]["p50"])) in tpot
+    assert (16.0, 70.0) in _chart_points(html, "chart-per-stream")  # the ceiling per stream, where known
+    seen = tags(html)
+    assert [t for t, _ in seen].count("script") == 0 and "img" not in [t for t, _ in seen]
+    assert 'id="levels-table"' in html and "default-src 'none'" in html
+
+
+def test_ceiling_html_ladder_with_the_measured_point() -> None:
+    from stackaudit.ceiling import compute
+    from stackaudit.ceiling.render import FORMATS as CEILING_FORMATS
+    from stackaudit.ceiling.render import render as render_ceiling
+    from stackaudit.ceiling.validation import CONFIGS
+    from stackaudit.gputable import lookup
+
+    ceiling = compute(CONFIGS["gpt-oss-120b"], lookup("H100 SXM").spec, concurrencies=[1, 64], measured={1: 150.0})
+    html = render_ceiling(ceiling, "html")
+    assert "html" in CEILING_FORMATS
+    ladder = html.split('id="chart-ladder-c1"', 1)[1].split("</svg>", 1)[0]
+    bars = re.findall(r'<rect class="(bar(?: binding)?)" data-ceiling="([^"]+)" data-value="([\d.e+-]+)"', ladder)
+    level = ceiling.levels[0]
+    assert len(bars) == len(level.ceilings)
+    binding = [float(v) for cls, _, v in bars if cls == "bar binding"]
+    assert binding == [pytest.approx(level.tokens_per_s, rel=1e-4)]  # the headline ceiling is the highlighted bar
+    assert 'id="chart-ladder-c1-measured"' in ladder and "measured 150" in ladder
+    assert 'id="chart-ladder-c64"' in html and 'id="chart-ceiling-per-stream"' in html
+
+
+def test_audit_html_charts_the_measured_rate_against_the_ceiling() -> None:
+    rep = report("pcie")
+    ceiling = rep.host.get("ceiling_tok_s")
+    assert ceiling, "the story scenario has a ceiling"
+    assert 'id="chart-ceiling"' in render(rep, "html") and 'chart-ceiling-measured' not in render(rep, "html")
+    rep.host["measured"] = {"decode_tok_s": 40.0, "ceiling_tok_s": ceiling, "percent_of_ceiling": 40.0 / ceiling * 100,
+                            "line": "Measured: 40 tok/s"}
+    html = render(rep, "html")
+    assert 'id="chart-ceiling-measured"' in html and "measured 40" in html
+    assert 'id="chart-ceiling"' not in render(report("no-gpu"), "html")

@@ -1,4 +1,5 @@
-"""Renderers for bench reports, the history list and comparisons: text, markdown, json."""
+"""Renderers for bench reports, the history list and comparisons: text, markdown, json (and, for a
+report, html: report.html_pages)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from stackaudit.bench.ceiling import header_line
 from stackaudit.bench.ceiling import level_line as ceiling_level_line
 from stackaudit.bench.metrics import UNKNOWN
 
-FORMATS = ("text", "markdown", "json")
+FORMATS = ("text", "markdown", "json", "html")
 
 
 def _num(value: Any, digits: int = 1) -> str:
@@ -305,6 +306,14 @@ def render_result(result: dict[str, Any], fmt: str) -> str:
         return json.dumps(result, indent=2, sort_keys=False) + "\n"
     if fmt == "markdown":
         return _render_markdown(result)
+    if fmt == "html":
+        from stackaudit.report.html_pages import bench_page
+
+        custom = _custom_percentiles(result)
+        levels = result.get("levels", [])
+        return bench_page(result, _header_lines(result), _COLUMNS, [_level_row(level) for level in levels],
+                          [(_level_name(level), _level_notes(level, custom)) for level in levels],
+                          _tail_lines(result, False))
     lines: list[str] = list(_header_lines(result))
     lines.append("")
     levels = result.get("levels", [])

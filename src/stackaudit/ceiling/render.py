@@ -1,4 +1,4 @@
-"""Text, Markdown and JSON renderings of a CeilingReport."""
+"""Text, Markdown, JSON and HTML (report.html_pages) renderings of a CeilingReport."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ _BINDING_WORDS = {
 
 
 _PUBLISHED_SHOWN = 5
+FORMATS = ("text", "markdown", "json", "html")
 
 
 def _b(count: float) -> str:
@@ -176,4 +177,8 @@ def render(report: CeilingReport, fmt: str) -> str:
         return render_json(report)
     if fmt == "markdown":
         return render_markdown(report)
+    if fmt == "html":
+        from stackaudit.report.html_pages import ceiling_page
+
+        return ceiling_page(report, _header_lines(report), render_text(report), _LABELS)
     return render_text(report)

@@ -16,13 +16,12 @@ PALETTE = ("#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2")
 
 
 def _fmt(v: float) -> str:
-    if v == 0:
-        return "0"
-    if abs(v) >= 1000:
+    """1,802 · 70 · 12.5 · 4 · 0.25: whole numbers without a decimal point, others to three figures."""
+    if v == int(v) or abs(v) >= 1000:
         return f"{v:,.0f}"
-    if abs(v) >= 10:
+    if abs(v) >= 100:
         return f"{v:.0f}"
-    return f"{v:.2g}" if abs(v) < 1 else f"{v:.1f}"
+    return f"{v:.3g}"
 
 
 def _nice_max(v: float) -> float:
@@ -111,7 +110,7 @@ def ladder_chart(chart_id: str, title: str, unit: str, bars: Sequence[Bar], meas
     x_max = _nice_max(scale_to)
     left, row = 170, 26
     height = _TOP + row * len(bars) + _BOTTOM
-    pw = _W - left - _RIGHT - 70
+    pw = _W - left - _RIGHT - 120  # room for the value label of a bar cut at the axis
 
     def sx(v: float) -> float:
         return left + min(v, x_max) / x_max * pw
