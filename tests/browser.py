@@ -53,6 +53,7 @@ class Browser:
         self.driver = webdriver.Chrome(service=Service(executable_path=_first(CHROMEDRIVER) or ""), options=options)
         self.driver.set_page_load_timeout(20)
         self.driver.set_script_timeout(20)
+        self.driver.get("about:blank")
 
     def open(self, path: Path) -> list[dict[str, Any]]:
         """Load a file and return the log entries the load made (the performance log is drained first)."""
@@ -62,11 +63,13 @@ class Browser:
         return self.requests()
 
     def requests(self) -> list[dict[str, Any]]:
+        """Every request since the last call: `url`, and `document` (the URL of the page that made it)."""
         out = []
         for entry in self.driver.get_log("performance"):
             message = json.loads(entry["message"])["message"]
             if message.get("method") == "Network.requestWillBeSent":
-                out.append(message["params"]["request"])
+                params = message["params"]
+                out.append({"url": params["request"].get("url", ""), "document": params.get("documentURL", "")})
         return out
 
     def console_errors(self) -> list[str]:

@@ -7,7 +7,9 @@
   builds it) and its `nvidia-smi topo -m`, modelled on the B200 HGX matrix of
   tests/data/captures/09-… (NV18 between every pair, each GPU PXB to its NIC) with that capture's fault:
   GPU2 has no NVLink (NODE/SYS to the others);
-- `no-gpu`: a host with no GPU, whose host name is markup (it must show as text).
+- `no-gpu`: a host with no GPU, whose host name is markup (it must show as text);
+- `switches`: a modelled PCI tree with two cascaded PCIe switches under one root port (no matrix), and
+  ACS redirect planted on switch B's downstream port.
 """
 
 from __future__ import annotations
@@ -19,12 +21,16 @@ from functools import cache
 from nvidia_support import hgx, host_for, vllm_files
 from report_scenarios import report as scenario_report
 from scenario_builder import TOPO_LEGEND
+from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report, run_audit
+from stackaudit.facts.pcie_config import PcieFacts, PcieFunction
 from stackaudit.host.memory import fake_host
 
 HOSTILE_NAME = '"><img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>'
 LOST_GPU, DOWNTRAINED_GPU, NO_NVLINK_GPU = "GPU5", "GPU3", "GPU2"
 SCENARIOS = ("pcie", "nvswitch", "no-gpu")
+ROOT, UP_A, A0, A1, UP_B, B0 = ("0000:00:01.0", "0000:01:00.0", "0000:02:00.0", "0000:02:08.0", "0000:03:00.0",
+                                "0000:04:00.0")
 
 
 def hgx_topo_matrix(no_nvlink: int | None = 2) -> str:
@@ -87,3 +93,27 @@ def _plant_pcie_faults(rep: Report) -> Report:
                    if r.id == "PCIE-LINK-DOWNTRAIN" else r for r in rep.results]
     return rep
 
+
+
+def _fn(bdf: str, role: str, upstream: tuple[str, ...]) -> PcieFunction:
+    return PcieFunction(bdf=bdf, role=role, upstream=upstream)
+
+
+def switch_tree() -> PcieFacts:
+    """Root port 00:01.0 → switch A (up 01:00.0; down 02:00.0 with GPU0 and GPU1, down 02:08.0 to switch B)
+    → switch B (up 03:00.0, down 04:00.0 with GPU2, GPU3 and a NIC)."""
+    below_b = (ROOT, UP_A, A1, UP_B, B0)
+    return PcieFacts(functions=(
+        _fn(ROOT, "bridge", ()), _fn(UP_A, "bridge", (ROOT,)), _fn(A0, "bridge", (ROOT, UP_A)),
+        _fn(A1, "bridge", (ROOT, UP_A)), _fn(UP_B, "bridge", (ROOT, UP_A, A1)), _fn(B0, "bridge", (ROOT, UP_A, A1, UP_B)),
+        _fn("0000:05:00.0", "gpu", (ROOT, UP_A, A0)), _fn("0000:06:00.0", "gpu", (ROOT, UP_A, A0)),
+        _fn("0000:07:00.0", "gpu", below_b), _fn("0000:07:00.1", "gpu", below_b), _fn("0000:08:00.0", "nic", below_b),
+    ), source="config space")
+
+
+def switch_tree_report() -> Report:
+    from stackaudit.report.topology import topology_from_facts
+
+    acs = Result("FW-ACS-P2P", "FW", "ACS", "issue", "ACS redirect on", priority="P1", subjects=(B0,))
+    return Report(source={"kind": "fake"}, host={"hostname": "switches"}, results=[acs],
+                  topology=topology_from_facts({"pcie": switch_tree()}).to_json())

@@ -12,11 +12,24 @@ from pathlib import Path
 
 import pytest
 
-from html_scenarios import DOWNTRAINED_GPU, HOSTILE_NAME, LOST_GPU, NO_NVLINK_GPU, report
+from html_scenarios import (
+    A0,
+    A1,
+    B0,
+    DOWNTRAINED_GPU,
+    HOSTILE_NAME,
+    LOST_GPU,
+    NO_NVLINK_GPU,
+    ROOT,
+    UP_A,
+    UP_B,
+    report,
+    switch_tree,
+    switch_tree_report,
+)
 from stackaudit.cli.main import main
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
-from stackaudit.facts.pcie_config import PcieFacts, PcieFunction
 from stackaudit.report.json_report import report_from_json, report_to_json
 from stackaudit.report.render import FORMATS, render
 from stackaudit.report.topology import Topology, faults, topology_from_facts, topology_from_json
@@ -87,35 +100,21 @@ def test_no_gpu_host_has_nothing_to_draw() -> None:
     assert 'id="no-topology"' in render(rep, "html")
 
 
-def _fn(bdf: str, role: str, upstream: tuple[str, ...]) -> PcieFunction:
-    return PcieFunction(bdf=bdf, role=role, upstream=upstream)
-
-
 def test_switches_from_the_pci_tree() -> None:
-    """Root port 00:01.0 → switch A (up 01:00.0; down 02:00.0 with GPU0 and GPU1, down 02:08.0 to switch B)
-    → switch B (up 03:00.0, down 04:00.0 with GPU2 and GPU3 and a NIC). No matrix: the pairs' kinds come
-    from the tree, as nvidia-smi names them: PIX within one switch, PXB across the two."""
-    root, up_a, a0, a1, up_b, b0 = ("0000:00:01.0", "0000:01:00.0", "0000:02:00.0", "0000:02:08.0",
-                                    "0000:03:00.0", "0000:04:00.0")
-    below_b = (root, up_a, a1, up_b, b0)
-    functions = (_fn(root, "bridge", ()), _fn(up_a, "bridge", (root,)), _fn(a0, "bridge", (root, up_a)),
-                 _fn(a1, "bridge", (root, up_a)), _fn(up_b, "bridge", (root, up_a, a1)),
-                 _fn(b0, "bridge", (root, up_a, a1, up_b)), _fn("0000:05:00.0", "gpu", (root, up_a, a0)),
-                 _fn("0000:06:00.0", "gpu", (root, up_a, a0)), _fn("0000:07:00.0", "gpu", below_b),
-                 _fn("0000:07:00.1", "gpu", below_b), _fn("0000:08:00.0", "nic", below_b))
-    t = topology_from_facts({"pcie": PcieFacts(functions=functions, source="config space")})
+    """html_scenarios.switch_tree: two cascaded switches under one root port and no matrix. The pairs'
+    kinds come from the tree, as nvidia-smi names them: PIX within one switch, PXB across the two."""
+    t = topology_from_facts({"pcie": switch_tree()})
     assert [(b.bdf, b.kind, b.parent, b.ports) for b in t.bridges] == [
-        (root, "root-port", "", ()), (up_a, "switch", root, (a0, a1)), (up_b, "switch", up_a, (b0,))]
-    assert [g.parent for g in t.gpus] == [up_a, up_a, up_b, up_b] and t.pairs_from == "the PCI tree"
+        (ROOT, "root-port", "", ()), (UP_A, "switch", ROOT, (A0, A1)), (UP_B, "switch", UP_A, (B0,))]
+    assert [g.parent for g in t.gpus] == [UP_A, UP_A, UP_B, UP_B] and t.pairs_from == "the PCI tree"
     kinds = {(p.a, p.b): p.kind for p in t.pairs}
     assert kinds[("GPU0", "GPU1")] == "PIX" and kinds[("GPU2", "GPU3")] == "PIX"
     assert kinds[("GPU0", "GPU2")] == "PXB" and kinds[("GPU1", "GPU3")] == "PXB"
     nic = [d for d in t.devices if d.kind == "nic"]
-    assert len(nic) == 1 and nic[0].parent == up_b
-    acs = Result("FW-ACS-P2P", "FW", "ACS", "issue", "redirect", priority="P1", subjects=(b0,))
-    assert [(f.kind, f.target) for f in faults(t, [acs])] == [("acs-redirect", up_b)]  # drawn on switch B
-    html = render(Report(source={"kind": "fake"}, host={}, results=[acs], topology=t.to_json()), "html")
-    classes = [(a.get("class") or "").split() for tag, a in tags(html) if tag == "g"]
+    assert len(nic) == 1 and nic[0].parent == UP_B
+    rep = switch_tree_report()
+    assert [(f.kind, f.target) for f in faults(t, rep.results)] == [("acs-redirect", UP_B)]  # drawn on switch B
+    classes = [(a.get("class") or "").split() for tag, a in tags(render(rep, "html")) if tag == "g"]
     assert sum("switch" in c for c in classes) == 2 and sum("root-port" in c for c in classes) == 1
     assert sum("fault" in c for c in classes) == 1
 

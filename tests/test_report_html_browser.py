@@ -19,7 +19,16 @@ from pathlib import Path
 import pytest
 
 import browser
-from html_scenarios import DOWNTRAINED_GPU, HOSTILE_NAME, LOST_GPU, NO_NVLINK_GPU, SCENARIOS, report
+from html_scenarios import (
+    DOWNTRAINED_GPU,
+    HOSTILE_NAME,
+    LOST_GPU,
+    NO_NVLINK_GPU,
+    SCENARIOS,
+    UP_B,
+    report,
+    switch_tree_report,
+)
 from stackaudit.report.render import render
 from stackaudit.report.topology import topology_from_json
 
@@ -45,11 +54,20 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     for name in SCENARIOS:
         out[name] = folder / f"{name}.html"
         out[name].write_text(render(report(name), "html"))
+    out["switches"] = folder / "switches.html"
+    out["switches"].write_text(render(switch_tree_report(), "html"))
     return out
 
 
-def _only_the_page(requests: list[dict[str, object]], page: Path) -> list[object]:
-    return [r.get("url") for r in requests if r.get("url") != page.resolve().as_uri()]
+NETWORK_SCHEMES = ("http:", "https:", "ws:", "wss:", "ftp:")
+
+
+def _only_the_page(requests: list[dict[str, str]], page: Path) -> list[str]:
+    """What the page fetched besides itself, and any network request at all (whoever made it). The
+    browser's own chrome:// pages (its start page, loading while the first test runs) are neither."""
+    me = page.resolve().as_uri()
+    return [r["url"] for r in requests
+            if (r["document"] == me and r["url"] != me) or r["url"].startswith(NETWORK_SCHEMES)]
 
 
 @pytest.mark.parametrize("name", SCENARIOS)
@@ -150,6 +168,15 @@ def test_svg_draws_the_topology(name: str, chromium: browser.Browser, pages: dic
         assert len(svg["tp"]) == 2  # type: ignore[arg-type]
 
 
+def test_svg_draws_pcie_switches(chromium: browser.Browser, pages: dict[str, Path]) -> None:
+    requests = chromium.open(pages["switches"])
+    assert _only_the_page(requests, pages["switches"]) == [] and chromium.console_errors() == []
+    svg = _svg_facts(chromium)
+    assert svg["switches"] == 2 and svg["rootPorts"] == 1 and svg["nics"] == 1
+    assert sorted(k for _, _, k in svg["pairs"]) == ["PIX", "PIX", "PXB", "PXB", "PXB", "PXB"]  # type: ignore[union-attr]
+    assert svg["faults"] == [["acs-redirect", UP_B]]
+
+
 def test_no_gpu_page_says_so(chromium: browser.Browser, pages: dict[str, Path]) -> None:
     chromium.open(pages["no-gpu"])
     assert chromium.js("return document.querySelectorAll('svg#topology').length") == 0
@@ -180,7 +207,9 @@ def test_mermaid_blocks_parse(chromium: browser.Browser, tmp_path: Path) -> None
         pytest.skip("npm mermaid is not installed in tests/.node (make test-deps-mermaid)")
     page = _mermaid_page(tmp_path)
     requests = chromium.open(page)
-    assert all(str(r.get("url", "")).startswith("file://") for r in requests)  # mermaid itself, from file://
+    mine = [r["url"] for r in requests if r["document"] == page.resolve().as_uri()]
+    assert MERMAID.as_uri() in mine and all(u.startswith("file://") for u in mine)  # mermaid, from file://
+    assert not [r for r in requests if r["url"].startswith(NETWORK_SCHEMES)]
     assert chromium.js("return typeof mermaid") == "object"
     for name in ("pcie", "nvswitch"):
         md = render(report(name), "markdown")
