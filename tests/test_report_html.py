@@ -284,3 +284,16 @@ def test_audit_format_html_to_a_file(tmp_path: Path, capsys: pytest.CaptureFixtu
     html = out.read_text()
     assert html.startswith("<!DOCTYPE html>") and html.count('class="node gpu"') == 8
     assert html.count('class="pair-edge') == 28 and "stackaudit audit --from rtx-pro-6000-lxc.tar.gz" in html
+
+
+def test_html_lists_waived_results_and_waivers_naming_no_check() -> None:
+    from stackaudit.engine.results import Waiver
+
+    rep = report("pcie")
+    target = next(r for r in rep.results if r.status == "issue")
+    rep.results = [r.with_waiver(Waiver(r.id, "accepted <risk>")) if r is target else r for r in rep.results]
+    rep.unused_waivers = [Waiver("KERN-TPH", "a typo")]
+    html = render(rep, "html")
+    waived = html.split('id="sec-waived"', 1)[1].split("</section>", 1)[0]
+    assert f'data-id="{target.id}"' in waived and "accepted &lt;risk&gt;" in waived
+    assert "Waivers naming no check" in html and "KERN-TPH" in html and "KERN-THP" in html  # the nearest ID

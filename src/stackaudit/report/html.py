@@ -39,6 +39,7 @@ from stackaudit.report.sections import (
 )
 from stackaudit.report.topology import faults, topology_from_json
 from stackaudit.report.topology_svg import FAULT_WORDS, render_svg
+from stackaudit.report.waivers import unknown_waivers
 
 STATUSES = ("issue", "not-an-issue", "ok", "unknown", "not-applicable", "error")
 PRIORITY_FILTERS = ("P0", "P1", "P2", "none")
@@ -305,6 +306,11 @@ def render_html(report: Report, options: RenderOptions | None = None) -> str:
         body.append('<section id="sec-expired"><h2>Expired waivers</h2><ul>' + "".join(
             f"<li><code>{esc(w.id)}</code> expired {esc(w.expires)}: {esc(w.reason)}</li>" for w in report.expired_waivers)
             + "</ul></section>")
+    unknown_ids = unknown_waivers(report.unused_waivers)
+    if unknown_ids:
+        body.append('<section id="sec-unknown-waivers"><h2>Waivers naming no check</h2><ul>' + "".join(
+            f"<li><code>{esc(w.id)}</code>" + (f" (nearest: <code>{esc(nearest)}</code>)" if nearest else "")
+            + f": {esc(w.reason)} — not applied</li>" for w, nearest in unknown_ids) + "</ul></section>")
     body += _section("sec-errors", "Errors", sec.errors, report, pod)
     if report.timed_out or report.fact_errors:
         body.append('<section id="sec-fact-errors"><h2>Timed out and failed facts</h2><ul>'
