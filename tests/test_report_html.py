@@ -297,3 +297,19 @@ def test_html_lists_waived_results_and_waivers_naming_no_check() -> None:
     waived = html.split('id="sec-waived"', 1)[1].split("</section>", 1)[0]
     assert f'data-id="{target.id}"' in waived and "accepted &lt;risk&gt;" in waived
     assert "Waivers naming no check" in html and "KERN-TPH" in html and "KERN-THP" in html  # the nearest ID
+
+
+def test_a_tampered_saved_topology_still_renders() -> None:
+    """`stackaudit report` reads a file anyone may have edited: bridges whose parents loop, unknown kinds,
+    a pair naming no GPU. The page and the Mermaid block come out; the loop is drawn once."""
+    rep = report("no-gpu")
+    rep.topology = {
+        "bridges": [{"bdf": "A", "kind": "switch", "parent": "B"}, {"bdf": "B", "kind": "weird", "parent": "A"}],
+        "gpus": [{"name": "GPU0", "parent": "A"}, {"name": "GPU1", "parent": "B", "numa": 7}],
+        "devices": [{"name": "x", "kind": "<b>"}],
+        "pairs": [{"a": "GPU0", "b": "GPU9", "kind": "SYS", "cell": "SYS"}, {"a": "GPU0", "b": "GPU1", "kind": "PIX"}],
+        "tp_groups": {"size": 2, "basis": "x", "groups": [["GPU0", "GPU1"], "bad"]},
+    }
+    html = render(rep, "html")
+    assert html.count('class="pair-edge') == 1 and 'class="node nic"' in html
+    assert "```mermaid" in render(rep, "markdown")

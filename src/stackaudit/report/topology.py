@@ -140,13 +140,15 @@ def topology_from_json(data: Any) -> Topology:
     return Topology(
         sockets=tuple(Socket(n, _str(s.get("cpus"))) for s in _dicts(data.get("sockets"))
                       if (n := _int(s.get("node"))) is not None),
-        bridges=tuple(Bridge(_str(b.get("bdf")), _str(b.get("kind")) or "root-port", _str(b.get("parent")),
+        bridges=tuple(Bridge(_str(b.get("bdf")), "switch" if b.get("kind") == "switch" else "root-port",
+                             _str(b.get("parent")),
                              _int(b.get("numa")), tuple(_str(p) for p in b.get("ports") or [] if isinstance(p, str)))
                       for b in _dicts(data.get("bridges")) if _str(b.get("bdf"))),
         gpus=tuple(Gpu(_str(g.get("name")), _str(g.get("bdf")), _str(g.get("model")), _int(g.get("numa")),
                        _str(g.get("parent")), _str(g.get("link")), _str(g.get("lost")))
                    for g in _dicts(data.get("gpus")) if _str(g.get("name"))),
-        devices=tuple(Device(_str(d.get("name")), _str(d.get("kind")) or "nic", _str(d.get("bdf")), _str(d.get("label")),
+        devices=tuple(Device(_str(d.get("name")), "nvswitch" if d.get("kind") == "nvswitch" else "nic",
+                             _str(d.get("bdf")), _str(d.get("label")),
                              _int(d.get("numa")), _str(d.get("parent")))
                       for d in _dicts(data.get("devices")) if _str(d.get("name"))),
         pairs=tuple(Pair(_str(p.get("a")), _str(p.get("b")), k, _str(p.get("cell")), _int(p.get("nvlinks")) or 0)

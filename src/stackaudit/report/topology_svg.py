@@ -72,7 +72,9 @@ def render_svg(t: Topology, found: Sequence[Fault]) -> str:
     for leaf in leaves:
         key = ("gpu:" if isinstance(leaf, Gpu) else "dev:") + leaf.name
         cur, x = leaf.parent, x_of[key]
-        while cur:
+        climbed: set[str] = set()
+        while cur and cur not in climbed:  # a saved report's parents may loop: each bridge once
+            climbed.add(cur)
             children.setdefault(cur, []).append(x)
             cur = by_bdf[cur].parent if cur in by_bdf else ""
     spare = 20 + _SLOT * len(leaves) + _SLOT / 2
