@@ -7,7 +7,7 @@ PIP := $(PY) -m pip
 # between runs. No environment variable is exported: pip's own settings (PIP_FIND_LINKS, pip.conf) stay the user's.
 WHEELS ?= $(HOME)/.cache/stackaudit/wheels
 
-.PHONY: run test test-fast lint typecheck bench clean venv docs zipapp test-deps-sshd
+.PHONY: run test test-fast lint typecheck bench clean venv docs zipapp test-deps-sshd test-deps-browser test-deps-mermaid
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -53,7 +53,7 @@ test-deps-sshd:
 
 # The suite on every core, then the tests that time real servers alone (marked serial: a sibling test's
 # load would be in their figures). Both parts run; either failing fails `make test`.
-test: $(VENV)/.installed-test test-deps-sshd
+test: $(VENV)/.installed-test test-deps-sshd test-deps-browser test-deps-mermaid
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/mypy
 	rc=0; $(PY) -m pytest -n auto -m "not serial" --durations=20 || rc=1; \
@@ -62,6 +62,19 @@ test: $(VENV)/.installed-test test-deps-sshd
 test-fast: $(VENV)/.installed-fast
 	$(VENV)/bin/ruff check src tests bench
 	$(PY) -m pytest -n auto -m "not slow" -x
+
+# The HTML report tests (tests/test_report_html_browser.py) open the pages in Debian's headless Chromium
+# through its chromedriver, and parse the Markdown's Mermaid blocks with npm's `mermaid` in that browser.
+test-deps-browser:
+	@command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 || { \
+		[ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; } ; } || true
+
+MERMAID_VERSION ?= 11.17.2
+test-deps-mermaid:
+	@[ -f tests/.node/node_modules/mermaid/dist/mermaid.min.js ] || { command -v npm >/dev/null 2>&1 && \
+		mkdir -p tests/.node && npm install --silent --no-audit --no-fund --prefix tests/.node \
+		mermaid@$(MERMAID_VERSION) >/dev/null; } || true
 
 bench: $(VENV)/.installed-test
 	$(PY) bench/audit_speed.py

@@ -1,4 +1,5 @@
-"""Renderers for bench reports, the history list and comparisons: text, markdown, json."""
+"""Renderers for bench reports, the history list and comparisons: text, markdown, json (and, for a
+report, html: report.html_pages)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from stackaudit.bench.metrics import UNKNOWN
 
 FORMATS = ("text", "markdown", "json")
 # `stackaudit bench` itself also writes the key names of `vllm bench serve --save-result`
-# (stackaudit.bench.export.render_vllm_json); history and compare do not.
-RUN_FORMATS = (*FORMATS, "vllm-json")
+# (stackaudit.bench.export.render_vllm_json) and an HTML page (report.html_pages); history and compare do not.
+RUN_FORMATS = (*FORMATS, "html", "vllm-json")
 
 
 def _num(value: Any, digits: int = 1) -> str:
@@ -344,6 +345,14 @@ def render_result(result: dict[str, Any], fmt: str) -> str:
         return json.dumps(result, indent=2, sort_keys=False) + "\n"
     if fmt == "markdown":
         return _render_markdown(result)
+    if fmt == "html":
+        from stackaudit.report.html_pages import bench_page
+
+        custom = _custom_percentiles(result)
+        levels = result.get("levels", [])
+        return bench_page(result, _header_lines(result), _COLUMNS, [_level_row(level) for level in levels],
+                          [(_level_name(level), _level_notes(level, custom)) for level in levels],
+                          _tail_lines(result, False))
     lines: list[str] = list(_header_lines(result))
     lines.append("")
     levels = result.get("levels", [])

@@ -1,4 +1,4 @@
-"""Text, Markdown and JSON renderings of a CeilingReport."""
+"""Text, Markdown, JSON and HTML (report.html_pages) renderings of a CeilingReport."""
 
 from __future__ import annotations
 
@@ -172,7 +172,7 @@ def render_json(report: CeilingReport) -> str:
 
 
 # The formats `stackaudit ceiling --format` offers (the CLI reads them from here).
-FORMATS = ("text", "markdown", "json")
+FORMATS = ("text", "markdown", "json", "html")
 
 
 def render(report: CeilingReport, fmt: str) -> str:
@@ -180,6 +180,10 @@ def render(report: CeilingReport, fmt: str) -> str:
         return render_json(report)
     if fmt == "markdown":
         return render_markdown(report)
+    if fmt == "html":
+        from stackaudit.report.html_pages import ceiling_page
+
+        return ceiling_page(report, _header_lines(report), render_text(report), _LABELS)
     if fmt == "text":
         return render_text(report)
     raise ValueError(f"ceiling: no renderer for format {fmt!r}")

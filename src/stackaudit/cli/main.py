@@ -18,6 +18,7 @@ _COMMAND_MODULES = ("ceiling", "bench", "compare", "fix", "completion")
 _CLICK_COMMANDS: dict[str, str] = {
     "investigate": "stackaudit.cli.investigate",
     "fleet": "stackaudit.cli.fleet",
+    "report": "stackaudit.cli.report",
 }
 
 

@@ -48,6 +48,8 @@ class Report:
     duration_s: float = 0.0
     tool: dict[str, str] = field(default_factory=lambda: {"name": "stackaudit", "version": __version__})
     generated_at: str = field(default_factory=lambda: utc_now())
+    # The machine's topology for the pictures (report.topology.Topology.to_json); {} when not computed.
+    topology: dict[str, Any] = field(default_factory=dict)
 
     def by_status(self, status: str) -> list[Result]:
         return [r for r in self.results if r.status == status]
@@ -196,9 +198,12 @@ def run_audit(host: Host, options: AuditOptions | None = None) -> Report:
     if host.meta.extra.get("set_aside"):
         # The paste holds another host's outputs too: audited the first, these were left out.
         source["set_aside"] = list(host.meta.extra["set_aside"])
+    from stackaudit.report.topology import topology_from_facts
+
     return Report(
         source=source,
         host=_headline(facts, safe_host),
+        topology=topology_from_facts(facts).to_json(),
         results=results,
         timed_out=timed_out,
         fact_errors=fact_errors,

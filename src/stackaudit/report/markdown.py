@@ -134,4 +134,20 @@ def render_markdown(report: Report, options: RenderOptions | None = None) -> str
         out += [f"- {md_code(r.id)} — {md_inline(r.message)}" for r in sec.not_applicable]
         out += ["", "</details>", ""]
     out += render_markdown_section(report)
+    out += topology_block(report)
     return "\n".join(out).rstrip() + "\n"
+
+
+def topology_block(report: Report) -> list[str]:
+    """The topology as a Mermaid `graph` (GitHub draws it inline), on a host with two GPUs or a PCI tree.
+    Labels keep letters, digits and a few marks only (report.topology_svg), so no host text breaks it."""
+    from stackaudit.report.topology import faults, topology_from_json
+    from stackaudit.report.topology_svg import mermaid_lines
+
+    topology = topology_from_json(report.topology)
+    if not topology.drawable:
+        return []
+    found = faults(topology, report.results)
+    legend = "Edges between GPUs: their `nvidia-smi topo -m` kind (NV# NVLink, PIX/PXB PCIe switches, PHB host bridge, " \
+             "NODE same socket, SYS across sockets); findings outlined in red."
+    return ["### Topology", "", legend, "", "```mermaid", *mermaid_lines(topology, found), "```", ""]

@@ -6,7 +6,7 @@ from stackaudit.engine.runner import Report
 from stackaudit.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from stackaudit.report.sections import RenderOptions
 
-FORMATS = ("text", "markdown", "json", "prometheus", "junit")
+FORMATS = ("text", "markdown", "json", "prometheus", "junit", "html")
 FAIL_ON = ("P0", "P1", "P2")
 
 
@@ -30,6 +30,10 @@ def render(report: Report, fmt: str, color: bool = False, options: RenderOptions
         from stackaudit.report.junit import render_junit
 
         return render_junit(report)
+    if fmt == "html":
+        from stackaudit.report.html import render_html
+
+        return render_html(report, options)
     if fmt == "text":
         from stackaudit.report.text import render_text
 

@@ -1,0 +1,142 @@
+"""Inline SVG charts for the HTML pages: a line chart (throughput or TPOT vs concurrency) and a bar
+ladder (the ceilings of one concurrency level, with the measured point). Plain SVG text, no script and
+no font files: every label goes through html.escape, so a value from the host cannot add markup.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
+
+_W, _H = 560, 300
+_LEFT, _RIGHT, _TOP, _BOTTOM = 64, 16, 28, 44
+PALETTE = ("#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2")
+
+
+def _fmt(v: float) -> str:
+    """1,802 · 70 · 12.5 · 4 · 0.25: whole numbers without a decimal point, others to three figures."""
+    if v == int(v) or abs(v) >= 1000:
+        return f"{v:,.0f}"
+    if abs(v) >= 100:
+        return f"{v:.0f}"
+    return f"{v:.3g}"
+
+
+def _nice_max(v: float) -> float:
+    """A round axis end at or above v (1, 2, 2.5, 5 × 10^k)."""
+    if v <= 0:
+        return 1.0
+    exp = 10 ** math.floor(math.log10(v))
+    for step in (1, 2, 2.5, 5, 10):
+        if v <= step * exp:
+            return float(step * exp)
+    return float(10 * exp)
+
+
+@dataclass(frozen=True)
+class Series:
+    label: str
+    points: tuple[tuple[float, float], ...]  # (x, y)
+
+
+def line_chart(chart_id: str, title: str, x_label: str, y_label: str, series: Sequence[Series],
+               log2_x: bool = True) -> str:
+    """A line chart; x on a log2 axis with ticks at the measured values (1, 2, 4 …), y from 0."""
+    xs = sorted({x for s in series for x, _ in s.points if x > 0})
+    ys = [y for s in series for _, y in s.points]
+    if not xs or not ys:
+        return ""
+    y_max = _nice_max(max(ys))
+    pw, ph = _W - _LEFT - _RIGHT, _H - _TOP - _BOTTOM
+
+    def sx(x: float) -> float:
+        if len(xs) == 1:
+            return _LEFT + pw / 2
+        lo, hi = (math.log2(xs[0]), math.log2(xs[-1])) if log2_x else (xs[0], xs[-1])
+        v = math.log2(x) if log2_x else x
+        return _LEFT + (v - lo) / (hi - lo) * pw
+
+    def sy(y: float) -> float:
+        return _TOP + ph - y / y_max * ph
+
+    out = [f'<svg id="{escape(chart_id)}" class="chart line-chart" role="img" viewBox="0 0 {_W} {_H}" '
+           f'width="{_W}" height="{_H}" xmlns="http://www.w3.org/2000/svg">',
+           f"<title>{escape(title)}</title>",
+           f'<text x="{_W / 2:.0f}" y="16" text-anchor="middle" class="chart-title">{escape(title)}</text>']
+    for i in range(5):
+        y = y_max * i / 4
+        out.append(f'<line x1="{_LEFT}" x2="{_W - _RIGHT}" y1="{sy(y):.1f}" y2="{sy(y):.1f}" class="grid"/>'
+                   f'<text x="{_LEFT - 6}" y="{sy(y) + 4:.1f}" text-anchor="end" class="tick">{_fmt(y)}</text>')
+    for x in xs:
+        out.append(f'<text x="{sx(x):.1f}" y="{_TOP + ph + 16}" text-anchor="middle" class="tick">{_fmt(x)}</text>')
+    out.append(f'<text x="{_LEFT + pw / 2:.0f}" y="{_H - 6}" text-anchor="middle" class="axis">{escape(x_label)}</text>')
+    out.append(f'<text transform="translate(14 {_TOP + ph / 2:.0f}) rotate(-90)" text-anchor="middle" '
+               f'class="axis">{escape(y_label)}</text>')
+    for n, s in enumerate(series):
+        color = PALETTE[n % len(PALETTE)]
+        pts = sorted((x, y) for x, y in s.points if x > 0)
+        path = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in pts)
+        out.append(f'<polyline class="series" data-series="{escape(s.label)}" points="{path}" fill="none" '
+                   f'stroke="{color}" stroke-width="2"/>')
+        for x, y in pts:
+            out.append(f'<circle class="point" cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="3" fill="{color}" '
+                       f'data-x="{x:g}" data-y="{y:g}"><title>{escape(s.label)}: {_fmt(x)} → {_fmt(y)}</title></circle>'
+                       f'<text x="{sx(x):.1f}" y="{sy(y) - 7:.1f}" text-anchor="middle" class="value">{_fmt(y)}</text>')
+        out.append(f'<text x="{_W - _RIGHT}" y="{_TOP + 14 * n}" text-anchor="end" class="legend" fill="{color}">'
+                   f"{escape(s.label)}</text>")
+    out.append("</svg>")
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class Bar:
+    label: str
+    value: float
+    binding: bool = False
+    note: str = ""
+
+
+def ladder_chart(chart_id: str, title: str, unit: str, bars: Sequence[Bar], measured: float | None = None) -> str:
+    """Horizontal bars, one per ceiling, the binding one highlighted; a bar far past the others (compute,
+    often 100× the rest) is cut at the axis and annotated with its value instead of drawn to scale."""
+    if not bars:
+        return ""
+    values = sorted(b.value for b in bars)
+    scale_to = values[-2] * 1.6 if len(values) > 1 and values[-1] > values[-2] * 3 else values[-1]
+    if measured is not None:
+        scale_to = max(scale_to, measured * 1.1)
+    x_max = _nice_max(scale_to)
+    left, row = 170, 26
+    height = _TOP + row * len(bars) + _BOTTOM
+    pw = _W - left - _RIGHT - 120  # room for the value label of a bar cut at the axis
+
+    def sx(v: float) -> float:
+        return left + min(v, x_max) / x_max * pw
+
+    out = [f'<svg id="{escape(chart_id)}" class="chart ladder-chart" role="img" viewBox="0 0 {_W} {height}" '
+           f'width="{_W}" height="{height}" xmlns="http://www.w3.org/2000/svg">',
+           f"<title>{escape(title)}</title>",
+           f'<text x="{_W / 2:.0f}" y="16" text-anchor="middle" class="chart-title">{escape(title)}</text>']
+    for i, b in enumerate(bars):
+        y = _TOP + i * row
+        cut = b.value > x_max
+        cls = "bar binding" if b.binding else "bar"
+        out.append(f'<text x="{left - 6}" y="{y + 16}" text-anchor="end" class="tick">{escape(b.label)}</text>'
+                   f'<rect class="{cls}" data-ceiling="{escape(b.label)}" data-value="{b.value:g}" x="{left}" '
+                   f'y="{y + 4}" width="{sx(b.value) - left:.1f}" height="{row - 8}"/>'
+                   f'<text x="{sx(b.value) + 4:.1f}" y="{y + 16}" class="value">{_fmt(b.value)}'
+                   f"{' (off scale)' if cut else ''}{escape(' · ' + b.note) if b.note else ''}</text>")
+    base = _TOP + row * len(bars)
+    for i in range(5):
+        v = x_max * i / 4
+        out.append(f'<text x="{sx(v):.1f}" y="{base + 14}" text-anchor="middle" class="tick">{_fmt(v)}</text>')
+    out.append(f'<text x="{left + pw / 2:.0f}" y="{height - 6}" text-anchor="middle" class="axis">{escape(unit)}</text>')
+    if measured is not None:
+        x = sx(measured)
+        out.append(f'<line id="{escape(chart_id)}-measured" class="measured" x1="{x:.1f}" x2="{x:.1f}" y1="{_TOP}" '
+                   f'y2="{base}"/><text x="{x:.1f}" y="{_TOP - 2}" text-anchor="middle" class="measured-label">'
+                   f"measured {_fmt(measured)}</text>")
+    out.append("</svg>")
+    return "".join(out)
