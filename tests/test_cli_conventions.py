@@ -265,6 +265,7 @@ FORMAT_SOURCES = {
     ("fix",): "stackaudit.fixes.plan_render", ("bench",): "stackaudit.bench.render",
     ("bench", "history"): "stackaudit.bench.render", ("bench", "compare"): "stackaudit.bench.render",
     ("investigate",): "stackaudit.investigate.consolidate", ("fleet",): "stackaudit.fleet.render",
+    ("report",): "stackaudit.report.render",
 }
 
 
@@ -285,8 +286,8 @@ def test_format_choices_come_from_the_renderers(cli, monkeypatch: pytest.MonkeyP
     for path, module in FORMAT_SOURCES.items():
         name = "RUN_FORMATS" if path == ("bench",) else "FORMATS"
         renderer = importlib.import_module(module)
-        monkeypatch.setattr(renderer, name, (*getattr(renderer, name), "html"))
-        assert "html" in " ".join(_help(cli, list(path), monkeypatch, 120).split()), path
+        monkeypatch.setattr(renderer, name, (*getattr(renderer, name), "xlsx"))
+        assert "xlsx" in " ".join(_help(cli, list(path), monkeypatch, 120).split()), path
     # No copy of a format list in the CLI's own modules.
     for source in (Path(__file__).resolve().parents[1] / "src" / "stackaudit" / "cli").glob("*.py"):
         assert not re.search(r"FORMATS\s*=|\(\"text\", \"markdown\"", source.read_text()), source
@@ -295,9 +296,9 @@ def test_format_choices_come_from_the_renderers(cli, monkeypatch: pytest.MonkeyP
 def test_a_listed_format_without_a_renderer_is_one_line(cli, monkeypatch: pytest.MonkeyPatch, pastes: Path) -> None:  # type: ignore[no-untyped-def]
     from stackaudit.report import render
 
-    monkeypatch.setattr(render, "FORMATS", (*render.FORMATS, "html"))
-    run = cli("audit", "--from", "sysctl.txt,numactl.txt", "--format", "html")
-    assert run.rc == 2 and run.err.startswith("stackaudit: error: unknown format 'html'"), run.err
+    monkeypatch.setattr(render, "FORMATS", (*render.FORMATS, "xlsx"))
+    run = cli("audit", "--from", "sysctl.txt,numactl.txt", "--format", "xlsx")
+    assert run.rc == 2 and run.err.startswith("stackaudit: error: unknown format 'xlsx'"), run.err
 
 
 # -- shell completion --------------------------------------------------------------------------------------

@@ -220,7 +220,7 @@ def _chart_points(html: str, chart_id: str) -> list[tuple[float, float]]:
 
 
 def test_bench_html_charts_throughput_and_tpot() -> None:
-    from stackaudit.bench.render import FORMATS as BENCH_FORMATS
+    from stackaudit.bench.render import RUN_FORMATS as BENCH_FORMATS
     from stackaudit.bench.render import render_result
     from test_bench_formats import level_of, result_with
 

@@ -133,8 +133,8 @@ def render_markdown(report: Report, options: RenderOptions | None = None) -> str
         out += ["<details><summary>Not applicable here</summary>", ""]
         out += [f"- {md_code(r.id)} — {md_inline(r.message)}" for r in sec.not_applicable]
         out += ["", "</details>", ""]
-    out += render_markdown_section(report)
     out += topology_block(report)
+    out += render_markdown_section(report)  # the investigators' findings, last (stackaudit investigate)
     return "\n".join(out).rstrip() + "\n"
 
 
