@@ -19,7 +19,6 @@ from stackaudit.facts.serving_logs import (
     NCCL_LINE,
     SGLANG_LINE,
     VLLM_LINE,
-    is_log_line,
     parse_p2p_cache,
 )
 from stackaudit.facts.sources import ENGINE_LOG
@@ -53,16 +52,14 @@ def _log_line(line: str) -> bool:
 @importer("server log", "vLLM / SGLang server log lines and NCCL INFO/WARN lines",
           needles=("NCCL", ".py:", "] ", *KEY_NEEDLES), per_line=True)
 def server_log(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    # Handed its candidates (the gate is on), it tests them with the same patterns, cheap literal first.
-    log_line = is_log_line if candidates is None else _log_line
     i = 0
     nxt = next_candidate(candidates)
     while (i := nxt(i)) < len(lines):
-        if not log_line(lines[i]):
+        if not _log_line(lines[i]):
             i += 1
             continue
         end = i + 1
-        while end < len(lines) and log_line(lines[end]):
+        while end < len(lines) and _log_line(lines[end]):
             end += 1
         body = "\n".join(line.rstrip() for line in lines[i:end]) + "\n"
         yield Found("server log", i, end, partial(_append_log, body))

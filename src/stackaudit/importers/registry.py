@@ -102,23 +102,30 @@ def needle_lines(lines: list[str], needles: Sequence[str]) -> dict[str, list[int
     """For each needle (lowercase), the ascending indices of the lines holding it, case ignored as ASCII
     does (bytes.lower on the UTF-8 text: an ASCII needle is found whatever the case of its letters).
 
-    A piece of lines at a time, each needle: bytes.find from hit to hit (C), the hit's line by bisection
-    in the line ends, then on from the next line; a needle absent costs one pass and no Python step, one
-    present a step per line holding it. A needle on many lines (a `[` in a kernel log) switches to testing
+    A piece of lines at a time, each needle: ruled out where one of its words is in none of the piece's
+    words; else bytes.find from hit to hit (C), the hit's line by bisection in the line ends, then on from
+    the next line: a Python step per line holding it, none per line that does not. A needle on many lines (a `[` in a kernel log) switches to testing
     each remaining line, cheaper than a find per hit."""
     out: dict[str, list[int]] = {n: [] for n in needles}
-    encoded = [(n, n.encode()) for n in needles]
+    # A needle's runs between spaces each stand inside one word of the text where the needle stands.
+    encoded = [(n, n.encode(), [p for p in n.encode().split() if p]) for n in needles]
     for base in range(0, len(lines), _SCAN_LINES):
         chunk = lines[base:base + _SCAN_LINES]
         piece = "\n".join(chunk).encode("utf-8", "replace").lower()
+        # The piece's distinct words: a long log repeats its words, so a needle that is not there (most are
+        # not) is ruled out by a search of this, a fraction of the piece, instead of the whole.
+        words = b" ".join(set(piece.split()))
         lengths = map(len, chunk) if len(piece) == sum(map(len, chunk)) + len(chunk) - 1 else (
             len(line.encode("utf-8", "replace")) for line in chunk)
         # ends[k]: where line k's "\n" stands in the piece (the piece's end for its last line).
         ends = list(map(operator.add, itertools.accumulate(lengths), itertools.count()))
         find = piece.find
-        limit = max(len(chunk) // 16, 64)
+        # A find, a bisection and an append per hit cost about five tests of a line.
+        limit = max(len(chunk) // 5, 64)
         split: list[bytes] | None = None
-        for needle, raw in encoded:
+        for needle, raw, runs in encoded:
+            if not all(run in words for run in runs):
+                continue
             at = find(raw)
             if at < 0:
                 continue
@@ -156,7 +163,8 @@ def _call(spec: ImporterSpec, lines: list[str], candidates: dict[str, list[int]]
     mine = candidates[spec.kind]
     if not mine or mine[-1] < offset:
         return []  # none of its needles: it could accept nothing
-    if spec.per_line:
+    # Candidates on most lines save less than the jump to each costs: the importer then tests every line.
+    if spec.per_line and (len(mine) - bisect.bisect_left(mine, offset)) * 2 <= len(lines):
         return list(spec.func(lines, candidates=Candidates(mine, len(lines), offset)))
     return list(spec.func(lines))
 
