@@ -85,7 +85,7 @@ def test_needle_lines_finds_what_a_search_of_each_lowercased_line_finds() -> Non
     finally:
         registry._SCAN_LINES = old
     for needle in needles:
-        assert found[needle] == [i for i, line in enumerate(lines) if needle in line.lower()], needle
+        assert list(found[needle]) == [i for i, line in enumerate(lines) if needle in line.lower()], needle
     with pytest.raises(ValueError, match="ASCII"):
         registry.importer("_x", "", needles=("ünï",))
 

@@ -12,6 +12,7 @@ import itertools
 import operator
 import os
 import pickle
+from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -95,10 +96,13 @@ def _fewest(needles: tuple[str, ...]) -> tuple[str, ...]:
 
 # Lines per piece of the needle scan: the text is encoded and lowercased a piece at a time, so the scan
 # holds a few MB more than the lines, not another copy of a 50 MB paste.
-_SCAN_LINES = 50_000
+_SCAN_LINES = 20_000
 
 
-def needle_lines(lines: list[str], needles: Sequence[str]) -> dict[str, list[int]]:
+# Line indices: 8 bytes each in an array("q"), where a list of ints costs 36 (a `[` on every line of a 50 MB log).
+
+
+def needle_lines(lines: list[str], needles: Sequence[str]) -> dict[str, array[int]]:
     """For each needle (lowercase), the ascending indices of the lines holding it, case ignored as ASCII
     does (bytes.lower on the UTF-8 text: an ASCII needle is found whatever the case of its letters).
 
@@ -106,7 +110,7 @@ def needle_lines(lines: list[str], needles: Sequence[str]) -> dict[str, list[int
     words; else bytes.find from hit to hit (C), the hit's line by bisection in the line ends, then on from
     the next line: a Python step per line holding it, none per line that does not. A needle on many lines (a `[` in a kernel log) switches to testing
     each remaining line, cheaper than a find per hit."""
-    out: dict[str, list[int]] = {n: [] for n in needles}
+    out: dict[str, array[int]] = {n: array("q") for n in needles}
     # A needle's runs between spaces each stand inside one word of the text where the needle stands.
     encoded = [(n, n.encode(), [p for p in n.encode().split() if p]) for n in needles]
     for base in range(0, len(lines), _SCAN_LINES):
@@ -143,27 +147,41 @@ def needle_lines(lines: list[str], needles: Sequence[str]) -> dict[str, list[int
     return out
 
 
-def _candidates(lines: list[str], specs: list[ImporterSpec]) -> dict[str, list[int]]:
-    """Each gated recogniser's candidate lines (sorted): those holding one of its needles."""
+# Per gated recogniser: its candidate lines, ascending; None where they are most lines (it reads every line).
+_Hits = dict[str, "array[int] | None"]
+
+
+def _candidates(lines: list[str], specs: list[ImporterSpec]) -> _Hits:
+    """Each gated recogniser's candidate lines: those holding one of its needles."""
     gated = [s for s in specs if s.needles]
     if not GATED or not gated:
         return {}
     found = needle_lines(lines, sorted({n for s in gated for n in s.needles}))
-    out: dict[str, list[int]] = {}
+    out: _Hits = {}
+    half = len(lines) // 2
     for spec in gated:
         hits = [found[n] for n in spec.needles if found[n]]
-        out[spec.kind] = hits[0] if len(hits) == 1 else sorted(set().union(*hits))
+        if not hits:
+            out[spec.kind] = array("q")
+        elif max(map(len, hits)) > half:
+            out[spec.kind] = None  # candidates on most lines save less than the jump to each costs
+        elif len(hits) == 1:
+            out[spec.kind] = hits[0]
+        else:
+            union = array("q", sorted(set().union(*hits)))
+            out[spec.kind] = union if len(union) <= half else None
     return out
 
 
-def _call(spec: ImporterSpec, lines: list[str], candidates: dict[str, list[int]], offset: int = 0) -> list[Found]:
+def _call(spec: ImporterSpec, lines: list[str], candidates: _Hits, offset: int = 0) -> list[Found]:
     """The spec's spans over `lines` (`lines[offset:]` of the text `candidates` were found in)."""
     if spec.kind not in candidates:
         return list(spec.func(lines))  # ungated: every line
     mine = candidates[spec.kind]
+    if mine is None:
+        return list(spec.func(lines))  # its needles are on most lines
     if not mine or mine[-1] < offset:
         return []  # none of its needles: it could accept nothing
-    # Candidates on most lines save less than the jump to each costs: the importer then tests every line.
     if spec.per_line and (len(mine) - bisect.bisect_left(mine, offset)) * 2 <= len(lines):
         return list(spec.func(lines, candidates=Candidates(mine, len(lines), offset)))
     return list(spec.func(lines))
@@ -281,7 +299,7 @@ _HELPER_KINDS = frozenset({"server log", "nvidia-smi topo -m", "nvidia-smi topo 
 _Spans = dict[str, tuple[list[Found], list[Found]]]
 
 
-def _run_specs(lines: list[str], specs: list[ImporterSpec], candidates: dict[str, list[int]]) -> _Spans:
+def _run_specs(lines: list[str], specs: list[ImporterSpec], candidates: _Hits) -> _Spans:
     out: _Spans = {}
     for spec in specs:
         try:
@@ -312,7 +330,7 @@ class _Pending:
         return spans if isinstance(spans, dict) else None
 
 
-def _run_forked(lines: list[str], specs: list[ImporterSpec], candidates: dict[str, list[int]]) -> _Pending | None:
+def _run_forked(lines: list[str], specs: list[ImporterSpec], candidates: _Hits) -> _Pending | None:
     """Start `specs` in a forked child (the lines are shared copy-on-write); None where there is no fork."""
     if not hasattr(os, "fork"):
         return None
@@ -357,7 +375,7 @@ def _run_importers(lines: list[str]) -> tuple[list[Found], list[Found]]:
     return candidates, probes
 
 
-def _probe(spec: ImporterSpec, lines: list[str], offset: int, candidates: dict[str, list[int]]) -> list[Found]:
+def _probe(spec: ImporterSpec, lines: list[str], offset: int, candidates: _Hits) -> list[Found]:
     out: list[Found] = []
     for _ in range(_hosts.MAX_PROBES):
         if offset >= len(lines):
