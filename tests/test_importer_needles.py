@@ -76,7 +76,8 @@ def test_needle_lines_finds_what_a_search_of_each_lowercased_line_finds() -> Non
     # ASCII needles (the registry takes no other) in lines with other characters, which UTF-8 makes longer.
     words = ["[", "GPU0", "gpu", "NCCL INFO", "x", "ÜnïGPU", "ЖЖ", "é" * 5, "] ", "-[", "NvRm: ", "|", "+", "{", "İ"]
     # Long enough for a frequent needle to switch to testing each line, with pieces of the scan to cross.
-    lines = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 5))) for _ in range(3000)]
+    lines = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 5))) + (" [ts]" if rng.random() < 0.7 else "")
+             for _ in range(3000)]  # a `[` on most lines, as in a kernel log
     needles = ["[", "gpu", "nccl info", "nvrm: ", "|", "{", "absent", "-["]
     old = registry._SCAN_LINES
     registry._SCAN_LINES = 700
@@ -84,8 +85,16 @@ def test_needle_lines_finds_what_a_search_of_each_lowercased_line_finds() -> Non
         found = registry.needle_lines(lines, needles)
     finally:
         registry._SCAN_LINES = old
+    dense = 0
     for needle in needles:
-        assert list(found[needle]) == [i for i, line in enumerate(lines) if needle in line.lower()], needle
+        expected = [i for i, line in enumerate(lines) if needle in line.lower()]
+        hits = found[needle]
+        if hits is None:  # on more than half the lines: not kept
+            assert len(expected) > len(lines) // 2, needle
+            dense += 1
+        else:
+            assert list(hits) == expected, needle
+    assert 0 < dense < len(needles)
     with pytest.raises(ValueError, match="ASCII"):
         registry.importer("_x", "", needles=("ünï",))
 

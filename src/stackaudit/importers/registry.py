@@ -99,18 +99,21 @@ def _fewest(needles: tuple[str, ...]) -> tuple[str, ...]:
 _SCAN_LINES = 20_000
 
 
-# Line indices: 8 bytes each in an array("q"), where a list of ints costs 36 (a `[` on every line of a 50 MB log).
+# Line indices: 4 bytes each in an array("i") (a paste is under 2**31 lines), where a list of ints costs 36 a
+# line (a `[` on every line of a 50 MB log).
 
 
-def needle_lines(lines: list[str], needles: Sequence[str]) -> dict[str, array[int]]:
+def needle_lines(lines: list[str], needles: Sequence[str]) -> dict[str, array[int] | None]:
     """For each needle (lowercase), the ascending indices of the lines holding it, case ignored as ASCII
     does (bytes.lower on the UTF-8 text: an ASCII needle is found whatever the case of its letters).
 
     A piece of lines at a time, each needle: ruled out where one of its words is in none of the piece's
     words; else bytes.find from hit to hit (C), the hit's line by bisection in the line ends, then on from
-    the next line: a Python step per line holding it, none per line that does not. A needle on many lines (a `[` in a kernel log) switches to testing
-    each remaining line, cheaper than a find per hit."""
-    out: dict[str, array[int]] = {n: array("q") for n in needles}
+    the next line: a Python step per line holding it, none per line that does not. A needle on many lines
+    (a `[` in a kernel log) switches to testing each remaining line, cheaper than a find per hit. A needle
+    on more than half the lines maps to None: no recogniser jumps on it, and its lines are not kept."""
+    out: dict[str, array[int] | None] = {n: array("i") for n in needles}
+    half = len(lines) // 2
     # A needle's runs between spaces each stand inside one word of the text where the needle stands.
     encoded = [(n, n.encode(), [p for p in n.encode().split() if p]) for n in needles]
     for base in range(0, len(lines), _SCAN_LINES):
@@ -130,10 +133,12 @@ def needle_lines(lines: list[str], needles: Sequence[str]) -> dict[str, array[in
         for needle, raw, runs in encoded:
             if not all(run in words for run in runs):
                 continue
+            hits = out[needle]
+            if hits is None:
+                continue
             at = find(raw)
             if at < 0:
                 continue
-            hits = out[needle]
             seen = 0
             while at >= 0:
                 k = bisect.bisect_left(ends, at)
@@ -144,6 +149,8 @@ def needle_lines(lines: list[str], needles: Sequence[str]) -> dict[str, array[in
                     hits.extend([base + j for j in range(k + 1, len(chunk)) if raw in split[j]])
                     break
                 at = find(raw, ends[k] + 1)
+            if len(hits) > half:
+                out[needle] = None
     return out
 
 
@@ -160,15 +167,18 @@ def _candidates(lines: list[str], specs: list[ImporterSpec]) -> _Hits:
     out: _Hits = {}
     half = len(lines) // 2
     for spec in gated:
-        hits = [found[n] for n in spec.needles if found[n]]
-        if not hits:
-            out[spec.kind] = array("q")
+        mine = [found[n] for n in spec.needles]
+        hits = [h for h in mine if h]
+        if any(h is None for h in mine):
+            out[spec.kind] = None  # one of its needles is on most lines
+        elif not hits:
+            out[spec.kind] = array("i")
         elif max(map(len, hits)) > half:
             out[spec.kind] = None  # candidates on most lines save less than the jump to each costs
         elif len(hits) == 1:
             out[spec.kind] = hits[0]
         else:
-            union = array("q", sorted(set().union(*hits)))
+            union = array("i", sorted(set().union(*hits)))
             out[spec.kind] = union if len(union) <= half else None
     return out
 
