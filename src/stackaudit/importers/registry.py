@@ -99,10 +99,6 @@ def _fewest(needles: tuple[str, ...]) -> tuple[str, ...]:
 _SCAN_LINES = 20_000
 
 
-# Line indices: 4 bytes each in an array("i") (a paste is under 2**31 lines), where a list of ints costs 36 a
-# line (a `[` on every line of a 50 MB log).
-
-
 def needle_lines(lines: list[str], needles: Sequence[str]) -> dict[str, array[int] | None]:
     """For each needle (lowercase), the ascending indices of the lines holding it, case ignored as ASCII
     does (bytes.lower on the UTF-8 text: an ASCII needle is found whatever the case of its letters).
@@ -112,6 +108,8 @@ def needle_lines(lines: list[str], needles: Sequence[str]) -> dict[str, array[in
     the next line: a Python step per line holding it, none per line that does not. A needle on many lines
     (a `[` in a kernel log) switches to testing each remaining line, cheaper than a find per hit. A needle
     on more than half the lines maps to None: no recogniser jumps on it, and its lines are not kept."""
+    # Line indices 4 bytes each in an array("i") (a paste is under 2**31 lines), where a list of ints costs
+    # 36 a line (a `[` on every line of a 50 MB log).
     out: dict[str, array[int] | None] = {n: array("i") for n in needles}
     half = len(lines) // 2
     # A needle's runs between spaces each stand inside one word of the text where the needle stands.
