@@ -84,7 +84,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(args.keep) if args.keep else Path(tmp) / "paste.txt"
         path.write_text(text, encoding="utf-8")
-        env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
+        # This tree's src first; what the caller's PYTHONPATH holds after it (a dependency kept outside the venv).
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(REPO / "src"), os.environ.get("PYTHONPATH"))
+                                                          if p))
         argv = [sys.executable, "-m", "stackaudit", "audit", "--from", str(path), "--format", "json"]
         start = time.perf_counter()
         proc = subprocess.run(argv, capture_output=True, timeout=600, env=env)
