@@ -18,7 +18,7 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from stackaudit.facts._parse import is_gap_line
+from stackaudit.facts._parse import _GAP_LAST, is_gap_line
 
 # `\r\r\n` is one line end (a CRLF file saved again on Windows), not an empty line between two.
 _LINE_END = re.compile(r"\r*\n|\r")
@@ -100,7 +100,7 @@ def view(text: str) -> PasteView:
             drop = len(line) - len(line.lstrip(" "))
             line = line[min(drop, fence_indent):]
             first = line[:1]
-        if is_gap_line(line):
+        if line[-1:] in _GAP_LAST and is_gap_line(line):  # its own first test, without the call (a line a log)
             gaps.append(n)
             continue
         if first in ("$", "#") or line.find("@", 0, 64) >= 0:

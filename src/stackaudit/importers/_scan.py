@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Callable, Sequence
 
 PROMPT = re.compile(r"^\s*(?:\(?[\w.-]+\)?\s*)?(?:[\w.@:~/-]*[#$%>]\s+|\$\s*)")
 FENCE = re.compile(r"^\s*(```|~~~)")
@@ -38,3 +40,37 @@ def take_while(lines: list[str], start: int, pred: re.Pattern[str], allow_blank:
         i += 1
         end = i
     return end
+
+
+class Candidates:
+    """The lines a recogniser's trigger can fire on: the sorted indices of the lines holding one of its
+    needles (importers/registry.py scans the text once for the needles of every recogniser). `next(i)`
+    is the first of them at or after line i, or `end` when none is left, so a recogniser jumps from
+    candidate to candidate instead of testing every line. `offset` shifts the indices for a recogniser
+    run on `lines[offset:]` (the registry's probes for a second host)."""
+
+    __slots__ = ("end", "indices", "offset")
+
+    def __init__(self, indices: Sequence[int], end: int, offset: int = 0) -> None:
+        self.indices, self.end, self.offset = indices, end, offset
+
+    def next(self, i: int) -> int:
+        k = bisect.bisect_left(self.indices, i + self.offset)
+        return self.indices[k] - self.offset if k < len(self.indices) else self.end
+
+
+def _every_line(i: int) -> int:
+    return i
+
+
+def candidate_lines(candidates: Candidates | None, n: int) -> Sequence[int]:
+    """The lines to test, in order: the candidates (shifted by their offset), or all `n` without them."""
+    if candidates is None:
+        return range(n)
+    first = bisect.bisect_left(candidates.indices, candidates.offset)
+    return [c - candidates.offset for c in candidates.indices[first:]]
+
+
+def next_candidate(candidates: Candidates | None) -> Callable[[int], int]:
+    """The recogniser's `next(i)`: the identity where it was handed no candidates (every line is one)."""
+    return candidates.next if candidates is not None else _every_line

@@ -16,7 +16,7 @@ from stackaudit.facts._parse import ParseError
 from stackaudit.facts.collect_env import CHECK_ENV_ARGV, COLLECT_ENV_ARGV, parse_collect_env
 from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.host.memory import HostRecord
-from stackaudit.importers._scan import FENCE
+from stackaudit.importers._scan import FENCE, Candidates, next_candidate
 from stackaudit.importers.registry import Found, importer, record_command
 from stackaudit.importers.topology import TOPO_HEADER, TOPO_ROW
 
@@ -80,10 +80,17 @@ def _apply(text: str, tool: str, rec: HostRecord) -> None:
         record_command(rec, argv, text)
 
 
-@importer("collect_env", "vLLM `collect_env` (old and new formats) and SGLang `check_env` reports")
-def collect_env(lines: list[str]) -> Iterator[Found]:
+# A literal of each `_START` alternative (a report starts at such a line): "version" stands for PyTorch's,
+# vLLM's, ROCM's and "Versions of relevant libraries" (nvidia-smi -q and dmesg look for it too: one pass).
+_START_NEEDLES = ("Collecting environment information", "version", "=", "Python: ", "[pip", "[conda]")
+
+
+@importer("collect_env", "vLLM `collect_env` (old and new formats) and SGLang `check_env` reports",
+          needles=_START_NEEDLES, per_line=True)
+def collect_env(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
-    while i < len(lines):
+    nxt = next_candidate(candidates)
+    while (i := nxt(i)) < len(lines):
         if not _START.match(lines[i]):
             i += 1
             continue

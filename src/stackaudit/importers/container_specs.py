@@ -28,7 +28,7 @@ from stackaudit.facts.sources import COMPOSE_FILE, DOCKER_INSPECT_EXCERPT, DOCKE
 from stackaudit.host.limits import load_json
 from stackaudit.host.memory import HostRecord
 from stackaudit.host.redact import REDACTED, is_secret_name, redact_text
-from stackaudit.importers._scan import FENCE
+from stackaudit.importers._scan import FENCE, Candidates, next_candidate
 from stackaudit.importers.registry import Found, importer
 
 MAX_SPEC_LINES = 5000
@@ -61,10 +61,11 @@ def _append(doc: str, text: str) -> Callable[[HostRecord], None]:
 # --- docker run ------------------------------------------------------------------------------------
 
 
-@importer("docker run", "a `docker run ...` command line (one line or `\\`-continued)")
-def docker_run(lines: list[str]) -> Iterator[Found]:
+@importer("docker run", "a `docker run ...` command line (one line or `\\`-continued)", needles=("docker",), per_line=True)
+def docker_run(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
-    while i < len(lines):
+    nxt = next_candidate(candidates)
+    while (i := nxt(i)) < len(lines):
         line = lines[i]
         if "docker" not in line or not DOCKER_RUN_START.search(line):
             i += 1
@@ -107,10 +108,12 @@ def _yaml_block(lines: list[str], start: int, top: re.Pattern[str]) -> int:
     return end
 
 
-@importer("compose", "a docker compose file (`services:` with image, shm_size, ipc, environment, command)")
-def compose(lines: list[str]) -> Iterator[Found]:
+@importer("compose", "a docker compose file (`services:` with image, shm_size, ipc, environment, command)",
+          needles=("services:",), per_line=True)
+def compose(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
-    while i < len(lines):
+    nxt = next_candidate(candidates)
+    while (i := nxt(i)) < len(lines):
         if not lines[i].startswith("services:") or lines[i].rstrip() != "services:":
             i += 1
             continue
@@ -133,10 +136,12 @@ def compose(lines: list[str]) -> Iterator[Found]:
         i = end
 
 
-@importer("k8s pod", "a Kubernetes pod / deployment manifest (YAML with apiVersion, kind, spec.containers)")
-def k8s_pod(lines: list[str]) -> Iterator[Found]:
+@importer("k8s pod", "a Kubernetes pod / deployment manifest (YAML with apiVersion, kind, spec.containers)",
+          needles=("apiVersion:", "kind:"), per_line=True)
+def k8s_pod(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
-    while i < len(lines):
+    nxt = next_candidate(candidates)
+    while (i := nxt(i)) < len(lines):
         if "apiVersion:" in lines[i] and FLAT_MANIFEST.search(lines[i]) and len(lines[i]) <= MAX_SPEC_BYTES:
             try:
                 parse_flat_k8s(lines[i])
@@ -171,7 +176,8 @@ def k8s_pod(lines: list[str]) -> Iterator[Found]:
 
 _JSONISH = re.compile(r'^\s*(?:"[^"]*"\s*:.*|"[^"]*"?,?|[\[\]{}]+,?|-?\d[\d.eE+-]*,?|true,?|false,?|null,?'
                       r'|\.{3,}|…+)\s*$')
-_INSPECT_KEY = re.compile(r'^\s*"(?:HostConfig|ShmSize|IpcMode|Ulimits|DeviceRequests|Args|Path|Env|Runtime)"\s*:')
+_INSPECT_KEYS = ("HostConfig", "ShmSize", "IpcMode", "Ulimits", "DeviceRequests", "Args", "Path", "Env", "Runtime")
+_INSPECT_KEY = re.compile(r'^\s*"(?:' + "|".join(_INSPECT_KEYS) + r')"\s*:')
 
 
 def _whole_array(text: str) -> bool:
@@ -182,7 +188,10 @@ def _whole_array(text: str) -> bool:
     return True
 
 
-@importer("docker inspect excerpt", "part of a `docker inspect` output (an object or a HostConfig fragment)")
+# Not per line: an excerpt starts at any JSON-looking line (a digit, a brace); but it is only taken with one of
+# docker inspect's keys in it.
+@importer("docker inspect excerpt", "part of a `docker inspect` output (an object or a HostConfig fragment)",
+          needles=tuple(f'"{key}"' for key in _INSPECT_KEYS))
 def docker_inspect_excerpt(lines: list[str]) -> Iterator[Found]:
     i = 0
     while i < len(lines):

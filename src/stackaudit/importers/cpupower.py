@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 from stackaudit.facts.cpufreq import is_analyzing_line, parse_frequency_info, parse_idle_info
 from stackaudit.facts.sources import CPUPOWER_FREQUENCY_INFO, CPUPOWER_IDLE_INFO
+from stackaudit.importers._scan import Candidates, next_candidate
 from stackaudit.importers.registry import Found, command_output_appended, importer
 
 _PROMPT = re.compile(r"^\s*(?:\S*[$#>]\s*)?(?:sudo\s+)?cpupower\b")
@@ -47,10 +48,12 @@ def _block_end(lines: list[str], start: int, keys: re.Pattern[str]) -> int:
     return i
 
 
-@importer("cpupower-frequency-info", "`cpupower frequency-info` (cpufreq driver, governor, limits, boost)")
-def frequency_info(lines: list[str]) -> Iterator[Found]:
+@importer("cpupower-frequency-info", "`cpupower frequency-info` (cpufreq driver, governor, limits, boost)",
+          needles=("analyzing CPU ",), per_line=True)
+def frequency_info(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
-    while i < len(lines):
+    nxt = next_candidate(candidates)
+    while (i := nxt(i)) < len(lines):
         if is_analyzing_line(lines[i]) and _looks_like_freq(lines, i):
             start = i
             if start > 0 and _PROMPT.match(lines[start - 1]) and "frequency-info" in lines[start - 1]:
@@ -82,10 +85,12 @@ _IDLE_KEYS = re.compile(
 )
 
 
-@importer("cpupower-idle-info", "`cpupower idle-info` (cpuidle driver and the idle states with their latencies)")
-def idle_info(lines: list[str]) -> Iterator[Found]:
+@importer("cpupower-idle-info", "`cpupower idle-info` (cpuidle driver and the idle states with their latencies)",
+          needles=("CPUidle driver:", "Number of idle states:"), per_line=True)
+def idle_info(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
-    while i < len(lines):
+    nxt = next_candidate(candidates)
+    while (i := nxt(i)) < len(lines):
         s = lines[i].strip()
         if s.startswith(("CPUidle driver:", "Number of idle states:")) and _looks_like_idle(lines, i):
             start = i

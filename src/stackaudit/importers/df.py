@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from stackaudit.facts.shm import DF_HEADER, df_rows
 from stackaudit.facts.sources import DF_PASTED, DF_TABLES
+from stackaudit.importers._scan import Candidates, next_candidate
 from stackaudit.importers.registry import Found, command_output_appended, importer
 
 _KNOWN_ARGV = {s.argv for s in DF_TABLES}
@@ -34,10 +35,11 @@ def _argv(lines: list[str], header: int, unit: str, typed: bool) -> tuple[str, .
     return argv if any(s.argv == argv for s in DF_PASTED) else None
 
 
-@importer("df", "`df`, `df -h`, `df -k` (the /dev/shm row feeds CTR-SHM-SIZE)")
-def df(lines: list[str]) -> Iterator[Found]:
+@importer("df", "`df`, `df -h`, `df -k` (the /dev/shm row feeds CTR-SHM-SIZE)", needles=("Filesystem",), per_line=True)
+def df(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
-    while i < len(lines):
+    nxt = next_candidate(candidates)
+    while (i := nxt(i)) < len(lines):
         m = DF_HEADER.match(lines[i])
         if m:
             typed = " Type " in lines[i]

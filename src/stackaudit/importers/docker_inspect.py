@@ -19,6 +19,7 @@ from stackaudit.facts.sources import DOCKER_INSPECT
 from stackaudit.host.limits import load_json
 from stackaudit.host.memory import HostRecord
 from stackaudit.host.redact import redact_command_output
+from stackaudit.importers._scan import Candidates, next_candidate
 from stackaudit.importers.registry import Found, importer
 
 _START = re.compile(r"^\s*\[\s*(\{.*)?$")
@@ -67,10 +68,11 @@ def _append_doc(text: str) -> Callable[[HostRecord], None]:
     return apply
 
 
-@importer("docker inspect", "`docker inspect <container>` (JSON)")
-def docker_inspect(lines: list[str]) -> Iterator[Found]:
+@importer("docker inspect", "`docker inspect <container>` (JSON)", needles=("[",), per_line=True)
+def docker_inspect(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
-    while i < len(lines):
+    nxt = next_candidate(candidates)
+    while (i := nxt(i)) < len(lines):
         if not _START.match(lines[i]):
             i += 1
             continue

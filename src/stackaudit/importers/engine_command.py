@@ -14,7 +14,7 @@ from functools import partial
 from stackaudit.facts.engine_command import COMMAND_HINT, ENGINE_WORDS, parse_command_line
 from stackaudit.facts.sources import ENGINE_COMMAND
 from stackaudit.host.memory import HostRecord
-from stackaudit.importers._scan import strip_prompt
+from stackaudit.importers._scan import Candidates, next_candidate, strip_prompt
 from stackaudit.importers.registry import Found, append_document, importer
 
 MAX_CONTINUATIONS = 64  # a command is a few lines; a run of `\` lines past this is not one
@@ -24,10 +24,12 @@ def _append(text: str, rec: HostRecord) -> None:
     append_document(rec, ENGINE_COMMAND.name, text)
 
 
-@importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)")
-def engine_command(lines: list[str]) -> Iterator[Found]:
+@importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
+          needles=("llm", "sglang"), per_line=True)  # ENGINE_WORDS: vllm, sglang, trtllm, tensorrt_llm
+def engine_command(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
-    while i < len(lines):
+    nxt = next_candidate(candidates)
+    while (i := nxt(i)) < len(lines):
         line = lines[i]
         low = line.lower()
         # Substring tests first: most lines of a vLLM log say "vllm", few "serve", "-m " or "trtllm".

@@ -14,10 +14,16 @@ from collections.abc import Iterator
 from functools import partial
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.serving_logs import is_log_line, parse_p2p_cache
+from stackaudit.facts.serving_logs import (
+    KEY_PHRASES,
+    NCCL_LINE,
+    SGLANG_LINE,
+    VLLM_LINE,
+    parse_p2p_cache,
+)
 from stackaudit.facts.sources import ENGINE_LOG
 from stackaudit.host.memory import HostRecord
-from stackaudit.importers._scan import strip_prompt
+from stackaudit.importers._scan import Candidates, next_candidate, strip_prompt
 from stackaudit.importers.registry import Found, append_document, importer
 
 VLLM_CACHE_DIR = "/root/.cache/vllm"
@@ -27,15 +33,33 @@ def _append_log(body: str, rec: HostRecord) -> None:
     append_document(rec, ENGINE_LOG.name, body)  # linear over many pieces of one log
 
 
-@importer("server log", "vLLM / SGLang server log lines and NCCL INFO/WARN lines")
-def server_log(lines: list[str]) -> Iterator[Found]:
+# A literal of each line pattern of facts/serving_logs.py `is_log_line`: NCCL_LINE's `NCCL`, VLLM_LINE's
+# `file.py:N`, SGLANG_LINE's closing `] `, and a word of every KEY_PHRASES alternative (lowercase: that pattern
+# ignores case). Short words shared by several phrases (and other recognisers): each needle is a pass over the text.
+KEY_NEEDLES = ("allreduce", "p2p", "graph", "cumem", "get_mempolicy", "nccl", "not supported", "llm",
+               "serverargs(", "non-default args", "enforce_eager", "capturing batches")
+_KEY_HINT = re.compile("|".join(re.escape(n) for n in KEY_NEEDLES))
+
+
+def _log_line(line: str) -> bool:
+    """`is_log_line`, each of its patterns run only where its literal stands (a 50 MB paste: the case-blind
+    KEY_PHRASES search is the dearest test of the reader, and most lines hold none of its phrases)."""
+    return bool(("NCCL " in line and NCCL_LINE.search(line)) or (".py:" in line and VLLM_LINE.search(line))
+                or ("] " in line and SGLANG_LINE.search(line))
+                or (_KEY_HINT.search(line.lower()) and KEY_PHRASES.search(line)))
+
+
+@importer("server log", "vLLM / SGLang server log lines and NCCL INFO/WARN lines",
+          needles=("NCCL", ".py:", "] ", *KEY_NEEDLES), per_line=True)
+def server_log(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
-    while i < len(lines):
-        if not is_log_line(lines[i]):
+    nxt = next_candidate(candidates)
+    while (i := nxt(i)) < len(lines):
+        if not _log_line(lines[i]):
             i += 1
             continue
         end = i + 1
-        while end < len(lines) and is_log_line(lines[end]):
+        while end < len(lines) and _log_line(lines[end]):
             end += 1
         body = "\n".join(line.rstrip() for line in lines[i:end]) + "\n"
         yield Found("server log", i, end, partial(_append_log, body))
@@ -51,10 +75,12 @@ def _record_cache(name: str, text: str, rec: HostRecord) -> None:
     rec.dirs[VLLM_CACHE_DIR] = sorted(set(rec.dirs.get(VLLM_CACHE_DIR, [])) | {name})
 
 
-@importer("vllm p2p cache", "vLLM's gpu_p2p_access_cache_for_*.json (the real P2P probe results)")
-def p2p_cache(lines: list[str]) -> Iterator[Found]:
+@importer("vllm p2p cache", "vLLM's gpu_p2p_access_cache_for_*.json (the real P2P probe results)",
+          needles=("{",), per_line=True)
+def p2p_cache(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
-    while i < len(lines):
+    nxt = next_candidate(candidates)
+    while (i := nxt(i)) < len(lines):
         stripped = lines[i].strip()
         one_line = stripped.startswith("{") and '"0->' in stripped and stripped.endswith("}")
         if not one_line and not (stripped == "{" and i + 1 < len(lines) and _CACHE_ENTRY.match(lines[i + 1])):

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from stackaudit.facts.pcie_config import CAP_KEYS, IOMMU_GROUP_HEADING, LSPCI_HEADER
 from stackaudit.facts.sources import IOMMU_GROUP_LISTING, LSPCI_PASTED, LSPCI_TREE, LSPCI_VVV
 from stackaudit.host.memory import HostRecord
-from stackaudit.importers._scan import FENCE, strip_prompt
+from stackaudit.importers._scan import FENCE, Candidates, next_candidate, strip_prompt
 from stackaudit.importers.registry import Found, command_output, command_output_appended, importer
 
 _CAP_KEY = re.compile(rf"^\s*(?:{'|'.join(CAP_KEYS)}):\s")
@@ -73,6 +73,13 @@ def _append_doc(text: str) -> Callable[[HostRecord], None]:
     return apply
 
 
+# What each start below needs first: a detail line's tab (`_DETAIL`), a device header's bus address
+# (`LSPCI_HEADER`: 2 or 4 hex digits and a colon), a capability key (`_CAP_KEY`), an IOMMU group heading
+# (`_GROUP`); a header after prose needs "ontroller". No needle gate: a bus address holds no literal but
+# ":", which nearly every line of a paste holds.
+_MAYBE_START = re.compile(rf"^(?:\t|\s*(?:[0-9a-fA-F]{{2,4}}:|IOMMU |(?:{'|'.join(CAP_KEYS)}):))")
+
+
 @importer("lspci", "`lspci -vvv` / `-vv` / `-nn` (whole, cut or grepped ACSCtl/LnkSta lines), IOMMU group listings")
 def lspci(lines: list[str]) -> Iterator[Found]:
     i = 0
@@ -80,6 +87,9 @@ def lspci(lines: list[str]) -> Iterator[Found]:
     seen: set[tuple[str, ...]] = set()
     while i < n:
         line = lines[i]
+        if not _MAYBE_START.match(line) and "ontroller" not in line:
+            i += 1  # none of the tests below can hold: one match instead of five per line of a long paste
+            continue
         header_text = _prose_header(lines, i)
         fragment = not header_text and _DETAIL.match(line) and i + 1 < n and bool(_DETAIL.match(lines[i + 1]) or (
             lines[i + 1].startswith("\t") and _DETAIL.match(lines[min(i + 2, n - 1)])))
@@ -121,10 +131,11 @@ def lspci(lines: list[str]) -> Iterator[Found]:
         i = max(j, i + 1)
 
 
-@importer("lspci -tv", "`lspci -tv` / `lspci -t` device tree")
-def lspci_tree(lines: list[str]) -> Iterator[Found]:
+@importer("lspci -tv", "`lspci -tv` / `lspci -t` device tree", needles=("-[",), per_line=True)
+def lspci_tree(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
-    while i < len(lines):
+    nxt = next_candidate(candidates)
+    while (i := nxt(i)) < len(lines):
         if _TREE_START.match(lines[i]):
             j = i + 1
             while j < len(lines) and lines[j].strip() and (_TREE_START.match(lines[j]) or _TREE_LINE.match(lines[j])):

@@ -53,7 +53,10 @@ def _name_from(lines: list[str], start: int) -> tuple[str, str] | None:
     return None
 
 
-@importer("lxc config", "an LXC or Proxmox container config (`cat /etc/pve/lxc/<id>.conf`)")
+# Not per line: a config starts at any of its many keys (`net0:`, `mp1:` are everywhere in other outputs);
+# but one is only taken with a core key of Proxmox's or `lxc.` settings.
+@importer("lxc config", "an LXC or Proxmox container config (`cat /etc/pve/lxc/<id>.conf`)",
+          needles=("arch:", "rootfs:", "ostype:", "hostname:", "memory:", "unprivileged:", "cores:", "lxc."))
 def lxc_config(lines: list[str]) -> Iterator[Found]:
     i = 0
     count = 0

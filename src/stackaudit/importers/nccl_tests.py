@@ -16,6 +16,7 @@ from functools import partial
 
 from stackaudit.facts.sources import NCCL_TESTS
 from stackaudit.host.memory import HostRecord
+from stackaudit.importers._scan import Candidates, next_candidate
 from stackaudit.importers.registry import Found, importer
 
 RANK_LINE = re.compile(r"^\s*#\s+Rank\s+\d+\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+\S+\s+device\s+\d+\s+\[[^\]]+\]\s+\S")
@@ -32,10 +33,12 @@ def _append(text: str, rec: HostRecord) -> None:
     rec.docs[NCCL_TESTS.name] = rec.docs.get(NCCL_TESTS.name, "") + text
 
 
-@importer("nccl-tests", "nccl-tests output (`all_reduce_perf` header with each rank's GPU, and its result table)")
-def nccl_tests(lines: list[str]) -> Iterator[Found]:
+@importer("nccl-tests", "nccl-tests output (`all_reduce_perf` header with each rank's GPU, and its result table)",
+          needles=("Rank", "nThread"), per_line=True)
+def nccl_tests(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
-    while i < len(lines):
+    nxt = next_candidate(candidates)
+    while (i := nxt(i)) < len(lines):
         if not RANK_LINE.match(lines[i]) and not (_HEADER.match(lines[i]) and "nThread" in lines[i]):
             i += 1
             continue

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 
 from stackaudit.facts.sources import NVSMI_QUERY, NVSMI_TABLE, NVSMI_XML
-from stackaudit.importers._scan import FENCE
+from stackaudit.importers._scan import FENCE, Candidates, next_candidate
 from stackaudit.importers.registry import Found, command_output, importer
 
 XML_ARGV = NVSMI_XML.argv
@@ -29,10 +29,11 @@ def _attached(text: str, pattern: str) -> int | None:
 # --- XML ---------------------------------------------------------------------------------------
 
 
-@importer("nvidia-smi -q -x", "`nvidia-smi -q -x` (XML)")
-def nvsmi_xml(lines: list[str]) -> Iterator[Found]:
+@importer("nvidia-smi -q -x", "`nvidia-smi -q -x` (XML)", needles=("<nvidia_smi_log",), per_line=True)
+def nvsmi_xml(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
-    while i < len(lines):
+    nxt = next_candidate(candidates)
+    while (i := nxt(i)) < len(lines):
         if "<nvidia_smi_log" not in lines[i]:
             i += 1
             continue
@@ -55,14 +56,16 @@ def nvsmi_xml(lines: list[str]) -> Iterator[Found]:
 
 _GPU_HEADER = re.compile(r"^GPU\s+[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]\s*$")
 _BANNER = re.compile(r"^=+\s*NVSMI LOG\s*=+\s*$")
-_TOP_KEY = re.compile(r"^(Timestamp|Driver Version|KMD Version|CUDA Version|CUDA UMD Version|Attached GPUs)\s+:")
+_TOP_KEYS = ("Timestamp", "Driver Version", "KMD Version", "CUDA Version", "CUDA UMD Version", "Attached GPUs")
+_TOP_KEY = re.compile(r"^(" + "|".join(_TOP_KEYS) + r")\s+:")
 _INDENTED = re.compile(r"^(?: {4,}|\t+)[A-Za-z][\w .()/+-]*?(\s*:.*)?$")
 # Keys only `nvidia-smi -q` prints, to recognise an excerpt that starts inside a GPU section.
-_Q_KEYS = re.compile(r"^\s+(Product Name|Persistence Mode|Applications Clocks|Default Applications Clocks|"
-                     r"Clocks Event Reasons|Clocks Throttle Reasons|GPU Power Readings|Power Readings|FB Memory Usage|"
-                     r"Remapped Rows|ECC Mode|Ecc Mode|ECC Errors|Retired Pages|Compute Mode|MIG Mode|"
-                     r"GSP Firmware Version|Max Clocks|GPU Link Info|PCIe Generation|Link Width|BAR1 Memory Usage|"
-                     r"GPU Virtualization Mode)\b")
+_Q_KEY_NAMES = ("Product Name", "Persistence Mode", "Applications Clocks", "Default Applications Clocks",
+                "Clocks Event Reasons", "Clocks Throttle Reasons", "GPU Power Readings", "Power Readings",
+                "FB Memory Usage", "Remapped Rows", "ECC Mode", "Ecc Mode", "ECC Errors", "Retired Pages",
+                "Compute Mode", "MIG Mode", "GSP Firmware Version", "Max Clocks", "GPU Link Info", "PCIe Generation",
+                "Link Width", "BAR1 Memory Usage", "GPU Virtualization Mode")
+_Q_KEYS = re.compile(r"^\s+(" + "|".join(_Q_KEY_NAMES) + r")\b")
 
 
 def _q_line(line: str) -> bool:
@@ -70,10 +73,17 @@ def _q_line(line: str) -> bool:
         _BANNER.match(line.strip()) or _TOP_KEY.match(line) or _INDENTED.match(line.rstrip()))
 
 
-@importer("nvidia-smi -q", "`nvidia-smi -q` (text, whole or an excerpt)")
-def nvsmi_query(lines: list[str]) -> Iterator[Found]:
+# The anchors: the banner, a GPU section's header, a top key or a key only `-q` prints; a word of each key,
+# shared by several where it can (each needle is a pass over the text).
+_QUERY_NEEDLES = ("NVSMI LOG", "GPU", "Timestamp", "Version", "Product Name", "Mode", "Clocks", "Readings",
+                  "Memory Usage", "Remapped Rows", "ECC Errors", "Retired Pages", "Link", "PCIe Generation")
+
+
+@importer("nvidia-smi -q", "`nvidia-smi -q` (text, whole or an excerpt)", needles=_QUERY_NEEDLES, per_line=True)
+def nvsmi_query(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
-    while i < len(lines):
+    nxt = next_candidate(candidates)
+    while (i := nxt(i)) < len(lines):
         line = lines[i]
         anchor = (_BANNER.match(line.strip()) or (_GPU_HEADER.match(line) and not line.startswith(" "))
                   or _TOP_KEY.match(line) or _Q_KEYS.match(line))
@@ -125,10 +135,12 @@ _TABLE_SIGNS = re.compile(r"NVIDIA-SMI\s+\d|^\s*\|\s*\d+\s+.+\s(On|Off)\s*\|\s*[
 _TIMESTAMP = re.compile(r"^\s*\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s*$")
 
 
-@importer("nvidia-smi", "the `nvidia-smi` default table (old and new header formats, or its GPU rows)")
-def nvsmi_table(lines: list[str]) -> Iterator[Found]:
+@importer("nvidia-smi", "the `nvidia-smi` default table (old and new header formats, or its GPU rows)",
+          needles=("|", "+"), per_line=True)
+def nvsmi_table(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
-    while i < len(lines):
+    nxt = next_candidate(candidates)
+    while (i := nxt(i)) < len(lines):
         if not _TABLE_LINE.match(lines[i]):
             i += 1
             continue

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 
 from stackaudit.facts.sources import RAY_LOG
 from stackaudit.host.memory import HostRecord
+from stackaudit.importers._scan import Candidates, candidate_lines
 from stackaudit.importers.registry import Found, append_document, importer
 
 # Ray's logger format: `DATE TIME,ms LEVEL file.py:line -- message`; worker output prefixed `(raylet)`,
@@ -27,9 +28,11 @@ def _append(text: str) -> Callable[[HostRecord], None]:
     return apply
 
 
-@importer("ray log", "Ray's log lines (`ray start` / `ray.init()` output, `(raylet) ...`)")
-def ray_log(lines: list[str]) -> Iterator[Found]:
-    for i, line in enumerate(lines):
+@importer("ray log", "Ray's log lines (`ray start` / `ray.init()` output, `(raylet) ...`)",
+          needles=(".py:", "(raylet", "(gcs_server"), per_line=True)
+def ray_log(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    for i in candidate_lines(candidates, len(lines)):
+        line = lines[i]
         if ("--" in line and _RAY_LINE.match(line)) or (("(raylet" in line or "(gcs_server" in line)
                                                          and _RAYLET.match(line)):
             yield Found("ray log", i, i + 1, _append(line + "\n"))

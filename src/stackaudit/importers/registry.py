@@ -8,9 +8,12 @@ else is an excerpt, which never proves that something is absent.
 from __future__ import annotations
 
 import bisect
+import itertools
+import operator
 import os
 import pickle
-from collections.abc import Callable, Iterator
+from array import array
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
@@ -20,6 +23,7 @@ from stackaudit.host.base import CommandResult
 from stackaudit.host.memory import HostRecord, MemoryHost, join_provenance
 from stackaudit.host.source import Provenance, command_key, doc_key, file_key
 from stackaudit.importers import _hosts, _paste
+from stackaudit.importers._scan import Candidates
 
 MAX_PASTE_BYTES = 64 * 1024 * 1024
 
@@ -36,7 +40,7 @@ class Found:
     whole: bool = False
 
 
-Importer = Callable[[list[str]], Iterator[Found]]
+Importer = Callable[..., Iterator[Found]]  # (lines) or, with per_line needles, (lines, candidates=...)
 
 
 @dataclass(frozen=True)
@@ -44,21 +48,151 @@ class ImporterSpec:
     kind: str
     description: str
     func: Importer
+    # Strings (case ignored) one of which every output the recogniser accepts holds: where the text holds
+    # none of them, the recogniser is not run. Empty: no safe set, it reads every text.
+    needles: tuple[str, ...] = ()
+    # The needles are on the line its trigger tests (each output starts from such a line): it is handed
+    # the candidate lines (`Candidates`) and jumps from one to the next.
+    per_line: bool = False
 
 
 IMPORTERS: dict[str, ImporterSpec] = {}
 
+# The needle gate (`needles=`). Off, every recogniser reads every line as it would without needles: only
+# the test that the gate changes nothing (tests/test_importer_needles.py) turns it off.
+GATED = True
 
-def importer(kind: str, description: str) -> Callable[[Importer], Importer]:
-    """Register an importer: a generator of Found spans over the text's lines."""
+
+def importer(kind: str, description: str, needles: tuple[str, ...] = (),
+             per_line: bool = False) -> Callable[[Importer], Importer]:
+    """Register an importer: a generator of Found spans over the text's lines. `needles`: strings at least
+    one of which every output it accepts holds (case ignored), derived from its trigger; `per_line`: they
+    stand on the trigger's line, and the importer takes `candidates` (importers/_scan.py `Candidates`)."""
+    if per_line and not needles:
+        raise ValueError(f"{kind!r}: per_line needs needles")
+    if any(not n or "\n" in n or not n.isascii() for n in needles):
+        # ASCII: the scan lowercases the text's UTF-8 bytes, which folds the case of ASCII letters only.
+        raise ValueError(f"{kind!r}: a needle is a non-empty ASCII string within one line")
 
     def register(func: Importer) -> Importer:
         if kind in IMPORTERS and IMPORTERS[kind].func is not func:
             raise ValueError(f"two importers of kind {kind!r}")
-        IMPORTERS[kind] = ImporterSpec(kind, description, func)
+        IMPORTERS[kind] = ImporterSpec(kind, description, func, _fewest(needles), per_line)
         return func
 
     return register
+
+
+def _fewest(needles: tuple[str, ...]) -> tuple[str, ...]:
+    """The needles lowercased, less those holding another of them (a line holding the longer one holds the
+    shorter): each needle costs a pass over the text."""
+    low = sorted(set(n.lower() for n in needles), key=len)
+    kept: list[str] = []
+    for n in low:
+        if not any(k in n for k in kept):
+            kept.append(n)
+    return tuple(kept)
+
+
+# Lines per piece of the needle scan: the text is encoded and lowercased a piece at a time, so the scan
+# holds a few MB more than the lines, not another copy of a 50 MB paste.
+_SCAN_LINES = 20_000
+
+
+def needle_lines(lines: list[str], needles: Sequence[str]) -> dict[str, array[int] | None]:
+    """For each needle (lowercase), the ascending indices of the lines holding it, case ignored as ASCII
+    does (bytes.lower on the UTF-8 text: an ASCII needle is found whatever the case of its letters).
+
+    A piece of lines at a time, each needle: ruled out where one of its words is in none of the piece's
+    words; else bytes.find from hit to hit (C), the hit's line by bisection in the line ends, then on from
+    the next line: a Python step per line holding it, none per line that does not. A needle on many lines
+    (a `[` in a kernel log) switches to testing each remaining line, cheaper than a find per hit. A needle
+    on more than half the lines maps to None: no recogniser jumps on it, and its lines are not kept."""
+    # Line indices 4 bytes each in an array("i") (a paste is under 2**31 lines), where a list of ints costs
+    # 36 a line (a `[` on every line of a 50 MB log).
+    out: dict[str, array[int] | None] = {n: array("i") for n in needles}
+    half = len(lines) // 2
+    # A needle's runs between spaces each stand inside one word of the text where the needle stands.
+    encoded = [(n, n.encode(), [p for p in n.encode().split() if p]) for n in needles]
+    for base in range(0, len(lines), _SCAN_LINES):
+        chunk = lines[base:base + _SCAN_LINES]
+        piece = "\n".join(chunk).encode("utf-8", "replace").lower()
+        # The piece's distinct words: a long log repeats its words, so a needle that is not there (most are
+        # not) is ruled out by a search of this, a fraction of the piece, instead of the whole.
+        words = b" ".join(set(piece.split()))
+        lengths = map(len, chunk) if len(piece) == sum(map(len, chunk)) + len(chunk) - 1 else (
+            len(line.encode("utf-8", "replace")) for line in chunk)
+        # ends[k]: where line k's "\n" stands in the piece (the piece's end for its last line).
+        ends = list(map(operator.add, itertools.accumulate(lengths), itertools.count()))
+        find = piece.find
+        # A find, a bisection and an append per hit cost about five tests of a line.
+        limit = max(len(chunk) // 5, 64)
+        split: list[bytes] | None = None
+        for needle, raw, runs in encoded:
+            if not all(run in words for run in runs):
+                continue
+            hits = out[needle]
+            if hits is None:
+                continue
+            at = find(raw)
+            if at < 0:
+                continue
+            seen = 0
+            while at >= 0:
+                k = bisect.bisect_left(ends, at)
+                hits.append(base + k)
+                seen += 1
+                if seen > limit:
+                    split = piece.split(b"\n") if split is None else split
+                    hits.extend([base + j for j in range(k + 1, len(chunk)) if raw in split[j]])
+                    break
+                at = find(raw, ends[k] + 1)
+            if len(hits) > half:
+                out[needle] = None
+    return out
+
+
+# Per gated recogniser: its candidate lines, ascending; None where they are most lines (it reads every line).
+_Hits = dict[str, "array[int] | None"]
+
+
+def _candidates(lines: list[str], specs: list[ImporterSpec]) -> _Hits:
+    """Each gated recogniser's candidate lines: those holding one of its needles."""
+    gated = [s for s in specs if s.needles]
+    if not GATED or not gated:
+        return {}
+    found = needle_lines(lines, sorted({n for s in gated for n in s.needles}))
+    out: _Hits = {}
+    half = len(lines) // 2
+    for spec in gated:
+        mine = [found[n] for n in spec.needles]
+        hits = [h for h in mine if h]
+        if any(h is None for h in mine):
+            out[spec.kind] = None  # one of its needles is on most lines
+        elif not hits:
+            out[spec.kind] = array("i")
+        elif max(map(len, hits)) > half:
+            out[spec.kind] = None  # candidates on most lines save less than the jump to each costs
+        elif len(hits) == 1:
+            out[spec.kind] = hits[0]
+        else:
+            union = array("i", sorted(set().union(*hits)))
+            out[spec.kind] = union if len(union) <= half else None
+    return out
+
+
+def _call(spec: ImporterSpec, lines: list[str], candidates: _Hits, offset: int = 0) -> list[Found]:
+    """The spec's spans over `lines` (`lines[offset:]` of the text `candidates` were found in)."""
+    if spec.kind not in candidates:
+        return list(spec.func(lines))  # ungated: every line
+    mine = candidates[spec.kind]
+    if mine is None:
+        return list(spec.func(lines))  # its needles are on most lines
+    if not mine or mine[-1] < offset:
+        return []  # none of its needles: it could accept nothing
+    if spec.per_line and (len(mine) - bisect.bisect_left(mine, offset)) * 2 <= len(lines):
+        return list(spec.func(lines, candidates=Candidates(mine, len(lines), offset)))
+    return list(spec.func(lines))
 
 
 class _Tracked(dict[Any, Any]):
@@ -173,15 +307,16 @@ _HELPER_KINDS = frozenset({"server log", "nvidia-smi topo -m", "nvidia-smi topo 
 _Spans = dict[str, tuple[list[Found], list[Found]]]
 
 
-def _run_specs(lines: list[str], specs: list[ImporterSpec]) -> _Spans:
+def _run_specs(lines: list[str], specs: list[ImporterSpec], candidates: _Hits) -> _Spans:
     out: _Spans = {}
     for spec in specs:
         try:
-            found = list(spec.func(lines))
+            found = _call(spec, lines, candidates)
         except (ValueError, IndexError, KeyError):
             # An importer that trips on odd input recognises nothing there; the others go on.
             continue
-        probes = _probe(spec, lines, max(f.end for f in found)) if spec.kind in _hosts.PROBED_KINDS and found else []
+        probes = (_probe(spec, lines, max(f.end for f in found), candidates)
+                  if spec.kind in _hosts.PROBED_KINDS and found else [])
         out[spec.kind] = (found, probes)
     return out
 
@@ -203,7 +338,7 @@ class _Pending:
         return spans if isinstance(spans, dict) else None
 
 
-def _run_forked(lines: list[str], specs: list[ImporterSpec]) -> _Pending | None:
+def _run_forked(lines: list[str], specs: list[ImporterSpec], candidates: _Hits) -> _Pending | None:
     """Start `specs` in a forked child (the lines are shared copy-on-write); None where there is no fork."""
     if not hasattr(os, "fork"):
         return None
@@ -213,7 +348,7 @@ def _run_forked(lines: list[str], specs: list[ImporterSpec]) -> _Pending | None:
         try:
             os.close(read_fd)
             try:
-                data = pickle.dumps(_run_specs(lines, specs), protocol=pickle.HIGHEST_PROTOCOL)
+                data = pickle.dumps(_run_specs(lines, specs, candidates), protocol=pickle.HIGHEST_PROTOCOL)
             except Exception:
                 data = b""
             with os.fdopen(write_fd, "wb") as out:
@@ -228,16 +363,17 @@ def _run_importers(lines: list[str]) -> tuple[list[Found], list[Found]]:
     """Every importer's spans over the lines, in the table's order; and, for the kinds that stop at their
     first match, the later matches (probes: compared for a second host, never recorded)."""
     specs = list(IMPORTERS.values())
+    hits = _candidates(lines, specs)
     spans: _Spans = {}
     if len(lines) >= PARALLEL_MIN_LINES:
         helper = [s for s in specs if s.kind in _HELPER_KINDS]
-        pending = _run_forked(lines, helper)
+        pending = _run_forked(lines, helper, hits)
         if pending is not None:
-            spans.update(_run_specs(lines, [s for s in specs if s.kind not in _HELPER_KINDS]))
+            spans.update(_run_specs(lines, [s for s in specs if s.kind not in _HELPER_KINDS], hits))
             theirs = pending.collect()
-            spans.update(theirs if theirs is not None else _run_specs(lines, helper))
+            spans.update(theirs if theirs is not None else _run_specs(lines, helper, hits))
     if not spans:
-        spans = _run_specs(lines, specs)
+        spans = _run_specs(lines, specs, hits)
     candidates: list[Found] = []
     probes: list[Found] = []
     for spec in specs:
@@ -247,13 +383,13 @@ def _run_importers(lines: list[str]) -> tuple[list[Found], list[Found]]:
     return candidates, probes
 
 
-def _probe(spec: ImporterSpec, lines: list[str], offset: int) -> list[Found]:
+def _probe(spec: ImporterSpec, lines: list[str], offset: int, candidates: _Hits) -> list[Found]:
     out: list[Found] = []
     for _ in range(_hosts.MAX_PROBES):
         if offset >= len(lines):
             break
         try:
-            more = list(spec.func(lines[offset:]))
+            more = _call(spec, lines[offset:], candidates, offset)
         except (ValueError, IndexError, KeyError):
             break
         if not more:
@@ -285,9 +421,17 @@ def _select(candidates: list[Found], n_lines: int) -> list[Found]:
     return taken
 
 
-def _to_file(found: Found, paste: _paste.PasteView) -> Found:
-    start, end = paste.span(found.start, found.end)
-    return Found(found.kind, start, end, found.apply, found.whole)  # not replace(): one per log line adds up
+def _to_file(taken: list[Found], paste: _paste.PasteView) -> list[Found]:
+    """The spans in the user's file's lines (`PasteView.span`, inlined: one per log line adds up)."""
+    origin = paste.origin
+    if not origin:
+        return [Found(f.kind, 0, 0, f.apply, f.whole) for f in taken]
+    last = len(origin) - 1
+    out: list[Found] = []
+    for f in taken:
+        start = min(max(f.start, 0), last)
+        out.append(Found(f.kind, origin[start], origin[min(max(f.end - 1, start), last)] + 1, f.apply, f.whole))
+    return out
 
 
 def _gapped_kinds(taken: list[Found], gaps: list[int]) -> set[str]:
@@ -392,7 +536,7 @@ def recognise_view(paste: _paste.PasteView, file_name: str = "", profile: _hosts
         lines = blanked
         paste = replace(paste, lines=blanked)
         taken = _select(_run_importers(blanked)[0], len(blanked))
-    taken = [_to_file(f, paste) for f in taken]
+    taken = _to_file(taken, paste)
     gapped = _gapped_kinds(taken, paste.gaps)
     if gapped or line_offset:
         taken = [Found(f.kind, f.start + line_offset, f.end + line_offset, f.apply, f.whole and f.kind not in gapped)

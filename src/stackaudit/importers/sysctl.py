@@ -10,13 +10,15 @@ from collections.abc import Iterator
 
 from stackaudit.facts.sources import SYSCTL_A
 from stackaudit.facts.system import SYSCTL_CHATTER, SYSCTL_LINE, parse_sysctl_lines, sysctl_a_is_whole
+from stackaudit.importers._scan import Candidates, next_candidate
 from stackaudit.importers.registry import Found, command_output_appended, importer
 
 
-@importer("sysctl", "`sysctl -a` output, whole or grepped (`key = value` lines)")
-def sysctl(lines: list[str]) -> Iterator[Found]:
+@importer("sysctl", "`sysctl -a` output, whole or grepped (`key = value` lines)", needles=(" = ",), per_line=True)
+def sysctl(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
-    while i < len(lines):
+    nxt = next_candidate(candidates)
+    while (i := nxt(i)) < len(lines):
         if not SYSCTL_LINE.match(lines[i]):
             i += 1
             continue

@@ -8,15 +8,17 @@ from collections.abc import Iterator
 from stackaudit.facts.sources import DMESG, LSCPU, LSMOD, NUMACTL_H, PROC_CMDLINE, PROC_MODULES, UNAME
 from stackaudit.facts.system import kernel_log_is_whole
 from stackaudit.host.memory import HostRecord
-from stackaudit.importers._scan import take_while
+from stackaudit.importers._scan import Candidates, candidate_lines, next_candidate, take_while
 from stackaudit.importers.registry import Found, command_output, file_content, importer
 
 _CMDLINE = re.compile(r"(?:^|\s)(?:BOOT_IMAGE=\S+|root=(?:UUID=|/dev/|LABEL=|ZFS=|PARTUUID=)\S*)(?:\s|$)")
 
 
-@importer("/proc/cmdline", "the kernel command line (`cat /proc/cmdline`)")
-def proc_cmdline(lines: list[str]) -> Iterator[Found]:
-    for i, line in enumerate(lines):
+@importer("/proc/cmdline", "the kernel command line (`cat /proc/cmdline`)", needles=("BOOT_IMAGE=", "root="),
+          per_line=True)
+def proc_cmdline(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    for i in candidate_lines(candidates, len(lines)):
+        line = lines[i]
         text = line.strip().strip("`")
         if _CMDLINE.search(text) and "=" in text and not text.startswith(("#", "GRUB_CMDLINE")):
             yield Found("/proc/cmdline", i, i + 1, file_content(PROC_CMDLINE.path, text + "\n"), whole=True)
@@ -26,9 +28,10 @@ def proc_cmdline(lines: list[str]) -> Iterator[Found]:
 _UNAME = re.compile(r"^\s*Linux\s+\S+\s+\d+\.\d+\S*\s+#\d+.*\s(x86_64|aarch64|ppc64le|s390x)\b")
 
 
-@importer("uname -a", "`uname -a`")
-def uname(lines: list[str]) -> Iterator[Found]:
-    for i, line in enumerate(lines):
+@importer("uname -a", "`uname -a`", needles=("Linux",), per_line=True)
+def uname(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    for i in candidate_lines(candidates, len(lines)):
+        line = lines[i]
         if _UNAME.search(line):
             text = line.strip()
             yield Found("uname -a", i, i + 1, command_output(UNAME.argv, text + "\n"), whole=True)
@@ -52,12 +55,18 @@ _LSCPU_OWN = re.compile(r"^\s*(Socket\(s\)|NUMA node\(s\)|NUMA node\d+ CPU\(s\)|
                         r"Thread\(s\) per core|On-line CPU\(s\) list|CPU family|BogoMIPS|L[123]\w? cache)\s*:\s*\S")
 
 
+_HEADLESS_WORDS = ("(s)", "family", "BogoMIPS", "cache", "Model name", "Vendor")
+_ARCHITECTURE = re.compile(r"^\s*Architecture:\s+\S")
+_HEADLESS_FIRST = re.compile(r"^\s*(CPU\(s\)|Model name|Vendor ID)\s*:\s*\S")
+_NESTED = re.compile(r"^\s{2,}[A-Z][\w ()/.-]*:")
+
+
 def _headless_lscpu(lines: list[str], i: int) -> bool:
     """lscpu lines from here without its `Architecture:` line: three or more, two of lscpu's own keys."""
     line = lines[i]
-    if ":" not in line or not any(w in line for w in ("(s)", "family", "BogoMIPS", "cache", "Model name", "Vendor")):
+    if ":" not in line or not any(w in line for w in _HEADLESS_WORDS):
         return False  # cheap tests first: most lines of a long paste are not lscpu's
-    if not _LSCPU_OWN.match(lines[i]) and not re.match(r"^\s*(CPU\(s\)|Model name|Vendor ID)\s*:\s*\S", lines[i]):
+    if not _LSCPU_OWN.match(lines[i]) and not _HEADLESS_FIRST.match(lines[i]):
         return False
     if i > 0 and _LSCPU_KEY.match(lines[i - 1]) and lines[i - 1].strip():
         return False  # the middle of a block already looked at
@@ -65,11 +74,12 @@ def _headless_lscpu(lines: list[str], i: int) -> bool:
     return end - i >= 3 and sum(1 for ln in lines[i:end] if _LSCPU_OWN.match(ln)) >= 2
 
 
-@importer("lscpu", "`lscpu`")
-def lscpu(lines: list[str]) -> Iterator[Found]:
+@importer("lscpu", "`lscpu`", needles=("Architecture:", *_HEADLESS_WORDS), per_line=True)
+def lscpu(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
-    while i < len(lines):
-        if re.match(r"^\s*Architecture:\s+\S", lines[i]) or _headless_lscpu(lines, i):
+    nxt = next_candidate(candidates)
+    while (i := nxt(i)) < len(lines):
+        if _ARCHITECTURE.match(lines[i]) or _headless_lscpu(lines, i):
             end = take_while(lines, i, _LSCPU_KEY)
             body = "\n".join(line.strip() if ":" in line else line for line in lines[i:end])
             if "CPU(s):" in body:
@@ -77,7 +87,7 @@ def lscpu(lines: list[str]) -> Iterator[Found]:
                 # layout, the Vulnerabilities block in the new one).
                 # The nested layout (util-linux >= 2.37) lists Flags mid-way: only its Vulnerabilities end it.
                 span = lines[i:end]
-                nested = any(re.match(r"^\s{2,}[A-Z][\w ()/.-]*:", ln) for ln in span)
+                nested = any(_NESTED.match(ln) for ln in span)
                 vulns = any(ln.strip().startswith(("Vulnerability", "Vulnerabilities:")) for ln in span)
                 whole = vulns if nested else (vulns or lines[end - 1].strip().startswith("Flags:"))
                 whole = whole and bool(re.match(r"^\s*Architecture:", lines[i]))
@@ -91,10 +101,14 @@ _NUMACTL_LINE = re.compile(r"^\s*(available:|node\s+\d+\s+(cpus|size|free):|node
                            r"\s*\d+:\s+(\d+\s*)+$|No NUMA available)")
 
 
-@importer("numactl -H", "`numactl -H` / `numactl --hardware`")
-def numactl(lines: list[str]) -> Iterator[Found]:
-    for i, line in enumerate(lines):
-        if re.match(r"^\s*available:\s+\d+\s+nodes?\s+\(", line):
+_NUMACTL_FIRST = re.compile(r"^\s*available:\s+\d+\s+nodes?\s+\(")
+
+
+@importer("numactl -H", "`numactl -H` / `numactl --hardware`", needles=("available:",), per_line=True)
+def numactl(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    for i in candidate_lines(candidates, len(lines)):
+        line = lines[i]
+        if _NUMACTL_FIRST.match(line):
             end = take_while(lines, i, _NUMACTL_LINE)
             body = "\n".join(line.strip() for line in lines[i:end]) + "\n"
             whole = "node distances:" in body
@@ -105,6 +119,12 @@ def numactl(lines: list[str]) -> Iterator[Found]:
 # A module row as `lsmod` prints it: name, size (bytes, at least 4 digits), use count, users.
 _GREPPED_ROW = re.compile(r"^\s*[a-z][a-z0-9_]*\s+\d{4,}\s+\d+(\s+[\w,-]+)?\s*$")
 _LSMOD_ROW = re.compile(r"^\s*[A-Za-z0-9_]+\s+\d+\s+(\d+|-)(\s+\S+)?\s*$")
+_LSMOD_HEADER = re.compile(r"^\s*Module\s+Size\s+Used by")
+_PROC_MODULES_ROW = re.compile(r"^[a-z0-9_]+ \d+ \d+ \S+ (Live|Loading|Unloading) 0x")
+_PROC_MODULES_RUN = re.compile(r"^[a-z0-9_]+ \d+ \d+ \S+ (Live|Loading|Unloading)")
+# What the header, a /proc/modules row and a grepped row each start with: one test for the lines that are none.
+# No needle gate: a grepped row (`nvidia_uvm 1384448 4`) holds no literal at all.
+_LSMOD_MAYBE = re.compile(r"^\s*(?:Module\s|[a-z0-9_]+\s+\d)")
 
 
 @importer("lsmod", "`lsmod` or /proc/modules")
@@ -112,8 +132,11 @@ def lsmod(lines: list[str]) -> Iterator[Found]:
     """`lsmod` (whole with its header line; a grep drops it) or /proc/modules lines, recorded verbatim."""
     i = 0
     while i < len(lines):
-        header = re.match(r"^\s*Module\s+Size\s+Used by", lines[i])
-        proc_style = re.match(r"^[a-z0-9_]+ \d+ \d+ \S+ (Live|Loading|Unloading) 0x", lines[i])
+        if not _LSMOD_MAYBE.match(lines[i]):
+            i += 1
+            continue
+        header = _LSMOD_HEADER.match(lines[i])
+        proc_style = _PROC_MODULES_ROW.match(lines[i])
         grepped = (not header and not proc_style and _GREPPED_ROW.match(lines[i]) and i + 1 < len(lines)
                    and _GREPPED_ROW.match(lines[i + 1]))
         if grepped:  # `lsmod | grep nvidia`: two or more rows without the header line, an excerpt
@@ -124,7 +147,7 @@ def lsmod(lines: list[str]) -> Iterator[Found]:
             continue
         if header or proc_style:
             start = i + 1 if header else i
-            row = _LSMOD_ROW if header else re.compile(r"^[a-z0-9_]+ \d+ \d+ \S+ (Live|Loading|Unloading)")
+            row = _LSMOD_ROW if header else _PROC_MODULES_RUN
             end = take_while(lines, start, row)
             if end > start:
                 text = "\n".join(line.strip() for line in lines[i:end]) + "\n"
@@ -154,9 +177,12 @@ def is_kernel_log_line(line: str) -> bool:
     return any(t in line for t in _PAYLOAD_TOKENS) and bool(_KERNEL_PAYLOAD.search(line))
 
 
-@importer("dmesg", "`dmesg` / `journalctl -k` lines")
-def dmesg(lines: list[str]) -> Iterator[Found]:
-    matched = [i for i, line in enumerate(lines) if is_kernel_log_line(line)]
+# `[` of every bracketed prefix, `kernel:` of the syslog ones, and the payload tokens.
+# ("version" for "Linux version ": collect_env and nvidia-smi -q look for it too, one pass for the three.)
+@importer("dmesg", "`dmesg` / `journalctl -k` lines",
+          needles=("[", "kernel:", *(t for t in _PAYLOAD_TOKENS if t != "Linux version "), "version"), per_line=True)
+def dmesg(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    matched = [i for i in candidate_lines(candidates, len(lines)) if is_kernel_log_line(lines[i])]
     if not matched:
         return
     # Kernel log lines may be scattered between other outputs (grepped excerpts): one record of them all.

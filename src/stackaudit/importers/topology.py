@@ -15,7 +15,7 @@ from functools import partial
 from stackaudit.facts.sources import NVSMI_NVLINK_S, NVSMI_P2P, NVSMI_P2P_UNNAMED, NVSMI_TOPO_M
 from stackaudit.facts.topology import clean
 from stackaudit.host.memory import HostRecord
-from stackaudit.importers._scan import FENCE, strip_prompt
+from stackaudit.importers._scan import FENCE, Candidates, next_candidate, strip_prompt
 from stackaudit.importers.registry import Found, importer, record_command
 
 _GPU_OR_NIC = r"(?:GPU\d+|NIC\d+|mlx\d+_\w+)"
@@ -31,6 +31,11 @@ NVL_LINK = re.compile(r"^\s*Link \d+:\s*(?:<inactive>|[\d.]+\s*GB/s)", re.IGNORE
 NVL_NOTE = re.compile(r"^\s*(NVML: Unable to retrieve NVLink information.*|.*all links are inactive.*)$", re.IGNORECASE)
 # The command line above a -p2p matrix, or a heading that names it (`<summary>... (topo -p2p rw)</summary>`).
 _P2P_CMD = re.compile(r"(?:nvidia-smi\s+|\()topo\s+(?:-p2p|--p2pstatus)\s+(\w+)")
+
+
+# What facts/topology.py `clean` takes out of a line (ANSI codes, with or without their ESC), which could
+# stand inside a word: a line holding one is a candidate whatever else it holds.
+_ANSI_NEEDLES = ("\x1b", "[4m", "[0m", "[24m", "[1m", "[22m")
 
 
 def _text(line: str) -> str:
@@ -79,10 +84,12 @@ def topo_matrix_span(lines: list[str], i: int) -> int | None:
     return _block(lines, i, TOPO_HEADER, TOPO_ROW, _LEGEND, blanks=2)
 
 
-@importer("nvidia-smi topo -m", "`nvidia-smi topo -m` (with or without header, NIC rows and legend)")
-def topo_matrix(lines: list[str]) -> Iterator[Found]:
+@importer("nvidia-smi topo -m", "`nvidia-smi topo -m` (with or without header, NIC rows and legend)",
+          needles=("GPU", "NIC", "mlx", *_ANSI_NEEDLES), per_line=True)
+def topo_matrix(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
-    while i < len(lines):
+    nxt = next_candidate(candidates)
+    while (i := nxt(i)) < len(lines):
         end = topo_matrix_span(lines, i)
         if end is None or end <= i:
             i += 1
@@ -102,10 +109,12 @@ def _p2p_mode(lines: list[str], start: int) -> str:
     return ""
 
 
-@importer("nvidia-smi topo -p2p", "`nvidia-smi topo -p2p r|w|rw|n|a|p` status matrices")
-def p2p_matrix(lines: list[str]) -> Iterator[Found]:
+@importer("nvidia-smi topo -p2p", "`nvidia-smi topo -p2p r|w|rw|n|a|p` status matrices",
+          needles=("GPU", *_ANSI_NEEDLES), per_line=True)
+def p2p_matrix(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
-    while i < len(lines):
+    nxt = next_candidate(candidates)
+    while (i := nxt(i)) < len(lines):
         text = _text(lines[i])
         starts = P2P_ROW.match(text) or (P2P_HEADER.match(text) and i + 1 < len(lines)
                                          and P2P_ROW.match(_text(lines[i + 1])))
@@ -123,10 +132,12 @@ def p2p_matrix(lines: list[str]) -> Iterator[Found]:
         i = max(end, i + 1)
 
 
-@importer("nvidia-smi nvlink -s", "`nvidia-smi nvlink -s` / `--status` (per-link GB/s, <inactive>)")
-def nvlink_status(lines: list[str]) -> Iterator[Found]:
+@importer("nvidia-smi nvlink -s", "`nvidia-smi nvlink -s` / `--status` (per-link GB/s, <inactive>)",
+          needles=("GPU", *_ANSI_NEEDLES), per_line=True)
+def nvlink_status(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
-    while i < len(lines):
+    nxt = next_candidate(candidates)
+    while (i := nxt(i)) < len(lines):
         if not NVL_GPU.match(_text(lines[i])):
             i += 1
             continue

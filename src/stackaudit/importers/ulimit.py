@@ -6,6 +6,7 @@ column unknown. Two cut pieces of one output (a line annotated by hand between t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 
 from stackaudit.facts.limits import ULIMIT_ROWS, ulimit_line
@@ -24,15 +25,27 @@ def _append_doc(text: str) -> Callable[[HostRecord], None]:
     return apply
 
 
+# The names dash's rows start with (facts/limits.py `_DASH`); bash's `(kbytes, -l)` and zsh's `-l:` hold a `-`.
+DASH_NAMES = ("time", "file", "data", "stack", "coredump", "memory", "locked memory", "process", "nofiles", "vmemory",
+              "locks", "rtprio", "nice", "sigpending", "msgqueue", "rttime", "sbsize", "swap", "pipe")
+_DASH_START = re.compile(r"^\s*(?:" + "|".join(DASH_NAMES) + ")")
+
+
+def _maybe_row(line: str) -> bool:
+    return "-" in line or bool(_DASH_START.match(line))
+
+
+# No needle gate: the `-` is on a quarter of a long log's lines, and a pass over the text for each of dash's
+# names costs more than the test it saves; a line that is none of the three shapes costs one test, not three.
 @importer("ulimit -a", "`ulimit -a` (bash, dash, zsh): the shell's soft resource limits")
 def ulimit(lines: list[str]) -> Iterator[Found]:
     i = 0
     while i < len(lines):
-        if ulimit_line(lines[i]) is None:
+        if not _maybe_row(lines[i]) or ulimit_line(lines[i]) is None:
             i += 1
             continue
         j = i + 1
-        while j < len(lines) and ulimit_line(lines[j]) is not None:
+        while j < len(lines) and _maybe_row(lines[j]) and ulimit_line(lines[j]) is not None:
             j += 1
         known = [e for e in map(ulimit_line, lines[i:j]) if e is not None and e[0] in ULIMIT_ROWS]
         if len(known) >= 3:

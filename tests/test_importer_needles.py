@@ -1,0 +1,281 @@
+"""The needle gate of the paste reader (importers/registry.py `needles=`): it must change nothing.
+
+Each recogniser's needles are strings one of which every output it accepts holds (case ignored); the
+registry scans the text once for all of them, skips a recogniser whose needles are absent and hands a
+per-line one its candidate lines. A needle set that is not a necessary condition would lose
+recognition: these tests compare the gated reader with the ungated one (`registry.GATED = False`) on the
+corpus and on random mixes of its fragments, and check every accepted example holds a needle.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from corpus import load_corpus
+from stackaudit import importers
+from stackaudit.facts import serving_logs
+from stackaudit.facts.engine_command import ENGINE_WORDS
+from stackaudit.importers import _paste, registry
+from stackaudit.importers._scan import Candidates, candidate_lines, next_candidate
+
+importers.import_all()
+CORPUS = load_corpus()
+
+# Outputs of the kinds no corpus file shows (modelled on the tools' output formats).
+MODELLED = {
+    "cpupower-idle-info": "CPUidle driver: intel_idle\nCPUidle governor: menu\nanalyzing CPU 0:\n\n"
+                          "Number of idle states: 2\nAvailable idle states: POLL C1\nPOLL:\nFlags/Description: "
+                          "CPUIDLE CORE POLL IDLE\nLatency: 0\nUsage: 1\nDuration: 2\nC1:\nFlags/Description: MWAIT 0x00\n"
+                          "Latency: 2\nUsage: 3\nDuration: 4\n",
+    "docker inspect": '[\n  {\n    "Id": "abc",\n    "Name": "/vllm",\n    "Config": {"Env": ["A=1"]},\n'
+                      '    "HostConfig": {"ShmSize": 67108864, "IpcMode": "private"}\n  }\n]\n',
+    "vllm p2p cache": '$ cat ~/.cache/vllm/gpu_p2p_access_cache_for_0,1.json\n{\n    "0->0": true,\n'
+                      '    "0->1": false,\n    "1->0": false,\n    "1->1": true\n}\n',
+}
+
+
+@contextmanager
+def ungated() -> Iterator[None]:
+    registry.GATED = False
+    try:
+        yield
+    finally:
+        registry.GATED = True
+
+
+def spans(lines: list[str]) -> tuple[list[tuple[str, int, int, bool]], list[tuple[str, int, int]]]:
+    found, probes = registry._run_importers(lines)
+    return (sorted((f.kind, f.start, f.end, f.whole) for f in found),
+            sorted((f.kind, f.start, f.end) for f in probes))
+
+
+def view_lines(text: str) -> list[str]:
+    return _paste.view(registry.strip_header(text)).lines
+
+
+def both(text: str) -> tuple[object, object]:
+    gated = registry.recognise(text, "paste.txt")
+    with ungated():
+        plain = registry.recognise(text, "paste.txt")
+    return tuple((r.recognised, r.set_aside, r.record.commands, r.record.files, r.record.dirs, r.record.docs,
+                  r.record.provenance) for r in (gated, plain))  # type: ignore[return-value]
+
+
+# --- the scan -----------------------------------------------------------------------------------
+
+
+def test_needle_lines_finds_what_a_search_of_each_lowercased_line_finds() -> None:
+    rng = random.Random(7)
+    # ASCII needles (the registry takes no other) in lines with other characters, which UTF-8 makes longer.
+    words = ["[", "GPU0", "gpu", "NCCL INFO", "x", "ÜnïGPU", "ЖЖ", "é" * 5, "] ", "-[", "NvRm: ", "|", "+", "{", "İ"]
+    # Long enough for a frequent needle to switch to testing each line, with pieces of the scan to cross.
+    lines = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 5))) + (" [ts]" if rng.random() < 0.7 else "")
+             for _ in range(3000)]  # a `[` on most lines, as in a kernel log
+    needles = ["[", "gpu", "nccl info", "nvrm: ", "|", "{", "absent", "-["]
+    old = registry._SCAN_LINES
+    registry._SCAN_LINES = 700
+    try:
+        found = registry.needle_lines(lines, needles)
+    finally:
+        registry._SCAN_LINES = old
+    dense = 0
+    for needle in needles:
+        expected = [i for i, line in enumerate(lines) if needle in line.lower()]
+        hits = found[needle]
+        if hits is None:  # on more than half the lines: not kept
+            assert len(expected) > len(lines) // 2, needle
+            dense += 1
+        else:
+            assert list(hits) == expected, needle
+    assert 0 < dense < len(needles)
+    with pytest.raises(ValueError, match="ASCII"):
+        registry.importer("_x", "", needles=("ünï",))
+
+
+def test_candidates_jump_from_one_to_the_next_and_shift_for_a_probe() -> None:
+    cands = Candidates([2, 5, 9], 12)
+    assert [cands.next(i) for i in (0, 2, 3, 6, 10)] == [2, 2, 5, 9, 12]
+    assert next_candidate(None)(4) == 4
+    shifted = Candidates([2, 5, 9], 7, offset=5)  # a recogniser run on lines[5:]
+    assert shifted.next(0) == 0 and shifted.next(1) == 4 and shifted.next(5) == 7
+    assert list(candidate_lines(shifted, 7)) == [0, 4] and list(candidate_lines(None, 3)) == [0, 1, 2]
+
+
+def test_a_recogniser_whose_needles_are_absent_is_not_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[object] = []
+
+    def spy(lines: list[str], candidates: Candidates | None = None) -> Iterator[registry.Found]:
+        calls.append(candidates)
+        return iter(())
+
+    monkeypatch.setitem(registry.IMPORTERS, "_spy", registry.ImporterSpec("_spy", "", spy, ("zebra",), True))
+    registry.recognise("uname says nothing here\n")
+    assert calls == []
+    registry.recognise("one line\na ZEBRA line\nzebra again\n")
+    [cands] = calls
+    assert isinstance(cands, Candidates) and list(cands.indices) == [1, 2]
+    calls.clear()
+    with ungated():
+        registry.recognise("uname says nothing here\n")
+    assert calls == [None]
+
+
+# --- the gate changes nothing -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("entry", CORPUS, ids=[e.path.name[:24] for e in CORPUS])
+def test_every_corpus_paste_gives_the_same_spans_gated_and_not(entry) -> None:  # type: ignore[no-untyped-def]
+    lines = view_lines(entry.path.read_text(encoding="utf-8"))
+    gated = spans(lines)
+    with ungated():
+        assert spans(lines) == gated
+
+
+def _fragments() -> list[list[str]]:
+    out: list[list[str]] = []
+    for entry in CORPUS:
+        for kind in entry.kinds:
+            out.append(entry.lines_of(kind))
+    out.extend(text.splitlines() for text in MODELLED.values())
+    return out
+
+
+FRAGMENTS = _fragments()
+FILLER = ["", "```", "Here is what I get:", "[...]", "> quoted line", "-- ", "$ nvidia-smi", "GPU 0 looks fine",
+          "root@node:~# dmesg | grep -i nvrm"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(0, len(FRAGMENTS) - 1), st.integers(0, 400), st.integers(1, 60),
+                          st.sampled_from(FILLER)), min_size=1, max_size=6))
+def test_random_mixes_of_corpus_fragments_read_the_same_gated_and_not(picks: list[tuple[int, int, int, str]]) -> None:
+    parts: list[str] = []
+    for index, start, length, filler in picks:
+        fragment = FRAGMENTS[index]
+        cut = start % max(len(fragment), 1)
+        parts.extend(fragment[cut:cut + length])
+        parts.append(filler)
+    text = "\n".join(parts) + "\n"
+    gated, plain = both(text)
+    assert gated == plain
+
+
+# --- each needle set is a necessary condition of what its recogniser accepts ---------------------
+
+
+def _examples() -> Iterator[tuple[str, list[str]]]:
+    for entry in CORPUS:
+        yield entry.path.name, view_lines(entry.path.read_text(encoding="utf-8"))
+    for kind, text in MODELLED.items():
+        yield f"modelled {kind}", view_lines(text)
+    # The pastes other test modules hold as constants.
+    for name in ("test_verbatim_pastes", "test_kern_importers", "test_core_importers", "test_ctr_importers",
+                 "test_pasted_specs", "test_paste_tolerance"):
+        module = importlib.import_module(name)
+        for attr, value in vars(module).items():
+            if isinstance(value, str) and value.count("\n") >= 1:
+                yield f"{name}.{attr}", view_lines(value)
+
+
+EXAMPLES = list(_examples())
+GATED_SPECS = [s for s in registry.IMPORTERS.values() if s.needles]
+
+
+@pytest.mark.parametrize("spec", GATED_SPECS, ids=[s.kind for s in GATED_SPECS])
+def test_every_output_a_recogniser_accepts_holds_one_of_its_needles(spec: registry.ImporterSpec) -> None:
+    accepted = 0
+    for name, lines in EXAMPLES:
+        for found in spec.func(lines):  # ungated: every line
+            text = "\n".join(lines[found.start:found.end]).lower()
+            assert any(n in text for n in spec.needles), f"{spec.kind} in {name} lines {found.start}-{found.end}"
+            accepted += 1
+            if spec.per_line:
+                # Its trigger line holds one: the gated run, handed the candidates, finds the same span.
+                with_candidates = registry._call(spec, lines, registry._candidates(lines, [spec]))
+                assert (found.start, found.end) in {(f.start, f.end) for f in with_candidates}, name
+    assert accepted, f"no example of {spec.kind}"
+
+
+def _alternatives(pattern: str) -> list[str]:
+    """The top-level alternatives of a pattern, their escapes dropped and lowercased."""
+    depth, parts, cur = 0, [], ""
+    for ch in pattern:
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == "|" and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return [p.replace("\\", "").lower() for p in [*parts, cur]]
+
+
+def _needles(kind: str) -> tuple[str, ...]:
+    return registry.IMPORTERS[kind].needles
+
+
+def test_server_log_needles_cover_each_pattern_of_is_log_line() -> None:
+    needles = _needles("server log")
+    assert "nccl" in needles and "NCCL" in serving_logs.NCCL_LINE.pattern
+    assert ".py:" in needles and r"\.py:" in serving_logs.VLLM_LINE.pattern
+    assert "] " in needles and serving_logs.SGLANG_LINE.pattern.endswith(r"\] ")
+    for phrase in _alternatives(serving_logs.KEY_PHRASES.pattern):
+        assert any(n in phrase for n in needles), phrase
+
+
+def test_nvidia_smi_query_needles_cover_each_anchor() -> None:
+    from stackaudit.importers import nvidia_smi
+
+    needles = _needles("nvidia-smi -q")
+    for key in (*nvidia_smi._TOP_KEYS, *nvidia_smi._Q_KEY_NAMES, "NVSMI LOG", "GPU 00000000:01:00.0"):
+        assert any(n in key.lower() for n in needles), key
+
+
+def test_engine_command_and_dmesg_and_collect_env_needles_cover_their_triggers() -> None:
+    from stackaudit.importers import collect_env, system
+
+    assert all(any(n in w for n in _needles("engine command")) for w in ENGINE_WORDS)
+    dmesg = _needles("dmesg")
+    assert all(any(n in t.lower() for n in dmesg) for t in system._PAYLOAD_TOKENS)
+    for prefix in _alternatives(system._DMESG_LINE.pattern.removeprefix(r"^\s*(").removesuffix(")")):
+        assert any(n in prefix for n in dmesg), prefix
+    start = _needles("collect_env")
+    for alt in _alternatives(collect_env._START.pattern.removeprefix(r"^\s*(").removesuffix(")")):
+        # `\[(pip3?|conda)\]\s`: each of its two spellings
+        for spelling in ("[pip3]", "[conda]") if alt.startswith("[(pip3?|conda)]") else (alt,):
+            assert any(n in spelling for n in start), alt
+
+
+def test_the_cheap_first_tests_of_ulimit_and_lsmod_let_through_every_line_their_patterns_take() -> None:
+    from stackaudit.facts import limits
+    from stackaudit.importers import system, ulimit
+
+    names = limits._DASH.pattern.split("(?P<name>")[1].split(")")[0].split("|")
+    assert set(names) == set(ulimit.DASH_NAMES)
+    for name, lines in EXAMPLES:
+        for line in lines:
+            if limits.ulimit_line(line) is not None:
+                assert ulimit._maybe_row(line), (name, line)
+            if any(p.match(line) for p in (system._LSMOD_HEADER, system._PROC_MODULES_ROW, system._GREPPED_ROW)):
+                assert system._LSMOD_MAYBE.match(line), (name, line)
+
+
+def test_the_server_log_test_of_a_line_is_is_log_line() -> None:
+    from stackaudit.importers import logs
+
+    tried = 0
+    for _name, lines in EXAMPLES:
+        for line in lines:
+            assert logs._log_line(line) == serving_logs.is_log_line(line), line
+            tried += 1
+    for line in ("INFO 01-02 03:04:05 [gpu_model_runner.py:1234] capturing CUDA GRAPH", "(x) NCCL WARN y",
+                 "[2025-01-02 03:04:05 TP0] Load weight end.", "use ENFORCE_EAGER", "Custom allreduce IS DISABLED"):
+        assert logs._log_line(line) == serving_logs.is_log_line(line), line
+    assert tried > 1000
