@@ -45,6 +45,7 @@ from scenario_builder import (
     processes,
     python_site,
     sglang_server,
+    sysctl_conf,
     sysctls,
     thp,
     vmstat,
@@ -186,6 +187,10 @@ def node_parts(node: Node) -> Parts:
                 boost="1", governors="performance powersave"),
         cpuidle("acpi_idle", ACPI_IDLE_EPYC[:2]),
         sysctls(**{**SYSCTLS, **node.sysctl}),
+        # What the node's image configures: its runtime sysctls come from there, so a node configured
+        # differently differs in its configuration and its runtime alike (not also "lost at reboot").
+        sysctl_conf({"/etc/sysctl.d/90-gpu-node.conf": "".join(
+            f"{key.replace('__', '.')} = {value}\n" for key, value in sorted({**SYSCTLS, **node.sysctl}.items()))}),
         thp("madvise", "madvise"), vmstat(node.uptime_s), memory(1_584_830_464), pressure(node.cpu_pressure),
         interrupts(8), detect_virt("none"),
         nvidia_gpus(GPUS, iommu_type="identity", root_device="0x153e", speed="32.0 GT/s PCIe"),

@@ -24,7 +24,8 @@ def _parsers() -> list:  # type: ignore[type-arg]
             if not name.startswith("parse_") or func.__module__ != module.__name__:
                 continue
             params = [p for p in inspect.signature(func).parameters.values() if p.default is inspect.Parameter.empty]
-            if len(params) == 1:
+            # Parsers of one text (a parser of several files, `parse_grub_default(files)`, is not one).
+            if len(params) == 1 and params[0].annotation in ("str", str):
                 found.append(func)
     return found
 
