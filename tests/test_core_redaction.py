@@ -6,6 +6,8 @@ import json
 import tarfile
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from stackaudit.capture import capture_host
 from stackaudit.engine.runner import run_audit
@@ -122,3 +124,20 @@ def test_a_source_read_many_times_is_redacted_and_counted_once() -> None:
     # Nothing to redact: the very text, not a copy per reader (a 20 MB pasted log held once).
     assert redact_text(clean) is clean
     assert host.run(["dmesg"]).stdout is host.run(["dmesg"]).stdout
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="AB_=x- \n\"':{}0123456789abcdefTOKEN", max_size=80))
+def test_substitution_that_copies_only_on_change_equals_re_sub(text: str) -> None:
+    import re
+
+    from stackaudit.host.redact import _sub_changed
+
+    rx = re.compile(r"(?P<name>[A-Z_]+)=(?P<value>\S*)")
+
+    def repl(m: re.Match[str]) -> str:
+        return f"{m.group('name')}=<x>" if "TOKEN" in m.group("name") else m.group(0)
+
+    assert _sub_changed(rx, repl, text) == rx.sub(repl, text)
+    if "TOKEN" not in text:
+        assert _sub_changed(rx, repl, text) is text

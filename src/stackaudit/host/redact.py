@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 from stackaudit.host.limits import load_json
@@ -134,6 +135,23 @@ def redact_url_credentials(text: str) -> str:
     return _URL_CREDENTIALS.sub(lambda m: f"{m.group('scheme')}{REDACTED}@", text)
 
 
+def _sub_changed(rx: re.Pattern[str], repl: Callable[[re.Match[str]], str], text: str) -> str:
+    """`rx.sub(repl, text)` that builds a new text only when some match is replaced by something else:
+    most matches of the assignment and flag patterns in a long log are kept as they are, and `sub` would
+    copy the whole text (20 MB for a pasted kernel log) once per pattern to say so."""
+    pieces: list[str] = []
+    pos = 0
+    for m in rx.finditer(text):
+        new = repl(m)
+        if new != m.group(0):
+            pieces += (text[pos:m.start()], new)
+            pos = m.end()
+    if not pieces:
+        return text
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
 def redact_text(text: str) -> str:
     """Redact credentials in URLs, secret-named assignments, secret flags' values and secret shapes.
 
@@ -151,7 +169,7 @@ def _redact_text(text: str) -> str:
             return f"{m.group('pre')}{m.group('name')}={REDACTED}"
         return m.group(0)
 
-    text = _ENV_ASSIGNMENT.sub(_assignment, text)
+    text = _sub_changed(_ENV_ASSIGNMENT, _assignment, text)
     text = _FLAG_VALUE.sub(lambda m: f"{m.group('flag')}{m.group('sep')}{REDACTED}", text)
 
     def _flag(m: re.Match[str]) -> str:
@@ -159,7 +177,7 @@ def _redact_text(text: str) -> str:
             return f"{m.group('flag')}{m.group('sep')}{REDACTED}"
         return m.group(0)
 
-    text = _ANY_FLAG_VALUE.sub(_flag, text)
+    text = _sub_changed(_ANY_FLAG_VALUE, _flag, text)
 
     def _json_pair(m: re.Match[str]) -> str:
         if ((is_secret_name(m.group("name")) or looks_random(m.group("value"))) and m.group("value")
@@ -168,7 +186,7 @@ def _redact_text(text: str) -> str:
             return f"{m.group('head')}{quote}{REDACTED}{quote}"
         return m.group(0)
 
-    text = _JSON_SECRET_PAIR.sub(_json_pair, text)
+    text = _sub_changed(_JSON_SECRET_PAIR, _json_pair, text)
 
     def _yaml_line(m: re.Match[str]) -> str:
         value = m.group("value").strip()
@@ -176,7 +194,7 @@ def _redact_text(text: str) -> str:
             return f"{m.group('pre')}{m.group('name')}{m.group('sep')}{REDACTED}"
         return m.group(0)
 
-    return _YAML_SECRET_LINE.sub(_yaml_line, text)
+    return _sub_changed(_YAML_SECRET_LINE, _yaml_line, text)
 
 
 def redact_argv(argv: list[str]) -> list[str]:
