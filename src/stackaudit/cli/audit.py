@@ -49,29 +49,34 @@ def _measured(text: str | None) -> float | None:
         raise UsageError(str(exc)) from None
 
 
+def open_from(sources: list[str], allow_partial: bool = False):  # type: ignore[no-untyped-def]
+    """The host `--from` names: one snapshot, pasted text files, or both (audit and investigate alike)."""
+    from stackaudit.host.memory import is_snapshot, load_snapshot
+    from stackaudit.importers._archives import is_archive
+    from stackaudit.importers.registry import load_pasted
+
+    for path in sources:
+        _check_from(path)
+    # A compressed file that is not a snapshot is an archive of outputs (nvidia-bug-report, sosreport).
+    snapshots = [p for p in sources if is_snapshot(p) and not is_archive(p)]
+    if len(snapshots) > 1:
+        raise UsageError("--from takes at most one snapshot (plus any number of pasted-output text files)")
+    pasted = [p for p in sources if p not in snapshots]
+    if not snapshots:
+        return load_pasted(pasted)
+    host = load_snapshot(snapshots[0], allow_partial=allow_partial)
+    if not pasted:
+        return host
+    from stackaudit.host.memory import add_pasted
+
+    return add_pasted(host, load_pasted(pasted))
+
+
 def _open_source(sources: list[str], root: str, command_timeout: float,  # type: ignore[no-untyped-def]
                  allow_partial: bool = False):
     """The host to audit: live (optionally under --root), a snapshot, or pasted text files."""
     if sources:
-        from stackaudit.host.memory import is_snapshot, load_snapshot
-        from stackaudit.importers._archives import is_archive
-        from stackaudit.importers.registry import load_pasted
-
-        for path in sources:
-            _check_from(path)
-        # A compressed file that is not a snapshot is an archive of outputs (nvidia-bug-report, sosreport).
-        snapshots = [p for p in sources if is_snapshot(p) and not is_archive(p)]
-        if len(snapshots) > 1:
-            raise UsageError("--from takes at most one snapshot (plus any number of pasted-output text files)")
-        pasted = [p for p in sources if p not in snapshots]
-        if not snapshots:
-            return load_pasted(pasted)
-        host = load_snapshot(snapshots[0], allow_partial=allow_partial)
-        if not pasted:
-            return host
-        from stackaudit.host.memory import add_pasted
-
-        return add_pasted(host, load_pasted(pasted))
+        return open_from(sources, allow_partial)
     from stackaudit.host.live import LiveHost
 
     if not os.path.isdir(root):

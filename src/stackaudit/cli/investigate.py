@@ -12,32 +12,14 @@ from typing import Any
 import click
 
 from stackaudit.cli.options import check_format, format_option, output_option
-from stackaudit.errors import InputError, UsageError
+from stackaudit.errors import UsageError
 
 
 def _open_snapshot(sources: list[str], allow_partial: bool) -> Any:
     """The MemoryHost to investigate: a snapshot, pasted outputs, or both (as `audit --from` reads them)."""
-    import stat
+    from stackaudit.cli.audit import open_from
 
-    from stackaudit.host.memory import add_pasted, is_snapshot, load_snapshot
-    from stackaudit.importers._archives import is_archive
-    from stackaudit.importers.registry import load_pasted
-
-    for path in sources:
-        try:
-            mode = os.stat(path).st_mode
-        except OSError as exc:
-            raise InputError(f"--from {path}: {exc.strerror or 'cannot read'}") from None
-        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-            raise InputError(f"--from {path}: not a regular file or directory")
-    snapshots = [p for p in sources if is_snapshot(p) and not is_archive(p)]
-    if len(snapshots) > 1:
-        raise UsageError("--from takes at most one snapshot (plus any number of pasted-output text files)")
-    pasted = [p for p in sources if p not in snapshots]
-    if not snapshots:
-        return load_pasted(pasted)
-    host = load_snapshot(snapshots[0], allow_partial=allow_partial)
-    return add_pasted(host, load_pasted(pasted)) if pasted else host
+    return open_from(sources, allow_partial)
 
 
 def _capture_live(directory: str, deadline: float) -> Any:
