@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -41,3 +42,19 @@ def test_line_numbers_survive_lowercasing_that_changes_lengths() -> None:
 def test_a_line_is_listed_once_however_many_needles_it_holds() -> None:
     lines = ["AER: PCIe Bus Error aer:", "x"]
     assert lines_holding("\n".join(lines), lines, ("aer:", "pcie bus error")) == [0]
+
+
+@pytest.mark.parametrize("stdout", [
+    "[ 0.0] Linux version 6.8\n[ 1.0] AER: x\n\n[ 2.0] dmar: fault\n",  # a trailing newline, an empty line
+    "[ 0.0] Linux version 6.8\r\n[ 1.0] AER: x\r\n[ 2.0] dmar: fault",  # CRLF: the lines are joined again
+    "[ 0.0] a\x85[ 1.0] AER: x\u2028[ 2.0] dmar: fault",  # breaks only str.splitlines() knows
+])
+def test_the_kernel_log_text_keeps_the_lines_numbered_as_its_lines(stdout: str) -> None:
+    from stackaudit.engine.collect import Collector
+    from stackaudit.host.memory import fake_host
+
+    log = Collector(fake_host(commands={"dmesg": stdout})).results(["kernel_log"])["kernel_log"]
+    assert isinstance(log, KernelLog)
+    assert log.raw in ("", stdout) and (log.raw == stdout) == ("\n" in stdout and "\r" not in stdout)
+    assert [log.lines[i] for i in lines_holding(log.text, log.lines, ("aer:", "dmar:"))] == \
+        [line for line in log.lines if "AER:" in line or "dmar:" in line]

@@ -412,11 +412,14 @@ class KernelLog(Sourced):
     """The kernel log's lines. `complete` only for a log from boot with no gap (kernel_log_is_whole)."""
 
     lines: tuple[str, ...]
+    # The log as the source gave it, when its lines are exactly `lines` split at "\n": the very object the
+    # host holds, so that whole-text scans need no copy of a 20 MB log ("" when it had other line breaks).
+    raw: str = field(default="", repr=False, compare=False)
 
     @property
     def text(self) -> str:
-        """The lines joined by newlines, for a whole-text scan (made per scan: a long log is not held twice)."""
-        return "\n".join(self.lines)
+        """The log as one text, its lines split at "\n" (a trailing newline may end it)."""
+        return self.raw or "\n".join(self.lines)
 
     def grep(self, pattern: str, flags: int = re.IGNORECASE, needles: Sequence[str] = ()) -> list[str]:
         """The lines `pattern` matches. `needles`: strings one of which every match holds (case
@@ -447,6 +450,10 @@ def kernel_log_is_whole(lines: Sequence[str]) -> bool:
     return not any(is_gap_line(ln) for ln in body)
 
 
+# What str.splitlines() breaks lines at besides "\n" (https://docs.python.org/3/library/stdtypes.html#str.splitlines).
+_OTHER_LINE_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
 @provider("kernel_log", KernelLog, title=DMESG.title)
 def kernel_log(ctx: FactContext) -> KernelLog:
     """The kernel ring buffer (`dmesg`); needs root where kernel.dmesg_restrict=1."""
@@ -456,7 +463,8 @@ def kernel_log(ctx: FactContext) -> KernelLog:
     if not result.ok:
         raise FactUnavailable("the kernel log is not readable by this user", "run as root")
     lines = tuple(result.stdout.splitlines())
-    return KernelLog(lines, complete=kernel_log_is_whole(lines))
+    raw = "" if _OTHER_LINE_BREAKS.search(result.stdout) else result.stdout
+    return KernelLog(lines, complete=kernel_log_is_whole(lines), raw=raw)
 
 
 # --- sysctls ---------------------------------------------------------------------------------

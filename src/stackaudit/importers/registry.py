@@ -12,6 +12,7 @@ import itertools
 import operator
 import os
 import pickle
+import re
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -284,7 +285,8 @@ def strip_header(text: str) -> str:
     """Drop the `# ...` header of the shared captures (ends at `# ----- end of header`)."""
     marker = "# ----- end of header"
     idx = text.find(marker)
-    if idx >= 0 and text.lstrip().startswith("#"):
+    # `\s*#` rather than text.lstrip(): a 50 MB paste that starts with a blank line is not copied to ask.
+    if idx >= 0 and re.match(r"\s*#", text):
         nl = text.find("\n", idx)
         return text[nl + 1:] if nl >= 0 else ""
     return text
