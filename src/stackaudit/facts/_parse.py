@@ -94,7 +94,6 @@ def is_gap_line(line: str) -> bool:
     return line[-1:] in _GAP_LAST and len(line) < 120 and bool(_GAP.match(line))
 
 
-
 def lines_holding(text: str, lines: Sequence[str], needles: Sequence[str]) -> list[int]:
     """Indices of the `lines` (the lines of `text`, split at "\\n") holding any of `needles`, case
     ignored: one scan of the lowercased text for plain strings, which C does fast, instead of a

@@ -418,7 +418,7 @@ class KernelLog(Sourced):
 
     @property
     def text(self) -> str:
-        """The log as one text, its lines split at "\n" (a trailing newline may end it)."""
+        """The log as one text, its lines split at "\\n" (a trailing newline may end it)."""
         return self.raw or "\n".join(self.lines)
 
     def grep(self, pattern: str, flags: int = re.IGNORECASE, needles: Sequence[str] = ()) -> list[str]:
