@@ -348,7 +348,7 @@ def test_bash_source_variable_gives_the_same_script(cli) -> None:  # type: ignor
     assert run.rc == 2 and run.err.count("\n") == 1 and "tcsh" in run.err
 
 
-# -- commands added through _CLICK_COMMANDS ------------------------------------------------------------
+# -- a command added to _COMMAND_MODULES --------------------------------------------------------------
 def test_a_plain_click_command_joins_the_group(cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from stackaudit.cli import main as cli_main
 
@@ -359,7 +359,7 @@ def test_a_plain_click_command_joins_the_group(cli, monkeypatch: pytest.MonkeyPa
         "    if name == 'bad':\n        raise UsageError('--name bad: not a name')\n"
         "    click.echo(f'hello {name}')\n    return 0\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setitem(cli_main._CLICK_COMMANDS, "hello", "hello_cmd")
+    monkeypatch.setattr(cli_main, "_COMMAND_MODULES", (*cli_main._COMMAND_MODULES, "hello_cmd"))
     monkeypatch.setattr(cli_main.cli, "commands", dict(cli_main.cli.commands))
     monkeypatch.setattr(cli_main, "_registered", False)
     assert cli("hello", "--name", "you").out == "hello you\n"

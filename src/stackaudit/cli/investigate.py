@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from stackaudit.cli.options import check_format, format_option, output_option
+from stackaudit.cli.options import Command, check_format, format_option, output_option
 from stackaudit.errors import UsageError
 
 
@@ -43,7 +43,7 @@ def _positive(name: str, value: float | None) -> None:
         raise UsageError(f"{name} must be positive")
 
 
-@click.command("investigate", context_settings={"help_option_names": ["-h", "--help"]})
+@click.command("investigate", cls=Command)
 @click.option("--llm-url", required=True, metavar="URL", help="OpenAI-compatible endpoint (vLLM, SGLang, llama.cpp, hosted).")
 @click.option("--model", required=True, metavar="NAME", help="Model name to ask for.")
 @click.option("--api-key-env", default=None, metavar="VAR",

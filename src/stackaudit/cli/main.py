@@ -10,16 +10,10 @@ from stackaudit import __version__
 from stackaudit.cli.options import CONTEXT_SETTINGS, Group
 from stackaudit.errors import EXIT_INTERNAL, EXIT_USAGE, StackauditError
 
-# The commands, each a module exposing `command: click.Command` (audit's module exposes several).
-_COMMAND_MODULES = ("ceiling", "bench", "compare", "fix", "completion")
-
-# Commands written on plain click by other parts: name -> module exposing `command: click.Command`.
-# Each is added to the group like any other command (one line here registers a new one).
-_CLICK_COMMANDS: dict[str, str] = {
-    "investigate": "stackaudit.cli.investigate",
-    "fleet": "stackaudit.cli.fleet",
-    "report": "stackaudit.cli.report",
-}
+# The commands: each a module exposing `command: click.Command` (audit's module exposes several, in
+# `commands`). A new command is one more name here.
+_COMMAND_MODULES = tuple(f"stackaudit.cli.{name}" for name in (
+    "ceiling", "bench", "compare", "fix", "completion", "investigate", "fleet", "report"))
 
 
 @click.group(
@@ -50,10 +44,8 @@ def _register() -> None:
 
     for command in audit.commands:
         cli.add_command(command)
-    for name in _COMMAND_MODULES:
-        cli.add_command(__import__(f"stackaudit.cli.{name}", fromlist=["command"]).command)
-    for name, module_name in _CLICK_COMMANDS.items():
-        cli.add_command(__import__(module_name, fromlist=["command"]).command, name)
+    for module_name in _COMMAND_MODULES:
+        cli.add_command(__import__(module_name, fromlist=["command"]).command)
 
 
 def cli_group() -> click.Group:
