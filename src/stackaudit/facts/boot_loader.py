@@ -20,7 +20,7 @@ import re
 import shlex
 from dataclasses import dataclass
 
-from stackaudit.facts.config_dirs import MAX_FILES, list_names, read_file
+from stackaudit.facts.config_dirs import read_config_dirs, read_file
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, provider
 from stackaudit.facts.sources import GRUB_DEFAULT, GRUB_DEFAULT_D, KERNEL_CMDLINE_FILE, LOADER_ENTRIES
 from stackaudit.host.base import Host, read_optional, read_or_none
@@ -165,15 +165,9 @@ def _grub_config(host: Host) -> BootCmdlineConfig:
         unread.append(GRUB_DEFAULT.path)
     elif text is not None:
         files.append((GRUB_DEFAULT.path, text))
-    names, shown = list_names(host, GRUB_DEFAULT_D.path)
-    if not shown:
-        unread.append(GRUB_DEFAULT_D.path)
-    for name in sorted(n for n in names if n.endswith(".cfg"))[:MAX_FILES]:
-        body, ok = read_file(host, f"{GRUB_DEFAULT_D.path}/{name}")
-        if not ok:
-            unread.append(f"{GRUB_DEFAULT_D.path}/{name}")
-        elif body is not None:
-            files.append((f"{GRUB_DEFAULT_D.path}/{name}", body))
+    dropins = read_config_dirs(host, (GRUB_DEFAULT_D.path,), ".cfg")  # sourced in name order after it
+    files += [(f.path, f.text) for f in dropins.files]
+    unread += dropins.unread
     return BootCmdlineConfig("grub", tuple(parse_grub_default(files)), tuple(p for p, _ in files), tuple(unread))
 
 
@@ -187,16 +181,12 @@ def _systemd_boot_config(host: Host) -> BootCmdlineConfig:
                                  (KERNEL_CMDLINE_FILE.path,))
     unread = [] if shown else [KERNEL_CMDLINE_FILE.path]
     entries: list[tuple[str, list[CmdlineParam]]] = []
+    # Each place an ESP may be mounted is read on its own: an entry of the same name in both is two entries,
+    # not one hiding the other as in a stack of configuration directories.
     for source in LOADER_ENTRIES:
-        names, ok = list_names(host, source.path)
-        if not ok:
-            unread.append(source.path)
-        for name in sorted(n for n in names if n.endswith(".conf"))[:MAX_FILES]:
-            body, ok = read_file(host, f"{source.path}/{name}")
-            if not ok:
-                unread.append(f"{source.path}/{name}")
-            elif body is not None:
-                entries.append((f"{source.path}/{name}", parse_loader_entry(f"{source.path}/{name}", body)))
+        found = read_config_dirs(host, (source.path,), ".conf")
+        entries += [(f.path, parse_loader_entry(f.path, f.text)) for f in found.files]
+        unread += found.unread
     if not entries:
         return BootCmdlineConfig("systemd-boot", (), (), tuple(unread) or (KERNEL_CMDLINE_FILE.path,))
     common = [p for p in entries[0][1]
