@@ -10,11 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from typing import Any
@@ -24,7 +19,7 @@ import pytest
 pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] is in the test extras")
 pytest.importorskip("gguf")
 
-from bench_support.servers import stop
+from bench_support.servers import llama_cpp_server
 from bench_support.tiny_llama import EOS_ID, write_tiny_llama
 from stackaudit.bench.runner import BenchConfig, BenchOutcome, run_bench
 
@@ -32,42 +27,13 @@ from stackaudit.bench.runner import BenchConfig, BenchOutcome, run_bench
 pytestmark = [pytest.mark.slow, pytest.mark.serial]
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     model = str(tmp_path_factory.mktemp("model") / "tiny-llama.gguf")
     write_tiny_llama(model)
-    port = _free_port()
-    argv = [
-        sys.executable, "-m", "llama_cpp.server", "--model", model, "--host", "127.0.0.1", "--port", str(port),
-        "--n_ctx", "2048", "--n_threads", "1", "--verbose", "False",
-        # By default a new request interrupts the one streaming: a benchmark must not be cut short.
-        "--interrupt_requests", "False",
-    ]
-    log = open(os.path.join(os.path.dirname(model), "server.log"), "w", encoding="utf-8")  # noqa: SIM115 (closed in finally)
-    process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(url + "/v1/models", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"llama-cpp-python server did not start (exit {process.poll()}), see {log.name}")
-            time.sleep(0.2)
+    # By default a new request interrupts the one streaming: a benchmark must not be cut short.
+    with llama_cpp_server(model, 2048, "--interrupt_requests", "False") as url:
         yield url
-    finally:
-        stop(process)
-        log.close()
 
 
 def bench(url: str, **options: Any) -> BenchOutcome:

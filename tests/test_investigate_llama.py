@@ -9,11 +9,6 @@ model produced nothing usable, with the rule engine's report intact. Skips as te
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 
 import pytest
@@ -22,7 +17,7 @@ pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] is in t
 pytest.importorskip("gguf")
 pytest.importorskip("openai", reason="the openai SDK is in the test extras (stackaudit[investigate])")
 
-from bench_support.servers import stop
+from bench_support.servers import llama_cpp_server
 from bench_support.tiny_llama import write_tiny_llama
 from stackaudit.engine.runner import run_audit
 from stackaudit.host.memory import fake_host
@@ -30,7 +25,6 @@ from stackaudit.investigate.consolidate import InvestigatedReport, consolidate
 from stackaudit.investigate.loop import InvestigationConfig, investigate_async
 from stackaudit.investigate.session import collect_facts, domain_facts
 from stackaudit.report.render import render
-from test_bench_llama import _free_port
 
 pytestmark = pytest.mark.slow
 
@@ -40,28 +34,8 @@ def llama_tools_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str
     """The bench tests' server, with a context that holds the tool schemas (the tiny model's tokens are bytes)."""
     model = str(tmp_path_factory.mktemp("model") / "tiny-llama.gguf")
     write_tiny_llama(model)
-    port = _free_port()
-    argv = [sys.executable, "-m", "llama_cpp.server", "--model", model, "--host", "127.0.0.1", "--port", str(port),
-            "--n_ctx", "16384", "--n_threads", "1", "--verbose", "False"]
-    log = open(os.path.join(os.path.dirname(model), "server.log"), "w", encoding="utf-8")  # noqa: SIM115 (closed in finally)
-    process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(url + "/v1/models", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"llama-cpp-python server did not start (exit {process.poll()}), see {log.name}")
-            time.sleep(0.2)
+    with llama_cpp_server(model, 16384) as url:
         yield url
-    finally:
-        stop(process)
-        log.close()
 
 
 def test_a_random_model_produces_nothing_usable_and_the_report_stands(llama_tools_server: str) -> None:

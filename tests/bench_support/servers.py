@@ -54,3 +54,41 @@ def calibrated_server(*options: str, cpu: int | None = None) -> Iterator[str]:
         yield f"http://127.0.0.1:{port}"
     finally:
         stop(process)
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def llama_cpp_server(model: str, n_ctx: int, *options: str) -> Iterator[str]:
+    """llama-cpp-python's OpenAI-compatible server on 127.0.0.1 for a GGUF model: its URL once /v1/models
+    answers (60 s at most); its output goes to server.log beside the model."""
+    import urllib.request
+
+    port = free_port()
+    argv = [sys.executable, "-m", "llama_cpp.server", "--model", model, "--host", "127.0.0.1", "--port", str(port),
+            "--n_ctx", str(n_ctx), "--n_threads", "1", "--verbose", "False", *options]
+    log = open(os.path.join(os.path.dirname(model), "server.log"), "w", encoding="utf-8")  # noqa: SIM115 (closed in finally)
+    process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(url + "/v1/models", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"llama-cpp-python server did not start (exit {process.poll()}), see {log.name}")
+            time.sleep(0.2)
+        yield url
+    finally:
+        stop(process)
+        log.close()
