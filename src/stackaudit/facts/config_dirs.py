@@ -18,6 +18,17 @@ MAX_FILES = 128
 MAX_FILE_BYTES = 256 * 1024
 
 
+class ConfigLine:
+    """Base of a configuration line's dataclass (its own `file` and `line` fields): where it stands."""
+
+    file: str
+    line: int
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
 @dataclass(frozen=True)
 class ConfigFile:
     path: str

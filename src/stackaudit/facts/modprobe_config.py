@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from stackaudit.facts.config_dirs import ConfigFile, config_lines, read_config_dirs, read_file
+from stackaudit.facts.config_dirs import ConfigFile, ConfigLine, config_lines, read_config_dirs, read_file
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.facts.sources import ETC_MODULES, MODPROBE_D, MODULES_LOAD_D
 
@@ -24,15 +24,11 @@ def module_name(name: str) -> str:
 
 
 @dataclass(frozen=True)
-class ModuleLine:
+class ModuleLine(ConfigLine):
     module: str  # `_` form
     text: str
     file: str
     line: int
-
-    @property
-    def where(self) -> str:
-        return f"{self.file}:{self.line}"
 
 
 @dataclass(frozen=True)

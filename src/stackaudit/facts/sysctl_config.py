@@ -14,21 +14,17 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass
 
-from stackaudit.facts.config_dirs import ConfigFile, config_lines, read_config_dirs, read_file
+from stackaudit.facts.config_dirs import ConfigFile, ConfigLine, config_lines, read_config_dirs, read_file
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.facts.sources import SYSCTL_CONF, SYSCTL_D
 
 
 @dataclass(frozen=True)
-class SysctlLine:
+class SysctlLine(ConfigLine):
     key: str  # dotted form
     value: str
     file: str
     line: int
-
-    @property
-    def where(self) -> str:
-        return f"{self.file}:{self.line}"
 
 
 @dataclass(frozen=True)

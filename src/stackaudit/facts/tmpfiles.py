@@ -9,21 +9,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from stackaudit.facts.config_dirs import ConfigFile, config_lines, read_config_dirs
+from stackaudit.facts.config_dirs import ConfigFile, ConfigLine, config_lines, read_config_dirs
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.facts.sources import TMPFILES_D
 
 
 @dataclass(frozen=True)
-class TmpfileWrite:
+class TmpfileWrite(ConfigLine):
     path: str
     value: str
     file: str
     line: int
-
-    @property
-    def where(self) -> str:
-        return f"{self.file}:{self.line}"
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from stackaudit.facts.config_dirs import ConfigFile, config_lines, read_config_dirs
+from stackaudit.facts.config_dirs import ConfigFile, ConfigLine, config_lines, read_config_dirs
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.facts.sources import UDEV_RULES_D
 
@@ -18,16 +18,12 @@ _PAIR = re.compile(r'\s*([A-Za-z_]+)(?:\{([^}]*)\})?\s*(==|!=|\+=|-=|:=|=)\s*"((
 
 
 @dataclass(frozen=True)
-class UdevRule:
+class UdevRule(ConfigLine):
     file: str
     line: int
     matches: tuple[tuple[str, str], ...]  # (KEY or KEY{attr}, value) of == matches
     attrs: tuple[tuple[str, str], ...]  # (attribute, value) assigned with ATTR{...}=
     runs: tuple[str, ...]  # RUN+= programs
-
-    @property
-    def where(self) -> str:
-        return f"{self.file}:{self.line}"
 
     def sets(self, sysfs_path: str) -> str | None:
         """The value this rule writes to a file whose path ends with an ATTR{} it assigns."""
