@@ -16,12 +16,14 @@ from stackaudit.facts.system import KernelLog
 GREPS = (
     (r"\bAER:|PCIe Bus Error", ("aer:", "pcie bus error")),
     (r"DMAR:.*fault|AMD-Vi:.*IO_PAGE_FAULT", ("dmar:", "amd-vi:")),
+    (r"DMAR:.*fault|AMD-Vi:.*IO_PAGE_FAULT|IOMMU.*fault", ("fault",)),  # KernelLog.iommu_faults
+    (r"aer|replay|aer: x", ("aer", "replay", "aer: x", "AER")),  # overlapping and repeated needles
     (r"\bGHES\b|APEI", ("ghes", "apei")),
     (r"nvidia_uvm.*(hmm|fail)|hmm.*nvidia", ("nvidia_uvm", "hmm")),
 )
 # Mixed case, the needles' letters, and characters whose lowercase is longer (İ) or which
 # str.splitlines() would split at but "\n" joins do not carry.
-LINE = st.text(alphabet="aerAER:dmfultDMAR-vihVIHnpcPCIbusBUS _İß\t", max_size=24)
+LINE = st.text(alphabet="aerAER:dmfultDMAR-vihVIHnpcPCIbusBUS _İßoOMGFxy\t", max_size=24)
 
 
 @settings(max_examples=400, deadline=None)

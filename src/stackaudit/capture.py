@@ -19,6 +19,7 @@ from stackaudit.errors import InputError
 from stackaudit.host.base import Host, NotCaptured
 from stackaudit.host.memory import SNAPSHOT_FORMAT, SnapshotWriteError, write_snapshot
 from stackaudit.host.recording import RecordingHost, RedactingHost
+from stackaudit.host.redact import rules_fingerprint
 
 # Daemons whose argv or environment checks read (persistence mode, fabric manager, MPS, display servers).
 AUDITED_DAEMONS = frozenset({
@@ -80,6 +81,9 @@ def capture_host(host: Host, output: str, deadline_s: float = 20.0) -> tuple[str
         "container": report.host.get("container"),
         "source": "snapshot",
     }
+    fingerprint = rules_fingerprint()
+    if fingerprint:
+        record.meta["redaction"] = fingerprint  # what load_snapshot trusts instead of redacting again
     try:
         refused = write_snapshot(record, output)
     except (SnapshotWriteError, OSError) as exc:

@@ -123,6 +123,9 @@ class MemoryHost:
     def __init__(self, record: HostRecord, meta: HostMeta | None = None, derive_dirs: bool = False) -> None:
         self.record = record
         self.derive_dirs = derive_dirs
+        # The redaction rules every answer already went through (set by load_snapshot only, for a snapshot
+        # whose manifest verified and whose meta.json names these rules): RedactingHost passes it through.
+        self.redacted_with = ""
         self.meta = meta or HostMeta(
             hostname=str(record.meta.get("hostname", "")),
             uid=int(record.meta.get("uid", -1)),
@@ -595,9 +598,11 @@ def load_snapshot(path: str, allow_partial: bool = False) -> MemoryHost:
     try:
         meta = _object("meta.json", load_json(entries["meta.json"][1], "meta.json"))
         fmt = meta.get("format", 1)
+        verified = False
         if not partial and ((isinstance(fmt, int) and fmt >= 2) or "manifest.json" in entries):
             try:
                 _verify_manifest(entries)
+                verified = True
             except SnapshotError as exc:
                 if not allow_partial:
                     raise InputError(f"snapshot {path} refused: {exc} (--allow-partial replays what is there)") from exc
@@ -609,7 +614,17 @@ def load_snapshot(path: str, allow_partial: bool = False) -> MemoryHost:
     record.meta["path"] = path
     if partial:
         record.meta["partial"] = partial
-    return MemoryHost(record)
+    host = MemoryHost(record)
+    host.redacted_with = _redacted_with(meta) if verified else ""
+    return host
+
+
+def _redacted_with(meta: Mapping[str, Any]) -> str:
+    """These redaction rules, when the snapshot's meta.json says it was captured under them."""
+    from stackaudit.host.redact import rules_fingerprint
+
+    fingerprint = rules_fingerprint()
+    return fingerprint if fingerprint and meta.get("redaction") == fingerprint else ""
 
 
 def _salvage_tarball(path: str) -> dict[str, tuple[str, bytes | str]]:

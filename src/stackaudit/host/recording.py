@@ -18,7 +18,14 @@ from stackaudit.host.base import (
 )
 from stackaudit.host.memory import HostRecord, _path_key, error_name
 from stackaudit.host.nvml import NvmlError
-from stackaudit.host.redact import REDACTED, redact_argv, redact_command_output, redact_file, redact_text
+from stackaudit.host.redact import (
+    REDACTED,
+    redact_argv,
+    redact_command_output,
+    redact_file,
+    redact_text,
+    rules_fingerprint,
+)
 from stackaudit.host.source import Provenance
 
 _PROC_ARGS = re.compile(r"^/proc/(\d+|self)/(cmdline|environ)$")
@@ -43,8 +50,14 @@ class RedactingHost(HostWrapper):
         # each answer is redacted once and counted once. Keyed by source; the answer it was made
         # from is kept to check it is still the same text.
         self._redacted: dict[str, tuple[Any, Any]] = {}
+        # A snapshot captured and redacted under these very rules (host/memory.py load_snapshot): redacting
+        # again would change nothing (redaction is idempotent) and costs most of a replay's time.
+        self.passthrough = keep_process is None and bool(getattr(inner, "redacted_with", "")) and (
+            getattr(inner, "redacted_with", "") == rules_fingerprint())
 
     def _once(self, key: str, answer: Any, redact: Callable[[Any], Any]) -> Any:
+        if self.passthrough:
+            return answer
         with self._lock:
             cached = self._redacted.get(key)
         if cached is not None and (cached[0] is answer or cached[0] == answer):

@@ -6,6 +6,8 @@ consumer (facts, reports, captures) sees the same redacted bytes.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import math
 import re
@@ -15,6 +17,29 @@ from typing import Any
 from stackaudit.host.limits import load_json
 
 REDACTED = "<redacted>"
+# The modules whose code decides what is redacted: this one and the host wrapper that applies it per source.
+_RULE_MODULES = ("redact.py", "recording.py")
+
+
+@functools.lru_cache(maxsize=1)
+def rules_fingerprint() -> str:
+    """SHA-256 of the redaction rules' source, as this installation has them ("" when the source is absent).
+
+    `capture` writes it into a snapshot's meta.json; a snapshot whose manifest verifies and whose fingerprint
+    is this one was redacted by these very rules, and redacting is idempotent (tests/test_core_redaction.py),
+    so replaying it need not redact every member again (docs/security.md). Any change to the rules changes
+    the fingerprint, and older snapshots are redacted again. Read through importlib.resources, so a zipapp's
+    copy hashes the same bytes as an installed one."""
+    from importlib import resources
+
+    digest = hashlib.sha256()
+    try:
+        package = resources.files(__package__ or "stackaudit.host")
+        for name in _RULE_MODULES:
+            digest.update(package.joinpath(name).read_bytes())
+    except (OSError, ModuleNotFoundError, TypeError):
+        return ""
+    return "sha256:" + digest.hexdigest()
 
 # TOKEN but not TOKENS/TOKENIZER (max_num_batched_tokens, TOKENIZERS_PARALLELISM are settings) nor TOKEN_ID
 # (bos_token_id, eos_token_id: vocabulary ids every Hugging Face config.json holds; the headline ceiling reads it);
