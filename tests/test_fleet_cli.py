@@ -31,7 +31,7 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     ((), "exactly one of --inventory FILE, --ray [ADDRESS], --from DIR"),
     (("--from", "a", "--ray"), "(got --ray, --from)"),
     (("--from", "/nonexistent/fleet"), "no such directory"),
-    (("--from", ".", "--format", "html"), "--format: choose one of text, markdown, json"),
+    (("--from", ".", "--format", "pdf"), "--format: choose one of text, markdown, json, html, not 'pdf'"),
     (("--from", ".", "--fail-on", "P3"), "--fail-on takes P0, P1, P2, drift"),
     (("--from", ".", "--limit", "gpu"), "--limit selects hosts of an --inventory"),
     (("--from", ".", "--workers", "0"), "--workers"),

@@ -1,10 +1,11 @@
-"""The fleet report: JSON (the common envelope, docs/fleet.md and docs/fleet.schema.json), text, Markdown.
+"""The fleet report: JSON (the common envelope, docs/fleet.md and docs/fleet.schema.json), text, Markdown,
+HTML (fleet/html_page.py: one self-contained page with a node filter).
 
-All three show the same parts in the same order: the verdict; per node its group and the counts per
+All four show the same parts in the same order: the verdict; per node its group and the counts per
 priority (issues not waived), unknown checks and differences; the drift within each group, by node (a
 difference held by several nodes names them together; a tie names every side); the issues every audited node
-shares (fix once, in the image); the failed nodes with their reasons. HTML is not offered (yet): the JSON
-carries everything a page would show.
+shares (fix once, in the image); the failed nodes with their reasons; the --fail-on gate. Every renderer
+reads only the document (`document()`): the JSON carries everything the others show.
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ from stackaudit.fleet.summary import HOST, PRIORITIES, NodeSummary
 from stackaudit.report.markup import md_cell, md_code, md_text
 
 FLEET_SCHEMA = 1
-FORMATS = ("text", "markdown", "json")
+FORMATS = ("text", "markdown", "json", "html")
 FAIL_ON = ("P0", "P1", "P2", "drift")
-# Nodes named on one drift line before "and N more" (the JSON names them all).
-_NAMED = 6
+# Nodes named on one drift line before "and N more" (the JSON names them all; the HTML in a <details>).
+NAMED = 6
 
 
 def document(summaries: Sequence[NodeSummary], gatherer: str, argv: Sequence[str] | None = None,
@@ -108,10 +109,14 @@ def render(doc: dict[str, Any], fmt: str) -> str:
         return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
     if fmt == "markdown":
         return render_markdown(doc)
+    if fmt == "html":
+        from stackaudit.fleet.html_page import render_html
+
+        return render_html(doc)
     return render_text(doc)
 
 
-_GATHERERS = {"directory": "a directory of snapshots", "ansible": "Ansible", "ray": "a Ray cluster"}
+GATHERERS = {"directory": "a directory of snapshots", "ansible": "Ansible", "ray": "a Ray cluster"}
 
 
 def where(entry: dict[str, Any]) -> str:
@@ -125,11 +130,11 @@ def where(entry: dict[str, Any]) -> str:
 
 
 def _names(nodes: Sequence[str]) -> str:
-    shown = ", ".join(nodes[:_NAMED])
-    return shown + (f" and {len(nodes) - _NAMED} more" if len(nodes) > _NAMED else "")
+    shown = ", ".join(nodes[:NAMED])
+    return shown + (f" and {len(nodes) - NAMED} more" if len(nodes) > NAMED else "")
 
 
-def _others(n: int) -> str:
+def others(n: int) -> str:
     return f"on {n} other{'s' if n != 1 else ''}"
 
 
@@ -139,7 +144,7 @@ def drift_line(entry: dict[str, Any]) -> list[str]:
         sides = "; ".join(f"{o['value']} on {len(o['nodes'])} ({_names(o['nodes'])})" for o in entry["odd"])
         return [f"{where(entry)}: no majority: {sides}"]
     majority = entry["majority"]
-    return [f"{_names(o['nodes'])}: {where(entry)} {o['value']} vs {majority['value']} {_others(majority['nodes'])}"
+    return [f"{_names(o['nodes'])}: {where(entry)} {o['value']} vs {majority['value']} {others(majority['nodes'])}"
             for o in entry["odd"]]
 
 
@@ -150,7 +155,7 @@ def _groups_line(doc: dict[str, Any]) -> list[str]:
 def render_text(doc: dict[str, Any]) -> str:
     source = doc["source"]
     lines = [f"stackaudit {doc['tool']['version']} · fleet · {doc['generated_at']}",
-             f"{source['nodes']} nodes from {_GATHERERS.get(source['gatherer'], source['gatherer'])}"
+             f"{source['nodes']} nodes from {GATHERERS.get(source['gatherer'], source['gatherer'])}"
              + (f" ({source['hidden_entries']} hidden entries left out)" if source.get("hidden_entries") else ""),
              "", f"Verdict: {doc['verdict']}"]
     if doc["groups"]:
@@ -200,7 +205,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
     source = doc["source"]
     lines = ["## stackaudit fleet", "",
              f"stackaudit {md_text(doc['tool']['version'])} · {md_text(doc['generated_at'])} · "
-             f"{source['nodes']} nodes from {md_text(_GATHERERS.get(source['gatherer'], source['gatherer']))}", "",
+             f"{source['nodes']} nodes from {md_text(GATHERERS.get(source['gatherer'], source['gatherer']))}", "",
              f"**Verdict: {md_text(doc['verdict'])}**"]
     audited = [n for n in doc["nodes"] if n["status"] == "audited"]
     if audited:
@@ -224,12 +229,12 @@ def render_markdown(doc: dict[str, Any]) -> str:
         for d in entries:
             if d["tie"]:
                 sides = "; ".join(f"{_cell_code(o['value'])} on {len(o['nodes'])}" for o in d["odd"])
-                lines.append(f"| {md_cell(', '.join(n for o in d['odd'] for n in o['nodes'][:_NAMED]))} | "
+                lines.append(f"| {md_cell(', '.join(n for o in d['odd'] for n in o['nodes'][:NAMED]))} | "
                              f"{_cell_code(where(d))} | {sides} | no majority |")
                 continue
             for o in d["odd"]:
                 lines.append(f"| {md_cell(_names(o['nodes']))} | {_cell_code(where(d))} | {_cell_code(o['value'])} | "
-                             f"{_cell_code(d['majority']['value'])} {md_text(_others(d['majority']['nodes']), False)} |")
+                             f"{_cell_code(d['majority']['value'])} {md_text(others(d['majority']['nodes']), False)} |")
     if doc["shared"]:
         lines += ["", f"### On every node ({len(doc['shared'])}): fix once, in the image", "",
                   "| priority | check | title | message |", "|---|---|---|---|"]

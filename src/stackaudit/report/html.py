@@ -121,15 +121,17 @@ _JS = """
 """
 
 
-def page(title: str, body: Sequence[str], script: bool = True) -> str:
-    """The self-contained page: the policy, the inline style, the body, the inline script."""
+def page(title: str, body: Sequence[str], script: bool = True, extra_css: str = "", extra_script: str = "") -> str:
+    """The self-contained page: the policy, the inline style, the body, the inline script (the audit's
+    filters when `script`; a page's own in `extra_script`, inline too: the policy allows no other)."""
     return "".join([
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
         f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{esc(title)}</title><style>{_CSS}</style></head>\n<body>\n",
+        f"<title>{esc(title)}</title><style>{_CSS}{extra_css}</style></head>\n<body>\n",
         "\n".join(body),
         f"\n<script>{_JS}</script>" if script else "",
+        f"\n<script>{extra_script}</script>" if extra_script else "",
         "\n</body></html>\n",
     ])
 
