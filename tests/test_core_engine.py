@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import threading
 import time
@@ -61,7 +62,7 @@ def test_collector_isolates_failing_and_hanging_providers() -> None:
 
     providers = {n: Provider(n, f, str, "") for n, f in
                  [("good", good), ("broken", broken), ("hangs", hangs), ("unavailable", unavailable), ("dependent", dependent)]}
-    collector = Collector(fake_host(), deadline_s=0.5, providers=providers)
+    collector = Collector(fake_host(), deadline_s=0.5, providers=providers, parallel=True)
     start = time.monotonic()
     collector.start(providers)
     facts = collector.results(providers)
@@ -71,6 +72,78 @@ def test_collector_isolates_failing_and_hanging_providers() -> None:
     assert isinstance(facts["broken"], Missing) and facts["broken"].kind == "error" and "boom" in facts["broken"].reason
     assert isinstance(facts["hangs"], Missing) and facts["hangs"].kind == "timeout"
     assert facts["unavailable"] == Missing("unavailable", "not readable", "run as root")
+
+
+def test_serial_collection_computes_on_demand_within_the_deadline() -> None:
+    """A snapshot's facts are computed in one worker, dependencies first; a hung one times out with those
+    after it, a cycle is an error, and the audit still ends by the deadline."""
+    import threading
+
+    release = threading.Event()
+    order: list[str] = []
+
+    def base(ctx):  # type: ignore[no-untyped-def]
+        order.append("base")
+        return "b"
+
+    def on_base(ctx):  # type: ignore[no-untyped-def]
+        order.append("on_base")
+        return ctx.fact("base", str) + "+1"
+
+    def loop_a(ctx):  # type: ignore[no-untyped-def]
+        return ctx.fact("loop_b", str)
+
+    def loop_b(ctx):  # type: ignore[no-untyped-def]
+        return ctx.fact("loop_a", str)
+
+    def hangs(ctx):  # type: ignore[no-untyped-def]
+        release.wait(10)
+        return "late"
+
+    def after(ctx):  # type: ignore[no-untyped-def]
+        return "after"
+
+    providers = {n: Provider(n, f, str, "") for n, f in [("on_base", on_base), ("base", base), ("loop_a", loop_a),
+                                                         ("loop_b", loop_b), ("hangs", hangs), ("after", after)]}
+    collector = Collector(fake_host(), deadline_s=0.5, providers=providers)
+    assert not collector.parallel  # a fake host, like a snapshot, is not live
+    start = time.monotonic()
+    collector.start(providers)
+    assert order == []  # nothing runs before it is asked for
+    facts = collector.results(["on_base", "base", "loop_a", "hangs", "after"])
+    release.set()
+    assert time.monotonic() - start < 2
+    assert facts["on_base"] == "b+1" and facts["base"] == "b" and order == ["on_base", "base"]
+    assert isinstance(facts["loop_a"], Missing) and "cycle" in facts["loop_a"].reason
+    assert isinstance(facts["hangs"], Missing) and facts["hangs"].kind == "timeout"
+    assert isinstance(facts["after"], Missing) and facts["after"].kind == "timeout"
+
+
+def test_a_live_host_collects_in_parallel_and_a_snapshot_serially() -> None:
+    from stackaudit.host.base import HostMeta
+    from stackaudit.host.memory import MemoryHost
+
+    live = MemoryHost(fake_host().record, meta=HostMeta(source="live"))
+    assert Collector(live).parallel and not Collector(fake_host()).parallel
+
+
+def test_serial_evaluation_runs_every_check_and_reports_a_hung_one() -> None:
+    def fine():  # type: ignore[no-untyped-def]
+        return ok("fine")
+
+    def slow():  # type: ignore[no-untyped-def]
+        time.sleep(3)
+        return ok("late")
+
+    specs = [_spec(fine), _spec(fine)]
+    specs[1] = dataclasses.replace(specs[1], id="TEST-OTHER")
+    results = evaluate(specs, {}, in_container=False, parallel=False)
+    assert [r.status for r in results] == ["ok", "ok"]
+    start = time.monotonic()
+    slow_spec = dataclasses.replace(_spec(slow), id="TEST-SLOW")
+    [first, hung] = evaluate([specs[0], slow_spec], {}, in_container=False, deadline_s=0.3, parallel=False)
+    assert first.status == "ok" and hung.status == "error" and "did not finish" in hung.message
+    assert time.monotonic() - start < 2
 
 
 def test_missing_fact_makes_unknown_with_hint_and_optional_gets_none() -> None:

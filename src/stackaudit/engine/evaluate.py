@@ -1,4 +1,6 @@
-"""Evaluate checks against collected facts; each check in its own thread, under a deadline."""
+"""Evaluate checks against collected facts under a deadline: each check in its own thread, or all of them in
+one worker thread in turn (`parallel=False`: checks only compute, and a thread each costs more than most
+checks do; engine/collect.py says when)."""
 
 from __future__ import annotations
 
@@ -74,15 +76,23 @@ def _name_the_cuts(result: Result, used: tuple[Provenance, ...]) -> str:
 
 def evaluate(specs: Iterable[CheckSpec], facts: dict[str, Any], in_container: bool,
              deadline_s: float = CHECK_DEADLINE_S,
-             provenance: dict[str, tuple[Provenance, ...]] | None = None) -> list[Result]:
+             provenance: dict[str, tuple[Provenance, ...]] | None = None, parallel: bool = True) -> list[Result]:
     specs = list(specs)
     out: dict[str, Result] = {}
     threads = []
-    for spec in specs:
-        thread = threading.Thread(target=_run_one, args=(spec, facts, in_container, out, provenance or {}),
-                                  name=f"check-{spec.id}", daemon=True)
-        thread.start()
-        threads.append(thread)
+    if parallel:
+        for spec in specs:
+            thread = threading.Thread(target=_run_one, args=(spec, facts, in_container, out, provenance or {}),
+                                      name=f"check-{spec.id}", daemon=True)
+            thread.start()
+            threads.append(thread)
+    else:
+        def run_all() -> None:
+            for spec in specs:
+                _run_one(spec, facts, in_container, out, provenance or {})
+
+        threads.append(threading.Thread(target=run_all, name="checks", daemon=True))
+        threads[0].start()
     end = time.monotonic() + deadline_s
     for thread in threads:
         thread.join(max(0.0, end - time.monotonic()))

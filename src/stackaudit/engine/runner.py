@@ -182,7 +182,7 @@ def run_audit(host: Host, options: AuditOptions | None = None) -> Report:
     container = facts.get("container")
     in_container = isinstance(container, ContainerInfo) and container.in_container
     provenance = {name: collector.provenance(name) for name in needed}
-    results = evaluate(specs, facts, in_container, provenance=provenance)
+    results = evaluate(specs, facts, in_container, provenance=provenance, parallel=collector.parallel)
     results, expired, unused = apply_waivers(results, options.waivers, options.today or _dt.date.today())
     timed_out = [f"`{' '.join(r.argv)}` ({r.stderr})" for r in collector.host.timed_out]
     timed_out += [f"fact {m.fact}: {m.reason}" for m in facts.values() if isinstance(m, Missing) and m.kind == "timeout"]

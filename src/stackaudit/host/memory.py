@@ -44,6 +44,7 @@ from stackaudit.host.limits import (
 )
 from stackaudit.host.nvml import NvmlError, error_from_json
 from stackaudit.host.source import Provenance, title_of_key
+from stackaudit.host.ustar import read_members
 
 # 2: pastes recorded verbatim under their true argv or path, documents under doc/, provenance.json.
 # Format 1 snapshots (no doc/, no provenance.json) still replay: every member is a whole live read.
@@ -499,13 +500,11 @@ def _read_tarball(path: str, budget: _Budget, strict: bool = True) -> dict[str, 
     still bounded; a member outside the snapshot or cut short is skipped, not an error.
     """
     entries: dict[str, tuple[str, bytes | str]] = {}
+    if strict and _read_plain_tarball(path, budget, entries):
+        return entries
     try:
         with open(path, "rb") as raw:
-            gzipped = raw.read(2) == b"\x1f\x8b"
-            raw.seek(0)
-            stream: Any = gzip.GzipFile(fileobj=raw, mode="rb") if gzipped else raw
-            counted = io.BufferedReader(_CountingReader(stream, MAX_SNAPSHOT_BYTES + 64 * (1 << 20),
-                                                        raw if gzipped else None), 1 << 16)
+            counted = _decompressed(raw)
             with tarfile.open(fileobj=counted, mode="r|", tarinfo=_BoundedTarInfo) as tar:
                 for member in tar:
                     rel = _member_name(member.name)
@@ -534,6 +533,41 @@ def _read_tarball(path: str, budget: _Budget, strict: bool = True) -> dict[str, 
         if strict:
             raise
     return entries
+
+
+def _decompressed(raw: Any) -> io.BufferedReader:
+    """The tar stream of an open snapshot file, gunzipped where it is gzipped, counted against the bounds."""
+    gzipped = raw.read(2) == b"\x1f\x8b"
+    raw.seek(0)
+    stream: Any = gzip.GzipFile(fileobj=raw, mode="rb") if gzipped else raw
+    return io.BufferedReader(_CountingReader(stream, MAX_SNAPSHOT_BYTES + 64 * (1 << 20), raw if gzipped else None),
+                             1 << 16)
+
+
+# Snapshots up to this size once decompressed are read whole and their headers parsed by host/ustar.py.
+_PLAIN_TAR_BYTES = 32 << 20
+
+
+def _read_plain_tarball(path: str, budget: _Budget, entries: dict[str, tuple[str, bytes | str]]) -> bool:
+    """`_read_tarball`'s members through host/ustar.py's reader, with the same checks; False (nothing taken)
+    where that reader gives up or the archive is larger than _PLAIN_TAR_BYTES: tarfile reads it then."""
+    with open(path, "rb") as raw:
+        data = _decompressed(raw).read(_PLAIN_TAR_BYTES + 1)  # to the end: the gzip CRC is checked
+    if len(data) > _PLAIN_TAR_BYTES:
+        return False
+    members = read_members(data, MAX_TAR_HEADER_BYTES)
+    if members is None:
+        return False
+    for member in members:
+        rel = _member_name(member.name)
+        if rel is None:
+            raise SnapshotError(f"member {member.name[:200]!r} lies outside the snapshot", member.name[:200])
+        budget.take(rel, member.size if member.kind == "file" else 0)
+        if member.kind == "link":
+            entries[rel] = ("link", member.target)
+        elif member.kind == "file":
+            entries[rel] = ("file", member.data)
+    return True
 
 
 def _verify_manifest(entries: Mapping[str, tuple[str, bytes | str]]) -> None:
