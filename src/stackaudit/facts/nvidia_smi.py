@@ -98,12 +98,20 @@ class Node:
     label: str
     value: str | None = None
     children: list[Node] = field(default_factory=list)
+    # The first child per lowercased label, built on the first lookup (a GPU's section is asked ~60 times).
+    _by_label: dict[str, Node] | None = field(default=None, repr=False, compare=False)
 
     def child(self, *labels: str) -> Node | None:
-        for label in labels:
+        index = self._by_label
+        if index is None:
+            index = {}
             for c in self.children:
-                if c.label.lower() == label.lower():
-                    return c
+                index.setdefault(c.label.lower(), c)
+            self._by_label = index
+        for label in labels:
+            found = index.get(label.lower())
+            if found is not None:
+                return found
         return None
 
     def at(self, path: str) -> Node | None:
@@ -176,9 +184,13 @@ def _reasons(node: Node | None) -> tuple[str, ...] | None:
 _DOCTYPE = re.compile(r"<!DOCTYPE\s+nvidia_smi_log\s+SYSTEM\s+\"[\w.]+\"\s*>")
 
 
+def _xml_text(elem: ET.Element) -> str | None:
+    text = elem.text
+    return (text.strip() or None) if text else None
+
+
 def _xml_node(elem: ET.Element) -> Node:
-    text = elem.text.strip() if elem.text and elem.text.strip() else None
-    return Node(elem.tag, text, [_xml_node(c) for c in elem])
+    return Node(elem.tag, _xml_text(elem), [_xml_node(c) for c in elem])
 
 
 def parse_xml(text: str) -> NvidiaGpus:
@@ -204,7 +216,8 @@ def parse_xml(text: str) -> NvidiaGpus:
     for i, elem in enumerate(root.findall("gpu")):
         node = _xml_node(elem)
         gpus.append(_gpu_from_xml(i, node, elem.get("id", "")))
-    top = _xml_node(root)
+    # The top level's own values only (driver, CUDA, GPU count): its GPUs were converted above.
+    top = Node(root.tag, None, [Node(c.tag, _xml_text(c)) for c in root if c.tag != "gpu"])
     return NvidiaGpus(tuple(gpus), _clean(top.get("driver_version")), _clean(top.get("cuda_version")),
                       "nvidia-smi -q -x", _int(top.get("attached_gpus")))
 
