@@ -76,6 +76,23 @@ def test_a_100000_deep_json_is_a_parse_error_at_every_call_site() -> None:
             load_json(bad, "x")
 
 
+@pytest.mark.parametrize("bad", [
+    '["\\ud800"]', '{"\\uDFFF": 1}', '{"a": {"b": ["x", "\\udc80"]}}',  # escapes, in values and keys
+    b'["\xed\xa0\x80"]',                                              # a surrogate UTF-8-encoded: surrogatepass
+    '["\udc80"]',                                                     # a str with a surrogate escape in it
+])
+def test_a_lone_surrogate_is_refused_however_it_gets_in(bad: str | bytes) -> None:
+    with pytest.raises(ValueError, match="lone surrogate"):
+        load_json(bad, "x")
+
+
+def test_depth_is_bounded_when_texts_need_no_check() -> None:
+    assert load_json('{"a": "\\\\ud800", "b": ["\\ud83d\\ude00"]}', "x") == {"a": "\\ud800", "b": ["\U0001f600"]}
+    with pytest.raises(ValueError, match="nests deeper than 64"):
+        load_json("[" * 65 + "]" * 65, "x")  # ASCII with no escape: only containers are walked
+    assert load_json("[" * 64 + "]" * 64, "x") is not None
+
+
 def test_a_deep_docker_inspect_paste_exits_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     paste = tmp_path / "inspect.txt"
     paste.write_text('$ docker inspect vllm\n[{"Id": "abc", "Config": {"Env": ' + DEEP_JSON + "}}]\n")

@@ -87,28 +87,50 @@ def load_json(data: bytes | str, what: str, max_bytes: int = MAX_MEMBER_BYTES, m
         raise ValueError(f"{what} nests deeper than {max_depth} levels") from None
     except ValueError as exc:
         raise ValueError(f"{what} is not valid JSON: {str(exc)[:200]}") from None
-    check_tree(value, what, max_depth)
+    check_tree(value, what, max_depth, texts=_may_hold_lone_surrogates(data))
     return value
 
 
-def check_tree(value: Any, what: str, max_depth: int = MAX_JSON_DEPTH) -> None:
-    """Depth limit and encodable text (no lone surrogates) over a parsed JSON value, without recursion."""
+# A JSON escape of a UTF-16 surrogate (`\ud83d`): in ASCII JSON text, the only way a parsed string can hold a
+# lone one. A false hit (an escaped backslash before "ud8") only costs the full check.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _may_hold_lone_surrogates(data: bytes | str) -> bool:
+    """Whether parsing `data` can give text that is not valid Unicode: non-ASCII input (json.loads decodes
+    bytes with "surrogatepass"; a str may carry surrogate escapes) or a surrogate escape."""
+    if not data.isascii():
+        return True
+    if isinstance(data, bytes):
+        return _SURROGATE_ESCAPE_BYTES.search(data) is not None
+    return _SURROGATE_ESCAPE.search(data) is not None
+
+
+def check_tree(value: Any, what: str, max_depth: int = MAX_JSON_DEPTH, texts: bool = True) -> None:
+    """Depth limit and, with `texts`, encodable text (no lone surrogates) over a parsed JSON value, without
+    recursion. Without `texts` only the containers are visited (a 600-member manifest: 600, not 3 000)."""
+    if not isinstance(value, (dict, list)):
+        if texts and isinstance(value, str):
+            _check_text(value, what)
+        return
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, str):
-            _check_text(item, what)
-            continue
-        if not isinstance(item, (dict, list)):
-            continue
         if depth > max_depth:
             raise ValueError(f"{what} nests deeper than {max_depth} levels")
         if isinstance(item, dict):
-            for key, sub in item.items():
-                _check_text(key, what)
-                stack.append((sub, depth + 1))
+            if texts:
+                for key in item:
+                    _check_text(key, what)
+            children = item.values()
         else:
-            stack.extend((sub, depth + 1) for sub in item)
+            children = item
+        for sub in children:
+            if isinstance(sub, (dict, list)):
+                stack.append((sub, depth + 1))
+            elif texts and isinstance(sub, str):
+                _check_text(sub, what)
 
 
 def _check_text(text: str, what: str) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 BLOCK = 512
+_ZERO_BLOCK = bytes(BLOCK)
 _MAGIC = b"ustar\x0000"  # POSIX ustar, as tarfile's PAX_FORMAT writes it
 _FILE_TYPES = (b"0", b"\x00")
 _LINK_TYPE = b"2"
@@ -56,7 +57,7 @@ def _members(data: bytes, max_header_bytes: int) -> list[Member]:
         if pos + BLOCK > end:
             raise _NotPlain("cut short")
         block = data[pos:pos + BLOCK]
-        if not block.strip(b"\x00"):
+        if block == _ZERO_BLOCK:
             if pax:
                 raise _NotPlain("a pax header with no member")
             return out  # the end-of-archive marker
@@ -96,13 +97,14 @@ def _check_header(block: bytes) -> None:
 
 
 def _number(field: bytes) -> int:
-    """An octal field, NUL- or space-terminated (a base-256 one, first byte 0x80 or 0xff, is left to tarfile)."""
-    if field[:1] in (b"\x80", b"\xff"):
+    """An octal field, NUL- or space-terminated, read as tarfile's nti reads it (int() raising ValueError
+    where it does not parse); a base-256 one (first byte 0x80 or 0xff) or a negative one is left to tarfile."""
+    if field[0] in (0x80, 0xFF):
         raise _NotPlain("base-256 number")
-    digits = field.split(b"\x00", 1)[0].strip()
-    if digits and not digits.isdigit():
-        raise _NotPlain("not an octal number")
-    return int(digits or b"0", 8)
+    value = int(field.split(b"\x00", 1)[0].strip() or b"0", 8)
+    if value < 0:
+        raise _NotPlain("a negative number")
+    return value
 
 
 def _text(field: bytes) -> str:
