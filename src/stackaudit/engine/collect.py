@@ -98,12 +98,7 @@ class AccessLog(HostWrapper):
         return text
 
     def provenance_entries(self) -> list[Provenance]:
-        out: list[Provenance] = []
-        for key in dict.fromkeys(self.keys):
-            prov = self.inner.provenance(key)
-            if prov not in out:
-                out.append(prov)
-        return out
+        return list(dict.fromkeys(self.inner.provenance(key) for key in dict.fromkeys(self.keys)))
 
 
 class _AlternativeContext:
@@ -228,10 +223,10 @@ class Collector:
                     continue
                 finally:
                     primary_failed = primary_failed or (n == 0 and len(failures) == 1)
-                prov = ctx.log.provenance_entries()
+                prov = dict.fromkeys(ctx.log.provenance_entries())
                 for dep in ctx.used_facts:
-                    prov.extend(p for p in self.provenance(dep) if p not in prov)
-                answers.append((value, prov))
+                    prov.update(dict.fromkeys(self.provenance(dep)))
+                answers.append((value, list(prov)))
                 if spec.combine is first_of:
                     break
             if not answers:
@@ -241,10 +236,7 @@ class Collector:
                 self.alternative_errors.extend(f"{spec.name} ({alt.title or alt.summary}): {m.reason}"
                                                for alt, m in failures if m.kind == "error")
             value = spec.combine(spec.kind, [v for v, _ in answers])
-            provenance: list[Provenance] = []
-            for _, prov in answers:
-                provenance.extend(p for p in prov if p not in provenance)
-            slot.provenance = tuple(provenance)
+            slot.provenance = tuple(dict.fromkeys(p for _, prov in answers for p in prov))
             # Joined sources prove absence only through the first (the one that sees everything: the
             # whole kernel log, the sysfs class): without it, the others show what is there, no more.
             partial = primary_failed and spec.combine is not first_of

@@ -35,10 +35,10 @@ def _missing_outcome(spec: CheckSpec, missing: list[Missing]) -> Outcome:
 def _provenance(spec: CheckSpec, facts: dict[str, Any],
                 provenance: dict[str, tuple[Provenance, ...]]) -> tuple[Provenance, ...]:
     """The provenance of every fact the check used that had a value."""
-    out: list[Provenance] = []
+    out: dict[Provenance, None] = {}  # each once, in the order first met
     for name in (*spec.facts, *spec.optional_facts):
         if name in facts and not isinstance(facts[name], Missing):
-            out.extend(p for p in provenance.get(name, ()) if p not in out)
+            out.update(dict.fromkeys(provenance.get(name, ())))
     # Facts are collected in parallel: one order for every run (pasted first, then by file, lines, source).
     return tuple(sorted(out, key=lambda p: (p.origin != "pasted", p.file, p.lines or (0, 0), p.source)))
 

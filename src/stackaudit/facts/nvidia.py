@@ -16,6 +16,7 @@ nothing here changes a GPU setting.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -214,6 +215,7 @@ class GpuInfo:
         return (self.utilization_gpu or 0) >= 20 or (self.pstate in ("P0", "P1") and (self.utilization_gpu or 0) > 0)
 
 
+@functools.lru_cache(maxsize=256)  # the shipped table is read once; checks ask per GPU, ~100 times an audit
 def gpu_spec(name: str) -> GpuSpec | None:
     """Expectations for a product name (GPU table), None for a name the table does not know."""
     if not name:

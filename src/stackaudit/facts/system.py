@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -271,10 +272,16 @@ class NumaTopology(Sourced):
         return len(self.nodes)
 
     def node_of_cpu(self, cpu_id: int) -> int | None:
+        return self._node_by_cpu.get(cpu_id)
+
+    @functools.cached_property
+    def _node_by_cpu(self) -> dict[int, int]:
+        """CPU -> its node (the first node listing it), built once: asked per CPU of every process."""
+        out: dict[int, int] = {}
         for node in self.nodes:
-            if cpu_id in node.cpus:
-                return node.id
-        return None
+            for cpu in node.cpus:
+                out.setdefault(cpu, node.id)
+        return out
 
 
 fact("numa", NumaTopology, first_of, hint="paste `numactl -H` (or `lscpu`)")
