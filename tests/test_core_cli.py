@@ -159,3 +159,16 @@ def test_stackaudit_toml_in_working_directory_waives_and_expiry_is_reported(cli,
     assert data["summary"]["expired_waivers"][0]["expires"] == "2020-01-01"
     text = cli("audit", "--from", str(paste), "--select", "KERN-NUMA-BALANCING")
     assert "expired" in text.out and "until the reboot" in text.out
+
+
+def test_one_error_line_for_the_cli_and_the_zipapp(capsys) -> None:  # type: ignore[no-untyped-def]
+    from stackaudit.errors import InputError, one_line, report_error
+
+    assert one_line("cannot read /x:\n   permission denied\n") == "cannot read /x: permission denied "
+    assert "\x1b" not in one_line("bad \x1b[31mname")
+    assert report_error(InputError("no such\nfile")) == 2
+    assert report_error(KeyboardInterrupt()) == 130
+    assert report_error(RuntimeError("boom\nagain")) == 3
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["stackaudit: error: no such file", "stackaudit: interrupted",
+                   "stackaudit: internal error: RuntimeError: boom again"]

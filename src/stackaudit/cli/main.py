@@ -8,7 +8,7 @@ import click
 
 from stackaudit import __version__
 from stackaudit.cli.options import CONTEXT_SETTINGS, Group
-from stackaudit.errors import EXIT_INTERNAL, EXIT_USAGE, StackauditError
+from stackaudit.errors import EXIT_USAGE, StackauditError, one_line, report_error
 
 # The commands: each a module exposing `command: click.Command` (audit's module exposes several, in
 # `commands`). A new command is one more name here.
@@ -54,13 +54,6 @@ def cli_group() -> click.Group:
     return cli
 
 
-def _one_line(text: str) -> str:
-    """An error message as one line of visible text (a path or value in it may hold control characters)."""
-    from stackaudit.host.terminal import escape_terminal
-
-    return escape_terminal(text.replace("\n", " "))
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; every error becomes one line on stderr and an exit code (docs/design.md)."""
     from stackaudit.cli.output import remember_invocation
@@ -78,19 +71,14 @@ def main(argv: list[str] | None = None) -> int:
         if type(exc).__name__ == "NoArgsIsHelpError":  # bare `stackaudit` (click >= 8.2): the help
             sys.stdout.write(exc.format_message() + "\n")
             return 0
-        sys.stderr.write(f"stackaudit: error: {_one_line(exc.format_message())}\n")
+        sys.stderr.write(f"stackaudit: error: {one_line(exc.format_message())}\n")
         return EXIT_USAGE if isinstance(exc, click.UsageError) else exc.exit_code
-    except StackauditError as exc:
-        sys.stderr.write(f"stackaudit: error: {_one_line(str(exc))}\n")
-        return exc.exit_code
-    except KeyboardInterrupt:
-        sys.stderr.write("stackaudit: interrupted\n")
-        return 130
     except BrokenPipeError:
         return 0
+    except (StackauditError, KeyboardInterrupt) as exc:
+        return report_error(exc)
     except Exception as exc:  # the one place an unexpected failure becomes exit 3
         if "--debug" in (argv if argv is not None else sys.argv):
             raise
-        sys.stderr.write(f"stackaudit: internal error: {type(exc).__name__}: {_one_line(str(exc))}\n")
-        return EXIT_INTERNAL
+        return report_error(exc)
     return int(rv) if isinstance(rv, int) else 0

@@ -1,7 +1,7 @@
 """The single-file zipapp shipped to nodes: `python3 stackaudit.pyz capture --output F [--root R]`.
 
 A node needs only a Python interpreter: the archive holds stackaudit's own code (without the CLI and the
-benchmark client, which need typer, rich and aiohttp) and, vendored as plain Python sources, the
+benchmark client, which need click, rich and aiohttp) and, vendored as plain Python sources, the
 dependencies `capture` imports: packaging (version comparisons), nvidia-ml-py (`pynvml`, NVML through
 ctypes) and tomli (the TOML reader on Python 3.10, where the standard library has no tomllib). Compiled
 parts are never copied: zipimport cannot load them and they are built for one interpreter only (tomli's
@@ -20,7 +20,6 @@ import contextlib
 import json
 import os
 import py_compile
-import re
 import shutil
 import sys
 import tempfile
@@ -38,7 +37,7 @@ VENDORED = ("packaging", "nvidia-ml-py", "tomli")
 OPTIONAL = {"tomli": (3, 11)}
 # stackaudit's own `requires-python` (pyproject.toml; a test keeps the two equal).
 OWN_REQUIRES_PYTHON = ">=3.10"
-# Parts of stackaudit a node does not run: the CLI (typer, rich) and the benchmark client (aiohttp).
+# Parts of stackaudit a node does not run: the CLI (click, rich) and the benchmark client (aiohttp).
 EXCLUDED_PACKAGES = ("cli", "bench")
 # Shipped data the audit reads (data/*.toml, *.json), besides the Python sources.
 DATA_SUFFIXES = (".toml", ".json")
@@ -199,12 +198,6 @@ def archive_info() -> dict[str, object]:
         return data
 
 
-def _one_line(text: str) -> str:
-    from stackaudit.host.terminal import escape_terminal
-
-    return escape_terminal(re.sub(r"\s*\n\s*", " ", text))
-
-
 def node_main(argv: Sequence[str]) -> int:
     """The archive's entry point: `capture` only, with the CLI's options, errors and exit codes."""
     parser = argparse.ArgumentParser(prog="stackaudit.pyz", description="Capture this node into a snapshot.")
@@ -220,7 +213,7 @@ def node_main(argv: Sequence[str]) -> int:
     except SystemExit as exc:  # argparse printed its usage line
         return 0 if exc.code == 0 else 2
     from stackaudit import __version__
-    from stackaudit.errors import EXIT_INTERNAL, StackauditError
+    from stackaudit.errors import report_error
 
     if args.version:
         info = archive_info()
@@ -233,15 +226,8 @@ def node_main(argv: Sequence[str]) -> int:
         return 2
     try:
         return _capture(args.output, args.root, args.deadline, args.command_timeout)
-    except StackauditError as exc:
-        sys.stderr.write(f"stackaudit: error: {_one_line(str(exc))}\n")
-        return exc.exit_code
-    except KeyboardInterrupt:
-        sys.stderr.write("stackaudit: interrupted\n")
-        return 130
-    except Exception as exc:  # one line, as the CLI says it (a traceback helps no one reading fleet results)
-        sys.stderr.write(f"stackaudit: internal error: {type(exc).__name__}: {_one_line(str(exc))}\n")
-        return EXIT_INTERNAL
+    except (Exception, KeyboardInterrupt) as exc:  # one line, as the CLI says it (no traceback in fleet results)
+        return report_error(exc)
 
 
 def _capture(output: str, root: str, deadline: float, command_timeout: float) -> int:
