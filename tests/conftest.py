@@ -44,3 +44,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def update_golden(request: pytest.FixtureRequest) -> bool:
     """True under `pytest --update-golden`: golden tests write their files instead of comparing."""
     return bool(request.config.getoption("--update-golden"))
+
+
+@pytest.fixture(scope="session")
+def chromium():  # type: ignore[no-untyped-def]
+    """One headless Chromium (tests/browser.py) for every page test in this process; skipped, saying why,
+    where it cannot start."""
+    import browser
+
+    why = browser.missing()
+    if why:
+        pytest.skip(why)
+    b = browser.Browser()
+    try:
+        yield b
+    finally:
+        b.close()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -197,18 +196,6 @@ def test_the_cli_writes_the_page_with_the_exit_code_of_the_other_formats(snapsho
     assert [r[0] for r in rows["nodes-table"][1:]] == ["node-01", "node-02", "node-06"]
     assert ["node-02", "driver", "570.86.15", "580.65.06 on 2 others"] in rows["drift-table-0"]
     assert [r[0] for r in rows["failed-table"][1:]] == ["node-04"]
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[browser.Browser]:
-    why = browser.missing()
-    if why:
-        pytest.skip(why)
-    b = browser.Browser()
-    try:
-        yield b
-    finally:
-        b.close()
 
 
 def test_in_chromium_the_filter_and_the_toggle_hide_rows(chromium: browser.Browser, page: str, tmp_path: Path) -> None:

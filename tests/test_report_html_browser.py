@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -33,18 +32,6 @@ from stackaudit.report.render import render
 from stackaudit.report.topology import topology_from_json
 
 MERMAID = Path(__file__).resolve().parent / ".node" / "node_modules" / "mermaid" / "dist" / "mermaid.min.js"
-
-
-@pytest.fixture(scope="session")
-def chromium() -> Iterator[browser.Browser]:
-    why = browser.missing()
-    if why:
-        pytest.skip(why)
-    b = browser.Browser()
-    try:
-        yield b
-    finally:
-        b.close()
 
 
 @pytest.fixture(scope="session")
