@@ -141,3 +141,18 @@ def test_substitution_that_copies_only_on_change_equals_re_sub(text: str) -> Non
     assert _sub_changed(rx, repl, text) == rx.sub(repl, text)
     if "TOKEN" not in text:
         assert _sub_changed(rx, repl, text) is text
+
+
+@pytest.mark.parametrize("line", [
+    "vllm serve m --api-key --hf-token {s} --port 8000",  # --api-key given no value: the next flag is not it
+    "vllm serve m --api-key --token={s}",
+    "vllm serve m --api-key=--token {s}",
+])
+def test_a_secret_flag_is_never_taken_for_the_value_of_the_one_before(line: str) -> None:
+    secret = "Zq8mPw2LxV7nKc4R"
+    text = line.format(s=secret)
+    assert secret not in redact_text(text)
+    argv = text.split()
+    assert secret not in " ".join(redact_argv(argv)) or argv[3].startswith("--api-key=")
+    assert redact_argv(["--api-key", "-dash-start"]) == ["--api-key", "<redacted>"]  # a value may start with "-"
+    assert redact_argv(["--api-key", "--max-num-batched-tokens", "8"])[1] == "<redacted>"  # not a secret flag

@@ -195,7 +195,7 @@ def _redact_text(text: str) -> str:
         return m.group(0)
 
     text = _sub_changed(_ENV_ASSIGNMENT, _assignment, text)
-    text = _FLAG_VALUE.sub(lambda m: f"{m.group('flag')}{m.group('sep')}{REDACTED}", text)
+    text = _FLAG_VALUE.sub(_flag_value, text)
 
     def _flag(m: re.Match[str]) -> str:
         if is_secret_flag(m.group("flag")) and m.group("value") != REDACTED:
@@ -222,6 +222,19 @@ def _redact_text(text: str) -> str:
     return _sub_changed(_YAML_SECRET_LINE, _yaml_line, text)
 
 
+def _takes_secret(arg: str) -> bool:
+    """`--hf-token` or `--hf-token=x`: a flag whose own value is a secret, so not another flag's value."""
+    return arg.startswith("-") and is_secret_flag(arg.partition("=")[0])
+
+
+def _flag_value(m: re.Match[str]) -> str:
+    """A known secret flag's value withheld; unless the "value" is itself a secret flag (`--api-key
+    --hf-token T`: the first has none), whose own value the next pattern (_ANY_FLAG_VALUE) withholds."""
+    if _takes_secret(m.group("value")):
+        return m.group(0)
+    return f"{m.group('flag')}{m.group('sep')}{REDACTED}"
+
+
 def redact_argv(argv: list[str]) -> list[str]:
     """Redact the values of secret flags in an argument vector (`--api-key X`, `--api-key=X`)."""
     out: list[str] = []
@@ -237,8 +250,12 @@ def redact_argv(argv: list[str]) -> list[str]:
                 out.append(f"{flag}={REDACTED}")
             else:
                 out.append(arg)
-                # The next argument is the value, unless it is another flag (a boolean `--enable-auth`).
-                hide_next = flag in SECRET_FLAGS or (i + 1 < len(argv) and not argv[i + 1].startswith("-"))
+                # The next argument is the value, unless it is another flag (a boolean `--enable-auth`); a
+                # known secret flag's value may start with "-", but is never a flag that holds a secret itself
+                # (`--api-key --hf-token T`: T is hidden as --hf-token's value).
+                following = argv[i + 1] if i + 1 < len(argv) else ""
+                hide_next = (flag in SECRET_FLAGS and not _takes_secret(following)) or (
+                    bool(following) and not following.startswith("-"))
             continue
         out.append(redact_text(arg))
     return out
