@@ -201,3 +201,12 @@ def start_server() -> tuple[ScriptedServer, Callable[[], None]]:
         thread.join(10)
 
     return server, stop
+
+
+def module_server() -> Iterator[ScriptedServer]:
+    """The body of a module-scoped `server` fixture: one scripted server for a test module."""
+    srv, stop = start_server()
+    try:
+        yield srv
+    finally:
+        stop()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ import pytest
 
 pytest.importorskip("openai", reason="the openai SDK is in the test extras (stackaudit[investigate])")
 
-from investigate_support import Call, Reply, ScriptedServer, call, finding, report, start_server
+from investigate_support import Call, Reply, ScriptedServer, call, finding, module_server, report
 from report_scenarios import snapshot
 from stackaudit.cli.main import main
 from test_report_golden import mask
@@ -30,13 +29,7 @@ KEPT_QUOTE = "/proc/sys/kernel/dmesg_restrict: 0"
 MADE_UP = "watchdog: BUG: soft lockup - CPU#12 stuck for 23s! [python3:4242]"
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[ScriptedServer]:
-    srv, stop = start_server()
-    try:
-        yield srv
-    finally:
-        stop()
+server = pytest.fixture(scope="module", name="server")(module_server)
 
 
 def story_investigator(c: Call) -> Reply:

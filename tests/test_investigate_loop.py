@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 pytest.importorskip("openai", reason="the openai SDK is in the test extras (stackaudit[investigate])")
 
-from investigate_support import Call, Reply, ScriptedServer, call, finding, report, start_server
+from investigate_support import Call, Reply, ScriptedServer, call, finding, module_server, report
 from stackaudit.checks.registry import DOMAINS
 from stackaudit.engine.runner import run_audit
 from stackaudit.host.memory import MemoryHost, fake_host
@@ -31,13 +31,7 @@ KEY = "local-key-0123-4567-89ab-cdef"
 LINE = "\t\tLnkSta: Speed 16GT/s (downgraded), Width x16"
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[ScriptedServer]:
-    srv, stop = start_server()
-    try:
-        yield srv
-    finally:
-        stop()
+server = pytest.fixture(scope="module", name="server")(module_server)
 
 
 @pytest.fixture(scope="module")
