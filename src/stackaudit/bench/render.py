@@ -433,7 +433,7 @@ def render_history(runs: list[Any], fmt: str, path: str) -> str:
         from stackaudit.report.html_pages import HistoryRun, history_page
 
         charted = [
-            HistoryRun(run.id, run.started or "", str(item["model"]), str(run.result.get("server", {}).get("server_type")),
+            HistoryRun(run.id, run.started or "", str(item["model"]), str(run.result.get("server", {}).get("server_type") or "unknown"),
                        item["server"], [(_level_name(lv), lv) for lv in run.result.get("levels", [])])
             for run, item in zip(runs, items, strict=True)
         ]
