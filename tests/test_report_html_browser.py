@@ -2,8 +2,9 @@
 NVSwitch board and a host with no GPU (tests/html_scenarios.py), the page makes no request and logs no
 console error; the filters change what is shown; the SVG has one node per GPU, one edge per GPU pair
 with its kind, the switch nodes and the planted fault marks. A screenshot of each page is kept under
-the pytest basetemp. The Markdown's Mermaid blocks parse with `mermaid.parse` from the npm `mermaid`
-package (tests/.node, `make test-deps-mermaid`), loaded from file:// in the same browser.
+the pytest basetemp. The `bench compare` page loads as cleanly. The Markdown's Mermaid blocks parse
+with `mermaid.parse` from the npm `mermaid` package (tests/.node, `make test-deps-mermaid`), loaded
+from file:// in the same browser.
 
 One browser for the session; the packages are installed by `make test-deps-browser test-deps-mermaid`
 (a prerequisite of `make test`), so these skip only where they could not be installed.
@@ -82,6 +83,23 @@ def test_the_check_catches_a_request(chromium: browser.Browser, tmp_path: Path) 
     page = tmp_path / "fetching.html"
     page.write_text('<!DOCTYPE html><html><body><img src="http://127.0.0.1:9/x.png"></body></html>')
     assert "http://127.0.0.1:9/x.png" in _only_the_page(chromium.open(page), page)
+
+
+def test_bench_compare_page_fetches_nothing_and_logs_no_error(chromium: browser.Browser, tmp_path: Path) -> None:
+    """`bench compare --format html` over a store holding a hostile label and model, a regression
+    planted: the page loads with no request, no console error, and no markup from the store run."""
+    from stackaudit.bench.render import render_compare
+    from test_bench_history_html import HOSTILE_LABEL, compare_report, hostile_store
+
+    page = tmp_path / "compare.html"
+    page.write_text(render_compare(compare_report(hostile_store(tmp_path), "1", "2", 0.05), "html"))
+    requests = chromium.open(page)
+    assert chromium.js("return document.readyState") == "complete"
+    assert _only_the_page(requests + chromium.requests(), page) == []
+    assert chromium.console_errors() == []
+    assert chromium.js("return window.__pwned === undefined && document.scripts.length === 0")
+    assert HOSTILE_LABEL in chromium.js("return document.body.innerText")
+    assert chromium.js("return document.querySelectorAll('svg.pair-chart rect.regression').length") == 1
 
 
 def _visible(chromium: browser.Browser, selector: str) -> int:

@@ -163,7 +163,7 @@ def test_the_corpus_in_a_servers_self_report_never_reaches_bench_output_or_histo
     finally:
         proc.terminate()
         proc.wait(timeout=10)
-    for fmt in ("json", "text", "markdown"):
+    for fmt in ("json", "text", "markdown", "html"):
         done = subprocess.run([sys.executable, "-m", "stackaudit", "bench", "history", "--db", db, "-f", fmt],
                               capture_output=True, text=True, timeout=60, env=env)
         outputs.append(done.stdout)

@@ -1,5 +1,5 @@
-"""Renderers for bench reports, the history list and comparisons: text, markdown, json (and, for a
-report, html: report.html_pages)."""
+"""Renderers for bench reports, the history list and comparisons: text, markdown, json and html
+(report.html_pages: the same lines and rows as the text, with inline-SVG charts)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from stackaudit.bench.ceiling import header_line
 from stackaudit.bench.ceiling import level_line as ceiling_level_line
 from stackaudit.bench.metrics import UNKNOWN
 
-FORMATS = ("text", "markdown", "json")
+FORMATS = ("text", "markdown", "json", "html")
 # `stackaudit bench` itself also writes the key names of `vllm bench serve --save-result`
-# (stackaudit.bench.export.render_vllm_json) and an HTML page (report.html_pages); history and compare do not.
-RUN_FORMATS = (*FORMATS, "html", "vllm-json")
+# (stackaudit.bench.export.render_vllm_json); history and compare do not.
+RUN_FORMATS = (*FORMATS, "vllm-json")
 
 
 def _num(value: Any, digits: int = 1) -> str:
@@ -429,6 +429,15 @@ def render_history(runs: list[Any], fmt: str, path: str) -> str:
         [str(i["run_id"]), i["started"] or "", i["label"] or "", str(i["model"]), i["server"], "; ".join(i["levels"])]
         for i in items
     ]
+    if fmt == "html":
+        from stackaudit.report.html_pages import HistoryRun, history_page
+
+        charted = [
+            HistoryRun(run.id, run.started or "", str(item["model"]), str(run.result.get("server", {}).get("server_type") or "unknown"),
+                       item["server"], [(_level_name(lv), lv) for lv in run.result.get("levels", [])])
+            for run, item in zip(runs, items, strict=True)
+        ]
+        return history_page(f"bench history: {path}", header, rows, charted)
     lines = [f"bench history: {path}", ""]
     if not rows:
         lines.append("no runs stored yet")
@@ -445,39 +454,121 @@ def _difference_line(cause: dict[str, Any]) -> str:
     return f"[{cause['category']}] {cause['name']}: {cause['a']} → {cause['b']}"
 
 
+_COMPARE_RULE = (
+    "A change is real when Mann-Whitney U on the per-request values gives p < 0.05 and it is beyond the runs' "
+    "noise: the 95 % half-width of the difference of their repeat medians, at least 3 %. Only configuration "
+    "differences make runs not comparable; samples (what the host was doing) are listed apart."
+)
+
+
+def _compare_title(report: dict[str, Any]) -> str:
+    a, b = report["a"], report["b"]
+    return f"bench compare: run {a['run_id']} ({a['started']}) → run {b['run_id']} ({b['started']})"
+
+
+def _compare_level_title(level: dict[str, Any]) -> str:
+    return (
+        f"{level['level']}: output {_num(level['output_tokens_per_s_a'])} → {_num(level['output_tokens_per_s_b'])} tok/s "
+        f"({_change(level['output_tokens_per_s_change'])}) — {level['verdict']}"
+    )
+
+
+def _test_parts(test: dict[str, Any]) -> dict[str, str] | None:
+    """One metric's figures as the text shows them; None for a metric with too little data to judge."""
+    if "mean_a" not in test:
+        return None
+    median = "p50_a" in test
+    return {
+        "statistic": "p50" if median else "mean",
+        "a": f"{test['p50_a' if median else 'mean_a']:.2f}",
+        "b": f"{test['p50_b' if median else 'mean_b']:.2f}",
+        "change": f"{test['change']:+.1%}",
+        "p": f"{test['p_value']:.3g}" if test.get("p_value") is not None else "",
+        "threshold": f"{test['threshold']:.1%}",
+        "noise": test.get("noise_source", ""),
+    }
+
+
+def _test_line(test: dict[str, Any]) -> str:
+    parts = _test_parts(test)
+    if parts is None:
+        return f"{test['metric']}: {test['verdict']}"
+    moved = f"{parts['statistic']} {parts['a']} → {parts['b']}" if parts["statistic"] == "p50" else f"{parts['a']} → {parts['b']}"
+    p_value = f", p={parts['p']}" if parts["p"] else ""
+    return (f"{test['metric']}: {moved} ({parts['change']}){p_value}, "
+            f"threshold {parts['threshold']} ({parts['noise']}): {test['verdict']}")
+
+
+def _compare_tail(report: dict[str, Any]) -> list[tuple[str, list[str]]]:
+    """The lines after the levels, each with its sub-items: levels in one run only, the configuration
+    differences when nothing changed for real, and the --fail-on gate."""
+    tail: list[tuple[str, list[str]]] = []
+    if report["levels_only_in_a"] or report["levels_only_in_b"]:
+        tail.append((f"levels only in A: {report['levels_only_in_a']}; only in B: {report['levels_only_in_b']}", []))
+    if not report["levels"]:
+        tail.append(("no concurrency or rate level in common: nothing to compare", []))
+    elif not any(level["real"] for level in report["levels"]) and report["differences"]:
+        tail.append(("recorded configuration differences between the runs (none produced a real change):",
+                     [_difference_line(cause) for cause in report["differences"]]))
+    gate = report.get("fail_on")
+    if gate is not None:
+        limit = f"{gate['regression']:.0%}".replace("%", " %")
+        if gate["failed"]:
+            found = "; ".join(f"{r['level']} {r['metric']} {r['change']:+.1%}" for r in gate["regressions"])
+            tail.append((f"FAIL (--fail-on regression:{limit}): {found}", []))
+        else:
+            tail.append((f"pass (--fail-on regression:{limit}): no real regression of {limit} or more", []))
+    return tail
+
+
+_COMPARE_COLUMNS = ("metric", "statistic", "A", "B", "change", "p", "threshold (noise)", "verdict", "regression")
+
+
+def _render_compare_html(report: dict[str, Any]) -> str:
+    from stackaudit.bench.compare import regressions
+    from stackaudit.report.html_pages import CompareLevel, compare_page
+
+    gated = {(r["level"], r["metric"]) for r in (report.get("fail_on") or {}).get("regressions") or []}
+    levels = []
+    for level in report["levels"]:
+        # Every real change for the worse is marked; those --fail-on counted say so.
+        worse = {r["metric"] for r in regressions(level, 0.0)}
+        rows, marked = [], []
+        for test in level["tests"]:
+            parts = _test_parts(test)
+            mark = ""
+            if test["metric"] in worse:
+                mark = "regression, fails --fail-on" if (level["level"], test["metric"]) in gated else "regression"
+            if parts is None:
+                rows.append([test["metric"], "-", "-", "-", "-", "-", "-", test["verdict"], mark])
+            else:
+                rows.append([test["metric"], parts["statistic"], parts["a"], parts["b"], parts["change"], parts["p"] or "-",
+                             f"{parts['threshold']} ({parts['noise']})", test["verdict"], mark])
+            marked.append(bool(mark))
+        levels.append(CompareLevel(
+            title=_compare_level_title(level), rows=rows, marked=marked,
+            causes=[_difference_line(c) for c in level["likely_causes"]],
+            samples=[_difference_line(s) for s in level.get("samples_differing") or []],
+            worse=frozenset(worse),
+        ))
+    runs = [f"{side}: run {run['run_id']} · {run['started']}" + (f" · label {run['label']}" if run.get("label") else "")
+            for side, run in (("A", report["a"]), ("B", report["b"]))]
+    return compare_page(report, _compare_title(report), [*runs, _COMPARE_RULE], _COMPARE_COLUMNS, levels,
+                        _compare_tail(report))
+
+
 def render_compare(report: dict[str, Any], fmt: str) -> str:
     if fmt == "json":
         return json.dumps(report, indent=2) + "\n"
+    if fmt == "html":
+        return _render_compare_html(report)
     markdown = fmt == "markdown"
     item = "- " if markdown else "  "
     sub = "  - " if markdown else "    - "
-    a, b = report["a"], report["b"]
-    lines = [
-        ("# " if markdown else "")
-        + f"bench compare: run {a['run_id']} ({a['started']}) → run {b['run_id']} ({b['started']})",
-        "",
-        "A change is real when Mann-Whitney U on the per-request values gives p < 0.05 and it is beyond the runs' "
-        "noise: the 95 % half-width of the difference of their repeat medians, at least 3 %. Only configuration "
-        "differences make runs not comparable; samples (what the host was doing) are listed apart.",
-        "",
-    ]
+    lines = [("# " if markdown else "") + _compare_title(report), "", _COMPARE_RULE, ""]
     for level in report["levels"]:
-        lines.append(
-            ("## " if markdown else "")
-            + f"{level['level']}: output {_num(level['output_tokens_per_s_a'])} → {_num(level['output_tokens_per_s_b'])} tok/s "
-            f"({_change(level['output_tokens_per_s_change'])}) — {level['verdict']}"
-        )
-        for test in level["tests"]:
-            if "mean_a" not in test:
-                lines.append(f"{item}{test['metric']}: {test['verdict']}")
-                continue
-            p_value = f", p={test['p_value']:.3g}" if test.get("p_value") is not None else ""
-            lines.append(
-                item + f"{test['metric']}: "
-                + (f"p50 {test['p50_a']:.2f} → {test['p50_b']:.2f}" if "p50_a" in test else f"{test['mean_a']:.2f} → {test['mean_b']:.2f}")
-                + f" ({test['change']:+.1%}){p_value}, "
-                f"threshold {test['threshold']:.1%} ({test.get('noise_source', '')}): {test['verdict']}"
-            )
+        lines.append(("## " if markdown else "") + _compare_level_title(level))
+        lines.extend(item + _test_line(test) for test in level["tests"])
         if level["likely_causes"]:
             lines.append(item + "likely causes (configuration that differed between the runs):")
             lines.extend(sub + _difference_line(cause) for cause in level["likely_causes"])
@@ -485,19 +576,7 @@ def render_compare(report: dict[str, Any], fmt: str) -> str:
             lines.append(item + "samples that differed (not configuration; they do not make the runs differ):")
             lines.extend(sub + _difference_line(sample) for sample in level["samples_differing"])
         lines.append("")
-    if report["levels_only_in_a"] or report["levels_only_in_b"]:
-        lines.append(f"levels only in A: {report['levels_only_in_a']}; only in B: {report['levels_only_in_b']}")
-    if not report["levels"]:
-        lines.append("no concurrency or rate level in common: nothing to compare")
-    elif not any(level["real"] for level in report["levels"]) and report["differences"]:
-        lines.append("recorded configuration differences between the runs (none produced a real change):")
-        lines.extend(sub + _difference_line(cause) for cause in report["differences"])
-    gate = report.get("fail_on")
-    if gate is not None:
-        limit = f"{gate['regression']:.0%}".replace("%", " %")
-        if gate["failed"]:
-            found = "; ".join(f"{r['level']} {r['metric']} {r['change']:+.1%}" for r in gate["regressions"])
-            lines.append(f"FAIL (--fail-on regression:{limit}): {found}")
-        else:
-            lines.append(f"pass (--fail-on regression:{limit}): no real regression of {limit} or more")
+    for line, subs in _compare_tail(report):
+        lines.append(line)
+        lines.extend(sub + text for text in subs)
     return "\n".join(lines).rstrip() + "\n"

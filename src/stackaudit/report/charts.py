@@ -1,12 +1,13 @@
-"""Inline SVG charts for the HTML pages: a line chart (throughput or TPOT vs concurrency) and a bar
-ladder (the ceilings of one concurrency level, with the measured point). Plain SVG text, no script and
-no font files: every label goes through html.escape, so a value from the host cannot add markup.
+"""Inline SVG charts for the HTML pages: a line chart (throughput or TPOT vs concurrency, or over stored
+runs), a bar ladder (the ceilings of one concurrency level, with the measured point) and paired bars (two
+runs side by side per level). Plain SVG text, no script and no font files: every label goes through
+html.escape, so a value from the host cannot add markup.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 
@@ -41,9 +42,14 @@ class Series:
     points: tuple[tuple[float, float], ...]  # (x, y)
 
 
+# At most this many x tick labels: over 50 stored runs, a label per run would overlap.
+_MAX_X_TICKS = 12
+
+
 def line_chart(chart_id: str, title: str, x_label: str, y_label: str, series: Sequence[Series],
-               log2_x: bool = True) -> str:
-    """A line chart; x on a log2 axis with ticks at the measured values (1, 2, 4 …), y from 0."""
+               log2_x: bool = True, x_names: Mapping[float, str] | None = None) -> str:
+    """A line chart; x on a log2 axis with ticks at the measured values (1, 2, 4 …), y from 0.
+    `x_names` names x positions that are not quantities (a run's place in time order: "#12")."""
     xs = sorted({x for s in series for x, _ in s.points if x > 0})
     ys = [y for s in series for _, y in s.points]
     if not xs or not ys:
@@ -61,6 +67,9 @@ def line_chart(chart_id: str, title: str, x_label: str, y_label: str, series: Se
     def sy(y: float) -> float:
         return _TOP + ph - y / y_max * ph
 
+    def x_text(x: float) -> str:
+        return escape(x_names[x]) if x_names and x in x_names else _fmt(x)
+
     out = [f'<svg id="{escape(chart_id)}" class="chart line-chart" role="img" viewBox="0 0 {_W} {_H}" '
            f'width="{_W}" height="{_H}" xmlns="http://www.w3.org/2000/svg">',
            f"<title>{escape(title)}</title>",
@@ -69,8 +78,10 @@ def line_chart(chart_id: str, title: str, x_label: str, y_label: str, series: Se
         y = y_max * i / 4
         out.append(f'<line x1="{_LEFT}" x2="{_W - _RIGHT}" y1="{sy(y):.1f}" y2="{sy(y):.1f}" class="grid"/>'
                    f'<text x="{_LEFT - 6}" y="{sy(y) + 4:.1f}" text-anchor="end" class="tick">{_fmt(y)}</text>')
-    for x in xs:
-        out.append(f'<text x="{sx(x):.1f}" y="{_TOP + ph + 16}" text-anchor="middle" class="tick">{_fmt(x)}</text>')
+    every = math.ceil(len(xs) / _MAX_X_TICKS)
+    for i, x in enumerate(xs):
+        if (len(xs) - 1 - i) % every == 0:  # evenly thinned, counted back from the last (the newest run)
+            out.append(f'<text x="{sx(x):.1f}" y="{_TOP + ph + 16}" text-anchor="middle" class="tick">{x_text(x)}</text>')
     out.append(f'<text x="{_LEFT + pw / 2:.0f}" y="{_H - 6}" text-anchor="middle" class="axis">{escape(x_label)}</text>')
     out.append(f'<text transform="translate(14 {_TOP + ph / 2:.0f}) rotate(-90)" text-anchor="middle" '
                f'class="axis">{escape(y_label)}</text>')
@@ -82,7 +93,7 @@ def line_chart(chart_id: str, title: str, x_label: str, y_label: str, series: Se
                    f'stroke="{color}" stroke-width="2"/>')
         for x, y in pts:
             out.append(f'<circle class="point" cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="3" fill="{color}" '
-                       f'data-x="{x:g}" data-y="{y:g}"><title>{escape(s.label)}: {_fmt(x)} → {_fmt(y)}</title></circle>'
+                       f'data-x="{x:g}" data-y="{y:g}"><title>{escape(s.label)}: {x_text(x)} → {_fmt(y)}</title></circle>'
                        f'<text x="{sx(x):.1f}" y="{sy(y) - 7:.1f}" text-anchor="middle" class="value">{_fmt(y)}</text>')
         out.append(f'<text x="{_W - _RIGHT}" y="{_TOP + 14 * n}" text-anchor="end" class="legend" fill="{color}">'
                    f"{escape(s.label)}</text>")
@@ -138,5 +149,67 @@ def ladder_chart(chart_id: str, title: str, unit: str, bars: Sequence[Bar], meas
         out.append(f'<line id="{escape(chart_id)}-measured" class="measured" x1="{x:.1f}" x2="{x:.1f}" y1="{_TOP}" '
                    f'y2="{base}"/><text x="{x:.1f}" y="{_TOP - 2}" text-anchor="middle" class="measured-label">'
                    f"measured {_fmt(measured)}</text>")
+    out.append("</svg>")
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One level of two runs: its name, run A's and run B's value (None: not measured), and whether B's
+    is a regression (drawn marked)."""
+
+    label: str
+    a: float | None
+    b: float | None
+    regression: bool = False
+
+
+def paired_bar_chart(chart_id: str, title: str, y_label: str, pairs: Sequence[Pair],
+                     names: tuple[str, str] = ("A", "B")) -> str:
+    """Vertical bars, A beside B for each level, y from 0; B's bar of a regression is marked (class
+    `regression`, a red outline and "▲ regression" above it)."""
+    values = [v for p in pairs for v in (p.a, p.b) if v is not None]
+    if not values:
+        return ""
+    y_max = _nice_max(max(values) * 1.15)  # headroom for the labels above the tallest bar
+    pw, ph = _W - _LEFT - _RIGHT, _H - _TOP - _BOTTOM
+    slot = pw / len(pairs)
+    bar = min(48.0, slot * 0.36)
+
+    def sy(y: float) -> float:
+        return _TOP + ph - y / y_max * ph
+
+    out = [f'<svg id="{escape(chart_id)}" class="chart pair-chart" role="img" viewBox="0 0 {_W} {_H}" '
+           f'width="{_W}" height="{_H}" xmlns="http://www.w3.org/2000/svg">',
+           f"<title>{escape(title)}</title>",
+           f'<text x="{_W / 2:.0f}" y="16" text-anchor="middle" class="chart-title">{escape(title)}</text>']
+    for i in range(5):
+        y = y_max * i / 4
+        out.append(f'<line x1="{_LEFT}" x2="{_W - _RIGHT}" y1="{sy(y):.1f}" y2="{sy(y):.1f}" class="grid"/>'
+                   f'<text x="{_LEFT - 6}" y="{sy(y) + 4:.1f}" text-anchor="end" class="tick">{_fmt(y)}</text>')
+    for n, p in enumerate(pairs):
+        middle = _LEFT + slot * (n + 0.5)
+        out.append(f'<text x="{middle:.1f}" y="{_TOP + ph + 16}" text-anchor="middle" class="tick">{escape(p.label)}</text>')
+        for side, (run, value) in enumerate(zip(names, (p.a, p.b), strict=True)):
+            if value is None:
+                continue
+            x = middle - bar - 2 if side == 0 else middle + 2
+            marked = side == 1 and p.regression
+            cls = f"pair-bar run-{'ab'[side]}" + (" regression" if marked else "")
+            out.append(f'<rect class="{cls}" data-level="{escape(p.label)}" data-run="{escape(run)}" '
+                       f'data-value="{value:g}" x="{x:.1f}" y="{sy(value):.1f}" width="{bar:.1f}" '
+                       f'height="{sy(0) - sy(value):.1f}" fill="{PALETTE[side]}">'
+                       f"<title>{escape(p.label)} run {escape(run)}: {_fmt(value)}</title></rect>"
+                       f'<text x="{x + bar / 2:.1f}" y="{sy(value) - 5:.1f}" text-anchor="middle" class="value">'
+                       f"{_fmt(value)}</text>")
+            if marked:
+                out.append(f'<text x="{x + bar / 2:.1f}" y="{sy(value) - 17:.1f}" text-anchor="middle" '
+                           'class="regression-label">▲ regression</text>')
+    out.append(f'<text x="{_LEFT + pw / 2:.0f}" y="{_H - 6}" text-anchor="middle" class="axis">level</text>')
+    out.append(f'<text transform="translate(14 {_TOP + ph / 2:.0f}) rotate(-90)" text-anchor="middle" '
+               f'class="axis">{escape(y_label)}</text>')
+    for side, run in enumerate(names):
+        out.append(f'<text x="{_W - _RIGHT}" y="{_TOP + 14 * side}" text-anchor="end" class="legend" '
+                   f'fill="{PALETTE[side]}">run {escape(run)}</text>')
     out.append("</svg>")
     return "".join(out)
