@@ -5,7 +5,8 @@ Blackwell Server Edition on dual EPYC 9575F, SGLang TP8), built from tests/scena
 whole `lspci -vvv`, `nvidia-smi -q -x`, `topo -m`, sysfs, sysctls, kernel command line and a kernel log from boot.
 What a node may differ in is a parameter: the driver version, one GPU's link width (sysfs, lspci and nvidia-smi
 all say x8, as a link that trained narrow shows everywhere), a sysctl, a kernel command-line option; and samples
-(CPU pressure, uptime) that always differ between real nodes and must never count as drift.
+(CPU pressure, uptime) and identity (GPU UUIDs and serial numbers, boot_id, temperatures: derived from the
+hostname) that always differ between real nodes and must never count as drift.
 
 `big_dmesg` adds the bulk of a real 8-GPU server's boot log (thousands of lines: PCI enumeration of every
 function, ACPI, memory map, NIC and NVMe probing) for the scale benchmark, as real-size captures have.
@@ -204,7 +205,26 @@ def node_parts(node: Node) -> Parts:
         python_site("/opt/sglang/.venv/lib/python3.12/site-packages", PKGS, "12.8"),
         bare_metal(ENGINE_PID + 900, ncpu, 256 * 1024 * 1024, limits),
     )
-    return _narrow(parts, node.narrow_gpu) if node.narrow_gpu is not None else parts
+    parts = _narrow(parts, node.narrow_gpu) if node.narrow_gpu is not None else parts
+    return _own_identity(parts, node.hostname)
+
+
+def _own_identity(parts: Parts, hostname: str) -> Parts:
+    """What every real node has of its own, derived from its name: its GPUs' UUIDs and serial numbers, its
+    boot_id, and temperatures (samples). None of it is configuration, so none of it may count as drift."""
+    import hashlib
+    import re
+
+    h = hashlib.sha256(hostname.encode()).hexdigest()
+    commands = dict(parts.commands)
+    xml_key = ("nvidia-smi", "-q", "-x")
+    xml = str(commands[xml_key]).replace("GPU-5e1c", f"GPU-{h[:4]}").replace(
+        "<serial>18243250", f"<serial>1824{int(h[4:8], 16) % 10_000:04d}")
+    commands[xml_key] = re.sub(r"<gpu_temp>(\d+) C</gpu_temp>",
+                               lambda m: f"<gpu_temp>{int(m.group(1)) + int(h[8], 16) % 7} C</gpu_temp>", xml)
+    files = dict(parts.files)
+    files["/proc/sys/kernel/random/boot_id"] = f"{h[:8]}-{h[8:12]}-4{h[13:16]}-8{h[17:20]}-{h[20:32]}\n"
+    return Parts(files, parts.links, parts.dirs, commands, parts.which, parts.docs)
 
 
 def write_node(node: Node, out_path: str) -> None:
