@@ -460,7 +460,8 @@ RHEL_BLS = {**GRUB, "/etc/default/grub": 'GRUB_CMDLINE_LINUX="crashkernel=auto"\
             ENTRY: "title Rocky Linux\nlinux /vmlinuz-5.14.0\noptions root=/dev/vda1 ro $tuned_params\n",
             # the rescue entry is left alone by tuned and is not what a normal boot starts
             "/boot/loader/entries/0123abcd-0-rescue.conf": "title rescue\noptions root=/dev/vda1 ro\n"}
-BOOTCMDLINE = {"/etc/tuned/bootcmdline": f'# set by TuneD\nTUNED_BOOT_CMDLINE="{GOV_PARAM}"\nTUNED_BOOT_INITRD_ADD=""\n'}
+BOOTCMDLINE = {"/etc/tuned/bootcmdline": f'# set by TuneD\nTUNED_BOOT_CMDLINE="{GOV_PARAM}"\nTUNED_BOOT_INITRD_ADD=""\n',
+               "/etc/grub.d/00_tuned": '#! /bin/sh\n. /etc/tuned/bootcmdline\necho "set tuned_params=\\"$TUNED_BOOT_CMDLINE\\""\n'}
 LLM_PROFILE = {"/etc/tuned/active_profile": "llm\n",
                "/etc/tuned/llm/tuned.conf": f"[main]\ninclude=throughput-performance\n[bootloader]\ncmdline_llm={GOV_PARAM}\n",
                "/usr/lib/tuned/throughput-performance/tuned.conf": "[sysctl]\nvm.swappiness=10\n"}
@@ -482,7 +483,7 @@ def test_tuned_disabled_removes_nothing_but_a_rolled_back_bootcmdline_is_not_kep
     # `systemctl disable tuned` leaves $tuned_params as it was: the next boot still gets the parameter
     assert gov_boot(RHEL_BLS, BOOTCMDLINE, LLM_PROFILE).kept
     # stopping tuned (or `tuned-adm off`) emptied bootcmdline: the profile's cmdline reaches no boot
-    rolled_back = {"/etc/tuned/bootcmdline": 'TUNED_BOOT_CMDLINE=""\n'}
+    rolled_back = {**BOOTCMDLINE, "/etc/tuned/bootcmdline": 'TUNED_BOOT_CMDLINE=""\n'}
     off = gov_boot(RHEL_BLS, rolled_back, LLM_PROFILE)
     assert (off.kept, off.value, off.unread) == (False, None, [])
     # enabled, the profile sets it, but no $tuned_params carries it yet: not on the next boot's command line
@@ -494,6 +495,9 @@ def test_tuned_params_without_bootcmdline_is_unknown_unless_grubenv_gives_it() -
     missing = gov_boot(RHEL_BLS, LLM_PROFILE, TUNED_ON)
     assert not missing.kept and missing.value is None
     assert any(u.startswith(f"the value of $tuned_params (used in {ENTRY}:3") for u in missing.unread)
+    # a bootcmdline left behind without tuned's grub.d script: grub-mkconfig sets no tuned_params from it
+    leftover = {k: v for k, v in BOOTCMDLINE.items() if not k.startswith("/etc/grub.d/")}
+    assert not gov_boot(RHEL_BLS, leftover, LLM_PROFILE, TUNED_ON).kept
     grubenv = {"/boot/grub2/grubenv": f"# GRUB Environment Block\nsaved_entry=x\ntuned_params={GOV_PARAM}\n####\n"}
     got = gov_boot(RHEL_BLS, grubenv, LLM_PROFILE, TUNED_ON)
     assert got.kept and got.where.startswith("/boot/grub2/grubenv:3 ")
@@ -564,14 +568,18 @@ def test_bootloader_cmdline_merge_variables_and_unknowns() -> None:
     assert tuned_config_of("llm", off).bootloader().words == ""
 
 
-def test_check_names_tuned_bootloader_line_kept_and_removed() -> None:
+def tuned_governor_host(profiles: dict[str, str]) -> Any:
     from scenario_builder import cpufreq
 
+    parts = merge(cpu_topology(numa_layout(1, 4, 1), 64 * 1024 * 1024),
+                  cpufreq(4, "acpi-cpufreq", "performance", min_khz=1_000_000, max_khz=3_000_000, cur_khz=3_000_000),
+                  Parts(files={**RHEL_BLS, **BOOTCMDLINE, **TUNED_ON, **profiles}))
+    return build_host(parts, "gpu01")
+
+
+def test_check_names_tuned_bootloader_line_kept_and_removed() -> None:
     def check(profiles: dict[str, str]) -> Any:
-        parts = merge(cpu_topology(numa_layout(1, 4, 1), 64 * 1024 * 1024),
-                      cpufreq(4, "acpi-cpufreq", "performance", min_khz=1_000_000, max_khz=3_000_000, cur_khz=3_000_000),
-                      Parts(files={**RHEL_BLS, **BOOTCMDLINE, **TUNED_ON, **profiles}))
-        return result(build_host(parts, "gpu01"))
+        return result(tuned_governor_host(profiles))
 
     kept = check(LLM_PROFILE)
     assert kept.status == "ok" and "kept by /etc/tuned/bootcmdline:2" in kept.message
@@ -582,3 +590,20 @@ def test_check_names_tuned_bootloader_line_kept_and_removed() -> None:
     assert removed.status == "issue"
     assert "at boot removed by tuned from /etc/tuned/llm/tuned.conf:4" in removed.message
     assert any("tuned takes it out of $tuned_params" in s.does for s in removed.fix.steps)
+
+
+def test_a_snapshot_of_the_tuned_host_gives_the_live_answer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """bootcmdline, grubenv's absence, the loader entries and the profiles are recorded by `capture`."""
+    import json
+
+    from stackaudit.capture import capture_host
+    from stackaudit.cli.main import main
+
+    host = tuned_governor_host(LLM_PROFILE)
+    live = result(host)
+    snap = tmp_path / "host.tar.gz"
+    capture_host(host, str(snap))
+    capsys.readouterr()
+    assert main(["audit", "--from", str(snap), "--select", ID, "--format", "json"]) == 0
+    got = next(r for r in json.loads(capsys.readouterr().out)["results"] if r["id"] == ID)
+    assert (got["status"], got["message"]) == ("ok", live.message) and "/etc/tuned/bootcmdline:2" in live.message

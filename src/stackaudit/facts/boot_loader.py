@@ -37,6 +37,7 @@ from stackaudit.facts.sources import (
     KERNEL_CMDLINE_FILE,
     LOADER_ENTRIES,
     TUNED_BOOTCMDLINE,
+    TUNED_GRUB_TEMPLATE,
 )
 from stackaudit.host.base import Host, read_optional, read_or_none
 
@@ -215,8 +216,8 @@ def parse_tuned_bootcmdline(path: str, text: str) -> tuple[str, str] | None:
 
 def grub_variables(host: Host) -> tuple[dict[str, tuple[str, str]], list[str]]:
     """The values GRUB gives `$name` words at boot (name -> (value, file:line)), and the files not in the
-    source. tuned_params: /etc/tuned/bootcmdline first (00_tuned sets it in grub.cfg after grubenv is loaded,
-    and tuned writes both together), else grubenv."""
+    source. tuned_params: /etc/tuned/bootcmdline first (/etc/grub.d/00_tuned sets it in grub.cfg after grubenv
+    is loaded, and tuned writes both together), else grubenv."""
     values: dict[str, tuple[str, str]] = {}
     unread: list[str] = []
     for path in GRUBENV_FILES:
@@ -226,6 +227,11 @@ def grub_variables(host: Host) -> tuple[dict[str, tuple[str, str]], list[str]]:
             break
         if not shown:
             unread.append(path)
+    template, template_shown = read_file(host, TUNED_GRUB_TEMPLATE)
+    if template is None and template_shown:
+        # Without it grub-mkconfig writes no `set tuned_params` and tuned disables its bootloader plugin
+        # (plugin_bootloader.py): a bootcmdline left behind reaches no boot.
+        return values, unread
     text, shown = read_file(host, TUNED_BOOTCMDLINE.path)
     tuned = parse_tuned_bootcmdline(TUNED_BOOTCMDLINE.path, text) if text is not None else None
     if tuned is not None:

@@ -196,6 +196,7 @@ KERNEL_CMDLINE_FILE = Source("kernel_cmdline_file", "/etc/kernel/cmdline", path=
 TUNED_BOOTCMDLINE = Source("tuned_bootcmdline", "/etc/tuned/bootcmdline", path="/etc/tuned/bootcmdline",
                            hint=_ON_HOST)
 GRUBENV_FILES = ("/boot/grub2/grubenv", "/boot/grub/grubenv")
+TUNED_GRUB_TEMPLATE = "/etc/grub.d/00_tuned"  # the tuned package's grub-mkconfig script (sources bootcmdline)
 # The journals `fix --apply` writes (fixes/journal.py DEFAULT_DIR): what it changed at runtime.
 APPLY_JOURNALS = Source("apply_journals", "/var/lib/stackaudit/journal", path="/var/lib/stackaudit/journal",
                         hint=_ON_HOST + " as root")
