@@ -18,7 +18,7 @@ word of their `options` (and of a `linux` line grub-mkconfig wrote from GRUB_CMD
 its environment: grubenv, and `set name=` lines of grub.cfg. tuned's [bootloader] plugin appends
 `$tuned_params` there and writes its value into /etc/tuned/bootcmdline (`TUNED_BOOT_CMDLINE=`), which
 /etc/grub.d/00_tuned turns into grub.cfg's `set tuned_params=`, and into grubenv (`tuned_params=`).
-grub.cfg itself is not read (root-only on RHEL, and regenerated from these files): bootcmdline stands for
+grub.cfg itself is not read (often readable by root only, and regenerated from these files): bootcmdline stands for
 its `set tuned_params=`. A variable whose value neither gives is unknown, never empty. systemd-boot
 expands nothing: a `$name` word there reaches the kernel as it is.
 """
