@@ -448,3 +448,162 @@ def test_a_unit_a_package_enables_statically_is_kept() -> None:
              "/etc/systemd/system/default.target.wants/other.service": ""}
     got = boot("DRV-PERSISTENCE", files)
     assert got.kept and "multi-user" in got.where
+
+
+# --- tuned's [bootloader] plugin: `$tuned_params` --------------------------------------------------
+# Modelled on a RHEL 9 host after `tuned-adm profile llm`: GRUB boots the BLS entries, which tuned's
+# kernel-install hook gave `$tuned_params`; tuned wrote the value into /etc/tuned/bootcmdline and grubenv.
+
+GOV_PARAM = "cpufreq.default_governor=performance"
+ENTRY = "/boot/loader/entries/0123abcd-5.14.0-427.el9.x86_64.conf"
+RHEL_BLS = {**GRUB, "/etc/default/grub": 'GRUB_CMDLINE_LINUX="crashkernel=auto"\nGRUB_ENABLE_BLSCFG=true\n',
+            ENTRY: "title Rocky Linux\nlinux /vmlinuz-5.14.0\noptions root=/dev/vda1 ro $tuned_params\n",
+            # the rescue entry is left alone by tuned and is not what a normal boot starts
+            "/boot/loader/entries/0123abcd-0-rescue.conf": "title rescue\noptions root=/dev/vda1 ro\n"}
+BOOTCMDLINE = {"/etc/tuned/bootcmdline": f'# set by TuneD\nTUNED_BOOT_CMDLINE="{GOV_PARAM}"\nTUNED_BOOT_INITRD_ADD=""\n',
+               "/etc/grub.d/00_tuned": '#! /bin/sh\n. /etc/tuned/bootcmdline\necho "set tuned_params=\\"$TUNED_BOOT_CMDLINE\\""\n'}
+LLM_PROFILE = {"/etc/tuned/active_profile": "llm\n",
+               "/etc/tuned/llm/tuned.conf": f"[main]\ninclude=throughput-performance\n[bootloader]\ncmdline_llm={GOV_PARAM}\n",
+               "/usr/lib/tuned/throughput-performance/tuned.conf": "[sysctl]\nvm.swappiness=10\n"}
+TUNED_ON = {WANTS + "tuned.service": ""}
+
+
+def gov_boot(*trees: dict[str, str], **host: Any) -> Boot:
+    return boot(GOVERNOR, {k: v for t in trees for k, v in t.items()}, "scaling_governor", **host)
+
+
+def test_a_parameter_only_tuned_sets_is_kept_naming_bootcmdline_and_the_profile_line() -> None:
+    got = gov_boot(RHEL_BLS, BOOTCMDLINE, LLM_PROFILE, TUNED_ON)
+    assert (got.kept, got.value, got.unread) == (True, "performance", [])
+    assert got.where.split(" (")[0] == "/etc/tuned/bootcmdline:2"
+    assert f"$tuned_params in {ENTRY}:3" in got.where and "/etc/tuned/llm/tuned.conf:4" in got.where
+
+
+def test_tuned_disabled_removes_nothing_but_a_rolled_back_bootcmdline_is_not_kept() -> None:
+    # `systemctl disable tuned` leaves $tuned_params as it was: the next boot still gets the parameter
+    assert gov_boot(RHEL_BLS, BOOTCMDLINE, LLM_PROFILE).kept
+    # stopping tuned (or `tuned-adm off`) emptied bootcmdline: the profile's cmdline reaches no boot
+    rolled_back = {**BOOTCMDLINE, "/etc/tuned/bootcmdline": 'TUNED_BOOT_CMDLINE=""\n'}
+    off = gov_boot(RHEL_BLS, rolled_back, LLM_PROFILE)
+    assert (off.kept, off.value, off.unread) == (False, None, [])
+    # enabled, the profile sets it, but no $tuned_params carries it yet: not on the next boot's command line
+    on = gov_boot(RHEL_BLS, rolled_back, LLM_PROFILE, TUNED_ON)
+    assert not on.kept and on.where.startswith("/etc/tuned/llm/tuned.conf:4") and "not on the boot loader" in on.where
+
+
+def test_tuned_params_without_bootcmdline_is_unknown_unless_grubenv_gives_it() -> None:
+    missing = gov_boot(RHEL_BLS, LLM_PROFILE, TUNED_ON)
+    assert not missing.kept and missing.value is None
+    assert any(u.startswith(f"the value of $tuned_params (used in {ENTRY}:3") for u in missing.unread)
+    # a bootcmdline left behind without tuned's grub.d script: grub-mkconfig sets no tuned_params from it
+    leftover = {k: v for k, v in BOOTCMDLINE.items() if not k.startswith("/etc/grub.d/")}
+    assert not gov_boot(RHEL_BLS, leftover, LLM_PROFILE, TUNED_ON).kept
+    grubenv = {"/boot/grub2/grubenv": f"# GRUB Environment Block\nsaved_entry=x\ntuned_params={GOV_PARAM}\n####\n"}
+    got = gov_boot(RHEL_BLS, grubenv, LLM_PROFILE, TUNED_ON)
+    assert got.kept and got.where.startswith("/boot/grub2/grubenv:3 ")
+
+
+def test_a_snapshot_without_bootcmdline_says_so() -> None:
+    files = {**RHEL_BLS, **LLM_PROFILE, **TUNED_ON}
+    got = gov_boot(files, strict=True, dirs={"/boot/loader/entries": sorted(p.rsplit("/", 1)[1] for p in files
+                                                                          if p.startswith("/boot/loader/"))})
+    assert not got.kept and any("not readable" in u and "$tuned_params" in u for u in got.unread)
+
+
+def test_grub_without_bls_expands_tuned_params_in_grub_cmdline_linux_default() -> None:
+    # the line tuned appends to /etc/default/grub where GRUB does not boot BLS entries
+    grub = {**GRUB, "/etc/default/grub": 'GRUB_CMDLINE_LINUX_DEFAULT="quiet"\n'
+            'GRUB_CMDLINE_LINUX_DEFAULT="${GRUB_CMDLINE_LINUX_DEFAULT:+$GRUB_CMDLINE_LINUX_DEFAULT }\\$tuned_params"\n'}
+    got = gov_boot(grub, BOOTCMDLINE, LLM_PROFILE, TUNED_ON)
+    assert got.kept and "$tuned_params in /etc/default/grub:2" in got.where
+    from stackaudit.facts.boot_loader import parse_grub_default
+    assert [p.name for p in parse_grub_default([("/etc/default/grub", grub["/etc/default/grub"])])] == [
+        "quiet", "$tuned_params"]
+
+
+def test_systemd_boot_passes_tuned_params_as_it_is() -> None:
+    entry = {"/boot/loader/entries/a.conf": "title A\noptions root=/dev/sda1 $tuned_params\n"}
+    got = gov_boot(SYSTEMD_BOOT, entry, BOOTCMDLINE, LLM_PROFILE, TUNED_ON)
+    assert not got.kept and "not on the boot loader's configured command line" in got.where
+
+
+@pytest.mark.parametrize(("child", "kept", "named"), [
+    # the including profile adds nothing: the included one's option stands, named by its file:line
+    ("[main]\ninclude=base\n", True, "/usr/lib/tuned/base/tuned.conf:2"),
+    # `-word` takes out what an included profile added: tuned rewrites $tuned_params without it
+    (f"[main]\ninclude=base\n[bootloader]\ncmdline_llm=-{GOV_PARAM}\n", False,
+     f"/etc/tuned/llm/tuned.conf:4 (-{GOV_PARAM} in tuned profile llm"),
+    # the same option name replaces the included value in place
+    ("[main]\ninclude=base\n[bootloader]\ncmdline_base=+quiet\n", False,
+     "tuned profile llm (no [bootloader] cmdline sets cpufreq.default_governor"),
+])
+def test_include_chain_of_bootloader_options(child: str, kept: bool, named: str) -> None:
+    profiles = {"/etc/tuned/active_profile": "llm\n", "/etc/tuned/llm/tuned.conf": child,
+                "/usr/lib/tuned/base/tuned.conf": f"[bootloader]\ncmdline_base=+{GOV_PARAM}\n"}
+    got = gov_boot(RHEL_BLS, BOOTCMDLINE, profiles, TUNED_ON)
+    assert got.kept is kept and named in got.where
+
+
+def test_bootloader_cmdline_merge_variables_and_unknowns() -> None:
+    from stackaudit.facts.tuned import tuned_config_of
+
+    profiles = {
+        "base": ("/usr/lib/tuned/base/tuned.conf",
+                 "[variables]\ncores=2-7\n[bootloader]\ncmdline_base=+nohz=on rhgb quiet\n"),
+        "llm": ("/etc/tuned/llm/tuned.conf",
+                "[main]\ninclude=base\n[variables]\nisolated=${cores}\n[bootloader]\ncmdline_llm=-quiet\n"
+                "cmdline_iso=isolcpus=${isolated} mask=${f:cpulist2hex:${isolated}}\nskip_grub_config=true\n"),
+    }
+    cmdline = tuned_config_of("llm", profiles).bootloader()
+    assert cmdline.words == "nohz=on rhgb isolcpus=2-7"
+    assert [(p.word, p.where) for p in cmdline.removed] == [("quiet", "/etc/tuned/llm/tuned.conf:6")]
+    assert cmdline.last("isolcpus") is not None and cmdline.last("isolcpus").where == "/etc/tuned/llm/tuned.conf:7"
+    assert len(cmdline.unknown) == 1 and "mask=${f:cpulist2hex" in cmdline.unknown[0]
+    assert cmdline.skip_grub_config.startswith("/etc/tuned/llm/tuned.conf:8")
+    # replace=true drops what the included profile's unit had; enabled=false turns the plugin off
+    replaced = {**profiles, "llm": ("/etc/tuned/llm/tuned.conf", "[main]\ninclude=base\n[bootloader]\nreplace=true\n"
+                                                                 "cmdline=+mitigations=off\n")}
+    assert tuned_config_of("llm", replaced).bootloader().words == "mitigations=off"
+    off = {**profiles, "llm": ("/etc/tuned/llm/tuned.conf", "[main]\ninclude=base\n[bootloader]\nenabled=false\n")}
+    assert tuned_config_of("llm", off).bootloader().words == ""
+
+
+def tuned_governor_host(profiles: dict[str, str]) -> Any:
+    from scenario_builder import cpufreq
+
+    parts = merge(cpu_topology(numa_layout(1, 4, 1), 64 * 1024 * 1024),
+                  cpufreq(4, "acpi-cpufreq", "performance", min_khz=1_000_000, max_khz=3_000_000, cur_khz=3_000_000),
+                  Parts(files={**RHEL_BLS, **BOOTCMDLINE, **TUNED_ON, **profiles}))
+    return build_host(parts, "gpu01")
+
+
+def test_check_names_tuned_bootloader_line_kept_and_removed() -> None:
+    def check(profiles: dict[str, str]) -> Any:
+        return result(tuned_governor_host(profiles))
+
+    kept = check(LLM_PROFILE)
+    assert kept.status == "ok" and "kept by /etc/tuned/bootcmdline:2" in kept.message
+    assert "/etc/tuned/llm/tuned.conf:4" in kept.message
+    removed = check({"/etc/tuned/active_profile": "llm\n",
+                     "/etc/tuned/llm/tuned.conf": f"[main]\ninclude=base\n[bootloader]\ncmdline_llm=-{GOV_PARAM}\n",
+                     "/usr/lib/tuned/base/tuned.conf": f"[bootloader]\ncmdline_base=+{GOV_PARAM}\n"})
+    assert removed.status == "issue"
+    assert "at boot removed by tuned from /etc/tuned/llm/tuned.conf:4" in removed.message
+    assert any("tuned takes it out of $tuned_params" in s.does for s in removed.fix.steps)
+
+
+def test_a_snapshot_of_the_tuned_host_gives_the_live_answer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """bootcmdline, grubenv's absence, the loader entries and the profiles are recorded by `capture`."""
+    import json
+
+    from stackaudit.capture import capture_host
+    from stackaudit.cli.main import main
+
+    host = tuned_governor_host(LLM_PROFILE)
+    live = result(host)
+    snap = tmp_path / "host.tar.gz"
+    capture_host(host, str(snap))
+    capsys.readouterr()
+    assert main(["audit", "--from", str(snap), "--select", ID, "--format", "json"]) == 0
+    got = next(r for r in json.loads(capsys.readouterr().out)["results"] if r["id"] == ID)
+    assert (got["status"], got["message"]) == ("ok", live.message) and "/etc/tuned/bootcmdline:2" in live.message

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stackaudit.facts.apply_journal import AppliedChanges
-from stackaudit.facts.boot_loader import BootCmdlineConfig
+from stackaudit.facts.boot_loader import BootCmdlineConfig, CmdlineParam
 from stackaudit.facts.cpufreq import CpuFreq, CpuIdle
 from stackaudit.facts.kernel_knobs import ThpSettings
 from stackaudit.facts.modprobe_config import ModprobeConfig
@@ -22,6 +22,7 @@ from stackaudit.facts.udev_rules import UdevRules
 from stackaudit.fixes.persist import Setting
 
 TUNED_UNIT = "tuned.service"
+TUNED_REMOVES = "removed by tuned"  # the value at boot of a kernel parameter tuned drops from $tuned_params
 
 
 @dataclass(frozen=True)
@@ -151,7 +152,7 @@ def _tuned(boot: Boot, f: Facts, section: str, keys: tuple[str, ...], wanted: st
         boot.unread.append(f"whether {TUNED_UNIT} is enabled")
         return
     value = found.value.split("|")[0].strip()
-    boot.set(value, f"tuned profile {found.profile} ({found.where})", kept(value) if kept else value == wanted)
+    boot.set(value, f"tuned profile {found.profile} ({found.place})", kept(value) if kept else value == wanted)
 
 
 def boot_sysctl(s: Setting, f: Facts) -> Boot:
@@ -207,7 +208,8 @@ _TUNED_SYSFS = (("/scaling_governor", "cpu", ("governor",)),
 
 
 def _cmdline(boot: Boot, s: Setting, f: Facts) -> None:
-    """Kernel parameters the fix data names for this setting, as the boot loader in use is configured."""
+    """Kernel parameters the fix data names for this setting, as the boot loader in use is configured
+    (`$tuned_params` expanded), and what tuned writes there at its next start."""
     wanted = [k for k in s.keeps if k.mechanism == "cmdline" and k.name]
     if not wanted:
         return
@@ -218,11 +220,62 @@ def _cmdline(boot: Boot, s: Setting, f: Facts) -> None:
     for keep in wanted:
         param = config.last(keep.name)
         if param is not None:
-            boot.set(param.value or "", f"{param.where} ({param.name}={param.value})", param.value == keep.value)
+            via = f", {param.via}" if param.via else ""
+            boot.set(param.value or "", f"{param.where} ({param.name}={param.value}{via})", param.value == keep.value)
             if not config.loader:
                 boot.unread.append("which boot loader is in use")
+        _tuned_cmdline(boot, keep.name, param, config, f)
+        boot.unread += config.unknown_after(keep.name)
     if boot.value is None:
         boot.unread += list(config.unread)
+
+
+def _tuned_cmdline(boot: Boot, name: str, param: CmdlineParam | None, loader: BootCmdlineConfig,
+                   f: Facts) -> None:
+    """tuned rewrites `$tuned_params` from the active profile's [bootloader] cmdline each time it applies
+    it (tuned.service at boot): a parameter the files give through `$tuned_params` stays only where the
+    profile gives it too; one only the profile gives is not on the next boot's command line. With tuned
+    not applying at boot, the files stay as they are (disabling tuned.service removes nothing)."""
+    through_tuned = param is not None and param.via.startswith("$tuned_params")
+    applies = _tuned_applies(f)
+    if applies is False or (param is not None and not through_tuned):
+        return
+    config = f.tuned_config
+    if config is None:
+        if through_tuned:
+            boot.unread.append("/etc/tuned/active_profile")
+        return
+    cmdline = config.bootloader()
+    own = cmdline.last(name)
+    if param is None:
+        # (a `$tuned_params` of unknown value may carry it: the caller names it as unknown)
+        if own is not None and applies and not loader.unknown_after(name):
+            boot.set(own.value or "", f"{own.where} (tuned profile {own.profile}: {own.word}, not on the boot "
+                     "loader's configured command line: no $tuned_params there carries it)", False)
+        return
+    if applies is None:
+        boot.unread.append(f"whether {TUNED_UNIT} is enabled")
+        return
+    if own is not None and own.value == param.value:
+        boot.where = (f"{param.where} ({param.word}, {param.via}; tuned profile {own.profile} writes it at "
+                      f"each start: {own.where})")
+        if cmdline.skip_grub_config and param.where.startswith("/etc/tuned/"):
+            boot.unread.append(f"GRUB's tuned_params ({cmdline.skip_grub_config}: tuned writes only "
+                               "/etc/tuned/bootcmdline)")
+        return
+    if own is None and (cmdline.unknown or not config.complete):
+        boot.unread += [*cmdline.unknown, *(f"tuned profile {n}" for n in config.unread)]
+        return
+    rewrites = f"tuned rewrites $tuned_params ({param.where}, {param.via}) at its next start"
+    gone = cmdline.removal(name)
+    if own is not None:
+        boot.set(own.value or "", f"{own.where} ({own.word} in tuned profile {own.profile}: {rewrites})", False)
+    elif gone is not None:
+        boot.set(TUNED_REMOVES, f"{gone.where} (-{gone.word} in tuned profile {gone.profile}: {rewrites} "
+                 "without it)", False)
+    else:
+        boot.set(TUNED_REMOVES, f"tuned profile {' '.join(config.active)} (no [bootloader] cmdline sets "
+                 f"{name}: {rewrites} without it)", False)
 
 
 def _tmpfiles(boot: Boot, s: Setting, f: Facts) -> None:
@@ -296,7 +349,7 @@ def _tuned_sysfs(boot: Boot, s: Setting, f: Facts) -> None:
         return
     for item in config.settings:
         if item.section == "sysfs" and _same_path(item.key, s.target):
-            boot.set(item.value, f"tuned profile {item.profile} ({item.where})", item.value == s.value)
+            boot.set(item.value, f"tuned profile {item.profile} ({item.place})", item.value == s.value)
 
 
 def boot_setpci(s: Setting, f: Facts) -> Boot:
@@ -376,6 +429,10 @@ def persist_step(s: Setting, boot: Boot) -> Any:
     forms = s.step.persistent
     if boot.value is not None and not boot.kept:
         where = boot.where.split(" (")[0]
+        if boot.value == TUNED_REMOVES:
+            return step(f"{does_keep}: tuned takes it out of $tuned_params ({boot.where}) — give it in the active "
+                        "profile's [bootloader] cmdline, or on the boot loader's own command line", takes=TAKES,
+                        keep=forms)
         if s.kind == "sysctl" and where.startswith("/etc/") and ":" in where and not where.startswith("/etc/tuned"):
             path, line = where.rsplit(":", 1)
             command = sh(f"sed -i {bash_word(f'{line}s/.*/{s.target} = {s.value}/')} {bash_word(path)}")

@@ -103,7 +103,9 @@ def persist_boot(**facts: Any) -> Outcome:
     the daemon) and what the next boot sets: sysctl.d in systemd-sysctl's order and /etc/sysctl.conf,
     modules-load.d and modprobe.d (`install M /bin/false`), tmpfiles.d `w` lines, udev `ATTR{}=` rules,
     enabled local oneshot units, the active tuned profile (with `include=`, when tuned.service is
-    enabled), the boot loader's configured command line (GRUB or systemd-boot, whichever is in use);
+    enabled), the boot loader's configured command line (GRUB or systemd-boot, whichever is in use;
+    GRUB's BLS entries where GRUB_ENABLE_BLSCFG=true, their `$tuned_params` from /etc/tuned/bootcmdline or
+    grubenv) and the tuned profile's [bootloader] cmdline that tuned writes there at its next start;
     and the masked setpci writes `fix --apply` made and did not undo (its journals).
 
     Bad value: a setting at the value its fix sets now, which the persistent configuration sets to
@@ -114,6 +116,10 @@ def persist_boot(**facts: Any) -> Outcome:
 
     Traps: "not set" means the kernel's or the driver's default at boot (for the sysctls the fixes
     change, the value the check flags). tuned applies its [sysctl] after systemd-sysctl and wins. A
+    kernel parameter tuned's [bootloader] gives reaches the kernel through `$tuned_params` only: one
+    the profile gives that the files do not carry yet is not on the next boot's command line, one the
+    files carry that the profile no longer gives (`-param`) goes at tuned's next start; disabling
+    tuned.service removes nothing. A `$tuned_params` whose value is not in the source is unknown. A
     /etc file masks the /usr/lib file of the same name. A directory the source does not show
     (a snapshot of another version, a paste) makes the answer unknown, never ok. A module may also
     be loaded by udev for its hardware, and a unit started by a vendor preset: both are reported as

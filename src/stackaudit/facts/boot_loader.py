@@ -12,6 +12,15 @@ GRUB_CMDLINE_LINUX_DEFAULT of /etc/default/grub and /etc/default/grub.d/*.cfg (s
 grub-mkconfig, https://www.gnu.org/software/grub/manual/grub/html_node/Simple-configuration.html), or
 /etc/kernel/cmdline / the loader entries' `options` lines
 (https://uapi-group.org/specifications/specs/boot_loader_specification/).
+
+GRUB with `GRUB_ENABLE_BLSCFG=true` (RHEL, Fedora, Rocky) boots the loader entries, and expands a `$name`
+word of their `options` (and of a `linux` line grub-mkconfig wrote from GRUB_CMDLINE_LINUX_DEFAULT) from
+its environment: grubenv, and `set name=` lines of grub.cfg. tuned's [bootloader] plugin appends
+`$tuned_params` there and writes its value into /etc/tuned/bootcmdline (`TUNED_BOOT_CMDLINE=`), which
+/etc/grub.d/00_tuned turns into grub.cfg's `set tuned_params=`, and into grubenv (`tuned_params=`).
+grub.cfg itself is not read (often readable by root only, and regenerated from these files): bootcmdline stands for
+its `set tuned_params=`. A variable whose value neither gives is unknown, never empty. systemd-boot
+expands nothing: a `$name` word there reaches the kernel as it is.
 """
 
 from __future__ import annotations
@@ -22,7 +31,15 @@ from dataclasses import dataclass
 
 from stackaudit.facts.config_dirs import read_config_dirs, read_file
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, provider
-from stackaudit.facts.sources import GRUB_DEFAULT, GRUB_DEFAULT_D, KERNEL_CMDLINE_FILE, LOADER_ENTRIES
+from stackaudit.facts.sources import (
+    GRUB_DEFAULT,
+    GRUB_DEFAULT_D,
+    GRUBENV_FILES,
+    KERNEL_CMDLINE_FILE,
+    LOADER_ENTRIES,
+    TUNED_BOOTCMDLINE,
+    TUNED_GRUB_TEMPLATE,
+)
 from stackaudit.host.base import Host, read_optional, read_or_none
 
 LOADER_INFO = "/sys/firmware/efi/efivars/LoaderInfo-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f"
@@ -76,11 +93,22 @@ def boot_loader_from_kernel_cmdline(ctx: FactContext) -> BootLoader:
 _GRUB_ASSIGN = re.compile(r"^\s*(?:export\s+)?(GRUB_CMDLINE_LINUX(?:_DEFAULT)?)=(.*)$")
 
 
+_GRUB_BLSCFG = re.compile(r'^\s*GRUB_ENABLE_BLSCFG\s*=\s*"?\s*true\s*"?\s*$', re.I | re.M)
+_GRUB_VARIABLE_WORD = re.compile(r"^\$(?:\{(\w+)\}|(\w+))$")
+_TUNED_BOOT_CMDLINE = re.compile(r"^\s*TUNED_BOOT_CMDLINE=(.*)$")
+
+
 @dataclass(frozen=True)
 class CmdlineParam:
     name: str
     value: str | None  # None: a bare flag (`quiet`)
     where: str  # file:line
+    via: str = ""  # the `$name` word (and its file:line) GRUB expanded into this parameter, if any
+    unknown: str = ""  # a `$name` word whose value is not in the source: what is not known, in words
+
+    @property
+    def word(self) -> str:
+        return self.name if self.value is None else f"{self.name}={self.value}"
 
 
 @dataclass(frozen=True)
@@ -92,10 +120,11 @@ class BootCmdlineConfig:
     params: tuple[CmdlineParam, ...]
     files: tuple[str, ...] = ()
     unread: tuple[str, ...] = ()
+    unknown: tuple[str, ...] = ()  # `$name` words on the command line whose value is not in the source
 
     @property
     def complete(self) -> bool:
-        return not self.unread
+        return not self.unread and not self.unknown
 
     def last(self, name: str) -> CmdlineParam | None:
         found = None
@@ -103,6 +132,12 @@ class BootCmdlineConfig:
             if p.name == name:
                 found = p
         return found
+
+    def unknown_after(self, name: str) -> list[str]:
+        """The `$name` words of unknown value after the last `name` parameter (all, where none sets it):
+        any of them may set it again."""
+        last = max((i for i, p in enumerate(self.params) if p.name == name), default=-1)
+        return [p.unknown for p in self.params[last + 1:] if p.unknown]
 
 
 def _shell_value(raw: str, env: dict[str, str]) -> str:
@@ -113,6 +148,9 @@ def _shell_value(raw: str, env: dict[str, str]) -> str:
     except ValueError:
         words = [raw.strip().strip("\"'")]
     text = " ".join(words) if len(words) != 1 else words[0]
+    # `${VAR:+word}`: word when VAR is set and not empty (tuned appends `${GRUB_CMDLINE_LINUX_DEFAULT:+$...} `)
+    text = re.sub(r"\$\{(GRUB_CMDLINE_LINUX(?:_DEFAULT)?):\+([^}]*)\}",
+                  lambda m: m.group(2) if env.get(m.group(1)) else "", text)
     return re.sub(r"\$\{?(GRUB_CMDLINE_LINUX(?:_DEFAULT)?)\}?", lambda m: env.get(m.group(1), ""), text)
 
 
@@ -157,6 +195,76 @@ def parse_loader_entry(path: str, text: str) -> list[CmdlineParam]:
     return out
 
 
+def parse_grubenv(path: str, text: str) -> dict[str, tuple[str, str]]:
+    """grubenv's `name=value` lines (the block is padded with `#`): name -> (value, file:line)."""
+    out: dict[str, tuple[str, str]] = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        name, eq, value = line.partition("=")
+        if eq and not name.startswith("#") and re.fullmatch(r"\w+", name):
+            out[name] = (value, f"{path}:{n}")
+    return out
+
+
+def parse_tuned_bootcmdline(path: str, text: str) -> tuple[str, str] | None:
+    """(TUNED_BOOT_CMDLINE's value, file:line) of /etc/tuned/bootcmdline (a shell file 00_tuned sources)."""
+    found = None
+    for n, line in enumerate(text.splitlines(), 1):
+        m = _TUNED_BOOT_CMDLINE.match(line)
+        if m:
+            found = (_shell_value(m.group(1), {}), f"{path}:{n}")
+    return found
+
+
+def grub_variables(host: Host) -> tuple[dict[str, tuple[str, str]], list[str]]:
+    """The values GRUB gives `$name` words at boot (name -> (value, file:line)), and the files not in the
+    source. tuned_params: /etc/tuned/bootcmdline first (/etc/grub.d/00_tuned sets it in grub.cfg after grubenv
+    is loaded, and tuned writes both together), else grubenv."""
+    values: dict[str, tuple[str, str]] = {}
+    unread: list[str] = []
+    for path in GRUBENV_FILES:
+        text, shown = read_file(host, path)
+        if text is not None:
+            values.update(parse_grubenv(path, text))
+            break
+        if not shown:
+            unread.append(path)
+    template, template_shown = read_file(host, TUNED_GRUB_TEMPLATE)
+    if template is None and template_shown:
+        # Without it grub-mkconfig writes no `set tuned_params` and tuned disables its bootloader plugin
+        # (plugin_bootloader.py): a bootcmdline left behind reaches no boot.
+        return values, unread
+    text, shown = read_file(host, TUNED_BOOTCMDLINE.path)
+    tuned = parse_tuned_bootcmdline(TUNED_BOOTCMDLINE.path, text) if text is not None else None
+    if tuned is not None:
+        values["tuned_params"] = tuned
+    elif not shown:
+        unread.append(TUNED_BOOTCMDLINE.path)
+    return values, unread
+
+
+def expand_grub_variables(params: list[CmdlineParam], variables: dict[str, tuple[str, str]],
+                          unread: list[str]) -> tuple[list[CmdlineParam], list[str]]:
+    """Each `$name` / `${name}` word replaced by the parameters of its value (their file:line, `via` the
+    word's); one whose value is not in the source stays, marked `unknown`, and is named in the second list."""
+    out: list[CmdlineParam] = []
+    unknown: list[str] = []
+    for p in params:
+        m = _GRUB_VARIABLE_WORD.match(p.name) if p.value is None else None
+        if m is None:
+            out.append(p)
+            continue
+        name = m.group(1) or m.group(2)
+        if name in variables:
+            value, where = variables[name]
+            out += [CmdlineParam(q.name, q.value, where, f"${name} in {p.where}") for q in _params(value, where)]
+        else:
+            read = "/etc/tuned/bootcmdline or grubenv" if name == "tuned_params" else "grubenv"
+            unknown.append(f"the value of ${name} (used in {p.where}; {read} "
+                           f"{'not readable' if unread else 'does not set it'})")
+            out.append(CmdlineParam(p.name, None, p.where, unknown=unknown[-1]))
+    return out, unknown
+
+
 def _grub_config(host: Host) -> BootCmdlineConfig:
     files: list[tuple[str, str]] = []
     unread: list[str] = []
@@ -168,7 +276,40 @@ def _grub_config(host: Host) -> BootCmdlineConfig:
     dropins = read_config_dirs(host, (GRUB_DEFAULT_D.path,), ".cfg")  # sourced in name order after it
     files += [(f.path, f.text) for f in dropins.files]
     unread += dropins.unread
-    return BootCmdlineConfig("grub", tuple(parse_grub_default(files)), tuple(p for p, _ in files), tuple(unread))
+    variables, unread_vars = grub_variables(host)
+    if any(_GRUB_BLSCFG.search(t) for _, t in files):
+        # GRUB boots the loader entries; /etc/default/grub only seeds the entries of kernels installed later.
+        entries, entries_unread = _loader_entries(host)
+        expanded = [(path, *expand_grub_variables(params, variables, unread_vars)) for path, params in entries]
+        return BootCmdlineConfig("grub", tuple(_common([params for _, params, _ in expanded])),
+                                 tuple(p for p, _ in files) + tuple(path for path, _, _ in expanded),
+                                 tuple(unread + entries_unread) or (() if entries else (LOADER_ENTRIES[0].path,)),
+                                 tuple(u for _, _, unknown in expanded for u in unknown))
+    params, unknown = expand_grub_variables(parse_grub_default(files), variables, unread_vars)
+    return BootCmdlineConfig("grub", tuple(params), tuple(p for p, _ in files), tuple(unread), tuple(unknown))
+
+
+def _loader_entries(host: Host) -> tuple[list[tuple[str, list[CmdlineParam]]], list[str]]:
+    """Every loader entry's options, rescue entries left out where others exist (tuned leaves them alone,
+    and they are not what a normal boot starts)."""
+    entries: list[tuple[str, list[CmdlineParam]]] = []
+    unread: list[str] = []
+    # Each place an ESP may be mounted is read on its own: an entry of the same name in both is two entries,
+    # not one hiding the other as in a stack of configuration directories.
+    for source in LOADER_ENTRIES:
+        found = read_config_dirs(host, (source.path,), ".conf")
+        entries += [(f.path, parse_loader_entry(f.path, f.text)) for f in found.files]
+        unread += found.unread
+    normal = [e for e in entries if not e[0].endswith("-rescue.conf")]
+    return normal or entries, unread
+
+
+def _common(entries: list[list[CmdlineParam]]) -> list[CmdlineParam]:
+    """The parameters every entry has (the one the next boot starts is not known here)."""
+    if not entries:
+        return []
+    return [p for p in entries[0]
+            if all(any((q.name, q.value) == (p.name, p.value) for q in params) for params in entries[1:])]
 
 
 def _systemd_boot_config(host: Host) -> BootCmdlineConfig:
@@ -180,17 +321,11 @@ def _systemd_boot_config(host: Host) -> BootCmdlineConfig:
         return BootCmdlineConfig("systemd-boot", tuple(_params(line, f"{KERNEL_CMDLINE_FILE.path}:1")),
                                  (KERNEL_CMDLINE_FILE.path,))
     unread = [] if shown else [KERNEL_CMDLINE_FILE.path]
-    entries: list[tuple[str, list[CmdlineParam]]] = []
-    # Each place an ESP may be mounted is read on its own: an entry of the same name in both is two entries,
-    # not one hiding the other as in a stack of configuration directories.
-    for source in LOADER_ENTRIES:
-        found = read_config_dirs(host, (source.path,), ".conf")
-        entries += [(f.path, parse_loader_entry(f.path, f.text)) for f in found.files]
-        unread += found.unread
+    entries, entries_unread = _loader_entries(host)
+    unread += entries_unread
     if not entries:
         return BootCmdlineConfig("systemd-boot", (), (), tuple(unread) or (KERNEL_CMDLINE_FILE.path,))
-    common = [p for p in entries[0][1]
-              if all(any((q.name, q.value) == (p.name, p.value) for q in params) for _, params in entries[1:])]
+    common = _common([params for _, params in entries])
     return BootCmdlineConfig("systemd-boot", tuple(common), tuple(path for path, _ in entries), tuple(unread))
 
 
@@ -209,4 +344,5 @@ def boot_cmdline_config(ctx: FactContext) -> BootCmdlineConfig:
     # Which one is in use is not known: both, loader "" (a parameter either sets cannot be placed).
     grub, sdboot = _grub_config(ctx.host), _systemd_boot_config(ctx.host)
     unread = [*grub.unread, *(u for u in sdboot.unread if u != KERNEL_CMDLINE_FILE.path or sdboot.files)]
-    return BootCmdlineConfig("", grub.params + sdboot.params, grub.files + sdboot.files, tuple(unread))
+    return BootCmdlineConfig("", grub.params + sdboot.params, grub.files + sdboot.files,
+                             tuple(dict.fromkeys(unread)), grub.unknown)

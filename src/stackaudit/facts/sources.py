@@ -191,6 +191,12 @@ GRUB_DEFAULT = Source("grub_default", "/etc/default/grub", path="/etc/default/gr
 GRUB_DEFAULT_D = Source("grub_default_d", "/etc/default/grub.d", path="/etc/default/grub.d")
 KERNEL_CMDLINE_FILE = Source("kernel_cmdline_file", "/etc/kernel/cmdline", path="/etc/kernel/cmdline",
                              hint=_ON_HOST)
+# tuned's [bootloader] plugin: the `$tuned_params` value it last wrote (/etc/grub.d/00_tuned sources it), and
+# GRUB's environment block, where tuned also sets tuned_params and RHEL 8 keeps `kernelopts`.
+TUNED_BOOTCMDLINE = Source("tuned_bootcmdline", "/etc/tuned/bootcmdline", path="/etc/tuned/bootcmdline",
+                           hint=_ON_HOST)
+GRUBENV_FILES = ("/boot/grub2/grubenv", "/boot/grub/grubenv")
+TUNED_GRUB_TEMPLATE = "/etc/grub.d/00_tuned"  # the tuned package's grub-mkconfig script (sources bootcmdline)
 # The journals `fix --apply` writes (fixes/journal.py DEFAULT_DIR): what it changed at runtime.
 APPLY_JOURNALS = Source("apply_journals", "/var/lib/stackaudit/journal", path="/var/lib/stackaudit/journal",
                         hint=_ON_HOST + " as root")
