@@ -7,7 +7,7 @@ html.escape, so a value from the host cannot add markup.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 
@@ -46,6 +46,21 @@ class Series:
 _MAX_X_TICKS = 12
 
 
+def _open(chart_id: str, kind: str, title: str, height: int = _H) -> list[str]:
+    """An inline SVG's opening tag, its accessible title and its visible title."""
+    return [f'<svg id="{escape(chart_id)}" class="chart {kind}" role="img" viewBox="0 0 {_W} {height}" '
+            f'width="{_W}" height="{height}" xmlns="http://www.w3.org/2000/svg">',
+            f"<title>{escape(title)}</title>",
+            f'<text x="{_W / 2:.0f}" y="16" text-anchor="middle" class="chart-title">{escape(title)}</text>']
+
+
+def _y_grid(y_max: float, sy: Callable[[float], float]) -> list[str]:
+    """Five horizontal grid lines from 0 to y_max, each with its value on the left axis."""
+    return [f'<line x1="{_LEFT}" x2="{_W - _RIGHT}" y1="{sy(y):.1f}" y2="{sy(y):.1f}" class="grid"/>'
+            f'<text x="{_LEFT - 6}" y="{sy(y) + 4:.1f}" text-anchor="end" class="tick">{_fmt(y)}</text>'
+            for y in (y_max * i / 4 for i in range(5))]
+
+
 def line_chart(chart_id: str, title: str, x_label: str, y_label: str, series: Sequence[Series],
                log2_x: bool = True, x_names: Mapping[float, str] | None = None) -> str:
     """A line chart; x on a log2 axis with ticks at the measured values (1, 2, 4 …), y from 0.
@@ -70,14 +85,7 @@ def line_chart(chart_id: str, title: str, x_label: str, y_label: str, series: Se
     def x_text(x: float) -> str:
         return escape(x_names[x]) if x_names and x in x_names else _fmt(x)
 
-    out = [f'<svg id="{escape(chart_id)}" class="chart line-chart" role="img" viewBox="0 0 {_W} {_H}" '
-           f'width="{_W}" height="{_H}" xmlns="http://www.w3.org/2000/svg">',
-           f"<title>{escape(title)}</title>",
-           f'<text x="{_W / 2:.0f}" y="16" text-anchor="middle" class="chart-title">{escape(title)}</text>']
-    for i in range(5):
-        y = y_max * i / 4
-        out.append(f'<line x1="{_LEFT}" x2="{_W - _RIGHT}" y1="{sy(y):.1f}" y2="{sy(y):.1f}" class="grid"/>'
-                   f'<text x="{_LEFT - 6}" y="{sy(y) + 4:.1f}" text-anchor="end" class="tick">{_fmt(y)}</text>')
+    out = [*_open(chart_id, "line-chart", title), *_y_grid(y_max, sy)]
     every = math.ceil(len(xs) / _MAX_X_TICKS)
     for i, x in enumerate(xs):
         if (len(xs) - 1 - i) % every == 0:  # evenly thinned, counted back from the last (the newest run)
@@ -126,10 +134,7 @@ def ladder_chart(chart_id: str, title: str, unit: str, bars: Sequence[Bar], meas
     def sx(v: float) -> float:
         return left + min(v, x_max) / x_max * pw
 
-    out = [f'<svg id="{escape(chart_id)}" class="chart ladder-chart" role="img" viewBox="0 0 {_W} {height}" '
-           f'width="{_W}" height="{height}" xmlns="http://www.w3.org/2000/svg">',
-           f"<title>{escape(title)}</title>",
-           f'<text x="{_W / 2:.0f}" y="16" text-anchor="middle" class="chart-title">{escape(title)}</text>']
+    out = _open(chart_id, "ladder-chart", title, height)
     for i, b in enumerate(bars):
         y = _TOP + i * row
         cut = b.value > x_max
@@ -179,14 +184,7 @@ def paired_bar_chart(chart_id: str, title: str, y_label: str, pairs: Sequence[Pa
     def sy(y: float) -> float:
         return _TOP + ph - y / y_max * ph
 
-    out = [f'<svg id="{escape(chart_id)}" class="chart pair-chart" role="img" viewBox="0 0 {_W} {_H}" '
-           f'width="{_W}" height="{_H}" xmlns="http://www.w3.org/2000/svg">',
-           f"<title>{escape(title)}</title>",
-           f'<text x="{_W / 2:.0f}" y="16" text-anchor="middle" class="chart-title">{escape(title)}</text>']
-    for i in range(5):
-        y = y_max * i / 4
-        out.append(f'<line x1="{_LEFT}" x2="{_W - _RIGHT}" y1="{sy(y):.1f}" y2="{sy(y):.1f}" class="grid"/>'
-                   f'<text x="{_LEFT - 6}" y="{sy(y) + 4:.1f}" text-anchor="end" class="tick">{_fmt(y)}</text>')
+    out = [*_open(chart_id, "pair-chart", title), *_y_grid(y_max, sy)]
     for n, p in enumerate(pairs):
         middle = _LEFT + slot * (n + 0.5)
         out.append(f'<text x="{middle:.1f}" y="{_TOP + ph + 16}" text-anchor="middle" class="tick">{escape(p.label)}</text>')
