@@ -26,7 +26,7 @@ def rules_fingerprint() -> str:
     """SHA-256 of the redaction rules' source, as this installation has them ("" when the source is absent).
 
     `capture` writes it into a snapshot's meta.json; a snapshot whose manifest verifies and whose fingerprint
-    is this one was redacted by these very rules, and redacting is idempotent (tests/test_core_redaction.py),
+    is this one was redacted by these very rules, and redacting is idempotent (tests/test_redaction_trust.py),
     so replaying it need not redact every member again (docs/security.md). Any change to the rules changes
     the fingerprint, and older snapshots are redacted again. Read through importlib.resources, so a zipapp's
     copy hashes the same bytes as an installed one."""
