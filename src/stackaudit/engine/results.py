@@ -83,8 +83,8 @@ class Result:
             "fix_cost": self.fix_cost,
             "scope": self.scope,
             "subjects": list(self.subjects),
-            "actual": _jsonable(self.actual),
-            "expected": _jsonable(self.expected),
+            "actual": jsonable(self.actual),
+            "expected": jsonable(self.expected),
             "message": self.message,
             "hint": self.hint,
             "evidence": list(self.evidence),
@@ -96,13 +96,14 @@ class Result:
         }
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
+    """A value as the JSON report holds it (tuples and sets as lists, other objects as text)."""
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
-        items = [_jsonable(v) for v in value]
+        items = [jsonable(v) for v in value]
         return sorted(items, key=str) if isinstance(value, (set, frozenset)) else items
     return str(value)
 

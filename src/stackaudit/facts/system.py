@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from stackaudit.facts._parse import ParseError, is_gap_line, key_value_lines, lines_holding, parse_cpulist
+from stackaudit.facts._parse import ParseError, has_gap_line, key_value_lines, lines_holding, parse_cpulist
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
 from stackaudit.facts.sources import (
     DMESG,
@@ -453,10 +454,10 @@ def kernel_log_is_whole(lines: Sequence[str]) -> bool:
     A ring buffer that wrapped on a long-running host starts later: it is an excerpt too, since the
     events of its first hours are gone.
     """
-    body = [ln for ln in lines if ln.strip()]
-    if not body or not any("Linux version" in ln for ln in body[:3]):
+    first = list(itertools.islice((ln for ln in lines if ln.strip()), 3))
+    if not any("Linux version" in ln for ln in first):
         return False
-    return not any(is_gap_line(ln) for ln in body)
+    return not has_gap_line(lines)  # blank lines are never gap lines
 
 
 # What str.splitlines() breaks lines at besides "\n" (https://docs.python.org/3/library/stdtypes.html#str.splitlines).

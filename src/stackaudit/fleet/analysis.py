@@ -109,15 +109,14 @@ def _state(result: Result) -> CheckState:
 
 
 def _result_values(result: Result) -> dict[str, Any]:
-    """Subject -> observed value, flattened as `compare` flattens it (JSON-encoded first: tuples are lists)."""
-    import json
-
+    """Subject -> observed value, flattened as `compare` flattens it (as the JSON report holds it: tuples are
+    lists)."""
     from stackaudit.compare.diff import result_values
+    from stackaudit.engine.results import jsonable
 
     if result.actual is None:
         return {}
-    actual = json.loads(json.dumps(result.to_json()["actual"]))
-    return result_values({"actual": actual})
+    return result_values({"actual": jsonable(result.actual)})
 
 
 def _inventory(report: Report, host: Host) -> tuple[dict[str, str], dict[str, Any]]:

@@ -138,6 +138,9 @@ class MemoryHost:
         )
 
     def read_bytes(self, path: str, limit: int = MAX_FILE_BYTES) -> bytes:
+        data = self.record.files.get(path)  # keys are normalised: a hit needs no normalising (most reads)
+        if data is not None:
+            return data[:limit]
         path = _path_key(path) if path.startswith("/") else path
         data = self.record.files.get(path)
         if data is not None:
