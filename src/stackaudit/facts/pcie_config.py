@@ -602,13 +602,14 @@ def _device_from(header: re.Match[str], body: list[str], complete: bool) -> Lspc
             if cap:
                 state.capability(int(cap.group(1), 16), cap.group(2), cap.group(3))
             continue
-        if m := re.match(r"^NUMA node:\s*(-?\d+)", line):
+        # Each pattern only where the line starts with its literal (most lines are capability details).
+        if line.startswith("NUMA node:") and (m := _NUMA_LINE.match(line)):
             numa = int(m.group(1))
-        elif m := re.match(r"^IOMMU group:\s*(\d+)", line):
+        elif line.startswith("IOMMU group:") and (m := _IOMMU_GROUP_LINE.match(line)):
             group = int(m.group(1))
-        elif m := re.match(r"^Kernel driver in use:\s*(\S+)", line):
+        elif line.startswith("Kernel driver in use:") and (m := _DRIVER_LINE.match(line)):
             driver = m.group(1)
-        elif m := re.match(r"^Bus:\s*primary=([0-9a-f]+),\s*secondary=([0-9a-f]+)", line):
+        elif line.startswith("Bus:") and (m := _BUS_LINE.match(line)):
             primary, secondary = int(m.group(1), 16), int(m.group(2), 16)
         elif m := _REGION.match(line):
             bars.append(_parse_bar(m))
@@ -616,6 +617,12 @@ def _device_from(header: re.Match[str], body: list[str], complete: bool) -> Lspc
             state.detail(line)
     return LspciDevice(bdf, class_name, pci_class, vendor, device, description, numa, group, driver, tuple(bars),
                        primary, secondary, state.build(complete))
+
+
+_NUMA_LINE = re.compile(r"^NUMA node:\s*(-?\d+)")
+_IOMMU_GROUP_LINE = re.compile(r"^IOMMU group:\s*(\d+)")
+_DRIVER_LINE = re.compile(r"^Kernel driver in use:\s*(\S+)")
+_BUS_LINE = re.compile(r"^Bus:\s*primary=([0-9a-f]+),\s*secondary=([0-9a-f]+)")
 
 
 def _merge(a: LspciDevice, b: LspciDevice) -> LspciDevice:
