@@ -161,6 +161,11 @@ def test_capture_runs_from_the_zipapp_with_nothing_installed(python: str, pyz: P
     assert host.read_bytes(link_width_path("0000:19:00.0")) == b"16\n"
     assert host.read_bytes("/proc/sys/kernel/numa_balancing") == b"1\n"
     assert b"iommu=pt" in host.read_bytes("/proc/cmdline")
+    # Captured on this interpreter from the archive's copy of the rules, it is replayed here without being
+    # redacted again: the fingerprint is the rules' bytes, the same on every Python (fleet analysis speed).
+    from stackaudit.host.redact import rules_fingerprint
+
+    assert host.redacted_with == rules_fingerprint() != ""
 
 
 def test_capture_errors_are_one_line_and_exit_2(pyz: Path, tmp_path: Path) -> None:
