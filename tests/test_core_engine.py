@@ -119,6 +119,32 @@ def test_serial_collection_computes_on_demand_within_the_deadline() -> None:
     assert isinstance(facts["after"], Missing) and facts["after"].kind == "timeout"
 
 
+def test_serial_collection_asked_from_two_threads_computes_once_and_waits() -> None:
+    """Another thread asking for a fact the worker is computing waits for it (no cycle is claimed)."""
+    import threading
+
+    started, release = threading.Event(), threading.Event()
+    calls: list[int] = []
+
+    def slow(ctx):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        started.set()
+        release.wait(5)
+        return "done"
+
+    collector = Collector(fake_host(), deadline_s=5, providers={"slow": Provider("slow", slow, str, "")})
+    worker = threading.Thread(target=lambda: collector.results(["slow"]))
+    worker.start()
+    assert started.wait(5)
+    answers: list[object] = []
+    other = threading.Thread(target=lambda: answers.append(collector.optional("slow", str)))
+    other.start()
+    release.set()
+    other.join(5)
+    worker.join(5)
+    assert answers == ["done"] and calls == [1]
+
+
 def test_a_live_host_collects_in_parallel_and_a_snapshot_serially() -> None:
     from stackaudit.host.base import HostMeta
     from stackaudit.host.memory import MemoryHost

@@ -132,6 +132,7 @@ class _Slot:
     provenance: tuple[Provenance, ...] = ()
     started: float = 0.0
     duration_s: float = 0.0
+    owner: int = 0  # serial mode: the thread computing it
 
 
 def _as_spec(name: str, entry: FactSpec | Provider) -> FactSpec:
@@ -249,20 +250,34 @@ class Collector:
 
     def _wait(self, name: str) -> Any:
         slot = self._slot(name)
-        if not self.parallel and not slot.done.is_set():
+        if not self.parallel and not slot.done.is_set() and self._claim(slot):
             return self._compute_here(slot)
         remaining = self.deadline - time.monotonic()
         if not slot.done.wait(max(0.0, remaining)):
             return Missing(name, f"did not finish within the {self.deadline_s:g} s deadline", kind="timeout")
         return slot.missing if slot.missing is not None else slot.value
 
+    def _claim(self, slot: _Slot) -> bool:
+        """Serial mode: whether this thread is to compute the slot (nobody has started it, or this very thread
+        is computing it: a cycle, which _compute_here reports); False while another thread computes it (a
+        caller besides the worker), which then waits for it as in parallel mode."""
+        me = threading.get_ident()
+        with self._lock:
+            if not slot.started:
+                slot.owner = me
+                slot.started = -1.0  # claimed; the start time is set when it runs
+                return True
+            return slot.owner == me
+
     def _compute_here(self, slot: _Slot) -> Any:
         """Serial mode: compute the fact in this thread (its dependencies first, as it asks for them)."""
         name = slot.spec.name
-        if slot.started:  # asked for again while it runs: it depends on itself
+        if slot.started > 0:  # asked for again while this thread computes it: it depends on itself
             return Missing(name, "the fact depends on itself (a cycle among the facts)", kind="error")
         if time.monotonic() > self.deadline:
-            return Missing(name, f"did not finish within the {self.deadline_s:g} s deadline", kind="timeout")
+            slot.missing = Missing(name, f"did not finish within the {self.deadline_s:g} s deadline", kind="timeout")
+            slot.done.set()
+            return slot.missing
         slot.started = time.monotonic()
         self._run(slot)
         return slot.missing if slot.missing is not None else slot.value
