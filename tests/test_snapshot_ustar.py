@@ -41,12 +41,15 @@ def _archive(members: list[tuple[str, str, bytes]], fmt: int) -> bytes:
     return buffer.getvalue()
 
 
-def _read(path: Path, plain: bool, monkeypatch: pytest.MonkeyPatch) -> object:
-    """What _read_tarball makes of the file (entries, or the error's type and text), with or without
-    host/ustar.py."""
+def _read(path: Path, how: str, monkeypatch: pytest.MonkeyPatch) -> object:
+    """What _read_tarball makes of the file (entries, or the error's type and text): through host/ustar.py
+    ("plain"), through tarfile from the bytes ustar gave way on ("memory"), or streamed by tarfile from the
+    file, as a snapshot over the in-memory size is ("stream")."""
     with monkeypatch.context() as patch:
-        if not plain:
-            patch.setattr(memory, "_read_plain_tarball", lambda *args: False)
+        if how == "memory":
+            patch.setattr(memory, "read_members", lambda *args: None)
+        elif how == "stream":
+            patch.setattr(memory, "_whole_tar", lambda *args: None)
         try:
             return memory._read_tarball(str(path), memory._Budget())
         except Exception as exc:  # compared, not raised: both paths must fail alike
@@ -70,7 +73,8 @@ def test_the_fast_reader_reads_what_tarfile_reads(tmp_path_factory: pytest.TempP
         data = data[:i] + bytes([data[i] ^ 0x41]) + data[i + 1:]
     path = tmp_path_factory.mktemp("tar") / "snap.tar.gz"
     path.write_bytes(gzip.compress(data, mtime=0) if damage == "gzip" else data)
-    assert _read(path, True, monkeypatch) == _read(path, False, monkeypatch)
+    plain = _read(path, "plain", monkeypatch)
+    assert plain == _read(path, "memory", monkeypatch) == _read(path, "stream", monkeypatch)
 
 
 def test_what_capture_writes_is_read_without_tarfile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

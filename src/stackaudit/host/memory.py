@@ -44,7 +44,7 @@ from stackaudit.host.limits import (
 )
 from stackaudit.host.nvml import NvmlError, error_from_json
 from stackaudit.host.source import Provenance, title_of_key
-from stackaudit.host.ustar import read_members
+from stackaudit.host.ustar import Member, read_members
 
 # 2: pastes recorded verbatim under their true argv or path, documents under doc/, provenance.json.
 # Format 1 snapshots (no doc/, no provenance.json) still replay: every member is a whole live read.
@@ -503,11 +503,17 @@ def _read_tarball(path: str, budget: _Budget, strict: bool = True) -> dict[str, 
     still bounded; a member outside the snapshot or cut short is skipped, not an error.
     """
     entries: dict[str, tuple[str, bytes | str]] = {}
-    if strict and _read_plain_tarball(path, budget, entries):
-        return entries
+    whole = _whole_tar(path) if strict else None
+    if whole is not None:
+        members = read_members(whole, MAX_TAR_HEADER_BYTES)
+        if members is not None:
+            _take_plain(members, budget, entries)
+            return entries
     try:
-        with open(path, "rb") as raw:
-            counted = _decompressed(raw)
+        with contextlib.ExitStack() as stack:
+            # What host/ustar.py gave way on is read by tarfile from the bytes already decompressed.
+            counted: Any = io.BytesIO(whole) if whole is not None else _decompressed(
+                stack.enter_context(open(path, "rb")))
             with tarfile.open(fileobj=counted, mode="r|", tarinfo=_BoundedTarInfo) as tar:
                 for member in tar:
                     rel = _member_name(member.name)
@@ -551,16 +557,16 @@ def _decompressed(raw: Any) -> io.BufferedReader:
 _PLAIN_TAR_BYTES = 32 << 20
 
 
-def _read_plain_tarball(path: str, budget: _Budget, entries: dict[str, tuple[str, bytes | str]]) -> bool:
-    """`_read_tarball`'s members through host/ustar.py's reader, with the same checks; False (nothing taken)
-    where that reader gives up or the archive is larger than _PLAIN_TAR_BYTES: tarfile reads it then."""
+def _whole_tar(path: str) -> bytes | None:
+    """The decompressed tar, read to its end (the gzip CRC checked), where it is at most _PLAIN_TAR_BYTES:
+    host/ustar.py parses it; a larger one is None, streamed through tarfile."""
     with open(path, "rb") as raw:
-        data = _decompressed(raw).read(_PLAIN_TAR_BYTES + 1)  # to the end: the gzip CRC is checked
-    if len(data) > _PLAIN_TAR_BYTES:
-        return False
-    members = read_members(data, MAX_TAR_HEADER_BYTES)
-    if members is None:
-        return False
+        data = _decompressed(raw).read(_PLAIN_TAR_BYTES + 1)
+    return data if len(data) <= _PLAIN_TAR_BYTES else None
+
+
+def _take_plain(members: Sequence[Member], budget: _Budget, entries: dict[str, tuple[str, bytes | str]]) -> None:
+    """host/ustar.py's members into `entries`, with the checks _read_tarball makes of tarfile's."""
     for member in members:
         rel = _member_name(member.name)
         if rel is None:
@@ -570,7 +576,6 @@ def _read_plain_tarball(path: str, budget: _Budget, entries: dict[str, tuple[str
             entries[rel] = ("link", member.target)
         elif member.kind == "file":
             entries[rel] = ("file", member.data)
-    return True
 
 
 def _verify_manifest(entries: Mapping[str, tuple[str, bytes | str]]) -> None:
