@@ -35,8 +35,8 @@ def setting(check: str, suffix: str = "") -> Setting:
     return next(s for s in catalogue_settings() if s.check == check and s.target.endswith(suffix))
 
 
-def boot(check: str, files: dict[str, Any], suffix: str = "", **host: Any) -> Boot:
-    """What the next boot sets for `check`'s setting, read from a fake tree through the facts' providers."""
+def facts_of(files: dict[str, Any], **host: Any) -> Facts:
+    """The facts KERN-PERSIST-BOOT reads, from a fake tree through the facts' providers (None where missing)."""
     collector = Collector(fake_host(files=files, **host))
     values: dict[str, Any] = {}
     for f in fields(Facts):
@@ -44,7 +44,12 @@ def boot(check: str, files: dict[str, Any], suffix: str = "", **host: Any) -> Bo
             values[f.name] = collector.fact(f.name, object)
         except FactUnavailable:
             values[f.name] = None
-    return at_boot(setting(check, suffix), Facts(**values))
+    return Facts(**values)
+
+
+def boot(check: str, files: dict[str, Any], suffix: str = "", **host: Any) -> Boot:
+    """What the next boot sets for `check`'s setting, read from a fake tree."""
+    return at_boot(setting(check, suffix), facts_of(files, **host))
 
 
 # --- sysctl.d ----------------------------------------------------------------------------------
@@ -356,14 +361,7 @@ APPLIED = journal_text(
 
 
 def acs_boot(files: dict[str, Any]) -> Boot:
-    collector = Collector(fake_host(files={f"{JOURNAL_DIR}/20261201T100000.000000Z.jsonl": APPLIED, **files}))
-    values: dict[str, Any] = {}
-    for f in fields(Facts):
-        try:
-            values[f.name] = collector.fact(f.name, object)
-        except FactUnavailable:
-            values[f.name] = None
-    facts = Facts(**values)
+    facts = facts_of({f"{JOURNAL_DIR}/20261201T100000.000000Z.jsonl": APPLIED, **files})
     found = [s for s in catalogue_settings(facts.applied_changes) if s.kind == "setpci"]
     assert [(s.check, s.target, s.value) for s in found] == [("FW-ACS-P2P", ACS_TARGET, ACS_VALUE)]
     return at_boot(found[0], facts)

@@ -127,11 +127,7 @@ class BootCmdlineConfig:
         return not self.unread and not self.unknown
 
     def last(self, name: str) -> CmdlineParam | None:
-        found = None
-        for p in self.params:
-            if p.name == name:
-                found = p
-        return found
+        return next((p for p in reversed(self.params) if p.name == name), None)
 
     def unknown_after(self, name: str) -> list[str]:
         """The `$name` words of unknown value after the last `name` parameter (all, where none sets it):

@@ -73,11 +73,7 @@ class TunedBootCmdline:
         return " ".join(p.word for p in self.params)
 
     def last(self, name: str) -> TunedBootParam | None:
-        found = None
-        for p in self.params:
-            if p.name == name:
-                found = p
-        return found
+        return next((p for p in reversed(self.params) if p.name == name), None)
 
     def removal(self, name: str) -> TunedBootParam | None:
         return next((p for p in reversed(self.removed) if p.name == name), None)

@@ -52,8 +52,8 @@ class RedactingHost(HostWrapper):
         self._redacted: dict[str, tuple[Any, Any]] = {}
         # A snapshot captured and redacted under these very rules (host/memory.py load_snapshot): redacting
         # again would change nothing (redaction is idempotent) and costs most of a replay's time.
-        self.passthrough = keep_process is None and bool(getattr(inner, "redacted_with", "")) and (
-            getattr(inner, "redacted_with", "") == rules_fingerprint())
+        redacted_with = getattr(inner, "redacted_with", "")
+        self.passthrough = keep_process is None and bool(redacted_with) and redacted_with == rules_fingerprint()
 
     def _once(self, key: str, answer: Any, redact: Callable[[Any], Any]) -> Any:
         if self.passthrough:
