@@ -101,7 +101,7 @@ def has_gap_line(lines: Iterable[str]) -> bool:
 
 
 def lines_holding(text: str, lines: Sequence[str], needles: Sequence[str]) -> list[int]:
-    """Indices of the `lines` (the lines of `text`, split at "\n") holding any of `needles`, case
+    """Indices of the `lines` (the lines of `text`, split at "\\n") holding any of `needles`, case
     ignored: a `str.find` scan of the lowercased text per needle, which C does fast, instead of a
     regular-expression search per line (a pasted kernel log runs to 300 000 lines) or one search for the
     needles' alternation (sre tries every position: 6 ms for twelve needles in a 360 KB log, 0.1 ms each
