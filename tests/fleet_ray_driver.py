@@ -59,6 +59,10 @@ def main(work: Path) -> int:
     (stubs / "nvidia-smi").chmod(0o755)
     common = {"num_cpus": 1, "object_store_memory": OBJECT_STORE_BYTES, "include_dashboard": False}
     temp_dir = tempfile.mkdtemp(prefix="ray-sa-", dir="/tmp")  # short: Ray's socket paths must fit 107 bytes
+    # Ray writes its address file to $RAY_TMPDIR/ray (else $TMPDIR/ray) without making the folder; point it
+    # at a folder of this run's own, so a fresh machine (no $TMPDIR/ray from an earlier run) works the same.
+    os.environ["RAY_TMPDIR"] = temp_dir
+    os.mkdir(os.path.join(temp_dir, "ray"))
     start = time.monotonic()
     def node_env(i: int) -> dict[str, str]:
         # TMPDIR: the task's scratch directory lands in WORKDIR (the removed node's task never cleans up).
