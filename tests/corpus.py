@@ -69,6 +69,13 @@ KINDS = (
     "cpupower",
     "nvidia-bug-report",
     "engine command",
+    "systemctl",
+    "service journal",
+    "driver container log",
+    "nvidia-smi -q section",
+    "dcgmi discovery",
+    "dcgmi nvlink",
+    "dcgmi diag",
 )
 
 # Statuses an expectation may name (a check's "error" is a tool failure, never an expectation).
