@@ -3,11 +3,11 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
-# llama-cpp-python builds from source (~5 min); the wheels it builds are kept in a folder of our own
-# between runs. No environment variable is exported: pip's own settings (PIP_FIND_LINKS, pip.conf) stay the user's.
+# The folder of llama.cpp wheels `make test` builds, kept between runs. No environment variable is exported:
+# pip's own settings (PIP_FIND_LINKS, pip.conf) stay the user's.
 WHEELS ?= $(HOME)/.cache/stackaudit/wheels
 
-.PHONY: run test test-fast lint typecheck bench clean venv docs zipapp test-deps-sshd test-deps-browser test-deps-mermaid
+.PHONY: run test test-fast lint typecheck bench clean venv docs zipapp llama-wheel test-deps-system test-deps-sshd test-deps-browser test-deps-mermaid
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,22 +15,24 @@ $(VENV)/.installed: pyproject.toml
 	$(PIP) install -q -e .
 	touch $@
 
-$(VENV)/.installed-test: $(VENV)/.installed pyproject.toml
-	# pciutils: the test that parses this machine's PCI config space compares with `lspci -vvv` (root only).
-	command -v lspci >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
-		{ apt-get update -qq && apt-get install -y -qq pciutils >/dev/null; } ; } || true
-	# shellcheck (Debian's package): the fix-plan tests lint every plan with it (they skip, saying why, without it).
-	command -v shellcheck >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
-		{ apt-get update -qq && apt-get install -y -qq shellcheck >/dev/null; } ; } || true
-	mkdir -p $(WHEELS)
-	$(PIP) wheel -q --wheel-dir $(WHEELS) --find-links $(WHEELS) "llama-cpp-python[server]>=0.3.0"
-	$(PIP) install -q --find-links $(WHEELS) -e ".[test,llama,plot]"
+# The test extras without the compiled llama.cpp server: all that ruff, mypy and most tests need.
+$(VENV)/.installed-extras: $(VENV)/.installed pyproject.toml
+	$(PIP) install -q -e ".[test,plot]"
 	touch $@
 
-# Contributors' loop: the test extras without the compiled llama.cpp server (its tests skip) and without
-# the slow tests that start real servers.
-$(VENV)/.installed-fast: $(VENV)/.installed pyproject.toml
-	$(PIP) install -q -e ".[test,plot]"
+# llama-cpp-python builds from source (~3 minutes on 2 cores) into a folder of wheels kept between runs; pip
+# finds the wheel there and builds nothing the next time. LLAVA_BUILD=OFF leaves out the multimodal library
+# (51 of 178 objects), which the tests never load (llama_cpp imports it only for image chat formats).
+$(VENV)/.llama-wheel: $(VENV)/.installed
+	mkdir -p $(WHEELS)
+	CMAKE_ARGS="-DLLAVA_BUILD=OFF $${CMAKE_ARGS:-}" $(PIP) wheel -q --wheel-dir $(WHEELS) --find-links $(WHEELS) \
+		"llama-cpp-python[server]>=0.3.0"
+	touch $@
+
+llama-wheel: $(VENV)/.llama-wheel
+
+$(VENV)/.installed-test: $(VENV)/.installed-extras $(VENV)/.llama-wheel
+	$(PIP) install -q --find-links $(WHEELS) -e ".[test,llama,plot]"
 	touch $@
 
 venv: $(VENV)/.installed
@@ -46,30 +48,43 @@ $(VENV)/.installed-zipapp: $(VENV)/.installed pyproject.toml
 zipapp: $(VENV)/.installed-zipapp
 	$(PY) -m stackaudit.fleet.zipapp dist/stackaudit.pyz
 
-# tests/test_fleet_ansible.py runs Ansible over a real sshd on 127.0.0.1 (Debian's openssh-server).
-test-deps-sshd:
-	@[ -x /usr/sbin/sshd ] || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
-		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssh-server >/dev/null; } ; } || true
+# The system packages the tests use, in one apt transaction (as root with apt-get; without them those tests
+# skip, saying why): pciutils (the PCI config-space parser is compared with `lspci -vvv`), shellcheck (every
+# fix plan is linted), openssh-server (tests/test_fleet_ansible.py runs Ansible over a real sshd on 127.0.0.1),
+# chromium and chromium-driver (the HTML pages open in headless Chromium).
+test-deps-system:
+	@missing=""; \
+	command -v lspci >/dev/null 2>&1 || missing="$$missing pciutils"; \
+	command -v shellcheck >/dev/null 2>&1 || missing="$$missing shellcheck"; \
+	[ -x /usr/sbin/sshd ] || missing="$$missing openssh-server"; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	command -v chromedriver >/dev/null 2>&1 || missing="$$missing chromium-driver"; \
+	[ -z "$$missing" ] || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; } ; } || true
 
-# The suite on every core, then the tests that time real servers alone (marked serial: a sibling test's
-# load would be in their figures). Both parts run; either failing fails `make test`.
-test: $(VENV)/.installed-test test-deps-sshd test-deps-browser test-deps-mermaid
+test-deps-sshd test-deps-browser: test-deps-system
+
+lint: $(VENV)/.installed-extras
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/mypy
+
+# Set-up overlaps: the llama.cpp build (CPU) runs beside the system packages and npm (downloads) and beside
+# ruff and mypy; `-Otarget` keeps each step's output together. Then the suite on every core, then the tests
+# that time real servers alone (marked serial: a sibling test's load would be in their figures). Both parts
+# run; either failing fails `make test`.
+test:
+	$(MAKE) --no-print-directory -j4 -Otarget lint llama-wheel test-deps-system test-deps-mermaid
+	$(MAKE) --no-print-directory $(VENV)/.installed-test
 	rc=0; $(PY) -m pytest -n auto -m "not serial" --durations=20 || rc=1; \
 	$(PY) -m pytest -m serial --durations=10 || rc=1; exit $$rc
 
-test-fast: $(VENV)/.installed-fast
+# Contributors' loop: the test extras without the compiled llama.cpp server (its tests skip), without the
+# slow tests that start real servers and without the timing tests.
+test-fast: $(VENV)/.installed-extras
 	$(VENV)/bin/ruff check src tests bench
-	$(PY) -m pytest -n auto -m "not slow" -x
+	$(PY) -m pytest -n auto -m "not slow and not serial" -x
 
-# The HTML report tests (tests/test_report_html_browser.py) open the pages in Debian's headless Chromium
-# through its chromedriver, and parse the Markdown's Mermaid blocks with npm's `mermaid` in that browser.
-test-deps-browser:
-	@command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 || { \
-		[ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
-		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; } ; } || true
-
+# tests/test_report_html_browser.py parses the Markdown's Mermaid blocks with npm's `mermaid` in Chromium.
 MERMAID_VERSION ?= 11.17.2
 test-deps-mermaid:
 	@[ -f tests/.node/node_modules/mermaid/dist/mermaid.min.js ] || { command -v npm >/dev/null 2>&1 && \
