@@ -134,12 +134,15 @@ def _deadline_options(func: Any) -> Any:
 @click.option("--quiet", "-q", is_flag=True, help="Nothing on stderr but errors (no progress indicator).")
 @click.option("--allow-partial", is_flag=True, help="Replay a snapshot that is cut short or fails its "
               "manifest; the report is marked partial.")
+@click.option("--pid", "--engine", "engine_pid", type=int, default=None, metavar="PID",
+              help="The engine to audit on a box running several (any PID of its processes); without it every "
+              "engine found is read, another user's named as such.")
 @click.option("--measured", metavar="TOKS", help="A measured decode rate (tokens/s per stream): the header "
               "compares it with the ceiling.")
 def audit(sources: tuple[str, ...], fmt: str, output: Optional[str], select: tuple[str, ...],
           ignore: tuple[str, ...], fail_on: Optional[str], waivers: Optional[str], root: str, deadline: float,
           command_timeout: float, color: Optional[bool], sample: float, verbose: bool, quiet: bool,
-          allow_partial: bool, measured: Optional[str]) -> int:
+          allow_partial: bool, engine_pid: Optional[int], measured: Optional[str]) -> int:
     """Audit this machine (or a snapshot / pasted outputs) and print the consolidated report."""
     from stackaudit.engine.runner import AuditOptions
     from stackaudit.report.render import FAIL_ON, FORMATS, exit_code, render
@@ -156,9 +159,12 @@ def audit(sources: tuple[str, ...], fmt: str, output: Optional[str], select: tup
         raise UsageError("--sample takes 0 to 600 seconds")
     if quiet and verbose:
         raise UsageError("--quiet and --verbose: give one")
+    if engine_pid is not None and engine_pid <= 0:
+        raise UsageError(f"--pid takes a process ID (a positive number), not {engine_pid}")
     measured_tok_s = _measured(measured)
     options = AuditOptions(select=split_csv(select), ignore=split_csv(ignore), deadline_s=deadline,
-                           waivers=find_waivers(waivers), sample_s=sample)
+                           waivers=find_waivers(waivers), sample_s=sample,
+                           engine_pid=engine_pid or 0)
     paths = split_paths(sources)
     host = _open_source(paths, root, command_timeout, allow_partial)
     show_progress = sys.stderr.isatty() and not paths and not quiet

@@ -21,7 +21,8 @@ from stackaudit.host.base import Host
 from stackaudit.host.recording import RedactingHost
 
 # Facts the headline shows, collected whatever checks are selected.
-HEADLINE_FACTS = ("kernel", "hostname", "cpu", "container", "gpus", "numa", "nvidia", "serving_model", "lxc_configs")
+HEADLINE_FACTS = ("kernel", "hostname", "cpu", "container", "gpus", "numa", "nvidia", "serving_model", "lxc_configs",
+                  "serving_processes")
 
 
 @dataclass
@@ -34,6 +35,8 @@ class AuditOptions:
     # `audit --sample SECONDS`: sample GPU clocks/power/clock event reasons/link over a window
     # (fact `gpu_samples`); the collection deadline grows by the window.
     sample_s: float = 0.0
+    # `audit --pid PID`: the engine instance to read on a box running several (0: every engine found).
+    engine_pid: int = 0
 
 
 @dataclass
@@ -117,8 +120,19 @@ def _headline(facts: dict[str, Any], host: Host) -> dict[str, Any]:
         # A host and its own containers are one machine seen from two scopes (a Proxmox node's LXC configs).
         "host_of": _containers_configured(facts.get("lxc_configs")),
         "gpus": gpus,
+        "engines": _engines(facts.get("serving_processes")),
         "uid": host.meta.uid,
     }
+
+
+def _engines(procs: Any) -> list[str] | None:
+    """The serving engines found (`pid 4101 (vLLM api-server)`, one per instance); [] when the process
+    list shows none; None when the source shows no process list."""
+    from stackaudit.facts.processes import ServingProcesses
+
+    if not isinstance(procs, ServingProcesses) or not procs.listed:
+        return None
+    return [p.label for p in procs.roots()]
 
 
 def _containers_configured(lxc: Any) -> list[str]:
@@ -164,6 +178,8 @@ def run_audit(host: Host, options: AuditOptions | None = None) -> Report:
     catalogue = load_checks()
     load_facts()
     specs: list[CheckSpec] = select_checks(catalogue, options.select, options.ignore)
+    if options.engine_pid:
+        host.meta.extra["engine_pid"] = options.engine_pid  # read by the serving_processes fact
     safe_host = RedactingHost(host)
     providers = None
     if options.sample_s > 0:
