@@ -116,3 +116,12 @@ def test_status_uid_reads_the_real_uid() -> None:
 
     assert status_uid(parse_status(_status(1, 0, "x").replace("Uid:\t0\t0", "Uid:\t1000\t0"))) == 1000
     assert status_uid({}) is None
+
+
+def test_cli_pid_refuses_a_bad_or_absent_process(capsys: pytest.CaptureFixture[str]) -> None:
+    from stackaudit.cli.main import main
+
+    assert main(["audit", "--pid", "0", "--select", "RT-ULIMIT-NOFILE"]) == 2
+    assert "--pid takes a process ID" in capsys.readouterr().err
+    assert main(["audit", "--pid", "2147483647", "--select", "RT-ULIMIT-NOFILE"]) == 2
+    assert "no such process" in capsys.readouterr().err

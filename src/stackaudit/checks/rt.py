@@ -761,7 +761,8 @@ def ulimit_nofile(serving_processes: ServingProcesses | None = None,
     """
     from_containers = _container_nofile(docker_containers)
     if serving_processes is None:
-        return from_containers or unknown(NOT_LISTED.split(":")[0], hint=CAPTURE_HINT)
+        return from_containers or unknown("the engine's processes are not known (the source does not show them, "
+                                          "or --pid names no engine process)", hint=CAPTURE_HINT)
     procs = serving_processes
     own = not procs.found
     if own and from_containers is not None:

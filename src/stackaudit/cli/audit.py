@@ -166,6 +166,8 @@ def audit(sources: tuple[str, ...], fmt: str, output: Optional[str], select: tup
                            waivers=find_waivers(waivers), sample_s=sample,
                            engine_pid=engine_pid or 0)
     paths = split_paths(sources)
+    if engine_pid and not paths and not os.path.isdir(f"/proc/{engine_pid}"):
+        raise InputError(f"--pid {engine_pid}: no such process")
     host = _open_source(paths, root, command_timeout, allow_partial)
     show_progress = sys.stderr.isatty() and not paths and not quiet
     report = _run_with_progress(host, options, show_progress)
