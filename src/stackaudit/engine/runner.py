@@ -60,6 +60,21 @@ class Report:
     def issues(self, include_waived: bool = False) -> list[Result]:
         return [r for r in self.results if r.status == "issue" and (include_waived or not r.waived)]
 
+    def partial(self) -> list[str]:
+        """Why this report is not a whole read of its source ([] when it is): facts or commands that timed
+        out, a snapshot replayed with --allow-partial, another host's outputs set aside from a paste."""
+        reasons = []
+        facts = sum(1 for t in self.timed_out if t.startswith("fact "))
+        commands = len(self.timed_out) - facts
+        for n, what in ((facts, "fact"), (commands, "command")):
+            if n:
+                reasons.append(f"{n} {what}{'s' if n > 1 else ''} timed out")
+        if self.source.get("partial"):
+            reasons.append("snapshot replayed with --allow-partial")
+        if self.source.get("set_aside"):
+            reasons.append(f"{len(self.source['set_aside'])} of another host's outputs set aside")
+        return reasons
+
     def summary(self) -> dict[str, Any]:
         statuses = ("issue", "ok", "not-an-issue", "unknown", "not-applicable", "error")
         counts = {s: sum(1 for r in self.results if r.status == s) for s in statuses}
@@ -72,6 +87,7 @@ class Report:
             "expired_waivers": [w.to_json() for w in self.expired_waivers],
             "timed_out": list(self.timed_out),
             "fact_errors": list(self.fact_errors),
+            "partial": self.partial(),
             "duration_s": round(self.duration_s, 3),
         }
 

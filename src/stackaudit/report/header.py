@@ -189,7 +189,7 @@ def evidence_line(r: Result, limit: int = 160) -> str:
 
 def verdict(report: Report, top: Result | None) -> str:
     """One sentence: the top finding and where to apply it, or that nothing found explains slowness."""
-    scope = serving_scope(report)
+    scope = serving_scope(report) + partial_note(report)
     if top is None:
         return f"{NOTHING_FOUND}{scope}"
     where = where_to_apply(top, report)
@@ -197,6 +197,12 @@ def verdict(report: Report, top: Result | None) -> str:
     more = len(report.issues()) - 1
     tail = f" ({more} more below)" if more > 0 else ""
     return f"fix first: {finding_title(top)} [{top.id}, {top.priority}]{place}{tail}{scope}"
+
+
+def partial_note(report: Report) -> str:
+    """`; partial: 11 timed out` when the report is not a whole read of its source; else empty."""
+    reasons = report.partial()
+    return f"; partial: {', '.join(reasons)}" if reasons else ""
 
 
 def serving_scope(report: Report) -> str:

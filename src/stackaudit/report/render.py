@@ -42,7 +42,8 @@ def render(report: Report, fmt: str, color: bool = False, options: RenderOptions
 
 
 def exit_code(report: Report, fail_on: str | None) -> int:
-    """1 when a non-waived issue is at or above `fail_on`, or any check errored; else 0."""
+    """With --fail-on, 1 when a non-waived issue is at or above `fail_on`, a check errored, or a fact or
+    command timed out (a check that could not finish is treated like one that errored); else 0."""
     if not fail_on:
         return EXIT_OK
     level = fail_on.upper()
@@ -51,6 +52,6 @@ def exit_code(report: Report, fail_on: str | None) -> int:
     gate = FAIL_ON[: FAIL_ON.index(level) + 1]
     if any(r.priority in gate for r in report.issues()):
         return EXIT_FINDINGS
-    if any(r.status == "error" and not r.waived for r in report.results):
+    if any(r.status == "error" and not r.waived for r in report.results) or report.timed_out:
         return EXIT_FINDINGS
     return EXIT_OK

@@ -121,6 +121,7 @@ def headline_lines(report: Report) -> list[str]:
         f"Container: {container_text} · GPUs: {gpu_text} · NUMA nodes: {h.get('numa_nodes') or '?'}",
         f"P0 {pri['P0']} · P1 {pri['P1']} · P2 {pri['P2']} · not-an-issue {st['not-an-issue']} · ok {st['ok']} · "
         f"unknown {st['unknown']} · n/a {st['not-applicable']} · errors {st['error']}"
+        + (f" · timed out {len(report.timed_out)}" if report.timed_out else "")
         + (f" · waived {summary['waived']}" if summary["waived"] else ""),
     ]
     if h.get("ceiling"):
