@@ -120,7 +120,8 @@ def _deadline_options(func: Any) -> Any:
 @output_option("Write the report to FILE.")
 @click.option("--select", multiple=True, metavar="IDS", help="Only these check IDs or domains (comma list).")
 @click.option("--ignore", multiple=True, metavar="IDS", help="Skip these check IDs or domains (comma list).")
-@click.option("--fail-on", metavar="PRIORITY", help="Exit 1 on a result at or above P0, P1 or P2.")
+@click.option("--fail-on", metavar="PRIORITY", help="Exit 1 on a result at or above P0, P1 or P2, a check that "
+              "errored or a read that timed out.")
 @click.option("--waivers", type=FILE, metavar="FILE", help="Waiver file (default: ./stackaudit.toml).")
 @click.option("--root", default="/", type=DIR, metavar="DIR", help="Audit a host filesystem mounted at this directory.")
 @_deadline_options
@@ -134,6 +135,8 @@ def _deadline_options(func: Any) -> Any:
 @click.option("--quiet", "-q", is_flag=True, help="Nothing on stderr but errors (no progress indicator).")
 @click.option("--allow-partial", is_flag=True, help="Replay a snapshot that is cut short or fails its "
               "manifest; the report is marked partial.")
+@click.option("--gate-samples", is_flag=True, help="Let checks of sampled values (CPU pressure, clocks, swap in "
+              "use) gate --fail-on and JUnit like any other; by default they are reported but never gate.")
 @click.option("--pid", "--engine", "engine_pid", type=int, default=None, metavar="PID",
               help="The engine to audit on a box running several (any PID of its processes); without it every "
               "engine found is read, another user's named as such.")
@@ -142,7 +145,7 @@ def _deadline_options(func: Any) -> Any:
 def audit(sources: tuple[str, ...], fmt: str, output: Optional[str], select: tuple[str, ...],
           ignore: tuple[str, ...], fail_on: Optional[str], waivers: Optional[str], root: str, deadline: float,
           command_timeout: float, color: Optional[bool], sample: float, verbose: bool, quiet: bool,
-          allow_partial: bool, engine_pid: Optional[int], measured: Optional[str]) -> int:
+          allow_partial: bool, gate_samples: bool, engine_pid: Optional[int], measured: Optional[str]) -> int:
     """Audit this machine (or a snapshot / pasted outputs) and print the consolidated report."""
     from stackaudit.engine.runner import AuditOptions
     from stackaudit.report.render import FAIL_ON, FORMATS, exit_code, render
@@ -179,9 +182,9 @@ def audit(sources: tuple[str, ...], fmt: str, output: Optional[str], select: tup
     use_color = colour_wanted(color, sys.stdout) if fmt == "text" and to_stdout else bool(color)
     # Prose wrapped to the terminal's width on a terminal; COLUMNS, else 80, in a file or a pipe.
     width = terminal_width(sys.stdout if to_stdout else None)
-    options_out = RenderOptions(argv=invocation(), verbose=verbose, width=width)
+    options_out = RenderOptions(argv=invocation(), verbose=verbose, width=width, gate_samples=gate_samples)
     emit(render(report, fmt, color=use_color, options=options_out), output)
-    return exit_code(report, fail_on)
+    return exit_code(report, fail_on, gate_samples)
 
 
 @click.command("capture", cls=Command)

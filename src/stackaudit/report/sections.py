@@ -25,6 +25,19 @@ class RenderOptions:
     verbose: bool = False
     # Columns for the text report's prose (the CLI passes the terminal's); None: COLUMNS, else 80.
     width: int | None = None
+    # `audit --gate-samples`: checks of sampled values (CPU pressure, clocks, swap in use) gate --fail-on,
+    # JUnit and the Prometheus states like any other; by default they are reported but never gate.
+    gate_samples: bool = False
+
+
+def sampled_ids(report: Report, options: RenderOptions | None = None) -> frozenset[str]:
+    """The IDs of this report's checks whose observed value is a sample (`sample=True`), which the machine
+    outputs and --fail-on set apart; empty with --gate-samples."""
+    if options is not None and options.gate_samples:
+        return frozenset()
+    from stackaudit.compare.diff import sample_checks
+
+    return frozenset(r.id for r in report.results) & sample_checks()
 
 
 @dataclass(frozen=True)
