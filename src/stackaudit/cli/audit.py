@@ -20,7 +20,6 @@ from stackaudit.cli.options import (
 )
 from stackaudit.cli.output import colour_wanted, emit, invocation, split_csv, split_paths
 from stackaudit.errors import InputError, UsageError
-from stackaudit.host.terminal import escape_terminal
 
 
 def _check_from(path: str) -> None:
@@ -50,7 +49,20 @@ def _measured(text: str | None) -> float | None:
 
 
 def open_from(sources: list[str], allow_partial: bool = False):  # type: ignore[no-untyped-def]
-    """The host `--from` names: one snapshot, pasted text files, or both (audit and investigate alike)."""
+    """The host `--from` names: one snapshot, pasted text files, or both (audit and investigate alike).
+    `-` is stdin (a paste or a snapshot tarball), read whole into a private temporary file first."""
+    if "-" in sources:
+        import tempfile
+
+        from stackaudit.cli.output import stdin_to_file
+        from stackaudit.importers.registry import MAX_PASTE_BYTES
+
+        if sources.count("-") > 1:
+            raise UsageError("--from - (stdin) can be given once")
+        with tempfile.TemporaryDirectory(prefix="stackaudit-stdin-") as directory:
+            piped = stdin_to_file(directory, "--from -", MAX_PASTE_BYTES)
+            # Everything is read into memory while loading: the temporary file can go afterwards.
+            return open_from([piped if p == "-" else p for p in sources], allow_partial)
     from stackaudit.host.memory import is_snapshot, load_snapshot
     from stackaudit.importers._archives import is_archive
     from stackaudit.importers.registry import load_pasted
@@ -114,8 +126,8 @@ def _deadline_options(func: Any) -> Any:
 
 @click.command("audit", cls=Command, epilog_factory=_recognised_kinds)
 @click.option("--from", "sources", multiple=True, type=FILE, metavar="PATH",
-              help="Audit a snapshot (.tar.gz or directory) or pasted command outputs (text files); "
-              "repeat it or give a comma list.")
+              help="Audit a snapshot (.tar.gz or directory) or pasted command outputs (text files; - for "
+              "stdin); repeat it or give a comma list.")
 @format_option("stackaudit.report.render")
 @output_option("Write the report to FILE.")
 @click.option("--select", multiple=True, metavar="IDS", help="Only these check IDs or domains (comma list).")
@@ -189,19 +201,36 @@ def audit(sources: tuple[str, ...], fmt: str, output: Optional[str], select: tup
 
 @click.command("capture", cls=Command)
 @click.option("--output", "-o", required=True, type=FILE, metavar="PATH",
-              help="Snapshot to write: FILE.tar.gz, or a directory.")
+              help="Snapshot to write: FILE.tar.gz, a directory, or - for a .tar.gz on stdout.")
 @click.option("--root", default="/", type=DIR, metavar="DIR", help="Capture a host filesystem mounted at this directory.")
 @_deadline_options
 def capture(output: str, root: str, deadline: float, command_timeout: float) -> None:
     """Record everything the audit reads into a snapshot (secrets redacted), to audit elsewhere."""
     from stackaudit.capture import capture_host
+    from stackaudit.cli.output import note
 
+    if output == "-":
+        if sys.stdout.isatty():
+            raise UsageError("capture -o -: stdout is a terminal; redirect it (> host.tar.gz) or pipe it")
+        import shutil
+        import tempfile
+
+        host = _open_source([], root, command_timeout)
+        with tempfile.TemporaryDirectory(prefix="stackaudit-capture-") as directory:
+            path = os.path.join(directory, "snapshot.tar.gz")
+            summary, redactions = capture_host(host, path, deadline)
+            with open(path, "rb") as fh:
+                shutil.copyfileobj(fh, sys.stdout.buffer)
+            sys.stdout.buffer.flush()
+        note(f"stackaudit: wrote the snapshot to stdout ({summary})")
+        note(redactions)
+        return
     if os.path.lexists(output):
         raise InputError(f"{output} exists; choose a new path (nothing was overwritten)")
     host = _open_source([], root, command_timeout)
     summary, redactions = capture_host(host, output, deadline)
-    sys.stderr.write(f"stackaudit: wrote {output} ({summary})\n")
-    sys.stderr.write(escape_terminal(redactions) + "\n")
+    note(f"stackaudit: wrote {output} ({summary})")
+    note(redactions)
 
 
 @click.command("checks", cls=Command)

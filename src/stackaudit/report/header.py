@@ -55,6 +55,9 @@ def redact_argv(argv: Sequence[str]) -> list[str]:
 
 
 def _strip_path(arg: str) -> str:
+    """A path argument as its last component; each item of a comma list (`--from a/x.txt,b/y.txt`) alike."""
+    if "," in arg:
+        return ",".join(_strip_path(part) for part in arg.split(","))
     if "/" not in arg or "://" in arg:
         return arg
     base = os.path.basename(arg.rstrip("/"))
