@@ -81,6 +81,8 @@ class ProcessInfo:
     uid: int | None = None
     # True when it runs as another user than the audit's (named as such in its label).
     other_user: bool = False
+    # True for the audit's own process (ServingProcesses.current): what an engine started here would inherit.
+    own: bool = False
 
     def env(self, name: str) -> str | None:
         return None if self.environ is None else self.environ.get(name)
@@ -128,7 +130,10 @@ class ProcessInfo:
 
     @property
     def label(self) -> str:
-        """`pid 4101 (vLLM api-server)` for messages."""
+        """`pid 4101 (vLLM api-server)` for messages; `this shell` for the audit's own process, which is
+        gone before anyone reads the report (no PID of it is ever shown)."""
+        if self.own:
+            return "this shell"
         what = " ".join(x for x in (ENGINE_NAMES.get(self.engine, self.engine), self.role) if x)
         owner = f", another user's (uid {self.uid})" if self.other_user else ""
         return f"pid {self.pid} ({what or self.comm or 'process'}{owner})"
@@ -500,7 +505,7 @@ def _current(host: Host) -> ProcessInfo | None:
     pid_text = info.status.get("Pid", "")
     return ProcessInfo(pid=int(pid_text) if pid_text.isdecimal() else 0, ppid=None, comm=info.status.get("Name", ""),
                        argv=argv, environ=info.environ, limits=info.limits, status=info.status,
-                       cpus_allowed=info.cpus_allowed, uid=info.uid)
+                       cpus_allowed=info.cpus_allowed, uid=info.uid, own=True)
 
 
 def _self_details(host: Host) -> ProcessInfo | None:
@@ -525,7 +530,7 @@ def serving_processes(ctx: FactContext) -> ServingProcesses:
             own = ctx.optional("self_limits", ResourceLimits)  # /proc/self/limits, else a pasted `ulimit -a`
             if own is None:
                 raise
-            current = ProcessInfo(pid=0, ppid=None, comm="", argv=(), limits=dict(own.values))
+            current = ProcessInfo(pid=0, ppid=None, comm="", argv=(), limits=dict(own.values), own=True)
         return ServingProcesses((), current=current, listed=False)
     pids = sorted(int(n) for n in names if n.isdecimal())
     current = _self_details(host)
