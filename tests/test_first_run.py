@@ -80,13 +80,13 @@ def test_another_users_engine_is_named_as_such_unless_chosen() -> None:
     files = _owned(vllm_v1(nofile=("4096", "4096")), 4101, 65534)
     h = host(unrelated(), _owned(audit_self(), "self", 1000), files, vllm_site())
     r = run_checks(h, ["RT-ULIMIT-NOFILE"])["RT-ULIMIT-NOFILE"]
-    assert r.status == "issue" and "another user's (uid 65534)" in r.message
+    assert r.status == "issue" and "pid 4101 (vLLM api-server; user 65534, not the audit's)" in r.message
     # Run as root, the audit is the administrator's: no engine is another user's.
     root = run_checks(host(unrelated(), audit_self(), files, vllm_site()), ["RT-ULIMIT-NOFILE"])["RT-ULIMIT-NOFILE"]
-    assert root.status == "issue" and "another user" not in root.message
+    assert root.status == "issue" and "not the audit's" not in root.message
     h.meta.extra["engine_pid"] = 4101
     r = run_checks(h, ["RT-ULIMIT-NOFILE"])["RT-ULIMIT-NOFILE"]
-    assert r.status == "issue" and "another user" not in r.message and r.subjects == ("pid 4101",)
+    assert r.status == "issue" and "not the audit's" not in r.message and r.subjects == ("pid 4101",)
 
 
 @pytest.mark.parametrize("engine", [False, True])

@@ -135,7 +135,7 @@ class ProcessInfo:
         if self.own:
             return "this shell"
         what = " ".join(x for x in (ENGINE_NAMES.get(self.engine, self.engine), self.role) if x)
-        owner = f", another user's (uid {self.uid})" if self.other_user else ""
+        owner = f"; user {self.uid}, not the audit's" if self.other_user else ""
         return f"pid {self.pid} ({what or self.comm or 'process'}{owner})"
 
 
