@@ -747,7 +747,9 @@ def ulimit_nofile(serving_processes: ServingProcesses | None = None,
                   docker_containers: DockerContainers | None = None,
                   container: ContainerInfo | None = None) -> Outcome:
     """Reads: `Max open files` in /proc/<pid>/limits of each engine's API-server process (the
-    one holding the HTTP connections).
+    one holding the HTTP connections). Where no engine runs, the limit of the audit's own shell or
+    container, which an engine started there would inherit (a low one is a low-severity note about
+    that shell or container, with no PID).
 
     Bad value: hard limit below 65536 (vLLM raises its soft limit to 65536 and warns "Found ulimit
     of N and failed to automatically increase" when the hard limit is lower).
