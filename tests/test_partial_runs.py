@@ -92,3 +92,19 @@ def test_a_tarball_without_meta_json_is_still_an_archive_of_outputs(tmp_path: Pa
     (top / "proc" / "cmdline").write_text("ro quiet\n")
     packed = _repacked(tmp_path, tmp_path / "sos.tar.gz", ".")
     assert _archives.is_archive(str(packed))
+
+
+def test_junit_errs_on_a_timed_out_read() -> None:
+    import xml.etree.ElementTree as ET
+
+    from stackaudit.report.junit import COLLECTION_TEST
+
+    xmlschema = pytest.importorskip("xmlschema")
+    text = render(_report(["fact gpus: timed out"]), "junit")
+    xmlschema.XMLSchema(str(Path(__file__).resolve().parent / "data" / "junit" / "JUnit.xsd")).validate(text)
+    suite = ET.fromstring(text)
+    assert suite.get("errors") == "1" and suite.get("tests") == "1"
+    error = suite.find(f"testcase[@name='{COLLECTION_TEST}']/error")
+    assert error is not None and error.get("message") == "partial: 1 fact timed out"
+    clean = ET.fromstring(render(_report(), "junit"))
+    assert clean.get("errors") == "0" and clean.find(f"testcase[@name='{COLLECTION_TEST}']") is None

@@ -4,7 +4,8 @@ One `<testsuite>`: a check is a `<testcase>` with `classname` its domain and `na
 the failure's text: a PID in a name would start a new test in CI history every run). An issue is a `<failure>` carrying the finding and its evidence; a check that errored is an
 `<error>`; unknown, not-applicable and waived results are `<skipped>`, the message saying which and why;
 ok and not-an-issue pass. A check of a sampled value (CPU pressure, clocks) is `<skipped>` with one fixed
-message whatever it found, unless `--gate-samples`. The document validates against the Ant JUnit schema (tests/data/junit/).
+message whatever it found, unless `--gate-samples`. When facts or commands timed out, one more test case,
+`stackaudit.fact-collection`, is an `<error>` listing them (the report is partial). The document validates against the Ant JUnit schema (tests/data/junit/).
 
 Every value that comes from the host goes through `xml_text`: XML 1.0 cannot carry most control characters
 even escaped, so they are dropped; ElementTree escapes the rest (`&`, `<`, `>`, quotes, line breaks in
@@ -39,6 +40,8 @@ def testcase_name(r: Result) -> str:
     return r.id
 
 
+# The test case that errs when facts or commands timed out (the report is partial).
+COLLECTION_TEST = "fact-collection"
 SAMPLED = "sampled value: varies from run to run, never gates by default (audit --gate-samples gates it)"
 
 
@@ -83,10 +86,11 @@ def counts(report: Report, sampled: frozenset[str] = frozenset()) -> dict[str, i
     """The testsuite's counts, from the same results the report's summary counts (checks of sampled
     values, unless gated, are skipped)."""
     results = [r for r in report.results if r.id not in sampled]
+    collection = 1 if report.timed_out else 0  # the COLLECTION_TEST case
     return {
-        "tests": len(report.results),
+        "tests": len(report.results) + collection,
         "failures": sum(1 for r in results if r.status == "issue" and not r.waived),
-        "errors": sum(1 for r in results if r.status == "error" and not r.waived),
+        "errors": collection + sum(1 for r in results if r.status == "error" and not r.waived),
         "skipped": len(sampled) + sum(1 for r in results if r.waived or r.status in ("unknown", "not-applicable")),
     }
 
@@ -118,6 +122,11 @@ def render_junit(report: Report, options: RenderOptions | None = None) -> str:
         case = ET.SubElement(suite, "testcase", classname=xml_text(r.domain) or "unknown",
                              name=xml_text(testcase_name(r)), time=_seconds(r.duration_ms / 1000))
         _outcome(case, r, sampled)
+    if report.timed_out:  # a partial read errs in CI as it does with --fail-on
+        case = ET.SubElement(suite, "testcase", classname="stackaudit", name=COLLECTION_TEST, time="0.000")
+        error = ET.SubElement(case, "error", type="timed-out",
+                              message=xml_text(f"partial: {', '.join(report.partial())}"))
+        error.text = xml_text("\n".join(report.timed_out))
     out = ET.SubElement(suite, "system-out")
     out.text = xml_text("\n".join(f"{t}: timed out" for t in report.timed_out)
                         + "".join(f"\nfact failed: {e}" for e in report.fact_errors)).strip()
