@@ -82,7 +82,9 @@ def _masked(fmt: str, text: str) -> str:
 def test_two_live_runs_give_the_same_output_but_for_times(fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
     outputs = []
     for _ in range(2):
-        assert main(["audit", "-q", "--format", fmt]) in (EXIT_OK, EXIT_FINDINGS)
+        # A generous deadline: a read timed out on a loaded box would (rightly) change the output.
+        assert main(["audit", "-q", "--format", fmt, "--deadline", "120", "--command-timeout", "60"]) in (
+            EXIT_OK, EXIT_FINDINGS)
         outputs.append(_masked(fmt, capsys.readouterr().out))
     assert outputs[0] == outputs[1]
     assert not re.search(rf"\bpid {os.getpid()}\b", outputs[0]) and "[pid " not in outputs[0]
@@ -93,7 +95,7 @@ def test_no_engine_here_nothing_about_the_audit_itself_gates(capsys: pytest.Capt
     --fail-on P1 exits 0 unless the host itself has a P0/P1 finding (none on a clean CPU-only box)."""
     import json
 
-    code = main(["audit", "-q", "--fail-on", "P1", "--format", "json", "--deadline", "120"])
+    code = main(["audit", "-q", "--fail-on", "P1", "--format", "json", "--deadline", "120", "--command-timeout", "60"])
     doc = json.loads(capsys.readouterr().out)
     if doc["host"]["engines"] != []:
         pytest.skip("a serving engine runs on this machine")
