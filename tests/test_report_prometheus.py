@@ -15,8 +15,16 @@ from stackaudit import __version__
 from stackaudit.checks.registry import load_all
 from stackaudit.cli.main import main
 from stackaudit.engine.runner import Report
-from stackaudit.report.prometheus import FAMILIES, LABEL_NAME, METRIC_NAME, epoch_seconds
+from stackaudit.report.prometheus import (
+    FAMILIES,
+    LABEL_NAME,
+    METRIC_NAME,
+    STATUS_METRIC,
+    STATUSES,
+    epoch_seconds,
+)
 from stackaudit.report.render import render
+from stackaudit.report.sections import sampled_ids
 
 parser = pytest.importorskip("prometheus_client.parser", reason="prometheus_client is a test extra")
 
@@ -53,18 +61,26 @@ def test_the_output_parses_and_says_what_the_report_says(name: str) -> None:
             assert sample.timestamp is None  # the textfile collector rejects a file with timestamps
             assert all(LABEL_NAME.match(label) for label in sample.labels)
 
-    results = parsed["stackaudit_result"].samples
-    assert len(results) == len(report.results)
-    for sample, r in zip(results, report.results, strict=True):
-        assert sample.value == 1
-        assert sample.labels == {"id": r.id, "domain": r.domain, "status": r.status, "priority": r.priority or "",
-                                 "subject": DROPPED.sub("", ", ".join(r.subjects))}
-    summary = report.summary()
-    per_priority = {s.labels["priority"]: s.value for s in parsed["stackaudit_results"].samples}
-    assert per_priority == {p: float(n) for p, n in summary["by_priority"].items()}  # P0, P1, P2 even when 0
+    sampled = sampled_ids(report)
+    shown = [r for r in report.results if r.status != "not-applicable" and r.id not in sampled]
+    states = parsed[STATUS_METRIC].samples
+    assert len(states) == len(shown) * len(STATUSES)  # a StateSet: every status of every check shown
+    for r in shown:
+        mine = {s.labels[STATUS_METRIC]: s.value for s in states if s.labels["id"] == r.id}
+        assert mine == {s: float(s == r.status) for s in STATUSES}
+    for sample in states:  # only the check's ID, its domain and the state: no subject, PID or message
+        assert set(sample.labels) == {"id", "domain", STATUS_METRIC}
+    priorities = {s.labels["id"]: s.value for s in parsed["stackaudit_check_priority"].samples}
+    assert priorities == {r.id: float(int(r.priority[1])) for r in shown if r.status == "issue" and r.priority}
+    counted = [r for r in report.results if r.id not in sampled]
+    per_priority = {s.labels["priority"]: s.value for s in parsed["stackaudit_issues"].samples}
+    assert per_priority == {p: float(sum(1 for r in counted if r.status == "issue" and not r.waived and r.priority == p))
+                            for p in ("P0", "P1", "P2")}  # P0, P1, P2 even when 0
     per_status = {s.labels["status"]: s.value for s in parsed["stackaudit_checks"].samples}
-    assert per_status == {s: float(n) for s, n in summary["by_status"].items()}
-    assert parsed["stackaudit_results_waived"].samples[0].value == summary["waived"]
+    assert per_status == {s: float(sum(1 for r in counted if r.status == s)) for s in STATUSES}
+    assert parsed["stackaudit_checks_waived"].samples[0].value == sum(1 for r in counted if r.waived)
+    assert parsed["stackaudit_checks_sampled"].samples[0].value == len(sampled)
+    assert parsed["stackaudit_audit_partial"].samples[0].value == float(bool(report.partial()))
     (info,) = parsed["stackaudit_audit_info"].samples
     assert info.labels["version"] == __version__
     assert info.labels["hostname"] == DROPPED.sub("", report.host["hostname"])
@@ -78,8 +94,7 @@ def test_hostile_values_come_back_whole_but_for_the_control_characters() -> None
     text = render(hostile(format_scenarios.report("story")), "prometheus")
     assert not DROPPED.search(text)  # no NUL, escape sequence or surrogate reaches the file
     parsed = families(text)
-    first = parsed["stackaudit_result"].samples[0]
-    assert first.labels["subject"] == 'a "quoted" \\path\\ \nnext line[31m <b>&amp;</b> ]]>  end, 0000:01:00.0'
+    assert "quoted" not in "".join(str(s.labels) for s in parsed[STATUS_METRIC].samples)  # subjects are no label
     (info,) = parsed["stackaudit_audit_info"].samples
     assert info.labels["hostname"].startswith("evil\na \"quoted\"") and "\x1b" not in info.labels["hostname"]
     # The name read from the host's own files, quote and backslash included.
@@ -94,7 +109,8 @@ def test_audit_writes_a_prom_file_for_the_textfile_collector(tmp_path: Path,
                  "--output", str(out)]) == 0
     assert capsys.readouterr().out == ""
     parsed = families(out.read_text(encoding="utf-8"))
-    assert len(parsed["stackaudit_result"].samples) == len(load_all())  # one series per check
+    shown = {s.labels["id"] for s in parsed[STATUS_METRIC].samples}
+    assert shown and shown <= set(load_all())  # the applicable checks, one StateSet each
     assert [p.name for p in tmp_path.iterdir()] == ["stackaudit.prom"]  # no temporary file left behind
 
 

@@ -21,6 +21,7 @@ from stackaudit.checks.registry import (
     ok,
     unknown,
 )
+from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.gpus import GpuInventory
@@ -743,9 +744,12 @@ def _container_nofile(containers: DockerContainers | None) -> Outcome | None:
     references=("https://github.com/vllm-project/vllm/blob/main/vllm/utils/system_utils.py",),
 )
 def ulimit_nofile(serving_processes: ServingProcesses | None = None,
-                  docker_containers: DockerContainers | None = None) -> Outcome:
+                  docker_containers: DockerContainers | None = None,
+                  container: ContainerInfo | None = None) -> Outcome:
     """Reads: `Max open files` in /proc/<pid>/limits of each engine's API-server process (the
-    one holding the HTTP connections).
+    one holding the HTTP connections). Where no engine runs, the limit of the audit's own shell or
+    container, which an engine started there would inherit (a low one is a low-severity note about
+    that shell or container, with no PID).
 
     Bad value: hard limit below 65536 (vLLM raises its soft limit to 65536 and warns "Found ulimit
     of N and failed to automatically increase" when the hard limit is lower).
@@ -759,7 +763,8 @@ def ulimit_nofile(serving_processes: ServingProcesses | None = None,
     """
     from_containers = _container_nofile(docker_containers)
     if serving_processes is None:
-        return from_containers or unknown(NOT_LISTED.split(":")[0], hint=CAPTURE_HINT)
+        return from_containers or unknown("the engine's processes are not known (the source does not show them, "
+                                          "or --pid names no engine process)", hint=CAPTURE_HINT)
     procs = serving_processes
     own = not procs.found
     if own and from_containers is not None:
@@ -773,7 +778,9 @@ def ulimit_nofile(serving_processes: ServingProcesses | None = None,
             targets.append(next((p for p in members if p.role == "api-server" and p.limits), root))
     if not targets:
         return unknown("neither an engine process nor the audit's own process shows its limits")
-    where = f"; {_own_note(serving_processes)}" if own else ""
+    if own:
+        return _inherited_nofile(targets[0], serving_processes, container)
+    where = ""
     low_hard: list[str] = []
     low_pids: list[str] = []
     low_soft: list[tuple[ProcessInfo, str]] = []
@@ -816,6 +823,46 @@ def ulimit_nofile(serving_processes: ServingProcesses | None = None,
                        hint="cat /proc/<api-server pid>/limits (a pasted `ulimit -a` shows only the soft limit)")
     return ok(f"open-file hard limit >= {NOFILE_TARGET}{where}", actual={p.label: _nofile(p) for p in targets},
               evidence=evidence)
+
+
+def _inherited_nofile(own: ProcessInfo, procs: ServingProcesses, container: ContainerInfo | None) -> Outcome:
+    """RT-ULIMIT-NOFILE where no engine runs: the limit an engine started from this shell (or this
+    container) would inherit. A low hard limit is a P2 note about the shell or container, with no PID:
+    the audit's own process is gone before anyone reads the report, and a limit is raised where the
+    engine is started (`ulimit`, docker `--ulimit`, the unit's LimitNOFILE), not with `prlimit`."""
+    row = _nofile(own)
+    if procs.listed:
+        place = "this container" if container is not None and container.in_container else "this shell"
+        note = f"no engine runs: the limit an engine started from {place} would inherit"
+    else:
+        place, note = "the captured shell", NOT_LISTED
+    if row is None:
+        return unknown(f"the open-file limit of {place} is not shown; {note}", hint="ulimit -Hn")
+    soft, hard = row
+    evidence = [f"{place} limits: Max open files {soft} {hard}"]
+    if _below(hard, NOFILE_TARGET):
+        return issue(f"open-file hard limit {hard} below {NOFILE_TARGET} in {place}; {note}", actual=hard,
+                     expected=f"hard limit >= {NOFILE_TARGET} (1048576 usual)", subjects=[place], evidence=evidence,
+                     severity="low", fix=INHERITED_NOFILE_FIX)
+    if _below(hard, NOFILE_TARGET) is None:
+        return unknown(f"the open-file limit of {place} is incomplete (soft {soft}, hard not shown); {note}",
+                       hint="ulimit -Hn (a pasted `ulimit -a` shows only the soft limit)")
+    if _below(soft, NOFILE_TARGET):
+        return not_an_issue(f"soft open-file limit {soft} but the hard limit is high enough: vLLM and SGLang raise "
+                            f"their soft limit at start, only the hard limit matters; {note}",
+                            actual={"soft": soft, "hard": hard}, evidence=evidence)
+    return ok(f"open-file hard limit >= {NOFILE_TARGET} in {place}; {note}", actual={"soft": soft, "hard": hard},
+              evidence=evidence)
+
+
+# No PID to aim at: the limit is set where the engine will be started.
+INHERITED_NOFILE_FIX = advice(
+    "Start the engine with a hard open-file limit of at least 65536: `ulimit -Hn 1048576` (as root) in the "
+    "shell that launches it, or the container's or unit's setting below", cost="restart", scope="container",
+    keep=(keep_line("--ulimit nofile=1048576:1048576", "docker run", label="Docker"),
+          keep_line("LimitNOFILE=1048576", "the engine's systemd unit", label="systemd"),
+          keep_line("lxc.prlimit.nofile = 1048576", "the container's LXC config", label="LXC"),
+          keep_line("* - nofile 1048576", "/etc/security/limits.d/", label="limits.d")))
 
 
 # --- RT-OMP ----------------------------------------------------------------------------------

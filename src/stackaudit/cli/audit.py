@@ -20,7 +20,6 @@ from stackaudit.cli.options import (
 )
 from stackaudit.cli.output import colour_wanted, emit, invocation, split_csv, split_paths
 from stackaudit.errors import InputError, UsageError
-from stackaudit.host.terminal import escape_terminal
 
 
 def _check_from(path: str) -> None:
@@ -50,7 +49,20 @@ def _measured(text: str | None) -> float | None:
 
 
 def open_from(sources: list[str], allow_partial: bool = False):  # type: ignore[no-untyped-def]
-    """The host `--from` names: one snapshot, pasted text files, or both (audit and investigate alike)."""
+    """The host `--from` names: one snapshot, pasted text files, or both (audit and investigate alike).
+    `-` is stdin (a paste or a snapshot tarball), read whole into a private temporary file first."""
+    if "-" in sources:
+        import tempfile
+
+        from stackaudit.cli.output import stdin_to_file
+        from stackaudit.importers.registry import MAX_PASTE_BYTES
+
+        if sources.count("-") > 1:
+            raise UsageError("--from - (stdin) can be given once")
+        with tempfile.TemporaryDirectory(prefix="stackaudit-stdin-") as directory:
+            piped = stdin_to_file(directory, "--from -", MAX_PASTE_BYTES)
+            # Everything is read into memory while loading: the temporary file can go afterwards.
+            return open_from([piped if p == "-" else p for p in sources], allow_partial)
     from stackaudit.host.memory import is_snapshot, load_snapshot
     from stackaudit.importers._archives import is_archive
     from stackaudit.importers.registry import load_pasted
@@ -114,13 +126,14 @@ def _deadline_options(func: Any) -> Any:
 
 @click.command("audit", cls=Command, epilog_factory=_recognised_kinds)
 @click.option("--from", "sources", multiple=True, type=FILE, metavar="PATH",
-              help="Audit a snapshot (.tar.gz or directory) or pasted command outputs (text files); "
-              "repeat it or give a comma list.")
+              help="Audit a snapshot (.tar.gz or directory) or pasted command outputs (text files; - for "
+              "stdin); repeat it or give a comma list.")
 @format_option("stackaudit.report.render")
 @output_option("Write the report to FILE.")
 @click.option("--select", multiple=True, metavar="IDS", help="Only these check IDs or domains (comma list).")
 @click.option("--ignore", multiple=True, metavar="IDS", help="Skip these check IDs or domains (comma list).")
-@click.option("--fail-on", metavar="PRIORITY", help="Exit 1 on a result at or above P0, P1 or P2.")
+@click.option("--fail-on", metavar="PRIORITY", help="Exit 1 on a result at or above P0, P1 or P2, a check that "
+              "errored or a read that timed out.")
 @click.option("--waivers", type=FILE, metavar="FILE", help="Waiver file (default: ./stackaudit.toml).")
 @click.option("--root", default="/", type=DIR, metavar="DIR", help="Audit a host filesystem mounted at this directory.")
 @_deadline_options
@@ -134,12 +147,17 @@ def _deadline_options(func: Any) -> Any:
 @click.option("--quiet", "-q", is_flag=True, help="Nothing on stderr but errors (no progress indicator).")
 @click.option("--allow-partial", is_flag=True, help="Replay a snapshot that is cut short or fails its "
               "manifest; the report is marked partial.")
+@click.option("--gate-samples", is_flag=True, help="Let checks of sampled values (CPU pressure, clocks, swap in "
+              "use) gate --fail-on and JUnit like any other; by default they are reported but never gate.")
+@click.option("--pid", "--engine", "engine_pid", type=int, default=None, metavar="PID",
+              help="The engine to audit on a box running several (any PID of its processes); without it every "
+              "engine found is read, another user's named as such.")
 @click.option("--measured", metavar="TOKS", help="A measured decode rate (tokens/s per stream): the header "
               "compares it with the ceiling.")
 def audit(sources: tuple[str, ...], fmt: str, output: Optional[str], select: tuple[str, ...],
           ignore: tuple[str, ...], fail_on: Optional[str], waivers: Optional[str], root: str, deadline: float,
           command_timeout: float, color: Optional[bool], sample: float, verbose: bool, quiet: bool,
-          allow_partial: bool, measured: Optional[str]) -> int:
+          allow_partial: bool, gate_samples: bool, engine_pid: Optional[int], measured: Optional[str]) -> int:
     """Audit this machine (or a snapshot / pasted outputs) and print the consolidated report."""
     from stackaudit.engine.runner import AuditOptions
     from stackaudit.report.render import FAIL_ON, FORMATS, exit_code, render
@@ -156,10 +174,15 @@ def audit(sources: tuple[str, ...], fmt: str, output: Optional[str], select: tup
         raise UsageError("--sample takes 0 to 600 seconds")
     if quiet and verbose:
         raise UsageError("--quiet and --verbose: give one")
+    if engine_pid is not None and engine_pid <= 0:
+        raise UsageError(f"--pid takes a process ID (a positive number), not {engine_pid}")
     measured_tok_s = _measured(measured)
     options = AuditOptions(select=split_csv(select), ignore=split_csv(ignore), deadline_s=deadline,
-                           waivers=find_waivers(waivers), sample_s=sample)
+                           waivers=find_waivers(waivers), sample_s=sample,
+                           engine_pid=engine_pid or 0)
     paths = split_paths(sources)
+    if engine_pid and not paths and not os.path.isdir(f"/proc/{engine_pid}"):
+        raise InputError(f"--pid {engine_pid}: no such process")
     host = _open_source(paths, root, command_timeout, allow_partial)
     show_progress = sys.stderr.isatty() and not paths and not quiet
     report = _run_with_progress(host, options, show_progress)
@@ -171,26 +194,43 @@ def audit(sources: tuple[str, ...], fmt: str, output: Optional[str], select: tup
     use_color = colour_wanted(color, sys.stdout) if fmt == "text" and to_stdout else bool(color)
     # Prose wrapped to the terminal's width on a terminal; COLUMNS, else 80, in a file or a pipe.
     width = terminal_width(sys.stdout if to_stdout else None)
-    options_out = RenderOptions(argv=invocation(), verbose=verbose, width=width)
+    options_out = RenderOptions(argv=invocation(), verbose=verbose, width=width, gate_samples=gate_samples)
     emit(render(report, fmt, color=use_color, options=options_out), output)
-    return exit_code(report, fail_on)
+    return exit_code(report, fail_on, gate_samples)
 
 
 @click.command("capture", cls=Command)
 @click.option("--output", "-o", required=True, type=FILE, metavar="PATH",
-              help="Snapshot to write: FILE.tar.gz, or a directory.")
+              help="Snapshot to write: FILE.tar.gz, a directory, or - for a .tar.gz on stdout.")
 @click.option("--root", default="/", type=DIR, metavar="DIR", help="Capture a host filesystem mounted at this directory.")
 @_deadline_options
 def capture(output: str, root: str, deadline: float, command_timeout: float) -> None:
     """Record everything the audit reads into a snapshot (secrets redacted), to audit elsewhere."""
     from stackaudit.capture import capture_host
+    from stackaudit.cli.output import note
 
+    if output == "-":
+        if sys.stdout.isatty():
+            raise UsageError("capture -o -: stdout is a terminal; redirect it (> host.tar.gz) or pipe it")
+        import shutil
+        import tempfile
+
+        host = _open_source([], root, command_timeout)
+        with tempfile.TemporaryDirectory(prefix="stackaudit-capture-") as directory:
+            path = os.path.join(directory, "snapshot.tar.gz")
+            summary, redactions = capture_host(host, path, deadline)
+            with open(path, "rb") as fh:
+                shutil.copyfileobj(fh, sys.stdout.buffer)
+            sys.stdout.buffer.flush()
+        note(f"stackaudit: wrote the snapshot to stdout ({summary})")
+        note(redactions)
+        return
     if os.path.lexists(output):
         raise InputError(f"{output} exists; choose a new path (nothing was overwritten)")
     host = _open_source([], root, command_timeout)
     summary, redactions = capture_host(host, output, deadline)
-    sys.stderr.write(f"stackaudit: wrote {output} ({summary})\n")
-    sys.stderr.write(escape_terminal(redactions) + "\n")
+    note(f"stackaudit: wrote {output} ({summary})")
+    note(redactions)
 
 
 @click.command("checks", cls=Command)

@@ -224,7 +224,9 @@ def command(model: Optional[str], gpu: Optional[str], gpus: Optional[int], tp: O
         plot_file = resolve_plot_path(plot, "ceiling.png")
         warning = plot_ladder(report, Path(plot_file))
         if warning:
-            click.echo(f"stackaudit: warning: {warning}", err=True)
+            from stackaudit.cli.output import note
+
+            note(f"stackaudit: warning: {warning}")
         elif plot_file != plot:
             click.echo(f"stackaudit: chart written to {plot_file}", err=True)
     from stackaudit.cli.output import emit

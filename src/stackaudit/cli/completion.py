@@ -36,7 +36,7 @@ _SET_UP = """Set it up once, in the shell's start-up file:
 
 
 @click.command("completion", cls=Command, epilog=_SET_UP)
-@click.argument("shell", cls=HelpArgument, type=click.Choice(SHELLS), metavar="SHELL",
+@click.argument("shell", cls=HelpArgument, type=click.Choice(SHELLS, case_sensitive=False), metavar="SHELL",
                 help=f"The shell: {', '.join(SHELLS)}.")
 def command(shell: str) -> None:
     """Print the shell completion script for bash, zsh or fish."""

@@ -131,6 +131,7 @@ def command(sources: tuple[str, ...], report: Optional[str], only: tuple[str, ..
 
     if fmt not in FORMATS:
         raise UsageError(f"--format: choose one of {', '.join(FORMATS)}, not {fmt!r}")
+    boot_loader = boot_loader.lower()
     if boot_loader not in BOOT_LOADER_CHOICES:
         raise UsageError(f"--boot-loader: choose one of {', '.join(BOOT_LOADER_CHOICES)}, not {boot_loader!r}")
     if report and sources:

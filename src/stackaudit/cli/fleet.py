@@ -52,8 +52,10 @@ class _Display:
     """Progress on stderr while nodes answer and audits finish (rich; off without a terminal)."""
 
     def __init__(self, total: int | None) -> None:
+        from stackaudit.cli.output import quiet
+
         self.progress: Any = None
-        if not sys.stderr.isatty():
+        if not sys.stderr.isatty() or quiet():
             return
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
-import sys
 import tempfile
 from typing import Any
 
@@ -30,7 +29,9 @@ def _capture_live(directory: str, deadline: float) -> Any:
 
     path = os.path.join(directory, "investigate-snapshot.tar.gz")
     summary, _ = capture_host(LiveHost(), path, deadline)
-    sys.stderr.write(f"stackaudit: took a snapshot of this host ({summary})\n")
+    from stackaudit.cli.output import note
+
+    note(f"stackaudit: took a snapshot of this host ({summary})")
     return load_snapshot(path)
 
 

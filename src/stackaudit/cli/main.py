@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 
 import click
 
@@ -12,6 +13,10 @@ from stackaudit.errors import EXIT_USAGE, StackauditError, one_line, report_erro
 
 # The commands: each a module exposing `command: click.Command` (audit's module exposes several, in
 # `commands`). A new command is one more name here.
+EXIT_CODES = ("Exit codes: 0 done; 1 a finding at or above --fail-on, a check that errored or a read that "
+              "timed out (or what a command's --fail-on gates on); 2 usage or input error; 3 internal error; "
+              "130 interrupted (Ctrl-C).")
+
 _COMMAND_MODULES = tuple(f"stackaudit.cli.{name}" for name in (
     "ceiling", "bench", "compare", "fix", "completion", "investigate", "fleet", "report"))
 
@@ -22,6 +27,8 @@ _COMMAND_MODULES = tuple(f"stackaudit.cli.{name}" for name in (
     context_settings=CONTEXT_SETTINGS,
     no_args_is_help=True,
     help="Audit every layer under an LLM inference server, measure it, and say what to fix first.",
+    epilog=EXIT_CODES,
+    root=True,
 )
 @click.version_option(__version__, "--version", prog_name="stackaudit", message="%(prog)s %(version)s",
                       help="Print the version and exit.")
@@ -61,6 +68,16 @@ def main(argv: list[str] | None = None) -> int:
     args = list(argv) if argv is not None else sys.argv[1:]
     remember_invocation(args)
     command = cli_group()
+    started = time.monotonic()
+    code = _run(command, args, argv)
+    from stackaudit.cli.output import verbose
+
+    if verbose():
+        sys.stderr.write(f"stackaudit: {' '.join(args[:1])} took {time.monotonic() - started:.2f} s, exit {code}\n")
+    return code
+
+
+def _run(command: click.Group, args: list[str], argv: list[str] | None) -> int:
     try:
         # Shell completion (_STACKAUDIT_COMPLETE=bash_source …) is answered inside click's main.
         rv = command.main(args=args, prog_name="stackaudit", standalone_mode=False)

@@ -54,14 +54,42 @@ class HelpArgument(click.Argument):
         self.help = help
 
 
+# -- -q / -v on every command --------------------------------------------------------------------------
+# A command that defines --quiet/--verbose itself (audit, bench, report) keeps its own; every other command
+# of the CLI gets these two, which set the process-wide verbosity (cli.output.quiet / verbose).
+QUIET_HELP = "Nothing on stderr but errors (no notes, progress or warnings)."
+VERBOSE_HELP = "Also say on stderr how long the command took and how it ended."
+
+
+def _set_verbosity(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    from stackaudit.cli.output import set_verbosity
+
+    if value:
+        set_verbosity(**{str(param.name): True})
+    return value
+
+
+def add_verbosity_options(command: click.Command) -> None:
+    """Give `command` --quiet/-q and --verbose/-v unless it has either already."""
+    taken = {opt for p in command.params for opt in (*p.opts, *p.secondary_opts)}
+    if not {"--quiet", "-q"} & taken:
+        command.params.append(click.Option(["--quiet", "-q"], is_flag=True, expose_value=False,
+                                           callback=_set_verbosity, help=QUIET_HELP))
+    if not {"--verbose", "-v"} & taken:
+        command.params.append(click.Option(["--verbose", "-v"], is_flag=True, expose_value=False,
+                                           callback=_set_verbosity, help=VERBOSE_HELP))
+
+
 class Command(click.Command):
     """A command whose help has an "Arguments:" section before its options, and an epilog that may be
-    computed when the help is shown (`epilog_factory(width)`), not when the CLI starts."""
+    computed when the help is shown (`epilog_factory(width)`), not when the CLI starts. Every one takes
+    -q and -v (add_verbosity_options)."""
 
     def __init__(self, *args: Any, epilog_factory: Callable[[int], str] | None = None, **kwargs: Any) -> None:
         kwargs.setdefault("context_settings", CONTEXT_SETTINGS)
         super().__init__(*args, **kwargs)
         self.epilog_factory = epilog_factory
+        add_verbosity_options(self)
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         _format_arguments(self, ctx, formatter)
@@ -79,9 +107,11 @@ class Group(click.Group):
 
     command_class = Command
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, root: bool = False, **kwargs: Any) -> None:
         kwargs.setdefault("context_settings", CONTEXT_SETTINGS)
         super().__init__(*args, **kwargs)
+        if not root:  # `stackaudit` itself takes -q/-v after its commands, not before them
+            add_verbosity_options(self)
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         _format_arguments(self, ctx, formatter)
@@ -136,8 +166,9 @@ def formats_of(module: str, name: str = "FORMATS") -> tuple[str, ...]:
 
 
 def _md_is_markdown(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """`md` is accepted for markdown wherever --format is."""
-    return "markdown" if value and value.lower() == "md" else value
+    """A format name in any case (`--format=JSON`); `md` is accepted for markdown wherever --format is."""
+    value = value.lower() if value else value
+    return "markdown" if value == "md" else value
 
 
 class FormatOption(click.Option):

@@ -13,9 +13,41 @@ from stackaudit.host.terminal import escape_terminal
 _invocation: list[str] | None = None
 
 
+# -q / -v given to a command that has no flags of its own for them (cli.options.add_verbosity_options).
+_verbosity = {"quiet": False, "verbose": False}
+
+
 def remember_invocation(argv: list[str]) -> None:
     global _invocation
     _invocation = list(argv)
+    _verbosity.update(quiet=False, verbose=False)
+
+
+def set_verbosity(quiet: bool = False, verbose: bool = False) -> None:
+    if quiet:
+        _verbosity["quiet"] = True
+    if verbose:
+        _verbosity["verbose"] = True
+    if _verbosity["quiet"] and _verbosity["verbose"]:
+        from stackaudit.errors import UsageError
+
+        raise UsageError("--quiet and --verbose: give one")
+
+
+def quiet() -> bool:
+    """-q: nothing on stderr but errors."""
+    return _verbosity["quiet"]
+
+
+def verbose() -> bool:
+    """-v (on a command without a --verbose of its own)."""
+    return _verbosity["verbose"]
+
+
+def note(line: str) -> None:
+    """A line for the user on stderr (`stackaudit: wrote …`), unless -q; host values in it are escaped."""
+    if not quiet():
+        sys.stderr.write(escape_terminal(line) + "\n")
 
 
 def invocation() -> list[str] | None:
@@ -49,6 +81,28 @@ def emit(text: str, output: str | None) -> None:
             raise
     except OSError as exc:
         raise InputError(f"cannot write {output}: {exc.strerror or exc}") from exc
+
+
+def stdin_to_file(directory: str, label: str, limit: int) -> str:
+    """Stdin copied, at most `limit` bytes, into `directory`/stdin (the name the report shows); a terminal or
+    more than `limit` bytes is a one-line error."""
+    if sys.stdin is None or sys.stdin.isatty():
+        raise InputError(f"{label}: stdin is a terminal; pipe the output in (`… | stackaudit …`)")
+    path = os.path.join(directory, "stdin")
+    copied = 0
+    source = getattr(sys.stdin, "buffer", None)
+    with open(path, "xb") as fh:
+        while True:
+            chunk = source.read(1 << 20) if source is not None else sys.stdin.read(1 << 20).encode()
+            if not chunk:
+                break
+            copied += len(chunk)
+            if copied > limit:
+                raise InputError(f"{label}: more than {limit // 2**20} MiB on stdin; not read")
+            fh.write(chunk)
+    if copied == 0:
+        raise InputError(f"{label}: stdin is empty")
+    return path
 
 
 def split_csv(values: Sequence[str] | None) -> list[str]:

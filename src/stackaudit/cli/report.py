@@ -13,7 +13,7 @@ from stackaudit.cli.options import Command, HelpArgument, check_format, format_o
 
 @click.command(name="report", cls=Command, help="Re-render a saved JSON report (`stackaudit audit --format json`) "
                "in any of the audit's formats.")
-@click.argument("run", cls=HelpArgument, metavar="REPORT", help="A report saved by `audit --format json`.")
+@click.argument("run", cls=HelpArgument, metavar="REPORT", help="A report saved by `audit --format json` (- for stdin).")
 @format_option("stackaudit.report.render", default="html", show_default=True)
 @output_option("Write to FILE instead of stdout.")
 @click.option("--verbose", "-v", is_flag=True, help="text/markdown: every finding's why, sources, the not-applicable checks")
@@ -24,7 +24,16 @@ def command(run: str, fmt: str, output: str | None, verbose: bool) -> None:
     from stackaudit.report.sections import RenderOptions
 
     check_format(fmt, FORMATS, "--format: choose one of {choices}, not {fmt}")
-    doc = read_audit_report(run, run, "report")
+    if run == "-":  # stdin: `stackaudit audit -f json | stackaudit report - -f html`
+        import tempfile
+
+        from stackaudit.cli.output import stdin_to_file
+        from stackaudit.report.json_report import MAX_REPORT_BYTES
+
+        with tempfile.TemporaryDirectory(prefix="stackaudit-stdin-") as directory:
+            doc = read_audit_report(stdin_to_file(directory, "report -", MAX_REPORT_BYTES), "stdin", "report")
+    else:
+        doc = read_audit_report(run, run, "report")
     report = report_from_json(doc, run)
     argv = invocation()
     emit(render(report, fmt, options=RenderOptions(argv=argv, verbose=verbose)), output)

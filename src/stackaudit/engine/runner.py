@@ -21,7 +21,8 @@ from stackaudit.host.base import Host
 from stackaudit.host.recording import RedactingHost
 
 # Facts the headline shows, collected whatever checks are selected.
-HEADLINE_FACTS = ("kernel", "hostname", "cpu", "container", "gpus", "numa", "nvidia", "serving_model", "lxc_configs")
+HEADLINE_FACTS = ("kernel", "hostname", "cpu", "container", "gpus", "numa", "nvidia", "serving_model", "lxc_configs",
+                  "serving_processes")
 
 
 @dataclass
@@ -34,6 +35,8 @@ class AuditOptions:
     # `audit --sample SECONDS`: sample GPU clocks/power/clock event reasons/link over a window
     # (fact `gpu_samples`); the collection deadline grows by the window.
     sample_s: float = 0.0
+    # `audit --pid PID`: the engine instance to read on a box running several (0: every engine found).
+    engine_pid: int = 0
 
 
 @dataclass
@@ -57,6 +60,21 @@ class Report:
     def issues(self, include_waived: bool = False) -> list[Result]:
         return [r for r in self.results if r.status == "issue" and (include_waived or not r.waived)]
 
+    def partial(self) -> list[str]:
+        """Why this report is not a whole read of its source ([] when it is): facts or commands that timed
+        out, a snapshot replayed with --allow-partial, another host's outputs set aside from a paste."""
+        reasons = []
+        facts = sum(1 for t in self.timed_out if t.startswith("fact "))
+        commands = len(self.timed_out) - facts
+        for n, what in ((facts, "fact"), (commands, "command")):
+            if n:
+                reasons.append(f"{n} {what}{'s' if n > 1 else ''} timed out")
+        if self.source.get("partial"):
+            reasons.append("snapshot replayed with --allow-partial")
+        if self.source.get("set_aside"):
+            reasons.append(f"{len(self.source['set_aside'])} of another host's outputs set aside")
+        return reasons
+
     def summary(self) -> dict[str, Any]:
         statuses = ("issue", "ok", "not-an-issue", "unknown", "not-applicable", "error")
         counts = {s: sum(1 for r in self.results if r.status == s) for s in statuses}
@@ -69,6 +87,7 @@ class Report:
             "expired_waivers": [w.to_json() for w in self.expired_waivers],
             "timed_out": list(self.timed_out),
             "fact_errors": list(self.fact_errors),
+            "partial": self.partial(),
             "duration_s": round(self.duration_s, 3),
         }
 
@@ -117,8 +136,19 @@ def _headline(facts: dict[str, Any], host: Host) -> dict[str, Any]:
         # A host and its own containers are one machine seen from two scopes (a Proxmox node's LXC configs).
         "host_of": _containers_configured(facts.get("lxc_configs")),
         "gpus": gpus,
+        "engines": _engines(facts.get("serving_processes")),
         "uid": host.meta.uid,
     }
+
+
+def _engines(procs: Any) -> list[str] | None:
+    """The serving engines found (`pid 4101 (vLLM api-server)`, one per instance); [] when the process
+    list shows none; None when the source shows no process list."""
+    from stackaudit.facts.processes import ServingProcesses
+
+    if not isinstance(procs, ServingProcesses) or not procs.listed:
+        return None
+    return [p.label for p in procs.roots()]
 
 
 def _containers_configured(lxc: Any) -> list[str]:
@@ -164,6 +194,8 @@ def run_audit(host: Host, options: AuditOptions | None = None) -> Report:
     catalogue = load_checks()
     load_facts()
     specs: list[CheckSpec] = select_checks(catalogue, options.select, options.ignore)
+    if options.engine_pid:
+        host.meta.extra["engine_pid"] = options.engine_pid  # read by the serving_processes fact
     safe_host = RedactingHost(host)
     providers = None
     if options.sample_s > 0:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import ParseError, parse_cpulist
@@ -76,6 +77,12 @@ class ProcessInfo:
     config: dict[str, str] = field(default_factory=dict)
     # Why `environ` is None: "permission denied" (run as root) or "overwritten by the process title".
     environ_note: str = ""
+    # The real user ID (`Uid:` of its status); None when the source does not show it.
+    uid: int | None = None
+    # True when it runs as another user than the audit's (named as such in its label).
+    other_user: bool = False
+    # True for the audit's own process (ServingProcesses.current): what an engine started here would inherit.
+    own: bool = False
 
     def env(self, name: str) -> str | None:
         return None if self.environ is None else self.environ.get(name)
@@ -123,9 +130,13 @@ class ProcessInfo:
 
     @property
     def label(self) -> str:
-        """`pid 4101 (vLLM api-server)` for messages."""
+        """`pid 4101 (vLLM api-server)` for messages; `this shell` for the audit's own process, which is
+        gone before anyone reads the report (no PID of it is ever shown)."""
+        if self.own:
+            return "this shell"
         what = " ".join(x for x in (ENGINE_NAMES.get(self.engine, self.engine), self.role) if x)
-        return f"pid {self.pid} ({what or self.comm or 'process'})"
+        owner = f"; user {self.uid}, not the audit's" if self.other_user else ""
+        return f"pid {self.pid} ({what or self.comm or 'process'}{owner})"
 
 
 @dataclass(frozen=True)
@@ -136,6 +147,8 @@ class ServingProcesses:
     unreadable_pids: tuple[int, ...] = ()
     # False: the source (a pasted `ulimit -a` ...) shows no process list, only `current` (its shell).
     listed: bool = True
+    # `audit --pid PID`: the engine instance the user chose (0: none chosen, every engine found is read).
+    chosen_pid: int = 0
 
     @property
     def found(self) -> bool:
@@ -206,6 +219,12 @@ def cpus_allowed(status: dict[str, str]) -> tuple[int, ...] | None:
         return parse_cpulist(text) or None
     except ParseError:
         return None
+
+
+def status_uid(status: dict[str, str]) -> int | None:
+    """The real user ID, the first field of `Uid:` in a parsed /proc/<pid>/status; None when absent."""
+    first = status.get("Uid", "").split()[:1]
+    return int(first[0]) if first and first[0].isdecimal() else None
 
 
 def parse_status(text: str) -> dict[str, str]:
@@ -430,7 +449,8 @@ def _process_details(host: Host, pid: int, argv: tuple[str, ...], engine: str, r
     except PermissionError:
         status = {}
     info = ProcessInfo(pid=pid, ppid=ppid, comm=comm or status.get("Name", ""), argv=argv, environ=environ,
-                       limits=limits, status=status, cpus_allowed=cpus_allowed(status), engine=engine, role=role, environ_note=note)
+                       limits=limits, status=status, cpus_allowed=cpus_allowed(status), engine=engine, role=role,
+                       environ_note=note, uid=status_uid(status))
     return info, clobbered
 
 
@@ -485,7 +505,7 @@ def _current(host: Host) -> ProcessInfo | None:
     pid_text = info.status.get("Pid", "")
     return ProcessInfo(pid=int(pid_text) if pid_text.isdecimal() else 0, ppid=None, comm=info.status.get("Name", ""),
                        argv=argv, environ=info.environ, limits=info.limits, status=info.status,
-                       cpus_allowed=info.cpus_allowed)
+                       cpus_allowed=info.cpus_allowed, uid=info.uid, own=True)
 
 
 def _self_details(host: Host) -> ProcessInfo | None:
@@ -510,9 +530,10 @@ def serving_processes(ctx: FactContext) -> ServingProcesses:
             own = ctx.optional("self_limits", ResourceLimits)  # /proc/self/limits, else a pasted `ulimit -a`
             if own is None:
                 raise
-            current = ProcessInfo(pid=0, ppid=None, comm="", argv=(), limits=dict(own.values))
+            current = ProcessInfo(pid=0, ppid=None, comm="", argv=(), limits=dict(own.values), own=True)
         return ServingProcesses((), current=current, listed=False)
     pids = sorted(int(n) for n in names if n.isdecimal())
+    current = _self_details(host)
     argvs: dict[int, tuple[str, ...]] = {}
     matches: dict[int, _Match] = {}
     unreadable: list[int] = []
@@ -538,6 +559,9 @@ def serving_processes(ctx: FactContext) -> ServingProcesses:
             stats[pid] = _stat(host, pid)
         return stats[pid]
 
+    # The audit's own process and its ancestors (the shell, a `sudo`, a launcher) are never the engine.
+    for pid in own_lineage(current, stat):
+        matches.pop(pid, None)
     engine_of: dict[int, str] = {pid: m.engine for pid, m in matches.items() if m.engine and not m.needs_parent}
     anchor: dict[int, int] = {}  # adopted child -> the engine process it descends from
     for pid in sorted(matches):
@@ -604,7 +628,45 @@ def serving_processes(ctx: FactContext) -> ServingProcesses:
             path, config = _read_config(host, info)
             changes["config_path"], changes["config"] = path, config
         final.append(_replace(info, changes))
-    return ServingProcesses(tuple(final), current=_self_details(host), unreadable_pids=tuple(unreadable))
+    chosen = chosen_engine_pid(host)
+    if chosen:
+        final = _chosen_instance(final, chosen)
+    # Run as root the audit is the box's administrator's, and every engine is the box's; run as a user, an
+    # engine of another user (a tenant on a shared box) is named as such.
+    own_uid = current.uid if current is not None and current.uid is not None else host.meta.uid
+    if not chosen and own_uid > 0:
+        final = [_replace(p, {"other_user": True}) if p.uid is not None and p.uid != own_uid else p for p in final]
+    return ServingProcesses(tuple(final), current=current, unreadable_pids=tuple(unreadable), chosen_pid=chosen)
+
+
+def chosen_engine_pid(host: Host) -> int:
+    """The PID `audit --pid` chose as the engine (host.meta.extra["engine_pid"]); 0 when none was."""
+    value = host.meta.extra.get("engine_pid", 0)
+    return value if isinstance(value, int) and value > 0 else 0
+
+
+def own_lineage(current: ProcessInfo | None, stat: Callable[[int], tuple[str, int | None]]) -> list[int]:
+    """The audit's own PID and its ancestors' (parent shell, sudo, terminal), nearest first, up to
+    the init process (never included)."""
+    if current is None or current.pid <= 1:
+        return []
+    ppid_text = current.status.get("PPid", "")
+    lineage = [current.pid]
+    parent: int | None = int(ppid_text) if ppid_text.isdecimal() else stat(current.pid)[1]
+    while parent is not None and parent > 1 and parent not in lineage and len(lineage) < 64:
+        lineage.append(parent)
+        parent = stat(parent)[1]
+    return lineage
+
+
+def _chosen_instance(found: list[ProcessInfo], chosen: int) -> list[ProcessInfo]:
+    """The engine instance holding PID `chosen` (any of its processes); FactUnavailable when no engine
+    process has that PID."""
+    hit = next((p for p in found if p.pid == chosen), None)
+    if hit is None:
+        raise FactUnavailable(f"--pid {chosen}: no vLLM, SGLang or TensorRT-LLM process has this PID",
+                              "`ps -eo pid,user,args` lists the processes; pass the engine's API server")
+    return [p for p in found if p.root_pid == hit.root_pid]
 
 
 def _replace(info: ProcessInfo, changes: dict[str, object]) -> ProcessInfo:

@@ -53,20 +53,33 @@ def is_compressed(head: bytes) -> bool:
 
 
 def is_archive(path: str) -> bool:
-    """A compressed file that is not a stackaudit snapshot (a snapshot's first member is meta.json)."""
+    """A compressed file that is not a stackaudit snapshot. A snapshot is recognised by its content: a
+    meta.json member at its root or under one top directory, whatever the member names' prefix
+    (`./meta.json` from `tar -czf x.tar.gz .`) and wherever it comes in the member order. Only the
+    member headers are read, within the archive bounds (MAX_UNCOMPRESSED, MAX_MEMBERS)."""
     try:
         with open(path, "rb") as fh:
             head = fh.read(MAGIC_BYTES)
         if not is_compressed(head):
             return False
         with _decompressed(path, head) as stream:
-            block = stream.read(512)
-    except (OSError, EOFError, lzma.LZMAError, InputError):
-        return False
-    if block[_TAR_MAGIC_AT:_TAR_MAGIC_AT + 5] != b"ustar":
-        return True  # a compressed text log
-    name = block[:100].split(b"\0", 1)[0].decode("utf-8", "replace").lstrip("./")
-    return name != "meta.json"
+            if stream.peek(512)[_TAR_MAGIC_AT:_TAR_MAGIC_AT + 5] != b"ustar":
+                return True  # a compressed text log
+            return not _holds_snapshot_meta(stream)
+    except (OSError, EOFError, lzma.LZMAError, InputError, tarfile.TarError, zlib_error()):
+        return False  # damaged: load_snapshot says how
+
+
+def _holds_snapshot_meta(stream: IO[bytes]) -> bool:
+    """Whether a tar stream has meta.json at its root or one directory down (`./meta.json`, `snap/meta.json`)."""
+    with tarfile.open(fileobj=stream, mode="r|") as tar:
+        for count, member in enumerate(tar):
+            if count >= MAX_MEMBERS:
+                return False
+            parts = [p for p in member.name.replace("\\", "/").split("/") if p not in ("", ".")]
+            if member.isfile() and parts[-1:] == ["meta.json"] and len(parts) <= 2:
+                return True
+    return False
 
 
 class _Capped(io.RawIOBase):

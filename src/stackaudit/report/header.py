@@ -55,6 +55,9 @@ def redact_argv(argv: Sequence[str]) -> list[str]:
 
 
 def _strip_path(arg: str) -> str:
+    """A path argument as its last component; each item of a comma list (`--from a/x.txt,b/y.txt`) alike."""
+    if "," in arg:
+        return ",".join(_strip_path(part) for part in arg.split(","))
     if "/" not in arg or "://" in arg:
         return arg
     base = os.path.basename(arg.rstrip("/"))
@@ -189,10 +192,30 @@ def evidence_line(r: Result, limit: int = 160) -> str:
 
 def verdict(report: Report, top: Result | None) -> str:
     """One sentence: the top finding and where to apply it, or that nothing found explains slowness."""
+    scope = serving_scope(report) + partial_note(report)
     if top is None:
-        return NOTHING_FOUND
+        return f"{NOTHING_FOUND}{scope}"
     where = where_to_apply(top, report)
     place = f", apply it {where}" if where else ""
     more = len(report.issues()) - 1
     tail = f" ({more} more below)" if more > 0 else ""
-    return f"fix first: {finding_title(top)} [{top.id}, {top.priority}]{place}{tail}"
+    return f"fix first: {finding_title(top)} [{top.id}, {top.priority}]{place}{tail}{scope}"
+
+
+def partial_note(report: Report) -> str:
+    """`; partial: 11 timed out` when the report is not a whole read of its source; else empty."""
+    reasons = report.partial()
+    return f"; partial: {', '.join(reasons)}" if reasons else ""
+
+
+def serving_scope(report: Report) -> str:
+    """`; no NVIDIA GPU and no serving engine on this host` when the source shows neither (the findings
+    are then about the host an engine would run on); empty when it shows both, or cannot tell."""
+    gpus = report.host.get("gpus")
+    no_gpu = isinstance(gpus, dict) and gpus.get("count") == 0
+    no_engine = report.host.get("engines") == []
+    missing = [what for what, absent in (("NVIDIA GPU", no_gpu), ("serving engine", no_engine)) if absent]
+    if not missing:
+        return ""
+    place = "on this host" if report.source.get("kind") == "live" else "in this source"
+    return f"; no {' and no '.join(missing)} {place}"

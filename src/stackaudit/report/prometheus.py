@@ -6,6 +6,11 @@ and line feed escaped as `\\\\`, `\\"` and `\\n`; nothing else is escaped, so th
 host value may carry (a hostname, a pasted log line) are dropped rather than sent. No sample carries a
 timestamp: the textfile collector rejects a file that has one (node_exporter PR #769), so the audit's time
 is a metric of its own, `stackaudit_audit_timestamp_seconds`.
+
+A check's status is a StateSet (https://github.com/prometheus/OpenMetrics/blob/main/specification/OpenMetrics.md,
+"StateSet"; in the text format a gauge whose state label bears the metric's name): one series per status, so a
+status change flips values instead of ending one series and starting another. No label carries a PID, a
+subject or a message: those change from run to run and would start a new series each time.
 """
 
 from __future__ import annotations
@@ -13,8 +18,9 @@ from __future__ import annotations
 import datetime as _dt
 import re
 
-from stackaudit.engine.results import PRIORITIES, Result
+from stackaudit.engine.results import PRIORITIES
 from stackaudit.engine.runner import Report
+from stackaudit.report.sections import RenderOptions, sampled_ids
 
 STATUSES = ("issue", "ok", "not-an-issue", "unknown", "not-applicable", "error")
 # Legacy metric and label names (what every Prometheus version reads), checked by the tests.
@@ -24,12 +30,22 @@ LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*\Z")
 # Control characters other than the line feed (escaped) and lone surrogates (not UTF-8) never reach the file.
 _DROPPED = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 
+STATUS_METRIC = "stackaudit_check_status"
+# An issue's priority as a number: P0 is 0, P1 is 1, P2 is 2 (lower is more urgent).
+PRIORITY_VALUES = {p: i for i, p in enumerate(PRIORITIES)}
+
 FAMILIES = {
-    "stackaudit_result": "One series per check of the last audit, always 1: the labels say which check, "
-                         "on what subjects, and how it came out (priority only for issues).",
-    "stackaudit_results": "Issues of the last audit per priority, waived ones not counted.",
-    "stackaudit_checks": "Checks of the last audit per status, waived ones included.",
-    "stackaudit_results_waived": "Results of the last audit accepted by a waiver.",
+    STATUS_METRIC: "Each check of the last audit as a StateSet: one series per status, 1 for the check's status "
+                   "and 0 for the others. Not-applicable checks are left out (--verbose keeps them), and so are "
+                   "checks of sampled values (--gate-samples keeps them).",
+    "stackaudit_check_priority": "The priority of each check whose status is issue: 0 for P0, 1 for P1, 2 for P2.",
+    "stackaudit_issues": "Issues of the last audit per priority, waived ones and sampled values not counted.",
+    "stackaudit_checks": "Checks of the last audit per status, waived ones included, sampled values not counted.",
+    "stackaudit_checks_waived": "Checks of the last audit whose result a waiver accepted.",
+    "stackaudit_checks_sampled": "Checks of sampled values left out of the other families (0 with --gate-samples).",
+    "stackaudit_audit_partial": "1 when the last audit is not a whole read of its source (timed-out reads, "
+                                "--allow-partial, outputs set aside), else 0.",
+    "stackaudit_audit_timed_out": "Facts and commands of the last audit that timed out.",
     "stackaudit_audit_info": "The stackaudit version and the host the last audit read, always 1.",
     "stackaudit_audit_duration_seconds": "How long the last audit took, fact collection and checks.",
     "stackaudit_audit_timestamp_seconds": "When the last report was generated, in seconds since the Unix epoch.",
@@ -57,11 +73,6 @@ def _family(name: str, samples: list[str]) -> list[str]:
     return [f"# HELP {name} {FAMILIES[name]}", f"# TYPE {name} gauge", *samples]
 
 
-def _result_labels(r: Result) -> dict[str, object]:
-    return {"id": r.id, "domain": r.domain, "status": r.status, "priority": r.priority or "",
-            "subject": ", ".join(r.subjects)}
-
-
 def epoch_seconds(stamp: str) -> int | None:
     """`2026-12-01T17:48:31Z` (the report's time) in seconds since the epoch; None when it is not one."""
     try:
@@ -73,15 +84,29 @@ def epoch_seconds(stamp: str) -> int | None:
     return int(moment.timestamp())
 
 
-def render_prometheus(report: Report) -> str:
-    issues = report.issues()
-    lines = _family("stackaudit_result", [_sample("stackaudit_result", _result_labels(r), 1) for r in report.results])
-    lines += _family("stackaudit_results", [
-        _sample("stackaudit_results", {"priority": p}, sum(1 for r in issues if r.priority == p)) for p in PRIORITIES])
+def render_prometheus(report: Report, options: RenderOptions | None = None) -> str:
+    """The report in the text exposition format. Labels are check IDs, domains, statuses and priorities
+    only: never a PID or a message, so a check is one stable set of series from run to run."""
+    options = options or RenderOptions()
+    sampled = sampled_ids(report, options)
+    results = [r for r in report.results if r.id not in sampled]
+    shown = [r for r in results if options.verbose or r.status != "not-applicable"]
+    states = [_sample(STATUS_METRIC, {"id": r.id, "domain": r.domain, STATUS_METRIC: s}, int(r.status == s))
+              for r in shown for s in STATUSES]
+    lines = _family(STATUS_METRIC, states)
+    lines += _family("stackaudit_check_priority", [
+        _sample("stackaudit_check_priority", {"id": r.id, "domain": r.domain}, PRIORITY_VALUES[r.priority])
+        for r in shown if r.status == "issue" and r.priority in PRIORITY_VALUES])
+    issues = [r for r in results if r.status == "issue" and not r.waived]
+    lines += _family("stackaudit_issues", [
+        _sample("stackaudit_issues", {"priority": p}, sum(1 for r in issues if r.priority == p)) for p in PRIORITIES])
     lines += _family("stackaudit_checks", [
-        _sample("stackaudit_checks", {"status": s}, len(report.by_status(s))) for s in STATUSES])
-    lines += _family("stackaudit_results_waived", [
-        _sample("stackaudit_results_waived", {}, sum(1 for r in report.results if r.waived))])
+        _sample("stackaudit_checks", {"status": s}, sum(1 for r in results if r.status == s)) for s in STATUSES])
+    lines += _family("stackaudit_checks_waived", [
+        _sample("stackaudit_checks_waived", {}, sum(1 for r in results if r.waived))])
+    lines += _family("stackaudit_checks_sampled", [_sample("stackaudit_checks_sampled", {}, len(sampled))])
+    lines += _family("stackaudit_audit_partial", [_sample("stackaudit_audit_partial", {}, int(bool(report.partial())))])
+    lines += _family("stackaudit_audit_timed_out", [_sample("stackaudit_audit_timed_out", {}, len(report.timed_out))])
     info = {"version": report.tool.get("version", ""), "hostname": report.host.get("hostname") or "",
             "source": report.source.get("kind", "")}
     lines += _family("stackaudit_audit_info", [_sample("stackaudit_audit_info", info, 1)])

@@ -25,11 +25,11 @@ def render(report: Report, fmt: str, color: bool = False, options: RenderOptions
     if fmt == "prometheus":
         from stackaudit.report.prometheus import render_prometheus
 
-        return render_prometheus(report)
+        return render_prometheus(report, options)
     if fmt == "junit":
         from stackaudit.report.junit import render_junit
 
-        return render_junit(report)
+        return render_junit(report, options)
     if fmt == "html":
         from stackaudit.report.html import render_html
 
@@ -41,16 +41,21 @@ def render(report: Report, fmt: str, color: bool = False, options: RenderOptions
     raise UsageError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
 
 
-def exit_code(report: Report, fail_on: str | None) -> int:
-    """1 when a non-waived issue is at or above `fail_on`, or any check errored; else 0."""
+def exit_code(report: Report, fail_on: str | None, gate_samples: bool = False) -> int:
+    """With --fail-on, 1 when a non-waived issue is at or above `fail_on`, a check errored, or a fact or
+    command timed out (a check that could not finish is treated like one that errored); else 0. An issue of a
+    sampled value (CPU pressure, clocks) gates only with `gate_samples` (`audit --gate-samples`)."""
     if not fail_on:
         return EXIT_OK
     level = fail_on.upper()
     if level not in FAIL_ON:
         raise UsageError(f"--fail-on takes P0, P1 or P2, not {fail_on!r}")
     gate = FAIL_ON[: FAIL_ON.index(level) + 1]
-    if any(r.priority in gate for r in report.issues()):
+    from stackaudit.report.sections import sampled_ids
+
+    sampled = sampled_ids(report, RenderOptions(gate_samples=gate_samples))
+    if any(r.priority in gate and r.id not in sampled for r in report.issues()):
         return EXIT_FINDINGS
-    if any(r.status == "error" and not r.waived for r in report.results):
+    if any(r.status == "error" and not r.waived for r in report.results) or report.timed_out:
         return EXIT_FINDINGS
     return EXIT_OK

@@ -25,6 +25,19 @@ class RenderOptions:
     verbose: bool = False
     # Columns for the text report's prose (the CLI passes the terminal's); None: COLUMNS, else 80.
     width: int | None = None
+    # `audit --gate-samples`: checks of sampled values (CPU pressure, clocks, swap in use) gate --fail-on,
+    # JUnit and the Prometheus states like any other; by default they are reported but never gate.
+    gate_samples: bool = False
+
+
+def sampled_ids(report: Report, options: RenderOptions | None = None) -> frozenset[str]:
+    """The IDs of this report's checks whose observed value is a sample (`sample=True`), which the machine
+    outputs and --fail-on set apart; empty with --gate-samples."""
+    if options is not None and options.gate_samples:
+        return frozenset()
+    from stackaudit.compare.diff import sample_checks
+
+    return frozenset(r.id for r in report.results) & sample_checks()
 
 
 @dataclass(frozen=True)
@@ -121,6 +134,7 @@ def headline_lines(report: Report) -> list[str]:
         f"Container: {container_text} · GPUs: {gpu_text} · NUMA nodes: {h.get('numa_nodes') or '?'}",
         f"P0 {pri['P0']} · P1 {pri['P1']} · P2 {pri['P2']} · not-an-issue {st['not-an-issue']} · ok {st['ok']} · "
         f"unknown {st['unknown']} · n/a {st['not-applicable']} · errors {st['error']}"
+        + (f" · timed out {len(report.timed_out)}" if report.timed_out else "")
         + (f" · waived {summary['waived']}" if summary["waived"] else ""),
     ]
     if h.get("ceiling"):
