@@ -571,10 +571,11 @@ def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,
     """Reads: `aer_dev_correctable`, `aer_dev_nonfatal`, `aer_dev_fatal` in sysfs for each GPU,
     its upstream port (errors may be counted at the link partner) and the NICs; the kernel log's
     AER lines (`AER: Uncorrected (Fatal) error received`, `PCIe Bus Error`, `Surprise Down`) and
-    GPUs that fell off the bus (Xid 79, with or without the number).
+    GPUs that fell off the bus (Xid 79, with or without the number), to tie a port's error to them.
 
-    Bad value: any fatal or non-fatal count; Xid 79 (GPU fallen off the bus); correctable counts
-    that grow between two samples under load.
+    Bad value: any fatal or non-fatal count; AER lines on the link of a GPU that fell off the bus;
+    correctable counts that grow between two samples under load. The Xid 79 line itself is DRV-XID's
+    finding (one log line, one finding).
 
     Why: every bad TLP/DLLP and replay costs link time; persistent errors precede link
     down-training and Xid 79.
@@ -597,23 +598,27 @@ def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,
     serious = {b: r for b, r in counts.items() if r.get("fatal", 0) or r.get("nonfatal", 0)}
     uncorrected = [ln.line for ln in lines if ln.severity in ("fatal", "nonfatal")]
     details = [ln.line for ln in lines if not ln.severity]
+    # A GPU that fell off the bus is DRV-XID's finding, on its own line: this check counts AER lines only
+    # (one log line, one finding), and names the lost GPU where its link logged some.
     lost = list(pcie_errors.lost)
-    if lost or serious or uncorrected:
-        fatal = bool(lost) or any(r.get("fatal", 0) for r in serious.values()) or any(
+    drops = _link_drops(lines, gpu_events, pcie)
+    if drops or serious or uncorrected or (lost and lines):
+        fatal = bool(drops) or any(r.get("fatal", 0) for r in serious.values()) or any(
             ln.severity == "fatal" for ln in lines) or any(re.search("Surprise Down|SDES", d) for d in details)
-        parts = _link_drops(lines, gpu_events, pcie)
-        if lost and not parts:
-            parts.append(f"GPU fallen off the bus in the kernel log ({len(lost)} lines)")
+        parts = list(drops)
         if serious:
             parts.append("uncorrectable AER counts: " + "; ".join(
                 f"{b} fatal {r.get('fatal', 0)} nonfatal {r.get('nonfatal', 0)}" for b, r in serious.items()))
-        if uncorrected:
-            parts.append(f"{len(uncorrected)} uncorrected PCIe error line(s)")
+        if uncorrected and not drops:
+            parts.append(f"{len(uncorrected)} uncorrected PCIe error lines")
+        if not parts:
+            parts.append(f"{len(lines)} PCIe AER lines beside a GPU that fell off the bus (DRV-XID)")
         subjects = list(serious) or sorted({ln.bdf for ln in lines if ln.bdf}) or [
             g.bdf for g in (pcie.gpus if pcie else ())]
-        return issue("; ".join(parts), actual=serious or (lost + uncorrected)[:3], expected="no uncorrectable errors",
-                     subjects=subjects, severity="high" if fatal else "medium",
-                     evidence=(lost + uncorrected + details)[:5], gpu_lost=bool(lost))
+        aer_lines = [ln.line for ln in lines]
+        return issue("; ".join(parts), actual=serious or (uncorrected or aer_lines)[:3],
+                     expected="no uncorrectable errors", subjects=subjects, severity="high" if fatal else "medium",
+                     evidence=list(dict.fromkeys(uncorrected + details + aer_lines))[:5], gpu_lost=bool(drops))
     repeats = _corrected_after_boot(lines)
     if len(repeats) >= 3:
         # Logged long after link training, one after another: the count grows, which is the bad value.
@@ -629,7 +634,8 @@ def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,
     if not counts and not pcie_errors.log_whole:
         shown = f"the {pcie_errors.log_lines} kernel-log lines shown" if pcie_errors.log_lines else "this source"
         return unknown(f"no uncorrectable PCIe error in {shown}, but without the AER counters only a whole kernel "
-                       "log (from boot) could show there was none",
+                       "log (from boot) could show there was none"
+                       + ("; the GPU that fell off the bus is DRV-XID's finding" if lost else ""),
                        hint="run as root on the host, or paste the whole `sudo dmesg`")
     corr = {b: r["correctable"] for b, r in counts.items() if r.get("correctable")}
     msg = "no uncorrectable PCIe errors"
@@ -643,4 +649,6 @@ def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,
         msg += "; firmware-first error handling (GHES/APEI): sysfs counters may stay 0, check the BMC log"
     if not counts:
         msg += " (AER counters not in the source; whole kernel log only)"
+    if lost:
+        msg += "; the GPU that fell off the bus is DRV-XID's finding"
     return ok(msg, actual=counts or None, subjects=list(counts))

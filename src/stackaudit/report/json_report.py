@@ -134,7 +134,8 @@ def _result(data: Any, where: str) -> Result:
         subjects=_strings(data.get("subjects")), actual=data.get("actual"), expected=data.get("expected"),
         fix=_fix(data.get("fix"), f"{where} fix"), references=_strings(data.get("references")),
         scope=str(data.get("scope") or "host"), evidence=_strings(data.get("evidence")), hint=str(data.get("hint") or ""),
-        waiver=_waiver(data.get("waived")), why=str(data.get("why") or ""), provenance=provenance)
+        waiver=_waiver(data.get("waived")), why=str(data.get("why") or ""), provenance=provenance,
+        gpu_lost=data.get("gpu_lost") is True)
 
 
 def report_from_json(doc: dict[str, Any], label: str = "the report") -> Report:

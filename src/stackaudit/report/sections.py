@@ -10,10 +10,6 @@ from typing import Any
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
 
-_COST_ORDER = ("runtime", "restart", "driver-reload", "reboot", "bios", "hardware", "none")
-_SEVERITY_ORDER = ("high", "medium", "low")
-_CONFIDENCE_ORDER = ("source-verified", "documented", "field-reports", "unproven")
-
 
 @dataclass(frozen=True)
 class RenderOptions:
@@ -39,13 +35,9 @@ class Sections:
 
 
 def rank(results: list[Result]) -> list[Result]:
-    """Within a priority: more severe first, then cheaper to fix, then better evidenced, then by ID."""
-    return sorted(results, key=lambda r: (
-        _SEVERITY_ORDER.index(r.severity) if r.severity in _SEVERITY_ORDER else 9,
-        _COST_ORDER.index(r.fix_cost) if r.fix_cost in _COST_ORDER else 9,
-        _CONFIDENCE_ORDER.index(r.confidence) if r.confidence in _CONFIDENCE_ORDER else 9,
-        r.id,
-    ))
+    """Within a priority: a lost or faulted GPU first, then more severe, cheaper to fix, better evidenced,
+    by ID (Result.rank_key, which the fix plan's order follows too)."""
+    return sorted(results, key=lambda r: r.rank_key)
 
 
 def sections(report: Report) -> Sections:
