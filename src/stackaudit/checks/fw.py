@@ -21,6 +21,7 @@ from stackaudit.checks.registry import (
 from stackaudit.facts.gpu_events import GpuEvents
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.nvidia import NvidiaGpus, gpu_spec
+from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.pcie_config import PcieFacts, PcieFunction, bridges_between
 from stackaudit.facts.pcie_errors import AerLine, PcieErrors
@@ -237,10 +238,10 @@ def numa_nps(numa: NumaTopology, cpu: CpuInfo | None = None, pci: PciDevices | N
 
 # -- PCIe side: ACS, Resizable BAR, MMIO space, AER (docs/checks.md, FW-ACS-P2P ... FW-AER-ERRORS) ------------
 
-def _acs_fix(bridges: list[PcieFunction]) -> Fix:
+def _acs_fix(bridges: list[PcieFunction], engines: list[str] | None) -> Fix:
     """Masked ACS writes on exactly the bridges found redirecting between GPUs (stackaudit.fixes.pcie)."""
     return acs_fix({f.bdf: f.config.acs.ctl if f.config is not None and f.config.acs is not None else None
-                    for f in bridges})
+                    for f in bridges}, engines)
 
 
 def _acs_traps(cmdline: KernelCmdline | None, kernel_log: KernelLog | None) -> list[str]:
@@ -267,7 +268,7 @@ def _acs_traps(cmdline: KernelCmdline | None, kernel_log: KernelLog | None) -> l
     references=(NCCL_TROUBLESHOOTING, "https://github.com/NVIDIA/nccl/issues/2079", KERNEL_PARAMS_DOC),
 )
 def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: KernelLog | None = None,
-            virtualization: Virtualization | None = None) -> Outcome:
+            virtualization: Virtualization | None = None, parallelism: Parallelism | None = None) -> Outcome:
     """Reads: the ACS extended capability (control register `ECAP_ACS+0x6`, `ACSCtl:` in
     `lspci -vvv`) of every bridge on the paths between the GPUs, as root; the kernel command line
     and `dmesg` for ineffective ACS parameters.
@@ -307,6 +308,8 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
     else:
         candidates = [f for f in pcie.functions if f.role == "bridge"]
         between = {}
+    # The engines the source shows: the restart after the fix clears vLLM's P2P cache only where vLLM may run.
+    engines = sorted({e.engine for e in parallelism.engines if e.engine}) if parallelism is not None else None
     redirected = [f for f in candidates if f.config is not None and f.config.acs is not None and f.config.acs.redirect]
     blind = [f for f in candidates if not f.registers_readable
              or (f.config is not None and f.config.acs is None and not f.config.complete)
@@ -317,7 +320,10 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
         if redirected:
             roots = all((f.express.port_type if f.express else "") == "root-port" for f in redirected)
             where = "" if pcie.topology_known else " (the source has no bus topology: bridges not proven to sit between GPUs)"
-            msg = (f"ACS redirect (ReqRedir/CmpltRedir) is on at {len(bdfs)} bridge(s) between the GPUs{where}: "
+            ctl = ", ".join(dict.fromkeys(f"{f.config.acs.ctl:#06x}" for f in redirected if f.config and f.config.acs
+                                          and f.config.acs.ctl is not None))
+            msg = (f"ACS redirect (ReqRedir/CmpltRedir) is on at {len(bdfs)} bridge(s) between the GPUs"
+                   + (f" (ACSCtl {ctl})" if ctl else "") + f"{where}: "
                    f"{', '.join(bdfs)}; PCIe P2P is forced up to the root complex")
             severity: Severity = "high"
             confidence: Confidence | None = None
@@ -334,11 +340,11 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
             return issue(msg + trap_text, actual={f.bdf: f"{f.config.acs.ctl:#06x}" for f in redirected
                                                   if f.config and f.config.acs and f.config.acs.ctl is not None},
                          expected="ACSCtl ReqRedir- CmpltRedir- on ports between GPUs", subjects=bdfs,
-                         severity=severity, confidence=confidence, fix=_acs_fix(redirected), evidence=lines)
+                         severity=severity, confidence=confidence, fix=_acs_fix(redirected, engines), evidence=lines)
         return issue(f"{len(loose_on)} of {len(pcie.loose)} ACSCtl lines show ReqRedir+/CmpltRedir+ (the paste has no "
                      "device addresses: which ports sit between GPUs is not known)" + trap_text,
                      actual=f"{len(loose_on)} ports with redirect", expected="ReqRedir- CmpltRedir- between GPUs",
-                     fix=acs_scan_fix())
+                     fix=acs_scan_fix(engines))
     if blind:
         return unknown(f"ACS control of {len(blind)} bridge(s) between the GPUs not readable "
                        f"({blind[0].config_note or 'not in the source'})" + trap_text,

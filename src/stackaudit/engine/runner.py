@@ -118,7 +118,17 @@ def _headline(facts: dict[str, Any], host: Host) -> dict[str, Any]:
         "host_of": _containers_configured(facts.get("lxc_configs")),
         "gpus": gpus,
         "uid": host.meta.uid,
+        # The serving engines this source shows (vllm, sglang, trtllm): run-next and fix steps name only these.
+        "engines": _engines(facts.get("parallelism")),
     }
+
+
+def _engines(parallelism: Any) -> list[str]:
+    from stackaudit.facts.parallelism import Parallelism
+
+    if not isinstance(parallelism, Parallelism):
+        return []
+    return sorted({e.engine for e in parallelism.engines if e.engine})
 
 
 def _containers_configured(lxc: Any) -> list[str]:

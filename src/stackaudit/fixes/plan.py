@@ -9,7 +9,6 @@ value the audit read (quoted for bash) in place of the new one.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -158,7 +157,10 @@ def has_placeholder(command: Command) -> bool:
 
 
 def observed_text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    """The value the audit read, in words (the report's own wording, never JSON)."""
+    from stackaudit.report.sections import show_value
+
+    return show_value(value, limit=400)
 
 
 def revert_from_observed(step: Step, subjects: list[str], observed: Any) -> tuple[Command, ...]:
