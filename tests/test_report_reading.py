@@ -90,7 +90,7 @@ def test_an_evidence_line_never_repeats_the_finding() -> None:
         for r in rep.issues():
             line = evidence_line(r)
             shown = line.split("” → ", 1)[1] if "” → " in line else line.removeprefix("observed: ")
-            if line and not line.startswith("“") or "” → " in line:
+            if (line and not line.startswith("“")) or "” → " in line:
                 words = set(re.findall(r"\w+", shown.lower().removesuffix("…")))
                 if words <= set(re.findall(r"\w+", r.message.lower())):
                     repeated.append(f"{name} {r.id}: {line!r}")
