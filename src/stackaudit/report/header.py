@@ -181,7 +181,8 @@ def evidence_line(r: Result, limit: int = 160) -> str:
 def _says(text: str, value: str) -> bool:
     """Whether every word of `value` is already in `text` (so showing it would repeat the text)."""
     words = set(re.findall(r"\w+", text.lower()))
-    return set(re.findall(r"\w+", value.lower().removesuffix("…"))) <= words
+    shown = re.sub(r" and \d+ more$", "", value.removesuffix("…"))  # what is cut off is not shown either
+    return set(re.findall(r"\w+", shown.lower())) <= words
 
 
 def verdict(report: Report, top: Result | None) -> str:
