@@ -656,12 +656,13 @@ def seccomp_numa(container: ContainerInfo, process_security: ProcessSecurity | N
         return not_applicable("no Docker container with GPUs on this host")
     bad = [c for c in gpu if not c.cap_sys_nice and not c.seccomp_unconfined and c.gpu_count != 1]
     if bad:
-        return issue(f"no SYS_NICE in GPU container{'s' if len(bad) > 1 else ''} "
-                     f"{', '.join(c.label for c in bad)} under the default seccomp profile: NCCL falls back to "
+        labels = list(dict.fromkeys(c.label for c in bad))  # one container named by two pasted specs: once
+        return issue(f"no SYS_NICE in GPU container{'s' if len(labels) > 1 else ''} "
+                     f"{', '.join(labels)} under the default seccomp profile: NCCL falls back to "
                      "/dev/shm (impact not measured publicly)",
                      actual={c.label: "CapAdd " + (", ".join(c.cap_add) or "none") for c in bad},
                      expected="CapAdd includes SYS_NICE",
-                     subjects=[c.label for c in bad])
+                     subjects=labels)
     return ok("GPU containers have SYS_NICE, no seccomp filter, or one GPU: "
               + ", ".join(c.label for c in gpu), subjects=[c.label for c in gpu])
 
