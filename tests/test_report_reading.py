@@ -176,8 +176,8 @@ def test_one_kernel_log_line_is_one_finding() -> None:
 def test_every_run_next_command_is_one_runnable_line_of_an_engine_present() -> None:
     bad = []
     for name, rep in _all():
-        engines = rep.host.get("engines")
-        assert isinstance(engines, list), name
+        # The renderers' engines: those the source shows; none named where it could not tell.
+        engines = rep.host.get("engines") or []
         for step in run_next(sections(rep).unknown, limit=None, engines=engines):
             if not step.command:
                 continue
@@ -266,3 +266,17 @@ def test_the_plan_follows_the_reports_order() -> None:
         for group in plan.groups:
             checks = list(dict.fromkeys(s.check for s in plan.group(group)))
             assert checks == sorted(checks, key=ranked.index), (name, group, checks, ranked)
+
+
+def test_a_step_written_for_one_engine_goes_where_that_engine_is_absent() -> None:
+    from stackaudit.checks.registry import load_all as load_checks
+    from stackaudit.fixes.model import engines_named
+
+    fix = load_checks()["IC-CUSTOM-ALLREDUCE"].fix  # a vLLM P2P-cache step, then an SGLang flag step
+    named = [engines_named(s.does + " ".join(c.line for c in s.commands)) for s in fix.steps]
+    assert named == [{"vllm"}, {"sglang"}]
+    assert [engines_named(s.does) for s in fix.for_engines(["sglang"]).steps] == [{"sglang"}]
+    assert fix.for_engines(["vllm"]).steps == fix.steps[:1]
+    assert fix.for_engines(["vllm", "sglang"]) is fix
+    # A fix never loses its last step: with neither engine there, it stays whole.
+    assert fix.for_engines([]) is fix

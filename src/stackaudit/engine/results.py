@@ -169,6 +169,16 @@ def build_result(spec: CheckSpec, outcome: Outcome, in_container: bool, duration
     )
 
 
+def for_engines(result: Result, engines: list[str]) -> Result:
+    """The result with its fix for the serving engines the source shows (Fix.for_engines); its cost and
+    priority follow the steps kept."""
+    fix = result.fix.for_engines(engines) if result.fix is not None else None
+    if fix is None or fix is result.fix or result.severity is None or result.confidence is None:
+        return result
+    priority = "P0" if result.gpu_lost else priority_of(result.severity, result.confidence, fix.cost)
+    return replace(result, fix=fix, fix_cost=fix.cost, priority=priority)
+
+
 def doc_section(doc: str, name: str) -> str:
     """One `Name:` paragraph of a check's docstring, on one line."""
     for para in doc.split("\n\n"):

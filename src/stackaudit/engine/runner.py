@@ -14,14 +14,15 @@ from stackaudit.checks.registry import CheckSpec
 from stackaudit.checks.registry import load_all as load_checks
 from stackaudit.engine.collect import DEFAULT_DEADLINE_S, Collector, Missing
 from stackaudit.engine.evaluate import evaluate
-from stackaudit.engine.results import Result, Waiver
+from stackaudit.engine.results import Result, Waiver, for_engines
 from stackaudit.engine.selection import select_checks
 from stackaudit.facts.registry import load_all as load_facts
 from stackaudit.host.base import Host
 from stackaudit.host.recording import RedactingHost
 
 # Facts the headline shows, collected whatever checks are selected.
-HEADLINE_FACTS = ("kernel", "hostname", "cpu", "container", "gpus", "numa", "nvidia", "serving_model", "lxc_configs")
+HEADLINE_FACTS = ("kernel", "hostname", "cpu", "container", "gpus", "numa", "nvidia", "serving_model", "lxc_configs",
+                  "parallelism")
 
 
 @dataclass
@@ -119,15 +120,17 @@ def _headline(facts: dict[str, Any], host: Host) -> dict[str, Any]:
         "gpus": gpus,
         "uid": host.meta.uid,
         # The serving engines this source shows (vllm, sglang, trtllm): run-next and fix steps name only these.
-        "engines": _engines(facts.get("parallelism")),
+        **({"engines": engines} if (engines := engines_of(facts)) is not None else {}),
     }
 
 
-def _engines(parallelism: Any) -> list[str]:
+def engines_of(facts: dict[str, Any]) -> list[str] | None:
+    """The serving engines the facts show, or None when the source could not tell (no parallelism fact)."""
     from stackaudit.facts.parallelism import Parallelism
 
+    parallelism = facts.get("parallelism")
     if not isinstance(parallelism, Parallelism):
-        return []
+        return None
     return sorted({e.engine for e in parallelism.engines if e.engine})
 
 
@@ -193,6 +196,9 @@ def run_audit(host: Host, options: AuditOptions | None = None) -> Report:
     in_container = isinstance(container, ContainerInfo) and container.in_container
     provenance = {name: collector.provenance(name) for name in needed}
     results = evaluate(specs, facts, in_container, provenance=provenance, parallel=collector.parallel)
+    engines = engines_of(facts)
+    if engines is not None:  # a step written for an engine that is not there is left out (Fix.for_engines)
+        results = [for_engines(r, engines) for r in results]
     results, expired, unused = apply_waivers(results, options.waivers, options.today or _dt.date.today())
     timed_out = [f"`{' '.join(r.argv)}` ({r.stderr})" for r in collector.host.timed_out]
     timed_out += [f"fact {m.fact}: {m.reason}" for m in facts.values() if isinstance(m, Missing) and m.kind == "timeout"]
