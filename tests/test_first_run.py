@@ -93,7 +93,7 @@ def test_another_users_engine_is_named_as_such_unless_chosen() -> None:
 def test_the_headline_lists_the_engines_and_no_result_names_the_audits_pid(engine: bool) -> None:
     parts = [unrelated(), _self_under(950)] + ([vllm_v1(), vllm_site()] if engine else [])
     report = run_audit(host(*parts), AuditOptions(select=["RT"]))
-    assert report.host["engines"] == (["pid 4101 (vLLM api-server)"] if engine else [])
+    assert report.host["engine_processes"] == (["pid 4101 (vLLM api-server)"] if engine else [])
     issues = {r.id for r in report.issues()}
     assert engine or {"RT-ULIMIT-NOFILE", "RT-OMP", "RT-ENV-CUDA-DEVICE-MAX-CONNECTIONS"} <= issues
     for r in report.results:  # message, subjects, evidence, observed value: the audit's PID nowhere
@@ -112,7 +112,7 @@ def test_the_verdict_says_when_the_box_has_no_gpu_or_no_engine(gpus: int | None,
     from stackaudit.engine.runner import Report
     from stackaudit.report.header import NOTHING_FOUND, verdict
 
-    report = Report(source={"kind": "live"}, host={"gpus": {"count": gpus}, "engines": engines}, results=[])
+    report = Report(source={"kind": "live"}, host={"gpus": {"count": gpus}, "engine_processes": engines}, results=[])
     assert verdict(report, None) == NOTHING_FOUND + said
 
 

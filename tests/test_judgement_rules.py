@@ -177,7 +177,7 @@ def test_xid_classes_per_gpu_and_application_faults_apart() -> None:
              "[ 9.2] NVRM: Xid (PCI:0000:2a:00): 13, pid=4102, name=python3, Graphics SM Warp Exception\n")
     r = _xid(dmesg)["DRV-XID"]
     assert r.status == "issue" and r.priority == "P0" and r.subjects == ("0000:18:00.0",)
-    assert r.message.startswith("GPU 0000:18:00.0 degraded: Xid 48")
+    assert r.message.startswith("GPU 0000:18:00.0 degraded — Xid 48")
     assert "also application faults (information): GPU 0000:2a:00.0: Xid 13" in r.message
     contained = _xid("[ 9.1] NVRM: Xid (PCI:0000:18:00): 63, pid='<unknown>', name=<unknown>, Row Remapper: "
                      "New row marked for remapping, reset gpu to activate.\n")["DRV-XID"]
@@ -200,7 +200,7 @@ def test_the_recovery_action_comes_from_xid_154() -> None:
              "Mar 29 15:38:59 kernel: NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) "
              "to 0x1 (GPU Reset Required)\n")
     r = _xid(dmesg)["DRV-XID"]
-    assert r.status == "issue" and r.priority == "P0" and "GPU 0000:01:00.0 lost: Xid 120" in r.message
+    assert r.status == "issue" and r.priority == "P0" and "GPU 0000:01:00.0 lost — Xid 120" in r.message
     assert "recovery action: 0000:01:00.0 GPU Reset Required" in r.message
     # The driver asks for a GPU reset, not the reboot a lost GPU's class would guess.
     assert r.fix_cost == "driver-reload"
@@ -318,7 +318,7 @@ def test_a_recovery_action_alone_marks_the_gpu_faulted_and_none_clears_it() -> N
     r = _xid("[1] NVRM: Xid (PCI:0000:18:00): 154, GPU recovery action changed from 0x0 (None) to 0x2 "
              "(Node Reboot Required)\n")["DRV-XID"]
     assert r.status == "issue" and r.priority == "P0" and r.fix_cost == "reboot"
-    assert r.message == "GPU 0000:18:00.0 faulted: the driver asks for Node Reboot Required"
+    assert r.message == "GPU 0000:18:00.0 faulted — the driver asks for Node Reboot Required"
     back = _xid("[1] NVRM: Xid (PCI:0000:18:00): 154, GPU recovery action changed from 0x1 (GPU Reset Required) "
                 "to 0x0 (None)\n")["DRV-XID"]
     assert back.status != "issue"

@@ -19,7 +19,7 @@ from stackaudit.importers import _archives
 from stackaudit.report.render import exit_code, render
 from stackaudit.report.sections import RenderOptions
 
-HOST = {"hostname": "gpu-01", "gpus": {"count": 8}, "engines": ["pid 4101 (vLLM api-server)"]}
+HOST = {"hostname": "gpu-01", "gpus": {"count": 8}, "engine_processes": ["pid 4101 (vLLM api-server)"]}
 
 
 def _report(timed_out: list[str] = (), **source: object) -> Report:  # type: ignore[assignment]

@@ -265,9 +265,12 @@ def test_aer_fatal_is_high_correctable_only_ok_and_xid79() -> None:
     corr = "Receiver Error 3\nBad TLP 1\nBad DLLP 0\nRELAY_NUM Rollover 0\nTOTAL_ERR_COR 4\n"
     c = run_checks(_host(_devs(gpu_extra={"aer_dev_correctable": corr})), ["FW-AER-ERRORS"])["FW-AER-ERRORS"]
     assert c.status == "ok" and "correctable errors since boot" in c.message and "4" in c.message
+    # One log line, one finding: the Xid 79 line is DRV-XID's; with no AER line beside it, AER has nothing.
     xid = "[ 9001.1] NVRM: Xid (PCI:0000:43:00): 79, pid=1234, GPU has fallen off the bus.\n"
-    x = run_checks(_host(_devs(), dmesg=xid), ["FW-AER-ERRORS"])["FW-AER-ERRORS"]
-    assert x.status == "issue" and x.severity == "high"
+    both = run_checks(_host(_devs(), dmesg=xid), ["FW-AER-ERRORS", "DRV-XID"])
+    x = both["FW-AER-ERRORS"]
+    assert x.status != "issue" and not x.evidence and "DRV-XID" in x.message
+    assert both["DRV-XID"].status == "issue" and both["DRV-XID"].gpu_lost
 
 
 def test_pasted_sources_never_error_and_empty_source_is_unknown() -> None:
@@ -314,7 +317,7 @@ def test_aer_other_xid_on_bus_79_is_not_xid_79() -> None:
     r = run_checks(_host(_devs(), dmesg=dmesg), ["FW-AER-ERRORS"])["FW-AER-ERRORS"]
     assert r.status == "ok", r.message
     old = "[ 100.0] NVRM: Xid (0000:43:00): 79, GPU has fallen off the bus.\n"
-    assert run_checks(_host(_devs(), dmesg=old), ["FW-AER-ERRORS"])["FW-AER-ERRORS"].status == "issue"
+    assert run_checks(_host(_devs(), dmesg=old), ["DRV-XID"])["DRV-XID"].gpu_lost
 
 
 def test_rebar_single_gpu_next_to_an_ethernet_nic_is_not_an_issue_rdma_nic_is() -> None:

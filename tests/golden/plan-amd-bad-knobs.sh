@@ -13,7 +13,7 @@ set -euo pipefail
 # == now: runtime, no disruption ==
 group_now() {
   # -- CTR-SHM-SIZE (P0): Keep the engine's shared memory across logouts, then restart logind
-  #    observed: '["systemd-logind RemoveIPC=yes and the engine runs as uid 1000: its /dev/shm segments are deleted when that user logs out"]'
+  #    observed: 'systemd-logind RemoveIPC=yes and the engine runs as uid 1000: its /dev/shm segments are deleted when that user logs out'
   #    changes: logind's RemoveIPC
   systemctl restart systemd-logind
   # keep, in /etc/systemd/logind.conf:
@@ -43,17 +43,6 @@ group_now() {
   #   vm.swappiness = 10
   #   or 1
   # note: size RAM for model loading + CPU KV offload
-  # -- KERN-CSTATES (P2): Disable idle states with exit latency >= 400 µs
-  #    observed: 'CPU 0 idle states (acpi_idle): POLL 0µs, C1 1µs, C2 400µs'
-  #    changes: the enabled cpuidle states
-  cpupower idle-set -D 400
-  # keep (tuned):
-  #   tuned-adm profile latency-performance
-  #   or accelerator-performance
-  # keep (BIOS): the C-state limit
-  # keep (Intel, reboot), in /etc/default/grub:
-  #   GRUB_CMDLINE_LINUX_DEFAULT="... intel_idle.max_cstate=1"
-  # undo (as the fix gives it): bash "$0" undo-now
   # -- KERN-NUMA-BALANCING (P2): Turn off automatic NUMA balancing
   #    observed: 1
   #    changes: kernel.numa_balancing
@@ -75,30 +64,38 @@ group_now() {
   #   w /sys/kernel/mm/transparent_hugepage/defrag - - - - defer+madvise
   # keep: or a systemd oneshot unit
   # note: `transparent_hugepage=` on the command line sets `enabled`, not `defrag`
+  # -- KERN-CSTATES (P2): Disable idle states with exit latency >= 400 µs
+  #    observed: 'CPU 0 idle states (acpi_idle): POLL 0µs, C1 1µs, C2 400µs'
+  #    changes: the enabled cpuidle states
+  cpupower idle-set -D 400
+  # keep (tuned):
+  #   tuned-adm profile latency-performance
+  #   or accelerator-performance
+  # keep (BIOS): the C-state limit
+  # keep (acpi_idle, reboot), in /etc/default/grub:
+  #   GRUB_CMDLINE_LINUX_DEFAULT="... processor.max_cstate=1"
+  # undo (as the fix gives it): bash "$0" undo-now
   # afterwards these checks must pass:
   stackaudit audit --select CTR-SHM-SIZE,KERN-CPU-BOOST,KERN-CPUFREQ-GOVERNOR,KERN-CSTATES,KERN-NUMA-BALANCING,KERN-SCHED-KNOBS,KERN-SWAP,KERN-THP
 }
 
 undo_now() {
-  # -- KERN-NUMA-BALANCING: undo Turn off automatic NUMA balancing
-  #    observed: 1
-  sysctl -w kernel.numa_balancing=1
   # -- KERN-CSTATES: undo Disable idle states with exit latency >= 400 µs
   #    observed: 'CPU 0 idle states (acpi_idle): POLL 0µs, C1 1µs, C2 400µs'
   cpupower idle-set -E
+  # -- KERN-NUMA-BALANCING: undo Turn off automatic NUMA balancing
+  #    observed: 1
+  sysctl -w kernel.numa_balancing=1
 }
 
 # == restart: restart the serving engine ==
 group_restart() {
   # -- RT-CUDA-GRAPHS (P0): Restart the engine without the flag: remove --enforce-eager (vLLM) / --disable-cuda-graph (SGLang) / `cuda_graph_config: null` (TensorRT-LLM) from the launch command or config
-  #    observed: '["pid 4101 (vLLM api-server): --enforce-eager"]'
+  #    observed: 'pid 4101 (vLLM api-server): --enforce-eager'
   #    nothing to run: a person does this
   # note: to save memory, lower the capture sizes instead
-  # -- RT-FLASHINFER (P1): Install flashinfer-python, flashinfer-cubin and flashinfer-jit-cache at one version; point CUDA_HOME to a CUDA toolkit matching torch's (>= 12.9 for sm_120 JIT), or use the engine's official container
-  #    observed: '{"flashinfer-cubin": "0.2.8", "flashinfer-jit-cache": "0.2.6+cu128", "flashinfer-python": "0.2.8"}'
-  #    nothing to run: a person does this
   # -- RT-ULIMIT-NOFILE (P1): Raise the API server's open-file limit
-  #    observed: '["pid 4101 (vLLM api-server): hard 4096"]'
+  #    observed: 'pid 4101 (vLLM api-server): hard 4096'
   #    changes: RLIMIT_NOFILE of the API server
   prlimit --pid 4101 --nofile=1048576:1048576
   # keep (Docker), in docker run:
@@ -109,14 +106,17 @@ group_restart() {
   #   lxc.prlimit.nofile = 1048576
   # keep (limits.d), in /etc/security/limits.d/:
   #   * - nofile 1048576
-  # -- RT-ENV-CUDA-DEVICE-MAX-CONNECTIONS (P2): Unset CUDA_DEVICE_MAX_CONNECTIONS in the vLLM service/container environment unless a measurement says otherwise
-  #    observed: 1
+  # -- RT-FLASHINFER (P1): Install flashinfer-python, flashinfer-cubin and flashinfer-jit-cache at one version; point CUDA_HOME to a CUDA toolkit matching torch's (>= 12.9 for sm_120 JIT), or use the engine's official container
+  #    observed: 'flashinfer-python 0.2.8, flashinfer-cubin 0.2.8, flashinfer-jit-cache 0.2.6+cu128'
   #    nothing to run: a person does this
   # -- RT-ENV-VLLM (P2): Unset the variable in the vLLM service/container environment
-  #    observed: '{"VLLM_USE_FLASHINFER_SAMPLER": "0"}'
+  #    observed: 'VLLM_USE_FLASHINFER_SAMPLER 0'
   #    nothing to run: a person does this
   # -- RT-OMP (P2): Unset OMP_NUM_THREADS (vLLM sets 1 in its workers) or set it to at most CPUs / workers
-  #    observed: '{"pid 4101 (vLLM api-server)": "64"}'
+  #    observed: 'pid 4101 (vLLM api-server): 64'
+  #    nothing to run: a person does this
+  # -- RT-ENV-CUDA-DEVICE-MAX-CONNECTIONS (P2): Unset CUDA_DEVICE_MAX_CONNECTIONS in the vLLM service/container environment unless a measurement says otherwise
+  #    observed: 1
   #    nothing to run: a person does this
   # after the engine restarts, these checks must pass:
   #   stackaudit audit --select RT-CUDA-GRAPHS,RT-ENV-CUDA-DEVICE-MAX-CONNECTIONS,RT-ENV-VLLM,RT-FLASHINFER,RT-OMP,RT-ULIMIT-NOFILE
@@ -125,7 +125,7 @@ group_restart() {
 # == reboot: reboot ==
 group_reboot() {
   # -- FW-IOMMU-MODE (P1): Put the IOMMU in passthrough mode on the kernel command line, then reboot
-  #    observed: '{"0000:01:00.0": "DMA-FQ", "0000:21:00.0": "DMA-FQ", "0000:41:00.0": "DMA-FQ", "0000:61:00.0": "DMA-FQ", "0000:81:00.0": "DMA-FQ", "0000:a1:00.0": "DMA-FQ", "0000:c1:00.0": "DMA-FQ", "0000:e1:00.0": "DMA-FQ"}'
+  #    observed: '0000:01:00.0 DMA-FQ, 0000:21:00.0 DMA-FQ, 0000:41:00.0 DMA-FQ, 0000:61:00.0 DMA-FQ, 0000:81:00.0 DMA-FQ, 0000:a1:00.0 DMA-FQ, 0000:c1:00.0 DMA-FQ, 0000:e1:00.0 DMA-FQ'
   #    changes: the kernel command line
   grubby --update-kernel=ALL --args=iommu=pt
   # keep (GRUB), in /etc/default/grub:
@@ -139,7 +139,7 @@ group_reboot() {
 
 undo_reboot() {
   # -- FW-IOMMU-MODE: undo Put the IOMMU in passthrough mode on the kernel command line, then reboot
-  #    observed: '{"0000:01:00.0": "DMA-FQ", "0000:21:00.0": "DMA-FQ", "0000:41:00.0": "DMA-FQ", "0000:61:00.0": "DMA-FQ", "0000:81:00.0": "DMA-FQ", "0000:a1:00.0": "DMA-FQ", "0000:c1:00.0": "DMA-FQ", "0000:e1:00.0": "DMA-FQ"}'
+  #    observed: '0000:01:00.0 DMA-FQ, 0000:21:00.0 DMA-FQ, 0000:41:00.0 DMA-FQ, 0000:61:00.0 DMA-FQ, 0000:81:00.0 DMA-FQ, 0000:a1:00.0 DMA-FQ, 0000:c1:00.0 DMA-FQ, 0000:e1:00.0 DMA-FQ'
   grubby --update-kernel=ALL --remove-args=iommu=pt
 }
 

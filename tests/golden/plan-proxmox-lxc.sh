@@ -16,11 +16,11 @@ set -euo pipefail
 group_container_host() {
   # -- CTR-LXC-DEVICES (P1): Find the nvidia-uvm device major on the host
   #    takes: nothing to change
-  #    observed: $'["user-space driver 550.120 != host kernel module 550.127.05: install the same version without the kernel module (`--no-kernel-module`)"]'
+  #    observed: $'user-space driver 550.120 != host kernel module 550.127.05: install the same version without the kernel module (`--no-kernel-module`)'
   grep nvidia-uvm /proc/devices
   # -- CTR-LXC-DEVICES (P1): Pass the NVIDIA devices into the container in its config (/etc/pve/lxc/<id>.conf `key: value` or /var/lib/lxc/<name>/config `key = value`), then restart the container
   #    takes: restart the container
-  #    observed: $'["user-space driver 550.120 != host kernel module 550.127.05: install the same version without the kernel module (`--no-kernel-module`)"]'
+  #    observed: $'user-space driver 550.120 != host kernel module 550.127.05: install the same version without the kernel module (`--no-kernel-module`)'
   #    changes: the container's cgroup device list and mounts
   #    nothing to run: a person does this
   # keep (LXC), in /etc/pve/lxc/<id>.conf:
@@ -34,7 +34,7 @@ group_container_host() {
   #   devN: /dev/nvidia-uvm
   # -- CTR-LXC-HOST-SCOPE (P1): Raise the container's limits in its config, then restart it
   #    takes: restart the container
-  #    observed: '["open files hard limit 4096 < 65536 (set lxc.prlimit.nofile on the host)"]'
+  #    observed: 'open files hard limit 4096 < 65536 (set lxc.prlimit.nofile on the host)'
   #    nothing to run: a person does this
   # keep (LXC), in the container's LXC config:
   #   lxc.prlimit.nofile = 1048576
@@ -66,10 +66,10 @@ undo_container_host() {
 group_restart() {
   # -- CTR-LXC-DEVICES (P1): Pin the host's and the container's driver packages to the same version
   #    takes: restart the container
-  #    observed: $'["user-space driver 550.120 != host kernel module 550.127.05: install the same version without the kernel module (`--no-kernel-module`)"]'
+  #    observed: $'user-space driver 550.120 != host kernel module 550.127.05: install the same version without the kernel module (`--no-kernel-module`)'
   #    nothing to run: a person does this
   # -- RT-ULIMIT-NOFILE (P1): Raise the API server's open-file limit
-  #    observed: '["pid 731 (vLLM api-server): hard 4096"]'
+  #    observed: 'pid 731 (vLLM api-server): hard 4096'
   #    changes: RLIMIT_NOFILE of the API server
   prlimit --pid 731 --nofile=1048576:1048576
   # keep (Docker), in docker run:

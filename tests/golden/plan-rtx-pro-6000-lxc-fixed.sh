@@ -16,7 +16,7 @@ set -euo pipefail
 group_container_host() {
   # -- FW-ACS-P2P (P2): Clear ACS P2P redirect (ReqRedir, CmpltRedir, EgressCtrl) on the bridges between the GPUs, before the engine starts; lost at reboot and after hotplug/reset
   #    takes: runtime
-  #    observed: '{"0000:00:01.1": "0x001d", "0000:20:01.1": "0x001d", "0000:40:01.1": "0x001d", "0000:60:01.1": "0x001d", "0000:80:01.1": "0x001d", "0000:a0:01.1": "0x001d", "0000:c0:01.1": "0x001d", "0000:e0:01.1": "0x001d"}'
+  #    observed: '0000:00:01.1 0x001d, 0000:20:01.1 0x001d, 0000:40:01.1 0x001d, 0000:60:01.1 0x001d, 0000:80:01.1 0x001d, 0000:a0:01.1 0x001d, 0000:c0:01.1 0x001d, 0000:e0:01.1 0x001d'
   #    changes: ACS Control bits 2, 3 and 5 of 0000:00:01.1, 0000:20:01.1, 0000:40:01.1, 0000:60:01.1, 0000:80:01.1, 0000:a0:01.1, 0000:c0:01.1, 0000:e0:01.1
   setpci -s 0000:00:01.1 ECAP_ACS+0x6.w=0000:002c
   setpci -s 0000:20:01.1 ECAP_ACS+0x6.w=0000:002c
@@ -37,7 +37,7 @@ group_container_host() {
 
 undo_container_host() {
   # -- FW-ACS-P2P: undo Clear ACS P2P redirect (ReqRedir, CmpltRedir, EgressCtrl) on the bridges between the GPUs, before the engine starts; lost at reboot and after hotplug/reset
-  #    observed: '{"0000:00:01.1": "0x001d", "0000:20:01.1": "0x001d", "0000:40:01.1": "0x001d", "0000:60:01.1": "0x001d", "0000:80:01.1": "0x001d", "0000:a0:01.1": "0x001d", "0000:c0:01.1": "0x001d", "0000:e0:01.1": "0x001d"}'
+  #    observed: '0000:00:01.1 0x001d, 0000:20:01.1 0x001d, 0000:40:01.1 0x001d, 0000:60:01.1 0x001d, 0000:80:01.1 0x001d, 0000:a0:01.1 0x001d, 0000:c0:01.1 0x001d, 0000:e0:01.1 0x001d'
   setpci -s 0000:00:01.1 ECAP_ACS+0x6.w=000c:002c
   setpci -s 0000:20:01.1 ECAP_ACS+0x6.w=000c:002c
   setpci -s 0000:40:01.1 ECAP_ACS+0x6.w=000c:002c
@@ -50,11 +50,12 @@ undo_container_host() {
 
 # == restart: restart the serving engine ==
 group_restart() {
-  # -- FW-ACS-P2P (P2): Restart the engine, clearing vLLM's P2P cache first
-  #    observed: '{"0000:00:01.1": "0x001d", "0000:20:01.1": "0x001d", "0000:40:01.1": "0x001d", "0000:60:01.1": "0x001d", "0000:80:01.1": "0x001d", "0000:a0:01.1": "0x001d", "0000:c0:01.1": "0x001d", "0000:e0:01.1": "0x001d"}'
-  rm -f "${VLLM_CACHE_ROOT:-$HOME/.cache/vllm}"/gpu_p2p_access_cache_for_*.json
+  # -- FW-ACS-P2P (P2): Restart the engine
+  #    observed: '0000:00:01.1 0x001d, 0000:20:01.1 0x001d, 0000:40:01.1 0x001d, 0000:60:01.1 0x001d, 0000:80:01.1 0x001d, 0000:a0:01.1 0x001d, 0000:c0:01.1 0x001d, 0000:e0:01.1 0x001d'
+  #    nothing to run: a person does this
   # after the engine restarts, these checks must pass:
   #   stackaudit audit --select FW-ACS-P2P
+  :  # nothing here runs by itself
 }
 
 case "${1:-}" in

@@ -305,7 +305,7 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
                               "from one process with no tensor-parallel ranks, which barely uses /dev/shm")
                 single_labels.append(c.label)
                 continue
-            findings.append(f"container {c.label}: ShmSize {_size(c_size)}, IpcMode {c.ipc_mode or 'private'}")
+            findings.append(f"/dev/shm is {_size(c_size)} in container {c.label} (IpcMode {c.ipc_mode or 'private'})")
             subjects.append(c.label)
             host_fix = _shm_fix("docker")
     if shm is not None and shm.size_bytes is not None and shm.size_bytes < SHM_MIN:
@@ -656,10 +656,13 @@ def seccomp_numa(container: ContainerInfo, process_security: ProcessSecurity | N
         return not_applicable("no Docker container with GPUs on this host")
     bad = [c for c in gpu if not c.cap_sys_nice and not c.seccomp_unconfined and c.gpu_count != 1]
     if bad:
-        return issue(f"GPU containers without SYS_NICE under the default seccomp profile: "
-                     f"{', '.join(c.label for c in bad)}; NCCL falls back to /dev/shm (impact not measured publicly)",
-                     actual={c.label: list(c.cap_add) for c in bad}, expected="CapAdd includes SYS_NICE",
-                     subjects=[c.label for c in bad])
+        labels = list(dict.fromkeys(c.label for c in bad))  # one container named by two pasted specs: once
+        return issue(f"no SYS_NICE in GPU container{'s' if len(labels) > 1 else ''} "
+                     f"{', '.join(labels)} under the default seccomp profile: NCCL falls back to "
+                     "/dev/shm (impact not measured publicly)",
+                     actual={c.label: "CapAdd " + (", ".join(c.cap_add) or "none") for c in bad},
+                     expected="CapAdd includes SYS_NICE",
+                     subjects=labels)
     return ok("GPU containers have SYS_NICE, no seccomp filter, or one GPU: "
               + ", ".join(c.label for c in gpu), subjects=[c.label for c in gpu])
 
@@ -717,7 +720,7 @@ def gpu_access(container: ContainerInfo, gpu_devices: GpuDeviceAccess | None = N
                                   "no --gpus, GPU device or nvidia runtime")
         if dev is None or (dev.nodes is None and dev.env is None):
             return unknown("the container's /dev/nvidia* nodes and NVIDIA_* variables are not in this source",
-                           hint="run `ls -l /dev/nvidia*; env | grep NVIDIA` in the container")
+                           hint="run `ls -l /dev/nvidia*` and `env | grep NVIDIA` in the container")
         env = dev.env or {}
         visible = env.get("NVIDIA_VISIBLE_DEVICES")
         caps = env.get("NVIDIA_DRIVER_CAPABILITIES")
@@ -819,7 +822,7 @@ def _lxc_device_problems(cfg: LxcConfig, configs: LxcConfigs) -> tuple[list[str]
         elif not allowed(path, major, minor):
             missing.append(f"no cgroup rule for c {major}:{minor}")
         if missing:
-            text = f"{path}: {' and '.join(missing)} ({why})"
+            text = f"{path} has {' and '.join(missing)} ({why})"
             (unsure if cfg.truncated else problems).append(text)
     if configs.char_majors is not None:
         known = set(configs.char_majors.values())

@@ -748,8 +748,8 @@ def _gpu_findings(events: list[GpuEvent]) -> tuple[str, str]:
         if kind == "xid":
             parts.append(f"Xid {code} ×{n} ({_XID_MEANING.get(code or 0, 'see the Xid catalogue')})")
         else:
-            parts.append({"fallen-off-bus": "fell off the bus (no Xid number)", "probe-failed":
-                          "the driver's probe failed", "lost": "NVML reports it lost"}.get(kind, kind))
+            parts.append({"fallen-off-bus": f"fell off the bus ×{n} (no Xid number)", "probe-failed":
+                          f"the driver's probe failed ×{n}", "lost": "NVML reports it lost"}.get(kind, kind))
     worst = min((e.hw_class for e in events if e.code != 154), key=_CLASS_ORDER.index, default=OTHER)
     return worst, ", ".join(parts)
 
@@ -766,14 +766,14 @@ def _xid_findings(by_gpu: dict[str, list[GpuEvent]], actions: dict[str, str]
         app = [e for e in evs if e.hw_class == APPLICATION]
         if hw:
             cls, text = _gpu_findings(hw)
-            hardware.append((cls, bdf, f"GPU {bdf} {cls if cls != OTHER else 'Xid'}: {text}"))
+            hardware.append((cls, bdf, f"GPU {bdf} {cls if cls != OTHER else 'Xid'} — {text}"))
         if app:
             applications.append(f"GPU {bdf}: {_gpu_findings(app)[1]}")
     shown_actions: set[str] = set()
     for bdf, action in sorted(actions.items()):
         if not any(h_bdf == bdf for _, h_bdf, _ in hardware):
             # The driver says the GPU needs recovering: it is faulted, whatever the log shows of why.
-            hardware.append((HW_DEGRADED, bdf, f"GPU {bdf} faulted: the driver asks for {action}"))
+            hardware.append((HW_DEGRADED, bdf, f"GPU {bdf} faulted — the driver asks for {action}"))
             shown_actions.add(bdf)
     return hardware, applications, shown_actions
 

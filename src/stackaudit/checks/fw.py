@@ -21,6 +21,7 @@ from stackaudit.checks.registry import (
 from stackaudit.facts.gpu_events import GpuEvents
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.nvidia import NvidiaGpus, gpu_spec
+from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.pcie_config import PcieFacts, PcieFunction, bridges_between
 from stackaudit.facts.pcie_errors import AerLine, PcieErrors
@@ -237,10 +238,10 @@ def numa_nps(numa: NumaTopology, cpu: CpuInfo | None = None, pci: PciDevices | N
 
 # -- PCIe side: ACS, Resizable BAR, MMIO space, AER (docs/checks.md, FW-ACS-P2P ... FW-AER-ERRORS) ------------
 
-def _acs_fix(bridges: list[PcieFunction]) -> Fix:
+def _acs_fix(bridges: list[PcieFunction], engines: list[str] | None) -> Fix:
     """Masked ACS writes on exactly the bridges found redirecting between GPUs (stackaudit.fixes.pcie)."""
     return acs_fix({f.bdf: f.config.acs.ctl if f.config is not None and f.config.acs is not None else None
-                    for f in bridges})
+                    for f in bridges}, engines)
 
 
 def _acs_traps(cmdline: KernelCmdline | None, kernel_log: KernelLog | None) -> list[str]:
@@ -267,7 +268,7 @@ def _acs_traps(cmdline: KernelCmdline | None, kernel_log: KernelLog | None) -> l
     references=(NCCL_TROUBLESHOOTING, "https://github.com/NVIDIA/nccl/issues/2079", KERNEL_PARAMS_DOC),
 )
 def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: KernelLog | None = None,
-            virtualization: Virtualization | None = None) -> Outcome:
+            virtualization: Virtualization | None = None, parallelism: Parallelism | None = None) -> Outcome:
     """Reads: the ACS extended capability (control register `ECAP_ACS+0x6`, `ACSCtl:` in
     `lspci -vvv`) of every bridge on the paths between the GPUs, as root; the kernel command line
     and `dmesg` for ineffective ACS parameters.
@@ -307,6 +308,8 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
     else:
         candidates = [f for f in pcie.functions if f.role == "bridge"]
         between = {}
+    # The engines the source shows: the restart after the fix clears vLLM's P2P cache only where vLLM may run.
+    engines = sorted({e.engine for e in parallelism.engines if e.engine}) if parallelism is not None else None
     redirected = [f for f in candidates if f.config is not None and f.config.acs is not None and f.config.acs.redirect]
     blind = [f for f in candidates if not f.registers_readable
              or (f.config is not None and f.config.acs is None and not f.config.complete)
@@ -317,7 +320,10 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
         if redirected:
             roots = all((f.express.port_type if f.express else "") == "root-port" for f in redirected)
             where = "" if pcie.topology_known else " (the source has no bus topology: bridges not proven to sit between GPUs)"
-            msg = (f"ACS redirect (ReqRedir/CmpltRedir) is on at {len(bdfs)} bridge(s) between the GPUs{where}: "
+            ctl = ", ".join(dict.fromkeys(f"{f.config.acs.ctl:#06x}" for f in redirected if f.config and f.config.acs
+                                          and f.config.acs.ctl is not None))
+            msg = (f"ACS redirect (ReqRedir/CmpltRedir) is on at {len(bdfs)} bridge(s) between the GPUs"
+                   + (f" (ACSCtl {ctl})" if ctl else "") + f"{where}: "
                    f"{', '.join(bdfs)}; PCIe P2P is forced up to the root complex")
             severity: Severity = "high"
             confidence: Confidence | None = None
@@ -334,11 +340,11 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
             return issue(msg + trap_text, actual={f.bdf: f"{f.config.acs.ctl:#06x}" for f in redirected
                                                   if f.config and f.config.acs and f.config.acs.ctl is not None},
                          expected="ACSCtl ReqRedir- CmpltRedir- on ports between GPUs", subjects=bdfs,
-                         severity=severity, confidence=confidence, fix=_acs_fix(redirected), evidence=lines)
+                         severity=severity, confidence=confidence, fix=_acs_fix(redirected, engines), evidence=lines)
         return issue(f"{len(loose_on)} of {len(pcie.loose)} ACSCtl lines show ReqRedir+/CmpltRedir+ (the paste has no "
                      "device addresses: which ports sit between GPUs is not known)" + trap_text,
                      actual=f"{len(loose_on)} ports with redirect", expected="ReqRedir- CmpltRedir- between GPUs",
-                     fix=acs_scan_fix())
+                     fix=acs_scan_fix(engines))
     if blind:
         return unknown(f"ACS control of {len(blind)} bridge(s) between the GPUs not readable "
                        f"({blind[0].config_note or 'not in the source'})" + trap_text,
@@ -571,10 +577,11 @@ def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,
     """Reads: `aer_dev_correctable`, `aer_dev_nonfatal`, `aer_dev_fatal` in sysfs for each GPU,
     its upstream port (errors may be counted at the link partner) and the NICs; the kernel log's
     AER lines (`AER: Uncorrected (Fatal) error received`, `PCIe Bus Error`, `Surprise Down`) and
-    GPUs that fell off the bus (Xid 79, with or without the number).
+    GPUs that fell off the bus (Xid 79, with or without the number), to tie a port's error to them.
 
-    Bad value: any fatal or non-fatal count; Xid 79 (GPU fallen off the bus); correctable counts
-    that grow between two samples under load.
+    Bad value: any fatal or non-fatal count; AER lines on the link of a GPU that fell off the bus;
+    correctable counts that grow between two samples under load. The Xid 79 line itself is DRV-XID's
+    finding (one log line, one finding).
 
     Why: every bad TLP/DLLP and replay costs link time; persistent errors precede link
     down-training and Xid 79.
@@ -597,23 +604,27 @@ def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,
     serious = {b: r for b, r in counts.items() if r.get("fatal", 0) or r.get("nonfatal", 0)}
     uncorrected = [ln.line for ln in lines if ln.severity in ("fatal", "nonfatal")]
     details = [ln.line for ln in lines if not ln.severity]
+    # A GPU that fell off the bus is DRV-XID's finding, on its own line: this check counts AER lines only
+    # (one log line, one finding), and names the lost GPU where its link logged some.
     lost = list(pcie_errors.lost)
-    if lost or serious or uncorrected:
-        fatal = bool(lost) or any(r.get("fatal", 0) for r in serious.values()) or any(
+    drops = _link_drops(lines, gpu_events, pcie)
+    if drops or serious or uncorrected or (lost and lines):
+        fatal = bool(drops) or any(r.get("fatal", 0) for r in serious.values()) or any(
             ln.severity == "fatal" for ln in lines) or any(re.search("Surprise Down|SDES", d) for d in details)
-        parts = _link_drops(lines, gpu_events, pcie)
-        if lost and not parts:
-            parts.append(f"GPU fallen off the bus in the kernel log ({len(lost)} lines)")
+        parts = list(drops)
         if serious:
             parts.append("uncorrectable AER counts: " + "; ".join(
                 f"{b} fatal {r.get('fatal', 0)} nonfatal {r.get('nonfatal', 0)}" for b, r in serious.items()))
-        if uncorrected:
-            parts.append(f"{len(uncorrected)} uncorrected PCIe error line(s)")
+        if uncorrected and not drops:
+            parts.append(f"{len(uncorrected)} uncorrected PCIe error lines")
+        if not parts:
+            parts.append(f"{len(lines)} PCIe AER lines beside a GPU that fell off the bus (DRV-XID)")
         subjects = list(serious) or sorted({ln.bdf for ln in lines if ln.bdf}) or [
             g.bdf for g in (pcie.gpus if pcie else ())]
-        return issue("; ".join(parts), actual=serious or (lost + uncorrected)[:3], expected="no uncorrectable errors",
-                     subjects=subjects, severity="high" if fatal else "medium",
-                     evidence=(lost + uncorrected + details)[:5], gpu_lost=bool(lost))
+        aer_lines = [ln.line for ln in lines]
+        return issue("; ".join(parts), actual=serious or (uncorrected or aer_lines)[:3],
+                     expected="no uncorrectable errors", subjects=subjects, severity="high" if fatal else "medium",
+                     evidence=list(dict.fromkeys(uncorrected + details + aer_lines))[:5], gpu_lost=bool(drops))
     repeats = _corrected_after_boot(lines)
     if len(repeats) >= 3:
         # Logged long after link training, one after another: the count grows, which is the bad value.
@@ -629,7 +640,8 @@ def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,
     if not counts and not pcie_errors.log_whole:
         shown = f"the {pcie_errors.log_lines} kernel-log lines shown" if pcie_errors.log_lines else "this source"
         return unknown(f"no uncorrectable PCIe error in {shown}, but without the AER counters only a whole kernel "
-                       "log (from boot) could show there was none",
+                       "log (from boot) could show there was none"
+                       + ("; the GPU that fell off the bus is DRV-XID's finding" if lost else ""),
                        hint="run as root on the host, or paste the whole `sudo dmesg`")
     corr = {b: r["correctable"] for b, r in counts.items() if r.get("correctable")}
     msg = "no uncorrectable PCIe errors"
@@ -643,4 +655,6 @@ def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,
         msg += "; firmware-first error handling (GHES/APEI): sysfs counters may stay 0, check the BMC log"
     if not counts:
         msg += " (AER counters not in the source; whole kernel log only)"
+    if lost:
+        msg += "; the GPU that fell off the bus is DRV-XID's finding"
     return ok(msg, actual=counts or None, subjects=list(counts))

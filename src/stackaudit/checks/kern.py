@@ -42,6 +42,7 @@ from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelInfo, KernelLog, NumaTopology, Sysctls
 from stackaudit.fixes import (
+    Persist,
     cmd,
     keep_cmd,
     keep_line,
@@ -248,7 +249,7 @@ def boost(cpufreq: CpuFreq, virtualization: Virtualization | None = None,
     if capped and not (cpufreq.intel_no_turbo == "1" or cpufreq.boost == "0"):
         p = capped[0]
         problems.append(
-            f"scaling_max_freq capped: {p.scaling_max_khz} kHz < cpuinfo_max_freq {p.cpuinfo_max_khz} kHz "
+            f"scaling_max_freq capped at {p.scaling_max_khz} kHz (cpuinfo_max_freq {p.cpuinfo_max_khz} kHz) "
             f"on {len(capped)} of {len(cpufreq.sampled)} sampled policies"
         )
         evidence.extend(f"{CPU_SYS}/cpufreq/{q.name}/scaling_max_freq: {q.scaling_max_khz}" for q in capped[:3])
@@ -493,6 +494,14 @@ LATENCY_TUNED_PROFILES = ("latency-performance", "accelerator-performance", "net
                           "realtime", "cpu-partitioning", "hpc-compute")
 
 
+def _max_cstate_form(driver: str | None) -> Persist:
+    """The kernel-command-line C-state limit of the cpuidle driver in use: `intel_idle.max_cstate` only
+    binds intel_idle; acpi_idle (AMD, or Intel with intel_idle off) obeys `processor.max_cstate`."""
+    key = "intel_idle.max_cstate" if driver == "intel_idle" else "processor.max_cstate"
+    return keep_line(f'GRUB_CMDLINE_LINUX_DEFAULT="... {key}=1"', "/etc/default/grub",
+                     label=f"{driver or 'acpi_idle'}, reboot")
+
+
 @register_check(
     "KERN-CSTATES",
     title="Deep CPU idle states raise wake-up latency",
@@ -503,8 +512,7 @@ LATENCY_TUNED_PROFILES = ("latency-performance", "accelerator-performance", "net
                        keep=(keep_cmd(cmd("tuned-adm profile latency-performance"), label="tuned",
                                       text="or accelerator-performance"),
                              keep_text("'Global C-state Control' / 'Package C-state limit' (C0/C1)", label="BIOS"),
-                             keep_line('GRUB_CMDLINE_LINUX_DEFAULT="... intel_idle.max_cstate=1"', "/etc/default/grub",
-                                       label="Intel, reboot"))),
+                             _max_cstate_form("intel_idle"))),
                   note="or hold /dev/cpu_dma_latency open with a low value"),
     references=("https://docs.kernel.org/admin-guide/pm/cpuidle.html",
                 "https://docs.kernel.org/power/pm_qos_interface.html",
@@ -569,9 +577,10 @@ def cstates(cpuidle: CpuIdle, cmdline: KernelCmdline | None = None,
         )
     qos_note = ("" if cpuidle.pm_qos_limit_us is not None
                 else "; the PM QoS limit was not readable (run as root to confirm no latency request holds them off)")
+    names = ", ".join(s.name for s in deep)
     return issue(
-        f"{observed}: {len(deep)} enabled state(s) with exit latency up to {worst} µs and no PM QoS limit"
-        f"{qos_note}. Each wake-up of the engine's threads can pay this latency; the effect on LLM serving is "
+        f"{len(deep)} deep idle state(s) enabled ({names}, exit latency up to {worst} µs) and no PM QoS limit: "
+        f"{observed}{qos_note}. Each wake-up of the engine's threads can pay this latency; the effect on LLM serving is "
         "unproven (no published measurement), and disabling all states can reduce boost headroom",
         actual=observed,
         expected=f"no enabled state >= {DEEP_IDLE_US} µs, or a PM QoS limit",
@@ -581,8 +590,7 @@ def cstates(cpuidle: CpuIdle, cmdline: KernelCmdline | None = None,
                        keep=(keep_cmd(cmd("tuned-adm profile latency-performance"), label="tuned",
                                       text="or accelerator-performance"),
                              keep_text("the C-state limit", label="BIOS"),
-                             keep_line('GRUB_CMDLINE_LINUX_DEFAULT="... intel_idle.max_cstate=1"', "/etc/default/grub",
-                                       label="Intel, reboot")))),
+                             _max_cstate_form(cpuidle.driver)))),
     )
 
 
@@ -775,7 +783,7 @@ def swap(swap: SwapInfo, serving_processes: ServingProcesses | None = None,
     if bad:
         listed = "; ".join(f"pid {p.pid} {p.role or p.comm} VmSwap {k} kB" for p, k in bad[:6])
         return issue(
-            f"{observed}; serving processes have pages in swap: {listed}. Touching them costs milliseconds each, "
+            f"serving processes have pages in swap ({listed}): {observed}. Touching them costs milliseconds each, "
             "stalling the engine's step loop",
             actual=listed, expected="VmSwap 0 kB for every serving process",
             subjects=[str(p.pid) for p, _ in bad],

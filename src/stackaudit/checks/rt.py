@@ -278,8 +278,8 @@ def flashinfer(python_env: PythonEnv, serving_processes: ServingProcesses | None
         evidence.extend(f"{e.source}: {n} {v}" for n, v in versions.items())
         bases = {_base_version(v) for n, v in versions.items() if n in FLASHINFER_PACKAGES}
         if len(bases) > 1:
-            problems.append("FlashInfer packages at different versions: "
-                            + ", ".join(f"{n} {v}" for n, v in versions.items()))
+            problems.append("FlashInfer packages at different versions ("
+                            + ", ".join(f"{n} {v}" for n, v in versions.items()) + ")")
             if disabled_check:
                 severe = True
                 problems[-1] += " with FLASHINFER_DISABLE_VERSION_CHECK=1 (stale cubins crash)"
@@ -363,12 +363,25 @@ def _graphs_disabled(root: ProcessInfo) -> tuple[list[str], list[str]]:
     return off, low
 
 
+def _limits(values: Iterable[object]) -> str:
+    """`4096`, or `1024 and 4096`: the distinct values found, for a title."""
+    return " and ".join(dict.fromkeys(str(v) for v in values))
+
+
+def _what(settings: Iterable[str]) -> str:
+    """`--enforce-eager`, or `--enforce-eager and --disable-cuda-graph`: each setting once, for a title."""
+    seen = list(dict.fromkeys(s.split(" in ")[0] for s in settings))
+    return " and ".join(seen) if len(seen) <= 2 else f"{seen[0]} and {len(seen) - 1} more"
+
+
 def _graphs_on_command_lines(commands: EngineCommands) -> Outcome:
     """A pasted engine command line: an eager-mode flag on it is the setting; without one the engine may
     still turn graphs off itself (vLLM under data parallelism, corpus 67), which only its log shows."""
-    off = [f"`{c.line[:120]}`: {x}" for c in commands.commands for x in _graphs_disabled(c.as_process())[0]]
+    flags = [(c, x) for c in commands.commands for x in _graphs_disabled(c.as_process())[0]]
+    off = [f"`{c.line[:120]}`: {x}" for c, x in flags]
     if off:
-        return issue("CUDA graphs are disabled on the pasted command line: " + "; ".join(off)
+        return issue(f"CUDA graphs are disabled by {_what(x for _, x in flags)} on the pasted command line: "
+                     + "; ".join(off)
                      + " (fine only while debugging or when the model fails to capture)",
                      actual=off, expected="CUDA graphs on (no eager-mode flag)",
                      evidence=[c.line[:400] for c in commands.commands])
@@ -390,11 +403,13 @@ def _graphs_in_container_specs(containers: DockerContainers) -> Outcome:
         return not_applicable("no vLLM, SGLang or TensorRT-LLM engine in the containers' commands ("
                               + ", ".join(c.image or c.label for c in containers.containers[:3]) + ")")
     off_all: list[str] = []
+    flags: list[str] = []
     for c, engine in engines:
         off, _ = _graphs_disabled(ProcessInfo(pid=0, ppid=None, comm="", argv=c.argv, engine=engine, root_pid=0))
         off_all.extend(f"container {c.label}: {x}" for x in off)
+        flags += off
     if off_all:
-        return issue("CUDA graphs are disabled: " + "; ".join(off_all)
+        return issue(f"CUDA graphs are disabled by {_what(flags)}: " + "; ".join(off_all)
                      + " (fine only while debugging or when the model fails to capture)",
                      actual=off_all, expected="CUDA graphs on (no eager-mode flag)",
                      subjects=[c.label for c, _ in engines],
@@ -460,6 +475,7 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
                           "engine command line to read")
     off_all: list[str] = []
     low_all: list[str] = []
+    flags: list[str] = []
     subjects: list[str] = []
     evidence: list[str] = []
     for root in roots:
@@ -469,13 +485,15 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
             evidence.append(f"{root.label} cmdline: {' '.join(root.argv)[:400]}")
         off_all.extend(f"{root.label}: {x}" for x in off)
         low_all.extend(f"{root.label}: {x}" for x in low)
+        flags += off or low
     if off_all:
-        return issue("CUDA graphs are disabled: " + "; ".join(off_all)
+        return issue(f"CUDA graphs are disabled by {_what(flags)}: " + "; ".join(off_all)
                      + " (fine only while debugging or when the model fails to capture)",
                      actual=off_all, expected="CUDA graphs on (no eager-mode flag)", subjects=subjects,
                      evidence=evidence)
     if low_all:
-        return issue("CUDA-graph capture capped very low, larger batches run eagerly: " + "; ".join(low_all),
+        return issue(f"CUDA-graph capture capped very low by {_what(flags)}, larger batches run eagerly: "
+                     + "; ".join(low_all),
                      actual=low_all, expected="capture sizes up to the usual batch sizes", subjects=subjects,
                      evidence=evidence, severity="low")
     names = ", ".join(sorted({r.label for r in roots}))
@@ -722,7 +740,8 @@ def _container_nofile(containers: DockerContainers | None) -> Outcome | None:
     low = [f"container {c.label}: hard {u.hard}" for c, u in shown if 0 <= u.hard < NOFILE_TARGET]
     evidence = [f"container {c.label} Ulimits nofile soft {u.soft} hard {u.hard}" for c, u in shown]
     if low:
-        return issue(f"open-file hard limit below {NOFILE_TARGET}: {'; '.join(low)} (every process in the container "
+        return issue(f"open-file hard limit {_limits(u.hard for _, u in shown if 0 <= u.hard < NOFILE_TARGET)} is "
+                     f"below {NOFILE_TARGET}: {'; '.join(low)} (every process in the container "
                      "inherits it; the engine cannot raise its soft limit above it)", actual=low,
                      expected=f"hard limit >= {NOFILE_TARGET} (1048576 usual)", subjects=[c.label for c, _ in shown],
                      evidence=evidence)
@@ -801,7 +820,8 @@ def ulimit_nofile(serving_processes: ServingProcesses | None = None,
         elif _below(soft, NOFILE_TARGET):
             low_soft.append((p, soft))
     if low_hard:
-        return issue(f"open-file hard limit below {NOFILE_TARGET}: {'; '.join(low_hard)}{where}",
+        return issue(f"open-file hard limit {_limits(h.rsplit(' ', 1)[-1] for h in low_hard)} is below "
+                     f"{NOFILE_TARGET}: {'; '.join(low_hard)}{where}",
                      actual=low_hard, expected=f"hard limit >= {NOFILE_TARGET} (1048576 usual)",
                      subjects=low_pids, evidence=evidence)
     if unknown_ and not evidence:
@@ -930,7 +950,8 @@ def omp_threads(serving_processes: ServingProcesses, cpu: CpuInfo | None = None,
             findings.append(f"{root.label}: {name}={threads} x {count} worker(s) = {threads * count} threads "
                             f"on {cpus} CPUs")
     if findings:
-        return issue("OpenMP oversubscription: " + "; ".join(findings) + where, actual=values,
+        return issue(f"OpenMP oversubscribed by {name}={_limits(values.values())}: " + "; ".join(findings) + where,
+                     actual=values,
                      expected="unset or 1 (vLLM's default), or CPUs / workers", subjects=[name], evidence=evidence)
     if ones and len(ones) == len(values):
         return not_an_issue(f"{name}=1: vLLM's own default in its workers, also what torch.distributed sets{where}",
@@ -1068,7 +1089,7 @@ def version_matrix(python_env: PythonEnv) -> Outcome:
     rows = [_matrix(e) for e in python_env.environments]
     if not any(len(r) > 3 for r in rows):
         return unknown("no torch or serving-engine package found in " + ", ".join(
-            e.source for e in python_env.environments), hint="python -m vllm.collect_env / python -m sglang.check_env")
+            e.source for e in python_env.environments), hint="`python -m vllm.collect_env` (vLLM) or `python -m sglang.check_env` (SGLang)")
     parts = []
     for row in rows:
         versions = ", ".join(f"{k} {v}" for k, v in row.items() if k not in ("source", "interpreter") and v)

@@ -9,6 +9,9 @@ from stackaudit.checks.registry import CheckSpec, Fix, Outcome
 from stackaudit.host.source import Provenance
 
 PRIORITIES = ("P0", "P1", "P2")
+_COST_ORDER = ("runtime", "restart", "driver-reload", "reboot", "bios", "hardware", "none")
+_SEVERITY_ORDER = ("high", "medium", "low")
+_CONFIDENCE_ORDER = ("source-verified", "documented", "field-reports", "unproven")
 _CHEAP_FIX = frozenset({"runtime", "restart", "driver-reload"})
 _STRONG_EVIDENCE = frozenset({"source-verified", "documented"})
 
@@ -23,6 +26,17 @@ def priority_of(severity: str, confidence: str, fix_cost: str) -> str:
     if severity in ("high", "medium"):
         return "P1"
     return "P2"
+
+
+def rank_key(priority: str | None, gpu_lost: bool, severity: str | None, fix_cost: str | None,
+             confidence: str | None, check_id: str) -> tuple[int, bool, int, int, int, str]:
+    """The order issues are read in (the report, its verdict and the fix plan): by priority; within one, a
+    lost or faulted GPU first, then more severe, then cheaper to fix, then better evidenced, then by ID."""
+    def at(order: tuple[str, ...], value: str | None) -> int:
+        return order.index(value) if value in order else len(order)
+
+    return (at(PRIORITIES, priority), not gpu_lost, at(_SEVERITY_ORDER, severity), at(_COST_ORDER, fix_cost),
+            at(_CONFIDENCE_ORDER, confidence), check_id)
 
 
 @dataclass(frozen=True)
@@ -63,6 +77,12 @@ class Result:
     why: str = ""
     # Where the facts this result used came from (source, pasted file and lines, whole or excerpt).
     provenance: tuple[Provenance, ...] = ()
+    # An issue about a GPU that is gone or faulted (Outcome.gpu_lost): P0, and read before any other P0.
+    gpu_lost: bool = False
+
+    @property
+    def rank_key(self) -> tuple[int, bool, int, int, int, str]:
+        return rank_key(self.priority, self.gpu_lost, self.severity, self.fix_cost, self.confidence, self.id)
 
     @property
     def waived(self) -> bool:
@@ -93,6 +113,8 @@ class Result:
             "references": list(self.references),
             "waived": self.waiver.to_json() if self.waiver else None,
             "provenance": [p.to_json() for p in self.provenance],
+            # Optional (schema 2): present on an issue about a lost or faulted GPU only.
+            **({"gpu_lost": True} if self.gpu_lost else {}),
         }
 
 
@@ -143,7 +165,18 @@ def build_result(spec: CheckSpec, outcome: Outcome, in_container: bool, duration
         hint=outcome.hint,
         duration_ms=duration_ms,
         why=doc_section(spec.doc, "Why") if outcome.status in ("issue", "not-an-issue") else "",
+        gpu_lost=outcome.gpu_lost and outcome.status == "issue",
     )
+
+
+def for_engines(result: Result, engines: list[str]) -> Result:
+    """The result with its fix for the serving engines the source shows (Fix.for_engines); its cost and
+    priority follow the steps kept."""
+    fix = result.fix.for_engines(engines) if result.fix is not None else None
+    if fix is None or fix is result.fix or result.severity is None or result.confidence is None:
+        return result
+    priority = "P0" if result.gpu_lost else priority_of(result.severity, result.confidence, fix.cost)
+    return replace(result, fix=fix, fix_cost=fix.cost, priority=priority)
 
 
 def doc_section(doc: str, name: str) -> str:

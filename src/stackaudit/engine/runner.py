@@ -14,7 +14,7 @@ from stackaudit.checks.registry import CheckSpec
 from stackaudit.checks.registry import load_all as load_checks
 from stackaudit.engine.collect import DEFAULT_DEADLINE_S, Collector, Missing
 from stackaudit.engine.evaluate import evaluate
-from stackaudit.engine.results import Result, Waiver
+from stackaudit.engine.results import Result, Waiver, for_engines
 from stackaudit.engine.selection import select_checks
 from stackaudit.facts.registry import load_all as load_facts
 from stackaudit.host.base import Host
@@ -22,7 +22,7 @@ from stackaudit.host.recording import RedactingHost
 
 # Facts the headline shows, collected whatever checks are selected.
 HEADLINE_FACTS = ("kernel", "hostname", "cpu", "container", "gpus", "numa", "nvidia", "serving_model", "lxc_configs",
-                  "serving_processes")
+                  "serving_processes", "parallelism")
 
 
 @dataclass
@@ -136,12 +136,14 @@ def _headline(facts: dict[str, Any], host: Host) -> dict[str, Any]:
         # A host and its own containers are one machine seen from two scopes (a Proxmox node's LXC configs).
         "host_of": _containers_configured(facts.get("lxc_configs")),
         "gpus": gpus,
-        "engines": _engines(facts.get("serving_processes")),
+        "engine_processes": _engine_processes(facts.get("serving_processes")),
         "uid": host.meta.uid,
+        # The serving engines this source shows (vllm, sglang, trtllm): run-next and fix steps name only these.
+        **({"engines": engines} if (engines := engines_of(facts)) is not None else {}),
     }
 
 
-def _engines(procs: Any) -> list[str] | None:
+def _engine_processes(procs: Any) -> list[str] | None:
     """The serving engines found (`pid 4101 (vLLM api-server)`, one per instance); [] when the process
     list shows none; None when the source shows no process list."""
     from stackaudit.facts.processes import ServingProcesses
@@ -149,6 +151,16 @@ def _engines(procs: Any) -> list[str] | None:
     if not isinstance(procs, ServingProcesses) or not procs.listed:
         return None
     return [p.label for p in procs.roots()]
+
+
+def engines_of(facts: dict[str, Any]) -> list[str] | None:
+    """The serving engines the facts show, or None when the source could not tell (no parallelism fact)."""
+    from stackaudit.facts.parallelism import Parallelism
+
+    parallelism = facts.get("parallelism")
+    if not isinstance(parallelism, Parallelism):
+        return None
+    return sorted({e.engine for e in parallelism.engines if e.engine})
 
 
 def _containers_configured(lxc: Any) -> list[str]:
@@ -215,6 +227,9 @@ def run_audit(host: Host, options: AuditOptions | None = None) -> Report:
     in_container = isinstance(container, ContainerInfo) and container.in_container
     provenance = {name: collector.provenance(name) for name in needed}
     results = evaluate(specs, facts, in_container, provenance=provenance, parallel=collector.parallel)
+    engines = engines_of(facts)
+    if engines is not None:  # a step written for an engine that is not there is left out (Fix.for_engines)
+        results = [for_engines(r, engines) for r in results]
     results, expired, unused = apply_waivers(results, options.waivers, options.today or _dt.date.today())
     timed_out = [f"`{' '.join(r.argv)}` ({r.stderr})" for r in collector.host.timed_out]
     timed_out += [f"fact {m.fact}: {m.reason}" for m in facts.values() if isinstance(m, Missing) and m.kind == "timeout"]

@@ -332,7 +332,8 @@ def read_environment(host: Host, proc: ProcessInfo, source: str, current: bool =
     )
 
 
-fact("python_env", PythonEnv, first_of, hint="paste `python -m vllm.collect_env` / `python -m sglang.check_env`")
+fact("python_env", PythonEnv, first_of, hint="paste `python -m vllm.collect_env` (vLLM) or `python -m sglang.check_env` "
+                                             "(SGLang)")
 
 
 @provider("python_env", PythonEnv, rank=10, title="site-packages of the engine's Python")
@@ -361,7 +362,7 @@ def python_env(ctx: FactContext) -> PythonEnv:
             raise FactUnavailable(
                 f"the Python packages of the running {engines} could not be read"
                 + (" (permission denied)" if denied else ""),
-                "run as root" if denied else "run `python -m vllm.collect_env` / `python -m sglang.check_env`",
+                "run as root" if denied else "run `python -m vllm.collect_env` (vLLM) or `python -m sglang.check_env` (SGLang)",
             )
         return PythonEnv(tuple(environments), True, tuple(notes))
     current = procs.current

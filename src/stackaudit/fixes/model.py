@@ -252,6 +252,15 @@ def _by_rank(cost: str) -> int:
     return _COST_RANK.index(cost) if cost in _COST_RANK else len(_COST_RANK)
 
 
+_ENGINE_WORDS = {"vllm": re.compile(r"\bvllm", re.IGNORECASE), "sglang": re.compile(r"\bsglang", re.IGNORECASE),
+                 "trtllm": re.compile(r"\btrtllm|\btensorrt", re.IGNORECASE)}
+
+
+def engines_named(text: str) -> set[str]:
+    """The serving engines a fix text names (`vllm`, `sglang`, `trtllm`)."""
+    return {name for name, rx in _ENGINE_WORDS.items() if rx.search(text)}
+
+
 @dataclass(frozen=True)
 class Fix:
     """How to fix an issue: its steps in order, and a note (a trap to avoid). The old flat fields
@@ -305,6 +314,18 @@ class Fix:
         if words == [COST_WORDS["runtime"]]:
             return "runtime (takes effect now)"
         return ", then ".join(words)
+
+    def for_engines(self, engines: Iterable[str]) -> Fix:
+        """The fix for a host that runs these serving engines: a step written for one engine only (vLLM's P2P
+        cache, an SGLang flag) goes where that engine is absent, unless it is the fix's only step."""
+        present = set(engines)
+
+        def fits(s: Step) -> bool:
+            named = engines_named(" ".join([s.does, *(c.line for c in s.commands)]))
+            return len(named) != 1 or named <= present
+
+        kept = tuple(s for s in self.steps if fits(s))
+        return replace(self, steps=kept) if kept and len(kept) < len(self.steps) else self
 
     def bind(self, subjects: Sequence[str]) -> Fix:
         """The fix for these subjects: steps written `per` a subject repeat their commands for each."""

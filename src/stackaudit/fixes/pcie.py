@@ -100,9 +100,10 @@ VFIO_WARNING = ("ACS isolates devices for VFIO: on a host that passes these GPUs
                 "to VMs, clearing it merges their IOMMU groups — keep ACS there")
 
 
-def acs_fix(bridges: Mapping[str, int | None] | Iterable[str]) -> Fix:
+def acs_fix(bridges: Mapping[str, int | None] | Iterable[str], engines: Iterable[str] | None = None) -> Fix:
     """Clear ACS P2P redirect on the named bridges only (those on GPU-to-GPU paths), then restart the engine
-    and clear vLLM's P2P cache. `bridges`: {BDF: ACSCtl as read} (the revert puts the bits back)."""
+    (clearing vLLM's P2P cache where vLLM may run: see restart_clearing_p2p_cache). `bridges`: {BDF: ACSCtl
+    as read} (the revert puts the bits back)."""
     ctl: dict[str, int | None] = dict(bridges) if isinstance(bridges, Mapping) else dict.fromkeys(bridges)
     named = list(ctl) or ["<bridge>"]
     mask = ACS_CTRL_REDIRECT_MASK
@@ -120,7 +121,7 @@ def acs_fix(bridges: Mapping[str, int | None] | Iterable[str]) -> Fix:
                    keep_text('"ACS Control" / "PCIe ACS" disabled', label="BIOS"),
                    keep_text("a systemd oneshot unit Before=nvidia-persistenced.service running the setpci commands",
                              label="systemd"))),
-        restart_clearing_p2p_cache(),
+        restart_clearing_p2p_cache(engines),
         note=VFIO_WARNING + "; `pci=noacs` is not a mainline parameter and `pcie_acs_override=` does not clear ACS bits",
     )
 
@@ -130,14 +131,17 @@ def acs_fix(bridges: Mapping[str, int | None] | Iterable[str]) -> Fix:
 CLEAR_VLLM_P2P_CACHE = 'rm -f "${VLLM_CACHE_ROOT:-$HOME/.cache/vllm}"/gpu_p2p_access_cache_for_*.json'
 
 
-def restart_clearing_p2p_cache() -> Step:
+def restart_clearing_p2p_cache(engines: Iterable[str] | None = None) -> Step:
     """The step after a P2P platform fix: vLLM caches its P2P probe per GPU set, so a stale `false` keeps
-    custom all-reduce off until the file is deleted."""
+    custom all-reduce off until the file is deleted. `engines`: the serving engines the source shows (None:
+    not known); where they are known and vLLM is not among them, the step is a plain restart."""
+    if engines is not None and "vllm" not in set(engines):
+        return step("Restart the engine", cost="restart", scope="container")
     return step("Restart the engine, clearing vLLM's P2P cache first", sh(CLEAR_VLLM_P2P_CACHE), cost="restart",
                 scope="container")
 
 
-def acs_scan_fix() -> Fix:
+def acs_scan_fix(engines: Iterable[str] | None = None) -> Fix:
     """Where the source has no device addresses: NCCL's loop over every bridge, then the same next step."""
     loop = sh('for BDF in $(lspci -d "*:*:*" | awk \'{print $1}\'); do setpci -v -s $BDF ECAP_ACS+0x6.w '
               '>/dev/null 2>&1 || continue; setpci -v -s $BDF ECAP_ACS+0x6.w=0000; done')
@@ -148,7 +152,7 @@ def acs_scan_fix() -> Fix:
              keep=(keep_line('GRUB_CMDLINE_LINUX_DEFAULT="... \\"pci=disable_acs_redir=<bdf>;<bdf>\\""',
                              "/etc/default/grub", label="GRUB", text="quoted; then update-grub and reboot"),
                    keep_text("the ACS option disabled", label="BIOS"))),
-        restart_clearing_p2p_cache(),
+        restart_clearing_p2p_cache(engines),
         note=VFIO_WARNING,
     )
 

@@ -9,11 +9,11 @@ value the audit read (quoted for bash) in place of the new one.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from stackaudit.engine.results import rank_key
 from stackaudit.errors import InputError
 from stackaudit.fixes.model import FIX_COSTS, Command, Persist, Step, keep_line, needs_shell
 from stackaudit.fixes.shell_quote import bash_word
@@ -157,7 +157,10 @@ def has_placeholder(command: Command) -> bool:
 
 
 def observed_text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    """The value the audit read, in words (the report's own wording, never JSON)."""
+    from stackaudit.report.sections import show_value
+
+    return show_value(value, limit=400)
 
 
 def revert_from_observed(step: Step, subjects: list[str], observed: Any) -> tuple[Command, ...]:
@@ -190,6 +193,16 @@ def _rank(priority: str | None) -> int:
     return PRIORITIES.index(priority) if priority in PRIORITIES else len(PRIORITIES)
 
 
+def _report_order(result: dict[str, Any]) -> tuple[int, bool, int, int, int, str]:
+    """The report's order (its verdict first): the same key the text and Markdown reports sort by."""
+    def text(key: str) -> str | None:
+        value = result.get(key)
+        return value if isinstance(value, str) else None
+
+    return rank_key(text("priority"), result.get("gpu_lost") is True, text("severity"), text("fix_cost"),
+                    text("confidence"), str(result.get("id")))
+
+
 def build_plan(doc: dict[str, Any], *, boot_loader: str = "", boot_evidence: str = "", only: list[str] | None = None,
                priority: str = "", source: dict[str, Any] | None = None, generated_at: str = "",
                name: str = "the report") -> Plan:
@@ -218,7 +231,7 @@ def build_plan(doc: dict[str, Any], *, boot_loader: str = "", boot_evidence: str
     plan.waived = sum(1 for r in issues if r.get("waived"))
     chosen = [r for r in issues if not r.get("waived") and (not wanted or r.get("id") in wanted)
               and (not plan.priority or _rank(r.get("priority")) <= _rank(plan.priority))]
-    chosen.sort(key=lambda r: _rank(r.get("priority")))  # stable: the report's order within a priority
+    chosen.sort(key=_report_order)
     for r in chosen:
         plan.steps += _result_steps(r, plan.order)
     plan.steps.sort(key=lambda s: plan.order.index(s.group))  # stable: priority order within a group

@@ -13,12 +13,11 @@ from typing import Any
 
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
-from stackaudit.report.sections import show_value
+from stackaudit.report.sections import cut_at_word, show_value
 
 NOTHING_FOUND = "nothing found that explains low throughput; next: measure against the ceiling"
 _SECRET_FLAG = re.compile(r"key|token|secret|passw", re.IGNORECASE)
 REDACTED = "***"
-_TITLE_MAX = 72
 
 
 def redact_argv(argv: Sequence[str]) -> list[str]:
@@ -115,14 +114,12 @@ def where_to_apply(r: Result, report: Report) -> str:
 
 
 def finding_title(r: Result) -> str:
-    """The finding in words, from the result's message: its first clause (`open-file hard limit below 65536`).
+    """The finding in words, from the result's message: its first clause (`open-file hard limit below 65536`),
+    whole (a reason is never cut mid-sentence: a check's first clause is short).
 
     A subject the clause does not name is added when there are at most two (`… — pid 731`).
     """
     first = _first_clause(r.message) or r.title
-    if len(first) > _TITLE_MAX:
-        cut = first[: _TITLE_MAX - 1].rsplit(" ", 1)[0]
-        first = cut.rstrip(",;:") + "…"
     if r.subjects and len(r.subjects) <= 2 and not any(s in first for s in r.subjects):
         first += " — " + ", ".join(r.subjects)
     return first
@@ -157,14 +154,9 @@ def human_size(n_bytes: float) -> str:
 
 
 def value_text(value: Any, limit: int = 120) -> str:
-    """A result's value for one line: sizes in units (fields named *bytes, *_kib, *size), else as JSON."""
+    """A result's value in words for one line: sizes in units (fields named *bytes, *_kib, *size)."""
     if isinstance(value, dict):
-        shown = {k: _sized(k, v) for k, v in value.items()}
-        if all(isinstance(v, str) for v in shown.values()):
-            return show_value(", ".join(f"{k} {v}" for k, v in shown.items()), limit)
-        return show_value(shown, limit)
-    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
-        return show_value("; ".join(value), limit)
+        value = {k: _sized(k, v) for k, v in value.items()}
     return show_value(value, limit)
 
 
@@ -177,17 +169,23 @@ def _sized(key: str, value: Any) -> Any:
 
 
 def evidence_line(r: Result, limit: int = 160) -> str:
-    """`"/proc/sys/kernel/numa_balancing: 1"` — the first verbatim source line, then the value where it adds."""
+    """`"/proc/sys/kernel/numa_balancing: 1"` — the first verbatim source line, then the value where it adds
+    to the finding's words (never a value its message already says)."""
     value = value_text(r.actual, 80) if r.actual not in (None, "", [], {}) else ""
-    if value.rstrip("…") and value.rstrip("…") in finding_title(r):
-        value = ""  # the title already says it
+    if value and _says(r.message + " " + finding_title(r), value):
+        value = ""
     if not r.evidence:
         return f"observed: {value}" if value else ""
-    quote = r.evidence[0]
-    if len(quote) > limit:
-        quote = quote[: limit - 1] + "…"
+    quote = cut_at_word(r.evidence[0], limit)
     quoted = f"“{quote}”"
-    return f"{quoted} → {value}" if value and value not in quote else quoted
+    return f"{quoted} → {value}" if value and not _says(quote, value) else quoted
+
+
+def _says(text: str, value: str) -> bool:
+    """Whether every word of `value` is already in `text` (so showing it would repeat the text)."""
+    words = set(re.findall(r"\w+", text.lower()))
+    shown = re.sub(r" and \d+ more$", "", value.removesuffix("…"))  # what is cut off is not shown either
+    return set(re.findall(r"\w+", shown.lower())) <= words
 
 
 def verdict(report: Report, top: Result | None) -> str:
@@ -213,7 +211,7 @@ def serving_scope(report: Report) -> str:
     are then about the host an engine would run on); empty when it shows both, or cannot tell."""
     gpus = report.host.get("gpus")
     no_gpu = isinstance(gpus, dict) and gpus.get("count") == 0
-    no_engine = report.host.get("engines") == []
+    no_engine = report.host.get("engine_processes") == []
     missing = [what for what, absent in (("NVIDIA GPU", no_gpu), ("serving engine", no_engine)) if absent]
     if not missing:
         return ""

@@ -290,7 +290,7 @@ def render_html(report: Report, options: RenderOptions | None = None) -> str:
     body += _charts_section(report)
     body += _section("sec-negatives", "Key negative results (looks wrong, is fine here)", sec.negatives, report, pod)
     body += _section("sec-good", "Confirmed good", sec.good, report, pod)
-    steps = run_next(sec.unknown)
+    steps = run_next(sec.unknown, engines=report.host.get("engines") or [])
     if steps:
         body.append(f'<section id="sec-run-next"><h2>To judge more, run next ({len(sec.unknown)} checks could not tell)</h2><ol>')
         for step in steps:

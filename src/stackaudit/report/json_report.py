@@ -48,7 +48,7 @@ def report_to_json(report: Report, options: RenderOptions | None = None) -> dict
         "host": bounded(dict(report.host)),
         "results": [bounded(r.to_json()) for r in report.results],
         "summary": report.summary(),
-        "run_next": [s.to_json() for s in run_next(sec.unknown, limit=None)],
+        "run_next": [s.to_json() for s in run_next(sec.unknown, limit=None, engines=report.host.get("engines") or [])],
     })
     if report.topology:
         out["topology"] = report.topology
@@ -134,7 +134,8 @@ def _result(data: Any, where: str) -> Result:
         subjects=_strings(data.get("subjects")), actual=data.get("actual"), expected=data.get("expected"),
         fix=_fix(data.get("fix"), f"{where} fix"), references=_strings(data.get("references")),
         scope=str(data.get("scope") or "host"), evidence=_strings(data.get("evidence")), hint=str(data.get("hint") or ""),
-        waiver=_waiver(data.get("waived")), why=str(data.get("why") or ""), provenance=provenance)
+        waiver=_waiver(data.get("waived")), why=str(data.get("why") or ""), provenance=provenance,
+        gpu_lost=data.get("gpu_lost") is True)
 
 
 def report_from_json(doc: dict[str, Any], label: str = "the report") -> Report:

@@ -92,7 +92,7 @@ def render_markdown(report: Report, options: RenderOptions | None = None) -> str
                 "| check | observed | note |", "|---|---|---|"]
         out += [f"| {md_code(r.id)} | {md_cell(show_value(r.actual, 60))} | {md_cell(r.message)} |" for r in sec.good]
         out += ["", "</details>", ""]
-    steps = run_next(sec.unknown)
+    steps = run_next(sec.unknown, engines=report.host.get("engines") or [])
     if steps:
         out += [f"### To judge more, run next ({len(sec.unknown)} checks could not tell)", ""]
         for i, step in enumerate(steps, 1):

@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from stackaudit.engine.results import Result
+from stackaudit.facts.parallelism import engine_of
+from stackaudit.fixes.plan import PLACEHOLDER
 from stackaudit.report.commands import commands_in
 
 DEFAULT_STEPS = 5
@@ -68,6 +70,8 @@ class _Need:
 def _needs(results: Iterable[Result], by_fact: Mapping[str, list[str]],
            shown: dict[str, str], is_command: dict[str, bool]) -> list[_Need]:
     def add(text: str, command: bool) -> str:
+        # A command with a `<placeholder>` is not runnable as pasted (the shell reads `<` as a redirection).
+        command = command and not PLACEHOLDER.search(text)
         key = _key(text) if command else text
         if command and (text.startswith("sudo ") or key not in shown):
             shown[key] = text
@@ -94,12 +98,23 @@ def _needs(results: Iterable[Result], by_fact: Mapping[str, list[str]],
 
 
 def run_next(results: Iterable[Result], limit: int | None = DEFAULT_STEPS,
-             by_fact: Mapping[str, list[str]] | None = None) -> list[NextStep]:
-    """The steps that settle the most unknown checks, best first (all of them with limit=None)."""
+             by_fact: Mapping[str, list[str]] | None = None, engines: Iterable[str] | None = None) -> list[NextStep]:
+    """The steps that settle the most unknown checks, best first (all of them with limit=None).
+
+    `engines`: the serving engines the source shows (Report.host["engines"]); a command of another engine
+    (`python -m sglang.check_env` on a vLLM host) is never a step. None: every command may be one.
+    """
     unknown = [r for r in results if r.status == "unknown" and not r.waived]
     shown: dict[str, str] = {}
     is_command: dict[str, bool] = {}
     needs = _needs(unknown, by_fact if by_fact is not None else fact_commands(), shown, is_command)
+    if engines is not None:
+        present = set(engines)
+        absent = {k for k, text in shown.items() if is_command[k] and engine_of(text) not in ("", *present)}
+        for need in needs:
+            need.requirements = [(fact, opts - absent) for fact, opts in need.requirements]
+        for key in absent:
+            del shown[key]
     chosen: list[str] = []
     steps: list[NextStep] = []
     settled: set[str] = set()

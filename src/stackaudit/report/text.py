@@ -168,7 +168,7 @@ def render_text(report: Report, color: bool = False, width: int | None = None,
                 lines.prose(f"{r.id}: {r.message}", indent=2, hanging=4)
         else:
             lines.prose(", ".join(r.id for r in sec.good), indent=2)
-    steps = run_next(sec.unknown)
+    steps = run_next(sec.unknown, engines=report.host.get("engines") or [])
     if steps:
         lines.heading(f"To judge more, run next ({len(sec.unknown)} checks could not tell)")
         _next_steps(lines, steps)
