@@ -199,7 +199,8 @@ def parse_xml(text: str) -> NvidiaGpus:
         raise ParseError("nvidia-smi XML larger than 32 MiB")
     start = text.find("<nvidia_smi_log")
     if start < 0:
-        raise ParseError("not the output of `nvidia-smi -q -x` (no <nvidia_smi_log>)")
+        raise ParseError("not the whole output of `nvidia-smi -q -x` (no <nvidia_smi_log>): a fragment without "
+                         "its <gpu> element does not show which GPU it is, nor the others")
     head = _DOCTYPE.sub("", text[:start])
     body = text[start:]
     if "<!DOCTYPE" in head or "<!ENTITY" in head or "<!DOCTYPE" in body or "<!ENTITY" in body:

@@ -29,13 +29,37 @@ def _attached(text: str, pattern: str) -> int | None:
 # --- XML ---------------------------------------------------------------------------------------
 
 
-@importer("nvidia-smi -q -x", "`nvidia-smi -q -x` (XML)", needles=("<nvidia_smi_log",), per_line=True)
+# Elements of a GPU's section, by the names of their families: a fragment cut out of `-q -x` starts at one.
+_GPU_ELEMENTS = ("clocks_", "persistence_mode", "driver_version", "product_name", "fabric", "gsp_firmware_version",
+                 "applications_clocks", "max_clocks", "power_readings", "gpu_power_readings", "compute_mode",
+                 "virtualization_mode", "pci_bus_id", "mig_mode", "ecc_mode", "fb_memory_usage")
+_FRAGMENT_START = re.compile(r"^\s*<(?:" + "|".join(_GPU_ELEMENTS) + r")\w*>")
+_XML_LINE = re.compile(r"^\s*</?\w+>(?:[^<>]*</\w+>)?\s*$|^\s*<\w+>[^<>]*$")
+
+
+def _fragment(lines: list[str], i: int) -> int:
+    """The end of a fragment of `-q -x` (XML element lines, at least three) that starts at line i, or i."""
+    if not _FRAGMENT_START.match(lines[i]):
+        return i
+    end = i
+    while end < len(lines) and _XML_LINE.match(lines[end]):
+        end += 1
+    return end if end - i >= 3 else i
+
+
+@importer("nvidia-smi -q -x", "`nvidia-smi -q -x` (XML, or a fragment of a GPU's elements)",
+          needles=("<nvidia_smi_log", *("<" + e for e in _GPU_ELEMENTS)), per_line=True)
 def nvsmi_xml(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
     nxt = next_candidate(candidates)
     while (i := nxt(i)) < len(lines):
         if "<nvidia_smi_log" not in lines[i]:
-            i += 1
+            cut = _fragment(lines, i)
+            if cut > i:
+                # Recorded as it is: without <nvidia_smi_log> and its <gpu>, which GPU it shows is not in the
+                # paste, and the nvidia fact says so (facts/nvidia_smi.py parse_xml).
+                yield Found("nvidia-smi -q -x", i, cut, command_output(XML_ARGV, "\n".join(lines[i:cut]) + "\n"))
+            i = max(cut, i + 1)
             continue
         start = i
         for back in (1, 2):  # the <?xml ...?> and <!DOCTYPE ...> lines just before
