@@ -31,16 +31,15 @@ _SMI_KEYS = ("Driver Version", "CUDA Version", "KMD Version", "Attached GPUs", "
              "Retired Pages")
 _SMI_FIELD = re.compile(r"(?:^|\s)(?:" + "|".join(re.escape(k) for k in _SMI_KEYS) + r")\s+:\s*\S")
 # Elements of `nvidia-smi -q -x`, by the names of their families.
-_SMI_XML = re.compile(r"^\s*<(?:driver_version|cuda_version|attached_gpus|product_name|product_architecture|"
+_SMI_XML = re.compile(r"^\s*(?=.*</)<(?:driver_version|cuda_version|attached_gpus|product_name|product_architecture|"
                       r"persistence_mode|gsp_firmware_version|vbios_version|virtualization_mode|compute_mode|"
                       r"clocks_event_reason|clocks_throttle_reason|clocks_event_reasons|clocks_throttle_reasons|"
                       r"applications_clocks|max_clocks|power_readings|gpu_power_readings|fabric|pci_bus_id|"
                       r"link_widths|pcie_gen|mig_mode|ecc_mode|retired_pages|remapped_rows)\w*>")
 _LINK = re.compile(r"^\s*(?:LnkSta|LnkCap|LnkCtl2?|LnkSta2):\s")
 _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The NVIDIA)")
-_NEEDLES = ("Version", "Mode", "Attached GPUs", "Product", "Clocks", "Reasons", "Limit", "Module ID", "Number",
-            "Bus Id", "Link Width", "PCIe Generation", "Counter", "Rows", "Blacklist", "Retired", "Fabric State",
-            "<", "Lnk", "NVRM")
+# A field's ` : `, an element's closing `</`, a link state's `Lnk`, `NVRM`: few lines of a long log hold them.
+_NEEDLES = (" : ", "</", "Lnk", "NVRM")
 
 
 def is_evidence(line: str) -> bool:
