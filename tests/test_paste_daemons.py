@@ -169,3 +169,14 @@ def test_evidence_lines_yield_to_a_block_recogniser() -> None:
     text = ("==============NVSMI LOG==============\n\nDriver Version                    : 535.104.05\n"
             "CUDA Version                      : 12.2\n\nAttached GPUs                     : 1\n")
     assert _kinds(text) == ["nvidia-smi -q"]
+
+
+def test_dcgm_host_engine_lines_are_read_as_its_own_daemon() -> None:
+    # Modelled on systemd's and nv-hostengine's own wording (no corpus paste of it yet).
+    text = ("Jun 02 10:00:01 gpu-node systemd[1]: Started nvidia-dcgm.service - NVIDIA DCGM service.\n"
+            "Jun 02 10:05:09 gpu-node systemd[1]: nvidia-dcgm.service: Main process exited, code=exited, "
+            "status=1/FAILURE\n")
+    services = parse_daemon_log(text)
+    assert services.hostengine is not None and services.hostengine.active == "failed"
+    assert services.fabricmanager.active is None and services.persistenced.active is None
+    assert _kinds(text) == ["NVIDIA daemon journal"]

@@ -622,6 +622,7 @@ class NvidiaServices:
     mps: Daemon
     display_servers: tuple[tuple[int, str], ...] = ()
     processes_visible: bool = False  # /proc of the host was listed (not an isolated container's)
+    hostengine: Daemon | None = None  # DCGM's nv-hostengine, from pasted status / journal lines only
 
 
 _DISPLAY = ("Xorg", "X", "Xwayland", "gnome-shell", "kwin_wayland", "sway", "weston")

@@ -1,6 +1,7 @@
 """What the NVIDIA daemons said about themselves, from pasted status and journal lines.
 
-Operators paste `systemctl status/start/restart` of nvidia-fabricmanager and nvidia-persistenced,
+Operators paste `systemctl status/start/restart` of nvidia-fabricmanager, nvidia-persistenced and
+nvidia-dcgm (DCGM's host engine, nv-hostengine),
 `journalctl -u` of those units, syslog lines of the daemons, and a GPU operator driver container's
 log. `daemon_event(line)` says which daemon a line is about and what it shows; `parse_daemon_log`
 plays the events in paste order into each daemon's state (`Daemon.active`, as `systemctl
@@ -21,15 +22,17 @@ from stackaudit.facts.nvidia import Daemon, NvidiaServices
 from stackaudit.facts.registry import parser
 from stackaudit.facts.sources import NVIDIA_DAEMON_LOG
 
-FM, PERSISTENCED = "fm", "persistenced"
+FM, PERSISTENCED, HOSTENGINE = "fm", "persistenced", "hostengine"
 
 # A syslog/journal line's tag: the program, its pid in brackets, a colon.
 _TAG = re.compile(r"(?:^|\s)(?P<tag>systemd|nv-fabricmanager|nvidia-fabricmanager-start\.sh|nvidia-persistenced|"
                   r"nv-hostengine)(?:\[\d+\])?:\s?(?P<msg>.*)$")
 _FM_WORDS = re.compile(r"nvidia-fabricmanager|nv-fabricmanager|fabric ?manager", re.IGNORECASE)
 _PERSIST_WORDS = re.compile(r"nvidia-persistenced|persistence daemon", re.IGNORECASE)
+_DCGM_WORDS = re.compile(r"nv-hostengine|nvidia-dcgm|DCGM host engine", re.IGNORECASE)
 # `systemctl status`'s first line: `● nvidia-fabricmanager.service - NVIDIA fabric manager service`.
-_STATUS_HEAD = re.compile(r"^\s*(?:[●○×*]\s*)?(?P<unit>nvidia-fabricmanager|nvidia-persistenced)\.service\s+-\s")
+_STATUS_HEAD = re.compile(r"^\s*(?:[●○×*]\s*)?(?P<unit>nvidia-fabricmanager|nvidia-persistenced|nvidia-dcgm)\.service"
+                          r"\s+-\s")
 _ACTIVE = re.compile(r"^\s*Active:\s+(?P<word>[a-z]+)\b")
 _JOB_FAILED = re.compile(r"^Job for (?P<unit>[\w.@-]+?)(?:\.service)? failed\b")
 # Events, tested in this order on a line's message.
@@ -53,6 +56,8 @@ def _unit_of(text: str) -> str | None:
         return FM
     if _PERSIST_WORDS.search(text):
         return PERSISTENCED
+    if _DCGM_WORDS.search(text):
+        return HOSTENGINE
     return None
 
 
@@ -65,7 +70,7 @@ def daemon_event(line: str, current: str | None = None) -> tuple[str, str] | Non
     text = line.strip()
     head = _STATUS_HEAD.match(text)
     if head:
-        return (FM if "fabric" in head.group("unit") else PERSISTENCED), "note"
+        return _unit_of(head.group("unit")) or FM, "note"
     active = _ACTIVE.match(text)
     if active and current is not None:
         return current, "active:" + active.group("word")
@@ -76,7 +81,7 @@ def daemon_event(line: str, current: str | None = None) -> tuple[str, str] | Non
     tagged = _TAG.search(text)
     if tagged:
         tag, msg = tagged.group("tag"), tagged.group("msg").strip()
-        unit = (FM if "fabric" in tag else PERSISTENCED if "persistenced" in tag else _unit_of(msg))
+        unit = _unit_of(tag) if tag != "systemd" else _unit_of(msg)
     else:
         msg, unit = text, _unit_of(text)
     if unit is None:
@@ -90,7 +95,7 @@ def daemon_event(line: str, current: str | None = None) -> tuple[str, str] | Non
 def status_unit(line: str) -> str | None:
     """The daemon whose `systemctl status` block the line opens, else None."""
     head = _STATUS_HEAD.match(line.strip())
-    return None if head is None else (FM if "fabric" in head.group("unit") else PERSISTENCED)
+    return None if head is None else _unit_of(head.group("unit"))
 
 
 class _State:
@@ -136,7 +141,7 @@ class _State:
 @parser(NVIDIA_DAEMON_LOG, feeds="nvidia_services", kind=NvidiaServices, rank=10)
 def parse_daemon_log(text: str) -> NvidiaServices:
     """nv-fabricmanager and nvidia-persistenced from pasted `systemctl status` and journal lines."""
-    states = {FM: _State(), PERSISTENCED: _State()}
+    states = {FM: _State(), PERSISTENCED: _State(), HOSTENGINE: _State()}
     current: str | None = None
     seen = False
     for line in text.splitlines():
@@ -151,6 +156,6 @@ def parse_daemon_log(text: str) -> NvidiaServices:
         current = status_unit(line) or current
         states[unit].play(event, line)
     if not seen:
-        raise ParseError("no line of nv-fabricmanager or nvidia-persistenced")
+        raise ParseError("no line of nv-fabricmanager, nvidia-persistenced or nv-hostengine")
     return NvidiaServices(states[PERSISTENCED].daemon("nvidia-persistenced"), states[FM].daemon("nv-fabricmanager"),
-                          Daemon("nvidia-cuda-mps-control"))
+                          Daemon("nvidia-cuda-mps-control"), hostengine=states[HOSTENGINE].daemon("nv-hostengine"))

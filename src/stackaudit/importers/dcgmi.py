@@ -49,7 +49,7 @@ def dcgmi_discovery(lines: list[str], candidates: Candidates | None = None) -> I
                 not FENCE.match(lines[end]):
             end += 1
         if not any(_DISCOVERY_HEAD.match(b) for b in lines[i:end]):
-            i += 1
+            i = end  # no table head in the run: no line of it starts one (each line is scanned once)
             continue
         start = _with_command(lines, i, "discovery")
         yield Found("dcgmi discovery", start, end,

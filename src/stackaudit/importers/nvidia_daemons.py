@@ -28,15 +28,15 @@ def _found(kind: str, lines: list[str], start: int, end: int) -> Found:
     return Found(kind, start, end, partial(_append, "\n".join(lines[start:end]) + "\n\n"))
 
 
-_JOB = re.compile(r"^Job for (?:nvidia-fabricmanager|nvidia-persistenced)(?:\.service)? failed\b")
+_JOB = re.compile(r"^Job for (?:nvidia-fabricmanager|nvidia-persistenced|nvidia-dcgm)(?:\.service)? failed\b")
 _SEE = re.compile(r'^See "systemctl status|^See system logs and|^Hint:')
 _STATUS_FIELD = re.compile(r"^\s+(?:Loaded|Active|Drop-In|Docs|Process|Main PID|Tasks|Memory|CPU|CGroup|Status|"
                            r"TriggeredBy|IP|IO|Mem)\b|^\s+[│├└|`]|^\s{8,}\S")
 
 
 @importer("systemctl (NVIDIA units)",
-          "`systemctl status/start/restart` of nvidia-fabricmanager and nvidia-persistenced",
-          needles=("fabricmanager.service", "persistenced.service", "Job for"), per_line=True)
+          "`systemctl status/start/restart` of nvidia-fabricmanager, nvidia-persistenced and nvidia-dcgm",
+          needles=("fabricmanager.service", "persistenced.service", "dcgm.service", "Job for"), per_line=True)
 def systemctl_units(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
     nxt = next_candidate(candidates)
@@ -62,8 +62,9 @@ def systemctl_units(lines: list[str], candidates: Candidates | None = None) -> I
 
 
 # A journal/syslog line carries its program's tag; one of these names stands on every line of the daemons.
-_JOURNAL_NEEDLES = ("fabricmanager", "fabric manager", "persistenced", "persistence daemon")
-_TAGGED = re.compile(r"(?:systemd|nv-fabricmanager|nvidia-fabricmanager-start\.sh|nvidia-persistenced)(?:\[\d+\])?:")
+_JOURNAL_NEEDLES = ("fabricmanager", "fabric manager", "persistenced", "persistence daemon", "hostengine", "dcgm")
+_TAGGED = re.compile(r"(?:systemd|nv-fabricmanager|nvidia-fabricmanager-start\.sh|nvidia-persistenced|nv-hostengine)"
+                     r"(?:\[\d+\])?:")
 
 
 def _journal_line(line: str) -> bool:
@@ -71,7 +72,7 @@ def _journal_line(line: str) -> bool:
 
 
 @importer("NVIDIA daemon journal",
-          "journal / syslog lines of nv-fabricmanager, nvidia-persistenced and systemd about their units",
+          "journal / syslog lines of nv-fabricmanager, nvidia-persistenced, nv-hostengine and systemd about their units",
           needles=_JOURNAL_NEEDLES, per_line=True)
 def daemon_journal(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
