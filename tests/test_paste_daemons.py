@@ -180,3 +180,19 @@ def test_dcgm_host_engine_lines_are_read_as_its_own_daemon() -> None:
     assert services.hostengine is not None and services.hostengine.active == "failed"
     assert services.fabricmanager.active is None and services.persistenced.active is None
     assert _kinds(text) == ["NVIDIA daemon journal"]
+
+
+@pytest.mark.parametrize("line", [
+    "max locked memory       (kbytes, -l) 64",  # bash's `ulimit -a` form (modelled)
+    "open files                      (-n) 1024",
+    "| NVIDIA-SMI 510.47.03    Driver Version: 510.47.03    CUDA Version: 11.6     |"[2:-2].strip(),  # 101, flattened
+    "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest "
+    "NVIDIA driver is installed and running.",
+])
+def test_a_lone_line_of_evidence_in_prose_is_read(line: str) -> None:
+    assert _kinds("Hello, on my box:\n" + line + "\nany idea?\n") == ["evidence line"]
+
+
+@pytest.mark.parametrize("line", ["This version: works for me", "open files are many here", "Mode: fast"])
+def test_prose_with_the_same_words_is_not_evidence(line: str) -> None:
+    assert _kinds("Hello, on my box:\n" + line + "\nany idea?\n") == []

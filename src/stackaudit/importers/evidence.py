@@ -4,7 +4,8 @@ A paste is refused only when no line of it is evidence. The block recognisers re
 this reader takes the lines of known evidence they leave: an `nvidia-smi -q` field on its own
 (`Driver Version : 535.104.05`, a flattened `Key : value` run), an element of `nvidia-smi -q -x`
 without its `<gpu>` (`<clocks_event_reason_gpu_idle>Active</clocks_event_reason_gpu_idle>`), a
-PCIe link state (`LnkSta:`), an NVRM kernel message. Its spans yield to every block recogniser's
+PCIe link state (`LnkSta:`), an NVRM kernel message, nvidia-smi's versions or its failure to reach
+the driver, a limit of `ulimit -a`. Its spans yield to every block recogniser's
 (registry `fallback`): a line is evidence here only where no recogniser read it as part of its
 output. Each run of such lines is appended to the pasted document EVIDENCE_LINES, which no fact
 reads as a whole output: the checks that need more say so (unknown, with what to paste).
@@ -37,22 +38,30 @@ _SMI_XML = re.compile(r"^\s*(?=.*</)<(?:driver_version|cuda_version|attached_gpu
                       r"applications_clocks|max_clocks|power_readings|gpu_power_readings|fabric|pci_bus_id|"
                       r"link_widths|pcie_gen|mig_mode|ecc_mode|retired_pages|remapped_rows)\w*>")
 _LINK = re.compile(r"^\s*(?:LnkSta|LnkCap|LnkCtl2?|LnkSta2):\s")
+# The versions of nvidia-smi's table header, flattened onto one line; its failure to reach the driver.
+_SMI_HEADER = re.compile(r"\b(?:Driver Version|CUDA Version):\s*\d+\.\d+|NVIDIA-SMI has failed because")
+# A limit of `ulimit -a` on its own (bash's form).
+_LIMIT = re.compile(r"^\s*(?:max locked memory|open files|stack size|max user processes|core file size|"
+                    r"virtual memory|file size)\s+\((?:[\w]+, )?-\w\)\s+(?:unlimited|\d+)\s*$")
 _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The NVIDIA)")
 # A field's ` : `, an element's closing `</`, a link state's `Lnk`, `NVRM`: few lines of a long log hold them.
-_NEEDLES = (" : ", "</", "Lnk", "NVRM")
+_NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
+            "stack size", "user processes", "core file size", "virtual memory", "file size")
 
 
 def is_evidence(line: str) -> bool:
     """Whether a line, on its own, is known evidence."""
-    return bool(_SMI_FIELD.search(line) or _SMI_XML.match(line) or _LINK.match(line) or _NVRM.search(line))
+    return bool(_SMI_FIELD.search(line) or _SMI_XML.match(line) or _LINK.match(line) or _NVRM.search(line)
+                or _SMI_HEADER.search(line) or _LIMIT.match(line))
 
 
 def _append(body: str, rec: HostRecord) -> None:
     append_document(rec, EVIDENCE_LINES.name, body)
 
 
-@importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field or XML "
-          "element, a PCIe link state, an NVRM message", needles=_NEEDLES, per_line=True, fallback=True)
+@importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field, XML "
+          "element or version, a PCIe link state, an NVRM message, a ulimit", needles=_NEEDLES, per_line=True,
+          fallback=True)
 def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
     nxt = next_candidate(candidates)
