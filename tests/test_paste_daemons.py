@@ -6,6 +6,8 @@ Sample lines are verbatim from the corpus pastes named (tests/data/captures, wit
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from stackaudit.engine.testing import run_checks
@@ -154,7 +156,7 @@ def test_a_fabric_section_at_column_0_is_read_as_a_gpu_section() -> None:
     assert fm.status == "issue" and "Insufficient Resources" in fm.message
 
 
-def test_a_line_of_evidence_alone_is_read_and_a_text_without_one_is_refused(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_line_of_evidence_alone_is_read_and_a_text_without_one_is_refused(tmp_path: Path) -> None:
     # 129 (1Panel-dev/1Panel#10990): an -q -x fragment without <nvidia_smi_log> or <gpu>.
     xml = tmp_path / "xml.txt"
     xml.write_text("<clocks_event_reason_gpu_idle>Active</clocks_event_reason_gpu_idle>\n")
