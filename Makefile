@@ -102,6 +102,7 @@ bench: $(VENV)/.installed-test
 docs: $(VENV)/.installed
 	$(VENV)/bin/stackaudit checks --format markdown --output docs/checks.md
 	$(PY) -m stackaudit.cli.reference docs/cli.md
+	$(PY) tests/inputs_doc.py docs/inputs.md
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info

@@ -32,7 +32,7 @@ from stackaudit.facts.gpu_events import (
     xid_class,
 )
 from stackaudit.facts.gpus import GpuInventory
-from stackaudit.facts.nvidia import GpuInfo, NvidiaDriver, NvidiaGpus, NvidiaServices, NvLink
+from stackaudit.facts.nvidia import Daemon, GpuInfo, NvidiaDriver, NvidiaGpus, NvidiaServices, NvLink
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.python_env import PythonEnv
@@ -78,6 +78,13 @@ def gpu_list(nvidia: NvidiaGpus | None) -> list[GpuInfo] | Outcome:
         return unknown(f"no GPU could be read ({', '.join(lost)})" if lost else "the source lists no GPU",
                        hint="check the driver (`nvidia-smi`) and the kernel log for Xid 79")
     return gpus
+
+
+def _no_gpu_information() -> Outcome:
+    """A check that reads the daemons without GPUs only where they are in the source: else it is judged as if
+    the nvidia fact were required (the engine gives its reason)."""
+    return unknown("no NVIDIA GPU information in this source", hint="install nvidia-ml-py, or paste `nvidia-smi -q -x`",
+                   needs="nvidia")
 
 
 def every_gpu_shown(nvidia: NvidiaGpus, judged: int) -> str:
@@ -337,7 +344,7 @@ _DROPIN = ("mkdir -p /etc/systemd/system/nvidia-persistenced.service.d && printf
     references=("https://man.archlinux.org/man/nvidia-persistenced.1.en",
                 "https://docs.nvidia.com/deploy/driver-persistence/persistence-mode-legacy.html"),
 )
-def persistence(nvidia: NvidiaGpus, nvidia_services: NvidiaServices | None = None,
+def persistence(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServices | None = None,
                 container: ContainerInfo | None = None) -> Outcome:
     """Reads: each GPU's persistence mode (NVML / `nvidia-smi`), `systemctl is-active
     nvidia-persistenced`, the unit's effective ExecStart (`systemctl cat`), the daemon's process.
@@ -353,13 +360,21 @@ def persistence(nvidia: NvidiaGpus, nvidia_services: NvidiaServices | None = Non
     runs `nvidia-persistenced --no-persistence-mode`: the service is `active` while persistence is
     Disabled, and `systemctl enable --now` changes nothing; the fix is a drop-in that resets
     ExecStart. Inside a container the value is the host's and is fixed there.
+    A pasted journal that shows the daemon failed or stopped, with no GPU listing, is an issue too.
     """
+    daemon = nvidia_services.persistenced if nvidia_services is not None else None
+    if nvidia is None and daemon is not None and daemon.running is False and daemon.log:
+        return issue(f"nvidia-persistenced is {daemon.active}: each new CUDA/NVML client re-initialises the GPUs "
+                     "(seconds; steady-state tokens/s are unaffected); the GPUs' persistence mode is not in this "
+                     "source", actual={"nvidia-persistenced": daemon.active}, expected="active",
+                     evidence=list(daemon.log[-3:]))
+    if nvidia is None:
+        return _no_gpu_information()
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
         return gpus
     off = [g for g in gpus if g.persistence is False]
     read = [g for g in gpus if g.persistence is not None]
-    daemon = nvidia_services.persistenced if nvidia_services is not None else None
     no_pm_flag = daemon is not None and "--no-persistence-mode" in " ".join(
         [daemon.exec_start or "", *daemon.argv])
     where = " (set on the host; the container cannot change it)" if container is not None and container.in_container else ""
@@ -472,7 +487,7 @@ def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> 
                                        text="and `modprobe ib_umad` now")))),
     references=(FM_GUIDE, "https://github.com/spectrocloud/CanvOS/pull/700"),
 )
-def fabric_manager(nvidia: NvidiaGpus, nvidia_services: NvidiaServices | None = None,
+def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServices | None = None,
                    pci: PciDevices | None = None, modules: LoadedModules | None = None) -> Outcome:
     """Reads: NVSwitch devices on the PCI bus (NVIDIA, class 0x0680), each GPU's fabric state and
     status (NVML / `nvidia-smi -q` Fabric: Hopper and later), `systemctl is-active
@@ -488,7 +503,17 @@ def fabric_manager(nvidia: NvidiaGpus, nvidia_services: NvidiaServices | None = 
     Traps: PCIe cards and NVLink-bridge pairs need no FM (not applicable). On GB200/GB300 NVL72
     compute trays FM runs on the NVLink switch trays, not on the compute node: its absence there is
     not a finding. The binary is `nv-fabricmanager`; the service and package `nvidia-fabricmanager`.
+    Its journal says what no GPU listing shows: `NV_WARN_NOTHING_TO_DO` from the NVSwitch driver
+    (no NVSwitch: not applicable) and a driver version mismatch (it exits at start).
     """
+    fm = nvidia_services.fabricmanager if nvidia_services is not None else None
+    if fm is not None and fm.nvswitch is False:
+        return not_applicable("Fabric Manager's query of the NVSwitch driver answered NV_WARN_NOTHING_TO_DO: no "
+                              "NVSwitch on this host, which needs no Fabric Manager", actual={"fm": fm.active})
+    if nvidia is None and fm is not None and fm.log:  # what its pasted status / journal lines said
+        return _fabric_manager_alone(fm)
+    if nvidia is None:
+        return _no_gpu_information()
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
         return gpus
@@ -507,8 +532,9 @@ def fabric_manager(nvidia: NvidiaGpus, nvidia_services: NvidiaServices | None = 
         problems.append("fabric registration not complete on GPU(s) " + _indices(not_done) + ": "
                         + ", ".join(sorted({f"{g.fabric_state}/{g.fabric_status}" for g in not_done})))
         subjects += [g.subject for g in not_done]
-    fm = nvidia_services.fabricmanager if nvidia_services is not None else None
-    if fm is not None and fm.running is False and not rack:
+    if fm is not None and fm.mismatch:
+        problems.append(f"Fabric Manager stopped on a driver version mismatch ({fm.mismatch.strip()[-160:]})")
+    elif fm is not None and fm.running is False and not rack:
         problems.append(f"nvidia-fabricmanager is {fm.active or 'not running'}")
     if fm is not None and fm.version and nvidia.driver_version and fm.version != nvidia.driver_version:
         problems.append(f"Fabric Manager {fm.version} does not match driver {nvidia.driver_version}")
@@ -537,6 +563,26 @@ def fabric_manager(nvidia: NvidiaGpus, nvidia_services: NvidiaServices | None = 
     return ok(f"nvidia-fabricmanager {fm.active or 'running'}" + (f", version {fm.version}" if fm.version else "")
               + (f"; fabric Completed on {len(fabric_read)} GPU(s)" if fabric_read else ""),
               actual={"fm": fm.active, "fm_version": fm.version})
+
+
+def _fabric_manager_alone(fm: Daemon) -> Outcome:
+    """DRV-FABRIC-MANAGER from what Fabric Manager's service and journal say, with no GPU listing."""
+    actual = {"fm": fm.active, "fm_version": fm.version}
+    if fm.mismatch:
+        return issue("Fabric Manager stopped on a driver version mismatch: NVLink/NVSwitch is not usable (CUDA may "
+                     "fail with error 802)", actual=actual, expected="FM active, same version as the driver",
+                     evidence=[fm.mismatch.strip()])
+    if fm.running is True:
+        # FM exits at start without NVSwitches or on a version mismatch: running says both are right.
+        return ok(f"nvidia-fabricmanager {fm.active or 'running'} (it exits at start on a version mismatch or "
+                  "without NVSwitches)", actual=actual)
+    if fm.running is False and fm.nvswitch:
+        return issue(f"nvidia-fabricmanager is {fm.active or 'not running'} on a host whose Fabric Manager had "
+                     "NVSwitches to configure: NVLink/NVSwitch is not usable (CUDA may fail with error 802)",
+                     actual=actual, expected="FM active", evidence=list(fm.log[-3:]))
+    return unknown(f"nvidia-fabricmanager is {fm.active or 'in an unknown state'}, but whether this host has "
+                   "NVSwitches is not in this source", actual=actual,
+                   hint="paste `nvidia-smi -q` (its Fabric section) or `lspci -d 10de:`")
 
 
 # --- DRV-GSP-FIRMWARE --------------------------------------------------------------------------

@@ -44,6 +44,9 @@ class Outcome:
     # A lost or faulted GPU (fallen off the bus, GSP timeouts, uncontained memory errors): P0 whatever its
     # fix costs (the one override of the priority rule, docs/report.md).
     gpu_lost: bool = False
+    # An optional fact the check could not judge without: where that fact is missing, the engine reports the
+    # check as it reports one whose required fact is missing (the fact's own reason and hint).
+    needs: str = ""
 
 
 def issue(message: str, *, actual: Any = None, expected: Any = None, subjects: tuple[str, ...] | list[str] = (),
@@ -63,8 +66,9 @@ def not_an_issue(message: str, *, actual: Any = None, expected: Any = None,
     return Outcome("not-an-issue", message, actual, expected, tuple(subjects), evidence=tuple(evidence))
 
 
-def unknown(message: str, *, hint: str = "", actual: Any = None, subjects: tuple[str, ...] | list[str] = ()) -> Outcome:
-    return Outcome("unknown", message, actual, None, tuple(subjects), hint=hint)
+def unknown(message: str, *, hint: str = "", actual: Any = None, subjects: tuple[str, ...] | list[str] = (),
+            needs: str = "") -> Outcome:
+    return Outcome("unknown", message, actual, None, tuple(subjects), hint=hint, needs=needs)
 
 
 def not_applicable(message: str, *, actual: Any = None) -> Outcome:

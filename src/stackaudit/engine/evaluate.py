@@ -61,6 +61,11 @@ def _run_one(spec: CheckSpec, facts: dict[str, Any], in_container: bool, out: di
             raise TypeError(f"returned {type(outcome).__name__}, not an Outcome")
     except Exception as exc:  # a broken check is reported as `error`, never fatal
         outcome = Outcome("error", f"the check failed: {type(exc).__name__}: {exc}")
+    needed = facts.get(outcome.needs) if outcome.status == "unknown" and outcome.needs else None
+    if isinstance(needed, Missing):  # judged as a check whose required fact is missing
+        result = build_result(spec, _missing_outcome(spec, [needed]), in_container)
+        out[spec.id] = replace(result, facts_missing=(needed.fact,), provenance=used)
+        return
     result = build_result(spec, outcome, in_container, (time.perf_counter() - start) * 1000)
     out[spec.id] = replace(result, provenance=used, message=_name_the_cuts(result, used))
 

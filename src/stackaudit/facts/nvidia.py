@@ -600,6 +600,11 @@ class Daemon:
     argv: tuple[str, ...] = ()
     exec_start: str | None = None  # effective ExecStart of the unit (after drop-ins)
     version: str | None = None
+    # From its pasted journal (facts/nvidia_daemons.py): the line where Fabric Manager says its version does
+    # not match the driver's; whether it found NVSwitches (False: NV_WARN_NOTHING_TO_DO, none on this host).
+    mismatch: str | None = None
+    nvswitch: bool | None = None
+    log: tuple[str, ...] = ()  # the pasted lines that settled `active`, `mismatch` and `nvswitch`
 
     @property
     def running(self) -> bool | None:
@@ -617,6 +622,7 @@ class NvidiaServices:
     mps: Daemon
     display_servers: tuple[tuple[int, str], ...] = ()
     processes_visible: bool = False  # /proc of the host was listed (not an isolated container's)
+    hostengine: Daemon | None = None  # DCGM's nv-hostengine, from pasted status / journal lines only
 
 
 _DISPLAY = ("Xorg", "X", "Xwayland", "gnome-shell", "kwin_wayland", "sway", "weston")
@@ -662,6 +668,9 @@ def _scan_processes(host: Host) -> tuple[dict[str, list[tuple[int, tuple[str, ..
         if argv:
             found.setdefault(argv[0].rsplit("/", 1)[-1], []).append((int(name), argv))
     return found, True
+
+
+fact("nvidia_services", NvidiaServices, first_of, hint="paste `systemctl status nvidia-fabricmanager nvidia-persistenced`")
 
 
 @provider("nvidia_services", NvidiaServices)

@@ -199,7 +199,8 @@ def parse_xml(text: str) -> NvidiaGpus:
         raise ParseError("nvidia-smi XML larger than 32 MiB")
     start = text.find("<nvidia_smi_log")
     if start < 0:
-        raise ParseError("not the output of `nvidia-smi -q -x` (no <nvidia_smi_log>)")
+        raise ParseError("not the whole output of `nvidia-smi -q -x` (no <nvidia_smi_log>): a fragment without "
+                         "its <gpu> element does not show which GPU it is, nor the others")
     head = _DOCTYPE.sub("", text[:start])
     body = text[start:]
     if "<!DOCTYPE" in head or "<!ENTITY" in head or "<!DOCTYPE" in body or "<!ENTITY" in body:
@@ -379,7 +380,7 @@ def parse_query_text(text: str) -> NvidiaGpus:
     known = [g for g in gpus if g.name or g.persistence is not None or g.power_limit_w is not None
              or g.app_graphics_mhz is not None or g.bdf or g.compute_mode is not None or g.unsupported
              or g.pcie_width is not None or g.pcie_gen is not None or g.bar1_total_mib is not None
-             or g.virtualization_mode]
+             or g.virtualization_mode or g.fabric_state is not None]
     if not known and driver is None:
         raise ParseError("not the output of `nvidia-smi -q` (nothing recognisable)")
     return NvidiaGpus(tuple(gpus), driver, cuda, "nvidia-smi -q", _int(top_tree.get("Attached GPUs")))

@@ -8,6 +8,7 @@ from the tmpfs `size=` option in /proc/self/mountinfo or /proc/mounts. The mount
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -175,8 +176,10 @@ def df_rows(lines: Sequence[str], start: int, unit: str, typed: bool) -> tuple[l
             pending = parts[0]  # a long filesystem name wrapped onto its own line
             i += 1
             continue
-        if len(parts) == ncols - 4 and not pending and not any(x.strip() for x in lines[i + 1:i + 3]):
+        if len(parts) == ncols - 4 and not pending and not any(
+                x.strip() for x in itertools.takewhile(lambda x: x.strip()[:3] not in ("```", "~~~"), lines[i + 1:i + 3])):
             # The paste ends inside this row, after its size (`shm   64M`): the size is shown, the rest is not.
+            # A code fence after it ends the paste too.
             size = df_kib(parts[-1], unit)
             if size is not None:
                 rows.append(DfRow(parts[0], size, None, None, ""))

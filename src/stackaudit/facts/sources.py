@@ -209,6 +209,20 @@ LOADER_ENTRIES = tuple(Source(f"loader_entries{d.replace('/', '_')}", d, path=d,
 ENGINE_LOG = Source("engine_log", "pasted engine / NCCL log", doc=True,
                     hint="paste the server's log (with NCCL_DEBUG=INFO for NCCL lines)")
 
+# What the NVIDIA daemons said, pasted: `systemctl status/start/restart` of their units, their journal or syslog
+# lines (nv-fabricmanager, nvidia-fabricmanager-start.sh, nvidia-persistenced, systemd about their units) and a
+# GPU operator driver container's log, in the order pasted.
+NVIDIA_DAEMON_LOG = Source("nvidia_daemon_log", "pasted NVIDIA daemon status / journal", doc=True,
+                           hint="paste `systemctl status nvidia-fabricmanager nvidia-persistenced` and "
+                           "`journalctl -u nvidia-fabricmanager`")
+# DCGM's command-line tool: each output is a pasted document (its flags vary: `-l`, `--link-status`, `-r 2`).
+DCGMI_DISCOVERY = Source("dcgmi_discovery", "pasted `dcgmi discovery -l`", doc=True, hint="paste `dcgmi discovery -l`")
+DCGMI_NVLINK = Source("dcgmi_nvlink", "pasted `dcgmi nvlink --link-status`", doc=True,
+                      hint="paste `dcgmi nvlink --link-status`")
+DCGMI_DIAG = Source("dcgmi_diag", "pasted `dcgmi diag`", doc=True, hint="paste `dcgmi diag -r 2`")
+# Lines of known evidence that no block recogniser took (an nvidia-smi field, an XML element of `-q -x`).
+EVIDENCE_LINES = Source("evidence_lines", "pasted lines of evidence", doc=True, hint="paste the whole output")
+
 # nccl-tests (all_reduce_perf ...) output: its header names each rank's GPU.
 # Ray's own log lines (`(raylet) ...`, `WARNING services.py:...`): the object store's /dev/shm warning.
 RAY_LOG = Source("ray_log", "pasted Ray log", doc=True, hint="paste the `ray start` / `ray.init()` output")

@@ -312,12 +312,13 @@ def parse_p2p_matrix(text: str, mode: str = "rw") -> P2pMatrix:
 @dataclass(frozen=True)
 class NvlinkLink:
     link: int
-    gbps: float | None  # None: <inactive>
+    gbps: float | None  # None: <inactive> (or a state without a speed: `up`)
     text: str = ""
+    up: bool | None = None  # a listing of states without speeds (`dcgmi nvlink --link-status`: U / D)
 
     @property
     def active(self) -> bool:
-        return self.gbps is not None
+        return self.up if self.up is not None else self.gbps is not None
 
 
 @dataclass(frozen=True)
@@ -474,6 +475,9 @@ def gpu_p2p_prop(ctx: FactContext) -> P2pMatrix:
 def gpu_p2p_unnamed(ctx: FactContext) -> P2pMatrix:
     """Peer-to-peer status between GPUs (a pasted -p2p matrix whose command line is not shown: mode "")."""
     return _pasted_p2p(ctx, NVSMI_P2P_UNNAMED, "")
+
+
+fact("nvlink_status", NvlinkStatus, first_of, hint=NVSMI_NVLINK_S.hint)
 
 
 @provider("nvlink_status", NvlinkStatus, title="NVML, `nvidia-smi nvlink -s`")

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from stackaudit.facts.sources import NVSMI_QUERY, NVSMI_TABLE, NVSMI_XML
 from stackaudit.importers._scan import FENCE, Candidates, next_candidate
-from stackaudit.importers.registry import Found, command_output, importer
+from stackaudit.importers.registry import Found, command_output, command_output_appended, importer
 
 XML_ARGV = NVSMI_XML.argv
 QUERY_ARGV = NVSMI_QUERY.argv
@@ -29,13 +29,37 @@ def _attached(text: str, pattern: str) -> int | None:
 # --- XML ---------------------------------------------------------------------------------------
 
 
-@importer("nvidia-smi -q -x", "`nvidia-smi -q -x` (XML)", needles=("<nvidia_smi_log",), per_line=True)
+# Elements of a GPU's section, by the names of their families: a fragment cut out of `-q -x` starts at one.
+_GPU_ELEMENTS = ("clocks_", "persistence_mode", "driver_version", "product_name", "fabric", "gsp_firmware_version",
+                 "applications_clocks", "max_clocks", "power_readings", "gpu_power_readings", "compute_mode",
+                 "virtualization_mode", "pci_bus_id", "mig_mode", "ecc_mode", "fb_memory_usage")
+_FRAGMENT_START = re.compile(r"^\s*<(?:" + "|".join(_GPU_ELEMENTS) + r")\w*>")
+_XML_LINE = re.compile(r"^\s*</?\w+>(?:[^<>]*</\w+>)?\s*$|^\s*<\w+>[^<>]*$")
+
+
+def _fragment(lines: list[str], i: int) -> int:
+    """The end of a fragment of `-q -x` (XML element lines, at least three) that starts at line i, or i."""
+    if not _FRAGMENT_START.match(lines[i]):
+        return i
+    end = i
+    while end < len(lines) and _XML_LINE.match(lines[end]):
+        end += 1
+    return end if end - i >= 3 else i
+
+
+@importer("nvidia-smi -q -x", "`nvidia-smi -q -x` (XML, or a fragment of a GPU's elements)",
+          needles=("<nvidia_smi_log", *("<" + e for e in _GPU_ELEMENTS)), per_line=True)
 def nvsmi_xml(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
     nxt = next_candidate(candidates)
     while (i := nxt(i)) < len(lines):
         if "<nvidia_smi_log" not in lines[i]:
-            i += 1
+            cut = _fragment(lines, i)
+            if cut > i:
+                # Recorded as it is: without <nvidia_smi_log> and its <gpu>, which GPU it shows is not in the
+                # paste, and the nvidia fact says so (facts/nvidia_smi.py parse_xml).
+                yield Found("nvidia-smi -q -x", i, cut, command_output(XML_ARGV, "\n".join(lines[i:cut]) + "\n"))
+            i = max(cut, i + 1)
             continue
         start = i
         for back in (1, 2):  # the <?xml ...?> and <!DOCTYPE ...> lines just before
@@ -64,7 +88,7 @@ _Q_KEY_NAMES = ("Product Name", "Persistence Mode", "Applications Clocks", "Defa
                 "Clocks Event Reasons", "Clocks Throttle Reasons", "GPU Power Readings", "Power Readings",
                 "FB Memory Usage", "Remapped Rows", "ECC Mode", "Ecc Mode", "ECC Errors", "Retired Pages",
                 "Compute Mode", "MIG Mode", "GSP Firmware Version", "Max Clocks", "GPU Link Info", "PCIe Generation",
-                "Link Width", "BAR1 Memory Usage", "GPU Virtualization Mode")
+                "Link Width", "BAR1 Memory Usage", "GPU Virtualization Mode", "Fabric")
 _Q_KEYS = re.compile(r"^\s+(" + "|".join(_Q_KEY_NAMES) + r")\b")
 
 
@@ -76,15 +100,41 @@ def _q_line(line: str) -> bool:
 # The anchors: the banner, a GPU section's header, a top key or a key only `-q` prints; a word of each key,
 # shared by several where it can (each needle is a pass over the text).
 _QUERY_NEEDLES = ("NVSMI LOG", "GPU", "Timestamp", "Version", "Product Name", "Mode", "Clocks", "Readings",
-                  "Memory Usage", "Remapped Rows", "ECC Errors", "Retired Pages", "Link", "PCIe Generation")
+                  "Memory Usage", "Remapped Rows", "ECC Errors", "Retired Pages", "Link", "PCIe Generation",
+                  "Fabric")
 
 
-@importer("nvidia-smi -q", "`nvidia-smi -q` (text, whole or an excerpt)", needles=_QUERY_NEEDLES, per_line=True)
+# A section of a GPU cut out at column 0 (`nvidia-smi -q | grep -A4 Fabric` pasted unindented, or `-d`):
+# its name alone on a line, then its indented keys.
+_SECTION_AT_0 = re.compile(r"^(" + "|".join(_Q_KEY_NAMES) + r")\s*$")
+_SECTION_KEY = re.compile(r"^(?: {2,}|\t+)[A-Za-z][\w .()/+-]*?\s+:")
+
+
+def _section_at_0(lines: list[str], i: int) -> int:
+    """The end of the section at column 0 that starts at line i, or i where there is none."""
+    if not _SECTION_AT_0.match(lines[i]) or i + 1 >= len(lines) or not _SECTION_KEY.match(lines[i + 1]):
+        return i
+    end = i + 1
+    while end < len(lines) and lines[end].strip() and _INDENTED.match(lines[end].rstrip()) and \
+            not FENCE.match(lines[end]):
+        end += 1
+    return end
+
+
+@importer("nvidia-smi -q", "`nvidia-smi -q` (text, whole, an excerpt, or a section cut out of it)",
+          needles=_QUERY_NEEDLES, per_line=True)
 def nvsmi_query(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
     nxt = next_candidate(candidates)
     while (i := nxt(i)) < len(lines):
         line = lines[i]
+        section_end = _section_at_0(lines, i)
+        if section_end > i:
+            # Read as the GPU section it was cut from: indented one level, as `-q` prints it under `GPU ...`.
+            text = "\n".join("    " + b for b in lines[i:section_end]) + "\n"
+            yield Found("nvidia-smi -q", i, section_end, command_output_appended(QUERY_ARGV, text))
+            i = section_end
+            continue
         anchor = (_BANNER.match(line.strip()) or (_GPU_HEADER.match(line) and not line.startswith(" "))
                   or _TOP_KEY.match(line) or _Q_KEYS.match(line))
         if not anchor:
@@ -119,12 +169,15 @@ def nvsmi_query(lines: list[str], candidates: Candidates | None = None) -> Itera
                 end = k + 1
             k += 1
         body = lines[start:end]
-        if any(_Q_KEYS.match(b) or _GPU_HEADER.match(b) for b in body) and len(body) >= 3:
+        # A banner with the driver's version is `-q` too, where the paste stops before any GPU section.
+        banner = any(_BANNER.match(b.strip()) for b in body) and any(b.startswith("Driver Version") for b in body)
+        if (banner or any(_Q_KEYS.match(b) or _GPU_HEADER.match(b) for b in body)) and len(body) >= 3:
             text = "\n".join(body) + "\n"
             attached = _attached(text, r"(?m)^Attached GPUs\s+:\s*(\d+)")
             sections = sum(1 for b in body if _GPU_HEADER.match(b) and not b.startswith((" ", "\t")))
             whole = any(_BANNER.match(b.strip()) for b in body) and attached is not None and attached == sections
-            yield Found("nvidia-smi -q", start, end, command_output(QUERY_ARGV, text), whole=whole)
+            # Appended: a paste may hold a section cut out of `-q` and, further on, its banner.
+            yield Found("nvidia-smi -q", start, end, command_output_appended(QUERY_ARGV, text), whole=whole)
         i = max(end, i + 1)
 
 

@@ -55,9 +55,12 @@ class ImporterSpec:
     # The needles are on the line its trigger tests (each output starts from such a line): it is handed
     # the candidate lines (`Candidates`) and jumps from one to the next.
     per_line: bool = False
+    # Its spans yield to every other recogniser's, whatever their length (the line-level evidence reader).
+    fallback: bool = False
 
 
 IMPORTERS: dict[str, ImporterSpec] = {}
+_FALLBACK: set[str] = set()  # the kinds whose spans yield to every other's (`ImporterSpec.fallback`)
 
 # The needle gate (`needles=`). Off, every recogniser reads every line as it would without needles: only
 # the test that the gate changes nothing (tests/test_importer_needles.py) turns it off.
@@ -65,7 +68,7 @@ GATED = True
 
 
 def importer(kind: str, description: str, needles: tuple[str, ...] = (),
-             per_line: bool = False) -> Callable[[Importer], Importer]:
+             per_line: bool = False, fallback: bool = False) -> Callable[[Importer], Importer]:
     """Register an importer: a generator of Found spans over the text's lines. `needles`: strings at least
     one of which every output it accepts holds (case ignored), derived from its trigger; `per_line`: they
     stand on the trigger's line, and the importer takes `candidates` (importers/_scan.py `Candidates`)."""
@@ -78,7 +81,9 @@ def importer(kind: str, description: str, needles: tuple[str, ...] = (),
     def register(func: Importer) -> Importer:
         if kind in IMPORTERS and IMPORTERS[kind].func is not func:
             raise ValueError(f"two importers of kind {kind!r}")
-        IMPORTERS[kind] = ImporterSpec(kind, description, func, _fewest(needles), per_line)
+        IMPORTERS[kind] = ImporterSpec(kind, description, func, _fewest(needles), per_line, fallback)
+        if fallback:
+            _FALLBACK.add(kind)
         return func
 
     return register
@@ -403,11 +408,13 @@ def _probe(spec: ImporterSpec, lines: list[str], offset: int, candidates: _Hits)
 
 
 def _select(candidates: list[Found], n_lines: int) -> list[Found]:
-    """Overlapping claims go to the longest span (ties: the earliest). Linear in the lines claimed: a
+    """Overlapping claims go to the longest span (ties: the earliest), a fallback kind's last. Linear in the lines claimed: a
     line map, not a rescan of what was taken, so a log of a million lines is taken in one pass."""
     # Two stable sorts with one int key each: a tuple key per span would cost a tuple per log line.
     candidates.sort(key=lambda f: f.start)
     candidates.sort(key=lambda f: f.start - f.end)
+    if _FALLBACK:
+        candidates.sort(key=lambda f: f.kind in _FALLBACK)  # stable: each group stays longest first
     occupied = bytearray(max(n_lines, 1) + 1)
     taken: list[Found] = []
     for cand in candidates:

@@ -1,0 +1,161 @@
+"""What the NVIDIA daemons said about themselves, from pasted status and journal lines.
+
+Operators paste `systemctl status/start/restart` of nvidia-fabricmanager, nvidia-persistenced and
+nvidia-dcgm (DCGM's host engine, nv-hostengine),
+`journalctl -u` of those units, syslog lines of the daemons, and a GPU operator driver container's
+log. `daemon_event(line)` says which daemon a line is about and what it shows; `parse_daemon_log`
+plays the events in paste order into each daemon's state (`Daemon.active`, as `systemctl
+is-active` words). A failure stays until a later line shows the daemon started: `Starting` alone,
+after a failure, is not a recovery.
+
+Fabric Manager's own words settle two more things: a driver version mismatch (it exits at start,
+a P0 on NVSwitch systems) and whether the host has NVSwitches (`NV_WARN_NOTHING_TO_DO` from the
+NVSwitch driver: none; switches configured or an NVLink5+ start: some).
+"""
+
+from __future__ import annotations
+
+import re
+
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.nvidia import Daemon, NvidiaServices
+from stackaudit.facts.registry import parser
+from stackaudit.facts.sources import NVIDIA_DAEMON_LOG
+
+FM, PERSISTENCED, HOSTENGINE = "fm", "persistenced", "hostengine"
+
+# A syslog/journal line's tag: the program, its pid in brackets, a colon.
+_TAG = re.compile(r"(?:^|\s)(?P<tag>systemd|nv-fabricmanager|nvidia-fabricmanager-start\.sh|nvidia-persistenced|"
+                  r"nv-hostengine)(?:\[\d+\])?:\s?(?P<msg>.*)$")
+_FM_WORDS = re.compile(r"nvidia-fabricmanager|nv-fabricmanager|fabric ?manager", re.IGNORECASE)
+_PERSIST_WORDS = re.compile(r"nvidia-persistenced|persistence daemon", re.IGNORECASE)
+_DCGM_WORDS = re.compile(r"nv-hostengine|nvidia-dcgm|DCGM host engine", re.IGNORECASE)
+# `systemctl status`'s first line: `● nvidia-fabricmanager.service - NVIDIA fabric manager service`.
+_STATUS_HEAD = re.compile(r"^\s*(?:[●○×*]\s*)?(?P<unit>nvidia-fabricmanager|nvidia-persistenced|nvidia-dcgm)\.service"
+                          r"\s+-\s")
+_ACTIVE = re.compile(r"^\s*Active:\s+(?P<word>[a-z]+)\b")
+_JOB_FAILED = re.compile(r"^Job for (?P<unit>[\w.@-]+?)(?:\.service)? failed\b")
+# Events, tested in this order on a line's message.
+_EVENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("mismatch", re.compile(r"driver interface version\s+[\d.]+\s+don|version[^.]*(?:does not|doesn'?t|don'?t) match",
+                            re.IGNORECASE)),
+    ("no-nvswitch", re.compile(r"NV_WARN_NOTHING_TO_DO")),
+    ("nvswitch", re.compile(r"configured all the available NVSwitches|fabric manager daemon for NVLink5\+|"
+                            r"Detected NVL5\+? system", re.IGNORECASE)),
+    ("failed", re.compile(r"Failed to start|Failed with result|status=\d+/FAILURE|failed! Exit code|"
+                          r"^Unknown option|failed to start|exited with error", re.IGNORECASE)),
+    ("stopped", re.compile(r"^Stopped\b|Deactivated successfully|^Shutdown \(|^Received signal 15\b")),
+    ("stopping", re.compile(r"^Stopping\b")),
+    ("started", re.compile(r"^Started\b")),
+    ("starting", re.compile(r"^Starting\b")),
+)
+
+
+def _unit_of(text: str) -> str | None:
+    if _FM_WORDS.search(text):
+        return FM
+    if _PERSIST_WORDS.search(text):
+        return PERSISTENCED
+    if _DCGM_WORDS.search(text):
+        return HOSTENGINE
+    return None
+
+
+def daemon_event(line: str, current: str | None = None) -> tuple[str, str] | None:
+    """(daemon, event) for a line about nv-fabricmanager or nvidia-persistenced, None for any other line.
+
+    `current`: the daemon of the `systemctl status` block the line stands in (its `Active:` line names no
+    unit). Events: "active:WORD", "failed", "started", "starting", "stopping", "stopped", "mismatch",
+    "nvswitch", "no-nvswitch", or "note" (a line of the daemon that changes nothing)."""
+    text = line.strip()
+    head = _STATUS_HEAD.match(text)
+    if head:
+        return _unit_of(head.group("unit")) or FM, "note"
+    active = _ACTIVE.match(text)
+    if active and current is not None:
+        return current, "active:" + active.group("word")
+    job = _JOB_FAILED.match(text)
+    if job:
+        unit = _unit_of(job.group("unit"))
+        return (unit, "failed") if unit else None
+    tagged = _TAG.search(text)
+    if tagged:
+        tag, msg = tagged.group("tag"), tagged.group("msg").strip()
+        unit = _unit_of(tag) if tag != "systemd" else _unit_of(msg)
+    else:
+        msg, unit = text, _unit_of(text)
+    if unit is None:
+        return None
+    for name, pattern in _EVENTS:
+        if pattern.search(msg):
+            return unit, name
+    return unit, "note"
+
+
+def status_unit(line: str) -> str | None:
+    """The daemon whose `systemctl status` block the line opens, else None."""
+    head = _STATUS_HEAD.match(line.strip())
+    return None if head is None else _unit_of(head.group("unit"))
+
+
+class _State:
+    def __init__(self) -> None:
+        self.active: str | None = None
+        self.mismatch: str | None = None
+        self.nvswitch: bool | None = None
+        self.log: list[str] = []
+
+    def play(self, event: str, line: str) -> None:
+        if event == "note":
+            return
+        self.log.append(line.strip())
+        if event.startswith("active:"):
+            self.active = event.split(":", 1)[1]
+        elif event == "mismatch":
+            self.mismatch, self.active = line.strip(), "failed"  # FM exits when the versions differ
+        elif event == "no-nvswitch":
+            self.nvswitch = False
+        elif event == "nvswitch":
+            self.nvswitch = True if self.nvswitch is None else self.nvswitch
+            if "daemon for NVLink5" in line:  # the driver container's `Starting NVIDIA fabric manager daemon ...`
+                self._starting()
+        elif event == "failed":
+            self.active = "failed"
+        elif event == "started":
+            self.active = "active"
+        elif event == "starting":
+            self._starting()
+        elif event == "stopping":
+            self.active = "deactivating"
+        elif event == "stopped":
+            self.active = "inactive"
+
+    def _starting(self) -> None:
+        if self.active != "failed":  # a start after a failure is not a recovery until it is `Started`
+            self.active = "activating"
+
+    def daemon(self, name: str) -> Daemon:
+        return Daemon(name, self.active, mismatch=self.mismatch, nvswitch=self.nvswitch, log=tuple(self.log[-8:]))
+
+
+@parser(NVIDIA_DAEMON_LOG, feeds="nvidia_services", kind=NvidiaServices, rank=10)
+def parse_daemon_log(text: str) -> NvidiaServices:
+    """nv-fabricmanager and nvidia-persistenced from pasted `systemctl status` and journal lines."""
+    states = {FM: _State(), PERSISTENCED: _State(), HOSTENGINE: _State()}
+    current: str | None = None
+    seen = False
+    for line in text.splitlines():
+        if not line.strip():
+            current = None
+            continue
+        found = daemon_event(line, current)
+        if found is None:
+            continue
+        unit, event = found
+        seen = True
+        current = status_unit(line) or current
+        states[unit].play(event, line)
+    if not seen:
+        raise ParseError("no line of nv-fabricmanager, nvidia-persistenced or nv-hostengine")
+    return NvidiaServices(states[PERSISTENCED].daemon("nvidia-persistenced"), states[FM].daemon("nv-fabricmanager"),
+                          Daemon("nvidia-cuda-mps-control"), hostengine=states[HOSTENGINE].daemon("nv-hostengine"))

@@ -1,0 +1,74 @@
+"""Lines of known evidence in any text, whatever output they were cut from.
+
+A paste is refused only when no line of it is evidence. The block recognisers read whole outputs;
+this reader takes the lines of known evidence they leave: an `nvidia-smi -q` field on its own
+(`Driver Version : 535.104.05`, a flattened `Key : value` run), an element of `nvidia-smi -q -x`
+without its `<gpu>` (`<clocks_event_reason_gpu_idle>Active</clocks_event_reason_gpu_idle>`), a
+PCIe link state (`LnkSta:`), an NVRM kernel message, nvidia-smi's versions or its failure to reach
+the driver, a limit of `ulimit -a`. Its spans yield to every block recogniser's
+(registry `fallback`): a line is evidence here only where no recogniser read it as part of its
+output. Each run of such lines is appended to the pasted document EVIDENCE_LINES, which no fact
+reads as a whole output: the checks that need more say so (unknown, with what to paste).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import partial
+
+from stackaudit.facts.sources import EVIDENCE_LINES
+from stackaudit.host.memory import HostRecord
+from stackaudit.importers._scan import Candidates, next_candidate
+from stackaudit.importers.registry import Found, append_document, importer
+
+# Keys only `nvidia-smi -q` prints (whatever their indentation), with a value after ` : `.
+_SMI_KEYS = ("Driver Version", "CUDA Version", "KMD Version", "Attached GPUs", "Product Name", "Product Architecture",
+             "Persistence Mode", "Addressing Mode", "GSP Firmware Version", "VBIOS Version", "Virtualization Mode",
+             "Host VGPU Mode", "Compute Mode", "MIG Mode", "Fabric State", "Clocks Event Reasons",
+             "Clocks Throttle Reasons", "Applications Clocks", "Max Clocks", "Power Limit", "Current Power Limit",
+             "Requested Power Limit", "Enforced Power Limit", "Module ID", "GPU Part Number", "Serial Number",
+             "Bus Id", "Link Width", "PCIe Generation", "Replay Counter", "Remapped Rows", "Pending Page Blacklist",
+             "Retired Pages")
+_SMI_FIELD = re.compile(r"(?:^|\s)(?:" + "|".join(re.escape(k) for k in _SMI_KEYS) + r")\s+:\s*\S")
+# Elements of `nvidia-smi -q -x`, by the names of their families.
+_SMI_XML = re.compile(r"^\s*(?=.*</)<(?:driver_version|cuda_version|attached_gpus|product_name|product_architecture|"
+                      r"persistence_mode|gsp_firmware_version|vbios_version|virtualization_mode|compute_mode|"
+                      r"clocks_event_reason|clocks_throttle_reason|clocks_event_reasons|clocks_throttle_reasons|"
+                      r"applications_clocks|max_clocks|power_readings|gpu_power_readings|fabric|pci_bus_id|"
+                      r"link_widths|pcie_gen|mig_mode|ecc_mode|retired_pages|remapped_rows)\w*>")
+_LINK = re.compile(r"^\s*(?:LnkSta|LnkCap|LnkCtl2?|LnkSta2):\s")
+# The versions of nvidia-smi's table header, flattened onto one line; its failure to reach the driver.
+_SMI_HEADER = re.compile(r"\b(?:Driver Version|CUDA Version):\s*\d+\.\d+|NVIDIA-SMI has failed because")
+# A limit of `ulimit -a` on its own (bash's form).
+_LIMIT = re.compile(r"^\s*(?:max locked memory|open files|stack size|max user processes|core file size|"
+                    r"virtual memory|file size)\s+\((?:[\w]+, )?-\w\)\s+(?:unlimited|\d+)\s*$")
+_NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The NVIDIA)")
+# A field's ` : `, an element's closing `</`, a link state's `Lnk`, `NVRM`: few lines of a long log hold them.
+_NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
+            "stack size", "user processes", "core file size", "virtual memory", "file size")
+
+
+def is_evidence(line: str) -> bool:
+    """Whether a line, on its own, is known evidence."""
+    return bool(_SMI_FIELD.search(line) or _SMI_XML.match(line) or _LINK.match(line) or _NVRM.search(line)
+                or _SMI_HEADER.search(line) or _LIMIT.match(line))
+
+
+def _append(body: str, rec: HostRecord) -> None:
+    append_document(rec, EVIDENCE_LINES.name, body)
+
+
+@importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field, XML "
+          "element or version, a PCIe link state, an NVRM message, a ulimit", needles=_NEEDLES, per_line=True,
+          fallback=True)
+def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    i = 0
+    nxt = next_candidate(candidates)
+    while (i := nxt(i)) < len(lines):
+        if not is_evidence(lines[i]):
+            i += 1
+            continue
+        # One span a line: a line a block recogniser took costs this reader that line, not its neighbours.
+        yield Found("evidence line", i, i + 1, partial(_append, lines[i] + "\n"))
+        i += 1

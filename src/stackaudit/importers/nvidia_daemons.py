@@ -1,0 +1,112 @@
+"""What operators paste about the NVIDIA daemons: `systemctl status/start/restart` of nvidia-fabricmanager
+and nvidia-persistenced, their journal or syslog lines, and a GPU operator driver container's log.
+
+Every span appends its lines, in paste order, to the pasted document NVIDIA_DAEMON_LOG
+(facts/sources.py), which facts/nvidia_daemons.py plays into each daemon's state. A status block
+ends at a blank line (the journal tail `systemctl status` prints after it is journal lines).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import partial
+
+from stackaudit.facts.nvidia_daemons import daemon_event, status_unit
+from stackaudit.facts.sources import NVIDIA_DAEMON_LOG
+from stackaudit.host.memory import HostRecord
+from stackaudit.importers._scan import FENCE, Candidates, next_candidate
+from stackaudit.importers.registry import Found, append_document, importer
+
+
+def _append(body: str, rec: HostRecord) -> None:
+    append_document(rec, NVIDIA_DAEMON_LOG.name, body)
+
+
+def _found(kind: str, lines: list[str], start: int, end: int) -> Found:
+    # A blank line after each span: a status block's `Active:` never applies to the next span's lines.
+    return Found(kind, start, end, partial(_append, "\n".join(lines[start:end]) + "\n\n"))
+
+
+_JOB = re.compile(r"^Job for (?:nvidia-fabricmanager|nvidia-persistenced|nvidia-dcgm)(?:\.service)? failed\b")
+_SEE = re.compile(r'^See "systemctl status|^See system logs and|^Hint:')
+_STATUS_FIELD = re.compile(r"^\s+(?:Loaded|Active|Drop-In|Docs|Process|Main PID|Tasks|Memory|CPU|CGroup|Status|"
+                           r"TriggeredBy|IP|IO|Mem)\b|^\s+[│├└|`]|^\s{8,}\S")
+
+
+@importer("systemctl (NVIDIA units)",
+          "`systemctl status/start/restart` of nvidia-fabricmanager, nvidia-persistenced and nvidia-dcgm",
+          needles=("fabricmanager.service", "persistenced.service", "dcgm.service", "Job for"), per_line=True)
+def systemctl_units(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    i = 0
+    nxt = next_candidate(candidates)
+    while (i := nxt(i)) < len(lines):
+        line = lines[i].strip()
+        if _JOB.match(line):
+            end = i + 1
+            while end < len(lines) and _SEE.match(lines[end].strip()):
+                end += 1
+            yield _found("systemctl (NVIDIA units)", lines, i, end)
+            i = end
+            continue
+        if status_unit(lines[i]) is None:
+            i += 1
+            continue
+        end = i + 1
+        while end < len(lines) and lines[end].strip() and not FENCE.match(lines[end]) and \
+                _STATUS_FIELD.match(lines[end]):
+            end += 1
+        if end > i + 1 and any(re.match(r"\s*Active:", b) for b in lines[i + 1:end]):
+            yield _found("systemctl (NVIDIA units)", lines, i, end)
+        i = end
+
+
+# A journal/syslog line carries its program's tag; one of these names stands on every line of the daemons.
+_JOURNAL_NEEDLES = ("fabricmanager", "fabric manager", "persistenced", "persistence daemon", "hostengine", "dcgm")
+_TAGGED = re.compile(r"(?:systemd|nv-fabricmanager|nvidia-fabricmanager-start\.sh|nvidia-persistenced|nv-hostengine)"
+                     r"(?:\[\d+\])?:")
+
+
+def _journal_line(line: str) -> bool:
+    return bool(_TAGGED.search(line)) and daemon_event(line) is not None
+
+
+@importer("NVIDIA daemon journal",
+          "journal / syslog lines of nv-fabricmanager, nvidia-persistenced, nv-hostengine and systemd about their units",
+          needles=_JOURNAL_NEEDLES, per_line=True)
+def daemon_journal(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    i = 0
+    nxt = next_candidate(candidates)
+    while (i := nxt(i)) < len(lines):
+        if not _journal_line(lines[i]):
+            i += 1
+            continue
+        end = i + 1
+        # A daemon's message continued on the next journal line with no text of its own stays in the run.
+        while end < len(lines) and (_journal_line(lines[end]) or re.search(
+                r"(?:nv-fabricmanager|nvidia-persistenced)(?:\[\d+\])?:\s*$", lines[end])):
+            end += 1
+        yield _found("NVIDIA daemon journal", lines, i, end)
+        i = end
+
+
+# The GPU operator driver container's own messages (nvidia-driver-ctr, k8s-driver-manager).
+_CONTAINER = re.compile(r"^(?:Starting|Stopping) NVIDIA (?:fabric manager|persistence) daemon|"
+                        r"^Mounting NVIDIA driver rootfs|^(?:Loading|Unloading|Installing) NVIDIA driver kernel modules")
+
+
+@importer("driver container log", "a GPU operator driver container's log (its Fabric Manager and persistenced start)",
+          needles=("NVIDIA fabric manager daemon", "NVIDIA persistence daemon", "NVIDIA driver rootfs",
+                   "NVIDIA driver kernel modules"), per_line=True)
+def driver_container(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    i = 0
+    nxt = next_candidate(candidates)
+    while (i := nxt(i)) < len(lines):
+        if not _CONTAINER.match(lines[i].strip()):
+            i += 1
+            continue
+        end = i + 1
+        while end < len(lines) and lines[end].strip() and not FENCE.match(lines[end]):
+            end += 1
+        yield _found("driver container log", lines, i, end)
+        i = end

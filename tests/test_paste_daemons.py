@@ -1,0 +1,200 @@
+"""Kinds with no importer before issue 27: the NVIDIA daemons' status and journal lines, a driver
+container's log, dcgmi outputs, nvidia-smi -q sections cut out of their GPU, lines of evidence alone.
+
+Sample lines are verbatim from the corpus pastes named (tests/data/captures, with their threads).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stackaudit.engine.testing import run_checks
+from stackaudit.errors import InputError
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.dcgmi import parse_dcgmi_nvlink
+from stackaudit.facts.nvidia_daemons import daemon_event, parse_daemon_log
+from stackaudit.host.memory import MemoryHost
+from stackaudit.importers.registry import load_pasted, recognise
+
+
+def _host(text: str) -> MemoryHost:
+    return MemoryHost(recognise(text, "paste.txt").record)
+
+
+def _kinds(text: str) -> list[str]:
+    return [kind for kind, _, _ in recognise(text, "paste.txt").recognised]
+
+
+# 108 (ollama/ollama#11932): a failed start, then a restart the paste cuts before its outcome.
+POPOS = """\
+2025-08-16T00:03:03.937586-04:00 localhost systemd[1]: nvidia-persistenced.service: Control process exited, code=exited, status=1/FAILURE
+2025-08-16T00:03:03.959639-04:00 localhost systemd[1]: Failed to start nvidia-persistenced.service - NVIDIA Persistence Daemon.
+2025-08-16T00:03:04.244899-04:00 localhost systemd[1]: Starting nvidia-persistenced.service - NVIDIA Persistence Daemon...
+2025-08-16T00:03:04.247328-04:00 localhost nvidia-persistenced: Verbose syslog connection opened
+"""
+
+# 107 (NVIDIA/nvidia-persistenced#2): started, then stopped by signal 15.
+SHUTDOWN = """\
+May 31 05:33:40 kino1 nvidia-persistenced[19176]: Started (19176)
+May 31 05:33:40 kino1 nvidia-persistenced[19176]: device 0000:3d:00.0 - registered
+May 31 05:33:41 kino1 nvidia-persistenced[19176]: Received signal 15
+May 31 05:33:41 kino1 nvidia-persistenced[19176]: Shutdown (19176)
+"""
+
+# 100 (dstackai/dstack#2348): FM's version-mismatch message, cut by the retrieved copy.
+MISMATCH = """\
+Feb 24 09:28:18 ip-172-31-92-157 systemd[1]: Starting NVIDIA fabric manager service...
+Feb 24 09:28:28 ip-172-31-92-157 nv-fabricmanager[1507]: fabric manager NVIDIA GPU driver interface version 535.183.01 don'
+"""
+
+# 102 (NVIDIA/gpu-operator#610): no NVSwitch on the host.
+NOTHING_TO_DO = """\
+11月 15 14:15:47 <redacted> nv-fabricmanager[4177]: request to query NVSwitch device information from NVSwitch driver failed with error:WARNING Nothing to do [NV_WARN_NOTHING_TO_DO]
+11月 15 14:15:47 <redacted> systemd[1]: nvidia-fabricmanager.service: Control process exited, code=exited, status=1/FAILURE
+"""
+
+# 105 (bottlerocket-os/bottlerocket#3873).
+STATUS_ACTIVE = """\
+nvidia-fabricmanager.service - NVIDIA fabric manager service
+     Loaded: loaded (/x86_64-bottlerocket-linux-gnu/sys-root/usr/lib/systemd/system/nvidia-fabricmanager.service; enabled; preset: enabled)
+     Active: active (running) since Thu 2024-05-16 23:22:02 UTC; 7s ago
+   Main PID: 128549 (nv-fabricmanage)
+"""
+
+# 101 (NVIDIA/gpu-operator#356): a failed start on a host whose NVSwitches the paste does not show.
+JOB_FAILED = """\
+Job for nvidia-fabricmanager.service failed because the control process exited with error code.
+See "systemctl status nvidia-fabricmanager.service" and "journalctl -xe" for details.
+"""
+
+
+def test_a_failure_stays_until_the_daemon_is_started_again() -> None:
+    services = parse_daemon_log(POPOS)
+    assert services.persistenced.active == "failed" and services.persistenced.running is False
+    assert services.fabricmanager.active is None
+
+
+def test_signal_15_and_shutdown_leave_persistenced_inactive() -> None:
+    assert parse_daemon_log(SHUTDOWN).persistenced.active == "inactive"
+
+
+def test_fabric_manager_mismatch_and_switches_are_read_from_its_journal() -> None:
+    fm = parse_daemon_log(MISMATCH).fabricmanager
+    assert fm.mismatch is not None and "535.183.01" in fm.mismatch and fm.running is False
+    assert parse_daemon_log(NOTHING_TO_DO).fabricmanager.nvswitch is False
+    assert parse_daemon_log(STATUS_ACTIVE).fabricmanager.active == "active"
+
+
+def test_other_systemd_lines_are_not_the_daemons() -> None:
+    assert daemon_event("May 31 05:33:20 kino1 systemd[1]: Starting Docker Application Container Engine...") is None
+    with pytest.raises(ParseError):
+        parse_daemon_log("May 31 05:33:20 kino1 systemd[1]: Started Session 4 of user root.\n")
+
+
+@pytest.mark.parametrize(("text", "status"), [
+    (MISMATCH, "issue"), (NOTHING_TO_DO, "not-applicable"), (STATUS_ACTIVE, "ok"),
+    # A failed FM on a host whose NVSwitches no line shows: a GeForce host fails the same way.
+    (JOB_FAILED, "unknown"),
+])
+def test_fabric_manager_judged_from_its_pasted_lines_alone(text: str, status: str) -> None:
+    assert run_checks(_host(text), ["DRV-FABRIC-MANAGER"])["DRV-FABRIC-MANAGER"].status == status
+
+
+def test_persistenced_stopped_is_an_issue_without_a_gpu_listing() -> None:
+    result = run_checks(_host(SHUTDOWN), ["DRV-PERSISTENCE"])["DRV-PERSISTENCE"]
+    assert result.status == "issue" and "inactive" in result.message
+
+
+def test_without_daemon_lines_the_nvidia_fact_reason_stays() -> None:
+    # A paste with no GPU and no daemon line: judged as a check whose required `nvidia` fact is missing.
+    host = _host("Linux gpu-host 5.15.0-105-generic #115-Ubuntu SMP Mon Apr 15 09:52:04 UTC 2024 x86_64 GNU/Linux\n")
+    for cid, result in run_checks(host, ["DRV-FABRIC-MANAGER", "DRV-PERSISTENCE"]).items():
+        assert result.status == "unknown" and result.facts_missing == ("nvidia",), cid
+
+
+def test_status_journal_and_driver_container_are_their_own_kinds() -> None:
+    assert _kinds(STATUS_ACTIVE) == ["systemctl (NVIDIA units)"]
+    assert _kinds(JOB_FAILED) == ["systemctl (NVIDIA units)"]
+    assert _kinds(SHUTDOWN) == ["NVIDIA daemon journal"]
+    # 109 (NVIDIA/gpu-operator#1595)
+    container = ("Starting NVIDIA fabric manager daemon for NVLink5+...\n"
+                 "Unknown option: /usr/share/nvidia/nvswitch/fabricmanager.cfg\n")
+    assert _kinds(container) == ["driver container log"]
+    fm = run_checks(_host(container), ["DRV-FABRIC-MANAGER"])["DRV-FABRIC-MANAGER"]
+    assert fm.status == "issue" and "failed" in fm.message
+
+
+# 115 (NVIDIA/dcgm-exporter#576) and 114 (NVIDIA/DCGM#198), two GPUs each.
+def _dcgmi(letters: str) -> str:
+    row = " ".join([letters] * 18)
+    return ("+----------------------+\n|  NvLink Link Status  |\n+----------------------+\nGPUs:\n"
+            f"    gpuId 0:\n        {row}\n    gpuId 1:\n        {row}\nNvSwitches:\n    No NvSwitches found.\n")
+
+
+def test_dcgmi_nvlink_up_feeds_the_link_state() -> None:
+    status = parse_dcgmi_nvlink(_dcgmi("U"))
+    assert [g.active for g in status.gpus] == [18, 18]
+    assert run_checks(_host(_dcgmi("U")), ["DRV-NVLINK-HEALTH"])["DRV-NVLINK-HEALTH"].status == "ok"
+
+
+def test_dcgmi_nvlink_all_down_is_no_evidence_of_a_fault() -> None:
+    # DCGM lists every link of a GPU without NVLink in use as Down (NVIDIA/DCGM#49): not a failed link.
+    with pytest.raises(ParseError):
+        parse_dcgmi_nvlink(_dcgmi("D"))
+    assert _kinds(_dcgmi("D")) == ["dcgmi nvlink"]
+    assert run_checks(_host(_dcgmi("D")), ["DRV-NVLINK-HEALTH"])["DRV-NVLINK-HEALTH"].status == "unknown"
+
+
+def test_a_fabric_section_at_column_0_is_read_as_a_gpu_section() -> None:
+    # 111 (Azure/azhpc-images#506)
+    text = ("Fabric\n    State                             : Completed\n"
+            "    Status                            : Insufficient Resources\n")
+    assert _kinds(text) == ["nvidia-smi -q"]
+    fm = run_checks(_host(text), ["DRV-FABRIC-MANAGER"])["DRV-FABRIC-MANAGER"]
+    assert fm.status == "issue" and "Insufficient Resources" in fm.message
+
+
+def test_a_line_of_evidence_alone_is_read_and_a_text_without_one_is_refused(tmp_path: Path) -> None:
+    # 129 (1Panel-dev/1Panel#10990): an -q -x fragment without <nvidia_smi_log> or <gpu>.
+    xml = tmp_path / "xml.txt"
+    xml.write_text("<clocks_event_reason_gpu_idle>Active</clocks_event_reason_gpu_idle>\n")
+    assert load_pasted([str(xml)]).record.meta["recognised"] == ["evidence line (lines 1-1)"]
+    prose = tmp_path / "prose.txt"
+    prose.write_text("The GPU is slow after the upgrade, any idea?\n")
+    with pytest.raises(InputError, match="nothing recognisable"):
+        load_pasted([str(prose)])
+
+
+def test_evidence_lines_yield_to_a_block_recogniser() -> None:
+    text = ("==============NVSMI LOG==============\n\nDriver Version                    : 535.104.05\n"
+            "CUDA Version                      : 12.2\n\nAttached GPUs                     : 1\n")
+    assert _kinds(text) == ["nvidia-smi -q"]
+
+
+def test_dcgm_host_engine_lines_are_read_as_its_own_daemon() -> None:
+    # Modelled on systemd's and nv-hostengine's own wording (no corpus paste of it yet).
+    text = ("Jun 02 10:00:01 gpu-node systemd[1]: Started nvidia-dcgm.service - NVIDIA DCGM service.\n"
+            "Jun 02 10:05:09 gpu-node systemd[1]: nvidia-dcgm.service: Main process exited, code=exited, "
+            "status=1/FAILURE\n")
+    services = parse_daemon_log(text)
+    assert services.hostengine is not None and services.hostengine.active == "failed"
+    assert services.fabricmanager.active is None and services.persistenced.active is None
+    assert _kinds(text) == ["NVIDIA daemon journal"]
+
+
+@pytest.mark.parametrize("line", [
+    "max locked memory       (kbytes, -l) 64",  # bash's `ulimit -a` form (modelled)
+    "open files                      (-n) 1024",
+    "| NVIDIA-SMI 510.47.03    Driver Version: 510.47.03    CUDA Version: 11.6     |"[2:-2].strip(),  # 101, flattened
+    "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest "
+    "NVIDIA driver is installed and running.",
+])
+def test_a_lone_line_of_evidence_in_prose_is_read(line: str) -> None:
+    assert _kinds("Hello, on my box:\n" + line + "\nany idea?\n") == ["evidence line"]
+
+
+@pytest.mark.parametrize("line", ["This version: works for me", "open files are many here", "Mode: fast"])
+def test_prose_with_the_same_words_is_not_evidence(line: str) -> None:
+    assert _kinds("Hello, on my box:\n" + line + "\nany idea?\n") == []
