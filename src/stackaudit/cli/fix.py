@@ -94,7 +94,14 @@ def _apply(plan: Any, root: str, yes: bool, journal: str | None, deadline: float
     def confirm(question: str) -> bool:
         return yes or click.confirm(question, default=False)
 
-    return apply_plan(plan, System(root), journal or default_path(), verify, confirm, click.echo)
+    return apply_plan(plan, System(root), journal or default_path(), verify, confirm, _say)
+
+
+def _say(line: str) -> None:
+    """A fix message: journal and host values in it are data, shown with their control characters escaped."""
+    from stackaudit.host.terminal import escape_terminal
+
+    click.echo(escape_terminal(line))
 
 
 @click.command("fix", cls=Command)
@@ -146,7 +153,7 @@ def command(sources: tuple[str, ...], report: Optional[str], only: tuple[str, ..
     if revert is not None:
         from stackaudit.fixes.apply import System, revert_journal
 
-        return revert_journal(revert, System(root))
+        return revert_journal(revert, System(root), _say)
     loader, evidence = (boot_loader, "--boot-loader") if boot_loader in ("grub", "systemd-boot") else ("", "")
     if report:
         doc = _read_report(report)
