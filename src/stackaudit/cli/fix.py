@@ -174,7 +174,8 @@ def command(sources: tuple[str, ...], report: Optional[str], only: tuple[str, ..
         if boot_loader == "auto":
             loader, evidence = boot_loader_of(host, deadline)
     plan = build_plan(doc, boot_loader=loader, boot_evidence=evidence, only=split_csv(only),
-                      priority=priority or "", source=source, generated_at=utc_now(), name=name)
+                      priority=priority or "", source=source, generated_at=utc_now(), name=name,
+                      catalogue_only=bool(report))
     if apply:
         return _apply(plan, root, yes, journal, deadline)
     text = render(plan, fmt)
