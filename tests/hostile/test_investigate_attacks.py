@@ -4,7 +4,9 @@ in a child measured with os.wait4 (peak RSS, wall time) against tests/hostile/ho
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +17,10 @@ pytest.importorskip("openai", reason="the openai SDK is in the test extras (stac
 from hostile_llm_server import HostileLLM, serve
 from hostile_support import run_child
 
+from investigate_support import Call, Reply, call, report, start_server
 from stackaudit.host.memory import fake_host
+from stackaudit.investigate.loop import InvestigationConfig, investigate_async
+from stackaudit.investigate.session import collect_facts, domain_facts
 from stackaudit.investigate.tools import SnapshotTools
 
 _DRIVER = r"""
@@ -104,3 +109,35 @@ def test_a_process_environment_is_withheld_from_the_tools(path: str) -> None:
                      links={"/proc/self": "1"}, strict=True)
     result = SnapshotTools(host).call("read_file", {"path": path})
     assert result.error and "withheld" in result.text and "zq-plain" not in result.text
+
+
+def test_the_wall_deadline_is_checked_between_tool_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """16 calls of a tool that takes 0.5 s each, in an investigation of 4 s: the calls past the deadline
+    are answered as not run, and the investigation ends within its time."""
+    slow = SnapshotTools.call
+
+    def slow_call(self: SnapshotTools, name: str, arguments: Any) -> Any:
+        time.sleep(0.5)
+        return slow(self, name, arguments)
+
+    monkeypatch.setattr(SnapshotTools, "call", slow_call)
+    host = fake_host(files={"/proc/sys/vm/swappiness": "60\n"}, strict=True)
+    server, stop = start_server()
+    try:
+        def script(c: Call) -> Reply:
+            if c.index == 0:
+                return Reply(tool_calls=[call("read_file", path="/proc/sys/vm/swappiness")] * 16)
+            return Reply(tool_calls=[report()])
+
+        server.reset(script)
+        config = InvestigationConfig(url=server.url, model="m", domains=("KERN",), timeout_s=4.0,
+                                     request_timeout_s=5.0, backoff_s=0.01)
+        started = time.monotonic()
+        outcome = asyncio.run(investigate_async(config, host, collect_facts(host, 10.0), [], domain_facts(), {}, []))
+        took = time.monotonic() - started
+        answers = server.requests[-1].tool_outputs()
+    finally:
+        stop()
+    assert sum("time budget ran out before this call" in a for a in answers) >= 8, answers
+    assert took < 7.5, f"{took:.1f} s"  # 16 calls of 0.5 s alone are 8 s
+    assert outcome.runs[0].ended.startswith("reported")
