@@ -60,3 +60,12 @@ def chromium():  # type: ignore[no-untyped-def]
         yield b
     finally:
         b.close()
+
+
+@pytest.fixture(autouse=True)
+def _fix_lock_in_tmp(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`fix --apply/--revert` lock in a scratch root-only directory, never the host's /run/stackaudit."""
+    from stackaudit.fixes import journal
+
+    monkeypatch.setattr(journal, "LOCK_PATH", str(tmp_path_factory.mktemp("run") / "stackaudit" / "fix.lock"),
+                        raising=False)

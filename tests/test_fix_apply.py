@@ -28,6 +28,7 @@ from stackaudit.fixes.apply import (
     System,
     action_of,
     apply_plan,
+    new_header,
     revert_journal,
     select_units,
 )
@@ -44,8 +45,8 @@ CLOCKS = step("Lock clocks", "nvidia-smi -lgc 1980")
 SETPCI = step("Clear ACS", "setpci -s 0000:00:01.0 ECAP_ACS+0x6.w=0000:002c")
 PEERMEM = step("Load nvidia-peermem", "modprobe nvidia-peermem")
 # What each check wants, for the fake verifier.
-WANTED = {"A1-SWAP": ("proc/sys/vm/swappiness", "10"), "A2-NUMA": ("proc/sys/kernel/numa_balancing", "0"),
-          "A3-THP": ("sys/kernel/mm/transparent_hugepage/defrag", "defer+madvise")}
+WANTED = {"KERN-SWAP": ("proc/sys/vm/swappiness", "10"), "KERN-NUMA-BALANCING": ("proc/sys/kernel/numa_balancing", "0"),
+          "KERN-THP": ("sys/kernel/mm/transparent_hugepage/defrag", "defer+madvise")}
 ORIGINAL = {"proc/sys/vm/swappiness": "60\n", "proc/sys/kernel/numa_balancing": "1\n",
             "sys/kernel/mm/transparent_hugepage/defrag": "always defer [madvise] never\n"}
 
@@ -122,7 +123,7 @@ def test_journal_record_is_on_disk_before_each_write(tmp_path: Path) -> None:
     root = tree(tmp_path / "root")
     rec = Recorder()
     journal = rec.journal(tmp_path / "j.jsonl")
-    units, _ = select_units(plan_of(result("A1-SWAP", SWAP), result("A3-THP", DEFRAG)))
+    units, _ = select_units(plan_of(result("KERN-SWAP", SWAP), result("KERN-THP", DEFRAG)))
     applier = Applier(rec.system(root), journal, verifier(root), lambda s: None)
     assert [applier.apply(u).status for u in units] == ["fixed", "fixed"]
     assert rec.events == [("journal", "change vm.swappiness"), ("write", "vm.swappiness=10"), ("journal", "written 1"),
@@ -141,8 +142,8 @@ def stat_mode(path: Path) -> int:
 
 def test_a_check_still_an_issue_is_rolled_back_and_exit_1(tmp_path: Path) -> None:
     root = tree(tmp_path / "root")
-    plan = plan_of(result("A1-SWAP", SWAP), result("A2-NUMA", NUMA))
-    assert apply_all(plan, root, tmp_path / "j.jsonl", broken=["A2-NUMA"]) == 1
+    plan = plan_of(result("KERN-SWAP", SWAP), result("KERN-NUMA-BALANCING", NUMA))
+    assert apply_all(plan, root, tmp_path / "j.jsonl", broken=["KERN-NUMA-BALANCING"]) == 1
     assert (root / "proc/sys/vm/swappiness").read_text() == "10\n"
     assert (root / "proc/sys/kernel/numa_balancing").read_text() == "1\n"  # back to the old value
     changes, undone = read_journal(str(tmp_path / "j.jsonl"))
@@ -153,7 +154,7 @@ def test_a_failing_write_rolls_back_the_checks_earlier_changes(tmp_path: Path) -
     root = tree(tmp_path / "root")
     rec = Recorder()
     two = step("Both", "sysctl -w vm.swappiness=10", "sysctl -w kernel.numa_balancing=0")
-    units, _ = select_units(plan_of(result("A1-SWAP", two)))
+    units, _ = select_units(plan_of(result("KERN-SWAP", two)))
     out = Applier(rec.system(root, fail_on="kernel.numa_balancing"), rec.journal(tmp_path / "j.jsonl"),
                   verifier(root), lambda s: None).apply(units[0])
     assert out.status == "failed" and "injected" in out.detail
@@ -163,13 +164,13 @@ def test_a_failing_write_rolls_back_the_checks_earlier_changes(tmp_path: Path) -
 
 def test_revert_restores_the_exact_old_values_last_first(tmp_path: Path) -> None:
     root = tree(tmp_path / "root")
-    # Equal in rank, the plan takes them in the report's order, by ID: A1 before A2.
-    plan = plan_of(result("A1-SWAP", SWAP), result("A2-NUMA", NUMA))
+    plan = plan_of(result("KERN-SWAP", SWAP), result("KERN-NUMA-BALANCING", NUMA))
     assert apply_all(plan, root, tmp_path / "j.jsonl") == 0
     assert (root / "proc/sys/kernel/numa_balancing").read_text() == "0\n"
     rec = Recorder()
     assert revert_journal(str(tmp_path / "j.jsonl"), rec.system(root), lambda s: None) == 0
-    assert rec.events == [("write", "kernel.numa_balancing=1"), ("write", "vm.swappiness=60")]
+    # Applied in the report's order (KERN-NUMA-BALANCING before KERN-SWAP), reverted last first.
+    assert rec.events == [("write", "vm.swappiness=60"), ("write", "kernel.numa_balancing=1")]
     assert (root / "proc/sys/vm/swappiness").read_text() == ORIGINAL["proc/sys/vm/swappiness"]
     assert (root / "proc/sys/kernel/numa_balancing").read_text() == ORIGINAL["proc/sys/kernel/numa_balancing"]
     # Reverted once: a second revert has nothing left to do and writes nothing.
@@ -179,7 +180,7 @@ def test_revert_restores_the_exact_old_values_last_first(tmp_path: Path) -> None
 
 def test_a_second_apply_changes_nothing(tmp_path: Path) -> None:
     root = tree(tmp_path / "root")
-    plan = plan_of(result("A1-SWAP", SWAP))
+    plan = plan_of(result("KERN-SWAP", SWAP))
     assert apply_all(plan, root, tmp_path / "1.jsonl") == 0
     rec = Recorder()
     units, _ = select_units(plan)
@@ -220,11 +221,12 @@ def test_setpci_with_only_is_a_masked_write_journalled_and_reverted(tmp_path: Pa
             return ""
         return f"{register['value']:04x}\n"
 
-    units, _ = select_units(plan_of(result("S", SETPCI), only=["S"]))
+    units, _ = select_units(plan_of(result("FW-ACS-P2P", SETPCI), only=["FW-ACS-P2P"]))
     assert [u.actions for u in units] == [[Action("setpci", "0000:00:01.0 ECAP_ACS+0x6.w", "0000:002c")]]
     system = System(str(tmp_path), run=runner)
     journal = Journal.create(str(tmp_path / "j.jsonl"))
-    out = Applier(system, journal, lambda ids: {"S": "ok"}, lambda s: None).apply(units[0])
+    journal.header = new_header(plan_of())
+    out = Applier(system, journal, lambda ids: {"FW-ACS-P2P": "ok"}, lambda s: None).apply(units[0])
     journal.close()
     assert out.status == "fixed" and register["value"] == 0
     assert ["setpci", "-s", "0000:00:01.0", "ECAP_ACS+0x6.w=0000:002c"] in calls
@@ -241,10 +243,11 @@ def test_module_load_and_its_revert(tmp_path: Path) -> None:
         module.mkdir(parents=True) if argv[1] != "-r" else module.rmdir()
         return ""
 
-    units, _ = select_units(plan_of(result("P", PEERMEM)))
+    units, _ = select_units(plan_of(result("IC-NVIDIA-PEERMEM", PEERMEM)))
     system = System(str(tmp_path), run=runner)
     journal = Journal.create(str(tmp_path / "j.jsonl"))
-    assert Applier(system, journal, lambda ids: {"P": "ok"}, lambda s: None).apply(units[0]).status == "fixed"
+    journal.header = new_header(plan_of())
+    assert Applier(system, journal, lambda ids: {"IC-NVIDIA-PEERMEM": "ok"}, lambda s: None).apply(units[0]).status == "fixed"
     journal.close()
     assert revert_journal(str(tmp_path / "j.jsonl"), system, lambda s: None) == 0
     assert calls == [["modprobe", "nvidia-peermem"], ["modprobe", "-r", "nvidia-peermem"]]
@@ -252,10 +255,10 @@ def test_module_load_and_its_revert(tmp_path: Path) -> None:
 
 def test_a_look_up_step_is_left_out_and_a_container_applies_nothing(tmp_path: Path) -> None:
     look_up = step("Find the value", "sysctl vm.swappiness", cost="none")
-    units, skipped = select_units(plan_of(result("A1-SWAP", look_up, SWAP)))
-    assert [(u.check, u.actions) for u in units] == [("A1-SWAP", [Action("sysctl", "vm.swappiness", "10")])]
+    units, skipped = select_units(plan_of(result("KERN-SWAP", look_up, SWAP)))
+    assert [(u.check, u.actions) for u in units] == [("KERN-SWAP", [Action("sysctl", "vm.swappiness", "10")])]
     assert skipped == []
-    units, skipped = select_units(plan_of(result("A1-SWAP", SWAP), container="docker"))
+    units, skipped = select_units(plan_of(result("KERN-SWAP", SWAP), container="docker"))
     assert units == [] and "the Docker host" in skipped[0][1]
 
 
@@ -280,9 +283,10 @@ def test_a_tee_glob_writes_each_cpu_and_revert_restores_each(tmp_path: Path) -> 
         f = tmp_path / f"sys/devices/system/cpu/cpu{n}/cpufreq/energy_performance_preference"
         f.parent.mkdir(parents=True)
         f.write_text(old + "\n")
-    units, _ = select_units(plan_of(result("EPP", step("epp", sh(f"echo performance | tee {epp}")))))
+    units, _ = select_units(plan_of(result("KERN-EPP", step("epp", sh(f"echo performance | tee {epp}")))))
     journal = Journal.create(str(tmp_path / "j.jsonl"))
-    out = Applier(System(str(tmp_path)), journal, lambda ids: {"EPP": "ok"}, lambda s: None).apply(units[0])
+    journal.header = new_header(plan_of())
+    out = Applier(System(str(tmp_path)), journal, lambda ids: {"KERN-EPP": "ok"}, lambda s: None).apply(units[0])
     journal.close()
     assert out.status == "fixed"
     assert [(c.target.split("/")[5], c.old) for c in out.changes] == [("cpu0", "power"), ("cpu1", "balance_performance")]
@@ -294,7 +298,7 @@ def test_a_tee_glob_writes_each_cpu_and_revert_restores_each(tmp_path: Path) -> 
 def test_a_setting_whose_old_value_could_not_be_written_back_is_not_changed(tmp_path: Path) -> None:
     root = tree(tmp_path / "root")
     (root / "proc/sys/vm/swappiness").write_text("60 $(reboot)\n")
-    units, _ = select_units(plan_of(result("A1-SWAP", SWAP)))
+    units, _ = select_units(plan_of(result("KERN-SWAP", SWAP)))
     journal = Journal.create(str(tmp_path / "j.jsonl"))
     out = Applier(System(str(root)), journal, verifier(root), lambda s: None).apply(units[0])
     assert out.status == "failed" and "could write back" in out.detail and out.changes == []
@@ -320,10 +324,10 @@ root, journal, when, doc = sys.argv[1], sys.argv[2], sys.argv[3], json.loads(sys
 
 class Dying(System):
     def write(self, action, value):
-        if action.target == "kernel.numa_balancing" and when == "before":
+        if action.target == "vm.swappiness" and when == "before":
             os.kill(os.getpid(), signal.SIGKILL)
         super().write(action, value)
-        if action.target == "kernel.numa_balancing":
+        if action.target == "vm.swappiness":
             os.kill(os.getpid(), signal.SIGKILL)
 
 apply_plan(build_plan(doc), Dying(root), journal, lambda ids: {i: "ok" for i in ids}, lambda q: True, print)
@@ -333,14 +337,15 @@ apply_plan(build_plan(doc), Dying(root), journal, lambda ids: {i: "ok" for i in 
 @pytest.mark.parametrize("when", ["before", "after"])
 def test_kill_9_in_the_middle_then_revert_restores_everything(when: str, tmp_path: Path) -> None:
     root = tree(tmp_path / "root")
-    doc = {"schema": 2, "results": [result("A1-SWAP", SWAP), result("A2-NUMA", NUMA), result("A3-THP", DEFRAG)],
+    doc = {"schema": 2, "results": [result("KERN-SWAP", SWAP), result("KERN-NUMA-BALANCING", NUMA), result("KERN-THP", DEFRAG)],
            "host": {"hostname": "h", "container": "none"}}
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1] / "src")}
     done = subprocess.run([sys.executable, "-c", _CHILD, str(root), str(tmp_path / "j.jsonl"), when, json.dumps(doc)],
                           capture_output=True, timeout=60, env=env)
     assert done.returncode == -signal.SIGKILL, done.stderr[-2000:]
-    assert (root / "proc/sys/vm/swappiness").read_text() == "10\n"
-    assert (root / "proc/sys/kernel/numa_balancing").read_text() == ("1\n" if when == "before" else "0\n")
+    # The plan takes equal findings in the report's order, by ID: NUMA balancing, then swappiness, then THP.
+    assert (root / "proc/sys/kernel/numa_balancing").read_text() == "0\n"
+    assert (root / "proc/sys/vm/swappiness").read_text() == ("60\n" if when == "before" else "10\n")
     assert (root / "sys/kernel/mm/transparent_hugepage/defrag").read_text() == ORIGINAL[
         "sys/kernel/mm/transparent_hugepage/defrag"]  # never reached
     assert revert_journal(str(tmp_path / "j.jsonl"), System(str(root)), lambda s: None) == 0
@@ -404,10 +409,11 @@ def test_a_journal_naming_a_change_apply_never_makes_is_refused(kind: str, targe
     from stackaudit.errors import InputError
     (tmp_path / "etc").mkdir()
     (tmp_path / "etc/shadow").write_text("secret\n")
-    good = {"op": "change", "seq": 1, "check": "A", "kind": "sysctl", "target": "vm.swappiness", "old": "60",
+    good = {"op": "change", "seq": 1, "check": "KERN-SWAP", "kind": "sysctl", "target": "vm.swappiness", "old": "60",
             "new": "10"}
     bad = {**good, "seq": 2, "kind": kind, "target": target, "old": old, "new": new}
-    (tmp_path / "j.jsonl").write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
+    head = new_header(plan_of()).to_json()
+    (tmp_path / "j.jsonl").write_text("".join(json.dumps(r) + "\n" for r in (head, good, bad)))
     tree(tmp_path)
     (tmp_path / "proc/sys/vm/swappiness").write_text("10\n")
     with pytest.raises(InputError, match="not one fix --apply makes"):
@@ -419,7 +425,7 @@ def test_a_journal_naming_a_change_apply_never_makes_is_refused(kind: str, targe
 
 def test_a_corrupt_line_after_good_records_restores_nothing(tmp_path: Path) -> None:
     root = tree(tmp_path / "root")
-    assert apply_all(plan_of(result("A1-SWAP", SWAP)), root, tmp_path / "j.jsonl") == 0
+    assert apply_all(plan_of(result("KERN-SWAP", SWAP)), root, tmp_path / "j.jsonl") == 0
     with open(tmp_path / "j.jsonl", "a") as fh:
         fh.write("{garbage\n")
     from stackaudit.errors import InputError
@@ -442,9 +448,9 @@ def test_a_no_at_the_prompt_changes_nothing_and_creates_no_journal(tmp_path: Pat
     root = tree(tmp_path / "root")
     lines: list[str] = []
     asked: list[str] = []
-    code = apply_plan(plan_of(result("A1-SWAP", SWAP), result("R", REBOOT)), System(str(root)),
+    code = apply_plan(plan_of(result("KERN-SWAP", SWAP), result("R", REBOOT)), System(str(root)),
                       str(tmp_path / "j.jsonl"), verifier(root), lambda q: asked.append(q) or False, lines.append)
     assert code == 0 and asked == ["apply 1 change(s)?"]
-    assert "  A1-SWAP: vm.swappiness = 10" in lines and lines[-1] == "nothing applied"
+    assert "  KERN-SWAP: vm.swappiness = 10" in lines and lines[-1] == "nothing applied"
     assert any(x.startswith("not applied: R: Passthrough IOMMU (reboot)") for x in lines)
     assert (root / "proc/sys/vm/swappiness").read_text() == "60\n" and not (tmp_path / "j.jsonl").exists()

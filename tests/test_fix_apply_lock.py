@@ -1,4 +1,4 @@
-"""`fix --apply`: one at a time (a lock beside the journal's directory), the journal header --revert checks and
+"""`fix --apply`: one at a time (a lock in a root-only directory), the journal header --revert checks and
 prints, cpupower's governor and idle-state commands carried out as sysfs writes, and the persistent forms said
 after a fixed check. Scratch trees under tmp_path stand in for /sys and /proc/sys (no root needed)."""
 
@@ -14,6 +14,7 @@ import pytest
 
 from stackaudit.errors import InputError
 from stackaudit.fixes import Fix, keep_line, step
+from stackaudit.fixes import journal as journal_module
 from stackaudit.fixes.apply import (
     CPU_GOVERNOR_FILES,
     CPU_IDLE_DISABLE_FILES,
@@ -24,7 +25,7 @@ from stackaudit.fixes.apply import (
     apply_plan,
     revert_journal,
 )
-from stackaudit.fixes.journal import lock_path, read_journal_with_header
+from stackaudit.fixes.journal import read_journal_with_header
 from stackaudit.fixes.model import cmd
 from stackaudit.fixes.plan import Plan, build_plan
 
@@ -97,7 +98,7 @@ def test_other_cpupower_commands_are_not_applied(line: str) -> None:
 
 def test_governor_written_to_every_cpu_and_reverted(tmp_path: Path) -> None:
     root = tree(tmp_path / "root")
-    assert apply(plan_of(("G", GOVERNOR)), root, tmp_path / "j.jsonl") == 0
+    assert apply(plan_of(("KERN-CPUFREQ-GOVERNOR", GOVERNOR)), root, tmp_path / "j.jsonl") == 0
     for c in (0, 1):
         assert (root / f"sys/devices/system/cpu/cpu{c}/cpufreq/scaling_governor").read_text() == "performance\n"
     assert not (root / "sys/devices/system/cpu/cpufreq/policy0/scaling_governor").exists()
@@ -108,7 +109,7 @@ def test_governor_written_to_every_cpu_and_reverted(tmp_path: Path) -> None:
 def test_idle_set_by_latency_disables_deep_states_only_and_reverts(tmp_path: Path) -> None:
     root = tree(tmp_path / "root")
     (root / "sys/devices/system/cpu/cpu1/cpuidle/state1/disable").write_text("1\n")  # shallower, enabled again
-    assert apply(plan_of(("I", IDLE)), root, tmp_path / "j.jsonl") == 0
+    assert apply(plan_of(("KERN-CSTATES", IDLE)), root, tmp_path / "j.jsonl") == 0
     assert disabled(root, 0) == ["0", "0", "1", "1"] and disabled(root, 1) == ["0", "0", "1", "1"]
     assert revert_journal(str(tmp_path / "j.jsonl"), System(str(root)), lambda s: None) == 0
     assert disabled(root, 0) == ["0", "0", "0", "0"] and disabled(root, 1) == ["0", "1", "0", "0"]
@@ -129,14 +130,13 @@ def test_a_second_apply_exits_2_naming_the_holder_and_changes_nothing(tmp_path: 
     root = tree(tmp_path / "root")
     journal = tmp_path / "journal" / "j.jsonl"
     journal.parent.mkdir()
-    lock = lock_path(str(journal))
-    assert lock == str(tmp_path / "journal.lock")
+    lock = journal_module.LOCK_PATH
     holder = subprocess.Popen([sys.executable, "-c", HOLD, lock], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         with pytest.raises(InputError) as exc:
-            apply(plan_of(("S", SWAP)), root, journal)
+            apply(plan_of(("KERN-SWAP", SWAP)), root, journal)
         message = str(exc.value)
         assert exc.value.exit_code == 2 and "\n" not in message and f"pid {holder.pid}" in message
         with pytest.raises(InputError, match=f"pid {holder.pid}"):
@@ -145,7 +145,7 @@ def test_a_second_apply_exits_2_naming_the_holder_and_changes_nothing(tmp_path: 
         holder.communicate("\n", timeout=10)
     assert (root / "proc/sys/vm/swappiness").read_text() == "60\n" and not journal.exists()
     # released: the next apply goes ahead
-    assert apply(plan_of(("S", SWAP)), root, journal) == 0
+    assert apply(plan_of(("KERN-SWAP", SWAP)), root, journal) == 0
     assert (root / "proc/sys/vm/swappiness").read_text() == "10\n"
 
 
@@ -156,7 +156,7 @@ def test_header_is_the_first_record_and_revert_prints_it(tmp_path: Path) -> None
     journal = tmp_path / "j.jsonl"
     lines: list[str] = []
     argv = ["stackaudit", "fix", "--apply", "--yes"]
-    assert apply(plan_of(("S", SWAP)), root, journal, lines, argv=argv, host_name="gpu01") == 0
+    assert apply(plan_of(("KERN-SWAP", SWAP)), root, journal, lines, argv=argv, host_name="gpu01") == 0
     first = json.loads(journal.read_text().splitlines()[0])
     assert first["op"] == "header" and first["host"] == "gpu01" and first["argv"] == argv
     assert first["plan"]["report_generated_at"] == "2026-12-01T10:00:00Z" and first["plan"]["hostname"] == "gpu01"
@@ -172,7 +172,7 @@ def test_header_is_the_first_record_and_revert_prints_it(tmp_path: Path) -> None
 def test_revert_refuses_a_journal_of_another_host(tmp_path: Path) -> None:
     root = tree(tmp_path / "root")
     journal = tmp_path / "j.jsonl"
-    assert apply(plan_of(("S", SWAP)), root, journal, host_name="gpu01") == 0
+    assert apply(plan_of(("KERN-SWAP", SWAP)), root, journal, host_name="gpu01") == 0
     with pytest.raises(InputError, match="written on gpu01, this is gpu02"):
         revert_journal(str(journal), System(str(root)), lambda s: None, host_name="gpu02")
     assert (root / "proc/sys/vm/swappiness").read_text() == "10\n"  # nothing was changed

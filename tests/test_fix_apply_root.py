@@ -37,7 +37,7 @@ from stackaudit.fixes.journal import read_journal
 from stackaudit.fixes.plan import build_plan
 
 scratch = sys.argv[1]
-for where in ("/proc/sys", "/sys/kernel/mm"):
+for where in ("/proc/sys", "/sys/kernel/mm", "/run"):
     subprocess.run(["mount", "-t", "tmpfs", "stackaudit-test", where], check=True, timeout=20)
 FILES = {"/proc/sys/vm/swappiness": "60\n", "/proc/sys/kernel/numa_balancing": "1\n",
          "/sys/kernel/mm/transparent_hugepage/defrag": "always defer [madvise] never\n"}
@@ -51,15 +51,15 @@ def result(check, *steps):
             "waived": None, "fix": json.loads(json.dumps(Fix.of(*steps).to_json()))}
 
 doc = {"schema": 2, "host": {"hostname": "h", "container": "none"}, "results": [
-    result("A1-SWAP", step("s", "sysctl -w vm.swappiness=10")),
-    result("A2-NUMA", step("n", "sysctl -w kernel.numa_balancing=0")),
-    result("A3-THP", step("t", sh("echo defer+madvise > /sys/kernel/mm/transparent_hugepage/defrag")))]}
-WANT = {"A1-SWAP": ("/proc/sys/vm/swappiness", "10"), "A2-NUMA": ("/proc/sys/kernel/numa_balancing", "0"),
-        "A3-THP": ("/sys/kernel/mm/transparent_hugepage/defrag", "defer+madvise")}
+    result("KERN-SWAP", step("s", "sysctl -w vm.swappiness=10")),
+    result("KERN-NUMA-BALANCING", step("n", "sysctl -w kernel.numa_balancing=0")),
+    result("KERN-THP", step("t", sh("echo defer+madvise > /sys/kernel/mm/transparent_hugepage/defrag")))]}
+WANT = {"KERN-SWAP": ("/proc/sys/vm/swappiness", "10"), "KERN-NUMA-BALANCING": ("/proc/sys/kernel/numa_balancing", "0"),
+        "KERN-THP": ("/sys/kernel/mm/transparent_hugepage/defrag", "defer+madvise")}
 
 def verify(ids):
-    # A2-NUMA stays an issue whatever is written: its change must be rolled back.
-    return {i: "ok" if open(WANT[i][0]).read().strip() == WANT[i][1] and i != "A2-NUMA" else "issue" for i in ids}
+    # KERN-NUMA-BALANCING stays an issue whatever is written: its change must be rolled back.
+    return {i: "ok" if open(WANT[i][0]).read().strip() == WANT[i][1] and i != "KERN-NUMA-BALANCING" else "issue" for i in ids}
 
 def values():
     return {p: open(p).read() for p in FILES}
@@ -81,9 +81,9 @@ out["reverted"] = values()
 import types
 import stackaudit.engine.runner as runner
 import stackaudit.report.json_report as json_report
-doc["results"] = [result("A1-SWAP", step("s", "sysctl -w vm.swappiness=10"))]
+doc["results"] = [result("KERN-SWAP", step("s", "sysctl -w vm.swappiness=10"))]
 runner.run_audit = lambda host, options: types.SimpleNamespace(results=[
-    types.SimpleNamespace(id=i, status=s) for i, s in verify(options.select or ["A1-SWAP"]).items()])
+    types.SimpleNamespace(id=i, status=s) for i, s in verify(options.select or ["KERN-SWAP"]).items()])
 json_report.report_to_json = lambda report: doc
 j3 = os.path.join(scratch, "3.jsonl")
 out["cli"] = main(["fix", "--apply", "--yes", "--journal", j3])
@@ -101,14 +101,15 @@ def test_apply_and_revert_on_real_proc_sys_in_a_private_namespace(tmp_path: Path
     assert done.returncode == 0, done.stderr[-3000:]
     line = next(x for x in done.stdout.splitlines() if x.startswith("RESULT "))
     out = json.loads(line[len("RESULT "):])
-    assert out["apply"] == 1  # A2-NUMA was rolled back
+    assert out["apply"] == 1  # KERN-NUMA-BALANCING was rolled back
     assert out["applied"] == {"/proc/sys/vm/swappiness": "10\n", "/proc/sys/kernel/numa_balancing": "1\n",
                               "/sys/kernel/mm/transparent_hugepage/defrag": "defer+madvise\n"}
-    assert out["journal"] == [["vm.swappiness", "60", "10", False], ["kernel.numa_balancing", "1", "0", True],
+    # The plan takes equal findings in the report's order, by ID: NUMA balancing, swappiness, THP.
+    assert out["journal"] == [["kernel.numa_balancing", "1", "0", True], ["vm.swappiness", "60", "10", False],
                               ["/sys/kernel/mm/transparent_hugepage/defrag", "madvise", "defer+madvise", False]]
     assert out["again"] == 0 and out["again_journal"] == ""
     assert out["revert"] == 0
     assert out["reverted"] == {"/proc/sys/vm/swappiness": "60\n", "/proc/sys/kernel/numa_balancing": "1\n",
                                "/sys/kernel/mm/transparent_hugepage/defrag": "madvise\n"}
     assert out["cli"] == 0 and out["cli_applied"] == "10\n" and out["cli_journal"] == ["60"]
-    assert "A1-SWAP: fixed" in done.stdout and "journal: " in done.stdout
+    assert "KERN-SWAP: fixed" in done.stdout and "journal: " in done.stdout

@@ -7,7 +7,8 @@ a `--redirect-status` redirect to URL + the same path; `--self-report URL` repor
 credentials) as its model id, in `/get_server_info` and in a `/metrics` info label (`--self-report-file
 F`: every value of the JSON object in F under its own name in the last two, its `tokenizer_path` and
 `note` in the model id); `--text-bytes N` puts N bytes
-of text in every content chunk.
+of text in every content chunk; `--big-headers` answers /v1/models with 200 headers of 8 KB;
+`--trickle` answers every pre-run probe with headers, then a byte every 0.2 s.
 """
 
 from __future__ import annotations
@@ -57,6 +58,20 @@ async def _stream(writer: asyncio.StreamWriter, body: dict[str, Any], args: argp
     await writer.drain()
 
 
+# What bench probes before a run (not /v1/models, which says the server is up, nor the completions).
+_PROBES = ("/version", "/get_server_info", "/info", "/props", "/metrics", "/tokenize", "/extras/tokenize")
+
+
+async def _trickle(writer: asyncio.StreamWriter) -> None:
+    """Headers, then one byte of a long body every 0.2 s: each probe runs until its own timeout."""
+    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n")
+    await writer.drain()
+    for _ in range(5000):
+        writer.write(b" ")
+        await writer.drain()
+        await asyncio.sleep(0.2)
+
+
 async def handle(args: argparse.Namespace, state: dict[str, int], reader: asyncio.StreamReader,
                  writer: asyncio.StreamWriter) -> None:
     try:
@@ -66,6 +81,14 @@ async def handle(args: argparse.Namespace, state: dict[str, int], reader: asynci
             method, path, _ = lines[0].split(" ", 2)
             length = next((int(line.split(":", 1)[1]) for line in lines[1:] if line.lower().startswith("content-length:")), 0)
             raw = await reader.readexactly(length) if length else b""
+            if args.big_headers and path == "/v1/models":
+                # 200 headers of 8 KB each: more than aiohttp's limits allow.
+                extra = "".join(f"X-Pad-{n}: {'x' * 8000}\r\n" for n in range(200))
+                await _json(writer, 200, {"data": [{"id": "m"}]}, extra)
+                return
+            if args.trickle and path.split("?")[0] in _PROBES:
+                await _trickle(writer)
+                return
             if method == "GET" and path == "/metrics" and args.metrics_bytes:
                 await _flood(writer, args.metrics_bytes)
                 return
@@ -110,6 +133,8 @@ async def main() -> None:
     parser.add_argument("--text-bytes", type=int, default=1)
     parser.add_argument("--no-usage", dest="usage", action="store_false")
     parser.add_argument("--self-report-file", default=None)
+    parser.add_argument("--big-headers", action="store_true")
+    parser.add_argument("--trickle", action="store_true")
     args = parser.parse_args()
     args.reported = {"tokenizer_path": args.self_report, "dist_init_addr": args.self_report} if args.self_report else {}
     if args.self_report_file:

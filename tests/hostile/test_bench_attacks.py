@@ -163,3 +163,21 @@ def test_a_deeply_nested_event_is_a_stream_error_not_a_crash() -> None:
     parser = StreamParser()
     with pytest.raises(StreamError, match="not JSON"):
         parser.feed(b"data: " + b"[" * 100_000 + b"]" * 100_000 + b"\n\n", 1.0)
+
+
+def test_200_huge_headers_are_a_probe_failure_exit_2_not_3(tmp_path: Path) -> None:
+    with hostile_server("--big-headers") as url:
+        rc, _out, err, _rss, _wall = bench(tmp_path, url)
+    lines = [x for x in err.splitlines() if x.strip()]
+    assert rc == 2 and len(lines) == 1 and "cannot be read" in lines[0] and "Traceback" not in err, err[-2000:]
+
+
+def test_trickling_probes_share_one_deadline(tmp_path: Path) -> None:
+    """Every probe trickles a byte each 0.2 s: they end together at the probes' deadline (--timeout here)."""
+    with hostile_server("--trickle") as url:
+        start = time.monotonic()
+        rc, _out, err, rss, wall = bench(tmp_path, url, "--model", "m", "--timeout", "6")
+        took = time.monotonic() - start
+    assert rc == 0, err[-2000:]
+    assert took < 45, f"{took:.0f} s"  # one probe after another took about 60 s
+    print(f"trickling probes: {rss:.0f} MB, {wall:.1f} s")

@@ -217,6 +217,27 @@ async def _check_reachable(session: Any, base: str) -> None:
         raise InputError(f"cannot reach the server at {redact_url(base)}: {str(exc).splitlines()[0]}") from None
     except asyncio.TimeoutError:
         raise InputError(f"the server at {redact_url(base)} did not answer within 15 s") from None
+    except (aiohttp.ClientError, ValueError) as exc:
+        # An answer aiohttp refuses to parse (200 headers of 8 KB, a line too long): the probe failed.
+        why = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+        raise InputError(f"the server at {redact_url(base)} gave an answer that cannot be read: {why}") from None
+
+
+# The probes before a run (fingerprint, tokenize endpoint, EOS id) share one deadline: a server that
+# trickles each answer cannot stretch the run by one --timeout per probe.
+PROBE_BUDGET_S = 30.0
+
+
+async def _probe(deadline: float, coro: Any, default: Any) -> Any:
+    """`coro`'s result, or `default` once the probes' deadline has passed (the probe then reads as unavailable)."""
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        coro.close()
+        return default
+    try:
+        return await asyncio.wait_for(coro, remaining)
+    except asyncio.TimeoutError:
+        return default
 
 
 async def _find_eos_id(session: Any, base: str) -> int | None:
@@ -276,13 +297,14 @@ class _Bench:
     # -- preparation ---------------------------------------------------------------------
     async def prepare(self, session: Any) -> dict[str, Any]:
         config = self.config
+        deadline = time.monotonic() + min(config.timeout_s, PROBE_BUDGET_S)
         await _check_reachable(session, self.base)
-        server = await fingerprint_server(session, self.base)
+        server: dict[str, Any] = await _probe(deadline, fingerprint_server(session, self.base), {})
         model = config.model or server.get("model")
         if not model:
             raise UsageError("--model is needed: the server lists no model at /v1/models")
         self.model = model
-        counter = await server_counter(session, self.base, model)
+        counter = await _probe(deadline, server_counter(session, self.base, model), None)
         if counter is None:
             counter = self.local
         self.counter = counter or words_counter()
@@ -292,7 +314,7 @@ class _Bench:
             self.notes.append("prompts sized in words, not tokens: the server has no tokenize endpoint and no --tokenizer was given")
         if self.output_counter is not None and self.output_counter.source.startswith("server"):
             try:
-                self.output_baseline = await self.output_counter.count("")
+                self.output_baseline = await _probe(deadline, self.output_counter.count(""), 0)
             except Exception:
                 self.output_baseline = 0
         self.sampling = {"temperature": config.temperature, "seed": config.seed}
@@ -303,7 +325,7 @@ class _Bench:
                 self.eos_method = "ignore_eos"
             eos_id = config.eos_token_id
             if server_type not in IGNORE_EOS_ENGINES and eos_id is None:
-                eos_id = await _find_eos_id(session, self.base)
+                eos_id = await _probe(deadline, _find_eos_id(session, self.base), None)
             if eos_id is not None and server_type not in IGNORE_EOS_ENGINES:
                 # No ignore_eos here: forbid the EOS token instead (OpenAI logit_bias, −100 = never).
                 self.sampling["logit_bias"] = {str(eos_id): -100}

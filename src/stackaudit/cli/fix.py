@@ -94,7 +94,14 @@ def _apply(plan: Any, root: str, yes: bool, journal: str | None, deadline: float
     def confirm(question: str) -> bool:
         return yes or click.confirm(question, default=False)
 
-    return apply_plan(plan, System(root), journal or default_path(), verify, confirm, click.echo)
+    return apply_plan(plan, System(root), journal or default_path(), verify, confirm, _say)
+
+
+def _say(line: str) -> None:
+    """A fix message: journal and host values in it are data, shown with their control characters escaped."""
+    from stackaudit.host.terminal import escape_terminal
+
+    click.echo(escape_terminal(line))
 
 
 @click.command("fix", cls=Command)
@@ -147,7 +154,7 @@ def command(sources: tuple[str, ...], report: Optional[str], only: tuple[str, ..
     if revert is not None:
         from stackaudit.fixes.apply import System, revert_journal
 
-        return revert_journal(revert, System(root))
+        return revert_journal(revert, System(root), _say)
     loader, evidence = (boot_loader, "--boot-loader") if boot_loader in ("grub", "systemd-boot") else ("", "")
     if report:
         doc = _read_report(report)
@@ -168,7 +175,8 @@ def command(sources: tuple[str, ...], report: Optional[str], only: tuple[str, ..
         if boot_loader == "auto":
             loader, evidence = boot_loader_of(host, deadline)
     plan = build_plan(doc, boot_loader=loader, boot_evidence=evidence, only=split_csv(only),
-                      priority=priority or "", source=source, generated_at=utc_now(), name=name)
+                      priority=priority or "", source=source, generated_at=utc_now(), name=name,
+                      catalogue_only=bool(report))
     if apply:
         return _apply(plan, root, yes, journal, deadline)
     text = render(plan, fmt)

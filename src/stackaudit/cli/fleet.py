@@ -23,7 +23,7 @@ def _need_extra(engine: str) -> None:
 
 
 def _gatherer(inventory: str | None, limit: str | None, forks: int, zipapp: str | None, ray_address: str | None,
-              from_dir: str | None, timeout_s: float) -> tuple[Any, str, int, int | None]:
+              from_dir: str | None, timeout_s: float, allow_shared_dir: bool = False) -> tuple[Any, str, int, int | None]:
     """(gatherer, its name, hidden entries, how many nodes when known) for the one source given."""
     given = [flag for flag, value in (("--inventory", inventory), ("--ray", ray_address), ("--from", from_dir))
              if value is not None]
@@ -35,7 +35,7 @@ def _gatherer(inventory: str | None, limit: str | None, forks: int, zipapp: str 
     if from_dir is not None:
         from stackaudit.fleet.directory import directory_gatherer
 
-        gather, entries, hidden = directory_gatherer(from_dir)
+        gather, entries, hidden = directory_gatherer(from_dir, allow_shared_dir)
         return gather, "directory", hidden, entries
     if inventory is not None:
         _need_extra("ansible")
@@ -95,6 +95,9 @@ class _Display:
 @click.option("--from", "from_dir", metavar="DIR",
               help="A directory of snapshots, one per node, named after it (node-07.tar.gz): what the Slurm and "
                    "Kubernetes recipes of docs/fleet.md write.")
+@click.option("--allow-shared-dir", is_flag=True,
+              help="With --from: read a directory that users other than its owner can write (links in it are "
+                   "still never followed).")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(1, 3600), default=300.0, metavar="SECONDS",
               help="Seconds a node's capture may run (Ansible, Ray) before it is reported timed out.")
 @format_option("stackaudit.fleet.render")
@@ -106,7 +109,7 @@ class _Display:
 @click.option("--waivers", metavar="FILE", help="Waiver file applied to every node (default: ./stackaudit.toml).")
 def command(inventory: str | None, limit: str | None, forks: int, zipapp: str | None, ray_address: str | None,
             from_dir: str | None, timeout_s: float, fmt: str, output: str | None, workers: int | None, fail_on: str | None,
-            waivers: str | None) -> int:
+            waivers: str | None, allow_shared_dir: bool) -> int:
     """Audit every node of a cluster and report drift between nodes that should be alike.
 
     Exit 1 when a node failed (named with its reason) or --fail-on found what it gates on; 2 for usage errors.
@@ -126,10 +129,13 @@ def command(inventory: str | None, limit: str | None, forks: int, zipapp: str | 
         if gate not in FAIL_ON:
             raise UsageError(f"--fail-on takes {', '.join(FAIL_ON)}, not {fail_on!r}")
     found = find_waivers(waivers)
-    gather, name, hidden, total = _gatherer(inventory, limit, forks, zipapp, ray_address, from_dir, timeout_s)
+    if allow_shared_dir and from_dir is None:
+        raise UsageError("--allow-shared-dir goes with --from DIR")
+    gather, name, hidden, total = _gatherer(inventory, limit, forks, zipapp, ray_address, from_dir, timeout_s,
+                                            allow_shared_dir)
     with tempfile.TemporaryDirectory(prefix="stackaudit-fleet-") as dest, _Display(total) as display:
         outcomes: Iterator[Any] = iter(gather(dest, display.on_outcome))
         summaries = analyse(outcomes, workers, found, display.on_summary)
     doc = document(summaries, name, argv=invocation(), fail_on=gate, hidden_entries=hidden)
-    emit(render(doc, fmt), output)
+    emit(render(doc, fmt), output, plain_text=fmt == "text")
     return exit_code(doc)

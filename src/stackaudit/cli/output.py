@@ -55,13 +55,16 @@ def invocation() -> list[str] | None:
     return None if _invocation is None else list(_invocation)
 
 
-def emit(text: str, output: str | None) -> None:
+def emit(text: str, output: str | None, colour: bool = False, plain_text: bool = False) -> None:
+    """Every command's text on stdout: no control character from a host value reaches a terminal. `colour`:
+    the text renderer coloured it after escaping each value, so its SGR sequences stay (only then). A file
+    written with --output gets the text as it is, but `plain_text` (a text format) escaped as on a terminal."""
     if not output or output == "-":
-        # Every command's text on stdout: no control character from a host value reaches a terminal
-        # (the renderer's own SGR colours stay). A file written with --output gets the text as it is.
-        sys.stdout.write(escape_terminal(text, keep_colour=True))
+        sys.stdout.write(escape_terminal(text, keep_colour=colour))
         sys.stdout.flush()
         return
+    if plain_text:
+        text = escape_terminal(text)
     directory = os.path.dirname(os.path.abspath(output))
     if not os.path.isdir(directory):
         raise InputError(f"cannot write {output}: directory {directory} does not exist")

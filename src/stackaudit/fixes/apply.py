@@ -30,12 +30,10 @@ from stackaudit.fixes.journal import (
     Change,
     Header,
     Journal,
-    lock_path,
-    read_journal,
     read_journal_with_header,
 )
-from stackaudit.fixes.model import COST_WORDS, Command
-from stackaudit.fixes.plan import Plan, PlanStep, has_placeholder
+from stackaudit.fixes.model import COST_WORDS, Command, Fix
+from stackaudit.fixes.plan import PLACEHOLDER, Plan, PlanStep, has_placeholder
 
 _SYSCTL_KEY = re.compile(r"[a-z0-9_.\-/]+")
 _SYSCTL_CMD = re.compile(r"sysctl -w ([^=\s]+)=(\S+)")
@@ -377,40 +375,106 @@ class Restored:
 
 
 
-def check_change(change: Change, where: str) -> None:
-    """A journal is an input: each change must be one --apply could have made, or InputError."""
-    try:
-        if change.kind == "sysctl":
-            action = action_of(Command(f"sysctl -w {change.target}={change.new}"))
-        elif change.kind == "sysfs":
-            action = action_of(Command(f"echo {change.new} > {change.target}", shell=True))
-        elif change.kind == "module":
-            action = action_of(Command(f"modprobe {change.target}"))
-        else:
-            action = action_of(Command(f"setpci -s {change.target}={change.new}"))
-            int(change.old, 16)
-        ok = action.target == change.target and _VALUE.fullmatch(change.old) is not None \
-            and (change.kind != "module" or change.old in ("loaded", "absent"))
-    except (NotApplicable, ValueError):
-        ok = False
-    if not ok:
-        raise InputError(f"{where}: change {change.seq} is not one fix --apply makes (nothing was changed)")
+@dataclass(frozen=True)
+class Allowed:
+    """A change `fix --apply` can make for one check: its kind, the targets (a pattern) and the new values."""
+
+    kind: str
+    target: re.Pattern[str]
+    value: re.Pattern[str]
+    mask: int = 0  # setpci: the bits the write may change
 
 
-def check_header(path: str, host_name: str) -> Header | None:
-    """The journal's header, refused (InputError) when it was written on another host."""
+# Values the host chooses (the platform profile's own list of choices), not the fix text.
+_HOST_CHOSEN = {"/sys/firmware/acpi/platform_profile": re.compile(r"[a-z][a-z0-9-]{0,40}")}
+_HEX = re.compile(r"[0-9a-fA-F]{1,8}")
+
+
+def _glob_pattern(path: str) -> re.Pattern[str]:
+    """A sysfs glob (`cpu[0-9]*`) as a regex that never crosses a `/`."""
+    out = ""
+    for part in re.split(r"(\*|\[0-9\])", path):
+        out += "[^/]*" if part == "*" else "[0-9]" if part == "[0-9]" else re.escape(part)
+    return re.compile(out)
+
+
+def allowed_of(fix: Fix) -> list[Allowed]:
+    """The changes the runtime host steps of a catalogue fix can make. A `<placeholder>` BDF (the step's
+    `per`) stands for any PCI address; any other placeholder makes the command one --apply never runs."""
+    out: list[Allowed] = []
+    for step in fix.steps:
+        if step.cost != "runtime" or step.scope != "host":
+            continue
+        for command in step.commands:
+            line = command.line.replace(step.per, "0000:00:00.0") if step.per else command.line
+            if PLACEHOLDER.search(line):
+                continue
+            try:
+                action = action_of(Command(line, shell=command.shell))
+            except (NotApplicable, ValueError):
+                continue
+            if action.kind == "setpci":
+                reg = action.target.split(" ", 1)[1]
+                out.append(Allowed("setpci", re.compile(_BDF.pattern + " " + re.escape(reg)), _HEX,
+                                   int(action.value.split(":")[1], 16)))
+            elif action.kind == "sysfs":
+                value = re.compile("[01]") if action.latency_from is not None or action.target.endswith(
+                    "/disable") else _HOST_CHOSEN.get(action.target, re.compile(re.escape(action.value)))
+                out.append(Allowed("sysfs", _glob_pattern(action.target), value))
+            else:
+                out.append(Allowed(action.kind, re.compile(re.escape(action.target)), re.compile(re.escape(
+                    action.value))))
+    return out
+
+
+def catalogue_fixes() -> dict[str, Fix]:
+    """Each check's fix as the catalogue declares it, by check ID."""
+    from stackaudit.checks.registry import load_all
+
+    return {spec.id: spec.fix for spec in load_all().values()}
+
+
+def _allows(rule: Allowed, change: Change) -> bool:
+    if rule.kind != change.kind or not rule.target.fullmatch(change.target):
+        return False
+    if change.kind == "module":
+        # Only a module the apply loaded is unloaded again.
+        return change.new == "loaded" and change.old == "absent"
+    if change.kind == "setpci":
+        value, _, mask = change.new.partition(":")
+        if not (_HEX.fullmatch(value) and _HEX.fullmatch(mask) and _HEX.fullmatch(change.old)):
+            return False
+        return int(mask, 16) == rule.mask and int(value, 16) & ~rule.mask == 0
+    return rule.value.fullmatch(change.new) is not None and _VALUE.fullmatch(change.old) is not None
+
+
+def check_change(change: Change, where: str, fixes: dict[str, Fix] | None = None) -> None:
+    """A journal is an input: each change must be one --apply could have made from the catalogue's fix
+    steps for the check it names (same kind, a target the step writes, a value the step allows), or InputError."""
+    fix = (catalogue_fixes() if fixes is None else fixes).get(change.check)
+    if fix is None or not any(_allows(rule, change) for rule in allowed_of(fix)):
+        raise InputError(f"{where}: change {change.seq} is not one fix --apply makes for "
+                         f"{change.check[:40]!r} (nothing was changed)")
+
+
+def check_header(path: str, host_name: str) -> Header:
+    """The journal's header: refused (InputError) when missing or written on another host."""
     _, _, header = read_journal_with_header(path)
-    if header is not None and host_name and header.host and header.host != host_name:
-        raise InputError(f"journal {path} was written on {header.host}, this is {host_name}: "
+    if header is None:
+        raise InputError(f"journal {path} has no header naming its host and plan: not one fix --apply wrote "
+                         "(nothing was changed)")
+    if header.host != host_name:
+        raise InputError(f"journal {path} was written on {header.host or '?'}, this is {host_name}: "
                          "revert it there (nothing was changed)")
     return header
 
 
-def revert(path: str, system: System) -> list[Restored]:
+def revert(path: str, system: System, fixes: dict[str, Fix] | None = None) -> list[Restored]:
     """Every change of the journal not yet undone, last first: the old value written, then read back."""
-    changes, undone = read_journal(path)
+    changes, undone, _ = read_journal_with_header(path)
+    fixes = catalogue_fixes() if fixes is None else fixes
     for change in changes:
-        check_change(change, f"journal {path}")
+        check_change(change, f"journal {path}", fixes)
     todo = [c for c in reversed(changes) if c.seq not in undone]
     if not todo:
         return []
@@ -462,8 +526,8 @@ def apply_plan(plan: Plan, system: System, journal_path: str, verify: Verifier,
                argv: Sequence[str] | None = None, host_name: str | None = None,
                lock: str | None = None) -> int:
     """The whole `fix --apply`: what is not applied printed, the rest confirmed, applied one check at a
-    time; exit 1 when any check failed or was rolled back. One at a time per journal directory: a second
-    apply while the lock (`lock`, default beside the journal's directory) is held exits 2 naming the holder."""
+    time; exit 1 when any check failed or was rolled back. One at a time on the host: a second apply while
+    the lock (`lock`, default journal.LOCK_PATH) is held exits 2 naming the holder."""
     units, skipped = select_units(plan)
     for s, why in skipped:
         say(f"not applied: {s.check}: {s.step.does} ({why})")
@@ -477,7 +541,7 @@ def apply_plan(plan: Plan, system: System, journal_path: str, verify: Verifier,
     if not confirm(f"apply {sum(len(u.actions) for u in units)} change(s)?"):
         say("nothing applied")
         return 0
-    with ApplyLock(lock or lock_path(journal_path)):
+    with ApplyLock(lock):
         journal = Journal.create(journal_path)
         failed = False
         try:
@@ -500,15 +564,15 @@ def apply_plan(plan: Plan, system: System, journal_path: str, verify: Verifier,
 
 def revert_journal(path: str, system: System, say: Callable[[str], None] = print,
                    host_name: str | None = None, lock: str | None = None) -> int:
-    """`fix --revert`: the header printed and checked (the same host), then every change undone, last first."""
-    with ApplyLock(lock or lock_path(path)):
+    """`fix --revert`: the journal checked as root's own (owner, mode, no link, a header naming this host,
+    only changes the catalogue's fixes make) and its header printed, then every change undone, last first."""
+    with ApplyLock(lock):
         return _revert_locked(path, system, say, socket.gethostname() if host_name is None else host_name)
 
 
 def _revert_locked(path: str, system: System, say: Callable[[str], None], host_name: str) -> int:
     header = check_header(path, host_name)
-    if header is not None:
-        say(header.describe())
+    say(header.describe())
     restored = revert(path, system)
     if not restored:
         say(f"{path}: every change is already undone")

@@ -15,6 +15,7 @@ import errno
 import fcntl
 import json
 import os
+import stat
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -22,6 +23,9 @@ from typing import Any
 from stackaudit.errors import InputError
 
 DEFAULT_DIR = "/var/lib/stackaudit/journal"
+# One lock for every apply and revert, in a directory only root can write (created 0700 when missing).
+LOCK_PATH = "/run/stackaudit/fix.lock"
+_PID_WIDTH = 16  # the pid, written padded at offset 0: the file is never truncated
 MAX_JOURNAL_BYTES = 4 * 1024 * 1024
 KINDS = ("sysctl", "sysfs", "module", "setpci")
 _UNDONE = ("rolled-back", "reverted")
@@ -73,37 +77,97 @@ def header_of(rec: dict[str, Any], where: str) -> Header:
     return Header(rec["host"], plan, tuple(argv), rec["started"], rec["tool_version"])
 
 
-def lock_path(journal_path: str) -> str:
-    """The lock beside the journal's directory (/var/lib/stackaudit/journal.lock for the default one)."""
-    return os.path.dirname(os.path.abspath(journal_path)).rstrip(os.sep) + ".lock"
+def _owner_ok(st: os.stat_result) -> bool:
+    """Owned by root (or by the user running this, where that is not root: tests)."""
+    return st.st_uid in (0, os.geteuid())
+
+
+def open_trusted_dir(path: str, create: bool = False) -> int:
+    """A descriptor of directory `path`, opened from / one component at a time with O_NOFOLLOW (a link
+    anywhere on the way is refused, never followed). Every component must be owned by root; the ones
+    above may be writable by others only when sticky (/tmp); the directory itself by its owner only.
+    `create`: missing components are made, mode 0700. OSError or InputError (one line) otherwise."""
+    full = os.path.abspath(path)
+    parts = [p for p in full.split("/") if p]
+    fd = os.open("/", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for n, name in enumerate([*parts, ""]):
+            st = os.fstat(fd)
+            last = n == len(parts)
+            shown = "/" + "/".join(parts[:n])
+            writable = st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+            if not _owner_ok(st) or (writable and (last or not st.st_mode & stat.S_ISVTX)):
+                raise InputError(f"directory {shown} is not root's own (owner uid {st.st_uid}, mode "
+                                 f"{stat.S_IMODE(st.st_mode):o}): refused (nothing was changed)")
+            if last:
+                break
+            try:
+                sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                os.mkdir(name, 0o700, dir_fd=fd)
+                sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise InputError(f"{shown.rstrip('/')}/{name}: a link or not a directory: refused "
+                                     "(nothing was changed)") from None
+                raise
+            os.close(fd)
+            fd = sub
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def check_trusted_file(fd: int, path: str) -> None:
+    """A journal or lock file root can trust: a regular file, owned by root, one link, writable by its owner only."""
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or not _owner_ok(st) or st.st_nlink != 1 \
+            or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise InputError(f"{path}: not a regular file of root's own (owner uid {st.st_uid}, mode "
+                         f"{stat.S_IMODE(st.st_mode):o}, {st.st_nlink} link(s)): refused (nothing was changed)")
+
+
+def open_in_trusted_dir(path: str, flags: int, mode: int = 0o600, create_dir: bool = False) -> int:
+    """`path`'s final component opened with O_NOFOLLOW inside its directory opened by `open_trusted_dir`."""
+    directory, name = os.path.split(os.path.abspath(path))
+    dir_fd = open_trusted_dir(directory, create=create_dir)
+    try:
+        return os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=dir_fd)
+    finally:
+        os.close(dir_fd)
 
 
 class ApplyLock:
-    """An exclusive flock(2) held while one `fix --apply` or `--revert` runs; its file holds the holder's pid."""
+    """An exclusive flock(2) held while one `fix --apply` or `--revert` runs, on a file in a root-only
+    directory (LOCK_PATH): opened O_NOFOLLOW|O_CREAT, checked as root's own, never truncated; its first
+    bytes hold the holder's pid."""
 
-    def __init__(self, path: str) -> None:
-        self.path = path
+    def __init__(self, path: str | None = None) -> None:
+        self.path = path or LOCK_PATH
         self._fd = -1
 
     def __enter__(self) -> ApplyLock:
-        if self.path.startswith(os.path.dirname(DEFAULT_DIR) + os.sep):
-            os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            fd = open_in_trusted_dir(self.path, os.O_RDWR | os.O_CREAT, 0o600, create_dir=True)
         except OSError as exc:
             raise InputError(f"cannot open the lock {self.path}: {exc.strerror or exc} (nothing was changed)") from None
         try:
+            check_trusted_file(fd, f"lock {self.path}")
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except InputError:
+            os.close(fd)
+            raise
         except OSError as exc:
-            holder = os.read(fd, 32).decode("ascii", "replace").strip() or "?"
+            holder = os.pread(fd, _PID_WIDTH, 0).decode("ascii", "replace").strip() or "?"
             os.close(fd)
             if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
                 raise InputError(f"another fix --apply/--revert is running (pid {holder}, lock {self.path}); "
                                  "nothing was changed") from None
             raise InputError(f"cannot lock {self.path}: {exc.strerror or exc} (nothing was changed)") from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
-        os.fsync(fd)
+        os.pwrite(fd, f"{os.getpid()}".ljust(_PID_WIDTH - 1).encode() + b"\n", 0)
         self._fd = fd
         return self
 
@@ -130,12 +194,11 @@ class Journal:
 
     @classmethod
     def create(cls, path: str) -> Journal:
-        directory = os.path.dirname(os.path.abspath(path))
-        if os.path.abspath(path).startswith(DEFAULT_DIR + os.sep):
-            os.makedirs(directory, mode=0o700, exist_ok=True)
+        # The default directory is made (0700) where missing; any other must exist and be root's own.
+        default = os.path.abspath(path).startswith(DEFAULT_DIR + os.sep)
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_APPEND,
-                         0o600)
+            fd = open_in_trusted_dir(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600,
+                                     create_dir=default)
         except FileExistsError:
             raise InputError(f"journal {path} exists; choose a new path (nothing was changed)") from None
         except OSError as exc:
@@ -145,9 +208,14 @@ class Journal:
     @classmethod
     def reopen(cls, path: str) -> Journal:
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC)
+            fd = open_in_trusted_dir(path, os.O_WRONLY | os.O_APPEND)
         except OSError as exc:
             raise InputError(f"cannot open journal {path}: {exc.strerror or exc} (nothing was changed)") from None
+        try:
+            check_trusted_file(fd, f"journal {path}")
+        except InputError:
+            os.close(fd)
+            raise
         return cls(fd, path)
 
     def next_seq(self) -> int:
@@ -178,9 +246,14 @@ def read_journal(path: str) -> tuple[list[Change], set[int]]:
 def read_journal_with_header(path: str) -> tuple[list[Change], set[int], Header | None]:
     """read_journal and the header record (None in a journal written before headers existed)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = open_in_trusted_dir(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
         raise InputError(f"journal {path}: {exc.strerror or exc} (nothing was changed)") from None
+    try:
+        check_trusted_file(fd, f"journal {path}")
+    except InputError:
+        os.close(fd)
+        raise
     with os.fdopen(fd, "rb") as fh:
         data = fh.read(MAX_JOURNAL_BYTES + 1)
     if len(data) > MAX_JOURNAL_BYTES:

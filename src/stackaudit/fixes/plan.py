@@ -80,6 +80,8 @@ class Plan:
     only: list[str] = field(default_factory=list)
     priority: str = ""
     waived: int = 0
+    # Checks whose report fix text was not the catalogue's: their steps are the catalogue's fix instead.
+    fix_replaced: list[str] = field(default_factory=list)
 
     def group(self, name: str) -> list[PlanStep]:
         return [s for s in self.steps if s.group == name]
@@ -205,8 +207,10 @@ def _report_order(result: dict[str, Any]) -> tuple[int, bool, int, int, int, str
 
 def build_plan(doc: dict[str, Any], *, boot_loader: str = "", boot_evidence: str = "", only: list[str] | None = None,
                priority: str = "", source: dict[str, Any] | None = None, generated_at: str = "",
-               name: str = "the report") -> Plan:
-    """The plan for an audit report's results (the JSON shape, schema 2)."""
+               name: str = "the report", catalogue_only: bool = False) -> Plan:
+    """The plan for an audit report's results (the JSON shape, schema 2). `catalogue_only` (a saved report,
+    whoever wrote it): a result's fix steps are kept only where they are the catalogue's for its check ID,
+    else the catalogue's fix is used and the check is named in `fix_replaced` (fixes/catalogue_fix.py)."""
     results = doc.get("results")
     if not isinstance(results, list):
         raise InputError(f"{name}: no results list: not a stackaudit audit report")
@@ -233,27 +237,40 @@ def build_plan(doc: dict[str, Any], *, boot_loader: str = "", boot_evidence: str
               and (not plan.priority or _rank(r.get("priority")) <= _rank(plan.priority))]
     chosen.sort(key=_report_order)
     for r in chosen:
-        plan.steps += _result_steps(r, plan.order)
+        plan.steps += _result_steps(r, plan.order, plan.fix_replaced if catalogue_only else None)
     plan.steps.sort(key=lambda s: plan.order.index(s.group))  # stable: priority order within a group
     return plan
 
 
-def _result_steps(result: dict[str, Any], order: tuple[str, ...]) -> list[PlanStep]:
+def _result_steps(result: dict[str, Any], order: tuple[str, ...], replaced: list[str] | None) -> list[PlanStep]:
     in_container = order == CONTAINER_ORDER
     check = str(result.get("id"))
     fix = result.get("fix")
     if not isinstance(fix, dict) or not isinstance(fix.get("steps"), list) or not fix["steps"]:
         raise InputError(f"result {check[:40]}: an issue without fix steps: not a stackaudit report of schema 2")
     subjects = [str(s) for s in result.get("subjects") or []]
+    steps = [step_from_json(data, f"result {check[:40]} step {n}") for n, data in enumerate(fix["steps"], 1)]
+    note = str(fix.get("note") or "")
+    if replaced is not None:
+        from stackaudit.fixes.catalogue_fix import catalogue_fix, step_is_catalogues
+
+        own = catalogue_fix(check)
+        if own is None:
+            replaced.append(check[:40])
+            return []
+        if not all(step_is_catalogues(s, own) for s in steps):
+            replaced.append(check)
+            bound = own.bind(subjects)
+            steps, note = list(bound.steps), ("the report's fix text is not the catalogue's: the catalogue's "
+                                              "steps are given" + (f"; {own.note}" if own.note else ""))
     out: list[PlanStep] = []
-    for n, data in enumerate(fix["steps"], 1):
-        step = step_from_json(data, f"result {check[:40]} step {n}")
+    for n, step in enumerate(steps, 1):
         revert = revert_from_observed(step, subjects, result.get("actual"))
         out.append(PlanStep(check=check, priority=result.get("priority"), title=str(result.get("title") or ""),
                             step=step, group=_group(step, in_container), observed=result.get("actual"),
                             revert=revert or step.revert,
                             revert_from="observed" if revert else ("fix" if step.revert else ""),
-                            note=str(fix.get("note") or "") if n == 1 else ""))
+                            note=note if n == 1 else ""))
     # The check must pass once the group of its costliest step is done.
     last = max(range(len(out)), key=lambda i: (order.index(out[i].group), i))
     out[last] = replace(out[last], last=True)

@@ -191,6 +191,9 @@ def _header_facts(plan: Plan) -> list[str]:
         out.append("filters: " + " ".join(chosen))
     if plan.waived:
         out.append(f"{plan.waived} waived issue(s) left out")
+    if plan.fix_replaced:
+        out.append(f"the report's fix text is not the catalogue's for {', '.join(plan.fix_replaced)}: ignored "
+                   "(the catalogue's steps are given; a check the catalogue does not know is left out)")
     return out
 
 
@@ -267,6 +270,7 @@ def plan_to_json(plan: Plan) -> dict[str, Any]:
         "boot_loader": {"name": plan.boot_loader, "evidence": plan.boot_evidence} if plan.boot_loader else None,
         "filters": {"only": list(plan.only), "priority": plan.priority or None},
         "waived": plan.waived,
+        "fix_text_ignored": list(plan.fix_replaced),
         "groups": groups,
     }
 

@@ -6,6 +6,11 @@ skipped silently: an entry that is no snapshot (an empty directory, a FIFO) is a
 and a file that is not one is handed on, to be refused with its reason by the analysis. Only names starting
 with a dot are left out (an editor's or a half-written upload's temporary files: `.node-07.tar.gz.part`),
 and the report counts them.
+
+Root reads DIR, and the nodes (or anyone) may write it. An entry is looked at without following a link: a
+symbolic link is a failed node, never opened (it could lead to a root-only file). A DIR that users other than
+its owner can write is refused unless `--allow-shared-dir` says it is meant to be shared: there, an entry
+can be swapped for a link between the look and the read.
 """
 
 from __future__ import annotations
@@ -29,11 +34,15 @@ def node_name(entry: str) -> str:
     return entry
 
 
-def list_entries(directory: str) -> tuple[list[str], int]:
+def list_entries(directory: str, allow_shared: bool = False) -> tuple[list[str], int]:
     """(the entries that are nodes, sorted; how many hidden entries were left out); InputError on a bad DIR."""
     try:
-        if not stat.S_ISDIR(os.stat(directory).st_mode):
+        st = os.stat(directory)
+        if not stat.S_ISDIR(st.st_mode):
             raise InputError(f"--from {directory}: not a directory (a directory of snapshots, one per node)")
+        if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not allow_shared:
+            raise InputError(f"--from {directory}: writable by users other than its owner (mode "
+                             f"{stat.S_IMODE(st.st_mode):o}): pass --allow-shared-dir to read it anyway")
         with os.scandir(directory) as it:
             names = []
             for n, entry in enumerate(it):
@@ -59,11 +68,13 @@ def directory_outcomes(directory: str, entries: list[str]) -> Iterator[NodeOutco
         path = os.path.join(directory, entry)
         name = node_name(entry)
         try:
-            st = os.stat(path)
+            st = os.lstat(path)
         except OSError as exc:
             yield NodeOutcome(name, error=f"{entry}: {exc.strerror or exc}")
             continue
-        if stat.S_ISDIR(st.st_mode):
+        if stat.S_ISLNK(st.st_mode):
+            yield NodeOutcome(name, error=f"{entry}: a symbolic link: not followed (copy the snapshot itself)")
+        elif stat.S_ISDIR(st.st_mode):
             if not os.listdir(path):
                 yield NodeOutcome(name, error=f"{entry}/: an empty directory, no snapshot (the capture wrote nothing)")
             elif not is_snapshot(path):
@@ -79,10 +90,10 @@ def directory_outcomes(directory: str, entries: list[str]) -> Iterator[NodeOutco
             yield NodeOutcome(name, error=f"{entry}: not a regular file or directory")
 
 
-def directory_gatherer(directory: str) -> tuple[Gatherer, int, int]:
+def directory_gatherer(directory: str, allow_shared: bool = False) -> tuple[Gatherer, int, int]:
     """The gatherer for DIR (its snapshots are already here: `dest` is not used), how many nodes it names
     and how many hidden entries it left out."""
-    entries, hidden = list_entries(directory)
+    entries, hidden = list_entries(directory, allow_shared)
 
     def gather(dest: str, progress: Progress | None = None) -> Iterator[NodeOutcome]:
         for n, outcome in enumerate(directory_outcomes(directory, entries), 1):

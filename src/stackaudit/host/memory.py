@@ -468,9 +468,10 @@ class _BoundedTarInfo(tarfile.TarInfo):
         return super()._proc_gnulong(tar)  # type: ignore[misc, no-any-return]
 
 
-class _CountingReader(io.RawIOBase):
-    """The decompressed stream, stopped past the snapshot's byte bound (headers and skipped data too), and
-    past MAX_COMPRESSION_RATIO once more than BOMB_CHECK_BYTES came out: a bomb is refused while small."""
+class BoundedDecompression(io.RawIOBase):
+    """A decompressed stream, stopped past its byte bound (a snapshot's headers and skipped data too), and
+    past MAX_COMPRESSION_RATIO once more than BOMB_CHECK_BYTES came out: a bomb is refused while small.
+    Snapshots and pasted archives (importers/_archives.py) are read through it; `raw` is the compressed file."""
 
     def __init__(self, inner: Any, limit: int, raw: Any = None) -> None:
         self.inner = inner
@@ -549,7 +550,7 @@ def _decompressed(raw: Any) -> io.BufferedReader:
     gzipped = raw.read(2) == b"\x1f\x8b"
     raw.seek(0)
     stream: Any = gzip.GzipFile(fileobj=raw, mode="rb") if gzipped else raw
-    return io.BufferedReader(_CountingReader(stream, MAX_SNAPSHOT_BYTES + 64 * (1 << 20), raw if gzipped else None),
+    return io.BufferedReader(BoundedDecompression(stream, MAX_SNAPSHOT_BYTES + 64 * (1 << 20), raw if gzipped else None),
                              1 << 16)
 
 

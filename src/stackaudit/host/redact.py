@@ -70,10 +70,17 @@ _URL_CREDENTIALS = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<cred>[
 # GitHub (https://github.blog/engineering/platform-security/behind-githubs-new-authentication-token-formats/),
 # Hugging Face `hf_`, OpenAI/Anthropic `sk-`, AWS access key IDs `AKIA`/`ASIA`, NVIDIA NGC/API `nvapi-`,
 # JWTs (three base64url parts, the first two JSON objects: `eyJ`), PEM blocks, chat webhook URLs.
+# Judged by prefix before any entropy rule (their `-` and `_` would rule that out): Slack bot, user,
+# app-level and refresh tokens (`xox[abposr]-`, `xapp-`), Stripe live and test keys (`sk_live_`,
+# `rk_live_`, `sk_test_`), GitLab `glpat-`, npm `npm_`, PyPI `pypi-AgE` (a macaroon), SendGrid
+# `SG.<id>.<secret>`, Google API keys `AIza`, DigitalOcean `dop_v1_`, Shopify `shpat_`.
 _SECRET_SHAPES = re.compile(
     r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|hf_[A-Za-z0-9]{20,}"
     r"|(?:AKIA|ASIA)[0-9A-Z]{16}|nvapi-[A-Za-z0-9_-]{20,}"
-    r"|eyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,})"
+    r"|eyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}"
+    r"|xox[abposr]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,}|(?:sk|rk)_live_[A-Za-z0-9]{10,}|sk_test_[A-Za-z0-9]{10,}"
+    r"|glpat-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{30,}|pypi-AgE[A-Za-z0-9_-]{20,}"
+    r"|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|AIza[A-Za-z0-9_-]{30,}|dop_v1_[a-f0-9]{32,}|shpat_[a-fA-F0-9]{20,})"
     r"|(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{16,}"
 )
 _PEM_BLOCK = re.compile(r"-----BEGIN (?P<label>[A-Z0-9 ]{1,64})-----.*?(?:-----END (?P=label)-----|\Z)", re.DOTALL)
@@ -138,7 +145,9 @@ def is_secret_flag(flag: str) -> bool:
     return flag in SECRET_FLAGS or bool(_SECRET_FLAG_NAME.search(flag.lstrip("-")))
 
 
-_SHAPE_PREFIX = re.compile(r"gh[pousr]_|github_pat_|hf_|sk-|AKIA|ASIA|nvapi-|eyJ")
+_PREFIXES = (r"gh[pousr]_|github_pat_|hf_|sk-|AKIA|ASIA|nvapi-|eyJ|xox[abposr]-|xapp-|[sr]k_live_|sk_test_|glpat-"
+             r"|npm_|pypi-|SG\.|AIza|dop_v1_|shpat_")
+_SHAPE_PREFIX = re.compile(_PREFIXES)
 
 
 def redact_shapes(text: str) -> str:
@@ -284,7 +293,7 @@ def _redact_nul_list(data: bytes, kind: str) -> bytes:
     return joined.encode("utf-8", errors="surrogateescape")
 
 
-_SHAPE_HINT = re.compile(rb"gh[pousr]_|github_pat_|hf_|sk-|AKIA|ASIA|nvapi-|eyJ|-----BEGIN ")
+_SHAPE_HINT = re.compile((_PREFIXES + "|-----BEGIN ").encode())
 
 
 def redact_file(path: str, data: bytes) -> bytes:

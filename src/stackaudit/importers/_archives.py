@@ -1,8 +1,9 @@
 """Archives people attach instead of pasting: `nvidia-bug-report.log.gz` and `sosreport-*.tar.xz`.
 
 Both are read as streams, never extracted to disk, with caps a hostile or broken archive cannot get
-past: 512 MiB uncompressed in all, 50 000 members, and a member or section larger than 8 MiB cut at
-8 MiB (its recording an excerpt). Each section or member the audit has a source for goes through the
+past: 512 MiB uncompressed in all, and past 64 MiB no more than 100 bytes out for each compressed byte
+in (the snapshot's own rule, host/memory.BoundedDecompression), 50 000 members, and a member or
+section larger than 8 MiB cut at 8 MiB (its recording an excerpt); a line is read at most 8 MiB at a time. Each section or member the audit has a source for goes through the
 same recognisers as a paste (or, for a file the archive holds verbatim, straight to that file's
 source); its provenance names the archive and the member or section.
 
@@ -21,6 +22,7 @@ under their own paths (`proc/cmdline`, `etc/...`) and command outputs under
 from __future__ import annotations
 
 import bz2
+import contextlib
 import gzip
 import io
 import lzma
@@ -29,11 +31,11 @@ import re
 import tarfile
 from collections.abc import Callable, Iterator
 from functools import partial
-from typing import IO, cast
+from typing import IO, Any
 
 from stackaudit.errors import InputError
 from stackaudit.facts.sources import PROC_CMDLINE, PROC_MODULES, UNAME
-from stackaudit.host.memory import HostRecord
+from stackaudit.host.memory import BoundedDecompression, HostRecord, SnapshotError
 from stackaudit.host.source import Provenance, command_key, file_key
 from stackaudit.importers import _hosts
 from stackaudit.importers.registry import ImportResult, recognise, record_command, record_file
@@ -66,7 +68,7 @@ def is_archive(path: str) -> bool:
             if stream.peek(512)[_TAR_MAGIC_AT:_TAR_MAGIC_AT + 5] != b"ustar":
                 return True  # a compressed text log
             return not _holds_snapshot_meta(stream)
-    except (OSError, EOFError, lzma.LZMAError, InputError, tarfile.TarError, zlib_error()):
+    except (OSError, EOFError, lzma.LZMAError, ValueError, InputError, SnapshotError, tarfile.TarError, zlib_error()):
         return False  # damaged: load_snapshot says how
 
 
@@ -82,38 +84,19 @@ def _holds_snapshot_meta(stream: IO[bytes]) -> bool:
     return False
 
 
-class _Capped(io.RawIOBase):
-    """A stream that stops the read when more than MAX_UNCOMPRESSED bytes came out of it."""
-
-    def __init__(self, inner: IO[bytes], label: str) -> None:
-        self.inner, self.label, self.count = inner, label, 0
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
-        data = self.inner.read(len(buffer))
-        self.count += len(data)
-        if self.count > MAX_UNCOMPRESSED:
-            raise InputError(f"{self.label}: more than {MAX_UNCOMPRESSED // 2**20} MiB uncompressed; not read")
-        buffer[:len(data)] = data
-        return len(data)
-
-    def close(self) -> None:
-        self.inner.close()
-        super().close()
-
-
-def _open(path: str, head: bytes) -> IO[bytes]:
+def _open(raw: IO[bytes], head: bytes) -> Any:
     if head.startswith(_GZIP):
-        return cast(IO[bytes], gzip.open(path, "rb"))
+        return gzip.GzipFile(fileobj=raw, mode="rb")
     if head.startswith(_XZ):
-        return lzma.open(path, "rb")
-    return bz2.open(path, "rb")
+        return lzma.LZMAFile(raw, "rb")
+    return bz2.BZ2File(raw, "rb")
 
 
-def _decompressed(path: str, head: bytes) -> io.BufferedReader:
-    return io.BufferedReader(_Capped(_open(path, head), os.path.basename(path)), buffer_size=1 << 16)
+@contextlib.contextmanager
+def _decompressed(path: str, head: bytes) -> Iterator[io.BufferedReader]:
+    """The decompressed stream, bounded as a snapshot's is (SnapshotError past a bound)."""
+    with open(path, "rb") as raw, contextlib.closing(_open(raw, head)) as inner:
+        yield io.BufferedReader(BoundedDecompression(inner, MAX_UNCOMPRESSED, raw), buffer_size=1 << 16)
 
 
 def recognise_archive(path: str, profile: _hosts.HostProfile) -> list[tuple[str, ImportResult]]:
@@ -127,6 +110,8 @@ def recognise_archive(path: str, profile: _hosts.HostProfile) -> list[tuple[str,
             if block[_TAR_MAGIC_AT:_TAR_MAGIC_AT + 5] == b"ustar":
                 return list(_sos_members(stream, label, profile))
             return list(_bug_report_sections(stream, label, profile))
+    except SnapshotError as exc:
+        raise InputError(f"{label}: {exc}; not read") from None
     except (EOFError, lzma.LZMAError, tarfile.TarError, gzip.BadGzipFile, zlib_error()) as exc:
         raise InputError(f"{label}: a damaged archive ({exc})") from exc
 
@@ -149,7 +134,17 @@ _UNAME_LINE = re.compile(r"^uname: (?P<text>Linux \S+ .*)$")
 
 
 def _lines(stream: IO[bytes]) -> Iterator[str]:
-    for raw in stream:
+    """The stream's lines, each read at most MAX_MEMBER bytes at a time: a longer line is its first
+    MAX_MEMBER bytes, the rest skipped, so one endless line costs no more than one section."""
+    while True:
+        raw = stream.readline(MAX_MEMBER + 1)
+        if not raw:
+            return
+        if len(raw) > MAX_MEMBER and not raw.endswith(b"\n"):
+            while True:  # the rest of a line past the cap
+                rest = stream.readline(MAX_MEMBER)
+                if not rest or rest.endswith(b"\n"):
+                    break
         yield raw.decode("utf-8", errors="replace").rstrip("\r\n")
 
 

@@ -11,14 +11,22 @@ and wall time. When one runs out the investigator is asked once more, with `tool
 `report_findings`. HTTP 429, 5xx and timeouts are retried a bounded number of times, then that investigator
 ends with the reason; malformed tool calls are answered with an error and counted. The API key is only
 ever handed to the SDK: every text this module returns goes through `Scrubber`.
+
+The endpoint is untrusted (docs/security.md). Its HTTP client reads at most MAX_REPLY_BYTES of a reply, takes
+no compressed reply, and sends no request to another origin (a redirect elsewhere is refused, as bench
+refuses it). A reply's text is cut to MAX_CONTENT_CHARS before it joins the conversation; at most
+MAX_TOOL_CALLS_PER_TURN tool calls of one turn run, each with arguments of at most MAX_ARGUMENT_CHARS parsed
+by the depth-limited JSON loader; the wall deadline is checked before each call.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import re
 import time
+import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +34,7 @@ from typing import Any
 import openai
 
 from stackaudit.checks.registry import DOMAINS
+from stackaudit.host.limits import load_json
 from stackaudit.host.memory import MemoryHost
 from stackaudit.host.redact import redact_text, redact_url_credentials
 from stackaudit.investigate.evidence import Checked, EvidenceIndex, Finding, check_findings
@@ -64,6 +73,11 @@ FINAL_PROMPT = ("Your {budget} budget is spent. Call report_findings now with wh
 NUDGE_PROMPT = "Reply with tool calls only. When you are done, call report_findings."
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504})
 MAX_REASON_CHARS = 400
+MAX_REPLY_BYTES = 1024 * 1024  # one HTTP reply body, as read from the socket
+MAX_CONTENT_CHARS = 8000  # a reply's text kept in the conversation (a tool output's own cap)
+MAX_TOOL_CALLS_PER_TURN = 16
+MAX_ARGUMENT_CHARS = 16 * 1024
+MAX_ARGUMENT_DEPTH = 64
 
 
 class Scrubber:
@@ -240,23 +254,40 @@ class Investigator:
     async def _handle(self, turn: _Turn, forced: bool, budget: str = "") -> bool:
         """Answer one turn's tool calls; True when it ended the investigation with a report."""
         info = self.run_info
-        calls = turn.tool_calls
+        content = turn.content[:MAX_CONTENT_CHARS]
+        calls = [(cid[:64], name[:64], args if len(args) <= MAX_ARGUMENT_CHARS else "{}")
+                 for cid, name, args in turn.tool_calls[:MAX_TOOL_CALLS_PER_TURN]]
+        oversized = {cid[:64] for cid, _, args in turn.tool_calls[:MAX_TOOL_CALLS_PER_TURN]
+                     if len(args) > MAX_ARGUMENT_CHARS}
+        refused = len(turn.tool_calls) - len(calls)
+        if refused:
+            info.tool_calls += refused
+            info.malformed += refused
         if not calls:
-            report = _findings_in_text(turn.content)
+            report = _findings_in_text(content)
             if report is not None:  # a server with no tool parser: the report as JSON in the text
                 self._report(report, forced, budget)
                 return True
-            self.messages.append({"role": "assistant", "content": turn.content or ""})
+            self.messages.append({"role": "assistant", "content": content})
             if not forced:
                 self.messages.append({"role": "user", "content": NUDGE_PROMPT})
             return False
-        self.messages.append({"role": "assistant", "content": turn.content or None, "tool_calls": [
+        self.messages.append({"role": "assistant", "content": content or None, "tool_calls": [
             {"id": cid, "type": "function", "function": {"name": name, "arguments": args}}
             for cid, name, args in calls]})
         reported: list[dict[str, Any]] | None = None
-        for cid, name, args in calls:
+        for n, (cid, name, args) in enumerate(calls):
             info.tool_calls += 1
-            result = self._call(name, args)
+            if cid in oversized:
+                result = ToolResult(f"error: arguments over {MAX_ARGUMENT_CHARS} characters: refused", error=True,
+                                    malformed=True)
+            elif not forced and time.monotonic() >= self.deadline - self.reserve_s:
+                result = ToolResult("error: the time budget ran out before this call: not run", error=True)
+            else:
+                result = self._call(name, args)
+            if refused and n == len(calls) - 1:
+                result = dataclasses.replace(result, text=result.text + f"\n({refused} more tool call(s) in this "
+                                             f"turn refused: at most {MAX_TOOL_CALLS_PER_TURN} a turn)")
             if result.malformed:
                 info.malformed += 1
             if result.findings is not None and reported is None:
@@ -269,10 +300,9 @@ class Investigator:
 
     def _call(self, name: str, args: str) -> ToolResult:
         try:
-            parsed = json.loads(args) if args.strip() else {}
+            parsed = load_json(args, "the arguments", MAX_ARGUMENT_CHARS, MAX_ARGUMENT_DEPTH) if args.strip() else {}
         except ValueError as exc:
-            return ToolResult(f"error: the arguments are not valid JSON ({exc}); send one JSON object",
-                              error=True, malformed=True)
+            return ToolResult(f"error: {exc}; send one JSON object", error=True, malformed=True)
         return self.tools.call(name, parsed)
 
     def _report(self, findings: Any, forced: bool, budget: str) -> None:
@@ -298,11 +328,17 @@ class Investigator:
             sent = len(self.messages)
             try:
                 turn = await self._complete(tool_choice, timeout)
+            except ReplyRefused as exc:
+                raise _Ended(f"ended: {exc}") from None
+            except (UnicodeDecodeError, ValueError) as exc:
+                raise _Ended(f"ended: the endpoint's answer could not be read: {type(exc).__name__}") from None
             except openai.APITimeoutError:
                 if time.monotonic() >= until - 0.05:
                     raise _WallTime() from None
                 why = f"no answer within {timeout:g} s"
             except openai.APIConnectionError as exc:
+                if isinstance(exc.__cause__, ReplyRefused):  # a hostile reply is not retried
+                    raise _Ended(f"ended: {exc.__cause__}") from None
                 why = f"connection failed: {_cause(exc)}"
             except openai.APIStatusError as exc:
                 why = f"HTTP {exc.status_code}: {_status_text(exc)}"
@@ -442,7 +478,7 @@ def _findings_in_text(content: str) -> list[dict[str, Any]] | None:
     if match is None:
         return None
     try:
-        value = json.loads(match.group(0))
+        value = load_json(match.group(0), "the reply", MAX_CONTENT_CHARS, MAX_ARGUMENT_DEPTH)
     except ValueError:
         return None
     if isinstance(value, dict) and isinstance(value.get("findings"), list):
@@ -458,11 +494,82 @@ def _scrubbed(finding: Finding, scrub: Scrubber) -> Finding:
                    subject=scrub(finding.subject), evidence=tuple(scrub(q) for q in finding.evidence))
 
 
+def _http() -> Any:
+    """The HTTP library the SDK is built on (httpx2 for openai 3, httpx before)."""
+    try:
+        import httpx2
+
+        return httpx2
+    except ImportError:
+        import httpx
+
+        return httpx
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urllib.parse.urlsplit(url)
+    port = parts.port or {"http": 80, "https": 443}.get(parts.scheme.lower())
+    return parts.scheme.lower(), (parts.hostname or "").lower(), port
+
+
+_HTTP = _http()
+
+
+class ReplyRefused(_HTTP.TransportError):  # type: ignore[misc,name-defined]
+    """A reply the investigators never read: over the size cap, compressed, or a redirect to another origin."""
+
+
+class _CappedStream(_HTTP.AsyncByteStream):  # type: ignore[misc,name-defined]
+    def __init__(self, inner: Any, url: str) -> None:
+        self.inner = inner
+        self.url = url
+
+    async def __aiter__(self) -> Any:
+        seen = 0
+        async for chunk in self.inner:
+            seen += len(chunk)
+            if seen > MAX_REPLY_BYTES:
+                raise ReplyRefused(f"a reply over {MAX_REPLY_BYTES} bytes from {self.url}: refused")
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class _BoundedTransport(_HTTP.AsyncBaseTransport):  # type: ignore[misc,name-defined]
+    """Requests to the endpoint's own origin only; replies uncompressed and capped while they are read."""
+
+    def __init__(self, base_url: str) -> None:
+        self.origin = _origin(base_url)
+        self.inner = _HTTP.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: Any) -> Any:
+        url = str(request.url)
+        if _origin(url) != self.origin:
+            scheme, host, port = _origin(url)
+            raise ReplyRefused(f"redirect: a request to another origin ({scheme}://{host}:{port}) refused; "
+                               "only the endpoint's own origin is asked")
+        request.headers["Accept-Encoding"] = "identity"
+        response = await self.inner.handle_async_request(request)
+        coding = response.headers.get("Content-Encoding", "identity").strip().lower()
+        if coding not in ("", "identity"):
+            await response.aclose()
+            raise ReplyRefused(f"a {coding[:20]}-encoded reply (asked for none): refused")
+        return _HTTP.Response(response.status_code, headers=response.headers, request=request,
+                              stream=_CappedStream(response.stream, redact_url_credentials(url)),
+                              extensions=response.extensions)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
 def make_client(config: InvestigationConfig) -> Any:
     """The SDK client: our own retries (counted, bounded), not the SDK's; a placeholder key for servers
-    that take none, since the SDK refuses to start without one."""
+    that take none, since the SDK refuses to start without one; the bounded transport above."""
+    http_client = openai.DefaultAsyncHttpxClient(transport=_BoundedTransport(config.base_url()),
+                                                 timeout=config.request_timeout_s)
     return openai.AsyncOpenAI(base_url=config.base_url(), api_key=config.api_key or "not-set",
-                              timeout=config.request_timeout_s, max_retries=0)
+                              timeout=config.request_timeout_s, max_retries=0, http_client=http_client)
 
 
 async def preflight(client: Any, config: InvestigationConfig, scrub: Scrubber) -> str:

@@ -4,7 +4,9 @@ Each tool has a closed JSON schema (investigate/schema.py); arguments are valida
 `read_file` reads an allow-listed tree (/proc, /sys, /etc) or a document the snapshot holds (an engine or
 NCCL log, a pasted output: `doc:<name>`); `list_dir` lists a directory of those trees; `read_output` shows a
 command's output as the snapshot recorded it (nothing is run); `get_fact` shows a collected fact; and
-`explain_check` a check's documentation. `report_findings` ends the investigation.
+`explain_check` a check's documentation. `report_findings` ends the investigation. A process's environment
+(`/proc/<pid>/environ`) is never read: in a live capture it is root's own, and a secret of no known shape
+would reach the endpoint.
 
 Paths are normalised; a `..` component is refused, and every symbolic link on the way is resolved from the
 snapshot's own links (MemoryHost.readlink) and must stay inside the allow-list. Every output is capped
@@ -20,6 +22,7 @@ import contextlib
 import dataclasses
 import json
 import posixpath
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,6 +50,10 @@ _LINES = {"start_line": {"type": "integer", "minimum": 1, "maximum": 10_000_000,
           "max_lines": {"type": "integer", "minimum": 1, "maximum": MAX_LINES},
           "match": {"type": "string", "minLength": 1, "maxLength": 200,
                     "description": "only lines containing this text (case-insensitive, not a pattern)"}}
+
+
+# A process's environment (root's own in a live capture): never read by a tool.
+_WITHHELD = re.compile(r"/proc/(?:[^/]+/)+environ")
 
 
 class ToolError(Exception):
@@ -213,6 +220,9 @@ class SnapshotTools:
                                 "them") from None
             return _lines_result(path, text, start_line, max_lines, match)
         real = self.resolve(path)
+        if _WITHHELD.fullmatch(real):
+            raise ToolError(f"{_show(real)}: a process's environment is withheld from the investigators "
+                            "(it can hold secrets of no known shape)")
         try:
             data = self.host.read_bytes(real, MAX_READ_BYTES)
         except NotCaptured:

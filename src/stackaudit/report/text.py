@@ -15,6 +15,7 @@ from rich.text import Text
 
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
+from stackaudit.host.terminal import escape_terminal
 from stackaudit.investigate.consolidate import render_text_section
 from stackaudit.report.fix_steps import fix_lines
 from stackaudit.report.header import (
@@ -206,5 +207,6 @@ def render_text(report: Report, color: bool = False, width: int | None = None,
     lines.prose(f"{len(report.results)} checks in {report.duration_s:.2f} s", style="dim")
     render_text_section(lines, report)
     for text, style in lines.out:
-        console.print(Text(text, style=style), soft_wrap=True)
+        # Each value escaped before rich adds the renderer's own colours: no SGR from a host passes.
+        console.print(Text(escape_terminal(text), style=style), soft_wrap=True)
     return buf.getvalue()
