@@ -21,7 +21,7 @@ from stackaudit.host.base import Host
 from stackaudit.host.recording import RedactingHost
 
 # Facts the headline shows, collected whatever checks are selected.
-HEADLINE_FACTS = ("kernel", "hostname", "cpu", "container", "gpus", "numa", "nvidia", "serving_model", "lxc_configs")
+HEADLINE_FACTS = ("kernel", "hostname", "cpu", "container", "gpus", "numa", "nvidia", "serving_model", "lxc_configs", "parallelism")
 
 
 @dataclass
@@ -34,6 +34,10 @@ class AuditOptions:
     # `audit --sample SECONDS`: sample GPU clocks/power/clock event reasons/link over a window
     # (fact `gpu_samples`); the collection deadline grows by the window.
     sample_s: float = 0.0
+    # `audit --model PATH|ID` (engine.ceiling_line.ModelChoice) and `--weights SPEC`: what the headline
+    # ceiling prices instead of what the source shows.
+    model: Any = None
+    weights: str | None = None
 
 
 @dataclass
@@ -88,7 +92,7 @@ def source_files(meta_path: str) -> list[str]:
     return [os.path.basename(p.strip().rstrip("/")) for p in meta_path.split(", ") if p.strip()]
 
 
-def _headline(facts: dict[str, Any], host: Host) -> dict[str, Any]:
+def _headline(facts: dict[str, Any], host: Host, options: AuditOptions | None = None) -> dict[str, Any]:
     from stackaudit.facts.container import ContainerInfo
     from stackaudit.facts.hostname import Hostname
     from stackaudit.facts.system import CpuInfo, KernelInfo, NumaTopology
@@ -106,7 +110,7 @@ def _headline(facts: dict[str, Any], host: Host) -> dict[str, Any]:
         names = sorted(set(inventory.models.values()))
         gpus = {"count": inventory.count, "bdfs": list(inventory.bdfs), **({"names": names} if names else {})}
     return {
-        **ceiling_fields(facts),
+        **ceiling_fields(facts, options.model if options else None, options.weights if options else None),
         "hostname": host.meta.hostname or (name.name if isinstance(name := facts.get("hostname"), Hostname) else ""),
         "kernel": kernel.release if isinstance(kernel, KernelInfo) else None,
         "arch": kernel.machine if isinstance(kernel, KernelInfo) else None,
@@ -202,7 +206,7 @@ def run_audit(host: Host, options: AuditOptions | None = None) -> Report:
 
     return Report(
         source=source,
-        host=_headline(facts, safe_host),
+        host=_headline(facts, safe_host, options),
         topology=topology_from_facts(facts).to_json(),
         results=results,
         timed_out=timed_out,
