@@ -37,6 +37,10 @@ def nvidia_smi_table(name: str, bus_ids: list[str], watts: int, mib: int) -> str
 PRO_6000_BUSES = [f"00000000:{b}:00.0" for b in ("01", "21", "41", "61", "81", "A1", "C1", "E1")]
 H100_BUS = ["00000000:18:00.0"]
 
+# Two sockets of AMD Turin, NPS1 (the layout of tests/data/captures/26-…, a dual EPYC 9135's `numactl --hardware`).
+NUMACTL = ("\n$ numactl --hardware\navailable: 2 nodes (0-1)\nnode 0 cpus: 0-63 128-191\nnode 0 size: 773561 MB\n"
+           "node 0 free: 514825 MB\nnode 1 cpus: 64-127 192-255\nnode 1 size: 774092 MB\nnode 1 free: 516529 MB\n"
+           "node distances:\nnode   0   1\n  0:  10  32\n  1:  32  10\n")
 ESSAY_COMMAND = ("$ python3 -m sglang.launch_server --model-path lukealonso/GLM-5-NVFP4 --tp 8 "
                  "--host 0.0.0.0 --port 30000 --trust-remote-code --mem-fraction-static 0.9\n")
 # SGLang's decode line at one running request (`log_decode_stats`, v0.5.x): 10.36 tok/s.
@@ -67,7 +71,7 @@ def essay_paste(tmp: Path, numa_balancing: int = 1, with_log: bool = False, lost
     xid = "".join(f"[ 8812.{i:06d}] NVRM: Xid (PCI:0000:{PRO_6000_BUSES[-1 - i][9:11].lower()}:00): 79, pid='<unknown>', "
                   "name=<unknown>, GPU has fallen off the bus.\n" for i in range(lost))
     text = (nvidia_smi_q("NVIDIA RTX PRO 6000 Blackwell Server Edition", PRO_6000_BUSES, 600, lost)
-            + ("\n$ dmesg\n" + xid if lost else "") + "\n" + ESSAY_COMMAND + "\n$ sysctl kernel.numa_balancing\n"
+            + ("\n$ dmesg\n" + xid if lost else "") + "\n" + ESSAY_COMMAND + NUMACTL + "\n$ sysctl kernel.numa_balancing\n"
             f"kernel.numa_balancing = {numa_balancing}\n" + ("\n" + ESSAY_LOG if with_log else ""))
     path = tmp / "essay.txt"
     path.write_text(text, encoding="utf-8")

@@ -179,15 +179,12 @@ def audit(sources: tuple[str, ...], fmt: str, output: Optional[str], select: tup
     measured_tok_s = _measured(measured)
     choice = _model_choice(model, weights)
     options = AuditOptions(select=split_csv(select), ignore=split_csv(ignore), deadline_s=deadline,
-                           waivers=find_waivers(waivers), sample_s=sample, model=choice, weights=weights)
+                           waivers=find_waivers(waivers), sample_s=sample, model=choice, weights=weights,
+                           measured=measured_tok_s)
     paths = split_paths(sources)
     host = _open_source(paths, root, command_timeout, allow_partial)
     show_progress = sys.stderr.isatty() and not paths and not quiet
     report = _run_with_progress(host, options, show_progress)
-    if measured_tok_s is not None:
-        from stackaudit.engine.ceiling_line import measured_vs_ceiling
-
-        report.host["measured"] = measured_vs_ceiling(measured_tok_s, report.host)
     to_stdout = not output or output == "-"
     use_color = colour_wanted(color, sys.stdout) if fmt == "text" and to_stdout else bool(color)
     # Prose wrapped to the terminal's width on a terminal; COLUMNS, else 80, in a file or a pipe.

@@ -144,18 +144,39 @@ def parse_measured(text: str) -> float:
     return value
 
 
-def measured_vs_ceiling(tokens_per_s: float, host: Mapping[str, Any]) -> dict[str, Any]:
-    """The report's `host.measured`: the measured rate, the ceiling's, the percentage, and the line shown."""
+MEASURED_FLAG = "--measured"
+
+
+def measured_from(facts: Mapping[str, Any], given: float | None) -> tuple[float, str, bool] | None:
+    """The measured single-stream rate: `--measured` first, else what the source holds (the `serving_rate` fact:
+    the engine's own log lines, a pasted benchmark). (rate, where it was read, speculative decoding seen)."""
+    from stackaudit.facts.serving_rate import MeasuredRate
+
+    if given is not None:
+        return given, MEASURED_FLAG, False
+    rate = facts.get("serving_rate")
+    if isinstance(rate, MeasuredRate):
+        return rate.tokens_per_s, rate.source, rate.speculative
+    return None
+
+
+def measured_vs_ceiling(tokens_per_s: float, host: Mapping[str, Any], source: str = MEASURED_FLAG,
+                        speculative: bool = False) -> dict[str, Any]:
+    """The report's `host.measured`: the measured rate, where it was read, the ceiling's, the percentage, and the
+    line shown."""
     ceiling = host.get("ceiling_tok_s")
+    where = "" if source == MEASURED_FLAG else f" (from {source})"
+    base = {"decode_tok_s": tokens_per_s, "source": source}
     if not isinstance(ceiling, (int, float)) or ceiling <= 0:
         why = host.get("ceiling_missing") or "the source shows no served model and GPUs"
-        line = f"Measured: {tokens_per_s:g} tok/s per stream; no ceiling: {why}"
-        return {"decode_tok_s": tokens_per_s, "ceiling_tok_s": None, "percent_of_ceiling": None, "line": line}
+        line = f"Measured: {tokens_per_s:g} tok/s per stream{where}; no ceiling: {why}"
+        return {**base, "ceiling_tok_s": None, "percent_of_ceiling": None, "line": line}
     percent = round(100.0 * tokens_per_s / float(ceiling), 1)
-    line = f"Measured: {tokens_per_s:g} tok/s per stream = {percent:g} % of the ceiling (~{float(ceiling):.0f} tok/s)"
+    line = (f"Measured: {tokens_per_s:g} tok/s per stream{where} = {percent:g} % of the ceiling "
+            f"(~{float(ceiling):.0f} tok/s)")
     if percent > 100:
-        line += "; above the ceiling: the model, GPUs or TP measured are not the ones the source shows"
+        line += ("; above the ceiling: speculative decoding raises it by its acceptance length" if speculative else
+                 "; above the ceiling: the model, GPUs or TP measured are not the ones the source shows")
     else:
         line += "; `stackaudit ceiling --measured` lists what would close the gap"
-    return {"decode_tok_s": tokens_per_s, "ceiling_tok_s": float(ceiling), "percent_of_ceiling": percent,
-            "line": line}
+    return {**base, "ceiling_tok_s": float(ceiling), "percent_of_ceiling": percent, "line": line}

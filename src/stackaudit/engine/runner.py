@@ -21,7 +21,8 @@ from stackaudit.host.base import Host
 from stackaudit.host.recording import RedactingHost
 
 # Facts the headline shows, collected whatever checks are selected.
-HEADLINE_FACTS = ("kernel", "hostname", "cpu", "container", "gpus", "numa", "nvidia", "serving_model", "lxc_configs", "parallelism")
+HEADLINE_FACTS = ("kernel", "hostname", "cpu", "container", "gpus", "numa", "nvidia", "serving_model", "lxc_configs",
+                  "parallelism", "serving_rate")
 
 
 @dataclass
@@ -38,6 +39,8 @@ class AuditOptions:
     # ceiling prices instead of what the source shows.
     model: Any = None
     weights: str | None = None
+    # `audit --measured TOKS`: the measured decode rate, before any the source holds (fact `serving_rate`).
+    measured: float | None = None
 
 
 @dataclass
@@ -109,8 +112,13 @@ def _headline(facts: dict[str, Any], host: Host, options: AuditOptions | None = 
     if isinstance(inventory, GpuInventory):
         names = sorted(set(inventory.models.values()))
         gpus = {"count": inventory.count, "bdfs": list(inventory.bdfs), **({"names": names} if names else {})}
+    from stackaudit.engine.ceiling_line import measured_from, measured_vs_ceiling
+
+    ceiling = ceiling_fields(facts, options.model if options else None, options.weights if options else None)
+    measured = measured_from(facts, options.measured if options else None)
     return {
-        **ceiling_fields(facts, options.model if options else None, options.weights if options else None),
+        **ceiling,
+        **({"measured": measured_vs_ceiling(measured[0], ceiling, measured[1], measured[2])} if measured else {}),
         "hostname": host.meta.hostname or (name.name if isinstance(name := facts.get("hostname"), Hostname) else ""),
         "kernel": kernel.release if isinstance(kernel, KernelInfo) else None,
         "arch": kernel.machine if isinstance(kernel, KernelInfo) else None,
