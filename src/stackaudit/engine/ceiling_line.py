@@ -100,7 +100,7 @@ def headline_ceiling(facts: dict[str, Any], choice: ModelChoice | None = None,
         fmt = weights or _ENGINE_WEIGHTS.get((served.quantization or "").lower()) or served.weights
         kv_dtype = served.kv_cache_dtype if served.kv_cache_dtype not in (None, "auto") else None
         notes += [n for n in (served.note,) if n]
-    tp = max(1, min(tp, len(gpus.gpus)))
+    tp = max(1, tp)  # the engine's TP, even where the source now shows fewer GPUs (one lost)
     try:
         report = compute(config, spec, gpus=tp, tp=tp, weights=fmt, kv_dtype=kv_dtype, concurrencies=[1])
     except (StackauditError, ValueError, KeyError, ZeroDivisionError) as exc:

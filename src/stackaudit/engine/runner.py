@@ -212,9 +212,14 @@ def run_audit(host: Host, options: AuditOptions | None = None) -> Report:
         source["set_aside"] = list(host.meta.extra["set_aside"])
     from stackaudit.report.topology import topology_from_facts
 
+    host_fields = _headline(facts, safe_host, options)
+    if isinstance(host_fields.get("measured"), dict):
+        from stackaudit.engine.gap_verdict import gap_verdict
+
+        host_fields["measured"].update(gap_verdict(host_fields["measured"], results))
     return Report(
         source=source,
-        host=_headline(facts, safe_host, options),
+        host=host_fields,
         topology=topology_from_facts(facts).to_json(),
         results=results,
         timed_out=timed_out,
