@@ -18,8 +18,9 @@ QWEN3_32B = {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidd
 CACHE = "/root/.cache/huggingface/hub/models--Qwen--Qwen3-32B/snapshots/9216db5781bf21249d130ec9da846c4624c16137"
 
 
-def _host(with_config: bool = True):  # type: ignore[no-untyped-def]
+def _host(with_config: bool = True, model: str = "Qwen/Qwen3-32B"):  # type: ignore[no-untyped-def]
     files, procs = vllm_files("--tensor-parallel-size 8", workers=0)
+    procs = {pid: argv.replace("Qwen/Qwen3-32B", model) for pid, argv in procs.items()}
     files["/proc/4101/environ"] = "HOME=/root\0PATH=/opt/vllm/bin:/usr/bin\0"
     if with_config:
         files[f"{CACHE}/config.json"] = json.dumps(QWEN3_32B)
@@ -37,7 +38,10 @@ def test_headline_ceiling_matches_the_ceiling_api() -> None:
     assert report.host["gpus"]["names"] == ["NVIDIA H100 80GB HBM3"]
 
 
-def test_no_config_on_the_host_means_no_ceiling_line() -> None:
+def test_no_config_on_the_host_falls_back_to_the_catalogue_and_an_unknown_model_to_no_line() -> None:
+    # Issue 29: Qwen/Qwen3-32B is in stackaudit's catalogue (its published config), so the ceiling is the same.
     report = run_audit(_host(with_config=False))
-    assert report.host["ceiling"] is None
+    assert report.host["ceiling_tok_s"] == run_audit(_host()).host["ceiling_tok_s"]
+    report = run_audit(_host(with_config=False, model="someone/Private-32B"))
+    assert report.host["ceiling"] is None and "catalogue" in report.host["ceiling_missing"]
     assert "Ceiling:" not in render(report, "text")

@@ -92,6 +92,7 @@ class Level:
     binding_share: float
     measured: MeasuredResult | None = None
     loaded: Ceiling | None = None  # with a KV cache of `kv_context` tokens per stream
+    loaded_bytes_per_step_per_gpu: float | None = None  # weights + that KV cache, per GPU per step
 
     @property
     def bytes_per_token_per_gpu(self) -> float:
@@ -237,6 +238,15 @@ def _finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def _kv_loaded_dict(level: Level) -> dict[str, Any] | None:
+    """The kv-loaded ceiling with the bytes each GPU reads per token at that context (`--context`)."""
+    if level.loaded is None:
+        return None
+    loaded_bytes = level.loaded_bytes_per_step_per_gpu
+    per_token = loaded_bytes / level.batch_per_replica if loaded_bytes is not None else None
+    return {**_ceiling_dict(level.loaded), "bytes_per_token_per_gpu": per_token}
+
+
 def _level_dict(level: Level) -> dict[str, Any]:
     out: dict[str, Any] = {
         "concurrency": level.concurrency,
@@ -247,7 +257,7 @@ def _level_dict(level: Level) -> dict[str, Any]:
         "bytes_by_class": level.bytes_by_class,
         "experts_read_per_layer": level.experts_read_per_layer,
         "ceilings": [_ceiling_dict(c) for c in level.ceilings],
-        "kv_loaded": _ceiling_dict(level.loaded) if level.loaded is not None else None,
+        "kv_loaded": _kv_loaded_dict(level),
         "binding": level.binding,
         "binding_share": level.binding_share,
         "tokens_per_s": level.tokens_per_s,
@@ -368,7 +378,7 @@ def compute(
         raise UsageError("--concurrency values must be 1 or more")
 
     if weights:
-        plan = parse_weights(weights, arch.torch_dtype)
+        plan = parse_weights(weights, arch.torch_dtype, arch.quantization, moe=arch.n_experts > 0)
     elif plan is None:
         plan = plan_from_config(arch.quantization, arch.torch_dtype)
     warnings: list[str] = []
@@ -622,8 +632,10 @@ def _level(
         ),
     )
     loaded: Ceiling | None = None
+    loaded_bytes: float | None = None
     if kv_context is not None:
         kv_full = kv_read(kv_context)
+        loaded_bytes = weights_read + kv_full
         t_loaded = t_overhead + (kv_full - kv) / overlap / bandwidth_bps * 1e6
         _, t_comp_loaded, _ = _compute_time(arch, s.gpu, plan, layout, kv_context, batch)
         loaded = ceiling(
@@ -662,6 +674,7 @@ def _level(
         binding=binding,
         binding_share=share,
         loaded=loaded,
+        loaded_bytes_per_step_per_gpu=loaded_bytes,
     )  # fmt: skip
     if measured is not None:
         level = _with_measured(level, measured, arch, s.gpu, plan, s.ar, s.n_coll, s.collective_ranks, message, kv,

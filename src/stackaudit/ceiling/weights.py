@@ -244,8 +244,50 @@ def _default_head(base: WeightFormat, unquantized: WeightFormat, text: str = "")
     return unquantized
 
 
-def parse_weights(spec: str, torch_dtype: str = "bfloat16") -> WeightPlan:
-    """`--weights` value -> WeightPlan."""
+# Bare 4-bit float bases that published MoE checkpoints apply to the MLP only: ModelOpt NVFP4 exports of MoE
+# models exclude the attention projections (exclude_modules), gpt-oss keeps attention in BF16
+# (modules_to_not_convert; https://huggingface.co/openai/gpt-oss-120b/blob/main/config.json).
+_MLP_ONLY_ON_MOE = frozenset({"nvfp4", "mxfp4"})
+
+
+def parse_weights(spec: str, torch_dtype: str = "bfloat16", checkpoint: Mapping[str, Any] | None = None,
+                  moe: bool = False) -> WeightPlan:
+    """`--weights` value -> WeightPlan.
+
+    A bare base (no `CLASS=` item for a class) leaves unquantised what the checkpoint keeps unquantised:
+    the classes its own quantization_config ignores (`checkpoint`), else, for an NVFP4 or MXFP4 base on a MoE
+    model (`moe`), the attention weights; the plan's notes state the layout assumed."""
+    plan = _parse_weights(spec, torch_dtype)
+    named = {cls for item in spec.split(",") if "=" in item
+             for cls in _CLASS_WORDS.get(item.partition("=")[0].strip().lower(), ())}
+    bases = [item.strip() for item in spec.split(",") if item.strip() and "=" not in item]
+    if not bases:
+        return plan
+    unquantized = dtype_format(torch_dtype)
+    base = plan.formats["experts"] if moe else plan.formats["dense_mlp"]
+    if base.bits >= 16:
+        return plan
+    keep: set[str] = set()
+    why = ""
+    if checkpoint:
+        keep, _ = _ignored_classes(checkpoint)
+        why = "the checkpoint's quantization_config ignore list"
+    elif moe and parse_format(bases[0]).name in _MLP_ONLY_ON_MOE:
+        keep = {"attention"}
+        why = (f"assumed: a {parse_format(bases[0]).name} MoE checkpoint keeps attention unquantised, as published "
+               f"ones do; give `--weights {bases[0]},attention={bases[0]}` if this one does not")
+    keep = (keep & set(_BASE_CLASSES)) - named
+    if not keep:
+        return plan
+    formats = dict(plan.formats)
+    for cls in keep:
+        formats[cls] = unquantized
+    kept = ", ".join(CLASS_LABELS[cls] for cls in _BASE_CLASSES if cls in keep)
+    note = f"--weights {spec}: {kept} kept in {unquantized.name} ({why})"
+    return WeightPlan(formats=formats, origin=plan.origin, notes=(*plan.notes, note), embedding=plan.embedding)
+
+
+def _parse_weights(spec: str, torch_dtype: str) -> WeightPlan:
     unquantized = dtype_format(torch_dtype)
     formats: dict[str, WeightFormat] = dict.fromkeys(CLASSES, unquantized)
     items = [item.strip() for item in spec.split(",") if item.strip()]

@@ -48,6 +48,21 @@ def _measured(text: str | None) -> float | None:
         raise UsageError(str(exc)) from None
 
 
+def _model_choice(model: str | None, weights: str | None):  # type: ignore[no-untyped-def]
+    """`--model PATH|ID` resolved (a file, a directory, this machine's HF cache, the catalogue) and `--weights`
+    checked, before any fact is collected: a bad value is one line and exit 2."""
+    choice = None
+    if model is not None:
+        from stackaudit.engine.ceiling_line import resolve_model
+
+        choice = resolve_model(model)
+    if weights is not None:
+        from stackaudit.ceiling.weights import parse_weights
+
+        parse_weights(weights)
+    return choice
+
+
 def open_from(sources: list[str], allow_partial: bool = False):  # type: ignore[no-untyped-def]
     """The host `--from` names: one snapshot, pasted text files, or both (audit and investigate alike).
     `-` is stdin (a paste or a snapshot tarball), read whole into a private temporary file first."""
@@ -154,10 +169,16 @@ def _deadline_options(func: Any) -> Any:
               "engine found is read, another user's named as such.")
 @click.option("--measured", metavar="TOKS", help="A measured decode rate (tokens/s per stream): the header "
               "compares it with the ceiling.")
+@click.option("--model", "model", metavar="MODEL", help="The served model for the ceiling: a config.json, a "
+              "model directory, or an id (this machine's Hugging Face cache, else stackaudit's catalogue; never a "
+              "download).")
+@click.option("--weights", metavar="SPEC", help="The weights' formats for the ceiling, as `stackaudit ceiling "
+              "--weights` takes them (nvfp4, fp8, nvfp4,attention=bf16 ...).")
 def audit(sources: tuple[str, ...], fmt: str, output: Optional[str], select: tuple[str, ...],
           ignore: tuple[str, ...], fail_on: Optional[str], waivers: Optional[str], root: str, deadline: float,
           command_timeout: float, color: Optional[bool], sample: float, verbose: bool, quiet: bool,
-          allow_partial: bool, gate_samples: bool, engine_pid: Optional[int], measured: Optional[str]) -> int:
+          allow_partial: bool, gate_samples: bool, engine_pid: Optional[int], measured: Optional[str],
+          model: Optional[str], weights: Optional[str]) -> int:
     """Audit this machine (or a snapshot / pasted outputs) and print the consolidated report."""
     from stackaudit.engine.runner import AuditOptions
     from stackaudit.report.render import FAIL_ON, FORMATS, exit_code, render
@@ -177,19 +198,16 @@ def audit(sources: tuple[str, ...], fmt: str, output: Optional[str], select: tup
     if engine_pid is not None and engine_pid <= 0:
         raise UsageError(f"--pid takes a process ID (a positive number), not {engine_pid}")
     measured_tok_s = _measured(measured)
+    choice = _model_choice(model, weights)
     options = AuditOptions(select=split_csv(select), ignore=split_csv(ignore), deadline_s=deadline,
-                           waivers=find_waivers(waivers), sample_s=sample,
-                           engine_pid=engine_pid or 0)
+                           waivers=find_waivers(waivers), sample_s=sample, engine_pid=engine_pid or 0,
+                           model=choice, weights=weights, measured=measured_tok_s)
     paths = split_paths(sources)
     if engine_pid and not paths and not os.path.isdir(f"/proc/{engine_pid}"):
         raise InputError(f"--pid {engine_pid}: no such process")
     host = _open_source(paths, root, command_timeout, allow_partial)
     show_progress = sys.stderr.isatty() and not paths and not quiet
     report = _run_with_progress(host, options, show_progress)
-    if measured_tok_s is not None:
-        from stackaudit.engine.ceiling_line import measured_vs_ceiling
-
-        report.host["measured"] = measured_vs_ceiling(measured_tok_s, report.host)
     to_stdout = not output or output == "-"
     use_color = colour_wanted(color, sys.stdout) if fmt == "text" and to_stdout else bool(color)
     # Prose wrapped to the terminal's width on a terminal; COLUMNS, else 80, in a file or a pipe.

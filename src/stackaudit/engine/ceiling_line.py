@@ -11,23 +11,75 @@ from typing import Any
 
 @dataclass(frozen=True)
 class HeadlineCeiling:
-    """The ceiling line and its figure, or why there is none (`missing`)."""
+    """The ceiling line and its figure, or why there is none (`missing`); `layout` states the weight formats
+    the ceiling priced and any layout it assumed."""
 
     line: str | None
     tokens_per_s: float | None
     missing: str = ""
+    layout: str = ""
 
 
-def headline_ceiling(facts: dict[str, Any]) -> HeadlineCeiling:
-    """The served model's single-stream decode ceiling on the source's GPUs, or the reason it is unknown."""
+@dataclass(frozen=True)
+class ModelChoice:
+    """`audit --model PATH|ID`: the model the ceiling prices instead of (or where the source shows no) served
+    model, and where its config was read."""
+
+    name: str
+    config: dict[str, Any]
+    source: str
+    weights: str | None = None  # a format the name gives (a quantised re-upload the catalogue answered)
+
+
+# `--quantization` values of the engines and the `--weights` format each stands for (vLLM and SGLang names).
+_ENGINE_WEIGHTS = {"fp8": "fp8", "int8": "int8", "nvfp4": "nvfp4", "mxfp4": "mxfp4", "modelopt_fp4": "nvfp4",
+                   "awq": "int4-awq-g128", "awq_marlin": "int4-awq-g128", "gptq": "int4-gptq-g128",
+                   "gptq_marlin": "int4-gptq-g128"}
+
+
+def resolve_model(model: str) -> ModelChoice:
+    """`--model PATH|ID`: a config.json, a model directory, an id in this machine's Hugging Face cache (never
+    a download), else stackaudit's catalogue. InputError (one line) when none of them holds it."""
+    from stackaudit.ceiling import load_model
+    from stackaudit.ceiling.catalogue import lookup
+    from stackaudit.errors import InputError
+
+    try:
+        raw, arch = load_model(model)
+        return ModelChoice(arch.name, raw, f"--model {model}")
+    except InputError as exc:
+        found = lookup(model)
+        if found is None:
+            raise InputError(f"{exc}; nor is it in stackaudit's catalogue (`stackaudit ceiling --help`)") from None
+        return ModelChoice(found.id, found.config, f"stackaudit's catalogue ({found.source})", found.weights)
+
+
+def _tp_of(facts: dict[str, Any], gpu_count: int) -> tuple[int, str]:
+    """TP of the served engine for `--model`: the served model's, the parallelism fact's, else every GPU."""
+    from stackaudit.facts.parallelism import Parallelism
+    from stackaudit.facts.serving_model import ServingModel
+
+    served = facts.get("serving_model")
+    if isinstance(served, ServingModel):
+        return served.tp, ""
+    par = facts.get("parallelism")
+    if isinstance(par, Parallelism) and par.engines and par.engines[0].tp:
+        return int(par.engines[0].tp), ""
+    return gpu_count, f"TP {gpu_count} assumed (all GPUs: the source shows no engine's TP)"
+
+
+def headline_ceiling(facts: dict[str, Any], choice: ModelChoice | None = None,
+                     weights: str | None = None) -> HeadlineCeiling:
+    """The served model's single-stream decode ceiling on the source's GPUs, or the reason it is unknown.
+    `choice` (`--model`) replaces the served model; `weights` (`--weights`) its weight formats."""
     from stackaudit.facts.nvidia import NvidiaGpus
     from stackaudit.facts.serving_model import ServingModel
 
     served = facts.get("serving_model")
     gpus = facts.get("nvidia")
-    if not isinstance(served, ServingModel):
+    if choice is None and not isinstance(served, ServingModel):
         reason = getattr(served, "reason", "") or "the source shows no served model"
-        return HeadlineCeiling(None, None, reason)
+        return HeadlineCeiling(None, None, f"{reason} (give `--model PATH|ID`)")
     if not isinstance(gpus, NvidiaGpus) or not gpus.gpus:
         return HeadlineCeiling(None, None, "the source shows no NVIDIA GPU")
     spec = next((g.spec for g in gpus.gpus if g.spec is not None), None)
@@ -36,19 +88,31 @@ def headline_ceiling(facts: dict[str, Any]) -> HeadlineCeiling:
     from stackaudit.ceiling import compute
     from stackaudit.errors import StackauditError
 
-    weights = served.quantization if served.quantization in ("fp8", "int8", "nvfp4", "mxfp4") else None
+    notes: list[str] = []
+    kv_dtype: str | None = None
+    if choice is not None:
+        name, config, tp = choice.name, choice.config, _tp_of(facts, len(gpus.gpus))[0]
+        notes += [n for n in (_tp_of(facts, len(gpus.gpus))[1],) if n]
+        fmt = weights or choice.weights
+    else:
+        assert isinstance(served, ServingModel)
+        name, config, tp = served.model, served.config, served.tp
+        fmt = weights or _ENGINE_WEIGHTS.get((served.quantization or "").lower()) or served.weights
+        kv_dtype = served.kv_cache_dtype if served.kv_cache_dtype not in (None, "auto") else None
+        notes += [n for n in (served.note,) if n]
+    tp = max(1, tp)  # the engine's TP, even where the source now shows fewer GPUs (one lost)
     try:
-        report = compute(served.config, spec, gpus=served.tp, tp=served.tp, weights=weights,
-                         kv_dtype=served.kv_cache_dtype if served.kv_cache_dtype not in (None, "auto") else None,
-                         concurrencies=[1])
+        report = compute(config, spec, gpus=tp, tp=tp, weights=fmt, kv_dtype=kv_dtype, concurrencies=[1])
     except (StackauditError, ValueError, KeyError, ZeroDivisionError) as exc:
-        return HeadlineCeiling(None, None, f"the ceiling model cannot price {served.model}: {exc}")
+        return HeadlineCeiling(None, None, f"the ceiling model cannot price {name}: {exc}")
     level = report.levels[0]
     # The "overhead" rung is cumulative: bandwidth + all-reduce + per-layer launch floor with CUDA graphs.
     rung = level.ceiling("overhead")
     line = (f"~{rung.tokens_per_s:.0f} tok/s per stream at concurrency 1 (binding: {level.binding}) for "
-            f"{served.model} on {served.tp}× {spec.name}, TP {served.tp}; `stackaudit ceiling` for the ladder")
-    return HeadlineCeiling(line, rung.tokens_per_s)
+            f"{name} on {tp}× {spec.name}, TP {tp}; `stackaudit ceiling` for the ladder")
+    layout = "; ".join([f"weights: {report.weights.describe(report.present_classes())} ({report.weights.origin})",
+                        *report.weights.notes, *notes])
+    return HeadlineCeiling(line, rung.tokens_per_s, layout=layout)
 
 
 def ceiling_line(facts: dict[str, Any]) -> str | None:
@@ -56,13 +120,16 @@ def ceiling_line(facts: dict[str, Any]) -> str | None:
     return headline_ceiling(facts).line
 
 
-def ceiling_fields(facts: dict[str, Any]) -> dict[str, Any]:
-    """The report's `host` keys: `ceiling` (the line or null), and `ceiling_tok_s` when there is one or
-    `ceiling_missing` (why not) when there is none — what `audit --measured` compares with."""
-    ceiling = headline_ceiling(facts)
+def ceiling_fields(facts: dict[str, Any], choice: ModelChoice | None = None,
+                   weights: str | None = None) -> dict[str, Any]:
+    """The report's `host` keys: `ceiling` (the line or null), and `ceiling_tok_s` and `ceiling_layout` (the
+    weight formats priced) when there is one or `ceiling_missing` (why not) when there is none — what a
+    measured rate compares with."""
+    ceiling = headline_ceiling(facts, choice, weights)
     if ceiling.line is None:
         return {"ceiling": None, "ceiling_missing": ceiling.missing}
-    return {"ceiling": ceiling.line, "ceiling_tok_s": round(float(ceiling.tokens_per_s or 0.0), 2)}
+    return {"ceiling": ceiling.line, "ceiling_tok_s": round(float(ceiling.tokens_per_s or 0.0), 2),
+            "ceiling_layout": ceiling.layout}
 
 
 def parse_measured(text: str) -> float:
@@ -77,18 +144,39 @@ def parse_measured(text: str) -> float:
     return value
 
 
-def measured_vs_ceiling(tokens_per_s: float, host: Mapping[str, Any]) -> dict[str, Any]:
-    """The report's `host.measured`: the measured rate, the ceiling's, the percentage, and the line shown."""
+MEASURED_FLAG = "--measured"
+
+
+def measured_from(facts: Mapping[str, Any], given: float | None) -> tuple[float, str, bool] | None:
+    """The measured single-stream rate: `--measured` first, else what the source holds (the `serving_rate` fact:
+    the engine's own log lines, a pasted benchmark). (rate, where it was read, speculative decoding seen)."""
+    from stackaudit.facts.serving_rate import MeasuredRate
+
+    if given is not None:
+        return given, MEASURED_FLAG, False
+    rate = facts.get("serving_rate")
+    if isinstance(rate, MeasuredRate):
+        return rate.tokens_per_s, rate.source, rate.speculative
+    return None
+
+
+def measured_vs_ceiling(tokens_per_s: float, host: Mapping[str, Any], source: str = MEASURED_FLAG,
+                        speculative: bool = False) -> dict[str, Any]:
+    """The report's `host.measured`: the measured rate, where it was read, the ceiling's, the percentage, and the
+    line shown."""
     ceiling = host.get("ceiling_tok_s")
+    where = "" if source == MEASURED_FLAG else f" (from {source})"
+    base = {"decode_tok_s": tokens_per_s, "source": source}
     if not isinstance(ceiling, (int, float)) or ceiling <= 0:
         why = host.get("ceiling_missing") or "the source shows no served model and GPUs"
-        line = f"Measured: {tokens_per_s:g} tok/s per stream; no ceiling: {why}"
-        return {"decode_tok_s": tokens_per_s, "ceiling_tok_s": None, "percent_of_ceiling": None, "line": line}
+        line = f"Measured: {tokens_per_s:g} tok/s per stream{where}; no ceiling: {why}"
+        return {**base, "ceiling_tok_s": None, "percent_of_ceiling": None, "line": line}
     percent = round(100.0 * tokens_per_s / float(ceiling), 1)
-    line = f"Measured: {tokens_per_s:g} tok/s per stream = {percent:g} % of the ceiling (~{float(ceiling):.0f} tok/s)"
+    line = (f"Measured: {tokens_per_s:g} tok/s per stream{where} = {percent:g} % of the ceiling "
+            f"(~{float(ceiling):.0f} tok/s)")
     if percent > 100:
-        line += "; above the ceiling: the model, GPUs or TP measured are not the ones the source shows"
+        line += ("; above the ceiling: speculative decoding raises it by its acceptance length" if speculative else
+                 "; above the ceiling: the model, GPUs or TP measured are not the ones the source shows")
     else:
         line += "; `stackaudit ceiling --measured` lists what would close the gap"
-    return {"decode_tok_s": tokens_per_s, "ceiling_tok_s": float(ceiling), "percent_of_ceiling": percent,
-            "line": line}
+    return {**base, "ceiling_tok_s": float(ceiling), "percent_of_ceiling": percent, "line": line}

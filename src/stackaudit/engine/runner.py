@@ -22,7 +22,7 @@ from stackaudit.host.recording import RedactingHost
 
 # Facts the headline shows, collected whatever checks are selected.
 HEADLINE_FACTS = ("kernel", "hostname", "cpu", "container", "gpus", "numa", "nvidia", "serving_model", "lxc_configs",
-                  "serving_processes", "parallelism")
+                  "serving_processes", "parallelism", "serving_rate")
 
 
 @dataclass
@@ -37,6 +37,12 @@ class AuditOptions:
     sample_s: float = 0.0
     # `audit --pid PID`: the engine instance to read on a box running several (0: every engine found).
     engine_pid: int = 0
+    # `audit --model PATH|ID` (engine.ceiling_line.ModelChoice) and `--weights SPEC`: what the headline
+    # ceiling prices instead of what the source shows.
+    model: Any = None
+    weights: str | None = None
+    # `audit --measured TOKS`: the measured decode rate, before any the source holds (fact `serving_rate`).
+    measured: float | None = None
 
 
 @dataclass
@@ -107,7 +113,7 @@ def source_files(meta_path: str) -> list[str]:
     return [os.path.basename(p.strip().rstrip("/")) for p in meta_path.split(", ") if p.strip()]
 
 
-def _headline(facts: dict[str, Any], host: Host) -> dict[str, Any]:
+def _headline(facts: dict[str, Any], host: Host, options: AuditOptions | None = None) -> dict[str, Any]:
     from stackaudit.facts.container import ContainerInfo
     from stackaudit.facts.hostname import Hostname
     from stackaudit.facts.system import CpuInfo, KernelInfo, NumaTopology
@@ -124,8 +130,13 @@ def _headline(facts: dict[str, Any], host: Host) -> dict[str, Any]:
     if isinstance(inventory, GpuInventory):
         names = sorted(set(inventory.models.values()))
         gpus = {"count": inventory.count, "bdfs": list(inventory.bdfs), **({"names": names} if names else {})}
+    from stackaudit.engine.ceiling_line import measured_from, measured_vs_ceiling
+
+    ceiling = ceiling_fields(facts, options.model if options else None, options.weights if options else None)
+    measured = measured_from(facts, options.measured if options else None)
     return {
-        **ceiling_fields(facts),
+        **ceiling,
+        **({"measured": measured_vs_ceiling(measured[0], ceiling, measured[1], measured[2])} if measured else {}),
         "hostname": host.meta.hostname or (name.name if isinstance(name := facts.get("hostname"), Hostname) else ""),
         "kernel": kernel.release if isinstance(kernel, KernelInfo) else None,
         "arch": kernel.machine if isinstance(kernel, KernelInfo) else None,
@@ -247,9 +258,14 @@ def run_audit(host: Host, options: AuditOptions | None = None) -> Report:
         source["set_aside"] = list(host.meta.extra["set_aside"])
     from stackaudit.report.topology import topology_from_facts
 
+    host_fields = _headline(facts, safe_host, options)
+    if isinstance(host_fields.get("measured"), dict):
+        from stackaudit.engine.gap_verdict import gap_verdict
+
+        host_fields["measured"].update(gap_verdict(host_fields["measured"], results))
     return Report(
         source=source,
-        host=_headline(facts, safe_host),
+        host=host_fields,
         topology=topology_from_facts(facts).to_json(),
         results=results,
         timed_out=timed_out,

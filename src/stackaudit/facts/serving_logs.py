@@ -138,6 +138,7 @@ class ServingLog:
     nccl_warnings: tuple[str, ...] = ()
     # `comm ... nRanks 3 nNodes 3 localRanks 1`: the most ranks NCCL put on one node (0: no such line).
     local_ranks: int = 0
+    model: str = ""  # the model the configuration dump names (vLLM `model=`, SGLang `model_path=`)
 
     def transports(self) -> set[str]:
         return {c.transport for c in self.channels}
@@ -175,6 +176,9 @@ _GRAPH_CAPTURED = re.compile(r"Capturing CUDA graph|CUDA graphs can take additio
 # vLLM's own override, e.g. "Data Parallel: Forcing enforce eager to be True since DP is currently not
 # supported with CUDA Graphs." (vllm/platforms/cuda.py).
 _FORCED_EAGER = re.compile(r"Forcing enforce[ _]eager to be True", re.I)
+# vLLM's engine-config line `model='org/name'`, its `non-default args: {'model': 'org/name'}`, SGLang's
+# `server_args=ServerArgs(model_path='org/name'` and v0.5.23's dict form `{'model_path': 'org/name'`.
+_MODEL = re.compile(r"""(?:\bmodel(?:_path)?=|['"]model(?:_path)?['"]:\s*)['"]([^'"\s]{1,300})['"]""")
 _CACHE_PATH = re.compile(r"(?:reading|generating) GPU P2P access cache (?:from|in) (\S+\.json)")
 
 
@@ -204,6 +208,7 @@ def parse_serving_log(text: str) -> ServingLog:
     cumem: list[str] = []
     warns: list[str] = []
     local_ranks = 0
+    model = ""
     # Each pattern runs only on lines holding its key words (cheap substring tests first: a long log).
     for line in relevant:
         text_l = line.strip()
@@ -269,6 +274,9 @@ def parse_serving_log(text: str) -> ServingLog:
             cumem.append(text_l)
         if "NCCL WARN" in text_l:
             warns.append(text_l)
+        m = _MODEL.search(text_l) if not model and "model" in low else None
+        if m:
+            model = m.group(1)
         m = _LOCAL_RANKS.search(text_l) if "localRanks" in text_l else None
         if m:
             local_ranks = max(local_ranks, int(m.group(1)))
@@ -279,7 +287,7 @@ def parse_serving_log(text: str) -> ServingLog:
         gdr_disabled=tuple(gdr_off), cuda_graphs=graphs, cuda_graph_lines=tuple(graph_lines[:5]), tp_size=tp,
         pp_size=pp, dp_size=dp,
         disable_custom_all_reduce=disable_ar, cumem_fallback=tuple(cumem), nccl_warnings=tuple(warns[:20]),
-        local_ranks=local_ranks)
+        local_ranks=local_ranks, model=model)
 
 
 @parser(ENGINE_LOG, feeds="serving_log", kind=ServingLog, rank=10)

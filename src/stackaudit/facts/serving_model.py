@@ -1,9 +1,15 @@
-"""The model a running engine serves, and its Hugging Face config, read through the host.
+"""The model an engine serves, and its Hugging Face config, from what the source holds.
 
-Read through the host (not the audit's own filesystem), so that a snapshot holds the config and
-the headline ceiling replays: `<model dir>/config.json` for a path, else the engine's Hugging Face
-cache (`HF_HUB_CACHE`, `HF_HOME/hub`, `XDG_CACHE_HOME/huggingface/hub`, `~/.cache/huggingface/hub`,
-https://huggingface.co/docs/huggingface_hub/guides/manage-cache). Never a download.
+Where the model's name comes from, best first: a running engine's argv; a GPU or serving container's
+command (`docker inspect`, a pasted docker run / compose / pod spec); a pasted engine command line; a pasted
+server log's configuration dump (vLLM `model='…'`, `non-default args: {'model': …}`, SGLang
+`server_args=ServerArgs(model_path='…')`).
+
+Where its config comes from: read through the host (not the audit's own filesystem), so that a snapshot
+holds the config and the headline ceiling replays: `<model dir>/config.json` for a path, else the engine's
+Hugging Face cache (`HF_HUB_CACHE`, `HF_HOME/hub`, `XDG_CACHE_HOME/huggingface/hub`,
+`~/.cache/huggingface/hub`, https://huggingface.co/docs/huggingface_hub/guides/manage-cache); else the
+catalogue shipped with stackaudit (data/models.toml, ceiling/catalogue.py). Never a download.
 """
 
 from __future__ import annotations
@@ -12,9 +18,9 @@ import posixpath
 from dataclasses import dataclass
 from typing import Any
 
-from stackaudit.facts.parallelism import Parallelism, from_process
+from stackaudit.facts.parallelism import Parallelism, from_process, sizes_from_argv
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses, process_file_path
-from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, provider
 from stackaudit.host.base import Host, NotCaptured, read_text
 from stackaudit.host.limits import MAX_MODEL_CONFIG_BYTES, parse_model_config
 
@@ -33,6 +39,14 @@ class ServingModel:
     config_path: str
     quantization: str | None = None
     kv_cache_dtype: str | None = None
+    # A `--weights` format the model's name gives where the catalogue answered a quantised re-upload.
+    weights: str | None = None
+    named_in: str = ""  # where the model's name was read ("" : a running engine's argv)
+    note: str = ""  # how a catalogue entry was matched
+
+
+fact("serving_model", ServingModel, first_of,
+     hint="paste the engine's command line or its start-up log, or give `audit --model PATH|ID`")
 
 
 def _positional_model(proc: ProcessInfo) -> str | None:
@@ -105,12 +119,98 @@ def serving_model(ctx: FactContext) -> ServingModel:
     parallelism = ctx.optional("parallelism", Parallelism)
     roots = [p for p in procs.processes if p.role in ("api-server", "launcher", "") and p.engine] or list(procs.processes)
     for proc in roots:
-        model = proc.flag(*_MODEL_FLAGS) or _positional_model(proc)
-        if not model or model in _VALUE_FLAGS_NOT_MODEL:
+        model = model_argument(proc)
+        if not model:
             continue
         sizes = parallelism.for_pid(proc.pid) if parallelism is not None else None
         tp = (sizes if sizes is not None else from_process(proc)).tp_or_default
-        config, path = _read_config(ctx.host, proc, model)
+        try:
+            config, path = _read_config(ctx.host, proc, model)
+        except FactUnavailable as exc:
+            served = _from_catalogue(proc.engine, model, tp, proc, "")
+            if served is None:
+                raise FactUnavailable(f"{exc.reason}, and stackaudit's catalogue does not hold it",
+                                      "give `audit --model <config.json>`") from exc
+            return served
         return ServingModel(proc.engine, model, tp, config, path, proc.flag("--quantization"),
                             proc.flag("--kv-cache-dtype"))
     raise FactUnavailable("no serving engine with a model argument is running")
+
+
+def model_argument(proc: ProcessInfo) -> str | None:
+    """The model a command line names (`--model`, `--model-path`, `serve MODEL`), or None."""
+    model = proc.flag(*_MODEL_FLAGS) or _positional_model(proc)
+    return model if model and model not in _VALUE_FLAGS_NOT_MODEL else None
+
+
+def _from_catalogue(engine: str, model: str, tp: int, proc: ProcessInfo | None, named_in: str) -> ServingModel | None:
+    """The served model from the shipped catalogue (no config in the source), or None when it is not there."""
+    from stackaudit.ceiling.catalogue import lookup
+
+    found = lookup(model)
+    if found is None:
+        return None
+    quant = proc.flag("--quantization") if proc is not None else None
+    kv = proc.flag("--kv-cache-dtype") if proc is not None else None
+    return ServingModel(engine, model, tp, found.config, f"stackaudit's catalogue ({found.source})", quant, kv,
+                        found.weights, named_in, found.note)
+
+
+def _unlisted(model: str, where: str) -> FactUnavailable:
+    return FactUnavailable(f"{where} names {model}, whose config.json is not in the source nor in stackaudit's "
+                           "catalogue", "give `audit --model <config.json or id>`")
+
+
+@provider("serving_model", ServingModel, rank=10,
+          title="serving containers' command (`docker inspect`, a pasted docker run / compose / pod spec)")
+def serving_model_from_container(ctx: FactContext) -> ServingModel:
+    """The model a GPU or serving container's command names, from the catalogue."""
+    from stackaudit.facts.docker import DockerContainers
+    from stackaudit.facts.parallelism import engine_of
+
+    for ctr in ctx.fact("docker_containers", DockerContainers).gpu_or_serving:
+        engine = engine_of(ctr.image + " " + " ".join(ctr.argv))
+        proc = ProcessInfo(pid=0, ppid=None, comm=ctr.name, argv=ctr.argv, engine=engine, role="api-server")
+        model = model_argument(proc) or next((a for a in ctr.argv if "/" in a and not a.startswith(("-", "/"))
+                                              and engine == "vllm"), None)
+        if not model:
+            continue
+        where = f"container {ctr.name or ctr.id} ({ctr.origin or 'docker inspect'})"
+        served = _from_catalogue(engine, model, sizes_from_argv(ctr.argv)[0] or 1, proc, where)
+        if served is None:
+            raise _unlisted(model, where)
+        return served
+    raise FactUnavailable("no serving container names a model")
+
+
+@provider("serving_model", ServingModel, rank=20, title="pasted engine command line")
+def serving_model_from_command(ctx: FactContext) -> ServingModel:
+    """The model a pasted engine command line names (`vllm serve MODEL`, `--model-path MODEL`), from the catalogue."""
+    from stackaudit.facts.engine_command import EngineCommands
+
+    for cmd in ctx.fact("engine_commands", EngineCommands).commands:
+        proc = cmd.as_process()
+        model = model_argument(proc)
+        if not model:
+            continue
+        where = f"the pasted `{cmd.argv[0]}` command line"
+        served = _from_catalogue(cmd.engine, model, from_process(proc).tp_or_default, proc, where)
+        if served is None:
+            raise _unlisted(model, where)
+        return served
+    raise FactUnavailable("no pasted engine command names a model")
+
+
+@provider("serving_model", ServingModel, rank=30, title="pasted server log")
+def serving_model_from_log(ctx: FactContext) -> ServingModel:
+    """The model a pasted server log's configuration dump names, from the catalogue."""
+    from stackaudit.facts.serving_logs import ServingLog
+
+    log = ctx.fact("serving_log", ServingLog)
+    if not log.model:
+        raise FactUnavailable("the server log names no model")
+    where = f"the pasted {log.engine or 'server'} log"
+    served = _from_catalogue(log.engine, log.model, log.tp_size or 1, None, where)
+    if served is None:
+        raise _unlisted(log.model, where)
+    return served

@@ -233,6 +233,11 @@ NCCL_TESTS = Source("nccl_tests", "pasted nccl-tests output", doc=True, hint="pa
 ENGINE_COMMAND = Source("engine_command", "pasted engine command line", doc=True,
                         hint="paste the command that starts the engine")
 
+# Benchmark output pasted as it printed (`vllm bench serve` / benchmark_serving.py, SGLang bench_serving, a
+# llama-bench table): the measured decode rate of issue 29 (facts/serving_rate.py).
+BENCH_OUTPUT = Source("bench_output", "pasted benchmark output", doc=True,
+                      hint="paste the output of `vllm bench serve --max-concurrency 1` or `llama-bench`")
+
 ALL: tuple[Source, ...] = (*(v for v in globals().values() if isinstance(v, Source)), *DF_PASTED, *LSPCI_PASTED,
                            *NVSMI_P2P.values(), *SYSCTL_D, *MODPROBE_D,
                            *MODULES_LOAD_D, *TMPFILES_D, *UDEV_RULES_D, *LOADER_ENTRIES)

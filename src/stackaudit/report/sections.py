@@ -177,8 +177,10 @@ def headline_lines(report: Report) -> list[str]:
     ]
     if h.get("ceiling"):
         lines.append(f"Ceiling: {h['ceiling']}")
-    if isinstance(h.get("measured"), dict):  # `audit --measured TOKS`
+    if isinstance(h.get("measured"), dict):  # `audit --measured TOKS`, or a rate the source holds
         lines.append(str(h["measured"]["line"]))
+        if h["measured"].get("verdict"):  # where the gap lies (engine/gap_verdict.py)
+            lines.append(f"Gap: {h['measured']['verdict']}.")
     set_aside = report.source.get("set_aside") or []
     if set_aside:
         lines.append(f"This paste holds another host's outputs too: audited the first; set aside {len(set_aside)} "
