@@ -21,7 +21,8 @@ from stackaudit.host.base import Host
 from stackaudit.host.recording import RedactingHost
 
 # Facts the headline shows, collected whatever checks are selected.
-HEADLINE_FACTS = ("kernel", "hostname", "cpu", "container", "gpus", "numa", "nvidia", "serving_model", "lxc_configs")
+HEADLINE_FACTS = ("kernel", "hostname", "cpu", "container", "gpus", "machine_topology", "nvidia", "serving_model",
+                  "lxc_configs")
 
 
 @dataclass
@@ -48,7 +49,7 @@ class Report:
     duration_s: float = 0.0
     tool: dict[str, str] = field(default_factory=lambda: {"name": "stackaudit", "version": __version__})
     generated_at: str = field(default_factory=lambda: utc_now())
-    # The machine's topology for the pictures (report.topology.Topology.to_json); {} when not computed.
+    # The fact `machine_topology` as JSON (facts/machine_topology.py), which the pictures draw; {} when not computed.
     topology: dict[str, Any] = field(default_factory=dict)
 
     def by_status(self, status: str) -> list[Result]:
@@ -91,12 +92,13 @@ def source_files(meta_path: str) -> list[str]:
 def _headline(facts: dict[str, Any], host: Host) -> dict[str, Any]:
     from stackaudit.facts.container import ContainerInfo
     from stackaudit.facts.hostname import Hostname
-    from stackaudit.facts.system import CpuInfo, KernelInfo, NumaTopology
+    from stackaudit.facts.machine_topology import MachineTopology
+    from stackaudit.facts.system import CpuInfo, KernelInfo
 
     kernel = facts.get("kernel")
     cpu = facts.get("cpu")
     container = facts.get("container")
-    numa = facts.get("numa")
+    topology = facts.get("machine_topology")
     from stackaudit.engine.ceiling_line import ceiling_fields
     from stackaudit.facts.gpus import GpuInventory
 
@@ -112,7 +114,8 @@ def _headline(facts: dict[str, Any], host: Host) -> dict[str, Any]:
         "arch": kernel.machine if isinstance(kernel, KernelInfo) else None,
         "cpu": cpu.model_name if isinstance(cpu, CpuInfo) else None,
         "sockets": cpu.sockets if isinstance(cpu, CpuInfo) else None,
-        "numa_nodes": numa.count if isinstance(numa, NumaTopology) else None,
+        # The sockets the topology draws: the `numa` fact's nodes and any node a GPU sits on.
+        "numa_nodes": topology.numa_nodes if isinstance(topology, MachineTopology) else None,
         "container": (container.kind or "none") if isinstance(container, ContainerInfo) else None,
         # A host and its own containers are one machine seen from two scopes (a Proxmox node's LXC configs).
         "host_of": _containers_configured(facts.get("lxc_configs")),
@@ -198,12 +201,13 @@ def run_audit(host: Host, options: AuditOptions | None = None) -> Report:
     if host.meta.extra.get("set_aside"):
         # The paste holds another host's outputs too: audited the first, these were left out.
         source["set_aside"] = list(host.meta.extra["set_aside"])
-    from stackaudit.report.topology import topology_from_facts
+    from stackaudit.facts.machine_topology import MachineTopology
 
+    topology = facts.get("machine_topology")
     return Report(
         source=source,
         host=_headline(facts, safe_host),
-        topology=topology_from_facts(facts).to_json(),
+        topology=topology.to_json() if isinstance(topology, MachineTopology) else {},
         results=results,
         timed_out=timed_out,
         fact_errors=fact_errors,
