@@ -15,7 +15,7 @@ from stackaudit.checks.registry import load_all as load_checks
 from stackaudit.engine.collect import DEFAULT_DEADLINE_S, Collector, Missing
 from stackaudit.engine.evaluate import evaluate
 from stackaudit.engine.results import Result, Waiver
-from stackaudit.engine.selection import select_checks
+from stackaudit.engine.selection import select_checks, with_read_checks
 from stackaudit.facts.registry import load_all as load_facts
 from stackaudit.host.base import Host
 from stackaudit.host.recording import RedactingHost
@@ -167,6 +167,7 @@ def run_audit(host: Host, options: AuditOptions | None = None) -> Report:
     catalogue = load_checks()
     load_facts()
     specs: list[CheckSpec] = select_checks(catalogue, options.select, options.ignore)
+    evaluated = with_read_checks(specs, catalogue)
     safe_host = RedactingHost(host)
     providers = None
     if options.sample_s > 0:
@@ -175,7 +176,7 @@ def run_audit(host: Host, options: AuditOptions | None = None) -> Report:
         providers = sampling_providers(options.sample_s)
     collector = Collector(safe_host, options.deadline_s + max(0.0, options.sample_s), providers)
     needed = {*HEADLINE_FACTS}
-    for spec in specs:
+    for spec in evaluated:
         needed.update(spec.facts)
         needed.update(spec.optional_facts)
     collector.start(sorted(needed))
@@ -185,7 +186,7 @@ def run_audit(host: Host, options: AuditOptions | None = None) -> Report:
     container = facts.get("container")
     in_container = isinstance(container, ContainerInfo) and container.in_container
     provenance = {name: collector.provenance(name) for name in needed}
-    results = evaluate(specs, facts, in_container, provenance=provenance, parallel=collector.parallel)
+    results = evaluate(evaluated, facts, in_container, provenance=provenance, parallel=collector.parallel)[:len(specs)]
     results, expired, unused = apply_waivers(results, options.waivers, options.today or _dt.date.today())
     timed_out = [f"`{' '.join(r.argv)}` ({r.stderr})" for r in collector.host.timed_out]
     timed_out += [f"fact {m.fact}: {m.reason}" for m in facts.values() if isinstance(m, Missing) and m.kind == "timeout"]
