@@ -20,7 +20,7 @@ from corpus import CAPTURES_DIR, parse_header
 from stackaudit.errors import InputError
 from stackaudit.host.memory import HostRecord, write_snapshot
 from stackaudit.importers import _archives
-from stackaudit.importers.registry import load_pasted
+from stackaudit.importers.pasted import load_pasted
 
 
 def _lines(prefix: str, kind: str) -> list[str]:

@@ -53,7 +53,7 @@ def open_from(sources: list[str], allow_partial: bool = False):  # type: ignore[
     """The host `--from` names: one snapshot, pasted text files, or both (audit and investigate alike)."""
     from stackaudit.host.memory import is_snapshot, load_snapshot
     from stackaudit.importers._archives import is_archive
-    from stackaudit.importers.registry import load_pasted
+    from stackaudit.importers.pasted import load_pasted
 
     for path in sources:
         _check_from(path)
