@@ -20,7 +20,7 @@ from stackaudit.cli.options import (
 )
 from stackaudit.cli.output import colour_wanted, emit, invocation, split_csv, split_paths
 from stackaudit.errors import InputError, UsageError
-from stackaudit.host.terminal import escape_terminal
+from stackaudit.terminal import escape_terminal
 
 
 def _check_from(path: str) -> None:

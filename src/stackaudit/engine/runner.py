@@ -7,7 +7,7 @@ import os
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from stackaudit import __version__
 from stackaudit.checks.registry import CheckSpec
@@ -37,6 +37,26 @@ class AuditOptions:
     sample_s: float = 0.0
 
 
+class TextLines(Protocol):
+    """The terminal report's line writer, as an appended section writes to it (report/text.py)."""
+
+    def heading(self, text: str) -> None: ...
+
+    def prose(self, text: str, indent: int = 0, style: str = "", hanging: int = 0) -> None: ...
+
+    def blank(self) -> None: ...
+
+
+class AppendedSection(Protocol):
+    """A section a product appends to the audit report (investigate's findings), in each format."""
+
+    def text(self, lines: TextLines) -> None: ...
+
+    def markdown(self) -> list[str]: ...
+
+    def json(self) -> dict[str, Any]: ...
+
+
 @dataclass
 class Report:
     source: dict[str, Any]
@@ -51,6 +71,10 @@ class Report:
     generated_at: str = field(default_factory=lambda: utc_now())
     # The fact `machine_topology` as JSON (facts/machine_topology.py), which the pictures draw; {} when not computed.
     topology: dict[str, Any] = field(default_factory=dict)
+
+    def appended(self) -> tuple[AppendedSection, ...]:
+        """The sections products append, drawn last by every renderer (none for a plain audit)."""
+        return ()
 
     def by_status(self, status: str) -> list[Result]:
         return [r for r in self.results if r.status == status]

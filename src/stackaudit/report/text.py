@@ -15,7 +15,6 @@ from rich.text import Text
 
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
-from stackaudit.investigate.consolidate import render_text_section
 from stackaudit.report.fix_steps import fix_lines
 from stackaudit.report.header import (
     command_line,
@@ -204,7 +203,8 @@ def render_text(report: Report, color: bool = False, width: int | None = None,
         lines.prose(", ".join(r.id for r in sec.not_applicable), indent=2)
     lines.blank()
     lines.prose(f"{len(report.results)} checks in {report.duration_s:.2f} s", style="dim")
-    render_text_section(lines, report)
+    for section in report.appended():
+        section.text(lines)
     for text, style in lines.out:
         console.print(Text(text, style=style), soft_wrap=True)
     return buf.getvalue()
