@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from stackaudit.host.memory import HostRecord, write_snapshot
+
 CAPTURE = Path(__file__).resolve().parent / "data" / "captures" / "01-a100-sxm4-mig-persistence-off-nvsmi-xml.txt"
 # Loaded by `audit` on the old code (the CLI registered every command's module up front; the renderers
 # imported investigate): none of them is used by an audit.
@@ -27,6 +29,14 @@ def test_audit_loads_no_other_command_or_product() -> None:
     loaded = _modules_after("audit", "--from", str(CAPTURE), "--format", "json")
     assert "stackaudit.engine.runner" in loaded and "stackaudit.report.json_report" in loaded
     assert sorted(m for m in loaded if m.startswith(NOT_USED_BY_AUDIT)) == []
+
+
+def test_audit_from_a_snapshot_loads_no_paste_recogniser(tmp_path: Path) -> None:
+    snapshot = tmp_path / "host.tar.gz"
+    write_snapshot(HostRecord(meta={"source": "live", "hostname": "h"}), str(snapshot))
+    loaded = _modules_after("audit", "--from", str(snapshot), "--format", "json")
+    assert "stackaudit.host.memory" in loaded
+    assert sorted(m for m in loaded if m.startswith("stackaudit.importers.") and m != "stackaudit.importers._compressed") == []
 
 
 def test_a_command_loads_its_own_module_and_help_lists_them_all() -> None:

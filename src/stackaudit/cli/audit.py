@@ -52,8 +52,7 @@ def _measured(text: str | None) -> float | None:
 def open_from(sources: list[str], allow_partial: bool = False):  # type: ignore[no-untyped-def]
     """The host `--from` names: one snapshot, pasted text files, or both (audit and investigate alike)."""
     from stackaudit.host.memory import is_snapshot, load_snapshot
-    from stackaudit.importers._archives import is_archive
-    from stackaudit.importers.pasted import load_pasted
+    from stackaudit.importers._compressed import is_archive
 
     for path in sources:
         _check_from(path)
@@ -63,11 +62,14 @@ def open_from(sources: list[str], allow_partial: bool = False):  # type: ignore[
         raise UsageError("--from takes at most one snapshot (plus any number of pasted-output text files)")
     pasted = [p for p in sources if p not in snapshots]
     if not snapshots:
+        from stackaudit.importers.pasted import load_pasted
+
         return load_pasted(pasted)
     host = load_snapshot(snapshots[0], allow_partial=allow_partial)
     if not pasted:
         return host
     from stackaudit.host.memory import add_pasted
+    from stackaudit.importers.pasted import load_pasted
 
     return add_pasted(host, load_pasted(pasted))
 

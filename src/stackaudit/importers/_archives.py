@@ -20,87 +20,27 @@ under their own paths (`proc/cmdline`, `etc/...`) and command outputs under
 
 from __future__ import annotations
 
-import bz2
 import gzip
-import io
 import lzma
 import os
 import re
 import tarfile
 from collections.abc import Callable, Iterator
 from functools import partial
-from typing import IO, cast
+from typing import IO
 
 from stackaudit.errors import InputError
 from stackaudit.facts.sources import PROC_CMDLINE, PROC_MODULES, UNAME
 from stackaudit.host.memory import HostRecord
 from stackaudit.host.source import Provenance, command_key, file_key
 from stackaudit.importers import _hosts
+from stackaudit.importers._compressed import MAGIC_BYTES, TAR_MAGIC_AT, decompressed
 from stackaudit.importers.registry import ImportResult, recognise, record_command, record_file
 
-MAGIC_BYTES = 6
-_GZIP, _XZ, _BZ2 = b"\x1f\x8b", b"\xfd7zXZ\x00", b"BZh"
-MAX_UNCOMPRESSED = 512 * 1024 * 1024
 MAX_MEMBERS = 50_000
 MAX_MEMBER = 8 * 1024 * 1024
-_TAR_MAGIC_AT = 257
 
 SEPARATOR = "_" * 44
-
-
-def is_compressed(head: bytes) -> bool:
-    return head.startswith((_GZIP, _XZ, _BZ2))
-
-
-def is_archive(path: str) -> bool:
-    """A compressed file that is not a stackaudit snapshot (a snapshot's first member is meta.json)."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(MAGIC_BYTES)
-        if not is_compressed(head):
-            return False
-        with _decompressed(path, head) as stream:
-            block = stream.read(512)
-    except (OSError, EOFError, lzma.LZMAError, InputError):
-        return False
-    if block[_TAR_MAGIC_AT:_TAR_MAGIC_AT + 5] != b"ustar":
-        return True  # a compressed text log
-    name = block[:100].split(b"\0", 1)[0].decode("utf-8", "replace").lstrip("./")
-    return name != "meta.json"
-
-
-class _Capped(io.RawIOBase):
-    """A stream that stops the read when more than MAX_UNCOMPRESSED bytes came out of it."""
-
-    def __init__(self, inner: IO[bytes], label: str) -> None:
-        self.inner, self.label, self.count = inner, label, 0
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
-        data = self.inner.read(len(buffer))
-        self.count += len(data)
-        if self.count > MAX_UNCOMPRESSED:
-            raise InputError(f"{self.label}: more than {MAX_UNCOMPRESSED // 2**20} MiB uncompressed; not read")
-        buffer[:len(data)] = data
-        return len(data)
-
-    def close(self) -> None:
-        self.inner.close()
-        super().close()
-
-
-def _open(path: str, head: bytes) -> IO[bytes]:
-    if head.startswith(_GZIP):
-        return cast(IO[bytes], gzip.open(path, "rb"))
-    if head.startswith(_XZ):
-        return lzma.open(path, "rb")
-    return bz2.open(path, "rb")
-
-
-def _decompressed(path: str, head: bytes) -> io.BufferedReader:
-    return io.BufferedReader(_Capped(_open(path, head), os.path.basename(path)), buffer_size=1 << 16)
 
 
 def recognise_archive(path: str, profile: _hosts.HostProfile) -> list[tuple[str, ImportResult]]:
@@ -109,9 +49,9 @@ def recognise_archive(path: str, profile: _hosts.HostProfile) -> list[tuple[str,
     with open(path, "rb") as fh:
         head = fh.read(MAGIC_BYTES)
     try:
-        with _decompressed(path, head) as stream:
+        with decompressed(path, head) as stream:
             block = stream.peek(512)[:512]
-            if block[_TAR_MAGIC_AT:_TAR_MAGIC_AT + 5] == b"ustar":
+            if block[TAR_MAGIC_AT:TAR_MAGIC_AT + 5] == b"ustar":
                 return list(_sos_members(stream, label, profile))
             return list(_bug_report_sections(stream, label, profile))
     except (EOFError, lzma.LZMAError, tarfile.TarError, gzip.BadGzipFile, zlib_error()) as exc:

@@ -6,7 +6,7 @@ import os
 
 from stackaudit.errors import InputError
 from stackaudit.host.memory import HostRecord, MemoryHost
-from stackaudit.importers import _archives
+from stackaudit.importers import _archives, _compressed
 from stackaudit.importers._hosts import HostProfile
 from stackaudit.importers._paste import view
 from stackaudit.importers.registry import MAX_PASTE_BYTES, nothing_recognisable, recognise_view, strip_header
@@ -24,8 +24,8 @@ def load_pasted(paths: list[str]) -> MemoryHost:
             if os.path.getsize(path) > MAX_PASTE_BYTES:
                 raise InputError(f"{path}: larger than {MAX_PASTE_BYTES // 2**20} MiB; not a pasted output")
             with open(path, "rb") as fh:
-                head = fh.read(_archives.MAGIC_BYTES)
-                if _archives.is_compressed(head):
+                head = fh.read(_compressed.MAGIC_BYTES)
+                if _compressed.is_compressed(head):
                     results = _archives.recognise_archive(path, profile)
                 else:
                     fh.seek(0)
