@@ -100,6 +100,9 @@ class TpGroups:
 
 @dataclass(frozen=True)
 class MachineTopology:
+    """The machine as the pictures draw it and the headline counts it: sockets, the PCI tree's bridges,
+    GPUs, NVSwitches and NICs, every GPU pair's path, and the recommended TP groups."""
+
     sockets: tuple[Socket, ...] = ()
     bridges: tuple[Bridge, ...] = ()
     gpus: tuple[Gpu, ...] = ()
@@ -407,8 +410,6 @@ def _cpulist(cpus: Iterable[int]) -> str:
         values = [v for _, v in run]
         out.append(f"{values[0]}-{values[-1]}" if len(values) > 1 else str(values[0]))
     return ",".join(out)
-
-
 
 
 fact("machine_topology", MachineTopology, first_of)
