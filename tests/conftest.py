@@ -69,3 +69,12 @@ def _fix_lock_in_tmp(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyte
 
     monkeypatch.setattr(journal, "LOCK_PATH", str(tmp_path_factory.mktemp("run") / "stackaudit" / "fix.lock"),
                         raising=False)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _catalogue_loaded() -> None:
+    """Every check registered, as the CLI has them before a plan or a revert: fixes/catalogue_fix.py holds
+    each check's declared fix once the checks are loaded."""
+    from stackaudit.checks.registry import load_all
+
+    load_all()

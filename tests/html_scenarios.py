@@ -112,7 +112,7 @@ def switch_tree() -> PcieFacts:
 
 
 def switch_tree_report() -> Report:
-    from stackaudit.report.topology import topology_from_facts
+    from stackaudit.facts.machine_topology import topology_from_facts
 
     acs = Result("FW-ACS-P2P", "FW", "ACS", "issue", "ACS redirect on", priority="P1", subjects=(B0,))
     return Report(source={"kind": "fake"}, host={"hostname": "switches"}, results=[acs],

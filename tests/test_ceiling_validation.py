@@ -106,7 +106,7 @@ def test_embedding_is_not_in_the_stored_count() -> None:
 
 
 def test_a_misspelt_key_in_the_table_is_an_error() -> None:
-    from stackaudit.ceiling.validation import _measurement
+    from stackaudit.ceiling.measurements import _measurement
 
     row = {"id": "x", "model": "Llama-2-7B", "format": "bf16", "gpu": "L4", "gpus": 1, "tp": 1, "engine": "vLLM",
            "context": 0, "measured_tokens_per_s": 1.0, "source": "https://example.org", "where": "w",

@@ -26,7 +26,8 @@ from stackaudit.facts.registry import sample_fields
 from stackaudit.host.base import CommandResult
 from stackaudit.host.memory import add_pasted, fake_host, load_snapshot, write_snapshot
 from stackaudit.host.recording import RecordingHost
-from stackaudit.importers.registry import load_pasted, recognise
+from stackaudit.importers.pasted import load_pasted
+from stackaudit.importers.registry import recognise
 from stackaudit.report.json_report import report_to_json
 from stackaudit.report.render import render
 from stackaudit.report.sections import RenderOptions

@@ -17,7 +17,7 @@ import pytest
 from corpus import CorpusEntry, load_corpus
 from stackaudit.engine.testing import run_checks
 from stackaudit.errors import InputError
-from stackaudit.importers.registry import load_pasted
+from stackaudit.importers.pasted import load_pasted
 
 if sys.version_info >= (3, 11):
     import tomllib

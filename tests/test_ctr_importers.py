@@ -12,7 +12,8 @@ from stackaudit.engine.testing import audit_report, run_checks
 from stackaudit.facts.registry import load_all as load_facts
 from stackaudit.facts.shm import ShmInfo
 from stackaudit.host.memory import MemoryHost
-from stackaudit.importers.registry import load_pasted, recognise, strip_header
+from stackaudit.importers.pasted import load_pasted
+from stackaudit.importers.registry import recognise, strip_header
 from test_ctr_facts import PVE_CONF, docker_object
 
 CAPTURES = Path(__file__).resolve().parent / "data" / "captures"

@@ -202,7 +202,7 @@ def test_xid_recovery_action_from_nvml_is_used() -> None:
 
 def test_nvlink_health_from_pasted_nvidia_smi_and_nvlink_status(tmp_path) -> None:
     """A bug report with the nvidia-smi table and `nvidia-smi nvlink -s`: a down link on GPU 1 is found."""
-    from stackaudit.importers.registry import load_pasted
+    from stackaudit.importers.pasted import load_pasted
 
     table = xml_log([xml_gpu("00000000:18:00.0"), xml_gpu("00000000:2A:00.0")])  # H100 SXM: 18 NVLinks
     links = "\n".join(f"\t Link {n}: 26.562 GB/s" for n in range(18))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from corpus import load_corpus
 from stackaudit.engine.testing import run_checks
-from stackaudit.importers.registry import load_pasted
+from stackaudit.importers.pasted import load_pasted
 from test_ic_checks import host, one, vllm
 from test_topology_parsers import HGX_H100, P2P_OK_8, RTXPRO_8, make_topo
 

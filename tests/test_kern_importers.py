@@ -16,7 +16,8 @@ from stackaudit.facts.cpufreq import parse_frequency_info, parse_idle_info, to_k
 from stackaudit.facts.registry import load_all as load_facts
 from stackaudit.facts.system import Sysctls
 from stackaudit.host.memory import MemoryHost
-from stackaudit.importers.registry import load_pasted, recognise
+from stackaudit.importers.pasted import load_pasted
+from stackaudit.importers.registry import recognise
 
 # The corpus of real pastes (each file names its public thread in its header).
 CAPTURES = Path(__file__).resolve().parent / "data" / "captures"

@@ -15,7 +15,7 @@ from stackaudit.cli.audit import open_from
 from stackaudit.engine.runner import Report
 from stackaudit.errors import EXIT_FINDINGS, EXIT_OK
 from stackaudit.host.memory import HostRecord, write_snapshot
-from stackaudit.importers import _archives
+from stackaudit.importers import _compressed
 from stackaudit.report.render import exit_code, render
 from stackaudit.report.sections import RenderOptions
 
@@ -80,7 +80,7 @@ def test_a_snapshot_is_recognised_whatever_its_member_prefix(tmp_path: Path, arc
     write_snapshot(HostRecord(meta={"hostname": "gpu-01"}, files={"/proc/cmdline": b"ro quiet\n"}),
                    str(snap))
     packed = _repacked(snap, tmp_path / "x.tar.gz", arcname)
-    assert not _archives.is_archive(str(packed))
+    assert not _compressed.is_archive(str(packed))
     host = open_from([str(packed)])
     assert host.meta.source == "snapshot" and host.meta.hostname == "gpu-01"
     assert host.read_bytes("/proc/cmdline") == b"ro quiet\n"
@@ -91,7 +91,7 @@ def test_a_tarball_without_meta_json_is_still_an_archive_of_outputs(tmp_path: Pa
     (top / "proc").mkdir(parents=True)
     (top / "proc" / "cmdline").write_text("ro quiet\n")
     packed = _repacked(tmp_path, tmp_path / "sos.tar.gz", ".")
-    assert _archives.is_archive(str(packed))
+    assert _compressed.is_archive(str(packed))
 
 
 def test_junit_errs_on_a_timed_out_read() -> None:

@@ -19,8 +19,8 @@ import pytest
 from corpus import CAPTURES_DIR, parse_header
 from stackaudit.errors import InputError
 from stackaudit.host.memory import HostRecord, write_snapshot
-from stackaudit.importers import _archives
-from stackaudit.importers.registry import load_pasted
+from stackaudit.importers import _archives, _compressed
+from stackaudit.importers.pasted import load_pasted
 
 
 def _lines(prefix: str, kind: str) -> list[str]:
@@ -68,7 +68,7 @@ def test_a_bug_report_maps_its_sections_to_their_sources(tmp_path: Path) -> None
     text, at = _bug_report()
     path = tmp_path / "nvidia-bug-report.log.gz"
     path.write_bytes(gzip.compress(text.encode()))
-    assert _archives.is_archive(str(path))
+    assert _compressed.is_archive(str(path))
     rec = load_pasted([str(path)]).record
     assert rec.commands[("uname", "-a")].stdout == UNAME + "\n"
     assert rec.files["/proc/cmdline"] == (CMDLINE + "\n").encode()
@@ -124,7 +124,7 @@ def _sos_members() -> dict[str, bytes]:
 def test_a_sosreport_maps_its_members_to_their_sources(tmp_path: Path) -> None:
     path = tmp_path / "sosreport-node1-2024-05-03-abcdef.tar.xz"
     path.write_bytes(_tar_xz(_sos_members()))
-    assert _archives.is_archive(str(path))
+    assert _compressed.is_archive(str(path))
     rec = load_pasted([str(path)]).record
     assert rec.files["/proc/cmdline"] == (CMDLINE + "\n").encode()
     assert rec.commands[("uname", "-a")].stdout.strip() == UNAME
@@ -157,7 +157,7 @@ def test_too_many_members_is_one_line_and_exit_2(cli, tmp_path: Path, monkeypatc
 
 
 def test_a_decompression_bomb_stops_at_the_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_archives, "MAX_UNCOMPRESSED", 2**20)
+    monkeypatch.setattr(_compressed, "MAX_UNCOMPRESSED", 2**20)
     path = tmp_path / "nvidia-bug-report.log.gz"
     path.write_bytes(gzip.compress(b"\n" * (4 * 2**20)))
     with pytest.raises(InputError, match="more than 1 MiB once decompressed"):
@@ -174,11 +174,11 @@ def test_a_damaged_archive_is_one_line_and_exit_2(cli, tmp_path: Path) -> None: 
 def test_a_snapshot_is_not_an_archive_of_outputs(tmp_path: Path) -> None:
     out = tmp_path / "host.tar.gz"
     write_snapshot(HostRecord(meta={"source": "live", "hostname": "h"}), str(out))
-    assert not _archives.is_archive(str(out))
+    assert not _compressed.is_archive(str(out))
     plain = tmp_path / "paste.txt"
     plain.write_text(UNAME + "\n")
-    assert not _archives.is_archive(str(plain))
+    assert not _compressed.is_archive(str(plain))
     xz_text = tmp_path / "dmesg.log.xz"
     xz_text.write_bytes(lzma.compress(("\n".join(DMESG) + "\n").encode()))
-    assert _archives.is_archive(str(xz_text))
+    assert _compressed.is_archive(str(xz_text))
     assert ("dmesg",) in load_pasted([str(xz_text)]).record.commands

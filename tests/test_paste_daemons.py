@@ -16,7 +16,8 @@ from stackaudit.facts._parse import ParseError
 from stackaudit.facts.dcgmi import parse_dcgmi_nvlink
 from stackaudit.facts.nvidia_daemons import daemon_event, parse_daemon_log
 from stackaudit.host.memory import MemoryHost
-from stackaudit.importers.registry import load_pasted, recognise
+from stackaudit.importers.pasted import load_pasted
+from stackaudit.importers.registry import recognise
 
 
 def _host(text: str) -> MemoryHost:

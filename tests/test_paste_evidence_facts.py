@@ -21,7 +21,8 @@ from stackaudit.facts.registry import load_all
 from stackaudit.facts.serving_logs import parse_serving_log
 from stackaudit.facts.shm import parse_df_table
 from stackaudit.host.memory import MemoryHost
-from stackaudit.importers.registry import load_pasted, recognise
+from stackaudit.importers.pasted import load_pasted
+from stackaudit.importers.registry import recognise
 
 
 def _host(text: str) -> MemoryHost:

@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from corpus import CAPTURES_DIR, parse_header
-from stackaudit.importers.registry import load_pasted, recognise
+from stackaudit.importers.pasted import load_pasted
+from stackaudit.importers.registry import recognise
 
 
 def _lines(prefix: str, kind: str) -> list[str]:

@@ -14,7 +14,8 @@ import pytest
 
 from scenario_builder import Parts, build_host, cpu_topology, merge, numa_layout, sysctls
 from stackaudit.checks._persist_eval import Boot, Facts, at_boot
-from stackaudit.checks.persist import catalogue_settings
+from stackaudit.checks.persist import catalogue_settings, owns_a_setting
+from stackaudit.checks.registry import load_all as load_checks
 from stackaudit.engine.collect import Collector
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts.boot_loader import LOADER_INFO
@@ -31,8 +32,13 @@ SYSTEMD_BOOT = {"/proc/cmdline": "initrd=\\initrd.img root=/dev/sda1 ro quiet\n"
 WANTS = "/etc/systemd/system/multi-user.target.wants/"
 
 
+def owners() -> list[Any]:
+    """The checks whose results KERN-PERSIST-BOOT reads."""
+    return [spec for spec in load_checks().values() if owns_a_setting(spec)]
+
+
 def setting(check: str, suffix: str = "") -> Setting:
-    return next(s for s in catalogue_settings() if s.check == check and s.target.endswith(suffix))
+    return next(s for s in catalogue_settings(owners()) if s.check == check and s.target.endswith(suffix))
 
 
 def facts_of(files: dict[str, Any], **host: Any) -> Facts:
@@ -362,7 +368,7 @@ APPLIED = journal_text(
 
 def acs_boot(files: dict[str, Any]) -> Boot:
     facts = facts_of({f"{JOURNAL_DIR}/20261201T100000.000000Z.jsonl": APPLIED, **files})
-    found = [s for s in catalogue_settings(facts.applied_changes) if s.kind == "setpci"]
+    found = [s for s in catalogue_settings(owners(), facts.applied_changes) if s.kind == "setpci"]
     assert [(s.check, s.target, s.value) for s in found] == [("FW-ACS-P2P", ACS_TARGET, ACS_VALUE)]
     return at_boot(found[0], facts)
 
@@ -398,7 +404,7 @@ def unit_file_of(step: Any) -> tuple[str, str]:
 def test_the_oneshot_unit_the_fix_writes_keeps_the_write(monkeypatch: pytest.MonkeyPatch) -> None:
     import stackaudit.checks.persist as persist
 
-    monkeypatch.setattr(persist, "owners_passing", lambda facts: dict.fromkeys(persist.OWNERS, True))
+    monkeypatch.setattr(persist, "owners_passing", lambda results: {r.spec.id: True for r in results})
     journal = {f"{JOURNAL_DIR}/20261201T100000.000000Z.jsonl": APPLIED}
     r = result(build_host(Parts(files=journal), "gpu01"))
     assert r.status == "issue" and "setpci -s 0000:00:01.0 ECAP_ACS+0x6.w=0000:002c" in r.message

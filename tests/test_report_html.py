@@ -30,9 +30,10 @@ from html_scenarios import (
 from stackaudit.cli.main import main
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
+from stackaudit.facts.machine_topology import MachineTopology, topology_from_facts
 from stackaudit.report.json_report import report_from_json, report_to_json
 from stackaudit.report.render import FORMATS, render
-from stackaudit.report.topology import Topology, faults, topology_from_facts, topology_from_json
+from stackaudit.report.topology import faults, topology_from_json
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
@@ -122,7 +123,7 @@ def test_switches_from_the_pci_tree() -> None:
 def test_topology_json_round_trip() -> None:
     t = topology_from_json(report("nvswitch").topology)
     assert topology_from_json(json.loads(json.dumps(t.to_json()))) == t
-    assert topology_from_json({"gpus": "nonsense", "pairs": [{"a": "GPU0", "kind": "BOGUS"}]}) == Topology()
+    assert topology_from_json({"gpus": "nonsense", "pairs": [{"a": "GPU0", "kind": "BOGUS"}]}) == MachineTopology()
 
 
 @pytest.mark.parametrize("fmt", ["text", "markdown", "html"])

@@ -25,7 +25,7 @@ from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report, run_audit
 from stackaudit.facts.parallelism import engine_of
 from stackaudit.fixes.plan import PLACEHOLDER, build_plan
-from stackaudit.importers.registry import load_pasted
+from stackaudit.importers.pasted import load_pasted
 from stackaudit.report.header import evidence_line, finding_title, value_text, verdict
 from stackaudit.report.json_report import report_to_json
 from stackaudit.report.next_steps import run_next

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from stackaudit.capture import capture_host
 from stackaudit.host.memory import fake_host
-from stackaudit.host.terminal import escape_terminal
+from stackaudit.terminal import escape_terminal
 
 REPO = Path(__file__).resolve().parents[1]
 # Clear the screen, home the cursor, set the window title, print a fake green banner, and return.

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from gap_pastes import H100_BUS, essay_paste, glm5_config, llama_paste, nvidia_smi_table
-from stackaudit.ceiling import catalogue
+from stackaudit import models as catalogue
 from stackaudit.ceiling.modelconfig import parse_arch
 from stackaudit.ceiling.validation import CONFIGS
 from stackaudit.cli.main import main

@@ -42,6 +42,10 @@ def sources_line(spec: CheckSpec) -> str:
         fact = facts.get(name)
         titles = " → ".join(a.title for a in fact.alternatives) if fact else "?"
         parts.append(f"{name}{' (optional)' if optional else ''}: {titles}")
+    if spec.reads is not None:  # a derived rule
+        selects = spec.reads
+        read = sorted(c.id for c in load_all().values() if c.reads is None and selects(c))
+        parts.append(f"the results of {', '.join(read)}")
     return "; ".join(parts)
 
 

@@ -32,7 +32,7 @@ class InputError(StackauditError):
 def one_line(text: str) -> str:
     """An error message as one line of visible text: each line break, with the spaces around it, becomes one
     space, and control characters a path or value may hold are escaped."""
-    from stackaudit.host.terminal import escape_terminal
+    from stackaudit.terminal import escape_terminal
 
     return escape_terminal(re.sub(r"[ \t]*\n\s*", " ", text))
 

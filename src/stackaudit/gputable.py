@@ -10,7 +10,6 @@ purpose: only the standard library, and the TOML file is read once, on first use
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
 import sys
@@ -273,6 +272,8 @@ def suggest(query: str, table: GpuTable | None = None, limit: int = 3) -> tuple[
             by_key.setdefault(normalize(written), gpu.name)
     for entry in table.ambiguous:
         by_key.setdefault(normalize(entry.name), entry.default)
+    import difflib  # only for an unknown name
+
     close = difflib.get_close_matches(normalize(query), list(by_key), n=limit * 3, cutoff=0.5)
     names: list[str] = []
     for key in close:

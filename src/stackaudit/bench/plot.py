@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from stackaudit.ceiling.plot import plain
 from stackaudit.errors import UsageError
 
 
@@ -21,11 +22,6 @@ def resolve_plot_path(value: str, default_name: str) -> str:
     if not os.path.isdir(parent):
         raise UsageError(f"--plot {value}: no directory {parent} to write the chart into")
     return value
-
-
-def plain(text: str) -> str:
-    """`text` as matplotlib shows it literally: a `$` in a model name would start mathtext."""
-    return text.replace("$", r"\$")
 
 
 def _tick_levels(axis: Any, xs: list[float], concurrency: bool) -> None:

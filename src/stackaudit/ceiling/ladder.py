@@ -27,6 +27,7 @@ from typing import Any
 from stackaudit import __version__
 from stackaudit.ceiling import accounting as acc
 from stackaudit.ceiling import interconnect as ic
+from stackaudit.ceiling.measurements import published_runs_on
 from stackaudit.ceiling.modelconfig import ModelArch, ceil_div, parse_arch
 from stackaudit.ceiling.weights import (
     CLASS_LABELS,
@@ -451,7 +452,7 @@ def compute(
         )
 
     measured = measured or {}
-    published = _published_runs(gpu.name) if measured else ()
+    published = published_runs_on(gpu.name) if measured else ()
     setup = _Setup(arch, gpu, plan, layout, ar, n_coll, kernels, kv_bytes, bandwidth, replicas,
                    collective_ranks, pp, hop)  # fmt: skip
     levels = tuple(
@@ -488,12 +489,6 @@ def compute(
         source=dict(source) if source else {"model": display_source(arch.source) or arch.name, "gpu": gpu.name},
         generated_at=_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
     )
-
-
-def _published_runs(gpu_name: str) -> tuple[str, ...]:
-    from stackaudit.ceiling.validation import published_runs_on
-
-    return published_runs_on(gpu_name)
 
 
 def _kernels_per_step(arch: ModelArch) -> int:

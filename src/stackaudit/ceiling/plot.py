@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from stackaudit.bench.plot import plain
 from stackaudit.ceiling.ladder import CeilingReport, Level
 from stackaudit.errors import InputError
 
@@ -23,6 +22,11 @@ BINDING_WORDS = {"bandwidth": "memory bandwidth", "allreduce": "all-reduce laten
 # Compute is drawn to scale only within this factor of the largest other value in the panel.
 OFF_SCALE = 3.0
 BAR, BINDING, OFF, MEASURED = "#4c72b0", "#dd8452", "#c7c7c7", "#c44e52"
+
+
+def plain(text: str) -> str:
+    """`text` as matplotlib shows it literally: a `$` in a model name would start mathtext."""
+    return text.replace("$", r"\$")
 
 
 def _panel(ax: Any, level: Level) -> None:

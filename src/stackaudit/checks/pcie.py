@@ -8,6 +8,8 @@ to what the device itself reports it can do (LnkCap, sysfs max_link_*).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from stackaudit.checks.registry import Fix, Outcome, check, issue, not_an_issue, not_applicable, ok, unknown
 from stackaudit.facts.gpu_links import GpuLink, GpuLinks
 from stackaudit.facts.nvidia import GpuSamples
@@ -19,7 +21,7 @@ from stackaudit.fixes import (
     keep_line,
     step,
 )
-from stackaudit.fixes.pcie import mps_fix, mps_plan, mrrs_fix
+from stackaudit.fixes.pcie import mps_fix, mrrs_fix
 
 KB_REGS = "https://github.com/torvalds/linux/blob/master/include/uapi/linux/pci_regs.h"
 KERNEL_PARAMS = "https://docs.kernel.org/admin-guide/kernel-parameters.html"
@@ -474,3 +476,23 @@ def aspm(pcie: PcieFacts) -> Outcome:
                        actual={"links": states, "policy": pcie.aspm_policy}, subjects=[g.bdf for g in blind_gpus])
     return ok(text + policy + " (information)", actual={"links": states, "policy": pcie.aspm_policy},
               subjects=list(states))
+
+
+def mps_plan(pcie: PcieFacts, gpus: Iterable[str]) -> dict[str, int]:
+    """{BDF: MaxPayload bytes} to write, root port first: each named GPU and every bridge above it whose
+    programmed MPS is below what the path supports (a bridge shared by several paths gets their minimum)."""
+    by_bdf = pcie.by_bdf()
+    plan: dict[str, int] = {}
+    for bdf in gpus:
+        gpu = by_bdf.get(bdf)
+        if gpu is None or gpu.express is None or gpu.express.devcap_mps is None:
+            continue
+        path = [by_bdf.get(b) for b in gpu.upstream]
+        caps = [p.express.devcap_mps for p in path if p is not None and p.express is not None]
+        if any(c is None for c in caps) or len(caps) != len(path):
+            continue
+        target = min([gpu.express.devcap_mps, *[c for c in caps if c is not None]])
+        for dev in [*path, gpu]:
+            if dev is not None and dev.express is not None and (dev.express.devctl_mps or 0) < target:
+                plan[dev.bdf] = min(plan.get(dev.bdf, target), target)
+    return plan

@@ -1,21 +1,39 @@
 """KERN-PERSIST-BOOT: settings that are right now but lost at the next reboot (docs/checks.md, KERN).
 
-The settings are the ones the catalogue's runtime fixes change (fixes/persist.py reads them from the
-fix data); the evaluation is checks/_persist_eval.py.
+A derived rule: the engine evaluates it after the checks whose fixes change a setting, and gives it their
+results. The settings are the ones those fixes change (fixes/persist.py reads them from the fix data);
+the evaluation is checks/_persist_eval.py.
 """
 
 from __future__ import annotations
 
-import inspect
-from dataclasses import fields
-from typing import Any
+from collections.abc import Iterable
 
-from stackaudit.checks import import_all
 from stackaudit.checks._persist_eval import Facts, at_boot, in_effect, oneshot_step, persist_step
-from stackaudit.checks.registry import CHECKS, CheckSpec, Fix, Outcome, issue, not_applicable, ok, unknown
-from stackaudit.checks.registry import check as register_check
+from stackaudit.checks.registry import (
+    CheckRead,
+    CheckSpec,
+    Fix,
+    Outcome,
+    check,
+    issue,
+    not_applicable,
+    ok,
+    unknown,
+)
 from stackaudit.facts.apply_journal import AppliedChanges
+from stackaudit.facts.boot_loader import BootCmdlineConfig
 from stackaudit.facts.container import ContainerInfo
+from stackaudit.facts.cpufreq import CpuFreq, CpuIdle
+from stackaudit.facts.kernel_knobs import ThpSettings
+from stackaudit.facts.modprobe_config import ModprobeConfig
+from stackaudit.facts.nvidia import NvidiaServices
+from stackaudit.facts.sysctl_config import SysctlConfig
+from stackaudit.facts.system import LoadedModules, Sysctls
+from stackaudit.facts.systemd_units import SystemdUnits
+from stackaudit.facts.tmpfiles import TmpfilesConfig
+from stackaudit.facts.tuned import TunedConfig
+from stackaudit.facts.udev_rules import UdevRules
 from stackaudit.fixes import Step, step
 from stackaudit.fixes.persist import Setting, setpci_setting, settings_of
 
@@ -27,24 +45,19 @@ def _writes_setpci(spec: CheckSpec) -> bool:
     return any(c.line.startswith("setpci ") for s in spec.fix.steps for c in s.commands)
 
 
-# Every domain's checks are registered before this one reads their fixes (the settings and their owners).
-import_all()
-# By ID: the same order (and the same documented sources) whichever module was imported first.
-OWNERS: dict[str, CheckSpec] = {spec.id: spec for spec in sorted(CHECKS.values(), key=lambda c: c.id)
-                                if spec.id != ID and (settings_of(spec.id, spec.fix) or _writes_setpci(spec))}
-# This check reads what its owners read (to know whether each is ok now) and the persistent configuration.
-OWN_FACTS = (*(f.name for f in fields(Facts)), "container")
-FACT_NAMES = (*OWN_FACTS, *sorted({n for spec in OWNERS.values() for n in (*spec.facts, *spec.optional_facts)}
-                                   - set(OWN_FACTS)))
+def owns_a_setting(spec: CheckSpec) -> bool:
+    """A check whose fix changes a setting the next boot may undo: this rule reads its result."""
+    return spec.id != ID and (bool(settings_of(spec.id, spec.fix)) or _writes_setpci(spec))
 
 
-def catalogue_settings(applied: AppliedChanges | None = None) -> list[Setting]:
-    """Every setting a runtime fix of the catalogue changes (this check's own fix left out), and the masked
-    setpci writes `fix --apply` made and did not undo (from its journals)."""
-    out = [s for spec in OWNERS.values() for s in settings_of(spec.id, spec.fix)]
+def catalogue_settings(owners: Iterable[CheckSpec], applied: AppliedChanges | None = None) -> list[Setting]:
+    """Every setting the owners' runtime fixes change, and the masked setpci writes `fix --apply` made for
+    them and did not undo (from its journals)."""
+    by_id = {spec.id: spec for spec in owners}
+    out = [s for spec in by_id.values() for s in settings_of(spec.id, spec.fix)]
     seen: set[tuple[str, str]] = set()
     for _, change in (applied.changes if applied is not None else ()):
-        spec = OWNERS.get(change.check)
+        spec = by_id.get(change.check)
         if change.kind != "setpci" or spec is None or (change.target, change.new) in seen:
             continue
         seen.add((change.target, change.new))
@@ -66,23 +79,12 @@ def boot_default(s: Setting) -> str | None:
     return s.before if s.before is not None else KERNEL_BOOT_DEFAULTS.get(s.target)
 
 
-def owners_passing(facts: dict[str, Any]) -> dict[str, bool]:
-    """Whether each owning check is ok now, run on the same facts (False where a fact it needs is missing)."""
-    out: dict[str, bool] = {}
-    for spec in OWNERS.values():
-        if any(facts.get(n) is None for n in spec.facts):
-            out[spec.id] = False
-            continue
-        try:
-            outcome = spec.func(**{n: facts.get(n) for n in (*spec.facts, *spec.optional_facts)})
-        except Exception:  # its own result reports the error; here it only cannot pass
-            out[spec.id] = False
-            continue
-        out[spec.id] = outcome.status == "ok"
-    return out
+def owners_passing(results: Iterable[CheckRead]) -> dict[str, bool]:
+    """Whether each owning check is ok in this audit (not where a fact it needs is missing)."""
+    return {r.spec.id: r.status == "ok" for r in results}
 
 
-_register = register_check(
+@check(
     ID,
     title="Runtime settings right now, lost at the next reboot",
     severity="low",
@@ -94,10 +96,15 @@ _register = register_check(
                 "https://www.freedesktop.org/software/systemd/man/latest/modules-load.d.html",
                 "https://www.freedesktop.org/software/systemd/man/latest/tmpfiles.d.html",
                 "https://github.com/redhat-performance/tuned/blob/master/man/tuned.conf.5"),
+    reads=owns_a_setting,
 )
-
-
-def persist_boot(**facts: Any) -> Outcome:
+def persist_boot(results: tuple[CheckRead, ...], sysctls: Sysctls | None = None, thp: ThpSettings | None = None,
+                 cpufreq: CpuFreq | None = None, cpuidle: CpuIdle | None = None, modules: LoadedModules | None = None,
+                 nvidia_services: NvidiaServices | None = None, sysctl_config: SysctlConfig | None = None,
+                 modprobe_config: ModprobeConfig | None = None, tmpfiles_config: TmpfilesConfig | None = None,
+                 udev_rules: UdevRules | None = None, tuned_config: TunedConfig | None = None,
+                 systemd_units: SystemdUnits | None = None, boot_cmdline_config: BootCmdlineConfig | None = None,
+                 applied_changes: AppliedChanges | None = None, container: ContainerInfo | None = None) -> Outcome:
     """Reads: for every setting a runtime fix of the catalogue changes (its step's command: a sysctl, a
     /sys file, a module, a unit; its persistent forms), the value now (/proc/sys, /sys, /proc/modules,
     the daemon) and what the next boot sets: sysctl.d in systemd-sysctl's order and /etc/sysctl.conf,
@@ -125,16 +132,19 @@ def persist_boot(**facts: Any) -> Outcome:
     be loaded by udev for its hardware, and a unit started by a vendor preset: both are reported as
     not kept. Inside a container the configuration is the host's and is not visible.
     """
-    container = facts.get("container")
-    if isinstance(container, ContainerInfo) and container.in_container:
+    if container is not None and container.in_container:
         return unknown(f"inside {container.kind}: the boot configuration is the host's", hint="run on the host")
-    read = Facts(**{f.name: facts.get(f.name) for f in fields(Facts)})
+    read = Facts(sysctls=sysctls, thp=thp, cpufreq=cpufreq, cpuidle=cpuidle, modules=modules,
+                 nvidia_services=nvidia_services, sysctl_config=sysctl_config, modprobe_config=modprobe_config,
+                 tmpfiles_config=tmpfiles_config, udev_rules=udev_rules, tuned_config=tuned_config,
+                 systemd_units=systemd_units, boot_cmdline_config=boot_cmdline_config,
+                 applied_changes=applied_changes)
     lost: list[tuple[Setting, str, Step]] = []
     kept: list[str] = []
     unread: list[str] = []
     defaulted: list[str] = []
-    passing = owners_passing(facts)
-    for s in catalogue_settings(read.applied_changes):
+    passing = owners_passing(results)
+    for s in catalogue_settings((r.spec for r in results), read.applied_changes):
         now, shown = in_effect(s, read)
         if not now or not passing.get(s.check):
             continue  # its check is not ok now (it reports the setting itself), or the value is not the fix's
@@ -185,9 +195,3 @@ def _one_unit_per_check(lost: list[tuple[Setting, str, Step]]) -> list[tuple[Set
         elif writes[s.check][0] is s:
             out.append((s, text, oneshot_step(s.check, writes[s.check])))
     return out
-
-
-# Its parameters are the facts above, each optional (the registry injects facts by parameter name).
-persist_boot.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-    [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None) for n in FACT_NAMES])
-_register(persist_boot)

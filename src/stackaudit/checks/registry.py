@@ -4,6 +4,10 @@ A check's parameters are fact names (see stackaudit.facts); it never sees the Ho
 registry refuses one that asks for it. A parameter with a default of None is optional: the
 check runs and gets None when that fact is unavailable. A check whose required facts are
 unavailable is `unknown` with the fact's reason, without being called.
+
+A derived rule (`check(..., reads=...)`) reads results as well as facts. The engine evaluates it in a
+second phase, after every check: its `results` parameter gets the results of the checks `reads` selects
+(CheckRead: the check and its status). No check imports or calls another.
 """
 
 from __future__ import annotations
@@ -15,8 +19,9 @@ from typing import Any, Literal
 
 # A fix is data (its steps): stackaudit.fixes; importable from here for the checks.
 from stackaudit.fixes import FIX_COSTS, Fix, FixCost, FixScope
+from stackaudit.fixes.catalogue_fix import declare_fix
 
-__all__ = ["CHECKS", "DOMAINS", "FIX_COSTS", "STATUSES", "CheckSpec", "Fix", "FixCost", "FixScope", "Outcome",
+__all__ = ["CHECKS", "DOMAINS", "FIX_COSTS", "STATUSES", "CheckRead", "CheckSpec", "Fix", "FixCost", "FixScope", "Outcome",
            "check", "issue", "load_all", "not_an_issue", "not_applicable", "ok", "unknown"]
 
 Status = Literal["issue", "ok", "not-an-issue", "unknown", "not-applicable", "error"]
@@ -76,6 +81,8 @@ def not_applicable(message: str, *, actual: Any = None) -> Outcome:
 
 
 CheckFunc = Callable[..., Outcome]
+# The parameter a derived rule gets the results it reads by (not a fact).
+RESULTS_PARAM = "results"
 
 
 @dataclass(frozen=True)
@@ -97,10 +104,20 @@ class CheckSpec:
     # True when the observed value (`actual`) is a sample (current clocks, processes on a GPU, swap in
     # use), not configuration: compare and bench compare list it apart and never call it drift.
     sample: bool = False
+    # A derived rule: which checks' results it reads (evaluated after them); None for a check.
+    reads: Callable[[CheckSpec], bool] | None = None
 
     @property
     def summary(self) -> str:
         return self.title
+
+
+@dataclass(frozen=True)
+class CheckRead:
+    """A check's result as a derived rule reads it: the check (its fix data) and its status in this audit."""
+
+    spec: CheckSpec
+    status: str
 
 
 CHECKS: dict[str, CheckSpec] = {}
@@ -116,8 +133,9 @@ def check(
     references: tuple[str, ...] = (),
     tags: tuple[str, ...] = (),
     sample: bool = False,
+    reads: Callable[[CheckSpec], bool] | None = None,
 ) -> Callable[[CheckFunc], CheckFunc]:
-    """Register a check. Its docstring is its documentation (`stackaudit explain ID`)."""
+    """Register a check (with `reads`: a derived rule). Its docstring is its documentation (`stackaudit explain ID`)."""
     domain = id.split("-", 1)[0]
     if id != id.upper() or domain not in DOMAINS:
         raise ValueError(f"check ID {id!r}: uppercase, with one of the domains {DOMAINS} first")
@@ -127,7 +145,12 @@ def check(
             raise ValueError(f"check {id} registered twice")
         required: list[str] = []
         optional: list[str] = []
-        for name, param in inspect.signature(func).parameters.items():
+        parameters = inspect.signature(func).parameters
+        if (reads is not None) != (RESULTS_PARAM in parameters):
+            raise TypeError(f"check {id}: a derived rule (reads=) and only one takes `{RESULTS_PARAM}`")
+        for name, param in parameters.items():
+            if name == RESULTS_PARAM:
+                continue
             if name == "host":
                 raise TypeError(f"check {id} asks for the host: checks take facts only (docs/design.md)")
             if param.kind not in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
@@ -149,7 +172,9 @@ def check(
             doc=inspect.cleandoc(func.__doc__ or ""),
             tags=tags,
             sample=sample,
+            reads=reads,
         )
+        declare_fix(id, fix)
         return func
 
     return register
@@ -161,3 +186,8 @@ def load_all() -> dict[str, CheckSpec]:
 
     checks.import_all()
     return CHECKS
+
+
+def sample_checks() -> frozenset[str]:
+    """The IDs of the checks whose observed value is a sample (this stackaudit's catalogue)."""
+    return frozenset(check_id for check_id, spec in load_all().items() if spec.sample)

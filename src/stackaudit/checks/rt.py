@@ -393,7 +393,7 @@ def _graphs_on_command_lines(commands: EngineCommands) -> Outcome:
 def _graphs_in_container_specs(containers: DockerContainers) -> Outcome:
     """RT-CUDA-GRAPHS on the engine argv of containers (docker inspect Args, a pasted docker run / compose /
     pod spec) where no engine process is in the source."""
-    from stackaudit.facts.parallelism import engine_of
+    from stackaudit.facts._parse import engine_of
 
     engines = [(c, engine_of(c.image + " " + " ".join(c.argv))) for c in containers.containers]
     engines = [(c, e) for c, e in engines if e]

@@ -79,8 +79,7 @@ def open_from(sources: list[str], allow_partial: bool = False):  # type: ignore[
             # Everything is read into memory while loading: the temporary file can go afterwards.
             return open_from([piped if p == "-" else p for p in sources], allow_partial)
     from stackaudit.host.memory import is_snapshot, load_snapshot
-    from stackaudit.importers._archives import is_archive
-    from stackaudit.importers.registry import load_pasted
+    from stackaudit.importers._compressed import is_archive
 
     for path in sources:
         _check_from(path)
@@ -90,11 +89,14 @@ def open_from(sources: list[str], allow_partial: bool = False):  # type: ignore[
         raise UsageError("--from takes at most one snapshot (plus any number of pasted-output text files)")
     pasted = [p for p in sources if p not in snapshots]
     if not snapshots:
+        from stackaudit.importers.pasted import load_pasted
+
         return load_pasted(pasted)
     host = load_snapshot(snapshots[0], allow_partial=allow_partial)
     if not pasted:
         return host
     from stackaudit.host.memory import add_pasted
+    from stackaudit.importers.pasted import load_pasted
 
     return add_pasted(host, load_pasted(pasted))
 

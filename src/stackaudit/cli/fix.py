@@ -99,7 +99,7 @@ def _apply(plan: Any, root: str, yes: bool, journal: str | None, deadline: float
 
 def _say(line: str) -> None:
     """A fix message: journal and host values in it are data, shown with their control characters escaped."""
-    from stackaudit.host.terminal import escape_terminal
+    from stackaudit.terminal import escape_terminal
 
     click.echo(escape_terminal(line))
 
@@ -151,6 +151,9 @@ def command(sources: tuple[str, ...], report: Optional[str], only: tuple[str, ..
         raise UsageError("--deadline and --command-timeout must be positive")
     if revert is not None or apply:
         _check_apply(revert, apply, yes, journal, bool(report or sources) or os.path.abspath(root) != "/", output)
+    from stackaudit.checks.registry import load_all
+
+    load_all()  # the catalogue of fixes a revert and a saved report's plan are held to (fixes/catalogue_fix.py)
     if revert is not None:
         from stackaudit.fixes.apply import System, revert_journal
 

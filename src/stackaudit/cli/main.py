@@ -11,8 +11,8 @@ from stackaudit import __version__
 from stackaudit.cli.options import CONTEXT_SETTINGS, Group
 from stackaudit.errors import EXIT_USAGE, StackauditError, one_line, report_error
 
-# The commands: each a module exposing `command: click.Command` (audit's module exposes several, in
-# `commands`). A new command is one more name here.
+# The commands: each a module exposing `command: click.Command` named as the module (audit's module
+# exposes several, in `commands`). A new command is one more name here.
 EXIT_CODES = ("Exit codes: 0 done; 1 a finding at or above --fail-on, a check that errored or a read that "
               "timed out (or what a command's --fail-on gates on); 2 usage or input error; 3 internal error; "
               "130 interrupted (Ctrl-C).")
@@ -21,9 +21,31 @@ _COMMAND_MODULES = tuple(f"stackaudit.cli.{name}" for name in (
     "ceiling", "bench", "compare", "fix", "completion", "investigate", "fleet", "report"))
 
 
+class _LazyGroup(Group):
+    """Imports a command's module when that command is asked for: `audit` loads no bench or fleet code.
+    Listing the commands (help, completion, a misspelt name) loads them all."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module = f"stackaudit.cli.{cmd_name}"
+        if cmd_name not in self.commands and module in _COMMAND_MODULES:
+            self.add_command(__import__(module, fromlist=["command"]).command)
+        if cmd_name not in self.commands:  # audit, capture, checks, explain; else a module named otherwise
+            from stackaudit.cli import audit
+
+            for command in audit.commands:
+                self.add_command(command)
+        if cmd_name not in self.commands:
+            _register()
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        _register()
+        return super().list_commands(ctx)
+
+
 @click.group(
     name="stackaudit",
-    cls=Group,
+    cls=_LazyGroup,
     context_settings=CONTEXT_SETTINGS,
     no_args_is_help=True,
     help="Audit every layer under an LLM inference server, measure it, and say what to fix first.",
@@ -52,7 +74,9 @@ def _register() -> None:
     for command in audit.commands:
         cli.add_command(command)
     for module_name in _COMMAND_MODULES:
-        cli.add_command(__import__(module_name, fromlist=["command"]).command)
+        name = module_name.rsplit(".", 1)[-1]
+        if name not in cli.commands:
+            cli.add_command(__import__(module_name, fromlist=["command"]).command)
 
 
 def cli_group() -> click.Group:
@@ -67,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
 
     args = list(argv) if argv is not None else sys.argv[1:]
     remember_invocation(args)
-    command = cli_group()
+    command = cli  # each command's module is imported when it is asked for (_LazyGroup)
     started = time.monotonic()
     code = _run(command, args, argv)
     from stackaudit.cli.output import verbose

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from stackaudit.errors import InputError
-from stackaudit.host.terminal import escape_terminal
+from stackaudit.terminal import escape_terminal
 
 # The arguments stackaudit was run with (after the program name), for the report's command line.
 _invocation: list[str] | None = None

@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from stackaudit.checks.registry import sample_checks
 from stackaudit.compare.inputs import Side
 
 GOOD = frozenset({"ok", "not-an-issue"})
@@ -138,13 +139,6 @@ def _host_values(side: Side) -> dict[str, Any]:
     out: dict[str, Any] = {}
     _flatten({k: v for k, v in side.host.items() if k not in _IDENTITY}, "", out)
     return out
-
-
-def sample_checks() -> frozenset[str]:
-    """The IDs of the checks whose observed value is a sample (this stackaudit's catalogue)."""
-    from stackaudit.checks.registry import load_all
-
-    return frozenset(check_id for check_id, spec in load_all().items() if spec.sample)
 
 
 def compare_sides(a: Side, b: Side, samples: Iterable[str] | None = None) -> dict[str, Any]:

@@ -66,7 +66,7 @@ def load_side(path: str, waivers: list[Waiver] | None = None) -> Side:
     if not stat.S_ISREG(mode):
         raise InputError(f"{path}: not a regular file or directory")
     if is_snapshot(path):  # gzip or tar: a snapshot, or an archive of command outputs
-        from stackaudit.importers._archives import is_archive
+        from stackaudit.importers._compressed import is_archive
 
         if is_archive(path):
             raise InputError(f"{path}: compressed, but not a stackaudit snapshot (an archive of command outputs: "

@@ -41,8 +41,8 @@ def resolve_model(model: str) -> ModelChoice:
     """`--model PATH|ID`: a config.json, a model directory, an id in this machine's Hugging Face cache (never
     a download), else stackaudit's catalogue. InputError (one line) when none of them holds it."""
     from stackaudit.ceiling import load_model
-    from stackaudit.ceiling.catalogue import lookup
     from stackaudit.errors import InputError
+    from stackaudit.models import lookup
 
     try:
         raw, arch = load_model(model)

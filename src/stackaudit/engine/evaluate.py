@@ -1,16 +1,19 @@
 """Evaluate checks against collected facts under a deadline: each check in its own thread, or all of them in
 one worker thread in turn (`parallel=False`: checks only compute, and a thread each costs more than most
-checks do; engine/collect.py says when)."""
+checks do; engine/collect.py says when).
+
+Two phases: the checks, then the derived rules (checks/registry.py `reads=`), which get the results of
+the checks they read besides their facts."""
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from stackaudit.checks.registry import CheckSpec, Outcome
+from stackaudit.checks.registry import RESULTS_PARAM, CheckRead, CheckSpec, Outcome
 from stackaudit.engine.collect import Missing
 from stackaudit.engine.results import Result, build_result
 from stackaudit.host.source import Provenance
@@ -40,14 +43,21 @@ def _provenance(spec: CheckSpec, facts: dict[str, Any],
         if name in facts and not isinstance(facts[name], Missing):
             out.update(dict.fromkeys(provenance.get(name, ())))
     # Facts are collected in parallel: one order for every run (pasted first, then by file, lines, source).
-    return tuple(sorted(out, key=lambda p: (p.origin != "pasted", p.file, p.lines or (0, 0), p.source)))
+    return tuple(sorted(out, key=_order))
+
+
+def _order(p: Provenance) -> tuple[bool, str, tuple[int, int], str]:
+    return (p.origin != "pasted", p.file, p.lines or (0, 0), p.source)
 
 
 def _run_one(spec: CheckSpec, facts: dict[str, Any], in_container: bool, out: dict[str, Result],
-             provenance: dict[str, tuple[Provenance, ...]]) -> None:
+             provenance: dict[str, tuple[Provenance, ...]],
+             read: tuple[tuple[CheckSpec, Result], ...] | None = None) -> None:
     missing = [facts[n] for n in spec.facts if isinstance(facts.get(n), Missing)]
     start = time.perf_counter()
     used = _provenance(spec, facts, provenance)
+    if read is not None:  # a derived rule: what it read came from where its results did
+        used = tuple(sorted(dict.fromkeys((*used, *(p for _, r in read for p in r.provenance))), key=_order))
     if missing:
         outcome = _missing_outcome(spec, missing)
         result = build_result(spec, outcome, in_container)
@@ -55,6 +65,8 @@ def _run_one(spec: CheckSpec, facts: dict[str, Any], in_container: bool, out: di
         return
     kwargs = {n: facts[n] for n in spec.facts}
     kwargs.update({n: (None if isinstance(facts.get(n), Missing) else facts.get(n)) for n in spec.optional_facts})
+    if read is not None:
+        kwargs[RESULTS_PARAM] = tuple(CheckRead(c, r.status) for c, r in read)
     try:
         outcome = spec.func(**kwargs)
         if not isinstance(outcome, Outcome):
@@ -82,30 +94,47 @@ def _name_the_cuts(result: Result, used: tuple[Provenance, ...]) -> str:
 def evaluate(specs: Iterable[CheckSpec], facts: dict[str, Any], in_container: bool,
              deadline_s: float = CHECK_DEADLINE_S,
              provenance: dict[str, tuple[Provenance, ...]] | None = None, parallel: bool = True) -> list[Result]:
+    """The results of `specs` in their order: the checks first, then the derived rules on their results.
+    A derived rule reads the checks among `specs` that its `reads` selects (the caller includes them)."""
     specs = list(specs)
+    checks = [s for s in specs if s.reads is None]
+    out = _phase([(s, None) for s in checks], facts, in_container, deadline_s, provenance or {}, parallel)
+    rules = []
+    for spec in specs:
+        if spec.reads is not None:
+            selects = spec.reads
+            rules.append((spec, tuple((c, out[c.id]) for c in sorted(checks, key=lambda c: c.id) if selects(c))))
+    if rules:
+        out.update(_phase(rules, facts, in_container, deadline_s, provenance or {}, parallel))
+    return [out[spec.id] for spec in specs]
+
+
+def _phase(runs: Sequence[tuple[CheckSpec, tuple[tuple[CheckSpec, Result], ...] | None]], facts: dict[str, Any],
+           in_container: bool, deadline_s: float, provenance: dict[str, tuple[Provenance, ...]],
+           parallel: bool) -> dict[str, Result]:
     out: dict[str, Result] = {}
     threads = []
     if parallel:
-        for spec in specs:
-            thread = threading.Thread(target=_run_one, args=(spec, facts, in_container, out, provenance or {}),
+        for spec, read in runs:
+            thread = threading.Thread(target=_run_one, args=(spec, facts, in_container, out, provenance, read),
                                       name=f"check-{spec.id}", daemon=True)
             thread.start()
             threads.append(thread)
     else:
         def run_all() -> None:
-            for spec in specs:
-                _run_one(spec, facts, in_container, out, provenance or {})
+            for spec, read in runs:
+                _run_one(spec, facts, in_container, out, provenance, read)
 
         threads.append(threading.Thread(target=run_all, name="checks", daemon=True))
         threads[0].start()
     end = time.monotonic() + deadline_s
     for thread in threads:
         thread.join(max(0.0, end - time.monotonic()))
-    results = []
-    for spec in specs:
+    results = {}
+    for spec, _ in runs:
         result = out.get(spec.id)
         if result is None:
             result = build_result(spec, Outcome("error", f"the check did not finish within {deadline_s:g} s"),
                                   in_container)
-        results.append(result)
+        results[spec.id] = result
     return results

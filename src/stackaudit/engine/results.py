@@ -6,12 +6,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from stackaudit.checks.registry import CheckSpec, Fix, Outcome
+from stackaudit.fixes.model import rank_key
 from stackaudit.host.source import Provenance
 
-PRIORITIES = ("P0", "P1", "P2")
-_COST_ORDER = ("runtime", "restart", "driver-reload", "reboot", "bios", "hardware", "none")
-_SEVERITY_ORDER = ("high", "medium", "low")
-_CONFIDENCE_ORDER = ("source-verified", "documented", "field-reports", "unproven")
 _CHEAP_FIX = frozenset({"runtime", "restart", "driver-reload"})
 _STRONG_EVIDENCE = frozenset({"source-verified", "documented"})
 
@@ -26,17 +23,6 @@ def priority_of(severity: str, confidence: str, fix_cost: str) -> str:
     if severity in ("high", "medium"):
         return "P1"
     return "P2"
-
-
-def rank_key(priority: str | None, gpu_lost: bool, severity: str | None, fix_cost: str | None,
-             confidence: str | None, check_id: str) -> tuple[int, bool, int, int, int, str]:
-    """The order issues are read in (the report, its verdict and the fix plan): by priority; within one, a
-    lost or faulted GPU first, then more severe, then cheaper to fix, then better evidenced, then by ID."""
-    def at(order: tuple[str, ...], value: str | None) -> int:
-        return order.index(value) if value in order else len(order)
-
-    return (at(PRIORITIES, priority), not gpu_lost, at(_SEVERITY_ORDER, severity), at(_COST_ORDER, fix_cost),
-            at(_CONFIDENCE_ORDER, confidence), check_id)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ import os
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from stackaudit import __version__
 from stackaudit.checks.registry import CheckSpec
@@ -15,14 +15,14 @@ from stackaudit.checks.registry import load_all as load_checks
 from stackaudit.engine.collect import DEFAULT_DEADLINE_S, Collector, Missing
 from stackaudit.engine.evaluate import evaluate
 from stackaudit.engine.results import Result, Waiver, for_engines
-from stackaudit.engine.selection import select_checks
+from stackaudit.engine.selection import select_checks, with_read_checks
 from stackaudit.facts.registry import load_all as load_facts
 from stackaudit.host.base import Host
 from stackaudit.host.recording import RedactingHost
 
 # Facts the headline shows, collected whatever checks are selected.
-HEADLINE_FACTS = ("kernel", "hostname", "cpu", "container", "gpus", "numa", "nvidia", "serving_model", "lxc_configs",
-                  "serving_processes", "parallelism", "serving_rate")
+HEADLINE_FACTS = ("kernel", "hostname", "cpu", "container", "gpus", "machine_topology", "nvidia", "serving_model",
+                  "lxc_configs", "serving_processes", "parallelism", "serving_rate")
 
 
 @dataclass
@@ -45,6 +45,26 @@ class AuditOptions:
     measured: float | None = None
 
 
+class TextLines(Protocol):
+    """The terminal report's line writer, as an appended section writes to it (report/text.py)."""
+
+    def heading(self, text: str) -> None: ...
+
+    def prose(self, text: str, indent: int = 0, style: str = "", hanging: int = 0) -> None: ...
+
+    def blank(self) -> None: ...
+
+
+class AppendedSection(Protocol):
+    """A section a product appends to the audit report (investigate's findings), in each format."""
+
+    def text(self, lines: TextLines) -> None: ...
+
+    def markdown(self) -> list[str]: ...
+
+    def json(self) -> dict[str, Any]: ...
+
+
 @dataclass
 class Report:
     source: dict[str, Any]
@@ -57,8 +77,12 @@ class Report:
     duration_s: float = 0.0
     tool: dict[str, str] = field(default_factory=lambda: {"name": "stackaudit", "version": __version__})
     generated_at: str = field(default_factory=lambda: utc_now())
-    # The machine's topology for the pictures (report.topology.Topology.to_json); {} when not computed.
+    # The fact `machine_topology` as JSON (facts/machine_topology.py), which the pictures draw; {} when not computed.
     topology: dict[str, Any] = field(default_factory=dict)
+
+    def appended(self) -> tuple[AppendedSection, ...]:
+        """The sections products append, drawn last by every renderer (none for a plain audit)."""
+        return ()
 
     def by_status(self, status: str) -> list[Result]:
         return [r for r in self.results if r.status == status]
@@ -116,12 +140,13 @@ def source_files(meta_path: str) -> list[str]:
 def _headline(facts: dict[str, Any], host: Host, options: AuditOptions | None = None) -> dict[str, Any]:
     from stackaudit.facts.container import ContainerInfo
     from stackaudit.facts.hostname import Hostname
-    from stackaudit.facts.system import CpuInfo, KernelInfo, NumaTopology
+    from stackaudit.facts.machine_topology import MachineTopology
+    from stackaudit.facts.system import CpuInfo, KernelInfo
 
     kernel = facts.get("kernel")
     cpu = facts.get("cpu")
     container = facts.get("container")
-    numa = facts.get("numa")
+    topology = facts.get("machine_topology")
     from stackaudit.engine.ceiling_line import ceiling_fields
     from stackaudit.facts.gpus import GpuInventory
 
@@ -142,7 +167,8 @@ def _headline(facts: dict[str, Any], host: Host, options: AuditOptions | None = 
         "arch": kernel.machine if isinstance(kernel, KernelInfo) else None,
         "cpu": cpu.model_name if isinstance(cpu, CpuInfo) else None,
         "sockets": cpu.sockets if isinstance(cpu, CpuInfo) else None,
-        "numa_nodes": numa.count if isinstance(numa, NumaTopology) else None,
+        # The sockets the topology draws: the `numa` fact's nodes and any node a GPU sits on.
+        "numa_nodes": topology.numa_nodes if isinstance(topology, MachineTopology) else None,
         "container": (container.kind or "none") if isinstance(container, ContainerInfo) else None,
         # A host and its own containers are one machine seen from two scopes (a Proxmox node's LXC configs).
         "host_of": _containers_configured(facts.get("lxc_configs")),
@@ -219,6 +245,7 @@ def run_audit(host: Host, options: AuditOptions | None = None) -> Report:
     specs: list[CheckSpec] = select_checks(catalogue, options.select, options.ignore)
     if options.engine_pid:
         host.meta.extra["engine_pid"] = options.engine_pid  # read by the serving_processes fact
+    evaluated = with_read_checks(specs, catalogue)
     safe_host = RedactingHost(host)
     providers = None
     if options.sample_s > 0:
@@ -227,7 +254,7 @@ def run_audit(host: Host, options: AuditOptions | None = None) -> Report:
         providers = sampling_providers(options.sample_s)
     collector = Collector(safe_host, options.deadline_s + max(0.0, options.sample_s), providers)
     needed = {*HEADLINE_FACTS}
-    for spec in specs:
+    for spec in evaluated:
         needed.update(spec.facts)
         needed.update(spec.optional_facts)
     collector.start(sorted(needed))
@@ -237,7 +264,7 @@ def run_audit(host: Host, options: AuditOptions | None = None) -> Report:
     container = facts.get("container")
     in_container = isinstance(container, ContainerInfo) and container.in_container
     provenance = {name: collector.provenance(name) for name in needed}
-    results = evaluate(specs, facts, in_container, provenance=provenance, parallel=collector.parallel)
+    results = evaluate(evaluated, facts, in_container, provenance=provenance, parallel=collector.parallel)[:len(specs)]
     engines = engines_of(facts)
     if engines is not None:  # a step written for an engine that is not there is left out (Fix.for_engines)
         results = [for_engines(r, engines) for r in results]
@@ -256,17 +283,18 @@ def run_audit(host: Host, options: AuditOptions | None = None) -> Report:
     if host.meta.extra.get("set_aside"):
         # The paste holds another host's outputs too: audited the first, these were left out.
         source["set_aside"] = list(host.meta.extra["set_aside"])
-    from stackaudit.report.topology import topology_from_facts
+    from stackaudit.facts.machine_topology import MachineTopology
 
     host_fields = _headline(facts, safe_host, options)
     if isinstance(host_fields.get("measured"), dict):
         from stackaudit.engine.gap_verdict import gap_verdict
 
         host_fields["measured"].update(gap_verdict(host_fields["measured"], results))
+    topology = facts.get("machine_topology")
     return Report(
         source=source,
         host=host_fields,
-        topology=topology_from_facts(facts).to_json(),
+        topology=topology.to_json() if isinstance(topology, MachineTopology) else {},
         results=results,
         timed_out=timed_out,
         fact_errors=fact_errors,

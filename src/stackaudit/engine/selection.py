@@ -33,3 +33,13 @@ def select_checks(catalogue: dict[str, CheckSpec], select: Iterable[str] = (),
     if chosen:
         specs = [s for s in specs if matches(s, chosen)]
     return [s for s in specs if not matches(s, dropped)]
+
+
+def with_read_checks(specs: list[CheckSpec], catalogue: dict[str, CheckSpec]) -> list[CheckSpec]:
+    """The chosen checks, then the checks a chosen derived rule reads the results of that were not chosen:
+    they are evaluated for the rule, not reported."""
+    chosen = {s.id for s in specs}
+    rules = [s.reads for s in specs if s.reads is not None]
+    extra = [c for c in sorted(catalogue.values(), key=lambda c: c.id)
+             if c.id not in chosen and c.reads is None and any(reads(c) for reads in rules)]
+    return [*specs, *extra]

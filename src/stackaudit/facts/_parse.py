@@ -142,3 +142,49 @@ def _lowered(text: str) -> str:
     if len(text) <= _LOWERED_CACHE_CHARS:
         _last_lowered = (text, low)
     return low
+
+
+# --- engine command lines (facts/parallelism.py, facts/docker.py) ---------------------------
+
+# The tensor, pipeline and data parallel flags of vLLM and SGLang (every spelling either accepts).
+TP_FLAGS = ("--tensor-parallel-size", "--tp-size", "--tp", "-tp")
+PP_FLAGS = ("--pipeline-parallel-size", "--pp-size", "--pp", "-pp")
+DP_FLAGS = ("--data-parallel-size", "--dp-size", "--dp", "-dp")
+
+
+def parallel_size(text: str | None) -> int | None:
+    """A TP/PP/DP size as a command line or config gives it; None for anything but a plausible count."""
+    t = (text or "").strip()
+    return int(t) if t.isdecimal() and 0 < int(t) < 100_000 else None
+
+
+def argv_value(argv: tuple[str, ...] | list[str], names: tuple[str, ...]) -> str | None:
+    """The last `--name value` / `--name=value` of any spelling in `names` (`_` matches `-`)."""
+    wanted = set(names)
+    value: str | None = None
+    for i, arg in enumerate(argv):
+        key, eq, rest = arg.partition("=")
+        if key.startswith("--"):
+            key = "--" + key[2:].replace("_", "-")
+        if key not in wanted:
+            continue
+        if eq:
+            value = rest
+        else:
+            nxt = argv[i + 1] if i + 1 < len(argv) else ""
+            value = "" if nxt.startswith("-") else nxt
+    return value
+
+
+def sizes_from_argv(argv: tuple[str, ...] | list[str]) -> tuple[int | None, int | None, int | None]:
+    """(TP, PP, DP) from a command line; None for each it does not set."""
+    return tuple(parallel_size(argv_value(argv, flags)) for flags in (TP_FLAGS, PP_FLAGS, DP_FLAGS))  # type: ignore[return-value]
+
+
+def engine_of(text: str) -> str:
+    """The engine a command line or image names: sglang, vllm or trtllm ("" when none)."""
+    low = text.lower()
+    for name, marks in (("sglang", ("sglang",)), ("vllm", ("vllm",)), ("trtllm", ("trtllm", "tensorrt"))):
+        if any(m in low for m in marks):
+            return name
+    return ""

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from stackaudit.facts._parse import ParseError, parse_cpulist
+from stackaudit.facts._parse import ParseError, parse_cpulist, sizes_from_argv
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
 from stackaudit.facts.sources import DOCKER_INSPECT
 from stackaudit.facts.sources import DOCKER_PS as DOCKER_PS_SOURCE
@@ -144,8 +144,6 @@ class DockerContainer:
     @property
     def tensor_parallel(self) -> int | None:
         """The TP size its command sets (the `parallelism` fact's vocabulary); None when it sets none."""
-        from stackaudit.facts.parallelism import sizes_from_argv  # parallelism imports this module
-
         return sizes_from_argv(self.argv)[0]
 
     @property

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.registry import (
     FactContext,
     FactSpec,
@@ -456,68 +455,6 @@ def from_nvml(host: Host) -> NvidiaGpus:
     driver = system.get("driver_version")
     return NvidiaGpus(tuple(gpus), driver if isinstance(driver, str) else None,
                       _cuda_version(system.get("cuda_driver_version")), "nvml", count)
-
-
-# --- the provider ----------------------------------------------------------------------------
-
-NVSMI_SOURCES: tuple[tuple[str, ...], ...] = (("nvidia-smi", "-q", "-x"), ("nvidia-smi", "-q"), ("nvidia-smi",))
-# Whole-NVML failures that mean the driver itself is not usable (nvidia-smi fails the same way).
-_DRIVER_DOWN = {"driver-not-loaded": "the NVIDIA kernel driver is not loaded",
-                "lib-rm-version-mismatch": "the NVML library and the loaded kernel module are different versions",
-                "gpu-is-lost": "a GPU is lost (fell off the bus)"}
-NVSMI_TIMEOUT_S = 30.0
-
-
-def _parse_nvsmi(argv: tuple[str, ...], text: str) -> NvidiaGpus:
-    from stackaudit.facts import nvidia_smi
-
-    if argv == ("nvidia-smi", "-q", "-x"):
-        return nvidia_smi.parse_xml(text)
-    if argv == ("nvidia-smi", "-q"):
-        return nvidia_smi.parse_query_text(text)
-    return nvidia_smi.parse_table(text)
-
-
-@provider("nvidia", NvidiaGpus, title="NVML, `nvidia-smi -q -x`, `nvidia-smi -q`, `nvidia-smi`")
-def nvidia(ctx: FactContext) -> NvidiaGpus:
-    """NVIDIA GPUs: NVML (live or recorded), else `nvidia-smi -q -x` / `-q` / the default table."""
-    host = ctx.host
-    nvml_error: NvmlError | None = None
-    try:
-        return from_nvml(host)
-    except NvmlError as exc:
-        nvml_error = exc
-    except NotCaptured:
-        pass
-    pci = ctx.optional("pci", PciDevices)
-    if pci is not None and not pci.nvidia_gpus:
-        return NvidiaGpus((), source="pci", notes=("no NVIDIA GPU on the PCI bus",))
-    if nvml_error is not None and nvml_error.kind in _DRIVER_DOWN:
-        raise FactUnavailable(f"NVML: {_DRIVER_DOWN[nvml_error.kind]} ({nvml_error.message or nvml_error.kind})",
-                              "load the driver (`modprobe nvidia`), or reboot after a driver update")
-    failures: list[str] = []
-    captured = nvml_error is not None
-    for argv in NVSMI_SOURCES:
-        try:
-            result = host.run(argv, NVSMI_TIMEOUT_S)
-        except NotCaptured:
-            continue
-        captured = True
-        if result.not_found:
-            failures.append("nvidia-smi is not installed")
-            break
-        if not result.ok:
-            failures.append(f"`{' '.join(argv)}` failed: {(result.stdout + result.stderr).strip()[:200]}")
-            break
-        try:
-            return _parse_nvsmi(argv, result.stdout)
-        except ParseError as exc:
-            failures.append(f"`{' '.join(argv)}`: {exc}")
-    if not captured:
-        raise NotCaptured("NVML / nvidia-smi")
-    why = "; ".join(([f"NVML: {nvml_error.kind}"] if nvml_error else []) + failures)
-    raise FactUnavailable(f"no NVIDIA GPU information: {why}",
-                          "install nvidia-ml-py (pip install nvidia-ml-py) or the NVIDIA driver utilities")
 
 
 # --- driver flavour --------------------------------------------------------------------------

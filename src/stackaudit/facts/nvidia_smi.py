@@ -1,6 +1,7 @@
-"""Pure parsers of nvidia-smi outputs: `-q -x` (XML), `-q` (text) and the default table.
+"""Pure parsers of nvidia-smi outputs: `-q -x` (XML), `-q` (text) and the default table; and the `nvidia`
+fact's provider, which reads NVML (facts/nvidia.py) and falls back to these outputs.
 
-Each returns the same `NvidiaGpus` the NVML path gives, with None for what the output does not
+Each parser returns the same `NvidiaGpus` the NVML path gives, with None for what the output does not
 show, and raises only ParseError. Element names follow the nvidia-smi XML schemas seen in real
 outputs (nvsmi_device_v11 … v13: `clocks_event_reasons` since R535, `clocks_throttle_reasons`
 before; `gpu_power_readings` with `current_power_limit` since R530, `power_readings` with
@@ -21,9 +22,14 @@ from stackaudit.facts.nvidia import (
     GpuInfo,
     GpuProcess,
     NvidiaGpus,
+    from_nvml,
     normalize_bdf,
 )
+from stackaudit.facts.pci import PciDevices
+from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.host.base import NotCaptured
 from stackaudit.host.limits import load_xml
+from stackaudit.host.nvml import NvmlError
 
 MAX_TEXT = 32 * 1024 * 1024
 _NA = {"", "n/a", "[n/a]", "none", "unknown", "unknown error", "[unknown error]", "not supported", "[not supported]",
@@ -575,3 +581,63 @@ def parse_table(text: str) -> NvidiaGpus:
         ))
     return NvidiaGpus(tuple(gpus), header.group(2) if header else None, header.group(3) if header else None,
                       "nvidia-smi", None)
+
+
+# --- the provider ----------------------------------------------------------------------------
+
+NVSMI_SOURCES: tuple[tuple[str, ...], ...] = (("nvidia-smi", "-q", "-x"), ("nvidia-smi", "-q"), ("nvidia-smi",))
+# Whole-NVML failures that mean the driver itself is not usable (nvidia-smi fails the same way).
+_DRIVER_DOWN = {"driver-not-loaded": "the NVIDIA kernel driver is not loaded",
+                "lib-rm-version-mismatch": "the NVML library and the loaded kernel module are different versions",
+                "gpu-is-lost": "a GPU is lost (fell off the bus)"}
+NVSMI_TIMEOUT_S = 30.0
+
+
+def _parse_nvsmi(argv: tuple[str, ...], text: str) -> NvidiaGpus:
+    if argv == ("nvidia-smi", "-q", "-x"):
+        return parse_xml(text)
+    if argv == ("nvidia-smi", "-q"):
+        return parse_query_text(text)
+    return parse_table(text)
+
+
+@provider("nvidia", NvidiaGpus, title="NVML, `nvidia-smi -q -x`, `nvidia-smi -q`, `nvidia-smi`")
+def nvidia(ctx: FactContext) -> NvidiaGpus:
+    """NVIDIA GPUs: NVML (live or recorded), else `nvidia-smi -q -x` / `-q` / the default table."""
+    host = ctx.host
+    nvml_error: NvmlError | None = None
+    try:
+        return from_nvml(host)
+    except NvmlError as exc:
+        nvml_error = exc
+    except NotCaptured:
+        pass
+    pci = ctx.optional("pci", PciDevices)
+    if pci is not None and not pci.nvidia_gpus:
+        return NvidiaGpus((), source="pci", notes=("no NVIDIA GPU on the PCI bus",))
+    if nvml_error is not None and nvml_error.kind in _DRIVER_DOWN:
+        raise FactUnavailable(f"NVML: {_DRIVER_DOWN[nvml_error.kind]} ({nvml_error.message or nvml_error.kind})",
+                              "load the driver (`modprobe nvidia`), or reboot after a driver update")
+    failures: list[str] = []
+    captured = nvml_error is not None
+    for argv in NVSMI_SOURCES:
+        try:
+            result = host.run(argv, NVSMI_TIMEOUT_S)
+        except NotCaptured:
+            continue
+        captured = True
+        if result.not_found:
+            failures.append("nvidia-smi is not installed")
+            break
+        if not result.ok:
+            failures.append(f"`{' '.join(argv)}` failed: {(result.stdout + result.stderr).strip()[:200]}")
+            break
+        try:
+            return _parse_nvsmi(argv, result.stdout)
+        except ParseError as exc:
+            failures.append(f"`{' '.join(argv)}`: {exc}")
+    if not captured:
+        raise NotCaptured("NVML / nvidia-smi")
+    why = "; ".join(([f"NVML: {nvml_error.kind}"] if nvml_error else []) + failures)
+    raise FactUnavailable(f"no NVIDIA GPU information: {why}",
+                          "install nvidia-ml-py (pip install nvidia-ml-py) or the NVIDIA driver utilities")

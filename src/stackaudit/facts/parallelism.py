@@ -23,12 +23,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from stackaudit.facts._parse import engine_of, parallel_size, sizes_from_argv
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, provider, union
+from stackaudit.facts.serving_logs import ServingLog
 
-TP_FLAGS = ("--tensor-parallel-size", "--tp-size", "--tp", "-tp")
-PP_FLAGS = ("--pipeline-parallel-size", "--pp-size", "--pp", "-pp")
-DP_FLAGS = ("--data-parallel-size", "--dp-size", "--dp", "-dp")
 # Config-file keys (top-level YAML/JSON keys stand for the long options, `_` or `-`).
 TP_KEYS = ("tensor_parallel_size", "tp_size")
 PP_KEYS = ("pipeline_parallel_size", "pp_size")
@@ -99,39 +98,11 @@ class Parallelism(Sourced):
 # --- parsing -----------------------------------------------------------------------------------
 
 
-def _size(text: str | None) -> int | None:
-    t = (text or "").strip()
-    return int(t) if t.isdecimal() and 0 < int(t) < 100_000 else None
-
-
-def argv_value(argv: tuple[str, ...] | list[str], names: tuple[str, ...]) -> str | None:
-    """The last `--name value` / `--name=value` of any spelling in `names` (`_` matches `-`)."""
-    wanted = set(names)
-    value: str | None = None
-    for i, arg in enumerate(argv):
-        key, eq, rest = arg.partition("=")
-        if key.startswith("--"):
-            key = "--" + key[2:].replace("_", "-")
-        if key not in wanted:
-            continue
-        if eq:
-            value = rest
-        else:
-            nxt = argv[i + 1] if i + 1 < len(argv) else ""
-            value = "" if nxt.startswith("-") else nxt
-    return value
-
-
-def sizes_from_argv(argv: tuple[str, ...] | list[str]) -> tuple[int | None, int | None, int | None]:
-    """(TP, PP, DP) from a command line; None for each it does not set."""
-    return tuple(_size(argv_value(argv, flags)) for flags in (TP_FLAGS, PP_FLAGS, DP_FLAGS))  # type: ignore[return-value]
-
-
 def _from_config(config: dict[str, str], keys: tuple[str, ...]) -> int | None:
     for key in keys:
         for spelling in (key, key.replace("_", "-")):
             if spelling in config:
-                return _size(config[spelling])
+                return parallel_size(config[spelling])
     return None
 
 
@@ -172,7 +143,7 @@ def parallelism_from_docker(ctx: FactContext) -> Parallelism:
     engines = []
     for c in containers:
         tp, pp, dp = sizes_from_argv(c.argv)
-        engines.append(EngineParallelism(_engine_of(c.image + " " + " ".join(c.argv)), tp, pp, dp, DOCKER,
+        engines.append(EngineParallelism(engine_of(c.image + " " + " ".join(c.argv)), tp, pp, dp, DOCKER,
                                          container=c.id, spec=c.origin or "docker inspect"))
     return Parallelism(engines=tuple(engines))
 
@@ -180,8 +151,6 @@ def parallelism_from_docker(ctx: FactContext) -> Parallelism:
 @provider("parallelism", Parallelism, rank=30, title="pasted server log")
 def parallelism_from_log(ctx: FactContext) -> Parallelism:
     """TP/PP/DP a pasted vLLM / SGLang server log prints (engine-config or server_args line)."""
-    from stackaudit.facts.serving_logs import ServingLog
-
     log = ctx.fact("serving_log", ServingLog)
     if not (log.engine or log.tp_size or log.pp_size or log.dp_size):
         raise FactUnavailable("the log names no engine and no parallel size")
@@ -196,16 +165,3 @@ def parallelism_from_command(ctx: FactContext) -> Parallelism:
     commands = ctx.fact("engine_commands", EngineCommands).commands
     return Parallelism(engines=tuple(EngineParallelism(c.engine, *sizes_from_argv(c.argv), COMMAND)
                                      for c in commands))
-
-
-def engine_of(text: str) -> str:
-    """The engine a command line or image names ("" when none)."""
-    return _engine_of(text)
-
-
-def _engine_of(text: str) -> str:
-    low = text.lower()
-    for name, marks in (("sglang", ("sglang",)), ("vllm", ("vllm",)), ("trtllm", ("trtllm", "tensorrt"))):
-        if any(m in low for m in marks):
-            return name
-    return ""

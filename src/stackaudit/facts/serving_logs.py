@@ -48,8 +48,9 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from stackaudit.facts._parse import ParseError
+from stackaudit.facts._parse import ParseError, engine_of
 from stackaudit.facts.collect_env import CollectEnv
+from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses, process_path
 from stackaudit.facts.registry import FactContext, FactUnavailable, parser, provider
 from stackaudit.facts.sources import ENGINE_LOG
@@ -438,12 +439,6 @@ def parse_nccl_conf(text: str) -> dict[str, str]:
     return out
 
 
-def engine_name(text: str) -> str:
-    from stackaudit.facts.parallelism import engine_of
-
-    return engine_of(text)
-
-
 @provider("nccl_config", NcclConfig, title="engine environment, nccl.conf, NCCL log, collect_env")
 def nccl_config(ctx: FactContext) -> NcclConfig:
     """NCCL_* settings of the serving engine: its environment, nccl.conf files, NCCL log lines, collect_env."""
@@ -507,8 +502,6 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
         for name, value in report.env.items():
             if name.startswith("NCCL_") and name != "NCCL_VERSION":
                 settings.append(NcclSetting(name, value, "collect_env report (the shell it ran in)", "", 0))
-    from stackaudit.facts.docker import DockerContainers  # docker -> parallelism -> processes: no cycle here
-
     containers = ctx.optional("docker_containers", DockerContainers)
     for ctr in containers.gpu_or_serving if containers is not None else ():
         # The container's environment as docker inspect or a pasted spec (docker run -e, compose, pod) shows
@@ -516,7 +509,7 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
         where = f"container {ctr.label} environment ({ctr.origin or 'docker inspect'})"
         sources.append(where)
         engine_seen = engine_seen or not ctr.excerpt
-        engine = engine_name(ctr.image + " " + " ".join(ctr.argv))
+        engine = engine_of(ctr.image + " " + " ".join(ctr.argv))
         for name, value in ctr.env:
             if name.startswith("NCCL_"):
                 settings.append(NcclSetting(name, value, where, engine, 2))

@@ -9,7 +9,7 @@ Where its config comes from: read through the host (not the audit's own filesyst
 holds the config and the headline ceiling replays: `<model dir>/config.json` for a path, else the engine's
 Hugging Face cache (`HF_HUB_CACHE`, `HF_HOME/hub`, `XDG_CACHE_HOME/huggingface/hub`,
 `~/.cache/huggingface/hub`, https://huggingface.co/docs/huggingface_hub/guides/manage-cache); else the
-catalogue shipped with stackaudit (data/models.toml, ceiling/catalogue.py). Never a download.
+catalogue shipped with stackaudit (data/models.toml, models.py). Never a download.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ import posixpath
 from dataclasses import dataclass
 from typing import Any
 
-from stackaudit.facts.parallelism import Parallelism, from_process, sizes_from_argv
+from stackaudit.facts._parse import sizes_from_argv
+from stackaudit.facts.parallelism import Parallelism, from_process
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses, process_file_path
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, provider
 from stackaudit.host.base import Host, NotCaptured, read_text
@@ -145,7 +146,7 @@ def model_argument(proc: ProcessInfo) -> str | None:
 
 def _from_catalogue(engine: str, model: str, tp: int, proc: ProcessInfo | None, named_in: str) -> ServingModel | None:
     """The served model from the shipped catalogue (no config in the source), or None when it is not there."""
-    from stackaudit.ceiling.catalogue import lookup
+    from stackaudit.models import lookup
 
     found = lookup(model)
     if found is None:
@@ -165,8 +166,8 @@ def _unlisted(model: str, where: str) -> FactUnavailable:
           title="serving containers' command (`docker inspect`, a pasted docker run / compose / pod spec)")
 def serving_model_from_container(ctx: FactContext) -> ServingModel:
     """The model a GPU or serving container's command names, from the catalogue."""
+    from stackaudit.facts._parse import engine_of
     from stackaudit.facts.docker import DockerContainers
-    from stackaudit.facts.parallelism import engine_of
 
     for ctr in ctx.fact("docker_containers", DockerContainers).gpu_or_serving:
         engine = engine_of(ctr.image + " " + " ".join(ctr.argv))

@@ -25,6 +25,7 @@ from typing import Any
 
 from stackaudit import __version__
 from stackaudit.errors import InputError
+from stackaudit.fixes.catalogue_fix import catalogue_fixes
 from stackaudit.fixes.journal import (
     ApplyLock,
     Change,
@@ -425,13 +426,6 @@ def allowed_of(fix: Fix) -> list[Allowed]:
                 out.append(Allowed(action.kind, re.compile(re.escape(action.target)), re.compile(re.escape(
                     action.value))))
     return out
-
-
-def catalogue_fixes() -> dict[str, Fix]:
-    """Each check's fix as the catalogue declares it, by check ID."""
-    from stackaudit.checks.registry import load_all
-
-    return {spec.id: spec.fix for spec in load_all().values()}
 
 
 def _allows(rule: Allowed, change: Change) -> bool:

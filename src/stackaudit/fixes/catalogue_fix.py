@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import lru_cache
 
 from stackaudit.fixes.model import Command, Fix, Step
 
@@ -35,16 +34,27 @@ def template(text: str) -> re.Pattern[str]:
     return re.compile("".join(out))
 
 
-@lru_cache(maxsize=1)
-def _catalogue() -> dict[str, Fix]:
-    from stackaudit.checks.registry import load_all
+# Each check's fix as the catalogue declares it, by check ID: checks/registry.py fills it as each check
+# registers, so the fixes layer reads the catalogue without importing the checks above it.
+_DECLARED: dict[str, Fix] = {}
 
-    return {spec.id: spec.fix for spec in load_all().values()}
+
+def declare_fix(check: str, fix: Fix) -> None:
+    """Record the fix a check declares (called by checks/registry.check)."""
+    _DECLARED[check] = fix
+
+
+def catalogue_fixes() -> dict[str, Fix]:
+    """Each check's declared fix, by check ID. The checks are loaded by whoever runs the plan or the revert
+    (the CLI); an empty catalogue is an error, never a catalogue that allows nothing by accident."""
+    if not _DECLARED:
+        raise RuntimeError("no check has declared its fix: load the checks first (checks.registry.load_all)")
+    return dict(_DECLARED)
 
 
 def catalogue_fix(check: str) -> Fix | None:
     """The fix the catalogue declares for a check ID, or None for an ID it does not know."""
-    return _catalogue().get(check)
+    return catalogue_fixes().get(check)
 
 
 def _commands_match(commands: Iterable[Command], catalogue: Step) -> bool:

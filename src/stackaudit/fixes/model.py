@@ -348,3 +348,21 @@ def advice(does: str, cost: FixCost, scope: StepScope = "host", keep: Persist | 
            note: str = "") -> Fix:
     """A fix that is one step with no command: what to do, in words."""
     return Fix.of(step(does, cost=cost, scope=scope, keep=keep), note=note)
+
+
+# The order issues are read in: the report, its verdict and the fix plan share it (rank_key).
+PRIORITIES = ("P0", "P1", "P2")
+_COST_ORDER = ("runtime", "restart", "driver-reload", "reboot", "bios", "hardware", "none")
+_SEVERITY_ORDER = ("high", "medium", "low")
+_CONFIDENCE_ORDER = ("source-verified", "documented", "field-reports", "unproven")
+
+
+def rank_key(priority: str | None, gpu_lost: bool, severity: str | None, fix_cost: str | None,
+             confidence: str | None, check_id: str) -> tuple[int, bool, int, int, int, str]:
+    """The order issues are read in (the report, its verdict and the fix plan): by priority; within one, a
+    lost or faulted GPU first, then more severe, then cheaper to fix, then better evidenced, then by ID."""
+    def at(order: tuple[str, ...], value: str | None) -> int:
+        return order.index(value) if value in order else len(order)
+
+    return (at(PRIORITIES, priority), not gpu_lost, at(_SEVERITY_ORDER, severity), at(_COST_ORDER, fix_cost),
+            at(_CONFIDENCE_ORDER, confidence), check_id)

@@ -13,12 +13,8 @@ P2P Egress Control bit 5 — the three bits `pci=disable_acs_redir=` clears (dri
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
 
 from stackaudit.fixes.model import Command, Fix, Step, cmd, keep_line, keep_text, sh, step
-
-if TYPE_CHECKING:
-    from stackaudit.facts.pcie_config import PcieFacts
 
 DEVCTL_MPS_MASK = 0x00E0
 DEVCTL_MPS_SHIFT = 5
@@ -157,25 +153,5 @@ def acs_scan_fix(engines: Iterable[str] | None = None) -> Fix:
     )
 
 
-__all__ = ["Step", "acs_fix", "acs_scan_fix", "devctl_write", "mps_fix", "mps_plan", "mrrs_fix", "restart_clearing_p2p_cache",
+__all__ = ["Step", "acs_fix", "acs_scan_fix", "devctl_write", "mps_fix", "mrrs_fix", "restart_clearing_p2p_cache",
            "setpci_devctl", "size_code"]
-
-
-def mps_plan(pcie: PcieFacts, gpus: Iterable[str]) -> dict[str, int]:
-    """{BDF: MaxPayload bytes} to write, root port first: each named GPU and every bridge above it whose
-    programmed MPS is below what the path supports (a bridge shared by several paths gets their minimum)."""
-    by_bdf = pcie.by_bdf()
-    plan: dict[str, int] = {}
-    for bdf in gpus:
-        gpu = by_bdf.get(bdf)
-        if gpu is None or gpu.express is None or gpu.express.devcap_mps is None:
-            continue
-        path = [by_bdf.get(b) for b in gpu.upstream]
-        caps = [p.express.devcap_mps for p in path if p is not None and p.express is not None]
-        if any(c is None for c in caps) or len(caps) != len(path):
-            continue
-        target = min([gpu.express.devcap_mps, *[c for c in caps if c is not None]])
-        for dev in [*path, gpu]:
-            if dev is not None and dev.express is not None and (dev.express.devctl_mps or 0) < target:
-                plan[dev.bdf] = min(plan.get(dev.bdf, target), target)
-    return plan

@@ -13,9 +13,17 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from stackaudit.engine.results import rank_key
 from stackaudit.errors import InputError
-from stackaudit.fixes.model import FIX_COSTS, Command, Persist, Step, keep_line, needs_shell
+from stackaudit.fixes.model import (
+    FIX_COSTS,
+    PRIORITIES,
+    Command,
+    Persist,
+    Step,
+    keep_line,
+    needs_shell,
+    rank_key,
+)
 from stackaudit.fixes.shell_quote import bash_word
 
 # Groups in the order a person works through them. In a container the host's steps come first: the
@@ -32,7 +40,6 @@ GROUP_TITLES = {
 }
 _GROUP_OF_COST = {"none": "now", "runtime": "now", "restart": "restart", "driver-reload": "driver-reload",
                   "reboot": "reboot", "bios": "bios", "hardware": "bios"}
-PRIORITIES = ("P0", "P1", "P2")
 BOOT_LOADERS = ("grub", "systemd-boot")
 PLACEHOLDER = re.compile(r"<[^<>\n]+>")
 _GRUB_LINE = re.compile(r'GRUB_CMDLINE_LINUX(?:_DEFAULT)?="(?:\.\.\. ?)?(.*)"')

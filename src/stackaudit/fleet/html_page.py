@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from stackaudit.fleet.render import GATHERERS, NAMED, others, where
+from stackaudit.fleet.summary import GATHERERS, NAMED, others, where
 from stackaudit.report.html import esc, page
 
 _CSS = """

@@ -11,7 +11,7 @@ def reason_line(text: str, limit: int = MAX_REASON_CHARS) -> str:
     """`text` (an engine's message, a program's stderr) as one visible line: secrets redacted, control
     characters escaped, whitespace runs folded, cut at `limit` characters."""
     from stackaudit.host.redact import redact_text
-    from stackaudit.host.terminal import escape_terminal
+    from stackaudit.terminal import escape_terminal
 
     line = re.sub(r"\s+", " ", redact_text(text)).strip()
     line = escape_terminal(line)

@@ -16,14 +16,12 @@ from typing import Any
 
 from stackaudit import __version__
 from stackaudit.fleet.drift import Drift, FleetDrift, find_drift
-from stackaudit.fleet.summary import HOST, PRIORITIES, NodeSummary
+from stackaudit.fleet.summary import GATHERERS, HOST, NAMED, PRIORITIES, NodeSummary, others, where
 from stackaudit.report.markup import md_cell, md_code, md_text
 
 FLEET_SCHEMA = 1
 FORMATS = ("text", "markdown", "json", "html")
 FAIL_ON = ("P0", "P1", "P2", "drift")
-# Nodes named on one drift line before "and N more" (the JSON names them all; the HTML in a <details>).
-NAMED = 6
 
 
 def document(summaries: Sequence[NodeSummary], gatherer: str, argv: Sequence[str] | None = None,
@@ -116,26 +114,11 @@ def render(doc: dict[str, Any], fmt: str) -> str:
     return render_text(doc)
 
 
-GATHERERS = {"directory": "a directory of snapshots", "ansible": "Ansible", "ray": "a Ray cluster"}
-
-
-def where(entry: dict[str, Any]) -> str:
-    """`DRV-GSP-FIRMWARE`, `PCIE-LINK-DOWNTRAIN 0000:61:00.0`, `driver`, `kernel command line pci`."""
-    subject = str(entry["subject"])
-    if entry["check"] == HOST:
-        if subject.startswith("cmdline/"):
-            return f"kernel command line {subject[len('cmdline/'):]}"
-        return subject.replace("/", " ")
-    return f"{entry['check']} {subject}".rstrip()
 
 
 def _names(nodes: Sequence[str]) -> str:
     shown = ", ".join(nodes[:NAMED])
     return shown + (f" and {len(nodes) - NAMED} more" if len(nodes) > NAMED else "")
-
-
-def others(n: int) -> str:
-    return f"on {n} other{'s' if n != 1 else ''}"
 
 
 def drift_line(entry: dict[str, Any]) -> list[str]:

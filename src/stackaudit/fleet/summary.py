@@ -21,6 +21,9 @@ SHOWN_CHARS = 96
 HOST = "host"  # the check ID under which inventory values are listed
 ABSENT = "(absent)"
 PRIORITIES = ("P0", "P1", "P2")
+# Nodes named on one drift line before "and N more" (the JSON names them all; the HTML in a <details>).
+NAMED = 6
+GATHERERS = {"directory": "a directory of snapshots", "ansible": "Ansible", "ray": "a Ray cluster"}
 
 
 @dataclass(frozen=True)
@@ -120,3 +123,17 @@ def shown(value: Any) -> str:
 
 def observed(value: Any) -> Value:
     return Value.of(comparable(value), shown(value))
+
+
+def where(entry: dict[str, Any]) -> str:
+    """`DRV-GSP-FIRMWARE`, `PCIE-LINK-DOWNTRAIN 0000:61:00.0`, `driver`, `kernel command line pci`."""
+    subject = str(entry["subject"])
+    if entry["check"] == HOST:
+        if subject.startswith("cmdline/"):
+            return f"kernel command line {subject[len('cmdline/'):]}"
+        return subject.replace("/", " ")
+    return f"{entry['check']} {subject}".rstrip()
+
+
+def others(n: int) -> str:
+    return f"on {n} other{'s' if n != 1 else ''}"

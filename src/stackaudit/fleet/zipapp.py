@@ -234,7 +234,7 @@ def _capture(output: str, root: str, deadline: float, command_timeout: float) ->
     from stackaudit.capture import capture_host
     from stackaudit.errors import InputError
     from stackaudit.host.live import LiveHost
-    from stackaudit.host.terminal import escape_terminal
+    from stackaudit.terminal import escape_terminal
 
     if os.path.lexists(output):
         raise InputError(f"{output} exists; choose a new path (nothing was overwritten)")

@@ -21,82 +21,27 @@ under their own paths (`proc/cmdline`, `etc/...`) and command outputs under
 
 from __future__ import annotations
 
-import bz2
-import contextlib
 import gzip
-import io
 import lzma
 import os
 import re
 import tarfile
 from collections.abc import Callable, Iterator
 from functools import partial
-from typing import IO, Any
+from typing import IO
 
 from stackaudit.errors import InputError
 from stackaudit.facts.sources import PROC_CMDLINE, PROC_MODULES, UNAME
-from stackaudit.host.memory import BoundedDecompression, HostRecord, SnapshotError
+from stackaudit.host.memory import HostRecord, SnapshotError
 from stackaudit.host.source import Provenance, command_key, file_key
 from stackaudit.importers import _hosts
+from stackaudit.importers._compressed import MAGIC_BYTES, TAR_MAGIC_AT, decompressed, zlib_error
 from stackaudit.importers.registry import ImportResult, recognise, record_command, record_file
 
-MAGIC_BYTES = 6
-_GZIP, _XZ, _BZ2 = b"\x1f\x8b", b"\xfd7zXZ\x00", b"BZh"
-MAX_UNCOMPRESSED = 512 * 1024 * 1024
 MAX_MEMBERS = 50_000
 MAX_MEMBER = 8 * 1024 * 1024
-_TAR_MAGIC_AT = 257
 
 SEPARATOR = "_" * 44
-
-
-def is_compressed(head: bytes) -> bool:
-    return head.startswith((_GZIP, _XZ, _BZ2))
-
-
-def is_archive(path: str) -> bool:
-    """A compressed file that is not a stackaudit snapshot. A snapshot is recognised by its content: a
-    meta.json member at its root or under one top directory, whatever the member names' prefix
-    (`./meta.json` from `tar -czf x.tar.gz .`) and wherever it comes in the member order. Only the
-    member headers are read, within the archive bounds (MAX_UNCOMPRESSED, MAX_MEMBERS)."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(MAGIC_BYTES)
-        if not is_compressed(head):
-            return False
-        with _decompressed(path, head) as stream:
-            if stream.peek(512)[_TAR_MAGIC_AT:_TAR_MAGIC_AT + 5] != b"ustar":
-                return True  # a compressed text log
-            return not _holds_snapshot_meta(stream)
-    except (OSError, EOFError, lzma.LZMAError, ValueError, InputError, SnapshotError, tarfile.TarError, zlib_error()):
-        return False  # damaged: load_snapshot says how
-
-
-def _holds_snapshot_meta(stream: IO[bytes]) -> bool:
-    """Whether a tar stream has meta.json at its root or one directory down (`./meta.json`, `snap/meta.json`)."""
-    with tarfile.open(fileobj=stream, mode="r|") as tar:
-        for count, member in enumerate(tar):
-            if count >= MAX_MEMBERS:
-                return False
-            parts = [p for p in member.name.replace("\\", "/").split("/") if p not in ("", ".")]
-            if member.isfile() and parts[-1:] == ["meta.json"] and len(parts) <= 2:
-                return True
-    return False
-
-
-def _open(raw: IO[bytes], head: bytes) -> Any:
-    if head.startswith(_GZIP):
-        return gzip.GzipFile(fileobj=raw, mode="rb")
-    if head.startswith(_XZ):
-        return lzma.LZMAFile(raw, "rb")
-    return bz2.BZ2File(raw, "rb")
-
-
-@contextlib.contextmanager
-def _decompressed(path: str, head: bytes) -> Iterator[io.BufferedReader]:
-    """The decompressed stream, bounded as a snapshot's is (SnapshotError past a bound)."""
-    with open(path, "rb") as raw, contextlib.closing(_open(raw, head)) as inner:
-        yield io.BufferedReader(BoundedDecompression(inner, MAX_UNCOMPRESSED, raw), buffer_size=1 << 16)
 
 
 def recognise_archive(path: str, profile: _hosts.HostProfile) -> list[tuple[str, ImportResult]]:
@@ -105,21 +50,15 @@ def recognise_archive(path: str, profile: _hosts.HostProfile) -> list[tuple[str,
     with open(path, "rb") as fh:
         head = fh.read(MAGIC_BYTES)
     try:
-        with _decompressed(path, head) as stream:
+        with decompressed(path, head) as stream:
             block = stream.peek(512)[:512]
-            if block[_TAR_MAGIC_AT:_TAR_MAGIC_AT + 5] == b"ustar":
+            if block[TAR_MAGIC_AT:TAR_MAGIC_AT + 5] == b"ustar":
                 return list(_sos_members(stream, label, profile))
             return list(_bug_report_sections(stream, label, profile))
     except SnapshotError as exc:
         raise InputError(f"{label}: {exc}; not read") from None
     except (EOFError, lzma.LZMAError, tarfile.TarError, gzip.BadGzipFile, zlib_error()) as exc:
         raise InputError(f"{label}: a damaged archive ({exc})") from exc
-
-
-def zlib_error() -> type[Exception]:
-    import zlib
-
-    return zlib.error
 
 
 # --- nvidia-bug-report.log.gz (or any compressed text) --------------------------------------------------------------------

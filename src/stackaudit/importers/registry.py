@@ -21,7 +21,7 @@ from typing import Any
 
 from stackaudit.errors import InputError
 from stackaudit.host.base import CommandResult
-from stackaudit.host.memory import HostRecord, MemoryHost, join_provenance
+from stackaudit.host.memory import HostRecord, join_provenance
 from stackaudit.host.source import Provenance, command_key, doc_key, file_key
 from stackaudit.importers import _hosts, _paste
 from stackaudit.importers._scan import Candidates
@@ -591,53 +591,6 @@ def recognise_view(paste: _paste.PasteView, file_name: str = "", profile: _hosts
 def nothing_recognisable(name: str) -> InputError:
     """The one-line error for a text in which no importer found anything."""
     return InputError(f"{name}: nothing recognisable; recognised kinds: {', '.join(recognised_kinds())}")
-
-
-def load_pasted(paths: list[str]) -> MemoryHost:
-    """Read one or more pasted-output files (or archives of them) into a host; exit 2 when nothing is
-    recognisable. The files are one host (a report split in files) unless they disagree as two hosts do."""
-    from stackaudit.importers import _archives
-
-    combined = HostRecord(meta={"source": "pasted", "path": ", ".join(paths)})
-    recognised: list[str] = []
-    set_aside: list[str] = []
-    profile = _hosts.HostProfile()
-    for path in paths:
-        try:
-            if os.path.getsize(path) > MAX_PASTE_BYTES:
-                raise InputError(f"{path}: larger than {MAX_PASTE_BYTES // 2**20} MiB; not a pasted output")
-            with open(path, "rb") as fh:
-                head = fh.read(_archives.MAGIC_BYTES)
-                if _archives.is_compressed(head):
-                    results = _archives.recognise_archive(path, profile)
-                else:
-                    fh.seek(0)
-                    paste = _paste.view(strip_header(fh.read().decode("utf-8", errors="replace")))
-                    # Only the peeled lines are read from here on: the text itself (as large as the file) is gone.
-                    results = [(os.path.basename(path), recognise_view(paste, os.path.basename(path), profile))]
-                    del paste
-        except IsADirectoryError as exc:
-            raise InputError(f"{path}: is a directory without meta.json, not a snapshot") from exc
-        except OSError as exc:
-            raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
-        found_any = False
-        for name, result in results:
-            combined.merge(result.record)
-            where = "" if name == os.path.basename(path) else f"{name}: "
-            recognised.extend(f"{where}{kind} (lines {a}-{b})" for kind, a, b in result.recognised)
-            named = len(paths) > 1 or bool(where)
-            set_aside.extend(f"{name}: {entry}" if named else entry for entry in result.set_aside)
-            found_any = found_any or bool(result.recognised or result.set_aside)
-        if not found_any:
-            raise nothing_recognisable(path)
-    combined.meta["source"] = "pasted"
-    combined.meta["recognised"] = recognised
-    combined.meta["path"] = ", ".join(paths)
-    if set_aside:
-        combined.meta["set_aside"] = set_aside
-    else:
-        combined.meta.pop("set_aside", None)
-    return MemoryHost(combined)
 
 
 def record_command(record: HostRecord, argv: tuple[str, ...], stdout: str) -> None:

@@ -11,10 +11,10 @@ stays the audit's: model-generated findings inform, they do not gate.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any
 
 from stackaudit.checks.registry import DOMAINS
-from stackaudit.engine.runner import Report
+from stackaudit.engine.runner import AppendedSection, Report, TextLines
 from stackaudit.investigate.evidence import Finding
 from stackaudit.investigate.outcome import InvestigatorRun, Outcome
 from stackaudit.report.bounds import bounded
@@ -91,6 +91,9 @@ class InvestigatedReport(Report):
     (dataclasses.replace, as report/bounds.py uses, keeps the subclass and the field)."""
 
     investigation: Investigation | None = None
+
+    def appended(self) -> tuple[AppendedSection, ...]:
+        return () if self.investigation is None else (InvestigationSection(self),)
 
 
 # The report formats the investigators' section is rendered in (the CLI's --format choices).
@@ -169,12 +172,20 @@ def investigation_of(report: Report) -> Investigation | None:
     return report.investigation if isinstance(report, InvestigatedReport) else None
 
 
-class _TextLines(Protocol):
-    def heading(self, text: str) -> None: ...
+@dataclass(frozen=True)
+class InvestigationSection:
+    """The investigators' section the audit renderers draw last (Report.appended)."""
 
-    def prose(self, text: str, indent: int = 0, style: str = "", hanging: int = 0) -> None: ...
+    report: Report
 
-    def blank(self) -> None: ...
+    def text(self, lines: TextLines) -> None:
+        render_text_section(lines, self.report)
+
+    def markdown(self) -> list[str]:
+        return render_markdown_section(self.report)
+
+    def json(self) -> dict[str, Any]:
+        return render_json_section(self.report)
 
 
 def _finding_line(f: Finding) -> str:
@@ -204,7 +215,7 @@ def _run_line(run: InvestigatorRun) -> str:
             f"{run.reason or _ENDED_WORDS.get(run.ended, run.ended)}")
 
 
-def render_text_section(lines: _TextLines, report: Report) -> None:
+def render_text_section(lines: TextLines, report: Report) -> None:
     """The section for the terminal report (report/text.py)."""
     inv = investigation_of(report)
     if inv is None:

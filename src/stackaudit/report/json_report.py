@@ -20,7 +20,6 @@ from stackaudit.errors import InputError
 from stackaudit.fixes.model import Fix
 from stackaudit.host.limits import MAX_MEMBER_BYTES, load_json
 from stackaudit.host.source import Provenance
-from stackaudit.investigate.consolidate import render_json_section
 from stackaudit.report.bounds import bounded
 from stackaudit.report.sections import RenderOptions
 from stackaudit.report.waivers import unknown_waivers
@@ -55,7 +54,8 @@ def report_to_json(report: Report, options: RenderOptions | None = None) -> dict
     unknown_ids = unknown_waivers(report.unused_waivers)
     if unknown_ids:  # only when there is one: reports without stay as they were
         out["summary"]["unknown_waivers"] = [{**w.to_json(), "nearest": nearest} for w, nearest in unknown_ids]
-    out.update(render_json_section(report))
+    for section in report.appended():
+        out.update(section.json())
     return out
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
-from stackaudit.investigate.consolidate import render_markdown_section
 from stackaudit.report.fix_steps import md_fix_steps
 from stackaudit.report.header import (
     command_line,
@@ -134,7 +133,8 @@ def render_markdown(report: Report, options: RenderOptions | None = None) -> str
         out += [f"- {md_code(r.id)} — {md_inline(r.message)}" for r in sec.not_applicable]
         out += ["", "</details>", ""]
     out += topology_block(report)
-    out += render_markdown_section(report)  # the investigators' findings, last (stackaudit investigate)
+    for section in report.appended():  # the investigators' findings, last (stackaudit investigate)
+        out += section.markdown()
     return "\n".join(out).rstrip() + "\n"
 
 

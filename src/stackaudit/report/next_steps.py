@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from stackaudit.engine.results import Result
-from stackaudit.facts.parallelism import engine_of
+from stackaudit.facts._parse import engine_of
 from stackaudit.fixes.plan import PLACEHOLDER
 from stackaudit.report.commands import commands_in
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 import datetime as _dt
 import re
 
-from stackaudit.engine.results import PRIORITIES
 from stackaudit.engine.runner import Report
+from stackaudit.fixes.model import PRIORITIES
 from stackaudit.report.sections import RenderOptions, sampled_ids
 
 STATUSES = ("issue", "ok", "not-an-issue", "unknown", "not-applicable", "error")

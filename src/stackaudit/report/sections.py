@@ -30,7 +30,7 @@ def sampled_ids(report: Report, options: RenderOptions | None = None) -> frozens
     outputs and --fail-on set apart; empty with --gate-samples."""
     if options is not None and options.gate_samples:
         return frozenset()
-    from stackaudit.compare.diff import sample_checks
+    from stackaudit.checks.registry import sample_checks
 
     return frozenset(r.id for r in report.results) & sample_checks()
 

@@ -15,8 +15,6 @@ from rich.text import Text
 
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
-from stackaudit.host.terminal import escape_terminal
-from stackaudit.investigate.consolidate import render_text_section
 from stackaudit.report.fix_steps import fix_lines
 from stackaudit.report.header import (
     command_line,
@@ -39,6 +37,7 @@ from stackaudit.report.sections import (
     top_finding,
 )
 from stackaudit.report.waivers import unknown_waivers
+from stackaudit.terminal import escape_terminal
 
 _PRIORITY_STYLE = {"P0": "bold red", "P1": "bold yellow", "P2": "cyan"}
 Line = tuple[str, str]  # (text, rich style)
@@ -205,7 +204,8 @@ def render_text(report: Report, color: bool = False, width: int | None = None,
         lines.prose(", ".join(r.id for r in sec.not_applicable), indent=2)
     lines.blank()
     lines.prose(f"{len(report.results)} checks in {report.duration_s:.2f} s", style="dim")
-    render_text_section(lines, report)
+    for section in report.appended():
+        section.text(lines)
     for text, style in lines.out:
         # Each value escaped before rich adds the renderer's own colours: no SGR from a host passes.
         console.print(Text(escape_terminal(text), style=style), soft_wrap=True)

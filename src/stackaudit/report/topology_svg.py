@@ -13,7 +13,8 @@ import re
 from collections.abc import Sequence
 from html import escape
 
-from stackaudit.report.topology import Device, Fault, Gpu, Topology
+from stackaudit.facts.machine_topology import Device, Gpu, MachineTopology
+from stackaudit.report.topology import Fault
 
 KIND_COLORS = {"NV": "#16a34a", "PIX": "#2563eb", "PXB": "#0891b2", "PHB": "#9333ea", "NODE": "#ea580c",
                "SYS": "#dc2626"}
@@ -35,7 +36,7 @@ def node_id(kind: str, name: str) -> str:
     return f"node-{kind}-{safe_id(name)}"
 
 
-def _leaves(t: Topology) -> list[Gpu | Device]:
+def _leaves(t: MachineTopology) -> list[Gpu | Device]:
     """GPUs, NICs and NVSwitches in drawing order: by socket, then by the bridge they hang on."""
     items: list[Gpu | Device] = [*t.gpus, *t.devices]
     order = {b.bdf: i for i, b in enumerate(t.bridges)}
@@ -57,7 +58,7 @@ def _leaves(t: Topology) -> list[Gpu | Device]:
     return sorted(items, key=key)
 
 
-def render_svg(t: Topology, found: Sequence[Fault]) -> str:
+def render_svg(t: MachineTopology, found: Sequence[Fault]) -> str:
     leaves = _leaves(t)
     if not leaves and not t.bridges:
         return ""
@@ -208,7 +209,7 @@ def _mermaid_label(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9 .,:/()+_×-]", " ", text)[:80].strip() or "?"
 
 
-def mermaid_lines(t: Topology, found: Sequence[Fault]) -> list[str]:
+def mermaid_lines(t: MachineTopology, found: Sequence[Fault]) -> list[str]:
     """A Mermaid `graph` of the same picture: sockets as subgraphs, the PCI tree as arrows, one labelled
     link per GPU pair coloured by kind, fault nodes and links outlined in red."""
     by_numa: dict[int | None, list[str]] = {}

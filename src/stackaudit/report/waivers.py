@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as _dt
-import difflib
 import os
 import sys
 from collections.abc import Iterable
@@ -72,6 +71,8 @@ def find_waivers(explicit: str | None, cwd: str | None = None) -> list[Waiver]:
 
 def nearest_check_id(check_id: str, known: Iterable[str]) -> str:
     """The registered check ID closest to a mistyped one (difflib), or "" when none is close."""
+    import difflib  # only for a mistyped ID
+
     close = difflib.get_close_matches(check_id.upper(), sorted(known), n=1, cutoff=0.5)
     return close[0] if close else ""
 

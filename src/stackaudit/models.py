@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import sys
 from dataclasses import dataclass
-from pathlib import Path
+from importlib.resources import files
 from typing import Any
 
 if sys.version_info >= (3, 11):
@@ -19,7 +19,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-CATALOGUE_PATH = Path(__file__).parent.parent / "data" / "models.toml"
+# Read through importlib.resources, as data/gpus.toml is, so that it also loads from inside the zipapp.
+CATALOGUE_PATH = files("stackaudit") / "data" / "models.toml"
 
 # Name suffixes of quantised re-uploads and the `--weights` format each names (the checkpoint's own
 # quantization_config, when readable, is better: it says which layers stay unquantised).
