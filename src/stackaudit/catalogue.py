@@ -82,11 +82,11 @@ def explain_check(check_id: str) -> str:
 def render_docs_markdown(specs: list[CheckSpec] | None = None) -> str:
     """docs/checks.md: generated from the checks' own documentation (a test keeps it current).
 
-    Every text goes through the report's Markdown escaper (report.markup), and every command of a fix
+    Every text goes through the one Markdown escaper (render.escape), and every command of a fix
     is a fenced block, so that GitHub shows `<placeholders>` and nested backticks as written.
     """
+    from stackaudit.render.escape import md_cell, md_inline
     from stackaudit.report.fix_steps import md_fix_steps
-    from stackaudit.report.markup import md_cell, md_inline
 
     specs = specs if specs is not None else _ordered()
     out = ["# stackaudit checks", "",

@@ -6,6 +6,7 @@ import json
 
 from stackaudit.ceiling.ladder import CeilingReport, Level
 from stackaudit.ceiling.weights import CLASS_LABELS
+from stackaudit.render.escape import md_cell, md_inline
 
 _LABELS = {
     "bandwidth": "bandwidth",
@@ -128,7 +129,7 @@ def render_text(report: CeilingReport) -> str:
 
 def render_markdown(report: CeilingReport) -> str:
     lines = ["# Decode-throughput ceiling", ""]
-    lines += [f"- {line}" for line in _header_lines(report) if not line.startswith("  ")]
+    lines += [f"- {md_inline(line)}" for line in _header_lines(report) if not line.startswith("  ")]
     for level in report.levels:
         bd = level.bytes_breakdown
         lines += [
@@ -143,7 +144,7 @@ def render_markdown(report: CeilingReport) -> str:
             "|---|---:|---:|---|",
         ]
         for c in (*level.ceilings, *([level.loaded] if level.loaded is not None else [])):
-            cause = c.cause.replace("|", "\\|")
+            cause = md_cell(c.cause)
             lines.append(
                 f"| {_LABELS[c.name]} | {_rate(c.tokens_per_s)} | {_rate(c.aggregate_tokens_per_s)} | {cause} |"
             )
@@ -159,11 +160,11 @@ def render_markdown(report: CeilingReport) -> str:
         ]
         measured = _measured_lines(level, "")
         if measured:
-            lines += [""] + [f"- {line}" for line in measured]
+            lines += [""] + [f"- {md_inline(line)}" for line in measured]
     if report.warnings:
-        lines += ["", "## Warnings", ""] + [f"- {item}" for item in report.warnings]
+        lines += ["", "## Warnings", ""] + [f"- {md_inline(item)}" for item in report.warnings]
     if report.assumptions:
-        lines += ["", "## Assumptions", ""] + [f"- {item}" for item in report.assumptions]
+        lines += ["", "## Assumptions", ""] + [f"- {md_inline(item)}" for item in report.assumptions]
     return "\n".join(lines) + "\n"
 
 

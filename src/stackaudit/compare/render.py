@@ -18,7 +18,7 @@ from stackaudit import __version__
 from stackaudit.compare import COMPARE_SCHEMA
 from stackaudit.compare.diff import compare_sides, regressions
 from stackaudit.compare.inputs import Side
-from stackaudit.report.markup import md_cell, md_code, md_text
+from stackaudit.render.escape import md_cell, md_cell_code, md_code, md_text
 
 FORMATS = ("text", "markdown", "json")
 FAIL_ON = ("regressed",)
@@ -167,13 +167,9 @@ def _text_statuses(title: str, entries: list[dict[str, Any]], message: bool) -> 
 # --- Markdown -----------------------------------------------------------------------------------------
 
 
-def _cell_code(text: str) -> str:
-    """A table cell holding `text` verbatim: a code span, its pipes escaped (GFM ends a cell at one)."""
-    return md_code(text).replace("|", "\\|")
-
 
 def _md_value(entry: dict[str, Any], key: str) -> str:
-    return _cell_code(show(entry[key])) if key in entry else md_text(ABSENT)
+    return md_cell_code(show(entry[key])) if key in entry else md_text(ABSENT)
 
 
 def render_markdown(doc: dict[str, Any]) -> str:
@@ -184,7 +180,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
     for key in ("a", "b"):
         side = source[key]
         described = _side_text(side)[len(side["file"]) + 2:]
-        lines.append(f"| {key.upper()} | {_cell_code(side['file'])} | {md_text(described)} |")
+        lines.append(f"| {key.upper()} | {md_cell_code(side['file'])} | {md_text(described)} |")
     lines += ["", f"**Verdict: {md_text(doc['verdict'])}** ({md_text(_tail(doc))})"]
     if doc.get("note"):
         lines += ["", f"Note: {md_text(doc['note'])}"]
@@ -216,7 +212,7 @@ def _md_statuses(title: str, entries: list[dict[str, Any]], message: bool, headi
     header = "| check | A | B | title |" + (" B says |" if message else "")
     lines += ["", header, "|---|---|---|---|" + ("---|" if message else "")]
     for e in entries:
-        row = (f"| {_cell_code(e['id'])} | {md_text(_state(e['a']))} | {md_text(_state(e['b']))} | "
+        row = (f"| {md_cell_code(e['id'])} | {md_text(_state(e['a']))} | {md_text(_state(e['b']))} | "
                f"{md_cell(e['title'])} |")
         if message:
             row += f" {md_cell(e['message'])} |"
@@ -230,6 +226,6 @@ def _md_values(title: str, entries: list[dict[str, Any]], heading: bool = True) 
     lines = ["", f"### {title}"] if heading else []
     lines += ["", "| check | subject | A | B |", "|---|---|---|---|"]
     for e in entries:
-        subject = _cell_code(e["subject"]) if e["subject"] else ""
-        lines.append(f"| {_cell_code(e['id'])} | {subject} | {_md_value(e, 'a')} | {_md_value(e, 'b')} |")
+        subject = md_cell_code(e["subject"]) if e["subject"] else ""
+        lines.append(f"| {md_cell_code(e['id'])} | {subject} | {_md_value(e, 'a')} | {_md_value(e, 'b')} |")
     return lines

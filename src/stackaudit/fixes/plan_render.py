@@ -23,7 +23,7 @@ from stackaudit.fixes.plan import (
     systemd_boot_form,
 )
 from stackaudit.fixes.shell_quote import bash_word, comment_text
-from stackaudit.report.markup import md_block, md_inline, md_text
+from stackaudit.render.escape import md_block, md_inline, md_text
 
 FORMATS = ("text", "markdown", "json")
 PLAN_SCHEMA = 1

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from stackaudit.fleet.render import GATHERERS, NAMED, others, where
-from stackaudit.report.html import esc, page
+from stackaudit.render.escape import esc
+from stackaudit.report.html import page
 
 _CSS = """
 .badge.partial{background:#a16207}.badge.failed{background:#7c3aed}.badge.tie{background:#0369a1}

@@ -17,7 +17,7 @@ from typing import Any
 from stackaudit import __version__
 from stackaudit.fleet.drift import Drift, FleetDrift, find_drift
 from stackaudit.fleet.summary import HOST, PRIORITIES, NodeSummary
-from stackaudit.report.markup import md_cell, md_code, md_text
+from stackaudit.render.escape import md_cell, md_cell_code, md_code, md_text
 
 FLEET_SCHEMA = 1
 FORMATS = ("text", "markdown", "json", "html")
@@ -197,9 +197,6 @@ def render_text(doc: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _cell_code(text: str) -> str:
-    return md_code(text).replace("|", "\\|")
-
 
 def render_markdown(doc: dict[str, Any]) -> str:
     source = doc["source"]
@@ -213,9 +210,9 @@ def render_markdown(doc: dict[str, Any]) -> str:
                   "|---|---|---|---|---|---|---|---|---|"]
         for n in audited:
             issues, inv = n["issues"], n["inventory"]
-            lines.append(f"| {_cell_code(n['node'])} | {md_cell(n['group'])} | {issues['P0']} | {issues['P1']} | "
+            lines.append(f"| {md_cell_code(n['node'])} | {md_cell(n['group'])} | {issues['P0']} | {issues['P1']} | "
                          f"{issues['P2']} | {n['by_status'].get('unknown', 0)} | {n['drift']} | "
-                         f"{_cell_code(inv.get('driver') or '?')} | {_cell_code(inv.get('kernel') or '?')} |")
+                         f"{md_cell_code(inv.get('driver') or '?')} | {md_cell_code(inv.get('kernel') or '?')} |")
     for group in doc["groups"]:
         entries = [d for d in doc["drift"] if d["group"] == group["group"]]
         lines += ["", f"### Drift within {md_text(group['group'], line_start=False)} ({len(group['nodes'])} nodes)", ""]
@@ -228,22 +225,22 @@ def render_markdown(doc: dict[str, Any]) -> str:
         lines += ["| nodes | what | value | majority |", "|---|---|---|---|"]
         for d in entries:
             if d["tie"]:
-                sides = "; ".join(f"{_cell_code(o['value'])} on {len(o['nodes'])}" for o in d["odd"])
+                sides = "; ".join(f"{md_cell_code(o['value'])} on {len(o['nodes'])}" for o in d["odd"])
                 lines.append(f"| {md_cell(', '.join(n for o in d['odd'] for n in o['nodes'][:NAMED]))} | "
-                             f"{_cell_code(where(d))} | {sides} | no majority |")
+                             f"{md_cell_code(where(d))} | {sides} | no majority |")
                 continue
             for o in d["odd"]:
-                lines.append(f"| {md_cell(_names(o['nodes']))} | {_cell_code(where(d))} | {_cell_code(o['value'])} | "
-                             f"{_cell_code(d['majority']['value'])} {md_text(others(d['majority']['nodes']), False)} |")
+                lines.append(f"| {md_cell(_names(o['nodes']))} | {md_cell_code(where(d))} | {md_cell_code(o['value'])} | "
+                             f"{md_cell_code(d['majority']['value'])} {md_text(others(d['majority']['nodes']), False)} |")
     if doc["shared"]:
         lines += ["", f"### On every node ({len(doc['shared'])}): fix once, in the image", "",
                   "| priority | check | title | message |", "|---|---|---|---|"]
         for s in doc["shared"]:
-            lines.append(f"| {s['priority'] or ''} | {_cell_code(s['check'])} | {md_cell(s['title'])} | "
+            lines.append(f"| {s['priority'] or ''} | {md_cell_code(s['check'])} | {md_cell(s['title'])} | "
                          f"{md_cell(s['message'])} |")
     if doc["failed"]:
         lines += ["", f"### Failed nodes ({len(doc['failed'])})", "", "| node | reason |", "|---|---|"]
-        lines += [f"| {_cell_code(f['node'])} | {md_cell(f['error'])} |" for f in doc["failed"]]
+        lines += [f"| {md_cell_code(f['node'])} | {md_cell(f['error'])} |" for f in doc["failed"]]
     if doc.get("fail_on"):
         gate = doc["fail_on"]
         verdict = f"failed: {md_text(_names(gate['nodes']), False)}" if gate["failed"] else "passed"

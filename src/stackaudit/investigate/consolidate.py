@@ -229,7 +229,7 @@ def render_text_section(lines: _TextLines, report: Report) -> None:
 
 def render_markdown_section(report: Report) -> list[str]:
     """The section's Markdown lines (report/markdown.py)."""
-    from stackaudit.report.markup import md_cell, md_code, md_inline
+    from stackaudit.render.escape import md_cell, md_code, md_inline
 
     inv = investigation_of(report)
     if inv is None:

@@ -1,6 +1,6 @@
 """Markdown report, fit to paste into a GitHub issue.
 
-Every piece of text goes through report.markup (the one escaper); every command is a fenced code
+Every piece of text goes through render.escape (the one escaper); every command is a fenced code
 block, so GitHub shows it verbatim (`<api-server pid>` included).
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
 from stackaudit.investigate.consolidate import render_markdown_section
+from stackaudit.render.escape import md_block, md_cell, md_code, md_inline, md_text
 from stackaudit.report.fix_steps import md_fix_steps
 from stackaudit.report.header import (
     command_line,
@@ -18,7 +19,6 @@ from stackaudit.report.header import (
     verdict,
     where_to_apply,
 )
-from stackaudit.report.markup import md_block, md_cell, md_code, md_inline, md_text
 from stackaudit.report.next_steps import run_next
 from stackaudit.report.sections import (
     RenderOptions,
