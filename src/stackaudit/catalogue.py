@@ -8,9 +8,6 @@ from stackaudit.checks.registry import DOMAINS, CheckSpec, load_all
 from stackaudit.errors import UsageError
 from stackaudit.facts.registry import load_all as load_facts
 
-# The formats `stackaudit checks --format` offers (the CLI reads them from here).
-FORMATS = ("text", "markdown", "json")
-
 
 def _ordered() -> list[CheckSpec]:
     return sorted(load_all().values(), key=lambda s: (DOMAINS.index(s.domain), s.id))
@@ -25,7 +22,7 @@ def render_catalogue(fmt: str) -> str:
     if fmt == "markdown":
         return render_docs_markdown(specs)
     if fmt != "text":
-        raise UsageError(f"--format: choose one of {', '.join(FORMATS)}, not {fmt!r}")
+        raise UsageError(f"unknown format {fmt!r}: the catalogue has no renderer for it")
     width = max(len(s.id) for s in specs) if specs else 10
     lines = [f"{'ID':<{width}}  {'DOMAIN':<6}  {'SEVERITY':<8}  SUMMARY"]
     lines += [f"{s.id:<{width}}  {s.domain:<6}  {s.severity:<8}  {s.title}" for s in specs]

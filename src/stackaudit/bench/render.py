@@ -12,11 +12,6 @@ from stackaudit.bench.ceiling import level_line as ceiling_level_line
 from stackaudit.bench.metrics import UNKNOWN
 from stackaudit.render.escape import md_cell, md_inline, md_table
 
-FORMATS = ("text", "markdown", "json", "html")
-# `stackaudit bench` itself also writes the key names of `vllm bench serve --save-result`
-# (stackaudit.bench.export.render_vllm_json); history and compare do not.
-RUN_FORMATS = (*FORMATS, "vllm-json")
-
 
 def _num(value: Any, digits: int = 1) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):

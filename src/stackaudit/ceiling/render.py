@@ -172,10 +172,6 @@ def render_json(report: CeilingReport) -> str:
     return json.dumps(report.to_dict(), indent=2, allow_nan=False) + "\n"
 
 
-# The formats `stackaudit ceiling --format` offers (the CLI reads them from here).
-FORMATS = ("text", "markdown", "json", "html")
-
-
 def render(report: CeilingReport, fmt: str) -> str:
     if fmt == "json":
         return render_json(report)

@@ -104,7 +104,7 @@ def _apply(plan: Any, root: str, yes: bool, journal: str | None, deadline: float
 @click.option("--report", type=FILE, metavar="FILE", help="Plan for a saved JSON report (audit --format json).")
 @click.option("--only", multiple=True, metavar="IDS", help="Only these check IDs (comma list).")
 @click.option("--priority", metavar="PRIORITY", help="P0, P1 or P2: that priority and above.")
-@format_option("stackaudit.fixes.plan_render", notes={"text": "a bash script"})
+@format_option("fix-plan", notes={"text": "a bash script"})
 @click.option("--output", "-o", type=FILE, metavar="FILE", help="Write the plan to FILE (mode 0600).")
 @click.option("--force", is_flag=True, help="With --output: replace an existing file.")
 @click.option("--boot-loader", default="auto", metavar="LOADER",
@@ -127,10 +127,10 @@ def command(sources: tuple[str, ...], report: Optional[str], only: tuple[str, ..
     from stackaudit.cli.output import emit, split_csv
     from stackaudit.engine.runner import utc_now
     from stackaudit.fixes.plan import build_plan
-    from stackaudit.fixes.plan_render import FORMATS, render
+    from stackaudit.fixes.plan_render import render
+    from stackaudit.render.formats import check_format
 
-    if fmt not in FORMATS:
-        raise UsageError(f"--format: choose one of {', '.join(FORMATS)}, not {fmt!r}")
+    fmt = check_format("fix-plan", fmt)
     if boot_loader not in BOOT_LOADER_CHOICES:
         raise UsageError(f"--boot-loader: choose one of {', '.join(BOOT_LOADER_CHOICES)}, not {boot_loader!r}")
     if report and sources:

@@ -58,11 +58,6 @@ def split_csv(values: Sequence[str] | None) -> list[str]:
     return out
 
 
-def format_option(value: str) -> str:
-    """`md` for markdown, as every --format takes it (the CLI's FormatOption does this itself)."""
-    return "markdown" if value and value.lower() == "md" else value
-
-
 def split_paths(values: Sequence[str] | None) -> list[str]:
     """`--from a,b` as `--from a --from b`, like --select; a path that exists with a comma in its name
     stays whole."""

@@ -20,7 +20,6 @@ from stackaudit.compare.diff import compare_sides, regressions
 from stackaudit.compare.inputs import Side
 from stackaudit.render.escape import md_cell, md_cell_code, md_code, md_text
 
-FORMATS = ("text", "markdown", "json")
 FAIL_ON = ("regressed",)
 ABSENT = "(absent)"
 _TITLES = {
@@ -165,7 +164,6 @@ def _text_statuses(title: str, entries: list[dict[str, Any]], message: bool) -> 
 
 
 # --- Markdown -----------------------------------------------------------------------------------------
-
 
 
 def _md_value(entry: dict[str, Any], key: str) -> str:

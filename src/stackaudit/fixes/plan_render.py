@@ -25,7 +25,6 @@ from stackaudit.fixes.plan import (
 from stackaudit.fixes.shell_quote import bash_word, comment_text
 from stackaudit.render.escape import md_block, md_inline, md_text
 
-FORMATS = ("text", "markdown", "json")
 PLAN_SCHEMA = 1
 _INDENT = "  "
 _LOADER_WORDS = {"grub": "GRUB", "systemd-boot": "systemd-boot"}
@@ -279,4 +278,4 @@ def render(plan: Plan, fmt: str) -> str:
     return render_bash(plan)
 
 
-__all__ = ["FORMATS", "GROUPS", "PLAN_SCHEMA", "plan_to_json", "render", "render_bash", "render_markdown"]
+__all__ = ["GROUPS", "PLAN_SCHEMA", "plan_to_json", "render", "render_bash", "render_markdown"]

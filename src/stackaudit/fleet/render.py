@@ -20,7 +20,6 @@ from stackaudit.fleet.summary import HOST, PRIORITIES, NodeSummary
 from stackaudit.render.escape import md_cell, md_cell_code, md_code, md_text
 
 FLEET_SCHEMA = 1
-FORMATS = ("text", "markdown", "json", "html")
 FAIL_ON = ("P0", "P1", "P2", "drift")
 # Nodes named on one drift line before "and N more" (the JSON names them all; the HTML in a <details>).
 NAMED = 6
@@ -195,7 +194,6 @@ def render_text(doc: dict[str, Any]) -> str:
         lines += ["", f"--fail-on {gate['on']}: " + (f"failed ({_names(gate['nodes'])})" if gate["failed"]
                                                         else "passed")]
     return "\n".join(lines) + "\n"
-
 
 
 def render_markdown(doc: dict[str, Any]) -> str:

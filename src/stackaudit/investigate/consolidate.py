@@ -94,7 +94,6 @@ class InvestigatedReport(Report):
 
 
 # The report formats the investigators' section is rendered in (the CLI's --format choices).
-FORMATS = ("text", "markdown", "json")
 
 
 def _engine_index(report: Report) -> dict[str, list[tuple[tuple[str, ...], str]]]:
