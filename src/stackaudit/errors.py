@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import sys
 
 EXIT_OK = 0
@@ -29,17 +28,11 @@ class InputError(StackauditError):
     exit_code = EXIT_USAGE
 
 
-def one_line(text: str) -> str:
-    """An error message as one line of visible text: each line break, with the spaces around it, becomes one
-    space, and control characters a path or value may hold are escaped."""
-    from stackaudit.host.terminal import escape_terminal
-
-    return escape_terminal(re.sub(r"[ \t]*\n\s*", " ", text))
-
-
 def report_error(exc: BaseException) -> int:
     """Write the one line an error that ended a command gets on stderr; its exit code. The CLI's main and
     the zipapp's (fleet/zipapp.py, which cannot import click) end the same way through this."""
+    from stackaudit.render.text import one_line
+
     if isinstance(exc, StackauditError):
         sys.stderr.write(f"stackaudit: error: {one_line(str(exc))}\n")
         return exc.exit_code

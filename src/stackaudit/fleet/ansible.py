@@ -33,7 +33,8 @@ from typing import Any
 
 from stackaudit.errors import InputError, UsageError
 from stackaudit.fleet.outcome import Gatherer, NodeOutcome, Progress
-from stackaudit.fleet.reasons import last_line, node_file_name, reason_line
+from stackaudit.fleet.reasons import node_file_name, reason_line
+from stackaudit.render.text import last_line
 
 EXTRA_HINT = "pip install 'stackaudit[fleet]'"
 # Step names in the playbook: the events say which step a host failed at.

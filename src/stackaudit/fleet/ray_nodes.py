@@ -25,6 +25,7 @@ from typing import Any
 from stackaudit.errors import InputError, UsageError
 from stackaudit.fleet.outcome import Gatherer, NodeOutcome, Progress
 from stackaudit.fleet.reasons import node_file_name, reason_line
+from stackaudit.render.text import first_line
 
 EXTRA_HINT = "pip install 'stackaudit[ray]'"
 MiB = 1 << 20
@@ -145,11 +146,11 @@ class RayGatherer:
         try:
             answer = ray.get(ref)
         except ray.exceptions.RayTaskError as exc:
-            return NodeOutcome(node, error=reason_line(f"capture task failed: {_first_line(exc)}"))
+            return NodeOutcome(node, error=reason_line(f"capture task failed: {first_line(str(exc), type(exc).__name__)}"))
         except ray.exceptions.RayError as exc:
             # NodeDiedError, WorkerCrashedError, ObjectLostError, TaskUnschedulableError, …: the node is gone.
             return NodeOutcome(node, error=reason_line(f"the node was lost during the capture ({type(exc).__name__}): "
-                                                       f"{_first_line(exc)}"))
+                                                       f"{first_line(str(exc), type(exc).__name__)}"))
         if not isinstance(answer, dict) or ("snapshot" not in answer and "error" not in answer):
             return NodeOutcome(node, error="the capture task answered something that is not a result")
         if "error" in answer:
@@ -168,11 +169,6 @@ class RayGatherer:
             return NodeOutcome(node, error=f"returned a file that is not a snapshot ({len(data)} bytes, "
                                            "no gzip or tar header)")
         return NodeOutcome(node, snapshot=path)
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def ray_gatherer(address: str | None = None, timeout_s: float = 300) -> Gatherer:
