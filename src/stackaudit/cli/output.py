@@ -6,7 +6,6 @@ import os
 import sys
 from collections.abc import Sequence
 
-from stackaudit.errors import InputError
 from stackaudit.host.terminal import escape_terminal
 
 # The arguments stackaudit was run with (after the program name), for the report's command line.
@@ -30,25 +29,10 @@ def emit(text: str, output: str | None) -> None:
         sys.stdout.write(escape_terminal(text, keep_colour=True))
         sys.stdout.flush()
         return
-    directory = os.path.dirname(os.path.abspath(output))
-    if not os.path.isdir(directory):
-        raise InputError(f"cannot write {output}: directory {directory} does not exist")
-    import secrets
+    from stackaudit.render.write import write_file
 
-    # A temporary file created exclusively, never through a link planted at its name, then renamed.
-    tmp = os.path.join(directory, f".{os.path.basename(output)}.{secrets.token_hex(8)}.part")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, output)
-        except BaseException:
-            if os.path.lexists(tmp):
-                os.unlink(tmp)
-            raise
-    except OSError as exc:
-        raise InputError(f"cannot write {output}: {exc.strerror or exc}") from exc
+    # --output replaces the file it names, as a shell's `>` would (these commands have no --force).
+    write_file(output, text, force=True)
 
 
 def split_csv(values: Sequence[str] | None) -> list[str]:

@@ -26,6 +26,7 @@ from stackaudit.errors import InputError, UsageError
 from stackaudit.fleet.outcome import Gatherer, NodeOutcome, Progress
 from stackaudit.fleet.reasons import node_file_name, reason_line
 from stackaudit.render.text import first_line
+from stackaudit.render.write import write_file
 
 EXTRA_HINT = "pip install 'stackaudit[ray]'"
 MiB = 1 << 20
@@ -159,12 +160,8 @@ class RayGatherer:
         if not isinstance(data, bytes) or len(data) > MAX_SNAPSHOT_BYTES:
             return NodeOutcome(node, error=f"the snapshot is over the limit of {MAX_SNAPSHOT_BYTES} bytes")
         path = os.path.join(dest, node_file_name(node))
-        tmp = path + ".part"
         # Owner-only, as capture writes it: a snapshot shows the node's configuration.
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
+        write_file(path, data, force=True)
         if not is_snapshot(path):
             return NodeOutcome(node, error=f"returned a file that is not a snapshot ({len(data)} bytes, "
                                            "no gzip or tar header)")
