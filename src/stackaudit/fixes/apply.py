@@ -36,6 +36,7 @@ from stackaudit.fixes.journal import (
 )
 from stackaudit.fixes.model import COST_WORDS, Command
 from stackaudit.fixes.plan import Plan, PlanStep, has_placeholder
+from stackaudit.pci_address import BDF_OPTIONAL_DOMAIN
 
 _SYSCTL_KEY = re.compile(r"[a-z0-9_.\-/]+")
 _SYSCTL_CMD = re.compile(r"sysctl -w ([^=\s]+)=(\S+)")
@@ -43,7 +44,7 @@ _SYSFS_CMD = re.compile(r"echo ([A-Za-z0-9_+.:\-]+) > (/sys/[A-Za-z0-9_.:/\-]+)"
 # `echo V | tee /sys/devices/system/cpu/cpu*/…`: one value to every file a `*` matches, expanded here.
 _SYSFS_TEE = re.compile(r"echo ([A-Za-z0-9_+.:\-]+) \| tee (/sys/[A-Za-z0-9_.:/*\-]+)")
 _MODULE = re.compile(r"[A-Za-z0-9_\-]+")
-_BDF = re.compile(r"(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]")
+_BDF = re.compile(BDF_OPTIONAL_DOMAIN)
 _SETPCI_REG = re.compile(r"((?:CAP_|ECAP_)?[A-Z0-9_]+(?:\+0x[0-9a-fA-F]+)?\.[bwl])=([0-9a-fA-F]+):([0-9a-fA-F]+)")
 _READ_CAP = 64 * 1024
 # An old value the journal can hold and --revert will write back (a sysctl's several numbers, a CPU list).
