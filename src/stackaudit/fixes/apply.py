@@ -16,7 +16,6 @@ import glob
 import os
 import re
 import socket
-import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -144,15 +143,14 @@ def _selected(text: str) -> str:
 
 
 def run_command(argv: Sequence[str]) -> str:
-    """modprobe / setpci: an argv list, a timeout, no shell, output capped; a failure is WriteFailed."""
-    try:
-        done = subprocess.run(list(argv), capture_output=True, timeout=COMMAND_TIMEOUT_S, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise WriteFailed(f"{argv[0]}: {exc}") from None
+    """modprobe / setpci through the host layer's runner (host.live.run_argv); a failure is WriteFailed."""
+    from stackaudit.host.live import run_argv
+
+    done = run_argv(argv, COMMAND_TIMEOUT_S)
     if done.returncode != 0:
-        err = done.stderr[:400].decode("utf-8", "replace").strip().splitlines()
-        raise WriteFailed(f"{' '.join(argv)}: exit {done.returncode}{': ' + err[-1] if err else ''}")
-    return done.stdout[:_READ_CAP].decode("utf-8", "replace")
+        err = done.stderr.strip().splitlines()
+        raise WriteFailed(f"{' '.join(argv)}: exit {done.returncode}{': ' + err[-1][:400] if err else ''}")
+    return done.stdout[:_READ_CAP]
 
 
 class System:
