@@ -7,6 +7,7 @@ import json
 from stackaudit.checks.registry import DOMAINS, CheckSpec, load_all
 from stackaudit.errors import UsageError
 from stackaudit.facts.registry import load_all as load_facts
+from stackaudit.render.formats import SCHEMAS
 
 
 def _ordered() -> list[CheckSpec]:
@@ -16,7 +17,7 @@ def _ordered() -> list[CheckSpec]:
 def render_catalogue(fmt: str) -> str:
     specs = _ordered()
     if fmt == "json":
-        return json.dumps({"schema": 1, "checks": [
+        return json.dumps({"schema": SCHEMAS["catalogue"], "checks": [
             {"id": s.id, "domain": s.domain, "severity": s.severity, "confidence": s.confidence,
              "fix_cost": s.fix.cost, "summary": s.title} for s in specs]}, indent=2) + "\n"
     if fmt == "markdown":

@@ -11,6 +11,7 @@ from stackaudit.bench.ceiling import header_line
 from stackaudit.bench.ceiling import level_line as ceiling_level_line
 from stackaudit.bench.metrics import UNKNOWN
 from stackaudit.render.escape import md_cell, md_inline, md_table
+from stackaudit.render.formats import SCHEMAS
 
 
 def _num(value: Any, digits: int = 1) -> str:
@@ -417,7 +418,7 @@ def render_history(runs: list[Any], fmt: str, path: str) -> str:
             {**{k: v for k, v in item.items() if k not in ("levels", "structured")}, "levels": item["structured"]}
             for item in items
         ]
-        return json.dumps({"schema": 2, "kind": "stackaudit.bench.history", "db": path, "runs": runs_json}, indent=2) + "\n"
+        return json.dumps({"schema": SCHEMAS["bench-history"], "kind": "stackaudit.bench.history", "db": path, "runs": runs_json}, indent=2) + "\n"
     header = ("run", "started", "label", "model", "server", "levels")
     rows = [
         [str(i["run_id"]), i["started"] or "", i["label"] or "", str(i["model"]), i["server"], "; ".join(i["levels"])]

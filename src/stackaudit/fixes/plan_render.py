@@ -24,8 +24,9 @@ from stackaudit.fixes.plan import (
 )
 from stackaudit.fixes.shell_quote import bash_word, comment_text
 from stackaudit.render.escape import md_block, md_inline, md_text
+from stackaudit.render.formats import SCHEMAS
 
-PLAN_SCHEMA = 1
+PLAN_SCHEMA = SCHEMAS["fix-plan"]
 _INDENT = "  "
 _LOADER_WORDS = {"grub": "GRUB", "systemd-boot": "systemd-boot"}
 _AFTER = {"restart": "after the engine restarts", "driver-reload": "after the driver is reloaded",

@@ -18,8 +18,9 @@ from stackaudit import __version__
 from stackaudit.fleet.drift import Drift, FleetDrift, find_drift
 from stackaudit.fleet.summary import HOST, PRIORITIES, NodeSummary
 from stackaudit.render.escape import md_cell, md_cell_code, md_code, md_text
+from stackaudit.render.formats import SCHEMAS
 
-FLEET_SCHEMA = 1
+FLEET_SCHEMA = SCHEMAS["fleet"]
 FAIL_ON = ("P0", "P1", "P2", "drift")
 # Nodes named on one drift line before "and N more" (the JSON names them all; the HTML in a <details>).
 NAMED = 6

@@ -1,4 +1,5 @@
-"""The one format registry: the --format names each product offers, and the one check of a value.
+"""The one format registry: the --format names each product offers, the one check of a value, and the
+schema number of each product's JSON payload.
 
 The CLI lists a command's formats from here, so its help and completion import no renderer.
 Each command checks its --format value with `check_format` before it reads anything.
@@ -22,6 +23,20 @@ FORMATS: dict[str, tuple[str, ...]] = {
     "fix-plan": _PROSE,
     "fleet": _PAGES,
     "investigate": _PROSE,
+}
+
+
+# The schema number each product's JSON payload carries as its "schema" key; a change to a payload's
+# contract bumps its number here (docs/report.md, docs/ceiling.md, ...).
+SCHEMAS: dict[str, int] = {
+    "audit": 2,
+    "bench": 1,
+    "bench-history": 2,
+    "catalogue": 1,
+    "ceiling": 2,  # 2: the common envelope, context 0 by default with a "kv-loaded" ceiling, pipelines
+    "compare": 1,
+    "fix-plan": 1,
+    "fleet": 1,
 }
 
 
