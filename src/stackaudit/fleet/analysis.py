@@ -105,7 +105,7 @@ def _state(result: Result) -> CheckState:
     return CheckState(result.status, result.priority, result.waived, message)
 
 
-def _result_values(result: Result) -> dict[str, Any]:
+def _result_values(result: Result) -> dict[str, object]:
     """Subject -> observed value, flattened as `compare` flattens it (as the JSON report holds it: tuples are
     lists)."""
     from stackaudit.compare.diff import result_values
@@ -116,7 +116,7 @@ def _result_values(result: Result) -> dict[str, Any]:
     return result_values({"actual": jsonable(result.actual)})
 
 
-def _inventory(report: Report, host: Host) -> tuple[dict[str, str], dict[str, Any]]:
+def _inventory(report: Report, host: Host) -> tuple[dict[str, str], dict[str, object]]:
     """(the inventory the report shows per node, the host values compared between nodes)."""
     from stackaudit.compare.diff import result_values
     from stackaudit.engine.collect import Collector
@@ -130,9 +130,10 @@ def _inventory(report: Report, host: Host) -> tuple[dict[str, str], dict[str, An
     cmdline = collector.optional("cmdline", KernelCmdline)
     headline = {k: v for k, v in report.host.items() if k not in _HEADLINE_SKIP}
     gpus_value = headline.get("gpus")
-    gpus: dict[str, Any] = gpus_value if isinstance(gpus_value, dict) else {}
+    gpus: dict[str, object] = gpus_value if isinstance(gpus_value, dict) else {}
+    names = gpus.get("names")
     inventory = {
-        "gpu_model": ", ".join(str(n) for n in gpus.get("names") or []),
+        "gpu_model": ", ".join(str(n) for n in names) if isinstance(names, list) else "",
         "gpu_count": "" if gpus.get("count") is None else str(gpus["count"]),
         "driver": (driver.version or "") if driver else "",
         "kernel": str(headline.get("kernel") or ""),
@@ -141,7 +142,7 @@ def _inventory(report: Report, host: Host) -> tuple[dict[str, str], dict[str, An
     compared = dict(headline)
     compared["driver"] = inventory["driver"] or None
     if cmdline is not None:
-        params: dict[str, Any] = {}
+        params: dict[str, str] = {}
         for key, value in cmdline.params:
             if key in _CMDLINE_IDENTITY:
                 continue

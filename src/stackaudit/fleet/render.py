@@ -12,9 +12,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import cast
 
 from stackaudit import __version__
+from stackaudit.fleet.document import (
+    DriftEntry,
+    FailedEntry,
+    FleetDocument,
+    Gate,
+    GroupEntry,
+    SharedEntry,
+    Source,
+    Summary,
+)
 from stackaudit.fleet.drift import Drift, FleetDrift, find_drift
 from stackaudit.fleet.summary import HOST, PRIORITIES, NodeSummary
 from stackaudit.render.escape import md_cell, md_cell_code, md_code, md_text
@@ -27,45 +37,49 @@ NAMED = 6
 
 
 def document(summaries: Sequence[NodeSummary], gatherer: str, argv: Sequence[str] | None = None,
-             fail_on: str | None = None, hidden_entries: int = 0, generated_at: str | None = None) -> dict[str, Any]:
+             fail_on: str | None = None, hidden_entries: int = 0, generated_at: str | None = None) -> FleetDocument:
     from stackaudit.engine.runner import utc_now
 
     drift = find_drift(summaries)
     failed = [s for s in summaries if not s.ok]
     audited = [s for s in summaries if s.ok]
-    source: dict[str, Any] = {"gatherer": gatherer, "nodes": len(summaries)}
+    source: Source = {"gatherer": gatherer, "nodes": len(summaries)}
     if hidden_entries:
         source["hidden_entries"] = hidden_entries
-    out: dict[str, Any] = {"schema": FLEET_SCHEMA, "tool": {"name": "stackaudit", "version": __version__},
-                           "source": source, "generated_at": generated_at or utc_now()}
+    head: dict[str, object] = {"schema": FLEET_SCHEMA, "tool": {"name": "stackaudit", "version": __version__},
+                               "source": source, "generated_at": generated_at or utc_now()}
     if argv is not None:
         from stackaudit.report.header import command_line
 
-        out["command"] = command_line(argv)
+        head["command"] = command_line(argv)
     nodes = []
     for s in summaries:
         entry = s.to_json()
         if s.ok:
             entry["drift"] = drift.drift_on(s.node)
         nodes.append(entry)
-    summary = {"nodes": len(summaries), "audited": len(audited), "failed": len(failed),
-               "groups": len(drift.groups), "drift": len(drift.drift), "shared": len(drift.shared),
-               "nodes_with": {p: sum(1 for s in audited if s.counts.get(p, 0)) for p in PRIORITIES}}
-    out.update({
+    summary: Summary = {"nodes": len(summaries), "audited": len(audited), "failed": len(failed),
+                        "groups": len(drift.groups), "drift": len(drift.drift), "shared": len(drift.shared),
+                        "nodes_with": {p: sum(1 for s in audited if s.counts.get(p, 0)) for p in PRIORITIES}}
+    groups: list[GroupEntry] = [{"group": g, "nodes": list(names)} for g, names in drift.groups.items()]
+    shared: list[SharedEntry] = [{**s.to_json(), "title": _title(s.check)} for s in drift.shared]
+    failures: list[FailedEntry] = [{"node": s.node, "error": s.error} for s in failed]
+    out = cast(FleetDocument, {
+        **head,
         "verdict": _verdict(summary),
         "summary": summary,
-        "groups": [{"group": g, "nodes": list(names)} for g, names in drift.groups.items()],
+        "groups": groups,
         "nodes": nodes,
         "drift": [d.to_json() for d in _ordered(drift)],
-        "shared": [{**s.to_json(), "title": _title(s.check)} for s in drift.shared],
-        "failed": [{"node": s.node, "error": s.error} for s in failed],
+        "shared": shared,
+        "failed": failures,
     })
     if fail_on is not None:
         out["fail_on"] = _gate(fail_on, audited, drift)
     return out
 
 
-def _gate(fail_on: str, audited: Sequence[NodeSummary], drift: FleetDrift) -> dict[str, Any]:
+def _gate(fail_on: str, audited: Sequence[NodeSummary], drift: FleetDrift) -> Gate:
     if fail_on == "drift":
         return {"on": "drift", "failed": bool(drift.drift), "nodes": sorted({n for d in drift.drift for o in d.odd
                                                                              for n in o.nodes})}
@@ -74,12 +88,12 @@ def _gate(fail_on: str, audited: Sequence[NodeSummary], drift: FleetDrift) -> di
     return {"on": fail_on, "failed": bool(hit), "nodes": hit}
 
 
-def exit_code(doc: dict[str, Any]) -> int:
+def exit_code(doc: FleetDocument) -> int:
     """1 when a node failed, or the --fail-on gate found what it gates on; else 0."""
-    return 1 if doc["summary"]["failed"] or (doc.get("fail_on") or {}).get("failed") else 0
+    return 1 if doc["summary"]["failed"] or ("fail_on" in doc and doc["fail_on"]["failed"]) else 0
 
 
-def _verdict(summary: dict[str, Any]) -> str:
+def _verdict(summary: Summary) -> str:
     parts = [f"{summary['audited']} of {summary['nodes']} node{'s' if summary['nodes'] != 1 else ''} audited"]
     if summary["failed"]:
         parts.append(f"{summary['failed']} failed")
@@ -104,7 +118,7 @@ def _title(check: str) -> str:
     return spec.title if spec is not None else ""
 
 
-def render(doc: dict[str, Any], fmt: str) -> str:
+def render(doc: FleetDocument, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
     if fmt == "markdown":
@@ -119,7 +133,7 @@ def render(doc: dict[str, Any], fmt: str) -> str:
 GATHERERS = {"directory": "a directory of snapshots", "ansible": "Ansible", "ray": "a Ray cluster"}
 
 
-def where(entry: dict[str, Any]) -> str:
+def where(entry: DriftEntry) -> str:
     """`DRV-GSP-FIRMWARE`, `PCIE-LINK-DOWNTRAIN 0000:61:00.0`, `driver`, `kernel command line pci`."""
     subject = str(entry["subject"])
     if entry["check"] == HOST:
@@ -138,21 +152,21 @@ def others(n: int) -> str:
     return f"on {n} other{'s' if n != 1 else ''}"
 
 
-def drift_line(entry: dict[str, Any]) -> list[str]:
+def drift_line(entry: DriftEntry) -> list[str]:
     """One line per odd value: `node-07: driver 570.86.15 vs 580.65.06 on 31 others`; a tie on one line."""
-    if entry["tie"]:
+    majority = entry["majority"]
+    if majority is None:  # a tie
         sides = "; ".join(f"{o['value']} on {len(o['nodes'])} ({_names(o['nodes'])})" for o in entry["odd"])
         return [f"{where(entry)}: no majority: {sides}"]
-    majority = entry["majority"]
     return [f"{_names(o['nodes'])}: {where(entry)} {o['value']} vs {majority['value']} {others(majority['nodes'])}"
             for o in entry["odd"]]
 
 
-def _groups_line(doc: dict[str, Any]) -> list[str]:
+def _groups_line(doc: FleetDocument) -> list[str]:
     return [f"  {g['group']}: {len(g['nodes'])} node{'s' if len(g['nodes']) != 1 else ''}" for g in doc["groups"]]
 
 
-def render_text(doc: dict[str, Any]) -> str:
+def render_text(doc: FleetDocument) -> str:
     source = doc["source"]
     lines = [f"stackaudit {doc['tool']['version']} · fleet · {doc['generated_at']}",
              f"{source['nodes']} nodes from {GATHERERS.get(source['gatherer'], source['gatherer'])}"
@@ -197,7 +211,7 @@ def render_text(doc: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_markdown(doc: dict[str, Any]) -> str:
+def render_markdown(doc: FleetDocument) -> str:
     source = doc["source"]
     lines = ["## stackaudit fleet", "",
              f"stackaudit {md_text(doc['tool']['version'])} · {md_text(doc['generated_at'])} · "
@@ -223,14 +237,15 @@ def render_markdown(doc: dict[str, Any]) -> str:
             continue
         lines += ["| nodes | what | value | majority |", "|---|---|---|---|"]
         for d in entries:
-            if d["tie"]:
+            majority = d["majority"]
+            if majority is None:  # a tie
                 sides = "; ".join(f"{md_cell_code(o['value'])} on {len(o['nodes'])}" for o in d["odd"])
                 lines.append(f"| {md_cell(', '.join(n for o in d['odd'] for n in o['nodes'][:NAMED]))} | "
                              f"{md_cell_code(where(d))} | {sides} | no majority |")
                 continue
             for o in d["odd"]:
                 lines.append(f"| {md_cell(_names(o['nodes']))} | {md_cell_code(where(d))} | {md_cell_code(o['value'])} | "
-                             f"{md_cell_code(d['majority']['value'])} {md_text(others(d['majority']['nodes']), False)} |")
+                             f"{md_cell_code(majority['value'])} {md_text(others(majority['nodes']), False)} |")
     if doc["shared"]:
         lines += ["", f"### On every node ({len(doc['shared'])}): fix once, in the image", "",
                   "| priority | check | title | message |", "|---|---|---|---|"]

@@ -14,7 +14,8 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any
+
+from stackaudit.fleet.document import NodeEntry
 
 # A value shown in the report is cut to this many characters; longer values compare by their SHA-256.
 SHOWN_CHARS = 96
@@ -36,12 +37,6 @@ class CheckState:
         """`issue P1`, `ok`, `issue P2 (waived)`."""
         text = self.status + (f" {self.priority}" if self.priority else "")
         return text + (" (waived)" if self.waived else "")
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"status": self.status, "priority": self.priority, "waived": self.waived}
-        if self.message:
-            out["message"] = self.message
-        return out
 
 
 @dataclass(frozen=True)
@@ -89,8 +84,8 @@ class NodeSummary:
             return "no GPU seen"
         return f"{count}× {model or 'unknown GPU model'}"
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"node": self.node, "status": "failed" if self.error else "audited"}
+    def to_json(self) -> NodeEntry:
+        out: NodeEntry = {"node": self.node, "status": "failed" if self.error else "audited"}
         if self.error:
             out["error"] = self.error
             return out
@@ -104,7 +99,7 @@ class NodeSummary:
         return out
 
 
-def comparable(value: Any) -> str:
+def comparable(value: object) -> str:
     """A value as compare/diff.py compares it: JSON text with process IDs masked."""
     from stackaudit.compare.diff import mask_pids
 
@@ -112,11 +107,11 @@ def comparable(value: Any) -> str:
     return mask_pids(text)
 
 
-def shown(value: Any) -> str:
+def shown(value: object) -> str:
     from stackaudit.compare.render import show
 
     return show(value)
 
 
-def observed(value: Any) -> Value:
+def observed(value: object) -> Value:
     return Value.of(comparable(value), shown(value))
