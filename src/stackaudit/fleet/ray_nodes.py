@@ -20,7 +20,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from stackaudit.errors import InputError, UsageError
 from stackaudit.fleet.outcome import Gatherer, NodeOutcome, Progress
@@ -44,19 +44,28 @@ def _require_ray() -> Any:
     return ray
 
 
-def alive_nodes(ray: Any) -> list[dict[str, Any]]:
+class RayNode(TypedDict, total=False):
+    """The keys of a `ray.nodes()` entry this module reads."""
+
+    Alive: bool
+    NodeID: str
+    NodeManagerHostname: str
+    NodeManagerAddress: str
+
+
+def alive_nodes(ray: Any) -> list[RayNode]:
     """The cluster's alive nodes, each once (by node ID), from `ray.nodes()` (a developer API)."""
-    seen: dict[str, dict[str, Any]] = {}
+    seen: dict[str, RayNode] = {}
     for node in ray.nodes():
         if node.get("Alive") and node.get("NodeID") and node["NodeID"] not in seen:
             seen[node["NodeID"]] = node
     return list(seen.values())
 
 
-def node_names(nodes: list[dict[str, Any]]) -> dict[str, str]:
+def node_names(nodes: list[RayNode]) -> dict[str, str]:
     """node ID -> the name its outcome carries: the host name, with the node ID's start where several
     Ray nodes share a host (several raylets on one machine)."""
-    def host(node: dict[str, Any]) -> str:
+    def host(node: RayNode) -> str:
         return str(node.get("NodeManagerHostname") or node.get("NodeManagerAddress") or "node")
 
     counts = Counter(host(n) for n in nodes)

@@ -15,13 +15,21 @@ import signal
 import subprocess
 import sys
 import tempfile
-from typing import Any
+from typing import TypedDict
 
 ROOT_VARIABLE = "STACKAUDIT_ROOT"
 STDERR_TAIL_BYTES = 4096
 
 
-def capture_on_node(zipapp: bytes, timeout_s: float, max_bytes: int) -> dict[str, Any]:
+class Answer(TypedDict, total=False):
+    """A node's answer: the snapshot's bytes and the root it captured, or why there is none."""
+
+    snapshot: bytes
+    root: str
+    error: str
+
+
+def capture_on_node(zipapp: bytes, timeout_s: float, max_bytes: int) -> Answer:
     """{"snapshot": bytes} or {"error": one line}; never raises for a failed capture."""
     root = os.environ.get(ROOT_VARIABLE) or "/"
     with tempfile.TemporaryDirectory(prefix="stackaudit-ray-") as tmp:
