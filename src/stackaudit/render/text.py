@@ -1,8 +1,12 @@
-"""The one way to make text one line: fold it, escape it for a terminal, cut it with `…`."""
+"""The one way to make text one line (fold it, escape it for a terminal, cut it with `…`), and the one line
+an error that ends a command writes on stderr."""
 
 from __future__ import annotations
 
 import re
+import sys
+
+from stackaudit.errors import EXIT_INTERNAL, StackauditError
 
 _SPACES = re.compile(r"\s+")
 
@@ -30,3 +34,16 @@ def last_line(text: str, default: str = "") -> str:
     """The last non-blank line of `text` (where a program says why it stopped), stripped; `default` when it
     has none."""
     return next((line.strip() for line in reversed(text.splitlines()) if line.strip()), default)
+
+
+def report_error(exc: BaseException) -> int:
+    """Write the one line an error that ended a command gets on stderr; its exit code. The CLI's main and
+    the zipapp's (fleet/zipapp.py, which cannot import click) end the same way through this."""
+    if isinstance(exc, StackauditError):
+        sys.stderr.write(f"stackaudit: error: {one_line(str(exc))}\n")
+        return exc.exit_code
+    if isinstance(exc, KeyboardInterrupt):
+        sys.stderr.write("stackaudit: interrupted\n")
+        return 130
+    sys.stderr.write(f"stackaudit: internal error: {type(exc).__name__}: {one_line(str(exc))}\n")
+    return EXIT_INTERNAL
