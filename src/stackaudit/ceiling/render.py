@@ -6,7 +6,7 @@ import json
 
 from stackaudit.ceiling.ladder import CeilingReport, Level
 from stackaudit.ceiling.weights import CLASS_LABELS
-from stackaudit.render.escape import md_cell, md_inline
+from stackaudit.render.escape import md_cell, md_inline, md_table
 
 _LABELS = {
     "bandwidth": "bandwidth",
@@ -140,18 +140,15 @@ def render_markdown(report: CeilingReport) -> str:
             f"{bd['weights_sharded'] / 1e9:.2f} GB sharded, {bd['weights_replicated'] / 1e9:.2f} GB replicated, "
             f"KV {bd['kv_cache'] / 1e9:.2f} GB).",
             "",
-            "| ceiling | tok/s per stream | aggregate tok/s | cause |",
-            "|---|---:|---:|---|",
         ]
-        for c in (*level.ceilings, *([level.loaded] if level.loaded is not None else [])):
-            cause = md_cell(c.cause)
-            lines.append(
-                f"| {_LABELS[c.name]} | {_rate(c.tokens_per_s)} | {_rate(c.aggregate_tokens_per_s)} | {cause} |"
-            )
-        lines.append(
-            f"| **ceiling** | **{_rate(level.tokens_per_s)}** | **{_rate(level.aggregate_tokens_per_s)}** | "
-            f"binding: {_BINDING_WORDS[level.binding]} ({100 * level.binding_share:.0f} % of the step) |"
-        )
+        rows = [[_LABELS[c.name], _rate(c.tokens_per_s), _rate(c.aggregate_tokens_per_s), md_cell(c.cause)]
+                for c in (*level.ceilings, *([level.loaded] if level.loaded is not None else []))]
+        rows.append([
+            "**ceiling**", f"**{_rate(level.tokens_per_s)}**", f"**{_rate(level.aggregate_tokens_per_s)}**",
+            f"binding: {_BINDING_WORDS[level.binding]} ({100 * level.binding_share:.0f} % of the step)",
+        ])
+        lines += md_table(["ceiling", "tok/s per stream", "aggregate tok/s", "cause"], rows,
+                          ["---", "---:", "---:", "---"])
         lines += [
             "",
             f"Ceiling: **{_rate(level.tokens_per_s)} tok/s per stream** "

@@ -26,7 +26,7 @@ from stackaudit.compare.document import (
     ValueEntry,
 )
 from stackaudit.compare.inputs import Side
-from stackaudit.render.escape import md_cell, md_cell_code, md_code, md_text
+from stackaudit.render.escape import md_cell, md_cell_code, md_code, md_table, md_text
 
 FAIL_ON = ("regressed",)
 ABSENT = "(absent)"
@@ -217,23 +217,16 @@ def _md_statuses(title: str, entries: list[StatusEntry], message: bool, heading:
     if not entries:
         return []
     lines = ["", f"### {title} ({len(entries)})"] if heading else []
-    header = "| check | A | B | title |" + (" B says |" if message else "")
-    lines += ["", header, "|---|---|---|---|" + ("---|" if message else "")]
-    for e in entries:
-        row = (f"| {md_cell_code(e['id'])} | {md_text(_state(e['a']))} | {md_text(_state(e['b']))} | "
-               f"{md_cell(e['title'])} |")
-        if message:
-            row += f" {md_cell(e['message'])} |"
-        lines.append(row)
-    return lines
+    header = ["check", "A", "B", "title", *(["B says"] if message else [])]
+    rows = [[md_cell_code(e["id"]), md_text(_state(e["a"])), md_text(_state(e["b"])), md_cell(e["title"]),
+             *([md_cell(e["message"])] if message else [])] for e in entries]
+    return [*lines, "", *md_table(header, rows)]
 
 
 def _md_values(title: str, entries: list[ValueEntry], heading: bool = True) -> list[str]:
     if not entries:
         return []
     lines = ["", f"### {title}"] if heading else []
-    lines += ["", "| check | subject | A | B |", "|---|---|---|---|"]
-    for e in entries:
-        subject = md_cell_code(e["subject"]) if e["subject"] else ""
-        lines.append(f"| {md_cell_code(e['id'])} | {subject} | {_md_value(e, 'a')} | {_md_value(e, 'b')} |")
-    return lines
+    rows = [[md_cell_code(e["id"]), md_cell_code(e["subject"]) if e["subject"] else "", _md_value(e, "a"),
+             _md_value(e, "b")] for e in entries]
+    return [*lines, "", *md_table(["check", "subject", "A", "B"], rows)]
