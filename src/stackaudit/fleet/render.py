@@ -27,7 +27,7 @@ from stackaudit.fleet.document import (
 )
 from stackaudit.fleet.drift import Drift, FleetDrift, find_drift
 from stackaudit.fleet.summary import HOST, PRIORITIES, NodeSummary
-from stackaudit.render.escape import md_cell, md_cell_code, md_code, md_text
+from stackaudit.render.escape import md_cell, md_cell_code, md_code, md_table, md_text
 from stackaudit.render.formats import SCHEMAS
 
 FLEET_SCHEMA = SCHEMAS["fleet"]
@@ -219,13 +219,12 @@ def render_markdown(doc: FleetDocument) -> str:
              f"**Verdict: {md_text(doc['verdict'])}**"]
     audited = [n for n in doc["nodes"] if n["status"] == "audited"]
     if audited:
-        lines += ["", "### Nodes", "", "| node | group | P0 | P1 | P2 | unknown | drift | driver | kernel |",
-                  "|---|---|---|---|---|---|---|---|---|"]
-        for n in audited:
-            issues, inv = n["issues"], n["inventory"]
-            lines.append(f"| {md_cell_code(n['node'])} | {md_cell(n['group'])} | {issues['P0']} | {issues['P1']} | "
-                         f"{issues['P2']} | {n['by_status'].get('unknown', 0)} | {n['drift']} | "
-                         f"{md_cell_code(inv.get('driver') or '?')} | {md_cell_code(inv.get('kernel') or '?')} |")
+        rows = [[md_cell_code(n["node"]), md_cell(n["group"]), *(str(n["issues"][p]) for p in PRIORITIES),
+                 str(n["by_status"].get("unknown", 0)), str(n["drift"]),
+                 md_cell_code(n["inventory"].get("driver") or "?"), md_cell_code(n["inventory"].get("kernel") or "?")]
+                for n in audited]
+        lines += ["", "### Nodes", "",
+                  *md_table(["node", "group", *PRIORITIES, "unknown", "drift", "driver", "kernel"], rows)]
     for group in doc["groups"]:
         entries = [d for d in doc["drift"] if d["group"] == group["group"]]
         lines += ["", f"### Drift within {md_text(group['group'], line_start=False)} ({len(group['nodes'])} nodes)", ""]
@@ -235,26 +234,26 @@ def render_markdown(doc: FleetDocument) -> str:
         if not entries:
             lines.append("None.")
             continue
-        lines += ["| nodes | what | value | majority |", "|---|---|---|---|"]
+        drift_rows: list[list[str]] = []
         for d in entries:
             majority = d["majority"]
             if majority is None:  # a tie
                 sides = "; ".join(f"{md_cell_code(o['value'])} on {len(o['nodes'])}" for o in d["odd"])
-                lines.append(f"| {md_cell(', '.join(n for o in d['odd'] for n in o['nodes'][:NAMED]))} | "
-                             f"{md_cell_code(where(d))} | {sides} | no majority |")
+                drift_rows.append([md_cell(", ".join(n for o in d["odd"] for n in o["nodes"][:NAMED])),
+                                   md_cell_code(where(d)), sides, "no majority"])
                 continue
-            for o in d["odd"]:
-                lines.append(f"| {md_cell(_names(o['nodes']))} | {md_cell_code(where(d))} | {md_cell_code(o['value'])} | "
-                             f"{md_cell_code(majority['value'])} {md_text(others(majority['nodes']), False)} |")
+            drift_rows += [[md_cell(_names(o["nodes"])), md_cell_code(where(d)), md_cell_code(o["value"]),
+                            f"{md_cell_code(majority['value'])} {md_text(others(majority['nodes']), False)}"]
+                           for o in d["odd"]]
+        lines += md_table(["nodes", "what", "value", "majority"], drift_rows)
     if doc["shared"]:
+        shared = [[s["priority"] or "", md_cell_code(s["check"]), md_cell(s.get("title", "")), md_cell(s["message"])]
+                  for s in doc["shared"]]
         lines += ["", f"### On every node ({len(doc['shared'])}): fix once, in the image", "",
-                  "| priority | check | title | message |", "|---|---|---|---|"]
-        for s in doc["shared"]:
-            lines.append(f"| {s['priority'] or ''} | {md_cell_code(s['check'])} | {md_cell(s['title'])} | "
-                         f"{md_cell(s['message'])} |")
+                  *md_table(["priority", "check", "title", "message"], shared)]
     if doc["failed"]:
-        lines += ["", f"### Failed nodes ({len(doc['failed'])})", "", "| node | reason |", "|---|---|"]
-        lines += [f"| {md_cell_code(f['node'])} | {md_cell(f['error'])} |" for f in doc["failed"]]
+        lines += ["", f"### Failed nodes ({len(doc['failed'])})", "",
+                  *md_table(["node", "reason"], [[md_cell_code(f["node"]), md_cell(f["error"])] for f in doc["failed"]])]
     if doc.get("fail_on"):
         gate = doc["fail_on"]
         verdict = f"failed: {md_text(_names(gate['nodes']), False)}" if gate["failed"] else "passed"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
 from stackaudit.investigate.consolidate import render_markdown_section
-from stackaudit.render.escape import md_block, md_cell, md_code, md_inline, md_text
+from stackaudit.render.escape import md_block, md_cell, md_code, md_inline, md_table, md_text
 from stackaudit.report.fix_steps import md_fix_steps
 from stackaudit.report.header import (
     command_line,
@@ -89,8 +89,8 @@ def render_markdown(report: Report, options: RenderOptions | None = None) -> str
         out += ["", "</details>", ""]
     if sec.good:
         out += [f"<details><summary>Confirmed good ({len(sec.good)})</summary>", "",
-                "| check | observed | note |", "|---|---|---|"]
-        out += [f"| {md_code(r.id)} | {md_cell(show_value(r.actual, 60))} | {md_cell(r.message)} |" for r in sec.good]
+                *md_table(["check", "observed", "note"],
+                          [[md_code(r.id), md_cell(show_value(r.actual, 60)), md_cell(r.message)] for r in sec.good])]
         out += ["", "</details>", ""]
     steps = run_next(sec.unknown)
     if steps:
