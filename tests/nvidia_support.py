@@ -10,8 +10,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from stackaudit.facts.nvidia import normalize_bdf
 from stackaudit.host.memory import fake_host
+from stackaudit.pci_address import normalize_bdf
 
 NS = {"error": "not-supported"}
 MIB = 2**20

@@ -89,7 +89,7 @@ def test_token_disagreement_with_server_counters_is_reported(capsys: pytest.Capt
         (["bench"], "--url is required"),
         (["bench", "--url", "http://127.0.0.1:9", "-c", "x"], "--concurrency takes"),
         (["bench", "--url", "ftp://h", "-c", "1"], "--url must be an http(s) URL"),
-        (["bench", "--url", "http://127.0.0.1:9", "--format", "yaml"], "--format must be one of"),
+        (["bench", "--url", "http://127.0.0.1:9", "--format", "yaml"], "--format: choose one of"),
         (["bench", "--url", "http://127.0.0.1:9", "--requests", "4", "--duration", "3"], "not both"),
         (["bench", "--url", "http://127.0.0.1:9", "--no-self-check", "-q"], "cannot reach the server"),
     ],

@@ -16,8 +16,9 @@ import pytest
 from html_scenarios import HOSTILE_NAME
 from stackaudit.bench.compare import compare_runs
 from stackaudit.bench.history import History
-from stackaudit.bench.render import FORMATS, render_compare, render_history
+from stackaudit.bench.render import render_compare, render_history
 from stackaudit.cli.main import main
+from stackaudit.render.formats import FORMATS
 from test_bench_formats import level_of, result_with
 from test_bench_history import repeated_rows, stored_result
 
@@ -117,7 +118,7 @@ def assert_self_contained(html: str) -> None:
 
 
 def test_html_is_a_format_of_history_and_compare() -> None:
-    assert "html" in FORMATS
+    assert "html" in FORMATS["bench-stored"]
 
 
 def test_history_page_has_the_text_rows_and_charts_runs_in_time_order(store: str) -> None:
@@ -200,4 +201,4 @@ def test_cli_writes_the_pages_with_output_and_keeps_the_exit_status(store: str, 
     capsys.readouterr()
     assert main(["bench", "history", "--db", store, "--format", "pdf"]) == 2
     err = capsys.readouterr().err
-    assert "--format must be one of text, markdown, json, html" in err and len(err.strip().splitlines()) == 1
+    assert "--format: choose one of text, markdown, json, html, not 'pdf'" in err and len(err.strip().splitlines()) == 1

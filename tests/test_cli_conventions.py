@@ -258,45 +258,61 @@ def test_audit_help_lists_every_recognised_kind(cli, monkeypatch: pytest.MonkeyP
     assert len(kinds) >= 25
 
 
-# -- --format: the renderers' FORMATS ------------------------------------------------------------------
-FORMAT_SOURCES = {
-    ("audit",): "stackaudit.report.render", ("checks",): "stackaudit.catalogue",
-    ("ceiling",): "stackaudit.ceiling.render", ("compare",): "stackaudit.compare.render",
-    ("fix",): "stackaudit.fixes.plan_render", ("bench",): "stackaudit.bench.render",
-    ("bench", "history"): "stackaudit.bench.render", ("bench", "compare"): "stackaudit.bench.render",
-    ("investigate",): "stackaudit.investigate.consolidate", ("fleet",): "stackaudit.fleet.render",
-    ("report",): "stackaudit.report.render",
+# -- --format: the one format registry (render.formats) -------------------------------------------------
+FORMAT_PRODUCTS = {
+    ("audit",): "audit", ("checks",): "catalogue", ("ceiling",): "ceiling", ("compare",): "compare",
+    ("fix",): "fix-plan", ("bench",): "bench", ("bench", "history"): "bench-stored",
+    ("bench", "compare"): "bench-stored", ("investigate",): "investigate", ("fleet",): "fleet",
+    ("report",): "audit",
 }
 
 
-def test_format_choices_come_from_the_renderers(cli, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    import importlib
+def test_format_choices_come_from_the_registry(cli, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from stackaudit.render import formats
 
-    from stackaudit.bench.render import RUN_FORMATS
-
-    assert "vllm-json" in RUN_FORMATS
+    assert "vllm-json" in formats.FORMATS["bench"]
     seen = set()
     for path, command in cli_commands():
         for param in command.params:
             if "--format" in getattr(param, "opts", ()):
                 seen.add(tuple(path))
-                assert getattr(param, "formats_from", None) == FORMAT_SOURCES[tuple(path)], path
-    assert seen == set(FORMAT_SOURCES)
-    # A format a renderer adds is offered at once, with no CLI edit.
-    for path, module in FORMAT_SOURCES.items():
-        name = "RUN_FORMATS" if path == ("bench",) else "FORMATS"
-        renderer = importlib.import_module(module)
-        monkeypatch.setattr(renderer, name, (*getattr(renderer, name), "xlsx"))
+                assert getattr(param, "product", None) == FORMAT_PRODUCTS[tuple(path)], path
+    assert seen == set(FORMAT_PRODUCTS)
+    # A format the registry adds is offered at once, with no CLI edit.
+    for path, product in FORMAT_PRODUCTS.items():
+        monkeypatch.setitem(formats.FORMATS, product, (*formats.FORMATS[product], "xlsx"))
         assert "xlsx" in " ".join(_help(cli, list(path), monkeypatch, 120).split()), path
-    # No copy of a format list in the CLI's own modules.
-    for source in (Path(__file__).resolve().parents[1] / "src" / "stackaudit" / "cli").glob("*.py"):
-        assert not re.search(r"FORMATS\s*=|\(\"text\", \"markdown\"", source.read_text()), source
+    # No format list anywhere but the registry.
+    for source in (Path(__file__).resolve().parents[1] / "src" / "stackaudit").rglob("*.py"):
+        if source.name != "formats.py":
+            assert not re.search(r"\bFORMATS\s*=|\(\"text\", \"markdown\"", source.read_text()), source
+
+
+@pytest.mark.parametrize("fmt", ["JSON", "Json", "MD", "Markdown"])
+def test_format_is_accepted_in_any_case(cli, fmt: str) -> None:  # type: ignore[no-untyped-def]
+    run, lower = cli("checks", "--format", fmt), cli("checks", "--format", fmt.lower())
+    assert run.rc == 0 and run.out == lower.out, run.err
+
+
+# The arguments a command needs before it reads its --format (none is read: the format is checked first).
+FORMAT_ARGS = {("compare",): ["a", "b"], ("report",): ["x"], ("bench", "compare"): ["1", "2"],
+               ("fleet",): ["--from", "."], ("investigate",): ["--llm-url", "http://127.0.0.1:9", "--model", "m"]}
+
+
+@pytest.mark.parametrize("path", sorted(FORMAT_PRODUCTS))
+def test_an_unknown_format_is_one_line_naming_the_choices(cli, path: tuple[str, ...]) -> None:  # type: ignore[no-untyped-def]
+    from stackaudit.render.formats import FORMATS
+
+    run = cli(*path, *FORMAT_ARGS.get(path, []), "--format", "xlsx")
+    assert run.rc == 2, (path, run.err)
+    assert run.err == f"stackaudit: error: --format: choose one of {', '.join(FORMATS[FORMAT_PRODUCTS[path]])}, " \
+                      "not 'xlsx'\n", (path, run.err)
 
 
 def test_a_listed_format_without_a_renderer_is_one_line(cli, monkeypatch: pytest.MonkeyPatch, pastes: Path) -> None:  # type: ignore[no-untyped-def]
-    from stackaudit.report import render
+    from stackaudit.render import formats
 
-    monkeypatch.setattr(render, "FORMATS", (*render.FORMATS, "xlsx"))
+    monkeypatch.setitem(formats.FORMATS, "audit", (*formats.FORMATS["audit"], "xlsx"))
     run = cli("audit", "--from", "sysctl.txt,numactl.txt", "--format", "xlsx")
     assert run.rc == 2 and run.err.startswith("stackaudit: error: unknown format 'xlsx'"), run.err
 
@@ -317,9 +333,9 @@ def test_completion_answers_commands_options_and_format_values() -> None:
     assert "plain,audit" in _complete("stackaudit a", 1)
     assert {"plain,history", "plain,compare"} <= set(_complete("stackaudit bench ", 2))
     assert "plain,--from" in _complete("stackaudit audit --fr", 2)
-    from stackaudit.report.render import FORMATS
+    from stackaudit.render.formats import FORMATS
 
-    assert _complete("stackaudit audit --format ", 3) == [f"plain,{fmt}" for fmt in FORMATS]
+    assert _complete("stackaudit audit --format ", 3) == [f"plain,{fmt}" for fmt in FORMATS["audit"]]
     assert _complete("stackaudit audit --from ", 3) == ["file,"]
     assert _complete("stackaudit audit --root ", 3) == ["dir,"]
 

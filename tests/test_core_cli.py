@@ -162,9 +162,10 @@ def test_stackaudit_toml_in_working_directory_waives_and_expiry_is_reported(cli,
 
 
 def test_one_error_line_for_the_cli_and_the_zipapp(capsys) -> None:  # type: ignore[no-untyped-def]
-    from stackaudit.errors import InputError, one_line, report_error
+    from stackaudit.errors import InputError
+    from stackaudit.render.text import one_line, report_error
 
-    assert one_line("cannot read /x:\n   permission denied\n") == "cannot read /x: permission denied "
+    assert one_line("cannot read /x:\n   permission denied\n") == "cannot read /x: permission denied"
     assert "\x1b" not in one_line("bad \x1b[31mname")
     assert report_error(InputError("no such\nfile")) == 2
     assert report_error(KeyboardInterrupt()) == 130

@@ -25,7 +25,7 @@ from stackaudit.fixes.pcie import (
 from stackaudit.report.render import render
 from stackaudit.report.sections import RenderOptions
 from test_pcie_checks import DSP0, DSP1, GPU0, GPU1, ROOT, USP, _devs, _host
-from test_report_markup import verbatim_lines
+from test_render_escape import verbatim_lines
 from test_scenarios_host import SCENARIOS
 
 # -- the Device Control arithmetic (PCIe capability + 0x08: MPS bits 7:5, MRRS bits 14:12) -------------

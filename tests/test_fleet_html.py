@@ -18,8 +18,9 @@ import browser
 from fleet_support import Node, write_node
 from html_scenarios import HOSTILE_NAME
 from stackaudit.cli.main import main
-from stackaudit.fleet.render import FORMATS, document, exit_code, render
+from stackaudit.fleet.render import document, exit_code, render
 from stackaudit.fleet.summary import CheckState, NodeSummary, Value
+from stackaudit.render.formats import FORMATS
 from test_report_html import tags
 from test_report_html_browser import _only_the_page, _visible
 
@@ -108,7 +109,7 @@ def _read(html: str) -> _Text:
 
 
 def test_html_is_a_fleet_format() -> None:
-    assert "html" in FORMATS
+    assert "html" in FORMATS["fleet"]
 
 
 def test_the_page_has_every_part_in_the_text_reports_order(page: str) -> None:

@@ -13,11 +13,12 @@ import pytest
 from nvidia_support import HGX_BUSES, hgx, host_for, pci_files, xml_gpu, xml_log
 from stackaudit.engine.runner import AuditOptions, run_audit
 from stackaudit.engine.testing import run_checks
-from stackaudit.facts.nvidia import GpuSamples, from_nvml, gpu_from_nvml, normalize_bdf, samples_from_nvml
+from stackaudit.facts.nvidia import GpuSamples, from_nvml, gpu_from_nvml, samples_from_nvml
 from stackaudit.host import nvml
 from stackaudit.host.live import LiveHost
 from stackaudit.host.memory import fake_host, load_snapshot, write_snapshot
 from stackaudit.host.recording import RecordingHost
+from stackaudit.pci_address import normalize_bdf
 
 
 class FakeNVMLError(Exception):

@@ -31,8 +31,9 @@ from stackaudit.cli.main import main
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
 from stackaudit.facts.machine_topology import MachineTopology, topology_from_facts
+from stackaudit.render.formats import FORMATS
 from stackaudit.report.json_report import report_from_json, report_to_json
-from stackaudit.report.render import FORMATS, render
+from stackaudit.report.render import render
 from stackaudit.report.topology import faults, topology_from_json
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -56,7 +57,7 @@ def tags(html: str) -> list[tuple[str, dict[str, str | None]]]:
 
 
 def test_html_is_a_format() -> None:
-    assert "html" in FORMATS
+    assert "html" in FORMATS["audit"]
 
 
 def test_pcie_story_topology() -> None:
@@ -225,7 +226,6 @@ def _chart_points(html: str, chart_id: str) -> list[tuple[float, float]]:
 
 
 def test_bench_html_charts_throughput_and_tpot() -> None:
-    from stackaudit.bench.render import RUN_FORMATS as BENCH_FORMATS
     from stackaudit.bench.render import render_result
     from test_bench_formats import level_of, result_with
 
@@ -238,7 +238,7 @@ def test_bench_html_charts_throughput_and_tpot() -> None:
     result = result_with([low, high])
     result["server"]["model_used"] = HOSTILE_NAME
     html = render_result(result, "html")
-    assert "html" in BENCH_FORMATS
+    assert "html" in FORMATS["bench"]
     assert _chart_points(html, "chart-throughput") == [(4.0, pytest.approx(low["output_tokens_per_s"])), (16.0, 812.5)]
     tpot = _chart_points(html, "chart-tpot")
     assert (16.0, 19.5) in tpot and (16.0, 41.0) in tpot
@@ -251,14 +251,13 @@ def test_bench_html_charts_throughput_and_tpot() -> None:
 
 def test_ceiling_html_ladder_with_the_measured_point() -> None:
     from stackaudit.ceiling import compute
-    from stackaudit.ceiling.render import FORMATS as CEILING_FORMATS
     from stackaudit.ceiling.render import render as render_ceiling
     from stackaudit.ceiling.validation import CONFIGS
     from stackaudit.gputable import lookup
 
     ceiling = compute(CONFIGS["gpt-oss-120b"], lookup("H100 SXM").spec, concurrencies=[1, 64], measured={1: 150.0})
     html = render_ceiling(ceiling, "html")
-    assert "html" in CEILING_FORMATS
+    assert "html" in FORMATS["ceiling"]
     ladder = html.split('id="chart-ladder-c1"', 1)[1].split("</svg>", 1)[0]
     bars = re.findall(r'<rect class="(bar(?: binding)?)" data-ceiling="([^"]+)" data-value="([\d.e+-]+)"', ladder)
     level = ceiling.levels[0]

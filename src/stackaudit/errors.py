@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import re
-import sys
-
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
@@ -27,24 +24,3 @@ class InputError(StackauditError):
     """An input the user gave cannot be read or understood (exit 2)."""
 
     exit_code = EXIT_USAGE
-
-
-def one_line(text: str) -> str:
-    """An error message as one line of visible text: each line break, with the spaces around it, becomes one
-    space, and control characters a path or value may hold are escaped."""
-    from stackaudit.terminal import escape_terminal
-
-    return escape_terminal(re.sub(r"[ \t]*\n\s*", " ", text))
-
-
-def report_error(exc: BaseException) -> int:
-    """Write the one line an error that ended a command gets on stderr; its exit code. The CLI's main and
-    the zipapp's (fleet/zipapp.py, which cannot import click) end the same way through this."""
-    if isinstance(exc, StackauditError):
-        sys.stderr.write(f"stackaudit: error: {one_line(str(exc))}\n")
-        return exc.exit_code
-    if isinstance(exc, KeyboardInterrupt):
-        sys.stderr.write("stackaudit: interrupted\n")
-        return 130
-    sys.stderr.write(f"stackaudit: internal error: {type(exc).__name__}: {one_line(str(exc))}\n")
-    return EXIT_INTERNAL

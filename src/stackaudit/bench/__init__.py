@@ -17,4 +17,6 @@ Modules, from the wire up:
               and vllm-json; `progress` the bar inside each level
 """
 
-BENCH_SCHEMA = 1
+from stackaudit.render.formats import SCHEMAS
+
+BENCH_SCHEMA = SCHEMAS["bench"]

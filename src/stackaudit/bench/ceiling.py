@@ -123,8 +123,9 @@ def _bench_flags(message: str) -> str:
 
 
 def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+    from stackaudit.render.text import first_line
+
+    return first_line(str(exc), type(exc).__name__)
 
 
 def default_context(input_tokens: int, output_tokens: int) -> tuple[int, str]:

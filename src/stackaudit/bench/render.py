@@ -10,11 +10,8 @@ from typing import Any
 from stackaudit.bench.ceiling import header_line
 from stackaudit.bench.ceiling import level_line as ceiling_level_line
 from stackaudit.bench.metrics import UNKNOWN
-
-FORMATS = ("text", "markdown", "json", "html")
-# `stackaudit bench` itself also writes the key names of `vllm bench serve --save-result`
-# (stackaudit.bench.export.render_vllm_json); history and compare do not.
-RUN_FORMATS = (*FORMATS, "vllm-json")
+from stackaudit.render.escape import md_cell, md_inline, md_table
+from stackaudit.render.formats import SCHEMAS
 
 
 def _num(value: Any, digits: int = 1) -> str:
@@ -225,9 +222,7 @@ def _table_text(rows: list[list[str]], header: tuple[str, ...] | list[str]) -> l
 
 
 def _table_markdown(rows: list[list[str]], header: tuple[str, ...] | list[str]) -> list[str]:
-    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    out.extend("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows)
-    return out
+    return md_table([md_cell(h) for h in header], ([md_cell(c) for c in row] for row in rows))
 
 
 # Markdown: two narrow tables that GitHub shows whole (at most 6 columns each).
@@ -274,7 +269,7 @@ def _tail_lines(result: dict[str, Any], markdown: bool) -> list[str]:
         lines.append("### Anomalies" if markdown else "Anomalies:")
         if markdown:
             lines.append("")
-        lines.extend(("- " if markdown else "  - ") + a for a in anomalies)
+        lines.extend(("- " + md_inline(a)) if markdown else ("  - " + a) for a in anomalies)
     return lines
 
 
@@ -316,8 +311,8 @@ def _render_markdown(result: dict[str, Any]) -> str:
     header = _header_lines(result)
     levels = result.get("levels", [])
     custom = _custom_percentiles(result)
-    lines = ["## " + header[0], ""]
-    lines.extend(f"- {line}" for line in header[1:])
+    lines = ["## " + md_inline(header[0]), ""]
+    lines.extend(f"- {md_inline(line)}" for line in header[1:])
     lines += ["", "### Throughput", "", "'~' marks approximate token counts.", ""]
     lines.extend(_table_markdown([_throughput_row(level) for level in levels], _THROUGHPUT_COLUMNS))
     lines.append("")
@@ -330,12 +325,12 @@ def _render_markdown(result: dict[str, Any]) -> str:
         lines += ["### Per level", ""]
     for level, notes in noted:
         if notes:
-            lines += [f"#### {_level_name(level)}", ""]
-            lines.extend("- " + note for note in notes)
+            lines += [f"#### {md_inline(_level_name(level))}", ""]
+            lines.extend("- " + md_inline(note) for note in notes)
             lines.append("")
     lines.extend(_tail_lines(result, True))
     lines += ["", "<details><summary>Definitions</summary>", ""]
-    lines.extend("- " + text for text in (result.get("definitions") or {}).values())
+    lines.extend("- " + md_inline(text) for text in (result.get("definitions") or {}).values())
     lines += ["", "</details>"]
     return "\n".join(lines).rstrip() + "\n"
 
@@ -423,7 +418,7 @@ def render_history(runs: list[Any], fmt: str, path: str) -> str:
             {**{k: v for k, v in item.items() if k not in ("levels", "structured")}, "levels": item["structured"]}
             for item in items
         ]
-        return json.dumps({"schema": 2, "kind": "stackaudit.bench.history", "db": path, "runs": runs_json}, indent=2) + "\n"
+        return json.dumps({"schema": SCHEMAS["bench-history"], "kind": "stackaudit.bench.history", "db": path, "runs": runs_json}, indent=2) + "\n"
     header = ("run", "started", "label", "model", "server", "levels")
     rows = [
         [str(i["run_id"]), i["started"] or "", i["label"] or "", str(i["model"]), i["server"], "; ".join(i["levels"])]
@@ -565,18 +560,19 @@ def render_compare(report: dict[str, Any], fmt: str) -> str:
     markdown = fmt == "markdown"
     item = "- " if markdown else "  "
     sub = "  - " if markdown else "    - "
-    lines = [("# " if markdown else "") + _compare_title(report), "", _COMPARE_RULE, ""]
+    shown = md_inline if markdown else str
+    lines = [("# " if markdown else "") + shown(_compare_title(report)), "", shown(_COMPARE_RULE), ""]
     for level in report["levels"]:
-        lines.append(("## " if markdown else "") + _compare_level_title(level))
-        lines.extend(item + _test_line(test) for test in level["tests"])
+        lines.append(("## " if markdown else "") + shown(_compare_level_title(level)))
+        lines.extend(item + shown(_test_line(test)) for test in level["tests"])
         if level["likely_causes"]:
             lines.append(item + "likely causes (configuration that differed between the runs):")
-            lines.extend(sub + _difference_line(cause) for cause in level["likely_causes"])
+            lines.extend(sub + shown(_difference_line(cause)) for cause in level["likely_causes"])
         if level.get("samples_differing"):
             lines.append(item + "samples that differed (not configuration; they do not make the runs differ):")
-            lines.extend(sub + _difference_line(sample) for sample in level["samples_differing"])
+            lines.extend(sub + shown(_difference_line(sample)) for sample in level["samples_differing"])
         lines.append("")
     for line, subs in _compare_tail(report):
-        lines.append(line)
-        lines.extend(sub + text for text in subs)
+        lines.append(shown(line))
+        lines.extend(sub + shown(text) for text in subs)
     return "\n".join(lines).rstrip() + "\n"

@@ -39,10 +39,11 @@ from stackaudit.ceiling.weights import (
 )
 from stackaudit.errors import UsageError
 from stackaudit.gputable import GpuSpec
+from stackaudit.render.formats import SCHEMAS
 
 # Schema 2: the common envelope (tool {name, version}, source, generated_at), context 0 by default
 # with an optional "kv-loaded" ceiling, pipeline parallelism, stored bytes, published runs.
-SCHEMA = 2
+SCHEMA = SCHEMAS["ceiling"]
 CEILING_NAMES = ("bandwidth", "bandwidth+allreduce", "overhead", "overhead-eager", "compute")
 KV_LOADED = "kv-loaded"
 DEFAULT_CONTEXT = 0

@@ -6,6 +6,7 @@ import json
 
 from stackaudit.ceiling.ladder import CeilingReport, Level
 from stackaudit.ceiling.weights import CLASS_LABELS
+from stackaudit.render.escape import md_cell, md_inline, md_table
 
 _LABELS = {
     "bandwidth": "bandwidth",
@@ -128,7 +129,7 @@ def render_text(report: CeilingReport) -> str:
 
 def render_markdown(report: CeilingReport) -> str:
     lines = ["# Decode-throughput ceiling", ""]
-    lines += [f"- {line}" for line in _header_lines(report) if not line.startswith("  ")]
+    lines += [f"- {md_inline(line)}" for line in _header_lines(report) if not line.startswith("  ")]
     for level in report.levels:
         bd = level.bytes_breakdown
         lines += [
@@ -139,18 +140,15 @@ def render_markdown(report: CeilingReport) -> str:
             f"{bd['weights_sharded'] / 1e9:.2f} GB sharded, {bd['weights_replicated'] / 1e9:.2f} GB replicated, "
             f"KV {bd['kv_cache'] / 1e9:.2f} GB).",
             "",
-            "| ceiling | tok/s per stream | aggregate tok/s | cause |",
-            "|---|---:|---:|---|",
         ]
-        for c in (*level.ceilings, *([level.loaded] if level.loaded is not None else [])):
-            cause = c.cause.replace("|", "\\|")
-            lines.append(
-                f"| {_LABELS[c.name]} | {_rate(c.tokens_per_s)} | {_rate(c.aggregate_tokens_per_s)} | {cause} |"
-            )
-        lines.append(
-            f"| **ceiling** | **{_rate(level.tokens_per_s)}** | **{_rate(level.aggregate_tokens_per_s)}** | "
-            f"binding: {_BINDING_WORDS[level.binding]} ({100 * level.binding_share:.0f} % of the step) |"
-        )
+        rows = [[_LABELS[c.name], _rate(c.tokens_per_s), _rate(c.aggregate_tokens_per_s), md_cell(c.cause)]
+                for c in (*level.ceilings, *([level.loaded] if level.loaded is not None else []))]
+        rows.append([
+            "**ceiling**", f"**{_rate(level.tokens_per_s)}**", f"**{_rate(level.aggregate_tokens_per_s)}**",
+            f"binding: {_BINDING_WORDS[level.binding]} ({100 * level.binding_share:.0f} % of the step)",
+        ])
+        lines += md_table(["ceiling", "tok/s per stream", "aggregate tok/s", "cause"], rows,
+                          ["---", "---:", "---:", "---"])
         lines += [
             "",
             f"Ceiling: **{_rate(level.tokens_per_s)} tok/s per stream** "
@@ -159,20 +157,16 @@ def render_markdown(report: CeilingReport) -> str:
         ]
         measured = _measured_lines(level, "")
         if measured:
-            lines += [""] + [f"- {line}" for line in measured]
+            lines += [""] + [f"- {md_inline(line)}" for line in measured]
     if report.warnings:
-        lines += ["", "## Warnings", ""] + [f"- {item}" for item in report.warnings]
+        lines += ["", "## Warnings", ""] + [f"- {md_inline(item)}" for item in report.warnings]
     if report.assumptions:
-        lines += ["", "## Assumptions", ""] + [f"- {item}" for item in report.assumptions]
+        lines += ["", "## Assumptions", ""] + [f"- {md_inline(item)}" for item in report.assumptions]
     return "\n".join(lines) + "\n"
 
 
 def render_json(report: CeilingReport) -> str:
     return json.dumps(report.to_dict(), indent=2, allow_nan=False) + "\n"
-
-
-# The formats `stackaudit ceiling --format` offers (the CLI reads them from here).
-FORMATS = ("text", "markdown", "json", "html")
 
 
 def render(report: CeilingReport, fmt: str) -> str:

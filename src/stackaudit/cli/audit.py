@@ -145,7 +145,7 @@ def _deadline_options(func: Any) -> Any:
 @click.option("--from", "sources", multiple=True, type=FILE, metavar="PATH",
               help="Audit a snapshot (.tar.gz or directory) or pasted command outputs (text files; - for "
               "stdin); repeat it or give a comma list.")
-@format_option("stackaudit.report.render")
+@format_option("audit")
 @output_option("Write the report to FILE.")
 @click.option("--select", multiple=True, metavar="IDS", help="Only these check IDs or domains (comma list).")
 @click.option("--ignore", multiple=True, metavar="IDS", help="Skip these check IDs or domains (comma list).")
@@ -183,12 +183,12 @@ def audit(sources: tuple[str, ...], fmt: str, output: Optional[str], select: tup
           model: Optional[str], weights: Optional[str]) -> int:
     """Audit this machine (or a snapshot / pasted outputs) and print the consolidated report."""
     from stackaudit.engine.runner import AuditOptions
-    from stackaudit.report.render import FAIL_ON, FORMATS, exit_code, render
+    from stackaudit.render.formats import check_format
+    from stackaudit.report.render import FAIL_ON, exit_code, render
     from stackaudit.report.sections import RenderOptions
     from stackaudit.report.waivers import find_waivers
 
-    if fmt not in FORMATS:
-        raise UsageError(f"--format: choose one of {', '.join(FORMATS)}, not {fmt!r}")
+    fmt = check_format("audit", fmt)
     if fail_on and fail_on.upper() not in FAIL_ON:
         raise UsageError(f"--fail-on takes P0, P1 or P2, not {fail_on!r}")
     if deadline <= 0 or command_timeout <= 0:
@@ -254,13 +254,14 @@ def capture(output: str, root: str, deadline: float, command_timeout: float) -> 
 
 
 @click.command("checks", cls=Command)
-@format_option("stackaudit.catalogue")
+@format_option("catalogue")
 @output_option()
 def list_checks(fmt: str, output: Optional[str]) -> None:
     """List the catalogue: ID, domain, severity, summary."""
     from stackaudit.catalogue import render_catalogue
+    from stackaudit.render.formats import check_format
 
-    emit(render_catalogue(fmt), output)
+    emit(render_catalogue(check_format("catalogue", fmt)), output)
 
 
 @click.command("explain", cls=Command)

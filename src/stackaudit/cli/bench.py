@@ -9,22 +9,12 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Sequence
 from typing import Any, Optional
 
 import click
 
-from stackaudit.cli.options import FILE, Group, HelpArgument, format_option, formats_of, output_option
+from stackaudit.cli.options import FILE, Group, HelpArgument, format_option, output_option
 from stackaudit.errors import UsageError
-
-_RENDER = "stackaudit.bench.render"
-
-
-def _check_format(fmt: str, formats: Sequence[str] | None = None) -> str:
-    formats = formats if formats is not None else formats_of(_RENDER)
-    if fmt not in formats:
-        raise UsageError(f"--format must be one of {', '.join(formats)}, got {fmt!r}")
-    return fmt
 
 
 def _ints(text: str, flag: str) -> list[int]:
@@ -159,7 +149,7 @@ _FLOAT = click.FLOAT
               help="Weight format as `stackaudit ceiling --weights` (default: the model config).")
 @click.option("--ceiling-context", type=_INT, metavar="TOKENS",
               help="KV-cache tokens per sequence (default: input + output/2 of the run).")
-@format_option(_RENDER, formats_name="RUN_FORMATS", lead="Format",
+@format_option("bench", lead="Format",
                notes={"vllm-json": "the key names of vllm bench serve"})
 @output_option("Write the report to FILE.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines or bar on stderr.")
@@ -179,7 +169,9 @@ def command(ctx: click.Context, url: Optional[str], model: Optional[str], endpoi
     if ctx.invoked_subcommand is not None:
         return None
     api_key = _api_key(api_key_value, api_key_env)
-    _check_format(fmt, formats_of(_RENDER, "RUN_FORMATS"))
+    from stackaudit.render.formats import check_format
+
+    fmt = check_format("bench", fmt)
     from stackaudit.bench.slo import DEFAULT_PERCENTILES, parse_goodput, parse_percentiles
 
     objectives = parse_goodput(goodput) if goodput is not None else {}
@@ -279,11 +271,13 @@ def command(ctx: click.Context, url: Optional[str], model: Optional[str], endpoi
 @command.command("history")
 @click.option("--db", type=FILE, metavar="FILE", help="History database.")
 @click.option("--limit", type=_INT, default=50, metavar="N", help="Most recent runs to list.")
-@format_option(_RENDER, lead="Format")
+@format_option("bench-stored", lead="Format")
 @output_option()
 def history(db: Optional[str], limit: int, fmt: str, output: Optional[str]) -> None:
     """List stored runs."""
-    _check_format(fmt)
+    from stackaudit.render.formats import check_format
+
+    fmt = check_format("bench-stored", fmt)
     from stackaudit.bench.history import History
     from stackaudit.bench.render import render_history
     from stackaudit.cli.output import emit
@@ -298,11 +292,13 @@ def history(db: Optional[str], limit: int, fmt: str, output: Optional[str]) -> N
 @click.option("--db", type=FILE, metavar="FILE", help="History database.")
 @click.option("--fail-on", metavar="RULE",
               help="regression:PCT — exit 1 when B is really worse than A by PCT % or more (CI gate).")
-@format_option(_RENDER, lead="Format")
+@format_option("bench-stored", lead="Format")
 @output_option()
 def compare(run_a: str, run_b: str, db: Optional[str], fail_on: Optional[str], fmt: str, output: Optional[str]) -> int:
     """Is the difference between two runs beyond noise, and what differed that could explain it?"""
-    _check_format(fmt)
+    from stackaudit.render.formats import check_format
+
+    fmt = check_format("bench-stored", fmt)
     from stackaudit.bench.compare import compare_runs, parse_fail_on
     from stackaudit.bench.history import History
     from stackaudit.bench.render import render_compare

@@ -152,7 +152,7 @@ def _resolve_gpu(
               help="nvlink, xgmi, pcie, pcie-no-p2p (default: detected or from the GPU table).")
 @click.option("--allreduce", default="auto", metavar="KIND", help="auto (vLLM's custom all-reduce rules), custom, nccl.")
 @click.option("--bandwidth", type=click.FLOAT, metavar="GBS", help="Memory bandwidth per GPU in GB/s (override).")
-@format_option("stackaudit.ceiling.render")
+@format_option("ceiling")
 @output_option("Write the report to FILE.")
 @click.option("--plot", type=FILE, metavar="FILE",
               help="Draw the ceiling ladder to this PNG file (a directory: ceiling.png in it; needs the plot extra).")
@@ -165,11 +165,10 @@ def command(model: Optional[str], gpu: Optional[str], gpus: Optional[int], tp: O
     """Theoretical decode throughput from a model config and the GPUs, vs measured."""
     from pathlib import Path
 
-    from stackaudit.ceiling.render import FORMATS
     from stackaudit.errors import UsageError
+    from stackaudit.render.formats import check_format
 
-    if fmt not in FORMATS:
-        raise UsageError(f"--format {fmt!r}: use text, markdown or json")
+    fmt = check_format("ceiling", fmt)
     if list_gpus:
         click.echo(_list_gpus(), nl=False)
         return

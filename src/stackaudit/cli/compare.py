@@ -13,7 +13,7 @@ from stackaudit.cli.options import FILE, Command, HelpArgument, format_option, o
 @click.argument("a", cls=HelpArgument, metavar="A",
                 help="A: a JSON report (audit --format json) or a snapshot (.tar.gz or directory).")
 @click.argument("b", cls=HelpArgument, metavar="B", help="B: the same kinds as A; any mix.")
-@format_option("stackaudit.compare.render")
+@format_option("compare")
 @output_option("Write the comparison to FILE.")
 @click.option("--fail-on", metavar="WHEN",
               help="regressed: exit 1 when any result regressed from A to B (a CI gate).")
@@ -23,12 +23,12 @@ def command(a: str, b: str, fmt: str, output: Optional[str], fail_on: Optional[s
     """What changed between two audits or two nodes: fixed, regressed, still wrong, configuration drift."""
     from stackaudit.cli.output import emit, invocation
     from stackaudit.compare.inputs import load_side
-    from stackaudit.compare.render import FAIL_ON, FORMATS, document, exit_code, render
+    from stackaudit.compare.render import FAIL_ON, document, exit_code, render
     from stackaudit.errors import UsageError
+    from stackaudit.render.formats import check_format
     from stackaudit.report.waivers import find_waivers
 
-    if fmt not in FORMATS:
-        raise UsageError(f"--format: choose one of {', '.join(FORMATS)}, not {fmt!r}")
+    fmt = check_format("compare", fmt)
     if fail_on is not None and fail_on.lower() not in FAIL_ON:
         raise UsageError(f"--fail-on takes {', '.join(FAIL_ON)}, not {fail_on!r}")
     found = find_waivers(waivers)

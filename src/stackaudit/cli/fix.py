@@ -10,7 +10,7 @@ import click
 
 from stackaudit.cli.options import DIR, FILE, Command, format_option
 from stackaudit.cli.output import split_paths
-from stackaudit.errors import InputError, UsageError
+from stackaudit.errors import UsageError
 
 BOOT_LOADER_CHOICES = ("auto", "grub", "systemd-boot", "unknown")
 
@@ -34,32 +34,6 @@ def boot_loader_of(host: Any, deadline: float) -> tuple[str, str]:
     collector.start(["boot_loader"])
     found = collector.results(["boot_loader"]).get("boot_loader")
     return (found.name, found.evidence) if isinstance(found, BootLoader) else ("", "")
-
-
-def _write_plan(text: str, output: str, force: bool) -> None:
-    """The plan file, mode 0600 from the start: created exclusively, never through a link, never over an
-    existing file unless --force (then a new file renamed over it)."""
-    import secrets
-
-    directory = os.path.dirname(os.path.abspath(output))
-    if not os.path.isdir(directory):
-        raise InputError(f"cannot write {output}: directory {directory} does not exist")
-    target = os.path.join(directory, f".{os.path.basename(output)}.{secrets.token_hex(8)}.part") if force else output
-    try:
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    except FileExistsError:
-        raise InputError(f"{output} exists; choose a new path or pass --force (nothing was overwritten)") from None
-    except OSError as exc:
-        raise InputError(f"cannot write {output}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        if force:
-            os.replace(target, output)
-    except OSError as exc:
-        if force and os.path.lexists(target):
-            os.unlink(target)
-        raise InputError(f"cannot write {output}: {exc.strerror or exc}") from None
 
 
 def _check_apply(revert: str | None, apply: bool, yes: bool, journal: str | None, other_source: bool,
@@ -111,7 +85,7 @@ def _say(line: str) -> None:
 @click.option("--report", type=FILE, metavar="FILE", help="Plan for a saved JSON report (audit --format json).")
 @click.option("--only", multiple=True, metavar="IDS", help="Only these check IDs (comma list).")
 @click.option("--priority", metavar="PRIORITY", help="P0, P1 or P2: that priority and above.")
-@format_option("stackaudit.fixes.plan_render", notes={"text": "a bash script"})
+@format_option("fix-plan", notes={"text": "a bash script"})
 @click.option("--output", "-o", type=FILE, metavar="FILE", help="Write the plan to FILE (mode 0600).")
 @click.option("--force", is_flag=True, help="With --output: replace an existing file.")
 @click.option("--boot-loader", default="auto", metavar="LOADER",
@@ -134,10 +108,11 @@ def command(sources: tuple[str, ...], report: Optional[str], only: tuple[str, ..
     from stackaudit.cli.output import emit, split_csv
     from stackaudit.engine.runner import utc_now
     from stackaudit.fixes.plan import build_plan
-    from stackaudit.fixes.plan_render import FORMATS, render
+    from stackaudit.fixes.plan_render import render
+    from stackaudit.render.formats import check_format
+    from stackaudit.render.write import write_file
 
-    if fmt not in FORMATS:
-        raise UsageError(f"--format: choose one of {', '.join(FORMATS)}, not {fmt!r}")
+    fmt = check_format("fix-plan", fmt)
     boot_loader = boot_loader.lower()
     if boot_loader not in BOOT_LOADER_CHOICES:
         raise UsageError(f"--boot-loader: choose one of {', '.join(BOOT_LOADER_CHOICES)}, not {boot_loader!r}")
@@ -184,7 +159,7 @@ def command(sources: tuple[str, ...], report: Optional[str], only: tuple[str, ..
         return _apply(plan, root, yes, journal, deadline)
     text = render(plan, fmt)
     if output and output != "-":
-        _write_plan(text, output, force)
+        write_file(output, text, force=force)
     else:
         emit(text, None)
     return 0

@@ -100,7 +100,7 @@ class _Display:
                    "still never followed).")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(1, 3600), default=300.0, metavar="SECONDS",
               help="Seconds a node's capture may run (Ansible, Ray) before it is reported timed out.")
-@format_option("stackaudit.fleet.render")
+@format_option("fleet")
 @output_option("Write the fleet report to FILE.")
 @click.option("--workers", type=click.IntRange(1, 256), default=None, metavar="N",
               help="Processes auditing snapshots [default: min(2, CPUs)].")
@@ -118,11 +118,11 @@ def command(inventory: str | None, limit: str | None, forks: int, zipapp: str | 
 
     from stackaudit.cli.output import emit, invocation
     from stackaudit.fleet.analysis import analyse
-    from stackaudit.fleet.render import FAIL_ON, FORMATS, document, exit_code, render
+    from stackaudit.fleet.render import FAIL_ON, document, exit_code, render
+    from stackaudit.render.formats import check_format
     from stackaudit.report.waivers import find_waivers
 
-    if fmt not in FORMATS:
-        raise UsageError(f"--format: choose one of {', '.join(FORMATS)}, not {fmt!r}")
+    fmt = check_format("fleet", fmt)
     gate = None
     if fail_on is not None:
         gate = fail_on.upper() if fail_on.upper() in FAIL_ON else fail_on.lower()

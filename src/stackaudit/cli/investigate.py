@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from stackaudit.cli.options import Command, check_format, format_option, output_option
+from stackaudit.cli.options import Command, format_option, output_option
 from stackaudit.errors import UsageError
 
 
@@ -60,7 +60,7 @@ def _positive(name: str, value: float | None) -> None:
 @click.option("--timeout", default=300.0, show_default=True, type=float, metavar="SECONDS", help="Seconds for the whole investigation.")
 @click.option("--request-timeout", default=120.0, show_default=True, type=float, metavar="SECONDS", help="Seconds per model request.")
 @click.option("--stream/--no-stream", default=False, help="Stream the model's answers.")
-@format_option("stackaudit.investigate.consolidate", show_default=True)
+@format_option("investigate", show_default=True)
 @output_option("Write the report to FILE.")
 @click.option("--fail-on", default=None, metavar="PRIORITY", help="Exit 1 on a rule-engine result at or above P0, P1 or P2.")
 @click.option("--allow-partial", is_flag=True, help="Replay a snapshot that is cut short or fails its manifest.")
@@ -70,10 +70,10 @@ def command(llm_url: str, model: str, api_key_env: str | None, sources: tuple[st
             allow_partial: bool) -> int:
     """Audit, then send one read-only investigator per domain to your own LLM; keep only claims it can quote."""
     from stackaudit.cli.output import emit, invocation, split_paths
-    from stackaudit.investigate.consolidate import FORMATS
+    from stackaudit.render.formats import check_format
     from stackaudit.report.render import FAIL_ON
 
-    check_format(fmt, FORMATS, "--format: choose one of {choices}, not {fmt}")
+    fmt = check_format("investigate", fmt)
     if fail_on and fail_on.upper() not in FAIL_ON:
         raise UsageError(f"--fail-on takes P0, P1 or P2, not {fail_on!r}")
     if not llm_url.startswith(("http://", "https://")):

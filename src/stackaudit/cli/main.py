@@ -9,7 +9,8 @@ import click
 
 from stackaudit import __version__
 from stackaudit.cli.options import CONTEXT_SETTINGS, Group
-from stackaudit.errors import EXIT_USAGE, StackauditError, one_line, report_error
+from stackaudit.errors import EXIT_USAGE, StackauditError
+from stackaudit.render.text import one_line, report_error
 
 # The commands: each a module exposing `command: click.Command` named as the module (audit's module
 # exposes several, in `commands`). A new command is one more name here.

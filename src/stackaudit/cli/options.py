@@ -1,13 +1,11 @@
 """The CLI's click building blocks: commands that list their arguments, `--format` options whose choices
-come from a renderer's FORMATS tuple (read when help or completion needs them, so that `--help` imports no
-renderer), and the terminal's width.
+come from the format registry (render.formats, which imports no renderer), and the terminal's width.
 
 Only click is imported here; everything a command does is imported inside it.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 import shutil
 from collections.abc import Callable, Sequence
@@ -160,34 +158,32 @@ DIR = _PathText("dir")  # completes directories
 
 
 # -- --format ------------------------------------------------------------------------------------------
-def formats_of(module: str, name: str = "FORMATS") -> tuple[str, ...]:
-    """A renderer's format names (its FORMATS tuple), imported when asked for."""
-    return tuple(getattr(importlib.import_module(module), name))
+def _format_name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Any case, and `md` for markdown, wherever --format is."""
+    from stackaudit.render.formats import format_name
 
-
-def _md_is_markdown(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """A format name in any case (`--format=JSON`); `md` is accepted for markdown wherever --format is."""
-    value = value.lower() if value else value
-    return "markdown" if value == "md" else value
+    return format_name(value) if value else value
 
 
 class FormatOption(click.Option):
-    """`--format/-f FORMAT`: its choices are the renderer module's FORMATS tuple, read when the help or a
-    completion needs them. The command itself checks the value (with its own one-line error), so a format
-    a renderer adds appears here with no change to the CLI."""
+    """`--format/-f FORMAT`: its choices are the product's entry in the format registry, read when the help
+    or a completion needs them. The command itself checks the value (render.formats.check_format), so a
+    format the registry adds appears here with no change to the CLI."""
 
-    def __init__(self, param_decls: Sequence[str], *, formats_from: str, formats_name: str = "FORMATS",
-                 notes: dict[str, str] | None = None, lead: str = "Output format", **attrs: Any) -> None:
+    def __init__(self, param_decls: Sequence[str], *, product: str, notes: dict[str, str] | None = None,
+                 lead: str = "Output format", **attrs: Any) -> None:
         attrs.setdefault("default", "text")
         attrs.setdefault("metavar", "FORMAT")
-        attrs.setdefault("callback", _md_is_markdown)
+        attrs.setdefault("callback", _format_name)
         super().__init__(param_decls, **attrs)
-        self.formats_from, self.formats_name = formats_from, formats_name
+        self.product = product
         self.notes, self.lead = notes or {}, lead
 
     @property
     def formats(self) -> tuple[str, ...]:
-        return formats_of(self.formats_from, self.formats_name)
+        from stackaudit.render.formats import FORMATS
+
+        return FORMATS[self.product]
 
     def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
         names = [f"{fmt} ({self.notes[fmt]})" if fmt in self.notes else fmt for fmt in self.formats]
@@ -199,20 +195,10 @@ class FormatOption(click.Option):
         return [CompletionItem(fmt) for fmt in self.formats if fmt.startswith(incomplete)]
 
 
-def format_option(formats_from: str, **attrs: Any) -> Callable[[Any], Any]:
-    """The `--format/-f` decorator for a command whose renderer is `formats_from` (a module name)."""
-    return click.option("--format", "-f", "fmt", cls=FormatOption, formats_from=formats_from, **attrs)
+def format_option(product: str, **attrs: Any) -> Callable[[Any], Any]:
+    """The `--format/-f` decorator for a command that writes `product` (a key of render.formats.FORMATS)."""
+    return click.option("--format", "-f", "fmt", cls=FormatOption, product=product, **attrs)
 
 
 def output_option(help: str = "Write to FILE.") -> Callable[[Any], Any]:
     return click.option("--output", "-o", type=FILE, metavar="FILE", default=None, help=help)
-
-
-def check_format(fmt: str, formats: Sequence[str], message: str) -> str:
-    """`fmt` when it is one of `formats`, else a one-line usage error (exit 2); `message` may use
-    {choices} and {fmt}."""
-    if fmt not in formats:
-        from stackaudit.errors import UsageError
-
-        raise UsageError(message.format(choices=", ".join(formats), fmt=repr(fmt)))
-    return fmt

@@ -65,25 +65,10 @@ def emit(text: str, output: str | None, colour: bool = False, plain_text: bool =
         return
     if plain_text:
         text = escape_terminal(text)
-    directory = os.path.dirname(os.path.abspath(output))
-    if not os.path.isdir(directory):
-        raise InputError(f"cannot write {output}: directory {directory} does not exist")
-    import secrets
+    from stackaudit.render.write import write_file
 
-    # A temporary file created exclusively, never through a link planted at its name, then renamed.
-    tmp = os.path.join(directory, f".{os.path.basename(output)}.{secrets.token_hex(8)}.part")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, output)
-        except BaseException:
-            if os.path.lexists(tmp):
-                os.unlink(tmp)
-            raise
-    except OSError as exc:
-        raise InputError(f"cannot write {output}: {exc.strerror or exc}") from exc
+    # --output replaces the file it names, as a shell's `>` would (these commands have no --force).
+    write_file(output, text, force=True)
 
 
 def stdin_to_file(directory: str, label: str, limit: int) -> str:
@@ -113,11 +98,6 @@ def split_csv(values: Sequence[str] | None) -> list[str]:
     for value in values or []:
         out.extend(v.strip() for v in value.split(",") if v.strip())
     return out
-
-
-def format_option(value: str) -> str:
-    """`md` for markdown, as every --format takes it (the CLI's FormatOption does this itself)."""
-    return "markdown" if value and value.lower() == "md" else value
 
 
 def split_paths(values: Sequence[str] | None) -> list[str]:

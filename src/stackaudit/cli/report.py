@@ -8,22 +8,23 @@ from __future__ import annotations
 
 import click
 
-from stackaudit.cli.options import Command, HelpArgument, check_format, format_option, output_option
+from stackaudit.cli.options import Command, HelpArgument, format_option, output_option
 
 
 @click.command(name="report", cls=Command, help="Re-render a saved JSON report (`stackaudit audit --format json`) "
                "in any of the audit's formats.")
 @click.argument("run", cls=HelpArgument, metavar="REPORT", help="A report saved by `audit --format json` (- for stdin).")
-@format_option("stackaudit.report.render", default="html", show_default=True)
+@format_option("audit", default="html", show_default=True)
 @output_option("Write to FILE instead of stdout.")
 @click.option("--verbose", "-v", is_flag=True, help="text/markdown: every finding's why, sources, the not-applicable checks")
 def command(run: str, fmt: str, output: str | None, verbose: bool) -> None:
     from stackaudit.cli.output import emit, invocation
+    from stackaudit.render.formats import check_format
     from stackaudit.report.json_report import read_audit_report, report_from_json
-    from stackaudit.report.render import FORMATS, render
+    from stackaudit.report.render import render
     from stackaudit.report.sections import RenderOptions
 
-    check_format(fmt, FORMATS, "--format: choose one of {choices}, not {fmt}")
+    fmt = check_format("audit", fmt)
     if run == "-":  # stdin: `stackaudit audit -f json | stackaudit report - -f html`
         import tempfile
 

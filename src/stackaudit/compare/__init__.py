@@ -11,4 +11,6 @@ make two hosts differ. `render` prints text, Markdown or JSON (the common envelo
 
 from __future__ import annotations
 
-COMPARE_SCHEMA = 1
+from stackaudit.render.formats import SCHEMAS
+
+COMPARE_SCHEMA = SCHEMAS["compare"]

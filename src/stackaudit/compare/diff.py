@@ -22,15 +22,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Literal
 
 from stackaudit.checks.registry import sample_checks
+from stackaudit.compare.document import Comparison, OnlyEntry, ReportResult, State, StatusEntry, ValueEntry
 from stackaudit.compare.inputs import Side
 
 GOOD = frozenset({"ok", "not-an-issue"})
 UNSURE = frozenset({"unknown", "error"})
-STATUS_GROUPS = ("regressed", "fixed", "still_wrong", "newly_unknown", "newly_known", "other")
+Group = Literal["regressed", "fixed", "still_wrong", "newly_unknown", "newly_known", "other"]
+STATUS_GROUPS: tuple[Group, ...] = ("regressed", "fixed", "still_wrong", "newly_unknown", "newly_known", "other")
 # The host inventory's keys that name the machine rather than describe it (shown with each side).
 _IDENTITY = frozenset({"hostname"})
 # Process IDs change on every restart without anything changing on the host.
@@ -42,11 +44,11 @@ def mask_pids(text: str) -> str:
     return _PID.sub(r"\1*", text)
 
 
-def _rank(result: dict[str, Any]) -> int:
+def _rank(result: ReportResult) -> int:
     return _RANK.get(str(result.get("priority")), len(_RANK))
 
 
-def status_group(a: dict[str, Any], b: dict[str, Any]) -> str | None:
+def status_group(a: ReportResult, b: ReportResult) -> Group | None:
     """Which list a check's move from A to B belongs in; None when it did not move."""
     sa, sb = a["status"], b["status"]
     if sa == sb == "issue":
@@ -64,16 +66,16 @@ def status_group(a: dict[str, Any], b: dict[str, Any]) -> str | None:
     return "other"
 
 
-def _state(result: dict[str, Any]) -> dict[str, Any]:
+def _state(result: ReportResult) -> State:
     return {"status": result["status"], "priority": result.get("priority"), "waived": bool(result.get("waived"))}
 
 
-def _status_entry(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+def _status_entry(a: ReportResult, b: ReportResult) -> StatusEntry:
     return {"id": b["id"], "title": str(b.get("title") or a.get("title") or ""), "a": _state(a), "b": _state(b),
             "message": str(b.get("message") or "")}
 
 
-def _flatten(value: Any, path: str, out: dict[str, Any]) -> None:
+def _flatten(value: object, path: str, out: dict[str, object]) -> None:
     if isinstance(value, dict) and value:
         for key, inner in value.items():
             _flatten(inner, f"{path}/{mask_pids(str(key))}" if path else mask_pids(str(key)), out)
@@ -81,43 +83,44 @@ def _flatten(value: Any, path: str, out: dict[str, Any]) -> None:
         out[path] = value
 
 
-def _comparable(value: Any) -> str:
+def _comparable(value: object) -> str:
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
     return mask_pids(text)
 
 
-def _single_subject(result: dict[str, Any]) -> str:
+def _single_subject(result: ReportResult) -> str:
     subjects = result.get("subjects")
     if isinstance(subjects, list) and len(subjects) == 1:
         return mask_pids(str(subjects[0]))
     return ""
 
 
-def shared_subject(a: dict[str, Any], b: dict[str, Any]) -> str:
+def shared_subject(a: ReportResult, b: ReportResult) -> str:
     """The one subject a plain observed value is about (a sysctl key), as either side names it: an ok
     result often names none where the issue named its key."""
     sa, sb = _single_subject(a), _single_subject(b)
     return sa if sa == sb or not sb else sb if not sa else ""
 
 
-def result_values(result: dict[str, Any], subject: str = "") -> dict[str, Any]:
+def result_values(result: ReportResult, subject: str = "") -> dict[str, object]:
     """Subject -> observed value: an object's keys are subjects; a plain value is about `subject`."""
     actual = result.get("actual")
     if isinstance(actual, dict) and actual:
-        out: dict[str, Any] = {}
+        out: dict[str, object] = {}
         _flatten(actual, "", out)
         return out
     return {subject: actual}
 
 
-def _value_changes(check_id: str, a: dict[str, Any], b: dict[str, Any], both_only: bool = False) -> list[dict[str, Any]]:
+def _value_changes(check_id: str, a: dict[str, object], b: dict[str, object],
+                   both_only: bool = False) -> list[ValueEntry]:
     """The subjects whose value differs; `both_only`: only those both sides name (when the status moved,
     an issue lists only its bad subjects and the status change says the rest)."""
     out = []
     for subject in _ordered(a, b):
         if both_only and not (subject in a and subject in b):
             continue
-        entry: dict[str, Any] = {"id": check_id, "subject": subject}
+        entry: ValueEntry = {"id": check_id, "subject": subject}
         if subject in a:
             entry["a"] = a[subject]
         if subject in b:
@@ -128,26 +131,26 @@ def _value_changes(check_id: str, a: dict[str, Any], b: dict[str, Any], both_onl
     return out
 
 
-def _ordered(*maps: dict[str, Any]) -> list[str]:
+def _ordered(*maps: Mapping[str, object]) -> list[str]:
     keys: list[str] = []
     for m in maps:
         keys.extend(k for k in m if k not in keys)
     return keys
 
 
-def _host_values(side: Side) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _host_values(side: Side) -> dict[str, object]:
+    out: dict[str, object] = {}
     _flatten({k: v for k, v in side.host.items() if k not in _IDENTITY}, "", out)
     return out
 
 
-def compare_sides(a: Side, b: Side, samples: Iterable[str] | None = None) -> dict[str, Any]:
+def compare_sides(a: Side, b: Side, samples: Iterable[str] | None = None) -> Comparison:
     """The comparison, without the envelope: status groups, value changes, samples, a verdict."""
     sampled = frozenset(sample_checks() if samples is None else samples)
-    groups: dict[str, list[dict[str, Any]]] = {name: [] for name in STATUS_GROUPS}
+    groups: dict[Group, list[StatusEntry]] = {name: [] for name in STATUS_GROUPS}
     configuration = _value_changes("host", _host_values(a), _host_values(b))
-    sample_status: list[dict[str, Any]] = []
-    sample_values: list[dict[str, Any]] = []
+    sample_status: list[StatusEntry] = []
+    sample_values: list[ValueEntry] = []
     for check_id in _ordered(a.results, b.results):
         ra, rb = a.results.get(check_id), b.results.get(check_id)
         if ra is None or rb is None:
@@ -168,17 +171,22 @@ def compare_sides(a: Side, b: Side, samples: Iterable[str] | None = None) -> dic
         (sample_values if check_id in sampled else configuration).extend(changes)
     for name in ("regressed", "still_wrong"):  # P0 first, as the audit lists its fixes
         groups[name].sort(key=lambda entry: _RANK.get(str(entry["b"]["priority"]), len(_RANK)))
-    only_a = [{"id": i, "status": r["status"]} for i, r in a.results.items() if i not in b.results]
-    only_b = [{"id": i, "status": r["status"]} for i, r in b.results.items() if i not in a.results]
-    counts = {name: len(items) for name, items in groups.items()}
+    only_a: list[OnlyEntry] = [{"id": i, "status": r["status"]} for i, r in a.results.items() if i not in b.results]
+    only_b: list[OnlyEntry] = [{"id": i, "status": r["status"]} for i, r in b.results.items() if i not in a.results]
+    counts: dict[str, int] = {name: len(items) for name, items in groups.items()}
     counts.update(configuration=len(configuration), only_in_a=len(only_a), only_in_b=len(only_b),
                   sampled_status=len(sample_status), sampled_values=len(sample_values))
     difference = any(counts[k] for k in counts if k not in ("still_wrong", "sampled_status", "sampled_values"))
-    out: dict[str, Any] = {
+    out: Comparison = {
         "verdict": _verdict(counts, difference),
         "difference": difference,
         "summary": counts,
-        **groups,
+        "regressed": groups["regressed"],
+        "fixed": groups["fixed"],
+        "still_wrong": groups["still_wrong"],
+        "newly_unknown": groups["newly_unknown"],
+        "newly_known": groups["newly_known"],
+        "other": groups["other"],
         "configuration": configuration,
         "only_in_a": only_a,
         "only_in_b": only_b,
@@ -206,6 +214,6 @@ def _verdict(counts: dict[str, int], difference: bool) -> str:
                      for key, one, more in _VERDICT_PARTS if counts[key])
 
 
-def regressions(doc: dict[str, Any]) -> list[dict[str, Any]]:
+def regressions(doc: Comparison) -> list[StatusEntry]:
     """The regressed results a `--fail-on regressed` gate counts: those not waived in B."""
     return [entry for entry in doc["regressed"] if not entry["b"]["waived"]]

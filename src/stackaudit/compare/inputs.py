@@ -12,9 +12,11 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import cast
 
+from stackaudit.compare.document import ReportResult, SideInfo
 from stackaudit.engine.results import Waiver
 from stackaudit.engine.runner import file_name
 from stackaudit.errors import InputError
@@ -27,8 +29,8 @@ class Side:
 
     name: str
     kind: str  # "report" (read back) or "snapshot" (audited now)
-    host: dict[str, Any]
-    results: dict[str, dict[str, Any]]  # check ID -> the result as the JSON report holds it
+    host: dict[str, object]
+    results: dict[str, ReportResult]  # check ID -> the result as the JSON report holds it
     tool_version: str = ""
     generated_at: str = ""
     captured_at: str = ""
@@ -38,9 +40,9 @@ class Side:
     def hostname(self) -> str:
         return str(self.host.get("hostname") or "")
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> SideInfo:
         """What the JSON output's `source.a` / `source.b` says about this side."""
-        out: dict[str, Any] = {"file": self.name, "kind": self.kind, "hostname": self.hostname or None,
+        out: SideInfo = {"file": self.name, "kind": self.kind, "hostname": self.hostname or None,
                                "origin": self.origin or None, "tool_version": self.tool_version or None}
         if self.captured_at:
             out["captured_at"] = self.captured_at
@@ -91,20 +93,23 @@ def _read_report(path: str) -> Side:
     return _side(file_name(path), "report", doc)
 
 
-def _side(name: str, kind: str, doc: dict[str, Any]) -> Side:
-    results: dict[str, dict[str, Any]] = {}
-    for n, result in enumerate(doc["results"]):
+def _side(name: str, kind: str, doc: Mapping[str, object]) -> Side:
+    results: dict[str, ReportResult] = {}
+    for n, result in enumerate(cast("list[object]", doc["results"])):  # read_audit_report checked: a list
         if not (isinstance(result, dict) and isinstance(result.get("id"), str)
                 and isinstance(result.get("status"), str)):
             raise InputError(f"{name}: result {n + 1} has no check ID or status: not a stackaudit audit report")
         if result["id"] in results:
             raise InputError(f"{name}: check {result['id']} appears twice: not a stackaudit audit report")
-        results[result["id"]] = result
-    host = doc.get("host") if isinstance(doc.get("host"), dict) else {}
-    source = doc.get("source") if isinstance(doc.get("source"), dict) else {}
-    tool = doc.get("tool") if isinstance(doc.get("tool"), dict) else {}
-    return Side(name=name, kind=kind, host=dict(host or {}), results=results,
-                tool_version=str((tool or {}).get("version") or ""),
+        results[result["id"]] = cast(ReportResult, result)
+
+    def part(key: str) -> dict[str, object]:
+        value = doc.get(key)
+        return value if isinstance(value, dict) else {}
+
+    host, source, tool = part("host"), part("source"), part("tool")
+    return Side(name=name, kind=kind, host=dict(host), results=results,
+                tool_version=str(tool.get("version") or ""),
                 generated_at=str(doc.get("generated_at") or ""),
-                captured_at=str((source or {}).get("captured_at") or ""),
-                origin=str((source or {}).get("kind") or ""))
+                captured_at=str(source.get("captured_at") or ""),
+                origin=str(source.get("kind") or ""))

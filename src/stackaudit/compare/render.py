@@ -12,34 +12,44 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Literal, cast
 
 from stackaudit import __version__
 from stackaudit.compare import COMPARE_SCHEMA
-from stackaudit.compare.diff import compare_sides, regressions
+from stackaudit.compare.diff import Group, compare_sides, regressions
+from stackaudit.compare.document import (
+    CompareDocument,
+    Comparison,
+    SideInfo,
+    State,
+    StatusEntry,
+    ValueEntry,
+)
 from stackaudit.compare.inputs import Side
-from stackaudit.report.markup import md_cell, md_code, md_text
+from stackaudit.render.escape import md_cell, md_cell_code, md_code, md_table, md_text
 
-FORMATS = ("text", "markdown", "json")
 FAIL_ON = ("regressed",)
 ABSENT = "(absent)"
-_TITLES = {
+_TITLES: dict[Group, str] = {
     "regressed": "Regressed",
     "fixed": "Fixed",
     "newly_unknown": "Newly unknown",
     "newly_known": "Newly known",
     "other": "Other status changes",
 }
+# The status lists in the order they are shown (still wrong comes later, apart).
+_LISTED: tuple[Group, ...] = ("regressed", "fixed", "newly_unknown", "newly_known", "other")
+_ONLY: tuple[tuple[Literal["only_in_a", "only_in_b"], str], ...] = (("only_in_a", "A"), ("only_in_b", "B"))
 # Lists whose lines carry B's message (what the check says now).
 _WITH_MESSAGE = frozenset({"regressed", "fixed", "newly_unknown", "newly_known"})
 
 
 def document(a: Side, b: Side, argv: Sequence[str] | None = None, fail_on: str | None = None,
-             generated_at: str | None = None) -> dict[str, Any]:
+             generated_at: str | None = None) -> CompareDocument:
     """The JSON output: the envelope (schema, tool, source, generated_at), then the comparison."""
     from stackaudit.engine.runner import utc_now
 
-    out: dict[str, Any] = {
+    head: dict[str, object] = {
         "schema": COMPARE_SCHEMA,
         "tool": {"name": "stackaudit", "version": __version__},
         "source": {"files": [a.name, b.name], "a": a.describe(), "b": b.describe()},
@@ -48,19 +58,19 @@ def document(a: Side, b: Side, argv: Sequence[str] | None = None, fail_on: str |
     if argv is not None:
         from stackaudit.report.header import command_line
 
-        out["command"] = command_line(argv)
-    out.update(compare_sides(a, b))
+        head["command"] = command_line(argv)
+    out = cast(CompareDocument, {**head, **compare_sides(a, b)})
     if fail_on is not None:
         found = regressions(out)
         out["fail_on"] = {"on": fail_on, "failed": bool(found), "regressed": [e["id"] for e in found]}
     return out
 
 
-def exit_code(doc: dict[str, Any]) -> int:
-    return 1 if (doc.get("fail_on") or {}).get("failed") else 0
+def exit_code(doc: CompareDocument) -> int:
+    return 1 if "fail_on" in doc and doc["fail_on"]["failed"] else 0
 
 
-def render(doc: dict[str, Any], fmt: str) -> str:
+def render(doc: CompareDocument, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
     if fmt == "markdown":
@@ -68,27 +78,27 @@ def render(doc: dict[str, Any], fmt: str) -> str:
     return render_text(doc)
 
 
-def show(value: Any) -> str:
+def show(value: object) -> str:
     """A value as the report holds it, on one line."""
     if isinstance(value, str) and value and value == value.strip() and value.isprintable():
         return value
     return json.dumps(value, ensure_ascii=False)
 
 
-def _move(entry: dict[str, Any]) -> str:
+def _move(entry: StatusEntry) -> str:
     """`ok → issue P1`, or the state once when it did not change (an issue still wrong)."""
     a, b = _state(entry["a"]), _state(entry["b"])
     return b if a == b else f"{a} → {b}"
 
 
-def _state(state: dict[str, Any]) -> str:
+def _state(state: State) -> str:
     text = str(state["status"])
     if state.get("priority"):
         text += f" {state['priority']}"
     return text + (" (waived)" if state.get("waived") else "")
 
 
-def _side_text(side: dict[str, Any]) -> str:
+def _side_text(side: SideInfo) -> str:
     parts = []
     if side["kind"] == "snapshot":
         parts.append("snapshot, audited now")
@@ -104,15 +114,15 @@ def _side_text(side: dict[str, Any]) -> str:
     return f"{side['file']}: " + ", ".join(parts)
 
 
-def _where(entry: dict[str, Any]) -> str:
+def _where(entry: ValueEntry) -> str:
     return str(entry["id"]) + (f" {entry['subject']}" if entry["subject"] else "")
 
 
-def _value(entry: dict[str, Any], key: str) -> str:
+def _value(entry: ValueEntry, key: Literal["a", "b"]) -> str:
     return show(entry[key]) if key in entry else ABSENT
 
 
-def _tail(doc: dict[str, Any]) -> str:
+def _tail(doc: Comparison) -> str:
     counts = doc["summary"]
     tail = [f"{counts['still_wrong']} still wrong in both"]
     moved = counts["sampled_status"] + counts["sampled_values"]
@@ -124,18 +134,18 @@ def _tail(doc: dict[str, Any]) -> str:
 # --- text ---------------------------------------------------------------------------------------------
 
 
-def render_text(doc: dict[str, Any]) -> str:
+def render_text(doc: CompareDocument) -> str:
     lines = [f"stackaudit {doc['tool']['version']} · compare · {doc['generated_at']}",
              f"A  {_side_text(doc['source']['a'])}", f"B  {_side_text(doc['source']['b'])}",
              "", f"Verdict: {doc['verdict']} ({_tail(doc)})"]
     if doc.get("note"):
         lines.append(f"Note: {doc['note']}")
-    for group in ("regressed", "fixed", "newly_unknown", "newly_known", "other"):
+    for group in _LISTED:
         lines += _text_statuses(_TITLES[group], doc[group], group in _WITH_MESSAGE)
     if doc["configuration"]:
         lines += ["", f"Configuration changed ({len(doc['configuration'])})"]
         lines += [f"  {_where(e)}: {_value(e, 'a')} → {_value(e, 'b')}" for e in doc["configuration"]]
-    for key, side in (("only_in_a", "A"), ("only_in_b", "B")):
+    for key, side in _ONLY:
         if doc[key]:
             lines += ["", f"Checks only in {side} ({len(doc[key])}; another stackaudit version?)"]
             lines += [f"  {e['id']}  {e['status']}" for e in doc[key]]
@@ -146,14 +156,14 @@ def render_text(doc: dict[str, Any]) -> str:
         lines += ["", "Sampled values: what the host was doing at that instant; listed apart, never a difference"]
         lines += [f"  {e['id']}  {_move(e)}  {e['title']}" for e in samples["status"]]
         lines += [f"  {_where(e)}: {_value(e, 'a')} → {_value(e, 'b')}" for e in samples["values"]]
-    if doc.get("fail_on"):
+    if "fail_on" in doc:
         gate = doc["fail_on"]
         lines += ["", f"--fail-on {gate['on']}: " + (f"failed ({', '.join(gate['regressed'])})" if gate["failed"]
                                                         else "passed")]
     return "\n".join(lines) + "\n"
 
 
-def _text_statuses(title: str, entries: list[dict[str, Any]], message: bool) -> list[str]:
+def _text_statuses(title: str, entries: list[StatusEntry], message: bool) -> list[str]:
     if not entries:
         return []
     lines = ["", f"{title} ({len(entries)})"]
@@ -167,31 +177,25 @@ def _text_statuses(title: str, entries: list[dict[str, Any]], message: bool) -> 
 # --- Markdown -----------------------------------------------------------------------------------------
 
 
-def _cell_code(text: str) -> str:
-    """A table cell holding `text` verbatim: a code span, its pipes escaped (GFM ends a cell at one)."""
-    return md_code(text).replace("|", "\\|")
+def _md_value(entry: ValueEntry, key: Literal["a", "b"]) -> str:
+    return md_cell_code(show(entry[key])) if key in entry else md_text(ABSENT)
 
 
-def _md_value(entry: dict[str, Any], key: str) -> str:
-    return _cell_code(show(entry[key])) if key in entry else md_text(ABSENT)
-
-
-def render_markdown(doc: dict[str, Any]) -> str:
+def render_markdown(doc: CompareDocument) -> str:
     source = doc["source"]
     lines = ["## stackaudit compare", "",
              f"stackaudit {md_text(doc['tool']['version'])} · {md_text(doc['generated_at'])}", "",
              "| | file | read as |", "|---|---|---|"]
-    for key in ("a", "b"):
-        side = source[key]
+    for key, side in (("a", source["a"]), ("b", source["b"])):
         described = _side_text(side)[len(side["file"]) + 2:]
-        lines.append(f"| {key.upper()} | {_cell_code(side['file'])} | {md_text(described)} |")
+        lines.append(f"| {key.upper()} | {md_cell_code(side['file'])} | {md_text(described)} |")
     lines += ["", f"**Verdict: {md_text(doc['verdict'])}** ({md_text(_tail(doc))})"]
     if doc.get("note"):
         lines += ["", f"Note: {md_text(doc['note'])}"]
-    for group in ("regressed", "fixed", "newly_unknown", "newly_known", "other"):
+    for group in _LISTED:
         lines += _md_statuses(_TITLES[group], doc[group], group in _WITH_MESSAGE)
     lines += _md_values(f"Configuration changed ({len(doc['configuration'])})", doc["configuration"])
-    for key, side_name in (("only_in_a", "A"), ("only_in_b", "B")):
+    for key, side_name in _ONLY:
         if doc[key]:
             lines += ["", f"### Checks only in {side_name} ({len(doc[key])})", "",
                       ", ".join(f"{md_code(e['id'])} {md_text(e['status'], line_start=False)}" for e in doc[key])]
@@ -202,34 +206,27 @@ def render_markdown(doc: dict[str, Any]) -> str:
                   "What the host was doing at that instant: listed apart, never a difference."]
         lines += _md_statuses("", samples["status"], False, heading=False)
         lines += _md_values("", samples["values"], heading=False)
-    if doc.get("fail_on"):
+    if "fail_on" in doc:
         gate = doc["fail_on"]
         verdict = ("failed: " + ", ".join(md_code(i) for i in gate["regressed"])) if gate["failed"] else "passed"
         lines += ["", f"{md_code('--fail-on ' + gate['on'])}: {verdict}"]
     return "\n".join(lines) + "\n"
 
 
-def _md_statuses(title: str, entries: list[dict[str, Any]], message: bool, heading: bool = True) -> list[str]:
+def _md_statuses(title: str, entries: list[StatusEntry], message: bool, heading: bool = True) -> list[str]:
     if not entries:
         return []
     lines = ["", f"### {title} ({len(entries)})"] if heading else []
-    header = "| check | A | B | title |" + (" B says |" if message else "")
-    lines += ["", header, "|---|---|---|---|" + ("---|" if message else "")]
-    for e in entries:
-        row = (f"| {_cell_code(e['id'])} | {md_text(_state(e['a']))} | {md_text(_state(e['b']))} | "
-               f"{md_cell(e['title'])} |")
-        if message:
-            row += f" {md_cell(e['message'])} |"
-        lines.append(row)
-    return lines
+    header = ["check", "A", "B", "title", *(["B says"] if message else [])]
+    rows = [[md_cell_code(e["id"]), md_text(_state(e["a"])), md_text(_state(e["b"])), md_cell(e["title"]),
+             *([md_cell(e["message"])] if message else [])] for e in entries]
+    return [*lines, "", *md_table(header, rows)]
 
 
-def _md_values(title: str, entries: list[dict[str, Any]], heading: bool = True) -> list[str]:
+def _md_values(title: str, entries: list[ValueEntry], heading: bool = True) -> list[str]:
     if not entries:
         return []
     lines = ["", f"### {title}"] if heading else []
-    lines += ["", "| check | subject | A | B |", "|---|---|---|---|"]
-    for e in entries:
-        subject = _cell_code(e["subject"]) if e["subject"] else ""
-        lines.append(f"| {_cell_code(e['id'])} | {subject} | {_md_value(e, 'a')} | {_md_value(e, 'b')} |")
-    return lines
+    rows = [[md_cell_code(e["id"]), md_cell_code(e["subject"]) if e["subject"] else "", _md_value(e, "a"),
+             _md_value(e, "b")] for e in entries]
+    return [*lines, "", *md_table(["check", "subject", "A", "B"], rows)]

@@ -37,9 +37,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from stackaudit.facts.nvidia import DRIVER_LOADED, NvidiaGpus, normalize_bdf
+from stackaudit.facts.nvidia import DRIVER_LOADED, NvidiaGpus
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, provider, union
 from stackaudit.facts.system import KernelLog
+from stackaudit.pci_address import BDF, BDF_OPTIONAL_DOMAIN, normalize_bdf
 
 XID = "xid"
 FELL_OFF_BUS = "fallen-off-bus"
@@ -120,11 +121,12 @@ class GpuEvents(Sourced):
 fact("gpu_events", GpuEvents, union, hint="paste `sudo dmesg` (the whole log, from boot)")
 
 _XID_LINE = re.compile(r"NVRM: Xid \(PCI:([0-9a-fA-F:.]+)\):\s*(\d+),?\s*(.*)$")
-_GPU_BDF = re.compile(r"NVRM: (?:The NVIDIA )?GPU (?:at )?(?:PCI:)?([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}"
-                      r"(?:\.[0-7])?|[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])")
+# The kernel writes `0000:01:00` (no function) in some messages: `.0` is added before normalize_bdf.
+_GPU_BDF = re.compile(rf"NVRM: (?:The NVIDIA )?GPU (?:at )?(?:PCI:)?({BDF_OPTIONAL_DOMAIN}|[0-9a-fA-F]{{4,8}}:[0-9a-fA-F]{{2}}"
+                      r":[0-9a-fA-F]{2})")
 _FELL_OFF = re.compile(r"fallen off the bus", re.IGNORECASE)
 _PROBE_FAILED = re.compile(r"NVRM: The NVIDIA probe routine failed for (\d+) device")
-_INIT_FAILED = re.compile(r"NVRM: GPU ([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): RmInitAdapter failed")
+_INIT_FAILED = re.compile(rf"NVRM: GPU ({BDF}): RmInitAdapter failed")
 # `... to 0x1 (GPU Reset Required)`: the action's name in the last parentheses.
 _RECOVERY_TO = re.compile(r"recovery action changed from .*? to \S+ \(([^)]*)\)", re.IGNORECASE)
 _SUPPRESSED = re.compile(r":\s+(\d+) callbacks suppressed")
@@ -132,8 +134,6 @@ _SUPPRESSED = re.compile(r":\s+(\d+) callbacks suppressed")
 
 def _bdf(addr: str) -> str:
     addr = addr.rstrip(":").lower()
-    if addr.count(":") == 1:
-        addr = "0000:" + addr
     return normalize_bdf(addr if "." in addr else addr + ".0") or addr
 
 

@@ -27,13 +27,14 @@ from typing import Any, TypeVar
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.collect_env import CollectEnv
-from stackaudit.facts.nvidia import NvidiaGpus, normalize_bdf
+from stackaudit.facts.nvidia import NvidiaGpus
 from stackaudit.facts.pci import PCI_DEVICES, PciDevices
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider
 from stackaudit.facts.sources import NCCL_TESTS
 from stackaudit.facts.topology import TopoMatrix, gpu_index
 from stackaudit.host.base import NotCaptured
 from stackaudit.host.source import file_key
+from stackaudit.pci_address import is_bdf, normalize_bdf
 
 NVIDIA_TITLE = "NVML / nvidia-smi"
 TOPOLOGY_TITLE = "`nvidia-smi topo -m`"
@@ -278,8 +279,8 @@ def parse_nccl_tests_gpus(text: str) -> GpuInventory:
         if re.match(r"(AMD|Radeon|Instinct)\b", model):
             continue  # rccl-tests prints the same header for AMD GPUs: not an NVIDIA GPU
         bdf = ""
-        if re.fullmatch(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}", bus):
-            bdf = normalize_bdf(bus + ".0") or ""
+        if is_bdf(bus + ".0"):
+            bdf = normalize_bdf(bus + ".0")
         elif re.fullmatch(r"0x[0-9a-f]{1,2}", bus):
             bdf = f"0000:{int(bus, 16):02x}:00.0"
         records.setdefault(index, GpuRecord(index, bdf, model if model.startswith("NVIDIA") else f"NVIDIA {model}",

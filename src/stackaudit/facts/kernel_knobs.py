@@ -17,6 +17,7 @@ from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider, sample_field
 from stackaudit.facts.sources import IRQBALANCE_ACTIVE, MODINFO_NVIDIA_VERSION, PROC_INTERRUPTS, PROC_VMSTAT
 from stackaudit.host.base import Host, NotCaptured, read_or_none, read_text
+from stackaudit.pci_address import BDF
 
 MAX_IRQS = 512
 MAX_CONFIG_FILES = 64
@@ -207,7 +208,7 @@ def swap(ctx: FactContext) -> SwapInfo:
 
 # NIC queue interrupts: mlx5/mlx4 name their PCI function; Intel/Broadcom name the interface.
 _NIC_IRQ_RE = re.compile(
-    r"(?P<name>(?:mlx[45]_(?:comp|async)\d*|mlx4-\S+)@pci:(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])"
+    rf"(?P<name>(?:mlx[45]_(?:comp|async)\d*|mlx4-\S+)@pci:(?P<bdf>{BDF})"
     r"|(?:ice|i40e|ixgbe|bnxt_en|efa|irdma)\S*|\S+-(?:TxRx|rx|tx)-\d+)"
 )
 

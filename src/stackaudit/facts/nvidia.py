@@ -44,6 +44,7 @@ from stackaudit.facts.sources import (
 from stackaudit.gputable import GpuSpec, GpuTableError, UnknownGpuError, lookup
 from stackaudit.host.base import Host, NotCaptured, read_optional
 from stackaudit.host.nvml import NvmlError
+from stackaudit.pci_address import normalize_bdf
 
 # --- vocabulary ------------------------------------------------------------------------------
 
@@ -78,17 +79,6 @@ COMPUTE_MODES = {0: "Default", 1: "Exclusive_Thread", 2: "Prohibited", 3: "Exclu
 FABRIC_STATES = {0: "Not Supported", 1: "Not Started", 2: "In Progress", 3: "Completed"}  # NVML_GPU_FABRIC_STATE_*
 RECOVERY_ACTIONS = {0: "None", 1: "GPU Reset", 2: "Node Reboot", 3: "Drain P2P", 4: "Drain and Reset",
                     5: "Recover IMEX Domain", 6: "Bus Reset", 7: "System Reboot"}  # NVML_GPU_RECOVERY_ACTION_*
-
-_BDF = re.compile(r"([0-9a-fA-F]{4,8}):([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\.([0-7])")
-
-
-def normalize_bdf(text: str) -> str:
-    """`00000000:01:00.0` (NVML, nvidia-smi) -> `0000:01:00.0` (sysfs); "" when not a PCI address."""
-    m = _BDF.search(text or "")
-    if not m:
-        return ""
-    return f"{m.group(1)[-4:]}:{m.group(2)}:{m.group(3)}.{m.group(4)}".lower()
-
 
 # --- facts -----------------------------------------------------------------------------------
 

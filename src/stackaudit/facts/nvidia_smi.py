@@ -23,13 +23,13 @@ from stackaudit.facts.nvidia import (
     GpuProcess,
     NvidiaGpus,
     from_nvml,
-    normalize_bdf,
 )
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.host.base import NotCaptured
 from stackaudit.host.limits import load_xml
 from stackaudit.host.nvml import NvmlError
+from stackaudit.pci_address import BDF, normalize_bdf
 
 MAX_TEXT = 32 * 1024 * 1024
 _NA = {"", "n/a", "[n/a]", "none", "unknown", "unknown error", "[unknown error]", "not supported", "[not supported]",
@@ -322,7 +322,7 @@ def _gpu_from_xml(index: int, g: Node, gpu_id: str) -> GpuInfo:
 
 # --- `nvidia-smi -q` text -------------------------------------------------------------------------
 
-_GPU_HEADER = re.compile(r"^GPU\s+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*$")
+_GPU_HEADER = re.compile(rf"^GPU\s+({BDF})\s*$")
 _KV = re.compile(r"^(\s*)([^:\s][^:]*?)\s*:\s?(.*)$")
 _SECTION = re.compile(r"^(\s*)([A-Za-z][\w .()/+-]*?)\s*$")
 
@@ -498,7 +498,7 @@ def _gpu_from_text(index: int, g: Node, bus: str) -> GpuInfo:
 
 _HEADER = re.compile(r"NVIDIA-SMI\s+(\S+)\s+(?:Driver Version|KMD Version):\s*(\S+)\s+"
                      r"(?:CUDA Version|CUDA UMD Version):\s*(\S+)")
-_ROW1 = re.compile(r"^\|\s*(\d+)\s+(.+?)\s+(On|Off)\s*\|\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])"
+_ROW1 = re.compile(rf"^\|\s*(\d+)\s+(.+?)\s+(On|Off)\s*\|\s*({BDF})"
                    r"\s+(On|Off)\s*\|\s*([^|]*?)\s*\|")
 _ROW2 = re.compile(r"^\|\s*(N/A|\d+%)\s+(N/A|-?\d+C)\s+(P\d+|N/A)\s+(?:(N/A|\d+W)\s*/\s*(N/A|\d+W))?\s*\|"
                    r"\s*(\d+)MiB\s*/\s*(\d+)MiB\s*\|\s*(?:(N/A|\d+)%)?\s*(Default|E\. Process|E\. Thread|Prohibited)?")

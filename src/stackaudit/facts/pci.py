@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.host.base import Host, NotCaptured, read_optional
+from stackaudit.pci_address import is_bdf
 
 NVIDIA_VENDOR = "0x10de"
 PCI_DEVICES = "/sys/bus/pci/devices"
@@ -29,7 +30,6 @@ BRIDGE_CLASS = "0x0604"
 # Broadcom, Intel.
 NIC_CLASSES = ("0x0200", "0x0207")
 NIC_VENDORS = ("0x15b3", "0x14e4", "0x8086")
-_BDF = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
 # include/linux/ioport.h resource flags, as the sysfs `resource` file prints them.
 IORESOURCE_IO = 0x100
 IORESOURCE_MEM = 0x200
@@ -169,7 +169,7 @@ class PciDevices:
 
 def _upstream(real: str) -> tuple[str, ...]:
     """`/sys/devices/pci0000:00/0000:00:01.1/0000:41:00.0` -> ("0000:00:01.1",) for 0000:41:00.0."""
-    parts = [p for p in real.split("/") if _BDF.match(p)]
+    parts = [p for p in real.split("/") if is_bdf(p)]
     return tuple(parts[:-1])
 
 
@@ -186,7 +186,7 @@ def _infiniband_bdfs(host: Host) -> set[str]:
         except (OSError, NotCaptured):
             continue
         base = posixpath.basename(target.rstrip("/"))
-        if _BDF.match(base):
+        if is_bdf(base):
             out.add(base)
     return out
 

@@ -39,6 +39,7 @@ from stackaudit.facts.pci import (
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.facts.sources import IOMMU_GROUP_LISTING, LSPCI_PASTED, LSPCI_TREE, LSPCI_VVV
 from stackaudit.host.base import CommandResult, Host, NotCaptured, read_optional
+from stackaudit.pci_address import BDF_OPTIONAL_DOMAIN, normalize_bdf
 
 # -- register constants (pci_regs.h) -----------------------------------------------------------
 CAP_ID_EXP = 0x10
@@ -354,8 +355,7 @@ def parse_config(data: bytes) -> PcieConfig:
 
 # -- lspci -vvv text ----------------------------------------------------------------------------
 
-_BDF = r"(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
-LSPCI_HEADER = re.compile(rf"^\s*({_BDF})\s+([^:\[\]]+?)(?:\s+\[([0-9a-fA-F]{{4}})\])?:\s+(.*)$")
+LSPCI_HEADER = re.compile(rf"^\s*({BDF_OPTIONAL_DOMAIN})\s+([^:\[\]]+?)(?:\s+\[([0-9a-fA-F]{{4}})\])?:\s+(.*)$")
 _IDS = re.compile(r"\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\](?!.*\[[0-9a-fA-F]{4}:[0-9a-fA-F]{4}\])")
 _KEY = re.compile(r"^([A-Za-z][\w/-]*):\s*(.*)$")
 _FLAG = re.compile(r"([A-Za-z0-9][\w/]*?)([+-])(?=[\s,]|$)")
@@ -377,12 +377,6 @@ _CLASS_NAMES = {"vga compatible controller": "0x0300", "3d controller": "0x0302"
                 "audio device": "0x0403"}
 _VENDOR_NAMES = (("NVIDIA", NVIDIA_VENDOR), ("Mellanox", "0x15b3"), ("Broadcom", "0x14e4"), ("Intel", "0x8086"),
                  ("Advanced Micro Devices", "0x1022"), ("PLX", "0x10b5"))
-
-
-def normalize_bdf(bdf: str) -> str:
-    """`da:00.0` -> `0000:da:00.0` (lspci omits domain 0 unless -D)."""
-    bdf = bdf.strip().lower()
-    return bdf if bdf.count(":") == 2 else f"0000:{bdf}"
 
 
 def parse_size(text: str) -> int | None:

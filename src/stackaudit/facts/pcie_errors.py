@@ -24,6 +24,7 @@ from stackaudit.facts.gpu_events import GpuEvents
 from stackaudit.facts.pcie_config import PcieFacts, PcieFunction
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, provider, union
 from stackaudit.facts.system import KernelLog
+from stackaudit.pci_address import BDF
 
 CORRECTED, NONFATAL, FATAL = "corrected", "nonfatal", "fatal"
 
@@ -93,7 +94,7 @@ def aer_counters(ctx: FactContext) -> PcieErrors:
     return PcieErrors(tuple(counters), tuple(watch))
 
 
-_DEVICE = re.compile(r"\b([0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])\b", re.IGNORECASE)
+_DEVICE = re.compile(rf"\b({BDF})\b", re.IGNORECASE)
 _AER = re.compile(r"\bAER:|PCIe Bus Error|\bSDES\b|Surprise Down|Replay Timer Timeout|\bRplyTO\b|"
                   r"Completion Timeout|\bCmpltTO\b|Receiver Error|\bRxErr\b|Bad TLP|Bad DLLP", re.IGNORECASE)
 
@@ -105,7 +106,7 @@ _AER_TOKENS = ("aer", "pcie bus error", "sdes", "surprise", "replay", "rplyto", 
 
 # "Corrected" before Linux 6.x's aer.c renamed the severities to "Correctable" / "Uncorrectable (...)".
 _CORRECTED = re.compile(r"\bcorrect(?:ed|able)\b")
-_ERROR_SOURCE = re.compile(r"error received:\s*(?:id=)?([0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])", re.I)
+_ERROR_SOURCE = re.compile(rf"error received:\s*(?:id=)?({BDF})", re.I)
 
 
 def _severity(line: str) -> str:

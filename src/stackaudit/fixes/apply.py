@@ -16,7 +16,6 @@ import glob
 import os
 import re
 import socket
-import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from stackaudit.fixes.journal import (
 )
 from stackaudit.fixes.model import COST_WORDS, Command, Fix
 from stackaudit.fixes.plan import PLACEHOLDER, Plan, PlanStep, has_placeholder
+from stackaudit.pci_address import BDF_OPTIONAL_DOMAIN
 
 _SYSCTL_KEY = re.compile(r"[a-z0-9_.\-/]+")
 _SYSCTL_CMD = re.compile(r"sysctl -w ([^=\s]+)=(\S+)")
@@ -42,7 +42,7 @@ _SYSFS_CMD = re.compile(r"echo ([A-Za-z0-9_+.:\-]+) > (/sys/[A-Za-z0-9_.:/\-]+)"
 # `echo V | tee /sys/devices/system/cpu/cpu*/…`: one value to every file a `*` matches, expanded here.
 _SYSFS_TEE = re.compile(r"echo ([A-Za-z0-9_+.:\-]+) \| tee (/sys/[A-Za-z0-9_.:/*\-]+)")
 _MODULE = re.compile(r"[A-Za-z0-9_\-]+")
-_BDF = re.compile(r"(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]")
+_BDF = re.compile(BDF_OPTIONAL_DOMAIN)
 _SETPCI_REG = re.compile(r"((?:CAP_|ECAP_)?[A-Z0-9_]+(?:\+0x[0-9a-fA-F]+)?\.[bwl])=([0-9a-fA-F]+):([0-9a-fA-F]+)")
 _READ_CAP = 64 * 1024
 # An old value the journal can hold and --revert will write back (a sysctl's several numbers, a CPU list).
@@ -142,15 +142,14 @@ def _selected(text: str) -> str:
 
 
 def run_command(argv: Sequence[str]) -> str:
-    """modprobe / setpci: an argv list, a timeout, no shell, output capped; a failure is WriteFailed."""
-    try:
-        done = subprocess.run(list(argv), capture_output=True, timeout=COMMAND_TIMEOUT_S, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise WriteFailed(f"{argv[0]}: {exc}") from None
+    """modprobe / setpci through the host layer's runner (host.live.run_argv); a failure is WriteFailed."""
+    from stackaudit.host.live import run_argv
+
+    done = run_argv(argv, COMMAND_TIMEOUT_S)
     if done.returncode != 0:
-        err = done.stderr[:400].decode("utf-8", "replace").strip().splitlines()
-        raise WriteFailed(f"{' '.join(argv)}: exit {done.returncode}{': ' + err[-1] if err else ''}")
-    return done.stdout[:_READ_CAP].decode("utf-8", "replace")
+        err = done.stderr.strip().splitlines()
+        raise WriteFailed(f"{' '.join(argv)}: exit {done.returncode}{': ' + err[-1][:400] if err else ''}")
+    return done.stdout[:_READ_CAP]
 
 
 class System:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from stackaudit.fixes.shell_quote import bash_word
+from stackaudit.pci_address import BDF
 
 FixCost = Literal["runtime", "restart", "driver-reload", "reboot", "bios", "hardware", "none"]
 # "host": a host-global knob (kernel, BIOS, GPU settings): applied on the machine that owns the kernel —
@@ -59,7 +60,7 @@ def _masked(line: str) -> tuple[str, list[str]]:
 # Subject patterns for `per_match`: a process named `pid 731`; a GPU named by its PCI address (which
 # `nvidia-smi -i` takes as well as an index).
 PID_SUBJECT = r"pid (\d+)"
-BDF_SUBJECT = r"([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])"
+BDF_SUBJECT = f"({BDF})"
 
 
 def needs_shell(line: str) -> bool:

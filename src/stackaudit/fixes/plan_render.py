@@ -23,10 +23,10 @@ from stackaudit.fixes.plan import (
     systemd_boot_form,
 )
 from stackaudit.fixes.shell_quote import bash_word, comment_text
-from stackaudit.report.markup import md_block, md_inline, md_text
+from stackaudit.render.escape import md_block, md_inline, md_text
+from stackaudit.render.formats import SCHEMAS
 
-FORMATS = ("text", "markdown", "json")
-PLAN_SCHEMA = 1
+PLAN_SCHEMA = SCHEMAS["fix-plan"]
 _INDENT = "  "
 _LOADER_WORDS = {"grub": "GRUB", "systemd-boot": "systemd-boot"}
 _AFTER = {"restart": "after the engine restarts", "driver-reload": "after the driver is reloaded",
@@ -283,4 +283,4 @@ def render(plan: Plan, fmt: str) -> str:
     return render_bash(plan)
 
 
-__all__ = ["FORMATS", "GROUPS", "PLAN_SCHEMA", "plan_to_json", "render", "render_bash", "render_markdown"]
+__all__ = ["GROUPS", "PLAN_SCHEMA", "plan_to_json", "render", "render_bash", "render_markdown"]

@@ -27,6 +27,7 @@ from stackaudit.errors import InputError
 from stackaudit.fleet.outcome import NodeOutcome
 from stackaudit.fleet.summary import HOST, PRIORITIES, CheckState, NodeSummary, Value, observed
 from stackaudit.host.base import Host
+from stackaudit.render.text import one_line
 
 # Kernel command-line parameters that name this one machine (its disks, its boot image): never drift.
 _CMDLINE_IDENTITY = frozenset({"BOOT_IMAGE", "root", "resume", "resume_offset", "initrd", "rd.luks.uuid",
@@ -39,6 +40,7 @@ _TASKS_PER_WORKER = 200
 _IN_FLIGHT_PER_WORKER = 2
 # The message kept for an issue (shared results show it once).
 _MESSAGE_CHARS = 240
+_LINE_CHARS = 400  # a failed node's reason
 
 OnSummary = Callable[[NodeSummary], None]
 
@@ -60,7 +62,7 @@ def summarise_snapshot(node: str, path: str, waivers: Sequence[Waiver] = ()) -> 
         report = run_audit(host, AuditOptions(waivers=list(waivers)))
         return summarise_report(node, report, host)
     except Exception as exc:  # one node's audit failing never stops the fleet's
-        return NodeSummary(node, error=one_line(f"audit failed: {type(exc).__name__}: {exc}"))
+        return NodeSummary(node, error=one_line(f"audit failed: {type(exc).__name__}: {exc}", _LINE_CHARS))
 
 
 def snapshot_error(message: str, path: str) -> str:
@@ -69,12 +71,7 @@ def snapshot_error(message: str, path: str) -> str:
     text = text.replace(" (--allow-partial replays what is there)", "")
     if "manifest" in text:
         text = "bad manifest: " + text.removeprefix("snapshot refused: ")
-    return one_line(text)
-
-
-def one_line(text: str, limit: int = 400) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    return one_line(text, _LINE_CHARS)
 
 
 def summarise_report(node: str, report: Report, host: Host) -> NodeSummary:
@@ -108,7 +105,7 @@ def _state(result: Result) -> CheckState:
     return CheckState(result.status, result.priority, result.waived, message)
 
 
-def _result_values(result: Result) -> dict[str, Any]:
+def _result_values(result: Result) -> dict[str, object]:
     """Subject -> observed value, flattened as `compare` flattens it (as the JSON report holds it: tuples are
     lists)."""
     from stackaudit.compare.diff import result_values
@@ -119,7 +116,7 @@ def _result_values(result: Result) -> dict[str, Any]:
     return result_values({"actual": jsonable(result.actual)})
 
 
-def _inventory(report: Report, host: Host) -> tuple[dict[str, str], dict[str, Any]]:
+def _inventory(report: Report, host: Host) -> tuple[dict[str, str], dict[str, object]]:
     """(the inventory the report shows per node, the host values compared between nodes)."""
     from stackaudit.compare.diff import result_values
     from stackaudit.engine.collect import Collector
@@ -133,9 +130,10 @@ def _inventory(report: Report, host: Host) -> tuple[dict[str, str], dict[str, An
     cmdline = collector.optional("cmdline", KernelCmdline)
     headline = {k: v for k, v in report.host.items() if k not in _HEADLINE_SKIP}
     gpus_value = headline.get("gpus")
-    gpus: dict[str, Any] = gpus_value if isinstance(gpus_value, dict) else {}
+    gpus: dict[str, object] = gpus_value if isinstance(gpus_value, dict) else {}
+    names = gpus.get("names")
     inventory = {
-        "gpu_model": ", ".join(str(n) for n in gpus.get("names") or []),
+        "gpu_model": ", ".join(str(n) for n in names) if isinstance(names, list) else "",
         "gpu_count": "" if gpus.get("count") is None else str(gpus["count"]),
         "driver": (driver.version or "") if driver else "",
         "kernel": str(headline.get("kernel") or ""),
@@ -144,7 +142,7 @@ def _inventory(report: Report, host: Host) -> tuple[dict[str, str], dict[str, An
     compared = dict(headline)
     compared["driver"] = inventory["driver"] or None
     if cmdline is not None:
-        params: dict[str, Any] = {}
+        params: dict[str, str] = {}
         for key, value in cmdline.params:
             if key in _CMDLINE_IDENTITY:
                 continue
@@ -236,7 +234,7 @@ def _stream(outcomes: Iterable[NodeOutcome], workers: int, waivers: tuple[Waiver
             seen.add(outcome.node)
             order.append(outcome.node)
             if outcome.snapshot is None:
-                yield NodeSummary(outcome.node, error=one_line(outcome.error or "no snapshot"))
+                yield NodeSummary(outcome.node, error=one_line(outcome.error or "no snapshot", _LINE_CHARS))
                 continue
             yield from pool.submit(outcome)
             while len(pool.pending) >= limit:

@@ -27,13 +27,14 @@ import shutil
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from stackaudit.errors import InputError, UsageError
 from stackaudit.fleet.outcome import Gatherer, NodeOutcome, Progress
-from stackaudit.fleet.reasons import last_line, node_file_name, reason_line
+from stackaudit.fleet.reasons import node_file_name, reason_line
+from stackaudit.render.text import last_line
 
 EXTRA_HINT = "pip install 'stackaudit[fleet]'"
 # Step names in the playbook: the events say which step a host failed at.
@@ -71,7 +72,7 @@ def _search_path() -> str:
     return path
 
 
-def playbook(zipapp: str, dest: str, timeout_s: float, token: str) -> list[dict[str, Any]]:
+def playbook(zipapp: str, dest: str, timeout_s: float, token: str) -> list[dict[str, object]]:
     """The play, as data (written as JSON, which YAML reads): one capture per host, its file removed always.
 
     `script` copies the zipapp into Ansible's temporary directory on the node, runs it there with the
@@ -107,6 +108,28 @@ def playbook(zipapp: str, dest: str, timeout_s: float, token: str) -> list[dict[
     }]
 
 
+class TaskResult(TypedDict, total=False):
+    """The bounded fields of an Ansible task result that a failure's reason reads (`_keep` cuts them)."""
+
+    rc: int
+    msg: str
+    stderr: str
+    stdout: str
+    module_stderr: str
+
+
+class KeptEvent(TypedDict, total=False):
+    """What `_keep` keeps of an ansible-runner event: its kind, and for a task its host, task and result;
+    for the closing statistics the hosts processed."""
+
+    event: str
+    host: str | None
+    task: str
+    ignore_errors: bool
+    res: TaskResult
+    processed: list[str]
+
+
 @dataclass
 class _HostState:
     error: str | None = None
@@ -114,7 +137,7 @@ class _HostState:
     done: bool = False
 
 
-def _failure_reason(step: str, res: dict[str, Any], timeout_s: float) -> str:
+def _failure_reason(step: str, res: TaskResult, timeout_s: float) -> str:
     """One line for a failed step, from the few fields of Ansible's result it needs."""
     msg = str(res.get("msg") or "")
     rc = res.get("rc")
@@ -173,10 +196,10 @@ class AnsibleGatherer:
         with open(book, "w", encoding="utf-8") as fh:
             json.dump(playbook(zipapp, dest, self.timeout_s, secrets.token_hex(16)), fh, indent=1)
 
-        events: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        events: queue.Queue[KeptEvent | None] = queue.Queue()
         stop = threading.Event()
 
-        def on_event(event: dict[str, Any]) -> bool:
+        def on_event(event: Mapping[str, object]) -> bool:
             kept = _keep(event)
             if kept is not None:
                 events.put(kept)
@@ -224,9 +247,9 @@ class AnsibleGatherer:
             raise InputError(f"Ansible ran on no host of {self.inventory}{where} (ansible-playbook {status}, "
                              f"exit {rc}): check the inventory and the limit")
 
-    def _apply(self, event: dict[str, Any], hosts: dict[str, _HostState]) -> list[str]:
+    def _apply(self, event: KeptEvent, hosts: dict[str, _HostState]) -> list[str]:
         """Fold one event into the hosts' states; the hosts whose outcome it settles."""
-        kind, host = event["event"], event.get("host")
+        kind, host = event.get("event", ""), event.get("host")
         if kind == "playbook_on_stats":
             for name in event.get("processed", ()):
                 hosts.setdefault(name, _HostState())
@@ -274,22 +297,32 @@ class AnsibleGatherer:
         return NodeOutcome(host, snapshot=path)
 
 
-def _keep(event: dict[str, Any]) -> dict[str, Any] | None:
+def _mapping(value: object) -> Mapping[str, object]:
+    return value if isinstance(value, dict) else {}
+
+
+def _keep(event: Mapping[str, object]) -> KeptEvent | None:
     """The few bounded fields of an ansible-runner event that the outcomes need, or None to drop it."""
-    kind = event.get("event", "")
-    data: dict[str, Any] = event.get("event_data") or {}
+    kind = str(event.get("event", ""))
+    data = _mapping(event.get("event_data"))
     if kind == "playbook_on_stats":
-        return {"event": kind, "processed": list((data.get("processed") or {}).keys())}
+        return {"event": kind, "processed": [str(name) for name in _mapping(data.get("processed"))]}
     if kind not in ("runner_on_ok", "runner_on_failed", "runner_on_unreachable", "runner_on_skipped"):
         return None
-    res = data.get("res") or {}
-    kept_res: dict[str, Any] = {"rc": res["rc"]} if isinstance(res.get("rc"), int) else {}
+    res = _mapping(data.get("res"))
+    rc = res.get("rc")
+    kept_res: TaskResult = {"rc": rc} if isinstance(rc, int) else {}
     if "msg" in res:
         kept_res["msg"] = str(res["msg"])[:MAX_STDERR_CHARS]
-    for k in ("stderr", "stdout", "module_stderr"):  # where a program says why it stopped: its last lines
-        if k in res:
-            kept_res[k] = str(res.get(k) or "")[-MAX_STDERR_CHARS:]
-    return {"event": kind, "host": data.get("host"), "task": data.get("task", ""),
+    # Where a program says why it stopped: its last lines.
+    if "stderr" in res:
+        kept_res["stderr"] = str(res.get("stderr") or "")[-MAX_STDERR_CHARS:]
+    if "stdout" in res:
+        kept_res["stdout"] = str(res.get("stdout") or "")[-MAX_STDERR_CHARS:]
+    if "module_stderr" in res:
+        kept_res["module_stderr"] = str(res.get("module_stderr") or "")[-MAX_STDERR_CHARS:]
+    host = data.get("host")
+    return {"event": kind, "host": None if host is None else str(host), "task": str(data.get("task", "")),
             "ignore_errors": bool(data.get("ignore_errors")), "res": kept_res}
 
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
+from stackaudit.fleet.document import DriftEntry, OddEntry, SharedEntry
 from stackaudit.fleet.summary import ABSENT, HOST, NodeSummary
 
 _UNRUN = "(not run)"  # a check one node's stackaudit did not have (another version)
@@ -33,7 +33,7 @@ class Odd:
     value: str
     nodes: tuple[str, ...]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> OddEntry:
         return {"value": self.value, "nodes": list(self.nodes)}
 
 
@@ -54,7 +54,7 @@ class Drift:
     def nodes(self) -> set[str]:
         return {n for o in self.odd for n in o.nodes} if not self.tie else set()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> DriftEntry:
         return {"group": self.group, "check": self.check, "subject": self.subject, "kind": self.kind,
                 "tie": self.tie,
                 "majority": None if self.majority is None else {"value": self.majority, "nodes": self.majority_nodes},
@@ -70,7 +70,7 @@ class Shared:
     message: str
     waived_on: int  # how many nodes waived it
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> SharedEntry:
         return {"check": self.check, "priority": self.priority, "message": self.message, "waived_on": self.waived_on}
 
 

@@ -11,10 +11,11 @@ in a <details>, so the page stays readable. Every value comes from hosts and goe
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
+from stackaudit.fleet.document import DriftEntry, FleetDocument
 from stackaudit.fleet.summary import GATHERERS, NAMED, others, where
-from stackaudit.report.html import esc, page
+from stackaudit.render.escape import esc
+from stackaudit.report.html import page
 
 _CSS = """
 .badge.partial{background:#a16207}.badge.failed{background:#7c3aed}.badge.tie{background:#0369a1}
@@ -71,7 +72,7 @@ def _count(n: int, hit: bool = False) -> str:
     return f'<td class="num{" hit" if hit and n else ""}">{n}</td>'
 
 
-def _header(doc: dict[str, Any]) -> list[str]:
+def _header(doc: FleetDocument) -> list[str]:
     source = doc["source"]
     line = (f"stackaudit {doc['tool']['version']} · {doc['generated_at']} · {_plural(source['nodes'], 'node')} from "
             f"{GATHERERS.get(source['gatherer'], source['gatherer'])}")
@@ -84,7 +85,7 @@ def _header(doc: dict[str, Any]) -> list[str]:
     return out
 
 
-def _groups(doc: dict[str, Any]) -> list[str]:
+def _groups(doc: FleetDocument) -> list[str]:
     if not doc["groups"]:
         return []
     return ['<section id="groups"><h2>Groups</h2><p class="muted">Nodes that should be alike: same GPU model and '
@@ -100,7 +101,7 @@ def _filters() -> str:
             '<span id="shown"><span id="nodes-shown"></span></span></div>')
 
 
-def _nodes(doc: dict[str, Any]) -> list[str]:
+def _nodes(doc: FleetDocument) -> list[str]:
     audited = [n for n in doc["nodes"] if n["status"] == "audited"]
     if not audited:
         return []
@@ -121,19 +122,19 @@ def _nodes(doc: dict[str, Any]) -> list[str]:
             "</div></section>"]
 
 
-def _drift_rows(entry: dict[str, Any]) -> list[str]:
+def _drift_rows(entry: DriftEntry) -> list[str]:
     what = f"<td><code>{esc(where(entry))}</code></td>"
-    if entry["tie"]:
+    majority = entry["majority"]
+    if majority is None:  # a tie
         return [f'<tr class="odd-row tie"><td>{_names(o["nodes"])}</td>{what}<td><code>{esc(o["value"])}</code> '
                 f'on {len(o["nodes"])}</td><td><span class="badge tie">tie</span>no majority</td></tr>'
                 for o in entry["odd"]]
-    majority = entry["majority"]
     return [f'<tr class="odd-row"><td>{_names(o["nodes"])}</td>{what}<td><code>{esc(o["value"])}</code></td>'
             f"<td><code>{esc(majority['value'])}</code> {esc(others(majority['nodes']))}</td></tr>"
             for o in entry["odd"]]
 
 
-def _drift(doc: dict[str, Any]) -> list[str]:
+def _drift(doc: FleetDocument) -> list[str]:
     out = []
     for i, group in enumerate(doc["groups"]):
         entries = [d for d in doc["drift"] if d["group"] == group["group"]]
@@ -149,7 +150,7 @@ def _drift(doc: dict[str, Any]) -> list[str]:
     return out
 
 
-def _shared(doc: dict[str, Any]) -> list[str]:
+def _shared(doc: FleetDocument) -> list[str]:
     if not doc["shared"]:
         return []
     rows = []
@@ -163,7 +164,7 @@ def _shared(doc: dict[str, Any]) -> list[str]:
             _table("shared-table", ("priority", "check", "title", "message"), rows), "</section>"]
 
 
-def _failed(doc: dict[str, Any]) -> list[str]:
+def _failed(doc: FleetDocument) -> list[str]:
     if not doc["failed"]:
         return []
     rows = [f'<tr class="failed-row" data-node="{esc(f["node"])}"><td><code>{esc(f["node"])}</code></td>'
@@ -172,7 +173,7 @@ def _failed(doc: dict[str, Any]) -> list[str]:
             _table("failed-table", ("node", "reason"), rows), "</section>"]
 
 
-def _gate(doc: dict[str, Any]) -> list[str]:
+def _gate(doc: FleetDocument) -> list[str]:
     gate = doc.get("fail_on")
     if not gate:
         return []
@@ -182,7 +183,7 @@ def _gate(doc: dict[str, Any]) -> list[str]:
             f"<code>--fail-on {esc(gate['on'])}</code>: {verdict}</div></section>"]
 
 
-def render_html(doc: dict[str, Any]) -> str:
+def render_html(doc: FleetDocument) -> str:
     body = [*_header(doc), *_groups(doc), *_nodes(doc), *_drift(doc), *_shared(doc), *_failed(doc), *_gate(doc),
             f'<footer class="muted"><p>stackaudit {esc(doc["tool"]["version"])} · fleet · '
             f"{_plural(doc['summary']['nodes'], 'node')}</p></footer>"]

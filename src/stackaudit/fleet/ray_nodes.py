@@ -20,11 +20,13 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from stackaudit.errors import InputError, UsageError
 from stackaudit.fleet.outcome import Gatherer, NodeOutcome, Progress
 from stackaudit.fleet.reasons import node_file_name, reason_line
+from stackaudit.render.text import first_line
+from stackaudit.render.write import write_file
 
 EXTRA_HINT = "pip install 'stackaudit[ray]'"
 MiB = 1 << 20
@@ -42,19 +44,28 @@ def _require_ray() -> Any:
     return ray
 
 
-def alive_nodes(ray: Any) -> list[dict[str, Any]]:
+class RayNode(TypedDict, total=False):
+    """The keys of a `ray.nodes()` entry this module reads."""
+
+    Alive: bool
+    NodeID: str
+    NodeManagerHostname: str
+    NodeManagerAddress: str
+
+
+def alive_nodes(ray: Any) -> list[RayNode]:
     """The cluster's alive nodes, each once (by node ID), from `ray.nodes()` (a developer API)."""
-    seen: dict[str, dict[str, Any]] = {}
+    seen: dict[str, RayNode] = {}
     for node in ray.nodes():
         if node.get("Alive") and node.get("NodeID") and node["NodeID"] not in seen:
             seen[node["NodeID"]] = node
     return list(seen.values())
 
 
-def node_names(nodes: list[dict[str, Any]]) -> dict[str, str]:
+def node_names(nodes: list[RayNode]) -> dict[str, str]:
     """node ID -> the name its outcome carries: the host name, with the node ID's start where several
     Ray nodes share a host (several raylets on one machine)."""
-    def host(node: dict[str, Any]) -> str:
+    def host(node: RayNode) -> str:
         return str(node.get("NodeManagerHostname") or node.get("NodeManagerAddress") or "node")
 
     counts = Counter(host(n) for n in nodes)
@@ -145,11 +156,11 @@ class RayGatherer:
         try:
             answer = ray.get(ref)
         except ray.exceptions.RayTaskError as exc:
-            return NodeOutcome(node, error=reason_line(f"capture task failed: {_first_line(exc)}"))
+            return NodeOutcome(node, error=reason_line(f"capture task failed: {first_line(str(exc), type(exc).__name__)}"))
         except ray.exceptions.RayError as exc:
             # NodeDiedError, WorkerCrashedError, ObjectLostError, TaskUnschedulableError, …: the node is gone.
             return NodeOutcome(node, error=reason_line(f"the node was lost during the capture ({type(exc).__name__}): "
-                                                       f"{_first_line(exc)}"))
+                                                       f"{first_line(str(exc), type(exc).__name__)}"))
         if not isinstance(answer, dict) or ("snapshot" not in answer and "error" not in answer):
             return NodeOutcome(node, error="the capture task answered something that is not a result")
         if "error" in answer:
@@ -158,21 +169,12 @@ class RayGatherer:
         if not isinstance(data, bytes) or len(data) > MAX_SNAPSHOT_BYTES:
             return NodeOutcome(node, error=f"the snapshot is over the limit of {MAX_SNAPSHOT_BYTES} bytes")
         path = os.path.join(dest, node_file_name(node))
-        tmp = path + ".part"
         # Owner-only, as capture writes it: a snapshot shows the node's configuration.
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
+        write_file(path, data, force=True)
         if not is_snapshot(path):
             return NodeOutcome(node, error=f"returned a file that is not a snapshot ({len(data)} bytes, "
                                            "no gzip or tar header)")
         return NodeOutcome(node, snapshot=path)
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def ray_gatherer(address: str | None = None, timeout_s: float = 300) -> Gatherer:

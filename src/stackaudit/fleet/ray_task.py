@@ -15,14 +15,21 @@ import signal
 import subprocess
 import sys
 import tempfile
-from typing import Any
+from typing import TypedDict
 
 ROOT_VARIABLE = "STACKAUDIT_ROOT"
 STDERR_TAIL_BYTES = 4096
-KILL_GRACE_S = 5.0
 
 
-def capture_on_node(zipapp: bytes, timeout_s: float, max_bytes: int) -> dict[str, Any]:
+class Answer(TypedDict, total=False):
+    """A node's answer: the snapshot's bytes and the root it captured, or why there is none."""
+
+    snapshot: bytes
+    root: str
+    error: str
+
+
+def capture_on_node(zipapp: bytes, timeout_s: float, max_bytes: int) -> Answer:
     """{"snapshot": bytes} or {"error": one line}; never raises for a failed capture."""
     root = os.environ.get(ROOT_VARIABLE) or "/"
     with tempfile.TemporaryDirectory(prefix="stackaudit-ray-") as tmp:
@@ -53,11 +60,8 @@ def capture_on_node(zipapp: bytes, timeout_s: float, max_bytes: int) -> dict[str
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM to the capture and the commands it started (its own session), then SIGKILL to what is left."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGTERM)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(timeout=KILL_GRACE_S)
+    """SIGKILL to the capture's process group (its own session), as the host layer's runner kills a command
+    (host/live.py); this module cannot import it: a node has only the standard library."""
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()

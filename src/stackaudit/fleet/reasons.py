@@ -11,19 +11,9 @@ def reason_line(text: str, limit: int = MAX_REASON_CHARS) -> str:
     """`text` (an engine's message, a program's stderr) as one visible line: secrets redacted, control
     characters escaped, whitespace runs folded, cut at `limit` characters."""
     from stackaudit.host.redact import redact_text
-    from stackaudit.terminal import escape_terminal
+    from stackaudit.render.text import one_line
 
-    line = re.sub(r"\s+", " ", redact_text(text)).strip()
-    line = escape_terminal(line)
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
-def last_line(text: str) -> str:
-    """The last non-blank line of a program's output (where it says why it stopped), or ''."""
-    for line in reversed(text.splitlines()):
-        if line.strip():
-            return line
-    return ""
+    return one_line(redact_text(text), limit)
 
 
 def node_file_name(node: str) -> str:

@@ -12,58 +12,72 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import cast
 
 from stackaudit import __version__
+from stackaudit.fleet.document import (
+    DriftEntry,
+    FailedEntry,
+    FleetDocument,
+    Gate,
+    GroupEntry,
+    SharedEntry,
+    Source,
+    Summary,
+)
 from stackaudit.fleet.drift import Drift, FleetDrift, find_drift
 from stackaudit.fleet.summary import GATHERERS, HOST, NAMED, PRIORITIES, NodeSummary, others, where
-from stackaudit.report.markup import md_cell, md_code, md_text
+from stackaudit.render.escape import md_cell, md_cell_code, md_code, md_table, md_text
+from stackaudit.render.formats import SCHEMAS
 
-FLEET_SCHEMA = 1
-FORMATS = ("text", "markdown", "json", "html")
+FLEET_SCHEMA = SCHEMAS["fleet"]
 FAIL_ON = ("P0", "P1", "P2", "drift")
 
 
 def document(summaries: Sequence[NodeSummary], gatherer: str, argv: Sequence[str] | None = None,
-             fail_on: str | None = None, hidden_entries: int = 0, generated_at: str | None = None) -> dict[str, Any]:
+             fail_on: str | None = None, hidden_entries: int = 0, generated_at: str | None = None) -> FleetDocument:
     from stackaudit.engine.runner import utc_now
 
     drift = find_drift(summaries)
     failed = [s for s in summaries if not s.ok]
     audited = [s for s in summaries if s.ok]
-    source: dict[str, Any] = {"gatherer": gatherer, "nodes": len(summaries)}
+    source: Source = {"gatherer": gatherer, "nodes": len(summaries)}
     if hidden_entries:
         source["hidden_entries"] = hidden_entries
-    out: dict[str, Any] = {"schema": FLEET_SCHEMA, "tool": {"name": "stackaudit", "version": __version__},
-                           "source": source, "generated_at": generated_at or utc_now()}
+    head: dict[str, object] = {"schema": FLEET_SCHEMA, "tool": {"name": "stackaudit", "version": __version__},
+                               "source": source, "generated_at": generated_at or utc_now()}
     if argv is not None:
         from stackaudit.report.header import command_line
 
-        out["command"] = command_line(argv)
+        head["command"] = command_line(argv)
     nodes = []
     for s in summaries:
         entry = s.to_json()
         if s.ok:
             entry["drift"] = drift.drift_on(s.node)
         nodes.append(entry)
-    summary = {"nodes": len(summaries), "audited": len(audited), "failed": len(failed),
-               "groups": len(drift.groups), "drift": len(drift.drift), "shared": len(drift.shared),
-               "nodes_with": {p: sum(1 for s in audited if s.counts.get(p, 0)) for p in PRIORITIES}}
-    out.update({
+    summary: Summary = {"nodes": len(summaries), "audited": len(audited), "failed": len(failed),
+                        "groups": len(drift.groups), "drift": len(drift.drift), "shared": len(drift.shared),
+                        "nodes_with": {p: sum(1 for s in audited if s.counts.get(p, 0)) for p in PRIORITIES}}
+    groups: list[GroupEntry] = [{"group": g, "nodes": list(names)} for g, names in drift.groups.items()]
+    shared: list[SharedEntry] = [{**s.to_json(), "title": _title(s.check)} for s in drift.shared]
+    failures: list[FailedEntry] = [{"node": s.node, "error": s.error} for s in failed]
+    out = cast(FleetDocument, {
+        **head,
         "verdict": _verdict(summary),
         "summary": summary,
-        "groups": [{"group": g, "nodes": list(names)} for g, names in drift.groups.items()],
+        "groups": groups,
         "nodes": nodes,
         "drift": [d.to_json() for d in _ordered(drift)],
-        "shared": [{**s.to_json(), "title": _title(s.check)} for s in drift.shared],
-        "failed": [{"node": s.node, "error": s.error} for s in failed],
+        "shared": shared,
+        "failed": failures,
     })
     if fail_on is not None:
         out["fail_on"] = _gate(fail_on, audited, drift)
     return out
 
 
-def _gate(fail_on: str, audited: Sequence[NodeSummary], drift: FleetDrift) -> dict[str, Any]:
+def _gate(fail_on: str, audited: Sequence[NodeSummary], drift: FleetDrift) -> Gate:
     if fail_on == "drift":
         return {"on": "drift", "failed": bool(drift.drift), "nodes": sorted({n for d in drift.drift for o in d.odd
                                                                              for n in o.nodes})}
@@ -72,12 +86,12 @@ def _gate(fail_on: str, audited: Sequence[NodeSummary], drift: FleetDrift) -> di
     return {"on": fail_on, "failed": bool(hit), "nodes": hit}
 
 
-def exit_code(doc: dict[str, Any]) -> int:
+def exit_code(doc: FleetDocument) -> int:
     """1 when a node failed, or the --fail-on gate found what it gates on; else 0."""
-    return 1 if doc["summary"]["failed"] or (doc.get("fail_on") or {}).get("failed") else 0
+    return 1 if doc["summary"]["failed"] or ("fail_on" in doc and doc["fail_on"]["failed"]) else 0
 
 
-def _verdict(summary: dict[str, Any]) -> str:
+def _verdict(summary: Summary) -> str:
     parts = [f"{summary['audited']} of {summary['nodes']} node{'s' if summary['nodes'] != 1 else ''} audited"]
     if summary["failed"]:
         parts.append(f"{summary['failed']} failed")
@@ -102,7 +116,7 @@ def _title(check: str) -> str:
     return spec.title if spec is not None else ""
 
 
-def render(doc: dict[str, Any], fmt: str) -> str:
+def render(doc: FleetDocument, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
     if fmt == "markdown":
@@ -121,21 +135,21 @@ def _names(nodes: Sequence[str]) -> str:
     return shown + (f" and {len(nodes) - NAMED} more" if len(nodes) > NAMED else "")
 
 
-def drift_line(entry: dict[str, Any]) -> list[str]:
+def drift_line(entry: DriftEntry) -> list[str]:
     """One line per odd value: `node-07: driver 570.86.15 vs 580.65.06 on 31 others`; a tie on one line."""
-    if entry["tie"]:
+    majority = entry["majority"]
+    if majority is None:  # a tie
         sides = "; ".join(f"{o['value']} on {len(o['nodes'])} ({_names(o['nodes'])})" for o in entry["odd"])
         return [f"{where(entry)}: no majority: {sides}"]
-    majority = entry["majority"]
     return [f"{_names(o['nodes'])}: {where(entry)} {o['value']} vs {majority['value']} {others(majority['nodes'])}"
             for o in entry["odd"]]
 
 
-def _groups_line(doc: dict[str, Any]) -> list[str]:
+def _groups_line(doc: FleetDocument) -> list[str]:
     return [f"  {g['group']}: {len(g['nodes'])} node{'s' if len(g['nodes']) != 1 else ''}" for g in doc["groups"]]
 
 
-def render_text(doc: dict[str, Any]) -> str:
+def render_text(doc: FleetDocument) -> str:
     source = doc["source"]
     lines = [f"stackaudit {doc['tool']['version']} · fleet · {doc['generated_at']}",
              f"{source['nodes']} nodes from {GATHERERS.get(source['gatherer'], source['gatherer'])}"
@@ -180,11 +194,7 @@ def render_text(doc: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _cell_code(text: str) -> str:
-    return md_code(text).replace("|", "\\|")
-
-
-def render_markdown(doc: dict[str, Any]) -> str:
+def render_markdown(doc: FleetDocument) -> str:
     source = doc["source"]
     lines = ["## stackaudit fleet", "",
              f"stackaudit {md_text(doc['tool']['version'])} · {md_text(doc['generated_at'])} · "
@@ -192,13 +202,12 @@ def render_markdown(doc: dict[str, Any]) -> str:
              f"**Verdict: {md_text(doc['verdict'])}**"]
     audited = [n for n in doc["nodes"] if n["status"] == "audited"]
     if audited:
-        lines += ["", "### Nodes", "", "| node | group | P0 | P1 | P2 | unknown | drift | driver | kernel |",
-                  "|---|---|---|---|---|---|---|---|---|"]
-        for n in audited:
-            issues, inv = n["issues"], n["inventory"]
-            lines.append(f"| {_cell_code(n['node'])} | {md_cell(n['group'])} | {issues['P0']} | {issues['P1']} | "
-                         f"{issues['P2']} | {n['by_status'].get('unknown', 0)} | {n['drift']} | "
-                         f"{_cell_code(inv.get('driver') or '?')} | {_cell_code(inv.get('kernel') or '?')} |")
+        rows = [[md_cell_code(n["node"]), md_cell(n["group"]), *(str(n["issues"][p]) for p in PRIORITIES),
+                 str(n["by_status"].get("unknown", 0)), str(n["drift"]),
+                 md_cell_code(n["inventory"].get("driver") or "?"), md_cell_code(n["inventory"].get("kernel") or "?")]
+                for n in audited]
+        lines += ["", "### Nodes", "",
+                  *md_table(["node", "group", *PRIORITIES, "unknown", "drift", "driver", "kernel"], rows)]
     for group in doc["groups"]:
         entries = [d for d in doc["drift"] if d["group"] == group["group"]]
         lines += ["", f"### Drift within {md_text(group['group'], line_start=False)} ({len(group['nodes'])} nodes)", ""]
@@ -208,25 +217,26 @@ def render_markdown(doc: dict[str, Any]) -> str:
         if not entries:
             lines.append("None.")
             continue
-        lines += ["| nodes | what | value | majority |", "|---|---|---|---|"]
+        drift_rows: list[list[str]] = []
         for d in entries:
-            if d["tie"]:
-                sides = "; ".join(f"{_cell_code(o['value'])} on {len(o['nodes'])}" for o in d["odd"])
-                lines.append(f"| {md_cell(', '.join(n for o in d['odd'] for n in o['nodes'][:NAMED]))} | "
-                             f"{_cell_code(where(d))} | {sides} | no majority |")
+            majority = d["majority"]
+            if majority is None:  # a tie
+                sides = "; ".join(f"{md_cell_code(o['value'])} on {len(o['nodes'])}" for o in d["odd"])
+                drift_rows.append([md_cell(", ".join(n for o in d["odd"] for n in o["nodes"][:NAMED])),
+                                   md_cell_code(where(d)), sides, "no majority"])
                 continue
-            for o in d["odd"]:
-                lines.append(f"| {md_cell(_names(o['nodes']))} | {_cell_code(where(d))} | {_cell_code(o['value'])} | "
-                             f"{_cell_code(d['majority']['value'])} {md_text(others(d['majority']['nodes']), False)} |")
+            drift_rows += [[md_cell(_names(o["nodes"])), md_cell_code(where(d)), md_cell_code(o["value"]),
+                            f"{md_cell_code(majority['value'])} {md_text(others(majority['nodes']), False)}"]
+                           for o in d["odd"]]
+        lines += md_table(["nodes", "what", "value", "majority"], drift_rows)
     if doc["shared"]:
+        shared = [[s["priority"] or "", md_cell_code(s["check"]), md_cell(s.get("title", "")), md_cell(s["message"])]
+                  for s in doc["shared"]]
         lines += ["", f"### On every node ({len(doc['shared'])}): fix once, in the image", "",
-                  "| priority | check | title | message |", "|---|---|---|---|"]
-        for s in doc["shared"]:
-            lines.append(f"| {s['priority'] or ''} | {_cell_code(s['check'])} | {md_cell(s['title'])} | "
-                         f"{md_cell(s['message'])} |")
+                  *md_table(["priority", "check", "title", "message"], shared)]
     if doc["failed"]:
-        lines += ["", f"### Failed nodes ({len(doc['failed'])})", "", "| node | reason |", "|---|---|"]
-        lines += [f"| {_cell_code(f['node'])} | {md_cell(f['error'])} |" for f in doc["failed"]]
+        lines += ["", f"### Failed nodes ({len(doc['failed'])})", "",
+                  *md_table(["node", "reason"], [[md_cell_code(f["node"]), md_cell(f["error"])] for f in doc["failed"]])]
     if doc.get("fail_on"):
         gate = doc["fail_on"]
         verdict = f"failed: {md_text(_names(gate['nodes']), False)}" if gate["failed"] else "passed"

@@ -14,7 +14,8 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any
+
+from stackaudit.fleet.document import DriftEntry, NodeEntry
 
 # A value shown in the report is cut to this many characters; longer values compare by their SHA-256.
 SHOWN_CHARS = 96
@@ -39,12 +40,6 @@ class CheckState:
         """`issue P1`, `ok`, `issue P2 (waived)`."""
         text = self.status + (f" {self.priority}" if self.priority else "")
         return text + (" (waived)" if self.waived else "")
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"status": self.status, "priority": self.priority, "waived": self.waived}
-        if self.message:
-            out["message"] = self.message
-        return out
 
 
 @dataclass(frozen=True)
@@ -92,8 +87,8 @@ class NodeSummary:
             return "no GPU seen"
         return f"{count}× {model or 'unknown GPU model'}"
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"node": self.node, "status": "failed" if self.error else "audited"}
+    def to_json(self) -> NodeEntry:
+        out: NodeEntry = {"node": self.node, "status": "failed" if self.error else "audited"}
         if self.error:
             out["error"] = self.error
             return out
@@ -107,7 +102,7 @@ class NodeSummary:
         return out
 
 
-def comparable(value: Any) -> str:
+def comparable(value: object) -> str:
     """A value as compare/diff.py compares it: JSON text with process IDs masked."""
     from stackaudit.compare.diff import mask_pids
 
@@ -115,17 +110,17 @@ def comparable(value: Any) -> str:
     return mask_pids(text)
 
 
-def shown(value: Any) -> str:
+def shown(value: object) -> str:
     from stackaudit.compare.render import show
 
     return show(value)
 
 
-def observed(value: Any) -> Value:
+def observed(value: object) -> Value:
     return Value.of(comparable(value), shown(value))
 
 
-def where(entry: dict[str, Any]) -> str:
+def where(entry: DriftEntry) -> str:
     """`DRV-GSP-FIRMWARE`, `PCIE-LINK-DOWNTRAIN 0000:61:00.0`, `driver`, `kernel command line pci`."""
     subject = str(entry["subject"])
     if entry["check"] == HOST:

@@ -213,7 +213,7 @@ def node_main(argv: Sequence[str]) -> int:
     except SystemExit as exc:  # argparse printed its usage line
         return 0 if exc.code == 0 else 2
     from stackaudit import __version__
-    from stackaudit.errors import report_error
+    from stackaudit.render.text import report_error
 
     if args.version:
         info = archive_info()

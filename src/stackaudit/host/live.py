@@ -145,31 +145,39 @@ class LiveHost:
 
     def run(self, argv: Sequence[str], timeout: float | None = None) -> CommandResult:
         limit = self.command_timeout if timeout is None else min(timeout, self.command_timeout)
-        args = tuple(argv)
-        start = time.monotonic()
-        env = dict(os.environ, **_COMMAND_ENV_OVERRIDES)
-        try:
-            proc = subprocess.Popen(
-                list(args),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=env,
-                start_new_session=True,
-            )
-        except FileNotFoundError:
-            return CommandResult(args, 127, "", f"{args[0]}: command not found", 0.0)
-        except PermissionError as exc:
-            return CommandResult(args, 126, "", f"{args[0]}: {exc.strerror}", 0.0)
-        out, err, timed_out, truncated = _collect_bounded(proc, limit, MAX_OUTPUT_BYTES)
-        duration = time.monotonic() - start
-        if truncated:
-            self._cut[command_key(args)] = MAX_OUTPUT_BYTES
-        if timed_out:
-            return CommandResult(args, 124, _decode(out), f"timed out after {limit:g} s", duration,
-                                 timed_out=True, truncated=truncated)
-        return CommandResult(args, proc.returncode if proc.returncode is not None else 1, _decode(out),
-                             _decode(err), duration, truncated=truncated)
+        result = run_argv(argv, limit)
+        if result.truncated:
+            self._cut[command_key(result.argv)] = MAX_OUTPUT_BYTES
+        return result
+
+
+def run_argv(argv: Sequence[str], timeout: float) -> CommandResult:
+    """The one way stackaudit runs a program (live reads, `fix --apply`): an argv list and no shell, stdin
+    closed, the C locale, its own session; each output capped at MAX_OUTPUT_BYTES; past `timeout` or
+    the cap its process group is killed (SIGKILL). Not found: 127; not executable: 126; timed out: 124."""
+    args = tuple(argv)
+    start = time.monotonic()
+    env = dict(os.environ, **_COMMAND_ENV_OVERRIDES)
+    try:
+        proc = subprocess.Popen(
+            list(args),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            start_new_session=True,
+        )
+    except FileNotFoundError:
+        return CommandResult(args, 127, "", f"{args[0]}: command not found", 0.0)
+    except PermissionError as exc:
+        return CommandResult(args, 126, "", f"{args[0]}: {exc.strerror}", 0.0)
+    out, err, timed_out, truncated = _collect_bounded(proc, timeout, MAX_OUTPUT_BYTES)
+    duration = time.monotonic() - start
+    if timed_out:
+        return CommandResult(args, 124, _decode(out), f"timed out after {timeout:g} s", duration,
+                             timed_out=True, truncated=truncated)
+    return CommandResult(args, proc.returncode if proc.returncode is not None else 1, _decode(out),
+                         _decode(err), duration, truncated=truncated)
 
 
 def _collect_bounded(proc: subprocess.Popen[bytes], timeout: float, cap: int) -> tuple[bytes, bytes, bool, bool]:

@@ -18,13 +18,14 @@ from stackaudit.facts.sources import IOMMU_GROUP_LISTING, LSPCI_PASTED, LSPCI_TR
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import FENCE, Candidates, next_candidate, strip_prompt
 from stackaudit.importers.registry import Found, command_output, command_output_appended, importer
+from stackaudit.pci_address import BDF, BDF_OPTIONAL_DOMAIN
 
 _CAP_KEY = re.compile(rf"^\s*(?:{'|'.join(CAP_KEYS)}):\s")
 _GROUP = IOMMU_GROUP_HEADING
 _TREE_START = re.compile(r"^[\s|+\\-]*-\[[0-9a-fA-F]{4}:[0-9a-fA-F]{2}\]-")
 _TREE_LINE = re.compile(r"^[\s|]*[+\\]-(?:\[[0-9a-fA-F]{4}:[0-9a-fA-F]{2}\]-|[0-9a-fA-F]{2}\.[0-7])")
 _KNOWN_ARGV = {s.argv for s in (LSPCI_VVV, *LSPCI_PASTED)}
-_DOMAIN = re.compile(r"^\s*[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s")
+_DOMAIN = re.compile(rf"^\s*{BDF}\s")
 
 
 def _is_header(line: str) -> bool:
@@ -33,7 +34,7 @@ def _is_header(line: str) -> bool:
 
 # A GPU's header after the user's own words on the same line ("here is my card 62:00.0 VGA compatible
 # controller: NVIDIA ..."): only the display classes, and only where detail lines follow.
-_PROSE_HEADER = re.compile(r"^\S.*?\s((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s+"
+_PROSE_HEADER = re.compile(rf"^\S.*?\s({BDF_OPTIONAL_DOMAIN}\s+"
                            r"(?:VGA compatible controller|3D controller|Display controller)(?:\s+\[[0-9a-fA-F]{4}\])?:\s.*)$")
 # Detail lines of a device whose header is cut off above them (the tail of a `-vvv` entry).
 _DETAIL = re.compile(r"^\t+(?:Capabilities: \[[0-9a-fA-F]+|Kernel driver in use:|Kernel modules:|BAR \d+: current size)")

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from stackaudit.facts.sources import NVSMI_QUERY, NVSMI_TABLE, NVSMI_XML
 from stackaudit.importers._scan import FENCE, Candidates, next_candidate
 from stackaudit.importers.registry import Found, command_output, command_output_appended, importer
+from stackaudit.pci_address import BDF
 
 XML_ARGV = NVSMI_XML.argv
 QUERY_ARGV = NVSMI_QUERY.argv
@@ -78,7 +79,7 @@ def nvsmi_xml(lines: list[str], candidates: Candidates | None = None) -> Iterato
 
 # --- `-q` text -----------------------------------------------------------------------------------
 
-_GPU_HEADER = re.compile(r"^GPU\s+[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]\s*$")
+_GPU_HEADER = re.compile(rf"^GPU\s+{BDF}\s*$")
 _BANNER = re.compile(r"^=+\s*NVSMI LOG\s*=+\s*$")
 _TOP_KEYS = ("Timestamp", "Driver Version", "KMD Version", "CUDA Version", "CUDA UMD Version", "Attached GPUs")
 _TOP_KEY = re.compile(r"^(" + "|".join(_TOP_KEYS) + r")\s+:")

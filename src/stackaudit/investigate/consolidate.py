@@ -97,7 +97,6 @@ class InvestigatedReport(Report):
 
 
 # The report formats the investigators' section is rendered in (the CLI's --format choices).
-FORMATS = ("text", "markdown", "json")
 
 
 def _engine_index(report: Report) -> dict[str, list[tuple[tuple[str, ...], str]]]:
@@ -240,7 +239,7 @@ def render_text_section(lines: TextLines, report: Report) -> None:
 
 def render_markdown_section(report: Report) -> list[str]:
     """The section's Markdown lines (report/markdown.py)."""
-    from stackaudit.report.markup import md_cell, md_code, md_inline
+    from stackaudit.render.escape import md_cell, md_code, md_inline, md_table
 
     inv = investigation_of(report)
     if inv is None:
@@ -255,13 +254,11 @@ def render_markdown_section(report: Report) -> list[str]:
         out += [f"- quote: {md_code(q)}" for q in f.evidence]
         out.append("")
     if inv.runs:
-        out += ["<details><summary>Investigators</summary>", "",
-                "| domain | model | tokens | time | rounds | kept | dropped | malformed | how it ended |",
-                "|---|---|---|---|---|---|---|---|---|"]
-        for r in inv.runs:
-            out.append(f"| {r.domain} | {md_cell(r.model)} | {'~' if r.tokens_estimated else ''}{r.tokens} | "
-                       f"{r.duration_s:.1f} s | {r.rounds} | {len(r.kept)} | {r.dropped_count} | {r.malformed} | "
-                       f"{md_cell(r.reason or _ENDED_WORDS.get(r.ended, r.ended))} |")
+        header = ["domain", "model", "tokens", "time", "rounds", "kept", "dropped", "malformed", "how it ended"]
+        rows = [[r.domain, md_cell(r.model), f"{'~' if r.tokens_estimated else ''}{r.tokens}", f"{r.duration_s:.1f} s",
+                 str(r.rounds), str(len(r.kept)), str(r.dropped_count), str(r.malformed),
+                 md_cell(r.reason or _ENDED_WORDS.get(r.ended, r.ended))] for r in inv.runs]
+        out += ["<details><summary>Investigators</summary>", "", *md_table(header, rows)]
         out += ["", "</details>", ""]
     return out
 

@@ -299,12 +299,6 @@ def _show(text: str) -> str:
     return repr(text[:200])
 
 
-def _cut_line(line: str) -> str:
-    if len(line) <= MAX_LINE_CHARS:
-        return line
-    return line[:MAX_LINE_CHARS]
-
-
 def _lines_result(title: str, text: str, start_line: int, max_lines: int, match: str | None) -> ToolResult:
     """Lines start_line.. of `text` (those containing `match`), within max_lines and MAX_OUTPUT_BYTES."""
     all_lines = text.splitlines()
@@ -321,7 +315,7 @@ def _lines_result(title: str, text: str, start_line: int, max_lines: int, match:
     size = 0
     cut_bytes = False
     for _, line in numbered[:max_lines]:
-        line = _cut_line(line)
+        line = line[:MAX_LINE_CHARS]
         if size + len(line.encode()) + 1 > MAX_OUTPUT_BYTES:
             cut_bytes = True
             break

@@ -1,7 +1,7 @@
 """Inline SVG charts for the HTML pages: a line chart (throughput or TPOT vs concurrency, or over stored
 runs), a bar ladder (the ceilings of one concurrency level, with the measured point) and paired bars (two
 runs side by side per level). Plain SVG text, no script and no font files: every label goes through
-html.escape, so a value from the host cannot add markup.
+render.escape.esc, so a value from the host cannot add markup.
 """
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from html import escape
+
+from stackaudit.render.escape import esc
 
 _W, _H = 560, 300
 _LEFT, _RIGHT, _TOP, _BOTTOM = 64, 16, 28, 44
@@ -48,10 +49,10 @@ _MAX_X_TICKS = 12
 
 def _open(chart_id: str, kind: str, title: str, height: int = _H) -> list[str]:
     """An inline SVG's opening tag, its accessible title and its visible title."""
-    return [f'<svg id="{escape(chart_id)}" class="chart {kind}" role="img" viewBox="0 0 {_W} {height}" '
+    return [f'<svg id="{esc(chart_id)}" class="chart {kind}" role="img" viewBox="0 0 {_W} {height}" '
             f'width="{_W}" height="{height}" xmlns="http://www.w3.org/2000/svg">',
-            f"<title>{escape(title)}</title>",
-            f'<text x="{_W / 2:.0f}" y="16" text-anchor="middle" class="chart-title">{escape(title)}</text>']
+            f"<title>{esc(title)}</title>",
+            f'<text x="{_W / 2:.0f}" y="16" text-anchor="middle" class="chart-title">{esc(title)}</text>']
 
 
 def _y_grid(y_max: float, sy: Callable[[float], float]) -> list[str]:
@@ -83,28 +84,28 @@ def line_chart(chart_id: str, title: str, x_label: str, y_label: str, series: Se
         return _TOP + ph - y / y_max * ph
 
     def x_text(x: float) -> str:
-        return escape(x_names[x]) if x_names and x in x_names else _fmt(x)
+        return esc(x_names[x]) if x_names and x in x_names else _fmt(x)
 
     out = [*_open(chart_id, "line-chart", title), *_y_grid(y_max, sy)]
     every = math.ceil(len(xs) / _MAX_X_TICKS)
     for i, x in enumerate(xs):
         if (len(xs) - 1 - i) % every == 0:  # evenly thinned, counted back from the last (the newest run)
             out.append(f'<text x="{sx(x):.1f}" y="{_TOP + ph + 16}" text-anchor="middle" class="tick">{x_text(x)}</text>')
-    out.append(f'<text x="{_LEFT + pw / 2:.0f}" y="{_H - 6}" text-anchor="middle" class="axis">{escape(x_label)}</text>')
+    out.append(f'<text x="{_LEFT + pw / 2:.0f}" y="{_H - 6}" text-anchor="middle" class="axis">{esc(x_label)}</text>')
     out.append(f'<text transform="translate(14 {_TOP + ph / 2:.0f}) rotate(-90)" text-anchor="middle" '
-               f'class="axis">{escape(y_label)}</text>')
+               f'class="axis">{esc(y_label)}</text>')
     for n, s in enumerate(series):
         color = PALETTE[n % len(PALETTE)]
         pts = sorted((x, y) for x, y in s.points if x > 0)
         path = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in pts)
-        out.append(f'<polyline class="series" data-series="{escape(s.label)}" points="{path}" fill="none" '
+        out.append(f'<polyline class="series" data-series="{esc(s.label)}" points="{path}" fill="none" '
                    f'stroke="{color}" stroke-width="2"/>')
         for x, y in pts:
             out.append(f'<circle class="point" cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="3" fill="{color}" '
-                       f'data-x="{x:g}" data-y="{y:g}"><title>{escape(s.label)}: {x_text(x)} → {_fmt(y)}</title></circle>'
+                       f'data-x="{x:g}" data-y="{y:g}"><title>{esc(s.label)}: {x_text(x)} → {_fmt(y)}</title></circle>'
                        f'<text x="{sx(x):.1f}" y="{sy(y) - 7:.1f}" text-anchor="middle" class="value">{_fmt(y)}</text>')
         out.append(f'<text x="{_W - _RIGHT}" y="{_TOP + 14 * n}" text-anchor="end" class="legend" fill="{color}">'
-                   f"{escape(s.label)}</text>")
+                   f"{esc(s.label)}</text>")
     out.append("</svg>")
     return "".join(out)
 
@@ -139,19 +140,19 @@ def ladder_chart(chart_id: str, title: str, unit: str, bars: Sequence[Bar], meas
         y = _TOP + i * row
         cut = b.value > x_max
         cls = "bar binding" if b.binding else "bar"
-        out.append(f'<text x="{left - 6}" y="{y + 16}" text-anchor="end" class="tick">{escape(b.label)}</text>'
-                   f'<rect class="{cls}" data-ceiling="{escape(b.label)}" data-value="{b.value:g}" x="{left}" '
+        out.append(f'<text x="{left - 6}" y="{y + 16}" text-anchor="end" class="tick">{esc(b.label)}</text>'
+                   f'<rect class="{cls}" data-ceiling="{esc(b.label)}" data-value="{b.value:g}" x="{left}" '
                    f'y="{y + 4}" width="{sx(b.value) - left:.1f}" height="{row - 8}"/>'
                    f'<text x="{sx(b.value) + 4:.1f}" y="{y + 16}" class="value">{_fmt(b.value)}'
-                   f"{' (off scale)' if cut else ''}{escape(' · ' + b.note) if b.note else ''}</text>")
+                   f"{' (off scale)' if cut else ''}{esc(' · ' + b.note) if b.note else ''}</text>")
     base = _TOP + row * len(bars)
     for i in range(5):
         v = x_max * i / 4
         out.append(f'<text x="{sx(v):.1f}" y="{base + 14}" text-anchor="middle" class="tick">{_fmt(v)}</text>')
-    out.append(f'<text x="{left + pw / 2:.0f}" y="{height - 6}" text-anchor="middle" class="axis">{escape(unit)}</text>')
+    out.append(f'<text x="{left + pw / 2:.0f}" y="{height - 6}" text-anchor="middle" class="axis">{esc(unit)}</text>')
     if measured is not None:
         x = sx(measured)
-        out.append(f'<line id="{escape(chart_id)}-measured" class="measured" x1="{x:.1f}" x2="{x:.1f}" y1="{_TOP}" '
+        out.append(f'<line id="{esc(chart_id)}-measured" class="measured" x1="{x:.1f}" x2="{x:.1f}" y1="{_TOP}" '
                    f'y2="{base}"/><text x="{x:.1f}" y="{_TOP - 2}" text-anchor="middle" class="measured-label">'
                    f"measured {_fmt(measured)}</text>")
     out.append("</svg>")
@@ -187,17 +188,17 @@ def paired_bar_chart(chart_id: str, title: str, y_label: str, pairs: Sequence[Pa
     out = [*_open(chart_id, "pair-chart", title), *_y_grid(y_max, sy)]
     for n, p in enumerate(pairs):
         middle = _LEFT + slot * (n + 0.5)
-        out.append(f'<text x="{middle:.1f}" y="{_TOP + ph + 16}" text-anchor="middle" class="tick">{escape(p.label)}</text>')
+        out.append(f'<text x="{middle:.1f}" y="{_TOP + ph + 16}" text-anchor="middle" class="tick">{esc(p.label)}</text>')
         for side, (run, value) in enumerate(zip(names, (p.a, p.b), strict=True)):
             if value is None:
                 continue
             x = middle - bar - 2 if side == 0 else middle + 2
             marked = side == 1 and p.regression
             cls = f"pair-bar run-{'ab'[side]}" + (" regression" if marked else "")
-            out.append(f'<rect class="{cls}" data-level="{escape(p.label)}" data-run="{escape(run)}" '
+            out.append(f'<rect class="{cls}" data-level="{esc(p.label)}" data-run="{esc(run)}" '
                        f'data-value="{value:g}" x="{x:.1f}" y="{sy(value):.1f}" width="{bar:.1f}" '
                        f'height="{sy(0) - sy(value):.1f}" fill="{PALETTE[side]}">'
-                       f"<title>{escape(p.label)} run {escape(run)}: {_fmt(value)}</title></rect>"
+                       f"<title>{esc(p.label)} run {esc(run)}: {_fmt(value)}</title></rect>"
                        f'<text x="{x + bar / 2:.1f}" y="{sy(value) - 5:.1f}" text-anchor="middle" class="value">'
                        f"{_fmt(value)}</text>")
             if marked:
@@ -205,9 +206,9 @@ def paired_bar_chart(chart_id: str, title: str, y_label: str, pairs: Sequence[Pa
                            'class="regression-label">▲ regression</text>')
     out.append(f'<text x="{_LEFT + pw / 2:.0f}" y="{_H - 6}" text-anchor="middle" class="axis">level</text>')
     out.append(f'<text transform="translate(14 {_TOP + ph / 2:.0f}) rotate(-90)" text-anchor="middle" '
-               f'class="axis">{escape(y_label)}</text>')
+               f'class="axis">{esc(y_label)}</text>')
     for side, run in enumerate(names):
         out.append(f'<text x="{_W - _RIGHT}" y="{_TOP + 14 * side}" text-anchor="end" class="legend" '
-                   f'fill="{PALETTE[side]}">run {escape(run)}</text>')
+                   f'fill="{PALETTE[side]}">run {esc(run)}</text>')
     out.append("</svg>")
     return "".join(out)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from stackaudit.fixes import Command, Fix, Persist, Step
-from stackaudit.report.markup import md_block, md_inline
+from stackaudit.render.escape import md_block, md_inline
 
 Kind = Literal["prose", "command", "verbatim"]
 

@@ -12,11 +12,11 @@ ceiling pages share.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from html import escape
 from typing import Any
 
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
+from stackaudit.render.escape import esc
 from stackaudit.report.charts import Bar, ladder_chart
 from stackaudit.report.fix_steps import fix_lines
 from stackaudit.report.header import (
@@ -43,10 +43,6 @@ from stackaudit.report.waivers import unknown_waivers
 
 STATUSES = ("issue", "not-an-issue", "ok", "unknown", "not-applicable", "error")
 PRIORITY_FILTERS = ("P0", "P1", "P2", "none")
-
-
-def esc(value: Any) -> str:
-    return escape(str(value), quote=True)
 
 
 # No external anything: the policy forbids every fetch, the styles and script are inline.

@@ -12,8 +12,9 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from stackaudit.render.escape import esc
 from stackaudit.report.charts import Bar, Pair, Series, ladder_chart, line_chart, paired_bar_chart
-from stackaudit.report.html import esc, page
+from stackaudit.report.html import page
 
 if TYPE_CHECKING:
     from stackaudit.ceiling.ladder import CeilingReport

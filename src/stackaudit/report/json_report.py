@@ -20,11 +20,12 @@ from stackaudit.errors import InputError
 from stackaudit.fixes.model import Fix
 from stackaudit.host.limits import MAX_MEMBER_BYTES, load_json
 from stackaudit.host.source import Provenance
+from stackaudit.render.formats import SCHEMAS
 from stackaudit.report.bounds import bounded
 from stackaudit.report.sections import RenderOptions
 from stackaudit.report.waivers import unknown_waivers
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = SCHEMAS["audit"]
 
 
 def report_to_json(report: Report, options: RenderOptions | None = None) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """Markdown report, fit to paste into a GitHub issue.
 
-Every piece of text goes through report.markup (the one escaper); every command is a fenced code
+Every piece of text goes through render.escape (the one escaper); every command is a fenced code
 block, so GitHub shows it verbatim (`<api-server pid>` included).
 """
 
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
+from stackaudit.render.escape import md_block, md_cell, md_code, md_inline, md_table, md_text
 from stackaudit.report.fix_steps import md_fix_steps
 from stackaudit.report.header import (
     command_line,
@@ -17,7 +18,6 @@ from stackaudit.report.header import (
     verdict,
     where_to_apply,
 )
-from stackaudit.report.markup import md_block, md_cell, md_code, md_inline, md_text
 from stackaudit.report.next_steps import run_next
 from stackaudit.report.sections import (
     RenderOptions,
@@ -88,8 +88,8 @@ def render_markdown(report: Report, options: RenderOptions | None = None) -> str
         out += ["", "</details>", ""]
     if sec.good:
         out += [f"<details><summary>Confirmed good ({len(sec.good)})</summary>", "",
-                "| check | observed | note |", "|---|---|---|"]
-        out += [f"| {md_code(r.id)} | {md_cell(show_value(r.actual, 60))} | {md_cell(r.message)} |" for r in sec.good]
+                *md_table(["check", "observed", "note"],
+                          [[md_code(r.id), md_cell(show_value(r.actual, 60)), md_cell(r.message)] for r in sec.good])]
         out += ["", "</details>", ""]
     steps = run_next(sec.unknown, engines=report.host.get("engines") or [])
     if steps:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from html import escape
 
 from stackaudit.facts.machine_topology import Device, Gpu, MachineTopology
+from stackaudit.render.escape import esc as escape
 from stackaudit.report.topology import Fault
 
 KIND_COLORS = {"NV": "#16a34a", "PIX": "#2563eb", "PXB": "#0891b2", "PHB": "#9333ea", "NODE": "#ea580c",

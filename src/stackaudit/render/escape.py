@@ -1,4 +1,7 @@
-"""The one Markdown escaper: every Markdown renderer (the report, docs/checks.md) writes text through it.
+"""The one escaper per target: Markdown (`md_*`) and HTML (`esc`); the terminal's is stackaudit.terminal's.
+
+Every Markdown renderer (the report, bench, ceiling, compare, fleet, docs/checks.md) writes text through
+the `md_*` functions.
 
 GitHub's renderer reads `<word>` as an HTML tag and drops it (`prlimit --pid <api-server pid>` would
 paste as `prlimit --pid`), `*` and `_` as emphasis, `|` as a table cell's end, and a code span ends at
@@ -11,10 +14,18 @@ verbatim there).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
+from html import escape
+from typing import Any
 
 # Characters that start inline markup or HTML, or end a table cell; `\` first so it is not doubled.
 _SPECIAL = re.compile(r"([\\`*_<>|&\[\]])")
 _LINE_START = re.compile(r"^(\s*)(\d*)([#+\-=.)])(?=\s|$)")
+
+
+def esc(value: Any) -> str:
+    """`value` as HTML text or an attribute value: `&`, `<`, `>` and both quotes escaped."""
+    return escape(str(value), quote=True)
 
 
 def md_text(text: str, line_start: bool = True) -> str:
@@ -50,23 +61,40 @@ def md_block(lines: list[str], info: str = "sh") -> list[str]:
     return [f"{fence}{info}", *lines, fence]
 
 
-def md_inline(text: str) -> str:
+def md_inline(text: str, line_start: bool = True) -> str:
     """Prose with `backticked` spans: the spans become code spans, the rest is escaped.
 
     Text with an odd number of backticks has no well-formed spans: it is escaped whole.
     """
     parts = text.split("`")
     if len(parts) % 2 == 0:
-        return md_text(text)
+        return md_text(text, line_start)
     out = []
     for i, part in enumerate(parts):
         if i % 2:
             out.append(md_code(part) if part else "")
         else:
-            out.append(md_text(part, line_start=i == 0))
+            out.append(md_text(part, line_start=line_start and i == 0))
     return "".join(out)
 
 
 def md_cell(text: str) -> str:
-    """A table cell: like md_inline, and a `|` inside a code span is escaped too (GFM ends the cell there)."""
-    return md_inline(text).replace("|", "\\|").replace("\\\\|", "\\|")
+    """A table cell: like md_inline, and a `|` inside a code span is escaped too (GFM ends the cell there).
+
+    A cell starts no block, so `-` or `1.` at its start stays as written.
+    """
+    return md_inline(text, line_start=False).replace("|", "\\|").replace("\\\\|", "\\|")
+
+
+def md_cell_code(text: str) -> str:
+    """A table cell holding `text` verbatim: a code span, its pipes escaped (GFM ends a cell at one)."""
+    return md_code(text).replace("|", "\\|")
+
+
+def md_table(header: Sequence[str], rows: Iterable[Sequence[str]], align: Sequence[str] | None = None) -> list[str]:
+    """A GFM table of cells already escaped (md_cell, md_cell_code); `align` gives each column's rule
+    (`---`, `---:`), `---` by default."""
+    rules = align or ["---"] * len(header)
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join(rules) + "|"]
+    out.extend("| " + " | ".join(row) + " |" for row in rows)
+    return out

@@ -1,0 +1,37 @@
+"""PCI addresses (domain:bus:device.function, "BDF"): the one pattern and the one normal form.
+
+Sources spell an address differently: sysfs and `lspci -D` write `0000:01:00.0`, lspci without -D
+`01:00.0`, NVML and nvidia-smi `00000000:01:00.0`, and a VMD domain has five digits (`10000:e1:00.0`).
+Every fact, check and fix keys devices by the sysfs form that `normalize_bdf` returns.
+"""
+
+from __future__ import annotations
+
+import re
+
+_BUS_DEVICE_FUNCTION = r"[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
+# A regular-expression fragment (no group) for an address with its domain, as sysfs, NVML and the kernel
+# log write it; and one whose domain may be left out, as lspci without -D writes it.
+BDF = rf"[0-9a-fA-F]{{4,8}}:{_BUS_DEVICE_FUNCTION}"
+BDF_OPTIONAL_DOMAIN = rf"(?:[0-9a-fA-F]{{4,8}}:)?{_BUS_DEVICE_FUNCTION}"
+
+_PARTS = re.compile(r"(?:([0-9a-fA-F]{4,8}):)?([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\.([0-7])")
+_WHOLE = re.compile(BDF)
+
+
+def normalize_bdf(text: str) -> str:
+    """The sysfs form of the first address in `text`, "" when it holds none.
+
+    `00000000:01:00.0` -> `0000:01:00.0` (NVML); `DA:00.0` -> `0000:da:00.0` (lspci without -D);
+    `10000:E1:00.0` -> `10000:e1:00.0` (a VMD domain keeps its digits).
+    """
+    m = _PARTS.search(text or "")
+    if not m:
+        return ""
+    domain = int(m.group(1) or "0", 16)
+    return f"{domain:04x}:{m.group(2)}:{m.group(3)}.{m.group(4)}".lower()
+
+
+def is_bdf(text: str) -> bool:
+    """Whether `text` is one whole address with its domain (a sysfs device directory's name)."""
+    return _WHOLE.fullmatch(text) is not None
