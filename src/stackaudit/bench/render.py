@@ -10,6 +10,7 @@ from typing import Any
 from stackaudit.bench.ceiling import header_line
 from stackaudit.bench.ceiling import level_line as ceiling_level_line
 from stackaudit.bench.metrics import UNKNOWN
+from stackaudit.report.markup import md_cell
 
 FORMATS = ("text", "markdown", "json", "html")
 # `stackaudit bench` itself also writes the key names of `vllm bench serve --save-result`
@@ -71,6 +72,12 @@ def _header_lines(result: dict[str, Any]) -> list[str]:
         f"EOS: {config.get('eos_suppression')} · seed {config.get('seed')} · temperature {config.get('temperature')} · "
         f"repeats {config.get('repeats')} in order {', '.join(config.get('order', []))}",
     ]
+    partial = result.get("partial")
+    if partial:
+        lines.append(
+            f"PARTIAL: {partial.get('reason')}; kept {', '.join(partial.get('levels_kept') or [])}; "
+            f"not run: {', '.join(partial.get('not_run') or []) or '-'}"
+        )
     if warmup.get("mode") == "off":
         lines.append("warm-up: off")
     else:
@@ -226,7 +233,7 @@ def _table_text(rows: list[list[str]], header: tuple[str, ...] | list[str]) -> l
 
 def _table_markdown(rows: list[list[str]], header: tuple[str, ...] | list[str]) -> list[str]:
     out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    out.extend("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows)
+    out.extend("| " + " | ".join(md_cell(c) for c in row) + " |" for row in rows)
     return out
 
 
@@ -410,6 +417,7 @@ def render_history(runs: list[Any], fmt: str, path: str) -> str:
             {
                 "run_id": run.id,
                 "started": run.started,
+                "partial": bool(result.get("partial")),
                 "label": run.label,
                 "url": server.get("url"),
                 "model": server.get("model_used"),
@@ -426,7 +434,8 @@ def render_history(runs: list[Any], fmt: str, path: str) -> str:
         return json.dumps({"schema": 2, "kind": "stackaudit.bench.history", "db": path, "runs": runs_json}, indent=2) + "\n"
     header = ("run", "started", "label", "model", "server", "levels")
     rows = [
-        [str(i["run_id"]), i["started"] or "", i["label"] or "", str(i["model"]), i["server"], "; ".join(i["levels"])]
+        [str(i["run_id"]), (i["started"] or "") + (" (partial)" if i["partial"] else ""), i["label"] or "",
+         str(i["model"]), i["server"], "; ".join(i["levels"])]
         for i in items
     ]
     if fmt == "html":

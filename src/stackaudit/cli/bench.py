@@ -174,7 +174,7 @@ def command(ctx: click.Context, url: Optional[str], model: Optional[str], endpoi
             no_self_check: bool, label: Optional[str], db: Optional[str], no_history: bool, plot: Optional[str],
             ceiling_model: Optional[str], ceiling_gpu: Optional[str], ceiling_gpus: Optional[int],
             ceiling_tp: Optional[int], ceiling_weights: Optional[str], ceiling_context: Optional[int], fmt: str,
-            output: Optional[str], quiet: bool) -> None:
+            output: Optional[str], quiet: bool) -> Optional[int]:
     """Measure TTFT, TPOT, ITL, E2E and throughput per concurrency level, and each against its decode ceiling."""
     if ctx.invoked_subcommand is not None:
         return None
@@ -270,10 +270,15 @@ def command(ctx: click.Context, url: Optional[str], model: Optional[str], endpoi
         from stackaudit.bench.export import render_vllm_json
 
         emit(_scrub(render_vllm_json(result, outcome.records), api_key), output)
-        return
-    from stackaudit.bench.render import render_result
+    else:
+        from stackaudit.bench.render import render_result
 
-    emit(render_result(result, fmt), output)
+        emit(render_result(result, fmt), output)
+    if result.get("partial"):
+        # Ctrl-C after a finished level: that level is stored and shown, and the exit says interrupted.
+        sys.stderr.write("stackaudit: interrupted: the report holds the finished levels only (partial)\n")
+        return 130
+    return 0
 
 
 @command.command("history")
