@@ -402,7 +402,10 @@ def history_level(level: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def render_history(runs: list[Any], fmt: str, path: str) -> str:
+def render_history(runs: list[Any], fmt: str, path: str, missing: bool = False) -> str:
+    """The stored runs; `missing`: there is no database at `path` (one line in text and Markdown)."""
+    if missing and fmt in ("text", "markdown"):
+        return f"bench history: no runs stored yet (no database at {path})\n"
     items = []
     for run in runs:
         result = run.result

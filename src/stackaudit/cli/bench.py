@@ -289,11 +289,17 @@ def command(ctx: click.Context, url: Optional[str], model: Optional[str], endpoi
 def history(db: Optional[str], limit: int, fmt: str, output: Optional[str]) -> None:
     """List stored runs."""
     _check_format(fmt)
-    from stackaudit.bench.history import History
+    from stackaudit.bench.history import History, NoHistory, default_db_path
     from stackaudit.bench.render import render_history
     from stackaudit.cli.output import emit
 
-    with History(db) as store:
+    try:
+        store = History(db, create=False)
+    except NoHistory:
+        # A read creates nothing: no runs, said in one line (an empty list for machine formats).
+        emit(render_history([], fmt, db or default_db_path(), missing=True), output)
+        return
+    with store:
         emit(render_history(store.list_runs(limit), fmt, store.path), output)
 
 
@@ -303,19 +309,25 @@ def history(db: Optional[str], limit: int, fmt: str, output: Optional[str]) -> N
 @click.option("--db", type=FILE, metavar="FILE", help="History database.")
 @click.option("--fail-on", metavar="RULE",
               help="regression:PCT — exit 1 when B is really worse than A by PCT % or more (CI gate).")
+@click.option("--force", is_flag=True,
+              help="Compare runs of different workloads (endpoint, lengths, dataset, prefix, turns, EOS).")
 @format_option(_RENDER, lead="Format")
 @output_option()
-def compare(run_a: str, run_b: str, db: Optional[str], fail_on: Optional[str], fmt: str, output: Optional[str]) -> int:
+def compare(run_a: str, run_b: str, db: Optional[str], fail_on: Optional[str], force: bool, fmt: str,
+            output: Optional[str]) -> int:
     """Is the difference between two runs beyond noise, and what differed that could explain it?"""
     _check_format(fmt)
-    from stackaudit.bench.compare import compare_runs, parse_fail_on
+    from stackaudit.bench.compare import compare_runs, parse_fail_on, workload_mismatch
     from stackaudit.bench.history import History
     from stackaudit.bench.render import render_compare
     from stackaudit.cli.output import emit
 
     limit = parse_fail_on(fail_on)
-    with History(db) as store:
+    with History(db, create=False) as store:
         a, b = store.get(run_a), store.get(run_b)
+        mismatch = workload_mismatch(a, b)
+        if mismatch and not force:
+            raise UsageError(f"{mismatch}: not compared (--force compares them anyway)")
         report = compare_runs(a, store.requests(a.id), b, store.requests(b.id), fail_on_regression=limit)
     emit(render_compare(report, fmt), output)
     return 1 if (report.get("fail_on") or {}).get("failed") else 0
