@@ -125,6 +125,8 @@ class StreamParser:
             return
         complete = data[:cut]
         self._buffer = data[cut + len(separator) :]
+        if len(self._buffer) > self.max_event_bytes:  # complete events, then an event too long to end
+            raise StreamError(f"SSE event over {self.max_event_bytes} bytes without an end")
         if len(separator) == 4:
             complete = complete.replace(b"\r\n", b"\n")
         if self.keep_raw:
