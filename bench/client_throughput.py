@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import importlib
 import importlib.util
 import json
@@ -138,11 +139,11 @@ async def _measure(client: str, base: str, concurrency: int, seconds: float, vll
         request = module.async_request_openai_completions
         given = module.RequestFuncInput(prompt="x", api_url=base + "/v1/completions", prompt_len=1,
                                         output_len=TOKENS_PER_RESPONSE, model="calibrated")
-        # As `vllm bench serve` opens its session: one connection per stream, kept alive.
+        # As `vllm bench serve` opens its session (vllm/benchmarks/serve.py, make_session).
         session = aiohttp.ClientSession(
             trust_env=True, timeout=module.AIOHTTP_TIMEOUT,
-            connector=aiohttp.TCPConnector(limit=concurrency, limit_per_host=concurrency, keepalive_timeout=60,
-                                           enable_cleanup_closed=True),
+            connector=aiohttp.TCPConnector(limit=concurrency, limit_per_host=concurrency, ttl_dns_cache=300,
+                                           keepalive_timeout=60, enable_cleanup_closed=True, force_close=False),
         )
 
         async def one() -> int:
@@ -161,10 +162,18 @@ async def _measure(client: str, base: str, concurrency: int, seconds: float, vll
     try:
         await asyncio.gather(*(worker(time.perf_counter() + min(1.0, seconds)) for _ in range(concurrency)))
         tokens = errors = events = reads = 0
+        # The collector as each tool runs it: bench disables it inside a level, `vllm bench serve`
+        # freezes the heap once (vllm.utils.gc_utils.freeze_gc_heap).
+        gc.collect()
+        if client == "stackaudit":
+            gc.disable()
+        else:
+            gc.freeze()
         cpu0, wall0 = time.process_time(), time.perf_counter()
         await asyncio.gather(*(worker(wall0 + seconds) for _ in range(concurrency)))
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
     finally:
+        gc.enable()
         await session.close()
     return {
         "tokens_per_s": tokens / wall, "tokens_per_cpu_s": tokens / cpu if cpu else 0.0, "cpu_share": cpu / wall,
