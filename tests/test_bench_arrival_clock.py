@@ -102,3 +102,39 @@ def test_public_tracing_fires_only_when_a_body_is_read() -> None:
 
     asyncio.run(run())
     assert len(chunks) < len(PIECES)
+
+
+async def _serve_one_write_of_chunks(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """Headers first; then ten events as ten HTTP chunks in a single write (one socket read on 127.0.0.1)."""
+    await reader.readuntil(b"\r\n\r\n")
+    await reader.readexactly(2)
+    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+    await writer.drain()
+    await asyncio.sleep(GAP_S)
+    events = [b'data: {"choices":[{"text":"w%d"}]}\n\n' % i for i in range(9)]
+    events.append(b'data: {"choices":[{"text":"w9","finish_reason":"length"}]}\n\n')
+    writer.write(b"".join(b"%x\r\n%s\r\n" % (len(e), e) for e in events) + b"0\r\n\r\n")
+    await writer.drain()
+    writer.close()
+
+
+def test_the_chunks_of_one_socket_read_are_parsed_once_with_one_stamp() -> None:
+    """Ten HTTP chunks in one read: one stamp and one parse, not ten (as uvicorn's chunked framing sends)."""
+
+    async def run() -> client.RequestRecord:
+        server = await asyncio.start_server(_serve_one_write_of_chunks, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        session = client.make_session(None, 30.0)
+        try:
+            record = client.RequestRecord(0, time.perf_counter(), 10, None)
+            spec = client.RequestSpec("/v1/completions", b"{}", 10)
+            return await client.stream_request(session, f"http://127.0.0.1:{port}", spec, record, 30.0)
+        finally:
+            await session.close()
+            server.close()
+            await server.wait_closed()
+
+    record = asyncio.run(run())
+    assert record.ok, record.error
+    assert record.n_chunks == 10 and record.events == 10
+    assert record.reads == 1 and len(set(record.chunk_times)) == 1  # (the finish_reason event is counted apart)
