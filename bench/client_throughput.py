@@ -1,47 +1,56 @@
-"""The bench client's own cost: streamed tokens per client CPU-second, per framing, and its TPOT
-timing error at 256 concurrent streams.
+"""The bench client's own cost: streamed tokens per client CPU-second, per framing and concurrency, beside
+vLLM's benchmark client on the same server; and the TPOT timing error at 256 concurrent streams.
 
-Setup: the client is pinned to one core with os.sched_setaffinity; the calibrated server
-(tests/bench_support/calibrated_server.py) runs in its own process on another core, with zero
-delay and pre-rendered 256-token responses in three framings:
+Setup: the calibrated server (tests/bench_support/calibrated_server.py) runs in its own process on one core,
+with zero delay and pre-rendered 256-token responses in three framings:
 
 - blob: one Content-Length body, one write (many SSE events per socket read);
 - one-write: chunked transfer encoding, every HTTP chunk in a single write;
 - chunked: one HTTP chunk per SSE event, each in its own write, as uvicorn/starlette servers
-  send — the costly case, about one event per read.
+  send (vLLM's and SGLang's servers among them) — the costly case.
 
-A raw-socket reader that does no parsing first shows how fast the server serves (blob and
-one-write), so that the server is not what is measured. Tokens per client CPU-second is the
-client's CPU time (`time.process_time`, this process only) over the measurement window.
+Each measurement runs in a fresh process pinned to another core: stackaudit's client
+(`stream_request`), or vLLM's (`async_request_openai_completions` from
+vllm/benchmarks/lib/endpoint_request_func.py, `vllm bench serve`'s request function), never both in
+one process. The vLLM file is loaded from `--vllm-client PATH` (a vLLM checkout or an unpacked
+wheel; its code is not part of this project), else from an installed `vllm`; without either, only
+stackaudit is measured. A measurement is a warm-up pass, then `--seconds` in which the client
+process's CPU time (`time.process_time`) is read: tokens per CPU-second does not depend on how
+busy the other core was. A raw-socket reader that does no parsing shows how fast the server
+serves alone (chunked framings), so that the server is not what is measured.
 For timing error the server emits tokens at an exact gap and logs its own send times.
 
-Run: .venv/bin/python bench/client_throughput.py [--seconds 3] [--json]
-Targets: ≥ 120 000 tokens per client CPU-second on every framing; < 1 % TPOT error at 256 streams.
-Figures measured on the project's machine are in docs/benchmarks.md.
+Run: .venv/bin/python bench/client_throughput.py [--seconds 3] [--concurrency 1,8,32,128]
+     [--vllm-client .../vllm/benchmarks/lib/endpoint_request_func.py] [--json]
+Targets: stackaudit at least 2× vLLM's client in tokens per CPU-second at every framing and
+concurrency; < 1 % TPOT error at 256 streams. Figures measured on the project's machine are in
+docs/benchmarks.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
+import importlib
+import importlib.util
 import json
 import os
+import re
+import subprocess
 import sys
 import tempfile
 import time
+from types import ModuleType
 from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 sys.path.insert(0, os.path.join(HERE, "..", "src"))
 
-from bench_support.servers import calibrated_server  # noqa: E402
-from stackaudit.bench.client import RequestRecord, RequestSpec, build_body, make_session, stream_request  # noqa: E402
-from stackaudit.bench.loadgen import run_closed_loop  # noqa: E402
-from stackaudit.bench.metrics import RequestMetrics  # noqa: E402
-
 TOKENS_PER_RESPONSE = 256
 FRAMINGS = ("blob", "one-write", "chunked")
+CLIENTS = ("stackaudit", "vllm")
 
 
 def _cores() -> tuple[int, int | None]:
@@ -49,11 +58,28 @@ def _cores() -> tuple[int, int | None]:
     return available[0], (available[1] if len(available) > 1 else None)
 
 
-async def _raw_reader(port: int, concurrency: int, seconds: float, body: bytes) -> dict[str, float]:
-    """Fetch responses without parsing them (find the chunked terminator only): the server's rate.
+def _load_vllm(path: str | None) -> ModuleType | None:
+    """vLLM's request-function module: from `path`, else an installed vllm; None when neither is there."""
+    if path is None:
+        try:
+            return importlib.import_module("vllm.benchmarks.lib.endpoint_request_func")
+        except ImportError:
+            return None
+    try:
+        import regex  # noqa: F401  (vLLM's file imports it; its request functions do not use it)
+    except ImportError:
+        sys.modules["regex"] = re
+    spec = importlib.util.spec_from_file_location("vllm_endpoint_request_func", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"--vllm-client {path}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
 
-    Chunked framings only: a Content-Length response has no terminator to look for.
-    """
+
+async def _raw_reader(port: int, concurrency: int, seconds: float, body: bytes) -> float:
+    """Tokens/s fetched without parsing (the chunked terminator is all it looks for): the server's rate."""
     request = (
         b"POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
@@ -79,46 +105,99 @@ async def _raw_reader(port: int, concurrency: int, seconds: float, body: bytes) 
 
     start = time.perf_counter()
     await asyncio.gather(*(one() for _ in range(concurrency)))
-    elapsed = time.perf_counter() - start
-    return {"tokens_per_s": responses * TOKENS_PER_RESPONSE / elapsed}
+    return responses * TOKENS_PER_RESPONSE / (time.perf_counter() - start)
 
 
-async def _client_rate(base: str, concurrency: int, seconds: float) -> dict[str, float]:
-    body = build_body("completions", "calibrated", "x", TOKENS_PER_RESPONSE, {})
-    spec = RequestSpec("/v1/completions", body, TOKENS_PER_RESPONSE)
-    session = make_session(None, 60.0)
-    chunks = 0
-    errors = 0
-    events = reads = 0
-    deadline = time.perf_counter() + seconds
+async def _measure(client: str, base: str, concurrency: int, seconds: float, vllm_path: str | None) -> dict[str, Any]:
+    """One client against one server at one concurrency: a warm-up pass, then the measured window."""
+    tokens = errors = events = reads = 0
+    if client == "stackaudit":
+        from stackaudit.bench.client import (
+            RequestRecord,
+            RequestSpec,
+            build_body,
+            make_session,
+            stream_request,
+        )
 
-    async def worker() -> None:
-        nonlocal chunks, errors, events, reads
+        spec = RequestSpec("/v1/completions", build_body("completions", "calibrated", "x", TOKENS_PER_RESPONSE, {}),
+                           TOKENS_PER_RESPONSE)
+        session = make_session(None, 60.0)
+
+        async def one() -> int:
+            nonlocal events, reads
+            record = await stream_request(
+                session, base, spec, RequestRecord(0, time.perf_counter(), TOKENS_PER_RESPONSE, None), 60.0)
+            events += record.events
+            reads += record.reads
+            return record.n_chunks if record.ok else -1
+    else:
+        import aiohttp
+
+        module = _load_vllm(vllm_path)
+        assert module is not None
+        request = module.async_request_openai_completions
+        given = module.RequestFuncInput(prompt="x", api_url=base + "/v1/completions", prompt_len=1,
+                                        output_len=TOKENS_PER_RESPONSE, model="calibrated")
+        # As `vllm bench serve` opens its session (vllm/benchmarks/serve.py, make_session).
+        session = aiohttp.ClientSession(
+            trust_env=True, timeout=module.AIOHTTP_TIMEOUT,
+            connector=aiohttp.TCPConnector(limit=concurrency, limit_per_host=concurrency, ttl_dns_cache=300,
+                                           keepalive_timeout=60, enable_cleanup_closed=True, force_close=False),
+        )
+
+        async def one() -> int:
+            output = await request(given, session)
+            return int(output.output_tokens or len(output.itl) + 1) if output.success else -1
+
+    async def worker(deadline: float) -> None:
+        nonlocal tokens, errors
         while time.perf_counter() < deadline:
-            record = await stream_request(session, base, spec, RequestRecord(0, time.perf_counter(), TOKENS_PER_RESPONSE, None), 60.0)
-            if record.ok:
-                chunks += record.n_chunks
-                events += record.events
-                reads += record.reads
-            else:
+            got = await one()
+            if got < 0:
                 errors += 1
+            else:
+                tokens += got
 
     try:
-        await asyncio.gather(*(worker() for _ in range(concurrency)))  # connections and warm caches
-        deadline = time.perf_counter() + seconds
+        await asyncio.gather(*(worker(time.perf_counter() + min(1.0, seconds)) for _ in range(concurrency)))
+        tokens = errors = events = reads = 0
+        # The collector as each tool runs it: bench disables it inside a level, `vllm bench serve`
+        # freezes the heap once (vllm.utils.gc_utils.freeze_gc_heap).
+        gc.collect()
+        if client == "stackaudit":
+            gc.disable()
+        else:
+            gc.freeze()
         cpu0, wall0 = time.process_time(), time.perf_counter()
-        chunks = events = reads = 0
-        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        await asyncio.gather(*(worker(wall0 + seconds) for _ in range(concurrency)))
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
     finally:
+        gc.enable()
         await session.close()
     return {
-        "tokens_per_s": chunks / wall, "tokens_per_cpu_s": chunks / cpu if cpu else 0.0, "cpu_share": cpu / wall,
-        "events_per_read": events / reads if reads else 0.0, "errors": errors,
+        "tokens_per_s": tokens / wall, "tokens_per_cpu_s": tokens / cpu if cpu else 0.0, "cpu_share": cpu / wall,
+        "events_per_read": events / reads if reads else None, "errors": errors,
     }
 
 
+def _measure_in_child(client: str, url: str, concurrency: int, seconds: float, vllm_path: str | None) -> dict[str, Any]:
+    """`_measure` in a fresh process (it inherits this one's core): no client's import touches the other's run."""
+    argv = [sys.executable, os.path.abspath(__file__), "--measure", client, url, str(concurrency), str(seconds)]
+    if vllm_path:
+        argv += ["--vllm-client", vllm_path]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=seconds * 4 + 120, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"{client} at {concurrency} streams failed: {done.stderr.strip()[-2000:]}")
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
 async def _tpot_error(base: str, streams: int, gap_ms: float, tokens: int, log_path: str) -> dict[str, float]:
+    from stackaudit.bench.client import RequestSpec, build_body, make_session
+    from stackaudit.bench.loadgen import run_closed_loop
+    from stackaudit.bench.metrics import RequestMetrics
+
     def spec_for(index: int) -> RequestSpec:
         return RequestSpec("/v1/completions", build_body("completions", "calibrated", f"r{index}", tokens, {}), tokens)
 
@@ -156,53 +235,88 @@ async def _tpot_error(base: str, streams: int, gap_ms: float, tokens: int, log_p
     }
 
 
+def _print_table(results: dict[str, Any]) -> None:
+    print(f"client pinned to CPU {results['client_cpu']}, server on CPU {results['server_cpu']}; "
+          f"{TOKENS_PER_RESPONSE}-token responses, zero-delay server; tokens per client CPU-second")
+    print(f"{'framing':>9}  {'streams':>7}  {'stackaudit':>10}  {'vLLM':>8}  {'ratio':>6}  {'events/read':>11}  errors")
+    for framing, entry in results["framings"].items():
+        for level in entry["levels"]:
+            ours, theirs = level["stackaudit"], level.get("vllm")
+            ratio = f"{ours['tokens_per_cpu_s'] / theirs['tokens_per_cpu_s']:.2f}×" if theirs else "-"
+            vllm_rate = f"{theirs['tokens_per_cpu_s']:,.0f}" if theirs else "-"
+            errors = ours["errors"] + (theirs["errors"] if theirs else 0)
+            print(f"{framing:>9}  {level['concurrency']:>7}  {ours['tokens_per_cpu_s']:>10,.0f}  {vllm_rate:>8}  "
+                  f"{ratio:>6}  {ours['events_per_read']:>11.1f}  {errors}")
+        raw = entry.get("server_tokens_per_s_raw_reader")
+        if raw:
+            print(f"{'':>9}  server alone (raw reader, {results['raw_reader_streams']} streams): {raw:,.0f} tokens/s")
+    if not results["vllm_client"]:
+        print("vLLM's client not measured: give --vllm-client PATH/endpoint_request_func.py")
+    tpot = results.get("tpot")
+    if tpot:
+        print(
+            f"TPOT at {tpot['streams']} streams ({tpot['requests']} requests): client error vs the server's actual send "
+            f"times {tpot['client_error_pct_mean']:+.3f} % mean, {tpot['client_error_pct_worst']:.3f} % worst request; "
+            f"vs the configured {tpot['truth_ms']} ms gap {tpot['vs_configured_pct_mean']:+.2f} % "
+            "(includes the server's own lateness)"
+        )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=3.0)
-    parser.add_argument("--concurrency", type=int, default=32)
-    parser.add_argument("--streams", type=int, default=256)
+    parser.add_argument("--concurrency", default="1,8,32,128", help="stream counts, comma list")
+    parser.add_argument("--framings", default=",".join(FRAMINGS))
+    parser.add_argument("--clients", default=",".join(CLIENTS))
+    parser.add_argument("--vllm-client", metavar="PATH", help="vLLM's vllm/benchmarks/lib/endpoint_request_func.py")
+    parser.add_argument("--streams", type=int, default=256, help="streams for the TPOT error (0: skip it)")
     parser.add_argument("--gap-ms", type=float, default=20.0)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--measure", nargs=4, metavar=("CLIENT", "URL", "STREAMS", "SECONDS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.measure:
+        client, url, streams, seconds = args.measure
+        print(json.dumps(asyncio.run(_measure(client, url, int(streams), float(seconds), args.vllm_client))))
+        return 0
+
+    from bench_support.servers import calibrated_server
+    from stackaudit.bench.client import build_body
+
     client_cpu, server_cpu = _cores()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {client_cpu})
-    results: dict[str, Any] = {"client_cpu": client_cpu, "server_cpu": server_cpu, "concurrency": args.concurrency,
-                               "tokens_per_response": TOKENS_PER_RESPONSE, "framings": {}}
+    levels = [int(v) for v in args.concurrency.split(",") if v]
+    clients = [c for c in args.clients.split(",") if c]
+    vllm_found = _load_vllm(args.vllm_client) is not None if "vllm" in clients else False
+    if not vllm_found:
+        clients = [c for c in clients if c != "vllm"]
+    raw_streams = 32
+    results: dict[str, Any] = {"client_cpu": client_cpu, "server_cpu": server_cpu, "tokens_per_response": TOKENS_PER_RESPONSE,
+                               "seconds": args.seconds, "vllm_client": vllm_found, "raw_reader_streams": raw_streams,
+                               "framings": {}}
     body = build_body("completions", "calibrated", "x", TOKENS_PER_RESPONSE, {})
-    for framing in FRAMINGS:
+    for framing in [f for f in args.framings.split(",") if f]:
         with calibrated_server("--ttft-ms", "0", "--gap-ms", "0", "--framing", framing, cpu=server_cpu) as url:
-            entry: dict[str, Any] = {}
-            if framing == "one-write":
+            entry: dict[str, Any] = {"levels": []}
+            if framing != "blob":
                 port = int(url.rsplit(":", 1)[1])
-                entry["server_tokens_per_s_raw_reader"] = asyncio.run(
-                    _raw_reader(port, args.concurrency, args.seconds, body))["tokens_per_s"]
-            entry["client"] = asyncio.run(_client_rate(url, args.concurrency, args.seconds))
+                entry["server_tokens_per_s_raw_reader"] = asyncio.run(_raw_reader(port, raw_streams, args.seconds, body))
+            for concurrency in levels:
+                level: dict[str, Any] = {"concurrency": concurrency}
+                for client in clients:
+                    level[client] = _measure_in_child(client, url, concurrency, args.seconds, args.vllm_client)
+                entry["levels"].append(level)
             results["framings"][framing] = entry
-    with tempfile.TemporaryDirectory() as scratch:
-        log_path = os.path.join(scratch, "times.tsv")
-        with calibrated_server("--ttft-ms", "100", "--gap-ms", str(args.gap_ms), "--log-times", log_path, cpu=server_cpu) as url:
-            results["tpot"] = asyncio.run(_tpot_error(url, args.streams, args.gap_ms, 64, log_path))
+    if args.streams:
+        with tempfile.TemporaryDirectory() as scratch:
+            log_path = os.path.join(scratch, "times.tsv")
+            with calibrated_server("--ttft-ms", "100", "--gap-ms", str(args.gap_ms), "--log-times", log_path,
+                                   cpu=server_cpu) as url:
+                results["tpot"] = asyncio.run(_tpot_error(url, args.streams, args.gap_ms, 64, log_path))
     if args.json:
         print(json.dumps(results, indent=2))
-        return 0
-    print(f"client pinned to CPU {client_cpu}, server on CPU {server_cpu}; {args.concurrency} streams, "
-          f"{TOKENS_PER_RESPONSE}-token responses, zero-delay server")
-    for framing, entry in results["framings"].items():
-        client = entry["client"]
-        raw = entry.get("server_tokens_per_s_raw_reader")
-        server = f"; server alone (raw reader) {raw:,.0f} tokens/s" if raw else ""
-        print(
-            f"{framing:>9}: {client['tokens_per_cpu_s']:,.0f} tokens per client CPU-second "
-            f"({client['tokens_per_s']:,.0f} tokens/s, {client['cpu_share']:.0%} of its core, "
-            f"{client['events_per_read']:.1f} events per read){server}; errors {client['errors']}"
-        )
-    tpot = results["tpot"]
-    print(
-        f"TPOT at {tpot['streams']} streams ({tpot['requests']} requests): client error vs the server's actual send "
-        f"times {tpot['client_error_pct_mean']:+.3f} % mean, {tpot['client_error_pct_worst']:.3f} % worst request; "
-        f"vs the configured {tpot['truth_ms']} ms gap {tpot['vs_configured_pct_mean']:+.2f} % (includes the server's own lateness)"
-    )
+    else:
+        _print_table(results)
     return 0
 
 

@@ -1,9 +1,9 @@
-"""The arrival clock (stackaudit.bench.client): aiohttp hands every piece of a response it receives to
-`StreamReader.feed_data`, which the client wraps to stamp the piece's arrival time. aiohttp's public
-tracing (TraceConfig.on_response_chunk_received) fires when the body is read, not when bytes arrive, so
-it cannot replace the hook; these tests fail when an aiohttp release stops calling the wrapped method
-(then every chunk would be stamped when the coroutine resumes, and the event loop's delay would land in
-TPOT)."""
+"""The arrival clock (stackaudit.bench.client): aiohttp hands every socket read of a response to
+`ResponseHandler.data_received`, and the body's pieces to `StreamReader.feed_data` inside it; the client
+wraps both to stamp each read's arrival time and parse it there. aiohttp's public tracing
+(TraceConfig.on_response_chunk_received) fires when the body is read, not when bytes arrive, so it cannot
+replace the hooks; these tests fail when an aiohttp release stops calling the wrapped methods (then every
+chunk would be stamped when the coroutine resumes, and the event loop's delay would land in TPOT)."""
 
 from __future__ import annotations
 
@@ -18,66 +18,63 @@ from stackaudit.bench import client
 # Timing against real servers: `make test` runs these alone, after the parallel part.
 pytestmark = pytest.mark.serial
 
-PIECES = [b"data: one\n\n", b"data: two\n\n", b"data: three\n\n"]
+PIECES = [b'data: {"choices":[{"text":"%s"}]}\n\n' % word for word in (b"one", b"two", b"three")]
 GAP_S = 0.05
 
 
 async def _serve_pieces(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    """A chunked response whose pieces leave the server GAP_S apart (raw asyncio: no aiohttp on this side)."""
-    await reader.readuntil(b"\r\n\r\n")
-    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
-    await writer.drain()
-    for piece in PIECES:
-        await asyncio.sleep(GAP_S)
-        writer.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+    """A chunked response whose pieces leave the server GAP_S apart (raw asyncio: no aiohttp on this side).
+
+    The first piece goes out with the headers, in one write: it must be stamped too."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = [line for line in head.lower().split(b"\r\n") if line.startswith(b"content-length:")]
+    if length:
+        await reader.readexactly(int(length[0].split(b":")[1]))  # the request body
+    status = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+    for index, piece in enumerate([*PIECES, b'data: {"choices":[{"text":"","finish_reason":"length"}]}\n\n']):
+        if index:
+            await asyncio.sleep(GAP_S)
+        writer.write((status if index == 0 else b"") + f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
         await writer.drain()
     writer.write(b"0\r\n\r\n")
     await writer.drain()
     writer.close()
 
 
-async def _read_with_clock() -> tuple[list[tuple[float, int]], list[float], bytes]:
-    """Read the stream as the client does (registered in client._ARRIVALS, readany() in a loop); returns
-    the arrivals the hook stamped, the times of the reads, and the body."""
+async def _stream() -> tuple[client.RequestRecord, float]:
+    """One request through `stream_request`, as bench sends it; the record and when the call returned."""
     server = await asyncio.start_server(_serve_pieces, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
-    arrivals: list[tuple[float, int]] = []
-    read_times: list[float] = []
-    body = b""
+    session = client.make_session(None, 30.0)
     try:
-        async with aiohttp.ClientSession() as session, session.get(f"http://127.0.0.1:{port}/") as response:
-            key = id(response.content)
-            client._ARRIVALS[key] = arrivals
-            try:
-                while True:
-                    data = await response.content.readany()
-                    if not data:
-                        break
-                    body += data
-                    read_times.append(time.perf_counter())
-            finally:
-                client._ARRIVALS.pop(key, None)
+        record = client.RequestRecord(0, time.perf_counter(), 3, None)
+        spec = client.RequestSpec("/v1/completions", b"{}", 3)
+        await client.stream_request(session, f"http://127.0.0.1:{port}", spec, record, 30.0)
+        returned = time.perf_counter()
     finally:
+        await session.close()
         server.close()
         await server.wait_closed()
-    return arrivals, read_times, body
+    return record, returned
 
 
-def test_the_wrapper_is_installed_on_aiohttps_stream_reader() -> None:
+def test_the_wrappers_are_installed_on_aiohttps_classes() -> None:
+    from aiohttp.client_proto import ResponseHandler
+
     assert getattr(aiohttp.StreamReader.feed_data, "_stackaudit_clock", False) is True
+    assert ResponseHandler.data_received.__qualname__.startswith("_install_arrival_clock")
 
 
-def test_every_received_piece_is_stamped_as_it_arrives() -> None:
-    arrivals, read_times, body = asyncio.run(_read_with_clock())
-    assert body == b"".join(PIECES)
-    # The hook fired for every byte of the body, each piece stamped no later than the read that got it.
-    assert sum(size for _, size in arrivals) == len(body), arrivals
-    assert len(arrivals) >= len(PIECES)
-    assert arrivals[0][0] <= read_times[0]
-    stamps = [stamp for stamp, _ in arrivals]
-    assert stamps == sorted(stamps)
+def test_every_read_is_stamped_as_it_arrives() -> None:
+    record, returned = asyncio.run(_stream())
+    assert record.ok, record.error
+    assert record.n_chunks == len(PIECES) and record.chunk_counts == [1, 1, 1]
+    # The piece that came with the headers was taken and stamped too, before the request returned.
+    stamps = record.chunk_times
+    assert record.sent < stamps[0] <= stamps[1] <= stamps[2] < returned
     # The server's gaps are in the stamps (not all at one instant).
-    assert stamps[-1] - stamps[0] >= (len(PIECES) - 1) * GAP_S * 0.8
+    assert stamps[1] - stamps[0] >= GAP_S * 0.8 and stamps[2] - stamps[1] >= GAP_S * 0.8
+    assert record.reads >= len(PIECES)
 
 
 def test_public_tracing_fires_only_when_a_body_is_read() -> None:
@@ -105,3 +102,39 @@ def test_public_tracing_fires_only_when_a_body_is_read() -> None:
 
     asyncio.run(run())
     assert len(chunks) < len(PIECES)
+
+
+async def _serve_one_write_of_chunks(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """Headers first; then ten events as ten HTTP chunks in a single write (one socket read on 127.0.0.1)."""
+    await reader.readuntil(b"\r\n\r\n")
+    await reader.readexactly(2)
+    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+    await writer.drain()
+    await asyncio.sleep(GAP_S)
+    events = [b'data: {"choices":[{"text":"w%d"}]}\n\n' % i for i in range(9)]
+    events.append(b'data: {"choices":[{"text":"w9","finish_reason":"length"}]}\n\n')
+    writer.write(b"".join(b"%x\r\n%s\r\n" % (len(e), e) for e in events) + b"0\r\n\r\n")
+    await writer.drain()
+    writer.close()
+
+
+def test_the_chunks_of_one_socket_read_are_parsed_once_with_one_stamp() -> None:
+    """Ten HTTP chunks in one read: one stamp and one parse, not ten (as uvicorn's chunked framing sends)."""
+
+    async def run() -> client.RequestRecord:
+        server = await asyncio.start_server(_serve_one_write_of_chunks, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        session = client.make_session(None, 30.0)
+        try:
+            record = client.RequestRecord(0, time.perf_counter(), 10, None)
+            spec = client.RequestSpec("/v1/completions", b"{}", 10)
+            return await client.stream_request(session, f"http://127.0.0.1:{port}", spec, record, 30.0)
+        finally:
+            await session.close()
+            server.close()
+            await server.wait_closed()
+
+    record = asyncio.run(run())
+    assert record.ok, record.error
+    assert record.n_chunks == 10 and record.events == 10
+    assert record.reads == 1 and len(set(record.chunk_times)) == 1  # (the finish_reason event is counted apart)

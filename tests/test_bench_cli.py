@@ -101,7 +101,11 @@ def test_usage_and_input_errors_exit_2_with_one_line(argv: list[str], message: s
 
 
 def test_compare_unknown_run_exits_2(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "compare", "1", "2", "--db", str(tmp_path / "empty.sqlite3")]) == 2
+    from stackaudit.bench.history import History
+
+    db = str(tmp_path / "empty.sqlite3")
+    History(db).close()  # a database with no runs
+    assert main(["bench", "compare", "1", "2", "--db", db]) == 2
     assert "no run 1" in capsys.readouterr().err
 
 

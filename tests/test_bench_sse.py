@@ -115,3 +115,10 @@ def test_long_events_parse_and_the_cap_is_an_error() -> None:
     with pytest.raises(StreamError, match="over 65536 bytes"):
         for i in range(0, len(event), 16384):
             capped.feed(event[i : i + 16384], 1.0)
+
+
+def test_the_cap_holds_for_a_long_event_after_complete_ones_in_one_read() -> None:
+    """A read that ends whole events and then starts one past the cap is an error at that read, not later."""
+    capped = StreamParser(max_event_bytes=64 * 1024)
+    with pytest.raises(StreamError, match="over 65536 bytes"):
+        capped.feed(completion_event("a", None) + b'data: {"choices":[{"text":"' + b"y" * 70_000, 1.0)

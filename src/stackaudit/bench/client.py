@@ -93,48 +93,145 @@ def _origin(url: URL) -> str:
     return f"{url.scheme}://{url.host}:{url.port}"
 
 
-async def _refuse_cross_origin(session: aiohttp.ClientSession, context: Any, params: aiohttp.TraceRequestRedirectParams) -> None:
-    """aiohttp calls this before it follows a redirect: one to another origin is refused."""
-    response = params.response
-    location = response.headers.get("Location") or response.headers.get("URI")
-    if location is None:
-        return
-    try:
-        target = params.url.join(URL(location))
-    except ValueError:
-        return  # aiohttp refuses a location that is not a URL itself
-    if target.host is None or _origin(target) == _origin(params.url):
-        return
-    response.close()
-    raise CrossOriginRedirect(
-        f"redirect: HTTP {response.status} to another origin ({_origin(target)}) refused; "
-        f"only redirects within {_origin(params.url)} are followed"
-    )
 
-# Arrival times of response bytes, per stream being read: id(StreamReader) → [(time, bytes)].
-# A coroutine resumes only after the event loop has run every callback already queued; with
-# hundreds of streams finishing and restarting together that delay reaches milliseconds and
-# would land in TPOT. aiohttp hands every received piece to `StreamReader.feed_data` straight
-# from the socket callback, so that is where the time is taken. StreamReader has __slots__,
-# hence the class-level wrapper, which only records for readers registered here.
-_ARRIVALS: dict[int, list[tuple[float, int]]] = {}
+# The response bytes of a stream are parsed where they arrive. A coroutine resumes only after the
+# event loop has run every callback already queued; with hundreds of streams finishing and
+# restarting together that delay reaches milliseconds and would land in TPOT. So the time is taken
+# in aiohttp's socket callback, `ResponseHandler.data_received` (one call per socket read), and the
+# body's pieces, which aiohttp's HTTP parser hands to `StreamReader.feed_data` inside that call (one
+# per HTTP chunk), go to the stream's `_Sink` instead of the reader's buffer. Both are class-level
+# wrappers (the classes have __slots__) that act only for connections a `_Sink` is attached to.
+#
+# The reading coroutine then only waits for the end of the body, an error or the timeout. On
+# chunked framing (one HTTP chunk per SSE event, as uvicorn sends) this spares, per event,
+# aiohttp's buffering, its flow control (a resume_reading and a parser call for every chunk read
+# back) and a coroutine resume; each socket read is parsed once, whatever its number of chunks.
+
+
+class _Sink:
+    """One stream's body, taken from aiohttp's socket callback and parsed once per socket read.
+
+    Attached to the connection by `SpareConnector.connect` (in the request's own task, before the
+    request is sent), so that bytes arriving with the response headers are taken too. Until the
+    response is known to be a 200 (`start`), reads are held with their arrival times; a response
+    of another status keeps its first bytes as the error body. Past `cap` bytes, or on a parse
+    error, the sink fails the reader with that error.
+    """
+
+    __slots__ = ("arrived", "asked", "cap", "error", "held", "parser", "pending", "protocol", "reader", "received")
+
+    def __init__(self, parser: StreamParser, cap: int, asked: int) -> None:
+        self.parser = parser
+        self.cap = cap
+        self.asked = asked  # output tokens asked (for the message past `cap`)
+        self.received = 0
+        self.pending: list[bytes] = []  # the pieces of the socket read under way
+        self.arrived = 0.0  # when that read arrived
+        self.held: list[tuple[float, bytes]] | None = []  # reads before `start`; None once started
+        self.reader: aiohttp.StreamReader | None = None
+        self.error: StreamError | None = None
+        self.protocol: Any = None
+
+    def attach(self, protocol: Any) -> None:
+        """Take the body of the next response on this connection (a redirect's body is dropped)."""
+        self.detach()
+        self.protocol = protocol
+        self.held = []
+        self.received = 0
+        _SINKS[id(protocol)] = self
+
+    def detach(self) -> None:
+        if self.protocol is not None and _SINKS.get(id(self.protocol)) is self:
+            del _SINKS[id(self.protocol)]
+        self.protocol = None
+
+    def end_read(self) -> None:
+        pending = self.pending
+        if not pending:
+            return
+        self.pending = []
+        data = pending[0] if len(pending) == 1 else b"".join(pending)
+        if self.held is None:
+            self.feed(data, self.arrived)
+        else:
+            self.held.append((self.arrived, data))
+            self.received += len(data)
+            if self.received > self.cap:
+                self.detach()  # the rest is not kept; a 200 fails at `start`
+
+    def start(self, reader: aiohttp.StreamReader) -> None:
+        """The response is a 200: parse the reads held so far, and every later one as it arrives."""
+        held, self.held = self.held or [], None
+        self.reader = reader
+        self.received = 0
+        for arrived, data in held:
+            self.feed(data, arrived)
+        if self.error is not None:
+            raise self.error
+
+    def held_body(self, limit: int) -> bytes:
+        """The first `limit` bytes of a response that is not a 200 (its error body)."""
+        return b"".join(data for _, data in self.held or [])[:limit]
+
+    def feed(self, data: bytes, arrived: float) -> None:
+        if self.error is not None:
+            return
+        self.received += len(data)
+        try:
+            if self.received > self.cap:
+                raise StreamError(f"response stream over {self.cap} bytes for {self.asked} tokens asked")
+            self.parser.feed(data, arrived)
+        except StreamError as exc:
+            self.error = exc
+            self.detach()
+            if self.reader is not None:
+                self.reader.set_exception(exc)
+
+
+# Connection (protocol) id → the sink taking its response body.
+_SINKS: dict[int, _Sink] = {}
+
+
+class _Reading:
+    """The sink whose connection's socket read is being handled (set around `data_received`)."""
+
+    sink: _Sink | None = None
 
 
 def _install_arrival_clock() -> None:
-    original = aiohttp.StreamReader.feed_data
-    if getattr(original, "_stackaudit_clock", False):
+    from aiohttp.client_proto import ResponseHandler
+
+    original_feed = aiohttp.StreamReader.feed_data
+    original_received = ResponseHandler.data_received
+    if getattr(original_feed, "_stackaudit_clock", False):
         return
+    sinks = _SINKS
+    reading = _Reading
     clock = time.perf_counter
-    arrivals = _ARRIVALS
+
+    def data_received(self: ResponseHandler, data: bytes) -> None:
+        sink = sinks.get(id(self))
+        if sink is None or not data:
+            return original_received(self, data)
+        sink.arrived = clock()
+        reading.sink = sink
+        try:
+            return original_received(self, data)
+        finally:
+            reading.sink = None
+            sink.end_read()
 
     def feed_data(self: aiohttp.StreamReader, data: bytes, *args: Any, **kwargs: Any) -> Any:
-        log = arrivals.get(id(self))
-        if log is not None and data:
-            log.append((clock(), len(data)))
-        return original(self, data, *args, **kwargs)
+        sink = reading.sink
+        if sink is None:
+            return original_feed(self, data, *args, **kwargs)
+        if data:
+            sink.pending.append(data)
+        return False  # nothing buffered: no more data is pending in this reader
 
     feed_data._stackaudit_clock = True  # type: ignore[attr-defined]
     aiohttp.StreamReader.feed_data = feed_data  # type: ignore[method-assign]
+    ResponseHandler.data_received = data_received  # type: ignore[method-assign]
 
 
 _install_arrival_clock()
@@ -143,6 +240,8 @@ _install_arrival_clock()
 # The request whose connection the connector is opening: set by `stream_request` in its own
 # task, read by `SpareConnector._create_connection` (same task, so the same context).
 _CURRENT: contextvars.ContextVar[RequestRecord | None] = contextvars.ContextVar("stackaudit_bench_request", default=None)
+# The sink of that request's response body: attached by `SpareConnector.connect` to the connection it gets.
+_CURRENT_SINK: contextvars.ContextVar[_Sink | None] = contextvars.ContextVar("stackaudit_bench_sink", default=None)
 
 # Spare connections older than this are not handed out: the server may have dropped them.
 SPARE_MAX_AGE_S = 30.0
@@ -163,6 +262,25 @@ class SpareConnector(aiohttp.TCPConnector):
         self._templates: dict[Any, tuple[Any, Any]] = {}  # key → (request, timeout) to connect like
         self.spares_opened = 0
         self.spares_used = 0
+        self.origin: str | None = None  # scheme://host:port of the server, set by the first request
+
+    async def connect(self, req: Any, traces: Any, timeout: Any) -> Any:
+        # Every request of a session goes to one server: its first request sets the origin, and a
+        # connection elsewhere can only be a redirect's, refused before it is opened. (A connector
+        # check costs nothing per request; a TraceConfig's signals cost about a fifth of a request.)
+        origin = _origin(req.url)
+        if self.origin is None:
+            self.origin = origin
+        elif origin != self.origin:
+            raise CrossOriginRedirect(
+                f"redirect: a redirect to another origin ({origin}) refused; "
+                f"only redirects within {self.origin} are followed"
+            )
+        connection = await super().connect(req, traces, timeout)
+        sink = _CURRENT_SINK.get()
+        if sink is not None and connection.protocol is not None:
+            sink.attach(connection.protocol)  # before the request is sent: no byte of its response is missed
+        return connection
 
     async def _create_connection(self, req: Any, traces: Any, timeout: Any) -> Any:
         key = req.connection_key
@@ -355,12 +473,9 @@ def make_session(api_key: str | None, timeout_s: float) -> aiohttp.ClientSession
     headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
     if api_key:
         headers["Authorization"] = f"Bearer {api_key}"
-    redirects = aiohttp.TraceConfig()
-    redirects.on_request_redirect.append(_refuse_cross_origin)
     return aiohttp.ClientSession(
         connector=connector,
         headers=headers,
-        trace_configs=[redirects],
         timeout=aiohttp.ClientTimeout(total=timeout_s, sock_connect=min(timeout_s, 30.0)),
         # Lines are split by our own parser, not aiohttp's readline, so there is no 64 KB or
         # 128 KB line limit (https://github.com/NVIDIA/TensorRT-LLM/pull/13952).
@@ -381,9 +496,10 @@ async def stream_request(
     perf_counter = time.perf_counter
     parser = StreamParser(max_event_bytes=max_event_bytes, text_cap=TEXT_BYTES_PER_TOKEN * max(1, record.max_tokens))
     stream_cap = max_stream_bytes(record.max_tokens)
-    received = 0
+    sink = _Sink(parser, stream_cap, record.max_tokens)
     record.body = spec.body
     token = _CURRENT.set(record)
+    sink_token = _CURRENT_SINK.set(sink)
     record.sent = perf_counter()
     try:
         async with session.post(base_url + spec.path, data=spec.body, headers=spec.headers or None) as response:
@@ -396,42 +512,22 @@ async def stream_request(
                     # This connection ends with the response: the slot's next one opens now.
                     if key is not None:
                         connector.open_spare(key)
+            content = response.content
             if response.status != 200:
-                body = await response.content.read(ERROR_BODY_BYTES)
+                sink.detach()  # the rest of an error body stays in the reader
+                body = sink.held_body(ERROR_BODY_BYTES)
+                if len(body) < ERROR_BODY_BYTES and not content.is_eof():
+                    body += await content.read(ERROR_BODY_BYTES - len(body))
                 record.error = f"HTTP {response.status}: {_one_line(body)}"
             else:
-                feed = parser.feed
-                content = response.content
-                arrivals: list[tuple[float, int]] = []
-                key = id(content)
-                _ARRIVALS[key] = arrivals
-                registered = perf_counter()  # bytes that came with the headers arrived before this
-                try:
-                    while True:
-                        data = await content.readany()
-                        if not data:
-                            break
-                        received += len(data)
-                        if received > stream_cap:
-                            raise StreamError(
-                                f"response stream over {stream_cap} bytes for {record.max_tokens} tokens asked"
-                            )
-                        if not arrivals:
-                            feed(data, registered if parser.events == 0 and not parser.chunk_times else perf_counter())
-                        elif len(arrivals) == 1 and arrivals[0][1] == len(data):
-                            feed(data, arrivals[0][0])
-                        else:
-                            # Several pieces arrived while this coroutine waited: each keeps its own time.
-                            offset = len(data) - sum(n for _, n in arrivals)
-                            if offset > 0:
-                                feed(data[:offset], arrivals[0][0])
-                            offset = max(offset, 0)
-                            for arrived, size in arrivals:
-                                feed(data[offset : offset + size], arrived)
-                                offset += size
-                        arrivals.clear()
-                finally:
-                    _ARRIVALS.pop(key, None)
+                sink.start(content)
+                # With the sink attached, it parses every piece as it arrives and readany returns only
+                # at the end of the body (b""), raises the sink's StreamError or a connection error,
+                # or times out. Without (another connector), the pieces come back here.
+                while data := await content.readany():
+                    sink.feed(data, perf_counter())
+                if sink.error is not None:  # found in the read that also ended the body
+                    raise sink.error
                 parser.finish()
     except StreamError as exc:
         record.error = str(exc)
@@ -448,6 +544,8 @@ async def stream_request(
     except aiohttp.ClientError as exc:
         record.error = f"client error: {_cause(exc)}"
     finally:
+        sink.detach()
+        _CURRENT_SINK.reset(sink_token)
         _CURRENT.reset(token)
     record.ended = perf_counter()
     record.reads = parser.reads

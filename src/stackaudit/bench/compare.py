@@ -220,6 +220,33 @@ def _differences(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
     return found
 
 
+def _workload_of(result: dict[str, Any]) -> dict[str, Any]:
+    """What a run asked of the server, as `bench compare` requires equal (defaults: runs stored before the key)."""
+    config = result.get("config") or {}
+    return {
+        "endpoint": config.get("endpoint"),
+        "input tokens": config.get("input_tokens"),
+        "output tokens": config.get("output_tokens"),
+        "dataset": config.get("dataset"),
+        "prefix tokens": config.get("prefix_tokens") or 0,
+        "turns": config.get("turns") or 1,
+        "ignore EOS": config.get("ignore_eos", True),
+    }
+
+
+def _shown(value: Any) -> str:
+    return "none" if value is None else str(value)
+
+
+def workload_mismatch(run_a: StoredRun, run_b: StoredRun) -> str | None:
+    """One line naming how two runs' workloads differ, or None when they ran the same workload."""
+    a, b = _workload_of(run_a.result), _workload_of(run_b.result)
+    differing = [f"{name} {_shown(a[name])} vs {_shown(b[name])}" for name in a if a[name] != b[name]]
+    if not differing:
+        return None
+    return f"runs {run_a.id} and {run_b.id} ran different workloads ({', '.join(differing)})"
+
+
 # How likely each category is to explain a change, most likely first (anchors-bench.md §4.5, §4.6).
 _CATEGORY_ORDER = ("warm-up", "seed/sampling", "lengths", "tokens", "validity", "server", "host", "client")
 

@@ -11,6 +11,7 @@ import json
 import os
 import sqlite3
 import sys
+import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,6 +63,10 @@ def default_db_path() -> str:
     return os.path.join(user_data_dir(), "bench.sqlite3")
 
 
+class NoHistory(InputError):
+    """A read of the history found no database (nothing was created)."""
+
+
 @dataclass
 class StoredRun:
     id: int
@@ -82,8 +87,14 @@ class RequestRow:
 
 
 class History:
-    def __init__(self, path: str | None = None) -> None:
+    """The run store. `create=False` (history, compare): an existing database opened read-only;
+    NoHistory when there is none, so that a read creates no file and no directory."""
+
+    def __init__(self, path: str | None = None, create: bool = True) -> None:
         self.path = path or default_db_path()
+        if not create:
+            self._db = self._open_read_only()
+            return
         directory = os.path.dirname(os.path.abspath(self.path))
         try:
             os.makedirs(directory, exist_ok=True)
@@ -93,6 +104,17 @@ class History:
             self._db.commit()
         except (OSError, sqlite3.Error) as exc:
             raise InputError(f"cannot open the history database {self.path}: {exc}") from None
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        if not os.path.isfile(self.path):
+            raise NoHistory(f"no history database at {self.path}: `stackaudit bench` stores runs there")
+        uri = "file:" + urllib.parse.quote(os.path.abspath(self.path)) + "?mode=ro"
+        try:
+            db = sqlite3.connect(uri, uri=True)
+            db.execute("SELECT id, started, label, result FROM runs LIMIT 1").fetchall()
+        except sqlite3.Error as exc:
+            raise InputError(f"cannot read the history database {self.path}: {exc}") from None
+        return db
 
     def close(self) -> None:
         self._db.close()

@@ -172,6 +172,8 @@ async def run_open_loop(
             tasks.append(asyncio.get_running_loop().create_task(one(spec, record)))
         await asyncio.gather(*tasks)
     finally:
+        for task in tasks:  # a level cancelled (Ctrl-C) between arrivals leaves none running
+            task.cancel()
         await monitor.stop()
     usage = meter.stop()
     end = time.perf_counter()

@@ -68,6 +68,12 @@ def _header_lines(result: dict[str, Any]) -> list[str]:
         f"EOS: {config.get('eos_suppression')} · seed {config.get('seed')} · temperature {config.get('temperature')} · "
         f"repeats {config.get('repeats')} in order {', '.join(config.get('order', []))}",
     ]
+    partial = result.get("partial")
+    if partial:
+        lines.append(
+            f"PARTIAL: {partial.get('reason')}; kept {', '.join(partial.get('levels_kept') or [])}; "
+            f"not run: {', '.join(partial.get('not_run') or []) or '-'}"
+        )
     if warmup.get("mode") == "off":
         lines.append("warm-up: off")
     else:
@@ -390,7 +396,10 @@ def history_level(level: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def render_history(runs: list[Any], fmt: str, path: str) -> str:
+def render_history(runs: list[Any], fmt: str, path: str, missing: bool = False) -> str:
+    """The stored runs; `missing`: there is no database at `path` (one line in text and Markdown)."""
+    if missing and fmt != "json":
+        return f"bench history: no runs stored yet (no database at {path})\n"
     items = []
     for run in runs:
         result = run.result
@@ -405,6 +414,7 @@ def render_history(runs: list[Any], fmt: str, path: str) -> str:
             {
                 "run_id": run.id,
                 "started": run.started,
+                "partial": bool(result.get("partial")),
                 "label": run.label,
                 "url": server.get("url"),
                 "model": server.get("model_used"),
@@ -421,7 +431,8 @@ def render_history(runs: list[Any], fmt: str, path: str) -> str:
         return json.dumps({"schema": SCHEMAS["bench-history"], "kind": "stackaudit.bench.history", "db": path, "runs": runs_json}, indent=2) + "\n"
     header = ("run", "started", "label", "model", "server", "levels")
     rows = [
-        [str(i["run_id"]), i["started"] or "", i["label"] or "", str(i["model"]), i["server"], "; ".join(i["levels"])]
+        [str(i["run_id"]), (i["started"] or "") + (" (partial)" if i["partial"] else ""), i["label"] or "",
+         str(i["model"]), i["server"], "; ".join(i["levels"])]
         for i in items
     ]
     if fmt == "html":

@@ -17,6 +17,7 @@ import gc
 import itertools
 import os
 import random
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -664,35 +665,17 @@ async def _run(bench: _Bench, session: Any, started: float, ceiling_plan: Ceilin
         random.Random(config.seed).shuffle(plan)
     metrics_before = await scrape_metrics(session, bench.base)
     runs: dict[float, list[tuple[int, LevelRun, dict[str, Any]]]] = {t: [] for t in targets}
-    for position, (target, repeat) in enumerate(plan):
-        n_requests = config.requests
-        if n_requests is None and config.duration_s is None:
-            n_requests = max(20, 4 * int(target)) if mode == "concurrency" else max(20, round(target * 10))
-        prepare_count = n_requests if n_requests is not None else max(64, int(target * (config.duration_s or 1) * 4))
-        make_spec = await bench.make_specs(prepare_count, max(1, int(target)))
-        first_index = bench.next_index - prepare_count
-        await bench.prime_connections(session, int(target) if mode == "concurrency" else top_concurrency)
-        # No collector pauses inside a timed level (vLLM freezes its GC heap for the same reason).
-        gc.collect()
-        gc.disable()
-        bench.bar.start(
-            f"[{position + 1}/{len(plan)}] {level_key(mode, target)} repeat {repeat + 1}", n_requests, config.duration_s
-        )
-        try:
-            run = await _run_level(bench, session, mode, target, make_spec, n_requests, first_index, repeat)
-        finally:
-            bench.bar.stop()
-            gc.enable()
-        await bench.settle(run.records)
-        summary = summarize_repeat(run)
-        runs[target].append((repeat, run, summary))
-        rate = summary["output_tokens_per_s"]
-        say(
-            f"[{position + 1}/{len(plan)}] {level_key(mode, target)} repeat {repeat + 1}: "
-            + (f"{rate:.1f} tok/s" if rate is not None else "tok/s unknown")
-            + f", TPOT {summary['tpot_ms_mean'] or 0:.2f} ms, {summary['errors']} errors"
-        )
-    metrics_after = await scrape_metrics(session, bench.base)
+    stop = _Interrupt()
+    with stop:
+        await _run_plan(bench, session, mode, plan, top_concurrency, runs, stop)
+    finished = [t for t in targets if runs[t]]
+    if stop.interrupted:
+        if not finished:
+            raise KeyboardInterrupt
+        say(f"interrupted: keeping the {len(finished)} finished level(s); the report is marked partial")
+        targets = finished
+    # After an interruption the server's counters also hold the level cut short: no cross-check.
+    metrics_after = None if stop.interrupted else await scrape_metrics(session, bench.base)
     measured = [r for entries in runs.values() for _, run, _ in entries for r in run.records]
     if measured and not any(r.ok for r in measured):
         kinds: dict[str, int] = {}
@@ -772,10 +755,103 @@ async def _run(bench: _Bench, session: Any, started: float, ceiling_plan: Ceilin
         "levels": levels,
         "token_cross_check": cross_check,
         "anomalies": anomalies,
+        "partial": _partial(mode, plan, runs) if stop.interrupted else None,
     }
     annotate_ceiling(result, ceiling_setup, ceiling_note)
     measured_indices = {r.index for r in all_records}
     return BenchOutcome(result, records, {i: m for i, m in bench.workload.items() if i in measured_indices})
+
+
+class _Interrupt:
+    """Ctrl-C (SIGINT) during the timed levels: the level running is cancelled, the finished ones kept.
+
+    A second Ctrl-C raises KeyboardInterrupt at once. Where the event loop cannot take a signal
+    handler (Windows), Ctrl-C keeps its default: KeyboardInterrupt, nothing kept.
+    """
+
+    def __init__(self) -> None:
+        self.interrupted = False
+        self.level: asyncio.Future[Any] | None = None
+        self._installed = False
+
+    def _on_sigint(self) -> None:
+        if self.interrupted:
+            raise KeyboardInterrupt
+        self.interrupted = True
+        if self.level is not None:
+            self.level.cancel()
+
+    def __enter__(self) -> _Interrupt:
+        try:
+            asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self._on_sigint)
+            self._installed = True
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._installed:
+            asyncio.get_running_loop().remove_signal_handler(signal.SIGINT)
+
+
+async def _run_plan(
+    bench: _Bench, session: Any, mode: str, plan: list[tuple[float, int]], top_concurrency: int,
+    runs: dict[float, list[tuple[int, LevelRun, dict[str, Any]]]], stop: _Interrupt,
+) -> None:
+    """Every (level, repeat) of `plan` in order, each summary into `runs`, until the end or Ctrl-C."""
+    config = bench.config
+    say = bench.progress
+    for position, (target, repeat) in enumerate(plan):
+        if stop.interrupted:
+            return
+        n_requests = config.requests
+        if n_requests is None and config.duration_s is None:
+            n_requests = max(20, 4 * int(target)) if mode == "concurrency" else max(20, round(target * 10))
+        prepare_count = n_requests if n_requests is not None else max(64, int(target * (config.duration_s or 1) * 4))
+        make_spec = await bench.make_specs(prepare_count, max(1, int(target)))
+        first_index = bench.next_index - prepare_count
+        await bench.prime_connections(session, int(target) if mode == "concurrency" else top_concurrency)
+        # No collector pauses inside a timed level (vLLM freezes its GC heap for the same reason).
+        gc.collect()
+        gc.disable()
+        bench.bar.start(
+            f"[{position + 1}/{len(plan)}] {level_key(mode, target)} repeat {repeat + 1}", n_requests, config.duration_s
+        )
+        level = asyncio.ensure_future(
+            _run_level(bench, session, mode, target, make_spec, n_requests, first_index, repeat)
+        )
+        stop.level = level
+        try:
+            run = await level
+        except asyncio.CancelledError:
+            if not stop.interrupted:
+                raise
+            return  # the level cut short is not kept
+        finally:
+            stop.level = None
+            bench.bar.stop()
+            gc.enable()
+        await bench.settle(run.records)
+        summary = summarize_repeat(run)
+        runs[target].append((repeat, run, summary))
+        rate = summary["output_tokens_per_s"]
+        say(
+            f"[{position + 1}/{len(plan)}] {level_key(mode, target)} repeat {repeat + 1}: "
+            + (f"{rate:.1f} tok/s" if rate is not None else "tok/s unknown")
+            + f", TPOT {summary['tpot_ms_mean'] or 0:.2f} ms, {summary['errors']} errors"
+        )
+
+
+def _partial(
+    mode: str, plan: list[tuple[float, int]], runs: dict[float, list[tuple[int, LevelRun, dict[str, Any]]]]
+) -> dict[str, Any]:
+    """What an interrupted run kept and what it did not run (the level cut short among them)."""
+    done = {(target, repeat) for target, entries in runs.items() for repeat, _, _ in entries}
+    return {
+        "reason": "interrupted (Ctrl-C)",
+        "levels_kept": [level_key(mode, t) for t in sorted(runs) if runs[t]],
+        "not_run": [level_key(mode, t) + f"#{r + 1}" for t, r in plan if (t, r) not in done],
+    }
 
 
 def _workload_summary(bench: _Bench, records: list[RequestRecord]) -> dict[str, Any]:

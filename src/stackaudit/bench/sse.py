@@ -38,21 +38,30 @@ class StreamError(Exception):
 _CONTENT_KEYS = (b"text", b"content", b"reasoning_content", b"reasoning")
 
 
-def _patterns(spaced: bool) -> tuple[tuple[bytes, ...], tuple[bytes, ...], tuple[bytes, ...]]:
-    colon = b'": "' if spaced else b'":"'
-    nonempty = tuple(b'"' + key + colon for key in _CONTENT_KEYS)
-    empty = tuple(b'"' + key + colon + b'"' for key in _CONTENT_KEYS)
-    special = (
-        b'"usage": {' if spaced else b'"usage":{',
-        b'"finish_reason": "' if spaced else b'"finish_reason":"',
-        b"[DONE]",
-        b'"error"',
-    )
-    return nonempty, empty, special
+class _Patterns:
+    """The byte patterns of one JSON style, compact (`"k":"`) or spaced (`"k": "`)."""
+
+    __slots__ = ("content", "empty", "empty_any", "reasoning", "special", "text")
+
+    def __init__(self, spaced: bool) -> None:
+        colon = b'": "' if spaced else b'":"'
+        self.text = b'"text' + colon
+        self.content = b'"content' + colon
+        # `"reasoning` starts both reasoning keys: counted only in reads that hold it.
+        self.reasoning = (b'"reasoning_content' + colon, b'"reasoning' + colon)
+        # Empty values are subtracted only in reads that hold an empty string at all.
+        self.empty_any = colon + b'"'
+        self.empty = tuple(b'"' + key + colon + b'"' for key in _CONTENT_KEYS)
+        self.special = (
+            b'"usage": {' if spaced else b'"usage":{',
+            b'"finish_reason": "' if spaced else b'"finish_reason":"',
+            b"[DONE]",
+            b'"error"',
+        )
 
 
-_COMPACT = _patterns(False)
-_SPACED = _patterns(True)
+_COMPACT = _Patterns(False)
+_SPACED = _Patterns(True)
 
 
 class StreamParser:
@@ -60,11 +69,10 @@ class StreamParser:
 
     __slots__ = (
         "_buffer",
-        "_empty",
-        "_nonempty",
+        "_patterns",
+        "_prefix",
         "_raw_bytes",
         "_separator",
-        "_special",
         "chunk_counts",
         "chunk_times",
         "chunks",
@@ -88,7 +96,8 @@ class StreamParser:
     ) -> None:
         self._buffer = b""
         self._separator = b""  # decided on the first read: b"\n\n" or b"\r\n\r\n"
-        self._nonempty, self._empty, self._special = _COMPACT
+        self._patterns = _COMPACT
+        self._prefix = b"data: {"  # or b"data:{", as the first event is written
         self.max_event_bytes = max_event_bytes
         self.keep_raw = keep_raw
         self.chunk_times: list[float] = []  # one entry per read that held content chunks
@@ -125,6 +134,8 @@ class StreamParser:
             return
         complete = data[:cut]
         self._buffer = data[cut + len(separator) :]
+        if len(self._buffer) > self.max_event_bytes:  # complete events, then an event too long to end
+            raise StreamError(f"SSE event over {self.max_event_bytes} bytes without an end")
         if len(separator) == 4:
             complete = complete.replace(b"\r\n", b"\n")
         if self.keep_raw:
@@ -132,51 +143,41 @@ class StreamParser:
             self._raw_bytes += len(complete)
             if self._raw_bytes > RAW_FLUSH_BYTES:
                 self.decode_raw()
-        count = complete.count
         special_at = -1
-        for marker in self._special:
+        for marker in self._patterns.special:
             at = complete.find(marker)
             if at >= 0 and (special_at < 0 or at < special_at):
                 special_at = at
         if special_at >= 0:
             start = complete.rfind(b"\n\n", 0, special_at)
-            if start >= 0:
-                self._fast(complete[:start], now)
+            if start >= 0 and not self._plain(complete[:start], now):
+                self._slow(complete[:start], now)
             self._slow(complete[start + 2 :] if start >= 0 else complete, now)
             return
-        events = count(b"\n\n") + 1
-        data_events = count(b"data: {") + count(b"data:{")
-        if data_events != events or count(b"}\n\n") + complete.endswith(b"}") != events:
+        if not self._plain(complete, now):
             self._slow(complete, now)
-            return
-        self.events += events
-        n = 0
-        for pattern in self._nonempty:
-            n += count(pattern)
-        for pattern in self._empty:
-            n -= count(pattern)
-        if n:
-            self.n_chunks += n
-            self.chunk_times.append(now)
-            self.chunk_counts.append(n)
 
-    def _fast(self, part: bytes, now: float) -> None:
-        """Plain events before a special one in the same read (validated like the main path)."""
+    def _plain(self, part: bytes, now: float) -> bool:
+        """Plain `data: {...}` events, their content counted without decoding; False (nothing counted)
+        when `part` holds anything else (comments, fields, multi-line data: the per-event path)."""
         count = part.count
         events = count(b"\n\n") + 1
-        if count(b"data: {") + count(b"data:{") != events or count(b"}\n\n") + part.endswith(b"}") != events:
-            self._slow(part, now)
-            return
+        if count(self._prefix) != events or count(b"}\n\n") + part.endswith(b"}") != events:
+            return False
         self.events += events
-        n = 0
-        for pattern in self._nonempty:
-            n += count(pattern)
-        for pattern in self._empty:
-            n -= count(pattern)
+        patterns = self._patterns
+        n = count(patterns.text) + count(patterns.content)
+        if b'"reasoning' in part:
+            for pattern in patterns.reasoning:
+                n += count(pattern)
+        if patterns.empty_any in part:
+            for pattern in patterns.empty:
+                n -= count(pattern)
         if n:
             self.n_chunks += n
             self.chunk_times.append(now)
             self.chunk_counts.append(n)
+        return True
 
     # -- rarer paths --------------------------------------------------------------------
     def _sniff(self, data: bytes) -> bytes:
@@ -186,7 +187,9 @@ class StreamParser:
         self._separator = b"\r\n\r\n" if lf > 0 and data[lf - 1 : lf] == b"\r" else b"\n\n"
         start = data.find(b"{")
         if start >= 0 and data[start : start + 200].find(b'": ') >= 0:
-            self._nonempty, self._empty, self._special = _SPACED
+            self._patterns = _SPACED
+        if start >= 5 and data[start - 5 : start] == b"data:":
+            self._prefix = b"data:{"
         return self._separator
 
     def _keep(self, data: bytes) -> None:

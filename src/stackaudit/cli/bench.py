@@ -164,7 +164,7 @@ def command(ctx: click.Context, url: Optional[str], model: Optional[str], endpoi
             no_self_check: bool, label: Optional[str], db: Optional[str], no_history: bool, plot: Optional[str],
             ceiling_model: Optional[str], ceiling_gpu: Optional[str], ceiling_gpus: Optional[int],
             ceiling_tp: Optional[int], ceiling_weights: Optional[str], ceiling_context: Optional[int], fmt: str,
-            output: Optional[str], quiet: bool) -> None:
+            output: Optional[str], quiet: bool) -> Optional[int]:
     """Measure TTFT, TPOT, ITL, E2E and throughput per concurrency level, and each against its decode ceiling."""
     if ctx.invoked_subcommand is not None:
         return None
@@ -262,10 +262,15 @@ def command(ctx: click.Context, url: Optional[str], model: Optional[str], endpoi
         from stackaudit.bench.export import render_vllm_json
 
         emit(_scrub(render_vllm_json(result, outcome.records), api_key), output)
-        return
-    from stackaudit.bench.render import render_result
+    else:
+        from stackaudit.bench.render import render_result
 
-    emit(render_result(result, fmt), output)
+        emit(render_result(result, fmt), output)
+    if result.get("partial"):
+        # Ctrl-C after a finished level: that level is stored and shown, and the exit says interrupted.
+        sys.stderr.write("stackaudit: interrupted: the report holds the finished levels only (partial)\n")
+        return 130
+    return 0
 
 
 @command.command("history")
@@ -278,11 +283,17 @@ def history(db: Optional[str], limit: int, fmt: str, output: Optional[str]) -> N
     from stackaudit.render.formats import check_format
 
     fmt = check_format("bench-stored", fmt)
-    from stackaudit.bench.history import History
+    from stackaudit.bench.history import History, NoHistory, default_db_path
     from stackaudit.bench.render import render_history
     from stackaudit.cli.output import emit
 
-    with History(db) as store:
+    try:
+        store = History(db, create=False)
+    except NoHistory:
+        # A read creates nothing: no runs, said in one line (an empty list for machine formats).
+        emit(render_history([], fmt, db or default_db_path(), missing=True), output)
+        return
+    with store:
         emit(render_history(store.list_runs(limit), fmt, store.path), output)
 
 
@@ -292,21 +303,27 @@ def history(db: Optional[str], limit: int, fmt: str, output: Optional[str]) -> N
 @click.option("--db", type=FILE, metavar="FILE", help="History database.")
 @click.option("--fail-on", metavar="RULE",
               help="regression:PCT — exit 1 when B is really worse than A by PCT % or more (CI gate).")
+@click.option("--force", is_flag=True,
+              help="Compare runs of different workloads (endpoint, lengths, dataset, prefix, turns, EOS).")
 @format_option("bench-stored", lead="Format")
 @output_option()
-def compare(run_a: str, run_b: str, db: Optional[str], fail_on: Optional[str], fmt: str, output: Optional[str]) -> int:
+def compare(run_a: str, run_b: str, db: Optional[str], fail_on: Optional[str], force: bool, fmt: str,
+            output: Optional[str]) -> int:
     """Is the difference between two runs beyond noise, and what differed that could explain it?"""
     from stackaudit.render.formats import check_format
 
     fmt = check_format("bench-stored", fmt)
-    from stackaudit.bench.compare import compare_runs, parse_fail_on
+    from stackaudit.bench.compare import compare_runs, parse_fail_on, workload_mismatch
     from stackaudit.bench.history import History
     from stackaudit.bench.render import render_compare
     from stackaudit.cli.output import emit
 
     limit = parse_fail_on(fail_on)
-    with History(db) as store:
+    with History(db, create=False) as store:
         a, b = store.get(run_a), store.get(run_b)
+        mismatch = workload_mismatch(a, b)
+        if mismatch and not force:
+            raise UsageError(f"{mismatch}: not compared (--force compares them anyway)")
         report = compare_runs(a, store.requests(a.id), b, store.requests(b.id), fail_on_regression=limit)
     emit(render_compare(report, fmt), output)
     return 1 if (report.get("fail_on") or {}).get("failed") else 0
