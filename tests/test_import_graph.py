@@ -19,7 +19,6 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 KNOWN_UPWARD = {
     ("engine", "ceiling"): "engine/ceiling_line.py computes the headline's ceiling line",
     ("report", "ceiling"): "report/html_pages.py draws the ceiling page's charts",
-    ("fixes", "report"): "fixes/plan_render.py escapes Markdown with report/markup.py",
 }
 
 

@@ -167,7 +167,7 @@ def has_placeholder(command: Command) -> bool:
 
 def observed_text(value: Any) -> str:
     """The value the audit read, in words (the report's own wording, never JSON)."""
-    from stackaudit.report.sections import show_value
+    from stackaudit.render.text import show_value
 
     return show_value(value, limit=400)
 

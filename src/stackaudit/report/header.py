@@ -13,7 +13,7 @@ from typing import Any
 
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
-from stackaudit.report.sections import cut_at_word, show_value
+from stackaudit.render.text import cut_at_word, show_value
 
 NOTHING_FOUND = "nothing found that explains low throughput; next: measure against the ceiling"
 _SECRET_FLAG = re.compile(r"key|token|secret|passw", re.IGNORECASE)

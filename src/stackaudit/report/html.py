@@ -17,6 +17,7 @@ from typing import Any
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
 from stackaudit.render.escape import esc
+from stackaudit.render.text import show_value
 from stackaudit.report.charts import Bar, ladder_chart
 from stackaudit.report.fix_steps import fix_lines
 from stackaudit.report.header import (
@@ -34,7 +35,6 @@ from stackaudit.report.sections import (
     headline_lines,
     provenance_line,
     sections,
-    show_value,
     top_finding,
 )
 from stackaudit.report.topology import faults, topology_from_json

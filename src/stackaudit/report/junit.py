@@ -19,8 +19,9 @@ import xml.etree.ElementTree as ET
 
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
+from stackaudit.render.text import show_value
 from stackaudit.report.header import finding_title
-from stackaudit.report.sections import RenderOptions, sampled_ids, show_value
+from stackaudit.report.sections import RenderOptions, sampled_ids
 
 # Not allowed in XML 1.0 (https://www.w3.org/TR/xml/#charsets): C0 controls but tab, LF and CR, lone
 # surrogates, U+FFFE/U+FFFF. DEL and C1 controls are allowed but "discouraged": dropped too.

@@ -9,6 +9,7 @@ from __future__ import annotations
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
 from stackaudit.render.escape import md_block, md_cell, md_code, md_inline, md_table, md_text
+from stackaudit.render.text import show_value
 from stackaudit.report.fix_steps import md_fix_steps
 from stackaudit.report.header import (
     command_line,
@@ -26,7 +27,6 @@ from stackaudit.report.sections import (
     headline_lines,
     provenance_line,
     sections,
-    show_value,
     top_finding,
 )
 from stackaudit.report.waivers import unknown_waivers

@@ -15,6 +15,7 @@ from rich.text import Text
 
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
+from stackaudit.render.text import show_value
 from stackaudit.report.fix_steps import fix_lines
 from stackaudit.report.header import (
     command_line,
@@ -33,7 +34,6 @@ from stackaudit.report.sections import (
     provenance_entries,
     provenance_line,
     sections,
-    show_value,
     top_finding,
 )
 from stackaudit.report.waivers import unknown_waivers
