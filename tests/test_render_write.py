@@ -48,3 +48,17 @@ def test_a_link_at_the_name_is_never_written_through(tmp_path: Path) -> None:
 def test_a_missing_directory_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"directory .* does not exist"):
         write_file(str(tmp_path / "no" / "out.txt"), "x", force=True)
+
+
+def test_a_report_written_with_output_is_readable_by_others(tmp_path: Path) -> None:
+    """node_exporter's textfile collector does not run as root: a Prometheus file written with `-o` must be
+    readable by it, as the report holds no secret."""
+    from stackaudit.cli.output import emit
+
+    out = tmp_path / "stackaudit.prom"
+    old = os.umask(0o022)
+    try:
+        emit("stackaudit_checks 1\n", str(out))
+    finally:
+        os.umask(old)
+    assert out.read_text() == "stackaudit_checks 1\n" and mode(out) == 0o644

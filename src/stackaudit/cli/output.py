@@ -67,8 +67,10 @@ def emit(text: str, output: str | None, colour: bool = False, plain_text: bool =
         text = escape_terminal(text)
     from stackaudit.render.write import write_file
 
-    # --output replaces the file it names, as a shell's `>` would (these commands have no --force).
-    write_file(output, text, force=True)
+    # --output replaces the file it names, as a shell's `>` would (these commands have no --force). A report
+    # is for sharing and holds no secret (redacted): 0644, so node_exporter's textfile collector, which does
+    # not run as root, can read a Prometheus file.
+    write_file(output, text, force=True, mode=0o644)
 
 
 def stdin_to_file(directory: str, label: str, limit: int) -> str:

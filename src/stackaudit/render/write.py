@@ -1,6 +1,7 @@
 """The one writer of an output file (--output, a fix plan, a node's snapshot).
 
-A file is written whole, mode 0600 from the start, and never through a symbolic link planted at its name.
+A file is written whole, with its mode from the start (0600 unless the caller says otherwise), and never
+through a symbolic link planted at its name.
 Without `force` it is created at its name exclusively, so an existing file is never overwritten.
 With `force` it is written to a new temporary name beside it and renamed over the old one.
 """
@@ -14,7 +15,7 @@ from stackaudit.errors import InputError
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def write_file(path: str, data: str | bytes, *, force: bool = False) -> None:
+def write_file(path: str, data: str | bytes, *, force: bool = False, mode: int = 0o600) -> None:
     """`data` (text as UTF-8) into the file `path`; a one-line InputError (exit 2) when it cannot be."""
     import secrets
 
@@ -23,7 +24,7 @@ def write_file(path: str, data: str | bytes, *, force: bool = False) -> None:
         raise InputError(f"cannot write {path}: directory {directory} does not exist")
     target = os.path.join(directory, f".{os.path.basename(path)}.{secrets.token_hex(8)}.part") if force else path
     try:
-        fd = os.open(target, _FLAGS, 0o600)
+        fd = os.open(target, _FLAGS, mode)
     except FileExistsError:
         raise InputError(f"{path} exists; choose a new path or pass --force (nothing was overwritten)") from None
     except OSError as exc:
