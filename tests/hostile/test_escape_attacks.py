@@ -43,3 +43,12 @@ def test_text_written_with_o_has_no_raw_escape(tmp_path: Path, capsys: pytest.Ca
     assert main(["report", str(_crafted(tmp_path)), "--format", "text", "-o", str(out)]) in (0, 1)
     text = out.read_text()
     assert "\x1b" not in text and "\\x1b[2J" in text
+
+
+def test_compare_text_written_with_o_has_no_raw_escape(tmp_path: Path) -> None:
+    crafted = _crafted(tmp_path)
+    out = tmp_path / "compare.txt"
+    assert main(["compare", str(REPO / "tests/golden/amd-bad-knobs.json"), str(crafted), "--format", "text",
+                 "-o", str(out)]) in (0, 1)
+    text = out.read_text()
+    assert "\x1b" not in text and "\\x1b[" in text
