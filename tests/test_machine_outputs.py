@@ -10,8 +10,8 @@ from dataclasses import replace
 
 import pytest
 
+from stackaudit.checks.registry import sample_checks
 from stackaudit.cli.main import main
-from stackaudit.compare.diff import sample_checks
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
 from stackaudit.errors import EXIT_FINDINGS, EXIT_OK
@@ -105,3 +105,19 @@ def test_no_engine_here_nothing_about_the_audit_itself_gates(capsys: pytest.Capt
     blocking = [r["id"] for r in doc["results"] if r["status"] == "issue" and r["priority"] in ("P0", "P1")
                 and r["id"] not in sample_checks()]
     assert code == (EXIT_FINDINGS if blocking or doc["summary"]["partial"] else EXIT_OK), blocking
+
+
+def test_a_sampled_value_leads_the_verdict_only_when_nothing_else_is_found() -> None:
+    from stackaudit.report.sections import sections, top_finding
+
+    # A P1 sample (one moment of CPU pressure) and a P2 that is not a sample: the P2 leads.
+    report = Report(source={"kind": "live"}, host={"hostname": "h"}, results=[
+        _result("KERN-SCHED-KNOBS", "issue", "P1", ("cpu-pressure",)),
+        _result("KERN-THP", "issue", "P2"),
+    ])
+    top = top_finding(sections(report))
+    assert top is not None and top.id == "KERN-THP"
+    # The sample alone still leads: it is what the source shows.
+    alone = Report(source={"kind": "live"}, host={"hostname": "h"}, results=report.results[:1])
+    top = top_finding(sections(alone))
+    assert top is not None and top.id == "KERN-SCHED-KNOBS"

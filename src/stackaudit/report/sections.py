@@ -65,8 +65,13 @@ def sections(report: Report) -> Sections:
 
 
 def top_finding(sec: Sections) -> Result | None:
-    """The issue to fix first: the best-ranked of the highest priority."""
-    return next((r for p in ("P0", "P1", "P2") for r in sec.fixes[p]), None)
+    """The issue to fix first: the best-ranked of the highest priority. A sampled value (CPU pressure, clocks,
+    swap in use: one moment of the host) leads only when nothing else is found, as it gates nothing by default."""
+    from stackaudit.checks.registry import sample_checks
+
+    ranked = [r for p in ("P0", "P1", "P2") for r in sec.fixes[p]]
+    sampled = sample_checks()
+    return next((r for r in ranked if r.id not in sampled), ranked[0] if ranked else None)
 
 
 def grouped_unknowns(results: list[Result]) -> list[tuple[list[str], str, str]]:
