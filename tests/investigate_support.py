@@ -166,23 +166,22 @@ def _pieces(text: str, size: int = 7) -> Iterator[str]:
         yield text[i:i + size]
 
 
-def start_server() -> tuple[ScriptedServer, Callable[[], None]]:
-    """The server on a free loopback port, in its own thread; returns it and a function that stops it."""
-    server = ScriptedServer()
+def serve_app(models: Any, chat: Any, name: str, max_body: int = 1024**2) -> tuple[str, Callable[[], None]]:
+    """An OpenAI-style app (GET /v1/models, POST /v1/chat/completions) on a free loopback port, in a thread of
+    its own; returns its URL and a function that stops it."""
     loop = asyncio.new_event_loop()
     ready = threading.Event()
     holder: dict[str, Any] = {}
 
     async def boot() -> None:
-        app = web.Application()
-        app.router.add_get("/v1/models", server._models)
-        app.router.add_post("/v1/chat/completions", server._chat)
+        app = web.Application(client_max_size=max_body)
+        app.router.add_get("/v1/models", models)
+        app.router.add_post("/v1/chat/completions", chat)
         runner = web.AppRunner(app)
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", 0)
         await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        server.url = f"http://127.0.0.1:{port}"
+        holder["url"] = f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}"  # type: ignore[union-attr]
         holder["runner"] = runner
 
     def main() -> None:
@@ -191,7 +190,7 @@ def start_server() -> tuple[ScriptedServer, Callable[[], None]]:
         ready.set()
         loop.run_forever()
 
-    thread = threading.Thread(target=main, name="scripted-llm", daemon=True)
+    thread = threading.Thread(target=main, name=name, daemon=True)
     thread.start()
     ready.wait(10)
 
@@ -200,6 +199,13 @@ def start_server() -> tuple[ScriptedServer, Callable[[], None]]:
         loop.call_soon_threadsafe(loop.stop)
         thread.join(10)
 
+    return str(holder["url"]), stop
+
+
+def start_server() -> tuple[ScriptedServer, Callable[[], None]]:
+    """The server on a free loopback port, in its own thread; returns it and a function that stops it."""
+    server = ScriptedServer()
+    server.url, stop = serve_app(server._models, server._chat, "scripted-llm")
     return server, stop
 
 

@@ -13,9 +13,7 @@ Every request is recorded with its body size.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import threading
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -105,33 +103,10 @@ class HostileLLM:
 @contextmanager
 def serve(llm: HostileLLM) -> Iterator[HostileLLM]:
     """The endpoint on a free loopback port for the `with` block."""
-    loop = asyncio.new_event_loop()
-    ready = threading.Event()
-    holder: dict[str, Any] = {}
+    from investigate_support import serve_app
 
-    async def boot() -> None:
-        app = web.Application(client_max_size=64 * 1024 * 1024)
-        app.router.add_get("/v1/models", llm.models)
-        app.router.add_post("/v1/chat/completions", llm.chat)
-        runner = web.AppRunner(app)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        llm.url = f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}"  # type: ignore[union-attr]
-        holder["runner"] = runner
-
-    def main() -> None:
-        asyncio.set_event_loop(loop)
-        loop.run_until_complete(boot())
-        ready.set()
-        loop.run_forever()
-
-    thread = threading.Thread(target=main, name="hostile-llm", daemon=True)
-    thread.start()
-    ready.wait(10)
+    llm.url, stop = serve_app(llm.models, llm.chat, "hostile-llm", max_body=64 * 1024 * 1024)
     try:
         yield llm
     finally:
-        asyncio.run_coroutine_threadsafe(holder["runner"].cleanup(), loop).result(10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
+        stop()

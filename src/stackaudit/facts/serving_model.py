@@ -157,9 +157,14 @@ def _from_catalogue(engine: str, model: str, tp: int, proc: ProcessInfo | None, 
                         found.weights, named_in, found.note)
 
 
-def _unlisted(model: str, where: str) -> FactUnavailable:
-    return FactUnavailable(f"{where} names {model}, whose config.json is not in the source nor in stackaudit's "
-                           "catalogue", "give `audit --model <config.json or id>`")
+def _catalogued(engine: str, model: str, tp: int, proc: ProcessInfo | None, where: str) -> ServingModel:
+    """The model a container, a pasted command or a log names, from the catalogue; FactUnavailable saying what
+    to give when the catalogue does not list it."""
+    served = _from_catalogue(engine, model, tp, proc, where)
+    if served is None:
+        raise FactUnavailable(f"{where} names {model}, whose config.json is not in the source nor in stackaudit's "
+                              "catalogue", "give `audit --model <config.json or id>`")
+    return served
 
 
 @provider("serving_model", ServingModel, rank=10,
@@ -177,10 +182,7 @@ def serving_model_from_container(ctx: FactContext) -> ServingModel:
         if not model:
             continue
         where = f"container {ctr.name or ctr.id} ({ctr.origin or 'docker inspect'})"
-        served = _from_catalogue(engine, model, sizes_from_argv(ctr.argv)[0] or 1, proc, where)
-        if served is None:
-            raise _unlisted(model, where)
-        return served
+        return _catalogued(engine, model, sizes_from_argv(ctr.argv)[0] or 1, proc, where)
     raise FactUnavailable("no serving container names a model")
 
 
@@ -195,10 +197,7 @@ def serving_model_from_command(ctx: FactContext) -> ServingModel:
         if not model:
             continue
         where = f"the pasted `{cmd.argv[0]}` command line"
-        served = _from_catalogue(cmd.engine, model, from_process(proc).tp_or_default, proc, where)
-        if served is None:
-            raise _unlisted(model, where)
-        return served
+        return _catalogued(cmd.engine, model, from_process(proc).tp_or_default, proc, where)
     raise FactUnavailable("no pasted engine command names a model")
 
 
@@ -211,7 +210,4 @@ def serving_model_from_log(ctx: FactContext) -> ServingModel:
     if not log.model:
         raise FactUnavailable("the server log names no model")
     where = f"the pasted {log.engine or 'server'} log"
-    served = _from_catalogue(log.engine, log.model, log.tp_size or 1, None, where)
-    if served is None:
-        raise _unlisted(log.model, where)
-    return served
+    return _catalogued(log.engine, log.model, log.tp_size or 1, None, where)
