@@ -263,6 +263,65 @@ def lookup(query: str, table: GpuTable | None = None) -> GpuMatch:
     raise UnknownGpuError(query, suggest(query, table))
 
 
+# The default `nvidia-smi` table prints a name in a fixed-width column and cuts a longer one to its first
+# characters and "..." ("NVIDIA A100 80G...", "NVIDIA RTX PRO 6000 Blac..."); NVML's full product name is in
+# `nvidia-smi -q` and `--query-gpu=name`. Row memory as NVML reports it lies within this share of the nominal size
+# (97887 of 98304 MiB for a 96 GiB RTX PRO 6000, 81559 of 81920 MiB for an H100 80GB HBM3).
+CUT_MARK = "..."
+_MEMORY_SHARE = 0.95
+
+
+@dataclass(frozen=True)
+class CutName:
+    """A product name the nvidia-smi table cut: the row it resolves to, or None with the rows it may be."""
+
+    shown: str
+    spec: GpuSpec | None
+    candidates: tuple[str, ...]
+    note: str
+
+
+def resolve_cut_name(shown: str, memory_mib: float | None, power_cap_w: float | None,
+                     table: GpuTable | None = None) -> CutName | None:
+    """Resolve a name cut by the `nvidia-smi` table from its row's memory size and power cap; None if not cut.
+
+    Candidates are the rows whose nvidia-smi product name starts with the shown part.
+    The memory size keeps the rows whose nominal size it fits (NVML reports slightly less).
+    The power cap keeps the rows whose board power equals it; a cap no row has (set with `nvidia-smi -pl`)
+    narrows nothing.
+    One row left, with the memory size shown, resolves the name; several stay unresolved and the note names them.
+    """
+    text = " ".join(shown.split())
+    if not text.endswith(CUT_MARK):
+        return None
+    prefix = text[: -len(CUT_MARK)].rstrip().lower()
+    table = table or load_table()
+    rows = [gpu for gpu in table.gpus
+            if prefix and any(" ".join(name.lower().split()).startswith(prefix) for name in gpu.nvidia_smi_names)]
+    basis: list[str] = []
+    if memory_mib is not None and rows:
+        rows = [gpu for gpu in rows if _MEMORY_SHARE <= memory_mib / (gpu.memory_gib * 1024) <= 1.0]
+        basis.append(f"{memory_mib:g} MiB")
+    if power_cap_w is not None and rows:
+        capped = [gpu for gpu in rows if abs(gpu.power_w - power_cap_w) < 1.0]
+        if capped:
+            rows = capped
+            basis.append(f"a {power_cap_w:g} W cap")
+    names = tuple(gpu.name for gpu in rows)
+    how = f" from {' and '.join(basis)}" if basis else ""
+    if len(rows) == 1 and memory_mib is not None:
+        return CutName(shown, rows[0], names,
+                       f"{shown!r} (cut by the nvidia-smi table) read as {rows[0].name}{how} (gpus.toml)")
+    if rows:
+        why = f"is ambiguous{how}" if memory_mib is not None else "is not resolved without its memory size"
+        return CutName(shown, None, names, f"{shown!r} (cut by the nvidia-smi table) {why}: may be "
+                       f"{' or '.join(names)}; `nvidia-smi --query-gpu=name --format=csv` names it")
+    with_memory = f" with {memory_mib:g} MiB" if memory_mib is not None else ""
+    return CutName(shown, None, (), f"{shown!r} (cut by the nvidia-smi table) matches no row of the GPU table"
+                   f"{with_memory}; "
+                   "`nvidia-smi --query-gpu=name --format=csv` names it")
+
+
 def suggest(query: str, table: GpuTable | None = None, limit: int = 3) -> tuple[str, ...]:
     """Close row names for an unknown query (difflib on the normalized forms)."""
     table = table or load_table()

@@ -76,7 +76,9 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
         if limit is None:
             continue
         default, origin = g.power_default_w, "the GPU's default"
-        if default is None and g.spec is not None and g.spec.power_w:
+        # A name the table cut may have been resolved by this very cap (gputable.resolve_cut_name): its row's
+        # default would only repeat the cap, so it is no evidence of the default.
+        if default is None and g.spec is not None and g.spec.power_w and not g.cut_name:
             default, origin = g.spec.power_w, f"the {g.spec.name} default in the GPU table"
         if default is None:
             unknown_default.append(g)
