@@ -76,6 +76,7 @@ class GpuSpec:
     datasheet: str = ""
     # The vendor's headline rates where it publishes them with sparsity (dense = half of these).
     tflops_sparse: Mapping[str, float] = field(default_factory=dict)
+    family: str = ""  # a key of FAMILIES
 
     @property
     def has_nvlink(self) -> bool:
@@ -116,6 +117,59 @@ class GpuTable:
             if gpu.name == name:
                 return gpu
         raise GpuTableError(f"gpus.toml refers to a missing row {name!r}")
+
+
+@dataclass(frozen=True)
+class Family:
+    """A product line and what it implies for GPU-to-GPU traffic."""
+
+    name: str
+    p2p: bool  # PCIe peer-to-peer with the stock driver
+    # "all-pairs": every pair of a board over NVLink/NVSwitch or xGMI; "trays": NVLinks to the rack's switch trays;
+    # "bridge": only cards joined by an NVLink bridge, where the model has one; "none": PCIe only.
+    nvlink: str
+    what: str
+    source: str
+
+
+_NCCL_TESTS_287 = "https://github.com/NVIDIA/nccl-tests/issues/287"
+_HGX = "https://www.nvidia.com/en-us/data-center/hgx/"
+FAMILIES = {
+    "geforce": Family("geforce", False, "bridge", "GeForce consumer cards: no PCIe P2P with the stock driver",
+                      _NCCL_TESTS_287),
+    "workstation": Family("workstation", True, "bridge", "RTX and RTX PRO cards (workstation and server editions)",
+                          "https://www.nvidia.com/en-us/products/workstations/"),
+    "datacenter-pcie": Family("datacenter-pcie", True, "bridge", "data-center PCIe cards",
+                              "https://www.nvidia.com/en-us/data-center/products/"),
+    "nvl": Family("nvl", True, "bridge", "NVL PCIe cards, joined in pairs or quads by NVLink bridges",
+                  "https://www.nvidia.com/en-us/data-center/h200/"),
+    "baseboard": Family("baseboard", True, "all-pairs", "SXM or OAM modules on an HGX/DGX or OAM baseboard", _HGX),
+    "rack": Family("rack", True, "trays", "Grace superchips in an NVLink rack (GB200/GB300 NVL72)",
+                   "https://www.nvidia.com/en-us/data-center/gb200-nvl72/"),
+}
+# Brand words in product names, for a name the table has no row for (a model it lacks, a name the nvidia-smi
+# table cut): NVML's product names carry the line ("NVIDIA GeForce RTX 3060", "NVIDIA GB300").
+_FAMILY_WORDS = (
+    (re.compile(r"\bGeForce\b", re.I), "geforce"),
+    (re.compile(r"\bGB[23]00\b"), "rack"),
+    (re.compile(r"\bNVL\b"), "nvl"),
+    (re.compile(r"-SXM|\b(?:HGX|DGX)\b"), "baseboard"),
+    (re.compile(r"\b(?:RTX PRO|Quadro|RTX A\d{4}|RTX \d{4} Ada)\b"), "workstation"),
+)
+
+
+def family_of(name: str, table: GpuTable | None = None) -> Family | None:
+    """The product family of a GPU name: its table row's, else the brand word in the name; None if neither."""
+    try:
+        spec = lookup(name, table).spec
+    except (UnknownGpuError, GpuTableError):
+        spec = None
+    if spec is not None and spec.family:
+        return FAMILIES[spec.family]
+    for pattern, family in _FAMILY_WORDS:
+        if pattern.search(name):
+            return FAMILIES[family]
+    return None
 
 
 _VENDOR_WORDS = frozenset({"nvidia", "geforce", "tesla", "amd", "quadro"})
@@ -177,9 +231,19 @@ def _parse_row(row: Mapping[str, Any]) -> GpuSpec:
             nvlink_domain=int(row.get("nvlink_domain", 1)),
             datasheet=str(row.get("datasheet", "")),
             tflops_sparse={str(key): float(value) for key, value in sparse_raw.items()},
+            family=_family_key(row),
         )
     except KeyError as exc:
         raise GpuTableError(f"gpus.toml: row {row.get('name')!r} lacks {exc.args[0]!r}") from exc
+
+
+def _family_key(row: Mapping[str, Any]) -> str:
+    family = str(row["family"])
+    if family not in FAMILIES:
+        raise GpuTableError(f"gpus.toml: {row.get('name')!r} has family {family!r}, not one of {', '.join(FAMILIES)}")
+    if bool(row["p2p"]) != FAMILIES[family].p2p:
+        raise GpuTableError(f"gpus.toml: p2p of {row.get('name')!r} contradicts its family {family!r}")
+    return family
 
 
 def parse_table(text: str) -> GpuTable:
