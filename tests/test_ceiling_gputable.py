@@ -95,6 +95,7 @@ vendor = "NVIDIA"
 architecture = "x"
 compute_capability = "1.0"
 form_factor = "PCIe"
+family = "datacenter-pcie"
 memory_gib = 1
 memory_type = "GDDR6"
 memory_bus_bits = 64

@@ -76,6 +76,7 @@ class GpuSpec:
     datasheet: str = ""
     # The vendor's headline rates where it publishes them with sparsity (dense = half of these).
     tflops_sparse: Mapping[str, float] = field(default_factory=dict)
+    family: str = ""  # a key of FAMILIES
 
     @property
     def has_nvlink(self) -> bool:
@@ -116,6 +117,59 @@ class GpuTable:
             if gpu.name == name:
                 return gpu
         raise GpuTableError(f"gpus.toml refers to a missing row {name!r}")
+
+
+@dataclass(frozen=True)
+class Family:
+    """A product line and what it implies for GPU-to-GPU traffic."""
+
+    name: str
+    p2p: bool  # PCIe peer-to-peer with the stock driver
+    # "all-pairs": every pair of a board over NVLink/NVSwitch or xGMI; "trays": NVLinks to the rack's switch trays;
+    # "bridge": only cards joined by an NVLink bridge, where the model has one; "none": PCIe only.
+    nvlink: str
+    what: str
+    source: str
+
+
+_NCCL_TESTS_287 = "https://github.com/NVIDIA/nccl-tests/issues/287"
+_HGX = "https://www.nvidia.com/en-us/data-center/hgx/"
+FAMILIES = {
+    "geforce": Family("geforce", False, "bridge", "GeForce consumer cards: no PCIe P2P with the stock driver",
+                      _NCCL_TESTS_287),
+    "workstation": Family("workstation", True, "bridge", "RTX and RTX PRO cards (workstation and server editions)",
+                          "https://www.nvidia.com/en-us/products/workstations/"),
+    "datacenter-pcie": Family("datacenter-pcie", True, "bridge", "data-center PCIe cards",
+                              "https://www.nvidia.com/en-us/data-center/products/"),
+    "nvl": Family("nvl", True, "bridge", "NVL PCIe cards, joined in pairs or quads by NVLink bridges",
+                  "https://www.nvidia.com/en-us/data-center/h200/"),
+    "baseboard": Family("baseboard", True, "all-pairs", "SXM or OAM modules on an HGX/DGX or OAM baseboard", _HGX),
+    "rack": Family("rack", True, "trays", "Grace superchips in an NVLink rack (GB200/GB300 NVL72)",
+                   "https://www.nvidia.com/en-us/data-center/gb200-nvl72/"),
+}
+# Brand words in product names, for a name the table has no row for (a model it lacks, a name the nvidia-smi
+# table cut): NVML's product names carry the line ("NVIDIA GeForce RTX 3060", "NVIDIA GB300").
+_FAMILY_WORDS = (
+    (re.compile(r"\bGeForce\b", re.I), "geforce"),
+    (re.compile(r"\bGB[23]00\b"), "rack"),
+    (re.compile(r"\bNVL\b"), "nvl"),
+    (re.compile(r"-SXM|\b(?:HGX|DGX)\b"), "baseboard"),
+    (re.compile(r"\b(?:RTX PRO|Quadro|RTX A\d{4}|RTX \d{4} Ada)\b"), "workstation"),
+)
+
+
+def family_of(name: str, table: GpuTable | None = None) -> Family | None:
+    """The product family of a GPU name: its table row's, else the brand word in the name; None if neither."""
+    try:
+        spec = lookup(name, table).spec
+    except (UnknownGpuError, GpuTableError):
+        spec = None
+    if spec is not None and spec.family:
+        return FAMILIES[spec.family]
+    for pattern, family in _FAMILY_WORDS:
+        if pattern.search(name):
+            return FAMILIES[family]
+    return None
 
 
 _VENDOR_WORDS = frozenset({"nvidia", "geforce", "tesla", "amd", "quadro"})
@@ -177,9 +231,19 @@ def _parse_row(row: Mapping[str, Any]) -> GpuSpec:
             nvlink_domain=int(row.get("nvlink_domain", 1)),
             datasheet=str(row.get("datasheet", "")),
             tflops_sparse={str(key): float(value) for key, value in sparse_raw.items()},
+            family=_family_key(row),
         )
     except KeyError as exc:
         raise GpuTableError(f"gpus.toml: row {row.get('name')!r} lacks {exc.args[0]!r}") from exc
+
+
+def _family_key(row: Mapping[str, Any]) -> str:
+    family = str(row["family"])
+    if family not in FAMILIES:
+        raise GpuTableError(f"gpus.toml: {row.get('name')!r} has family {family!r}, not one of {', '.join(FAMILIES)}")
+    if bool(row["p2p"]) != FAMILIES[family].p2p:
+        raise GpuTableError(f"gpus.toml: p2p of {row.get('name')!r} contradicts its family {family!r}")
+    return family
 
 
 def parse_table(text: str) -> GpuTable:
@@ -261,6 +325,65 @@ def lookup(query: str, table: GpuTable | None = None) -> GpuMatch:
             alternatives=others,
         )
     raise UnknownGpuError(query, suggest(query, table))
+
+
+# The default `nvidia-smi` table prints a name in a fixed-width column and cuts a longer one to its first
+# characters and "..." ("NVIDIA A100 80G...", "NVIDIA RTX PRO 6000 Blac..."); NVML's full product name is in
+# `nvidia-smi -q` and `--query-gpu=name`. Row memory as NVML reports it lies within this share of the nominal size
+# (97887 of 98304 MiB for a 96 GiB RTX PRO 6000, 81559 of 81920 MiB for an H100 80GB HBM3).
+CUT_MARK = "..."
+_MEMORY_SHARE = 0.95
+
+
+@dataclass(frozen=True)
+class CutName:
+    """A product name the nvidia-smi table cut: the row it resolves to, or None with the rows it may be."""
+
+    shown: str
+    spec: GpuSpec | None
+    candidates: tuple[str, ...]
+    note: str
+
+
+def resolve_cut_name(shown: str, memory_mib: float | None, power_cap_w: float | None,
+                     table: GpuTable | None = None) -> CutName | None:
+    """Resolve a name cut by the `nvidia-smi` table from its row's memory size and power cap; None if not cut.
+
+    Candidates are the rows whose nvidia-smi product name starts with the shown part.
+    The memory size keeps the rows whose nominal size it fits (NVML reports slightly less).
+    The power cap keeps the rows whose board power equals it; a cap no row has (set with `nvidia-smi -pl`)
+    narrows nothing.
+    One row left, with the memory size shown, resolves the name; several stay unresolved and the note names them.
+    """
+    text = " ".join(shown.split())
+    if not text.endswith(CUT_MARK):
+        return None
+    prefix = text[: -len(CUT_MARK)].rstrip().lower()
+    table = table or load_table()
+    rows = [gpu for gpu in table.gpus
+            if prefix and any(" ".join(name.lower().split()).startswith(prefix) for name in gpu.nvidia_smi_names)]
+    basis: list[str] = []
+    if memory_mib is not None and rows:
+        rows = [gpu for gpu in rows if _MEMORY_SHARE <= memory_mib / (gpu.memory_gib * 1024) <= 1.0]
+        basis.append(f"{memory_mib:g} MiB")
+    if power_cap_w is not None and rows:
+        capped = [gpu for gpu in rows if abs(gpu.power_w - power_cap_w) < 1.0]
+        if capped:
+            rows = capped
+            basis.append(f"a {power_cap_w:g} W cap")
+    names = tuple(gpu.name for gpu in rows)
+    how = f" from {' and '.join(basis)}" if basis else ""
+    if len(rows) == 1 and memory_mib is not None:
+        return CutName(shown, rows[0], names,
+                       f"{shown!r} (cut by the nvidia-smi table) read as {rows[0].name}{how} (gpus.toml)")
+    if rows:
+        why = f"is ambiguous{how}" if memory_mib is not None else "is not resolved without its memory size"
+        return CutName(shown, None, names, f"{shown!r} (cut by the nvidia-smi table) {why}: may be "
+                       f"{' or '.join(names)}; `nvidia-smi --query-gpu=name --format=csv` names it")
+    with_memory = f" with {memory_mib:g} MiB" if memory_mib is not None else ""
+    return CutName(shown, None, (), f"{shown!r} (cut by the nvidia-smi table) matches no row of the GPU table"
+                   f"{with_memory}; "
+                   "`nvidia-smi --query-gpu=name --format=csv` names it")
 
 
 def suggest(query: str, table: GpuTable | None = None, limit: int = 3) -> tuple[str, ...]:

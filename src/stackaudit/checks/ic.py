@@ -41,7 +41,7 @@ from stackaudit.fixes import (
     step,
 )
 from stackaudit.fixes.pcie import CLEAR_VLLM_P2P_CACHE
-from stackaudit.gputable import GpuSpec
+from stackaudit.gputable import GpuSpec, family_of
 
 NCCL_GPU_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/gpu_troubleshooting.html"
 NCCL_ENV_DOC = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html"
@@ -71,12 +71,15 @@ def _specs(models: dict[int, str]) -> list[GpuSpec]:
     return [s for s in (gpu_spec(n) for n in models.values()) if s is not None]
 
 
+def _families(models: dict[int, str]) -> set[str | None]:
+    """The product families of the GPU models (gputable.family_of: the table row's, else the name's brand word)."""
+    return {f.name if f is not None else None for f in (family_of(n) for n in models.values())}
+
+
 def _is_geforce(models: dict[int, str]) -> bool:
-    """GeForce cards: the stock driver gives no P2P (NVIDIA policy; gpus.toml `p2p = false`)."""
-    if not models:
-        return False
-    specs = [gpu_spec(n) for n in models.values()]
-    return all("geforce" in n.lower() or (s is not None and not s.p2p) for n, s in zip(models.values(), specs, strict=False))
+    """Every GPU of a family without PCIe P2P with the stock driver (GeForce; gputable.FAMILIES)."""
+    families = [family_of(n) for n in models.values()]
+    return bool(families) and all(f is not None and not f.p2p for f in families)
 
 
 def _switch_expected(models: dict[int, str]) -> GpuSpec | None:
@@ -91,14 +94,14 @@ def _board(models: dict[int, str]) -> str:
     """What the GPU models say about NVLink (data/gpus.toml): "hgx" (an NVSwitch baseboard: HGX/DGX, Fabric
     Manager on the node), "tray" (a GB200/GB300 compute tray: its NVLinks go to switch trays, Fabric
     Manager runs there), "bridge" (cards paired by NVLink bridges), "none" (PCIe only), "" (not known)."""
-    if models and all(re.search(r"\bGB[23]00\b", n) for n in models.values()):
-        return "tray"  # GB300 has no row in the table yet: its name says enough
+    if models and _families(models) == {"rack"}:
+        return "tray"  # GB300 has no row in the table yet: its name says enough (gputable.family_of)
     specs = _specs(models)
     if not specs or len(specs) != len(models):
         return ""
     kinds = {s.nvlink_kind for s in specs}
     if kinds == {"switch"}:
-        return "tray" if any(s.form_factor == "Superchip" or s.nvlink_domain > 8 for s in specs) else "hgx"
+        return "tray" if any(s.family == "rack" for s in specs) else "hgx"
     if kinds <= {"bridge", "none"} and "bridge" in kinds:
         return "bridge"
     return "none" if kinds == {"none"} else ""

@@ -21,6 +21,7 @@ from stackaudit.fixes import (
     sh,
     step,
 )
+from stackaudit.gputable import resolve_cut_name
 
 NVML_REASONS = "https://docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventReasons.html"
 DCGM_FIELDS = "https://docs.nvidia.com/datacenter/dcgm/2.4/dcgm-api/dcgm-api-field-constants.html"
@@ -35,6 +36,15 @@ def _idx(gpus: list[GpuInfo]) -> str:
 
 # --- PWR-GPU-POWER-LIMIT -----------------------------------------------------------------------
 
+
+
+def _cap_named_it(g: GpuInfo) -> bool:
+    """The power cap is what resolved a name the nvidia-smi table cut: its row's default then only repeats the
+    cap and is no evidence of the default (gputable.resolve_cut_name)."""
+    if not g.cut_name:
+        return False
+    alone = resolve_cut_name(g.cut_name, g.memory_total_mib, None)
+    return alone is None or alone.spec is None
 
 @check(
     "PWR-GPU-POWER-LIMIT",
@@ -76,7 +86,7 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
         if limit is None:
             continue
         default, origin = g.power_default_w, "the GPU's default"
-        if default is None and g.spec is not None and g.spec.power_w:
+        if default is None and g.spec is not None and g.spec.power_w and not _cap_named_it(g):
             default, origin = g.spec.power_w, f"the {g.spec.name} default in the GPU table"
         if default is None:
             unknown_default.append(g)

@@ -181,6 +181,9 @@ class GpuInfo:
     # A field that is None and not listed here was not read (NoPermission, an excerpt): unknown, not absent.
     unsupported: tuple[str, ...] = ()
     error: str = ""  # the whole GPU could not be read (e.g. NVML "gpu-is-lost")
+    # The name as the source printed it when the nvidia-smi table cut it ("NVIDIA A100 80G..."); `name` then holds
+    # the product name it resolves to (gputable.resolve_cut_name), or the cut name when it stays ambiguous.
+    cut_name: str = ""
 
     @property
     def label(self) -> str:

@@ -26,6 +26,7 @@ from stackaudit.facts.nvidia import (
 )
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.gputable import GpuTableError, resolve_cut_name
 from stackaudit.host.base import NotCaptured
 from stackaudit.host.limits import load_xml
 from stackaudit.host.nvml import NvmlError
@@ -556,12 +557,17 @@ def parse_table(text: str) -> NvidiaGpus:
     if not rows and header is None:
         raise ParseError("not the `nvidia-smi` table (no header, no GPU rows)")
     gpus = []
+    notes: list[str] = []
     for idx in order:
         r = rows[idx]
         mig = _bool(r.get("mig"))
+        name, cut = _cut_name(r["name"], _float(r.get("total")), _float(r.get("cap")))
+        if cut:
+            notes.append(f"GPU {idx}: {cut}")
         gpus.append(GpuInfo(
             index=idx,
-            name=r["name"],
+            name=name,
+            cut_name=r["name"] if cut else "",
             bdf=r["bdf"],
             persistence=r["persistence"],
             display_active=r["display"],
@@ -580,7 +586,20 @@ def parse_table(text: str) -> NvidiaGpus:
             unsupported=tuple(name for name, key in (("ecc", "ecc"), ("mig", "mig")) if r.get(key) == "N/A"),
         ))
     return NvidiaGpus(tuple(gpus), header.group(2) if header else None, header.group(3) if header else None,
-                      "nvidia-smi", None)
+                      "nvidia-smi", None, tuple(notes))
+
+
+def _cut_name(shown: str, memory_mib: float | None, cap_w: float | None) -> tuple[str, str]:
+    """(name, note): a name the table cut, resolved from the row's memory size and power cap (gputable)."""
+    try:
+        cut = resolve_cut_name(shown, memory_mib, cap_w)
+    except (GpuTableError, OSError):
+        return shown, ""
+    if cut is None:
+        return shown, ""
+    if cut.spec is None or not cut.spec.nvidia_smi_names:
+        return shown, cut.note
+    return cut.spec.nvidia_smi_names[0], cut.note
 
 
 # --- the provider ----------------------------------------------------------------------------

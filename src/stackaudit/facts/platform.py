@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.facts.sources import SYSTEMD_DETECT_VIRT
-from stackaudit.facts.system import CpuInfo
+from stackaudit.facts.system import CpuInfo, KernelInfo
 from stackaudit.host.base import NotCaptured, read_optional
 
 # DMI product/vendor strings of common hypervisors (as systemd-detect-virt matches them).
@@ -21,6 +22,43 @@ _DMI_HYPERVISORS = {
     "Xen": "xen",
     "OpenStack": "kvm",
 }
+
+
+@dataclass(frozen=True)
+class KernelFlavour:
+    """A kernel build that only a virtual machine boots: its release names the hypervisor."""
+
+    pattern: str  # searched in the kernel release (`uname -r`)
+    vm: str  # the hypervisor, as systemd-detect-virt names it
+    what: str
+    source: str
+
+
+_UBUNTU_VARIANTS = "https://ubuntu.com/kernel/variants"
+# Kernel flavours built for one cloud's or hypervisor's guests. Left out on purpose: Ubuntu's `-oracle`, which OCI's
+# bare-metal GPU shapes (BM.GPU.*) also boot, and `-nvidia`, NVIDIA's flavour for its bare-metal DGX systems.
+# AWS's *.metal instance types boot `-aws` kernels too; their DMI and lscpu, read first, say bare metal.
+CLOUD_KERNELS = (
+    KernelFlavour(r"-aws$", "amazon", "Ubuntu's kernel for AWS EC2 (linux-aws)", _UBUNTU_VARIANTS),
+    KernelFlavour(r"-azure(?:-fde|-cvm)?$", "microsoft", "Ubuntu's kernel for Azure VMs (linux-azure)", _UBUNTU_VARIANTS),
+    KernelFlavour(r"-(?:gcp|gke)$", "google", "Ubuntu's kernel for Google Compute Engine (linux-gcp, linux-gke)",
+                  _UBUNTU_VARIANTS),
+    KernelFlavour(r"-kvm$", "kvm", "Ubuntu's kernel for KVM guests (linux-kvm)", _UBUNTU_VARIANTS),
+    KernelFlavour(r"\.amzn(?:1|2|2023)\.", "amazon", "Amazon Linux's kernel for EC2",
+                  "https://docs.aws.amazon.com/linux/al2023/ug/kernel.html"),
+    KernelFlavour(r"-cloud-(?:amd64|arm64)$", "vm", "Debian's cloud kernel (linux-image-cloud-*: no drivers for "
+                  "bare-metal hardware)", "https://lists.debian.org/debian-cloud/2020/04/msg00000.html"),
+    KernelFlavour(r"-microsoft-standard-WSL2$", "microsoft", "the WSL 2 kernel (a Hyper-V utility VM)",
+                  "https://learn.microsoft.com/en-us/windows/wsl/about#what-is-wsl-2"),
+)
+
+
+def cloud_kernel(release: str) -> KernelFlavour | None:
+    """The flavour of CLOUD_KERNELS a kernel release names, or None."""
+    for flavour in CLOUD_KERNELS:
+        if re.search(flavour.pattern, release.strip()):
+            return flavour
+    return None
 
 
 @dataclass(frozen=True)
@@ -51,7 +89,7 @@ def _gpu_virtualization(ctx: FactContext) -> tuple[str, str] | None:
 
 @provider("virtualization", Virtualization)
 def virtualization(ctx: FactContext) -> Virtualization:
-    """Virtual machine or not (`systemd-detect-virt --vm`, else lscpu and DMI)."""
+    """Virtual machine or not (`systemd-detect-virt --vm`, else lscpu and DMI, last a cloud kernel's name)."""
     host = ctx.host
     try:
         result = host.run(list(SYSTEMD_DETECT_VIRT.argv))
@@ -83,5 +121,9 @@ def virtualization(ctx: FactContext) -> Virtualization:
         return Virtualization(*gpu_mode)
     if dmi.strip():
         return Virtualization("none", f"DMI: {dmi.strip()}")
+    kernel = ctx.optional("kernel", KernelInfo)
+    flavour = cloud_kernel(kernel.release) if kernel is not None else None
+    if kernel is not None and flavour is not None:
+        return Virtualization(flavour.vm, f"kernel {kernel.release}: {flavour.what}")
     raise FactUnavailable("no source tells whether this is a virtual machine",
                           "paste `lscpu` or `systemd-detect-virt --vm`")

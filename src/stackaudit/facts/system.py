@@ -114,6 +114,15 @@ def kernel_from_collect_env(ctx: FactContext) -> KernelInfo:
     return KernelInfo(report.kernel, machine=machine.group(1) if machine else "")
 
 
+@provider("kernel", KernelInfo, rank=50, title="sysctl `kernel.osrelease`")
+def kernel_from_sysctl(ctx: FactContext) -> KernelInfo:
+    """Kernel release from `kernel.osrelease` (/proc/sys, or a pasted `sysctl -a`)."""
+    release = (ctx.fact("sysctls", Sysctls).get("kernel.osrelease") or "").strip()
+    if not re.match(r"\d+\.\d+", release):
+        raise FactUnavailable("no kernel.osrelease in the sysctls")
+    return KernelInfo(release)
+
+
 # --- kernel command line ---------------------------------------------------------------------
 
 
