@@ -157,7 +157,7 @@ def test_endpoint_down_gives_the_deterministic_report_and_the_audit_exit_code(ca
     body = out.split("### Actionable fixes")[1].split("### Investigator findings")[0]
     assert body.rstrip() == audit_out.split("### Actionable fixes")[1].rstrip()
     assert audit_out.count("#### P") > 0
-    # --fail-on as for audit: the story has P2 findings (tests/golden/rtx-pro-6000-lxc.txt).
+    # --fail-on as for audit: the story has P2 findings (tests/golden/status/rtx-pro-6000-lxc.json).
     failing, _, _ = run(capsys, "investigate", "--llm-url", url, "--model", "m", "--from", snap, "--fail-on", "P2")
     assert failing == 1
 
