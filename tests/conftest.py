@@ -46,6 +46,31 @@ def update_golden(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-golden"))
 
 
+@pytest.fixture
+def golden(update_golden: bool, request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    """`golden(path, got)`: under --update-golden writes `got` to `path`; else asserts the file holds `got`.
+
+    `got` is the text itself, or a dict for a status golden (written one key a line, compared as a dict so a
+    failure names the IDs that changed). tests/golden/README.md says which test writes which file.
+    """
+    import json
+
+    def check(path: Path, got: str | dict[str, object]) -> None:
+        text = got if isinstance(got, str) else (
+            "{\n" + ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in sorted(got.items())) + "\n}\n")
+        if update_golden:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+            return
+        assert path.exists(), f"{path} missing: run pytest {request.node.path} --update-golden"
+        if isinstance(got, str):
+            assert got == path.read_text(), f"{path.name} differs; if intended, refresh with --update-golden"
+        else:
+            assert got == json.loads(path.read_text()), f"{path.name}: a status changed; if intended, --update-golden"
+
+    return check
+
+
 @pytest.fixture(scope="session")
 def chromium():  # type: ignore[no-untyped-def]
     """One headless Chromium (tests/browser.py) for every page test in this process; skipped, saying why,

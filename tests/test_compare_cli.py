@@ -9,8 +9,9 @@ Pairs (tests/scenario_builder.py parts over tests/test_scenarios_host.py's scena
 - intel-samples: the Xeon host with NVML answers, then the same host busy: CPU pressure 0.4 % → 37.5 %,
   GPU temperature, utilisation, current clocks and power draw up, CPU clocks moved.
 
-The expected lists are written by hand from the planted changes; the golden files hold the three
-renders of the first two pairs (time and version masked): refresh them with
+The expected lists are written by hand from the planted changes. The goldens (tests/golden/README.md) hold what
+changed in each pair (tests/golden/status/compare-PAIR.json) and the three renders of amd-fix
+(tests/golden/rendered/compare-amd-fix.*, time and version masked): refresh them with
 `pytest tests/test_compare_cli.py --update-golden` after an intended change and review the diff.
 """
 
@@ -106,19 +107,32 @@ def _values(entries: list[dict[str, Any]]) -> dict[tuple[str, str], tuple[Any, A
     return {(e["id"], e["subject"]): (e.get("a", "(absent)"), e.get("b", "(absent)")) for e in entries}
 
 
+PAIRS = ("amd-fix", "intel-drift", "intel-samples")
+RENDERED = "amd-fix"  # the one pair rendered in every format
+CHANGES = ("regressed", "fixed", "still_wrong", "newly_unknown", "newly_known", "other", "configuration",
+           "only_in_a", "only_in_b")
+
+
+def changes(doc: dict[str, Any]) -> dict[str, object]:
+    """`{group: [ID, or "ID subject" for a configuration value]}` of a JSON comparison, samples included."""
+    out: dict[str, object] = {g: sorted(" ".join(filter(None, (e["id"], e.get("subject")))) for e in doc[g])
+                              for g in CHANGES}
+    for kind, entries in doc["samples"].items():
+        out[f"samples {kind}"] = sorted(" ".join(filter(None, (e["id"], e.get("subject")))) for e in entries)
+    return out
+
+
+@pytest.mark.parametrize("pair", PAIRS)
+def test_golden_changes(pair: str, pairs: dict[str, tuple[str, str]], cli: Any, golden: Any) -> None:
+    _, doc = _json(cli, *pairs[pair])
+    golden(GOLDEN / "status" / f"compare-{pair}.json", changes(doc))
+
+
 @pytest.mark.parametrize("fmt", list(EXTENSIONS))
-@pytest.mark.parametrize("pair", ["amd-fix", "intel-drift"])
-def test_golden_render(pair: str, fmt: str, pairs: dict[str, tuple[str, str]], cli: Any, update_golden: bool) -> None:
-    a, b = pairs[pair]
-    run = cli("compare", a, b, "--format", fmt)
+def test_golden_render(fmt: str, pairs: dict[str, tuple[str, str]], cli: Any, golden: Any) -> None:
+    run = cli("compare", *pairs[RENDERED], "--format", fmt)
     assert run.rc == 0 and run.err == "", run.err
-    got = mask(run.out)
-    path = GOLDEN / f"compare-{pair}.{EXTENSIONS[fmt]}"
-    if update_golden:
-        path.write_text(got)
-        return
-    assert path.exists(), f"{path} missing: run pytest {__file__} --update-golden"
-    assert got == path.read_text(), f"{path.name} differs from the render; if intended, refresh with --update-golden"
+    golden(GOLDEN / "rendered" / f"compare-{RENDERED}.{EXTENSIONS[fmt]}", mask(run.out))
 
 
 def test_before_and_after_a_fix(pairs: dict[str, tuple[str, str]], cli: Any) -> None:

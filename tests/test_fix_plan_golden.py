@@ -1,5 +1,7 @@
-"""Golden plans (`stackaudit fix --from SNAPSHOT`) of the four whole-host scenarios, as a bash script,
-Markdown and JSON; every bash plan passes `bash -n` and shellcheck, and runs nothing when run whole.
+"""Golden plans (`stackaudit fix --from SNAPSHOT`; tests/golden/README.md has the layout): per whole-host scenario
+the checks each group fixes (tests/golden/status/plan-SCENARIO.json), and the story's plan rendered as a bash
+script, Markdown and JSON (tests/golden/rendered/plan-rtx-pro-6000-lxc.*); every bash plan passes `bash -n` and
+shellcheck, and runs nothing when run whole.
 
 Refresh after an intended change with `pytest tests/test_fix_plan_golden.py --update-golden` and
 review the diff (times and the version are masked).
@@ -10,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from markdown_it import MarkdownIt
@@ -21,6 +24,7 @@ from stackaudit.cli.main import main
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 SCENARIOS = ("amd-bad-knobs", "proxmox-lxc", "rtx-pro-6000-lxc", "rtx-pro-6000-lxc-fixed")
+STORY = "rtx-pro-6000-lxc"  # the one plan rendered in every format
 EXTENSIONS = {"text": "sh", "markdown": "md", "json": "json"}
 
 
@@ -37,16 +41,19 @@ def plan(scenario: str, fmt: str, capsys: pytest.CaptureFixture[str]) -> str:
     return capsys.readouterr().out
 
 
-@pytest.mark.parametrize("fmt", list(EXTENSIONS))
+def groups(doc: dict[str, Any]) -> dict[str, object]:
+    """`{"N group": [the check each step fixes, in order]}` of a JSON plan, N its place in the plan."""
+    return {f"{i} {g['id']}": [step["check"] for step in g["steps"]] for i, g in enumerate(doc["groups"], 1)}
+
+
 @pytest.mark.parametrize("scenario", SCENARIOS)
-def test_golden_plan(scenario: str, fmt: str, update_golden: bool, capsys: pytest.CaptureFixture[str]) -> None:
-    got = mask(plan(scenario, fmt, capsys))
-    path = GOLDEN / f"plan-{scenario}.{EXTENSIONS[fmt]}"
-    if update_golden:
-        path.write_text(got)
-        return
-    assert path.exists(), f"{path} missing: run pytest {__file__} --update-golden"
-    assert got == path.read_text(), f"{path.name} differs from the plan; if intended, refresh with --update-golden"
+def test_golden_plan_groups(scenario: str, golden: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    golden(GOLDEN / "status" / f"plan-{scenario}.json", groups(json.loads(plan(scenario, "json", capsys))))
+
+
+@pytest.mark.parametrize("fmt", list(EXTENSIONS))
+def test_golden_plan(fmt: str, golden: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    golden(GOLDEN / "rendered" / f"plan-{STORY}.{EXTENSIONS[fmt]}", mask(plan(STORY, fmt, capsys)))
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)

@@ -96,7 +96,7 @@ def audit_part(fmt: str, out: str) -> Any:
 
 @pytest.mark.parametrize("fmt,ext", [("text", "txt"), ("json", "json")])
 def test_golden_story_report(server: ScriptedServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
-                             update_golden: bool, fmt: str, ext: str) -> None:
+                             golden: Any, fmt: str, ext: str) -> None:
     """The golden holds what investigate adds (the rest is the audit's own report, which
     tests/test_report_golden.py keeps golden): so a check's new wording changes one golden, not two."""
     monkeypatch.setenv("COLUMNS", "80")
@@ -109,11 +109,7 @@ def test_golden_story_report(server: ScriptedServer, capsys: pytest.CaptureFixtu
     _, audit_out, _ = run(capsys, "audit", "--from", snap, "--format", fmt)
     assert audit_part(fmt, mask(out)) == audit_part(fmt, mask(audit_out))
     got = mask_run(investigation_part(fmt, out), server.url)
-    path = GOLDEN / f"investigate-{STORY}.{ext}"
-    if update_golden:
-        path.write_text(got)
-    else:
-        assert got == path.read_text(), f"{path.name} differs; if intended, refresh with --update-golden"
+    golden(GOLDEN / "rendered" / f"investigate-{STORY}.{ext}", got)
     assert MADE_UP not in out and "soft lockup" not in out  # dropped, never shown
     if fmt == "json":
         doc = json.loads(out)
@@ -157,7 +153,7 @@ def test_endpoint_down_gives_the_deterministic_report_and_the_audit_exit_code(ca
     body = out.split("### Actionable fixes")[1].split("### Investigator findings")[0]
     assert body.rstrip() == audit_out.split("### Actionable fixes")[1].rstrip()
     assert audit_out.count("#### P") > 0
-    # --fail-on as for audit: the story has P2 findings (tests/golden/rtx-pro-6000-lxc.txt).
+    # --fail-on as for audit: the story has P2 findings (tests/golden/status/rtx-pro-6000-lxc.json).
     failing, _, _ = run(capsys, "investigate", "--llm-url", url, "--model", "m", "--from", snap, "--fail-on", "P2")
     assert failing == 1
 

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from hostile_support import REPO
 
+from report_scenarios import report
 from stackaudit.cli.main import main
 from stackaudit.cli.output import emit
 from stackaudit.report.json_report import read_audit_report
@@ -17,8 +17,15 @@ from stackaudit.report.render import render
 PAYLOAD = "\x1b[2J\x1b[H\x1b[1;32mALL CHECKS PASSED\x1b[0m\x1b[8m"
 
 
+def _plain(tmp: Path) -> Path:
+    """The JSON report of the bare-metal scenario with many issues (tests/report_scenarios.py), as audit writes it."""
+    path = tmp / "plain.json"
+    path.write_text(render(report("amd-bad-knobs"), "json"))
+    return path
+
+
 def _crafted(tmp: Path) -> Path:
-    doc = json.loads((REPO / "tests/golden/amd-bad-knobs.json").read_text())
+    doc = json.loads(_plain(tmp).read_text())
     doc["results"][0]["message"] = "node gpu01 " + PAYLOAD + " hidden"
     doc["host"]["hostname"] = "gpu" + PAYLOAD
     path = tmp / "crafted.json"
@@ -48,7 +55,7 @@ def test_text_written_with_o_has_no_raw_escape(tmp_path: Path, capsys: pytest.Ca
 def test_compare_text_written_with_o_has_no_raw_escape(tmp_path: Path) -> None:
     crafted = _crafted(tmp_path)
     out = tmp_path / "compare.txt"
-    assert main(["compare", str(REPO / "tests/golden/amd-bad-knobs.json"), str(crafted), "--format", "text",
+    assert main(["compare", str(_plain(tmp_path)), str(crafted), "--format", "text",
                  "-o", str(out)]) in (0, 1)
     text = out.read_text()
     assert "\x1b" not in text and "\\x1b[" in text
