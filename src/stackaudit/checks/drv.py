@@ -94,12 +94,7 @@ def every_gpu_shown(nvidia: NvidiaGpus, judged: int) -> str:
     readable = [g for g in nvidia.gpus if not g.error]
     if judged < len(readable):
         return f"{len(readable) - judged} of the {len(readable)} GPU(s) shown lack the value in this source"
-    if nvidia.attached and nvidia.attached > len(nvidia.gpus):
-        return f"only {len(nvidia.gpus)} of the {nvidia.attached} attached GPUs are in this source"
-    if nvidia.attached is None and not nvidia.complete and any(not g.bdf for g in readable):
-        # A fragment without its GPU headers (`nvidia-smi -q | grep -A3 ...`): how many GPUs is not shown.
-        return "the excerpt shows a GPU section without its header: the other GPUs are not in this source"
-    return ""
+    return nvidia.unshown
 
 
 def ok_on_every_gpu(nvidia: NvidiaGpus, judged: int, message: str, *, actual: Any = None,
