@@ -41,13 +41,16 @@ class Symptom:
     severity: Literal["high", "medium", "low"]
     source: str  # the document that says what the line means
     proves: str  # what the line proves, in words
+    # A line of the same source that says the failure had another cause: the symptom then proves nothing.
+    unless: re.Pattern[str] | None = None
 
 
 SYMPTOMS: tuple[Symptom, ...] = (
-    Symptom("nccl-shm-create", re.compile(
-        r"Error while creating shared memory segment (?!.*Permission denied)\S*(?:/dev/shm/)?nccl"),
+    Symptom("nccl-shm-create", re.compile(r"Error while creating shared memory segment \S*nccl"),
         "CTR-SHM-SIZE", "high", NCCL_SHM_DOC,
-        "NCCL could not create its shared-memory segment in /dev/shm (too small or full)"),
+        "NCCL could not create its shared-memory segment in /dev/shm (too small or full)",
+        # NVIDIA/nccl#328: `shm_open failed : Permission denied` on the line before: a permission, not a size.
+        unless=re.compile(r"Permission denied")),
     Symptom("nccl-shm-extend", re.compile(
         r"failed to extend /dev/shm/nccl-\S+ to \d+ bytes|posix_fallocate failed\s*:\s*No space left on device"),
         "CTR-SHM-SIZE", "high", NCCL_SHM_DOC,
@@ -102,7 +105,8 @@ def is_symptom(line: str) -> bool:
 
 
 def find_symptoms(lines: Sequence[str]) -> tuple[SymptomHit, ...]:
-    """The table's symptoms in `lines`, at most MAX_HITS lines per symptom."""
+    """The table's symptoms in `lines`, at most MAX_HITS lines per symptom; a symptom whose `unless` line
+    is in `lines` too is left out (the source says the failure had another cause)."""
     hits: list[SymptomHit] = []
     per: dict[str, int] = {}
     for line in lines:
@@ -112,7 +116,9 @@ def find_symptoms(lines: Sequence[str]) -> tuple[SymptomHit, ...]:
             if per.get(s.name, 0) < MAX_HITS and s.pattern.search(line):
                 hits.append(SymptomHit(s, line.strip()))
                 per[s.name] = per.get(s.name, 0) + 1
-    return tuple(hits)
+    vetoed = {s.name for s in SYMPTOMS if s.name in per and s.unless is not None
+              and any(s.unless.search(line) for line in lines)}
+    return tuple(h for h in hits if h.symptom.name not in vetoed)
 
 
 def _from_text(text: str) -> LogSymptoms:
