@@ -185,3 +185,13 @@ def test_a_headerless_fragment_leaves_the_gpu_count_open() -> None:
     assert isinstance(inventory, GpuInventory) and inventory.count_unshown
     whole = GpuInventory(counts=((NVIDIA_TITLE, 1), ("lspci", 1)), partial=((NVIDIA_TITLE, "an excerpt"),))
     assert whole.count_unshown == ""
+
+
+def test_one_gpu_of_an_excerpt_is_not_the_only_gpu() -> None:
+    # Corpus 118 and 63 (two threads): one GPU's section of `nvidia-smi -q` does not show that the host has no
+    # other GPU, so P2P and topology are not "not applicable"; corpus 112's whole table of one GPU is.
+    for prefix in ("118", "63"):
+        got = _capture(prefix, "IC-P2P-FUNCTIONAL", "IC-TOPO-READ")
+        assert all(status != "not-applicable" for status, _ in got.values()), (prefix, got)
+    got = _capture("112", "IC-P2P-FUNCTIONAL", "IC-TOPO-READ")
+    assert all(status == "not-applicable" for status, _ in got.values()), got

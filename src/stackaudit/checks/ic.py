@@ -182,7 +182,7 @@ def _no_nvlink(topo: TopoMatrix | None, models: dict[int, str]) -> bool | None:
 
 
 def _no_matrix(gpus: GpuInventory | None) -> Outcome:
-    count = gpus.count if gpus is not None else None
+    count = gpus.whole_count if gpus is not None else None
     if count is not None and count < 2:
         return not_applicable(f"{count} GPU: no GPU-to-GPU path")
     return unknown("the topology matrix is not in the source", hint="`nvidia-smi topo -m`")
@@ -412,7 +412,7 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     all-reduce off until the file is deleted. NVLink pairs do not use PCIe P2P. Unidirectional
     PCIe Gen4 P2P of 20-26 GB/s is healthy; do not compare it with NVLink.
     """
-    count = gpus.count if gpus is not None else None
+    count = gpus.whole_count if gpus is not None else None
     if count is not None and count < 2:
         return not_applicable(f"{count} GPU: no peer-to-peer traffic")
     if gpu_topology is not None and _fully_nvlinked(gpu_topology):
@@ -758,7 +758,7 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
         if not nccl_config.engine_seen and nccl_config.conf_read and nccl_config.engine_running is False:
             return ok("no serving engine running; /etc/nccl.conf and this shell set no NCCL_* variable",
                       actual={})
-        if not nccl_config.engine_seen and gpus is not None and gpus.count == 1 \
+        if not nccl_config.engine_seen and gpus is not None and gpus.whole_count == 1 \
                 and not _multi_node(serving_processes, serving_log):
             # One GPU and no sign of other nodes: NCCL has no GPU-to-GPU traffic to slow down.
             return not_applicable(f"one GPU ({gpus.counts[0][0]}) and no multi-node serving shown")

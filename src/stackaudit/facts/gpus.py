@@ -74,6 +74,11 @@ class GpuInventory(Sourced):
     partial: tuple[tuple[str, str], ...] = ()
 
     @property
+    def whole_count(self) -> int | None:
+        """The count where it is the host's; None where no source shows one or an excerpt may leave GPUs out."""
+        return None if self.count_unshown else self.count
+
+    @property
     def count_unshown(self) -> str:
         """"" when the best source's count is the host's; else why GPUs may be missing from it (an excerpt).
 
