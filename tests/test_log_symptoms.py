@@ -195,3 +195,28 @@ def test_one_gpu_of_an_excerpt_is_not_the_only_gpu() -> None:
         assert all(status != "not-applicable" for status, _ in got.values()), (prefix, got)
     got = _capture("112", "IC-P2P-FUNCTIONAL", "IC-TOPO-READ")
     assert all(status == "not-applicable" for status, _ in got.values()), got
+
+
+# ray-project/ray_lightning#24 (amogkam), ggml-org/llama.cpp#3230 (quarterturn), ai-dynamo/dynamo#1229 (liao4s):
+# a run that died of CUDA error 217.
+P2P_DEATHS = (
+    "(pid=909608) z-pc:909608:910337 [0] transport/p2p.cc:238 NCCL WARN failed to open CUDA IPC handle : 217 peer "
+    "access is not supported between these two devices\n",
+    "CUDA error 217 at ggml-cuda.cu:6292: peer access is not supported between these two devices\n",
+    "2025-05-28T03:35:37.857Z ERROR engine.run_mp_engine: CUDA error: peer access is not supported between these two "
+    "devices\n",
+)
+
+
+def test_a_refused_peer_access_proves_p2p_broken_for_the_run() -> None:
+    for text in P2P_DEATHS:
+        status, message, evidence = _run(text, "IC-P2P-FUNCTIONAL")["IC-P2P-FUNCTIONAL"]
+        assert status == "issue", (text, message)
+        assert "error 217" in message and "NCCL_P2P_DISABLE=1" in message and evidence
+
+
+def test_nccl_falling_back_from_p2p_is_no_symptom() -> None:
+    # NVIDIA/nccl#258: cuda-gdb's warnings while NCCL probes P2P and falls back to shared memory (not a failure).
+    lines = ["> warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)",
+             "> warning: Cuda API error detected: cudaGetLastError returned (0x2c0)"]
+    assert find_symptoms(lines) == ()

@@ -1,8 +1,8 @@
 """Log symptoms: lines that prove a check's failure on their own, whatever else the source shows.
 
 A check waits for its precondition facts (is this a container? which GPU model?), but some log
-lines are the failure itself: NCCL could not create its shared-memory segment, the driver logged
-an NVLink Xid. Such a line concludes `issue` for the check it names, quoted, even when those
+lines are the failure itself: NCCL could not create its shared-memory segment, CUDA refused the
+peer access a run asked for, the driver logged an NVLink Xid. Such a line concludes `issue` for the check it names, quoted, even when those
 facts are missing; the facts only sharpen the message and the fix.
 
 `SYMPTOMS` is the table: each row a pattern, the check it proves, the severity, the document
@@ -29,6 +29,7 @@ from stackaudit.facts.system import KernelLog
 NCCL_SHM_DOC = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#shared-memory"
 XID_CATALOGUE = "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html"
 PYTORCH_SHM = "https://github.com/pytorch/pytorch/blob/main/torch/utils/data/_utils/signal_handling.py"
+CUDA_ERRORS = "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html"
 # The NVLink Xids of the catalogue (74 NVLink error, 144-150 the NVLink5 / NVSwitch-fabric error families).
 _NVLINK_XID = r"(?:74|14[4-9]|150)"
 
@@ -58,6 +59,9 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("torch-shm", re.compile(r"insufficient shared memory \(shm\)"),
         "CTR-SHM-SIZE", "high", PYTORCH_SHM,
         "a PyTorch worker died of a bus error that PyTorch attributes to too little shared memory"),
+    Symptom("p2p-unsupported", re.compile(r"peer access is not supported between these two devices"),
+        "IC-P2P-FUNCTIONAL", "high", CUDA_ERRORS,
+        "the run used GPU peer access that CUDA refused (cudaErrorPeerAccessUnsupported, error 217)"),
     Symptom("nvlink-xid", re.compile(rf"NVRM: Xid \(PCI:[0-9a-fA-F:.]+\):\s*{_NVLINK_XID}\b"),
         "DRV-NVLINK-HEALTH", "high", XID_CATALOGUE, "the driver logged an NVLink error Xid"),
     Symptom("nvlink-xid-cause", re.compile(rf"caused by previous Xid {_NVLINK_XID}\b"),
@@ -96,7 +100,7 @@ fact("log_symptoms", LogSymptoms, union, hint="paste the failing log (the kernel
      "NCCL_DEBUG=INFO)")
 
 # A cheap test before the patterns: every symptom's line holds one of these.
-_NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid")
+_NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access")
 
 
 def is_symptom(line: str) -> bool:
