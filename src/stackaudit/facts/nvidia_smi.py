@@ -589,9 +589,9 @@ def parse_table(text: str) -> NvidiaGpus:
             unsupported=tuple(name for name, key in (("ecc", "ecc"), ("mig", "mig")) if r.get(key) == "N/A"),
         ))
     # A GPU block that no border line closes: the paste stops inside its rows (later GPUs are not shown).
-    cut = f"the table ends inside GPU {open_gpu}'s rows" if open_gpu is not None and not saw_proc_section else ""
+    cut_at = f"the table ends inside GPU {open_gpu}'s rows" if open_gpu is not None and not saw_proc_section else ""
     return NvidiaGpus(tuple(gpus), header.group(2) if header else None, header.group(3) if header else None,
-                      "nvidia-smi", None, tuple(notes), cut=cut)
+                      "nvidia-smi", None, tuple(notes), cut=cut_at)
 
 
 def _cut_name(shown: str, memory_mib: float | None, cap_w: float | None) -> tuple[str, str]:
