@@ -19,6 +19,7 @@ from stackaudit.checks.registry import (
     not_applicable,
     ok,
     unknown,
+    with_symptoms,
 )
 from stackaudit.facts.cgroups import CgroupLimits
 from stackaudit.facts.container import ContainerInfo
@@ -33,6 +34,7 @@ from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.shm import ShmInfo
+from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import KernelLog, NumaTopology
 from stackaudit.fixes import (
     Persist,
@@ -228,10 +230,11 @@ def _shm_free_only(shm: ShmInfo | None) -> Outcome:
 )
 def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
              docker_containers: DockerContainers | None = None, serving_processes: ServingProcesses | None = None,
-             parallelism: Parallelism | None = None) -> Outcome:
+             parallelism: Parallelism | None = None, log_symptoms: LogSymptoms | None = None) -> Outcome:
     """Reads: inside a container `df -k -P /dev/shm` and the tmpfs `size=` in /proc/self/mountinfo;
     on a Docker host `docker inspect` HostConfig.ShmSize and IpcMode of GPU/serving containers;
-    on bare metal also systemd-logind's RemoveIPC (logind.conf) and the engine's user.
+    on bare metal also systemd-logind's RemoveIPC (logind.conf) and the engine's user; the log
+    symptoms of facts/symptoms.py (NCCL failing to create or extend its /dev/shm segment).
 
     Bad value: /dev/shm below 1 GiB where tensor/pipeline parallelism or a multi-process engine
     runs (vLLM V1 always runs API server, engine core and workers as processes); Use% near 100 %;
@@ -241,12 +244,27 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     do not fit NCCL fails at init ("failed to extend /dev/shm/nccl-...") or the engine crashes or
     hangs at start. logind's RemoveIPC deletes a user's segments when the user logs out.
 
+    A symptom line proves the issue on its own, quoted, whatever the sizes say or leave unknown;
+    whether it ran in a container only sharpens the fix.
+
     Traps: a single-process server with TP = 1 (Ollama, llama.cpp) barely uses /dev/shm (not an
     issue); vLLM V1 and SGLang are multi-process even at TP = 1. `--ipc=host` shares the host's
     /dev/shm (and the host IPC namespace: a security trade-off): its size is the host's, unknown
     until the host's `df` shows it. Newer NCCL
     prefers cuMem host memory over /dev/shm with CUDA >= 12.6, but vLLM/PyTorch still use it.
     """
+    outcome = _shm_size(container, shm, docker_containers, serving_processes, parallelism)
+    hits = log_symptoms.proving("CTR-SHM-SIZE") if log_symptoms is not None else ()
+    if container is not None and container.in_container:
+        fix = _shm_fix(container.kind)
+        return with_symptoms(outcome, hits, f"inside this {_where(container)}: {fix.persistent}", fix=fix)
+    return with_symptoms(outcome, hits, "in a container: raise --shm-size (16g) or use --ipc=host; on the host: "
+                         "remount /dev/shm larger")
+
+
+def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_containers: DockerContainers | None,
+              serving_processes: ServingProcesses | None, parallelism: Parallelism | None) -> Outcome:
+    """CTR-SHM-SIZE from the sizes the facts show (shm_size adds the log's symptoms)."""
     procs = serving_processes
     if container is None:
         return _shm_free_only(shm)

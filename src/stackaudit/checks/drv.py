@@ -17,6 +17,7 @@ from stackaudit.checks.registry import (
     not_applicable,
     ok,
     unknown,
+    with_symptoms,
 )
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
@@ -36,6 +37,7 @@ from stackaudit.facts.nvidia import Daemon, GpuInfo, NvidiaDriver, NvidiaGpus, N
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.python_env import PythonEnv
+from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import LoadedModules
 from stackaudit.facts.topology import NvlinkStatus, TopoMatrix
 from stackaudit.fixes import (
@@ -94,12 +96,7 @@ def every_gpu_shown(nvidia: NvidiaGpus, judged: int) -> str:
     readable = [g for g in nvidia.gpus if not g.error]
     if judged < len(readable):
         return f"{len(readable) - judged} of the {len(readable)} GPU(s) shown lack the value in this source"
-    if nvidia.attached and nvidia.attached > len(nvidia.gpus):
-        return f"only {len(nvidia.gpus)} of the {nvidia.attached} attached GPUs are in this source"
-    if nvidia.attached is None and not nvidia.complete and any(not g.bdf for g in readable):
-        # A fragment without its GPU headers (`nvidia-smi -q | grep -A3 ...`): how many GPUs is not shown.
-        return "the excerpt shows a GPU section without its header: the other GPUs are not in this source"
-    return ""
+    return nvidia.unshown
 
 
 def ok_on_every_gpu(nvidia: NvidiaGpus, judged: int, message: str, *, actual: Any = None,
@@ -655,14 +652,20 @@ def gsp_firmware(nvidia: NvidiaGpus, nvidia_driver: NvidiaDriver | None = None) 
     references=("https://github.com/NVIDIA/nccl/blob/master/src/graph/paths.cc", XID_CATALOGUE),
 )
 def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None = None,
-                  nvlink_status: NvlinkStatus | None = None, gpu_topology: TopoMatrix | None = None) -> Outcome:
+                  nvlink_status: NvlinkStatus | None = None, gpu_topology: TopoMatrix | None = None,
+                  log_symptoms: LogSymptoms | None = None, pci: PciDevices | None = None,
+                  nvidia_services: NvidiaServices | None = None) -> Outcome:
     """Reads: per GPU and link, NVML nvmlDeviceGetNvLinkState and the DL error counters (replay,
     recovery, CRC flit/data), or a pasted `nvidia-smi nvlink -s` where NVML is not in the source;
-    the expected link count per model (data/gpus.toml); NVLink Xids (74, 144-150) in the kernel log.
+    the expected link count per model (data/gpus.toml); NVLink Xids (74, 144-150) in the kernel log,
+    and the log symptoms of facts/symptoms.py (an NVLink Xid line, an Xid "caused by previous Xid
+    145"); NVSwitches on the PCI bus, Fabric Manager's view and the GPUs' fabric state.
 
     Bad value: fewer active links than the model has (NV18 expected on H100 SXM, NV12 on A100 SXM),
     any inactive link next to active ones, non-zero recovery/CRC counters, Xid 74 or 144-150.
     Links a pasted listing does not show (an elided `nvlink -s`) are unknown, never down.
+    A symptom line proves the issue on its own, quoted, with no GPU information; on an NVSwitch
+    system the message names Fabric Manager and the NVLink state, not only a GPU reset.
 
     Why: NVLink bandwidth scales with active links; NCCL refuses to run when NVML says P2P over an
     NVLink path is not OK ("P2P is disabled between NVLINK connected GPUs").
@@ -672,6 +675,26 @@ def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None
     cards without a bridge installed show every link inactive: that is the build, not a fault.
     Per-link speed at idle was not verified to be stable, so speed alone is never flagged.
     """
+    outcome = _nvlink_health(nvidia, gpu_events, nvlink_status, gpu_topology)
+    hits = log_symptoms.proving("DRV-NVLINK-HEALTH") if log_symptoms is not None else ()
+    if not hits:
+        return outcome
+    fm = nvidia_services.fabricmanager if nvidia_services is not None else None
+    nvswitch = nvswitch_present(pci) or (fm is not None and fm.nvswitch) or any(
+        g.fabric_state not in (None, "", "N/A", "Not Supported") for g in (nvidia.gpus if nvidia else ()))
+    return with_symptoms(outcome, hits, _NVSWITCH_FIX if nvswitch else "if the GPUs sit on NVSwitches (HGX/DGX): "
+                         + _NVSWITCH_FIX)
+
+
+# What an NVLink error asks for on an NVSwitch system before a GPU reset (Fabric Manager user guide).
+_NVSWITCH_FIX = ("check Fabric Manager (`systemctl status nvidia-fabricmanager` and its journal) and each GPU's "
+                 "Fabric State and NVLink state (`nvidia-smi -q`, `nvidia-smi nvlink -s`) before resetting the GPUs: "
+                 "a GPU reset alone does not bring back a fabric that Fabric Manager has not configured again")
+
+
+def _nvlink_health(nvidia: NvidiaGpus | None, gpu_events: GpuEvents | None, nvlink_status: NvlinkStatus | None,
+                   gpu_topology: TopoMatrix | None) -> Outcome:
+    """DRV-NVLINK-HEALTH from the link states and NVLink Xids (nvlink_health adds the log's symptoms)."""
     if nvidia is None and nvlink_status is None and gpu_topology is not None and gpu_topology.has_nvlink:
         return _nvlink_from_matrix(gpu_topology)
     if nvidia is None and nvlink_status is not None:

@@ -172,6 +172,11 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None) -> Outc
     if not virtualization.is_vm:
         return ok(f"bare metal ({virtualization.source})", actual="none")
     count = gpus.count if gpus is not None else None
+    unshown = gpus.count_unshown if gpus is not None else ""
+    if count is not None and count < 2 and unshown:
+        return unknown(f"virtual machine ({virtualization.vm}) with {count} GPU shown, but {unshown}",
+                       hint="paste the whole `nvidia-smi -L` (or `nvidia-smi topo -p2p r`) from the VM",
+                       actual=virtualization.vm)
     if count is not None and count < 2:
         return ok(f"virtual machine ({virtualization.vm}) with {count} GPU: no GPU-to-GPU P2P involved",
                   actual=virtualization.vm)

@@ -12,7 +12,17 @@ import itertools
 import re
 from collections import Counter
 
-from stackaudit.checks.registry import Fix, Outcome, check, issue, not_an_issue, not_applicable, ok, unknown
+from stackaudit.checks.registry import (
+    Fix,
+    Outcome,
+    check,
+    issue,
+    not_an_issue,
+    not_applicable,
+    ok,
+    unknown,
+    with_symptoms,
+)
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.gpus import GpuInventory
@@ -31,6 +41,7 @@ from stackaudit.facts.serving_logs import (
     ServingLog,
     VllmP2pCache,
 )
+from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import KernelInfo, KernelLog, LoadedModules, NumaTopology
 from stackaudit.facts.topology import NvlinkStatus, P2pMatrix, TopoMatrix, gpu_index, link_kind, link_rank
 from stackaudit.fixes import (
@@ -182,7 +193,7 @@ def _no_nvlink(topo: TopoMatrix | None, models: dict[int, str]) -> bool | None:
 
 
 def _no_matrix(gpus: GpuInventory | None) -> Outcome:
-    count = gpus.count if gpus is not None else None
+    count = gpus.whole_count if gpus is not None else None
     if count is not None and count < 2:
         return not_applicable(f"{count} GPU: no GPU-to-GPU path")
     return unknown("the topology matrix is not in the source", hint="`nvidia-smi topo -m`")
@@ -392,11 +403,14 @@ def _iommu_gpu_faults(kernel_log: KernelLog | None, gpus: GpuInventory | None) -
 )
 def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None,
                    vllm_p2p_cache: VllmP2pCache | None = None, serving_log: ServingLog | None = None,
-                   kernel_log: KernelLog | None = None, gpus: GpuInventory | None = None) -> Outcome:
+                   kernel_log: KernelLog | None = None, gpus: GpuInventory | None = None,
+                   log_symptoms: LogSymptoms | None = None) -> Outcome:
     """Reads: vLLM's cached real P2P probe `$VLLM_CACHE_ROOT/gpu_p2p_access_cache_for_<CUDA_VISIBLE_DEVICES>.json`
     (default `~/.cache/vllm`), `nvidia-smi topo -p2p rw`, `nvidia-smi topo -m`, a pasted vLLM log
     ("Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test
-    failed", "reading/generating GPU P2P access cache"), and IOMMU faults naming a GPU in `dmesg`.
+    failed", "reading/generating GPU P2P access cache"), and IOMMU faults naming a GPU in `dmesg`;
+    the log symptom of facts/symptoms.py "peer access is not supported between these two devices"
+    (CUDA error 217), which proves the issue on its own, quoted.
 
     Bad value: the driver says P2P OK but vLLM's real probe recorded `"i->j": false`, the log says
     the P2P test failed, or NCCL logged `Could not enable P2P between dev …`; DMAR / AMD-Vi faults
@@ -412,7 +426,18 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     all-reduce off until the file is deleted. NVLink pairs do not use PCIe P2P. Unidirectional
     PCIe Gen4 P2P of 20-26 GB/s is healthy; do not compare it with NVLink.
     """
-    count = gpus.count if gpus is not None else None
+    outcome = _p2p_functional(gpu_topology, gpu_p2p, vllm_p2p_cache, serving_log, kernel_log, gpus)
+    hits = log_symptoms.proving("IC-P2P-FUNCTIONAL") if log_symptoms is not None else ()
+    return with_symptoms(outcome, hits, "on GeForce cards the driver allows no peer access by design: set "
+                         "NCCL_P2P_DISABLE=1 or start the engine with --disable-custom-all-reduce; on others fix "
+                         "ACS / the IOMMU (FW-ACS-P2P, FW-IOMMU-MODE) or pass the GPUs' PCIe switch to the VM")
+
+
+def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, vllm_p2p_cache: VllmP2pCache | None,
+                    serving_log: ServingLog | None, kernel_log: KernelLog | None, gpus: GpuInventory | None
+                    ) -> Outcome:
+    """IC-P2P-FUNCTIONAL from the probes, the driver's matrix and the logs (p2p_functional adds the symptoms)."""
+    count = gpus.whole_count if gpus is not None else None
     if count is not None and count < 2:
         return not_applicable(f"{count} GPU: no peer-to-peer traffic")
     if gpu_topology is not None and _fully_nvlinked(gpu_topology):
@@ -758,7 +783,7 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
         if not nccl_config.engine_seen and nccl_config.conf_read and nccl_config.engine_running is False:
             return ok("no serving engine running; /etc/nccl.conf and this shell set no NCCL_* variable",
                       actual={})
-        if not nccl_config.engine_seen and gpus is not None and gpus.count == 1 \
+        if not nccl_config.engine_seen and gpus is not None and gpus.whole_count == 1 \
                 and not _multi_node(serving_processes, serving_log):
             # One GPU and no sign of other nodes: NCCL has no GPU-to-GPU traffic to slow down.
             return not_applicable(f"one GPU ({gpus.counts[0][0]}) and no multi-node serving shown")

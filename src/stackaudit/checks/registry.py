@@ -18,11 +18,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 # A fix is data (its steps): stackaudit.fixes; importable from here for the checks.
+from stackaudit.facts.symptoms import SymptomHit
 from stackaudit.fixes import FIX_COSTS, Fix, FixCost, FixScope
 from stackaudit.fixes.catalogue_fix import declare_fix
 
 __all__ = ["CHECKS", "DOMAINS", "FIX_COSTS", "STATUSES", "CheckRead", "CheckSpec", "Fix", "FixCost", "FixScope", "Outcome",
-           "check", "issue", "load_all", "not_an_issue", "not_applicable", "ok", "unknown"]
+           "check", "issue", "load_all", "not_an_issue", "not_applicable", "ok", "unknown", "with_symptoms"]
 
 Status = Literal["issue", "ok", "not-an-issue", "unknown", "not-applicable", "error"]
 Severity = Literal["high", "medium", "low"]
@@ -60,6 +61,32 @@ def issue(message: str, *, actual: Any = None, expected: Any = None, subjects: t
     return Outcome("issue", message, actual, expected, tuple(subjects), severity, confidence, fix, tuple(evidence),
                    gpu_lost=gpu_lost)
 
+
+
+_SEVERITY_RANK: tuple[Severity, ...] = ("low", "medium", "high")
+
+
+def with_symptoms(outcome: Outcome, hits: tuple[SymptomHit, ...], sharpen: str = "", fix: Fix | None = None
+                  ) -> Outcome:
+    """A failure the log shows proves itself (facts/symptoms.py): `outcome` where no symptom line proves an
+    issue; else an issue that quotes the lines, whatever the check's other facts said (the worse line wins).
+
+    `sharpen` is what the check's facts add ("inside a Docker container: raise --shm-size"); an outcome
+    that was already an issue keeps its message and gains the quoted lines.
+    """
+    if not hits:
+        return outcome
+    lines = tuple(dict.fromkeys(h.line for h in hits))
+    if outcome.status == "issue":
+        return Outcome(**{**outcome.__dict__, "evidence": tuple(dict.fromkeys(outcome.evidence + lines))[:8]})
+    first = hits[0]
+    message = (f"{first.symptom.proves}: \"{first.line}\"" + (f" (and {len(lines) - 1} more line(s))"
+                                                                if len(lines) > 1 else "")
+               + (f"; {sharpen}" if sharpen else "")
+               + (f"; the other evidence alone said {outcome.status}: {outcome.message}" if outcome.message else ""))
+    severity = max((h.symptom.severity for h in hits), key=_SEVERITY_RANK.index)
+    return issue(message, actual=list(lines[:5]), expected="no such failure in the log", subjects=outcome.subjects,
+                 severity=severity, fix=fix or outcome.fix, evidence=list(lines[:5]))
 
 def ok(message: str, *, actual: Any = None, expected: Any = None, subjects: tuple[str, ...] | list[str] = (),
        evidence: tuple[str, ...] | list[str] = ()) -> Outcome:

@@ -70,6 +70,26 @@ class GpuInventory(Sourced):
     empty_in: tuple[str, ...] = ()  # whole sources that show no NVIDIA GPU at all
     # (GPU, field, kept value, other value), and ("GPUs", "count", ...) when the counts differ.
     conflicts: tuple[tuple[str, str, str, str], ...] = ()
+    # (source, why): sources whose listing is an excerpt, so that their count is a lower bound only.
+    partial: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def whole_count(self) -> int | None:
+        """The count where it is the host's; None where no source shows one or an excerpt may leave GPUs out."""
+        return None if self.count_unshown else self.count
+
+    @property
+    def count_unshown(self) -> str:
+        """"" when the best source's count is the host's; else why GPUs may be missing from it (an excerpt).
+
+        A source that lists every GPU and shows the same count settles it.
+        """
+        if not self.counts:
+            return ""
+        cut = dict(self.partial)
+        if any(src not in cut and n == self.count for src, n in self.counts):
+            return ""
+        return cut.get(self.counts[0][0], "")
 
     @property
     def count(self) -> int | None:
@@ -157,7 +177,7 @@ def merge_inventories(parts: list[GpuInventory]) -> GpuInventory:
     merged.sort(key=lambda g: (g.index is None, g.index if g.index is not None else 0, g.bdf))
     return GpuInventory(gpus=tuple(merged), counts=counts,
                         empty_in=tuple(e for p in parts for e in p.empty_in), conflicts=tuple(conflicts),
-                        complete=all(p.complete for p in parts))
+                        partial=tuple(x for p in parts for x in p.partial), complete=all(p.complete for p in parts))
 
 
 def _match(merged: list[GpuRecord], record: GpuRecord) -> int | None:
@@ -185,7 +205,9 @@ def _index_by_bus_order(part: GpuInventory) -> GpuInventory:
 def from_nvidia(nvidia: NvidiaGpus) -> GpuInventory:
     records = tuple(GpuRecord(g.index, g.bdf, g.name, None, (NVIDIA_TITLE,)) for g in nvidia.gpus)
     count = nvidia.attached if nvidia.attached is not None else len(records)
-    return GpuInventory(gpus=records, counts=((NVIDIA_TITLE, max(count, len(records))),))
+    unshown = nvidia.unshown if count <= len(records) else ""
+    return GpuInventory(gpus=records, counts=((NVIDIA_TITLE, max(count, len(records))),),
+                        partial=((NVIDIA_TITLE, unshown),) if unshown else ())
 
 
 def from_topology(topo: TopoMatrix) -> GpuInventory:

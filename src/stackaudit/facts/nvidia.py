@@ -227,6 +227,23 @@ class NvidiaGpus(Sourced):
     source: str = ""  # nvml | nvidia-smi -q -x | nvidia-smi -q | nvidia-smi | pci
     attached: int | None = None  # the count the source claims (an excerpt may show fewer)
     notes: tuple[str, ...] = ()
+    # Where the listing stops inside a GPU's rows (a table cut part-way): "" when it does not.
+    cut: str = ""
+
+    @property
+    def unshown(self) -> str:
+        """"" when the source lists every GPU of the host; else why GPUs may be missing from it.
+
+        An excerpt never proves that there are no other GPUs: a table cut inside a GPU's rows, fewer
+        sections than `Attached GPUs`, or a GPU section without its header (`nvidia-smi -q | grep`).
+        """
+        if self.cut:
+            return self.cut + ": GPUs after it are not in this source"
+        if self.attached and self.attached > len(self.gpus):
+            return f"only {len(self.gpus)} of the {self.attached} attached GPUs are in this source"
+        if self.attached is None and not self.complete and any(not g.bdf for g in self.gpus if not g.error):
+            return "the excerpt shows a GPU section without its header: the other GPUs are not in this source"
+        return ""
 
     @property
     def none_on_bus(self) -> bool:

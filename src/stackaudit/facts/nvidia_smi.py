@@ -519,8 +519,11 @@ def parse_table(text: str) -> NvidiaGpus:
     procs: dict[int, list[GpuProcess]] = {}
     saw_proc_section = False
     no_procs = False
+    open_gpu: int | None = None  # the GPU whose block no border line has closed yet
     for line in text.replace("\r\n", "\n").split("\n"):
         line = line.rstrip()
+        if line.startswith("+-") or line.startswith("|="):
+            open_gpu = None
         if "Processes:" in line:
             in_procs = saw_proc_section = True
             continue
@@ -533,7 +536,7 @@ def parse_table(text: str) -> NvidiaGpus:
             rows[idx] = {"name": m1.group(2).strip(), "persistence": m1.group(3) == "On",
                          "bdf": normalize_bdf(m1.group(4)), "display": m1.group(5) == "On", "ecc": m1.group(6)}
             order.append(idx)
-            last = idx
+            last = open_gpu = idx
             continue
         m2 = _ROW2.match(line)
         if m2 and last is not None and not in_procs:
@@ -585,8 +588,10 @@ def parse_table(text: str) -> NvidiaGpus:
             processes=tuple(procs.get(idx, ())) if (saw_proc_section or no_procs) else None,
             unsupported=tuple(name for name, key in (("ecc", "ecc"), ("mig", "mig")) if r.get(key) == "N/A"),
         ))
+    # A GPU block that no border line closes: the paste stops inside its rows (later GPUs are not shown).
+    cut_at = f"the table ends inside GPU {open_gpu}'s rows" if open_gpu is not None and not saw_proc_section else ""
     return NvidiaGpus(tuple(gpus), header.group(2) if header else None, header.group(3) if header else None,
-                      "nvidia-smi", None, tuple(notes))
+                      "nvidia-smi", None, tuple(notes), cut=cut_at)
 
 
 def _cut_name(shown: str, memory_mib: float | None, cap_w: float | None) -> tuple[str, str]:

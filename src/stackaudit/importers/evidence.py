@@ -5,7 +5,8 @@ this reader takes the lines of known evidence they leave: an `nvidia-smi -q` fie
 (`Driver Version : 535.104.05`, a flattened `Key : value` run), an element of `nvidia-smi -q -x`
 without its `<gpu>` (`<clocks_event_reason_gpu_idle>Active</clocks_event_reason_gpu_idle>`), a
 PCIe link state (`LnkSta:`), an NVRM kernel message, nvidia-smi's versions or its failure to reach
-the driver, a limit of `ulimit -a`. Its spans yield to every block recogniser's
+the driver, a limit of `ulimit -a`, a log symptom of `facts/symptoms.py` (NCCL failing to create its
+/dev/shm segment, quoted in prose). Its spans yield to every block recogniser's
 (registry `fallback`): a line is evidence here only where no recogniser read it as part of its
 output. Each run of such lines is appended to the pasted document EVIDENCE_LINES, which no fact
 reads as a whole output: the checks that need more say so (unknown, with what to paste).
@@ -18,6 +19,7 @@ from collections.abc import Iterator
 from functools import partial
 
 from stackaudit.facts.sources import EVIDENCE_LINES
+from stackaudit.facts.symptoms import is_symptom
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import Candidates, next_candidate
 from stackaudit.importers.registry import Found, append_document, importer
@@ -46,13 +48,14 @@ _LIMIT = re.compile(r"^\s*(?:max locked memory|open files|stack size|max user pr
 _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The NVIDIA)")
 # A field's ` : `, an element's closing `</`, a link state's `Lnk`, `NVRM`: few lines of a long log hold them.
 _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
-            "stack size", "user processes", "core file size", "virtual memory", "file size")
+            "stack size", "user processes", "core file size", "virtual memory", "file size", "shared memory",
+            "/dev/shm", "posix_fallocate", "peer access")
 
 
 def is_evidence(line: str) -> bool:
     """Whether a line, on its own, is known evidence."""
     return bool(_SMI_FIELD.search(line) or _SMI_XML.match(line) or _LINK.match(line) or _NVRM.search(line)
-                or _SMI_HEADER.search(line) or _LIMIT.match(line))
+                or _SMI_HEADER.search(line) or _LIMIT.match(line) or is_symptom(line))
 
 
 def _append(body: str, rec: HostRecord) -> None:
@@ -60,7 +63,7 @@ def _append(body: str, rec: HostRecord) -> None:
 
 
 @importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field, XML "
-          "element or version, a PCIe link state, an NVRM message, a ulimit", needles=_NEEDLES, per_line=True,
+          "element or version, a PCIe link state, an NVRM message, a ulimit, a log symptom", needles=_NEEDLES, per_line=True,
           fallback=True)
 def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0

@@ -1,0 +1,150 @@
+"""Log symptoms: lines that prove a check's failure on their own, whatever else the source shows.
+
+A check waits for its precondition facts (is this a container? which GPU model?), but some log
+lines are the failure itself: NCCL could not create its shared-memory segment, CUDA refused the
+peer access a run asked for, the driver logged an NVLink Xid. Such a line concludes `issue` for the check it names, quoted, even when those
+facts are missing; the facts only sharpen the message and the fix.
+
+`SYMPTOMS` is the table: each row a pattern, the check it proves, the severity, the document
+that says what the line means, and what it proves in words. A pattern names only a failure, never
+a state that may be healthy (Ray's "/dev/shm has only N bytes available" is a size, judged by
+CTR-SHM-SIZE from its value; NCCL's "Permission denied" on /dev/shm is not a size).
+
+Sources, joined (`union`): the kernel log, a pasted engine / NCCL log, and lines of evidence
+pasted on their own (prose quoting the error, `importers/evidence.py`). A symptom found proves
+the failure; no symptom found proves nothing (a log excerpt may leave it out).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider, union
+from stackaudit.facts.sources import ENGINE_LOG, EVIDENCE_LINES
+from stackaudit.facts.system import KernelLog
+
+NCCL_SHM_DOC = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#shared-memory"
+XID_CATALOGUE = "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html"
+PYTORCH_SHM = "https://github.com/pytorch/pytorch/blob/main/torch/utils/data/_utils/signal_handling.py"
+CUDA_ERRORS = "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html"
+# The NVLink Xids of the catalogue (74 NVLink error, 144-150 the NVLink5 / NVSwitch-fabric error families).
+_NVLINK_XID = r"(?:74|14[4-9]|150)"
+
+
+@dataclass(frozen=True)
+class Symptom:
+    name: str
+    pattern: re.Pattern[str]
+    check: str  # the check ID the line proves an issue of
+    severity: Literal["high", "medium", "low"]
+    source: str  # the document that says what the line means
+    proves: str  # what the line proves, in words
+    # A line of the same source that says the failure had another cause: the symptom then proves nothing.
+    unless: re.Pattern[str] | None = None
+
+
+SYMPTOMS: tuple[Symptom, ...] = (
+    Symptom("nccl-shm-create", re.compile(r"Error while creating shared memory segment \S*nccl"),
+        "CTR-SHM-SIZE", "high", NCCL_SHM_DOC,
+        "NCCL could not create its shared-memory segment in /dev/shm (too small or full)",
+        # NVIDIA/nccl#328: `shm_open failed : Permission denied` on the line before: a permission, not a size.
+        unless=re.compile(r"Permission denied")),
+    Symptom("nccl-shm-extend", re.compile(
+        r"failed to extend /dev/shm/nccl-\S+ to \d+ bytes|posix_fallocate failed\s*:\s*No space left on device"),
+        "CTR-SHM-SIZE", "high", NCCL_SHM_DOC,
+        "NCCL could not grow its shared-memory segment: /dev/shm has no space left"),
+    Symptom("torch-shm", re.compile(r"insufficient shared memory \(shm\)"),
+        "CTR-SHM-SIZE", "high", PYTORCH_SHM,
+        "a PyTorch worker died of a bus error that PyTorch attributes to too little shared memory"),
+    Symptom("p2p-unsupported", re.compile(r"peer access is not supported between these two devices"),
+        "IC-P2P-FUNCTIONAL", "high", CUDA_ERRORS,
+        "the run used GPU peer access that CUDA refused (cudaErrorPeerAccessUnsupported, error 217)"),
+    Symptom("nvlink-xid", re.compile(rf"NVRM: Xid \(PCI:[0-9a-fA-F:.]+\):\s*{_NVLINK_XID}\b"),
+        "DRV-NVLINK-HEALTH", "high", XID_CATALOGUE, "the driver logged an NVLink error Xid"),
+    Symptom("nvlink-xid-cause", re.compile(rf"caused by previous Xid {_NVLINK_XID}\b"),
+        "DRV-NVLINK-HEALTH", "high", XID_CATALOGUE,
+        "the driver stopped a channel because of an earlier NVLink error Xid"),
+)
+
+
+@dataclass(frozen=True)
+class SymptomHit:
+    symptom: Symptom
+    line: str
+
+
+# The most lines kept per symptom: enough to quote, bounded on a log of millions of lines.
+MAX_HITS = 20
+
+
+@dataclass(frozen=True)
+class LogSymptoms(Sourced):
+    hits: tuple[SymptomHit, ...] = ()
+
+    def proving(self, check_id: str) -> tuple[SymptomHit, ...]:
+        """The lines that prove an issue of `check_id`, in the order the sources show them."""
+        return tuple(h for h in self.hits if h.symptom.check == check_id)
+
+    @classmethod
+    def union(cls, parts: Sequence[LogSymptoms]) -> LogSymptoms:
+        hits: list[SymptomHit] = []
+        for part in parts:
+            hits.extend(h for h in part.hits if h not in hits)
+        return cls(tuple(hits), complete=all(p.complete for p in parts))
+
+
+fact("log_symptoms", LogSymptoms, union, hint="paste the failing log (the kernel log, the engine's log with "
+     "NCCL_DEBUG=INFO)")
+
+# A cheap test before the patterns: every symptom's line holds one of these.
+_NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access")
+
+
+def is_symptom(line: str) -> bool:
+    """Whether a line, on its own, is a symptom of the table."""
+    return any(n in line for n in _NEEDLES) and any(s.pattern.search(line) for s in SYMPTOMS)
+
+
+def find_symptoms(lines: Sequence[str]) -> tuple[SymptomHit, ...]:
+    """The table's symptoms in `lines`, at most MAX_HITS lines per symptom; a symptom whose `unless` line
+    is in `lines` too is left out (the source says the failure had another cause)."""
+    hits: list[SymptomHit] = []
+    per: dict[str, int] = {}
+    for line in lines:
+        if not any(n in line for n in _NEEDLES):
+            continue
+        for s in SYMPTOMS:
+            if per.get(s.name, 0) < MAX_HITS and s.pattern.search(line):
+                hits.append(SymptomHit(s, line.strip()))
+                per[s.name] = per.get(s.name, 0) + 1
+    vetoed = {s.name for s in SYMPTOMS if s.name in per and s.unless is not None
+              and any(s.unless.search(line) for line in lines)}
+    return tuple(h for h in hits if h.symptom.name not in vetoed)
+
+
+def _from_text(text: str) -> LogSymptoms:
+    return LogSymptoms(find_symptoms(text.splitlines()))
+
+
+@parser(ENGINE_LOG, feeds="log_symptoms", kind=LogSymptoms, rank=20)
+def symptoms_in_engine_log(text: str) -> LogSymptoms:
+    """Symptom lines of a pasted engine / NCCL log."""
+    return _from_text(text)
+
+
+@parser(EVIDENCE_LINES, feeds="log_symptoms", kind=LogSymptoms, rank=30)
+def symptoms_in_evidence_lines(text: str) -> LogSymptoms:
+    """Symptom lines pasted on their own (an error quoted in prose)."""
+    return _from_text(text)
+
+
+@provider("log_symptoms", LogSymptoms, rank=10, title="the kernel log (`dmesg`)")
+def symptoms_in_kernel_log(ctx: FactContext) -> LogSymptoms:
+    """Symptom lines of the kernel log."""
+    log = ctx.fact("kernel_log", KernelLog)
+    if "Xid" not in log.text:
+        raise FactUnavailable("no symptom line in the kernel log")
+    return LogSymptoms(find_symptoms(log.lines))

@@ -1,0 +1,222 @@
+"""Issue 28: a failure written in a log proves its check on its own (facts/symptoms.py), and an
+excerpt's GPU count never proves that the host has no other GPU.
+
+The lines are real, verbatim from the public thread named beside each (or a corpus file of
+tests/data/captures); modelled counter-examples are said so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from stackaudit.engine.testing import run_checks
+from stackaudit.facts.symptoms import SYMPTOMS, find_symptoms
+from stackaudit.host.memory import MemoryHost
+from stackaudit.importers.pasted import load_pasted
+from stackaudit.importers.registry import recognise
+
+CAPTURES = Path(__file__).parent / "data" / "captures"
+HEALTHY = "nothing found that explains low throughput"
+
+# NVIDIA/nccl-tests#166 (SweeneyJun): NCCL's two lines when /dev/shm is too small.
+NCCL_TESTS_166 = """\
+ubuntu:9621:9691 [6] misc/shmutils.cc:71 NCCL WARN Error: failed to extend /dev/shm/nccl-fjwOOB to 5967876 bytes
+
+ubuntu:9621:9691 [6] misc/shmutils.cc:112 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-fjwOOB (size 5967872)
+ubuntu:9621:9691 [6] NCCL INFO transport/shm.cc:114 -> 2
+"""
+# ai-dynamo/dynamo#1408 (yunzhuangshen): the same failure with a timestamp prefix and the errno, TP 2 in a k8s pod.
+DYNAMO_1408 = """\
+[2025-06-06 09:52:01] ucwlai-k8snode-12-123:15016:15201 [1] misc/shmutils.cc:87 NCCL WARN Error: failed to extend /dev/shm/nccl-YrFC5V to 33030532 bytes, error: No space left on device (28)
+
+[2025-06-06 09:52:01] ucwlai-k8snode-12-123:15016:15201 [1] misc/shmutils.cc:129 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-YrFC5V (size 33030528), error: No space left on device (28)
+"""
+# fal-ai-community/video-diffusion-speedrun#2 (corpus 51, line 13): the error quoted in prose.
+SPEEDRUN_2 = ("It almost worked except for the `Error while creating shared memory segment /dev/shm/nccl-pZafXL "
+              "(size 7340384)` when I tried it first time (Docker version 24.0.7, build 24.0.7-0ubuntu2~22.04.1)\n")
+# NVIDIA/nccl#328 (qysnn): creation failed on a permission, fixed by `chmod 777 /dev/shm`, not by a size.
+NCCL_328 = """\
+node08:27106:27302 [0] include/shm.h:27 NCCL WARN Call to shm_open failed : Permission denied
+node08:27106:27302 [0] NCCL INFO include/shm.h:41 -> 2
+node08:27106:27302 [0] include/shm.h:48 NCCL WARN Error while creating shared memory segment nccl-shm-recv-b7948f403864987a-0-3-0 (size 4460544)
+"""
+# leptonai/gpud#1174 (gyuho): kmsg lines of NVLink Xids 149 and 145.
+GPUD_1174 = """\
+NVRM: Xid (PCI:0019:01:00): 149, NETIR Fatal XC0 i0 Link -1 (0x000fe406 0x00000000 0x00000000 0x00000000 0x00000000 0x00000000)
+NVRM: Xid (PCI:0018:01:00): 145, RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2 0x00000008 0x00000001 0x00000000 0x00100000 0x00000004)
+"""
+
+
+def _run(text: str, *checks: str) -> dict[str, tuple[str, str, tuple[str, ...]]]:
+    results = run_checks(MemoryHost(recognise(text).record), list(checks))
+    return {cid: (r.status, r.message, tuple(r.evidence)) for cid, r in results.items()}
+
+
+def _capture(prefix: str, *checks: str) -> dict[str, tuple[str, str]]:
+    path = next(CAPTURES.glob(prefix + "-*.txt"))
+    results = run_checks(load_pasted([str(path)]), list(checks))
+    return {cid: (r.status, r.message) for cid, r in results.items()}
+
+
+# --- rule 1: symptoms as evidence -------------------------------------------------------------
+
+
+def test_every_symptom_names_a_check_a_severity_and_its_document() -> None:
+    from stackaudit.checks.registry import CHECKS, load_all
+
+    load_all()
+    for s in SYMPTOMS:
+        assert s.check in CHECKS, s.name
+        assert s.severity in ("high", "medium", "low") and s.source.startswith("https://") and s.proves, s.name
+
+
+def test_nccl_shm_lines_alone_prove_shm_size_with_the_line_quoted() -> None:
+    # Three threads; none of them shows a container, a df or a docker run: the log line is the proof.
+    for text, quoted in ((NCCL_TESTS_166, "failed to extend /dev/shm/nccl-fjwOOB"),
+                         (DYNAMO_1408, "failed to extend /dev/shm/nccl-YrFC5V"),
+                         (SPEEDRUN_2, "Error while creating shared memory segment /dev/shm/nccl-pZafXL")):
+        status, message, evidence = _run(text, "CTR-SHM-SIZE")["CTR-SHM-SIZE"]
+        assert status == "issue", (text, message)
+        assert quoted in message and any(quoted in line for line in evidence)
+        assert "in a container: raise --shm-size" in message
+
+
+def test_a_symptom_outweighs_a_size_that_looks_fine() -> None:
+    # Modelled: a docker run with --shm-size=16g (ok on its own) and NCCL's failure line of NVIDIA/nccl-tests#166.
+    text = "docker run --gpus all --rm --shm-size=16g -it vllm/vllm-openai --tensor-parallel-size 2\n" + NCCL_TESTS_166
+    status, message, evidence = _run(text, "CTR-SHM-SIZE")["CTR-SHM-SIZE"]
+    assert status == "issue"
+    assert "the other evidence alone said ok" in message and "16 GiB" in message
+    assert any("nccl-fjwOOB" in line for line in evidence)
+
+
+def test_shm_failure_of_permission_is_not_a_size_symptom() -> None:
+    # NVIDIA/nccl#328: the creation failure follows `Permission denied`: not proof that /dev/shm is too small.
+    assert find_symptoms(NCCL_328.splitlines()) == ()
+    assert _run(NCCL_328, "CTR-SHM-SIZE")["CTR-SHM-SIZE"][0] != "issue"
+
+
+def test_healthy_nccl_shm_lines_are_no_symptom() -> None:
+    # Modelled on NCCL INFO lines of a working run: SHM transport in use, segments created.
+    lines = ["host:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct",
+             "host:1:2 [0] NCCL INFO NCCL_SHM_DISABLE set by environment to 0.",
+             "kernel: NVRM: Xid (PCI:0000:3b:00): 13, pid=1234, name=python3, Graphics Exception",
+             "kernel: NVRM: Xid (PCI:0000:3b:00): 45, pid=1234, name=python3, Ch 00000001"]
+    assert find_symptoms(lines) == ()
+
+
+def test_nvlink_xids_reach_nvlink_health_without_gpu_information() -> None:
+    # Corpus 120 (NVIDIA/open-gpu-kernel-modules#1150): Xid 45 caused by NVLink Xids 145/149.
+    status, message = _capture("120", "DRV-NVLINK-HEALTH")["DRV-NVLINK-HEALTH"]
+    assert status == "issue" and "caused by previous Xid 149" in message
+    assert "Fabric Manager" in message and "nvlink -s" in message
+    # leptonai/gpud#1174: the NVLink Xids themselves.
+    status, message, evidence = _run(GPUD_1174, "DRV-NVLINK-HEALTH")["DRV-NVLINK-HEALTH"]
+    assert status == "issue" and "149, NETIR Fatal" in message and len(evidence) == 2
+
+
+def test_on_an_nvswitch_system_the_message_names_fabric_manager_plainly() -> None:
+    from stackaudit.checks.drv import nvlink_health
+    from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevice, PciDevices
+    from stackaudit.facts.symptoms import LogSymptoms
+
+    # Modelled: one NVSwitch (class 0x0680) on the bus and the real Xid lines of leptonai/gpud#1174.
+    symptoms = LogSymptoms(find_symptoms(GPUD_1174.splitlines()))
+    switch = PciDevices((PciDevice("0000:05:00.0", NVIDIA_VENDOR, "22a3", "0x068000", role="nvswitch"),))
+    out = nvlink_health(log_symptoms=symptoms, pci=switch)
+    assert out.status == "issue" and "; check Fabric Manager" in out.message
+    unsure = nvlink_health(log_symptoms=symptoms)
+    assert "if the GPUs sit on NVSwitches" in unsure.message
+
+
+def test_a_run_that_died_of_a_symptom_is_never_reported_healthy() -> None:
+    from stackaudit.engine.testing import audit_report
+    from stackaudit.report.header import NOTHING_FOUND
+
+    assert HEALTHY in NOTHING_FOUND
+    for text in (NCCL_TESTS_166, GPUD_1174):
+        report = audit_report(MemoryHost(recognise(text).record))
+        statuses = {r.id: r.status for r in report.results}
+        assert statuses["CTR-SHM-SIZE" if "shm" in text else "DRV-NVLINK-HEALTH"] == "issue"
+
+
+# --- rule 2: absence only from whole sources --------------------------------------------------
+
+
+def test_a_table_cut_inside_a_gpu_is_no_proof_of_every_gpu() -> None:
+    # Corpus 128: the table stops inside GPU 2's rows.
+    status, message = _capture("128", "DRV-PERSISTENCE")["DRV-PERSISTENCE"]
+    assert status == "unknown" and "ends inside GPU 2's rows" in message
+
+
+def test_the_same_table_closed_is_every_gpu() -> None:
+    # Modelled counter-example: corpus 128's first two GPUs with the table's closing border.
+    path = next(CAPTURES.glob("128-*.txt"))
+    body = path.read_text().split("-----\n", 1)[1]
+    whole = "\n".join(body.splitlines()[:18]) + "\n"
+    assert whole.rstrip().endswith("+")
+    status, message, _ = _run(whole, "DRV-PERSISTENCE")["DRV-PERSISTENCE"]
+    assert status == "ok" and "Enabled on 2 GPU(s)" in message
+
+
+def test_one_headerless_gpu_section_is_no_vm_with_one_gpu() -> None:
+    # Corpus 118: one GPU's `nvidia-smi -q` section of a pass-through VM, without its header.
+    status, message = _capture("118", "FW-VM")["FW-VM"]
+    assert status == "unknown" and "1 GPU shown" in message
+
+
+def test_whole_tables_still_count_every_gpu() -> None:
+    # Corpus 15 and 92 (two threads): whole tables of 2 GPUs keep their verdicts (persistence off: issue).
+    for prefix in ("15", "92"):
+        assert _capture(prefix, "DRV-PERSISTENCE")["DRV-PERSISTENCE"][0] == "issue", prefix
+
+
+def test_a_headerless_fragment_leaves_the_gpu_count_open() -> None:
+    from stackaudit.engine.collect import Collector
+    from stackaudit.facts.gpus import NVIDIA_TITLE, GpuInventory
+    from stackaudit.facts.registry import load_all
+
+    # Corpus 63 (a third thread): an `nvidia-smi -q` fragment of one GPU; a modelled inventory beside it.
+
+    path = next(CAPTURES.glob("63-*.txt"))
+    collector = Collector(load_pasted([str(path)]), 30, load_all())
+    collector.start(["gpus"])
+    inventory = collector.results(["gpus"])["gpus"]
+    assert isinstance(inventory, GpuInventory) and inventory.count_unshown
+    whole = GpuInventory(counts=((NVIDIA_TITLE, 1), ("lspci", 1)), partial=((NVIDIA_TITLE, "an excerpt"),))
+    assert whole.count_unshown == ""
+
+
+def test_one_gpu_of_an_excerpt_is_not_the_only_gpu() -> None:
+    # Corpus 118 and 63 (two threads): one GPU's section of `nvidia-smi -q` does not show that the host has no
+    # other GPU, so P2P and topology are not "not applicable"; corpus 112's whole table of one GPU is.
+    for prefix in ("118", "63"):
+        got = _capture(prefix, "IC-P2P-FUNCTIONAL", "IC-TOPO-READ")
+        assert all(status != "not-applicable" for status, _ in got.values()), (prefix, got)
+    got = _capture("112", "IC-P2P-FUNCTIONAL", "IC-TOPO-READ")
+    assert all(status == "not-applicable" for status, _ in got.values()), got
+
+
+# ray-project/ray_lightning#24 (amogkam), ggml-org/llama.cpp#3230 (quarterturn), ai-dynamo/dynamo#1229 (liao4s):
+# a run that died of CUDA error 217.
+P2P_DEATHS = (
+    "(pid=909608) z-pc:909608:910337 [0] transport/p2p.cc:238 NCCL WARN failed to open CUDA IPC handle : 217 peer "
+    "access is not supported between these two devices\n",
+    "CUDA error 217 at ggml-cuda.cu:6292: peer access is not supported between these two devices\n",
+    "2025-05-28T03:35:37.857Z ERROR engine.run_mp_engine: CUDA error: peer access is not supported between these two "
+    "devices\n",
+)
+
+
+def test_a_refused_peer_access_proves_p2p_broken_for_the_run() -> None:
+    for text in P2P_DEATHS:
+        status, message, evidence = _run(text, "IC-P2P-FUNCTIONAL")["IC-P2P-FUNCTIONAL"]
+        assert status == "issue", (text, message)
+        assert "error 217" in message and "NCCL_P2P_DISABLE=1" in message and evidence
+
+
+def test_nccl_falling_back_from_p2p_is_no_symptom() -> None:
+    # NVIDIA/nccl#258: cuda-gdb's warnings while NCCL probes P2P and falls back to shared memory (not a failure).
+    lines = ["> warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)",
+             "> warning: Cuda API error detected: cudaGetLastError returned (0x2c0)"]
+    assert find_symptoms(lines) == ()
