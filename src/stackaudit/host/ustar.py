@@ -2,7 +2,7 @@
 records for long or non-ASCII names.
 
 tarfile parses each header in Python, about 50 µs a member: 30 ms for an 8-GPU node's 600 members, which
-`stackaudit fleet` pays once per node (bench/fleet_scale.py). This reads the same members from the
+`stackaudit fleet` pays once per node (perf/fleet_scale.py). This reads the same members from the
 decompressed bytes in a few µs each. Anything it does not know — a GNU or v7 header, a pax record other
 than the ones tarfile writes for names, ids and times, a base-256 number, a checksum that does not add up, a
 hard link or a device, a name that is not UTF-8, an archive cut short — makes it give up (None), and

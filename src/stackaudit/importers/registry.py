@@ -307,7 +307,7 @@ def recognised_kinds() -> list[str]:
 
 # A paste this long is read on two cores: a forked helper runs the importers slowest per line.
 PARALLEL_MIN_LINES = 100_000
-# About half the per-line cost on a long log (bench/paste_size.py, importer by importer).
+# About half the per-line cost on a long log (perf/paste_size.py, importer by importer).
 _HELPER_KINDS = frozenset({"server log", "nvidia-smi topo -m", "nvidia-smi topo -p2p", "nvidia-smi nvlink -s",
                            "lsmod", "/proc/cmdline"})
 

@@ -5,7 +5,7 @@ events, NCCL INFO lines, nvidia-smi tables, lspci blocks), each repeat in a mark
 paste them, until it reaches the size asked. Targets on a 2-core machine: <= 30 s and <= 300 MB peak
 RSS for 50 MB. The recognisers must be linear for this: a rescan per span would be quadratic.
 
-    python bench/paste_size.py [--mb 50] [--keep PATH]
+    python perf/paste_size.py [--mb 50] [--keep PATH]
 """
 
 from __future__ import annotations
