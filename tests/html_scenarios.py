@@ -23,7 +23,7 @@ from report_scenarios import report as scenario_report
 from scenario_builder import TOPO_LEGEND
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report, run_audit
-from stackaudit.facts.pcie_config import PcieFacts, PcieFunction
+from stackaudit.facts.pcie import PcieFacts, PcieFunction
 from stackaudit.host.memory import fake_host
 
 HOSTILE_NAME = '"><img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>'

@@ -14,7 +14,7 @@ from stackaudit.engine.testing import run_checks
 from stackaudit.facts.collect_env import parse_collect_env
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.gpus import parse_nccl_tests_gpus
-from stackaudit.facts.pcie_config import parse_lspci_tree
+from stackaudit.facts.lspci import parse_lspci_tree
 from stackaudit.facts.pcie_errors import parse_aer_lines
 from stackaudit.facts.rdma import rdma_from_nccl_log
 from stackaudit.facts.registry import load_all

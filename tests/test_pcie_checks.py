@@ -11,7 +11,7 @@ from stackaudit.checks.pcie import link_downtrain
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts.gpu_links import GpuLink, GpuLinks
 from stackaudit.facts.pci import PciDevice
-from stackaudit.facts.pcie_config import LSPCI_ARGV, PcieFacts, PcieFunction
+from stackaudit.facts.pcie import LSPCI_ARGV, PcieFacts, PcieFunction
 from stackaudit.facts.registry import merge_by
 from stackaudit.host.base import CommandResult
 from stackaudit.host.memory import HostRecord, MemoryHost, fake_host

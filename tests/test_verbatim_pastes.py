@@ -343,7 +343,7 @@ def test_docker_inspect_without_a_paste_names_both_sources() -> None:
 
 
 def test_lspci_nn_vvv_is_recorded_under_the_flags_it_shows_and_equals_the_live_listing() -> None:
-    from stackaudit.facts.pcie_config import LSPCI_ARGV, PcieFacts
+    from stackaudit.facts.pcie import LSPCI_ARGV, PcieFacts
 
     text = body("05")  # hwloc#653: one A100's `lspci -vvv -nn` entry, no domain in its address, cut at DevSta
     host = pasted(text)
