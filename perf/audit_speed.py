@@ -80,7 +80,7 @@ def main() -> None:
 def _warm_audits(snapshot: str, runs: int) -> list[float]:
     """run_audit on a freshly loaded snapshot, the fact and check modules already imported."""
     from stackaudit.engine.runner import AuditOptions, run_audit
-    from stackaudit.host.memory import load_snapshot
+    from stackaudit.host.snapshot_reader import load_snapshot
 
     run_audit(load_snapshot(snapshot), AuditOptions())  # imports every fact and check module
     out = []

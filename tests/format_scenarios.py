@@ -31,7 +31,7 @@ from scenario_builder import (
 )
 from stackaudit.capture import capture_host
 from stackaudit.engine.runner import Report, run_audit
-from stackaudit.host.memory import load_snapshot
+from stackaudit.host.snapshot_reader import load_snapshot
 
 NAMES = ("story", "hgx", "no-gpu", "hostile")
 HOSTILE_HOSTNAME = 'gpu"01\\rack'
