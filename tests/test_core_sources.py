@@ -29,7 +29,7 @@ from stackaudit.host.recording import RecordingHost
 from stackaudit.host.snapshot_reader import load_snapshot
 from stackaudit.host.snapshot_writer import write_snapshot
 from stackaudit.importers.pasted import load_pasted
-from stackaudit.importers.registry import recognise
+from stackaudit.importers.recognition import recognise
 from stackaudit.report.json_report import report_to_json
 from stackaudit.report.render import render
 from stackaudit.report.sections import RenderOptions

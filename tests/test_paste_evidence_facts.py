@@ -22,7 +22,7 @@ from stackaudit.facts.serving_logs import parse_serving_log
 from stackaudit.facts.shm import parse_df_table
 from stackaudit.host.memory import MemoryHost
 from stackaudit.importers.pasted import load_pasted
-from stackaudit.importers.registry import recognise
+from stackaudit.importers.recognition import recognise
 
 
 def _host(text: str) -> MemoryHost:

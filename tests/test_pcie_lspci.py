@@ -14,7 +14,7 @@ from stackaudit.facts._parse import ParseError
 from stackaudit.facts.lspci import parse_lspci
 from stackaudit.facts.pcie import LSPCI_ARGV, read_lspci
 from stackaudit.host.memory import MemoryHost
-from stackaudit.importers.registry import recognise, strip_header
+from stackaudit.importers.recognition import recognise, strip_header
 
 # The corpus of real pastes (each file names its public thread in its header).
 CAPTURES = Path(__file__).resolve().parent / "data" / "captures"

@@ -27,7 +27,7 @@ from stackaudit.facts.topology import (
     parse_topo_matrix,
 )
 from stackaudit.host.memory import MemoryHost
-from stackaudit.importers.registry import recognise, strip_header
+from stackaudit.importers.recognition import recognise, strip_header
 
 # The corpus of real pastes (each file names its public thread in its header).
 CAPTURES = Path(__file__).resolve().parent / "data" / "captures"

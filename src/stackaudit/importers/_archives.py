@@ -37,7 +37,8 @@ from stackaudit.host.snapshot_reader import SnapshotError
 from stackaudit.host.source import Provenance, command_key, file_key
 from stackaudit.importers import _hosts
 from stackaudit.importers._compressed import MAGIC_BYTES, TAR_MAGIC_AT, decompressed, zlib_error
-from stackaudit.importers.registry import ImportResult, recognise, record_command, record_file
+from stackaudit.importers.recognition import ImportResult, recognise
+from stackaudit.importers.registry import record_command, record_file
 
 MAX_MEMBERS = 50_000
 MAX_MEMBER = 8 * 1024 * 1024
