@@ -65,7 +65,7 @@ test-deps-system:
 test-deps-sshd test-deps-browser: test-deps-system
 
 lint: $(VENV)/.installed-extras
-	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/ruff check src tests perf
 	$(VENV)/bin/mypy
 
 # Set-up overlaps: the llama.cpp build (CPU) runs beside the system packages and npm (downloads) and beside
@@ -81,7 +81,7 @@ test:
 # Contributors' loop: the test extras without the compiled llama.cpp server (its tests skip), without the
 # slow tests that start real servers and without the timing tests.
 test-fast: $(VENV)/.installed-extras
-	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/ruff check src tests perf
 	$(PY) -m pytest -n auto -m "not slow and not serial" -x
 
 # tests/test_report_html_browser.py parses the Markdown's Mermaid blocks with npm's `mermaid` in Chromium.
@@ -92,12 +92,12 @@ test-deps-mermaid:
 		mermaid@$(MERMAID_VERSION) >/dev/null; } || true
 
 bench: $(VENV)/.installed-test
-	$(PY) bench/audit_speed.py
+	$(PY) perf/audit_speed.py
 	mkdir -p build
-	$(PY) bench/hgx_snapshot.py build/stackaudit-hgx.tar.gz
-	$(PY) bench/audit_speed.py --runs 5 --snapshot build/stackaudit-hgx.tar.gz
-	$(PY) bench/ceiling_validation.py
-	$(PY) bench/client_throughput.py
+	$(PY) perf/hgx_snapshot.py build/stackaudit-hgx.tar.gz
+	$(PY) perf/audit_speed.py --runs 5 --snapshot build/stackaudit-hgx.tar.gz
+	$(PY) perf/ceiling_validation.py
+	$(PY) perf/client_throughput.py
 
 docs: $(VENV)/.installed
 	$(VENV)/bin/stackaudit checks --format markdown --output docs/checks.md

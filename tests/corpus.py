@@ -255,7 +255,7 @@ def corpus_path(prefix: str, directory: Path = CAPTURES_DIR) -> Path:
 
 def body(prefix: str) -> str:
     """The verbatim capture of a corpus file, without its header."""
-    from stackaudit.importers.registry import strip_header
+    from stackaudit.importers.recognition import strip_header
 
     return strip_header(corpus_path(prefix).read_text())
 
@@ -263,7 +263,7 @@ def body(prefix: str) -> str:
 def pasted(text: str) -> MemoryHost:
     """A host from pasted text, as `audit --from` reads it."""
     from stackaudit.host.memory import MemoryHost
-    from stackaudit.importers.registry import recognise
+    from stackaudit.importers.recognition import recognise
 
     return MemoryHost(recognise(text).record)
 

@@ -1,4 +1,4 @@
-"""Fleet nodes for the fleet tests and bench/fleet_scale.py: one 8-GPU serving node, with knobs to plant drift.
+"""Fleet nodes for the fleet tests and perf/fleet_scale.py: one 8-GPU serving node, with knobs to plant drift.
 
 Modelled, not captured: the node is the bare-metal twin of tests/scenarios_rtx_pro_6000.py's host (8× RTX PRO 6000
 Blackwell Server Edition on dual EPYC 9575F, SGLang TP8), built from tests/scenario_builder.py's generators: the

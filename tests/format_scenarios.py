@@ -2,7 +2,7 @@
 
 - `story`: step 3's 8× RTX PRO 6000 PCIe host under SGLang TP8 in LXC (tests/scenarios_rtx_pro_6000.py);
 - `hgx`: an 8× H100 HGX host with 4 NVSwitches and Fabric Manager, vLLM TP8, captured into a snapshot and
-  read back (the host bench/hgx_snapshot.py times; modelled on NVML's answers, tests/nvidia_support.py);
+  read back (the host perf/hgx_snapshot.py times; modelled on NVML's answers, tests/nvidia_support.py);
 - `no-gpu`: a CPU-only Xeon host (modelled: uname, lscpu, sysfs, no NVIDIA device, no driver);
 - `hostile`: the story host named `gpu"01\\rack` (a quote and a backslash reach the hostname fact), with
   `hostile()` planting a newline, control characters and markup in its hostname, a subject and a message.
@@ -31,7 +31,7 @@ from scenario_builder import (
 )
 from stackaudit.capture import capture_host
 from stackaudit.engine.runner import Report, run_audit
-from stackaudit.host.memory import load_snapshot
+from stackaudit.host.snapshot_reader import load_snapshot
 
 NAMES = ("story", "hgx", "no-gpu", "hostile")
 HOSTILE_HOSTNAME = 'gpu"01\\rack'

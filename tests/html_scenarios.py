@@ -3,7 +3,7 @@
 - `pcie`: step 3's story scenario (tests/scenarios_rtx_pro_6000.py: 8× RTX PRO 6000, each GPU on its own
   Turin root port with ACS redirect on, no NVLink), with two faults planted on the report: GPU3's link
   downtrained (a PCIE-LINK-DOWNTRAIN issue naming its BDF) and GPU5 lost (fallen off the bus);
-- `nvswitch`: an 8× H100 HGX board with four NVSwitches (tests/nvidia_support.py, as bench/hgx_snapshot.py
+- `nvswitch`: an 8× H100 HGX board with four NVSwitches (tests/nvidia_support.py, as perf/hgx_snapshot.py
   builds it) and its `nvidia-smi topo -m`, modelled on the B200 HGX matrix of
   tests/data/captures/09-… (NV18 between every pair, each GPU PXB to its NIC) with that capture's fault:
   GPU2 has no NVLink (NODE/SYS to the others);
@@ -23,7 +23,7 @@ from report_scenarios import report as scenario_report
 from scenario_builder import TOPO_LEGEND
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report, run_audit
-from stackaudit.facts.pcie_config import PcieFacts, PcieFunction
+from stackaudit.facts.pcie import PcieFacts, PcieFunction
 from stackaudit.host.memory import fake_host
 
 HOSTILE_NAME = '"><img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>'

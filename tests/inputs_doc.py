@@ -13,7 +13,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpus import load_corpus
-from stackaudit.importers.registry import IMPORTERS, recognise, recognised_kinds
+from stackaudit.importers.recognition import recognise
+from stackaudit.importers.registry import IMPORTERS, recognised_kinds
 
 HEAD = """\
 # Inputs: what `audit --from` reads

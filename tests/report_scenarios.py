@@ -17,7 +17,7 @@ from scenarios_rtx_pro_6000 import HOSTNAMES as RTX_HOSTNAMES
 from scenarios_rtx_pro_6000 import SCENARIOS as RTX_SCENARIOS
 from stackaudit.capture import capture_host
 from stackaudit.engine.runner import Report, run_audit
-from stackaudit.host.memory import load_snapshot
+from stackaudit.host.snapshot_reader import load_snapshot
 from test_scenarios_host import HOSTNAMES as HOST_HOSTNAMES
 from test_scenarios_host import SCENARIOS as HOST_SCENARIOS
 

@@ -7,7 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from stackaudit.host.memory import HostRecord, write_snapshot
+from stackaudit.host.memory import HostRecord
+from stackaudit.host.snapshot_writer import write_snapshot
 
 CAPTURE = Path(__file__).resolve().parent / "data" / "captures" / "01-a100-sxm4-mig-persistence-off-nvsmi-xml.txt"
 # Loaded by `audit` on the old code (the CLI registered every command's module up front; the renderers
@@ -35,7 +36,7 @@ def test_audit_from_a_snapshot_loads_no_paste_recogniser(tmp_path: Path) -> None
     snapshot = tmp_path / "host.tar.gz"
     write_snapshot(HostRecord(meta={"source": "live", "hostname": "h"}), str(snapshot))
     loaded = _modules_after("audit", "--from", str(snapshot), "--format", "json")
-    assert "stackaudit.host.memory" in loaded
+    assert "stackaudit.host.snapshot_reader" in loaded
     assert sorted(m for m in loaded if m.startswith("stackaudit.importers.") and m != "stackaudit.importers._compressed") == []
 
 

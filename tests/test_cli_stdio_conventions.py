@@ -48,7 +48,8 @@ def test_from_dash_reads_a_paste_on_stdin(cli: Any, here: Path, monkeypatch: pyt
 
 
 def test_from_dash_reads_a_snapshot_tarball_on_stdin(cli: Any, here: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from stackaudit.host.memory import HostRecord, write_snapshot
+    from stackaudit.host.memory import HostRecord
+    from stackaudit.host.snapshot_writer import write_snapshot
 
     write_snapshot(HostRecord(meta={"hostname": "gpu-07"}, files={"/proc/sys/kernel/numa_balancing": b"1\n"}),
                    str(here / "s.tar.gz"))
@@ -84,7 +85,7 @@ def test_fix_dash_o_writes_the_plan_to_stdout(cli: Any, here: Path) -> None:
 
 
 def test_capture_dash_o_writes_a_tarball_to_stdout(here: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
-    from stackaudit.host.memory import load_snapshot
+    from stackaudit.host.snapshot_reader import load_snapshot
 
     assert main(["capture", "-o", "-", "-q", "--deadline", "60"]) == 0
     out, err = capsysbinary.readouterr()

@@ -15,7 +15,7 @@ from stackaudit.facts.collect_env import CHECK_ENV_ARGV, COLLECT_ENV_ARGV, parse
 from stackaudit.facts.registry import load_all as load_facts
 from stackaudit.facts.topology import TOPO_ARGV, TopoMatrix, parse_topo_matrix
 from stackaudit.host.memory import HostRecord, MemoryHost
-from stackaudit.importers.registry import recognise, strip_header
+from stackaudit.importers.recognition import recognise, strip_header
 
 CAPTURES = Path(__file__).resolve().parent / "data" / "captures"
 

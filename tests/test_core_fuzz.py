@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import stackaudit.facts
 from stackaudit.facts._parse import ParseError
-from stackaudit.importers.registry import recognise
+from stackaudit.importers.recognition import recognise
 
 
 def _parsers() -> list:  # type: ignore[type-arg]

@@ -10,8 +10,10 @@ import pytest
 from stackaudit.errors import InputError
 from stackaudit.host.base import NotCaptured
 from stackaudit.host.live import LiveHost
-from stackaudit.host.memory import HostRecord, MemoryHost, fake_host, load_snapshot, write_snapshot
+from stackaudit.host.memory import HostRecord, MemoryHost, fake_host
 from stackaudit.host.recording import RecordingHost
+from stackaudit.host.snapshot_reader import load_snapshot
+from stackaudit.host.snapshot_writer import write_snapshot
 
 
 def test_fake_host_absent_is_file_not_found_and_strict_is_not_captured() -> None:

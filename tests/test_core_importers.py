@@ -5,7 +5,7 @@ from __future__ import annotations
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts.system import parse_cmdline, parse_lscpu, parse_numactl, parse_proc_modules, parse_uname
 from stackaudit.importers.pasted import load_pasted
-from stackaudit.importers.registry import recognise
+from stackaudit.importers.recognition import recognise
 
 BUG_REPORT = """Hi, vLLM is slow on my box. Here is some info:
 

@@ -11,8 +11,8 @@ from stackaudit.capture import capture_host
 from stackaudit.checks.registry import load_all
 from stackaudit.engine.runner import run_audit
 from stackaudit.host.live import LiveHost
-from stackaudit.host.memory import load_snapshot
 from stackaudit.host.recording import RecordingHost
+from stackaudit.host.snapshot_reader import load_snapshot
 from stackaudit.report.json_report import report_to_json
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "docs" / "report.schema.json").read_text())
@@ -52,7 +52,7 @@ def test_capture_replays_to_the_same_results(tmp_path) -> None:
     assert [(i, s) for i, s, *_ in _comparable(live) if i not in moving] == \
         [(i, s) for i, s, *_ in _comparable(replayed) if i not in moving]
     direct = tmp_path / "direct"
-    from stackaudit.host.memory import write_snapshot
+    from stackaudit.host.snapshot_writer import write_snapshot
 
     recorder.record.meta = {"format": 1, "hostname": recorder.meta.hostname}
     write_snapshot(recorder.record, str(direct))

@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 
 from stackaudit.capture import capture_host
 from stackaudit.engine.runner import run_audit
-from stackaudit.host.memory import fake_host, load_snapshot
+from stackaudit.host.memory import fake_host
 from stackaudit.host.redact import redact_argv, redact_command_output, redact_env_entries, redact_text
+from stackaudit.host.snapshot_reader import load_snapshot
 from stackaudit.report.render import render
 
 SECRETS = ("sk-live-0123456789abcdef", "hf_AbCdEfGhIjKlMnOpQrStUv", "s3cr3tpass", "ghp_tokentokentoken")

@@ -24,10 +24,12 @@ from stackaudit.facts import sources
 from stackaudit.facts.registry import load_all as load_facts
 from stackaudit.facts.registry import sample_fields
 from stackaudit.host.base import CommandResult
-from stackaudit.host.memory import add_pasted, fake_host, load_snapshot, write_snapshot
+from stackaudit.host.memory import add_pasted, fake_host
 from stackaudit.host.recording import RecordingHost
+from stackaudit.host.snapshot_reader import load_snapshot
+from stackaudit.host.snapshot_writer import write_snapshot
 from stackaudit.importers.pasted import load_pasted
-from stackaudit.importers.registry import recognise
+from stackaudit.importers.recognition import recognise
 from stackaudit.report.json_report import report_to_json
 from stackaudit.report.render import render
 from stackaudit.report.sections import RenderOptions

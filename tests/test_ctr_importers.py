@@ -13,7 +13,7 @@ from stackaudit.facts.registry import load_all as load_facts
 from stackaudit.facts.shm import ShmInfo
 from stackaudit.host.memory import MemoryHost
 from stackaudit.importers.pasted import load_pasted
-from stackaudit.importers.registry import recognise, strip_header
+from stackaudit.importers.recognition import recognise, strip_header
 from test_ctr_facts import PVE_CONF, docker_object
 
 CAPTURES = Path(__file__).resolve().parent / "data" / "captures"

@@ -28,7 +28,7 @@ from fleet_nodes_support import (
 from stackaudit.errors import InputError
 from stackaudit.fleet.outcome import NodeOutcome
 from stackaudit.fleet.reasons import node_file_name
-from stackaudit.host.memory import load_snapshot
+from stackaudit.host.snapshot_reader import load_snapshot
 
 pytest.importorskip("ansible_runner", reason="ansible-runner is not installed (the test extra installs it)")
 if not os.access(SSHD, os.X_OK):

@@ -18,7 +18,7 @@ import pytest
 from fleet_nodes_support import Node, built_zipapp, write_node
 from stackaudit.fleet.ray_nodes import MAX_SNAPSHOT_BYTES
 from stackaudit.fleet.ray_task import ROOT_VARIABLE, capture_on_node
-from stackaudit.host.memory import load_snapshot
+from stackaudit.host.snapshot_reader import load_snapshot
 
 pytest.importorskip("ray", reason="ray is not installed (the test extra installs it)")
 

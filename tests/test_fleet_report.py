@@ -108,7 +108,7 @@ def test_issues_every_node_has_are_listed_once_as_shared(fleet_doc: dict[str, An
 def test_samples_differ_between_nodes_but_never_reach_the_summary(fleet_dir: Path) -> None:
     from stackaudit.engine.runner import run_audit
     from stackaudit.fleet.analysis import summarise_snapshot
-    from stackaudit.host.memory import load_snapshot
+    from stackaudit.host.snapshot_reader import load_snapshot
 
     paths = [str(fleet_dir / f"{n}.tar.gz") for n in ("node-01", "node-05")]
     observed = [next(r.actual for r in run_audit(load_snapshot(p)).results if r.id == "KERN-SCHED-KNOBS")

@@ -25,7 +25,7 @@ from stackaudit.fleet.zipapp import (
     minimum_python,
     vendored_distributions,
 )
-from stackaudit.host.memory import load_snapshot
+from stackaudit.host.snapshot_reader import load_snapshot
 
 if sys.version_info >= (3, 11):
     import tomllib

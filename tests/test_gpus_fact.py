@@ -26,7 +26,7 @@ from stackaudit.facts.gpus import (
 )
 from stackaudit.facts.registry import load_all
 from stackaudit.host.memory import HostRecord, MemoryHost, fake_host
-from stackaudit.importers.registry import recognise, strip_header
+from stackaudit.importers.recognition import recognise, strip_header
 from test_collect_env_reports import COLLECT_ENV_OLD
 
 load_all()

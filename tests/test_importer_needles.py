@@ -1,10 +1,11 @@
 """The needle gate of the paste reader (importers/registry.py `needles=`): it must change nothing.
 
 Each recogniser's needles are strings one of which every output it accepts holds (case ignored); the
-registry scans the text once for all of them, skips a recogniser whose needles are absent and hands a
-per-line one its candidate lines. A needle set that is not a necessary condition would lose
-recognition: these tests compare the gated reader with the ungated one (`registry.GATED = False`) on the
-corpus and on random mixes of its fragments, and check every accepted example holds a needle.
+recognition loop (importers/recognition.py) scans the text once for all of them, skips a recogniser
+whose needles are absent and hands a per-line one its candidate lines. A needle set that is not a
+necessary condition would lose recognition: these tests compare the gated reader with the ungated one
+(`recognition.GATED = False`) on the corpus and on random mixes of its fragments, and check every
+accepted example holds a needle.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from corpus import load_corpus
 from stackaudit import importers
 from stackaudit.facts import serving_logs
 from stackaudit.facts.engine_command import ENGINE_WORDS
-from stackaudit.importers import _paste, registry
+from stackaudit.importers import _paste, recognition, registry
 from stackaudit.importers._scan import Candidates, candidate_lines, next_candidate
 
 importers.import_all()
@@ -43,27 +44,27 @@ MODELLED = {
 
 @contextmanager
 def ungated() -> Iterator[None]:
-    registry.GATED = False
+    recognition.GATED = False
     try:
         yield
     finally:
-        registry.GATED = True
+        recognition.GATED = True
 
 
 def spans(lines: list[str]) -> tuple[list[tuple[str, int, int, bool]], list[tuple[str, int, int]]]:
-    found, probes = registry._run_importers(lines)
+    found, probes = recognition._run_importers(lines)
     return (sorted((f.kind, f.start, f.end, f.whole) for f in found),
             sorted((f.kind, f.start, f.end) for f in probes))
 
 
 def view_lines(text: str) -> list[str]:
-    return _paste.view(registry.strip_header(text)).lines
+    return _paste.view(recognition.strip_header(text)).lines
 
 
 def both(text: str) -> tuple[object, object]:
-    gated = registry.recognise(text, "paste.txt")
+    gated = recognition.recognise(text, "paste.txt")
     with ungated():
-        plain = registry.recognise(text, "paste.txt")
+        plain = recognition.recognise(text, "paste.txt")
     return tuple((r.recognised, r.set_aside, r.record.commands, r.record.files, r.record.dirs, r.record.docs,
                   r.record.provenance) for r in (gated, plain))  # type: ignore[return-value]
 
@@ -79,12 +80,12 @@ def test_needle_lines_finds_what_a_search_of_each_lowercased_line_finds() -> Non
     lines = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 5))) + (" [ts]" if rng.random() < 0.7 else "")
              for _ in range(3000)]  # a `[` on most lines, as in a kernel log
     needles = ["[", "gpu", "nccl info", "nvrm: ", "|", "{", "absent", "-["]
-    old = registry._SCAN_LINES
-    registry._SCAN_LINES = 700
+    old = recognition._SCAN_LINES
+    recognition._SCAN_LINES = 700
     try:
-        found = registry.needle_lines(lines, needles)
+        found = recognition.needle_lines(lines, needles)
     finally:
-        registry._SCAN_LINES = old
+        recognition._SCAN_LINES = old
     dense = 0
     for needle in needles:
         expected = [i for i, line in enumerate(lines) if needle in line.lower()]
@@ -116,14 +117,14 @@ def test_a_recogniser_whose_needles_are_absent_is_not_run(monkeypatch: pytest.Mo
         return iter(())
 
     monkeypatch.setitem(registry.IMPORTERS, "_spy", registry.ImporterSpec("_spy", "", spy, ("zebra",), True))
-    registry.recognise("uname says nothing here\n")
+    recognition.recognise("uname says nothing here\n")
     assert calls == []
-    registry.recognise("one line\na ZEBRA line\nzebra again\n")
+    recognition.recognise("one line\na ZEBRA line\nzebra again\n")
     [cands] = calls
     assert isinstance(cands, Candidates) and list(cands.indices) == [1, 2]
     calls.clear()
     with ungated():
-        registry.recognise("uname says nothing here\n")
+        recognition.recognise("uname says nothing here\n")
     assert calls == [None]
 
 
@@ -198,7 +199,7 @@ def test_every_output_a_recogniser_accepts_holds_one_of_its_needles(spec: regist
             accepted += 1
             if spec.per_line:
                 # Its trigger line holds one: the gated run, handed the candidates, finds the same span.
-                with_candidates = registry._call(spec, lines, registry._candidates(lines, [spec]))
+                with_candidates = recognition._call(spec, lines, recognition._candidates(lines, [spec]))
                 assert (found.start, found.end) in {(f.start, f.end) for f in with_candidates}, name
     assert accepted, f"no example of {spec.kind}"
 

@@ -17,7 +17,7 @@ from stackaudit.facts.registry import load_all as load_facts
 from stackaudit.facts.system import Sysctls
 from stackaudit.host.memory import MemoryHost
 from stackaudit.importers.pasted import load_pasted
-from stackaudit.importers.registry import recognise
+from stackaudit.importers.recognition import recognise
 
 # The corpus of real pastes (each file names its public thread in its header).
 CAPTURES = Path(__file__).resolve().parent / "data" / "captures"

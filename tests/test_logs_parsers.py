@@ -23,7 +23,7 @@ from stackaudit.facts.serving_logs import (
 )
 from stackaudit.facts.sources import ENGINE_LOG
 from stackaudit.host.memory import MemoryHost
-from stackaudit.importers.registry import recognise
+from stackaudit.importers.recognition import recognise
 
 VLLM_TP4_PCIE = """\
 INFO 05-02 07:53:40 [__init__.py:239] Automatically detected platform cuda.

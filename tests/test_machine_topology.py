@@ -29,7 +29,7 @@ def _kinds(topology: dict[str, Any]) -> dict[str, str]:
 
 
 def test_hgx_snapshot_draws_every_pair_over_nvlink(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """bench/hgx_snapshot.py's host, captured and audited from the snapshot as a user does."""
+    """perf/hgx_snapshot.py's host, captured and audited from the snapshot as a user does."""
     files, procs = vllm_files("--tensor-parallel-size 8", workers=8)
     host = host_for(hgx(count=8), nvswitches=4, fabricmanager="active", fm_version="570.124.06",
                     extra_files=files, processes=procs)

@@ -16,7 +16,7 @@ from nvidia_support import (
 )
 from stackaudit.engine.testing import run_checks
 from stackaudit.host.memory import MemoryHost
-from stackaudit.importers.registry import recognise, strip_header
+from stackaudit.importers.recognition import recognise, strip_header
 
 
 def _one(host: Any, check_id: str) -> Any:

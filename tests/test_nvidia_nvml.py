@@ -16,8 +16,10 @@ from stackaudit.engine.testing import run_checks
 from stackaudit.facts.nvidia import GpuSamples, from_nvml, gpu_from_nvml, samples_from_nvml
 from stackaudit.host import nvml
 from stackaudit.host.live import LiveHost
-from stackaudit.host.memory import fake_host, load_snapshot, write_snapshot
+from stackaudit.host.memory import fake_host
 from stackaudit.host.recording import RecordingHost
+from stackaudit.host.snapshot_reader import load_snapshot
+from stackaudit.host.snapshot_writer import write_snapshot
 from stackaudit.pci_address import normalize_bdf
 
 

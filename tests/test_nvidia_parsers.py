@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from nvidia_support import HGX_BUSES, QUERY_TEXT, TABLE_OLD, xml_gpu, xml_log
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.nvidia_smi import parse_query_text, parse_table, parse_xml
-from stackaudit.importers.registry import recognise, strip_header
+from stackaudit.importers.recognition import recognise, strip_header
 
 # The corpus of real pastes (each file names its public thread in its header).
 CAPTURES = Path(__file__).resolve().parent / "data" / "captures"

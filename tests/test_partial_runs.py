@@ -14,7 +14,8 @@ import pytest
 from stackaudit.cli.audit import open_from
 from stackaudit.engine.runner import Report
 from stackaudit.errors import EXIT_FINDINGS, EXIT_OK
-from stackaudit.host.memory import HostRecord, write_snapshot
+from stackaudit.host.memory import HostRecord
+from stackaudit.host.snapshot_writer import write_snapshot
 from stackaudit.importers import _compressed
 from stackaudit.report.render import exit_code, render
 from stackaudit.report.sections import RenderOptions

@@ -18,7 +18,8 @@ import pytest
 
 from corpus import CAPTURES_DIR, parse_header
 from stackaudit.errors import InputError
-from stackaudit.host.memory import HostRecord, write_snapshot
+from stackaudit.host.memory import HostRecord
+from stackaudit.host.snapshot_writer import write_snapshot
 from stackaudit.importers import _archives, _compressed
 from stackaudit.importers.pasted import load_pasted
 

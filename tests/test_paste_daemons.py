@@ -17,7 +17,7 @@ from stackaudit.facts.dcgmi import parse_dcgmi_nvlink
 from stackaudit.facts.nvidia_daemons import daemon_event, parse_daemon_log
 from stackaudit.host.memory import MemoryHost
 from stackaudit.importers.pasted import load_pasted
-from stackaudit.importers.registry import recognise
+from stackaudit.importers.recognition import recognise
 
 
 def _host(text: str) -> MemoryHost:

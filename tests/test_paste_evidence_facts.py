@@ -14,7 +14,7 @@ from stackaudit.engine.testing import run_checks
 from stackaudit.facts.collect_env import parse_collect_env
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.gpus import parse_nccl_tests_gpus
-from stackaudit.facts.pcie_config import parse_lspci_tree
+from stackaudit.facts.lspci import parse_lspci_tree
 from stackaudit.facts.pcie_errors import parse_aer_lines
 from stackaudit.facts.rdma import rdma_from_nccl_log
 from stackaudit.facts.registry import load_all
@@ -22,7 +22,7 @@ from stackaudit.facts.serving_logs import parse_serving_log
 from stackaudit.facts.shm import parse_df_table
 from stackaudit.host.memory import MemoryHost
 from stackaudit.importers.pasted import load_pasted
-from stackaudit.importers.registry import recognise
+from stackaudit.importers.recognition import recognise
 
 
 def _host(text: str) -> MemoryHost:

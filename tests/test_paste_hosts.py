@@ -11,7 +11,7 @@ from pathlib import Path
 
 from corpus import CAPTURES_DIR, parse_header
 from stackaudit.importers.pasted import load_pasted
-from stackaudit.importers.registry import recognise
+from stackaudit.importers.recognition import recognise
 
 
 def _lines(prefix: str, kind: str) -> list[str]:

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from corpus import CAPTURES_DIR, load_corpus, parse_header
 from stackaudit.importers import _paste, import_all
-from stackaudit.importers.registry import IMPORTERS, ImportResult, recognise, recognised_kinds
+from stackaudit.importers.recognition import ImportResult, recognise
+from stackaudit.importers.registry import IMPORTERS, recognised_kinds
 
 
 def _lines(prefix: str, kind: str) -> list[str]:
@@ -195,12 +196,12 @@ def test_recognise_gives_spans_of_the_users_file(text: str) -> None:
 
 
 def test_a_long_paste_read_on_two_cores_gives_what_one_core_gives(monkeypatch: pytest.MonkeyPatch) -> None:
-    from stackaudit.importers import registry
+    from stackaudit.importers import recognition
 
     # Real outputs of the whole corpus in one text; the fork threshold lowered so that it is forked.
     text = "\n\n".join(e.body for e in load_corpus())
     serial = recognise(text, "all.txt")
-    monkeypatch.setattr(registry, "PARALLEL_MIN_LINES", 1)
+    monkeypatch.setattr(recognition, "PARALLEL_MIN_LINES", 1)
     forked = recognise(text, "all.txt")
     assert forked.recognised == serial.recognised
     assert forked.record.provenance == serial.record.provenance

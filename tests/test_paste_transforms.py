@@ -18,7 +18,7 @@ import pytest
 from corpus import CorpusEntry, load_corpus
 from stackaudit.engine.testing import run_checks
 from stackaudit.host.memory import HostRecord, MemoryHost
-from stackaudit.importers.registry import ImportResult, recognise
+from stackaudit.importers.recognition import ImportResult, recognise
 
 ENTRIES = load_corpus()
 

@@ -28,7 +28,7 @@ from stackaudit.facts.container_specs import (
 )
 from stackaudit.facts.docker import DockerContainers, Ulimit
 from stackaudit.host.memory import MemoryHost
-from stackaudit.importers.registry import recognise
+from stackaudit.importers.recognition import recognise
 
 CORPUS = Path(__file__).parent / "data" / "captures"
 GIB = 1024**3

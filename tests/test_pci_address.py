@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from stackaudit.facts.pcie_config import parse_lspci
+from stackaudit.facts.lspci import parse_lspci
 from stackaudit.pci_address import is_bdf, normalize_bdf
 
 

@@ -11,11 +11,11 @@ from stackaudit.checks.pcie import link_downtrain
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts.gpu_links import GpuLink, GpuLinks
 from stackaudit.facts.pci import PciDevice
-from stackaudit.facts.pcie_config import LSPCI_ARGV, PcieFacts, PcieFunction
+from stackaudit.facts.pcie import LSPCI_ARGV, PcieFacts, PcieFunction
 from stackaudit.facts.registry import merge_by
 from stackaudit.host.base import CommandResult
 from stackaudit.host.memory import HostRecord, MemoryHost, fake_host
-from stackaudit.importers.registry import recognise, strip_header
+from stackaudit.importers.recognition import recognise, strip_header
 from test_pcie_lspci import NON_ROOT, OLD_FORMAT, SWITCH_HOST
 
 # The corpus of real pastes (each file names its public thread in its header).

@@ -10,7 +10,8 @@ import subprocess
 import pytest
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.pcie_config import parse_config, parse_lspci
+from stackaudit.facts.lspci import parse_lspci
+from stackaudit.facts.pcie_config import parse_config
 
 pytestmark = pytest.mark.skipif(
     not hasattr(os, "geteuid") or os.geteuid() != 0 or shutil.which("lspci") is None

@@ -11,9 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.pcie_config import LSPCI_ARGV, parse_lspci, read_lspci
+from stackaudit.facts.lspci import parse_lspci
+from stackaudit.facts.pcie import LSPCI_ARGV, read_lspci
 from stackaudit.host.memory import MemoryHost
-from stackaudit.importers.registry import recognise, strip_header
+from stackaudit.importers.recognition import recognise, strip_header
 
 # The corpus of real pastes (each file names its public thread in its header).
 CAPTURES = Path(__file__).resolve().parent / "data" / "captures"

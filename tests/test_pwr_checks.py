@@ -8,7 +8,7 @@ from nvidia_support import QUERY_TEXT, TABLE_OLD, hgx, host_for, pcie_box
 from stackaudit.engine.runner import AuditOptions, run_audit
 from stackaudit.engine.testing import run_checks
 from stackaudit.host.memory import MemoryHost
-from stackaudit.importers.registry import recognise
+from stackaudit.importers.recognition import recognise
 
 
 def _one(host: Any, check_id: str) -> Any:

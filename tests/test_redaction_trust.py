@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from stackaudit.capture import capture_host
 from stackaudit.engine.runner import run_audit
 from stackaudit.host import recording
-from stackaudit.host.memory import add_pasted, fake_host, load_snapshot, write_snapshot
+from stackaudit.host.memory import add_pasted, fake_host
 from stackaudit.host.redact import (
     REDACTED,
     redact_argv,
@@ -28,6 +28,8 @@ from stackaudit.host.redact import (
     redact_text,
     rules_fingerprint,
 )
+from stackaudit.host.snapshot_reader import load_snapshot
+from stackaudit.host.snapshot_writer import write_snapshot
 from stackaudit.report.render import render
 
 PLANTED = "hf_PlantedAfterCaptureXyZ0123456789"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from report_scenarios import parts, snapshot, without_command
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import AuditOptions, Report, run_audit
-from stackaudit.host.memory import load_snapshot
+from stackaudit.host.snapshot_reader import load_snapshot
 from stackaudit.report.next_steps import DEFAULT_STEPS, run_next
 from stackaudit.report.render import render
 from stackaudit.report.sections import RenderOptions

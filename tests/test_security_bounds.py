@@ -129,7 +129,7 @@ def test_hostile_model_configs_exit_2_with_one_line(tmp_path: Path, capsys: pyte
                                                     text: str, message: str) -> None:
     path = tmp_path / "config.json"
     path.write_text(text)
-    # Its time is measured by bench/security_figures.py, not asserted here (pytest-timeout bounds a hang).
+    # Its time is measured by perf/security_figures.py, not asserted here (pytest-timeout bounds a hang).
     assert main(["ceiling", "--model", str(path), "--gpu", "H100"]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err

@@ -19,8 +19,9 @@ import pytest
 from stackaudit.capture import capture_host, is_audited_process
 from stackaudit.engine.runner import run_audit
 from stackaudit.host.base import NotCaptured
-from stackaudit.host.memory import fake_host, load_snapshot
+from stackaudit.host.memory import fake_host
 from stackaudit.host.redact import redact_argv, redact_command_output, redact_text
+from stackaudit.host.snapshot_reader import load_snapshot
 from stackaudit.report.render import render
 
 _rng = random.Random(11)

@@ -14,8 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from stackaudit.capture import capture_host
-from stackaudit.host import memory
-from stackaudit.host.memory import fake_host, load_snapshot
+from stackaudit.host import snapshot_reader, snapshot_writer
+from stackaudit.host.memory import fake_host
+from stackaudit.host.snapshot_reader import load_snapshot
 from stackaudit.host.ustar import read_members
 
 _NAME_PART = st.sampled_from(["fs", "sys", "cmd", "a" * 60, "b" * 99, "é", "..", ".", "", "x.json", "dir/",
@@ -47,11 +48,11 @@ def _read(path: Path, how: str, monkeypatch: pytest.MonkeyPatch) -> object:
     file, as a snapshot over the in-memory size is ("stream")."""
     with monkeypatch.context() as patch:
         if how == "memory":
-            patch.setattr(memory, "read_members", lambda *args: None)
+            patch.setattr(snapshot_reader, "read_members", lambda *args: None)
         elif how == "stream":
-            patch.setattr(memory, "_whole_tar", lambda *args: None)
+            patch.setattr(snapshot_reader, "_whole_tar", lambda *args: None)
         try:
-            return memory._read_tarball(str(path), memory._Budget())
+            return snapshot_reader._read_tarball(str(path), snapshot_reader._Budget())
         except Exception as exc:  # compared, not raised: both paths must fail alike
             return (type(exc).__name__, str(exc))
 
@@ -87,7 +88,7 @@ def test_what_capture_writes_is_read_without_tarfile(tmp_path: Path, monkeypatch
     record.files[long_path] = b"16\n"
     record.meta.pop("path", None)
     rewritten = tmp_path / "long.tar.gz"
-    memory.write_snapshot(record, str(rewritten))
+    snapshot_writer.write_snapshot(record, str(rewritten))
     for path in (captured, rewritten):
         with gzip.open(path) as fh:
             assert read_members(fh.read(), 1 << 20) is not None
@@ -95,7 +96,7 @@ def test_what_capture_writes_is_read_without_tarfile(tmp_path: Path, monkeypatch
     def no_tarfile(*args: object, **kwargs: object) -> None:
         raise AssertionError("tarfile used")
 
-    monkeypatch.setattr(memory.tarfile, "open", no_tarfile)
+    monkeypatch.setattr(snapshot_reader.tarfile, "open", no_tarfile)
     assert load_snapshot(str(captured)).run(["dmesg"]).stdout.startswith("[    0.0] Linux")
     assert load_snapshot(str(rewritten)).read_bytes(long_path) == b"16\n"
 

@@ -27,7 +27,7 @@ from stackaudit.facts.topology import (
     parse_topo_matrix,
 )
 from stackaudit.host.memory import MemoryHost
-from stackaudit.importers.registry import recognise, strip_header
+from stackaudit.importers.recognition import recognise, strip_header
 
 # The corpus of real pastes (each file names its public thread in its header).
 CAPTURES = Path(__file__).resolve().parent / "data" / "captures"
@@ -228,6 +228,23 @@ def test_capture_09_b200_without_header_and_cut_row() -> None:
     assert m.header_missing and m.truncated and len(m.gpus) == 8 and len(m.nics) == 12
     assert m.nvlink_peers("GPU2") == {} and len(m.nvlink_peers("GPU0")) == 6
     assert m.link("GPU2", "GPU4") == "SYS" and m.numa_node("GPU5") == 1 and m.cpu_affinity["GPU0"] == "0-55,112-167"
+
+
+def test_nvlink_mesh_names_the_gpu_without_links_and_the_pairs_that_are_not_a_mesh() -> None:
+    # Real pastes: an HGX B200 whose GPU2 lost its NVLinks, two RTX 5090s with no NVLink at all.
+    b200 = recognise(_capture("09-8x-b200-gpu2-nvlink-missing-topo.txt")).record.commands[TOPO_ARGV].stdout
+    mesh = parse_topo_matrix(b200).nvlink_mesh()
+    assert mesh.isolated == ("GPU2",) and mesh.full
+    assert mesh.linked == ("GPU0", "GPU1", "GPU3", "GPU4", "GPU5", "GPU6", "GPU7")
+    assert mesh.peers["GPU2"] == {} and mesh.peers["GPU0"]["GPU7"] == 18
+    rtx = recognise(_capture("59-2x-rtx5090-topo-m-phb-topo-p2p-gns.txt")).record.commands[TOPO_ARGV].stdout
+    mesh = parse_topo_matrix(rtx).nvlink_mesh()
+    assert mesh.linked == () and mesh.isolated == ("GPU0", "GPU1") and not mesh.full
+    # Modelled: two bridge pairs (GPU0-GPU1, GPU2-GPU3) are all linked but not one mesh.
+    cells = [["X", "NV4", "SYS", "SYS"], ["NV4", "X", "SYS", "SYS"], ["SYS", "SYS", "X", "NV4"],
+             ["SYS", "SYS", "NV4", "X"]]
+    mesh = parse_topo_matrix(make_topo(cells, ["0-7"] * 4, ["0"] * 4)).nvlink_mesh()
+    assert mesh.linked == ("GPU0", "GPU1", "GPU2", "GPU3") and mesh.isolated == () and not mesh.full
 
 
 def test_capture_11_a100_nv12_inside_collect_env() -> None:

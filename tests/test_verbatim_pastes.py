@@ -343,7 +343,7 @@ def test_docker_inspect_without_a_paste_names_both_sources() -> None:
 
 
 def test_lspci_nn_vvv_is_recorded_under_the_flags_it_shows_and_equals_the_live_listing() -> None:
-    from stackaudit.facts.pcie_config import LSPCI_ARGV, PcieFacts
+    from stackaudit.facts.pcie import LSPCI_ARGV, PcieFacts
 
     text = body("05")  # hwloc#653: one A100's `lspci -vvv -nn` entry, no domain in its address, cut at DevSta
     host = pasted(text)
@@ -411,7 +411,8 @@ def test_no_topology_anywhere_names_both_sources() -> None:
 
 
 def test_a_paste_of_every_converted_kind_replays_from_a_format_2_snapshot(tmp_path: Path) -> None:
-    from stackaudit.host.memory import load_snapshot, write_snapshot
+    from stackaudit.host.snapshot_reader import load_snapshot
+    from stackaudit.host.snapshot_writer import write_snapshot
     from stackaudit.importers.pasted import load_pasted
 
     text = "\n\n".join(body(n) for n in ("88", "27", "78", "33", "05", "59")) + "\n\n" + IDLE_INFO_CPU12

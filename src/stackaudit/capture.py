@@ -17,9 +17,9 @@ from stackaudit import __version__
 from stackaudit.engine.runner import AuditOptions, run_audit
 from stackaudit.errors import InputError
 from stackaudit.host.base import Host, NotCaptured
-from stackaudit.host.memory import SNAPSHOT_FORMAT, SnapshotWriteError, write_snapshot
 from stackaudit.host.recording import RecordingHost, RedactingHost
 from stackaudit.host.redact import rules_fingerprint
+from stackaudit.host.snapshot_writer import SNAPSHOT_FORMAT, SnapshotWriteError, write_snapshot
 
 # Daemons whose argv or environment checks read (persistence mode, fabric manager, MPS, display servers).
 AUDITED_DAEMONS = frozenset({

@@ -61,7 +61,7 @@ def run_child(argv: list[str], tmp: Path, env: dict[str, str] | None = None, tim
                       usage.ru_maxrss / 1024, wall)
     out_path.unlink()
     err_path.unlink()
-    figures = os.environ.get("STACKAUDIT_SECURITY_FIGURES")  # bench/security_figures.py collects these
+    figures = os.environ.get("STACKAUDIT_SECURITY_FIGURES")  # perf/security_figures.py collects these
     if figures:
         with open(figures, "a", encoding="utf-8") as fh:
             fh.write(json.dumps({"test": os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0], "rc": result.rc,

@@ -190,8 +190,8 @@ def test_a_command_flooding_stdout_is_cut_while_reading(tmp_path: Path) -> None:
 
 
 def test_a_file_cut_at_the_cap_is_an_excerpt_and_one_at_the_cap_is_whole(tmp_path: Path) -> None:
-    from stackaudit.host.memory import load_snapshot
     from stackaudit.host.recording import RecordingHost
+    from stackaudit.host.snapshot_reader import load_snapshot
     from stackaudit.host.source import file_key
 
     (tmp_path / "big").write_bytes(b"x" * (8 * 1024 * 1024 + 1))
@@ -204,7 +204,7 @@ def test_a_file_cut_at_the_cap_is_an_excerpt_and_one_at_the_cap_is_whole(tmp_pat
     recorder = RecordingHost(host)
     recorder.read_bytes("/big")
     assert not recorder.provenance(file_key("/big")).whole
-    from stackaudit.host.memory import write_snapshot
+    from stackaudit.host.snapshot_writer import write_snapshot
 
     recorder.record.meta = {"format": 2}
     write_snapshot(recorder.record, str(tmp_path / "s.tar.gz"))
@@ -224,7 +224,9 @@ def test_process_paths_are_normalised_and_confined() -> None:
 
 
 def test_snapshot_member_names_derive_from_normalised_paths(tmp_path: Path) -> None:
-    from stackaudit.host.memory import HostRecord, load_snapshot, write_snapshot
+    from stackaudit.host.memory import HostRecord
+    from stackaudit.host.snapshot_reader import load_snapshot
+    from stackaudit.host.snapshot_writer import write_snapshot
 
     record = HostRecord(meta={"format": 2})
     record.files["/proc/1/root/../../../etc/cron.d/evil"] = b"x"

@@ -21,8 +21,9 @@ import pytest
 
 from stackaudit.capture import capture_host
 from stackaudit.engine.runner import run_audit
-from stackaudit.host.memory import fake_host, load_snapshot
+from stackaudit.host.memory import fake_host
 from stackaudit.host.redact import redact_text
+from stackaudit.host.snapshot_reader import load_snapshot
 from stackaudit.investigate.tools import SnapshotTools
 from stackaudit.render.formats import FORMATS
 from stackaudit.report.render import render

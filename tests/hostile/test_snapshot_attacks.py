@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from hostile_support import run_child, stackaudit
 
-from stackaudit.host.memory import HostRecord, write_snapshot
+from stackaudit.host.memory import HostRecord
+from stackaudit.host.snapshot_writer import write_snapshot
 
 
 def _record() -> HostRecord:
@@ -61,17 +62,17 @@ def test_a_bomb_of_many_members_is_refused_while_small(tmp_path: Path) -> None:
 def test_the_byte_and_member_bounds_with_small_caps(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The same bounds, in process with small caps: the sum of members and their count."""
     from stackaudit.errors import InputError
-    from stackaudit.host import memory
+    from stackaudit.host import snapshot_reader
 
     snap = tmp_path / "s.tar.gz"
     _tar([("meta.json", b'{"format": 1}')] + [(f"fs/f{n}", os.urandom(300_000)) for n in range(4)], snap)
-    monkeypatch.setattr(memory, "MAX_SNAPSHOT_BYTES", 1_000_000)
+    monkeypatch.setattr(snapshot_reader, "MAX_SNAPSHOT_BYTES", 1_000_000)
     with pytest.raises(InputError, match=r"refused: more than 0 MiB of members \(at fs/f3\)"):
-        memory.load_snapshot(str(snap))
-    monkeypatch.setattr(memory, "MAX_SNAPSHOT_BYTES", 512 << 20)
-    monkeypatch.setattr(memory, "MAX_SNAPSHOT_MEMBERS", 3)
+        snapshot_reader.load_snapshot(str(snap))
+    monkeypatch.setattr(snapshot_reader, "MAX_SNAPSHOT_BYTES", 512 << 20)
+    monkeypatch.setattr(snapshot_reader, "MAX_SNAPSHOT_MEMBERS", 3)
     with pytest.raises(InputError, match="more than 3 members"):
-        memory.load_snapshot(str(snap))
+        snapshot_reader.load_snapshot(str(snap))
 
 
 def test_a_member_declared_past_its_bound_is_refused_before_it_is_read(tmp_path: Path) -> None:

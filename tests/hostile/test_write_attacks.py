@@ -13,7 +13,8 @@ from hostile_support import run_child, stackaudit, tree
 
 from stackaudit.capture import capture_host
 from stackaudit.errors import InputError
-from stackaudit.host.memory import fake_host, load_snapshot
+from stackaudit.host.memory import fake_host
+from stackaudit.host.snapshot_reader import load_snapshot
 
 
 def _small_root(tmp_path: Path) -> Path:
@@ -79,10 +80,10 @@ def test_an_interrupted_or_failed_write_removes_what_it_began(tmp_path: Path, mo
         real_addfile = tarfile.TarFile.addfile
         monkeypatch.setattr(tarfile.TarFile, "addfile", fail_after_some)
     else:
-        import stackaudit.host.memory as memory
+        import stackaudit.host.snapshot_writer as snapshot_writer
 
-        real_addfile = memory._make_dirs
-        monkeypatch.setattr(memory, "_make_dirs", fail_after_some)
+        real_addfile = snapshot_writer._make_dirs
+        monkeypatch.setattr(snapshot_writer, "_make_dirs", fail_after_some)
     out = tmp_path / f"snap{suffix}"
     host = fake_host(files={"/proc/cmdline": "ro\n", "/etc/hostname": "h\n", "/proc/modules": "nvidia 1 0\n"})
     with pytest.raises(InputError, match="nothing was left behind"):

@@ -2,7 +2,7 @@
 
 The configs carry the published `config.json` values of each model (the fields the ceiling reads);
 the measurements are data/ceiling_measurements.toml, one public source per row. Used by the tests
-(tests/test_ceiling_validation.py), by bench/ceiling_validation.py, and by `ceiling --measured`
+(tests/test_ceiling_validation.py), by perf/ceiling_validation.py, and by `ceiling --measured`
 (the published runs on the same GPU).
 """
 

@@ -23,7 +23,7 @@ from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.nvidia import NvidiaGpus, gpu_spec
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import PciDevices
-from stackaudit.facts.pcie_config import PcieFacts, PcieFunction, bridges_between
+from stackaudit.facts.pcie import PcieFacts, PcieFunction, bridges_between
 from stackaudit.facts.pcie_errors import AerLine, PcieErrors
 from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.rdma import RdmaDevices

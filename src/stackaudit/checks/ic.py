@@ -264,11 +264,9 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     if container is not None and container.in_container:
         notes.append("inside a container the matrix shows only the GPUs visible to it")
     suffix = (" (" + "; ".join(notes) + ")") if notes else ""
-    peers = {g: topo.nvlink_peers(g) for g in names}
-    linked = [g for g in names if peers[g]]
+    nvlink = topo.nvlink_mesh()
+    peers, linked, isolated, mesh = nvlink.peers, nvlink.linked, nvlink.isolated, nvlink.full
     if topo.has_nvlink:
-        isolated = [g for g in names if not peers[g] and g in topo.rows]
-        mesh = len(linked) >= 2 and all(set(peers[g]) >= set(linked) - {g} for g in linked)
         board = _board(models)
         if isolated and mesh and (board == "bridge" or (not board and len(linked) == 2)):
             pairs = ", ".join(f"{g}-{p}" for g in linked for p in peers[g] if g < p)

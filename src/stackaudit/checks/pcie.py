@@ -14,7 +14,8 @@ from stackaudit.checks.registry import Fix, Outcome, check, issue, not_an_issue,
 from stackaudit.facts.gpu_links import GpuLink, GpuLinks
 from stackaudit.facts.nvidia import GpuSamples
 from stackaudit.facts.pci import gen_of
-from stackaudit.facts.pcie_config import LINK_SPEEDS, PcieFacts, PcieFunction, describe_speed
+from stackaudit.facts.pcie import PcieFacts, PcieFunction, describe_speed
+from stackaudit.facts.pcie_config import LINK_SPEEDS
 from stackaudit.facts.system import KernelCmdline
 from stackaudit.fixes import (
     advice,

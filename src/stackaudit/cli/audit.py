@@ -78,7 +78,7 @@ def open_from(sources: list[str], allow_partial: bool = False):  # type: ignore[
             piped = stdin_to_file(directory, "--from -", MAX_PASTE_BYTES)
             # Everything is read into memory while loading: the temporary file can go afterwards.
             return open_from([piped if p == "-" else p for p in sources], allow_partial)
-    from stackaudit.host.memory import is_snapshot, load_snapshot
+    from stackaudit.host.snapshot_reader import is_snapshot, load_snapshot
     from stackaudit.importers._compressed import is_archive
 
     for path in sources:

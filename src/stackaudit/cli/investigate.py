@@ -25,7 +25,7 @@ def _capture_live(directory: str, deadline: float) -> Any:
     """A snapshot of this machine, taken first: the investigators read only the snapshot, never the host."""
     from stackaudit.capture import capture_host
     from stackaudit.host.live import LiveHost
-    from stackaudit.host.memory import load_snapshot
+    from stackaudit.host.snapshot_reader import load_snapshot
 
     path = os.path.join(directory, "investigate-snapshot.tar.gz")
     summary, _ = capture_host(LiveHost(), path, deadline)

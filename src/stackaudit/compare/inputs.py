@@ -59,7 +59,7 @@ def load_side(path: str, waivers: list[Waiver] | None = None) -> Side:
         raise InputError(f"{path}: no such file or directory") from None
     except OSError as exc:
         raise InputError(f"{path}: {exc.strerror}") from None
-    from stackaudit.host.memory import is_snapshot
+    from stackaudit.host.snapshot_reader import is_snapshot
 
     if stat.S_ISDIR(mode):
         if not is_snapshot(path):
@@ -79,7 +79,7 @@ def load_side(path: str, waivers: list[Waiver] | None = None) -> Side:
 
 def _audited(path: str, waivers: list[Waiver] | None) -> Side:
     from stackaudit.engine.runner import AuditOptions, run_audit
-    from stackaudit.host.memory import load_snapshot
+    from stackaudit.host.snapshot_reader import load_snapshot
     from stackaudit.report.json_report import report_to_json
 
     report = run_audit(load_snapshot(path), AuditOptions(waivers=list(waivers or [])))

@@ -10,7 +10,7 @@ on time.
 
 Parallel threads pay off where facts wait on the machine (nvidia-smi takes seconds); reading a snapshot
 only computes, under the GIL, and a thread per fact (about 130, then one per check) made a replayed 8-GPU
-audit spend 40 % of its CPU switching between them (bench/fleet_scale.py). Serially, a hung fact makes
+audit spend 40 % of its CPU switching between them (perf/fleet_scale.py). Serially, a hung fact makes
 the ones not yet computed time out with it; parsing held bytes does not hang on the machine.
 """
 

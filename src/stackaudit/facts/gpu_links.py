@@ -16,7 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from stackaudit.facts.nvidia import NvidiaGpus
-from stackaudit.facts.pcie_config import LINK_SPEEDS, PcieFacts
+from stackaudit.facts.pcie import PcieFacts
+from stackaudit.facts.pcie_config import LINK_SPEEDS
 from stackaudit.facts.registry import (
     FactContext,
     FactUnavailable,

@@ -32,7 +32,7 @@ from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.nvidia import NvidiaGpus
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import PciDevices
-from stackaudit.facts.pcie_config import PcieFacts, describe_speed
+from stackaudit.facts.pcie import PcieFacts, describe_speed
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.registry import FactContext, fact, first_of, provider
 from stackaudit.facts.system import NumaTopology

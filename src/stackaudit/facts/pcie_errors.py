@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from stackaudit.facts._parse import lines_holding
 from stackaudit.facts.gpu_events import GpuEvents
-from stackaudit.facts.pcie_config import PcieFacts, PcieFunction
+from stackaudit.facts.pcie import PcieFacts, PcieFunction
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, provider, union
 from stackaudit.facts.system import KernelLog
 from stackaudit.pci_address import BDF

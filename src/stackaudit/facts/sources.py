@@ -108,7 +108,7 @@ LSPCI_PASTED: tuple[Source, ...] = tuple(
     for domain in ((), ("-D",)) for ids in ((), ("-nn",)) for verbose in ((), ("-v",), ("-vv",), ("-vvv",))
     if (*domain, *ids, *verbose) != LSPCI_VVV.argv[1:]
 )
-# `lspci -tv` / `lspci -t` pasted: the bus tree, recorded under one argv (facts/pcie_config.py parse_lspci_tree).
+# `lspci -tv` / `lspci -t` pasted: the bus tree, recorded under one argv (facts/lspci.py parse_lspci_tree).
 LSPCI_TREE = Source("lspci_tree", "`lspci -tv`", argv=("lspci", "-tv"), hint="paste `lspci -tv`")
 # The listing VFIO guides print (`IOMMU Group N:` headings over `lspci -nns` lines): a script's output.
 IOMMU_GROUP_LISTING = Source("iommu_group_listing", "pasted IOMMU group listing", doc=True,

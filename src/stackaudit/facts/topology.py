@@ -76,6 +76,16 @@ def nvlink_count(cell: str) -> int:
 
 
 @dataclass(frozen=True)
+class NvlinkMesh:
+    """The NVLink view of a `topo -m` matrix (derived from its NV# cells)."""
+
+    peers: dict[str, dict[str, int]]  # GPU -> {peer reached over NVLink: bonded link count}
+    linked: tuple[str, ...]  # GPUs with at least one NVLink peer
+    isolated: tuple[str, ...]  # GPUs whose row is shown and that have no NVLink peer
+    full: bool  # two or more linked GPUs, each with NVLink to every other linked GPU
+
+
+@dataclass(frozen=True)
 class TopoMatrix:
     """`nvidia-smi topo -m`: one row per device, cells aligned with `columns`."""
 
@@ -129,6 +139,14 @@ class TopoMatrix:
                 if n:
                     out[other] = n
         return out
+
+    def nvlink_mesh(self) -> NvlinkMesh:
+        """The GPUs with NVLink peers, those shown without any, and whether the linked ones form a full mesh."""
+        peers = {g: self.nvlink_peers(g) for g in self.gpus}
+        linked = tuple(g for g in self.gpus if peers[g])
+        isolated = tuple(g for g in self.gpus if not peers[g] and g in self.rows)
+        full = len(linked) >= 2 and all(set(peers[g]) >= set(linked) - {g} for g in linked)
+        return NvlinkMesh(peers, linked, isolated, full)
 
     @property
     def has_nvlink(self) -> bool:

@@ -1,6 +1,6 @@
 """Audit every node's snapshot in worker processes, streaming: the parent holds summaries, never snapshots.
 
-Each snapshot is verified by its manifest (host/memory.py's `load_snapshot`: every member's size and
+Each snapshot is verified by its manifest (host/snapshot_reader.py's `load_snapshot`: every member's size and
 SHA-256) and audited by the same engine as `stackaudit audit` (`engine.runner.run_audit`) in a pool of
 worker processes; a worker returns a `NodeSummary` (fleet/summary.py). A snapshot that is refused (a bad
 manifest, a file that is not a snapshot) makes that node failed with the reason; the others go on. Nodes
@@ -52,7 +52,7 @@ def default_workers() -> int:
 def summarise_snapshot(node: str, path: str, waivers: Sequence[Waiver] = ()) -> NodeSummary:
     """Load (verifying the manifest) and audit one snapshot; the summary, or the node failed with the reason."""
     from stackaudit.engine.runner import AuditOptions, run_audit
-    from stackaudit.host.memory import load_snapshot
+    from stackaudit.host.snapshot_reader import load_snapshot
 
     try:
         host = load_snapshot(path)

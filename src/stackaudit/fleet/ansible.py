@@ -283,7 +283,7 @@ class AnsibleGatherer:
         return []
 
     def _outcome(self, host: str, state: _HostState, dest: str) -> NodeOutcome:
-        from stackaudit.host.memory import is_snapshot
+        from stackaudit.host.snapshot_reader import is_snapshot
 
         if state.error is not None:
             return NodeOutcome(host, error=state.error)

@@ -62,7 +62,7 @@ def list_entries(directory: str, allow_shared: bool = False) -> tuple[list[str],
 
 
 def directory_outcomes(directory: str, entries: list[str]) -> Iterator[NodeOutcome]:
-    from stackaudit.host.memory import is_snapshot
+    from stackaudit.host.snapshot_reader import is_snapshot
 
     for entry in entries:
         path = os.path.join(directory, entry)

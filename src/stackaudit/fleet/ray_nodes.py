@@ -151,7 +151,7 @@ class RayGatherer:
                 ray.cancel(ref, force=True)
 
     def _outcome(self, ray: Any, ref: Any, node: str, dest: str) -> NodeOutcome:
-        from stackaudit.host.memory import is_snapshot
+        from stackaudit.host.snapshot_reader import is_snapshot
 
         try:
             answer = ray.get(ref)

@@ -16,7 +16,7 @@ from stackaudit.host.base import (
     Host,
     HostWrapper,
 )
-from stackaudit.host.memory import HostRecord, _path_key, error_name
+from stackaudit.host.memory import HostRecord, error_name, path_key
 from stackaudit.host.nvml import NvmlError
 from stackaudit.host.redact import (
     REDACTED,
@@ -50,7 +50,7 @@ class RedactingHost(HostWrapper):
         # each answer is redacted once and counted once. Keyed by source; the answer it was made
         # from is kept to check it is still the same text.
         self._redacted: dict[str, tuple[Any, Any]] = {}
-        # A snapshot captured and redacted under these very rules (host/memory.py load_snapshot): redacting
+        # A snapshot captured and redacted under these very rules (host/snapshot_reader.py load_snapshot): redacting
         # again would change nothing (redaction is idempotent) and costs most of a replay's time.
         redacted_with = getattr(inner, "redacted_with", "")
         self.passthrough = keep_process is None and bool(redacted_with) and redacted_with == rules_fingerprint()
@@ -166,7 +166,7 @@ class RecordingHost(HostWrapper):
         return prov
 
     def read_bytes(self, path: str, limit: int = MAX_FILE_BYTES) -> bytes:
-        path = _path_key(path) if path.startswith("/") else path
+        path = path_key(path) if path.startswith("/") else path
         try:
             data = self.inner.read_bytes(path, limit)
         except OSError as exc:

@@ -2,11 +2,11 @@
 records for long or non-ASCII names.
 
 tarfile parses each header in Python, about 50 µs a member: 30 ms for an 8-GPU node's 600 members, which
-`stackaudit fleet` pays once per node (bench/fleet_scale.py). This reads the same members from the
+`stackaudit fleet` pays once per node (perf/fleet_scale.py). This reads the same members from the
 decompressed bytes in a few µs each. Anything it does not know — a GNU or v7 header, a pax record other
 than the ones tarfile writes for names, ids and times, a base-256 number, a checksum that does not add up, a
 hard link or a device, a name that is not UTF-8, an archive cut short — makes it give up (None), and
-tarfile reads the archive as before, with the bounds host/memory.py puts on it. Header layout:
+tarfile reads the archive as before, with the bounds host/snapshot_reader.py puts on it. Header layout:
 https://pubs.opengroup.org/onlinepubs/9799919799/utilities/pax.html (ustar Interchange Format).
 """
 

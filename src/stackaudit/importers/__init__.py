@@ -15,5 +15,5 @@ import pkgutil
 
 def import_all() -> None:
     for info in pkgutil.iter_modules(__path__):
-        if not info.name.startswith("_") and info.name not in ("registry",):
+        if not info.name.startswith("_") and info.name not in ("registry", "recognition"):
             importlib.import_module(f"{__name__}.{info.name}")

@@ -2,7 +2,7 @@
 
 Both are read as streams, never extracted to disk, with caps a hostile or broken archive cannot get
 past: 512 MiB uncompressed in all, and past 64 MiB no more than 100 bytes out for each compressed byte
-in (the snapshot's own rule, host/memory.BoundedDecompression), 50 000 members, and a member or
+in (the snapshot's own rule, host/snapshot_reader.BoundedDecompression), 50 000 members, and a member or
 section larger than 8 MiB cut at 8 MiB (its recording an excerpt); a line is read at most 8 MiB at a time. Each section or member the audit has a source for goes through the
 same recognisers as a paste (or, for a file the archive holds verbatim, straight to that file's
 source); its provenance names the archive and the member or section.
@@ -32,11 +32,13 @@ from typing import IO
 
 from stackaudit.errors import InputError
 from stackaudit.facts.sources import PROC_CMDLINE, PROC_MODULES, UNAME
-from stackaudit.host.memory import HostRecord, SnapshotError
+from stackaudit.host.memory import HostRecord
+from stackaudit.host.snapshot_reader import SnapshotError
 from stackaudit.host.source import Provenance, command_key, file_key
 from stackaudit.importers import _hosts
 from stackaudit.importers._compressed import MAGIC_BYTES, TAR_MAGIC_AT, decompressed, zlib_error
-from stackaudit.importers.registry import ImportResult, recognise, record_command, record_file
+from stackaudit.importers.recognition import ImportResult, recognise
+from stackaudit.importers.registry import record_command, record_file
 
 MAX_MEMBERS = 50_000
 MAX_MEMBER = 8 * 1024 * 1024

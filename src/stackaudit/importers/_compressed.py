@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 from stackaudit.errors import InputError
-from stackaudit.host.memory import BoundedDecompression, SnapshotError
+from stackaudit.host.snapshot_reader import BoundedDecompression, SnapshotError
 
 MAGIC_BYTES = 6
 _GZIP, _XZ, _BZ2 = b"\x1f\x8b", b"\xfd7zXZ\x00", b"BZh"

@@ -44,7 +44,7 @@ def take_while(lines: list[str], start: int, pred: re.Pattern[str], allow_blank:
 
 class Candidates:
     """The lines a recogniser's trigger can fire on: the sorted indices of the lines holding one of its
-    needles (importers/registry.py scans the text once for the needles of every recogniser). `next(i)`
+    needles (importers/recognition.py scans the text once for the needles of every recogniser). `next(i)`
     is the first of them at or after line i, or `end` when none is left, so a recogniser jumps from
     candidate to candidate instead of testing every line. `offset` shifts the indices for a recogniser
     run on `lines[offset:]` (the registry's probes for a second host)."""

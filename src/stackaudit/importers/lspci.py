@@ -5,7 +5,7 @@ of the usual VFIO scripts (`IOMMU Group N:` followed by `lspci -nns` lines).
 Each listing is recorded verbatim under the argv it shows (facts/sources.py LSPCI_PASTED): its prompt
 line's where that is one of them, else the flags its lines show; an IOMMU-group listing as a pasted
 document. Several listings of one argv are concatenated in order; the `pcie` fact parses them all
-(facts/pcie_config.py `parse_lspci` accepts every flavour and merges a device printed twice).
+(facts/lspci.py `parse_lspci` accepts every flavour and merges a device printed twice).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from stackaudit.facts.pcie_config import CAP_KEYS, IOMMU_GROUP_HEADING, LSPCI_HEADER
+from stackaudit.facts.lspci import CAP_KEYS, IOMMU_GROUP_HEADING, LSPCI_HEADER
 from stackaudit.facts.sources import IOMMU_GROUP_LISTING, LSPCI_PASTED, LSPCI_TREE, LSPCI_VVV
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import FENCE, Candidates, next_candidate, strip_prompt

@@ -9,7 +9,8 @@ from stackaudit.host.memory import HostRecord, MemoryHost
 from stackaudit.importers import _archives, _compressed
 from stackaudit.importers._hosts import HostProfile
 from stackaudit.importers._paste import view
-from stackaudit.importers.registry import MAX_PASTE_BYTES, nothing_recognisable, recognise_view, strip_header
+from stackaudit.importers.recognition import nothing_recognisable, recognise_view, strip_header
+from stackaudit.importers.registry import MAX_PASTE_BYTES
 
 
 def load_pasted(paths: list[str]) -> MemoryHost:

@@ -1,30 +1,21 @@
-"""The recogniser framework: importers claim line spans of a text and fill a HostRecord.
+"""The importer table: `@importer` registers a recogniser of one pasted kind, and the helpers its
+spans use to fill a HostRecord (commands, files, documents).
 
-Every span's recording is stamped with its provenance: the pasted kind, the file and lines it came
-from, and whether the kind's explicit start and end markers show it whole (`Found.whole`); anything
-else is an excerpt, which never proves that something is absent.
+Every span's recording is stamped with its provenance by the recognition loop (importers/recognition.py):
+the pasted kind, the file and lines it came from, and whether the kind's explicit start and end markers
+show it whole (`Found.whole`); anything else is an excerpt, which never proves that something is absent.
 """
 
 from __future__ import annotations
 
-import bisect
-import itertools
-import operator
-import os
-import pickle
-import re
-from array import array
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from stackaudit.errors import InputError
 from stackaudit.host.base import CommandResult
-from stackaudit.host.memory import HostRecord, join_provenance
-from stackaudit.host.source import Provenance, command_key, doc_key, file_key
-from stackaudit.importers import _hosts, _paste
-from stackaudit.importers._scan import Candidates
+from stackaudit.host.memory import HostRecord
+from stackaudit.host.source import command_key, doc_key, file_key
 
 MAX_PASTE_BYTES = 64 * 1024 * 1024
 
@@ -60,11 +51,7 @@ class ImporterSpec:
 
 
 IMPORTERS: dict[str, ImporterSpec] = {}
-_FALLBACK: set[str] = set()  # the kinds whose spans yield to every other's (`ImporterSpec.fallback`)
-
-# The needle gate (`needles=`). Off, every recogniser reads every line as it would without needles: only
-# the test that the gate changes nothing (tests/test_importer_needles.py) turns it off.
-GATED = True
+FALLBACK: set[str] = set()  # the kinds whose spans yield to every other's (`ImporterSpec.fallback`)
 
 
 def importer(kind: str, description: str, needles: tuple[str, ...] = (),
@@ -83,7 +70,7 @@ def importer(kind: str, description: str, needles: tuple[str, ...] = (),
             raise ValueError(f"two importers of kind {kind!r}")
         IMPORTERS[kind] = ImporterSpec(kind, description, func, _fewest(needles), per_line, fallback)
         if fallback:
-            _FALLBACK.add(kind)
+            FALLBACK.add(kind)
         return func
 
     return register
@@ -98,107 +85,6 @@ def _fewest(needles: tuple[str, ...]) -> tuple[str, ...]:
         if not any(k in n for k in kept):
             kept.append(n)
     return tuple(kept)
-
-
-# Lines per piece of the needle scan: the text is encoded and lowercased a piece at a time, so the scan
-# holds a few MB more than the lines, not another copy of a 50 MB paste.
-_SCAN_LINES = 20_000
-
-
-def needle_lines(lines: list[str], needles: Sequence[str]) -> dict[str, array[int] | None]:
-    """For each needle (lowercase), the ascending indices of the lines holding it, case ignored as ASCII
-    does (bytes.lower on the UTF-8 text: an ASCII needle is found whatever the case of its letters).
-
-    A piece of lines at a time, each needle: ruled out where one of its words is in none of the piece's
-    words; else bytes.find from hit to hit (C), the hit's line by bisection in the line ends, then on from
-    the next line: a Python step per line holding it, none per line that does not. A needle on many lines
-    (a `[` in a kernel log) switches to testing each remaining line, cheaper than a find per hit. A needle
-    on more than half the lines maps to None: no recogniser jumps on it, and its lines are not kept."""
-    # Line indices 4 bytes each in an array("i") (a paste is under 2**31 lines), where a list of ints costs
-    # 36 a line (a `[` on every line of a 50 MB log).
-    out: dict[str, array[int] | None] = {n: array("i") for n in needles}
-    half = len(lines) // 2
-    # A needle's runs between spaces each stand inside one word of the text where the needle stands.
-    encoded = [(n, n.encode(), [p for p in n.encode().split() if p]) for n in needles]
-    for base in range(0, len(lines), _SCAN_LINES):
-        chunk = lines[base:base + _SCAN_LINES]
-        piece = "\n".join(chunk).encode("utf-8", "replace").lower()
-        # The piece's distinct words: a long log repeats its words, so a needle that is not there (most are
-        # not) is ruled out by a search of this, a fraction of the piece, instead of the whole.
-        words = b" ".join(set(piece.split()))
-        lengths = map(len, chunk) if len(piece) == sum(map(len, chunk)) + len(chunk) - 1 else (
-            len(line.encode("utf-8", "replace")) for line in chunk)
-        # ends[k]: where line k's "\n" stands in the piece (the piece's end for its last line).
-        ends = list(map(operator.add, itertools.accumulate(lengths), itertools.count()))
-        find = piece.find
-        # A find, a bisection and an append per hit cost about five tests of a line.
-        limit = max(len(chunk) // 5, 64)
-        split: list[bytes] | None = None
-        for needle, raw, runs in encoded:
-            if not all(run in words for run in runs):
-                continue
-            hits = out[needle]
-            if hits is None:
-                continue
-            at = find(raw)
-            if at < 0:
-                continue
-            seen = 0
-            while at >= 0:
-                k = bisect.bisect_left(ends, at)
-                hits.append(base + k)
-                seen += 1
-                if seen > limit:
-                    split = piece.split(b"\n") if split is None else split
-                    hits.extend([base + j for j in range(k + 1, len(chunk)) if raw in split[j]])
-                    break
-                at = find(raw, ends[k] + 1)
-            if len(hits) > half:
-                out[needle] = None
-    return out
-
-
-# Per gated recogniser: its candidate lines, ascending; None where they are most lines (it reads every line).
-_Hits = dict[str, "array[int] | None"]
-
-
-def _candidates(lines: list[str], specs: list[ImporterSpec]) -> _Hits:
-    """Each gated recogniser's candidate lines: those holding one of its needles."""
-    gated = [s for s in specs if s.needles]
-    if not GATED or not gated:
-        return {}
-    found = needle_lines(lines, sorted({n for s in gated for n in s.needles}))
-    out: _Hits = {}
-    half = len(lines) // 2
-    for spec in gated:
-        mine = [found[n] for n in spec.needles]
-        hits = [h for h in mine if h]
-        if any(h is None for h in mine):
-            out[spec.kind] = None  # one of its needles is on most lines
-        elif not hits:
-            out[spec.kind] = array("i")
-        elif max(map(len, hits)) > half:
-            out[spec.kind] = None  # candidates on most lines save less than the jump to each costs
-        elif len(hits) == 1:
-            out[spec.kind] = hits[0]
-        else:
-            union = array("i", sorted(set().union(*hits)))
-            out[spec.kind] = union if len(union) <= half else None
-    return out
-
-
-def _call(spec: ImporterSpec, lines: list[str], candidates: _Hits, offset: int = 0) -> list[Found]:
-    """The spec's spans over `lines` (`lines[offset:]` of the text `candidates` were found in)."""
-    if spec.kind not in candidates:
-        return list(spec.func(lines))  # ungated: every line
-    mine = candidates[spec.kind]
-    if mine is None:
-        return list(spec.func(lines))  # its needles are on most lines
-    if not mine or mine[-1] < offset:
-        return []  # none of its needles: it could accept nothing
-    if spec.per_line and (len(mine) - bisect.bisect_left(mine, offset)) * 2 <= len(lines):
-        return list(spec.func(lines, candidates=Candidates(mine, len(lines), offset)))
-    return list(spec.func(lines))
 
 
 class _Tracked(dict[Any, Any]):
@@ -240,7 +126,7 @@ class _Tracked(dict[Any, Any]):
         return out
 
 
-def _tracked_record(touched: list[str]) -> HostRecord:
+def tracked_record(touched: list[str]) -> HostRecord:
     record = HostRecord(meta={"source": "pasted"})
     record.files = _Tracked(file_key, touched)
     record.dirs = _Tracked(file_key, touched)
@@ -249,7 +135,7 @@ def _tracked_record(touched: list[str]) -> HostRecord:
     return record
 
 
-def _untrack(record: HostRecord) -> None:
+def untrack(record: HostRecord) -> None:
     record.files, record.dirs = dict(record.files), dict(record.dirs)
     docs = record.docs
     record.commands, record.docs = dict(record.commands), docs.joined() if isinstance(docs, _Tracked) else docs
@@ -264,333 +150,12 @@ def append_document(record: HostRecord, name: str, text: str) -> None:
         record.docs[name] = record.docs.get(name, "") + text
 
 
-def _stamp(record: HostRecord, found: Found, touched: list[str], file_name: str,
-           kind_keys: dict[str, list[str]]) -> None:
-    """Record where the keys this span wrote came from; a span that only adds to an earlier one's
-    recording (scattered log lines) widens that one's lines."""
-    changed = list(dict.fromkeys(touched)) or kind_keys.get(found.kind, [])
-    known = kind_keys.setdefault(found.kind, [])
-    prov = Provenance(found.kind, "pasted", found.whole, file_name, (found.start + 1, found.end))
-    for key in changed:
-        if key not in known:
-            known.append(key)
-        old = record.provenance.get(key)
-        record.provenance[key] = prov if old is None else join_provenance(old, prov)
-
-
-@dataclass
-class ImportResult:
-    record: HostRecord
-    recognised: list[tuple[str, int, int]] = field(default_factory=list)
-    # Spans of another host in the same paste, left out of the record: "KIND (lines a-b): another host (NAME)".
-    set_aside: list[str] = field(default_factory=list)
-
-
-def strip_header(text: str) -> str:
-    """Drop the `# ...` header of the shared captures (ends at `# ----- end of header`)."""
-    marker = "# ----- end of header"
-    idx = text.find(marker)
-    # `\s*#` rather than text.lstrip(): a 50 MB paste that starts with a blank line is not copied to ask.
-    if idx >= 0 and re.match(r"\s*#", text):
-        nl = text.find("\n", idx)
-        return text[nl + 1:] if nl >= 0 else ""
-    return text
-
-
 def recognised_kinds() -> list[str]:
     """The kinds of output the registered importers recognise, as their table names them."""
     from stackaudit import importers
 
     importers.import_all()
     return [kind for kind in IMPORTERS if not kind.startswith("_")]
-
-
-# A paste this long is read on two cores: a forked helper runs the importers slowest per line.
-PARALLEL_MIN_LINES = 100_000
-# About half the per-line cost on a long log (bench/paste_size.py, importer by importer).
-_HELPER_KINDS = frozenset({"server log", "nvidia-smi topo -m", "nvidia-smi topo -p2p", "nvidia-smi nvlink -s",
-                           "lsmod", "/proc/cmdline"})
-
-_Spans = dict[str, tuple[list[Found], list[Found]]]
-
-
-def _run_specs(lines: list[str], specs: list[ImporterSpec], candidates: _Hits) -> _Spans:
-    out: _Spans = {}
-    for spec in specs:
-        try:
-            found = _call(spec, lines, candidates)
-        except (ValueError, IndexError, KeyError):
-            # An importer that trips on odd input recognises nothing there; the others go on.
-            continue
-        probes = (_probe(spec, lines, max(f.end for f in found), candidates)
-                  if spec.kind in _hosts.PROBED_KINDS and found else [])
-        out[spec.kind] = (found, probes)
-    return out
-
-
-class _Pending:
-    """A forked child running some importers; `collect` waits for its spans (None if it failed)."""
-
-    def __init__(self, pid: int, read_fd: int) -> None:
-        self.pid, self.read_fd = pid, read_fd
-
-    def collect(self) -> _Spans | None:
-        with os.fdopen(self.read_fd, "rb") as inp:
-            data = inp.read()
-        os.waitpid(self.pid, 0)
-        try:
-            spans = pickle.loads(data) if data else None
-        except Exception:
-            return None
-        return spans if isinstance(spans, dict) else None
-
-
-def _run_forked(lines: list[str], specs: list[ImporterSpec], candidates: _Hits) -> _Pending | None:
-    """Start `specs` in a forked child (the lines are shared copy-on-write); None where there is no fork."""
-    if not hasattr(os, "fork"):
-        return None
-    read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: run, send the spans back pickled, and leave without any cleanup of the parent's
-        try:
-            os.close(read_fd)
-            try:
-                data = pickle.dumps(_run_specs(lines, specs, candidates), protocol=pickle.HIGHEST_PROTOCOL)
-            except Exception:
-                data = b""
-            with os.fdopen(write_fd, "wb") as out:
-                out.write(data)
-        finally:
-            os._exit(0)
-    os.close(write_fd)
-    return _Pending(pid, read_fd)
-
-
-def _run_importers(lines: list[str]) -> tuple[list[Found], list[Found]]:
-    """Every importer's spans over the lines, in the table's order; and, for the kinds that stop at their
-    first match, the later matches (probes: compared for a second host, never recorded)."""
-    specs = list(IMPORTERS.values())
-    hits = _candidates(lines, specs)
-    spans: _Spans = {}
-    if len(lines) >= PARALLEL_MIN_LINES:
-        helper = [s for s in specs if s.kind in _HELPER_KINDS]
-        pending = _run_forked(lines, helper, hits)
-        if pending is not None:
-            spans.update(_run_specs(lines, [s for s in specs if s.kind not in _HELPER_KINDS], hits))
-            theirs = pending.collect()
-            spans.update(theirs if theirs is not None else _run_specs(lines, helper, hits))
-    if not spans:
-        spans = _run_specs(lines, specs, hits)
-    candidates: list[Found] = []
-    probes: list[Found] = []
-    for spec in specs:
-        found, more = spans.get(spec.kind, ([], []))
-        candidates.extend(found)
-        probes.extend(more)
-    return candidates, probes
-
-
-def _probe(spec: ImporterSpec, lines: list[str], offset: int, candidates: _Hits) -> list[Found]:
-    out: list[Found] = []
-    for _ in range(_hosts.MAX_PROBES):
-        if offset >= len(lines):
-            break
-        try:
-            more = _call(spec, lines[offset:], candidates, offset)
-        except (ValueError, IndexError, KeyError):
-            break
-        if not more:
-            break
-        shifted = [replace(f, start=f.start + offset, end=f.end + offset) for f in more]
-        out.extend(shifted)
-        offset = max(f.end for f in shifted)
-    return out
-
-
-def _select(candidates: list[Found], n_lines: int) -> list[Found]:
-    """Overlapping claims go to the longest span (ties: the earliest), a fallback kind's last. Linear in the lines claimed: a
-    line map, not a rescan of what was taken, so a log of a million lines is taken in one pass."""
-    # Two stable sorts with one int key each: a tuple key per span would cost a tuple per log line.
-    candidates.sort(key=lambda f: f.start)
-    candidates.sort(key=lambda f: f.start - f.end)
-    if _FALLBACK:
-        candidates.sort(key=lambda f: f.kind in _FALLBACK)  # stable: each group stays longest first
-    occupied = bytearray(max(n_lines, 1) + 1)
-    taken: list[Found] = []
-    for cand in candidates:
-        s, e = max(cand.start, 0), min(cand.end, n_lines)
-        if e <= s:
-            continue
-        shared = cand.kind == "_shared"
-        if occupied.find(1, s, e) >= 0 or (not shared and occupied.find(2, s, e) >= 0):
-            continue
-        occupied[s:e] = (b"\x02" if shared else b"\x01") * (e - s)
-        taken.append(cand)
-    taken.sort(key=lambda f: f.start)
-    return taken
-
-
-def _to_file(taken: list[Found], paste: _paste.PasteView) -> list[Found]:
-    """The spans in the user's file's lines (`PasteView.span`, inlined: one per log line adds up)."""
-    origin = paste.origin
-    if not origin:
-        return [Found(f.kind, 0, 0, f.apply, f.whole) for f in taken]
-    last = len(origin) - 1
-    out: list[Found] = []
-    for f in taken:
-        start = min(max(f.start, 0), last)
-        out.append(Found(f.kind, origin[start], origin[min(max(f.end - 1, start), last)] + 1, f.apply, f.whole))
-    return out
-
-
-def _gapped_kinds(taken: list[Found], gaps: list[int]) -> set[str]:
-    """Kinds with a gap line inside one of their spans, or between two of their spans with nothing
-    else between: what the user cut out was part of that output, so it is an excerpt."""
-    if not gaps:
-        return set()
-    kinds: set[str] = set()
-    for f in taken:
-        i = bisect.bisect_left(gaps, f.start)
-        if i < len(gaps) and gaps[i] < f.end:
-            kinds.add(f.kind)
-    gap_set = set(gaps)
-    by_end: dict[int, set[str]] = {}
-    for f in taken:
-        by_end.setdefault(f.end, set()).add(f.kind)
-    for f in taken:
-        j = f.start - 1
-        while j >= 0 and j in gap_set:
-            j -= 1
-        if j < f.start - 1 and f.kind in by_end.get(j + 1, set()):
-            kinds.add(f.kind)
-    return kinds
-
-
-def _split_hosts(taken: list[Found], probes: list[Found], paste: _paste.PasteView,
-                 profile: _hosts.HostProfile) -> dict[int, str]:
-    """Which taken spans (by index) and probes (by -1 - index) show another host, and its name."""
-    occupied = bytearray(len(paste.lines) + 1)
-    for f in taken:
-        occupied[f.start:f.end] = b"\x01" * (f.end - f.start)
-    # Every taken span counts (one without an identity belongs to the host whose part it lies in); the
-    # few probes are merged in by position (taken is already in order: no list of every span to sort).
-    extra = sorted(((p.start, -1 - n) for n, p in enumerate(probes) if occupied.find(1, p.start, p.end) < 0))
-
-    def in_order() -> Iterator[tuple[int, Found]]:
-        j = 0
-        for n, f in enumerate(taken):
-            while j < len(extra) and extra[j][0] < f.start:
-                yield extra[j][1], probes[-1 - extra[j][1]]
-                j += 1
-            yield n, f
-        for _, key in extra[j:]:
-            yield key, probes[-1 - key]
-
-    splitter = _hosts.HostSplitter(profile)
-    other: dict[int, str] = {}
-    for key, f in in_order():
-        ident = _hosts.identity(f.kind, paste.lines[f.start:f.end]) if f.kind in _hosts.IDENTITIES else {}
-        if key < 0 and not ident:
-            continue
-        name = splitter.assign(ident)
-        if name:
-            other[key] = name
-    return other
-
-
-def _set_aside_lines(taken: list[Found], probes: list[Found], other: dict[int, str],
-                     paste: _paste.PasteView, line_offset: int) -> list[str]:
-    entries: list[tuple[str, int, int, str]] = []
-    for key, name in sorted(other.items(), key=lambda kv: (taken[kv[0]] if kv[0] >= 0 else probes[-1 - kv[0]]).start):
-        f = taken[key] if key >= 0 else probes[-1 - key]
-        a, b = paste.span(f.start, f.end)
-        a, b = a + 1 + line_offset, b + line_offset
-        last = entries[-1] if entries else None
-        if last is not None and last[0] == f.kind and last[3] == name and a - last[2] <= 1:
-            entries[-1] = (f.kind, last[1], b, name)
-        else:
-            entries.append((f.kind, a, b, name))
-    return [f"{kind} (lines {a}-{b}): another host ({name})" for kind, a, b, name in entries]
-
-
-def recognise(text: str, file_name: str = "", profile: _hosts.HostProfile | None = None,
-              line_offset: int = 0) -> ImportResult:
-    """Run every importer over the text; overlapping claims go to the longest span.
-
-    The text is read through its markup (`_paste.view`: fences, quotes, prompts, gap lines); spans and
-    provenance keep the user's line numbers (plus `line_offset`, for a section of a larger file). Spans
-    of a second host (`_hosts`) are set aside; `profile` carries the first host across several files.
-    """
-    return recognise_view(_paste.view(text), file_name, profile, line_offset)
-
-
-def recognise_view(paste: _paste.PasteView, file_name: str = "", profile: _hosts.HostProfile | None = None,
-                   line_offset: int = 0) -> ImportResult:
-    """`recognise` on a text already peeled (the caller may drop the text: its lines are all that is read)."""
-    from stackaudit import importers
-
-    importers.import_all()
-    lines = paste.lines
-    candidates, probes = _run_importers(lines)
-    taken = _select(candidates, len(lines))
-    other = _split_hosts(taken, probes, paste, profile if profile is not None else _hosts.HostProfile())
-    set_aside: list[str] = []
-    if other:
-        set_aside = _set_aside_lines(taken, probes, other, paste, line_offset)
-        blanked = list(lines)
-        for key in other:
-            if key >= 0:
-                f = taken[key]
-                blanked[f.start:f.end] = [""] * (f.end - f.start)
-        lines = blanked
-        paste = replace(paste, lines=blanked)
-        taken = _select(_run_importers(blanked)[0], len(blanked))
-    taken = _to_file(taken, paste)
-    gapped = _gapped_kinds(taken, paste.gaps)
-    if gapped or line_offset:
-        taken = [Found(f.kind, f.start + line_offset, f.end + line_offset, f.apply, f.whole and f.kind not in gapped)
-                 for f in taken]
-    touched: list[str] = []
-    record = _tracked_record(touched)
-    result = ImportResult(record, set_aside=set_aside)
-    kind_keys: dict[str, list[str]] = {}
-    # A run of spans that wrote nothing of their own (the later lines of a scattered kernel log) is
-    # stamped once, from its first line to its last: what joining each in turn would give.
-    run: list[Found] = []
-
-    def stamp_run() -> None:
-        if run:
-            first = run[0]
-            _stamp(record, Found(first.kind, first.start, run[-1].end, first.apply, first.whole), [], file_name,
-                   kind_keys)
-            run.clear()
-
-    for found in taken:
-        touched.clear()
-        found.apply(record)
-        if touched:
-            stamp_run()
-            _stamp(record, found, touched, file_name, kind_keys)
-        elif run and (run[0].kind != found.kind or run[0].whole != found.whole):
-            stamp_run()
-            run.append(found)
-        else:
-            run.append(found)
-        last = result.recognised[-1] if result.recognised else None
-        if last is not None and last[0] == found.kind and last[2] == found.start:
-            result.recognised[-1] = (found.kind, last[1], found.end)  # adjacent lines of one output: one span
-        else:
-            result.recognised.append((found.kind, found.start + 1, found.end))
-    stamp_run()
-    _untrack(record)
-    if set_aside:
-        record.meta["set_aside"] = list(set_aside)
-    return result
-
-
-def nothing_recognisable(name: str) -> InputError:
-    """The one-line error for a text in which no importer found anything."""
-    return InputError(f"{name}: nothing recognisable; recognised kinds: {', '.join(recognised_kinds())}")
 
 
 def record_command(record: HostRecord, argv: tuple[str, ...], stdout: str) -> None:

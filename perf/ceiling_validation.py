@@ -1,6 +1,6 @@
 """Measured vs ceiling for every published single-stream run of src/stackaudit/data/ceiling_measurements.toml.
 
-Run: PYTHONPATH=src .venv/bin/python bench/ceiling_validation.py [--markdown]
+Run: PYTHONPATH=src .venv/bin/python perf/ceiling_validation.py [--markdown]
 Prints, per run: the measured rate; the final ceiling (context 0) and the kv-loaded line at the run's
 context, with ceiling / measured; bytes per token per GPU against a hand count from the published configs (plus any documented correction); stored bytes against the published size less embeddings.
 Exit 1 when a ceiling is below its measurement, an efficient run is more than 2.5x below its

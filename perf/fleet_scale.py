@@ -14,7 +14,7 @@ one GPU's link width, a sysctl, a kernel command-line option) and sit on a few n
 hard link to one of those captures (the analysis reads and audits every entry in full; only disk is saved).
 The analysis must find exactly the planted nodes as odd ones, or the run fails.
 
-    python bench/fleet_scale.py [--nodes 100,1000] [--workers 2]
+    python perf/fleet_scale.py [--nodes 100,1000] [--workers 2]
 """
 
 from __future__ import annotations

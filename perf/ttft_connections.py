@@ -8,7 +8,7 @@ off (off = `open_spare` does nothing), and prints the median TTFT and the connec
 TTFT per round, with the server's own TTFT record (first chunk written − request read) beside
 them.
 
-Run: .venv/bin/python bench/ttft_connections.py [--rounds 4] [--concurrency 16] [--json]
+Run: .venv/bin/python perf/ttft_connections.py [--rounds 4] [--concurrency 16] [--json]
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ events, NCCL INFO lines, nvidia-smi tables, lspci blocks), each repeat in a mark
 paste them, until it reaches the size asked. Targets on a 2-core machine: <= 30 s and <= 300 MB peak
 RSS for 50 MB. The recognisers must be linear for this: a rescan per span would be quadratic.
 
-    python bench/paste_size.py [--mb 50] [--keep PATH]
+    python perf/paste_size.py [--mb 50] [--keep PATH]
 """
 
 from __future__ import annotations
@@ -39,10 +39,10 @@ FENCED = ("92", "nvidia-smi")
 TARGET_S = 30.0
 TARGET_RSS_MB = 300.0
 # The paste read alone: its wall and CPU seconds (its own and its forked helper's), and whether the needle gate
-# (importers/registry.py) is on ("0" as a third argument turns it off, to compare).
-_READ_ONLY = ("import resource, sys, time\nfrom stackaudit.importers import registry\n"
-              "registry.GATED = sys.argv[2] != '0'\n"
-              "t = time.perf_counter(); registry.load_pasted([sys.argv[1]]); wall = time.perf_counter() - t\n"
+# (importers/recognition.py) is on ("0" as a third argument turns it off, to compare).
+_READ_ONLY = ("import resource, sys, time\nfrom stackaudit.importers import pasted, recognition\n"
+              "recognition.GATED = sys.argv[2] != '0'\n"
+              "t = time.perf_counter(); pasted.load_pasted([sys.argv[1]]); wall = time.perf_counter() - t\n"
               "cpu = sum(u.ru_utime + u.ru_stime for u in map(resource.getrusage, "
               "(resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)))\n"
               "print(wall, cpu)")

@@ -6,7 +6,7 @@ alternate bar on and off against the calibrated server (TTFT 20 ms, 2 ms per tok
 outputs, c=16); per round: the client process's CPU seconds over the run, the output tok/s and
 the TPOT p50 the level reported.
 
-Run: .venv/bin/python bench/progress_cost.py [--rounds 4] [--requests 256] [--json]
+Run: .venv/bin/python perf/progress_cost.py [--rounds 4] [--requests 256] [--json]
 """
 
 from __future__ import annotations

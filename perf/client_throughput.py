@@ -20,7 +20,7 @@ busy the other core was. A raw-socket reader that does no parsing shows how fast
 serves alone (chunked framings), so that the server is not what is measured.
 For timing error the server emits tokens at an exact gap and logs its own send times.
 
-Run: .venv/bin/python bench/client_throughput.py [--seconds 3] [--concurrency 1,8,32,128]
+Run: .venv/bin/python perf/client_throughput.py [--seconds 3] [--concurrency 1,8,32,128]
      [--vllm-client .../vllm/benchmarks/lib/endpoint_request_func.py] [--json]
 Targets: stackaudit at least 2× vLLM's client in tokens per CPU-second at every framing and
 concurrency; < 1 % TPOT error at 256 streams. Figures measured on the project's machine are in

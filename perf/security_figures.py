@@ -2,7 +2,7 @@
 paths, snapshots, writes, pastes, bench against a hostile server), and a
 real-size 8-GPU capture (lspci -vvv of 8 GPUs and 400 more functions, a 100 000-line dmesg) replayed.
 
-    python bench/security_figures.py            # runs tests/hostile with figures on, then the real-size replay
+    python perf/security_figures.py            # runs tests/hostile with figures on, then the real-size replay
 
 Peak RSS is the child's own (os.wait4 ru_maxrss), wall time includes interpreter start.
 """

@@ -2,8 +2,8 @@
 
 Used to time `stackaudit audit --from` on an 8-GPU snapshot (issue 3 target: under 1 s):
 
-    python bench/hgx_snapshot.py build/hgx.tar.gz
-    python bench/audit_speed.py --snapshot build/hgx.tar.gz
+    python perf/hgx_snapshot.py build/hgx.tar.gz
+    python perf/audit_speed.py --snapshot build/hgx.tar.gz
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ the figure is what a user waits for before the help appears: interpreter start, 
 and the help's formatting. One warm-up run first (the page cache and .pyc files), then N measured.
 `--src DIR` measures another checkout's source (e.g. the typer CLI before the move to click).
 
-Run: .venv/bin/python bench/cli_startup.py [--runs 20] [--src src] [--args --help] [--json]
+Run: .venv/bin/python perf/cli_startup.py [--runs 20] [--src src] [--args --help] [--json]
 """
 
 from __future__ import annotations

@@ -2,14 +2,14 @@
 
 Targets on a 2-core machine without a GPU: `stackaudit --help` < 0.3 s, `stackaudit audit`
 < 1 s, `stackaudit audit --from SNAPSHOT` < 1 s; with `--snapshot` (an 8-GPU capture, see
-bench/hgx_snapshot.py) also the audit's own time inside the process (collection, checks,
+perf/hgx_snapshot.py) also the audit's own time inside the process (collection, checks,
 combining sources; the JSON's `summary.duration_s`) < 0.5 s. Prints medians (and min/max) of N runs.
 
 Each case runs once untimed first, with Python writing bytecode, as an installed copy has it:
 PYTHONDONTWRITEBYTECODE=1 in the environment would make every run compile stackaudit's sources again
 (about 50k lines), which is a property of the environment, not of the command.
 
-    python bench/audit_speed.py [--runs 9]
+    python perf/audit_speed.py [--runs 9]
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def main() -> None:
 def _warm_audits(snapshot: str, runs: int) -> list[float]:
     """run_audit on a freshly loaded snapshot, the fact and check modules already imported."""
     from stackaudit.engine.runner import AuditOptions, run_audit
-    from stackaudit.host.memory import load_snapshot
+    from stackaudit.host.snapshot_reader import load_snapshot
 
     run_audit(load_snapshot(snapshot), AuditOptions())  # imports every fact and check module
     out = []

@@ -1,0 +1,445 @@
+"""`lspci` text into the typed registers of facts/pcie_config.py: `lspci -vvv`/`-vv`/`-nn` listings
+(`parse_lspci`) and the `lspci -t` bus tree (`parse_lspci_tree`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.pci import NVIDIA_VENDOR, Bar
+from stackaudit.facts.pcie_config import (
+    ACS_BITS,
+    CAP_ID_EXP,
+    CONFIG_SIZE,
+    EXT_CAP_ACS,
+    EXT_CAP_AER,
+    EXT_CAP_REBAR,
+    AcsCap,
+    AerStatus,
+    ExpressCap,
+    PcieConfig,
+    RebarEntry,
+)
+from stackaudit.pci_address import BDF_OPTIONAL_DOMAIN, normalize_bdf
+
+# lspci's names for the PCIe port types (ls-caps.c cap_express).
+_LSPCI_PORT_TYPES = (
+    ("Legacy Endpoint", "legacy-endpoint"),
+    ("Root Complex Integrated Endpoint", "rc-integrated-endpoint"),
+    ("Root Complex Event Collector", "rc-event-collector"),
+    ("Endpoint", "endpoint"),
+    ("Root Port", "root-port"),
+    ("Upstream Port", "upstream-port"),
+    ("Downstream Port", "downstream-port"),
+    ("PCI-Express to PCI/PCI-X Bridge", "pcie-to-pci-bridge"),
+    ("PCI/PCI-X to PCI-Express Bridge", "pci-to-pcie-bridge"),
+)
+
+
+LSPCI_HEADER = re.compile(rf"^\s*({BDF_OPTIONAL_DOMAIN})\s+([^:\[\]]+?)(?:\s+\[([0-9a-fA-F]{{4}})\])?:\s+(.*)$")
+_IDS = re.compile(r"\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\](?!.*\[[0-9a-fA-F]{4}:[0-9a-fA-F]{4}\])")
+_KEY = re.compile(r"^([A-Za-z][\w/-]*):\s*(.*)$")
+_FLAG = re.compile(r"([A-Za-z0-9][\w/]*?)([+-])(?=[\s,]|$)")
+_CAP_LINE = re.compile(r"^Capabilities:\s*\[([0-9a-fA-F]+)(?:\s+v(\d+))?\]\s*(.*)$")
+_REGION = re.compile(r"^(Region\s+(\d+)|Expansion ROM):\s+(Memory|I/O ports) at\s+(<unassigned>|<ignored>|[0-9a-fA-F]+)"
+                     r"(?:\s+\(([^)]*)\))?(.*)$")
+_REBAR_LINE = re.compile(r"^BAR\s+(\d+):\s+current size:\s*(\S+?)(?:,\s*supported:\s*(.*))?$")
+_SIZE = re.compile(r"^(\d+)([KMGTPE]?)B?$")
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50, "E": 1 << 60}
+# Capability detail keys lspci prints (ls-caps.c, ls-ecaps.c); a line with another key starts a section we skip.
+# `IOMMU Group 12:` over the `lspci -nns` lines of its devices (the listing of VFIO guides' scripts).
+IOMMU_GROUP_HEADING = re.compile(r"^\s*IOMMU [Gg]roup\s+(\d+)\s*:?\s*$")
+CAP_KEYS = ("DevCap", "DevCtl", "DevSta", "LnkCap", "LnkCtl", "LnkSta", "DevCap2", "DevCtl2", "LnkCap2", "LnkCtl2",
+            "LnkSta2", "ACSCap", "ACSCtl", "UESta", "CESta")
+# Class and vendor names lspci prints without -nn, for the roles the checks need.
+_CLASS_NAMES = {"vga compatible controller": "0x0300", "3d controller": "0x0302", "display controller": "0x0380",
+                "pci bridge": "0x0604", "bridge": "0x0680", "ethernet controller": "0x0200",
+                "infiniband controller": "0x0207", "network controller": "0x0280", "host bridge": "0x0600",
+                "audio device": "0x0403"}
+_VENDOR_NAMES = (("NVIDIA", NVIDIA_VENDOR), ("Mellanox", "0x15b3"), ("Broadcom", "0x14e4"), ("Intel", "0x8086"),
+                 ("Advanced Micro Devices", "0x1022"), ("PLX", "0x10b5"))
+
+
+def parse_size(text: str) -> int | None:
+    """lspci sizes (`16M`, `64G`, `32GB`, `256`) in bytes."""
+    m = _SIZE.match(text.strip().upper())
+    return int(m.group(1)) * _UNITS[m.group(2)] if m else None
+
+
+@dataclass(frozen=True)
+class LspciDevice:
+    bdf: str
+    class_name: str
+    pci_class: str  # "0x0302"; "" when neither -nn nor a known class name says it
+    vendor: str  # "0x10de"; "" when unknown
+    device: str
+    description: str
+    numa_node: int | None = None
+    iommu_group: int | None = None
+    driver: str = ""
+    bars: tuple[Bar, ...] = ()
+    primary_bus: int | None = None
+    secondary_bus: int | None = None
+    config: PcieConfig | None = None
+
+    @property
+    def model(self) -> str:
+        """The marketing name lspci puts in brackets (`GA100 [A100 SXM4 40GB]` -> `A100 SXM4 40GB`)."""
+        text = re.sub(r"\s*\((?:rev [0-9a-fA-F]+|prog-if [^)]*)\)", "", self.description)
+        text = re.sub(r"\s*\[[0-9a-fA-F]{4}:[0-9a-fA-F]{4}\].*$", "", text)
+        m = re.search(r"\[([^\[\]]+)\]\s*$", text)
+        return m.group(1) if m else ""
+
+
+@dataclass(frozen=True)
+class LspciOutput:
+    devices: tuple[LspciDevice, ...]
+    loose: tuple[PcieConfig, ...] = ()  # capability lines without a device header (grepped listings)
+    topology_known: bool = False  # bridges printed their `Bus: primary=.. secondary=..` lines
+
+    def by_bdf(self) -> dict[str, LspciDevice]:
+        return {d.bdf: d for d in self.devices}
+
+
+class _CapState:
+    """Accumulates capability lines of one device (or of loose lines) into a PcieConfig."""
+
+    def __init__(self) -> None:
+        self.denied = False
+        self.cap_lines = 0
+        self.detail_lines = 0
+        self.ids: list[int] = []
+        self.ext_ids: list[int] = []
+        self.exp: dict[str, object] = {}
+        self.in_express = False
+        self.acs: dict[str, int | None] = {}
+        self.rebar: list[RebarEntry] = []
+        self.has_rebar = False
+        self.aer: dict[str, tuple[str, ...]] = {}
+        self.section = ""
+        self.current_cap = ""
+
+    def capability(self, offset: int, version: str | None, text: str) -> None:
+        self.cap_lines += 1
+        self.section = ""
+        self.current_cap = text
+        extended = version is not None or offset >= CONFIG_SIZE
+        if text.startswith("Express"):
+            self.in_express = True
+            self.ids.append(CAP_ID_EXP)
+            m = re.match(r"Express \(v(\d+)\)\s+(.*?)(?:,|$)", text)
+            if m:
+                self.exp["version"] = int(m.group(1))
+                self.exp["port_type"] = next((t for name, t in _LSPCI_PORT_TYPES if m.group(2).startswith(name)), "other")
+            self.exp["offset"] = offset
+        elif extended:
+            self.in_express = False
+            if "Access Control Services" in text:
+                self.ext_ids.append(EXT_CAP_ACS)
+                self.acs["offset"] = offset
+            elif text.startswith(("Physical Resizable BAR", "Resizable BAR")):
+                self.ext_ids.append(EXT_CAP_REBAR)
+                self.has_rebar = True
+            elif "Advanced Error Reporting" in text:
+                self.ext_ids.append(EXT_CAP_AER)
+        else:
+            self.in_express = False
+
+    def detail(self, line: str) -> None:
+        m = _REBAR_LINE.match(line)
+        if m and (self.has_rebar or not self.cap_lines):
+            self.has_rebar = True
+            current = parse_size(m.group(2))
+            sizes = tuple(s >> 20 for s in (parse_size(w) for w in (m.group(3) or "").split()) if s)
+            self.rebar.append(RebarEntry(int(m.group(1)), current >> 20 if current else None, sizes))
+            self.detail_lines += 1
+            return
+        k = _KEY.match(line)
+        body = line
+        if k and (k.group(1) in CAP_KEYS or k.group(1)[0].isupper()):
+            self.section = k.group(1)
+            body = k.group(2)
+        if self.section not in CAP_KEYS:
+            return
+        self.detail_lines += 1
+        flags = dict(_FLAG.findall(body))
+        sec, exp = self.section, self.exp
+        if sec == "DevCap":
+            mps = re.search(r"MaxPayload (\d+) bytes", body)
+            if mps:
+                exp["devcap_mps"] = int(mps.group(1))
+            if "ExtTag" in flags:
+                exp["devcap_ext_tag"] = flags["ExtTag"] == "+"
+        elif sec == "DevCtl":
+            mps = re.search(r"MaxPayload (\d+) bytes", body)
+            if mps:
+                exp["devctl_mps"] = int(mps.group(1))
+            mrrs = re.search(r"MaxReadReq (\d+) bytes", body)
+            if mrrs:
+                exp["devctl_mrrs"] = int(mrrs.group(1))
+            for name, key in (("RlxdOrd", "devctl_relaxed_ordering"), ("ExtTag", "devctl_ext_tag"),
+                              ("NoSnoop", "devctl_no_snoop")):
+                if name in flags:
+                    exp[key] = flags[name] == "+"
+        elif sec == "LnkCap":
+            self._speed_width(body, "lnkcap")
+            aspm = re.search(r"ASPM (not supported|L0s L1|L0s|L1|unknown)", body)
+            if aspm:
+                exp["lnkcap_aspm"] = aspm.group(1)
+        elif sec == "LnkCtl":
+            aspm = re.search(r"ASPM (Disabled|L0s L1 Enabled|L0s Enabled|L1 Enabled)", body)
+            if aspm:
+                exp["lnkctl_aspm"] = aspm.group(1).replace(" Enabled", "")
+        elif sec == "LnkSta":
+            self._speed_width(body, "lnksta")
+        elif sec == "DevCap2":
+            for name, key in (("10BitTagComp", "devcap2_10bit_comp"), ("10BitTagReq", "devcap2_10bit_req")):
+                if name in flags:
+                    exp[key] = flags[name] == "+"
+        elif sec == "DevCtl2":
+            if "10BitTagReq" in flags:
+                exp["devctl2_10bit_req"] = flags["10BitTagReq"] == "+"
+        elif sec in ("ACSCap", "ACSCtl"):
+            known = [n for n in ACS_BITS if n in flags]
+            if known:
+                value = sum(1 << ACS_BITS[n] for n in known if flags[n] == "+")
+                # A cut line (capture 07 ends "SrcValid+ TransBlk- Req") leaves later bits unknown.
+                complete = all(n in flags for n in ("SrcValid", "TransBlk", "ReqRedir", "CmpltRedir"))
+                self.acs["cap" if sec == "ACSCap" else "ctl"] = value if complete else None
+                if not complete and sec == "ACSCtl":
+                    self.acs["partial"] = value
+        elif sec in ("UESta", "CESta"):
+            self.aer[sec] = tuple(n for n, v in flags.items() if v == "+")
+
+    def _speed_width(self, body: str, prefix: str) -> None:
+        speed = re.search(r"Speed\s+([0-9]+(?:\.[0-9]+)?)GT/s", body)
+        if speed:
+            self.exp[f"{prefix}_speed"] = float(speed.group(1))
+        elif re.search(r"Speed\s+unknown", body):
+            self.exp[f"{prefix}_speed"] = None
+        width = re.search(r"Width\s+x(\d+)", body)
+        if width:
+            self.exp[f"{prefix}_width"] = int(width.group(1))
+
+    def build(self, complete: bool) -> PcieConfig | None:
+        if self.denied:
+            return PcieConfig("lspci", readable=False, complete=False)
+        if not self.cap_lines and not self.detail_lines and not self.has_rebar:
+            return None
+        express = ExpressCap(**self.exp) if self.exp else None  # type: ignore[arg-type]
+        acs = None
+        if self.acs:
+            acs = AcsCap(self.acs.get("offset"), self.acs.get("cap"), self.acs.get("ctl"))
+        aer = AerStatus(self.aer.get("UESta", ()), self.aer.get("CESta", ())) if self.aer else None
+        rebar = tuple(self.rebar) if self.has_rebar else None
+        # Without capability headers (grepped lines) nothing says which capabilities are absent.
+        return PcieConfig("lspci", readable=True, complete=complete and self.cap_lines > 0,
+                          capability_ids=tuple(self.ids), ext_capability_ids=tuple(self.ext_ids), express=express,
+                          acs=acs, rebar=rebar, aer=aer)
+
+
+def _parse_bar(m: re.Match[str]) -> Bar:
+    index = int(m.group(2)) if m.group(2) is not None else 6
+    addr_text, attrs, rest = m.group(4), m.group(5) or "", m.group(6) or ""
+    size_m = re.search(r"\[size=([^\]]+)\]", rest)
+    unassigned = addr_text.startswith("<") or "[disabled]" in rest
+    return Bar(index=index, start=None if addr_text.startswith("<") else int(addr_text, 16),
+               size=parse_size(size_m.group(1)) if size_m else None, is_io=m.group(3) == "I/O ports",
+               is_64bit="64-bit" in attrs, prefetchable="non-prefetchable" not in attrs and "prefetchable" in attrs,
+               unassigned=unassigned)
+
+
+def _device_from(header: re.Match[str], body: list[str], complete: bool) -> LspciDevice:
+    bdf = normalize_bdf(header.group(1))
+    class_name = header.group(2).strip()
+    code = header.group(3)
+    description = header.group(4).strip()
+    pci_class = f"0x{code.lower()}" if code else _CLASS_NAMES.get(class_name.lower(), "")
+    ids = _IDS.search(description)
+    vendor = f"0x{ids.group(1).lower()}" if ids else next((v for n, v in _VENDOR_NAMES if description.startswith(n)), "")
+    device = f"0x{ids.group(2).lower()}" if ids else ""
+    progif = re.search(r"\(prog-if ([0-9a-f]{2})", description)
+    if pci_class and len(pci_class) == 6:
+        pci_class += progif.group(1) if progif else "00"
+    state = _CapState()
+    numa = group = primary = secondary = None
+    driver = ""
+    bars: list[Bar] = []
+    for raw in body:
+        line = raw.strip()
+        if not line:
+            continue
+        if line.startswith("Capabilities:"):
+            if "<access denied>" in line:
+                state.denied = True
+                continue
+            cap = _CAP_LINE.match(line)
+            if cap:
+                state.capability(int(cap.group(1), 16), cap.group(2), cap.group(3))
+            continue
+        # Each pattern only where the line starts with its literal (most lines are capability details).
+        if line.startswith("NUMA node:") and (m := _NUMA_LINE.match(line)):
+            numa = int(m.group(1))
+        elif line.startswith("IOMMU group:") and (m := _IOMMU_GROUP_LINE.match(line)):
+            group = int(m.group(1))
+        elif line.startswith("Kernel driver in use:") and (m := _DRIVER_LINE.match(line)):
+            driver = m.group(1)
+        elif line.startswith("Bus:") and (m := _BUS_LINE.match(line)):
+            primary, secondary = int(m.group(1), 16), int(m.group(2), 16)
+        elif m := _REGION.match(line):
+            bars.append(_parse_bar(m))
+        else:
+            state.detail(line)
+    return LspciDevice(bdf, class_name, pci_class, vendor, device, description, numa, group, driver, tuple(bars),
+                       primary, secondary, state.build(complete))
+
+
+_NUMA_LINE = re.compile(r"^NUMA node:\s*(-?\d+)")
+_IOMMU_GROUP_LINE = re.compile(r"^IOMMU group:\s*(\d+)")
+_DRIVER_LINE = re.compile(r"^Kernel driver in use:\s*(\S+)")
+_BUS_LINE = re.compile(r"^Bus:\s*primary=([0-9a-f]+),\s*secondary=([0-9a-f]+)")
+
+
+def _merge(a: LspciDevice, b: LspciDevice) -> LspciDevice:
+    """The same device printed twice (e.g. `lspci -nn` and `lspci -vvv` pasted together): keep what each adds."""
+    keep, other = (b, a) if b.config is not None and a.config is None else (a, b)
+    updates: dict[str, object] = {}
+    for name in ("pci_class", "vendor", "device", "driver", "numa_node", "iommu_group", "primary_bus", "secondary_bus"):
+        if not getattr(keep, name) and getattr(other, name):
+            updates[name] = getattr(other, name)
+    if not keep.bars and other.bars:
+        updates["bars"] = other.bars
+    return replace(keep, **updates) if updates else keep  # type: ignore[arg-type]
+
+
+def parse_lspci(text: str) -> LspciOutput:
+    """Parse `lspci -vvv`/`-vv`/`-nn` output, whole, cut, or grepped (`grep -E '^[0-9a-f]|ACSCtl'`).
+
+    Capability lines that come before any device header (a bare `grep ACSCtl`) become `loose`
+    configs, one per ACSCtl/LnkSta line. Raises ParseError when nothing lspci-like is found.
+    """
+    lines = text.replace("\r\n", "\n").split("\n")
+    devices: dict[str, LspciDevice] = {}
+    loose: list[PcieConfig] = []
+    i = 0
+    n = len(lines)
+    group: int | None = None  # the `IOMMU Group N:` heading of a group listing the devices below are in
+    while i < n:
+        if m := IOMMU_GROUP_HEADING.match(lines[i]):
+            group = int(m.group(1))
+            i += 1
+            continue
+        header = LSPCI_HEADER.match(lines[i])
+        if header and not lines[i].startswith(("\t\t", "        ")):
+            j = i + 1
+            while j < n and lines[j].strip() and not LSPCI_HEADER.match(lines[j]) and (
+                    lines[j][:1] in ("\t", " ")):
+                j += 1
+            body = lines[i + 1:j]
+            # A block is whole when something follows it (a blank line, another device) or the driver lines
+            # that end a verbose entry were reached; a block cut at the end of a paste is not.
+            filled = [b.strip() for b in body if b.strip()]
+            last = filled[-1] if filled else ""
+            whole = (any(b.strip() for b in lines[j:])
+                     or any(b.startswith(("Kernel driver in use", "Kernel modules")) for b in filled)
+                     or bool(_KEY.match(last) or _FLAG.search(last) or _REBAR_LINE.match(last)))
+            dev = _device_from(header, body, whole)
+            if group is not None and dev.iommu_group is None:
+                dev = replace(dev, iommu_group=group)
+            devices[dev.bdf] = _merge(devices[dev.bdf], dev) if dev.bdf in devices else dev
+            i = j
+            continue
+        stripped = lines[i].strip()
+        key = _KEY.match(stripped)
+        if key and key.group(1) in CAP_KEYS:
+            state = _CapState()
+            state.detail(stripped)
+            # Continuation lines of the same register (deeper indentation, no key) belong to it.
+            j = i + 1
+            while j < n and lines[j].strip() and not _KEY.match(lines[j].strip().split("\t")[0]) and \
+                    not LSPCI_HEADER.match(lines[j]):
+                state.detail(lines[j].strip())
+                j += 1
+            cfg = state.build(False)
+            if cfg is not None:
+                loose.append(cfg)
+            i = j
+            continue
+        i += 1
+    if not devices and not loose:
+        raise ParseError("no lspci device or capability lines")
+    topology = any(d.secondary_bus is not None for d in devices.values())
+    return LspciOutput(tuple(devices.values()), tuple(loose), topology)
+
+
+# -- lspci -t: the bus tree ------------------------------------------------------------------------
+
+_TREE_DOMAIN = re.compile(r"\[([0-9a-fA-F]{4}):([0-9a-fA-F]{2})\]")
+_TREE_BUS = re.compile(r"-\[([0-9a-fA-F]{2})(?:-[0-9a-fA-F]{2})?\]")
+_TREE_DEV = re.compile(r"([0-9a-fA-F]{2})\.([0-7])")
+
+
+def parse_lspci_tree(text: str) -> dict[str, tuple[str, ...]]:
+    r"""Every function of `lspci -t` / `lspci -tv` with its upstream bridges, root first
+    ({"0000:04:00.0": ("0000:00:01.1", "0000:03:00.0")}).
+
+    The tree prints a bridge's secondary bus in brackets after it (`01.1-[02-05]--`); its children
+    follow on the same line (`----00.0`, one child) or start branches at one column (`+-`, `\-`)
+    that later lines continue. A column that opens branches keeps its bus until the tree ends.
+    """
+    bridge_of: dict[tuple[str, int], str] = {}  # (domain, bus) -> the bridge whose secondary bus it is
+    bus_of: dict[str, tuple[str, int]] = {}
+    branch_bus: dict[int, tuple[str, int]] = {}
+    domain = "0000"
+    for line in text.splitlines():
+        pending: tuple[str, int] | None = None  # a bus just opened on this line, for the next child or branch
+        current: tuple[str, int] | None = None
+        i = 0
+        while i < len(line):
+            if (m := _TREE_DOMAIN.match(line, i)) is not None:
+                domain = m.group(1).lower()
+                pending = (domain, int(m.group(2), 16))
+                i = m.end()
+                continue
+            ch = line[i]
+            if ch in "+\\" and line[i + 1:i + 2] == "-":
+                if pending is not None:
+                    branch_bus[i] = pending
+                    pending = None
+                current = branch_bus.get(i)
+                i += 2
+                continue
+            if (m := _TREE_DEV.match(line, i)) is not None and (pending is not None or current is not None):
+                bus = pending if pending is not None else current
+                assert bus is not None
+                bdf = f"{bus[0]}:{bus[1]:02x}:{m.group(1).lower()}.{m.group(2)}"
+                bus_of[bdf] = bus
+                pending = current = None
+                i = m.end()
+                if (b := _TREE_BUS.match(line, i)) is not None:
+                    secondary = (bus[0], int(b.group(1), 16))
+                    bridge_of[secondary] = bdf
+                    pending = secondary
+                    i = b.end()
+                    continue
+                break_at = line.find("  ", i)
+                if break_at >= 0 and line[break_at:].strip() and not line[break_at:].lstrip().startswith(("+", "\\")):
+                    break  # the device's name (`-tv`) runs to the end of the line
+                continue
+            i += 1
+    paths: dict[str, tuple[str, ...]] = {}
+    for bdf, bus in bus_of.items():
+        chain: list[str] = []
+        cur = bus
+        for _ in range(32):
+            parent = bridge_of.get(cur)
+            if parent is None or parent in chain:
+                break
+            chain.append(parent)
+            cur = bus_of.get(parent, ("", -1))
+        paths[bdf] = tuple(reversed(chain))
+    if not paths:
+        raise ParseError("no device in the `lspci -t` tree")
+    return paths

@@ -1,0 +1,340 @@
+"""The `pcie` fact: GPUs, NVSwitches, NICs and the bridges on their paths, with their registers from
+config space as root (facts/pcie_config.py), else from `lspci -vvv` (facts/lspci.py), joined with the
+sysfs view of `pci`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.lspci import LspciDevice, LspciOutput, parse_lspci, parse_lspci_tree
+from stackaudit.facts.pci import Bar, PciDevice, PciDevices, device_role, gen_of
+from stackaudit.facts.pcie_config import EXT_CONFIG_SIZE, ExpressCap, PcieConfig, parse_config
+from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.facts.sources import IOMMU_GROUP_LISTING, LSPCI_PASTED, LSPCI_TREE, LSPCI_VVV
+from stackaudit.host.base import CommandResult, Host, NotCaptured, read_optional
+
+LSPCI_ARGV = LSPCI_VVV.argv
+ASPM_POLICY = "/sys/module/pcie_aspm/parameters/policy"
+
+
+@dataclass(frozen=True)
+class PcieFunction:
+    """One PCI function the PCIe checks look at: sysfs (when the source has it), lspci, and registers."""
+
+    bdf: str
+    role: str  # gpu | nvswitch | nic | bridge | other
+    sysfs: PciDevice | None = None
+    lspci: LspciDevice | None = None
+    config: PcieConfig | None = None  # the register view used: config space as root, else lspci's
+    config_note: str = ""  # why `config` is None or unreadable ("run as root", "not in the source")
+    upstream: tuple[str, ...] = ()  # bridges from the root port down to this function's parent
+
+    @property
+    def vendor(self) -> str:
+        return self.sysfs.vendor if self.sysfs else (self.lspci.vendor if self.lspci else "")
+
+    @property
+    def device(self) -> str:
+        return self.sysfs.device if self.sysfs else (self.lspci.device if self.lspci else "")
+
+    @property
+    def model(self) -> str:
+        return self.lspci.model if self.lspci else ""
+
+    @property
+    def express(self) -> ExpressCap | None:
+        return self.config.express if self.config is not None and self.config.readable else None
+
+    @property
+    def registers_readable(self) -> bool:
+        return self.config is not None and self.config.readable
+
+    @property
+    def bars(self) -> tuple[Bar, ...]:
+        if self.sysfs is not None and self.sysfs.bars:
+            return self.sysfs.bars
+        return self.lspci.bars if self.lspci else ()
+
+    @property
+    def parent(self) -> str | None:
+        return self.upstream[-1] if self.upstream else None
+
+    def _link(self, name: str) -> float | int | None:
+        if self.sysfs is not None and getattr(self.sysfs, name) is not None:
+            value: float | int | None = getattr(self.sysfs, name)
+            return value
+        exp = self.express
+        if exp is None:
+            return None
+        attr = {"current_link_speed": "lnksta_speed", "max_link_speed": "lnkcap_speed",
+                "current_link_width": "lnksta_width", "max_link_width": "lnkcap_width"}[name]
+        value = getattr(exp, attr)
+        return value
+
+    @property
+    def current_link_speed(self) -> float | None:
+        v = self._link("current_link_speed")
+        return float(v) if v is not None else None
+
+    @property
+    def max_link_speed(self) -> float | None:
+        v = self._link("max_link_speed")
+        return float(v) if v is not None else None
+
+    @property
+    def current_link_width(self) -> int | None:
+        v = self._link("current_link_width")
+        return int(v) if v is not None else None
+
+    @property
+    def max_link_width(self) -> int | None:
+        v = self._link("max_link_width")
+        return int(v) if v is not None else None
+
+
+@dataclass(frozen=True)
+class PcieFacts:
+    """The functions the PCIe checks need: GPUs, NVSwitches, NICs and the bridges on their paths."""
+
+    functions: tuple[PcieFunction, ...]
+    source: str  # what the registers come from: "config space", "lspci", "config space + lspci", "none"
+    topology_known: bool = True
+    loose: tuple[PcieConfig, ...] = ()  # capability lines without a device (grepped pastes)
+    aspm_policy: str | None = None  # /sys/module/pcie_aspm/parameters/policy, the [selected] word
+    disagreements: tuple[str, ...] = ()  # config space and lspci disagreeing on the same register
+    root: bool | None = None  # whether the source could read past the 64-byte header
+    inventory_complete: bool = True  # False: a pasted lspci listing, which may show only some devices
+
+    def by_bdf(self) -> dict[str, PcieFunction]:
+        return {f.bdf: f for f in self.functions}
+
+    def role(self, role: str) -> tuple[PcieFunction, ...]:
+        return tuple(f for f in self.functions if f.role == role)
+
+    @property
+    def gpus(self) -> tuple[PcieFunction, ...]:
+        return self.role("gpu")
+
+
+def _lspci_role(dev: LspciDevice) -> str:
+    return device_role(dev.vendor, dev.pci_class)
+
+
+def _lspci_paths(out: LspciOutput) -> dict[str, tuple[str, ...]]:
+    """Upstream bridges of every device from the bridges' `Bus: secondary=` lines (same PCI domain)."""
+    by_secondary = {(d.bdf[:4], d.secondary_bus): d.bdf for d in out.devices if d.secondary_bus is not None}
+    paths: dict[str, tuple[str, ...]] = {}
+    for dev in out.devices:
+        chain: list[str] = []
+        cur = dev.bdf
+        for _ in range(32):
+            parent = by_secondary.get((cur[:4], int(cur[5:7], 16)))
+            if parent is None or parent == cur or parent in chain:
+                break
+            chain.append(parent)
+            cur = parent
+        paths[dev.bdf] = tuple(reversed(chain))
+    return paths
+
+
+def read_lspci_tree(host: Host) -> dict[str, tuple[str, ...]] | None:
+    """The upstream bridges of every function, from a pasted `lspci -tv` / `lspci -t` tree (None: none)."""
+    try:
+        result = host.run(list(LSPCI_TREE.argv))
+    except NotCaptured:
+        return None
+    try:
+        return parse_lspci_tree(result.stdout) if result.ok else None
+    except ParseError:
+        return None
+
+
+def read_lspci(host: Host) -> tuple[LspciOutput | None, str]:
+    """`lspci -D -nn -vvv` from the source; (None, why) when absent."""
+    if host.meta.source == "live" and host.meta.path not in ("", "/"):
+        # --root: commands run on this machine, not on the mounted host; its lspci would describe the wrong box.
+        return None, "lspci is not run for a host mounted under --root"
+    try:
+        result: CommandResult | None = host.run(list(LSPCI_ARGV))
+    except NotCaptured:
+        result = None
+    if result is not None and host.provenance(LSPCI_VVV.key).origin != "pasted":
+        # A host that runs lspci (live, or its snapshot): its own listing, nothing else.
+        if result.not_found:
+            return None, "lspci is not installed (package pciutils)"
+        if not result.ok or not result.stdout.strip():
+            return None, f"`lspci -vvv` failed: {(result.stderr or '').strip()[:200]}"
+        texts = [result.stdout]
+    else:
+        # A paste: every listing it shows, whatever the flags (the parser merges a device shown twice).
+        texts = [result.stdout] if result is not None and result.ok else []
+        for source in LSPCI_PASTED:
+            try:
+                pasted = host.run(list(source.argv))
+            except NotCaptured:
+                continue
+            if pasted.ok:
+                texts.append(pasted.stdout)
+        with contextlib.suppress(NotCaptured):
+            texts.append(host.doc(IOMMU_GROUP_LISTING.name))
+        if not texts:
+            return None, "`lspci -vvv` is not in the source"
+    try:
+        return parse_lspci("\n\n".join(t.strip("\n") for t in texts) + "\n"), ""
+    except ParseError as exc:
+        return None, f"`lspci -vvv` output not understood: {exc}"
+
+
+def _compare(bdf: str, a: PcieConfig, b: PcieConfig) -> list[str]:
+    """Registers on which config space and lspci disagree (both read at almost the same time)."""
+    out: list[str] = []
+    if a.express and b.express:
+        for name in ("devctl_mps", "devctl_mrrs", "devcap_mps", "lnkcap_width", "devctl_relaxed_ordering"):
+            x, y = getattr(a.express, name), getattr(b.express, name)
+            if x is not None and y is not None and x != y:
+                out.append(f"{bdf} {name}: config space {x}, lspci {y}")
+    if a.acs and b.acs and a.acs.ctl is not None and b.acs.ctl is not None and (a.acs.ctl & 0x7F) != (b.acs.ctl & 0x7F):
+        out.append(f"{bdf} ACSCtl: config space {a.acs.ctl:#06x}, lspci {b.acs.ctl:#06x}")
+    return out
+
+
+def _read_config(host: Host, dev: PciDevice) -> tuple[PcieConfig | None, str]:
+    path = f"{dev.sysfs_path or '/sys/bus/pci/devices/' + dev.bdf}/config"
+    try:
+        data = host.read_bytes(path, EXT_CONFIG_SIZE)
+    except PermissionError:
+        return None, "run as root (config space is not readable)"
+    except NotCaptured:
+        return None, "config space not in the source"
+    except OSError as exc:
+        return None, f"config space unreadable: {exc.strerror or exc}"
+    try:
+        cfg = parse_config(data)
+    except ParseError as exc:
+        return None, f"config space: {exc}"
+    if not cfg.readable:
+        return cfg, "run as root (without root the config file stops at the 64-byte header)"
+    return cfg, ""
+
+
+def _aspm_policy(host: Host) -> str | None:
+    try:
+        text = read_optional(host, ASPM_POLICY)
+    except (PermissionError, NotCaptured):
+        return None
+    if not text:
+        return None
+    m = re.search(r"\[(\w+)\]", text)
+    return m.group(1) if m else text.strip() or None
+
+
+def _selected(devices: Iterable[tuple[str, str, tuple[str, ...]]]) -> set[str]:
+    """BDFs the checks need: GPUs, NVSwitches, NICs and every bridge on their upstream paths."""
+    keep: set[str] = set()
+    for bdf, role, upstream in devices:
+        if role in ("gpu", "nvswitch", "nic"):
+            keep.add(bdf)
+            keep.update(upstream)
+    return keep
+
+
+@provider("pcie", PcieFacts)
+def pcie(ctx: FactContext) -> PcieFacts:
+    """PCIe registers of GPUs, NVSwitches, NICs and their bridges (config space as root, else `lspci -vvv`)."""
+    host = ctx.host
+    pci = ctx.optional("pci", PciDevices)
+    lspci, lspci_note = read_lspci(host)
+    policy = _aspm_policy(host)
+    if pci is None and lspci is None:
+        if host.meta.source == "live":
+            raise FactUnavailable(f"no PCI bus in /sys and {lspci_note}", "run on the host, not in a sandbox without /sys")
+        raise NotCaptured("/sys/bus/pci/devices or `lspci -vvv`")
+    by_lspci = lspci.by_bdf() if lspci is not None else {}
+    functions: list[PcieFunction] = []
+    disagreements: list[str] = []
+    sources: set[str] = set()
+    root: bool | None = None
+    if pci is not None:
+        keep = _selected((d.bdf, d.role, d.upstream) for d in pci.devices)
+        for dev in pci.devices:
+            if dev.bdf not in keep:
+                continue
+            cfg, note = _read_config(host, dev)
+            ls = by_lspci.get(dev.bdf)
+            if cfg is not None and cfg.readable:
+                root = True
+                sources.add("config space")
+                if ls is not None and ls.config is not None and ls.config.readable:
+                    disagreements.extend(_compare(dev.bdf, cfg, ls.config))
+            elif ls is not None and ls.config is not None and ls.config.readable:
+                cfg, note = ls.config, ""
+                sources.add("lspci")
+            else:
+                if cfg is not None and not cfg.readable:
+                    root = False if root is None else root
+                if ls is not None and ls.config is not None and not ls.config.readable:
+                    note = "run as root (lspci: <access denied>)"
+                    cfg = cfg or ls.config
+                note = note or lspci_note or "config space not in the source"
+            functions.append(PcieFunction(dev.bdf, dev.role, dev, ls, cfg, note, dev.upstream))
+        return PcieFacts(tuple(functions), " + ".join(sorted(sources)) or "none", True,
+                         lspci.loose if lspci is not None else (), policy, tuple(disagreements), root)
+    assert lspci is not None
+    paths = _lspci_paths(lspci)
+    tree = read_lspci_tree(host) if not lspci.topology_known else None
+    if tree is not None and all(d.bdf in tree for d in lspci.devices):
+        # Without `Bus:` lines, a pasted `lspci -tv` of the same host gives every device's upstream path.
+        paths = {d.bdf: tree[d.bdf] for d in lspci.devices}
+        lspci = replace(lspci, topology_known=True)
+    roles = {d.bdf: _lspci_role(d) for d in lspci.devices}
+    keep = _selected((d.bdf, roles[d.bdf], paths[d.bdf]) for d in lspci.devices)
+    if not lspci.topology_known:
+        # Without `Bus:` lines the path is unknown: keep every bridge, the ACS check counts them.
+        keep.update(b for b, r in roles.items() if r == "bridge")
+    for ldev in lspci.devices:
+        if ldev.bdf not in keep:
+            continue
+        note = ""
+        if ldev.config is None:
+            note = "the pasted lspci output has no capability lines for this device (paste `sudo lspci -vvv`)"
+        elif not ldev.config.readable:
+            note = "run as root (lspci: <access denied>)"
+            root = False
+        else:
+            root = True
+        functions.append(PcieFunction(ldev.bdf, roles[ldev.bdf], None, ldev, ldev.config, note, paths[ldev.bdf]))
+    return PcieFacts(tuple(functions), "lspci", lspci.topology_known, lspci.loose, policy, (), root,
+                     inventory_complete=False)
+
+
+def gpu_generation(speed: float | None) -> int | None:
+    """PCIe generation of a link speed in GT/s (16.0 -> 4)."""
+    return gen_of(speed)
+
+
+def bridges_between(gpus: Iterable[PcieFunction]) -> dict[str, set[str]]:
+    """Bridges that PCIe P2P between each pair of GPUs crosses below their common ancestor: {bridge: GPUs}."""
+    gpu_list = [g for g in gpus if g.upstream]
+    out: dict[str, set[str]] = {}
+    for i, a in enumerate(gpu_list):
+        for b in gpu_list[i + 1:]:
+            common = 0
+            for x, y in zip(a.upstream, b.upstream, strict=False):
+                if x != y:
+                    break
+                common += 1
+            for g in (a, b):
+                for bridge in g.upstream[common:]:
+                    out.setdefault(bridge, set()).update({a.bdf, b.bdf})
+    return out
+
+
+def describe_speed(speed: float | None, width: int | None) -> str:
+    gen = gen_of(speed)
+    s = f"Gen{gen}" if gen else ("?" if speed is None else f"{speed:g} GT/s")
+    return f"{s} x{width}" if width is not None else s
