@@ -10,7 +10,7 @@ from stackaudit.engine.testing import run_checks
 from stackaudit.facts.nvidia_smi import parse_table
 from stackaudit.gputable import resolve_cut_name
 from stackaudit.host.memory import MemoryHost
-from stackaudit.importers.registry import recognise
+from stackaudit.importers.recognition import recognise
 
 _OLD_HEAD = """+-----------------------------------------------------------------------------+
 | NVIDIA-SMI 525.85.12    Driver Version: 525.85.12    CUDA Version: 12.0     |

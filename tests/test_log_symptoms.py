@@ -13,7 +13,7 @@ from stackaudit.engine.testing import run_checks
 from stackaudit.facts.symptoms import SYMPTOMS, find_symptoms
 from stackaudit.host.memory import MemoryHost
 from stackaudit.importers.pasted import load_pasted
-from stackaudit.importers.registry import recognise
+from stackaudit.importers.recognition import recognise
 
 CAPTURES = Path(__file__).parent / "data" / "captures"
 HEALTHY = "nothing found that explains low throughput"

@@ -37,7 +37,7 @@ from stackaudit.facts.nvidia import Daemon, GpuInfo, NvidiaDriver, NvidiaGpus, N
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.python_env import PythonEnv
-from stackaudit.facts.symptoms import LogSymptoms
+from stackaudit.facts.symptoms import LogSymptoms, find_symptoms
 from stackaudit.facts.system import LoadedModules
 from stackaudit.facts.topology import NvlinkStatus, TopoMatrix
 from stackaudit.fixes import (
@@ -906,7 +906,10 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     hardware, applications, shown_actions = _xid_findings(by_gpu, actions)
     actual = {f"{e.bdf or '?'} xid {e.code}" if e.kind == "xid" else f"{e.bdf or '?'} {e.kind}": e.count
               for e in events}
-    evidence = [e.line for e in events if e.line][-5:]
+    # A line a symptom proves for another check (an NVLink Xid, a channel stopped because of one) is quoted
+    # there, by DRV-NVLINK-HEALTH: one log line is the evidence of one finding.
+    owned = {h.line for h in find_symptoms([e.line for e in events if e.line]) if h.symptom.check != "DRV-XID"}
+    evidence = [e.line for e in events if e.line and e.line.strip() not in owned][-5:]
     if not hardware:
         # 13/31/43 alone: the program faulted, the GPU did not (reported apart, as information).
         return not_an_issue("application faults, not the hardware: " + "; ".join(applications)
