@@ -935,9 +935,10 @@ def _group_worst(topo: TopoMatrix, group: list[str]) -> int:
 )
 def topology_placement(gpu_topology: TopoMatrix | None = None, serving_processes: ServingProcesses | None = None,
                        parallelism: Parallelism | None = None, gpus: GpuInventory | None = None,
-                       collect_env: CollectEnv | None = None) -> Outcome:
+                       collect_env: CollectEnv | None = None, engine_commands: EngineCommands | None = None) -> Outcome:
     """Reads: `nvidia-smi topo -m` restricted to the engine's GPUs (its CUDA_VISIBLE_DEVICES and
-    tensor-parallel size, from /proc or a pasted log), CUDA_DEVICE_ORDER, the GPU models.
+    tensor-parallel size, from /proc, a pasted command line or a pasted log), CUDA_DEVICE_ORDER,
+    the GPU models.
 
     Bad value: a TP group whose GPUs meet over `SYS` while a group of the same size with only
     `PIX`/`PXB`/`NODE` paths exists; CUDA_VISIBLE_DEVICES picked from nvidia-smi indices without
@@ -961,6 +962,8 @@ def topology_placement(gpu_topology: TopoMatrix | None = None, serving_processes
     engine, tp, root = _engine_tp(serving_processes, parallelism)
     if not engine and tp is None:
         return _placement_advice(topo)
+    if root is None and not _engine_roots(serving_processes):
+        root = _shown_engine(engine_commands, None)  # CUDA_VISIBLE_DEVICES set on a pasted command line
     group = _engine_gpus(topo, root, tp, collect_env)
     size = len(group)
     if size < 2:

@@ -1,0 +1,159 @@
+"""Engine settings that cost decode throughput (issue 29), read from the engine's argv wherever the source
+shows it: a pasted command line, a container's engine arguments, a running process.
+
+Real pastes come from tests/data/captures (named by file); the command lines added to them, and the
+engine flags on the modelled ones, are modelled and marked so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stackaudit.engine.results import Result
+from stackaudit.engine.testing import run_checks
+from stackaudit.importers.pasted import load_pasted
+from test_rt_runtime import host, sglang, unrelated, vllm_site, vllm_v1
+from test_topology_parsers import _pcie, make_topo
+
+CAPTURES = Path(__file__).parent / "data" / "captures"
+
+
+def capture(name: str) -> str:
+    """The verbatim part of a corpus file (below its header)."""
+    text = (CAPTURES / name).read_text()
+    return text.split("everything below this line is the capture, verbatim -----\n", 1)[1]
+
+
+def pasted(tmp_path: Path, *parts: str, checks: tuple[str, ...]) -> dict[str, Result]:
+    path = tmp_path / "paste.txt"
+    path.write_text("\n".join(parts) + "\n")
+    return run_checks(load_pasted([str(path)]), list(checks))
+
+
+# collect_env of vLLM 0.4.1 on 8x A100 SXM (NV12 mesh): the version and the topology (corpus 11).
+COLLECT_ENV_041 = "11-8x-a100-nv12-epyc-nps4-vllm-collect-env-topology.txt"
+# 5 GPUs, NODE/PHB paths, `topo -p2p p` OK between all (a P2P-enabled driver; corpus 60).
+P2P_OK_5 = "60-5-gpu-topo-m-node-topo-p2p-ok-patched-driver.txt"
+# 2 GeForce RTX 5090, PHB, `topo -p2p rw` GNS (corpus 59).
+P2P_GNS_2 = "59-2x-rtx5090-topo-m-phb-topo-p2p-gns.txt"
+
+
+# --- RT-CUDA-GRAPHS: a complete command line with its version -----------------------------------
+
+
+def test_a_command_line_without_eager_flag_and_with_its_version_is_ok(tmp_path: Path) -> None:
+    # Modelled: the command line; real: the collect_env that gives vLLM 0.4.1.
+    r = pasted(tmp_path, capture(COLLECT_ENV_041), "$ vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2",
+               checks=("RT-CUDA-GRAPHS",))["RT-CUDA-GRAPHS"]
+    assert r.status == "ok" and "vLLM 0.4.1" in r.message
+
+
+def test_a_command_line_without_its_version_or_with_data_parallelism_stays_unknown(tmp_path: Path) -> None:
+    r = pasted(tmp_path, "$ vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2",
+               checks=("RT-CUDA-GRAPHS",))["RT-CUDA-GRAPHS"]
+    assert r.status == "unknown" and "version" in r.message
+    # vLLM forced eager mode itself under data parallelism (corpus 67): the version does not settle it.
+    r = pasted(tmp_path, capture(COLLECT_ENV_041),
+               "$ vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2 --data-parallel-size 2",
+               checks=("RT-CUDA-GRAPHS",))["RT-CUDA-GRAPHS"]
+    assert r.status == "unknown" and "data parallelism" in r.message
+
+
+def test_the_readme_command_with_enforce_eager_is_still_the_issue(tmp_path: Path) -> None:
+    # Real: corpus 02 (`--enforce-eager` copied from a README), with the version beside it.
+    r = pasted(tmp_path, capture(COLLECT_ENV_041), capture("02-vllm-serve-readme-command-enforce-eager-tp2.txt"),
+               checks=("RT-CUDA-GRAPHS",))["RT-CUDA-GRAPHS"]
+    assert r.status == "issue" and r.severity == "high" and "--enforce-eager" in r.message
+
+
+# --- RT-CUDA-GRAPHS: capture caps below the batch in use ----------------------------------------
+
+
+@pytest.mark.parametrize(("line", "status", "severity", "words"), [
+    # capped below the batch the engine may run: batches 17..64 run eagerly
+    ("vllm serve m --max-num-seqs 64 --max-cudagraph-capture-size 16", "issue", "low", "batches of 17 to 64"),
+    ("vllm serve m --max-num-seqs 64 --compilation-config '{\"max_cudagraph_capture_size\": 32}'", "issue", "low",
+     "max_cudagraph_capture_size"),
+    ("vllm serve m --max-model-len 32768 --max-seq-len-to-capture 8192", "issue", "low", "longer sequences"),
+    ("python -m sglang.launch_server --model-path m --max-running-requests 48 --cuda-graph-max-bs 16", "issue", "low",
+     "--max-running-requests 48"),
+    # a cap of 0 captures nothing: graphs off
+    ("vllm serve m --max-cudagraph-capture-size 0", "issue", "high", "no batch size captured"),
+    # SGLang v0.5.23's spelling of --disable-cuda-graph
+    ("python -m sglang.launch_server --model-path m --cuda-graph-backend-decode disabled", "issue", "high",
+     "--cuda-graph-backend-decode disabled"),
+    # counter-examples: caps at or above the batch in use, and a context cap above the model length
+    ("vllm serve m --max-num-seqs 16 --max-cudagraph-capture-size 16", "ok", None, "vLLM 0.4.1"),
+    ("vllm serve m --max-model-len 4096 --max-seq-len-to-capture 8192", "ok", None, "vLLM 0.4.1"),
+])
+def test_capture_caps_on_a_pasted_command_line(tmp_path: Path, line: str, status: str, severity: str | None,
+                                               words: str) -> None:
+    # Modelled: the command lines; real: the collect_env that gives the version.
+    r = pasted(tmp_path, capture(COLLECT_ENV_041), "$ " + line, checks=("RT-CUDA-GRAPHS",))["RT-CUDA-GRAPHS"]
+    assert (r.status, r.severity if status == "issue" else None) == (status, severity), r.message
+    assert words in r.message
+
+
+def test_capture_cap_below_the_batch_in_a_running_engine_and_a_container_spec(tmp_path: Path) -> None:
+    r = run_checks(host(unrelated(), sglang(extra_args=("--max-running-requests", "64", "--cuda-graph-max-bs", "32"))),
+                   ["RT-CUDA-GRAPHS"])["RT-CUDA-GRAPHS"]
+    assert r.status == "issue" and r.severity == "low" and "batches of 33 to 64" in r.message
+    r = run_checks(host(unrelated(), vllm_v1(extra_args=("--max-num-seqs", "256")), vllm_site()), ["RT-CUDA-GRAPHS"])
+    assert r["RT-CUDA-GRAPHS"].status == "ok"
+    # Modelled docker run (the form of corpus 127) with a cap below --max-num-seqs.
+    spec = ("docker run --gpus all --ipc=host vllm/vllm-openai:v0.10.1 --model m --max-num-seqs 128 "
+            "--max-cudagraph-capture-size 8")
+    r = pasted(tmp_path, spec, checks=("RT-CUDA-GRAPHS",))["RT-CUDA-GRAPHS"]
+    assert r.status == "issue" and r.severity == "low" and "--max-num-seqs 128" in r.message
+
+
+# --- IC-CUSTOM-ALLREDUCE: --disable-custom-all-reduce where it could run --------------------------
+
+
+def test_disable_custom_all_reduce_on_nvlink_from_a_pasted_command(tmp_path: Path) -> None:
+    line = "$ vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2"
+    r = pasted(tmp_path, capture(COLLECT_ENV_041), line + " --disable-custom-all-reduce",
+               checks=("IC-CUSTOM-ALLREDUCE",))["IC-CUSTOM-ALLREDUCE"]
+    assert r.status == "issue" and r.severity == "medium" and "NVLink" in r.message
+    assert r.subjects == ("pasted command",) and "--disable-custom-all-reduce" in r.evidence[0]
+    r = pasted(tmp_path, capture(COLLECT_ENV_041), line, checks=("IC-CUSTOM-ALLREDUCE",))["IC-CUSTOM-ALLREDUCE"]
+    assert r.status == "ok"
+
+
+def test_disable_custom_all_reduce_at_tp2_with_p2p_is_an_issue_without_p2p_it_is_not(tmp_path: Path) -> None:
+    line = "$ vllm serve m --tensor-parallel-size 2 --disable-custom-all-reduce"
+    r = pasted(tmp_path, capture(P2P_OK_5), line, checks=("IC-CUSTOM-ALLREDUCE",))["IC-CUSTOM-ALLREDUCE"]
+    assert r.status == "issue" and "GPU0, GPU1" in r.message and "P2P" in r.message
+    r = pasted(tmp_path, capture(P2P_GNS_2), line, checks=("IC-CUSTOM-ALLREDUCE",))["IC-CUSTOM-ALLREDUCE"]
+    assert r.status == "ok" and "disabled by flag" in r.message
+    # TP=4 over PCIe: custom all-reduce is off by design, so the flag changes nothing.
+    r = pasted(tmp_path, capture(P2P_OK_5), line.replace("size 2", "size 4"),
+               checks=("IC-CUSTOM-ALLREDUCE",))["IC-CUSTOM-ALLREDUCE"]
+    assert r.status == "ok"
+
+
+def test_disable_custom_all_reduce_in_a_docker_run_on_nvlink(tmp_path: Path) -> None:
+    # Modelled docker run beside the real collect_env topology (NV12 mesh).
+    spec = ("docker run --gpus all --ipc=host vllm/vllm-openai:v0.4.1 --model m --tensor-parallel-size 2 "
+            "--disable-custom-all-reduce")
+    r = pasted(tmp_path, capture(COLLECT_ENV_041), spec, checks=("IC-CUSTOM-ALLREDUCE",))["IC-CUSTOM-ALLREDUCE"]
+    assert r.status == "issue" and "NVLink" in r.message
+
+
+# --- IC-TOPOLOGY-PLACEMENT: the TP group a pasted command line picks -----------------------------
+
+
+TWO_SOCKETS = make_topo(_pcie(8, lambda i, j: "NODE" if i // 4 == j // 4 else "SYS"), ["0-47"] * 4 + ["48-95"] * 4,
+                        ["0"] * 4 + ["1"] * 4)
+
+
+def test_a_tp_group_across_sockets_from_a_pasted_commands_devices(tmp_path: Path) -> None:
+    # Modelled: a PCIe 8-GPU box on two sockets; the command's CUDA_VISIBLE_DEVICES picks GPU3 and GPU4.
+    line = "$ CUDA_VISIBLE_DEVICES=3,4 vllm serve m --tensor-parallel-size 2"
+    r = pasted(tmp_path, TWO_SOCKETS, line, checks=("IC-TOPOLOGY-PLACEMENT",))["IC-TOPOLOGY-PLACEMENT"]
+    assert r.status == "issue" and "GPU3, GPU4 crosses sockets" in r.message
+    r = pasted(tmp_path, TWO_SOCKETS, line.replace("3,4", "4,5"),
+               checks=("IC-TOPOLOGY-PLACEMENT",))["IC-TOPOLOGY-PLACEMENT"]
+    assert r.status == "ok"
