@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from stackaudit.engine.gap_verdict import gap_verdict
 from stackaudit.engine.results import Result
 from stackaudit.engine.testing import run_checks
 from stackaudit.importers.pasted import load_pasted
@@ -157,3 +158,15 @@ def test_a_tp_group_across_sockets_from_a_pasted_commands_devices(tmp_path: Path
     r = pasted(tmp_path, TWO_SOCKETS, line.replace("3,4", "4,5"),
                checks=("IC-TOPOLOGY-PLACEMENT",))["IC-TOPOLOGY-PLACEMENT"]
     assert r.status == "ok"
+
+
+# --- the gap verdict: a capture cap does not reach batch 1 ---------------------------------------
+
+
+@pytest.mark.parametrize(("severity", "explains"), [("high", True), ("low", False)])
+def test_only_graphs_off_explains_a_single_stream_gap(severity: str, explains: bool) -> None:
+    """Eager mode can cost a multiple at batch 1; a capture cap above 1 (low severity) leaves batch 1 captured."""
+    found = Result("RT-CUDA-GRAPHS", "rt", "CUDA graphs disabled", "issue", "found", severity=severity)
+    out = gap_verdict({"decode_tok_s": 10.0, "ceiling_tok_s": 100.0}, [found])
+    assert out["host_explains"] is explains
+    assert out["findings"][0]["class"] == ("multiple" if explains else "none-for-decode")

@@ -22,6 +22,7 @@ from stackaudit.checks.registry import (
     unknown,
 )
 from stackaudit.facts._parse import sizes_from_argv
+from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.engine_command import EngineCommands
@@ -410,15 +411,14 @@ def _what(settings: Iterable[str]) -> str:
     return " and ".join(seen) if len(seen) <= 2 else f"{seen[0]} and {len(seen) - 1} more"
 
 
-def _engine_version(python_env: PythonEnv | None, engine: str) -> str | None:
-    """The engine's package version in the pasted or read Python environment (collect_env, pip list)."""
-    package = {"vllm": "vllm", "sglang": "sglang", "trtllm": "tensorrt-llm"}.get(engine, engine)
-    if python_env is None:
+def _engine_version(collect_env: CollectEnv | None, engine: str) -> str | None:
+    """The engine's version in a pasted vLLM collect_env / SGLang check_env report."""
+    if collect_env is None:
         return None
-    return next((v for e in python_env.environments if (v := e.version(package))), None)
+    return {"vllm": collect_env.vllm_version, "sglang": collect_env.sglang_version}.get(engine) or None
 
 
-def _graphs_on_command_lines(commands: EngineCommands, python_env: PythonEnv | None = None) -> Outcome:
+def _graphs_on_command_lines(commands: EngineCommands, collect_env: CollectEnv | None = None) -> Outcome:
     """A pasted engine command line: an eager-mode flag on it is the setting. Without one, a complete line
     with the engine's version is complete evidence of the flags (issue 28); what the engine may still decide
     itself is vLLM's eager mode under data parallelism (corpus 67), which only its log shows."""
@@ -442,14 +442,14 @@ def _graphs_on_command_lines(commands: EngineCommands, python_env: PythonEnv | N
         return unknown("no eager-mode flag on the pasted command line, but it runs vLLM with data parallelism, "
                        "under which vLLM releases forced eager mode themselves: its start-up log says",
                        hint="paste the engine's start-up log (the CUDA graph capture lines)")
-    versions = {c.engine: _engine_version(python_env, c.engine) for c in commands.commands}
+    versions = {c.engine: _engine_version(collect_env, c.engine) for c in commands.commands}
     if all(versions.values()):
         shown = ", ".join(f"{ENGINE_NAMES.get(e, e)} {v}" for e, v in versions.items())
         return ok(f"CUDA graphs are on: no flag on the pasted command line turns them off ({shown})",
                   actual="enabled", evidence=evidence)
     return unknown("no eager-mode flag on the pasted command line, but the engine's version is not in the source "
                    "(releases differ in what they turn off themselves)",
-                   hint="paste the engine's version (`pip show vllm`, `python -m vllm.collect_env`) or its start-up log")
+                   hint="paste `python -m vllm.collect_env` (or `python -m sglang.check_env`), or the start-up log")
 
 
 def _graphs_in_container_specs(containers: DockerContainers) -> Outcome:
@@ -506,11 +506,11 @@ def _graphs_in_container_specs(containers: DockerContainers) -> Outcome:
 )
 def cuda_graphs(serving_processes: ServingProcesses | None = None,
                 docker_containers: DockerContainers | None = None, serving_log: ServingLog | None = None,
-                engine_commands: EngineCommands | None = None, python_env: PythonEnv | None = None) -> Outcome:
+                engine_commands: EngineCommands | None = None, collect_env: CollectEnv | None = None) -> Outcome:
     """Reads: the command line of each engine's top process (/proc/<pid>/cmdline: the API server
     holds the flags; titled children do not) and the config file it names (`--config`,
     `--extra_llm_api_options`); else a container's engine arguments, the engine's log, or a pasted
-    command line (with the engine's version from its Python environment).
+    command line (with the engine's version from a pasted collect_env / check_env).
 
     Bad value: vLLM `--enforce-eager`, `-O0` / `--optimization-level 0`, `cudagraph_mode` NONE in
     `--compilation-config`, a capture size of 0; SGLang `--disable-cuda-graph`,
@@ -541,7 +541,7 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
         return ok(f"CUDA graphs are on: the {serving_log.engine or 'engine'} log shows them captured",
                   actual="enabled", evidence=lines)
     if serving_processes is None and engine_commands is not None and engine_commands.commands:
-        return _graphs_on_command_lines(engine_commands, python_env)
+        return _graphs_on_command_lines(engine_commands, collect_env)
     if serving_processes is None:
         return unknown(NOT_LISTED.split(":")[0], hint=CAPTURE_HINT)
     if not roots:
