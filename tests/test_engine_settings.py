@@ -170,3 +170,31 @@ def test_only_graphs_off_explains_a_single_stream_gap(severity: str, explains: b
     out = gap_verdict({"decode_tok_s": 10.0, "ceiling_tok_s": 100.0}, [found])
     assert out["host_explains"] is explains
     assert out["findings"][0]["class"] == ("multiple" if explains else "none-for-decode")
+
+
+# --- RT-CUDA-GRAPHS from SGLang's decode lines ----------------------------------------------------
+
+# Verbatim from https://github.com/sgl-project/sglang/pull/13023 (a benchmark log in the description): batches
+# of 46 and 36 decode without CUDA graphs, 28 and below replay them.
+SGLANG_DECODE_ABOVE_CAP = """\
+[2025-11-11 04:06:27] Decode batch, #running-req: 46, #token: 34901, token usage: 0.19, cuda graph: False, gen throughput (token/s): 1447.08, #queue-req: 0, 
+[2025-11-11 04:06:29] Decode batch, #running-req: 36, #token: 28419, token usage: 0.16, cuda graph: False, gen throughput (token/s): 1262.64, #queue-req: 0, 
+[2025-11-11 04:06:30] Decode batch, #running-req: 28, #token: 22920, token usage: 0.13, cuda graph: True, gen throughput (token/s): 1086.59, #queue-req: 0, 
+[2025-11-11 04:06:31] Decode batch, #running-req: 22, #token: 20033, token usage: 0.11, cuda graph: True, gen throughput (token/s): 895.36, #queue-req: 0, 
+"""  # noqa: W291 - the log's trailing spaces are verbatim
+
+
+def test_sglang_decode_lines_above_the_capture_cap_are_a_low_issue(tmp_path: Path) -> None:
+    r = pasted(tmp_path, SGLANG_DECODE_ABOVE_CAP, checks=("RT-CUDA-GRAPHS",))["RT-CUDA-GRAPHS"]
+    assert r.status == "issue" and r.severity == "low", r.message
+    assert "36 and 46" in r.message and "batches up to 28" in r.message and "cuda graph: False" in r.evidence[0]
+
+
+def test_sglang_decode_lines_eager_at_batch_one_or_all_graphed(tmp_path: Path) -> None:
+    # Modelled from the lines above: one request decoding eagerly is graphs off; all graphed is ok.
+    one = SGLANG_DECODE_ABOVE_CAP.splitlines()[0].replace("#running-req: 46", "#running-req: 1")
+    r = pasted(tmp_path, one, checks=("RT-CUDA-GRAPHS",))["RT-CUDA-GRAPHS"]
+    assert r.status == "issue" and r.severity == "high" and "running batch 1" in r.message
+    graphed = "\n".join(SGLANG_DECODE_ABOVE_CAP.splitlines()[2:])
+    r = pasted(tmp_path, graphed, checks=("RT-CUDA-GRAPHS",))["RT-CUDA-GRAPHS"]
+    assert r.status == "ok" and "22 and 28" in r.message

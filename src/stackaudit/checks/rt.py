@@ -492,6 +492,35 @@ def _graphs_in_container_specs(containers: DockerContainers) -> Outcome:
               evidence=[f"container {c.label} command: {' '.join(c.argv)[:200]}" for c, _ in engines])
 
 
+def _batches(sizes: Iterable[int]) -> str:
+    """`1`, `36 and 46`, `12 to 46`: the running batches a set of decode lines shows."""
+    ordered = sorted(set(sizes))
+    if len(ordered) <= 2:
+        return " and ".join(str(n) for n in ordered)
+    return f"{ordered[0]} to {ordered[-1]}"
+
+
+def _graphs_in_decode_lines(log: ServingLog) -> Outcome:
+    """SGLang's decode lines say per step whether a CUDA graph ran (`cuda graph: False` above the capture cap)."""
+    eager = [n for n, graphed in log.decode_graph_batches if not graphed]
+    graphed = [n for n, g in log.decode_graph_batches if g]
+    actual = {"eager_batches": sorted(set(eager)), "graph_batches": sorted(set(graphed))}
+    if not eager:
+        return ok(f"CUDA graphs are on: every SGLang decode step shown replayed one (running batches "
+                  f"{_batches(graphed)})", actual=actual)
+    evidence = list(log.decode_graph_lines[:3])
+    if 1 in eager or not graphed:
+        return issue(f"CUDA graphs are off: SGLang decode steps at running batch {_batches(eager)} ran without one "
+                     "(`cuda graph: False`)", actual=actual, expected="cuda graph: True on decode steps",
+                     evidence=evidence)
+    above = min(eager) > max(graphed)
+    why = (f"the running batch exceeds the capture cap (--cuda-graph-max-bs): batches up to {max(graphed)} replayed "
+           "graphs" if above else f"other decode batches ({_batches(graphed)}) replayed graphs")
+    return issue(f"SGLang decode steps at running batch {_batches(eager)} ran without CUDA graphs; {why}; "
+                 "batch 1 is unaffected", actual=actual, expected="a capture cap at or above the running batch",
+                 evidence=evidence, severity="low")
+
+
 @check(
     "RT-CUDA-GRAPHS",
     title="CUDA graphs disabled",
@@ -519,7 +548,8 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     (`--max-cudagraph-capture-size` or `max_cudagraph_capture_size` under `--max-num-seqs`,
     `--cuda-graph-max-bs` under `--max-running-requests`), and vLLM's `--max-seq-len-to-capture`
     under `--max-model-len` are a low-severity finding: larger batches or longer sequences run
-    eagerly.
+    eagerly. SGLang's decode log lines say it per step: `cuda graph: False` at `#running-req: 1`
+    is graphs off; only above the batches that replayed a graph, the capture cap.
 
     Why: decode is many small kernels; CUDA graphs remove the per-kernel launch overhead. vLLM:
     without them "always execute the model in eager mode"; a user's 70B decode rose to 45 tok/s
@@ -532,6 +562,9 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     roots = serving_processes.roots() if serving_processes is not None else []
     if not roots and docker_containers is not None and docker_containers.containers:
         return _graphs_in_container_specs(docker_containers)
+    if serving_processes is None and serving_log is not None and serving_log.decode_graph_batches \
+            and serving_log.cuda_graphs != "eager":
+        return _graphs_in_decode_lines(serving_log)
     if serving_processes is None and serving_log is not None and serving_log.cuda_graphs:
         # No process to read: the engine's own log says whether it captured graphs or runs eagerly.
         lines = list(serving_log.cuda_graph_lines[:2])

@@ -140,6 +140,10 @@ class ServingLog:
     # `comm ... nRanks 3 nNodes 3 localRanks 1`: the most ranks NCCL put on one node (0: no such line).
     local_ranks: int = 0
     model: str = ""  # the model the configuration dump names (vLLM `model=`, SGLang `model_path=`)
+    # SGLang's decode lines (`Decode batch. #running-req: N, ... cuda graph: False, ...`): the running batch of
+    # each step and whether it replayed a CUDA graph, in log order (a batch above the capture cap runs eagerly).
+    decode_graph_batches: tuple[tuple[int, bool], ...] = ()
+    decode_graph_lines: tuple[str, ...] = ()  # the first eager decode lines, verbatim
 
     def transports(self) -> set[str]:
         return {c.transport for c in self.channels}
@@ -174,6 +178,8 @@ _DISABLE_AR = re.compile(r"\bdisable_custom_all_reduce\s*[=:]\s*['\"]?(True|Fals
                          r"['\"]disable_custom_all_reduce['\"]:\s*(True|False)")
 _GRAPH_CAPTURED = re.compile(r"Capturing CUDA graph|CUDA graphs can take additional|Graph capturing finished|"
                              r"Capture cuda graph (?:begin|end)|Capturing batches \(", re.I)
+# SGLang's decode log line (scheduler_metrics_mixin.py `log_decode_stats`; `Decode batch,` from v0.5.23).
+_DECODE_GRAPH = re.compile(r"Decode batch[.,].*?#running-req:\s*(\d+),.*?cuda graph:\s*(True|False)")
 # vLLM's own override, e.g. "Data Parallel: Forcing enforce eager to be True since DP is currently not
 # supported with CUDA Graphs." (vllm/platforms/cuda.py).
 _FORCED_EAGER = re.compile(r"Forcing enforce[ _]eager to be True", re.I)
@@ -210,6 +216,8 @@ def parse_serving_log(text: str) -> ServingLog:
     warns: list[str] = []
     local_ranks = 0
     model = ""
+    decode_batches: list[tuple[int, bool]] = []
+    decode_eager: list[str] = []
     # Each pattern runs only on lines holding its key words (cheap substring tests first: a long log).
     for line in relevant:
         text_l = line.strip()
@@ -281,6 +289,11 @@ def parse_serving_log(text: str) -> ServingLog:
         m = _LOCAL_RANKS.search(text_l) if "localRanks" in text_l else None
         if m:
             local_ranks = max(local_ranks, int(m.group(1)))
+        m = _DECODE_GRAPH.search(text_l) if "cuda graph:" in text_l else None
+        if m and len(decode_batches) < 10000:
+            decode_batches.append((int(m.group(1)), m.group(2) == "True"))
+            if m.group(2) == "False" and len(decode_eager) < 5:
+                decode_eager.append(text_l)
     return ServingLog(
         engine=engine, line_count=len(relevant), custom_ar_disabled=tuple(ar), p2p_cache_paths=tuple(cache_paths),
         p2p_cache_generated=generated, p2p_failures=tuple(p2p_fail), nccl_version=version,
@@ -288,7 +301,8 @@ def parse_serving_log(text: str) -> ServingLog:
         gdr_disabled=tuple(gdr_off), cuda_graphs=graphs, cuda_graph_lines=tuple(graph_lines[:5]), tp_size=tp,
         pp_size=pp, dp_size=dp,
         disable_custom_all_reduce=disable_ar, cumem_fallback=tuple(cumem), nccl_warnings=tuple(warns[:20]),
-        local_ranks=local_ranks, model=model)
+        local_ranks=local_ranks, model=model, decode_graph_batches=tuple(decode_batches),
+        decode_graph_lines=tuple(decode_eager))
 
 
 @parser(ENGINE_LOG, feeds="serving_log", kind=ServingLog, rank=10)
