@@ -198,3 +198,30 @@ def test_sglang_decode_lines_eager_at_batch_one_or_all_graphed(tmp_path: Path) -
     graphed = "\n".join(SGLANG_DECODE_ABOVE_CAP.splitlines()[2:])
     r = pasted(tmp_path, graphed, checks=("RT-CUDA-GRAPHS",))["RT-CUDA-GRAPHS"]
     assert r.status == "ok" and "22 and 28" in r.message
+
+
+# --- RT-CUDA-GRAPHS from the engine's resolved configuration dump --------------------------------
+
+# The start of vLLM 0.6.6's engine-config line, verbatim from https://github.com/rust-lang/www.rust-lang.org/issues/2107
+# (a vLLM log pasted there), cut after enforce_eager like a pasted excerpt would be.
+VLLM_066_CONFIG = (
+    "INFO 01-14 03:08:50 llm_engine.py:234] Initializing an LLM engine (v0.6.6) with config: "
+    "model='/workspace/models/models--Qwen--Qwen2-0.5B', speculative_config=None, "
+    "tokenizer='/workspace/models/models--Qwen--Qwen2-0.5B', skip_tokenizer_init=False, tokenizer_mode=auto, "
+    "revision=None, override_neuron_config=None, tokenizer_revision=None, trust_remote_code=False, "
+    "dtype=torch.bfloat16, max_seq_len=131072, download_dir=None, load_format=LoadFormat.AUTO, "
+    "tensor_parallel_size=1, pipeline_parallel_size=2, disable_custom_all_reduce=False, quantization=None, "
+    "enforce_eager=False, kv_cache_dtype=auto,")
+
+
+def test_a_resolved_config_line_with_graphs_on_is_ok_raw_flags_are_not(tmp_path: Path) -> None:
+    r = pasted(tmp_path, VLLM_066_CONFIG, checks=("RT-CUDA-GRAPHS",))["RT-CUDA-GRAPHS"]
+    assert r.status == "ok" and "resolved configuration" in r.message
+    # Modelled: the same setting in `non-default args` is a raw flag, before vLLM's own overrides (DP: corpus 67).
+    raw = "INFO 01-14 03:08:49 [cli_args.py:261] non-default args: {'model': 'm', 'enforce_eager': False}"
+    r = pasted(tmp_path, raw, checks=("RT-CUDA-GRAPHS",))["RT-CUDA-GRAPHS"]
+    assert r.status != "ok"
+    forced = ("INFO 08-01 12:18:31 [cuda.py:156] Data Parallel: Forcing enforce eager to be True since DP is "
+              "currently not supported with CUDA Graphs.")
+    r = pasted(tmp_path, forced, VLLM_066_CONFIG, checks=("RT-CUDA-GRAPHS",))["RT-CUDA-GRAPHS"]
+    assert r.status == "issue"

@@ -571,6 +571,9 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
         if serving_log.cuda_graphs == "eager":
             return issue(f"CUDA graphs are disabled: the {serving_log.engine or 'engine'} log shows eager mode",
                          actual="eager", expected="CUDA graphs on (no eager-mode flag)", evidence=lines)
+        if serving_log.cuda_graphs == "configured":
+            return ok(f"CUDA graphs are on: the {serving_log.engine or 'engine'}'s resolved configuration in its log "
+                      "keeps them (enforce_eager / disable_cuda_graph False)", actual="enabled", evidence=lines)
         return ok(f"CUDA graphs are on: the {serving_log.engine or 'engine'} log shows them captured",
                   actual="enabled", evidence=lines)
     if serving_processes is None and engine_commands is not None and engine_commands.commands:

@@ -129,7 +129,8 @@ class ServingLog:
     nccl_env: dict[str, str] = field(default_factory=dict)  # "NCCL_X set by environment to Y"
     nccl_net: tuple[str, ...] = ()  # NET/IB and NET/Socket lines (devices, GDR)
     gdr_disabled: tuple[str, ...] = ()  # "GPU Direct RDMA Disabled" lines
-    cuda_graphs: str = ""  # "captured" | "eager" | ""
+    # "captured" | "eager" | "configured" (the resolved configuration dump keeps them on, no capture line) | ""
+    cuda_graphs: str = ""
     cuda_graph_lines: tuple[str, ...] = ()
     tp_size: int | None = None
     pp_size: int | None = None
@@ -178,6 +179,9 @@ _DISABLE_AR = re.compile(r"\bdisable_custom_all_reduce\s*[=:]\s*['\"]?(True|Fals
                          r"['\"]disable_custom_all_reduce['\"]:\s*(True|False)")
 _GRAPH_CAPTURED = re.compile(r"Capturing CUDA graph|CUDA graphs can take additional|Graph capturing finished|"
                              r"Capture cuda graph (?:begin|end)|Capturing batches \(", re.I)
+# The configuration dumps an engine prints after resolving its flags (its own overrides applied): vLLM's engine
+# config line (v0 and V1) and SGLang's server_args; `non-default args:` and `args: Namespace(` are the raw flags.
+_RESOLVED_CONFIG = re.compile(r"Initializing an? (?:V[01] )?LLM engine \(v[^)]*\) with config:|server_args=(?:ServerArgs\(|\{)")
 # SGLang's decode log line (scheduler_metrics_mixin.py `log_decode_stats`; `Decode batch,` from v0.5.23).
 _DECODE_GRAPH = re.compile(r"Decode batch[.,].*?#running-req:\s*(\d+),.*?cuda graph:\s*(True|False)")
 # vLLM's own override, e.g. "Data Parallel: Forcing enforce eager to be True since DP is currently not
@@ -256,7 +260,7 @@ def parse_serving_log(text: str) -> ServingLog:
             if re.search(r"GPU Direct RDMA Disabled", text_l, re.I):
                 gdr_off.append(text_l)
         if ("graph" in low or "capturing batches" in low) and _GRAPH_CAPTURED.search(text_l):
-            graphs = graphs or "captured"
+            graphs = "captured" if graphs in ("", "configured") else graphs
             graph_lines.append(text_l)
         m = _EAGER.search(text_l) if ("eager" in low or "cuda_graph" in low) else None
         if m is None and "forcing enforce" in low and _FORCED_EAGER.search(text_l):
@@ -267,6 +271,9 @@ def parse_serving_log(text: str) -> ServingLog:
             if value == "True":
                 graphs = "eager"
                 graph_lines.insert(0, text_l)
+            elif _RESOLVED_CONFIG.search(text_l):
+                graphs = graphs or "configured"  # the resolved configuration keeps graphs on
+                graph_lines.append(text_l)
         m = _TP.search(text_l) if tp is None and ("tensor_parallel_size" in low or "tp_size" in low) else None
         if m:
             tp = int(m.group(1) or m.group(2))
