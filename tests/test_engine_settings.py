@@ -221,6 +221,15 @@ def test_a_resolved_config_line_with_graphs_on_is_ok_raw_flags_are_not(tmp_path:
     raw = "INFO 01-14 03:08:49 [cli_args.py:261] non-default args: {'model': 'm', 'enforce_eager': False}"
     r = pasted(tmp_path, raw, checks=("RT-CUDA-GRAPHS",))["RT-CUDA-GRAPHS"]
     assert r.status != "ok"
+    # vLLM V1's line does not settle it: compilation_config's level and cudagraph_mode decide too. Modelled on the
+    # line in https://github.com/vllm-project/speculators/pull/166: the fields between model= and
+    # tensor_parallel_size= left out, cut after enforce_eager.
+    v1 = ("(EngineCore_DP0 pid=774560) INFO 10-30 14:20:52 [core.py:93] Initializing a V1 LLM engine "
+          "(v0.10.1.dev2081+gc44ef9fc0.d20250930) with config: model='meta-llama/Meta-Llama-3.1-8B-Instruct', "
+          "tensor_parallel_size=1, pipeline_parallel_size=1, data_parallel_size=1, disable_custom_all_reduce=False, "
+          "quantization=None, enforce_eager=False, kv_cache_dtype=auto,")
+    r = pasted(tmp_path, v1, checks=("RT-CUDA-GRAPHS",))["RT-CUDA-GRAPHS"]
+    assert r.status != "ok"
     forced = ("INFO 08-01 12:18:31 [cuda.py:156] Data Parallel: Forcing enforce eager to be True since DP is "
               "currently not supported with CUDA Graphs.")
     r = pasted(tmp_path, forced, VLLM_066_CONFIG, checks=("RT-CUDA-GRAPHS",))["RT-CUDA-GRAPHS"]

@@ -179,9 +179,11 @@ _DISABLE_AR = re.compile(r"\bdisable_custom_all_reduce\s*[=:]\s*['\"]?(True|Fals
                          r"['\"]disable_custom_all_reduce['\"]:\s*(True|False)")
 _GRAPH_CAPTURED = re.compile(r"Capturing CUDA graph|CUDA graphs can take additional|Graph capturing finished|"
                              r"Capture cuda graph (?:begin|end)|Capturing batches \(", re.I)
-# The configuration dumps an engine prints after resolving its flags (its own overrides applied): vLLM's engine
-# config line (v0 and V1) and SGLang's server_args; `non-default args:` and `args: Namespace(` are the raw flags.
-_RESOLVED_CONFIG = re.compile(r"Initializing an? (?:V[01] )?LLM engine \(v[^)]*\) with config:|server_args=(?:ServerArgs\(|\{)")
+# The configuration dumps that settle CUDA graphs: printed after the engine's own overrides, with one switch for
+# graphs. vLLM's v0 engine config line (`Initializing an LLM engine (v0.6.6) with config:`) and SGLang's
+# server_args. Not vLLM V1's (graphs there also hang on compilation_config's level and cudagraph_mode), nor the
+# raw flags (`non-default args:`, `args: Namespace(`).
+_RESOLVED_CONFIG = re.compile(r"Initializing an LLM engine \(v[^)]*\) with config:|server_args=(?:ServerArgs\(|\{)")
 # SGLang's decode log line (scheduler_metrics_mixin.py `log_decode_stats`; `Decode batch,` from v0.5.23).
 _DECODE_GRAPH = re.compile(r"Decode batch[.,].*?#running-req:\s*(\d+),.*?cuda graph:\s*(True|False)")
 # vLLM's own override, e.g. "Data Parallel: Forcing enforce eager to be True since DP is currently not
