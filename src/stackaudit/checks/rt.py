@@ -407,7 +407,7 @@ def _limits(values: Iterable[object]) -> str:
 
 def _what(settings: Iterable[str]) -> str:
     """`--enforce-eager`, or `--enforce-eager and --disable-cuda-graph`: each setting once, for a title."""
-    seen = list(dict.fromkeys(s.split(" in ")[0] for s in settings))
+    seen = list(dict.fromkeys(re.split(r" in | below | \(", s)[0] for s in settings))
     return " and ".join(seen) if len(seen) <= 2 else f"{seen[0]} and {len(seen) - 1} more"
 
 
@@ -572,8 +572,9 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
             return issue(f"CUDA graphs are disabled: the {serving_log.engine or 'engine'} log shows eager mode",
                          actual="eager", expected="CUDA graphs on (no eager-mode flag)", evidence=lines)
         if serving_log.cuda_graphs == "configured":
-            return ok(f"CUDA graphs are on: the {serving_log.engine or 'engine'}'s resolved configuration in its log "
-                      "keeps them (enforce_eager / disable_cuda_graph False)", actual="enabled", evidence=lines)
+            name = ENGINE_NAMES.get(serving_log.engine, "the engine")
+            return ok(f"CUDA graphs are on: {name}'s resolved configuration in its log keeps them (enforce_eager / "
+                      "disable_cuda_graph False)", actual="enabled", evidence=lines)
         return ok(f"CUDA graphs are on: the {serving_log.engine or 'engine'} log shows them captured",
                   actual="enabled", evidence=lines)
     if serving_processes is None and engine_commands is not None and engine_commands.commands:
