@@ -35,6 +35,8 @@ def pasted(tmp_path: Path, *parts: str, checks: tuple[str, ...]) -> dict[str, Re
 
 # collect_env of vLLM 0.4.1 on 8x A100 SXM (NV12 mesh): the version and the topology (corpus 11).
 COLLECT_ENV_041 = "11-8x-a100-nv12-epyc-nps4-vllm-collect-env-topology.txt"
+# SGLang 0.4.0.post2's check_env on one A40 (corpus 47).
+CHECK_ENV_SGLANG = "47-1x-a40-sglang-check-env-pydantic-warning.txt"
 # 5 GPUs, NODE/PHB paths, `topo -p2p p` OK between all (a P2P-enabled driver; corpus 60).
 P2P_OK_5 = "60-5-gpu-topo-m-node-topo-p2p-ok-patched-driver.txt"
 # 2 GeForce RTX 5090, PHB, `topo -p2p rw` GNS (corpus 59).
@@ -85,14 +87,24 @@ def test_the_readme_command_with_enforce_eager_is_still_the_issue(tmp_path: Path
     # SGLang v0.5.23's spelling of --disable-cuda-graph
     ("python -m sglang.launch_server --model-path m --cuda-graph-backend-decode disabled", "issue", "high",
      "--cuda-graph-backend-decode disabled"),
+    # attention backends and modes SGLang runs without CUDA graphs (its own warnings, server_args.py v0.5.3)
+    ("python -m sglang.launch_server --model-path m --attention-backend torch_native", "issue", "high",
+     "torch_native (SGLang disables CUDA graphs with it)"),
+    ("python -m sglang.launch_server --model-path m --attention-backend=flex_attention", "issue", "high",
+     "flex_attention"),
+    ("python -m sglang.launch_server --model-path m --moe-a2a-backend deepep --deepep-mode normal", "issue", "high",
+     "--deepep-mode normal"),
+    ("python -m sglang.launch_server --model-path m --attention-backend triton --deepep-mode low_latency", "ok", None,
+     "SGLang 0.4.0.post2"),
     # counter-examples: caps at or above the batch in use, and a context cap above the model length
     ("vllm serve m --max-num-seqs 16 --max-cudagraph-capture-size 16", "ok", None, "vLLM 0.4.1"),
     ("vllm serve m --max-model-len 4096 --max-seq-len-to-capture 8192", "ok", None, "vLLM 0.4.1"),
 ])
 def test_capture_caps_on_a_pasted_command_line(tmp_path: Path, line: str, status: str, severity: str | None,
                                                words: str) -> None:
-    # Modelled: the command lines; real: the collect_env that gives the version.
-    r = pasted(tmp_path, capture(COLLECT_ENV_041), "$ " + line, checks=("RT-CUDA-GRAPHS",))["RT-CUDA-GRAPHS"]
+    # Modelled: the command lines; real: the collect_env / check_env that gives the version.
+    version = CHECK_ENV_SGLANG if "sglang" in line else COLLECT_ENV_041
+    r = pasted(tmp_path, capture(version), "$ " + line, checks=("RT-CUDA-GRAPHS",))["RT-CUDA-GRAPHS"]
     assert (r.status, r.severity if status == "issue" else None) == (status, severity), r.message
     assert words in r.message
 

@@ -359,6 +359,11 @@ def _capture_cap(cap: int | None, flag: str, batch: int | None, batch_flag: str,
         low.append(f"{flag} {cap} below {batch_flag} {batch} (batches of {cap + 1} to {batch} run eagerly)")
 
 
+# SGLang attention backends it runs without CUDA graphs: "Cuda graph is disabled because of using torch native
+# attention backend" / "... torch Flex Attention backend" (python/sglang/srt/server_args.py, v0.5.3).
+SGLANG_EAGER_BACKENDS = ("torch_native", "flex_attention")
+
+
 def _graphs_disabled(root: ProcessInfo) -> tuple[list[str], list[str]]:
     """(what disables CUDA graphs, what caps them low) in one engine instance's flags and config."""
     off: list[str] = []
@@ -392,6 +397,14 @@ def _graphs_disabled(root: ProcessInfo) -> tuple[list[str], list[str]]:
         # v0.5.23 replaces --disable-cuda-graph with a backend per phase; `disabled` turns decode graphs off.
         if (root.option("--cuda-graph-backend-decode") or "").lower() == "disabled":
             off.append("--cuda-graph-backend-decode disabled")
+        # Settings SGLang turns graphs off for itself (server_args.py `_handle_*`, model_runner.py; v0.5.3).
+        backend = (root.option("--attention-backend", "--decode-attention-backend") or "").lower()
+        if backend in SGLANG_EAGER_BACKENDS:
+            off.append(f"--attention-backend {backend} (SGLang disables CUDA graphs with it)")
+        if (root.option("--deepep-mode") or "").lower() == "normal":
+            off.append("--deepep-mode normal (SGLang disables CUDA graphs with it)")
+        if _bool_flag(argv, "--enable-double-sparsity"):
+            off.append("--enable-double-sparsity (SGLang runs it with the Triton backend without CUDA graphs)")
         cap = _int(root.option("--cuda-graph-max-bs", "--cuda-graph-max-bs-decode"))
         _capture_cap(cap, "--cuda-graph-max-bs", _int(root.option("--max-running-requests")),
                      "--max-running-requests", off, low)
@@ -543,7 +556,9 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
 
     Bad value: vLLM `--enforce-eager`, `-O0` / `--optimization-level 0`, `cudagraph_mode` NONE in
     `--compilation-config`, a capture size of 0; SGLang `--disable-cuda-graph`,
-    `--cuda-graph-backend-decode disabled`; TensorRT-LLM `cuda_graph_config: null`.
+    `--cuda-graph-backend-decode disabled`, and what SGLang runs without graphs itself
+    (`--attention-backend torch_native|flex_attention`, `--deepep-mode normal`,
+    `--enable-double-sparsity`); TensorRT-LLM `cuda_graph_config: null`.
     Capture sizes capped below 8, or below the batch the engine is set to run
     (`--max-cudagraph-capture-size` or `max_cudagraph_capture_size` under `--max-num-seqs`,
     `--cuda-graph-max-bs` under `--max-running-requests`), and vLLM's `--max-seq-len-to-capture`
