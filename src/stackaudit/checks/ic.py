@@ -25,6 +25,8 @@ from stackaudit.checks.registry import (
 )
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
+from stackaudit.facts.docker import DockerContainers
+from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.nvidia import gpu_spec
@@ -158,6 +160,28 @@ def _engine_gpus(topo: TopoMatrix, proc: ProcessInfo | None, tp: int | None,
     if cvd is not None and all(v.isdecimal() for v in cvd):
         names = [f"GPU{v}" for v in cvd if f"GPU{v}" in topo.gpus]
     return names[:tp] if tp else names
+
+
+def _shown_engine(commands: EngineCommands | None, containers: DockerContainers | None) -> ProcessInfo | None:
+    """The engine's flags where no engine process is read: a pasted command line, else a container's
+    engine arguments (docker run, compose, a pod spec, `docker inspect`)."""
+    if commands is not None and commands.commands:
+        return commands.commands[0].as_process()
+    from stackaudit.facts._parse import engine_of
+
+    for c in containers.containers if containers is not None else ():
+        engine = engine_of(c.image + " " + " ".join(c.argv))
+        if engine in _ENGINES:
+            return ProcessInfo(pid=0, ppid=None, comm=f"container {c.label}", argv=c.argv, engine=engine,
+                               role="api-server", root_pid=0)
+    return None
+
+
+def _p2p_pair_ok(p2p: P2pMatrix | None, gpus: list[str] | None) -> bool:
+    """The driver allows P2P between every pair of these GPUs (`nvidia-smi topo -p2p`)."""
+    if p2p is None or not gpus or len(gpus) < 2:
+        return False
+    return all(p2p.status(a, b) == "OK" for a, b in itertools.permutations(gpus, 2))
 
 
 def _multi_node(procs: ServingProcesses | None, log: ServingLog | None) -> bool:
@@ -518,15 +542,18 @@ _KEY_NEGATIVE = ("no NVLink between these GPUs (PCIe only): vLLM and SGLang turn
 def custom_allreduce(serving_processes: ServingProcesses | None = None, serving_log: ServingLog | None = None,
                      gpu_topology: TopoMatrix | None = None, gpus: GpuInventory | None = None,
                      collect_env: CollectEnv | None = None, parallelism: Parallelism | None = None,
-                     gpu_p2p: P2pMatrix | None = None) -> Outcome:
+                     gpu_p2p: P2pMatrix | None = None, engine_commands: EngineCommands | None = None,
+                     docker_containers: DockerContainers | None = None) -> Outcome:
     """Reads: the engine's flags (`--tensor-parallel-size`, `--disable-custom-all-reduce`, SGLang
-    `--enable-p2p-check`) from /proc, a pasted engine log ("Custom allreduce is disabled because
+    `--enable-p2p-check`) from /proc, else from a pasted command line or a container's engine
+    arguments, a pasted engine log ("Custom allreduce is disabled because
     ..."), `nvidia-smi topo -m` (NVLink between the TP GPUs), `nvidia-smi topo -p2p` (whether
     the driver allows P2P at all) and the GPU models.
 
     Bad value: custom all-reduce disabled on an NVLink/NVSwitch system (the engine did not see
     NVLink: fabric or links down); disabled at TP=2 on a P2P-capable PCIe pair (ACS/IOMMU, stale
-    cache); SGLang on GeForce with TP > 1 and neither `--enable-p2p-check` nor
+    cache); `--disable-custom-all-reduce` where it could run (NVLink, or a TP=2 pair the driver
+    gives P2P); SGLang on GeForce with TP > 1 and neither `--enable-p2p-check` nor
     `--disable-custom-all-reduce` (crash "peer access is not supported between these two devices").
 
     Why: custom all-reduce (one-shot P2P kernels, CUDA-graph friendly) beats NCCL on small decode
@@ -539,6 +566,8 @@ def custom_allreduce(serving_processes: ServingProcesses | None = None, serving_
     GeForce cards have no P2P with the stock driver: NCCL carries the all-reduce.
     """
     engine, tp, root = _engine_tp(serving_processes, parallelism)
+    if root is None and not _engine_roots(serving_processes):
+        root = _shown_engine(engine_commands, docker_containers)
     models = _models(gpus)
     topo_gpus = _engine_gpus(gpu_topology, root, tp, collect_env) if gpu_topology is not None else None
     nvlinked = _fully_nvlinked(gpu_topology, topo_gpus) if gpu_topology is not None else None
@@ -581,11 +610,20 @@ def custom_allreduce(serving_processes: ServingProcesses | None = None, serving_
                      actual=" ".join(root.argv), expected="--disable-custom-all-reduce (or --enable-p2p-check)",
                      severity="medium", subjects=[root.label])
     if flag_off:
+        who = (root.comm if root.pid == 0 else root.label) if root is not None else ""
+        shown = [f"{who}: {' '.join(root.argv)[:300]}"] if root is not None else []
         if nvlinked:
             return issue("--disable-custom-all-reduce on an NVLink-connected GPU set: small decode all-reduces go "
                          "through NCCL instead of the faster one-shot kernels; remove it unless it is there for "
                          "debugging", actual="--disable-custom-all-reduce", expected="flag absent", severity="medium",
-                         subjects=[root.label] if root is not None else [])
+                         subjects=[who] if who else [], evidence=shown)
+        if tp == 2 and not geforce and _p2p_pair_ok(gpu_p2p, topo_gpus):
+            return issue(f"--disable-custom-all-reduce at TP=2 on a PCIe pair the driver gives P2P ({', '.join(topo_gpus or [])}"
+                         "): the one-shot custom all-reduce could run there and beats NCCL on small decode "
+                         "all-reduces; remove the flag unless it works around a P2P fault",
+                         actual="--disable-custom-all-reduce", expected="flag absent", severity="medium",
+                         subjects=[who] if who else [], evidence=shown + [gpu_p2p.lines[g] for g in topo_gpus or [] if gpu_p2p is not None
+                                           and g in gpu_p2p.lines][:2])
         return ok("custom all-reduce is disabled by flag" + (f"; {_KEY_NEGATIVE}" if pcie_only else ""),
                   actual="--disable-custom-all-reduce")
     if tp is not None and tp < 2:
@@ -923,9 +961,10 @@ def _group_worst(topo: TopoMatrix, group: list[str]) -> int:
 )
 def topology_placement(gpu_topology: TopoMatrix | None = None, serving_processes: ServingProcesses | None = None,
                        parallelism: Parallelism | None = None, gpus: GpuInventory | None = None,
-                       collect_env: CollectEnv | None = None) -> Outcome:
+                       collect_env: CollectEnv | None = None, engine_commands: EngineCommands | None = None) -> Outcome:
     """Reads: `nvidia-smi topo -m` restricted to the engine's GPUs (its CUDA_VISIBLE_DEVICES and
-    tensor-parallel size, from /proc or a pasted log), CUDA_DEVICE_ORDER, the GPU models.
+    tensor-parallel size, from /proc, a pasted command line or a pasted log), CUDA_DEVICE_ORDER,
+    the GPU models.
 
     Bad value: a TP group whose GPUs meet over `SYS` while a group of the same size with only
     `PIX`/`PXB`/`NODE` paths exists; CUDA_VISIBLE_DEVICES picked from nvidia-smi indices without
@@ -949,6 +988,8 @@ def topology_placement(gpu_topology: TopoMatrix | None = None, serving_processes
     engine, tp, root = _engine_tp(serving_processes, parallelism)
     if not engine and tp is None:
         return _placement_advice(topo)
+    if root is None and not _engine_roots(serving_processes):
+        root = _shown_engine(engine_commands, None)  # CUDA_VISIBLE_DEVICES set on a pasted command line
     group = _engine_gpus(topo, root, tp, collect_env)
     size = len(group)
     if size < 2:

@@ -21,6 +21,8 @@ from stackaudit.checks.registry import (
     ok,
     unknown,
 )
+from stackaudit.facts._parse import sizes_from_argv
+from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.engine_command import EngineCommands
@@ -333,6 +335,35 @@ def _optimization_level_zero(argv: tuple[str, ...]) -> str | None:
     return None
 
 
+def _compilation_capture_size(argv: tuple[str, ...]) -> int | None:
+    """`max_cudagraph_capture_size` (`max_capture_size` before vLLM 0.11) in `--compilation-config` / `-O`."""
+    for i, arg in enumerate(argv):
+        text = argv[i + 1] if arg in ("--compilation-config", "-O") and i + 1 < len(argv) else arg
+        m = re.search(r"max_(?:cudagraph_)?capture_size[\"']?\s*[:= ]\s*(\d+)", text)
+        if m:
+            return int(m.group(1))
+    return None
+
+
+def _capture_cap(cap: int | None, flag: str, batch: int | None, batch_flag: str,
+                 off: list[str], low: list[str]) -> None:
+    """A capture cap of 0 turns graphs off; one below 8, or below the batch the engine is set to run, leaves
+    the larger batches eager (vLLM `_dummy_run` / SGLang `can_run` fall back to eager above the largest size)."""
+    if cap is None:
+        return
+    if cap == 0:
+        off.append(f"{flag} 0 (no batch size captured)")
+    elif cap < 8:
+        low.append(f"{flag} {cap}")
+    elif batch is not None and cap < batch:
+        low.append(f"{flag} {cap} below {batch_flag} {batch} (batches of {cap + 1} to {batch} run eagerly)")
+
+
+# SGLang attention backends it runs without CUDA graphs: "Cuda graph is disabled because of using torch native
+# attention backend" / "... torch Flex Attention backend" (python/sglang/srt/server_args.py, v0.5.3).
+SGLANG_EAGER_BACKENDS = ("torch_native", "flex_attention")
+
+
 def _graphs_disabled(root: ProcessInfo) -> tuple[list[str], list[str]]:
     """(what disables CUDA graphs, what caps them low) in one engine instance's flags and config."""
     off: list[str] = []
@@ -349,15 +380,34 @@ def _graphs_disabled(root: ProcessInfo) -> tuple[list[str], list[str]]:
         if mode:
             off.append(mode)
         cap = _int(root.option("--max-cudagraph-capture-size"))
-        if cap is not None and cap < 8:
-            low.append(f"--max-cudagraph-capture-size {cap}")
+        flag = "--max-cudagraph-capture-size"
+        if cap is None and _compilation_capture_size(argv) is not None:
+            cap, flag = _compilation_capture_size(argv), "max_cudagraph_capture_size in --compilation-config"
+        _capture_cap(cap, flag, _int(root.option("--max-num-seqs")), "--max-num-seqs", off, low)
+        # vLLM <= 0.10: sequences longer than this run eagerly (removed in 0.11 for the capture sizes).
+        seq = _int(root.option("--max-seq-len-to-capture"))
+        model_len = _int(root.option("--max-model-len"))
+        if seq is not None and model_len is not None and seq < model_len:
+            low.append(f"--max-seq-len-to-capture {seq} below --max-model-len {model_len} (longer sequences run "
+                       "eagerly)")
     elif root.engine == "sglang":
         if _bool_flag(argv, "--disable-cuda-graph") or (_bool_flag(argv, "--disable-cuda-graph") is None
                                                         and _config_true(root, "disable_cuda_graph")):
             off.append("--disable-cuda-graph")
-        cap = _int(root.option("--cuda-graph-max-bs"))
-        if cap is not None and cap < 8:
-            low.append(f"--cuda-graph-max-bs {cap}")
+        # v0.5.23 replaces --disable-cuda-graph with a backend per phase; `disabled` turns decode graphs off.
+        if (root.option("--cuda-graph-backend-decode") or "").lower() == "disabled":
+            off.append("--cuda-graph-backend-decode disabled")
+        # Settings SGLang turns graphs off for itself (server_args.py `_handle_*`, model_runner.py; v0.5.3).
+        backend = (root.option("--attention-backend", "--decode-attention-backend") or "").lower()
+        if backend in SGLANG_EAGER_BACKENDS:
+            off.append(f"--attention-backend {backend} (SGLang disables CUDA graphs with it)")
+        if (root.option("--deepep-mode") or "").lower() == "normal":
+            off.append("--deepep-mode normal (SGLang disables CUDA graphs with it)")
+        if _bool_flag(argv, "--enable-double-sparsity"):
+            off.append("--enable-double-sparsity (SGLang runs it with the Triton backend without CUDA graphs)")
+        cap = _int(root.option("--cuda-graph-max-bs", "--cuda-graph-max-bs-decode"))
+        _capture_cap(cap, "--cuda-graph-max-bs", _int(root.option("--max-running-requests")),
+                     "--max-running-requests", off, low)
     elif root.engine == "trtllm" and root.config.get("cuda_graph_config") == "null":
         off.append(f"cuda_graph_config: null in {root.config_path} (TensorRT-LLM PyTorch backend; version-dependent)")
     return off, low
@@ -370,24 +420,49 @@ def _limits(values: Iterable[object]) -> str:
 
 def _what(settings: Iterable[str]) -> str:
     """`--enforce-eager`, or `--enforce-eager and --disable-cuda-graph`: each setting once, for a title."""
-    seen = list(dict.fromkeys(s.split(" in ")[0] for s in settings))
+    seen = list(dict.fromkeys(re.split(r" in | below | \(", s)[0] for s in settings))
     return " and ".join(seen) if len(seen) <= 2 else f"{seen[0]} and {len(seen) - 1} more"
 
 
-def _graphs_on_command_lines(commands: EngineCommands) -> Outcome:
-    """A pasted engine command line: an eager-mode flag on it is the setting; without one the engine may
-    still turn graphs off itself (vLLM under data parallelism, corpus 67), which only its log shows."""
-    flags = [(c, x) for c in commands.commands for x in _graphs_disabled(c.as_process())[0]]
-    off = [f"`{c.line[:120]}`: {x}" for c, x in flags]
+def _engine_version(collect_env: CollectEnv | None, engine: str) -> str | None:
+    """The engine's version in a pasted vLLM collect_env / SGLang check_env report."""
+    if collect_env is None:
+        return None
+    return {"vllm": collect_env.vllm_version, "sglang": collect_env.sglang_version}.get(engine) or None
+
+
+def _graphs_on_command_lines(commands: EngineCommands, collect_env: CollectEnv | None = None) -> Outcome:
+    """A pasted engine command line: an eager-mode flag on it is the setting. Without one, a complete line
+    with the engine's version is complete evidence of the flags (issue 28); what the engine may still decide
+    itself is vLLM's eager mode under data parallelism (corpus 67), which only its log shows."""
+    found = [(c, _graphs_disabled(c.as_process())) for c in commands.commands]
+    evidence = [c.line[:400] for c in commands.commands]
+    off = [(c, x) for c, (o, _) in found for x in o]
     if off:
-        return issue(f"CUDA graphs are disabled by {_what(x for _, x in flags)} on the pasted command line: "
-                     + "; ".join(off)
+        return issue(f"CUDA graphs are disabled by {_what(x for _, x in off)} on the pasted command line: "
+                     + "; ".join(f"`{c.line[:120]}`: {x}" for c, x in off)
                      + " (fine only while debugging or when the model fails to capture)",
-                     actual=off, expected="CUDA graphs on (no eager-mode flag)",
-                     evidence=[c.line[:400] for c in commands.commands])
-    return unknown("no eager-mode flag on the pasted command line, but the engine may turn CUDA graphs off "
-                   "itself (vLLM does under data parallelism): its start-up log says",
-                   hint="paste the engine's start-up log (the CUDA graph capture lines)")
+                     actual=[f"`{c.line[:120]}`: {x}" for c, x in off], expected="CUDA graphs on (no eager-mode flag)",
+                     evidence=evidence)
+    low = [(c, x) for c, (_, lo) in found for x in lo]
+    if low:
+        return issue(f"CUDA-graph capture capped low by {_what(x for _, x in low)} on the pasted command line, larger "
+                     "batches run eagerly: " + "; ".join(x for _, x in low),
+                     actual=[x for _, x in low], expected="capture sizes up to the batch the engine runs",
+                     evidence=evidence, severity="low")
+    data_parallel = [c for c in commands.commands if c.engine == "vllm" and (sizes_from_argv(c.argv)[2] or 1) > 1]
+    if data_parallel:
+        return unknown("no eager-mode flag on the pasted command line, but it runs vLLM with data parallelism, "
+                       "under which vLLM releases forced eager mode themselves: its start-up log says",
+                       hint="paste the engine's start-up log (the CUDA graph capture lines)")
+    versions = {c.engine: _engine_version(collect_env, c.engine) for c in commands.commands}
+    if all(versions.values()):
+        shown = ", ".join(f"{ENGINE_NAMES.get(e, e)} {v}" for e, v in versions.items())
+        return ok(f"CUDA graphs are on: no flag on the pasted command line turns them off ({shown})",
+                  actual="enabled", evidence=evidence)
+    return unknown("no eager-mode flag on the pasted command line, but the engine's version is not in the source "
+                   "(releases differ in what they turn off themselves)",
+                   hint="paste `python -m vllm.collect_env` (or `python -m sglang.check_env`), or the start-up log")
 
 
 def _graphs_in_container_specs(containers: DockerContainers) -> Outcome:
@@ -403,16 +478,23 @@ def _graphs_in_container_specs(containers: DockerContainers) -> Outcome:
         return not_applicable("no vLLM, SGLang or TensorRT-LLM engine in the containers' commands ("
                               + ", ".join(c.image or c.label for c in containers.containers[:3]) + ")")
     off_all: list[str] = []
+    low_all: list[str] = []
     flags: list[str] = []
     for c, engine in engines:
-        off, _ = _graphs_disabled(ProcessInfo(pid=0, ppid=None, comm="", argv=c.argv, engine=engine, root_pid=0))
+        off, low = _graphs_disabled(ProcessInfo(pid=0, ppid=None, comm="", argv=c.argv, engine=engine, root_pid=0))
         off_all.extend(f"container {c.label}: {x}" for x in off)
-        flags += off
+        low_all.extend(f"container {c.label}: {x}" for x in low)
+        flags += off or low
     if off_all:
         return issue(f"CUDA graphs are disabled by {_what(flags)}: " + "; ".join(off_all)
                      + " (fine only while debugging or when the model fails to capture)",
                      actual=off_all, expected="CUDA graphs on (no eager-mode flag)",
                      subjects=[c.label for c, _ in engines],
+                     evidence=[f"container {c.label} command: {' '.join(c.argv)[:400]}" for c, _ in engines])
+    if low_all:
+        return issue(f"CUDA-graph capture capped low by {_what(flags)}, larger batches run eagerly: "
+                     + "; ".join(low_all), actual=low_all, expected="capture sizes up to the batch the engine runs",
+                     subjects=[c.label for c, _ in engines], severity="low",
                      evidence=[f"container {c.label} command: {' '.join(c.argv)[:400]}" for c, _ in engines])
     if any(c.excerpt for c, _ in engines):
         return unknown("no eager-mode flag in the engine arguments shown, but the container spec is an excerpt",
@@ -421,6 +503,35 @@ def _graphs_in_container_specs(containers: DockerContainers) -> Outcome:
     return ok("CUDA graphs are on in the containers' engine commands: "
               + ", ".join(c.label for c, _ in engines), actual="enabled",
               evidence=[f"container {c.label} command: {' '.join(c.argv)[:200]}" for c, _ in engines])
+
+
+def _batches(sizes: Iterable[int]) -> str:
+    """`1`, `36 and 46`, `12 to 46`: the running batches a set of decode lines shows."""
+    ordered = sorted(set(sizes))
+    if len(ordered) <= 2:
+        return " and ".join(str(n) for n in ordered)
+    return f"{ordered[0]} to {ordered[-1]}"
+
+
+def _graphs_in_decode_lines(log: ServingLog) -> Outcome:
+    """SGLang's decode lines say per step whether a CUDA graph ran (`cuda graph: False` above the capture cap)."""
+    eager = [n for n, graphed in log.decode_graph_batches if not graphed]
+    graphed = [n for n, g in log.decode_graph_batches if g]
+    actual = {"eager_batches": sorted(set(eager)), "graph_batches": sorted(set(graphed))}
+    if not eager:
+        return ok(f"CUDA graphs are on: every SGLang decode step shown replayed one (running batches "
+                  f"{_batches(graphed)})", actual=actual)
+    evidence = list(log.decode_graph_lines[:3])
+    if 1 in eager or not graphed:
+        return issue(f"CUDA graphs are off: SGLang decode steps at running batch {_batches(eager)} ran without one "
+                     "(`cuda graph: False`)", actual=actual, expected="cuda graph: True on decode steps",
+                     evidence=evidence)
+    above = min(eager) > max(graphed)
+    why = (f"the running batch exceeds the capture cap (--cuda-graph-max-bs): batches up to {max(graphed)} replayed "
+           "graphs" if above else f"other decode batches ({_batches(graphed)}) replayed graphs")
+    return issue(f"SGLang decode steps at running batch {_batches(eager)} ran without CUDA graphs; {why}; "
+                 "batch 1 is unaffected", actual=actual, expected="a capture cap at or above the running batch",
+                 evidence=evidence, severity="low")
 
 
 @check(
@@ -437,15 +548,23 @@ def _graphs_in_container_specs(containers: DockerContainers) -> Outcome:
 )
 def cuda_graphs(serving_processes: ServingProcesses | None = None,
                 docker_containers: DockerContainers | None = None, serving_log: ServingLog | None = None,
-                engine_commands: EngineCommands | None = None) -> Outcome:
+                engine_commands: EngineCommands | None = None, collect_env: CollectEnv | None = None) -> Outcome:
     """Reads: the command line of each engine's top process (/proc/<pid>/cmdline: the API server
     holds the flags; titled children do not) and the config file it names (`--config`,
-    `--extra_llm_api_options`).
+    `--extra_llm_api_options`); else a container's engine arguments, the engine's log, or a pasted
+    command line (with the engine's version from a pasted collect_env / check_env).
 
     Bad value: vLLM `--enforce-eager`, `-O0` / `--optimization-level 0`, `cudagraph_mode` NONE in
-    `--compilation-config`; SGLang `--disable-cuda-graph`; TensorRT-LLM `cuda_graph_config: null`.
-    Capture sizes capped below 8 (`--max-cudagraph-capture-size`, `--cuda-graph-max-bs`) are a
-    low-severity finding: larger batches run eagerly.
+    `--compilation-config`, a capture size of 0; SGLang `--disable-cuda-graph`,
+    `--cuda-graph-backend-decode disabled`, and what SGLang runs without graphs itself
+    (`--attention-backend torch_native|flex_attention`, `--deepep-mode normal`,
+    `--enable-double-sparsity`); TensorRT-LLM `cuda_graph_config: null`.
+    Capture sizes capped below 8, or below the batch the engine is set to run
+    (`--max-cudagraph-capture-size` or `max_cudagraph_capture_size` under `--max-num-seqs`,
+    `--cuda-graph-max-bs` under `--max-running-requests`), and vLLM's `--max-seq-len-to-capture`
+    under `--max-model-len` are a low-severity finding: larger batches or longer sequences run
+    eagerly. SGLang's decode log lines say it per step: `cuda graph: False` at `#running-req: 1`
+    is graphs off; only above the batches that replayed a graph, the capture cap.
 
     Why: decode is many small kernels; CUDA graphs remove the per-kernel launch overhead. vLLM:
     without them "always execute the model in eager mode"; a user's 70B decode rose to 45 tok/s
@@ -458,16 +577,23 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     roots = serving_processes.roots() if serving_processes is not None else []
     if not roots and docker_containers is not None and docker_containers.containers:
         return _graphs_in_container_specs(docker_containers)
+    if serving_processes is None and serving_log is not None and serving_log.decode_graph_batches \
+            and serving_log.cuda_graphs != "eager":
+        return _graphs_in_decode_lines(serving_log)
     if serving_processes is None and serving_log is not None and serving_log.cuda_graphs:
         # No process to read: the engine's own log says whether it captured graphs or runs eagerly.
         lines = list(serving_log.cuda_graph_lines[:2])
         if serving_log.cuda_graphs == "eager":
             return issue(f"CUDA graphs are disabled: the {serving_log.engine or 'engine'} log shows eager mode",
                          actual="eager", expected="CUDA graphs on (no eager-mode flag)", evidence=lines)
+        if serving_log.cuda_graphs == "configured":
+            name = ENGINE_NAMES.get(serving_log.engine, "the engine")
+            return ok(f"CUDA graphs are on: {name}'s resolved configuration in its log keeps them (enforce_eager / "
+                      "disable_cuda_graph False)", actual="enabled", evidence=lines)
         return ok(f"CUDA graphs are on: the {serving_log.engine or 'engine'} log shows them captured",
                   actual="enabled", evidence=lines)
     if serving_processes is None and engine_commands is not None and engine_commands.commands:
-        return _graphs_on_command_lines(engine_commands)
+        return _graphs_on_command_lines(engine_commands, collect_env)
     if serving_processes is None:
         return unknown(NOT_LISTED.split(":")[0], hint=CAPTURE_HINT)
     if not roots:

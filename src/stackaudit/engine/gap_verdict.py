@@ -37,6 +37,11 @@ class Impact:
     evidence: str
     proof: str
     sources: tuple[str, ...]
+    when_low: str = ""  # the class of a low-severity finding, where it differs (impact.toml `when_low`)
+
+    def of(self, result: Any) -> str:
+        """The class of one finding of this check."""
+        return self.when_low if self.when_low and getattr(result, "severity", None) == "low" else self.klass
 
 
 @functools.cache
@@ -44,7 +49,8 @@ def impacts() -> dict[str, Impact]:
     """{check ID: its declared impact on single-stream decode}."""
     data = tomllib.loads(IMPACT_PATH.read_text(encoding="utf-8"))
     return {str(row["id"]): Impact(str(row["id"]), str(row["class"]), str(row["applies"]), str(row["evidence"]),
-                                   str(row["proof"]), tuple(str(s) for s in row.get("sources", ())))
+                                   str(row["proof"]), tuple(str(s) for s in row.get("sources", ())),
+                                   str(row.get("when_low", "")))
             for row in data["check"]}
 
 
@@ -71,7 +77,7 @@ def gap_verdict(measured: Mapping[str, Any], results: Iterable[Any]) -> dict[str
     factors = class_factors()
     all_results = list(results)
     issues = [r for r in all_results if r.status == "issue" and not r.waived]
-    findings = [{"id": r.id, "class": table[r.id].klass if r.id in table else "unproven",
+    findings = [{"id": r.id, "class": table[r.id].of(r) if r.id in table else "unproven",
                  "proof": table[r.id].proof if r.id in table else "unproven"} for r in issues]
     klass = {f["id"]: f["class"] for f in findings}
     percent = 100.0 * rate / ceiling

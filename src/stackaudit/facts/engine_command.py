@@ -39,9 +39,10 @@ class EngineCommand:
     line: str = ""
 
     def as_process(self) -> ProcessInfo:
-        """The command as the runtime checks read an engine's top process (pid 0: no process is known)."""
+        """The command as the runtime checks read an engine's top process (pid 0: no process is known); its
+        environment is the variables set on the line, None when it sets none (the rest is not shown)."""
         return ProcessInfo(pid=0, ppid=None, comm="pasted command", argv=self.argv, engine=self.engine,
-                           role="api-server", root_pid=0)
+                           role="api-server", root_pid=0, environ=dict(self.env) if self.env else None)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -129,7 +129,8 @@ class ServingLog:
     nccl_env: dict[str, str] = field(default_factory=dict)  # "NCCL_X set by environment to Y"
     nccl_net: tuple[str, ...] = ()  # NET/IB and NET/Socket lines (devices, GDR)
     gdr_disabled: tuple[str, ...] = ()  # "GPU Direct RDMA Disabled" lines
-    cuda_graphs: str = ""  # "captured" | "eager" | ""
+    # "captured" | "eager" | "configured" (the resolved configuration dump keeps them on, no capture line) | ""
+    cuda_graphs: str = ""
     cuda_graph_lines: tuple[str, ...] = ()
     tp_size: int | None = None
     pp_size: int | None = None
@@ -140,6 +141,10 @@ class ServingLog:
     # `comm ... nRanks 3 nNodes 3 localRanks 1`: the most ranks NCCL put on one node (0: no such line).
     local_ranks: int = 0
     model: str = ""  # the model the configuration dump names (vLLM `model=`, SGLang `model_path=`)
+    # SGLang's decode lines (`Decode batch. #running-req: N, ... cuda graph: False, ...`): the running batch of
+    # each step and whether it replayed a CUDA graph, in log order (a batch above the capture cap runs eagerly).
+    decode_graph_batches: tuple[tuple[int, bool], ...] = ()
+    decode_graph_lines: tuple[str, ...] = ()  # the first eager decode lines, verbatim
 
     def transports(self) -> set[str]:
         return {c.transport for c in self.channels}
@@ -174,6 +179,13 @@ _DISABLE_AR = re.compile(r"\bdisable_custom_all_reduce\s*[=:]\s*['\"]?(True|Fals
                          r"['\"]disable_custom_all_reduce['\"]:\s*(True|False)")
 _GRAPH_CAPTURED = re.compile(r"Capturing CUDA graph|CUDA graphs can take additional|Graph capturing finished|"
                              r"Capture cuda graph (?:begin|end)|Capturing batches \(", re.I)
+# The configuration dumps that settle CUDA graphs: printed after the engine's own overrides, with one switch for
+# graphs. vLLM's v0 engine config line (`Initializing an LLM engine (v0.6.6) with config:`) and SGLang's
+# server_args. Not vLLM V1's (graphs there also hang on compilation_config's level and cudagraph_mode), nor the
+# raw flags (`non-default args:`, `args: Namespace(`).
+_RESOLVED_CONFIG = re.compile(r"Initializing an LLM engine \(v[^)]*\) with config:|server_args=(?:ServerArgs\(|\{)")
+# SGLang's decode log line (scheduler_metrics_mixin.py `log_decode_stats`; `Decode batch,` from v0.5.23).
+_DECODE_GRAPH = re.compile(r"Decode batch[.,].*?#running-req:\s*(\d+),.*?cuda graph:\s*(True|False)")
 # vLLM's own override, e.g. "Data Parallel: Forcing enforce eager to be True since DP is currently not
 # supported with CUDA Graphs." (vllm/platforms/cuda.py).
 _FORCED_EAGER = re.compile(r"Forcing enforce[ _]eager to be True", re.I)
@@ -210,6 +222,8 @@ def parse_serving_log(text: str) -> ServingLog:
     warns: list[str] = []
     local_ranks = 0
     model = ""
+    decode_batches: list[tuple[int, bool]] = []
+    decode_eager: list[str] = []
     # Each pattern runs only on lines holding its key words (cheap substring tests first: a long log).
     for line in relevant:
         text_l = line.strip()
@@ -248,7 +262,7 @@ def parse_serving_log(text: str) -> ServingLog:
             if re.search(r"GPU Direct RDMA Disabled", text_l, re.I):
                 gdr_off.append(text_l)
         if ("graph" in low or "capturing batches" in low) and _GRAPH_CAPTURED.search(text_l):
-            graphs = graphs or "captured"
+            graphs = "captured" if graphs in ("", "configured") else graphs
             graph_lines.append(text_l)
         m = _EAGER.search(text_l) if ("eager" in low or "cuda_graph" in low) else None
         if m is None and "forcing enforce" in low and _FORCED_EAGER.search(text_l):
@@ -259,6 +273,9 @@ def parse_serving_log(text: str) -> ServingLog:
             if value == "True":
                 graphs = "eager"
                 graph_lines.insert(0, text_l)
+            elif _RESOLVED_CONFIG.search(text_l):
+                graphs = graphs or "configured"  # the resolved configuration keeps graphs on
+                graph_lines.append(text_l)
         m = _TP.search(text_l) if tp is None and ("tensor_parallel_size" in low or "tp_size" in low) else None
         if m:
             tp = int(m.group(1) or m.group(2))
@@ -281,6 +298,11 @@ def parse_serving_log(text: str) -> ServingLog:
         m = _LOCAL_RANKS.search(text_l) if "localRanks" in text_l else None
         if m:
             local_ranks = max(local_ranks, int(m.group(1)))
+        m = _DECODE_GRAPH.search(text_l) if "cuda graph:" in text_l else None
+        if m and len(decode_batches) < 10000:
+            decode_batches.append((int(m.group(1)), m.group(2) == "True"))
+            if m.group(2) == "False" and len(decode_eager) < 5:
+                decode_eager.append(text_l)
     return ServingLog(
         engine=engine, line_count=len(relevant), custom_ar_disabled=tuple(ar), p2p_cache_paths=tuple(cache_paths),
         p2p_cache_generated=generated, p2p_failures=tuple(p2p_fail), nccl_version=version,
@@ -288,7 +310,8 @@ def parse_serving_log(text: str) -> ServingLog:
         gdr_disabled=tuple(gdr_off), cuda_graphs=graphs, cuda_graph_lines=tuple(graph_lines[:5]), tp_size=tp,
         pp_size=pp, dp_size=dp,
         disable_custom_all_reduce=disable_ar, cumem_fallback=tuple(cumem), nccl_warnings=tuple(warns[:20]),
-        local_ranks=local_ranks, model=model)
+        local_ranks=local_ranks, model=model, decode_graph_batches=tuple(decode_batches),
+        decode_graph_lines=tuple(decode_eager))
 
 
 @parser(ENGINE_LOG, feeds="serving_log", kind=ServingLog, rank=10)
