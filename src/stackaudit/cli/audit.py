@@ -36,6 +36,13 @@ def _check_from(path: str) -> None:
         raise InputError(f"--from {path}: not a regular file or directory")
 
 
+def _history_rate(endpoints: list[tuple[frozenset[str], int]], model: str) -> tuple[float, str] | None:
+    """The `bench` history's latest single-stream run for the engine's endpoint (read-only; no database is made)."""
+    from stackaudit.bench.history import single_stream_rate
+
+    return single_stream_rate(endpoints, model)
+
+
 def _measured(text: str | None) -> float | None:
     """`--measured TOKS` as a number, or a one-line usage error (exit 2)."""
     if text is None:
@@ -203,7 +210,8 @@ def audit(sources: tuple[str, ...], fmt: str, output: Optional[str], select: tup
     choice = _model_choice(model, weights)
     options = AuditOptions(select=split_csv(select), ignore=split_csv(ignore), deadline_s=deadline,
                            waivers=find_waivers(waivers), sample_s=sample, engine_pid=engine_pid or 0,
-                           model=choice, weights=weights, measured=measured_tok_s)
+                           model=choice, weights=weights, measured=measured_tok_s,
+                           history_rate=_history_rate)
     paths = split_paths(sources)
     if engine_pid and not paths and not os.path.isdir(f"/proc/{engine_pid}"):
         raise InputError(f"--pid {engine_pid}: no such process")

@@ -160,6 +160,35 @@ def measured_from(facts: Mapping[str, Any], given: float | None) -> tuple[float,
     return None
 
 
+# The port each engine listens on without `--port` (vLLM and trtllm-serve 8000, SGLang 30000).
+DEFAULT_PORTS = {"vllm": 8000, "trtllm": 8000, "sglang": 30000}
+_LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1", "localhost.localdomain"})
+_ANY_ADDRESS = frozenset({"", "0.0.0.0", "::", "[::]"})
+
+
+def engine_endpoints(facts: Mapping[str, Any], hostname: str, live: bool) -> list[tuple[frozenset[str], int]]:
+    """(host names, port) where each engine the audit found answers: its `--port` (else the engine's default) and
+    its `--host`, the audited host's name, and on a live audit the loopback names (a `bench` run from this host)."""
+    from stackaudit.facts.engine_command import EngineCommands
+    from stackaudit.facts.processes import ServingProcesses
+
+    procs = facts.get("serving_processes")
+    commands = facts.get("engine_commands")
+    found = list(procs.roots()) if isinstance(procs, ServingProcesses) else []
+    if not found and isinstance(commands, EngineCommands):
+        found = [c.as_process() for c in commands.commands]
+    out: list[tuple[frozenset[str], int]] = []
+    for proc in found:
+        port = proc.flag("--port")
+        if proc.engine not in DEFAULT_PORTS or (port is not None and not port.isdecimal()):
+            continue
+        bind = (proc.flag("--host") or "").lower()
+        names = {hostname.lower()} - {""} | ({bind} - _ANY_ADDRESS) | (_LOOPBACK if live else set())
+        if names:
+            out.append((frozenset(names), int(port) if port else DEFAULT_PORTS[proc.engine]))
+    return out
+
+
 def measured_vs_ceiling(tokens_per_s: float, host: Mapping[str, Any], source: str = MEASURED_FLAG,
                         speculative: bool = False) -> dict[str, Any]:
     """The report's `host.measured`: the measured rate, where it was read, the ceiling's, the percentage, and the

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -43,6 +43,10 @@ class AuditOptions:
     weights: str | None = None
     # `audit --measured TOKS`: the measured decode rate, before any the source holds (fact `serving_rate`).
     measured: float | None = None
+    # Where no rate is measured: a look-up of the latest single-stream run `bench` stored for the engine's
+    # endpoints ((host names, port)) and model, as (tokens/s, where it was read); the CLI passes
+    # bench.history.single_stream_rate (the engine does not import a product).
+    history_rate: Callable[[list[tuple[frozenset[str], int]], str], tuple[float, str] | None] | None = None
 
 
 class TextLines(Protocol):
@@ -137,6 +141,21 @@ def source_files(meta_path: str) -> list[str]:
     return [os.path.basename(p.strip().rstrip("/")) for p in meta_path.split(", ") if p.strip()]
 
 
+def _history_rate(facts: dict[str, Any], host: Host,
+                  look_up: Callable[[list[tuple[frozenset[str], int]], str], tuple[float, str] | None]
+                  ) -> tuple[float, str, bool] | None:
+    """The latest single-stream `bench` run against the endpoint of the engine the audit found, same model."""
+    from stackaudit.engine.ceiling_line import engine_endpoints
+    from stackaudit.facts.serving_model import ServingModel
+
+    endpoints = engine_endpoints(facts, host.meta.hostname, host.meta.source == "live")
+    if not endpoints:
+        return None
+    model = facts.get("serving_model")
+    found = look_up(endpoints, model.model if isinstance(model, ServingModel) else "")
+    return (found[0], found[1], False) if found else None
+
+
 def _headline(facts: dict[str, Any], host: Host, options: AuditOptions | None = None) -> dict[str, Any]:
     from stackaudit.facts.container import ContainerInfo
     from stackaudit.facts.hostname import Hostname
@@ -159,6 +178,8 @@ def _headline(facts: dict[str, Any], host: Host, options: AuditOptions | None = 
 
     ceiling = ceiling_fields(facts, options.model if options else None, options.weights if options else None)
     measured = measured_from(facts, options.measured if options else None)
+    if measured is None and options is not None and options.history_rate is not None:
+        measured = _history_rate(facts, host, options.history_rate)
     return {
         **ceiling,
         **({"measured": measured_vs_ceiling(measured[0], ceiling, measured[1], measured[2])} if measured else {}),
