@@ -182,3 +182,22 @@ def test_each_severity_weighs_its_class_in_the_gap(severity: str, klass: str, ex
                    severity=severity)
     out = gap_verdict({"decode_tok_s": 10.0, "ceiling_tok_s": 100.0}, [found])
     assert out["findings"][0]["class"] == klass and out["host_explains"] is explains
+
+
+# --- an attention backend vLLM chose or was told to use -------------------------------------------------------
+
+# Verbatim from https://github.com/vllm-project/vllm/issues/56564 (GLM-5.3-Flash on 8x H100, the quoted log line).
+SPARSE_MLA_SM90 = ("Using FLASHINFER_MLA_SPARSE_SM90 attention backend out of potential backends: "
+                   "['FLASHINFER_MLA_SPARSE_SM90', 'FLASH_ATTN_MLA_SPARSE']\n")
+
+
+def test_the_sparse_mla_sm90_backend_is_medium_from_its_log_line_or_the_environment(tmp_path: Path) -> None:
+    r = kernel(tmp_path, SPARSE_MLA_SM90)
+    assert r.status == "issue" and r.severity == "medium" and "36 % slower at concurrency 1" in r.message
+    # Modelled: the same backend forced through the environment of a running engine.
+    r = run_checks(host(unrelated(), vllm_v1(env={"VLLM_ATTENTION_BACKEND": "FLASHINFER_MLA_SPARSE_SM90"}),
+                        vllm_site()), [R])[R]
+    assert r.status == "issue" and "VLLM_ATTENTION_BACKEND=FLASHINFER_MLA_SPARSE_SM90" in r.message
+    r = run_checks(host(unrelated(), vllm_v1(env={"VLLM_ATTENTION_BACKEND": "FLASH_ATTN_MLA_SPARSE"}), vllm_site()),
+                   [R])[R]
+    assert r.status == "ok"

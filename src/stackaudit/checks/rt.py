@@ -660,6 +660,11 @@ KERNEL_RULES = (
                "Triton attention where SGLang picks fa3 by default on Hopper: its decode fell from 147.64 to 126.41 "
                "tok/s at 2,000 tokens of context while FlashInfer kept 143.35",
                "https://github.com/sgl-project/sglang/issues/2271"),
+    KernelRule("vllm", re.compile(r"(?:^--attention-backend |^VLLM_ATTENTION_BACKEND=|Using )"
+                                  r"(FLASHINFER_MLA_SPARSE_SM90)\b"), (), "medium",
+               "{0} on Hopper, measured 36 % slower at concurrency 1 than FLASH_ATTN_MLA_SPARSE (GLM-5.3-Flash, "
+               "8x H100; `--attention-backend FLASH_ATTN_MLA_SPARSE` chooses the other)",
+               "https://github.com/vllm-project/vllm/issues/56564"),
     KernelRule("sglang", re.compile(r"^--(?:decode-)?attention-backend (fa3)$"), ("10.0", "10.3"), "low",
                "FlashAttention 3 on data-centre Blackwell, which SGLang refuses (`The 'fa3' backend is not supported "
                "on Blackwell GPUs`): the engine does not start",
@@ -687,12 +692,16 @@ _KERNEL_FLAGS = ("--quantization", "--attention-backend", "--decode-attention-ba
 
 
 def _kernel_settings(proc: ProcessInfo) -> list[str]:
-    """`--flag value` for each kernel flag on an engine's command line and its config file."""
+    """`--flag value` for each kernel flag on an engine's command line and its config file, and
+    `VLLM_ATTENTION_BACKEND=value` where its environment (or the pasted line) sets it."""
     out = []
     for flag in _KERNEL_FLAGS:
         value = proc.option(flag, *(("-q",) if flag == "--quantization" else ()))
         if value:
             out.append(f"{flag} {value}")
+    backend = proc.env("VLLM_ATTENTION_BACKEND") if proc.engine == "vllm" else None
+    if backend:
+        out.append(f"VLLM_ATTENTION_BACKEND={backend}")
     return out
 
 
@@ -723,13 +732,13 @@ def _architectures(gpus: GpuInventory | None) -> dict[str, tuple[str, str]] | No
     return out
 
 
-def _rule_hits(engine: str, settings: Iterable[str], archs: dict[str, tuple[str, str]] | None
+def _rule_hits(sources: Iterable[tuple[str, Iterable[str]]], archs: dict[str, tuple[str, str]] | None
                ) -> tuple[list[tuple[KernelRule, str, str]], list[str]]:
-    """(rule, setting, GPU name) for each setting the table says is slow on the GPUs shown; the settings a rule
-    names whose GPU is not shown."""
+    """(rule, setting, GPU name) for each (engine, its settings and lines) the table says is slow on the GPUs
+    shown; the settings a rule names whose GPUs are not shown."""
     hits: list[tuple[KernelRule, str, str]] = []
     blind: list[str] = []
-    for text in settings:
+    for engine, text in ((e, t) for e, texts in sources for t in texts):
         for rule in KERNEL_RULES:
             if rule.engine != engine or not rule.pattern.search(text):
                 continue
@@ -782,7 +791,9 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
     public source). vLLM `--quantization awq|gptq` on compute capability 8.0 and newer forces the GEMM kernel
     instead of Marlin (vllm#21376: 23 instead of 123 tok/s), as does the log line `Detected that the model can
     run with awq_marlin, however you specified quantization=awq explicitly`. SGLang `--attention-backend triton`
-    on Hopper (sglang#2271: −12 % at 2,000 tokens of context). Lower: SGLang `fa3` on sm100 (it refuses to
+    on Hopper (sglang#2271: −12 % at 2,000 tokens of context). vLLM's FLASHINFER_MLA_SPARSE_SM90 on Hopper,
+    chosen or forced (`--attention-backend`, `VLLM_ATTENTION_BACKEND`; its log line `Using
+    FLASHINFER_MLA_SPARSE_SM90 attention backend`): 36 % slower at concurrency 1 (vllm#56564). Lower: SGLang `fa3` on sm100 (it refuses to
     start); FP8 weights before Ada and NVFP4 before Blackwell run weight-only through Marlin, which keeps
     memory-bound decode fast.
 
@@ -791,19 +802,17 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
     Traps: a flag is judged against the GPUs the source shows; without their names the check says unknown.
     `ok` needs every kernel flag: a running engine's argv, or a pasted command line with the engine's version
     (as RT-CUDA-GRAPHS). `VLLM_ATTENTION_BACKEND=XFORMERS` is not in the table: users measured no throughput
-    difference against FlashAttention (vllm#3997); RT-ENV-VLLM lists it.
+    difference against FlashAttention (vllm#3997); RT-ENV-VLLM lists it. Nor are MoE backends (vLLM
+    `--moe-backend`): published A/Bs disagree by GPU and release (vllm#41306, vllm PRs 44220 and 54742).
+    Nor is an FP8 KV cache before Ada: −2 to −3 % single-request on A100 in the one end-to-end figure
+    found (vllm PR 45829), and which backends take it changes by release.
     """
     archs = _architectures(gpus)
     gpu_note = f" ({', '.join(sorted(archs))})" if archs else ""
     hint = "paste `nvidia-smi` (the GPU names) beside the engine's command line"
     roots = serving_processes.roots() if serving_processes is not None else []
     if roots:
-        hits: list[tuple[KernelRule, str, str]] = []
-        blind: list[str] = []
-        for root in roots:
-            h, b = _rule_hits(root.engine, _kernel_settings(root), archs)
-            hits += h
-            blind += b
+        hits, blind = _rule_hits(((r.engine, _kernel_settings(r)) for r in roots), archs)
         if hits:
             return _kernel_issue(hits, "in the engine's command line" + gpu_note)
         if blind:
@@ -816,21 +825,12 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
     log_lines = list(serving_log.kernel_lines) if serving_log is not None else []
     log_engine = serving_log.engine if serving_log is not None else ""
     commands = list(engine_commands.commands) if engine_commands is not None else []
-    hits, blind = [], []
-    for c in commands:
-        h, b = _rule_hits(c.engine, _kernel_settings(c.as_process()), archs)
-        hits += h
-        blind += b
     containers = _container_engines(docker_containers)
-    for engine, argv in containers:
-        h, b = _rule_hits(engine, _kernel_settings(ProcessInfo(pid=0, ppid=None, comm="", argv=argv, engine=engine,
-                                                                root_pid=0)), archs)
-        hits += h
-        blind += b
-    for engine in ((log_engine,) if log_engine else ("vllm", "sglang")):
-        h, b = _rule_hits(engine, log_settings + log_lines, archs)
-        hits += h
-        blind += b
+    sources = [(c.engine, _kernel_settings(c.as_process())) for c in commands]
+    sources += [(e, _kernel_settings(ProcessInfo(pid=0, ppid=None, comm="", argv=argv, engine=e, root_pid=0)))
+                for e, argv in containers]
+    sources += [(e, log_settings + log_lines) for e in ((log_engine,) if log_engine else ("vllm", "sglang"))]
+    hits, blind = _rule_hits(sources, archs)
     if hits:
         return _kernel_issue(hits, "in the pasted command line or engine log" + gpu_note)
     if blind:

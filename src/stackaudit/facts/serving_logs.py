@@ -70,7 +70,8 @@ KEY_PHRASES = re.compile(
     r"permitted|vLLM is using nccl==|P2P is not supported|peer access is not supported|P2P is disabled between "
     r"NVLINK|Initializing an? (?:V[01] )?LLM engine|server_args=ServerArgs\(|non-default args:|"
     r"enforce_eager|Capturing batches \(|Detected that the model can run with \w+_marlin|"
-    r"does not have native support for FP\d computation", re.IGNORECASE)
+    r"does not have native support for FP\d computation|attention backend out of potential backends",
+    re.IGNORECASE)
 
 
 def is_log_line(line: str) -> bool:

@@ -38,7 +38,7 @@ def _append_log(body: str, rec: HostRecord) -> None:
 # ignores case). Short words shared by several phrases (and other recognisers): each needle is a pass over the text.
 KEY_NEEDLES = ("allreduce", "p2p", "graph", "cumem", "get_mempolicy", "nccl", "not supported", "llm",
                "serverargs(", "non-default args", "enforce_eager", "capturing batches", "_marlin",
-               "native support for fp")
+               "native support for fp", "potential backends")
 _KEY_HINT = re.compile("|".join(re.escape(n) for n in KEY_NEEDLES))
 
 
