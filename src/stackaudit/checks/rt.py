@@ -753,18 +753,19 @@ def _rule_hits(sources: Iterable[tuple[str, Iterable[str]]], archs: dict[str, tu
 
 
 def _kernel_issue(hits: list[tuple[KernelRule, str, str]], where: str) -> Outcome:
-    worst = min(hits, key=lambda h: ("high", "medium", "low").index(h[0].severity))[0].severity
+    """The findings, worst first, each as the setting or the words of the engine's line that matched."""
+    order = ("high", "medium", "low")
+    hits = sorted(hits, key=lambda h: order.index(h[0].severity))
     shown: list[str] = []
     for rule, text, gpu in hits:
         m = rule.pattern.search(text)
         what = rule.message.format(m.group(1) if m and m.groups() else "")
         on = f" on the {gpu}" if gpu else ""
-        line = f"`{text[:160]}`{on}: {what} ({rule.source})"
+        line = f"`{m.group(0) if m else text[:160]}`{on}: {what} ({rule.source})"
         if line not in shown:
             shown.append(line)
-    return issue(f"a kernel not suited to the GPU {where}: " + "; ".join(shown),
-                 actual=list(dict.fromkeys(t[:160] for _, t, _ in hits)),
-                 expected="the engine's default kernel for this GPU architecture", severity=worst,
+    return issue("; ".join(shown) + f" (read from {where})", actual=list(dict.fromkeys(t[:160] for _, t, _ in hits)),
+                 expected="the engine's default kernel for this GPU architecture", severity=hits[0][0].severity,
                  evidence=list(dict.fromkeys(t[:400] for _, t, _ in hits)))
 
 
@@ -814,7 +815,7 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
     if roots:
         hits, blind = _rule_hits(((r.engine, _kernel_settings(r)) for r in roots), archs)
         if hits:
-            return _kernel_issue(hits, "in the engine's command line" + gpu_note)
+            return _kernel_issue(hits, "the engine's command line")
         if blind:
             return unknown(f"{', '.join(blind)} on the engine's command line is slow on some GPU architectures, but "
                            "the source does not name the GPUs", hint=hint)
@@ -832,7 +833,7 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
     sources += [(e, log_settings + log_lines) for e in ((log_engine,) if log_engine else ("vllm", "sglang"))]
     hits, blind = _rule_hits(sources, archs)
     if hits:
-        return _kernel_issue(hits, "in the pasted command line or engine log" + gpu_note)
+        return _kernel_issue(hits, "the pasted command line, container spec or engine log")
     if blind:
         return unknown(f"{', '.join(dict.fromkeys(blind))} is slow on some GPU architectures, but the source does "
                        "not name the GPUs", hint=hint)
