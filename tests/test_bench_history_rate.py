@@ -71,6 +71,14 @@ def test_another_endpoint_or_model_is_not_used(tmp_path: Path, capsys: pytest.Ca
     assert measured(capsys, llama_paste(tmp_path, log="", command=COMMAND)) is None
 
 
+def test_the_served_model_name_is_the_name_a_run_records(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # `bench` records the name the server answers to: vLLM's --served-model-name where one is given.
+    store("http://10.0.0.5:8000", "2026-11-30T10:00:00Z", {"c=1": 10.0}, model="llama")
+    assert measured(capsys, llama_paste(tmp_path, log="", command=COMMAND)) is None
+    got = measured(capsys, llama_paste(tmp_path, log="", command=COMMAND + " --served-model-name llama"))
+    assert got is not None and got["decode_tok_s"] == 100.0
+
+
 def test_no_database_is_created_and_a_measured_rate_comes_first(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], data_home: Path) -> None:
     assert measured(capsys, llama_paste(tmp_path, log="", command=COMMAND)) is None
@@ -81,3 +89,19 @@ def test_no_database_is_created_and_a_measured_rate_comes_first(
     # The engine's own throughput line (gap_pastes' default log) comes before the history too.
     got = measured(capsys, llama_paste(tmp_path, command=COMMAND))
     assert got is not None and got["decode_tok_s"] == 142.7
+
+
+def test_a_live_audit_matches_a_loopback_run_a_snapshot_does_not() -> None:
+    """A run from this host against 127.0.0.1 measured the engine only when the audit reads this host."""
+    from stackaudit.cli.audit import _history_rate
+    from stackaudit.engine.runner import AuditOptions, run_audit
+    from stackaudit.host.base import HostMeta
+    from test_rt_runtime import host, unrelated, vllm_site, vllm_v1
+
+    store("http://127.0.0.1:8000", "2026-11-30T10:00:00Z", {"c=1": 20.0}, model="meta-llama/Llama-3.1-70B-Instruct")
+    options = AuditOptions(select=["RT-OMP"], history_rate=_history_rate)
+    machine = host(unrelated(), vllm_v1(), vllm_site())  # vllm serve …-70B-Instruct --port 8000
+    assert "measured" not in run_audit(machine, options).host  # a fake source: not this host
+    machine.meta = HostMeta(hostname="testhost", source="live")
+    got = run_audit(machine, options).host["measured"]
+    assert got["decode_tok_s"] == 50.0 and got["source"].startswith("bench history: run 1 of 2026-11-30")

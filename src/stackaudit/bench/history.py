@@ -228,11 +228,12 @@ def _port(url: str) -> int | None:
         return None
 
 
-def single_stream_rate(endpoints: Sequence[tuple[Collection[str], int]], model: str = "",
+def single_stream_rate(endpoints: Sequence[tuple[Collection[str], int, Collection[str]]],
                        path: str | None = None) -> tuple[float, str] | None:
-    """The latest single-stream rate `bench` stored for a server at one of `endpoints` ((host names, port)), and
-    same model where both are known: 1000 / the mean TPOT of its concurrency-1 requests, with where it was read
-    ("bench history: run 7 of 2026-11-30, 1 stream"). None without a database (none is created) or such a run."""
+    """The latest single-stream rate `bench` stored for a server at one of `endpoints` ((host names, port, model
+    names)), the same model where the run and the endpoint both name one: 1000 / the mean TPOT of its
+    concurrency-1 requests, with where it was read ("bench history: run 7 of 2026-11-30, 1 stream"). None
+    without a database (none is created) or such a run."""
     try:
         store = History(path, create=False)
     except InputError:
@@ -243,9 +244,9 @@ def single_stream_rate(endpoints: Sequence[tuple[Collection[str], int]], model: 
                                      (_ENDPOINT_RUNS,)).fetchall()
             for run_id, started, url, run_model in runs:
                 host = (urllib.parse.urlsplit(str(url or "")).hostname or "").lower()
-                if not any(host in hosts and _port(str(url)) == port for hosts, port in endpoints):
-                    continue
-                if model and run_model and str(run_model) != model:
+                if not any(host in hosts and _port(str(url)) == port and (not run_model or not models
+                                                                           or str(run_model) in models)
+                           for hosts, port, models in endpoints):
                     continue
                 tpots = [float(r[0]) for r in store._db.execute(
                     "SELECT tpot_ms FROM requests WHERE run_id = ? AND level = 'c=1' AND ok = 1 AND tpot_ms > 0",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import click
 
@@ -21,6 +21,9 @@ from stackaudit.cli.options import (
 from stackaudit.cli.output import colour_wanted, emit, invocation, split_csv, split_paths
 from stackaudit.errors import InputError, UsageError
 
+if TYPE_CHECKING:
+    from stackaudit.engine.ceiling_line import Endpoint
+
 
 def _check_from(path: str) -> None:
     """--from takes regular files and directories only: a FIFO or a device would block or never end."""
@@ -36,11 +39,11 @@ def _check_from(path: str) -> None:
         raise InputError(f"--from {path}: not a regular file or directory")
 
 
-def _history_rate(endpoints: list[tuple[frozenset[str], int]], model: str) -> tuple[float, str] | None:
-    """The `bench` history's latest single-stream run for the engine's endpoint (read-only; no database is made)."""
+def _history_rate(endpoints: list[Endpoint]) -> tuple[float, str] | None:
+    """The `bench` history's latest single-stream run for an engine's endpoint (read-only; no database is made)."""
     from stackaudit.bench.history import single_stream_rate
 
-    return single_stream_rate(endpoints, model)
+    return single_stream_rate(endpoints)
 
 
 def _measured(text: str | None) -> float | None:

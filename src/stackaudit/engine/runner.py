@@ -7,7 +7,7 @@ import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from stackaudit import __version__
 from stackaudit.checks.registry import CheckSpec
@@ -19,6 +19,9 @@ from stackaudit.engine.selection import select_checks, with_read_checks
 from stackaudit.facts.registry import load_all as load_facts
 from stackaudit.host.base import Host
 from stackaudit.host.recording import RedactingHost
+
+if TYPE_CHECKING:
+    from stackaudit.engine.ceiling_line import Endpoint
 
 # Facts the headline shows, collected whatever checks are selected.
 HEADLINE_FACTS = ("kernel", "hostname", "cpu", "container", "gpus", "machine_topology", "nvidia", "serving_model",
@@ -46,7 +49,7 @@ class AuditOptions:
     # Where no rate is measured: a look-up of the latest single-stream run `bench` stored for the engine's
     # endpoints ((host names, port)) and model, as (tokens/s, where it was read); the CLI passes
     # bench.history.single_stream_rate (the engine does not import a product).
-    history_rate: Callable[[list[tuple[frozenset[str], int]], str], tuple[float, str] | None] | None = None
+    history_rate: Callable[[list[Endpoint]], tuple[float, str] | None] | None = None
 
 
 class TextLines(Protocol):
@@ -141,18 +144,13 @@ def source_files(meta_path: str) -> list[str]:
     return [os.path.basename(p.strip().rstrip("/")) for p in meta_path.split(", ") if p.strip()]
 
 
-def _history_rate(facts: dict[str, Any], host: Host,
-                  look_up: Callable[[list[tuple[frozenset[str], int]], str], tuple[float, str] | None]
+def _history_rate(facts: dict[str, Any], host: Host, look_up: Callable[[list[Endpoint]], tuple[float, str] | None]
                   ) -> tuple[float, str, bool] | None:
-    """The latest single-stream `bench` run against the endpoint of the engine the audit found, same model."""
+    """The latest single-stream `bench` run against the endpoint of an engine the audit found, same model."""
     from stackaudit.engine.ceiling_line import engine_endpoints
-    from stackaudit.facts.serving_model import ServingModel
 
     endpoints = engine_endpoints(facts, host.meta.hostname, host.meta.source == "live")
-    if not endpoints:
-        return None
-    model = facts.get("serving_model")
-    found = look_up(endpoints, model.model if isinstance(model, ServingModel) else "")
+    found = look_up(endpoints) if endpoints else None
     return (found[0], found[1], False) if found else None
 
 
