@@ -101,8 +101,10 @@ def headline_ceiling(facts: dict[str, Any], choice: ModelChoice | None = None,
         kv_dtype = served.kv_cache_dtype if served.kv_cache_dtype not in (None, "auto") else None
         notes += [n for n in (served.note,) if n]
     tp = max(1, tp)  # the engine's TP, even where the source now shows fewer GPUs (one lost)
+    path = _topology_class(facts, tp)
     try:
-        report = compute(config, spec, gpus=tp, tp=tp, weights=fmt, kv_dtype=kv_dtype, concurrencies=[1])
+        report = compute(config, spec, gpus=tp, tp=tp, weights=fmt, kv_dtype=kv_dtype, concurrencies=[1],
+                         topology=path)
     except (StackauditError, ValueError, KeyError, ZeroDivisionError) as exc:
         return HeadlineCeiling(None, None, f"the ceiling model cannot price {name}: {exc}")
     level = report.levels[0]
@@ -110,9 +112,23 @@ def headline_ceiling(facts: dict[str, Any], choice: ModelChoice | None = None,
     rung = level.ceiling("overhead")
     line = (f"~{rung.tokens_per_s:.0f} tok/s per stream at concurrency 1 (binding: {level.binding}) for "
             f"{name} on {tp}× {spec.name}, TP {tp}; `stackaudit ceiling` for the ladder")
+    if report.allreduce.path:
+        notes.append(f"all-reduce priced for {report.allreduce.path_words}, {report.allreduce.latency_us:g} us each")
     layout = "; ".join([f"weights: {report.weights.describe(report.present_classes())} ({report.weights.origin})",
                         *report.weights.notes, *notes])
     return HeadlineCeiling(line, rung.tokens_per_s, layout=layout)
+
+
+def _topology_class(facts: dict[str, Any], tp: int) -> str | None:
+    """The class of the path the TP group's all-reduce crosses, from the topology the audit read; None
+    when it shows no pair of the group's GPUs."""
+    from stackaudit.ceiling.interconnect import topology_class
+    from stackaudit.facts.machine_topology import MachineTopology
+
+    topology = facts.get("machine_topology")
+    if not isinstance(topology, MachineTopology) or tp < 2:
+        return None
+    return topology_class(topology.group_path(tp))
 
 
 def ceiling_line(facts: dict[str, Any]) -> str | None:
