@@ -4,8 +4,6 @@ shipped catalogue."""
 from __future__ import annotations
 
 import json
-import sys
-import types
 from pathlib import Path
 
 import pytest
@@ -22,25 +20,10 @@ from stackaudit.cli.main import main
 from stackaudit.facts.machine_topology import MachineTopology, Pair
 from stackaudit.gputable import lookup
 from stackaudit.models import lookup as catalogue_lookup
+from test_ceiling_cli import no_nvml  # noqa: F401  (autouse: a GPU-less host, as on CI)
 
 PRO = lookup("RTX PRO 6000 Blackwell Server").spec
 LLAMA_70B = catalogue_lookup("meta-llama/Llama-3.3-70B-Instruct")
-
-
-@pytest.fixture(autouse=True)
-def no_nvml(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A GPU-less host: pynvml is present but its library is not."""
-    fake = types.ModuleType("pynvml")
-
-    class NVMLError(Exception):
-        pass
-
-    def nvml_init() -> None:
-        raise NVMLError("NVML Shared Library Not Found")
-
-    fake.NVMLError = NVMLError  # type: ignore[attr-defined]
-    fake.nvmlInit = nvml_init  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "pynvml", fake)
 
 
 def test_every_class_has_a_sourced_nccl_row() -> None:
