@@ -183,6 +183,44 @@ def measured_from(facts: Mapping[str, Any], given: float | None) -> tuple[float,
     return None
 
 
+# The port each engine listens on without `--port` (vLLM and trtllm-serve 8000, SGLang 30000).
+DEFAULT_PORTS = {"vllm": 8000, "trtllm": 8000, "sglang": 30000}
+_LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1", "localhost.localdomain"})
+_ANY_ADDRESS = frozenset({"", "0.0.0.0", "::", "[::]"})
+
+
+Endpoint = tuple[frozenset[str], int, frozenset[str]]  # (host names, port, model names it serves)
+
+
+def engine_endpoints(facts: Mapping[str, Any], hostname: str, live: bool) -> list[Endpoint]:
+    """Where each engine the audit found answers and what it serves: its `--port` (else the engine's default); its
+    `--host`, the audited host's name, and on a live audit the loopback names (a `bench` run from this host); the
+    model it was given and its `--served-model-name` (the name a client sends)."""
+    from stackaudit.facts.engine_command import EngineCommands
+    from stackaudit.facts.processes import ServingProcesses
+    from stackaudit.facts.serving_model import ServingModel
+
+    procs = facts.get("serving_processes")
+    commands = facts.get("engine_commands")
+    served = facts.get("serving_model")
+    found = list(procs.roots()) if isinstance(procs, ServingProcesses) else []
+    if not found and isinstance(commands, EngineCommands):
+        found = [c.as_process() for c in commands.commands]
+    out: list[Endpoint] = []
+    for proc in found:
+        port = proc.flag("--port")
+        if proc.engine not in DEFAULT_PORTS or (port is not None and not port.isdecimal()):
+            continue
+        bind = (proc.flag("--host") or "").lower()
+        names = {hostname.lower()} - {""} | ({bind} - _ANY_ADDRESS) | (_LOOPBACK if live else set())
+        models = {proc.flag("--served-model-name"), proc.flag("--model", "--model-path"),
+                  served.model if isinstance(served, ServingModel) and served.engine == proc.engine else None}
+        if names:
+            out.append((frozenset(names), int(port) if port else DEFAULT_PORTS[proc.engine],
+                        frozenset(m for m in models if m)))
+    return out
+
+
 def measured_vs_ceiling(tokens_per_s: float, host: Mapping[str, Any], source: str = MEASURED_FLAG,
                         speculative: bool = False) -> dict[str, Any]:
     """The report's `host.measured`: the measured rate, where it was read, the ceiling's, the percentage, and the
