@@ -323,6 +323,43 @@ def _gpu_from_xml(index: int, g: Node, gpu_id: str) -> GpuInfo:
 
 # --- `nvidia-smi -q` text -------------------------------------------------------------------------
 
+# The fields of `nvidia-smi -q`, each with its depth (0: the log's top, 1: a GPU's section, 2 and 3: inside a
+# section) and whether it is a section (a name alone on its line, its fields indented below it). The readers
+# of loose fields use it too: the evidence reader's keys, and the paste view that splits a run of fields
+# flattened onto one line (`Persistence Mode : Enabled Power Limit : 300.00 W ...`) back into its lines.
+QUERY_FIELDS: dict[str, tuple[int, bool]] = {
+    **{k: (0, False) for k in ("Timestamp", "Driver Version", "KMD Version", "CUDA Version", "CUDA UMD Version",
+                               "Attached GPUs")},
+    **{k: (1, False) for k in (
+        "Product Name", "Product Brand", "Product Architecture", "Display Mode", "Display Active", "Display Attached",
+        "Persistence Mode", "Addressing Mode", "Accounting Mode", "Accounting Mode Buffer Size", "Serial Number",
+        "GPU UUID", "GPU PDI", "Minor Number", "VBIOS Version", "MultiGPU Board", "Board ID", "Board Part Number",
+        "GPU Part Number", "FRU Part Number", "Platform Info", "Module ID", "GSP Firmware Version", "Fan Speed",
+        "Performance State", "Compute Mode", "GPU Recovery Action", "Processes")},
+    **{k: (1, True) for k in (
+        "MIG Mode", "Driver Model", "Inforom Version", "Inforom BBX Object Flush", "GPU C2C Mode",
+        "GPU Operation Mode", "GPU Virtualization Mode", "GPU Reset Status", "GPU Recovery Action Status", "IBMNPU",
+        "PCI", "Clocks Event Reasons", "Clocks Throttle Reasons", "Clocks Event Reasons Counters", "Sparse Operation Mode",
+        "FB Memory Usage", "BAR1 Memory Usage", "Conf Compute Protected Memory Usage", "Utilization",
+        "Ecc Mode", "Encoder Stats", "FBC Stats", "DRAM Encryption Mode", "ECC Mode", "ECC Errors", "Retired Pages",
+        "Remapped Rows", "Temperature", "GPU Power Readings", "Power Readings", "GPU Memory Power Readings",
+        "Module Power Readings", "Power Samples", "Power Smoothing", "Workload Power Profiles", "Clocks",
+        "Applications Clocks", "Default Applications Clocks", "Deferred Clocks", "Max Clocks",
+        "Max Customer Boost Clocks", "Clock Policy", "Voltage", "Fabric", "Capabilities")},
+    **{k: (2, False) for k in (
+        "Virtualization Mode", "Host VGPU Mode", "vGPU Heterogeneous Mode", "Bus Id", "Replays Since Reset",
+        "Replay Number Rollovers", "Power Draw", "Average Power Draw", "Instantaneous Power Draw",
+        "Power Management", "Power Limit", "Current Power Limit", "Requested Power Limit", "Default Power Limit",
+        "Enforced Power Limit", "Min Power Limit", "Max Power Limit", "GPU Current Temp", "GPU Shutdown Temp",
+        "GPU Slowdown Temp", "GPU Max Operating Temp", "Memory Current Temp", "Memory Max Operating Temp",
+        "Pending Page Blacklist", "Pending Page Retirement", "Correctable Error", "Uncorrectable Error",
+        "Remapping Failure Occurred", "State", "Status", "CliqueId", "ClusterUUID", "Health Summary",
+        *CLOCK_EVENT_LABELS.values())},
+    **{k: (2, True) for k in ("GPU Link Info", "Volatile", "Aggregate")},
+    **{k: (3, True) for k in ("PCIe Generation", "Link Width")},
+}
+
+
 _GPU_HEADER = re.compile(rf"^GPU\s+({BDF})\s*$")
 _KV = re.compile(r"^(\s*)([^:\s][^:]*?)\s*:\s?(.*)$")
 _SECTION = re.compile(r"^(\s*)([A-Za-z][\w .()/+-]*?)\s*$")

@@ -18,20 +18,15 @@ import re
 from collections.abc import Iterator
 from functools import partial
 
+from stackaudit.facts.nvidia_smi import QUERY_FIELDS
 from stackaudit.facts.sources import EVIDENCE_LINES
 from stackaudit.facts.symptoms import is_symptom
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import Candidates, next_candidate
 from stackaudit.importers.registry import Found, append_document, importer
 
-# Keys only `nvidia-smi -q` prints (whatever their indentation), with a value after ` : `.
-_SMI_KEYS = ("Driver Version", "CUDA Version", "KMD Version", "Attached GPUs", "Product Name", "Product Architecture",
-             "Persistence Mode", "Addressing Mode", "GSP Firmware Version", "VBIOS Version", "Virtualization Mode",
-             "Host VGPU Mode", "Compute Mode", "MIG Mode", "Fabric State", "Clocks Event Reasons",
-             "Clocks Throttle Reasons", "Applications Clocks", "Max Clocks", "Power Limit", "Current Power Limit",
-             "Requested Power Limit", "Enforced Power Limit", "Module ID", "GPU Part Number", "Serial Number",
-             "Bus Id", "Link Width", "PCIe Generation", "Replay Counter", "Remapped Rows", "Pending Page Blacklist",
-             "Retired Pages")
+# Names of `nvidia-smi -q` (whatever their indentation), with a value after ` : `.
+_SMI_KEYS = tuple(QUERY_FIELDS)
 _SMI_FIELD = re.compile(r"(?:^|\s)(?:" + "|".join(re.escape(k) for k in _SMI_KEYS) + r")\s+:\s*\S")
 # Elements of `nvidia-smi -q -x`, by the names of their families.
 _SMI_XML = re.compile(r"^\s*(?=.*</)<(?:driver_version|cuda_version|attached_gpus|product_name|product_architecture|"
