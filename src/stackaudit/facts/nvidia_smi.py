@@ -200,6 +200,25 @@ def _xml_node(elem: ET.Element) -> Node:
     return Node(elem.tag, _xml_text(elem), [_xml_node(c) for c in elem])
 
 
+_TAG = re.compile(r"<(/?)([A-Za-z_][\w.-]*)[^<>]*?(/?)>")
+
+
+def _closed(body: str) -> str:
+    """XML cut short (a paste that stops inside it), up to its last whole line, with the elements still
+    open closed: what it shows is read, what was cut away is not in it."""
+    body = body[: body.rfind(">") + 1]
+    open_tags: list[str] = []
+    for m in _TAG.finditer(body):
+        if m.group(3):
+            continue
+        if m.group(1):
+            if open_tags and open_tags[-1] == m.group(2):
+                open_tags.pop()
+        else:
+            open_tags.append(m.group(2))
+    return body + "".join(f"</{t}>" for t in reversed(open_tags))
+
+
 def parse_xml(text: str) -> NvidiaGpus:
     """Parse `nvidia-smi -q -x`. Entities are refused (no DOCTYPE beyond nvidia-smi's own line)."""
     if len(text) > MAX_TEXT:
@@ -213,9 +232,7 @@ def parse_xml(text: str) -> NvidiaGpus:
     if "<!DOCTYPE" in head or "<!ENTITY" in head or "<!DOCTYPE" in body or "<!ENTITY" in body:
         raise ParseError("nvidia-smi XML with a document type or entities is refused")
     end = body.rfind("</nvidia_smi_log>")
-    if end < 0:
-        raise ParseError("nvidia-smi XML is cut short (no </nvidia_smi_log>)")
-    body = body[: end + len("</nvidia_smi_log>")]
+    body = body[: end + len("</nvidia_smi_log>")] if end >= 0 else _closed(body)
     try:
         root = load_xml(body, "nvidia-smi XML")
     except ValueError as exc:
@@ -536,8 +553,9 @@ def _gpu_from_text(index: int, g: Node, bus: str) -> GpuInfo:
 
 _HEADER = re.compile(r"NVIDIA-SMI\s+(\S+)\s+(?:Driver Version|KMD Version):\s*(\S+)\s+"
                      r"(?:CUDA Version|CUDA UMD Version):\s*(\S+)")
+# A GPU's first row; a paste cut inside its last column still shows the name, persistence and Bus-Id.
 _ROW1 = re.compile(rf"^\|\s*(\d+)\s+(.+?)\s+(On|Off)\s*\|\s*({BDF})"
-                   r"\s+(On|Off)\s*\|\s*([^|]*?)\s*\|")
+                   r"\s+(On|Off)\s*\|(?:\s*([^|]*?)\s*\||[^|]*$)")
 _ROW2 = re.compile(r"^\|\s*(N/A|\d+%)\s+(N/A|-?\d+C)\s+(P\d+|N/A)\s+(?:(N/A|\d+W)\s*/\s*(N/A|\d+W))?\s*\|"
                    r"\s*(\d+)MiB\s*/\s*(\d+)MiB\s*\|\s*(?:(N/A|\d+)%)?\s*(Default|E\. Process|E\. Thread|Prohibited)?")
 _ROW3 = re.compile(r"^\|\s*\|\s*\|\s*(Enabled|Disabled|N/A)\s*\|\s*$")

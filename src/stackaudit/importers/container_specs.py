@@ -108,12 +108,59 @@ def _yaml_block(lines: list[str], start: int, top: re.Pattern[str]) -> int:
     return end
 
 
-@importer("compose", "a docker compose file (`services:` with image, shm_size, ipc, environment, command)",
-          needles=("services:",), per_line=True)
+_SERVICE_KEY = re.compile(r"^ {0,4}[A-Za-z0-9][\w.-]*:\s*$")
+_IMAGE = re.compile(r"^\s+image:\s*\S")
+
+
+def _indent(line: str) -> int:
+    line = line.expandtabs()
+    return len(line) - len(line.lstrip(" "))
+
+
+def _service_fragment(lines: list[str], i: int) -> tuple[int, int] | None:
+    """The service a fragment of a compose file holds around the `image:` line i, pasted without its
+    `services:` line (from the service's name, at column 0 or indented): its start and end, or None."""
+    if not _IMAGE.match(lines[i]):
+        return None
+    depth = _indent(lines[i])
+    k = i - 1
+    while k >= 0 and (not lines[k].strip() or _indent(lines[k]) >= depth) and i - k < 200:
+        k -= 1
+    if k < 0 or not _SERVICE_KEY.match(lines[k]) or _COMPOSE_TOP.match(lines[k].lstrip()):
+        return None
+    above = next((lines[j] for j in range(k - 1, -1, -1) if lines[j].strip()), "")
+    if above.rstrip().endswith(":") and _indent(above) < _indent(lines[k]):
+        return None  # under `services:` (a whole file) or another mapping: not a service pasted on its own
+    end = i + 1
+    j = i + 1
+    while j < len(lines) and j - k < MAX_SPEC_LINES and not FENCE.match(lines[j]) and (
+            not lines[j].strip() or _indent(lines[j]) > _indent(lines[k])):
+        j += 1
+        if lines[j - 1].strip():
+            end = j
+    return k, end
+
+
+@importer("compose", "a docker compose file (`services:` with image, shm_size, ipc, environment, command), or a "
+          "service of one pasted without its `services:` line", needles=("services:", "image:"), per_line=True)
 def compose(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
     nxt = next_candidate(candidates)
     while (i := nxt(i)) < len(lines):
+        fragment = _service_fragment(lines, i) if "image:" in lines[i] else None
+        if fragment is not None:
+            start, end = fragment
+            cut = _indent(lines[start])
+            text = "services:\n" + "\n".join("  " + line[cut:] if line.strip() else "" for line in lines[start:end])
+            try:
+                parse_compose(text)
+            except ParseError:
+                i += 1
+                continue
+            # Recorded under its `services:` line, as compose reads it; a service alone is an excerpt.
+            yield Found("compose", start, end, _append(COMPOSE_FILE.name, text + "\n"), whole=False)
+            i = end
+            continue
         if not lines[i].startswith("services:") or lines[i].rstrip() != "services:":
             i += 1
             continue
