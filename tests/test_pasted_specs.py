@@ -339,3 +339,15 @@ def test_a_compose_service_pasted_without_services_is_read() -> None:
     assert [r.count for r in gpu.device_requests] == [1]
     # Modelled: a mapping under another key (not `services:`) is not a service pasted on its own.
     assert not recognise("x-defaults:\n  base:\n    image: foo\n    shm_size: 1g\n").recognised
+
+
+def test_a_container_pasted_without_its_manifest_is_a_pod_excerpt() -> None:
+    # Real: ray-project/ray#12881 (corpus 172), from inside the container's ports to its env.
+    result = recognise(body("172"))
+    assert result.recognised == [("k8s pod", 2, 29)]
+    (ctr,) = containers(MemoryHost(result.record)).containers
+    assert [r.count for r in ctr.device_requests] == [1]
+    # /dev/shm is mounted from a volume the paste cut away: not the 64 MiB default, an excerpt.
+    assert ctr.excerpt and ctr.shm_size is None
+    status = run_checks(MemoryHost(result.record), ["CTR-SHM-SIZE"])["CTR-SHM-SIZE"].status
+    assert status == "unknown"

@@ -183,12 +183,55 @@ def compose(lines: list[str], candidates: Candidates | None = None) -> Iterator[
         i = end
 
 
-@importer("k8s pod", "a Kubernetes pod / deployment manifest (YAML with apiVersion, kind, spec.containers)",
-          needles=("apiVersion:", "kind:"), per_line=True)
+# The keys of a pod's container; a fragment that starts inside one holds two of them at one indentation.
+_CONTAINER_KEY = re.compile(r"^(\s+)(?:- )?(image|resources|volumeMounts|env|args|command|securityContext):(\s|$)")
+
+
+def _container_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None:
+    """A container's keys pasted without the manifest around them (from `resources:` or `volumeMounts:` at
+    line i, indented): its span and the pod manifest it is a piece of, or None."""
+    m = _CONTAINER_KEY.match(lines[i])
+    if not m or m.group(2) not in ("resources", "volumeMounts"):
+        return None
+    depth = _indent(lines[i])
+    start = i
+    while start > 0 and (not lines[start - 1].strip() or _indent(lines[start - 1]) >= depth) \
+            and not FENCE.match(lines[start - 1]) and i - start < MAX_SPEC_LINES:
+        start -= 1
+    end = i + 1
+    while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) >= depth) \
+            and not FENCE.match(lines[end]) and end - i < MAX_SPEC_LINES:
+        end += 1
+    while end > i + 1 and not lines[end - 1].strip():
+        end -= 1
+    # Lines deeper than the container's keys before its first key are the tail of a key cut away.
+    first = next(k for k in range(start, end) if _indent(lines[k]) == depth and lines[k].strip()[:1] not in ("", "#"))
+    keys = {c.group(2) for k in range(first, end) if (c := _CONTAINER_KEY.match(lines[k])) and _indent(lines[k]) == depth}
+    if len(keys) < 2 or not re.match(r"^\s+(?:- )?[\w.-]+:(\s|$)", lines[first]):
+        return None
+    body = "\n".join("    " + line[depth:] if line.strip() else "" for line in lines[first:end])
+    return start, end, "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  -\n" + body
+
+
+@importer("k8s pod", "a Kubernetes pod / deployment manifest (YAML with apiVersion, kind, spec.containers), or a "
+          "container's keys pasted without it", needles=("apiVersion:", "kind:", "resources:", "volumeMounts:"),
+          per_line=True)
 def k8s_pod(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
     nxt = next_candidate(candidates)
     while (i := nxt(i)) < len(lines):
+        fragment = _container_fragment(lines, i) if lines[i][:1] in (" ", "\t") else None
+        if fragment is not None:
+            start, end, text = fragment
+            try:
+                parse_k8s(text)
+            except ParseError:
+                i += 1
+                continue
+            # Recorded as the pod it is a piece of; a container without its manifest is an excerpt.
+            yield Found("k8s pod", start, end, _append(K8S_SPEC.name, text + "\n"), whole=False)
+            i = end
+            continue
         if "apiVersion:" in lines[i] and FLAT_MANIFEST.search(lines[i]) and len(lines[i]) <= MAX_SPEC_BYTES:
             try:
                 parse_flat_k8s(lines[i])

@@ -35,8 +35,9 @@ _SMI_XML = re.compile(r"^\s*(?=.*</)<(?:driver_version|cuda_version|attached_gpu
                       r"applications_clocks|max_clocks|power_readings|gpu_power_readings|fabric|pci_bus_id|"
                       r"link_widths|pcie_gen|mig_mode|ecc_mode|retired_pages|remapped_rows)\w*>")
 _LINK = re.compile(r"^\s*(?:LnkSta|LnkCap|LnkCtl2?|LnkSta2):\s")
-# The versions of nvidia-smi's table header, flattened onto one line; its failure to reach the driver.
-_SMI_HEADER = re.compile(r"\b(?:Driver Version|CUDA Version):\s*\d+\.\d+|NVIDIA-SMI has failed because")
+# The versions of nvidia-smi's table header, flattened onto one line, or written in a hardware summary
+# (`- NVIDIA driver version: 535.161.07`); nvidia-smi's failure to reach the driver.
+_SMI_HEADER = re.compile(r"\b(?i:Driver Version|CUDA Version):\s*\d+\.\d+|NVIDIA-SMI has failed because")
 # A limit of `ulimit -a` on its own (bash's form).
 _LIMIT = re.compile(r"^\s*(?:max locked memory|open files|stack size|max user processes|core file size|"
                     r"virtual memory|file size)\s+\((?:[\w]+, )?-\w\)\s+(?:unlimited|\d+)\s*$")
