@@ -117,9 +117,10 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 
 
-def _service_fragment(lines: list[str], i: int) -> tuple[int, int] | None:
+def _service_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None:
     """The service a fragment of a compose file holds around the `image:` line i, pasted without its
-    `services:` line (from the service's name, at column 0 or indented): its start and end, or None."""
+    `services:` line (from the service's name, at column 0 or indented): its span and the compose file it
+    is a piece of, or None."""
     if not _IMAGE.match(lines[i]):
         return None
     depth = _indent(lines[i])
@@ -138,7 +139,18 @@ def _service_fragment(lines: list[str], i: int) -> tuple[int, int] | None:
         j += 1
         if lines[j - 1].strip():
             end = j
-    return k, end
+    cut = _indent(lines[k])
+    return k, end, "services:\n" + "\n".join("  " + line[cut:] if line.strip() else "" for line in lines[k:end])
+
+
+def _piece(kind: str, doc: str, parse: Callable[[str], object], start: int, end: int, text: str) -> Found | None:
+    """A piece of a spec pasted without what is around it (`text`: the spec it is a piece of), recorded
+    as that spec, an excerpt; None when it does not parse."""
+    try:
+        parse(text)
+    except ParseError:
+        return None
+    return Found(kind, start, end, _append(doc, text + "\n"), whole=False)
 
 
 @importer("compose", "a docker compose file (`services:` with image, shm_size, ipc, environment, command), or a "
@@ -148,18 +160,9 @@ def compose(lines: list[str], candidates: Candidates | None = None) -> Iterator[
     nxt = next_candidate(candidates)
     while (i := nxt(i)) < len(lines):
         fragment = _service_fragment(lines, i) if "image:" in lines[i] else None
-        if fragment is not None:
-            start, end = fragment
-            cut = _indent(lines[start])
-            text = "services:\n" + "\n".join("  " + line[cut:] if line.strip() else "" for line in lines[start:end])
-            try:
-                parse_compose(text)
-            except ParseError:
-                i += 1
-                continue
-            # Recorded under its `services:` line, as compose reads it; a service alone is an excerpt.
-            yield Found("compose", start, end, _append(COMPOSE_FILE.name, text + "\n"), whole=False)
-            i = end
+        if fragment is not None and (found := _piece("compose", COMPOSE_FILE.name, parse_compose, *fragment)):
+            yield found
+            i = found.end
             continue
         if not lines[i].startswith("services:") or lines[i].rstrip() != "services:":
             i += 1
@@ -221,16 +224,9 @@ def k8s_pod(lines: list[str], candidates: Candidates | None = None) -> Iterator[
     nxt = next_candidate(candidates)
     while (i := nxt(i)) < len(lines):
         fragment = _container_fragment(lines, i) if lines[i][:1] in (" ", "\t") else None
-        if fragment is not None:
-            start, end, text = fragment
-            try:
-                parse_k8s(text)
-            except ParseError:
-                i += 1
-                continue
-            # Recorded as the pod it is a piece of; a container without its manifest is an excerpt.
-            yield Found("k8s pod", start, end, _append(K8S_SPEC.name, text + "\n"), whole=False)
-            i = end
+        if fragment is not None and (found := _piece("k8s pod", K8S_SPEC.name, parse_k8s, *fragment)):
+            yield found
+            i = found.end
             continue
         if "apiVersion:" in lines[i] and FLAT_MANIFEST.search(lines[i]) and len(lines[i]) <= MAX_SPEC_BYTES:
             try:

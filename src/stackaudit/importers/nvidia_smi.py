@@ -182,7 +182,10 @@ def nvsmi_query(lines: list[str], candidates: Candidates | None = None) -> Itera
             text = "\n".join(body) + "\n"
             attached = _attached(text, r"(?m)^Attached GPUs\s+:\s*(\d+)")
             sections = sum(1 for b in body if _GPU_HEADER.match(b) and not b.startswith((" ", "\t")))
-            whole = any(_BANNER.match(b.strip()) for b in body) and attached is not None and attached == sections
+            # A last line that is a name without its ` : value` (a field cut in the middle, a section without
+            # its fields) is where the paste stops, not where nvidia-smi does: `-q` ends on a field.
+            whole = (any(_BANNER.match(b.strip()) for b in body) and attached is not None and attached == sections
+                     and " : " in body[-1] + " ")
             # Appended: a paste may hold a section cut out of `-q` and, further on, its banner.
             yield Found("nvidia-smi -q", start, end, command_output_appended(QUERY_ARGV, text), whole=whole)
         i = max(end, i + 1)
