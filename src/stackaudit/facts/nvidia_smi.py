@@ -370,7 +370,7 @@ QUERY_FIELDS: dict[str, tuple[int, bool]] = {
         "Enforced Power Limit", "Min Power Limit", "Max Power Limit", "GPU Current Temp", "GPU Shutdown Temp",
         "GPU Slowdown Temp", "GPU Max Operating Temp", "Memory Current Temp", "Memory Max Operating Temp",
         "Pending Page Blacklist", "Pending Page Retirement", "Correctable Error", "Uncorrectable Error",
-        "Remapping Failure Occurred", "State", "Status", "CliqueId", "ClusterUUID", "Health Summary",
+        "Remapping Failure Occurred", "Current", "Pending", "State", "Status", "CliqueId", "ClusterUUID", "Health Summary",
         *CLOCK_EVENT_LABELS.values())},
     **{k: (2, True) for k in ("GPU Link Info", "Volatile", "Aggregate")},
     **{k: (3, True) for k in ("PCIe Generation", "Link Width")},

@@ -25,8 +25,9 @@ from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import Candidates, next_candidate
 from stackaudit.importers.registry import Found, append_document, importer
 
-# Names of `nvidia-smi -q` (whatever their indentation), with a value after ` : `.
-_SMI_KEYS = tuple(QUERY_FIELDS)
+# Names of `nvidia-smi -q` (whatever their indentation), with a value after ` : `; not a section's
+# one-word fields (`Current`, `State`), which other outputs print too.
+_SMI_KEYS = tuple(k for k, (depth, _) in QUERY_FIELDS.items() if depth < 2 or " " in k)
 _SMI_FIELD = re.compile(r"(?:^|\s)(?:" + "|".join(re.escape(k) for k in _SMI_KEYS) + r")\s+:\s*\S")
 # Elements of `nvidia-smi -q -x`, by the names of their families.
 _SMI_XML = re.compile(r"^\s*(?=.*</)<(?:driver_version|cuda_version|attached_gpus|product_name|product_architecture|"
