@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 
 from stackaudit.checks.drv import over_gpus
-from stackaudit.checks.pcie import ROOT_HINT, no_gpu, over_gpu_functions
+from stackaudit.checks.pcie import LSPCI_ASK, ROOT_HINT, no_gpu, over_gpu_functions
 from stackaudit.checks.registry import (
     Confidence,
     Fix,
@@ -372,7 +372,7 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
         return judged
     # The coverage rule over the bridges: those read decide, the unreadable ones are counted (`K of N shown`).
     return over_subjects(judged, [f.bdf for f in readable], len(candidates) if pcie.topology_known else None,
-                         noun="bridge", ask="sudo lspci -vvv", blind=[f.bdf for f in blind])
+                         noun="bridge", ask=LSPCI_ASK, blind=[f.bdf for f in blind])
 
 
 _SMALL_BAR1 = 256 << 20
@@ -515,7 +515,7 @@ def _bar1_from_nvidia(nvidia: NvidiaGpus | None) -> Outcome:
                        + "; whether the GPU can resize it is not in nvidia-smi's output",
                        hint="paste `sudo lspci -vvv` (the Resizable BAR capability)", actual=small, subjects=list(small))
     message = "BAR1: " + ", ".join(f"{b} {v}" for b, v in fine.items()) + " (nvidia-smi)"
-    return over_gpus(nvidia, shown, ok(message, actual=fine, subjects=list(fine)), "nvidia-smi -q -d MEMORY")
+    return over_gpus(nvidia, shown, ok(message, actual=fine, subjects=list(fine)))
 
 
 _BAR_FAIL = r"BAR ?\d+.*(no space|failed to assign|can't assign)|NVRM:.*(BAR\d* is 0M|region assigned to your NVIDIA device is invalid)"

@@ -104,9 +104,9 @@ def row_remap_ecc(nvidia: NvidiaGpus) -> Outcome:
     if corrected:
         return over_gpus(nvidia, read, not_an_issue(f"correctable errors recorded on GPU(s) {_idx(corrected)} (remapped "
                                                     "or corrected): normal over a GPU's life; nothing pending, no failure",
-                                                    actual=actual), ask="nvidia-smi -q -d ROW_REMAPPER,ECC,PAGE_RETIREMENT")
+                                                    actual=actual))
     return ok_over_gpus(nvidia, read, f"no pending or failed row remapping and no uncorrectable ECC on {len(read)} GPU(s)",
-                        actual=actual, ask="nvidia-smi -q -d ROW_REMAPPER,ECC,PAGE_RETIREMENT")
+                        actual=actual)
 
 
 # --- MEM-ECC-MODE --------------------------------------------------------------------------------
@@ -149,19 +149,15 @@ def ecc_mode(nvidia: NvidiaGpus) -> Outcome:
             f"ECC mode change pending on GPU(s) {_idx(pending)} (current "
             f"{'Enabled' if pending[0].ecc_current else 'Disabled'}, pending "
             f"{'Enabled' if pending[0].ecc_pending else 'Disabled'}): applies at the next reset",
-            actual=modes, expected="current = pending", subjects=[g.subject for g in pending]), _ECC_ASK)
+            actual=modes, expected="current = pending", subjects=[g.subject for g in pending]))
     if len(set(modes.values())) > 1:
         return over_gpus(nvidia, read, issue(
             "ECC mode differs across GPUs: " + ", ".join(f"{k} {v}" for k, v in modes.items())
             + " (usable memory differs; a TP group is sized by the smallest)", actual=modes,
-            expected="the same mode on every GPU", subjects=list(modes)), _ECC_ASK)
+            expected="the same mode on every GPU", subjects=list(modes)))
     mode = next(iter(modes.values()))
     return ok_over_gpus(nvidia, read, f"ECC {mode} on {len(read)} GPU(s), nothing pending"
-                        + (" (the default of workstation/consumer cards)" if mode == "Disabled" else ""), actual=modes,
-                        ask=_ECC_ASK)
-
-
-_ECC_ASK = "nvidia-smi -q -d ECC"
+                        + (" (the default of workstation/consumer cards)" if mode == "Disabled" else ""), actual=modes)
 
 
 # --- MEM-MIG -------------------------------------------------------------------------------------

@@ -37,8 +37,8 @@ from stackaudit.fixes.pcie import mps_fix, mrrs_fix
 KB_REGS = "https://github.com/torvalds/linux/blob/master/include/uapi/linux/pci_regs.h"
 KERNEL_PARAMS = "https://docs.kernel.org/admin-guide/kernel-parameters.html"
 ROOT_HINT = "run as root on the host (`sudo stackaudit audit`), or paste `sudo lspci -vvv`"
-# What shows every NVIDIA function's registers (the coverage rule's "run next" for a GPU lspci does not show).
-LSPCI_ASK = "sudo lspci -vvv -d 10de:"
+# What shows every function's registers, bridges included (the coverage rule's "run next" for a GPU not shown).
+LSPCI_ASK = "sudo lspci -vvv"
 
 
 # -- helpers shared with checks/fw.py ----------------------------------------------------------

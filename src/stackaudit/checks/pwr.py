@@ -123,10 +123,9 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
         return over_gpus(nvidia, judged, issue(
             msg + where, actual={g.subject: lim for g, lim, _, _ in low},
             expected={g.subject: d for g, _, d, _ in low}, subjects=[g.subject for g, _, _, _ in low],
-            confidence=None if all(o == "the GPU's default" for *_, o in low) else "field-reports", fix=fix), _POWER_ASK)
+            confidence=None if all(o == "the GPU's default" for *_, o in low) else "field-reports", fix=fix))
     if fine:
-        return ok_over_gpus(nvidia, judged, "power limit at the default: " + ", ".join(fine), actual=fine,
-                            ask=_POWER_ASK)
+        return ok_over_gpus(nvidia, judged, "power limit at the default: " + ", ".join(fine), actual=fine)
     if unknown_default:
         return unknown("power limits read but the default is not in the source and the model is not in the GPU "
                        "table: " + ", ".join(g.name or g.label for g in unknown_default),
@@ -197,15 +196,11 @@ def clock_events(nvidia: NvidiaGpus, gpu_samples: GpuSamples | None = None) -> O
     if capped:
         return over_gpus(nvidia, read, not_an_issue(
             f"SW Power Cap active on GPU(s) {_idx(capped)}: normal at full load at the default limit (see "
-            "PWR-GPU-POWER-LIMIT for a lowered one)", actual=actual), _EVENTS_ASK)
+            "PWR-GPU-POWER-LIMIT for a lowered one)", actual=actual))
     idle = not any(g.busy for g in read)
     load = "GPU load not in the source" if all(g.utilization_gpu is None for g in read) else "GPUs idle at this instant"
     return ok_over_gpus(nvidia, read, "no thermal, power-brake or HW slowdown active" + (
-        f" ({load}: not conclusive under load; use --sample)" if idle else ""), actual=actual, ask=_EVENTS_ASK)
-
-
-_POWER_ASK = "nvidia-smi -q -d POWER"
-_EVENTS_ASK = "nvidia-smi -q -d PERFORMANCE"
+        f" ({load}: not conclusive under load; use --sample)" if idle else ""), actual=actual)
 
 
 def _judge_samples(gpus: list[GpuInfo], samples: GpuSamples) -> Outcome:
@@ -304,7 +299,7 @@ def app_clocks(nvidia: NvidiaGpus) -> Outcome:
         return unknown(f"a clock setting limits idle GPU(s) {_idx(held)}: idle, not conclusive",
                        hint="look again under load (`--sample 30`)")
     return ok_over_gpus(nvidia, read, f"application clocks at default on {len(read)} GPU(s) (or not set)",
-                        actual={g.subject: [g.app_graphics_mhz, g.app_mem_mhz] for g in read}, ask="nvidia-smi -q -d CLOCK")
+                        actual={g.subject: [g.app_graphics_mhz, g.app_mem_mhz] for g in read})
 
 
 # --- PWR-PLATFORM-PROFILE ----------------------------------------------------------------------

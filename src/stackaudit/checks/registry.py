@@ -72,20 +72,24 @@ class Coverage:
             return f"{self.count} {_plural(self.noun, self.count)} shown"
         return f"{self.count} of {self.total} {_plural(self.noun, self.total)} shown"
 
-    def run_next(self) -> str:
-        """The part the source lacks, named precisely: what to run, for which subjects, and what the source has."""
+    def gap(self) -> str:
+        """What the source lacks, named precisely: `for all 8 GPUs; the source has GPU 0 only`; "" when complete."""
         if self.complete:
             return ""
-        ask = f"`{self.ask}`" if self.ask else "the same output"
         shown = ", ".join(self.shown[:3]) + (", …" if self.count > 3 else "")
         has = f"the source has {shown} only" if self.count else "the source shows none"
         if self.blind:
             named = ", ".join(self.blind[:3]) + (", …" if len(self.blind) > 3 else "")
             rest = self.missing if self.missing is not None else len(self.blind)
-            return f"{ask} for the {rest} {_plural(self.noun, rest)} not shown ({named}); {has}"
+            return f"for the {rest} {_plural(self.noun, rest)} not shown ({named}); {has}"
         if self.missing is not None:
-            return f"{ask} for all {self.total} {_plural(self.noun, self.total or 0)}; {has}"
-        return f"{ask} for every {self.noun} of the host; {has}, and how many the host has is not in the source"
+            return f"for all {self.total} {_plural(self.noun, self.total or 0)}; {has}"
+        return f"for every {self.noun} of the host; {has}, and how many the host has is not in the source"
+
+    def run_next(self) -> str:
+        """The command and the part it would add (`Coverage.gap`); "" when every subject was judged."""
+        gap = self.gap()
+        return f"{f'`{self.ask}`' if self.ask else 'the same output'} {gap}" if gap else ""
 
     def to_json(self) -> dict[str, Any]:
         return {"shown": self.count, "total": self.total, "of": self.noun, "subjects": list(self.shown)}
