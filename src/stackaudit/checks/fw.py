@@ -443,8 +443,13 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
         size = _bar1(g)
         cfg = g.config
         entry = next((e for e in (cfg.rebar or ()) if e.bar == 1), None) if cfg is not None else None
-        if size is None:
-            blind.append(g.bdf)
+        if size is None:  # not in lspci: NVML / nvidia-smi's BAR1 total for the same GPU, where the source has it
+            shown_by_nvidia = nvidia.by_bdf(g.bdf) if nvidia is not None else None
+            mib = shown_by_nvidia.bar1_total_mib if shown_by_nvidia is not None else None
+            if mib is not None and mib * 2**20 > _SMALL_BAR1:
+                fine[g.bdf] = _size(int(mib * 2**20)) + " (nvidia-smi)"
+            else:
+                blind.append(g.bdf)
             continue
         if size > _SMALL_BAR1:
             fine[g.bdf] = _size(size)

@@ -166,22 +166,26 @@ def link_downtrain(gpu_links: GpuLinks, pcie: PcieFacts | None = None,
                 slow[g.bdf] = label
         else:
             fine[g.bdf] = now
+    # The coverage rule: the links read decide; a GPU whose link is not in the source is counted, not guessed.
+    total = gpu_links.attached if gpu_links.attached and gpu_links.attached >= len(links) else (
+        len(links) if pcie is not None and pcie.inventory_complete else None)
+    shown = [*gone, *narrow, *slow_busy, *fine, *slow_idle, *slow]
     if gone:
-        return issue(f"{len(gone)} GPU link(s) report width 63/255: the device no longer answers (fallen off the bus, "
-                     "see Xid 79 in dmesg)", actual=gone, expected="a trained link", subjects=gone, gpu_lost=True)
+        return over_subjects(issue(
+            f"{len(gone)} GPU link(s) report width 63/255: the device no longer answers (fallen off the bus, see Xid 79 "
+            "in dmesg)", actual=gone, expected="a trained link", subjects=gone, gpu_lost=True),
+            shown, total, ask=LSPCI_ASK, blind=blind)
     if narrow or slow_busy:
         parts = [f"{b}: {v}" for b, v in {**narrow, **slow_busy}.items()]
         no_slot = [b for b in narrow if next(g for g in links if g.bdf == b).width_basis != "slot"]
         settle = (f"; the slot's width is not in the source for {', '.join(no_slot)} — an x8 slot would explain it: "
                   "`sudo lspci -vvv` (the port's LnkCap) settles it") if no_slot else ""
-        return issue(f"{len(parts)} GPU link(s) below what GPU and slot allow: " + "; ".join(parts)
-                     + (" — width does not drop for power saving" if narrow else "") + settle,
-                     actual={**narrow, **slow_busy}, expected="full width; full generation under load",
-                     subjects=[*narrow, *slow_busy], confidence="field-reports" if no_slot else None)
-    # The coverage rule: the links read decide; a GPU whose link is not in the source is counted, not guessed.
-    total = gpu_links.attached if gpu_links.attached and gpu_links.attached >= len(links) else (
-        len(links) if pcie is not None and pcie.inventory_complete else None)
-    shown = [*fine, *slow_idle, *slow]
+        return over_subjects(issue(
+            f"{len(parts)} GPU link(s) below what GPU and slot allow: " + "; ".join(parts)
+            + (" — width does not drop for power saving" if narrow else "") + settle,
+            actual={**narrow, **slow_busy}, expected="full width; full generation under load",
+            subjects=[*narrow, *slow_busy], confidence="field-reports" if no_slot else None),
+            shown, total, ask=LSPCI_ASK, blind=blind)
     if not shown:
         return unknown(f"the link state of {len(blind)} GPU(s) is not in the source",
                        hint="paste `sudo lspci -vvv` or capture on the host", subjects=blind)
