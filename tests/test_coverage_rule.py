@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from corpus import CAPTURES_DIR
 from coverage_pastes import BUSES, body, essay, lspci_list, lspci_vvv
 from gap_pastes import PRO_6000_BUSES, nvidia_smi_table
 from stackaudit.checks.registry import Coverage, issue, ok, over_subjects, unknown
@@ -184,3 +185,13 @@ def test_more_subjects_never_turn_an_issue_into_ok_nor_lower_the_verdicts(tmp_pa
 def test_the_buses_of_the_essay_listing_are_the_essays() -> None:
     """The modelled list names the 8 GPUs of tests/gap_pastes.py's essay (one machine across the tests)."""
     assert [b[9:11].lower() for b in PRO_6000_BUSES] == BUSES
+
+
+def test_nvlink_health_is_judged_on_the_gpus_whose_links_are_shown() -> None:
+    """Real pastes: `nvidia-smi nvlink -s` with two links down on GPU 3 (61-…), `dcgmi nvlink -s` of 8 H100s all
+    up (115-…). Neither shows how many GPUs the host has: `K shown`, never a made-up total."""
+    down = run_checks(load_pasted([str(next(CAPTURES_DIR.glob("61-*")))]), ["DRV-NVLINK-HEALTH"])["DRV-NVLINK-HEALTH"]
+    assert down.status == "issue" and down.coverage is not None and down.coverage.text() == "1 GPU shown"
+    up = run_checks(load_pasted([str(next(CAPTURES_DIR.glob("115-*")))]), ["DRV-NVLINK-HEALTH"])["DRV-NVLINK-HEALTH"]
+    assert up.status == "ok" and up.coverage is not None and up.coverage.text() == "8 GPUs shown"
+    assert up.hint.startswith("`nvidia-smi nvlink -s` for every GPU of the host")

@@ -757,17 +757,28 @@ def _nvlink_health(nvidia: NvidiaGpus | None, gpu_events: GpuEvents | None, nvli
     for e in xid74:
         problems.append(f"Xid {e.code} (NVLink error) ×{e.count} on {e.bdf}")
         subjects.append(e.bdf)
+    # The coverage rule over the NVLink-capable GPUs: those whose links the source shows decide.
+    shown = [g.subject for g in capable if g.nvlinks is not None]
+    total = gpu_total(nvidia) if nvidia is not None else None
+    no_links = [g.subject for g in unread]
     if problems:
-        return issue("; ".join(problems), actual=actual, expected="every NVLink of the model active, no errors",
-                     subjects=sorted(set(subjects)), evidence=[e.line for e in xid74][:5])
+        return over_subjects(issue("; ".join(problems), actual=actual,
+                                   expected="every NVLink of the model active, no errors",
+                                   subjects=sorted(set(subjects)), evidence=[e.line for e in xid74][:5]),
+                             shown, total, ask=_NVLINK_ASK, blind=no_links)
     if elided:
         return unknown("; ".join(elided) + ": the rest of its links are not in this source", actual=actual,
                        hint="paste the whole `nvidia-smi nvlink -s`, or audit the host (NVML)")
     if bridged_idle and len(bridged_idle) == len([g for g in capable if g.nvlinks is not None]):
-        return not_an_issue("bridge-capable cards with every NVLink inactive: no NVLink bridge is installed "
-                            "(traffic goes over PCIe)", actual=actual)
-    return ok("NVLinks active with no recovery/CRC errors: " + ", ".join(
-        f"{k} {v['active']}/{v['expected']}" for k, v in actual.items() if isinstance(v, dict)), actual=actual)
+        judged = not_an_issue("bridge-capable cards with every NVLink inactive: no NVLink bridge is installed "
+                              "(traffic goes over PCIe)", actual=actual)
+    else:
+        judged = ok("NVLinks active with no recovery/CRC errors: " + ", ".join(
+            f"{k} {v['active']}/{v['expected']}" for k, v in actual.items() if isinstance(v, dict)), actual=actual)
+    return over_subjects(judged, shown, total, ask=_NVLINK_ASK, blind=no_links)
+
+
+_NVLINK_ASK = "nvidia-smi nvlink -s"
 
 
 def _with_pasted_links(gpus: list[GpuInfo], status: NvlinkStatus | None) -> list[GpuInfo]:
