@@ -104,7 +104,11 @@ def over_gpus(nvidia: NvidiaGpus, judged: Sequence[GpuInfo], outcome: Outcome, a
     the check read; a GPU listed without it is blind. `ask` is the command that shows the value for every GPU."""
     shown = [g.subject for g in judged]
     blind = [g.subject for g in nvidia.gpus if not g.error and g.subject not in shown]
-    return over_subjects(outcome, shown, gpu_total(nvidia), ask=ask, blind=blind)
+    total = gpu_total(nvidia)
+    if total is None and nvidia.unshown and outcome.status != "issue":
+        # Why the count is not known (a table cut inside a GPU's rows) is part of what the verdict covers.
+        outcome = replace(outcome, message=f"{outcome.message} ({nvidia.unshown})")
+    return over_subjects(outcome, shown, total, ask=ask, blind=blind)
 
 
 def ok_over_gpus(nvidia: NvidiaGpus, judged: Sequence[GpuInfo], message: str, *, actual: Any = None,
