@@ -27,9 +27,6 @@ ENTRIES = load_corpus()
 # Cuts that do give a new `ok` today: an excerpt judged as if whole (issue 28, rule 4). Each must still give
 # it (the test fails when one stops: remove it), so the list only shrinks.
 KNOWN_NEW_OK = {
-    ("05-a100-sxm4-lspci-maxreadreq-512.txt", "PCIE-MRRS"):
-        "issue 28: lspci cut inside the GPU's entry, before DevCtl's MaxReadReq: ok over no device "
-        "('MaxReadReq : 256-4096 B is within the normal range') where the whole entry gives not-an-issue",
     ("07-nccl-illegal-memory-access-acsctl-redirect-enabled.txt", "FW-ACS-P2P"):
         "issue 28: two ACSCtl lines without redirect, cut before the lines with ReqRedir+: 'no ACS redirect on the "
         "2 bridge(s) between the GPUs' is concluded from an excerpt",

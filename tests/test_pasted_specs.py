@@ -306,8 +306,11 @@ def test_nvidia_smi_q_section_without_its_gpu_header_is_an_excerpt() -> None:
     host = pasted(body("63"))
     assert host.record.provenance["cmd:nvidia-smi -q"].whole is False
     results = run_checks(host, ["DRV-COMPUTE-MODE", "MEM-ECC-MODE"])
-    # Default on the one section shown; how many GPUs there are is not in the fragment.
-    assert results["DRV-COMPUTE-MODE"].status == "unknown" and "Default" in results["DRV-COMPUTE-MODE"].message
+    # Default on the one section shown: ok over it (the coverage rule, issue 28); how many GPUs there are is not in
+    # the fragment, so the coverage has no total and run next asks for every GPU.
+    mode = results["DRV-COMPUTE-MODE"]
+    assert mode.status == "ok" and "Default" in mode.message
+    assert mode.coverage is not None and mode.coverage.text() == "1 GPU shown" and "`nvidia-smi -q`" in mode.hint
     assert results["MEM-ECC-MODE"].status == "not-applicable"
 
 
