@@ -9,26 +9,17 @@ shrinks and a fixed behaviour cannot silently break again.
 from __future__ import annotations
 
 import re
-import sys
-from pathlib import Path
 
 import pytest
 
-from corpus import CorpusEntry, load_corpus
+from corpus import GAPS_FILE, CorpusEntry, corpus_gaps, load_corpus
 from stackaudit.engine.testing import run_checks
 from stackaudit.errors import InputError
 from stackaudit.importers.pasted import load_pasted
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
-
-GAPS_FILE = Path(__file__).parent / "data" / "corpus_gaps.toml"
-_GAPS_TOML: dict[str, dict[str, dict[str, str]]] = tomllib.loads(GAPS_FILE.read_text()) if GAPS_FILE.exists() else {}
-GAPS: dict[str, dict[str, str]] = _GAPS_TOML.get("gap", {})
+GAPS: dict[str, dict[str, str]] = corpus_gaps("gap")
 # Labelled ranges not recognised as their kind yet: file -> "KIND A-B" -> why.
-KIND_GAPS: dict[str, dict[str, str]] = _GAPS_TOML.get("kind_gap", {})
+KIND_GAPS: dict[str, dict[str, str]] = corpus_gaps("kind_gap")
 NOT_RECOGNISED = "not-recognised"
 ENTRIES = load_corpus()
 
