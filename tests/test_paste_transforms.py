@@ -2,7 +2,7 @@
 
 Every real paste of tests/data/captures, quoted (`> `), double-quoted (`> > `), with Windows line ends
 (`\\r\\n` and `\\r\\r\\n`), inside a code fence, after a shell prompt line, or with a log collector's
-prefix on every line (the kubelet's CRI form, `docker logs -t`, `docker compose`), gives the same record
+prefix on every line (the kubelet's CRI form, `docker logs -t`, `docker compose`, a unit's journal), gives the same record
 as the paste itself: the same outputs, read as the same kinds, on the lines the user's file has them.
 A kernel log behind a syslog, journal or Talos prefix gives the same verdicts, and names its host.
 Cut at a line (a deterministic pseudo-random one per file), it never gives an `ok` the whole paste
@@ -19,6 +19,7 @@ import pytest
 
 from corpus import CorpusEntry, load_corpus
 from stackaudit.engine.testing import run_checks
+from stackaudit.facts.sources import LOG_LINE_HOSTS
 from stackaudit.host.memory import HostRecord, MemoryHost
 from stackaudit.importers._paste import LOG_PREFIXES, view
 from stackaudit.importers.recognition import ImportResult, recognise
@@ -121,7 +122,10 @@ TRANSFORMS: dict[str, tuple[Callable[[str], str], int]] = {
     "prefixed (kubelet CRI)": (_prefixed("2023-10-19T14:25:03.801614288+08:00 stderr F "), 0),
     "prefixed (docker logs -t)": (_prefixed("2024-11-20T14:37:16.307700574Z "), 0),
     "prefixed (docker compose)": (_prefixed("ollama  | "), 0),
+    "prefixed (a unit's journal)": (_prefixed("Oct  8 00:40:36 gpu-node-7 myjob[1450]: "), 0),
 }
+# The host each transform's prefix names ('' for none): recorded once for the hostname, beside the outputs.
+PREFIX_HOSTS = {"prefixed (a unit's journal)": "gpu-node-7"}
 # Prefixes a kernel log gets from a node's syslog, journal or Talos: each names the host.
 KERNEL_PREFIXES = {
     "syslog": "Oct  3 14:01:56 megatron kernel: ",
@@ -134,7 +138,7 @@ KERNEL_PREFIXES = {
 def _content(record: HostRecord) -> dict[str, Any]:
     """What the facts read: every recorded command's output, file and pasted document."""
     return {"commands": {argv: r.stdout for argv, r in record.commands.items()},
-            "files": dict(record.files), "docs": dict(record.docs)}
+            "files": dict(record.files), "docs": {k: v for k, v in record.docs.items() if k != LOG_LINE_HOSTS.name}}
 
 
 def _spans(result: ImportResult, shift: int) -> list[tuple[str, int, int]]:
@@ -148,6 +152,9 @@ def test_how_it_was_pasted_changes_nothing_read(entry: CorpusEntry) -> None:
         got = recognise(transform(entry.body), entry.name)
         assert _content(got.record) == _content(base.record), f"{entry.name}, {name}: another record"
         assert _spans(got, shift) == _spans(base, 0), f"{entry.name}, {name}: other kinds or lines"
+        host = PREFIX_HOSTS.get(name)
+        if host and base.recognised:
+            assert got.record.docs[LOG_LINE_HOSTS.name] == host + "\n", f"{entry.name}, {name}: the host"
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.path.name[:48])

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import _GAP_LAST, is_gap_line
+from stackaudit.facts.nvidia_daemons import DAEMON_TAG
 
 # `\r\r\n` is one line end (a CRLF file saved again on Windows), not an empty line between two.
 _LINE_END = re.compile(r"\r*\n|\r")
@@ -47,12 +48,13 @@ _HASH_PROMPT = re.compile(r"^#\s+(?P<cmd>(?:" + "|".join(re.escape(c) for c in _
 # of the line follows it as that form has it (a tag `unit[pid]:` after a syslog host, one space after a
 # docker time), so a line of an output that merely starts with a date stays as it is. `kernel: ` goes
 # with the prefix before dmesg's own `[ uptime]`; before a bare message it stays as the one mark of a
-# kernel line (the dmesg reader takes it off), as another program's tag (`nvidia-persistenced[1450]: `)
-# stays for the daemons' readers. Each form with a real line (tests/test_paste_transforms.py holds them all).
+# kernel line (the dmesg reader takes it off), as an NVIDIA daemon's tag (`nvidia-persistenced[1450]: `)
+# stays for the daemons' readers; another program's tag goes (`myjob[42]: ` before nvidia-smi's output). Each form with a real line (tests/test_paste_transforms.py holds them all).
 # journald's short-iso keeps at most microseconds; the kubelet's and docker's times carry nanoseconds.
 _ISO_TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,6})?(?:Z|[+-]\d\d:?\d\d)"
 _NANO_TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d)"
-_TAG_AHEAD = r"(?:kernel: (?=\[)|(?=[^\s:\[\]|]+(?:\[\d+\])?:(?:\s|$)))"
+_TAG_AHEAD = (r"(?:kernel: (?=\[)|(?=kernel: |" + DAEMON_TAG + r"(?:\s|$))|"  # kept: a kernel line's mark, a daemon's tag
+              r"[^\s:\[\]|]+(?:\[\d+\])?:(?: |$))")  # any other program's tag goes: its output is what was pasted
 LOG_PREFIXES: tuple[tuple[str, re.Pattern[str]], ...] = (
     # 2023-10-19T14:25:03.801614288+08:00 stderr F I1019 06:25:03.801505       1 main.go:154] Starting FS watcher.
     ("kubelet CRI", re.compile(rf"^{_NANO_TIME} (?:stdout|stderr) [FP](?: |$)")),
