@@ -185,6 +185,15 @@ def test_every_prefix_form_has_a_real_line_and_leaves_its_message() -> None:
         assert list(paste.origin) == [0, 1]
 
 
+def test_interleaved_compose_services_lose_their_prefixes() -> None:
+    # Modelled on the README line of PREFIX_SAMPLES: compose pads each service's name to one width.
+    paste = view("ollama  | time=2025-06-19T17:09:30.103Z level=INFO msg=a\n"
+                 "webui   | INFO:     Started server process [1]\n"
+                 "ollama  | time=2025-06-19T17:09:30.338Z level=INFO msg=b")
+    assert paste.lines == ["time=2025-06-19T17:09:30.103Z level=INFO msg=a", "INFO:     Started server process [1]",
+                           "time=2025-06-19T17:09:30.338Z level=INFO msg=b"]
+
+
 def test_a_line_that_only_starts_like_a_prefix_stays() -> None:
     for line in NOT_PREFIXES:
         assert view(line).lines == [line]

@@ -91,11 +91,16 @@ def _log_prefix(line: str) -> re.Match[str] | None:
     return _TALOS.match(line) if ": kern: " in head or ": user: " in head else None
 
 
+def _compose_mark(line: str) -> str:
+    m = _COMPOSE.match(line) if " |" in line[:64] else None
+    return line[:m.end()].rstrip() if m else ""
+
+
 def strip_log_prefix(line: str, next_line: str = "", compose: str = "") -> tuple[str, str, str]:
     """(the line without its log prefixes, the host a prefix named or '', the compose prefix taken or '').
 
-    A `docker compose` prefix (`svc-1  | `) is taken only when the line before or after has the same
-    one (compose pads every service's name to one width): a table row starting `name | ` stays."""
+    A `docker compose` prefix (`svc-1  | `) is taken only when the line before or after has one of the
+    same width (compose pads every service's name to one width): a table row starting `name | ` stays."""
     host = ""
     taken = ""
     for _ in range(3):  # a prefix inside a prefix: a node's journal quoted in a container's log
@@ -106,7 +111,7 @@ def strip_log_prefix(line: str, next_line: str = "", compose: str = "") -> tuple
             continue
         m = _COMPOSE.match(line) if " |" in line[:64] else None
         mark = line[:m.end()].rstrip() if m else ""
-        if not m or (mark != compose and not next_line.startswith(mark)):
+        if not m or (len(mark) != len(compose) and len(_compose_mark(next_line)) != len(mark)):
             break
         taken = mark
         line = line[m.end():]
