@@ -20,6 +20,7 @@ the tool. A malformed header raises ValueError naming the file.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -286,3 +287,17 @@ def fact(host: Host, name: str) -> Any:
 
     load_all()
     return Collector(host).results([name])[name]
+
+
+GAPS_FILE = Path(__file__).resolve().parent / "data" / "corpus_gaps.toml"
+
+
+def corpus_gaps(table: str) -> dict[str, dict[str, str]]:
+    """One table of tests/data/corpus_gaps.toml (`gap`, `kind_gap`, `whole_gap`): file -> key -> why."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+
+    data: dict[str, dict[str, dict[str, str]]] = tomllib.loads(GAPS_FILE.read_text()) if GAPS_FILE.exists() else {}
+    return data.get(table, {})
