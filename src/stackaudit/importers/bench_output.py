@@ -1,6 +1,9 @@
 """Benchmark output pasted into a report: the result block of `vllm bench serve` / benchmark_serving.py and SGLang's
 bench_serving (`============ Serving Benchmark Result ============` and its `key: value` lines up to the closing
-rule), and a llama-bench table (its header `| model | … | test | t/s |` and rows).
+rule), a llama-bench table (its header `| model | … | test | t/s |` and rows), SGLang bench_one_batch's lines
+(`Prefill. latency:`, `Decode N. Batch size:`, `Decode.  median latency:`, `Total. latency:`), genai-perf's table
+(from its `LLM Metrics` title, with the lines near it that show its concurrency) and vLLM's offline progress bar
+(`Processed prompts: … est. speed input: … toks/s, output: … toks/s]`).
 
 Recorded verbatim as the pasted document BENCH_OUTPUT (facts/sources.py); facts/serving_rate.py reads the measured
 single-stream rate from it.
@@ -50,4 +53,68 @@ def bench_output(lines: list[str], candidates: Candidates | None = None) -> Iter
             continue
         body = "\n".join(x.rstrip() for x in lines[i:end]) + "\n"
         yield Found("benchmark output", i, end, partial(_append, body))
+        i = end
+
+
+_ONE_BATCH_LINE = re.compile(r"^\s*(?:Warmup \.\.\.|Benchmark \.\.\.|Prefill\. latency:.*|Decode \d+\. Batch size: \d+,.*"
+                             r"|Decode\.\s+median latency:.*|Total\. latency:.*)\s*$")
+
+
+def _runs(lines: list[str], candidates: Candidates | None, line_re: re.Pattern[str], kind: str,
+          needed: str) -> Iterator[Found]:
+    """Each run of consecutive lines that match `line_re` and hold `needed` somewhere, as one BENCH_OUTPUT span."""
+    i = 0
+    nxt = next_candidate(candidates)
+    while (i := nxt(i)) < len(lines):
+        if not line_re.match(lines[i]):
+            i += 1
+            continue
+        end = i + 1
+        while end < len(lines) and end - i < MAX_LINES and line_re.match(lines[end]):
+            end += 1
+        body = "\n".join(x.strip() for x in lines[i:end]) + "\n"
+        if needed in body:
+            yield Found(kind, i, end, partial(_append, body))
+        i = end
+
+
+@importer("sglang bench_one_batch", "SGLang bench_one_batch's Prefill / Decode / median lines",
+          needles=("Warmup ...", "Benchmark ...", "Prefill. latency", "Batch size:", "median latency", "Total. latency"),
+          per_line=True)
+def one_batch(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    return _runs(lines, candidates, _ONE_BATCH_LINE, "sglang bench_one_batch", "median throughput")
+
+
+_PROGRESS_LINE = re.compile(r"^.*Processed prompts:.*est\. speed input:.*$")
+
+
+@importer("vllm progress bar", "vLLM's offline `Processed prompts` progress bar with its est. speed",
+          needles=("Processed prompts",), per_line=True)
+def progress_bar(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    return _runs(lines, candidates, _PROGRESS_LINE, "vllm progress bar", "toks/s")
+
+
+_GENAI_TITLE = re.compile(r"^\s*(?:NVIDIA GenAI-Perf \|\s*)?LLM Metrics\s*$")
+_GENAI_LINE = re.compile(r"^\s*(?:[┏┃┡│└].*|[A-Za-z][\w ()]*\(per sec\):\s*[\d,.]+)\s*$")
+# Where genai-perf's concurrency shows near its table: its command line, a `concurrency: N` line, an artifacts path.
+_GENAI_CONTEXT = re.compile(r"--concurrency[= ]\s*\d+|^\s*concurrency:\s*\d+\s*$|concurrency_?\d", re.I)
+CONTEXT_LINES = 40  # lines above the table (and 10 below) searched for its concurrency
+
+
+@importer("genai-perf table", "NVIDIA genai-perf's LLM Metrics table, with its concurrency where shown",
+          needles=("LLM Metrics",), per_line=True)
+def genai_perf(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    i = 0
+    nxt = next_candidate(candidates)
+    while (i := nxt(i)) < len(lines):
+        if not _GENAI_TITLE.match(lines[i]):
+            i += 1
+            continue
+        end = i + 1
+        while end < len(lines) and end - i < MAX_LINES and _GENAI_LINE.match(lines[end]):
+            end += 1
+        near = [x.strip() for x in (*lines[max(0, i - CONTEXT_LINES):i], *lines[end:end + 10])
+                if _GENAI_CONTEXT.search(x)]
+        body = "\n".join([*near, *(x.strip() for x in lines[i:end])]) + "\n"
+        yield Found("genai-perf table", i, end, partial(_append, body))
         i = end
