@@ -80,14 +80,16 @@ Request throughput (per sec): 2.35
 
 # Real counter-example, not at one prompt: https://github.com/vllm-project/vllm/pull/5425 (comment by mgoin).
 PROGRESS_1000 = ("Processed prompts: 100%|██████| 1000/1000 [00:10<00:00, 97.45it/s, est. speed input: 49992.62 "
-                 "toks/s, output: 12473.79 toks/s]")
+                 "toks/s, output: 12473.79 toks/s]\n")
 # Modelled (vllm/entrypoints/llm.py sets this postfix on its `Processed prompts` tqdm bar): one prompt, 256 tokens
 # out in 5.01 s.
 PROGRESS_1 = ("Processed prompts: 100%|██████████| 1/1 [00:05<00:00,  5.01s/it, est. speed input: 1.60 toks/s, "
-              "output: 51.10 toks/s]")
+              "output: 51.10 toks/s]\n")
 
 # Real: https://github.com/vllm-project/vllm/issues/30832 (body by lisp2025), the rate in words beside the command.
 PROSE = "The output tokens is 30 tokens/s 1/req which is slower than excpted"
+# The same words under that thread's command, joined on one line (as importers/engine_command.py records it).
+PROSE_PASTE = "vllm serve mypath/DeepSeek-V3.2 --tensor-parallel-size 8\n" + PROSE + "\n"
 # Real counter-example (a range is not one rate): https://github.com/kyuz0/amd-strix-halo-vllm-toolboxes/issues/42
 # (comment by martinbrook).
 PROSE_RANGE = "I'm seeing 20-25 tokens/s with the following using claude CLI."
@@ -157,9 +159,9 @@ def test_the_offline_progress_bar_counts_only_for_one_prompt(tmp_path: Path,
 
 
 def test_a_rate_in_words_beside_the_engine_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    measured = _measured(capsys, tmp_path, PROSE)
+    measured = _measured(capsys, tmp_path, PROSE_PASTE)
     assert measured is not None and measured["decode_tok_s"] == 30.0
-    assert measured["source"] == "the user's own words"
+    assert measured["source"] == "the user's own words" and "(from the user's own words)" in measured["line"]
     for words, rate in (("around 10 t/s", 10.0), ("~12 tok/s", 12.0), ("I'm getting 8 tokens/s", 8.0),
                         ("GLM-5 runs at 10.36 tok/s single stream", 10.36),
                         ("expected 50 tok/s but getting 9.5 tok/s", 9.5)):
