@@ -44,6 +44,15 @@ Total. latency:  0.062 s, throughput:   1122.76 token/s
 """
 # Modelled: the same run at batch size 8 (bench_one_batch's format, python/sglang/bench_one_batch.py): 8 streams.
 ONE_BATCH_8 = ONE_BATCH.replace("Batch size: 1,", "Batch size: 8,")
+# Modelled on older versions, which print `Decode.  latency:` with no batch size: only the command tells.
+ONE_BATCH_OLD = """$ python -m sglang.bench_one_batch --model-path Qwen/Qwen3-0.6B --batch-size {b} --input-len 60 --output-len 6
+Benchmark ...
+Prefill. latency: 0.01014 s, throughput:   5916.43 token/s
+Decode.  latency: 0.00572 s, throughput:    174.85 token/s
+Decode.  latency: 0.00569 s, throughput:    175.87 token/s
+Decode.  median latency: 0.00571 s, median throughput:    175.13 token/s
+Total.   latency:  0.062 s, throughput:   1122.76 token/s
+"""
 
 # Real: https://github.com/triton-inference-server/client/issues/779 (body by upskyy), genai-perf at `--concurrency 1`
 # with non-streaming requests (no inter-token latency row), verbatim.
@@ -117,6 +126,18 @@ def test_bench_one_batch_at_batch_one_gives_the_benchmark_median(tmp_path: Path,
     assert measured is not None and measured["decode_tok_s"] == 174.85
     assert "bench_one_batch at batch size 1" in measured["source"] and "bench_one_batch" in measured["line"]
     assert _measured(capsys, tmp_path, ONE_BATCH_8) is None
+
+
+def test_bench_one_batch_without_step_batch_sizes_needs_the_command(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    measured = _measured(capsys, tmp_path, ONE_BATCH_OLD.format(b=1))
+    assert measured is not None and measured["decode_tok_s"] == 175.13
+    for b in ("8", "1 8"):
+        with pytest.raises(ParseError):
+            parse_one_batch_rate(ONE_BATCH_OLD.format(b=b))
+    with pytest.raises(ParseError):  # no command: the batch size is unknown
+        parse_one_batch_rate(ONE_BATCH_OLD.format(b=1).split("\n", 1)[1])
+    assert _measured(capsys, tmp_path, ONE_BATCH_OLD.format(b=8)) is None
 
 
 def test_genai_perf_at_concurrency_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,7 +10,8 @@ Sources, best first:
   `Swapped:` and `Pending:`), SGLang's `Decode batch. #running-req: %d, … gen throughput (token/s): %.2f,
   #queue-req: %d` (managers/scheduler_metrics_mixin.py; v0.5.23 writes `Decode batch,`);
 - SGLang's bench_one_batch (bench_one_batch.py): its `Decode.  median latency: %6.5f s, median throughput: %9.2f
-  token/s` line, used only where every `Decode N. Batch size: B` line above it says batch 1;
+  token/s` line, used only where every `Decode N. Batch size: B` line above it says batch 1 (older versions print
+  no batch size per step: then only a pasted command's `--batch-size 1`);
 - genai-perf's result table: at a concurrency of 1 (its `--concurrency`, a `concurrency: N` line or an artifacts
   path `…concurrency_N`/`…concurrencyN`) 1000 / `Inter token latency (ms)` avg, else `Output token throughput (per
   sec)`; with no concurrency shown, only the per-request inter-token latency, as 1000 / ITL;
@@ -141,6 +142,7 @@ def serving_rate_from_bench(text: str) -> MeasuredRate:
 
 
 _ONE_BATCH_STEP = re.compile(r"^\s*Decode \d+\. Batch size: (\d+),", re.M)
+_BATCH_FLAG = re.compile(r"--batch-size[= ][ \t]*((?:\d+[ \t]*)+)")
 _ONE_BATCH_MEDIAN = re.compile(r"^\s*Decode\.\s+median latency:\s*[\d.]+ s, median throughput:\s*([\d.]+) token/s",
                                re.M)
 
@@ -148,9 +150,11 @@ _ONE_BATCH_MEDIAN = re.compile(r"^\s*Decode\.\s+median latency:\s*[\d.]+ s, medi
 def parse_one_batch_rate(text: str) -> MeasuredRate:
     """SGLang bench_one_batch's median decode throughput at batch size 1; ParseError at any other batch size."""
     medians: list[tuple[float, str]] = []
+    # Older versions print `Decode.  latency:` with no batch size: then only the command's `--batch-size` tells.
+    flagged = {int(b) for f in _BATCH_FLAG.findall(text) for b in f.split()}
     start = 0
     for m in _ONE_BATCH_MEDIAN.finditer(text):
-        sizes = {int(b) for b in _ONE_BATCH_STEP.findall(text, start, m.start())}
+        sizes = {int(b) for b in _ONE_BATCH_STEP.findall(text, start, m.start())} or flagged
         start = m.end()
         if sizes == {1} and (rate := _rate(m.group(1))):
             medians.append((rate, m.group(0).strip()))

@@ -25,6 +25,7 @@ _RESULT_LINE = re.compile(r"^\s*(?:[A-Za-z][\w ()/%.-]*:\s*\S.*|-+[\w ()/.-]*-+|
 _LLAMA_HEAD = re.compile(r"^\s*\|\s*model\s*\|.*\|\s*test\s*\|\s*t/s\s*\|\s*$")
 _TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$")
 MAX_LINES = 200  # a result block is tens of lines
+CONTEXT_LINES = 40  # lines above a block (and 10 below) searched for the command's flags that qualify it
 
 
 def _append(text: str, rec: HostRecord) -> None:
@@ -56,13 +57,22 @@ def bench_output(lines: list[str], candidates: Candidates | None = None) -> Iter
         i = end
 
 
+# bench_one_batch's own command line: its `--batch-size` (older versions print no batch size per decode step).
+_BATCH_FLAG = re.compile(r"--batch-size[= ]\s*\d")
 _ONE_BATCH_LINE = re.compile(r"^\s*(?:Warmup \.\.\.|Benchmark \.\.\.|Prefill\. latency:.*|Decode \d+\. Batch size: \d+,.*"
-                             r"|Decode\.\s+median latency:.*|Total\. latency:.*)\s*$")
+                             r"|Decode\.\s+latency:.*|Decode\.\s+median latency:.*|Total\.\s+latency:.*)\s*$")
+
+
+def _near(lines: list[str], start: int, end: int, context: re.Pattern[str]) -> list[str]:
+    """The lines shortly above and below lines[start:end] that match `context` (a command's flag, a path)."""
+    return [x.strip() for x in (*lines[max(0, start - CONTEXT_LINES):start], *lines[end:end + 10])
+            if context.search(x)]
 
 
 def _runs(lines: list[str], candidates: Candidates | None, line_re: re.Pattern[str], kind: str,
-          needed: str) -> Iterator[Found]:
-    """Each run of consecutive lines that match `line_re` and hold `needed` somewhere, as one BENCH_OUTPUT span."""
+          needed: str, context: re.Pattern[str] | None = None) -> Iterator[Found]:
+    """Each run of consecutive lines that match `line_re` and hold `needed` somewhere, as one BENCH_OUTPUT span,
+    after the lines near it that match `context`."""
     i = 0
     nxt = next_candidate(candidates)
     while (i := nxt(i)) < len(lines):
@@ -72,17 +82,18 @@ def _runs(lines: list[str], candidates: Candidates | None, line_re: re.Pattern[s
         end = i + 1
         while end < len(lines) and end - i < MAX_LINES and line_re.match(lines[end]):
             end += 1
-        body = "\n".join(x.strip() for x in lines[i:end]) + "\n"
+        near = _near(lines, i, end, context) if context else []
+        body = "\n".join([*near, *(x.strip() for x in lines[i:end])]) + "\n"
         if needed in body:
             yield Found(kind, i, end, partial(_append, body))
         i = end
 
 
 @importer("sglang bench_one_batch", "SGLang bench_one_batch's Prefill / Decode / median lines",
-          needles=("Warmup ...", "Benchmark ...", "Prefill. latency", "Batch size:", "median latency", "Total. latency"),
+          needles=("Warmup ...", "Benchmark ...", "latency:"),
           per_line=True)
 def one_batch(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    return _runs(lines, candidates, _ONE_BATCH_LINE, "sglang bench_one_batch", "median throughput")
+    return _runs(lines, candidates, _ONE_BATCH_LINE, "sglang bench_one_batch", "median throughput", _BATCH_FLAG)
 
 
 _PROGRESS_LINE = re.compile(r"^.*Processed prompts:.*est\. speed input:.*$")
@@ -98,7 +109,6 @@ _GENAI_TITLE = re.compile(r"^\s*(?:NVIDIA GenAI-Perf \|\s*)?LLM Metrics\s*$")
 _GENAI_LINE = re.compile(r"^\s*(?:[┏┃┡│└].*|[A-Za-z][\w ()]*\(per sec\):\s*[\d,.]+)\s*$")
 # Where genai-perf's concurrency shows near its table: its command line, a `concurrency: N` line, an artifacts path.
 _GENAI_CONTEXT = re.compile(r"--concurrency[= ]\s*\d+|^\s*concurrency:\s*\d+\s*$|concurrency_?\d", re.I)
-CONTEXT_LINES = 40  # lines above the table (and 10 below) searched for its concurrency
 
 
 @importer("genai-perf table", "NVIDIA genai-perf's LLM Metrics table, with its concurrency where shown",
@@ -113,8 +123,7 @@ def genai_perf(lines: list[str], candidates: Candidates | None = None) -> Iterat
         end = i + 1
         while end < len(lines) and end - i < MAX_LINES and _GENAI_LINE.match(lines[end]):
             end += 1
-        near = [x.strip() for x in (*lines[max(0, i - CONTEXT_LINES):i], *lines[end:end + 10])
-                if _GENAI_CONTEXT.search(x)]
+        near = _near(lines, i, end, _GENAI_CONTEXT)
         body = "\n".join([*near, *(x.strip() for x in lines[i:end])]) + "\n"
         yield Found("genai-perf table", i, end, partial(_append, body))
         i = end
