@@ -124,15 +124,21 @@ def parse_bench_rate(text: str) -> MeasuredRate:
     conc = _CONCURRENCY.search(text)
     if conc is None or conc.group(1) != "1":
         raise ParseError("the benchmark did not run one request at a time (`--max-concurrency 1`)")
-    tpot = _TPOT.search(text)
-    if tpot and (ms := _rate(tpot.group(1))):
-        return MeasuredRate(round(1000.0 / ms, 2), "a serving benchmark at concurrency 1: 1000 / Mean TPOT",
-                            tpot.group(0).strip())
-    out = _OUTPUT.search(text)
-    if out and (rate := _rate(out.group(1))):
-        return MeasuredRate(rate, "a serving benchmark at concurrency 1: Output token throughput, prefill included",
-                            out.group(0).strip())
-    raise ParseError("no TPOT or output throughput in the benchmark output")
+    found = _per_token_or_output(_TPOT.search(text), _OUTPUT.search(text), "a serving benchmark at concurrency 1")
+    if found is None:
+        raise ParseError("no TPOT or output throughput in the benchmark output")
+    return found
+
+
+def _per_token_or_output(per_token: re.Match[str] | None, output: re.Match[str] | None, what: str,
+                         how: str = "Mean TPOT") -> MeasuredRate | None:
+    """1000 / the per-token latency (ms) where the benchmark shows one, else its output throughput (prefill
+    included); `what` names the benchmark and its concurrency, `how` the latency's row."""
+    if per_token and (ms := _rate(per_token.group(1).replace(",", ""))):
+        return MeasuredRate(round(1000.0 / ms, 2), f"{what}: 1000 / {how}", per_token.group(0).strip())
+    if output and (rate := _rate(output.group(1).replace(",", ""))):
+        return MeasuredRate(rate, f"{what}: Output token throughput, prefill included", output.group(0).strip())
+    return None
 
 
 @parser(BENCH_OUTPUT, feeds="serving_rate", kind=MeasuredRate, rank=10)
@@ -185,16 +191,13 @@ def parse_genai_perf_rate(text: str) -> MeasuredRate:
     shown = {int(next(g for g in m.groups() if g)) for m in _GENAI_CONCURRENCY.finditer(text)}
     if shown and shown != {1}:
         raise ParseError(f"genai-perf ran at concurrency {max(shown)}, not one request at a time")
-    itl = _GENAI_ITL.search(text)
-    if itl and (ms := _rate(itl.group(1).replace(",", ""))):
-        how = "at concurrency 1" if shown else "concurrency not shown, the per-request ITL"
-        return MeasuredRate(round(1000.0 / ms, 2), f"genai-perf {how}: 1000 / Inter token latency avg",
-                            itl.group(0).strip())
-    out = _GENAI_OUTPUT.search(text)
-    if shown and out and (rate := _rate(out.group(1).replace(",", ""))):
-        return MeasuredRate(rate, "genai-perf at concurrency 1: Output token throughput, prefill included",
-                            out.group(0).strip())
-    raise ParseError("genai-perf: no inter-token latency, and no output throughput at concurrency 1")
+    # With no concurrency shown, the output throughput may be many streams' sum: only the per-request ITL is one.
+    what = "genai-perf at concurrency 1" if shown else "genai-perf, concurrency not shown, the per-request ITL"
+    rate = _per_token_or_output(_GENAI_ITL.search(text), _GENAI_OUTPUT.search(text) if shown else None, what,
+                                "Inter token latency avg")
+    if rate is None:
+        raise ParseError("genai-perf: no inter-token latency, and no output throughput at concurrency 1")
+    return rate
 
 
 @parser(BENCH_OUTPUT, feeds="serving_rate", kind=MeasuredRate, rank=12)
