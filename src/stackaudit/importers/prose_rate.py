@@ -12,16 +12,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import partial
 
-from stackaudit.facts.engine_command import COMMAND_HINT
+from stackaudit.facts.engine_command import COMMAND_HINT, parse_command_line
 from stackaudit.facts.serving_rate import PROSE_RATE
 from stackaudit.facts.sources import USER_RATE
 from stackaudit.host.memory import HostRecord
-from stackaudit.importers._scan import Candidates, next_candidate
+from stackaudit.importers._scan import Candidates, next_candidate, strip_prompt
 from stackaudit.importers.logs import _log_line
 from stackaudit.importers.registry import Found, append_document, importer
 
-# Words of the machine-written lines that state a rate (vLLM's log, benchmark results, tqdm's postfix).
-_NOT_PROSE = ("throughput", "est. speed", "it/s", "tokens/s,", "|")
+# Words of the machine-written lines that state a rate (vLLM's log, benchmark results, tqdm's postfix, llama.cpp's
+# and Ollama's timings).
+_NOT_PROSE = ("throughput", "est. speed", "it/s", "tokens/s,", "|", "ms per token", "eval rate", "eval time")
 
 
 def _append(text: str, rec: HostRecord) -> None:
@@ -30,7 +31,8 @@ def _append(text: str, rec: HostRecord) -> None:
 
 def _engine_beside(lines: list[str]) -> bool:
     """True when some line of the paste is an engine command or an engine log line (the first one ends the scan)."""
-    return any(COMMAND_HINT.search(x) or _log_line(x) for x in lines)
+    return any((COMMAND_HINT.search(x) and parse_command_line(strip_prompt(x).rstrip("\\ ")) is not None)
+               or _log_line(x) for x in lines)
 
 
 @importer("prose rate", "a rate in the user's words (`around 10 t/s`) beside an engine command or log",
