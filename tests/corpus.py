@@ -76,7 +76,12 @@ KINDS = (
     "dcgmi discovery",
     "dcgmi nvlink",
     "dcgmi diag",
+    "hardware summary",
+    "benchmark output",
 )
+
+# A check over subjects judged on those an excerpt shows: `K of N GPUs shown`, `K GPU(s) shown` (Coverage.text).
+COVERAGE = re.compile(r"\b\d+ (?:of \d+ )?(?:GPU|bridge)s? shown\b")
 
 # Statuses an expectation may name (a check's "error" is a tool failure, never an expectation).
 EXPECT_STATUSES = ("issue", "ok", "not-an-issue", "unknown", "not-applicable")
@@ -113,6 +118,12 @@ class CorpusEntry:
     @property
     def name(self) -> str:
         return self.path.name
+
+    def coverage(self, check_id: str) -> str:
+        """The coverage an expectation's reason states (`1 of 4 GPUs shown`, `2 GPUs shown`), or "": a verdict
+        over the subjects an excerpt shows (the coverage rule of issue 28) names it."""
+        m = COVERAGE.search(self.expect[check_id][1]) if check_id in self.expect else None
+        return m.group(0) if m else ""
 
     def lines_of(self, kind: str) -> list[str]:
         """The body lines a kind was labelled with, in order."""

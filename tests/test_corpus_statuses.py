@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from corpus import CorpusEntry, load_corpus
+from stackaudit.engine.results import Result
 from stackaudit.engine.testing import run_checks
 from stackaudit.errors import InputError
 from stackaudit.importers.pasted import load_pasted
@@ -30,23 +31,30 @@ NOT_RECOGNISED = "not-recognised"
 ENTRIES = load_corpus()
 
 
-def _statuses(entry: CorpusEntry) -> dict[str, str]:
+def _results(entry: CorpusEntry) -> dict[str, Result | None]:
     try:
         host = load_pasted([str(entry.path)])
     except InputError:
-        return {cid: NOT_RECOGNISED for cid in entry.expect}
+        return {cid: None for cid in entry.expect}
     results = run_checks(host, list(entry.expect))
-    return {cid: results[cid].status for cid in entry.expect}
+    return {cid: results[cid] for cid in entry.expect}
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.path.name[:48])
 def test_expected_statuses_hold(entry: CorpusEntry) -> None:
-    got = _statuses(entry)
+    results = _results(entry)
+    got = {cid: r.status if r is not None else NOT_RECOGNISED for cid, r in results.items()}
     gaps = GAPS.get(entry.path.name, {})
     wrong = {cid: (want, got[cid]) for cid, (want, _) in entry.expect.items() if got[cid] != want and cid not in gaps}
     assert not wrong, f"{entry.path.name}: expected vs got {wrong}"
     fixed = [cid for cid, (want, _) in entry.expect.items() if cid in gaps and got[cid] == want]
     assert not fixed, f"{entry.path.name}: {fixed} now match their expectation: remove them from {GAPS_FILE.name}"
+    # A verdict from an excerpt states its coverage: the result's must be the one the expectation names.
+    for cid in entry.expect:
+        stated, result = entry.coverage(cid), results[cid]
+        if stated and cid not in gaps and result is not None:
+            shown = result.coverage.text() if result.coverage is not None else "no coverage"
+            assert shown == stated, f"{entry.path.name}: {cid} covers {shown!r}, the expectation says {stated!r}"
 
 
 def test_every_gap_names_a_check_the_file_expects_and_a_reason() -> None:
