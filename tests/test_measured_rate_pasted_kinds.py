@@ -87,6 +87,24 @@ Output token throughput (per sec): 301.17
 Request throughput (per sec): 2.35
 """
 
+# Real counter-example at concurrency 32: https://github.com/ai-dynamo/dynamo/issues/402 (comment by CharlesRiggins,
+# quoting the example's docs), verbatim up to where the stored excerpt of the thread ends (inside the table).
+GENAI_C32 = "\n".join((  # the trailing spaces as pasted, spelled out
+    '> The genai-perf produces files `JSON` files in artifacts directiory `concurrency_32/profile_export_concurrency_32_genai_perf.json`.',
+    '>' + " " * 1,
+    '> The tool prints summary of the results:',
+    '>' + " " * 1,
+    '> ```',
+    '>                                     NVIDIA GenAI-Perf | LLM Metrics' + " " * 36,
+    '> ┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━┳━━━━━━━━━━┳━━━━━━━━━━┳━━━━━━━━━━┳━━━━━━━━━━┳━━━━━━━━━━┓',
+    '> ┃                         Statistic ┃      avg ┃      min ┃      max ┃      p99 ┃      p90 ┃      p75 ┃',
+    '> ┡━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━╇━━━━━━━━━━╇━━━━━━━━━━╇━━━━━━━━━━╇━━━━━━━━━━╇━━━━━━━━━━┩',
+    '> │          Time To First Token (ms) │ 1,385.48 │   538.11 │ 4,052.35 │ 4,027.65 │ 2,566.46 │ 1,134.94 │',
+    '> │         Time To Second Token (ms) │    18.61 │    13.86 │    27.00 │    25.22 │    22.54 │    19.62 │',
+    '> │              Request Latency (ms) │ 4,278.64 │ 3,216.85 │ 6,993.44 │ 6,963.85 │ 5,483.71 │ 4,082.48 │',
+    '',
+))
+
 # Real counter-example, not at one prompt: https://github.com/vllm-project/vllm/pull/5425 (comment by mgoin).
 PROGRESS_1000 = ("Processed prompts: 100%|██████| 1000/1000 [00:10<00:00, 97.45it/s, est. speed input: 49992.62 "
                  "toks/s, output: 12473.79 toks/s]\n")
@@ -113,7 +131,10 @@ def _host(capsys: pytest.CaptureFixture[str], paste: Path) -> dict[str, Any]:
 def _measured(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str) -> dict[str, Any] | None:
     """`host.measured` of the 1× H100 `vllm serve` paste with `text` in place of the engine's log."""
     measured = _host(capsys, llama_paste(tmp_path, log=text)).get("measured")
-    return dict(measured) if measured else None
+    if not measured:
+        return None
+    assert f"(from {measured['source']})" in measured["line"]  # the report's Measured line names the source
+    return dict(measured)
 
 
 def test_bench_one_batch_at_batch_one_gives_the_benchmark_median(tmp_path: Path,
@@ -155,6 +176,12 @@ def test_genai_perf_above_concurrency_one_is_not_used(tmp_path: Path, capsys: py
         with pytest.raises(ParseError, match="concurrency 4"):
             parse_genai_perf_rate(GENAI_STREAM.format(conc=conc))
     assert _measured(capsys, tmp_path, GENAI_STREAM.format(conc="$ genai-perf profile -m x --concurrency 4")) is None
+    with pytest.raises(ParseError, match="concurrency 32"):  # its artifacts path, five lines above the table
+        parse_genai_perf_rate(GENAI_C32)
+    # Through the paste reader: the path line travels with the table, so a modelled ITL row does not make it count.
+    itl = "> │         Inter Token Latency (ms) │    18.20 │    13.86 │    27.00 │    25.22 │    22.54 │    19.62 │\n"
+    assert _measured(capsys, tmp_path, GENAI_C32 + itl) is None
+    assert _measured(capsys, tmp_path, GENAI_C32.replace("concurrency_32", "run") + itl) is not None
 
 
 def test_genai_perf_without_concurrency_uses_the_per_request_itl(tmp_path: Path,
