@@ -122,6 +122,13 @@ PROSE_PASTE = "vllm serve mypath/DeepSeek-V3.2 --tensor-parallel-size 8\n" + PRO
 PROSE_RANGE = "I'm seeing 20-25 tokens/s with the following using claude CLI."
 
 
+@pytest.fixture(autouse=True)
+def own_data_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A HOME of this test's own: no `bench` history left by other runs outranks the user's words."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+
+
 def _host(capsys: pytest.CaptureFixture[str], paste: Path) -> dict[str, Any]:
     capsys.readouterr()
     assert main(["audit", "--from", str(paste), "--format", "json"]) == 0

@@ -37,6 +37,7 @@ from stackaudit.facts.registry import fact, first_of, parser
 from stackaudit.facts.sources import BENCH_OUTPUT, ENGINE_LOG, USER_RATE
 
 MAX_RATE = 1e6  # tokens/s: a larger figure in a paste is not a decode rate
+USER_WORDS = "the user's own words"  # the source of a rate read from prose, the last of all (after bench history)
 
 
 @dataclass(frozen=True)
@@ -248,7 +249,7 @@ def parse_prose_rate(text: str) -> MeasuredRate:
     if len({r for r, _, _ in cued}) > 1:
         raise ParseError("the user's words give several rates")
     rate, _, line = cued[0]
-    return MeasuredRate(rate, "the user's own words", line[:300])
+    return MeasuredRate(rate, USER_WORDS, line[:300])
 
 
 @parser(USER_RATE, feeds="serving_rate", kind=MeasuredRate, rank=90)
