@@ -240,3 +240,10 @@ def test_a_rate_in_words_with_no_engine_text_is_not_used(tmp_path: Path, capsys:
         paste.write_text(nvidia_smi_table("NVIDIA H100 80GB HBM3", H100_BUS, 700, 81559) + "\n" + beside
                          + "I get around 10 t/s\n", encoding="utf-8")
         assert _host(capsys, paste).get("measured") is None, beside
+
+
+def test_the_words_read_from_one_paste_are_bounded() -> None:
+    from stackaudit.importers.prose_rate import MAX_LINES, prose_rate
+    lines = ["vllm serve meta-llama/Llama-3.1-8B-Instruct", *(["around 10 t/s"] * (MAX_LINES + 10))]
+    assert len(list(prose_rate(lines))) == MAX_LINES
+    assert not list(prose_rate(lines[1:]))  # no engine text: none

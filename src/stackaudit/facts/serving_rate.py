@@ -207,8 +207,9 @@ def serving_rate_from_genai_perf(text: str) -> MeasuredRate:
     return parse_genai_perf_rate(text)
 
 
-_PROGRESS = re.compile(r"Processed prompts:\s*100%.*?\|\s*(\d+)/(\d+) \[[^\]]*?est\. speed input:\s*[\d.]+ toks/s, "
-                       r"output:\s*([\d.]+) toks/s\]")
+# Bounded gaps (a bar is a terminal's width): a long line of repeated `Processed prompts` stays linear.
+_PROGRESS = re.compile(r"Processed prompts:\s*100%[^\n]{0,300}?\|\s*(\d+)/(\d+) \[[^\]\n]{0,200}?est\. speed input:\s*"
+                       r"[\d.]+ toks/s, output:\s*([\d.]+) toks/s\]")
 
 
 def parse_progress_rate(text: str) -> MeasuredRate:
@@ -238,18 +239,20 @@ _CUE = re.compile(r"(?:around|about|approx(?:imately)?|roughly|only|getting|get|
 
 def parse_prose_rate(text: str) -> MeasuredRate:
     """The one rate the user's own words give; ParseError when they give none or several."""
-    found: list[tuple[float, bool, str]] = []
+    first: dict[tuple[float, bool], str] = {}  # per (rate, cued): the first line that says it
     for line in text.splitlines():
         for m in PROSE_RATE.finditer(line):
             if rate := _rate(m.group(1)):
-                found.append((rate, bool(_CUE.search(line[:m.start()])), line.strip()))
-    cued = [f for f in found if f[1]] or found
-    if not cued:
+                key = (rate, bool(_CUE.search(line[max(0, m.start() - 16):m.start()])))
+                if key not in first:
+                    first[key] = line.strip()[:300]
+    said = {r: ln for (r, c), ln in first.items() if c} or {r: ln for (r, _), ln in first.items()}
+    if not said:
         raise ParseError("no rate in the user's words")
-    if len({r for r, _, _ in cued}) > 1:
+    if len(said) > 1:
         raise ParseError("the user's words give several rates")
-    rate, _, line = cued[0]
-    return MeasuredRate(rate, USER_WORDS, line[:300])
+    rate, line = next(iter(said.items()))
+    return MeasuredRate(rate, USER_WORDS, line)
 
 
 @parser(USER_RATE, feeds="serving_rate", kind=MeasuredRate, rank=90)

@@ -12,7 +12,7 @@ single-stream rate from it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
 
 from stackaudit.facts.sources import BENCH_OUTPUT
@@ -69,18 +69,18 @@ def _near(lines: list[str], start: int, end: int, context: re.Pattern[str]) -> l
             if context.search(x)]
 
 
-def _runs(lines: list[str], candidates: Candidates | None, kind: str, first: re.Pattern[str],
-          rest: re.Pattern[str], needed: str, context: re.Pattern[str] | None = None) -> Iterator[Found]:
-    """Each run of a line matching `first` and the lines after it matching `rest`, holding `needed` somewhere, as
-    one BENCH_OUTPUT span, after the lines near it that match `context`."""
+def _runs(lines: list[str], candidates: Candidates | None, kind: str, first: Callable[[str], object],
+          rest: Callable[[str], object], needed: str, context: re.Pattern[str] | None = None) -> Iterator[Found]:
+    """Each run of a line that `first` accepts and the lines after it that `rest` accepts, holding `needed`
+    somewhere, as one BENCH_OUTPUT span, after the lines near it that match `context`."""
     i = 0
     nxt = next_candidate(candidates)
     while (i := nxt(i)) < len(lines):
-        if not first.match(lines[i]):
+        if not first(lines[i]):
             i += 1
             continue
         end = i + 1
-        while end < len(lines) and end - i < MAX_LINES and rest.match(lines[end]):
+        while end < len(lines) and end - i < MAX_LINES and rest(lines[end]):
             end += 1
         near = _near(lines, i, end, context) if context else []
         body = "\n".join([*near, *(x.strip() for x in lines[i:end])]) + "\n"
@@ -93,17 +93,18 @@ def _runs(lines: list[str], candidates: Candidates | None, kind: str, first: re.
           needles=("Warmup ...", "Benchmark ...", "latency:"),
           per_line=True)
 def one_batch(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    return _runs(lines, candidates, "sglang bench_one_batch", _ONE_BATCH_LINE, _ONE_BATCH_LINE, "median throughput",
-                 _BATCH_FLAG)
+    return _runs(lines, candidates, "sglang bench_one_batch", _ONE_BATCH_LINE.match, _ONE_BATCH_LINE.match,
+                 "median throughput", _BATCH_FLAG)
 
 
-_PROGRESS_LINE = re.compile(r"^.*Processed prompts:.*est\. speed input:.*$")
+def _progress_line(line: str) -> bool:
+    return "Processed prompts:" in line and "est. speed input:" in line  # substring tests: linear in a long line
 
 
 @importer("vllm progress bar", "vLLM's offline `Processed prompts` progress bar with its est. speed",
           needles=("Processed prompts",), per_line=True)
 def progress_bar(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    return _runs(lines, candidates, "vllm progress bar", _PROGRESS_LINE, _PROGRESS_LINE, "toks/s")
+    return _runs(lines, candidates, "vllm progress bar", _progress_line, _progress_line, "toks/s")
 
 
 _GENAI_TITLE = re.compile(r"^\s*(?:NVIDIA GenAI-Perf \|\s*)?LLM Metrics\s*$")
@@ -115,4 +116,5 @@ _GENAI_CONTEXT = re.compile(r"--concurrency[= ]\s*\d+|^\s*concurrency:\s*\d+\s*$
 @importer("genai-perf table", "NVIDIA genai-perf's LLM Metrics table, with its concurrency where shown",
           needles=("LLM Metrics",), per_line=True)
 def genai_perf(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    return _runs(lines, candidates, "genai-perf table", _GENAI_TITLE, _GENAI_LINE, "LLM Metrics", _GENAI_CONTEXT)
+    return _runs(lines, candidates, "genai-perf table", _GENAI_TITLE.match, _GENAI_LINE.match, "LLM Metrics",
+                 _GENAI_CONTEXT)

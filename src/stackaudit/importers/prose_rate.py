@@ -20,6 +20,7 @@ from stackaudit.importers._scan import Candidates, next_candidate, strip_prompt
 from stackaudit.importers.logs import _log_line
 from stackaudit.importers.registry import Found, append_document, importer
 
+MAX_LINES = 50  # lines of words with a rate read from one paste; past a few, they give several rates anyway
 # Words of the machine-written lines that state a rate (vLLM's log, benchmark results, tqdm's postfix, llama.cpp's
 # and Ollama's timings).
 _NOT_PROSE = ("throughput", "est. speed", "it/s", "tokens/s,", "|", "ms per token", "eval rate", "eval time")
@@ -42,6 +43,7 @@ def prose_rate(lines: list[str], candidates: Candidates | None = None) -> Iterat
     i = 0
     nxt = next_candidate(candidates)
     engine: bool | None = None  # the paste's engine text, looked for once, at the first rate
+    taken = 0
     while (i := nxt(i)) < len(lines):
         line = lines[i]
         if PROSE_RATE.search(line) and not _log_line(line) and not any(w in line.lower() for w in _NOT_PROSE):
@@ -50,4 +52,7 @@ def prose_rate(lines: list[str], candidates: Candidates | None = None) -> Iterat
             if not engine:
                 return
             yield Found("prose rate", i, i + 1, partial(_append, line.strip() + "\n"))
+            taken += 1
+            if taken == MAX_LINES:
+                return
         i += 1
