@@ -236,10 +236,16 @@ NCCL_TESTS = Source("nccl_tests", "pasted nccl-tests output", doc=True, hint="pa
 ENGINE_COMMAND = Source("engine_command", "pasted engine command line", doc=True,
                         hint="paste the command that starts the engine")
 
-# Benchmark output pasted as it printed (`vllm bench serve` / benchmark_serving.py, SGLang bench_serving, a
-# llama-bench table): the measured decode rate of issue 29 (facts/serving_rate.py).
+# Benchmark output pasted as it printed (`vllm bench serve` / benchmark_serving.py, SGLang bench_serving and
+# bench_one_batch, a llama-bench table, genai-perf's table, vLLM's offline progress bar): the measured decode
+# rate of issue 29 (facts/serving_rate.py).
 BENCH_OUTPUT = Source("bench_output", "pasted benchmark output", doc=True,
                       hint="paste the output of `vllm bench serve --max-concurrency 1` or `llama-bench`")
+
+# A rate in the user's own words (`around 10 t/s`), recorded only from a paste that also holds an engine command
+# or engine log (importers/prose_rate.py): the last source of the measured rate.
+USER_RATE = Source("user_rate", "a rate in the user's own words", doc=True,
+                   hint="say the rate beside the engine's command line, or paste its log")
 
 ALL: tuple[Source, ...] = (*(v for v in globals().values() if isinstance(v, Source)), *DF_PASTED, *LSPCI_PASTED,
                            *NVSMI_P2P.values(), *SYSCTL_D, *MODPROBE_D,
