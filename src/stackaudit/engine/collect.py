@@ -324,7 +324,8 @@ def _all_missing(spec: FactSpec, failures: list[tuple[Provider, Missing]]) -> Mi
         return Missing(spec.name, f"not in the source: {titles}", hint, "not-captured")
     parts = []
     for alt, missing in failures:
-        reason = "not in the source" if missing.kind == "not-captured" else missing.reason
+        # "not shown": the fact is in the source (another of its sources is there), this alternative's is not.
+        reason = "not shown" if missing.kind == "not-captured" else missing.reason
         parts.append(f"{alt.title or alt.summary}: {reason}")
     kinds = {m.kind for _, m in failures} - {"not-captured"}
     kind = "error" if kinds == {"error"} else "unavailable"

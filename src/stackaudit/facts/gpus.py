@@ -256,7 +256,7 @@ fact("gpus", GpuInventory, combine=_combine,
 def gpus_from_nvidia(ctx: FactContext) -> GpuInventory:
     """The GPUs NVML / nvidia-smi lists: index, BDF, product name."""
     nvidia = _source_fact(ctx, "nvidia", NvidiaGpus, NVIDIA_TITLE)
-    if nvidia.source == "pci":
+    if nvidia.none_on_bus:
         raise FactUnavailable("NVML / nvidia-smi were not asked (the PCI bus shows no NVIDIA GPU)")
     return from_nvidia(nvidia)
 

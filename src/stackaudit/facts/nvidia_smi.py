@@ -1,5 +1,5 @@
-"""Pure parsers of nvidia-smi outputs: `-q -x` (XML), `-q` (text) and the default table; and the `nvidia`
-fact's provider, which reads NVML (facts/nvidia.py) and falls back to these outputs.
+"""The `nvidia` fact: NVML first (facts/nvidia.py), else one parser per nvidia-smi output, best first:
+`-q -x` (XML), `-q` (text) and the default table.
 
 Each parser returns the same `NvidiaGpus` the NVML path gives, with None for what the output does not
 show, and raises only ParseError. Element names follow the nvidia-smi XML schemas seen in real
@@ -25,7 +25,8 @@ from stackaudit.facts.nvidia import (
     from_nvml,
 )
 from stackaudit.facts.pci import PciDevices
-from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
+from stackaudit.facts.sources import NVML, NVSMI_QUERY, NVSMI_TABLE, NVSMI_XML
 from stackaudit.gputable import GpuTableError, resolve_cut_name
 from stackaudit.host.base import NotCaptured
 from stackaudit.host.limits import load_xml
@@ -33,6 +34,8 @@ from stackaudit.host.nvml import NvmlError
 from stackaudit.pci_address import BDF, normalize_bdf
 
 MAX_TEXT = 32 * 1024 * 1024
+NVIDIA_HINT = "install nvidia-ml-py (pip install nvidia-ml-py) or the NVIDIA driver utilities"
+fact("nvidia", NvidiaGpus, first_of)
 _NA = {"", "n/a", "[n/a]", "none", "unknown", "unknown error", "[unknown error]", "not supported", "[not supported]",
        "requested functionality has been deprecated", "insufficient permissions", "[insufficient permissions]"}
 _LABEL_TO_REASON = {label.lower(): name for name, label in CLOCK_EVENT_LABELS.items()}
@@ -200,8 +203,20 @@ def _xml_node(elem: ET.Element) -> Node:
     return Node(elem.tag, _xml_text(elem), [_xml_node(c) for c in elem])
 
 
+@parser(NVSMI_XML, feeds="nvidia", kind=NvidiaGpus, rank=20)
 def parse_xml(text: str) -> NvidiaGpus:
-    """Parse `nvidia-smi -q -x`. Entities are refused (no DOCTYPE beyond nvidia-smi's own line)."""
+    """NVIDIA GPUs from `nvidia-smi -q -x`; entities are refused (no DOCTYPE beyond nvidia-smi's own line).
+
+    Input (tests/data/captures/01)::
+
+        <!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v12.dtd">
+        <nvidia_smi_log>
+            <driver_version>535.54.03</driver_version>
+            <attached_gpus>4</attached_gpus>
+            <gpu id="00000000:01:00.0">
+                <product_name>NVIDIA A100-SXM4-80GB</product_name>
+                <persistence_mode>Disabled</persistence_mode>
+    """
     if len(text) > MAX_TEXT:
         raise ParseError("nvidia-smi XML larger than 32 MiB")
     start = text.find("<nvidia_smi_log")
@@ -227,7 +242,7 @@ def parse_xml(text: str) -> NvidiaGpus:
     # The top level's own values only (driver, CUDA, GPU count): its GPUs were converted above.
     top = Node(root.tag, None, [Node(c.tag, _xml_text(c)) for c in root if c.tag != "gpu"])
     return NvidiaGpus(tuple(gpus), _clean(top.get("driver_version")), _clean(top.get("cuda_version")),
-                      "nvidia-smi -q -x", _int(top.get("attached_gpus")))
+                      _int(top.get("attached_gpus")))
 
 
 def _xml_processes(node: Node | None) -> tuple[GpuProcess, ...] | None:
@@ -352,8 +367,17 @@ def _text_tree(lines: list[str]) -> Node:
     return root
 
 
+@parser(NVSMI_QUERY, feeds="nvidia", kind=NvidiaGpus, rank=30)
 def parse_query_text(text: str) -> NvidiaGpus:
-    """Parse `nvidia-smi -q` text (whole, one `-d` section, or an excerpt of it)."""
+    """NVIDIA GPUs from `nvidia-smi -q` text (whole, one `-d` section, or an excerpt of it).
+
+    Input (tests/data/captures/21, an excerpt)::
+
+        GPU 00000000:68:00.0
+            Product Name                    : TITAN RTX
+            Display Active                  : Disabled
+            Persistence Mode                : Disabled
+    """
     if len(text) > MAX_TEXT:
         raise ParseError("nvidia-smi -q text larger than 32 MiB")
     lines = text.replace("\r\n", "\n").split("\n")
@@ -390,7 +414,7 @@ def parse_query_text(text: str) -> NvidiaGpus:
              or g.virtualization_mode or g.fabric_state is not None]
     if not known and driver is None:
         raise ParseError("not the output of `nvidia-smi -q` (nothing recognisable)")
-    return NvidiaGpus(tuple(gpus), driver, cuda, "nvidia-smi -q", _int(top_tree.get("Attached GPUs")))
+    return NvidiaGpus(tuple(gpus), driver, cuda, _int(top_tree.get("Attached GPUs")))
 
 
 def _text_processes(node: Node | None) -> tuple[GpuProcess, ...] | None:
@@ -507,8 +531,17 @@ _ROW3 = re.compile(r"^\|\s*\|\s*\|\s*(Enabled|Disabled|N/A)\s*\|\s*$")
 _PROC = re.compile(r"^\|\s*(\d+)\s+(?:(N/A|\d+)\s+(N/A|\d+)\s+)?(\d+)\s+(C\+G|C|G|M\+C|M)\s+(.+?)\s+(N/A|\d+MiB)\s*\|")
 
 
+@parser(NVSMI_TABLE, feeds="nvidia", kind=NvidiaGpus, rank=40)
 def parse_table(text: str) -> NvidiaGpus:
-    """Parse the `nvidia-smi` default table (header optional: excerpts of the GPU rows parse too)."""
+    """NVIDIA GPUs from the `nvidia-smi` default table (header optional: excerpts of the GPU rows parse too).
+
+    Input (tests/data/captures/15)::
+
+        | NVIDIA-SMI 610.43.03              KMD Version: 610.43.03     CUDA UMD Version: 13.3     |
+        |=========================================+========================+======================|
+        |   0  NVIDIA GeForce RTX 3090        Off |   00000000:04:00.0  On |                  N/A |
+        | 37%   45C    P8             16W /  250W |   21865MiB /  24576MiB |      0%      Default |
+    """
     if len(text) > MAX_TEXT:
         raise ParseError("nvidia-smi table larger than 32 MiB")
     header = _HEADER.search(text)
@@ -591,7 +624,7 @@ def parse_table(text: str) -> NvidiaGpus:
     # A GPU block that no border line closes: the paste stops inside its rows (later GPUs are not shown).
     cut_at = f"the table ends inside GPU {open_gpu}'s rows" if open_gpu is not None and not saw_proc_section else ""
     return NvidiaGpus(tuple(gpus), header.group(2) if header else None, header.group(3) if header else None,
-                      "nvidia-smi", None, tuple(notes), cut=cut_at)
+                      None, tuple(notes), cut=cut_at)
 
 
 def _cut_name(shown: str, memory_mib: float | None, cap_w: float | None) -> tuple[str, str]:
@@ -607,61 +640,33 @@ def _cut_name(shown: str, memory_mib: float | None, cap_w: float | None) -> tupl
     return cut.spec.nvidia_smi_names[0], cut.note
 
 
-# --- the provider ----------------------------------------------------------------------------
+# --- the NVML alternative --------------------------------------------------------------------
 
-NVSMI_SOURCES: tuple[tuple[str, ...], ...] = (("nvidia-smi", "-q", "-x"), ("nvidia-smi", "-q"), ("nvidia-smi",))
 # Whole-NVML failures that mean the driver itself is not usable (nvidia-smi fails the same way).
 _DRIVER_DOWN = {"driver-not-loaded": "the NVIDIA kernel driver is not loaded",
                 "lib-rm-version-mismatch": "the NVML library and the loaded kernel module are different versions",
                 "gpu-is-lost": "a GPU is lost (fell off the bus)"}
-NVSMI_TIMEOUT_S = 30.0
 
 
-def _parse_nvsmi(argv: tuple[str, ...], text: str) -> NvidiaGpus:
-    if argv == ("nvidia-smi", "-q", "-x"):
-        return parse_xml(text)
-    if argv == ("nvidia-smi", "-q"):
-        return parse_query_text(text)
-    return parse_table(text)
+@provider("nvidia", NvidiaGpus, rank=10, title=NVML.title)
+def nvidia_from_nvml(ctx: FactContext) -> NvidiaGpus:
+    """NVIDIA GPUs through NVML (live or recorded); empty when the PCI bus shows no NVIDIA GPU.
 
-
-@provider("nvidia", NvidiaGpus, title="NVML, `nvidia-smi -q -x`, `nvidia-smi -q`, `nvidia-smi`")
-def nvidia(ctx: FactContext) -> NvidiaGpus:
-    """NVIDIA GPUs: NVML (live or recorded), else `nvidia-smi -q -x` / `-q` / the default table."""
-    host = ctx.host
+    Live, NVML answers in milliseconds, so the nvidia-smi alternatives (seconds on 8 GPUs) do not run.
+    """
     nvml_error: NvmlError | None = None
     try:
-        return from_nvml(host)
+        return from_nvml(ctx.host)
     except NvmlError as exc:
         nvml_error = exc
     except NotCaptured:
         pass
     pci = ctx.optional("pci", PciDevices)
     if pci is not None and not pci.nvidia_gpus:
-        return NvidiaGpus((), source="pci", notes=("no NVIDIA GPU on the PCI bus",))
-    if nvml_error is not None and nvml_error.kind in _DRIVER_DOWN:
+        return NvidiaGpus((), notes=("no NVIDIA GPU on the PCI bus",), none_on_bus=True)
+    if nvml_error is None:
+        raise NotCaptured(NVML.title)
+    if nvml_error.kind in _DRIVER_DOWN:
         raise FactUnavailable(f"NVML: {_DRIVER_DOWN[nvml_error.kind]} ({nvml_error.message or nvml_error.kind})",
                               "load the driver (`modprobe nvidia`), or reboot after a driver update")
-    failures: list[str] = []
-    captured = nvml_error is not None
-    for argv in NVSMI_SOURCES:
-        try:
-            result = host.run(argv, NVSMI_TIMEOUT_S)
-        except NotCaptured:
-            continue
-        captured = True
-        if result.not_found:
-            failures.append("nvidia-smi is not installed")
-            break
-        if not result.ok:
-            failures.append(f"`{' '.join(argv)}` failed: {(result.stdout + result.stderr).strip()[:200]}")
-            break
-        try:
-            return _parse_nvsmi(argv, result.stdout)
-        except ParseError as exc:
-            failures.append(f"`{' '.join(argv)}`: {exc}")
-    if not captured:
-        raise NotCaptured("NVML / nvidia-smi")
-    why = "; ".join(([f"NVML: {nvml_error.kind}"] if nvml_error else []) + failures)
-    raise FactUnavailable(f"no NVIDIA GPU information: {why}",
-                          "install nvidia-ml-py (pip install nvidia-ml-py) or the NVIDIA driver utilities")
+    raise FactUnavailable(f"NVML: {nvml_error.kind}", NVIDIA_HINT)

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.host.base import Host, read_text
+from stackaudit.host.base import DEFAULT_COMMAND_TIMEOUT_S, Host, read_text
 from stackaudit.host.source import Source
 
 T = TypeVar("T")
@@ -270,7 +270,7 @@ def read_source(host: Host, source: Source) -> str:
     if source.doc:
         return host.doc(source.name)
     if source.argv:
-        result = host.run(list(source.argv))
+        result = host.run(list(source.argv), source.timeout_s or DEFAULT_COMMAND_TIMEOUT_S)
         if result.not_found:
             raise FactUnavailable(f"{source.title} is not installed")
         if not result.ok:
