@@ -10,16 +10,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, provider
+from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, provider
 from stackaudit.host.base import read_optional
 
 _REDACTED = {"<redacted>", "redacted", "localhost", "(none)", ""}
 
 
 @dataclass(frozen=True)
-class Hostname:
+class Hostname(Sourced):
     name: str
-    source: str
 
 
 fact("hostname", Hostname, first_of, hint="paste `uname -a`")
@@ -29,7 +28,7 @@ def _named(name: str, source: str) -> Hostname:
     name = name.strip()
     if name.lower() in _REDACTED:
         raise FactUnavailable(f"{source} names no host")
-    return Hostname(name, source)
+    return Hostname(name)
 
 
 @provider("hostname", Hostname, rank=10, title="`uname -a`")

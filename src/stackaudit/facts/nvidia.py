@@ -30,6 +30,7 @@ from stackaudit.facts.registry import (
     Sourced,
     fact,
     first_of,
+    parser,
     provider,
     sample_field,
 )
@@ -826,22 +827,19 @@ class HostMemory:
     unevictable_kib: int | None = sample_field()
 
 
+@parser(PROC_MEMINFO, feeds="meminfo", kind=HostMemory, rank=0)
 def parse_meminfo(text: str) -> HostMemory:
+    """Host memory (/proc/meminfo): total, available, mlocked.
+
+    Input (the kernel's format)::
+
+        MemTotal:       1056467228 kB
+        MemAvailable:   1001822144 kB
+        Mlocked:               0 kB
+    """
     values = {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+):\s+(\d+)\s*kB", text, re.MULTILINE)}
     if "MemTotal" not in values:
         raise ParseError("not /proc/meminfo")
     return HostMemory(values.get("MemTotal"), values.get("MemAvailable"), values.get("Mlocked"),
                       values.get("Unevictable"))
-
-
-@provider("meminfo", HostMemory)
-def meminfo(ctx: FactContext) -> HostMemory:
-    """Host memory (/proc/meminfo): total, available, mlocked."""
-    text = read_optional(ctx.host, PROC_MEMINFO.path)
-    if text is None:
-        raise FactUnavailable("/proc/meminfo is missing")
-    try:
-        return parse_meminfo(text)
-    except ParseError as exc:
-        raise FactUnavailable(str(exc)) from exc
 

@@ -262,14 +262,14 @@ def provider(name: str, kind: type[Any], *, rank: int = 0, title: str = "", hint
 
 
 def parser(source: Source, *, feeds: str, kind: type[Any], rank: int) -> Callable[
-        [Callable[[str], Any]], Callable[[str], Any]]:
+        [Callable[[str], T]], Callable[[str], T]]:
     """Register a parser of one source's text as an alternative of fact `feeds`.
 
     The engine reads the source (runs the command, reads the file, or takes the pasted document),
     so the parser is a pure function of text that raises ParseError when the text is not its kind.
     """
 
-    def register(func: Callable[[str], Any]) -> Callable[[str], Any]:
+    def register(func: Callable[[str], T]) -> Callable[[str], T]:
         def read_and_parse(ctx: FactContext) -> Any:
             try:
                 return func(read_source(ctx.host, source))
