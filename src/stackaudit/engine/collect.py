@@ -306,9 +306,6 @@ class Collector:
             return ()
         return slot.provenance
 
-    def durations(self) -> dict[str, float]:
-        return {name: slot.duration_s for name, slot in self._slots.items() if slot.done.is_set()}
-
 
 def _all_missing(spec: FactSpec, failures: list[tuple[Provider, Missing]]) -> Missing:
     """Every alternative failed: one Missing whose reason names each source tried."""

@@ -326,11 +326,6 @@ def pcie_from_lspci(ctx: FactContext) -> PcieFacts:
                      inventory_complete=False)
 
 
-def gpu_generation(speed: float | None) -> int | None:
-    """PCIe generation of a link speed in GT/s (16.0 -> 4)."""
-    return gen_of(speed)
-
-
 def bridges_between(gpus: Iterable[PcieFunction]) -> dict[str, set[str]]:
     """Bridges that PCIe P2P between each pair of GPUs crosses below their common ancestor: {bridge: GPUs}."""
     gpu_list = [g for g in gpus if g.upstream]

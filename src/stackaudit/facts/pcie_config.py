@@ -87,10 +87,6 @@ class ExpressCap:
     devcap2_10bit_req: bool | None = None
     devctl2_10bit_req: bool | None = None
 
-    @property
-    def is_bridge_port(self) -> bool:
-        return self.port_type in ("root-port", "downstream-port", "upstream-port")
-
 
 @dataclass(frozen=True)
 class AcsCap:
@@ -326,5 +322,3 @@ def parse_config(data: bytes) -> PcieConfig:
     return PcieConfig(readable=True, complete=complete, capability_ids=tuple(cap_ids),
                       ext_capability_ids=tuple(ext_ids), express=express, acs=acs, rebar=rebar, aer=aer,
                       problems=tuple(problems), extended=len(data) > CONFIG_SIZE, **base)  # type: ignore[arg-type]
-
-
