@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,6 +43,10 @@ _LABEL_TO_REASON["display clocks setting"] = "display_clocks_setting"
 _LABEL_TO_REASON["user defined clocks"] = "applications_clocks_setting"
 _COMPUTE = {"default": "Default", "exclusive_process": "Exclusive_Process", "e. process": "Exclusive_Process",
             "exclusive_thread": "Exclusive_Thread", "e. thread": "Exclusive_Thread", "prohibited": "Prohibited"}
+
+
+def _name(value: str | None) -> str:
+    return _clean(value) or ""
 
 
 def _clean(value: str | None) -> str | None:
@@ -260,6 +264,81 @@ def _xml_processes(node: Node | None) -> tuple[GpuProcess, ...] | None:
     return tuple(procs)
 
 
+# GpuInfo fields both nvidia-smi forms show: field -> (conversion, `-q -x` element path, `-q` text path).
+_GPU_FIELDS: dict[str, tuple[Callable[[str | None], Any], str, str]] = {
+    "name": (_name, "product_name", "Product Name"),
+    "uuid": (_name, "uuid", "GPU UUID"),
+    "architecture": (_name, "product_architecture", "Product Architecture"),
+    "persistence": (_bool, "persistence_mode", "Persistence Mode"),
+    "compute_mode": (_compute_mode, "compute_mode", "Compute Mode"),
+    "display_active": (_bool, "display_active", "Display Active"),
+    "mig_pending": (_bool, "mig_mode/pending_mig", "MIG Mode/Pending"),
+    "ecc_current": (_bool, "ecc_mode/current_ecc", "ECC Mode/Current"),
+    "ecc_pending": (_bool, "ecc_mode/pending_ecc", "ECC Mode/Pending"),
+    "retired_sbe": (_int, "retired_pages/multiple_single_bit_retirement/retired_count",
+        "Retired Pages/Single Bit ECC"),
+    "retired_dbe": (_int, "retired_pages/double_bit_retirement/retired_count", "Retired Pages/Double Bit ECC"),
+    "remap_corrected": (_int, "remapped_rows/remapped_row_corr", "Remapped Rows/Correctable Error"),
+    "remap_uncorrected": (_int, "remapped_rows/remapped_row_unc", "Remapped Rows/Uncorrectable Error"),
+    "remap_pending": (_bool, "remapped_rows/remapped_row_pending", "Remapped Rows/Pending"),
+    "remap_failure": (_bool, "remapped_rows/remapped_row_failure", "Remapped Rows/Remapping Failure Occurred"),
+    "sm_clock_mhz": (_int, "clocks/sm_clock", "Clocks/SM"),
+    "mem_clock_mhz": (_int, "clocks/mem_clock", "Clocks/Memory"),
+    "max_sm_clock_mhz": (_int, "max_clocks/sm_clock", "Max Clocks/SM"),
+    "max_mem_clock_mhz": (_int, "max_clocks/mem_clock", "Max Clocks/Memory"),
+    "app_graphics_mhz": (_int, "applications_clocks/graphics_clock", "Applications Clocks/Graphics"),
+    "app_mem_mhz": (_int, "applications_clocks/mem_clock", "Applications Clocks/Memory"),
+    "default_app_graphics_mhz": (_int, "default_applications_clocks/graphics_clock",
+        "Default Applications Clocks/Graphics"),
+    "default_app_mem_mhz": (_int, "default_applications_clocks/mem_clock", "Default Applications Clocks/Memory"),
+    "memory_total_mib": (_float, "fb_memory_usage/total", "FB Memory Usage/Total"),
+    "memory_used_mib": (_float, "fb_memory_usage/used", "FB Memory Usage/Used"),
+    "bar1_total_mib": (_float, "bar1_memory_usage/total", "BAR1 Memory Usage/Total"),
+    "virtualization_mode": (_text, "gpu_virtualization_mode/virtualization_mode",
+        "GPU Virtualization Mode/Virtualization Mode"),
+    "pcie_replays": (_int, "pci/replay_counter", "PCI/Replays Since Reset"),
+    "utilization_gpu": (_int, "utilization/gpu_util", "Utilization/Gpu"),
+    "utilization_mem": (_int, "utilization/memory_util", "Utilization/Memory"),
+    "pstate": (_clean, "performance_state", "Performance State"),
+    "fabric_state": (_clean, "fabric/state", "Fabric/State"),
+    "fabric_status": (_clean, "fabric/status", "Fabric/Status"),
+    "temp_c": (_int, "temperature/gpu_temp", "Temperature/GPU Current Temp"),
+    "temp_slowdown_c": (_int, "temperature/gpu_temp_slow_threshold", "Temperature/GPU Slowdown Temp"),
+    "mem_temp_c": (_int, "temperature/memory_temp", "Temperature/Memory Current Temp"),
+    "mem_temp_max_c": (_int, "temperature/gpu_temp_max_mem_threshold|memory_temp_max_threshold",
+        "Temperature/Memory Max Operating Temp"),
+    "recovery_action": (_clean, "gpu_recovery_action", "GPU Recovery Action"),
+}
+# The same, read in the power readings section. R530+ renamed "power_limit" (set with -pl) to
+# requested_power_limit and the enforced limit (the minimum of all limiters) to current_power_limit.
+_POWER_FIELDS: dict[str, tuple[Callable[[str | None], Any], str, str]] = {
+    "power_limit_w": (_float, "requested_power_limit|power_limit", "Requested Power Limit|Power Limit"),
+    "power_default_w": (_float, "default_power_limit", "Default Power Limit"),
+    "power_min_w": (_float, "min_power_limit", "Min Power Limit"),
+    "power_max_w": (_float, "max_power_limit", "Max Power Limit"),
+    "power_enforced_w": (_float, "current_power_limit|enforced_power_limit",
+        "Current Power Limit|Enforced Power Limit"),
+    "power_draw_w": (_float, "power_draw|instant_power_draw|average_power_draw",
+        "Power Draw|Instantaneous Power Draw|Average Power Draw"),
+}
+# The same, read in the PCIe link section.
+_LINK_FIELDS: dict[str, tuple[Callable[[str | None], Any], str, str]] = {
+    "pcie_gen": (_int, "pcie_gen/current_link_gen", "PCIe Generation/Current"),
+    "pcie_gen_max": (_int, "pcie_gen/max_link_gen", "PCIe Generation/Max"),
+    "pcie_gen_device_max": (_int, "pcie_gen/max_device_link_gen", "PCIe Generation/Device Max"),
+    "pcie_gen_host_max": (_int, "pcie_gen/max_host_link_gen", "PCIe Generation/Host Max"),
+    "pcie_width": (_int, "link_widths/current_link_width", "Link Width/Current"),
+    "pcie_width_max": (_int, "link_widths/max_link_width", "Link Width/Max"),
+}
+
+
+def _mapped(text: bool, g: Node, power: Node, link: Node) -> dict[str, Any]:
+    """The fields of the tables above for one GPU section, read from `-q` text or else from `-q -x` XML."""
+    return {name: conv(node.get(text_path if text else xml_path))
+            for table, node in ((_GPU_FIELDS, g), (_POWER_FIELDS, power), (_LINK_FIELDS, link))
+            for name, (conv, xml_path, text_path) in table.items()}
+
+
 def _gpu_from_xml(index: int, g: Node, gpu_id: str) -> GpuInfo:
     power = g.at("gpu_power_readings") or g.at("power_readings") or Node("")
     pcie = g.at("pci/pci_gpu_link_info") or Node("")
@@ -269,69 +348,18 @@ def _gpu_from_xml(index: int, g: Node, gpu_id: str) -> GpuInfo:
     gsp = g.at("gsp_firmware_version")
     return GpuInfo(
         index=index,
-        name=_clean(g.get("product_name")) or "",
-        uuid=_clean(g.get("uuid")) or "",
+        **_mapped(False, g, power, pcie),
         bdf=normalize_bdf(g.get("pci/pci_bus_id") or gpu_id),
-        architecture=_clean(g.get("product_architecture")) or "",
-        persistence=_bool(g.get("persistence_mode")),
-        compute_mode=_compute_mode(g.get("compute_mode")),
-        display_active=_bool(g.get("display_active")),
         mig_current=mig_current,
-        mig_pending=_bool(g.get("mig_mode/pending_mig")),
         mig_devices=mig_count if mig_current else (0 if mig_current is False else None),
-        ecc_current=_bool(g.get("ecc_mode/current_ecc")),
-        ecc_pending=_bool(g.get("ecc_mode/pending_ecc")),
         ecc_volatile_uncorrected=_sum_counts(g.at("ecc_errors/volatile"), True),
         ecc_volatile_corrected=_sum_counts(g.at("ecc_errors/volatile"), False),
         ecc_aggregate_uncorrected=_sum_counts(g.at("ecc_errors/aggregate"), True),
         ecc_aggregate_corrected=_sum_counts(g.at("ecc_errors/aggregate"), False),
-        retired_sbe=_int(g.get("retired_pages/multiple_single_bit_retirement/retired_count")),
-        retired_dbe=_int(g.get("retired_pages/double_bit_retirement/retired_count")),
         retired_pending=_bool(g.get("retired_pages/pending_retirement") or g.get("retired_pages/pending_blacklist")),
-        remap_corrected=_int(g.get("remapped_rows/remapped_row_corr")),
-        remap_uncorrected=_int(g.get("remapped_rows/remapped_row_unc")),
-        remap_pending=_bool(g.get("remapped_rows/remapped_row_pending")),
-        remap_failure=_bool(g.get("remapped_rows/remapped_row_failure")),
-        # R530+ renamed "power_limit" (set with -pl) to requested_power_limit and the enforced limit (the
-        # minimum of all limiters) to current_power_limit.
-        power_limit_w=_float(power.get("requested_power_limit|power_limit")),
-        power_default_w=_float(power.get("default_power_limit")),
-        power_min_w=_float(power.get("min_power_limit")),
-        power_max_w=_float(power.get("max_power_limit")),
-        power_enforced_w=_float(power.get("current_power_limit|enforced_power_limit")),
-        power_draw_w=_float(power.get("power_draw|instant_power_draw|average_power_draw")),
         clock_events=_reasons(g.at("clocks_event_reasons|clocks_throttle_reasons")),
-        sm_clock_mhz=_int(g.get("clocks/sm_clock")),
-        mem_clock_mhz=_int(g.get("clocks/mem_clock")),
-        max_sm_clock_mhz=_int(g.get("max_clocks/sm_clock")),
-        max_mem_clock_mhz=_int(g.get("max_clocks/mem_clock")),
-        app_graphics_mhz=_int(g.get("applications_clocks/graphics_clock")),
-        app_mem_mhz=_int(g.get("applications_clocks/mem_clock")),
-        default_app_graphics_mhz=_int(g.get("default_applications_clocks/graphics_clock")),
-        default_app_mem_mhz=_int(g.get("default_applications_clocks/mem_clock")),
-        memory_total_mib=_float(g.get("fb_memory_usage/total")),
-        memory_used_mib=_float(g.get("fb_memory_usage/used")),
-        bar1_total_mib=_float(g.get("bar1_memory_usage/total")),
-        virtualization_mode=_text(g.get("gpu_virtualization_mode/virtualization_mode")),
-        pcie_gen=_int(pcie.get("pcie_gen/current_link_gen")),
-        pcie_gen_max=_int(pcie.get("pcie_gen/max_link_gen")),
-        pcie_gen_device_max=_int(pcie.get("pcie_gen/max_device_link_gen")),
-        pcie_gen_host_max=_int(pcie.get("pcie_gen/max_host_link_gen")),
-        pcie_width=_int(pcie.get("link_widths/current_link_width")),
-        pcie_width_max=_int(pcie.get("link_widths/max_link_width")),
-        pcie_replays=_int(g.get("pci/replay_counter")),
         processes=_xml_processes(g.at("processes")),
-        utilization_gpu=_int(g.get("utilization/gpu_util")),
-        utilization_mem=_int(g.get("utilization/memory_util")),
         gsp_firmware=(None if gsp is None else _clean(gsp.value) or ""),
-        pstate=_clean(g.get("performance_state")),
-        fabric_state=_clean(g.get("fabric/state")),
-        fabric_status=_clean(g.get("fabric/status")),
-        temp_c=_int(g.get("temperature/gpu_temp")),
-        temp_slowdown_c=_int(g.get("temperature/gpu_temp_slow_threshold")),
-        mem_temp_c=_int(g.get("temperature/memory_temp")),
-        mem_temp_max_c=_int(g.get("temperature/gpu_temp_max_mem_threshold|memory_temp_max_threshold")),
-        recovery_action=_clean(g.get("gpu_recovery_action")),
         unsupported=_unsupported(g, "ecc_mode/current_ecc", "mig_mode/current_mig", "remapped_rows"),
     )
 
@@ -454,67 +482,18 @@ def _gpu_from_text(index: int, g: Node, bus: str) -> GpuInfo:
     gsp = g.at("GSP Firmware Version")
     return GpuInfo(
         index=index,
-        name=_clean(g.get("Product Name")) or "",
-        uuid=_clean(g.get("GPU UUID")) or "",
+        **_mapped(True, g, power, link),
         bdf=normalize_bdf(bus or g.get("PCI/Bus Id") or ""),
-        architecture=_clean(g.get("Product Architecture")) or "",
-        persistence=_bool(g.get("Persistence Mode")),
-        compute_mode=_compute_mode(g.get("Compute Mode")),
-        display_active=_bool(g.get("Display Active")),
         mig_current=mig_current,
-        mig_pending=_bool(g.get("MIG Mode/Pending")),
         mig_devices=0 if mig_current is False else None,
-        ecc_current=_bool(g.get("ECC Mode/Current")),
-        ecc_pending=_bool(g.get("ECC Mode/Pending")),
         ecc_volatile_uncorrected=_sum_counts(g.at("ECC Errors/Volatile"), True),
         ecc_volatile_corrected=_sum_counts(g.at("ECC Errors/Volatile"), False),
         ecc_aggregate_uncorrected=_sum_counts(g.at("ECC Errors/Aggregate"), True),
         ecc_aggregate_corrected=_sum_counts(g.at("ECC Errors/Aggregate"), False),
-        retired_sbe=_int(g.get("Retired Pages/Single Bit ECC")),
-        retired_dbe=_int(g.get("Retired Pages/Double Bit ECC")),
         retired_pending=_bool(g.get("Retired Pages/Pending Page Blacklist|Pending Page Retirement")),
-        remap_corrected=_int(g.get("Remapped Rows/Correctable Error")),
-        remap_uncorrected=_int(g.get("Remapped Rows/Uncorrectable Error")),
-        remap_pending=_bool(g.get("Remapped Rows/Pending")),
-        remap_failure=_bool(g.get("Remapped Rows/Remapping Failure Occurred")),
-        power_limit_w=_float(power.get("Requested Power Limit|Power Limit")),
-        power_default_w=_float(power.get("Default Power Limit")),
-        power_min_w=_float(power.get("Min Power Limit")),
-        power_max_w=_float(power.get("Max Power Limit")),
-        power_enforced_w=_float(power.get("Current Power Limit|Enforced Power Limit")),
-        power_draw_w=_float(power.get("Power Draw|Instantaneous Power Draw|Average Power Draw")),
         clock_events=_reasons(g.at("Clocks Event Reasons|Clocks Throttle Reasons")),
-        sm_clock_mhz=_int(g.get("Clocks/SM")),
-        mem_clock_mhz=_int(g.get("Clocks/Memory")),
-        max_sm_clock_mhz=_int(g.get("Max Clocks/SM")),
-        max_mem_clock_mhz=_int(g.get("Max Clocks/Memory")),
-        app_graphics_mhz=_int(g.get("Applications Clocks/Graphics")),
-        app_mem_mhz=_int(g.get("Applications Clocks/Memory")),
-        default_app_graphics_mhz=_int(g.get("Default Applications Clocks/Graphics")),
-        default_app_mem_mhz=_int(g.get("Default Applications Clocks/Memory")),
-        memory_total_mib=_float(g.get("FB Memory Usage/Total")),
-        memory_used_mib=_float(g.get("FB Memory Usage/Used")),
-        bar1_total_mib=_float(g.get("BAR1 Memory Usage/Total")),
-        virtualization_mode=_text(g.get("GPU Virtualization Mode/Virtualization Mode")),
-        pcie_gen=_int(link.get("PCIe Generation/Current")),
-        pcie_gen_max=_int(link.get("PCIe Generation/Max")),
-        pcie_gen_device_max=_int(link.get("PCIe Generation/Device Max")),
-        pcie_gen_host_max=_int(link.get("PCIe Generation/Host Max")),
-        pcie_width=_int(link.get("Link Width/Current")),
-        pcie_width_max=_int(link.get("Link Width/Max")),
-        pcie_replays=_int(g.get("PCI/Replays Since Reset")),
         processes=_text_processes(g.at("Processes")),
-        utilization_gpu=_int(g.get("Utilization/Gpu")),
-        utilization_mem=_int(g.get("Utilization/Memory")),
         gsp_firmware=(None if gsp is None else _clean(gsp.value) or ""),
-        pstate=_clean(g.get("Performance State")),
-        fabric_state=_clean(g.get("Fabric/State")),
-        fabric_status=_clean(g.get("Fabric/Status")),
-        temp_c=_int(g.get("Temperature/GPU Current Temp")),
-        temp_slowdown_c=_int(g.get("Temperature/GPU Slowdown Temp")),
-        mem_temp_c=_int(g.get("Temperature/Memory Current Temp")),
-        mem_temp_max_c=_int(g.get("Temperature/Memory Max Operating Temp")),
-        recovery_action=_clean(g.get("GPU Recovery Action")),
         unsupported=_unsupported(g, "ECC Mode/Current", "MIG Mode/Current", "Remapped Rows"),
     )
 
