@@ -159,7 +159,14 @@ def ulimit_line(line: str) -> tuple[str, str, str, str] | None:
 
 @parser(ULIMIT_A, feeds="self_limits", kind=ResourceLimits, rank=20)
 def limits_from_ulimit_a(text: str) -> ResourceLimits:
-    """Soft resource limits of the shell it ran in (`ulimit -a`: bash, dash or zsh; hard limits unknown)."""
+    """Soft resource limits of the shell it ran in (`ulimit -a`: bash, dash or zsh; hard limits unknown).
+
+    Input (tests/data/captures/78, three of its lines)::
+
+        core file size              (blocks, -c) 0
+        max locked memory           (kbytes, -l) 264154548
+        open files                          (-n) 1024
+    """
     values: dict[str, tuple[str, str]] = {}
     for line in text.splitlines():
         entry = ulimit_line(line)

@@ -246,7 +246,15 @@ def parse_lscpu(text: str) -> CpuInfo:
 
 @parser(LSCPU, feeds="cpu", kind=CpuInfo, rank=10)
 def cpu(text: str) -> CpuInfo:
-    """CPU vendor, model, family, sockets and hypervisor (`lscpu`)."""
+    """CPU vendor, model, family, sockets and hypervisor (`lscpu`).
+
+    Input (tests/data/captures/48, four of its lines)::
+
+        NUMA node(s):        8
+        Vendor ID:           AuthenticAMD
+        CPU family:          23
+        Model name:          AMD EPYC 7281 16-Core Processor
+    """
     return parse_lscpu(text)
 
 
@@ -317,7 +325,15 @@ def _cpus(text: str) -> tuple[int, ...]:
 
 @parser(NUMACTL_H, feeds="numa", kind=NumaTopology, rank=20)
 def parse_numactl(text: str) -> NumaTopology:
-    """NUMA nodes with their CPUs, memory and distances (`numactl -H`)."""
+    """NUMA nodes with their CPUs, memory and distances (`numactl -H`).
+
+    Input (tests/data/captures/26, from its third line)::
+
+        available: 2 nodes (0-1)
+        node 0 cpus: 0-15 (16)
+        node 0 size: 580088 MB
+        node 0 free: 314825 MB
+    """
     if re.search(r"^\s*No NUMA available", text, re.MULTILINE):
         return NumaTopology((NumaNode(0, ()),))
     cpus: dict[int, tuple[int, ...]] = {}
@@ -340,7 +356,13 @@ def parse_numactl(text: str) -> NumaTopology:
 
 @parser(LSCPU, feeds="numa", kind=NumaTopology, rank=30)
 def numa_from_lscpu(text: str) -> NumaTopology:
-    """NUMA nodes and their CPUs (`lscpu`: node count and CPU lists; no distances, no memory)."""
+    """NUMA nodes and their CPUs (`lscpu`: node count and CPU lists; no distances, no memory).
+
+    Input (tests/data/captures/48; the `NUMA nodeN CPU(s):` lines follow)::
+
+        CPU(s):              32
+        NUMA node(s):        8
+    """
     kv = key_value_lines(text)
     per_node = {int(m.group(1)): v for k, v in kv.items() if (m := re.fullmatch(r"NUMA node(\d+) CPU\(s\)", k))}
     count = _int(kv.get("NUMA node(s)"))
@@ -402,7 +424,12 @@ def modules(ctx: FactContext) -> LoadedModules:
 
 @parser(LSMOD, feeds="modules", kind=LoadedModules, rank=20)
 def modules_from_lsmod(text: str) -> LoadedModules:
-    """Loaded kernel modules (`lsmod`: a header line, then one module a line)."""
+    """Loaded kernel modules (`lsmod`: a header line, then one module a line).
+
+    Input (tests/data/captures/71, an excerpt without the header)::
+
+        nvidia_peermem         16384  0
+    """
     found = parse_proc_modules(text)
     if not found.names:
         raise ParseError("no module in the `lsmod` output")
