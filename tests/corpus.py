@@ -76,6 +76,8 @@ KINDS = (
     "dcgmi discovery",
     "dcgmi nvlink",
     "dcgmi diag",
+    "hardware summary",
+    "benchmark output",
 )
 
 # Statuses an expectation may name (a check's "error" is a tool failure, never an expectation).

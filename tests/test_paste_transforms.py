@@ -4,7 +4,9 @@ Every real paste of tests/data/captures, quoted (`> `), double-quoted (`> > `), 
 (`\\r\\n` and `\\r\\r\\n`), inside a code fence or after a shell prompt line, gives the same record as
 the paste itself: the same outputs, read as the same kinds, on the lines the user's file has them.
 Cut at a line (a deterministic pseudo-random one per file), it never gives an `ok` the whole paste
-does not give: what was cut away can only take evidence away.
+does not give: what was cut away can only take evidence away. With old Mac line ends (`\\r` alone) it
+gives the same record too. Its `nvidia-smi -q` output flattened onto one line (a chat or a forum joins
+the `Key : value` fields with spaces), it gives the same GPU facts, read from that one line, and no new `ok`.
 """
 
 from __future__ import annotations
@@ -54,6 +56,10 @@ def crlf_twice(text: str) -> str:
     return text.replace("\n", "\r\r\n")
 
 
+def cr_only(text: str) -> str:
+    return text.replace("\n", "\r")
+
+
 def fenced(text: str) -> str:
     return "```text\n" + text + "\n```"
 
@@ -65,7 +71,7 @@ def prompted(text: str) -> str:
 # Each transform, and how many lines it adds above the paste's first line.
 TRANSFORMS: dict[str, tuple[Callable[[str], str], int]] = {
     "quoted": (quoted, 0), "double-quoted": (double_quoted, 0), "crlf": (crlf, 0), "crlf-twice": (crlf_twice, 0),
-    "fenced": (fenced, 1), "prompted": (prompted, 1),
+    "cr-only": (cr_only, 0), "fenced": (fenced, 1), "prompted": (prompted, 1),
 }
 
 
@@ -104,3 +110,80 @@ def test_a_cut_paste_never_gives_a_new_ok(entry: CorpusEntry) -> None:
     assert [c for c in new_ok if c not in known] == [], \
         f"{entry.name} cut after line {cut}: {new_ok} ok where the whole paste is not"
     assert [c for c in known if c not in new_ok] == [], f"{entry.name}: {known} no longer ok: remove from KNOWN_NEW_OK"
+
+
+# --- flattened `Key : value` runs ----------------------------------------------------------------------
+
+QUERY_KINDS = ("nvidia-smi -q", "nvidia-smi -q section")
+QUERY_ENTRIES = [(e, kind) for e in ENTRIES for kind in QUERY_KINDS if kind in e.kinds]
+
+
+def flattened(entry: CorpusEntry, kind: str) -> tuple[str, list[int]]:
+    """The paste with each range of `kind` joined onto one line, whitespace collapsed; the 1-based line
+    numbers of those joined lines in the new text."""
+    lines = list(entry.body_lines)
+    joined = []
+    for a, b in reversed(entry.kinds[kind]):
+        lines[a - 1:b] = [" ".join(" ".join(lines[a - 1:b]).split())]
+        joined = [a] + [n - (b - a) for n in joined]
+    return "\n".join(lines), joined
+
+
+def test_the_corpus_has_query_pastes_to_flatten() -> None:
+    assert len(QUERY_ENTRIES) >= 8
+
+
+@pytest.mark.parametrize(("entry", "kind"), QUERY_ENTRIES, ids=lambda x: x.path.name[:48] if hasattr(x, "path") else x)
+def test_flattened_query_fields_give_the_same_facts(entry: CorpusEntry, kind: str) -> None:
+    from corpus import fact
+
+    text, joined = flattened(entry, kind)
+    base = recognise(entry.body, entry.name)
+    flat = recognise(text, entry.name)
+    assert fact(MemoryHost(flat.record), "nvidia") == fact(MemoryHost(base.record), "nvidia"), entry.name
+    # Read as `-q` on the joined line itself: a provenance line points at what the user pasted.
+    spans = [(a, b) for k, a, b in flat.recognised if k == "nvidia-smi -q"]
+    assert any(a <= n <= b for n in joined for a, b in spans), (entry.name, joined, flat.recognised)
+    checks = list(entry.expect)
+    whole = run_checks(MemoryHost(base.record), checks)
+    got = run_checks(MemoryHost(flat.record), checks)
+    assert [c for c in checks if got[c].status == "ok" and whole[c].status != "ok"] == [], entry.name
+
+
+# Modelled (no real paste of a joined run was found in public threads): the fields of a GPU section as a chat
+# joins them, around a line of prose, with old Mac line ends between the lines.
+MODELLED_FLAT = ("my GPU:\r"
+                 "GPU 00000000:3B:00.0 Product Name : NVIDIA A100-SXM4-80GB Persistence Mode : Disabled "
+                 "MIG Mode Current : Disabled Pending : Disabled Compute Mode : Default "
+                 "Clocks Event Reasons Idle : Not Active SW Power Cap : Active HW Slowdown : Not Active "
+                 "GPU Power Readings Current Power Limit : 300.00 W Requested Power Limit : 300.00 W "
+                 "Default Power Limit : 400.00 W Max Clocks Graphics : 1410 MHz SM : 1410 MHz Memory : 1593 MHz\r"
+                 "thanks")
+
+
+def test_a_modelled_flattened_gpu_section_is_read_field_by_field() -> None:
+    from corpus import fact
+
+    result = recognise(MODELLED_FLAT, "modelled")
+    assert [k for k, _, _ in result.recognised] == ["nvidia-smi -q"]
+    assert {(a, b) for _, a, b in result.recognised} == {(2, 2)}  # the user's second line
+    gpus = fact(MemoryHost(result.record), "nvidia").gpus
+    assert len(gpus) == 1
+    g = gpus[0]
+    assert (g.name, g.bdf, g.persistence, g.compute_mode, g.mig_current) == (
+        "NVIDIA A100-SXM4-80GB", "0000:3b:00.0", False, "Default", False)
+    assert (g.power_limit_w, g.power_enforced_w, g.power_default_w) == (300.0, 300.0, 400.0)
+    assert g.clock_events == ("sw_power_cap",)
+    assert (g.max_sm_clock_mhz, g.max_mem_clock_mhz) == (1410, 1593)
+
+
+def test_the_brief_run_and_what_is_not_a_run() -> None:
+    from stackaudit.importers._paste import unflatten, view
+
+    assert unflatten("Persistence Mode : Enabled Power Limit : 300.00 W") == [
+        "    Persistence Mode : Enabled", "    Power Limit : 300.00 W"]
+    # Two ` : ` without two names nvidia-smi prints: not a run, left as it is.
+    assert unflatten("Model : llama-3 Backend : cuda") is None
+    paste = view("a\nDriver Version : 550.54.15 CUDA Version : 12.4\nb")
+    assert paste.lines == ["a", "Driver Version : 550.54.15", "CUDA Version : 12.4", "b"]
+    assert list(paste.origin) == [0, 1, 1, 2]

@@ -326,3 +326,28 @@ def test_ray_shm_warning_reaches_shm_as_free_space(prefix: str, available: int) 
 def test_ray_lines_are_claimed_and_the_traceback_after_them_is_not() -> None:
     spans = recognise(body("65")).recognised
     assert [(k, a, b) for k, a, b in spans] == [("ray log", 10, 11)]
+
+
+def test_a_compose_service_pasted_without_services_is_read() -> None:
+    # Real: ollama/ollama#1561 (162, the service key at column 0) and ollama/ollama#6364 (163, indented).
+    for prefix, lines in (("162", (4, 19)), ("163", (3, 32))):
+        result = recognise(body(prefix))
+        assert ("compose", *lines) in result.recognised, result.recognised
+        (svc,) = containers(MemoryHost(result.record)).containers
+        assert (svc.name, svc.image) == ("ollama", "ollama/ollama:latest")
+    gpu = containers(pasted(body("162"))).containers[0]
+    assert [r.count for r in gpu.device_requests] == [1]
+    # Modelled: a mapping under another key (not `services:`) is not a service pasted on its own.
+    assert not recognise("x-defaults:\n  base:\n    image: foo\n    shm_size: 1g\n").recognised
+
+
+def test_a_container_pasted_without_its_manifest_is_a_pod_excerpt() -> None:
+    # Real: ray-project/ray#12881 (corpus 172), from inside the container's ports to its env.
+    result = recognise(body("172"))
+    assert result.recognised == [("k8s pod", 2, 29)]
+    (ctr,) = containers(MemoryHost(result.record)).containers
+    assert [r.count for r in ctr.device_requests] == [1]
+    # /dev/shm is mounted from a volume the paste cut away: not the 64 MiB default, an excerpt.
+    assert ctr.excerpt and ctr.shm_size is None
+    status = run_checks(MemoryHost(result.record), ["CTR-SHM-SIZE"])["CTR-SHM-SIZE"].status
+    assert status == "unknown"

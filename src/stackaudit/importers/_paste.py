@@ -2,8 +2,9 @@
 
 People paste outputs inside markdown fences (``` or ~~~, with or without a language), GitHub quote
 blocks (`> `, nested `> > `), after shell prompts (`$ `, `user@host:~$ `, `(venv) root@box:/# `),
-with gap lines where they cut something (`[...]`, `...`, `<snip>`, grep's `--`), and with Windows
-line ends (`\\r\\n`, `\\r\\r\\n` after a copy through two editors). `view()` turns such a text into the
+with gap lines where they cut something (`[...]`, `...`, `<snip>`, grep's `--`), with Windows
+line ends (`\\r\\n`, `\\r\\r\\n` after a copy through two editors, or `\\r` alone), and with the
+`Key : value` fields of `nvidia-smi -q` flattened onto one line by a chat or a forum. `view()` turns such a text into the
 lines the recognisers read, and keeps for each of them its line number in the user's file, so that
 a provenance line points at what the user pasted. Gap lines are left out of the view (an output cut
 in the middle is still one output) and remembered: a span across a gap is an excerpt.
@@ -19,6 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from stackaudit.facts._parse import _GAP_LAST, is_gap_line
+from stackaudit.facts.nvidia_smi import QUERY_FIELDS
+from stackaudit.pci_address import BDF
 
 # `\r\r\n` is one line end (a CRLF file saved again on Windows), not an empty line between two.
 _LINE_END = re.compile(r"\r*\n|\r")
@@ -39,6 +42,77 @@ _ROOT_COMMANDS = (
     "pct", "lxc-info", "modinfo", "sudo", "nvcc", "ibstat", "ibv_devinfo", "free", "mount", "ip",
 )
 _HASH_PROMPT = re.compile(r"^#\s+(?P<cmd>(?:" + "|".join(re.escape(c) for c in _ROOT_COMMANDS) + r")(?:\s.*)?)$")
+
+# A run of `nvidia-smi -q` fields flattened onto one line: where each known name (longest first), the
+# NVSMI LOG banner or a GPU section's header starts; a field's name is followed by ` :`, a section's by a word.
+_FIELD_NAMES = "|".join(re.escape(k) for k in sorted(QUERY_FIELDS, key=len, reverse=True))
+_FLAT_START = re.compile(rf"(?:(?<=\s)|^)(?:(?P<banner>=+\s*NVSMI LOG\s*=+)|(?P<gpu>GPU\s+{BDF})(?=\s|$)|"
+                         rf"(?P<name>{_FIELD_NAMES})(?P<colon>\s*:(?=\s|$))?(?=\s|$))")
+# A name nvidia-smi prints inside a section that the table does not hold (`Current`, `Pending`, `SM`): the
+# words before its ` : ` that start with a capital, are not a unit and hold no value characters.
+_KEY_WORD = re.compile(r"^(?!(?:[KMGT]i?B|[KMG]Hz|[mk]?W|[mk]?V|[CF%x]|MB/s)$)(?:[A-Z][A-Za-z]*\d*|\([A-Za-z]+\))$")
+
+
+def _value_and_key(text: str) -> tuple[str, str]:
+    """`2100 MHz SM` -> (`2100 MHz`, `SM`): a value, then the name of the field after it."""
+    words = text.split()
+    cut = len(words)
+    while cut > 1 and _KEY_WORD.match(words[cut - 1]):
+        cut -= 1
+    return " ".join(words[:cut]), " ".join(words[cut:])
+
+
+def _starts(line: str) -> list[re.Match[str]]:
+    """Where the fields, sections, banner and GPU headers of a flattened run start."""
+    return [m for m in _FLAT_START.finditer(line) if not m.group("name") or m.end() == len(line)
+            or QUERY_FIELDS[m.group("name")][1] != bool(m.group("colon"))]
+
+
+def unflatten(line: str) -> list[str] | None:
+    """A run of `nvidia-smi -q` fields flattened onto one line, split back into its lines (indented as
+    `-q` indents them, by the depth QUERY_FIELDS gives each name); None when the line is not such a run:
+    fewer than two known names, unless it starts with a section and its fields."""
+    starts = _starts(line)
+    if not starts or (len(starts) < 2 and not (starts[0].start() == 0 and starts[0].group("name"))):
+        return None
+    out: list[str] = []
+    head = line[:starts[0].start()].strip()
+    if head:  # what stands before the first known name: an unknown field's tail, or a command line
+        out.extend(_fields(head, 1, 0) if " : " in head else [head])
+    open_depth = 0  # the depth of the innermost open section, 0 when none
+    for n, m in enumerate(starts):
+        piece = line[m.start():starts[n + 1].start() if n + 1 < len(starts) else len(line)].strip()
+        if not m.group("name"):
+            out.append(piece)
+            open_depth = 0
+            continue
+        name = m.group("name")
+        depth, section = QUERY_FIELDS[name]
+        rest = piece[len(name):].strip()
+        if section:
+            out.append("    " * depth + name)
+            open_depth = depth
+            if rest:
+                out.extend(_fields(rest, depth + 1, depth))
+            continue
+        depth = min(depth, open_depth + 1)  # a section's field cut away from its section: not under a field
+        open_depth = min(open_depth, depth - 1)
+        out.extend(_fields(name + " " + rest, depth, open_depth))
+    return out
+
+
+def _fields(text: str, depth: int, open_depth: int) -> list[str]:
+    """`Current : N/A Pending : N/A` at a depth: one line a field, the fields after the first one at the
+    depth of the open section's fields."""
+    parts = text.split(" : ")
+    key, out = parts[0].strip(), []
+    for i, part in enumerate(parts[1:], start=2):
+        value, nxt = _value_and_key(part) if i < len(parts) else (part.strip(), "")
+        out.append(f"{'    ' * depth}{key} : {value}".rstrip())
+        key, depth = nxt, max(open_depth + 1, 1)
+    return out or ["    " * depth + key]
+
+
 @dataclass(frozen=True)
 class PasteView:
     """The lines the recognisers read, each with its index in the user's file."""
@@ -107,6 +181,10 @@ def view(text: str) -> PasteView:
             cmd = strip_prompt_line(line)
             if cmd is not None:
                 line = cmd
+        if line.count(" : ") > 1 and (fields := unflatten(line)) is not None:
+            lines.extend(fields)  # each of them on the user's line
+            origin.extend([n] * len(fields))
+            continue
         lines.append(line)
         origin.append(n)
     return PasteView(lines, origin, gaps, len(raw))

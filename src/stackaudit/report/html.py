@@ -254,10 +254,18 @@ def _charts_section(report: Report) -> list[str]:
     rate = _number(measured.get("decode_tok_s"))
     if ceiling is None and rate is None:
         return []
-    bars = [Bar("ceiling (concurrency 1)", ceiling, binding=True)] if ceiling is not None else []
+    # The ladder's rungs (`stackaudit ceiling`'s names), the last one the headline's figure.
+    ladder = [(str(r.get("name")), _number(r.get("tok_s"))) for r in h.get("ceiling_ladder") or []
+              if isinstance(r, dict)]  # fmt: skip
+    rungs = [(name, value) for name, value in ladder if value is not None]
+    if rungs:
+        bars = [Bar(name, value, binding=i == len(rungs) - 1) for i, (name, value) in enumerate(rungs)]
+    else:
+        bars = [Bar("ceiling (concurrency 1)", ceiling, binding=True)] if ceiling is not None else []
     if rate is not None:
         bars.append(Bar("measured decode", rate))
-    chart = ladder_chart("chart-ceiling", "Decode tokens/s per stream: ceiling and measured", "tokens/s per stream",
+    chart = ladder_chart("chart-ceiling", "Decode tokens/s per stream: the ceiling's ladder and measured",
+                         "tokens/s per stream",
                          bars, measured=rate)
     out = ['<section id="charts" class="charts"><h2>Measured against the ceiling</h2>', chart]
     if measured.get("line"):
