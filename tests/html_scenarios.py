@@ -108,7 +108,7 @@ def switch_tree() -> PcieFacts:
         _fn(A1, "bridge", (ROOT, UP_A)), _fn(UP_B, "bridge", (ROOT, UP_A, A1)), _fn(B0, "bridge", (ROOT, UP_A, A1, UP_B)),
         _fn("0000:05:00.0", "gpu", (ROOT, UP_A, A0)), _fn("0000:06:00.0", "gpu", (ROOT, UP_A, A0)),
         _fn("0000:07:00.0", "gpu", below_b), _fn("0000:07:00.1", "gpu", below_b), _fn("0000:08:00.0", "nic", below_b),
-    ), source="config space")
+    ))
 
 
 def switch_tree_report() -> Report:

@@ -1,6 +1,6 @@
 """NVIDIA GPUs and driver: per-GPU state (NVML, else nvidia-smi outputs), driver flavour, daemons, Xids.
 
-Sources of the `nvidia` fact, in order (docs/checks.md, DRV/MEM/PWR):
+Sources of the `nvidia` fact, in order (declared in facts/nvidia_smi.py; docs/checks.md, DRV/MEM/PWR):
 1. NVML through the choke point (`host.nvml`, stackaudit.host.nvml): live, and replayed from a
    snapshot's `nvml/…` entries. Live, this is the only source: one `gpu/<n>` query per GPU costs
    milliseconds, where `nvidia-smi -q -x` takes seconds on an 8-GPU host (it queries every field
@@ -30,6 +30,7 @@ from stackaudit.facts.registry import (
     Sourced,
     fact,
     first_of,
+    parser,
     provider,
     sample_field,
 )
@@ -224,11 +225,12 @@ class NvidiaGpus(Sourced):
     gpus: tuple[GpuInfo, ...]
     driver_version: str | None = None
     cuda_version: str | None = None  # the highest CUDA the driver supports (not the toolkit in use)
-    source: str = ""  # nvml | nvidia-smi -q -x | nvidia-smi -q | nvidia-smi | pci
     attached: int | None = None  # the count the source claims (an excerpt may show fewer)
     notes: tuple[str, ...] = ()
     # Where the listing stops inside a GPU's rows (a table cut part-way): "" when it does not.
     cut: str = ""
+    # The PCI bus shows no NVIDIA GPU, so neither NVML nor nvidia-smi was asked.
+    none_on_bus: bool = False
 
     @property
     def unshown(self) -> str:
@@ -244,10 +246,6 @@ class NvidiaGpus(Sourced):
         if self.attached is None and not self.complete and any(not g.bdf for g in self.gpus if not g.error):
             return "the excerpt shows a GPU section without its header: the other GPUs are not in this source"
         return ""
-
-    @property
-    def none_on_bus(self) -> bool:
-        return self.source == "pci" and not self.gpus
 
     def by_bdf(self, bdf: str) -> GpuInfo | None:
         for gpu in self.gpus:
@@ -464,7 +462,7 @@ def from_nvml(host: Host) -> NvidiaGpus:
             gpus.append(GpuInfo(index=index, error=exc.kind))
     driver = system.get("driver_version")
     return NvidiaGpus(tuple(gpus), driver if isinstance(driver, str) else None,
-                      _cuda_version(system.get("cuda_driver_version")), "nvml", count)
+                      _cuda_version(system.get("cuda_driver_version")), count)
 
 
 # --- driver flavour --------------------------------------------------------------------------
@@ -829,22 +827,19 @@ class HostMemory:
     unevictable_kib: int | None = sample_field()
 
 
+@parser(PROC_MEMINFO, feeds="meminfo", kind=HostMemory, rank=0)
 def parse_meminfo(text: str) -> HostMemory:
+    """Host memory (/proc/meminfo): total, available, mlocked.
+
+    Input (the kernel's format)::
+
+        MemTotal:       1056467228 kB
+        MemAvailable:   1001822144 kB
+        Mlocked:               0 kB
+    """
     values = {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+):\s+(\d+)\s*kB", text, re.MULTILINE)}
     if "MemTotal" not in values:
         raise ParseError("not /proc/meminfo")
     return HostMemory(values.get("MemTotal"), values.get("MemAvailable"), values.get("Mlocked"),
                       values.get("Unevictable"))
-
-
-@provider("meminfo", HostMemory)
-def meminfo(ctx: FactContext) -> HostMemory:
-    """Host memory (/proc/meminfo): total, available, mlocked."""
-    text = read_optional(ctx.host, PROC_MEMINFO.path)
-    if text is None:
-        raise FactUnavailable("/proc/meminfo is missing")
-    try:
-        return parse_meminfo(text)
-    except ParseError as exc:
-        raise FactUnavailable(str(exc)) from exc
 

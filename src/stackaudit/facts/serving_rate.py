@@ -29,7 +29,6 @@ before). A benchmark at a concurrency above 1 measures something else and is not
 from __future__ import annotations
 
 import re
-import statistics
 from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError
@@ -67,6 +66,8 @@ def _rate(text: str) -> float | None:
 
 
 def _summary(values: list[float], lines: list[str], what: str, speculative: bool) -> MeasuredRate:
+    import statistics  # with decimal and fractions: imported only when a source holds rates
+
     rate = statistics.median(values)
     many = f", the median of {len(values)} lines" if len(values) > 1 else ""
     return MeasuredRate(round(rate, 2), f"{what}{many}", lines[0][:300], len(values), speculative)

@@ -70,9 +70,12 @@ CPUPOWER_IDLE_INFO = Source("cpupower_idle_info", "`cpupower idle-info`", argv=(
 
 # --- NVIDIA --------------------------------------------------------------------------------------
 NVML = Source("nvml", "NVML", nvml=True, hint="run on the host with the NVIDIA driver loaded")
-NVSMI_XML = Source("nvsmi_xml", "`nvidia-smi -q -x`", argv=("nvidia-smi", "-q", "-x"), hint="paste `nvidia-smi -q`")
-NVSMI_QUERY = Source("nvsmi_query", "`nvidia-smi -q`", argv=("nvidia-smi", "-q"), hint="paste `nvidia-smi -q`")
-NVSMI_TABLE = Source("nvsmi_table", "`nvidia-smi`", argv=("nvidia-smi",), hint="paste `nvidia-smi`")
+# `nvidia-smi -q` queries every field of every GPU: seconds on an 8-GPU host.
+NVSMI_XML = Source("nvsmi_xml", "`nvidia-smi -q -x`", argv=("nvidia-smi", "-q", "-x"), hint="paste `nvidia-smi -q`",
+                   timeout_s=30.0)
+NVSMI_QUERY = Source("nvsmi_query", "`nvidia-smi -q`", argv=("nvidia-smi", "-q"), hint="paste `nvidia-smi -q`",
+                     timeout_s=30.0)
+NVSMI_TABLE = Source("nvsmi_table", "`nvidia-smi`", argv=("nvidia-smi",), hint="paste `nvidia-smi`", timeout_s=30.0)
 NVSMI_TOPO_M = Source("nvsmi_topo_m", "`nvidia-smi topo -m`", argv=("nvidia-smi", "topo", "-m"),
                       hint="paste `nvidia-smi topo -m`")
 NVSMI_NVLINK_S = Source("nvsmi_nvlink_s", "`nvidia-smi nvlink -s`", argv=("nvidia-smi", "nvlink", "-s"),
