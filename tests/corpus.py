@@ -76,6 +76,7 @@ KINDS = (
     "dcgmi discovery",
     "dcgmi nvlink",
     "dcgmi diag",
+    "empty grep",
 )
 
 # Statuses an expectation may name (a check's "error" is a tool failure, never an expectation).

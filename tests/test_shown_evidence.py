@@ -99,3 +99,107 @@ def test_a_matrix_cut_after_every_pair_is_judged_ok_with_the_missing_rows_named(
     # The same cut one row earlier leaves GPU2-GPU3 in no row: unknown, with the pair named.
     status, message = _run("\n".join(lines[:3]) + "\n", "IC-TOPO-READ")["IC-TOPO-READ"]
     assert status == "unknown" and "GPU2-GPU3" in message
+
+
+# --- a command shown above its output: a part of the source, or a grep that proves one absence --------
+
+# elFarto/nvidia-vaapi-driver#218 (Bob-YsPan): three greps of lsmod under a zsh prompt; the middle one printed nothing.
+VAAPI_218 = """\
+```
+ys-pan@bob-dorm-ubuntuMATE /etc/modprobe.d » lsmod | grep xf
+xfrm_interface         28672  0
+xfrm4_tunnel           16384  0
+tunnel4                16384  3 xfrm_interface,xfrm4_tunnel,ip_vti
+xfrm6_tunnel           16384  2 xfrm_interface,ipcomp6
+xfrm_ipcomp            16384  2 ipcomp6,ipcomp
+tunnel6                16384  2 xfrm_interface,xfrm6_tunnel
+xfrm_user              61440  2
+xfrm_algo              20480  6 esp6,esp4,xfrm_ipcomp,ah6,ah4,xfrm_user
+ys-pan@bob-dorm-ubuntuMATE /etc/modprobe.d » lsmod | grep nou
+ys-pan@bob-dorm-ubuntuMATE /etc/modprobe.d » lsmod | grep nvi                                                                                                                 1 ↵
+nvidia_uvm           1536000  0
+nvidia_drm             86016  2
+nvidia_modeset       1159168  3 nvidia_drm
+nvidia              40706048  84 nvidia_uvm,nvidia_modeset
+drm_kms_helper        249856  1 nvidia_drm
+drm                   692224  6 drm_kms_helper,nvidia,nvidia_drm
+video                  73728  1 nvidia_modeset
+```
+"""
+
+# Modelled on the kernel's boot banner (`[    0.000000] Linux version ...`) and the driver's load line: the first
+# lines of a log from boot, which kernel_log_is_whole takes for a whole log when nothing says how they were cut.
+BOOT_HEAD = """\
+[    0.000000] Linux version 6.8.0-45-generic (buildd@lcy02-amd64-115) (x86_64-linux-gnu-gcc-13) #45-Ubuntu SMP
+[    0.000000] KERNEL supported cpus:
+[    5.120331] nvidia: loading out-of-tree module taints kernel.
+[    5.301234] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.90.07  Fri May 31 09:35:42 UTC 2024
+"""
+
+
+def test_shows_part_and_parse_grep_read_the_command_as_typed() -> None:
+    from stackaudit.facts.shown_commands import parse_grep, shows_part
+
+    for part in ("dmesg | head", "sudo dmesg -T | grep -i nvrm", "lsmod |grep nvidia", "lspci -vvv -s 01:00.0",
+                 "grep -i xid /var/log/kern.log", "journalctl -k | tail -50", "lspci | grep -i nvidia"):
+        assert shows_part(part), part
+    for whole in ("dmesg", "sudo lspci -vvv", "lsmod", "nvidia-smi topo -m", "cat /proc/cmdline"):
+        assert not shows_part(whole), whole
+    grep = parse_grep("sudo dmesg -T | grep -i 'xid'")
+    assert grep is not None and grep.source == "dmesg" and grep.matches("NVRM: XID (PCI:0000:01:00): 79")
+    basic = parse_grep(r"lsmod | grep 'nvidia_peermem\|ib_core'")
+    assert basic is not None and basic.matches("ib_core 434176 9") and not basic.matches("nvidia 1 0")
+    # Not a grep of a whole source, or a grep whose output is not the matching lines: nothing is proven.
+    for other in ("lspci | grep -i nvidia", "lsmod | grep -v nvidia", "lsmod | grep -c nvidia", "dmesg | head",
+                  "cat /var/log/kern.log | grep NVRM", "lsmod | grep nvidia | wc -l"):
+        assert parse_grep(other) is None, other
+
+
+def test_an_empty_lsmod_grep_proves_the_module_absent_on_the_real_paste() -> None:
+    # Corpus 130 (mattshma/bigdata#133): `# lsmod |grep nvidia`, then the next prompt: no nvidia module is loaded.
+    status, message = _capture("130", "IC-NVIDIA-PEERMEM")["IC-NVIDIA-PEERMEM"]
+    assert status == "not-an-issue" and "`lsmod |grep nvidia` printed nothing" in message
+    assert "RDMA NICs" in message and "which the source does not show" in message  # its one condition, named
+
+
+def test_an_empty_grep_proves_its_pattern_absent_and_nothing_else() -> None:
+    # Corpus 131 (Mellanox/nv_peer_memory#46): `lsmod | grep nv_peer` printed nothing; nv_peer_mem is absent, but
+    # `nv_peer` does not match nvidia_peermem, so the check stays unknown.
+    status, message = _capture("131", "IC-NVIDIA-PEERMEM")["IC-NVIDIA-PEERMEM"]
+    assert status == "unknown" and "RDMA NICs" in message
+    # nvidia-vaapi-driver#218: `lsmod | grep nou` printed nothing (the next prompt follows); the greps with output
+    # are excerpts of the module list, which prove no other absence.
+    record = recognise(VAAPI_218).record
+    assert record.docs["empty_greps"] == "lsmod | grep nou\n"
+    assert record.provenance["cmd:lsmod"].whole is False
+    status, _ = _run(VAAPI_218, "IC-NVIDIA-PEERMEM")["IC-NVIDIA-PEERMEM"]
+    assert status == "unknown"
+
+
+def test_an_empty_kernel_log_grep_rules_out_xids_only_when_its_pattern_matches_one() -> None:
+    # Modelled: the two commands an operator runs, each with nothing under it.
+    status, message = _run("$ sudo dmesg | grep -i xid\n$ nvidia-smi -L\n", "DRV-XID")["DRV-XID"]
+    assert status == "ok" and "`sudo dmesg | grep -i xid` printed nothing" in message
+    # A grep for another word says nothing about Xids; a grep with lines under it is not empty.
+    assert _run("$ dmesg | grep -i nvlink\n$ nvidia-smi -L\n", "DRV-XID")["DRV-XID"][0] == "unknown"
+    text = "$ dmesg | grep -i xid\n[ 12.5] NVRM: Xid (PCI:0000:01:00): 79, pid=1, GPU has fallen off the bus.\n"
+    assert _run(text, "DRV-XID")["DRV-XID"][0] == "issue"
+
+
+def test_a_log_from_boot_under_a_head_is_an_excerpt() -> None:
+    # Modelled: the same four lines are whole pasted alone, and an excerpt under `dmesg | head -4`.
+    alone = recognise(BOOT_HEAD).record.provenance["cmd:dmesg"]
+    assert alone.whole is True
+    for command in ("$ dmesg | head -4", "Output of `sudo dmesg | head -4`:", "root@node:~# dmesg -T | grep -v usb"):
+        cut = recognise(f"{command}\n{BOOT_HEAD}").record.provenance["cmd:dmesg"]
+        assert cut.whole is False, command
+    # A whole command above resets it: `dmesg` alone shows the whole ring buffer.
+    assert recognise(f"$ lsmod | grep nvidia\n$ dmesg\n{BOOT_HEAD}").record.provenance["cmd:dmesg"].whole is True
+
+
+def test_lspci_grep_gpus_are_not_the_whole_bus() -> None:
+    # Corpus 130: `lspci | grep -i nvidia` lists 1db6 GPUs; a grep's GPU count proves no other device absent.
+    entry = next(CAPTURES.glob("130-*.txt"))
+    host = load_pasted([str(entry)])
+    assert host.provenance("cmd:lspci").whole is False
+    assert _capture("130", "IC-P2P-FUNCTIONAL")["IC-P2P-FUNCTIONAL"][0] == "unknown"

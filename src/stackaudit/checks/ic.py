@@ -43,8 +43,9 @@ from stackaudit.facts.serving_logs import (
     ServingLog,
     VllmP2pCache,
 )
+from stackaudit.facts.shown_commands import EmptyGreps
 from stackaudit.facts.symptoms import LogSymptoms
-from stackaudit.facts.system import KernelInfo, KernelLog, LoadedModules, NumaTopology
+from stackaudit.facts.system import KernelInfo, KernelLog, LoadedModules, NumaTopology, module_loaded
 from stackaudit.facts.topology import NvlinkStatus, P2pMatrix, TopoMatrix, gpu_index, link_kind, link_rank
 from stackaudit.fixes import (
     advice,
@@ -687,7 +688,8 @@ def _engine_name(engine: str) -> str:
 )
 def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | None = None,
                    serving_log: ServingLog | None = None, serving_processes: ServingProcesses | None = None,
-                   nvidia_kernel: NvidiaKernel | None = None, kernel: KernelInfo | None = None) -> Outcome:
+                   nvidia_kernel: NvidiaKernel | None = None, kernel: KernelInfo | None = None,
+                   empty_greps: EmptyGreps | None = None) -> Outcome:
     """Reads: `lsmod` (/proc/modules) for nvidia_peermem, `/sys/class/infiniband` (RDMA NICs), a
     pasted NCCL log (`via NET/IB/.../GDRDMA`, `NET/IB : Using`, "GPU Direct RDMA Disabled"), the
     engine's multi-node flags, and whether DMA-BUF GPUDirect is possible (open module, kernel).
@@ -704,7 +706,7 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
     transport (p2p.cc) and vLLM/SGLang custom all-reduce (CUDA IPC) never consult it. On a host
     without InfiniBand/RoCE it is useless (and may not load).
     """
-    loaded = None if modules is None else modules.loaded("nvidia_peermem")
+    loaded, absent_by = module_loaded(modules, empty_greps, "nvidia_peermem")
     if loaded:
         return ok("nvidia_peermem is loaded (it serves GPUDirect RDMA to RDMA NICs only)", actual="loaded")
     if rdma is not None and not rdma.names:
@@ -719,7 +721,7 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
                             "NICs reach GPU memory; GPU-to-GPU traffic inside the host (NVLink, PCIe P2P, SHM, "
                             "custom all-reduce) never uses it"
                             + ("" if loaded is None else "; not loading it costs nothing"),
-                            actual={"nvidia_peermem": loaded, "rdma_nics": []})
+                            actual={"nvidia_peermem": loaded, "rdma_nics": []}, evidence=[absent_by] if absent_by else [])
     if serving_log is not None and not serving_log.multi_host:
         no_ib = [line for line in serving_log.nccl_net if re.search(r"NET/IB\s*:\s*No device found", line)]
         local = serving_log.channels and all(c.transport in ("P2P", "SHM") for c in serving_log.channels)
@@ -733,6 +735,12 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
                                 + ": nvidia_peermem (GPUDirect RDMA to NICs) plays no part in this engine's traffic",
                                 actual={"nvidia_peermem": loaded}, evidence=(no_ib or
                                                                             [serving_log.channels[0].line])[:2])
+    if rdma is None and loaded is False:
+        # The myth's value is shown (the module is not loaded): a key negative, its one condition named.
+        return not_an_issue("nvidia_peermem is not loaded" + (f" ({absent_by})" if absent_by else "") + ": GPU-to-GPU traffic inside the host "
+                            "(NVLink, PCIe P2P, SHM, custom all-reduce) never uses it; it matters only if NCCL "
+                            "sends over RDMA NICs (InfiniBand/RoCE), which the source does not show",
+                            actual={"nvidia_peermem": False, "rdma_nics": None}, evidence=[absent_by] if absent_by else [])
     if rdma is None:
         return unknown("whether this host has RDMA NICs is not in the source (nvidia_peermem matters only for them)",
                        hint="`ls /sys/class/infiniband`; without RDMA NICs a missing nvidia_peermem is not an issue")
