@@ -203,3 +203,59 @@ def test_lspci_grep_gpus_are_not_the_whole_bus() -> None:
     host = load_pasted([str(entry)])
     assert host.provenance("cmd:lspci").whole is False
     assert _capture("130", "IC-P2P-FUNCTIONAL")["IC-P2P-FUNCTIONAL"][0] == "unknown"
+
+
+# --- worse line wins: several lines of one source about one thing ---------------------------------
+
+# kubernetes-sigs/dra-driver-nvidia-gpu#626 (jgehrcke): a GB200 fabric that registered (Completed, Success) and is
+# unhealthy, under the grep the author ran.
+DRA_626 = """\
+```
+# nvidia-smi -q | grep -E -C3 "ClusterUUID|CliqueId"
+    Fabric
+        State                             : Completed
+        Status                            : Success
+        CliqueId                          : 2
+        ClusterUUID                       : dc6e40c4-d722-4357-9ba6-5291dd461278
+        Health
+            Summary                       : Unhealthy
+            Bandwidth                     : Full
+--
+```
+"""
+
+
+def test_worse_of_takes_the_worse_line_and_quotes_the_one_it_overrides() -> None:
+    from stackaudit.facts.readings import Reading, worse_of
+
+    good, bad, blind = Reading("State : Completed", "good"), Reading("Status : Failure", "bad"), Reading("x : N/A", "unknown")
+    assert worse_of([good, bad]) == ("bad", ("Status : Failure", "State : Completed"))
+    assert worse_of([bad, good]) == worse_of([good, bad])  # the order of the lines does not decide
+    assert worse_of([good, blind]) == ("good", ("State : Completed",))  # a line that cannot say never decides
+    assert worse_of([blind]) == ("unknown", ()) and worse_of([]) == ("unknown", ())
+
+
+def test_an_unhealthy_summary_outweighs_a_completed_registration_on_the_real_paste() -> None:
+    status, message = _run(DRA_626, "DRV-FABRIC-MANAGER")["DRV-FABRIC-MANAGER"]
+    assert status == "issue"
+    assert "`Fabric Health Summary : Unhealthy` although `Fabric State : Completed`" in message
+
+
+def test_the_worse_fabric_field_decides_on_the_corpus_pastes() -> None:
+    # Corpus 111 (Azure/azhpc-images#506): State Completed above Status Insufficient Resources; both quoted.
+    results = run_checks(load_pasted([str(next(CAPTURES.glob("111-*.txt")))]), ["DRV-FABRIC-MANAGER"])
+    r = results["DRV-FABRIC-MANAGER"]
+    assert r.status == "issue" and "`Fabric Status : Insufficient Resources` although `Fabric State : Completed`" \
+        in r.message
+    assert "GPU 0: Fabric Status : Insufficient Resources" in r.evidence and "GPU 0: Fabric State : Completed" in r.evidence
+    # Corpus 110: State In Progress, Status and every Health field N/A: the state alone decides.
+    status, message = _capture("110", "DRV-FABRIC-MANAGER")["DRV-FABRIC-MANAGER"]
+    assert status == "issue" and "`Fabric State : In Progress`" in message and "although" not in message
+
+
+def test_a_healthy_or_silent_summary_does_not_make_a_registered_gpu_an_issue() -> None:
+    # Modelled on DRA_626: the same block with the Summary the healthy fabric shows, then with the summary N/A
+    # (drivers before the Health block): neither is a fabric problem.
+    for summary in ("Healthy", "N/A"):
+        text = DRA_626.replace("Summary                       : Unhealthy", f"Summary                       : {summary}")
+        assert _run(text, "DRV-FABRIC-MANAGER")["DRV-FABRIC-MANAGER"][0] != "issue", summary

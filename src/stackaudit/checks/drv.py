@@ -33,7 +33,15 @@ from stackaudit.facts.gpu_events import (
     xid_class,
 )
 from stackaudit.facts.gpus import GpuInventory
-from stackaudit.facts.nvidia import Daemon, GpuInfo, NvidiaDriver, NvidiaGpus, NvidiaServices, NvLink
+from stackaudit.facts.nvidia import (
+    Daemon,
+    GpuInfo,
+    NvidiaDriver,
+    NvidiaGpus,
+    NvidiaServices,
+    NvLink,
+    fabric_verdict,
+)
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.python_env import PythonEnv
@@ -525,12 +533,15 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     rack = [g for g in gpus if re.search(r"\bGB[23]00\b", g.name or "")]
     problems: list[str] = []
     subjects: list[str] = []
-    not_done = [g for g in fabric_read if g.fabric_state != "Completed"
-                or (g.fabric_status not in (None, "Success"))]
+    verdicts = {g.subject: fabric_verdict(g) for g in fabric_read}
+    not_done = [g for g in fabric_read if verdicts[g.subject][0] == "bad"]
+    quoted: list[str] = []
     if not_done:
-        problems.append("fabric registration not complete on GPU(s) " + _indices(not_done) + ": "
-                        + ", ".join(sorted({f"{g.fabric_state}/{g.fabric_status}" for g in not_done})))
+        # The worse Fabric field decides, quoted with the better one it overrides (`State : Completed`).
+        said = dict.fromkeys(" although ".join(f"`{line}`" for line in verdicts[g.subject][1]) for g in not_done)
+        problems.append("fabric not ready on GPU(s) " + _indices(not_done) + ": " + "; ".join(said))
         subjects += [g.subject for g in not_done]
+        quoted = [f"GPU {g.index}: {line}" for g in not_done for line in verdicts[g.subject][1]][:6]
     if fm is not None and fm.mismatch:
         problems.append(f"Fabric Manager stopped on a driver version mismatch ({fm.mismatch.strip()[-160:]})")
     elif fm is not None and fm.running is False and not rack:
@@ -545,7 +556,7 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
                      actual={"fm": fm.active if fm else None, "fm_version": fm.version if fm else None,
                              "fabric": {g.subject: g.fabric_state for g in fabric_read}},
                      expected="FM active, same version as the driver, fabric Completed/Success",
-                     subjects=subjects or [g.subject for g in gpus], evidence=problems)
+                     subjects=subjects or [g.subject for g in gpus], evidence=quoted + (problems[1:] if quoted else problems))
     if rack and (fm is None or fm.running is not True):
         return not_an_issue("GB200/GB300 compute tray: Fabric Manager runs on the NVLink switch trays, not here"
                             + (f"; fabric state {fabric_read[0].fabric_state}" if fabric_read else ""),
