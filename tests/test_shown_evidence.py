@@ -259,3 +259,68 @@ def test_a_healthy_or_silent_summary_does_not_make_a_registered_gpu_an_issue() -
     for summary in ("Healthy", "N/A"):
         text = DRA_626.replace("Summary                       : Unhealthy", f"Summary                       : {summary}")
         assert _run(text, "DRV-FABRIC-MANAGER")["DRV-FABRIC-MANAGER"][0] != "issue", summary
+
+
+# --- conditional findings stay conditional; the essay's overturned claims are key negatives -------------------
+
+# HeyMeco/Rockchip-pcie-devices#2 (HeyMeco): an RTX 3090 on an RK3588 board, programmed below its own limit.
+ROCKCHIP_2 = """\
+0000:01:00.0 VGA compatible controller: NVIDIA Corporation GA102 [GeForce RTX 3090] (rev a1) (prog-if 00 [VGA controller])
+\tSubsystem: NVIDIA Corporation GA102 [GeForce RTX 3090]
+\tControl: I/O- Mem- BusMaster- SpecCycle- MemWINV- VGASnoop- ParErr- Stepping- SERR- FastB2B- DisINTx-
+\tStatus: Cap+ 66MHz- UDF- FastB2B- ParErr- DEVSEL=fast >TAbort- <TAbort- <MAbort- >SERR- <PERR- INTx-
+\tInterrupt: pin A routed to IRQ 0
+\tRegion 1: Memory at <unassigned> (64-bit, prefetchable) [disabled]
+\tRegion 3: Memory at <unassigned> (64-bit, prefetchable) [disabled]
+\tRegion 5: I/O ports at 100000 [virtual] [size=128]
+\tCapabilities: [60] Power Management version 3
+\t\tFlags: PMEClk- DSI- D1- D2- AuxCurrent=0mA PME(D0+,D1-,D2-,D3hot+,D3cold-)
+\t\tStatus: D0 NoSoftRst+ PME-Enable- DSel=0 DScale=0 PME-
+\tCapabilities: [68] MSI: Enable- Count=1/1 Maskable- 64bit+
+\t\tAddress: 0000000000000000  Data: 0000
+\tCapabilities: [78] Express (v2) Legacy Endpoint, MSI 00
+\t\tDevCap:\tMaxPayload 256 bytes, PhantFunc 0, Latency L0s unlimited, L1 <64us
+\t\t\tExtTag+ AttnBtn- AttnInd- PwrInd- RBE+ FLReset+
+\t\tDevCtl:\tCorrErr- NonFatalErr- FatalErr- UnsupReq-
+\t\t\tRlxdOrd+ ExtTag+ PhantFunc- AuxPwr- NoSnoop+ FLReset-
+\t\t\tMaxPayload 128 bytes, MaxReadReq 512 bytes
+\t\tDevSta:\tCorrErr- NonFatalErr- FatalErr- UnsupReq- AuxPwr- TransPend-
+"""
+
+
+def test_stay_conditional_turns_an_unshown_conditions_issue_into_a_key_negative_that_names_it() -> None:
+    from stackaudit.checks.registry import issue
+    from stackaudit.engine.evaluate import stay_conditional
+
+    found = issue("ACS redirect is on at 2 bridge(s): 0000:00:01.1; P2P is forced up", severity="low",
+                  only_if="peer traffic crosses them")
+    kept = stay_conditional(found)
+    assert kept.status == "not-an-issue" and kept.fix is None and kept.severity is None
+    # The condition sits in the first clause, the one a report's title shows.
+    assert kept.message.startswith("ACS redirect is on at 2 bridge(s), which matters only if peer traffic crosses "
+                                   "them (not shown in the source): 0000:00:01.1")
+    plain = issue("a finding with no condition")
+    assert stay_conditional(plain) is plain
+
+
+def test_acs_on_root_ports_is_an_issue_only_where_peer_traffic_crosses_them() -> None:
+    # The essay's host (tests/scenarios_rtx_pro_6000.py, modelled: 8 PCIe GPUs on their own root ports, SGLang TP 8):
+    # a conditional key negative naming the condition; the same host with NCCL_P2P_LEVEL=SYS shows it: an issue.
+    from report_scenarios import report
+    from scenarios_rtx_pro_6000 import rtx_pro_6000_lxc
+
+    by_id = {r.id: r for r in report("rtx-pro-6000-lxc").results}
+    acs = by_id["FW-ACS-P2P"]
+    assert acs.status == "not-an-issue" and "which matters only if GPU peer traffic crosses these root ports" in acs.message
+    shown = {r.id: r for r in report("rtx-pro-6000-lxc", rtx_pro_6000_lxc(p2p_level="SYS"), tag="-p2p-sys").results}
+    assert shown["FW-ACS-P2P"].status == "issue" and "NCCL_P2P_LEVEL=SYS" in shown["FW-ACS-P2P"].message
+
+
+def test_maxpayload_at_the_gpus_own_limit_is_a_key_negative_where_the_paste_shows_it() -> None:
+    # Corpus 05 (open-mpi/hwloc#653): A100 DevCtl 256 = DevCap 256, no upstream port in the paste.
+    status, message = _capture("05", "PCIE-MPS")["PCIE-MPS"]
+    assert status == "not-an-issue" and "own limit" in message
+    # Rockchip-pcie-devices#2: 128 below the GPU's own 256, and the RK3588's root port is not shown: the path may
+    # be the limit, so nothing is concluded either way.
+    status, message = _run(ROCKCHIP_2, "PCIE-MPS")["PCIE-MPS"]
+    assert status == "unknown"
