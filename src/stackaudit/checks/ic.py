@@ -23,6 +23,7 @@ from stackaudit.checks.registry import (
     unknown,
     with_symptoms,
 )
+from stackaudit.facts._parse import sizes_from_argv
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.docker import DockerContainers
@@ -573,6 +574,9 @@ def custom_allreduce(serving_processes: ServingProcesses | None = None, serving_
     engine, tp, root = _engine_tp(serving_processes, parallelism)
     if root is None and not _engine_roots(serving_processes):
         root = _shown_engine(engine_commands, docker_containers)
+        if root is not None and tp is None:
+            # The shown command's own TP picks the GPUs whose links matter (a cut matrix may not show the rest).
+            tp = sizes_from_argv(root.argv)[0]
     models = _models(gpus)
     topo_gpus = _engine_gpus(gpu_topology, root, tp, collect_env) if gpu_topology is not None else None
     nvlinked = _fully_nvlinked(gpu_topology, topo_gpus) if gpu_topology is not None else None
