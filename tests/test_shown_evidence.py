@@ -156,16 +156,16 @@ def test_shows_part_and_parse_grep_read_the_command_as_typed() -> None:
 
 
 def test_an_empty_lsmod_grep_proves_the_module_absent_on_the_real_paste() -> None:
-    # Corpus 130 (mattshma/bigdata#133): `# lsmod |grep nvidia`, then the next prompt: no nvidia module is loaded.
-    status, message = _capture("130", "IC-NVIDIA-PEERMEM")["IC-NVIDIA-PEERMEM"]
+    # Corpus 176 (mattshma/bigdata#133): `# lsmod |grep nvidia`, then the next prompt: no nvidia module is loaded.
+    status, message = _capture("176", "IC-NVIDIA-PEERMEM")["IC-NVIDIA-PEERMEM"]
     assert status == "not-an-issue" and "`lsmod |grep nvidia` printed nothing" in message
     assert "RDMA NICs" in message and "which the source does not show" in message  # its one condition, named
 
 
 def test_an_empty_grep_proves_its_pattern_absent_and_nothing_else() -> None:
-    # Corpus 131 (Mellanox/nv_peer_memory#46): `lsmod | grep nv_peer` printed nothing; nv_peer_mem is absent, but
+    # Corpus 177 (Mellanox/nv_peer_memory#46): `lsmod | grep nv_peer` printed nothing; nv_peer_mem is absent, but
     # `nv_peer` does not match nvidia_peermem, so the check stays unknown.
-    status, message = _capture("131", "IC-NVIDIA-PEERMEM")["IC-NVIDIA-PEERMEM"]
+    status, message = _capture("177", "IC-NVIDIA-PEERMEM")["IC-NVIDIA-PEERMEM"]
     assert status == "unknown" and "RDMA NICs" in message
     # nvidia-vaapi-driver#218: `lsmod | grep nou` printed nothing (the next prompt follows); the greps with output
     # are excerpts of the module list, which prove no other absence.
@@ -198,11 +198,11 @@ def test_a_log_from_boot_under_a_head_is_an_excerpt() -> None:
 
 
 def test_lspci_grep_gpus_are_not_the_whole_bus() -> None:
-    # Corpus 130: `lspci | grep -i nvidia` lists 1db6 GPUs; a grep's GPU count proves no other device absent.
-    entry = next(CAPTURES.glob("130-*.txt"))
+    # Corpus 176: `lspci | grep -i nvidia` lists 1db6 GPUs; a grep's GPU count proves no other device absent.
+    entry = next(CAPTURES.glob("176-*.txt"))
     host = load_pasted([str(entry)])
     assert host.provenance("cmd:lspci").whole is False
-    assert _capture("130", "IC-P2P-FUNCTIONAL")["IC-P2P-FUNCTIONAL"][0] == "unknown"
+    assert _capture("176", "IC-P2P-FUNCTIONAL")["IC-P2P-FUNCTIONAL"][0] == "unknown"
 
 
 # --- worse line wins: several lines of one source about one thing ---------------------------------
