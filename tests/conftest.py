@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 CAPTURES = REPO / "tests" / "data" / "captures"
+
+
+@pytest.fixture(autouse=True)
+def own_data_home(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory,
+                  request: pytest.FixtureRequest) -> None:
+    """An audit reads `bench`'s history in the user's data directory (XDG_DATA_HOME): each test gets a path of
+    its own, not created, so that no run stored under the real $HOME, or by another test, reaches its report."""
+    name = hashlib.sha256(request.node.nodeid.encode()).hexdigest()[:16]
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.getbasetemp() / "data-home" / name))
 
 
 @pytest.fixture

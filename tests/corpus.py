@@ -20,6 +20,7 @@ the tool. A malformed header raises ValueError naming the file.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -76,8 +77,13 @@ KINDS = (
     "dcgmi discovery",
     "dcgmi nvlink",
     "dcgmi diag",
+    "hardware summary",
+    "benchmark output",
     "empty grep",
 )
+
+# A check over subjects judged on those an excerpt shows: `K of N GPUs shown`, `K GPU(s) shown` (Coverage.text).
+COVERAGE = re.compile(r"\b\d+ (?:of \d+ )?(?:GPU|bridge)s? shown\b")
 
 # Statuses an expectation may name (a check's "error" is a tool failure, never an expectation).
 EXPECT_STATUSES = ("issue", "ok", "not-an-issue", "unknown", "not-applicable")
@@ -114,6 +120,12 @@ class CorpusEntry:
     @property
     def name(self) -> str:
         return self.path.name
+
+    def coverage(self, check_id: str) -> str:
+        """The coverage an expectation's reason states (`1 of 4 GPUs shown`, `2 GPUs shown`), or "": a verdict
+        over the subjects an excerpt shows (the coverage rule of issue 28) names it."""
+        m = COVERAGE.search(self.expect[check_id][1]) if check_id in self.expect else None
+        return m.group(0) if m else ""
 
     def lines_of(self, kind: str) -> list[str]:
         """The body lines a kind was labelled with, in order."""
@@ -276,3 +288,17 @@ def fact(host: Host, name: str) -> Any:
 
     load_all()
     return Collector(host).results([name])[name]
+
+
+GAPS_FILE = Path(__file__).resolve().parent / "data" / "corpus_gaps.toml"
+
+
+def corpus_gaps(table: str) -> dict[str, dict[str, str]]:
+    """One table of tests/data/corpus_gaps.toml (`gap`, `kind_gap`, `whole_gap`): file -> key -> why."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+
+    data: dict[str, dict[str, dict[str, str]]] = tomllib.loads(GAPS_FILE.read_text()) if GAPS_FILE.exists() else {}
+    return data.get(table, {})

@@ -65,14 +65,30 @@ def nvidia_smi_q(name: str, bus_ids: list[str], watts: int, lost: int = 0) -> st
     return "\n".join(out) + "\n"
 
 
-def essay_paste(tmp: Path, numa_balancing: int = 1, with_log: bool = False, lost: int = 0) -> Path:
+def topo_matrix(per_socket: int = 4, sockets: int = 2) -> str:
+    """`nvidia-smi topo -m` of a switchless box: each GPU on its own root port (NODE within a socket, SYS
+    across), the driver-570 layout of the real matrices in tests/data/captures (09-…, 11-…)."""
+    count = per_socket * sockets
+    names = [f"GPU{i}" for i in range(count)]
+    lines = ["\t" + "\t".join(names) + "\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID"]
+    for i in range(count):
+        cells = [" X " if i == j else ("NODE" if i // per_socket == j // per_socket else "SYS") for j in range(count)]
+        node = i // per_socket
+        lines.append(f"GPU{i}\t" + "\t".join(cells) + f"\t{node * 64}-{node * 64 + 63}\t{node}\t\tN/A")
+    return "\n$ nvidia-smi topo -m\n" + "\n".join(lines) + "\n"
+
+
+def essay_paste(tmp: Path, numa_balancing: int = 1, with_log: bool = False, lost: int = 0,
+                topology: bool = False) -> Path:
     """The essay's machine: 8× RTX PRO 6000 Server, SGLang TP8 serving GLM-5-NVFP4, numa_balancing on; `lost`
-    GPUs gone from the driver (Xid 79 in the kernel log)."""
+    GPUs gone from the driver (Xid 79 in the kernel log); `topology`: with its `nvidia-smi topo -m` (two
+    sockets of four GPUs on root ports, no switch)."""
     xid = "".join(f"[ 8812.{i:06d}] NVRM: Xid (PCI:0000:{PRO_6000_BUSES[-1 - i][9:11].lower()}:00): 79, pid='<unknown>', "
                   "name=<unknown>, GPU has fallen off the bus.\n" for i in range(lost))
     text = (nvidia_smi_q("NVIDIA RTX PRO 6000 Blackwell Server Edition", PRO_6000_BUSES, 600, lost)
             + ("\n$ dmesg\n" + xid if lost else "") + "\n" + ESSAY_COMMAND + NUMACTL + "\n$ sysctl kernel.numa_balancing\n"
-            f"kernel.numa_balancing = {numa_balancing}\n" + ("\n" + ESSAY_LOG if with_log else ""))
+            f"kernel.numa_balancing = {numa_balancing}\n" + ("\n" + ESSAY_LOG if with_log else "")
+            + (topo_matrix() if topology else ""))
     path = tmp / "essay.txt"
     path.write_text(text, encoding="utf-8")
     return path

@@ -26,6 +26,9 @@ Each sample line is verbatim from the first corpus paste (tests/data/captures) r
 Before any recogniser runs, one pass (`importers/_paste.py`) peels what pasting adds, line for line:
 quote markers at any depth, code fences, shell prompts (the command stays as its own line), gap lines
 (`[...]`, `<snip>`, grep's `--`), and `\\r\\n` or `\\r\\r\\n` line ends.
+It takes off the prefixes a log collector puts on each line (`LOG_PREFIXES`): syslog and journal times and host names
+with `kernel:` or another program's tag, the kubelet's CRI form, Talos, `docker logs -t` and `docker compose`.
+The host names those prefixes give are kept: they name the host and split a paste of several hosts.
 Line numbers in the report still point into the user's file.
 A text is refused ("nothing recognisable", exit 2) only when no line of it is evidence: the `evidence line`
 kind reads known lines that no block recogniser took.

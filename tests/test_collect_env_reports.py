@@ -289,3 +289,17 @@ def test_capture_11_old_format_tail() -> None:
 def test_parser_never_crashes(text: str) -> None:
     with contextlib.suppress(ParseError):
         parse_collect_env(text)
+
+
+def test_openmmlab_check_env_is_a_report_naming_no_engine() -> None:
+    # Real: InternLM/lmdeploy#3996 (corpus 159), `lmdeploy check_env` after its prompt line.
+    from corpus import body, fact, pasted
+    from stackaudit.facts.collect_env import parse_collect_env
+
+    text = body("159")
+    report = parse_collect_env(text)
+    assert (report.tool, report.torch_version, report.torch_cuda) == ("openmmlab", "2.6.0+cu124", "12.4")
+    assert report.gpu_models == ("NVIDIA GeForce RTX 3090",) * 4
+    assert report.cuda_runtime == "11.0"  # the system nvcc, as vLLM's reports give it too
+    (env,) = fact(pasted(text), "python_env").environments
+    assert env.engine == "" and env.packages["torch"] == "2.6.0+cu124"

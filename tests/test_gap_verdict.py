@@ -86,12 +86,12 @@ def test_the_essay_with_model_weights_and_measured_places_the_gap_in_the_engine(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "200")
     flags = ("--model", str(glm5_config(tmp_path)), "--weights", "nvfp4", "--measured", "10.36")
-    host = _json(capsys, essay_paste(tmp_path), *flags)
+    host = _json(capsys, essay_paste(tmp_path, topology=True), *flags)
     assert 30 < host["ceiling_tok_s"] < 400
     measured = host["measured"]
     assert measured["host_explains"] is False and "the gap lies in the engine" in measured["verdict"]
     assert {"id": "KERN-NUMA-BALANCING", "class": "unproven", "proof": "unproven"} in measured["findings"]
-    text = _run(capsys, essay_paste(tmp_path), *flags)
+    text = _run(capsys, essay_paste(tmp_path, topology=True), *flags)
     first = text.splitlines()[:12]
     percent = f"{measured['percent_of_ceiling']:g} % of the ceiling"
     assert any(percent in line for line in first), first

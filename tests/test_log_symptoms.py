@@ -144,9 +144,11 @@ def test_a_run_that_died_of_a_symptom_is_never_reported_healthy() -> None:
 
 
 def test_a_table_cut_inside_a_gpu_is_no_proof_of_every_gpu() -> None:
-    # Corpus 128: the table stops inside GPU 2's rows.
-    status, message = _capture("128", "DRV-PERSISTENCE")["DRV-PERSISTENCE"]
-    assert status == "unknown" and "ends inside GPU 2's rows" in message
+    # Corpus 128: the table stops inside GPU 2's rows. The coverage rule judges the 3 GPUs shown, says where the
+    # table ends, and claims no count of the host's GPUs ("3 GPUs shown", not "3 of 3").
+    r = run_checks(load_pasted([str(next(CAPTURES.glob("128-*.txt")))]), ["DRV-PERSISTENCE"])["DRV-PERSISTENCE"]
+    assert r.status == "ok" and "ends inside GPU 2's rows" in r.message
+    assert r.coverage is not None and r.coverage.text() == "3 GPUs shown"
 
 
 def test_the_same_table_closed_is_every_gpu() -> None:

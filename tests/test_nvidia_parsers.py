@@ -127,9 +127,17 @@ def test_xml_entities_are_refused() -> None:
     with pytest.raises(ParseError, match="refused"):
         parse_xml(bomb)
     with pytest.raises(ParseError):
-        parse_xml(xml_log([xml_gpu(HGX_BUSES[0])])[:-40])  # cut short
-    with pytest.raises(ParseError):
         parse_xml("<html>no</html>")
+
+
+def test_xml_cut_short_is_read_up_to_its_last_whole_element() -> None:
+    whole = parse_xml(xml_log([xml_gpu(HGX_BUSES[0])]))
+    cut = parse_xml(xml_log([xml_gpu(HGX_BUSES[0])])[:-40])  # a paste that stops before </nvidia_smi_log>
+    assert [g.bdf for g in cut.gpus] == [g.bdf for g in whole.gpus]
+    assert (cut.gpus[0].name, cut.gpus[0].persistence) == (whole.gpus[0].name, whole.gpus[0].persistence)
+    head = xml_log([xml_gpu(HGX_BUSES[0])])
+    head = head[: head.index("</product_name>") + len("</product_name>") + 5]  # and inside the next line
+    assert parse_xml(head).gpus[0].name == whole.gpus[0].name
 
 
 def test_several_outputs_with_chatter_in_one_paste() -> None:
@@ -194,3 +202,11 @@ def test_requested_and_current_power_limits_of_the_r530_schema() -> None:
                               "Current Power Limit               : 250.00 W")
     g = parse_query_text(text).gpus[0]
     assert (g.power_limit_w, g.power_enforced_w) == (300.0, 250.0)
+
+
+def test_table_row_cut_in_its_last_column_still_gives_the_gpu() -> None:
+    # Real: ollama/ollama#1561 (corpus 162), the table cut after `N/` of the ECC column.
+    from corpus import body
+
+    gpus = parse_table("\n".join(body("162").split("\n")[27:35])).gpus
+    assert [(g.name, g.persistence, g.bdf) for g in gpus] == [("NVIDIA GeForce GTX 1660", False, "0000:26:00.0")]

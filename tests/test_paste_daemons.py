@@ -191,6 +191,7 @@ def test_dcgm_host_engine_lines_are_read_as_its_own_daemon() -> None:
     "| NVIDIA-SMI 510.47.03    Driver Version: 510.47.03    CUDA Version: 11.6     |"[2:-2].strip(),  # 101, flattened
     "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest "
     "NVIDIA driver is installed and running.",
+    "- NVIDIA driver version: 535.161.07",  # a hardware summary's bullet (NVIDIA/TensorRT-LLM#2694, corpus 175)
 ])
 def test_a_lone_line_of_evidence_in_prose_is_read(line: str) -> None:
     assert _kinds("Hello, on my box:\n" + line + "\nany idea?\n") == ["evidence line"]

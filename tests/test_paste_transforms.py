@@ -1,10 +1,14 @@
 """The property of the whole corpus (issue 27): how a paste was pasted changes nothing that is read.
 
 Every real paste of tests/data/captures, quoted (`> `), double-quoted (`> > `), with Windows line ends
-(`\\r\\n` and `\\r\\r\\n`), inside a code fence or after a shell prompt line, gives the same record as
-the paste itself: the same outputs, read as the same kinds, on the lines the user's file has them.
+(`\\r\\n` and `\\r\\r\\n`), inside a code fence, after a shell prompt line, or with a log collector's
+prefix on every line (the kubelet's CRI form, `docker logs -t`, `docker compose`, a unit's journal), gives the same record
+as the paste itself: the same outputs, read as the same kinds, on the lines the user's file has them.
+A kernel log behind a syslog, journal or Talos prefix gives the same verdicts, and names its host.
 Cut at a line (a deterministic pseudo-random one per file), it never gives an `ok` the whole paste
-does not give: what was cut away can only take evidence away.
+does not give: what was cut away can only take evidence away. With old Mac line ends (`\\r` alone) it
+gives the same record too. Its `nvidia-smi -q` output flattened onto one line (a chat or a forum joins
+the `Key : value` fields with spaces), it gives the same GPU facts, read from that one line, and no new `ok`.
 """
 
 from __future__ import annotations
@@ -17,7 +21,9 @@ import pytest
 
 from corpus import CorpusEntry, load_corpus
 from stackaudit.engine.testing import run_checks
+from stackaudit.facts.sources import LOG_LINE_HOSTS
 from stackaudit.host.memory import HostRecord, MemoryHost
+from stackaudit.importers._paste import LOG_PREFIXES, view
 from stackaudit.importers.recognition import ImportResult, recognise
 
 ENTRIES = load_corpus()
@@ -25,9 +31,6 @@ ENTRIES = load_corpus()
 # Cuts that do give a new `ok` today: an excerpt judged as if whole (issue 28, rule 4). Each must still give
 # it (the test fails when one stops: remove it), so the list only shrinks.
 KNOWN_NEW_OK = {
-    ("05-a100-sxm4-lspci-maxreadreq-512.txt", "PCIE-MRRS"):
-        "issue 28: lspci cut inside the GPU's entry, before DevCtl's MaxReadReq: ok over no device "
-        "('MaxReadReq : 256-4096 B is within the normal range') where the whole entry gives not-an-issue",
     ("07-nccl-illegal-memory-access-acsctl-redirect-enabled.txt", "FW-ACS-P2P"):
         "issue 28: two ACSCtl lines without redirect, cut before the lines with ReqRedir+: 'no ACS redirect on the "
         "2 bridge(s) between the GPUs' is concluded from an excerpt",
@@ -54,6 +57,10 @@ def crlf_twice(text: str) -> str:
     return text.replace("\n", "\r\r\n")
 
 
+def cr_only(text: str) -> str:
+    return text.replace("\n", "\r")
+
+
 def fenced(text: str) -> str:
     return "```text\n" + text + "\n```"
 
@@ -62,17 +69,79 @@ def prompted(text: str) -> str:
     return "user@gpu-host:~$ cat paste.txt\n" + text
 
 
+# Each log prefix form of `_paste.LOG_PREFIXES`: a real line, where it was pasted, what the recognisers
+# read of it, and the host its prefix names.
+PREFIX_SAMPLES: list[tuple[str, str, str, str]] = [
+    ("kubelet CRI",  # capture 145 (NVIDIA/k8s-device-plugin#444)
+     "2023-10-19T14:25:03.801614288+08:00 stderr F I1019 06:25:03.801505       1 main.go:154] Starting FS watcher.",
+     "I1019 06:25:03.801505       1 main.go:154] Starting FS watcher.", ""),
+    ("Talos",  # capture 121 (vllm-project/vllm#40652)
+     "192.168.11.119: kern: warning: [2026-04-22T21:27:51.291882381Z]: NVRM: kflcnCoreDumpNondestructive_IMPL: "
+     "TRACE: 30 = 0x0000000004d9cacc",
+     "NVRM: kflcnCoreDumpNondestructive_IMPL: TRACE: 30 = 0x0000000004d9cacc", "192.168.11.119"),
+    ("journal short-iso",  # capture 108 (pop-os/pop)
+     "2025-08-16T00:03:03.937586-04:00 localhost systemd[1]: nvidia-persistenced.service: Control process exited, "
+     "code=exited, status=1/FAILURE",
+     "systemd[1]: nvidia-persistenced.service: Control process exited, code=exited, status=1/FAILURE", "localhost"),
+    ("syslog / journal short",  # capture 76 (MrMEEE/ironhide#97): kern.log, dmesg's uptime after `kernel:`
+     "Oct  3 14:01:56 <redacted> kernel: [   12.442423] NVRM: loading NVIDIA UNIX x86 Kernel Module  285.03  "
+     "Mon Aug 15 02:36:51 PDT 2011",
+     "[   12.442423] NVRM: loading NVIDIA UNIX x86 Kernel Module  285.03  Mon Aug 15 02:36:51 PDT 2011", "<redacted>"),
+    ("syslog / journal short",  # capture 144 (Neroued/ninfer#12): journalctl -o short-precise, no uptime
+     "Aug 10 22:40:59.893888 anthill kernel: NVRM: GPU0 _issueRpcAndWait: rpcSendMessage failed with status "
+     "0x0000000f for fn 10 sequence 800!",
+     "kernel: NVRM: GPU0 _issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 10 sequence 800!",
+     "anthill"),
+    ("syslog / journal short",  # capture 131 (NVIDIA/DCGM#244): a zh_CN journal
+     "7月 15 17:26:48 b76d14397.cloud.et15 nv-hostengine[481761]: DCGM initialized",
+     "nv-hostengine[481761]: DCGM initialized", "b76d14397.cloud.et15"),
+    ("docker logs -t",  # huggingface/text-generation-inference#2763
+     '2024-11-20T14:37:16.307700574Z     master_addr: "localhost",', '    master_addr: "localhost",', ""),
+    ("docker compose",  # a public README's `docker compose logs ollama` (found by the code search)
+     'ollama  | time=2025-06-19T17:09:30.103Z level=INFO source=gpu.go:217 msg="looking for compatible GPUs"',
+     'time=2025-06-19T17:09:30.103Z level=INFO source=gpu.go:217 msg="looking for compatible GPUs"', ""),
+]
+
+# Lines that start like a prefix and are not one: they stay as they are.
+NOT_PREFIXES = [
+    "2024-05-01T01:17:02.618817Z  INFO shard-manager: text_generation_launcher: Waiting for shard to be ready... rank=1",
+    "Timestamp                                 : Thu Nov  3 05:46:34 2022",
+    "GPU0     | value",  # one table row: a compose prefix stands on every line of a service
+    "Feb 14 2026 the node rebooted",
+]
+
+
+def _prefixed(prefix: str) -> Callable[[str], str]:
+    def transform(text: str) -> str:
+        return "\n".join(prefix + line for line in _lines(text))
+
+    return transform
+
+
 # Each transform, and how many lines it adds above the paste's first line.
 TRANSFORMS: dict[str, tuple[Callable[[str], str], int]] = {
     "quoted": (quoted, 0), "double-quoted": (double_quoted, 0), "crlf": (crlf, 0), "crlf-twice": (crlf_twice, 0),
-    "fenced": (fenced, 1), "prompted": (prompted, 1),
+    "cr-only": (cr_only, 0), "fenced": (fenced, 1), "prompted": (prompted, 1),
+    "prefixed (kubelet CRI)": (_prefixed("2023-10-19T14:25:03.801614288+08:00 stderr F "), 0),
+    "prefixed (docker logs -t)": (_prefixed("2024-11-20T14:37:16.307700574Z "), 0),
+    "prefixed (docker compose)": (_prefixed("ollama  | "), 0),
+    "prefixed (a unit's journal)": (_prefixed("Oct  8 00:40:36 gpu-node-7 myjob[1450]: "), 0),
+}
+# The host each transform's prefix names ('' for none): recorded once for the hostname, beside the outputs.
+PREFIX_HOSTS = {"prefixed (a unit's journal)": "gpu-node-7"}
+# Prefixes a kernel log gets from a node's syslog, journal or Talos: each names the host.
+KERNEL_PREFIXES = {
+    "syslog": "Oct  3 14:01:56 megatron kernel: ",
+    "journal short-precise": "Aug 10 22:40:59.893888 anthill kernel: ",
+    "journal short-iso": "2025-08-16T00:03:03.937586-04:00 gpu-node-7 kernel: ",
+    "Talos": "192.168.11.119: kern: warning: [2026-04-22T21:27:51.291882381Z]: ",
 }
 
 
 def _content(record: HostRecord) -> dict[str, Any]:
     """What the facts read: every recorded command's output, file and pasted document."""
     return {"commands": {argv: r.stdout for argv, r in record.commands.items()},
-            "files": dict(record.files), "docs": dict(record.docs)}
+            "files": dict(record.files), "docs": {k: v for k, v in record.docs.items() if k != LOG_LINE_HOSTS.name}}
 
 
 def _spans(result: ImportResult, shift: int) -> list[tuple[str, int, int]]:
@@ -86,6 +155,9 @@ def test_how_it_was_pasted_changes_nothing_read(entry: CorpusEntry) -> None:
         got = recognise(transform(entry.body), entry.name)
         assert _content(got.record) == _content(base.record), f"{entry.name}, {name}: another record"
         assert _spans(got, shift) == _spans(base, 0), f"{entry.name}, {name}: other kinds or lines"
+        host = PREFIX_HOSTS.get(name)
+        if host and base.recognised:
+            assert got.record.docs[LOG_LINE_HOSTS.name] == host + "\n", f"{entry.name}, {name}: the host"
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.path.name[:48])
@@ -104,3 +176,123 @@ def test_a_cut_paste_never_gives_a_new_ok(entry: CorpusEntry) -> None:
     assert [c for c in new_ok if c not in known] == [], \
         f"{entry.name} cut after line {cut}: {new_ok} ok where the whole paste is not"
     assert [c for c in known if c not in new_ok] == [], f"{entry.name}: {known} no longer ok: remove from KNOWN_NEW_OK"
+
+
+# --- flattened `Key : value` runs ----------------------------------------------------------------------
+
+QUERY_KINDS = ("nvidia-smi -q", "nvidia-smi -q section")
+QUERY_ENTRIES = [(e, kind) for e in ENTRIES for kind in QUERY_KINDS if kind in e.kinds]
+
+
+def flattened(entry: CorpusEntry, kind: str) -> tuple[str, list[int]]:
+    """The paste with each range of `kind` joined onto one line, whitespace collapsed; the 1-based line
+    numbers of those joined lines in the new text."""
+    lines = list(entry.body_lines)
+    joined = []
+    for a, b in reversed(entry.kinds[kind]):
+        lines[a - 1:b] = [" ".join(" ".join(lines[a - 1:b]).split())]
+        joined = [a] + [n - (b - a) for n in joined]
+    return "\n".join(lines), joined
+
+
+def test_the_corpus_has_query_pastes_to_flatten() -> None:
+    assert len(QUERY_ENTRIES) >= 8
+
+
+@pytest.mark.parametrize(("entry", "kind"), QUERY_ENTRIES, ids=lambda x: x.path.name[:48] if hasattr(x, "path") else x)
+def test_flattened_query_fields_give_the_same_facts(entry: CorpusEntry, kind: str) -> None:
+    from corpus import fact
+
+    text, joined = flattened(entry, kind)
+    base = recognise(entry.body, entry.name)
+    flat = recognise(text, entry.name)
+    assert fact(MemoryHost(flat.record), "nvidia") == fact(MemoryHost(base.record), "nvidia"), entry.name
+    # Read as `-q` on the joined line itself: a provenance line points at what the user pasted.
+    spans = [(a, b) for k, a, b in flat.recognised if k == "nvidia-smi -q"]
+    assert any(a <= n <= b for n in joined for a, b in spans), (entry.name, joined, flat.recognised)
+    checks = list(entry.expect)
+    whole = run_checks(MemoryHost(base.record), checks)
+    got = run_checks(MemoryHost(flat.record), checks)
+    assert [c for c in checks if got[c].status == "ok" and whole[c].status != "ok"] == [], entry.name
+
+
+# Modelled (no real paste of a joined run was found in public threads): the fields of a GPU section as a chat
+# joins them, around a line of prose, with old Mac line ends between the lines.
+MODELLED_FLAT = ("my GPU:\r"
+                 "GPU 00000000:3B:00.0 Product Name : NVIDIA A100-SXM4-80GB Persistence Mode : Disabled "
+                 "MIG Mode Current : Disabled Pending : Disabled Compute Mode : Default "
+                 "Clocks Event Reasons Idle : Not Active SW Power Cap : Active HW Slowdown : Not Active "
+                 "GPU Power Readings Current Power Limit : 300.00 W Requested Power Limit : 300.00 W "
+                 "Default Power Limit : 400.00 W Max Clocks Graphics : 1410 MHz SM : 1410 MHz Memory : 1593 MHz\r"
+                 "thanks")
+
+
+def test_a_modelled_flattened_gpu_section_is_read_field_by_field() -> None:
+    from corpus import fact
+
+    result = recognise(MODELLED_FLAT, "modelled")
+    assert [k for k, _, _ in result.recognised] == ["nvidia-smi -q"]
+    assert {(a, b) for _, a, b in result.recognised} == {(2, 2)}  # the user's second line
+    gpus = fact(MemoryHost(result.record), "nvidia").gpus
+    assert len(gpus) == 1
+    g = gpus[0]
+    assert (g.name, g.bdf, g.persistence, g.compute_mode, g.mig_current) == (
+        "NVIDIA A100-SXM4-80GB", "0000:3b:00.0", False, "Default", False)
+    assert (g.power_limit_w, g.power_enforced_w, g.power_default_w) == (300.0, 300.0, 400.0)
+    assert g.clock_events == ("sw_power_cap",)
+    assert (g.max_sm_clock_mhz, g.max_mem_clock_mhz) == (1410, 1593)
+
+
+def test_the_brief_run_and_what_is_not_a_run() -> None:
+    from stackaudit.importers._paste import unflatten, view
+
+    assert unflatten("Persistence Mode : Enabled Power Limit : 300.00 W") == [
+        "    Persistence Mode : Enabled", "    Power Limit : 300.00 W"]
+    # Two ` : ` without two names nvidia-smi prints: not a run, left as it is.
+    assert unflatten("Model : llama-3 Backend : cuda") is None
+    paste = view("a\nDriver Version : 550.54.15 CUDA Version : 12.4\nb")
+    assert paste.lines == ["a", "Driver Version : 550.54.15", "CUDA Version : 12.4", "b"]
+    assert list(paste.origin) == [0, 1, 1, 2]
+
+
+def test_every_prefix_form_has_a_real_line_and_leaves_its_message() -> None:
+    assert {name for name, _ in LOG_PREFIXES} == {name for name, *_ in PREFIX_SAMPLES}
+    for name, line, message, host in PREFIX_SAMPLES:
+        # A compose prefix counts when a neighbour line has it too (compose writes it on every line).
+        paste = view(line + "\n" + line)
+        assert paste.lines[0] == message, name
+        assert paste.hosts.get(0, "") == host, name
+        assert list(paste.origin) == [0, 1]
+
+
+def test_interleaved_compose_services_lose_their_prefixes() -> None:
+    # Modelled on the README line of PREFIX_SAMPLES: compose pads each service's name to one width.
+    paste = view("ollama  | time=2025-06-19T17:09:30.103Z level=INFO msg=a\n"
+                 "webui   | INFO:     Started server process [1]\n"
+                 "ollama  | time=2025-06-19T17:09:30.338Z level=INFO msg=b")
+    assert paste.lines == ["time=2025-06-19T17:09:30.103Z level=INFO msg=a", "INFO:     Started server process [1]",
+                           "time=2025-06-19T17:09:30.338Z level=INFO msg=b"]
+
+
+def test_a_line_that_only_starts_like_a_prefix_stays() -> None:
+    for line in NOT_PREFIXES:
+        assert view(line).lines == [line]
+
+
+KERNEL_ENTRIES = [e for e in ENTRIES if "dmesg" in e.kinds or "journal" in e.kinds]
+
+
+@pytest.mark.parametrize("entry", KERNEL_ENTRIES, ids=lambda e: e.path.name[:48])
+def test_a_kernel_log_behind_a_node_prefix_gives_the_same_verdicts(entry: CorpusEntry) -> None:
+    checks = list(entry.expect)
+    base = recognise(entry.body, entry.name)
+    want = {cid: r.status for cid, r in run_checks(MemoryHost(base.record), checks).items()}
+    for name, prefix in KERNEL_PREFIXES.items():
+        # The node's prefix goes on the kernel lines (a prompt, a fence or a daemon's line has none).
+        kernel = {n for kind, a, b in base.recognised if kind == "dmesg" for n in range(a, b + 1)}
+        text = "\n".join(prefix + line if n in kernel and line.strip() else line
+                         for n, line in enumerate(_lines(entry.body), start=1))
+        got = recognise(text, entry.name)
+        assert _spans(got, 0) == _spans(base, 0), f"{entry.name}, {name}: other kinds or lines"
+        statuses = {cid: r.status for cid, r in run_checks(MemoryHost(got.record), checks).items()}
+        assert statuses == want, f"{entry.name}, {name}: other verdicts"

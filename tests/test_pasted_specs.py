@@ -306,8 +306,11 @@ def test_nvidia_smi_q_section_without_its_gpu_header_is_an_excerpt() -> None:
     host = pasted(body("63"))
     assert host.record.provenance["cmd:nvidia-smi -q"].whole is False
     results = run_checks(host, ["DRV-COMPUTE-MODE", "MEM-ECC-MODE"])
-    # Default on the one section shown; how many GPUs there are is not in the fragment.
-    assert results["DRV-COMPUTE-MODE"].status == "unknown" and "Default" in results["DRV-COMPUTE-MODE"].message
+    # Default on the one section shown: ok over it (the coverage rule, issue 28); how many GPUs there are is not in
+    # the fragment, so the coverage has no total and run next asks for every GPU.
+    mode = results["DRV-COMPUTE-MODE"]
+    assert mode.status == "ok" and "Default" in mode.message
+    assert mode.coverage is not None and mode.coverage.text() == "1 GPU shown" and "`nvidia-smi -q`" in mode.hint
     assert results["MEM-ECC-MODE"].status == "not-applicable"
 
 
@@ -326,3 +329,28 @@ def test_ray_shm_warning_reaches_shm_as_free_space(prefix: str, available: int) 
 def test_ray_lines_are_claimed_and_the_traceback_after_them_is_not() -> None:
     spans = recognise(body("65")).recognised
     assert [(k, a, b) for k, a, b in spans] == [("ray log", 10, 11)]
+
+
+def test_a_compose_service_pasted_without_services_is_read() -> None:
+    # Real: ollama/ollama#1561 (162, the service key at column 0) and ollama/ollama#6364 (163, indented).
+    for prefix, lines in (("162", (4, 19)), ("163", (3, 32))):
+        result = recognise(body(prefix))
+        assert ("compose", *lines) in result.recognised, result.recognised
+        (svc,) = containers(MemoryHost(result.record)).containers
+        assert (svc.name, svc.image) == ("ollama", "ollama/ollama:latest")
+    gpu = containers(pasted(body("162"))).containers[0]
+    assert [r.count for r in gpu.device_requests] == [1]
+    # Modelled: a mapping under another key (not `services:`) is not a service pasted on its own.
+    assert not recognise("x-defaults:\n  base:\n    image: foo\n    shm_size: 1g\n").recognised
+
+
+def test_a_container_pasted_without_its_manifest_is_a_pod_excerpt() -> None:
+    # Real: ray-project/ray#12881 (corpus 172), from inside the container's ports to its env.
+    result = recognise(body("172"))
+    assert result.recognised == [("k8s pod", 2, 29)]
+    (ctr,) = containers(MemoryHost(result.record)).containers
+    assert [r.count for r in ctr.device_requests] == [1]
+    # /dev/shm is mounted from a volume the paste cut away: not the 64 MiB default, an excerpt.
+    assert ctr.excerpt and ctr.shm_size is None
+    status = run_checks(MemoryHost(result.record), ["CTR-SHM-SIZE"])["CTR-SHM-SIZE"].status
+    assert status == "unknown"

@@ -246,6 +246,28 @@ def test_audit_html_charts_the_measured_rate_against_the_ceiling() -> None:
     assert 'id="chart-ceiling"' not in render(report("no-gpu"), "html")
 
 
+def test_audit_html_draws_the_measured_rate_against_the_ceilings_ladder() -> None:
+    """Issue 29: a bar per rung (bandwidth, + all-reduce, + launch floor), the last one the headline's figure,
+    and the measured rate drawn across them; before, one bar stood for the whole ladder."""
+    import re
+
+    rep = report("pcie")
+    ladder = rep.host.get("ceiling_ladder")
+    assert isinstance(ladder, list) and [r["name"] for r in ladder] == ["bandwidth", "bandwidth+allreduce", "overhead"]
+    values = [r["tok_s"] for r in ladder]
+    assert values == sorted(values, reverse=True) and values[-1] == rep.host["ceiling_tok_s"]
+    rep.host["measured"] = {"decode_tok_s": 40.0, "ceiling_tok_s": values[-1],
+                            "percent_of_ceiling": 40.0 / values[-1] * 100, "line": "Measured: 40 tok/s"}
+    html = render(rep, "html")
+    chart = html[html.index('id="chart-ceiling"'):]
+    chart = chart[: chart.index("</svg>")]
+    bars = re.findall(r'<rect class="(bar[^"]*)" data-ceiling="([^"]+)" data-value="([^"]+)"', chart)
+    assert [label for _, label, _ in bars] == ["bandwidth", "bandwidth+allreduce", "overhead", "measured decode"]
+    assert [cls for cls, _, _ in bars][2] == "bar binding"
+    assert [float(v) for _, _, v in bars][:3] == pytest.approx(values, abs=0.01)
+    assert 'id="chart-ceiling-measured"' in html
+
+
 def test_audit_format_html_to_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from report_scenarios import snapshot
 

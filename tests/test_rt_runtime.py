@@ -31,7 +31,8 @@ BASE_ENV = {
     "HOSTNAME": "gpu-node-07",
 }
 RT_IDS = ["RT-TORCH-ARCH", "RT-FLASHINFER", "RT-CUDA-GRAPHS", "RT-ENV-CUDA-DEVICE-MAX-CONNECTIONS", "RT-ENV-VLLM",
-          "RT-ENV-SGLANG", "RT-ULIMIT-NOFILE", "RT-OMP", "RT-TRTLLM-ALLREDUCE", "RT-VERSION-MATRIX"]
+          "RT-ENV-SGLANG", "RT-ULIMIT-NOFILE", "RT-OMP", "RT-TRTLLM-ALLREDUCE", "RT-VERSION-MATRIX",
+          "RT-KERNEL-ARCH"]
 
 
 # --- building /proc ---------------------------------------------------------------------------

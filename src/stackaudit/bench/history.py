@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import statistics
 import sys
 import urllib.parse
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -212,3 +214,46 @@ class History:
             (run_id,),
         ).fetchall()
         return [RequestRow(r[0], int(r[1]), bool(r[2]), r[3], r[4], r[5], int(r[6] or 0)) for r in rows]
+
+
+# How many of the latest runs a look-up for an endpoint reads, at most.
+_ENDPOINT_RUNS = 500
+
+
+def _port(url: str) -> int | None:
+    try:
+        parts = urllib.parse.urlsplit(url)
+        return parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+    except ValueError:
+        return None
+
+
+def single_stream_rate(endpoints: Sequence[tuple[Collection[str], int, Collection[str]]],
+                       path: str | None = None) -> tuple[float, str] | None:
+    """The latest single-stream rate `bench` stored for a server at one of `endpoints` ((host names, port, model
+    names)), the same model where the run and the endpoint both name one: 1000 / the mean TPOT of its
+    concurrency-1 requests, with where it was read ("bench history: run 7 of 2026-11-30, 1 stream"). None
+    without a database (none is created) or such a run."""
+    try:
+        store = History(path, create=False)
+    except InputError:
+        return None
+    with store:
+        try:
+            runs = store._db.execute("SELECT id, started, url, model FROM runs ORDER BY id DESC LIMIT ?",
+                                     (_ENDPOINT_RUNS,)).fetchall()
+            for run_id, started, url, run_model in runs:
+                host = (urllib.parse.urlsplit(str(url or "")).hostname or "").lower()
+                if not any(host in hosts and _port(str(url)) == port and (not run_model or not models
+                                                                           or str(run_model) in models)
+                           for hosts, port, models in endpoints):
+                    continue
+                tpots = [float(r[0]) for r in store._db.execute(
+                    "SELECT tpot_ms FROM requests WHERE run_id = ? AND level = 'c=1' AND ok = 1 AND tpot_ms > 0",
+                    (run_id,))]
+                if tpots:
+                    return (round(1000.0 / statistics.mean(tpots), 2),
+                            f"bench history: run {run_id} of {str(started)[:10]}, 1 stream")
+        except sqlite3.Error:
+            return None
+    return None

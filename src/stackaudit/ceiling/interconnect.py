@@ -1,7 +1,9 @@
 """All-reduce latency and per-kernel fixed costs.
 
-Latencies are small-message (<= 32 KB) figures measured in public sources; where a value
-is an estimate it is marked [est], and so is the cause line the ceiling prints.
+All-reduce latencies are small-message (<= 32 KB) figures measured in public sources, one row each in
+LATENCY_TABLE, by topology class (NVLink/NVSwitch, GPUs behind PCIe switches, root ports on one socket,
+across sockets).
+Where a value is an estimate it is marked [est], and so is the cause line the ceiling prints.
 """
 
 from __future__ import annotations
@@ -34,7 +36,6 @@ GRAPH_KERNEL_US = 1.5
 # this is a floor for TP spanning NVLink domains. vLLM's custom all-reduce is off across nodes
 # ("Custom allreduce is disabled because this process group spans across nodes").
 INTER_NODE_ALLREDUCE_US = 19.0
-INTER_NODE_SOURCE = "19 us: NCCL all-reduce between nodes over InfiniBand, 18.96-20.67 us (nccl-tests #150)"
 
 # One pipeline-stage hop (send the hidden state of the batch to the next stage) [est]: the raw P2P
 # latency, 0.36-0.45 us with PCIe P2P and ~14 us with P2P disabled (rtx6kpro benchmarks/results.md,
@@ -91,6 +92,8 @@ class AllReduceModel:
     latency_us: float
     link_gbs: float  # unidirectional per-GPU bandwidth used for the size-dependent term
     reason: str
+    path: str = ""  # the topology class priced (TOPOLOGY_CLASSES); "" with one GPU
+    path_assumed: str = ""  # why the class was assumed (no topology read); "" when the topology gave it
 
     def time_us(self, message_bytes: float, ranks: int) -> float:
         """Latency + the ring's 2(N-1)/N bytes over the link (negligible for decode at batch 1)."""
@@ -98,6 +101,17 @@ class AllReduceModel:
             return 0.0
         transfer = 2 * (ranks - 1) / ranks * message_bytes / (self.link_gbs * 1e9) * 1e6
         return self.latency_us + transfer
+
+    @property
+    def path_words(self) -> str:
+        return path_words(self.path, self.path_assumed)
+
+
+def path_words(path: str, assumed: str) -> str:
+    """'PCIe across sockets (from the topology)', or the class with why it was assumed."""
+    if not path:
+        return ""
+    return f"{CLASS_WORDS[path]} ({f'assumed: {assumed}' if assumed else 'from the topology'})"
 
 
 def default_interconnect(gpu: GpuSpec) -> str:
@@ -113,6 +127,17 @@ def default_interconnect(gpu: GpuSpec) -> str:
     return "pcie" if gpu.p2p else "pcie-no-p2p"
 
 
+def interconnect_of_class(gpu: GpuSpec, path: str | None) -> str | None:
+    """The `--interconnect` a topology class implies (PCIe classes without P2P on GeForce); None for None."""
+    if path is None:
+        return None
+    if path not in TOPOLOGY_CLASSES:
+        raise UsageError(f"--topology {path!r}: use one of {', '.join(TOPOLOGY_CLASSES)}")
+    if path in PCIE_CLASSES:
+        return "pcie" if gpu.p2p else "pcie-no-p2p"
+    return path
+
+
 def _link_gbs(gpu: GpuSpec, interconnect: str) -> float:
     if interconnect == "network":
         return 50.0  # one 400 Gb/s NIC per GPU (NDR: "46-48 GB/s per NIC", nccl-tests #290)
@@ -125,21 +150,30 @@ def _link_gbs(gpu: GpuSpec, interconnect: str) -> float:
     return bandwidth / 2 if interconnect == "pcie-no-p2p" else bandwidth
 
 
-def allreduce_model(gpu: GpuSpec, ranks: int, interconnect: str, mode: str = "auto") -> AllReduceModel:
-    """Pick the implementation (vLLM's rules under "auto") and its latency for `ranks` GPUs."""
+def allreduce_model(gpu: GpuSpec, ranks: int, interconnect: str, mode: str = "auto",
+                    path: str | None = None) -> AllReduceModel:
+    """Pick the implementation (vLLM's rules under "auto") and its latency for `ranks` GPUs.
+
+    `path`: the topology class the group's all-reduce crosses (TOPOLOGY_CLASSES, from the audit's machine
+    topology); None prices the fastest PCIe class measured for `ranks` GPUs and says it was assumed.
+    """
     if interconnect not in INTERCONNECTS:
         raise UsageError(f"--interconnect {interconnect!r}: use one of {', '.join(INTERCONNECTS)}")
     if mode not in ALLREDUCE_MODES:
         raise UsageError(f"--allreduce {mode!r}: use one of {', '.join(ALLREDUCE_MODES)}")
+    if path is not None and path not in TOPOLOGY_CLASSES:
+        raise UsageError(f"--topology {path!r}: use one of {', '.join(TOPOLOGY_CLASSES)}")
     link = _link_gbs(gpu, interconnect)
     if ranks <= 1:
         return AllReduceModel(interconnect, "none", 0.0, link, "one GPU per replica: no all-reduce")
     if interconnect == "network":
         if mode == "custom":
             raise UsageError("--allreduce custom: custom all-reduce works inside one node only")
+        latency, source = _latency_us("network", ranks, False)
         return AllReduceModel(
-            interconnect, "nccl", INTER_NODE_ALLREDUCE_US, link,
-            f"the group spans nodes (vLLM custom all-reduce off across nodes); {INTER_NODE_SOURCE}",
+            interconnect, "nccl", latency, link,
+            f"the group spans nodes (vLLM custom all-reduce off across nodes); {source}", "network",
+            "" if path == "network" else "the TP group is wider than one NVLink domain",
         )  # fmt: skip
     fully_connected = interconnect in ("nvlink", "xgmi")
     p2p = interconnect != "pcie-no-p2p"
@@ -162,35 +196,135 @@ def allreduce_model(gpu: GpuSpec, ranks: int, interconnect: str, mode: str = "au
         use_custom, why = True, "custom/one-shot all-reduce (--allreduce custom)"
     else:
         use_custom, why = False, "NCCL (--allreduce nccl)"
-    latency, source = _latency_us(interconnect, ranks, use_custom)
-    return AllReduceModel(interconnect, "custom" if use_custom else "nccl", latency, link, f"{why}; {source}")
-
-
-def _latency_us(interconnect: str, ranks: int, custom: bool) -> tuple[float, str]:
-    """Small-message latency per all-reduce, from the public measurements cited per value."""
-    if interconnect == "nvlink":
-        if custom:
-            value = 5.0 if ranks <= 4 else 7.0
-            return value, f"{value:g} us: H100 NVLink custom AR 3.7-7.8 us (sglang PR #2904)"
-        return 10.0, "10 us: NCCL on NVLink [est], 6 us NVLS on 2 GPUs (nccl #1259)"
-    if interconnect == "xgmi":
-        if custom:
-            return 6.3, "6.3 us: xGMI TP8 custom AR (vllm PR #39080)"
-        return 10.0, "10 us: RCCL on xGMI [est]"
+    implementation = "custom" if use_custom else "nccl"
+    assumed = ""
     if interconnect == "pcie":
-        if custom:
-            value = 6.0 if ranks <= 2 else 7.5 if ranks <= 4 else 9.2
-            return (
-                value,
-                f"{value:g} us: PCIe one-shot/custom AR 6.1-9.2 us (rtx6kpro pcie-oneshot-allreduce.md)",
-            )
-        if ranks <= 4:
-            return 14.0, "14 us: NCCL on PCIe, same socket, 13.2-15.6 us (rtx6kpro)"
-        return (
-            25.0,
-            "25 us: NCCL on 8 PCIe GPUs behind switches, 24.1-24.6 us (rtx6kpro); 30-50 us across sockets",
-        )
-    return 30.0, "30 us: NCCL without P2P (host-memory transport) [est, unverified]"
+        if path not in PCIE_CLASSES:
+            path = assumed_pcie_class(implementation, ranks)
+            assumed = "no topology read; the fastest PCIe class measured for this group size"
+    elif path != interconnect:
+        path, assumed = interconnect, f"no topology read; the {interconnect} link is the class"
+    assert path is not None
+    latency, source = _latency_us(path, ranks, use_custom)
+    reason = f"{why}; priced for {path_words(path, assumed)}; {source}"
+    return AllReduceModel(interconnect, implementation, latency, link, reason, path, assumed)
+
+
+# ------------------------------------------------------------------ all-reduce latency by topology class
+# The class of the path a TP group's all-reduce crosses, from `nvidia-smi topo -m`'s worst pair kind in the group
+# (facts/machine_topology.py): NV# -> nvlink; PIX/PXB -> pcie-switch; PHB/NODE -> pcie-socket; SYS -> pcie-cross-socket.
+TOPOLOGY_CLASSES = ("nvlink", "xgmi", "pcie-switch", "pcie-socket", "pcie-cross-socket", "pcie-no-p2p", "network")
+PCIE_CLASSES = ("pcie-switch", "pcie-socket", "pcie-cross-socket")
+_CLASS_OF_KIND = {"NV": "nvlink", "PIX": "pcie-switch", "PXB": "pcie-switch", "PHB": "pcie-socket",
+                  "NODE": "pcie-socket", "SYS": "pcie-cross-socket"}  # fmt: skip
+CLASS_WORDS = {
+    "nvlink": "NVLink/NVSwitch", "xgmi": "xGMI (Infinity Fabric)", "pcie-switch": "GPUs behind PCIe switches",
+    "pcie-socket": "PCIe root ports on one socket", "pcie-cross-socket": "PCIe across sockets",
+    "pcie-no-p2p": "PCIe without GPU P2P", "network": "the node network",
+}  # fmt: skip
+
+
+def topology_class(kind: str | None) -> str | None:
+    """The class of an `nvidia-smi topo -m` pair kind (NV, PIX, PXB, PHB, NODE, SYS); None when unknown."""
+    return _CLASS_OF_KIND.get(kind or "")
+
+
+@dataclass(frozen=True)
+class LatencyRow:
+    """One published small-message all-reduce latency: a class, an implementation, the widest group measured."""
+
+    path: str  # a TOPOLOGY_CLASSES value
+    implementation: str  # custom | nccl
+    max_ranks: int  # the group size measured; a row also prices smaller groups
+    latency_us: float  # the lowest figure the source gives for 1-32 KB messages (a ceiling takes the fastest)
+    figures: str  # what the source shows, as it shows it
+    measured_by: str  # who measured, on what
+    source: str  # the public page
+
+
+# One declared table; `_row` picks from it, nothing else prices an all-reduce.
+LATENCY_TABLE: tuple[LatencyRow, ...] = (
+    LatencyRow("nvlink", "custom", 4, 3.7, "TP2/TP4 custom all-reduce 3.7-4.8 us for 512 B-32 KB",
+               "SGLang developers, H100 HGX, sgl-kernel custom all-reduce unit test",
+               "https://github.com/sgl-project/sglang/pull/2904"),
+    LatencyRow("nvlink", "custom", 8, 5.7, "TP8 custom all-reduce 5.7-7.8 us for 512 B-32 KB",
+               "SGLang developers, H100 HGX, sgl-kernel custom all-reduce unit test",
+               "https://github.com/sgl-project/sglang/pull/2904"),
+    LatencyRow("nvlink", "nccl", 8, 6.0, "NCCL NVLSTree in a CUDA graph, 2 GPUs, 128 B-64 KB: about 6 us "
+               "(the issue asks why wider groups are slower, so 6 us bounds them from below)",
+               "an NCCL user (nccl-tests all_reduce_perf), HGX 8x H100, NCCL 2.20.5",
+               "https://github.com/NVIDIA/nccl/issues/1259"),
+    LatencyRow("xgmi", "custom", 8, 6.3, "TP8 custom all-reduce 6.3-7.6 us for 24-96 KB",
+               "vLLM contributors, MI355X, aiter custom all-reduce",
+               "https://github.com/vllm-project/vllm/pull/39080"),
+    LatencyRow("xgmi", "nccl", 8, 6.3, "no published RCCL small-message figure found: the custom all-reduce's "
+               "6.3 us is used, so the ceiling stays a ceiling [est]",
+               "vLLM contributors, MI355X, aiter custom all-reduce",
+               "https://github.com/vllm-project/vllm/pull/39080"),
+    LatencyRow("pcie-switch", "custom", 4, 4.0, "4 ranks behind one PLX switch, one-shot push in a CUDA graph: "
+               "4.0 us (4 KB) to 11.8 us (32 KB)",
+               "a SGLang fork contributor, 4x V100 SXM2 behind one PCIe switch",
+               "https://github.com/haohervchb/sglang-V100/pull/2"),
+    LatencyRow("pcie-switch", "custom", 8, 7.5, "8 GPUs behind PCIe switches, custom all-reduce 7.5 us (256 B-1 KB), "
+               "9.2 us (8 KB), 16.5 us (32 KB)",
+               "local-inference-lab (p2pmark --allreduce), 8x RTX PRO 6000 Max-Q behind 3 switches",
+               "https://github.com/local-inference-lab/rtx6kpro/blob/main/benchmarks/results.md"),
+    LatencyRow("pcie-switch", "nccl", 4, 19.4, "4 ranks behind one PLX switch, NCCL (PXB) in a CUDA graph: "
+               "19.4 us (4 KB), 20.3 (8 KB), 22.3 (16 KB), 24.2 (32 KB)",
+               "a SGLang fork contributor, 4x V100 SXM2 behind one PCIe switch",
+               "https://github.com/haohervchb/sglang-V100/pull/2"),
+    LatencyRow("pcie-switch", "nccl", 8, 24.1, "8 GPUs behind PCIe switches, NCCL 24.1-24.6 us for 256 B-32 KB",
+               "local-inference-lab (p2pmark --allreduce), 8x RTX PRO 6000 Max-Q behind 3 switches",
+               "https://github.com/local-inference-lab/rtx6kpro/blob/main/benchmarks/results.md"),
+    LatencyRow("pcie-socket", "custom", 4, 6.1, "4 GPUs on one NUMA node, PCIe one-shot 6.1 us (1 KB) to 9.2 us (32 KB)",
+               "local-inference-lab (SGLang auto-crossover benchmark), 4x RTX PRO 6000, ASUS ESC8000A-E13P",
+               "https://github.com/local-inference-lab/rtx6kpro/blob/main/optimization/pcie-oneshot-allreduce.md"),
+    LatencyRow("pcie-socket", "nccl", 4, 13.2, "4 GPUs on one NUMA node, NCCL 13.2-15.6 us for 1-32 KB",
+               "local-inference-lab (SGLang auto-crossover benchmark), 4x RTX PRO 6000, ASUS ESC8000A-E13P",
+               "https://github.com/local-inference-lab/rtx6kpro/blob/main/optimization/pcie-oneshot-allreduce.md"),
+    LatencyRow("pcie-cross-socket", "custom", 8, 26.2, "custom all-reduce \"is slower than default NCCL\" on dual-CPU "
+               "systems without switches, so it is priced at NCCL's figure",
+               "local-inference-lab, 8x RTX PRO 6000 Server on dual AMD Turin",
+               "https://github.com/local-inference-lab/rtx6kpro/blob/main/benchmarks/results.md"),
+    LatencyRow("pcie-cross-socket", "nccl", 8, 26.2, "8 GPUs across two sockets, NCCL 32 KB: 48.16 us with NCCL's "
+               "own topology search, 26.20 us with an NCCL graph XML",
+               "local-inference-lab (nccl-tests), 8x RTX PRO 6000 Server on dual AMD Turin",
+               "https://github.com/local-inference-lab/rtx6kpro/blob/main/benchmarks/results.md"),
+    LatencyRow("pcie-no-p2p", "nccl", 8, 30.0, "no published small-message figure found; a P2P hop without P2P costs "
+               "~14 us (rtx6kpro results.md), an all-reduce at least two [est]",
+               "estimate", "https://github.com/local-inference-lab/rtx6kpro/blob/main/benchmarks/results.md"),
+    LatencyRow("network", "nccl", 16, INTER_NODE_ALLREDUCE_US, "nccl-tests between two nodes over InfiniBand HDR, "
+               "one GPU per node, 8-128 B: 18.96-20.67 us",
+               "an NCCL user (nccl-tests all_reduce_perf), two 8x A100 nodes",
+               "https://github.com/NVIDIA/nccl-tests/issues/150"),
+)  # fmt: skip
+
+
+def _row(path: str, implementation: str, ranks: int) -> LatencyRow | None:
+    """The narrowest row of (path, implementation) measured on `ranks` GPUs or more; else its widest row."""
+    rows = sorted((r for r in LATENCY_TABLE if r.path == path and r.implementation == implementation),
+                  key=lambda r: r.max_ranks)  # fmt: skip
+    if not rows:
+        return None
+    return next((r for r in rows if r.max_ranks >= ranks), rows[-1])
+
+
+def assumed_pcie_class(implementation: str, ranks: int) -> str:
+    """With P2P over PCIe and no topology read: the class with the lowest latency measured on `ranks` GPUs or
+    more, so that the ceiling stays a ceiling."""
+    rows = [r for c in PCIE_CLASSES if (r := _row(c, implementation, ranks)) is not None and r.max_ranks >= ranks]
+    return min(rows, key=lambda r: r.latency_us).path if rows else "pcie-switch"
+
+
+def _latency_us(path: str, ranks: int, custom: bool) -> tuple[float, str]:
+    """Small-message latency per all-reduce from LATENCY_TABLE, and the sentence that cites it."""
+    implementation = "custom" if custom else "nccl"
+    row = _row(path, implementation, ranks) or _row(path, "nccl", ranks)
+    if row is None:  # pragma: no cover - every class has an NCCL row (tests/test_ceiling_topology.py)
+        raise ValueError(f"no all-reduce latency for {path}")
+    wider = f"; measured on {row.max_ranks} GPUs, not {ranks}" if ranks > row.max_ranks else ""
+    return row.latency_us, (f"{row.latency_us:g} us for {CLASS_WORDS[row.path]}: {row.figures} "
+                            f"({row.measured_by}; {row.source}){wider}")
 
 
 # ------------------------------------------------------------------ kernels per layer [est]

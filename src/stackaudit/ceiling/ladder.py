@@ -194,6 +194,8 @@ class CeilingReport:
                     "implementation": self.allreduce.implementation,
                     "latency_us": self.allreduce.latency_us,
                     "count_per_step": self.n_allreduce,
+                    "topology_class": self.allreduce.path or None,
+                    "topology_assumed": self.allreduce.path_assumed or None,
                     "reason": self.allreduce.reason,
                 },
             },
@@ -346,6 +348,7 @@ def compute(
     kv_context: int | None = None,
     plan: WeightPlan | None = None,
     source: Mapping[str, str] | None = None,
+    topology: str | None = None,
 ) -> CeilingReport:
     """Decode-throughput ceilings of a model on `gpus` x `gpu`.
 
@@ -365,6 +368,9 @@ def compute(
     concurrencies: streams decoding at once; one Level per value.
     interconnect: nvlink | xgmi | pcie | pcie-no-p2p | network; None = implied by the GPU table.
     allreduce: auto (vLLM's custom all-reduce rules) | custom | nccl.
+    topology: the class of the path the TP group's all-reduce crosses (interconnect.TOPOLOGY_CLASSES: nvlink,
+        pcie-switch, pcie-socket, pcie-cross-socket ...), as the audit's machine topology shows it; None prices
+        the fastest class measured for the link and says so.
     measured: {concurrency: per-stream tokens/s} to compare with each ceiling.
     bandwidth_gbs: memory bandwidth to use instead of the table's (e.g. from NVML clocks).
     source: what was read, for the JSON envelope ({"model": ..., "gpu": ...}).
@@ -402,13 +408,14 @@ def compute(
     kv_name, kv_bytes = kv_dtype_bytes(kv_dtype, arch.torch_dtype)
     bandwidth = bandwidth_gbs or gpu.memory_bandwidth_gbs
     bw_source = bandwidth_source or f"{gpu.name} spec ({gpu.source})"
-    link = interconnect or ic.default_interconnect(gpu)
+    link = interconnect or ic.interconnect_of_class(gpu, topology) or ic.default_interconnect(gpu)
     layout = acc.Layout(tp=tp, ep=ep)
     collective_ranks = tp if tp > 1 else ep
     reach = ic.span(gpu, collective_ranks, link) if collective_ranks > 1 else ic.Span(1, gpu.nvlink_domain, link)
     if reach.warning:
         warnings.append(reach.warning)
-    ar = ic.allreduce_model(gpu, collective_ranks, reach.interconnect, allreduce)
+    path = topology if reach.interconnect == link else None  # beyond one NVLink domain the class is the network's
+    ar = ic.allreduce_model(gpu, collective_ranks, reach.interconnect, allreduce, path)
     if tp > 1:
         n_coll = 2 * arch.layers + 2  # Megatron TP: after attention and after the MLP, + embedding + logits
     elif ep > 1:
@@ -742,7 +749,7 @@ def _with_measured(
                                    f"network; TP inside one NVLink domain (pipeline or expert parallelism across "
                                    f"nodes) saves about {saved:.0f} us per step"))  # fmt: skip
     if n_coll and ar.implementation == "nccl" and ar.interconnect not in ("pcie-no-p2p", "network"):
-        custom = ic.allreduce_model(gpu, ranks, ar.interconnect, "custom")
+        custom = ic.allreduce_model(gpu, ranks, ar.interconnect, "custom", None if ar.path_assumed else ar.path)
         saved = n_coll * (ar.time_us(message, ranks) - custom.time_us(message, ranks))
         if saved > 0:
             levers.append(Lever(saved, f"a custom/one-shot all-reduce instead of NCCL: {n_coll} x "

@@ -49,7 +49,8 @@ def _header_lines(report: CeilingReport) -> list[str]:
         + (f", EP {report.ep}" if report.ep > 1 else "")
         + (f", {report.replicas} replicas" if report.replicas > 1 else "")
         + f"; memory {report.bandwidth_gbs:g} GB/s per GPU ({report.bandwidth_source}); "
-        f"interconnect {report.allreduce.interconnect}",
+        f"interconnect {report.allreduce.interconnect}"
+        + (f"; all-reduce priced for {report.allreduce.path_words}" if report.allreduce.path else ""),
     ]
     if report.gpu_note:
         lines.append(f"gpu: {report.gpu_note}")

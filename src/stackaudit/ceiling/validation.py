@@ -1,6 +1,6 @@
 """Published model configs and single-stream decode measurements the ceiling is validated against.
 
-The configs carry the published `config.json` values of each model (the fields the ceiling reads);
+The configs are the shipped catalogue's (data/models.toml: the published `config.json` values the ceiling reads);
 the measurements are data/ceiling_measurements.toml, one public source per row. Used by the tests
 (tests/test_ceiling_validation.py), by perf/ceiling_validation.py, and by `ceiling --measured`
 (the published runs on the same GPU).
@@ -13,86 +13,39 @@ from typing import Any
 
 from stackaudit.ceiling.ladder import compute
 from stackaudit.ceiling.measurements import Measurement, measurements
+from stackaudit.models import lookup as lookup_model
 
-_LLAMA = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "tie_word_embeddings": False,
-          "torch_dtype": "bfloat16", "hidden_act": "silu"}  # fmt: skip
+# The measurement table's model names and the catalogue entry (data/models.toml) each one's config comes from.
+MODEL_IDS = {
+    "Llama-7B": "huggyllama/llama-7b",
+    "Llama-13B": "huggyllama/llama-13b",
+    "Llama-2-7B": "meta-llama/Llama-2-7b-chat-hf",
+    "Llama-2-13B": "meta-llama/Llama-2-13b-chat-hf",
+    "Llama-2-70B": "meta-llama/Llama-2-70b-chat-hf",
+    "Llama-3-8B": "meta-llama/Meta-Llama-3-8B-Instruct",
+    "Qwen3-8B": "Qwen/Qwen3-8B",
+    "Qwen2.5-7B": "Qwen/Qwen2.5-7B-Instruct",
+    "Mixtral-8x7B": "mistralai/Mixtral-8x7B-Instruct-v0.1",
+    "Qwen3-30B-A3B": "Qwen/Qwen3-30B-A3B",
+    "DeepSeek-V3": "deepseek-ai/DeepSeek-V3",
+    "GLM-4.5": "zai-org/GLM-4.5",
+    "GLM-5": "zai-org/GLM-5",
+    "GLM-5.1": "zai-org/GLM-5.1",
+    "MiniMax-M2.5": "MiniMaxAI/MiniMax-M2.5",
+    "gpt-oss-120b": "openai/gpt-oss-120b",
+    "gpt-oss-20b": "openai/gpt-oss-20b",
+}
 
-# Published config.json values (the models' Hugging Face repositories).
-CONFIGS: dict[str, dict[str, Any]] = {
-    "Llama-2-7B": {**_LLAMA, "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
-                   "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 32000,
-                   "torch_dtype": "float16"},
-    "Llama-2-13B": {**_LLAMA, "hidden_size": 5120, "intermediate_size": 13824, "num_hidden_layers": 40,
-                    "num_attention_heads": 40, "num_key_value_heads": 40, "vocab_size": 32000,
-                    "torch_dtype": "float16"},
-    "Llama-2-70B": {**_LLAMA, "hidden_size": 8192, "intermediate_size": 28672, "num_hidden_layers": 80,
-                    "num_attention_heads": 64, "num_key_value_heads": 8, "vocab_size": 32000,
-                    "torch_dtype": "float16"},
-    "Llama-3-8B": {**_LLAMA, "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
-                   "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256,
-                   "rope_theta": 500000.0},
-    "Qwen3-8B": {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": 4096,
-                 "intermediate_size": 12288, "num_hidden_layers": 36, "num_attention_heads": 32,
-                 "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 151936, "tie_word_embeddings": False,
-                 "torch_dtype": "bfloat16", "sliding_window": None, "use_sliding_window": False},
-    "Qwen2.5-7B": {"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", "hidden_size": 3584,
-                   "intermediate_size": 18944, "num_hidden_layers": 28, "num_attention_heads": 28,
-                   "num_key_value_heads": 4, "vocab_size": 152064, "tie_word_embeddings": False,
-                   "torch_dtype": "bfloat16", "sliding_window": 131072, "use_sliding_window": False},
-    "Mixtral-8x7B": {"architectures": ["MixtralForCausalLM"], "model_type": "mixtral", "hidden_size": 4096,
-                     "intermediate_size": 14336, "num_hidden_layers": 32, "num_attention_heads": 32,
-                     "num_key_value_heads": 8, "num_local_experts": 8, "num_experts_per_tok": 2,
-                     "vocab_size": 32000, "sliding_window": None, "tie_word_embeddings": False,
-                     "torch_dtype": "bfloat16"},
-    "Qwen3-30B-A3B": {"architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe", "hidden_size": 2048,
-                      "intermediate_size": 6144, "moe_intermediate_size": 768, "num_hidden_layers": 48,
-                      "num_attention_heads": 32, "num_key_value_heads": 4, "head_dim": 128, "num_experts": 128,
-                      "num_experts_per_tok": 8, "decoder_sparse_step": 1, "mlp_only_layers": [],
-                      "vocab_size": 151936, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
-                      "sliding_window": None, "use_sliding_window": False},
-    "DeepSeek-V3": {"architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3", "hidden_size": 7168,
-                    "intermediate_size": 18432, "moe_intermediate_size": 2048, "num_hidden_layers": 61,
-                    "num_attention_heads": 128, "num_key_value_heads": 128, "n_shared_experts": 1,
-                    "n_routed_experts": 256, "num_experts_per_tok": 8, "first_k_dense_replace": 3,
-                    "moe_layer_freq": 1, "kv_lora_rank": 512, "q_lora_rank": 1536, "qk_rope_head_dim": 64,
-                    "qk_nope_head_dim": 128, "v_head_dim": 128, "vocab_size": 129280,
-                    "tie_word_embeddings": False, "torch_dtype": "bfloat16", "num_nextn_predict_layers": 1,
-                    "quantization_config": {"activation_scheme": "dynamic", "fmt": "e4m3", "quant_method": "fp8",
-                                            "weight_block_size": [128, 128]}},
-    "GLM-4.5": {"architectures": ["Glm4MoeForCausalLM"], "model_type": "glm4_moe", "hidden_size": 5120,
-                "intermediate_size": 12288, "moe_intermediate_size": 1536, "num_hidden_layers": 92,
-                "num_attention_heads": 96, "num_key_value_heads": 8, "head_dim": 128, "n_routed_experts": 160,
-                "n_shared_experts": 1, "num_experts_per_tok": 8, "first_k_dense_replace": 3,
-                "vocab_size": 151552, "attention_bias": True, "use_qk_norm": True, "partial_rotary_factor": 0.5,
-                "tie_word_embeddings": False, "torch_dtype": "bfloat16", "num_nextn_predict_layers": 1},
-    "GLM-5": {"architectures": ["GlmMoeDsaForCausalLM"], "model_type": "glm_moe_dsa", "hidden_size": 6144,
-              "intermediate_size": 12288, "moe_intermediate_size": 2048, "num_hidden_layers": 78,
-              "num_attention_heads": 64, "num_key_value_heads": 64, "q_lora_rank": 2048, "kv_lora_rank": 512,
-              "qk_nope_head_dim": 192, "qk_rope_head_dim": 64, "v_head_dim": 256, "n_routed_experts": 256,
-              "n_shared_experts": 1, "num_experts_per_tok": 8, "first_k_dense_replace": 3,
-              "index_n_heads": 32, "index_head_dim": 128, "index_topk": 2048, "vocab_size": 154880,
-              "tie_word_embeddings": False, "torch_dtype": "bfloat16", "num_nextn_predict_layers": 1},
-    "MiniMax-M2.5": {"architectures": ["MiniMaxM2ForCausalLM"], "model_type": "minimax_m2", "hidden_size": 3072,
-                     "intermediate_size": 1536, "num_hidden_layers": 62, "num_attention_heads": 48,
-                     "num_key_value_heads": 8, "head_dim": 128, "num_local_experts": 256,
-                     "num_experts_per_tok": 8, "vocab_size": 200064, "tie_word_embeddings": False,
-                     "torch_dtype": "bfloat16"},
-    "gpt-oss-120b": {"architectures": ["GptOssForCausalLM"], "model_type": "gpt_oss", "hidden_size": 2880,
-                     "intermediate_size": 2880, "num_hidden_layers": 36, "num_attention_heads": 64,
-                     "num_key_value_heads": 8, "head_dim": 64, "num_local_experts": 128,
-                     "num_experts_per_tok": 4, "experts_per_token": 4, "vocab_size": 201088,
-                     "sliding_window": 128, "layer_types": ["sliding_attention", "full_attention"] * 18,
-                     "attention_bias": True, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
-                     "quantization_config": {"quant_method": "mxfp4", "modules_to_not_convert": [
-                         "model.layers.*.self_attn", "model.layers.*.mlp.router", "model.embed_tokens",
-                         "lm_head"]}},
-}  # fmt: skip
-# LLaMA (v1) 7B/13B have the shapes of Llama-2 7B/13B (4096/11008/32 layers, 5120/13824/40 layers,
-# vocab 32000); gpt-oss-20b is gpt-oss-120b with 24 layers and 32 experts (openai/gpt-oss-20b config).
-CONFIGS["Llama-7B"] = {**CONFIGS["Llama-2-7B"]}
-CONFIGS["Llama-13B"] = {**CONFIGS["Llama-2-13B"]}
-CONFIGS["gpt-oss-20b"] = {**CONFIGS["gpt-oss-120b"], "num_hidden_layers": 24, "num_local_experts": 32,
-                          "layer_types": ["sliding_attention", "full_attention"] * 12}  # fmt: skip
+
+def _catalogue_config(model_id: str) -> dict[str, Any]:
+    found = lookup_model(model_id)
+    if found is None or found.id != model_id:
+        raise KeyError(f"validation: {model_id} is not in data/models.toml")
+    return found.config
+
+
+# The published config.json values, as the shipped catalogue holds them (one copy of each number).
+CONFIGS: dict[str, dict[str, Any]] = {name: _catalogue_config(model_id) for name, model_id in MODEL_IDS.items()}
 
 # Active parameters (embeddings excluded, lm_head included) counted by hand from the same configs.
 HAND_COUNTED_ACTIVE_PARAMS = {
@@ -109,10 +62,12 @@ HAND_COUNTED_ACTIVE_PARAMS = {
 
 
 # Engines whose dense batch-1 decode is known to run close to the bandwidth limit: on these rows the
-# ceiling must also be at most EFFICIENT_FACTOR x the measurement (a ceiling far above what the best
-# stacks reach explains nothing).
+# ceiling of the run's own workload (the kv-loaded line at its context) must also be at most EFFICIENT_FACTOR x
+# the measurement (a ceiling far above what the best stacks reach explains nothing).
 EFFICIENT_ENGINES = frozenset({"llama.cpp", "ExLlamaV2", "MLC", "vLLM", "TensorRT-LLM"})
 EFFICIENT_FACTOR = 2.5
+# A run is KV-loaded from this many tokens in its cache: there the kv-loaded line (`--context`) is its ceiling.
+KV_LOADED_CONTEXT = 16384
 # Stored bytes against the published checkpoint or GGUF size, less the embedding.
 SIZE_TOLERANCE = 0.15
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -16,6 +17,7 @@ from stackaudit.checks.registry import (
     not_an_issue,
     not_applicable,
     ok,
+    over_subjects,
     unknown,
     with_symptoms,
 )
@@ -98,24 +100,30 @@ def _no_gpu_information() -> Outcome:
                    needs="nvidia")
 
 
-def every_gpu_shown(nvidia: NvidiaGpus, judged: int) -> str:
-    """"" when every GPU of the host was judged; else what the source leaves out. An `ok` over the
-    GPUs needs them all: a GPU shown without the field, or fewer GPUs than `Attached GPUs` says (an
-    excerpt), leaves the others unknown (never ok from what a source does not show)."""
-    readable = [g for g in nvidia.gpus if not g.error]
-    if judged < len(readable):
-        return f"{len(readable) - judged} of the {len(readable)} GPU(s) shown lack the value in this source"
-    return nvidia.unshown
+def gpu_total(nvidia: NvidiaGpus) -> int | None:
+    """How many GPUs the host has by the nvidia fact: its listing where it is whole, else `Attached GPUs`; None when
+    neither says (a table cut part-way, a section without its header). The engine may know better (`gpus`)."""
+    if not nvidia.unshown:
+        return len(nvidia.gpus)
+    return max(nvidia.attached, len(nvidia.gpus)) if nvidia.attached else None
 
 
-def ok_on_every_gpu(nvidia: NvidiaGpus, judged: int, message: str, *, actual: Any = None,
-                    subjects: list[str] | tuple[str, ...] = ()) -> Outcome:
-    """`ok` when every GPU was judged; else `unknown` saying what was fine and what is not shown."""
-    gap = every_gpu_shown(nvidia, judged)
-    if gap:
-        return unknown(f"{message}; but {gap}", hint="paste the whole `nvidia-smi -q`, or audit the host",
-                       actual=actual, subjects=subjects)
-    return ok(message, actual=actual, subjects=subjects)
+def over_gpus(nvidia: NvidiaGpus, judged: Sequence[GpuInfo], outcome: Outcome, ask: str = "nvidia-smi -q") -> Outcome:
+    """The coverage rule (`over_subjects`) for a check over the nvidia fact's GPUs: `judged` are the GPUs whose value
+    the check read; a GPU listed without it is blind. `ask` is the command that shows the value for every GPU."""
+    shown = [g.subject for g in judged]
+    blind = [g.subject for g in nvidia.gpus if not g.error and g.subject not in shown]
+    total = gpu_total(nvidia)
+    if total is None and nvidia.unshown and outcome.status != "issue":
+        # Why the count is not known (a table cut inside a GPU's rows) is part of what the verdict covers.
+        outcome = replace(outcome, message=f"{outcome.message} ({nvidia.unshown})")
+    return over_subjects(outcome, shown, total, ask=ask, blind=blind)
+
+
+def ok_over_gpus(nvidia: NvidiaGpus, judged: Sequence[GpuInfo], message: str, *, actual: Any = None,
+                 ask: str = "nvidia-smi -q") -> Outcome:
+    """`ok` over the GPUs judged, with their coverage (`K of N shown`; the rule in `over_subjects`)."""
+    return over_gpus(nvidia, judged, ok(message, actual=actual, subjects=[g.subject for g in judged]), ask)
 
 
 def version_tuple(version: str | None) -> tuple[int, ...]:
@@ -410,8 +418,8 @@ def persistence(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaService
     if no_pm_flag:
         note = ("; the nvidia-persistenced unit has --no-persistence-mode: persistence was set by hand "
                 "(`nvidia-smi -pm 1`) and is lost at the next reboot")
-    return ok_on_every_gpu(nvidia, len(read), f"persistence mode Enabled on {len(read)} GPU(s)" + note + where,
-                           actual="Enabled", subjects=[g.subject for g in read])
+    return ok_over_gpus(nvidia, read, f"persistence mode Enabled on {len(read)} GPU(s)" + note + where,
+                        actual="Enabled")
 
 
 # --- DRV-COMPUTE-MODE --------------------------------------------------------------------------
@@ -454,8 +462,8 @@ def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> 
         return unknown("compute mode is not in this source", hint="paste `nvidia-smi -q`")
     bad = [g for g in gpus if g.compute_mode and g.compute_mode != "Default"]
     if not bad:
-        return ok_on_every_gpu(nvidia, len(modes), f"compute mode Default on {len(modes)} GPU(s)", actual="Default",
-                               subjects=list(modes))
+        return ok_over_gpus(nvidia, [g for g in gpus if g.compute_mode], f"compute mode Default on {len(modes)} GPU(s)",
+                            actual="Default")
     fix = Fix.of(step("Set compute mode Default on the GPUs",
                        *[f"nvidia-smi -i {g.index} -c DEFAULT" for g in bad], changes="the GPUs' compute mode",
                        revert=[f"nvidia-smi -i {g.index} -c {g.compute_mode.upper().replace(' ', '_')}" for g in bad
@@ -638,8 +646,8 @@ def gsp_firmware(nvidia: NvidiaGpus, nvidia_driver: NvidiaDriver | None = None) 
     param = nvidia_driver.enable_gpu_firmware if nvidia_driver is not None else None
     evidence = [f"/proc/driver/nvidia/params: EnableGpuFirmware: {param}"] if param is not None else []
     if not off:
-        return ok_on_every_gpu(nvidia, len(read), f"GSP firmware {read[0].gsp_firmware} in use on {len(read)} GPU(s)",
-                               actual=read[0].gsp_firmware, subjects=[g.subject for g in read])
+        return ok_over_gpus(nvidia, read, f"GSP firmware {read[0].gsp_firmware} in use on {len(read)} GPU(s)",
+                            actual=read[0].gsp_firmware)
     must = [g for g in off if is_blackwell(g)] or (off if flavour == "open" else [])
     if must:
         return issue(f"GSP firmware not in use on GPU(s) {_indices(must)}"
@@ -766,17 +774,28 @@ def _nvlink_health(nvidia: NvidiaGpus | None, gpu_events: GpuEvents | None, nvli
     for e in xid74:
         problems.append(f"Xid {e.code} (NVLink error) ×{e.count} on {e.bdf}")
         subjects.append(e.bdf)
+    # The coverage rule over the NVLink-capable GPUs: those whose links the source shows decide.
+    shown = [g.subject for g in capable if g.nvlinks is not None]
+    total = gpu_total(nvidia) if nvidia is not None else None
+    no_links = [g.subject for g in unread]
     if problems:
-        return issue("; ".join(problems), actual=actual, expected="every NVLink of the model active, no errors",
-                     subjects=sorted(set(subjects)), evidence=[e.line for e in xid74][:5])
+        return over_subjects(issue("; ".join(problems), actual=actual,
+                                   expected="every NVLink of the model active, no errors",
+                                   subjects=sorted(set(subjects)), evidence=[e.line for e in xid74][:5]),
+                             shown, total, ask=_NVLINK_ASK, blind=no_links)
     if elided:
         return unknown("; ".join(elided) + ": the rest of its links are not in this source", actual=actual,
                        hint="paste the whole `nvidia-smi nvlink -s`, or audit the host (NVML)")
     if bridged_idle and len(bridged_idle) == len([g for g in capable if g.nvlinks is not None]):
-        return not_an_issue("bridge-capable cards with every NVLink inactive: no NVLink bridge is installed "
-                            "(traffic goes over PCIe)", actual=actual)
-    return ok("NVLinks active with no recovery/CRC errors: " + ", ".join(
-        f"{k} {v['active']}/{v['expected']}" for k, v in actual.items() if isinstance(v, dict)), actual=actual)
+        judged = not_an_issue("bridge-capable cards with every NVLink inactive: no NVLink bridge is installed "
+                              "(traffic goes over PCIe)", actual=actual)
+    else:
+        judged = ok("NVLinks active with no recovery/CRC errors: " + ", ".join(
+            f"{k} {v['active']}/{v['expected']}" for k, v in actual.items() if isinstance(v, dict)), actual=actual)
+    return over_subjects(judged, shown, total, ask=_NVLINK_ASK, blind=no_links)
+
+
+_NVLINK_ASK = "nvidia-smi nvlink -s"
 
 
 def _with_pasted_links(gpus: list[GpuInfo], status: NvlinkStatus | None) -> list[GpuInfo]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from stackaudit.checks.pcie import ROOT_HINT, no_gpu
+from stackaudit.checks.drv import over_gpus
+from stackaudit.checks.pcie import LSPCI_ASK, ROOT_HINT, no_gpu, over_gpu_functions
 from stackaudit.checks.registry import (
     Confidence,
     Fix,
@@ -16,6 +17,7 @@ from stackaudit.checks.registry import (
     not_an_issue,
     not_applicable,
     ok,
+    over_subjects,
     unknown,
 )
 from stackaudit.facts.gpu_events import GpuEvents
@@ -381,7 +383,8 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
                      "device addresses: which ports sit between GPUs is not known)" + trap_text,
                      actual=f"{len(loose_on)} ports with redirect", expected="ReqRedir- CmpltRedir- between GPUs",
                      fix=acs_scan_fix(engines))
-    if blind:
+    readable = [f for f in candidates if f not in blind]
+    if blind and not readable:
         return unknown(f"ACS control of {len(blind)} bridge(s) between the GPUs not readable "
                        f"({blind[0].config_note or 'not in the source'})" + trap_text,
                        hint=ROOT_HINT, subjects=[f.bdf for f in blind])
@@ -393,9 +396,14 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
                      fix=Fix.of(step("Remove `pci=noacs` / `pcie_acs_override=` from the kernel command line (use "
                                "`pci=disable_acs_redir=`, quoted in GRUB, where needed), then reboot", cost="reboot",
                                changes="the kernel command line")))
-    return ok(f"no ACS redirect on the {len(candidates) or len(pcie.loose)} bridge(s) between the GPUs",
-              actual={f.bdf: f.config.acs.ctl_flags() if f.config and f.config.acs else "no ACS capability"
-                      for f in candidates}, subjects=[f.bdf for f in candidates])
+    judged = ok(f"no ACS redirect on the {len(readable) or len(pcie.loose)} bridge(s) between the GPUs",
+                actual={f.bdf: f.config.acs.ctl_flags() if f.config and f.config.acs else "no ACS capability"
+                        for f in readable}, subjects=[f.bdf for f in readable])
+    if not candidates:  # ACSCtl lines without addresses: no subject to count
+        return judged
+    # The coverage rule over the bridges: those read decide, the unreadable ones are counted (`K of N shown`).
+    return over_subjects(judged, [f.bdf for f in readable], len(candidates) if pcie.topology_known else None,
+                         noun="bridge", ask=LSPCI_ASK, blind=[f.bdf for f in blind])
 
 
 _SMALL_BAR1 = 256 << 20
@@ -466,8 +474,13 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
         size = _bar1(g)
         cfg = g.config
         entry = next((e for e in (cfg.rebar or ()) if e.bar == 1), None) if cfg is not None else None
-        if size is None:
-            blind.append(g.bdf)
+        if size is None:  # not in lspci: NVML / nvidia-smi's BAR1 total for the same GPU, where the source has it
+            shown_by_nvidia = nvidia.by_bdf(g.bdf) if nvidia is not None else None
+            mib = shown_by_nvidia.bar1_total_mib if shown_by_nvidia is not None else None
+            if mib is not None and mib * 2**20 > _SMALL_BAR1:
+                fine[g.bdf] = _size(int(mib * 2**20)) + " (nvidia-smi)"
+            else:
+                blind.append(g.bdf)
             continue
         if size > _SMALL_BAR1:
             fine[g.bdf] = _size(size)
@@ -485,10 +498,11 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
                             + "), and no RDMA NIC: single-GPU inference does not use BAR1 for its copies",
                             actual=small,
                             subjects=list(small))
-    if blind:
+    if blind and not fine:
         return unknown(f"BAR1 size or Resizable BAR capability of {len(blind)} GPU(s) not in the source",
                        hint="paste `sudo lspci -vvv` or `nvidia-smi -q -d MEMORY` (BAR1 Memory Usage)", subjects=blind)
-    return ok("BAR1: " + ", ".join(f"{b} {v}" for b, v in fine.items()), actual=fine, subjects=list(fine))
+    return over_gpu_functions(pcie, list(fine), ok("BAR1: " + ", ".join(f"{b} {v}" for b, v in fine.items()),
+                                                   actual=fine, subjects=list(fine)), blind)
 
 
 def _link_drops(lines: Sequence[AerLine], events: GpuEvents | None, pcie: PcieFacts | None) -> list[str]:
@@ -537,10 +551,7 @@ def _bar1_from_nvidia(nvidia: NvidiaGpus | None) -> Outcome:
                        + "; whether the GPU can resize it is not in nvidia-smi's output",
                        hint="paste `sudo lspci -vvv` (the Resizable BAR capability)", actual=small, subjects=list(small))
     message = "BAR1: " + ", ".join(f"{b} {v}" for b, v in fine.items()) + " (nvidia-smi)"
-    if nvidia.attached and nvidia.attached > len(shown):
-        return unknown(f"{message}; but only {len(shown)} of the {nvidia.attached} attached GPUs are in this source",
-                       actual=fine, subjects=list(fine))
-    return ok(message, actual=fine, subjects=list(fine))
+    return over_gpus(nvidia, shown, ok(message, actual=fine, subjects=list(fine)))
 
 
 _BAR_FAIL = r"BAR ?\d+.*(no space|failed to assign|can't assign)|NVRM:.*(BAR\d* is 0M|region assigned to your NVIDIA device is invalid)"
@@ -594,9 +605,11 @@ def above4g_mmio(pcie: PcieFacts, kernel_log: KernelLog | None = None) -> Outcom
     known = [g for g in gpus if g.bars]
     if not known and kernel_log is None:
         return unknown("the GPUs' BARs are not in the source", hint="paste `lspci -vv` and `dmesg`")
-    return ok(f"every BAR of {len(known)} GPU(s) is assigned" + ("" if kernel_log is not None else
-              " (kernel log not read)") if known else "no BAR assignment failure in the kernel log",
-              subjects=[g.bdf for g in known])
+    if not known:
+        return ok("no BAR assignment failure in the kernel log")
+    return over_gpu_functions(pcie, [g.bdf for g in known], ok(
+        f"every BAR of {len(known)} GPU(s) is assigned" + ("" if kernel_log is not None else " (kernel log not read)"),
+        subjects=[g.bdf for g in known]), [g.bdf for g in gpus if not g.bars])
 
 
 @check(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from stackaudit.checks.drv import gpu_list, ok_on_every_gpu, tp_sizes
+from stackaudit.checks.drv import gpu_list, ok_over_gpus, over_gpus, tp_sizes
 from stackaudit.checks.registry import (
     Fix,
     Outcome,
@@ -102,11 +102,11 @@ def row_remap_ecc(nvidia: NvidiaGpus) -> Outcome:
                      severity="high" if failed else None)
     corrected = [g for g in read if (g.ecc_aggregate_corrected or 0) > 0 or (g.remap_corrected or 0) > 0]
     if corrected:
-        return not_an_issue(f"correctable errors recorded on GPU(s) {_idx(corrected)} (remapped or corrected): "
-                            "normal over a GPU's life; nothing pending, no failure", actual=actual)
-    return ok_on_every_gpu(nvidia, len(read),
-                           f"no pending or failed row remapping and no uncorrectable ECC on {len(read)} GPU(s)",
-                           actual=actual)
+        return over_gpus(nvidia, read, not_an_issue(f"correctable errors recorded on GPU(s) {_idx(corrected)} (remapped "
+                                                    "or corrected): normal over a GPU's life; nothing pending, no failure",
+                                                    actual=actual))
+    return ok_over_gpus(nvidia, read, f"no pending or failed row remapping and no uncorrectable ECC on {len(read)} GPU(s)",
+                        actual=actual)
 
 
 # --- MEM-ECC-MODE --------------------------------------------------------------------------------
@@ -145,17 +145,19 @@ def ecc_mode(nvidia: NvidiaGpus) -> Outcome:
     pending = [g for g in read if g.ecc_pending is not None and g.ecc_pending != g.ecc_current]
     modes = {g.subject: ("Enabled" if g.ecc_current else "Disabled") for g in read}
     if pending:
-        return issue(f"ECC mode change pending on GPU(s) {_idx(pending)} (current "
-                     f"{'Enabled' if pending[0].ecc_current else 'Disabled'}, pending "
-                     f"{'Enabled' if pending[0].ecc_pending else 'Disabled'}): applies at the next reset",
-                     actual=modes, expected="current = pending", subjects=[g.subject for g in pending])
+        return over_gpus(nvidia, read, issue(
+            f"ECC mode change pending on GPU(s) {_idx(pending)} (current "
+            f"{'Enabled' if pending[0].ecc_current else 'Disabled'}, pending "
+            f"{'Enabled' if pending[0].ecc_pending else 'Disabled'}): applies at the next reset",
+            actual=modes, expected="current = pending", subjects=[g.subject for g in pending]))
     if len(set(modes.values())) > 1:
-        return issue("ECC mode differs across GPUs: " + ", ".join(f"{k} {v}" for k, v in modes.items())
-                     + " (usable memory differs; a TP group is sized by the smallest)", actual=modes,
-                     expected="the same mode on every GPU", subjects=list(modes))
+        return over_gpus(nvidia, read, issue(
+            "ECC mode differs across GPUs: " + ", ".join(f"{k} {v}" for k, v in modes.items())
+            + " (usable memory differs; a TP group is sized by the smallest)", actual=modes,
+            expected="the same mode on every GPU", subjects=list(modes)))
     mode = next(iter(modes.values()))
-    return ok_on_every_gpu(nvidia, len(read), f"ECC {mode} on {len(read)} GPU(s), nothing pending"
-                           + (" (the default of workstation/consumer cards)" if mode == "Disabled" else ""), actual=modes)
+    return ok_over_gpus(nvidia, read, f"ECC {mode} on {len(read)} GPU(s), nothing pending"
+                        + (" (the default of workstation/consumer cards)" if mode == "Disabled" else ""), actual=modes)
 
 
 # --- MEM-MIG -------------------------------------------------------------------------------------
@@ -205,7 +207,7 @@ def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> Outcome:
             return issue(f"MIG will be enabled on GPU(s) {_idx(pending)} at the next reset (pending)",
                          actual=actual, expected="MIG Disabled", subjects=[g.subject for g in pending], fix=fix,
                          severity="medium")
-        return ok_on_every_gpu(nvidia, len(read), f"MIG disabled on {len(read)} GPU(s)", actual=actual)
+        return ok_over_gpus(nvidia, read, f"MIG disabled on {len(read)} GPU(s)", actual=actual)
     empty = [g for g in enabled if g.mig_devices == 0]
     tps = tp_sizes(parallelism)
     subjects = [g.subject for g in enabled]
@@ -323,7 +325,7 @@ def gpu_shared(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = 
     msg = "no foreign process and no display on the GPUs"
     if engine and in_container:
         msg += " (inside a container NVML shows host PIDs: processes were not matched to the engine)"
-    return ok_on_every_gpu(nvidia, len(procs_known), msg, actual=actual)
+    return ok_over_gpus(nvidia, procs_known, msg, actual=actual, ask="nvidia-smi")
 
 
 _DISPLAY_SERVER = re.compile(r"(?:^|/)(?:Xorg|Xwayland|X|gnome-shell|kwin_wayland|kwin_x11|sway|gdm[\w-]*|sddm[\w-]*)$")

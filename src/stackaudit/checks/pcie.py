@@ -8,9 +8,19 @@ to what the device itself reports it can do (LnkCap, sysfs max_link_*).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
-from stackaudit.checks.registry import Fix, Outcome, check, issue, not_an_issue, not_applicable, ok, unknown
+from stackaudit.checks.registry import (
+    Fix,
+    Outcome,
+    check,
+    issue,
+    not_an_issue,
+    not_applicable,
+    ok,
+    over_subjects,
+    unknown,
+)
 from stackaudit.facts.gpu_links import GpuLink, GpuLinks
 from stackaudit.facts.nvidia import GpuSamples
 from stackaudit.facts.pci import gen_of
@@ -27,6 +37,8 @@ from stackaudit.fixes.pcie import mps_fix, mrrs_fix
 KB_REGS = "https://github.com/torvalds/linux/blob/master/include/uapi/linux/pci_regs.h"
 KERNEL_PARAMS = "https://docs.kernel.org/admin-guide/kernel-parameters.html"
 ROOT_HINT = "run as root on the host (`sudo stackaudit audit`), or paste `sudo lspci -vvv`"
+# What shows every function's registers, bridges included (the coverage rule's "run next" for a GPU not shown).
+LSPCI_ASK = "sudo lspci -vvv"
 
 
 # -- helpers shared with checks/fw.py ----------------------------------------------------------
@@ -40,6 +52,14 @@ def unreadable_outcome(pcie: PcieFacts, fns: list[PcieFunction], what: str) -> O
     notes = sorted({f.config_note for f in fns if f.config_note})
     return unknown(f"{what} of {len(fns)} GPU(s) not readable: {'; '.join(notes) or 'not in the source'}",
                    hint=ROOT_HINT, subjects=[f.bdf for f in fns])
+
+
+def over_gpu_functions(pcie: PcieFacts, shown: Sequence[str], judged: Outcome,
+                       blind: Sequence[str] = ()) -> Outcome:
+    """The coverage rule (`over_subjects`) for a check over the GPUs' PCI functions: `shown` are those whose
+    registers the check read, `blind` those listed without them; the count is the bus's where it is whole."""
+    total = len(pcie.gpus) if pcie.inventory_complete else None
+    return over_subjects(judged, shown, total, ask=LSPCI_ASK, blind=blind)
 
 
 def table_link(link: GpuLink) -> tuple[float | None, int | None, str]:
@@ -146,38 +166,44 @@ def link_downtrain(gpu_links: GpuLinks, pcie: PcieFacts | None = None,
                 slow[g.bdf] = label
         else:
             fine[g.bdf] = now
+    # The coverage rule: the links read decide; a GPU whose link is not in the source is counted, not guessed.
+    total = gpu_links.attached if gpu_links.attached and gpu_links.attached >= len(links) else (
+        len(links) if pcie is not None and pcie.inventory_complete else None)
+    shown = [*gone, *narrow, *slow_busy, *fine, *slow_idle, *slow]
     if gone:
-        return issue(f"{len(gone)} GPU link(s) report width 63/255: the device no longer answers (fallen off the bus, "
-                     "see Xid 79 in dmesg)", actual=gone, expected="a trained link", subjects=gone, gpu_lost=True)
+        return over_subjects(issue(
+            f"{len(gone)} GPU link(s) report width 63/255: the device no longer answers (fallen off the bus, see Xid 79 "
+            "in dmesg)", actual=gone, expected="a trained link", subjects=gone, gpu_lost=True),
+            shown, total, ask=LSPCI_ASK, blind=blind)
     if narrow or slow_busy:
         parts = [f"{b}: {v}" for b, v in {**narrow, **slow_busy}.items()]
         no_slot = [b for b in narrow if next(g for g in links if g.bdf == b).width_basis != "slot"]
         settle = (f"; the slot's width is not in the source for {', '.join(no_slot)} — an x8 slot would explain it: "
                   "`sudo lspci -vvv` (the port's LnkCap) settles it") if no_slot else ""
-        return issue(f"{len(parts)} GPU link(s) below what GPU and slot allow: " + "; ".join(parts)
-                     + (" — width does not drop for power saving" if narrow else "") + settle,
-                     actual={**narrow, **slow_busy}, expected="full width; full generation under load",
-                     subjects=[*narrow, *slow_busy], confidence="field-reports" if no_slot else None)
+        return over_subjects(issue(
+            f"{len(parts)} GPU link(s) below what GPU and slot allow: " + "; ".join(parts)
+            + (" — width does not drop for power saving" if narrow else "") + settle,
+            actual={**narrow, **slow_busy}, expected="full width; full generation under load",
+            subjects=[*narrow, *slow_busy], confidence="field-reports" if no_slot else None),
+            shown, total, ask=LSPCI_ASK, blind=blind)
+    if not shown:
+        return unknown(f"the link state of {len(blind)} GPU(s) is not in the source",
+                       hint="paste `sudo lspci -vvv` or capture on the host", subjects=blind)
     if slow:
-        return unknown("link generation below capability on " + "; ".join(f"{b}: {v}" for b, v in slow.items())
-                       + ". At idle this is normal power saving, full width is kept: idle, not conclusive",
-                       hint="sample under the serving load: `stackaudit audit --sample 30` during serving, or "
-                       "`nvidia-smi --query-gpu=index,pcie.link.gen.current,pcie.link.width.current --format=csv -l 1`",
-                       actual=slow, subjects=list(slow))
-    if slow_idle:
-        return not_an_issue("lower link generation on idle GPU(s): " + "; ".join(f"{b}: {v}" for b, v in slow_idle.items())
-                            + " — power saving at idle, full width kept (idle, not conclusive about load)",
-                            actual=slow_idle, subjects=list(slow_idle))
-    if blind:
-        # A blind read is unknown, never ok (docs/design.md, "Status rules"), even next to GPUs whose links are fine.
-        return unknown(f"the link state of {len(blind)} GPU(s) is not in the source"
-                       + (": " + ", ".join(f"{b} {v}" for b, v in fine.items()) + " fine" if fine else ""),
-                       hint="paste `sudo lspci -vvv` or capture on the host", actual=fine or None, subjects=blind)
-    message = "GPU links at full speed and width: " + ", ".join(f"{b} {v}" for b, v in fine.items())
-    if gpu_links.attached and gpu_links.attached > len(links):
-        return unknown(f"{message}; but only {len(links)} of the {gpu_links.attached} attached GPUs are in this source",
-                       hint="paste the whole `nvidia-smi -q` or `sudo lspci -vvv`", actual=fine, subjects=list(fine))
-    return ok(message, actual=fine, subjects=list(fine))
+        judged = unknown("link generation below capability on " + "; ".join(f"{b}: {v}" for b, v in slow.items())
+                         + ". At idle this is normal power saving, full width is kept: idle, not conclusive",
+                         hint="sample under the serving load: `stackaudit audit --sample 30` during serving, or "
+                         "`nvidia-smi --query-gpu=index,pcie.link.gen.current,pcie.link.width.current --format=csv -l 1`",
+                         actual=slow, subjects=list(slow))
+    elif slow_idle:
+        judged = not_an_issue("lower link generation on idle GPU(s): "
+                              + "; ".join(f"{b}: {v}" for b, v in slow_idle.items())
+                              + " — power saving at idle, full width kept (idle, not conclusive about load)",
+                              actual=slow_idle, subjects=list(slow_idle))
+    else:
+        judged = ok("GPU links at full speed and width: " + ", ".join(f"{b} {v}" for b, v in fine.items()),
+                    actual=fine, subjects=list(fine))
+    return over_subjects(judged, shown, total, ask=LSPCI_ASK, blind=blind)
 
 
 def _sampled_gen(samples: GpuSamples | None, index: int | None) -> int | None:
@@ -241,13 +267,9 @@ def mrrs(pcie: PcieFacts) -> Outcome:
         msg += ("; if raised anyway, the masked `setpci -s BDF CAP_EXP+0x08.w=5000:7000`, not the common "
                 "`CAP_EXP+0x08.w=5937`, which rewrites the whole Device Control register (MaxPayload, Relaxed "
                 "Ordering, No Snoop, error reporting)")
-    if blind:
-        msg += f"; {len(blind)} GPU(s) unreadable ({blind[0].config_note or 'not in the source'})"
-        return unknown(msg, hint=ROOT_HINT, actual=values, subjects=[f.bdf for f in blind])
-    if below_max:
-        # The well-known advice to raise it is wrong here: a key negative result, not a fix.
-        return not_an_issue(msg, actual=values, subjects=list(values))
-    return ok(msg, actual=values, subjects=list(values))
+    # The well-known advice to raise it is wrong here: a key negative result, not a fix.
+    judged = (not_an_issue if below_max else ok)(msg, actual=values, subjects=list(values))
+    return over_gpu_functions(pcie, list(gpu_values), judged, [f.bdf for f in blind])
 
 
 # -- PCIE-MPS ----------------------------------------------------------------------------------
@@ -314,14 +336,21 @@ def mps(pcie: PcieFacts, cmdline: KernelCmdline | None = None) -> Outcome:
         return issue("MaxPayload below what the whole path supports: " + "; ".join(f"{b}: {v}" for b, v in low.items()),
                      actual=low, expected="DevCtl MPS = min(DevCap along the path)", subjects=list(low),
                      fix=mps_fix(mps_plan(pcie, low)))
+    both = {**at_limit, **good}
+    if blind and both:  # the coverage rule: the GPUs judged decide, the blind ones are named
+        judged = (not_an_issue if at_limit and not good else ok)(
+            "MaxPayload " + ", ".join(f"{b} {v} B" for b, v in both.items()) + (
+                ": the GPU's own limit (DevCap), not a misconfiguration" if at_limit and not good
+                else " at the GPU's or the path's limit"), actual=both, subjects=list(both))
+        return over_gpu_functions(pcie, list(both), judged, [f.bdf for f in blind])
     if blind:
         return unreadable_outcome(pcie, blind, "MaxPayload of the GPU or of its upstream bridges")
     if at_limit and not good:
         return not_an_issue("MaxPayload " + ", ".join(f"{b} {v} B" for b, v in at_limit.items())
                             + ": the GPU's own limit (DevCap), not a misconfiguration", actual=at_limit,
                             subjects=list(at_limit))
-    both = {**at_limit, **good}
-    return ok("MaxPayload at the GPU's or the path's limit: " + ", ".join(f"{b} {v} B" for b, v in both.items()), actual=both,
+    return ok("MaxPayload at the GPU's or the path's limit: " + ", ".join(f"{b} {v} B" for b, v in both.items()),
+              actual=both,
               subjects=list(both))
 
 
@@ -353,11 +382,12 @@ def relaxed_ordering(pcie: PcieFacts) -> Outcome:
     values = {f.bdf: f.express.devctl_relaxed_ordering for f in (*gpus, *pcie.role("nic"))
               if f.express is not None and f.express.devctl_relaxed_ordering is not None}
     blind = [g for g in gpus if g.bdf not in values]
-    if blind:
+    if len(blind) == len(gpus):
         return unreadable_outcome(pcie, blind, "Device Control (RlxdOrd)")
     text = ", ".join(f"{b} RlxdOrd{'+' if v else '-'}" for b, v in values.items())
-    return ok(f"{text} (information: no published effect on LLM serving; matters for GPUDirect RDMA tuning)",
-              actual=values, subjects=list(values))
+    return over_gpu_functions(pcie, [g.bdf for g in gpus if g.bdf in values], ok(
+        f"{text} (information: no published effect on LLM serving; matters for GPUDirect RDMA tuning)",
+        actual=values, subjects=list(values)), [f.bdf for f in blind])
 
 
 # -- PCIE-10BIT-TAGS ---------------------------------------------------------------------------
@@ -407,11 +437,9 @@ def ten_bit_tags(pcie: PcieFacts) -> Outcome:
     if possible:
         msg += (f"; on {', '.join(possible)} the requester is off although GPU and root port support 10-bit tags: a "
                 "possible read-throughput limit, no published LLM-serving measurement")
-    if blind:
-        # A blind read is never ok (docs/design.md, "Status rules"), even next to readable GPUs.
-        return unknown(msg + f"; {len(blind)} GPU(s) unreadable ({blind[0].config_note or 'not in the source'})",
-                       hint=ROOT_HINT, actual=seen, subjects=[g.bdf for g in blind])
-    return ok(msg + " (information)", actual=seen, subjects=list(seen))
+    # The coverage rule: the GPUs read decide, the blind ones are counted (`K of N shown`), never guessed.
+    return over_gpu_functions(pcie, list(seen), ok(msg + " (information)", actual=seen, subjects=list(seen)),
+                              [g.bdf for g in blind])
 
 
 # -- PCIE-ASPM ------------------------------------------------------------------------------------
@@ -460,13 +488,15 @@ def aspm(pcie: PcieFacts) -> Outcome:
         text += (f"; ASPM is enabled on {len(enabled)} GPU link(s): possible µs exit latency, no published "
                  "LLM-serving measurement")
     blind_gpus = [g for g in gpus if g.express is None or g.express.lnkctl_aspm is None]
-    if blind_gpus:
+    shown = [g.bdf for g in gpus if g not in blind_gpus]
+    if not shown:  # only ports' states: the GPUs' own LnkCtl is not in the source
         notes = sorted({g.config_note for g in blind_gpus if g.config_note})
         return unknown(text + policy + f"; LnkCtl of {len(blind_gpus)} GPU(s) not readable "
                        f"({'; '.join(notes) or 'not in the source'})", hint=ROOT_HINT,
                        actual={"links": states, "policy": pcie.aspm_policy}, subjects=[g.bdf for g in blind_gpus])
-    return ok(text + policy + " (information)", actual={"links": states, "policy": pcie.aspm_policy},
-              subjects=list(states))
+    return over_gpu_functions(pcie, shown, ok(text + policy + " (information)",
+                                              actual={"links": states, "policy": pcie.aspm_policy},
+                                              subjects=list(states)), [g.bdf for g in blind_gpus])
 
 
 def mps_plan(pcie: PcieFacts, gpus: Iterable[str]) -> dict[str, int]:

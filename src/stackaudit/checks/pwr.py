@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from stackaudit.checks.drv import gpu_list, ok_on_every_gpu
+from stackaudit.checks.drv import gpu_list, ok_over_gpus, over_gpus
 from stackaudit.checks.registry import (
     Fix,
     Outcome,
@@ -78,6 +78,7 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
         return gpus
     low: list[tuple[GpuInfo, float, float, str]] = []
     fine: list[str] = []
+    judged: list[GpuInfo] = []
     unknown_default: list[GpuInfo] = []
     for g in gpus:
         limit = g.power_limit_w
@@ -91,6 +92,7 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
         if default is None:
             unknown_default.append(g)
             continue
+        judged.append(g)
         if limit < default - TOLERANCE_W:
             low.append((g, limit, default, origin))
         else:
@@ -118,12 +120,12 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
         # P1 (medium, a runtime fix), unless the cap is the site's choice: then a waiver records it.
         msg += ("; unless deliberate (an efficiency cap) — then waive it (a [[waiver]] with id = "
                 "\"PWR-GPU-POWER-LIMIT\" in stackaudit.toml)")
-        return issue(msg + where, actual={g.subject: lim for g, lim, _, _ in low},
-                     expected={g.subject: d for g, _, d, _ in low}, subjects=[g.subject for g, _, _, _ in low],
-                     confidence=None if all(o == "the GPU's default" for *_, o in low) else "field-reports",
-                     fix=fix)
+        return over_gpus(nvidia, judged, issue(
+            msg + where, actual={g.subject: lim for g, lim, _, _ in low},
+            expected={g.subject: d for g, _, d, _ in low}, subjects=[g.subject for g, _, _, _ in low],
+            confidence=None if all(o == "the GPU's default" for *_, o in low) else "field-reports", fix=fix))
     if fine:
-        return ok_on_every_gpu(nvidia, len(fine), "power limit at the default: " + ", ".join(fine), actual=fine)
+        return ok_over_gpus(nvidia, judged, "power limit at the default: " + ", ".join(fine), actual=fine)
     if unknown_default:
         return unknown("power limits read but the default is not in the source and the model is not in the GPU "
                        "table: " + ", ".join(g.name or g.label for g in unknown_default),
@@ -192,12 +194,13 @@ def clock_events(nvidia: NvidiaGpus, gpu_samples: GpuSamples | None = None) -> O
                        actual=actual)
     capped = [g for g in read if "sw_power_cap" in (g.clock_events or ())]
     if capped:
-        return not_an_issue(f"SW Power Cap active on GPU(s) {_idx(capped)}: normal at full load at the default "
-                            "limit (see PWR-GPU-POWER-LIMIT for a lowered one)", actual=actual)
+        return over_gpus(nvidia, read, not_an_issue(
+            f"SW Power Cap active on GPU(s) {_idx(capped)}: normal at full load at the default limit (see "
+            "PWR-GPU-POWER-LIMIT for a lowered one)", actual=actual))
     idle = not any(g.busy for g in read)
     load = "GPU load not in the source" if all(g.utilization_gpu is None for g in read) else "GPUs idle at this instant"
-    return ok("no thermal, power-brake or HW slowdown active" + (f" ({load}: not conclusive "
-              "under load; use --sample)" if idle else ""), actual=actual)
+    return ok_over_gpus(nvidia, read, "no thermal, power-brake or HW slowdown active" + (
+        f" ({load}: not conclusive under load; use --sample)" if idle else ""), actual=actual)
 
 
 def _judge_samples(gpus: list[GpuInfo], samples: GpuSamples) -> Outcome:
@@ -295,8 +298,8 @@ def app_clocks(nvidia: NvidiaGpus) -> Outcome:
     if held:
         return unknown(f"a clock setting limits idle GPU(s) {_idx(held)}: idle, not conclusive",
                        hint="look again under load (`--sample 30`)")
-    return ok_on_every_gpu(nvidia, len(read), f"application clocks at default on {len(read)} GPU(s) (or not set)",
-                           actual={g.subject: [g.app_graphics_mhz, g.app_mem_mhz] for g in read})
+    return ok_over_gpus(nvidia, read, f"application clocks at default on {len(read)} GPU(s) (or not set)",
+                        actual={g.subject: [g.app_graphics_mhz, g.app_mem_mhz] for g in read})
 
 
 # --- PWR-PLATFORM-PROFILE ----------------------------------------------------------------------

@@ -13,8 +13,8 @@ second phase, after every check: its `results` parameter gets the results of the
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 # A fix is data (its steps): stackaudit.fixes; importable from here for the checks.
@@ -22,8 +22,9 @@ from stackaudit.facts.symptoms import SymptomHit
 from stackaudit.fixes import FIX_COSTS, Fix, FixCost, FixScope
 from stackaudit.fixes.catalogue_fix import declare_fix
 
-__all__ = ["CHECKS", "DOMAINS", "FIX_COSTS", "STATUSES", "CheckRead", "CheckSpec", "Fix", "FixCost", "FixScope", "Outcome",
-           "check", "issue", "load_all", "not_an_issue", "not_applicable", "ok", "unknown", "with_symptoms"]
+__all__ = ["CHECKS", "DOMAINS", "FIX_COSTS", "STATUSES", "CheckRead", "CheckSpec", "Coverage", "Fix", "FixCost", "FixScope",
+           "Outcome", "check", "issue", "load_all", "not_an_issue", "not_applicable", "ok", "over_subjects", "unknown",
+           "with_symptoms"]
 
 Status = Literal["issue", "ok", "not-an-issue", "unknown", "not-applicable", "error"]
 Severity = Literal["high", "medium", "low"]
@@ -31,6 +32,71 @@ Confidence = Literal["source-verified", "documented", "field-reports", "unproven
 
 STATUSES: tuple[Status, ...] = ("issue", "ok", "not-an-issue", "unknown", "not-applicable", "error")
 DOMAINS = ("FW", "CTR", "DRV", "KERN", "KVER", "MEM", "PCIE", "PWR", "IC", "RT")
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """Which subjects (GPUs, links, bridges, devices, CPUs) a check over subjects judged, of how many the host has.
+
+    `total` is the best count the audit has (`Attached GPUs`, the nvidia-smi table, an lspci list, the topology
+    matrix; the engine fills it from the `gpus` inventory where the check does not know it); None: not known.
+    `blind` are subjects the source lists without the value the check reads.
+    `ask` is the command that shows one subject's value (`nvidia-smi -q`, `sudo lspci -vvv -d 10de:`).
+    """
+
+    shown: tuple[str, ...]
+    total: int | None = None
+    noun: str = "GPU"
+    ask: str = ""
+    blind: tuple[str, ...] = ()
+
+    @property
+    def count(self) -> int:
+        return len(self.shown)
+
+    @property
+    def complete(self) -> bool:
+        """True when every subject of the host was judged (the count is known and reached)."""
+        return self.total is not None and self.count >= self.total
+
+    @property
+    def missing(self) -> int | None:
+        """How many subjects were not judged; None when the host's count is not known."""
+        if self.total is None:
+            return None
+        return max(self.total - self.count, 0)
+
+    def text(self) -> str:
+        """`1 of 8 GPUs shown`, or `1 GPU shown` when the host's count is not known."""
+        if self.total is None:
+            return f"{self.count} {_plural(self.noun, self.count)} shown"
+        return f"{self.count} of {self.total} {_plural(self.noun, self.total)} shown"
+
+    def gap(self) -> str:
+        """What the source lacks, named precisely: `for all 8 GPUs; the source has GPU 0 only`; "" when complete."""
+        if self.complete:
+            return ""
+        shown = ", ".join(self.shown[:3]) + (", …" if self.count > 3 else "")
+        has = f"the source has {shown} only" if self.count else "the source shows none"
+        if self.blind:
+            named = ", ".join(self.blind[:3]) + (", …" if len(self.blind) > 3 else "")
+            rest = self.missing if self.missing is not None else len(self.blind)
+            return f"for the {rest} {_plural(self.noun, rest)} not shown ({named}); {has}"
+        if self.missing is not None:
+            return f"for all {self.total} {_plural(self.noun, self.total or 0)}; {has}"
+        return f"for every {self.noun} of the host; {has}, and how many the host has is not in the source"
+
+    def run_next(self) -> str:
+        """The command and the part it would add (`Coverage.gap`); "" when every subject was judged."""
+        gap = self.gap()
+        return f"{f'`{self.ask}`' if self.ask else 'the same output'} {gap}" if gap else ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"shown": self.count, "total": self.total, "of": self.noun, "subjects": list(self.shown)}
+
+
+def _plural(noun: str, n: int) -> str:
+    return noun if n == 1 else noun + "s"
 
 
 @dataclass(frozen=True)
@@ -56,6 +122,8 @@ class Outcome:
     # A finding whose own reason says it matters only under a condition the source does not show: the condition
     # in words. The engine reports such an issue as a key negative that names it (engine/evaluate.stay_conditional).
     only_if: str = ""
+    # A check over subjects: which it judged, of how many (`over_subjects`, the one coverage rule).
+    coverage: Coverage | None = None
 
 
 def issue(message: str, *, actual: Any = None, expected: Any = None, subjects: tuple[str, ...] | list[str] = (),
@@ -90,6 +158,33 @@ def with_symptoms(outcome: Outcome, hits: tuple[SymptomHit, ...], sharpen: str =
     severity = max((h.symptom.severity for h in hits), key=_SEVERITY_RANK.index)
     return issue(message, actual=list(lines[:5]), expected="no such failure in the log", subjects=outcome.subjects,
                  severity=severity, fix=fix or outcome.fix, evidence=list(lines[:5]))
+
+def over_subjects(judged: Outcome, shown: Sequence[str], total: int | None = None, *, noun: str = "GPU",
+                  ask: str = "", blind: Sequence[str] = ()) -> Outcome:
+    """The one coverage rule for every check over subjects (GPUs, links, bridges, devices, CPUs).
+
+    `judged` is the check's verdict over the subjects it could read (`shown`); `total` is how many the host has.
+    The status is `issue` when any shown subject has it, whatever the others show.
+    It is `ok` (or `not-an-issue`) when the shown subjects are fine, with the coverage `K of N shown`.
+    It is `unknown` only when no subject is shown, or when the shown ones are themselves inconclusive.
+    Where subjects are missing, the hint names the missing part (`Coverage.run_next`).
+    """
+    coverage = Coverage(tuple(dict.fromkeys(shown)), total, noun, ask, tuple(dict.fromkeys(blind)))
+    if coverage.total is not None and coverage.total < coverage.count:
+        coverage = replace(coverage, total=coverage.count)
+    missing = coverage.run_next()
+    if judged.coverage is not None and judged.hint == judged.coverage.run_next():
+        judged = replace(judged, hint="")  # the rule applied again, with a better count: its own hint goes
+    if judged.status == "issue":
+        return replace(judged, coverage=coverage)
+    if not coverage.shown and judged.status != "unknown":
+        return replace(judged, status="unknown", hint=missing, coverage=coverage)
+    if judged.status == "unknown":  # the shown subjects do not settle it: their own hint first
+        return replace(judged, hint=judged.hint or missing, coverage=coverage)
+    if judged.status in ("ok", "not-an-issue"):
+        return replace(judged, hint=missing, coverage=coverage)
+    return judged
+
 
 def ok(message: str, *, actual: Any = None, expected: Any = None, subjects: tuple[str, ...] | list[str] = (),
        evidence: tuple[str, ...] | list[str] = ()) -> Outcome:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from stackaudit.checks.registry import (
     Fix,
     Outcome,
+    Severity,
     check,
     issue,
     not_an_issue,
@@ -625,6 +627,237 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     names = ", ".join(sorted({r.label for r in roots}))
     return ok(f"CUDA graphs are on for {names}", actual="enabled",
               evidence=[f"{r.label} cmdline: {' '.join(r.argv)[:200]}" for r in roots])
+
+
+# --- RT-KERNEL-ARCH --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KernelRule:
+    """One setting or engine line that puts a kernel on a slow path on some GPU architectures."""
+
+    engine: str  # vllm | sglang
+    # Matched against `--flag value` (argv, a configuration dump), `NAME=value` (the environment) or a log line.
+    pattern: re.Pattern[str]
+    # Architectures (gputable `architecture`) or compute capabilities where it is the slow path; () = any, the
+    # engine's own line says so.
+    archs: tuple[str, ...]
+    severity: Severity  # high: can cost a multiple; medium: tens of percent; low: nothing in decode (data/impact.toml)
+    message: str
+    source: str
+
+
+_MARLIN_ARCHS = ("Ampere", "Ada Lovelace", "Hopper", "Blackwell")  # Marlin: compute capability 8.0 and newer
+_FORCED_MARLIN = ("the {0} GEMM kernel instead of {0}_marlin, which vLLM picks by default on compute capability 8.0 "
+                  "and newer: one user's 123 tok/s fell to 23 with `--quantization awq`")
+KERNEL_RULES = (
+    KernelRule("vllm", re.compile(r"^--quantization (awq|gptq)$"), _MARLIN_ARCHS, "high", _FORCED_MARLIN,
+               "https://github.com/vllm-project/vllm/issues/21376"),
+    KernelRule("vllm", re.compile(r"Detected that the model can run with (awq|gptq)_marlin, however you specified "
+                                  r"quantization=\w+ explicitly, so forcing"), (), "high", _FORCED_MARLIN,
+               "https://github.com/vllm-project/vllm/issues/5677"),
+    KernelRule("sglang", re.compile(r"^--(?:decode-)?attention-backend (triton)$"), ("Hopper",), "medium",
+               "Triton attention where SGLang picks fa3 by default on Hopper: its decode fell from 147.64 to 126.41 "
+               "tok/s at 2,000 tokens of context while FlashInfer kept 143.35",
+               "https://github.com/sgl-project/sglang/issues/2271"),
+    KernelRule("vllm", re.compile(r"(?:^--attention-backend |^VLLM_ATTENTION_BACKEND=|Using )"
+                                  r"(FLASHINFER_MLA_SPARSE_SM90)\b"), (), "medium",
+               "{0} on Hopper, measured 36 % slower at concurrency 1 than FLASH_ATTN_MLA_SPARSE (GLM-5.3-Flash, "
+               "8x H100; `--attention-backend FLASH_ATTN_MLA_SPARSE` chooses the other)",
+               "https://github.com/vllm-project/vllm/issues/56564"),
+    KernelRule("sglang", re.compile(r"^--(?:decode-)?attention-backend (fa3)$"), ("10.0", "10.3"), "low",
+               "FlashAttention 3 on data-centre Blackwell, which SGLang refuses (`The 'fa3' backend is not supported "
+               "on Blackwell GPUs`): the engine does not start",
+               "https://github.com/sgl-project/sglang/issues/12360"),
+    KernelRule("vllm", re.compile(r"^--quantization (fp8)$"), ("Ampere",), "low",
+               "FP8 weights without FP8 tensor cores (before Ada): weight-only FP8 through the Marlin kernel, which "
+               "keeps memory-bound decode fast and slows compute-heavy batches",
+               "https://github.com/vllm-project/vllm/pull/5975"),
+    KernelRule("vllm", re.compile(r"GPU does not have native support for (FP8) computation"), (), "low",
+               "FP8 weights without FP8 tensor cores: weight-only FP8 through the Marlin kernel, which keeps "
+               "memory-bound decode fast and slows compute-heavy batches",
+               "https://github.com/vllm-project/vllm/pull/5975"),
+    KernelRule("vllm", re.compile(r"^--quantization (modelopt_fp4|nvfp4)$"), ("Ampere", "Ada Lovelace", "Hopper"),
+               "low", "NVFP4 weights without FP4 tensor cores (before Blackwell): weight-only FP4 through the Marlin "
+               "kernel, which keeps memory-bound decode fast and slows compute-heavy batches",
+               "https://github.com/sgl-project/sglang/pull/19652"),
+    KernelRule("vllm", re.compile(r"GPU does not have native support for (FP4) computation"),
+               ("Ampere", "Ada Lovelace", "Hopper"), "low",
+               "NVFP4 weights without FP4 tensor cores (before Blackwell): weight-only FP4 through the Marlin kernel, "
+               "which keeps memory-bound decode fast and slows compute-heavy batches",
+               "https://github.com/vllm-project/vllm/issues/27471"),
+)
+# Flags the table reads (both engines spell them alike; vLLM's `-q` is `--quantization`).
+_KERNEL_FLAGS = ("--quantization", "--attention-backend", "--decode-attention-backend", "--kv-cache-dtype")
+
+
+def _kernel_settings(proc: ProcessInfo) -> list[str]:
+    """`--flag value` for each kernel flag on an engine's command line and its config file, and
+    `VLLM_ATTENTION_BACKEND=value` where its environment (or the pasted line) sets it."""
+    out = []
+    for flag in _KERNEL_FLAGS:
+        value = proc.option(flag, *(("-q",) if flag == "--quantization" else ()))
+        if value:
+            out.append(f"{flag} {value}")
+    backend = proc.env("VLLM_ATTENTION_BACKEND") if proc.engine == "vllm" else None
+    if backend:
+        out.append(f"VLLM_ATTENTION_BACKEND={backend}")
+    return out
+
+
+def _container_engines(containers: DockerContainers | None) -> list[tuple[str, tuple[str, ...]]]:
+    """(engine, argv) of each container whose command starts vLLM or SGLang."""
+    from stackaudit.facts._parse import engine_of
+
+    found = [(engine_of(c.image + " " + " ".join(c.argv)), c.argv) for c in (containers.containers if containers
+                                                                              else ())]
+    return [(e, argv) for e, argv in found if e in ("vllm", "sglang")]
+
+
+def _architectures(gpus: GpuInventory | None) -> dict[str, tuple[str, str]] | None:
+    """{GPU name: (architecture, compute capability)} from the GPU table's row of each name the source shows;
+    None where no name is shown or one has no row."""
+    from stackaudit.gputable import GpuTableError, UnknownGpuError, lookup
+
+    names = sorted(set(gpus.models.values())) if gpus is not None else []
+    if not names:
+        return None
+    out: dict[str, tuple[str, str]] = {}
+    for name in names:
+        try:
+            spec = lookup(name).spec
+        except (UnknownGpuError, GpuTableError):
+            return None
+        out[name] = (spec.architecture, spec.compute_capability)
+    return out
+
+
+def _rule_hits(sources: Iterable[tuple[str, Iterable[str]]], archs: dict[str, tuple[str, str]] | None
+               ) -> tuple[list[tuple[KernelRule, str, str]], list[str]]:
+    """(rule, setting, GPU name) for each (engine, its settings and lines) the table says is slow on the GPUs
+    shown; the settings a rule names whose GPUs are not shown."""
+    hits: list[tuple[KernelRule, str, str]] = []
+    blind: list[str] = []
+    for engine, text in ((e, t) for e, texts in sources for t in texts):
+        for rule in KERNEL_RULES:
+            if rule.engine != engine or not rule.pattern.search(text):
+                continue
+            if not rule.archs:
+                hits.append((rule, text, ""))
+            elif archs is None:
+                blind.append(text)
+            else:
+                hits.extend((rule, text, name) for name, (arch, cc) in archs.items()
+                            if arch in rule.archs or cc in rule.archs)
+    return hits, blind
+
+
+def _kernel_issue(hits: list[tuple[KernelRule, str, str]], where: str) -> Outcome:
+    """The findings, worst first, each as the setting or the words of the engine's line that matched."""
+    order = ("high", "medium", "low")
+    hits = sorted(hits, key=lambda h: order.index(h[0].severity))
+    shown: list[str] = []
+    for rule, text, gpu in hits:
+        m = rule.pattern.search(text)
+        what = rule.message.format(m.group(1) if m and m.groups() else "")
+        on = f" on the {gpu}" if gpu else ""
+        line = f"`{m.group(0) if m else text[:160]}`{on}: {what} ({rule.source})"
+        if line not in shown:
+            shown.append(line)
+    return issue("; ".join(shown) + f" (read from {where})", actual=list(dict.fromkeys(t[:160] for _, t, _ in hits)),
+                 expected="the engine's default kernel for this GPU architecture", severity=hits[0][0].severity,
+                 evidence=list(dict.fromkeys(t[:400] for _, t, _ in hits)))
+
+
+@check(
+    "RT-KERNEL-ARCH",
+    title="kernel backend not suited to the GPU's architecture",
+    severity="high",
+    confidence="documented",
+    fix=Fix.of(step("Restart the engine without the flag that forces the kernel (for AWQ/GPTQ checkpoints drop "
+                    "`--quantization awq|gptq`: vLLM picks the Marlin kernel itself; for SGLang drop "
+                    "`--attention-backend triton` on Hopper)", cost="restart", scope="container")),
+    references=("https://github.com/vllm-project/vllm/issues/21376",
+                "https://github.com/sgl-project/sglang/issues/2271"),
+)
+def kernel_arch(serving_processes: ServingProcesses | None = None, engine_commands: EngineCommands | None = None,
+                docker_containers: DockerContainers | None = None, serving_log: ServingLog | None = None,
+                gpus: GpuInventory | None = None, collect_env: CollectEnv | None = None) -> Outcome:
+    """Reads: the kernel flags (`--quantization`/`-q`, `--attention-backend`, `--decode-attention-backend`,
+    `--kv-cache-dtype`) of each engine's top process (/proc/<pid>/cmdline and the config file it names), else a
+    pasted command line or a container's engine arguments (`docker inspect`, a pasted docker run), and the configuration dump and kernel lines of the engine's log; the GPUs' product
+    names (the `gpus` inventory), whose architecture and compute capability come from the GPU table.
+
+    Bad value: one row of `KERNEL_RULES` (setting or log line, the architectures it does not suit, why, the
+    public source). vLLM `--quantization awq|gptq` on compute capability 8.0 and newer forces the GEMM kernel
+    instead of Marlin (vllm#21376: 23 instead of 123 tok/s), as does the log line `Detected that the model can
+    run with awq_marlin, however you specified quantization=awq explicitly`. SGLang `--attention-backend triton`
+    on Hopper (sglang#2271: −12 % at 2,000 tokens of context). vLLM's FLASHINFER_MLA_SPARSE_SM90 on Hopper,
+    chosen or forced (`--attention-backend`, `VLLM_ATTENTION_BACKEND`; its log line `Using
+    FLASHINFER_MLA_SPARSE_SM90 attention backend`): 36 % slower at concurrency 1 (vllm#56564). Lower: SGLang `fa3` on sm100 (it refuses to
+    start); FP8 weights before Ada and NVFP4 before Blackwell run weight-only through Marlin, which keeps
+    memory-bound decode fast.
+
+    Why: the kernel, not the host, sets the time per layer; a forced generic kernel can cost a multiple.
+
+    Traps: a flag is judged against the GPUs the source shows; without their names the check says unknown.
+    `ok` needs every kernel flag: a running engine's argv, or a pasted command line with the engine's version
+    (as RT-CUDA-GRAPHS). `VLLM_ATTENTION_BACKEND=XFORMERS` is not in the table: users measured no throughput
+    difference against FlashAttention (vllm#3997); RT-ENV-VLLM lists it. Nor are MoE backends (vLLM
+    `--moe-backend`): published A/Bs disagree by GPU and release (vllm#41306, vllm PRs 44220 and 54742).
+    Nor is an FP8 KV cache before Ada: −2 to −3 % single-request on A100 in the one end-to-end figure
+    found (vllm PR 45829), and which backends take it changes by release.
+    """
+    archs = _architectures(gpus)
+    gpu_note = f" ({', '.join(sorted(archs))})" if archs else ""
+    hint = "paste `nvidia-smi` (the GPU names) beside the engine's command line"
+    roots = serving_processes.roots() if serving_processes is not None else []
+    if roots:
+        hits, blind = _rule_hits(((r.engine, _kernel_settings(r)) for r in roots), archs)
+        if hits:
+            return _kernel_issue(hits, "the engine's command line")
+        if blind:
+            return unknown(f"{', '.join(blind)} on the engine's command line is slow on some GPU architectures, but "
+                           "the source does not name the GPUs", hint=hint)
+        return ok("no flag on the engine's command line forces a kernel the GPU table marks slow" + gpu_note,
+                  actual=[s for r in roots for s in _kernel_settings(r)] or "defaults",
+                  evidence=[f"{r.label} cmdline: {' '.join(r.argv)[:300]}" for r in roots])
+    log_settings = [f"{k} {v}" for k, v in serving_log.kernel_settings] if serving_log is not None else []
+    log_lines = list(serving_log.kernel_lines) if serving_log is not None else []
+    log_engine = serving_log.engine if serving_log is not None else ""
+    commands = list(engine_commands.commands) if engine_commands is not None else []
+    containers = _container_engines(docker_containers)
+    sources = [(c.engine, _kernel_settings(c.as_process())) for c in commands]
+    sources += [(e, _kernel_settings(ProcessInfo(pid=0, ppid=None, comm="", argv=argv, engine=e, root_pid=0)))
+                for e, argv in containers]
+    sources += [(e, log_settings + log_lines) for e in ((log_engine,) if log_engine else ("vllm", "sglang"))]
+    hits, blind = _rule_hits(sources, archs)
+    if hits:
+        return _kernel_issue(hits, "the pasted command line, container spec or engine log")
+    if blind:
+        return unknown(f"{', '.join(dict.fromkeys(blind))} is slow on some GPU architectures, but the source does "
+                       "not name the GPUs", hint=hint)
+    if containers and not commands:
+        return unknown("no kernel flag the table marks slow in the containers' engine arguments, but a container "
+                       "spec does not give the engine's version", hint="paste `python -m vllm.collect_env` too")
+    if serving_processes is not None and serving_processes.listed and not commands:
+        return _no_engine(serving_processes, "no vLLM or SGLang process is running: there is no engine command "
+                          "line to read")
+    if commands:
+        versions = {c.engine: _engine_version(collect_env, c.engine) for c in commands}
+        if all(versions.values()):
+            shown = ", ".join(f"{ENGINE_NAMES.get(e, e)} {v}" for e, v in versions.items())
+            return ok(f"no flag on the pasted command line forces a kernel the GPU table marks slow ({shown})"
+                      + gpu_note, actual=[s for c in commands for s in _kernel_settings(c.as_process())]
+                      or "defaults", evidence=[c.line[:300] for c in commands])
+        return unknown("no kernel flag the table marks slow on the pasted command line, but the engine's version "
+                       "is not in the source (a complete command line is judged with its version)",
+                       hint="paste `python -m vllm.collect_env` (or `python -m sglang.check_env`)")
+    if serving_log is not None and (log_settings or log_lines):
+        return unknown("the engine's log names no kernel the table marks slow, but a log does not show every flag",
+                       hint="paste the engine's command line")
+    return unknown("the source shows no engine command line, configuration dump or kernel log line",
+                   hint=CAPTURE_HINT)
 
 
 # --- RT-ENV-CUDA-DEVICE-MAX-CONNECTIONS ------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import click
 
@@ -21,6 +21,9 @@ from stackaudit.cli.options import (
 from stackaudit.cli.output import colour_wanted, emit, invocation, split_csv, split_paths
 from stackaudit.errors import InputError, UsageError
 
+if TYPE_CHECKING:
+    from stackaudit.engine.ceiling_line import Endpoint
+
 
 def _check_from(path: str) -> None:
     """--from takes regular files and directories only: a FIFO or a device would block or never end."""
@@ -34,6 +37,13 @@ def _check_from(path: str) -> None:
         raise InputError(f"--from {path}: {exc.strerror}") from None
     if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
         raise InputError(f"--from {path}: not a regular file or directory")
+
+
+def _history_rate(endpoints: list[Endpoint]) -> tuple[float, str] | None:
+    """The `bench` history's latest single-stream run for an engine's endpoint (read-only; no database is made)."""
+    from stackaudit.bench.history import single_stream_rate
+
+    return single_stream_rate(endpoints)
 
 
 def _measured(text: str | None) -> float | None:
@@ -203,7 +213,8 @@ def audit(sources: tuple[str, ...], fmt: str, output: Optional[str], select: tup
     choice = _model_choice(model, weights)
     options = AuditOptions(select=split_csv(select), ignore=split_csv(ignore), deadline_s=deadline,
                            waivers=find_waivers(waivers), sample_s=sample, engine_pid=engine_pid or 0,
-                           model=choice, weights=weights, measured=measured_tok_s)
+                           model=choice, weights=weights, measured=measured_tok_s,
+                           history_rate=_history_rate)
     paths = split_paths(sources)
     if engine_pid and not paths and not os.path.isdir(f"/proc/{engine_pid}"):
         raise InputError(f"--pid {engine_pid}: no such process")

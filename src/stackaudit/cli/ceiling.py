@@ -130,7 +130,8 @@ def _resolve_gpu(
 @click.command("ceiling", cls=Command)
 @click.option("--model", "-m", metavar="MODEL",
               help="config.json, a .gguf file (needs the gguf extra), an MLC mlc-chat-config.json, a model "
-              "directory, or an id in the local Hugging Face cache.")
+              "directory, an id in the local Hugging Face cache, or an id in stackaudit's model catalogue "
+              "(never a download).")
 @click.option("--gpu", metavar="NAME",
               help="GPU name as people write it (H100, RTX PRO 6000 ...); detected through NVML when absent.")
 @click.option("--gpus", type=click.INT, metavar="N", help="GPUs serving the model (default: detected, else 1).")
@@ -151,6 +152,9 @@ def _resolve_gpu(
 @click.option("--interconnect", metavar="KIND",
               help="nvlink, xgmi, pcie, pcie-no-p2p (default: detected or from the GPU table).")
 @click.option("--allreduce", default="auto", metavar="KIND", help="auto (vLLM's custom all-reduce rules), custom, nccl.")
+@click.option("--topology", metavar="CLASS",
+              help="The path the all-reduce crosses: nvlink, pcie-switch, pcie-socket, pcie-cross-socket "
+              "(default: the fastest class measured for the link, said in the report; `audit` reads it).")
 @click.option("--bandwidth", type=click.FLOAT, metavar="GBS", help="Memory bandwidth per GPU in GB/s (override).")
 @format_option("ceiling")
 @output_option("Write the report to FILE.")
@@ -160,7 +164,7 @@ def _resolve_gpu(
 def command(model: Optional[str], gpu: Optional[str], gpus: Optional[int], tp: Optional[int], pp: Optional[int],
             ep: Optional[int], weights: Optional[str], kv_dtype: Optional[str], context: Optional[int],
             concurrency: str, measured: tuple[str, ...], interconnect: Optional[str], allreduce: str,
-            bandwidth: Optional[float], fmt: str, output: Optional[str], plot: Optional[str],
+            topology: Optional[str], bandwidth: Optional[float], fmt: str, output: Optional[str], plot: Optional[str],
             list_gpus: bool) -> None:
     """Theoretical decode throughput from a model config and the GPUs, vs measured."""
     from pathlib import Path
@@ -177,13 +181,15 @@ def command(model: Optional[str], gpu: Optional[str], gpus: Optional[int], tp: O
             "--model is required: a config.json, a model directory, or a cached Hugging Face id"
         )
 
-    from stackaudit.ceiling import compute, load_model
+    from stackaudit.ceiling import compute, parse_arch
+    from stackaudit.engine.ceiling_line import resolve_model
 
     concurrencies = _parse_concurrency(concurrency)
     measured_rates = _parse_measured(list(measured), concurrencies)
     if context is not None and context < 0:
         raise UsageError("--context must be 0 or more tokens")
-    _, arch = load_model(model)
+    choice = resolve_model(model)  # a path, the local Hugging Face cache, else the shipped catalogue
+    arch = parse_arch(choice.config, name=choice.name)
     hardware = _resolve_gpu(gpu, gpus, interconnect, bandwidth, group=(tp or 1) * (pp or 1))
     from stackaudit.ceiling.ladder import display_source
 
@@ -194,20 +200,22 @@ def command(model: Optional[str], gpu: Optional[str], gpus: Optional[int], tp: O
         tp=tp,
         ep=ep,
         pp=pp,
-        weights=weights,
+        weights=weights or choice.weights,
         kv_dtype=kv_dtype,
         context=0,
         kv_context=context,
         concurrencies=concurrencies,
         interconnect=hardware["interconnect"],
         allreduce=allreduce,
+        topology=topology,
         measured=measured_rates,
         bandwidth_gbs=hardware["bandwidth_gbs"],
         bandwidth_source=hardware["bandwidth_source"],
         gpu_note=hardware["note"],
         source={
             # A cached Hugging Face id is named as typed; a file by its directory and name.
-            "model": model if arch.name == model else (display_source(arch.source) or model),
+            "model": (choice.source if choice.source.startswith("stackaudit's catalogue")
+                      else model if arch.name == model else (display_source(arch.source) or model)),
             "gpu": hardware["origin"],
             "command": "stackaudit ceiling",
         },

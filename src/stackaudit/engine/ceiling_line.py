@@ -18,6 +18,7 @@ class HeadlineCeiling:
     tokens_per_s: float | None
     missing: str = ""
     layout: str = ""
+    ladder: tuple[tuple[str, float], ...] = ()  # the rungs up to the headline's, (name, tokens/s per stream)
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,10 @@ def _tp_of(facts: dict[str, Any], gpu_count: int) -> tuple[int, str]:
     return gpu_count, f"TP {gpu_count} assumed (all GPUs: the source shows no engine's TP)"
 
 
+# The ladder's rungs the report shows, each one cumulative; the last is the headline's figure.
+LADDER_RUNGS = ("bandwidth", "bandwidth+allreduce", "overhead")
+
+
 def headline_ceiling(facts: dict[str, Any], choice: ModelChoice | None = None,
                      weights: str | None = None) -> HeadlineCeiling:
     """The served model's single-stream decode ceiling on the source's GPUs, or the reason it is unknown.
@@ -101,8 +106,10 @@ def headline_ceiling(facts: dict[str, Any], choice: ModelChoice | None = None,
         kv_dtype = served.kv_cache_dtype if served.kv_cache_dtype not in (None, "auto") else None
         notes += [n for n in (served.note,) if n]
     tp = max(1, tp)  # the engine's TP, even where the source now shows fewer GPUs (one lost)
+    path = _topology_class(facts, tp)
     try:
-        report = compute(config, spec, gpus=tp, tp=tp, weights=fmt, kv_dtype=kv_dtype, concurrencies=[1])
+        report = compute(config, spec, gpus=tp, tp=tp, weights=fmt, kv_dtype=kv_dtype, concurrencies=[1],
+                         topology=path)
     except (StackauditError, ValueError, KeyError, ZeroDivisionError) as exc:
         return HeadlineCeiling(None, None, f"the ceiling model cannot price {name}: {exc}")
     level = report.levels[0]
@@ -110,9 +117,24 @@ def headline_ceiling(facts: dict[str, Any], choice: ModelChoice | None = None,
     rung = level.ceiling("overhead")
     line = (f"~{rung.tokens_per_s:.0f} tok/s per stream at concurrency 1 (binding: {level.binding}) for "
             f"{name} on {tp}× {spec.name}, TP {tp}; `stackaudit ceiling` for the ladder")
+    if report.allreduce.path:
+        notes.append(f"all-reduce priced for {report.allreduce.path_words}, {report.allreduce.latency_us:g} us each")
     layout = "; ".join([f"weights: {report.weights.describe(report.present_classes())} ({report.weights.origin})",
                         *report.weights.notes, *notes])
-    return HeadlineCeiling(line, rung.tokens_per_s, layout=layout)
+    ladder = tuple((name, level.ceiling(name).tokens_per_s) for name in LADDER_RUNGS)
+    return HeadlineCeiling(line, rung.tokens_per_s, layout=layout, ladder=ladder)
+
+
+def _topology_class(facts: dict[str, Any], tp: int) -> str | None:
+    """The class of the path the TP group's all-reduce crosses, from the topology the audit read; None
+    when it shows no pair of the group's GPUs."""
+    from stackaudit.ceiling.interconnect import topology_class
+    from stackaudit.facts.machine_topology import MachineTopology
+
+    topology = facts.get("machine_topology")
+    if not isinstance(topology, MachineTopology) or tp < 2:
+        return None
+    return topology_class(topology.group_path(tp))
 
 
 def ceiling_line(facts: dict[str, Any]) -> str | None:
@@ -122,14 +144,15 @@ def ceiling_line(facts: dict[str, Any]) -> str | None:
 
 def ceiling_fields(facts: dict[str, Any], choice: ModelChoice | None = None,
                    weights: str | None = None) -> dict[str, Any]:
-    """The report's `host` keys: `ceiling` (the line or null), and `ceiling_tok_s` and `ceiling_layout` (the
-    weight formats priced) when there is one or `ceiling_missing` (why not) when there is none — what a
+    """The report's `host` keys: `ceiling` (the line or null), and `ceiling_tok_s`, `ceiling_layout` (the
+    weight formats priced) and `ceiling_ladder` (the rungs up to the figure) when there is one or `ceiling_missing` (why not) when there is none — what a
     measured rate compares with."""
     ceiling = headline_ceiling(facts, choice, weights)
     if ceiling.line is None:
         return {"ceiling": None, "ceiling_missing": ceiling.missing}
     return {"ceiling": ceiling.line, "ceiling_tok_s": round(float(ceiling.tokens_per_s or 0.0), 2),
-            "ceiling_layout": ceiling.layout}
+            "ceiling_layout": ceiling.layout,
+            "ceiling_ladder": [{"name": name, "tok_s": round(value, 2)} for name, value in ceiling.ladder]}
 
 
 def parse_measured(text: str) -> float:
@@ -158,6 +181,44 @@ def measured_from(facts: Mapping[str, Any], given: float | None) -> tuple[float,
     if isinstance(rate, MeasuredRate):
         return rate.tokens_per_s, rate.source, rate.speculative
     return None
+
+
+# The port each engine listens on without `--port` (vLLM and trtllm-serve 8000, SGLang 30000).
+DEFAULT_PORTS = {"vllm": 8000, "trtllm": 8000, "sglang": 30000}
+_LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1", "localhost.localdomain"})
+_ANY_ADDRESS = frozenset({"", "0.0.0.0", "::", "[::]"})
+
+
+Endpoint = tuple[frozenset[str], int, frozenset[str]]  # (host names, port, model names it serves)
+
+
+def engine_endpoints(facts: Mapping[str, Any], hostname: str, live: bool) -> list[Endpoint]:
+    """Where each engine the audit found answers and what it serves: its `--port` (else the engine's default); its
+    `--host`, the audited host's name, and on a live audit the loopback names (a `bench` run from this host); the
+    model it was given and its `--served-model-name` (the name a client sends)."""
+    from stackaudit.facts.engine_command import EngineCommands
+    from stackaudit.facts.processes import ServingProcesses
+    from stackaudit.facts.serving_model import ServingModel
+
+    procs = facts.get("serving_processes")
+    commands = facts.get("engine_commands")
+    served = facts.get("serving_model")
+    found = list(procs.roots()) if isinstance(procs, ServingProcesses) else []
+    if not found and isinstance(commands, EngineCommands):
+        found = [c.as_process() for c in commands.commands]
+    out: list[Endpoint] = []
+    for proc in found:
+        port = proc.flag("--port")
+        if proc.engine not in DEFAULT_PORTS or (port is not None and not port.isdecimal()):
+            continue
+        bind = (proc.flag("--host") or "").lower()
+        names = {hostname.lower()} - {""} | ({bind} - _ANY_ADDRESS) | (_LOOPBACK if live else set())
+        models = {proc.flag("--served-model-name"), proc.flag("--model", "--model-path"),
+                  served.model if isinstance(served, ServingModel) and served.engine == proc.engine else None}
+        if names:
+            out.append((frozenset(names), int(port) if port else DEFAULT_PORTS[proc.engine],
+                        frozenset(m for m in models if m)))
+    return out
 
 
 def measured_vs_ceiling(tokens_per_s: float, host: Mapping[str, Any], source: str = MEASURED_FLAG,

@@ -14,9 +14,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from stackaudit.checks.registry import RESULTS_PARAM, CheckRead, CheckSpec, Outcome
+from stackaudit.checks.registry import RESULTS_PARAM, CheckRead, CheckSpec, Outcome, over_subjects
 from stackaudit.engine.collect import Missing
 from stackaudit.engine.results import Result, build_result
+from stackaudit.facts.gpus import GpuInventory
 from stackaudit.host.source import Provenance
 
 CHECK_DEADLINE_S = 5.0
@@ -88,7 +89,7 @@ def _run_one(spec: CheckSpec, facts: dict[str, Any], in_container: bool, out: di
             raise TypeError(f"returned {type(outcome).__name__}, not an Outcome")
     except Exception as exc:  # a broken check is reported as `error`, never fatal
         outcome = Outcome("error", f"the check failed: {type(exc).__name__}: {exc}")
-    outcome = stay_conditional(outcome)
+    outcome = stay_conditional(host_count(outcome, facts.get("gpus")))
     needed = facts.get(outcome.needs) if outcome.status == "unknown" and outcome.needs else None
     if isinstance(needed, Missing):  # judged as a check whose required fact is missing
         result = build_result(spec, _missing_outcome(spec, [needed]), in_container)
@@ -96,6 +97,18 @@ def _run_one(spec: CheckSpec, facts: dict[str, Any], in_container: bool, out: di
         return
     result = build_result(spec, outcome, in_container, (time.perf_counter() - start) * 1000)
     out[spec.id] = replace(result, provenance=used, message=_name_the_cuts(result, used))
+
+
+def host_count(outcome: Outcome, gpus: object) -> Outcome:
+    """A check over GPUs judged with the best GPU count the audit has (the `gpus` inventory: `Attached GPUs`, the
+    nvidia-smi table, an lspci list, the topology matrix), where its own facts do not show how many there are."""
+    cov = outcome.coverage
+    if cov is None or cov.noun != "GPU" or not isinstance(gpus, GpuInventory):
+        return outcome
+    best = gpus.whole_count
+    if best is None or (cov.total is not None and cov.total >= best):
+        return outcome
+    return over_subjects(outcome, cov.shown, best, noun=cov.noun, ask=cov.ask, blind=cov.blind)
 
 
 def _name_the_cuts(result: Result, used: tuple[Provenance, ...]) -> str:

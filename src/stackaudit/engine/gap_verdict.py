@@ -38,10 +38,12 @@ class Impact:
     proof: str
     sources: tuple[str, ...]
     when_low: str = ""  # the class of a low-severity finding, where it differs (impact.toml `when_low`)
+    when_medium: str = ""  # the same for a medium-severity finding (impact.toml `when_medium`)
 
     def of(self, result: Any) -> str:
         """The class of one finding of this check."""
-        return self.when_low if self.when_low and getattr(result, "severity", None) == "low" else self.klass
+        by_severity = {"low": self.when_low, "medium": self.when_medium}.get(getattr(result, "severity", None) or "")
+        return by_severity or self.klass
 
 
 @functools.cache
@@ -50,7 +52,7 @@ def impacts() -> dict[str, Impact]:
     data = tomllib.loads(IMPACT_PATH.read_text(encoding="utf-8"))
     return {str(row["id"]): Impact(str(row["id"]), str(row["class"]), str(row["applies"]), str(row["evidence"]),
                                    str(row["proof"]), tuple(str(s) for s in row.get("sources", ())),
-                                   str(row.get("when_low", "")))
+                                   str(row.get("when_low", "")), str(row.get("when_medium", "")))
             for row in data["check"]}
 
 

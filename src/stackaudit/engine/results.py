@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from stackaudit.checks.registry import CheckSpec, Fix, Outcome
+from stackaudit.checks.registry import CheckSpec, Coverage, Fix, Outcome
 from stackaudit.fixes.model import rank_key
 from stackaudit.host.source import Provenance
 
@@ -65,6 +65,14 @@ class Result:
     provenance: tuple[Provenance, ...] = ()
     # An issue about a GPU that is gone or faulted (Outcome.gpu_lost): P0, and read before any other P0.
     gpu_lost: bool = False
+    # A check over subjects: which it judged, of how many the host has (checks/registry.py `over_subjects`).
+    coverage: Coverage | None = None
+
+    @property
+    def partly_shown(self) -> bool:
+        """A verdict (ok, not-an-issue, unknown) over some of the host's subjects: the rest would settle more."""
+        return self.coverage is not None and not self.coverage.complete and self.status in (
+            "ok", "not-an-issue", "unknown")
 
     @property
     def rank_key(self) -> tuple[int, bool, int, int, int, str]:
@@ -101,6 +109,8 @@ class Result:
             "provenance": [p.to_json() for p in self.provenance],
             # Optional (schema 2): present on an issue about a lost or faulted GPU only.
             **({"gpu_lost": True} if self.gpu_lost else {}),
+            # Optional (schema 2): on a check over subjects only, which of them it judged.
+            **({"coverage": self.coverage.to_json()} if self.coverage is not None else {}),
         }
 
 
@@ -152,6 +162,7 @@ def build_result(spec: CheckSpec, outcome: Outcome, in_container: bool, duration
         duration_ms=duration_ms,
         why=doc_section(spec.doc, "Why") if outcome.status in ("issue", "not-an-issue") else "",
         gpu_lost=outcome.gpu_lost and outcome.status == "issue",
+        coverage=outcome.coverage,
     )
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from stackaudit import __version__
 from stackaudit.checks.registry import CheckSpec
@@ -19,6 +19,9 @@ from stackaudit.engine.selection import select_checks, with_read_checks
 from stackaudit.facts.registry import load_all as load_facts
 from stackaudit.host.base import Host
 from stackaudit.host.recording import RedactingHost
+
+if TYPE_CHECKING:
+    from stackaudit.engine.ceiling_line import Endpoint
 
 # Facts the headline shows, collected whatever checks are selected.
 HEADLINE_FACTS = ("kernel", "hostname", "cpu", "container", "gpus", "machine_topology", "nvidia", "serving_model",
@@ -43,6 +46,10 @@ class AuditOptions:
     weights: str | None = None
     # `audit --measured TOKS`: the measured decode rate, before any the source holds (fact `serving_rate`).
     measured: float | None = None
+    # Where no rate is measured: a look-up of the latest single-stream run `bench` stored for the engine's
+    # endpoints ((host names, port)) and model, as (tokens/s, where it was read); the CLI passes
+    # bench.history.single_stream_rate (the engine does not import a product).
+    history_rate: Callable[[list[Endpoint]], tuple[float, str] | None] | None = None
 
 
 class TextLines(Protocol):
@@ -137,6 +144,16 @@ def source_files(meta_path: str) -> list[str]:
     return [os.path.basename(p.strip().rstrip("/")) for p in meta_path.split(", ") if p.strip()]
 
 
+def _history_rate(facts: dict[str, Any], host: Host, look_up: Callable[[list[Endpoint]], tuple[float, str] | None]
+                  ) -> tuple[float, str, bool] | None:
+    """The latest single-stream `bench` run against the endpoint of an engine the audit found, same model."""
+    from stackaudit.engine.ceiling_line import engine_endpoints
+
+    endpoints = engine_endpoints(facts, host.meta.hostname, host.meta.source == "live")
+    found = look_up(endpoints) if endpoints else None
+    return (found[0], found[1], False) if found else None
+
+
 def _headline(facts: dict[str, Any], host: Host, options: AuditOptions | None = None) -> dict[str, Any]:
     from stackaudit.facts.container import ContainerInfo
     from stackaudit.facts.hostname import Hostname
@@ -159,6 +176,8 @@ def _headline(facts: dict[str, Any], host: Host, options: AuditOptions | None = 
 
     ceiling = ceiling_fields(facts, options.model if options else None, options.weights if options else None)
     measured = measured_from(facts, options.measured if options else None)
+    if measured is None and options is not None and options.history_rate is not None:
+        measured = _history_rate(facts, host, options.history_rate)
     return {
         **ceiling,
         **({"measured": measured_vs_ceiling(measured[0], ceiling, measured[1], measured[2])} if measured else {}),

@@ -21,6 +21,9 @@ Formats (from vllm/collect_env.py and sglang/check_env.py, and real reports in t
   vLLM Info, Environment Variables).
 - SGLang: `Python: ...`, `GPU 0,1,2,3: <name>`, `CUDA Driver Version: ...`, `PyTorch: ...`,
   `sglang: ...`, package lines `name: version`, `NVIDIA Topology:` (matrix), `ulimit soft: ...`.
+- OpenMMLab (mmengine's `collect_env`, printed by `lmdeploy check_env` and mmdeploy's `check_env.py`):
+  `sys.platform: ...`, `Python: ...`, `GPU 0,1,2,3: <name>`, `NVCC: ...`, `PyTorch: ...`, then
+  `PyTorch compiling details:` (torch's build configuration).
 """
 
 from __future__ import annotations
@@ -49,8 +52,8 @@ _TOPO_END = re.compile(r"^(Hypervisor vendor|ulimit soft|={5,})|^[A-Z_][A-Z0-9_]
 class CollectEnv:
     """What a vLLM collect_env / SGLang check_env report says (empty string: not in the report)."""
 
-    tool: str  # "vllm" (collect_env) | "sglang" (check_env)
-    format: str  # "old" | "new" | "sglang"
+    tool: str  # "vllm" (collect_env) | "sglang" (check_env) | "openmmlab" (lmdeploy check_env)
+    format: str  # "old" | "new" | "sglang" | "openmmlab"
     torch_version: str = ""
     torch_cuda: str = ""  # "CUDA used to build PyTorch"
     cuda_runtime: str = ""
@@ -144,6 +147,8 @@ def parse_collect_env(text: str) -> CollectEnv:
     elif any(k in values for k in ("PyTorch version", "vLLM Version", "Is CUDA available",
                                    "CUDA used to build PyTorch", "GPU models and configuration")):
         tool, fmt = "vllm", "new" if new_format else "old"
+    elif "sys.platform" in values and "PyTorch" in values:
+        tool, fmt = "openmmlab", "openmmlab"  # mmengine's collect_env: lmdeploy check_env, mmdeploy check_env.py
     else:
         raise ParseError("not a vLLM collect_env or SGLang check_env report")
 

@@ -405,9 +405,11 @@ def _parse_k8s(text: str, excerpt: bool) -> tuple[DockerContainer, ...]:
             if not isinstance(ctr, dict):
                 continue
             shm_size: int | None = None
-            shm_mounted = False
+            shm_mounted = cut = False
             for mount in ctr.get("volumeMounts") or []:
                 if isinstance(mount, dict) and str(mount.get("mountPath", "")).rstrip("/") == "/dev/shm":
+                    # A volume mounted but not declared: the paste was cut before the pod's `volumes:`.
+                    cut = str(mount.get("name")) not in volumes
                     vol = volumes.get(str(mount.get("name")), {})
                     empty = vol.get("emptyDir") if isinstance(vol, dict) else None
                     if isinstance(empty, dict) and str(empty.get("medium", "")) == "Memory":
@@ -426,7 +428,7 @@ def _parse_k8s(text: str, excerpt: bool) -> tuple[DockerContainer, ...]:
                 argv=(*_command(ctr.get("command")), *_command(ctr.get("args"))), env=_env_pairs(ctr.get("env")),
                 shm_size=shm_size if shm_mounted else None, ipc_mode=ipc, device_requests=requests,
                 privileged=_dict(ctr.get("securityContext")).get("privileged") is True,
-                origin=ORIGIN_K8S, excerpt=excerpt or (shm_mounted and shm_size is None),
+                origin=ORIGIN_K8S, excerpt=excerpt or cut or (shm_mounted and shm_size is None),
             ))
     if not out:
         raise ParseError("no pod spec with containers in the manifest")

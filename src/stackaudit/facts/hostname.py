@@ -1,16 +1,17 @@
 """The host's name, from every source that shows it: `uname -a`, /proc/sys/kernel/hostname,
 /etc/hostname, then a pasted log's line prefixes (journalctl / syslog `Mar  1 10:00:00 gpu-node
-kernel: ...`, NCCL's `gpu-node:3381:3427 [0] NCCL INFO ...`, nccl-tests' `... on gpu-node device 0`).
+kernel: ...`, which the paste's normalisation takes off and records, NCCL's `gpu-node:3381:3427 [0] NCCL INFO ...`, nccl-tests' `... on gpu-node device 0`).
 
 A log from several hosts (a multi-node NCCL log) names none of them as *the* host.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, provider
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
+from stackaudit.facts.sources import LOG_LINE_HOSTS
 from stackaudit.host.base import read_optional
 
 _REDACTED = {"<redacted>", "redacted", "localhost", "(none)", ""}
@@ -51,19 +52,16 @@ def hostname_from_files(ctx: FactContext) -> Hostname:
     raise FactUnavailable("no hostname file")
 
 
-_SYSLOG_HOST = re.compile(r"^\w{3}\s+\d+\s+[\d:]+\s+(\S+)\s+kernel:|^\d{4}-\d\d-\d\dT\S+\s+(\S+)\s+kernel:")
-
-
-@provider("hostname", Hostname, rank=30, title="the kernel log's line prefixes")
-def hostname_from_kernel_log(ctx: FactContext) -> Hostname:
-    """The host a journal / syslog kernel line names (`Mar  1 10:00:00 gpu-node kernel: ...`)."""
-    from stackaudit.facts.system import KernelLog
-
-    names = {m.group(1) or m.group(2) for line in ctx.fact("kernel_log", KernelLog).lines
-             if (m := _SYSLOG_HOST.match(line))}
+@parser(LOG_LINE_HOSTS, feeds="hostname", kind=Hostname, rank=30)
+def hostname_from_log_prefixes(text: str) -> Hostname:
+    """The host a pasted journal / syslog line's prefix names (`Mar  1 10:00:00 gpu-node kernel: ...`)."""
+    names = set(text.split())
     if len(names) != 1:
-        raise FactUnavailable("the kernel log names no single host")
-    return _named(names.pop(), "kernel log line prefixes")
+        raise ParseError("the log's line prefixes name no single host")
+    try:
+        return _named(names.pop(), "log line prefixes")
+    except FactUnavailable as exc:
+        raise ParseError(str(exc)) from exc
 
 
 @provider("hostname", Hostname, rank=40, title="the NCCL log's line prefixes")

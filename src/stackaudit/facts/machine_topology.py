@@ -122,6 +122,20 @@ class MachineTopology:
         """The NUMA node count the headline shows: the sockets drawn, when the `numa` fact was read."""
         return len(self.sockets) if self.numa_known and self.sockets else None
 
+    def group_path(self, size: int) -> str | None:
+        """The slowest pair kind (NV PIX PXB PHB NODE SYS) inside a TP group of `size` GPUs: the recommended
+        group of that size where there is one, else the first `size` GPUs still on the bus; None when the
+        source gives no pair of them."""
+        if self.tp is not None and self.tp.size == size and self.tp.groups:
+            members = set(self.tp.groups[0])
+        else:
+            members = {g.name for g in sorted(self.gpus, key=lambda g: _gpu_index(g.name)) if not g.lost}
+            members = set(sorted(members, key=_gpu_index)[:size])
+        kinds = [p.kind for p in self.pairs if p.a in members and p.b in members]
+        if size < 2 or len(members) < size or not kinds:
+            return None
+        return max(kinds, key=lambda kind: _RANK[kind])
+
     def to_json(self) -> dict[str, Any]:
         return {
             "sockets": [{"node": s.node, "cpus": s.cpus} for s in self.sockets],

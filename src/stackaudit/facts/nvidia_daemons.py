@@ -25,8 +25,10 @@ from stackaudit.facts.sources import NVIDIA_DAEMON_LOG
 FM, PERSISTENCED, HOSTENGINE = "fm", "persistenced", "hostengine"
 
 # A syslog/journal line's tag: the program, its pid in brackets, a colon.
-_TAG = re.compile(r"(?:^|\s)(?P<tag>systemd|nv-fabricmanager|nvidia-fabricmanager-start\.sh|nvidia-persistenced|"
-                  r"nv-hostengine)(?:\[\d+\])?:\s?(?P<msg>.*)$")
+# The journal tags of the programs that speak of the daemons; a paste's normalisation keeps them (`_paste`).
+DAEMON_TAGS = ("systemd", "nv-fabricmanager", "nvidia-fabricmanager-start.sh", "nvidia-persistenced", "nv-hostengine")
+DAEMON_TAG = "(?:" + "|".join(re.escape(t) for t in DAEMON_TAGS) + r")(?:\[\d+\])?:"
+_TAG = re.compile(r"(?:^|\s)(?P<tag>" + "|".join(re.escape(t) for t in DAEMON_TAGS) + r")(?:\[\d+\])?:\s?(?P<msg>.*)$")
 _FM_WORDS = re.compile(r"nvidia-fabricmanager|nv-fabricmanager|fabric ?manager", re.IGNORECASE)
 _PERSIST_WORDS = re.compile(r"nvidia-persistenced|persistence daemon", re.IGNORECASE)
 _DCGM_WORDS = re.compile(r"nv-hostengine|nvidia-dcgm|DCGM host engine", re.IGNORECASE)

@@ -200,6 +200,25 @@ def _xml_node(elem: ET.Element) -> Node:
     return Node(elem.tag, _xml_text(elem), [_xml_node(c) for c in elem])
 
 
+_TAG = re.compile(r"<(/?)([A-Za-z_][\w.-]*)[^<>]*?(/?)>")
+
+
+def _closed(body: str) -> str:
+    """XML cut short (a paste that stops inside it), up to its last whole line, with the elements still
+    open closed: what it shows is read, what was cut away is not in it."""
+    body = body[: body.rfind(">") + 1]
+    open_tags: list[str] = []
+    for m in _TAG.finditer(body):
+        if m.group(3):
+            continue
+        if m.group(1):
+            if open_tags and open_tags[-1] == m.group(2):
+                open_tags.pop()
+        else:
+            open_tags.append(m.group(2))
+    return body + "".join(f"</{t}>" for t in reversed(open_tags))
+
+
 def parse_xml(text: str) -> NvidiaGpus:
     """Parse `nvidia-smi -q -x`. Entities are refused (no DOCTYPE beyond nvidia-smi's own line)."""
     if len(text) > MAX_TEXT:
@@ -213,9 +232,7 @@ def parse_xml(text: str) -> NvidiaGpus:
     if "<!DOCTYPE" in head or "<!ENTITY" in head or "<!DOCTYPE" in body or "<!ENTITY" in body:
         raise ParseError("nvidia-smi XML with a document type or entities is refused")
     end = body.rfind("</nvidia_smi_log>")
-    if end < 0:
-        raise ParseError("nvidia-smi XML is cut short (no </nvidia_smi_log>)")
-    body = body[: end + len("</nvidia_smi_log>")]
+    body = body[: end + len("</nvidia_smi_log>")] if end >= 0 else _closed(body)
     try:
         root = load_xml(body, "nvidia-smi XML")
     except ValueError as exc:
@@ -323,6 +340,43 @@ def _gpu_from_xml(index: int, g: Node, gpu_id: str) -> GpuInfo:
 
 
 # --- `nvidia-smi -q` text -------------------------------------------------------------------------
+
+# The fields of `nvidia-smi -q`, each with its depth (0: the log's top, 1: a GPU's section, 2 and 3: inside a
+# section) and whether it is a section (a name alone on its line, its fields indented below it). The readers
+# of loose fields use it too: the evidence reader's keys, and the paste view that splits a run of fields
+# flattened onto one line (`Persistence Mode : Enabled Power Limit : 300.00 W ...`) back into its lines.
+QUERY_FIELDS: dict[str, tuple[int, bool]] = {
+    **{k: (0, False) for k in ("Timestamp", "Driver Version", "KMD Version", "CUDA Version", "CUDA UMD Version",
+                               "Attached GPUs")},
+    **{k: (1, False) for k in (
+        "Product Name", "Product Brand", "Product Architecture", "Display Mode", "Display Active", "Display Attached",
+        "Persistence Mode", "Addressing Mode", "Accounting Mode", "Accounting Mode Buffer Size", "Serial Number",
+        "GPU UUID", "GPU PDI", "Minor Number", "VBIOS Version", "MultiGPU Board", "Board ID", "Board Part Number",
+        "GPU Part Number", "FRU Part Number", "Platform Info", "Module ID", "GSP Firmware Version", "Fan Speed",
+        "Performance State", "Compute Mode", "GPU Recovery Action", "Processes")},
+    **{k: (1, True) for k in (
+        "MIG Mode", "Driver Model", "Inforom Version", "Inforom BBX Object Flush", "GPU C2C Mode",
+        "GPU Operation Mode", "GPU Virtualization Mode", "GPU Reset Status", "GPU Recovery Action Status", "IBMNPU",
+        "PCI", "Clocks Event Reasons", "Clocks Throttle Reasons", "Clocks Event Reasons Counters", "Sparse Operation Mode",
+        "FB Memory Usage", "BAR1 Memory Usage", "Conf Compute Protected Memory Usage", "Utilization",
+        "Ecc Mode", "Encoder Stats", "FBC Stats", "DRAM Encryption Mode", "ECC Mode", "ECC Errors", "Retired Pages",
+        "Remapped Rows", "Temperature", "GPU Power Readings", "Power Readings", "GPU Memory Power Readings",
+        "Module Power Readings", "Power Samples", "Power Smoothing", "Workload Power Profiles", "Clocks",
+        "Applications Clocks", "Default Applications Clocks", "Deferred Clocks", "Max Clocks",
+        "Max Customer Boost Clocks", "Clock Policy", "Voltage", "Fabric", "Capabilities")},
+    **{k: (2, False) for k in (
+        "Virtualization Mode", "Host VGPU Mode", "vGPU Heterogeneous Mode", "Bus Id", "Replays Since Reset",
+        "Replay Number Rollovers", "Power Draw", "Average Power Draw", "Instantaneous Power Draw",
+        "Power Management", "Power Limit", "Current Power Limit", "Requested Power Limit", "Default Power Limit",
+        "Enforced Power Limit", "Min Power Limit", "Max Power Limit", "GPU Current Temp", "GPU Shutdown Temp",
+        "GPU Slowdown Temp", "GPU Max Operating Temp", "Memory Current Temp", "Memory Max Operating Temp",
+        "Pending Page Blacklist", "Pending Page Retirement", "Correctable Error", "Uncorrectable Error",
+        "Remapping Failure Occurred", "Current", "Pending", "State", "Status", "CliqueId", "ClusterUUID", "Health Summary",
+        *CLOCK_EVENT_LABELS.values())},
+    **{k: (2, True) for k in ("GPU Link Info", "Volatile", "Aggregate")},
+    **{k: (3, True) for k in ("PCIe Generation", "Link Width")},
+}
+
 
 _GPU_HEADER = re.compile(rf"^GPU\s+({BDF})\s*$")
 _KV = re.compile(r"^(\s*)([^:\s][^:]*?)\s*:\s?(.*)$")
@@ -501,8 +555,9 @@ def _gpu_from_text(index: int, g: Node, bus: str) -> GpuInfo:
 
 _HEADER = re.compile(r"NVIDIA-SMI\s+(\S+)\s+(?:Driver Version|KMD Version):\s*(\S+)\s+"
                      r"(?:CUDA Version|CUDA UMD Version):\s*(\S+)")
+# A GPU's first row; a paste cut inside its last column still shows the name, persistence and Bus-Id.
 _ROW1 = re.compile(rf"^\|\s*(\d+)\s+(.+?)\s+(On|Off)\s*\|\s*({BDF})"
-                   r"\s+(On|Off)\s*\|\s*([^|]*?)\s*\|")
+                   r"\s+(On|Off)\s*\|(?:\s*([^|]*?)\s*\||[^|]*$)")
 _ROW2 = re.compile(r"^\|\s*(N/A|\d+%)\s+(N/A|-?\d+C)\s+(P\d+|N/A)\s+(?:(N/A|\d+W)\s*/\s*(N/A|\d+W))?\s*\|"
                    r"\s*(\d+)MiB\s*/\s*(\d+)MiB\s*\|\s*(?:(N/A|\d+)%)?\s*(Default|E\. Process|E\. Thread|Prohibited)?")
 _ROW3 = re.compile(r"^\|\s*\|\s*\|\s*(Enabled|Disabled|N/A)\s*\|\s*$")

@@ -387,7 +387,7 @@ def python_env_from_collect_env(ctx: FactContext) -> PythonEnv:
             packages.setdefault(name, version.split(" ")[0])
     if not packages:
         raise FactUnavailable("the report lists no Python package")
-    engine = "sglang" if report.tool == "sglang" else "vllm"
+    engine = report.tool if report.tool in ("sglang", "vllm") else ""  # an OpenMMLab report names no engine
     env = PythonEnvironment(f"pasted {'check_env' if report.tool == 'sglang' else 'collect_env'}", None, engine,
                             python_version=report.python_version, packages=packages,
                             torch_cuda=report.torch_cuda or None)

@@ -69,7 +69,9 @@ KEY_PHRASES = re.compile(
     r"Graph capturing finished|Capture cuda graph|cuMem host allocations do not appear|get_mempolicy: Operation not "
     r"permitted|vLLM is using nccl==|P2P is not supported|peer access is not supported|P2P is disabled between "
     r"NVLINK|Initializing an? (?:V[01] )?LLM engine|server_args=ServerArgs\(|non-default args:|"
-    r"enforce_eager|Capturing batches \(", re.IGNORECASE)
+    r"enforce_eager|Capturing batches \(|Detected that the model can run with \w+_marlin|"
+    r"does not have native support for FP\d computation|attention backend out of potential backends",
+    re.IGNORECASE)
 
 
 def is_log_line(line: str) -> bool:
@@ -145,6 +147,11 @@ class ServingLog:
     # each step and whether it replayed a CUDA graph, in log order (a batch above the capture cap runs eagerly).
     decode_graph_batches: tuple[tuple[int, bool], ...] = ()
     decode_graph_lines: tuple[str, ...] = ()  # the first eager decode lines, verbatim
+    # Kernel choices the configuration dumps name, as flags: (`--quantization`, `awq`) from vLLM's `quantization=awq`
+    # or `'quantization': 'awq'`, SGLang's `attention_backend='triton'`; the last value of each.
+    kernel_settings: tuple[tuple[str, str], ...] = ()
+    # The engine's own lines about a kernel or backend it chose or fell back to (Marlin, attention backend), verbatim.
+    kernel_lines: tuple[str, ...] = ()
 
     def transports(self) -> set[str]:
         return {c.transport for c in self.channels}
@@ -192,6 +199,12 @@ _FORCED_EAGER = re.compile(r"Forcing enforce[ _]eager to be True", re.I)
 # vLLM's engine-config line `model='org/name'`, its `non-default args: {'model': 'org/name'}`, SGLang's
 # `server_args=ServerArgs(model_path='org/name'` and v0.5.23's dict form `{'model_path': 'org/name'`.
 _MODEL = re.compile(r"""(?:\bmodel(?:_path)?=|['"]model(?:_path)?['"]:\s*)['"]([^'"\s]{1,300})['"]""")
+# Kernel settings in the configuration dumps: vLLM's engine-config line and `non-default args: {...}`, SGLang's
+# server_args (ServerArgs repr or dict). `None` values are skipped: the engine chose.
+_KERNEL_SETTING = re.compile(r"""(?<![\w.])['"]?(quantization|attention_backend|decode_attention_backend|kv_cache_dtype)"""
+                             r"""['"]?\s*[=:]\s*['"]?([A-Za-z][\w.-]{0,40})""")
+# Words of the engine's lines about the kernels it runs (the check's table judges them).
+_KERNEL_WORDS = ("marlin", "attention backend", "native support for fp", "backend is not supported")
 _CACHE_PATH = re.compile(r"(?:reading|generating) GPU P2P access cache (?:from|in) (\S+\.json)")
 
 
@@ -224,6 +237,8 @@ def parse_serving_log(text: str) -> ServingLog:
     model = ""
     decode_batches: list[tuple[int, bool]] = []
     decode_eager: list[str] = []
+    kernel_settings: dict[str, str] = {}
+    kernel_lines: list[str] = []
     # Each pattern runs only on lines holding its key words (cheap substring tests first: a long log).
     for line in relevant:
         text_l = line.strip()
@@ -298,6 +313,12 @@ def parse_serving_log(text: str) -> ServingLog:
         m = _LOCAL_RANKS.search(text_l) if "localRanks" in text_l else None
         if m:
             local_ranks = max(local_ranks, int(m.group(1)))
+        if any(w in low for w in _KERNEL_WORDS) and len(kernel_lines) < 20 and text_l not in kernel_lines:
+            kernel_lines.append(text_l[:400])
+        for key, value in (_KERNEL_SETTING.findall(text_l) if _RESOLVED_CONFIG.search(text_l) or "non-default args"
+                           in low or "with config:" in low else ()):
+            if value != "None":
+                kernel_settings["--" + key.replace("_", "-")] = value
         m = _DECODE_GRAPH.search(text_l) if "cuda graph:" in text_l else None
         if m and len(decode_batches) < 10000:
             decode_batches.append((int(m.group(1)), m.group(2) == "True"))
@@ -311,7 +332,8 @@ def parse_serving_log(text: str) -> ServingLog:
         pp_size=pp, dp_size=dp,
         disable_custom_all_reduce=disable_ar, cumem_fallback=tuple(cumem), nccl_warnings=tuple(warns[:20]),
         local_ranks=local_ranks, model=model, decode_graph_batches=tuple(decode_batches),
-        decode_graph_lines=tuple(decode_eager))
+        decode_graph_lines=tuple(decode_eager), kernel_settings=tuple(kernel_settings.items()),
+        kernel_lines=tuple(kernel_lines))
 
 
 @parser(ENGINE_LOG, feeds="serving_log", kind=ServingLog, rank=10)

@@ -116,6 +116,9 @@ IOMMU_GROUP_LISTING = Source("iommu_group_listing", "pasted IOMMU group listing"
 INFINIBAND_SYSFS = Source("infiniband_sysfs", "/sys/class/infiniband", path="/sys/class/infiniband",
                           hint="paste `ls /sys/class/infiniband` or an NCCL_DEBUG=INFO log")
 
+# The host names a pasted log's line prefixes give (syslog, journal, Talos): what `_paste.view` takes off.
+LOG_LINE_HOSTS = Source("log_line_hosts", "the host names of pasted log lines", doc=True, hint="paste `uname -a`")
+
 # --- containers ------------------------------------------------------------------------------------
 DOCKER_PS = Source("docker_ps", "`docker ps -q`", argv=("docker", "ps", "-q"), hint="paste `docker inspect <container>`")
 # `docker inspect <name>` names containers the audit cannot know in advance: a pasted document.

@@ -3,7 +3,7 @@
 A thread often pastes the same commands from two nodes ("node 1: ..., node 2: ..."). Merged, they
 would describe a machine that does not exist. A span says which host it shows through the few values
 a machine has exactly one of: the kernel it runs (`uname -a`), its boot command line, its CPU model
-(`lscpu`), its GPU models (`nvidia-smi`), the hostname journald prefixes to its kernel lines. The
+(`lscpu`), its GPU models (`nvidia-smi`), the hostname a log prefix (journald, syslog) gives its lines. The
 first host seen is audited; a span whose value differs starts another host's part of the paste, which
 runs until a span shows the first host again (its kernel, command line or journal hostname).
 
@@ -16,7 +16,7 @@ hostname alone.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 Identity = dict[str, str]
@@ -30,7 +30,6 @@ MAX_PROBES = 8
 _UNAME = re.compile(r"^\s*Linux\s+(?P<host>\S+)\s+(?P<release>\d+\.\d+\S*)\s+(?P<build>#\S+.*?)\s+"
                     r"(?:x86_64|aarch64|ppc64le|s390x)\b")
 _CMDLINE_PREFIX = re.compile(r"^.*?\b(?:Kernel command line|Command line):\s*")
-_JOURNAL_HOST = re.compile(r"^\s*(?:\w{3}\s+\d+\s+[\d:]+|\d{4}-\d\d-\d\dT[\d:.,+-]+)\s+(?P<host>[\w.-]+)\s+kernel:")
 _MODEL_NAME = re.compile(r"^\s*Model name:\s*(?P<v>\S.*?)\s*$")
 _SMI_TABLE_GPU = re.compile(r"^\|\s+\d+\s+(?P<v>(?:NVIDIA|Tesla|Quadro|GeForce|TITAN|Titan|A\d|H\d|L\d|B\d)[^|]*?)"
                             r"\s+(?:On|Off)\s+\|")
@@ -78,14 +77,6 @@ def _models(pattern: re.Pattern[str], key: str) -> Callable[[list[str]], Identit
     return identity
 
 
-def _journal(lines: list[str]) -> Identity:
-    for line in lines:
-        m = _JOURNAL_HOST.match(line) if "kernel:" in line else None
-        if m:
-            return {"journal host": m.group("host")}
-    return {}
-
-
 IDENTITIES: dict[str, Callable[[list[str]], Identity]] = {
     "uname -a": _uname,
     "/proc/cmdline": _cmdline,
@@ -93,13 +84,18 @@ IDENTITIES: dict[str, Callable[[list[str]], Identity]] = {
     "nvidia-smi": _models(_SMI_TABLE_GPU, "gpu models (nvidia-smi)"),
     "nvidia-smi -q": _models(_SMI_Q_GPU, "gpu models (nvidia-smi -q)"),
     "nvidia-smi -q -x": _models(_SMI_XML_GPU, "gpu models (nvidia-smi -q -x)"),
-    "dmesg": _journal,
 }
 
 
-def identity(kind: str, lines: list[str]) -> Identity:
+def identity(kind: str, lines: list[str], prefix_hosts: Iterable[str] = ()) -> Identity:
+    """What a span shows of its host; `prefix_hosts`: the host names its lines' log prefixes gave (`_paste`)."""
     func = IDENTITIES.get(kind)
-    return func(lines) if func else {}
+    ident = func(lines) if func else {}
+    if not ident:
+        host = next(iter(prefix_hosts), "")
+        if host:
+            ident = {"journal host": host}
+    return ident
 
 
 @dataclass

@@ -1,11 +1,15 @@
 """What a paste looks like once the markup around its outputs is peeled off, line for line.
 
 People paste outputs inside markdown fences (``` or ~~~, with or without a language), GitHub quote
-blocks (`> `, nested `> > `), after shell prompts (`$ `, `user@host:~$ `, `(venv) root@box:/# `, `user@host ~ » `),
-with gap lines where they cut something (`[...]`, `...`, `<snip>`, grep's `--`), and with Windows
-line ends (`\\r\\n`, `\\r\\r\\n` after a copy through two editors). `view()` turns such a text into the
+blocks (`> `, nested `> > `), after shell prompts (`$ `, `user@host:~$ `, `(venv) root@box:/# `,
+`user@host ~ » `),
+with gap lines where they cut something (`[...]`, `...`, `<snip>`, grep's `--`), with Windows
+line ends (`\\r\\n`, `\\r\\r\\n` after a copy through two editors, or `\\r` alone), with the
+`Key : value` fields of `nvidia-smi -q` flattened onto one line by a chat or a forum, and behind the prefixes a log
+collector puts on every line (`LOG_PREFIXES`: syslog and journal times and host names, `kernel:`, the
+kubelet's CRI form, Talos, `docker logs -t`, `docker compose`). `view()` turns such a text into the
 lines the recognisers read, and keeps for each of them its line number in the user's file, so that
-a provenance line points at what the user pasted. Gap lines are left out of the view (an output cut
+a provenance line points at what the user pasted, and the host name its prefix gave it. Gap lines are left out of the view (an output cut
 in the middle is still one output) and remembered: a span across a gap is an excerpt.
 
 One pass over the text, constant work per line: a 50 MB paste costs what reading it costs.
@@ -16,9 +20,12 @@ from __future__ import annotations
 import re
 from array import array
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import _GAP_LAST, is_gap_line
+from stackaudit.facts.nvidia_daemons import DAEMON_TAG
+from stackaudit.facts.nvidia_smi import QUERY_FIELDS
+from stackaudit.pci_address import BDF
 
 # `\r\r\n` is one line end (a CRLF file saved again on Windows), not an empty line between two.
 _LINE_END = re.compile(r"\r*\n|\r")
@@ -42,6 +49,150 @@ _ROOT_COMMANDS = (
 )
 _COMMAND_START = re.compile(r"^(?:sudo\s+)?(?:" + "|".join(re.escape(c) for c in _ROOT_COMMANDS) + r")(?:\s|$)")
 _HASH_PROMPT = re.compile(r"^#\s+(?P<cmd>(?:" + "|".join(re.escape(c) for c in _ROOT_COMMANDS) + r")(?:\s.*)?)$")
+
+# A run of `nvidia-smi -q` fields flattened onto one line: where each known name (longest first), the
+# NVSMI LOG banner or a GPU section's header starts; a field's name is followed by ` :`, a section's by a word.
+_FIELD_NAMES = "|".join(re.escape(k) for k in sorted(QUERY_FIELDS, key=len, reverse=True))
+_FLAT_START = re.compile(rf"(?:(?<=\s)|^)(?:(?P<banner>=+\s*NVSMI LOG\s*=+)|(?P<gpu>GPU\s+{BDF})(?=\s|$)|"
+                         rf"(?P<name>{_FIELD_NAMES})(?P<colon>\s*:(?=\s|$))?(?=\s|$))")
+# A name nvidia-smi prints inside a section that the table does not hold (`Current`, `Pending`, `SM`): the
+# words before its ` : ` that start with a capital, are not a unit and hold no value characters.
+_KEY_WORD = re.compile(r"^(?!(?:[KMGT]i?B|[KMG]Hz|[mk]?W|[mk]?V|[CF%x]|MB/s)$)(?:[A-Z][A-Za-z]*\d*|\([A-Za-z]+\))$")
+
+
+def _value_and_key(text: str) -> tuple[str, str]:
+    """`2100 MHz SM` -> (`2100 MHz`, `SM`): a value, then the name of the field after it."""
+    words = text.split()
+    cut = len(words)
+    while cut > 1 and _KEY_WORD.match(words[cut - 1]):
+        cut -= 1
+    return " ".join(words[:cut]), " ".join(words[cut:])
+
+
+def _starts(line: str) -> list[re.Match[str]]:
+    """Where the fields, sections, banner and GPU headers of a flattened run start."""
+    return [m for m in _FLAT_START.finditer(line) if not m.group("name") or m.end() == len(line)
+            or QUERY_FIELDS[m.group("name")][1] != bool(m.group("colon"))]
+
+
+def unflatten(line: str) -> list[str] | None:
+    """A run of `nvidia-smi -q` fields flattened onto one line, split back into its lines (indented as
+    `-q` indents them, by the depth QUERY_FIELDS gives each name); None when the line is not such a run:
+    fewer than two known names, unless it starts with a section and its fields."""
+    starts = _starts(line)
+    if not starts or (len(starts) < 2 and not (starts[0].start() == 0 and starts[0].group("name"))):
+        return None
+    out: list[str] = []
+    head = line[:starts[0].start()].strip()
+    if head:  # what stands before the first known name: an unknown field's tail, or a command line
+        out.extend(_fields(head, 1, 0) if " : " in head else [head])
+    open_depth = 0  # the depth of the innermost open section, 0 when none
+    for n, m in enumerate(starts):
+        piece = line[m.start():starts[n + 1].start() if n + 1 < len(starts) else len(line)].strip()
+        if not m.group("name"):
+            out.append(piece)
+            open_depth = 0
+            continue
+        name = m.group("name")
+        depth, section = QUERY_FIELDS[name]
+        rest = piece[len(name):].strip()
+        if section:
+            out.append("    " * depth + name)
+            open_depth = depth
+            if rest:
+                out.extend(_fields(rest, depth + 1, depth))
+            continue
+        depth = min(depth, open_depth + 1)  # a section's field cut away from its section: not under a field
+        open_depth = min(open_depth, depth - 1)
+        out.extend(_fields(name + " " + rest, depth, open_depth))
+    return out
+
+
+def _fields(text: str, depth: int, open_depth: int) -> list[str]:
+    """`Current : N/A Pending : N/A` at a depth: one line a field, the fields after the first one at the
+    depth of the open section's fields."""
+    parts = text.split(" : ")
+    key, out = parts[0].strip(), []
+    for i, part in enumerate(parts[1:], start=2):
+        value, nxt = _value_and_key(part) if i < len(parts) else (part.strip(), "")
+        out.append(f"{'    ' * depth}{key} : {value}".rstrip())
+        key, depth = nxt, max(open_depth + 1, 1)
+    return out or ["    " * depth + key]
+# --- log prefixes ------------------------------------------------------------------------------------
+# What a log collector writes before each line of an output. A prefix is taken off only when the rest
+# of the line follows it as that form has it (a tag `unit[pid]:` after a syslog host, one space after a
+# docker time), so a line of an output that merely starts with a date stays as it is. `kernel: ` goes
+# with the prefix before dmesg's own `[ uptime]`; before a bare message it stays as the one mark of a
+# kernel line (the dmesg reader takes it off), as an NVIDIA daemon's tag (`nvidia-persistenced[1450]: `)
+# stays for the daemons' readers; another program's tag goes (`myjob[42]: ` before nvidia-smi's output). Each form with a real line (tests/test_paste_transforms.py holds them all).
+# journald's short-iso keeps at most microseconds; the kubelet's and docker's times carry nanoseconds.
+_ISO_TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,6})?(?:Z|[+-]\d\d:?\d\d)"
+_NANO_TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d)"
+_TAG_AHEAD = (r"(?:kernel: (?=\[)|(?=kernel: |" + DAEMON_TAG + r"(?:\s|$))|"  # kept: a kernel line's mark, a daemon's tag
+              r"[^\s:\[\]|]+(?:\[\d+\])?:(?: |$))")  # any other program's tag goes: its output is what was pasted
+LOG_PREFIXES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # 2023-10-19T14:25:03.801614288+08:00 stderr F I1019 06:25:03.801505       1 main.go:154] Starting FS watcher.
+    ("kubelet CRI", re.compile(rf"^{_NANO_TIME} (?:stdout|stderr) [FP](?: |$)")),
+    # 192.168.11.119: kern: warning: [2026-04-22T21:27:51.291882381Z]: NVRM: kflcnCoreDumpNondestructive_IMPL: ...
+    ("Talos", re.compile(r"^(?P<host>[\w.:-]+): (?:kern|user|daemon|syslog|auth|local\d): "
+                         r"(?:emerg|alert|crit|err|warning|notice|info|debug): \[[\dT:.,Z+-]+\]: ")),
+    # 2025-08-16T00:03:03.937586-04:00 localhost systemd[1]: nvidia-persistenced.service: Failed with ...
+    ("journal short-iso", re.compile(rf"^{_ISO_TIME} (?P<host><?[\w.-]+>?) {_TAG_AHEAD}")),
+    # Oct  3 14:01:56 megatron kernel: [   12.442423] NVRM: loading NVIDIA UNIX x86 Kernel Module  285.03 ...
+    # Aug 10 22:40:59.893888 anthill kernel: NVRM: GPU0 _issueRpcAndWait: rpcSendMessage failed ...
+    # 7月 15 17:26:48 b76d14397.cloud.et15 nv-hostengine[481761]: DCGM initialized
+    ("syslog / journal short", re.compile(
+        r"^(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|1[0-2]月|[1-9]月) {1,2}\d{1,2} "
+        rf"\d\d:\d\d:\d\d(?:\.\d{{1,9}})? (?P<host><?[\w.-]+>?) {_TAG_AHEAD}")),
+    # 2024-11-20T14:37:16.307700574Z     shard_uds_path: "/tmp/text-generation-server",
+    ("docker logs -t", re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7,9}(?:Z|[+-]\d\d:\d\d)(?: |$)")),
+    # ollama  | time=2025-06-19T17:09:30.103Z level=INFO source=gpu.go:217 msg="looking for compatible GPUs"
+    ("docker compose", re.compile(r"^[A-Za-z0-9][\w.-]* +\|(?: |$)")),
+)
+_CRI, _TALOS, _JOURNAL_ISO, _SYSLOG, _DOCKER_TIME, _COMPOSE = (pattern for _, pattern in LOG_PREFIXES)
+_MONTHS = frozenset(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))
+
+
+def _log_prefix(line: str) -> re.Match[str] | None:
+    """The prefix a line starts with, tried only where its first characters allow it (most lines: none)."""
+    if line[:1].isdigit():
+        if line[4:5] == "-" and line[10:11] == "T":
+            return _CRI.match(line) or _JOURNAL_ISO.match(line) or _DOCKER_TIME.match(line)
+        if "月" in line[:3]:
+            return _SYSLOG.match(line)
+    elif line[:3].lower() in _MONTHS:
+        return _SYSLOG.match(line)
+    head = line[:64]
+    return _TALOS.match(line) if ": kern: " in head or ": user: " in head else None
+
+
+def _compose_mark(line: str) -> str:
+    m = _COMPOSE.match(line) if " |" in line[:64] else None
+    return line[:m.end()].rstrip() if m else ""
+
+
+def strip_log_prefix(line: str, next_line: str = "", compose: str = "") -> tuple[str, str, str]:
+    """(the line without its log prefixes, the host a prefix named or '', the compose prefix taken or '').
+
+    A `docker compose` prefix (`svc-1  | `) is taken only when the line before or after has one of the
+    same width (compose pads every service's name to one width): a table row starting `name | ` stays."""
+    host = ""
+    taken = ""
+    for _ in range(3):  # a prefix inside a prefix: a node's journal quoted in a container's log
+        m = _log_prefix(line)
+        if m:
+            host = host or m.groupdict().get("host") or ""  # the outer prefix's: the node that logged it
+            line = line[m.end():]
+            continue
+        m = _COMPOSE.match(line) if " |" in line[:64] else None
+        mark = line[:m.end()].rstrip() if m else ""
+        if not m or (len(mark) != len(compose) and len(_compose_mark(next_line)) != len(mark)):
+            break
+        taken = mark
+        line = line[m.end():]
+    return line, host, taken
+
+
 @dataclass(frozen=True)
 class PasteView:
     """The lines the recognisers read, each with its index in the user's file."""
@@ -50,6 +201,7 @@ class PasteView:
     origin: Sequence[int]  # origin[i]: 0-based index in the user's file of lines[i] (an array: 8 bytes a line)
     gaps: list[int]  # 0-based indices in the user's file of the gap lines left out, ascending
     total: int  # how many lines the user's file has
+    hosts: dict[int, str] = field(default_factory=dict)  # index in `lines` -> the host its log prefix named
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """Lines [start, end) of the view as lines [a, b) of the user's file."""
@@ -84,6 +236,8 @@ def view(text: str) -> PasteView:
     lines: list[str] = []
     origin = array("q")
     gaps: list[int] = []
+    hosts: dict[int, str] = {}
+    compose = ""  # the `docker compose` prefix of the line before, '' when it had none
     fence_indent = -1  # the indentation of the open fence, -1 outside one
     for n, line in enumerate(raw):
         line = line.rstrip()
@@ -91,12 +245,27 @@ def view(text: str) -> PasteView:
         if first == ">" or (first == " " and line.lstrip(" ")[:1] == ">"):
             line = _QUOTE.sub("", line, count=1).rstrip()
             first = line[:1]
+        # Cheap test first: a prefix starts with a digit (a time, an address) or a month or service name.
+        if first.isdigit() or (first.isalpha() and (line[:3].lower() in _MONTHS or " |" in line[:64]
+                                                    or ": kern: " in line[:64] or ": user: " in line[:64])):
+            following = raw[n + 1] if n + 1 < len(raw) else ""
+            if following[:1] == ">" or following[:1] == " ":
+                following = _QUOTE.sub("", following, count=1)
+            line, host, compose = strip_log_prefix(line, following, compose)
+            first = line[:1]
+            if first == ">":  # a quote inside the log: what the service printed was quoted
+                line = _QUOTE.sub("", line, count=1).rstrip()
+                first = line[:1]
+        else:
+            host = compose = ""
         # Cheap tests first: most lines of a long log carry no markup at all.
         if "`" in line or "~" in line:
             fence = _FENCE_ONLY.match(line)
             if fence:
                 # A fence line stays, bare: recognisers end a run at it.
                 fence_indent = len(fence.group("indent")) if fence_indent < 0 else -1
+                if host:
+                    hosts[len(lines)] = host
                 lines.append(fence.group("mark")[:3])
                 origin.append(n)
                 continue
@@ -115,6 +284,12 @@ def view(text: str) -> PasteView:
             cmd = strip_prompt_line(line)
             if cmd is not None:
                 line = cmd
+        if host:
+            hosts[len(lines)] = host
+        if line.count(" : ") > 1 and (fields := unflatten(line)) is not None:
+            lines.extend(fields)  # each of them on the user's line
+            origin.extend([n] * len(fields))
+            continue
         lines.append(line)
         origin.append(n)
-    return PasteView(lines, origin, gaps, len(raw))
+    return PasteView(lines, origin, gaps, len(raw), hosts)

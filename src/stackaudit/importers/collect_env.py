@@ -1,4 +1,5 @@
-"""vLLM `collect_env` (old and new formats) and SGLang `check_env` reports pasted into a bug report.
+"""vLLM `collect_env` (old and new formats), SGLang `check_env` and OpenMMLab `collect_env` reports (what
+`lmdeploy check_env` and mmdeploy's `tools/check_env.py` print) pasted into a bug report.
 
 The report is recorded verbatim as the output of `python3 -m vllm.collect_env` /
 `python3 -m sglang.check_env` (facts/collect_env.py); its topology matrix stays inside it (the
@@ -20,7 +21,7 @@ from stackaudit.importers._scan import FENCE, Candidates, next_candidate
 from stackaudit.importers.registry import Found, importer, record_command
 from stackaudit.importers.topology import TOPO_HEADER, TOPO_ROW
 
-_START = re.compile(r"^\s*(Collecting environment information\.\.\.|PyTorch version\s*:|=+\s*$|"
+_START = re.compile(r"^\s*(Collecting environment information\.\.\.|PyTorch version\s*:|=+\s*$|sys\.platform:|"
                     r"Python: \d+\.\d+|\[(pip3?|conda)\]\s|vLLM Version\s*:|Versions of relevant libraries|"
                     r"ROCM Version)")
 _KEYLINE = re.compile(r"^\s*[A-Za-z][\w ./()#+,-]*?\s*:(\s|$)")
@@ -30,7 +31,7 @@ _LINE = re.compile(
     r"Versions of relevant libraries|Environment Variables|CPU:?\s*$|Apple M\d|"
     r"Collecting environment information)")
 _ANCHORS = ("PyTorch version", "vLLM Version", "Is CUDA available", "GPU models and configuration",
-            "CUDA used to build PyTorch", "CUDA Driver Version", "sglang:")
+            "CUDA used to build PyTorch", "CUDA Driver Version", "sglang:", "PyTorch compiling details")
 
 
 def _belongs(line: str) -> bool:
@@ -82,10 +83,11 @@ def _apply(text: str, tool: str, rec: HostRecord) -> None:
 
 # A literal of each `_START` alternative (a report starts at such a line): "version" stands for PyTorch's,
 # vLLM's, ROCM's and "Versions of relevant libraries" (nvidia-smi -q and dmesg look for it too: one pass).
-_START_NEEDLES = ("Collecting environment information", "version", "=", "Python: ", "[pip", "[conda]")
+_START_NEEDLES = ("Collecting environment information", "version", "=", "Python: ", "[pip", "[conda]", "sys.platform")
 
 
-@importer("collect_env", "vLLM `collect_env` (old and new formats) and SGLang `check_env` reports",
+@importer("collect_env", "vLLM `collect_env` (old and new formats), SGLang `check_env` and OpenMMLab `collect_env` "
+          "(lmdeploy `check_env`) reports",
           needles=_START_NEEDLES, per_line=True)
 def collect_env(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0

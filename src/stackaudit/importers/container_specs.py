@@ -108,12 +108,62 @@ def _yaml_block(lines: list[str], start: int, top: re.Pattern[str]) -> int:
     return end
 
 
-@importer("compose", "a docker compose file (`services:` with image, shm_size, ipc, environment, command)",
-          needles=("services:",), per_line=True)
+_SERVICE_KEY = re.compile(r"^ {0,4}[A-Za-z0-9][\w.-]*:\s*$")
+_IMAGE = re.compile(r"^\s+image:\s*\S")
+
+
+def _indent(line: str) -> int:
+    line = line.expandtabs()
+    return len(line) - len(line.lstrip(" "))
+
+
+def _service_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None:
+    """The service a fragment of a compose file holds around the `image:` line i, pasted without its
+    `services:` line (from the service's name, at column 0 or indented): its span and the compose file it
+    is a piece of, or None."""
+    if not _IMAGE.match(lines[i]):
+        return None
+    depth = _indent(lines[i])
+    k = i - 1
+    while k >= 0 and (not lines[k].strip() or _indent(lines[k]) >= depth) and i - k < 200:
+        k -= 1
+    if k < 0 or not _SERVICE_KEY.match(lines[k]) or _COMPOSE_TOP.match(lines[k].lstrip()):
+        return None
+    above = next((lines[j] for j in range(k - 1, -1, -1) if lines[j].strip()), "")
+    if above.rstrip().endswith(":") and _indent(above) < _indent(lines[k]):
+        return None  # under `services:` (a whole file) or another mapping: not a service pasted on its own
+    end = i + 1
+    j = i + 1
+    while j < len(lines) and j - k < MAX_SPEC_LINES and not FENCE.match(lines[j]) and (
+            not lines[j].strip() or _indent(lines[j]) > _indent(lines[k])):
+        j += 1
+        if lines[j - 1].strip():
+            end = j
+    cut = _indent(lines[k])
+    return k, end, "services:\n" + "\n".join("  " + line[cut:] if line.strip() else "" for line in lines[k:end])
+
+
+def _piece(kind: str, doc: str, parse: Callable[[str], object], start: int, end: int, text: str) -> Found | None:
+    """A piece of a spec pasted without what is around it (`text`: the spec it is a piece of), recorded
+    as that spec, an excerpt; None when it does not parse."""
+    try:
+        parse(text)
+    except ParseError:
+        return None
+    return Found(kind, start, end, _append(doc, text + "\n"), whole=False)
+
+
+@importer("compose", "a docker compose file (`services:` with image, shm_size, ipc, environment, command), or a "
+          "service of one pasted without its `services:` line", needles=("services:", "image:"), per_line=True)
 def compose(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
     nxt = next_candidate(candidates)
     while (i := nxt(i)) < len(lines):
+        fragment = _service_fragment(lines, i) if "image:" in lines[i] else None
+        if fragment is not None and (found := _piece("compose", COMPOSE_FILE.name, parse_compose, *fragment)):
+            yield found
+            i = found.end
+            continue
         if not lines[i].startswith("services:") or lines[i].rstrip() != "services:":
             i += 1
             continue
@@ -136,12 +186,48 @@ def compose(lines: list[str], candidates: Candidates | None = None) -> Iterator[
         i = end
 
 
-@importer("k8s pod", "a Kubernetes pod / deployment manifest (YAML with apiVersion, kind, spec.containers)",
-          needles=("apiVersion:", "kind:"), per_line=True)
+# The keys of a pod's container; a fragment that starts inside one holds two of them at one indentation.
+_CONTAINER_KEY = re.compile(r"^(\s+)(?:- )?(image|resources|volumeMounts|env|args|command|securityContext):(\s|$)")
+
+
+def _container_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None:
+    """A container's keys pasted without the manifest around them (from `resources:` or `volumeMounts:` at
+    line i, indented): its span and the pod manifest it is a piece of, or None."""
+    m = _CONTAINER_KEY.match(lines[i])
+    if not m or m.group(2) not in ("resources", "volumeMounts"):
+        return None
+    depth = _indent(lines[i])
+    start = i
+    while start > 0 and (not lines[start - 1].strip() or _indent(lines[start - 1]) >= depth) \
+            and not FENCE.match(lines[start - 1]) and i - start < MAX_SPEC_LINES:
+        start -= 1
+    end = i + 1
+    while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) >= depth) \
+            and not FENCE.match(lines[end]) and end - i < MAX_SPEC_LINES:
+        end += 1
+    while end > i + 1 and not lines[end - 1].strip():
+        end -= 1
+    # Lines deeper than the container's keys before its first key are the tail of a key cut away.
+    first = next(k for k in range(start, end) if _indent(lines[k]) == depth and lines[k].strip()[:1] not in ("", "#"))
+    keys = {c.group(2) for k in range(first, end) if (c := _CONTAINER_KEY.match(lines[k])) and _indent(lines[k]) == depth}
+    if len(keys) < 2 or not re.match(r"^\s+(?:- )?[\w.-]+:(\s|$)", lines[first]):
+        return None
+    body = "\n".join("    " + line[depth:] if line.strip() else "" for line in lines[first:end])
+    return start, end, "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  -\n" + body
+
+
+@importer("k8s pod", "a Kubernetes pod / deployment manifest (YAML with apiVersion, kind, spec.containers), or a "
+          "container's keys pasted without it", needles=("apiVersion:", "kind:", "resources:", "volumeMounts:"),
+          per_line=True)
 def k8s_pod(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
     nxt = next_candidate(candidates)
     while (i := nxt(i)) < len(lines):
+        fragment = _container_fragment(lines, i) if lines[i][:1] in (" ", "\t") else None
+        if fragment is not None and (found := _piece("k8s pod", K8S_SPEC.name, parse_k8s, *fragment)):
+            yield found
+            i = found.end
+            continue
         if "apiVersion:" in lines[i] and FLAT_MANIFEST.search(lines[i]) and len(lines[i]) <= MAX_SPEC_BYTES:
             try:
                 parse_flat_k8s(lines[i])

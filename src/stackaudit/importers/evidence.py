@@ -18,20 +18,16 @@ import re
 from collections.abc import Iterator
 from functools import partial
 
+from stackaudit.facts.nvidia_smi import QUERY_FIELDS
 from stackaudit.facts.sources import EVIDENCE_LINES
 from stackaudit.facts.symptoms import is_symptom
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import Candidates, next_candidate
 from stackaudit.importers.registry import Found, append_document, importer
 
-# Keys only `nvidia-smi -q` prints (whatever their indentation), with a value after ` : `.
-_SMI_KEYS = ("Driver Version", "CUDA Version", "KMD Version", "Attached GPUs", "Product Name", "Product Architecture",
-             "Persistence Mode", "Addressing Mode", "GSP Firmware Version", "VBIOS Version", "Virtualization Mode",
-             "Host VGPU Mode", "Compute Mode", "MIG Mode", "Fabric State", "Clocks Event Reasons",
-             "Clocks Throttle Reasons", "Applications Clocks", "Max Clocks", "Power Limit", "Current Power Limit",
-             "Requested Power Limit", "Enforced Power Limit", "Module ID", "GPU Part Number", "Serial Number",
-             "Bus Id", "Link Width", "PCIe Generation", "Replay Counter", "Remapped Rows", "Pending Page Blacklist",
-             "Retired Pages")
+# Names of `nvidia-smi -q` (whatever their indentation), with a value after ` : `; not a section's
+# one-word fields (`Current`, `State`), which other outputs print too.
+_SMI_KEYS = tuple(k for k, (depth, _) in QUERY_FIELDS.items() if depth < 2 or " " in k)
 _SMI_FIELD = re.compile(r"(?:^|\s)(?:" + "|".join(re.escape(k) for k in _SMI_KEYS) + r")\s+:\s*\S")
 # Elements of `nvidia-smi -q -x`, by the names of their families.
 _SMI_XML = re.compile(r"^\s*(?=.*</)<(?:driver_version|cuda_version|attached_gpus|product_name|product_architecture|"
@@ -40,8 +36,9 @@ _SMI_XML = re.compile(r"^\s*(?=.*</)<(?:driver_version|cuda_version|attached_gpu
                       r"applications_clocks|max_clocks|power_readings|gpu_power_readings|fabric|pci_bus_id|"
                       r"link_widths|pcie_gen|mig_mode|ecc_mode|retired_pages|remapped_rows)\w*>")
 _LINK = re.compile(r"^\s*(?:LnkSta|LnkCap|LnkCtl2?|LnkSta2):\s")
-# The versions of nvidia-smi's table header, flattened onto one line; its failure to reach the driver.
-_SMI_HEADER = re.compile(r"\b(?:Driver Version|CUDA Version):\s*\d+\.\d+|NVIDIA-SMI has failed because")
+# The versions of nvidia-smi's table header, flattened onto one line, or written in a hardware summary
+# (`- NVIDIA driver version: 535.161.07`); nvidia-smi's failure to reach the driver.
+_SMI_HEADER = re.compile(r"\b(?i:Driver Version|CUDA Version):\s*\d+\.\d+|NVIDIA-SMI has failed because")
 # A limit of `ulimit -a` on its own (bash's form).
 _LIMIT = re.compile(r"^\s*(?:max locked memory|open files|stack size|max user processes|core file size|"
                     r"virtual memory|file size)\s+\((?:[\w]+, )?-\w\)\s+(?:unlimited|\d+)\s*$")

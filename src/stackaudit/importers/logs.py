@@ -37,7 +37,8 @@ def _append_log(body: str, rec: HostRecord) -> None:
 # `file.py:N`, SGLANG_LINE's closing `] `, and a word of every KEY_PHRASES alternative (lowercase: that pattern
 # ignores case). Short words shared by several phrases (and other recognisers): each needle is a pass over the text.
 KEY_NEEDLES = ("allreduce", "p2p", "graph", "cumem", "get_mempolicy", "nccl", "not supported", "llm",
-               "serverargs(", "non-default args", "enforce_eager", "capturing batches")
+               "serverargs(", "non-default args", "enforce_eager", "capturing batches", "_marlin",
+               "native support for fp", "potential backends")
 _KEY_HINT = re.compile("|".join(re.escape(n) for n in KEY_NEEDLES))
 
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from functools import partial
 
-from stackaudit.facts.nvidia_daemons import daemon_event, status_unit
+from stackaudit.facts.nvidia_daemons import DAEMON_TAG, daemon_event, status_unit
 from stackaudit.facts.sources import NVIDIA_DAEMON_LOG
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import FENCE, Candidates, next_candidate
@@ -63,8 +63,7 @@ def systemctl_units(lines: list[str], candidates: Candidates | None = None) -> I
 
 # A journal/syslog line carries its program's tag; one of these names stands on every line of the daemons.
 _JOURNAL_NEEDLES = ("fabricmanager", "fabric manager", "persistenced", "persistence daemon", "hostengine", "dcgm")
-_TAGGED = re.compile(r"(?:systemd|nv-fabricmanager|nvidia-fabricmanager-start\.sh|nvidia-persistenced|nv-hostengine)"
-                     r"(?:\[\d+\])?:")
+_TAGGED = re.compile(DAEMON_TAG)
 
 
 def _journal_line(line: str) -> bool:

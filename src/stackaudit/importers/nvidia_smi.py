@@ -35,6 +35,7 @@ _GPU_ELEMENTS = ("clocks_", "persistence_mode", "driver_version", "product_name"
                  "applications_clocks", "max_clocks", "power_readings", "gpu_power_readings", "compute_mode",
                  "virtualization_mode", "pci_bus_id", "mig_mode", "ecc_mode", "fb_memory_usage")
 _FRAGMENT_START = re.compile(r"^\s*<(?:" + "|".join(_GPU_ELEMENTS) + r")\w*>")
+_XML_TEXT = re.compile(r"^\s+[\w.:/ -]+$")  # an element's text on its own line (`None` in <mig_devices>)
 _XML_LINE = re.compile(r"^\s*</?\w+>(?:[^<>]*</\w+>)?\s*$|^\s*<\w+>[^<>]*$")
 
 
@@ -67,7 +68,12 @@ def nvsmi_xml(lines: list[str], candidates: Candidates | None = None) -> Iterato
             if i - back >= 0 and lines[i - back].lstrip().startswith(("<?xml", "<!DOCTYPE")):
                 start = i - back
         end = next((j + 1 for j in range(i, len(lines)) if "</nvidia_smi_log>" in lines[j]), None)
-        if end is None:
+        if end is None:  # cut short: its lines up to the last element line, an excerpt
+            end = i + 1
+            while end < len(lines) and (lines[end].lstrip().startswith("<") or _XML_TEXT.match(lines[end])):
+                end += 1
+            text = "\n".join(line.strip() if n == 0 else line for n, line in enumerate(lines[start:end])) + "\n"
+            yield Found("nvidia-smi -q -x", start, end, command_output(XML_ARGV, text), whole=False)
             return
         text = "\n".join(line.strip() if n == 0 else line for n, line in enumerate(lines[start:end])) + "\n"
         attached = _attached(text, r"<attached_gpus>\s*(\d+)\s*</attached_gpus>")
@@ -176,7 +182,10 @@ def nvsmi_query(lines: list[str], candidates: Candidates | None = None) -> Itera
             text = "\n".join(body) + "\n"
             attached = _attached(text, r"(?m)^Attached GPUs\s+:\s*(\d+)")
             sections = sum(1 for b in body if _GPU_HEADER.match(b) and not b.startswith((" ", "\t")))
-            whole = any(_BANNER.match(b.strip()) for b in body) and attached is not None and attached == sections
+            # A last line that is a name without its ` : value` (a field cut in the middle, a section without
+            # its fields) is where the paste stops, not where nvidia-smi does: `-q` ends on a field.
+            whole = (any(_BANNER.match(b.strip()) for b in body) and attached is not None and attached == sections
+                     and " : " in body[-1] + " ")
             # Appended: a paste may hold a section cut out of `-q` and, further on, its banner.
             yield Found("nvidia-smi -q", start, end, command_output_appended(QUERY_ARGV, text), whole=whole)
         i = max(end, i + 1)

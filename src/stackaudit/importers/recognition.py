@@ -17,8 +17,9 @@ from dataclasses import dataclass, field, replace
 
 from stackaudit.errors import InputError
 from stackaudit.facts.shown_commands import shows_part
+from stackaudit.facts.sources import LOG_LINE_HOSTS
 from stackaudit.host.memory import HostRecord, join_provenance
-from stackaudit.host.source import Provenance
+from stackaudit.host.source import Provenance, doc_key
 from stackaudit.importers import _hosts, _paste
 from stackaudit.importers._paste import looks_like_command
 from stackaudit.importers._scan import Candidates
@@ -380,7 +381,9 @@ def _split_hosts(taken: list[Found], probes: list[Found], paste: _paste.PasteVie
     splitter = _hosts.HostSplitter(profile)
     other: dict[int, str] = {}
     for key, f in in_order():
-        ident = _hosts.identity(f.kind, paste.lines[f.start:f.end]) if f.kind in _hosts.IDENTITIES else {}
+        hosts = paste.hosts
+        ident = _hosts.identity(f.kind, paste.lines[f.start:f.end],
+                                (hosts[i] for i in range(f.start, f.end) if i in hosts) if hosts else ())
         if key < 0 and not ident:
             continue
         name = splitter.assign(ident)
@@ -474,10 +477,23 @@ def recognise_view(paste: _paste.PasteView, file_name: str = "", profile: _hosts
         else:
             result.recognised.append((found.kind, found.start + 1, found.end))
     stamp_run()
+    _record_prefix_hosts(record, paste, lines, result, file_name, line_offset)
     untrack(record)
     if set_aside:
         record.meta["set_aside"] = list(set_aside)
     return result
+
+
+def _record_prefix_hosts(record: HostRecord, paste: _paste.PasteView, lines: list[str], result: ImportResult,
+                         file_name: str, line_offset: int) -> None:
+    """The host names the log prefixes of the lines kept gave (not another host's, set aside), in order."""
+    kept = [i for i in sorted(paste.hosts) if lines[i]] if paste.hosts and result.recognised else []
+    if not kept:
+        return
+    record.docs[LOG_LINE_HOSTS.name] = "".join(f"{h}\n" for h in dict.fromkeys(paste.hosts[i] for i in kept))
+    a, b = paste.span(kept[0], kept[-1] + 1)
+    prov = Provenance("log line prefixes", "pasted", False, file_name, (a + 1 + line_offset, b + line_offset))
+    record.provenance[doc_key(LOG_LINE_HOSTS.name)] = prov
 
 
 def nothing_recognisable(name: str) -> InputError:

@@ -161,7 +161,9 @@ def lsmod(lines: list[str]) -> Iterator[Found]:
 
 
 _DMESG_LINE = re.compile(r"^\s*(\[\s*\d+\.\d+\]|\[\s*[+-]\d+\.\d+\]|\[\w{3}\s\w{3}\s+\d+ [\d:]+ \d{4}\]|<\d>\[|"
-                         r"\w{3}\s+\d+ [\d:]+ \S+ kernel:|\d{4}-\d\d-\d\dT[\d:.,+-]+ \S+ kernel:)")
+                         r"kernel: |\w{3}\s+\d+ [\d:]+ \S+ kernel:|\d{4}-\d\d-\d\dT[\d:.,+-]+ \S+ kernel:)")
+# The mark a journal line keeps once its log prefix is off (`_paste.LOG_PREFIXES`): not part of the message.
+_KERNEL_MARK = "kernel: "
 # Kernel-log lines known by their payload, whatever the prefix (journalctl -k, kern.log, a node log, the
 # driver's own continuation lines): the NVIDIA driver, AER, the IOMMUs, the boot banner.
 _KERNEL_PAYLOAD = re.compile(r"\bNVRM: |\bAER: |PCIe Bus Error: |\bDMAR: |\bAMD-Vi: |^\s*(?:\S+\s+)?Linux version \d")
@@ -187,7 +189,8 @@ def dmesg(lines: list[str], candidates: Candidates | None = None) -> Iterator[Fo
         return
     # Kernel log lines may be scattered between other outputs (grepped excerpts): one record of them all.
     # Whole only when the lines run from boot to the end without anything between them.
-    body = "\n".join(lines[i].strip() for i in matched) + "\n"
+    body = "\n".join(line[len(_KERNEL_MARK):] if line.startswith(_KERNEL_MARK) else line
+                     for line in (lines[i].strip() for i in matched)) + "\n"
     contiguous = matched[-1] - matched[0] + 1 == len(matched)
     whole = contiguous and kernel_log_is_whole([lines[i] for i in matched])
     for n, i in enumerate(matched):

@@ -125,6 +125,11 @@ def finding_title(r: Result) -> str:
     return first
 
 
+def coverage_note(r: Result) -> str:
+    """` (1 of 8 GPUs shown)` after a finding judged on some of its subjects; "" where all of them were judged."""
+    return f" ({r.coverage.text()})" if r.coverage is not None and not r.coverage.complete else ""
+
+
 def _first_clause(message: str) -> str:
     """Up to the first `: `, `; ` or `. ` outside parentheses (a clause shorter than 16 characters goes on)."""
     depth = 0

@@ -22,6 +22,7 @@ from stackaudit.report.charts import Bar, ladder_chart
 from stackaudit.report.fix_steps import fix_lines
 from stackaudit.report.header import (
     command_line,
+    coverage_note,
     evidence_line,
     finding_title,
     identity_line,
@@ -161,7 +162,8 @@ def _result_html(r: Result, report: Report, pod: bool) -> str:
     priority = r.priority or "none"
     badge = r.priority if r.priority and r.status == "issue" else r.status
     summary = (f'<summary><span class="badge {esc(badge)}">{esc(badge)}</span>{esc(finding_title(r))} '
-               f'<span class="rid">{esc(r.id)}</span>' + (f' <span class="where">— {esc(where)}</span>' if where else "")
+               f'<span class="rid">{esc(r.id)}</span>' + (f' <span class="muted">{esc(coverage_note(r))}</span>'
+                                                          if coverage_note(r) else "")+ (f' <span class="where">— {esc(where)}</span>' if where else "")
                + (" <span class=\"muted\">(waived)</span>" if r.waived else "") + "</summary>")
     body = [f"<p>{esc(r.message)}</p>"]
     evidence = evidence_line(r)
@@ -254,10 +256,18 @@ def _charts_section(report: Report) -> list[str]:
     rate = _number(measured.get("decode_tok_s"))
     if ceiling is None and rate is None:
         return []
-    bars = [Bar("ceiling (concurrency 1)", ceiling, binding=True)] if ceiling is not None else []
+    # The ladder's rungs (`stackaudit ceiling`'s names), the last one the headline's figure.
+    ladder = [(str(r.get("name")), _number(r.get("tok_s"))) for r in h.get("ceiling_ladder") or []
+              if isinstance(r, dict)]  # fmt: skip
+    rungs = [(name, value) for name, value in ladder if value is not None]
+    if rungs:
+        bars = [Bar(name, value, binding=i == len(rungs) - 1) for i, (name, value) in enumerate(rungs)]
+    else:
+        bars = [Bar("ceiling (concurrency 1)", ceiling, binding=True)] if ceiling is not None else []
     if rate is not None:
         bars.append(Bar("measured decode", rate))
-    chart = ladder_chart("chart-ceiling", "Decode tokens/s per stream: ceiling and measured", "tokens/s per stream",
+    chart = ladder_chart("chart-ceiling", "Decode tokens/s per stream: the ceiling's ladder and measured",
+                         "tokens/s per stream",
                          bars, measured=rate)
     out = ['<section id="charts" class="charts"><h2>Measured against the ceiling</h2>', chart]
     if measured.get("line"):
@@ -286,15 +296,16 @@ def render_html(report: Report, options: RenderOptions | None = None) -> str:
     body += _charts_section(report)
     body += _section("sec-negatives", "Key negative results (looks wrong, is fine here)", sec.negatives, report, pod)
     body += _section("sec-good", "Confirmed good", sec.good, report, pod)
-    steps = run_next(sec.unknown, engines=report.host.get("engines") or [])
+    steps = run_next(sec.to_settle, engines=report.host.get("engines") or [])
     if steps:
-        body.append(f'<section id="sec-run-next"><h2>To judge more, run next ({len(sec.unknown)} checks could not tell)</h2><ol>')
+        body.append(f'<section id="sec-run-next"><h2>{esc(sec.run_next_heading())}</h2><ol>')
         for step in steps:
             what = f"settles {len(step.settles)}: {', '.join(step.settles)}"
             if step.command:
                 body.append(f'<li><div class="cmd"><pre><code>{esc(step.text)}</code></pre><button type="button" '
                             f'class="copy" data-copy="{esc(step.text)}">copy</button></div>'
-                            f'<span class="muted">{esc(what)}</span></li>')
+                            f'<span class="muted">{esc(what)}'
+                            + (f" — {esc(step.adds)}" if step.adds else "") + "</span></li>")
             else:
                 body.append(f'<li>{esc(step.text)} <span class="muted">({esc(what)})</span></li>')
         body.append("</ol></section>")

@@ -14,6 +14,7 @@ import json
 import os
 from typing import Any
 
+from stackaudit.checks.registry import Coverage
 from stackaudit.engine.results import Result, Waiver
 from stackaudit.engine.runner import Report
 from stackaudit.errors import InputError
@@ -48,7 +49,7 @@ def report_to_json(report: Report, options: RenderOptions | None = None) -> dict
         "host": bounded(dict(report.host)),
         "results": [bounded(r.to_json()) for r in report.results],
         "summary": report.summary(),
-        "run_next": [s.to_json() for s in run_next(sec.unknown, limit=None, engines=report.host.get("engines") or [])],
+        "run_next": [s.to_json() for s in run_next(sec.to_settle, limit=None, engines=report.host.get("engines") or [])],
     })
     if report.topology:
         out["topology"] = report.topology
@@ -136,7 +137,18 @@ def _result(data: Any, where: str) -> Result:
         fix=_fix(data.get("fix"), f"{where} fix"), references=_strings(data.get("references")),
         scope=str(data.get("scope") or "host"), evidence=_strings(data.get("evidence")), hint=str(data.get("hint") or ""),
         waiver=_waiver(data.get("waived")), why=str(data.get("why") or ""), provenance=provenance,
-        gpu_lost=data.get("gpu_lost") is True)
+        gpu_lost=data.get("gpu_lost") is True, coverage=_coverage(data.get("coverage")))
+
+
+def _coverage(data: Any) -> Coverage | None:
+    """A result's coverage as Result.to_json wrote it; None where there is none or it is malformed."""
+    if not isinstance(data, dict):
+        return None
+    total = data.get("total")
+    shown = _strings(data.get("subjects"))
+    if not (total is None or (isinstance(total, int) and not isinstance(total, bool))) or len(shown) != data.get("shown"):
+        return None
+    return Coverage(shown, total, str(data.get("of") or "GPU"))
 
 
 def report_from_json(doc: dict[str, Any], label: str = "the report") -> Report:

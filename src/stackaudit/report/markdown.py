@@ -13,6 +13,7 @@ from stackaudit.render.text import show_value
 from stackaudit.report.fix_steps import md_fix_steps
 from stackaudit.report.header import (
     command_line,
+    coverage_note,
     evidence_line,
     finding_title,
     identity_line,
@@ -41,7 +42,8 @@ def _fix_block(r: Result, where: str, pod: bool) -> list[str]:
 
 def _issue_block(r: Result, report: Report, verbose: bool) -> list[str]:
     where = where_to_apply(r, report)
-    title = f"{md_inline(finding_title(r))} {md_code(r.id)}" + (f" — {md_text(where)}" if where else "")
+    title = (f"{md_inline(finding_title(r))} {md_code(r.id)}{md_text(coverage_note(r))}"
+             + (f" — {md_text(where)}" if where else ""))
     lines = [f"#### {r.priority} · {title}", ""]
     evidence = evidence_line(r)
     if evidence:
@@ -80,7 +82,7 @@ def render_markdown(report: Report, options: RenderOptions | None = None) -> str
     if sec.negatives:
         out += ["### Key negative results (looks wrong, is fine here)", ""]
         for r in sec.negatives:
-            out.append(f"- {md_inline(finding_title(r))} {md_code(r.id)}")
+            out.append(f"- {md_inline(finding_title(r))} {md_code(r.id)}{md_text(coverage_note(r))}")
         out.append("")
         out += ["<details><summary>Why each is fine here</summary>", ""]
         out += [f"- {md_code(r.id)}: {md_inline(r.message)}"
@@ -89,16 +91,18 @@ def render_markdown(report: Report, options: RenderOptions | None = None) -> str
     if sec.good:
         out += [f"<details><summary>Confirmed good ({len(sec.good)})</summary>", "",
                 *md_table(["check", "observed", "note"],
-                          [[md_code(r.id), md_cell(show_value(r.actual, 60)), md_cell(r.message)] for r in sec.good])]
+                          [[md_code(r.id) + md_cell(coverage_note(r)), md_cell(show_value(r.actual, 60)),
+                            md_cell(r.message)] for r in sec.good])]
         out += ["", "</details>", ""]
-    steps = run_next(sec.unknown, engines=report.host.get("engines") or [])
+    steps = run_next(sec.to_settle, engines=report.host.get("engines") or [])
     if steps:
-        out += [f"### To judge more, run next ({len(sec.unknown)} checks could not tell)", ""]
+        out += [f"### {md_text(sec.run_next_heading())}", ""]
         for i, step in enumerate(steps, 1):
             count = len(step.settles)
             what = f"settles {count} check{'s' if count != 1 else ''}: {', '.join(step.settles)}"
             if step.command:
-                out += [f"{i}. {md_text(what)}", "", *md_block([step.text]), ""]
+                out += [f"{i}. {md_text(what)}" + (f" — {md_inline(step.adds)}" if step.adds else ""), "",
+                        *md_block([step.text]), ""]
             else:
                 out += [f"{i}. {md_inline(step.text)} ({md_text(what)})", ""]
     if sec.unknown:

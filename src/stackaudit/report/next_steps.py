@@ -30,9 +30,12 @@ class NextStep:
     command: bool
     settles: tuple[str, ...]
     facts: tuple[str, ...] = ()
+    # The part of the host it adds where a check judged some of its subjects (Coverage.gap): "for all 8 GPUs; …".
+    adds: str = ""
 
     def to_json(self) -> dict[str, object]:
-        return {"step": self.text, "command": self.command, "settles": list(self.settles), "facts": list(self.facts)}
+        return {"step": self.text, "command": self.command, "settles": list(self.settles), "facts": list(self.facts),
+                **({"adds": self.adds} if self.adds else {})}
 
 
 def fact_commands(fact_specs: Mapping[str, object] | None = None) -> dict[str, list[str]]:
@@ -68,7 +71,7 @@ class _Need:
 
 
 def _needs(results: Iterable[Result], by_fact: Mapping[str, list[str]],
-           shown: dict[str, str], is_command: dict[str, bool]) -> list[_Need]:
+           shown: dict[str, str], is_command: dict[str, bool], adds: dict[str, str]) -> list[_Need]:
     def add(text: str, command: bool) -> str:
         # A command with a `<placeholder>` is not runnable as pasted (the shell reads `<` as a redirection).
         command = command and not PLACEHOLDER.search(text)
@@ -89,7 +92,11 @@ def _needs(results: Iterable[Result], by_fact: Mapping[str, list[str]],
         if not r.facts_missing:
             commands = commands_in(r.hint) if r.hint else []
             if commands:
-                requirements.append(("", frozenset(add(c, True) for c in commands)))
+                keys = frozenset(add(c, True) for c in commands)
+                requirements.append(("", keys))
+                gap = r.coverage.gap() if r.coverage is not None else ""
+                for key in keys if gap and gap in r.hint else ():
+                    adds.setdefault(key, gap)
             elif r.hint:
                 requirements.append(("", frozenset({add(r.hint.strip().rstrip("."), False)})))
         if requirements:
@@ -99,15 +106,17 @@ def _needs(results: Iterable[Result], by_fact: Mapping[str, list[str]],
 
 def run_next(results: Iterable[Result], limit: int | None = DEFAULT_STEPS,
              by_fact: Mapping[str, list[str]] | None = None, engines: Iterable[str] | None = None) -> list[NextStep]:
-    """The steps that settle the most unknown checks, best first (all of them with limit=None).
+    """The steps that settle the most unknown checks, best first (all of them with limit=None); a check judged on
+    some of its subjects (`Result.partly_shown`: `ok` with `1 of 8 GPUs shown`) is settled by the rest.
 
     `engines`: the serving engines the source shows (Report.host["engines"]); a command of another engine
     (`python -m sglang.check_env` on a vLLM host) is never a step. None: every command may be one.
     """
-    unknown = [r for r in results if r.status == "unknown" and not r.waived]
+    unknown = [r for r in results if (r.status == "unknown" or r.partly_shown) and not r.waived]
     shown: dict[str, str] = {}
     is_command: dict[str, bool] = {}
-    needs = _needs(unknown, by_fact if by_fact is not None else fact_commands(), shown, is_command)
+    adds: dict[str, str] = {}
+    needs = _needs(unknown, by_fact if by_fact is not None else fact_commands(), shown, is_command, adds)
     if engines is not None:
         present = set(engines)
         absent = {k for k, text in shown.items() if is_command[k] and engine_of(text) not in ("", *present)}
@@ -139,5 +148,6 @@ def run_next(results: Iterable[Result], limit: int | None = DEFAULT_STEPS,
         chosen.append(best)
         candidates.remove(best)
         settled.update(newly_settled)
-        steps.append(NextStep(shown[best], is_command[best], tuple(newly_settled or helped), tuple(facts)))
+        steps.append(NextStep(shown[best], is_command[best], tuple(newly_settled or helped), tuple(facts),
+                              adds.get(best, "")))
     return steps

@@ -43,6 +43,17 @@ class Sections:
     unknown: list[Result]
     errors: list[Result]
     not_applicable: list[Result]
+    # Verdicts on some of their subjects (`ok` with `1 of 8 GPUs shown`): what to run next would judge the rest.
+    partial: list[Result]
+
+    @property
+    def to_settle(self) -> list[Result]:
+        """The results "run next" works for: the unknown ones, then those judged on some of their subjects."""
+        return self.unknown + self.partial
+
+    def run_next_heading(self) -> str:
+        partial = f"; {len(self.partial)} judged on part of the host" if self.partial else ""
+        return f"To judge more, run next ({len(self.unknown)} checks could not tell{partial})"
 
 
 def rank(results: list[Result]) -> list[Result]:
@@ -61,6 +72,7 @@ def sections(report: Report) -> Sections:
         unknown=[r for r in report.by_status("unknown") if not r.waived],
         errors=[r for r in report.by_status("error") if not r.waived],
         not_applicable=report.by_status("not-applicable"),
+        partial=[r for r in report.results if r.partly_shown and r.status != "unknown" and not r.waived],
     )
 
 

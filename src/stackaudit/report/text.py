@@ -19,6 +19,7 @@ from stackaudit.render.text import show_value
 from stackaudit.report.fix_steps import fix_lines
 from stackaudit.report.header import (
     command_line,
+    coverage_note,
     evidence_line,
     finding_title,
     identity_line,
@@ -90,7 +91,7 @@ def _fix(lines: _Lines, r: Result, where: str, pod: bool) -> None:
 
 def _issue(lines: _Lines, r: Result, report: Report, verbose: bool) -> None:
     where = where_to_apply(r, report)
-    title = f"{r.priority} {finding_title(r)} [{r.id}]" + (f" ({where})" if where else "")
+    title = f"{r.priority} {finding_title(r)} [{r.id}]{coverage_note(r)}" + (f" ({where})" if where else "")
     lines.prose(title, style=_PRIORITY_STYLE.get(r.priority or "", ""), hanging=3)
     evidence = evidence_line(r)
     if evidence:
@@ -121,7 +122,7 @@ def _next_steps(lines: _Lines, steps: list[NextStep]) -> None:
         count = len(step.settles)
         what = f"settles {count} check{'s' if count != 1 else ''}: {', '.join(step.settles)}"
         if step.command:
-            lines.prose(f"{i}. {what}", indent=2, hanging=3)
+            lines.prose(f"{i}. {what}" + (f" — {step.adds}" if step.adds else ""), indent=2, hanging=3)
             lines.command(step.text, indent=5)
         else:
             lines.prose(f"{i}. {step.text} ({what})", indent=2, hanging=3)
@@ -155,7 +156,7 @@ def render_text(report: Report, color: bool = False, width: int | None = None,
     if sec.negatives:
         lines.heading("Key negative results (looks wrong, is fine here)")
         for r in sec.negatives:
-            lines.prose(f"- {finding_title(r)} [{r.id}]", indent=2, hanging=2)
+            lines.prose(f"- {finding_title(r)} [{r.id}]{coverage_note(r)}", indent=2, hanging=2)
             if not verbose and r.provenance:
                 lines.prose(provenance_line(r, limit=1), indent=4, style="dim", hanging=5)
             if verbose:
@@ -165,12 +166,12 @@ def render_text(report: Report, color: bool = False, width: int | None = None,
         lines.heading(f"Confirmed good ({len(sec.good)})")
         if verbose:
             for r in sec.good:
-                lines.prose(f"{r.id}: {r.message}", indent=2, hanging=4)
+                lines.prose(f"{r.id}{coverage_note(r)}: {r.message}", indent=2, hanging=4)
         else:
-            lines.prose(", ".join(r.id for r in sec.good), indent=2)
-    steps = run_next(sec.unknown, engines=report.host.get("engines") or [])
+            lines.prose(", ".join(r.id + coverage_note(r) for r in sec.good), indent=2)
+    steps = run_next(sec.to_settle, engines=report.host.get("engines") or [])
     if steps:
-        lines.heading(f"To judge more, run next ({len(sec.unknown)} checks could not tell)")
+        lines.heading(sec.run_next_heading())
         _next_steps(lines, steps)
     if sec.unknown and verbose:
         lines.heading("Could not check")
