@@ -189,8 +189,9 @@ def test_mps_below_path_is_issue_and_256_device_limit_is_not_an_issue() -> None:
 def test_capture_05_mps_is_device_limit_and_mrrs_info() -> None:
     path = CAPTURES / "05-a100-sxm4-lspci-maxreadreq-512.txt"
     res = run_checks(_pasted(strip_header(path.read_text())), PCIE + FW)
-    # The GPU at its own MaxPayload limit, but its upstream ports are not in the paste: not proven fine.
-    assert res["PCIE-MPS"].status == "unknown" and "own limit" in res["PCIE-MPS"].message
+    # The GPU at its own MaxPayload limit: a path's MPS is at most the GPU's DevCap, so whatever its upstream ports
+    # (not in the paste) support, the GPU is not below them; the myth "256 is too small" is a key negative (issue 28).
+    assert res["PCIE-MPS"].status == "not-an-issue" and "own limit" in res["PCIE-MPS"].message
     assert res["PCIE-MRRS"].status == "not-an-issue" and "512" in res["PCIE-MRRS"].message
     assert res["PCIE-RELAXED-ORDERING"].status == "ok"
     # An A100 has a large fixed BAR1: outside the check's "Applies when".

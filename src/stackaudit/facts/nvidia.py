@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from stackaudit.facts._parse import ParseError
+from stackaudit.facts.readings import Verdict, reading, worse_of
 from stackaudit.facts.registry import (
     FactContext,
     FactSpec,
@@ -78,6 +79,12 @@ ARCHITECTURES = {2: "Kepler", 3: "Maxwell", 4: "Pascal", 5: "Volta", 6: "Turing"
                  9: "Hopper", 10: "Blackwell", 13: "Rubin"}  # NVML_DEVICE_ARCH_*
 COMPUTE_MODES = {0: "Default", 1: "Exclusive_Thread", 2: "Prohibited", 3: "Exclusive_Process"}  # NVML_COMPUTEMODE_*
 FABRIC_STATES = {0: "Not Supported", 1: "Not Started", 2: "In Progress", 3: "Completed"}  # NVML_GPU_FABRIC_STATE_*
+# The Fabric block's fields (`nvidia-smi -q`, NVML nvmlGpuFabricInfo) and the value each shows on a GPU the fabric
+# registered; `Not Supported` cannot say. The worse field decides (facts/readings.py): a Completed state does not
+# outweigh a Status or Health Summary that says otherwise (knowledge base, DRV-FABRIC-MANAGER).
+FABRIC_FIELDS = (("Fabric State", "fabric_state", "Completed"), ("Fabric Status", "fabric_status", "Success"),
+                 ("Fabric Health Summary", "fabric_health", "Healthy"))
+_FABRIC_CANNOT_SAY = frozenset({"Not Supported", "N/A"})
 RECOVERY_ACTIONS = {0: "None", 1: "GPU Reset", 2: "Node Reboot", 3: "Drain P2P", 4: "Drain and Reset",
                     5: "Recover IMEX Domain", 6: "Bus Reset", 7: "System Reboot"}  # NVML_GPU_RECOVERY_ACTION_*
 
@@ -173,6 +180,7 @@ class GpuInfo:
     pstate: str | None = sample_field()
     fabric_state: str | None = None
     fabric_status: str | None = None
+    fabric_health: str | None = None  # `Fabric/Health/Summary` (newer drivers): Healthy, Unhealthy, ...
     temp_c: int | None = sample_field()
     temp_slowdown_c: int | None = None
     mem_temp_c: int | None = sample_field()
@@ -532,6 +540,12 @@ def nvidia_driver(ctx: FactContext) -> NvidiaDriver:
         raise FactUnavailable("the NVIDIA kernel module is not loaded (/proc/driver/nvidia/version missing)",
                               "run on the host with the driver loaded")
     return NvidiaDriver(version, flavour, evidence, line, gsp, proc is not None or sys_version is not None)
+
+
+def fabric_verdict(gpu: GpuInfo) -> tuple[Verdict, tuple[str, ...]]:
+    """Whether the fabric registered this GPU, by the worse of its Fabric fields, with the lines to quote."""
+    return worse_of([reading(label, getattr(gpu, attr), frozenset({good}), _FABRIC_CANNOT_SAY)
+                     for label, attr, good in FABRIC_FIELDS])
 
 
 # --- daemons: nvidia-persistenced, nv-fabricmanager, MPS, display servers ---------------------

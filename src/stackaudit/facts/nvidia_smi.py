@@ -319,6 +319,7 @@ _GPU_FIELDS: dict[str, tuple[Callable[[str | None], Any], str, str]] = {
     "pstate": (_clean, "performance_state", "Performance State"),
     "fabric_state": (_clean, "fabric/state", "Fabric/State"),
     "fabric_status": (_clean, "fabric/status", "Fabric/Status"),
+    "fabric_health": (_clean, "fabric/health/summary", "Fabric/Health/Summary"),
     "temp_c": (_int, "temperature/gpu_temp", "Temperature/GPU Current Temp"),
     "temp_slowdown_c": (_int, "temperature/gpu_temp_slow_threshold", "Temperature/GPU Slowdown Temp"),
     "mem_temp_c": (_int, "temperature/memory_temp", "Temperature/Memory Current Temp"),

@@ -229,6 +229,10 @@ DCGMI_DIAG = Source("dcgmi_diag", "pasted `dcgmi diag`", doc=True, hint="paste `
 # Lines of known evidence that no block recogniser took (an nvidia-smi field, an XML element of `-q -x`).
 EVIDENCE_LINES = Source("evidence_lines", "pasted lines of evidence", doc=True, hint="paste the whole output")
 
+# Greps of a whole source shown with nothing under them (`lsmod | grep nvidia_peermem`), one command a line.
+EMPTY_GREPS = Source("empty_greps", "pasted greps with no output", doc=True,
+                     hint="paste `lsmod | grep <module>` or `dmesg | grep -i xid` with what it printed")
+
 # nccl-tests (all_reduce_perf ...) output: its header names each rank's GPU.
 # Ray's own log lines (`(raylet) ...`, `WARNING services.py:...`): the object store's /dev/shm warning.
 RAY_LOG = Source("ray_log", "pasted Ray log", doc=True, hint="paste the `ray start` / `ray.init()` output")

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import ParseError, has_gap_line, key_value_lines, lines_holding, parse_cpulist
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
+from stackaudit.facts.shown_commands import EmptyGreps
 from stackaudit.facts.sources import (
     DMESG,
     LSCPU,
@@ -396,6 +397,18 @@ class LoadedModules(Sourced):
         if name in self.names:
             return True
         return False if self.complete else None
+
+
+def module_loaded(modules: LoadedModules | None, greps: EmptyGreps | None, name: str) -> tuple[bool | None, str]:
+    """Whether kernel module `name` is loaded, and the shown grep that says it is not: True where the list
+    shows it; False where the list is whole (no grep to quote), or where a grep of it was shown with no
+    output ("`lsmod | grep nvidia_peermem` printed nothing"); None otherwise (an excerpt of the list
+    proves no absence)."""
+    loaded = modules.loaded(name) if modules is not None else None
+    if loaded is not None:
+        return loaded, ""
+    shown = greps.absent("lsmod", f"{name} 16384 0") if greps is not None else None
+    return (False, f"`{shown}` printed nothing") if shown else (None, "")
 
 
 def parse_proc_modules(text: str) -> LoadedModules:
