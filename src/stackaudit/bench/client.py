@@ -27,6 +27,7 @@ import contextlib
 import contextvars
 import json
 import time
+from asyncio import selector_events
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -237,6 +238,53 @@ def _install_arrival_clock() -> None:
 _install_arrival_clock()
 
 
+# asyncio's socket transport reads into a new bytes object of `max_size` (256 KiB) for every read of
+# a plain Protocol, aiohttp's included, and shrinks it to the bytes read. On chunked framing at one
+# stream the client wakes for every few events, and that allocation was a large share of each wake-up.
+# A BufferedProtocol is handed a buffer to `recv_into` instead: `_BufferedReads` keeps one per
+# connection and hands aiohttp a copy of only the bytes read.
+READ_BUFFER_BYTES = 256 * 1024
+
+
+class _BufferedReads(asyncio.BufferedProtocol):
+    """aiohttp's protocol for one connection, fed from a buffer the transport reads into."""
+
+    __slots__ = ("buffer", "handler", "view")
+
+    def __init__(self, handler: asyncio.Protocol) -> None:
+        self.handler = handler
+        self.buffer = bytearray(READ_BUFFER_BYTES)
+        self.view = memoryview(self.buffer)
+
+    def get_buffer(self, sizehint: int) -> memoryview:
+        return self.view
+
+    def buffer_updated(self, nbytes: int) -> None:
+        self.handler.data_received(bytes(self.view[:nbytes]))
+
+    def eof_received(self) -> bool | None:
+        return self.handler.eof_received()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.handler.connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        self.handler.pause_writing()
+
+    def resume_writing(self) -> None:
+        self.handler.resume_writing()
+
+
+_SOCKET_TRANSPORT: type[asyncio.Transport] = getattr(selector_events, "_SelectorSocketTransport")  # noqa: B009 (private in typeshed)
+
+
+def _read_into_buffer(handler: asyncio.Protocol) -> None:
+    """Have the transport of this aiohttp connection read into a buffer (plain TCP only; TLS is left as it is)."""
+    transport = getattr(handler, "transport", None)
+    if isinstance(transport, _SOCKET_TRANSPORT) and transport.get_protocol() is handler and not transport.is_closing():
+        transport.set_protocol(_BufferedReads(handler))
+
+
 # The request whose connection the connector is opening: set by `stream_request` in its own
 # task, read by `SpareConnector._create_connection` (same task, so the same context).
 _CURRENT: contextvars.ContextVar[RequestRecord | None] = contextvars.ContextVar("stackaudit_bench_request", default=None)
@@ -280,6 +328,7 @@ class SpareConnector(aiohttp.TCPConnector):
         sink = _CURRENT_SINK.get()
         if sink is not None and connection.protocol is not None:
             sink.attach(connection.protocol)  # before the request is sent: no byte of its response is missed
+            _read_into_buffer(connection.protocol)
         return connection
 
     async def _create_connection(self, req: Any, traces: Any, timeout: Any) -> Any:
