@@ -31,8 +31,15 @@ group_container_host() {
   #   tuned-adm profile latency-performance
   #   or accelerator-performance
   # keep (BIOS): the C-state limit
-  # keep (acpi_idle, reboot), in /etc/default/grub:
+  # keep (GRUB, Debian/Ubuntu), in /etc/default/grub:
   #   GRUB_CMDLINE_LINUX_DEFAULT="... processor.max_cstate=1"
+  #   then update-grub and reboot
+  # keep (grubby, RHEL/Fedora/Rocky/Alma):
+  #   grubby --update-kernel=ALL --args=processor.max_cstate=1
+  #   then reboot
+  # keep (kernelstub, Pop!_OS):
+  #   kernelstub -a processor.max_cstate=1
+  #   then reboot
   # undo (as the fix gives it): bash "$0" undo-container-host
   # -- FW-ACS-P2P (P2): Clear ACS P2P redirect (ReqRedir, CmpltRedir, EgressCtrl) on the bridges between the GPUs, before the engine starts; lost at reboot and after hotplug/reset
   #    takes: runtime
@@ -46,9 +53,15 @@ group_container_host() {
   setpci -s 0000:a0:01.1 ECAP_ACS+0x6.w=0000:002c
   setpci -s 0000:c0:01.1 ECAP_ACS+0x6.w=0000:002c
   setpci -s 0000:e0:01.1 ECAP_ACS+0x6.w=0000:002c
-  # keep (GRUB), in /etc/default/grub:
+  # keep (GRUB, Debian/Ubuntu), in /etc/default/grub:
   #   GRUB_CMDLINE_LINUX_DEFAULT="... \"pci=disable_acs_redir=0000:00:01.1;0000:20:01.1;0000:40:01.1;0000:60:01.1;0000:80:01.1;0000:a0:01.1;0000:c0:01.1;0000:e0:01.1\""
-  #   quoted: `;` separates GRUB commands; then update-grub and reboot
+  #   then update-grub and reboot; quoted: `;` separates GRUB commands
+  # keep (grubby, RHEL/Fedora/Rocky/Alma):
+  #   grubby --update-kernel=ALL '--args=pci=disable_acs_redir=0000:00:01.1;0000:20:01.1;0000:40:01.1;0000:60:01.1;0000:80:01.1;0000:a0:01.1;0000:c0:01.1;0000:e0:01.1'
+  #   then reboot
+  # keep (kernelstub, Pop!_OS):
+  #   kernelstub -a 'pci=disable_acs_redir=0000:00:01.1;0000:20:01.1;0000:40:01.1;0000:60:01.1;0000:80:01.1;0000:a0:01.1;0000:c0:01.1;0000:e0:01.1'
+  #   then reboot
   # keep (BIOS): "ACS Control" / "PCIe ACS" disabled
   # keep (systemd): a systemd oneshot unit Before=nvidia-persistenced.service running the setpci commands
   # note: ACS isolates devices for VFIO: on a host that passes these GPUs (or devices behind these bridges) to VMs, clearing it merges their IOMMU groups — keep ACS there; `pci=noacs` is not a mainline parameter and `pcie_acs_override=` does not clear ACS bits
