@@ -13,6 +13,7 @@ import time
 import pytest
 
 from stackaudit.bench import client
+from test_bench_arrival_clock import _stream as stream
 
 # Reads split by the server's pauses: `make test` runs these alone, after the parallel part.
 pytestmark = pytest.mark.serial
@@ -74,23 +75,9 @@ async def _serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> 
     writer.close()
 
 
-async def _stream() -> client.RequestRecord:
-    server = await asyncio.start_server(_serve, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    session = client.make_session(None, 30.0)
-    try:
-        record = client.RequestRecord(0, time.perf_counter(), 3, None)
-        spec = client.RequestSpec("/v1/completions", b"{}", 3)
-        return await client.stream_request(session, f"http://127.0.0.1:{port}", spec, record, 30.0)
-    finally:
-        await session.close()
-        server.close()
-        await server.wait_closed()
-
-
 def test_events_split_across_chunks_and_reads_come_out_whole_once_in_order() -> None:
     started = time.perf_counter()
-    record = asyncio.run(_stream())
+    record, _ = asyncio.run(stream(_serve))
     assert record.ok, record.error
     assert record.chunks == ["one", "two", "three"]
     assert record.n_chunks == 3 and record.finish_reason == "length"
@@ -106,28 +93,17 @@ def test_the_transport_reads_into_the_connections_buffer() -> None:
     """The stream's connection is read with recv_into a buffer (no 256 KiB bytes object per read)."""
     seen: list[object] = []
 
-    async def run() -> None:
-        server = await asyncio.start_server(_serve, "127.0.0.1", 0)
-        port = server.sockets[0].getsockname()[1]
-        session = client.make_session(None, 30.0)
-        original = client._read_into_buffer
+    original = client._read_into_buffer
 
-        def spy(handler: asyncio.Protocol) -> None:
-            original(handler)
-            transport = getattr(handler, "transport", None)
-            seen.append(transport.get_protocol() if transport is not None else None)
+    def spy(handler: asyncio.Protocol) -> None:
+        original(handler)
+        transport = getattr(handler, "transport", None)
+        seen.append(transport.get_protocol() if transport is not None else None)
 
-        client._read_into_buffer = spy  # type: ignore[assignment]
-        try:
-            record = client.RequestRecord(0, time.perf_counter(), 3, None)
-            await client.stream_request(session, f"http://127.0.0.1:{port}",
-                                        client.RequestSpec("/v1/completions", b"{}", 3), record, 30.0)
-            assert record.ok, record.error
-        finally:
-            client._read_into_buffer = original  # type: ignore[assignment]
-            await session.close()
-            server.close()
-            await server.wait_closed()
-
-    asyncio.run(run())
+    client._read_into_buffer = spy  # type: ignore[assignment]
+    try:
+        record, _ = asyncio.run(stream(_serve))
+    finally:
+        client._read_into_buffer = original  # type: ignore[assignment]
+    assert record.ok, record.error
     assert seen and all(isinstance(p, asyncio.BufferedProtocol) for p in seen)
