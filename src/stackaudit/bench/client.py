@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import contextvars
 import json
+import threading
 import time
 from asyncio import selector_events
 from collections import defaultdict, deque
@@ -238,23 +239,32 @@ def _install_arrival_clock() -> None:
 _install_arrival_clock()
 
 
-# asyncio's socket transport reads into a new bytes object of `max_size` (256 KiB) for every read of
-# a plain Protocol, aiohttp's included, and shrinks it to the bytes read. On chunked framing at one
-# stream the client wakes for every few events, and that allocation was a large share of each wake-up.
-# A BufferedProtocol is handed a buffer to `recv_into` instead: `_BufferedReads` keeps one per
-# connection and hands aiohttp a copy of only the bytes read.
+# asyncio's socket transport reads for a plain Protocol (aiohttp's is one) with `recv(max_size)`: a new
+# 256 KiB bytes object per read, shrunk to the bytes read. A BufferedProtocol is handed a buffer to
+# `recv_into` instead. On the chunked test server, a reader that does nothing else read 149,686 tokens
+# per CPU-second as a Protocol and 204,762 as a BufferedProtocol (docs/benchmarks.md). `_BufferedReads`
+# hands aiohttp's handler a copy of only the bytes read, inside the same callback, so one buffer per
+# thread (the event loop's) serves every connection.
 READ_BUFFER_BYTES = 256 * 1024
+_THREAD = threading.local()
+
+
+def _thread_buffer() -> tuple[bytearray, memoryview]:
+    found: tuple[bytearray, memoryview] | None = getattr(_THREAD, "buffer", None)
+    if found is None:
+        buffer = bytearray(READ_BUFFER_BYTES)
+        found = _THREAD.buffer = (buffer, memoryview(buffer))
+    return found
 
 
 class _BufferedReads(asyncio.BufferedProtocol):
-    """aiohttp's protocol for one connection, fed from a buffer the transport reads into."""
+    """aiohttp's protocol for one connection, fed from the buffer the transport reads into."""
 
     __slots__ = ("buffer", "handler", "view")
 
     def __init__(self, handler: asyncio.Protocol) -> None:
         self.handler = handler
-        self.buffer = bytearray(READ_BUFFER_BYTES)
-        self.view = memoryview(self.buffer)
+        self.buffer, self.view = _thread_buffer()  # created in the loop's thread, which makes every call
 
     def get_buffer(self, sizehint: int) -> memoryview:
         return self.view
