@@ -33,6 +33,7 @@ from stackaudit.fixes import (
     sh,
     step,
 )
+from stackaudit.gputable import family_of
 
 MEM_ERRORS = "https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/error-recovery-and-response-flags.html"
 MIG_GUIDE = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/deployment-considerations.html"
@@ -203,6 +204,11 @@ def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> Outcome:
     if not read:
         if all("mig" in g.unsupported for g in gpus):
             return not_applicable("MIG is not supported on these GPUs (" + ", ".join(nvidia.names) + ")")
+        lines = {g.name: family_of(g.name) for g in gpus if g.name}
+        if len(lines) == len({g.name for g in gpus}) and lines and all(f and f.mig is False for f in lines.values()):
+            # The product line settles it where an old driver prints no MIG Mode field (gputable.FAMILIES).
+            return not_applicable("no MIG on these GPUs: " + "; ".join(
+                f"{name} ({f.what})" for name, f in lines.items() if f is not None))
         return unknown("MIG mode is not in this source (or could not be read)", hint="paste `nvidia-smi -q`")
     enabled = [g for g in read if g.mig_current]
     pending = [g for g in read if g.mig_pending is not None and g.mig_pending != g.mig_current]
