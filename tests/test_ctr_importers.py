@@ -224,3 +224,29 @@ def test_all_captures_through_the_ctr_checks_do_not_crash() -> None:
             continue
         results = run_checks(host, select=["CTR"])
         assert all(r.status != "error" for r in results.values()), (path.name, results)
+
+
+# --- a HostConfig excerpt whatever key it starts at (gapfix) -----------------------------------
+
+
+def test_a_quoted_hostconfig_excerpt_without_shm_keys_is_read() -> None:
+    # Corpus 141 (apocas/dockerode#811): `> `-quoted, from LogConfig to UsernsMode, IpcMode host, no ShmSize.
+    from corpus import corpus_path
+    from stackaudit.facts.container_specs import parse_inspect_excerpt
+
+    host = load_pasted([str(corpus_path("141"))])
+    results = run_checks(host, ["CTR-SHM-SIZE", "CTR-GPU-ACCESS"])
+    assert {k: r.status for k, r in results.items()} == {"CTR-SHM-SIZE": "unknown", "CTR-GPU-ACCESS": "unknown"}
+    assert "excerpt" in results["CTR-GPU-ACCESS"].message
+    (ctr,) = parse_inspect_excerpt('"NetworkMode": "bridge",\n"IpcMode": "host",\n"PidMode": ""')
+    assert ctr.ipc_mode == "host" and ctr.shm_size is None and ctr.excerpt
+
+
+def test_a_network_settings_excerpt_is_no_hostconfig() -> None:
+    # Modelled: NetworkSettings' keys (an inspect cut below HostConfig) name no container setting.
+    from stackaudit.facts._parse import ParseError
+    from stackaudit.facts.container_specs import parse_inspect_excerpt
+
+    text = '"Bridge": "",\n"SandboxID": "4c1b",\n"Ports": {},\n"IPAddress": "172.17.0.2",\n"MacAddress": "02:42"'
+    with pytest.raises(ParseError):
+        parse_inspect_excerpt(text)
