@@ -79,6 +79,7 @@ KINDS = (
     "dcgmi diag",
     "hardware summary",
     "benchmark output",
+    "empty grep",
 )
 
 # A check over subjects judged on those an excerpt shows: `K of N GPUs shown`, `K GPU(s) shown` (Coverage.text).

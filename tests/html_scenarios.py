@@ -1,8 +1,9 @@
 """The three hosts the HTML report tests draw (tests/test_report_html*.py), audited once per session:
 
 - `pcie`: step 3's story scenario (tests/scenarios_rtx_pro_6000.py: 8× RTX PRO 6000, each GPU on its own
-  Turin root port with ACS redirect on, no NVLink), with two faults planted on the report: GPU3's link
-  downtrained (a PCIE-LINK-DOWNTRAIN issue naming its BDF) and GPU5 lost (fallen off the bus);
+  Turin root port with ACS redirect on, no NVLink), with faults planted on the report: GPU3's link
+  downtrained (a PCIE-LINK-DOWNTRAIN issue naming its BDF), GPU5 lost (fallen off the bus) and the root ports'
+  ACS redirect as an issue;
 - `nvswitch`: an 8× H100 HGX board with four NVSwitches (tests/nvidia_support.py, as perf/hgx_snapshot.py
   builds it) and its `nvidia-smi topo -m`, modelled on the B200 HGX matrix of
   tests/data/captures/09-… (NV18 between every pair, each GPU PXB to its NIC) with that capture's fault:
@@ -90,7 +91,11 @@ def _plant_pcie_faults(rep: Report) -> Report:
     bdf = by_name[DOWNTRAINED_GPU]["bdf"]
     rep.results = [dataclasses.replace(r, status="issue", priority="P1", severity="high", confidence="documented",
                                        fix_cost="hardware", subjects=(bdf,), message=f"{bdf} runs Gen5 x8 (capable x16)")
-                   if r.id == "PCIE-LINK-DOWNTRAIN" else r for r in rep.results]
+                   if r.id == "PCIE-LINK-DOWNTRAIN" else
+                   # Planted too: on this TP 8 host ACS redirect on the root ports is a conditional key negative
+                   # (issue 28); the story draws it as the issue it is where peer traffic crosses them.
+                   dataclasses.replace(r, status="issue", priority="P2", severity="low")
+                   if r.id == "FW-ACS-P2P" else r for r in rep.results]
     return rep
 
 
@@ -108,7 +113,7 @@ def switch_tree() -> PcieFacts:
         _fn(A1, "bridge", (ROOT, UP_A)), _fn(UP_B, "bridge", (ROOT, UP_A, A1)), _fn(B0, "bridge", (ROOT, UP_A, A1, UP_B)),
         _fn("0000:05:00.0", "gpu", (ROOT, UP_A, A0)), _fn("0000:06:00.0", "gpu", (ROOT, UP_A, A0)),
         _fn("0000:07:00.0", "gpu", below_b), _fn("0000:07:00.1", "gpu", below_b), _fn("0000:08:00.0", "nic", below_b),
-    ), source="config space")
+    ))
 
 
 def switch_tree_report() -> Report:

@@ -132,12 +132,17 @@ def _kernel_log() -> list[str]:
     ]
 
 
-def rtx_pro_6000_lxc(fixed: bool = False) -> Parts:
-    """The bad host, or (`fixed`) its twin with numa_balancing=0 and C2 disabled on the Proxmox node."""
+def rtx_pro_6000_lxc(fixed: bool = False, p2p_level: str | None = None) -> Parts:
+    """The bad host, or (`fixed`) its twin with numa_balancing=0 and C2 disabled on the Proxmox node.
+
+    `p2p_level`: NCCL_P2P_LEVEL in the engine's environment (modelled: `SYS` sends NCCL's peer traffic across the
+    root ports, the condition under which their ACS redirect is an issue)."""
     ncpu = 256
     env = {"PATH": "/opt/sglang/.venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
            "HOME": "/root", "LANG": "C.UTF-8", "VIRTUAL_ENV": "/opt/sglang/.venv", "HF_HOME": HF_HOME,
            "HF_HUB_OFFLINE": "1", "INVOCATION_ID": "0b9f2c7d41e64a4e8c0b5a2a3c1d9e77", "JOURNAL_STREAM": "8:31722"}
+    if p2p_level is not None:
+        env["NCCL_P2P_LEVEL"] = p2p_level
     # SGLang raised its soft nofile limit to the hard one (set_ulimit); memlock is the container's 62.5 GiB.
     limits = proc_limits(nofile=("524288", "524288"), memlock=(str(MEMLOCK_BYTES), str(MEMLOCK_BYTES)))
     argv = ["/opt/sglang/.venv/bin/python3", "-m", "sglang.launch_server", "--model-path", MODEL, "--tp", "8",

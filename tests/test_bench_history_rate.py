@@ -89,6 +89,9 @@ def test_no_database_is_created_and_a_measured_rate_comes_first(
     # The engine's own throughput line (gap_pastes' default log) comes before the history too.
     got = measured(capsys, llama_paste(tmp_path, command=COMMAND))
     assert got is not None and got["decode_tok_s"] == 142.7
+    # A rate in the user's own words comes after it (the last source of all).
+    got = measured(capsys, llama_paste(tmp_path, log="I get around 10 t/s\n", command=COMMAND))
+    assert got is not None and got["decode_tok_s"] == 125.0 and got["source"].startswith("bench history")
 
 
 def test_a_live_audit_matches_a_loopback_run_a_snapshot_does_not() -> None:

@@ -146,9 +146,9 @@ def test_geforce_blackwell_fp4_is_halved_like_fp16_and_fp8() -> None:
 
 
 def test_every_nvswitch_product_has_its_domain_size() -> None:
-    from stackaudit.gputable import TABLE_PATH, tomllib
+    from stackaudit.gputable import table_text, tomllib
 
-    rows = tomllib.loads(TABLE_PATH.read_text(encoding="utf-8"))["gpu"]
+    rows = tomllib.loads(table_text())["gpu"]
     for row in rows:
         if row["nvlink_kind"] in ("switch", "infinity-fabric"):
             assert row.get("nvlink_domain", 0) >= 4, row["name"]

@@ -497,7 +497,7 @@ def test_hostname_from_log_prefixes(tmp_path: Path) -> None:
     report = run_audit(load_pasted([paste(tmp_path, "kern.log", kern)]), AuditOptions(select=["DRV-XID"]))
     assert report.host["hostname"] == "gpu-node-7"
     nccl = fact(load_pasted([paste(tmp_path, "nccl.log", NCCL_NO_P2P)]), "hostname")
-    assert (nccl.name, nccl.source) == ("gpu-node", "NCCL log line prefixes")
+    assert (nccl.name, nccl.sources) == ("gpu-node", ("server log",))
     redacted = load_pasted([str(corpus_path("56"))])  # `localhost:11326:11326 [0] NCCL INFO`: no name to give
     assert isinstance(fact(redacted, "hostname"), Missing)
 

@@ -68,7 +68,8 @@ KIND_FEEDS = {"lscpu": {"cpu"}, "numactl -H": {"numa"}, "uname -a": {"kernel"}, 
               "nccl-log": {"serving_log"}, "vllm-log": {"serving_log"}, "sglang-log": {"serving_log"},
               "collect_env": {"collect_env"}, "check_env": {"collect_env"}, "lspci": {"pcie"},
               "docker inspect": {"docker_containers"}, "ulimit": {"self_limits"}, "df": {"shm"},
-              "cpupower": {"cpufreq"}, "lxc config": {"lxc_configs"}, "engine command": {"engine_commands"}}
+              "cpupower": {"cpufreq"}, "lxc config": {"lxc_configs"}, "engine command": {"engine_commands"},
+              "empty grep": {"empty_greps"}}
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.path.name[:48])
@@ -96,7 +97,7 @@ KIND_RECOGNISED_AS = {
     "sysctl": {"sysctl"}, "dmesg": {"dmesg"}, "journal": {"dmesg"}, "nvidia-smi": {"nvidia-smi"},
     "nvidia-smi -q": {"nvidia-smi -q"}, "nvidia-smi -q -x": {"nvidia-smi -q -x"},
     "topo -m": {"nvidia-smi topo -m", "collect_env"}, "topo -p2p": {"nvidia-smi topo -p2p"},
-    "nvlink -s": {"nvidia-smi nvlink -s"}, "lspci": {"lspci"}, "lspci -tv": {"lspci -tv"}, "lsmod": {"lsmod"},
+    "nvlink -s": {"nvidia-smi nvlink -s"}, "empty grep": {"empty grep"}, "lspci": {"lspci"}, "lspci -tv": {"lspci -tv"}, "lsmod": {"lsmod"},
     "nccl-log": {"server log"}, "vllm-log": {"server log"}, "sglang-log": {"server log"}, "ray-log": {"ray log"},
     "nccl-tests": {"nccl-tests"}, "docker inspect": {"docker inspect", "docker inspect excerpt"},
     "docker run": {"docker run"}, "compose": {"compose"}, "k8s pod": {"k8s pod"}, "lxc config": {"lxc config"},

@@ -87,7 +87,8 @@ def test_markdown_blocks_are_the_bash_groups(scenario: str, capsys: pytest.Captu
     tokens = MarkdownIt("commonmark").parse(plan(scenario, "markdown", capsys))
     blocks = [t.content for t in tokens if t.type == "fence" and "() {" in t.content]
     functions = re.findall(r"^(group_\w+)\(\) \{$", bash, flags=re.M)
-    assert len(blocks) == len(functions) > 0
+    # The fixed twin has nothing left to fix (its ACS redirect is a conditional key negative: issue 28).
+    assert len(blocks) == len(functions) and (len(functions) > 0) != scenario.endswith("-fixed")
     for block in blocks:
         assert block.rstrip("\n") in bash
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from corpus import body, fact, pasted
-from stackaudit.gputable import FAMILIES, TABLE_PATH, GpuTableError, all_gpus, family_of, parse_table
+from stackaudit.gputable import FAMILIES, GpuTableError, all_gpus, family_of, parse_table, table_text
 from test_cut_gpu_names import PEERREAD_40
 
 
@@ -52,7 +52,7 @@ def test_counter_examples_claim_no_family() -> None:
 
 
 def test_a_row_whose_p2p_contradicts_its_family_is_refused() -> None:
-    text = TABLE_PATH.read_text(encoding="utf-8")
+    text = table_text()
     start = text.index('name = "RTX 4090"')
     bad = text[:start] + text[start:].replace("p2p = false", "p2p = true", 1)
     with pytest.raises(GpuTableError, match="contradicts its family"):

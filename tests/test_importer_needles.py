@@ -178,7 +178,8 @@ def _examples() -> Iterator[tuple[str, list[str]]]:
         yield f"modelled {kind}", view_lines(text)
     # The pastes other test modules hold as constants.
     for name in ("test_verbatim_pastes", "test_kern_importers", "test_core_importers", "test_ctr_importers",
-                 "test_pasted_specs", "test_paste_tolerance", "test_measured_rate_sources"):
+                 "test_pasted_specs", "test_paste_tolerance", "test_measured_rate_sources",
+                 "test_measured_rate_pasted_kinds"):
         module = importlib.import_module(name)
         for attr, value in vars(module).items():
             if isinstance(value, str) and value.count("\n") >= 1:

@@ -364,10 +364,12 @@ def test_any_finite_memlock_without_rdma_is_a_key_negative_and_unlimited_is_ok()
 
 def test_acs_redirect_on_root_ports_only_ranks_below_a_documented_runtime_fix() -> None:
     # Each GPU on its own root port: low severity (P2, field reports) so numa_balancing (documented) comes first.
+    # NCCL_P2P_LEVEL=SYS shows peer traffic across the root ports (without it, a conditional key negative: issue 28).
     from report_scenarios import report
+    from scenarios_rtx_pro_6000 import rtx_pro_6000_lxc
     from stackaudit.report.sections import sections
 
-    rep = report("rtx-pro-6000-lxc")
+    rep = report("rtx-pro-6000-lxc", rtx_pro_6000_lxc(p2p_level="SYS"), tag="-p2p-sys")
     acs = next(r for r in rep.results if r.id == "FW-ACS-P2P")
     assert acs.status == "issue" and acs.severity == "low" and acs.priority == "P2"
     assert "root ports" in acs.message and acs.confidence == "field-reports"

@@ -28,8 +28,7 @@ def _capture(name: str) -> str:
 
 def test_a100_mig_xml_capture() -> None:
     out = parse_xml(_capture("01-a100-sxm4-mig-persistence-off-nvsmi-xml.txt"))
-    assert (out.driver_version, out.cuda_version, out.attached, out.source) == ("535.54.03", "12.2", 4,
-                                                                                "nvidia-smi -q -x")
+    assert (out.driver_version, out.cuda_version, out.attached) == ("535.54.03", "12.2", 4)
     (g,) = out.gpus
     assert g.name == "NVIDIA A100-SXM4-80GB" and g.bdf == "0000:01:00.0"
     assert g.persistence is False and g.mig_current is True and g.mig_pending is True and g.mig_devices == 4
@@ -210,3 +209,27 @@ def test_table_row_cut_in_its_last_column_still_gives_the_gpu() -> None:
 
     gpus = parse_table("\n".join(body("162").split("\n")[27:35])).gpus
     assert [(g.name, g.persistence, g.bdf) for g in gpus] == [("NVIDIA GeForce GTX 1660", False, "0000:26:00.0")]
+
+
+# --- the declared fact -----------------------------------------------------------------------------
+
+
+def test_nvidia_fact_declares_one_alternative_per_source_best_first() -> None:
+    from stackaudit.facts.registry import load_all
+
+    spec = load_all()["nvidia"]
+    assert spec.titles == ("NVML", "`nvidia-smi -q -x`", "`nvidia-smi -q`", "`nvidia-smi`")
+
+
+def test_an_unreadable_xml_falls_back_to_the_text_and_provenance_names_it() -> None:
+    from stackaudit.engine.collect import Collector
+    from stackaudit.facts.nvidia import NvidiaGpus
+    from stackaudit.host.memory import fake_host
+
+    host = fake_host(commands={("nvidia-smi", "-q", "-x"): "<gpu>cut</gpu>", ("nvidia-smi", "-q"): QUERY_TEXT},
+                     strict=True)
+    collector = Collector(host)
+    value = collector.results(["nvidia"])["nvidia"]
+    assert isinstance(value, NvidiaGpus) and value.gpus and value.driver_version
+    assert value.sources == tuple(p.source for p in collector.provenance("nvidia")) and value.sources
+    assert all("-x" not in s for s in value.sources) and any("nvidia-smi -q" in s for s in value.sources)

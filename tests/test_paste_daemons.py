@@ -148,6 +148,26 @@ def test_dcgmi_nvlink_all_down_is_no_evidence_of_a_fault() -> None:
     assert run_checks(_host(_dcgmi("D")), ["DRV-NVLINK-HEALTH"])["DRV-NVLINK-HEALTH"].status == "unknown"
 
 
+# 181 (NVIDIA/dcgm-exporter#507): `dcgmi discovery -c`, the MIG instance hierarchy, one GPU of two.
+HIERARCHY = """\
+dcgmi discovery -c
++-------------------+--------------------------------------------------------------------+
+| Instance Hierarchy                                                                     |
++===================+====================================================================+
+| GPU 0             | GPU GPU-e48e2dd6-5b6f-f75b-9d3b-39d6ac744225 (EntityID: 0)         |
+| -> I 0/1          | GPU Instance (EntityID: 0)                                         |
+|    -> CI 0/1/0    | Compute Instance (EntityID: 0)                                     |
++-------------------+--------------------------------------------------------------------+
+"""
+
+
+def test_dcgmi_discovery_c_the_instance_hierarchy_is_read_from_its_command_line() -> None:
+    # Every row of the hierarchy names a GPU or an instance: the whole table is one dcgmi discovery output.
+    assert recognise(HIERARCHY, "paste.txt").recognised == [("dcgmi discovery", 1, 8)]
+    # Without its command line and its title row it is a box of `|` lines, not recognised as discovery.
+    assert "dcgmi discovery" not in _kinds("\n".join(HIERARCHY.splitlines()[4:]) + "\n")
+
+
 def test_a_fabric_section_at_column_0_is_read_as_a_gpu_section() -> None:
     # 111 (Azure/azhpc-images#506)
     text = ("Fabric\n    State                             : Completed\n"

@@ -143,7 +143,7 @@ def test_link_gone_is_an_issue() -> None:
 def _facts(speed: float, width: int = 16) -> PcieFacts:
     gpu = PciDevice(GPU0, "0x10de", "0x2330", "0x030200", role="gpu", current_link_speed=speed, max_link_speed=32.0,
                     current_link_width=width, max_link_width=16)
-    return PcieFacts((PcieFunction(GPU0, "gpu", gpu),), "config space")
+    return PcieFacts((PcieFunction(GPU0, "gpu", gpu),))
 
 
 def _links(speed: float, utilization: int, pstate: str) -> GpuLinks:
@@ -189,8 +189,9 @@ def test_mps_below_path_is_issue_and_256_device_limit_is_not_an_issue() -> None:
 def test_capture_05_mps_is_device_limit_and_mrrs_info() -> None:
     path = CAPTURES / "05-a100-sxm4-lspci-maxreadreq-512.txt"
     res = run_checks(_pasted(strip_header(path.read_text())), PCIE + FW)
-    # The GPU at its own MaxPayload limit, but its upstream ports are not in the paste: not proven fine.
-    assert res["PCIE-MPS"].status == "unknown" and "own limit" in res["PCIE-MPS"].message
+    # The GPU at its own MaxPayload limit: a path's MPS is at most the GPU's DevCap, so whatever its upstream ports
+    # (not in the paste) support, the GPU is not below them; the myth "256 is too small" is a key negative (issue 28).
+    assert res["PCIE-MPS"].status == "not-an-issue" and "own limit" in res["PCIE-MPS"].message
     assert res["PCIE-MRRS"].status == "not-an-issue" and "512" in res["PCIE-MRRS"].message
     assert res["PCIE-RELAXED-ORDERING"].status == "ok"
     # An A100 has a large fixed BAR1: outside the check's "Applies when".
@@ -228,8 +229,9 @@ def test_config_space_and_lspci_agree_on_the_same_host() -> None:
     load_all()
     host = _host(_devs(acs_ctl=0x1D), lspci=SWITCH_HOST)
     facts = Collector(host).results(["pcie"])["pcie"]
-    assert isinstance(facts, PcieFacts) and facts.source == "config space" and facts.root
-    assert not [d for d in facts.disagreements if "ACSCtl" in d]
+    assert isinstance(facts, PcieFacts) and facts.root
+    assert facts.sources[0].startswith("/sys") and any("lspci" in s for s in facts.sources)
+    assert not [c for c in facts.conflicts if c[1] == "ACSCtl"]
 
 
 # -- FW-REBAR-BAR1 / FW-ABOVE4G-MMIO / FW-AER-ERRORS ---------------------------------------------
@@ -344,3 +346,31 @@ def test_link_state_missing_for_one_gpu_is_ok_on_the_other_with_its_coverage() -
     r = run_checks(host, ["PCIE-LINK-DOWNTRAIN"])["PCIE-LINK-DOWNTRAIN"]
     assert r.status == "ok" and r.subjects == (GPU0,) and r.coverage is not None
     assert r.coverage.text() == "1 of 2 GPUs shown" and GPU1 in r.hint
+
+
+def test_config_space_wins_a_register_disagreement_and_keeps_it_as_a_conflict() -> None:
+    from stackaudit.engine.collect import Collector
+    from stackaudit.facts.registry import load_all
+
+    load_all()
+    # Config space shows ACS redirect off everywhere; the lspci listing of the switch host shows it on.
+    facts = Collector(_host(_devs(acs_ctl=0), lspci=SWITCH_HOST)).results(["pcie"])["pcie"]
+    assert isinstance(facts, PcieFacts)
+    acs = [c for c in facts.conflicts if c[1] == "ACSCtl"]
+    assert acs and all(kept == "0x0000" and other != kept for _, _, kept, other in acs)
+    by_bdf = facts.by_bdf()
+    assert all(by_bdf[bdf].lspci is not None for bdf, *_ in acs)
+
+
+def test_without_root_the_registers_come_from_lspci() -> None:
+    from stackaudit.engine.collect import Collector
+    from stackaudit.facts.registry import load_all
+
+    load_all()
+    facts = Collector(_host(_devs(acs_ctl=0x1D, truncate=64), lspci=SWITCH_HOST)).results(["pcie"])["pcie"]
+    assert isinstance(facts, PcieFacts) and facts.root is False and not facts.conflicts
+    gpus = facts.gpus
+    assert gpus and all(g.registers_readable and g.config_note == "" and g.sysfs is not None for g in gpus)
+    alone = Collector(_host(_devs(acs_ctl=0x1D, truncate=64))).results(["pcie"])["pcie"]
+    assert isinstance(alone, PcieFacts)
+    assert all(not g.registers_readable and "root" in g.config_note for g in alone.gpus)

@@ -23,6 +23,7 @@ from corpus import CAPTURES_DIR, parse_header
 from report_scenarios import BUILDERS, report
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report, run_audit
+from stackaudit.errors import InputError
 from stackaudit.facts.parallelism import engine_of
 from stackaudit.fixes.plan import PLACEHOLDER, build_plan
 from stackaudit.importers.pasted import load_pasted
@@ -42,8 +43,16 @@ def _capture(prefix: str) -> Report:
     return run_audit(load_pasted([str(path)]))
 
 
+def _read(prefix: str) -> Report | None:
+    """The capture's report; None for a paste the tool refuses (the corpus tests list why, as gaps)."""
+    try:
+        return _capture(prefix)
+    except InputError:
+        return None
+
+
 def _all() -> list[tuple[str, Report]]:
-    return [(n, report(n)) for n in SCENARIOS] + [(p, _capture(p)) for p in CAPTURES]
+    return [(n, report(n)) for n in SCENARIOS] + [(p, r) for p in CAPTURES if (r := _read(p)) is not None]
 
 
 # --- titles: the fault and its value -----------------------------------------------------------------
@@ -240,7 +249,10 @@ def test_fix_steps_name_only_the_engine_that_is_there() -> None:
 
 
 def test_the_sglang_host_restart_after_acs_does_not_clear_a_vllm_cache() -> None:
-    rep = report("rtx-pro-6000-lxc")
+    # NCCL_P2P_LEVEL=SYS makes the root ports' ACS redirect an issue with its fix (issue 28: conditional findings).
+    from scenarios_rtx_pro_6000 import rtx_pro_6000_lxc
+
+    rep = report("rtx-pro-6000-lxc", rtx_pro_6000_lxc(p2p_level="SYS"), tag="-p2p-sys")
     assert rep.host["engines"] == ["sglang"]
     acs = next(r for r in rep.issues() if r.id == "FW-ACS-P2P")
     assert not any("vllm" in t.lower() for t in _step_texts(acs))

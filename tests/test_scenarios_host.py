@@ -306,6 +306,7 @@ INTEL_WELL_TUNED = {
     "CTR-MEMLOCK": ("ok", "KB CTR-MEMLOCK — Bad value: not `unlimited` ... and RDMA NICs are in use (unlimited)"),
     "CTR-CPU-LIMITS": ("not-applicable", "KB CTR-CPU-LIMITS — Applies when: Docker/K8s/LXC CPU limits"),
     "RT-CUDA-GRAPHS": ("ok", "KB RT-CUDA-GRAPHS — Bad value: graphs disabled (no eager flag)"),
+    "RT-KERNEL-ARCH": ("ok", "KB RT-KERNEL-ARCH — Bad value: a kernel setting slow on the GPU's architecture (awq without Marlin, triton attention on Hopper): none in the engine's full command line"),
     "RT-ENV-VLLM": ("not-an-issue", "KB RT-ENV-VLLM Correction — `VLLM_SKIP_P2P_CHECK=1` is the default in current "
                                     "vLLM (vllm/envs.py), not an override"),
     "RT-ENV-CUDA-DEVICE-MAX-CONNECTIONS": ("not-applicable", "KB RT-ENV-CUDA-DEVICE-MAX-CONNECTIONS — Applies when: "
@@ -594,6 +595,7 @@ KVM_VM = {
     "CTR-SHM-SIZE": ("ok", "KB CTR-SHM-SIZE — Bad value: `/dev/shm` < 1 GiB (118 GiB)"),
     "CTR-LXC-DEVICES": ("not-applicable", "KB CTR-LXC-DEVICES — Applies when: LXC"),
     "RT-CUDA-GRAPHS": ("not-applicable", "KB RT-CUDA-GRAPHS — Applies when: all engines (none runs)"),
+    "RT-KERNEL-ARCH": ("not-applicable", "KB RT-KERNEL-ARCH — Applies when: an engine runs (none runs)"),
     "RT-ENV-SGLANG": ("not-applicable", "KB RT-ENV-SGLANG — Applies when: SGLang"),
     "RT-ULIMIT-NOFILE": ("not-an-issue", "KB RT-ULIMIT-NOFILE — False positives: SGLang raises its own soft limit; "
                                          "only the hard limit matters (the shell's 1024 soft / 1048576 hard)"),

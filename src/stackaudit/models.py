@@ -9,9 +9,9 @@ the format its name gives). Each answer names the config.json its numbers come f
 from __future__ import annotations
 
 import functools
+import pkgutil
 import sys
 from dataclasses import dataclass
-from importlib.resources import files
 from typing import Any
 
 if sys.version_info >= (3, 11):
@@ -19,8 +19,12 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-# Read through importlib.resources, as data/gpus.toml is, so that it also loads from inside the zipapp.
-CATALOGUE_PATH = files("stackaudit") / "data" / "models.toml"
+
+
+def catalogue_text() -> str:
+    """The shipped data/models.toml, read as gputable.table_text reads data/gpus.toml (also from the zipapp)."""
+    return (pkgutil.get_data("stackaudit", "data/models.toml") or b"").decode("utf-8")
+
 
 # Name suffixes of quantised re-uploads and the `--weights` format each names (the checkpoint's own
 # quantization_config, when readable, is better: it says which layers stay unquantised).
@@ -45,7 +49,7 @@ class CatalogueModel:
 @functools.cache
 def entries() -> dict[str, tuple[str, dict[str, Any], str]]:
     """{lower-case id: (id, config, source URL)}, `like` entries resolved."""
-    data = tomllib.loads(CATALOGUE_PATH.read_text(encoding="utf-8"))
+    data = tomllib.loads(catalogue_text())
     raw = {str(m["id"]): m for m in data.get("model", [])}
     out: dict[str, tuple[str, dict[str, Any], str]] = {}
 
@@ -97,4 +101,4 @@ def ids() -> list[str]:
 
 
 
-__all__ = ["CATALOGUE_PATH", "CatalogueModel", "entries", "ids", "lookup"]
+__all__ = ["CatalogueModel", "catalogue_text", "entries", "ids", "lookup"]

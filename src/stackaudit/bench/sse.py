@@ -323,11 +323,6 @@ def _error_text(error: Any) -> str:
     return str(error)[:200]
 
 
-def extract_text(raw: list[bytes]) -> str:
-    """The generated text of a stream kept in `raw` (used off the hot path, after a run)."""
-    return "".join(extract_chunks(raw))
-
-
 def extract_chunks(raw: list[bytes]) -> list[str]:
     """The text of every content event of a stream kept in `raw`, in order (off the hot path)."""
     pieces: list[str] = []

@@ -117,14 +117,3 @@ def mann_whitney_u(a: Sequence[float], b: Sequence[float]) -> tuple[float, float
     # Continuity correction of 0.5 towards the mean.
     z = (abs(u_a - mean_u) - 0.5) / math.sqrt(variance)
     return u_a, min(1.0, 2.0 * _normal_sf(max(z, 0.0)))
-
-
-def relative_difference_ci95(a: Sequence[float], b: Sequence[float]) -> float | None:
-    """Half-width of a 95 % CI on (mean(b) − mean(a)) relative to mean(a) (Welch, normal)."""
-    if len(a) < 2 or len(b) < 2:
-        return None
-    m = mean(a)
-    if not m:
-        return None
-    half = 1.96 * math.sqrt(stdev(a) ** 2 / len(a) + stdev(b) ** 2 / len(b))
-    return abs(half / m)

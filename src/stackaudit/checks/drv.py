@@ -35,12 +35,21 @@ from stackaudit.facts.gpu_events import (
     xid_class,
 )
 from stackaudit.facts.gpus import GpuInventory
-from stackaudit.facts.nvidia import Daemon, GpuInfo, NvidiaDriver, NvidiaGpus, NvidiaServices, NvLink
+from stackaudit.facts.nvidia import (
+    Daemon,
+    GpuInfo,
+    NvidiaDriver,
+    NvidiaGpus,
+    NvidiaServices,
+    NvLink,
+    fabric_verdict,
+)
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.python_env import PythonEnv
+from stackaudit.facts.shown_commands import EmptyGreps
 from stackaudit.facts.symptoms import LogSymptoms, find_symptoms
-from stackaudit.facts.system import LoadedModules
+from stackaudit.facts.system import LoadedModules, module_loaded
 from stackaudit.facts.topology import NvlinkStatus, TopoMatrix
 from stackaudit.fixes import (
     BDF_SUBJECT,
@@ -501,7 +510,8 @@ def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> 
     references=(FM_GUIDE, "https://github.com/spectrocloud/CanvOS/pull/700"),
 )
 def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServices | None = None,
-                   pci: PciDevices | None = None, modules: LoadedModules | None = None) -> Outcome:
+                   pci: PciDevices | None = None, modules: LoadedModules | None = None,
+                   empty_greps: EmptyGreps | None = None) -> Outcome:
     """Reads: NVSwitch devices on the PCI bus (NVIDIA, class 0x0680), each GPU's fabric state and
     status (NVML / `nvidia-smi -q` Fabric: Hopper and later), `systemctl is-active
     nvidia-fabricmanager`, the `nv-fabricmanager` process and `nv-fabricmanager --version`, the
@@ -539,12 +549,15 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     rack = [g for g in gpus if re.search(r"\bGB[23]00\b", g.name or "")]
     problems: list[str] = []
     subjects: list[str] = []
-    not_done = [g for g in fabric_read if g.fabric_state != "Completed"
-                or (g.fabric_status not in (None, "Success"))]
+    verdicts = {g.subject: fabric_verdict(g) for g in fabric_read}
+    not_done = [g for g in fabric_read if verdicts[g.subject][0] == "bad"]
+    quoted: list[str] = []
     if not_done:
-        problems.append("fabric registration not complete on GPU(s) " + _indices(not_done) + ": "
-                        + ", ".join(sorted({f"{g.fabric_state}/{g.fabric_status}" for g in not_done})))
+        # The worse Fabric field decides, quoted with the better one it overrides (`State : Completed`).
+        said = dict.fromkeys(" although ".join(f"`{line}`" for line in verdicts[g.subject][1]) for g in not_done)
+        problems.append("fabric not ready on GPU(s) " + _indices(not_done) + ": " + "; ".join(said))
         subjects += [g.subject for g in not_done]
+        quoted = [f"GPU {g.index}: {line}" for g in not_done for line in verdicts[g.subject][1]][:6]
     if fm is not None and fm.mismatch:
         problems.append(f"Fabric Manager stopped on a driver version mismatch ({fm.mismatch.strip()[-160:]})")
     elif fm is not None and fm.running is False and not rack:
@@ -552,14 +565,14 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     if fm is not None and fm.version and nvidia.driver_version and fm.version != nvidia.driver_version:
         problems.append(f"Fabric Manager {fm.version} does not match driver {nvidia.driver_version}")
     blackwell_hgx = [g for g in gpus if is_blackwell(g) and g.spec is not None and g.spec.nvlink_kind == "switch"]
-    if blackwell_hgx and not rack and modules is not None and modules.loaded("ib_umad") is False:
+    if blackwell_hgx and not rack and module_loaded(modules, empty_greps, "ib_umad")[0] is False:
         problems.append("ib_umad is not loaded (the FM of NVL5+ Blackwell HGX needs it)")
     if problems:
         return issue("; ".join(problems) + ": NVLink/NVSwitch is not usable (CUDA may fail with error 802)",
                      actual={"fm": fm.active if fm else None, "fm_version": fm.version if fm else None,
                              "fabric": {g.subject: g.fabric_state for g in fabric_read}},
                      expected="FM active, same version as the driver, fabric Completed/Success",
-                     subjects=subjects or [g.subject for g in gpus], evidence=problems)
+                     subjects=subjects or [g.subject for g in gpus], evidence=quoted + (problems[1:] if quoted else problems))
     if rack and (fm is None or fm.running is not True):
         return not_an_issue("GB200/GB300 compute tray: Fabric Manager runs on the NVLink switch trays, not here"
                             + (f"; fabric state {fabric_read[0].fabric_state}" if fabric_read else ""),
@@ -922,6 +935,10 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     if not [e for e in events if e.code != 154] and not actions:
         if (nvidia is not None and nvidia.none_on_bus) or (pci is not None and not pci.nvidia_gpus):
             return not_applicable("no NVIDIA GPU on the PCI bus")
+        if not gpu_events.complete and gpu_events.no_xid_shown_by:
+            # A grep of the whole ring buffer shown empty proves no Xid line, and nothing else.
+            return ok(f"no Xid line in the kernel log: `{gpu_events.no_xid_shown_by[0]}` printed nothing",
+                      actual=0, evidence=[f"{c} (no output)" for c in gpu_events.no_xid_shown_by[:2]])
         if not gpu_events.complete:
             shown = f"the {gpu_events.lines_read} kernel-log lines shown" if gpu_events.lines_read else "this source"
             return unknown(f"no Xid in {shown}, but they are an excerpt: an Xid outside them would not show",

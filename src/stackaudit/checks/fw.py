@@ -29,6 +29,7 @@ from stackaudit.facts.pcie import PcieFacts, PcieFunction, bridges_between
 from stackaudit.facts.pcie_errors import AerLine, PcieErrors
 from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.rdma import RdmaDevices
+from stackaudit.facts.serving_logs import NcclConfig, ServingLog
 from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelLog, NumaTopology
 from stackaudit.fixes import (
     advice,
@@ -266,6 +267,28 @@ def _acs_traps(cmdline: KernelCmdline | None, kernel_log: KernelLog | None) -> l
     return notes
 
 
+# When redirect on root ports matters: only where GPU peer traffic crosses them. NCCL's default P2P level stops at
+# PXB (paths through a CPU host bridge go through host memory), and vLLM/SGLang turn custom all-reduce off above
+# TP 2 without NVLink: so an 8-GPU PCIe box at TP 8 sends nothing peer-to-peer across its root ports.
+_ROOT_PORT_P2P = ("GPU peer traffic crosses these root ports (NCCL_P2P_LEVEL=PHB/NODE/SYS, NCCL channels via P2P, "
+                  "or custom all-reduce at TP 2), which NCCL's default P2P level and custom all-reduce (off above "
+                  "TP 2 on PCIe) keep off them")
+_P2P_ACROSS_HOST_BRIDGES = frozenset({"PHB", "NODE", "SYS", "3", "4", "5"})
+
+
+def _p2p_across_root_ports(nccl_config: NcclConfig | None, parallelism: Parallelism | None,
+                           serving_log: ServingLog | None) -> str:
+    """What the source shows of GPU peer traffic across root ports, in words ("" when nothing does)."""
+    level = nccl_config.value("NCCL_P2P_LEVEL") if nccl_config is not None else None
+    if level is not None and level.upper() in _P2P_ACROSS_HOST_BRIDGES:
+        return f"NCCL_P2P_LEVEL={level}"
+    if serving_log is not None and any(c.transport == "P2P" for c in serving_log.channels):
+        return "the NCCL log shows channels via P2P"
+    if parallelism is not None and any(e.tp == 2 for e in parallelism.engines):
+        return "an engine at TP 2, where custom all-reduce uses P2P"
+    return ""
+
+
 @check(
     "FW-ACS-P2P",
     title="ACS request/completion redirect on PCIe switch or root ports between GPUs",
@@ -275,7 +298,8 @@ def _acs_traps(cmdline: KernelCmdline | None, kernel_log: KernelLog | None) -> l
     references=(NCCL_TROUBLESHOOTING, "https://github.com/NVIDIA/nccl/issues/2079", KERNEL_PARAMS_DOC),
 )
 def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: KernelLog | None = None,
-            virtualization: Virtualization | None = None, parallelism: Parallelism | None = None) -> Outcome:
+            virtualization: Virtualization | None = None, parallelism: Parallelism | None = None,
+            nccl_config: NcclConfig | None = None, serving_log: ServingLog | None = None) -> Outcome:
     """Reads: the ACS extended capability (control register `ECAP_ACS+0x6`, `ACSCtl:` in
     `lspci -vvv`) of every bridge on the paths between the GPUs, as root; the kernel command line
     and `dmesg` for ineffective ACS parameters.
@@ -334,6 +358,7 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
                    f"{', '.join(bdfs)}; PCIe P2P is forced up to the root complex")
             severity: Severity = "high"
             confidence: Confidence | None = None
+            only_if = ""
             if nvswitch:
                 msg += "; GPU↔GPU traffic here is NVLink, so this affects GPU↔NIC GPUDirect RDMA"
                 severity = "medium"
@@ -344,10 +369,16 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
                         "clear it if NCCL hangs or P2P bandwidth is low, as in NCCL #2079)")
                 severity = "low"
                 confidence = "field-reports"
+                shown = _p2p_across_root_ports(nccl_config, parallelism, serving_log)
+                if shown:
+                    msg += f"; P2P does cross them here ({shown})"
+                else:
+                    only_if = _ROOT_PORT_P2P
             return issue(msg + trap_text, actual={f.bdf: f"{f.config.acs.ctl:#06x}" for f in redirected
                                                   if f.config and f.config.acs and f.config.acs.ctl is not None},
                          expected="ACSCtl ReqRedir- CmpltRedir- on ports between GPUs", subjects=bdfs,
-                         severity=severity, confidence=confidence, fix=_acs_fix(redirected, engines), evidence=lines)
+                         severity=severity, confidence=confidence, fix=_acs_fix(redirected, engines), evidence=lines,
+                         only_if=only_if)
         return issue(f"{len(loose_on)} of {len(pcie.loose)} ACSCtl lines show ReqRedir+/CmpltRedir+ (the paste has no "
                      "device addresses: which ports sit between GPUs is not known)" + trap_text,
                      actual=f"{len(loose_on)} ports with redirect", expected="ReqRedir- CmpltRedir- between GPUs",

@@ -23,6 +23,7 @@ from stackaudit.checks.registry import (
     unknown,
     with_symptoms,
 )
+from stackaudit.facts._parse import sizes_from_argv
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.docker import DockerContainers
@@ -43,8 +44,9 @@ from stackaudit.facts.serving_logs import (
     ServingLog,
     VllmP2pCache,
 )
+from stackaudit.facts.shown_commands import EmptyGreps
 from stackaudit.facts.symptoms import LogSymptoms
-from stackaudit.facts.system import KernelInfo, KernelLog, LoadedModules, NumaTopology
+from stackaudit.facts.system import KernelInfo, KernelLog, LoadedModules, NumaTopology, module_loaded
 from stackaudit.facts.topology import NvlinkStatus, P2pMatrix, TopoMatrix, gpu_index, link_kind, link_rank
 from stackaudit.fixes import (
     advice,
@@ -201,10 +203,10 @@ def _fully_nvlinked(topo: TopoMatrix | None, gpus: list[str] | None = None) -> b
         return None
     names = gpus or list(topo.gpus)
     cells = [topo.link(a, b) for a, b in itertools.combinations(names, 2)]
-    known = [c for c in cells if c is not None]
-    if not known:
-        return None
-    return all(c.startswith("NV") for c in known)
+    if any(c is not None and not c.startswith("NV") for c in cells):
+        return False
+    # Every pair NVLinked needs every pair shown: a pair a cut matrix does not show may be PCIe.
+    return None if not cells or None in cells else True
 
 
 def _no_nvlink(topo: TopoMatrix | None, models: dict[int, str]) -> bool | None:
@@ -283,8 +285,9 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     notes = []
     if topo.header_missing:
         notes.append("the matrix was pasted without its header (columns inferred: GPUs, then NICs)")
-    if topo.truncated:
-        notes.append("the paste is cut short; only the rows shown were read")
+    cut = topo.cut_note()
+    if cut:
+        notes.append(f"the paste is cut: {cut}; each GPU pair is read from either GPU's row")
     if container is not None and container.in_container:
         notes.append("inside a container the matrix shows only the GPUs visible to it")
     suffix = (" (" + "; ".join(notes) + ")") if notes else ""
@@ -372,10 +375,12 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
                          severity="high" if nv_bad else "medium", confidence="documented",
                          subjects=sorted({_subject(x, gpus) for a, b, _ in bad for x in (a, b)}),
                          evidence=list(gpu_p2p.lines.values())[:4], fix=None if nv_bad else _PCIE_P2P_FIX)
-    if topo.truncated:
-        # The rows cut off could hold a GPU without NVLink: what was read is fine, the rest is not shown.
-        return unknown(_topology_summary(topo) + suffix, hint="paste the whole `nvidia-smi topo -m`",
-                       actual={g: peers[g] for g in names})
+    unshown = topo.unshown_pairs()
+    if unshown:
+        # A pair no row shows could be a GPU pair without NVLink: what was read is fine, the rest is not shown.
+        return unknown(f"{_topology_summary(topo)}; {len(unshown)} GPU pair(s) not shown: "
+                       + ", ".join(f"{a}-{b}" for a, b in unshown[:6]) + suffix,
+                       hint="paste the whole `nvidia-smi topo -m`", actual={g: peers[g] for g in names})
     return ok(_topology_summary(topo) + suffix,
               actual={"gpus": len(names), "links": sorted({c for _, _, c in topo.gpu_pairs()}),
                       "numa": dict(topo.numa_affinity)})
@@ -385,7 +390,8 @@ def _topology_summary(topo: TopoMatrix) -> str:
     gpus = topo.gpus
     kinds = Counter(c for _, _, c in topo.gpu_pairs())
     if kinds and all(c.startswith("NV") for c in kinds):
-        text = f"{len(gpus)} GPUs fully NVLink-connected ({', '.join(sorted(kinds))})"
+        every = "on every pair shown" if topo.unshown_pairs() else "fully"
+        text = f"{len(gpus)} GPUs {every} NVLink-connected ({', '.join(sorted(kinds))})"
     elif any(c.startswith("NV") for c in kinds):
         text = f"{len(gpus)} GPUs, NVLink on some pairs: " + ", ".join(f"{k}×{n}" for k, n in sorted(kinds.items()))
     else:
@@ -568,6 +574,9 @@ def custom_allreduce(serving_processes: ServingProcesses | None = None, serving_
     engine, tp, root = _engine_tp(serving_processes, parallelism)
     if root is None and not _engine_roots(serving_processes):
         root = _shown_engine(engine_commands, docker_containers)
+        if root is not None and tp is None:
+            # The shown command's own TP picks the GPUs whose links matter (a cut matrix may not show the rest).
+            tp = sizes_from_argv(root.argv)[0]
     models = _models(gpus)
     topo_gpus = _engine_gpus(gpu_topology, root, tp, collect_env) if gpu_topology is not None else None
     nvlinked = _fully_nvlinked(gpu_topology, topo_gpus) if gpu_topology is not None else None
@@ -683,7 +692,8 @@ def _engine_name(engine: str) -> str:
 )
 def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | None = None,
                    serving_log: ServingLog | None = None, serving_processes: ServingProcesses | None = None,
-                   nvidia_kernel: NvidiaKernel | None = None, kernel: KernelInfo | None = None) -> Outcome:
+                   nvidia_kernel: NvidiaKernel | None = None, kernel: KernelInfo | None = None,
+                   empty_greps: EmptyGreps | None = None) -> Outcome:
     """Reads: `lsmod` (/proc/modules) for nvidia_peermem, `/sys/class/infiniband` (RDMA NICs), a
     pasted NCCL log (`via NET/IB/.../GDRDMA`, `NET/IB : Using`, "GPU Direct RDMA Disabled"), the
     engine's multi-node flags, and whether DMA-BUF GPUDirect is possible (open module, kernel).
@@ -700,7 +710,7 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
     transport (p2p.cc) and vLLM/SGLang custom all-reduce (CUDA IPC) never consult it. On a host
     without InfiniBand/RoCE it is useless (and may not load).
     """
-    loaded = None if modules is None else modules.loaded("nvidia_peermem")
+    loaded, absent_by = module_loaded(modules, empty_greps, "nvidia_peermem")
     if loaded:
         return ok("nvidia_peermem is loaded (it serves GPUDirect RDMA to RDMA NICs only)", actual="loaded")
     if rdma is not None and not rdma.names:
@@ -715,7 +725,7 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
                             "NICs reach GPU memory; GPU-to-GPU traffic inside the host (NVLink, PCIe P2P, SHM, "
                             "custom all-reduce) never uses it"
                             + ("" if loaded is None else "; not loading it costs nothing"),
-                            actual={"nvidia_peermem": loaded, "rdma_nics": []})
+                            actual={"nvidia_peermem": loaded, "rdma_nics": []}, evidence=[absent_by] if absent_by else [])
     if serving_log is not None and not serving_log.multi_host:
         no_ib = [line for line in serving_log.nccl_net if re.search(r"NET/IB\s*:\s*No device found", line)]
         local = serving_log.channels and all(c.transport in ("P2P", "SHM") for c in serving_log.channels)
@@ -729,6 +739,12 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
                                 + ": nvidia_peermem (GPUDirect RDMA to NICs) plays no part in this engine's traffic",
                                 actual={"nvidia_peermem": loaded}, evidence=(no_ib or
                                                                             [serving_log.channels[0].line])[:2])
+    if rdma is None and loaded is False:
+        # The myth's value is shown (the module is not loaded): a key negative, its one condition named.
+        return not_an_issue("nvidia_peermem is not loaded" + (f" ({absent_by})" if absent_by else "") + ": GPU-to-GPU traffic inside the host "
+                            "(NVLink, PCIe P2P, SHM, custom all-reduce) never uses it; it matters only if NCCL "
+                            "sends over RDMA NICs (InfiniBand/RoCE), which the source does not show",
+                            actual={"nvidia_peermem": False, "rdma_nics": None}, evidence=[absent_by] if absent_by else [])
     if rdma is None:
         return unknown("whether this host has RDMA NICs is not in the source (nvidia_peermem matters only for them)",
                        hint="`ls /sys/class/infiniband`; without RDMA NICs a missing nvidia_peermem is not an issue")
@@ -945,7 +961,7 @@ def _nics_near_gpus(topo: TopoMatrix | None) -> list[str]:
 
 
 def _group_worst(topo: TopoMatrix, group: list[str]) -> int:
-    return max((link_rank(topo.link(a, b) or "SYS") for a, b in itertools.combinations(group, 2)), default=0)
+    return max((link_rank(topo.link(a, b) or "") for a, b in itertools.combinations(group, 2)), default=0)
 
 
 @check(
@@ -983,8 +999,14 @@ def topology_placement(gpu_topology: TopoMatrix | None = None, serving_processes
     names = list(topo.gpus)
     if len(names) < 2:
         return not_applicable("one GPU: nothing to place")
-    if _fully_nvlinked(topo):
+    nvlinked = _fully_nvlinked(topo)
+    if nvlinked:
         return not_applicable("every GPU pair is NVLink-connected: placement does not matter")
+    unshown = topo.unshown_pairs()
+    if nvlinked is None and unshown:
+        return unknown(f"every GPU pair shown is NVLink-connected (placement would not matter), but {len(unshown)} "
+                       "pair(s) are not shown: " + ", ".join(f"{a}-{b}" for a, b in unshown[:6])
+                       + f" ({topo.cut_note()})", hint="paste the whole `nvidia-smi topo -m`")
     engine, tp, root = _engine_tp(serving_processes, parallelism)
     if not engine and tp is None:
         return _placement_advice(topo)
@@ -1007,10 +1029,11 @@ def topology_placement(gpu_topology: TopoMatrix | None = None, serving_processes
     if size >= len(names):
         return ok(f"the TP group uses all {len(names)} GPUs: crossing "
                   f"{'sockets' if worst >= link_rank('SYS') else 'host bridges'} is unavoidable (info)"
+                  + (f"; {topo.cut_note()}" if topo.unshown_pairs() else "")
                   + ("; " + "; ".join(notes) if notes else ""), actual=cells)
     best = min(itertools.combinations(names, size), key=lambda g: _group_worst(topo, list(g)))
     best_worst = _group_worst(topo, list(best))
-    if worst >= link_rank("SYS") and best_worst < link_rank("SYS"):
+    if worst == link_rank("SYS") and best_worst < link_rank("SYS"):
         return issue(f"the TP group {', '.join(group)} crosses sockets (SYS) while {', '.join(best)} share a socket "
                      f"(worst path {['X', 'NV', 'PIX', 'PXB', 'PHB', 'NODE', 'SYS'][best_worst]})"
                      + ("; " + "; ".join(notes) if notes else ""),
@@ -1025,7 +1048,8 @@ def topology_placement(gpu_topology: TopoMatrix | None = None, serving_processes
 
 def _group_cost(topo: TopoMatrix, group: tuple[str, ...]) -> tuple[int, int]:
     """Worst path first, then the sum of paths: NV pairs, then one switch (PIX/PXB), then one socket."""
-    ranks = [link_rank(topo.link(a, b) or "SYS") for a, b in itertools.combinations(group, 2)]
+    # A pair a cut matrix does not show ranks after SYS (link_rank's 9): never the best, never called SYS.
+    ranks = [link_rank(topo.link(a, b) or "") for a, b in itertools.combinations(group, 2)]
     return (max(ranks, default=0), sum(ranks))
 
 
@@ -1057,8 +1081,8 @@ def _placement_advice(topo: TopoMatrix) -> Outcome:
             continue
         # A size must cross sockets when even its best group does; the groups after it may be worse.
         worst = _group_cost(topo, groups[0])[0]
-        path = _PATH_NAMES[worst] if worst < len(_PATH_NAMES) else "?"
-        if worst >= link_rank("SYS"):
+        path = _PATH_NAMES[worst] if worst < len(_PATH_NAMES) else "not shown"
+        if worst == link_rank("SYS"):
             cross.append(f"TP{size}")
         text = " | ".join(",".join(str(gpu_index(x)) for x in g) for g in groups)
         parts.append(f"TP{size}: {text} (best group's worst path {path})")

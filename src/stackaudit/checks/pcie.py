@@ -314,11 +314,9 @@ def mps(pcie: PcieFacts, cmdline: KernelCmdline | None = None) -> Outcome:
         caps = [p.express.devcap_mps for p in path if p is not None and p.express is not None]
         path_shown = bool(g.upstream) and len(caps) == len(g.upstream) and all(c is not None for c in caps)
         if exp.devctl_mps >= exp.devcap_mps:
-            # At the GPU's own limit; "nothing to fix" also needs the ports above it (a path's MPS is its minimum).
-            if not path_shown:
-                blind.append(g)
-            else:
-                (at_limit if exp.devcap_mps <= 256 else good)[g.bdf] = exp.devctl_mps
+            # At the GPU's own limit: a path's MPS is its minimum, which is at most the GPU's DevCap, so the GPU
+            # is never below what its path supports, whatever the ports above it show.
+            (at_limit if exp.devcap_mps <= 256 else good)[g.bdf] = exp.devctl_mps
             continue
         if not path_shown:
             blind.append(g)
@@ -338,28 +336,21 @@ def mps(pcie: PcieFacts, cmdline: KernelCmdline | None = None) -> Outcome:
         return issue("MaxPayload below what the whole path supports: " + "; ".join(f"{b}: {v}" for b, v in low.items()),
                      actual=low, expected="DevCtl MPS = min(DevCap along the path)", subjects=list(low),
                      fix=mps_fix(mps_plan(pcie, low)))
-    own_limit = {g.bdf: g.express.devctl_mps for g in blind if g.express is not None
-                 and g.express.devctl_mps is not None and g.express.devcap_mps is not None
-                 and g.express.devctl_mps >= g.express.devcap_mps}
     both = {**at_limit, **good}
-    if blind and both:  # the coverage rule: the GPUs whose whole path is shown decide
+    if blind and both:  # the coverage rule: the GPUs judged decide, the blind ones are named
         judged = (not_an_issue if at_limit and not good else ok)(
             "MaxPayload " + ", ".join(f"{b} {v} B" for b, v in both.items()) + (
                 ": the GPU's own limit (DevCap), not a misconfiguration" if at_limit and not good
-                else " at the path's limit"), actual=both, subjects=list(both))
+                else " at the GPU's or the path's limit"), actual=both, subjects=list(both))
         return over_gpu_functions(pcie, list(both), judged, [f.bdf for f in blind])
-    if blind and len(own_limit) == len(blind):
-        return unknown("MaxPayload " + ", ".join(f"{b} {v} B" for b, v in own_limit.items())
-                       + ": the GPU's own limit (DevCap), but the ports above it are not in the source (a path's "
-                       "MaxPayload is its minimum)", hint="paste the whole `sudo lspci -vvv` (bridges included)",
-                       actual=own_limit, subjects=list(own_limit))
     if blind:
         return unreadable_outcome(pcie, blind, "MaxPayload of the GPU or of its upstream bridges")
     if at_limit and not good:
         return not_an_issue("MaxPayload " + ", ".join(f"{b} {v} B" for b, v in at_limit.items())
                             + ": the GPU's own limit (DevCap), not a misconfiguration", actual=at_limit,
                             subjects=list(at_limit))
-    return ok("MaxPayload at the path's limit: " + ", ".join(f"{b} {v} B" for b, v in both.items()), actual=both,
+    return ok("MaxPayload at the GPU's or the path's limit: " + ", ".join(f"{b} {v} B" for b, v in both.items()),
+              actual=both,
               subjects=list(both))
 
 

@@ -119,15 +119,18 @@ class Outcome:
     # An optional fact the check could not judge without: where that fact is missing, the engine reports the
     # check as it reports one whose required fact is missing (the fact's own reason and hint).
     needs: str = ""
+    # A finding whose own reason says it matters only under a condition the source does not show: the condition
+    # in words. The engine reports such an issue as a key negative that names it (engine/evaluate.stay_conditional).
+    only_if: str = ""
     # A check over subjects: which it judged, of how many (`over_subjects`, the one coverage rule).
     coverage: Coverage | None = None
 
 
 def issue(message: str, *, actual: Any = None, expected: Any = None, subjects: tuple[str, ...] | list[str] = (),
           severity: Severity | None = None, confidence: Confidence | None = None, fix: Fix | None = None,
-          evidence: tuple[str, ...] | list[str] = (), gpu_lost: bool = False) -> Outcome:
+          evidence: tuple[str, ...] | list[str] = (), gpu_lost: bool = False, only_if: str = "") -> Outcome:
     return Outcome("issue", message, actual, expected, tuple(subjects), severity, confidence, fix, tuple(evidence),
-                   gpu_lost=gpu_lost)
+                   gpu_lost=gpu_lost, only_if=only_if)
 
 
 

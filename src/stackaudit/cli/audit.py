@@ -226,7 +226,7 @@ def audit(sources: tuple[str, ...], fmt: str, output: Optional[str], select: tup
     # Prose wrapped to the terminal's width on a terminal; COLUMNS, else 80, in a file or a pipe.
     width = terminal_width(sys.stdout if to_stdout else None)
     options_out = RenderOptions(argv=invocation(), verbose=verbose, width=width, gate_samples=gate_samples)
-    emit(render(report, fmt, color=use_color, options=options_out), output, colour=use_color, plain_text=fmt == "text")
+    emit(render(report, fmt, color=use_color, options=options_out), output, fmt, colour=use_color)
     return exit_code(report, fail_on, gate_samples)
 
 

@@ -265,7 +265,7 @@ def command(ctx: click.Context, url: Optional[str], model: Optional[str], endpoi
     else:
         from stackaudit.bench.render import render_result
 
-        emit(render_result(result, fmt), output, plain_text=fmt == "text")
+        emit(render_result(result, fmt), output, fmt)
     if result.get("partial"):
         # Ctrl-C after a finished level: that level is stored and shown, and the exit says interrupted.
         sys.stderr.write("stackaudit: interrupted: the report holds the finished levels only (partial)\n")
@@ -294,7 +294,7 @@ def history(db: Optional[str], limit: int, fmt: str, output: Optional[str]) -> N
         emit(render_history([], fmt, db or default_db_path(), missing=True), output)
         return
     with store:
-        emit(render_history(store.list_runs(limit), fmt, store.path), output, plain_text=fmt == "text")
+        emit(render_history(store.list_runs(limit), fmt, store.path), output, fmt)
 
 
 @command.command("compare")
@@ -325,5 +325,5 @@ def compare(run_a: str, run_b: str, db: Optional[str], fail_on: Optional[str], f
         if mismatch and not force:
             raise UsageError(f"{mismatch}: not compared (--force compares them anyway)")
         report = compare_runs(a, store.requests(a.id), b, store.requests(b.id), fail_on_regression=limit)
-    emit(render_compare(report, fmt), output, plain_text=fmt == "text")
+    emit(render_compare(report, fmt), output, fmt)
     return 1 if (report.get("fail_on") or {}).get("failed") else 0

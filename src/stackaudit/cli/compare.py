@@ -34,5 +34,5 @@ def command(a: str, b: str, fmt: str, output: Optional[str], fail_on: Optional[s
     found = find_waivers(waivers)
     side_a, side_b = load_side(a, found), load_side(b, found)
     doc = document(side_a, side_b, argv=invocation(), fail_on=fail_on.lower() if fail_on else None)
-    emit(render(doc, fmt), output, plain_text=fmt == "text")
+    emit(render(doc, fmt), output, fmt)
     return int(exit_code(doc))

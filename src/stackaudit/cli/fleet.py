@@ -137,5 +137,5 @@ def command(inventory: str | None, limit: str | None, forks: int, zipapp: str | 
         outcomes: Iterator[Any] = iter(gather(dest, display.on_outcome))
         summaries = analyse(outcomes, workers, found, display.on_summary)
     doc = document(summaries, name, argv=invocation(), fail_on=gate, hidden_entries=hidden)
-    emit(render(doc, fmt), output, plain_text=fmt == "text")
+    emit(render(doc, fmt), output, fmt)
     return exit_code(doc)

@@ -124,5 +124,5 @@ def _run(llm_url: str, model: str, api_key: str | None, sources: list[str], doma
             host = _capture_live(directory, 20.0)
         report = run_audit(host)
         investigated = investigate(host, report, config)
-    emit(render(investigated, fmt, options=RenderOptions(argv=argv)), output, plain_text=fmt == "text")
+    emit(render(investigated, fmt, options=RenderOptions(argv=argv)), output, fmt)
     return exit_code(investigated, fail_on)

@@ -55,15 +55,15 @@ def invocation() -> list[str] | None:
     return None if _invocation is None else list(_invocation)
 
 
-def emit(text: str, output: str | None, colour: bool = False, plain_text: bool = False) -> None:
+def emit(text: str, output: str | None, fmt: str = "", colour: bool = False) -> None:
     """Every command's text on stdout: no control character from a host value reaches a terminal. `colour`:
     the text renderer coloured it after escaping each value, so its SGR sequences stay (only then). A file
-    written with --output gets the text as it is, but `plain_text` (a text format) escaped as on a terminal."""
+    written with --output gets the text as it is, but the `text` format escaped as on a terminal."""
     if not output or output == "-":
         sys.stdout.write(escape_terminal(text, keep_colour=colour))
         sys.stdout.flush()
         return
-    if plain_text:
+    if fmt == "text":
         text = escape_terminal(text)
     from stackaudit.render.write import write_file
 

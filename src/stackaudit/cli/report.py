@@ -37,4 +37,4 @@ def command(run: str, fmt: str, output: str | None, verbose: bool) -> None:
         doc = read_audit_report(run, run, "report")
     report = report_from_json(doc, run)
     argv = invocation()
-    emit(render(report, fmt, options=RenderOptions(argv=argv, verbose=verbose)), output, plain_text=fmt == "text")
+    emit(render(report, fmt, options=RenderOptions(argv=argv, verbose=verbose)), output, fmt)

@@ -306,9 +306,6 @@ class Collector:
             return ()
         return slot.provenance
 
-    def durations(self) -> dict[str, float]:
-        return {name: slot.duration_s for name, slot in self._slots.items() if slot.done.is_set()}
-
 
 def _all_missing(spec: FactSpec, failures: list[tuple[Provider, Missing]]) -> Missing:
     """Every alternative failed: one Missing whose reason names each source tried."""
@@ -324,7 +321,8 @@ def _all_missing(spec: FactSpec, failures: list[tuple[Provider, Missing]]) -> Mi
         return Missing(spec.name, f"not in the source: {titles}", hint, "not-captured")
     parts = []
     for alt, missing in failures:
-        reason = "not in the source" if missing.kind == "not-captured" else missing.reason
+        # "not shown": the fact is in the source (another of its sources is there), this alternative's is not.
+        reason = "not shown" if missing.kind == "not-captured" else missing.reason
         parts.append(f"{alt.title or alt.summary}: {reason}")
     kinds = {m.kind for _, m in failures} - {"not-captured"}
     kind = "error" if kinds == {"error"} else "unavailable"

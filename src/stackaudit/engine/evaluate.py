@@ -7,6 +7,7 @@ the checks they read besides their facts."""
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -51,6 +52,20 @@ def _order(p: Provenance) -> tuple[bool, str, tuple[int, int], str]:
     return (p.origin != "pasted", p.file, p.lines or (0, 0), p.source)
 
 
+def stay_conditional(outcome: Outcome) -> Outcome:
+    """A finding that matters only under a condition the source does not show (`Outcome.only_if`) stays
+    conditional: a key negative (not-an-issue) that names the condition, with no fix; an issue only where
+    the check saw the condition, which it then does not pass."""
+    if outcome.status != "issue" or not outcome.only_if:
+        return outcome
+    # The condition goes into the finding's first clause, so that a report's one-line title names it.
+    m = re.search(r"[:;] ", outcome.message)
+    head, rest = (outcome.message[:m.start()], outcome.message[m.start():]) if m else (outcome.message, "")
+    message = f"{head}, which matters only if {outcome.only_if} (not shown in the source){rest}"
+    return Outcome("not-an-issue", message, outcome.actual, outcome.expected, outcome.subjects,
+                   evidence=outcome.evidence)
+
+
 def _run_one(spec: CheckSpec, facts: dict[str, Any], in_container: bool, out: dict[str, Result],
              provenance: dict[str, tuple[Provenance, ...]],
              read: tuple[tuple[CheckSpec, Result], ...] | None = None) -> None:
@@ -74,7 +89,7 @@ def _run_one(spec: CheckSpec, facts: dict[str, Any], in_container: bool, out: di
             raise TypeError(f"returned {type(outcome).__name__}, not an Outcome")
     except Exception as exc:  # a broken check is reported as `error`, never fatal
         outcome = Outcome("error", f"the check failed: {type(exc).__name__}: {exc}")
-    outcome = host_count(outcome, facts.get("gpus"))
+    outcome = stay_conditional(host_count(outcome, facts.get("gpus")))
     needed = facts.get(outcome.needs) if outcome.status == "unknown" and outcome.needs else None
     if isinstance(needed, Missing):  # judged as a check whose required fact is missing
         result = build_result(spec, _missing_outcome(spec, [needed]), in_container)

@@ -173,11 +173,13 @@ def _headline(facts: dict[str, Any], host: Host, options: AuditOptions | None = 
         names = sorted(set(inventory.models.values()))
         gpus = {"count": inventory.count, "bdfs": list(inventory.bdfs), **({"names": names} if names else {})}
     from stackaudit.engine.ceiling_line import measured_from, measured_vs_ceiling
+    from stackaudit.facts.serving_rate import USER_WORDS
 
     ceiling = ceiling_fields(facts, options.model if options else None, options.weights if options else None)
     measured = measured_from(facts, options.measured if options else None)
-    if measured is None and options is not None and options.history_rate is not None:
-        measured = _history_rate(facts, host, options.history_rate)
+    # A run `bench` stored comes before a rate in the user's own words (the last source), after every other.
+    if (measured is None or measured[1] == USER_WORDS) and options is not None and options.history_rate is not None:
+        measured = _history_rate(facts, host, options.history_rate) or measured
     return {
         **ceiling,
         **({"measured": measured_vs_ceiling(measured[0], ceiling, measured[1], measured[2])} if measured else {}),

@@ -451,7 +451,15 @@ _POLICY_FILES = (("governor", "scaling_governor"), ("epp", "energy_performance_p
 
 @parser(CPUPOWER_FREQUENCY_INFO, feeds="cpufreq", kind=CpuFreq, rank=20)
 def cpufreq_from_cpupower(text: str) -> CpuFreq:
-    """CPU frequency driver, governor, EPP, limits and boost of the CPUs shown (`cpupower frequency-info`)."""
+    """CPU frequency driver, governor, EPP, limits and boost of the CPUs shown (`cpupower frequency-info`).
+
+    Input (tests/data/captures/27, four of its lines)::
+
+        analyzing CPU 0:
+          driver: intel_pstate
+          hardware limits: 1.20 GHz - 3.00 GHz
+          available cpufreq governors: performance powersave
+    """
     blocks = parse_frequency_info(text.splitlines())
     if not blocks:
         raise ParseError("no `analyzing CPU N:` block in the `cpupower frequency-info` output")

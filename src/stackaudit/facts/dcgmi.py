@@ -22,7 +22,17 @@ _STATES = re.compile(r"^\s*((?:[UDX_] +)*[UDX_])\s*$")
 
 @parser(DCGMI_NVLINK, feeds="nvlink_status", kind=NvlinkStatus, rank=10)
 def parse_dcgmi_nvlink(text: str) -> NvlinkStatus:
-    """NVLink link states from `dcgmi nvlink --link-status` (GPUs with at least one link Up)."""
+    """NVLink link states from `dcgmi nvlink --link-status` (GPUs with at least one link Up).
+
+    Input (tests/data/captures/115)::
+
+        +----------------------+
+        |  NvLink Link Status  |
+        +----------------------+
+        GPUs:
+            gpuId 0:
+                U U U U U U U U U U U U U U U U U U
+    """
     gpus: list[NvlinkGpu] = []
     index: int | None = None
     listed = 0

@@ -39,6 +39,8 @@ from dataclasses import dataclass
 
 from stackaudit.facts.nvidia import DRIVER_LOADED, NvidiaGpus
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, provider, union
+from stackaudit.facts.shown_commands import EmptyGreps
+from stackaudit.facts.sources import EMPTY_GREPS
 from stackaudit.facts.system import KernelLog
 from stackaudit.pci_address import BDF, BDF_OPTIONAL_DOMAIN, normalize_bdf
 
@@ -88,6 +90,8 @@ class GpuEvent:
 class GpuEvents(Sourced):
     events: tuple[GpuEvent, ...]
     lines_read: int = 0  # kernel-log lines the events were looked for in (0: no kernel log)
+    # Shown greps of the kernel log with no output that rule out an Xid line (`dmesg | grep -i xid`).
+    no_xid_shown_by: tuple[str, ...] = ()
 
     @property
     def xids(self) -> tuple[GpuEvent, ...]:
@@ -115,7 +119,9 @@ class GpuEvents(Sourced):
         events: list[GpuEvent] = []
         for part in parts:
             events.extend(e for e in part.events if e not in events)
-        return cls(tuple(events), max(p.lines_read for p in parts), complete=all(p.complete for p in parts))
+        return cls(tuple(events), max(p.lines_read for p in parts),
+                   tuple(dict.fromkeys(c for p in parts for c in p.no_xid_shown_by)),
+                   complete=all(p.complete for p in parts))
 
 
 fact("gpu_events", GpuEvents, union, hint="paste `sudo dmesg` (the whole log, from boot)")
@@ -204,6 +210,19 @@ def gpu_events_from_kernel_log(ctx: FactContext) -> GpuEvents:
     # The driver's banner when its module loads (`NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.124.06`).
     reaches_driver = DRIVER_LOADED in log.text
     return GpuEvents(parse_gpu_events(log.lines), len(log.lines), complete=log.complete and reaches_driver)
+
+
+# An Xid line as the driver writes it: what a grep of the kernel log must match to rule Xids out.
+XID_LINE_EXAMPLE = "NVRM: Xid (PCI:0000:01:00): 79, pid=1, name=python, GPU has fallen off the bus."
+
+
+@provider("gpu_events", GpuEvents, rank=30, title=EMPTY_GREPS.title)
+def gpu_events_ruled_out(ctx: FactContext) -> GpuEvents:
+    """No Xid line, where a grep of the kernel log that matches one was shown with no output."""
+    shown = ctx.fact("empty_greps", EmptyGreps).absent("dmesg", XID_LINE_EXAMPLE)
+    if shown is None:
+        raise FactUnavailable("no grep of the kernel log for Xid lines")
+    return GpuEvents((), 0, (shown,), complete=False)
 
 
 @provider("gpu_events", GpuEvents, rank=20, title="NVML / nvidia-smi")

@@ -256,7 +256,7 @@ fact("gpus", GpuInventory, combine=_combine,
 def gpus_from_nvidia(ctx: FactContext) -> GpuInventory:
     """The GPUs NVML / nvidia-smi lists: index, BDF, product name."""
     nvidia = _source_fact(ctx, "nvidia", NvidiaGpus, NVIDIA_TITLE)
-    if nvidia.source == "pci":
+    if nvidia.none_on_bus:
         raise FactUnavailable("NVML / nvidia-smi were not asked (the PCI bus shows no NVIDIA GPU)")
     return from_nvidia(nvidia)
 
@@ -316,7 +316,14 @@ def parse_nccl_tests_gpus(text: str) -> GpuInventory:
 
 @parser(NCCL_TESTS, feeds="gpus", kind=GpuInventory, rank=50)
 def gpus_from_nccl_tests(text: str) -> GpuInventory:
-    """The GPUs a pasted nccl-tests header lists: device index, bus, model."""
+    """The GPUs a pasted nccl-tests header lists: device index, bus, model.
+
+    Input (tests/data/captures/55)::
+
+        # Using devices
+        #   Rank  0 Pid  85517 on  <redacted> device  0 [0x52] A100-SXM4-40GB
+        #   Rank  1 Pid  85517 on  <redacted> device  1 [0x57] A100-SXM4-40GB
+    """
     return parse_nccl_tests_gpus(text)
 
 

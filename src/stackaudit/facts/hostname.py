@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
+from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
 from stackaudit.facts.sources import LOG_LINE_HOSTS
 from stackaudit.host.base import read_optional
 
@@ -18,9 +18,8 @@ _REDACTED = {"<redacted>", "redacted", "localhost", "(none)", ""}
 
 
 @dataclass(frozen=True)
-class Hostname:
+class Hostname(Sourced):
     name: str
-    source: str
 
 
 fact("hostname", Hostname, first_of, hint="paste `uname -a`")
@@ -30,7 +29,7 @@ def _named(name: str, source: str) -> Hostname:
     name = name.strip()
     if name.lower() in _REDACTED:
         raise FactUnavailable(f"{source} names no host")
-    return Hostname(name, source)
+    return Hostname(name)
 
 
 @provider("hostname", Hostname, rank=10, title="`uname -a`")

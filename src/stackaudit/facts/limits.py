@@ -11,9 +11,8 @@ import re
 from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
+from stackaudit.facts.registry import fact, first_of, parser
 from stackaudit.facts.sources import PROC_SELF_LIMITS, PROC_SELF_STATUS, ULIMIT_A
-from stackaudit.host.base import read_optional
 
 # /proc/<pid>/limits row names, in the kernel's order, with their units (fs/proc/base.c lnames[]).
 LIMIT_ROWS: tuple[tuple[str, str], ...] = (
@@ -46,7 +45,6 @@ CAP_SYS_ADMIN = 21
 class ResourceLimits:
     # row name -> (soft, hard), as the kernel prints them ("unlimited" kept; "unknown" where not shown)
     values: dict[str, tuple[str, str]]
-    source: str = "/proc/self/limits"
 
     def soft(self, name: str) -> int | None:
         """The soft limit as a number; None for unlimited or unknown (see is_unlimited)."""
@@ -71,8 +69,19 @@ def _number(value: str) -> int | None:
     return int(value) if value.isdecimal() else None
 
 
+fact("self_limits", ResourceLimits, first_of, hint=ULIMIT_A.hint)
+
+
+@parser(PROC_SELF_LIMITS, feeds="self_limits", kind=ResourceLimits, rank=10)
 def parse_limits(text: str) -> ResourceLimits:
-    """Parse /proc/<pid>/limits (`Limit  Soft Limit  Hard Limit  Units` table)."""
+    """Resource limits of a process (/proc/<pid>/limits; the audit's own from /proc/self/limits).
+
+    Input (the kernel's table)::
+
+        Limit                     Soft Limit           Hard Limit           Units
+        Max open files            1024                 4096                 files
+        Max locked memory         65536                65536                bytes
+    """
     values: dict[str, tuple[str, str]] = {}
     names = sorted((n for n, _ in LIMIT_ROWS), key=len, reverse=True)
     for line in text.splitlines():
@@ -97,21 +106,6 @@ def format_limits(values: dict[str, tuple[str, str]]) -> str:
             soft, hard = values[name]
             lines.append(f"{name:<26}{soft:<21}{hard:<21}{units:<10}".rstrip())
     return "\n".join(lines) + "\n"
-
-
-fact("self_limits", ResourceLimits, first_of, hint=ULIMIT_A.hint)
-
-
-@provider("self_limits", ResourceLimits, rank=10, title=PROC_SELF_LIMITS.title, hint=PROC_SELF_LIMITS.hint)
-def self_limits(ctx: FactContext) -> ResourceLimits:
-    """The audit process's own resource limits (/proc/self/limits)."""
-    text = read_optional(ctx.host, PROC_SELF_LIMITS.path)
-    if text is None:
-        raise FactUnavailable(f"{PROC_SELF_LIMITS.path} is missing")
-    try:
-        return parse_limits(text)
-    except ParseError as exc:
-        raise FactUnavailable(str(exc)) from exc
 
 
 # --- pasted `ulimit -a` ------------------------------------------------------------------------------
@@ -165,7 +159,14 @@ def ulimit_line(line: str) -> tuple[str, str, str, str] | None:
 
 @parser(ULIMIT_A, feeds="self_limits", kind=ResourceLimits, rank=20)
 def limits_from_ulimit_a(text: str) -> ResourceLimits:
-    """Soft resource limits of the shell it ran in (`ulimit -a`: bash, dash or zsh; hard limits unknown)."""
+    """Soft resource limits of the shell it ran in (`ulimit -a`: bash, dash or zsh; hard limits unknown).
+
+    Input (tests/data/captures/78, three of its lines)::
+
+        core file size              (blocks, -c) 0
+        max locked memory           (kbytes, -l) 264154548
+        open files                          (-n) 1024
+    """
     values: dict[str, tuple[str, str]] = {}
     for line in text.splitlines():
         entry = ulimit_line(line)
@@ -176,7 +177,7 @@ def limits_from_ulimit_a(text: str) -> ResourceLimits:
         values[ULIMIT_ROWS[flag]] = (soft, UNKNOWN)
     if not values:
         raise ParseError("no limit line in the `ulimit -a` output")
-    return ResourceLimits(values, ULIMIT_A.title)
+    return ResourceLimits(values)
 
 
 @dataclass(frozen=True)
@@ -193,8 +194,17 @@ class ProcessSecurity:
         return None if self.cap_eff is None else bool(self.cap_eff >> bit & 1)
 
 
+@parser(PROC_SELF_STATUS, feeds="process_security", kind=ProcessSecurity, rank=0)
 def parse_status_security(text: str) -> ProcessSecurity:
-    """Seccomp, CapEff, CapBnd, NoNewPrivs and Uid from /proc/<pid>/status."""
+    """Seccomp, CapEff, CapBnd, NoNewPrivs and Uid of a process (/proc/<pid>/status; the audit's own).
+
+    Input (a container's python3, tests/test_ctr_checks.py)::
+
+        Uid:    0       0       0       0
+        CapEff: 00000000a80425fb
+        NoNewPrivs:     0
+        Seccomp:        2
+    """
     fields: dict[str, str] = {}
     for line in text.splitlines():
         key, sep, value = line.partition(":")
@@ -217,15 +227,3 @@ def parse_status_security(text: str) -> ProcessSecurity:
         no_new_privs=(nnp == "1") if nnp.isdecimal() else None,
         uid=int(uid[1]) if len(uid) > 1 and uid[1].isdecimal() else None,
     )
-
-
-@provider("process_security", ProcessSecurity)
-def process_security(ctx: FactContext) -> ProcessSecurity:
-    """The audit process's seccomp mode and capabilities (/proc/self/status)."""
-    text = read_optional(ctx.host, PROC_SELF_STATUS.path)
-    if text is None:
-        raise FactUnavailable("/proc/self/status is missing")
-    try:
-        return parse_status_security(text)
-    except ParseError as exc:
-        raise FactUnavailable(str(exc)) from exc

@@ -225,7 +225,7 @@ class _CapState:
 
     def build(self, complete: bool) -> PcieConfig | None:
         if self.denied:
-            return PcieConfig("lspci", readable=False, complete=False)
+            return PcieConfig(readable=False, complete=False)
         if not self.cap_lines and not self.detail_lines and not self.has_rebar:
             return None
         express = ExpressCap(**self.exp) if self.exp else None  # type: ignore[arg-type]
@@ -235,7 +235,7 @@ class _CapState:
         aer = AerStatus(self.aer.get("UESta", ()), self.aer.get("CESta", ())) if self.aer else None
         rebar = tuple(self.rebar) if self.has_rebar else None
         # Without capability headers (grepped lines) nothing says which capabilities are absent.
-        return PcieConfig("lspci", readable=True, complete=complete and self.cap_lines > 0,
+        return PcieConfig(readable=True, complete=complete and self.cap_lines > 0,
                           capability_ids=tuple(self.ids), ext_capability_ids=tuple(self.ext_ids), express=express,
                           acs=acs, rebar=rebar, aer=aer)
 

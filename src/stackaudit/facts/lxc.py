@@ -56,11 +56,6 @@ class LxcConfig:
                      for v in self.values(key) if (r := parse_device_rule(v)) is not None)
 
     @property
-    def device_denies(self) -> tuple[DeviceRule, ...]:
-        return tuple(r for key in ("lxc.cgroup2.devices.deny", "lxc.cgroup.devices.deny")
-                     for v in self.values(key) if (r := parse_device_rule(v)) is not None)
-
-    @property
     def mount_entries(self) -> tuple[MountEntry, ...]:
         out = []
         for value in self.values("lxc.mount.entry"):

@@ -1,6 +1,6 @@
 """NVIDIA GPUs and driver: per-GPU state (NVML, else nvidia-smi outputs), driver flavour, daemons, Xids.
 
-Sources of the `nvidia` fact, in order (docs/checks.md, DRV/MEM/PWR):
+Sources of the `nvidia` fact, in order (declared in facts/nvidia_smi.py; docs/checks.md, DRV/MEM/PWR):
 1. NVML through the choke point (`host.nvml`, stackaudit.host.nvml): live, and replayed from a
    snapshot's `nvml/…` entries. Live, this is the only source: one `gpu/<n>` query per GPU costs
    milliseconds, where `nvidia-smi -q -x` takes seconds on an 8-GPU host (it queries every field
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from stackaudit.facts._parse import ParseError
+from stackaudit.facts.readings import Verdict, reading, worse_of
 from stackaudit.facts.registry import (
     FactContext,
     FactSpec,
@@ -30,6 +31,7 @@ from stackaudit.facts.registry import (
     Sourced,
     fact,
     first_of,
+    parser,
     provider,
     sample_field,
 )
@@ -77,6 +79,12 @@ ARCHITECTURES = {2: "Kepler", 3: "Maxwell", 4: "Pascal", 5: "Volta", 6: "Turing"
                  9: "Hopper", 10: "Blackwell", 13: "Rubin"}  # NVML_DEVICE_ARCH_*
 COMPUTE_MODES = {0: "Default", 1: "Exclusive_Thread", 2: "Prohibited", 3: "Exclusive_Process"}  # NVML_COMPUTEMODE_*
 FABRIC_STATES = {0: "Not Supported", 1: "Not Started", 2: "In Progress", 3: "Completed"}  # NVML_GPU_FABRIC_STATE_*
+# The Fabric block's fields (`nvidia-smi -q`, NVML nvmlGpuFabricInfo) and the value each shows on a GPU the fabric
+# registered; `Not Supported` cannot say. The worse field decides (facts/readings.py): a Completed state does not
+# outweigh a Status or Health Summary that says otherwise (knowledge base, DRV-FABRIC-MANAGER).
+FABRIC_FIELDS = (("Fabric State", "fabric_state", "Completed"), ("Fabric Status", "fabric_status", "Success"),
+                 ("Fabric Health Summary", "fabric_health", "Healthy"))
+_FABRIC_CANNOT_SAY = frozenset({"Not Supported", "N/A"})
 RECOVERY_ACTIONS = {0: "None", 1: "GPU Reset", 2: "Node Reboot", 3: "Drain P2P", 4: "Drain and Reset",
                     5: "Recover IMEX Domain", 6: "Bus Reset", 7: "System Reboot"}  # NVML_GPU_RECOVERY_ACTION_*
 
@@ -172,6 +180,7 @@ class GpuInfo:
     pstate: str | None = sample_field()
     fabric_state: str | None = None
     fabric_status: str | None = None
+    fabric_health: str | None = None  # `Fabric/Health/Summary` (newer drivers): Healthy, Unhealthy, ...
     temp_c: int | None = sample_field()
     temp_slowdown_c: int | None = None
     mem_temp_c: int | None = sample_field()
@@ -224,11 +233,12 @@ class NvidiaGpus(Sourced):
     gpus: tuple[GpuInfo, ...]
     driver_version: str | None = None
     cuda_version: str | None = None  # the highest CUDA the driver supports (not the toolkit in use)
-    source: str = ""  # nvml | nvidia-smi -q -x | nvidia-smi -q | nvidia-smi | pci
     attached: int | None = None  # the count the source claims (an excerpt may show fewer)
     notes: tuple[str, ...] = ()
     # Where the listing stops inside a GPU's rows (a table cut part-way): "" when it does not.
     cut: str = ""
+    # The PCI bus shows no NVIDIA GPU, so neither NVML nor nvidia-smi was asked.
+    none_on_bus: bool = False
 
     @property
     def unshown(self) -> str:
@@ -244,10 +254,6 @@ class NvidiaGpus(Sourced):
         if self.attached is None and not self.complete and any(not g.bdf for g in self.gpus if not g.error):
             return "the excerpt shows a GPU section without its header: the other GPUs are not in this source"
         return ""
-
-    @property
-    def none_on_bus(self) -> bool:
-        return self.source == "pci" and not self.gpus
 
     def by_bdf(self, bdf: str) -> GpuInfo | None:
         for gpu in self.gpus:
@@ -464,7 +470,7 @@ def from_nvml(host: Host) -> NvidiaGpus:
             gpus.append(GpuInfo(index=index, error=exc.kind))
     driver = system.get("driver_version")
     return NvidiaGpus(tuple(gpus), driver if isinstance(driver, str) else None,
-                      _cuda_version(system.get("cuda_driver_version")), "nvml", count)
+                      _cuda_version(system.get("cuda_driver_version")), count)
 
 
 # --- driver flavour --------------------------------------------------------------------------
@@ -534,6 +540,12 @@ def nvidia_driver(ctx: FactContext) -> NvidiaDriver:
         raise FactUnavailable("the NVIDIA kernel module is not loaded (/proc/driver/nvidia/version missing)",
                               "run on the host with the driver loaded")
     return NvidiaDriver(version, flavour, evidence, line, gsp, proc is not None or sys_version is not None)
+
+
+def fabric_verdict(gpu: GpuInfo) -> tuple[Verdict, tuple[str, ...]]:
+    """Whether the fabric registered this GPU, by the worse of its Fabric fields, with the lines to quote."""
+    return worse_of([reading(label, getattr(gpu, attr), frozenset({good}), _FABRIC_CANNOT_SAY)
+                     for label, attr, good in FABRIC_FIELDS])
 
 
 # --- daemons: nvidia-persistenced, nv-fabricmanager, MPS, display servers ---------------------
@@ -829,22 +841,19 @@ class HostMemory:
     unevictable_kib: int | None = sample_field()
 
 
+@parser(PROC_MEMINFO, feeds="meminfo", kind=HostMemory, rank=0)
 def parse_meminfo(text: str) -> HostMemory:
+    """Host memory (/proc/meminfo): total, available, mlocked.
+
+    Input (the kernel's format)::
+
+        MemTotal:       1056467228 kB
+        MemAvailable:   1001822144 kB
+        Mlocked:               0 kB
+    """
     values = {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+):\s+(\d+)\s*kB", text, re.MULTILINE)}
     if "MemTotal" not in values:
         raise ParseError("not /proc/meminfo")
     return HostMemory(values.get("MemTotal"), values.get("MemAvailable"), values.get("Mlocked"),
                       values.get("Unevictable"))
-
-
-@provider("meminfo", HostMemory)
-def meminfo(ctx: FactContext) -> HostMemory:
-    """Host memory (/proc/meminfo): total, available, mlocked."""
-    text = read_optional(ctx.host, PROC_MEMINFO.path)
-    if text is None:
-        raise FactUnavailable("/proc/meminfo is missing")
-    try:
-        return parse_meminfo(text)
-    except ParseError as exc:
-        raise FactUnavailable(str(exc)) from exc
 

@@ -1,5 +1,5 @@
-"""Pure parsers of nvidia-smi outputs: `-q -x` (XML), `-q` (text) and the default table; and the `nvidia`
-fact's provider, which reads NVML (facts/nvidia.py) and falls back to these outputs.
+"""The `nvidia` fact: NVML first (facts/nvidia.py), else one parser per nvidia-smi output, best first:
+`-q -x` (XML), `-q` (text) and the default table.
 
 Each parser returns the same `NvidiaGpus` the NVML path gives, with None for what the output does not
 show, and raises only ParseError. Element names follow the nvidia-smi XML schemas seen in real
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +25,8 @@ from stackaudit.facts.nvidia import (
     from_nvml,
 )
 from stackaudit.facts.pci import PciDevices
-from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
+from stackaudit.facts.sources import NVML, NVSMI_QUERY, NVSMI_TABLE, NVSMI_XML
 from stackaudit.gputable import GpuTableError, resolve_cut_name
 from stackaudit.host.base import NotCaptured
 from stackaudit.host.limits import load_xml
@@ -33,6 +34,8 @@ from stackaudit.host.nvml import NvmlError
 from stackaudit.pci_address import BDF, normalize_bdf
 
 MAX_TEXT = 32 * 1024 * 1024
+NVIDIA_HINT = "install nvidia-ml-py (pip install nvidia-ml-py) or the NVIDIA driver utilities"
+fact("nvidia", NvidiaGpus, first_of)
 _NA = {"", "n/a", "[n/a]", "none", "unknown", "unknown error", "[unknown error]", "not supported", "[not supported]",
        "requested functionality has been deprecated", "insufficient permissions", "[insufficient permissions]"}
 _LABEL_TO_REASON = {label.lower(): name for name, label in CLOCK_EVENT_LABELS.items()}
@@ -40,6 +43,10 @@ _LABEL_TO_REASON["display clocks setting"] = "display_clocks_setting"
 _LABEL_TO_REASON["user defined clocks"] = "applications_clocks_setting"
 _COMPUTE = {"default": "Default", "exclusive_process": "Exclusive_Process", "e. process": "Exclusive_Process",
             "exclusive_thread": "Exclusive_Thread", "e. thread": "Exclusive_Thread", "prohibited": "Prohibited"}
+
+
+def _name(value: str | None) -> str:
+    return _clean(value) or ""
 
 
 def _clean(value: str | None) -> str | None:
@@ -219,8 +226,20 @@ def _closed(body: str) -> str:
     return body + "".join(f"</{t}>" for t in reversed(open_tags))
 
 
+@parser(NVSMI_XML, feeds="nvidia", kind=NvidiaGpus, rank=20)
 def parse_xml(text: str) -> NvidiaGpus:
-    """Parse `nvidia-smi -q -x`. Entities are refused (no DOCTYPE beyond nvidia-smi's own line)."""
+    """NVIDIA GPUs from `nvidia-smi -q -x`; entities are refused (no DOCTYPE beyond nvidia-smi's own line).
+
+    Input (tests/data/captures/01)::
+
+        <!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v12.dtd">
+        <nvidia_smi_log>
+            <driver_version>535.54.03</driver_version>
+            <attached_gpus>4</attached_gpus>
+            <gpu id="00000000:01:00.0">
+                <product_name>NVIDIA A100-SXM4-80GB</product_name>
+                <persistence_mode>Disabled</persistence_mode>
+    """
     if len(text) > MAX_TEXT:
         raise ParseError("nvidia-smi XML larger than 32 MiB")
     start = text.find("<nvidia_smi_log")
@@ -244,7 +263,7 @@ def parse_xml(text: str) -> NvidiaGpus:
     # The top level's own values only (driver, CUDA, GPU count): its GPUs were converted above.
     top = Node(root.tag, None, [Node(c.tag, _xml_text(c)) for c in root if c.tag != "gpu"])
     return NvidiaGpus(tuple(gpus), _clean(top.get("driver_version")), _clean(top.get("cuda_version")),
-                      "nvidia-smi -q -x", _int(top.get("attached_gpus")))
+                      _int(top.get("attached_gpus")))
 
 
 def _xml_processes(node: Node | None) -> tuple[GpuProcess, ...] | None:
@@ -262,6 +281,82 @@ def _xml_processes(node: Node | None) -> tuple[GpuProcess, ...] | None:
     return tuple(procs)
 
 
+# GpuInfo fields both nvidia-smi forms show: field -> (conversion, `-q -x` element path, `-q` text path).
+_GPU_FIELDS: dict[str, tuple[Callable[[str | None], Any], str, str]] = {
+    "name": (_name, "product_name", "Product Name"),
+    "uuid": (_name, "uuid", "GPU UUID"),
+    "architecture": (_name, "product_architecture", "Product Architecture"),
+    "persistence": (_bool, "persistence_mode", "Persistence Mode"),
+    "compute_mode": (_compute_mode, "compute_mode", "Compute Mode"),
+    "display_active": (_bool, "display_active", "Display Active"),
+    "mig_pending": (_bool, "mig_mode/pending_mig", "MIG Mode/Pending"),
+    "ecc_current": (_bool, "ecc_mode/current_ecc", "ECC Mode/Current"),
+    "ecc_pending": (_bool, "ecc_mode/pending_ecc", "ECC Mode/Pending"),
+    "retired_sbe": (_int, "retired_pages/multiple_single_bit_retirement/retired_count",
+        "Retired Pages/Single Bit ECC"),
+    "retired_dbe": (_int, "retired_pages/double_bit_retirement/retired_count", "Retired Pages/Double Bit ECC"),
+    "remap_corrected": (_int, "remapped_rows/remapped_row_corr", "Remapped Rows/Correctable Error"),
+    "remap_uncorrected": (_int, "remapped_rows/remapped_row_unc", "Remapped Rows/Uncorrectable Error"),
+    "remap_pending": (_bool, "remapped_rows/remapped_row_pending", "Remapped Rows/Pending"),
+    "remap_failure": (_bool, "remapped_rows/remapped_row_failure", "Remapped Rows/Remapping Failure Occurred"),
+    "sm_clock_mhz": (_int, "clocks/sm_clock", "Clocks/SM"),
+    "mem_clock_mhz": (_int, "clocks/mem_clock", "Clocks/Memory"),
+    "max_sm_clock_mhz": (_int, "max_clocks/sm_clock", "Max Clocks/SM"),
+    "max_mem_clock_mhz": (_int, "max_clocks/mem_clock", "Max Clocks/Memory"),
+    "app_graphics_mhz": (_int, "applications_clocks/graphics_clock", "Applications Clocks/Graphics"),
+    "app_mem_mhz": (_int, "applications_clocks/mem_clock", "Applications Clocks/Memory"),
+    "default_app_graphics_mhz": (_int, "default_applications_clocks/graphics_clock",
+        "Default Applications Clocks/Graphics"),
+    "default_app_mem_mhz": (_int, "default_applications_clocks/mem_clock", "Default Applications Clocks/Memory"),
+    "memory_total_mib": (_float, "fb_memory_usage/total", "FB Memory Usage/Total"),
+    "memory_used_mib": (_float, "fb_memory_usage/used", "FB Memory Usage/Used"),
+    "bar1_total_mib": (_float, "bar1_memory_usage/total", "BAR1 Memory Usage/Total"),
+    "virtualization_mode": (_text, "gpu_virtualization_mode/virtualization_mode",
+        "GPU Virtualization Mode/Virtualization Mode"),
+    "pcie_replays": (_int, "pci/replay_counter", "PCI/Replays Since Reset"),
+    "utilization_gpu": (_int, "utilization/gpu_util", "Utilization/Gpu"),
+    "utilization_mem": (_int, "utilization/memory_util", "Utilization/Memory"),
+    "pstate": (_clean, "performance_state", "Performance State"),
+    "fabric_state": (_clean, "fabric/state", "Fabric/State"),
+    "fabric_status": (_clean, "fabric/status", "Fabric/Status"),
+    "fabric_health": (_clean, "fabric/health/summary", "Fabric/Health/Summary"),
+    "temp_c": (_int, "temperature/gpu_temp", "Temperature/GPU Current Temp"),
+    "temp_slowdown_c": (_int, "temperature/gpu_temp_slow_threshold", "Temperature/GPU Slowdown Temp"),
+    "mem_temp_c": (_int, "temperature/memory_temp", "Temperature/Memory Current Temp"),
+    "mem_temp_max_c": (_int, "temperature/gpu_temp_max_mem_threshold|memory_temp_max_threshold",
+        "Temperature/Memory Max Operating Temp"),
+    "recovery_action": (_clean, "gpu_recovery_action", "GPU Recovery Action"),
+}
+# The same, read in the power readings section. R530+ renamed "power_limit" (set with -pl) to
+# requested_power_limit and the enforced limit (the minimum of all limiters) to current_power_limit.
+_POWER_FIELDS: dict[str, tuple[Callable[[str | None], Any], str, str]] = {
+    "power_limit_w": (_float, "requested_power_limit|power_limit", "Requested Power Limit|Power Limit"),
+    "power_default_w": (_float, "default_power_limit", "Default Power Limit"),
+    "power_min_w": (_float, "min_power_limit", "Min Power Limit"),
+    "power_max_w": (_float, "max_power_limit", "Max Power Limit"),
+    "power_enforced_w": (_float, "current_power_limit|enforced_power_limit",
+        "Current Power Limit|Enforced Power Limit"),
+    "power_draw_w": (_float, "power_draw|instant_power_draw|average_power_draw",
+        "Power Draw|Instantaneous Power Draw|Average Power Draw"),
+}
+# The same, read in the PCIe link section.
+_LINK_FIELDS: dict[str, tuple[Callable[[str | None], Any], str, str]] = {
+    "pcie_gen": (_int, "pcie_gen/current_link_gen", "PCIe Generation/Current"),
+    "pcie_gen_max": (_int, "pcie_gen/max_link_gen", "PCIe Generation/Max"),
+    "pcie_gen_device_max": (_int, "pcie_gen/max_device_link_gen", "PCIe Generation/Device Max"),
+    "pcie_gen_host_max": (_int, "pcie_gen/max_host_link_gen", "PCIe Generation/Host Max"),
+    "pcie_width": (_int, "link_widths/current_link_width", "Link Width/Current"),
+    "pcie_width_max": (_int, "link_widths/max_link_width", "Link Width/Max"),
+}
+
+
+def _mapped(text: bool, g: Node, power: Node, link: Node) -> dict[str, Any]:
+    """The fields of the tables above for one GPU section, read from `-q` text or else from `-q -x` XML."""
+    return {name: conv(node.get(text_path if text else xml_path))
+            for table, node in ((_GPU_FIELDS, g), (_POWER_FIELDS, power), (_LINK_FIELDS, link))
+            for name, (conv, xml_path, text_path) in table.items()}
+
+
 def _gpu_from_xml(index: int, g: Node, gpu_id: str) -> GpuInfo:
     power = g.at("gpu_power_readings") or g.at("power_readings") or Node("")
     pcie = g.at("pci/pci_gpu_link_info") or Node("")
@@ -271,69 +366,18 @@ def _gpu_from_xml(index: int, g: Node, gpu_id: str) -> GpuInfo:
     gsp = g.at("gsp_firmware_version")
     return GpuInfo(
         index=index,
-        name=_clean(g.get("product_name")) or "",
-        uuid=_clean(g.get("uuid")) or "",
+        **_mapped(False, g, power, pcie),
         bdf=normalize_bdf(g.get("pci/pci_bus_id") or gpu_id),
-        architecture=_clean(g.get("product_architecture")) or "",
-        persistence=_bool(g.get("persistence_mode")),
-        compute_mode=_compute_mode(g.get("compute_mode")),
-        display_active=_bool(g.get("display_active")),
         mig_current=mig_current,
-        mig_pending=_bool(g.get("mig_mode/pending_mig")),
         mig_devices=mig_count if mig_current else (0 if mig_current is False else None),
-        ecc_current=_bool(g.get("ecc_mode/current_ecc")),
-        ecc_pending=_bool(g.get("ecc_mode/pending_ecc")),
         ecc_volatile_uncorrected=_sum_counts(g.at("ecc_errors/volatile"), True),
         ecc_volatile_corrected=_sum_counts(g.at("ecc_errors/volatile"), False),
         ecc_aggregate_uncorrected=_sum_counts(g.at("ecc_errors/aggregate"), True),
         ecc_aggregate_corrected=_sum_counts(g.at("ecc_errors/aggregate"), False),
-        retired_sbe=_int(g.get("retired_pages/multiple_single_bit_retirement/retired_count")),
-        retired_dbe=_int(g.get("retired_pages/double_bit_retirement/retired_count")),
         retired_pending=_bool(g.get("retired_pages/pending_retirement") or g.get("retired_pages/pending_blacklist")),
-        remap_corrected=_int(g.get("remapped_rows/remapped_row_corr")),
-        remap_uncorrected=_int(g.get("remapped_rows/remapped_row_unc")),
-        remap_pending=_bool(g.get("remapped_rows/remapped_row_pending")),
-        remap_failure=_bool(g.get("remapped_rows/remapped_row_failure")),
-        # R530+ renamed "power_limit" (set with -pl) to requested_power_limit and the enforced limit (the
-        # minimum of all limiters) to current_power_limit.
-        power_limit_w=_float(power.get("requested_power_limit|power_limit")),
-        power_default_w=_float(power.get("default_power_limit")),
-        power_min_w=_float(power.get("min_power_limit")),
-        power_max_w=_float(power.get("max_power_limit")),
-        power_enforced_w=_float(power.get("current_power_limit|enforced_power_limit")),
-        power_draw_w=_float(power.get("power_draw|instant_power_draw|average_power_draw")),
         clock_events=_reasons(g.at("clocks_event_reasons|clocks_throttle_reasons")),
-        sm_clock_mhz=_int(g.get("clocks/sm_clock")),
-        mem_clock_mhz=_int(g.get("clocks/mem_clock")),
-        max_sm_clock_mhz=_int(g.get("max_clocks/sm_clock")),
-        max_mem_clock_mhz=_int(g.get("max_clocks/mem_clock")),
-        app_graphics_mhz=_int(g.get("applications_clocks/graphics_clock")),
-        app_mem_mhz=_int(g.get("applications_clocks/mem_clock")),
-        default_app_graphics_mhz=_int(g.get("default_applications_clocks/graphics_clock")),
-        default_app_mem_mhz=_int(g.get("default_applications_clocks/mem_clock")),
-        memory_total_mib=_float(g.get("fb_memory_usage/total")),
-        memory_used_mib=_float(g.get("fb_memory_usage/used")),
-        bar1_total_mib=_float(g.get("bar1_memory_usage/total")),
-        virtualization_mode=_text(g.get("gpu_virtualization_mode/virtualization_mode")),
-        pcie_gen=_int(pcie.get("pcie_gen/current_link_gen")),
-        pcie_gen_max=_int(pcie.get("pcie_gen/max_link_gen")),
-        pcie_gen_device_max=_int(pcie.get("pcie_gen/max_device_link_gen")),
-        pcie_gen_host_max=_int(pcie.get("pcie_gen/max_host_link_gen")),
-        pcie_width=_int(pcie.get("link_widths/current_link_width")),
-        pcie_width_max=_int(pcie.get("link_widths/max_link_width")),
-        pcie_replays=_int(g.get("pci/replay_counter")),
         processes=_xml_processes(g.at("processes")),
-        utilization_gpu=_int(g.get("utilization/gpu_util")),
-        utilization_mem=_int(g.get("utilization/memory_util")),
         gsp_firmware=(None if gsp is None else _clean(gsp.value) or ""),
-        pstate=_clean(g.get("performance_state")),
-        fabric_state=_clean(g.get("fabric/state")),
-        fabric_status=_clean(g.get("fabric/status")),
-        temp_c=_int(g.get("temperature/gpu_temp")),
-        temp_slowdown_c=_int(g.get("temperature/gpu_temp_slow_threshold")),
-        mem_temp_c=_int(g.get("temperature/memory_temp")),
-        mem_temp_max_c=_int(g.get("temperature/gpu_temp_max_mem_threshold|memory_temp_max_threshold")),
-        recovery_action=_clean(g.get("gpu_recovery_action")),
         unsupported=_unsupported(g, "ecc_mode/current_ecc", "mig_mode/current_mig", "remapped_rows"),
     )
 
@@ -406,8 +450,17 @@ def _text_tree(lines: list[str]) -> Node:
     return root
 
 
+@parser(NVSMI_QUERY, feeds="nvidia", kind=NvidiaGpus, rank=30)
 def parse_query_text(text: str) -> NvidiaGpus:
-    """Parse `nvidia-smi -q` text (whole, one `-d` section, or an excerpt of it)."""
+    """NVIDIA GPUs from `nvidia-smi -q` text (whole, one `-d` section, or an excerpt of it).
+
+    Input (tests/data/captures/21, an excerpt)::
+
+        GPU 00000000:68:00.0
+            Product Name                    : TITAN RTX
+            Display Active                  : Disabled
+            Persistence Mode                : Disabled
+    """
     if len(text) > MAX_TEXT:
         raise ParseError("nvidia-smi -q text larger than 32 MiB")
     lines = text.replace("\r\n", "\n").split("\n")
@@ -444,7 +497,7 @@ def parse_query_text(text: str) -> NvidiaGpus:
              or g.virtualization_mode or g.fabric_state is not None]
     if not known and driver is None:
         raise ParseError("not the output of `nvidia-smi -q` (nothing recognisable)")
-    return NvidiaGpus(tuple(gpus), driver, cuda, "nvidia-smi -q", _int(top_tree.get("Attached GPUs")))
+    return NvidiaGpus(tuple(gpus), driver, cuda, _int(top_tree.get("Attached GPUs")))
 
 
 def _text_processes(node: Node | None) -> tuple[GpuProcess, ...] | None:
@@ -484,67 +537,18 @@ def _gpu_from_text(index: int, g: Node, bus: str) -> GpuInfo:
     gsp = g.at("GSP Firmware Version")
     return GpuInfo(
         index=index,
-        name=_clean(g.get("Product Name")) or "",
-        uuid=_clean(g.get("GPU UUID")) or "",
+        **_mapped(True, g, power, link),
         bdf=normalize_bdf(bus or g.get("PCI/Bus Id") or ""),
-        architecture=_clean(g.get("Product Architecture")) or "",
-        persistence=_bool(g.get("Persistence Mode")),
-        compute_mode=_compute_mode(g.get("Compute Mode")),
-        display_active=_bool(g.get("Display Active")),
         mig_current=mig_current,
-        mig_pending=_bool(g.get("MIG Mode/Pending")),
         mig_devices=0 if mig_current is False else None,
-        ecc_current=_bool(g.get("ECC Mode/Current")),
-        ecc_pending=_bool(g.get("ECC Mode/Pending")),
         ecc_volatile_uncorrected=_sum_counts(g.at("ECC Errors/Volatile"), True),
         ecc_volatile_corrected=_sum_counts(g.at("ECC Errors/Volatile"), False),
         ecc_aggregate_uncorrected=_sum_counts(g.at("ECC Errors/Aggregate"), True),
         ecc_aggregate_corrected=_sum_counts(g.at("ECC Errors/Aggregate"), False),
-        retired_sbe=_int(g.get("Retired Pages/Single Bit ECC")),
-        retired_dbe=_int(g.get("Retired Pages/Double Bit ECC")),
         retired_pending=_bool(g.get("Retired Pages/Pending Page Blacklist|Pending Page Retirement")),
-        remap_corrected=_int(g.get("Remapped Rows/Correctable Error")),
-        remap_uncorrected=_int(g.get("Remapped Rows/Uncorrectable Error")),
-        remap_pending=_bool(g.get("Remapped Rows/Pending")),
-        remap_failure=_bool(g.get("Remapped Rows/Remapping Failure Occurred")),
-        power_limit_w=_float(power.get("Requested Power Limit|Power Limit")),
-        power_default_w=_float(power.get("Default Power Limit")),
-        power_min_w=_float(power.get("Min Power Limit")),
-        power_max_w=_float(power.get("Max Power Limit")),
-        power_enforced_w=_float(power.get("Current Power Limit|Enforced Power Limit")),
-        power_draw_w=_float(power.get("Power Draw|Instantaneous Power Draw|Average Power Draw")),
         clock_events=_reasons(g.at("Clocks Event Reasons|Clocks Throttle Reasons")),
-        sm_clock_mhz=_int(g.get("Clocks/SM")),
-        mem_clock_mhz=_int(g.get("Clocks/Memory")),
-        max_sm_clock_mhz=_int(g.get("Max Clocks/SM")),
-        max_mem_clock_mhz=_int(g.get("Max Clocks/Memory")),
-        app_graphics_mhz=_int(g.get("Applications Clocks/Graphics")),
-        app_mem_mhz=_int(g.get("Applications Clocks/Memory")),
-        default_app_graphics_mhz=_int(g.get("Default Applications Clocks/Graphics")),
-        default_app_mem_mhz=_int(g.get("Default Applications Clocks/Memory")),
-        memory_total_mib=_float(g.get("FB Memory Usage/Total")),
-        memory_used_mib=_float(g.get("FB Memory Usage/Used")),
-        bar1_total_mib=_float(g.get("BAR1 Memory Usage/Total")),
-        virtualization_mode=_text(g.get("GPU Virtualization Mode/Virtualization Mode")),
-        pcie_gen=_int(link.get("PCIe Generation/Current")),
-        pcie_gen_max=_int(link.get("PCIe Generation/Max")),
-        pcie_gen_device_max=_int(link.get("PCIe Generation/Device Max")),
-        pcie_gen_host_max=_int(link.get("PCIe Generation/Host Max")),
-        pcie_width=_int(link.get("Link Width/Current")),
-        pcie_width_max=_int(link.get("Link Width/Max")),
-        pcie_replays=_int(g.get("PCI/Replays Since Reset")),
         processes=_text_processes(g.at("Processes")),
-        utilization_gpu=_int(g.get("Utilization/Gpu")),
-        utilization_mem=_int(g.get("Utilization/Memory")),
         gsp_firmware=(None if gsp is None else _clean(gsp.value) or ""),
-        pstate=_clean(g.get("Performance State")),
-        fabric_state=_clean(g.get("Fabric/State")),
-        fabric_status=_clean(g.get("Fabric/Status")),
-        temp_c=_int(g.get("Temperature/GPU Current Temp")),
-        temp_slowdown_c=_int(g.get("Temperature/GPU Slowdown Temp")),
-        mem_temp_c=_int(g.get("Temperature/Memory Current Temp")),
-        mem_temp_max_c=_int(g.get("Temperature/Memory Max Operating Temp")),
-        recovery_action=_clean(g.get("GPU Recovery Action")),
         unsupported=_unsupported(g, "ECC Mode/Current", "MIG Mode/Current", "Remapped Rows"),
     )
 
@@ -562,8 +566,17 @@ _ROW3 = re.compile(r"^\|\s*\|\s*\|\s*(Enabled|Disabled|N/A)\s*\|\s*$")
 _PROC = re.compile(r"^\|\s*(\d+)\s+(?:(N/A|\d+)\s+(N/A|\d+)\s+)?(\d+)\s+(C\+G|C|G|M\+C|M)\s+(.+?)\s+(N/A|\d+MiB)\s*\|")
 
 
+@parser(NVSMI_TABLE, feeds="nvidia", kind=NvidiaGpus, rank=40)
 def parse_table(text: str) -> NvidiaGpus:
-    """Parse the `nvidia-smi` default table (header optional: excerpts of the GPU rows parse too)."""
+    """NVIDIA GPUs from the `nvidia-smi` default table (header optional: excerpts of the GPU rows parse too).
+
+    Input (tests/data/captures/15)::
+
+        | NVIDIA-SMI 610.43.03              KMD Version: 610.43.03     CUDA UMD Version: 13.3     |
+        |=========================================+========================+======================|
+        |   0  NVIDIA GeForce RTX 3090        Off |   00000000:04:00.0  On |                  N/A |
+        | 37%   45C    P8             16W /  250W |   21865MiB /  24576MiB |      0%      Default |
+    """
     if len(text) > MAX_TEXT:
         raise ParseError("nvidia-smi table larger than 32 MiB")
     header = _HEADER.search(text)
@@ -646,7 +659,7 @@ def parse_table(text: str) -> NvidiaGpus:
     # A GPU block that no border line closes: the paste stops inside its rows (later GPUs are not shown).
     cut_at = f"the table ends inside GPU {open_gpu}'s rows" if open_gpu is not None and not saw_proc_section else ""
     return NvidiaGpus(tuple(gpus), header.group(2) if header else None, header.group(3) if header else None,
-                      "nvidia-smi", None, tuple(notes), cut=cut_at)
+                      None, tuple(notes), cut=cut_at)
 
 
 def _cut_name(shown: str, memory_mib: float | None, cap_w: float | None) -> tuple[str, str]:
@@ -662,61 +675,33 @@ def _cut_name(shown: str, memory_mib: float | None, cap_w: float | None) -> tupl
     return cut.spec.nvidia_smi_names[0], cut.note
 
 
-# --- the provider ----------------------------------------------------------------------------
+# --- the NVML alternative --------------------------------------------------------------------
 
-NVSMI_SOURCES: tuple[tuple[str, ...], ...] = (("nvidia-smi", "-q", "-x"), ("nvidia-smi", "-q"), ("nvidia-smi",))
 # Whole-NVML failures that mean the driver itself is not usable (nvidia-smi fails the same way).
 _DRIVER_DOWN = {"driver-not-loaded": "the NVIDIA kernel driver is not loaded",
                 "lib-rm-version-mismatch": "the NVML library and the loaded kernel module are different versions",
                 "gpu-is-lost": "a GPU is lost (fell off the bus)"}
-NVSMI_TIMEOUT_S = 30.0
 
 
-def _parse_nvsmi(argv: tuple[str, ...], text: str) -> NvidiaGpus:
-    if argv == ("nvidia-smi", "-q", "-x"):
-        return parse_xml(text)
-    if argv == ("nvidia-smi", "-q"):
-        return parse_query_text(text)
-    return parse_table(text)
+@provider("nvidia", NvidiaGpus, rank=10, title=NVML.title)
+def nvidia_from_nvml(ctx: FactContext) -> NvidiaGpus:
+    """NVIDIA GPUs through NVML (live or recorded); empty when the PCI bus shows no NVIDIA GPU.
 
-
-@provider("nvidia", NvidiaGpus, title="NVML, `nvidia-smi -q -x`, `nvidia-smi -q`, `nvidia-smi`")
-def nvidia(ctx: FactContext) -> NvidiaGpus:
-    """NVIDIA GPUs: NVML (live or recorded), else `nvidia-smi -q -x` / `-q` / the default table."""
-    host = ctx.host
+    Live, NVML answers in milliseconds, so the nvidia-smi alternatives (seconds on 8 GPUs) do not run.
+    """
     nvml_error: NvmlError | None = None
     try:
-        return from_nvml(host)
+        return from_nvml(ctx.host)
     except NvmlError as exc:
         nvml_error = exc
     except NotCaptured:
         pass
     pci = ctx.optional("pci", PciDevices)
     if pci is not None and not pci.nvidia_gpus:
-        return NvidiaGpus((), source="pci", notes=("no NVIDIA GPU on the PCI bus",))
-    if nvml_error is not None and nvml_error.kind in _DRIVER_DOWN:
+        return NvidiaGpus((), notes=("no NVIDIA GPU on the PCI bus",), none_on_bus=True)
+    if nvml_error is None:
+        raise NotCaptured(NVML.title)
+    if nvml_error.kind in _DRIVER_DOWN:
         raise FactUnavailable(f"NVML: {_DRIVER_DOWN[nvml_error.kind]} ({nvml_error.message or nvml_error.kind})",
                               "load the driver (`modprobe nvidia`), or reboot after a driver update")
-    failures: list[str] = []
-    captured = nvml_error is not None
-    for argv in NVSMI_SOURCES:
-        try:
-            result = host.run(argv, NVSMI_TIMEOUT_S)
-        except NotCaptured:
-            continue
-        captured = True
-        if result.not_found:
-            failures.append("nvidia-smi is not installed")
-            break
-        if not result.ok:
-            failures.append(f"`{' '.join(argv)}` failed: {(result.stdout + result.stderr).strip()[:200]}")
-            break
-        try:
-            return _parse_nvsmi(argv, result.stdout)
-        except ParseError as exc:
-            failures.append(f"`{' '.join(argv)}`: {exc}")
-    if not captured:
-        raise NotCaptured("NVML / nvidia-smi")
-    why = "; ".join(([f"NVML: {nvml_error.kind}"] if nvml_error else []) + failures)
-    raise FactUnavailable(f"no NVIDIA GPU information: {why}",
-                          "install nvidia-ml-py (pip install nvidia-ml-py) or the NVIDIA driver utilities")
+    raise FactUnavailable(f"NVML: {nvml_error.kind}", NVIDIA_HINT)

@@ -1,6 +1,9 @@
-"""The `pcie` fact: GPUs, NVSwitches, NICs and the bridges on their paths, with their registers from
-config space as root (facts/pcie_config.py), else from `lspci -vvv` (facts/lspci.py), joined with the
-sysfs view of `pci`.
+"""The `pcie` fact: GPUs, NVSwitches, NICs and the bridges on their paths, with their registers.
+
+Declared `merge_by("bdf")` over two alternatives, best first: sysfs with each function's config space
+as root (facts/pcie_config.py), then `lspci -vvv` (facts/lspci.py). A register view config space
+cannot read (no root) is taken from lspci; where both read a register and disagree, config space wins
+and the difference is kept in `conflicts`.
 """
 
 from __future__ import annotations
@@ -14,12 +17,35 @@ from stackaudit.facts._parse import ParseError
 from stackaudit.facts.lspci import LspciDevice, LspciOutput, parse_lspci, parse_lspci_tree
 from stackaudit.facts.pci import Bar, PciDevice, PciDevices, device_role, gen_of
 from stackaudit.facts.pcie_config import EXT_CONFIG_SIZE, ExpressCap, PcieConfig, parse_config
-from stackaudit.facts.registry import FactContext, FactUnavailable, provider
+from stackaudit.facts.registry import (
+    FactContext,
+    FactUnavailable,
+    Sourced,
+    differs,
+    fact,
+    merge_by,
+    merged_field,
+    provider,
+)
 from stackaudit.facts.sources import IOMMU_GROUP_LISTING, LSPCI_PASTED, LSPCI_TREE, LSPCI_VVV
 from stackaudit.host.base import CommandResult, Host, NotCaptured, read_optional
 
 LSPCI_ARGV = LSPCI_VVV.argv
 ASPM_POLICY = "/sys/module/pcie_aspm/parameters/policy"
+
+
+def register_differences(a: PcieConfig, b: PcieConfig) -> list[tuple[str, str, str]]:
+    """Registers on which two readings of one function disagree (config space and lspci, read at almost
+    the same time): `(register, kept, other)`."""
+    out: list[tuple[str, str, str]] = []
+    if a.express and b.express:
+        for name in ("devctl_mps", "devctl_mrrs", "devcap_mps", "lnkcap_width", "devctl_relaxed_ordering"):
+            x, y = getattr(a.express, name), getattr(b.express, name)
+            if x is not None and y is not None and x != y:
+                out.append((name, str(x), str(y)))
+    if a.acs and b.acs and a.acs.ctl is not None and b.acs.ctl is not None and (a.acs.ctl & 0x7F) != (b.acs.ctl & 0x7F):
+        out.append(("ACSCtl", f"{a.acs.ctl:#06x}", f"{b.acs.ctl:#06x}"))
+    return out
 
 
 @dataclass(frozen=True)
@@ -30,9 +56,15 @@ class PcieFunction:
     role: str  # gpu | nvswitch | nic | bridge | other
     sysfs: PciDevice | None = None
     lspci: LspciDevice | None = None
-    config: PcieConfig | None = None  # the register view used: config space as root, else lspci's
-    config_note: str = ""  # why `config` is None or unreadable ("run as root", "not in the source")
+    # The readable registers: config space as root, else lspci's; None when no source could read them.
+    config: PcieConfig | None = differs(register_differences)
+    note: str = ""  # why the registers are unreadable ("run as root", "not in the source")
     upstream: tuple[str, ...] = ()  # bridges from the root port down to this function's parent
+
+    @property
+    def config_note(self) -> str:
+        """Why the registers are unreadable; "" when a source read them."""
+        return "" if self.registers_readable else self.note
 
     @property
     def vendor(self) -> str:
@@ -98,16 +130,15 @@ class PcieFunction:
 
 
 @dataclass(frozen=True)
-class PcieFacts:
+class PcieFacts(Sourced):
     """The functions the PCIe checks need: GPUs, NVSwitches, NICs and the bridges on their paths."""
 
     functions: tuple[PcieFunction, ...]
-    source: str  # what the registers come from: "config space", "lspci", "config space + lspci", "none"
     topology_known: bool = True
-    loose: tuple[PcieConfig, ...] = ()  # capability lines without a device (grepped pastes)
+    loose: tuple[PcieConfig, ...] = merged_field()  # capability lines without a device (grepped pastes)
     aspm_policy: str | None = None  # /sys/module/pcie_aspm/parameters/policy, the [selected] word
-    disagreements: tuple[str, ...] = ()  # config space and lspci disagreeing on the same register
-    root: bool | None = None  # whether the source could read past the 64-byte header
+    conflicts: tuple[tuple[str, str, str, str], ...] = ()  # (bdf, register, config space, lspci)
+    root: bool | None = None  # whether config space could be read past the 64-byte header
     inventory_complete: bool = True  # False: a pasted lspci listing, which may show only some devices
 
     def by_bdf(self) -> dict[str, PcieFunction]:
@@ -190,19 +221,6 @@ def read_lspci(host: Host) -> tuple[LspciOutput | None, str]:
         return None, f"`lspci -vvv` output not understood: {exc}"
 
 
-def _compare(bdf: str, a: PcieConfig, b: PcieConfig) -> list[str]:
-    """Registers on which config space and lspci disagree (both read at almost the same time)."""
-    out: list[str] = []
-    if a.express and b.express:
-        for name in ("devctl_mps", "devctl_mrrs", "devcap_mps", "lnkcap_width", "devctl_relaxed_ordering"):
-            x, y = getattr(a.express, name), getattr(b.express, name)
-            if x is not None and y is not None and x != y:
-                out.append(f"{bdf} {name}: config space {x}, lspci {y}")
-    if a.acs and b.acs and a.acs.ctl is not None and b.acs.ctl is not None and (a.acs.ctl & 0x7F) != (b.acs.ctl & 0x7F):
-        out.append(f"{bdf} ACSCtl: config space {a.acs.ctl:#06x}, lspci {b.acs.ctl:#06x}")
-    return out
-
-
 def _read_config(host: Host, dev: PciDevice) -> tuple[PcieConfig | None, str]:
     path = f"{dev.sysfs_path or '/sys/bus/pci/devices/' + dev.bdf}/config"
     try:
@@ -243,48 +261,41 @@ def _selected(devices: Iterable[tuple[str, str, tuple[str, ...]]]) -> set[str]:
     return keep
 
 
-@provider("pcie", PcieFacts)
-def pcie(ctx: FactContext) -> PcieFacts:
-    """PCIe registers of GPUs, NVSwitches, NICs and their bridges (config space as root, else `lspci -vvv`)."""
+fact("pcie", PcieFacts, merge_by("bdf", "functions"), hint="paste `sudo lspci -vvv`")
+
+
+@provider("pcie", PcieFacts, rank=10, title="config space as root")
+def pcie_from_config_space(ctx: FactContext) -> PcieFacts:
+    """PCIe registers of GPUs, NVSwitches, NICs and their bridges from sysfs and config space (as root)."""
     host = ctx.host
     pci = ctx.optional("pci", PciDevices)
-    lspci, lspci_note = read_lspci(host)
-    policy = _aspm_policy(host)
-    if pci is None and lspci is None:
+    if pci is None:
         if host.meta.source == "live":
-            raise FactUnavailable(f"no PCI bus in /sys and {lspci_note}", "run on the host, not in a sandbox without /sys")
-        raise NotCaptured("/sys/bus/pci/devices or `lspci -vvv`")
-    by_lspci = lspci.by_bdf() if lspci is not None else {}
+            raise FactUnavailable("no PCI bus in /sys", "run on the host, not in a sandbox without /sys")
+        raise NotCaptured("/sys/bus/pci/devices")
     functions: list[PcieFunction] = []
-    disagreements: list[str] = []
-    sources: set[str] = set()
     root: bool | None = None
-    if pci is not None:
-        keep = _selected((d.bdf, d.role, d.upstream) for d in pci.devices)
-        for dev in pci.devices:
-            if dev.bdf not in keep:
-                continue
-            cfg, note = _read_config(host, dev)
-            ls = by_lspci.get(dev.bdf)
-            if cfg is not None and cfg.readable:
-                root = True
-                sources.add("config space")
-                if ls is not None and ls.config is not None and ls.config.readable:
-                    disagreements.extend(_compare(dev.bdf, cfg, ls.config))
-            elif ls is not None and ls.config is not None and ls.config.readable:
-                cfg, note = ls.config, ""
-                sources.add("lspci")
-            else:
-                if cfg is not None and not cfg.readable:
-                    root = False if root is None else root
-                if ls is not None and ls.config is not None and not ls.config.readable:
-                    note = "run as root (lspci: <access denied>)"
-                    cfg = cfg or ls.config
-                note = note or lspci_note or "config space not in the source"
-            functions.append(PcieFunction(dev.bdf, dev.role, dev, ls, cfg, note, dev.upstream))
-        return PcieFacts(tuple(functions), " + ".join(sorted(sources)) or "none", True,
-                         lspci.loose if lspci is not None else (), policy, tuple(disagreements), root)
-    assert lspci is not None
+    keep = _selected((d.bdf, d.role, d.upstream) for d in pci.devices)
+    for dev in pci.devices:
+        if dev.bdf not in keep:
+            continue
+        cfg, note = _read_config(host, dev)
+        if cfg is not None:
+            root = cfg.readable if root is None else root or cfg.readable
+        readable = cfg if cfg is not None and cfg.readable else None
+        functions.append(PcieFunction(dev.bdf, dev.role, dev, None, readable, note, dev.upstream))
+    return PcieFacts(tuple(functions), True, aspm_policy=_aspm_policy(host), root=root)
+
+
+@provider("pcie", PcieFacts, rank=20, title=LSPCI_VVV.title, hint=LSPCI_VVV.hint)
+def pcie_from_lspci(ctx: FactContext) -> PcieFacts:
+    """PCIe registers of GPUs, NVSwitches, NICs and their bridges from `lspci -vvv` (with `lspci -tv`)."""
+    host = ctx.host
+    lspci, lspci_note = read_lspci(host)
+    if lspci is None:
+        if "not in the source" in lspci_note:
+            raise NotCaptured(LSPCI_VVV.title)
+        raise FactUnavailable(lspci_note, LSPCI_VVV.hint)
     paths = _lspci_paths(lspci)
     tree = read_lspci_tree(host) if not lspci.topology_known else None
     if tree is not None and all(d.bdf in tree for d in lspci.devices):
@@ -296,6 +307,8 @@ def pcie(ctx: FactContext) -> PcieFacts:
     if not lspci.topology_known:
         # Without `Bus:` lines the path is unknown: keep every bridge, the ACS check counts them.
         keep.update(b for b, r in roles.items() if r == "bridge")
+    functions: list[PcieFunction] = []
+    root: bool | None = None
     for ldev in lspci.devices:
         if ldev.bdf not in keep:
             continue
@@ -307,14 +320,10 @@ def pcie(ctx: FactContext) -> PcieFacts:
             root = False
         else:
             root = True
-        functions.append(PcieFunction(ldev.bdf, roles[ldev.bdf], None, ldev, ldev.config, note, paths[ldev.bdf]))
-    return PcieFacts(tuple(functions), "lspci", lspci.topology_known, lspci.loose, policy, (), root,
+        readable = ldev.config if ldev.config is not None and ldev.config.readable else None
+        functions.append(PcieFunction(ldev.bdf, roles[ldev.bdf], None, ldev, readable, note, paths[ldev.bdf]))
+    return PcieFacts(tuple(functions), lspci.topology_known, lspci.loose, _aspm_policy(host), root=root,
                      inventory_complete=False)
-
-
-def gpu_generation(speed: float | None) -> int | None:
-    """PCIe generation of a link speed in GT/s (16.0 -> 4)."""
-    return gen_of(speed)
 
 
 def bridges_between(gpus: Iterable[PcieFunction]) -> dict[str, set[str]]:

@@ -87,10 +87,6 @@ class ExpressCap:
     devcap2_10bit_req: bool | None = None
     devctl2_10bit_req: bool | None = None
 
-    @property
-    def is_bridge_port(self) -> bool:
-        return self.port_type in ("root-port", "downstream-port", "upstream-port")
-
 
 @dataclass(frozen=True)
 class AcsCap:
@@ -137,7 +133,6 @@ class PcieConfig:
     missing from the source.
     """
 
-    source: str  # "config space" | "lspci"
     readable: bool = True
     complete: bool = True
     size: int = 0
@@ -152,10 +147,12 @@ class PcieConfig:
     rebar: tuple[RebarEntry, ...] | None = None
     aer: AerStatus | None = None
     problems: tuple[str, ...] = ()
+    # The source shows the extended capabilities (config space past 256 bytes, or lspci -vvv).
+    extended: bool = True
 
     @property
     def extended_readable(self) -> bool:
-        return self.readable and (self.source != "config space" or self.size > CONFIG_SIZE)
+        return self.readable and self.extended
 
 
 # -- binary parser ------------------------------------------------------------------------------
@@ -260,7 +257,7 @@ def parse_config(data: bytes) -> PcieConfig:
     base = {"vendor_id": vendor, "device_id": device, "class_code": class_code, "header_type": header_type,
             "size": len(data)}
     if len(data) <= STD_HEADER:
-        return PcieConfig("config space", readable=False, complete=False, **base)  # type: ignore[arg-type]
+        return PcieConfig(readable=False, complete=False, extended=False, **base)  # type: ignore[arg-type]
     problems: list[str] = []
     cap_ids: list[int] = []
     express: ExpressCap | None = None
@@ -322,8 +319,6 @@ def parse_config(data: bytes) -> PcieConfig:
                                     tuple(n for b, n in AER_CORRECTABLE.items() if cor >> b & 1))
             nxt = (header >> 20) & 0xFFC
             where = nxt if nxt >= CONFIG_SIZE else 0
-    return PcieConfig("config space", readable=True, complete=complete, capability_ids=tuple(cap_ids),
+    return PcieConfig(readable=True, complete=complete, capability_ids=tuple(cap_ids),
                       ext_capability_ids=tuple(ext_ids), express=express, acs=acs, rebar=rebar, aer=aer,
-                      problems=tuple(problems), **base)  # type: ignore[arg-type]
-
-
+                      problems=tuple(problems), extended=len(data) > CONFIG_SIZE, **base)  # type: ignore[arg-type]

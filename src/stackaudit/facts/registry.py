@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.host.base import Host, read_text
+from stackaudit.host.base import DEFAULT_COMMAND_TIMEOUT_S, Host, read_text
 from stackaudit.host.source import Source
 
 T = TypeVar("T")
@@ -119,7 +119,10 @@ def merge_by(key: str, items: str) -> Combine:
 
     A field that is None (or empty) in the better source is taken from the next; where two sources
     give different values the better one wins and the disagreement is kept in the result's
-    `conflicts` field (when the type has one), as `(key value, field, kept, other)`.
+    `conflicts` field (when the type has one), as `(key value, field, kept, other)`. A record field
+    declared with `differs(f)` names its disagreements itself, `f(kept, other) -> [(name, kept, other)]`.
+    The fact's own fields keep the best source's values, except those declared with `merged_field()`,
+    which are filled from the next source as the records' fields are.
     """
 
     def combine(kind: type[Any], values: Sequence[Any]) -> Any:
@@ -139,17 +142,34 @@ def merge_by(key: str, items: str) -> Combine:
                     mine, theirs = getattr(best, f.name), getattr(record, f.name)
                     if _empty(mine) and not _empty(theirs):
                         updates[f.name] = theirs
-                    elif not _empty(mine) and not _empty(theirs) and mine != theirs and f.name != key:
+                    elif _empty(mine) or _empty(theirs) or f.name == key:
+                        continue
+                    elif "differs" in f.metadata:
+                        conflicts.extend((str(k), *c) for c in f.metadata["differs"](mine, theirs))
+                    elif mine != theirs:
                         conflicts.append((str(k), f.name, str(mine), str(theirs)))
                 if updates:
                     merged[k] = dataclasses.replace(best, **updates)
-        out = dataclasses.replace(values[0], **{items: tuple(merged[k] for k in order)})
+        filled = {f.name: next((getattr(v, f.name) for v in values if not _empty(getattr(v, f.name))),
+                               getattr(values[0], f.name))
+                  for f in dataclasses.fields(values[0]) if f.metadata.get("merged")}
+        out = dataclasses.replace(values[0], **filled, **{items: tuple(merged[k] for k in order)})
         if conflicts and "conflicts" in {f.name for f in dataclasses.fields(out)}:
             out = dataclasses.replace(out, conflicts=tuple(conflicts))
         return out
 
     combine.__name__ = f"merge_by({key!r})"
     return combine
+
+
+def differs(compare: Callable[[Any, Any], list[tuple[str, str, str]]], default: Any = None) -> Any:
+    """A record field whose disagreements between two sources `compare(kept, other)` names (see merge_by)."""
+    return dataclasses.field(default=default, metadata={"differs": compare})
+
+
+def merged_field(default: Any = ()) -> Any:
+    """A field of a `merge_by` fact that the next source fills when the best leaves it empty."""
+    return dataclasses.field(default=default, metadata={"merged": True})
 
 
 def _empty(value: Any) -> bool:
@@ -242,14 +262,14 @@ def provider(name: str, kind: type[Any], *, rank: int = 0, title: str = "", hint
 
 
 def parser(source: Source, *, feeds: str, kind: type[Any], rank: int) -> Callable[
-        [Callable[[str], Any]], Callable[[str], Any]]:
+        [Callable[[str], T]], Callable[[str], T]]:
     """Register a parser of one source's text as an alternative of fact `feeds`.
 
     The engine reads the source (runs the command, reads the file, or takes the pasted document),
     so the parser is a pure function of text that raises ParseError when the text is not its kind.
     """
 
-    def register(func: Callable[[str], Any]) -> Callable[[str], Any]:
+    def register(func: Callable[[str], T]) -> Callable[[str], T]:
         def read_and_parse(ctx: FactContext) -> Any:
             try:
                 return func(read_source(ctx.host, source))
@@ -270,7 +290,7 @@ def read_source(host: Host, source: Source) -> str:
     if source.doc:
         return host.doc(source.name)
     if source.argv:
-        result = host.run(list(source.argv))
+        result = host.run(list(source.argv), source.timeout_s or DEFAULT_COMMAND_TIMEOUT_S)
         if result.not_found:
             raise FactUnavailable(f"{source.title} is not installed")
         if not result.ok:

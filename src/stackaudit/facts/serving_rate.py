@@ -8,7 +8,17 @@ Sources, best first:
 - the engine's own periodic log line (the document ENGINE_LOG): vLLM's `Avg prompt throughput: %.1f tokens/s, Avg
   generation throughput: %.1f tokens/s, Running: %d reqs, Waiting: %d reqs` (vllm/v1/metrics/loggers.py; v0 prints
   `Swapped:` and `Pending:`), SGLang's `Decode batch. #running-req: %d, … gen throughput (token/s): %.2f,
-  #queue-req: %d` (managers/scheduler_metrics_mixin.py; v0.5.23 writes `Decode batch,`).
+  #queue-req: %d` (managers/scheduler_metrics_mixin.py; v0.5.23 writes `Decode batch,`);
+- SGLang's bench_one_batch (bench_one_batch.py): its `Decode.  median latency: %6.5f s, median throughput: %9.2f
+  token/s` line, used only where every `Decode N. Batch size: B` line above it says batch 1 (older versions print
+  no batch size per step: then only a pasted command's `--batch-size 1`);
+- genai-perf's result table: at a concurrency of 1 (its `--concurrency`, a `concurrency: N` line or an artifacts
+  path `…concurrency_N`/`…concurrencyN`) 1000 / `Inter token latency (ms)` avg, else `Output token throughput (per
+  sec)`; with no concurrency shown, only the per-request inter-token latency, as 1000 / ITL;
+- vLLM's offline progress bar (vllm/entrypoints/llm.py: `Processed prompts` with the postfix `est. speed input:
+  %.2f toks/s, output: %.2f toks/s`) at 1/1, one prompt;
+- last, a rate in the user's own words (`around 10 t/s`, `~12 tok/s`) in a paste that also holds an engine command
+  or engine log (the document USER_RATE; importers/prose_rate.py records it only then).
 
 A line is a single-stream rate only where it shows one running request and none waiting, and a window with
 prefill in it is dropped (vLLM: prompt throughput above 0; SGLang: a `Prefill batch.` line since the decode line
@@ -19,14 +29,14 @@ before). A benchmark at a concurrency above 1 measures something else and is not
 from __future__ import annotations
 
 import re
-import statistics
 from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.registry import fact, first_of, parser
-from stackaudit.facts.sources import BENCH_OUTPUT, ENGINE_LOG
+from stackaudit.facts.sources import BENCH_OUTPUT, ENGINE_LOG, USER_RATE
 
 MAX_RATE = 1e6  # tokens/s: a larger figure in a paste is not a decode rate
+USER_WORDS = "the user's own words"  # the source of a rate read from prose, the last of all (after bench history)
 
 
 @dataclass(frozen=True)
@@ -56,6 +66,8 @@ def _rate(text: str) -> float | None:
 
 
 def _summary(values: list[float], lines: list[str], what: str, speculative: bool) -> MeasuredRate:
+    import statistics  # with decimal and fractions: imported only when a source holds rates
+
     rate = statistics.median(values)
     many = f", the median of {len(values)} lines" if len(values) > 1 else ""
     return MeasuredRate(round(rate, 2), f"{what}{many}", lines[0][:300], len(values), speculative)
@@ -114,18 +126,137 @@ def parse_bench_rate(text: str) -> MeasuredRate:
     conc = _CONCURRENCY.search(text)
     if conc is None or conc.group(1) != "1":
         raise ParseError("the benchmark did not run one request at a time (`--max-concurrency 1`)")
-    tpot = _TPOT.search(text)
-    if tpot and (ms := _rate(tpot.group(1))):
-        return MeasuredRate(round(1000.0 / ms, 2), "a serving benchmark at concurrency 1: 1000 / Mean TPOT",
-                            tpot.group(0).strip())
-    out = _OUTPUT.search(text)
-    if out and (rate := _rate(out.group(1))):
-        return MeasuredRate(rate, "a serving benchmark at concurrency 1: Output token throughput, prefill included",
-                            out.group(0).strip())
-    raise ParseError("no TPOT or output throughput in the benchmark output")
+    found = _per_token_or_output(_TPOT.search(text), _OUTPUT.search(text), "a serving benchmark at concurrency 1")
+    if found is None:
+        raise ParseError("no TPOT or output throughput in the benchmark output")
+    return found
+
+
+def _per_token_or_output(per_token: re.Match[str] | None, output: re.Match[str] | None, what: str,
+                         how: str = "Mean TPOT") -> MeasuredRate | None:
+    """1000 / the per-token latency (ms) where the benchmark shows one, else its output throughput (prefill
+    included); `what` names the benchmark and its concurrency, `how` the latency's row."""
+    if per_token and (ms := _rate(per_token.group(1).replace(",", ""))):
+        return MeasuredRate(round(1000.0 / ms, 2), f"{what}: 1000 / {how}", per_token.group(0).strip())
+    if output and (rate := _rate(output.group(1).replace(",", ""))):
+        return MeasuredRate(rate, f"{what}: Output token throughput, prefill included", output.group(0).strip())
+    return None
 
 
 @parser(BENCH_OUTPUT, feeds="serving_rate", kind=MeasuredRate, rank=10)
 def serving_rate_from_bench(text: str) -> MeasuredRate:
     """The single-stream decode rate a pasted benchmark measured (vllm bench serve, bench_serving, llama-bench)."""
     return parse_bench_rate(text)
+
+
+_ONE_BATCH_STEP = re.compile(r"^\s*Decode \d+\. Batch size: (\d+),", re.M)
+_BATCH_FLAG = re.compile(r"--batch-size[= ][ \t]*((?:\d+[ \t]*)+)")
+_ONE_BATCH_MEDIAN = re.compile(r"^\s*Decode\.\s+median latency:\s*[\d.]+ s, median throughput:\s*([\d.]+) token/s",
+                               re.M)
+
+
+def parse_one_batch_rate(text: str) -> MeasuredRate:
+    """SGLang bench_one_batch's median decode throughput at batch size 1; ParseError at any other batch size."""
+    medians: list[tuple[float, str]] = []
+    # Older versions print `Decode.  latency:` with no batch size: then only the command's `--batch-size` tells.
+    flagged = {int(b) for f in _BATCH_FLAG.findall(text) for b in f.split()}
+    start = 0
+    for m in _ONE_BATCH_MEDIAN.finditer(text):
+        sizes = {int(b) for b in _ONE_BATCH_STEP.findall(text, start, m.start())} or flagged
+        start = m.end()
+        if sizes == {1} and (rate := _rate(m.group(1))):
+            medians.append((rate, m.group(0).strip()))
+    if not medians:
+        raise ParseError("no bench_one_batch decode median at batch size 1")
+    # The last median is the `Benchmark ...` run (the first is its warmup).
+    rate, line = medians[-1]
+    return MeasuredRate(rate, "SGLang bench_one_batch at batch size 1: Decode median throughput", line)
+
+
+@parser(BENCH_OUTPUT, feeds="serving_rate", kind=MeasuredRate, rank=11)
+def serving_rate_from_one_batch(text: str) -> MeasuredRate:
+    """The decode rate of SGLang's bench_one_batch at batch size 1."""
+    return parse_one_batch_rate(text)
+
+
+_GENAI_CONCURRENCY = re.compile(r"--concurrency[= ]\s*(\d+)|^\s*concurrency:\s*(\d+)\s*$|concurrency_?(\d+)(?!\d)",
+                                re.M | re.I)
+_GENAI_ROW = r"^[\s│|]*{label}\s*[│|:]\s*([\d,.]+)"
+_GENAI_ITL = re.compile(_GENAI_ROW.format(label=r"Inter token latency \(ms\)"), re.M | re.I)
+_GENAI_OUTPUT = re.compile(_GENAI_ROW.format(label=r"Output token throughput \(per sec\)"), re.M | re.I)
+
+
+def parse_genai_perf_rate(text: str) -> MeasuredRate:
+    """The single-stream rate of a genai-perf result table; ParseError at a concurrency above 1."""
+    if "genai-perf" not in text.lower() and "llm metrics" not in text.lower():
+        raise ParseError("no genai-perf result table")
+    shown = {int(next(g for g in m.groups() if g)) for m in _GENAI_CONCURRENCY.finditer(text)}
+    if shown and shown != {1}:
+        raise ParseError(f"genai-perf ran at concurrency {max(shown)}, not one request at a time")
+    # With no concurrency shown, the output throughput may be many streams' sum: only the per-request ITL is one.
+    what = "genai-perf at concurrency 1" if shown else "genai-perf, concurrency not shown, the per-request ITL"
+    rate = _per_token_or_output(_GENAI_ITL.search(text), _GENAI_OUTPUT.search(text) if shown else None, what,
+                                "Inter token latency avg")
+    if rate is None:
+        raise ParseError("genai-perf: no inter-token latency, and no output throughput at concurrency 1")
+    return rate
+
+
+@parser(BENCH_OUTPUT, feeds="serving_rate", kind=MeasuredRate, rank=12)
+def serving_rate_from_genai_perf(text: str) -> MeasuredRate:
+    """The single-stream rate of a genai-perf result table (concurrency 1, or 1000 / ITL)."""
+    return parse_genai_perf_rate(text)
+
+
+# Bounded gaps (a bar is a terminal's width): a long line of repeated `Processed prompts` stays linear.
+_PROGRESS = re.compile(r"Processed prompts:\s*100%[^\n]{0,300}?\|\s*(\d+)/(\d+) \[[^\]\n]{0,200}?est\. speed input:\s*"
+                       r"[\d.]+ toks/s, output:\s*([\d.]+) toks/s\]")
+
+
+def parse_progress_rate(text: str) -> MeasuredRate:
+    """The output speed of vLLM's offline progress bar at 1/1 prompts; ParseError for more prompts."""
+    done = [m for m in _PROGRESS.finditer(text) if m.group(1) == m.group(2)]
+    if not done:
+        raise ParseError("no finished `Processed prompts` progress bar")
+    last = done[-1]
+    if last.group(2) != "1" or not (rate := _rate(last.group(3))):
+        raise ParseError(f"the progress bar ran {last.group(2)} prompts, not one")
+    return MeasuredRate(rate, "vLLM's offline progress bar at 1/1 prompts: output toks/s, prefill included",
+                        last.group(0).strip())
+
+
+@parser(BENCH_OUTPUT, feeds="serving_rate", kind=MeasuredRate, rank=13)
+def serving_rate_from_progress(text: str) -> MeasuredRate:
+    """The output speed of vLLM's offline progress bar for one prompt."""
+    return parse_progress_rate(text)
+
+
+# A rate as people write it: `around 10 t/s`, `~12 tok/s`, `getting 8 tokens/s`, `10.36 tok/s`. A range (`20-25
+# tokens/s`) is not one rate.
+PROSE_RATE = re.compile(r"(?<![\d.\-–])(\d{1,6}(?:\.\d+)?)\s*(?:t/s|toks?/s(?:ec)?|tokens?/s(?:ec)?|tokens? per second|tps)\b",
+                        re.I)
+_CUE = re.compile(r"(?:around|about|approx(?:imately)?|roughly|only|getting|get|got|seeing|see|at|~|≈)\s*$", re.I)
+
+
+def parse_prose_rate(text: str) -> MeasuredRate:
+    """The one rate the user's own words give; ParseError when they give none or several."""
+    first: dict[tuple[float, bool], str] = {}  # per (rate, cued): the first line that says it
+    for line in text.splitlines():
+        for m in PROSE_RATE.finditer(line):
+            if rate := _rate(m.group(1)):
+                key = (rate, bool(_CUE.search(line[max(0, m.start() - 16):m.start()])))
+                if key not in first:
+                    first[key] = line.strip()[:300]
+    said = {r: ln for (r, c), ln in first.items() if c} or {r: ln for (r, _), ln in first.items()}
+    if not said:
+        raise ParseError("no rate in the user's words")
+    if len(said) > 1:
+        raise ParseError("the user's words give several rates")
+    rate, line = next(iter(said.items()))
+    return MeasuredRate(rate, USER_WORDS, line)
+
+
+@parser(USER_RATE, feeds="serving_rate", kind=MeasuredRate, rank=90)
+def serving_rate_from_prose(text: str) -> MeasuredRate:
+    """A rate in the user's own words beside an engine command or log (the last source)."""
+    return parse_prose_rate(text)

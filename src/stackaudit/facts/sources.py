@@ -70,9 +70,12 @@ CPUPOWER_IDLE_INFO = Source("cpupower_idle_info", "`cpupower idle-info`", argv=(
 
 # --- NVIDIA --------------------------------------------------------------------------------------
 NVML = Source("nvml", "NVML", nvml=True, hint="run on the host with the NVIDIA driver loaded")
-NVSMI_XML = Source("nvsmi_xml", "`nvidia-smi -q -x`", argv=("nvidia-smi", "-q", "-x"), hint="paste `nvidia-smi -q`")
-NVSMI_QUERY = Source("nvsmi_query", "`nvidia-smi -q`", argv=("nvidia-smi", "-q"), hint="paste `nvidia-smi -q`")
-NVSMI_TABLE = Source("nvsmi_table", "`nvidia-smi`", argv=("nvidia-smi",), hint="paste `nvidia-smi`")
+# `nvidia-smi -q` queries every field of every GPU: seconds on an 8-GPU host.
+NVSMI_XML = Source("nvsmi_xml", "`nvidia-smi -q -x`", argv=("nvidia-smi", "-q", "-x"), hint="paste `nvidia-smi -q`",
+                   timeout_s=30.0)
+NVSMI_QUERY = Source("nvsmi_query", "`nvidia-smi -q`", argv=("nvidia-smi", "-q"), hint="paste `nvidia-smi -q`",
+                     timeout_s=30.0)
+NVSMI_TABLE = Source("nvsmi_table", "`nvidia-smi`", argv=("nvidia-smi",), hint="paste `nvidia-smi`", timeout_s=30.0)
 NVSMI_TOPO_M = Source("nvsmi_topo_m", "`nvidia-smi topo -m`", argv=("nvidia-smi", "topo", "-m"),
                       hint="paste `nvidia-smi topo -m`")
 NVSMI_NVLINK_S = Source("nvsmi_nvlink_s", "`nvidia-smi nvlink -s`", argv=("nvidia-smi", "nvlink", "-s"),
@@ -226,6 +229,10 @@ DCGMI_DIAG = Source("dcgmi_diag", "pasted `dcgmi diag`", doc=True, hint="paste `
 # Lines of known evidence that no block recogniser took (an nvidia-smi field, an XML element of `-q -x`).
 EVIDENCE_LINES = Source("evidence_lines", "pasted lines of evidence", doc=True, hint="paste the whole output")
 
+# Greps of a whole source shown with nothing under them (`lsmod | grep nvidia_peermem`), one command a line.
+EMPTY_GREPS = Source("empty_greps", "pasted greps with no output", doc=True,
+                     hint="paste `lsmod | grep <module>` or `dmesg | grep -i xid` with what it printed")
+
 # nccl-tests (all_reduce_perf ...) output: its header names each rank's GPU.
 # Ray's own log lines (`(raylet) ...`, `WARNING services.py:...`): the object store's /dev/shm warning.
 RAY_LOG = Source("ray_log", "pasted Ray log", doc=True, hint="paste the `ray start` / `ray.init()` output")
@@ -236,10 +243,16 @@ NCCL_TESTS = Source("nccl_tests", "pasted nccl-tests output", doc=True, hint="pa
 ENGINE_COMMAND = Source("engine_command", "pasted engine command line", doc=True,
                         hint="paste the command that starts the engine")
 
-# Benchmark output pasted as it printed (`vllm bench serve` / benchmark_serving.py, SGLang bench_serving, a
-# llama-bench table): the measured decode rate of issue 29 (facts/serving_rate.py).
+# Benchmark output pasted as it printed (`vllm bench serve` / benchmark_serving.py, SGLang bench_serving and
+# bench_one_batch, a llama-bench table, genai-perf's table, vLLM's offline progress bar): the measured decode
+# rate of issue 29 (facts/serving_rate.py).
 BENCH_OUTPUT = Source("bench_output", "pasted benchmark output", doc=True,
                       hint="paste the output of `vllm bench serve --max-concurrency 1` or `llama-bench`")
+
+# A rate in the user's own words (`around 10 t/s`), recorded only from a paste that also holds an engine command
+# or engine log (importers/prose_rate.py): the last source of the measured rate.
+USER_RATE = Source("user_rate", "a rate in the user's own words", doc=True,
+                   hint="say the rate beside the engine's command line, or paste its log")
 
 ALL: tuple[Source, ...] = (*(v for v in globals().values() if isinstance(v, Source)), *DF_PASTED, *LSPCI_PASTED,
                            *NVSMI_P2P.values(), *SYSCTL_D, *MODPROBE_D,

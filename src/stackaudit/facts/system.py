@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import ParseError, has_gap_line, key_value_lines, lines_holding, parse_cpulist
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
+from stackaudit.facts.shown_commands import EmptyGreps
 from stackaudit.facts.sources import (
     DMESG,
     LSCPU,
@@ -48,30 +49,22 @@ _UNAME_RE = re.compile(
 )
 
 
+fact("kernel", KernelInfo, first_of, hint="paste `uname -a`")
+
+
+@parser(UNAME, feeds="kernel", kind=KernelInfo, rank=10)
 def parse_uname(text: str) -> KernelInfo:
-    """Parse `uname -a`."""
+    """Kernel release and architecture (`uname -a`).
+
+    Input (tests/data/captures/80)::
+
+        Linux <redacted> 5.10.0-18-amd64 #1 SMP Debian 5.10.140-1 (2022-09-02) x86_64 GNU/Linux
+    """
     for line in text.splitlines():
         m = _UNAME_RE.search(line.strip())
         if m:
             return KernelInfo(m.group("release"), m.group("version"), m.group("machine"), m.group("host"))
     raise ParseError("not the output of `uname -a`")
-
-
-fact("kernel", KernelInfo, first_of, hint="paste `uname -a`")
-
-
-@provider("kernel", KernelInfo, rank=10, title=UNAME.title)
-def kernel(ctx: FactContext) -> KernelInfo:
-    """Kernel release and architecture (`uname -a`)."""
-    result = ctx.host.run(list(UNAME.argv))
-    if result.not_found:
-        raise FactUnavailable("`uname` is not installed")
-    if not result.ok:
-        raise FactUnavailable(f"`uname -a` failed: {result.stderr.strip() or result.returncode}")
-    try:
-        return parse_uname(result.stdout)
-    except ParseError as exc:
-        raise FactUnavailable(str(exc)) from exc
 
 
 # `Linux version 6.8.12-9-pve (build@proxmox) (gcc ...) #1 SMP PREEMPT_DYNAMIC PMX 6.8.12-9 (2025-03-16T19:18Z) x86_64`
@@ -151,8 +144,18 @@ class KernelCmdline:
         return opts
 
 
+fact("cmdline", KernelCmdline, first_of, hint="paste `cat /proc/cmdline`")
+
+
+@parser(PROC_CMDLINE, feeds="cmdline", kind=KernelCmdline, rank=10)
 def parse_cmdline(text: str) -> KernelCmdline:
-    """Parse /proc/cmdline (quotes group values, as the kernel does)."""
+    """The kernel command line (/proc/cmdline; quotes group values, as the kernel does).
+
+    Input (tests/data/captures/28, one line cut in two here)::
+
+        BOOT_IMAGE=(hd3,gpt2)/vmlinuz-6.2.10-201.fsync.fc37.x86_64 root=UUID=da142f7d-42a1-46ee-b6d2-b63a4859ad07
+        ro rootflags=subvol=root rhgb quite intel_iommu=on iommu=pt rd.driver.blacklist=nouveau
+    """
     raw = text.strip().replace("\x00", " ")
     if not raw:
         raise ParseError("empty kernel command line")
@@ -161,20 +164,6 @@ def parse_cmdline(text: str) -> KernelCmdline:
         key, eq, value = token.partition("=")
         params.append((key, value.replace('"', "") if eq else None))
     return KernelCmdline(raw, tuple(params))
-
-
-fact("cmdline", KernelCmdline, first_of, hint="paste `cat /proc/cmdline`")
-
-
-@provider("cmdline", KernelCmdline, rank=10, title=PROC_CMDLINE.title)
-def cmdline(ctx: FactContext) -> KernelCmdline:
-    """The kernel command line (/proc/cmdline)."""
-    try:
-        return parse_cmdline(read_text(ctx.host, PROC_CMDLINE.path))
-    except FileNotFoundError as exc:
-        raise FactUnavailable(f"{PROC_CMDLINE.path} is missing") from exc
-    except ParseError as exc:
-        raise FactUnavailable(str(exc)) from exc
 
 
 # The kernel logs its command line at boot: `Command line: BOOT_IMAGE=...` (x86) and
@@ -258,7 +247,15 @@ def parse_lscpu(text: str) -> CpuInfo:
 
 @parser(LSCPU, feeds="cpu", kind=CpuInfo, rank=10)
 def cpu(text: str) -> CpuInfo:
-    """CPU vendor, model, family, sockets and hypervisor (`lscpu`)."""
+    """CPU vendor, model, family, sockets and hypervisor (`lscpu`).
+
+    Input (tests/data/captures/48, four of its lines)::
+
+        NUMA node(s):        8
+        Vendor ID:           AuthenticAMD
+        CPU family:          23
+        Model name:          AMD EPYC 7281 16-Core Processor
+    """
     return parse_lscpu(text)
 
 
@@ -329,7 +326,15 @@ def _cpus(text: str) -> tuple[int, ...]:
 
 @parser(NUMACTL_H, feeds="numa", kind=NumaTopology, rank=20)
 def parse_numactl(text: str) -> NumaTopology:
-    """NUMA nodes with their CPUs, memory and distances (`numactl -H`)."""
+    """NUMA nodes with their CPUs, memory and distances (`numactl -H`).
+
+    Input (tests/data/captures/26, from its third line)::
+
+        available: 2 nodes (0-1)
+        node 0 cpus: 0-15 (16)
+        node 0 size: 580088 MB
+        node 0 free: 314825 MB
+    """
     if re.search(r"^\s*No NUMA available", text, re.MULTILINE):
         return NumaTopology((NumaNode(0, ()),))
     cpus: dict[int, tuple[int, ...]] = {}
@@ -352,7 +357,13 @@ def parse_numactl(text: str) -> NumaTopology:
 
 @parser(LSCPU, feeds="numa", kind=NumaTopology, rank=30)
 def numa_from_lscpu(text: str) -> NumaTopology:
-    """NUMA nodes and their CPUs (`lscpu`: node count and CPU lists; no distances, no memory)."""
+    """NUMA nodes and their CPUs (`lscpu`: node count and CPU lists; no distances, no memory).
+
+    Input (tests/data/captures/48; the `NUMA nodeN CPU(s):` lines follow)::
+
+        CPU(s):              32
+        NUMA node(s):        8
+    """
     kv = key_value_lines(text)
     per_node = {int(m.group(1)): v for k, v in kv.items() if (m := re.fullmatch(r"NUMA node(\d+) CPU\(s\)", k))}
     count = _int(kv.get("NUMA node(s)"))
@@ -388,6 +399,18 @@ class LoadedModules(Sourced):
         return False if self.complete else None
 
 
+def module_loaded(modules: LoadedModules | None, greps: EmptyGreps | None, name: str) -> tuple[bool | None, str]:
+    """Whether kernel module `name` is loaded, and the shown grep that says it is not: True where the list
+    shows it; False where the list is whole (no grep to quote), or where a grep of it was shown with no
+    output ("`lsmod | grep nvidia_peermem` printed nothing"); None otherwise (an excerpt of the list
+    proves no absence)."""
+    loaded = modules.loaded(name) if modules is not None else None
+    if loaded is not None:
+        return loaded, ""
+    shown = greps.absent("lsmod", f"{name} 16384 0") if greps is not None else None
+    return (False, f"`{shown}` printed nothing") if shown else (None, "")
+
+
 def parse_proc_modules(text: str) -> LoadedModules:
     """Parse /proc/modules (also the body of `lsmod`, whose first line is a header)."""
     names = set()
@@ -414,7 +437,12 @@ def modules(ctx: FactContext) -> LoadedModules:
 
 @parser(LSMOD, feeds="modules", kind=LoadedModules, rank=20)
 def modules_from_lsmod(text: str) -> LoadedModules:
-    """Loaded kernel modules (`lsmod`: a header line, then one module a line)."""
+    """Loaded kernel modules (`lsmod`: a header line, then one module a line).
+
+    Input (tests/data/captures/71, an excerpt without the header)::
+
+        nvidia_peermem         16384  0
+    """
     found = parse_proc_modules(text)
     if not found.names:
         raise ParseError("no module in the `lsmod` output")

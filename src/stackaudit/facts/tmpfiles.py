@@ -31,10 +31,6 @@ class TmpfilesConfig:
     def complete(self) -> bool:
         return not self.unread
 
-    def write_to(self, path: str) -> TmpfileWrite | None:
-        """The `w` entry systemd-tmpfiles applies to `path`: the first file's."""
-        return next((w for w in self.writes if w.path == path), None)
-
 
 def parse_tmpfiles(path: str, text: str) -> list[TmpfileWrite]:
     out = []

@@ -130,6 +130,24 @@ class TopoMatrix:
                     out.append((a, b, cell))
         return out
 
+    def rows_not_shown(self) -> tuple[str, ...]:
+        """The GPUs of the matrix whose row is missing or cut short: what a paste cut part-way leaves out."""
+        return tuple(g for g in self.gpus if len(self.rows.get(g, ())) < len(self.columns))
+
+    def unshown_pairs(self) -> tuple[tuple[str, str], ...]:
+        """The GPU pairs whose cell no row shows: the one part of a cut matrix that is not known.
+
+        A cell is shown in either GPU's row (the matrix is symmetric), so the complete rows of a cut
+        paste settle every pair they reach; only pairs of GPUs whose rows are both cut before the
+        other's column stay unknown."""
+        gpus = self.gpus
+        return tuple((a, b) for i, a in enumerate(gpus) for b in gpus[i + 1:] if self.link(a, b) is None)
+
+    def cut_note(self) -> str:
+        """`rows GPU6, GPU7 not shown (cut)`, or "" for a matrix whose GPU rows are all complete."""
+        missing = self.rows_not_shown()
+        return f"row{'s' if len(missing) > 1 else ''} {', '.join(missing)} not shown (cut)" if missing else ""
+
     def nvlink_peers(self, gpu: str) -> dict[str, int]:
         """Peers reached over NVLink and the bonded link count."""
         out = {}

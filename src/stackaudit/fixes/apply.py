@@ -15,7 +15,6 @@ from __future__ import annotations
 import glob
 import os
 import re
-import socket
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -509,6 +508,8 @@ def plan_identity(plan: Plan) -> dict[str, Any]:
 
 
 def new_header(plan: Plan, argv: Sequence[str] | None = None, host_name: str | None = None) -> Header:
+    import socket  # only to name the host in a journal: not on every start
+
     return Header(host_name if host_name is not None else socket.gethostname(), plan_identity(plan),
                   tuple(sys.argv if argv is None else argv),
                   datetime.now(timezone.utc).isoformat(timespec="seconds"), __version__)
@@ -559,6 +560,8 @@ def revert_journal(path: str, system: System, say: Callable[[str], None] = print
                    host_name: str | None = None, lock: str | None = None) -> int:
     """`fix --revert`: the journal checked as root's own (owner, mode, no link, a header naming this host,
     only changes the catalogue's fixes make) and its header printed, then every change undone, last first."""
+    import socket
+
     with ApplyLock(lock):
         return _revert_locked(path, system, say, socket.gethostname() if host_name is None else host_name)
 

@@ -69,9 +69,6 @@ class Setting:
     def wanted(self) -> str:
         return {"module": "loaded", "unit": "enabled"}.get(self.kind, self.value)
 
-    def mechanisms(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(k.mechanism for k in self.keeps))
-
 
 def keeps_of(form: Persist) -> list[Keep]:
     """The mechanisms one persistent form names."""

@@ -57,11 +57,6 @@ class LiveHost:
                 pass
         return socket.gethostname()
 
-    def _path(self, path: str) -> str:
-        if self.root == "/":
-            return path
-        return os.path.join(self.root, path.lstrip("/"))
-
     def _named_by_process(self, path: str) -> tuple[int, str] | None:
         """(pid, path inside its root) for `/proc/PID/root/...`: a path some process chose."""
         match = _PROCESS_ROOT.match(path)

@@ -28,15 +28,17 @@ def rules_fingerprint() -> str:
     `capture` writes it into a snapshot's meta.json; a snapshot whose manifest verifies and whose fingerprint
     is this one was redacted by these very rules, and redacting is idempotent (tests/test_redaction_trust.py),
     so replaying it need not redact every member again (docs/security.md). Any change to the rules changes
-    the fingerprint, and older snapshots are redacted again. Read through importlib.resources, so a zipapp's
-    copy hashes the same bytes as an installed one."""
-    from importlib import resources
+    the fingerprint, and older snapshots are redacted again. Read through the package's loader (pkgutil), so a
+    zipapp's copy hashes the same bytes as an installed one."""
+    import pkgutil
 
     digest = hashlib.sha256()
     try:
-        package = resources.files(__package__ or "stackaudit.host")
         for name in _RULE_MODULES:
-            digest.update(package.joinpath(name).read_bytes())
+            data = pkgutil.get_data(__package__ or "stackaudit.host", name)
+            if data is None:
+                return ""
+            digest.update(data)
     except (OSError, ModuleNotFoundError, TypeError):
         return ""
     return "sha256:" + digest.hexdigest()

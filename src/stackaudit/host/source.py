@@ -30,6 +30,8 @@ class Source:
     nvml: bool = False
     # What to paste or run to supply this source, cheapest first ("paste `lscpu`").
     hint: str = ""
+    # A command's own time limit in seconds; 0: the host's default.
+    timeout_s: float = 0.0
 
     @property
     def key(self) -> str:

@@ -1,7 +1,8 @@
 """What a paste looks like once the markup around its outputs is peeled off, line for line.
 
 People paste outputs inside markdown fences (``` or ~~~, with or without a language), GitHub quote
-blocks (`> `, nested `> > `), after shell prompts (`$ `, `user@host:~$ `, `(venv) root@box:/# `),
+blocks (`> `, nested `> > `), after shell prompts (`$ `, `user@host:~$ `, `(venv) root@box:/# `,
+`user@host ~ » `),
 with gap lines where they cut something (`[...]`, `...`, `<snip>`, grep's `--`), with Windows
 line ends (`\\r\\n`, `\\r\\r\\n` after a copy through two editors, or `\\r` alone), with the
 `Key : value` fields of `nvidia-smi -q` flattened onto one line by a chat or a forum, and behind the prefixes a log
@@ -36,6 +37,8 @@ _FENCE_CLOSE_GLUED = re.compile(r"(?<=\S)\s*(?:`{3,}|~{3,})\s*$")
 # Prompts: `user@host:~$ cmd`, `(venv) root@box:/# cmd`, `[root@host ~]# cmd`, `$ cmd`, `PS> cmd`.
 _USER_PROMPT = re.compile(
     r"^(?:\([\w.-]+\)\s+)?(?:[\w.<>-]+@[\w.<>-]+(?::\S*?)?|\[[\w.<>-]+@[\w.<>-]+[^\]]*\])\s?[$#%]\s*(?P<cmd>.*)$")
+# zsh themes: `user@host /etc/modprobe.d » cmd`, `user@host ~ ❯ cmd`.
+_ARROW_PROMPT = re.compile(r"^[\w.<>-]+@[\w.<>-]+\s+\S+\s+[»❯➜]\s+(?P<cmd>\S.*)$")
 _DOLLAR_PROMPT = re.compile(r"^(?:\([\w.-]+\)\s+)?\$\s+(?P<cmd>\S.*)$|^\$$")
 # `# cmd` is a root prompt only before a command that prints what people paste; anything else after
 # a `#` is a comment (an LXC config, a sysctl.conf) and stays as it is.
@@ -44,6 +47,7 @@ _ROOT_COMMANDS = (
     "docker", "podman", "kubectl", "df", "ulimit", "cpupower", "grep", "egrep", "ls", "python", "python3",
     "pct", "lxc-info", "modinfo", "sudo", "nvcc", "ibstat", "ibv_devinfo", "free", "mount", "ip",
 )
+_COMMAND_START = re.compile(r"^(?:sudo\s+)?(?:" + "|".join(re.escape(c) for c in _ROOT_COMMANDS) + r")(?:\s|$)")
 _HASH_PROMPT = re.compile(r"^#\s+(?P<cmd>(?:" + "|".join(re.escape(c) for c in _ROOT_COMMANDS) + r")(?:\s.*)?)$")
 
 # A run of `nvidia-smi -q` fields flattened onto one line: where each known name (longest first), the
@@ -216,9 +220,14 @@ def split_lines(text: str) -> list[str]:
     return _LINE_END.split(text) if "\r" in text else text.split("\n")
 
 
+def looks_like_command(line: str) -> bool:
+    """Whether a line of the view starts with a command people paste the output of (`lsmod`, `sudo dmesg`)."""
+    return _COMMAND_START.match(line.strip()) is not None
+
+
 def strip_prompt_line(line: str) -> str | None:
     """The command of a prompt line (`root@box:~# lspci -vvv` -> `lspci -vvv`); None when not a prompt."""
-    for pattern in (_USER_PROMPT, _DOLLAR_PROMPT, _HASH_PROMPT):
+    for pattern in (_USER_PROMPT, _DOLLAR_PROMPT, _HASH_PROMPT, _ARROW_PROMPT):
         m = pattern.match(line)
         if m:
             return (m.group("cmd") or "").strip()

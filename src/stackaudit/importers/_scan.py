@@ -15,12 +15,6 @@ def strip_prompt(line: str) -> str:
     return PROMPT.sub("", line, count=1).strip()
 
 
-def is_command_line(line: str, *commands: str) -> bool:
-    """Whether `line` is a shell prompt / bare line running one of `commands`."""
-    text = strip_prompt(line)
-    return any(text == c or text.startswith(c + " ") for c in commands)
-
-
 def take_while(lines: list[str], start: int, pred: re.Pattern[str], allow_blank: int = 0) -> int:
     """End index (exclusive) of the run of lines from `start` matching `pred` (blank lines allowed)."""
     end = start

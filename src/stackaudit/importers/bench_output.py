@@ -1,6 +1,9 @@
 """Benchmark output pasted into a report: the result block of `vllm bench serve` / benchmark_serving.py and SGLang's
 bench_serving (`============ Serving Benchmark Result ============` and its `key: value` lines up to the closing
-rule), and a llama-bench table (its header `| model | … | test | t/s |` and rows).
+rule), a llama-bench table (its header `| model | … | test | t/s |` and rows), SGLang bench_one_batch's lines
+(`Prefill. latency:`, `Decode N. Batch size:`, `Decode.  median latency:`, `Total. latency:`), genai-perf's table
+(from its `LLM Metrics` title, with the lines near it that show its concurrency) and vLLM's offline progress bar
+(`Processed prompts: … est. speed input: … toks/s, output: … toks/s]`).
 
 Recorded verbatim as the pasted document BENCH_OUTPUT (facts/sources.py); facts/serving_rate.py reads the measured
 single-stream rate from it.
@@ -9,7 +12,7 @@ single-stream rate from it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
 
 from stackaudit.facts.sources import BENCH_OUTPUT
@@ -22,6 +25,7 @@ _RESULT_LINE = re.compile(r"^\s*(?:[A-Za-z][\w ()/%.-]*:\s*\S.*|-+[\w ()/.-]*-+|
 _LLAMA_HEAD = re.compile(r"^\s*\|\s*model\s*\|.*\|\s*test\s*\|\s*t/s\s*\|\s*$")
 _TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$")
 MAX_LINES = 200  # a result block is tens of lines
+CONTEXT_LINES = 40  # lines above a block (and 10 below) searched for the command's flags that qualify it
 
 
 def _append(text: str, rec: HostRecord) -> None:
@@ -51,3 +55,66 @@ def bench_output(lines: list[str], candidates: Candidates | None = None) -> Iter
         body = "\n".join(x.rstrip() for x in lines[i:end]) + "\n"
         yield Found("benchmark output", i, end, partial(_append, body))
         i = end
+
+
+# bench_one_batch's own command line: its `--batch-size` (older versions print no batch size per decode step).
+_BATCH_FLAG = re.compile(r"--batch-size[= ]\s*\d")
+_ONE_BATCH_LINE = re.compile(r"^\s*(?:Warmup \.\.\.|Benchmark \.\.\.|Prefill\. latency:.*|Decode \d+\. Batch size: \d+,.*"
+                             r"|Decode\.\s+latency:.*|Decode\.\s+median latency:.*|Total\.\s+latency:.*)\s*$")
+
+
+def _near(lines: list[str], start: int, end: int, context: re.Pattern[str]) -> list[str]:
+    """The lines shortly above and below lines[start:end] that match `context` (a command's flag, a path)."""
+    return [x.strip() for x in (*lines[max(0, start - CONTEXT_LINES):start], *lines[end:end + 10])
+            if context.search(x)]
+
+
+def _runs(lines: list[str], candidates: Candidates | None, kind: str, first: Callable[[str], object],
+          rest: Callable[[str], object], needed: str, context: re.Pattern[str] | None = None) -> Iterator[Found]:
+    """Each run of a line that `first` accepts and the lines after it that `rest` accepts, holding `needed`
+    somewhere, as one BENCH_OUTPUT span, after the lines near it that match `context`."""
+    i = 0
+    nxt = next_candidate(candidates)
+    while (i := nxt(i)) < len(lines):
+        if not first(lines[i]):
+            i += 1
+            continue
+        end = i + 1
+        while end < len(lines) and end - i < MAX_LINES and rest(lines[end]):
+            end += 1
+        near = _near(lines, i, end, context) if context else []
+        body = "\n".join([*near, *(x.strip() for x in lines[i:end])]) + "\n"
+        if needed in body:
+            yield Found(kind, i, end, partial(_append, body))
+        i = end
+
+
+@importer("sglang bench_one_batch", "SGLang bench_one_batch's Prefill / Decode / median lines",
+          needles=("Warmup ...", "Benchmark ...", "latency:"),
+          per_line=True)
+def one_batch(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    return _runs(lines, candidates, "sglang bench_one_batch", _ONE_BATCH_LINE.match, _ONE_BATCH_LINE.match,
+                 "median throughput", _BATCH_FLAG)
+
+
+def _progress_line(line: str) -> bool:
+    return "Processed prompts:" in line and "est. speed input:" in line  # substring tests: linear in a long line
+
+
+@importer("vllm progress bar", "vLLM's offline `Processed prompts` progress bar with its est. speed",
+          needles=("Processed prompts",), per_line=True)
+def progress_bar(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    return _runs(lines, candidates, "vllm progress bar", _progress_line, _progress_line, "toks/s")
+
+
+_GENAI_TITLE = re.compile(r"^\s*(?:NVIDIA GenAI-Perf \|\s*)?LLM Metrics\s*$")
+_GENAI_LINE = re.compile(r"^\s*(?:[┏┃┡│└].*|[A-Za-z][\w ()]*\(per sec\):\s*[\d,.]+)\s*$")
+# Where genai-perf's concurrency shows near its table: its command line, a `concurrency: N` line, an artifacts path.
+_GENAI_CONTEXT = re.compile(r"--concurrency[= ]\s*\d+|^\s*concurrency:\s*\d+\s*$|concurrency_?\d", re.I)
+
+
+@importer("genai-perf table", "NVIDIA genai-perf's LLM Metrics table, with its concurrency where shown",
+          needles=("LLM Metrics",), per_line=True)
+def genai_perf(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    return _runs(lines, candidates, "genai-perf table", _GENAI_TITLE.match, _GENAI_LINE.match, "LLM Metrics",
+                 _GENAI_CONTEXT)

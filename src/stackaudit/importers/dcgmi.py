@@ -1,8 +1,9 @@
-"""DCGM's `dcgmi` outputs pasted into reports: `discovery -l`, `nvlink --link-status` (`-s`) and `diag`.
+"""DCGM's `dcgmi` outputs pasted into reports: `discovery -l` / `-c`, `nvlink --link-status` (`-s`) and `diag`.
 
 Each is recorded as a pasted document (facts/sources.py DCGMI_*): their flags vary and the tool is
 rarely on the audited host. `nvlink --link-status` feeds the NVLink state (facts/dcgmi.py); the GPU
-list of `discovery` and the result table of `diag` are read as evidence only.
+list of `discovery` (`-l`: a table of GPUs; `-c`: the MIG instance hierarchy under each GPU) and the
+result table of `diag` are read as evidence only.
 """
 
 from __future__ import annotations
@@ -30,11 +31,12 @@ def _with_command(lines: list[str], start: int, command: str) -> int:
 
 _TABLE = re.compile(r"^\s*[|+]")
 _FOUND = re.compile(r"^\s*\d+ (?:GPUs?|NvSwitch(?:es)?|CPUs?) found")
-_DISCOVERY_HEAD = re.compile(r"^\s*\|\s*(?:GPU|NvSwitch) ID\s*\|\s*Device Information\s*\|")
+# The head of `discovery -l`'s table, or the title row of `discovery -c`'s instance hierarchy.
+_DISCOVERY_HEAD = re.compile(r"^\s*\|\s*(?:(?:GPU|NvSwitch) ID\s*\|\s*Device Information|Instance Hierarchy)\s*\|")
 
 
-@importer("dcgmi discovery", "`dcgmi discovery -l` (DCGM's GPU list)", needles=("found", "Device Information"),
-          per_line=True)
+@importer("dcgmi discovery", "`dcgmi discovery -l` / `-c` (DCGM's GPU list, its MIG instance hierarchy)",
+          needles=("found", "Device Information", "Instance Hierarchy"), per_line=True)
 def dcgmi_discovery(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
     nxt = next_candidate(candidates)
@@ -51,7 +53,10 @@ def dcgmi_discovery(lines: list[str], candidates: Candidates | None = None) -> I
         if not any(_DISCOVERY_HEAD.match(b) for b in lines[i:end]):
             i = end  # no table head in the run: no line of it starts one (each line is scanned once)
             continue
-        start = _with_command(lines, i, "discovery")
+        start = i
+        while start > 0 and lines[start - 1].strip().startswith("+") and not FENCE.match(lines[start - 1]):
+            start -= 1  # the border above `-c`'s title row
+        start = _with_command(lines, start, "discovery")
         yield Found("dcgmi discovery", start, end,
                     partial(_append, DCGMI_DISCOVERY.name, "\n".join(lines[start:end]) + "\n"))
         i = end

@@ -16,10 +16,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 from stackaudit.errors import InputError
+from stackaudit.facts.shown_commands import shows_part
 from stackaudit.facts.sources import LOG_LINE_HOSTS
 from stackaudit.host.memory import HostRecord, join_provenance
 from stackaudit.host.source import Provenance, doc_key
 from stackaudit.importers import _hosts, _paste
+from stackaudit.importers._paste import looks_like_command
 from stackaudit.importers._scan import Candidates
 from stackaudit.importers.registry import (
     FALLBACK,
@@ -295,6 +297,31 @@ def _select(candidates: list[Found], n_lines: int) -> list[Found]:
     return taken
 
 
+def _under_part_commands(taken: list[Found], lines: list[str]) -> list[Found]:
+    """An output under a shown command that prints part of its source (`dmesg | head`, `lsmod | grep nvidia`,
+    `lspci -s 01:00.0`: facts/shown_commands.shows_part) is an excerpt, whatever its own lines look like.
+
+    A command shown (on a prompt, in a fence, or quoted in prose) covers every output after it up to the
+    next command: a kernel log is one output however many spans other kinds cut it into. Only the lines
+    between spans are read."""
+    if not any(f.whole for f in taken):
+        return taken
+    part = False
+    pos = 0
+    cut: set[int] = set()  # positions in `taken` of whole spans under such a command
+    for n in sorted(range(len(taken)), key=lambda n: taken[n].start):
+        f = taken[n]
+        for line in lines[pos:f.start]:
+            if shows_part(line.strip()):
+                part = True
+            elif looks_like_command(line):
+                part = False
+        pos = max(pos, f.end)
+        if part and f.whole:
+            cut.add(n)
+    return [replace(f, whole=False) if n in cut else f for n, f in enumerate(taken)] if cut else taken
+
+
 def _to_file(taken: list[Found], paste: _paste.PasteView) -> list[Found]:
     """The spans in the user's file's lines (`PasteView.span`, inlined: one per log line adds up)."""
     origin = paste.origin
@@ -412,6 +439,7 @@ def recognise_view(paste: _paste.PasteView, file_name: str = "", profile: _hosts
         lines = blanked
         paste = replace(paste, lines=blanked)
         taken = _select(_run_importers(blanked)[0], len(blanked))
+    taken = _under_part_commands(taken, lines)
     taken = _to_file(taken, paste)
     gapped = _gapped_kinds(taken, paste.gaps)
     if gapped or line_offset:

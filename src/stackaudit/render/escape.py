@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from html import escape
 from typing import Any
 
 # Characters that start inline markup or HTML, or end a table cell; `\` first so it is not doubled.
@@ -25,6 +24,8 @@ _LINE_START = re.compile(r"^(\s*)(\d*)([#+\-=.)])(?=\s|$)")
 
 def esc(value: Any) -> str:
     """`value` as HTML text or an attribute value: `&`, `<`, `>` and both quotes escaped."""
+    from html import escape  # html.entities is large: imported by the HTML formats only
+
     return escape(str(value), quote=True)
 
 

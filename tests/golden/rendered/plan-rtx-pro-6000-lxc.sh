@@ -8,7 +8,7 @@
 # Read it before running anything. Running the whole file runs nothing: each group is a
 # function; run one group at a time, as root, on the machine it names, e.g.
 #   bash plan.sh container-host
-# Groups: container-host, restart, undo-container-host.
+# Groups: container-host, undo-container-host.
 set -euo pipefail
 
 # == container-host: on the container's host: the Proxmox node ==
@@ -34,40 +34,11 @@ group_container_host() {
   # keep (acpi_idle, reboot), in /etc/default/grub:
   #   GRUB_CMDLINE_LINUX_DEFAULT="... processor.max_cstate=1"
   # undo (as the fix gives it): bash "$0" undo-container-host
-  # -- FW-ACS-P2P (P2): Clear ACS P2P redirect (ReqRedir, CmpltRedir, EgressCtrl) on the bridges between the GPUs, before the engine starts; lost at reboot and after hotplug/reset
-  #    takes: runtime
-  #    observed: '0000:00:01.1 0x001d, 0000:20:01.1 0x001d, 0000:40:01.1 0x001d, 0000:60:01.1 0x001d, 0000:80:01.1 0x001d, 0000:a0:01.1 0x001d, 0000:c0:01.1 0x001d, 0000:e0:01.1 0x001d'
-  #    changes: ACS Control bits 2, 3 and 5 of 0000:00:01.1, 0000:20:01.1, 0000:40:01.1, 0000:60:01.1, 0000:80:01.1, 0000:a0:01.1, 0000:c0:01.1, 0000:e0:01.1
-  setpci -s 0000:00:01.1 ECAP_ACS+0x6.w=0000:002c
-  setpci -s 0000:20:01.1 ECAP_ACS+0x6.w=0000:002c
-  setpci -s 0000:40:01.1 ECAP_ACS+0x6.w=0000:002c
-  setpci -s 0000:60:01.1 ECAP_ACS+0x6.w=0000:002c
-  setpci -s 0000:80:01.1 ECAP_ACS+0x6.w=0000:002c
-  setpci -s 0000:a0:01.1 ECAP_ACS+0x6.w=0000:002c
-  setpci -s 0000:c0:01.1 ECAP_ACS+0x6.w=0000:002c
-  setpci -s 0000:e0:01.1 ECAP_ACS+0x6.w=0000:002c
-  # keep (GRUB), in /etc/default/grub:
-  #   GRUB_CMDLINE_LINUX_DEFAULT="... \"pci=disable_acs_redir=0000:00:01.1;0000:20:01.1;0000:40:01.1;0000:60:01.1;0000:80:01.1;0000:a0:01.1;0000:c0:01.1;0000:e0:01.1\""
-  #   quoted: `;` separates GRUB commands; then update-grub and reboot
-  # keep (BIOS): "ACS Control" / "PCIe ACS" disabled
-  # keep (systemd): a systemd oneshot unit Before=nvidia-persistenced.service running the setpci commands
-  # note: ACS isolates devices for VFIO: on a host that passes these GPUs (or devices behind these bridges) to VMs, clearing it merges their IOMMU groups — keep ACS there; `pci=noacs` is not a mainline parameter and `pcie_acs_override=` does not clear ACS bits
-  # undo (as the fix gives it): bash "$0" undo-container-host
   # then, in the container, these checks must pass:
   #   stackaudit audit --select KERN-CSTATES,KERN-NUMA-BALANCING
 }
 
 undo_container_host() {
-  # -- FW-ACS-P2P: undo Clear ACS P2P redirect (ReqRedir, CmpltRedir, EgressCtrl) on the bridges between the GPUs, before the engine starts; lost at reboot and after hotplug/reset
-  #    observed: '0000:00:01.1 0x001d, 0000:20:01.1 0x001d, 0000:40:01.1 0x001d, 0000:60:01.1 0x001d, 0000:80:01.1 0x001d, 0000:a0:01.1 0x001d, 0000:c0:01.1 0x001d, 0000:e0:01.1 0x001d'
-  setpci -s 0000:00:01.1 ECAP_ACS+0x6.w=000c:002c
-  setpci -s 0000:20:01.1 ECAP_ACS+0x6.w=000c:002c
-  setpci -s 0000:40:01.1 ECAP_ACS+0x6.w=000c:002c
-  setpci -s 0000:60:01.1 ECAP_ACS+0x6.w=000c:002c
-  setpci -s 0000:80:01.1 ECAP_ACS+0x6.w=000c:002c
-  setpci -s 0000:a0:01.1 ECAP_ACS+0x6.w=000c:002c
-  setpci -s 0000:c0:01.1 ECAP_ACS+0x6.w=000c:002c
-  setpci -s 0000:e0:01.1 ECAP_ACS+0x6.w=000c:002c
   # -- KERN-CSTATES: undo Disable idle states with exit latency >= 100 µs
   #    observed: 'CPU 0 idle states (acpi_idle): POLL 0µs, C1 1µs, C2 100µs'
   cpupower idle-set -E
@@ -76,20 +47,9 @@ undo_container_host() {
   sysctl -w kernel.numa_balancing=1
 }
 
-# == restart: restart the serving engine ==
-group_restart() {
-  # -- FW-ACS-P2P (P2): Restart the engine
-  #    observed: '0000:00:01.1 0x001d, 0000:20:01.1 0x001d, 0000:40:01.1 0x001d, 0000:60:01.1 0x001d, 0000:80:01.1 0x001d, 0000:a0:01.1 0x001d, 0000:c0:01.1 0x001d, 0000:e0:01.1 0x001d'
-  #    nothing to run: a person does this
-  # after the engine restarts, these checks must pass:
-  #   stackaudit audit --select FW-ACS-P2P
-  :  # nothing here runs by itself
-}
-
 case "${1:-}" in
   container-host) group_container_host ;;
-  restart) group_restart ;;
   undo-container-host) undo_container_host ;;
-  *) echo "usage: bash $0 GROUP, one at a time, after reading the plan; groups: container-host, restart, undo-container-host" >&2
+  *) echo "usage: bash $0 GROUP, one at a time, after reading the plan; groups: container-host, undo-container-host" >&2
      exit 2 ;;
 esac

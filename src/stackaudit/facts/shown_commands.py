@@ -1,0 +1,121 @@
+"""Commands a paste shows above their output: what part of its source an output is.
+
+People paste the command with its output (`$ lsmod | grep nvidia`, `dmesg | head`). The command says
+what the text cannot: a filter in a pipe (`grep`, `head`, `tail`, `sed`, `awk`), a `grep` of a file,
+or `lspci -s`/`-d` (one device) prints part of its source, so the output under it is an excerpt
+whatever it looks like (`shows_part`). An excerpt never proves that something is absent.
+
+The one exception is a `grep` of a whole source with nothing under it (`lsmod | grep nvidia_peermem`,
+then the next command or the end of the block): it proves that no line of that source matches the
+pattern, and nothing else (`EmptyGreps.absent`). The whole sources are the loaded-module list
+(`lsmod`, /proc/modules) and the kernel ring buffer (`dmesg`, `journalctl -k`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.registry import Sourced, fact, parser, union
+from stackaudit.facts.sources import EMPTY_GREPS
+
+# A filter in a pipe: what it prints is a part of what it reads.
+_FILTER_PIPE = re.compile(r"\|\s*(?:sudo\s+)?(?:grep|egrep|fgrep|zgrep|rg|head|tail|sed|awk|cut)\b")
+# A command that reads part of its source on its own: grep of a file, head/tail, lspci of one device.
+_PART_COMMAND = re.compile(r"^(?:sudo\s+)?(?:(?:grep|egrep|fgrep|zgrep|rg|head|tail)\s|lspci\b.*\s-[sd]\s*\S)")
+
+
+def shows_part(command: str) -> bool:
+    """Whether a shown command prints only part of its source (a grep, a head, one lspci device)."""
+    return bool(_FILTER_PIPE.search(command) or _PART_COMMAND.match(command))
+
+
+# The whole sources a grep's empty output speaks for: the command before the pipe, by its name.
+_WHOLE_SOURCES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("lsmod", re.compile(r"^(?:sudo\s+)?(?:lsmod|cat\s+/proc/modules)\s*$")),
+    ("dmesg", re.compile(r"^(?:sudo\s+)?(?:dmesg(?:\s+-[-\w]+)*|journalctl\s+(?:-k|--dmesg)(?:\s+-[-\w=]+)*)\s*$")),
+)
+# `SOURCE | grep [-i] [-E] [-w] PATTERN` at the end of the command line; -v, -c, -o, -l print lines for no match.
+_GREP_TAIL = re.compile(r"^(?P<base>[^|]+?)\s*\|\s*(?:sudo\s+)?(?P<tool>e?grep)(?P<opts>(?:\s+-[iEFw]+)*)\s+"
+                        r"(?P<pattern>'[^']+'|\"[^\"]+\"|[^\s'\"|;&<>]+)\s*$")
+
+
+@dataclass(frozen=True)
+class Grep:
+    """`lsmod | grep nvidia_peermem` as shown: the whole source it reads and its pattern as Python reads it."""
+
+    source: str  # "lsmod" | "dmesg"
+    pattern: str
+    ignore_case: bool
+    command: str  # as the paste shows it
+
+    def matches(self, line: str) -> bool:
+        return re.search(self.pattern, line, re.IGNORECASE if self.ignore_case else 0) is not None
+
+
+def _python_pattern(pattern: str, extended: bool, fixed: bool) -> str | None:
+    """A grep pattern as a Python one: basic regexps take `\\|`, `\\(`, `\\)` for their operators."""
+    if fixed:
+        return re.escape(pattern)
+    if not extended:
+        out, i = [], 0
+        while i < len(pattern):
+            c = pattern[i]
+            if c == "\\" and i + 1 < len(pattern) and pattern[i + 1] in "|()+?{}":
+                out.append(pattern[i + 1])
+                i += 2
+                continue
+            out.append("\\" + c if c in "|()+?{}" else c)
+            i += 1
+        pattern = "".join(out)
+    try:
+        re.compile(pattern)
+    except re.error:
+        return None
+    return pattern
+
+
+def parse_grep(command: str) -> Grep | None:
+    """The grep of a whole source a command line is, or None (another command, or a source not whole)."""
+    m = _GREP_TAIL.match(command.strip())
+    if not m:
+        return None
+    source = next((name for name, rx in _WHOLE_SOURCES if rx.match(m.group("base").strip())), None)
+    if source is None:
+        return None
+    opts = "".join(m.group("opts").split()).replace("-", "")
+    pattern = _python_pattern(m.group("pattern").strip("'\""), m.group("tool") == "egrep" or "E" in opts, "F" in opts)
+    if pattern is None:
+        return None
+    if "w" in opts:
+        pattern = rf"\b(?:{pattern})\b"
+    return Grep(source, pattern, "i" in opts, command.strip())
+
+
+@dataclass(frozen=True)
+class EmptyGreps(Sourced):
+    """Greps of whole sources shown with no output under them."""
+
+    greps: tuple[Grep, ...] = ()
+
+    def absent(self, source: str, line: str) -> str | None:
+        """The shown command whose empty output proves that `source` holds no line like `line`, or None."""
+        return next((g.command for g in self.greps if g.source == source and g.matches(line)), None)
+
+    @classmethod
+    def union(cls, parts: Sequence[EmptyGreps]) -> EmptyGreps:
+        return cls(tuple(dict.fromkeys(g for p in parts for g in p.greps)))
+
+
+fact("empty_greps", EmptyGreps, union, hint="paste `lsmod | grep <module>` or `dmesg | grep -i xid` with its output")
+
+
+@parser(EMPTY_GREPS, feeds="empty_greps", kind=EmptyGreps, rank=10)
+def empty_greps(text: str) -> EmptyGreps:
+    """Greps shown with nothing under them, one command a line."""
+    greps = tuple(g for line in text.splitlines() if (g := parse_grep(line)) is not None)
+    if not greps:
+        raise ParseError("no grep of a whole source")
+    return EmptyGreps(greps)

@@ -1,0 +1,44 @@
+"""Greps of a whole source shown with nothing under them (`lsmod | grep nvidia_peermem`, then the next
+command or prompt, the end of the block or of the paste): recorded under EMPTY_GREPS, one command a line, for
+facts/shown_commands.py to read as absence of the pattern in that source and nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import partial
+
+from stackaudit.facts.shown_commands import parse_grep
+from stackaudit.facts.sources import EMPTY_GREPS
+from stackaudit.host.memory import HostRecord
+from stackaudit.importers._paste import looks_like_command
+from stackaudit.importers._scan import Candidates, candidate_lines
+from stackaudit.importers.registry import Found, append_document, importer
+
+_FENCES = ("```", "~~~")
+_PROMPTS = ("#", "$")
+
+
+def _append(text: str, rec: HostRecord) -> None:
+    append_document(rec, EMPTY_GREPS.name, text)
+
+
+def _nothing_under(lines: list[str], i: int) -> bool:
+    """Whether the command of line i printed nothing: the next line that is not blank is another command,
+    the fence that ends the block, or there is none."""
+    j = next((k for k in range(i + 1, len(lines)) if lines[k].strip()), len(lines))
+    if j == len(lines):
+        return True
+    line = lines[j].strip()
+    # A prompt the view kept (`#` alone, `# yum list ...`: a root prompt before a command it does not know).
+    return line in _FENCES or line[:1] in _PROMPTS or looks_like_command(line)
+
+
+@importer("empty grep", "`lsmod | grep X` or `dmesg | grep -i xid` shown with no output under it",
+          needles=("grep",), per_line=True)
+def empty_grep(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    for i in candidate_lines(candidates, len(lines)):
+        grep = parse_grep(lines[i])
+        if grep is not None and _nothing_under(lines, i):
+            # Whole: nothing under the command is all it printed.
+            yield Found("empty grep", i, i + 1, partial(_append, grep.command + "\n"), whole=True)
