@@ -23,10 +23,8 @@ MIN_THREADS = 40
 MIN_FILES_PER_KIND = 2
 # Kinds of the list that no public thread found so far shows well enough; each says why.
 FEWER_THAN_TWO: dict[str, str] = {
-    "sysctl": "one thread pastes `sysctl -a` output (88); the others searched show sysctl only as commands "
-    "(`sysctl -w`) or config files, never as output",
-    "nvidia-bug-report": "threads attach nvidia-bug-report.log.gz; the one quoted excerpt found is its journal "
-    "section, labelled journal (77)",
+    "nvidia-bug-report": "threads attach nvidia-bug-report.log.gz; the quoted excerpts found are NVRM lines an "
+    "NVIDIA engineer copied from it (211; 77 is labelled journal), none with the log's section headers",
 }
 
 
