@@ -927,12 +927,19 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     "No Xid" is concluded only from a whole kernel log (from boot, no gap): a pasted excerpt or a
     ring buffer that wrapped cannot show that none happened.
     """
-    events = gpu_events.events
+    # A line a symptom proves for another check (an NVLink Xid, a channel stopped because of one, an ECC Xid) is
+    # that check's finding, quoted there: one log line is the evidence of one finding.
+    owned = {h.line for h in find_symptoms([e.line for e in gpu_events.events if e.line])
+             if h.symptom.check != "DRV-XID"}
+    elsewhere = sorted({h.symptom.check for h in find_symptoms(sorted(owned))})
+    events = tuple(e for e in gpu_events.events if not (e.line and e.line.strip() in owned))
     # The recovery action: NVML's (per GPU), else the latest Xid 154 of the kernel log.
     actions = {**gpu_events.recovery_actions(),
                **{(g.bdf or g.subject): g.recovery_action for g in (nvidia.gpus if nvidia else ())
                   if g.recovery_action not in (None, "None")}}
     if not [e for e in events if e.code != 154] and not actions:
+        if elsewhere:
+            return not_applicable(f"every Xid line shown is the finding of {', '.join(elsewhere)}, quoted there")
         if (nvidia is not None and nvidia.none_on_bus) or (pci is not None and not pci.nvidia_gpus):
             return not_applicable("no NVIDIA GPU on the PCI bus")
         if not gpu_events.complete and gpu_events.no_xid_shown_by:
@@ -950,10 +957,7 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     hardware, applications, shown_actions = _xid_findings(by_gpu, actions)
     actual = {f"{e.bdf or '?'} xid {e.code}" if e.kind == "xid" else f"{e.bdf or '?'} {e.kind}": e.count
               for e in events}
-    # A line a symptom proves for another check (an NVLink Xid, a channel stopped because of one) is quoted
-    # there, by DRV-NVLINK-HEALTH: one log line is the evidence of one finding.
-    owned = {h.line for h in find_symptoms([e.line for e in events if e.line]) if h.symptom.check != "DRV-XID"}
-    evidence = [e.line for e in events if e.line and e.line.strip() not in owned][-5:]
+    evidence = [e.line for e in events if e.line][-5:]
     if not hardware:
         # 13/31/43 alone: the program faulted, the GPU did not (reported apart, as information).
         return not_an_issue("application faults, not the hardware: " + "; ".join(applications)

@@ -48,6 +48,8 @@ class Symptom:
     proves: str  # what the line proves, in words
     # A line of the same source that says the failure had another cause: the symptom then proves nothing.
     unless: re.Pattern[str] | None = None
+    # The line says a GPU is faulted (degraded NVLink or memory): the finding ranks with lost GPUs.
+    faults_gpu: bool = False
 
 
 SYMPTOMS: tuple[Symptom, ...] = (
@@ -67,7 +69,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "IC-P2P-FUNCTIONAL", "high", CUDA_ERRORS,
         "the run used GPU peer access that CUDA refused (cudaErrorPeerAccessUnsupported, error 217)"),
     Symptom("nvlink-xid", re.compile(rf"NVRM: Xid \(PCI:[0-9a-fA-F:.]+\):\s*{_NVLINK_XID}\b"),
-        "DRV-NVLINK-HEALTH", "high", XID_CATALOGUE, "the driver logged an NVLink error Xid"),
+        "DRV-NVLINK-HEALTH", "high", XID_CATALOGUE, "the driver logged an NVLink error Xid", faults_gpu=True),
     Symptom("nvlink-xid-cause", re.compile(rf"caused by previous Xid {_NVLINK_XID}\b"),
         "DRV-NVLINK-HEALTH", "high", XID_CATALOGUE,
         "the driver stopped a channel because of an earlier NVLink error Xid"),
@@ -78,7 +80,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "the driver logged a contained uncorrectable ECC error (Xid 94): reset the GPU to remap the row"),
     Symptom("ecc-xid-uncontained", re.compile(rf"{_XID_AT}(?:48|95)\b"),
         "MEM-ROW-REMAP-ECC", "high", XID_CATALOGUE,
-        "the driver logged an uncorrectable ECC error the GPU did not contain (Xid 48 or 95)"),
+        "the driver logged an uncorrectable ECC error the GPU did not contain (Xid 48 or 95)", faults_gpu=True),
     # DCGM's diagnostic writes this Info row when a GPU runs without persistence mode (its Deployment tests).
     Symptom("dcgm-persistence-off", re.compile(r"Persistence mode for GPU \d+ is disabled"),
         "DRV-PERSISTENCE", "low", DCGM_DIAG_DOC, "DCGM's diagnostic found a GPU with persistence mode disabled"),
