@@ -172,12 +172,14 @@ def test_a_gpu_lost_behind_a_fatal_port_error_is_one_event_on_the_real_log() -> 
 
 
 def test_xid_classes_per_gpu_and_application_faults_apart() -> None:
-    # Modelled on the catalogue's wording; two GPUs, a degraded one (48) and one with application faults.
-    dmesg = ("[ 9.1] NVRM: Xid (PCI:0000:18:00): 48, pid=4101, name=python3, An uncorrectable double bit error\n"
+    # Modelled on the catalogue's wording; two GPUs, a degraded one (64, a row-remap failure) and one with
+    # application faults. (An ECC Xid 48/94/95 line is MEM-ROW-REMAP-ECC's finding: one line, one finding.)
+    dmesg = ("[ 9.1] NVRM: Xid (PCI:0000:18:00): 64, pid=4101, name=python3, Row Remapper Error\n"
              "[ 9.2] NVRM: Xid (PCI:0000:2a:00): 13, pid=4102, name=python3, Graphics SM Warp Exception\n")
     r = _xid(dmesg)["DRV-XID"]
     assert r.status == "issue" and r.priority == "P0" and r.subjects == ("0000:18:00.0",)
-    assert r.message.startswith("GPU 0000:18:00.0 degraded — Xid 48")
+    assert r.message.startswith("GPU 0000:18:00.0 degraded — Xid 64")
+    assert r.evidence[0].startswith("[ 9.1] NVRM: Xid (PCI:0000:18:00): 64")
     assert "also application faults (information): GPU 0000:2a:00.0: Xid 13" in r.message
     contained = _xid("[ 9.1] NVRM: Xid (PCI:0000:18:00): 63, pid='<unknown>', name=<unknown>, Row Remapper: "
                      "New row marked for remapping, reset gpu to activate.\n")["DRV-XID"]
@@ -186,10 +188,11 @@ def test_xid_classes_per_gpu_and_application_faults_apart() -> None:
 
 def test_rate_limited_xids_are_counted() -> None:
     # Modelled: the kernel's rate limit folds repeats into "<name>: N callbacks suppressed".
-    dmesg = ("[ 9.1] NVRM: Xid (PCI:0000:18:00): 94, pid=7194, name=python3, Contained: CE User Channel (0x9).\n"
+    dmesg = ("[ 9.1] NVRM: Xid (PCI:0000:18:00): 63, pid=7194, name=python3, Row Remapper: New row marked for "
+             "remapping, reset gpu to activate.\n"
              "[ 9.2] _nv012345rm: 41 callbacks suppressed\n")
     r = _xid(dmesg)["DRV-XID"]
-    assert "Xid 94 ×42" in r.message and r.actual == {"0000:18:00.0 xid 94": 42}
+    assert "Xid 63 ×42" in r.message and r.actual == {"0000:18:00.0 xid 63": 42}
 
 
 def test_the_recovery_action_comes_from_xid_154() -> None:

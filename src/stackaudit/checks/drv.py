@@ -957,7 +957,9 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     hardware, applications, shown_actions = _xid_findings(by_gpu, actions)
     actual = {f"{e.bdf or '?'} xid {e.code}" if e.kind == "xid" else f"{e.bdf or '?'} {e.kind}": e.count
               for e in events}
-    evidence = [e.line for e in events if e.line][-5:]
+    # The hardware lines first, so the quote is a line of what the title names (never an Xid 43 under an Xid 79).
+    evidence = ([e.line for e in events if e.line and e.hw_class != APPLICATION][-5:]
+                + [e.line for e in events if e.line and e.hw_class == APPLICATION][-2:])
     if not hardware:
         # 13/31/43 alone: the program faulted, the GPU did not (reported apart, as information).
         return not_an_issue("application faults, not the hardware: " + "; ".join(applications)
