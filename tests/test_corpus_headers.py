@@ -27,6 +27,8 @@ FEWER_THAN_TWO: dict[str, str] = {
     "(`sysctl -w`) or config files, never as output",
     "nvidia-bug-report": "threads attach nvidia-bug-report.log.gz; the one quoted excerpt found is its journal "
     "section, labelled journal (77)",
+    "nvidia-smi --version": "read since issue 28 (gapfix2); one paste so far (180), from corpusC's blind run, "
+    "where it stood unread beside `uname -a`",
 }
 
 

@@ -96,3 +96,31 @@ def test_soft_nofile_below_the_target_leaves_the_hard_limit_unknown(tmp_path: Pa
             "stack size              (kbytes, -s) 8192\n")
     r = pasted_result(tmp_path, text, "RT-ULIMIT-NOFILE")
     assert r.status == "unknown" and "hard not shown" in r.message
+
+
+# --- `nvidia-smi --version`: the loaded driver's version --------------------------------------------------
+
+
+def test_nvidia_smi_version_gives_the_driver_and_595_without_gpu_models_stays_unknown() -> None:
+    # Corpus 180: `uname -a` (6.19.10) and `nvidia-smi --version` (DRIVER version : 595.58.03); the GPUs' model is
+    # only in the thread's prose, and the 595 HMM deadlock is Blackwell-only: no ok from what the paste cannot show.
+    r = corpus_result("180-", "KVER-NVIDIA-KERNEL-COMBOS")
+    assert r.status == "unknown" and "nvidia 595.58.03" in r.message and "Blackwell" in r.message
+
+
+def test_nvidia_smi_version_with_a_kernel_and_no_known_bad_pair_is_ok(tmp_path: Path) -> None:
+    # Modelled on 180's lines: driver 570.86.15 on kernel 6.8, no known-bad pair whatever the GPUs.
+    text = ("$ uname -a\nLinux gpu1 6.8.0-52-generic #53-Ubuntu SMP PREEMPT_DYNAMIC Sat Jan 11 00:06:25 UTC 2025 "
+            "x86_64 x86_64 x86_64 GNU/Linux\n\n$ nvidia-smi --version\nNVIDIA-SMI version  : 570.86.15\n"
+            "NVML version        : 570.86\nDRIVER version      : 570.86.15\nCUDA Version        : 12.8\n")
+    r = pasted_result(tmp_path, text, "KVER-NVIDIA-KERNEL-COMBOS")
+    assert r.status == "ok" and "nvidia 570.86.15" in r.message
+
+
+def test_nvidia_smi_version_without_its_driver_line_is_no_driver_evidence(tmp_path: Path) -> None:
+    # Modelled: only the nvidia-smi and NVML lines (the driver line cut): no driver version is taken from them.
+    text = ("$ uname -a\nLinux gpu1 6.8.0-52-generic #53-Ubuntu SMP PREEMPT_DYNAMIC Sat Jan 11 00:06:25 UTC 2025 "
+            "x86_64 x86_64 x86_64 GNU/Linux\n\n$ nvidia-smi --version\nNVIDIA-SMI version  : 570.86.15\n"
+            "NVML version        : 570.86\n")
+    r = pasted_result(tmp_path, text, "KVER-NVIDIA-KERNEL-COMBOS")
+    assert r.status == "unknown" and "570" not in r.message
