@@ -108,19 +108,20 @@ def test_nvidia_smi_version_gives_the_driver_and_595_without_gpu_models_stays_un
     assert r.status == "unknown" and "nvidia 595.58.03" in r.message and "Blackwell" in r.message
 
 
+# Modelled on 180's lines: `uname -a` (kernel 6.8) and the first two lines of `nvidia-smi --version`.
+UNAME_AND_VERSION = ("$ uname -a\nLinux gpu1 6.8.0-52-generic #53-Ubuntu SMP PREEMPT_DYNAMIC Sat Jan 11 00:06:25 UTC "
+                     "2025 x86_64 x86_64 x86_64 GNU/Linux\n\n$ nvidia-smi --version\nNVIDIA-SMI version  : 570.86.15\n"
+                     "NVML version        : 570.86\n")
+
+
 def test_nvidia_smi_version_with_a_kernel_and_no_known_bad_pair_is_ok(tmp_path: Path) -> None:
-    # Modelled on 180's lines: driver 570.86.15 on kernel 6.8, no known-bad pair whatever the GPUs.
-    text = ("$ uname -a\nLinux gpu1 6.8.0-52-generic #53-Ubuntu SMP PREEMPT_DYNAMIC Sat Jan 11 00:06:25 UTC 2025 "
-            "x86_64 x86_64 x86_64 GNU/Linux\n\n$ nvidia-smi --version\nNVIDIA-SMI version  : 570.86.15\n"
-            "NVML version        : 570.86\nDRIVER version      : 570.86.15\nCUDA Version        : 12.8\n")
+    # Modelled: driver 570.86.15 on kernel 6.8, no known-bad pair whatever the GPUs.
+    text = UNAME_AND_VERSION + "DRIVER version      : 570.86.15\nCUDA Version        : 12.8\n"
     r = pasted_result(tmp_path, text, "KVER-NVIDIA-KERNEL-COMBOS")
     assert r.status == "ok" and "nvidia 570.86.15" in r.message
 
 
 def test_nvidia_smi_version_without_its_driver_line_is_no_driver_evidence(tmp_path: Path) -> None:
     # Modelled: only the nvidia-smi and NVML lines (the driver line cut): no driver version is taken from them.
-    text = ("$ uname -a\nLinux gpu1 6.8.0-52-generic #53-Ubuntu SMP PREEMPT_DYNAMIC Sat Jan 11 00:06:25 UTC 2025 "
-            "x86_64 x86_64 x86_64 GNU/Linux\n\n$ nvidia-smi --version\nNVIDIA-SMI version  : 570.86.15\n"
-            "NVML version        : 570.86\n")
-    r = pasted_result(tmp_path, text, "KVER-NVIDIA-KERNEL-COMBOS")
+    r = pasted_result(tmp_path, UNAME_AND_VERSION, "KVER-NVIDIA-KERNEL-COMBOS")
     assert r.status == "unknown" and "570" not in r.message
