@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 
 import aiohttp
 import pytest
@@ -41,9 +42,12 @@ async def _serve_pieces(reader: asyncio.StreamReader, writer: asyncio.StreamWrit
     writer.close()
 
 
-async def _stream() -> tuple[client.RequestRecord, float]:
+Serve = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+
+
+async def _stream(serve: Serve = _serve_pieces) -> tuple[client.RequestRecord, float]:
     """One request through `stream_request`, as bench sends it; the record and when the call returned."""
-    server = await asyncio.start_server(_serve_pieces, "127.0.0.1", 0)
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     session = client.make_session(None, 30.0)
     try:

@@ -303,3 +303,25 @@ def test_openmmlab_check_env_is_a_report_naming_no_engine() -> None:
     assert report.cuda_runtime == "11.0"  # the system nvcc, as vLLM's reports give it too
     (env,) = fact(pasted(text), "python_env").environments
     assert env.engine == "" and env.packages["torch"] == "2.6.0+cu124"
+
+
+def test_sglang_check_env_of_mid_2024_with_the_driver_printed_twice() -> None:
+    # Corpus 130 (sgl-project/sglang#661): `CUDA Driver Version: 535.54.03`, then `535.54.03` on its own line.
+    from corpus import body
+    from stackaudit.engine.testing import run_checks
+    from stackaudit.host.memory import MemoryHost
+    from stackaudit.importers.recognition import recognise
+
+    found = recognise(body("130"))
+    assert [kind for kind, *_ in found.recognised] == ["collect_env"]
+    (_, start, end), = found.recognised
+    assert (start, end) == (2, 44)  # the whole report, its topology included
+    result = run_checks(MemoryHost(found.record), ["DRV-CUDA-COMPAT"])["DRV-CUDA-COMPAT"]
+    assert result.status == "not-an-issue" and "535.54.03" in result.message
+
+
+def test_a_bare_version_line_does_not_start_or_join_a_report_alone() -> None:
+    # Modelled: a version on its own line between lines of prose is no report.
+    from stackaudit.importers.recognition import recognise
+
+    assert recognise("I upgraded the driver to\n535.54.03\nand it still hangs\n").recognised == []

@@ -332,6 +332,7 @@ def _field_types(kind: type) -> list[type]:
 
 
 def test_importers_refuse_a_duplicate_kind() -> None:
+    import stackaudit.importers.system  # noqa: F401  (registers `lscpu` first, whichever test ran before)
     from stackaudit.importers.registry import importer
 
     with pytest.raises(ValueError, match="two importers"):

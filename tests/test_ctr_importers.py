@@ -225,3 +225,57 @@ def test_all_captures_through_the_ctr_checks_do_not_crash() -> None:
             continue
         results = run_checks(host, select=["CTR"])
         assert all(r.status != "error" for r in results.values()), (path.name, results)
+
+
+# --- a HostConfig excerpt whatever key it starts at (gapfix) -----------------------------------
+
+
+def test_a_quoted_hostconfig_excerpt_without_shm_keys_is_read() -> None:
+    # Corpus 141 (apocas/dockerode#811): `> `-quoted, from LogConfig to UsernsMode, IpcMode host, no ShmSize.
+    from corpus import corpus_path
+    from stackaudit.facts.container_specs import parse_inspect_excerpt
+
+    host = load_pasted([str(corpus_path("141"))])
+    results = run_checks(host, ["CTR-SHM-SIZE", "CTR-GPU-ACCESS"])
+    assert {k: r.status for k, r in results.items()} == {"CTR-SHM-SIZE": "unknown", "CTR-GPU-ACCESS": "unknown"}
+    assert "excerpt" in results["CTR-GPU-ACCESS"].message
+    (ctr,) = parse_inspect_excerpt('"NetworkMode": "bridge",\n"IpcMode": "host",\n"PidMode": ""')
+    assert ctr.ipc_mode == "host" and ctr.shm_size is None and ctr.excerpt
+
+
+def test_a_network_settings_excerpt_is_no_hostconfig() -> None:
+    # Modelled: NetworkSettings' keys (an inspect cut below HostConfig) name no container setting.
+    from stackaudit.facts._parse import ParseError
+    from stackaudit.facts.container_specs import parse_inspect_excerpt
+
+    text = '"Bridge": "",\n"SandboxID": "4c1b",\n"Ports": {},\n"IPAddress": "172.17.0.2",\n"MacAddress": "02:42"'
+    with pytest.raises(ParseError):
+        parse_inspect_excerpt(text)
+
+
+# --- a pod's env list pasted from one of its items (gapfix) ------------------------------------
+
+
+def test_a_pod_env_fragment_is_read_as_an_excerpt_of_a_pod() -> None:
+    # Corpus 137 (vllm-project/vllm#46830): env items at 14 spaces, then the container's `ports:` at 12.
+    from corpus import body
+    from stackaudit.facts.docker import DockerContainers
+
+    found = recognise(body("137"))
+    assert [kind for kind, *_ in found.recognised] == ["k8s pod"]
+    (ctr,) = Collector(MemoryHost(found.record)).fact("docker_containers", DockerContainers).containers
+    assert ("NCCL_SOCKET_IFNAME", "eth0") in ctr.env
+    # A piece of a pod: its volumes are not shown, so no 64 MiB default /dev/shm is concluded.
+    assert run_checks(MemoryHost(found.record), ["CTR-SHM-SIZE"])["CTR-SHM-SIZE"].status == "unknown"
+    # Modelled: the same form at another depth, with nothing after it, is read the same.
+    text = "  - name: NCCL_P2P_DISABLE\n    value: \"1\"\n  - name: NCCL_DEBUG\n    value: INFO\n"
+    (ctr,) = Collector(MemoryHost(recognise(text).record)).fact("docker_containers", DockerContainers).containers
+    assert ctr.env == (("NCCL_P2P_DISABLE", "1"), ("NCCL_DEBUG", "INFO"))
+
+
+def test_lists_of_names_that_are_no_pod_env_are_left() -> None:
+    # Modelled: a CI workflow's steps, and one env item alone: neither is a pod's env list.
+    steps = "      - name: Checkout\n        uses: actions/checkout@v4\n      - name: Test\n        run: pytest\n"
+    one = "              - name: NCCL_DEBUG\n                value: INFO\n"
+    for text in (steps, one):
+        assert "k8s pod" not in [kind for kind, *_ in recognise(text).recognised]

@@ -114,6 +114,22 @@ def test_a_clean_host_does_not_explain_the_gap(tmp_path: Path, capsys: pytest.Ca
     assert llama["decode_tok_s"] == 142.7 and llama["host_explains"] is False
 
 
+def test_the_verdict_leads_with_where_the_gap_lies(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The question the user came with (why 10 tok/s?) is the verdict's first clause, before the host's fix."""
+    flags = ("--model", str(glm5_config(tmp_path)), "--weights", "nvfp4", "--measured", "10.36")
+    essay = json.loads(_run(capsys, essay_paste(tmp_path, topology=True), "--format", "json", *flags))["verdict"]
+    assert essay.startswith("the host does not explain the gap (measured 14 % of the ceiling): it lies in the engine;")
+    assert "on the host, fix first: " in essay and "KERN-NUMA-BALANCING" in essay
+    lost = json.loads(_run(capsys, essay_paste(tmp_path, lost=1, with_log=True), "--format", "json"))["verdict"]
+    assert lost.startswith("the host's findings explain the gap") and "; fix first: " in lost
+    assert "on the host" not in lost
+    clean = json.loads(_run(capsys, essay_paste(tmp_path, numa_balancing=0, with_log=True), "--format", "json"))
+    assert clean["verdict"].startswith("the host does not explain the gap") and "fix first" not in clean["verdict"]
+    # Without a measured rate the verdict is the host's alone.
+    plain = json.loads(_run(capsys, essay_paste(tmp_path, topology=True), "--format", "json"))["verdict"]
+    assert plain.startswith("fix first: ")
+
+
 @pytest.mark.parametrize("fmt", ["text", "markdown", "html", "json"])
 def test_every_format_shows_the_same_gap(fmt: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                          monkeypatch: pytest.MonkeyPatch) -> None:

@@ -222,3 +222,48 @@ def test_nccl_falling_back_from_p2p_is_no_symptom() -> None:
     lines = ["> warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)",
              "> warning: Cuda API error detected: cudaGetLastError returned (0x2c0)"]
     assert find_symptoms(lines) == ()
+
+
+# --- a fact in a line other than the check's usual source (gapfix) ---------------------------
+
+# NVIDIA/NVSentinel#772 (XRFXLP): DCGM's diag result as a JSON log line, the same Info text as corpus 149's table.
+NVSENTINEL_772 = ('  "detail": "Persistence Mode: Persistence mode for GPU 0 is disabled. Enable persistence mode by '
+                  'running \\"nvidia-smi -i <gpuId> -pm 1 \\" as root.",\n')
+# NVIDIA/open-gpu-kernel-modules, the driver's error-containment log (kern_gpu_error_cont_ga100.c): its
+# documented forms of Xid 94 on a MIG instance and of Xid 95.
+XID_94_MIG = ("NVRM: Xid (PCI:0000:01:00 GPU-I:05): 94, pid=7194, Contained: CE User Channel (0x9). "
+              "RST: No, D-RST: No\n")
+XID_95 = "NVRM: Xid (PCI:0000:01:00): 95, pid=7062, Uncontained: LTC TAG (0x2, 0x1). RST: Yes, D-RST: No\n"
+
+
+def test_dcgm_persistence_info_proves_persistence_off() -> None:
+    # Corpus 149 (a dcgmi diag table, its Info row) and NVIDIA/NVSentinel#772 (the row's text in a JSON log).
+    status, message = _capture("149", "DRV-PERSISTENCE")["DRV-PERSISTENCE"]
+    assert status == "issue" and "Persistence mode for GPU 0 is disabled" in message
+    status, message, evidence = _run(NVSENTINEL_772, "DRV-PERSISTENCE")["DRV-PERSISTENCE"]
+    assert status == "issue" and any("Persistence mode for GPU 0 is disabled" in line for line in evidence)
+
+
+def test_a_passing_dcgm_persistence_row_is_no_symptom() -> None:
+    # Modelled on corpus 149's table: the Deployment row that passes, and the enabled wording.
+    lines = ["| Persistence Mode          | Pass                                           |",
+             "Persistence mode for GPU 0 is enabled."]
+    assert find_symptoms(lines) == ()
+
+
+def test_uncorrectable_ecc_xids_prove_row_remap_ecc() -> None:
+    # Corpus 143 (a dmesg -T excerpt with Xid 43, 31 and 94), then the driver's own MIG and Xid 95 forms.
+    status, message = _capture("143", "MEM-ROW-REMAP-ECC")["MEM-ROW-REMAP-ECC"]
+    assert status == "issue" and "): 94," in message
+    for text, severity in ((XID_94_MIG, "medium"), (XID_95, "high")):
+        results = run_checks(MemoryHost(recognise(text).record), ["MEM-ROW-REMAP-ECC"])
+        assert results["MEM-ROW-REMAP-ECC"].status == "issue", text
+        assert results["MEM-ROW-REMAP-ECC"].severity == severity, text
+
+
+def test_other_xids_are_no_ecc_symptom() -> None:
+    # Corpus 143's Xid 43 and 31 lines, and a modelled Xid 63 (a row remap recorded: corrected, not a failure).
+    lines = ["[Wed Jul 31 23:14:18 2024] NVRM: Xid (PCI:0000:00:05): 43, pid=1045242, name=pt_main_thread, Ch 00000008",
+             "NVRM: Xid (PCI:0000:86:00): 63, pid='<unknown>', name=<unknown>, Row Remapper: New row marked for remapping",
+             "NVRM: Xid (PCI:0000:86:00): 940, modelled: a code that only starts like 94"]
+    assert [h.symptom.check for h in find_symptoms(lines)] == []

@@ -233,3 +233,23 @@ def test_an_unreadable_xml_falls_back_to_the_text_and_provenance_names_it() -> N
     assert isinstance(value, NvidiaGpus) and value.gpus and value.driver_version
     assert value.sources == tuple(p.source for p in collector.provenance("nvidia")) and value.sources
     assert all("-x" not in s for s in value.sources) and any("nvidia-smi -q" in s for s in value.sources)
+
+
+def test_a_table_without_its_processes_box_gives_no_gpu_total() -> None:
+    # Corpus 165 (a GeForce RTX 3080 host): the table stops at the border after GPU 0, before the Processes box.
+    from corpus import body
+    from stackaudit.checks.drv import gpu_total
+    from stackaudit.facts.nvidia_smi import parse_table
+
+    text = body("165")
+    gpus = parse_table(text)
+    assert gpu_total(gpus) is None and "before its Processes box" in gpus.unshown
+    # Modelled: the same table closed by its Processes box lists every GPU of the host.
+    whole = text.rstrip().rstrip("`").rstrip() + "\n" + "\n".join((
+        "+---------------------------------------------------------------------------------------+",
+        "| Processes:                                                                            |",
+        "|  GPU   GI   CI        PID   Type   Process name                            GPU Memory |",
+        "|=======================================================================================|",
+        "|  No running processes found                                                           |",
+        "+---------------------------------------------------------------------------------------+"))
+    assert gpu_total(parse_table(whole)) == 1 and parse_table(whole).unshown == ""

@@ -100,6 +100,8 @@ PREFIX_SAMPLES: list[tuple[str, str, str, str]] = [
     ("docker compose",  # a public README's `docker compose logs ollama` (found by the code search)
      'ollama  | time=2025-06-19T17:09:30.103Z level=INFO source=gpu.go:217 msg="looking for compatible GPUs"',
      'time=2025-06-19T17:09:30.103Z level=INFO source=gpu.go:217 msg="looking for compatible GPUs"', ""),
+    ("Python logging",  # capture 174 (open-mmlab/mmdeploy#17): a check_env report through logging.info
+     "INFO:root:GPU 0,1,2,3: Tesla P40", "GPU 0,1,2,3: Tesla P40", ""),
 ]
 
 # Lines that start like a prefix and are not one: they stay as they are.
@@ -108,6 +110,8 @@ NOT_PREFIXES = [
     "Timestamp                                 : Thu Nov  3 05:46:34 2022",
     "GPU0     | value",  # one table row: a compose prefix stands on every line of a service
     "Feb 14 2026 the node rebooted",
+    "INFO:     Started server process [1]",  # modelled: uvicorn's level column, not a logger's name
+    "ERROR: Could not find a version that satisfies the requirement vllm",  # modelled: pip's message
 ]
 
 
@@ -126,6 +130,7 @@ TRANSFORMS: dict[str, tuple[Callable[[str], str], int]] = {
     "prefixed (docker logs -t)": (_prefixed("2024-11-20T14:37:16.307700574Z "), 0),
     "prefixed (docker compose)": (_prefixed("ollama  | "), 0),
     "prefixed (a unit's journal)": (_prefixed("Oct  8 00:40:36 gpu-node-7 myjob[1450]: "), 0),
+    "prefixed (Python logging)": (_prefixed("INFO:root:"), 0),
 }
 # The host each transform's prefix names ('' for none): recorded once for the hostname, beside the outputs.
 PREFIX_HOSTS = {"prefixed (a unit's journal)": "gpu-node-7"}

@@ -135,13 +135,17 @@ class Family:
     nvlink: str
     what: str
     source: str
+    # False where no card of the line has MIG (NVIDIA's MIG user guide lists data-center and RTX PRO parts only);
+    # None where it depends on the model (the table row, or the GPU's own MIG Mode field).
+    mig: bool | None = None
 
 
 _NCCL_TESTS_287 = "https://github.com/NVIDIA/nccl-tests/issues/287"
 _HGX = "https://www.nvidia.com/en-us/data-center/hgx/"
 FAMILIES = {
-    "geforce": Family("geforce", False, "bridge", "GeForce consumer cards: no PCIe P2P with the stock driver",
-                      _NCCL_TESTS_287),
+    "geforce": Family("geforce", False, "bridge", "GeForce consumer cards: no PCIe P2P with the stock driver, no MIG",
+                      _NCCL_TESTS_287, mig=False),
+    # mig=False: https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html lists no GeForce part.
     "workstation": Family("workstation", True, "bridge", "RTX and RTX PRO cards (workstation and server editions)",
                           "https://www.nvidia.com/en-us/products/workstations/"),
     "datacenter-pcie": Family("datacenter-pcie", True, "bridge", "data-center PCIe cards",

@@ -93,7 +93,7 @@ def gpu_list(nvidia: NvidiaGpus | None) -> list[GpuInfo] | Outcome:
     return gpus
 
 
-def _no_gpu_information() -> Outcome:
+def no_gpu_information() -> Outcome:
     """A check that reads the daemons without GPUs only where they are in the source: else it is judged as if
     the nvidia fact were required (the engine gives its reason)."""
     return unknown("no NVIDIA GPU information in this source", hint="install nvidia-ml-py, or paste `nvidia-smi -q -x`",
@@ -359,7 +359,7 @@ _DROPIN = ("mkdir -p /etc/systemd/system/nvidia-persistenced.service.d && printf
                 "https://docs.nvidia.com/deploy/driver-persistence/persistence-mode-legacy.html"),
 )
 def persistence(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServices | None = None,
-                container: ContainerInfo | None = None) -> Outcome:
+                container: ContainerInfo | None = None, log_symptoms: LogSymptoms | None = None) -> Outcome:
     """Reads: each GPU's persistence mode (NVML / `nvidia-smi`), `systemctl is-active
     nvidia-persistenced`, the unit's effective ExecStart (`systemctl cat`), the daemon's process.
 
@@ -374,8 +374,16 @@ def persistence(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaService
     runs `nvidia-persistenced --no-persistence-mode`: the service is `active` while persistence is
     Disabled, and `systemctl enable --now` changes nothing; the fix is a drop-in that resets
     ExecStart. Inside a container the value is the host's and is fixed there.
-    A pasted journal that shows the daemon failed or stopped, with no GPU listing, is an issue too.
+    A pasted journal that shows the daemon failed or stopped, with no GPU listing, is an issue too,
+    and so is DCGM's diagnostic row "Persistence mode for GPU N is disabled" (facts/symptoms.py).
     """
+    hits = log_symptoms.proving("DRV-PERSISTENCE") if log_symptoms is not None else ()
+    return with_symptoms(_persistence(nvidia, nvidia_services, container), hits)
+
+
+def _persistence(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices | None,
+                 container: ContainerInfo | None) -> Outcome:
+    """DRV-PERSISTENCE from the GPUs' persistence mode and the daemon (persistence adds the log's symptoms)."""
     daemon = nvidia_services.persistenced if nvidia_services is not None else None
     if nvidia is None and daemon is not None and daemon.running is False and daemon.log:
         return issue(f"nvidia-persistenced is {daemon.active}: each new CUDA/NVML client re-initialises the GPUs "
@@ -383,7 +391,7 @@ def persistence(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaService
                      "source", actual={"nvidia-persistenced": daemon.active}, expected="active",
                      evidence=list(daemon.log[-3:]))
     if nvidia is None:
-        return _no_gpu_information()
+        return no_gpu_information()
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
         return gpus
@@ -528,7 +536,7 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     if nvidia is None and fm is not None and fm.log:  # what its pasted status / journal lines said
         return _fabric_manager_alone(fm)
     if nvidia is None:
-        return _no_gpu_information()
+        return no_gpu_information()
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
         return gpus
@@ -919,12 +927,19 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     "No Xid" is concluded only from a whole kernel log (from boot, no gap): a pasted excerpt or a
     ring buffer that wrapped cannot show that none happened.
     """
-    events = gpu_events.events
+    # A line a symptom proves for another check (an NVLink Xid, a channel stopped because of one, an ECC Xid) is
+    # that check's finding, quoted there: one log line is the evidence of one finding.
+    owned = {h.line for h in find_symptoms([e.line for e in gpu_events.events if e.line])
+             if h.symptom.check != "DRV-XID"}
+    elsewhere = sorted({h.symptom.check for h in find_symptoms(sorted(owned))})
+    events = tuple(e for e in gpu_events.events if not (e.line and e.line.strip() in owned))
     # The recovery action: NVML's (per GPU), else the latest Xid 154 of the kernel log.
     actions = {**gpu_events.recovery_actions(),
                **{(g.bdf or g.subject): g.recovery_action for g in (nvidia.gpus if nvidia else ())
                   if g.recovery_action not in (None, "None")}}
     if not [e for e in events if e.code != 154] and not actions:
+        if elsewhere:
+            return not_applicable(f"every Xid line shown is the finding of {', '.join(elsewhere)}, quoted there")
         if (nvidia is not None and nvidia.none_on_bus) or (pci is not None and not pci.nvidia_gpus):
             return not_applicable("no NVIDIA GPU on the PCI bus")
         if not gpu_events.complete and gpu_events.no_xid_shown_by:
@@ -942,10 +957,7 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     hardware, applications, shown_actions = _xid_findings(by_gpu, actions)
     actual = {f"{e.bdf or '?'} xid {e.code}" if e.kind == "xid" else f"{e.bdf or '?'} {e.kind}": e.count
               for e in events}
-    # A line a symptom proves for another check (an NVLink Xid, a channel stopped because of one) is quoted
-    # there, by DRV-NVLINK-HEALTH: one log line is the evidence of one finding.
-    owned = {h.line for h in find_symptoms([e.line for e in events if e.line]) if h.symptom.check != "DRV-XID"}
-    evidence = [e.line for e in events if e.line and e.line.strip() not in owned][-5:]
+    evidence = [e.line for e in events if e.line][-5:]
     if not hardware:
         # 13/31/43 alone: the program faulted, the GPU did not (reported apart, as information).
         return not_an_issue("application faults, not the hardware: " + "; ".join(applications)

@@ -20,6 +20,7 @@ from stackaudit.checks.registry import (
     over_subjects,
     unknown,
 )
+from stackaudit.facts.boot_loader import CmdlineTool, tool_of
 from stackaudit.facts.gpu_events import GpuEvents
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.nvidia import NvidiaGpus, gpu_spec
@@ -36,11 +37,19 @@ from stackaudit.fixes import (
     keep_line,
     step,
 )
+from stackaudit.fixes.kernel_cmdline import cmdline_forms
 from stackaudit.fixes.pcie import acs_fix, acs_scan_fix
 
 NCCL_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html"
 KERNEL_PARAMS_DOC = "https://docs.kernel.org/admin-guide/kernel-parameters.html"
 _TRANSLATING = ("DMA", "DMA-FQ")
+_IOMMU_NOTE = ("at runtime `echo identity > /sys/kernel/iommu_groups/N/type` needs every device of the group unbound "
+               "(stop all GPU work, unload nvidia); disabling VT-d/AMD-Vi in BIOS works if nothing needs the IOMMU")
+
+
+def _iommu_fix(tool: str) -> Fix:
+    return Fix.of(step("Put the IOMMU in passthrough mode on the kernel command line, then reboot", cost="reboot",
+                       changes="the kernel command line", keep=cmdline_forms("iommu=pt", tool)), note=_IOMMU_NOTE)
 
 
 @check(
@@ -48,19 +57,13 @@ _TRANSLATING = ("DMA", "DMA-FQ")
     title="IOMMU translating DMA for the GPUs (not passthrough)",
     severity="high",
     confidence="documented",
-    fix=Fix.of(
-        step("Put the IOMMU in passthrough mode on the kernel command line, then reboot",
-             "grubby --update-kernel=ALL --args=iommu=pt", cost="reboot", changes="the kernel command line",
-             keep=keep_line('GRUB_CMDLINE_LINUX_DEFAULT="... iommu=pt"', "/etc/default/grub", label="GRUB",
-                            text="then update-grub (Debian/Ubuntu; grubby does it on RHEL)"),
-             revert=["grubby --update-kernel=ALL --remove-args=iommu=pt"]),
-        note="at runtime `echo identity > /sys/kernel/iommu_groups/N/type` needs every device of the group unbound "
-        "(stop all GPU work, unload nvidia); disabling VT-d/AMD-Vi in BIOS works if nothing needs the IOMMU"),
+    fix=_iommu_fix(""),
     references=(NCCL_TROUBLESHOOTING, "https://github.com/NVIDIA/nccl/issues/257",
                 "https://github.com/NVIDIA/nccl-tests/issues/115"),
 )
 def iommu_mode(pci: PciDevices | None = None, cmdline: KernelCmdline | None = None,
-               kernel_log: KernelLog | None = None, virtualization: Virtualization | None = None) -> Outcome:
+               kernel_log: KernelLog | None = None, virtualization: Virtualization | None = None,
+               cmdline_tool: CmdlineTool | None = None) -> Outcome:
     """Reads: `/proc/cmdline` (intel_iommu, amd_iommu, iommu=pt, iommu.passthrough), each GPU's
     `/sys/bus/pci/devices/<bdf>/iommu_group` and `/sys/kernel/iommu_groups/N/type`, and IOMMU
     fault lines in `dmesg` that name a GPU.
@@ -100,7 +103,8 @@ def iommu_mode(pci: PciDevices | None = None, cmdline: KernelCmdline | None = No
         faults = kernel_log.iommu_faults(bdfs)
         if faults:
             return issue(f"IOMMU faults name the GPUs: peer-to-peer writes are being blocked ({len(faults)} lines)",
-                         actual=faults[:5], expected="no IOMMU faults", subjects=bdfs, evidence=faults[:5])
+                         actual=faults[:5], expected="no IOMMU faults", subjects=bdfs, evidence=faults[:5],
+                         fix=_iommu_fix(tool_of(cmdline_tool)))
     types = {g.bdf: g.iommu_group_type for g in gpus}
     translating = [b for b, t in types.items() if t in _TRANSLATING]
     passthrough_flag = cmdline is not None and (
@@ -120,7 +124,7 @@ def iommu_mode(pci: PciDevices | None = None, cmdline: KernelCmdline | None = No
             f"{', '.join(sorted({types[b] or '' for b in translating}))}); PCIe P2P between them is redirected "
             "and translated" + ("; " + "; ".join(notes) if notes else ""),
             actual={b: types[b] for b in translating}, expected="identity (iommu=pt) or IOMMU off",
-            subjects=translating)
+            subjects=translating, fix=_iommu_fix(tool_of(cmdline_tool)))
     if all(t == "identity" for t in types.values()):
         return ok("GPU IOMMU groups are in passthrough (identity); check ACS on switch ports (FW-ACS-P2P)"
                   + ("; " + "; ".join(notes) if notes else ""), actual=types, subjects=bdfs)
@@ -246,10 +250,24 @@ def numa_nps(numa: NumaTopology, cpu: CpuInfo | None = None, pci: PciDevices | N
 
 # -- PCIe side: ACS, Resizable BAR, MMIO space, AER (docs/checks.md, FW-ACS-P2P ... FW-AER-ERRORS) ------------
 
-def _acs_fix(bridges: list[PcieFunction], engines: list[str] | None) -> Fix:
+def _acs_fix(bridges: list[PcieFunction], engines: list[str] | None, tool: str) -> Fix:
     """Masked ACS writes on exactly the bridges found redirecting between GPUs (stackaudit.fixes.pcie)."""
     return acs_fix({f.bdf: f.config.acs.ctl if f.config is not None and f.config.acs is not None else None
-                    for f in bridges}, engines)
+                    for f in bridges}, engines, tool)
+
+
+def _trap_words(cmdline: KernelCmdline | None) -> str:
+    """The ineffective ACS parameters on the command line, as words to remove from it."""
+    if cmdline is None:
+        return "pci=noacs pcie_acs_override="
+    words = []
+    for name in ("pci", "pcie_acs_override"):
+        value = cmdline.last(name)
+        if name == "pci" and "noacs" not in cmdline.pci_options():
+            continue
+        if cmdline.has(name):
+            words.append(name if value is None else f"{name}={value}")
+    return " ".join(words) or "pci=noacs pcie_acs_override="
 
 
 def _acs_traps(cmdline: KernelCmdline | None, kernel_log: KernelLog | None) -> list[str]:
@@ -299,7 +317,8 @@ def _p2p_across_root_ports(nccl_config: NcclConfig | None, parallelism: Parallel
 )
 def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: KernelLog | None = None,
             virtualization: Virtualization | None = None, parallelism: Parallelism | None = None,
-            nccl_config: NcclConfig | None = None, serving_log: ServingLog | None = None) -> Outcome:
+            nccl_config: NcclConfig | None = None, serving_log: ServingLog | None = None,
+            cmdline_tool: CmdlineTool | None = None) -> Outcome:
     """Reads: the ACS extended capability (control register `ECAP_ACS+0x6`, `ACSCtl:` in
     `lspci -vvv`) of every bridge on the paths between the GPUs, as root; the kernel command line
     and `dmesg` for ineffective ACS parameters.
@@ -377,12 +396,12 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
             return issue(msg + trap_text, actual={f.bdf: f"{f.config.acs.ctl:#06x}" for f in redirected
                                                   if f.config and f.config.acs and f.config.acs.ctl is not None},
                          expected="ACSCtl ReqRedir- CmpltRedir- on ports between GPUs", subjects=bdfs,
-                         severity=severity, confidence=confidence, fix=_acs_fix(redirected, engines), evidence=lines,
+                         severity=severity, confidence=confidence, fix=_acs_fix(redirected, engines, tool_of(cmdline_tool)), evidence=lines,
                          only_if=only_if)
         return issue(f"{len(loose_on)} of {len(pcie.loose)} ACSCtl lines show ReqRedir+/CmpltRedir+ (the paste has no "
                      "device addresses: which ports sit between GPUs is not known)" + trap_text,
                      actual=f"{len(loose_on)} ports with redirect", expected="ReqRedir- CmpltRedir- between GPUs",
-                     fix=acs_scan_fix(engines))
+                     fix=acs_scan_fix(engines, tool_of(cmdline_tool)))
     readable = [f for f in candidates if f not in blind]
     if blind and not readable:
         return unknown(f"ACS control of {len(blind)} bridge(s) between the GPUs not readable "
@@ -395,7 +414,9 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
                      + trap_text, actual=traps, severity="low", confidence="documented",
                      fix=Fix.of(step("Remove `pci=noacs` / `pcie_acs_override=` from the kernel command line (use "
                                "`pci=disable_acs_redir=`, quoted in GRUB, where needed), then reboot", cost="reboot",
-                               changes="the kernel command line")))
+                               changes="the kernel command line",
+                               keep=cmdline_forms(_trap_words(cmdline), tool_of(cmdline_tool),
+                                                  remove=True))))
     judged = ok(f"no ACS redirect on the {len(readable) or len(pcie.loose)} bridge(s) between the GPUs",
                 actual={f.bdf: f.config.acs.ctl_flags() if f.config and f.config.acs else "no ACS capability"
                         for f in readable}, subjects=[f.bdf for f in readable])

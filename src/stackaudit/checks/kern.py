@@ -20,6 +20,7 @@ from stackaudit.checks.registry import (
 )
 from stackaudit.checks.registry import check as register_check
 from stackaudit.facts._parse import format_cpulist
+from stackaudit.facts.boot_loader import CmdlineTool, tool_of
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.cpufreq import (
     BOOST,
@@ -51,6 +52,7 @@ from stackaudit.fixes import (
     sh,
     step,
 )
+from stackaudit.fixes.kernel_cmdline import cmdline_forms
 
 CPUFREQ_DOC = "https://docs.kernel.org/admin-guide/pm/cpufreq.html"
 INTEL_PSTATE_DOC = "https://docs.kernel.org/admin-guide/pm/intel_pstate.html"
@@ -86,23 +88,26 @@ def engine_processes(procs: ServingProcesses | None) -> list[ProcessInfo]:
 # --- KERN-CPUFREQ-GOVERNOR -------------------------------------------------------------------
 
 
+def _governor_fix(tool: str) -> Fix:
+    return Fix.of(step("Set the performance governor on every CPU", "cpupower frequency-set -g performance",
+                       changes="scaling_governor of every CPU",
+                       keep=(keep_cmd(cmd("tuned-adm profile throughput-performance"), label="tuned",
+                                      text="or latency-performance / accelerator-performance"),
+                             *cmdline_forms("cpufreq.default_governor=performance", tool),
+                             keep_text("a systemd oneshot running the command", label="systemd"))))
+
+
 @register_check(
     "KERN-CPUFREQ-GOVERNOR",
     title="CPU frequency governor/driver keeps cores slow",
     severity="medium",
     confidence="documented",
-    fix=Fix.of(step("Set the performance governor on every CPU", "cpupower frequency-set -g performance",
-                       changes="scaling_governor of every CPU",
-                       keep=(keep_cmd(cmd("tuned-adm profile throughput-performance"), label="tuned",
-                                      text="or latency-performance / accelerator-performance"),
-                             keep_line('GRUB_CMDLINE_LINUX_DEFAULT="... cpufreq.default_governor=performance"',
-                                       "/etc/default/grub", label="kernel command line"),
-                             keep_text("a systemd oneshot running the command", label="systemd")))),
+    fix=_governor_fix(""),
     references=(CPUFREQ_DOC, "https://github.com/vllm-project/vllm/issues/6854",
                 "https://github.com/vllm-project/vllm/issues/8147"),
 )
 def governor(cpufreq: CpuFreq, virtualization: Virtualization | None = None,
-             container: ContainerInfo | None = None) -> Outcome:
+             container: ContainerInfo | None = None, cmdline_tool: CmdlineTool | None = None) -> Outcome:
     """Reads: /sys/devices/system/cpu/cpufreq/policy*/scaling_driver and scaling_governor (every
     policy), or a pasted `cpupower frequency-info` (often CPU 0 only: the result then says "CPU 0").
 
@@ -191,6 +196,7 @@ def governor(cpufreq: CpuFreq, virtualization: Virtualization | None = None,
             severity="high" if severe else "medium",
             evidence=[f"{CPU_SYS}/cpufreq/policy{c}/scaling_governor: {g}" for g in slow for c in
                       cpufreq.cpus_with("governor", (g,))[:3]],
+            fix=_governor_fix(tool_of(cmdline_tool)),
         )
     return ok(observed, actual=observed)
 
@@ -387,12 +393,12 @@ def epp(cpufreq: CpuFreq, container: ContainerInfo | None = None) -> Outcome:
     confidence="source-verified",
     fix=Fix.of(step("Enable amd-pstate on the kernel command line (needs 'CPPC = Enabled' in BIOS), reboot, then "
                        "set EPP/governor", cost="reboot", changes="the kernel command line",
-                       keep=keep_line('GRUB_CMDLINE_LINUX_DEFAULT="... amd_pstate=active"', "/etc/default/grub",
-                                      label="GRUB"))),
+                       keep=cmdline_forms("amd_pstate=active"))),
     references=(AMD_PSTATE_DOC, "https://github.com/torvalds/linux/blob/master/drivers/cpufreq/amd-pstate.c"),
 )
 def amd_pstate(cpufreq: CpuFreq, cpu: CpuInfo | None = None, kernel: KernelInfo | None = None,
                cmdline: KernelCmdline | None = None, kernel_log: KernelLog | None = None,
+               cmdline_tool: CmdlineTool | None = None,
                virtualization: Virtualization | None = None) -> Outcome:
     """Reads: /sys/devices/system/cpu/amd_pstate/status, scaling_driver and governor, EPP;
     `lscpu` CPU family (25 = Zen 3/4, 26 = Zen 5); `uname -r`; cmdline `amd_pstate=`; dmesg
@@ -441,7 +447,8 @@ def amd_pstate(cpufreq: CpuFreq, cpu: CpuInfo | None = None, kernel: KernelInfo 
             actual=observed, expected="amd_pstate default (or =active)",
             subjects=["cmdline:amd_pstate"],
             fix=Fix.of(step("Remove amd_pstate=disable from the kernel command line, then reboot", cost="reboot",
-                               changes="the kernel command line")),
+                               changes="the kernel command line",
+                               keep=cmdline_forms("amd_pstate=disable", tool_of(cmdline_tool), remove=True))),
         )
     if driver and driver.startswith("amd-pstate"):
         power = [v for v in cpufreq.epps() if v == "power"]
@@ -494,12 +501,11 @@ LATENCY_TUNED_PROFILES = ("latency-performance", "accelerator-performance", "net
                           "realtime", "cpu-partitioning", "hpc-compute")
 
 
-def _max_cstate_form(driver: str | None) -> Persist:
-    """The kernel-command-line C-state limit of the cpuidle driver in use: `intel_idle.max_cstate` only
-    binds intel_idle; acpi_idle (AMD, or Intel with intel_idle off) obeys `processor.max_cstate`."""
+def _max_cstate_forms(driver: str | None, tool: str) -> tuple[Persist, ...]:
+    """The kernel-command-line C-state limit of the cpuidle driver in use, in the host's form: `intel_idle.max_cstate`
+    only binds intel_idle; acpi_idle (AMD, or Intel with intel_idle off) obeys `processor.max_cstate`."""
     key = "intel_idle.max_cstate" if driver == "intel_idle" else "processor.max_cstate"
-    return keep_line(f'GRUB_CMDLINE_LINUX_DEFAULT="... {key}=1"', "/etc/default/grub",
-                     label=f"{driver or 'acpi_idle'}, reboot")
+    return cmdline_forms(f"{key}=1", tool)
 
 
 @register_check(
@@ -512,14 +518,14 @@ def _max_cstate_form(driver: str | None) -> Persist:
                        keep=(keep_cmd(cmd("tuned-adm profile latency-performance"), label="tuned",
                                       text="or accelerator-performance"),
                              keep_text("'Global C-state Control' / 'Package C-state limit' (C0/C1)", label="BIOS"),
-                             _max_cstate_form("intel_idle"))),
+                             *_max_cstate_forms("intel_idle", ""))),
                   note="or hold /dev/cpu_dma_latency open with a low value"),
     references=("https://docs.kernel.org/admin-guide/pm/cpuidle.html",
                 "https://docs.kernel.org/power/pm_qos_interface.html",
                 "https://github.com/NVIDIA/nccl/issues/182"),
 )
 def cstates(cpuidle: CpuIdle, cmdline: KernelCmdline | None = None,
-            virtualization: Virtualization | None = None) -> Outcome:
+            virtualization: Virtualization | None = None, cmdline_tool: CmdlineTool | None = None) -> Outcome:
     """Reads: /sys/devices/system/cpu/cpu0/cpuidle/state*/{name,latency,disable} (or `cpupower
     idle-info`), /sys/module/intel_idle/parameters/max_cstate, cmdline intel_idle.max_cstate=,
     processor.max_cstate=, idle=; the PM QoS limit (/dev/cpu_dma_latency, root) and
@@ -590,7 +596,7 @@ def cstates(cpuidle: CpuIdle, cmdline: KernelCmdline | None = None,
                        keep=(keep_cmd(cmd("tuned-adm profile latency-performance"), label="tuned",
                                       text="or accelerator-performance"),
                              keep_text("the C-state limit", label="BIOS"),
-                             _max_cstate_form(cpuidle.driver)))),
+                             *_max_cstate_forms(cpuidle.driver, tool_of(cmdline_tool))))),
     )
 
 
@@ -1009,7 +1015,7 @@ def watchdog(sysctls: Sysctls) -> Outcome:
     confidence="unproven",
     fix=Fix.of(step("Only on single-tenant trusted hosts: turn CPU mitigations off on the kernel command line, "
                        "then reboot", cost="reboot", changes="the kernel command line",
-                       keep=keep_line('GRUB_CMDLINE_LINUX_DEFAULT="... mitigations=off"', "/etc/default/grub"))),
+                       keep=cmdline_forms("mitigations=off"))),
 )
 def mitigations(vulnerabilities: Vulnerabilities | None = None, cmdline: KernelCmdline | None = None,
                 cpu: CpuInfo | None = None) -> Outcome:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from stackaudit.checks.drv import gpu_list, ok_over_gpus, over_gpus, tp_sizes
+from stackaudit.checks.drv import gpu_list, no_gpu_information, ok_over_gpus, over_gpus, tp_sizes
 from stackaudit.checks.registry import (
     Fix,
     Outcome,
@@ -14,6 +14,7 @@ from stackaudit.checks.registry import (
     not_applicable,
     ok,
     unknown,
+    with_symptoms,
 )
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.gpus import GpuInventory
@@ -21,6 +22,7 @@ from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.nvidia import GpuInfo, GpuProcess, HostMemory, NvidiaDriver, NvidiaGpus, NvidiaServices
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.processes import ServingProcesses
+from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import KernelInfo
 from stackaudit.fixes import (
     advice,
@@ -31,6 +33,7 @@ from stackaudit.fixes import (
     sh,
     step,
 )
+from stackaudit.gputable import family_of
 
 MEM_ERRORS = "https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/error-recovery-and-response-flags.html"
 MIG_GUIDE = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/deployment-considerations.html"
@@ -53,7 +56,7 @@ def _idx(gpus: list[GpuInfo]) -> str:
                   note="RMA the GPU when `Remapping Failure Occurred: Yes`"),
     references=(MEM_ERRORS, "https://nvidia.github.io/cuda-python/"),
 )
-def row_remap_ecc(nvidia: NvidiaGpus) -> Outcome:
+def row_remap_ecc(nvidia: NvidiaGpus | None = None, log_symptoms: LogSymptoms | None = None) -> Outcome:
     """Reads: per GPU, NVML nvmlDeviceGetRemappedRows (corrected, uncorrected, pending, failure),
     volatile/aggregate ECC counts (nvmlDeviceGetTotalEccErrors), retired pages and the pending
     flag (pre-Ampere); `nvidia-smi -q` Remapped Rows / ECC Errors / Retired Pages.
@@ -66,8 +69,15 @@ def row_remap_ecc(nvidia: NvidiaGpus) -> Outcome:
 
     Traps: a pending remap is a maintenance item, not a slowdown ("error-containment and dynamic
     page blacklisting will take care of that" until the reset). Non-zero aggregate *correctable*
-    counts are normal.
+    counts are normal. An uncorrectable ECC Xid in the log (94 contained, 48 or 95 not) proves the issue on its
+    own, quoted (facts/symptoms.py).
     """
+    hits = log_symptoms.proving("MEM-ROW-REMAP-ECC") if log_symptoms is not None else ()
+    return with_symptoms(_row_remap_ecc(nvidia) if nvidia is not None else no_gpu_information(), hits)
+
+
+def _row_remap_ecc(nvidia: NvidiaGpus) -> Outcome:
+    """MEM-ROW-REMAP-ECC from NVML / nvidia-smi counters (row_remap_ecc adds the log's symptoms)."""
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
         return gpus
@@ -194,6 +204,11 @@ def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> Outcome:
     if not read:
         if all("mig" in g.unsupported for g in gpus):
             return not_applicable("MIG is not supported on these GPUs (" + ", ".join(nvidia.names) + ")")
+        lines = {g.name: family_of(g.name) for g in gpus if g.name}
+        if len(lines) == len({g.name for g in gpus}) and lines and all(f and f.mig is False for f in lines.values()):
+            # The product line settles it where an old driver prints no MIG Mode field (gputable.FAMILIES).
+            return not_applicable("no MIG on these GPUs: " + "; ".join(
+                f"{name} ({f.what})" for name, f in lines.items() if f is not None))
         return unknown("MIG mode is not in this source (or could not be read)", hint="paste `nvidia-smi -q`")
     enabled = [g for g in read if g.mig_current]
     pending = [g for g in read if g.mig_pending is not None and g.mig_pending != g.mig_current]

@@ -21,6 +21,7 @@ from stackaudit.checks.registry import (
     over_subjects,
     unknown,
 )
+from stackaudit.facts.boot_loader import CmdlineTool, tool_of
 from stackaudit.facts.gpu_links import GpuLink, GpuLinks
 from stackaudit.facts.nvidia import GpuSamples
 from stackaudit.facts.pci import gen_of
@@ -29,9 +30,9 @@ from stackaudit.facts.pcie_config import LINK_SPEEDS
 from stackaudit.facts.system import KernelCmdline
 from stackaudit.fixes import (
     advice,
-    keep_line,
     step,
 )
+from stackaudit.fixes.kernel_cmdline import cmdline_forms
 from stackaudit.fixes.pcie import mps_fix, mrrs_fix
 
 KB_REGS = "https://github.com/torvalds/linux/blob/master/include/uapi/linux/pci_regs.h"
@@ -282,7 +283,7 @@ def mrrs(pcie: PcieFacts) -> Outcome:
     fix=mps_fix(),
     references=(KERNEL_PARAMS, KB_REGS),
 )
-def mps(pcie: PcieFacts, cmdline: KernelCmdline | None = None) -> Outcome:
+def mps(pcie: PcieFacts, cmdline: KernelCmdline | None = None, cmdline_tool: CmdlineTool | None = None) -> Outcome:
     """Reads: DevCap `MaxPayload` (what each device supports) and DevCtl `MaxPayload` (what is
     programmed) of every GPU and of every bridge on its path to the root port, as root.
 
@@ -335,7 +336,7 @@ def mps(pcie: PcieFacts, cmdline: KernelCmdline | None = None) -> Outcome:
     if low:
         return issue("MaxPayload below what the whole path supports: " + "; ".join(f"{b}: {v}" for b, v in low.items()),
                      actual=low, expected="DevCtl MPS = min(DevCap along the path)", subjects=list(low),
-                     fix=mps_fix(mps_plan(pcie, low)))
+                     fix=mps_fix(mps_plan(pcie, low), tool_of(cmdline_tool)))
     both = {**at_limit, **good}
     if blind and both:  # the coverage rule: the GPUs judged decide, the blind ones are named
         judged = (not_an_issue if at_limit and not good else ok)(
@@ -451,8 +452,7 @@ def ten_bit_tags(pcie: PcieFacts) -> Outcome:
     confidence="unproven",
     fix=Fix.of(step("Prefer performance over link power saving on the kernel command line (or ASPM off in BIOS), "
                        "then reboot", cost="reboot", changes="the kernel command line",
-                       keep=keep_line('GRUB_CMDLINE_LINUX_DEFAULT="... pcie_aspm.policy=performance"',
-                                      "/etc/default/grub"))),
+                       keep=cmdline_forms("pcie_aspm.policy=performance"))),
     references=(KERNEL_PARAMS,),
 )
 def aspm(pcie: PcieFacts) -> Outcome:

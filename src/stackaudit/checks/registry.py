@@ -148,8 +148,10 @@ def with_symptoms(outcome: Outcome, hits: tuple[SymptomHit, ...], sharpen: str =
     if not hits:
         return outcome
     lines = tuple(dict.fromkeys(h.line for h in hits))
+    faulted = outcome.gpu_lost or any(h.symptom.faults_gpu for h in hits)
     if outcome.status == "issue":
-        return Outcome(**{**outcome.__dict__, "evidence": tuple(dict.fromkeys(outcome.evidence + lines))[:8]})
+        return Outcome(**{**outcome.__dict__, "evidence": tuple(dict.fromkeys(outcome.evidence + lines))[:8],
+                          "gpu_lost": faulted})
     first = hits[0]
     message = (f"{first.symptom.proves}: \"{first.line}\"" + (f" (and {len(lines) - 1} more line(s))"
                                                                 if len(lines) > 1 else "")
@@ -157,7 +159,7 @@ def with_symptoms(outcome: Outcome, hits: tuple[SymptomHit, ...], sharpen: str =
                + (f"; the other evidence alone said {outcome.status}: {outcome.message}" if outcome.message else ""))
     severity = max((h.symptom.severity for h in hits), key=_SEVERITY_RANK.index)
     return issue(message, actual=list(lines[:5]), expected="no such failure in the log", subjects=outcome.subjects,
-                 severity=severity, fix=fix or outcome.fix, evidence=list(lines[:5]))
+                 severity=severity, fix=fix or outcome.fix, evidence=list(lines[:5]), gpu_lost=faulted)
 
 def over_subjects(judged: Outcome, shown: Sequence[str], total: int | None = None, *, noun: str = "GPU",
                   ask: str = "", blind: Sequence[str] = ()) -> Outcome:

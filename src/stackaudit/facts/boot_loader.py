@@ -37,6 +37,7 @@ from stackaudit.facts.sources import (
     GRUBENV_FILES,
     KERNEL_CMDLINE_FILE,
     LOADER_ENTRIES,
+    OS_RELEASE,
     TUNED_BOOTCMDLINE,
     TUNED_GRUB_TEMPLATE,
 )
@@ -86,6 +87,99 @@ def boot_loader_from_kernel_cmdline(ctx: FactContext) -> BootLoader:
     if not text or not text.strip():
         raise FactUnavailable("no /etc/kernel/cmdline")
     return BootLoader("systemd-boot", "/etc/kernel/cmdline exists")
+
+
+# --- the tool that changes the command line for good -------------------------------------------
+#
+# How a kernel parameter is added for good depends on the distribution as much as on the loader:
+# Debian and Ubuntu: GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, then update-grub; RHEL, Fedora,
+# Rocky and Alma: `grubby --update-kernel=ALL --args=…` (GRUB boots BLS entries there, and an edit of
+# /etc/default/grub alone no longer reaches them); Pop!_OS: `kernelstub -a …` (systemd-boot entries it
+# rewrites on every kernel update); systemd-boot elsewhere: /etc/kernel/cmdline. The fix forms are in
+# fixes/kernel_cmdline.py.
+
+CMDLINE_TOOLS = ("update-grub", "grubby", "kernelstub", "systemd-boot")
+_DEBIAN_IDS = {"debian", "ubuntu"}
+_RHEL_IDS = {"rhel", "fedora", "centos", "rocky", "almalinux", "ol"}
+# The kernel's release or version string names the family: `.el9` / `.fc40` (Red Hat builds),
+# `-Ubuntu` and `Debian` in `uname -v` (their kernel packages' version strings).
+_RHEL_KERNEL = re.compile(r"\.(?:el\d+|fc\d+)")
+_DEBIAN_KERNEL = re.compile(r"\b(Ubuntu|Debian)\b")
+
+
+@dataclass(frozen=True)
+class CmdlineTool:
+    name: str  # one of CMDLINE_TOOLS
+    evidence: str
+
+
+fact("cmdline_tool", CmdlineTool, first_of, hint="paste `cat /etc/os-release`")
+
+
+def tool_of(found: CmdlineTool | None) -> str:
+    """The tool's name ("" when the source does not show it): what fixes/kernel_cmdline.py takes."""
+    return found.name if found is not None else ""
+
+
+def parse_os_release(text: str) -> dict[str, str]:
+    """`KEY=value` lines of os-release(5), quotes removed."""
+    out: dict[str, str] = {}
+    for line in text.splitlines()[:200]:
+        key, eq, value = line.strip().partition("=")
+        if eq and re.fullmatch(r"[A-Z_]+", key):
+            out[key] = value.strip().strip("\"'")[:200]
+    return out
+
+
+def tool_of_os_release(fields: dict[str, str], loader: str = "") -> str:
+    """The tool for an os-release's ID and ID_LIKE and the boot loader in use ("" when neither says)."""
+    ids = {fields.get("ID", "").lower(), *fields.get("ID_LIKE", "").lower().split()}
+    if "pop" in ids:
+        return "kernelstub"
+    if loader == "systemd-boot":
+        return "systemd-boot"
+    if ids & _DEBIAN_IDS:
+        return "update-grub"
+    if ids & _RHEL_IDS:
+        return "grubby"
+    return ""
+
+
+@provider("cmdline_tool", CmdlineTool, rank=10, title=OS_RELEASE.title)
+def cmdline_tool_from_os_release(ctx: FactContext) -> CmdlineTool:
+    """The distribution's tool, from /etc/os-release outside a container (a container's is its image's)."""
+    from stackaudit.facts.container import ContainerInfo
+
+    container = ctx.optional("container", ContainerInfo)
+    if container is not None and container.in_container:
+        raise FactUnavailable("in a container, /etc/os-release is not the host's")
+    text = read_optional(ctx.host, OS_RELEASE.path)
+    if not text:
+        raise FactUnavailable("no /etc/os-release")
+    fields = parse_os_release(text)
+    loader = ctx.optional("boot_loader", BootLoader)
+    name = tool_of_os_release(fields, loader.name if loader is not None else "")
+    if not name:
+        raise FactUnavailable(f"/etc/os-release ID={fields.get('ID', '')!r}: no known kernel command-line tool")
+    pretty = fields.get("PRETTY_NAME") or fields.get("ID", "")
+    return CmdlineTool(name, f"/etc/os-release: {pretty}" + (f"; {loader.evidence}" if loader is not None else ""))
+
+
+@provider("cmdline_tool", CmdlineTool, rank=20, title="`uname -a`")
+def cmdline_tool_from_kernel(ctx: FactContext) -> CmdlineTool:
+    """The family of the running kernel's build (the host's, also from inside a container)."""
+    from stackaudit.facts.system import KernelInfo
+
+    kernel = ctx.fact("kernel", KernelInfo)
+    loader = ctx.optional("boot_loader", BootLoader)
+    if loader is not None and loader.name == "systemd-boot":
+        return CmdlineTool("systemd-boot", loader.evidence)
+    if _RHEL_KERNEL.search(kernel.release):
+        return CmdlineTool("grubby", f"kernel {kernel.release} (a Red Hat family build)")
+    m = _DEBIAN_KERNEL.search(kernel.version)
+    if m:
+        return CmdlineTool("update-grub", f"kernel {kernel.release} ({m.group(1)} build)")
+    raise FactUnavailable(f"kernel {kernel.release}: no distribution family in its release or version")
 
 
 # --- the command line the next boot gets --------------------------------------------------------

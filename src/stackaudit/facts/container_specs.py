@@ -557,6 +557,12 @@ def parse_inspect_excerpt(text: str) -> tuple[DockerContainer, ...]:
     raise ParseError("no container object in the excerpt")
 
 
+# Keys that only HostConfig holds in a `docker inspect` object: an excerpt that starts below `"HostConfig": {` shows
+# some of them at its top level (the Docker Engine API's HostConfig; not Config's or NetworkSettings' keys).
+_HOSTCONFIG_KEYS = frozenset(("ShmSize", "Ulimits", "DeviceRequests", "IpcMode", "PidMode", "Runtime", "Privileged",
+                              "CapAdd", "Binds", "PortBindings", "RestartPolicy", "SecurityOpt", "UsernsMode"))
+
+
 def _containers_in(data: Any) -> tuple[DockerContainer, ...]:
     from stackaudit.facts.docker import parse_docker_inspect
 
@@ -565,7 +571,7 @@ def _containers_in(data: Any) -> tuple[DockerContainer, ...]:
     for obj in objects:
         if not isinstance(obj, dict):
             continue
-        if "HostConfig" not in obj and ("Ulimits" in obj or "ShmSize" in obj or "DeviceRequests" in obj):
+        if "HostConfig" not in obj and not _HOSTCONFIG_KEYS.isdisjoint(obj):
             obj = {"HostConfig": obj}  # the inside of HostConfig, its key above the cut
         if not isinstance(obj.get("HostConfig"), dict):
             if "Args" not in obj and "Config" not in obj:

@@ -658,6 +658,9 @@ def parse_table(text: str) -> NvidiaGpus:
         ))
     # A GPU block that no border line closes: the paste stops inside its rows (later GPUs are not shown).
     cut_at = f"the table ends inside GPU {open_gpu}'s rows" if open_gpu is not None and not saw_proc_section else ""
+    if not cut_at and order and not saw_proc_section and not no_procs:
+        # The GPU rows end at a border line but no Processes box follows: more GPU blocks may have been cut away.
+        cut_at = f"the table ends after GPU {order[-1]}'s rows, before its Processes box"
     return NvidiaGpus(tuple(gpus), header.group(2) if header else None, header.group(3) if header else None,
                       None, tuple(notes), cut=cut_at)
 

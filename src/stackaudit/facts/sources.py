@@ -198,6 +198,7 @@ SYSTEMD_SYSTEM = Source("systemd_system", "/etc/systemd/system", path="/etc/syst
                         hint=_ON_HOST)
 GRUB_DEFAULT = Source("grub_default", "/etc/default/grub", path="/etc/default/grub", hint=_ON_HOST)
 GRUB_DEFAULT_D = Source("grub_default_d", "/etc/default/grub.d", path="/etc/default/grub.d")
+OS_RELEASE = Source("os_release", "/etc/os-release", path="/etc/os-release", hint="paste `cat /etc/os-release`")
 KERNEL_CMDLINE_FILE = Source("kernel_cmdline_file", "/etc/kernel/cmdline", path="/etc/kernel/cmdline",
                              hint=_ON_HOST)
 # tuned's [bootloader] plugin: the `$tuned_params` value it last wrote (/etc/grub.d/00_tuned sources it), and

@@ -10,7 +10,7 @@ that says what the line means, and what it proves in words. A pattern names only
 a state that may be healthy (Ray's "/dev/shm has only N bytes available" is a size, judged by
 CTR-SHM-SIZE from its value; NCCL's "Permission denied" on /dev/shm is not a size).
 
-Sources, joined (`union`): the kernel log, a pasted engine / NCCL log, and lines of evidence
+Sources, joined (`union`): the kernel log, a pasted engine / NCCL log, a pasted `dcgmi diag` table, and lines of evidence
 pasted on their own (prose quoting the error, `importers/evidence.py`). A symptom found proves
 the failure; no symptom found proves nothing (a log excerpt may leave it out).
 """
@@ -23,15 +23,19 @@ from dataclasses import dataclass
 from typing import Literal
 
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider, union
-from stackaudit.facts.sources import ENGINE_LOG, EVIDENCE_LINES
+from stackaudit.facts.sources import DCGMI_DIAG, ENGINE_LOG, EVIDENCE_LINES
 from stackaudit.facts.system import KernelLog
 
 NCCL_SHM_DOC = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#shared-memory"
 XID_CATALOGUE = "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html"
 PYTORCH_SHM = "https://github.com/pytorch/pytorch/blob/main/torch/utils/data/_utils/signal_handling.py"
 CUDA_ERRORS = "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html"
+DCGM_DIAG_DOC = "https://docs.nvidia.com/datacenter/dcgm/latest/user-guide/dcgm-diagnostics.html"
 # The NVLink Xids of the catalogue (74 NVLink error, 144-150 the NVLink5 / NVSwitch-fabric error families).
 _NVLINK_XID = r"(?:74|14[4-9]|150)"
+# An Xid's head, whatever the GPU's address looks like: `(PCI:0000:01:00)`, a MIG instance's
+# `(PCI:0000:01:00 GPU-I:05)` (the driver's error-containment log), the old `(0000:03:00)`.
+_XID_AT = r"NVRM: Xid \([^)]{1,48}\):\s*"
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,8 @@ class Symptom:
     proves: str  # what the line proves, in words
     # A line of the same source that says the failure had another cause: the symptom then proves nothing.
     unless: re.Pattern[str] | None = None
+    # The line says a GPU is faulted (degraded NVLink or memory): the finding ranks with lost GPUs.
+    faults_gpu: bool = False
 
 
 SYMPTOMS: tuple[Symptom, ...] = (
@@ -63,10 +69,21 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "IC-P2P-FUNCTIONAL", "high", CUDA_ERRORS,
         "the run used GPU peer access that CUDA refused (cudaErrorPeerAccessUnsupported, error 217)"),
     Symptom("nvlink-xid", re.compile(rf"NVRM: Xid \(PCI:[0-9a-fA-F:.]+\):\s*{_NVLINK_XID}\b"),
-        "DRV-NVLINK-HEALTH", "high", XID_CATALOGUE, "the driver logged an NVLink error Xid"),
+        "DRV-NVLINK-HEALTH", "high", XID_CATALOGUE, "the driver logged an NVLink error Xid", faults_gpu=True),
     Symptom("nvlink-xid-cause", re.compile(rf"caused by previous Xid {_NVLINK_XID}\b"),
         "DRV-NVLINK-HEALTH", "high", XID_CATALOGUE,
         "the driver stopped a channel because of an earlier NVLink error Xid"),
+    # Xid 94: an uncorrectable ECC error the GPU contained (the process using the memory is stopped; a reset
+    # remaps the row); 48 (double-bit ECC) and 95 (uncontained ECC) take the whole GPU down.
+    Symptom("ecc-xid-contained", re.compile(rf"{_XID_AT}94\b"),
+        "MEM-ROW-REMAP-ECC", "medium", XID_CATALOGUE,
+        "the driver logged a contained uncorrectable ECC error (Xid 94): reset the GPU to remap the row"),
+    Symptom("ecc-xid-uncontained", re.compile(rf"{_XID_AT}(?:48|95)\b"),
+        "MEM-ROW-REMAP-ECC", "high", XID_CATALOGUE,
+        "the driver logged an uncorrectable ECC error the GPU did not contain (Xid 48 or 95)", faults_gpu=True),
+    # DCGM's diagnostic writes this Info row when a GPU runs without persistence mode (its Deployment tests).
+    Symptom("dcgm-persistence-off", re.compile(r"Persistence mode for GPU \d+ is disabled"),
+        "DRV-PERSISTENCE", "low", DCGM_DIAG_DOC, "DCGM's diagnostic found a GPU with persistence mode disabled"),
 )
 
 
@@ -100,7 +117,7 @@ fact("log_symptoms", LogSymptoms, union, hint="paste the failing log (the kernel
      "NCCL_DEBUG=INFO)")
 
 # A cheap test before the patterns: every symptom's line holds one of these.
-_NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access")
+_NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access", "Persistence mode for")
 
 
 def is_symptom(line: str) -> bool:
@@ -138,6 +155,12 @@ def symptoms_in_engine_log(text: str) -> LogSymptoms:
 @parser(EVIDENCE_LINES, feeds="log_symptoms", kind=LogSymptoms, rank=30)
 def symptoms_in_evidence_lines(text: str) -> LogSymptoms:
     """Symptom lines pasted on their own (an error quoted in prose)."""
+    return _from_text(text)
+
+
+@parser(DCGMI_DIAG, feeds="log_symptoms", kind=LogSymptoms, rank=25)
+def symptoms_in_dcgmi_diag(text: str) -> LogSymptoms:
+    """Symptom rows of a pasted `dcgmi diag` table (its Info and Warning rows)."""
     return _from_text(text)
 
 

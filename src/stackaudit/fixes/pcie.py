@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from stackaudit.fixes.kernel_cmdline import cmdline_forms
 from stackaudit.fixes.model import Command, Fix, Step, cmd, keep_line, keep_text, sh, step
 
 DEVCTL_MPS_MASK = 0x00E0
@@ -72,18 +73,20 @@ def mrrs_fix(bdfs: Iterable[str] = (), size: int = 4096) -> Fix:
     )
 
 
-def mps_fix(plan: Mapping[str, int] | None = None) -> Fix:
+_MPS_NOTE = ("`pci=pcie_bus_safe`: the largest MPS every device below the root complex supports; not `pcie_bus_perf` "
+             "on GPU P2P hosts (it lowers MRRS); `pcie_bus_peer2peer` sets 128 B everywhere on purpose (P2P safety): "
+             "it does not raise MPS")
+
+
+def mps_fix(plan: Mapping[str, int] | None = None, tool: str = "") -> Fix:
     """Raise MaxPayload to what the whole path supports. `plan`: {BDF: bytes} in write order, upstream
-    bridges before the GPU below them (a device must never send TLPs larger than its link partner's MPS)."""
+    bridges before the GPU below them (a device must never send TLPs larger than its link partner's MPS);
+    `tool`: the host's kernel-command-line tool (fixes/kernel_cmdline.py)."""
     commands = [setpci_devctl(b, mps=size) for b, size in (plan or {}).items()]
-    kernel = keep_line('GRUB_CMDLINE_LINUX_DEFAULT="... pci=pcie_bus_safe"', "/etc/default/grub", label="GRUB",
-                       text="then update-grub and reboot: the largest MPS every device below the root complex "
-                       "supports; not `pcie_bus_perf` on GPU P2P hosts (it lowers MRRS); `pcie_bus_peer2peer` sets "
-                       "128 B everywhere on purpose (P2P safety): it does not raise MPS")
     bios = keep_text("MPS Auto/maximum", label="BIOS")
     boot = step("Set MaxPayload at boot to what the path supports", cost="reboot",
                 changes="Device Control bits 7:5 (MaxPayload) of the GPUs and the bridges above them",
-                keep=(bios, kernel))
+                keep=(bios, *cmdline_forms("pci=pcie_bus_safe", tool), keep_text(_MPS_NOTE, label="kernel command line")))
     if not commands:
         return Fix.of(boot)
     live = step("Or now, with no GPU traffic: write MaxPayload upstream first, then the GPU", *commands,
@@ -96,7 +99,8 @@ VFIO_WARNING = ("ACS isolates devices for VFIO: on a host that passes these GPUs
                 "to VMs, clearing it merges their IOMMU groups — keep ACS there")
 
 
-def acs_fix(bridges: Mapping[str, int | None] | Iterable[str], engines: Iterable[str] | None = None) -> Fix:
+def acs_fix(bridges: Mapping[str, int | None] | Iterable[str], engines: Iterable[str] | None = None,
+            tool: str = "") -> Fix:
     """Clear ACS P2P redirect on the named bridges only (those on GPU-to-GPU paths), then restart the engine
     (clearing vLLM's P2P cache where vLLM may run: see restart_clearing_p2p_cache). `bridges`: {BDF: ACSCtl
     as read} (the revert puts the bits back)."""
@@ -111,9 +115,7 @@ def acs_fix(bridges: Mapping[str, int | None] | Iterable[str], engines: Iterable
              "engine starts; lost at reboot and after hotplug/reset", *clear,
              changes="ACS Control bits 2, 3 and 5" + (f" of {', '.join(named)}" if ctl else ""),
              per="" if ctl else "<bridge>", revert=revert,
-             keep=(keep_line(f'GRUB_CMDLINE_LINUX_DEFAULT="... \\"pci=disable_acs_redir={devs}\\""',
-                             "/etc/default/grub", label="GRUB",
-                             text="quoted: `;` separates GRUB commands; then update-grub and reboot"),
+             keep=(*cmdline_forms(f"pci=disable_acs_redir={devs}", tool),
                    keep_text('"ACS Control" / "PCIe ACS" disabled', label="BIOS"),
                    keep_text("a systemd oneshot unit Before=nvidia-persistenced.service running the setpci commands",
                              label="systemd"))),
@@ -137,7 +139,7 @@ def restart_clearing_p2p_cache(engines: Iterable[str] | None = None) -> Step:
                 scope="container")
 
 
-def acs_scan_fix(engines: Iterable[str] | None = None) -> Fix:
+def acs_scan_fix(engines: Iterable[str] | None = None, tool: str = "") -> Fix:
     """Where the source has no device addresses: NCCL's loop over every bridge, then the same next step."""
     loop = sh('for BDF in $(lspci -d "*:*:*" | awk \'{print $1}\'); do setpci -v -s $BDF ECAP_ACS+0x6.w '
               '>/dev/null 2>&1 || continue; setpci -v -s $BDF ECAP_ACS+0x6.w=0000; done')
@@ -145,8 +147,7 @@ def acs_scan_fix(engines: Iterable[str] | None = None) -> Fix:
     return Fix.of(
         step("Find the ports with ACS redirect on, then clear it (NCCL troubleshooting's loop clears every ACS "
              "bridge)", find, loop, changes="ACS Control of every bridge with an ACS capability",
-             keep=(keep_line('GRUB_CMDLINE_LINUX_DEFAULT="... \\"pci=disable_acs_redir=<bdf>;<bdf>\\""',
-                             "/etc/default/grub", label="GRUB", text="quoted; then update-grub and reboot"),
+             keep=(*cmdline_forms("pci=disable_acs_redir=<bdf>;<bdf>", tool),
                    keep_text("the ACS option disabled", label="BIOS"))),
         restart_clearing_p2p_cache(engines),
         note=VFIO_WARNING,

@@ -20,7 +20,6 @@ from stackaudit.fixes.model import (
     Command,
     Persist,
     Step,
-    keep_line,
     needs_shell,
     rank_key,
 )
@@ -283,9 +282,3 @@ def _result_steps(result: dict[str, Any], order: tuple[str, ...], replaced: list
     out[last] = replace(out[last], last=True)
     return out
 
-
-def systemd_boot_form(params: str) -> Persist:
-    """The systemd-boot twin of a GRUB kernel-command-line form: the same parameters on /etc/kernel/cmdline."""
-    return keep_line(params, "/etc/kernel/cmdline", label="systemd-boot",
-                     text="appended to its one line; then proxmox-boot-tool refresh (Proxmox) or kernel-install "
-                     "add for the running kernel, and reboot")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from stackaudit.fixes.kernel_cmdline import systemd_boot_form
 from stackaudit.fixes.model import COST_WORDS, Command, Persist
 from stackaudit.fixes.plan import (
     GROUPS,
@@ -20,7 +21,6 @@ from stackaudit.fixes.plan import (
     PlanStep,
     has_placeholder,
     observed_text,
-    systemd_boot_form,
 )
 from stackaudit.fixes.shell_quote import bash_word, comment_text
 from stackaudit.render.escape import md_block, md_inline, md_text

@@ -148,8 +148,10 @@ LOG_PREFIXES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("docker logs -t", re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7,9}(?:Z|[+-]\d\d:\d\d)(?: |$)")),
     # ollama  | time=2025-06-19T17:09:30.103Z level=INFO source=gpu.go:217 msg="looking for compatible GPUs"
     ("docker compose", re.compile(r"^[A-Za-z0-9][\w.-]* +\|(?: |$)")),
+    # INFO:root:GPU 0,1,2,3: Tesla P40  (Python logging's default format, `LEVEL:logger:`)
+    ("Python logging", re.compile(r"^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[A-Za-z_][\w.]*:")),
 )
-_CRI, _TALOS, _JOURNAL_ISO, _SYSLOG, _DOCKER_TIME, _COMPOSE = (pattern for _, pattern in LOG_PREFIXES)
+_CRI, _TALOS, _JOURNAL_ISO, _SYSLOG, _DOCKER_TIME, _COMPOSE, _PY_LOGGING = (pattern for _, pattern in LOG_PREFIXES)
 _MONTHS = frozenset(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))
 
 
@@ -162,6 +164,8 @@ def _log_prefix(line: str) -> re.Match[str] | None:
             return _SYSLOG.match(line)
     elif line[:3].lower() in _MONTHS:
         return _SYSLOG.match(line)
+    elif line[:1] in "DIWEC" and ":" in line[4:9]:
+        return _PY_LOGGING.match(line)
     head = line[:64]
     return _TALOS.match(line) if ": kern: " in head or ": user: " in head else None
 
@@ -247,7 +251,8 @@ def view(text: str) -> PasteView:
             first = line[:1]
         # Cheap test first: a prefix starts with a digit (a time, an address) or a month or service name.
         if first.isdigit() or (first.isalpha() and (line[:3].lower() in _MONTHS or " |" in line[:64]
-                                                    or ": kern: " in line[:64] or ": user: " in line[:64])):
+                                                    or ": kern: " in line[:64] or ": user: " in line[:64]
+                                                    or (first in "DIWEC" and ":" in line[4:9]))):
             following = raw[n + 1] if n + 1 < len(raw) else ""
             if following[:1] == ">" or following[:1] == " ":
                 following = _QUOTE.sub("", following, count=1)

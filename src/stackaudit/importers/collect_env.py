@@ -30,6 +30,7 @@ _LINE = re.compile(
     r"(X|SYS|NODE|PHB|PXB|PIX|NV#|SOC)\s+=|CUDA Archs:|Could not collect|\w[\w /()]*Info\s*$|"
     r"Versions of relevant libraries|Environment Variables|CPU:?\s*$|Apple M\d|"
     r"Collecting environment information)")
+_BARE_VERSION = re.compile(r"^\d+(?:\.\d+){1,3}\s*$")
 _ANCHORS = ("PyTorch version", "vLLM Version", "Is CUDA available", "GPU models and configuration",
             "CUDA used to build PyTorch", "CUDA Driver Version", "sglang:", "PyTorch compiling details")
 
@@ -41,6 +42,8 @@ def _belongs(line: str) -> bool:
         return True  # torch's warning when collect_env initialises CUDA (a too old driver, no GPU)
     if FENCE.match(line) or is_log_line(line):
         return False
+    if _BARE_VERSION.match(line):
+        return True  # a value printed on its own line (SGLang's check_env of mid-2024 printed the driver twice)
     return bool(_LINE.match(line) or _KEYLINE.match(line) or TOPO_HEADER.match(line) or TOPO_ROW.match(line)
                 or line.startswith((" ", "\t")))
 

@@ -216,14 +216,48 @@ def _container_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None
     return start, end, "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  -\n" + body
 
 
+# A container's `env:` list item (`- name: NCCL_SOCKET_IFNAME`, then `value:` or `valueFrom:` below it).
+_ENV_ITEM = re.compile(r"^(\s+)- name:\s*[A-Z_][A-Z0-9_]*\s*$")
+_ENV_VALUE = re.compile(r"^\s+(?:value|valueFrom):")
+
+
+def _env_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None:
+    """A container's `env:` list pasted from one of its items (line i), without the keys above it, and the
+    container keys that follow it (`ports:`): its span and the pod manifest it is a piece of, or None.
+    It needs two items, each with its value on the line below: the form of a pod spec's env, not a list of names."""
+    m = _ENV_ITEM.match(lines[i])
+    if not m or i + 1 >= len(lines) or not _ENV_VALUE.match(lines[i + 1]):
+        return None
+    depth = len(m.group(1))
+    if i > 0 and lines[i - 1].strip() and _indent(lines[i - 1]) >= depth and not FENCE.match(lines[i - 1]):
+        return None  # not the first item of the run: the run is taken from its first line
+    end = i
+    items = 0
+    while end < len(lines) and end - i < MAX_SPEC_LINES and lines[end].strip() and _indent(lines[end]) >= depth \
+            and not FENCE.match(lines[end]):
+        items += bool(_ENV_ITEM.match(lines[end]) and _indent(lines[end]) == depth)
+        end += 1
+    if items < 2:
+        return None
+    keys = depth  # the container's keys: the env list's own depth when nothing follows it
+    if end < len(lines) and re.match(r"^\s+[a-zA-Z]\w*:(\s|$)", lines[end]) and _indent(lines[end]) < depth:
+        keys = _indent(lines[end])
+        while end < len(lines) and end - i < MAX_SPEC_LINES and lines[end].strip() and _indent(lines[end]) >= keys \
+                and not FENCE.match(lines[end]):
+            end += 1
+    shift = keys - 4
+    body = "\n".join(line[shift:] if shift >= 0 else " " * -shift + line for line in lines[i:end])
+    return i, end, "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  -\n    env:\n" + body
+
+
 @importer("k8s pod", "a Kubernetes pod / deployment manifest (YAML with apiVersion, kind, spec.containers), or a "
-          "container's keys pasted without it", needles=("apiVersion:", "kind:", "resources:", "volumeMounts:"),
-          per_line=True)
+          "container's keys or env list pasted without it",
+          needles=("apiVersion:", "kind:", "resources:", "volumeMounts:", "- name:"), per_line=True)
 def k8s_pod(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
     nxt = next_candidate(candidates)
     while (i := nxt(i)) < len(lines):
-        fragment = _container_fragment(lines, i) if lines[i][:1] in (" ", "\t") else None
+        fragment = (_container_fragment(lines, i) or _env_fragment(lines, i)) if lines[i][:1] in (" ", "\t") else None
         if fragment is not None and (found := _piece("k8s pod", K8S_SPEC.name, parse_k8s, *fragment)):
             yield found
             i = found.end

@@ -46,7 +46,7 @@ _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The N
 # A field's ` : `, an element's closing `</`, a link state's `Lnk`, `NVRM`: few lines of a long log hold them.
 _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
             "stack size", "user processes", "core file size", "virtual memory", "file size", "shared memory",
-            "/dev/shm", "posix_fallocate", "peer access")
+            "/dev/shm", "posix_fallocate", "peer access", "Persistence mode for")
 
 
 def is_evidence(line: str) -> bool:

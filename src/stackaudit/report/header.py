@@ -196,13 +196,30 @@ def _says(text: str, value: str) -> bool:
 def verdict(report: Report, top: Result | None) -> str:
     """One sentence: the top finding and where to apply it, or that nothing found explains slowness."""
     scope = serving_scope(report) + partial_note(report)
+    lead, explains = gap_lead(report)
     if top is None:
-        return f"{NOTHING_FOUND}{scope}"
+        return f"{lead or NOTHING_FOUND}{scope}"
     where = where_to_apply(top, report)
     place = f", apply it {where}" if where else ""
     more = len(report.issues()) - 1
     tail = f" ({more} more below)" if more > 0 else ""
-    return f"fix first: {finding_title(top)} [{top.id}, {top.priority}]{place}{tail}{scope}"
+    fix = f"fix first: {finding_title(top)} [{top.id}, {top.priority}]{place}{tail}{scope}"
+    return f"{lead}; {'' if explains else 'on the host, '}{fix}" if lead else fix
+
+
+def gap_lead(report: Report) -> tuple[str, bool]:
+    """Where the measured rate's gap to the ceiling lies, when the audit could place it; the question the
+    user came with, so it leads the verdict; with whether the host explains it. Empty without a measured rate,
+    a ceiling or a placement."""
+    measured = report.host.get("measured")
+    if not isinstance(measured, dict):
+        return "", False
+    percent, explains = measured.get("percent_of_ceiling"), measured.get("host_explains")
+    if not isinstance(percent, (int, float)) or explains is None:
+        return "", False
+    if explains:
+        return f"the host's findings explain the gap (measured {percent:.0f} % of the ceiling)", True
+    return f"the host does not explain the gap (measured {percent:.0f} % of the ceiling): it lies in the engine", False
 
 
 def partial_note(report: Report) -> str:

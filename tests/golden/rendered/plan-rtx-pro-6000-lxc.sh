@@ -31,8 +31,15 @@ group_container_host() {
   #   tuned-adm profile latency-performance
   #   or accelerator-performance
   # keep (BIOS): the C-state limit
-  # keep (acpi_idle, reboot), in /etc/default/grub:
+  # keep (GRUB, Debian/Ubuntu), in /etc/default/grub:
   #   GRUB_CMDLINE_LINUX_DEFAULT="... processor.max_cstate=1"
+  #   then update-grub and reboot
+  # keep (grubby, RHEL/Fedora/Rocky/Alma):
+  #   grubby --update-kernel=ALL --args=processor.max_cstate=1
+  #   then reboot
+  # keep (kernelstub, Pop!_OS):
+  #   kernelstub -a processor.max_cstate=1
+  #   then reboot
   # undo (as the fix gives it): bash "$0" undo-container-host
   # then, in the container, these checks must pass:
   #   stackaudit audit --select KERN-CSTATES,KERN-NUMA-BALANCING
