@@ -80,6 +80,7 @@ KINDS = (
     "hardware summary",
     "benchmark output",
     "empty grep",
+    "nvidia-smi --version",
 )
 
 # A check over subjects judged on those an excerpt shows: `K of N GPUs shown`, `K GPU(s) shown` (Coverage.text).

@@ -25,6 +25,8 @@ MIN_FILES_PER_KIND = 2
 FEWER_THAN_TWO: dict[str, str] = {
     "nvidia-bug-report": "threads attach nvidia-bug-report.log.gz; the quoted excerpts found are NVRM lines an "
     "NVIDIA engineer copied from it (211; 77 is labelled journal), none with the log's section headers",
+    "nvidia-smi --version": "read since issue 28 (gapfix2); one paste so far (180), from corpusC's blind run, "
+    "where it stood unread beside `uname -a`",
 }
 
 

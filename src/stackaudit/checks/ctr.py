@@ -525,10 +525,14 @@ def memlock(container: ContainerInfo | None = None, rdma: RdmaDevices | None = N
     limited = [o for o in observed if o[1] is not None]
     lines = [o[2] for o in observed]
     rdma_present = rdma is not None and bool(rdma.names)
+    # Absence only from a whole source of devices (`Sourced.complete`: the /sys/class/infiniband class); a paste
+    # that lists no device (`ulimit -a` alone) or an excerpt (a pasted topo -m or NCCL log) says nothing of RDMA NICs.
+    rdma_absent = rdma is not None and rdma.complete and not rdma.names
     # "Set memlock to unlimited" is the myth: a limit (small or large) is a key negative where no RDMA is
     # used; unlimited, or a large limit where RDMA registers memory, is simply fine.
     if not limited or (not small and rdma_present):
         return ok("memlock is unlimited or large: " + "; ".join(lines), actual=lines[0])
+    too_small = bool(small)
     if not small:
         small = limited
     subjects = [o[0] for o in small]
@@ -539,8 +543,12 @@ def memlock(container: ContainerInfo | None = None, rdma: RdmaDevices | None = N
                      "memory registration for NCCL over IB/RoCE, GPUDirect RDMA or KV transfer will fail or "
                      "fall back", actual=desc, expected="unlimited", subjects=subjects, evidence=lines,
                      fix=_MEMLOCK_FIX_K8S if k8s else _MEMLOCK_FIX)
-    where = ("no RDMA device (/sys/class/infiniband is empty)" if rdma is not None else
-             "no RDMA device is visible in this source")
+    if too_small and not rdma_absent:
+        return unknown(f"RLIMIT_MEMLOCK is {desc}, which matters only for RDMA memory registration, and this "
+                       "source does not show whether the host has RDMA NICs"
+                       f"{' (its device list is an excerpt)' if rdma is not None else ''}",
+                       hint="ls /sys/class/infiniband")
+    where = "no RDMA device (/sys/class/infiniband is empty)" if rdma_absent else "no RDMA device is visible in this source"
     return not_an_issue(
         f"RLIMIT_MEMLOCK is {desc}, but {where}: CUDA pinned host memory is not limited by RLIMIT_MEMLOCK "
         "(the NVIDIA kernel module pins with pin_user_pages() and never reads RLIMIT_MEMLOCK, "

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
+from dataclasses import replace
 
 from stackaudit.checks.registry import (
     Fix,
@@ -20,6 +21,7 @@ from stackaudit.checks.registry import (
     not_an_issue,
     not_applicable,
     ok,
+    over_subjects,
     unknown,
     with_symptoms,
 )
@@ -277,6 +279,8 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     # get their own (_TRAY_FIX, _PCIE_P2P_FIX).
     models = _models(gpus)
     if gpu_topology is None:
+        if gpu_p2p is not None and len(gpu_p2p.gpus) >= 2:
+            return _p2p_alone(gpu_p2p, models, gpus)
         return _no_matrix(gpus)
     topo = gpu_topology
     names = topo.gpus
@@ -352,29 +356,9 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
                          subjects=[_subject(g, gpus) for g in names], evidence=list(topo.lines.values())[:4],
                          fix=_TRAY_FIX if _board(models) == "tray" else None)
     if gpu_p2p is not None:
-        bad = [(a, b, s) for a, b, s in gpu_p2p.not_ok() if a in names and b in names]
-        if bad:
-            states = sorted({s for _, _, s in bad})
-            pairs = ", ".join(f"{a}->{b} {s}" for a, b, s in bad[:6])
-            # GNS ("GPU not supported") is the driver's per-product policy whatever the model shown; NS counts
-            # as policy only on GeForce cards (the stock driver gives them no P2P).
-            policy = (_is_geforce(models) and set(states) <= {"GNS", "NS"}) or (not models and set(states) == {"GNS"})
-            if policy or (set(states) <= {"CNS"} and any(re.search(r"\bL4\b", n) for n in models.values())):
-                cards = ", ".join(sorted(set(models.values()))) or "these GPUs (GNS: GPU not supported)"
-                return not_an_issue(f"the driver reports no P2P ({', '.join(states)}: {pairs}) on {cards}: NVIDIA's "
-                                    "policy for these cards, not a misconfiguration (no fabric manager, no RMA); NCCL "
-                                    "goes through host memory (SHM) by itself and vLLM turns custom all-reduce off; "
-                                    "the flags that matter: SGLang with TP > 1 needs --disable-custom-all-reduce (or "
-                                    "--enable-p2p-check), NCCL_P2P_DISABLE is not needed" + suffix,
-                                    actual={f"{a}->{b}": s for a, b, s in bad}, evidence=list(gpu_p2p.lines.values())[:2])
-            nv_bad = [(a, b, s) for a, b, s in bad if (topo.link(a, b) or "").startswith("NV")]
-            return issue(f"the driver reports P2P not OK between {len(bad)} GPU pair(s) ({pairs})"
-                         + (": on NVLink paths (NCCL refuses them as broken)" if nv_bad else
-                            ": NCCL falls back to host memory (SHM) there and custom all-reduce is off")
-                         + suffix, actual={f"{a}->{b}": s for a, b, s in bad}, expected="OK between TP peers",
-                         severity="high" if nv_bad else "medium", confidence="documented",
-                         subjects=sorted({_subject(x, gpus) for a, b, _ in bad for x in (a, b)}),
-                         evidence=list(gpu_p2p.lines.values())[:4], fix=None if nv_bad else _PCIE_P2P_FIX)
+        judged = _p2p_verdict(gpu_p2p, names, models, gpus, topo, suffix)
+        if judged is not None:
+            return judged
     unshown = topo.unshown_pairs()
     if unshown:
         # A pair no row shows could be a GPU pair without NVLink: what was read is fine, the rest is not shown.
@@ -384,6 +368,63 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     return ok(_topology_summary(topo) + suffix,
               actual={"gpus": len(names), "links": sorted({c for _, _, c in topo.gpu_pairs()}),
                       "numa": dict(topo.numa_affinity)})
+
+
+def _p2p_verdict(p2p: P2pMatrix, names: tuple[str, ...], models: dict[int, str], gpus: GpuInventory | None,
+                 topo: TopoMatrix | None, suffix: str = "") -> Outcome | None:
+    """The driver's P2P verdict (`nvidia-smi topo -p2p r|w|rw|n|…`) on the pairs of `names` it shows; None where
+    every pair shown is OK. GNS/NS on GeForce (and GNS alone) is NVIDIA's policy, a key negative; NVLink paths are
+    known only with `topo -m`."""
+    bad = [(a, b, s) for a, b, s in p2p.not_ok() if a in names and b in names]
+    if not bad:
+        return None
+    states = sorted({s for _, _, s in bad})
+    pairs = ", ".join(f"{a}->{b} {s}" for a, b, s in bad[:6])
+    # GNS ("GPU not supported") is the driver's per-product policy whatever the model shown; NS counts
+    # as policy only on GeForce cards (the stock driver gives them no P2P).
+    policy = (_is_geforce(models) and set(states) <= {"GNS", "NS"}) or (not models and set(states) == {"GNS"})
+    if policy or (set(states) <= {"CNS"} and any(re.search(r"\bL4\b", n) for n in models.values())):
+        cards = ", ".join(sorted(set(models.values()))) or "these GPUs (GNS: GPU not supported)"
+        return not_an_issue(f"the driver reports no P2P ({', '.join(states)}: {pairs}) on {cards}: NVIDIA's "
+                            "policy for these cards, not a misconfiguration (no fabric manager, no RMA); NCCL "
+                            "goes through host memory (SHM) by itself and vLLM turns custom all-reduce off; "
+                            "the flags that matter: SGLang with TP > 1 needs --disable-custom-all-reduce (or "
+                            "--enable-p2p-check), NCCL_P2P_DISABLE is not needed" + suffix,
+                            actual={f"{a}->{b}": s for a, b, s in bad}, evidence=list(p2p.lines.values())[:2])
+    nv_bad = [(a, b, s) for a, b, s in bad if topo is not None and (topo.link(a, b) or "").startswith("NV")]
+    return issue(f"the driver reports P2P not OK between {len(bad)} GPU pair(s) ({pairs})"
+                 + (": on NVLink paths (NCCL refuses them as broken)" if nv_bad else
+                    ": NCCL falls back to host memory (SHM) there and custom all-reduce is off")
+                 + suffix, actual={f"{a}->{b}": s for a, b, s in bad}, expected="OK between TP peers",
+                 severity="high" if nv_bad else "medium", confidence="documented",
+                 subjects=sorted({_subject(x, gpus) for a, b, _ in bad for x in (a, b)}),
+                 evidence=list(p2p.lines.values())[:4], fix=None if nv_bad else _PCIE_P2P_FIX)
+
+
+def _p2p_alone(p2p: P2pMatrix, models: dict[int, str], gpus: GpuInventory | None) -> Outcome:
+    """IC-TOPO-READ from a `topo -p2p` matrix without `topo -m`: the pairs it shows, through the coverage rule.
+
+    A pair not OK is judged as with the topology matrix; every pair shown OK is `ok` only where the models
+    have no NVLink (else whether NVLinks are up needs `topo -m`). Pairs a cut matrix does not show are named.
+    """
+    names = p2p.gpus
+    pairs = list(itertools.combinations(names, 2))
+    shown = [f"{a}-{b}" for a, b in pairs if p2p.status(a, b) is not None or p2p.status(b, a) is not None]
+    missing = [f"{a}-{b}" for a, b in pairs if f"{a}-{b}" not in shown]
+    count = gpus.whole_count if gpus is not None else None
+    total = max(len(pairs), count * (count - 1) // 2 if count else 0)
+    judged = _p2p_verdict(p2p, names, models, gpus, None)
+    if judged is None:
+        said = (f"the driver reports P2P OK ({p2p.mode}) between the {len(shown)} GPU pair(s) shown"
+                + (f"; not shown: {', '.join(missing[:6])}" if missing else ""))
+        judged = (ok(said + f"; {', '.join(sorted(set(models.values())))} have no NVLink",
+                     actual={p: "OK" for p in shown}, evidence=list(p2p.lines.values())[:4])
+                  if _no_nvlink(None, models) else
+                  unknown(said + "; whether NVLinks are up is in `nvidia-smi topo -m`, not in this source",
+                          hint="`nvidia-smi topo -m`", actual={p: "OK" for p in shown}))
+    elif missing:
+        judged = replace(judged, message=f"{judged.message}; not shown: {', '.join(missing[:6])}")
+    return over_subjects(judged, shown, total, noun="GPU pair", ask="nvidia-smi topo -p2p rw")
 
 
 def _topology_summary(topo: TopoMatrix) -> str:

@@ -10,6 +10,7 @@ from stackaudit.checks.registry import check as register_check
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.cpufreq import CpuFreq
 from stackaudit.facts.kernel_knobs import NvidiaKernel
+from stackaudit.facts.nvidia import NvidiaDriver
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.processes import ServingProcesses
@@ -197,10 +198,12 @@ def _hmm_disabled(value: str | None) -> bool:
                 "https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1223"),
 )
 def nvidia_kernel_combos(kernel: KernelInfo, nvidia_kernel: NvidiaKernel, pci: PciDevices | None = None,
-                         kernel_log: KernelLog | None = None) -> Outcome:
+                         kernel_log: KernelLog | None = None, nvidia_driver: NvidiaDriver | None = None) -> Outcome:
     """Reads: `uname -r`; /sys/module/nvidia/version and /proc/driver/nvidia/version;
     /sys/module/nvidia_uvm/parameters/uvm_disable_hmm; `modinfo -F version nvidia` when the
-    module is not loaded; NVIDIA GPUs on the PCI bus; dmesg nvidia_uvm/HMM lines.
+    module is not loaded; NVIDIA GPUs on the PCI bus; dmesg nvidia_uvm/HMM lines. Where /sys and
+    /proc are not in the source, the loaded driver's version that NVML, the nvidia-smi table header or
+    `nvidia-smi --version` reports.
 
     Bad value: RHEL/Rocky 9 kernel 5.14.0-570.x with driver 570/575 and HMM on (all CUDA calls
     fail; NVIDIA issue #901); Linux 6.11 (cudaMallocHost pin_user_pages leak/allocation failures,
@@ -214,12 +217,14 @@ def nvidia_kernel_combos(kernel: KernelInfo, nvidia_kernel: NvidiaKernel, pci: P
     them nothing, but it is recommended only where a known case matches.
     """
     gpus = pci.nvidia_gpus if pci is not None else ()
-    version = nvidia_kernel.version
+    loaded_version = nvidia_kernel.loaded_version or (
+        nvidia_driver.version if nvidia_driver is not None and nvidia_driver.loaded else None)
+    version = loaded_version or nvidia_kernel.installed_version
     if not gpus and version is None:
         if pci is None:
             return unknown("neither an NVIDIA GPU nor the nvidia module is visible in this source")
         return not_applicable("no NVIDIA GPU on the PCI bus and no nvidia module")
-    major = nvidia_kernel.major
+    major = int(m.group(1)) if (m := re.match(r"(\d+)\.", version or "")) else None
     release = kernel.release
     hmm_off = _hmm_disabled(nvidia_kernel.uvm_disable_hmm)
     observed = (f"kernel {release}, nvidia {version or 'not loaded'}"
@@ -229,7 +234,7 @@ def nvidia_kernel_combos(kernel: KernelInfo, nvidia_kernel: NvidiaKernel, pci: P
     found: list[str] = []
     severity = "high"
     fix: Fix | None = None
-    if nvidia_kernel.loaded_version is None and gpus and nvidia_kernel.modinfo_rc not in (None, 0):
+    if loaded_version is None and gpus and nvidia_kernel.modinfo_rc not in (None, 0):
         return issue(
             f"{len(gpus)} NVIDIA GPU(s) on the PCI bus but no nvidia module for kernel {release} (modinfo fails): "
             "DKMS probably failed to build after a kernel update",
@@ -267,9 +272,12 @@ def nvidia_kernel_combos(kernel: KernelInfo, nvidia_kernel: NvidiaKernel, pci: P
                      expected="a driver/kernel pair without known breakage", severity="high" if severity == "high"
                      else "medium", fix=fix, evidence=uvm_log[:3],
                      subjects=[g.bdf for g in gpus] or ["nvidia"])
-    if nvidia_kernel.loaded_version is None:
+    if loaded_version is None:
         return unknown(f"{observed}: the nvidia module is not loaded, so the driver/kernel pair cannot be fully checked",
                        hint="see the DRV checks; modprobe nvidia")
+    if major == 595 and pci is None and not hmm_off:
+        return unknown(f"{observed}: driver 595 with HMM on deadlocks on Blackwell GPUs only (#1223), and which GPUs "
+                       "the host has is not in this source", hint="lspci -nn -d 10de:", actual=observed)
     return ok(f"{observed}: no known broken driver/kernel combination", actual=observed)
 
 

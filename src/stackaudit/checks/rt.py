@@ -1089,6 +1089,19 @@ def _below(value: str, target: int) -> bool | None:
     return int(value) < target if value.isdecimal() else None
 
 
+def _hard_below(soft: str, hard: str, target: int) -> bool | None:
+    """Whether the hard limit is below `target`; None where neither limit settles it.
+
+    setrlimit(2): "The soft limit is the value that the kernel enforces ... the hard limit acts as a
+    ceiling for the soft limit", so hard >= soft always, and a soft limit >= `target` (a pasted
+    `ulimit -a`, which shows soft limits only) settles that the hard one is not below it either.
+    """
+    below = _below(hard, target)
+    if below is None and _below(soft, target) is False:
+        return False
+    return below
+
+
 def _container_nofile(containers: DockerContainers | None) -> Outcome | None:
     """RT-ULIMIT-NOFILE from the containers' `--ulimit nofile` (docker inspect Ulimits, a pasted spec):
     the hard limit every process inside inherits. None where no container sets one."""
@@ -1171,10 +1184,11 @@ def ulimit_nofile(serving_processes: ServingProcesses | None = None,
             continue
         soft, hard = row
         evidence.append(f"{p.label} limits: Max open files {soft} {hard}")
-        if _below(hard, NOFILE_TARGET):
+        hard_below = _hard_below(soft, hard, NOFILE_TARGET)
+        if hard_below:
             low_hard.append(f"{p.label}: hard {hard}")
             low_pids.append(f"pid {p.pid}")
-        elif _below(hard, NOFILE_TARGET) is None and _below(soft, NOFILE_TARGET):
+        elif hard_below is None and _below(soft, NOFILE_TARGET):
             unknown_.append(f"{p.label} (soft {soft}, hard not shown)")
         elif _below(soft, NOFILE_TARGET):
             low_soft.append((p, soft))
@@ -1219,18 +1233,20 @@ def _inherited_nofile(own: ProcessInfo, procs: ServingProcesses, container: Cont
         return unknown(f"the open-file limit of {place} is not shown; {note}", hint="ulimit -Hn")
     soft, hard = row
     evidence = [f"{place} limits: Max open files {soft} {hard}"]
-    if _below(hard, NOFILE_TARGET):
+    hard_below = _hard_below(soft, hard, NOFILE_TARGET)
+    if hard_below:
         return issue(f"open-file hard limit {hard} below {NOFILE_TARGET} in {place}; {note}", actual=hard,
                      expected=f"hard limit >= {NOFILE_TARGET} (1048576 usual)", subjects=[place], evidence=evidence,
                      severity="low", fix=INHERITED_NOFILE_FIX)
-    if _below(hard, NOFILE_TARGET) is None:
+    if hard_below is None:
         return unknown(f"the open-file limit of {place} is incomplete (soft {soft}, hard not shown); {note}",
                        hint="ulimit -Hn (a pasted `ulimit -a` shows only the soft limit)")
     if _below(soft, NOFILE_TARGET):
         return not_an_issue(f"soft open-file limit {soft} but the hard limit is high enough: vLLM and SGLang raise "
                             f"their soft limit at start, only the hard limit matters; {note}",
                             actual={"soft": soft, "hard": hard}, evidence=evidence)
-    return ok(f"open-file hard limit >= {NOFILE_TARGET} in {place}; {note}", actual={"soft": soft, "hard": hard},
+    bound = "" if _below(hard, NOFILE_TARGET) is not None else f" (soft {soft}; the hard limit is never below it)"
+    return ok(f"open-file hard limit >= {NOFILE_TARGET} in {place}{bound}; {note}", actual={"soft": soft, "hard": hard},
               evidence=evidence)
 
 

@@ -40,6 +40,7 @@ from stackaudit.facts.sources import (
     NVIDIA_MODULE_VERSION,
     NVIDIA_PROC_PARAMS,
     NVIDIA_PROC_VERSION,
+    NVSMI_VERSION,
     POWERPROFILESCTL,
     PROC_MEMINFO,
 )
@@ -681,6 +682,28 @@ def nvidia_driver_from_nvidia(ctx: FactContext) -> NvidiaDriver:
     if not version:
         raise FactUnavailable("the NVIDIA source names no driver version")
     return NvidiaDriver(version, None, loaded=True)
+
+
+# `nvidia-smi --version` (driver 525+): one `NAME version : VALUE` line each for nvidia-smi, NVML, the driver, CUDA.
+NVSMI_VERSION_LINE = re.compile(r"^\s*(NVIDIA-SMI|NVML|DRIVER|CUDA) version\s*:\s*(\d+\.\d+(?:\.\d+)?)\s*$",
+                                re.IGNORECASE | re.MULTILINE)
+
+
+@parser(NVSMI_VERSION, feeds="nvidia_driver", kind=NvidiaDriver, rank=25)
+def parse_nvsmi_version(text: str) -> NvidiaDriver:
+    """The loaded driver's version that `nvidia-smi --version` reports, as the table header's `Driver Version`.
+
+    Input (tests/data/captures/180)::
+
+        NVIDIA-SMI version  : 595.58.03
+        NVML version        : 595.58
+        DRIVER version      : 595.58.03
+        CUDA Version        : 13.2
+    """
+    driver = next((m for m in NVSMI_VERSION_LINE.finditer(text) if m.group(1).upper() == "DRIVER"), None)
+    if driver is None:
+        raise ParseError("no `DRIVER version :` line")
+    return NvidiaDriver(driver.group(2), None, loaded=True)
 
 
 # The banner the module prints when it loads; "Open Kernel Module" is the open flavour:

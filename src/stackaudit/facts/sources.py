@@ -76,6 +76,9 @@ NVSMI_XML = Source("nvsmi_xml", "`nvidia-smi -q -x`", argv=("nvidia-smi", "-q", 
 NVSMI_QUERY = Source("nvsmi_query", "`nvidia-smi -q`", argv=("nvidia-smi", "-q"), hint="paste `nvidia-smi -q`",
                      timeout_s=30.0)
 NVSMI_TABLE = Source("nvsmi_table", "`nvidia-smi`", argv=("nvidia-smi",), hint="paste `nvidia-smi`", timeout_s=30.0)
+# `nvidia-smi --version`: the versions of nvidia-smi, NVML, the loaded driver and the CUDA it supports.
+NVSMI_VERSION = Source("nvsmi_version", "`nvidia-smi --version`", argv=("nvidia-smi", "--version"),
+                       hint="paste `nvidia-smi --version`")
 NVSMI_TOPO_M = Source("nvsmi_topo_m", "`nvidia-smi topo -m`", argv=("nvidia-smi", "topo", "-m"),
                       hint="paste `nvidia-smi topo -m`")
 NVSMI_NVLINK_S = Source("nvsmi_nvlink_s", "`nvidia-smi nvlink -s`", argv=("nvidia-smi", "nvlink", "-s"),

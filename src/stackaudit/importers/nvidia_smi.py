@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from stackaudit.facts.sources import NVSMI_QUERY, NVSMI_TABLE, NVSMI_XML
+from stackaudit.facts.nvidia import NVSMI_VERSION_LINE
+from stackaudit.facts.sources import NVSMI_QUERY, NVSMI_TABLE, NVSMI_VERSION, NVSMI_XML
 from stackaudit.importers._scan import FENCE, Candidates, next_candidate
 from stackaudit.importers.registry import Found, command_output, command_output_appended, importer
 from stackaudit.pci_address import BDF
@@ -233,3 +234,25 @@ def nvsmi_table(lines: list[str], candidates: Candidates | None = None) -> Itera
                      and body[-1].strip().startswith("+") and len(body) > procs + 2)
             yield Found("nvidia-smi", start, end, command_output(TABLE_ARGV, text), whole=whole)
         i = max(end, i + 1)
+
+
+@importer("nvidia-smi --version", "`nvidia-smi --version` (the nvidia-smi, NVML, driver and CUDA versions)",
+          needles=("version",), per_line=True)
+def nvsmi_version(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    i = 0
+    nxt = next_candidate(candidates)
+    while (i := nxt(i)) < len(lines):
+        if not NVSMI_VERSION_LINE.match(lines[i]):
+            i += 1
+            continue
+        names: set[str] = set()
+        end = i
+        while end < len(lines) and (m := NVSMI_VERSION_LINE.match(lines[end])):
+            names.add(m.group(1).upper())
+            end += 1
+        if "DRIVER" in names:
+            # Whole: the four lines the command prints (nvidia-smi, NVML, driver, CUDA).
+            text = "\n".join(b.strip() for b in lines[i:end]) + "\n"
+            yield Found("nvidia-smi --version", i, end, command_output(NVSMI_VERSION.argv, text),
+                        whole=names == {"NVIDIA-SMI", "NVML", "DRIVER", "CUDA"})
+        i = end
