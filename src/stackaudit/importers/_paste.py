@@ -144,7 +144,7 @@ LOG_PREFIXES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("syslog / journal short", re.compile(
         r"^(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|1[0-2]月|[1-9]月) {1,2}\d{1,2} "
         rf"\d\d:\d\d:\d\d(?:\.\d{{1,9}})? (?P<host><?[\w.-]+>?) {_TAG_AHEAD}")),
-    # 2024-11-20T14:37:16.307700574Z     shard_uds_path: "/tmp/text-generation-server",
+    # 2024-11-20T14:37:16.307700574Z     shard_uds_path: "…",  (a TGI launcher argument, its path elided)
     ("docker logs -t", re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7,9}(?:Z|[+-]\d\d:\d\d)(?: |$)")),
     # ollama  | time=2025-06-19T17:09:30.103Z level=INFO source=gpu.go:217 msg="looking for compatible GPUs"
     ("docker compose", re.compile(r"^[A-Za-z0-9][\w.-]* +\|(?: |$)")),
