@@ -421,6 +421,10 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
                 actual={f.bdf: f.config.acs.ctl_flags() if f.config and f.config.acs else "no ACS capability"
                         for f in readable}, subjects=[f.bdf for f in readable])
     if not candidates:  # ACSCtl lines without addresses: no subject to count
+        if not pcie.complete:  # a grep or a cut listing: a port with redirect may stand outside the lines shown
+            return unknown(f"{len(pcie.loose)} ACSCtl line(s) without redirect, in an excerpt without device "
+                           "addresses: a port between the GPUs may stand outside the lines shown" + trap_text,
+                           hint="paste the whole `sudo lspci -vvv` (bridges included)")
         return judged
     # The coverage rule over the bridges: those read decide, the unreadable ones are counted (`K of N shown`).
     return over_subjects(judged, [f.bdf for f in readable], len(candidates) if pcie.topology_known else None,

@@ -392,13 +392,17 @@ def _p2p_verdict(p2p: P2pMatrix, names: tuple[str, ...], models: dict[int, str],
                             "--enable-p2p-check), NCCL_P2P_DISABLE is not needed" + suffix,
                             actual={f"{a}->{b}": s for a, b, s in bad}, evidence=list(p2p.lines.values())[:2])
     nv_bad = [(a, b, s) for a, b, s in bad if topo is not None and (topo.link(a, b) or "").startswith("NV")]
+    # NS ("not supported") off NVLink is NVIDIA's policy on GeForce and a platform fault elsewhere: with the
+    # model not in the source, the finding stays conditional on it (a key negative naming the condition).
+    unnamed = "" if models or nv_bad or set(states) != {"NS"} else (
+        "the GPUs are data-center or workstation cards (on GeForce the stock driver gives no P2P by design)")
     return issue(f"the driver reports P2P not OK between {len(bad)} GPU pair(s) ({pairs})"
                  + (": on NVLink paths (NCCL refuses them as broken)" if nv_bad else
                     ": NCCL falls back to host memory (SHM) there and custom all-reduce is off")
                  + suffix, actual={f"{a}->{b}": s for a, b, s in bad}, expected="OK between TP peers",
                  severity="high" if nv_bad else "medium", confidence="documented",
                  subjects=sorted({_subject(x, gpus) for a, b, _ in bad for x in (a, b)}),
-                 evidence=list(p2p.lines.values())[:4], fix=None if nv_bad else _PCIE_P2P_FIX)
+                 evidence=list(p2p.lines.values())[:4], fix=None if nv_bad else _PCIE_P2P_FIX, only_if=unnamed)
 
 
 def _p2p_alone(p2p: P2pMatrix, models: dict[int, str], gpus: GpuInventory | None) -> Outcome:

@@ -63,7 +63,7 @@ def stay_conditional(outcome: Outcome) -> Outcome:
     head, rest = (outcome.message[:m.start()], outcome.message[m.start():]) if m else (outcome.message, "")
     message = f"{head}, which matters only if {outcome.only_if} (not shown in the source){rest}"
     return Outcome("not-an-issue", message, outcome.actual, outcome.expected, outcome.subjects,
-                   evidence=outcome.evidence)
+                   evidence=outcome.evidence, coverage=outcome.coverage)
 
 
 def _run_one(spec: CheckSpec, facts: dict[str, Any], in_container: bool, out: dict[str, Result],

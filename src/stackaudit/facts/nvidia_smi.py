@@ -418,7 +418,11 @@ QUERY_FIELDS: dict[str, tuple[int, bool]] = {
         *CLOCK_EVENT_LABELS.values())},
     **{k: (2, True) for k in ("GPU Link Info", "Volatile", "Aggregate")},
     **{k: (3, True) for k in ("PCIe Generation", "Link Width")},
+    **{k: (4, False) for k in ("Device Current", "Device Max", "Host Max")},
 }
+# Names nvidia-smi prints under several sections at different depths (`Current` of GPU Operation Mode at 2, of
+# PCIe Generation at 4): in a flattened run they belong to the innermost section open before them.
+ANY_DEPTH = frozenset(("Current", "Pending"))
 
 
 _GPU_HEADER = re.compile(rf"^GPU\s+({BDF})\s*$")

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import _GAP_LAST, is_gap_line
 from stackaudit.facts.nvidia_daemons import DAEMON_TAG
-from stackaudit.facts.nvidia_smi import QUERY_FIELDS
+from stackaudit.facts.nvidia_smi import ANY_DEPTH, QUERY_FIELDS
 from stackaudit.pci_address import BDF
 
 # `\r\r\n` is one line end (a CRLF file saved again on Windows), not an empty line between two.
@@ -102,7 +102,9 @@ def unflatten(line: str) -> list[str] | None:
             if rest:
                 out.extend(_fields(rest, depth + 1, depth))
             continue
-        depth = min(depth, open_depth + 1)  # a section's field cut away from its section: not under a field
+        # A section's field cut away from its section is not put under a field; a name printed under several
+        # sections belongs to the one open before it.
+        depth = open_depth + 1 if name in ANY_DEPTH and open_depth else min(depth, open_depth + 1)
         open_depth = min(open_depth, depth - 1)
         out.extend(_fields(name + " " + rest, depth, open_depth))
     return out
