@@ -258,6 +258,21 @@ def test_the_brief_run_and_what_is_not_a_run() -> None:
     assert list(paste.origin) == [0, 1, 1, 2]
 
 
+def test_a_name_printed_under_several_sections_stays_in_the_one_open_before_it() -> None:
+    """Modelled on corpus 207's PCI section: `Current` is GPU Operation Mode's field at depth 2 and PCIe
+    Generation's at depth 4; after `PCIe Generation` it is the link's generation, not an operation mode."""
+    from stackaudit.importers._paste import unflatten
+
+    lines = unflatten("PCI Bus : 0x01 GPU Link Info PCIe Generation Max : 2 Current : 1 Device Current : 1 "
+                      "Device Max : 2 Host Max : 3 Link Width Max : 16x Current : 16x")
+    assert lines is not None
+    assert "                Current : 1" in lines and "                Device Current : 1" in lines
+    assert "                Current : 16x" in lines
+    mode = unflatten("GPU Operation Mode Current : N/A Pending : N/A GSP Firmware Version : N/A")
+    assert mode == ["    GPU Operation Mode", "        Current : N/A", "        Pending : N/A",
+                    "    GSP Firmware Version : N/A"]
+
+
 def test_every_prefix_form_has_a_real_line_and_leaves_its_message() -> None:
     assert {name for name, _ in LOG_PREFIXES} == {name for name, *_ in PREFIX_SAMPLES}
     for name, line, message, host in PREFIX_SAMPLES:
