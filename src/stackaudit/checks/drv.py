@@ -929,9 +929,9 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     """
     # A line a symptom proves for another check (an NVLink Xid, a channel stopped because of one, an ECC Xid) is
     # that check's finding, quoted there: one log line is the evidence of one finding.
-    owned = {h.line for h in find_symptoms([e.line for e in gpu_events.events if e.line])
-             if h.symptom.check != "DRV-XID"}
-    elsewhere = sorted({h.symptom.check for h in find_symptoms(sorted(owned))})
+    hits = [h for h in find_symptoms([e.line for e in gpu_events.events if e.line]) if h.symptom.check != "DRV-XID"]
+    owned = {h.line for h in hits}
+    elsewhere = sorted({h.symptom.check for h in hits})
     events = tuple(e for e in gpu_events.events if not (e.line and e.line.strip() in owned))
     # The recovery action: NVML's (per GPU), else the latest Xid 154 of the kernel log.
     actions = {**gpu_events.recovery_actions(),
