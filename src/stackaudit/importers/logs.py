@@ -42,7 +42,7 @@ KEY_NEEDLES = ("allreduce", "p2p", "graph", "cumem", "get_mempolicy", "nccl", "n
 _KEY_HINT = re.compile("|".join(re.escape(n) for n in KEY_NEEDLES))
 
 
-def _log_line(line: str) -> bool:
+def is_log_line_fast(line: str) -> bool:
     """`is_log_line`, each of its patterns run only where its literal stands (a 50 MB paste: the case-blind
     KEY_PHRASES search is the dearest test of the reader, and most lines hold none of its phrases)."""
     return bool(("NCCL " in line and NCCL_LINE.search(line)) or (".py:" in line and VLLM_LINE.search(line))
@@ -56,11 +56,11 @@ def server_log(lines: list[str], candidates: Candidates | None = None) -> Iterat
     i = 0
     nxt = next_candidate(candidates)
     while (i := nxt(i)) < len(lines):
-        if not _log_line(lines[i]):
+        if not is_log_line_fast(lines[i]):
             i += 1
             continue
         end = i + 1
-        while end < len(lines) and _log_line(lines[end]):
+        while end < len(lines) and is_log_line_fast(lines[end]):
             end += 1
         body = "\n".join(line.rstrip() for line in lines[i:end]) + "\n"
         yield Found("server log", i, end, partial(_append_log, body))

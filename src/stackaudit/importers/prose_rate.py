@@ -17,7 +17,7 @@ from stackaudit.facts.serving_rate import PROSE_RATE
 from stackaudit.facts.sources import USER_RATE
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import Candidates, next_candidate, strip_prompt
-from stackaudit.importers.logs import _log_line
+from stackaudit.importers.logs import is_log_line_fast
 from stackaudit.importers.registry import Found, append_document, importer
 
 MAX_LINES = 50  # lines of words with a rate read from one paste; past a few, they give several rates anyway
@@ -33,7 +33,7 @@ def _append(text: str, rec: HostRecord) -> None:
 def _engine_beside(lines: list[str]) -> bool:
     """True when some line of the paste is an engine command or an engine log line (the first one ends the scan)."""
     return any((COMMAND_HINT.search(x) and parse_command_line(strip_prompt(x).rstrip("\\ ")) is not None)
-               or _log_line(x) for x in lines)
+               or is_log_line_fast(x) for x in lines)
 
 
 @importer("prose rate", "a rate in the user's words (`around 10 t/s`) beside an engine command or log",
@@ -46,7 +46,7 @@ def prose_rate(lines: list[str], candidates: Candidates | None = None) -> Iterat
     taken = 0
     while (i := nxt(i)) < len(lines):
         line = lines[i]
-        if PROSE_RATE.search(line) and not _log_line(line) and not any(w in line.lower() for w in _NOT_PROSE):
+        if PROSE_RATE.search(line) and not is_log_line_fast(line) and not any(w in line.lower() for w in _NOT_PROSE):
             if engine is None:
                 engine = _engine_beside(lines)
             if not engine:
