@@ -25,10 +25,19 @@ NOBODY = 65534
 SYSTEM_PYTHON = "/usr/bin/python3"
 
 
+def _reachable_by_others(path: Path) -> bool:
+    """Whether every folder from / down to `path` lets other users through (o+x)."""
+    return all(p.stat().st_mode & 0o001 for p in (path, *path.parents))
+
+
 @pytest.fixture
 def shared_dir() -> Iterator[Path]:
-    """A directory `nobody` can reach (pytest's tmp_path is root-only)."""
-    path = Path(tempfile.mkdtemp(prefix="stackaudit-hostile-"))
+    """A directory `nobody` can reach (pytest's tmp_path is root-only). It is made fresh under $TMPDIR, or, where
+    $TMPDIR is private (`TMPDIR=$(mktemp -d)` is 0700), under the system's temporary folder, which is 1777."""
+    base = Path(tempfile.gettempdir()).resolve()
+    if not _reachable_by_others(base):
+        base = next(p for p in (Path("/var/tmp"), Path("/tmp")) if p.is_dir() and _reachable_by_others(p))
+    path = Path(tempfile.mkdtemp(prefix="stackaudit-hostile-", dir=base))
     path.chmod(0o755)
     yield path
     shutil.rmtree(path, ignore_errors=True)
