@@ -626,12 +626,15 @@ _PRE_TURING = ("Kepler", "Maxwell", "Pascal", "Volta")
                        changes="the nvidia module's options")),
     references=(GSP_README, KERNEL_OPEN),
 )
-def gsp_firmware(nvidia: NvidiaGpus, nvidia_driver: NvidiaDriver | None = None) -> Outcome:
+def gsp_firmware(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | None = None,
+                 log_symptoms: LogSymptoms | None = None) -> Outcome:
     """Reads: each GPU's `GSP Firmware Version` (NVML nvmlDeviceGetGspFirmwareVersion /
     `nvidia-smi -q`; a version = in use, `N/A` = not), `EnableGpuFirmware` in
-    /proc/driver/nvidia/params, the module flavour.
+    /proc/driver/nvidia/params, the module flavour; the log symptom of facts/symptoms.py
+    "Cannot initialize GSP firmware RM" / "_kgspBootGspRm: unexpected WPR2 already up".
 
-    Bad value: GSP not in use on Blackwell or with the open modules.
+    Bad value: GSP not in use on Blackwell or with the open modules; a GSP boot failure in the
+    kernel log, which proves the issue on its own, quoted, with no GPU information.
 
     Why: "The GSP firmware is used by default on GPUs which support it. Offloading tasks ... can
     improve performance" (driver README, gsp.html); the open modules depend on GSP.
@@ -640,9 +643,17 @@ def gsp_firmware(nvidia: NvidiaGpus, nvidia_driver: NvidiaDriver | None = None) 
     proprietary drivers) does not apply to inference servers; there is no evidence that disabling
     it speeds CUDA work. `N/A` on a proprietary-module Ampere/Hopper host is reported as info.
     """
+    hits = log_symptoms.proving("DRV-GSP-FIRMWARE") if log_symptoms is not None else ()
+    return with_symptoms(_gsp_firmware(nvidia, nvidia_driver), hits, "the GPU is not usable until the driver "
+                         "initialises it: reset the GPU (`nvidia-smi -r`) or power-cycle the host, then reload the "
+                         "driver; if it recurs, update the driver and the system BIOS")
+
+
+def _gsp_firmware(nvidia: NvidiaGpus | None, nvidia_driver: NvidiaDriver | None) -> Outcome:
+    """DRV-GSP-FIRMWARE from the GPUs' GSP firmware versions (gsp_firmware adds the log's symptoms)."""
     gpus = gpu_list(nvidia)
-    if isinstance(gpus, Outcome):
-        return gpus
+    if isinstance(gpus, Outcome) or nvidia is None:
+        return gpus if isinstance(gpus, Outcome) else unknown("no NVIDIA GPU information in this source")
     turing_up = [g for g in gpus if arch_of(g) not in _PRE_TURING]
     if not turing_up:
         return not_applicable("pre-Turing GPUs have no GSP")

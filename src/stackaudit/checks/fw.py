@@ -39,6 +39,7 @@ from stackaudit.fixes import (
 )
 from stackaudit.fixes.kernel_cmdline import cmdline_forms
 from stackaudit.fixes.pcie import acs_fix, acs_scan_fix
+from stackaudit.gputable import pre_turing
 
 NCCL_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html"
 KERNEL_PARAMS_DOC = "https://docs.kernel.org/admin-guide/kernel-parameters.html"
@@ -571,6 +572,14 @@ def _bar1_from_nvidia(nvidia: NvidiaGpus | None) -> Outcome:
     assert nvidia is not None
     small = {g.subject: f"{g.bar1_total_mib:g} MiB" for g in shown if (g.bar1_total_mib or 0) * 2**20 <= _SMALL_BAR1}
     fine = {g.subject: _size(int((g.bar1_total_mib or 0) * 2**20)) for g in shown if g.subject not in small}
+    fixed = {g.subject: f"{g.name}, {small[g.subject]}" for g in shown
+             if g.subject in small and pre_turing(g.name, g.architecture)}
+    if small and len(fixed) == len(small):
+        return over_gpus(nvidia, shown, not_an_issue(
+            "small BAR1 on GPUs that predate Turing (" + "; ".join(f"{b}: {v}" for b, v in fixed.items())
+            + "): these generations have no Resizable BAR, so there is no larger size to enable"
+            + (f"; BAR1 {', '.join(f'{b} {v}' for b, v in fine.items())} on the others" if fine else ""),
+            actual=fixed, subjects=list(fixed)))
     if small:
         return unknown("BAR1 is small on " + ", ".join(f"{b} ({v})" for b, v in small.items())
                        + "; whether the GPU can resize it is not in nvidia-smi's output",
