@@ -476,7 +476,8 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
     GPUDirect RDMA need a large BAR.
 
     Traps: data-center GPUs (H100/H200/B200/A100/L40S) have a large fixed BAR1 and no need of
-    ReBAR: not flagged. A single GPU does not use BAR1 for its copies, and an ordinary Ethernet
+    ReBAR: not flagged. GPUs that predate Turing (gputable.pre_turing) have no Resizable BAR: their
+    256 MiB BAR1 is not an issue. A single GPU does not use BAR1 for its copies, and an ordinary Ethernet
     NIC next to it does no GPUDirect RDMA (not an issue). No measured NCCL gain from
     ReBAR on officially P2P-capable cards is published.
     """

@@ -614,7 +614,8 @@ def custom_allreduce(serving_processes: ServingProcesses | None = None, serving_
 
     Traps: no NVLink on RTX PRO 6000 / L40S / RTX 4090 means custom all-reduce is off for TP 4 or
     8 by design: a key negative result, not a fix. At TP=2 such cards can use it if P2P works.
-    GeForce cards have no P2P with the stock driver: NCCL carries the all-reduce.
+    GeForce cards have no P2P with the stock driver: NCCL carries the all-reduce. A TP group that
+    spans nodes (facts/_parse.tp_spans_nodes: `--nnodes` above PP x DP) never runs it: not applicable.
     """
     engine, tp, root = _engine_tp(serving_processes, parallelism)
     if root is None and not _engine_roots(serving_processes):
