@@ -300,3 +300,35 @@ def test_pre_turing_names() -> None:
     for name in ("GeForce RTX 2080 Ti", "GeForce GTX 1660 SUPER", "Tesla T4", "Quadro RTX 8000", "TITAN RTX",
                  "NVIDIA GeForce RTX 3090", "NVIDIA H100 80GB HBM3", "NVIDIA RTX A6000"):
         assert not pre_turing(name), name
+
+
+# --- a headless `nvidia-smi -q` section of clock event reasons is one GPU's (facts/nvidia_smi.py) -------------
+
+# https://github.com/NVIDIA/nvidia-settings/issues/67 (jolars): the Clocks Throttle Reasons block of an MX330's
+# `nvidia-smi -q -d PERFORMANCE`, cut from the paste above its GPU header (an indented Markdown code block).
+SETTINGS_67 = """\
+        Clocks Throttle Reasons
+            Idle                              : Not Active
+            Applications Clocks Setting       : Not Active
+            SW Power Cap                      : Not Active
+            HW Slowdown                       : Not Active
+                HW Thermal Slowdown           : Not Active
+                HW Power Brake Slowdown       : Not Active
+            Sync Boost                        : Not Active
+"""
+
+
+def test_a_headless_clock_reasons_block_is_read_as_one_gpu() -> None:
+    # Corpus 214 (kubeflow/kubeflow#68): `nvidia-smi -q | grep -A8 'Clocks Throttle'`, only Idle active.
+    for check in ("PWR-CLOCK-EVENTS", "PWR-APP-CLOCKS"):
+        path = next(CAPTURES.glob("214-*.txt"))
+        r = run_checks(load_pasted([str(path)]), [check])[check]
+        assert r.status == "ok" and r.coverage is not None and r.coverage.text() == "1 GPU shown", r.message
+    status, message = _run(SETTINGS_67, "PWR-APP-CLOCKS")
+    assert status == "ok" and "other GPUs are not in this source" in message
+
+
+def test_a_headless_section_without_reasons_stays_unread() -> None:
+    # Corpus 119 (wookayin/gpustat#135): Clocks and Max Clocks only: no reason, no GPU to judge.
+    for check in ("PWR-CLOCK-EVENTS", "PWR-APP-CLOCKS"):
+        assert _capture("119", check)[0] == "unknown"
