@@ -197,3 +197,57 @@ def test_a_cut_matrix_whose_rows_differ_is_never_ok(tmp_path: Path, cell: str) -
     # GPU4's row is missing; the shown rows give it SYS (no NVLink) or a weaker NV4: not a healthy mesh.
     r = pasted(tmp_path, "$ nvidia-smi topo -m\n" + _rows(cell), "IC-TOPO-READ")["IC-TOPO-READ"]
     assert r.status != "ok", r.message
+
+
+# --- GSP RPCs named in the kernel log ---------------------------------------------------------------
+
+# https://github.com/NVIDIA/open-gpu-kernel-modules/issues/446 (fighterhit): Xid 119, `dmesg -T` form.
+OGKM_446 = """\
+[Fri Mar  3 04:27:08 2023] NVRM: Xid (PCI:0000:61:00): 119, pid=1346198, name=nvidia-smi, Timeout waiting for RPC from GSP! Expected function 103 (GSP_RM_ALLOC) (0x80 0x38).
+[Fri Mar  3 04:27:53 2023] NVRM: Xid (PCI:0000:61:00): 119, pid=1346198, name=nvidia-smi, Timeout waiting for RPC from GSP! Expected function 103 (GSP_RM_ALLOC) (0x2080 0x4).
+"""
+# https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1230 (gengchaogit): the RPC history a GSP timeout dumps.
+OGKM_1230 = """\
+[   84.738332] NVRM:     -3    72   GSP_SET_SYSTEM_INFO            0 0x0000000000000000 0x0000000000000000 0x000655d53b47bfbe 0x000655d53b587765   1095ms
+[   84.738339] NVRM: GPU6 RPC event history (CPU <- GSP):
+"""
+# https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1145 (mnencia): no timestamp, the GPU named mid-line.
+OGKM_1145 = """\
+NVRM: _kgspProcessRpcEvent: Attempted to process RPC event from GPU0: 0x101a (PFM_REQ_HNDLR_STATE_SYNC_CALLBACK) during bootup without API lock
+NVRM: nvAssertFailedNoLog: Assertion failed: 0 @ src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c:1447
+"""
+# https://github.com/NVIDIA/nvtrust/issues/77 (Elio-yang): the GSP firmware failed to start (no RPC named).
+NVTRUST_77 = """\
+[  279.950855] NVRM: gpuHandleSanityCheckRegReadError_GH100: Possible bad register read: addr: 0x110804,  regvalue: 0xbadf4100,  error code: Unknown SYS_PRI_ERROR_CODE
+[  279.950860] NVRM: RmInitAdapter: Cannot initialize GSP firmware RM
+[  280.997787] NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x62:0x1a:1792)
+"""
+# https://github.com/madMAx43v3r/chia-gigahorse/issues/301 (cdgraff): Xids that name no GSP RPC.
+CHIA_301 = """\
+[14328.198504] NVRM: Xid (PCI:0000:0a:00): 31, pid=13332, name=cuda_plot_k32_v, Ch 00000010, intr 00000000. MMU Fault: ENGINE CE2 HUBCLIENT_CE0 faulted @ 0x7f29_5b8c9000. Fault is of type FAULT_PRIV_VIOLATION ACCESS_TYPE_VIRT_READ
+[14370.688139] NVRM: Xid (PCI:0000:0a:00): 45, pid='<unknown>', name=<unknown>, Ch 00000008
+"""
+
+
+@pytest.mark.parametrize(("text", "gpu"), [(OGKM_446, "0000:61:00"), (OGKM_1230, "GPU6"), (OGKM_1145, "GPU0")],
+                         ids=["ogkm-446-xid-119", "ogkm-1230-rpc-history", "ogkm-1145-kgsp"])
+def test_gsp_rpc_lines_show_gsp_in_use(tmp_path: Path, text: str, gpu: str) -> None:
+    r = pasted(tmp_path, text, "DRV-GSP-FIRMWARE")["DRV-GSP-FIRMWARE"]
+    assert r.status == "not-an-issue", r.message
+    assert f"GSP firmware on {gpu}" in r.message and r.coverage is not None and r.coverage.shown == (gpu,)
+    # Corpus 144 (Neroued/ninfer#12): `journalctl -o short-precise` lines naming rpcRmApiFree_GSP.
+    r = capture("144", "DRV-GSP-FIRMWARE")["DRV-GSP-FIRMWARE"]
+    assert r.status == "not-an-issue" and "rpcRmApiFree_GSP" in r.message
+
+
+@pytest.mark.parametrize("text", [NVTRUST_77, CHIA_301], ids=["nvtrust-77-init-failed", "chia-301-other-xids"])
+def test_nvrm_lines_without_a_gsp_rpc_say_nothing_of_gsp(tmp_path: Path, text: str) -> None:
+    assert pasted(tmp_path, text, "DRV-GSP-FIRMWARE")["DRV-GSP-FIRMWARE"].status == "unknown"
+
+
+def test_a_gsp_line_that_names_no_gpu_speaks_for_the_drivers_setting(tmp_path: Path) -> None:
+    # https://github.com/NVIDIA/nvtrust/issues/128 (costinchen): a GSP function's line with no GPU in it.
+    text = ("[   75.588764] NVRM: kgspCheckGspRmCcCleanup_GH100: CC secret cleanup successful!\n"
+            "[   76.006763] [drm] Initialized nvidia-drm 0.0.0 20160202 for 0000:02:00.0 on minor 1\n")
+    r = pasted(tmp_path, text, "DRV-GSP-FIRMWARE")["DRV-GSP-FIRMWARE"]
+    assert r.status == "not-an-issue" and "names no GPU" in r.message and r.coverage is None
