@@ -166,7 +166,7 @@ def test_an_iommu_fault_on_another_device_is_no_gpu_symptom(tmp_path: Path, text
 @pytest.mark.parametrize(("prefix", "coverage", "links"), [
     ("199", "5 of 8 GPUs shown", "PCIe only"),  # kubernetes/kubernetes#53497, cut after the GPU4 row
     ("200", "4 of 16 GPUs shown", "NV6"),  # NVIDIA/nccl-tests#78, cut after the GPU3 row
-    ("11", "5 of 8 GPUs shown", "NV12"),  # vllm-project/vllm#4375, cut inside the GPU5 row
+    ("11", "6 of 8 GPUs shown", "NV12"),  # vllm-project/vllm#4375, cut in the GPU5 row's NIC cells
 ], ids=["k8s-53497", "nccl-tests-78", "vllm-4375"])
 def test_a_cut_matrix_is_judged_on_its_complete_rows(prefix: str, coverage: str, links: str) -> None:
     r = capture(prefix, "IC-TOPO-READ")["IC-TOPO-READ"]

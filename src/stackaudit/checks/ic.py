@@ -360,7 +360,9 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
         if judged is not None:
             return judged
     unshown = topo.unshown_pairs()
-    whole_rows = [g for g in names if g not in topo.rows_not_shown()]
+    # A row whose GPU cells are all there shows its GPU's every path to the others (its NIC cells may be cut).
+    gpu_columns = sum(1 for c in topo.columns if c in names)
+    whole_rows = [g for g in names if len(topo.rows.get(g, ())) >= gpu_columns]
     cells = {c for _, _, c in topo.gpu_pairs()}
     if unshown and whole_rows and (not topo.has_nvlink or (len(cells) == 1 and next(iter(cells)).startswith("NV"))):
         # The complete rows settle their GPUs: PCIe paths only, or one NV# on every pair they show (a GPU of a
