@@ -251,3 +251,71 @@ def test_a_gsp_line_that_names_no_gpu_speaks_for_the_drivers_setting(tmp_path: P
             "[   76.006763] [drm] Initialized nvidia-drm 0.0.0 20160202 for 0000:02:00.0 on minor 1\n")
     r = pasted(tmp_path, text, "DRV-GSP-FIRMWARE")["DRV-GSP-FIRMWARE"]
     assert r.status == "not-an-issue" and "names no GPU" in r.message and r.coverage is None
+
+
+# --- a `docker run` written in a sentence or as inline code after a list mark --------------------------
+
+# https://github.com/NVIDIA/nvidia-docker/issues/1352 (nectario): the command after "when running:".
+NVIDIA_DOCKER_1352 = ("I get the following issue when running: docker run --gpus 2 nvidia/cuda:10.2-base nvidia-smi\n"
+                      "**docker: Error response from daemon: could not select device driver \"\" with capabilities: "
+                      "[[gpu]].**\n")
+# https://github.com/NVIDIA-ISAAC-ROS/isaac_ros_visual_slam/issues/132 (yfyang86): inline code in a list item's sentence.
+ISAAC_132 = ("- Get the right feedback with `sudo docker run --rm --runtime=nvidia --gpus all ubuntu nvidia-smi`;\n")
+
+
+@pytest.mark.parametrize(("prefix", "line", "image"), [
+    ("190", "When running docker run -d --name gpu-hot", "ghcr.io/psalias2006/gpu-hot:latest"),  # gpu-hot#18
+    ("193", "1. `docker run -it -d --rm --net=host", "nvcr.io/nvidia/tensorflow:20.01-tf1-py3"),  # nccl#290
+], ids=["gpu-hot-18-sentence", "nccl-290-list-item"])
+def test_a_run_line_in_the_authors_words_is_read(prefix: str, line: str, image: str) -> None:
+    from corpus import parse_header
+    from stackaudit.facts.container_specs import parse_docker_run
+
+    body = parse_header(next(CAPTURES.glob(prefix + "-*.txt"))).body
+    [text] = [ln for ln in body.splitlines() if ln.startswith(line)]
+    assert parse_docker_run(text).image == image
+
+
+def test_a_run_line_after_a_colon_or_in_inline_code_is_read() -> None:
+    from stackaudit.facts.container_specs import parse_docker_run
+
+    run = parse_docker_run(NVIDIA_DOCKER_1352.splitlines()[0])
+    assert run.image == "nvidia/cuda:10.2-base" and run.argv == ("nvidia-smi",) and run.gpu_requested
+    run = parse_docker_run(ISAAC_132)
+    assert run.image == "ubuntu" and run.argv == ("nvidia-smi",) and run.runtime == "nvidia"  # `;` after the code
+
+
+@pytest.mark.parametrize("sentence", [
+    "I tried docker run but it failed",  # modelled prose: no options, no image
+    "I tried docker run --gpus all and it failed",  # modelled: the "image" would be a word of the sentence
+    "Error: docker run --gpus all failed on this host",
+    "Can you paste the `docker run` line you used?",  # modelled: inline code that is no command line
+])
+def test_docker_run_in_prose_is_no_run_line(sentence: str) -> None:
+    from stackaudit.facts._parse import ParseError
+    from stackaudit.facts.container_specs import parse_docker_run
+
+    with pytest.raises(ParseError):
+        parse_docker_run(sentence)
+
+
+def test_an_ngc_image_under_the_nvidia_runtime_requests_its_gpus() -> None:
+    # Corpus 193 (NVIDIA/nccl#290): `--runtime nvidia` with nvcr.io/nvidia/tensorflow, no --gpus and no -e: the
+    # image's own NVIDIA_VISIBLE_DEVICES=all gives it the GPUs; NCCL's old `Ring` lines join 4 of them.
+    r = capture("193", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert r.status == "ok" and r.coverage is not None and r.coverage.text() == "4 GPUs shown"
+    assert "NCCL's channels join 4 GPUs" in r.message
+    # Modelled counter-example: the same runtime with an image that sets no such variable requests nothing.
+    from stackaudit.facts.container_specs import parse_docker_run
+
+    assert not parse_docker_run("docker run --runtime nvidia -it ubuntu:22.04 sh").gpu_requested
+    assert parse_docker_run("docker run --runtime nvidia -it nvidia/cuda:12.4.1-base-ubuntu22.04 sh").gpu_requested
+
+
+def test_nccl_ring_lines_before_2_5_are_channels() -> None:
+    from stackaudit.facts.serving_logs import parse_serving_log
+
+    # NVIDIA/nccl#290 (corpus 193): `via direct shared memory` is the SHM transport; corpus 205's NCCL 2.5 `P2P/IPC`.
+    log = parse_serving_log("host:2144:2556 [2] NCCL INFO Ring 00 : 2[3d000] -> 3[3e000] via direct shared memory\n"
+                            "host:2142:2554 [0] NCCL INFO Ring 00 : 155[3d000] -> 153[1b000] via P2P/IPC\n")
+    assert [(c.src, c.dst, c.transport, c.detail) for c in log.channels] == [(2, 3, "SHM", ""), (155, 153, "P2P", "IPC")]

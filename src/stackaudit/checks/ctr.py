@@ -8,6 +8,7 @@ containers with GPUs or a serving engine. Elsewhere they are not applicable.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from stackaudit.checks.registry import (
     Fix,
@@ -18,6 +19,7 @@ from stackaudit.checks.registry import (
     not_an_issue,
     not_applicable,
     ok,
+    over_subjects,
     unknown,
     with_symptoms,
 )
@@ -33,6 +35,7 @@ from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
+from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.shm import ShmInfo
 from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import KernelLog, NumaTopology
@@ -719,7 +722,7 @@ _CTK_FIX = Fix.of(
 )
 def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAccess | None = None,
                gpus: GpuInventory | None = None, docker_containers: DockerContainers | None = None,
-               log_symptoms: LogSymptoms | None = None) -> Outcome:
+               log_symptoms: LogSymptoms | None = None, serving_log: ServingLog | None = None) -> Outcome:
     """Reads: inside a container `ls /dev/nvidia*`, NVIDIA_VISIBLE_DEVICES and
     NVIDIA_DRIVER_CAPABILITIES (engine's or audit's environ), /proc/driver/nvidia/version against
     the version libnvidia-ml.so.1 resolves to; on a Docker host the serving containers'
@@ -743,7 +746,13 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     GeForce cards cause Error 803 (not detected here).
     """
     hits = log_symptoms.proving("CTR-GPU-ACCESS") if log_symptoms is not None else ()
-    return with_symptoms(_gpu_access(container, gpu_devices, gpus, docker_containers), hits,
+    judged = _gpu_access(container, gpu_devices, gpus, docker_containers)
+    # NCCL's channels on one host join the GPUs the container got: those are the GPUs shown.
+    ranks = sorted({r for c in serving_log.channels for r in (c.src, c.dst)}) if serving_log is not None else []
+    if judged.status == "ok" and ranks and serving_log is not None and not serving_log.multi_host:
+        judged = over_subjects(replace(judged, message=f"{judged.message}; NCCL's channels join {len(ranks)} GPUs "
+                                       f"(ranks {ranks[0]}-{ranks[-1]})"), [f"rank {r}" for r in ranks])
+    return with_symptoms(judged, hits,
                          "install the NVIDIA Container Toolkit, run `nvidia-ctk runtime configure --runtime=docker` "
                          "and restart Docker")
 
