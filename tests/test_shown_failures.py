@@ -319,3 +319,20 @@ def test_nccl_ring_lines_before_2_5_are_channels() -> None:
     log = parse_serving_log("host:2144:2556 [2] NCCL INFO Ring 00 : 2[3d000] -> 3[3e000] via direct shared memory\n"
                             "host:2142:2554 [0] NCCL INFO Ring 00 : 155[3d000] -> 153[1b000] via P2P/IPC\n")
     assert [(c.src, c.dst, c.transport, c.detail) for c in log.channels] == [(2, 3, "SHM", ""), (155, 153, "P2P", "IPC")]
+
+
+# --- an empty `lsmod | grep` is its pattern's absence, and nothing else ------------------------------------
+
+
+def test_the_empty_lsmod_greps_of_the_blind_paste_are_read() -> None:
+    # Corpus 142 (NVIDIA/nccl#988): two `lsmod | grep` prompts with nothing under them, then an empty prompt.
+    from stackaudit.facts.shown_commands import parse_grep
+
+    r = capture("142", "IC-NVIDIA-PEERMEM")["IC-NVIDIA-PEERMEM"]
+    assert "nvidia_peermem not loaded" in r.message and r.status == "unknown"  # the NICs' use is not shown
+    body = (CAPTURES / next(p.name for p in CAPTURES.glob("142-*.txt"))).read_text()
+    assert "(pytorch) [root@gpu3 ~]# lsmod | grep nv_peer_mem\n" in body
+    grep = parse_grep("lsmod | grep nv_peer_mem")
+    assert grep is not None and grep.matches("nv_peer_mem 16384 0") and not grep.matches("nvidia_peermem 16384 0")
+    # https://github.com/openucx/ucx/pull/9451 (Alexey-Rivkin): `grep -q` prints nothing either way: no proof.
+    assert parse_grep("lsmod | grep -q nv_peer_mem") is None
