@@ -154,7 +154,21 @@ def test_an_amd_vi_fault_on_the_nvidia_device_proves_iommu_mode(tmp_path: Path, 
     assert capture("198", "FW-IOMMU-MODE")["FW-IOMMU-MODE"].status == "issue"
 
 
-@pytest.mark.parametrize("text", [POP_OS_853, ROCM_2820], ids=["pop-os-853-nvme", "rocm-2820-amdgpu"])
+# https://github.com/Dasharo/dasharo-issues/issues/641 (serpack): Intel's DMAR names the device by address only
+# (here the iGPU 00:02.0); which device it is takes the PCI list, which FW-IOMMU-MODE reads for the GPUs' addresses.
+DASHARO_641 = """\
+[    0.361089] DMAR: [DMA Read NO_PASID] Request device [00:02.0] fault addr 0x7cd80000 [fault reason 0x01] Present bit in root entry is clear
+[    0.361100] DMAR: DRHD: handling fault status reg 3
+"""
+# https://github.com/Marvell-switching/sonic-marvell-binaries/pull/84 (wlin1-aster): a switch ASIC at 06:00.0.
+MARVELL_84 = """\
+[  815.089014] DMAR: [DMA Read] Request device [06:00.0] PASID ffffffff fault addr 1a5e12000 [fault reason 06] PTE Read access is not set
+[  827.262614] DMAR: DRHD: handling fault status reg 402
+"""
+
+
+@pytest.mark.parametrize("text", [POP_OS_853, ROCM_2820, DASHARO_641, MARVELL_84],
+                         ids=["pop-os-853-nvme", "rocm-2820-amdgpu", "dasharo-641-dmar-igpu", "marvell-84-dmar-asic"])
 def test_an_iommu_fault_on_another_device_is_no_gpu_symptom(tmp_path: Path, text: str) -> None:
     assert find_symptoms(text.splitlines()) == ()
     assert pasted(tmp_path, text, "FW-IOMMU-MODE")["FW-IOMMU-MODE"].status != "issue"
