@@ -61,9 +61,10 @@ def test_a_gsp_boot_failure_proves_gsp_firmware_with_the_line_quoted() -> None:
     for text, quoted in ((OGKM_1230, "GPU6 _kgspBootGspRm: unexpected WPR2 already up"),
                          (OGKM_1058, "GPU0 _kgspBootGspRm: unexpected WPR2 already up"),
                          (OGKM_789, "RmInitAdapter: Cannot initialize GSP firmware RM")):
-        status, message = _run(text, "DRV-GSP-FIRMWARE")
-        assert status == "issue", message
-        assert quoted in message and "reset the GPU" in message
+        r = run_checks(MemoryHost(recognise(text).record), ["DRV-GSP-FIRMWARE"])["DRV-GSP-FIRMWARE"]
+        assert r.status == "issue" and r.severity == "high", r.message
+        assert quoted in r.message and r.fix is not None and "Reset the GPU" in r.fix.steps[0].does
+        assert "NVreg_EnableGpuFirmware" not in r.fix.steps[0].does  # the check's own fix is for the module option
     # Corpus 216 (open-gpu-kernel-modules#876): an RTX 5080 laptop's `dmesg | grep NVRM`.
     status, message = _capture("216", "DRV-GSP-FIRMWARE")
     assert status == "issue" and "WPR2 already up" in message
