@@ -628,12 +628,14 @@ _PRE_TURING = ("Kepler", "Maxwell", "Pascal", "Volta")
     references=(GSP_README, KERNEL_OPEN),
 )
 def gsp_firmware(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | None = None,
-                 gsp_log: GspLog | None = None) -> Outcome:
+                 gsp_log: GspLog | None = None, log_symptoms: LogSymptoms | None = None) -> Outcome:
     """Reads: each GPU's `GSP Firmware Version` (NVML nvmlDeviceGetGspFirmwareVersion /
     `nvidia-smi -q`; a version = in use, `N/A` = not), `EnableGpuFirmware` in
-    /proc/driver/nvidia/params, the module flavour.
+    /proc/driver/nvidia/params, the module flavour; the log symptom of facts/symptoms.py
+    "Cannot initialize GSP firmware RM" / "_kgspBootGspRm: unexpected WPR2 already up".
 
-    Bad value: GSP not in use on Blackwell or with the open modules.
+    Bad value: GSP not in use on Blackwell or with the open modules; a GSP boot failure in the
+    kernel log, which proves the issue on its own, quoted, with no GPU information.
 
     Why: "The GSP firmware is used by default on GPUs which support it. Offloading tasks ... can
     improve performance" (driver README, gsp.html); the open modules depend on GSP.
@@ -646,6 +648,19 @@ def gsp_firmware(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver |
     `rpcRmApiFree_GSP`, `_kgspRpcRecvPoll`, Xid 119's "RPC from GSP") show GSP in use on the GPUs
     they name; their failures are a GPU fault (DRV-XID), not this setting.
     """
+    hits = log_symptoms.proving("DRV-GSP-FIRMWARE") if log_symptoms is not None else ()
+    return with_symptoms(_gsp_firmware(nvidia, nvidia_driver, gsp_log), hits, "the GPU is not usable until the "
+                         "driver initialises it", fix=_GSP_BOOT_FIX)
+
+
+# What a GSP boot failure asks for: the GPU's state, not the module option the check's own fix removes.
+_GSP_BOOT_FIX = advice("Reset the GPU (`nvidia-smi -r`) or power-cycle the host, then reload the driver; if it recurs, "
+                       "update the driver and the system BIOS", cost="driver-reload")
+
+
+def _gsp_firmware(nvidia: NvidiaGpus | None, nvidia_driver: NvidiaDriver | None, gsp_log: GspLog | None) -> Outcome:
+    """DRV-GSP-FIRMWARE from the GPUs' GSP firmware versions and the GSP RPCs the kernel log names
+    (gsp_firmware adds the log's symptoms)."""
     if gsp_log is not None and (nvidia is None or all(g.gsp_firmware is None for g in nvidia.gpus)):
         judged = not_an_issue(
             "the kernel log names GSP RPCs, so the driver runs the GSP firmware"

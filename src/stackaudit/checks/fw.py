@@ -41,6 +41,7 @@ from stackaudit.fixes import (
 )
 from stackaudit.fixes.kernel_cmdline import cmdline_forms
 from stackaudit.fixes.pcie import acs_fix, acs_scan_fix
+from stackaudit.gputable import pre_turing
 
 NCCL_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html"
 KERNEL_PARAMS_DOC = "https://docs.kernel.org/admin-guide/kernel-parameters.html"
@@ -491,7 +492,8 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
     GPUDirect RDMA need a large BAR.
 
     Traps: data-center GPUs (H100/H200/B200/A100/L40S) have a large fixed BAR1 and no need of
-    ReBAR: not flagged. A single GPU does not use BAR1 for its copies, and an ordinary Ethernet
+    ReBAR: not flagged. GPUs that predate Turing (gputable.pre_turing) have no Resizable BAR: their
+    256 MiB BAR1 is not an issue. A single GPU does not use BAR1 for its copies, and an ordinary Ethernet
     NIC next to it does no GPUDirect RDMA (not an issue). No measured NCCL gain from
     ReBAR on officially P2P-capable cards is published.
     """
@@ -587,6 +589,14 @@ def _bar1_from_nvidia(nvidia: NvidiaGpus | None) -> Outcome:
     assert nvidia is not None
     small = {g.subject: f"{g.bar1_total_mib:g} MiB" for g in shown if (g.bar1_total_mib or 0) * 2**20 <= _SMALL_BAR1}
     fine = {g.subject: _size(int((g.bar1_total_mib or 0) * 2**20)) for g in shown if g.subject not in small}
+    fixed = {g.subject: f"{g.name}, {small[g.subject]}" for g in shown
+             if g.subject in small and pre_turing(g.name, g.architecture)}
+    if small and len(fixed) == len(small):
+        return over_gpus(nvidia, shown, not_an_issue(
+            "small BAR1 on GPUs that predate Turing (" + "; ".join(f"{b}: {v}" for b, v in fixed.items())
+            + "): these generations have no Resizable BAR, so there is no larger size to enable"
+            + (f"; BAR1 {', '.join(f'{b} {v}' for b, v in fine.items())} on the others" if fine else ""),
+            actual=fixed, subjects=list(fixed)))
     if small:
         return unknown("BAR1 is small on " + ", ".join(f"{b} ({v})" for b, v in small.items())
                        + "; whether the GPU can resize it is not in nvidia-smi's output",

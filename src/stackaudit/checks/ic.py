@@ -25,7 +25,7 @@ from stackaudit.checks.registry import (
     unknown,
     with_symptoms,
 )
-from stackaudit.facts._parse import sizes_from_argv
+from stackaudit.facts._parse import sizes_from_argv, tp_spans_nodes
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.docker import DockerContainers
@@ -625,7 +625,8 @@ def custom_allreduce(serving_processes: ServingProcesses | None = None, serving_
 
     Traps: no NVLink on RTX PRO 6000 / L40S / RTX 4090 means custom all-reduce is off for TP 4 or
     8 by design: a key negative result, not a fix. At TP=2 such cards can use it if P2P works.
-    GeForce cards have no P2P with the stock driver: NCCL carries the all-reduce.
+    GeForce cards have no P2P with the stock driver: NCCL carries the all-reduce. A TP group that
+    spans nodes (facts/_parse.tp_spans_nodes: `--nnodes` above PP x DP) never runs it: not applicable.
     """
     engine, tp, root = _engine_tp(serving_processes, parallelism)
     if root is None and not _engine_roots(serving_processes):
@@ -643,6 +644,11 @@ def custom_allreduce(serving_processes: ServingProcesses | None = None, serving_
     log_reasons = list(serving_log.custom_ar_disabled) if serving_log is not None else []
     if any(r == AR_MULTI_NODE for r, _ in log_reasons):
         return not_applicable("the TP group spans nodes: custom all-reduce is for one node only")
+    if root is not None and tp_spans_nodes(root.flag_argv):
+        return not_applicable(f"the TP group spans nodes ({_engine_name(engine)} TP={tp} over --nnodes "
+                              f"{root.flag('--nnodes')}): the engine turns custom all-reduce off for a group that "
+                              "spans nodes (\"Custom allreduce is disabled because this process group spans across "
+                              "nodes\") and NCCL carries the all-reduce", actual={"tp": tp, "nnodes": root.flag("--nnodes")})
     flag_off = (root is not None and root.has_flag("--disable-custom-all-reduce")) or (
         serving_log is not None and serving_log.disable_custom_all_reduce is True)
     for reason, line in log_reasons:

@@ -35,6 +35,8 @@ CTK_DOCKER = ("https://docs.nvidia.com/datacenter/cloud-native/container-toolkit
               "#configuring-docker")
 CTK_TROUBLESHOOTING = "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/troubleshooting.html"
 AMD_IOMMU_SOURCE = "https://github.com/torvalds/linux/blob/master/drivers/iommu/amd/iommu.c"
+# Where the open driver prints its GSP boot failures (RmInitAdapter in osinit.c, _kgspBootGspRm in kernel_gsp.c).
+GSP_BOOT_SOURCE = "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/src/nvidia/arch/nvalloc/unix/src/osinit.c"
 # The NVLink Xids of the catalogue (74 NVLink error, 144-150 the NVLink5 / NVSwitch-fabric error families).
 _NVLINK_XID = r"(?:74|14[4-9]|150)"
 # An Xid's head, whatever the GPU's address looks like: `(PCI:0000:01:00)`, a MIG instance's
@@ -106,6 +108,11 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "FW-IOMMU-MODE", "high", AMD_IOMMU_SOURCE,
         "the IOMMU translates an NVIDIA GPU's DMA and refused an address (an I/O page fault): the GPU's access was "
         "dropped"),
+    # The driver could not boot the GPU's GSP firmware, so RmInitAdapter failed and the GPU is not usable
+    # (NVIDIA/open-gpu-kernel-modules#1230, #1058, #789). WPR2 already up: the GPU needs a reset first.
+    Symptom("gsp-boot-failed", re.compile(r"Cannot initialize GSP firmware RM|_kgspBootGspRm: unexpected WPR2 already up"),
+        "DRV-GSP-FIRMWARE", "high", GSP_BOOT_SOURCE,
+        "the driver could not boot the GPU's GSP firmware, so it did not initialise the GPU", faults_gpu=True),
     # DCGM's diagnostic writes this Info row when a GPU runs without persistence mode (its Deployment tests).
     Symptom("dcgm-persistence-off", re.compile(r"Persistence mode for GPU \d+ is disabled"),
         "DRV-PERSISTENCE", "low", DCGM_DIAG_DOC, "DCGM's diagnostic found a GPU with persistence mode disabled"),
@@ -143,7 +150,8 @@ fact("log_symptoms", LogSymptoms, union, hint="paste the failing log (the kernel
 
 # A cheap test before the patterns: every symptom's line holds one of these (the evidence reader's needles too).
 NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access", "Persistence mode for",
-            "device driver", "runtime name: nvidia", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT")
+           "device driver", "runtime name: nvidia", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
+           "GSP")
 
 
 def is_symptom(line: str) -> bool:
@@ -194,6 +202,6 @@ def symptoms_in_dcgmi_diag(text: str) -> LogSymptoms:
 def symptoms_in_kernel_log(ctx: FactContext) -> LogSymptoms:
     """Symptom lines of the kernel log."""
     log = ctx.fact("kernel_log", KernelLog)
-    if "Xid" not in log.text and "IO_PAGE_FAULT" not in log.text:
+    if not any(n in log.text for n in ("Xid", "IO_PAGE_FAULT", "GSP")):
         raise FactUnavailable("no symptom line in the kernel log")
     return LogSymptoms(find_symptoms(log.lines))
