@@ -649,6 +649,7 @@ def parse_table(text: str) -> NvidiaGpus:
             compute_mode=_compute_mode(r.get("compute")),
             mig_current=mig,
             mig_devices=0 if mig is False else None,
+            ecc_current=_ecc_from_cell(r.get("ecc")),
             ecc_volatile_uncorrected=_int(r.get("ecc")),
             power_limit_w=_float(r.get("cap")),
             power_draw_w=_float(r.get("draw")),
@@ -667,6 +668,21 @@ def parse_table(text: str) -> NvidiaGpus:
         cut_at = f"the table ends after GPU {order[-1]}'s rows, before its Processes box"
     return NvidiaGpus(tuple(gpus), header.group(2) if header else None, header.group(3) if header else None,
                       None, tuple(notes), cut=cut_at)
+
+
+def _ecc_from_cell(cell: str | None) -> bool | None:
+    """The ECC mode the table's `Volatile Uncorr. ECC` cell shows; None where it shows none.
+
+    NVML counts ECC errors only with ECC mode enabled (nvmlDeviceGetTotalEccErrors: "Requires ECC Mode to be
+    enabled", https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html), so a count is ECC on.
+    With no count to print the cell names the mode: `On` (an A100 in MIG mode, DCGM issue 70) or `Off` (an A100
+    SXM4 with ECC disabled, phoenix-miner issue 17).
+    `N/A` is a GPU without ECC (nvidia-smi prints N/A for unsupported data), which `unsupported` keeps.
+    """
+    text = (cell or "").strip()
+    if text.isdigit() or text == "On":
+        return True
+    return False if text == "Off" else None
 
 
 def _cut_name(shown: str, memory_mib: float | None, cap_w: float | None) -> tuple[str, str]:
