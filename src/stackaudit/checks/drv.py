@@ -61,6 +61,7 @@ from stackaudit.fixes import (
     sh,
     step,
 )
+from stackaudit.gputable import PRE_TURING
 from stackaudit.versions import release
 
 KERNEL_OPEN = "https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/kernel_open.html"
@@ -134,11 +135,6 @@ def version_tuple(version: str | None) -> tuple[int, ...]:
 def is_blackwell(gpu: GpuInfo) -> bool:
     spec = gpu.spec
     return "blackwell" in (gpu.architecture or "").lower() or (spec is not None and spec.architecture == "Blackwell")
-
-
-def arch_of(gpu: GpuInfo) -> str:
-    spec = gpu.spec
-    return gpu.architecture or (spec.architecture if spec is not None else "")
 
 
 def _indices(gpus: list[GpuInfo]) -> str:
@@ -266,8 +262,6 @@ def _nvlink_from_matrix(topo: TopoMatrix) -> Outcome:
 
 # --- DRV-OPEN-MODULE ---------------------------------------------------------------------------
 
-_NO_OPEN = ("Kepler", "Maxwell", "Pascal", "Volta")
-
 
 @check(
     "DRV-OPEN-MODULE",
@@ -307,9 +301,9 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     listed = list(nvidia.gpus) if nvidia is not None else []
     evidence = (nvidia_driver.flavour_evidence,) if nvidia_driver.flavour_evidence else ()
     if flavour == "open":
-        old = [g for g in listed if arch_of(g) in _NO_OPEN]
+        old = [g for g in listed if g.implied_architecture in PRE_TURING]
         if old:
-            return issue(f"the open module does not support {old[0].name} ({arch_of(old[0])}): use the proprietary "
+            return issue(f"the open module does not support {old[0].name} ({old[0].implied_architecture}): use the proprietary "
                          "flavour for pre-Turing GPUs", actual="open", expected="proprietary for pre-Turing",
                          subjects=[g.subject for g in old], severity="high", evidence=evidence)
         return ok("open kernel module" + (f" ({nvidia_driver.version})" if nvidia_driver.version else ""),
@@ -325,16 +319,16 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
         return not_an_issue(f"proprietary kernel module {nvidia_driver.version}: the open modules start with R515, "
                             "so this driver has no open flavour (and GPUs older than Turing need the proprietary one)",
                             actual="proprietary", evidence=evidence)
-    old_gpus = [g for g in listed if arch_of(g) in _NO_OPEN]
+    old_gpus = [g for g in listed if g.implied_architecture in PRE_TURING]
     if listed and len(old_gpus) == len(listed):
-        return not_an_issue(f"proprietary kernel module with {', '.join(sorted({arch_of(g) for g in old_gpus}))} GPUs, "
+        return not_an_issue(f"proprietary kernel module with {', '.join(sorted({g.implied_architecture for g in old_gpus}))} GPUs, "
                             "which the open modules do not support: the proprietary flavour is the right one",
                             actual="proprietary", evidence=evidence)
     if not listed:
         return unknown("proprietary kernel module; which GPUs it drives is not in this source (Blackwell and "
                        "Grace Hopper need the open one)", hint="`nvidia-smi -L`, or `nvidia-smi -q | grep "
                        "'Product Architecture'`", actual="proprietary")
-    return ok(f"proprietary kernel module with {', '.join(sorted({arch_of(g) or g.name for g in listed}))}: allowed "
+    return ok(f"proprietary kernel module with {', '.join(sorted({g.implied_architecture or g.name for g in listed}))}: allowed "
               "(open is the default since R560 and needed for HMM/DMABUF)", actual="proprietary", evidence=evidence)
 
 
@@ -613,9 +607,6 @@ def _fabric_manager_alone(fm: Daemon) -> Outcome:
 
 # --- DRV-GSP-FIRMWARE --------------------------------------------------------------------------
 
-_PRE_TURING = ("Kepler", "Maxwell", "Pascal", "Volta")
-
-
 @check(
     "DRV-GSP-FIRMWARE",
     title="GSP firmware state",
@@ -643,9 +634,10 @@ def gsp_firmware(nvidia: NvidiaGpus, nvidia_driver: NvidiaDriver | None = None) 
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
         return gpus
-    turing_up = [g for g in gpus if arch_of(g) not in _PRE_TURING]
+    turing_up = [g for g in gpus if g.implied_architecture not in PRE_TURING]
     if not turing_up:
-        return not_applicable("pre-Turing GPUs have no GSP")
+        return not_applicable("no GSP before Turing: " + ", ".join(
+            f"{g.name or g.label} ({g.implied_architecture})" for g in gpus))
     read = [g for g in turing_up if g.gsp_firmware is not None]
     if not read:
         return unknown("the GSP firmware version is not in this source", hint="paste `nvidia-smi -q`")

@@ -281,11 +281,22 @@ def _xml_processes(node: Node | None) -> tuple[GpuProcess, ...] | None:
     return tuple(procs)
 
 
+def _nvidia_device_id(value: str | None) -> int | None:
+    """The device half of nvidia-smi's `Device Id` (0x140110DE: device 0x1401, vendor 0x10DE); None for another
+    vendor or a value that is no such number."""
+    text = _clean(value)
+    if text is None or not re.fullmatch(r"0x[0-9A-Fa-f]{8}", text):
+        return None
+    number = int(text, 16)
+    return number >> 16 if number & 0xFFFF == 0x10DE else None
+
+
 # GpuInfo fields both nvidia-smi forms show: field -> (conversion, `-q -x` element path, `-q` text path).
 _GPU_FIELDS: dict[str, tuple[Callable[[str | None], Any], str, str]] = {
     "name": (_name, "product_name", "Product Name"),
     "uuid": (_name, "uuid", "GPU UUID"),
     "architecture": (_name, "product_architecture", "Product Architecture"),
+    "pci_device_id": (_nvidia_device_id, "pci/pci_device_id", "PCI/Device Id"),
     "persistence": (_bool, "persistence_mode", "Persistence Mode"),
     "compute_mode": (_compute_mode, "compute_mode", "Compute Mode"),
     "display_active": (_bool, "display_active", "Display Active"),
