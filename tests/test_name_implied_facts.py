@@ -11,7 +11,7 @@ import pytest
 from corpus import body, pasted
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts.nvidia_smi import parse_query_text, parse_table
-from stackaudit.gputable import PRE_AMPERE, PRE_TURING, architecture_of, lookup
+from stackaudit.gputable import PRE_AMPERE, PRE_TURING, architecture_of, lookup, on_nvswitch
 from test_cut_gpu_names import PHOENIX_17
 
 
@@ -206,3 +206,32 @@ def test_architecture_of_names_and_device_ids(name: str, device_id: int | None, 
 
 def test_pre_turing_is_pre_ampere() -> None:
     assert PRE_TURING < PRE_AMPERE and "Turing" in PRE_AMPERE and "Ampere" not in PRE_AMPERE
+
+
+# --- a report's GPU list is GPU evidence (the `gpus` inventory) ---------------------------------------
+
+@pytest.mark.parametrize(("capture", "model"), [
+    ("125", "NVIDIA GeForce RTX 4090"),  # Real: https://github.com/vllm-project/vllm/issues/13497 (collect_env)
+    ("174", "Tesla P40"),  # Real: https://github.com/open-mmlab/mmdeploy/issues/17 (check_env, `INFO:root:` lines)
+    ("159", "NVIDIA GeForce RTX 3090"),  # Real: https://github.com/InternLM/lmdeploy/issues/3996 (lmdeploy check_env)
+    ("47", "NVIDIA A40"),  # Real: https://github.com/sgl-project/sglang/issues/2805 (sglang check_env)
+])
+def test_a_report_of_pcie_models_needs_no_fabric_manager(capture: str, model: str) -> None:
+    r = _check(body(capture), "DRV-FABRIC-MANAGER")
+    assert r.status == "not-applicable" and f"no NVSwitch ({model})" in r.message
+
+
+@pytest.mark.parametrize("capture", [
+    "45",  # Real: https://github.com/sgl-project/sglang/pull/965, 8x A100 SXM4 80GB (HGX boards carry NVSwitches)
+    "202",  # Real: https://github.com/vllm-project/vllm/issues/11959, 8x H100 80GB HBM3 (SXM5)
+])
+def test_a_report_of_baseboard_models_leaves_fabric_manager_unknown(capture: str) -> None:
+    assert _check(body(capture), "DRV-FABRIC-MANAGER").status == "unknown"
+
+
+@pytest.mark.parametrize(("name", "switch"), [
+    ("NVIDIA H100 80GB HBM3", True), ("Tesla P40", False), ("NVIDIA GeForce RTX 3060", False),
+    ("NVIDIA GB300", True), ("Tesla V100-SXM2-32GB", True), ("Tesla K40c", None),
+])
+def test_on_nvswitch_from_the_row_else_the_family(name: str, switch: bool | None) -> None:
+    assert on_nvswitch(name) is switch

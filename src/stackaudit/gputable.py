@@ -181,6 +181,20 @@ def family_of(name: str, table: GpuTable | None = None) -> Family | None:
     return None
 
 
+def on_nvswitch(name: str, table: GpuTable | None = None) -> bool | None:
+    """Whether a GPU model may sit on an NVSwitch fabric: its table row's NVLink kind, else its product family's
+    NVLink expectation ("all-pairs" baseboards, "trays" racks); None for a name neither knows.
+
+    False is the claim that matters (PCIe cards and bridged pairs need no Fabric Manager); an SXM module says True
+    although some boards join their GPUs without a switch."""
+    try:
+        return lookup(name, table).spec.nvlink_kind == "switch"
+    except (UnknownGpuError, GpuTableError):
+        pass
+    family = family_of(name, table)
+    return None if family is None else family.nvlink in ("all-pairs", "trays")
+
+
 # NVIDIA architectures, oldest first (NVML_DEVICE_ARCH_*); "pre-Turing" is what a PCI device id alone can say.
 ARCHITECTURE_ORDER = ("Kepler", "Maxwell", "Pascal", "Volta", "pre-Turing", "Turing", "Ampere", "Ada Lovelace",
                       "Hopper", "Blackwell", "Rubin")

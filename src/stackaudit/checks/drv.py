@@ -61,7 +61,7 @@ from stackaudit.fixes import (
     sh,
     step,
 )
-from stackaudit.gputable import PRE_TURING
+from stackaudit.gputable import PRE_TURING, on_nvswitch
 from stackaudit.versions import release
 
 KERNEL_OPEN = "https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/kernel_open.html"
@@ -505,11 +505,12 @@ def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> 
 )
 def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServices | None = None,
                    pci: PciDevices | None = None, modules: LoadedModules | None = None,
-                   empty_greps: EmptyGreps | None = None) -> Outcome:
+                   empty_greps: EmptyGreps | None = None, gpus: GpuInventory | None = None) -> Outcome:
     """Reads: NVSwitch devices on the PCI bus (NVIDIA, class 0x0680), each GPU's fabric state and
     status (NVML / `nvidia-smi -q` Fabric: Hopper and later), `systemctl is-active
     nvidia-fabricmanager`, the `nv-fabricmanager` process and `nv-fabricmanager --version`, the
-    driver version, `ib_umad` in /proc/modules.
+    driver version, `ib_umad` in /proc/modules; without NVML or nvidia-smi, the GPU models another source
+    lists (the `gpus` inventory: a collect_env / check_env report).
 
     Bad value: FM inactive or failed; FM version different from the driver's; a GPU whose fabric
     state is not `Completed` or whose status is not `Success`; Blackwell HGX without `ib_umad`.
@@ -530,17 +531,22 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     if nvidia is None and fm is not None and fm.log:  # what its pasted status / journal lines said
         return _fabric_manager_alone(fm)
     if nvidia is None:
+        # Another source's GPU list (a collect_env / check_env report) names the models, which settle "no NVSwitch".
+        models = tuple(dict.fromkeys(gpus.models.values())) if gpus is not None else ()
+        if models and all(on_nvswitch(m) is False for m in models):
+            return not_applicable(f"no NVSwitch ({', '.join(models)}): PCIe or NVLink-bridge GPUs need no Fabric "
+                                  "Manager")
         return no_gpu_information()
-    gpus = gpu_list(nvidia)
-    if isinstance(gpus, Outcome):
-        return gpus
+    shown = gpu_list(nvidia)
+    if isinstance(shown, Outcome):
+        return shown
     switches = nvswitch_present(pci)
-    switch_gpus = [g for g in gpus if g.spec is not None and g.spec.nvlink_kind == "switch"]
-    fabric_read = [g for g in gpus if g.fabric_state not in (None, "Not Supported")]
+    switch_gpus = [g for g in shown if g.spec is not None and g.spec.nvlink_kind == "switch"]
+    fabric_read = [g for g in shown if g.fabric_state not in (None, "Not Supported")]
     if not switches and not fabric_read and not (switch_gpus and switches is None):
         kinds = ", ".join(nvidia.names) or "GPUs of unknown model"
         return not_applicable(f"no NVSwitch ({kinds}): PCIe or NVLink-bridge GPUs need no Fabric Manager")
-    rack = [g for g in gpus if re.search(r"\bGB[23]00\b", g.name or "")]
+    rack = [g for g in shown if re.search(r"\bGB[23]00\b", g.name or "")]
     problems: list[str] = []
     subjects: list[str] = []
     verdicts = {g.subject: fabric_verdict(g) for g in fabric_read}
@@ -558,7 +564,7 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
         problems.append(f"nvidia-fabricmanager is {fm.active or 'not running'}")
     if fm is not None and fm.version and nvidia.driver_version and fm.version != nvidia.driver_version:
         problems.append(f"Fabric Manager {fm.version} does not match driver {nvidia.driver_version}")
-    blackwell_hgx = [g for g in gpus if is_blackwell(g) and g.spec is not None and g.spec.nvlink_kind == "switch"]
+    blackwell_hgx = [g for g in shown if is_blackwell(g) and g.spec is not None and g.spec.nvlink_kind == "switch"]
     if blackwell_hgx and not rack and module_loaded(modules, empty_greps, "ib_umad")[0] is False:
         problems.append("ib_umad is not loaded (the FM of NVL5+ Blackwell HGX needs it)")
     if problems:
@@ -566,7 +572,7 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
                      actual={"fm": fm.active if fm else None, "fm_version": fm.version if fm else None,
                              "fabric": {g.subject: g.fabric_state for g in fabric_read}},
                      expected="FM active, same version as the driver, fabric Completed/Success",
-                     subjects=subjects or [g.subject for g in gpus], evidence=quoted + (problems[1:] if quoted else problems))
+                     subjects=subjects or [g.subject for g in shown], evidence=quoted + (problems[1:] if quoted else problems))
     if rack and (fm is None or fm.running is not True):
         return not_an_issue("GB200/GB300 compute tray: Fabric Manager runs on the NVLink switch trays, not here"
                             + (f"; fabric state {fabric_read[0].fabric_state}" if fabric_read else ""),
