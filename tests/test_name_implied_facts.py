@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from corpus import body, pasted
+from stackaudit.checks.rt import torch_supports, wheel_arch_list
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts.nvidia_smi import parse_query_text, parse_table
 from stackaudit.gputable import PRE_AMPERE, PRE_TURING, architecture_of, lookup, on_nvswitch
@@ -235,3 +236,56 @@ def test_a_report_of_baseboard_models_leaves_fabric_manager_unknown(capture: str
 ])
 def test_on_nvswitch_from_the_row_else_the_family(name: str, switch: bool | None) -> None:
     assert on_nvswitch(name) is switch
+
+
+# --- RT-TORCH-ARCH: an official wheel's arch list against the GPUs' compute capability ----------------
+
+@pytest.mark.parametrize(("capture", "says"), [
+    # Real: https://github.com/vllm-project/vllm/issues/11959, torch 2.5.1+cu124 on eight H100.
+    ("202", "has kernels for NVIDIA H100 80GB HBM3 (compute 9.0)"),
+    # Real: https://github.com/vllm-project/vllm/issues/8243, torch 2.4.0+cu121 on eight H100.
+    ("204", "has kernels for NVIDIA H100 80GB HBM3 (compute 9.0)"),
+    # Real: https://github.com/sgl-project/sglang/pull/965, torch 2.3.1+cu121 on eight A100 SXM4.
+    ("45", "has kernels for NVIDIA A100-SXM4-80GB (compute 8.0)"),
+    # Real: https://github.com/vllm-project/vllm/issues/13497, torch 2.5.1+cu121 on an RTX 4090: compute 8.9 runs
+    # the wheel's sm_86 cubins (same major, higher minor).
+    ("125", "has kernels for NVIDIA GeForce RTX 4090 (compute 8.9)"),
+])
+def test_an_official_wheel_covers_the_gpus_it_lists(capture: str, says: str) -> None:
+    r = _check(body(capture), "RT-TORCH-ARCH")
+    assert r.status == "ok" and says in r.message
+
+
+@pytest.mark.parametrize(("capture", "lacks"), [
+    # Real: https://github.com/open-mmlab/mmdeploy/issues/17, torch 1.9.0+cu111: before the table's builds.
+    ("174", "torch's arch list (no known list for the build torch 1.9.0+cu111)"),
+    # Real: capture 32 (vLLM collect_env, torch 2.7.0+cu128): cu128 lists are known from 2.10 on.
+    ("32", "torch's arch list (no known list for the build torch 2.7.0+cu128)"),
+    # Real: capture 86 (WSL 2, vLLM collect_env): a laptop GPU the GPU table has no row for.
+    ("86", "the compute capability of NVIDIA GeForce RTX 4070 Laptop GPU (not in the GPU table)"),
+])
+def test_torch_arch_names_what_is_missing(capture: str, lacks: str) -> None:
+    r = _check(body(capture), "RT-TORCH-ARCH")
+    assert r.status == "unknown" and lacks in r.message
+
+
+def test_modelled_blackwell_under_a_cu124_wheel_is_an_issue() -> None:
+    # Modelled on vllm#11959's report: its H100s replaced by RTX PRO 6000 Blackwell cards (compute 12.0).
+    text = body("202").replace("NVIDIA H100 80GB HBM3", "NVIDIA RTX PRO 6000 Blackwell Server Edition")
+    r = _check(text, "RT-TORCH-ARCH")
+    assert r.status == "issue" and "no kernels for NVIDIA RTX PRO 6000 Blackwell Server Edition (compute 12.0)" in r.message
+
+
+@pytest.mark.parametrize(("version", "has_sm90", "arch_list_known"), [
+    ("2.5.1+cu124", True, True), ("2.0.1+cu118", True, True), ("2.11.0+cu128", True, True),
+    ("2.7.0+cu128", False, False), ("2.5.0a0+e000cf0ad9.nv24.10", False, False), ("1.13.1+cu117", False, False),
+])
+def test_wheel_arch_list(version: str, has_sm90: bool, arch_list_known: bool) -> None:
+    arches = wheel_arch_list(version)
+    assert (arches is not None) is arch_list_known and ("sm_90" in (arches or ())) is has_sm90
+
+
+def test_a_cubin_runs_on_a_higher_minor_of_its_major_only() -> None:
+    assert torch_supports("8.9", "2.5.1+cu121", "12.1", ("sm_80", "sm_86")) is True
+    assert torch_supports("8.0", "x", "12.1", ("sm_86",)) is False
+    assert torch_supports("12.0", "x", "12.4", ("sm_80", "sm_90")) is False
