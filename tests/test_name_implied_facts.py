@@ -240,33 +240,27 @@ def test_on_nvswitch_from_the_row_else_the_family(name: str, switch: bool | None
 
 # --- RT-TORCH-ARCH: an official wheel's arch list against the GPUs' compute capability ----------------
 
-@pytest.mark.parametrize(("capture", "says"), [
+@pytest.mark.parametrize(("capture", "status", "says"), [
     # Real: https://github.com/vllm-project/vllm/issues/11959, torch 2.5.1+cu124 on eight H100.
-    ("202", "has kernels for NVIDIA H100 80GB HBM3 (compute 9.0)"),
+    ("202", "ok", "has kernels for NVIDIA H100 80GB HBM3 (compute 9.0)"),
     # Real: https://github.com/vllm-project/vllm/issues/8243, torch 2.4.0+cu121 on eight H100.
-    ("204", "has kernels for NVIDIA H100 80GB HBM3 (compute 9.0)"),
+    ("204", "ok", "has kernels for NVIDIA H100 80GB HBM3 (compute 9.0)"),
     # Real: https://github.com/sgl-project/sglang/pull/965, torch 2.3.1+cu121 on eight A100 SXM4.
-    ("45", "has kernels for NVIDIA A100-SXM4-80GB (compute 8.0)"),
+    ("45", "ok", "has kernels for NVIDIA A100-SXM4-80GB (compute 8.0)"),
     # Real: https://github.com/vllm-project/vllm/issues/13497, torch 2.5.1+cu121 on an RTX 4090: compute 8.9 runs
     # the wheel's sm_86 cubins (same major, higher minor).
-    ("125", "has kernels for NVIDIA GeForce RTX 4090 (compute 8.9)"),
-])
-def test_an_official_wheel_covers_the_gpus_it_lists(capture: str, says: str) -> None:
-    r = _check(body(capture), "RT-TORCH-ARCH")
-    assert r.status == "ok" and says in r.message
-
-
-@pytest.mark.parametrize(("capture", "lacks"), [
+    ("125", "ok", "has kernels for NVIDIA GeForce RTX 4090 (compute 8.9)"),
     # Real: https://github.com/open-mmlab/mmdeploy/issues/17, torch 1.9.0+cu111: before the table's builds.
-    ("174", "torch's arch list (no known list for the build torch 1.9.0+cu111)"),
+    ("174", "unknown", "torch's arch list (no known list for the build torch 1.9.0+cu111)"),
     # Real: capture 32 (vLLM collect_env, torch 2.7.0+cu128): cu128 lists are known from 2.10 on.
-    ("32", "torch's arch list (no known list for the build torch 2.7.0+cu128)"),
+    ("32", "unknown", "torch's arch list (no known list for the build torch 2.7.0+cu128)"),
     # Real: capture 86 (WSL 2, vLLM collect_env): a laptop GPU the GPU table has no row for.
-    ("86", "the compute capability of NVIDIA GeForce RTX 4070 Laptop GPU (not in the GPU table)"),
+    ("86", "unknown", "the compute capability of NVIDIA GeForce RTX 4070 Laptop GPU (not in the GPU table)"),
 ])
-def test_torch_arch_names_what_is_missing(capture: str, lacks: str) -> None:
+def test_torch_arch_from_a_report(capture: str, status: str, says: str) -> None:
+    # An ok names the GPUs the wheel covers; an unknown names what is missing.
     r = _check(body(capture), "RT-TORCH-ARCH")
-    assert r.status == "unknown" and lacks in r.message
+    assert r.status == status and says in r.message
 
 
 def test_modelled_blackwell_under_a_cu124_wheel_is_an_issue() -> None:
