@@ -360,6 +360,17 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
         if judged is not None:
             return judged
     unshown = topo.unshown_pairs()
+    # A row whose GPU cells are all there shows its GPU's every path to the others (its NIC cells may be cut).
+    gpu_columns = sum(1 for c in topo.columns if c in names)
+    whole_rows = [g for g in names if len(topo.rows.get(g, ())) >= gpu_columns]
+    cells = {c for _, _, c in topo.gpu_pairs()}
+    if unshown and whole_rows and (not topo.has_nvlink or (len(cells) == 1 and next(iter(cells)).startswith("NV"))):
+        # The complete rows settle their GPUs: PCIe paths only, or one NV# on every pair they show (a GPU of a
+        # missing row without NVLink, or with fewer links, shows in them). The coverage names the rows read.
+        judged = ok(f"{_topology_summary(topo)}; {len(unshown)} GPU pair(s) not shown: "
+                    + ", ".join(f"{a}-{b}" for a, b in unshown[:6]) + suffix,
+                    actual={"gpus": len(names), "links": sorted(cells), "rows": whole_rows})
+        return over_subjects(judged, whole_rows, len(names), ask="nvidia-smi topo -m")
     if unshown:
         # A pair no row shows could be a GPU pair without NVLink: what was read is fine, the rest is not shown.
         return unknown(f"{_topology_summary(topo)}; {len(unshown)} GPU pair(s) not shown: "

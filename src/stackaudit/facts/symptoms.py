@@ -31,6 +31,10 @@ XID_CATALOGUE = "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog
 PYTORCH_SHM = "https://github.com/pytorch/pytorch/blob/main/torch/utils/data/_utils/signal_handling.py"
 CUDA_ERRORS = "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html"
 DCGM_DIAG_DOC = "https://docs.nvidia.com/datacenter/dcgm/latest/user-guide/dcgm-diagnostics.html"
+CTK_DOCKER = ("https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/install-guide.html"
+              "#configuring-docker")
+CTK_TROUBLESHOOTING = "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/troubleshooting.html"
+AMD_IOMMU_SOURCE = "https://github.com/torvalds/linux/blob/master/drivers/iommu/amd/iommu.c"
 # The NVLink Xids of the catalogue (74 NVLink error, 144-150 the NVLink5 / NVSwitch-fabric error families).
 _NVLINK_XID = r"(?:74|14[4-9]|150)"
 # An Xid's head, whatever the GPU's address looks like: `(PCI:0000:01:00)`, a MIG instance's
@@ -81,6 +85,27 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("ecc-xid-uncontained", re.compile(rf"{_XID_AT}(?:48|95)\b"),
         "MEM-ROW-REMAP-ECC", "high", XID_CATALOGUE,
         "the driver logged an uncorrectable ECC error the GPU did not contain (Xid 48 or 95)", faults_gpu=True),
+    # Docker's daemon answers a GPU request (`--gpus`, compose `capabilities: [gpu]`) it has no device driver for:
+    # no NVIDIA runtime or hook is registered (`""`, or `"nvidia"` from compose's `driver: nvidia`).
+    Symptom("docker-no-gpu-driver", re.compile(r'could not select device driver (?:"[^"]*" )?with capabilities: \[\[gpu\]\]'),
+        "CTR-GPU-ACCESS", "high", CTK_DOCKER,
+        "Docker has no device driver for the GPU request: the NVIDIA Container Toolkit is not installed or not "
+        "configured for this Docker daemon, so the container gets no GPU"),
+    Symptom("docker-no-nvidia-runtime", re.compile(r"unknown or invalid runtime name: nvidia|Unknown runtime specified nvidia"),
+        "CTR-GPU-ACCESS", "high", CTK_DOCKER,
+        "Docker knows no `nvidia` runtime: `nvidia-ctk runtime configure` was not run (or the daemon not restarted), "
+        "so the container does not start"),
+    # The toolkit's hook (`Auto-detected mode as 'legacy'` is its mode line, not a failure) could not load NVML.
+    Symptom("ctk-init-error", re.compile(r"nvidia-container-cli: initialization error"),
+        "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
+        "the NVIDIA container runtime hook could not initialise (it could not load the driver's NVML library or reach "
+        "the driver), so the container gets no GPU"),
+    # The kernel names the faulting device by its driver: `nvidia 0000:81:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT`.
+    Symptom("iommu-fault-nvidia", re.compile(r"\bnvidia [0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: AMD-Vi: "
+                                             r"Event logged \[IO_PAGE_FAULT"),
+        "FW-IOMMU-MODE", "high", AMD_IOMMU_SOURCE,
+        "the IOMMU translates an NVIDIA GPU's DMA and refused an address (an I/O page fault): the GPU's access was "
+        "dropped"),
     # DCGM's diagnostic writes this Info row when a GPU runs without persistence mode (its Deployment tests).
     Symptom("dcgm-persistence-off", re.compile(r"Persistence mode for GPU \d+ is disabled"),
         "DRV-PERSISTENCE", "low", DCGM_DIAG_DOC, "DCGM's diagnostic found a GPU with persistence mode disabled"),
@@ -116,13 +141,14 @@ class LogSymptoms(Sourced):
 fact("log_symptoms", LogSymptoms, union, hint="paste the failing log (the kernel log, the engine's log with "
      "NCCL_DEBUG=INFO)")
 
-# A cheap test before the patterns: every symptom's line holds one of these.
-_NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access", "Persistence mode for")
+# A cheap test before the patterns: every symptom's line holds one of these (the evidence reader's needles too).
+NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access", "Persistence mode for",
+            "device driver", "runtime name: nvidia", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT")
 
 
 def is_symptom(line: str) -> bool:
     """Whether a line, on its own, is a symptom of the table."""
-    return any(n in line for n in _NEEDLES) and any(s.pattern.search(line) for s in SYMPTOMS)
+    return any(n in line for n in NEEDLES) and any(s.pattern.search(line) for s in SYMPTOMS)
 
 
 def find_symptoms(lines: Sequence[str]) -> tuple[SymptomHit, ...]:
@@ -131,7 +157,7 @@ def find_symptoms(lines: Sequence[str]) -> tuple[SymptomHit, ...]:
     hits: list[SymptomHit] = []
     per: dict[str, int] = {}
     for line in lines:
-        if not any(n in line for n in _NEEDLES):
+        if not any(n in line for n in NEEDLES):
             continue
         for s in SYMPTOMS:
             if per.get(s.name, 0) < MAX_HITS and s.pattern.search(line):
@@ -168,6 +194,6 @@ def symptoms_in_dcgmi_diag(text: str) -> LogSymptoms:
 def symptoms_in_kernel_log(ctx: FactContext) -> LogSymptoms:
     """Symptom lines of the kernel log."""
     log = ctx.fact("kernel_log", KernelLog)
-    if "Xid" not in log.text:
+    if "Xid" not in log.text and "IO_PAGE_FAULT" not in log.text:
         raise FactUnavailable("no symptom line in the kernel log")
     return LogSymptoms(find_symptoms(log.lines))

@@ -20,6 +20,7 @@ from functools import partial
 
 from stackaudit.facts.nvidia_smi import QUERY_FIELDS
 from stackaudit.facts.sources import EVIDENCE_LINES
+from stackaudit.facts.symptoms import NEEDLES as SYMPTOM_NEEDLES
 from stackaudit.facts.symptoms import is_symptom
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import Candidates, next_candidate
@@ -45,8 +46,7 @@ _LIMIT = re.compile(r"^\s*(?:max locked memory|open files|stack size|max user pr
 _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The NVIDIA)")
 # A field's ` : `, an element's closing `</`, a link state's `Lnk`, `NVRM`: few lines of a long log hold them.
 _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
-            "stack size", "user processes", "core file size", "virtual memory", "file size", "shared memory",
-            "/dev/shm", "posix_fallocate", "peer access", "Persistence mode for")
+            "stack size", "user processes", "core file size", "virtual memory", "file size", *SYMPTOM_NEEDLES)
 
 
 def is_evidence(line: str) -> bool:
