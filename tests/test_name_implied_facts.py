@@ -283,3 +283,20 @@ def test_a_cubin_runs_on_a_higher_minor_of_its_major_only() -> None:
     assert torch_supports("8.9", "2.5.1+cu121", "12.1", ("sm_80", "sm_86")) is True
     assert torch_supports("8.0", "x", "12.1", ("sm_86",)) is False
     assert torch_supports("12.0", "x", "12.4", ("sm_80", "sm_90")) is False
+
+
+# --- one GPU shown whole: no all-reduce between GPUs --------------------------------------------------
+
+@pytest.mark.parametrize("capture", [
+    "125",  # Real: https://github.com/vllm-project/vllm/issues/13497 (collect_env, one RTX 4090, TP not shown)
+    "160",  # Real: https://github.com/InternLM/lmdeploy/issues/3825 (lmdeploy check_env, one RTX 4060 Laptop)
+    "32",  # Real: https://github.com/vllm-project/vllm/issues/20712 (collect_env, one RTX PRO 6000)
+])
+def test_one_gpu_needs_no_custom_all_reduce(capture: str) -> None:
+    r = _check(body(capture), "IC-CUSTOM-ALLREDUCE")
+    assert r.status == "not-applicable" and r.message.startswith("one GPU (")
+
+
+def test_four_gpus_without_an_engine_stay_unknown() -> None:
+    # Real: https://github.com/InternLM/lmdeploy/issues/3996 (check_env, four RTX 3090): the TP is not shown.
+    assert _check(body("159"), "IC-CUSTOM-ALLREDUCE").status == "unknown"
