@@ -166,8 +166,8 @@ def _md_block(block: Block) -> list[str]:
                         rules)
     if isinstance(block, Finding):
         return [f"- **{md_text(block.label, line_start=False)}** {md_inline(block.title, line_start=False)}",
-                *(f"  - {md_inline(line, line_start=False)}" for line in block.detail)]
-    return [f"- {md_inline(line, line_start=False)}" for line in block.lines]
+                *(f"  - {md_inline(line)}" for line in block.detail)]
+    return [f"- {md_inline(line)}" for line in block.lines]
 
 
 def _markdown(document: Document) -> str:
