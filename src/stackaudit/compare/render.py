@@ -142,8 +142,8 @@ def page(doc: CompareDocument) -> Document:
         sections.append(Section("Sampled values", tuple(blocks)))
     if "fail_on" in doc:
         gate = doc["fail_on"]
-        verdict = ("failed: " + ", ".join(f"`{i}`" for i in gate["regressed"])) if gate["failed"] else "passed"
-        sections.append(Section("", (Paragraph(f"`--fail-on {gate['on']}`: {verdict}"),)))
+        verdict = f"failed ({', '.join(gate['regressed'])})" if gate["failed"] else "passed"
+        sections.append(Section("", (Paragraph(f"--fail-on {gate['on']}: {verdict}"),)))
     return Document("compare", "stackaudit compare", f"{doc['verdict']} ({_tail(doc)})", tuple(sections),
                     cast(dict[str, object], doc))
 
