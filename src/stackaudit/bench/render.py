@@ -19,9 +19,10 @@ from stackaudit.render.document import (
     Section,
     Table,
     draw,
+    markdown_lines,
     text_table,
 )
-from stackaudit.render.escape import md_cell, md_inline, md_table
+from stackaudit.render.escape import md_inline
 
 
 def _num(value: Any, digits: int = 1) -> str:
@@ -230,18 +231,14 @@ def _level_notes(level: dict[str, Any], percentiles: bool = False) -> list[str]:
     return notes
 
 
-def _table_markdown(rows: list[list[str]], header: tuple[str, ...] | list[str]) -> list[str]:
-    return md_table([md_cell(h) for h in header], ([md_cell(c) for c in row] for row in rows))
-
-
 # Markdown: two narrow tables that GitHub shows whole (at most 6 columns each).
 _THROUGHPUT_COLUMNS = ("level", "out tok/s", "tok/s per stream", "req/s", "errors", "valid")
 _LATENCY_COLUMNS = ("level", "TTFT", "TPOT", "ITL", "E2E")
 
 
-def _throughput_row(level: dict[str, Any]) -> list[str]:
+def _throughput_row(level: dict[str, Any]) -> tuple[str, ...]:
     row = _level_row(level)
-    return [row[0], row[1], row[2], row[3], f"{level.get('errors')} of {level.get('requests')}", row[10]]
+    return (row[0], row[1], row[2], row[3], f"{level.get('errors')} of {level.get('requests')}", row[10])
 
 
 def _p50_p99(block: dict[str, Any] | None, digits: int) -> str:
@@ -251,14 +248,14 @@ def _p50_p99(block: dict[str, Any] | None, digits: int) -> str:
     return f"{_num(block['p50'], digits)} / {_num(block.get('p99'), digits)}"
 
 
-def _latency_row(level: dict[str, Any]) -> list[str]:
-    return [
+def _latency_row(level: dict[str, Any]) -> tuple[str, ...]:
+    return (
         _level_name(level),
         _p50_p99(level.get("ttft_ms"), 1),
         "unknown" if _tokens_unknown(level) else _p50_p99(level.get("tpot_ms"), 2),
         _p50_p99(level.get("itl_ms"), 2),
         _p50_p99(level.get("e2e_ms"), 1),
-    ]
+    )
 
 
 def _tail_lines(result: dict[str, Any], markdown: bool) -> list[str]:
@@ -323,11 +320,11 @@ def _render_markdown(result: dict[str, Any]) -> str:
     lines = ["## " + md_inline(header[0]), ""]
     lines.extend(f"- {md_inline(line)}" for line in header[1:])
     lines += ["", "### Throughput", "", "'~' marks approximate token counts.", ""]
-    lines.extend(_table_markdown([_throughput_row(level) for level in levels], _THROUGHPUT_COLUMNS))
+    lines.extend(markdown_lines(Table(_THROUGHPUT_COLUMNS, tuple(_throughput_row(level) for level in levels))))
     lines.append("")
     lines.extend(throughput_chart(levels))
     lines += ["### Latency (ms, p50 / p99)", ""]
-    lines.extend(_table_markdown([_latency_row(level) for level in levels], _LATENCY_COLUMNS))
+    lines.extend(markdown_lines(Table(_LATENCY_COLUMNS, tuple(_latency_row(level) for level in levels))))
     lines.append("")
     noted = [(level, _level_notes(level, custom)) for level in levels]
     if any(notes for _, notes in noted):

@@ -7,14 +7,8 @@ from stackaudit.ceiling.ladder import CeilingReport, Level
 from stackaudit.ceiling.weights import CLASS_LABELS
 from stackaudit.render.document import Block, Document, Notes, Paragraph, Section, Table, draw
 
-_LABELS = {
-    "bandwidth": "bandwidth",
-    "bandwidth+allreduce": "bandwidth+allreduce",
-    "overhead": "overhead (CUDA graphs)",
-    "overhead-eager": "overhead-eager",
-    "compute": "compute",
-    "kv-loaded": "kv-loaded",
-}
+# A ceiling's name as shown, where it needs words beside it.
+_LABELS = {"overhead": "overhead (CUDA graphs)"}
 _BINDING_WORDS = {
     "bandwidth": "memory bandwidth",
     "allreduce": "all-reduce latency",
@@ -90,7 +84,7 @@ def _measured(level: Level) -> list[Block]:
 
 def _level(report: CeilingReport, level: Level) -> Section:
     bd = level.bytes_breakdown
-    rows = [(_LABELS[c.name], _rate(c.tokens_per_s), _rate(c.aggregate_tokens_per_s), c.cause)
+    rows = [(_LABELS.get(c.name, c.name), _rate(c.tokens_per_s), _rate(c.aggregate_tokens_per_s), c.cause)
             for c in (*level.ceilings, *([level.loaded] if level.loaded is not None else []))]
     binding = f"binding: {_BINDING_WORDS[level.binding]} ({100 * level.binding_share:.0f} % of the step)"
     rows.append(("ceiling", _rate(level.tokens_per_s), _rate(level.aggregate_tokens_per_s), binding))

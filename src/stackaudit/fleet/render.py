@@ -25,8 +25,9 @@ from stackaudit.fleet.document import (
     Summary,
 )
 from stackaudit.fleet.drift import Drift, FleetDrift, find_drift
-from stackaudit.fleet.summary import GATHERERS, HOST, NAMED, PRIORITIES, NodeSummary, others, where
+from stackaudit.fleet.summary import HOST, NAMED, PRIORITIES, NodeSummary, others, source_line, where
 from stackaudit.render.document import Cell, Code, Document, Notes, Paragraph, Section, Table, draw
+from stackaudit.render.text import plural
 
 FAIL_ON = ("P0", "P1", "P2", "drift")
 
@@ -89,14 +90,13 @@ def exit_code(doc: FleetDocument) -> int:
 
 
 def _verdict(summary: Summary) -> str:
-    parts = [f"{summary['audited']} of {summary['nodes']} node{'s' if summary['nodes'] != 1 else ''} audited"]
+    parts = [f"{summary['audited']} of {plural(summary['nodes'], 'node')} audited"]
     if summary["failed"]:
         parts.append(f"{summary['failed']} failed")
-    n = summary["drift"]
-    parts.append("no drift" if not n else f"{n} difference{'s' if n != 1 else ''} between nodes that should be alike")
-    n = summary["shared"]
-    if n:
-        parts.append(f"{n} issue{'s' if n != 1 else ''} on every node")
+    drift, shared = summary["drift"], summary["shared"]
+    parts.append(f"{plural(drift, 'difference')} between nodes that should be alike" if drift else "no drift")
+    if shared:
+        parts.append(f"{plural(shared, 'issue')} on every node")
     return ", ".join(parts)
 
 
@@ -127,10 +127,6 @@ def _names(nodes: Sequence[str]) -> str:
     return shown + (f" and {len(nodes) - NAMED} more" if len(nodes) > NAMED else "")
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' if n != 1 else ''}"
-
-
 def _drift_rows(entry: DriftEntry) -> list[tuple[Cell, ...]]:
     """One row per odd value: the nodes, what differs, their value, the majority's; a tie names every side."""
     majority = entry["majority"]
@@ -144,14 +140,10 @@ def _drift_rows(entry: DriftEntry) -> list[tuple[Cell, ...]]:
 
 def page(doc: FleetDocument) -> Document:
     """The fleet report's document: the parts of the module docstring, in its order."""
-    source = doc["source"]
-    head = (f"stackaudit {doc['tool']['version']} · {doc['generated_at']} · {_plural(source['nodes'], 'node')} from "
-            f"{GATHERERS.get(source['gatherer'], source['gatherer'])}"
-            + (f" ({source['hidden_entries']} hidden entries left out)" if source.get("hidden_entries") else ""))
-    sections = [Section("", (Paragraph(head),))]
+    sections = [Section("", (Paragraph(source_line(doc)),))]
     if doc["groups"]:
         sections.append(Section("Groups (nodes that should be alike: same GPU model and count)", (
-            Notes(tuple(f"{g['group']}: {_plural(len(g['nodes']), 'node')}" for g in doc["groups"])),)))
+            Notes(tuple(f"{g['group']}: {plural(len(g['nodes']), 'node')}" for g in doc["groups"])),)))
     audited = [n for n in doc["nodes"] if n["status"] == "audited"]
     if audited:
         sections.append(Section("Nodes (issues not waived, per priority)", (Table(

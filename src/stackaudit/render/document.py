@@ -118,13 +118,8 @@ def text_table(table: Table) -> list[str]:
     """The table's columns aligned, two spaces apart; the last column is not padded."""
     grid = [list(table.header), *([_plain(c) for c in row] for row in table.rows)]
     widths = [max(len(row[i]) for row in grid) for i in range(len(table.header))]
-
-    def line(row: list[str]) -> str:
-        cells = [c.rjust(w) if table.align[i:i + 1] == "r" else c.ljust(w)
-                 for i, (c, w) in enumerate(zip(row, widths, strict=True))]
-        return "  ".join(cells).rstrip()
-
-    return [line(row) for row in grid]
+    return ["  ".join(c.rjust(w) if table.align[i:i + 1] == "r" else c.ljust(w)
+                      for i, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip() for row in grid]
 
 
 def _text_block(block: Block) -> list[str]:
@@ -157,7 +152,8 @@ def _md_cell(cell: Cell) -> str:
     return md_cell_code(cell.text) if isinstance(cell, Code) else md_cell(cell)
 
 
-def _md_block(block: Block) -> list[str]:
+def markdown_lines(block: Block) -> list[str]:
+    """One block as Markdown lines, every data text escaped (render.escape)."""
     if isinstance(block, Paragraph):
         return [md_inline(block.text)]
     if isinstance(block, Code):
@@ -184,7 +180,7 @@ def _markdown(document: Document) -> str:
             joined = i and isinstance(block, (Finding, Notes)) and type(section.blocks[i - 1]) is type(block)
             if joined and lines[-1] == "":
                 lines.pop()
-            lines += [*_md_block(block), ""]
+            lines += [*markdown_lines(block), ""]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
