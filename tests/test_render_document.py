@@ -3,11 +3,9 @@ the schema stamp of the JSON."""
 
 from __future__ import annotations
 
-import html.parser
 import json
 
 import pytest
-from markdown_it import MarkdownIt
 
 from stackaudit.render.document import (
     Block,
@@ -21,6 +19,7 @@ from stackaudit.render.document import (
     draw,
 )
 from stackaudit.render.formats import SCHEMAS
+from test_render_markdown_products import _Page, shown
 
 NAME = "org/my_model_*v2*_fp8"  # read as emphasis by GitHub unless escaped
 HOSTILE = "a | b <script>x</script> & `c`"
@@ -31,27 +30,10 @@ def doc(*blocks: Block, heading: str = "Things", verdict: str = "2 fixed", produ
                     {"tool": {"name": "stackaudit"}, "schema": 99})
 
 
-class _Page(html.parser.HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.text: list[str] = []
-        self.tags: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append(tag)
-
-    def handle_data(self, data: str) -> None:
-        self.text.append(data)
-
-
 def parsed(page: str) -> _Page:
     out = _Page()
     out.feed(page)
     return out
-
-
-def shown(markdown: str) -> _Page:
-    return parsed(MarkdownIt("commonmark").enable("table").render(markdown))
 
 
 def test_text_draws_title_verdict_and_indented_sections() -> None:
