@@ -106,6 +106,11 @@ def test_json_is_the_payload_with_the_registry_schema_first() -> None:
         assert list(out) == ["schema", "tool"] and out["schema"] == SCHEMAS[product]
 
 
+def test_json_of_a_product_without_a_registry_number_is_its_payload_as_is() -> None:
+    document = Document("bench-compare", "t", "", (), {"kind": "x", "schema": 1})
+    assert json.loads(draw(document, "json")) == {"kind": "x", "schema": 1}
+
+
 def test_json_keeps_text_as_written() -> None:
     document = Document("compare", "t", "", (), {"name": "→ café"})
     assert '"name": "→ café"' in draw(document, "json")

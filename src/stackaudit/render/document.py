@@ -88,9 +88,10 @@ class Document:
 
 def stamped(product: str, payload: Mapping[str, Any]) -> dict[str, Any]:
     """`payload` with the product's schema number (render.formats.SCHEMAS) as its first key; as it is for a
-    product whose JSON has no schema number."""
-    rest = {k: v for k, v in payload.items() if k != "schema"}
-    return {"schema": SCHEMAS[product], **rest} if product in SCHEMAS else rest
+    product without a number there."""
+    if product not in SCHEMAS:
+        return dict(payload)
+    return {"schema": SCHEMAS[product], **{k: v for k, v in payload.items() if k != "schema"}}
 
 
 def draw(document: Document, fmt: str) -> str:
