@@ -1,5 +1,5 @@
-"""A CeilingReport as a document (render.document), drawn as text, Markdown and JSON; its HTML page
-(report.html_pages) adds the charts to the text."""
+"""A CeilingReport as a document (render.document), drawn as text, Markdown and JSON; its HTML page is the
+audit's page shell (report.html) with the ladder charts (report.charts) above the text."""
 
 from __future__ import annotations
 
@@ -111,8 +111,43 @@ def document(report: CeilingReport) -> Document:
 
 
 def render(report: CeilingReport, fmt: str) -> str:
-    if fmt == "html":
-        from stackaudit.report.html_pages import ceiling_page
+    return _page(report) if fmt == "html" else draw(document(report), fmt)
 
-        return ceiling_page(report, _header_lines(report), draw(document(report), "text"), _LABELS)
-    return draw(document(report), fmt)
+
+def _charts(report: CeilingReport) -> list[str]:
+    """Per level, the ladder of ceilings (tokens/s per stream), the binding one highlighted, the measured
+    point marked; with several levels, the ceiling against concurrency."""
+    from stackaudit.report.charts import Bar, Series, ladder_chart, line_chart
+
+    out = []
+    for level in report.levels:
+        ceilings = [*level.ceilings, *([level.loaded] if level.loaded is not None else [])]
+        binding = min(ceilings, key=lambda c: abs(c.tokens_per_s - level.tokens_per_s)) if ceilings else None
+        bars = [Bar(_LABELS.get(c.name, c.name), c.tokens_per_s, binding=c is binding) for c in ceilings]
+        measured = level.measured.tokens_per_s if level.measured is not None else None
+        out.append(ladder_chart(f"chart-ladder-c{level.concurrency}", f"Ceiling ladder at concurrency {level.concurrency}",
+                                "tokens/s per stream", bars, measured=measured))
+    if len(report.levels) > 1:
+        points = tuple((float(lv.concurrency), lv.tokens_per_s) for lv in report.levels)
+        agg = tuple((float(lv.concurrency), lv.aggregate_tokens_per_s) for lv in report.levels)
+        out.append(line_chart("chart-ceiling-per-stream", "Ceiling per stream vs concurrency", "concurrency",
+                              "tokens/s per stream", [Series("ceiling per stream", points)]))
+        out.append(line_chart("chart-ceiling-aggregate", "Aggregate ceiling vs concurrency", "concurrency",
+                              "tokens/s", [Series("aggregate ceiling", agg)]))
+    return [c for c in out if c]
+
+
+def _page(report: CeilingReport) -> str:
+    """The audit's self-contained page (report.html.page): the header lines, the charts, then the text."""
+    from stackaudit.render.escape import esc
+    from stackaudit.report.html import page
+
+    body = ["<header><h1>Decode-throughput ceiling</h1>"]
+    body += [f'<p class="headline">{esc(line)}</p>' for line in _header_lines(report) if not line.startswith("  ")]
+    body.append("</header>")
+    charts = _charts(report)
+    if charts:
+        body += ['<section id="charts" class="charts"><h2>Ladder</h2>', *charts, "</section>"]
+    body += ['<section id="ceiling-text"><h2>Report</h2>', f"<pre>{esc(draw(document(report), 'text'))}</pre>",
+             "</section>"]
+    return page(f"ceiling — {report.arch.name}", body, script=False)
