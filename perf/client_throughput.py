@@ -15,13 +15,22 @@ vllm/benchmarks/lib/endpoint_request_func.py, `vllm bench serve`'s request funct
 one process. The vLLM file is loaded from `--vllm-client PATH` (a vLLM checkout or an unpacked
 wheel; its code is not part of this project), else from an installed `vllm`; without either, only
 stackaudit is measured. A measurement is a warm-up pass, then `--seconds` in which the client
-process's CPU time (`time.process_time`) is read: tokens per CPU-second does not depend on how
-busy the other core was. A raw-socket reader that does no parsing shows how fast the server
+process's CPU time (`time.process_time`, user + system) is read: tokens per CPU-second does not
+depend on how busy the other core was.
+
+A figure is `--repeat` rounds. Each round measures both clients back to back, in an order that
+alternates from round to round, and its ratio is stackaudit's rate over vLLM's of that round: the two
+clients of a ratio meet the server in the same minutes. At one stream on chunked framing the server
+writes one event per `send` and is slower than either client, so the events a client finds per socket
+read (and its cost per token) follow how busy the server's core is; a ratio of two runs minutes apart
+mixes two servers. Each figure is the median of the rounds with their range, and each run keeps the
+1-minute load average read when it started. A raw-socket reader that does no parsing shows how fast the server
 serves alone (chunked framings), so that the server is not what is measured.
 For timing error the server emits tokens at an exact gap and logs its own send times.
 
-Run: .venv/bin/python perf/client_throughput.py [--seconds 3] [--concurrency 1,8,32,128]
-     [--vllm-client .../vllm/benchmarks/lib/endpoint_request_func.py] [--json]
+Run: .venv/bin/python perf/client_throughput.py [--seconds 3] [--repeat 5] [--concurrency 1,8,32,128]
+     [--framings blob,one-write,chunked] [--vllm-client .../vllm/benchmarks/lib/endpoint_request_func.py]
+     [--streams 0] [--json]
 Targets: stackaudit at least 2× vLLM's client in tokens per CPU-second at every framing and
 concurrency; < 1 % TPOT error at 256 streams. Figures measured on the project's machine are in
 docs/benchmarks.md.
@@ -37,6 +46,7 @@ import importlib.util
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -186,11 +196,45 @@ def _measure_in_child(client: str, url: str, concurrency: int, seconds: float, v
     argv = [sys.executable, os.path.abspath(__file__), "--measure", client, url, str(concurrency), str(seconds)]
     if vllm_path:
         argv += ["--vllm-client", vllm_path]
+    load = _load_average()
     done = subprocess.run(argv, capture_output=True, text=True, timeout=seconds * 4 + 120, check=False)
     if done.returncode != 0:
         raise SystemExit(f"{client} at {concurrency} streams failed: {done.stderr.strip()[-2000:]}")
     result: dict[str, Any] = json.loads(done.stdout)
+    result["load_average"] = load
     return result
+
+
+def _load_average() -> float | None:
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+
+
+def _rounds(clients: list[str], url: str, concurrency: int, seconds: float, repeat: int,
+            vllm_path: str | None) -> list[dict[str, Any]]:
+    """`repeat` rounds of every client back to back, the order reversed every other round."""
+    rounds = []
+    for index in range(repeat):
+        order = clients if index % 2 == 0 else clients[::-1]
+        rounds.append({client: _measure_in_child(client, url, concurrency, seconds, vllm_path) for client in order})
+    return rounds
+
+
+def _summary(values: list[float]) -> dict[str, float]:
+    return {"median": statistics.median(values), "low": min(values), "high": max(values)}
+
+
+def _summarise(level: dict[str, Any], clients: list[str]) -> None:
+    """Median and range over the rounds of each client's rate, and of the ratio within each round."""
+    rounds = level["rounds"]
+    for client in clients:
+        level[client] = _summary([r[client]["tokens_per_cpu_s"] for r in rounds])
+    if "stackaudit" in clients:
+        level["events_per_read"] = _summary([r["stackaudit"]["events_per_read"] or 0.0 for r in rounds])
+    if "vllm" in clients and "stackaudit" in clients:
+        level["ratio"] = _summary([r["stackaudit"]["tokens_per_cpu_s"] / r["vllm"]["tokens_per_cpu_s"] for r in rounds])
+    loads = [r[c]["load_average"] for r in rounds for c in clients if r[c]["load_average"] is not None]
+    level["load_average"] = _summary(loads) if loads else None
+    level["errors"] = sum(r[c]["errors"] for r in rounds for c in clients)
 
 
 async def _tpot_error(base: str, streams: int, gap_ms: float, tokens: int, log_path: str) -> dict[str, float]:
@@ -235,18 +279,26 @@ async def _tpot_error(base: str, streams: int, gap_ms: float, tokens: int, log_p
     }
 
 
+def _range(summary: dict[str, float] | None, form: str) -> str:
+    if summary is None:
+        return "-"
+    return f"{summary['median']:{form}} ({summary['low']:{form}}–{summary['high']:{form}})"
+
+
 def _print_table(results: dict[str, Any]) -> None:
     print(f"client pinned to CPU {results['client_cpu']}, server on CPU {results['server_cpu']}; "
-          f"{TOKENS_PER_RESPONSE}-token responses, zero-delay server; tokens per client CPU-second")
-    print(f"{'framing':>9}  {'streams':>7}  {'stackaudit':>10}  {'vLLM':>8}  {'ratio':>6}  {'events/read':>11}  errors")
+          f"{TOKENS_PER_RESPONSE}-token responses, zero-delay server; tokens per client CPU-second, "
+          f"median (range) of {results['repeat']} rounds")
+    print(f"{'framing':>9}  {'streams':>7}  {'stackaudit':>27}  {'vLLM':>27}  {'ratio':>19}  "
+          f"{'events/read':>17}  {'load avg':>13}  errors")
     for framing, entry in results["framings"].items():
         for level in entry["levels"]:
-            ours, theirs = level["stackaudit"], level.get("vllm")
-            ratio = f"{ours['tokens_per_cpu_s'] / theirs['tokens_per_cpu_s']:.2f}×" if theirs else "-"
-            vllm_rate = f"{theirs['tokens_per_cpu_s']:,.0f}" if theirs else "-"
-            errors = ours["errors"] + (theirs["errors"] if theirs else 0)
-            print(f"{framing:>9}  {level['concurrency']:>7}  {ours['tokens_per_cpu_s']:>10,.0f}  {vllm_rate:>8}  "
-                  f"{ratio:>6}  {ours['events_per_read']:>11.1f}  {errors}")
+            ratio = level.get("ratio")
+            ratio_text = f"{ratio['median']:.2f}× ({ratio['low']:.2f}–{ratio['high']:.2f})" if ratio else "-"
+            print(f"{framing:>9}  {level['concurrency']:>7}  {_range(level['stackaudit'], ',.0f'):>27}  "
+                  f"{_range(level.get('vllm'), ',.0f'):>27}  {ratio_text:>19}  "
+                  f"{_range(level.get('events_per_read'), '.1f'):>17}  {_range(level['load_average'], '.1f'):>13}  "
+                  f"{level['errors']}")
         raw = entry.get("server_tokens_per_s_raw_reader")
         if raw:
             print(f"{'':>9}  server alone (raw reader, {results['raw_reader_streams']} streams): {raw:,.0f} tokens/s")
@@ -265,6 +317,7 @@ def _print_table(results: dict[str, Any]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--repeat", type=int, default=5, help="rounds per figure (median and range)")
     parser.add_argument("--concurrency", default="1,8,32,128", help="stream counts, comma list")
     parser.add_argument("--framings", default=",".join(FRAMINGS))
     parser.add_argument("--clients", default=",".join(CLIENTS))
@@ -274,6 +327,8 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--measure", nargs=4, metavar=("CLIENT", "URL", "STREAMS", "SECONDS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
     if args.measure:
         client, url, streams, seconds = args.measure
         print(json.dumps(asyncio.run(_measure(client, url, int(streams), float(seconds), args.vllm_client))))
@@ -292,7 +347,7 @@ def main() -> int:
         clients = [c for c in clients if c != "vllm"]
     raw_streams = 32
     results: dict[str, Any] = {"client_cpu": client_cpu, "server_cpu": server_cpu, "tokens_per_response": TOKENS_PER_RESPONSE,
-                               "seconds": args.seconds, "vllm_client": vllm_found, "raw_reader_streams": raw_streams,
+                               "seconds": args.seconds, "repeat": args.repeat, "vllm_client": vllm_found, "raw_reader_streams": raw_streams,
                                "framings": {}}
     body = build_body("completions", "calibrated", "x", TOKENS_PER_RESPONSE, {})
     for framing in [f for f in args.framings.split(",") if f]:
@@ -302,9 +357,9 @@ def main() -> int:
                 port = int(url.rsplit(":", 1)[1])
                 entry["server_tokens_per_s_raw_reader"] = asyncio.run(_raw_reader(port, raw_streams, args.seconds, body))
             for concurrency in levels:
-                level: dict[str, Any] = {"concurrency": concurrency}
-                for client in clients:
-                    level[client] = _measure_in_child(client, url, concurrency, args.seconds, args.vllm_client)
+                level: dict[str, Any] = {"concurrency": concurrency, "rounds": _rounds(
+                    clients, url, concurrency, args.seconds, args.repeat, args.vllm_client)}
+                _summarise(level, clients)
                 entry["levels"].append(level)
             results["framings"][framing] = entry
     if args.streams:
