@@ -28,6 +28,13 @@ mixes two servers. Each figure is the median of the rounds with their range, and
 serves alone (chunked framings), so that the server is not what is measured.
 For timing error the server emits tokens at an exact gap and logs its own send times.
 
+`--read-path` measures stackaudit's own work per socket read apart from any server: one response's
+headers come from a server in this process, then reads of k chunked events each (the calibrated
+server's completion event, one HTTP chunk each) are copied into the connection's read buffer and
+handed to its protocol as the transport would (`buffer_updated`): aiohttp's HTTP parser, the arrival
+stamp and the SSE parser, without the event loop's wake-up or the `recv` system call. Its figure, CPU
+microseconds per read, does not depend on the server's pace; the figures above do.
+
 Run: .venv/bin/python perf/client_throughput.py [--seconds 3] [--repeat 5] [--concurrency 1,8,32,128]
      [--framings blob,one-write,chunked] [--vllm-client .../vllm/benchmarks/lib/endpoint_request_func.py]
      [--streams 0] [--json]
@@ -116,6 +123,72 @@ async def _raw_reader(port: int, concurrency: int, seconds: float, body: bytes) 
     start = time.perf_counter()
     await asyncio.gather(*(one() for _ in range(concurrency)))
     return responses * TOKENS_PER_RESPONSE / (time.perf_counter() - start)
+
+
+READ_PATH_EVENT = (
+    b'data: {"id":"cal","object":"text_completion","model":"calibrated",'
+    b'"choices":[{"index":0,"text":" w","logprobs":null,"finish_reason":null}]}\n\n'
+)
+
+
+async def _read_path(events_per_read: list[int], rounds: int, reads: int) -> dict[str, dict[str, float]]:
+    """CPU microseconds per socket read of stackaudit's read path, per events in the read (median, range)."""
+    from stackaudit.bench import client
+
+    finished = asyncio.Event()
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = [line for line in head.lower().split(b"\r\n") if line.startswith(b"content-length:")]
+        if length:
+            await reader.readexactly(int(length[0].split(b":")[1]))
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+        await writer.drain()
+        await finished.wait()
+        writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    session = client.make_session(None, 3600.0)
+    asked = 10**6  # a cap on the stream that the replayed reads never reach
+    record = client.RequestRecord(0, time.perf_counter(), asked, None)
+    request = asyncio.ensure_future(client.stream_request(
+        session, f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}",
+        client.RequestSpec("/v1/completions", b"{}", asked), record, 3600.0))
+    try:
+        while not (sinks := [sink for sink in client._SINKS.values() if sink.held is None]):
+            await asyncio.sleep(0.005)
+        sink = sinks[0]
+        protocol = sink.protocol.transport.get_protocol()
+        parser = sink.parser
+        # As after a stream's usage event: the events are not kept for their text.
+        parser.keep_raw = False
+        chunk = b"%x\r\n%s\r\n" % (len(READ_PATH_EVENT), READ_PATH_EVENT)
+        times: dict[int, list[float]] = {k: [] for k in events_per_read}
+        gc.collect()
+        gc.disable()
+        for _ in range(rounds):
+            for k in events_per_read:
+                data = chunk * k
+                size = len(data)
+                parser.chunk_times.clear()
+                parser.chunk_counts.clear()
+                sink.received = 0
+                cpu0 = time.process_time()
+                for _ in range(reads):
+                    protocol.view[:size] = data
+                    protocol.buffer_updated(size)
+                times[k].append((time.process_time() - cpu0) / reads * 1e6)
+        gc.enable()
+        if sink.error is not None or parser.events == 0:
+            raise SystemExit(f"--read-path: the replayed reads were not parsed ({sink.error})")
+    finally:
+        finished.set()
+        request.cancel()
+        await asyncio.gather(request, return_exceptions=True)
+        await session.close()
+        server.close()
+        await server.wait_closed()
+    return {str(k): _summary(times[k]) for k in events_per_read}
 
 
 async def _measure(client: str, base: str, concurrency: int, seconds: float, vllm_path: str | None) -> dict[str, Any]:
@@ -324,6 +397,8 @@ def main() -> int:
     parser.add_argument("--vllm-client", metavar="PATH", help="vLLM's vllm/benchmarks/lib/endpoint_request_func.py")
     parser.add_argument("--streams", type=int, default=256, help="streams for the TPOT error (0: skip it)")
     parser.add_argument("--gap-ms", type=float, default=20.0)
+    parser.add_argument("--read-path", action="store_true",
+                        help="only stackaudit's CPU per socket read, replayed in this process (no server's pace)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--measure", nargs=4, metavar=("CLIENT", "URL", "STREAMS", "SECONDS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -340,6 +415,16 @@ def main() -> int:
     client_cpu, server_cpu = _cores()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {client_cpu})
+    if args.read_path:
+        read_path = asyncio.run(_read_path([1, 4, 16], args.repeat, 2000))
+        if args.json:
+            print(json.dumps({"repeat": args.repeat, "reads_per_round": 2000, "read_path": read_path}, indent=2))
+        else:
+            print(f"stackaudit's read path, CPU µs per socket read of k chunked events, median (range) of "
+                  f"{args.repeat} rounds of 2000 reads")
+            for k, summary in read_path.items():
+                print(f"  k={k:>2}: {_range(summary, '.2f')} µs per read, {summary['median'] / int(k):.2f} µs per event")
+        return 0
     levels = [int(v) for v in args.concurrency.split(",") if v]
     clients = [c for c in args.clients.split(",") if c]
     vllm_found = _load_vllm(args.vllm_client) is not None if "vllm" in clients else False
