@@ -15,13 +15,29 @@ vllm/benchmarks/lib/endpoint_request_func.py, `vllm bench serve`'s request funct
 one process. The vLLM file is loaded from `--vllm-client PATH` (a vLLM checkout or an unpacked
 wheel; its code is not part of this project), else from an installed `vllm`; without either, only
 stackaudit is measured. A measurement is a warm-up pass, then `--seconds` in which the client
-process's CPU time (`time.process_time`) is read: tokens per CPU-second does not depend on how
-busy the other core was. A raw-socket reader that does no parsing shows how fast the server
+process's CPU time (`time.process_time`, user + system) is read: tokens per CPU-second does not
+depend on how busy the other core was.
+
+A figure is `--repeat` rounds. Each round measures both clients back to back, in an order that
+alternates from round to round, and its ratio is stackaudit's rate over vLLM's of that round: the two
+clients of a ratio meet the server in the same minutes. At one stream on chunked framing the server
+writes one event per `send` and is slower than either client, so the events a client finds per socket
+read (and its cost per token) follow how busy the server's core is; a ratio of two runs minutes apart
+mixes two servers. Each figure is the median of the rounds with their range, and each run keeps the
+1-minute load average read when it started. A raw-socket reader that does no parsing shows how fast the server
 serves alone (chunked framings), so that the server is not what is measured.
 For timing error the server emits tokens at an exact gap and logs its own send times.
 
-Run: .venv/bin/python perf/client_throughput.py [--seconds 3] [--concurrency 1,8,32,128]
-     [--vllm-client .../vllm/benchmarks/lib/endpoint_request_func.py] [--json]
+`--read-path` measures stackaudit's own work per socket read apart from any server: one response's
+headers come from a server in this process, then reads of k chunked events each (the calibrated
+server's completion event, one HTTP chunk each) are copied into the connection's read buffer and
+handed to its protocol as the transport would (`buffer_updated`): aiohttp's HTTP parser, the arrival
+stamp and the SSE parser, without the event loop's wake-up or the `recv` system call. Its figure, CPU
+microseconds per read, does not depend on the server's pace; the figures above do.
+
+Run: .venv/bin/python perf/client_throughput.py [--seconds 3] [--repeat 5] [--concurrency 1,8,32,128]
+     [--framings blob,one-write,chunked] [--vllm-client .../vllm/benchmarks/lib/endpoint_request_func.py]
+     [--streams 0] [--json]
 Targets: stackaudit at least 2× vLLM's client in tokens per CPU-second at every framing and
 concurrency; < 1 % TPOT error at 256 streams. Figures measured on the project's machine are in
 docs/benchmarks.md.
@@ -37,6 +53,7 @@ import importlib.util
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -106,6 +123,72 @@ async def _raw_reader(port: int, concurrency: int, seconds: float, body: bytes) 
     start = time.perf_counter()
     await asyncio.gather(*(one() for _ in range(concurrency)))
     return responses * TOKENS_PER_RESPONSE / (time.perf_counter() - start)
+
+
+READ_PATH_EVENT = (
+    b'data: {"id":"cal","object":"text_completion","model":"calibrated",'
+    b'"choices":[{"index":0,"text":" w","logprobs":null,"finish_reason":null}]}\n\n'
+)
+
+
+async def _read_path(events_per_read: list[int], rounds: int, reads: int) -> dict[str, dict[str, float]]:
+    """CPU microseconds per socket read of stackaudit's read path, per events in the read (median, range)."""
+    from stackaudit.bench import client
+
+    finished = asyncio.Event()
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = [line for line in head.lower().split(b"\r\n") if line.startswith(b"content-length:")]
+        if length:
+            await reader.readexactly(int(length[0].split(b":")[1]))
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+        await writer.drain()
+        await finished.wait()
+        writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    session = client.make_session(None, 3600.0)
+    asked = 10**6  # a cap on the stream that the replayed reads never reach
+    record = client.RequestRecord(0, time.perf_counter(), asked, None)
+    request = asyncio.ensure_future(client.stream_request(
+        session, f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}",
+        client.RequestSpec("/v1/completions", b"{}", asked), record, 3600.0))
+    try:
+        while not (sinks := [sink for sink in client._SINKS.values() if sink.held is None]):
+            await asyncio.sleep(0.005)
+        sink = sinks[0]
+        protocol = sink.protocol.transport.get_protocol()
+        parser = sink.parser
+        # As after a stream's usage event: the events are not kept for their text.
+        parser.keep_raw = False
+        chunk = b"%x\r\n%s\r\n" % (len(READ_PATH_EVENT), READ_PATH_EVENT)
+        times: dict[int, list[float]] = {k: [] for k in events_per_read}
+        gc.collect()
+        gc.disable()
+        for _ in range(rounds):
+            for k in events_per_read:
+                data = chunk * k
+                size = len(data)
+                parser.chunk_times.clear()
+                parser.chunk_counts.clear()
+                sink.received = 0
+                cpu0 = time.process_time()
+                for _ in range(reads):
+                    protocol.view[:size] = data
+                    protocol.buffer_updated(size)
+                times[k].append((time.process_time() - cpu0) / reads * 1e6)
+        gc.enable()
+        if sink.error is not None or parser.events == 0:
+            raise SystemExit(f"--read-path: the replayed reads were not parsed ({sink.error})")
+    finally:
+        finished.set()
+        request.cancel()
+        await asyncio.gather(request, return_exceptions=True)
+        await session.close()
+        server.close()
+        await server.wait_closed()
+    return {str(k): _summary(times[k]) for k in events_per_read}
 
 
 async def _measure(client: str, base: str, concurrency: int, seconds: float, vllm_path: str | None) -> dict[str, Any]:
@@ -186,11 +269,45 @@ def _measure_in_child(client: str, url: str, concurrency: int, seconds: float, v
     argv = [sys.executable, os.path.abspath(__file__), "--measure", client, url, str(concurrency), str(seconds)]
     if vllm_path:
         argv += ["--vllm-client", vllm_path]
+    load = _load_average()
     done = subprocess.run(argv, capture_output=True, text=True, timeout=seconds * 4 + 120, check=False)
     if done.returncode != 0:
         raise SystemExit(f"{client} at {concurrency} streams failed: {done.stderr.strip()[-2000:]}")
     result: dict[str, Any] = json.loads(done.stdout)
+    result["load_average"] = load
     return result
+
+
+def _load_average() -> float | None:
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+
+
+def _rounds(clients: list[str], url: str, concurrency: int, seconds: float, repeat: int,
+            vllm_path: str | None) -> list[dict[str, Any]]:
+    """`repeat` rounds of every client back to back, the order reversed every other round."""
+    rounds = []
+    for index in range(repeat):
+        order = clients if index % 2 == 0 else clients[::-1]
+        rounds.append({client: _measure_in_child(client, url, concurrency, seconds, vllm_path) for client in order})
+    return rounds
+
+
+def _summary(values: list[float]) -> dict[str, float]:
+    return {"median": statistics.median(values), "low": min(values), "high": max(values)}
+
+
+def _summarise(level: dict[str, Any], clients: list[str]) -> None:
+    """Median and range over the rounds of each client's rate, and of the ratio within each round."""
+    rounds = level["rounds"]
+    for client in clients:
+        level[client] = _summary([r[client]["tokens_per_cpu_s"] for r in rounds])
+    if "stackaudit" in clients:
+        level["events_per_read"] = _summary([r["stackaudit"]["events_per_read"] or 0.0 for r in rounds])
+    if "vllm" in clients and "stackaudit" in clients:
+        level["ratio"] = _summary([r["stackaudit"]["tokens_per_cpu_s"] / r["vllm"]["tokens_per_cpu_s"] for r in rounds])
+    loads = [r[c]["load_average"] for r in rounds for c in clients if r[c]["load_average"] is not None]
+    level["load_average"] = _summary(loads) if loads else None
+    level["errors"] = sum(r[c]["errors"] for r in rounds for c in clients)
 
 
 async def _tpot_error(base: str, streams: int, gap_ms: float, tokens: int, log_path: str) -> dict[str, float]:
@@ -235,18 +352,26 @@ async def _tpot_error(base: str, streams: int, gap_ms: float, tokens: int, log_p
     }
 
 
+def _range(summary: dict[str, float] | None, form: str) -> str:
+    if summary is None:
+        return "-"
+    return f"{summary['median']:{form}} ({summary['low']:{form}}–{summary['high']:{form}})"
+
+
 def _print_table(results: dict[str, Any]) -> None:
     print(f"client pinned to CPU {results['client_cpu']}, server on CPU {results['server_cpu']}; "
-          f"{TOKENS_PER_RESPONSE}-token responses, zero-delay server; tokens per client CPU-second")
-    print(f"{'framing':>9}  {'streams':>7}  {'stackaudit':>10}  {'vLLM':>8}  {'ratio':>6}  {'events/read':>11}  errors")
+          f"{TOKENS_PER_RESPONSE}-token responses, zero-delay server; tokens per client CPU-second, "
+          f"median (range) of {results['repeat']} rounds")
+    print(f"{'framing':>9}  {'streams':>7}  {'stackaudit':>27}  {'vLLM':>27}  {'ratio':>19}  "
+          f"{'events/read':>17}  {'load avg':>13}  errors")
     for framing, entry in results["framings"].items():
         for level in entry["levels"]:
-            ours, theirs = level["stackaudit"], level.get("vllm")
-            ratio = f"{ours['tokens_per_cpu_s'] / theirs['tokens_per_cpu_s']:.2f}×" if theirs else "-"
-            vllm_rate = f"{theirs['tokens_per_cpu_s']:,.0f}" if theirs else "-"
-            errors = ours["errors"] + (theirs["errors"] if theirs else 0)
-            print(f"{framing:>9}  {level['concurrency']:>7}  {ours['tokens_per_cpu_s']:>10,.0f}  {vllm_rate:>8}  "
-                  f"{ratio:>6}  {ours['events_per_read']:>11.1f}  {errors}")
+            ratio = level.get("ratio")
+            ratio_text = f"{ratio['median']:.2f}× ({ratio['low']:.2f}–{ratio['high']:.2f})" if ratio else "-"
+            print(f"{framing:>9}  {level['concurrency']:>7}  {_range(level['stackaudit'], ',.0f'):>27}  "
+                  f"{_range(level.get('vllm'), ',.0f'):>27}  {ratio_text:>19}  "
+                  f"{_range(level.get('events_per_read'), '.1f'):>17}  {_range(level['load_average'], '.1f'):>13}  "
+                  f"{level['errors']}")
         raw = entry.get("server_tokens_per_s_raw_reader")
         if raw:
             print(f"{'':>9}  server alone (raw reader, {results['raw_reader_streams']} streams): {raw:,.0f} tokens/s")
@@ -265,15 +390,20 @@ def _print_table(results: dict[str, Any]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--repeat", type=int, default=5, help="rounds per figure (median and range)")
     parser.add_argument("--concurrency", default="1,8,32,128", help="stream counts, comma list")
     parser.add_argument("--framings", default=",".join(FRAMINGS))
     parser.add_argument("--clients", default=",".join(CLIENTS))
     parser.add_argument("--vllm-client", metavar="PATH", help="vLLM's vllm/benchmarks/lib/endpoint_request_func.py")
     parser.add_argument("--streams", type=int, default=256, help="streams for the TPOT error (0: skip it)")
     parser.add_argument("--gap-ms", type=float, default=20.0)
+    parser.add_argument("--read-path", action="store_true",
+                        help="only stackaudit's CPU per socket read, replayed in this process (no server's pace)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--measure", nargs=4, metavar=("CLIENT", "URL", "STREAMS", "SECONDS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
     if args.measure:
         client, url, streams, seconds = args.measure
         print(json.dumps(asyncio.run(_measure(client, url, int(streams), float(seconds), args.vllm_client))))
@@ -285,6 +415,16 @@ def main() -> int:
     client_cpu, server_cpu = _cores()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {client_cpu})
+    if args.read_path:
+        read_path = asyncio.run(_read_path([1, 4, 16], args.repeat, 2000))
+        if args.json:
+            print(json.dumps({"repeat": args.repeat, "reads_per_round": 2000, "read_path": read_path}, indent=2))
+        else:
+            print(f"stackaudit's read path, CPU µs per socket read of k chunked events, median (range) of "
+                  f"{args.repeat} rounds of 2000 reads")
+            for k, summary in read_path.items():
+                print(f"  k={k:>2}: {_range(summary, '.2f')} µs per read, {summary['median'] / int(k):.2f} µs per event")
+        return 0
     levels = [int(v) for v in args.concurrency.split(",") if v]
     clients = [c for c in args.clients.split(",") if c]
     vllm_found = _load_vllm(args.vllm_client) is not None if "vllm" in clients else False
@@ -292,7 +432,7 @@ def main() -> int:
         clients = [c for c in clients if c != "vllm"]
     raw_streams = 32
     results: dict[str, Any] = {"client_cpu": client_cpu, "server_cpu": server_cpu, "tokens_per_response": TOKENS_PER_RESPONSE,
-                               "seconds": args.seconds, "vllm_client": vllm_found, "raw_reader_streams": raw_streams,
+                               "seconds": args.seconds, "repeat": args.repeat, "vllm_client": vllm_found, "raw_reader_streams": raw_streams,
                                "framings": {}}
     body = build_body("completions", "calibrated", "x", TOKENS_PER_RESPONSE, {})
     for framing in [f for f in args.framings.split(",") if f]:
@@ -302,9 +442,9 @@ def main() -> int:
                 port = int(url.rsplit(":", 1)[1])
                 entry["server_tokens_per_s_raw_reader"] = asyncio.run(_raw_reader(port, raw_streams, args.seconds, body))
             for concurrency in levels:
-                level: dict[str, Any] = {"concurrency": concurrency}
-                for client in clients:
-                    level[client] = _measure_in_child(client, url, concurrency, args.seconds, args.vllm_client)
+                level: dict[str, Any] = {"concurrency": concurrency, "rounds": _rounds(
+                    clients, url, concurrency, args.seconds, args.repeat, args.vllm_client)}
+                _summarise(level, clients)
                 entry["levels"].append(level)
             results["framings"][framing] = entry
     if args.streams:

@@ -122,3 +122,68 @@ def test_the_cap_holds_for_a_long_event_after_complete_ones_in_one_read() -> Non
     capped = StreamParser(max_event_bytes=64 * 1024)
     with pytest.raises(StreamError, match="over 65536 bytes"):
         capped.feed(completion_event("a", None) + b'data: {"choices":[{"text":"' + b"y" * 70_000, 1.0)
+
+
+def _content_ends(stream: bytes, separator: bytes) -> list[int]:
+    """The byte offset just past each content event (an event with non-empty text), decoded with json."""
+    ends, at = [], 0
+    while (cut := stream.find(separator, at)) >= 0:
+        payload = stream[at:cut].strip().removeprefix(b"data:").strip()
+        if payload.startswith(b"{") and any(c.get("text") for c in json.loads(payload).get("choices", [])):
+            ends.append(cut + len(separator))
+        at = cut + len(separator)
+    return ends
+
+
+# Text that looks like SSE framing or a key inside a JSON string (escaped as JSON writes it), an empty
+# text, a blank line between events, the finish in its own event, then usage and [DONE].
+_TRICKY = (
+    completion_event("a") + completion_event('data: {"text":"x"}\n\n') + completion_event("")
+    + completion_event("}") + b"\n" + completion_event("b") + completion_event("", "length") + usage_event(3) + DONE
+)
+
+
+@pytest.mark.parametrize("crlf", [False, True])
+def test_every_split_into_two_reads_counts_and_stamps_each_event_once(crlf: bool) -> None:
+    stream = _TRICKY.replace(b"\n", b"\r\n") if crlf else _TRICKY
+    ends = _content_ends(stream, b"\r\n\r\n" if crlf else b"\n\n")
+    assert len(ends) == 4
+    for cut in range(len(stream) + 1):
+        parser = StreamParser()
+        parser.feed(stream[:cut], 1.0)
+        parser.feed(stream[cut:], 2.0)
+        parser.finish()
+        first = sum(end <= cut for end in ends)  # content events whose last byte came with the first read
+        expected = [(t, n) for t, n in ((1.0, first), (2.0, len(ends) - first)) if n]
+        assert list(zip(parser.chunk_times, parser.chunk_counts, strict=True)) == expected, cut
+        assert parser.n_chunks == 4 and parser.events == 8, cut
+        assert parser.usage == {"prompt_tokens": 7, "completion_tokens": 3} and parser.finish_reason == "length"
+        assert parser.done, cut
+
+
+def test_every_split_into_three_reads_keeps_the_text_in_order() -> None:
+    stream = completion_event("one") + completion_event('x"}\n\ndata: {') + completion_event("three", "stop") + DONE
+    for first in range(0, len(stream) + 1, 3):
+        for second in range(first, len(stream) + 1, 5):
+            parser = StreamParser()
+            for piece, now in ((stream[:first], 1.0), (stream[first:second], 2.0), (stream[second:], 3.0)):
+                parser.feed(piece, now)
+            parser.finish()
+            assert parser.chunks == ["one", 'x"}\n\ndata: {', "three"], (first, second)
+            assert parser.n_chunks == 3 and sum(parser.chunk_counts) == 3 and parser.done
+
+
+def test_content_then_done_in_one_read_without_a_finish_reason() -> None:
+    """[DONE] after plain events in the same read: every event is counted once, and the stream ends."""
+    parser = StreamParser()
+    parser.feed(completion_event("a") + completion_event("b"), 1.0)
+    parser.feed(completion_event("c") + completion_event("d") + DONE, 2.0)
+    parser.finish()
+    assert parser.chunk_counts == [2, 2] and parser.chunk_times == [1.0, 2.0]
+    assert parser.events == 5 and parser.done and parser.chunks == ["a", "b", "c", "d"]
+
+
+def test_an_error_event_after_plain_events_in_one_read_is_an_error() -> None:
+    parser = StreamParser()
+    with pytest.raises(StreamError, match="error event in stream: overloaded"):
+        parser.feed(completion_event("a") + completion_event("b") + b'data: {"error":{"message":"overloaded"}}\n\n', 1.0)

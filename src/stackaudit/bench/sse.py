@@ -41,7 +41,7 @@ _CONTENT_KEYS = (b"text", b"content", b"reasoning_content", b"reasoning")
 class _Patterns:
     """The byte patterns of one JSON style, compact (`"k":"`) or spaced (`"k": "`)."""
 
-    __slots__ = ("content", "empty", "empty_any", "reasoning", "special", "text")
+    __slots__ = ("content", "empty", "empty_any", "finish", "reasoning", "text", "usage")
 
     def __init__(self, spaced: bool) -> None:
         colon = b'": "' if spaced else b'":"'
@@ -52,12 +52,10 @@ class _Patterns:
         # Empty values are subtracted only in reads that hold an empty string at all.
         self.empty_any = colon + b'"'
         self.empty = tuple(b'"' + key + colon + b'"' for key in _CONTENT_KEYS)
-        self.special = (
-            b'"usage": {' if spaced else b'"usage":{',
-            b'"finish_reason": "' if spaced else b'"finish_reason":"',
-            b"[DONE]",
-            b'"error"',
-        )
+        # Markers of the events the per-event path decodes. `[DONE]` is not one: a read that holds it fails
+        # the plain check (its `data: [` is not a `data: {`), so it goes to the per-event path anyway.
+        self.usage = b'"usage": {' if spaced else b'"usage":{'
+        self.finish = b'"finish_reason": "' if spaced else b'"finish_reason":"'
 
 
 _COMPACT = _Patterns(False)
@@ -143,12 +141,11 @@ class StreamParser:
             self._raw_bytes += len(complete)
             if self._raw_bytes > RAW_FLUSH_BYTES:
                 self.decode_raw()
-        special_at = -1
-        for marker in self._patterns.special:
-            at = complete.find(marker)
-            if at >= 0 and (special_at < 0 or at < special_at):
-                special_at = at
-        if special_at >= 0:
+        find = complete.find
+        patterns = self._patterns
+        usage_at, finish_at, error_at = find(patterns.usage), find(patterns.finish), find(b'"error"')
+        if usage_at >= 0 or finish_at >= 0 or error_at >= 0:
+            special_at = min(at for at in (usage_at, finish_at, error_at) if at >= 0)
             start = complete.rfind(b"\n\n", 0, special_at)
             if start >= 0 and not self._plain(complete[:start], now):
                 self._slow(complete[:start], now)
@@ -161,10 +158,11 @@ class StreamParser:
         """Plain `data: {...}` events, their content counted without decoding; False (nothing counted)
         when `part` holds anything else (comments, fields, multi-line data: the per-event path)."""
         count = part.count
-        events = count(b"\n\n") + 1
-        if count(self._prefix) != events or count(b"}\n\n") + part.endswith(b"}") != events:
+        # One `data: {...}` line per event: every line feed is one of the two ending an event after its `}`.
+        ends = count(b"}\n\n")
+        if count(b"\n") != 2 * ends or count(self._prefix) != ends + 1 or not part.endswith(b"}"):
             return False
-        self.events += events
+        self.events += ends + 1
         patterns = self._patterns
         n = count(patterns.text) + count(patterns.content)
         if b'"reasoning' in part:
