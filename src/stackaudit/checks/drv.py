@@ -416,10 +416,11 @@ def _persistence(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices | No
                                "systemctl start nvidia-persistenced", changes="persistence mode of every GPU",
                                keep=keep_cmd(cmd("systemctl enable --now nvidia-persistenced"))))
             msg = f"persistence mode Disabled on GPU(s) {_indices(off)}; {state}"
-        return issue(msg + ". Startup only: each new CUDA/NVML client re-initialises the GPUs (seconds), "
-                     "steady-state tokens/s are unaffected" + where,
-                     actual={g.subject: "Disabled" for g in off}, expected="Enabled", subjects=subjects, fix=fix,
-                     evidence=[daemon.exec_start] if daemon is not None and daemon.exec_start else [])
+        return over_gpus(nvidia, read, issue(
+            msg + ". Startup only: each new CUDA/NVML client re-initialises the GPUs (seconds), "
+            "steady-state tokens/s are unaffected" + where,
+            actual={g.subject: "Disabled" for g in off}, expected="Enabled", subjects=subjects, fix=fix,
+            evidence=[daemon.exec_start] if daemon is not None and daemon.exec_start else []))
     if not read:
         return unknown("persistence mode is not in this source", hint="paste `nvidia-smi -q` or run on the host")
     note = ""

@@ -409,6 +409,7 @@ QUERY_FIELDS: dict[str, tuple[int, bool]] = {
         "Max Customer Boost Clocks", "Clock Policy", "Voltage", "Fabric", "Capabilities")},
     **{k: (2, False) for k in (
         "Virtualization Mode", "Host VGPU Mode", "vGPU Heterogeneous Mode", "Bus Id", "Replays Since Reset",
+        "Replays since reset",  # before driver 4xx
         "Replay Number Rollovers", "Power Draw", "Average Power Draw", "Instantaneous Power Draw",
         "Power Management", "Power Limit", "Current Power Limit", "Requested Power Limit", "Default Power Limit",
         "Enforced Power Limit", "Min Power Limit", "Max Power Limit", "GPU Current Temp", "GPU Shutdown Temp",
