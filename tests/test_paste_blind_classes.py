@@ -1,0 +1,72 @@
+"""Classes of paste the first blind run (corpus 212-241, issue 27) refused or half-read, each a rule.
+
+Every rule is tested on at least three real pastes from different public threads: the snippets are verbatim,
+each under the thread it comes from.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from stackaudit.engine.testing import run_checks
+from stackaudit.facts.nvidia import NvidiaGpus
+from stackaudit.facts.nvidia_smi import parse_table
+from stackaudit.host.memory import MemoryHost
+from stackaudit.importers.recognition import recognise
+
+
+def _recognised(text: str) -> list[str]:
+    return [kind for kind, _, _ in recognise(text, "paste.txt").recognised]
+
+
+def _host(text: str) -> MemoryHost:
+    return MemoryHost(recognise(text, "paste.txt").record)
+
+
+# --- nvidia-smi's line for a GPU it cannot open ---------------------------------------------------------
+# nvidia-smi prints it instead of its table; it is nvidia-smi output (the GPU is there and NVML cannot open
+# it), never a GPU listing to judge.
+
+NO_HANDLE_PASTES = [
+    # https://github.com/xxd3vin/workspace/issues/19
+    ("[root@bh174 chenyang]# nvidia-smi \nUnable to determine the device handle for GPU 0000:0B:00.0: Unknown Error\n",
+     "0000:0b:00.0", "unknown"),
+    # https://github.com/pdbear/syno_nvidia_gpu_driver/issues/22
+    ("```\n$ nvidia-smi\nUnable to determine the device handle for GPU0000:07:00.0: Unknown Error\n```\n",
+     "0000:07:00.0", "unknown"),
+    # https://github.com/NVIDIA/nvidia-docker/issues/1553
+    ("`nvidia-smi -a -i 0`\n```\nUnable to determine the device handle for GPU 0000:09:00.0: Unknown Error\n```\n",
+     "0000:09:00.0", "unknown"),
+    # https://github.com/AlexeyAB/darknet/issues/86 (Windows: the line wrapped by the console)
+    ("        C:\\Program Files\\NVIDIA Corporation\\NVSMI>nvidia-smi\n"
+     "        Unable to determine the device handle for GPU 0000:03:00.0: GPU is lost.  Reboot\n"
+     "         the system to recover this GPU\n", "0000:03:00.0", "gpu-is-lost"),
+]
+
+
+@pytest.mark.parametrize(("text", "bdf", "why"), NO_HANDLE_PASTES)
+def test_the_line_for_a_gpu_nvidia_smi_cannot_open_is_read_as_that_gpu(text: str, bdf: str, why: str) -> None:
+    assert "nvidia-smi" in _recognised(text)
+    from corpus import fact
+
+    nvidia = fact(_host(text), "nvidia")
+    assert isinstance(nvidia, NvidiaGpus)
+    assert [(g.bdf, g.error) for g in nvidia.gpus] == [(bdf, why)]
+    # Its index is not in the line, and the GPUs nvidia-smi did not list are not in the source.
+    assert nvidia.gpus[0].label == f"GPU {bdf}" and nvidia.unshown
+    # No check judges the GPU it could not open: persistence is not known, and not ok.
+    assert run_checks(_host(text), ["DRV-PERSISTENCE"])["DRV-PERSISTENCE"].status == "unknown"
+
+
+def test_a_lost_gpu_is_a_lost_gpu_event() -> None:
+    from corpus import fact
+
+    events = fact(_host(NO_HANDLE_PASTES[3][0]), "gpu_events")
+    assert [e.bdf for e in events.events] == ["0000:03:00.0"]
+
+
+def test_the_table_parser_without_such_a_line_still_refuses_prose() -> None:
+    from stackaudit.facts._parse import ParseError
+
+    with pytest.raises(ParseError):
+        parse_table("Unable to determine what the GPU does\n")
