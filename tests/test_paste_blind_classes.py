@@ -70,3 +70,37 @@ def test_the_table_parser_without_such_a_line_still_refuses_prose() -> None:
 
     with pytest.raises(ParseError):
         parse_table("Unable to determine what the GPU does\n")
+
+
+# --- an empty grep that nvidia-bug-report.sh ran ---------------------------------------------------------
+# The report prints each command, its output, then a line of underscores: a grep with nothing before that line
+# printed nothing. Verbatim from https://github.com/marwank270/nvidia-bug-report (nvidia-bug-report.log, file
+# lines 10899-10905; corpus 231); the same section is empty in other reports whose module is not named `nvidia`.
+BUG_REPORT_EMPTY_MODINFO = """\
+____________________________________________
+
+/sbin/modinfo nvidia | grep vermagic
+
+
+____________________________________________
+
+Scanning kernel log files for NVIDIA kernel messages:
+"""
+
+
+def test_an_empty_grep_of_a_bug_report_section_is_read() -> None:
+    from corpus import fact
+
+    assert "empty grep" in _recognised(BUG_REPORT_EMPTY_MODINFO)
+    greps = fact(_host(BUG_REPORT_EMPTY_MODINFO), "empty_greps")
+    assert greps.absent("modinfo", "vermagic:       5.18.0-14parrot1-amd64 SMP preempt mod_unload modversions") \
+        == "/sbin/modinfo nvidia | grep vermagic"
+    # It says nothing of another source.
+    assert greps.absent("lsmod", "vermagic") is None
+
+
+def test_a_grep_with_output_before_the_separator_is_not_empty() -> None:
+    # eler/git_examples nvidia-bug-report.log form (corpus 228's report) with the grep's line under it.
+    text = BUG_REPORT_EMPTY_MODINFO.replace(
+        "vermagic\n\n", "vermagic\nvermagic:       4.4.0-87-generic SMP mod_unload modversions \n", 1)
+    assert "empty grep" not in _recognised(text)
