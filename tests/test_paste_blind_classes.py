@@ -104,3 +104,47 @@ def test_a_grep_with_output_before_the_separator_is_not_empty() -> None:
     text = BUG_REPORT_EMPTY_MODINFO.replace(
         "vermagic\n\n", "vermagic\nvermagic:       4.4.0-87-generic SMP mod_unload modversions \n", 1)
     assert "empty grep" not in _recognised(text)
+
+
+# --- a `docker run` in inline code inside a sentence -----------------------------------------------------
+
+DOCKER_RUN_INLINE = [
+    # https://github.com/vllm-project/vllm/issues/10034 (corpus 224): after a label and a full-width colon.
+    ("command：`docker run --runtime nvidia --gpus '\"device=0,1\"' -d -v /data/model/llama:/data/model/llama -p "
+     "8001:8000 -e CUDA_LAUNCH_BLOCKING=1 --shm-size=24g vllm/vllm-openai:v0.6.3 --model /data/model/llama "
+     "--served_model_name Llama-3.2-11B-Vision-Instruct --tensor-parallel-size 2 --gpu_memory_utilization 0.7 "
+     "--max-model-len 4096 --max-num-seqs 1 --enforce-eager`", "vllm/vllm-openai:v0.6.3", 24 * 2**30),
+    # https://github.com/dphnAI/sonar/issues/562: the span opens the line, prose before it on the line above.
+    ("I have server with 4x3090ti. I can run llama 3 70b with vllm in docker with command:\n"
+     "`sudo docker run --shm-size=32g --log-opt max-size=10m --log-opt max-file=1 --rm -it --gpus "
+     "'\"device=0,1,2,3\"' -p 9000:8000 --mount type=bind,source=/home/me/.cache,target=/root/.cache "
+     "vllm/vllm-openai:v0.5.3.post1 --model casperhansen/llama-3-70b-instruct-awq --tensor-parallel-size 4 --dtype "
+     "half --gpu-memory-utilization 0.92 -q awq`", "vllm/vllm-openai:v0.5.3.post1", 32 * 2**30),
+    # https://github.com/NVIDIA/nccl/issues/290 (corpus 193): after a list number; no --shm-size (Docker's 64 MiB).
+    ("1. `docker run -it -d --rm --net=host --mount type=bind,source=/home,destination=/home --runtime nvidia "
+     "nvcr.io/nvidia/tensorflow:20.01-tf1-py3 sh`", "nvcr.io/nvidia/tensorflow:20.01-tf1-py3", None),
+]
+
+
+@pytest.mark.parametrize(("text", "image", "shm"), DOCKER_RUN_INLINE)
+def test_a_docker_run_in_inline_code_is_read_up_to_its_closing_backtick(text: str, image: str, shm: int | None) -> None:
+    from corpus import fact
+
+    assert _recognised(text) == ["docker run"]
+    [container] = fact(_host(text), "docker_containers").containers
+    assert (container.image, container.shm_size) == (image, shm)
+    assert container.argv[-1].strip("`") == container.argv[-1]  # the closing backtick is not an argument
+
+
+def test_text_after_the_inline_span_is_not_an_argument() -> None:
+    from stackaudit.facts.container_specs import parse_docker_run
+
+    run = parse_docker_run("it works with `docker run --gpus all img:1 --enforce-eager` but not with the other")
+    assert run.argv == ("--enforce-eager",)
+
+
+def test_a_docker_run_that_elides_its_image_is_advice_not_a_run() -> None:
+    # https://github.com/hustvl/SparseInst/pull/69: a suggestion, its image elided.
+    text = ("NOTE: use extended shared memory size when running the container, e.g. "
+            "`docker run --shm-size 100g --gpus all ...`\nElse you are likely to get an error when starting training\n")
+    assert "docker run" not in _recognised(text)

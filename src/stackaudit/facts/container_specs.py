@@ -47,8 +47,10 @@ _RUN_BOOLEAN_SHORT = frozenset("ditPq")
 # How a pasted command line starts the container: `docker run`, `docker container run`, `nvidia-docker run`.
 # At a line's start, after a shell prompt (`$ `, `root@h:/# `, zsh's `~ `), inline-code backticks or `;`/`&&`:
 # not inside a sentence ("I tried docker run but ...").
-DOCKER_RUN_START = re.compile(r"(?:^\s*(?:\S{0,60}[#$%>~]\s+)?`{0,3}|[;&|(]\s*)(?:sudo\s+(?:-\S+\s+)*)?"
-                              r"(?:nvidia-)?docker\s+(?:container\s+)?run\b")
+# Where a `docker run` starts: a line's start (after a prompt, a fence or an inline code mark), a shell operator,
+# or an inline code span inside a sentence (`command: \`docker run ...\``), which ends at its closing backtick.
+DOCKER_RUN_START = re.compile(r"(?:^\s*(?:\S{0,60}[#$%>~]\s+)?`{0,3}|[;&|(]\s*|(?P<inline>(?<=[\s:：])`))"
+                              r"(?:sudo\s+(?:-\S+\s+)*)?(?:nvidia-)?docker\s+(?:container\s+)?run\b")
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b?)\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
 
@@ -106,7 +108,10 @@ def parse_docker_run(line: str) -> DockerContainer:
     m = DOCKER_RUN_START.search(line)
     if not m:
         raise ParseError("no `docker run` in the line")
-    words = _split_command(line[m.end():].strip().strip("`"))
+    rest = line[m.end():]
+    if m.group("inline"):  # the sentence goes on after the span's closing backtick
+        rest = rest.split("`", 1)[0]
+    words = _split_command(rest.strip().strip("`"))
     env: list[tuple[str, str]] = []
     ulimits: list[Ulimit] = []
     devices: list[str] = []
@@ -168,6 +173,8 @@ def parse_docker_run(line: str) -> DockerContainer:
             opts[name] = value
     if not image:
         raise ParseError("the `docker run` line names no image")
+    if image in ("...", "…") or image.startswith("<"):  # `docker run --gpus all ...`: a template, not a run
+        raise ParseError("the `docker run` line elides its image")
     argv = tuple(words[i:])
     for cut in (";", "&&", "||", "|"):
         if cut in argv:
