@@ -148,3 +148,40 @@ def test_a_docker_run_that_elides_its_image_is_advice_not_a_run() -> None:
     text = ("NOTE: use extended shared memory size when running the container, e.g. "
             "`docker run --shm-size 100g --gpus all ...`\nElse you are likely to get an error when starting training\n")
     assert "docker run" not in _recognised(text)
+
+
+# --- Fabric Manager's own words without their journal tag -----------------------------------------------
+# FM prints its version check's failure and exits; people quote the message alone (a fence, inline code, a
+# quotation), or a driver container prints it untagged. It is the daemon's state, read as its journal is.
+
+FM_MISMATCH = [
+    # https://github.com/NVIDIA/gpu-driver-container/issues/735 (corpus 234): a driver container's output, fenced.
+    "```\nfabric manager NVIDIA GPU driver interface version 590.48.01 don't match with driver version 580.126.09.\n"
+    "Please update with matching NVIDIA driver package.\n```\n",
+    # https://github.com/siderolabs/pkgs/issues/720: inline code after a sentence.
+    "After building proprietary driver there is an error from Fabric Manager service:\n`fabric manager NVIDIA GPU "
+    "driver interface version 525.85.12 don't match with driver version 530.41.03. Please update with matching "
+    "NVIDIA driver package`.\n",
+    # https://github.com/canonical/microk8s/issues/2119
+    "I've followed the recipy and got issues with enabling nvidia-fabricmanager:\n`fabric manager NVIDIA GPU driver "
+    "interface version 460.91.03 don't match with driver version 460.73.01. Please update with matching NVIDIA "
+    "driver package.`\n",
+    # https://github.com/NVIDIA/nvtrust/issues/55: in quotation marks, a typographic apostrophe.
+    "\"fabric manager NVIDIA GPU driver interface version 550.90.07 don’t match with driver version 550.107.02. "
+    "Please update with matching NVIDIA driver package\"\n",
+]
+
+
+@pytest.mark.parametrize("text", FM_MISMATCH)
+def test_fabric_managers_version_mismatch_on_its_own_is_the_daemons_state(text: str) -> None:
+    from corpus import fact
+
+    assert _recognised(text) == ["evidence line"]
+    fm = fact(_host(text), "nvidia_services").fabricmanager
+    assert fm.mismatch and fm.active == "failed"
+    assert run_checks(_host(text), ["DRV-FABRIC-MANAGER"])["DRV-FABRIC-MANAGER"].status == "issue"
+
+
+def test_prose_about_fabric_manager_is_not_its_words() -> None:
+    text = "I installed fabric manager version 535.104.05 from the CUDA repo and the NVSwitch driver.\n"
+    assert _recognised(text) == []
