@@ -185,3 +185,33 @@ def test_fabric_managers_version_mismatch_on_its_own_is_the_daemons_state(text: 
 def test_prose_about_fabric_manager_is_not_its_words() -> None:
     text = "I installed fabric manager version 535.104.05 from the CUDA repo and the NVSwitch driver.\n"
     assert _recognised(text) == []
+
+
+# --- CUDA's peer-access answer, as the CUDA samples print it ----------------------------------------------
+# Evidence of what cudaDeviceCanAccessPeer said, nothing more: the paste is read, no check is settled by it.
+
+PEER_ACCESS = [
+    # https://github.com/tinygrad/open-gpu-kernel-modules/pull/22 (corpus 239)
+    "```shell\nChecking GPU(s) for support of peer to peer memory access...\n"
+    "> Peer access from NVIDIA GeForce RTX 4090 (GPU0) -> NVIDIA GeForce RTX 4090 (GPU1) : Yes\n"
+    "> Peer access from NVIDIA GeForce RTX 4090 (GPU0) -> NVIDIA GeForce RTX 4090 (GPU2) : Yes\n",
+    # https://github.com/aikitoria/open-gpu-kernel-modules/pull/5
+    "pancho@fedora:~/cuda-samples/build/Samples/0_Introduction/simpleP2P$ ./simpleP2P\n"
+    "> Peer access from NVIDIA GeForce RTX 4090 (GPU0) -> NVIDIA GeForce RTX 4090 (GPU1) : Yes\n"
+    "> Peer access from NVIDIA GeForce RTX 4090 (GPU0) -> NVIDIA GeForce RTX 5090 (GPU2) : No\n",
+    # https://github.com/tensorflow/tensorflow/issues/2145
+    "[@sjs_88_31 release]# ./simpleP2P \n"
+    "> Peer access from Tesla K40m (GPU0) -> Tesla K40m (GPU1) : Yes\n"
+    "> Peer access from Tesla K40m (GPU0) -> Tesla K40m (GPU2) : No\n",
+]
+
+
+@pytest.mark.parametrize("text", PEER_ACCESS)
+def test_a_cuda_samples_peer_access_answer_is_evidence(text: str) -> None:
+    assert set(_recognised(text)) == {"evidence line"}
+    # What CUDA reports is not a transfer that worked: P2P stays unknown, never ok.
+    assert run_checks(_host(text), ["IC-P2P-FUNCTIONAL"])["IC-P2P-FUNCTIONAL"].status == "unknown"
+
+
+def test_prose_about_peer_access_is_not_its_answer() -> None:
+    assert _recognised("Peer access from GPU0 to GPU1 should be Yes : it was before\n") == []

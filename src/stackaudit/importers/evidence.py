@@ -6,7 +6,8 @@ this reader takes the lines of known evidence they leave: an `nvidia-smi -q` fie
 without its `<gpu>` (`<clocks_event_reason_gpu_idle>Active</clocks_event_reason_gpu_idle>`), a
 PCIe link state (`LnkSta:`), an NVRM kernel message, nvidia-smi's versions or its failure to reach
 the driver, a limit of `ulimit -a`, a log symptom of `facts/symptoms.py` (NCCL failing to create its
-/dev/shm segment, quoted in prose), Fabric Manager's own words without their journal tag (its version
+/dev/shm segment, quoted in prose), CUDA's peer-access answer of the samples (`Peer access from … (GPU0) ->
+… (GPU1) : Yes`), Fabric Manager's own words without their journal tag (its version
 mismatch, quoted in prose or printed by a driver container: appended to NVIDIA_DAEMON_LOG instead). Its spans yield to every block recogniser's
 (registry `fallback`): a line is evidence here only where no recogniser read it as part of its
 output. Each run of such lines is appended to the pasted document EVIDENCE_LINES, which no fact
@@ -46,6 +47,8 @@ _SMI_HEADER = re.compile(r"\b(?i:Driver Version|CUDA Version):\s*\d+\.\d+|NVIDIA
 # A limit of `ulimit -a` on its own (bash's form).
 _LIMIT = re.compile(r"^\s*(?:max locked memory|open files|stack size|max user processes|core file size|"
                     r"virtual memory|file size)\s+\((?:[\w]+, )?-\w\)\s+(?:unlimited|\d+)\s*$")
+# CUDA's answer to whether one GPU can reach another's memory, as the CUDA samples print it (simpleP2P).
+_PEER = re.compile(r"^\s*(?:>\s*)?Peer access from .{1,80} \(GPU\d+\) -> .{1,80} \(GPU\d+\) : (?:Yes|No)\s*$")
 _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The NVIDIA)")
 # A field's ` : `, an element's closing `</`, a link state's `Lnk`, `NVRM`: few lines of a long log hold them.
 _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
@@ -64,7 +67,8 @@ def _daemon_line(line: str) -> bool:
 def is_evidence(line: str) -> bool:
     """Whether a line, on its own, is known evidence."""
     return bool(_SMI_FIELD.search(line) or _SMI_XML.match(line) or _LINK.match(line) or _NVRM.search(line)
-                or _SMI_HEADER.search(line) or _LIMIT.match(line) or is_symptom(line) or _daemon_line(line))
+                or _SMI_HEADER.search(line) or _LIMIT.match(line) or is_symptom(line) or _daemon_line(line)
+                or _PEER.match(line))
 
 
 def _append(body: str, rec: HostRecord) -> None:
@@ -73,8 +77,8 @@ def _append(body: str, rec: HostRecord) -> None:
 
 
 @importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field, XML "
-          "element or version, a PCIe link state, an NVRM message, a ulimit, a log symptom, Fabric Manager's own "
-          "words", needles=_NEEDLES, per_line=True,
+          "element or version, a PCIe link state, an NVRM message, a ulimit, a log symptom, a CUDA sample's peer "
+          "access answer, Fabric Manager's own words", needles=_NEEDLES, per_line=True,
           fallback=True)
 def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
