@@ -215,3 +215,39 @@ def test_a_cuda_samples_peer_access_answer_is_evidence(text: str) -> None:
 
 def test_prose_about_peer_access_is_not_its_answer() -> None:
     assert _recognised("Peer access from GPU0 to GPU1 should be Yes : it was before\n") == []
+
+
+# --- CUDA's "system not yet initialized" (error 802) ------------------------------------------------------
+# CUDA will not start until the driver's daemons run: on NVSwitch systems, Fabric Manager. Whatever program
+# printed it, the line is the failure of DRV-FABRIC-MANAGER (a log symptom, facts/symptoms.py).
+
+SYSTEM_NOT_READY = [
+    # https://github.com/NVIDIA/gpu-operator/issues/375 (corpus 240): the CUDA validator pod's log.
+    "[root@cl3-ac-us-hgx1 ~]# kubectl  logs  nvidia-cuda-validator-vkfv6 -n gpu-operator-resources -c "
+    "cuda-validation\nFailed to allocate device vector A (error code system not yet initialized)!\n"
+    "[Vector addition of 50000 elements]\n",
+    # https://github.com/pytorch/pytorch/issues/35710
+    "> ./bandwidthTest\n[CUDA Bandwidth Test] - Starting...\nRunning on...\n\ncudaGetDeviceProperties returned 802\n"
+    "-> system not yet initialized\n"
+    "CUDA error at bandwidthTest.cu:256 code=802(cudaErrorSystemNotReady) \"cudaSetDevice(currentDevice)\" \n",
+    # https://github.com/wilicc/gpu-burn/issues/92
+    "$ gpu_burn -d 60\nterminate called after throwing an instance of 'std::runtime_error'\n"
+    "  what():  Error (gpu_burn-drv.cpp:298): system not yet initialized\n",
+    # https://github.com/dstackai/dstack/issues/2348
+    "/opt/conda/envs/workflow/lib/python3.9/site-packages/torch/cuda/__init__.py:129: UserWarning: CUDA "
+    "initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+    "NumCudaDevices() that might have already set an error? Error 802: system not yet initialized (Triggered "
+    "internally at /pytorch/c10/cuda/CUDAFunctions.cpp:109.)\n",
+]
+
+
+@pytest.mark.parametrize("text", SYSTEM_NOT_READY)
+def test_cuda_error_802_is_a_fabric_manager_issue(text: str) -> None:
+    assert "evidence line" in _recognised(text)
+    result = run_checks(_host(text), ["DRV-FABRIC-MANAGER"])["DRV-FABRIC-MANAGER"]
+    assert result.status == "issue" and "802" in result.message
+
+
+def test_another_cuda_error_is_not_error_802() -> None:
+    text = "CUDA error at bandwidthTest.cu:256 code=100(cudaErrorNoDevice) \"cudaSetDevice(currentDevice)\"\n"
+    assert run_checks(_host(text), ["DRV-FABRIC-MANAGER"])["DRV-FABRIC-MANAGER"].status != "issue"

@@ -512,7 +512,7 @@ def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> 
 )
 def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServices | None = None,
                    pci: PciDevices | None = None, modules: LoadedModules | None = None,
-                   empty_greps: EmptyGreps | None = None) -> Outcome:
+                   empty_greps: EmptyGreps | None = None, log_symptoms: LogSymptoms | None = None) -> Outcome:
     """Reads: NVSwitch devices on the PCI bus (NVIDIA, class 0x0680), each GPU's fabric state and
     status (NVML / `nvidia-smi -q` Fabric: Hopper and later), `systemctl is-active
     nvidia-fabricmanager`, the `nv-fabricmanager` process and `nv-fabricmanager --version`, the
@@ -529,7 +529,15 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     not a finding. The binary is `nv-fabricmanager`; the service and package `nvidia-fabricmanager`.
     Its journal says what no GPU listing shows: `NV_WARN_NOTHING_TO_DO` from the NVSwitch driver
     (no NVSwitch: not applicable) and a driver version mismatch (it exits at start).
+    A CUDA program's "system not yet initialized" (error 802) is an issue too (facts/symptoms.py).
     """
+    hits = log_symptoms.proving("DRV-FABRIC-MANAGER") if log_symptoms is not None else ()
+    return with_symptoms(_fabric_manager(nvidia, nvidia_services, pci, modules, empty_greps), hits)
+
+
+def _fabric_manager(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices | None, pci: PciDevices | None,
+                    modules: LoadedModules | None, empty_greps: EmptyGreps | None) -> Outcome:
+    """DRV-FABRIC-MANAGER from the GPUs' fabric state, the daemon and the modules (the check adds the symptoms)."""
     fm = nvidia_services.fabricmanager if nvidia_services is not None else None
     if fm is not None and fm.nvswitch is False:
         return not_applicable("Fabric Manager's query of the NVSwitch driver answered NV_WARN_NOTHING_TO_DO: no "

@@ -81,6 +81,13 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("ecc-xid-uncontained", re.compile(rf"{_XID_AT}(?:48|95)\b"),
         "MEM-ROW-REMAP-ECC", "high", XID_CATALOGUE,
         "the driver logged an uncorrectable ECC error the GPU did not contain (Xid 48 or 95)", faults_gpu=True),
+    # cudaErrorSystemNotReady (802): CUDA will not start until the driver's daemons run; on NVSwitch systems that is
+    # Fabric Manager (the CUDA programming guide; pytorch/pytorch#35710, wilicc/gpu-burn#92).
+    Symptom("cuda-system-not-ready", re.compile(r"system not yet initialized|cudaErrorSystemNotReady|"
+                                                r"CUDA_ERROR_SYSTEM_NOT_READY"),
+        "DRV-FABRIC-MANAGER", "high", CUDA_ERRORS,
+        "CUDA refused to start: the system is not ready (error 802), which on NVSwitch systems means Fabric Manager "
+        "is not running or does not match the driver"),
     # DCGM's diagnostic writes this Info row when a GPU runs without persistence mode (its Deployment tests).
     Symptom("dcgm-persistence-off", re.compile(r"Persistence mode for GPU \d+ is disabled"),
         "DRV-PERSISTENCE", "low", DCGM_DIAG_DOC, "DCGM's diagnostic found a GPU with persistence mode disabled"),
@@ -117,7 +124,8 @@ fact("log_symptoms", LogSymptoms, union, hint="paste the failing log (the kernel
      "NCCL_DEBUG=INFO)")
 
 # A cheap test before the patterns: every symptom's line holds one of these.
-_NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access", "Persistence mode for")
+_NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access", "Persistence mode for",
+            "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY")
 
 
 def is_symptom(line: str) -> bool:

@@ -54,7 +54,7 @@ _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The N
 _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
             "stack size", "user processes", "core file size", "virtual memory", "file size", "shared memory",
             "/dev/shm", "posix_fallocate", "peer access", "Persistence mode for", "interface version", "NVSwitch",
-            "NV_WARN")
+            "NV_WARN", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY")
 
 
 def _daemon_line(line: str) -> bool:
