@@ -251,3 +251,33 @@ def test_cuda_error_802_is_a_fabric_manager_issue(text: str) -> None:
 def test_another_cuda_error_is_not_error_802() -> None:
     text = "CUDA error at bandwidthTest.cu:256 code=100(cudaErrorNoDevice) \"cudaSetDevice(currentDevice)\"\n"
     assert run_checks(_host(text), ["DRV-FABRIC-MANAGER"])["DRV-FABRIC-MANAGER"].status != "issue"
+
+
+# --- `systemctl status` of a unit of the NVIDIA stack ----------------------------------------------------
+# Fabric Manager, persistenced and DCGM have their own recogniser; the other units' status is evidence only.
+
+UNIT_STATUS = [
+    # https://github.com/Mellanox/nv_peer_memory/issues/41 (corpus 238): unindented, as pasted.
+    "`service nv_peer_mem status`\nOutput\n"
+    "● nv_peer_mem.service - LSB: Activates/Deactivates nv_peer_mem to \\ start at boot time.\n"
+    "Loaded: loaded (/etc/init.d/nv_peer_mem; bad; vendor preset: enabled)\n"
+    "Active: active (exited) since Thu 2018-06-07 16:02:45 CDT; 16h ago\n",
+    # https://github.com/getsolus/packages/issues/317
+    "```\n× nvidia-powerd.service - nvidia-powerd service\n"
+    "     Loaded: loaded (/usr/lib/systemd/system/nvidia-powerd.service; disabled; preset: enabled)\n"
+    "     Active: failed (Result: exit-code) since Sun 2023-08-27 14:15:42 CEST; 2h 7min ago\n```\n",
+    # https://github.com/NVIDIA/open-gpu-kernel-modules/issues/432: a masked unit has no description.
+    "```\n➜ sudo systemctl status nvidia-powerd.service\n○ nvidia-powerd.service\n"
+    "     Loaded: masked (Reason: Unit nvidia-powerd.service is masked.)\n     Active: inactive (dead)\n```\n",
+]
+
+
+@pytest.mark.parametrize("text", UNIT_STATUS)
+def test_the_status_of_an_nvidia_unit_is_evidence(text: str) -> None:
+    assert _recognised(text) == ["evidence line"]
+    # A unit's state is not the module's: nvidia_peermem's check cannot tell from it.
+    assert run_checks(_host(text), ["IC-NVIDIA-PEERMEM"])["IC-NVIDIA-PEERMEM"].status == "unknown"
+
+
+def test_a_unit_named_in_a_command_is_not_its_status() -> None:
+    assert _recognised("sudo systemctl mask nvidia-powerd.service\nand it still works\n") == []

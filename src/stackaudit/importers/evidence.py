@@ -6,9 +6,10 @@ this reader takes the lines of known evidence they leave: an `nvidia-smi -q` fie
 without its `<gpu>` (`<clocks_event_reason_gpu_idle>Active</clocks_event_reason_gpu_idle>`), a
 PCIe link state (`LnkSta:`), an NVRM kernel message, nvidia-smi's versions or its failure to reach
 the driver, a limit of `ulimit -a`, a log symptom of `facts/symptoms.py` (NCCL failing to create its
-/dev/shm segment, quoted in prose), CUDA's peer-access answer of the samples (`Peer access from … (GPU0) ->
-… (GPU1) : Yes`), Fabric Manager's own words without their journal tag (its version
-mismatch, quoted in prose or printed by a driver container: appended to NVIDIA_DAEMON_LOG instead). Its spans yield to every block recogniser's
+/dev/shm segment, quoted in prose), the CUDA samples' peer-access answer (`Peer access from … (GPU0)
+-> … (GPU1) : Yes`), the first line of `systemctl status` for a unit of the NVIDIA stack, Fabric
+Manager's own words without their journal tag (its version mismatch, quoted in prose or printed by a
+driver container: appended to NVIDIA_DAEMON_LOG instead). Its spans yield to every block recogniser's
 (registry `fallback`): a line is evidence here only where no recogniser read it as part of its
 output. Each run of such lines is appended to the pasted document EVIDENCE_LINES, which no fact
 reads as a whole output: the checks that need more say so (unknown, with what to paste).
@@ -47,6 +48,10 @@ _SMI_HEADER = re.compile(r"\b(?i:Driver Version|CUDA Version):\s*\d+\.\d+|NVIDIA
 # A limit of `ulimit -a` on its own (bash's form).
 _LIMIT = re.compile(r"^\s*(?:max locked memory|open files|stack size|max user processes|core file size|"
                     r"virtual memory|file size)\s+\((?:[\w]+, )?-\w\)\s+(?:unlimited|\d+)\s*$")
+# `systemctl status`'s first line for a unit of the NVIDIA stack (the daemons' own blocks have their recogniser,
+# importers/nvidia_daemons.py): `● nv_peer_mem.service - LSB: ...`, `× nvidia-powerd.service - ...`, `○ unit.service`.
+_UNIT_HEAD = re.compile(r"^\s*(?:(?:[●○×*]\s*)?(?:nv_peer_mem|nvidia[\w-]*|nv-[\w-]+)\.service\s+-\s|"
+                        r"[●○×*]\s*(?:nv_peer_mem|nvidia[\w-]*|nv-[\w-]+)\.service\s*$)")
 # CUDA's answer to whether one GPU can reach another's memory, as the CUDA samples print it (simpleP2P).
 _PEER = re.compile(r"^\s*(?:>\s*)?Peer access from .{1,80} \(GPU\d+\) -> .{1,80} \(GPU\d+\) : (?:Yes|No)\s*$")
 _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The NVIDIA)")
@@ -54,7 +59,7 @@ _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The N
 _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
             "stack size", "user processes", "core file size", "virtual memory", "file size", "shared memory",
             "/dev/shm", "posix_fallocate", "peer access", "Persistence mode for", "interface version", "NVSwitch",
-            "NV_WARN", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY")
+            "NV_WARN", ".service", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY")
 
 
 def _daemon_line(line: str) -> bool:
@@ -68,7 +73,7 @@ def is_evidence(line: str) -> bool:
     """Whether a line, on its own, is known evidence."""
     return bool(_SMI_FIELD.search(line) or _SMI_XML.match(line) or _LINK.match(line) or _NVRM.search(line)
                 or _SMI_HEADER.search(line) or _LIMIT.match(line) or is_symptom(line) or _daemon_line(line)
-                or _PEER.match(line))
+                or _PEER.match(line) or _UNIT_HEAD.match(line))
 
 
 def _append(body: str, rec: HostRecord) -> None:
@@ -78,8 +83,8 @@ def _append(body: str, rec: HostRecord) -> None:
 
 @importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field, XML "
           "element or version, a PCIe link state, an NVRM message, a ulimit, a log symptom, a CUDA sample's peer "
-          "access answer, Fabric Manager's own words", needles=_NEEDLES, per_line=True,
-          fallback=True)
+          "access answer, a `systemctl status` head of an NVIDIA unit, Fabric Manager's own words",
+          needles=_NEEDLES, per_line=True, fallback=True)
 def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
     nxt = next_candidate(candidates)
