@@ -97,7 +97,9 @@ KIND_RECOGNISED_AS = {
     "sysctl": {"sysctl"}, "dmesg": {"dmesg"}, "journal": {"dmesg"}, "nvidia-smi": {"nvidia-smi"},
     "nvidia-smi -q": {"nvidia-smi -q"}, "nvidia-smi -q -x": {"nvidia-smi -q -x"},
     "topo -m": {"nvidia-smi topo -m", "collect_env"}, "topo -p2p": {"nvidia-smi topo -p2p"},
-    "nvlink -s": {"nvidia-smi nvlink -s"}, "empty grep": {"empty grep"}, "lspci": {"lspci"}, "lspci -tv": {"lspci -tv"}, "lsmod": {"lsmod"},
+    "nvlink -s": {"nvidia-smi nvlink -s"}, "empty grep": {"empty grep"}, "lspci": {"lspci"}, "lspci -tv": {"lspci -tv"},
+    # `lsmod | grep X` with nothing under it is lsmod's output filtered to nothing: read as an empty grep.
+    "lsmod": {"lsmod", "empty grep"},
     "nccl-log": {"server log"}, "vllm-log": {"server log"}, "sglang-log": {"server log"}, "ray-log": {"ray log"},
     "nccl-tests": {"nccl-tests"}, "docker inspect": {"docker inspect", "docker inspect excerpt"},
     "docker run": {"docker run"}, "compose": {"compose"}, "k8s pod": {"k8s pod"}, "lxc config": {"lxc config"},

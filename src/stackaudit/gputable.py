@@ -181,6 +181,29 @@ def family_of(name: str, table: GpuTable | None = None) -> Family | None:
     return None
 
 
+# GPUs of the generations before Turing (Kepler, Maxwell, Pascal, Volta), by the product lines their names carry,
+# for names the table has no row for: GeForce GTX 600-1000 and GTX TITAN, TITAN X/Xp/V, Quadro K/M/P/GP/GV, Tesla K/M/P/V.
+# None of them has a Resizable BAR to enable: NVIDIA supports it from the GeForce RTX 30 series on
+# (https://www.nvidia.com/en-us/geforce/news/geforce-rtx-30-series-resizable-bar-support/), and the UEFI strap
+# patch that resizes Turing's BAR1 leaves GTX 1000 (Pascal) cards without it
+# (https://github.com/terminatorul/NvStrapsReBar, its README).
+PRE_TURING_ARCHITECTURES = ("Kepler", "Maxwell", "Pascal", "Volta")
+_PRE_TURING_NAME = re.compile(r"\bGTX\s*(?:TITAN\b|[6-9]\d\d\b|10[5-8]0\b)|\bTITAN\s*(?:Xp|X|V|Black|Z)\b"
+                              r"|\bQuadro\s*(?:[KMP]\d|GP\d|GV\d)|\bTesla\s*[KMPV]\d", re.I)
+
+
+def pre_turing(name: str, architecture: str = "") -> bool:
+    """Whether a GPU predates Turing: its reported or tabled architecture, else the product line in its name."""
+    if not architecture:
+        try:
+            architecture = lookup(name).spec.architecture
+        except (UnknownGpuError, GpuTableError):
+            architecture = ""
+    if architecture:
+        return architecture in PRE_TURING_ARCHITECTURES
+    return bool(_PRE_TURING_NAME.search(name))
+
+
 _VENDOR_WORDS = frozenset({"nvidia", "geforce", "tesla", "amd", "quadro"})
 
 

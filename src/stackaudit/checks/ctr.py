@@ -8,6 +8,7 @@ containers with GPUs or a serving engine. Elsewhere they are not applicable.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from stackaudit.checks.registry import (
     Fix,
@@ -18,6 +19,7 @@ from stackaudit.checks.registry import (
     not_an_issue,
     not_applicable,
     ok,
+    over_subjects,
     unknown,
     with_symptoms,
 )
@@ -33,6 +35,7 @@ from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
+from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.shm import ShmInfo
 from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import KernelLog, NumaTopology
@@ -717,8 +720,9 @@ _CTK_FIX = Fix.of(
     references=(CTK_CDI, "https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html",
                 "https://github.com/vllm-project/vllm/blob/main/vllm/env_override.py"),
 )
-def gpu_access(container: ContainerInfo, gpu_devices: GpuDeviceAccess | None = None, gpus: GpuInventory | None = None,
-               docker_containers: DockerContainers | None = None) -> Outcome:
+def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAccess | None = None,
+               gpus: GpuInventory | None = None, docker_containers: DockerContainers | None = None,
+               log_symptoms: LogSymptoms | None = None, serving_log: ServingLog | None = None) -> Outcome:
     """Reads: inside a container `ls /dev/nvidia*`, NVIDIA_VISIBLE_DEVICES and
     NVIDIA_DRIVER_CAPABILITIES (engine's or audit's environ), /proc/driver/nvidia/version against
     the version libnvidia-ml.so.1 resolves to; on a Docker host the serving containers'
@@ -732,11 +736,32 @@ def gpu_access(container: ContainerInfo, gpu_devices: GpuDeviceAccess | None = N
     Why: the NVIDIA Container Toolkit injects device nodes and driver libraries (hook or CDI); a
     partial set fails CUDA or silently changes the GPUs TP is placed on.
 
+    A symptom line of facts/symptoms.py (Docker's "could not select device driver ... with
+    capabilities: [[gpu]]", "unknown or invalid runtime name: nvidia", "nvidia-container-cli:
+    initialization error") proves the issue on its own, quoted, over a GPU request shown above it.
+
     Traps: an unset NVIDIA_DRIVER_CAPABILITIES means `utility,compute` (the toolkit's default).
     Fewer GPUs than on the host's PCI bus is often intended (`--gpus '"device=0,1"'`): reported,
     not flagged. Inside LXC the version match is CTR-LXC-DEVICES's. `cuda-compat` libraries on
     GeForce cards cause Error 803 (not detected here).
     """
+    hits = log_symptoms.proving("CTR-GPU-ACCESS") if log_symptoms is not None else ()
+    judged = _gpu_access(container, gpu_devices, gpus, docker_containers)
+    # NCCL's channels on one host join the GPUs the container got: those are the GPUs shown.
+    ranks = sorted({r for c in serving_log.channels for r in (c.src, c.dst)}) if serving_log is not None else []
+    if judged.status == "ok" and ranks and serving_log is not None and not serving_log.multi_host:
+        judged = over_subjects(replace(judged, message=f"{judged.message}; NCCL's channels join {len(ranks)} GPUs "
+                                       f"(ranks {ranks[0]}-{ranks[-1]})"), [f"rank {r}" for r in ranks])
+    return with_symptoms(judged, hits,
+                         "install the NVIDIA Container Toolkit, run `nvidia-ctk runtime configure --runtime=docker` "
+                         "and restart Docker")
+
+
+def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | None, gpus: GpuInventory | None,
+                docker_containers: DockerContainers | None) -> Outcome:
+    """CTR-GPU-ACCESS from what the container and its spec show (gpu_access adds the log's symptoms)."""
+    if container is None:
+        return unknown("", needs="container")
     if container.in_container:
         dev = gpu_devices
         spec = _own_spec(docker_containers)

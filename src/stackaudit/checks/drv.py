@@ -35,6 +35,7 @@ from stackaudit.facts.gpu_events import (
     xid_class,
 )
 from stackaudit.facts.gpus import GpuInventory
+from stackaudit.facts.gsp_log import GspLog
 from stackaudit.facts.nvidia import (
     Daemon,
     GpuInfo,
@@ -635,12 +636,15 @@ _PRE_TURING = ("Kepler", "Maxwell", "Pascal", "Volta")
                        changes="the nvidia module's options")),
     references=(GSP_README, KERNEL_OPEN),
 )
-def gsp_firmware(nvidia: NvidiaGpus, nvidia_driver: NvidiaDriver | None = None) -> Outcome:
+def gsp_firmware(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | None = None,
+                 gsp_log: GspLog | None = None, log_symptoms: LogSymptoms | None = None) -> Outcome:
     """Reads: each GPU's `GSP Firmware Version` (NVML nvmlDeviceGetGspFirmwareVersion /
     `nvidia-smi -q`; a version = in use, `N/A` = not), `EnableGpuFirmware` in
-    /proc/driver/nvidia/params, the module flavour.
+    /proc/driver/nvidia/params, the module flavour; the log symptom of facts/symptoms.py
+    "Cannot initialize GSP firmware RM" / "_kgspBootGspRm: unexpected WPR2 already up".
 
-    Bad value: GSP not in use on Blackwell or with the open modules.
+    Bad value: GSP not in use on Blackwell or with the open modules; a GSP boot failure in the
+    kernel log, which proves the issue on its own, quoted, with no GPU information.
 
     Why: "The GSP firmware is used by default on GPUs which support it. Offloading tasks ... can
     improve performance" (driver README, gsp.html); the open modules depend on GSP.
@@ -648,7 +652,35 @@ def gsp_firmware(nvidia: NvidiaGpus, nvidia_driver: NvidiaDriver | None = None) 
     Traps: old forum advice to disable GSP (slow `nvidia-smi`, desktop stutter on early 5xx
     proprietary drivers) does not apply to inference servers; there is no evidence that disabling
     it speeds CUDA work. `N/A` on a proprietary-module Ampere/Hopper host is reported as info.
+
+    Where no GPU's version is in the source, kernel-log lines that name GSP RPCs (facts/gsp_log.py:
+    `rpcRmApiFree_GSP`, `_kgspRpcRecvPoll`, Xid 119's "RPC from GSP") show GSP in use on the GPUs
+    they name; their failures are a GPU fault (DRV-XID), not this setting.
     """
+    hits = log_symptoms.proving("DRV-GSP-FIRMWARE") if log_symptoms is not None else ()
+    return with_symptoms(_gsp_firmware(nvidia, nvidia_driver, gsp_log), hits, "the GPU is not usable until the "
+                         "driver initialises it", fix=_GSP_BOOT_FIX)
+
+
+# What a GSP boot failure asks for: the GPU's state, not the module option the check's own fix removes.
+_GSP_BOOT_FIX = advice("Reset the GPU (`nvidia-smi -r`) or power-cycle the host, then reload the driver; if it recurs, "
+                       "update the driver and the system BIOS", cost="driver-reload")
+
+
+def _gsp_firmware(nvidia: NvidiaGpus | None, nvidia_driver: NvidiaDriver | None, gsp_log: GspLog | None) -> Outcome:
+    """DRV-GSP-FIRMWARE from the GPUs' GSP firmware versions and the GSP RPCs the kernel log names
+    (gsp_firmware adds the log's symptoms)."""
+    if gsp_log is not None and (nvidia is None or all(g.gsp_firmware is None for g in nvidia.gpus)):
+        judged = not_an_issue(
+            "the kernel log names GSP RPCs, so the driver runs the GSP firmware"
+            + (f" on {', '.join(gsp_log.gpus)}" if gsp_log.gpus else " (the line names no GPU; the setting is the "
+               "driver's, one for all its GPUs)")
+            + f": \"{gsp_log.lines[0]}\"; failing RPCs are a GPU fault (DRV-XID), not this setting",
+            actual="in use (kernel log)", evidence=gsp_log.lines[:3])
+        return over_subjects(judged, gsp_log.gpus, nvidia.attached if nvidia is not None else None,
+                             ask="nvidia-smi -q") if gsp_log.gpus else judged
+    if nvidia is None:
+        return unknown("", needs="nvidia")
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
         return gpus

@@ -19,6 +19,7 @@ from stackaudit.checks.registry import (
     ok,
     over_subjects,
     unknown,
+    with_symptoms,
 )
 from stackaudit.facts.boot_loader import CmdlineTool, tool_of
 from stackaudit.facts.gpu_events import GpuEvents
@@ -31,6 +32,7 @@ from stackaudit.facts.pcie_errors import AerLine, PcieErrors
 from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import NcclConfig, ServingLog
+from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelLog, NumaTopology
 from stackaudit.fixes import (
     advice,
@@ -39,6 +41,7 @@ from stackaudit.fixes import (
 )
 from stackaudit.fixes.kernel_cmdline import cmdline_forms
 from stackaudit.fixes.pcie import acs_fix, acs_scan_fix
+from stackaudit.gputable import pre_turing
 
 NCCL_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html"
 KERNEL_PARAMS_DOC = "https://docs.kernel.org/admin-guide/kernel-parameters.html"
@@ -63,7 +66,7 @@ def _iommu_fix(tool: str) -> Fix:
 )
 def iommu_mode(pci: PciDevices | None = None, cmdline: KernelCmdline | None = None,
                kernel_log: KernelLog | None = None, virtualization: Virtualization | None = None,
-               cmdline_tool: CmdlineTool | None = None) -> Outcome:
+               cmdline_tool: CmdlineTool | None = None, log_symptoms: LogSymptoms | None = None) -> Outcome:
     """Reads: `/proc/cmdline` (intel_iommu, amd_iommu, iommu=pt, iommu.passthrough), each GPU's
     `/sys/bus/pci/devices/<bdf>/iommu_group` and `/sys/kernel/iommu_groups/N/type`, and IOMMU
     fault lines in `dmesg` that name a GPU.
@@ -75,6 +78,9 @@ def iommu_mode(pci: PciDevices | None = None, cmdline: KernelCmdline | None = No
     and translated ("can interfere with GPU Direct ... causing a significant performance reduction
     or even a hang", NCCL troubleshooting guide); peer writes can also fault and be dropped.
 
+    An AMD-Vi IO_PAGE_FAULT line that names the nvidia driver's device (a symptom of facts/symptoms.py)
+    proves the issue on its own, quoted, without the PCI device list.
+
     Traps: `identity` groups (what `iommu=pt` gives) are fine for translation, but the IOMMU driver
     still requests ACS on switch ports: check FW-ACS-P2P too. `amd_iommu=on` is not a valid value
     (the AMD IOMMU is on by default; the kernel logs "Unknown option"): a harmless no-op.
@@ -83,6 +89,17 @@ def iommu_mode(pci: PciDevices | None = None, cmdline: KernelCmdline | None = No
     topology: not applicable there. Prefer `iommu=pt` to turning the IOMMU off (x2APIC needs
     interrupt remapping on large EPYC hosts).
     """
+    hits = log_symptoms.proving("FW-IOMMU-MODE") if log_symptoms is not None else ()
+    outcome = _iommu_mode(pci, cmdline, kernel_log, virtualization, cmdline_tool)
+    if outcome.status == "not-applicable" and virtualization is not None and virtualization.is_vm:
+        return outcome  # the guest's faults are the guest's virtual IOMMU's
+    return with_symptoms(outcome, hits, "put the IOMMU in passthrough (`iommu=pt`) or turn it off for the GPUs",
+                         fix=_iommu_fix(tool_of(cmdline_tool)))
+
+
+def _iommu_mode(pci: PciDevices | None, cmdline: KernelCmdline | None, kernel_log: KernelLog | None,
+                virtualization: Virtualization | None, cmdline_tool: CmdlineTool | None) -> Outcome:
+    """FW-IOMMU-MODE from the devices, the command line and the kernel log (iommu_mode adds the log's symptoms)."""
     if virtualization is not None and virtualization.is_vm:
         return not_applicable(f"virtual machine ({virtualization.vm}): the guest's IOMMU view is not the host's")
     if pci is None:
@@ -475,7 +492,8 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
     GPUDirect RDMA need a large BAR.
 
     Traps: data-center GPUs (H100/H200/B200/A100/L40S) have a large fixed BAR1 and no need of
-    ReBAR: not flagged. A single GPU does not use BAR1 for its copies, and an ordinary Ethernet
+    ReBAR: not flagged. GPUs that predate Turing (gputable.pre_turing) have no Resizable BAR: their
+    256 MiB BAR1 is not an issue. A single GPU does not use BAR1 for its copies, and an ordinary Ethernet
     NIC next to it does no GPUDirect RDMA (not an issue). No measured NCCL gain from
     ReBAR on officially P2P-capable cards is published.
     """
@@ -571,6 +589,14 @@ def _bar1_from_nvidia(nvidia: NvidiaGpus | None) -> Outcome:
     assert nvidia is not None
     small = {g.subject: f"{g.bar1_total_mib:g} MiB" for g in shown if (g.bar1_total_mib or 0) * 2**20 <= _SMALL_BAR1}
     fine = {g.subject: _size(int((g.bar1_total_mib or 0) * 2**20)) for g in shown if g.subject not in small}
+    fixed = {g.subject: f"{g.name}, {small[g.subject]}" for g in shown
+             if g.subject in small and pre_turing(g.name, g.architecture)}
+    if small and len(fixed) == len(small):
+        return over_gpus(nvidia, shown, not_an_issue(
+            "small BAR1 on GPUs that predate Turing (" + "; ".join(f"{b}: {v}" for b, v in fixed.items())
+            + "): these generations have no Resizable BAR, so there is no larger size to enable"
+            + (f"; BAR1 {', '.join(f'{b} {v}' for b, v in fine.items())} on the others" if fine else ""),
+            actual=fixed, subjects=list(fixed)))
     if small:
         return unknown("BAR1 is small on " + ", ".join(f"{b} ({v})" for b, v in small.items())
                        + "; whether the GPU can resize it is not in nvidia-smi's output",

@@ -25,7 +25,7 @@ from stackaudit.checks.registry import (
     unknown,
     with_symptoms,
 )
-from stackaudit.facts._parse import sizes_from_argv
+from stackaudit.facts._parse import sizes_from_argv, tp_spans_nodes
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.docker import DockerContainers
@@ -360,6 +360,17 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
         if judged is not None:
             return judged
     unshown = topo.unshown_pairs()
+    # A row whose GPU cells are all there shows its GPU's every path to the others (its NIC cells may be cut).
+    gpu_columns = sum(1 for c in topo.columns if c in names)
+    whole_rows = [g for g in names if len(topo.rows.get(g, ())) >= gpu_columns]
+    cells = {c for _, _, c in topo.gpu_pairs()}
+    if unshown and whole_rows and (not topo.has_nvlink or (len(cells) == 1 and next(iter(cells)).startswith("NV"))):
+        # The complete rows settle their GPUs: PCIe paths only, or one NV# on every pair they show (a GPU of a
+        # missing row without NVLink, or with fewer links, shows in them). The coverage names the rows read.
+        judged = ok(f"{_topology_summary(topo)}; {len(unshown)} GPU pair(s) not shown: "
+                    + ", ".join(f"{a}-{b}" for a, b in unshown[:6]) + suffix,
+                    actual={"gpus": len(names), "links": sorted(cells), "rows": whole_rows})
+        return over_subjects(judged, whole_rows, len(names), ask="nvidia-smi topo -m")
     if unshown:
         # A pair no row shows could be a GPU pair without NVLink: what was read is fine, the rest is not shown.
         return unknown(f"{_topology_summary(topo)}; {len(unshown)} GPU pair(s) not shown: "
@@ -614,7 +625,8 @@ def custom_allreduce(serving_processes: ServingProcesses | None = None, serving_
 
     Traps: no NVLink on RTX PRO 6000 / L40S / RTX 4090 means custom all-reduce is off for TP 4 or
     8 by design: a key negative result, not a fix. At TP=2 such cards can use it if P2P works.
-    GeForce cards have no P2P with the stock driver: NCCL carries the all-reduce.
+    GeForce cards have no P2P with the stock driver: NCCL carries the all-reduce. A TP group that
+    spans nodes (facts/_parse.tp_spans_nodes: `--nnodes` above PP x DP) never runs it: not applicable.
     """
     engine, tp, root = _engine_tp(serving_processes, parallelism)
     if root is None and not _engine_roots(serving_processes):
@@ -632,6 +644,11 @@ def custom_allreduce(serving_processes: ServingProcesses | None = None, serving_
     log_reasons = list(serving_log.custom_ar_disabled) if serving_log is not None else []
     if any(r == AR_MULTI_NODE for r, _ in log_reasons):
         return not_applicable("the TP group spans nodes: custom all-reduce is for one node only")
+    if root is not None and tp_spans_nodes(root.flag_argv):
+        return not_applicable(f"the TP group spans nodes ({_engine_name(engine)} TP={tp} over --nnodes "
+                              f"{root.flag('--nnodes')}): the engine turns custom all-reduce off for a group that "
+                              "spans nodes (\"Custom allreduce is disabled because this process group spans across "
+                              "nodes\") and NCCL carries the all-reduce", actual={"tp": tp, "nnodes": root.flag("--nnodes")})
     flag_off = (root is not None and root.has_flag("--disable-custom-all-reduce")) or (
         serving_log is not None and serving_log.disable_custom_all_reduce is True)
     for reason, line in log_reasons:

@@ -181,6 +181,20 @@ def sizes_from_argv(argv: tuple[str, ...] | list[str]) -> tuple[int | None, int 
     return tuple(parallel_size(argv_value(argv, flags)) for flags in (TP_FLAGS, PP_FLAGS, DP_FLAGS))  # type: ignore[return-value]
 
 
+def tp_spans_nodes(argv: tuple[str, ...] | list[str]) -> bool:
+    """Whether a command line's tensor-parallel group spans nodes: `--nnodes N` with N above what
+    pipeline and (plain) data parallelism split the nodes into, so one TP group holds GPUs of
+    several nodes (SGLang `--tp 16 --nnodes 2`: 8 GPUs on each node, all 16 in one TP group).
+    SGLang's `--enable-dp-attention` runs its DP ranks inside the TP group, so they do not split it.
+    A multi-node NVLink (MNNVL) option leaves the question open: False."""
+    nnodes = parallel_size(argv_value(argv, ("--nnodes",)))
+    tp, pp, dp = sizes_from_argv(argv)
+    if nnodes is None or nnodes < 2 or tp is None or tp < 2 or any("mnnvl" in a.lower() for a in argv):
+        return False
+    splits = (pp or 1) * (1 if "--enable-dp-attention" in argv else (dp or 1))
+    return nnodes > splits
+
+
 def engine_of(text: str) -> str:
     """The engine a command line or image names: sglang, vllm or trtllm ("" when none)."""
     low = text.lower()

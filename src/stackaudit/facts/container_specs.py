@@ -45,12 +45,16 @@ _RUN_BOOLEAN_LONG = frozenset({
 })
 _RUN_BOOLEAN_SHORT = frozenset("ditPq")
 # How a pasted command line starts the container: `docker run`, `docker container run`, `nvidia-docker run`.
-# At a line's start, after a shell prompt (`$ `, `root@h:/# `, zsh's `~ `), inline-code backticks or `;`/`&&`:
-# not inside a sentence ("I tried docker run but ...").
-# Where a `docker run` starts: a line's start (after a prompt, a fence or an inline code mark), a shell operator,
-# or an inline code span inside a sentence (`command: \`docker run ...\``), which ends at its closing backtick.
-DOCKER_RUN_START = re.compile(r"(?:^\s*(?:\S{0,60}[#$%>~]\s+)?`{0,3}|[;&|(]\s*|(?P<inline>(?<=[\s:：])`))"
-                              r"(?:sudo\s+(?:-\S+\s+)*)?(?:nvidia-)?docker\s+(?:container\s+)?run\b")
+# At a line's start, after a shell prompt (`$ `, `root@h:/# `, zsh's `~ `), inline-code backticks or `;`/`&&`;
+# as inline code after a list mark (`1. \`docker run …\``, group `item`) or inside a sentence (group `code`),
+# up to the closing backtick; bare inside a sentence (group `prose`) only with options first and an image
+# reference with a registry path or a tag ("When running docker run -d … ghcr.io/x/y:latest"; never "I tried
+# docker run but …", whose "image" would be a word of the sentence).
+DOCKER_RUN_START = re.compile(r"(?:^\s*(?:\S{0,60}[#$%>~]\s+)?`{0,3}|[;&|(]\s*|^\s*(?:\d{1,3}[.)]|[-*+])\s+(?P<item>`{1,3})"
+                              r"|(?<=[\s:：])(?P<code>`)|(?<=\s)(?P<prose>))(?:sudo\s+(?:-\S+\s+)*)?"
+                              r"(?:nvidia-)?docker\s+(?:container\s+)?run\b")
+# An image reference as a sentence's `docker run` must name it (`ghcr.io/a/b:latest`, `nvidia/cuda:10.2-base`).
+_PROSE_IMAGE = re.compile(r"^[\w.-]+(?:/[\w.-]+)*(?::[\w.-]+)?$")
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b?)\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
 
@@ -109,9 +113,12 @@ def parse_docker_run(line: str) -> DockerContainer:
     if not m:
         raise ParseError("no `docker run` in the line")
     rest = line[m.end():]
-    if m.group("inline"):  # the sentence goes on after the span's closing backtick
-        rest = rest.split("`", 1)[0]
+    if m.group("item") or m.group("code"):
+        if "`" not in rest:
+            raise ParseError("inline code without its closing backtick")
+        rest = rest[:rest.index("`")]  # the inline code ends the command; the sentence goes on
     words = _split_command(rest.strip().strip("`"))
+    prose = m.group("prose") is not None
     env: list[tuple[str, str]] = []
     ulimits: list[Ulimit] = []
     devices: list[str] = []
@@ -175,6 +182,8 @@ def parse_docker_run(line: str) -> DockerContainer:
         raise ParseError("the `docker run` line names no image")
     if image in ("...", "…") or image.startswith("<"):  # `docker run --gpus all ...`: a template, not a run
         raise ParseError("the `docker run` line elides its image")
+    if prose and not (words[0].startswith("-") and ("/" in image or ":" in image) and _PROSE_IMAGE.match(image)):
+        raise ParseError("`docker run` inside a sentence, not a command line")
     argv = tuple(words[i:])
     for cut in (";", "&&", "||", "|"):
         if cut in argv:

@@ -21,6 +21,10 @@ DOCKER_PS = DOCKER_PS_SOURCE.argv
 DOCKER_DEFAULT_SHM = 64 * 1024 * 1024
 INSPECT_TIMEOUT_S = 8.0
 # How a serving container shows itself: its image or its command line.
+# Images whose own environment sets NVIDIA_VISIBLE_DEVICES=all: NVIDIA's CUDA base images (`ENV
+# NVIDIA_VISIBLE_DEVICES=all`, https://gitlab.com/nvidia/container-images/cuda/-/blob/master/dist/12.4.1/ubuntu2204/base/Dockerfile)
+# and the NGC images built on them (nvcr.io/nvidia/...): `--runtime nvidia` alone gives them every GPU.
+_GPU_ENV_IMAGE = re.compile(r"^(?:nvcr\.io/nvidia/|(?:docker\.io/)?nvidia/cuda:)")
 _SERVING = re.compile(r"vllm|sglang|tensorrt[-_]?llm|trtllm|tritonserver|lmdeploy|text-generation-inference",
                       re.IGNORECASE)
 _DIST_FLAGS = ("--nnodes", "--node-rank", "--dist-init-addr", "--data-parallel-address", "--master-addr",
@@ -109,6 +113,8 @@ class DockerContainer:
         if any(d.startswith("/dev/nvidia") or d.startswith("nvidia.com/gpu") for d in self.devices):
             return True
         visible = self.env_value("NVIDIA_VISIBLE_DEVICES")
+        if visible is None and self.runtime == "nvidia" and _GPU_ENV_IMAGE.match(self.image):
+            return True  # the image's own ENV NVIDIA_VISIBLE_DEVICES=all (CUDA base images and NGC's built on them)
         return self.runtime == "nvidia" and visible not in (None, "", "void", "none")
 
     @property

@@ -499,7 +499,7 @@ def parse_query_text(text: str) -> NvidiaGpus:
     known = [g for g in gpus if g.name or g.persistence is not None or g.power_limit_w is not None
              or g.app_graphics_mhz is not None or g.bdf or g.compute_mode is not None or g.unsupported
              or g.pcie_width is not None or g.pcie_gen is not None or g.bar1_total_mib is not None
-             or g.virtualization_mode or g.fabric_state is not None]
+             or g.virtualization_mode or g.fabric_state is not None or g.clock_events is not None]
     if not known and driver is None:
         raise ParseError("not the output of `nvidia-smi -q` (nothing recognisable)")
     return NvidiaGpus(tuple(gpus), driver, cuda, _int(top_tree.get("Attached GPUs")))

@@ -30,7 +30,8 @@ Message texts, verified against the sources:
 - vLLM `all_reduce_utils.py`: "generating GPU P2P access cache in <path>", "reading GPU P2P access
   cache from <path>".
 - NCCL INFO channel lines: `host:pid:tid [dev] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read`
-  (older `Channel 00 : 0[3d000] -> 1[3e000] via P2P/direct pointer`; NET lines carry
+  (older `Channel 00 : 0[3d000] -> 1[3e000] via P2P/direct pointer`, before NCCL 2.5 `Ring 00 : …
+  via direct shared memory`, the SHM transport; NET lines carry
   `[send]`/`[receive]` and `via NET/IB/0/GDRDMA` or `via NET/Socket/3`), seen in NVIDIA/nccl
   issues #952, #429, #527.
 - NCCL: "cuMem host allocations do not appear to be working; falling back to a /dev/shm/ based
@@ -165,8 +166,9 @@ class ServingLog:
             re.search(r"NET/IB\s*:\s*Using", line) for line in self.nccl_net)
 
 
+# NCCL before 2.5 wrote `Ring 00 : 2[3d000] -> 3[3e000] via direct shared memory` (its SHM transport).
 _CHANNEL = re.compile(
-    r"Channel (\d+(?:/\d+)?)\s*:\s*(\d+)\[[0-9a-fA-Fx]+\]\s*->\s*(\d+)\[[0-9a-fA-Fx]+\]"
+    r"(?:Channel|Ring) (\d+(?:/\d+)?)\s*:\s*(\d+)\[[0-9a-fA-Fx]+\]\s*->\s*(\d+)\[[0-9a-fA-Fx]+\]"
     r"(?:\s*\[(?:send|receive)\])?\s*via\s+([A-Za-z][A-Za-z0-9]*)(?:/(\S+(?: pointer)?))?")
 # The host before `:pid:tid [dev] NCCL`, after an optional logger prefix (`2024-.. - INFO - `), a
 # Ray/vLLM worker prefix (`(RayWorkerWrapper pid=12, ip=10.0.0.2) `, `(VllmWorker rank=1 pid=7) `)
@@ -266,9 +268,10 @@ def parse_serving_log(text: str) -> ServingLog:
         host = _NCCL_HOST.match(line)
         if host and host.group(1) not in hosts and NCCL_LINE.search(line):
             hosts.append(host.group(1))
-        ch = _CHANNEL.search(text_l) if "channel" in low and "via" in low else None
+        ch = _CHANNEL.search(text_l) if ("channel" in low or "ring" in low) and "via" in low else None
         if ch:
-            channels.append(NcclChannel(ch.group(1), int(ch.group(2)), int(ch.group(3)), ch.group(4).upper(),
+            transport = "SHM" if "via direct shared memory" in text_l else ch.group(4).upper()
+            channels.append(NcclChannel(ch.group(1), int(ch.group(2)), int(ch.group(3)), transport,
                                         (ch.group(5) or "").strip(), host.group(1) if host else "", text_l))
         for name, value in (_NCCL_ENV.findall(text_l) if "set by environment" in low else ()):
             nccl_env[name] = value.rstrip(".")

@@ -31,6 +31,12 @@ XID_CATALOGUE = "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog
 PYTORCH_SHM = "https://github.com/pytorch/pytorch/blob/main/torch/utils/data/_utils/signal_handling.py"
 CUDA_ERRORS = "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html"
 DCGM_DIAG_DOC = "https://docs.nvidia.com/datacenter/dcgm/latest/user-guide/dcgm-diagnostics.html"
+CTK_DOCKER = ("https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/install-guide.html"
+              "#configuring-docker")
+CTK_TROUBLESHOOTING = "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/troubleshooting.html"
+AMD_IOMMU_SOURCE = "https://github.com/torvalds/linux/blob/master/drivers/iommu/amd/iommu.c"
+# Where the open driver prints its GSP boot failures (RmInitAdapter in osinit.c, _kgspBootGspRm in kernel_gsp.c).
+GSP_BOOT_SOURCE = "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/src/nvidia/arch/nvalloc/unix/src/osinit.c"
 # The NVLink Xids of the catalogue (74 NVLink error, 144-150 the NVLink5 / NVSwitch-fabric error families).
 _NVLINK_XID = r"(?:74|14[4-9]|150)"
 # An Xid's head, whatever the GPU's address looks like: `(PCI:0000:01:00)`, a MIG instance's
@@ -88,6 +94,32 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "DRV-FABRIC-MANAGER", "high", CUDA_ERRORS,
         "CUDA refused to start: the system is not ready (error 802), which on NVSwitch systems means Fabric Manager "
         "is not running or does not match the driver"),
+    # Docker's daemon answers a GPU request (`--gpus`, compose `capabilities: [gpu]`) it has no device driver for:
+    # no NVIDIA runtime or hook is registered (`""`, or `"nvidia"` from compose's `driver: nvidia`).
+    Symptom("docker-no-gpu-driver", re.compile(r'could not select device driver (?:"[^"]*" )?with capabilities: \[\[gpu\]\]'),
+        "CTR-GPU-ACCESS", "high", CTK_DOCKER,
+        "Docker has no device driver for the GPU request: the NVIDIA Container Toolkit is not installed or not "
+        "configured for this Docker daemon, so the container gets no GPU"),
+    Symptom("docker-no-nvidia-runtime", re.compile(r"unknown or invalid runtime name: nvidia|Unknown runtime specified nvidia"),
+        "CTR-GPU-ACCESS", "high", CTK_DOCKER,
+        "Docker knows no `nvidia` runtime: `nvidia-ctk runtime configure` was not run (or the daemon not restarted), "
+        "so the container does not start"),
+    # The toolkit's hook (`Auto-detected mode as 'legacy'` is its mode line, not a failure) could not load NVML.
+    Symptom("ctk-init-error", re.compile(r"nvidia-container-cli: initialization error"),
+        "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
+        "the NVIDIA container runtime hook could not initialise (it could not load the driver's NVML library or reach "
+        "the driver), so the container gets no GPU"),
+    # The kernel names the faulting device by its driver: `nvidia 0000:81:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT`.
+    Symptom("iommu-fault-nvidia", re.compile(r"\bnvidia [0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: AMD-Vi: "
+                                             r"Event logged \[IO_PAGE_FAULT"),
+        "FW-IOMMU-MODE", "high", AMD_IOMMU_SOURCE,
+        "the IOMMU translates an NVIDIA GPU's DMA and refused an address (an I/O page fault): the GPU's access was "
+        "dropped"),
+    # The driver could not boot the GPU's GSP firmware, so RmInitAdapter failed and the GPU is not usable
+    # (NVIDIA/open-gpu-kernel-modules#1230, #1058, #789). WPR2 already up: the GPU needs a reset first.
+    Symptom("gsp-boot-failed", re.compile(r"Cannot initialize GSP firmware RM|_kgspBootGspRm: unexpected WPR2 already up"),
+        "DRV-GSP-FIRMWARE", "high", GSP_BOOT_SOURCE,
+        "the driver could not boot the GPU's GSP firmware, so it did not initialise the GPU", faults_gpu=True),
     # DCGM's diagnostic writes this Info row when a GPU runs without persistence mode (its Deployment tests).
     Symptom("dcgm-persistence-off", re.compile(r"Persistence mode for GPU \d+ is disabled"),
         "DRV-PERSISTENCE", "low", DCGM_DIAG_DOC, "DCGM's diagnostic found a GPU with persistence mode disabled"),
@@ -123,14 +155,15 @@ class LogSymptoms(Sourced):
 fact("log_symptoms", LogSymptoms, union, hint="paste the failing log (the kernel log, the engine's log with "
      "NCCL_DEBUG=INFO)")
 
-# A cheap test before the patterns: every symptom's line holds one of these.
-_NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access", "Persistence mode for",
-            "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY")
+# A cheap test before the patterns: every symptom's line holds one of these (the evidence reader's needles too).
+NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access", "Persistence mode for",
+           "device driver", "runtime name: nvidia", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
+           "GSP", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY")
 
 
 def is_symptom(line: str) -> bool:
     """Whether a line, on its own, is a symptom of the table."""
-    return any(n in line for n in _NEEDLES) and any(s.pattern.search(line) for s in SYMPTOMS)
+    return any(n in line for n in NEEDLES) and any(s.pattern.search(line) for s in SYMPTOMS)
 
 
 def find_symptoms(lines: Sequence[str]) -> tuple[SymptomHit, ...]:
@@ -139,7 +172,7 @@ def find_symptoms(lines: Sequence[str]) -> tuple[SymptomHit, ...]:
     hits: list[SymptomHit] = []
     per: dict[str, int] = {}
     for line in lines:
-        if not any(n in line for n in _NEEDLES):
+        if not any(n in line for n in NEEDLES):
             continue
         for s in SYMPTOMS:
             if per.get(s.name, 0) < MAX_HITS and s.pattern.search(line):
@@ -176,6 +209,6 @@ def symptoms_in_dcgmi_diag(text: str) -> LogSymptoms:
 def symptoms_in_kernel_log(ctx: FactContext) -> LogSymptoms:
     """Symptom lines of the kernel log."""
     log = ctx.fact("kernel_log", KernelLog)
-    if "Xid" not in log.text:
+    if not any(n in log.text for n in ("Xid", "IO_PAGE_FAULT", "GSP")):
         raise FactUnavailable("no symptom line in the kernel log")
     return LogSymptoms(find_symptoms(log.lines))

@@ -24,6 +24,7 @@ from functools import partial
 from stackaudit.facts.nvidia_daemons import daemon_event
 from stackaudit.facts.nvidia_smi import QUERY_FIELDS
 from stackaudit.facts.sources import EVIDENCE_LINES, NVIDIA_DAEMON_LOG
+from stackaudit.facts.symptoms import NEEDLES as SYMPTOM_NEEDLES
 from stackaudit.facts.symptoms import is_symptom
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import Candidates, next_candidate
@@ -57,9 +58,8 @@ _PEER = re.compile(r"^\s*(?:>\s*)?Peer access from .{1,80} \(GPU\d+\) -> .{1,80}
 _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The NVIDIA)")
 # A field's ` : `, an element's closing `</`, a link state's `Lnk`, `NVRM`: few lines of a long log hold them.
 _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
-            "stack size", "user processes", "core file size", "virtual memory", "file size", "shared memory",
-            "/dev/shm", "posix_fallocate", "peer access", "Persistence mode for", "interface version", "NVSwitch",
-            "NV_WARN", ".service", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY")
+            "stack size", "user processes", "core file size", "virtual memory", "file size", *SYMPTOM_NEEDLES,
+            "interface version", "NVSwitch", "NV_WARN", ".service")
 
 
 def _daemon_line(line: str) -> bool:
