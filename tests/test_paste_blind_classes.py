@@ -281,3 +281,41 @@ def test_the_status_of_an_nvidia_unit_is_evidence(text: str) -> None:
 
 def test_a_unit_named_in_a_command_is_not_its_status() -> None:
     assert _recognised("sudo systemctl mask nvidia-powerd.service\nand it still works\n") == []
+
+
+# --- syslog and journal times in another locale ----------------------------------------------------------
+# journalctl and syslog print the month in the host's locale: the prefix goes whatever the language.
+
+LOCALE_LINES = [
+    # https://github.com/marwank270/nvidia-bug-report (corpus 231), French.
+    ("août 25 19:38:04 fujitsu kernel: NVRM: loading NVIDIA UNIX x86_64 Kernel Module  510.73.08  Wed May 18 "
+     "20:34:14 UTC 2022", "fujitsu", "kernel: NVRM: loading NVIDIA UNIX x86_64 Kernel Module  510.73.08  Wed May 18 "
+     "20:34:14 UTC 2022"),
+    # https://github.com/getsolus/packages/issues/317, Spanish.
+    ("ago 27 14:15:42 solus systemd[1]: nvidia-powerd.service: Failed with result 'exit-code'.", "solus",
+     "systemd[1]: nvidia-powerd.service: Failed with result 'exit-code'."),
+    # https://github.com/duaneya/tool_man (nvidia-bug-report.log), Chinese.
+    ("11月 15 15:01:47 sdu-dpai-turing-1 /usr/lib/gdm3/gdm-x-session[5118]: (II) NVIDIA dlloader X Driver  430.50  "
+     "Thu Sep  5 22:43:53 CDT 2019", "sdu-dpai-turing-1", "(II) NVIDIA dlloader X Driver  430.50  Thu Sep  5 "
+     "22:43:53 CDT 2019"),
+]
+
+
+@pytest.mark.parametrize(("line", "host", "rest"), LOCALE_LINES)
+def test_a_log_prefix_in_another_locale_is_peeled(line: str, host: str, rest: str) -> None:
+    from stackaudit.importers._paste import view
+
+    got = view(line + "\n")
+    assert got.lines[0] == rest and got.hosts.get(0) == host
+
+
+def test_the_french_journal_of_a_bug_report_is_a_kernel_log() -> None:
+    text = "\n".join(line for line, _, _ in LOCALE_LINES[:1]) + "\n"
+    assert _recognised(text) == ["dmesg"]
+
+
+def test_a_sentence_starting_with_a_month_word_keeps_its_words() -> None:
+    from stackaudit.importers._paste import view
+
+    line = "mai 12 10:00:00 was when it broke: the GPU fell off"
+    assert view(line + "\n").lines[0] == line
