@@ -23,6 +23,10 @@ def _host(text: str) -> MemoryHost:
     return MemoryHost(recognise(text, "paste.txt").record)
 
 
+def _status(text: str, check: str) -> str:
+    return run_checks(_host(text), [check])[check].status
+
+
 # --- nvidia-smi's line for a GPU it cannot open ---------------------------------------------------------
 # nvidia-smi prints it instead of its table; it is nvidia-smi output (the GPU is there and NVML cannot open
 # it), never a GPU listing to judge.
@@ -55,7 +59,7 @@ def test_the_line_for_a_gpu_nvidia_smi_cannot_open_is_read_as_that_gpu(text: str
     # Its index is not in the line, and the GPUs nvidia-smi did not list are not in the source.
     assert nvidia.gpus[0].label == f"GPU {bdf}" and nvidia.unshown
     # No check judges the GPU it could not open: persistence is not known, and not ok.
-    assert run_checks(_host(text), ["DRV-PERSISTENCE"])["DRV-PERSISTENCE"].status == "unknown"
+    assert _status(text, "DRV-PERSISTENCE") == "unknown"
 
 
 def test_a_lost_gpu_is_a_lost_gpu_event() -> None:
@@ -179,7 +183,7 @@ def test_fabric_managers_version_mismatch_on_its_own_is_the_daemons_state(text: 
     assert _recognised(text) == ["evidence line"]
     fm = fact(_host(text), "nvidia_services").fabricmanager
     assert fm.mismatch and fm.active == "failed"
-    assert run_checks(_host(text), ["DRV-FABRIC-MANAGER"])["DRV-FABRIC-MANAGER"].status == "issue"
+    assert _status(text, "DRV-FABRIC-MANAGER") == "issue"
 
 
 def test_prose_about_fabric_manager_is_not_its_words() -> None:
@@ -210,7 +214,7 @@ PEER_ACCESS = [
 def test_a_cuda_samples_peer_access_answer_is_evidence(text: str) -> None:
     assert set(_recognised(text)) == {"evidence line"}
     # What CUDA reports is not a transfer that worked: P2P stays unknown, never ok.
-    assert run_checks(_host(text), ["IC-P2P-FUNCTIONAL"])["IC-P2P-FUNCTIONAL"].status == "unknown"
+    assert _status(text, "IC-P2P-FUNCTIONAL") == "unknown"
 
 
 def test_prose_about_peer_access_is_not_its_answer() -> None:
@@ -250,7 +254,7 @@ def test_cuda_error_802_is_a_fabric_manager_issue(text: str) -> None:
 
 def test_another_cuda_error_is_not_error_802() -> None:
     text = "CUDA error at bandwidthTest.cu:256 code=100(cudaErrorNoDevice) \"cudaSetDevice(currentDevice)\"\n"
-    assert run_checks(_host(text), ["DRV-FABRIC-MANAGER"])["DRV-FABRIC-MANAGER"].status != "issue"
+    assert _status(text, "DRV-FABRIC-MANAGER") != "issue"
 
 
 # --- `systemctl status` of a unit of the NVIDIA stack ----------------------------------------------------
@@ -276,7 +280,7 @@ UNIT_STATUS = [
 def test_the_status_of_an_nvidia_unit_is_evidence(text: str) -> None:
     assert _recognised(text) == ["evidence line"]
     # A unit's state is not the module's: nvidia_peermem's check cannot tell from it.
-    assert run_checks(_host(text), ["IC-NVIDIA-PEERMEM"])["IC-NVIDIA-PEERMEM"].status == "unknown"
+    assert _status(text, "IC-NVIDIA-PEERMEM") == "unknown"
 
 
 def test_a_unit_named_in_a_command_is_not_its_status() -> None:
