@@ -245,3 +245,9 @@ def audit_or_die(node: str, path: str, waivers: object = ()) -> object:
     if "crash" in os.path.basename(path):
         os._exit(137)
     return summarise_snapshot(node, path, waivers)  # type: ignore[arg-type]
+
+
+def has_row(text: str, *cells: str) -> bool:
+    """Whether a row of a drawn text table (render.document: cells two or more spaces apart) starts with `cells`."""
+    rows = (line.strip().split("  ") for line in text.splitlines())
+    return any([c.strip() for c in row if c.strip()][:len(cells)] == list(cells) for row in rows)

@@ -28,7 +28,7 @@ from stackaudit.errors import InputError
 from stackaudit.fixes import Fix, Step, cmd, keep_line, sh, step
 from stackaudit.fixes.pcie import CLEAR_VLLM_P2P_CACHE
 from stackaudit.fixes.plan import build_plan, container_host_name
-from stackaudit.fixes.plan_render import plan_to_json, render_bash, render_markdown
+from stackaudit.fixes.plan_render import plan_to_json, render, render_bash
 from stackaudit.fixes.shell_quote import bash_word
 
 
@@ -351,7 +351,7 @@ def test_observed_values_and_subjects_round_trip_through_bash(value: str, tmp_pa
     assert (["prlimit", "--pid", value, "--nofile=1048576:1048576"] in ran) is (placeholder is None)
     assert not (tmp / "bin" / "pwned").exists()
     # The Markdown for a ticket: each group one fenced block holding the script's text, whatever the value.
-    fences = [t.content for t in MarkdownIt("commonmark").parse(render_markdown(plan)) if t.type == "fence"]
+    fences = [t.content for t in MarkdownIt("commonmark").parse(render(plan, "markdown")) if t.type == "fence"]
     groups = [f for f in fences if "() {" in f]
     assert len(groups) == len(plan.groups) and all(f.rstrip("\n") in text for f in groups)
 

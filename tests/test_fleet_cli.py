@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 import yaml
 
+from fleet_support import has_row
 from stackaudit.cli.main import main
 from stackaudit.fleet.drift import find_drift
 from stackaudit.fleet.outcome import NodeOutcome, Progress
-from stackaudit.fleet.render import document, drift_line, render
+from stackaudit.fleet.render import document, render
 from stackaudit.fleet.summary import CheckState, NodeSummary, Value
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
@@ -100,8 +101,8 @@ def test_inventory_hands_its_options_to_the_ansible_gatherer_and_names_failed_ho
     assert calls == [("hosts.ini", "h100", 8, None, {"timeout_s": 120.0})]
     assert code == 1  # a node failed
     assert "nodes from Ansible" in out
-    assert "  gpu-a: unreachable: ssh: connect to host 10.0.0.7 port 22: No route to host" in out
-    assert "  gpu-b: capture timed out after 120 s" in out
+    assert has_row(out, "gpu-a", "unreachable: ssh: connect to host 10.0.0.7 port 22: No route to host")
+    assert has_row(out, "gpu-b", "capture timed out after 120 s")
 
 
 def test_ray_without_an_address_lets_the_gatherer_find_the_cluster(capsys: pytest.CaptureFixture[str],
@@ -125,8 +126,8 @@ def test_a_tie_says_there_is_no_majority() -> None:
     drift = find_drift(nodes)
     assert len(drift.drift) == 1 and drift.drift[0].tie and drift.drift[0].majority is None
     assert drift.drift_on("n0") == 0  # a tie names no node as the odd one
-    line = drift_line(drift.drift[0].to_json())
-    assert line == ["driver: no majority: 570.86.15 on 2 (n0, n1); 580.65.06 on 2 (n2, n3)"]
+    text = render(document(nodes, "directory", generated_at="2026-01-01T00:00:00Z"), "text")
+    assert has_row(text, "n0, n1, n2, n3", "driver", "570.86.15 on 2 (n0, n1); 580.65.06 on 2 (n2, n3)", "no majority")
 
 
 def test_only_nodes_with_the_same_gpu_model_and_count_are_compared() -> None:
@@ -139,7 +140,7 @@ def test_only_nodes_with_the_same_gpu_model_and_count_are_compared() -> None:
     assert [(d.group, d.odd[0].nodes) for d in drift.drift] == [("8× NVIDIA H100 80GB HBM3", ("h100-c",))]
     text = render(document(nodes, "directory", generated_at="2026-01-01T00:00:00Z"), "text")
     assert "Drift within 8× NVIDIA H200: one node only, nothing to compare" in text
-    assert "h100-c: driver 580.65.06 vs 570.86.15 on 2 others" in text
+    assert has_row(text, "h100-c", "driver", "580.65.06", "570.86.15 on 2 others")
 
 
 def test_a_subject_an_issue_does_not_name_is_not_absent_drift() -> None:

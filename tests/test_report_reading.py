@@ -128,7 +128,7 @@ def test_no_fix_plan_holds_an_observed_value_as_json() -> None:
 
     for name, rep in _all():
         plan = build_plan(report_to_json(rep))
-        for fmt in ("sh", "markdown"):
+        for fmt in ("text", "markdown"):
             observed = [line for line in render_plan(plan, fmt).splitlines() if "observed:" in line]
             assert not any('{"' in line or "{'" in line for line in observed), (name, fmt, observed)
 

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 from stackaudit.checks.registry import DOMAINS, CheckSpec, load_all
 from stackaudit.errors import UsageError
 from stackaudit.facts.registry import load_all as load_facts
-from stackaudit.render.formats import SCHEMAS
 
 
 def _ordered() -> list[CheckSpec]:
@@ -15,20 +12,17 @@ def _ordered() -> list[CheckSpec]:
 
 
 def render_catalogue(fmt: str) -> str:
+    """The catalogue in `fmt`: Markdown is docs/checks.md; text and JSON are drawn from its document."""
     specs = _ordered()
-    if fmt == "json":
-        return json.dumps({"schema": SCHEMAS["catalogue"], "checks": [
-            {"id": s.id, "domain": s.domain, "severity": s.severity, "confidence": s.confidence,
-             "fix_cost": s.fix.cost, "summary": s.title} for s in specs]}, indent=2) + "\n"
     if fmt == "markdown":
         return render_docs_markdown(specs)
-    if fmt != "text":
-        raise UsageError(f"unknown format {fmt!r}: the catalogue has no renderer for it")
-    width = max(len(s.id) for s in specs) if specs else 10
-    lines = [f"{'ID':<{width}}  {'DOMAIN':<6}  {'SEVERITY':<8}  SUMMARY"]
-    lines += [f"{s.id:<{width}}  {s.domain:<6}  {s.severity:<8}  {s.title}" for s in specs]
-    lines.append(f"{len(specs)} checks")
-    return "\n".join(lines) + "\n"
+    from stackaudit.render.document import Document, Paragraph, Section, Table, draw
+
+    table = Table(("ID", "DOMAIN", "SEVERITY", "SUMMARY"), tuple((s.id, s.domain, s.severity, s.title) for s in specs))
+    payload = {"checks": [{"id": s.id, "domain": s.domain, "severity": s.severity, "confidence": s.confidence,
+                           "fix_cost": s.fix.cost, "summary": s.title} for s in specs]}
+    return draw(Document("catalogue", "stackaudit checks", "", (Section("", (table, Paragraph(f"{len(specs)} checks"))),),
+                         payload), fmt)
 
 
 def sources_line(spec: CheckSpec) -> str:

@@ -181,29 +181,88 @@ def family_of(name: str, table: GpuTable | None = None) -> Family | None:
     return None
 
 
-# GPUs of the generations before Turing (Kepler, Maxwell, Pascal, Volta), by the product lines their names carry,
-# for names the table has no row for: GeForce GTX 600-1000 and GTX TITAN, TITAN X/Xp/V, Quadro K/M/P/GP/GV, Tesla K/M/P/V.
-# None of them has a Resizable BAR to enable: NVIDIA supports it from the GeForce RTX 30 series on
-# (https://www.nvidia.com/en-us/geforce/news/geforce-rtx-30-series-resizable-bar-support/), and the UEFI strap
-# patch that resizes Turing's BAR1 leaves GTX 1000 (Pascal) cards without it
+def on_nvswitch(name: str, table: GpuTable | None = None) -> bool | None:
+    """Whether a GPU model may sit on an NVSwitch fabric: its table row's NVLink kind, else its product family's
+    NVLink expectation ("all-pairs" baseboards, "trays" racks); None for a name neither knows.
+
+    False is the claim that matters (PCIe cards and bridged pairs need no Fabric Manager); an SXM module says True
+    although some boards join their GPUs without a switch."""
+    try:
+        return lookup(name, table).spec.nvlink_kind == "switch"
+    except (UnknownGpuError, GpuTableError):
+        pass
+    family = family_of(name, table)
+    return None if family is None else family.nvlink in ("all-pairs", "trays")
+
+
+# NVIDIA architectures, oldest first (NVML_DEVICE_ARCH_*); "pre-Turing" is what a PCI device id alone can say.
+ARCHITECTURE_ORDER = ("Kepler", "Maxwell", "Pascal", "Volta", "pre-Turing", "Turing", "Ampere", "Ada Lovelace",
+                      "Hopper", "Blackwell", "Rubin")
+# No GSP and no open kernel module before Turing (driver README, gsp.html and kernel_open.html).
+PRE_TURING = frozenset(ARCHITECTURE_ORDER[:ARCHITECTURE_ORDER.index("Turing")])
+# No MIG before Ampere: the MIG user guide lists Ampere and later parts only
+# (https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html).
+PRE_AMPERE = frozenset(ARCHITECTURE_ORDER[:ARCHITECTURE_ORDER.index("Ampere")])
+
+# The architecture a model number names, for GPUs the table has no row for. NVIDIA's CUDA GPU list gives each
+# product's compute capability (https://developer.nvidia.com/cuda-gpus), whose major number is the architecture:
+# 3 Kepler (Tesla K40/K80), 5 Maxwell (GeForce 900, Tesla M), 6 Pascal (GeForce 10, Tesla/Quadro P),
+# 7.0 Volta (V100, TITAN V), 7.5 Turing (GeForce 16 and RTX 20, Quadro RTX, TITAN RTX), 8.6 Ampere (RTX 30, RTX A).
+# Only series whose every model shares one architecture are listed (the GTX 700 and GeForce 900M lines mix two).
+_ARCH_WORDS = (
+    (re.compile(r"\bTesla K\d+|\bGTX 6\d0(?: Ti)?\b", re.I), "Kepler"),
+    (re.compile(r"\b(?:Tesla|Quadro) M\d+|\bGTX 9[5-8]0(?: Ti|M)?\b", re.I), "Maxwell"),
+    (re.compile(r"\b(?:Tesla|Quadro) P\d+|\bGTX 10[5-8]0(?: Ti)?\b|\bTITAN Xp\b", re.I), "Pascal"),
+    (re.compile(r"\bV100\b|\bTITAN V\b", re.I), "Volta"),
+    (re.compile(r"\bGTX 16[5-6]0(?: Ti| SUPER)?\b|\bRTX 20[6-8]0\b|\bQuadro RTX \d{4}\b|\bTITAN RTX\b", re.I),
+     "Turing"),
+    (re.compile(r"\bRTX 30[5-9]0\b|\bRTX A\d{3,4}\b", re.I), "Ampere"),
+    (re.compile(r"\bRTX 40[5-9]0\b|\bRTX \d{4} Ada\b", re.I), "Ada Lovelace"),
+    (re.compile(r"\bRTX 50[5-9]0\b|\bRTX PRO \d{4} Blackwell\b", re.I), "Blackwell"),
+)
+# NVIDIA numbers PCI device ids by chip (envytools, https://envytools.readthedocs.io/en/latest/hw/pciid.html); the
+# first Turing chip, TU102, starts at 0x1E00 (the open kernel module's supported-GPU list, which is Turing and
+# later, begins at 0x1E02), so every GPU id below it is an older chip.
+_FIRST_TURING_DEVICE_ID = 0x1E00
+
+
+def architecture_of(name: str, pci_device_id: int | None = None, table: GpuTable | None = None) -> str:
+    """The architecture a GPU's name or NVIDIA PCI device id implies: its table row's, else the model number's
+    series, else "pre-Turing" for a device id below Turing's; "" when none of them says."""
+    if name:
+        try:
+            return lookup(name, table).spec.architecture
+        except (UnknownGpuError, GpuTableError):
+            pass
+        for pattern, architecture in _ARCH_WORDS:
+            if pattern.search(name):
+                return architecture
+    if pci_device_id is not None and 0 < pci_device_id < _FIRST_TURING_DEVICE_ID:
+        return "pre-Turing"
+    return ""
+
+
+# Product lines whose every model predates Turing although some mix architectures (GTX 700, GTX TITAN, Quadro K/M),
+# for what "before Turing" alone answers. None of them has a Resizable BAR to enable: NVIDIA supports it from the
+# GeForce RTX 30 series on (https://www.nvidia.com/en-us/geforce/news/geforce-rtx-30-series-resizable-bar-support/),
+# and the UEFI strap patch that resizes Turing's BAR1 leaves GTX 1000 (Pascal) cards without it
 # (https://github.com/terminatorul/NvStrapsReBar, its README).
-PRE_TURING_ARCHITECTURES = ("Kepler", "Maxwell", "Pascal", "Volta")
 _PRE_TURING_NAME = re.compile(r"\bGTX\s*(?:TITAN\b|[6-9]\d\d\b|10[5-8]0\b)|\bTITAN\s*(?:Xp|X|V|Black|Z)\b"
                               r"|\bQuadro\s*(?:[KMP]\d|GP\d|GV\d)|\bTesla\s*[KMPV]\d", re.I)
 
 
 def pre_turing(name: str, architecture: str = "") -> bool:
-    """Whether a GPU predates Turing: its reported or tabled architecture, else the product line in its name."""
-    if not architecture:
-        try:
-            architecture = lookup(name).spec.architecture
-        except (UnknownGpuError, GpuTableError):
-            architecture = ""
+    """Whether a GPU predates Turing: its reported architecture, else the one its name implies, else the product
+    line in its name."""
+    architecture = architecture or architecture_of(name)
     if architecture:
-        return architecture in PRE_TURING_ARCHITECTURES
+        return architecture in PRE_TURING
     return bool(_PRE_TURING_NAME.search(name))
 
 
+# Words that name another model, not a variant of one: a query without them never matches a row with them
+# ("GeForce GTX 1080" is not the GTX 1080 Ti, a 180 W card with 8 GB).
+_MODEL_WORDS = frozenset({"ti", "super"})
 _VENDOR_WORDS = frozenset({"nvidia", "geforce", "tesla", "amd", "quadro"})
 
 
@@ -344,7 +403,8 @@ def lookup(query: str, table: GpuTable | None = None) -> GpuMatch:
     partial = [
         gpu
         for gpu in table.gpus
-        if any(words <= set(normalize(written).split()) for written in gpu.all_names())
+        if any(words <= set(normalize(written).split()) and not (set(normalize(written).split()) - words) & _MODEL_WORDS
+               for written in gpu.all_names())
     ]
     if len(partial) == 1:
         return GpuMatch(spec=partial[0], query=query, note=f"{query!r} read as {partial[0].name}")

@@ -10,8 +10,19 @@ from typing import Any
 from stackaudit.bench.ceiling import header_line
 from stackaudit.bench.ceiling import level_line as ceiling_level_line
 from stackaudit.bench.metrics import UNKNOWN
-from stackaudit.render.escape import md_cell, md_inline, md_table
-from stackaudit.render.formats import SCHEMAS
+from stackaudit.render.document import (
+    Block,
+    Document,
+    Finding,
+    Notes,
+    Paragraph,
+    Section,
+    Table,
+    draw,
+    markdown_lines,
+    text_table,
+)
+from stackaudit.render.escape import md_inline
 
 
 def _num(value: Any, digits: int = 1) -> str:
@@ -220,25 +231,14 @@ def _level_notes(level: dict[str, Any], percentiles: bool = False) -> list[str]:
     return notes
 
 
-def _table_text(rows: list[list[str]], header: tuple[str, ...] | list[str]) -> list[str]:
-    widths = [max(len(str(h)), *(len(r[i]) for r in rows)) if rows else len(str(h)) for i, h in enumerate(header)]
-    out = ["  ".join(str(h).ljust(w) for h, w in zip(header, widths, strict=True))]
-    out.extend("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows)
-    return out
-
-
-def _table_markdown(rows: list[list[str]], header: tuple[str, ...] | list[str]) -> list[str]:
-    return md_table([md_cell(h) for h in header], ([md_cell(c) for c in row] for row in rows))
-
-
 # Markdown: two narrow tables that GitHub shows whole (at most 6 columns each).
 _THROUGHPUT_COLUMNS = ("level", "out tok/s", "tok/s per stream", "req/s", "errors", "valid")
 _LATENCY_COLUMNS = ("level", "TTFT", "TPOT", "ITL", "E2E")
 
 
-def _throughput_row(level: dict[str, Any]) -> list[str]:
+def _throughput_row(level: dict[str, Any]) -> tuple[str, ...]:
     row = _level_row(level)
-    return [row[0], row[1], row[2], row[3], f"{level.get('errors')} of {level.get('requests')}", row[10]]
+    return (row[0], row[1], row[2], row[3], f"{level.get('errors')} of {level.get('requests')}", row[10])
 
 
 def _p50_p99(block: dict[str, Any] | None, digits: int) -> str:
@@ -248,14 +248,14 @@ def _p50_p99(block: dict[str, Any] | None, digits: int) -> str:
     return f"{_num(block['p50'], digits)} / {_num(block.get('p99'), digits)}"
 
 
-def _latency_row(level: dict[str, Any]) -> list[str]:
-    return [
+def _latency_row(level: dict[str, Any]) -> tuple[str, ...]:
+    return (
         _level_name(level),
         _p50_p99(level.get("ttft_ms"), 1),
         "unknown" if _tokens_unknown(level) else _p50_p99(level.get("tpot_ms"), 2),
         _p50_p99(level.get("itl_ms"), 2),
         _p50_p99(level.get("e2e_ms"), 1),
-    ]
+    )
 
 
 def _tail_lines(result: dict[str, Any], markdown: bool) -> list[str]:
@@ -320,11 +320,11 @@ def _render_markdown(result: dict[str, Any]) -> str:
     lines = ["## " + md_inline(header[0]), ""]
     lines.extend(f"- {md_inline(line)}" for line in header[1:])
     lines += ["", "### Throughput", "", "'~' marks approximate token counts.", ""]
-    lines.extend(_table_markdown([_throughput_row(level) for level in levels], _THROUGHPUT_COLUMNS))
+    lines.extend(markdown_lines(Table(_THROUGHPUT_COLUMNS, tuple(_throughput_row(level) for level in levels))))
     lines.append("")
     lines.extend(throughput_chart(levels))
     lines += ["### Latency (ms, p50 / p99)", ""]
-    lines.extend(_table_markdown([_latency_row(level) for level in levels], _LATENCY_COLUMNS))
+    lines.extend(markdown_lines(Table(_LATENCY_COLUMNS, tuple(_latency_row(level) for level in levels))))
     lines.append("")
     noted = [(level, _level_notes(level, custom)) for level in levels]
     if any(notes for _, notes in noted):
@@ -360,7 +360,7 @@ def render_result(result: dict[str, Any], fmt: str) -> str:
     rows = [_level_row(level) for level in levels]
     lines.append("latency columns: mean/p50/p90/p99; '~' marks approximate token counts")
     lines.append("")
-    lines.extend(_table_text(rows, _COLUMNS))
+    lines.extend(text_table(Table(_COLUMNS, tuple(tuple(r) for r in rows))))
     lines.append("")
     custom = _custom_percentiles(result)
     for level in levels:
@@ -423,16 +423,10 @@ def render_history(runs: list[Any], fmt: str, path: str, missing: bool = False) 
                 "structured": structured,
             }
         )
-    if fmt == "json":
-        runs_json = [
-            {**{k: v for k, v in item.items() if k not in ("levels", "structured")}, "levels": item["structured"]}
-            for item in items
-        ]
-        return json.dumps({"schema": SCHEMAS["bench-history"], "kind": "stackaudit.bench.history", "db": path, "runs": runs_json}, indent=2) + "\n"
     header = ("run", "started", "label", "model", "server", "levels")
     rows = [
-        [str(i["run_id"]), (i["started"] or "") + (" (partial)" if i["partial"] else ""), i["label"] or "",
-         str(i["model"]), i["server"], "; ".join(i["levels"])]
+        (str(i["run_id"]), (i["started"] or "") + (" (partial)" if i["partial"] else ""), i["label"] or "",
+         str(i["model"]), i["server"], "; ".join(i["levels"]))
         for i in items
     ]
     if fmt == "html":
@@ -444,12 +438,11 @@ def render_history(runs: list[Any], fmt: str, path: str, missing: bool = False) 
             for run, item in zip(runs, items, strict=True)
         ]
         return history_page(f"bench history: {path}", header, rows, charted)
-    lines = [f"bench history: {path}", ""]
-    if not rows:
-        lines.append("no runs stored yet")
-    else:
-        lines.extend(_table_markdown(rows, header) if fmt == "markdown" else _table_text(rows, header))
-    return "\n".join(lines) + "\n"
+    runs_json = [{**{k: v for k, v in item.items() if k not in ("levels", "structured")}, "levels": item["structured"]}
+                 for item in items]
+    listing = Table(header, tuple(rows)) if rows else Paragraph("no runs stored yet")
+    return draw(Document("bench-history", f"bench history: {path}", "", (Section("", (listing,)),),
+                         {"kind": "stackaudit.bench.history", "db": path, "runs": runs_json}), fmt)
 
 
 def _change(value: float | None) -> str:
@@ -564,26 +557,21 @@ def _render_compare_html(report: dict[str, Any]) -> str:
 
 
 def render_compare(report: dict[str, Any], fmt: str) -> str:
-    if fmt == "json":
-        return json.dumps(report, indent=2) + "\n"
+    """The comparison: its own HTML page (report.html_pages), else its document drawn; JSON is the report as is."""
     if fmt == "html":
         return _render_compare_html(report)
-    markdown = fmt == "markdown"
-    item = "- " if markdown else "  "
-    sub = "  - " if markdown else "    - "
-    shown = md_inline if markdown else str
-    lines = [("# " if markdown else "") + shown(_compare_title(report)), "", shown(_COMPARE_RULE), ""]
+    sections = [Section("", (Paragraph(_COMPARE_RULE),))]
     for level in report["levels"]:
-        lines.append(("## " if markdown else "") + shown(_compare_level_title(level)))
-        lines.extend(item + shown(_test_line(test)) for test in level["tests"])
+        blocks: list[Block] = [Notes(tuple(_test_line(test) for test in level["tests"]))]
         if level["likely_causes"]:
-            lines.append(item + "likely causes (configuration that differed between the runs):")
-            lines.extend(sub + shown(_difference_line(cause)) for cause in level["likely_causes"])
+            blocks.append(Finding("likely causes", "configuration that differed between the runs",
+                                  tuple(_difference_line(cause) for cause in level["likely_causes"])))
         if level.get("samples_differing"):
-            lines.append(item + "samples that differed (not configuration; they do not make the runs differ):")
-            lines.extend(sub + shown(_difference_line(sample)) for sample in level["samples_differing"])
-        lines.append("")
+            blocks.append(Finding("samples that differed", "not configuration; they do not make the runs differ",
+                                  tuple(_difference_line(sample) for sample in level["samples_differing"])))
+        sections.append(Section(_compare_level_title(level), tuple(blocks)))
+    tail: list[Block] = []
     for line, subs in _compare_tail(report):
-        lines.append(shown(line))
-        lines.extend(sub + shown(text) for text in subs)
-    return "\n".join(lines).rstrip() + "\n"
+        tail += [Paragraph(line), *([Notes(tuple(subs))] if subs else [])]
+    sections.append(Section("", tuple(tail)))
+    return draw(Document("bench-compare", _compare_title(report), "", tuple(sections), report), fmt)

@@ -1,21 +1,14 @@
-"""Text, Markdown, JSON and HTML (report.html_pages) renderings of a CeilingReport."""
+"""A CeilingReport as a document (render.document), drawn as text, Markdown and JSON; its HTML page is the
+audit's page shell (report.html) with the ladder charts (report.charts) above the text."""
 
 from __future__ import annotations
 
-import json
-
 from stackaudit.ceiling.ladder import CeilingReport, Level
 from stackaudit.ceiling.weights import CLASS_LABELS
-from stackaudit.render.escape import md_cell, md_inline, md_table
+from stackaudit.render.document import Block, Document, Notes, Paragraph, Section, Table, draw
 
-_LABELS = {
-    "bandwidth": "bandwidth",
-    "bandwidth+allreduce": "bandwidth+allreduce",
-    "overhead": "overhead (CUDA graphs)",
-    "overhead-eager": "overhead-eager",
-    "compute": "compute",
-    "kv-loaded": "kv-loaded",
-}
+# A ceiling's name as shown, where it needs words beside it.
+_LABELS = {"overhead": "overhead (CUDA graphs)"}
 _BINDING_WORDS = {
     "bandwidth": "memory bandwidth",
     "allreduce": "all-reduce latency",
@@ -69,116 +62,92 @@ def _header_lines(report: CeilingReport) -> list[str]:
     return lines
 
 
-def _measured_lines(level: Level, indent: str) -> list[str]:
+def _measured(level: Level) -> list[Block]:
+    """The measured rate against each ceiling, then its warning, what would move it and the published runs."""
     m = level.measured
     if m is None:
         return []
     pieces = ", ".join(f"{_pct(m.percent_of[c.name])} of {c.name}" for c in level.ceilings)
     if level.loaded is not None and "kv-loaded" in m.percent_of:
         pieces += f", {_pct(m.percent_of['kv-loaded'])} of kv-loaded"
-    lines = [f"{indent}measured {m.tokens_per_s:g} tok/s = {pieces}"]
-    if m.warning:
-        lines.append(f"{indent}warning: {m.warning}")
+    notes = [f"warning: {m.warning}"] if m.warning else []
     if m.levers:
-        lines.append(f"{indent}what would move it most: {m.levers[0].text}")
-        lines.extend(f"{indent}  then: {lever.text}" for lever in m.levers[1:3])
+        notes.append(f"what would move it most: {m.levers[0].text}")
+        notes.extend(f"then: {lever.text}" for lever in m.levers[1:3])
     if m.published:
-        lines.append(f"{indent}published single-stream runs on this GPU (ceiling validation table):")
-        lines.extend(f"{indent}  {run}" for run in m.published[:_PUBLISHED_SHOWN])
+        notes.append("published single-stream runs on this GPU (ceiling validation table):")
+        notes.extend(str(run) for run in m.published[:_PUBLISHED_SHOWN])
         if len(m.published) > _PUBLISHED_SHOWN:
-            lines.append(f"{indent}  and {len(m.published) - _PUBLISHED_SHOWN} more (--format json lists them)")
-    return lines
+            notes.append(f"and {len(m.published) - _PUBLISHED_SHOWN} more (--format json lists them)")
+    return [Paragraph(f"measured {m.tokens_per_s:g} tok/s = {pieces}"), *([Notes(tuple(notes))] if notes else [])]
 
 
-def render_text(report: CeilingReport) -> str:
-    lines = [
-        "stackaudit ceiling: decode throughput a stream could reach on this hardware",
-        *_header_lines(report),
-    ]
-    for level in report.levels:
-        bd = level.bytes_breakdown
-        lines += [
-            "",
-            f"concurrency {level.concurrency}"
-            + (f" ({level.batch_per_replica} per replica)" if report.replicas > 1 else ""),
-            f"  bytes per GPU per step: {level.bytes_per_step_per_gpu / 1e9:.2f} GB = weights "
-            f"{bd['weights_sharded'] / 1e9:.2f} GB sharded + {bd['weights_replicated'] / 1e9:.2f} GB replicated "
-            f"+ KV {bd['kv_cache'] / 1e9:.2f} GB"
-            + (f"; {level.experts_read_per_layer:.1f} experts read per layer" if report.arch.is_moe else ""),
-            f"  {'ceiling':<24}{'tok/s per stream':>17}{'aggregate':>12}   cause",
-        ]
-        for c in level.ceilings:
-            lines.append(
-                f"  {_LABELS[c.name]:<24}{_rate(c.tokens_per_s):>17}{_rate(c.aggregate_tokens_per_s):>12}   {c.cause}"
-            )
-        if level.loaded is not None:
-            c = level.loaded
-            lines.append(
-                f"  {_LABELS[c.name]:<24}{_rate(c.tokens_per_s):>17}{_rate(c.aggregate_tokens_per_s):>12}   {c.cause}"
-            )
-        lines.append(
-            f"  binding: {_BINDING_WORDS[level.binding]} ({100 * level.binding_share:.0f} % of the step); "
-            f"ceiling {_rate(level.tokens_per_s)} tok/s per stream, {_rate(level.aggregate_tokens_per_s)} aggregate"
-        )
-        lines += _measured_lines(level, "  ")
-    if report.warnings:
-        lines += ["", "warnings:"] + [f"  - {item}" for item in report.warnings]
-    if report.assumptions:
-        lines += ["", "assumptions:"] + [f"  - {item}" for item in report.assumptions]
-    return "\n".join(lines) + "\n"
+def _level(report: CeilingReport, level: Level) -> Section:
+    bd = level.bytes_breakdown
+    rows = [(_LABELS.get(c.name, c.name), _rate(c.tokens_per_s), _rate(c.aggregate_tokens_per_s), c.cause)
+            for c in (*level.ceilings, *([level.loaded] if level.loaded is not None else []))]
+    binding = f"binding: {_BINDING_WORDS[level.binding]} ({100 * level.binding_share:.0f} % of the step)"
+    rows.append(("ceiling", _rate(level.tokens_per_s), _rate(level.aggregate_tokens_per_s), binding))
+    return Section(
+        f"Concurrency {level.concurrency}" + (f" ({level.batch_per_replica} per replica)" if report.replicas > 1 else ""),
+        (Paragraph(f"bytes per GPU per step: {level.bytes_per_step_per_gpu / 1e9:.2f} GB = weights "
+                   f"{bd['weights_sharded'] / 1e9:.2f} GB sharded + {bd['weights_replicated'] / 1e9:.2f} GB replicated "
+                   f"+ KV {bd['kv_cache'] / 1e9:.2f} GB"
+                   + (f"; {level.experts_read_per_layer:.1f} experts read per layer" if report.arch.is_moe else "")),
+         Table(("ceiling", "tok/s per stream", "aggregate tok/s", "cause"), tuple(rows), "lrrl"),
+         Paragraph(f"{binding}; ceiling {_rate(level.tokens_per_s)} tok/s per stream, "
+                   f"{_rate(level.aggregate_tokens_per_s)} aggregate"),
+         *_measured(level)))
 
 
-def render_markdown(report: CeilingReport) -> str:
-    lines = ["# Decode-throughput ceiling", ""]
-    lines += [f"- {md_inline(line)}" for line in _header_lines(report) if not line.startswith("  ")]
-    for level in report.levels:
-        bd = level.bytes_breakdown
-        lines += [
-            "",
-            f"## Concurrency {level.concurrency}",
-            "",
-            f"Bytes per GPU per step: **{level.bytes_per_step_per_gpu / 1e9:.2f} GB** (weights "
-            f"{bd['weights_sharded'] / 1e9:.2f} GB sharded, {bd['weights_replicated'] / 1e9:.2f} GB replicated, "
-            f"KV {bd['kv_cache'] / 1e9:.2f} GB).",
-            "",
-        ]
-        rows = [[_LABELS[c.name], _rate(c.tokens_per_s), _rate(c.aggregate_tokens_per_s), md_cell(c.cause)]
-                for c in (*level.ceilings, *([level.loaded] if level.loaded is not None else []))]
-        rows.append([
-            "**ceiling**", f"**{_rate(level.tokens_per_s)}**", f"**{_rate(level.aggregate_tokens_per_s)}**",
-            f"binding: {_BINDING_WORDS[level.binding]} ({100 * level.binding_share:.0f} % of the step)",
-        ])
-        lines += md_table(["ceiling", "tok/s per stream", "aggregate tok/s", "cause"], rows,
-                          ["---", "---:", "---:", "---"])
-        lines += [
-            "",
-            f"Ceiling: **{_rate(level.tokens_per_s)} tok/s per stream** "
-            f"({_rate(level.aggregate_tokens_per_s)} aggregate); binding: **{_BINDING_WORDS[level.binding]}** "
-            f"({100 * level.binding_share:.0f} % of the step).",
-        ]
-        measured = _measured_lines(level, "")
-        if measured:
-            lines += [""] + [f"- {md_inline(line)}" for line in measured]
-    if report.warnings:
-        lines += ["", "## Warnings", ""] + [f"- {md_inline(item)}" for item in report.warnings]
-    if report.assumptions:
-        lines += ["", "## Assumptions", ""] + [f"- {md_inline(item)}" for item in report.assumptions]
-    return "\n".join(lines) + "\n"
-
-
-def render_json(report: CeilingReport) -> str:
-    return json.dumps(report.to_dict(), indent=2, allow_nan=False) + "\n"
+def document(report: CeilingReport) -> Document:
+    """The report's document: the model and hardware, each concurrency's ladder, the warnings and assumptions."""
+    sections = [Section("", tuple(Paragraph(line) for line in _header_lines(report))),
+                *(_level(report, level) for level in report.levels)]
+    sections += [Section(heading, (Notes(tuple(items)),))
+                 for heading, items in (("Warnings", report.warnings), ("Assumptions", report.assumptions)) if items]
+    return Document("ceiling", "stackaudit ceiling: decode throughput a stream could reach on this hardware", "",
+                    tuple(sections), report.to_dict())
 
 
 def render(report: CeilingReport, fmt: str) -> str:
-    if fmt == "json":
-        return render_json(report)
-    if fmt == "markdown":
-        return render_markdown(report)
-    if fmt == "html":
-        from stackaudit.report.html_pages import ceiling_page
+    return _page(report) if fmt == "html" else draw(document(report), fmt)
 
-        return ceiling_page(report, _header_lines(report), render_text(report), _LABELS)
-    if fmt == "text":
-        return render_text(report)
-    raise ValueError(f"ceiling: no renderer for format {fmt!r}")
+
+def _charts(report: CeilingReport) -> list[str]:
+    """Per level, the ladder of ceilings (tokens/s per stream), the binding one highlighted, the measured
+    point marked; with several levels, the ceiling against concurrency."""
+    from stackaudit.report.charts import Bar, Series, ladder_chart, line_chart
+
+    out = []
+    for level in report.levels:
+        ceilings = [*level.ceilings, *([level.loaded] if level.loaded is not None else [])]
+        binding = min(ceilings, key=lambda c: abs(c.tokens_per_s - level.tokens_per_s)) if ceilings else None
+        bars = [Bar(_LABELS.get(c.name, c.name), c.tokens_per_s, binding=c is binding) for c in ceilings]
+        measured = level.measured.tokens_per_s if level.measured is not None else None
+        out.append(ladder_chart(f"chart-ladder-c{level.concurrency}", f"Ceiling ladder at concurrency {level.concurrency}",
+                                "tokens/s per stream", bars, measured=measured))
+    if len(report.levels) > 1:
+        points = tuple((float(lv.concurrency), lv.tokens_per_s) for lv in report.levels)
+        agg = tuple((float(lv.concurrency), lv.aggregate_tokens_per_s) for lv in report.levels)
+        out.append(line_chart("chart-ceiling-per-stream", "Ceiling per stream vs concurrency", "concurrency",
+                              "tokens/s per stream", [Series("ceiling per stream", points)]))
+        out.append(line_chart("chart-ceiling-aggregate", "Aggregate ceiling vs concurrency", "concurrency",
+                              "tokens/s", [Series("aggregate ceiling", agg)]))
+    return [c for c in out if c]
+
+
+def _page(report: CeilingReport) -> str:
+    """The audit's self-contained page (report.html.page): the header lines, the charts, then the text."""
+    from stackaudit.render.escape import esc
+    from stackaudit.report.html import page
+
+    body = ["<header><h1>Decode-throughput ceiling</h1>"]
+    body += [f'<p class="headline">{esc(line)}</p>' for line in _header_lines(report) if not line.startswith("  ")]
+    body.append("</header>")
+    charts = _charts(report)
+    if charts:
+        body += ['<section id="charts" class="charts"><h2>Ladder</h2>', *charts, "</section>"]
+    body += ['<section id="ceiling-text"><h2>Report</h2>', f"<pre>{esc(draw(document(report), 'text'))}</pre>",
+             "</section>"]
+    return page(f"ceiling — {report.arch.name}", body, script=False)

@@ -62,6 +62,7 @@ from stackaudit.fixes import (
     sh,
     step,
 )
+from stackaudit.gputable import PRE_TURING, on_nvswitch
 from stackaudit.versions import release
 
 KERNEL_OPEN = "https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/kernel_open.html"
@@ -135,11 +136,6 @@ def version_tuple(version: str | None) -> tuple[int, ...]:
 def is_blackwell(gpu: GpuInfo) -> bool:
     spec = gpu.spec
     return "blackwell" in (gpu.architecture or "").lower() or (spec is not None and spec.architecture == "Blackwell")
-
-
-def arch_of(gpu: GpuInfo) -> str:
-    spec = gpu.spec
-    return gpu.architecture or (spec.architecture if spec is not None else "")
 
 
 def _indices(gpus: list[GpuInfo]) -> str:
@@ -267,8 +263,6 @@ def _nvlink_from_matrix(topo: TopoMatrix) -> Outcome:
 
 # --- DRV-OPEN-MODULE ---------------------------------------------------------------------------
 
-_NO_OPEN = ("Kepler", "Maxwell", "Pascal", "Volta")
-
 
 @check(
     "DRV-OPEN-MODULE",
@@ -308,9 +302,9 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     listed = [g for g in nvidia.gpus if not g.error] if nvidia is not None else []  # a GPU not opened: model unknown
     evidence = (nvidia_driver.flavour_evidence,) if nvidia_driver.flavour_evidence else ()
     if flavour == "open":
-        old = [g for g in listed if arch_of(g) in _NO_OPEN]
+        old = [g for g in listed if g.implied_architecture in PRE_TURING]
         if old:
-            return issue(f"the open module does not support {old[0].name} ({arch_of(old[0])}): use the proprietary "
+            return issue(f"the open module does not support {old[0].name} ({old[0].implied_architecture}): use the proprietary "
                          "flavour for pre-Turing GPUs", actual="open", expected="proprietary for pre-Turing",
                          subjects=[g.subject for g in old], severity="high", evidence=evidence)
         return ok("open kernel module" + (f" ({nvidia_driver.version})" if nvidia_driver.version else ""),
@@ -326,16 +320,16 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
         return not_an_issue(f"proprietary kernel module {nvidia_driver.version}: the open modules start with R515, "
                             "so this driver has no open flavour (and GPUs older than Turing need the proprietary one)",
                             actual="proprietary", evidence=evidence)
-    old_gpus = [g for g in listed if arch_of(g) in _NO_OPEN]
+    old_gpus = [g for g in listed if g.implied_architecture in PRE_TURING]
     if listed and len(old_gpus) == len(listed):
-        return not_an_issue(f"proprietary kernel module with {', '.join(sorted({arch_of(g) for g in old_gpus}))} GPUs, "
+        return not_an_issue(f"proprietary kernel module with {', '.join(sorted({g.implied_architecture for g in old_gpus}))} GPUs, "
                             "which the open modules do not support: the proprietary flavour is the right one",
                             actual="proprietary", evidence=evidence)
     if not listed:
         return unknown("proprietary kernel module; which GPUs it drives is not in this source (Blackwell and "
                        "Grace Hopper need the open one)", hint="`nvidia-smi -L`, or `nvidia-smi -q | grep "
                        "'Product Architecture'`", actual="proprietary")
-    return ok(f"proprietary kernel module with {', '.join(sorted({arch_of(g) or g.name for g in listed}))}: allowed "
+    return ok(f"proprietary kernel module with {', '.join(sorted({g.implied_architecture or g.name for g in listed}))}: allowed "
               "(open is the default since R560 and needed for HMM/DMABUF)", actual="proprietary", evidence=evidence)
 
 
@@ -513,11 +507,13 @@ def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> 
 )
 def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServices | None = None,
                    pci: PciDevices | None = None, modules: LoadedModules | None = None,
-                   empty_greps: EmptyGreps | None = None, log_symptoms: LogSymptoms | None = None) -> Outcome:
+                   empty_greps: EmptyGreps | None = None, gpus: GpuInventory | None = None,
+                   log_symptoms: LogSymptoms | None = None) -> Outcome:
     """Reads: NVSwitch devices on the PCI bus (NVIDIA, class 0x0680), each GPU's fabric state and
     status (NVML / `nvidia-smi -q` Fabric: Hopper and later), `systemctl is-active
     nvidia-fabricmanager`, the `nv-fabricmanager` process and `nv-fabricmanager --version`, the
-    driver version, `ib_umad` in /proc/modules.
+    driver version, `ib_umad` in /proc/modules; without NVML or nvidia-smi, the GPU models another source
+    lists (the `gpus` inventory: a collect_env / check_env report).
 
     Bad value: FM inactive or failed; FM version different from the driver's; a GPU whose fabric
     state is not `Completed` or whose status is not `Success`; Blackwell HGX without `ib_umad`.
@@ -533,11 +529,12 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     A CUDA program's "system not yet initialized" (error 802) is an issue too (facts/symptoms.py).
     """
     hits = log_symptoms.proving("DRV-FABRIC-MANAGER") if log_symptoms is not None else ()
-    return with_symptoms(_fabric_manager(nvidia, nvidia_services, pci, modules, empty_greps), hits)
+    return with_symptoms(_fabric_manager(nvidia, nvidia_services, pci, modules, empty_greps, gpus), hits)
 
 
 def _fabric_manager(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices | None, pci: PciDevices | None,
-                    modules: LoadedModules | None, empty_greps: EmptyGreps | None) -> Outcome:
+                    modules: LoadedModules | None, empty_greps: EmptyGreps | None,
+                    gpus: GpuInventory | None) -> Outcome:
     """DRV-FABRIC-MANAGER from the GPUs' fabric state, the daemon and the modules (the check adds the symptoms)."""
     fm = nvidia_services.fabricmanager if nvidia_services is not None else None
     if fm is not None and fm.nvswitch is False:
@@ -546,17 +543,22 @@ def _fabric_manager(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices |
     if nvidia is None and fm is not None and fm.log:  # what its pasted status / journal lines said
         return _fabric_manager_alone(fm)
     if nvidia is None:
+        # Another source's GPU list (a collect_env / check_env report) names the models, which settle "no NVSwitch".
+        models = tuple(dict.fromkeys(gpus.models.values())) if gpus is not None else ()
+        if models and all(on_nvswitch(m) is False for m in models):
+            return not_applicable(f"no NVSwitch ({', '.join(models)}): PCIe or NVLink-bridge GPUs need no Fabric "
+                                  "Manager")
         return no_gpu_information()
-    gpus = gpu_list(nvidia)
-    if isinstance(gpus, Outcome):
-        return gpus
+    shown = gpu_list(nvidia)
+    if isinstance(shown, Outcome):
+        return shown
     switches = nvswitch_present(pci)
-    switch_gpus = [g for g in gpus if g.spec is not None and g.spec.nvlink_kind == "switch"]
-    fabric_read = [g for g in gpus if g.fabric_state not in (None, "Not Supported")]
+    switch_gpus = [g for g in shown if g.spec is not None and g.spec.nvlink_kind == "switch"]
+    fabric_read = [g for g in shown if g.fabric_state not in (None, "Not Supported")]
     if not switches and not fabric_read and not (switch_gpus and switches is None):
         kinds = ", ".join(nvidia.names) or "GPUs of unknown model"
         return not_applicable(f"no NVSwitch ({kinds}): PCIe or NVLink-bridge GPUs need no Fabric Manager")
-    rack = [g for g in gpus if re.search(r"\bGB[23]00\b", g.name or "")]
+    rack = [g for g in shown if re.search(r"\bGB[23]00\b", g.name or "")]
     problems: list[str] = []
     subjects: list[str] = []
     verdicts = {g.subject: fabric_verdict(g) for g in fabric_read}
@@ -574,7 +576,7 @@ def _fabric_manager(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices |
         problems.append(f"nvidia-fabricmanager is {fm.active or 'not running'}")
     if fm is not None and fm.version and nvidia.driver_version and fm.version != nvidia.driver_version:
         problems.append(f"Fabric Manager {fm.version} does not match driver {nvidia.driver_version}")
-    blackwell_hgx = [g for g in gpus if is_blackwell(g) and g.spec is not None and g.spec.nvlink_kind == "switch"]
+    blackwell_hgx = [g for g in shown if is_blackwell(g) and g.spec is not None and g.spec.nvlink_kind == "switch"]
     if blackwell_hgx and not rack and module_loaded(modules, empty_greps, "ib_umad")[0] is False:
         problems.append("ib_umad is not loaded (the FM of NVL5+ Blackwell HGX needs it)")
     if problems:
@@ -582,7 +584,7 @@ def _fabric_manager(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices |
                      actual={"fm": fm.active if fm else None, "fm_version": fm.version if fm else None,
                              "fabric": {g.subject: g.fabric_state for g in fabric_read}},
                      expected="FM active, same version as the driver, fabric Completed/Success",
-                     subjects=subjects or [g.subject for g in gpus], evidence=quoted + (problems[1:] if quoted else problems))
+                     subjects=subjects or [g.subject for g in shown], evidence=quoted + (problems[1:] if quoted else problems))
     if rack and (fm is None or fm.running is not True):
         return not_an_issue("GB200/GB300 compute tray: Fabric Manager runs on the NVLink switch trays, not here"
                             + (f"; fabric state {fabric_read[0].fabric_state}" if fabric_read else ""),
@@ -622,9 +624,6 @@ def _fabric_manager_alone(fm: Daemon) -> Outcome:
 
 
 # --- DRV-GSP-FIRMWARE --------------------------------------------------------------------------
-
-_PRE_TURING = ("Kepler", "Maxwell", "Pascal", "Volta")
-
 
 @check(
     "DRV-GSP-FIRMWARE",
@@ -684,9 +683,10 @@ def _gsp_firmware(nvidia: NvidiaGpus | None, nvidia_driver: NvidiaDriver | None,
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
         return gpus
-    turing_up = [g for g in gpus if arch_of(g) not in _PRE_TURING]
+    turing_up = [g for g in gpus if g.implied_architecture not in PRE_TURING]
     if not turing_up:
-        return not_applicable("pre-Turing GPUs have no GSP")
+        return not_applicable("no GSP before Turing: " + ", ".join(
+            f"{g.name or g.label} ({g.implied_architecture})" for g in gpus))
     read = [g for g in turing_up if g.gsp_firmware is not None]
     if not read:
         return unknown("the GSP firmware version is not in this source", hint="paste `nvidia-smi -q`")

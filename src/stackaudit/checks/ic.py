@@ -699,6 +699,8 @@ def custom_allreduce(serving_processes: ServingProcesses | None = None, serving_
                   actual="--disable-custom-all-reduce")
     if tp is not None and tp < 2:
         return not_applicable(f"{_engine_name(engine)} runs with TP={tp}: no all-reduce between GPUs")
+    if tp is None and gpus is not None and gpus.whole_count == 1:
+        return not_applicable(f"one GPU ({gpus.counts[0][0]}): no all-reduce between GPUs")
     if pcie_only and (tp is None or tp > 2):
         count = len(gpu_topology.gpus) if gpu_topology is not None else len(models)
         if tp is not None or count > 2:

@@ -33,7 +33,7 @@ from stackaudit.fixes import (
     sh,
     step,
 )
-from stackaudit.gputable import family_of
+from stackaudit.gputable import PRE_AMPERE, family_of
 
 MEM_ERRORS = "https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/error-recovery-and-response-flags.html"
 MIG_GUIDE = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/deployment-considerations.html"
@@ -173,6 +173,18 @@ def ecc_mode(nvidia: NvidiaGpus) -> Outcome:
 # --- MEM-MIG -------------------------------------------------------------------------------------
 
 
+def _no_mig(gpu: GpuInfo) -> str:
+    """Why this GPU has no MIG, from its product line (gputable.FAMILIES) or an architecture before Ampere
+    (gputable.PRE_AMPERE); "" when neither says."""
+    family = family_of(gpu.name) if gpu.name else None
+    if family is not None and family.mig is False:
+        return f"{gpu.name} ({family.what})"
+    architecture = gpu.implied_architecture
+    if architecture in PRE_AMPERE:
+        return f"{gpu.name or gpu.label} ({architecture}: MIG starts with Ampere)"
+    return ""
+
+
 @check(
     "MEM-MIG",
     title="MIG enabled on GPUs meant for whole-GPU / TP serving",
@@ -204,11 +216,10 @@ def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> Outcome:
     if not read:
         if all("mig" in g.unsupported for g in gpus):
             return not_applicable("MIG is not supported on these GPUs (" + ", ".join(nvidia.names) + ")")
-        lines = {g.name: family_of(g.name) for g in gpus if g.name}
-        if len(lines) == len({g.name for g in gpus}) and lines and all(f and f.mig is False for f in lines.values()):
-            # The product line settles it where an old driver prints no MIG Mode field (gputable.FAMILIES).
-            return not_applicable("no MIG on these GPUs: " + "; ".join(
-                f"{name} ({f.what})" for name, f in lines.items() if f is not None))
+        # The product line or the architecture settles it where an old driver prints no MIG Mode field.
+        why = [_no_mig(g) for g in gpus]
+        if all(why):
+            return not_applicable("no MIG on these GPUs: " + "; ".join(dict.fromkeys(w for w in why if w)))
         return unknown("MIG mode is not in this source (or could not be read)", hint="paste `nvidia-smi -q`")
     enabled = [g for g in read if g.mig_current]
     pending = [g for g in read if g.mig_pending is not None and g.mig_pending != g.mig_current]

@@ -21,6 +21,7 @@ from stackaudit.checks.registry import (
     not_an_issue,
     not_applicable,
     ok,
+    over_subjects,
     unknown,
 )
 from stackaudit.facts._parse import sizes_from_argv
@@ -165,9 +166,12 @@ def torch_supports(capability: str, torch_version: str, torch_cuda: str | None,
     if arch_list is not None:
         if sm in arch_list:
             return True
-        major = capability.split(".")[0]
-        # PTX for an older arch of the same major JIT-compiles (slow start, but it runs).
-        return any(a.startswith(f"compute_{major}") for a in arch_list) or False
+        major, _, minor = capability.partition(".")
+        # A cubin for X.y runs on X.z with z >= y (CUDA C++ Programming Guide, "Binary Compatibility"): sm_86
+        # kernels run on an sm_89 GPU. PTX for an older arch of the same major JIT-compiles (slow start, but it runs).
+        older_minor = [a[len(f"sm_{major}"):] for a in arch_list if re.fullmatch(rf"sm_{major}\d", a)]
+        return any(int(m) <= int(minor or 0) for m in older_minor) or any(
+            a.startswith(f"compute_{major}") for a in arch_list)
     if torch_cuda == "":
         return False
     need_cuda = ARCH_MIN_CUDA.get(capability)
@@ -177,6 +181,54 @@ def torch_supports(capability: str, torch_version: str, torch_cuda: str | None,
     if need_torch and is_older(torch_version, need_torch):
         return False
     return None
+
+
+# The compute capabilities official PyTorch CUDA wheels (`torch==X+cuNNN`, torch >= 2.0) carry kernels for, by the
+# CUDA they are built with: TORCH_CUDA_ARCH_LIST of the wheel build script, pytorch/builder
+# manywheel/build_cuda.sh (cu118, cu121, cu124; commit 1ab922dd, the torch 2.4/2.5 builds) and pytorch/pytorch
+# .ci/manywheel/build_cuda.sh (cu126, cu128). cu128 holds what its 2.10 and 2.11 builds share (2.11 dropped 7.0:
+# torch.cuda.get_arch_list() of both in https://github.com/pytorch/pytorch/issues/182250).
+# Each entry: (the first torch release it is known for, the capabilities).
+WHEEL_ARCHES = {
+    (11, 8): ("2.0", ("3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")),
+    (12, 1): ("2.1", ("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")),
+    (12, 4): ("2.4", ("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")),
+    (12, 6): ("2.6", ("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")),
+    (12, 8): ("2.10", ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0")),
+}
+_WHEEL_VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)\+cu(\d+)(\d)")
+
+
+def wheel_arch_list(torch_version: str) -> tuple[str, ...] | None:
+    """`torch.cuda.get_arch_list()` of an official wheel, from its version (`2.5.1+cu124`); None for any other
+    build (a source or container build, a pre-release, a CUDA this table lacks)."""
+    m = _WHEEL_VERSION.fullmatch(torch_version.strip())
+    entry = WHEEL_ARCHES.get((int(m.group(4)), int(m.group(5)))) if m is not None else None
+    if entry is None or is_older(torch_version, entry[0]):
+        return None
+    return tuple("sm_" + a.replace(".", "") for a in entry[1])
+
+
+def _capabilities(gpus: GpuInventory | None) -> tuple[dict[str, str], list[str]]:
+    """({GPU model: compute capability} from the GPU table, [models whose capability the table does not settle]);
+    an ambiguous name settles it only where every row it may be has the same capability."""
+    from stackaudit.gputable import GpuTableError, UnknownGpuError, load_table, lookup
+
+    known: dict[str, str] = {}
+    unsettled: list[str] = []
+    for name in sorted(set(gpus.models.values())) if gpus is not None else []:
+        try:
+            match = lookup(name)
+        except (UnknownGpuError, GpuTableError):
+            unsettled.append(name)
+            continue
+        caps = {match.spec.compute_capability, *(load_table().by_name(n).compute_capability
+                                                  for n in match.alternatives)}
+        if len(caps) == 1:
+            known[name] = match.spec.compute_capability
+        else:
+            unsettled.append(name)
+    return known, unsettled
 
 
 @check(
@@ -201,8 +253,10 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None) -> Outco
     builds cannot run there at all.
 
     Traps: PTX-only coverage works but JIT-compiles at first use (slow start, not slow serving).
-    The arch list is compiled into libtorch_cuda.so and the GPU's capability comes with the GPU
-    facts; until both are known the check says `unknown` rather than guess.
+    A cubin runs on a higher minor of its major (sm_86 kernels on an sm_89 GPU).
+    The arch list is compiled into libtorch_cuda.so; an official wheel's follows from its version
+    (`2.5.1+cu124`, WHEEL_ARCHES), and each GPU model's capability from the GPU table.
+    Any other build, or a model the table lacks, leaves the check `unknown`, naming which.
     """
     envs = [e for e in python_env.environments if e.version("torch")]
     where = _where(python_env)
@@ -222,15 +276,36 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None) -> Outco
         )
     e = envs[0]
     torch_v = e.version("torch") or ""
+    arch_list = wheel_arch_list(torch_v)
+    caps, unsettled = _capabilities(gpus)
+    actual = {"torch": torch_v, "cuda": e.torch_cuda, **({"arch_list": list(arch_list)} if arch_list else {}),
+              **({"gpus": caps} if caps else {})}
+    verdicts = {name: torch_supports(cap, torch_v, e.torch_cuda, arch_list) for name, cap in caps.items()}
+    missing = [name for name, v in verdicts.items() if v is False]
+    if missing:
+        return issue(f"torch {torch_v} (CUDA {e.torch_cuda or 'unknown'}) in {e.source} has no kernels for "
+                     + ", ".join(f"{n} (compute {caps[n]})" for n in missing)
+                     + (f": its arch list is {', '.join(arch_list)}" if arch_list else "") + where,
+                     actual=actual, expected="the GPUs' sm_XY in torch.cuda.get_arch_list()",
+                     subjects=list(gpus.bdfs) if gpus is not None else [])
+    if gpus is not None and caps and not unsettled and arch_list is not None:
+        return over_subjects(ok(f"torch {torch_v} (an official CUDA {e.torch_cuda or '?'} wheel: "
+                                f"{', '.join(arch_list)}) has kernels for "
+                                + ", ".join(f"{n} (compute {c})" for n, c in caps.items()) + where, actual=actual),
+                             [g.label for g in gpus.gpus if g.model], gpus.whole_count, ask="nvidia-smi -L")
     blackwell = torch_supports("12.0", torch_v, e.torch_cuda)
     note = (" This build cannot run on Blackwell (sm_100/sm_120 need torch >= 2.7 with CUDA >= 12.8)."
             if blackwell is False else "")
+    lacking = [f"the compute capability of {', '.join(unsettled)} (not in the GPU table)" if unsettled else "",
+               "which GPUs serve (no GPU model in this source)" if not caps and not unsettled else "",
+               f"torch's arch list (no known list for the build torch {torch_v})"
+               if arch_list is None else ""]
     return unknown(
-        f"torch {torch_v} (CUDA {e.torch_cuda or 'unknown'}) in {e.source}: the GPUs' compute capability "
-        f"and torch's arch list are not collected yet, so coverage cannot be confirmed.{note}{where}",
+        f"torch {torch_v} (CUDA {e.torch_cuda or 'unknown'}) in {e.source}: coverage cannot be confirmed without "
+        + " and ".join(x for x in lacking if x) + f".{note}{where}",
         hint="python -c 'import torch; print(torch.cuda.get_arch_list(), torch.cuda.get_device_capability())' "
              "in the engine's environment",
-        actual={"torch": torch_v, "cuda": e.torch_cuda},
+        actual=actual,
     )
 
 

@@ -6,11 +6,6 @@ every check into fixed, regressed, still wrong, newly unknown or newly known, an
 configuration values that changed (each result's observed value and the host inventory, by check ID
 and subject). Values of checks declared `sample=True` (CPU pressure, processes on a GPU, clock event
 reasons, swap in use) are what the host was doing at that instant: they are listed apart and never
-make two hosts differ. `render` prints text, Markdown or JSON (the common envelope, docs/compare.md).
+make two hosts differ. `render` draws the comparison's document (render.document) as text, Markdown
+or JSON (the common envelope, docs/compare.md).
 """
-
-from __future__ import annotations
-
-from stackaudit.render.formats import SCHEMAS
-
-COMPARE_SCHEMA = SCHEMAS["compare"]

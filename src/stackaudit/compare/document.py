@@ -110,7 +110,6 @@ class Gate(TypedDict):
 
 
 class _DocumentKeys(Comparison):
-    schema: int
     tool: Tool
     source: Source
     generated_at: str

@@ -1,4 +1,5 @@
-"""The comparison as JSON (the common envelope, docs/compare.md), text and Markdown.
+"""The comparison as a document (render.document), drawn as JSON (the common envelope, docs/compare.md), text
+and Markdown.
 
 The text and Markdown show the same lists in the same order: regressed first (what a CI gate
 stops on), then fixed, newly unknown, newly known, other status changes, the configuration values
@@ -15,7 +16,6 @@ from collections.abc import Sequence
 from typing import Literal, cast
 
 from stackaudit import __version__
-from stackaudit.compare import COMPARE_SCHEMA
 from stackaudit.compare.diff import Group, compare_sides, regressions
 from stackaudit.compare.document import (
     CompareDocument,
@@ -26,7 +26,7 @@ from stackaudit.compare.document import (
     ValueEntry,
 )
 from stackaudit.compare.inputs import Side
-from stackaudit.render.escape import md_cell, md_cell_code, md_code, md_table, md_text
+from stackaudit.render.document import Block, Cell, Code, Document, Paragraph, Section, Table, draw
 
 FAIL_ON = ("regressed",)
 ABSENT = "(absent)"
@@ -46,11 +46,11 @@ _WITH_MESSAGE = frozenset({"regressed", "fixed", "newly_unknown", "newly_known"}
 
 def document(a: Side, b: Side, argv: Sequence[str] | None = None, fail_on: str | None = None,
              generated_at: str | None = None) -> CompareDocument:
-    """The JSON output: the envelope (schema, tool, source, generated_at), then the comparison."""
+    """The JSON payload: the envelope (tool, source, generated_at; the schema is stamped when drawn), then the
+    comparison."""
     from stackaudit.engine.runner import utc_now
 
     head: dict[str, object] = {
-        "schema": COMPARE_SCHEMA,
         "tool": {"name": "stackaudit", "version": __version__},
         "source": {"files": [a.name, b.name], "a": a.describe(), "b": b.describe()},
         "generated_at": generated_at or utc_now(),
@@ -71,11 +71,7 @@ def exit_code(doc: CompareDocument) -> int:
 
 
 def render(doc: CompareDocument, fmt: str) -> str:
-    if fmt == "json":
-        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-    if fmt == "markdown":
-        return render_markdown(doc)
-    return render_text(doc)
+    return draw(page(doc), fmt)
 
 
 def show(value: object) -> str:
@@ -83,12 +79,6 @@ def show(value: object) -> str:
     if isinstance(value, str) and value and value == value.strip() and value.isprintable():
         return value
     return json.dumps(value, ensure_ascii=False)
-
-
-def _move(entry: StatusEntry) -> str:
-    """`ok → issue P1`, or the state once when it did not change (an issue still wrong)."""
-    a, b = _state(entry["a"]), _state(entry["b"])
-    return b if a == b else f"{a} → {b}"
 
 
 def _state(state: State) -> str:
@@ -114,14 +104,6 @@ def _side_text(side: SideInfo) -> str:
     return f"{side['file']}: " + ", ".join(parts)
 
 
-def _where(entry: ValueEntry) -> str:
-    return str(entry["id"]) + (f" {entry['subject']}" if entry["subject"] else "")
-
-
-def _value(entry: ValueEntry, key: Literal["a", "b"]) -> str:
-    return show(entry[key]) if key in entry else ABSENT
-
-
 def _tail(doc: Comparison) -> str:
     counts = doc["summary"]
     tail = [f"{counts['still_wrong']} still wrong in both"]
@@ -131,102 +113,51 @@ def _tail(doc: Comparison) -> str:
     return "; ".join(tail)
 
 
-# --- text ---------------------------------------------------------------------------------------------
-
-
-def render_text(doc: CompareDocument) -> str:
-    lines = [f"stackaudit {doc['tool']['version']} · compare · {doc['generated_at']}",
-             f"A  {_side_text(doc['source']['a'])}", f"B  {_side_text(doc['source']['b'])}",
-             "", f"Verdict: {doc['verdict']} ({_tail(doc)})"]
-    if doc.get("note"):
-        lines.append(f"Note: {doc['note']}")
-    for group in _LISTED:
-        lines += _text_statuses(_TITLES[group], doc[group], group in _WITH_MESSAGE)
-    if doc["configuration"]:
-        lines += ["", f"Configuration changed ({len(doc['configuration'])})"]
-        lines += [f"  {_where(e)}: {_value(e, 'a')} → {_value(e, 'b')}" for e in doc["configuration"]]
-    for key, side in _ONLY:
-        if doc[key]:
-            lines += ["", f"Checks only in {side} ({len(doc[key])}; another stackaudit version?)"]
-            lines += [f"  {e['id']}  {e['status']}" for e in doc[key]]
-    if doc["still_wrong"]:
-        lines += _text_statuses("Still wrong in both", doc["still_wrong"], False)
-    samples = doc["samples"]
-    if samples["status"] or samples["values"]:
-        lines += ["", "Sampled values: what the host was doing at that instant; listed apart, never a difference"]
-        lines += [f"  {e['id']}  {_move(e)}  {e['title']}" for e in samples["status"]]
-        lines += [f"  {_where(e)}: {_value(e, 'a')} → {_value(e, 'b')}" for e in samples["values"]]
-    if "fail_on" in doc:
-        gate = doc["fail_on"]
-        lines += ["", f"--fail-on {gate['on']}: " + (f"failed ({', '.join(gate['regressed'])})" if gate["failed"]
-                                                        else "passed")]
-    return "\n".join(lines) + "\n"
-
-
-def _text_statuses(title: str, entries: list[StatusEntry], message: bool) -> list[str]:
-    if not entries:
-        return []
-    lines = ["", f"{title} ({len(entries)})"]
-    for e in entries:
-        lines.append(f"  {e['id']}  {_move(e)}  {e['title']}")
-        if message and e["message"]:
-            lines.append(f"      B: {e['message']}")
-    return lines
-
-
-# --- Markdown -----------------------------------------------------------------------------------------
-
-
-def _md_value(entry: ValueEntry, key: Literal["a", "b"]) -> str:
-    return md_cell_code(show(entry[key])) if key in entry else md_text(ABSENT)
-
-
-def render_markdown(doc: CompareDocument) -> str:
+def page(doc: CompareDocument) -> Document:
+    """The comparison as a document: what each side is, the lists in the order above, then the gate."""
     source = doc["source"]
-    lines = ["## stackaudit compare", "",
-             f"stackaudit {md_text(doc['tool']['version'])} · {md_text(doc['generated_at'])}", "",
-             "| | file | read as |", "|---|---|---|"]
-    for key, side in (("a", source["a"]), ("b", source["b"])):
-        described = _side_text(side)[len(side["file"]) + 2:]
-        lines.append(f"| {key.upper()} | {md_cell_code(side['file'])} | {md_text(described)} |")
-    lines += ["", f"**Verdict: {md_text(doc['verdict'])}** ({md_text(_tail(doc))})"]
+    head: list[Block] = [Paragraph(f"stackaudit {doc['tool']['version']} · {doc['generated_at']}"),
+                         Table(("", "file", "read as"), tuple(
+                             (key, Code(side["file"]), _side_text(side)[len(side["file"]) + 2:])
+                             for key, side in (("A", source["a"]), ("B", source["b"]))))]
     if doc.get("note"):
-        lines += ["", f"Note: {md_text(doc['note'])}"]
-    for group in _LISTED:
-        lines += _md_statuses(_TITLES[group], doc[group], group in _WITH_MESSAGE)
-    lines += _md_values(f"Configuration changed ({len(doc['configuration'])})", doc["configuration"])
+        head.append(Paragraph(f"Note: {doc['note']}"))
+    sections = [Section("", tuple(head))]
+    sections += [_statuses(f"{_TITLES[g]} ({len(doc[g])})", doc[g], g in _WITH_MESSAGE) for g in _LISTED if doc[g]]
+    if doc["configuration"]:
+        sections.append(Section(f"Configuration changed ({len(doc['configuration'])})", (_values(doc["configuration"]),)))
     for key, side_name in _ONLY:
         if doc[key]:
-            lines += ["", f"### Checks only in {side_name} ({len(doc[key])})", "",
-                      ", ".join(f"{md_code(e['id'])} {md_text(e['status'], line_start=False)}" for e in doc[key])]
-    lines += _md_statuses("Still wrong in both", doc["still_wrong"], False)
+            sections.append(Section(f"Checks only in {side_name} ({len(doc[key])}; another stackaudit version?)", (
+                Table(("check", "status"), tuple((Code(e["id"]), e["status"]) for e in doc[key])),)))
+    if doc["still_wrong"]:
+        sections.append(_statuses(f"Still wrong in both ({len(doc['still_wrong'])})", doc["still_wrong"], False))
     samples = doc["samples"]
     if samples["status"] or samples["values"]:
-        lines += ["", "### Sampled values", "",
-                  "What the host was doing at that instant: listed apart, never a difference."]
-        lines += _md_statuses("", samples["status"], False, heading=False)
-        lines += _md_values("", samples["values"], heading=False)
+        blocks: list[Block] = [Paragraph("What the host was doing at that instant: listed apart, never a difference.")]
+        if samples["status"]:
+            blocks.append(_statuses("", samples["status"], False).blocks[0])
+        if samples["values"]:
+            blocks.append(_values(samples["values"]))
+        sections.append(Section("Sampled values", tuple(blocks)))
     if "fail_on" in doc:
         gate = doc["fail_on"]
-        verdict = ("failed: " + ", ".join(md_code(i) for i in gate["regressed"])) if gate["failed"] else "passed"
-        lines += ["", f"{md_code('--fail-on ' + gate['on'])}: {verdict}"]
-    return "\n".join(lines) + "\n"
+        verdict = f"failed ({', '.join(gate['regressed'])})" if gate["failed"] else "passed"
+        sections.append(Section("", (Paragraph(f"--fail-on {gate['on']}: {verdict}"),)))
+    return Document("compare", "stackaudit compare", f"{doc['verdict']} ({_tail(doc)})", tuple(sections),
+                    cast(dict[str, object], doc))
 
 
-def _md_statuses(title: str, entries: list[StatusEntry], message: bool, heading: bool = True) -> list[str]:
-    if not entries:
-        return []
-    lines = ["", f"### {title} ({len(entries)})"] if heading else []
-    header = ["check", "A", "B", "title", *(["B says"] if message else [])]
-    rows = [[md_cell_code(e["id"]), md_text(_state(e["a"])), md_text(_state(e["b"])), md_cell(e["title"]),
-             *([md_cell(e["message"])] if message else [])] for e in entries]
-    return [*lines, "", *md_table(header, rows)]
+def _statuses(title: str, entries: list[StatusEntry], message: bool) -> Section:
+    header = ("check", "A", "B", "title", *(("B says",) if message else ()))
+    rows = tuple((Code(e["id"]), _state(e["a"]), _state(e["b"]), e["title"], *((e["message"],) if message else ()))
+                 for e in entries)
+    return Section(title, (Table(header, rows),))
 
 
-def _md_values(title: str, entries: list[ValueEntry], heading: bool = True) -> list[str]:
-    if not entries:
-        return []
-    lines = ["", f"### {title}"] if heading else []
-    rows = [[md_cell_code(e["id"]), md_cell_code(e["subject"]) if e["subject"] else "", _md_value(e, "a"),
-             _md_value(e, "b")] for e in entries]
-    return [*lines, "", *md_table(["check", "subject", "A", "B"], rows)]
+def _values(entries: list[ValueEntry]) -> Table:
+    def value(entry: ValueEntry, key: Literal["a", "b"]) -> Cell:
+        return Code(show(entry[key])) if key in entry else ABSENT
+
+    return Table(("check", "subject", "A", "B"), tuple(
+        (Code(e["id"]), Code(e["subject"]) if e["subject"] else "", value(e, "a"), value(e, "b")) for e in entries))

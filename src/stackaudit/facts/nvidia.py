@@ -44,7 +44,7 @@ from stackaudit.facts.sources import (
     POWERPROFILESCTL,
     PROC_MEMINFO,
 )
-from stackaudit.gputable import GpuSpec, GpuTableError, UnknownGpuError, lookup
+from stackaudit.gputable import GpuSpec, GpuTableError, UnknownGpuError, architecture_of, lookup
 from stackaudit.host.base import Host, NotCaptured, read_optional
 from stackaudit.host.nvml import NvmlError
 from stackaudit.pci_address import normalize_bdf
@@ -125,6 +125,7 @@ class GpuInfo:
     bdf: str = ""  # sysfs form, 0000:01:00.0
     architecture: str = ""
     compute_capability: str = ""
+    pci_device_id: int | None = None  # the NVIDIA PCI device id (0x1401 of `Device Id : 0x140110DE`)
     persistence: bool | None = None
     compute_mode: str | None = None  # Default | Exclusive_Process | Prohibited | Exclusive_Thread
     display_active: bool | None = None
@@ -209,6 +210,12 @@ class GpuInfo:
     def spec(self) -> GpuSpec | None:
         """The row of data/gpus.toml for this GPU's product name, or None when unknown."""
         return gpu_spec(self.name)
+
+    @property
+    def implied_architecture(self) -> str:
+        """The architecture as the source names it, else as the name or PCI device id implies
+        (gputable.architecture_of); "" when nothing says."""
+        return self.architecture or architecture_of(self.name, self.pci_device_id)
 
     @property
     def active_nvlinks(self) -> int | None:

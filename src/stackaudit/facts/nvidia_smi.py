@@ -27,7 +27,7 @@ from stackaudit.facts.nvidia import (
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
 from stackaudit.facts.sources import NVML, NVSMI_QUERY, NVSMI_TABLE, NVSMI_XML
-from stackaudit.gputable import GpuTableError, resolve_cut_name
+from stackaudit.gputable import CUT_MARK, GpuTableError, resolve_cut_name
 from stackaudit.host.base import NotCaptured
 from stackaudit.host.limits import load_xml
 from stackaudit.host.nvml import NvmlError
@@ -281,11 +281,22 @@ def _xml_processes(node: Node | None) -> tuple[GpuProcess, ...] | None:
     return tuple(procs)
 
 
+def _nvidia_device_id(value: str | None) -> int | None:
+    """The device half of nvidia-smi's `Device Id` (0x140110DE: device 0x1401, vendor 0x10DE); None for another
+    vendor or a value that is no such number."""
+    text = _clean(value)
+    if text is None or not re.fullmatch(r"0x[0-9A-Fa-f]{8}", text):
+        return None
+    number = int(text, 16)
+    return number >> 16 if number & 0xFFFF == 0x10DE else None
+
+
 # GpuInfo fields both nvidia-smi forms show: field -> (conversion, `-q -x` element path, `-q` text path).
 _GPU_FIELDS: dict[str, tuple[Callable[[str | None], Any], str, str]] = {
     "name": (_name, "product_name", "Product Name"),
     "uuid": (_name, "uuid", "GPU UUID"),
     "architecture": (_name, "product_architecture", "Product Architecture"),
+    "pci_device_id": (_nvidia_device_id, "pci/pci_device_id", "PCI/Device Id"),
     "persistence": (_bool, "persistence_mode", "Persistence Mode"),
     "compute_mode": (_compute_mode, "compute_mode", "Compute Mode"),
     "display_active": (_bool, "display_active", "Display Active"),
@@ -409,7 +420,7 @@ QUERY_FIELDS: dict[str, tuple[int, bool]] = {
         "Max Customer Boost Clocks", "Clock Policy", "Voltage", "Fabric", "Capabilities")},
     **{k: (2, False) for k in (
         "Virtualization Mode", "Host VGPU Mode", "vGPU Heterogeneous Mode", "Bus Id", "Replays Since Reset",
-        "Replays since reset",  # before driver 4xx
+        "Replays since reset",  # the R384 spelling (corpus 228)
         "Replay Number Rollovers", "Power Draw", "Average Power Draw", "Instantaneous Power Draw",
         "Power Management", "Power Limit", "Current Power Limit", "Requested Power Limit", "Default Power Limit",
         "Enforced Power Limit", "Min Power Limit", "Max Power Limit", "GPU Current Temp", "GPU Shutdown Temp",
@@ -673,6 +684,7 @@ def parse_table(text: str) -> NvidiaGpus:
             compute_mode=_compute_mode(r.get("compute")),
             mig_current=mig,
             mig_devices=0 if mig is False else None,
+            ecc_current=_ecc_from_cell(r.get("ecc")),
             ecc_volatile_uncorrected=_int(r.get("ecc")),
             power_limit_w=_float(r.get("cap")),
             power_draw_w=_float(r.get("draw")),
@@ -699,6 +711,21 @@ def parse_table(text: str) -> NvidiaGpus:
                       None, tuple(notes), cut=cut_at)
 
 
+def _ecc_from_cell(cell: str | None) -> bool | None:
+    """The ECC mode the table's `Volatile Uncorr. ECC` cell shows; None where it shows none.
+
+    NVML counts ECC errors only with ECC mode enabled (nvmlDeviceGetTotalEccErrors: "Requires ECC Mode to be
+    enabled", https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html), so a count is ECC on.
+    With no count to print the cell names the mode: `On` (an A100 in MIG mode, DCGM issue 70) or `Off` (an A100
+    SXM4 with ECC disabled, phoenix-miner issue 17).
+    `N/A` is a GPU without ECC (nvidia-smi prints N/A for unsupported data), which `unsupported` keeps.
+    """
+    text = (cell or "").strip()
+    if text.isdigit() or text == "On":
+        return True
+    return False if text == "Off" else None
+
+
 def _cut_name(shown: str, memory_mib: float | None, cap_w: float | None) -> tuple[str, str]:
     """(name, note): a name the table cut, resolved from the row's memory size and power cap (gputable)."""
     try:
@@ -709,7 +736,10 @@ def _cut_name(shown: str, memory_mib: float | None, cap_w: float | None) -> tupl
         return shown, ""
     if cut.spec is None or not cut.spec.nvidia_smi_names:
         return shown, cut.note
-    return cut.spec.nvidia_smi_names[0], cut.note
+    prefix = shown.strip()[: -len(CUT_MARK)].rstrip().lower()
+    # The spelling the cut name is a prefix of ("GeForce GTX 1080 Ti" of driver 396, not R495's "NVIDIA GeForce ...").
+    return next((name for name in cut.spec.nvidia_smi_names if name.lower().startswith(prefix)),
+                cut.spec.nvidia_smi_names[0]), cut.note
 
 
 # --- the NVML alternative --------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""A fix plan as a bash script, as Markdown (for a ticket) and as JSON (docs/fix.md).
+"""A fix plan as a bash script, and as a document (render.document) drawn as Markdown (for a ticket) and JSON
+(docs/fix.md).
 
 The script runs nothing when it is run whole: each group is a function and the last lines run the
 one group named on the command line (`bash plan.sh now`); with no name they print the groups and
@@ -9,7 +10,6 @@ the host (observed values, the hostname) is a bash word or a comment that cannot
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from stackaudit.fixes.kernel_cmdline import systemd_boot_form
@@ -23,10 +23,8 @@ from stackaudit.fixes.plan import (
     observed_text,
 )
 from stackaudit.fixes.shell_quote import bash_word, comment_text
-from stackaudit.render.escape import md_block, md_inline, md_text
-from stackaudit.render.formats import SCHEMAS
+from stackaudit.render.document import Block, Code, Document, Notes, Paragraph, Section, draw
 
-PLAN_SCHEMA = SCHEMAS["fix-plan"]
 _INDENT = "  "
 _LOADER_WORDS = {"grub": "GRUB", "systemd-boot": "systemd-boot"}
 _AFTER = {"restart": "after the engine restarts", "driver-reload": "after the driver is reloaded",
@@ -224,20 +222,15 @@ def render_bash(plan: Plan) -> str:
     return "\n".join(out)
 
 
-def render_markdown(plan: Plan) -> str:
-    out = [f"# {md_text(_header_facts(plan)[0])}", ""]
-    out += [f"- {md_inline(line)}" for line in _header_facts(plan)[1:]]
-    words = _run_words(plan)
-    if len(words) == 1:
-        out += ["", md_text(words[0]), ""]
-    else:
-        out += ["", md_text(f"{words[0]} {words[1]}"), "", *md_block([words[2].strip()], "bash"), "", md_text(words[3]), ""]
-    for group in plan.groups:
-        out += [f"## {md_text(f'{group}: {plan.group_title(group)}')}", ""]
-        checks = sorted({s.check for s in plan.group(group)})
-        out += [md_inline("Checks: " + ", ".join(f"`{c}`" for c in checks)), ""]
-        out += [*md_block(_group_lines(plan, group)[1:], "bash"), ""]
-    return "\n".join(out).rstrip("\n") + "\n"
+def document(plan: Plan) -> Document:
+    """The plan for a ticket: its facts, how to run it, and each group's checks and script."""
+    facts, words = _header_facts(plan), _run_words(plan)
+    head: tuple[Block, ...] = (Notes(tuple(facts[1:])), Paragraph(words[0])) if len(words) == 1 else (
+        Notes(tuple(facts[1:])), Paragraph(f"{words[0]} {words[1]}"), Code(words[2].strip(), "bash"), Paragraph(words[3]))
+    groups = tuple(Section(f"{group}: {plan.group_title(group)}", (
+        Paragraph("Checks: " + ", ".join(f"`{c}`" for c in sorted({s.check for s in plan.group(group)}))),
+        Code("\n".join(_group_lines(plan, group)[1:]), "bash"))) for group in plan.groups)
+    return Document("fix-plan", facts[0], "", (Section("", head), *groups), plan_to_json(plan))
 
 
 def _commands_json(commands: tuple[Command, ...], group: str) -> list[dict[str, Any]]:
@@ -260,7 +253,6 @@ def plan_to_json(plan: Plan) -> dict[str, Any]:
         groups.append({"id": group, "title": plan.group_title(group), "function": _function(group),
                        "steps": steps, "verify": plan.verify(group)})
     return {
-        "schema": PLAN_SCHEMA,
         "tool": dict(plan.tool),
         "source": dict(plan.source),
         "generated_at": plan.generated_at,
@@ -276,11 +268,8 @@ def plan_to_json(plan: Plan) -> dict[str, Any]:
 
 
 def render(plan: Plan, fmt: str) -> str:
-    if fmt == "markdown":
-        return render_markdown(plan)
-    if fmt == "json":
-        return json.dumps(plan_to_json(plan), indent=2, ensure_ascii=False) + "\n"
-    return render_bash(plan)
+    """The plan as a bash script (text), or its document drawn as Markdown or JSON."""
+    return render_bash(plan) if fmt == "text" else draw(document(plan), fmt)
 
 
-__all__ = ["GROUPS", "PLAN_SCHEMA", "plan_to_json", "render", "render_bash", "render_markdown"]
+__all__ = ["GROUPS", "document", "plan_to_json", "render", "render_bash"]

@@ -97,7 +97,6 @@ class Gate(TypedDict):
 
 
 class _DocumentKeys(TypedDict):
-    schema: int
     tool: Tool
     source: Source
     generated_at: str

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from stackaudit.fleet.document import DriftEntry, FleetDocument
-from stackaudit.fleet.summary import GATHERERS, NAMED, others, where
+from stackaudit.fleet.summary import NAMED, others, source_line, where
 from stackaudit.render.escape import esc
+from stackaudit.render.text import plural
 from stackaudit.report.html import page
 
 _CSS = """
@@ -48,10 +49,6 @@ _JS = """
 """
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' if n != 1 else ''}"
-
-
 def _names(nodes: Sequence[str]) -> str:
     """The first few nodes, then "and N more" with every node in a <details>; each name a `.n` span
     (what the node filter reads)."""
@@ -73,12 +70,7 @@ def _count(n: int, hit: bool = False) -> str:
 
 
 def _header(doc: FleetDocument) -> list[str]:
-    source = doc["source"]
-    line = (f"stackaudit {doc['tool']['version']} · {doc['generated_at']} · {_plural(source['nodes'], 'node')} from "
-            f"{GATHERERS.get(source['gatherer'], source['gatherer'])}")
-    if source.get("hidden_entries"):
-        line += f" ({source['hidden_entries']} hidden entries left out)"
-    out = ["<header><h1>stackaudit fleet</h1>", f'<p class="headline muted">{esc(line)}</p>']
+    out = ["<header><h1>stackaudit fleet</h1>", f'<p class="headline muted">{esc(source_line(doc))}</p>']
     if doc.get("command"):
         out.append(f'<p class="headline"><code>{esc(doc["command"])}</code></p>')
     out += [f'<p class="verdict" id="verdict"><b>Verdict: {esc(doc["verdict"])}</b></p>', "</header>"]
@@ -89,7 +81,7 @@ def _groups(doc: FleetDocument) -> list[str]:
     if not doc["groups"]:
         return []
     return ['<section id="groups"><h2>Groups</h2><p class="muted">Nodes that should be alike: same GPU model and '
-            "count.</p><ul>" + "".join(f"<li>{esc(g['group'])}: {_plural(len(g['nodes']), 'node')}</li>"
+            "count.</p><ul>" + "".join(f"<li>{esc(g['group'])}: {plural(len(g['nodes']), 'node')}</li>"
                                       for g in doc["groups"]) + "</ul></section>"]
 
 
@@ -139,7 +131,7 @@ def _drift(doc: FleetDocument) -> list[str]:
     for i, group in enumerate(doc["groups"]):
         entries = [d for d in doc["drift"] if d["group"] == group["group"]]
         out.append(f'<section class="drift" id="drift-{i}"><h2>Drift within {esc(group["group"])} '
-                   f"({_plural(len(group['nodes']), 'node')}): "
+                   f"({plural(len(group['nodes']), 'node')}): "
                    + ("—" if len(group["nodes"]) < 2 else str(len(entries)) if entries else "none") + "</h2>")
         if len(group["nodes"]) < 2:
             out.append('<p class="muted">One node only: nothing to compare.</p>')
@@ -186,5 +178,5 @@ def _gate(doc: FleetDocument) -> list[str]:
 def render_html(doc: FleetDocument) -> str:
     body = [*_header(doc), *_groups(doc), *_nodes(doc), *_drift(doc), *_shared(doc), *_failed(doc), *_gate(doc),
             f'<footer class="muted"><p>stackaudit {esc(doc["tool"]["version"])} · fleet · '
-            f"{_plural(doc['summary']['nodes'], 'node')}</p></footer>"]
+            f"{plural(doc['summary']['nodes'], 'node')}</p></footer>"]
     return page(f"stackaudit fleet — {doc['verdict']}", body, script=False, extra_css=_CSS, extra_script=_JS)

@@ -1,5 +1,5 @@
-"""The fleet report: JSON (the common envelope, docs/fleet.md and docs/fleet.schema.json), text, Markdown,
-HTML (fleet/html_page.py: one self-contained page with a node filter).
+"""The fleet report: a document (render.document) drawn as JSON (the common envelope, docs/fleet.md and
+docs/fleet.schema.json), text and Markdown; HTML is fleet/html_page.py (one self-contained page with a node filter).
 
 All four show the same parts in the same order: the verdict; per node its group and the counts per
 priority (issues not waived), unknown checks and differences; the drift within each group, by node (a
@@ -10,7 +10,6 @@ reads only the document (`document()`): the JSON carries everything the others s
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import cast
 
@@ -26,11 +25,10 @@ from stackaudit.fleet.document import (
     Summary,
 )
 from stackaudit.fleet.drift import Drift, FleetDrift, find_drift
-from stackaudit.fleet.summary import GATHERERS, HOST, NAMED, PRIORITIES, NodeSummary, others, where
-from stackaudit.render.escape import md_cell, md_cell_code, md_code, md_table, md_text
-from stackaudit.render.formats import SCHEMAS
+from stackaudit.fleet.summary import HOST, NAMED, PRIORITIES, NodeSummary, others, source_line, where
+from stackaudit.render.document import Cell, Code, Document, Notes, Paragraph, Section, Table, draw
+from stackaudit.render.text import plural
 
-FLEET_SCHEMA = SCHEMAS["fleet"]
 FAIL_ON = ("P0", "P1", "P2", "drift")
 
 
@@ -44,7 +42,7 @@ def document(summaries: Sequence[NodeSummary], gatherer: str, argv: Sequence[str
     source: Source = {"gatherer": gatherer, "nodes": len(summaries)}
     if hidden_entries:
         source["hidden_entries"] = hidden_entries
-    head: dict[str, object] = {"schema": FLEET_SCHEMA, "tool": {"name": "stackaudit", "version": __version__},
+    head: dict[str, object] = {"tool": {"name": "stackaudit", "version": __version__},
                                "source": source, "generated_at": generated_at or utc_now()}
     if argv is not None:
         from stackaudit.report.header import command_line
@@ -92,14 +90,13 @@ def exit_code(doc: FleetDocument) -> int:
 
 
 def _verdict(summary: Summary) -> str:
-    parts = [f"{summary['audited']} of {summary['nodes']} node{'s' if summary['nodes'] != 1 else ''} audited"]
+    parts = [f"{summary['audited']} of {plural(summary['nodes'], 'node')} audited"]
     if summary["failed"]:
         parts.append(f"{summary['failed']} failed")
-    n = summary["drift"]
-    parts.append("no drift" if not n else f"{n} difference{'s' if n != 1 else ''} between nodes that should be alike")
-    n = summary["shared"]
-    if n:
-        parts.append(f"{n} issue{'s' if n != 1 else ''} on every node")
+    drift, shared = summary["drift"], summary["shared"]
+    parts.append(f"{plural(drift, 'difference')} between nodes that should be alike" if drift else "no drift")
+    if shared:
+        parts.append(f"{plural(shared, 'issue')} on every node")
     return ", ".join(parts)
 
 
@@ -117,17 +114,12 @@ def _title(check: str) -> str:
 
 
 def render(doc: FleetDocument, fmt: str) -> str:
-    if fmt == "json":
-        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-    if fmt == "markdown":
-        return render_markdown(doc)
+    """The fleet report in `fmt`: HTML is its own page (fleet/html_page.py); the rest is drawn from `page(doc)`."""
     if fmt == "html":
         from stackaudit.fleet.html_page import render_html
 
         return render_html(doc)
-    return render_text(doc)
-
-
+    return draw(page(doc), fmt)
 
 
 def _names(nodes: Sequence[str]) -> str:
@@ -135,110 +127,50 @@ def _names(nodes: Sequence[str]) -> str:
     return shown + (f" and {len(nodes) - NAMED} more" if len(nodes) > NAMED else "")
 
 
-def drift_line(entry: DriftEntry) -> list[str]:
-    """One line per odd value: `node-07: driver 570.86.15 vs 580.65.06 on 31 others`; a tie on one line."""
+def _drift_rows(entry: DriftEntry) -> list[tuple[Cell, ...]]:
+    """One row per odd value: the nodes, what differs, their value, the majority's; a tie names every side."""
     majority = entry["majority"]
-    if majority is None:  # a tie
+    if majority is None:
         sides = "; ".join(f"{o['value']} on {len(o['nodes'])} ({_names(o['nodes'])})" for o in entry["odd"])
-        return [f"{where(entry)}: no majority: {sides}"]
-    return [f"{_names(o['nodes'])}: {where(entry)} {o['value']} vs {majority['value']} {others(majority['nodes'])}"
-            for o in entry["odd"]]
+        return [(", ".join(n for o in entry["odd"] for n in o["nodes"][:NAMED]), Code(where(entry)), sides,
+                 "no majority")]
+    return [(_names(o["nodes"]), Code(where(entry)), Code(o["value"]),
+             f"{majority['value']} {others(majority['nodes'])}") for o in entry["odd"]]
 
 
-def _groups_line(doc: FleetDocument) -> list[str]:
-    return [f"  {g['group']}: {len(g['nodes'])} node{'s' if len(g['nodes']) != 1 else ''}" for g in doc["groups"]]
-
-
-def render_text(doc: FleetDocument) -> str:
-    source = doc["source"]
-    lines = [f"stackaudit {doc['tool']['version']} · fleet · {doc['generated_at']}",
-             f"{source['nodes']} nodes from {GATHERERS.get(source['gatherer'], source['gatherer'])}"
-             + (f" ({source['hidden_entries']} hidden entries left out)" if source.get("hidden_entries") else ""),
-             "", f"Verdict: {doc['verdict']}"]
+def page(doc: FleetDocument) -> Document:
+    """The fleet report's document: the parts of the module docstring, in its order."""
+    sections = [Section("", (Paragraph(source_line(doc)),))]
     if doc["groups"]:
-        lines += ["", "Groups (nodes that should be alike: same GPU model and count)", *_groups_line(doc)]
+        sections.append(Section("Groups (nodes that should be alike: same GPU model and count)", (
+            Notes(tuple(f"{g['group']}: {plural(len(g['nodes']), 'node')}" for g in doc["groups"])),)))
     audited = [n for n in doc["nodes"] if n["status"] == "audited"]
     if audited:
-        width = max(len(n["node"]) for n in audited)
-        lines += ["", "Nodes (issues not waived, per priority)",
-                  f"  {'node':<{width}}  P0  P1  P2  unknown  drift  driver / kernel"]
-        for n in audited:
-            issues, inv = n["issues"], n["inventory"]
-            lines.append(f"  {n['node']:<{width}}  {issues['P0']:>2}  {issues['P1']:>2}  {issues['P2']:>2}  "
-                         f"{n['by_status'].get('unknown', 0):>7}  {n['drift']:>5}  "
-                         f"{inv.get('driver') or '?'} / {inv.get('kernel') or '?'}"
-                         + ("  (partial snapshot)" if n.get("partial") else ""))
+        sections.append(Section("Nodes (issues not waived, per priority)", (Table(
+            ("node", "group", *PRIORITIES, "unknown", "drift", "driver", "kernel"),
+            tuple((Code(n["node"]), n["group"] + (" (partial snapshot)" if n.get("partial") else ""),
+                   *(str(n["issues"][p]) for p in PRIORITIES), str(n["by_status"].get("unknown", 0)),
+                   str(n["drift"]), Code(n["inventory"].get("driver") or "?"),
+                   Code(n["inventory"].get("kernel") or "?")) for n in audited), "llrrrrrll"),)))
     for group in doc["groups"]:
         entries = [d for d in doc["drift"] if d["group"] == group["group"]]
         if len(group["nodes"]) < 2:
-            lines += ["", f"Drift within {group['group']}: one node only, nothing to compare"]
+            sections.append(Section(f"Drift within {group['group']}: one node only, nothing to compare", ()))
             continue
-        lines += ["", f"Drift within {group['group']} ({len(group['nodes'])} nodes): "
-                  + (f"{len(entries)}" if entries else "none")]
-        for d in entries:
-            lines += [f"  {line}" for line in drift_line(d)]
+        heading = f"Drift within {group['group']} ({len(group['nodes'])} nodes): {len(entries) or 'none'}"
+        rows = tuple(row for d in entries for row in _drift_rows(d))
+        sections.append(Section(heading, (Table(("nodes", "what", "value", "majority"), rows),) if rows else ()))
     if doc["shared"]:
-        lines += ["", f"On every node ({len(doc['shared'])}): fix once, in the image"]
-        for s in doc["shared"]:
-            waived = f" (waived on {s['waived_on']})" if s["waived_on"] else ""
-            lines.append(f"  {s['priority'] or '--'}  {s['check']}  {s['title']}{waived}")
-            if s["message"]:
-                lines.append(f"      {s['message']}")
+        sections.append(Section(f"On every node ({len(doc['shared'])}): fix once, in the image", (Table(
+            ("priority", "check", "title", "message"),
+            tuple((s["priority"] or "--", Code(s["check"]),
+                   s["title"] + (f" (waived on {s['waived_on']})" if s["waived_on"] else ""), s["message"])
+                  for s in doc["shared"])),)))
     if doc["failed"]:
-        lines += ["", f"Failed nodes ({len(doc['failed'])}): not audited"]
-        lines += [f"  {f['node']}: {f['error']}" for f in doc["failed"]]
+        sections.append(Section(f"Failed nodes ({len(doc['failed'])}): not audited", (
+            Table(("node", "reason"), tuple((Code(f["node"]), f["error"]) for f in doc["failed"])),)))
     if doc.get("fail_on"):
         gate = doc["fail_on"]
-        lines += ["", f"--fail-on {gate['on']}: " + (f"failed ({_names(gate['nodes'])})" if gate["failed"]
-                                                        else "passed")]
-    return "\n".join(lines) + "\n"
-
-
-def render_markdown(doc: FleetDocument) -> str:
-    source = doc["source"]
-    lines = ["## stackaudit fleet", "",
-             f"stackaudit {md_text(doc['tool']['version'])} · {md_text(doc['generated_at'])} · "
-             f"{source['nodes']} nodes from {md_text(GATHERERS.get(source['gatherer'], source['gatherer']))}", "",
-             f"**Verdict: {md_text(doc['verdict'])}**"]
-    audited = [n for n in doc["nodes"] if n["status"] == "audited"]
-    if audited:
-        rows = [[md_cell_code(n["node"]), md_cell(n["group"]), *(str(n["issues"][p]) for p in PRIORITIES),
-                 str(n["by_status"].get("unknown", 0)), str(n["drift"]),
-                 md_cell_code(n["inventory"].get("driver") or "?"), md_cell_code(n["inventory"].get("kernel") or "?")]
-                for n in audited]
-        lines += ["", "### Nodes", "",
-                  *md_table(["node", "group", *PRIORITIES, "unknown", "drift", "driver", "kernel"], rows)]
-    for group in doc["groups"]:
-        entries = [d for d in doc["drift"] if d["group"] == group["group"]]
-        lines += ["", f"### Drift within {md_text(group['group'], line_start=False)} ({len(group['nodes'])} nodes)", ""]
-        if len(group["nodes"]) < 2:
-            lines.append("One node only: nothing to compare.")
-            continue
-        if not entries:
-            lines.append("None.")
-            continue
-        drift_rows: list[list[str]] = []
-        for d in entries:
-            majority = d["majority"]
-            if majority is None:  # a tie
-                sides = "; ".join(f"{md_cell_code(o['value'])} on {len(o['nodes'])}" for o in d["odd"])
-                drift_rows.append([md_cell(", ".join(n for o in d["odd"] for n in o["nodes"][:NAMED])),
-                                   md_cell_code(where(d)), sides, "no majority"])
-                continue
-            drift_rows += [[md_cell(_names(o["nodes"])), md_cell_code(where(d)), md_cell_code(o["value"]),
-                            f"{md_cell_code(majority['value'])} {md_text(others(majority['nodes']), False)}"]
-                           for o in d["odd"]]
-        lines += md_table(["nodes", "what", "value", "majority"], drift_rows)
-    if doc["shared"]:
-        shared = [[s["priority"] or "", md_cell_code(s["check"]), md_cell(s.get("title", "")), md_cell(s["message"])]
-                  for s in doc["shared"]]
-        lines += ["", f"### On every node ({len(doc['shared'])}): fix once, in the image", "",
-                  *md_table(["priority", "check", "title", "message"], shared)]
-    if doc["failed"]:
-        lines += ["", f"### Failed nodes ({len(doc['failed'])})", "",
-                  *md_table(["node", "reason"], [[md_cell_code(f["node"]), md_cell(f["error"])] for f in doc["failed"]])]
-    if doc.get("fail_on"):
-        gate = doc["fail_on"]
-        verdict = f"failed: {md_text(_names(gate['nodes']), False)}" if gate["failed"] else "passed"
-        lines += ["", f"{md_code('--fail-on ' + gate['on'])}: {verdict}"]
-    return "\n".join(lines) + "\n"
+        sections.append(Section("", (Paragraph(f"--fail-on {gate['on']}: " + (
+            f"failed ({_names(gate['nodes'])})" if gate["failed"] else "passed")),)))
+    return Document("fleet", "stackaudit fleet", doc["verdict"], tuple(sections), cast(dict[str, object], doc))

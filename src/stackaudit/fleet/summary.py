@@ -15,7 +15,8 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
-from stackaudit.fleet.document import DriftEntry, NodeEntry
+from stackaudit.fleet.document import DriftEntry, FleetDocument, NodeEntry
+from stackaudit.render.text import plural
 
 # A value shown in the report is cut to this many characters; longer values compare by their SHA-256.
 SHOWN_CHARS = 96
@@ -100,6 +101,14 @@ class NodeSummary:
         if self.partial:
             out["partial"] = True
         return out
+
+
+def source_line(doc: FleetDocument) -> str:
+    """`stackaudit 0.1.0 · TIME · 6 nodes from Ansible`: the line under every form's title."""
+    source = doc["source"]
+    return (f"stackaudit {doc['tool']['version']} · {doc['generated_at']} · {plural(source['nodes'], 'node')} from "
+            f"{GATHERERS.get(source['gatherer'], source['gatherer'])}"
+            + (f" ({source['hidden_entries']} hidden entries left out)" if source.get("hidden_entries") else ""))
 
 
 def comparable(value: object) -> str:

@@ -68,6 +68,11 @@ def show_value(value: Any, limit: int = 160) -> str:
     return cut_at_word(text, limit)
 
 
+def plural(n: int, word: str) -> str:
+    """`1 node`, `2 nodes`: a count and its noun."""
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
 def cut_at_word(text: str, limit: int) -> str:
     """At most `limit` characters, cut before a word (never inside one), `…` marking the cut."""
     if len(text) <= limit:

@@ -1,8 +1,8 @@
-"""`bench --format html`, `bench history --format html`, `bench compare --format html` and `ceiling
---format html`: the same self-contained page as the audit's (report.html.page: inline style, no fetch),
+"""`bench --format html`, `bench history --format html` and `bench compare --format html`: the same
+self-contained page as the audit's (report.html.page: inline style, no fetch),
 with the charts as inline SVG (report.charts).
 
-The renderers of bench/render.py and ceiling/render.py hand over the lines and table rows they already
+The renderers of bench/render.py hand over the lines and table rows they already
 compute, so the formats say the same thing; only the charts are new here.
 """
 
@@ -10,14 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from stackaudit.render.escape import esc
-from stackaudit.report.charts import Bar, Pair, Series, ladder_chart, line_chart, paired_bar_chart
+from stackaudit.report.charts import Pair, Series, line_chart, paired_bar_chart
 from stackaudit.report.html import page
-
-if TYPE_CHECKING:
-    from stackaudit.ceiling.ladder import CeilingReport
 
 
 def _number(value: Any) -> float | None:
@@ -105,38 +102,6 @@ def bench_page(result: dict[str, Any], header: Sequence[str], columns: Sequence[
         body.append("<details><summary>Definitions</summary><ul>"
                     + "".join(f"<li>{esc(v)}</li>" for v in definitions.values()) + "</ul></details>")
     return page(header[0] if header else "stackaudit bench", body, script=False)
-
-
-def ceiling_charts(report: CeilingReport, labels: dict[str, str]) -> list[str]:
-    """Per level, the ladder of ceilings (tokens/s per stream), the binding one highlighted, the measured
-    point marked; with several levels, the ceiling against concurrency."""
-    out = []
-    for level in report.levels:
-        ceilings = [*level.ceilings, *([level.loaded] if level.loaded is not None else [])]
-        binding = min(ceilings, key=lambda c: abs(c.tokens_per_s - level.tokens_per_s)) if ceilings else None
-        bars = [Bar(labels.get(c.name, c.name), c.tokens_per_s, binding=c is binding) for c in ceilings]
-        measured = level.measured.tokens_per_s if level.measured is not None else None
-        out.append(ladder_chart(f"chart-ladder-c{level.concurrency}", f"Ceiling ladder at concurrency {level.concurrency}",
-                                "tokens/s per stream", bars, measured=measured))
-    if len(report.levels) > 1:
-        points = tuple((float(lv.concurrency), lv.tokens_per_s) for lv in report.levels)
-        agg = tuple((float(lv.concurrency), lv.aggregate_tokens_per_s) for lv in report.levels)
-        out.append(line_chart("chart-ceiling-per-stream", "Ceiling per stream vs concurrency", "concurrency",
-                              "tokens/s per stream", [Series("ceiling per stream", points)]))
-        out.append(line_chart("chart-ceiling-aggregate", "Aggregate ceiling vs concurrency", "concurrency",
-                              "tokens/s", [Series("aggregate ceiling", agg)]))
-    return [c for c in out if c]
-
-
-def ceiling_page(report: CeilingReport, header: Sequence[str], text: str, labels: dict[str, str]) -> str:
-    body = ["<header><h1>Decode-throughput ceiling</h1>"]
-    body += [f'<p class="headline">{esc(line)}</p>' for line in header if not line.startswith("  ")]
-    body.append("</header>")
-    charts = ceiling_charts(report, labels)
-    if charts:
-        body += ['<section id="charts" class="charts"><h2>Ladder</h2>', *charts, "</section>"]
-    body += ['<section id="ceiling-text"><h2>Report</h2>', f"<pre>{esc(text)}</pre>", "</section>"]
-    return page(f"ceiling — {report.arch.name}", body, script=False)
 
 
 # --- bench history -------------------------------------------------------------------------------

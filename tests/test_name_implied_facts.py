@@ -1,0 +1,302 @@
+"""Issue 28, facts implied by what the text shows: the nvidia-smi table's ECC cell is the ECC mode; a GPU's name or
+PCI device id implies its architecture (no GSP before Turing, no MIG before Ampere); the GPU table's rows name the
+default power cap of GPUs people paste (A800 80GB PCIe, GTX 1080 Ti)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from corpus import body, pasted
+from stackaudit.checks.rt import torch_supports, wheel_arch_list
+from stackaudit.engine.testing import run_checks
+from stackaudit.facts.nvidia_smi import parse_query_text, parse_table
+from stackaudit.gputable import PRE_AMPERE, PRE_TURING, architecture_of, lookup, on_nvswitch
+from test_cut_gpu_names import PHOENIX_17
+
+
+def _check(text: str, check_id: str) -> Any:
+    return run_checks(pasted(text), [check_id])[check_id]
+
+
+# --- the table's `Volatile Uncorr. ECC` cell --------------------------------------------------------
+
+@pytest.mark.parametrize(("capture", "modes"), [
+    # Real: https://github.com/vllm-project/vllm/issues/41519, two A800 80GB PCIe reading "0".
+    ("203", [True, True]),
+    # Real: https://github.com/huggingface/text-generation-inference/issues/2671, two A10G reading "0".
+    ("153", [True, True]),
+    # Real: https://github.com/NVIDIA/DCGM/issues/70, GPUs 0-1 read "0" and GPU 2 (MIG enabled) reads "On".
+    ("128", [True, True, True]),
+    # Real: https://github.com/wookayin/gpustat/issues/62, GeForce GTX 1080 Ti cards reading "N/A" (no ECC).
+    ("201", [None, None, None]),
+])
+def test_the_ecc_cell_is_the_ecc_mode(capture: str, modes: list[bool | None]) -> None:
+    gpus = parse_table(body(capture)).gpus
+    assert [g.ecc_current for g in gpus] == modes
+    assert all(("ecc" in g.unsupported) == (g.ecc_current is None) for g in gpus)
+
+
+def test_phoenix_17_off_is_ecc_disabled_on_an_a100() -> None:
+    # Real (phoenix-miner issue 17): an A100 SXM4 40GB whose cell reads "Off": ECC supported and disabled.
+    gpu = parse_table(PHOENIX_17).gpus[0]
+    assert gpu.ecc_current is False and "ecc" not in gpu.unsupported
+
+
+def test_vllm_41519_a800s_ecc_on_is_ok_over_the_gpus_shown() -> None:
+    r = _check(body("203"), "MEM-ECC-MODE")
+    assert r.status == "ok" and "ECC Enabled on 2 GPU(s)" in r.message
+
+
+def test_modelled_one_gpu_off_among_counting_ones_is_an_issue() -> None:
+    # Modelled on vllm#41519's layout: GPU 1's cell changed from "0" to "Off".
+    text = body("203").replace("|   00000000:50:00.0 Off |                    0 |",
+                               "|   00000000:50:00.0 Off |                  Off |")
+    r = _check(text, "MEM-ECC-MODE")
+    assert r.status == "issue" and "differs" in r.message
+
+
+# --- GPU table rows for GPUs people paste ------------------------------------------------------------
+
+def test_vllm_41519_a800_pcie_default_is_300_w() -> None:
+    spec = lookup("NVIDIA A800 80GB PCIe").spec
+    assert (spec.name, spec.power_w, spec.architecture, spec.family) == ("A800 PCIe 80GB", 300, "Ampere",
+                                                                          "datacenter-pcie")
+    r = _check(body("203"), "PWR-GPU-POWER-LIMIT")
+    assert r.status == "ok" and "300 W" in r.message
+
+
+def test_gpustat_62_cut_gtx_108_name_is_the_1080_ti_at_its_250_w_default() -> None:
+    gpus = parse_table(body("201"))
+    assert {g.name for g in gpus.gpus} == {"GeForce GTX 1080 Ti"}
+    assert "11178 MiB" in gpus.notes[1]
+    assert _check(body("201"), "PWR-GPU-POWER-LIMIT").status == "ok"
+
+
+def test_a_gtx_1080_is_not_read_as_the_1080_ti() -> None:
+    # Real: https://github.com/NVIDIA/nvidia-docker/issues/564 (Product Name GeForce GTX 1080, default 180 W): the
+    # word-subset lookup must not give it the Ti's 250 W; an 8 GB card cut to "GeForce GTX 108..." fits no row.
+    with pytest.raises(LookupError):
+        lookup("GeForce GTX 1080")
+    shown = """|   0  GeForce GTX 108...  On   | 00000000:03:00.0 Off |                  N/A |
+| 52%   79C    P2   183W / 200W |   1357MiB /  8119MiB |     93%      Default |
+"""
+    assert parse_table(shown).gpus[0].spec is None
+
+
+# --- architecture implied by the name or the PCI device id ------------------------------------------
+
+# Real: https://github.com/netdata/netdata/issues/4892 (comment by Svenskunganka, 2018-12-01), `nvidia-smi -a` of
+# driver 410.72: no MIG Mode, no GSP field, no Product Architecture.
+NETDATA_4892 = """==============NVSMI LOG==============
+
+Timestamp                           : Sat Dec  1 23:45:21 2018
+Driver Version                      : 410.72
+CUDA Version                        : 10.0
+
+Attached GPUs                       : 1
+GPU 00000000:01:00.0
+    Product Name                    : GeForce GTX 960M
+    Product Brand                   : GeForce
+    Display Mode                    : Disabled
+    Display Active                  : Disabled
+    Persistence Mode                : Disabled
+    Accounting Mode                 : Disabled
+    Accounting Mode Buffer Size     : 4000
+    Driver Model
+        Current                     : N/A
+        Pending                     : N/A
+    Serial Number                   : N/A
+    GPU UUID                        : GPU-101b1cf0-fdf7-b374-a62c-76b25134fcf2
+    Minor Number                    : 0
+    VBIOS Version                   : 82.07.73.00.06
+    MultiGPU Board                  : No
+    Board ID                        : 0x100
+    GPU Part Number                 : N/A
+    Inforom Version
+        Image Version               : N/A
+        OEM Object                  : N/A
+        ECC Object                  : N/A
+        Power Management Object     : N/A
+    GPU Operation Mode
+        Current                     : N/A
+"""
+
+# Real: https://github.com/NVIDIA/nvidia-docker/issues/1146 (issue body by gjgjh): the middle of an RTX 2080 Ti's
+# `nvidia-smi -q` (driver 418), without its Product Name; Device Id 0x1E04 is TU102, a Turing chip.
+NVIDIA_DOCKER_1146 = """    Persistence Mode                : Disabled
+    Accounting Mode                 : Disabled
+    Accounting Mode Buffer Size     : 4000
+    Driver Model
+        Current                     : N/A
+        Pending                     : N/A
+    Serial Number                   : N/A
+    GPU UUID                        : GPU-01587ddd-09b1-67aa-a07b-c5ec7105bd61
+    Minor Number                    : 2
+    VBIOS Version                   : 90.02.17.00.DB
+    MultiGPU Board                  : No
+    Board ID                        : 0x8600
+    GPU Part Number                 : N/A
+    Inforom Version
+        Image Version               : G001.0000.02.04
+        OEM Object                  : 1.1
+        ECC Object                  : N/A
+        Power Management Object     : N/A
+    GPU Operation Mode
+        Current                     : N/A
+        Pending                     : N/A
+    GPU Virtualization Mode
+        Virtualization mode         : None
+    IBMNPU
+        Relaxed Ordering Mode       : N/A
+    PCI
+        Bus                         : 0x86
+        Device                      : 0x00
+        Domain                      : 0x0000
+        Device Id                   : 0x1E0410DE
+        Bus Id                      : 00000000:86:00.0
+        Sub System Id               : 0x12FA10DE
+"""
+
+
+def test_nvidia_docker_1753_maxwell_device_id_has_no_gsp_and_no_mig() -> None:
+    # Real (capture 207): an excerpt without Product Name; Device Id 0x140110DE is GM206.
+    gpu = parse_query_text(body("207")).gpus[0]
+    assert gpu.pci_device_id == 0x1401 and gpu.implied_architecture == "pre-Turing"
+    gsp = _check(body("207"), "DRV-GSP-FIRMWARE")
+    assert gsp.status == "not-applicable" and "no GSP before Turing" in gsp.message
+    assert _check(body("207"), "MEM-MIG").status == "not-applicable"
+
+
+def test_k8s_device_plugin_265_tesla_k40c_is_kepler_without_mig() -> None:
+    # Real (capture 156): driver 440 prints no MIG Mode; the K40c is in no table row, its model number says Kepler.
+    r = _check(body("156"), "MEM-MIG")
+    assert r.status == "not-applicable" and "Tesla K40c (Kepler: MIG starts with Ampere)" in r.message
+    assert _check(body("156"), "DRV-GSP-FIRMWARE").status == "not-applicable"
+
+
+def test_netdata_4892_gtx_960m_is_maxwell_without_gsp() -> None:
+    assert architecture_of("GeForce GTX 960M") == "Maxwell"
+    r = _check(NETDATA_4892, "DRV-GSP-FIRMWARE")
+    assert r.status == "not-applicable" and "GeForce GTX 960M (Maxwell)" in r.message
+
+
+def test_nvidia_docker_1146_turing_device_id_implies_nothing_and_gsp_stays_unknown() -> None:
+    gpu = parse_query_text(NVIDIA_DOCKER_1146).gpus[0]
+    assert gpu.pci_device_id == 0x1E04 and gpu.implied_architecture == ""
+    assert _check(NVIDIA_DOCKER_1146, "DRV-GSP-FIRMWARE").status == "unknown"
+
+
+@pytest.mark.parametrize(("name", "device_id", "architecture"), [
+    ("Tesla V100-SXM2-32GB", None, "Volta"),
+    ("Tesla V100-SXM2...", None, "Volta"),  # a name the table cut keeps its series
+    ("Quadro P6000", None, "Pascal"),
+    ("TITAN RTX", None, "Turing"),
+    ("NVIDIA GeForce GTX 1660", None, "Turing"),
+    ("NVIDIA RTX A2000 Laptop GPU", None, "Ampere"),
+    ("NVIDIA H100 80GB HBM3", None, "Hopper"),  # the table row
+    ("GeForce 410M", None, ""),  # a series of mixed chips says nothing
+    ("Quadro K2200", None, ""),  # Quadro K mixes Kepler and Maxwell
+    ("", 0x1DB1, "pre-Turing"),  # GV100
+    ("", 0x2330, ""),  # GH100
+])
+def test_architecture_of_names_and_device_ids(name: str, device_id: int | None, architecture: str) -> None:
+    assert architecture_of(name, device_id) == architecture
+
+
+def test_pre_turing_is_pre_ampere() -> None:
+    assert PRE_TURING < PRE_AMPERE and "Turing" in PRE_AMPERE and "Ampere" not in PRE_AMPERE
+
+
+# --- a report's GPU list is GPU evidence (the `gpus` inventory) ---------------------------------------
+
+@pytest.mark.parametrize(("capture", "model"), [
+    ("125", "NVIDIA GeForce RTX 4090"),  # Real: https://github.com/vllm-project/vllm/issues/13497 (collect_env)
+    ("174", "Tesla P40"),  # Real: https://github.com/open-mmlab/mmdeploy/issues/17 (check_env, `INFO:root:` lines)
+    ("159", "NVIDIA GeForce RTX 3090"),  # Real: https://github.com/InternLM/lmdeploy/issues/3996 (lmdeploy check_env)
+    ("47", "NVIDIA A40"),  # Real: https://github.com/sgl-project/sglang/issues/2805 (sglang check_env)
+])
+def test_a_report_of_pcie_models_needs_no_fabric_manager(capture: str, model: str) -> None:
+    r = _check(body(capture), "DRV-FABRIC-MANAGER")
+    assert r.status == "not-applicable" and f"no NVSwitch ({model})" in r.message
+
+
+@pytest.mark.parametrize("capture", [
+    "45",  # Real: https://github.com/sgl-project/sglang/pull/965, 8x A100 SXM4 80GB (HGX boards carry NVSwitches)
+    "202",  # Real: https://github.com/vllm-project/vllm/issues/11959, 8x H100 80GB HBM3 (SXM5)
+])
+def test_a_report_of_baseboard_models_leaves_fabric_manager_unknown(capture: str) -> None:
+    assert _check(body(capture), "DRV-FABRIC-MANAGER").status == "unknown"
+
+
+@pytest.mark.parametrize(("name", "switch"), [
+    ("NVIDIA H100 80GB HBM3", True), ("Tesla P40", False), ("NVIDIA GeForce RTX 3060", False),
+    ("NVIDIA GB300", True), ("Tesla V100-SXM2-32GB", True), ("Tesla K40c", None),
+])
+def test_on_nvswitch_from_the_row_else_the_family(name: str, switch: bool | None) -> None:
+    assert on_nvswitch(name) is switch
+
+
+# --- RT-TORCH-ARCH: an official wheel's arch list against the GPUs' compute capability ----------------
+
+@pytest.mark.parametrize(("capture", "status", "says"), [
+    # Real: https://github.com/vllm-project/vllm/issues/11959, torch 2.5.1+cu124 on eight H100.
+    ("202", "ok", "has kernels for NVIDIA H100 80GB HBM3 (compute 9.0)"),
+    # Real: https://github.com/vllm-project/vllm/issues/8243, torch 2.4.0+cu121 on eight H100.
+    ("204", "ok", "has kernels for NVIDIA H100 80GB HBM3 (compute 9.0)"),
+    # Real: https://github.com/sgl-project/sglang/pull/965, torch 2.3.1+cu121 on eight A100 SXM4.
+    ("45", "ok", "has kernels for NVIDIA A100-SXM4-80GB (compute 8.0)"),
+    # Real: https://github.com/vllm-project/vllm/issues/13497, torch 2.5.1+cu121 on an RTX 4090: compute 8.9 runs
+    # the wheel's sm_86 cubins (same major, higher minor).
+    ("125", "ok", "has kernels for NVIDIA GeForce RTX 4090 (compute 8.9)"),
+    # Real: https://github.com/open-mmlab/mmdeploy/issues/17, torch 1.9.0+cu111: before the table's builds.
+    ("174", "unknown", "torch's arch list (no known list for the build torch 1.9.0+cu111)"),
+    # Real: capture 32 (vLLM collect_env, torch 2.7.0+cu128): cu128 lists are known from 2.10 on.
+    ("32", "unknown", "torch's arch list (no known list for the build torch 2.7.0+cu128)"),
+    # Real: capture 86 (WSL 2, vLLM collect_env): a laptop GPU the GPU table has no row for.
+    ("86", "unknown", "the compute capability of NVIDIA GeForce RTX 4070 Laptop GPU (not in the GPU table)"),
+])
+def test_torch_arch_from_a_report(capture: str, status: str, says: str) -> None:
+    # An ok names the GPUs the wheel covers; an unknown names what is missing.
+    r = _check(body(capture), "RT-TORCH-ARCH")
+    assert r.status == status and says in r.message
+
+
+def test_modelled_blackwell_under_a_cu124_wheel_is_an_issue() -> None:
+    # Modelled on vllm#11959's report: its H100s replaced by RTX PRO 6000 Blackwell cards (compute 12.0).
+    text = body("202").replace("NVIDIA H100 80GB HBM3", "NVIDIA RTX PRO 6000 Blackwell Server Edition")
+    r = _check(text, "RT-TORCH-ARCH")
+    assert r.status == "issue" and "no kernels for NVIDIA RTX PRO 6000 Blackwell Server Edition (compute 12.0)" in r.message
+
+
+@pytest.mark.parametrize(("version", "has_sm90", "arch_list_known"), [
+    ("2.5.1+cu124", True, True), ("2.0.1+cu118", True, True), ("2.11.0+cu128", True, True),
+    ("2.7.0+cu128", False, False), ("2.5.0a0+e000cf0ad9.nv24.10", False, False), ("1.13.1+cu117", False, False),
+])
+def test_wheel_arch_list(version: str, has_sm90: bool, arch_list_known: bool) -> None:
+    arches = wheel_arch_list(version)
+    assert (arches is not None) is arch_list_known and ("sm_90" in (arches or ())) is has_sm90
+
+
+def test_a_cubin_runs_on_a_higher_minor_of_its_major_only() -> None:
+    assert torch_supports("8.9", "2.5.1+cu121", "12.1", ("sm_80", "sm_86")) is True
+    assert torch_supports("8.0", "x", "12.1", ("sm_86",)) is False
+    assert torch_supports("12.0", "x", "12.4", ("sm_80", "sm_90")) is False
+
+
+# --- one GPU shown whole: no all-reduce between GPUs --------------------------------------------------
+
+@pytest.mark.parametrize("capture", [
+    "125",  # Real: https://github.com/vllm-project/vllm/issues/13497 (collect_env, one RTX 4090, TP not shown)
+    "160",  # Real: https://github.com/InternLM/lmdeploy/issues/3825 (lmdeploy check_env, one RTX 4060 Laptop)
+    "32",  # Real: https://github.com/vllm-project/vllm/issues/20712 (collect_env, one RTX PRO 6000)
+])
+def test_one_gpu_needs_no_custom_all_reduce(capture: str) -> None:
+    r = _check(body(capture), "IC-CUSTOM-ALLREDUCE")
+    assert r.status == "not-applicable" and r.message.startswith("one GPU (")
+
+
+def test_four_gpus_without_an_engine_stay_unknown() -> None:
+    # Real: https://github.com/InternLM/lmdeploy/issues/3996 (check_env, four RTX 3090): the TP is not shown.
+    assert _check(body("159"), "IC-CUSTOM-ALLREDUCE").status == "unknown"

@@ -1,0 +1,121 @@
+"""The one drawer (render.document): each block in each format, the escaping of data in Markdown and HTML, and
+the schema stamp of the JSON."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from stackaudit.render.document import (
+    Block,
+    Code,
+    Document,
+    Finding,
+    Notes,
+    Paragraph,
+    Section,
+    Table,
+    draw,
+)
+from stackaudit.render.formats import SCHEMAS
+from test_render_markdown_products import _Page, shown
+
+NAME = "org/my_model_*v2*_fp8"  # read as emphasis by GitHub unless escaped
+HOSTILE = "a | b <script>x</script> & `c`"
+
+
+def doc(*blocks: Block, heading: str = "Things", verdict: str = "2 fixed", product: str = "compare") -> Document:
+    return Document(product, "stackaudit test", verdict, (Section(heading, tuple(blocks)),),
+                    {"tool": {"name": "stackaudit"}, "schema": 99})
+
+
+def parsed(page: str) -> _Page:
+    out = _Page()
+    out.feed(page)
+    return out
+
+
+def test_text_draws_title_verdict_and_indented_sections() -> None:
+    text = draw(doc(Paragraph("one line"), Notes(("first", "second")), Finding("P1", "too slow", ("why", "how"))),
+                "text")
+    assert text.splitlines() == ["stackaudit test", "Verdict: 2 fixed", "", "Things", "  one line", "  - first",
+                                 "  - second", "  P1  too slow", "      why", "      how"]
+
+
+def test_text_table_aligns_columns_and_right_aligns_numbers() -> None:
+    table = Table(("name", "tok/s", "cause"), (("a", "1.5", "x"), ("longer", "12,000.0", Code("y|z"))), "lrl")
+    lines = draw(doc(table, heading=""), "text").splitlines()[3:]
+    assert lines == ["name       tok/s  cause", "a            1.5  x", "longer  12,000.0  y|z"]
+
+
+def test_text_keeps_control_characters_off_the_terminal() -> None:
+    text = draw(doc(Table(("id",), (("a\x1b[31mred\nnext",),)), heading=""), "text")
+    assert "\x1b" not in text and "a\\x1b[31mred next" in text
+
+
+def test_code_block_is_verbatim_in_text_and_fenced_in_markdown() -> None:
+    code = Code("echo `date`\n```\nrm <file>", "bash")
+    assert "  echo `date`\n  ```\n  rm <file>\n" in draw(doc(code), "text")
+    markdown = draw(doc(code), "markdown")
+    assert "````bash\necho `date`\n```\nrm <file>\n````" in markdown
+    assert "".join(shown(markdown).text).count("echo `date`\n```\nrm <file>") == 1
+
+
+@pytest.mark.parametrize("block", [
+    Paragraph(NAME), Notes((NAME,)), Finding(NAME, NAME, (NAME,)), Table(("model",), ((NAME,),)),
+    Table(("model",), ((Code(NAME),),)),
+], ids=["paragraph", "notes", "finding", "table", "code-cell"])
+def test_markdown_shows_an_underscored_name_as_written(block: Block) -> None:
+    page = shown(draw(doc(block, heading=NAME, verdict=NAME), "markdown"))
+    assert "em" not in page.tags and page.tags.count("strong") == 1 + isinstance(block, Finding)
+    assert NAME in "".join(page.text)
+
+
+def test_markdown_table_cell_with_a_pipe_stays_one_cell() -> None:
+    table = Table(("a", "b"), ((HOSTILE, Code(HOSTILE)),))
+    markdown = draw(doc(table), "markdown")
+    page = shown(markdown)
+    assert page.tags.count("td") == 2 and "script" not in page.tags
+    shown_text = "".join(page.text)
+    assert "a | b <script>x</script> & c" in shown_text and "a | b <script>x</script> & `c`" in shown_text
+
+
+def test_markdown_headings_verdict_and_lists() -> None:
+    markdown = draw(doc(Notes(("x", "y")), Notes(("z",)), Finding("P1", "slow", ("why",))), "markdown")
+    assert markdown.splitlines() == ["# stackaudit test", "", "**Verdict:** 2 fixed", "", "## Things", "",
+                                     "- x", "- y", "- z", "", "- **P1** slow", "  - why"]
+
+
+def test_html_escapes_every_text_and_draws_each_block() -> None:
+    page = draw(doc(Paragraph(HOSTILE), Notes((HOSTILE,)), Finding(HOSTILE, HOSTILE, (HOSTILE,)),
+                    Table((HOSTILE,), ((HOSTILE,), (Code(HOSTILE),)), "r"), Code(HOSTILE, "sh"), heading=HOSTILE),
+                "html")
+    tree = parsed(page)
+    assert "script" not in tree.tags
+    # heading, paragraph, note, finding label and detail, header cell, two cells, code block; the title follows
+    # the label after a space.
+    assert tree.text.count(HOSTILE) == 9 and " " + HOSTILE in tree.text
+    assert {"h1", "h2", "p", "ul", "li", "table", "th", "td", "pre", "code", "section"} <= set(tree.tags)
+    assert '<td class="num">' in page and "Content-Security-Policy" in page
+
+
+def test_json_is_the_payload_with_the_registry_schema_first() -> None:
+    for product in ("compare", "fix-plan", "catalogue", "ceiling"):
+        out = json.loads(draw(doc(product=product), "json"))
+        assert list(out) == ["schema", "tool"] and out["schema"] == SCHEMAS[product]
+
+
+def test_json_of_a_product_without_a_registry_number_is_its_payload_as_is() -> None:
+    document = Document("bench-compare", "t", "", (), {"kind": "x", "schema": 1})
+    assert json.loads(draw(document, "json")) == {"kind": "x", "schema": 1}
+
+
+def test_json_keeps_text_as_written() -> None:
+    document = Document("compare", "t", "", (), {"name": "→ café"})
+    assert '"name": "→ café"' in draw(document, "json")
+
+
+def test_an_unknown_format_is_refused() -> None:
+    with pytest.raises(ValueError, match="prometheus"):
+        draw(doc(), "prometheus")
