@@ -299,7 +299,7 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     flavour = nvidia_driver.flavour
     if flavour is None:
         return unknown("the kernel module's flavour is not known", hint="run `modinfo -F license nvidia` on the host")
-    listed = list(nvidia.gpus) if nvidia is not None else []
+    listed = [g for g in nvidia.gpus if not g.error] if nvidia is not None else []  # a GPU not opened: model unknown
     evidence = (nvidia_driver.flavour_evidence,) if nvidia_driver.flavour_evidence else ()
     if flavour == "open":
         old = [g for g in listed if g.implied_architecture in PRE_TURING]
@@ -507,7 +507,8 @@ def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> 
 )
 def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServices | None = None,
                    pci: PciDevices | None = None, modules: LoadedModules | None = None,
-                   empty_greps: EmptyGreps | None = None, gpus: GpuInventory | None = None) -> Outcome:
+                   empty_greps: EmptyGreps | None = None, gpus: GpuInventory | None = None,
+                   log_symptoms: LogSymptoms | None = None) -> Outcome:
     """Reads: NVSwitch devices on the PCI bus (NVIDIA, class 0x0680), each GPU's fabric state and
     status (NVML / `nvidia-smi -q` Fabric: Hopper and later), `systemctl is-active
     nvidia-fabricmanager`, the `nv-fabricmanager` process and `nv-fabricmanager --version`, the
@@ -525,7 +526,16 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     not a finding. The binary is `nv-fabricmanager`; the service and package `nvidia-fabricmanager`.
     Its journal says what no GPU listing shows: `NV_WARN_NOTHING_TO_DO` from the NVSwitch driver
     (no NVSwitch: not applicable) and a driver version mismatch (it exits at start).
+    A CUDA program's "system not yet initialized" (error 802) is an issue too (facts/symptoms.py).
     """
+    hits = log_symptoms.proving("DRV-FABRIC-MANAGER") if log_symptoms is not None else ()
+    return with_symptoms(_fabric_manager(nvidia, nvidia_services, pci, modules, empty_greps, gpus), hits)
+
+
+def _fabric_manager(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices | None, pci: PciDevices | None,
+                    modules: LoadedModules | None, empty_greps: EmptyGreps | None,
+                    gpus: GpuInventory | None) -> Outcome:
+    """DRV-FABRIC-MANAGER from the GPUs' fabric state, the daemon and the modules (the check adds the symptoms)."""
     fm = nvidia_services.fabricmanager if nvidia_services is not None else None
     if fm is not None and fm.nvswitch is False:
         return not_applicable("Fabric Manager's query of the NVSwitch driver answered NV_WARN_NOTHING_TO_DO: no "

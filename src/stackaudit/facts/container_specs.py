@@ -51,7 +51,7 @@ _RUN_BOOLEAN_SHORT = frozenset("ditPq")
 # reference with a registry path or a tag ("When running docker run -d … ghcr.io/x/y:latest"; never "I tried
 # docker run but …", whose "image" would be a word of the sentence).
 DOCKER_RUN_START = re.compile(r"(?:^\s*(?:\S{0,60}[#$%>~]\s+)?`{0,3}|[;&|(]\s*|^\s*(?:\d{1,3}[.)]|[-*+])\s+(?P<item>`{1,3})"
-                              r"|(?<=\s)(?P<code>`)|(?<=\s)(?P<prose>))(?:sudo\s+(?:-\S+\s+)*)?"
+                              r"|(?<=[\s:：])(?P<code>`)|(?<=\s)(?P<prose>))(?:sudo\s+(?:-\S+\s+)*)?"
                               r"(?:nvidia-)?docker\s+(?:container\s+)?run\b")
 # An image reference as a sentence's `docker run` must name it (`ghcr.io/a/b:latest`, `nvidia/cuda:10.2-base`).
 _PROSE_IMAGE = re.compile(r"^[\w.-]+(?:/[\w.-]+)*(?::[\w.-]+)?$")
@@ -180,6 +180,8 @@ def parse_docker_run(line: str) -> DockerContainer:
             opts[name] = value
     if not image:
         raise ParseError("the `docker run` line names no image")
+    if image in ("...", "…") or image.startswith("<"):  # `docker run --gpus all ...`: a template, not a run
+        raise ParseError("the `docker run` line elides its image")
     if prose and not (words[0].startswith("-") and ("/" in image or ":" in image) and _PROSE_IMAGE.match(image)):
         raise ParseError("`docker run` inside a sentence, not a command line")
     argv = tuple(words[i:])

@@ -198,6 +198,8 @@ class GpuInfo:
 
     @property
     def label(self) -> str:
+        if self.index < 0:  # a GPU the source names by its address only (nvidia-smi could not open it)
+            return f"GPU {self.bdf}"
         return f"GPU {self.index} ({self.bdf})" if self.bdf else f"GPU {self.index}"
 
     @property

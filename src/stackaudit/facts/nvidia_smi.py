@@ -582,6 +582,25 @@ _ROW3 = re.compile(r"^\|\s*\|\s*\|\s*(Enabled|Disabled|N/A)\s*\|\s*$")
 _PROC = re.compile(r"^\|\s*(\d+)\s+(?:(N/A|\d+)\s+(N/A|\d+)\s+)?(\d+)\s+(C\+G|C|G|M\+C|M)\s+(.+?)\s+(N/A|\d+MiB)\s*\|")
 
 
+# What nvidia-smi prints instead of its table when NVML cannot open a GPU: one line a GPU, its address glued to
+# `GPU` or after a space (`... for GPU0000:03:00.0: Unknown Error`, `... for gpu 0000:02:00.0: GPU is lost. Reboot
+# the system to recover this GPU`); Windows' nvidia-smi says `detect`.
+NO_HANDLE = re.compile(r"^\s*Unable to (?:determine|detect) the device handle for (?i:gpu)\s*"
+                       r"(?P<bdf>[0-9A-Fa-f]{2,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]):\s*(?P<why>\S.*?)\s*$")
+# NVML's error strings as the words the facts use (host/nvml.py); any other: "unknown".
+_NVML_WORDS = {"gpu is lost": "gpu-is-lost", "insufficient permissions": "no-permission", "not found": "not-found",
+               "driver not loaded": "driver-not-loaded"}
+
+
+def _unreachable(line: str) -> tuple[str, str] | None:
+    """(address, NVML error word) of nvidia-smi's line for a GPU it cannot open, else None."""
+    m = NO_HANDLE.match(line)
+    if m is None:
+        return None
+    why = m.group("why").lower()
+    return normalize_bdf(m.group("bdf")), next((w for k, w in _NVML_WORDS.items() if why.startswith(k)), "unknown")
+
+
 @parser(NVSMI_TABLE, feeds="nvidia", kind=NvidiaGpus, rank=40)
 def parse_table(text: str) -> NvidiaGpus:
     """NVIDIA GPUs from the `nvidia-smi` default table (header optional: excerpts of the GPU rows parse too).
@@ -604,8 +623,12 @@ def parse_table(text: str) -> NvidiaGpus:
     saw_proc_section = False
     no_procs = False
     open_gpu: int | None = None  # the GPU whose block no border line has closed yet
+    unreachable: list[tuple[str, str]] = []  # GPUs nvidia-smi could not open, in the order it named them
     for line in text.replace("\r\n", "\n").split("\n"):
         line = line.rstrip()
+        if (lost := _unreachable(line)) is not None:
+            unreachable.append(lost)
+            continue
         if line.startswith("+-") or line.startswith("|="):
             open_gpu = None
         if "Processes:" in line:
@@ -641,7 +664,7 @@ def parse_table(text: str) -> NvidiaGpus:
             procs.setdefault(gpu, []).append(GpuProcess(int(mp.group(4)), mp.group(6).strip(),
                                                         float(used[:-3]) if used.endswith("MiB") else None,
                                                         mp.group(5)))
-    if not rows and header is None:
+    if not rows and header is None and not unreachable:
         raise ParseError("not the `nvidia-smi` table (no header, no GPU rows)")
     gpus = []
     notes: list[str] = []
@@ -673,6 +696,12 @@ def parse_table(text: str) -> NvidiaGpus:
             processes=tuple(procs.get(idx, ())) if (saw_proc_section or no_procs) else None,
             unsupported=tuple(name for name, key in (("ecc", "ecc"), ("mig", "mig")) if r.get(key) == "N/A"),
         ))
+    # nvidia-smi stops at a GPU it cannot open: its index (-1: not known) and the GPUs it did not list are not
+    # in the source.
+    gpus.extend(GpuInfo(index=-1, bdf=bdf, error=why) for bdf, why in unreachable)
+    if unreachable and not order:
+        return NvidiaGpus(tuple(gpus), None, None, None, tuple(notes),
+                          cut=f"nvidia-smi stops at GPU {unreachable[0][0]}, which it cannot open")
     # A GPU block that no border line closes: the paste stops inside its rows (later GPUs are not shown).
     cut_at = f"the table ends inside GPU {open_gpu}'s rows" if open_gpu is not None and not saw_proc_section else ""
     if not cut_at and order and not saw_proc_section and not no_procs:

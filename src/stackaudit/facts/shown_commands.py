@@ -8,7 +8,8 @@ whatever it looks like (`shows_part`). An excerpt never proves that something is
 The one exception is a `grep` of a whole source with nothing under it (`lsmod | grep nvidia_peermem`,
 then the next command or the end of the block): it proves that no line of that source matches the
 pattern, and nothing else (`EmptyGreps.absent`). The whole sources are the loaded-module list
-(`lsmod`, /proc/modules) and the kernel ring buffer (`dmesg`, `journalctl -k`).
+(`lsmod`, /proc/modules), the kernel ring buffer (`dmesg`, `journalctl -k`) and one module's information
+(`modinfo nvidia`).
 """
 
 from __future__ import annotations
@@ -32,10 +33,14 @@ def shows_part(command: str) -> bool:
     return bool(_FILTER_PIPE.search(command) or _PART_COMMAND.match(command))
 
 
-# The whole sources a grep's empty output speaks for: the command before the pipe, by its name.
+# The whole sources a grep's empty output speaks for: the command before the pipe, by its name, with or without
+# its directory (nvidia-bug-report.sh runs `/sbin/modinfo nvidia | grep vermagic`). `modinfo M` prints nothing
+# when no module answers to the name M: its empty grep says only that.
 _WHOLE_SOURCES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("lsmod", re.compile(r"^(?:sudo\s+)?(?:lsmod|cat\s+/proc/modules)\s*$")),
-    ("dmesg", re.compile(r"^(?:sudo\s+)?(?:dmesg(?:\s+-[-\w]+)*|journalctl\s+(?:-k|--dmesg)(?:\s+-[-\w=]+)*)\s*$")),
+    ("lsmod", re.compile(r"^(?:sudo\s+)?(?:(?:/\S*/)?lsmod|cat\s+/proc/modules)\s*$")),
+    ("dmesg", re.compile(r"^(?:sudo\s+)?(?:(?:/\S*/)?dmesg(?:\s+-[-\w]+)*|journalctl\s+(?:-k|--dmesg)(?:\s+-[-\w=]+)*)"
+                         r"\s*$")),
+    ("modinfo", re.compile(r"^(?:sudo\s+)?(?:/\S*/)?modinfo\s+[\w-]+\s*$")),
 )
 # `SOURCE | grep [-i] [-E] [-w] PATTERN` at the end of the command line; -v, -c, -o, -l print lines for no match.
 _GREP_TAIL = re.compile(r"^(?P<base>[^|]+?)\s*\|\s*(?:sudo\s+)?(?P<tool>e?grep)(?P<opts>(?:\s+-[iEFw]+)*)\s+"

@@ -87,6 +87,13 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("ecc-xid-uncontained", re.compile(rf"{_XID_AT}(?:48|95)\b"),
         "MEM-ROW-REMAP-ECC", "high", XID_CATALOGUE,
         "the driver logged an uncorrectable ECC error the GPU did not contain (Xid 48 or 95)", faults_gpu=True),
+    # cudaErrorSystemNotReady (802): CUDA will not start until the driver's daemons run; on NVSwitch systems that is
+    # Fabric Manager (the CUDA programming guide; pytorch/pytorch#35710, wilicc/gpu-burn#92).
+    Symptom("cuda-system-not-ready", re.compile(r"system not yet initialized|cudaErrorSystemNotReady|"
+                                                r"CUDA_ERROR_SYSTEM_NOT_READY"),
+        "DRV-FABRIC-MANAGER", "high", CUDA_ERRORS,
+        "CUDA refused to start: the system is not ready (error 802), which on NVSwitch systems means Fabric Manager "
+        "is not running or does not match the driver"),
     # Docker's daemon answers a GPU request (`--gpus`, compose `capabilities: [gpu]`) it has no device driver for:
     # no NVIDIA runtime or hook is registered (`""`, or `"nvidia"` from compose's `driver: nvidia`).
     Symptom("docker-no-gpu-driver", re.compile(r'could not select device driver (?:"[^"]*" )?with capabilities: \[\[gpu\]\]'),
@@ -151,7 +158,7 @@ fact("log_symptoms", LogSymptoms, union, hint="paste the failing log (the kernel
 # A cheap test before the patterns: every symptom's line holds one of these (the evidence reader's needles too).
 NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access", "Persistence mode for",
            "device driver", "runtime name: nvidia", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
-           "GSP")
+           "GSP", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY")
 
 
 def is_symptom(line: str) -> bool:

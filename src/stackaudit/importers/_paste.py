@@ -128,6 +128,11 @@ def _fields(text: str, depth: int, open_depth: int) -> list[str]:
 # kernel line (the dmesg reader takes it off), as an NVIDIA daemon's tag (`nvidia-persistenced[1450]: `)
 # stays for the daemons' readers; another program's tag goes (`myjob[42]: ` before nvidia-smi's output). Each form with a real line (tests/test_paste_transforms.py holds them all).
 # journald's short-iso keeps at most microseconds; the kubelet's and docker's times carry nanoseconds.
+# The month as journald and syslog print it in the locales people paste from: English, French, German, Spanish,
+# Italian, Portuguese (`août 25`, `Okt 12`, `ago 27`, `déc. 3`); Chinese and Japanese months are `7月`.
+_MONTH_NAMES = ("jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|janv\\.?|févr\\.?|fevr\\.?|mars|avr\\.?|mai|juin|"
+                "juil\\.?|août|aout|sept\\.?|oct\\.|nov\\.|déc\\.?|jän|mär|mrz|okt|dez|ene|abr|ago|dic|gen|mag|giu|lug|"
+                "set|ott|fev|out")
 _ISO_TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,6})?(?:Z|[+-]\d\d:?\d\d)"
 _NANO_TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d)"
 _TAG_AHEAD = (r"(?:kernel: (?=\[)|(?=kernel: |" + DAEMON_TAG + r"(?:\s|$))|"  # kept: a kernel line's mark, a daemon's tag
@@ -143,8 +148,9 @@ LOG_PREFIXES: tuple[tuple[str, re.Pattern[str]], ...] = (
     # Oct  3 14:01:56 megatron kernel: [   12.442423] NVRM: loading NVIDIA UNIX x86 Kernel Module  285.03 ...
     # Aug 10 22:40:59.893888 anthill kernel: NVRM: GPU0 _issueRpcAndWait: rpcSendMessage failed ...
     # 7月 15 17:26:48 b76d14397.cloud.et15 nv-hostengine[481761]: DCGM initialized
+    # août 25 19:38:04 fujitsu kernel: NVRM: loading NVIDIA UNIX x86_64 Kernel Module  510.73.08 ... (a French locale)
     ("syslog / journal short", re.compile(
-        r"^(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|1[0-2]月|[1-9]月) {1,2}\d{1,2} "
+        rf"^(?i:{_MONTH_NAMES}|1[0-2]月|[1-9]月) {{1,2}}\d{{1,2}} "
         rf"\d\d:\d\d:\d\d(?:\.\d{{1,9}})? (?P<host><?[\w.-]+>?) {_TAG_AHEAD}")),
     # 2024-11-20T14:37:16.307700574Z     shard_uds_path: "…",  (a TGI launcher argument, its path elided)
     ("docker logs -t", re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7,9}(?:Z|[+-]\d\d:\d\d)(?: |$)")),
@@ -154,7 +160,8 @@ LOG_PREFIXES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("Python logging", re.compile(r"^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[A-Za-z_][\w.]*:")),
 )
 _CRI, _TALOS, _JOURNAL_ISO, _SYSLOG, _DOCKER_TIME, _COMPOSE, _PY_LOGGING = (pattern for _, pattern in LOG_PREFIXES)
-_MONTHS = frozenset(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))
+# The first three letters of each name: the cheap test before the pattern.
+_MONTHS = frozenset(name[:3].lower() for name in _MONTH_NAMES.replace("\\.?", "").replace("\\.", "").split("|"))
 
 
 def _log_prefix(line: str) -> re.Match[str] | None:

@@ -6,7 +6,10 @@ this reader takes the lines of known evidence they leave: an `nvidia-smi -q` fie
 without its `<gpu>` (`<clocks_event_reason_gpu_idle>Active</clocks_event_reason_gpu_idle>`), a
 PCIe link state (`LnkSta:`), an NVRM kernel message, nvidia-smi's versions or its failure to reach
 the driver, a limit of `ulimit -a`, a log symptom of `facts/symptoms.py` (NCCL failing to create its
-/dev/shm segment, quoted in prose). Its spans yield to every block recogniser's
+/dev/shm segment, quoted in prose), the CUDA samples' peer-access answer (`Peer access from … (GPU0)
+-> … (GPU1) : Yes`), the first line of `systemctl status` for a unit of the NVIDIA stack, Fabric
+Manager's own words without their journal tag (its version mismatch, quoted in prose or printed by a
+driver container: appended to NVIDIA_DAEMON_LOG instead). Its spans yield to every block recogniser's
 (registry `fallback`): a line is evidence here only where no recogniser read it as part of its
 output. Each run of such lines is appended to the pasted document EVIDENCE_LINES, which no fact
 reads as a whole output: the checks that need more say so (unknown, with what to paste).
@@ -18,8 +21,9 @@ import re
 from collections.abc import Iterator
 from functools import partial
 
+from stackaudit.facts.nvidia_daemons import daemon_event
 from stackaudit.facts.nvidia_smi import QUERY_FIELDS
-from stackaudit.facts.sources import EVIDENCE_LINES
+from stackaudit.facts.sources import EVIDENCE_LINES, NVIDIA_DAEMON_LOG
 from stackaudit.facts.symptoms import NEEDLES as SYMPTOM_NEEDLES
 from stackaudit.facts.symptoms import is_symptom
 from stackaudit.host.memory import HostRecord
@@ -36,6 +40,8 @@ _SMI_XML = re.compile(r"^\s*(?=.*</)<(?:driver_version|cuda_version|attached_gpu
                       r"clocks_event_reason|clocks_throttle_reason|clocks_event_reasons|clocks_throttle_reasons|"
                       r"applications_clocks|max_clocks|power_readings|gpu_power_readings|fabric|pci_bus_id|"
                       r"link_widths|pcie_gen|mig_mode|ecc_mode|retired_pages|remapped_rows)\w*>")
+# Fabric Manager's events that only its own words show (facts/nvidia_daemons.py `daemon_event`).
+_DAEMON_EVENTS = frozenset(("mismatch", "nvswitch", "no-nvswitch"))
 _LINK = re.compile(r"^\s*(?:LnkSta|LnkCap|LnkCtl2?|LnkSta2):\s")
 # The versions of nvidia-smi's table header, flattened onto one line, or written in a hardware summary
 # (`- NVIDIA driver version: 535.161.07`); nvidia-smi's failure to reach the driver.
@@ -43,25 +49,42 @@ _SMI_HEADER = re.compile(r"\b(?i:Driver Version|CUDA Version):\s*\d+\.\d+|NVIDIA
 # A limit of `ulimit -a` on its own (bash's form).
 _LIMIT = re.compile(r"^\s*(?:max locked memory|open files|stack size|max user processes|core file size|"
                     r"virtual memory|file size)\s+\((?:[\w]+, )?-\w\)\s+(?:unlimited|\d+)\s*$")
+# `systemctl status`'s first line for a unit of the NVIDIA stack (the daemons' own blocks have their recogniser,
+# importers/nvidia_daemons.py): `● nv_peer_mem.service - LSB: ...`, `× nvidia-powerd.service - ...`, `○ unit.service`.
+_UNIT_HEAD = re.compile(r"^\s*(?:(?:[●○×*]\s*)?(?:nv_peer_mem|nvidia[\w-]*|nv-[\w-]+)\.service\s+-\s|"
+                        r"[●○×*]\s*(?:nv_peer_mem|nvidia[\w-]*|nv-[\w-]+)\.service\s*$)")
+# CUDA's answer to whether one GPU can reach another's memory, as the CUDA samples print it (simpleP2P).
+_PEER = re.compile(r"^\s*(?:>\s*)?Peer access from .{1,80} \(GPU\d+\) -> .{1,80} \(GPU\d+\) : (?:Yes|No)\s*$")
 _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The NVIDIA)")
 # A field's ` : `, an element's closing `</`, a link state's `Lnk`, `NVRM`: few lines of a long log hold them.
 _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
-            "stack size", "user processes", "core file size", "virtual memory", "file size", *SYMPTOM_NEEDLES)
+            "stack size", "user processes", "core file size", "virtual memory", "file size", *SYMPTOM_NEEDLES,
+            "interface version", "NVSwitch", "NV_WARN", ".service")
+
+
+def _daemon_line(line: str) -> bool:
+    """Whether a line is Fabric Manager's own words without its journal tag (quoted in prose, a console):
+    the version mismatch it exits on, or what it says of the NVSwitches."""
+    found = daemon_event(line) if "version" in line or "NVSwitch" in line or "NV_WARN" in line else None
+    return found is not None and found[1] in _DAEMON_EVENTS
 
 
 def is_evidence(line: str) -> bool:
     """Whether a line, on its own, is known evidence."""
     return bool(_SMI_FIELD.search(line) or _SMI_XML.match(line) or _LINK.match(line) or _NVRM.search(line)
-                or _SMI_HEADER.search(line) or _LIMIT.match(line) or is_symptom(line))
+                or _SMI_HEADER.search(line) or _LIMIT.match(line) or is_symptom(line) or _daemon_line(line)
+                or _PEER.match(line) or _UNIT_HEAD.match(line))
 
 
 def _append(body: str, rec: HostRecord) -> None:
-    append_document(rec, EVIDENCE_LINES.name, body)
+    # A daemon's words go where its status and journal lines go (facts/nvidia_daemons.py plays them).
+    append_document(rec, NVIDIA_DAEMON_LOG.name if _daemon_line(body) else EVIDENCE_LINES.name, body)
 
 
 @importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field, XML "
-          "element or version, a PCIe link state, an NVRM message, a ulimit, a log symptom", needles=_NEEDLES, per_line=True,
-          fallback=True)
+          "element or version, a PCIe link state, an NVRM message, a ulimit, a log symptom, a CUDA sample's peer "
+          "access answer, a `systemctl status` head of an NVIDIA unit, Fabric Manager's own words",
+          needles=_NEEDLES, per_line=True, fallback=True)
 def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
     nxt = next_candidate(candidates)

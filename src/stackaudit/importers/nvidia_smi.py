@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator
 
 from stackaudit.facts.nvidia import NVSMI_VERSION_LINE
+from stackaudit.facts.nvidia_smi import NO_HANDLE
 from stackaudit.facts.sources import NVSMI_QUERY, NVSMI_TABLE, NVSMI_VERSION, NVSMI_XML
 from stackaudit.importers._scan import FENCE, Candidates, next_candidate
 from stackaudit.importers.registry import Found, command_output, command_output_appended, importer
@@ -199,12 +200,16 @@ _TABLE_SIGNS = re.compile(r"NVIDIA-SMI\s+\d|^\s*\|\s*\d+\s+.+\s(On|Off)\s*\|\s*[
 _TIMESTAMP = re.compile(r"^\s*\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s*$")
 
 
-@importer("nvidia-smi", "the `nvidia-smi` default table (old and new header formats, or its GPU rows)",
-          needles=("|", "+"), per_line=True)
+@importer("nvidia-smi", "the `nvidia-smi` default table (old and new header formats, or its GPU rows), or its "
+          "line for a GPU it cannot open", needles=("|", "+", "device handle"), per_line=True)
 def nvsmi_table(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     i = 0
     nxt = next_candidate(candidates)
     while (i := nxt(i)) < len(lines):
+        if NO_HANDLE.match(lines[i]):
+            yield Found("nvidia-smi", i, i + 1, command_output_appended(TABLE_ARGV, lines[i].strip() + "\n"))
+            i += 1
+            continue
         if not _TABLE_LINE.match(lines[i]):
             i += 1
             continue

@@ -5,6 +5,7 @@ facts/shown_commands.py to read as absence of the pattern in that source and not
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from functools import partial
 
@@ -17,6 +18,7 @@ from stackaudit.importers.registry import Found, append_document, importer
 
 _FENCES = ("```", "~~~")
 _PROMPTS = ("#", "$")
+_SECTION_END = re.compile(r"^_{20,}$")
 
 
 def _append(text: str, rec: HostRecord) -> None:
@@ -30,8 +32,9 @@ def _nothing_under(lines: list[str], i: int) -> bool:
     if j == len(lines):
         return True
     line = lines[j].strip()
-    # A prompt the view kept (`#` alone, `# yum list ...`: a root prompt before a command it does not know).
-    return line in _FENCES or line[:1] in _PROMPTS or looks_like_command(line)
+    # A prompt the view kept (`#` alone, `# yum list ...`: a root prompt before a command it does not know);
+    # nvidia-bug-report.sh's line of underscores between two sections.
+    return line in _FENCES or line[:1] in _PROMPTS or looks_like_command(line) or _SECTION_END.match(line) is not None
 
 
 @importer("empty grep", "`lsmod | grep X` or `dmesg | grep -i xid` shown with no output under it",
