@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 PROMPT = re.compile(r"^\s*(?:\(?[\w.-]+\)?\s*)?(?:[\w.@:~/-]*[#$%>]\s+|\$\s*)")
 FENCE = re.compile(r"^\s*(```|~~~)")
@@ -68,3 +68,29 @@ def candidate_lines(candidates: Candidates | None, n: int) -> Sequence[int]:
 def next_candidate(candidates: Candidates | None) -> Callable[[int], int]:
     """The recogniser's `next(i)`: the identity where it was handed no candidates (every line is one)."""
     return candidates.next if candidates is not None else _every_line
+
+
+def run_end(lines: list[str], start: int, pred: Callable[[str], object]) -> int:
+    """The first index from `start` whose line `pred` refuses (or the end of the lines)."""
+    end = start
+    while end < len(lines) and pred(lines[end]):
+        end += 1
+    return end
+
+
+class Scan:
+    """A recogniser's loop over its candidate lines: `for i in (scan := Scan(lines, candidates))`.
+    Each line is tested once, in order; `scan.skip(end)` resumes at `end` after a block it read."""
+
+    __slots__ = ("_at", "_n", "_next")
+
+    def __init__(self, lines: list[str], candidates: Candidates | None) -> None:
+        self._next, self._n, self._at = next_candidate(candidates), len(lines), 0
+
+    def __iter__(self) -> Iterator[int]:
+        while (i := self._next(self._at)) < self._n:
+            self._at = i + 1
+            yield i
+
+    def skip(self, end: int) -> None:
+        self._at = max(end, self._at)

@@ -17,7 +17,7 @@ from functools import partial
 
 from stackaudit.facts.sources import BENCH_OUTPUT
 from stackaudit.host.memory import HostRecord
-from stackaudit.importers._scan import Candidates, next_candidate
+from stackaudit.importers._scan import Candidates, Scan
 from stackaudit.importers.registry import Found, append_document, importer
 
 _RESULT_HEAD = re.compile(r"^\s*=+\s*Serving Benchmark Result\s*=+\s*$")
@@ -35,9 +35,7 @@ def _append(text: str, rec: HostRecord) -> None:
 @importer("benchmark output", "`vllm bench serve` / SGLang bench_serving results, a llama-bench table",
           needles=("Serving Benchmark Result", "| model"), per_line=True)
 def bench_output(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         line = lines[i]
         if _RESULT_HEAD.match(line):
             end = i + 1
@@ -50,11 +48,10 @@ def bench_output(lines: list[str], candidates: Candidates | None = None) -> Iter
             while end < len(lines) and end - i < MAX_LINES and _TABLE_LINE.match(lines[end]):
                 end += 1
         else:
-            i += 1
             continue
         body = "\n".join(x.rstrip() for x in lines[i:end]) + "\n"
         yield Found("benchmark output", i, end, partial(_append, body))
-        i = end
+        scan.skip(end)
 
 
 # bench_one_batch's own command line: its `--batch-size` (older versions print no batch size per decode step).
@@ -73,11 +70,8 @@ def _runs(lines: list[str], candidates: Candidates | None, kind: str, first: Cal
           rest: Callable[[str], object], needed: str, context: re.Pattern[str] | None = None) -> Iterator[Found]:
     """Each run of a line that `first` accepts and the lines after it that `rest` accepts, holding `needed`
     somewhere, as one BENCH_OUTPUT span, after the lines near it that match `context`."""
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         if not first(lines[i]):
-            i += 1
             continue
         end = i + 1
         while end < len(lines) and end - i < MAX_LINES and rest(lines[end]):
@@ -86,7 +80,7 @@ def _runs(lines: list[str], candidates: Candidates | None, kind: str, first: Cal
         body = "\n".join([*near, *(x.strip() for x in lines[i:end])]) + "\n"
         if needed in body:
             yield Found(kind, i, end, partial(_append, body))
-        i = end
+        scan.skip(end)
 
 
 @importer("sglang bench_one_batch", "SGLang bench_one_batch's Prefill / Decode / median lines",

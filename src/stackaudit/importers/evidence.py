@@ -23,7 +23,7 @@ from stackaudit.facts.sources import EVIDENCE_LINES
 from stackaudit.facts.symptoms import NEEDLES as SYMPTOM_NEEDLES
 from stackaudit.facts.symptoms import is_symptom
 from stackaudit.host.memory import HostRecord
-from stackaudit.importers._scan import Candidates, next_candidate
+from stackaudit.importers._scan import Candidates, candidate_lines
 from stackaudit.importers.registry import Found, append_document, importer
 
 # Names of `nvidia-smi -q` (whatever their indentation), with a value after ` : `; not a section's
@@ -63,12 +63,7 @@ def _append(body: str, rec: HostRecord) -> None:
           "element or version, a PCIe link state, an NVRM message, a ulimit, a log symptom", needles=_NEEDLES, per_line=True,
           fallback=True)
 def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
-        if not is_evidence(lines[i]):
-            i += 1
-            continue
+    for i in candidate_lines(candidates, len(lines)):
         # One span a line: a line a block recogniser took costs this reader that line, not its neighbours.
-        yield Found("evidence line", i, i + 1, partial(_append, lines[i] + "\n"))
-        i += 1
+        if is_evidence(lines[i]):
+            yield Found("evidence line", i, i + 1, partial(_append, lines[i] + "\n"))

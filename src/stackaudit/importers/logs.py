@@ -23,7 +23,7 @@ from stackaudit.facts.serving_logs import (
 )
 from stackaudit.facts.sources import ENGINE_LOG
 from stackaudit.host.memory import HostRecord
-from stackaudit.importers._scan import Candidates, next_candidate, strip_prompt
+from stackaudit.importers._scan import Candidates, Scan, run_end, strip_prompt
 from stackaudit.importers.registry import Found, append_document, importer
 
 VLLM_CACHE_DIR = "/root/.cache/vllm"
@@ -53,18 +53,13 @@ def is_log_line_fast(line: str) -> bool:
 @importer("server log", "vLLM / SGLang server log lines and NCCL INFO/WARN lines",
           needles=("NCCL", ".py:", "] ", *KEY_NEEDLES), per_line=True)
 def server_log(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         if not is_log_line_fast(lines[i]):
-            i += 1
             continue
-        end = i + 1
-        while end < len(lines) and is_log_line_fast(lines[end]):
-            end += 1
+        end = run_end(lines, i + 1, is_log_line_fast)
         body = "\n".join(line.rstrip() for line in lines[i:end]) + "\n"
         yield Found("server log", i, end, partial(_append_log, body))
-        i = end
+        scan.skip(end)
 
 
 _CACHE_FILE = re.compile(r"(gpu_p2p_access_cache_for_[\w,.-]*\.json)")
@@ -79,25 +74,20 @@ def _record_cache(name: str, text: str, rec: HostRecord) -> None:
 @importer("vllm p2p cache", "vLLM's gpu_p2p_access_cache_for_*.json (the real P2P probe results)",
           needles=("{",), per_line=True)
 def p2p_cache(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         stripped = lines[i].strip()
         one_line = stripped.startswith("{") and '"0->' in stripped and stripped.endswith("}")
         if not one_line and not (stripped == "{" and i + 1 < len(lines) and _CACHE_ENTRY.match(lines[i + 1])):
-            i += 1
             continue
         end = i + 1
         if not one_line:
-            while end < len(lines) and _CACHE_ENTRY.match(lines[end]):
-                end += 1
+            end = run_end(lines, end, _CACHE_ENTRY.match)
             if end < len(lines) and lines[end].strip() == "}":
                 end += 1
         text = "\n".join(lines[i:end])
         try:
             entries = parse_p2p_cache(text)
         except ParseError:
-            i += 1
             continue
         name = ""
         for back in range(1, 3):
@@ -110,4 +100,4 @@ def p2p_cache(lines: list[str], candidates: Candidates | None = None) -> Iterato
             count = 1 + max(int(k.split("->")[0]) for k in entries)
             name = f"gpu_p2p_access_cache_for_{','.join(str(n) for n in range(count))}.json"
         yield Found("vllm p2p cache", i, end, partial(_record_cache, name, text + "\n"))
-        i = end
+        scan.skip(end)

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from stackaudit.facts.lspci import CAP_KEYS, IOMMU_GROUP_HEADING, LSPCI_HEADER
 from stackaudit.facts.sources import IOMMU_GROUP_LISTING, LSPCI_PASTED, LSPCI_TREE, LSPCI_VVV
 from stackaudit.host.memory import HostRecord
-from stackaudit.importers._scan import FENCE, Candidates, next_candidate, strip_prompt
+from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end, strip_prompt
 from stackaudit.importers.registry import Found, command_output, command_output_appended, importer
 from stackaudit.pci_address import BDF, BDF_OPTIONAL_DOMAIN
 
@@ -134,17 +134,11 @@ def lspci(lines: list[str]) -> Iterator[Found]:
 
 @importer("lspci -tv", "`lspci -tv` / `lspci -t` device tree", needles=("-[",), per_line=True)
 def lspci_tree(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         if _TREE_START.match(lines[i]):
-            j = i + 1
-            while j < len(lines) and lines[j].strip() and (_TREE_START.match(lines[j]) or _TREE_LINE.match(lines[j])):
-                j += 1
+            j = run_end(lines, i + 1, lambda line: line.strip() and (_TREE_START.match(line) or _TREE_LINE.match(line)))
             text = "\n".join(line.rstrip() for line in lines[i:j]) + "\n"
             yield Found("lspci -tv", i, j, command_output(LSPCI_TREE.argv, text))
-            i = j
-        else:
-            i += 1
+            scan.skip(j)
 
 

@@ -16,7 +16,7 @@ from functools import partial
 
 from stackaudit.facts.sources import NCCL_TESTS
 from stackaudit.host.memory import HostRecord
-from stackaudit.importers._scan import Candidates, next_candidate
+from stackaudit.importers._scan import Candidates, Scan, run_end
 from stackaudit.importers.registry import Found, importer
 
 RANK_LINE = re.compile(r"^\s*#\s+Rank\s+\d+\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+\S+\s+device\s+\d+\s+\[[^\]]+\]\s+\S")
@@ -36,16 +36,11 @@ def _append(text: str, rec: HostRecord) -> None:
 @importer("nccl-tests", "nccl-tests output (`all_reduce_perf` header with each rank's GPU, and its result table)",
           needles=("Rank", "nThread"), per_line=True)
 def nccl_tests(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         if not RANK_LINE.match(lines[i]) and not (_HEADER.match(lines[i]) and "nThread" in lines[i]):
-            i += 1
             continue
-        end = i + 1
-        while end < len(lines) and _line(lines[end]):
-            end += 1
+        end = run_end(lines, i + 1, _line)
         body = lines[i:end]
         if any(RANK_LINE.match(b) for b in body):
             yield Found("nccl-tests", i, end, partial(_append, "\n".join(body) + "\n"))
-        i = end
+        scan.skip(end)

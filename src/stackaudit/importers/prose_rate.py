@@ -16,7 +16,7 @@ from stackaudit.facts.engine_command import COMMAND_HINT, parse_command_line
 from stackaudit.facts.serving_rate import PROSE_RATE
 from stackaudit.facts.sources import USER_RATE
 from stackaudit.host.memory import HostRecord
-from stackaudit.importers._scan import Candidates, next_candidate, strip_prompt
+from stackaudit.importers._scan import Candidates, candidate_lines, strip_prompt
 from stackaudit.importers.logs import is_log_line_fast
 from stackaudit.importers.registry import Found, append_document, importer
 
@@ -40,11 +40,9 @@ def _engine_beside(lines: list[str]) -> bool:
           needles=("t/s", "tok/s", "toks/s", "token/s", "tokens/s", "tokens per second", "tokens/sec", "tps"),
           per_line=True)
 def prose_rate(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
     engine: bool | None = None  # the paste's engine text, looked for once, at the first rate
     taken = 0
-    while (i := nxt(i)) < len(lines):
+    for i in candidate_lines(candidates, len(lines)):
         line = lines[i]
         if PROSE_RATE.search(line) and not is_log_line_fast(line) and not any(w in line.lower() for w in _NOT_PROSE):
             if engine is None:
@@ -55,4 +53,3 @@ def prose_rate(lines: list[str], candidates: Candidates | None = None) -> Iterat
             taken += 1
             if taken == MAX_LINES:
                 return
-        i += 1
