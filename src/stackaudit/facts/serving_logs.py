@@ -73,12 +73,21 @@ KEY_PHRASES = re.compile(
     r"enforce_eager|Capturing batches \(|Detected that the model can run with \w+_marlin|"
     r"does not have native support for FP\d computation|attention backend out of potential backends",
     re.IGNORECASE)
+# A literal of each line pattern above: NCCL_LINE's `NCCL`, VLLM_LINE's `file.py:N`, SGLANG_LINE's closing `] `,
+# and a word of every KEY_PHRASES alternative (lowercase: that pattern ignores case). Short words shared by several
+# phrases (and other recognisers): each needle is a pass over the text (importers/logs.py).
+KEY_NEEDLES = ("allreduce", "p2p", "graph", "cumem", "get_mempolicy", "nccl", "not supported", "llm",
+               "serverargs(", "non-default args", "enforce_eager", "capturing batches", "_marlin",
+               "native support for fp", "potential backends")
+_KEY_HINT = re.compile("|".join(re.escape(n) for n in KEY_NEEDLES))
 
 
 def is_log_line(line: str) -> bool:
-    """Whether a line of a paste belongs to a server or NCCL log."""
-    return bool(NCCL_LINE.search(line) or VLLM_LINE.search(line) or SGLANG_LINE.search(line)
-                or KEY_PHRASES.search(line))
+    """Whether a line of a paste belongs to a server or NCCL log. Each pattern runs only where its literal
+    stands (a 50 MB paste: the case-blind KEY_PHRASES search is the dearest test, and most lines hold none)."""
+    return bool(("NCCL " in line and NCCL_LINE.search(line)) or (".py:" in line and VLLM_LINE.search(line))
+                or ("] " in line and SGLANG_LINE.search(line))
+                or (_KEY_HINT.search(line.lower()) and KEY_PHRASES.search(line)))
 
 
 # --- parsed log ------------------------------------------------------------------------------

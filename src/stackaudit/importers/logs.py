@@ -14,13 +14,7 @@ from collections.abc import Iterator
 from functools import partial
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.serving_logs import (
-    KEY_PHRASES,
-    NCCL_LINE,
-    SGLANG_LINE,
-    VLLM_LINE,
-    parse_p2p_cache,
-)
+from stackaudit.facts.serving_logs import KEY_NEEDLES, is_log_line, parse_p2p_cache
 from stackaudit.facts.sources import ENGINE_LOG
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import Candidates, Scan, run_end, strip_prompt
@@ -33,30 +27,13 @@ def _append_log(body: str, rec: HostRecord) -> None:
     append_document(rec, ENGINE_LOG.name, body)  # linear over many pieces of one log
 
 
-# A literal of each line pattern of facts/serving_logs.py `is_log_line`: NCCL_LINE's `NCCL`, VLLM_LINE's
-# `file.py:N`, SGLANG_LINE's closing `] `, and a word of every KEY_PHRASES alternative (lowercase: that pattern
-# ignores case). Short words shared by several phrases (and other recognisers): each needle is a pass over the text.
-KEY_NEEDLES = ("allreduce", "p2p", "graph", "cumem", "get_mempolicy", "nccl", "not supported", "llm",
-               "serverargs(", "non-default args", "enforce_eager", "capturing batches", "_marlin",
-               "native support for fp", "potential backends")
-_KEY_HINT = re.compile("|".join(re.escape(n) for n in KEY_NEEDLES))
-
-
-def is_log_line_fast(line: str) -> bool:
-    """`is_log_line`, each of its patterns run only where its literal stands (a 50 MB paste: the case-blind
-    KEY_PHRASES search is the dearest test of the reader, and most lines hold none of its phrases)."""
-    return bool(("NCCL " in line and NCCL_LINE.search(line)) or (".py:" in line and VLLM_LINE.search(line))
-                or ("] " in line and SGLANG_LINE.search(line))
-                or (_KEY_HINT.search(line.lower()) and KEY_PHRASES.search(line)))
-
-
 @importer("server log", "vLLM / SGLang server log lines and NCCL INFO/WARN lines",
           needles=("NCCL", ".py:", "] ", *KEY_NEEDLES), per_line=True)
 def server_log(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
-        if not is_log_line_fast(lines[i]):
+        if not is_log_line(lines[i]):
             continue
-        end = run_end(lines, i + 1, is_log_line_fast)
+        end = run_end(lines, i + 1, is_log_line)
         body = "\n".join(line.rstrip() for line in lines[i:end]) + "\n"
         yield Found("server log", i, end, partial(_append_log, body))
         scan.skip(end)

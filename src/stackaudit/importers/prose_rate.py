@@ -13,11 +13,11 @@ from collections.abc import Iterator
 from functools import partial
 
 from stackaudit.facts.engine_command import COMMAND_HINT, parse_command_line
+from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.facts.serving_rate import PROSE_RATE
 from stackaudit.facts.sources import USER_RATE
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import Candidates, candidate_lines, strip_prompt
-from stackaudit.importers.logs import is_log_line_fast
 from stackaudit.importers.registry import Found, append_document, importer
 
 MAX_LINES = 50  # lines of words with a rate read from one paste; past a few, they give several rates anyway
@@ -33,7 +33,7 @@ def _append(text: str, rec: HostRecord) -> None:
 def _engine_beside(lines: list[str]) -> bool:
     """True when some line of the paste is an engine command or an engine log line (the first one ends the scan)."""
     return any((COMMAND_HINT.search(x) and parse_command_line(strip_prompt(x).rstrip("\\ ")) is not None)
-               or is_log_line_fast(x) for x in lines)
+               or is_log_line(x) for x in lines)
 
 
 @importer("prose rate", "a rate in the user's words (`around 10 t/s`) beside an engine command or log",
@@ -44,7 +44,7 @@ def prose_rate(lines: list[str], candidates: Candidates | None = None) -> Iterat
     taken = 0
     for i in candidate_lines(candidates, len(lines)):
         line = lines[i]
-        if PROSE_RATE.search(line) and not is_log_line_fast(line) and not any(w in line.lower() for w in _NOT_PROSE):
+        if PROSE_RATE.search(line) and not is_log_line(line) and not any(w in line.lower() for w in _NOT_PROSE):
             if engine is None:
                 engine = _engine_beside(lines)
             if not engine:
