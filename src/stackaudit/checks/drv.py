@@ -49,7 +49,7 @@ from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.python_env import PythonEnv
 from stackaudit.facts.shown_commands import EmptyGreps
-from stackaudit.facts.symptoms import LogSymptoms, find_symptoms
+from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import LoadedModules, module_loaded
 from stackaudit.facts.topology import NvlinkStatus, TopoMatrix
 from stackaudit.fixes import (
@@ -938,7 +938,8 @@ def _xid_cost(events: tuple[GpuEvent, ...], actions: dict[str, str]) -> FixCost:
                   note="RMA the GPU when hardware Xids (79, 48, 64, 95) repeat"),
     references=(XID_CATALOGUE, "https://raw.githubusercontent.com/stas00/ml-engineering/master/compute/accelerator/nvidia/debug.md"),
 )
-def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices | None = None) -> Outcome:
+def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices | None = None,
+        log_symptoms: LogSymptoms | None = None) -> Outcome:
     """Reads: `NVRM: Xid (PCI:…): <code>, …` lines of the kernel log (`dmesg`), and NVML's
     recommended recovery action per GPU (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION) where available.
 
@@ -960,7 +961,8 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     """
     # A line a symptom proves for another check (an NVLink Xid, a channel stopped because of one, an ECC Xid) is
     # that check's finding, quoted there: one log line is the evidence of one finding.
-    hits = [h for h in find_symptoms([e.line for e in gpu_events.events if e.line]) if h.symptom.check != "DRV-XID"]
+    lines = {e.line.strip() for e in gpu_events.events if e.line}
+    hits = [h for h in (log_symptoms.hits if log_symptoms else ()) if h.symptom.check != "DRV-XID" and h.line in lines]
     owned = {h.line for h in hits}
     elsewhere = sorted({h.symptom.check for h in hits})
     events = tuple(e for e in gpu_events.events if not (e.line and e.line.strip() in owned))
