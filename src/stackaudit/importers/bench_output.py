@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from functools import partial
 
 from stackaudit.facts.sources import BENCH_OUTPUT
-from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import Candidates, Scan
-from stackaudit.importers.registry import Found, append_document, importer
+from stackaudit.importers.registry import Found, document_appended, importer
 
 _RESULT_HEAD = re.compile(r"^\s*=+\s*Serving Benchmark Result\s*=+\s*$")
 _RESULT_LINE = re.compile(r"^\s*(?:[A-Za-z][\w ()/%.-]*:\s*\S.*|-+[\w ()/.-]*-+|=+)\s*$")
@@ -26,10 +24,6 @@ _LLAMA_HEAD = re.compile(r"^\s*\|\s*model\s*\|.*\|\s*test\s*\|\s*t/s\s*\|\s*$")
 _TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$")
 MAX_LINES = 200  # a result block is tens of lines
 CONTEXT_LINES = 40  # lines above a block (and 10 below) searched for the command's flags that qualify it
-
-
-def _append(text: str, rec: HostRecord) -> None:
-    append_document(rec, BENCH_OUTPUT.name, text)
 
 
 @importer("benchmark output", "`vllm bench serve` / SGLang bench_serving results, a llama-bench table",
@@ -50,7 +44,7 @@ def bench_output(lines: list[str], candidates: Candidates | None = None) -> Iter
         else:
             continue
         body = "\n".join(x.rstrip() for x in lines[i:end]) + "\n"
-        yield Found("benchmark output", i, end, partial(_append, body))
+        yield Found("benchmark output", i, end, document_appended(BENCH_OUTPUT.name, body))
         scan.skip(end)
 
 
@@ -79,7 +73,7 @@ def _runs(lines: list[str], candidates: Candidates | None, kind: str, first: Cal
         near = _near(lines, i, end, context) if context else []
         body = "\n".join([*near, *(x.strip() for x in lines[i:end])]) + "\n"
         if needed in body:
-            yield Found(kind, i, end, partial(_append, body))
+            yield Found(kind, i, end, document_appended(BENCH_OUTPUT.name, body))
         scan.skip(end)
 
 

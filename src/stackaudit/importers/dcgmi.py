@@ -10,16 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import partial
 
 from stackaudit.facts.sources import DCGMI_DIAG, DCGMI_DISCOVERY, DCGMI_NVLINK
-from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end, strip_prompt
-from stackaudit.importers.registry import Found, append_document, importer
-
-
-def _append(name: str, body: str, rec: HostRecord) -> None:
-    append_document(rec, name, body)
+from stackaudit.importers.registry import Found, document_appended, importer
 
 
 def _with_command(lines: list[str], start: int, command: str) -> int:
@@ -52,7 +46,7 @@ def dcgmi_discovery(lines: list[str], candidates: Candidates | None = None) -> I
             start -= 1  # the border above `-c`'s title row
         start = _with_command(lines, start, "discovery")
         yield Found("dcgmi discovery", start, end,
-                    partial(_append, DCGMI_DISCOVERY.name, "\n".join(lines[start:end]) + "\n"))
+                    document_appended(DCGMI_DISCOVERY.name, "\n".join(lines[start:end]) + "\n"))
         scan.skip(end)
 
 
@@ -73,7 +67,7 @@ def dcgmi_nvlink(lines: list[str], candidates: Candidates | None = None) -> Iter
         if end < len(lines) and not lines[end].strip() and end + 1 < len(lines) and \
                 lines[end + 1].strip().startswith("Key: Up=U"):
             end += 2  # the key, after a blank line
-        yield Found("dcgmi nvlink", start, end, partial(_append, DCGMI_NVLINK.name, "\n".join(lines[start:end]) + "\n"))
+        yield Found("dcgmi nvlink", start, end, document_appended(DCGMI_NVLINK.name, "\n".join(lines[start:end]) + "\n"))
         scan.skip(end)
 
 
@@ -94,5 +88,5 @@ def dcgmi_diag(lines: list[str], candidates: Candidates | None = None) -> Iterat
             start -= 1
         start = _with_command(lines, start, "diag")
         end = run_end(lines, i + 1, lambda line: _TABLE.match(line) and not FENCE.match(line))
-        yield Found("dcgmi diag", start, end, partial(_append, DCGMI_DIAG.name, "\n".join(lines[start:end]) + "\n"))
+        yield Found("dcgmi diag", start, end, document_appended(DCGMI_DIAG.name, "\n".join(lines[start:end]) + "\n"))
         scan.skip(end)

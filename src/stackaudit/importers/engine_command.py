@@ -9,19 +9,13 @@ fact reads it (facts/engine_command.py). A line inside a docker run, compose or 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import partial
 
 from stackaudit.facts.engine_command import COMMAND_HINT, ENGINE_WORDS, parse_command_line
 from stackaudit.facts.sources import ENGINE_COMMAND
-from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import Candidates, Scan, strip_prompt
-from stackaudit.importers.registry import Found, append_document, importer
+from stackaudit.importers.registry import Found, document_appended, importer
 
 MAX_CONTINUATIONS = 64  # a command is a few lines; a run of `\` lines past this is not one
-
-
-def _append(text: str, rec: HostRecord) -> None:
-    append_document(rec, ENGINE_COMMAND.name, text)
 
 
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
@@ -41,6 +35,6 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
             end += 1
         command = parse_command_line(joined)
         if command is not None:
-            yield Found("engine command", i, end, partial(_append, command.line + "\n"))
+            yield Found("engine command", i, end, document_appended(ENGINE_COMMAND.name, command.line + "\n"))
             scan.skip(end)
 

@@ -16,15 +16,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import partial
 
 from stackaudit.facts.nvidia_smi import QUERY_FIELDS
 from stackaudit.facts.sources import EVIDENCE_LINES
 from stackaudit.facts.symptoms import NEEDLES as SYMPTOM_NEEDLES
 from stackaudit.facts.symptoms import is_symptom
-from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import Candidates, candidate_lines
-from stackaudit.importers.registry import Found, append_document, importer
+from stackaudit.importers.registry import Found, document_appended, importer
 
 # Names of `nvidia-smi -q` (whatever their indentation), with a value after ` : `; not a section's
 # one-word fields (`Current`, `State`), which other outputs print too.
@@ -55,10 +53,6 @@ def is_evidence(line: str) -> bool:
                 or _SMI_HEADER.search(line) or _LIMIT.match(line) or is_symptom(line))
 
 
-def _append(body: str, rec: HostRecord) -> None:
-    append_document(rec, EVIDENCE_LINES.name, body)
-
-
 @importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field, XML "
           "element or version, a PCIe link state, an NVRM message, a ulimit, a log symptom", needles=_NEEDLES, per_line=True,
           fallback=True)
@@ -66,4 +60,4 @@ def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> It
     for i in candidate_lines(candidates, len(lines)):
         # One span a line: a line a block recogniser took costs this reader that line, not its neighbours.
         if is_evidence(lines[i]):
-            yield Found("evidence line", i, i + 1, partial(_append, lines[i] + "\n"))
+            yield Found("evidence line", i, i + 1, document_appended(EVIDENCE_LINES.name, lines[i] + "\n"))

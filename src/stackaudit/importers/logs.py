@@ -18,13 +18,9 @@ from stackaudit.facts.serving_logs import KEY_NEEDLES, is_log_line, parse_p2p_ca
 from stackaudit.facts.sources import ENGINE_LOG
 from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import Candidates, Scan, run_end, strip_prompt
-from stackaudit.importers.registry import Found, append_document, importer
+from stackaudit.importers.registry import Found, document_appended, importer
 
 VLLM_CACHE_DIR = "/root/.cache/vllm"
-
-
-def _append_log(body: str, rec: HostRecord) -> None:
-    append_document(rec, ENGINE_LOG.name, body)  # linear over many pieces of one log
 
 
 @importer("server log", "vLLM / SGLang server log lines and NCCL INFO/WARN lines",
@@ -35,7 +31,7 @@ def server_log(lines: list[str], candidates: Candidates | None = None) -> Iterat
             continue
         end = run_end(lines, i + 1, is_log_line)
         body = "\n".join(line.rstrip() for line in lines[i:end]) + "\n"
-        yield Found("server log", i, end, partial(_append_log, body))
+        yield Found("server log", i, end, document_appended(ENGINE_LOG.name, body))
         scan.skip(end)
 
 

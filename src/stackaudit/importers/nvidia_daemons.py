@@ -10,22 +10,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import partial
 
 from stackaudit.facts.nvidia_daemons import DAEMON_TAG, daemon_event, status_unit
 from stackaudit.facts.sources import NVIDIA_DAEMON_LOG
-from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end
-from stackaudit.importers.registry import Found, append_document, importer
-
-
-def _append(body: str, rec: HostRecord) -> None:
-    append_document(rec, NVIDIA_DAEMON_LOG.name, body)
+from stackaudit.importers.registry import Found, document_appended, importer
 
 
 def _found(kind: str, lines: list[str], start: int, end: int) -> Found:
     # A blank line after each span: a status block's `Active:` never applies to the next span's lines.
-    return Found(kind, start, end, partial(_append, "\n".join(lines[start:end]) + "\n\n"))
+    return Found(kind, start, end, document_appended(NVIDIA_DAEMON_LOG.name, "\n".join(lines[start:end]) + "\n\n"))
 
 
 _JOB = re.compile(r"^Job for (?:nvidia-fabricmanager|nvidia-persistenced|nvidia-dcgm)(?:\.service)? failed\b")

@@ -10,24 +10,18 @@ A line that is itself a log, benchmark or progress line is left to its own recog
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import partial
 
 from stackaudit.facts.engine_command import COMMAND_HINT, parse_command_line
 from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.facts.serving_rate import PROSE_RATE
 from stackaudit.facts.sources import USER_RATE
-from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import Candidates, candidate_lines, strip_prompt
-from stackaudit.importers.registry import Found, append_document, importer
+from stackaudit.importers.registry import Found, document_appended, importer
 
 MAX_LINES = 50  # lines of words with a rate read from one paste; past a few, they give several rates anyway
 # Words of the machine-written lines that state a rate (vLLM's log, benchmark results, tqdm's postfix, llama.cpp's
 # and Ollama's timings).
 _NOT_PROSE = ("throughput", "est. speed", "it/s", "tokens/s,", "|", "ms per token", "eval rate", "eval time")
-
-
-def _append(text: str, rec: HostRecord) -> None:
-    append_document(rec, USER_RATE.name, text)
 
 
 def _engine_beside(lines: list[str]) -> bool:
@@ -49,7 +43,7 @@ def prose_rate(lines: list[str], candidates: Candidates | None = None) -> Iterat
                 engine = _engine_beside(lines)
             if not engine:
                 return
-            yield Found("prose rate", i, i + 1, partial(_append, line.strip() + "\n"))
+            yield Found("prose rate", i, i + 1, document_appended(USER_RATE.name, line.strip() + "\n"))
             taken += 1
             if taken == MAX_LINES:
                 return
