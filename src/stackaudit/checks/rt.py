@@ -545,10 +545,7 @@ def _graphs_on_command_lines(commands: EngineCommands, collect_env: CollectEnv |
 def _graphs_in_container_specs(containers: DockerContainers) -> Outcome:
     """RT-CUDA-GRAPHS on the engine argv of containers (docker inspect Args, a pasted docker run / compose /
     pod spec) where no engine process is in the source."""
-    from stackaudit.facts._parse import engine_of
-
-    engines = [(c, engine_of(c.image + " " + " ".join(c.argv))) for c in containers.containers]
-    engines = [(c, e) for c, e in engines if e]
+    engines = [(c, c.engine) for c in containers.containers if c.engine]
     if not engines:
         if any(c.excerpt for c in containers.containers):
             return unknown("the pasted container spec is an excerpt and names no engine")
@@ -782,11 +779,7 @@ def _kernel_settings(proc: ProcessInfo) -> list[str]:
 
 def _container_engines(containers: DockerContainers | None) -> list[tuple[str, tuple[str, ...]]]:
     """(engine, argv) of each container whose command starts vLLM or SGLang."""
-    from stackaudit.facts._parse import engine_of
-
-    found = [(engine_of(c.image + " " + " ".join(c.argv)), c.argv) for c in (containers.containers if containers
-                                                                              else ())]
-    return [(e, argv) for e, argv in found if e in ("vllm", "sglang")]
+    return [(c.engine, c.argv) for c in (containers.containers if containers else ()) if c.engine in ("vllm", "sglang")]
 
 
 def _architectures(gpus: GpuInventory | None) -> dict[str, tuple[str, str]] | None:

@@ -49,7 +49,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from stackaudit.facts._parse import ParseError, engine_of
+from stackaudit.facts._parse import ParseError
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses, process_path
@@ -566,7 +566,7 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
         where = f"container {ctr.label} environment ({ctr.origin or 'docker inspect'})"
         sources.append(where)
         engine_seen = engine_seen or not ctr.excerpt
-        engine = engine_of(ctr.image + " " + " ".join(ctr.argv))
+        engine = ctr.engine
         for name, value in ctr.env:
             if name.startswith("NCCL_"):
                 settings.append(NcclSetting(name, value, where, engine, 2))
