@@ -15,8 +15,10 @@ def strip_prompt(line: str) -> str:
     return PROMPT.sub("", line, count=1).strip()
 
 
-def take_while(lines: list[str], start: int, pred: re.Pattern[str], allow_blank: int = 0) -> int:
-    """End index (exclusive) of the run of lines from `start` matching `pred` (blank lines allowed)."""
+def take_while(lines: list[str], start: int, pred: re.Pattern[str] | Callable[[str], object], allow_blank: int = 0) -> int:
+    """End index (exclusive) of the run of lines from `start` that `pred` accepts (a pattern: that it finds a
+    match in), up to a fence; `allow_blank` blank lines in a row stay in the run."""
+    accepts = pred.search if isinstance(pred, re.Pattern) else pred
     end = start
     blanks = 0
     i = start
@@ -28,7 +30,7 @@ def take_while(lines: list[str], start: int, pred: re.Pattern[str], allow_blank:
                 break
             i += 1
             continue
-        if FENCE.match(line) or not pred.search(line):
+        if FENCE.match(line) or not accepts(line):
             break
         blanks = 0
         i += 1

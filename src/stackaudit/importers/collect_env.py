@@ -17,7 +17,7 @@ from stackaudit.facts._parse import ParseError
 from stackaudit.facts.collect_env import CHECK_ENV_ARGV, COLLECT_ENV_ARGV, parse_collect_env
 from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.host.memory import HostRecord
-from stackaudit.importers._scan import FENCE, Candidates, Scan
+from stackaudit.importers._scan import FENCE, Candidates, Scan, take_while
 from stackaudit.importers.registry import Found, importer, record_command
 from stackaudit.importers.topology import TOPO_HEADER, TOPO_ROW
 
@@ -46,25 +46,6 @@ def _belongs(line: str) -> bool:
         return True  # a value printed on its own line (SGLang's check_env of mid-2024 printed the driver twice)
     return bool(_LINE.match(line) or _KEYLINE.match(line) or TOPO_HEADER.match(line) or TOPO_ROW.match(line)
                 or line.startswith((" ", "\t")))
-
-
-def _span_end(lines: list[str], start: int) -> int:
-    end = start
-    blanks = 0
-    i = start
-    while i < len(lines):
-        line = lines[i]
-        if not line.strip():
-            blanks += 1
-            if blanks > 2:
-                break
-        elif _belongs(line):
-            blanks = 0
-            end = i + 1
-        else:
-            break
-        i += 1
-    return end
 
 
 def _cpu_span(lines: list[str], start: int, end: int) -> tuple[int, int] | None:
@@ -96,7 +77,7 @@ def collect_env(lines: list[str], candidates: Candidates | None = None) -> Itera
     for i in (scan := Scan(lines, candidates)):
         if not _START.match(lines[i]):
             continue
-        end = _span_end(lines, i)
+        end = take_while(lines, i, _belongs, allow_blank=2)
         body = "\n".join(lines[i:end])
         if end - i < 3 or not any(anchor in body for anchor in _ANCHORS):
             continue
