@@ -128,11 +128,6 @@ def ok_over_gpus(nvidia: NvidiaGpus, judged: Sequence[GpuInfo], message: str, *,
     return over_gpus(nvidia, judged, ok(message, actual=actual, subjects=[g.subject for g in judged]), ask)
 
 
-def version_tuple(version: str | None) -> tuple[int, ...]:
-    """Release numbers of a driver or CUDA version (stackaudit.versions: PEP 440, a suffix ignored)."""
-    return release(version)
-
-
 def is_blackwell(gpu: GpuInfo) -> bool:
     spec = gpu.spec
     return "blackwell" in (gpu.architecture or "").lower() or (spec is not None and spec.architecture == "Blackwell")
@@ -209,7 +204,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                      expected="driver at or above the floor of torch's CUDA major")
     if driver is None:
         return unknown("the driver version is not in this source", hint="paste `nvidia-smi` or run on the host")
-    dv = version_tuple(driver)
+    dv = release(driver)
     problems: list[str] = []
     blackwell = [g for g in (nvidia.gpus if nvidia else ()) if is_blackwell(g)]
     if blackwell and dv < (570,):
@@ -218,7 +213,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     if python_env is not None:
         torch = [(env.source, env.torch_cuda) for env in python_env.environments if env.torch_cuda]
     for source, cuda in torch:
-        cv = version_tuple(cuda)
+        cv = release(cuda)
         floor = _DRIVER_FLOOR.get(cv[0]) if cv else None
         if floor and dv < floor:
             problems.append(f"torch built for CUDA {cuda} ({source}) needs driver >= "
@@ -235,7 +230,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     runtimes = sorted({c for _, c in torch})
     actual = {"driver": driver, "torch_cuda": [c for _, c in torch]}
     driver_cuda = (nvidia.cuda_version if nvidia is not None else None) or _cuda_of_branch(dv)
-    older = [c for c in runtimes if driver_cuda and version_tuple(c)[:2] < version_tuple(driver_cuda)[:2]]
+    older = [c for c in runtimes if driver_cuda and release(c, 2) < release(driver_cuda, 2)]
     if older:
         # The myth: "the CUDA version in nvidia-smi must match torch's". A newer driver runs an older runtime.
         return not_an_issue(f"torch's CUDA {', '.join(older)} differs from the CUDA {driver_cuda} that driver {driver} "
@@ -314,7 +309,7 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
         return issue(f"proprietary kernel module with {len(blackwell)} Blackwell/Grace Hopper GPU(s) "
                      f"({blackwell[0].name}): they are only supported by the open modules", actual="proprietary",
                      expected="open", subjects=[g.subject for g in blackwell], evidence=evidence)
-    branch = version_tuple(nvidia_driver.version)[:1]
+    branch = release(nvidia_driver.version, 1)
     if branch and branch < (515,):
         # The open kernel modules start with R515: an older driver has no other flavour to switch to.
         return not_an_issue(f"proprietary kernel module {nvidia_driver.version}: the open modules start with R515, "
