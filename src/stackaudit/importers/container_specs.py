@@ -299,13 +299,10 @@ def _whole_array(text: str) -> bool:
 @importer("docker inspect excerpt", "part of a `docker inspect` output (an object or a HostConfig fragment)",
           needles=tuple(f'"{key}"' for key in _INSPECT_KEYS))
 def docker_inspect_excerpt(lines: list[str]) -> Iterator[Found]:
-    i = 0
-    while i < len(lines):
-        if not _JSONISH.match(lines[i]) or not lines[i].strip():
-            i += 1
+    for start in (scan := Scan(lines, None)):
+        if not _JSONISH.match(lines[start]) or not lines[start].strip():
             continue
-        start = i
-        end = i
+        i = end = start
         blanks = 0
         keyed = False
         while i < len(lines) and i - start < MAX_SPEC_LINES:
@@ -321,7 +318,7 @@ def docker_inspect_excerpt(lines: list[str]) -> Iterator[Found]:
             else:
                 break
             i += 1
-        i = max(end, start + 1)
+        scan.skip(end)
         if not keyed or end - start < 3:
             continue
         text = "\n".join(lines[start:end])

@@ -83,19 +83,16 @@ _MAYBE_START = re.compile(rf"^(?:\t|\s*(?:[0-9a-fA-F]{{2,4}}:|IOMMU |(?:{'|'.joi
 
 @importer("lspci", "`lspci -vvv` / `-vv` / `-nn` (whole, cut or grepped ACSCtl/LnkSta lines), IOMMU group listings")
 def lspci(lines: list[str]) -> Iterator[Found]:
-    i = 0
     n = len(lines)
     seen: set[tuple[str, ...]] = set()
-    while i < n:
+    for i in (scan := Scan(lines, None)):
         line = lines[i]
         if not _MAYBE_START.match(line) and "ontroller" not in line:
-            i += 1  # none of the tests below can hold: one match instead of five per line of a long paste
-            continue
+            continue  # none of the tests below can hold: one match instead of five per line of a long paste
         header_text = _prose_header(lines, i)
         fragment = not header_text and _DETAIL.match(line) and i + 1 < n and bool(_DETAIL.match(lines[i + 1]) or (
             lines[i + 1].startswith("\t") and _DETAIL.match(lines[min(i + 2, n - 1)])))
         if not (_is_header(line) or _CAP_KEY.match(line) or _GROUP.match(line) or header_text or fragment):
-            i += 1
             continue
         start = i
         in_device = _is_header(line) or bool(header_text) or bool(fragment)
@@ -129,7 +126,7 @@ def lspci(lines: list[str]) -> Iterator[Found]:
                 # separates devices.
                 yield Found("lspci", start, j, command_output_appended(argv, text if argv not in seen else "\n" + text))
                 seen.add(argv)
-        i = max(j, i + 1)
+        scan.skip(j)
 
 
 @importer("lspci -tv", "`lspci -tv` / `lspci -t` device tree", needles=("-[",), per_line=True)
