@@ -23,6 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 sys.path.insert(0, os.path.join(HERE, "..", "src"))
 
+from bench_support.cpus import pin, two_cores  # noqa: E402
 from bench_support.servers import calibrated_server  # noqa: E402
 from stackaudit.bench import stats  # noqa: E402
 from stackaudit.bench.progress import TerminalProgress  # noqa: E402
@@ -55,12 +56,10 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=256)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    available = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-    server_cpu = available[1] if len(available) > 1 else None
-    if len(available) > 1:
-        os.sched_setaffinity(0, {available[0]})
+    cores = two_cores()  # the client on one core, the server on another
+    pin(0, cores[0] if cores else None)
     rounds = []
-    with calibrated_server("--ttft-ms", "20", "--gap-ms", "2", cpu=server_cpu) as url:
+    with calibrated_server("--ttft-ms", "20", "--gap-ms", "2", cpu=cores[1] if cores else None) as url:
         for _ in range(args.rounds):
             for bar in (True, False):
                 rounds.append(_one(url, args.requests, bar))

@@ -25,6 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 sys.path.insert(0, os.path.join(HERE, "..", "src"))
 
+from bench_support.cpus import pin, two_cores  # noqa: E402
 from bench_support.servers import calibrated_server  # noqa: E402
 from stackaudit.bench import stats  # noqa: E402
 from stackaudit.bench.client import SpareConnector  # noqa: E402
@@ -48,15 +49,13 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=64)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    available = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-    server_cpu = available[1] if len(available) > 1 else None
-    if len(available) > 1:
-        os.sched_setaffinity(0, {available[0]})
+    cores = two_cores()  # the client on one core, the server on another
+    pin(0, cores[0] if cores else None)
     original = SpareConnector.open_spare
     rounds: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as scratch:
         log = os.path.join(scratch, "chunks.jsonl")
-        with calibrated_server("--ttft-ms", "60", "--gap-ms", "12", "--close", "--chunk-log", log, cpu=server_cpu) as url:
+        with calibrated_server("--ttft-ms", "60", "--gap-ms", "12", "--close", "--chunk-log", log, cpu=cores[1] if cores else None) as url:
             seed = 0
             for i in range(args.rounds):
                 for spares in ((True, False) if i % 2 == 0 else (False, True)):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from stackaudit.checks.rt import _base_version, torch_supports
+from stackaudit.checks.rt import torch_supports
 from stackaudit.versions import is_older, parse_version, public_version, release
 
 
@@ -32,7 +32,7 @@ def test_release_numbers(text: str | None, numbers: tuple[int, ...]) -> None:
 def test_public_version_drops_the_build_label_only() -> None:
     assert public_version("0.2.8+cu128torch2.7") == "0.2.8"
     assert public_version("0.2.08") == "0.2.8"
-    assert _base_version("0.2.8rc1+cu128") != _base_version("0.2.8")  # a release candidate is not the release
+    assert public_version("0.2.8rc1+cu128") != public_version("0.2.8")  # a release candidate is not the release
 
 
 def test_torch_floor_for_blackwell_counts_the_27_series_and_not_26() -> None:

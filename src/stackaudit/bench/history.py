@@ -131,34 +131,11 @@ class History:
         """Store a run; `requests` maps a level key to (repeat, RequestRecord) pairs. Returns the run id."""
         from stackaudit.bench.metrics import per_request_rows
 
-        server = result.get("server", {})
-        with self._db:
-            cursor = self._db.execute(
-                "INSERT INTO runs(started, label, url, model, server_type, server_version, result) VALUES (?,?,?,?,?,?,?)",
-                (
-                    result.get("started", ""),
-                    result.get("label"),
-                    server.get("url"),
-                    server.get("model_used"),
-                    server.get("server_type"),
-                    server.get("server_version"),
-                    "{}",
-                ),
-            )
-            run_id = int(cursor.lastrowid or 0)
-            result["run_id"] = run_id
-            self._db.execute("UPDATE runs SET result = ? WHERE id = ?", (json.dumps(result), run_id))
-            for level, pairs in requests.items():
-                rows = per_request_rows([record for _, record in pairs])
-                self._db.executemany(
-                    "INSERT INTO requests(run_id, level, repeat, ok, tpot_ms, ttft_ms, e2e_ms, output_tokens) "
-                    "VALUES (?,?,?,?,?,?,?,?)",
-                    [
-                        (run_id, level, repeat, ok, tpot, ttft, e2e, n)
-                        for (repeat, _), (tpot, ttft, e2e, n, ok) in zip(pairs, rows, strict=True)
-                    ],
-                )
-        return run_id
+        return self.add_rows(result, [
+            RequestRow(level, repeat, bool(ok), tpot, ttft, e2e, n)
+            for level, pairs in requests.items()
+            for (repeat, _), (tpot, ttft, e2e, n, ok) in zip(pairs, per_request_rows([r for _, r in pairs]), strict=True)
+        ])
 
     def add_rows(self, result: dict[str, Any], rows: list[RequestRow]) -> int:
         """Store a run from ready-made per-request rows (imports, tests)."""

@@ -49,7 +49,7 @@ from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.python_env import PythonEnv
 from stackaudit.facts.shown_commands import EmptyGreps
-from stackaudit.facts.symptoms import LogSymptoms, find_symptoms
+from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import LoadedModules, module_loaded
 from stackaudit.facts.topology import NvlinkStatus, TopoMatrix
 from stackaudit.fixes import (
@@ -128,11 +128,6 @@ def ok_over_gpus(nvidia: NvidiaGpus, judged: Sequence[GpuInfo], message: str, *,
     return over_gpus(nvidia, judged, ok(message, actual=actual, subjects=[g.subject for g in judged]), ask)
 
 
-def version_tuple(version: str | None) -> tuple[int, ...]:
-    """Release numbers of a driver or CUDA version (stackaudit.versions: PEP 440, a suffix ignored)."""
-    return release(version)
-
-
 def is_blackwell(gpu: GpuInfo) -> bool:
     spec = gpu.spec
     return "blackwell" in (gpu.architecture or "").lower() or (spec is not None and spec.architecture == "Blackwell")
@@ -209,7 +204,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                      expected="driver at or above the floor of torch's CUDA major")
     if driver is None:
         return unknown("the driver version is not in this source", hint="paste `nvidia-smi` or run on the host")
-    dv = version_tuple(driver)
+    dv = release(driver)
     problems: list[str] = []
     blackwell = [g for g in (nvidia.gpus if nvidia else ()) if is_blackwell(g)]
     if blackwell and dv < (570,):
@@ -218,7 +213,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     if python_env is not None:
         torch = [(env.source, env.torch_cuda) for env in python_env.environments if env.torch_cuda]
     for source, cuda in torch:
-        cv = version_tuple(cuda)
+        cv = release(cuda)
         floor = _DRIVER_FLOOR.get(cv[0]) if cv else None
         if floor and dv < floor:
             problems.append(f"torch built for CUDA {cuda} ({source}) needs driver >= "
@@ -235,7 +230,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     runtimes = sorted({c for _, c in torch})
     actual = {"driver": driver, "torch_cuda": [c for _, c in torch]}
     driver_cuda = (nvidia.cuda_version if nvidia is not None else None) or _cuda_of_branch(dv)
-    older = [c for c in runtimes if driver_cuda and version_tuple(c)[:2] < version_tuple(driver_cuda)[:2]]
+    older = [c for c in runtimes if driver_cuda and release(c, 2) < release(driver_cuda, 2)]
     if older:
         # The myth: "the CUDA version in nvidia-smi must match torch's". A newer driver runs an older runtime.
         return not_an_issue(f"torch's CUDA {', '.join(older)} differs from the CUDA {driver_cuda} that driver {driver} "
@@ -314,7 +309,7 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
         return issue(f"proprietary kernel module with {len(blackwell)} Blackwell/Grace Hopper GPU(s) "
                      f"({blackwell[0].name}): they are only supported by the open modules", actual="proprietary",
                      expected="open", subjects=[g.subject for g in blackwell], evidence=evidence)
-    branch = version_tuple(nvidia_driver.version)[:1]
+    branch = release(nvidia_driver.version, 1)
     if branch and branch < (515,):
         # The open kernel modules start with R515: an older driver has no other flavour to switch to.
         return not_an_issue(f"proprietary kernel module {nvidia_driver.version}: the open modules start with R515, "
@@ -948,7 +943,8 @@ def _xid_cost(events: tuple[GpuEvent, ...], actions: dict[str, str]) -> FixCost:
                   note="RMA the GPU when hardware Xids (79, 48, 64, 95) repeat"),
     references=(XID_CATALOGUE, "https://raw.githubusercontent.com/stas00/ml-engineering/master/compute/accelerator/nvidia/debug.md"),
 )
-def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices | None = None) -> Outcome:
+def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices | None = None,
+        log_symptoms: LogSymptoms | None = None) -> Outcome:
     """Reads: `NVRM: Xid (PCI:…): <code>, …` lines of the kernel log (`dmesg`), and NVML's
     recommended recovery action per GPU (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION) where available.
 
@@ -970,7 +966,8 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     """
     # A line a symptom proves for another check (an NVLink Xid, a channel stopped because of one, an ECC Xid) is
     # that check's finding, quoted there: one log line is the evidence of one finding.
-    hits = [h for h in find_symptoms([e.line for e in gpu_events.events if e.line]) if h.symptom.check != "DRV-XID"]
+    lines = {e.line.strip() for e in gpu_events.events if e.line}
+    hits = [h for h in (log_symptoms.hits if log_symptoms else ()) if h.symptom.check != "DRV-XID" and h.line in lines]
     owned = {h.line for h in hits}
     elsewhere = sorted({h.symptom.check for h in hits})
     events = tuple(e for e in gpu_events.events if not (e.line and e.line.strip() in owned))

@@ -171,12 +171,9 @@ def _shown_engine(commands: EngineCommands | None, containers: DockerContainers 
     engine arguments (docker run, compose, a pod spec, `docker inspect`)."""
     if commands is not None and commands.commands:
         return commands.commands[0].as_process()
-    from stackaudit.facts._parse import engine_of
-
     for c in containers.containers if containers is not None else ():
-        engine = engine_of(c.image + " " + " ".join(c.argv))
-        if engine in _ENGINES:
-            return ProcessInfo(pid=0, ppid=None, comm=f"container {c.label}", argv=c.argv, engine=engine,
+        if c.engine in _ENGINES:
+            return ProcessInfo(pid=0, ppid=None, comm=f"container {c.label}", argv=c.argv, engine=c.engine,
                                role="api-server", root_pid=0)
     return None
 

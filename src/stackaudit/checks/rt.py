@@ -136,16 +136,6 @@ def _tp_size(root: ProcessInfo, parallelism: Parallelism | None) -> int:
     return sizes.tp_or_default if sizes is not None else 1
 
 
-def _version_tuple(version: str | None) -> tuple[int, ...]:
-    return release(version)
-
-
-def _base_version(version: str) -> str:
-    """`0.2.8+cu128torch2.7` -> `0.2.8` (the local part is the build, not the release; PEP 440 normalised,
-    so `0.2.8rc1` stays apart from `0.2.8`)."""
-    return public_version(version)
-
-
 # --- RT-TORCH-ARCH ---------------------------------------------------------------------------
 
 # Minimum CUDA toolkit that can build (and torch release that ships) each architecture.
@@ -175,7 +165,7 @@ def torch_supports(capability: str, torch_version: str, torch_cuda: str | None,
     if torch_cuda == "":
         return False
     need_cuda = ARCH_MIN_CUDA.get(capability)
-    if need_cuda and torch_cuda and _version_tuple(torch_cuda)[:2] < need_cuda:
+    if need_cuda and torch_cuda and release(torch_cuda, 2) < need_cuda:
         return False
     need_torch = ARCH_MIN_TORCH.get(capability)
     if need_torch and is_older(torch_version, need_torch):
@@ -355,15 +345,15 @@ def flashinfer(python_env: PythonEnv, serving_processes: ServingProcesses | None
         versions = {n: e.packages[n] for n in (*FLASHINFER_PACKAGES, "flashinfer") if n in e.packages}
         actual.update({f"{n}": v for n, v in versions.items()})
         evidence.extend(f"{e.source}: {n} {v}" for n, v in versions.items())
-        bases = {_base_version(v) for n, v in versions.items() if n in FLASHINFER_PACKAGES}
+        bases = {public_version(v) for n, v in versions.items() if n in FLASHINFER_PACKAGES}
         if len(bases) > 1:
             problems.append("FlashInfer packages at different versions ("
                             + ", ".join(f"{n} {v}" for n, v in versions.items()) + ")")
             if disabled_check:
                 severe = True
                 problems[-1] += " with FLASHINFER_DISABLE_VERSION_CHECK=1 (stale cubins crash)"
-        torch_cuda = _version_tuple(e.torch_cuda)[:2]
-        home_cuda = _version_tuple(e.cuda_home_version)[:2]
+        torch_cuda = release(e.torch_cuda, 2)
+        home_cuda = release(e.cuda_home_version, 2)
         if e.cuda_home_version:
             actual["cuda_home"] = f"{e.cuda_home} ({e.cuda_home_version}, from {e.cuda_home_from})"
             evidence.append(f"{e.cuda_home}/version.json: CUDA {e.cuda_home_version}")
@@ -545,10 +535,7 @@ def _graphs_on_command_lines(commands: EngineCommands, collect_env: CollectEnv |
 def _graphs_in_container_specs(containers: DockerContainers) -> Outcome:
     """RT-CUDA-GRAPHS on the engine argv of containers (docker inspect Args, a pasted docker run / compose /
     pod spec) where no engine process is in the source."""
-    from stackaudit.facts._parse import engine_of
-
-    engines = [(c, engine_of(c.image + " " + " ".join(c.argv))) for c in containers.containers]
-    engines = [(c, e) for c, e in engines if e]
+    engines = [(c, c.engine) for c in containers.containers if c.engine]
     if not engines:
         if any(c.excerpt for c in containers.containers):
             return unknown("the pasted container spec is an excerpt and names no engine")
@@ -782,11 +769,7 @@ def _kernel_settings(proc: ProcessInfo) -> list[str]:
 
 def _container_engines(containers: DockerContainers | None) -> list[tuple[str, tuple[str, ...]]]:
     """(engine, argv) of each container whose command starts vLLM or SGLang."""
-    from stackaudit.facts._parse import engine_of
-
-    found = [(engine_of(c.image + " " + " ".join(c.argv)), c.argv) for c in (containers.containers if containers
-                                                                              else ())]
-    return [(e, argv) for e, argv in found if e in ("vllm", "sglang")]
+    return [(c.engine, c.argv) for c in (containers.containers if containers else ()) if c.engine in ("vllm", "sglang")]
 
 
 def _architectures(gpus: GpuInventory | None) -> dict[str, tuple[str, str]] | None:
@@ -1052,7 +1035,7 @@ def env_vllm(serving_processes: ServingProcesses, python_env: PythonEnv | None =
         path = seen["VLLM_NCCL_SO_PATH"][0]
         wheel = next((e.nccl_wheel() for e in envs if e.nccl_wheel()), None)
         m = re.search(r"libnccl\.so\.(\d+\.\d+(?:\.\d+)?)", path)
-        if wheel and m and _version_tuple(m.group(1))[:2] != _version_tuple(wheel[1])[:2]:
+        if wheel and m and release(m.group(1), 2) != release(wheel[1], 2):
             findings.append(f"VLLM_NCCL_SO_PATH={path}: NCCL {m.group(1)}, but torch's {wheel[0]} is {wheel[1]}")
             subjects.append("VLLM_NCCL_SO_PATH")
     info = [f"{n}={v}" for n, (v, _) in seen.items() if n == "VLLM_ATTENTION_BACKEND" and v in SLOW_ATTENTION_BACKENDS]

@@ -29,6 +29,17 @@ class ConfigLine:
         return f"{self.file}:{self.line}"
 
 
+class Unread:
+    """Base of a configuration fact's dataclass (its own `unread` field): the places that could change it but
+    are not in the source (or could not be read) make it incomplete."""
+
+    unread: tuple[str, ...]
+
+    @property
+    def complete(self) -> bool:
+        return not self.unread
+
+
 @dataclass(frozen=True)
 class ConfigFile:
     path: str
@@ -36,7 +47,7 @@ class ConfigFile:
 
 
 @dataclass(frozen=True)
-class ConfigSet:
+class ConfigSet(Unread):
     """The files in the order they apply; `unread`: directories or files the source does not show (or that
     could not be read), which make the set incomplete; `hidden`: files a same-named file in a directory
     earlier in the list replaces (kept for the report's evidence)."""
@@ -44,10 +55,6 @@ class ConfigSet:
     files: tuple[ConfigFile, ...]
     unread: tuple[str, ...] = ()
     hidden: tuple[str, ...] = ()
-
-    @property
-    def complete(self) -> bool:
-        return not self.unread
 
 
 def read_file(host: Host, path: str) -> tuple[str | None, bool]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from stackaudit.facts._parse import ParseError
@@ -215,14 +216,24 @@ def docker_run_lines(text: str) -> list[str]:
 @parser(DOCKER_RUN, feeds="docker_containers", kind=DockerContainers, rank=22)
 def containers_from_docker_run(text: str) -> DockerContainers:
     """Containers as pasted `docker run` lines start them (flags, environment, the engine's argv)."""
-    out = []
-    for line in docker_run_lines(text):
-        try:
-            out.append(parse_docker_run(line))
-        except ParseError:
-            continue
+    return _containers(docker_run_lines(text), (lambda line: (parse_docker_run(line),),),
+                       "no `docker run` line with an image")
+
+
+def _containers(pieces: Iterable[str], parses: tuple[Callable[[str], Iterable[DockerContainer]], ...],
+                none: str) -> DockerContainers:
+    """The containers of each piece of a pasted document, by the first parse that reads it (a piece none
+    reads is left out); ParseError `none` when no piece holds one."""
+    out: list[DockerContainer] = []
+    for piece in pieces:
+        for parse in parses:
+            try:
+                out.extend(parse(piece))
+                break
+            except ParseError:
+                continue
     if not out:
-        raise ParseError("no `docker run` line with an image")
+        raise ParseError(none)
     return DockerContainers(tuple(out))
 
 
@@ -499,18 +510,8 @@ def parse_flat_k8s(text: str) -> tuple[DockerContainer, ...]:
 @parser(K8S_SPEC, feeds="docker_containers", kind=DockerContainers, rank=26)
 def containers_from_k8s(text: str) -> DockerContainers:
     """Containers of a pasted Kubernetes pod / deployment spec (a one-line paste read in part)."""
-    out: list[DockerContainer] = []
-    for part in text.split(PIECE_SEPARATOR):
-        try:
-            out.extend(parse_k8s(part))
-        except ParseError:
-            try:
-                out.extend(parse_flat_k8s(part))
-            except ParseError:
-                continue
-    if not out:
-        raise ParseError("no pod spec with containers in the manifest")
-    return DockerContainers(tuple(out))
+    return _containers(text.split(PIECE_SEPARATOR), (parse_k8s, parse_flat_k8s),
+                       "no pod spec with containers in the manifest")
 
 
 # --- docker inspect excerpts -----------------------------------------------------------------------
@@ -606,12 +607,4 @@ def _containers_in(data: Any) -> tuple[DockerContainer, ...]:
 @parser(DOCKER_INSPECT_EXCERPT, feeds="docker_containers", kind=DockerContainers, rank=28)
 def containers_from_inspect_excerpt(text: str) -> DockerContainers:
     """What a pasted `docker inspect` excerpt shows of its containers (the rest unknown)."""
-    out: list[DockerContainer] = []
-    for part in text.split(PIECE_SEPARATOR):
-        try:
-            out.extend(parse_inspect_excerpt(part))
-        except ParseError:
-            continue
-    if not out:
-        raise ParseError("no container object in the pasted excerpt")
-    return DockerContainers(tuple(out))
+    return _containers(text.split(PIECE_SEPARATOR), (parse_inspect_excerpt,), "no container object in the pasted excerpt")

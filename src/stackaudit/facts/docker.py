@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from stackaudit.facts._parse import ParseError, parse_cpulist, sizes_from_argv
+from stackaudit.facts._parse import ParseError, engine_of, parse_cpulist, sizes_from_argv
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
 from stackaudit.facts.sources import DOCKER_INSPECT
 from stackaudit.facts.sources import DOCKER_PS as DOCKER_PS_SOURCE
@@ -132,6 +132,11 @@ class DockerContainer:
         if self.runtime == "nvidia" and visible and visible not in ("all", "void", "none"):
             return len([v for v in visible.split(",") if v.strip()])
         return None
+
+    @property
+    def engine(self) -> str:
+        """The engine its image or command names: sglang, vllm or trtllm ("" when none)."""
+        return engine_of(self.image + " " + " ".join(self.argv))
 
     @property
     def looks_like_serving(self) -> bool:

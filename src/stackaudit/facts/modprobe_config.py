@@ -12,7 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from stackaudit.facts.config_dirs import ConfigFile, ConfigLine, config_lines, read_config_dirs, read_file
+from stackaudit.facts.config_dirs import (
+    ConfigFile,
+    ConfigLine,
+    Unread,
+    config_lines,
+    read_config_dirs,
+    read_file,
+)
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.facts.sources import ETC_MODULES, MODPROBE_D, MODULES_LOAD_D
 
@@ -32,7 +39,7 @@ class ModuleLine(ConfigLine):
 
 
 @dataclass(frozen=True)
-class ModprobeConfig:
+class ModprobeConfig(Unread):
     """modules-load.d entries, modprobe.d options / blacklist / refusing installs, in the order read."""
 
     load: tuple[ModuleLine, ...] = ()
@@ -40,10 +47,6 @@ class ModprobeConfig:
     blacklist: tuple[ModuleLine, ...] = ()
     refused: tuple[ModuleLine, ...] = ()  # install M /bin/false
     unread: tuple[str, ...] = ()
-
-    @property
-    def complete(self) -> bool:
-        return not self.unread
 
     def loads(self, module: str) -> ModuleLine | None:
         name = module_name(module)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from stackaudit.facts._parse import engine_of, parallel_size, sizes_from_argv
+from stackaudit.facts._parse import parallel_size, sizes_from_argv
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, provider, union
 from stackaudit.facts.serving_logs import ServingLog
@@ -143,7 +143,7 @@ def parallelism_from_docker(ctx: FactContext) -> Parallelism:
     engines = []
     for c in containers:
         tp, pp, dp = sizes_from_argv(c.argv)
-        engines.append(EngineParallelism(engine_of(c.image + " " + " ".join(c.argv)), tp, pp, dp, DOCKER,
+        engines.append(EngineParallelism(c.engine, tp, pp, dp, DOCKER,
                                          container=c.id, spec=c.origin or "docker inspect"))
     return Parallelism(engines=tuple(engines))
 

@@ -49,7 +49,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from stackaudit.facts._parse import ParseError, engine_of
+from stackaudit.facts._parse import ParseError
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses, process_path
@@ -73,12 +73,21 @@ KEY_PHRASES = re.compile(
     r"enforce_eager|Capturing batches \(|Detected that the model can run with \w+_marlin|"
     r"does not have native support for FP\d computation|attention backend out of potential backends",
     re.IGNORECASE)
+# A literal of each line pattern above: NCCL_LINE's `NCCL`, VLLM_LINE's `file.py:N`, SGLANG_LINE's closing `] `,
+# and a word of every KEY_PHRASES alternative (lowercase: that pattern ignores case). Short words shared by several
+# phrases (and other recognisers): each needle is a pass over the text (importers/logs.py).
+KEY_NEEDLES = ("allreduce", "p2p", "graph", "cumem", "get_mempolicy", "nccl", "not supported", "llm",
+               "serverargs(", "non-default args", "enforce_eager", "capturing batches", "_marlin",
+               "native support for fp", "potential backends")
+_KEY_HINT = re.compile("|".join(re.escape(n) for n in KEY_NEEDLES))
 
 
 def is_log_line(line: str) -> bool:
-    """Whether a line of a paste belongs to a server or NCCL log."""
-    return bool(NCCL_LINE.search(line) or VLLM_LINE.search(line) or SGLANG_LINE.search(line)
-                or KEY_PHRASES.search(line))
+    """Whether a line of a paste belongs to a server or NCCL log. Each pattern runs only where its literal
+    stands (a 50 MB paste: the case-blind KEY_PHRASES search is the dearest test, and most lines hold none)."""
+    return bool(("NCCL " in line and NCCL_LINE.search(line)) or (".py:" in line and VLLM_LINE.search(line))
+                or ("] " in line and SGLANG_LINE.search(line))
+                or (_KEY_HINT.search(line.lower()) and KEY_PHRASES.search(line)))
 
 
 # --- parsed log ------------------------------------------------------------------------------
@@ -557,7 +566,7 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
         where = f"container {ctr.label} environment ({ctr.origin or 'docker inspect'})"
         sources.append(where)
         engine_seen = engine_seen or not ctr.excerpt
-        engine = engine_of(ctr.image + " " + " ".join(ctr.argv))
+        engine = ctr.engine
         for name, value in ctr.env:
             if name.startswith("NCCL_"):
                 settings.append(NcclSetting(name, value, where, engine, 2))

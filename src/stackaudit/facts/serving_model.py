@@ -171,11 +171,10 @@ def _catalogued(engine: str, model: str, tp: int, proc: ProcessInfo | None, wher
           title="serving containers' command (`docker inspect`, a pasted docker run / compose / pod spec)")
 def serving_model_from_container(ctx: FactContext) -> ServingModel:
     """The model a GPU or serving container's command names, from the catalogue."""
-    from stackaudit.facts._parse import engine_of
     from stackaudit.facts.docker import DockerContainers
 
     for ctr in ctx.fact("docker_containers", DockerContainers).gpu_or_serving:
-        engine = engine_of(ctr.image + " " + " ".join(ctr.argv))
+        engine = ctr.engine
         proc = ProcessInfo(pid=0, ppid=None, comm=ctr.name, argv=ctr.argv, engine=engine, role="api-server")
         model = model_argument(proc) or next((a for a in ctr.argv if "/" in a and not a.startswith(("-", "/"))
                                               and engine == "vllm"), None)

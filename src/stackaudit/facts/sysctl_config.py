@@ -14,7 +14,14 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass
 
-from stackaudit.facts.config_dirs import ConfigFile, ConfigLine, config_lines, read_config_dirs, read_file
+from stackaudit.facts.config_dirs import (
+    ConfigFile,
+    ConfigLine,
+    Unread,
+    config_lines,
+    read_config_dirs,
+    read_file,
+)
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.facts.sources import SYSCTL_CONF, SYSCTL_D
 
@@ -28,17 +35,13 @@ class SysctlLine(ConfigLine):
 
 
 @dataclass(frozen=True)
-class SysctlConfig:
+class SysctlConfig(Unread):
     """Every assignment in the order applied at boot; `unread`: places not in the source (incomplete)."""
 
     lines: tuple[SysctlLine, ...]
     files: tuple[str, ...] = ()
     unread: tuple[str, ...] = ()
     hidden: tuple[str, ...] = ()
-
-    @property
-    def complete(self) -> bool:
-        return not self.unread
 
     def winner(self, key: str) -> SysctlLine | None:
         """The assignment that takes effect for `key` (the last one that names or matches it)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from stackaudit.facts.config_dirs import list_names, read_file
+from stackaudit.facts.config_dirs import Unread, list_names, read_file
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.facts.sources import SYSTEMD_SYSTEM
 from stackaudit.host.base import NotCaptured
@@ -30,7 +30,7 @@ class LocalUnit:
 
 
 @dataclass(frozen=True)
-class SystemdUnits:
+class SystemdUnits(Unread):
     """Units enabled through /etc/systemd/system/*.wants (unit -> the targets that want it), masked units,
     and the local units' commands."""
 
@@ -38,10 +38,6 @@ class SystemdUnits:
     masked: frozenset[str] = frozenset()
     local: tuple[LocalUnit, ...] = ()
     unread: tuple[str, ...] = ()
-
-    @property
-    def complete(self) -> bool:
-        return not self.unread
 
     def enabled(self, unit: str) -> tuple[str, ...]:
         """The targets that start `unit` at boot ('' suffix .service optional); () when none or masked."""

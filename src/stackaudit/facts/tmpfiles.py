@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from stackaudit.facts.config_dirs import ConfigFile, ConfigLine, config_lines, read_config_dirs
+from stackaudit.facts.config_dirs import ConfigFile, ConfigLine, Unread, config_lines, read_config_dirs
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.facts.sources import TMPFILES_D
 
@@ -23,13 +23,9 @@ class TmpfileWrite(ConfigLine):
 
 
 @dataclass(frozen=True)
-class TmpfilesConfig:
+class TmpfilesConfig(Unread):
     writes: tuple[TmpfileWrite, ...]  # in the order read
     unread: tuple[str, ...] = ()
-
-    @property
-    def complete(self) -> bool:
-        return not self.unread
 
 
 def parse_tmpfiles(path: str, text: str) -> list[TmpfileWrite]:

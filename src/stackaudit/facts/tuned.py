@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from stackaudit.facts.config_dirs import ConfigLine, read_file
+from stackaudit.facts.config_dirs import ConfigLine, Unread, read_file
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.facts.sources import TUNED_ACTIVE_PROFILE, TUNED_PROFILE_DIRS
 
@@ -80,16 +80,12 @@ class TunedBootCmdline:
 
 
 @dataclass(frozen=True)
-class TunedConfig:
+class TunedConfig(Unread):
     """The active profile(s) and their merged settings (the last profile, or including profile, wins)."""
 
     active: tuple[str, ...]
     settings: tuple[TunedSetting, ...]
     unread: tuple[str, ...] = ()  # profiles not found or not in the source
-
-    @property
-    def complete(self) -> bool:
-        return not self.unread
 
     def get(self, section: str, key: str) -> TunedSetting | None:
         found = None

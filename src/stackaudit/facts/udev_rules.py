@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from stackaudit.facts.config_dirs import ConfigFile, ConfigLine, config_lines, read_config_dirs
+from stackaudit.facts.config_dirs import ConfigFile, ConfigLine, Unread, config_lines, read_config_dirs
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.facts.sources import UDEV_RULES_D
 
@@ -34,13 +34,9 @@ class UdevRule(ConfigLine):
 
 
 @dataclass(frozen=True)
-class UdevRules:
+class UdevRules(Unread):
     rules: tuple[UdevRule, ...]
     unread: tuple[str, ...] = ()
-
-    @property
-    def complete(self) -> bool:
-        return not self.unread
 
 
 def parse_udev_rules(path: str, text: str) -> list[UdevRule]:

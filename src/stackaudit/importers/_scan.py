@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 PROMPT = re.compile(r"^\s*(?:\(?[\w.-]+\)?\s*)?(?:[\w.@:~/-]*[#$%>]\s+|\$\s*)")
 FENCE = re.compile(r"^\s*(```|~~~)")
@@ -15,8 +15,10 @@ def strip_prompt(line: str) -> str:
     return PROMPT.sub("", line, count=1).strip()
 
 
-def take_while(lines: list[str], start: int, pred: re.Pattern[str], allow_blank: int = 0) -> int:
-    """End index (exclusive) of the run of lines from `start` matching `pred` (blank lines allowed)."""
+def take_while(lines: list[str], start: int, pred: re.Pattern[str] | Callable[[str], object], allow_blank: int = 0) -> int:
+    """End index (exclusive) of the run of lines from `start` that `pred` accepts (a pattern: that it finds a
+    match in), up to a fence; `allow_blank` blank lines in a row stay in the run."""
+    accepts = pred.search if isinstance(pred, re.Pattern) else pred
     end = start
     blanks = 0
     i = start
@@ -28,7 +30,7 @@ def take_while(lines: list[str], start: int, pred: re.Pattern[str], allow_blank:
                 break
             i += 1
             continue
-        if FENCE.match(line) or not pred.search(line):
+        if FENCE.match(line) or not accepts(line):
             break
         blanks = 0
         i += 1
@@ -68,3 +70,29 @@ def candidate_lines(candidates: Candidates | None, n: int) -> Sequence[int]:
 def next_candidate(candidates: Candidates | None) -> Callable[[int], int]:
     """The recogniser's `next(i)`: the identity where it was handed no candidates (every line is one)."""
     return candidates.next if candidates is not None else _every_line
+
+
+def run_end(lines: list[str], start: int, pred: Callable[[str], object]) -> int:
+    """The first index from `start` whose line `pred` refuses (or the end of the lines)."""
+    end = start
+    while end < len(lines) and pred(lines[end]):
+        end += 1
+    return end
+
+
+class Scan:
+    """A recogniser's loop over its candidate lines: `for i in (scan := Scan(lines, candidates))`.
+    Each line is tested once, in order; `scan.skip(end)` resumes at `end` after a block it read."""
+
+    __slots__ = ("_at", "_n", "_next")
+
+    def __init__(self, lines: list[str], candidates: Candidates | None) -> None:
+        self._next, self._n, self._at = next_candidate(candidates), len(lines), 0
+
+    def __iter__(self) -> Iterator[int]:
+        while (i := self._next(self._at)) < self._n:
+            self._at = i + 1
+            yield i
+
+    def skip(self, end: int) -> None:
+        self._at = max(end, self._at)

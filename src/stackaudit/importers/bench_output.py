@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from functools import partial
 
 from stackaudit.facts.sources import BENCH_OUTPUT
-from stackaudit.host.memory import HostRecord
-from stackaudit.importers._scan import Candidates, next_candidate
-from stackaudit.importers.registry import Found, append_document, importer
+from stackaudit.importers._scan import Candidates, Scan
+from stackaudit.importers.registry import Found, document_appended, importer
 
 _RESULT_HEAD = re.compile(r"^\s*=+\s*Serving Benchmark Result\s*=+\s*$")
 _RESULT_LINE = re.compile(r"^\s*(?:[A-Za-z][\w ()/%.-]*:\s*\S.*|-+[\w ()/.-]*-+|=+)\s*$")
@@ -28,16 +26,10 @@ MAX_LINES = 200  # a result block is tens of lines
 CONTEXT_LINES = 40  # lines above a block (and 10 below) searched for the command's flags that qualify it
 
 
-def _append(text: str, rec: HostRecord) -> None:
-    append_document(rec, BENCH_OUTPUT.name, text)
-
-
 @importer("benchmark output", "`vllm bench serve` / SGLang bench_serving results, a llama-bench table",
           needles=("Serving Benchmark Result", "| model"), per_line=True)
 def bench_output(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         line = lines[i]
         if _RESULT_HEAD.match(line):
             end = i + 1
@@ -50,11 +42,10 @@ def bench_output(lines: list[str], candidates: Candidates | None = None) -> Iter
             while end < len(lines) and end - i < MAX_LINES and _TABLE_LINE.match(lines[end]):
                 end += 1
         else:
-            i += 1
             continue
         body = "\n".join(x.rstrip() for x in lines[i:end]) + "\n"
-        yield Found("benchmark output", i, end, partial(_append, body))
-        i = end
+        yield Found("benchmark output", i, end, document_appended(BENCH_OUTPUT.name, body))
+        scan.skip(end)
 
 
 # bench_one_batch's own command line: its `--batch-size` (older versions print no batch size per decode step).
@@ -73,11 +64,8 @@ def _runs(lines: list[str], candidates: Candidates | None, kind: str, first: Cal
           rest: Callable[[str], object], needed: str, context: re.Pattern[str] | None = None) -> Iterator[Found]:
     """Each run of a line that `first` accepts and the lines after it that `rest` accepts, holding `needed`
     somewhere, as one BENCH_OUTPUT span, after the lines near it that match `context`."""
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         if not first(lines[i]):
-            i += 1
             continue
         end = i + 1
         while end < len(lines) and end - i < MAX_LINES and rest(lines[end]):
@@ -85,8 +73,8 @@ def _runs(lines: list[str], candidates: Candidates | None, kind: str, first: Cal
         near = _near(lines, i, end, context) if context else []
         body = "\n".join([*near, *(x.strip() for x in lines[i:end])]) + "\n"
         if needed in body:
-            yield Found(kind, i, end, partial(_append, body))
-        i = end
+            yield Found(kind, i, end, document_appended(BENCH_OUTPUT.name, body))
+        scan.skip(end)
 
 
 @importer("sglang bench_one_batch", "SGLang bench_one_batch's Prefill / Decode / median lines",

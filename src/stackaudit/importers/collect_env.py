@@ -17,7 +17,7 @@ from stackaudit.facts._parse import ParseError
 from stackaudit.facts.collect_env import CHECK_ENV_ARGV, COLLECT_ENV_ARGV, parse_collect_env
 from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.host.memory import HostRecord
-from stackaudit.importers._scan import FENCE, Candidates, next_candidate
+from stackaudit.importers._scan import FENCE, Candidates, Scan, take_while
 from stackaudit.importers.registry import Found, importer, record_command
 from stackaudit.importers.topology import TOPO_HEADER, TOPO_ROW
 
@@ -48,25 +48,6 @@ def _belongs(line: str) -> bool:
                 or line.startswith((" ", "\t")))
 
 
-def _span_end(lines: list[str], start: int) -> int:
-    end = start
-    blanks = 0
-    i = start
-    while i < len(lines):
-        line = lines[i]
-        if not line.strip():
-            blanks += 1
-            if blanks > 2:
-                break
-        elif _belongs(line):
-            blanks = 0
-            end = i + 1
-        else:
-            break
-        i += 1
-    return end
-
-
 def _cpu_span(lines: list[str], start: int, end: int) -> tuple[int, int] | None:
     """The lscpu block inside the report (old `CPU:` / new `CPU Info`), left to the lscpu importer."""
     for i in range(start, end):
@@ -93,21 +74,16 @@ _START_NEEDLES = ("Collecting environment information", "version", "=", "Python:
           "(lmdeploy `check_env`) reports",
           needles=_START_NEEDLES, per_line=True)
 def collect_env(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         if not _START.match(lines[i]):
-            i += 1
             continue
-        end = _span_end(lines, i)
+        end = take_while(lines, i, _belongs, allow_blank=2)
         body = "\n".join(lines[i:end])
         if end - i < 3 or not any(anchor in body for anchor in _ANCHORS):
-            i += 1
             continue
         try:
             report = parse_collect_env(body)
         except ParseError:
-            i += 1
             continue
         apply = partial(_apply, body + "\n", report.tool)
         cpu = _cpu_span(lines, i, end)
@@ -118,4 +94,4 @@ def collect_env(lines: list[str], candidates: Candidates | None = None) -> Itera
                 yield Found("collect_env", i, cpu[0], apply)
             if end > cpu[1]:
                 yield Found("collect_env", cpu[1], end, apply)
-        i = end
+        scan.skip(end)

@@ -28,7 +28,7 @@ from stackaudit.facts.sources import COMPOSE_FILE, DOCKER_INSPECT_EXCERPT, DOCKE
 from stackaudit.host.limits import load_json
 from stackaudit.host.memory import HostRecord
 from stackaudit.host.redact import REDACTED, is_secret_name, redact_text
-from stackaudit.importers._scan import FENCE, Candidates, next_candidate
+from stackaudit.importers._scan import FENCE, Candidates, Scan
 from stackaudit.importers.registry import Found, importer
 
 MAX_SPEC_LINES = 5000
@@ -63,12 +63,9 @@ def _append(doc: str, text: str) -> Callable[[HostRecord], None]:
 
 @importer("docker run", "a `docker run ...` command line (one line or `\\`-continued)", needles=("docker",), per_line=True)
 def docker_run(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         line = lines[i]
         if "docker" not in line or not DOCKER_RUN_START.search(line):
-            i += 1
             continue
         end = i + 1
         while lines[end - 1].rstrip().endswith("\\") and end < len(lines) and end - i < 200:
@@ -77,12 +74,11 @@ def docker_run(lines: list[str], candidates: Candidates | None = None) -> Iterat
         try:
             parse_docker_run(re.sub(r"\\[ \t]*\n", " ", text))
         except ParseError:
-            i += 1
             continue
         # Whole: the command's last line has no continuation (a cut one would end in `\`).
         yield Found("docker run", i, end, _append(DOCKER_RUN.name, text + "\n"),
                     whole=not lines[end - 1].rstrip().endswith("\\"))
-        i = end
+        scan.skip(end)
 
 
 # --- YAML documents ------------------------------------------------------------------------------
@@ -156,16 +152,13 @@ def _piece(kind: str, doc: str, parse: Callable[[str], object], start: int, end:
 @importer("compose", "a docker compose file (`services:` with image, shm_size, ipc, environment, command), or a "
           "service of one pasted without its `services:` line", needles=("services:", "image:"), per_line=True)
 def compose(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         fragment = _service_fragment(lines, i) if "image:" in lines[i] else None
         if fragment is not None and (found := _piece("compose", COMPOSE_FILE.name, parse_compose, *fragment)):
             yield found
-            i = found.end
+            scan.skip(found.end)
             continue
         if not lines[i].startswith("services:") or lines[i].rstrip() != "services:":
-            i += 1
             continue
         start = i
         for k in range(i - 1, max(i - 4, -1), -1):  # `version: '3.8'` (and a blank line) above it
@@ -180,10 +173,9 @@ def compose(lines: list[str], candidates: Candidates | None = None) -> Iterator[
                 raise ParseError("too large")
             parse_compose(text)
         except ParseError:
-            i += 1
             continue
         yield Found("compose", start, end, _append(COMPOSE_FILE.name, text + "\n"))
-        i = end
+        scan.skip(end)
 
 
 # The keys of a pod's container; a fragment that starts inside one holds two of them at one indentation.
@@ -254,13 +246,11 @@ def _env_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None:
           "container's keys or env list pasted without it",
           needles=("apiVersion:", "kind:", "resources:", "volumeMounts:", "- name:"), per_line=True)
 def k8s_pod(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         fragment = (_container_fragment(lines, i) or _env_fragment(lines, i)) if lines[i][:1] in (" ", "\t") else None
         if fragment is not None and (found := _piece("k8s pod", K8S_SPEC.name, parse_k8s, *fragment)):
             yield found
-            i = found.end
+            scan.skip(found.end)
             continue
         if "apiVersion:" in lines[i] and FLAT_MANIFEST.search(lines[i]) and len(lines[i]) <= MAX_SPEC_BYTES:
             try:
@@ -269,16 +259,13 @@ def k8s_pod(lines: list[str], candidates: Candidates | None = None) -> Iterator[
                 pass
             else:
                 yield Found("k8s pod", i, i + 1, _append(K8S_SPEC.name, lines[i] + "\n"))
-                i += 1
                 continue
         if not _K8S_START.match(lines[i]):
-            i += 1
             continue
         end = _yaml_block(lines, i, _K8S_TOP)
         text = "\n".join(lines[i:end])
         head = text[:2000]
         if not (re.search(r"^apiVersion:", head, re.MULTILINE) and re.search(r"^kind:", head, re.MULTILINE)):
-            i += 1
             continue
         try:
             parse_k8s(text)
@@ -286,10 +273,9 @@ def k8s_pod(lines: list[str], candidates: Candidates | None = None) -> Iterator[
             # A manifest cut before its containers is still one (what it shows is recorded; no container).
             if not re.search(r"^kind:\s*(?:Pod|Deployment|StatefulSet|DaemonSet|ReplicaSet|Job|CronJob)\s*$",
                               head, re.MULTILINE) or len(text) > MAX_SPEC_BYTES:
-                i += 1
                 continue
         yield Found("k8s pod", i, end, _append(K8S_SPEC.name, text + "\n"))
-        i = end
+        scan.skip(end)
 
 
 # --- docker inspect excerpts -------------------------------------------------------------------
@@ -313,13 +299,10 @@ def _whole_array(text: str) -> bool:
 @importer("docker inspect excerpt", "part of a `docker inspect` output (an object or a HostConfig fragment)",
           needles=tuple(f'"{key}"' for key in _INSPECT_KEYS))
 def docker_inspect_excerpt(lines: list[str]) -> Iterator[Found]:
-    i = 0
-    while i < len(lines):
-        if not _JSONISH.match(lines[i]) or not lines[i].strip():
-            i += 1
+    for start in (scan := Scan(lines, None)):
+        if not _JSONISH.match(lines[start]) or not lines[start].strip():
             continue
-        start = i
-        end = i
+        i = end = start
         blanks = 0
         keyed = False
         while i < len(lines) and i - start < MAX_SPEC_LINES:
@@ -335,7 +318,7 @@ def docker_inspect_excerpt(lines: list[str]) -> Iterator[Found]:
             else:
                 break
             i += 1
-        i = max(end, start + 1)
+        scan.skip(end)
         if not keyed or end - start < 3:
             continue
         text = "\n".join(lines[start:end])

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from stackaudit.facts.cpufreq import is_analyzing_line, parse_frequency_info, parse_idle_info
 from stackaudit.facts.sources import CPUPOWER_FREQUENCY_INFO, CPUPOWER_IDLE_INFO
-from stackaudit.importers._scan import Candidates, next_candidate
+from stackaudit.importers._scan import Candidates, Scan
 from stackaudit.importers.registry import Found, command_output_appended, importer
 
 _PROMPT = re.compile(r"^\s*(?:\S*[$#>]\s*)?(?:sudo\s+)?cpupower\b")
@@ -51,9 +51,7 @@ def _block_end(lines: list[str], start: int, keys: re.Pattern[str]) -> int:
 @importer("cpupower-frequency-info", "`cpupower frequency-info` (cpufreq driver, governor, limits, boost)",
           needles=("analyzing CPU ",), per_line=True)
 def frequency_info(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         if is_analyzing_line(lines[i]) and _looks_like_freq(lines, i):
             start = i
             if start > 0 and _PROMPT.match(lines[start - 1]) and "frequency-info" in lines[start - 1]:
@@ -66,9 +64,7 @@ def frequency_info(lines: list[str], candidates: Candidates | None = None) -> It
                 text = "\n".join(lines[i:end]) + "\n"
                 yield Found("cpupower-frequency-info", start, end,
                             command_output_appended(CPUPOWER_FREQUENCY_INFO.argv, text), whole=whole)
-            i = max(end, i + 1)
-            continue
-        i += 1
+            scan.skip(end)
 
 
 def _looks_like_freq(lines: list[str], i: int) -> bool:
@@ -88,9 +84,7 @@ _IDLE_KEYS = re.compile(
 @importer("cpupower-idle-info", "`cpupower idle-info` (cpuidle driver and the idle states with their latencies)",
           needles=("CPUidle driver:", "Number of idle states:"), per_line=True)
 def idle_info(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         s = lines[i].strip()
         if s.startswith(("CPUidle driver:", "Number of idle states:")) and _looks_like_idle(lines, i):
             start = i
@@ -105,9 +99,7 @@ def idle_info(lines: list[str], candidates: Candidates | None = None) -> Iterato
                 text = "\n".join(lines[i:end]) + "\n"
                 yield Found("cpupower-idle-info", start, end,
                             command_output_appended(CPUPOWER_IDLE_INFO.argv, text), whole=whole)
-            i = max(end, i + 1)
-            continue
-        i += 1
+            scan.skip(end)
 
 
 def _looks_like_idle(lines: list[str], i: int) -> bool:

@@ -10,16 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import partial
 
 from stackaudit.facts.sources import DCGMI_DIAG, DCGMI_DISCOVERY, DCGMI_NVLINK
-from stackaudit.host.memory import HostRecord
-from stackaudit.importers._scan import FENCE, Candidates, next_candidate, strip_prompt
-from stackaudit.importers.registry import Found, append_document, importer
-
-
-def _append(name: str, body: str, rec: HostRecord) -> None:
-    append_document(rec, name, body)
+from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end, strip_prompt
+from stackaudit.importers.registry import Found, document_appended, importer
 
 
 def _with_command(lines: list[str], start: int, command: str) -> int:
@@ -38,28 +32,22 @@ _DISCOVERY_HEAD = re.compile(r"^\s*\|\s*(?:(?:GPU|NvSwitch) ID\s*\|\s*Device Inf
 @importer("dcgmi discovery", "`dcgmi discovery -l` / `-c` (DCGM's GPU list, its MIG instance hierarchy)",
           needles=("found", "Device Information", "Instance Hierarchy"), per_line=True)
 def dcgmi_discovery(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         line = lines[i]
         found_line = bool(_FOUND.match(line))
         if not (found_line or _DISCOVERY_HEAD.match(line)):
-            i += 1
             continue
-        end = i + 1
-        while end < len(lines) and (_TABLE.match(lines[end]) or _FOUND.match(lines[end])) and \
-                not FENCE.match(lines[end]):
-            end += 1
+        end = run_end(lines, i + 1, lambda line: (_TABLE.match(line) or _FOUND.match(line)) and not FENCE.match(line))
         if not any(_DISCOVERY_HEAD.match(b) for b in lines[i:end]):
-            i = end  # no table head in the run: no line of it starts one (each line is scanned once)
+            scan.skip(end)  # no table head in the run: no line of it starts one (each line is scanned once)
             continue
         start = i
         while start > 0 and lines[start - 1].strip().startswith("+") and not FENCE.match(lines[start - 1]):
             start -= 1  # the border above `-c`'s title row
         start = _with_command(lines, start, "discovery")
         yield Found("dcgmi discovery", start, end,
-                    partial(_append, DCGMI_DISCOVERY.name, "\n".join(lines[start:end]) + "\n"))
-        i = end
+                    document_appended(DCGMI_DISCOVERY.name, "\n".join(lines[start:end]) + "\n"))
+        scan.skip(end)
 
 
 _LINK_STATUS = re.compile(r"^\s*\|?\s*NvLink Link Status\s*\|?\s*$")
@@ -70,22 +58,17 @@ _NVLINK_BODY = re.compile(r"^\s*(?:[|+]|GPUs:|NvSwitches:|gpuId \d+:|physicalId 
 @importer("dcgmi nvlink", "`dcgmi nvlink --link-status` / `-s` (DCGM's NVLink states)",
           needles=("NvLink Link Status",), per_line=True)
 def dcgmi_nvlink(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         if not _LINK_STATUS.match(lines[i]):
-            i += 1
             continue
         start = i - 1 if i > 0 and lines[i - 1].strip().startswith("+") else i
         start = _with_command(lines, start, "nvlink")
-        end = i + 1
-        while end < len(lines) and lines[end].strip() and _NVLINK_BODY.match(lines[end]):
-            end += 1
+        end = run_end(lines, i + 1, lambda line: line.strip() and _NVLINK_BODY.match(line))
         if end < len(lines) and not lines[end].strip() and end + 1 < len(lines) and \
                 lines[end + 1].strip().startswith("Key: Up=U"):
             end += 2  # the key, after a blank line
-        yield Found("dcgmi nvlink", start, end, partial(_append, DCGMI_NVLINK.name, "\n".join(lines[start:end]) + "\n"))
-        i = end
+        yield Found("dcgmi nvlink", start, end, document_appended(DCGMI_NVLINK.name, "\n".join(lines[start:end]) + "\n"))
+        scan.skip(end)
 
 
 _DIAG_MARK = re.compile(r"^\s*\|\s*Diagnostic\s*\|\s*Result\s*\||^\s*[|+]-{3,}\s+(?:Metadata|Deployment|Integration|"
@@ -95,11 +78,8 @@ _DIAG_MARK = re.compile(r"^\s*\|\s*Diagnostic\s*\|\s*Result\s*\||^\s*[|+]-{3,}\s
 @importer("dcgmi diag", "`dcgmi diag -r N` (DCGM's diagnostic results)", needles=("Diagnostic", "-----"),
           per_line=True)
 def dcgmi_diag(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         if not _DIAG_MARK.match(lines[i]):
-            i += 1
             continue
         start = i
         while start > 0 and _TABLE.match(lines[start - 1]) and not FENCE.match(lines[start - 1]):
@@ -107,8 +87,6 @@ def dcgmi_diag(lines: list[str], candidates: Candidates | None = None) -> Iterat
         if start > 0 and lines[start - 1].strip().startswith("Successfully ran diagnostic"):
             start -= 1
         start = _with_command(lines, start, "diag")
-        end = i + 1
-        while end < len(lines) and _TABLE.match(lines[end]) and not FENCE.match(lines[end]):
-            end += 1
-        yield Found("dcgmi diag", start, end, partial(_append, DCGMI_DIAG.name, "\n".join(lines[start:end]) + "\n"))
-        i = end
+        end = run_end(lines, i + 1, lambda line: _TABLE.match(line) and not FENCE.match(line))
+        yield Found("dcgmi diag", start, end, document_appended(DCGMI_DIAG.name, "\n".join(lines[start:end]) + "\n"))
+        scan.skip(end)

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from stackaudit.facts.shm import DF_HEADER, df_rows
 from stackaudit.facts.sources import DF_PASTED, DF_TABLES
-from stackaudit.importers._scan import Candidates, next_candidate
+from stackaudit.importers._scan import Candidates, Scan
 from stackaudit.importers.registry import Found, command_output_appended, importer
 
 _KNOWN_ARGV = {s.argv for s in DF_TABLES}
@@ -37,11 +37,8 @@ def _argv(lines: list[str], header: int, unit: str, typed: bool) -> tuple[str, .
 
 @importer("df", "`df`, `df -h`, `df -k` (the /dev/shm row feeds CTR-SHM-SIZE)", needles=("Filesystem",), per_line=True)
 def df(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
-        m = DF_HEADER.match(lines[i])
-        if m:
+    for i in (scan := Scan(lines, candidates)):
+        if m := DF_HEADER.match(lines[i]):
             typed = " Type " in lines[i]
             rows, end = df_rows(lines, i + 1, m.group("unit"), typed)
             argv = _argv(lines, i, m.group("unit"), typed)
@@ -50,6 +47,4 @@ def df(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found
                 # unless the paste ends inside its last row.
                 text = "\n".join(lines[i:end]) + "\n"
                 yield Found("df", i, end, command_output_appended(argv, text), whole=rows[-1].used_kib is not None)
-            i = max(end, i + 1)
-        else:
-            i += 1
+            scan.skip(end)

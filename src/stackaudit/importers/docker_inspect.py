@@ -19,7 +19,7 @@ from stackaudit.facts.sources import DOCKER_INSPECT
 from stackaudit.host.limits import load_json
 from stackaudit.host.memory import HostRecord
 from stackaudit.host.redact import redact_command_output
-from stackaudit.importers._scan import Candidates, next_candidate
+from stackaudit.importers._scan import Candidates, Scan
 from stackaudit.importers.registry import Found, importer
 
 _START = re.compile(r"^\s*\[\s*(\{.*)?$")
@@ -70,11 +70,8 @@ def _append_doc(text: str) -> Callable[[HostRecord], None]:
 
 @importer("docker inspect", "`docker inspect <container>` (JSON)", needles=("[",), per_line=True)
 def docker_inspect(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         if not _START.match(lines[i]):
-            i += 1
             continue
         text = "\n".join(lines[i:])
         try:
@@ -82,12 +79,10 @@ def docker_inspect(lines: list[str], candidates: Candidates | None = None) -> It
             objects = load_json(array, "docker inspect")
             parse_docker_inspect(array)
         except (ParseError, ValueError):
-            i += 1
             continue
         if not isinstance(objects, list) or not objects:
-            i += 1
             continue
         end = i + array.count("\n") + 1
         # Whole: the array from its `[` to its matching `]` (a cut one does not parse).
         yield Found("docker inspect", i, end, _append_doc(redact_in_place(array) + "\n"), whole=True)
-        i = end
+        scan.skip(end)

@@ -9,33 +9,24 @@ fact reads it (facts/engine_command.py). A line inside a docker run, compose or 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import partial
 
 from stackaudit.facts.engine_command import COMMAND_HINT, ENGINE_WORDS, parse_command_line
 from stackaudit.facts.sources import ENGINE_COMMAND
-from stackaudit.host.memory import HostRecord
-from stackaudit.importers._scan import Candidates, next_candidate, strip_prompt
-from stackaudit.importers.registry import Found, append_document, importer
+from stackaudit.importers._scan import Candidates, Scan, strip_prompt
+from stackaudit.importers.registry import Found, document_appended, importer
 
 MAX_CONTINUATIONS = 64  # a command is a few lines; a run of `\` lines past this is not one
-
-
-def _append(text: str, rec: HostRecord) -> None:
-    append_document(rec, ENGINE_COMMAND.name, text)
 
 
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
           needles=("llm", "sglang"), per_line=True)  # ENGINE_WORDS: vllm, sglang, trtllm, tensorrt_llm
 def engine_command(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         line = lines[i]
         low = line.lower()
         # Substring tests first: most lines of a vLLM log say "vllm", few "serve", "-m " or "trtllm".
         if ("serve" not in low and "-m " not in low and "trtllm" not in low) or not any(w in low for w in ENGINE_WORDS) \
                 or not (COMMAND_HINT.search(line) or line.rstrip().endswith("\\")):
-            i += 1
             continue
         end = i + 1
         joined = strip_prompt(line)
@@ -44,8 +35,6 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
             end += 1
         command = parse_command_line(joined)
         if command is not None:
-            yield Found("engine command", i, end, partial(_append, command.line + "\n"))
-            i = end
-        else:
-            i += 1
+            yield Found("engine command", i, end, document_appended(ENGINE_COMMAND.name, command.line + "\n"))
+            scan.skip(end)
 

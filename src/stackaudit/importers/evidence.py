@@ -19,16 +19,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import partial
 
 from stackaudit.facts.nvidia_daemons import daemon_event
 from stackaudit.facts.nvidia_smi import QUERY_FIELDS
 from stackaudit.facts.sources import EVIDENCE_LINES, NVIDIA_DAEMON_LOG
 from stackaudit.facts.symptoms import NEEDLES as SYMPTOM_NEEDLES
 from stackaudit.facts.symptoms import is_symptom
-from stackaudit.host.memory import HostRecord
-from stackaudit.importers._scan import Candidates, next_candidate
-from stackaudit.importers.registry import Found, append_document, importer
+from stackaudit.importers._scan import Candidates, candidate_lines
+from stackaudit.importers.registry import Found, document_appended, importer
 
 # Names of `nvidia-smi -q` (whatever their indentation), with a value after ` : `; not a section's
 # one-word fields (`Current`, `State`), which other outputs print too.
@@ -76,22 +74,14 @@ def is_evidence(line: str) -> bool:
                 or _PEER.match(line) or _UNIT_HEAD.match(line))
 
 
-def _append(body: str, rec: HostRecord) -> None:
-    # A daemon's words go where its status and journal lines go (facts/nvidia_daemons.py plays them).
-    append_document(rec, NVIDIA_DAEMON_LOG.name if _daemon_line(body) else EVIDENCE_LINES.name, body)
-
-
 @importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field, XML "
           "element or version, a PCIe link state, an NVRM message, a ulimit, a log symptom, a CUDA sample's peer "
           "access answer, a `systemctl status` head of an NVIDIA unit, Fabric Manager's own words",
           needles=_NEEDLES, per_line=True, fallback=True)
 def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
-        if not is_evidence(lines[i]):
-            i += 1
-            continue
+    for i in candidate_lines(candidates, len(lines)):
         # One span a line: a line a block recogniser took costs this reader that line, not its neighbours.
-        yield Found("evidence line", i, i + 1, partial(_append, lines[i] + "\n"))
-        i += 1
+        if is_evidence(lines[i]):
+            # A daemon's words go where its status and journal lines go (facts/nvidia_daemons.py plays them).
+            name = NVIDIA_DAEMON_LOG.name if _daemon_line(lines[i]) else EVIDENCE_LINES.name
+            yield Found("evidence line", i, i + 1, document_appended(name, lines[i] + "\n"))

@@ -14,57 +14,25 @@ from collections.abc import Iterator
 from functools import partial
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.serving_logs import (
-    KEY_PHRASES,
-    NCCL_LINE,
-    SGLANG_LINE,
-    VLLM_LINE,
-    parse_p2p_cache,
-)
+from stackaudit.facts.serving_logs import KEY_NEEDLES, is_log_line, parse_p2p_cache
 from stackaudit.facts.sources import ENGINE_LOG
 from stackaudit.host.memory import HostRecord
-from stackaudit.importers._scan import Candidates, next_candidate, strip_prompt
-from stackaudit.importers.registry import Found, append_document, importer
+from stackaudit.importers._scan import Candidates, Scan, run_end, strip_prompt
+from stackaudit.importers.registry import Found, document_appended, importer
 
 VLLM_CACHE_DIR = "/root/.cache/vllm"
-
-
-def _append_log(body: str, rec: HostRecord) -> None:
-    append_document(rec, ENGINE_LOG.name, body)  # linear over many pieces of one log
-
-
-# A literal of each line pattern of facts/serving_logs.py `is_log_line`: NCCL_LINE's `NCCL`, VLLM_LINE's
-# `file.py:N`, SGLANG_LINE's closing `] `, and a word of every KEY_PHRASES alternative (lowercase: that pattern
-# ignores case). Short words shared by several phrases (and other recognisers): each needle is a pass over the text.
-KEY_NEEDLES = ("allreduce", "p2p", "graph", "cumem", "get_mempolicy", "nccl", "not supported", "llm",
-               "serverargs(", "non-default args", "enforce_eager", "capturing batches", "_marlin",
-               "native support for fp", "potential backends")
-_KEY_HINT = re.compile("|".join(re.escape(n) for n in KEY_NEEDLES))
-
-
-def is_log_line_fast(line: str) -> bool:
-    """`is_log_line`, each of its patterns run only where its literal stands (a 50 MB paste: the case-blind
-    KEY_PHRASES search is the dearest test of the reader, and most lines hold none of its phrases)."""
-    return bool(("NCCL " in line and NCCL_LINE.search(line)) or (".py:" in line and VLLM_LINE.search(line))
-                or ("] " in line and SGLANG_LINE.search(line))
-                or (_KEY_HINT.search(line.lower()) and KEY_PHRASES.search(line)))
 
 
 @importer("server log", "vLLM / SGLang server log lines and NCCL INFO/WARN lines",
           needles=("NCCL", ".py:", "] ", *KEY_NEEDLES), per_line=True)
 def server_log(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
-        if not is_log_line_fast(lines[i]):
-            i += 1
+    for i in (scan := Scan(lines, candidates)):
+        if not is_log_line(lines[i]):
             continue
-        end = i + 1
-        while end < len(lines) and is_log_line_fast(lines[end]):
-            end += 1
+        end = run_end(lines, i + 1, is_log_line)
         body = "\n".join(line.rstrip() for line in lines[i:end]) + "\n"
-        yield Found("server log", i, end, partial(_append_log, body))
-        i = end
+        yield Found("server log", i, end, document_appended(ENGINE_LOG.name, body))
+        scan.skip(end)
 
 
 _CACHE_FILE = re.compile(r"(gpu_p2p_access_cache_for_[\w,.-]*\.json)")
@@ -79,25 +47,20 @@ def _record_cache(name: str, text: str, rec: HostRecord) -> None:
 @importer("vllm p2p cache", "vLLM's gpu_p2p_access_cache_for_*.json (the real P2P probe results)",
           needles=("{",), per_line=True)
 def p2p_cache(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         stripped = lines[i].strip()
         one_line = stripped.startswith("{") and '"0->' in stripped and stripped.endswith("}")
         if not one_line and not (stripped == "{" and i + 1 < len(lines) and _CACHE_ENTRY.match(lines[i + 1])):
-            i += 1
             continue
         end = i + 1
         if not one_line:
-            while end < len(lines) and _CACHE_ENTRY.match(lines[end]):
-                end += 1
+            end = run_end(lines, end, _CACHE_ENTRY.match)
             if end < len(lines) and lines[end].strip() == "}":
                 end += 1
         text = "\n".join(lines[i:end])
         try:
             entries = parse_p2p_cache(text)
         except ParseError:
-            i += 1
             continue
         name = ""
         for back in range(1, 3):
@@ -110,4 +73,4 @@ def p2p_cache(lines: list[str], candidates: Candidates | None = None) -> Iterato
             count = 1 + max(int(k.split("->")[0]) for k in entries)
             name = f"gpu_p2p_access_cache_for_{','.join(str(n) for n in range(count))}.json"
         yield Found("vllm p2p cache", i, end, partial(_record_cache, name, text + "\n"))
-        i = end
+        scan.skip(end)

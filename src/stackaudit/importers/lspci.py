@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from stackaudit.facts.lspci import CAP_KEYS, IOMMU_GROUP_HEADING, LSPCI_HEADER
 from stackaudit.facts.sources import IOMMU_GROUP_LISTING, LSPCI_PASTED, LSPCI_TREE, LSPCI_VVV
 from stackaudit.host.memory import HostRecord
-from stackaudit.importers._scan import FENCE, Candidates, next_candidate, strip_prompt
+from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end, strip_prompt
 from stackaudit.importers.registry import Found, command_output, command_output_appended, importer
 from stackaudit.pci_address import BDF, BDF_OPTIONAL_DOMAIN
 
@@ -83,19 +83,16 @@ _MAYBE_START = re.compile(rf"^(?:\t|\s*(?:[0-9a-fA-F]{{2,4}}:|IOMMU |(?:{'|'.joi
 
 @importer("lspci", "`lspci -vvv` / `-vv` / `-nn` (whole, cut or grepped ACSCtl/LnkSta lines), IOMMU group listings")
 def lspci(lines: list[str]) -> Iterator[Found]:
-    i = 0
     n = len(lines)
     seen: set[tuple[str, ...]] = set()
-    while i < n:
+    for i in (scan := Scan(lines, None)):
         line = lines[i]
         if not _MAYBE_START.match(line) and "ontroller" not in line:
-            i += 1  # none of the tests below can hold: one match instead of five per line of a long paste
-            continue
+            continue  # none of the tests below can hold: one match instead of five per line of a long paste
         header_text = _prose_header(lines, i)
         fragment = not header_text and _DETAIL.match(line) and i + 1 < n and bool(_DETAIL.match(lines[i + 1]) or (
             lines[i + 1].startswith("\t") and _DETAIL.match(lines[min(i + 2, n - 1)])))
         if not (_is_header(line) or _CAP_KEY.match(line) or _GROUP.match(line) or header_text or fragment):
-            i += 1
             continue
         start = i
         in_device = _is_header(line) or bool(header_text) or bool(fragment)
@@ -129,22 +126,16 @@ def lspci(lines: list[str]) -> Iterator[Found]:
                 # separates devices.
                 yield Found("lspci", start, j, command_output_appended(argv, text if argv not in seen else "\n" + text))
                 seen.add(argv)
-        i = max(j, i + 1)
+        scan.skip(j)
 
 
 @importer("lspci -tv", "`lspci -tv` / `lspci -t` device tree", needles=("-[",), per_line=True)
 def lspci_tree(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         if _TREE_START.match(lines[i]):
-            j = i + 1
-            while j < len(lines) and lines[j].strip() and (_TREE_START.match(lines[j]) or _TREE_LINE.match(lines[j])):
-                j += 1
+            j = run_end(lines, i + 1, lambda line: line.strip() and (_TREE_START.match(line) or _TREE_LINE.match(line)))
             text = "\n".join(line.rstrip() for line in lines[i:j]) + "\n"
             yield Found("lspci -tv", i, j, command_output(LSPCI_TREE.argv, text))
-            i = j
-        else:
-            i += 1
+            scan.skip(j)
 
 

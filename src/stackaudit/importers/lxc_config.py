@@ -14,7 +14,7 @@ from functools import partial
 
 from stackaudit.facts.lxc import LXC_DIR, PVE_DIR
 from stackaudit.host.memory import HostRecord
-from stackaudit.importers._scan import strip_prompt
+from stackaudit.importers._scan import Scan, strip_prompt
 from stackaudit.importers.registry import Found, importer, record_file
 
 _PVE_KEYS = (r"arch|cmode|console|cores|cpulimit|cpuunits|description|dev\d+|digest|entrypoint|env|features|"
@@ -58,14 +58,12 @@ def _name_from(lines: list[str], start: int) -> tuple[str, str] | None:
 @importer("lxc config", "an LXC or Proxmox container config (`cat /etc/pve/lxc/<id>.conf`)",
           needles=("arch:", "rootfs:", "ostype:", "hostname:", "memory:", "unprivileged:", "cores:", "lxc."))
 def lxc_config(lines: list[str]) -> Iterator[Found]:
-    i = 0
     count = 0
-    while i < len(lines):
+    for i in (scan := Scan(lines, None)):
         line = lines[i].strip()
         pve = bool(_PVE_LINE.match(line)) and not _LXC_LINE.match(line)
         native = bool(_LXC_LINE.match(line))
         if not (pve or native):
-            i += 1
             continue
         rx = _PVE_LINE if pve else _LXC_LINE
         j = i
@@ -81,7 +79,7 @@ def lxc_config(lines: list[str]) -> Iterator[Found]:
         settings = [b for b in body if b and not b.startswith("#")]
         core = pve and any(_PVE_CORE.match(b) for b in settings)
         if len(settings) < 3 or (pve and not core and sum(b.startswith("lxc.") for b in settings) < 2):
-            i = max(j, i + 1)
+            scan.skip(j)
             continue
         if j < len(lines) and _PARTIAL.match(lines[j].strip()) and (j + 1 == len(lines) or not lines[j + 1].strip()):
             body.append(lines[j].strip())  # the copy ends in the middle of a line
@@ -95,4 +93,4 @@ def lxc_config(lines: list[str]) -> Iterator[Found]:
             ident = named[1] if named and named[0] == "lxc" else f"pasted{count}"
             apply = partial(_apply, f"{LXC_DIR}/{ident}/config", LXC_DIR, ident, "\n".join(body) + "\n")
         yield Found("lxc config", i, j, apply)
-        i = j
+        scan.skip(j)

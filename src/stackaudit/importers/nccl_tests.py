@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import partial
 
 from stackaudit.facts.sources import NCCL_TESTS
-from stackaudit.host.memory import HostRecord
-from stackaudit.importers._scan import Candidates, next_candidate
-from stackaudit.importers.registry import Found, importer
+from stackaudit.importers._scan import Candidates, Scan, run_end
+from stackaudit.importers.registry import Found, document_appended, importer
 
 RANK_LINE = re.compile(r"^\s*#\s+Rank\s+\d+\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+\S+\s+device\s+\d+\s+\[[^\]]+\]\s+\S")
 _HEADER = re.compile(r"^\s*#\s*(nThread\s+\d+|Using devices|size\s+count\s+type|\(B\)\s+\(elements\)|Out of bounds|"
@@ -29,23 +27,14 @@ def _line(line: str) -> bool:
     return bool(RANK_LINE.match(line) or _HEADER.match(line) or _ROW.match(line) or line.strip() == "#")
 
 
-def _append(text: str, rec: HostRecord) -> None:
-    rec.docs[NCCL_TESTS.name] = rec.docs.get(NCCL_TESTS.name, "") + text
-
-
 @importer("nccl-tests", "nccl-tests output (`all_reduce_perf` header with each rank's GPU, and its result table)",
           needles=("Rank", "nThread"), per_line=True)
 def nccl_tests(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         if not RANK_LINE.match(lines[i]) and not (_HEADER.match(lines[i]) and "nThread" in lines[i]):
-            i += 1
             continue
-        end = i + 1
-        while end < len(lines) and _line(lines[end]):
-            end += 1
+        end = run_end(lines, i + 1, _line)
         body = lines[i:end]
         if any(RANK_LINE.match(b) for b in body):
-            yield Found("nccl-tests", i, end, partial(_append, "\n".join(body) + "\n"))
-        i = end
+            yield Found("nccl-tests", i, end, document_appended(NCCL_TESTS.name, "\n".join(body) + "\n"))
+        scan.skip(end)

@@ -10,22 +10,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import partial
 
 from stackaudit.facts.nvidia_daemons import DAEMON_TAG, daemon_event, status_unit
 from stackaudit.facts.sources import NVIDIA_DAEMON_LOG
-from stackaudit.host.memory import HostRecord
-from stackaudit.importers._scan import FENCE, Candidates, next_candidate
-from stackaudit.importers.registry import Found, append_document, importer
-
-
-def _append(body: str, rec: HostRecord) -> None:
-    append_document(rec, NVIDIA_DAEMON_LOG.name, body)
+from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end
+from stackaudit.importers.registry import Found, document_appended, importer
 
 
 def _found(kind: str, lines: list[str], start: int, end: int) -> Found:
     # A blank line after each span: a status block's `Active:` never applies to the next span's lines.
-    return Found(kind, start, end, partial(_append, "\n".join(lines[start:end]) + "\n\n"))
+    return Found(kind, start, end, document_appended(NVIDIA_DAEMON_LOG.name, "\n".join(lines[start:end]) + "\n\n"))
 
 
 _JOB = re.compile(r"^Job for (?:nvidia-fabricmanager|nvidia-persistenced|nvidia-dcgm)(?:\.service)? failed\b")
@@ -38,27 +32,19 @@ _STATUS_FIELD = re.compile(r"^\s+(?:Loaded|Active|Drop-In|Docs|Process|Main PID|
           "`systemctl status/start/restart` of nvidia-fabricmanager, nvidia-persistenced and nvidia-dcgm",
           needles=("fabricmanager.service", "persistenced.service", "dcgm.service", "Job for"), per_line=True)
 def systemctl_units(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         line = lines[i].strip()
         if _JOB.match(line):
-            end = i + 1
-            while end < len(lines) and _SEE.match(lines[end].strip()):
-                end += 1
+            end = run_end(lines, i + 1, lambda line: _SEE.match(line.strip()))
             yield _found("systemctl (NVIDIA units)", lines, i, end)
-            i = end
+            scan.skip(end)
             continue
         if status_unit(lines[i]) is None:
-            i += 1
             continue
-        end = i + 1
-        while end < len(lines) and lines[end].strip() and not FENCE.match(lines[end]) and \
-                _STATUS_FIELD.match(lines[end]):
-            end += 1
+        end = run_end(lines, i + 1, lambda line: line.strip() and not FENCE.match(line) and _STATUS_FIELD.match(line))
         if end > i + 1 and any(re.match(r"\s*Active:", b) for b in lines[i + 1:end]):
             yield _found("systemctl (NVIDIA units)", lines, i, end)
-        i = end
+        scan.skip(end)
 
 
 # A journal/syslog line carries its program's tag; one of these names stands on every line of the daemons.
@@ -74,19 +60,14 @@ def _journal_line(line: str) -> bool:
           "journal / syslog lines of nv-fabricmanager, nvidia-persistenced, nv-hostengine and systemd about their units",
           needles=_JOURNAL_NEEDLES, per_line=True)
 def daemon_journal(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         if not _journal_line(lines[i]):
-            i += 1
             continue
-        end = i + 1
         # A daemon's message continued on the next journal line with no text of its own stays in the run.
-        while end < len(lines) and (_journal_line(lines[end]) or re.search(
-                r"(?:nv-fabricmanager|nvidia-persistenced)(?:\[\d+\])?:\s*$", lines[end])):
-            end += 1
+        end = run_end(lines, i + 1, lambda line: _journal_line(line) or re.search(
+            r"(?:nv-fabricmanager|nvidia-persistenced)(?:\[\d+\])?:\s*$", line))
         yield _found("NVIDIA daemon journal", lines, i, end)
-        i = end
+        scan.skip(end)
 
 
 # The GPU operator driver container's own messages (nvidia-driver-ctr, k8s-driver-manager).
@@ -98,14 +79,9 @@ _CONTAINER = re.compile(r"^(?:Starting|Stopping) NVIDIA (?:fabric manager|persis
           needles=("NVIDIA fabric manager daemon", "NVIDIA persistence daemon", "NVIDIA driver rootfs",
                    "NVIDIA driver kernel modules"), per_line=True)
 def driver_container(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         if not _CONTAINER.match(lines[i].strip()):
-            i += 1
             continue
-        end = i + 1
-        while end < len(lines) and lines[end].strip() and not FENCE.match(lines[end]):
-            end += 1
+        end = run_end(lines, i + 1, lambda line: line.strip() and not FENCE.match(line))
         yield _found("driver container log", lines, i, end)
-        i = end
+        scan.skip(end)

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from stackaudit.facts.nvidia import NVSMI_VERSION_LINE
 from stackaudit.facts.nvidia_smi import NO_HANDLE
 from stackaudit.facts.sources import NVSMI_QUERY, NVSMI_TABLE, NVSMI_VERSION, NVSMI_XML
-from stackaudit.importers._scan import FENCE, Candidates, next_candidate
+from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end
 from stackaudit.importers.registry import Found, command_output, command_output_appended, importer
 from stackaudit.pci_address import BDF
 
@@ -45,25 +45,21 @@ def _fragment(lines: list[str], i: int) -> int:
     """The end of a fragment of `-q -x` (XML element lines, at least three) that starts at line i, or i."""
     if not _FRAGMENT_START.match(lines[i]):
         return i
-    end = i
-    while end < len(lines) and _XML_LINE.match(lines[end]):
-        end += 1
+    end = run_end(lines, i, _XML_LINE.match)
     return end if end - i >= 3 else i
 
 
 @importer("nvidia-smi -q -x", "`nvidia-smi -q -x` (XML, or a fragment of a GPU's elements)",
           needles=("<nvidia_smi_log", *("<" + e for e in _GPU_ELEMENTS)), per_line=True)
 def nvsmi_xml(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         if "<nvidia_smi_log" not in lines[i]:
             cut = _fragment(lines, i)
             if cut > i:
                 # Recorded as it is: without <nvidia_smi_log> and its <gpu>, which GPU it shows is not in the
                 # paste, and the nvidia fact says so (facts/nvidia_smi.py parse_xml).
                 yield Found("nvidia-smi -q -x", i, cut, command_output(XML_ARGV, "\n".join(lines[i:cut]) + "\n"))
-            i = max(cut, i + 1)
+            scan.skip(cut)
             continue
         start = i
         for back in (1, 2):  # the <?xml ...?> and <!DOCTYPE ...> lines just before
@@ -71,9 +67,7 @@ def nvsmi_xml(lines: list[str], candidates: Candidates | None = None) -> Iterato
                 start = i - back
         end = next((j + 1 for j in range(i, len(lines)) if "</nvidia_smi_log>" in lines[j]), None)
         if end is None:  # cut short: its lines up to the last element line, an excerpt
-            end = i + 1
-            while end < len(lines) and (lines[end].lstrip().startswith("<") or _XML_TEXT.match(lines[end])):
-                end += 1
+            end = run_end(lines, i + 1, lambda line: line.lstrip().startswith("<") or _XML_TEXT.match(line))
             text = "\n".join(line.strip() if n == 0 else line for n, line in enumerate(lines[start:end])) + "\n"
             yield Found("nvidia-smi -q -x", start, end, command_output(XML_ARGV, text), whole=False)
             return
@@ -82,7 +76,7 @@ def nvsmi_xml(lines: list[str], candidates: Candidates | None = None) -> Iterato
         # A gap line cut out of the span makes it an excerpt too: the paste view and the registry see to that.
         whole = attached is not None and attached == len(re.findall(r"<gpu\s+id=", text))
         yield Found("nvidia-smi -q -x", start, end, command_output(XML_ARGV, text), whole=whole)
-        i = end
+        scan.skip(end)
 
 
 # --- `-q` text -----------------------------------------------------------------------------------
@@ -133,21 +127,18 @@ def _section_at_0(lines: list[str], i: int) -> int:
 @importer("nvidia-smi -q", "`nvidia-smi -q` (text, whole, an excerpt, or a section cut out of it)",
           needles=_QUERY_NEEDLES, per_line=True)
 def nvsmi_query(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         line = lines[i]
         section_end = _section_at_0(lines, i)
         if section_end > i:
             # Read as the GPU section it was cut from: indented one level, as `-q` prints it under `GPU ...`.
             text = "\n".join("    " + b for b in lines[i:section_end]) + "\n"
             yield Found("nvidia-smi -q", i, section_end, command_output_appended(QUERY_ARGV, text))
-            i = section_end
+            scan.skip(section_end)
             continue
         anchor = (_BANNER.match(line.strip()) or (_GPU_HEADER.match(line) and not line.startswith(" "))
                   or _TOP_KEY.match(line) or _Q_KEYS.match(line))
         if not anchor:
-            i += 1
             continue
         start = i
         blanks = 0
@@ -190,7 +181,7 @@ def nvsmi_query(lines: list[str], candidates: Candidates | None = None) -> Itera
                      and " : " in body[-1] + " ")
             # Appended: a paste may hold a section cut out of `-q` and, further on, its banner.
             yield Found("nvidia-smi -q", start, end, command_output_appended(QUERY_ARGV, text), whole=whole)
-        i = max(end, i + 1)
+        scan.skip(end)
 
 
 # --- the default table -------------------------------------------------------------------------
@@ -203,15 +194,11 @@ _TIMESTAMP = re.compile(r"^\s*\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s*$")
 @importer("nvidia-smi", "the `nvidia-smi` default table (old and new header formats, or its GPU rows), or its "
           "line for a GPU it cannot open", needles=("|", "+", "device handle"), per_line=True)
 def nvsmi_table(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         if NO_HANDLE.match(lines[i]):
             yield Found("nvidia-smi", i, i + 1, command_output_appended(TABLE_ARGV, lines[i].strip() + "\n"))
-            i += 1
             continue
         if not _TABLE_LINE.match(lines[i]):
-            i += 1
             continue
         end = i
         blanks = 0
@@ -238,17 +225,14 @@ def nvsmi_table(lines: list[str], candidates: Candidates | None = None) -> Itera
             whole = (any(re.search(r"NVIDIA-SMI\s+\d", b) for b in body) and procs is not None
                      and body[-1].strip().startswith("+") and len(body) > procs + 2)
             yield Found("nvidia-smi", start, end, command_output(TABLE_ARGV, text), whole=whole)
-        i = max(end, i + 1)
+        scan.skip(end)
 
 
 @importer("nvidia-smi --version", "`nvidia-smi --version` (the nvidia-smi, NVML, driver and CUDA versions)",
           needles=("version",), per_line=True)
 def nvsmi_version(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         if not NVSMI_VERSION_LINE.match(lines[i]):
-            i += 1
             continue
         names: set[str] = set()
         end = i
@@ -260,4 +244,4 @@ def nvsmi_version(lines: list[str], candidates: Candidates | None = None) -> Ite
             text = "\n".join(b.strip() for b in lines[i:end]) + "\n"
             yield Found("nvidia-smi --version", i, end, command_output(NVSMI_VERSION.argv, text),
                         whole=names == {"NVIDIA-SMI", "NVML", "DRIVER", "CUDA"})
-        i = end
+        scan.skip(end)

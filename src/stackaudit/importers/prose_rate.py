@@ -10,15 +10,13 @@ A line that is itself a log, benchmark or progress line is left to its own recog
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import partial
 
 from stackaudit.facts.engine_command import COMMAND_HINT, parse_command_line
+from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.facts.serving_rate import PROSE_RATE
 from stackaudit.facts.sources import USER_RATE
-from stackaudit.host.memory import HostRecord
-from stackaudit.importers._scan import Candidates, next_candidate, strip_prompt
-from stackaudit.importers.logs import is_log_line_fast
-from stackaudit.importers.registry import Found, append_document, importer
+from stackaudit.importers._scan import Candidates, candidate_lines, strip_prompt
+from stackaudit.importers.registry import Found, document_appended, importer
 
 MAX_LINES = 50  # lines of words with a rate read from one paste; past a few, they give several rates anyway
 # Words of the machine-written lines that state a rate (vLLM's log, benchmark results, tqdm's postfix, llama.cpp's
@@ -26,33 +24,26 @@ MAX_LINES = 50  # lines of words with a rate read from one paste; past a few, th
 _NOT_PROSE = ("throughput", "est. speed", "it/s", "tokens/s,", "|", "ms per token", "eval rate", "eval time")
 
 
-def _append(text: str, rec: HostRecord) -> None:
-    append_document(rec, USER_RATE.name, text)
-
-
 def _engine_beside(lines: list[str]) -> bool:
     """True when some line of the paste is an engine command or an engine log line (the first one ends the scan)."""
     return any((COMMAND_HINT.search(x) and parse_command_line(strip_prompt(x).rstrip("\\ ")) is not None)
-               or is_log_line_fast(x) for x in lines)
+               or is_log_line(x) for x in lines)
 
 
 @importer("prose rate", "a rate in the user's words (`around 10 t/s`) beside an engine command or log",
           needles=("t/s", "tok/s", "toks/s", "token/s", "tokens/s", "tokens per second", "tokens/sec", "tps"),
           per_line=True)
 def prose_rate(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
     engine: bool | None = None  # the paste's engine text, looked for once, at the first rate
     taken = 0
-    while (i := nxt(i)) < len(lines):
+    for i in candidate_lines(candidates, len(lines)):
         line = lines[i]
-        if PROSE_RATE.search(line) and not is_log_line_fast(line) and not any(w in line.lower() for w in _NOT_PROSE):
+        if PROSE_RATE.search(line) and not is_log_line(line) and not any(w in line.lower() for w in _NOT_PROSE):
             if engine is None:
                 engine = _engine_beside(lines)
             if not engine:
                 return
-            yield Found("prose rate", i, i + 1, partial(_append, line.strip() + "\n"))
+            yield Found("prose rate", i, i + 1, document_appended(USER_RATE.name, line.strip() + "\n"))
             taken += 1
             if taken == MAX_LINES:
                 return
-        i += 1

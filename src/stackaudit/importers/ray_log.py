@@ -6,12 +6,11 @@ them is Ray's caller's, not another kind: only Ray's own lines are claimed.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from stackaudit.facts.sources import RAY_LOG
-from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import Candidates, candidate_lines
-from stackaudit.importers.registry import Found, append_document, importer
+from stackaudit.importers.registry import Found, document_appended, importer
 
 # Ray's logger format: `DATE TIME,ms LEVEL file.py:line -- message`; worker output prefixed `(raylet)`,
 # `(pid=123)`, `(RayWorker pid=...)`, `(raylet, ip=...)`.
@@ -21,13 +20,6 @@ _RAY_LINE = re.compile(r"^\s*(?:\((?:raylet|gcs_server|pid=\d+|\w+ pid=\d+)(?:, 
 _RAYLET = re.compile(r"^\s*\((?:raylet|gcs_server)(?:, ip=[\w.:]+)?\)\s+\S")
 
 
-def _append(text: str) -> Callable[[HostRecord], None]:
-    def apply(record: HostRecord) -> None:
-        append_document(record, RAY_LOG.name, text)
-
-    return apply
-
-
 @importer("ray log", "Ray's log lines (`ray start` / `ray.init()` output, `(raylet) ...`)",
           needles=(".py:", "(raylet", "(gcs_server"), per_line=True)
 def ray_log(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
@@ -35,4 +27,4 @@ def ray_log(lines: list[str], candidates: Candidates | None = None) -> Iterator[
         line = lines[i]
         if ("--" in line and _RAY_LINE.match(line)) or (("(raylet" in line or "(gcs_server" in line)
                                                          and _RAYLET.match(line)):
-            yield Found("ray log", i, i + 1, _append(line + "\n"))
+            yield Found("ray log", i, i + 1, document_appended(RAY_LOG.name, line + "\n"))

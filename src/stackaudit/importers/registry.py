@@ -150,6 +150,11 @@ def append_document(record: HostRecord, name: str, text: str) -> None:
         record.docs[name] = record.docs.get(name, "") + text
 
 
+def document_appended(name: str, text: str) -> Callable[[HostRecord], None]:
+    """A Found.apply that adds pasted text to the end of a pasted document (`append_document`)."""
+    return partial(append_document, name=name, text=text)  # a partial, not a lambda: it pickles
+
+
 def recognised_kinds() -> list[str]:
     """The kinds of output the registered importers recognise, as their table names them."""
     from stackaudit import importers

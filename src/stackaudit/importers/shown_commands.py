@@ -7,22 +7,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import partial
 
 from stackaudit.facts.shown_commands import parse_grep
 from stackaudit.facts.sources import EMPTY_GREPS
-from stackaudit.host.memory import HostRecord
 from stackaudit.importers._paste import looks_like_command
 from stackaudit.importers._scan import Candidates, candidate_lines
-from stackaudit.importers.registry import Found, append_document, importer
+from stackaudit.importers.registry import Found, document_appended, importer
 
 _FENCES = ("```", "~~~")
 _PROMPTS = ("#", "$")
 _SECTION_END = re.compile(r"^_{20,}$")
-
-
-def _append(text: str, rec: HostRecord) -> None:
-    append_document(rec, EMPTY_GREPS.name, text)
 
 
 def _nothing_under(lines: list[str], i: int) -> bool:
@@ -44,4 +38,4 @@ def empty_grep(lines: list[str], candidates: Candidates | None = None) -> Iterat
         grep = parse_grep(lines[i])
         if grep is not None and _nothing_under(lines, i):
             # Whole: nothing under the command is all it printed.
-            yield Found("empty grep", i, i + 1, partial(_append, grep.command + "\n"), whole=True)
+            yield Found("empty grep", i, i + 1, document_appended(EMPTY_GREPS.name, grep.command + "\n"), whole=True)

@@ -10,22 +10,17 @@ from collections.abc import Iterator
 
 from stackaudit.facts.sources import SYSCTL_A
 from stackaudit.facts.system import SYSCTL_CHATTER, SYSCTL_LINE, parse_sysctl_lines, sysctl_a_is_whole
-from stackaudit.importers._scan import Candidates, next_candidate
+from stackaudit.importers._scan import Candidates, Scan, run_end
 from stackaudit.importers.registry import Found, command_output_appended, importer
 
 
 @importer("sysctl", "`sysctl -a` output, whole or grepped (`key = value` lines)", needles=(" = ",), per_line=True)
 def sysctl(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         if not SYSCTL_LINE.match(lines[i]):
-            i += 1
             continue
-        start = end = i
-        while end < len(lines) and (SYSCTL_LINE.match(lines[end]) or SYSCTL_CHATTER.match(lines[end])):
-            end += 1
-        block = lines[start:end]
+        end = run_end(lines, i, lambda line: SYSCTL_LINE.match(line) or SYSCTL_CHATTER.match(line))
+        block = lines[i:end]
         values, _ = parse_sysctl_lines(block)
-        yield Found("sysctl", start, end, command_output_appended(SYSCTL_A.argv, "\n".join(block) + "\n"), whole=sysctl_a_is_whole(values))
-        i = max(end, i + 1)
+        yield Found("sysctl", i, end, command_output_appended(SYSCTL_A.argv, "\n".join(block) + "\n"), whole=sysctl_a_is_whole(values))
+        scan.skip(end)

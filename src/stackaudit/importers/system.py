@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from stackaudit.facts.sources import DMESG, LSCPU, LSMOD, NUMACTL_H, PROC_CMDLINE, PROC_MODULES, UNAME
 from stackaudit.facts.system import kernel_log_is_whole
 from stackaudit.host.memory import HostRecord
-from stackaudit.importers._scan import Candidates, candidate_lines, next_candidate, take_while
+from stackaudit.importers._scan import Candidates, Scan, candidate_lines, take_while
 from stackaudit.importers.registry import Found, command_output, file_content, importer
 
 _CMDLINE = re.compile(r"(?:^|\s)(?:BOOT_IMAGE=\S+|root=(?:UUID=|/dev/|LABEL=|ZFS=|PARTUUID=)\S*)(?:\s|$)")
@@ -76,9 +76,7 @@ def _headless_lscpu(lines: list[str], i: int) -> bool:
 
 @importer("lscpu", "`lscpu`", needles=("Architecture:", *_HEADLESS_WORDS), per_line=True)
 def lscpu(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         if _ARCHITECTURE.match(lines[i]) or _headless_lscpu(lines, i):
             end = take_while(lines, i, _LSCPU_KEY)
             body = "\n".join(line.strip() if ":" in line else line for line in lines[i:end])
@@ -92,9 +90,7 @@ def lscpu(lines: list[str], candidates: Candidates | None = None) -> Iterator[Fo
                 whole = vulns if nested else (vulns or lines[end - 1].strip().startswith("Flags:"))
                 whole = whole and bool(re.match(r"^\s*Architecture:", lines[i]))
                 yield Found("lscpu", i, end, command_output(LSCPU.argv, body + "\n"), whole=whole)
-            i = max(end, i + 1)
-        else:
-            i += 1
+            scan.skip(end)
 
 
 _NUMACTL_LINE = re.compile(r"^\s*(available:|node\s+\d+\s+(cpus|size|free):|node distances:|node\s+(\d+\s*)+$|"
@@ -130,10 +126,8 @@ _LSMOD_MAYBE = re.compile(r"^\s*(?:Module\s|[a-z0-9_]+\s+\d)")
 @importer("lsmod", "`lsmod` or /proc/modules")
 def lsmod(lines: list[str]) -> Iterator[Found]:
     """`lsmod` (whole with its header line; a grep drops it) or /proc/modules lines, recorded verbatim."""
-    i = 0
-    while i < len(lines):
+    for i in (scan := Scan(lines, None)):
         if not _LSMOD_MAYBE.match(lines[i]):
-            i += 1
             continue
         header = _LSMOD_HEADER.match(lines[i])
         proc_style = _PROC_MODULES_ROW.match(lines[i])
@@ -143,7 +137,7 @@ def lsmod(lines: list[str]) -> Iterator[Found]:
             end = take_while(lines, i, _GREPPED_ROW)
             text = "\n".join(line.strip() for line in lines[i:end]) + "\n"
             yield Found("lsmod", i, end, command_output(LSMOD.argv, text))
-            i = end
+            scan.skip(end)
             continue
         if header or proc_style:
             start = i + 1 if header else i
@@ -155,9 +149,7 @@ def lsmod(lines: list[str]) -> Iterator[Found]:
                     yield Found("lsmod", i, end, command_output(LSMOD.argv, text), whole=True)
                 else:
                     yield Found("lsmod", i, end, file_content(PROC_MODULES.path, text))
-            i = max(end, i + 1)
-        else:
-            i += 1
+            scan.skip(end)
 
 
 _DMESG_LINE = re.compile(r"^\s*(\[\s*\d+\.\d+\]|\[\s*[+-]\d+\.\d+\]|\[\w{3}\s\w{3}\s+\d+ [\d:]+ \d{4}\]|<\d>\[|"

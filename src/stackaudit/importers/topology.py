@@ -15,7 +15,7 @@ from functools import partial
 from stackaudit.facts.sources import NVSMI_NVLINK_S, NVSMI_P2P, NVSMI_P2P_UNNAMED, NVSMI_TOPO_M
 from stackaudit.facts.topology import clean
 from stackaudit.host.memory import HostRecord
-from stackaudit.importers._scan import FENCE, Candidates, next_candidate, strip_prompt
+from stackaudit.importers._scan import FENCE, Candidates, Scan, strip_prompt
 from stackaudit.importers.registry import Found, importer, record_command
 
 _GPU_OR_NIC = r"(?:GPU\d+|NIC\d+|mlx\d+_\w+)"
@@ -87,16 +87,13 @@ def topo_matrix_span(lines: list[str], i: int) -> int | None:
 @importer("nvidia-smi topo -m", "`nvidia-smi topo -m` (with or without header, NIC rows and legend)",
           needles=("GPU", "NIC", "mlx", *_ANSI_NEEDLES), per_line=True)
 def topo_matrix(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         end = topo_matrix_span(lines, i)
         if end is None or end <= i:
-            i += 1
             continue
         body = "\n".join(_text(x) for x in lines[i:end]) + "\n"
         yield Found("nvidia-smi topo -m", i, end, partial(_record, NVSMI_TOPO_M.argv, body))
-        i = end
+        scan.skip(end)
 
 
 def _p2p_mode(lines: list[str], start: int) -> str:
@@ -112,14 +109,11 @@ def _p2p_mode(lines: list[str], start: int) -> str:
 @importer("nvidia-smi topo -p2p", "`nvidia-smi topo -p2p r|w|rw|n|a|p` status matrices",
           needles=("GPU", *_ANSI_NEEDLES), per_line=True)
 def p2p_matrix(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         text = _text(lines[i])
         starts = P2P_ROW.match(text) or (P2P_HEADER.match(text) and i + 1 < len(lines)
                                          and P2P_ROW.match(_text(lines[i + 1])))
         if not starts:
-            i += 1
             continue
         end = _block(lines, i, P2P_HEADER, P2P_ROW, _LEGEND, blanks=2)
         mode = _p2p_mode(lines, i)
@@ -129,21 +123,18 @@ def p2p_matrix(lines: list[str], candidates: Candidates | None = None) -> Iterat
             yield Found("nvidia-smi topo -p2p", i, end, partial(_record, source.argv, body))
         else:  # no command line above it (or one naming no capability this tool knows)
             yield Found("nvidia-smi topo -p2p", i, end, partial(_record_doc, NVSMI_P2P_UNNAMED.name, body))
-        i = max(end, i + 1)
+        scan.skip(end)
 
 
 @importer("nvidia-smi nvlink -s", "`nvidia-smi nvlink -s` / `--status` (per-link GB/s, <inactive>)",
           needles=("GPU", *_ANSI_NEEDLES), per_line=True)
 def nvlink_status(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
-    i = 0
-    nxt = next_candidate(candidates)
-    while (i := nxt(i)) < len(lines):
+    for i in (scan := Scan(lines, candidates)):
         if not NVL_GPU.match(_text(lines[i])):
-            i += 1
             continue
         end = _block(lines, i, NVL_GPU, NVL_LINK, NVL_NOTE, blanks=0)
         body_lines = [_text(x) for x in lines[i:end]]
         if any(NVL_LINK.match(x) or NVL_NOTE.match(x) for x in body_lines):
             yield Found("nvidia-smi nvlink -s", i, end,
                         partial(_record, NVSMI_NVLINK_S.argv, "\n".join(body_lines) + "\n"))
-        i = max(end, i + 1)
+        scan.skip(end)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from stackaudit.facts.limits import ULIMIT_ROWS, ulimit_line
 from stackaudit.facts.sources import ULIMIT_A
 from stackaudit.host.memory import HostRecord
+from stackaudit.importers._scan import Scan, run_end
 from stackaudit.importers.registry import Found, importer
 
 # Rows bash's `ulimit -a` prints at least (dash prints 12, zsh 14 or more); a cut paste shows fewer.
@@ -39,16 +40,12 @@ def _maybe_row(line: str) -> bool:
 # names costs more than the test it saves; a line that is none of the three shapes costs one test, not three.
 @importer("ulimit -a", "`ulimit -a` (bash, dash, zsh): the shell's soft resource limits")
 def ulimit(lines: list[str]) -> Iterator[Found]:
-    i = 0
-    while i < len(lines):
+    for i in (scan := Scan(lines, None)):
         if not _maybe_row(lines[i]) or ulimit_line(lines[i]) is None:
-            i += 1
             continue
-        j = i + 1
-        while j < len(lines) and _maybe_row(lines[j]) and ulimit_line(lines[j]) is not None:
-            j += 1
+        j = run_end(lines, i + 1, lambda line: _maybe_row(line) and ulimit_line(line) is not None)
         known = [e for e in map(ulimit_line, lines[i:j]) if e is not None and e[0] in ULIMIT_ROWS]
         if len(known) >= 3:
             text = "\n".join(lines[i:j]) + "\n"
             yield Found("ulimit -a", i, j, _append_doc(text), whole=len(known) >= WHOLE_MIN_ROWS)
-        i = j
+        scan.skip(j)
