@@ -207,16 +207,7 @@ class Journal:
 
     @classmethod
     def reopen(cls, path: str) -> Journal:
-        try:
-            fd = open_in_trusted_dir(path, os.O_WRONLY | os.O_APPEND)
-        except OSError as exc:
-            raise InputError(f"cannot open journal {path}: {exc.strerror or exc} (nothing was changed)") from None
-        try:
-            check_trusted_file(fd, f"journal {path}")
-        except InputError:
-            os.close(fd)
-            raise
-        return cls(fd, path)
+        return cls(_open_trusted(path, os.O_WRONLY | os.O_APPEND, "cannot open journal"), path)
 
     def next_seq(self) -> int:
         self._seq += 1
@@ -245,20 +236,27 @@ def read_journal(path: str) -> tuple[list[Change], set[int]]:
 
 def read_journal_with_header(path: str) -> tuple[list[Change], set[int], Header | None]:
     """read_journal and the header record (None in a journal written before headers existed)."""
-    try:
-        fd = open_in_trusted_dir(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError as exc:
-        raise InputError(f"journal {path}: {exc.strerror or exc} (nothing was changed)") from None
-    try:
-        check_trusted_file(fd, f"journal {path}")
-    except InputError:
-        os.close(fd)
-        raise
+    fd = _open_trusted(path, os.O_RDONLY | os.O_NONBLOCK, "journal")
     with os.fdopen(fd, "rb") as fh:
         data = fh.read(MAX_JOURNAL_BYTES + 1)
     if len(data) > MAX_JOURNAL_BYTES:
         raise InputError(f"journal {path}: over {MAX_JOURNAL_BYTES} bytes: not a stackaudit journal")
     return parse_journal(data, path)
+
+
+def _open_trusted(path: str, flags: int, what: str) -> int:
+    """A descriptor on the journal at `path`, a trusted file in a trusted directory; else a one-line InputError
+    that starts with `what`."""
+    try:
+        fd = open_in_trusted_dir(path, flags)
+    except OSError as exc:
+        raise InputError(f"{what} {path}: {exc.strerror or exc} (nothing was changed)") from None
+    try:
+        check_trusted_file(fd, f"journal {path}")
+    except InputError:
+        os.close(fd)
+        raise
+    return fd
 
 
 def parse_journal(data: bytes, path: str) -> tuple[list[Change], set[int], Header | None]:
