@@ -274,7 +274,8 @@ class _Audits:
         if broken:
             yield from self._recover(broken)
 
-    def _results(self, futures: Iterable[Future[NodeSummary]], broken: list[NodeOutcome]) -> Generator[NodeSummary, None, None]:
+    def _results(self, futures: Iterable[Future[NodeSummary]],
+                 broken: list[NodeOutcome]) -> Generator[NodeSummary, None, None]:
         """Each future's summary, taken out of `pending`; a node whose worker died goes to `broken`."""
         for future in futures:
             outcome = self.pending.pop(future)
