@@ -50,7 +50,7 @@ from stackaudit.facts.shown_commands import EmptyGreps
 from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import KernelInfo, KernelLog, LoadedModules, NumaTopology, module_loaded
 from stackaudit.facts.topology import NvlinkStatus, P2pMatrix, TopoMatrix, gpu_index, link_kind, link_rank
-from stackaudit.fixes import (
+from stackaudit.fixes.model import (
     advice,
     keep_line,
     keep_text,
