@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -111,6 +113,21 @@ def _fix_lock_in_tmp(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyte
 
     monkeypatch.setattr(journal, "LOCK_PATH", str(_own_path(tmp_path_factory, request, "run") / "stackaudit" / "fix.lock"),
                         raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _frozen_heap_for_timing(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A timing test (marked serial) runs with the heap it starts with frozen. The bench collects garbage before
+    each repeat, off the clock; in this process that walks pytest's heap and every module's (about 50 ms each),
+    which a run from the command line never pays. Objects the test makes are collected as usual."""
+    if request.node.get_closest_marker("serial") is None:
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 @pytest.fixture(scope="session", autouse=True)

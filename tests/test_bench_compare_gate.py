@@ -11,10 +11,8 @@ fingerprint is fixed here (the same machine), so that only the bench figures dec
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
 import urllib.request
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -62,20 +60,9 @@ def gate(history: History, a: int, b: int) -> dict[str, Any]:
     )
 
 
-@pytest.fixture
-def frozen_heap() -> Iterator[None]:
-    """The bench collects garbage before each repeat, off the clock. In this process the heap is pytest's and every
-    module's (about 50 ms a collection, 105 repeats); frozen, a collection costs what it costs in the CLI."""
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
-
-
 @pytest.mark.slow
 def test_planted_regression_caught_and_rerun_passes_10_of_10_with_a_busy_sibling(
-    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, frozen_heap: None
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fingerprint = {"host.kernel": "6.8.0", "KERN-SWAP": "0"}
     monkeypatch.setattr(runner, "host_fingerprint_for", lambda url: (dict(fingerprint), "test: one machine"))
