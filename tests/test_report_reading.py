@@ -24,7 +24,7 @@ from report_scenarios import BUILDERS, report
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report, run_audit
 from stackaudit.errors import InputError
-from stackaudit.facts.parallelism import engine_of
+from stackaudit.facts._parse import engine_of
 from stackaudit.fixes.plan import PLACEHOLDER, Plan, build_plan
 from stackaudit.importers.pasted import load_pasted
 from stackaudit.report.header import evidence_line, finding_title, value_text, verdict
