@@ -373,9 +373,10 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
         return unknown(f"{_topology_summary(topo)}; {len(unshown)} GPU pair(s) not shown: "
                        + ", ".join(f"{a}-{b}" for a, b in unshown[:6]) + suffix,
                        hint="paste the whole `nvidia-smi topo -m`", actual={g: peers[g] for g in names})
-    return ok(_topology_summary(topo) + suffix,
-              actual={"gpus": len(names), "links": sorted({c for _, _, c in topo.gpu_pairs()}),
-                      "numa": dict(topo.numa_affinity)})
+    # The whole matrix: every GPU's row judged, stated as the coverage rule states a cut one's.
+    return over_subjects(ok(_topology_summary(topo) + suffix,
+                            actual={"gpus": len(names), "links": sorted({c for _, _, c in topo.gpu_pairs()}),
+                                    "numa": dict(topo.numa_affinity)}), names, len(names), ask="nvidia-smi topo -m")
 
 
 def _p2p_verdict(p2p: P2pMatrix, names: tuple[str, ...], models: dict[int, str], gpus: GpuInventory | None,
