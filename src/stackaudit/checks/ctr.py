@@ -738,7 +738,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
 
     A symptom line of facts/symptoms.py (Docker's "could not select device driver ... with
     capabilities: [[gpu]]", "unknown or invalid runtime name: nvidia", "nvidia-container-cli:
-    initialization error") proves the issue on its own, quoted, over a GPU request shown above it.
+    initialization error", "nvidia-container-cli: detection error: nvml error", "Failed to initialize
+    NVML: Unknown Error") proves the issue on its own, quoted, over a GPU request shown above it.
 
     Traps: an unset NVIDIA_DRIVER_CAPABILITIES means `utility,compute` (the toolkit's default).
     Fewer GPUs than on the host's PCI bus is often intended (`--gpus '"device=0,1"'`): reported,
