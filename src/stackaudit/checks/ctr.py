@@ -25,7 +25,7 @@ from stackaudit.checks.registry import (
 )
 from stackaudit.facts.cgroups import CgroupLimits
 from stackaudit.facts.container import ContainerInfo
-from stackaudit.facts.container_specs import ORIGIN_INSPECT_EXCERPT, ORIGIN_K8S
+from stackaudit.facts.container_specs import ORIGIN_COMPOSE, ORIGIN_DOCKER_RUN, ORIGIN_INSPECT_EXCERPT, ORIGIN_K8S
 from stackaudit.facts.devices import GpuDeviceAccess
 from stackaudit.facts.docker import DOCKER_DEFAULT_SHM, DockerContainer, DockerContainers
 from stackaudit.facts.gpus import PCI_TITLE, GpuInventory
@@ -827,6 +827,14 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
         return not_applicable("the serving containers get non-NVIDIA GPU devices only ("
                               + ", ".join(sorted({d for c in other_gpus for d in c.devices})[:4]) + ")")
     bad = [c for c in serving if not c.gpu_requested]
+    if bad and all(c.origin in (ORIGIN_COMPOSE, ORIGIN_DOCKER_RUN) for c in bad):
+        # A pasted spec says what it asks for, not which runtime Docker runs it with: with `default-runtime: nvidia`
+        # in daemon.json (the documented way for Swarm stacks) every container gets the GPUs without a request.
+        return unknown("serving containers without any GPU request in the pasted spec (no --gpus, CDI device, "
+                       f"nvidia runtime or /dev/nvidia device): {', '.join(c.label for c in bad)}; they get GPUs only "
+                       "if nvidia is Docker's default runtime, which the paste does not show",
+                       hint="`docker info | grep -i runtime` (or add a GPU request to the spec)",
+                       actual={c.label: c.runtime or "default" for c in bad})
     if bad:
         return issue("serving containers without any GPU request (no --gpus, CDI device, nvidia runtime or "
                      f"/dev/nvidia device): {', '.join(c.label for c in bad)}",
