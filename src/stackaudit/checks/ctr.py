@@ -25,7 +25,12 @@ from stackaudit.checks.registry import (
 )
 from stackaudit.facts.cgroups import CgroupLimits
 from stackaudit.facts.container import ContainerInfo
-from stackaudit.facts.container_specs import ORIGIN_COMPOSE, ORIGIN_DOCKER_RUN, ORIGIN_INSPECT_EXCERPT, ORIGIN_K8S
+from stackaudit.facts.container_specs import (
+    ORIGIN_COMPOSE,
+    ORIGIN_DOCKER_RUN,
+    ORIGIN_INSPECT_EXCERPT,
+    ORIGIN_K8S,
+)
 from stackaudit.facts.devices import GpuDeviceAccess
 from stackaudit.facts.docker import DOCKER_DEFAULT_SHM, DockerContainer, DockerContainers
 from stackaudit.facts.gpus import PCI_TITLE, GpuInventory
@@ -326,7 +331,10 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
                               "from one process with no tensor-parallel ranks, which barely uses /dev/shm")
                 single_labels.append(c.label)
                 continue
-            findings.append(f"/dev/shm is {_size(c_size)} in container {c.label} (IpcMode {c.ipc_mode or 'private'})")
+            misplaced = c.flag("--shm-size") is not None and c.shm_size is None
+            findings.append(f"/dev/shm is {_size(c_size)} in container {c.label} (IpcMode {c.ipc_mode or 'private'})"
+                            + (": `--shm-size` in its command goes to the engine, not to Docker (set the "
+                               "service's `shm_size:` or `docker run --shm-size`)" if misplaced else ""))
             subjects.append(c.label)
             host_fix = _shm_fix("docker")
     if shm is not None and shm.size_bytes is not None and shm.size_bytes < SHM_MIN:

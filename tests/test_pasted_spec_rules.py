@@ -1,4 +1,5 @@
-"""Issue 28: a pasted container spec shows what it asks for, not which runtime Docker runs it with.
+"""Issue 28: a pasted container spec shows what it asks for, not which runtime Docker runs it with; a whole
+compose service without `shm_size` gets Docker's 64 MiB, whatever its command passes to the engine.
 
 A compose file or `docker run` line without a GPU request leaves CTR-GPU-ACCESS unknown (nvidia may be Docker's
 default runtime, the documented way for Swarm stacks); a `docker inspect`, which records the runtime used, still
@@ -11,10 +12,11 @@ import json
 from pathlib import Path
 
 import pytest
-from test_ctr_facts import docker_object
 
 from stackaudit.engine.testing import run_checks
+from stackaudit.facts.container_specs import parse_compose
 from stackaudit.importers.pasted import load_pasted
+from test_ctr_facts import docker_object
 
 CAPTURES = Path(__file__).parent / "data" / "captures"
 
@@ -55,3 +57,21 @@ def test_an_inspected_container_without_a_gpu_request_is_an_issue(tmp_path: Path
     status, message = _gpu_access(path)
     assert status == "issue", message
     assert "without any GPU request" in message
+
+
+def test_shm_size_in_the_command_leaves_docker_default() -> None:
+    # Corpus 250: `--shm-size 1g` sits in `command:` (TGI's launcher gets it), the services set no `shm_size:`.
+    r = run_checks(load_pasted([str(next(CAPTURES.glob("250-*.txt")))]), ["CTR-SHM-SIZE"])["CTR-SHM-SIZE"]
+    assert r.status == "issue", r.message
+    assert "64 MiB in container llm_bloom " in r.message and "goes to the engine, not to Docker" in r.message
+
+
+def test_long_syntax_volumes_do_not_make_a_compose_an_excerpt() -> None:
+    # Corpus 250's long-syntax named volume, declared at the top level: the services are whole.
+    whole = next(CAPTURES.glob("250-*.txt")).read_text().split("```")[1]
+    assert not any(c.excerpt for c in parse_compose(whole))
+    # Modelled: the same mount of a volume the file does not declare shows a cut paste; a bind mount does not.
+    service = ("services:\n  tgi:\n    image: ghcr.io/huggingface/text-generation-inference:0.8\n    volumes:\n"
+               "      - type: {kind}\n        source: {src}\n        target: /data\n")
+    assert all(c.excerpt for c in parse_compose(service.format(kind="volume", src="mydata")))
+    assert not any(c.excerpt for c in parse_compose(service.format(kind="bind", src="./data")))
