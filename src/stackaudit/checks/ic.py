@@ -1051,7 +1051,9 @@ def topology_placement(gpu_topology: TopoMatrix | None = None, serving_processes
     all-reduces are latency-bound.
 
     Traps: when the model needs all GPUs, crossing sockets is unavoidable (info). On NVLink/NVSwitch
-    systems placement does not matter.
+    systems placement does not matter (ok). A cut matrix whose whole rows bond more NVLinks than one GPU
+    has shows NVSwitches, so the pairs it leaves out are NVLink too. Where every GPU's NUMA affinity
+    spans several nodes and no path is SYS, the matrix hides the sockets (unknown).
     """
     if gpu_topology is None:
         return _no_matrix(gpus)
