@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,13 +13,18 @@ REPO = Path(__file__).resolve().parents[1]
 CAPTURES = REPO / "tests" / "data" / "captures"
 
 
+def _own_path(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest, kind: str) -> Path:
+    """A path of this test's own under the session's temp root, not created: made only by the code that
+    needs it. A folder made per test (mktemp) would cost every later one a scan of the temp root."""
+    return tmp_path_factory.getbasetemp() / kind / hashlib.sha256(request.node.nodeid.encode()).hexdigest()[:16]
+
+
 @pytest.fixture(autouse=True)
 def own_data_home(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory,
                   request: pytest.FixtureRequest) -> None:
     """An audit reads `bench`'s history in the user's data directory (XDG_DATA_HOME): each test gets a path of
     its own, not created, so that no run stored under the real $HOME, or by another test, reaches its report."""
-    name = hashlib.sha256(request.node.nodeid.encode()).hexdigest()[:16]
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.getbasetemp() / "data-home" / name))
+    monkeypatch.setenv("XDG_DATA_HOME", str(_own_path(tmp_path_factory, request, "data-home")))
 
 
 @pytest.fixture
@@ -98,12 +105,29 @@ def chromium():  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(autouse=True)
-def _fix_lock_in_tmp(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`fix --apply/--revert` lock in a scratch root-only directory, never the host's /run/stackaudit."""
+def _fix_lock_in_tmp(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch,
+                     request: pytest.FixtureRequest) -> None:
+    """`fix --apply/--revert` lock in a scratch root-only directory of this test's own, never the host's
+    /run/stackaudit (the lock makes its missing folders, mode 0700)."""
     from stackaudit.fixes import journal
 
-    monkeypatch.setattr(journal, "LOCK_PATH", str(tmp_path_factory.mktemp("run") / "stackaudit" / "fix.lock"),
+    monkeypatch.setattr(journal, "LOCK_PATH", str(_own_path(tmp_path_factory, request, "run") / "stackaudit" / "fix.lock"),
                         raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _frozen_heap_for_timing(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A timing test (marked serial) runs with the heap it starts with frozen. The bench collects garbage before
+    each repeat, off the clock; in this process that walks pytest's heap and every module's (about 50 ms each),
+    which a run from the command line never pays. Objects the test makes are collected as usual."""
+    if request.node.get_closest_marker("serial") is None:
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 @pytest.fixture(scope="session", autouse=True)

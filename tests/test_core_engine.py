@@ -17,7 +17,7 @@ from stackaudit.engine.runner import Report, apply_waivers
 from stackaudit.engine.selection import select_checks
 from stackaudit.errors import UsageError
 from stackaudit.facts.registry import FactUnavailable, Provider
-from stackaudit.fixes import advice
+from stackaudit.fixes.model import advice
 from stackaudit.host.memory import fake_host
 from stackaudit.report.render import exit_code
 

@@ -9,7 +9,7 @@ import pytest
 from stackaudit.checks.registry import Fix
 from stackaudit.engine.results import Result, Waiver
 from stackaudit.engine.runner import Report
-from stackaudit.fixes import keep_line, step
+from stackaudit.fixes.model import keep_line, step
 from stackaudit.report.render import render
 from stackaudit.report.sections import RenderOptions
 

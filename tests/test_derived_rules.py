@@ -12,7 +12,7 @@ from stackaudit.checks.registry import CheckRead, CheckSpec, check, issue, ok
 from stackaudit.checks.registry import load_all as load_checks
 from stackaudit.engine.evaluate import evaluate
 from stackaudit.engine.selection import with_read_checks
-from stackaudit.fixes import advice
+from stackaudit.fixes.model import advice
 from stackaudit.host.source import Provenance
 
 CHECKS_DIR = Path(__file__).resolve().parents[1] / "src" / "stackaudit" / "checks"

@@ -20,7 +20,6 @@ from typing import Any
 import pytest
 
 from stackaudit.cli.main import main
-from stackaudit.fixes import Fix, Step, sh, step
 from stackaudit.fixes.apply import (
     Action,
     Applier,
@@ -33,7 +32,7 @@ from stackaudit.fixes.apply import (
     select_units,
 )
 from stackaudit.fixes.journal import Journal, read_journal
-from stackaudit.fixes.model import cmd
+from stackaudit.fixes.model import Fix, Step, cmd, sh, step
 from stackaudit.fixes.plan import Plan, build_plan
 
 SWAP = step("Lower swappiness", "sysctl -w vm.swappiness=10", changes="vm.swappiness")

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 from stackaudit.errors import InputError
-from stackaudit.fixes import Fix, keep_line, step
 from stackaudit.fixes import journal as journal_module
 from stackaudit.fixes.apply import (
     CPU_GOVERNOR_FILES,
@@ -26,7 +25,7 @@ from stackaudit.fixes.apply import (
     revert_journal,
 )
 from stackaudit.fixes.journal import read_journal_with_header
-from stackaudit.fixes.model import cmd
+from stackaudit.fixes.model import Fix, cmd, keep_line, step
 from stackaudit.fixes.plan import Plan, build_plan
 
 SWAP = step("Lower swappiness", "sysctl -w vm.swappiness=10", changes="vm.swappiness",

@@ -31,7 +31,7 @@ pytestmark = pytest.mark.skipif(not _namespace_works(), reason="needs root and u
 _INSIDE = r"""
 import json, os, subprocess, sys
 from stackaudit.cli.main import main
-from stackaudit.fixes import Fix, sh, step
+from stackaudit.fixes.model import Fix, sh, step
 from stackaudit.fixes.apply import System, apply_plan
 from stackaudit.fixes.journal import read_journal
 from stackaudit.fixes.plan import build_plan

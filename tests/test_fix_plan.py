@@ -25,7 +25,7 @@ from report_scenarios import snapshot
 from scenarios_rtx_pro_6000 import rtx_pro_6000_lxc
 from stackaudit.cli.main import main
 from stackaudit.errors import InputError
-from stackaudit.fixes import Fix, Step, cmd, keep_line, sh, step
+from stackaudit.fixes.model import Fix, Step, cmd, keep_line, sh, step
 from stackaudit.fixes.pcie import CLEAR_VLLM_P2P_CACHE
 from stackaudit.fixes.plan import build_plan, container_host_name
 from stackaudit.fixes.plan_render import plan_to_json, render, render_bash

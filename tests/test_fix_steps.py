@@ -12,7 +12,7 @@ from pcie_support import Dev, bridge_config
 from report_scenarios import report
 from stackaudit.checks.registry import load_all
 from stackaudit.engine.testing import run_checks
-from stackaudit.fixes import BDF_SUBJECT, PID_SUBJECT, Fix, cmd, keep_line, needs_shell, sh, step
+from stackaudit.fixes.model import BDF_SUBJECT, PID_SUBJECT, Fix, cmd, keep_line, needs_shell, sh, step
 from stackaudit.fixes.pcie import (
     ACS_CTRL_REDIRECT_MASK,
     CLEAR_VLLM_P2P_CACHE,

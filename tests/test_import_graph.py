@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Mapping
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -111,14 +112,20 @@ def cycles(graph: Mapping[str, Iterable[str]]) -> list[list[str]]:
     return found
 
 
+@cache
+def _package_graph() -> dict[str, dict[str, int]]:
+    """The package's graph, read once for the tests below (each reads, never changes, it)."""
+    return module_graph()
+
+
 def test_no_module_cycle() -> None:
-    graph = module_graph()
+    graph = _package_graph()
     assert len(graph) > 150  # the whole package was read
     assert cycles(graph) == []
 
 
 def test_no_folder_cycle_but_the_known_upward_edges() -> None:
-    folders = folder_graph(module_graph())
+    folders = folder_graph(_package_graph())
     for edge, why in KNOWN_UPWARD.items():
         assert edge[1] in folders.get(edge[0], {}), f"{edge} is gone ({why}): remove it from KNOWN_UPWARD"
     rest = {a: [b for b in targets if (a, b) not in KNOWN_UPWARD] for a, targets in folders.items()}

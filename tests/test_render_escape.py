@@ -14,7 +14,7 @@ from markdown_it import MarkdownIt
 from report_scenarios import BUILDERS as SCENARIOS
 from report_scenarios import report
 from stackaudit.engine.results import Result
-from stackaudit.fixes import Fix
+from stackaudit.fixes.model import Fix
 from stackaudit.render.escape import md_block, md_cell, md_code, md_inline, md_text
 from stackaudit.report.render import render
 from stackaudit.report.sections import RenderOptions

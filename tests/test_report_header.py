@@ -15,7 +15,7 @@ from stackaudit.checks.registry import Fix
 from stackaudit.cli.main import main
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
-from stackaudit.fixes import step
+from stackaudit.fixes.model import step
 from stackaudit.report.header import NOTHING_FOUND, evidence_line, finding_title, human_size, redact_argv
 from stackaudit.report.render import render
 from stackaudit.report.sections import RenderOptions

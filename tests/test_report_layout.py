@@ -52,7 +52,7 @@ def test_width_follows_columns(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_long_command_is_not_wrapped(monkeypatch: pytest.MonkeyPatch) -> None:
     from stackaudit.checks.registry import Fix
     from stackaudit.engine.runner import Report
-    from stackaudit.fixes import step
+    from stackaudit.fixes.model import step
 
     long_command = "setpci -s 0000:c1:00.0 CAP_EXP+0x08.w=5000:7000 " + " ".join(f"--flag-{i}" for i in range(12))
     r = Result(id="PCIE-MRRS", domain="PCIE", title="t", status="issue", priority="P1", severity="medium",

@@ -24,8 +24,8 @@ from report_scenarios import BUILDERS, report
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report, run_audit
 from stackaudit.errors import InputError
-from stackaudit.facts.parallelism import engine_of
-from stackaudit.fixes.plan import PLACEHOLDER, build_plan
+from stackaudit.facts._parse import engine_of
+from stackaudit.fixes.plan import PLACEHOLDER, Plan, build_plan
 from stackaudit.importers.pasted import load_pasted
 from stackaudit.report.header import evidence_line, finding_title, value_text, verdict
 from stackaudit.report.json_report import report_to_json
@@ -53,6 +53,24 @@ def _read(prefix: str) -> Report | None:
 
 def _all() -> list[tuple[str, Report]]:
     return [(n, report(n)) for n in SCENARIOS] + [(p, r) for p in CAPTURES if (r := _read(p)) is not None]
+
+
+def _report(name: str) -> Report:
+    found = report(name) if name in BUILDERS else _read(name)
+    assert found is not None
+    return found
+
+
+@cache
+def _rendered(name: str, fmt: str, verbose: bool = False) -> str:
+    """A report as a reader gets it (text 100 columns wide), rendered once for the tests that read it."""
+    return render(_report(name), fmt, options=RenderOptions(verbose=verbose, width=100 if fmt == "text" else None))
+
+
+@cache
+def _plan(name: str) -> Plan:
+    """A report's fix plan, built once for the tests that read it."""
+    return build_plan(report_to_json(_report(name)))
 
 
 # --- titles: the fault and its value -----------------------------------------------------------------
@@ -112,8 +130,8 @@ def test_an_evidence_line_never_repeats_the_finding() -> None:
 @pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
 def test_no_rendered_report_holds_a_value_as_json(fmt: str, verbose: bool) -> None:
     bad = []
-    for name, rep in _all():
-        out = render(rep, fmt, options=RenderOptions(verbose=verbose, width=100))
+    for name, _ in _all():
+        out = _rendered(name, fmt, verbose)
         if fmt == "html":
             out = re.sub(r"<script.*?</script>", "", out, flags=re.S).replace("&quot;", '"').replace("&#x27;", "'")
         for mark in ('{"', "{'"):  # a dict as JSON or repr (a list in brackets is valid config: `cap_add: ["X"]`)
@@ -126,8 +144,8 @@ def test_no_rendered_report_holds_a_value_as_json(fmt: str, verbose: bool) -> No
 def test_no_fix_plan_holds_an_observed_value_as_json() -> None:
     from stackaudit.fixes.plan_render import render as render_plan
 
-    for name, rep in _all():
-        plan = build_plan(report_to_json(rep))
+    for name, _ in _all():
+        plan = _plan(name)
         for fmt in ("text", "markdown"):
             observed = [line for line in render_plan(plan, fmt).splitlines() if "observed:" in line]
             assert not any('{"' in line or "{'" in line for line in observed), (name, fmt, observed)
@@ -213,8 +231,8 @@ def test_the_collect_env_step_follows_the_engine(tmp_path: Path) -> None:
 
 
 def test_markdown_run_next_blocks_parse_as_shell() -> None:
-    for name, rep in _all():
-        out = render(rep, "markdown")
+    for name, _ in _all():
+        out = _rendered(name, "markdown")
         tail = out.split("run next", 1)[1] if "run next" in out else ""
         for block in re.findall(r"```sh\n(.*?)```", tail, flags=re.S):
             for line in block.strip().splitlines():
@@ -274,7 +292,7 @@ def test_the_cstate_limit_matches_the_cpuidle_driver(name: str, driver: str, key
 def test_the_plan_follows_the_reports_order() -> None:
     for name, rep in _all():
         ranked = [r.id for p in ("P0", "P1", "P2") for r in sections(rep).fixes[p]]
-        plan = build_plan(report_to_json(rep))
+        plan = _plan(name)
         for group in plan.groups:
             checks = list(dict.fromkeys(s.check for s in plan.group(group)))
             assert checks == sorted(checks, key=ranked.index), (name, group, checks, ranked)

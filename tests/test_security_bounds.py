@@ -16,7 +16,7 @@ from nvidia_support import hgx, host_for
 from stackaudit.ceiling import modelconfig
 from stackaudit.ceiling.gguf_file import MAX_GGUF_TENSORS, check_header
 from stackaudit.cli.main import main
-from stackaudit.engine.runner import run_audit
+from stackaudit.engine.runner import Report, run_audit
 from stackaudit.errors import InputError
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.docker import parse_docker_inspect
@@ -168,11 +168,17 @@ def test_gguf_header_counts_are_checked_before_parsing(tmp_path: Path) -> None:
 # -- reports stay bounded -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("fmt", ["text", "markdown", "json"])
-def test_a_10_mb_hostname_and_command_line_keep_every_report_format_bounded(fmt: str) -> None:
+@pytest.fixture(scope="module")
+def ten_mb_report() -> Report:
+    """One audit of a host with a 10 MB hostname and command line, for each format's test to render."""
     host = fake_host(files={"/proc/sys/kernel/hostname": "h" * TEN_MB + "\n", "/proc/cmdline": "BOOT_IMAGE=/x " + "y" * TEN_MB},
                      hostname="a" * TEN_MB)
-    out = render(run_audit(host), fmt)
+    return run_audit(host)
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json"])
+def test_a_10_mb_hostname_and_command_line_keep_every_report_format_bounded(fmt: str, ten_mb_report: Report) -> None:
+    out = render(ten_mb_report, fmt)
     assert len(out) < 200_000  # was 10.5 MB in text and Markdown
     if fmt != "json":  # the header shows the hostname (JSON does not carry one this long at all)
         assert re.search(r"cut: 4096 of 104857\d\d characters", out)  # the marker (Markdown escapes its brackets)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import statistics
 import sys
 import urllib.parse
 from collections.abc import Collection, Sequence
@@ -229,6 +228,8 @@ def single_stream_rate(endpoints: Sequence[tuple[Collection[str], int, Collectio
                     "SELECT tpot_ms FROM requests WHERE run_id = ? AND level = 'c=1' AND ok = 1 AND tpot_ms > 0",
                     (run_id,))]
                 if tpots:
+                    import statistics  # here, not at the top: `audit` looks a rate up on every run (perf/audit_speed.py)
+
                     return (round(1000.0 / statistics.mean(tpots), 2),
                             f"bench history: run {run_id} of {str(started)[:10]}, 1 stream")
         except sqlite3.Error:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from stackaudit.errors import InputError
+from stackaudit.host.confined import read_fd_bounded
 from stackaudit.host.limits import (
     MAX_MODEL_CONFIG_BYTES,
     MAX_MODEL_CONFIG_DEPTH,
@@ -202,22 +203,15 @@ def read_small(path: Path, limit: int) -> str:
             raise InputError(f"{path}: not a regular file")
         if info.st_size > limit:
             raise InputError(f"{path} is {info.st_size} bytes, over the limit of {limit}")
-        chunks: list[bytes] = []
-        size = 0
-        while size <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        if size > limit:
+        data = read_fd_bounded(fd, limit + 1)
+        if len(data) > limit:
             raise InputError(f"{path} grew past the limit of {limit} bytes while read")
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
     finally:
         os.close(fd)
     try:
-        return b"".join(chunks).decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError(f"{path}: not UTF-8 text, so not a JSON config") from None
 

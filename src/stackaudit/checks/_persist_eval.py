@@ -394,7 +394,7 @@ def at_boot(s: Setting, f: Facts) -> Boot:
 
 def oneshot_step(check: str, writes: list[Setting]) -> Any:
     """One oneshot unit per check running its setpci writes at every boot, before the driver's daemon."""
-    from stackaudit.fixes import sh, step
+    from stackaudit.fixes.model import sh, step
     from stackaudit.fixes.shell_quote import bash_word
 
     unit = f"stackaudit-setpci-{check.lower()}.service"
@@ -422,7 +422,7 @@ def _form_line(s: Setting, mechanism: str) -> tuple[str, str] | None:
 def persist_step(s: Setting, boot: Boot) -> Any:
     """The step that keeps `s`: the fix data's own persistent form written where it wins at boot, or the
     line that sets another value changed, or (where the data gives no file) its forms as they are."""
-    from stackaudit.fixes import sh, step
+    from stackaudit.fixes.model import sh, step
     from stackaudit.fixes.shell_quote import bash_word
 
     does_keep = f"Keep {s.label} = {s.wanted} across reboots ({s.check})"

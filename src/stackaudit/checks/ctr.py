@@ -39,7 +39,7 @@ from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.shm import ShmInfo
 from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import KernelLog, NumaTopology
-from stackaudit.fixes import (
+from stackaudit.fixes.model import (
     Persist,
     StepScope,
     advice,

@@ -53,7 +53,7 @@ from stackaudit.facts.shown_commands import EmptyGreps
 from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import LoadedModules, module_loaded
 from stackaudit.facts.topology import NvlinkStatus, TopoMatrix, nvlink_count
-from stackaudit.fixes import (
+from stackaudit.fixes.model import (
     BDF_SUBJECT,
     advice,
     cmd,

@@ -34,12 +34,12 @@ from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import NcclConfig, ServingLog
 from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelLog, NumaTopology
-from stackaudit.fixes import (
+from stackaudit.fixes.kernel_cmdline import cmdline_forms
+from stackaudit.fixes.model import (
     advice,
     keep_line,
     step,
 )
-from stackaudit.fixes.kernel_cmdline import cmdline_forms
 from stackaudit.fixes.pcie import acs_fix, acs_scan_fix
 from stackaudit.gputable import pre_turing
 

@@ -50,7 +50,7 @@ from stackaudit.facts.shown_commands import EmptyGreps
 from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import KernelInfo, KernelLog, LoadedModules, NumaTopology, module_loaded
 from stackaudit.facts.topology import NvlinkStatus, P2pMatrix, TopoMatrix, gpu_index, link_kind, link_rank
-from stackaudit.fixes import (
+from stackaudit.fixes.model import (
     advice,
     keep_line,
     keep_text,
@@ -372,9 +372,9 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
         return unknown(f"{_topology_summary(topo)}; {len(unshown)} GPU pair(s) not shown: "
                        + ", ".join(f"{a}-{b}" for a, b in unshown[:6]) + suffix,
                        hint="paste the whole `nvidia-smi topo -m`", actual={g: peers[g] for g in names})
-    return ok(_topology_summary(topo) + suffix,
-              actual={"gpus": len(names), "links": sorted({c for _, _, c in topo.gpu_pairs()}),
-                      "numa": dict(topo.numa_affinity)})
+    return over_subjects(ok(_topology_summary(topo) + suffix,
+                            actual={"gpus": len(names), "links": sorted({c for _, _, c in topo.gpu_pairs()}),
+                                    "numa": dict(topo.numa_affinity)}), names, len(names), ask="nvidia-smi topo -m")
 
 
 def _p2p_verdict(p2p: P2pMatrix, names: tuple[str, ...], models: dict[int, str], gpus: GpuInventory | None,

@@ -42,7 +42,8 @@ from stackaudit.facts.kernel_knobs import (
 from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelInfo, KernelLog, NumaTopology, Sysctls
-from stackaudit.fixes import (
+from stackaudit.fixes.kernel_cmdline import cmdline_forms
+from stackaudit.fixes.model import (
     Persist,
     cmd,
     keep_cmd,
@@ -52,7 +53,6 @@ from stackaudit.fixes import (
     sh,
     step,
 )
-from stackaudit.fixes.kernel_cmdline import cmdline_forms
 
 CPUFREQ_DOC = "https://docs.kernel.org/admin-guide/pm/cpufreq.html"
 INTEL_PSTATE_DOC = "https://docs.kernel.org/admin-guide/pm/intel_pstate.html"

@@ -16,7 +16,7 @@ from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.processes import ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelInfo, KernelLog, LoadedModules
-from stackaudit.fixes import (
+from stackaudit.fixes.model import (
     advice,
     keep_line,
     keep_text,

@@ -24,7 +24,7 @@ from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.processes import ServingProcesses
 from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import KernelInfo
-from stackaudit.fixes import (
+from stackaudit.fixes.model import (
     advice,
     cmd,
     keep_cmd,

@@ -28,11 +28,11 @@ from stackaudit.facts.pci import gen_of
 from stackaudit.facts.pcie import PcieFacts, PcieFunction, describe_speed
 from stackaudit.facts.pcie_config import LINK_SPEEDS
 from stackaudit.facts.system import KernelCmdline
-from stackaudit.fixes import (
+from stackaudit.fixes.kernel_cmdline import cmdline_forms
+from stackaudit.fixes.model import (
     advice,
     step,
 )
-from stackaudit.fixes.kernel_cmdline import cmdline_forms
 from stackaudit.fixes.pcie import mps_fix, mrrs_fix
 
 KB_REGS = "https://github.com/torvalds/linux/blob/master/include/uapi/linux/pci_regs.h"

@@ -34,7 +34,7 @@ from stackaudit.facts.systemd_units import SystemdUnits
 from stackaudit.facts.tmpfiles import TmpfilesConfig
 from stackaudit.facts.tuned import TunedConfig
 from stackaudit.facts.udev_rules import UdevRules
-from stackaudit.fixes import Step, step
+from stackaudit.fixes.model import Step, step
 from stackaudit.fixes.persist import Setting, setpci_setting, settings_of
 
 ID = "KERN-PERSIST-BOOT"

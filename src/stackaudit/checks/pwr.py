@@ -14,7 +14,7 @@ from stackaudit.checks.registry import (
 )
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.nvidia import CLOCK_EVENT_LABELS, GpuInfo, GpuSamples, NvidiaGpus, PowerProfile
-from stackaudit.fixes import (
+from stackaudit.fixes.model import (
     advice,
     keep_text,
     needs_shell,

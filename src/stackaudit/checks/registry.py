@@ -19,8 +19,8 @@ from typing import Any, Literal
 
 # A fix is data (its steps): stackaudit.fixes; importable from here for the checks.
 from stackaudit.facts.symptoms import SymptomHit
-from stackaudit.fixes import FIX_COSTS, Fix, FixCost, FixScope
 from stackaudit.fixes.catalogue_fix import declare_fix
+from stackaudit.fixes.model import FIX_COSTS, Fix, FixCost, FixScope
 
 __all__ = ["CHECKS", "DOMAINS", "FIX_COSTS", "STATUSES", "CheckRead", "CheckSpec", "Coverage", "Fix", "FixCost", "FixScope",
            "Outcome", "check", "issue", "load_all", "not_an_issue", "not_applicable", "ok", "over_subjects", "unknown",

@@ -36,7 +36,7 @@ from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcess
 from stackaudit.facts.python_env import FLASHINFER_PACKAGES, PythonEnv, PythonEnvironment
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.system import CpuInfo
-from stackaudit.fixes import (
+from stackaudit.fixes.model import (
     PID_SUBJECT,
     advice,
     keep_line,

@@ -11,10 +11,9 @@ before; `gpu_power_readings` with `current_power_limit` since R530, `power_readi
 from __future__ import annotations
 
 import re
-import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.nvidia import (
@@ -32,6 +31,9 @@ from stackaudit.host.base import NotCaptured
 from stackaudit.host.limits import load_xml
 from stackaudit.host.nvml import NvmlError
 from stackaudit.pci_address import BDF, normalize_bdf
+
+if TYPE_CHECKING:
+    import xml.etree.ElementTree as ET
 
 MAX_TEXT = 32 * 1024 * 1024
 NVIDIA_HINT = "install nvidia-ml-py (pip install nvidia-ml-py) or the NVIDIA driver utilities"

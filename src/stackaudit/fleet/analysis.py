@@ -270,22 +270,22 @@ class _Audits:
         """Yield what completed (waiting for at least one)."""
         finished, _ = wait(list(self.pending), return_when=FIRST_COMPLETED)
         broken: list[NodeOutcome] = []
-        for future in finished:
-            outcome = self.pending.pop(future)
-            try:
-                yield future.result()
-            except BrokenProcessPool:
-                broken.append(outcome)
+        yield from self._results(finished, broken)
         if broken:
             yield from self._recover(broken)
 
-    def _recover(self, broken: list[NodeOutcome]) -> Generator[NodeSummary, None, None]:
-        for future in list(self.pending):  # the rest in flight on the broken pool fail with it
+    def _results(self, futures: Iterable[Future[NodeSummary]],
+                 broken: list[NodeOutcome]) -> Generator[NodeSummary, None, None]:
+        """Each future's summary, taken out of `pending`; a node whose worker died goes to `broken`."""
+        for future in futures:
             outcome = self.pending.pop(future)
             try:
                 yield future.result()
             except BrokenProcessPool:
                 broken.append(outcome)
+
+    def _recover(self, broken: list[NodeOutcome]) -> Generator[NodeSummary, None, None]:
+        yield from self._results(list(self.pending), broken)  # the rest in flight on the broken pool fail with it
         self.pool.shutdown(wait=False, cancel_futures=True)
         for outcome in broken:
             yield _alone(outcome, self.waivers)

@@ -29,14 +29,15 @@ import tempfile
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from stackaudit.errors import InputError, UsageError
-from stackaudit.fleet.outcome import Gatherer, NodeOutcome, Progress
+from stackaudit.fleet.outcome import Gatherer, NodeOutcome, Progress, optional_module
 from stackaudit.fleet.reasons import node_file_name, reason_line
 from stackaudit.render.text import last_line
 
 EXTRA_HINT = "pip install 'stackaudit[fleet]'"
+NEEDS_RUNNER = f"gathering through Ansible needs ansible-runner and ansible-core: {EXTRA_HINT}"
 # Step names in the playbook: the events say which step a host failed at.
 STEP_CAPTURE, STEP_FETCH, STEP_CLEANUP = (
     "stackaudit: capture", "stackaudit: fetch the snapshot", "stackaudit: remove the snapshot from the node")
@@ -50,14 +51,6 @@ TIMED_OUT_CODES = (124, 137)
 # ssh's own line at the end of a session with a terminal (the `script` step runs with one).
 _SSH_NOTE = re.compile(r"^Shared connection to \S+ closed\.\s*$", re.MULTILINE)
 MAX_STDERR_CHARS = 4096
-
-
-def _require_runner() -> Any:
-    try:
-        import ansible_runner
-    except ImportError:
-        raise UsageError(f"gathering through Ansible needs ansible-runner and ansible-core: {EXTRA_HINT}") from None
-    return ansible_runner
 
 
 def _search_path() -> str:
@@ -162,7 +155,7 @@ class AnsibleGatherer:
 
     def __init__(self, inventory: str, limit: str | None, forks: int, zipapp: str | None, timeout_s: float,
                  private_data_dir: str | None) -> None:
-        _require_runner()
+        optional_module("ansible_runner", NEEDS_RUNNER)
         if not os.path.exists(inventory):
             raise InputError(f"--inventory {inventory}: no such file or directory")
         if forks < 1:
@@ -185,7 +178,7 @@ class AnsibleGatherer:
             yield from self._run(os.path.abspath(dest), work, progress)
 
     def _run(self, dest: str, work: str, progress: Progress | None) -> Iterator[NodeOutcome]:
-        ansible_runner = _require_runner()
+        ansible_runner = optional_module("ansible_runner", NEEDS_RUNNER)
         os.makedirs(dest, exist_ok=True)
         zipapp = self.zipapp
         if zipapp is None:

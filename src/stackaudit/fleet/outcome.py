@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
+
+from stackaudit.errors import UsageError
 
 
 @dataclass(frozen=True)
@@ -34,3 +36,13 @@ class Gatherer(Protocol):
     """Runs `capture` on every node and brings the snapshots into `dest` (a directory it may fill)."""
 
     def __call__(self, dest: str, progress: Progress | None = None) -> Iterable[NodeOutcome]: ...
+
+
+def optional_module(name: str, needs: str) -> Any:
+    """The installed module `name` (an extra a gatherer needs), else a UsageError with the line `needs`."""
+    import importlib
+
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        raise UsageError(needs) from None

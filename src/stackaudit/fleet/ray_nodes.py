@@ -23,25 +23,18 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from stackaudit.errors import InputError, UsageError
-from stackaudit.fleet.outcome import Gatherer, NodeOutcome, Progress
+from stackaudit.fleet.outcome import Gatherer, NodeOutcome, Progress, optional_module
 from stackaudit.fleet.reasons import node_file_name, reason_line
 from stackaudit.render.text import first_line
 from stackaudit.render.write import write_file
 
 EXTRA_HINT = "pip install 'stackaudit[ray]'"
+NEEDS_RAY = f"gathering on a Ray cluster needs ray: {EXTRA_HINT}"
 MiB = 1 << 20
 # A gathered snapshot's compressed size (a real 8-GPU node's is a few MiB; the loader's own bounds hold too).
 MAX_SNAPSHOT_BYTES = 128 * MiB
 # Seconds the driver waits past `timeout_s` for a task to come back (start a worker, ship the bytes).
 ANSWER_GRACE_S = 60.0
-
-
-def _require_ray() -> Any:
-    try:
-        import ray
-    except ImportError:
-        raise UsageError(f"gathering on a Ray cluster needs ray: {EXTRA_HINT}") from None
-    return ray
 
 
 class RayNode(TypedDict, total=False):
@@ -76,14 +69,14 @@ class RayGatherer:
     """A Gatherer (fleet/outcome.py) over the alive nodes of a Ray cluster."""
 
     def __init__(self, address: str | None, timeout_s: float) -> None:
-        _require_ray()
+        optional_module("ray", NEEDS_RAY)
         if timeout_s <= 0:
             raise UsageError(f"a capture time limit of {timeout_s:g} s is no time")
         self.address = address
         self.timeout_s = timeout_s
 
     def __call__(self, dest: str, progress: Progress | None = None) -> Iterator[NodeOutcome]:
-        ray = _require_ray()
+        ray = optional_module("ray", NEEDS_RAY)
         dest = os.path.abspath(dest)
         os.makedirs(dest, exist_ok=True)
         from stackaudit.fleet.zipapp import build_zipapp

@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 
 from stackaudit.fleet.document import DriftEntry, FleetDocument, NodeEntry
-from stackaudit.render.text import plural
+from stackaudit.render.text import cut, plural
 
 # A value shown in the report is cut to this many characters; longer values compare by their SHA-256.
 SHOWN_CHARS = 96
@@ -54,8 +54,8 @@ class Value:
     def of(cls, comparable: str, shown: str) -> Value:
         if len(comparable) <= SHOWN_CHARS and comparable == shown:
             return cls(shown, shown)
-        cut = shown if len(shown) <= SHOWN_CHARS else shown[: SHOWN_CHARS - 1] + "…"
-        return cls(cut, "sha256:" + hashlib.sha256(comparable.encode("utf-8", "surrogateescape")).hexdigest()[:20])
+        digest = hashlib.sha256(comparable.encode("utf-8", "surrogateescape")).hexdigest()[:20]
+        return cls(cut(shown, SHOWN_CHARS), "sha256:" + digest)
 
 
 @dataclass

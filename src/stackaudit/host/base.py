@@ -171,9 +171,7 @@ def read_optional(host: Host, path: str) -> str | None:
     """Text of a file, or None when it does not exist (NotCaptured and PermissionError propagate)."""
     try:
         return read_text(host, path)
-    except FileNotFoundError:
-        return None
-    except NotADirectoryError:
+    except (FileNotFoundError, NotADirectoryError):
         return None
 
 

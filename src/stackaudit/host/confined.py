@@ -158,14 +158,19 @@ def _resolve_below(root: str, path: str, follow_final: bool = True) -> tuple[_Wa
         os.close(root_fd)
 
 
+def _open_below(root: str, path: str, flags: int) -> int:
+    """A descriptor on `path` below `root`, opened with `flags`."""
+    walk, name = _resolve_below(root, path)
+    try:
+        return _open_final(walk, name, flags)
+    finally:
+        walk.close()
+
+
 def read_file(root: str, path: str, limit: int, shown_as: str = "") -> bytes:
     """Bytes of `path` below `root`: a regular file (or a named device), at most `limit` bytes.
     A FIFO, socket or other device reads as empty, without ever waiting on it."""
-    walk, name = _resolve_below(root, path)
-    try:
-        fd = _open_final(walk, name, _FILE_FLAGS)
-    finally:
-        walk.close()
+    fd = _open_below(root, path, _FILE_FLAGS)
     try:
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
@@ -178,11 +183,7 @@ def read_file(root: str, path: str, limit: int, shown_as: str = "") -> bytes:
 
 
 def list_dir(root: str, path: str) -> list[str]:
-    walk, name = _resolve_below(root, path)
-    try:
-        fd = _open_final(walk, name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
-    finally:
-        walk.close()
+    fd = _open_below(root, path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
     try:
         return sorted(os.listdir(fd))
     finally:

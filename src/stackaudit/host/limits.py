@@ -11,8 +11,10 @@ from __future__ import annotations
 import json
 import math
 import re
-import xml.etree.ElementTree as ET
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import xml.etree.ElementTree as ET
 
 MiB = 1024 * 1024
 # One file or one command's output (host/base.py uses the same numbers).
@@ -152,6 +154,8 @@ def load_xml(text: str, what: str, max_bytes: int = MAX_MEMBER_BYTES, max_depth:
         raise ValueError(f"{what} is {len(text)} bytes, over the limit of {max_bytes}")
     if "<!ENTITY" in text or "<!DOCTYPE" in _PLAIN_DOCTYPE.sub("", text):
         raise ValueError(f"{what} declares a document type or entities; refused")
+    import xml.etree.ElementTree as ET  # here, not at the top: most sources hold no XML (perf/audit_speed.py)
+
     parser: ET.XMLPullParser[ET.Element] = ET.XMLPullParser(events=("start", "end"))
     depth = 0
     root: ET.Element | None = None

@@ -7,7 +7,7 @@ import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from stackaudit.host.base import (
     DEFAULT_COMMAND_TIMEOUT_S,
@@ -28,6 +28,7 @@ from stackaudit.host.redact import (
 )
 from stackaudit.host.source import Provenance
 
+T = TypeVar("T")
 _PROC_ARGS = re.compile(r"^/proc/(\d+|self)/(cmdline|environ)$")
 
 
@@ -165,39 +166,27 @@ class RecordingHost(HostWrapper):
                 self.record.provenance[key] = prov
         return prov
 
+    def _kept(self, kind: str, store: dict[str, T], path: str, read: Callable[[], T]) -> T:
+        """`read()`'s answer, kept in `store` under `path`; its error, kept under `kind`, raised again."""
+        try:
+            answer = read()
+        except OSError as exc:
+            with self._lock:
+                self.record.errors[kind][path] = error_name(exc)
+            raise
+        with self._lock:
+            store[path] = answer
+        return answer
+
     def read_bytes(self, path: str, limit: int = MAX_FILE_BYTES) -> bytes:
         path = path_key(path) if path.startswith("/") else path
-        try:
-            data = self.inner.read_bytes(path, limit)
-        except OSError as exc:
-            with self._lock:
-                self.record.errors["read"][path] = error_name(exc)
-            raise
-        with self._lock:
-            self.record.files[path] = data
-        return data
+        return self._kept("read", self.record.files, path, lambda: self.inner.read_bytes(path, limit))
 
     def list_dir(self, path: str) -> list[str]:
-        try:
-            entries = self.inner.list_dir(path)
-        except OSError as exc:
-            with self._lock:
-                self.record.errors["list"][path] = error_name(exc)
-            raise
-        with self._lock:
-            self.record.dirs[path] = list(entries)
-        return entries
+        return self._kept("list", self.record.dirs, path, lambda: self.inner.list_dir(path))[:]
 
     def readlink(self, path: str) -> str:
-        try:
-            target = self.inner.readlink(path)
-        except OSError as exc:
-            with self._lock:
-                self.record.errors["link"][path] = error_name(exc)
-            raise
-        with self._lock:
-            self.record.links[path] = target
-        return target
+        return self._kept("link", self.record.links, path, lambda: self.inner.readlink(path))
 
     def which(self, name: str) -> str | None:
         found = self.inner.which(name)

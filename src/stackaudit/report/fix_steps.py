@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from stackaudit.fixes import Command, Fix, Persist, Step
+from stackaudit.fixes.model import Command, Fix, Persist, Step
 from stackaudit.render.escape import md_block, md_inline
 
 Kind = Literal["prose", "command", "verbatim"]
