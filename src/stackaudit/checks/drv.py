@@ -44,6 +44,7 @@ from stackaudit.facts.nvidia import (
     NvidiaServices,
     NvLink,
     fabric_verdict,
+    gpu_spec,
 )
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
@@ -51,7 +52,7 @@ from stackaudit.facts.python_env import PythonEnv
 from stackaudit.facts.shown_commands import EmptyGreps
 from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import LoadedModules, module_loaded
-from stackaudit.facts.topology import NvlinkStatus, TopoMatrix
+from stackaudit.facts.topology import NvlinkStatus, TopoMatrix, nvlink_count
 from stackaudit.fixes.model import (
     BDF_SUBJECT,
     advice,
@@ -62,7 +63,7 @@ from stackaudit.fixes.model import (
     sh,
     step,
 )
-from stackaudit.gputable import PRE_TURING, on_nvswitch
+from stackaudit.gputable import PRE_TURING, all_gpus, on_nvswitch
 from stackaudit.versions import release
 
 KERNEL_OPEN = "https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/kernel_open.html"
@@ -239,7 +240,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     return ok(f"driver {driver} runs torch's CUDA {', '.join(runtimes)} (minor-version compatibility)", actual=actual)
 
 
-def _nvlink_from_matrix(topo: TopoMatrix) -> Outcome:
+def _nvlink_from_matrix(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome:
     """A pasted `nvidia-smi topo -m` alone: a GPU with no NV# cell while its neighbours are NVLinked to
     each other has lost its links (an NVLink board does not mix NVLinked and unlinked GPUs)."""
     names = list(topo.gpus)
@@ -252,8 +253,40 @@ def _nvlink_from_matrix(topo: TopoMatrix) -> Outcome:
                      + f") while the other GPUs are NVLink-connected: {'its' if len(cut) == 1 else 'their'} links are down",
                      actual=cells, expected="NV# to the other GPUs", subjects=cut,
                      evidence=[topo.lines[g] for g in cut if g in topo.lines][:2])
+    judged = _nvlinks_all_up(topo, gpus)
+    if judged is not None:
+        return judged
     return unknown("every GPU has an NVLink path in `nvidia-smi topo -m`; the per-link states and error "
                    "counters are not in this source", hint="paste `nvidia-smi nvlink -s` and `nvidia-smi nvlink -e`")
+
+
+def _nvlinks_all_up(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome | None:
+    """`ok` over the whole rows of a matrix whose every GPU pair shown reads NV<k>, k every link a GPU has.
+
+    k is the GPU model's link count (data/gpus.toml) when the source names every GPU's model, else the most
+    links any GPU has: a GPU with one link down shows NV<k-1>. None when the cells do not settle it.
+    """
+    whole = topo.whole_rows()
+    cells = {c for _, _, c in topo.gpu_pairs()}
+    if not whole or len(cells) != 1 or (topo.unshown_pairs() and not topo.nvlink_fabric()):
+        return None
+    bonded = nvlink_count(next(iter(cells)))
+    models = gpus.models if gpus is not None else {}
+    specs = [gpu_spec(n) for n in models.values()]
+    if models and len(models) >= len(topo.gpus) and all(s is not None and s.has_nvlink for s in specs):
+        links = {s.nvlink_links for s in specs if s is not None}
+        said = f"the {next(iter(models.values()))}'s {bonded} links"
+    else:
+        links = {max((s.nvlink_links for s in all_gpus()), default=0)}
+        said = f"{bonded} links, the most any GPU has"
+    if links != {bonded}:
+        return None
+    missing = [g for g in topo.gpus if g not in whole]
+    cut = f"; row{'s' if len(missing) > 1 else ''} {', '.join(missing)} not shown (cut)" if missing else ""
+    judged = ok(f"every GPU pair shown reads NV{bonded} in `nvidia-smi topo -m`: {said}, all up{cut} (error counters "
+                "are not in this source)", actual={"links": f"NV{bonded}", "rows": list(whole)},
+                evidence=[topo.lines[g] for g in whole if g in topo.lines][:2])
+    return over_subjects(judged, whole, len(topo.gpus) if cut else None, ask="nvidia-smi topo -m")
 
 
 # --- DRV-OPEN-MODULE ---------------------------------------------------------------------------
@@ -731,7 +764,7 @@ def _gsp_firmware(nvidia: NvidiaGpus | None, nvidia_driver: NvidiaDriver | None,
 def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None = None,
                   nvlink_status: NvlinkStatus | None = None, gpu_topology: TopoMatrix | None = None,
                   log_symptoms: LogSymptoms | None = None, pci: PciDevices | None = None,
-                  nvidia_services: NvidiaServices | None = None) -> Outcome:
+                  nvidia_services: NvidiaServices | None = None, gpus: GpuInventory | None = None) -> Outcome:
     """Reads: per GPU and link, NVML nvmlDeviceGetNvLinkState and the DL error counters (replay,
     recovery, CRC flit/data), or a pasted `nvidia-smi nvlink -s` where NVML is not in the source;
     the expected link count per model (data/gpus.toml); NVLink Xids (74, 144-150) in the kernel log,
@@ -741,6 +774,8 @@ def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None
     Bad value: fewer active links than the model has (NV18 expected on H100 SXM, NV12 on A100 SXM),
     any inactive link next to active ones, non-zero recovery/CRC counters, Xid 74 or 144-150.
     Links a pasted listing does not show (an elided `nvlink -s`) are unknown, never down.
+    A pasted `nvidia-smi topo -m` alone is ok over its whole rows when every pair shown reads NV<k> and k is
+    the model's link count (the model named in the source), or the most links any GPU has.
     A symptom line proves the issue on its own, quoted, with no GPU information; on an NVSwitch
     system the message names Fabric Manager and the NVLink state, not only a GPU reset.
 
@@ -752,7 +787,7 @@ def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None
     cards without a bridge installed show every link inactive: that is the build, not a fault.
     Per-link speed at idle was not verified to be stable, so speed alone is never flagged.
     """
-    outcome = _nvlink_health(nvidia, gpu_events, nvlink_status, gpu_topology)
+    outcome = _nvlink_health(nvidia, gpu_events, nvlink_status, gpu_topology, gpus)
     hits = log_symptoms.proving("DRV-NVLINK-HEALTH") if log_symptoms is not None else ()
     if not hits:
         return outcome
@@ -770,10 +805,10 @@ _NVSWITCH_FIX = ("check Fabric Manager (`systemctl status nvidia-fabricmanager` 
 
 
 def _nvlink_health(nvidia: NvidiaGpus | None, gpu_events: GpuEvents | None, nvlink_status: NvlinkStatus | None,
-                   gpu_topology: TopoMatrix | None) -> Outcome:
+                   gpu_topology: TopoMatrix | None, inventory: GpuInventory | None = None) -> Outcome:
     """DRV-NVLINK-HEALTH from the link states and NVLink Xids (nvlink_health adds the log's symptoms)."""
     if nvidia is None and nvlink_status is None and gpu_topology is not None and gpu_topology.has_nvlink:
-        return _nvlink_from_matrix(gpu_topology)
+        return _nvlink_from_matrix(gpu_topology, inventory)
     if nvidia is None and nvlink_status is not None:
         # A pasted `nvidia-smi nvlink -s` alone: its GPUs, with their names and link states.
         gpus: list[GpuInfo] | Outcome = [

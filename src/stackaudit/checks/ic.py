@@ -358,8 +358,7 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
             return judged
     unshown = topo.unshown_pairs()
     # A row whose GPU cells are all there shows its GPU's every path to the others (its NIC cells may be cut).
-    gpu_columns = sum(1 for c in topo.columns if c in names)
-    whole_rows = [g for g in names if len(topo.rows.get(g, ())) >= gpu_columns]
+    whole_rows = list(topo.whole_rows())
     cells = {c for _, _, c in topo.gpu_pairs()}
     if unshown and whole_rows and (not topo.has_nvlink or (len(cells) == 1 and next(iter(cells)).startswith("NV"))):
         # The complete rows settle their GPUs: PCIe paths only, or one NV# on every pair they show (a GPU of a
@@ -373,7 +372,6 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
         return unknown(f"{_topology_summary(topo)}; {len(unshown)} GPU pair(s) not shown: "
                        + ", ".join(f"{a}-{b}" for a, b in unshown[:6]) + suffix,
                        hint="paste the whole `nvidia-smi topo -m`", actual={g: peers[g] for g in names})
-    # The whole matrix: every GPU's row judged, stated as the coverage rule states a cut one's.
     return over_subjects(ok(_topology_summary(topo) + suffix,
                             actual={"gpus": len(names), "links": sorted({c for _, _, c in topo.gpu_pairs()}),
                                     "numa": dict(topo.numa_affinity)}), names, len(names), ask="nvidia-smi topo -m")
@@ -1067,7 +1065,9 @@ def topology_placement(gpu_topology: TopoMatrix | None = None, serving_processes
     all-reduces are latency-bound.
 
     Traps: when the model needs all GPUs, crossing sockets is unavoidable (info). On NVLink/NVSwitch
-    systems placement does not matter.
+    systems placement does not matter (ok). A cut matrix whose whole rows bond more NVLinks than one GPU
+    has shows NVSwitches, so the pairs it leaves out are NVLink too. Where every GPU's NUMA affinity
+    spans several nodes and no path is SYS, the matrix hides the sockets (unknown).
     """
     if gpu_topology is None:
         return _no_matrix(gpus)
@@ -1077,12 +1077,28 @@ def topology_placement(gpu_topology: TopoMatrix | None = None, serving_processes
         return not_applicable("one GPU: nothing to place")
     nvlinked = _fully_nvlinked(topo)
     if nvlinked:
-        return not_applicable("every GPU pair is NVLink-connected: placement does not matter")
+        return over_subjects(ok("every GPU pair is NVLink-connected: any group meets over NVLink, so placement "
+                                "does not matter", actual={"links": sorted({c for _, _, c in topo.gpu_pairs()})}),
+                             names, None, ask="nvidia-smi topo -m")
     unshown = topo.unshown_pairs()
+    whole = topo.whole_rows()
+    if nvlinked is None and unshown and whole and topo.nvlink_fabric():
+        # The whole rows bond more NVLinks than a GPU has: NVSwitches, so the pairs they do not show meet over NVLink.
+        return over_subjects(ok(f"every GPU pair shown is NVLink-connected, and {whole[0]}'s row bonds more NVLinks "
+                                "than any GPU has (NVSwitches): the pairs not shown meet over NVLink too, so placement "
+                                f"does not matter ({topo.cut_note()})",
+                                actual={"links": sorted({c for _, _, c in topo.gpu_pairs()}), "rows": list(whole)}),
+                             whole, len(names), ask="nvidia-smi topo -m")
     if nvlinked is None and unshown:
         return unknown(f"every GPU pair shown is NVLink-connected (placement would not matter), but {len(unshown)} "
                        "pair(s) are not shown: " + ", ".join(f"{a}-{b}" for a, b in unshown[:6])
                        + f" ({topo.cut_note()})", hint="paste the whole `nvidia-smi topo -m`")
+    if topo.numa_hidden():
+        spans = sorted(set(topo.numa_affinity.values()))
+        hidden = unknown(f"every GPU's NUMA affinity spans several nodes ({', '.join(spans)}) and no path is SYS: "
+                         "the matrix hides which socket each GPU hangs off, so a group's socket span cannot be read",
+                         hint="paste `lspci -tv` or each GPU's /sys/bus/pci/devices/<bdf>/numa_node")
+        return over_subjects(hidden, names, len(names), ask="nvidia-smi topo -m")
     engine, tp, root = _engine_tp(serving_processes, parallelism)
     if not engine and tp is None:
         return _placement_advice(topo)

@@ -28,10 +28,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from stackaudit.facts._parse import ParseError
+from stackaudit.facts._parse import ParseError, parse_cpulist
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, provider, read_source
 from stackaudit.facts.sources import NVSMI_NVLINK_S, NVSMI_P2P, NVSMI_P2P_UNNAMED, NVSMI_TOPO_M
+from stackaudit.gputable import all_gpus
 from stackaudit.host.base import NotCaptured
 from stackaudit.host.source import Source
 
@@ -68,6 +69,14 @@ def link_kind(cell: str) -> str:
 def link_rank(cell: str) -> int:
     """0 self, 1 NVLink, 2 PIX ... 6 SYS; 9 for anything unknown."""
     return _RANK.get(link_kind(cell), 9)
+
+
+def _numa_nodes(value: str) -> tuple[int, ...]:
+    """`0-1` -> (0, 1); `3` -> (3,); `N/A` or "" -> ()."""
+    try:
+        return parse_cpulist(value)
+    except ParseError:
+        return ()
 
 
 def nvlink_count(cell: str) -> int:
@@ -142,6 +151,25 @@ class TopoMatrix:
         other's column stay unknown."""
         gpus = self.gpus
         return tuple((a, b) for i, a in enumerate(gpus) for b in gpus[i + 1:] if self.link(a, b) is None)
+
+    def whole_rows(self) -> tuple[str, ...]:
+        """The GPUs whose row shows its path to every other GPU (its NIC cells may be cut)."""
+        gpu_columns = sum(1 for c in self.columns if _GPU.match(c))
+        return tuple(g for g in self.gpus if len(self.rows.get(g, ())) >= gpu_columns)
+
+    def nvlink_fabric(self) -> bool:
+        """Whether a whole row bonds more NVLinks than any GPU has (the GPU table's most).
+
+        Such a row's NV# cells count each GPU's links to NVSwitches, not links to one peer.
+        On that fabric every GPU with an NV# cell reaches every other over NVLink.
+        """
+        most = max((s.nvlink_links for s in all_gpus()), default=0)
+        return any(sum(self.nvlink_peers(g).values()) > most for g in self.whole_rows())
+
+    def numa_hidden(self) -> bool:
+        """Whether every GPU's NUMA affinity spans several nodes and no path is SYS: the sockets are not shown."""
+        spans = [len(_numa_nodes(v)) > 1 for v in (self.numa_affinity.get(g, "") for g in self.gpus)]
+        return bool(spans) and all(spans) and not any(link_kind(c) == "SYS" for _, _, c in self.gpu_pairs())
 
     def cut_note(self) -> str:
         """`rows GPU6, GPU7 not shown (cut)`, or "" for a matrix whose GPU rows are all complete."""
