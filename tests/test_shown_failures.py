@@ -108,6 +108,71 @@ def test_the_refusal_wins_over_the_gpu_request_above_it(tmp_path: Path) -> None:
         assert r.status == "issue" and "could not select device driver" in r.message
 
 
+# https://github.com/NVIDIA/nvidia-docker/issues/1348 (hoodiney): the hook cannot query NVML (driver 435.21).
+NVIDIA_DOCKER_1348 = r"""docker: Error response from daemon: OCI runtime create failed: container_linux.go:349: starting container process caused "process_linux.go:449: container init caused \"process_linux.go:432: running prestart hook 0 caused \\\"error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: detection error: nvml error: unknown error\\\\n\\\"\"": unknown.
+"""
+# https://github.com/NVIDIA/nvidia-container-toolkit/issues/416 (shuoshadow): the same with the hook's mode line.
+CTK_416 = """\
+docker run --rm --gpus all nvidia/cuda:12.1.1-base-ubuntu22.04 nvidia-smi
+
+docker: Error response from daemon: failed to create task for container: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: error running hook #0: error running hook: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'
+nvidia-container-cli: detection error: nvml error: unknown error: unknown.
+"""
+# https://github.com/NVIDIA/nvidia-container-toolkit/issues/292 (jzhang82119): with the host's driver line after it.
+CTK_292 = """\
+docker: Error response from daemon: OCI runtime create failed: container_linux.go:367: starting container process caused: process_linux.go:495: container init caused: Running hook #0:: error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: detection error: nvml error: unknown error: unknown.
+
+NVIDIA-SMI 455.23.05    Driver Version: 455.23.05    CUDA Version: 11.1\x20\x20\x20
+Kernel 5.4.0-73-generic
+Ubuntu 18.04.5 LTS
+"""
+# https://github.com/NVIDIA/nvidia-container-toolkit/issues/1227 (TaylorTrz): the container's GPUs lost after a
+# `systemctl daemon-reload` on the host.
+CTK_1227 = """\
+(container) $ nvidia-smi -L
+Failed to initialize NVML: Unknown Error
+"""
+# https://github.com/NVIDIA/nvidia-docker/issues/1671 (kevin-bockman): the same inside a running container.
+NVIDIA_DOCKER_1671 = """\
+(inside same running container):
+```
+root@098b49afe624:/# nvidia-smi\x20
+Failed to initialize NVML: Unknown Error
+```
+"""
+# https://github.com/dstackai/dstack/issues/2860 (jvstme): reproduced on AWS after `sudo systemctl daemon-reload`.
+DSTACK_2860 = """\
+(workflow) root@ip-172-31-21-250:~# nvidia-smi
+Failed to initialize NVML: Unknown Error
+"""
+
+
+@pytest.mark.parametrize(("text", "quoted"), [
+    (NVIDIA_DOCKER_1348, "nvidia-container-cli: detection error: nvml error"),
+    (CTK_416, "nvidia-container-cli: detection error: nvml error"),
+    (CTK_292, "nvidia-container-cli: detection error: nvml error"),
+    (CTK_1227, "Failed to initialize NVML: Unknown Error"),
+    (NVIDIA_DOCKER_1671, "Failed to initialize NVML: Unknown Error"),
+    (DSTACK_2860, "Failed to initialize NVML: Unknown Error"),
+], ids=["nvidia-docker-1348", "ctk-416", "ctk-292", "ctk-1227", "nvidia-docker-1671", "dstack-2860"])
+def test_an_nvml_failure_at_or_in_the_container_proves_gpu_access(tmp_path: Path, text: str, quoted: str) -> None:
+    # The hook's NVML detection error (no container is created with GPUs) and a container's NVML that cannot open
+    # the GPUs it was given (NVIDIA/nvidia-docker#1730: the device cgroup lost them) are CTR-GPU-ACCESS failures.
+    r = pasted(tmp_path, text, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert r.status == "issue", r.message
+    assert any(quoted in line for line in r.evidence)
+    # Corpus 251 (NVIDIA/nvidia-docker#1280): the hook's failure above the host's table with the name ERR!.
+    assert capture("251", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "issue"
+
+
+def test_nvmls_other_errors_and_a_working_nvidia_smi_are_no_access_symptom() -> None:
+    # Modelled: a version mismatch is DRV's (another message), and a table that NVML filled is no failure.
+    lines = ["Failed to initialize NVML: Driver/library version mismatch",
+             "NVML library version: 535.104",
+             "| NVIDIA-SMI 535.104.05             Driver Version: 535.104.05   CUDA Version: 12.2     |"]
+    assert not [h for h in find_symptoms(lines) if h.symptom.check == "CTR-GPU-ACCESS"]
+
+
 def test_the_hooks_mode_line_and_a_working_gpu_run_are_no_symptom() -> None:
     # The mode line of NVIDIA/nvidia-docker#1711 is the hook's log, not its failure; modelled: a run that works.
     lines = ["stderr: Auto-detected mode as 'legacy'",

@@ -25,7 +25,12 @@ from stackaudit.checks.registry import (
 )
 from stackaudit.facts.cgroups import CgroupLimits
 from stackaudit.facts.container import ContainerInfo
-from stackaudit.facts.container_specs import ORIGIN_INSPECT_EXCERPT, ORIGIN_K8S
+from stackaudit.facts.container_specs import (
+    ORIGIN_COMPOSE,
+    ORIGIN_DOCKER_RUN,
+    ORIGIN_INSPECT_EXCERPT,
+    ORIGIN_K8S,
+)
 from stackaudit.facts.devices import GpuDeviceAccess
 from stackaudit.facts.docker import DOCKER_DEFAULT_SHM, DockerContainer, DockerContainers
 from stackaudit.facts.gpus import PCI_TITLE, GpuInventory
@@ -326,7 +331,10 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
                               "from one process with no tensor-parallel ranks, which barely uses /dev/shm")
                 single_labels.append(c.label)
                 continue
-            findings.append(f"/dev/shm is {_size(c_size)} in container {c.label} (IpcMode {c.ipc_mode or 'private'})")
+            misplaced = c.flag("--shm-size") is not None and c.shm_size is None
+            findings.append(f"/dev/shm is {_size(c_size)} in container {c.label} (IpcMode {c.ipc_mode or 'private'})"
+                            + (": `--shm-size` in its command goes to the engine, not to Docker (set the "
+                               "service's `shm_size:` or `docker run --shm-size`)" if misplaced else ""))
             subjects.append(c.label)
             host_fix = _shm_fix("docker")
     if shm is not None and shm.size_bytes is not None and shm.size_bytes < SHM_MIN:
@@ -738,7 +746,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
 
     A symptom line of facts/symptoms.py (Docker's "could not select device driver ... with
     capabilities: [[gpu]]", "unknown or invalid runtime name: nvidia", "nvidia-container-cli:
-    initialization error") proves the issue on its own, quoted, over a GPU request shown above it.
+    initialization error", "nvidia-container-cli: detection error: nvml error", "Failed to initialize
+    NVML: Unknown Error") proves the issue on its own, quoted, over a GPU request shown above it.
 
     Traps: an unset NVIDIA_DRIVER_CAPABILITIES means `utility,compute` (the toolkit's default).
     Fewer GPUs than on the host's PCI bus is often intended (`--gpus '"device=0,1"'`): reported,
@@ -826,6 +835,14 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
         return not_applicable("the serving containers get non-NVIDIA GPU devices only ("
                               + ", ".join(sorted({d for c in other_gpus for d in c.devices})[:4]) + ")")
     bad = [c for c in serving if not c.gpu_requested]
+    if bad and all(c.origin in (ORIGIN_COMPOSE, ORIGIN_DOCKER_RUN) for c in bad):
+        # A pasted spec says what it asks for, not which runtime Docker runs it with: with `default-runtime: nvidia`
+        # in daemon.json (the documented way for Swarm stacks) every container gets the GPUs without a request.
+        return unknown("serving containers without any GPU request in the pasted spec (no --gpus, CDI device, "
+                       f"nvidia runtime or /dev/nvidia device): {', '.join(c.label for c in bad)}; they get GPUs only "
+                       "if nvidia is Docker's default runtime, which the paste does not show",
+                       hint="`docker info | grep -i runtime` (or add a GPU request to the spec)",
+                       actual={c.label: c.runtime or "default" for c in bad})
     if bad:
         return issue("serving containers without any GPU request (no --gpus, CDI device, nvidia runtime or "
                      f"/dev/nvidia device): {', '.join(c.label for c in bad)}",

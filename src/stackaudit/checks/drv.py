@@ -335,8 +335,8 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
             return issue(f"the open module does not support {old[0].name} ({old[0].implied_architecture}): use the proprietary "
                          "flavour for pre-Turing GPUs", actual="open", expected="proprietary for pre-Turing",
                          subjects=[g.subject for g in old], severity="high", evidence=evidence)
-        return ok("open kernel module" + (f" ({nvidia_driver.version})" if nvidia_driver.version else ""),
-                  actual="open", evidence=evidence)
+        return _over_driven(ok("open kernel module" + (f" ({nvidia_driver.version})" if nvidia_driver.version else ""),
+                               actual="open", evidence=evidence), nvidia, listed, gpus)
     blackwell = [g for g in listed if is_blackwell(g) or re.search(r"\bGH200\b", g.name or "")]
     if blackwell:
         return issue(f"proprietary kernel module with {len(blackwell)} Blackwell/Grace Hopper GPU(s) "
@@ -357,8 +357,20 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
         return unknown("proprietary kernel module; which GPUs it drives is not in this source (Blackwell and "
                        "Grace Hopper need the open one)", hint="`nvidia-smi -L`, or `nvidia-smi -q | grep "
                        "'Product Architecture'`", actual="proprietary")
-    return ok(f"proprietary kernel module with {', '.join(sorted({g.implied_architecture or g.name for g in listed}))}: allowed "
-              "(open is the default since R560 and needed for HMM/DMABUF)", actual="proprietary", evidence=evidence)
+    return _over_driven(ok(f"proprietary kernel module with {', '.join(sorted({g.implied_architecture or g.name for g in listed}))}: "
+                           "allowed (open is the default since R560 and needed for HMM/DMABUF)", actual="proprietary",
+                           evidence=evidence), nvidia, listed, gpus)
+
+
+def _over_driven(judged: Outcome, nvidia: NvidiaGpus | None, listed: list[GpuInfo],
+                 gpus: GpuInventory | None) -> Outcome:
+    """The module's verdict over the GPUs it drives (the coverage rule): the nvidia fact's GPUs, else the GPUs the
+    inventory shows (a kernel log's `NVRM: GPU at PCI:…` line); as it was where no source shows a GPU."""
+    if nvidia is not None and listed:
+        return over_gpus(nvidia, listed, judged, ask="nvidia-smi -L")
+    if gpus is not None and gpus.gpus:
+        return over_subjects(judged, [r.bdf or r.label for r in gpus.gpus], gpus.whole_count, ask="nvidia-smi -L")
+    return judged
 
 
 # --- DRV-PERSISTENCE ---------------------------------------------------------------------------

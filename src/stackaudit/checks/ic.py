@@ -874,8 +874,10 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     topology and P2P matrices; the transports NCCL logged.
 
     Bad value: NCCL_P2P_DISABLE=1 or NCCL_P2P_LEVEL=LOC on NVLink (or on PCIe where P2P works);
-    NCCL_SHM_DISABLE=1 (with P2P off, intra-node traffic falls to sockets); NCCL_ALGO / NCCL_PROTO
-    forced without a measurement; NCCL_IB_DISABLE=1 on multi-node serving.
+    NCCL_SHM_DISABLE=1 (with P2P off, or on PHB/NODE/SYS pairs, intra-node traffic falls to sockets;
+    unknown where the topology is not shown); NCCL_GRAPH_FILE set (another machine's rings and trees:
+    "should never be set in production", NVIDIA/nccl#1240); NCCL_ALGO / NCCL_PROTO forced without a
+    measurement; NCCL_IB_DISABLE=1 on multi-node serving.
 
     Why: NCCL_P2P_DISABLE "disables the peer to peer (P2P) transport, which uses CUDA direct
     access between GPUs, using NVLink or PCI" (NCCL env doc); traffic then goes through host
@@ -918,6 +920,7 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     # `localRanks 1` on every node: no two ranks share a host, so no intra-host path can be lost.
     one_rank = serving_log is not None and serving_log.local_ranks == 1
     findings: list[tuple[int, str, str]] = []  # (3 high / 2 medium / 1 low / 0 trap, message, setting)
+    pending: list[str] = []  # findings whose cost depends on what the source does not show
     seen: set[str] = set()
     for s in sorted(settings, key=lambda x: -x.strength):
         if s.name in seen:
@@ -935,9 +938,17 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
             if p2p_off or sys_pairs or p2p_ok is False:
                 findings.append((3, f"{where}" + (" with P2P off" if p2p_off else "")
                                  + ": GPU pairs without P2P then fall to the network transport (sockets)", s.name))
+            elif p2p_ok or gpu_topology is not None:
+                findings.append((0, f"{where}: no effect while P2P works on every pair (every path shown is NVLink "
+                                 "or below a PCIe switch), but any pair that loses P2P drops to sockets", s.name))
             else:
-                findings.append((2, f"{where}: no effect while P2P works on every pair, but any pair that loses P2P "
-                                 "drops to sockets", s.name))
+                # Whether some pair lacks P2P (a cross-socket PCIe path) is in the topology, which is not shown.
+                pending.append(f"{where}: costs nothing where NVLink or P2P joins every GPU pair, but sends pairs "
+                               "without P2P (PHB/NODE/SYS paths) to sockets; the topology is not in this source")
+        elif s.name == "NCCL_GRAPH_FILE" and s.value.strip():
+            findings.append((2, f"{where} forces NCCL's rings and trees from a file written for another machine's "
+                             "GPUs and NICs: for experiments only, never in production (the NCCL maintainers, "
+                             "NVIDIA/nccl#1240); NCCL fails at init where it names a device this host lacks", s.name))
         elif s.name in ("NCCL_ALGO", "NCCL_PROTO"):
             findings.append((1, f"{where} forces NCCL's choice; keep only with a measurement on this host", s.name))
         elif s.name == "NCCL_IB_DISABLE" and _truthy(s.value):
@@ -972,6 +983,9 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
                      expected="no NCCL_* override that disables a transport", severity=severity,  # type: ignore[arg-type]
                      subjects=[n for _, _, n in bad],
                      evidence=[f"{s.name}={s.value} ({s.source})" for s in settings][:6])
+    if pending:
+        return unknown("; ".join(pending + [m for _, m, _ in findings]), hint="`nvidia-smi topo -m`",
+                       actual={s.name: s.value for s in settings})
     if blind:
         return unknown(f"the NCCL settings that could be read ({listed}) disable no fast path"
                        + ("; " + "; ".join(m for _, m, _ in findings) if findings else "") + f"; but {_ENV_BLIND}",

@@ -255,6 +255,10 @@ def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> Outcome:
 
 _ENGINE_NAME = re.compile(r"VLLM::|vllm|sglang|trtllm|tensorrt_llm|mpi4py", re.IGNORECASE)
 _SMALL_MIB = 1024.0
+# Below this much used memory no process is on the GPU: a CUDA context takes a few hundred MiB and an Xorg on a
+# headless GPU 4 MiB or more, while an idle GPU's row reads 0-2 MiB. A GPU whose process list is not shown but whose
+# row shows less, with no display, holds no other process.
+_NO_CONTEXT_MIB = 3.0
 
 
 def _engine_pids(serving: ServingProcesses | None) -> set[int]:
@@ -313,6 +317,9 @@ def gpu_shared(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = 
         problems.append(f"an MPS daemon is running (pid {nvidia_services.mps.pids[0]}): every CUDA client "
                         "shares the GPUs through it")
     procs_known = [g for g in gpus if g.processes is not None]
+    # The process box is cut away, but the memory row shows no context: nothing else is on that GPU.
+    idle = [g for g in gpus if g.processes is None and g.display_active is False
+            and g.memory_used_mib is not None and g.memory_used_mib < _NO_CONTEXT_MIB]
     foreign: dict[str, list[GpuProcess]] = {}
     in_container = container is not None and container.in_container
     for g in procs_known:
@@ -340,7 +347,7 @@ def gpu_shared(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = 
         # memory and jitter (P2).
         return issue("; ".join(problems), actual=actual, expected="only the serving engine on the serving GPUs",
                      subjects=sorted(set(subjects)), severity="medium" if serious else "low")
-    if not procs_known and all(g.display_active is None for g in gpus):
+    if not procs_known and not idle and all(g.display_active is None for g in gpus):
         return unknown("the processes on the GPUs are not in this source", hint="paste `nvidia-smi`")
     if notes:
         # Reported, not judged: nothing here says whose process it is (a foreign vLLM looks like ours).
@@ -351,7 +358,9 @@ def gpu_shared(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = 
     msg = "no foreign process and no display on the GPUs"
     if engine and in_container:
         msg += " (inside a container NVML shows host PIDs: processes were not matched to the engine)"
-    return ok_over_gpus(nvidia, procs_known, msg, actual=actual, ask="nvidia-smi")
+    if idle:
+        msg += "; " + ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" for g in idle) + " (no process)"
+    return ok_over_gpus(nvidia, procs_known + idle, msg, actual=actual, ask="nvidia-smi")
 
 
 _DISPLAY_SERVER = re.compile(r"(?:^|/)(?:Xorg|Xwayland|X|gnome-shell|kwin_wayland|kwin_x11|sway|gdm[\w-]*|sddm[\w-]*)$")

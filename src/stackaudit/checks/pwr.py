@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from stackaudit.checks.drv import gpu_list, ok_over_gpus, over_gpus
 from stackaudit.checks.registry import (
     Fix,
@@ -9,6 +11,7 @@ from stackaudit.checks.registry import (
     check,
     issue,
     not_an_issue,
+    not_applicable,
     ok,
     unknown,
 )
@@ -127,10 +130,33 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
     if fine:
         return ok_over_gpus(nvidia, judged, "power limit at the default: " + ", ".join(fine), actual=fine)
     if unknown_default:
-        return unknown("power limits read but the default is not in the source and the model is not in the GPU "
-                       "table: " + ", ".join(g.name or g.label for g in unknown_default),
-                       hint="paste `nvidia-smi -q -d POWER`")
+        return over_gpus(nvidia, unknown_default, unknown(
+            "power limits read but the default is not in the source and the model is not in the GPU table: "
+            + ", ".join(g.name or g.label for g in unknown_default), hint="paste `nvidia-smi -q -d POWER`"),
+            ask="nvidia-smi -q -d POWER")
+    na = [g for g in gpus if "power" in g.unsupported]
+    if na and len(na) == len(gpus) and all(_vgpu(g) for g in na):
+        # A vGPU guest: the physical GPU's cap is the hypervisor's, and nvidia-smi in the guest shows none.
+        return not_applicable(f"vGPU guest ({', '.join(sorted({g.name or g.label for g in na}))}): the power cap "
+                              "reads N/A, the physical GPU's limit is set on the hypervisor host",
+                              actual={g.subject: "N/A" for g in na})
+    if na:
+        # The GPU is shown and its cap reads N/A: judged, without a value (the coverage says which GPUs).
+        return over_gpus(nvidia, na, unknown(
+            "the power cap reads N/A on " + ", ".join(g.label for g in na) + ": NVML could not read it",
+            hint="paste `nvidia-smi -q -d POWER`", actual={g.subject: "N/A" for g in na}),
+            ask="nvidia-smi -q -d POWER")
     return unknown("power limits are not in this source", hint="paste `nvidia-smi -q -d POWER`")
+
+
+# NVIDIA vGPU profile names: `GRID <board>-<frame buffer GB><series>` (C compute, Q workstation, B desktop, A app;
+# NVIDIA Virtual GPU Software User Guide, "Virtual GPU Types"), e.g. GRID A100D-20C, GRID T4-16Q.
+_VGPU_NAME = re.compile(r"^(?:NVIDIA\s+)?GRID\s+\S+-\d+[CQBA]\b")
+
+
+def _vgpu(g: GpuInfo) -> bool:
+    """A vGPU guest's GPU: NVML's virtualization mode, else the vGPU profile name nvidia-smi prints."""
+    return g.virtualization_mode == "VGPU" or bool(_VGPU_NAME.match(g.name or g.cut_name))
 
 
 # --- PWR-CLOCK-EVENTS --------------------------------------------------------------------------

@@ -326,8 +326,19 @@ def _compose_requests(service: dict[str, Any]) -> tuple[DeviceRequest, ...]:
     return tuple(out)
 
 
-def _named_volume(volume: str) -> str:
-    """The volume name of a short-syntax mount (`name:/path`); "" for a bind mount or a bare path."""
+def _mounts(svc: dict[Any, Any]) -> list[Any]:
+    """A service's `volumes:` entries, short (strings) and long (mappings) syntax."""
+    volumes = svc.get("volumes")
+    return volumes if isinstance(volumes, list) else []
+
+
+def _named_volume(volume: Any) -> str:
+    """The volume name of a mount: short syntax (`name:/path`) or long (`type: volume`, `source: name`); "" for a
+    bind mount, a tmpfs or a bare path."""
+    if isinstance(volume, dict):
+        return str(volume.get("source") or "") if volume.get("type") == "volume" else ""
+    if not isinstance(volume, str):
+        return ""
     source, sep, _ = volume.partition(":")
     if not sep or source.startswith((".", "/", "~", "$")):
         return ""
@@ -355,7 +366,7 @@ def _parse_compose(text: str) -> tuple[DockerContainer, ...]:
     # A named volume a service mounts must be declared at the top level (compose refuses the file
     # otherwise): one that is not shows the paste was cut before its `volumes:` section.
     cut = any(_named_volume(v) not in ("", *declared) for svc in services.values() if isinstance(svc, dict)
-              for v in _str_list(svc.get("volumes")))
+              for v in _mounts(svc))
     if not services:
         raise ParseError("no `services:` mapping: not a compose file")
     out = []

@@ -45,6 +45,8 @@ _FLAG = re.compile(r"([A-Za-z0-9][\w/]*?)([+-])(?=[\s,]|$)")
 _CAP_LINE = re.compile(r"^Capabilities:\s*\[([0-9a-fA-F]+)(?:\s+v(\d+))?\]\s*(.*)$")
 _REGION = re.compile(r"^(Region\s+(\d+)|Expansion ROM):\s+(Memory|I/O ports) at\s+(<unassigned>|<ignored>|[0-9a-fA-F]+)"
                      r"(?:\s+\(([^)]*)\))?(.*)$")
+# `lspci -v` (one -v) prints the regions without their index: `Memory at 1ac0000000 (64-bit, prefetchable) [size=256M]`.
+_REGION_V = re.compile(r"^()()(Memory|I/O ports) at\s+(<unassigned>|<ignored>|[0-9a-fA-F]+)(?:\s+\(([^)]*)\))?(.*)$")
 _REBAR_LINE = re.compile(r"^BAR\s+(\d+):\s+current size:\s*(\S+?)(?:,\s*supported:\s*(.*))?$")
 _SIZE = re.compile(r"^(\d+)([KMGTPE]?)B?$")
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50, "E": 1 << 60}
@@ -241,7 +243,7 @@ class _CapState:
 
 
 def _parse_bar(m: re.Match[str]) -> Bar:
-    index = int(m.group(2)) if m.group(2) is not None else 6
+    index = int(m.group(2)) if m.group(2) else 6
     addr_text, attrs, rest = m.group(4), m.group(5) or "", m.group(6) or ""
     size_m = re.search(r"\[size=([^\]]+)\]", rest)
     unassigned = addr_text.startswith("<") or "[disabled]" in rest
@@ -290,6 +292,10 @@ def _device_from(header: re.Match[str], body: list[str], complete: bool) -> Lspc
             primary, secondary = int(m.group(1), 16), int(m.group(2), 16)
         elif m := _REGION.match(line):
             bars.append(_parse_bar(m))
+        elif m := _REGION_V.match(line):
+            # lspci prints the regions a device has in order, a 64-bit one taking two indices: the next index follows.
+            last = next((b for b in reversed(bars) if b.index < 6), None)
+            bars.append(replace(_parse_bar(m), index=0 if last is None else last.index + (2 if last.is_64bit else 1)))
         else:
             state.detail(line)
     return LspciDevice(bdf, class_name, pci_class, vendor, device, description, numa, group, driver, tuple(bars),

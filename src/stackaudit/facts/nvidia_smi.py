@@ -696,7 +696,8 @@ def parse_table(text: str) -> NvidiaGpus:
             pstate=_clean(r.get("pstate")),
             temp_c=_int(r.get("temp")),
             processes=tuple(procs.get(idx, ())) if (saw_proc_section or no_procs) else None,
-            unsupported=tuple(name for name, key in (("ecc", "ecc"), ("mig", "mig")) if r.get(key) == "N/A"),
+            unsupported=tuple(name for name, key in (("ecc", "ecc"), ("mig", "mig"), ("power", "cap"))
+                              if r.get(key) == "N/A"),
         ))
     # nvidia-smi stops at a GPU it cannot open: its index (-1: not known) and the GPUs it did not list are not
     # in the source.

@@ -109,6 +109,18 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
         "the NVIDIA container runtime hook could not initialise (it could not load the driver's NVML library or reach "
         "the driver), so the container gets no GPU"),
+    # The hook reached NVML but NVML could not query the GPUs (NVIDIA/nvidia-docker#1348: "usually points to a driver
+    # installation problem"; #1280 with the GPU's name reading ERR!): the container is not created.
+    Symptom("ctk-detection-error", re.compile(r"nvidia-container-cli: detection error: nvml error"),
+        "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
+        "the NVIDIA container runtime hook could not query the GPUs through the host's NVML (a broken or mismatched "
+        "driver on the host), so the container is not created with its GPUs"),
+    # A container's NVML cannot open the GPUs it was given: systemd reloaded the device cgroup (`systemctl
+    # daemon-reload`) without the NVIDIA devices (NVIDIA's notice, NVIDIA/nvidia-docker#1730).
+    Symptom("nvml-unknown-error", re.compile(r"Failed to initialize NVML: Unknown Error"),
+        "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
+        "NVML cannot open the GPU device nodes; inside a container that is the device cgroup losing the GPUs "
+        "after a `systemctl daemon-reload` (recreate the container; NVIDIA/nvidia-docker#1730 gives the workarounds)"),
     # The kernel names the faulting device by its driver: `nvidia 0000:81:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT`.
     Symptom("iommu-fault-nvidia", re.compile(r"\bnvidia [0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: AMD-Vi: "
                                              r"Event logged \[IO_PAGE_FAULT"),
@@ -157,7 +169,7 @@ fact("log_symptoms", LogSymptoms, union, hint="paste the failing log (the kernel
 
 # A cheap test before the patterns: every symptom's line holds one of these (the evidence reader's needles too).
 NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access", "Persistence mode for",
-           "device driver", "runtime name: nvidia", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
+           "device driver", "runtime name: nvidia", "Failed to initialize NVML", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
            "GSP", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY")
 
 
