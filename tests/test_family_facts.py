@@ -38,5 +38,6 @@ def test_a_datacenter_card_without_a_mig_field_stays_unknown() -> None:
     # Modelled: corpus 147 with an A100 PCIe's name: MIG depends on the model and the field is missing.
     text = body("147").replace("GeForce GTX 960M", "A100-PCIE-40GB")
     assert _mig(text)[0] == "unknown"
-    # Modelled: a Tesla K40c (Kepler) has no MIG, but no declared line says so: the name alone decides nothing.
-    assert _mig(body("147").replace("GeForce GTX 960M", "Tesla K40c"))[0] == "unknown"
+    # Modelled: a Tesla K40c is a Kepler part (its series names one architecture, gputable.architecture_of),
+    # and MIG begins with Ampere: the name decides not-applicable.
+    assert _mig(body("147").replace("GeForce GTX 960M", "Tesla K40c"))[0] == "not-applicable"
