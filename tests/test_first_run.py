@@ -116,6 +116,22 @@ def test_the_verdict_says_when_the_box_has_no_gpu_or_no_engine(gpus: int | None,
     assert verdict(report, None) == NOTHING_FOUND + said
 
 
+def test_with_no_gpu_and_no_engine_the_absence_leads_the_verdict() -> None:
+    from stackaudit.engine.results import Result
+    from stackaudit.engine.runner import Report
+    from stackaudit.report.header import verdict
+
+    nofile = Result(id="RT-ULIMIT-NOFILE", domain="RT", title="open-file limit", status="issue", priority="P2",
+                    message="open-file hard limit 20000 below 65536 in this container", subjects=("this shell",))
+    bare = Report(source={"kind": "live"}, host={"gpus": {"count": 0}, "engine_processes": []}, results=[nofile])
+    said = verdict(bare, nofile)
+    assert said.startswith("no NVIDIA GPU and no serving engine on this host: before an engine serves here, fix first: ")
+    assert "[RT-ULIMIT-NOFILE, P2]" in said
+    serving = Report(source={"kind": "live"}, host={"gpus": {"count": 8}, "engine_processes": ["pid 4101"]},
+                     results=[nofile])
+    assert verdict(serving, nofile).startswith("fix first: ")
+
+
 def test_status_uid_reads_the_real_uid() -> None:
     from stackaudit.facts.processes import parse_status, status_uid
 

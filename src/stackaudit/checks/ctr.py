@@ -332,9 +332,11 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
                 single_labels.append(c.label)
                 continue
             misplaced = c.flag("--shm-size") is not None and c.shm_size is None
-            findings.append(f"/dev/shm is {_size(c_size)} in container {c.label} (IpcMode {c.ipc_mode or 'private'})"
-                            + (": `--shm-size` in its command goes to the engine, not to Docker (set the "
-                               "service's `shm_size:` or `docker run --shm-size`)" if misplaced else ""))
+            # The misplaced flag is the fault itself, so it stays inside the first clause (the finding's title).
+            ipc = f"IpcMode {c.ipc_mode or 'private'}" + (
+                "; the `--shm-size` in its command goes to the engine, not to Docker" if misplaced else "")
+            findings.append(f"/dev/shm is {_size(c_size)} in container {c.label} ({ipc})"
+                            + (": set the service's `shm_size:` or `docker run --shm-size`" if misplaced else ""))
             subjects.append(c.label)
             host_fix = _shm_fix("docker")
     if shm is not None and shm.size_bytes is not None and shm.size_bytes < SHM_MIN:

@@ -194,17 +194,22 @@ def _says(text: str, value: str) -> bool:
 
 
 def verdict(report: Report, top: Result | None) -> str:
-    """One sentence: the top finding and where to apply it, or that nothing found explains slowness."""
-    scope = serving_scope(report) + partial_note(report)
+    """One sentence: the top finding and where to apply it, or that nothing found explains slowness. On a box
+    with no GPU or no engine that absence leads: the findings are about the host an engine would run on."""
+    scope, partial = serving_scope(report), partial_note(report)
     lead, explains = gap_lead(report)
     if top is None:
-        return f"{lead or NOTHING_FOUND}{scope}"
+        return f"{lead or NOTHING_FOUND}{scope}{partial}"
     where = where_to_apply(top, report)
     place = f", apply it {where}" if where else ""
     more = len(report.issues()) - 1
     tail = f" ({more} more below)" if more > 0 else ""
-    fix = f"fix first: {finding_title(top)} [{top.id}, {top.priority}]{place}{tail}{scope}"
-    return f"{lead}; {'' if explains else 'on the host, '}{fix}" if lead else fix
+    finding = f"{finding_title(top)} [{top.id}, {top.priority}]{place}{tail}"
+    if lead:
+        return f"{lead}; {'' if explains else 'on the host, '}fix first: {finding}{scope}{partial}"
+    if scope:
+        return f"{scope.removeprefix('; ')}: before an engine serves here, fix first: {finding}{partial}"
+    return f"fix first: {finding}{partial}"
 
 
 def gap_lead(report: Report) -> tuple[str, bool]:
