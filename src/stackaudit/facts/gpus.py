@@ -11,6 +11,7 @@ it once. Its sources, best first (a union: every source that answers contributes
    container it shows the host's GPUs, not only those given to the container, so it ranks after
    the sources that show what CUDA sees.
 4. `collect_env` — the `GPU n: <name>` lines of a pasted vLLM collect_env / SGLang check_env.
+5. ollama's `inference compute` lines among pasted evidence lines: product name, in ollama's order.
 
 Per GPU, records are joined by BDF, else by index; a field one source lacks is filled from the
 next, and a disagreement is kept in `conflicts`. The count is the best source's; every source's
@@ -30,7 +31,7 @@ from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.nvidia import NvidiaGpus
 from stackaudit.facts.pci import PCI_DEVICES, PciDevices
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider
-from stackaudit.facts.sources import NCCL_TESTS
+from stackaudit.facts.sources import EVIDENCE_LINES, NCCL_TESTS
 from stackaudit.facts.topology import TopoMatrix, gpu_index
 from stackaudit.host.base import NotCaptured
 from stackaudit.host.source import file_key
@@ -42,6 +43,7 @@ PCI_TITLE = PCI_DEVICES
 COLLECT_ENV_TITLE = "collect_env / check_env report"
 NCCL_TESTS_TITLE = "nccl-tests header"
 KERNEL_LOG_TITLE = "the kernel log's NVRM lines"
+OLLAMA_TITLE = "ollama's `inference compute` lines"
 
 
 @dataclass(frozen=True)
@@ -325,6 +327,39 @@ def gpus_from_nccl_tests(text: str) -> GpuInventory:
         #   Rank  1 Pid  85517 on  <redacted> device  1 [0x57] A100-SXM4-40GB
     """
     return parse_nccl_tests_gpus(text)
+
+
+# `msg="inference compute" id=GPU-… library=cuda [variant=v12] compute=6.1 driver=12.2 name="NVIDIA …"`;
+# `library=rocm` names an AMD GPU and `library=cpu` no GPU at all.
+_OLLAMA_GPU = re.compile(r'msg="inference compute" id=(\S+) library=cuda\b.*? name="([^"]+)"')
+
+
+def parse_ollama_gpus(text: str) -> GpuInventory:
+    """The NVIDIA GPUs ollama's `inference compute` lines name, one per GPU UUID, in the order printed.
+
+    ollama prints one line per GPU it found at each start; a pasted excerpt may leave GPUs out, so
+    its count is a lower bound. The index is the order printed, as collect_env's is.
+    """
+    names: dict[str, str] = {}
+    for m in _OLLAMA_GPU.finditer(text):
+        names.setdefault(m.group(1), m.group(2))
+    if not names:
+        raise ParseError('no ollama `msg="inference compute" ... library=cuda` line')
+    records = tuple(GpuRecord(i, "", name, None, (OLLAMA_TITLE,)) for i, name in enumerate(names.values()))
+    return GpuInventory(gpus=records, counts=((OLLAMA_TITLE, len(records)),),
+                        partial=((OLLAMA_TITLE, "pasted lines of ollama's log may leave GPUs out"),))
+
+
+@parser(EVIDENCE_LINES, feeds="gpus", kind=GpuInventory, rank=55)
+def gpus_from_ollama(text: str) -> GpuInventory:
+    """The GPUs ollama's pasted `inference compute` lines name: product name.
+
+    Input (tests/data/captures/244)::
+
+        ... msg="inference compute" id=GPU-4effbf41-... library=cuda compute=6.1 driver=12.2
+        name="NVIDIA GeForce GTX 1070" total="7.9 GiB" available="7.8 GiB"
+    """
+    return parse_ollama_gpus(text)
 
 
 @provider("gpus", GpuInventory, rank=60, title=KERNEL_LOG_TITLE)

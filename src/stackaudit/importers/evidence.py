@@ -9,7 +9,8 @@ the driver, a limit of `ulimit -a`, a log symptom of `facts/symptoms.py` (NCCL f
 /dev/shm segment, quoted in prose), the CUDA samples' peer-access answer (`Peer access from … (GPU0)
 -> … (GPU1) : Yes`), the first line of `systemctl status` for a unit of the NVIDIA stack, Fabric
 Manager's own words without their journal tag (its version mismatch, quoted in prose or printed by a
-driver container: appended to NVIDIA_DAEMON_LOG instead). Its spans yield to every block recogniser's
+driver container: appended to NVIDIA_DAEMON_LOG instead), ollama's GPU discovery lines (`msg="inference
+compute"`, `looking for compatible GPUs`, `no compatible GPUs were discovered`). Its spans yield to every block recogniser's
 (registry `fallback`): a line is evidence here only where no recogniser read it as part of its
 output. Each run of such lines is appended to the pasted document EVIDENCE_LINES, which no fact
 reads as a whole output: the checks that need more say so (unknown, with what to paste).
@@ -53,11 +54,13 @@ _UNIT_HEAD = re.compile(r"^\s*(?:(?:[●○×*]\s*)?(?:nv_peer_mem|nvidia[\w-]*|
                         r"[●○×*]\s*(?:nv_peer_mem|nvidia[\w-]*|nv-[\w-]+)\.service\s*$)")
 # CUDA's answer to whether one GPU can reach another's memory, as the CUDA samples print it (simpleP2P).
 _PEER = re.compile(r"^\s*(?:>\s*)?Peer access from .{1,80} \(GPU\d+\) -> .{1,80} \(GPU\d+\) : (?:Yes|No)\s*$")
+# ollama's GPU discovery (facts/gpus.py reads the GPUs its `inference compute` lines name).
+_OLLAMA = re.compile(r'\bmsg="?(?:inference compute"|looking for compatible GPUs|no compatible GPUs were discovered)')
 _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The NVIDIA)")
 # A field's ` : `, an element's closing `</`, a link state's `Lnk`, `NVRM`: few lines of a long log hold them.
 _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
             "stack size", "user processes", "core file size", "virtual memory", "file size", *SYMPTOM_NEEDLES,
-            "interface version", "NVSwitch", "NV_WARN", ".service")
+            "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs")
 
 
 def _daemon_line(line: str) -> bool:
@@ -71,12 +74,13 @@ def is_evidence(line: str) -> bool:
     """Whether a line, on its own, is known evidence."""
     return bool(_SMI_FIELD.search(line) or _SMI_XML.match(line) or _LINK.match(line) or _NVRM.search(line)
                 or _SMI_HEADER.search(line) or _LIMIT.match(line) or is_symptom(line) or _daemon_line(line)
-                or _PEER.match(line) or _UNIT_HEAD.match(line))
+                or _PEER.match(line) or _UNIT_HEAD.match(line) or _OLLAMA.search(line))
 
 
 @importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field, XML "
           "element or version, a PCIe link state, an NVRM message, a ulimit, a log symptom, a CUDA sample's peer "
-          "access answer, a `systemctl status` head of an NVIDIA unit, Fabric Manager's own words",
+          "access answer, a `systemctl status` head of an NVIDIA unit, Fabric Manager's own words, ollama's GPU "
+          "discovery",
           needles=_NEEDLES, per_line=True, fallback=True)
 def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in candidate_lines(candidates, len(lines)):
