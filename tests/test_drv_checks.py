@@ -44,10 +44,16 @@ def test_cuda_compat_cuda13_torch_on_r570_driver_is_an_issue() -> None:
     assert r.status == "issue" and "580" in r.message and "13.0" in r.message
 
 
-def test_cuda_compat_ok_with_minor_version_compatibility() -> None:
+def test_cuda_compat_newer_runtime_of_the_same_major_is_not_an_issue() -> None:
+    files, procs = vllm_files(torch_cuda="12.9")  # the fake NVML's driver supports CUDA 12.8
+    r = _one(host_for(hgx(count=1), extra_files=files, processes=procs), "DRV-CUDA-COMPAT")
+    assert r.status == "not-an-issue" and "minor-version" in r.message
+
+
+def test_cuda_compat_ok_where_the_driver_supports_the_runtime_it_runs() -> None:
     files, procs = vllm_files(torch_cuda="12.8")
-    r = _one(host_for(hgx(count=1), driver="550.90.07", extra_files=files, processes=procs), "DRV-CUDA-COMPAT")
-    assert r.status == "ok" and "minor-version" in r.message
+    r = _one(host_for(hgx(count=1), extra_files=files, processes=procs), "DRV-CUDA-COMPAT")
+    assert r.status == "ok" and "supports torch's CUDA 12.8" in r.message
 
 
 # --- DRV-OPEN-MODULE ------------------------------------------------------------------------------

@@ -150,7 +150,8 @@ def nvswitch_present(pci: PciDevices | None) -> bool | None:
 # The first driver branch of each CUDA 12/13 minor (the toolkit release notes' driver table, GA rows; the
 # Windows branches of the same release are one to two above, so the branch major decides on both).
 _BRANCH_CUDA = ((580, "13.0"), (575, "12.9"), (570, "12.8"), (560, "12.6"), (555, "12.5"), (550, "12.4"),
-                (545, "12.3"), (535, "12.2"), (530, "12.1"), (525, "12.0"))
+                (545, "12.3"), (535, "12.2"), (530, "12.1"), (525, "12.0"), (520, "11.8"), (515, "11.7"),
+                (510, "11.6"), (495, "11.5"), (470, "11.4"), (465, "11.3"), (460, "11.2"), (455, "11.1"), (450, "11.0"))
 
 
 def _cuda_of_branch(driver: tuple[int, ...]) -> str | None:
@@ -191,7 +192,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     data-center GPUs. The engine fails at start with `CUDA driver version is insufficient`.
 
     Traps: the `CUDA Version` in the `nvidia-smi` header is the highest the driver supports, not the
-    toolkit in use; a system `nvcc` is irrelevant unless something JIT-compiles.
+    toolkit in use, so an older runtime under it is fine (not an issue). A newer runtime of the same
+    major above the driver floor runs by minor-version compatibility (not an issue). A system `nvcc` is
+    irrelevant unless something JIT-compiles.
     """
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
@@ -231,13 +234,20 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     runtimes = sorted({c for _, c in torch})
     actual = {"driver": driver, "torch_cuda": [c for _, c in torch]}
     driver_cuda = (nvidia.cuda_version if nvidia is not None else None) or _cuda_of_branch(dv)
+    newer = [c for c in runtimes if driver_cuda and release(c, 2) > release(driver_cuda, 2)]
+    if newer:
+        # Above the floor of its major (checked above): minor-version compatibility runs it.
+        return not_an_issue(f"torch's CUDA {', '.join(newer)} is newer than the CUDA {driver_cuda} that driver "
+                            f"{driver} supports: minor-version compatibility runs a CUDA "
+                            f"{release(newer[0])[0]}.x runtime on this driver (only JIT of newer PTX fails)",
+                            actual=actual)
     older = [c for c in runtimes if driver_cuda and release(c, 2) < release(driver_cuda, 2)]
     if older:
         # The myth: "the CUDA version in nvidia-smi must match torch's". A newer driver runs an older runtime.
         return not_an_issue(f"torch's CUDA {', '.join(older)} differs from the CUDA {driver_cuda} that driver {driver} "
                             "supports: a newer driver runs an older runtime (the nvidia-smi header shows the "
                             "driver's highest CUDA, not the one in use)", actual=actual)
-    return ok(f"driver {driver} runs torch's CUDA {', '.join(runtimes)} (minor-version compatibility)", actual=actual)
+    return ok(f"driver {driver} supports torch's CUDA {', '.join(runtimes)}", actual=actual)
 
 
 def _nvlink_from_matrix(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome:
