@@ -739,13 +739,16 @@ def nvidia_driver_from_log(ctx: FactContext) -> NvidiaDriver:
 
 @provider("nvidia_driver", NvidiaDriver, rank=40, title="collect_env's `Nvidia driver version`")
 def nvidia_driver_from_collect_env(ctx: FactContext) -> NvidiaDriver:
-    """The driver version a pasted vLLM collect_env / SGLang check_env reports (`Nvidia driver version: 470.129.06`)."""
+    """The driver version a pasted vLLM collect_env / SGLang check_env reports (`Nvidia driver version: 470.129.06`).
+
+    The report asks nvidia-smi, which answers only from a loaded driver: the version is the loaded one.
+    """
     from stackaudit.facts.collect_env import CollectEnv
 
     version = ctx.fact("collect_env", CollectEnv).driver_version
     if not re.match(r"\d+\.\d+", version):
         raise FactUnavailable("the report names no driver version")
-    return NvidiaDriver(version, None)
+    return NvidiaDriver(version, None, loaded=True)
 
 
 # --- sampling (audit --sample) ---------------------------------------------------------------
