@@ -63,16 +63,23 @@ def headline_ceiling(model: str | None = None, weights: str | None = None) -> Ca
     """The headline ceiling the audit hands the engine (`AuditOptions.ceiling`): `--model PATH|ID` resolved (a
     file, a directory, this machine's HF cache, the catalogue) and `--weights` checked, before any fact is
     collected, so a bad value is one line and exit 2."""
-    from functools import partial
+    choice = None
+    if model is not None:
+        from stackaudit.ceiling.headline import resolve_model
 
-    from stackaudit.ceiling.headline import ceiling_fields, resolve_model
-
-    choice = resolve_model(model) if model is not None else None
+        choice = resolve_model(model)
     if weights is not None:
         from stackaudit.ceiling.weights import parse_weights
 
         parse_weights(weights)
-    return partial(ceiling_fields, choice=choice, weights=weights)
+
+    def fields(facts: dict[str, Any]) -> dict[str, Any]:
+        # Imported when an audit runs, not when `compare` reads two JSON reports.
+        from stackaudit.ceiling.headline import ceiling_fields
+
+        return ceiling_fields(facts, choice, weights)
+
+    return fields
 
 
 def open_from(sources: list[str], allow_partial: bool = False):  # type: ignore[no-untyped-def]
