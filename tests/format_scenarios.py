@@ -30,9 +30,12 @@ from scenario_builder import (
     numa_layout,
 )
 from stackaudit.capture import capture_host
-from stackaudit.engine.runner import Report, run_audit
+from stackaudit.cli.audit import headline_ceiling
+from stackaudit.engine.runner import AuditOptions, Report, run_audit
 from stackaudit.host.snapshot_reader import load_snapshot
 
+# The audit as `stackaudit audit` runs it: with the headline ceiling (the engine imports no product).
+AUDIT = AuditOptions(ceiling=headline_ceiling())
 NAMES = ("story", "hgx", "no-gpu", "hostile")
 HOSTILE_HOSTNAME = 'gpu"01\\rack'
 # What a hostile host could show in a value: a quote, a backslash, a line break, a NUL, an escape sequence,
@@ -49,7 +52,7 @@ def _hgx_report() -> Report:
                     extra_files=files, processes=procs)
     path = _DIR / "hgx.tar.gz"
     capture_host(host, str(path))
-    return run_audit(load_snapshot(str(path)))
+    return run_audit(load_snapshot(str(path)), AUDIT)
 
 
 def _no_gpu_report() -> Report:
@@ -60,7 +63,7 @@ def _no_gpu_report() -> Report:
         lscpu(XEON_8480, 2, 2, nodes), cpu_topology(nodes, 1_056_512_000), memory(2_113_024_000),
         bare_metal(4242, 224, 1_048_576, "Max open files            1024                 524288               files\n"),
     )
-    return run_audit(build_host(scenario, "cpu-only-03"))
+    return run_audit(build_host(scenario, "cpu-only-03"), AUDIT)
 
 
 def _story_named(hostname: str) -> Report:
@@ -70,7 +73,7 @@ def _story_named(hostname: str) -> Report:
     commands = {argv: (out.replace("sglang-ct", hostname) if argv == ("uname", "-a") and isinstance(out, str) else out)
                 for argv, out in scenario.commands.items()}
     renamed = replace(scenario, files=files, commands=commands)
-    return run_audit(build_host(renamed, hostname))
+    return run_audit(build_host(renamed, hostname), AUDIT)
 
 
 def report(name: str) -> Report:

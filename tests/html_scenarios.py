@@ -22,11 +22,14 @@ from functools import cache
 from nvidia_support import hgx, host_for, vllm_files
 from report_scenarios import report as scenario_report
 from scenario_builder import TOPO_LEGEND
+from stackaudit.cli.audit import headline_ceiling
 from stackaudit.engine.results import Result
-from stackaudit.engine.runner import Report, run_audit
+from stackaudit.engine.runner import AuditOptions, Report, run_audit
 from stackaudit.facts.pcie import PcieFacts, PcieFunction
 from stackaudit.host.memory import fake_host
 
+# The audit as `stackaudit audit` runs it: with the headline ceiling (the engine imports no product).
+AUDIT = AuditOptions(ceiling=headline_ceiling())
 HOSTILE_NAME = '"><img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>'
 LOST_GPU, DOWNTRAINED_GPU, NO_NVLINK_GPU = "GPU5", "GPU3", "GPU2"
 SCENARIOS = ("pcie", "nvswitch", "no-gpu")
@@ -71,11 +74,11 @@ def _audit(name: str) -> Report:
         host = host_for(hgx(count=8), nvswitches=4, fabricmanager="active", fm_version="570.124.06",
                         extra_files=files, processes=procs,
                         extra_commands={("nvidia-smi", "topo", "-m"): hgx_topo_matrix()})
-        return run_audit(host)
+        return run_audit(host, AUDIT)
     if name == "no-gpu":
         files = {"/sys/bus/pci/devices/0000:00:00.0/vendor": "0x8086\n",
                  "/sys/bus/pci/devices/0000:00:00.0/class": "0x060000\n"}
-        return run_audit(fake_host(files=files, hostname=HOSTILE_NAME))
+        return run_audit(fake_host(files=files, hostname=HOSTILE_NAME), AUDIT)
     raise KeyError(name)
 
 

@@ -16,7 +16,8 @@ from scenario_builder import Parts, build_host
 from scenarios_rtx_pro_6000 import HOSTNAMES as RTX_HOSTNAMES
 from scenarios_rtx_pro_6000 import SCENARIOS as RTX_SCENARIOS
 from stackaudit.capture import capture_host
-from stackaudit.engine.runner import Report, run_audit
+from stackaudit.cli.audit import headline_ceiling
+from stackaudit.engine.runner import AuditOptions, Report, run_audit
 from stackaudit.host.snapshot_reader import load_snapshot
 from test_scenarios_host import HOSTNAMES as HOST_HOSTNAMES
 from test_scenarios_host import SCENARIOS as HOST_SCENARIOS
@@ -46,11 +47,12 @@ _REPORTS: dict[str, Report] = {}
 
 
 def report(name: str, scenario: Parts | None = None, tag: str = "") -> Report:
-    """The audit of a scenario's snapshot, computed once per snapshot (an audit is the slow part of a
+    """The audit of a scenario's snapshot as `stackaudit audit` runs it (with the headline ceiling), computed once per snapshot (an audit is the slow part of a
     test); each caller gets its own copy, so a test that changes a report cannot change another's."""
     key = name + tag
     if key not in _REPORTS:
-        _REPORTS[key] = run_audit(load_snapshot(str(snapshot(name, scenario, tag))))
+        _REPORTS[key] = run_audit(load_snapshot(str(snapshot(name, scenario, tag))),
+                                   AuditOptions(ceiling=headline_ceiling()))
     return copy.deepcopy(_REPORTS[key])
 
 

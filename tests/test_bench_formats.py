@@ -189,6 +189,21 @@ class _Tables(html.parser.HTMLParser):
             self._cell += data
 
 
+def test_text_and_json_are_the_runs_document_drawn() -> None:
+    result = result_with([level_of({"ttft": 200.0})])
+    lines = render_result(result, "text").splitlines()
+    assert lines[0] == "stackaudit bench · http://127.0.0.1:8000 · model calibrated (vllm 0.11.0) · run 7"
+    table = lines.index("Levels") + 2  # under the legend: the wide table, every latency as mean/p50/p90/p99
+    assert lines[table].startswith("  level  out tok/s  tok/s/stream") and lines[table + 1].startswith("  c=4 ")
+    assert "162.5/125.0/255.0/295.5" in lines[table + 1]
+    notes = lines.index("Level c=4")
+    assert lines[notes + 1] == "  - goodput (ttft ≤ 200 ms): 3 of 5 requests (60.0%); 82.5 tok/s, 7.50 req/s"
+    assert lines[lines.index("Anomalies") + 1].startswith("  - no warm-up (--warmup 0)")
+    assert lines[lines.index("Definitions") + 1:] == [f"  - {text}" for text in DEFINITIONS.values()]
+    drawn = render_result(result, "json")
+    assert json.loads(drawn) == result and drawn.startswith('{\n  "schema": 1,')
+
+
 # GitHub's markdown body: 14 px text, about 7.5 px a character on average, 13 px padding each side of a cell.
 CHAR_PX, CELL_PADDING_PX, PAGE_PX = 7.5, 26, 1000
 
@@ -201,7 +216,7 @@ def test_markdown_fits_github_at_1000_px() -> None:
     html_text = MarkdownIt("commonmark").enable("table").render(markdown)
     parsed = _Tables()
     parsed.feed(html_text)
-    assert parsed.headings[0] == "h2" and "h1" not in parsed.headings
+    assert parsed.headings[0] == "h1" and parsed.headings.count("h1") == 1  # the run's title, then its sections
     assert len(parsed.tables) == 2
     for table in parsed.tables:
         columns = len(table[0])

@@ -100,6 +100,18 @@ def test_html_escapes_every_text_and_draws_each_block() -> None:
     assert '<td class="num">' in page and "Content-Security-Policy" in page
 
 
+def test_a_folded_section_is_closed_in_markdown_and_html_and_whole_in_text() -> None:
+    document = Document("bench", "t", "", (Section("a<b", (Notes((NAME,)),), folded=True),), {})
+    markdown = draw(document, "markdown")
+    lines = markdown.splitlines()
+    assert lines[2:4] == ["<details><summary>a&lt;b</summary>", ""] and lines[-2:] == ["", "</details>"]
+    page = shown(markdown)
+    assert "details" in page.tags and "em" not in page.tags and NAME in page.text and "a<b" in page.text
+    html = parsed(draw(document, "html"))
+    assert {"details", "summary", "li"} <= set(html.tags) and "h2" not in html.tags and "a<b" in html.text
+    assert draw(document, "text").splitlines()[1:] == ["", "a<b", f"  - {NAME}"]
+
+
 def test_json_is_the_payload_with_the_registry_schema_first() -> None:
     for product in ("compare", "fix-plan", "catalogue", "ceiling"):
         out = json.loads(draw(doc(product=product), "json"))

@@ -1,28 +1,15 @@
-"""Renderers for bench reports, the history list and comparisons: text, markdown, json and html
-(report.html_pages: the same lines and rows as the text, with inline-SVG charts)."""
+"""A bench run, the history list and a comparison, each as a document (render.document) drawn as text, Markdown
+and JSON; their HTML pages are report.html_pages' (the same lines and rows as the text, with inline-SVG charts)."""
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
 from stackaudit.bench.ceiling import header_line
 from stackaudit.bench.ceiling import level_line as ceiling_level_line
 from stackaudit.bench.metrics import UNKNOWN
-from stackaudit.render.document import (
-    Block,
-    Document,
-    Finding,
-    Notes,
-    Paragraph,
-    Section,
-    Table,
-    draw,
-    markdown_lines,
-    text_table,
-)
-from stackaudit.render.escape import md_inline
+from stackaudit.render.document import Block, Code, Document, Finding, Notes, Paragraph, Section, Table, draw
 
 
 def _num(value: Any, digits: int = 1) -> str:
@@ -258,25 +245,16 @@ def _latency_row(level: dict[str, Any]) -> tuple[str, ...]:
     )
 
 
-def _tail_lines(result: dict[str, Any], markdown: bool) -> list[str]:
-    lines: list[str] = []
+def _cross_check(result: dict[str, Any]) -> str | None:
+    """The client's output tokens against the server's counters, or why they could not be compared."""
     cross = result.get("token_cross_check")
     if cross:
         state = "agree" if cross["agree"] else "DISAGREE"
-        lines.append(
-            f"token cross-check: client {cross['client_output_tokens']} vs server {cross['server_output_tokens']:.0f} "
-            f"({cross['server_metric']}): {state}"
-        )
-    elif not (result.get("server") or {}).get("metrics_before_after"):
-        lines.append("token cross-check: not possible (no Prometheus counters on the server)")
-    anomalies = result.get("anomalies") or []
-    if anomalies:
-        lines.append("")
-        lines.append("### Anomalies" if markdown else "Anomalies:")
-        if markdown:
-            lines.append("")
-        lines.extend(("- " + md_inline(a)) if markdown else ("  - " + a) for a in anomalies)
-    return lines
+        return (f"token cross-check: client {cross['client_output_tokens']} vs server {cross['server_output_tokens']:.0f} "
+                f"({cross['server_metric']}): {state}")
+    if not (result.get("server") or {}).get("metrics_before_after"):
+        return "token cross-check: not possible (no Prometheus counters on the server)"
+    return None
 
 
 # Mermaid's xychart grammar (packages/mermaid/src/diagrams/xychart/parser/xychart.jison): a number is
@@ -285,96 +263,74 @@ def _mermaid_number(value: float) -> str:
     return f"{value:.1f}"
 
 
-def throughput_chart(levels: list[dict[str, Any]]) -> list[str]:
+def throughput_chart(levels: list[dict[str, Any]]) -> Code | None:
     """An `xychart-beta` block of output throughput per concurrency level (GitHub draws Mermaid inline),
-    for a run of two or more concurrency levels with a throughput each; [] otherwise. The levels are
+    for a run of two or more concurrency levels with a throughput each; None otherwise. The levels are
     categories, evenly spaced, so 1, 2, 4, 8 read as a doubling per step."""
     points: dict[float, float] = {}
     for level in levels:
         concurrency, rate = level.get("concurrency"), level.get("output_tokens_per_s")
         if concurrency is None:
-            return []  # a request-rate run: throughput vs rate is another chart
+            return None  # a request-rate run: throughput vs rate is another chart
         if isinstance(rate, (int, float)) and math.isfinite(rate) and rate >= 0:
             points[float(concurrency)] = float(rate)
     if len(points) < 2:
-        return []
+        return None
     ordered = sorted(points.items())
     top = max(rate for _, rate in ordered)
     y_max = math.ceil(top * 1.1) if top > 0 else 1
-    return [
-        "```mermaid",
+    return Code("\n".join([
         "xychart-beta",
         '    title "Output throughput vs concurrency"',
         '    x-axis "concurrency" [' + ", ".join(f'"{c:g}"' for c, _ in ordered) + "]",
         f'    y-axis "output tokens/s" 0 --> {y_max}',
         "    line [" + ", ".join(_mermaid_number(rate) for _, rate in ordered) + "]",
-        "```",
-        "",
-    ]
+    ]), "mermaid")
 
 
-def _render_markdown(result: dict[str, Any]) -> str:
+def document(result: dict[str, Any], narrow: bool = False) -> Document:
+    """A run's document: its setup, the levels, each level's notes, the token cross-check, the anomalies and the
+    definitions (folded); the JSON is the result as stored.
+
+    `narrow` (Markdown, as GitHub shows it at 1000 px): the levels as two tables of at most six columns and a
+    throughput chart, where the text has one wide table."""
     header = _header_lines(result)
     levels = result.get("levels", [])
+    if narrow:
+        chart = throughput_chart(levels)
+        tables = [Section("Throughput", (Paragraph("'~' marks approximate token counts."),
+                                         Table(_THROUGHPUT_COLUMNS, tuple(_throughput_row(lv) for lv in levels)),
+                                         *([chart] if chart else []))),
+                  Section("Latency (ms, p50 / p99)", (Table(_LATENCY_COLUMNS, tuple(_latency_row(lv) for lv in levels)),))]
+    else:
+        tables = [Section("Levels", (Paragraph("latency columns: mean/p50/p90/p99; '~' marks approximate token counts"),
+                                     Table(_COLUMNS, tuple(tuple(_level_row(lv)) for lv in levels))))]
     custom = _custom_percentiles(result)
-    lines = ["## " + md_inline(header[0]), ""]
-    lines.extend(f"- {md_inline(line)}" for line in header[1:])
-    lines += ["", "### Throughput", "", "'~' marks approximate token counts.", ""]
-    lines.extend(markdown_lines(Table(_THROUGHPUT_COLUMNS, tuple(_throughput_row(level) for level in levels))))
-    lines.append("")
-    lines.extend(throughput_chart(levels))
-    lines += ["### Latency (ms, p50 / p99)", ""]
-    lines.extend(markdown_lines(Table(_LATENCY_COLUMNS, tuple(_latency_row(level) for level in levels))))
-    lines.append("")
-    noted = [(level, _level_notes(level, custom)) for level in levels]
-    if any(notes for _, notes in noted):
-        lines += ["### Per level", ""]
-    for level, notes in noted:
-        if notes:
-            lines += [f"#### {md_inline(_level_name(level))}", ""]
-            lines.extend("- " + md_inline(note) for note in notes)
-            lines.append("")
-    lines.extend(_tail_lines(result, True))
-    lines += ["", "<details><summary>Definitions</summary>", ""]
-    lines.extend("- " + md_inline(text) for text in (result.get("definitions") or {}).values())
-    lines += ["", "</details>"]
-    return "\n".join(lines).rstrip() + "\n"
+    noted = [Section(f"Level {_level_name(lv)}", (Notes(tuple(notes)),)) for lv in levels
+             if (notes := _level_notes(lv, custom))]
+    cross = _cross_check(result)
+    anomalies = tuple(result.get("anomalies") or ())
+    sections = [
+        Section("", (Notes(tuple(header[1:])),)), *tables, *noted,
+        *([Section("", (Paragraph(cross),))] if cross else []),
+        *([Section("Anomalies", (Notes(anomalies),))] if anomalies else []),
+        Section("Definitions", (Notes(tuple((result.get("definitions") or {}).values())),), folded=True),
+    ]
+    return Document("bench", header[0], "", tuple(sections), result)
 
 
 def render_result(result: dict[str, Any], fmt: str) -> str:
-    if fmt == "json":
-        return json.dumps(result, indent=2, sort_keys=False) + "\n"
-    if fmt == "markdown":
-        return _render_markdown(result)
-    if fmt == "html":
-        from stackaudit.report.html_pages import bench_page
+    """The run: its own HTML page with charts (report.html_pages), else its document drawn."""
+    if fmt != "html":
+        return draw(document(result, narrow=fmt == "markdown"), fmt)
+    from stackaudit.report.html_pages import bench_page
 
-        custom = _custom_percentiles(result)
-        levels = result.get("levels", [])
-        return bench_page(result, _header_lines(result), _COLUMNS, [_level_row(level) for level in levels],
-                          [(_level_name(level), _level_notes(level, custom)) for level in levels],
-                          _tail_lines(result, False))
-    lines: list[str] = list(_header_lines(result))
-    lines.append("")
-    levels = result.get("levels", [])
-    rows = [_level_row(level) for level in levels]
-    lines.append("latency columns: mean/p50/p90/p99; '~' marks approximate token counts")
-    lines.append("")
-    lines.extend(text_table(Table(_COLUMNS, tuple(tuple(r) for r in rows))))
-    lines.append("")
     custom = _custom_percentiles(result)
-    for level in levels:
-        notes = _level_notes(level, custom)
-        if notes:
-            lines.append(_level_name(level))
-            lines.extend("  " + note for note in notes)
-            lines.append("")
-    lines.extend(_tail_lines(result, False))
-    lines.append("")
-    lines.append("Definitions:")
-    for text in (result.get("definitions") or {}).values():
-        lines.append("  " + text)
-    return "\n".join(lines).rstrip() + "\n"
+    levels = result.get("levels", [])
+    anomalies = result.get("anomalies") or []
+    tail = [*filter(None, [_cross_check(result)]), *(["Anomalies:", *("  - " + a for a in anomalies)] if anomalies else [])]
+    return bench_page(result, _header_lines(result), _COLUMNS, [_level_row(level) for level in levels],
+                      [(_level_name(level), _level_notes(level, custom)) for level in levels], tail)
 
 
 def history_level(level: dict[str, Any]) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Optional
 
 import click
@@ -22,7 +23,7 @@ from stackaudit.cli.output import colour_wanted, emit, invocation, split_csv, sp
 from stackaudit.errors import InputError, UsageError
 
 if TYPE_CHECKING:
-    from stackaudit.engine.ceiling_line import Endpoint
+    from stackaudit.engine.measured import Endpoint
 
 
 def _check_from(path: str) -> None:
@@ -50,7 +51,7 @@ def _measured(text: str | None) -> float | None:
     """`--measured TOKS` as a number, or a one-line usage error (exit 2)."""
     if text is None:
         return None
-    from stackaudit.engine.ceiling_line import parse_measured
+    from stackaudit.engine.measured import parse_measured
 
     try:
         return parse_measured(text)
@@ -58,19 +59,27 @@ def _measured(text: str | None) -> float | None:
         raise UsageError(str(exc)) from None
 
 
-def _model_choice(model: str | None, weights: str | None):  # type: ignore[no-untyped-def]
-    """`--model PATH|ID` resolved (a file, a directory, this machine's HF cache, the catalogue) and `--weights`
-    checked, before any fact is collected: a bad value is one line and exit 2."""
+def headline_ceiling(model: str | None = None, weights: str | None = None) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """The headline ceiling the audit hands the engine (`AuditOptions.ceiling`): `--model PATH|ID` resolved (a
+    file, a directory, this machine's HF cache, the catalogue) and `--weights` checked, before any fact is
+    collected, so a bad value is one line and exit 2."""
     choice = None
     if model is not None:
-        from stackaudit.engine.ceiling_line import resolve_model
+        from stackaudit.ceiling.headline import resolve_model
 
         choice = resolve_model(model)
     if weights is not None:
         from stackaudit.ceiling.weights import parse_weights
 
         parse_weights(weights)
-    return choice
+
+    def fields(facts: dict[str, Any]) -> dict[str, Any]:
+        # Imported when an audit runs, not when `compare` reads two JSON reports.
+        from stackaudit.ceiling.headline import ceiling_fields
+
+        return ceiling_fields(facts, choice, weights)
+
+    return fields
 
 
 def open_from(sources: list[str], allow_partial: bool = False):  # type: ignore[no-untyped-def]
@@ -210,10 +219,10 @@ def audit(sources: tuple[str, ...], fmt: str, output: Optional[str], select: tup
     if engine_pid is not None and engine_pid <= 0:
         raise UsageError(f"--pid takes a process ID (a positive number), not {engine_pid}")
     measured_tok_s = _measured(measured)
-    choice = _model_choice(model, weights)
+    ceiling = headline_ceiling(model, weights)
     options = AuditOptions(select=split_csv(select), ignore=split_csv(ignore), deadline_s=deadline,
                            waivers=find_waivers(waivers), sample_s=sample, engine_pid=engine_pid or 0,
-                           model=choice, weights=weights, measured=measured_tok_s,
+                           ceiling=ceiling, measured=measured_tok_s,
                            history_rate=_history_rate)
     paths = split_paths(sources)
     if engine_pid and not paths and not os.path.isdir(f"/proc/{engine_pid}"):

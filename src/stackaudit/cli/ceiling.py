@@ -182,7 +182,7 @@ def command(model: Optional[str], gpu: Optional[str], gpus: Optional[int], tp: O
         )
 
     from stackaudit.ceiling import compute, parse_arch
-    from stackaudit.engine.ceiling_line import resolve_model
+    from stackaudit.ceiling.headline import resolve_model
 
     concurrencies = _parse_concurrency(concurrency)
     measured_rates = _parse_measured(list(measured), concurrencies)

@@ -106,7 +106,8 @@ def _run(llm_url: str, model: str, api_key: str | None, sources: list[str], doma
          parallel: int, max_rounds: int, max_tokens_each: int | None, max_tokens_total: int | None, timeout: float,
          request_timeout: float, stream: bool, fmt: str, output: str | None, fail_on: str | None,
          allow_partial: bool, emit: Any, argv: list[str] | None) -> int:
-    from stackaudit.engine.runner import run_audit
+    from stackaudit.cli.audit import headline_ceiling
+    from stackaudit.engine.runner import AuditOptions, run_audit
     from stackaudit.investigate.loop import InvestigationConfig
     from stackaudit.investigate.session import investigate
     from stackaudit.report.render import exit_code, render
@@ -122,7 +123,7 @@ def _run(llm_url: str, model: str, api_key: str | None, sources: list[str], doma
         else:
             directory = stack.enter_context(tempfile.TemporaryDirectory(prefix="stackaudit-investigate-"))
             host = _capture_live(directory, 20.0)
-        report = run_audit(host)
+        report = run_audit(host, AuditOptions(ceiling=headline_ceiling()))
         investigated = investigate(host, report, config)
     emit(render(investigated, fmt, options=RenderOptions(argv=argv)), output, fmt)
     return exit_code(investigated, fail_on)

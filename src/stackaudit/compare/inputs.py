@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from stackaudit.compare.document import ReportResult, SideInfo
-from stackaudit.engine.results import Waiver
-from stackaudit.engine.runner import file_name
+from stackaudit.engine.runner import AuditOptions, file_name
 from stackaudit.errors import InputError
 from stackaudit.report.json_report import read_audit_report
 
@@ -51,8 +50,9 @@ class Side:
         return out
 
 
-def load_side(path: str, waivers: list[Waiver] | None = None) -> Side:
-    """A, or B: a JSON report (schema 2) or a snapshot, audited with `waivers` as `audit` would."""
+def load_side(path: str, options: AuditOptions | None = None) -> Side:
+    """A, or B: a JSON report (schema 2) or a snapshot, audited with `options` as `audit` would (its waivers and
+    headline ceiling, which the CLI passes)."""
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
@@ -64,7 +64,7 @@ def load_side(path: str, waivers: list[Waiver] | None = None) -> Side:
     if stat.S_ISDIR(mode):
         if not is_snapshot(path):
             raise InputError(f"{path}: a directory that is not a stackaudit snapshot (no meta.json)")
-        return _audited(path, waivers)
+        return _audited(path, options)
     if not stat.S_ISREG(mode):
         raise InputError(f"{path}: not a regular file or directory")
     if is_snapshot(path):  # gzip or tar: a snapshot, or an archive of command outputs
@@ -73,16 +73,16 @@ def load_side(path: str, waivers: list[Waiver] | None = None) -> Side:
         if is_archive(path):
             raise InputError(f"{path}: compressed, but not a stackaudit snapshot (an archive of command outputs: "
                              "audit it with `stackaudit audit --from`, then compare the JSON reports)")
-        return _audited(path, waivers)
+        return _audited(path, options)
     return _read_report(path)
 
 
-def _audited(path: str, waivers: list[Waiver] | None) -> Side:
-    from stackaudit.engine.runner import AuditOptions, run_audit
+def _audited(path: str, options: AuditOptions | None) -> Side:
+    from stackaudit.engine.runner import run_audit
     from stackaudit.host.snapshot_reader import load_snapshot
     from stackaudit.report.json_report import report_to_json
 
-    report = run_audit(load_snapshot(path), AuditOptions(waivers=list(waivers or [])))
+    report = run_audit(load_snapshot(path), options)
     # Through the JSON encoding, as a report written to a file would be (tuples become lists).
     doc = json.loads(json.dumps(report_to_json(report)))
     return _side(file_name(path), "snapshot", doc)

@@ -21,7 +21,7 @@ from stackaudit.host.base import Host
 from stackaudit.host.recording import RedactingHost
 
 if TYPE_CHECKING:
-    from stackaudit.engine.ceiling_line import Endpoint
+    from stackaudit.engine.measured import Endpoint
 
 # Facts the headline shows, collected whatever checks are selected.
 HEADLINE_FACTS = ("kernel", "hostname", "cpu", "container", "gpus", "machine_topology", "nvidia", "serving_model",
@@ -40,10 +40,10 @@ class AuditOptions:
     sample_s: float = 0.0
     # `audit --pid PID`: the engine instance to read on a box running several (0: every engine found).
     engine_pid: int = 0
-    # `audit --model PATH|ID` (engine.ceiling_line.ModelChoice) and `--weights SPEC`: what the headline
-    # ceiling prices instead of what the source shows.
-    model: Any = None
-    weights: str | None = None
+    # The headline's ceiling keys from the facts (`ceiling`, `ceiling_tok_s`, … or `ceiling_missing`); the audit
+    # command passes ceiling.headline.ceiling_fields with its --model and --weights (the engine imports no
+    # product); without it the headline has no ceiling.
+    ceiling: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     # `audit --measured TOKS`: the measured decode rate, before any the source holds (fact `serving_rate`).
     measured: float | None = None
     # Where no rate is measured: a look-up of the latest single-stream run `bench` stored for the engine's
@@ -147,7 +147,7 @@ def source_files(meta_path: str) -> list[str]:
 def _history_rate(facts: dict[str, Any], host: Host, look_up: Callable[[list[Endpoint]], tuple[float, str] | None]
                   ) -> tuple[float, str, bool] | None:
     """The latest single-stream `bench` run against the endpoint of an engine the audit found, same model."""
-    from stackaudit.engine.ceiling_line import engine_endpoints
+    from stackaudit.engine.measured import engine_endpoints
 
     endpoints = engine_endpoints(facts, host.meta.hostname, host.meta.source == "live")
     found = look_up(endpoints) if endpoints else None
@@ -164,7 +164,6 @@ def _headline(facts: dict[str, Any], host: Host, options: AuditOptions | None = 
     cpu = facts.get("cpu")
     container = facts.get("container")
     topology = facts.get("machine_topology")
-    from stackaudit.engine.ceiling_line import ceiling_fields
     from stackaudit.facts.gpus import GpuInventory
 
     inventory = facts.get("gpus")
@@ -172,10 +171,10 @@ def _headline(facts: dict[str, Any], host: Host, options: AuditOptions | None = 
     if isinstance(inventory, GpuInventory):
         names = sorted(set(inventory.models.values()))
         gpus = {"count": inventory.count, "bdfs": list(inventory.bdfs), **({"names": names} if names else {})}
-    from stackaudit.engine.ceiling_line import measured_from, measured_vs_ceiling
+    from stackaudit.engine.measured import measured_from, measured_vs_ceiling
     from stackaudit.facts.serving_rate import USER_WORDS
 
-    ceiling = ceiling_fields(facts, options.model if options else None, options.weights if options else None)
+    ceiling = options.ceiling(facts) if options is not None and options.ceiling is not None else {}
     measured = measured_from(facts, options.measured if options else None)
     # A run `bench` stored comes before a rate in the user's own words (the last source), after every other.
     if (measured is None or measured[1] == USER_WORDS) and options is not None and options.history_rate is not None:

@@ -69,10 +69,14 @@ Block = Paragraph | Code | Table | Finding | Notes
 
 @dataclass(frozen=True)
 class Section:
-    """Blocks under a heading; a section without one continues the document's head."""
+    """Blocks under a heading; a section without one continues the document's head.
+
+    A `folded` section is drawn closed (`<details>`, its heading the summary) in Markdown and HTML, whole in text.
+    """
 
     heading: str
     blocks: tuple[Block, ...]
+    folded: bool = False
 
 
 @dataclass(frozen=True)
@@ -115,7 +119,7 @@ def _plain(cell: Cell) -> str:
     return one_line(cell.text if isinstance(cell, Code) else cell)
 
 
-def text_table(table: Table) -> list[str]:
+def _text_table(table: Table) -> list[str]:
     """The table's columns aligned, two spaces apart; the last column is not padded."""
     grid = [list(table.header), *([_plain(c) for c in row] for row in table.rows)]
     widths = [max(len(row[i]) for row in grid) for i in range(len(table.header))]
@@ -129,7 +133,7 @@ def _text_block(block: Block) -> list[str]:
     if isinstance(block, Code):
         return block.text.splitlines()
     if isinstance(block, Table):
-        return text_table(block)
+        return _text_table(block)
     if isinstance(block, Finding):
         return [f"{_plain(block.label)}  {_plain(block.title)}", *(f"    {_plain(line)}" for line in block.detail)]
     return [f"- {_plain(line)}" for line in block.lines]
@@ -153,7 +157,7 @@ def _md_cell(cell: Cell) -> str:
     return md_cell_code(cell.text) if isinstance(cell, Code) else md_cell(cell)
 
 
-def markdown_lines(block: Block) -> list[str]:
+def _markdown_lines(block: Block) -> list[str]:
     """One block as Markdown lines, every data text escaped (render.escape)."""
     if isinstance(block, Paragraph):
         return [md_inline(block.text)]
@@ -174,14 +178,18 @@ def _markdown(document: Document) -> str:
     if document.verdict:
         lines += [f"**Verdict:** {md_inline(document.verdict, line_start=False)}", ""]
     for section in document.sections:
-        if section.heading:
+        if section.folded:
+            lines += [f"<details><summary>{esc(section.heading)}</summary>", ""]
+        elif section.heading:
             lines += [f"## {md_text(section.heading, line_start=False)}", ""]
         for i, block in enumerate(section.blocks):
             # Consecutive findings or notes make one list; any other block stands apart.
             joined = i and isinstance(block, (Finding, Notes)) and type(section.blocks[i - 1]) is type(block)
             if joined and lines[-1] == "":
                 lines.pop()
-            lines += [*markdown_lines(block), ""]
+            lines += [*_markdown_lines(block), ""]
+        if section.folded:
+            lines += ["</details>", ""]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -223,7 +231,10 @@ def _html(document: Document) -> str:
         body.append(f'<p class="verdict">Verdict: {esc(document.verdict)}</p>')
     for section in document.sections:
         heading = [f"<h2>{esc(section.heading)}</h2>"] if section.heading else []
-        body.append("\n".join(["<section>", *heading, *(_html_block(b) for b in section.blocks), "</section>"]))
+        shell = (f"<details><summary>{esc(section.heading)}</summary>", "</details>") if section.folded else (
+            "<section>", "</section>")
+        body.append("\n".join([shell[0], *([] if section.folded else heading), *(_html_block(b) for b in section.blocks),
+                               shell[1]]))
     return "".join([
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
         f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">',

@@ -1,12 +1,18 @@
-"""The headline's ceiling line: what the served model could reach on these GPUs (issue 4), and how a
-measured decode rate (`audit --measured TOKS`) compares with it (issue 10)."""
+"""The audit headline's ceiling: what the served model could reach on the source's GPUs (issue 4), priced
+by this package from the facts the audit collected.
+
+The audit command hands `ceiling_fields` to the engine (`AuditOptions.ceiling`); the engine imports no product.
+"""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from stackaudit.ceiling.interconnect import topology_class
+from stackaudit.ceiling.ladder import compute
+from stackaudit.ceiling.modelconfig import load_model
+from stackaudit.errors import InputError, StackauditError
 
 
 @dataclass(frozen=True)
@@ -41,8 +47,6 @@ _ENGINE_WEIGHTS = {"fp8": "fp8", "int8": "int8", "nvfp4": "nvfp4", "mxfp4": "mxf
 def resolve_model(model: str) -> ModelChoice:
     """`--model PATH|ID`: a config.json, a model directory, an id in this machine's Hugging Face cache (never
     a download), else stackaudit's catalogue. InputError (one line) when none of them holds it."""
-    from stackaudit.ceiling import load_model
-    from stackaudit.errors import InputError
     from stackaudit.models import lookup
 
     try:
@@ -90,8 +94,6 @@ def headline_ceiling(facts: dict[str, Any], choice: ModelChoice | None = None,
     spec = next((g.spec for g in gpus.gpus if g.spec is not None), None)
     if spec is None:
         return HeadlineCeiling(None, None, "the GPU model is not in stackaudit's GPU table")
-    from stackaudit.ceiling import compute
-    from stackaudit.errors import StackauditError
 
     notes: list[str] = []
     kv_dtype: str | None = None
@@ -128,18 +130,12 @@ def headline_ceiling(facts: dict[str, Any], choice: ModelChoice | None = None,
 def _topology_class(facts: dict[str, Any], tp: int) -> str | None:
     """The class of the path the TP group's all-reduce crosses, from the topology the audit read; None
     when it shows no pair of the group's GPUs."""
-    from stackaudit.ceiling.interconnect import topology_class
     from stackaudit.facts.machine_topology import MachineTopology
 
     topology = facts.get("machine_topology")
     if not isinstance(topology, MachineTopology) or tp < 2:
         return None
     return topology_class(topology.group_path(tp))
-
-
-def ceiling_line(facts: dict[str, Any]) -> str | None:
-    """'~80 tok/s per stream at concurrency 1 (binding: …) …', or None when unknown."""
-    return headline_ceiling(facts).line
 
 
 def ceiling_fields(facts: dict[str, Any], choice: ModelChoice | None = None,
@@ -153,91 +149,3 @@ def ceiling_fields(facts: dict[str, Any], choice: ModelChoice | None = None,
     return {"ceiling": ceiling.line, "ceiling_tok_s": round(float(ceiling.tokens_per_s or 0.0), 2),
             "ceiling_layout": ceiling.layout,
             "ceiling_ladder": [{"name": name, "tok_s": round(value, 2)} for name, value in ceiling.ladder]}
-
-
-def parse_measured(text: str) -> float:
-    """`--measured TOKS`: a positive, finite decode rate in tokens/s per stream; ValueError otherwise."""
-    try:
-        value = float(text.strip())
-    except ValueError:
-        raise ValueError(f"--measured {text!r}: give the measured decode rate in tokens/s per stream, "
-                         "a number such as 41.5") from None
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"--measured {text!r}: the decode rate must be a positive number of tokens/s")
-    return value
-
-
-MEASURED_FLAG = "--measured"
-
-
-def measured_from(facts: Mapping[str, Any], given: float | None) -> tuple[float, str, bool] | None:
-    """The measured single-stream rate: `--measured` first, else what the source holds (the `serving_rate` fact:
-    the engine's own log lines, a pasted benchmark). (rate, where it was read, speculative decoding seen)."""
-    from stackaudit.facts.serving_rate import MeasuredRate
-
-    if given is not None:
-        return given, MEASURED_FLAG, False
-    rate = facts.get("serving_rate")
-    if isinstance(rate, MeasuredRate):
-        return rate.tokens_per_s, rate.source, rate.speculative
-    return None
-
-
-# The port each engine listens on without `--port` (vLLM and trtllm-serve 8000, SGLang 30000).
-DEFAULT_PORTS = {"vllm": 8000, "trtllm": 8000, "sglang": 30000}
-_LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1", "localhost.localdomain"})
-_ANY_ADDRESS = frozenset({"", "0.0.0.0", "::", "[::]"})
-
-
-Endpoint = tuple[frozenset[str], int, frozenset[str]]  # (host names, port, model names it serves)
-
-
-def engine_endpoints(facts: Mapping[str, Any], hostname: str, live: bool) -> list[Endpoint]:
-    """Where each engine the audit found answers and what it serves: its `--port` (else the engine's default); its
-    `--host`, the audited host's name, and on a live audit the loopback names (a `bench` run from this host); the
-    model it was given and its `--served-model-name` (the name a client sends)."""
-    from stackaudit.facts.engine_command import EngineCommands
-    from stackaudit.facts.processes import ServingProcesses
-    from stackaudit.facts.serving_model import ServingModel
-
-    procs = facts.get("serving_processes")
-    commands = facts.get("engine_commands")
-    served = facts.get("serving_model")
-    found = list(procs.roots()) if isinstance(procs, ServingProcesses) else []
-    if not found and isinstance(commands, EngineCommands):
-        found = [c.as_process() for c in commands.commands]
-    out: list[Endpoint] = []
-    for proc in found:
-        port = proc.flag("--port")
-        if proc.engine not in DEFAULT_PORTS or (port is not None and not port.isdecimal()):
-            continue
-        bind = (proc.flag("--host") or "").lower()
-        names = {hostname.lower()} - {""} | ({bind} - _ANY_ADDRESS) | (_LOOPBACK if live else set())
-        models = {proc.flag("--served-model-name"), proc.flag("--model", "--model-path"),
-                  served.model if isinstance(served, ServingModel) and served.engine == proc.engine else None}
-        if names:
-            out.append((frozenset(names), int(port) if port else DEFAULT_PORTS[proc.engine],
-                        frozenset(m for m in models if m)))
-    return out
-
-
-def measured_vs_ceiling(tokens_per_s: float, host: Mapping[str, Any], source: str = MEASURED_FLAG,
-                        speculative: bool = False) -> dict[str, Any]:
-    """The report's `host.measured`: the measured rate, where it was read, the ceiling's, the percentage, and the
-    line shown."""
-    ceiling = host.get("ceiling_tok_s")
-    where = "" if source == MEASURED_FLAG else f" (from {source})"
-    base = {"decode_tok_s": tokens_per_s, "source": source}
-    if not isinstance(ceiling, (int, float)) or ceiling <= 0:
-        why = host.get("ceiling_missing") or "the source shows no served model and GPUs"
-        line = f"Measured: {tokens_per_s:g} tok/s per stream{where}; no ceiling: {why}"
-        return {**base, "ceiling_tok_s": None, "percent_of_ceiling": None, "line": line}
-    percent = round(100.0 * tokens_per_s / float(ceiling), 1)
-    line = (f"Measured: {tokens_per_s:g} tok/s per stream{where} = {percent:g} % of the ceiling "
-            f"(~{float(ceiling):.0f} tok/s)")
-    if percent > 100:
-        line += ("; above the ceiling: speculative decoding raises it by its acceptance length" if speculative else
-                 "; above the ceiling: the model, GPUs or TP measured are not the ones the source shows")
-    else:
-        line += "; `stackaudit ceiling --measured` lists what would close the gap"
-    return {**base, "ceiling_tok_s": float(ceiling), "percent_of_ceiling": percent, "line": line}
