@@ -45,7 +45,7 @@ from stackaudit.facts.sources import (
     PROC_MEMINFO,
 )
 from stackaudit.gputable import GpuSpec, GpuTableError, UnknownGpuError, architecture_of, lookup
-from stackaudit.host.base import Host, NotCaptured, read_optional
+from stackaudit.host.base import Host, NotCaptured, list_or_none, read_optional
 from stackaudit.host.nvml import NvmlError
 from stackaudit.pci_address import normalize_bdf
 
@@ -623,9 +623,8 @@ def _scan_processes(host: Host) -> tuple[dict[str, list[tuple[int, tuple[str, ..
     from stackaudit.facts.processes import parse_cmdline_bytes
 
     found: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
-    try:
-        names = host.list_dir("/proc")
-    except (OSError, NotCaptured):
+    names = list_or_none(host, "/proc")
+    if names is None:
         return found, False
     for name in names:
         if not (name.isascii() and name.isdecimal()):
