@@ -16,7 +16,14 @@ from stackaudit.checks.registry import (
     unknown,
 )
 from stackaudit.facts.container import ContainerInfo
-from stackaudit.facts.nvidia import CLOCK_EVENT_LABELS, GpuInfo, GpuSamples, NvidiaGpus, PowerProfile
+from stackaudit.facts.nvidia import (
+    CLOCK_EVENT_LABELS,
+    POWER_TOLERANCE_W,
+    GpuInfo,
+    GpuSamples,
+    NvidiaGpus,
+    PowerProfile,
+)
 from stackaudit.fixes.model import (
     advice,
     keep_text,
@@ -24,12 +31,10 @@ from stackaudit.fixes.model import (
     sh,
     step,
 )
-from stackaudit.gputable import resolve_cut_name
 
 NVML_REASONS = "https://docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventReasons.html"
 DCGM_FIELDS = "https://docs.nvidia.com/datacenter/dcgm/2.4/dcgm-api/dcgm-api-field-constants.html"
 HW_REASONS = ("hw_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown", "sw_thermal_slowdown")
-TOLERANCE_W = 1.0
 BUSY_SHARE = 0.10  # a HW reason active in more than this share of the busy samples is persistent
 
 
@@ -41,13 +46,6 @@ def _idx(gpus: list[GpuInfo]) -> str:
 
 
 
-def _cap_named_it(g: GpuInfo) -> bool:
-    """The power cap is what resolved a name the nvidia-smi table cut: its row's default then only repeats the
-    cap and is no evidence of the default (gputable.resolve_cut_name)."""
-    if not g.cut_name:
-        return False
-    alone = resolve_cut_name(g.cut_name, g.memory_total_mib, None)
-    return alone is None or alone.spec is None
 
 @check(
     "PWR-GPU-POWER-LIMIT",
@@ -84,28 +82,24 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
     judged: list[GpuInfo] = []
     unknown_default: list[GpuInfo] = []
     for g in gpus:
-        limit = g.power_limit_w
-        if g.power_enforced_w is not None and (limit is None or g.power_enforced_w < limit - TOLERANCE_W):
-            limit = g.power_enforced_w
+        limit = g.power_cap_w
         if limit is None:
             continue
-        default, origin = g.power_default_w, "the GPU's default"
-        if default is None and g.spec is not None and g.spec.power_w and not _cap_named_it(g):
-            default, origin = g.spec.power_w, f"the {g.spec.name} default in the GPU table"
+        default, origin = g.power_default
         if default is None:
             unknown_default.append(g)
             continue
         judged.append(g)
-        if limit < default - TOLERANCE_W:
+        if limit < default - POWER_TOLERANCE_W:
             low.append((g, limit, default, origin))
         else:
             fine.append(f"GPU {g.index} {limit:g} W")
     if low:
         # `-pl` only helps where the requested limit itself is low; an enforced limit below a requested
         # default comes from another limiter (BMC/Redfish out-of-band cap, PSU power brake, DCGM policy).
-        settable = [(g, d) for g, _, d, _ in low if g.power_limit_w is None or g.power_limit_w < d - TOLERANCE_W]
+        settable = [(g, d) for g, _, d, _ in low if g.power_limit_w is None or g.power_limit_w < d - POWER_TOLERANCE_W]
         brake = [g for g, lim, _, _ in low if g.power_enforced_w is not None and g.power_limit_w is not None
-                 and g.power_enforced_w < g.power_limit_w - TOLERANCE_W]
+                 and g.power_enforced_w < g.power_limit_w - POWER_TOLERANCE_W]
         where = " (set on the host)" if container is not None and container.in_container else ""
         msg = "; ".join(f"GPU {g.index} capped at {lim:g} W, {o} is {d:g} W ({lim / d:.0%})" for g, lim, d, o in low)
         other = ("find the other limiter: the BMC's out-of-band power cap (Redfish PowerLimitWatts), PSU "
