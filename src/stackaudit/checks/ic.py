@@ -812,10 +812,6 @@ _ENV_BLIND = "the serving engine's environment could not be read (another user's
 _ENV_BLIND_HINT = "run as root: `tr '\\0' '\\n' < /proc/<engine pid>/environ | grep ^NCCL_`"
 
 
-def _truthy(value: str) -> bool:
-    return value.strip().lower() in ("1", "true", "yes", "y", "on")
-
-
 @check(
     "IC-NCCL-ENV",
     title="NCCL environment variables that disable the fast paths",
@@ -889,12 +885,10 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
             continue
         seen.add(s.name)
         where = f"{s.name}={s.value} ({s.source})"
-        if (s.name == "NCCL_P2P_DISABLE" and _truthy(s.value)) or (s.name == "NCCL_P2P_LEVEL" and s.value.upper() in (
-                "LOC", "0")):
+        if s.p2p_off:
             findings.append(_p2p_off_finding(where, one_rank, nvlink, geforce, p2p_ok, gpu_topology))
-        elif s.name == "NCCL_SHM_DISABLE" and _truthy(s.value):
-            p2p_off = any((x.name == "NCCL_P2P_DISABLE" and _truthy(x.value))
-                          or (x.name == "NCCL_P2P_LEVEL" and x.value.upper() in ("LOC", "0")) for x in settings)
+        elif s.name == "NCCL_SHM_DISABLE" and s.on:
+            p2p_off = any(x.p2p_off for x in settings)
             sys_pairs = gpu_topology is not None and any(
                 link_kind(c) in ("SYS", "PHB", "NODE") for _, _, c in gpu_topology.gpu_pairs())
             if p2p_off or sys_pairs or p2p_ok is False:
@@ -913,7 +907,7 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
                              "NVIDIA/nccl#1240); NCCL fails at init where it names a device this host lacks", s.name))
         elif s.name in ("NCCL_ALGO", "NCCL_PROTO"):
             findings.append((1, f"{where} forces NCCL's choice; keep only with a measurement on this host", s.name))
-        elif s.name == "NCCL_IB_DISABLE" and _truthy(s.value):
+        elif s.name == "NCCL_IB_DISABLE" and s.on:
             # Only GPU pairs without NVLink could gain from a NIC next to them (NCCL's NET/IB inside a host).
             near = [] if _fully_nvlinked(gpu_topology) else _nics_near_gpus(gpu_topology)
             if multi:
