@@ -296,7 +296,8 @@ def test_small_bar1_on_turing_stays_open() -> None:
 
 def test_pre_turing_names() -> None:
     for name in ("GeForce GTX 1080 Ti", "GeForce GTX TITAN X", "TITAN Xp", "Quadro K2200", "Quadro P2000",
-                 "Tesla P100-PCIE-16GB", "Tesla V100-SXM2-32GB", "GeForce GTX 750 Ti"):
+                 "Tesla P100-PCIE-16GB", "Tesla V100-SXM2-32GB", "GeForce GTX 750 Ti", "GeForce GTX 645",
+                 "GeForce GTX 780", "GeForce GTX TITAN Black", "Quadro K620", "Quadro GV100"):
         assert architecture_of(name) in PRE_TURING, name
     for name in ("GeForce RTX 2080 Ti", "GeForce GTX 1660 SUPER", "Tesla T4", "Quadro RTX 8000", "TITAN RTX",
                  "NVIDIA GeForce RTX 3090", "NVIDIA H100 80GB HBM3", "NVIDIA RTX A6000"):

@@ -216,7 +216,7 @@ PRE_AMPERE = frozenset(ARCHITECTURE_ORDER[:ARCHITECTURE_ORDER.index("Ampere")])
 # The first pattern that matches wins: "GeForce GTX TITAN X" is Maxwell, "NVIDIA TITAN X" Pascal.
 # Series that mix architectures under one model number (GeForce 900M, GT 700) are not listed.
 _ARCH_WORDS = (
-    (re.compile(r"\bTesla K\d+|\bGTX 6\d0(?: Ti)?\b|\bGTX 7[6-8]0(?: Ti)?\b|\bGTX TITAN(?: Black| Z)?\b(?! X)"
+    (re.compile(r"\bTesla K\d+|\bGTX 6\d\d(?: Ti)?\b|\bGTX 7[6-8]0(?: Ti)?\b|\bGTX TITAN(?: Black| Z)?\b(?! X)"
                 r"|\bQuadro K(?!(?:620|1200|2200)M?\b)\d+", re.I), "Kepler"),
     (re.compile(r"\b(?:Tesla|Quadro) M\d+|\bGTX 9[5-8]0(?: Ti|M)?\b|\bGTX 7(?:45|50)(?: Ti)?\b|\bGTX TITAN X\b"
                 r"|\bQuadro K(?:620|1200|2200)M?\b", re.I), "Maxwell"),
