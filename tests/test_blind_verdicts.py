@@ -11,7 +11,7 @@ from pathlib import Path
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts._parse import tp_spans_nodes
 from stackaudit.facts.symptoms import find_symptoms
-from stackaudit.gputable import pre_turing
+from stackaudit.gputable import PRE_TURING, architecture_of
 from stackaudit.host.memory import MemoryHost
 from stackaudit.importers.pasted import load_pasted
 from stackaudit.importers.recognition import recognise
@@ -122,7 +122,7 @@ def test_pipeline_or_data_parallel_nodes_keep_tp_inside_one_node() -> None:
     assert status != "not-applicable"
 
 
-# --- BAR1 of 256 MiB on a GPU that predates Turing is the card's fixed size (gputable.pre_turing) ---------
+# --- BAR1 of 256 MiB on a GPU that predates Turing is the card's fixed size (gputable.PRE_TURING) ---------
 
 # https://github.com/maz906/caffe/blob/5b386f8d99b4fdbe71290cc4338bb581ef737466/nvidia-bug-report.log
 # (lines 24967-25033): one GeForce GTX TITAN X (Maxwell), driver 352.63.
@@ -296,11 +296,12 @@ def test_small_bar1_on_turing_stays_open() -> None:
 
 def test_pre_turing_names() -> None:
     for name in ("GeForce GTX 1080 Ti", "GeForce GTX TITAN X", "TITAN Xp", "Quadro K2200", "Quadro P2000",
-                 "Tesla P100-PCIE-16GB", "Tesla V100-SXM2-32GB", "GeForce GTX 750 Ti"):
-        assert pre_turing(name), name
+                 "Tesla P100-PCIE-16GB", "Tesla V100-SXM2-32GB", "GeForce GTX 750 Ti", "GeForce GTX 645",
+                 "GeForce GTX 780", "GeForce GTX TITAN Black", "Quadro K620", "Quadro GV100"):
+        assert architecture_of(name) in PRE_TURING, name
     for name in ("GeForce RTX 2080 Ti", "GeForce GTX 1660 SUPER", "Tesla T4", "Quadro RTX 8000", "TITAN RTX",
                  "NVIDIA GeForce RTX 3090", "NVIDIA H100 80GB HBM3", "NVIDIA RTX A6000"):
-        assert not pre_turing(name), name
+        assert architecture_of(name) not in PRE_TURING, name
 
 
 # --- a headless `nvidia-smi -q` section of clock event reasons is one GPU's (facts/nvidia_smi.py) -------------

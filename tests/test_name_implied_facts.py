@@ -188,6 +188,46 @@ def test_nvidia_docker_1146_turing_device_id_implies_nothing_and_gsp_stays_unkno
     assert _check(NVIDIA_DOCKER_1146, "DRV-GSP-FIRMWARE").status == "unknown"
 
 
+# https://github.com/MatthiasSchinzel/sysmon/issues/12 (thedanyes): the head of a GeForce GTX 780's `nvidia-smi -q`,
+# driver 450.66, cut after Inforom Version; no Product Architecture line (NVML had none before 455).
+SYSMON_12 = """\
+==============NVSMI LOG==============
+
+Timestamp                                 : Sat Oct 10 17:02:53 2020
+Driver Version                            : 450.66
+CUDA Version                              : 11.0
+
+Attached GPUs                             : 1
+GPU 00000000:01:00.0
+    Product Name                          : GeForce GTX 780
+    Product Brand                         : GeForce
+    Display Mode                          : N/A
+    Display Active                        : N/A
+    Persistence Mode                      : Disabled
+    MIG Mode
+        Current                           : N/A
+        Pending                           : N/A
+    Accounting Mode                       : N/A
+    Accounting Mode Buffer Size           : N/A
+    Driver Model
+        Current                           : N/A
+        Pending                           : N/A
+    Serial Number                         : N/A
+    GPU UUID                              : GPU-a230e637-c9e1-1b61-3830-a437b874d88d
+    Minor Number                          : 0
+    VBIOS Version                         : 80.80.31.00.0D
+    MultiGPU Board                        : N/A
+    Board ID                              : N/A
+    GPU Part Number                       : N/A
+"""
+
+
+def test_sysmon_12_gtx_780_is_kepler_without_gsp() -> None:
+    # The GTX 700 line mixes Kepler (760-780) and Maxwell (745, 750): the model number says which.
+    r = _check(SYSMON_12, "DRV-GSP-FIRMWARE")
+    assert r.status == "not-applicable" and "GeForce GTX 780 (Kepler)" in r.message
+
+
 @pytest.mark.parametrize(("name", "device_id", "architecture"), [
     ("Tesla V100-SXM2-32GB", None, "Volta"),
     ("Tesla V100-SXM2...", None, "Volta"),  # a name the table cut keeps its series
@@ -197,7 +237,16 @@ def test_nvidia_docker_1146_turing_device_id_implies_nothing_and_gsp_stays_unkno
     ("NVIDIA RTX A2000 Laptop GPU", None, "Ampere"),
     ("NVIDIA H100 80GB HBM3", None, "Hopper"),  # the table row
     ("GeForce 410M", None, ""),  # a series of mixed chips says nothing
-    ("Quadro K2200", None, ""),  # Quadro K mixes Kepler and Maxwell
+    # NVIDIA's legacy CUDA list (https://developer.nvidia.com/cuda-legacy-gpus): Quadro K and GTX 700 mix Kepler and
+    # Maxwell by model number, and "TITAN X" names a Maxwell (GeForce GTX) and a Pascal (NVIDIA) card.
+    ("Quadro K2200", None, "Maxwell"),
+    ("Quadro K4200", None, "Kepler"),
+    ("GeForce GTX 750 Ti", None, "Maxwell"),
+    ("GeForce GTX 780 Ti", None, "Kepler"),
+    ("GeForce GTX TITAN Black", None, "Kepler"),
+    ("GeForce GTX TITAN X", None, "Maxwell"),
+    ("NVIDIA TITAN X (Pascal)", None, "Pascal"),
+    ("Quadro GV100", None, "Volta"),
     ("", 0x1DB1, "pre-Turing"),  # GV100
     ("", 0x2330, ""),  # GH100
 ])

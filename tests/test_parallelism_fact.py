@@ -23,6 +23,7 @@ from stackaudit.facts.parallelism import (
     DOCKER,
     LOG,
     Parallelism,
+    ServingEngine,
     sizes_from_argv,
 )
 from stackaudit.facts.registry import load_all
@@ -159,3 +160,38 @@ def test_no_source_names_each() -> None:
     assert isinstance(value, Missing)
     for title in ("command line", "docker inspect", "server log"):
         assert title in value.reason
+
+
+# --- the `serving_engine` fact: the engine the runtime checks judge ---------------------------------
+
+
+def _engine(host: Any) -> ServingEngine:
+    return Collector(host).fact("serving_engine", ServingEngine)
+
+
+def test_the_running_engine_wins_over_its_log() -> None:
+    parts = merge(_vllm(["-tp", "2"], tp=2))
+    parts.docs[ENGINE_LOG.name] = VLLM_061
+    engine = _engine(build_host(parts, "box"))
+    assert (engine.engine, engine.tp) == ("vllm", 2)
+    assert engine.process is not None and engine.process.pid == 4101 and engine.shown is engine.process
+
+
+def test_a_log_alone_gives_engine_and_tp_without_a_process() -> None:
+    engine = _engine(MemoryHost(HostRecord(docs={ENGINE_LOG.name: SGLANG_ARGS}, meta={"source": "pasted"})))
+    assert (engine.engine, engine.tp, engine.process, engine.shown) == ("sglang", 8, None, None)
+
+
+def test_a_container_shows_the_flags_but_is_no_running_engine() -> None:
+    out = json.dumps([docker_object(args=["serve", "m", "--tensor-parallel-size=2"])])
+    host = fake_host(which={"docker": "/usr/bin/docker"},
+                     commands={("docker", "ps", "-q"): CID[:12] + "\n", ("docker", "inspect", CID[:12]): out})
+    engine = _engine(host)
+    assert engine.process is None and engine.command is None and engine.container is not None
+    assert engine.shown is engine.container and "--tensor-parallel-size=2" in engine.container.argv
+    assert (engine.engine, engine.tp) == ("", None)  # the check reads the container's own flags
+
+
+def test_nothing_shown_is_an_empty_engine() -> None:
+    engine = _engine(MemoryHost(HostRecord(meta={"source": "pasted"})))
+    assert engine == ServingEngine("", None)

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from stackaudit import __version__
 from stackaudit.engine.runner import AuditOptions, run_audit
 from stackaudit.errors import InputError
-from stackaudit.host.base import Host, NotCaptured
+from stackaudit.host.base import Host, NotCaptured, list_or_none
 from stackaudit.host.recording import RecordingHost, RedactingHost
 from stackaudit.host.redact import rules_fingerprint
 from stackaudit.host.snapshot_writer import SNAPSHOT_FORMAT, SnapshotWriteError, write_snapshot
@@ -48,10 +48,7 @@ IDENTITIES_S = 5.0
 
 def record_identities(host: Host) -> int:
     """Read (so that the recording host keeps) the status and exe link of every process in /proc."""
-    try:
-        pids = [n for n in host.list_dir("/proc") if n.isdecimal()][:MAX_IDENTITIES]
-    except (OSError, NotCaptured):
-        return 0
+    pids = [n for n in list_or_none(host, "/proc") or () if n.isdecimal()][:MAX_IDENTITIES]
     stop = time.monotonic() + IDENTITIES_S
     done = 0
     for pid in pids:

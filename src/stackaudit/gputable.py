@@ -199,21 +199,29 @@ def on_nvswitch(name: str, table: GpuTable | None = None) -> bool | None:
 ARCHITECTURE_ORDER = ("Kepler", "Maxwell", "Pascal", "Volta", "pre-Turing", "Turing", "Ampere", "Ada Lovelace",
                       "Hopper", "Blackwell", "Rubin")
 # No GSP and no open kernel module before Turing (driver README, gsp.html and kernel_open.html).
+# No Resizable BAR either: NVIDIA supports it from the GeForce RTX 30 series on
+# (https://www.nvidia.com/en-us/geforce/news/geforce-rtx-30-series-resizable-bar-support/), and the UEFI strap patch
+# that resizes Turing's BAR1 leaves GTX 1000 (Pascal) cards without it (https://github.com/terminatorul/NvStrapsReBar).
 PRE_TURING = frozenset(ARCHITECTURE_ORDER[:ARCHITECTURE_ORDER.index("Turing")])
 # No MIG before Ampere: the MIG user guide lists Ampere and later parts only
 # (https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html).
 PRE_AMPERE = frozenset(ARCHITECTURE_ORDER[:ARCHITECTURE_ORDER.index("Ampere")])
 
-# The architecture a model number names, for GPUs the table has no row for. NVIDIA's CUDA GPU list gives each
-# product's compute capability (https://developer.nvidia.com/cuda-gpus), whose major number is the architecture:
-# 3 Kepler (Tesla K40/K80), 5 Maxwell (GeForce 900, Tesla M), 6 Pascal (GeForce 10, Tesla/Quadro P),
-# 7.0 Volta (V100, TITAN V), 7.5 Turing (GeForce 16 and RTX 20, Quadro RTX, TITAN RTX), 8.6 Ampere (RTX 30, RTX A).
-# Only series whose every model shares one architecture are listed (the GTX 700 and GeForce 900M lines mix two).
+# The architecture a model number names, for GPUs the table has no row for. NVIDIA's CUDA GPU lists give each
+# product's compute capability (https://developer.nvidia.com/cuda-gpus, and /cuda-legacy-gpus for older parts),
+# whose major number is the architecture: 3 Kepler (Tesla K, GTX 600, GTX 760-780, GTX TITAN/Black/Z, most
+# Quadro K), 5 Maxwell (GeForce 900, Tesla/Quadro M, GTX 745/750/750 Ti, GTX TITAN X, Quadro K620/K1200/K2200),
+# 6 Pascal (GeForce 10, Tesla/Quadro P, NVIDIA TITAN X/Xp, Quadro GP100), 7.0 Volta (V100, TITAN V, Quadro GV100),
+# 7.5 Turing (GeForce 16 and RTX 20, Quadro RTX, TITAN RTX), 8.6 Ampere (RTX 30, RTX A).
+# The first pattern that matches wins: "GeForce GTX TITAN X" is Maxwell, "NVIDIA TITAN X" Pascal.
+# Series that mix architectures under one model number (GeForce 900M, GT 700) are not listed.
 _ARCH_WORDS = (
-    (re.compile(r"\bTesla K\d+|\bGTX 6\d0(?: Ti)?\b", re.I), "Kepler"),
-    (re.compile(r"\b(?:Tesla|Quadro) M\d+|\bGTX 9[5-8]0(?: Ti|M)?\b", re.I), "Maxwell"),
-    (re.compile(r"\b(?:Tesla|Quadro) P\d+|\bGTX 10[5-8]0(?: Ti)?\b|\bTITAN Xp\b", re.I), "Pascal"),
-    (re.compile(r"\bV100\b|\bTITAN V\b", re.I), "Volta"),
+    (re.compile(r"\bTesla K\d+|\bGTX 6\d\d(?: Ti)?\b|\bGTX 7[6-8]0(?: Ti)?\b|\bGTX TITAN(?: Black| Z)?\b(?! X)"
+                r"|\bQuadro K(?!(?:620|1200|2200)M?\b)\d+", re.I), "Kepler"),
+    (re.compile(r"\b(?:Tesla|Quadro) M\d+|\bGTX 9[5-8]0(?: Ti|M)?\b|\bGTX 7(?:45|50)(?: Ti)?\b|\bGTX TITAN X\b"
+                r"|\bQuadro K(?:620|1200|2200)M?\b", re.I), "Maxwell"),
+    (re.compile(r"\b(?:Tesla|Quadro) P\d+|\bGTX 10[5-8]0(?: Ti)?\b|\bTITAN Xp?\b|\bQuadro GP100\b", re.I), "Pascal"),
+    (re.compile(r"\bG?V100\b|\bTITAN V\b", re.I), "Volta"),
     (re.compile(r"\bGTX 16[5-6]0(?: Ti| SUPER)?\b|\bRTX 20[6-8]0\b|\bQuadro RTX \d{4}\b|\bTITAN RTX\b", re.I),
      "Turing"),
     (re.compile(r"\bRTX 30[5-9]0\b|\bRTX A\d{3,4}\b", re.I), "Ampere"),
@@ -240,24 +248,6 @@ def architecture_of(name: str, pci_device_id: int | None = None, table: GpuTable
     if pci_device_id is not None and 0 < pci_device_id < _FIRST_TURING_DEVICE_ID:
         return "pre-Turing"
     return ""
-
-
-# Product lines whose every model predates Turing although some mix architectures (GTX 700, GTX TITAN, Quadro K/M),
-# for what "before Turing" alone answers. None of them has a Resizable BAR to enable: NVIDIA supports it from the
-# GeForce RTX 30 series on (https://www.nvidia.com/en-us/geforce/news/geforce-rtx-30-series-resizable-bar-support/),
-# and the UEFI strap patch that resizes Turing's BAR1 leaves GTX 1000 (Pascal) cards without it
-# (https://github.com/terminatorul/NvStrapsReBar, its README).
-_PRE_TURING_NAME = re.compile(r"\bGTX\s*(?:TITAN\b|[6-9]\d\d\b|10[5-8]0\b)|\bTITAN\s*(?:Xp|X|V|Black|Z)\b"
-                              r"|\bQuadro\s*(?:[KMP]\d|GP\d|GV\d)|\bTesla\s*[KMPV]\d", re.I)
-
-
-def pre_turing(name: str, architecture: str = "") -> bool:
-    """Whether a GPU predates Turing: its reported architecture, else the one its name implies, else the product
-    line in its name."""
-    architecture = architecture or architecture_of(name)
-    if architecture:
-        return architecture in PRE_TURING
-    return bool(_PRE_TURING_NAME.search(name))
 
 
 # Words that name another model, not a variant of one: a query without them never matches a row with them

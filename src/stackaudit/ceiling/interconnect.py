@@ -242,57 +242,47 @@ class LatencyRow:
     source: str  # the public page
 
 
+# Who measured, on what, and where (LatencyRow.measured_by, .source), for the sources several rows cite.
+_SGLANG_H100 = ("SGLang developers, H100 HGX, sgl-kernel custom all-reduce unit test",
+                "https://github.com/sgl-project/sglang/pull/2904")
+_VLLM_MI355X = ("vLLM contributors, MI355X, aiter custom all-reduce", "https://github.com/vllm-project/vllm/pull/39080")
+_V100_PLX = ("a SGLang fork contributor, 4x V100 SXM2 behind one PCIe switch",
+             "https://github.com/haohervchb/sglang-V100/pull/2")
+_RTX6K_RESULTS = "https://github.com/local-inference-lab/rtx6kpro/blob/main/benchmarks/results.md"
+_RTX6K_SWITCHES = ("local-inference-lab (p2pmark --allreduce), 8x RTX PRO 6000 Max-Q behind 3 switches", _RTX6K_RESULTS)
+_RTX6K_SOCKET = ("local-inference-lab (SGLang auto-crossover benchmark), 4x RTX PRO 6000, ASUS ESC8000A-E13P",
+                 "https://github.com/local-inference-lab/rtx6kpro/blob/main/optimization/pcie-oneshot-allreduce.md")
+
 # One declared table; `_row` picks from it, nothing else prices an all-reduce.
 LATENCY_TABLE: tuple[LatencyRow, ...] = (
-    LatencyRow("nvlink", "custom", 4, 3.7, "TP2/TP4 custom all-reduce 3.7-4.8 us for 512 B-32 KB",
-               "SGLang developers, H100 HGX, sgl-kernel custom all-reduce unit test",
-               "https://github.com/sgl-project/sglang/pull/2904"),
-    LatencyRow("nvlink", "custom", 8, 5.7, "TP8 custom all-reduce 5.7-7.8 us for 512 B-32 KB",
-               "SGLang developers, H100 HGX, sgl-kernel custom all-reduce unit test",
-               "https://github.com/sgl-project/sglang/pull/2904"),
+    LatencyRow("nvlink", "custom", 4, 3.7, "TP2/TP4 custom all-reduce 3.7-4.8 us for 512 B-32 KB", *_SGLANG_H100),
+    LatencyRow("nvlink", "custom", 8, 5.7, "TP8 custom all-reduce 5.7-7.8 us for 512 B-32 KB", *_SGLANG_H100),
     LatencyRow("nvlink", "nccl", 8, 6.0, "NCCL NVLSTree in a CUDA graph, 2 GPUs, 128 B-64 KB: about 6 us "
                "(the issue asks why wider groups are slower, so 6 us bounds them from below)",
                "an NCCL user (nccl-tests all_reduce_perf), HGX 8x H100, NCCL 2.20.5",
                "https://github.com/NVIDIA/nccl/issues/1259"),
-    LatencyRow("xgmi", "custom", 8, 6.3, "TP8 custom all-reduce 6.3-7.6 us for 24-96 KB",
-               "vLLM contributors, MI355X, aiter custom all-reduce",
-               "https://github.com/vllm-project/vllm/pull/39080"),
+    LatencyRow("xgmi", "custom", 8, 6.3, "TP8 custom all-reduce 6.3-7.6 us for 24-96 KB", *_VLLM_MI355X),
     LatencyRow("xgmi", "nccl", 8, 6.3, "no published RCCL small-message figure found: the custom all-reduce's "
-               "6.3 us is used, so the ceiling stays a ceiling [est]",
-               "vLLM contributors, MI355X, aiter custom all-reduce",
-               "https://github.com/vllm-project/vllm/pull/39080"),
+               "6.3 us is used, so the ceiling stays a ceiling [est]", *_VLLM_MI355X),
     LatencyRow("pcie-switch", "custom", 4, 4.0, "4 ranks behind one PLX switch, one-shot push in a CUDA graph: "
-               "4.0 us (4 KB) to 11.8 us (32 KB)",
-               "a SGLang fork contributor, 4x V100 SXM2 behind one PCIe switch",
-               "https://github.com/haohervchb/sglang-V100/pull/2"),
+               "4.0 us (4 KB) to 11.8 us (32 KB)", *_V100_PLX),
     LatencyRow("pcie-switch", "custom", 8, 7.5, "8 GPUs behind PCIe switches, custom all-reduce 7.5 us (256 B-1 KB), "
-               "9.2 us (8 KB), 16.5 us (32 KB)",
-               "local-inference-lab (p2pmark --allreduce), 8x RTX PRO 6000 Max-Q behind 3 switches",
-               "https://github.com/local-inference-lab/rtx6kpro/blob/main/benchmarks/results.md"),
+               "9.2 us (8 KB), 16.5 us (32 KB)", *_RTX6K_SWITCHES),
     LatencyRow("pcie-switch", "nccl", 4, 19.4, "4 ranks behind one PLX switch, NCCL (PXB) in a CUDA graph: "
-               "19.4 us (4 KB), 20.3 (8 KB), 22.3 (16 KB), 24.2 (32 KB)",
-               "a SGLang fork contributor, 4x V100 SXM2 behind one PCIe switch",
-               "https://github.com/haohervchb/sglang-V100/pull/2"),
+               "19.4 us (4 KB), 20.3 (8 KB), 22.3 (16 KB), 24.2 (32 KB)", *_V100_PLX),
     LatencyRow("pcie-switch", "nccl", 8, 24.1, "8 GPUs behind PCIe switches, NCCL 24.1-24.6 us for 256 B-32 KB",
-               "local-inference-lab (p2pmark --allreduce), 8x RTX PRO 6000 Max-Q behind 3 switches",
-               "https://github.com/local-inference-lab/rtx6kpro/blob/main/benchmarks/results.md"),
+               *_RTX6K_SWITCHES),
     LatencyRow("pcie-socket", "custom", 4, 6.1, "4 GPUs on one NUMA node, PCIe one-shot 6.1 us (1 KB) to 9.2 us (32 KB)",
-               "local-inference-lab (SGLang auto-crossover benchmark), 4x RTX PRO 6000, ASUS ESC8000A-E13P",
-               "https://github.com/local-inference-lab/rtx6kpro/blob/main/optimization/pcie-oneshot-allreduce.md"),
-    LatencyRow("pcie-socket", "nccl", 4, 13.2, "4 GPUs on one NUMA node, NCCL 13.2-15.6 us for 1-32 KB",
-               "local-inference-lab (SGLang auto-crossover benchmark), 4x RTX PRO 6000, ASUS ESC8000A-E13P",
-               "https://github.com/local-inference-lab/rtx6kpro/blob/main/optimization/pcie-oneshot-allreduce.md"),
+               *_RTX6K_SOCKET),
+    LatencyRow("pcie-socket", "nccl", 4, 13.2, "4 GPUs on one NUMA node, NCCL 13.2-15.6 us for 1-32 KB", *_RTX6K_SOCKET),
     LatencyRow("pcie-cross-socket", "custom", 8, 26.2, "custom all-reduce \"is slower than default NCCL\" on dual-CPU "
                "systems without switches, so it is priced at NCCL's figure",
-               "local-inference-lab, 8x RTX PRO 6000 Server on dual AMD Turin",
-               "https://github.com/local-inference-lab/rtx6kpro/blob/main/benchmarks/results.md"),
+               "local-inference-lab, 8x RTX PRO 6000 Server on dual AMD Turin", _RTX6K_RESULTS),
     LatencyRow("pcie-cross-socket", "nccl", 8, 26.2, "8 GPUs across two sockets, NCCL 32 KB: 48.16 us with NCCL's "
                "own topology search, 26.20 us with an NCCL graph XML",
-               "local-inference-lab (nccl-tests), 8x RTX PRO 6000 Server on dual AMD Turin",
-               "https://github.com/local-inference-lab/rtx6kpro/blob/main/benchmarks/results.md"),
+               "local-inference-lab (nccl-tests), 8x RTX PRO 6000 Server on dual AMD Turin", _RTX6K_RESULTS),
     LatencyRow("pcie-no-p2p", "nccl", 8, 30.0, "no published small-message figure found; a P2P hop without P2P costs "
-               "~14 us (rtx6kpro results.md), an all-reduce at least two [est]",
-               "estimate", "https://github.com/local-inference-lab/rtx6kpro/blob/main/benchmarks/results.md"),
+               "~14 us (rtx6kpro results.md), an all-reduce at least two [est]", "estimate", _RTX6K_RESULTS),
     LatencyRow("network", "nccl", 16, INTER_NODE_ALLREDUCE_US, "nccl-tests between two nodes over InfiniBand HDR, "
                "one GPU per node, 8-128 B: 18.96-20.67 us",
                "an NCCL user (nccl-tests all_reduce_perf), two 8x A100 nodes",

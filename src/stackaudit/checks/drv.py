@@ -134,7 +134,8 @@ def is_blackwell(gpu: GpuInfo) -> bool:
     return "blackwell" in (gpu.architecture or "").lower() or (spec is not None and spec.architecture == "Blackwell")
 
 
-def _indices(gpus: list[GpuInfo]) -> str:
+def gpu_indices(gpus: list[GpuInfo]) -> str:
+    """`0,2,5`: the GPUs' indices, for a message."""
     return ",".join(str(g.index) for g in gpus)
 
 
@@ -452,7 +453,7 @@ def _persistence(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices | No
                                sh(_DROPIN), changes="/etc/systemd/system/nvidia-persistenced.service.d/persistence.conf",
                                keep=keep_text("the drop-in stays across reboots and package upgrades")),
                           note="the unit's ExecStart has --no-persistence-mode (Ubuntu's packaging)")
-            msg = ("persistence mode Disabled on GPU(s) " + _indices(off) + " although nvidia-persistenced is "
+            msg = ("persistence mode Disabled on GPU(s) " + gpu_indices(off) + " although nvidia-persistenced is "
                    f"{daemon.active if daemon else '?'}: its unit runs it with --no-persistence-mode")
         else:
             state = (f"nvidia-persistenced is {daemon.active or ('running' if daemon.pids else 'not running')}"
@@ -460,7 +461,7 @@ def _persistence(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices | No
             fix = Fix.of(step("Start the persistence daemon (or: `nvidia-smi -pm 1`)",
                                "systemctl start nvidia-persistenced", changes="persistence mode of every GPU",
                                keep=keep_cmd(cmd("systemctl enable --now nvidia-persistenced"))))
-            msg = f"persistence mode Disabled on GPU(s) {_indices(off)}; {state}"
+            msg = f"persistence mode Disabled on GPU(s) {gpu_indices(off)}; {state}"
         return over_gpus(nvidia, read, issue(
             msg + ". Startup only: each new CUDA/NVML client re-initialises the GPUs (seconds), "
             "steady-state tokens/s are unaffected" + where,
@@ -526,15 +527,15 @@ def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> 
     prohibited = [g for g in bad if g.compute_mode == "Prohibited"]
     actual = {g.subject: g.compute_mode for g in bad}
     if prohibited:
-        return issue(f"compute mode Prohibited on GPU(s) {_indices(prohibited)}: no CUDA context can be created",
+        return issue(f"compute mode Prohibited on GPU(s) {gpu_indices(prohibited)}: no CUDA context can be created",
                      actual=actual, expected="Default", subjects=[g.subject for g in bad], severity="high", fix=fix)
     tps = tp_sizes(parallelism)
     one_each = all(g.processes is not None and len(g.processes) <= 1 for g in bad)
     if one_each and tps and max(tps) == 1:
-        return issue(f"compute mode {bad[0].compute_mode} on GPU(s) {_indices(bad)} with one engine per GPU and "
+        return issue(f"compute mode {bad[0].compute_mode} on GPU(s) {gpu_indices(bad)} with one engine per GPU and "
                      "TP=1: works, but any helper context (P2P probe, profiler) will fail", actual=actual,
                      expected="Default", subjects=[g.subject for g in bad], severity="low", fix=fix)
-    return issue(f"compute mode {bad[0].compute_mode} on GPU(s) {_indices(bad)}: vLLM/SGLang open several "
+    return issue(f"compute mode {bad[0].compute_mode} on GPU(s) {gpu_indices(bad)}: vLLM/SGLang open several "
                  "contexts per GPU (P2P probe, helpers); extra ones fail and custom all-reduce is disabled",
                  actual=actual, expected="Default", subjects=[g.subject for g in bad], fix=fix)
 
@@ -617,7 +618,7 @@ def _fabric_manager(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices |
     if not_done:
         # The worse Fabric field decides, quoted with the better one it overrides (`State : Completed`).
         said = dict.fromkeys(" although ".join(f"`{line}`" for line in verdicts[g.subject][1]) for g in not_done)
-        problems.append("fabric not ready on GPU(s) " + _indices(not_done) + ": " + "; ".join(said))
+        problems.append("fabric not ready on GPU(s) " + gpu_indices(not_done) + ": " + "; ".join(said))
         subjects += [g.subject for g in not_done]
         quoted = [f"GPU {g.index}: {line}" for g in not_done for line in verdicts[g.subject][1]][:6]
     if fm is not None and fm.mismatch:
@@ -749,12 +750,12 @@ def _gsp_firmware(nvidia: NvidiaGpus | None, nvidia_driver: NvidiaDriver | None,
                             actual=read[0].gsp_firmware)
     must = [g for g in off if is_blackwell(g)] or (off if flavour == "open" else [])
     if must:
-        return issue(f"GSP firmware not in use on GPU(s) {_indices(must)}"
+        return issue(f"GSP firmware not in use on GPU(s) {gpu_indices(must)}"
                      + (" with the open kernel module (which depends on GSP)" if flavour == "open" else
                         " (Blackwell)") + (f"; EnableGpuFirmware={param}" if param == "0" else ""),
                      actual="N/A", expected="a GSP firmware version", subjects=[g.subject for g in must],
                      evidence=evidence)
-    return ok(f"GSP firmware not in use on GPU(s) {_indices(off)} with the proprietary module: allowed "
+    return ok(f"GSP firmware not in use on GPU(s) {gpu_indices(off)} with the proprietary module: allowed "
               "(info; no evidence it changes CUDA throughput)", actual="N/A", subjects=[g.subject for g in off])
 
 
@@ -835,7 +836,7 @@ def _nvlink_health(nvidia: NvidiaGpus | None, gpu_events: GpuEvents | None, nvli
         blind = [g for g in gpus if g.nvlinks is None and g.spec is None]
         if blind:
             return unknown("neither the NVLink state nor a known GPU model is in this source for GPU(s) "
-                           + _indices(blind), hint="paste `nvidia-smi -q` and `nvidia-smi nvlink -s`, or audit "
+                           + gpu_indices(blind), hint="paste `nvidia-smi -q` and `nvidia-smi nvlink -s`, or audit "
                            "the host (NVML)")
         return not_applicable("no NVLink on these GPUs (" + ", ".join(sorted({g.name for g in gpus if g.name}))
                               + "): GPU-to-GPU traffic goes over PCIe, so vLLM/SGLang custom all-reduce runs at most "

@@ -41,7 +41,7 @@ from stackaudit.fixes.model import (
     step,
 )
 from stackaudit.fixes.pcie import acs_fix, acs_scan_fix
-from stackaudit.gputable import pre_turing
+from stackaudit.gputable import PRE_TURING
 
 NCCL_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html"
 KERNEL_PARAMS_DOC = "https://docs.kernel.org/admin-guide/kernel-parameters.html"
@@ -492,7 +492,8 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
     GPUDirect RDMA need a large BAR.
 
     Traps: data-center GPUs (H100/H200/B200/A100/L40S) have a large fixed BAR1 and no need of
-    ReBAR: not flagged. GPUs that predate Turing (gputable.pre_turing) have no Resizable BAR: their
+    ReBAR: not flagged. GPUs that predate Turing (gputable.PRE_TURING, by the
+    architecture the source or the name implies) have no Resizable BAR: their
     256 MiB BAR1 is not an issue. A single GPU does not use BAR1 for its copies, and an ordinary Ethernet
     NIC next to it does no GPUDirect RDMA (not an issue). No measured NCCL gain from
     ReBAR on officially P2P-capable cards is published.
@@ -590,7 +591,7 @@ def _bar1_from_nvidia(nvidia: NvidiaGpus | None) -> Outcome:
     small = {g.subject: f"{g.bar1_total_mib:g} MiB" for g in shown if (g.bar1_total_mib or 0) * 2**20 <= _SMALL_BAR1}
     fine = {g.subject: _size(int((g.bar1_total_mib or 0) * 2**20)) for g in shown if g.subject not in small}
     fixed = {g.subject: f"{g.name}, {small[g.subject]}" for g in shown
-             if g.subject in small and pre_turing(g.name, g.architecture)}
+             if g.subject in small and g.implied_architecture in PRE_TURING}
     if small and len(fixed) == len(small):
         return over_gpus(nvidia, shown, not_an_issue(
             "small BAR1 on GPUs that predate Turing (" + "; ".join(f"{b}: {v}" for b, v in fixed.items())

@@ -28,12 +28,10 @@ from stackaudit.checks.registry import (
 from stackaudit.facts._parse import sizes_from_argv, tp_spans_nodes
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
-from stackaudit.facts.docker import DockerContainers
-from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.nvidia import gpu_spec
-from stackaudit.facts.parallelism import Parallelism
+from stackaudit.facts.parallelism import SERVING_ENGINES, ServingEngine
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import (
@@ -72,9 +70,6 @@ GPU_OPERATOR_RDMA = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operato
 NCCL_TESTS_74 = "https://github.com/NVIDIA/nccl-tests/issues/74"
 NCCL_TESTS_115 = "https://github.com/NVIDIA/nccl-tests/issues/115"
 TRTLLM_PCIE_AR = "https://nvidia.github.io/TensorRT-LLM/legacy/advanced/lowprecision-pcie-allreduce.html"
-
-_ENGINES = ("vllm", "sglang")
-
 
 # --- helpers ---------------------------------------------------------------------------------
 
@@ -129,24 +124,6 @@ def _subject(gpu: str, gpus: GpuInventory | None) -> str:
     return f"{gpu} ({record.bdf})" if record is not None and record.bdf else gpu
 
 
-def _engine_roots(procs: ServingProcesses | None) -> list[ProcessInfo]:
-    if procs is None:
-        return []
-    return [p for p in procs.roots() if p.engine in _ENGINES]
-
-
-def _engine_tp(procs: ServingProcesses | None,
-               parallelism: Parallelism | None) -> tuple[str, int | None, ProcessInfo | None]:
-    """(engine, TP size, root process) from the running engine, else from a pasted log."""
-    for root in _engine_roots(procs):
-        sizes = parallelism.for_pid(root.pid) if parallelism is not None else None
-        return root.engine, sizes.tp_or_default if sizes is not None else 1, root
-    logged = parallelism.from_log if parallelism is not None else None
-    if logged is not None:
-        return logged.engine, logged.tp, None
-    return "", None, None
-
-
 def _cvd(proc: ProcessInfo | None, collect_env: CollectEnv | None = None) -> list[str] | None:
     value = proc.env("CUDA_VISIBLE_DEVICES") if proc is not None else None
     if value is None and proc is None and collect_env is not None:
@@ -166,18 +143,6 @@ def _engine_gpus(topo: TopoMatrix, proc: ProcessInfo | None, tp: int | None,
     return names[:tp] if tp else names
 
 
-def _shown_engine(commands: EngineCommands | None, containers: DockerContainers | None) -> ProcessInfo | None:
-    """The engine's flags where no engine process is read: a pasted command line, else a container's
-    engine arguments (docker run, compose, a pod spec, `docker inspect`)."""
-    if commands is not None and commands.commands:
-        return commands.commands[0].as_process()
-    for c in containers.containers if containers is not None else ():
-        if c.engine in _ENGINES:
-            return ProcessInfo(pid=0, ppid=None, comm=f"container {c.label}", argv=c.argv, engine=c.engine,
-                               role="api-server", root_pid=0)
-    return None
-
-
 def _p2p_pair_ok(p2p: P2pMatrix | None, gpus: list[str] | None) -> bool:
     """The driver allows P2P between every pair of these GPUs (`nvidia-smi topo -p2p`)."""
     if p2p is None or not gpus or len(gpus) < 2:
@@ -186,7 +151,7 @@ def _p2p_pair_ok(p2p: P2pMatrix | None, gpus: list[str] | None) -> bool:
 
 
 def _multi_node(procs: ServingProcesses | None, log: ServingLog | None) -> bool:
-    for root in _engine_roots(procs):
+    for root in (p for p in procs.roots() if p.engine in SERVING_ENGINES) if procs is not None else ():
         nnodes = root.option("--nnodes")
         if nnodes and nnodes.isdecimal() and int(nnodes) > 1:
             return True
@@ -597,11 +562,10 @@ _KEY_NEGATIVE = ("no NVLink between these GPUs (PCIe only): vLLM and SGLang turn
              keep=keep_text("the same flags in the service definition"))),
     references=(VLLM_CUSTOM_AR, SGLANG_P2P_CRASH, "https://github.com/vllm-project/vllm/issues/56128"),
 )
-def custom_allreduce(serving_processes: ServingProcesses | None = None, serving_log: ServingLog | None = None,
-                     gpu_topology: TopoMatrix | None = None, gpus: GpuInventory | None = None,
-                     collect_env: CollectEnv | None = None, parallelism: Parallelism | None = None,
-                     gpu_p2p: P2pMatrix | None = None, engine_commands: EngineCommands | None = None,
-                     docker_containers: DockerContainers | None = None) -> Outcome:
+def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingProcesses | None = None,
+                     serving_log: ServingLog | None = None, gpu_topology: TopoMatrix | None = None,
+                     gpus: GpuInventory | None = None, collect_env: CollectEnv | None = None,
+                     gpu_p2p: P2pMatrix | None = None) -> Outcome:
     """Reads: the engine's flags (`--tensor-parallel-size`, `--disable-custom-all-reduce`, SGLang
     `--enable-p2p-check`) from /proc, else from a pasted command line or a container's engine
     arguments, a pasted engine log ("Custom allreduce is disabled because
@@ -624,12 +588,10 @@ def custom_allreduce(serving_processes: ServingProcesses | None = None, serving_
     GeForce cards have no P2P with the stock driver: NCCL carries the all-reduce. A TP group that
     spans nodes (facts/_parse.tp_spans_nodes: `--nnodes` above PP x DP) never runs it: not applicable.
     """
-    engine, tp, root = _engine_tp(serving_processes, parallelism)
-    if root is None and not _engine_roots(serving_processes):
-        root = _shown_engine(engine_commands, docker_containers)
-        if root is not None and tp is None:
-            # The shown command's own TP picks the GPUs whose links matter (a cut matrix may not show the rest).
-            tp = sizes_from_argv(root.argv)[0]
+    engine, tp, root = serving_engine.engine, serving_engine.tp, serving_engine.shown
+    if serving_engine.process is None and root is not None and tp is None:
+        # The shown command's own TP picks the GPUs whose links matter (a cut matrix may not show the rest).
+        tp = sizes_from_argv(root.argv)[0]
     models = _models(gpus)
     topo_gpus = _engine_gpus(gpu_topology, root, tp, collect_env) if gpu_topology is not None else None
     nvlinked = _fully_nvlinked(gpu_topology, topo_gpus) if gpu_topology is not None else None
@@ -850,10 +812,6 @@ _ENV_BLIND = "the serving engine's environment could not be read (another user's
 _ENV_BLIND_HINT = "run as root: `tr '\\0' '\\n' < /proc/<engine pid>/environ | grep ^NCCL_`"
 
 
-def _truthy(value: str) -> bool:
-    return value.strip().lower() in ("1", "true", "yes", "y", "on")
-
-
 @check(
     "IC-NCCL-ENV",
     title="NCCL environment variables that disable the fast paths",
@@ -927,12 +885,10 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
             continue
         seen.add(s.name)
         where = f"{s.name}={s.value} ({s.source})"
-        if (s.name == "NCCL_P2P_DISABLE" and _truthy(s.value)) or (s.name == "NCCL_P2P_LEVEL" and s.value.upper() in (
-                "LOC", "0")):
+        if s.p2p_off:
             findings.append(_p2p_off_finding(where, one_rank, nvlink, geforce, p2p_ok, gpu_topology))
-        elif s.name == "NCCL_SHM_DISABLE" and _truthy(s.value):
-            p2p_off = any((x.name == "NCCL_P2P_DISABLE" and _truthy(x.value))
-                          or (x.name == "NCCL_P2P_LEVEL" and x.value.upper() in ("LOC", "0")) for x in settings)
+        elif s.name == "NCCL_SHM_DISABLE" and s.on:
+            p2p_off = any(x.p2p_off for x in settings)
             sys_pairs = gpu_topology is not None and any(
                 link_kind(c) in ("SYS", "PHB", "NODE") for _, _, c in gpu_topology.gpu_pairs())
             if p2p_off or sys_pairs or p2p_ok is False:
@@ -951,7 +907,7 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
                              "NVIDIA/nccl#1240); NCCL fails at init where it names a device this host lacks", s.name))
         elif s.name in ("NCCL_ALGO", "NCCL_PROTO"):
             findings.append((1, f"{where} forces NCCL's choice; keep only with a measurement on this host", s.name))
-        elif s.name == "NCCL_IB_DISABLE" and _truthy(s.value):
+        elif s.name == "NCCL_IB_DISABLE" and s.on:
             # Only GPU pairs without NVLink could gain from a NIC next to them (NCCL's NET/IB inside a host).
             near = [] if _fully_nvlinked(gpu_topology) else _nics_near_gpus(gpu_topology)
             if multi:
@@ -1049,9 +1005,8 @@ def _group_worst(topo: TopoMatrix, group: list[str]) -> int:
                        keep=keep_text("the same in the service definition / pod spec"))),
     references=(NCCL_PATHS, TRTLLM_PCIE_AR),
 )
-def topology_placement(gpu_topology: TopoMatrix | None = None, serving_processes: ServingProcesses | None = None,
-                       parallelism: Parallelism | None = None, gpus: GpuInventory | None = None,
-                       collect_env: CollectEnv | None = None, engine_commands: EngineCommands | None = None) -> Outcome:
+def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix | None = None,
+                       gpus: GpuInventory | None = None, collect_env: CollectEnv | None = None) -> Outcome:
     """Reads: `nvidia-smi topo -m` restricted to the engine's GPUs (its CUDA_VISIBLE_DEVICES and
     tensor-parallel size, from /proc, a pasted command line or a pasted log), CUDA_DEVICE_ORDER,
     the GPU models.
@@ -1099,11 +1054,10 @@ def topology_placement(gpu_topology: TopoMatrix | None = None, serving_processes
                          "the matrix hides which socket each GPU hangs off, so a group's socket span cannot be read",
                          hint="paste `lspci -tv` or each GPU's /sys/bus/pci/devices/<bdf>/numa_node")
         return over_subjects(hidden, names, len(names), ask="nvidia-smi topo -m")
-    engine, tp, root = _engine_tp(serving_processes, parallelism)
+    engine, tp = serving_engine.engine, serving_engine.tp
     if not engine and tp is None:
         return _placement_advice(topo)
-    if root is None and not _engine_roots(serving_processes):
-        root = _shown_engine(engine_commands, None)  # CUDA_VISIBLE_DEVICES set on a pasted command line
+    root = serving_engine.process or serving_engine.command  # CUDA_VISIBLE_DEVICES set on a pasted command line
     group = _engine_gpus(topo, root, tp, collect_env)
     size = len(group)
     if size < 2:
@@ -1285,9 +1239,9 @@ def numa_affinity(serving_processes: ServingProcesses | None = None, gpu_topolog
                   note="NIC placement in slots under the same switch as the GPUs"),
     references=(NCCL_PATHS, NCCL_ENV_DOC),
 )
-def nic_gpu_affinity(gpu_topology: TopoMatrix | None = None, serving_processes: ServingProcesses | None = None,
-                     serving_log: ServingLog | None = None, nccl_config: NcclConfig | None = None,
-                     gpus: GpuInventory | None = None, parallelism: Parallelism | None = None) -> Outcome:
+def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | None = None,
+                     serving_processes: ServingProcesses | None = None, serving_log: ServingLog | None = None,
+                     nccl_config: NcclConfig | None = None, gpus: GpuInventory | None = None) -> Outcome:
     """Reads: the NIC rows/columns of `nvidia-smi topo -m` (and its NIC Legend), the engine's
     multi-node / disaggregation flags, a pasted NCCL log (`NET/IB : Using [0]mlx5_0`, GDR lines),
     NCCL_IB_HCA and NCCL_NET_GDR_LEVEL.
@@ -1316,7 +1270,7 @@ def nic_gpu_affinity(gpu_topology: TopoMatrix | None = None, serving_processes: 
         nearest[g] = best
     summary = {g: f"{topo.nic_label(n)} {c}" for g, (c, n) in nearest.items()}
     if not _multi_node(serving_processes, serving_log):
-        engine, _, _ = _engine_tp(serving_processes, parallelism)
+        engine = serving_engine.engine
         if not engine and serving_processes is None and serving_log is None:
             return unknown("whether serving spans nodes is not in the source (no engine processes, no engine log)",
                            hint="NIC placement matters only for multi-node or disaggregated serving")

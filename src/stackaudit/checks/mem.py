@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from stackaudit.checks.drv import gpu_list, no_gpu_information, ok_over_gpus, over_gpus, tp_sizes
+from stackaudit.checks.drv import gpu_indices, gpu_list, no_gpu_information, ok_over_gpus, over_gpus, tp_sizes
 from stackaudit.checks.registry import (
     Fix,
     Outcome,
@@ -37,10 +37,6 @@ from stackaudit.gputable import PRE_AMPERE, family_of
 
 MEM_ERRORS = "https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/error-recovery-and-response-flags.html"
 MIG_GUIDE = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/deployment-considerations.html"
-
-
-def _idx(gpus: list[GpuInfo]) -> str:
-    return ",".join(str(g.index) for g in gpus)
 
 
 # --- MEM-ROW-REMAP-ECC -------------------------------------------------------------------------
@@ -93,17 +89,17 @@ def _row_remap_ecc(nvidia: NvidiaGpus) -> Outcome:
     unc = [g for g in read if (g.ecc_volatile_uncorrected or 0) > 0]
     problems = []
     if failed:
-        problems.append(f"row remapping failed on GPU(s) {_idx(failed)} (no spare rows left: RMA)")
+        problems.append(f"row remapping failed on GPU(s) {gpu_indices(failed)} (no spare rows left: RMA)")
     if pending:
-        problems.append(f"row remap / page retirement pending on GPU(s) {_idx(pending)} (reset the GPU to apply; "
+        problems.append(f"row remap / page retirement pending on GPU(s) {gpu_indices(pending)} (reset the GPU to apply; "
                         "a maintenance item, not a slowdown)")
     if unc:
-        problems.append("volatile uncorrectable ECC errors on GPU(s) " + _idx(unc) + " ("
+        problems.append("volatile uncorrectable ECC errors on GPU(s) " + gpu_indices(unc) + " ("
                         + ", ".join(str(g.ecc_volatile_uncorrected) for g in unc) + ")")
     actual = {g.subject: {"remap_pending": g.remap_pending, "remap_failure": g.remap_failure,
                           "volatile_uncorrected": g.ecc_volatile_uncorrected} for g in read}
     if problems:
-        fix = advice("RMA the GPU(s) " + _idx(failed), cost="hardware") if failed else Fix.of(
+        fix = advice("RMA the GPU(s) " + gpu_indices(failed), cost="hardware") if failed else Fix.of(
             step("Stop the engine, then reset the GPUs (or reboot)",
                  *[f"nvidia-smi -r -i {g.index}" for g in pending + unc], cost="driver-reload",
                  changes="the GPUs' state (applies pending remaps)"))
@@ -112,7 +108,7 @@ def _row_remap_ecc(nvidia: NvidiaGpus) -> Outcome:
                      severity="high" if failed else None)
     corrected = [g for g in read if (g.ecc_aggregate_corrected or 0) > 0 or (g.remap_corrected or 0) > 0]
     if corrected:
-        return over_gpus(nvidia, read, not_an_issue(f"correctable errors recorded on GPU(s) {_idx(corrected)} (remapped "
+        return over_gpus(nvidia, read, not_an_issue(f"correctable errors recorded on GPU(s) {gpu_indices(corrected)} (remapped "
                                                     "or corrected): normal over a GPU's life; nothing pending, no failure",
                                                     actual=actual))
     return ok_over_gpus(nvidia, read, f"no pending or failed row remapping and no uncorrectable ECC on {len(read)} GPU(s)",
@@ -156,7 +152,7 @@ def ecc_mode(nvidia: NvidiaGpus) -> Outcome:
     modes = {g.subject: ("Enabled" if g.ecc_current else "Disabled") for g in read}
     if pending:
         return over_gpus(nvidia, read, issue(
-            f"ECC mode change pending on GPU(s) {_idx(pending)} (current "
+            f"ECC mode change pending on GPU(s) {gpu_indices(pending)} (current "
             f"{'Enabled' if pending[0].ecc_current else 'Disabled'}, pending "
             f"{'Enabled' if pending[0].ecc_pending else 'Disabled'}): applies at the next reset",
             actual=modes, expected="current = pending", subjects=[g.subject for g in pending]))
@@ -230,7 +226,7 @@ def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> Outcome:
               for g in read}
     if not enabled:
         if pending:
-            return issue(f"MIG will be enabled on GPU(s) {_idx(pending)} at the next reset (pending)",
+            return issue(f"MIG will be enabled on GPU(s) {gpu_indices(pending)} at the next reset (pending)",
                          actual=actual, expected="MIG Disabled", subjects=[g.subject for g in pending], fix=fix,
                          severity="medium")
         return ok_over_gpus(nvidia, read, f"MIG disabled on {len(read)} GPU(s)", actual=actual)
@@ -240,7 +236,7 @@ def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> Outcome:
     slices = ", ".join(f"GPU {g.index}: {g.mig_devices if g.mig_devices is not None else '?'} instance(s)"
                        for g in enabled)
     if empty:
-        return issue(f"MIG enabled with no instance on GPU(s) {_idx(empty)}: no CUDA work can run there",
+        return issue(f"MIG enabled with no instance on GPU(s) {gpu_indices(empty)}: no CUDA work can run there",
                      actual=actual, expected="MIG Disabled, or instances created", subjects=subjects, fix=fix)
     if tps and max(tps) > 1:
         return issue(f"MIG enabled ({slices}) while the engine runs TP={max(tps)}: no NVLink/P2P or CUDA IPC "
@@ -308,7 +304,7 @@ def gpu_shared(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = 
     display = [g for g in gpus if g.display_active or any(_DISPLAY_SERVER.search(p.name or "")
                                                             for p in g.processes or ())]
     if display:
-        problems.append(f"a display is active on GPU(s) {_idx(display)} (desktop/Xorg costs memory and adds "
+        problems.append(f"a display is active on GPU(s) {gpu_indices(display)} (desktop/Xorg costs memory and adds "
                         "latency jitter)")
         subjects += [g.subject for g in display]
     serious = False  # another program's engine or MPS (P1); a display server alone is P2

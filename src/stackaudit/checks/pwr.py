@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from stackaudit.checks.drv import gpu_list, ok_over_gpus, over_gpus
+from stackaudit.checks.drv import gpu_indices, gpu_list, ok_over_gpus, over_gpus
 from stackaudit.checks.registry import (
     Fix,
     Outcome,
@@ -16,7 +16,14 @@ from stackaudit.checks.registry import (
     unknown,
 )
 from stackaudit.facts.container import ContainerInfo
-from stackaudit.facts.nvidia import CLOCK_EVENT_LABELS, GpuInfo, GpuSamples, NvidiaGpus, PowerProfile
+from stackaudit.facts.nvidia import (
+    CLOCK_EVENT_LABELS,
+    POWER_TOLERANCE_W,
+    GpuInfo,
+    GpuSamples,
+    NvidiaGpus,
+    PowerProfile,
+)
 from stackaudit.fixes.model import (
     advice,
     keep_text,
@@ -24,30 +31,15 @@ from stackaudit.fixes.model import (
     sh,
     step,
 )
-from stackaudit.gputable import resolve_cut_name
 
 NVML_REASONS = "https://docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventReasons.html"
 DCGM_FIELDS = "https://docs.nvidia.com/datacenter/dcgm/2.4/dcgm-api/dcgm-api-field-constants.html"
 HW_REASONS = ("hw_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown", "sw_thermal_slowdown")
-TOLERANCE_W = 1.0
 BUSY_SHARE = 0.10  # a HW reason active in more than this share of the busy samples is persistent
-
-
-def _idx(gpus: list[GpuInfo]) -> str:
-    return ",".join(str(g.index) for g in gpus)
 
 
 # --- PWR-GPU-POWER-LIMIT -----------------------------------------------------------------------
 
-
-
-def _cap_named_it(g: GpuInfo) -> bool:
-    """The power cap is what resolved a name the nvidia-smi table cut: its row's default then only repeats the
-    cap and is no evidence of the default (gputable.resolve_cut_name)."""
-    if not g.cut_name:
-        return False
-    alone = resolve_cut_name(g.cut_name, g.memory_total_mib, None)
-    return alone is None or alone.spec is None
 
 @check(
     "PWR-GPU-POWER-LIMIT",
@@ -84,40 +76,36 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
     judged: list[GpuInfo] = []
     unknown_default: list[GpuInfo] = []
     for g in gpus:
-        limit = g.power_limit_w
-        if g.power_enforced_w is not None and (limit is None or g.power_enforced_w < limit - TOLERANCE_W):
-            limit = g.power_enforced_w
+        limit = g.power_cap_w
         if limit is None:
             continue
-        default, origin = g.power_default_w, "the GPU's default"
-        if default is None and g.spec is not None and g.spec.power_w and not _cap_named_it(g):
-            default, origin = g.spec.power_w, f"the {g.spec.name} default in the GPU table"
+        default, origin = g.power_default
         if default is None:
             unknown_default.append(g)
             continue
         judged.append(g)
-        if limit < default - TOLERANCE_W:
+        if limit < default - POWER_TOLERANCE_W:
             low.append((g, limit, default, origin))
         else:
             fine.append(f"GPU {g.index} {limit:g} W")
     if low:
         # `-pl` only helps where the requested limit itself is low; an enforced limit below a requested
         # default comes from another limiter (BMC/Redfish out-of-band cap, PSU power brake, DCGM policy).
-        settable = [(g, d) for g, _, d, _ in low if g.power_limit_w is None or g.power_limit_w < d - TOLERANCE_W]
+        settable = [(g, d) for g, _, d, _ in low if g.power_limit_w is None or g.power_limit_w < d - POWER_TOLERANCE_W]
         brake = [g for g, lim, _, _ in low if g.power_enforced_w is not None and g.power_limit_w is not None
-                 and g.power_enforced_w < g.power_limit_w - TOLERANCE_W]
+                 and g.power_enforced_w < g.power_limit_w - POWER_TOLERANCE_W]
         where = " (set on the host)" if container is not None and container.in_container else ""
         msg = "; ".join(f"GPU {g.index} capped at {lim:g} W, {o} is {d:g} W ({lim / d:.0%})" for g, lim, d, o in low)
         other = ("find the other limiter: the BMC's out-of-band power cap (Redfish PowerLimitWatts), PSU "
                  "redundancy/power budget, a DCGM policy")
         if brake:
-            msg += f"; GPU(s) {_idx(brake)}: the enforced limit is below the requested one (chassis/PSU power " \
+            msg += f"; GPU(s) {gpu_indices(brake)}: the enforced limit is below the requested one (chassis/PSU power " \
                    "brake or an out-of-band cap: `nvidia-smi -pl` cannot raise it; check PWR-CLOCK-EVENTS)"
         fix = (Fix.of(*[s for s in (
             step("Restore the default power limits (root; lost at driver unload)",
                  *[f"nvidia-smi -i {g.index} -pl {d:g}" for g, d in settable], changes="the GPUs' power limits",
                  keep=keep_text("a systemd oneshot after nvidia-persistenced running the same commands")),
-            step(f"GPU(s) {_idx(brake)}: {other}", cost="runtime") if len(settable) < len(low) else None)
+            step(f"GPU(s) {gpu_indices(brake)}: {other}", cost="runtime") if len(settable) < len(low) else None)
             if s is not None])
                if settable else Fix.of(step(other[0].upper() + other[1:], cost="runtime")))
         # P1 (medium, a runtime fix), unless the cap is the site's choice: then a waiver records it.
@@ -215,13 +203,13 @@ def clock_events(nvidia: NvidiaGpus, gpu_samples: GpuSamples | None = None) -> O
                      expected="no HW/thermal slowdown under load", subjects=[g.subject for g in busy_hw + hot],
                      severity="medium")
     if hw:
-        return unknown(f"HW slowdown reasons active on idle GPU(s) {_idx(hw)} ({_labels(list(hw[0].clock_events or ()))}): "
+        return unknown(f"HW slowdown reasons active on idle GPU(s) {gpu_indices(hw)} ({_labels(list(hw[0].clock_events or ()))}): "
                        "idle, not conclusive", hint="run `stackaudit audit --sample 30` while the server is under load",
                        actual=actual)
     capped = [g for g in read if "sw_power_cap" in (g.clock_events or ())]
     if capped:
         return over_gpus(nvidia, read, not_an_issue(
-            f"SW Power Cap active on GPU(s) {_idx(capped)}: normal at full load at the default limit (see "
+            f"SW Power Cap active on GPU(s) {gpu_indices(capped)}: normal at full load at the default limit (see "
             "PWR-GPU-POWER-LIMIT for a lowered one)", actual=actual))
     idle = not any(g.busy for g in read)
     load = "GPU load not in the source" if all(g.utilization_gpu is None for g in read) else "GPUs idle at this instant"
@@ -316,13 +304,13 @@ def app_clocks(nvidia: NvidiaGpus) -> Outcome:
                        *[c for g in held_low for c in (f"nvidia-smi -i {g.index} -rgc", f"nvidia-smi -i {g.index} -rmc")],
                        changes="the GPUs' locked clocks", keep=keep_text("remove the script/policy that locks them"))))
     if at_max:
-        return not_an_issue(f"clocks locked at the maximum on GPU(s) {_idx(at_max)}: legitimate (stable "
+        return not_an_issue(f"clocks locked at the maximum on GPU(s) {gpu_indices(at_max)}: legitimate (stable "
                             "benchmarks)", actual={g.subject: g.sm_clock_mhz for g in at_max})
     read = [g for g in gpus if g.app_graphics_mhz is not None or g.clock_events is not None]
     if not read:
         return unknown("application clocks are not in this source", hint="paste `nvidia-smi -q -d CLOCK`")
     if held:
-        return unknown(f"a clock setting limits idle GPU(s) {_idx(held)}: idle, not conclusive",
+        return unknown(f"a clock setting limits idle GPU(s) {gpu_indices(held)}: idle, not conclusive",
                        hint="look again under load (`--sample 30`)")
     return ok_over_gpus(nvidia, read, f"application clocks at default on {len(read)} GPU(s) (or not set)",
                         actual={g.subject: [g.app_graphics_mhz, g.app_mem_mhz] for g in read})

@@ -532,6 +532,34 @@ def _graphs_on_command_lines(commands: EngineCommands, collect_env: CollectEnv |
                    hint="paste `python -m vllm.collect_env` (or `python -m sglang.check_env`), or the start-up log")
 
 
+def _graphs_flags(shown: list[tuple[str, str, str, ProcessInfo]]) -> Outcome | None:
+    """The eager-mode and capture-cap flags on engine command lines shown as (label, subject, where, process):
+    an issue naming the lines that carry one, or None when none does."""
+    off_all: list[str] = []
+    low_all: list[str] = []
+    flags: list[str] = []
+    subjects: list[str] = []
+    evidence: list[str] = []
+    for label, subject, where, proc in shown:
+        off, low = _graphs_disabled(proc)
+        if off or low:
+            subjects.append(subject)
+            evidence.append(f"{where}: {' '.join(proc.argv)[:400]}")
+        off_all.extend(f"{label}: {x}" for x in off)
+        low_all.extend(f"{label}: {x}" for x in low)
+        flags += off or low
+    if off_all:
+        return issue(f"CUDA graphs are disabled by {_what(flags)}: " + "; ".join(off_all)
+                     + " (fine only while debugging or when the model fails to capture)",
+                     actual=off_all, expected="CUDA graphs on (no eager-mode flag)", subjects=subjects,
+                     evidence=evidence)
+    if low_all:
+        return issue(f"CUDA-graph capture capped low by {_what(flags)}, larger batches run eagerly: "
+                     + "; ".join(low_all), actual=low_all, expected="capture sizes up to the batch the engine runs",
+                     subjects=subjects, evidence=evidence, severity="low")
+    return None
+
+
 def _graphs_in_container_specs(containers: DockerContainers) -> Outcome:
     """RT-CUDA-GRAPHS on the engine argv of containers (docker inspect Args, a pasted docker run / compose /
     pod spec) where no engine process is in the source."""
@@ -541,25 +569,11 @@ def _graphs_in_container_specs(containers: DockerContainers) -> Outcome:
             return unknown("the pasted container spec is an excerpt and names no engine")
         return not_applicable("no vLLM, SGLang or TensorRT-LLM engine in the containers' commands ("
                               + ", ".join(c.image or c.label for c in containers.containers[:3]) + ")")
-    off_all: list[str] = []
-    low_all: list[str] = []
-    flags: list[str] = []
-    for c, engine in engines:
-        off, low = _graphs_disabled(ProcessInfo(pid=0, ppid=None, comm="", argv=c.argv, engine=engine, root_pid=0))
-        off_all.extend(f"container {c.label}: {x}" for x in off)
-        low_all.extend(f"container {c.label}: {x}" for x in low)
-        flags += off or low
-    if off_all:
-        return issue(f"CUDA graphs are disabled by {_what(flags)}: " + "; ".join(off_all)
-                     + " (fine only while debugging or when the model fails to capture)",
-                     actual=off_all, expected="CUDA graphs on (no eager-mode flag)",
-                     subjects=[c.label for c, _ in engines],
-                     evidence=[f"container {c.label} command: {' '.join(c.argv)[:400]}" for c, _ in engines])
-    if low_all:
-        return issue(f"CUDA-graph capture capped low by {_what(flags)}, larger batches run eagerly: "
-                     + "; ".join(low_all), actual=low_all, expected="capture sizes up to the batch the engine runs",
-                     subjects=[c.label for c, _ in engines], severity="low",
-                     evidence=[f"container {c.label} command: {' '.join(c.argv)[:400]}" for c, _ in engines])
+    judged = _graphs_flags([(f"container {c.label}", c.label, f"container {c.label} command",
+                             ProcessInfo(pid=0, ppid=None, comm="", argv=c.argv, engine=engine, root_pid=0))
+                            for c, engine in engines])
+    if judged is not None:
+        return judged
     if any(c.excerpt for c, _ in engines):
         return unknown("no eager-mode flag in the engine arguments shown, but the container spec is an excerpt",
                        hint="paste the whole `docker inspect <container>` or the full command line")
@@ -663,29 +677,9 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     if not roots:
         return _no_engine(serving_processes, "no vLLM, SGLang or TensorRT-LLM process is running: there is no "
                           "engine command line to read")
-    off_all: list[str] = []
-    low_all: list[str] = []
-    flags: list[str] = []
-    subjects: list[str] = []
-    evidence: list[str] = []
-    for root in roots:
-        off, low = _graphs_disabled(root)
-        if off or low:
-            subjects.append(f"pid {root.pid}")
-            evidence.append(f"{root.label} cmdline: {' '.join(root.argv)[:400]}")
-        off_all.extend(f"{root.label}: {x}" for x in off)
-        low_all.extend(f"{root.label}: {x}" for x in low)
-        flags += off or low
-    if off_all:
-        return issue(f"CUDA graphs are disabled by {_what(flags)}: " + "; ".join(off_all)
-                     + " (fine only while debugging or when the model fails to capture)",
-                     actual=off_all, expected="CUDA graphs on (no eager-mode flag)", subjects=subjects,
-                     evidence=evidence)
-    if low_all:
-        return issue(f"CUDA-graph capture capped very low by {_what(flags)}, larger batches run eagerly: "
-                     + "; ".join(low_all),
-                     actual=low_all, expected="capture sizes up to the usual batch sizes", subjects=subjects,
-                     evidence=evidence, severity="low")
+    judged = _graphs_flags([(root.label, f"pid {root.pid}", f"{root.label} cmdline", root) for root in roots])
+    if judged is not None:
+        return judged
     names = ", ".join(sorted({r.label for r in roots}))
     return ok(f"CUDA graphs are on for {names}", actual="enabled",
               evidence=[f"{r.label} cmdline: {' '.join(r.argv)[:200]}" for r in roots])

@@ -19,7 +19,7 @@ from stackaudit.facts.sources import (
     K8S_SPEC,
     SHM_PATH,
 )
-from stackaudit.host.base import Host, NotCaptured, read_optional
+from stackaudit.host.base import Host, NotCaptured, list_or_none, read_optional
 
 CONTAINER_KINDS = ("docker", "podman", "lxc", "kubernetes", "systemd-nspawn", "container")
 
@@ -103,11 +103,8 @@ def _host_side_evidence(host: Host) -> str:
     except NotCaptured:
         pass
     for directory in ("/etc/pve/lxc", "/var/lib/lxc"):
-        try:
-            if host.list_dir(directory):
-                return f"container configs under {directory} were read on the LXC/Proxmox host"
-        except (OSError, NotCaptured):
-            continue
+        if list_or_none(host, directory):
+            return f"container configs under {directory} were read on the LXC/Proxmox host"
     return ""
 
 
@@ -133,10 +130,7 @@ def container(ctx: FactContext) -> ContainerInfo:
     pid1_environ = optional("/proc/1/environ") or ""
     self_environ = optional("/proc/self/environ") or ""
     cgroup = optional("/proc/1/cgroup") or optional("/proc/self/cgroup") or ""
-    try:
-        sa_token_dir = host.list_dir("/var/run/secrets/kubernetes.io/serviceaccount")
-    except (OSError, NotCaptured):
-        sa_token_dir = []
+    sa_token_dir = list_or_none(host, "/var/run/secrets/kubernetes.io/serviceaccount")
     if parse_environ(self_environ).get("KUBERNETES_SERVICE_HOST") or sa_token_dir or "kubepods" in cgroup:
         kind = "kubernetes"
         evidence.append("Kubernetes service account / KUBERNETES_SERVICE_HOST / kubepods cgroup")

@@ -11,7 +11,7 @@ from stackaudit.facts._parse import ParseError
 from stackaudit.facts.nvidia import parse_proc_version
 from stackaudit.facts.processes import ServingProcesses, parse_environ
 from stackaudit.facts.registry import FactContext, provider
-from stackaudit.host.base import Host, NotCaptured, read_or_none
+from stackaudit.host.base import Host, NotCaptured, list_or_none, read_or_none
 
 # Where distributions put libnvidia-ml.so.1 (a link to libnvidia-ml.so.<driver version>).
 NVML_LIB_DIRS = (
@@ -80,10 +80,7 @@ def gpu_devices(ctx: FactContext) -> GpuDeviceAccess:
         nodes = None
     caps: tuple[str, ...] = ()
     if nodes and "nvidia-caps" in nodes:
-        try:
-            caps = tuple(host.list_dir("/dev/nvidia-caps"))
-        except (OSError, NotCaptured):
-            caps = ()
+        caps = tuple(list_or_none(host, "/dev/nvidia-caps") or ())
     env: dict[str, str] | None = None
     env_source = ""
     procs = ctx.optional("serving_processes", ServingProcesses)
@@ -106,10 +103,8 @@ def gpu_devices(ctx: FactContext) -> GpuDeviceAccess:
         kernel_version = None
     line = next((ln for ln in (version_text or "").splitlines() if ln.startswith("NVRM")), "")
     user_version, user_lib = _userspace_version(host)
-    try:
-        proc_gpus: tuple[str, ...] | None = tuple(host.list_dir("/proc/driver/nvidia/gpus"))
-    except (OSError, NotCaptured):
-        proc_gpus = None
+    listed = list_or_none(host, "/proc/driver/nvidia/gpus")
+    proc_gpus = None if listed is None else tuple(listed)
     if not captured and kernel_version is None and user_version is None and proc_gpus is None:
         raise NotCaptured("/dev/nvidia*, /proc/driver/nvidia")
     return GpuDeviceAccess(nodes, caps, env, env_source, kernel_version, line.strip(), user_version, user_lib,

@@ -16,7 +16,7 @@ from stackaudit.facts.nvidia import parse_proc_version
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider, sample_field
 from stackaudit.facts.sources import IRQBALANCE_ACTIVE, MODINFO_NVIDIA_VERSION, PROC_INTERRUPTS, PROC_VMSTAT
-from stackaudit.host.base import Host, NotCaptured, read_or_none, read_text
+from stackaudit.host.base import Host, NotCaptured, list_or_none, read_or_none, read_text
 from stackaudit.pci_address import BDF
 
 MAX_IRQS = 512
@@ -430,18 +430,12 @@ def sched(ctx: FactContext) -> SchedState:
     if psi_text:
         with contextlib.suppress(ParseError):
             psi10, psi60 = parse_psi(psi_text)
-    knobs: tuple[str, ...] | None
-    try:
-        knobs = tuple(n for n in host.list_dir("/proc/sys/kernel") if n.startswith("sched_"))
-    except (OSError, NotCaptured):
-        knobs = None
+    listed = list_or_none(host, "/proc/sys/kernel")
+    knobs = None if listed is None else tuple(n for n in listed if n.startswith("sched_"))
     stale: list[tuple[str, int, str]] = []
     files = ["/etc/sysctl.conf"]
     for d in SYSCTL_CONF_DIRS:
-        try:
-            files.extend(f"{d}/{n}" for n in host.list_dir(d) if n.endswith(".conf"))
-        except (OSError, NotCaptured):
-            continue
+        files.extend(f"{d}/{n}" for n in list_or_none(host, d) or () if n.endswith(".conf"))
     for path in files[:MAX_CONFIG_FILES]:
         text = read_or_none(host, path)
         if text:

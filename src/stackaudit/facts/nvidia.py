@@ -44,8 +44,15 @@ from stackaudit.facts.sources import (
     POWERPROFILESCTL,
     PROC_MEMINFO,
 )
-from stackaudit.gputable import GpuSpec, GpuTableError, UnknownGpuError, architecture_of, lookup
-from stackaudit.host.base import Host, NotCaptured, read_optional
+from stackaudit.gputable import (
+    GpuSpec,
+    GpuTableError,
+    UnknownGpuError,
+    architecture_of,
+    lookup,
+    resolve_cut_name,
+)
+from stackaudit.host.base import Host, NotCaptured, list_or_none, read_optional
 from stackaudit.host.nvml import NvmlError
 from stackaudit.pci_address import normalize_bdf
 
@@ -113,6 +120,10 @@ class GpuProcess:
     name: str = ""
     used_mib: float | None = None
     kind: str = "C"  # C compute, G graphics, C+G, M (MPS)
+
+
+# Power limits closer than this many watts are the same limit.
+POWER_TOLERANCE_W = 1.0
 
 
 @dataclass(frozen=True)
@@ -211,6 +222,32 @@ class GpuInfo:
     def spec(self) -> GpuSpec | None:
         """The row of data/gpus.toml for this GPU's product name, or None when unknown."""
         return gpu_spec(self.name)
+
+    @property
+    def power_cap_w(self) -> float | None:
+        """The power limit in force: the requested one, else the enforced one where another limiter (a power
+        brake, an out-of-band cap) holds it more than POWER_TOLERANCE_W lower."""
+        limit, enforced = self.power_limit_w, self.power_enforced_w
+        if enforced is not None and (limit is None or enforced < limit - POWER_TOLERANCE_W):
+            return enforced
+        return limit
+
+    @property
+    def power_default(self) -> tuple[float | None, str]:
+        """The default power limit and where it comes from: the GPU's own, else its GPU-table row's.
+
+        The row's is no evidence where the cap is what resolved a name the nvidia-smi table cut
+        (gputable.resolve_cut_name): it would only repeat the cap."""
+        if self.power_default_w is not None:
+            return self.power_default_w, "the GPU's default"
+        spec = self.spec
+        if spec is None or not spec.power_w:
+            return None, ""
+        if self.cut_name:
+            alone = resolve_cut_name(self.cut_name, self.memory_total_mib, None)
+            if alone is None or alone.spec is None:
+                return None, ""
+        return spec.power_w, f"the {spec.name} default in the GPU table"
 
     @property
     def implied_architecture(self) -> str:
@@ -623,9 +660,8 @@ def _scan_processes(host: Host) -> tuple[dict[str, list[tuple[int, tuple[str, ..
     from stackaudit.facts.processes import parse_cmdline_bytes
 
     found: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
-    try:
-        names = host.list_dir("/proc")
-    except (OSError, NotCaptured):
+    names = list_or_none(host, "/proc")
+    if names is None:
         return found, False
     for name in names:
         if not (name.isascii() and name.isdecimal()):

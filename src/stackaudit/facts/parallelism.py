@@ -165,3 +165,55 @@ def parallelism_from_command(ctx: FactContext) -> Parallelism:
     commands = ctx.fact("engine_commands", EngineCommands).commands
     return Parallelism(engines=tuple(EngineParallelism(c.engine, *sizes_from_argv(c.argv), COMMAND)
                                      for c in commands))
+
+
+# --- the engine the runtime checks judge -------------------------------------------------------
+
+# The engines whose custom all-reduce, placement and NIC use the runtime checks judge.
+SERVING_ENGINES = ("vllm", "sglang")
+
+
+@dataclass(frozen=True)
+class ServingEngine:
+    """The vLLM/SGLang engine and its TP size: the running engine's, else what a pasted log or command line says.
+
+    Where no engine process is read, `shown` holds the flags a source still shows: a pasted command line, else
+    a serving container's engine arguments (docker run, compose, a pod spec, `docker inspect`)."""
+
+    engine: str  # vllm | sglang | trtllm (a pasted log or command) | "" (nothing names it)
+    tp: int | None  # the running engine's TP (1 where its argv does not set it); a log's or command's as shown
+    process: ProcessInfo | None = None  # the running engine's root process
+    command: ProcessInfo | None = None  # a pasted engine command line, as a process (pid 0)
+    container: ProcessInfo | None = None  # a serving container's engine arguments, as a process (pid 0)
+
+    @property
+    def shown(self) -> ProcessInfo | None:
+        """The running engine's process, else a pasted command line, else a container's engine arguments."""
+        return self.process or self.command or self.container
+
+
+fact("serving_engine", ServingEngine)
+
+
+@provider("serving_engine", ServingEngine,
+          title="the running engine, else a pasted server log, engine command line or container spec")
+def serving_engine(ctx: FactContext) -> ServingEngine:
+    """The first running vLLM/SGLang root with its TP size; else the sizes a pasted log or command line gives."""
+    from stackaudit.facts.docker import DockerContainers
+    from stackaudit.facts.engine_command import EngineCommands
+
+    procs = ctx.optional("serving_processes", ServingProcesses)
+    parallelism = ctx.optional("parallelism", Parallelism)
+    for root in (p for p in procs.roots() if p.engine in SERVING_ENGINES) if procs is not None else ():
+        sizes = parallelism.for_pid(root.pid) if parallelism is not None else None
+        return ServingEngine(root.engine, sizes.tp_or_default if sizes is not None else 1, root)
+    logged = parallelism.from_log if parallelism is not None else None
+    commands = ctx.optional("engine_commands", EngineCommands)
+    containers = ctx.optional("docker_containers", DockerContainers)
+    command = commands.commands[0].as_process() if commands is not None and commands.commands else None
+    container = next((ProcessInfo(pid=0, ppid=None, comm=f"container {c.label}", argv=c.argv, engine=c.engine,
+                                  role="api-server", root_pid=0)
+                      for c in (containers.containers if containers is not None else ()) if c.engine in SERVING_ENGINES),
+                     None)
+    return ServingEngine(logged.engine if logged is not None else "", logged.tp if logged is not None else None,
+                         None, command, container)

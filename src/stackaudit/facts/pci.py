@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
-from stackaudit.host.base import Host, NotCaptured, read_optional
+from stackaudit.host.base import Host, NotCaptured, list_or_none, read_optional
 from stackaudit.pci_address import is_bdf
 
 NVIDIA_VENDOR = "0x10de"
@@ -176,11 +176,7 @@ def _upstream(real: str) -> tuple[str, ...]:
 def _infiniband_bdfs(host: Host) -> set[str]:
     """BDFs behind /sys/class/infiniband/<dev>/device (RDMA NICs of any vendor)."""
     out: set[str] = set()
-    try:
-        names = host.list_dir("/sys/class/infiniband")
-    except (OSError, NotCaptured):
-        return out
-    for name in names:
+    for name in list_or_none(host, "/sys/class/infiniband") or ():
         try:
             target = host.readlink(f"/sys/class/infiniband/{name}/device")
         except (OSError, NotCaptured):

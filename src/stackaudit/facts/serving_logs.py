@@ -464,6 +464,17 @@ class NcclSetting:
     engine: str = ""  # the engine whose process carries it ("vllm", "sglang", "")
     strength: int = 0  # 2: the engine's own environment/config file, 1: NCCL log, 0: collect_env shell
 
+    @property
+    def on(self) -> bool:
+        """The value switches its variable on (`1`, `true`, `yes`, `y`, `on`), as NCCL's boolean variables read."""
+        return self.value.strip().lower() in ("1", "true", "yes", "y", "on")
+
+    @property
+    def p2p_off(self) -> bool:
+        """The setting turns NCCL's P2P transport off: NCCL_P2P_DISABLE on, or NCCL_P2P_LEVEL LOC (0)."""
+        return (self.name == "NCCL_P2P_DISABLE" and self.on) or (
+            self.name == "NCCL_P2P_LEVEL" and self.value.upper() in ("LOC", "0"))
+
 
 @dataclass(frozen=True)
 class NcclConfig:

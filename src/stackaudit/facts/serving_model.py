@@ -22,7 +22,7 @@ from stackaudit.facts._parse import sizes_from_argv
 from stackaudit.facts.parallelism import Parallelism, from_process
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses, process_file_path
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, provider
-from stackaudit.host.base import Host, NotCaptured, read_text
+from stackaudit.host.base import Host, NotCaptured, list_or_none, read_text
 from stackaudit.host.limits import MAX_MODEL_CONFIG_BYTES, parse_model_config
 
 # Flags naming the model, per engine (their CLI docs); the TP size comes from the `parallelism` fact.
@@ -93,11 +93,7 @@ def _read_config(host: Host, proc: ProcessInfo, model: str) -> tuple[dict[str, A
             listed = process_file_path(host, proc.pid, snapshots)
             if listed is None:
                 continue
-            try:
-                revisions = host.list_dir(listed)
-            except (OSError, NotCaptured):
-                continue
-            for rev in revisions[:_MAX_REVISIONS]:
+            for rev in (list_or_none(host, listed) or [])[:_MAX_REVISIONS]:
                 if rev and "/" not in rev and rev not in (".", ".."):
                     add(posixpath.join(snapshots, rev, "config.json"))
     for shown, path in candidates:

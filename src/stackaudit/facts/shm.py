@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from stackaudit.facts._parse import ParseError, parse_size_kib
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, provider
 from stackaudit.facts.sources import DF_SHM, DF_TABLES, SHM_PATH
-from stackaudit.host.base import Host, NotCaptured, read_or_none
+from stackaudit.host.base import Host, NotCaptured, list_or_none, read_or_none
 from stackaudit.host.source import Source
 
 SHM = SHM_PATH
@@ -248,11 +248,7 @@ def _logind(host: Host) -> bool | None:
     if not texts:
         return None
     for d in ("/usr/lib/systemd/logind.conf.d", "/etc/systemd/logind.conf.d", "/run/systemd/logind.conf.d"):
-        try:
-            names = sorted(n for n in host.list_dir(d) if n.endswith(".conf"))
-        except (OSError, NotCaptured):
-            continue
-        for name in names:
+        for name in sorted(n for n in list_or_none(host, d) or () if n.endswith(".conf")):
             text = read_or_none(host, f"{d}/{name}")
             if text is not None:
                 texts.append(text)

@@ -185,3 +185,13 @@ def read_or_none(host: Host, path: str) -> str | None:
         return read_optional(host, path)
     except (OSError, NotCaptured):
         return None
+
+
+def list_or_none(host: Host, path: str) -> list[str] | None:
+    """Entry names of a directory, or None when it is absent, unreadable, not a directory or not in the source.
+
+    The directory's counterpart of read_or_none, for best-effort listings."""
+    try:
+        return host.list_dir(path)
+    except (OSError, NotCaptured):
+        return None

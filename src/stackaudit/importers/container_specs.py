@@ -29,7 +29,7 @@ from stackaudit.host.limits import load_json
 from stackaudit.host.memory import HostRecord
 from stackaudit.host.redact import REDACTED, is_secret_name, redact_text
 from stackaudit.importers._scan import FENCE, Candidates, Scan
-from stackaudit.importers.registry import Found, importer
+from stackaudit.importers.registry import Found, document_appended, importer
 
 MAX_SPEC_LINES = 5000
 
@@ -51,11 +51,8 @@ def redact_spec(text: str) -> str:
 
 
 def _append(doc: str, text: str) -> Callable[[HostRecord], None]:
-    def apply(record: HostRecord) -> None:
-        earlier = record.docs.get(doc)
-        record.docs[doc] = (earlier + PIECE_SEPARATOR if earlier else "") + redact_spec(text)
-
-    return apply
+    """A Found.apply that adds a spec, redacted, to its document, after PIECE_SEPARATOR where one stands before."""
+    return document_appended(doc, redact_spec(text), sep=PIECE_SEPARATOR)
 
 
 # --- docker run ------------------------------------------------------------------------------------

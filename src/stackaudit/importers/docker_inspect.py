@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.docker import extract_json_array, parse_docker_inspect
 from stackaudit.facts.sources import DOCKER_INSPECT
 from stackaudit.host.limits import load_json
-from stackaudit.host.memory import HostRecord
 from stackaudit.host.redact import redact_command_output
 from stackaudit.importers._scan import Candidates, Scan
-from stackaudit.importers.registry import Found, importer
+from stackaudit.importers.registry import Found, document_appended, importer
 
 _START = re.compile(r"^\s*\[\s*(\{.*)?$")
 
@@ -60,14 +59,6 @@ def redact_in_place(array: str) -> str:
     return redacted_text
 
 
-def _append_doc(text: str) -> Callable[[HostRecord], None]:
-    def apply(record: HostRecord) -> None:
-        earlier = record.docs.get(DOCKER_INSPECT.name)
-        record.docs[DOCKER_INSPECT.name] = (earlier + "\n" if earlier else "") + text
-
-    return apply
-
-
 @importer("docker inspect", "`docker inspect <container>` (JSON)", needles=("[",), per_line=True)
 def docker_inspect(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
@@ -84,5 +75,5 @@ def docker_inspect(lines: list[str], candidates: Candidates | None = None) -> It
             continue
         end = i + array.count("\n") + 1
         # Whole: the array from its `[` to its matching `]` (a cut one does not parse).
-        yield Found("docker inspect", i, end, _append_doc(redact_in_place(array) + "\n"), whole=True)
+        yield Found("docker inspect", i, end, document_appended(DOCKER_INSPECT.name, redact_in_place(array) + "\n", sep="\n"), whole=True)
         scan.skip(end)

@@ -11,13 +11,18 @@ document. Several listings of one argv are concatenated in order; the `pcie` fac
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from stackaudit.facts.lspci import CAP_KEYS, IOMMU_GROUP_HEADING, LSPCI_HEADER
 from stackaudit.facts.sources import IOMMU_GROUP_LISTING, LSPCI_PASTED, LSPCI_TREE, LSPCI_VVV
-from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end, strip_prompt
-from stackaudit.importers.registry import Found, command_output, command_output_appended, importer
+from stackaudit.importers.registry import (
+    Found,
+    command_output,
+    command_output_appended,
+    document_appended,
+    importer,
+)
 from stackaudit.pci_address import BDF, BDF_OPTIONAL_DOMAIN
 
 _CAP_KEY = re.compile(rf"^\s*(?:{'|'.join(CAP_KEYS)}):\s")
@@ -66,14 +71,6 @@ def _argv(block: list[str], before: str) -> tuple[str, ...]:
     return ("lspci", *flags)
 
 
-def _append_doc(text: str) -> Callable[[HostRecord], None]:
-    def apply(record: HostRecord) -> None:
-        earlier = record.docs.get(IOMMU_GROUP_LISTING.name)
-        record.docs[IOMMU_GROUP_LISTING.name] = (earlier + "\n" if earlier else "") + text
-
-    return apply
-
-
 # What each start below needs first: a detail line's tab (`_DETAIL`), a device header's bus address
 # (`LSPCI_HEADER`: 2 or 4 hex digits and a colon), a capability key (`_CAP_KEY`), an IOMMU group heading
 # (`_GROUP`); a header after prose needs "ontroller". No needle gate: a bus address holds no literal but
@@ -119,7 +116,7 @@ def lspci(lines: list[str]) -> Iterator[Found]:
         if any(_is_header(b) for b in block) or sum(1 for b in block if _CAP_KEY.match(b)) >= 1 or fragment:
             text = "\n".join(block).strip("\n") + "\n"
             if any(_GROUP.match(b) for b in block):
-                yield Found("lspci", start, j, _append_doc(text))
+                yield Found("lspci", start, j, document_appended(IOMMU_GROUP_LISTING.name, text, sep="\n"))
             else:
                 argv = _argv(block, lines[start - 1] if start > 0 else "")
                 # Two listings of one argv (two devices asked for): one output, a blank line between, as lspci

@@ -141,18 +141,22 @@ def untrack(record: HostRecord) -> None:
     record.commands, record.docs = dict(record.commands), docs.joined() if isinstance(docs, _Tracked) else docs
 
 
-def append_document(record: HostRecord, name: str, text: str) -> None:
-    """Add text to the end of a pasted document (a log quoted in many pieces). Linear in the pieces: a
-    record that `recognise` is filling joins them once, instead of copying the document for each."""
-    if isinstance(record.docs, _Tracked):
-        record.docs.append_part(name, text)
+def append_document(record: HostRecord, name: str, text: str, sep: str = "") -> None:
+    """Add text to the end of a pasted document (a log quoted in many pieces), after `sep` where the document
+    already holds text. Linear in the pieces: a record that `recognise` is filling joins them once, instead of
+    copying the document for each."""
+    docs = record.docs
+    if sep and (docs.get(name) or (isinstance(docs, _Tracked) and docs.parts.get(name))):
+        text = sep + text
+    if isinstance(docs, _Tracked):
+        docs.append_part(name, text)
     else:
-        record.docs[name] = record.docs.get(name, "") + text
+        docs[name] = docs.get(name, "") + text
 
 
-def document_appended(name: str, text: str) -> Callable[[HostRecord], None]:
+def document_appended(name: str, text: str, sep: str = "") -> Callable[[HostRecord], None]:
     """A Found.apply that adds pasted text to the end of a pasted document (`append_document`)."""
-    return partial(append_document, name=name, text=text)  # a partial, not a lambda: it pickles
+    return partial(append_document, name=name, text=text, sep=sep)  # a partial, not a lambda: it pickles
 
 
 def recognised_kinds() -> list[str]:

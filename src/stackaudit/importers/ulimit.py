@@ -7,23 +7,15 @@ column unknown. Two cut pieces of one output (a line annotated by hand between t
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from stackaudit.facts.limits import ULIMIT_ROWS, ulimit_line
 from stackaudit.facts.sources import ULIMIT_A
-from stackaudit.host.memory import HostRecord
 from stackaudit.importers._scan import Scan, run_end
-from stackaudit.importers.registry import Found, importer
+from stackaudit.importers.registry import Found, document_appended, importer
 
 # Rows bash's `ulimit -a` prints at least (dash prints 12, zsh 14 or more); a cut paste shows fewer.
 WHOLE_MIN_ROWS = 12
-
-
-def _append_doc(text: str) -> Callable[[HostRecord], None]:
-    def apply(record: HostRecord) -> None:
-        record.docs[ULIMIT_A.name] = record.docs.get(ULIMIT_A.name, "") + text
-
-    return apply
 
 
 # The names dash's rows start with (facts/limits.py `_DASH`); bash's `(kbytes, -l)` and zsh's `-l:` hold a `-`.
@@ -47,5 +39,5 @@ def ulimit(lines: list[str]) -> Iterator[Found]:
         known = [e for e in map(ulimit_line, lines[i:j]) if e is not None and e[0] in ULIMIT_ROWS]
         if len(known) >= 3:
             text = "\n".join(lines[i:j]) + "\n"
-            yield Found("ulimit -a", i, j, _append_doc(text), whole=len(known) >= WHOLE_MIN_ROWS)
+            yield Found("ulimit -a", i, j, document_appended(ULIMIT_A.name, text), whole=len(known) >= WHOLE_MIN_ROWS)
         scan.skip(j)
