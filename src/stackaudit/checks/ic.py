@@ -16,6 +16,7 @@ from dataclasses import replace
 from stackaudit.checks.registry import (
     Fix,
     Outcome,
+    Sharpen,
     check,
     issue,
     not_an_issue,
@@ -23,7 +24,6 @@ from stackaudit.checks.registry import (
     ok,
     over_subjects,
     unknown,
-    with_symptoms,
 )
 from stackaudit.facts._parse import sizes_from_argv, tp_spans_nodes
 from stackaudit.facts.collect_env import CollectEnv
@@ -47,7 +47,6 @@ from stackaudit.facts.serving_logs import (
     VllmP2pCache,
 )
 from stackaudit.facts.shown_commands import EmptyGreps
-from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import KernelInfo, KernelLog, LoadedModules, NumaTopology, module_loaded
 from stackaudit.facts.topology import NvlinkStatus, P2pMatrix, TopoMatrix, gpu_index, link_kind, link_rank
 from stackaudit.fixes.model import (
@@ -480,11 +479,13 @@ def _iommu_gpu_faults(kernel_log: KernelLog | None, gpus: GpuInventory | None) -
         note="on risky PCIe pairs start vLLM with VLLM_SKIP_P2P_CHECK=0 (run the real probe) or "
         "--disable-custom-all-reduce"),
     references=(VLLM_AR_UTILS, VLLM_ENVS, "https://github.com/vllm-project/vllm/issues/2728", NCCL_GPU_TROUBLESHOOTING),
+    sharpen=Sharpen("on GeForce cards the driver allows no peer access by design: set NCCL_P2P_DISABLE=1 or start "
+                    "the engine with --disable-custom-all-reduce; on others fix ACS / the IOMMU (FW-ACS-P2P, "
+                    "FW-IOMMU-MODE) or pass the GPUs' PCIe switch to the VM"),
 )
 def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None,
                    vllm_p2p_cache: VllmP2pCache | None = None, serving_log: ServingLog | None = None,
-                   kernel_log: KernelLog | None = None, gpus: GpuInventory | None = None,
-                   log_symptoms: LogSymptoms | None = None) -> Outcome:
+                   kernel_log: KernelLog | None = None, gpus: GpuInventory | None = None) -> Outcome:
     """Reads: vLLM's cached real P2P probe `$VLLM_CACHE_ROOT/gpu_p2p_access_cache_for_<CUDA_VISIBLE_DEVICES>.json`
     (default `~/.cache/vllm`), `nvidia-smi topo -p2p rw`, `nvidia-smi topo -m`, a pasted vLLM log
     ("Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test
@@ -506,11 +507,7 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     all-reduce off until the file is deleted. NVLink pairs do not use PCIe P2P. Unidirectional
     PCIe Gen4 P2P of 20-26 GB/s is healthy; do not compare it with NVLink.
     """
-    outcome = _p2p_functional(gpu_topology, gpu_p2p, vllm_p2p_cache, serving_log, kernel_log, gpus)
-    hits = log_symptoms.proving("IC-P2P-FUNCTIONAL") if log_symptoms is not None else ()
-    return with_symptoms(outcome, hits, "on GeForce cards the driver allows no peer access by design: set "
-                         "NCCL_P2P_DISABLE=1 or start the engine with --disable-custom-all-reduce; on others fix "
-                         "ACS / the IOMMU (FW-ACS-P2P, FW-IOMMU-MODE) or pass the GPUs' PCIe switch to the VM")
+    return _p2p_functional(gpu_topology, gpu_p2p, vllm_p2p_cache, serving_log, kernel_log, gpus)
 
 
 def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, vllm_p2p_cache: VllmP2pCache | None,

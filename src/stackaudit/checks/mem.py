@@ -14,7 +14,6 @@ from stackaudit.checks.registry import (
     not_applicable,
     ok,
     unknown,
-    with_symptoms,
 )
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.gpus import GpuInventory
@@ -22,7 +21,6 @@ from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.nvidia import GpuInfo, GpuProcess, HostMemory, NvidiaDriver, NvidiaGpus, NvidiaServices
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.processes import ServingProcesses
-from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import KernelInfo
 from stackaudit.fixes.model import (
     advice,
@@ -56,7 +54,7 @@ def _idx(gpus: list[GpuInfo]) -> str:
                   note="RMA the GPU when `Remapping Failure Occurred: Yes`"),
     references=(MEM_ERRORS, "https://nvidia.github.io/cuda-python/"),
 )
-def row_remap_ecc(nvidia: NvidiaGpus | None = None, log_symptoms: LogSymptoms | None = None) -> Outcome:
+def row_remap_ecc(nvidia: NvidiaGpus | None = None) -> Outcome:
     """Reads: per GPU, NVML nvmlDeviceGetRemappedRows (corrected, uncorrected, pending, failure),
     volatile/aggregate ECC counts (nvmlDeviceGetTotalEccErrors), retired pages and the pending
     flag (pre-Ampere); `nvidia-smi -q` Remapped Rows / ECC Errors / Retired Pages.
@@ -72,12 +70,11 @@ def row_remap_ecc(nvidia: NvidiaGpus | None = None, log_symptoms: LogSymptoms | 
     counts are normal. An uncorrectable ECC Xid in the log (94 contained, 48 or 95 not) proves the issue on its
     own, quoted (facts/symptoms.py).
     """
-    hits = log_symptoms.proving("MEM-ROW-REMAP-ECC") if log_symptoms is not None else ()
-    return with_symptoms(_row_remap_ecc(nvidia) if nvidia is not None else no_gpu_information(), hits)
+    return _row_remap_ecc(nvidia) if nvidia is not None else no_gpu_information()
 
 
 def _row_remap_ecc(nvidia: NvidiaGpus) -> Outcome:
-    """MEM-ROW-REMAP-ECC from NVML / nvidia-smi counters (row_remap_ecc adds the log's symptoms)."""
+    """MEM-ROW-REMAP-ECC from NVML / nvidia-smi counters (the engine adds the log's symptoms)."""
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
         return gpus

@@ -4,6 +4,8 @@ A check waits for its precondition facts (is this a container? which GPU model?)
 lines are the failure itself: NCCL could not create its shared-memory segment, CUDA refused the
 peer access a run asked for, the driver logged an NVLink Xid. Such a line concludes `issue` for the check it names, quoted, even when those
 facts are missing; the facts only sharpen the message and the fix.
+One place applies the table: the engine, after each check (engine/evaluate.proven_by_symptoms); a check
+declares only what its facts add (checks/registry.Sharpen).
 
 `SYMPTOMS` is the table: each row a pattern, the check it proves, the severity, the document
 that says what the line means, and what it proves in words. A pattern names only a failure, never
@@ -136,6 +138,9 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("dcgm-persistence-off", re.compile(r"Persistence mode for GPU \d+ is disabled"),
         "DRV-PERSISTENCE", "low", DCGM_DIAG_DOC, "DCGM's diagnostic found a GPU with persistence mode disabled"),
 )
+
+# The checks a symptom proves: the engine collects `log_symptoms` where one of them runs.
+PROVEN = frozenset(s.check for s in SYMPTOMS)
 
 
 @dataclass(frozen=True)
