@@ -321,3 +321,46 @@ def test_other_xids_are_no_ecc_symptom() -> None:
              "NVRM: Xid (PCI:0000:86:00): 63, pid='<unknown>', name=<unknown>, Row Remapper: New row marked for remapping",
              "NVRM: Xid (PCI:0000:86:00): 940, modelled: a code that only starts like 94"]
     assert [h.symptom.check for h in find_symptoms(lines)] == []
+
+
+# --- a failure that is another check's rules this one out (Symptom.clears) --------------------
+
+# Error 802 from a CUDA call, verbatim: pytorch/pytorch#35710 (lpuglia), cupy/cupy#2845 (berceanu, its title),
+# wilicc/gpu-burn#133 (its title); corpus 240 is NVIDIA/gpu-operator#375's validator pod.
+SYSTEM_NOT_READY = (
+    "RuntimeError: cuda runtime error (802) : system not yet initialized at "
+    "/opt/conda/conda-bld/pytorch_1579022034529/work/aten/src/THC/THCGeneral.cpp:50\n",
+    "cupy.cuda.runtime.CUDARuntimeError: cudaErrorSystemNotReady: system not yet initialized\n",
+    "Couldn't init CUDA: Error (gpu_burn-drv.cpp:304): system not yet initialized\n",
+)
+
+
+def test_a_cuda_call_that_reached_the_driver_rules_out_gpu_access() -> None:
+    status, message = _capture("240", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert status == "not-an-issue" and "DRV-FABRIC-MANAGER" in message and "error code system not yet" in message
+    for text in (*SYSTEM_NOT_READY, *P2P_DEATHS):
+        got = _run(text, "CTR-GPU-ACCESS", "DRV-FABRIC-MANAGER", "IC-P2P-FUNCTIONAL")
+        status, message, evidence = got["CTR-GPU-ACCESS"]
+        assert status == "not-an-issue", (text, message)
+        assert evidence and evidence[0] in text
+        assert "issue" in (got["DRV-FABRIC-MANAGER"][0], got["IC-P2P-FUNCTIONAL"][0])
+
+
+def test_gpu_accesss_own_symptom_outweighs_a_line_that_clears_it() -> None:
+    # Modelled: the 802 line of pytorch/pytorch#35710 after the NVML line of NVIDIA/nvidia-docker#1730's form.
+    text = "Failed to initialize NVML: Unknown Error\n" + SYSTEM_NOT_READY[0]
+    status, message, _ = _run(text, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert status == "issue" and "Failed to initialize NVML" in message
+
+
+def test_a_line_that_clears_leaves_a_judged_check_as_it_is() -> None:
+    from stackaudit.checks.registry import CHECKS, Outcome, load_all
+    from stackaudit.engine.evaluate import proven_by_symptoms
+    from stackaudit.facts.symptoms import LogSymptoms
+
+    load_all()
+    # Modelled: CTR-GPU-ACCESS judged ok from its facts, with an 802 line beside it: the check's verdict stands.
+    symptoms = LogSymptoms(find_symptoms([SYSTEM_NOT_READY[1]]))
+    judged = Outcome("ok", "every GPU's device node is in the container")
+    assert proven_by_symptoms(CHECKS["CTR-GPU-ACCESS"], judged, symptoms) == judged
+

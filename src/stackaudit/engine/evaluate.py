@@ -16,7 +16,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from stackaudit.checks.registry import RESULTS_PARAM, CheckRead, CheckSpec, Outcome, issue, over_subjects
+from stackaudit.checks.registry import (
+    RESULTS_PARAM,
+    CheckRead,
+    CheckSpec,
+    Outcome,
+    issue,
+    not_an_issue,
+    over_subjects,
+)
 from stackaudit.engine.collect import Missing
 from stackaudit.engine.results import Result, build_result
 from stackaudit.facts.gpus import GpuInventory
@@ -82,7 +90,15 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
     """
     hits = symptoms.proving(spec.id) if isinstance(symptoms, LogSymptoms) else ()
     sharpen = outcome.sharpen or spec.sharpen
-    if not hits or sharpen.stands:
+    if sharpen.stands:
+        return outcome
+    cleared = symptoms.clearing(spec.id) if isinstance(symptoms, LogSymptoms) and not hits else ()
+    if cleared and outcome.status == "unknown":  # the facts left it open; the line rules it out
+        first = cleared[0]
+        return not_an_issue(f"the log's failure is {first.symptom.check}'s: \"{first.line}\" ({first.symptom.proves}); "
+                            "the call that failed so had reached the GPU through the driver, so it is not this "
+                            "check's failure", actual=first.line, evidence=[h.line for h in cleared[:3]])
+    if not hits:
         return outcome
     lines = tuple(dict.fromkeys(h.line for h in hits))
     faulted = outcome.gpu_lost or any(h.symptom.faults_gpu for h in hits)
