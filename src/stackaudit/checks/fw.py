@@ -679,9 +679,11 @@ def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,
     """Reads: `aer_dev_correctable`, `aer_dev_nonfatal`, `aer_dev_fatal` in sysfs for each GPU,
     its upstream port (errors may be counted at the link partner) and the NICs; the kernel log's
     AER lines (`AER: Uncorrected (Fatal) error received`, `PCIe Bus Error`, `Surprise Down`) and
-    GPUs that fell off the bus (Xid 79, with or without the number), to tie a port's error to them.
+    GPUs that fell off the bus (Xid 79, with or without the number) or that the driver can no longer open
+    (nvidia-smi's "Unable to determine the device handle for GPU…"), to tie a port's error to them.
 
-    Bad value: any fatal or non-fatal count; AER lines on the link of a GPU that fell off the bus;
+    Bad value: any fatal or non-fatal count; AER lines on the link of a GPU that fell off the bus or that the
+    driver can no longer open;
     correctable counts that grow between two samples under load. The Xid 79 line itself is DRV-XID's
     finding (one log line, one finding).
 
@@ -709,8 +711,9 @@ def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,
     # A GPU that fell off the bus is DRV-XID's finding, on its own line: this check counts AER lines only
     # (one log line, one finding), and names the lost GPU where its link logged some.
     lost = list(pcie_errors.lost)
+    unopened = [bdf for bdf, _ in pcie_errors.unopened]
     drops = _link_drops(lines, gpu_events, pcie)
-    if drops or serious or uncorrected or (lost and lines):
+    if drops or serious or uncorrected or ((lost or unopened) and lines):
         fatal = bool(drops) or any(r.get("fatal", 0) for r in serious.values()) or any(
             ln.severity == "fatal" for ln in lines) or any(re.search("Surprise Down|SDES", d) for d in details)
         parts = list(drops)
@@ -719,8 +722,12 @@ def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,
                 f"{b} fatal {r.get('fatal', 0)} nonfatal {r.get('nonfatal', 0)}" for b, r in serious.items()))
         if uncorrected and not drops:
             parts.append(f"{len(uncorrected)} uncorrected PCIe error lines")
-        if not parts:
+        if not parts and lost:
             parts.append(f"{len(lines)} PCIe AER lines beside a GPU that fell off the bus (DRV-XID)")
+        if not parts:
+            parts.append(f"{len(lines)} PCIe AER lines beside GPU {', '.join(unopened)}, which the driver can no "
+                         "longer open (nvidia-smi: \"Unable to determine the device handle\"): errors on the PCIe "
+                         "link and a GPU lost to the driver point at its link (slot, riser, cable, power)")
         subjects = list(serious) or sorted({ln.bdf for ln in lines if ln.bdf}) or [
             g.bdf for g in (pcie.gpus if pcie else ())]
         aer_lines = [ln.line for ln in lines]
