@@ -79,3 +79,36 @@ def test_corrected_aer_lines_alone_stay_open(tmp_path: Path) -> None:
     # Modelled counter-example: the same relative-stamped lines with every GPU reachable: no uptime, no lost GPU.
     result = pasted(tmp_path, f"$ dmesg\n{RETURNN_1486_AER}", "FW-AER-ERRORS")["FW-AER-ERRORS"]
     assert result.status != "issue"
+
+
+# --- a vLLM server started by functionary's launcher ------------------------------------------------
+
+# MeetKai/functionary's `server_vllm.py` runs vLLM's engine in-process and takes vLLM's flags. Verbatim: its README
+# (https://github.com/MeetKai/functionary/pull/145, the README lines it adds) and corpus 213 (vllm-project/vllm#4760).
+FUNCTIONARY_README = (
+    'python3 server_vllm.py --model "meetkai/functionary-small-v2.4" --host 0.0.0.0 --max-model-len 8192\n',
+    'python3 server_vllm.py --model "meetkai/functionary-medium-v2.4" --max-model-len 8192 --tensor-parallel-size 2\n',
+)
+
+
+def test_functionarys_launcher_is_a_vllm_command_line() -> None:
+    got = capture("213", "RT-CUDA-GRAPHS", "IC-CUSTOM-ALLREDUCE")
+    assert got["RT-CUDA-GRAPHS"].status == "issue" and "--enforce-eager" in got["RT-CUDA-GRAPHS"].message
+    assert got["IC-CUSTOM-ALLREDUCE"].status == "not-applicable" and "TP=1" in got["IC-CUSTOM-ALLREDUCE"].message
+
+
+@pytest.mark.parametrize(("line", "tp"), list(zip(FUNCTIONARY_README, (1, 2), strict=True)))
+def test_the_launchers_tp_is_read_or_the_engines_default(tmp_path: Path, line: str, tp: int) -> None:
+    from stackaudit.facts.processes import classify
+
+    assert classify(tuple(line.split()[:2])) is not None
+    result = pasted(tmp_path, f"```\n{line}```\n", "IC-CUSTOM-ALLREDUCE")["IC-CUSTOM-ALLREDUCE"]
+    assert f"TP={tp}" in result.message
+
+
+def test_another_script_is_no_engine_command() -> None:
+    from stackaudit.facts.engine_command import parse_command_line
+
+    # Modelled counter-examples: a script that only names vLLM in its path, and functionary's other server.
+    assert parse_command_line("python3 tools/vllm_bench/serve_report.py --model m") is None
+    assert parse_command_line('python3 server.py --model "meetkai/functionary-7b-v2"') is None

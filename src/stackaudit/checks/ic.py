@@ -618,6 +618,7 @@ def custom_allreduce(serving_processes: ServingProcesses | None = None, serving_
 
     Traps: no NVLink on RTX PRO 6000 / L40S / RTX 4090 means custom all-reduce is off for TP 4 or
     8 by design: a key negative result, not a fix. At TP=2 such cards can use it if P2P works.
+    A pasted engine command line that names no TP size runs the engines' default, TP 1 (not applicable).
     GeForce cards have no P2P with the stock driver: NCCL carries the all-reduce. A TP group that
     spans nodes (facts/_parse.tp_spans_nodes: `--nnodes` above PP x DP) never runs it: not applicable.
     """
@@ -625,8 +626,9 @@ def custom_allreduce(serving_processes: ServingProcesses | None = None, serving_
     if root is None and not _engine_roots(serving_processes):
         root = _shown_engine(engine_commands, docker_containers)
         if root is not None and tp is None:
-            # The shown command's own TP picks the GPUs whose links matter (a cut matrix may not show the rest).
-            tp = sizes_from_argv(root.argv)[0]
+            # The shown command's own TP picks the GPUs whose links matter (a cut matrix may not show the rest);
+            # a shell line parses only whole (no trailing `\`), so a TP it does not name is the engines' default, 1.
+            tp = sizes_from_argv(root.argv)[0] or 1
     models = _models(gpus)
     topo_gpus = _engine_gpus(gpu_topology, root, tp, collect_env) if gpu_topology is not None else None
     nvlinked = _fully_nvlinked(gpu_topology, topo_gpus) if gpu_topology is not None else None
