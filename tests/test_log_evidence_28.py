@@ -112,3 +112,37 @@ def test_another_script_is_no_engine_command() -> None:
     # Modelled counter-examples: a script that only names vLLM in its path, and functionary's other server.
     assert parse_command_line("python3 tools/vllm_bench/serve_report.py --model m") is None
     assert parse_command_line('python3 server.py --model "meetkai/functionary-7b-v2"') is None
+
+
+# --- the memory an engine found free at its start ---------------------------------------------------
+
+# https://github.com/batteries-included/batteries-included/pull/1663 (JTarasovic): one A10G, headless.
+A10G = ('time=2025-02-26T21:01:23.251Z level=INFO source=types.go:131 msg="inference compute" '
+        'id=GPU-dd1f9e61-27e0-16ad-dd71-766641270fd6 library=cuda variant=v12 compute=8.6 driver=12.2 '
+        'name="NVIDIA A10G" total="22.0 GiB" available="21.7 GiB"\n')
+# https://github.com/ollama/ollama/pull/10569 (dhiltgen): Windows, the desktop on the RTX 2080 Ti.
+RTX_2080TI = ('time=2025-05-05T16:11:49.763-07:00 level=INFO source=types.go:130 msg="inference compute" '
+              'id=GPU-d6de3398-9932-6902-11ec-fee8e424c8a2 library=cuda variant=v12 compute=7.5 driver=12.1 '
+              'name="NVIDIA GeForce RTX 2080 Ti" total="11.0 GiB" available="9.9 GiB"\n')
+
+
+def test_nothing_held_at_the_engines_start_is_no_shared_gpu(tmp_path: Path) -> None:
+    result = capture("244", "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "ok" and result.coverage is not None and result.coverage.count == 4
+    result = pasted(tmp_path, A10G, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "ok" and "0.3 GiB" in result.message
+
+
+def test_memory_held_at_the_start_is_reported_not_judged(tmp_path: Path) -> None:
+    result = pasted(tmp_path, RTX_2080TI, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "unknown" and "1.1 GiB" in result.message
+    # Modelled: the A10G line with 6 GiB held by something else at ollama's start.
+    held = A10G.replace('available="21.7 GiB"', 'available="16.0 GiB"')
+    assert pasted(tmp_path, held, "MEM-GPU-SHARED")["MEM-GPU-SHARED"].status == "unknown"
+
+
+def test_without_gpu_memory_lines_the_check_still_asks_for_nvidia_smi(tmp_path: Path) -> None:
+    # Modelled: ollama's line without its memory fields (older releases): nothing to judge from.
+    line = A10G.split(' total=')[0] + "\n"
+    result = pasted(tmp_path, line, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
+    assert result.status == "unknown" and "nvidia" in result.message
