@@ -146,3 +146,10 @@ def test_without_gpu_memory_lines_the_check_still_asks_for_nvidia_smi(tmp_path: 
     line = A10G.split(' total=')[0] + "\n"
     result = pasted(tmp_path, line, "MEM-GPU-SHARED")["MEM-GPU-SHARED"]
     assert result.status == "unknown" and "nvidia" in result.message
+
+
+def test_a_gpu_nvidia_smi_may_not_open_is_no_lost_link(tmp_path: Path) -> None:
+    # Modelled: the same nvidia-smi line with NVML's permission error, beside returnn#1486's AER lines.
+    line = "Unable to determine the device handle for GPU 0000:0B:00.0: Insufficient Permissions\n"
+    text = f"```\n$ nvidia-smi\n{line}```\n```\n$ dmesg\n{RETURNN_1486_AER}```\n"
+    assert pasted(tmp_path, text, "FW-AER-ERRORS")["FW-AER-ERRORS"].status != "issue"

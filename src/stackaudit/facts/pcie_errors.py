@@ -143,6 +143,9 @@ def parse_aer_lines(lines: Sequence[str]) -> tuple[AerLine, ...]:
     return tuple(out)
 
 
+_LINK_ERRORS = ("unknown", "gpu-is-lost")
+
+
 @provider("pcie_errors", PcieErrors, rank=20, title="the kernel log (`dmesg`)")
 def aer_from_kernel_log(ctx: FactContext) -> PcieErrors:
     """AER lines and GPUs that fell off the bus in the kernel log (`dmesg`)."""
@@ -150,7 +153,8 @@ def aer_from_kernel_log(ctx: FactContext) -> PcieErrors:
     events = ctx.optional("gpu_events", GpuEvents)
     lost = tuple(e.line for e in (events.lost() if events else ()) if e.line)  # NVML's lost GPUs have no line
     nvidia = ctx.optional("nvidia", NvidiaGpus)
-    unopened = tuple((g.bdf, g.error) for g in (nvidia.gpus if nvidia else ()) if g.error and g.bdf)
+    # NVML's "Unknown Error" or "GPU is lost" for one GPU; a permission or a missing driver says nothing of its link.
+    unopened = tuple((g.bdf, g.error) for g in (nvidia.gpus if nvidia else ()) if g.error in _LINK_ERRORS and g.bdf)
     ghes = bool(log.grep(r"\bGHES\b|APEI", needles=("ghes", "apei")))
     # Only the lines holding an AER word go through the per-line parse (one scan of the whole log).
     candidates = [log.lines[i] for i in lines_holding(log.text, log.lines, _AER_TOKENS)]
