@@ -87,6 +87,8 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
     The check's `Sharpen` (its outcome's, else its declared one) adds what its facts say ("inside a Docker
     container: raise --shm-size") and the fix; an outcome that was already an issue keeps its message and
     gains the quoted lines.
+    A line of another check's failure that rules this check out (`Symptom.clears`) makes an unknown outcome
+    not-an-issue, quoted; a verdict of the check's own facts stands.
     """
     hits = symptoms.proving(spec.id) if isinstance(symptoms, LogSymptoms) else ()
     sharpen = outcome.sharpen or spec.sharpen
@@ -96,7 +98,7 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
     if cleared and outcome.status == "unknown":  # the facts left it open; the line rules it out
         first = cleared[0]
         return not_an_issue(f"the log's failure is {first.symptom.check}'s: \"{first.line}\" ({first.symptom.proves}); "
-                            "the call that failed so had reached the GPU through the driver, so it is not this "
+                            "the CUDA call that failed so had reached the GPU through the driver, so it is not this "
                             "check's failure", actual=first.line, evidence=[h.line for h in cleared[:3]])
     if not hits:
         return outcome
@@ -126,7 +128,7 @@ def _run_one(spec: CheckSpec, facts: dict[str, Any], in_container: bool, out: di
     if missing:
         outcome = proven_by_symptoms(spec, _missing_outcome(spec, missing), symptoms)
         result = build_result(spec, outcome, in_container)
-        out[spec.id] = replace(result, facts_missing=tuple(m.fact for m in missing) if outcome.status != "issue"
+        out[spec.id] = replace(result, facts_missing=tuple(m.fact for m in missing) if outcome.status == "unknown"
                                else (), provenance=used)
         return
     kwargs = {n: facts[n] for n in spec.facts}
