@@ -325,11 +325,11 @@ def test_other_xids_are_no_ecc_symptom() -> None:
 
 # --- a failure that is another check's rules this one out (Symptom.clears) --------------------
 
-# Error 802 from a CUDA call, verbatim: pytorch/pytorch#35710 (lpuglia), cupy/cupy#2845 (berceanu, its title),
+# Error 802 from a CUDA call, verbatim: pytorch/pytorch#35710 (lpuglia, the bandwidthTest sample),
+# cupy/cupy#2845 (berceanu, its title),
 # wilicc/gpu-burn#133 (its title); corpus 240 is NVIDIA/gpu-operator#375's validator pod.
 SYSTEM_NOT_READY = (
-    "RuntimeError: cuda runtime error (802) : system not yet initialized at "
-    "/opt/conda/conda-bld/pytorch_1579022034529/work/aten/src/THC/THCGeneral.cpp:50\n",
+    "CUDA error at bandwidthTest.cu:256 code=802(cudaErrorSystemNotReady) \"cudaSetDevice(currentDevice)\" \n",
     "cupy.cuda.runtime.CUDARuntimeError: cudaErrorSystemNotReady: system not yet initialized\n",
     "Couldn't init CUDA: Error (gpu_burn-drv.cpp:304): system not yet initialized\n",
 )
