@@ -117,16 +117,70 @@ def test_nvlink_xids_reach_nvlink_health_without_gpu_information() -> None:
 
 def test_on_an_nvswitch_system_the_message_names_fabric_manager_plainly() -> None:
     from stackaudit.checks.drv import nvlink_health
+    from stackaudit.checks.registry import CHECKS
+    from stackaudit.engine.evaluate import proven_by_symptoms
     from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevice, PciDevices
     from stackaudit.facts.symptoms import LogSymptoms
 
     # Modelled: one NVSwitch (class 0x0680) on the bus and the real Xid lines of leptonai/gpud#1174.
     symptoms = LogSymptoms(find_symptoms(GPUD_1174.splitlines()))
     switch = PciDevices((PciDevice("0000:05:00.0", NVIDIA_VENDOR, "22a3", "0x068000", role="nvswitch"),))
-    out = nvlink_health(log_symptoms=symptoms, pci=switch)
+    spec = CHECKS["DRV-NVLINK-HEALTH"]
+    out = proven_by_symptoms(spec, nvlink_health(pci=switch), symptoms)
     assert out.status == "issue" and "; check Fabric Manager" in out.message
-    unsure = nvlink_health(log_symptoms=symptoms)
+    unsure = proven_by_symptoms(spec, nvlink_health(), symptoms)
     assert "if the GPUs sit on NVSwitches" in unsure.message
+
+
+def test_the_engine_applies_a_symptom_to_a_check_whose_facts_are_missing() -> None:
+    from dataclasses import replace
+
+    from stackaudit.checks.registry import CHECKS, load_all
+    from stackaudit.engine.collect import Missing
+    from stackaudit.engine.evaluate import evaluate
+    from stackaudit.facts.symptoms import LogSymptoms
+
+    load_all()
+    # Modelled: CTR-SHM-SIZE as if it required `container`, which the source lacks; NVIDIA/nccl-tests#166's lines.
+    spec = replace(CHECKS["CTR-SHM-SIZE"], facts=("container",), optional_facts=())
+    lacking = {"container": Missing("container", "not in the source", kind="not-captured")}
+    proven = {**lacking, "log_symptoms": LogSymptoms(find_symptoms(NCCL_TESTS_166.splitlines()))}
+    [alone] = evaluate([spec], lacking, False, parallel=False)
+    [result] = evaluate([spec], proven, False, parallel=False)
+    assert alone.status == "unknown" and alone.facts_missing == ("container",)
+    assert result.status == "issue" and "failed to extend /dev/shm/nccl-fjwOOB" in result.message
+    assert "in a container: raise --shm-size" in result.message and not result.facts_missing
+
+
+def test_no_check_reads_the_symptoms_itself() -> None:
+    import inspect
+
+    from stackaudit.checks.registry import CHECKS, load_all
+
+    load_all()
+    # One place applies them (engine/evaluate.proven_by_symptoms); DRV-XID reads the lines as Xids, not as proof.
+    readers = {cid for cid, spec in CHECKS.items() if "log_symptoms" in inspect.signature(spec.func).parameters}
+    assert readers <= {"DRV-XID"}
+    assert all("log_symptoms" in CHECKS[s.check].optional_read for s in SYMPTOMS)
+
+
+def test_a_vm_guests_iommu_fault_leaves_iommu_mode_not_applicable() -> None:
+    from stackaudit.checks.fw import iommu_mode
+    from stackaudit.checks.registry import CHECKS, load_all
+    from stackaudit.engine.evaluate import proven_by_symptoms
+    from stackaudit.facts.platform import Virtualization
+    from stackaudit.facts.symptoms import LogSymptoms
+
+    load_all()
+    # Modelled: a guest's kernel log with an AMD-Vi fault on the nvidia device (the form of the bare-metal symptom).
+    line = ("nvidia 0000:81:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x0000 address=0xfd000000 "
+            "flags=0x0020]")
+    symptoms = LogSymptoms(find_symptoms([line]))
+    spec = CHECKS["FW-IOMMU-MODE"]
+    guest = proven_by_symptoms(spec, iommu_mode(virtualization=Virtualization("kvm", "modelled")), symptoms)
+    host = proven_by_symptoms(spec, iommu_mode(virtualization=Virtualization("none", "modelled")), symptoms)
+    assert guest.status == "not-applicable"
+    assert host.status == "issue" and "IO_PAGE_FAULT" in host.message
 
 
 def test_a_run_that_died_of_a_symptom_is_never_reported_healthy() -> None:
@@ -267,3 +321,46 @@ def test_other_xids_are_no_ecc_symptom() -> None:
              "NVRM: Xid (PCI:0000:86:00): 63, pid='<unknown>', name=<unknown>, Row Remapper: New row marked for remapping",
              "NVRM: Xid (PCI:0000:86:00): 940, modelled: a code that only starts like 94"]
     assert [h.symptom.check for h in find_symptoms(lines)] == []
+
+
+# --- a failure that is another check's rules this one out (Symptom.clears) --------------------
+
+# Error 802 from a CUDA call, verbatim: pytorch/pytorch#35710 (lpuglia, the bandwidthTest sample),
+# cupy/cupy#2845 (berceanu, its title),
+# wilicc/gpu-burn#133 (its title); corpus 240 is NVIDIA/gpu-operator#375's validator pod.
+SYSTEM_NOT_READY = (
+    "CUDA error at bandwidthTest.cu:256 code=802(cudaErrorSystemNotReady) \"cudaSetDevice(currentDevice)\" \n",
+    "cupy.cuda.runtime.CUDARuntimeError: cudaErrorSystemNotReady: system not yet initialized\n",
+    "Couldn't init CUDA: Error (gpu_burn-drv.cpp:304): system not yet initialized\n",
+)
+
+
+def test_a_cuda_call_that_reached_the_driver_rules_out_gpu_access() -> None:
+    status, message = _capture("240", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert status == "not-an-issue" and "DRV-FABRIC-MANAGER" in message and "error code system not yet" in message
+    for text in (*SYSTEM_NOT_READY, *P2P_DEATHS):
+        got = _run(text, "CTR-GPU-ACCESS", "DRV-FABRIC-MANAGER", "IC-P2P-FUNCTIONAL")
+        status, message, evidence = got["CTR-GPU-ACCESS"]
+        assert status == "not-an-issue", (text, message)
+        assert evidence and evidence[0] in text
+        assert "issue" in (got["DRV-FABRIC-MANAGER"][0], got["IC-P2P-FUNCTIONAL"][0])
+
+
+def test_gpu_accesss_own_symptom_outweighs_a_line_that_clears_it() -> None:
+    # Modelled: the 802 line of pytorch/pytorch#35710 after the NVML line of NVIDIA/nvidia-docker#1730's form.
+    text = "Failed to initialize NVML: Unknown Error\n" + SYSTEM_NOT_READY[0]
+    status, message, _ = _run(text, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert status == "issue" and "Failed to initialize NVML" in message
+
+
+def test_a_line_that_clears_leaves_a_judged_check_as_it_is() -> None:
+    from stackaudit.checks.registry import CHECKS, Outcome, load_all
+    from stackaudit.engine.evaluate import proven_by_symptoms
+    from stackaudit.facts.symptoms import LogSymptoms
+
+    load_all()
+    # Modelled: CTR-GPU-ACCESS judged ok from its facts, with an 802 line beside it: the check's verdict stands.
+    symptoms = LogSymptoms(find_symptoms([SYSTEM_NOT_READY[1]]))
+    judged = Outcome("ok", "every GPU's device node is in the container")
+    assert proven_by_symptoms(CHECKS["CTR-GPU-ACCESS"], judged, symptoms) == judged
+

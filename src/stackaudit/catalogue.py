@@ -30,7 +30,7 @@ def sources_line(spec: CheckSpec) -> str:
     fact the check reads can come from, best first — generated from the facts, so it cannot drift."""
     facts = load_facts()
     parts = []
-    for name, optional in [*((n, False) for n in spec.facts), *((n, True) for n in spec.optional_facts)]:
+    for name, optional in [*((n, False) for n in spec.facts), *((n, True) for n in spec.optional_read)]:
         fact = facts.get(name)
         titles = " → ".join(a.title for a in fact.alternatives) if fact else "?"
         parts.append(f"{name}{' (optional)' if optional else ''}: {titles}")

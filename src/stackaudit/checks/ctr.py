@@ -14,6 +14,7 @@ from stackaudit.checks.registry import (
     Fix,
     FixCost,
     Outcome,
+    Sharpen,
     check,
     issue,
     not_an_issue,
@@ -21,7 +22,6 @@ from stackaudit.checks.registry import (
     ok,
     over_subjects,
     unknown,
-    with_symptoms,
 )
 from stackaudit.facts.cgroups import CgroupLimits
 from stackaudit.facts.container import ContainerInfo
@@ -42,7 +42,6 @@ from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.shm import ShmInfo
-from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import KernelLog, NumaTopology
 from stackaudit.fixes.model import (
     Persist,
@@ -235,10 +234,11 @@ def _shm_free_only(shm: ShmInfo | None) -> Outcome:
                keep_line("tmpfs /dev/shm tmpfs defaults,size=16G 0 0", "/etc/fstab", label="LXC / bare metal")))),
     references=(NCCL_RUNTIME_ISSUES, VLLM_DOCKER, VLLM_K8S,
                 "https://github.com/pytorch/tutorials/commit/0ba3e39d736a1f5d46da5728e564569f8cd3fe8c"),
+    sharpen=Sharpen("in a container: raise --shm-size (16g) or use --ipc=host; on the host: remount /dev/shm larger"),
 )
 def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
              docker_containers: DockerContainers | None = None, serving_processes: ServingProcesses | None = None,
-             parallelism: Parallelism | None = None, log_symptoms: LogSymptoms | None = None) -> Outcome:
+             parallelism: Parallelism | None = None) -> Outcome:
     """Reads: inside a container `df -k -P /dev/shm` and the tmpfs `size=` in /proc/self/mountinfo;
     on a Docker host `docker inspect` HostConfig.ShmSize and IpcMode of GPU/serving containers;
     on bare metal also systemd-logind's RemoveIPC (logind.conf) and the engine's user; the log
@@ -262,17 +262,15 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     prefers cuMem host memory over /dev/shm with CUDA >= 12.6, but vLLM/PyTorch still use it.
     """
     outcome = _shm_size(container, shm, docker_containers, serving_processes, parallelism)
-    hits = log_symptoms.proving("CTR-SHM-SIZE") if log_symptoms is not None else ()
     if container is not None and container.in_container:
         fix = _shm_fix(container.kind)
-        return with_symptoms(outcome, hits, f"inside this {_where(container)}: {fix.persistent}", fix=fix)
-    return with_symptoms(outcome, hits, "in a container: raise --shm-size (16g) or use --ipc=host; on the host: "
-                         "remount /dev/shm larger")
+        return replace(outcome, sharpen=Sharpen(f"inside this {_where(container)}: {fix.persistent}", fix))
+    return outcome
 
 
 def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_containers: DockerContainers | None,
               serving_processes: ServingProcesses | None, parallelism: Parallelism | None) -> Outcome:
-    """CTR-SHM-SIZE from the sizes the facts show (shm_size adds the log's symptoms)."""
+    """CTR-SHM-SIZE from the sizes the facts show (the engine adds the log's symptoms)."""
     procs = serving_processes
     if container is None:
         return _shm_free_only(shm)
@@ -729,10 +727,12 @@ _CTK_FIX = Fix.of(
     fix=_CTK_FIX,
     references=(CTK_CDI, "https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html",
                 "https://github.com/vllm-project/vllm/blob/main/vllm/env_override.py"),
+    sharpen=Sharpen("install the NVIDIA Container Toolkit, run `nvidia-ctk runtime configure --runtime=docker` and "
+                    "restart Docker"),
 )
 def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAccess | None = None,
                gpus: GpuInventory | None = None, docker_containers: DockerContainers | None = None,
-               log_symptoms: LogSymptoms | None = None, serving_log: ServingLog | None = None) -> Outcome:
+               serving_log: ServingLog | None = None) -> Outcome:
     """Reads: inside a container `ls /dev/nvidia*`, NVIDIA_VISIBLE_DEVICES and
     NVIDIA_DRIVER_CAPABILITIES (engine's or audit's environ), /proc/driver/nvidia/version against
     the version libnvidia-ml.so.1 resolves to; on a Docker host the serving containers'
@@ -756,21 +756,18 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     not flagged. Inside LXC the version match is CTR-LXC-DEVICES's. `cuda-compat` libraries on
     GeForce cards cause Error 803 (not detected here).
     """
-    hits = log_symptoms.proving("CTR-GPU-ACCESS") if log_symptoms is not None else ()
     judged = _gpu_access(container, gpu_devices, gpus, docker_containers)
     # NCCL's channels on one host join the GPUs the container got: those are the GPUs shown.
     ranks = sorted({r for c in serving_log.channels for r in (c.src, c.dst)}) if serving_log is not None else []
     if judged.status == "ok" and ranks and serving_log is not None and not serving_log.multi_host:
         judged = over_subjects(replace(judged, message=f"{judged.message}; NCCL's channels join {len(ranks)} GPUs "
                                        f"(ranks {ranks[0]}-{ranks[-1]})"), [f"rank {r}" for r in ranks])
-    return with_symptoms(judged, hits,
-                         "install the NVIDIA Container Toolkit, run `nvidia-ctk runtime configure --runtime=docker` "
-                         "and restart Docker")
+    return judged
 
 
 def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | None, gpus: GpuInventory | None,
                 docker_containers: DockerContainers | None) -> Outcome:
-    """CTR-GPU-ACCESS from what the container and its spec show (gpu_access adds the log's symptoms)."""
+    """CTR-GPU-ACCESS from what the container and its spec show (the engine adds the log's symptoms)."""
     if container is None:
         return unknown("", needs="container")
     if container.in_container:

@@ -12,6 +12,7 @@ from stackaudit.checks.registry import (
     FixCost,
     Outcome,
     Severity,
+    Sharpen,
     check,
     issue,
     not_an_issue,
@@ -19,7 +20,6 @@ from stackaudit.checks.registry import (
     ok,
     over_subjects,
     unknown,
-    with_symptoms,
 )
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
@@ -405,7 +405,7 @@ _DROPIN = ("mkdir -p /etc/systemd/system/nvidia-persistenced.service.d && printf
                 "https://docs.nvidia.com/deploy/driver-persistence/persistence-mode-legacy.html"),
 )
 def persistence(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServices | None = None,
-                container: ContainerInfo | None = None, log_symptoms: LogSymptoms | None = None) -> Outcome:
+                container: ContainerInfo | None = None) -> Outcome:
     """Reads: each GPU's persistence mode (NVML / `nvidia-smi`), `systemctl is-active
     nvidia-persistenced`, the unit's effective ExecStart (`systemctl cat`), the daemon's process.
 
@@ -423,13 +423,12 @@ def persistence(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaService
     A pasted journal that shows the daemon failed or stopped, with no GPU listing, is an issue too,
     and so is DCGM's diagnostic row "Persistence mode for GPU N is disabled" (facts/symptoms.py).
     """
-    hits = log_symptoms.proving("DRV-PERSISTENCE") if log_symptoms is not None else ()
-    return with_symptoms(_persistence(nvidia, nvidia_services, container), hits)
+    return _persistence(nvidia, nvidia_services, container)
 
 
 def _persistence(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices | None,
                  container: ContainerInfo | None) -> Outcome:
-    """DRV-PERSISTENCE from the GPUs' persistence mode and the daemon (persistence adds the log's symptoms)."""
+    """DRV-PERSISTENCE from the GPUs' persistence mode and the daemon (the engine adds the log's symptoms)."""
     daemon = nvidia_services.persistenced if nvidia_services is not None else None
     if nvidia is None and daemon is not None and daemon.running is False and daemon.log:
         return issue(f"nvidia-persistenced is {daemon.active}: each new CUDA/NVML client re-initialises the GPUs "
@@ -558,8 +557,7 @@ def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> 
 )
 def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServices | None = None,
                    pci: PciDevices | None = None, modules: LoadedModules | None = None,
-                   empty_greps: EmptyGreps | None = None, gpus: GpuInventory | None = None,
-                   log_symptoms: LogSymptoms | None = None) -> Outcome:
+                   empty_greps: EmptyGreps | None = None, gpus: GpuInventory | None = None) -> Outcome:
     """Reads: NVSwitch devices on the PCI bus (NVIDIA, class 0x0680), each GPU's fabric state and
     status (NVML / `nvidia-smi -q` Fabric: Hopper and later), `systemctl is-active
     nvidia-fabricmanager`, the `nv-fabricmanager` process and `nv-fabricmanager --version`, the
@@ -579,8 +577,7 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     (no NVSwitch: not applicable) and a driver version mismatch (it exits at start).
     A CUDA program's "system not yet initialized" (error 802) is an issue too (facts/symptoms.py).
     """
-    hits = log_symptoms.proving("DRV-FABRIC-MANAGER") if log_symptoms is not None else ()
-    return with_symptoms(_fabric_manager(nvidia, nvidia_services, pci, modules, empty_greps, gpus), hits)
+    return _fabric_manager(nvidia, nvidia_services, pci, modules, empty_greps, gpus)
 
 
 def _fabric_manager(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices | None, pci: PciDevices | None,
@@ -676,6 +673,11 @@ def _fabric_manager_alone(fm: Daemon) -> Outcome:
 
 # --- DRV-GSP-FIRMWARE --------------------------------------------------------------------------
 
+# What a GSP boot failure asks for: the GPU's state, not the module option the check's own fix removes.
+_GSP_BOOT_FIX = advice("Reset the GPU (`nvidia-smi -r`) or power-cycle the host, then reload the driver; if it recurs, "
+                       "update the driver and the system BIOS", cost="driver-reload")
+
+
 @check(
     "DRV-GSP-FIRMWARE",
     title="GSP firmware state",
@@ -685,9 +687,10 @@ def _fabric_manager_alone(fm: Daemon) -> Outcome:
                        "reload the driver (or reboot)", "update-initramfs -u", cost="driver-reload",
                        changes="the nvidia module's options")),
     references=(GSP_README, KERNEL_OPEN),
+    sharpen=Sharpen("the GPU is not usable until the driver initialises it", _GSP_BOOT_FIX),
 )
 def gsp_firmware(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | None = None,
-                 gsp_log: GspLog | None = None, log_symptoms: LogSymptoms | None = None) -> Outcome:
+                 gsp_log: GspLog | None = None) -> Outcome:
     """Reads: each GPU's `GSP Firmware Version` (NVML nvmlDeviceGetGspFirmwareVersion /
     `nvidia-smi -q`; a version = in use, `N/A` = not), `EnableGpuFirmware` in
     /proc/driver/nvidia/params, the module flavour; the log symptom of facts/symptoms.py
@@ -707,19 +710,12 @@ def gsp_firmware(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver |
     `rpcRmApiFree_GSP`, `_kgspRpcRecvPoll`, Xid 119's "RPC from GSP") show GSP in use on the GPUs
     they name; their failures are a GPU fault (DRV-XID), not this setting.
     """
-    hits = log_symptoms.proving("DRV-GSP-FIRMWARE") if log_symptoms is not None else ()
-    return with_symptoms(_gsp_firmware(nvidia, nvidia_driver, gsp_log), hits, "the GPU is not usable until the "
-                         "driver initialises it", fix=_GSP_BOOT_FIX)
-
-
-# What a GSP boot failure asks for: the GPU's state, not the module option the check's own fix removes.
-_GSP_BOOT_FIX = advice("Reset the GPU (`nvidia-smi -r`) or power-cycle the host, then reload the driver; if it recurs, "
-                       "update the driver and the system BIOS", cost="driver-reload")
+    return _gsp_firmware(nvidia, nvidia_driver, gsp_log)
 
 
 def _gsp_firmware(nvidia: NvidiaGpus | None, nvidia_driver: NvidiaDriver | None, gsp_log: GspLog | None) -> Outcome:
     """DRV-GSP-FIRMWARE from the GPUs' GSP firmware versions and the GSP RPCs the kernel log names
-    (gsp_firmware adds the log's symptoms)."""
+    (the engine adds the log's symptoms)."""
     if gsp_log is not None and (nvidia is None or all(g.gsp_firmware is None for g in nvidia.gpus)):
         judged = not_an_issue(
             "the kernel log names GSP RPCs, so the driver runs the GSP firmware"
@@ -761,6 +757,12 @@ def _gsp_firmware(nvidia: NvidiaGpus | None, nvidia_driver: NvidiaDriver | None,
 
 # --- DRV-NVLINK-HEALTH -------------------------------------------------------------------------
 
+# What an NVLink error asks for on an NVSwitch system before a GPU reset (Fabric Manager user guide).
+_NVSWITCH_FIX = ("check Fabric Manager (`systemctl status nvidia-fabricmanager` and its journal) and each GPU's "
+                 "Fabric State and NVLink state (`nvidia-smi -q`, `nvidia-smi nvlink -s`) before resetting the GPUs: "
+                 "a GPU reset alone does not bring back a fabric that Fabric Manager has not configured again")
+
+
 
 @check(
     "DRV-NVLINK-HEALTH",
@@ -771,10 +773,11 @@ def _gsp_firmware(nvidia: NvidiaGpus | None, nvidia_driver: NvidiaDriver | None,
                        cost="driver-reload"),
                   note="reseat the NVLink bridges; RMA when errors persist"),
     references=("https://github.com/NVIDIA/nccl/blob/master/src/graph/paths.cc", XID_CATALOGUE),
+    sharpen=Sharpen("if the GPUs sit on NVSwitches (HGX/DGX): " + _NVSWITCH_FIX),
 )
 def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None = None,
                   nvlink_status: NvlinkStatus | None = None, gpu_topology: TopoMatrix | None = None,
-                  log_symptoms: LogSymptoms | None = None, pci: PciDevices | None = None,
+                  pci: PciDevices | None = None,
                   nvidia_services: NvidiaServices | None = None, gpus: GpuInventory | None = None) -> Outcome:
     """Reads: per GPU and link, NVML nvmlDeviceGetNvLinkState and the DL error counters (replay,
     recovery, CRC flit/data), or a pasted `nvidia-smi nvlink -s` where NVML is not in the source;
@@ -799,25 +802,15 @@ def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None
     Per-link speed at idle was not verified to be stable, so speed alone is never flagged.
     """
     outcome = _nvlink_health(nvidia, gpu_events, nvlink_status, gpu_topology, gpus)
-    hits = log_symptoms.proving("DRV-NVLINK-HEALTH") if log_symptoms is not None else ()
-    if not hits:
-        return outcome
     fm = nvidia_services.fabricmanager if nvidia_services is not None else None
     nvswitch = nvswitch_present(pci) or (fm is not None and fm.nvswitch) or any(
         g.fabric_state not in (None, "", "N/A", "Not Supported") for g in (nvidia.gpus if nvidia else ()))
-    return with_symptoms(outcome, hits, _NVSWITCH_FIX if nvswitch else "if the GPUs sit on NVSwitches (HGX/DGX): "
-                         + _NVSWITCH_FIX)
-
-
-# What an NVLink error asks for on an NVSwitch system before a GPU reset (Fabric Manager user guide).
-_NVSWITCH_FIX = ("check Fabric Manager (`systemctl status nvidia-fabricmanager` and its journal) and each GPU's "
-                 "Fabric State and NVLink state (`nvidia-smi -q`, `nvidia-smi nvlink -s`) before resetting the GPUs: "
-                 "a GPU reset alone does not bring back a fabric that Fabric Manager has not configured again")
+    return replace(outcome, sharpen=Sharpen(_NVSWITCH_FIX)) if nvswitch else outcome
 
 
 def _nvlink_health(nvidia: NvidiaGpus | None, gpu_events: GpuEvents | None, nvlink_status: NvlinkStatus | None,
                    gpu_topology: TopoMatrix | None, inventory: GpuInventory | None = None) -> Outcome:
-    """DRV-NVLINK-HEALTH from the link states and NVLink Xids (nvlink_health adds the log's symptoms)."""
+    """DRV-NVLINK-HEALTH from the link states and NVLink Xids (the engine adds the log's symptoms)."""
     if nvidia is None and nvlink_status is None and gpu_topology is not None and gpu_topology.has_nvlink:
         return _nvlink_from_matrix(gpu_topology, inventory)
     if nvidia is None and nvlink_status is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from stackaudit.checks.drv import over_gpus
 from stackaudit.checks.pcie import LSPCI_ASK, ROOT_HINT, no_gpu, over_gpu_functions
@@ -12,6 +13,7 @@ from stackaudit.checks.registry import (
     Fix,
     Outcome,
     Severity,
+    Sharpen,
     check,
     issue,
     not_an_issue,
@@ -19,7 +21,6 @@ from stackaudit.checks.registry import (
     ok,
     over_subjects,
     unknown,
-    with_symptoms,
 )
 from stackaudit.facts.boot_loader import CmdlineTool, tool_of
 from stackaudit.facts.gpu_events import GpuEvents
@@ -32,7 +33,6 @@ from stackaudit.facts.pcie_errors import AerLine, PcieErrors
 from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import NcclConfig, ServingLog
-from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelLog, NumaTopology
 from stackaudit.fixes.kernel_cmdline import cmdline_forms
 from stackaudit.fixes.model import (
@@ -50,6 +50,9 @@ _IOMMU_NOTE = ("at runtime `echo identity > /sys/kernel/iommu_groups/N/type` nee
                "(stop all GPU work, unload nvidia); disabling VT-d/AMD-Vi in BIOS works if nothing needs the IOMMU")
 
 
+_IOMMU_SHARPEN = "put the IOMMU in passthrough (`iommu=pt`) or turn it off for the GPUs"
+
+
 def _iommu_fix(tool: str) -> Fix:
     return Fix.of(step("Put the IOMMU in passthrough mode on the kernel command line, then reboot", cost="reboot",
                        changes="the kernel command line", keep=cmdline_forms("iommu=pt", tool)), note=_IOMMU_NOTE)
@@ -63,10 +66,11 @@ def _iommu_fix(tool: str) -> Fix:
     fix=_iommu_fix(""),
     references=(NCCL_TROUBLESHOOTING, "https://github.com/NVIDIA/nccl/issues/257",
                 "https://github.com/NVIDIA/nccl-tests/issues/115"),
+    sharpen=Sharpen(_IOMMU_SHARPEN),
 )
 def iommu_mode(pci: PciDevices | None = None, cmdline: KernelCmdline | None = None,
                kernel_log: KernelLog | None = None, virtualization: Virtualization | None = None,
-               cmdline_tool: CmdlineTool | None = None, log_symptoms: LogSymptoms | None = None) -> Outcome:
+               cmdline_tool: CmdlineTool | None = None) -> Outcome:
     """Reads: `/proc/cmdline` (intel_iommu, amd_iommu, iommu=pt, iommu.passthrough), each GPU's
     `/sys/bus/pci/devices/<bdf>/iommu_group` and `/sys/kernel/iommu_groups/N/type`, and IOMMU
     fault lines in `dmesg` that name a GPU.
@@ -89,17 +93,15 @@ def iommu_mode(pci: PciDevices | None = None, cmdline: KernelCmdline | None = No
     topology: not applicable there. Prefer `iommu=pt` to turning the IOMMU off (x2APIC needs
     interrupt remapping on large EPYC hosts).
     """
-    hits = log_symptoms.proving("FW-IOMMU-MODE") if log_symptoms is not None else ()
     outcome = _iommu_mode(pci, cmdline, kernel_log, virtualization, cmdline_tool)
     if outcome.status == "not-applicable" and virtualization is not None and virtualization.is_vm:
-        return outcome  # the guest's faults are the guest's virtual IOMMU's
-    return with_symptoms(outcome, hits, "put the IOMMU in passthrough (`iommu=pt`) or turn it off for the GPUs",
-                         fix=_iommu_fix(tool_of(cmdline_tool)))
+        return replace(outcome, sharpen=Sharpen(stands=True))  # the guest's faults are its virtual IOMMU's
+    return replace(outcome, sharpen=Sharpen(_IOMMU_SHARPEN, _iommu_fix(tool_of(cmdline_tool))))
 
 
 def _iommu_mode(pci: PciDevices | None, cmdline: KernelCmdline | None, kernel_log: KernelLog | None,
                 virtualization: Virtualization | None, cmdline_tool: CmdlineTool | None) -> Outcome:
-    """FW-IOMMU-MODE from the devices, the command line and the kernel log (iommu_mode adds the log's symptoms)."""
+    """FW-IOMMU-MODE from the devices, the command line and the kernel log (the engine adds the log's symptoms)."""
     if virtualization is not None and virtualization.is_vm:
         return not_applicable(f"virtual machine ({virtualization.vm}): the guest's IOMMU view is not the host's")
     if pci is None:
@@ -678,9 +680,11 @@ def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,
     """Reads: `aer_dev_correctable`, `aer_dev_nonfatal`, `aer_dev_fatal` in sysfs for each GPU,
     its upstream port (errors may be counted at the link partner) and the NICs; the kernel log's
     AER lines (`AER: Uncorrected (Fatal) error received`, `PCIe Bus Error`, `Surprise Down`) and
-    GPUs that fell off the bus (Xid 79, with or without the number), to tie a port's error to them.
+    GPUs that fell off the bus (Xid 79, with or without the number) or that the driver can no longer open
+    (nvidia-smi's "Unable to determine the device handle for GPU…"), to tie a port's error to them.
 
-    Bad value: any fatal or non-fatal count; AER lines on the link of a GPU that fell off the bus;
+    Bad value: any fatal or non-fatal count; AER lines on the link of a GPU that fell off the bus or that the
+    driver can no longer open;
     correctable counts that grow between two samples under load. The Xid 79 line itself is DRV-XID's
     finding (one log line, one finding).
 
@@ -708,8 +712,9 @@ def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,
     # A GPU that fell off the bus is DRV-XID's finding, on its own line: this check counts AER lines only
     # (one log line, one finding), and names the lost GPU where its link logged some.
     lost = list(pcie_errors.lost)
+    unopened = [bdf for bdf, _ in pcie_errors.unopened]
     drops = _link_drops(lines, gpu_events, pcie)
-    if drops or serious or uncorrected or (lost and lines):
+    if drops or serious or uncorrected or ((lost or unopened) and lines):
         fatal = bool(drops) or any(r.get("fatal", 0) for r in serious.values()) or any(
             ln.severity == "fatal" for ln in lines) or any(re.search("Surprise Down|SDES", d) for d in details)
         parts = list(drops)
@@ -718,8 +723,12 @@ def aer_errors(pcie_errors: PcieErrors, pcie: PcieFacts | None = None,
                 f"{b} fatal {r.get('fatal', 0)} nonfatal {r.get('nonfatal', 0)}" for b, r in serious.items()))
         if uncorrected and not drops:
             parts.append(f"{len(uncorrected)} uncorrected PCIe error lines")
-        if not parts:
+        if not parts and lost:
             parts.append(f"{len(lines)} PCIe AER lines beside a GPU that fell off the bus (DRV-XID)")
+        if not parts:
+            parts.append(f"{len(lines)} PCIe AER lines beside GPU {', '.join(unopened)}, which the driver can no "
+                         "longer open (nvidia-smi: \"Unable to determine the device handle\"): errors on the PCIe "
+                         "link and a GPU lost to the driver point at its link (slot, riser, cable, power)")
         subjects = list(serious) or sorted({ln.bdf for ln in lines if ln.bdf}) or [
             g.bdf for g in (pcie.gpus if pcie else ())]
         aer_lines = [ln.line for ln in lines]

@@ -16,6 +16,7 @@ from dataclasses import replace
 from stackaudit.checks.registry import (
     Fix,
     Outcome,
+    Sharpen,
     check,
     issue,
     not_an_issue,
@@ -23,7 +24,6 @@ from stackaudit.checks.registry import (
     ok,
     over_subjects,
     unknown,
-    with_symptoms,
 )
 from stackaudit.facts._parse import sizes_from_argv, tp_spans_nodes
 from stackaudit.facts.collect_env import CollectEnv
@@ -45,7 +45,6 @@ from stackaudit.facts.serving_logs import (
     VllmP2pCache,
 )
 from stackaudit.facts.shown_commands import EmptyGreps
-from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import KernelInfo, KernelLog, LoadedModules, NumaTopology, module_loaded
 from stackaudit.facts.topology import NvlinkStatus, P2pMatrix, TopoMatrix, gpu_index, link_kind, link_rank
 from stackaudit.fixes.model import (
@@ -445,11 +444,13 @@ def _iommu_gpu_faults(kernel_log: KernelLog | None, gpus: GpuInventory | None) -
         note="on risky PCIe pairs start vLLM with VLLM_SKIP_P2P_CHECK=0 (run the real probe) or "
         "--disable-custom-all-reduce"),
     references=(VLLM_AR_UTILS, VLLM_ENVS, "https://github.com/vllm-project/vllm/issues/2728", NCCL_GPU_TROUBLESHOOTING),
+    sharpen=Sharpen("on GeForce cards the driver allows no peer access by design: set NCCL_P2P_DISABLE=1 or start "
+                    "the engine with --disable-custom-all-reduce; on others fix ACS / the IOMMU (FW-ACS-P2P, "
+                    "FW-IOMMU-MODE) or pass the GPUs' PCIe switch to the VM"),
 )
 def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None,
                    vllm_p2p_cache: VllmP2pCache | None = None, serving_log: ServingLog | None = None,
-                   kernel_log: KernelLog | None = None, gpus: GpuInventory | None = None,
-                   log_symptoms: LogSymptoms | None = None) -> Outcome:
+                   kernel_log: KernelLog | None = None, gpus: GpuInventory | None = None) -> Outcome:
     """Reads: vLLM's cached real P2P probe `$VLLM_CACHE_ROOT/gpu_p2p_access_cache_for_<CUDA_VISIBLE_DEVICES>.json`
     (default `~/.cache/vllm`), `nvidia-smi topo -p2p rw`, `nvidia-smi topo -m`, a pasted vLLM log
     ("Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test
@@ -471,11 +472,7 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     all-reduce off until the file is deleted. NVLink pairs do not use PCIe P2P. Unidirectional
     PCIe Gen4 P2P of 20-26 GB/s is healthy; do not compare it with NVLink.
     """
-    outcome = _p2p_functional(gpu_topology, gpu_p2p, vllm_p2p_cache, serving_log, kernel_log, gpus)
-    hits = log_symptoms.proving("IC-P2P-FUNCTIONAL") if log_symptoms is not None else ()
-    return with_symptoms(outcome, hits, "on GeForce cards the driver allows no peer access by design: set "
-                         "NCCL_P2P_DISABLE=1 or start the engine with --disable-custom-all-reduce; on others fix "
-                         "ACS / the IOMMU (FW-ACS-P2P, FW-IOMMU-MODE) or pass the GPUs' PCIe switch to the VM")
+    return _p2p_functional(gpu_topology, gpu_p2p, vllm_p2p_cache, serving_log, kernel_log, gpus)
 
 
 def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, vllm_p2p_cache: VllmP2pCache | None,
@@ -585,13 +582,15 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
 
     Traps: no NVLink on RTX PRO 6000 / L40S / RTX 4090 means custom all-reduce is off for TP 4 or
     8 by design: a key negative result, not a fix. At TP=2 such cards can use it if P2P works.
+    A pasted engine command line that names no TP size runs the engines' default, TP 1 (not applicable).
     GeForce cards have no P2P with the stock driver: NCCL carries the all-reduce. A TP group that
     spans nodes (facts/_parse.tp_spans_nodes: `--nnodes` above PP x DP) never runs it: not applicable.
     """
     engine, tp, root = serving_engine.engine, serving_engine.tp, serving_engine.shown
     if serving_engine.process is None and root is not None and tp is None:
-        # The shown command's own TP picks the GPUs whose links matter (a cut matrix may not show the rest).
-        tp = sizes_from_argv(root.argv)[0]
+        # The shown command's own TP picks the GPUs whose links matter (a cut matrix may not show the rest);
+        # a shell line parses only whole (no trailing `\`), so a TP it does not name is the engines' default, 1.
+        tp = sizes_from_argv(root.argv)[0] or 1
     models = _models(gpus)
     topo_gpus = _engine_gpus(gpu_topology, root, tp, collect_env) if gpu_topology is not None else None
     nvlinked = _fully_nvlinked(gpu_topology, topo_gpus) if gpu_topology is not None else None

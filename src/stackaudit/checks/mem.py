@@ -13,16 +13,15 @@ from stackaudit.checks.registry import (
     not_an_issue,
     not_applicable,
     ok,
+    over_subjects,
     unknown,
-    with_symptoms,
 )
 from stackaudit.facts.container import ContainerInfo
-from stackaudit.facts.gpus import GpuInventory
+from stackaudit.facts.gpus import EngineGpuMemory, GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.nvidia import GpuInfo, GpuProcess, HostMemory, NvidiaDriver, NvidiaGpus, NvidiaServices
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.processes import ServingProcesses
-from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import KernelInfo
 from stackaudit.fixes.model import (
     advice,
@@ -52,7 +51,7 @@ MIG_GUIDE = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/deployment-
                   note="RMA the GPU when `Remapping Failure Occurred: Yes`"),
     references=(MEM_ERRORS, "https://nvidia.github.io/cuda-python/"),
 )
-def row_remap_ecc(nvidia: NvidiaGpus | None = None, log_symptoms: LogSymptoms | None = None) -> Outcome:
+def row_remap_ecc(nvidia: NvidiaGpus | None = None) -> Outcome:
     """Reads: per GPU, NVML nvmlDeviceGetRemappedRows (corrected, uncorrected, pending, failure),
     volatile/aggregate ECC counts (nvmlDeviceGetTotalEccErrors), retired pages and the pending
     flag (pre-Ampere); `nvidia-smi -q` Remapped Rows / ECC Errors / Retired Pages.
@@ -68,12 +67,11 @@ def row_remap_ecc(nvidia: NvidiaGpus | None = None, log_symptoms: LogSymptoms | 
     counts are normal. An uncorrectable ECC Xid in the log (94 contained, 48 or 95 not) proves the issue on its
     own, quoted (facts/symptoms.py).
     """
-    hits = log_symptoms.proving("MEM-ROW-REMAP-ECC") if log_symptoms is not None else ()
-    return with_symptoms(_row_remap_ecc(nvidia) if nvidia is not None else no_gpu_information(), hits)
+    return _row_remap_ecc(nvidia) if nvidia is not None else no_gpu_information()
 
 
 def _row_remap_ecc(nvidia: NvidiaGpus) -> Outcome:
-    """MEM-ROW-REMAP-ECC from NVML / nvidia-smi counters (row_remap_ecc adds the log's symptoms)."""
+    """MEM-ROW-REMAP-ECC from NVML / nvidia-smi counters (the engine adds the log's symptoms)."""
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
         return gpus
@@ -275,8 +273,9 @@ def _engine_pids(serving: ServingProcesses | None) -> set[int]:
     references=("https://docs.vllm.ai/en/latest/configuration/engine_args.html",),
     sample=True,
 )
-def gpu_shared(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = None,
-               nvidia_services: NvidiaServices | None = None, container: ContainerInfo | None = None) -> Outcome:
+def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProcesses | None = None,
+               nvidia_services: NvidiaServices | None = None, container: ContainerInfo | None = None,
+               engine_gpu_memory: EngineGpuMemory | None = None) -> Outcome:
     """Reads: the compute and graphics processes on each GPU with their memory (NVML / `nvidia-smi`
     process table), `Display Active`, display servers and the MPS daemon in /proc, the serving
     engine's processes.
@@ -293,7 +292,14 @@ def gpu_shared(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = 
     Traps: the engine's own processes appear (API server, workers, small allocations): they are not
     foreign. Inside a container NVML reports host PIDs, which cannot be matched to the container's
     processes; a pasted table cannot say whose process it is (reported, not judged).
+
+    Without NVML or nvidia-smi, the memory an engine found free on each GPU at its start (ollama's
+    `inference compute` lines, `total=` and `available=`) says whether anything held memory then: at most
+    768 MiB held (the driver's reserve and the engine's own context) is ok over the GPUs shown; more is
+    reported, not judged (a desktop or another program: whose is not shown).
     """
+    if nvidia is None:
+        return _shared_at_start(engine_gpu_memory) if engine_gpu_memory is not None else unknown("", needs="nvidia")
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
         return gpus
@@ -357,6 +363,27 @@ def gpu_shared(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = 
     if idle:
         msg += "; " + ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" for g in idle) + " (no process)"
     return ok_over_gpus(nvidia, procs_known + idle, msg, actual=actual, ask="nvidia-smi")
+
+
+# Held on a GPU before the engine loads anything: the driver's reserve and the engine's own CUDA context (0.1-0.3 GiB
+# in ollama#4636 and batteries-included#1663, 513 MiB on an idle RTX 5090 in ollama#9415); a desktop holds more
+# (ollama PR #10569: 1.1 GiB on Windows, its "OS VRAM overhead" line).
+_HELD_AT_START_MIB = 768.0
+
+
+def _shared_at_start(memory: EngineGpuMemory) -> Outcome:
+    """MEM-GPU-SHARED from the memory the engine found free on each GPU when it started."""
+    held = [g for g in memory.gpus if g.held_mib > _HELD_AT_START_MIB]
+    actual = {g.gpu: f"{g.free_mib:g} of {g.total_mib:g} MiB free" for g in memory.gpus}
+    if held:
+        return unknown("memory was held on " + ", ".join(f"{g.gpu} ({g.held_mib / 1024:.1f} GiB)" for g in held)
+                       + " when the engine started: a desktop or another program, whose is not in the source",
+                       hint="paste `nvidia-smi` (its process table)", actual=actual)
+    most = max(g.held_mib for g in memory.gpus) / 1024
+    judged = ok(f"nothing else held memory when the engine started: at most {most:.1f} GiB of each GPU was in use "
+                "(the driver's reserve and the engine's own context)", actual=actual,
+                evidence=[g.line for g in memory.gpus][:4])
+    return over_subjects(judged, [g.gpu for g in memory.gpus], ask="nvidia-smi")
 
 
 _DISPLAY_SERVER = re.compile(r"(?:^|/)(?:Xorg|Xwayland|X|gnome-shell|kwin_wayland|kwin_x11|sway|gdm[\w-]*|sddm[\w-]*)$")

@@ -17,14 +17,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from stackaudit.facts.symptoms import PROVEN
+
 # A fix is data (its steps): stackaudit.fixes; importable from here for the checks.
-from stackaudit.facts.symptoms import SymptomHit
 from stackaudit.fixes.catalogue_fix import declare_fix
 from stackaudit.fixes.model import FIX_COSTS, Fix, FixCost, FixScope
 
 __all__ = ["CHECKS", "DOMAINS", "FIX_COSTS", "STATUSES", "CheckRead", "CheckSpec", "Coverage", "Fix", "FixCost", "FixScope",
-           "Outcome", "check", "issue", "load_all", "not_an_issue", "not_applicable", "ok", "over_subjects", "unknown",
-           "with_symptoms"]
+           "Outcome", "Sharpen", "check", "issue", "load_all", "not_an_issue", "not_applicable", "ok", "over_subjects",
+           "unknown"]
 
 Status = Literal["issue", "ok", "not-an-issue", "unknown", "not-applicable", "error"]
 Severity = Literal["high", "medium", "low"]
@@ -100,6 +101,22 @@ def _plural(noun: str, n: int) -> str:
 
 
 @dataclass(frozen=True)
+class Sharpen:
+    """What a check's facts add to a failure that a log symptom proves (facts/symptoms.py).
+
+    The engine applies the symptoms (engine/evaluate.proven_by_symptoms), whatever the check's facts said.
+    A check declares its default (`check(..., sharpen=...)`), used also when its facts are missing.
+    An outcome's own `sharpen` replaces the default where the check's facts say more (the container's kind).
+    """
+
+    text: str = ""
+    fix: Fix | None = None
+    # The facts say the symptom's line is not about this setting here (a VM guest's log shows its virtual
+    # IOMMU's faults): the check's own verdict stands.
+    stands: bool = False
+
+
+@dataclass(frozen=True)
 class Outcome:
     """What a check says. The engine adds ID, domain, defaults, priority and scope."""
 
@@ -124,6 +141,8 @@ class Outcome:
     only_if: str = ""
     # A check over subjects: which it judged, of how many (`over_subjects`, the one coverage rule).
     coverage: Coverage | None = None
+    # What the facts add to a failure a log symptom proves; None: the check's declared `Sharpen`.
+    sharpen: Sharpen | None = None
 
 
 def issue(message: str, *, actual: Any = None, expected: Any = None, subjects: tuple[str, ...] | list[str] = (),
@@ -133,33 +152,6 @@ def issue(message: str, *, actual: Any = None, expected: Any = None, subjects: t
                    gpu_lost=gpu_lost, only_if=only_if)
 
 
-
-_SEVERITY_RANK: tuple[Severity, ...] = ("low", "medium", "high")
-
-
-def with_symptoms(outcome: Outcome, hits: tuple[SymptomHit, ...], sharpen: str = "", fix: Fix | None = None
-                  ) -> Outcome:
-    """A failure the log shows proves itself (facts/symptoms.py): `outcome` where no symptom line proves an
-    issue; else an issue that quotes the lines, whatever the check's other facts said (the worse line wins).
-
-    `sharpen` is what the check's facts add ("inside a Docker container: raise --shm-size"); an outcome
-    that was already an issue keeps its message and gains the quoted lines.
-    """
-    if not hits:
-        return outcome
-    lines = tuple(dict.fromkeys(h.line for h in hits))
-    faulted = outcome.gpu_lost or any(h.symptom.faults_gpu for h in hits)
-    if outcome.status == "issue":
-        return Outcome(**{**outcome.__dict__, "evidence": tuple(dict.fromkeys(outcome.evidence + lines))[:8],
-                          "gpu_lost": faulted})
-    first = hits[0]
-    message = (f"{first.symptom.proves}: \"{first.line}\"" + (f" (and {len(lines) - 1} more line(s))"
-                                                                if len(lines) > 1 else "")
-               + (f"; {sharpen}" if sharpen else "")
-               + (f"; the other evidence alone said {outcome.status}: {outcome.message}" if outcome.message else ""))
-    severity = max((h.symptom.severity for h in hits), key=_SEVERITY_RANK.index)
-    return issue(message, actual=list(lines[:5]), expected="no such failure in the log", subjects=outcome.subjects,
-                 severity=severity, fix=fix or outcome.fix, evidence=list(lines[:5]), gpu_lost=faulted)
 
 def over_subjects(judged: Outcome, shown: Sequence[str], total: int | None = None, *, noun: str = "GPU",
                   ask: str = "", blind: Sequence[str] = ()) -> Outcome:
@@ -233,10 +225,19 @@ class CheckSpec:
     sample: bool = False
     # A derived rule: which checks' results it reads (evaluated after them); None for a check.
     reads: Callable[[CheckSpec], bool] | None = None
+    # What the check's facts add to a failure a log symptom proves, where its outcome says nothing more.
+    sharpen: Sharpen = Sharpen()
 
     @property
     def summary(self) -> str:
         return self.title
+
+    @property
+    def optional_read(self) -> tuple[str, ...]:
+        """The optional facts the check's result reads: its parameters', and the log symptoms where one proves it
+        (the engine applies them, engine/evaluate.proven_by_symptoms)."""
+        proven = ("log_symptoms",) if self.id in PROVEN and "log_symptoms" not in self.optional_facts else ()
+        return (*self.optional_facts, *proven)
 
 
 @dataclass(frozen=True)
@@ -261,6 +262,7 @@ def check(
     tags: tuple[str, ...] = (),
     sample: bool = False,
     reads: Callable[[CheckSpec], bool] | None = None,
+    sharpen: Sharpen | None = None,
 ) -> Callable[[CheckFunc], CheckFunc]:
     """Register a check (with `reads`: a derived rule). Its docstring is its documentation (`stackaudit explain ID`)."""
     domain = id.split("-", 1)[0]
@@ -300,6 +302,7 @@ def check(
             tags=tags,
             sample=sample,
             reads=reads,
+            sharpen=sharpen or Sharpen(),
         )
         declare_fix(id, fix)
         return func

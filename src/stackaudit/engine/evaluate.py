@@ -3,7 +3,9 @@ one worker thread in turn (`parallel=False`: checks only compute, and a thread e
 checks do; engine/collect.py says when).
 
 Two phases: the checks, then the derived rules (checks/registry.py `reads=`), which get the results of
-the checks they read besides their facts."""
+the checks they read besides their facts.
+After each check, the log symptoms that prove it (facts/symptoms.py) turn its outcome into an issue that quotes
+the lines, even where its facts are missing (`proven_by_symptoms`)."""
 
 from __future__ import annotations
 
@@ -14,10 +16,19 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from stackaudit.checks.registry import RESULTS_PARAM, CheckRead, CheckSpec, Outcome, over_subjects
+from stackaudit.checks.registry import (
+    RESULTS_PARAM,
+    CheckRead,
+    CheckSpec,
+    Outcome,
+    issue,
+    not_an_issue,
+    over_subjects,
+)
 from stackaudit.engine.collect import Missing
 from stackaudit.engine.results import Result, build_result
 from stackaudit.facts.gpus import GpuInventory
+from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.host.source import Provenance
 
 CHECK_DEADLINE_S = 5.0
@@ -41,7 +52,7 @@ def _provenance(spec: CheckSpec, facts: dict[str, Any],
                 provenance: dict[str, tuple[Provenance, ...]]) -> tuple[Provenance, ...]:
     """The provenance of every fact the check used that had a value."""
     out: dict[Provenance, None] = {}  # each once, in the order first met
-    for name in (*spec.facts, *spec.optional_facts):
+    for name in (*spec.facts, *spec.optional_read):
         if name in facts and not isinstance(facts[name], Missing):
             out.update(dict.fromkeys(provenance.get(name, ())))
     # Facts are collected in parallel: one order for every run (pasted first, then by file, lines, source).
@@ -66,6 +77,45 @@ def stay_conditional(outcome: Outcome) -> Outcome:
                    evidence=outcome.evidence, coverage=outcome.coverage)
 
 
+_SEVERITY_RANK = ("low", "medium", "high")
+
+
+def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> Outcome:
+    """A failure the log shows proves itself (facts/symptoms.py): `outcome` where no symptom line proves an
+    issue of `spec`; else an issue that quotes the lines, whatever the check's facts said or left unknown.
+
+    The check's `Sharpen` (its outcome's, else its declared one) adds what its facts say ("inside a Docker
+    container: raise --shm-size") and the fix; an outcome that was already an issue keeps its message and
+    gains the quoted lines.
+    A line of another check's failure that rules this check out (`Symptom.clears`) makes an unknown outcome
+    not-an-issue, quoted; a verdict of the check's own facts stands.
+    """
+    hits = symptoms.proving(spec.id) if isinstance(symptoms, LogSymptoms) else ()
+    sharpen = outcome.sharpen or spec.sharpen
+    if sharpen.stands:
+        return outcome
+    cleared = symptoms.clearing(spec.id) if isinstance(symptoms, LogSymptoms) and not hits else ()
+    if cleared and outcome.status == "unknown":  # the facts left it open; the line rules it out
+        first = cleared[0]
+        return not_an_issue(f"the log's failure is {first.symptom.check}'s: \"{first.line}\" ({first.symptom.proves}); "
+                            "the CUDA call that failed so had reached the GPU through the driver, so it is not this "
+                            "check's failure", actual=first.line, evidence=[h.line for h in cleared[:3]])
+    if not hits:
+        return outcome
+    lines = tuple(dict.fromkeys(h.line for h in hits))
+    faulted = outcome.gpu_lost or any(h.symptom.faults_gpu for h in hits)
+    if outcome.status == "issue":
+        return replace(outcome, evidence=tuple(dict.fromkeys(outcome.evidence + lines))[:8], gpu_lost=faulted)
+    first = hits[0]
+    message = (f"{first.symptom.proves}: \"{first.line}\"" + (f" (and {len(lines) - 1} more line(s))"
+                                                                if len(lines) > 1 else "")
+               + (f"; {sharpen.text}" if sharpen.text else "")
+               + (f"; the other evidence alone said {outcome.status}: {outcome.message}" if outcome.message else ""))
+    severity = max((h.symptom.severity for h in hits), key=_SEVERITY_RANK.index)
+    return issue(message, actual=list(lines[:5]), expected="no such failure in the log", subjects=outcome.subjects,
+                 severity=severity, fix=sharpen.fix or outcome.fix, evidence=list(lines[:5]), gpu_lost=faulted)
+
+
 def _run_one(spec: CheckSpec, facts: dict[str, Any], in_container: bool, out: dict[str, Result],
              provenance: dict[str, tuple[Provenance, ...]],
              read: tuple[tuple[CheckSpec, Result], ...] | None = None) -> None:
@@ -74,10 +124,12 @@ def _run_one(spec: CheckSpec, facts: dict[str, Any], in_container: bool, out: di
     used = _provenance(spec, facts, provenance)
     if read is not None:  # a derived rule: what it read came from where its results did
         used = tuple(sorted(dict.fromkeys((*used, *(p for _, r in read for p in r.provenance))), key=_order))
+    symptoms = facts.get("log_symptoms")
     if missing:
-        outcome = _missing_outcome(spec, missing)
+        outcome = proven_by_symptoms(spec, _missing_outcome(spec, missing), symptoms)
         result = build_result(spec, outcome, in_container)
-        out[spec.id] = replace(result, facts_missing=tuple(m.fact for m in missing), provenance=used)
+        out[spec.id] = replace(result, facts_missing=tuple(m.fact for m in missing) if outcome.status == "unknown"
+                               else (), provenance=used)
         return
     kwargs = {n: facts[n] for n in spec.facts}
     kwargs.update({n: (None if isinstance(facts.get(n), Missing) else facts.get(n)) for n in spec.optional_facts})
@@ -89,6 +141,7 @@ def _run_one(spec: CheckSpec, facts: dict[str, Any], in_container: bool, out: di
             raise TypeError(f"returned {type(outcome).__name__}, not an Outcome")
     except Exception as exc:  # a broken check is reported as `error`, never fatal
         outcome = Outcome("error", f"the check failed: {type(exc).__name__}: {exc}")
+    outcome = proven_by_symptoms(spec, outcome, symptoms)
     outcome = stay_conditional(host_count(outcome, facts.get("gpus")))
     needed = facts.get(outcome.needs) if outcome.status == "unknown" and outcome.needs else None
     if isinstance(needed, Missing):  # judged as a check whose required fact is missing

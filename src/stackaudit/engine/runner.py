@@ -276,7 +276,7 @@ def run_audit(host: Host, options: AuditOptions | None = None) -> Report:
     needed = {*HEADLINE_FACTS}
     for spec in evaluated:
         needed.update(spec.facts)
-        needed.update(spec.optional_facts)
+        needed.update(spec.optional_read)
     collector.start(sorted(needed))
     facts = collector.results(sorted(needed))
     from stackaudit.facts.container import ContainerInfo

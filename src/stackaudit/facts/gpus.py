@@ -362,6 +362,60 @@ def gpus_from_ollama(text: str) -> GpuInventory:
     return parse_ollama_gpus(text)
 
 
+# The memory ollama found on each GPU at discovery: `total="7.9 GiB" available="7.8 GiB"` (MiB or GiB).
+_OLLAMA_MEMORY = re.compile(r'\btotal="(?P<total>[\d.]+) (?P<tu>[MG]iB)" available="(?P<free>[\d.]+) (?P<fu>[MG]iB)"')
+
+
+@dataclass(frozen=True)
+class FreeAtStart:
+    """One GPU's memory as the engine found it when it started: how much there was and how much was free."""
+
+    gpu: str  # "GPU 0 (NVIDIA GeForce GTX 1070)": the engine's order and the product name
+    total_mib: float
+    free_mib: float
+    line: str
+
+    @property
+    def held_mib(self) -> float:
+        return max(self.total_mib - self.free_mib, 0.0)
+
+
+@dataclass(frozen=True, kw_only=True)
+class EngineGpuMemory(Sourced):
+    """GPU memory an engine found free on each GPU at its start (ollama's `inference compute` lines); a pasted
+    excerpt may leave GPUs out."""
+
+    gpus: tuple[FreeAtStart, ...] = ()
+
+
+fact("engine_gpu_memory", EngineGpuMemory, hint="paste the engine's start-up log")
+
+
+def _mib(value: str, unit: str) -> float:
+    return float(value) * (1024.0 if unit == "GiB" else 1.0)
+
+
+@parser(EVIDENCE_LINES, feeds="engine_gpu_memory", kind=EngineGpuMemory, rank=10)
+def engine_gpu_memory_from_ollama(text: str) -> EngineGpuMemory:
+    """The total and available memory ollama's pasted `inference compute` lines give each NVIDIA GPU, once per GPU.
+
+    Input (tests/data/captures/244)::
+
+        ... msg="inference compute" id=GPU-4effbf41-... library=cuda compute=6.1 driver=12.2
+        name="NVIDIA GeForce GTX 1070" total="7.9 GiB" available="7.8 GiB"
+    """
+    seen: dict[str, FreeAtStart] = {}
+    for line in text.splitlines():
+        gpu, memory = _OLLAMA_GPU.search(line), _OLLAMA_MEMORY.search(line)
+        if gpu is None or memory is None or gpu.group(1) in seen:
+            continue
+        seen[gpu.group(1)] = FreeAtStart(f"GPU {len(seen)} ({gpu.group(2)})", _mib(memory["total"], memory["tu"]),
+                                         _mib(memory["free"], memory["fu"]), line.strip())
+    if not seen:
+        raise ParseError('no ollama `msg="inference compute" ... total=... available=...` line')
+    return EngineGpuMemory(gpus=tuple(seen.values()), complete=False)
+
+
 @provider("gpus", GpuInventory, rank=60, title=KERNEL_LOG_TITLE)
 def gpus_from_kernel_log(ctx: FactContext) -> GpuInventory:
     """GPUs the driver names in the kernel log (Xid and fallen-off-the-bus lines): BDFs, no count."""

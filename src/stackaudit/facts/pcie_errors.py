@@ -9,7 +9,8 @@ lines, which a paste often holds alone:
     pcieport 0000:00:03.1:    [ 5] SDES                   (First)   (Surprise Down Error)
 
 (drivers/pci/pcie/aer.c prints them: https://github.com/torvalds/linux/blob/master/drivers/pci/pcie/aer.c),
-and the GPUs that fell off the bus (`gpu_events`). Counters are a whole read; the log proves "no
+and the GPUs that fell off the bus (`gpu_events`) or that the driver can no longer open (`nvidia`: nvidia-smi's
+"Unable to determine the device handle for GPU…"). Counters are a whole read; the log proves "no
 AER line" only when it is whole (from boot, no gap).
 """
 
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 
 from stackaudit.facts._parse import lines_holding
 from stackaudit.facts.gpu_events import GpuEvents
+from stackaudit.facts.nvidia import NvidiaGpus
 from stackaudit.facts.pcie import PcieFacts, PcieFunction
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, provider, union
 from stackaudit.facts.system import KernelLog
@@ -46,6 +48,9 @@ class PcieErrors(Sourced):
     ghes: bool = False  # firmware-first error handling seen in the log: counters may stay 0
     log_lines: int | None = None  # kernel-log lines read; None: no kernel log in the source
     log_whole: bool = False  # the kernel log runs from boot with no gap: "no AER line" is then proven
+    # GPUs the driver can no longer open (NVML's error for each: nvidia-smi's "Unable to determine the device
+    # handle for GPU<bdf>: Unknown Error"), as (address, NVML error word).
+    unopened: tuple[tuple[str, str], ...] = ()
 
     def counts(self) -> dict[str, dict[str, int]]:
         return {bdf: dict(kinds) for bdf, kinds in self.counters}
@@ -58,7 +63,8 @@ class PcieErrors(Sourced):
         lost = tuple(dict.fromkeys(x for p in parts for x in p.lost))
         logs = [p.log_lines for p in parts if p.log_lines is not None]
         return cls(counters, watched, lines, lost, any(p.ghes for p in parts), max(logs) if logs else None,
-                   any(p.log_whole for p in parts), complete=all(p.complete for p in parts))
+                   any(p.log_whole for p in parts), tuple(dict.fromkeys(u for p in parts for u in p.unopened)),
+                   complete=all(p.complete for p in parts))
 
 
 fact("pcie_errors", PcieErrors, union, hint="run as root on the host, or paste the whole `sudo dmesg`")
@@ -137,14 +143,20 @@ def parse_aer_lines(lines: Sequence[str]) -> tuple[AerLine, ...]:
     return tuple(out)
 
 
+_LINK_ERRORS = ("unknown", "gpu-is-lost")
+
+
 @provider("pcie_errors", PcieErrors, rank=20, title="the kernel log (`dmesg`)")
 def aer_from_kernel_log(ctx: FactContext) -> PcieErrors:
     """AER lines and GPUs that fell off the bus in the kernel log (`dmesg`)."""
     log = ctx.fact("kernel_log", KernelLog)
     events = ctx.optional("gpu_events", GpuEvents)
     lost = tuple(e.line for e in (events.lost() if events else ()) if e.line)  # NVML's lost GPUs have no line
+    nvidia = ctx.optional("nvidia", NvidiaGpus)
+    # NVML's "Unknown Error" or "GPU is lost" for one GPU; a permission or a missing driver says nothing of its link.
+    unopened = tuple((g.bdf, g.error) for g in (nvidia.gpus if nvidia else ()) if g.error in _LINK_ERRORS and g.bdf)
     ghes = bool(log.grep(r"\bGHES\b|APEI", needles=("ghes", "apei")))
     # Only the lines holding an AER word go through the per-line parse (one scan of the whole log).
     candidates = [log.lines[i] for i in lines_holding(log.text, log.lines, _AER_TOKENS)]
     return PcieErrors(lines=parse_aer_lines(candidates), lost=lost, ghes=ghes, log_lines=len(log.lines),
-                      log_whole=log.complete, complete=log.complete)
+                      log_whole=log.complete, unopened=unopened, complete=log.complete)

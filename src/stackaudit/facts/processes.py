@@ -308,6 +308,9 @@ def _program(name: str, rest: list[str]) -> _Match | None:
         return _Match("sglang", "api-server")
     if base == "trtllm-serve":
         return _Match("trtllm", "api-server")
+    if base == "server_vllm.py":
+        # MeetKai/functionary's OpenAI server: vLLM's engine in-process, its flags vLLM's (AsyncEngineArgs.add_cli_args).
+        return _Match("vllm", "api-server")
     if base == "trtllm-llmapi-launch":
         return _Match("trtllm", "launcher")
     return None

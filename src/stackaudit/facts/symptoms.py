@@ -4,6 +4,8 @@ A check waits for its precondition facts (is this a container? which GPU model?)
 lines are the failure itself: NCCL could not create its shared-memory segment, CUDA refused the
 peer access a run asked for, the driver logged an NVLink Xid. Such a line concludes `issue` for the check it names, quoted, even when those
 facts are missing; the facts only sharpen the message and the fix.
+One place applies the table: the engine, after each check (engine/evaluate.proven_by_symptoms); a check
+declares only what its facts add (checks/registry.Sharpen).
 
 `SYMPTOMS` is the table: each row a pattern, the check it proves, the severity, the document
 that says what the line means, and what it proves in words. A pattern names only a failure, never
@@ -56,6 +58,9 @@ class Symptom:
     unless: re.Pattern[str] | None = None
     # The line says a GPU is faulted (degraded NVLink or memory): the finding ranks with lost GPUs.
     faults_gpu: bool = False
+    # Checks the line rules out where their own facts leave them unknown: a CUDA call that failed so had reached
+    # the GPU through the driver (the device nodes and libraries were there): not-an-issue, quoted.
+    clears: tuple[str, ...] = ()
 
 
 SYMPTOMS: tuple[Symptom, ...] = (
@@ -73,7 +78,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "a PyTorch worker died of a bus error that PyTorch attributes to too little shared memory"),
     Symptom("p2p-unsupported", re.compile(r"peer access is not supported between these two devices"),
         "IC-P2P-FUNCTIONAL", "high", CUDA_ERRORS,
-        "the run used GPU peer access that CUDA refused (cudaErrorPeerAccessUnsupported, error 217)"),
+        "the run used GPU peer access that CUDA refused (cudaErrorPeerAccessUnsupported, error 217)",
+        clears=("CTR-GPU-ACCESS",)),
     Symptom("nvlink-xid", re.compile(rf"NVRM: Xid \(PCI:[0-9a-fA-F:.]+\):\s*{_NVLINK_XID}\b"),
         "DRV-NVLINK-HEALTH", "high", XID_CATALOGUE, "the driver logged an NVLink error Xid", faults_gpu=True),
     Symptom("nvlink-xid-cause", re.compile(rf"caused by previous Xid {_NVLINK_XID}\b"),
@@ -93,7 +99,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
                                                 r"CUDA_ERROR_SYSTEM_NOT_READY"),
         "DRV-FABRIC-MANAGER", "high", CUDA_ERRORS,
         "CUDA refused to start: the system is not ready (error 802), which on NVSwitch systems means Fabric Manager "
-        "is not running or does not match the driver"),
+        "is not running or does not match the driver", clears=("CTR-GPU-ACCESS",)),
     # Docker's daemon answers a GPU request (`--gpus`, compose `capabilities: [gpu]`) it has no device driver for:
     # no NVIDIA runtime or hook is registered (`""`, or `"nvidia"` from compose's `driver: nvidia`).
     Symptom("docker-no-gpu-driver", re.compile(r'could not select device driver (?:"[^"]*" )?with capabilities: \[\[gpu\]\]'),
@@ -137,6 +143,9 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "DRV-PERSISTENCE", "low", DCGM_DIAG_DOC, "DCGM's diagnostic found a GPU with persistence mode disabled"),
 )
 
+# The checks a symptom proves or clears: the engine collects `log_symptoms` where one of them runs.
+PROVEN = frozenset(s.check for s in SYMPTOMS) | frozenset(c for s in SYMPTOMS for c in s.clears)
+
 
 @dataclass(frozen=True)
 class SymptomHit:
@@ -155,6 +164,10 @@ class LogSymptoms(Sourced):
     def proving(self, check_id: str) -> tuple[SymptomHit, ...]:
         """The lines that prove an issue of `check_id`, in the order the sources show them."""
         return tuple(h for h in self.hits if h.symptom.check == check_id)
+
+    def clearing(self, check_id: str) -> tuple[SymptomHit, ...]:
+        """The lines that rule out an issue of `check_id` (`Symptom.clears`)."""
+        return tuple(h for h in self.hits if check_id in h.symptom.clears)
 
     @classmethod
     def union(cls, parts: Sequence[LogSymptoms]) -> LogSymptoms:

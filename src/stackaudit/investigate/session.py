@@ -26,7 +26,7 @@ def collect_facts(host: MemoryHost, deadline_s: float = 20.0) -> dict[str, Any]:
     names = {*HEADLINE_FACTS}
     for spec in load_checks().values():
         names.update(spec.facts)
-        names.update(spec.optional_facts)
+        names.update(spec.optional_read)
     collector = Collector(RedactingHost(host), deadline_s)
     collector.start(sorted(names))
     return collector.results(sorted(names))
@@ -38,7 +38,7 @@ def domain_facts() -> dict[str, list[str]]:
 
     out: dict[str, set[str]] = {}
     for spec in load_checks().values():
-        out.setdefault(spec.domain, set()).update((*spec.facts, *spec.optional_facts))
+        out.setdefault(spec.domain, set()).update((*spec.facts, *spec.optional_read))
     return {domain: sorted(names) for domain, names in out.items()}
 
 
