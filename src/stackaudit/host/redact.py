@@ -246,8 +246,29 @@ def _flag_value(m: re.Match[str]) -> str:
     return f"{m.group('flag')}{m.group('sep')}{REDACTED}"
 
 
+def _settled(redact: Callable[[list[str]], list[str]], items: list[str]) -> list[str]:
+    """`redact` applied until it changes nothing (at most four times): one replacement can expose another
+    (`--api-key API_KEY=` loses its value, and the rest then reads as an entry), and a second pass over a
+    snapshot must change nothing."""
+    for _ in range(4):
+        again = redact(items)
+        if again == items:
+            break
+        items = again
+    return items
+
+
 def redact_argv(argv: list[str]) -> list[str]:
     """Redact the values of secret flags in an argument vector (`--api-key X`, `--api-key=X`)."""
+    return _settled(_redact_argv_once, argv)
+
+
+def redact_env_entries(entries: list[str]) -> list[str]:
+    """Redact `NAME=value` entries whose name looks secret; credentials in other values."""
+    return _settled(_redact_env_once, entries)
+
+
+def _redact_argv_once(argv: list[str]) -> list[str]:
     out: list[str] = []
     hide_next = False
     for i, arg in enumerate(argv):
@@ -255,6 +276,8 @@ def redact_argv(argv: list[str]) -> list[str]:
             out.append(REDACTED)
             hide_next = False
             continue
+        # The flag is read from what the text rules leave, so that a second pass decides the same.
+        arg = redact_text(arg)
         flag, eq, _ = arg.partition("=")
         if is_secret_flag(flag):
             if eq:
@@ -264,21 +287,20 @@ def redact_argv(argv: list[str]) -> list[str]:
                 # The next argument is the value, unless it is another flag (a boolean `--enable-auth`); a
                 # known secret flag's value may start with "-", but is never a flag that holds a secret itself
                 # (`--api-key --hf-token T`: T is hidden as --hf-token's value).
-                following = argv[i + 1] if i + 1 < len(argv) else ""
+                following = redact_text(argv[i + 1]) if i + 1 < len(argv) else ""
                 hide_next = (flag in SECRET_FLAGS and not _takes_secret(following)) or (
                     bool(following) and not following.startswith("-"))
             continue
-        out.append(redact_text(arg))
+        out.append(arg)
     return out
 
 
-def redact_env_entries(entries: list[str]) -> list[str]:
-    """Redact `NAME=value` entries whose name looks secret; credentials in other values."""
+def _redact_env_once(entries: list[str]) -> list[str]:
     out = []
     for entry in entries:
         name, eq, value = entry.partition("=")
         if eq and (is_secret_name(name) or looks_random(value)):
-            out.append(f"{name}={REDACTED}")
+            out.append(f"{redact_text(name)}={REDACTED}")  # a name may itself have a token's shape
         else:
             out.append(redact_text(entry) if eq else entry)
     return out
