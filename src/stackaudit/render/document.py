@@ -4,14 +4,18 @@ A product says what it shows (a title, a verdict, sections of blocks) and hands 
 heading, a table or a code block looks in each format, and how each format escapes, is decided here only.
 The JSON is the payload itself, its `schema` key stamped first from the format registry (render.formats).
 
-Text: the title, the verdict, then each section after a blank line, its blocks indented under its heading.
+Text: the title, the verdict, then each section after a blank line, its blocks indented under its heading;
+prose wrapped to a width when one is given, a command or a code line never (so it is copied whole).
 Markdown: every data text goes through render.escape, so a `_`, `*`, `|` or `<word>` is shown as written.
 HTML: one self-contained page (no script, no fetch), every text through `esc`.
+A folded section is detail a reader opens: `<details>` in Markdown and HTML; text, read at a terminal, leaves
+it out.
 """
 
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -19,13 +23,16 @@ from typing import Any
 from stackaudit.render.escape import esc, md_block, md_cell, md_cell_code, md_inline, md_table, md_text
 from stackaudit.render.formats import SCHEMAS
 from stackaudit.render.text import one_line
+from stackaudit.terminal import escape_terminal
 
 
 @dataclass(frozen=True)
 class Paragraph:
-    """Prose on one line; `backticked` spans are code in Markdown."""
+    """Prose on one line; `backticked` spans are code in Markdown; `depth` sets it in under the block before
+    (in text)."""
 
     text: str
+    depth: int = 0
 
 
 @dataclass(frozen=True)
@@ -34,6 +41,15 @@ class Code:
 
     text: str
     language: str = ""
+    depth: int = 0
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command to run, shown whole: `$ ` in front in text, a `sh` block in Markdown."""
+
+    text: str
+    depth: int = 0
 
 
 Cell = str | Code
@@ -50,11 +66,13 @@ class Table:
 
 @dataclass(frozen=True)
 class Finding:
-    """One thing found: its label (a check ID, a priority or a status), its title and the lines that explain it."""
+    """One thing found: its label (a check ID, a priority or a status), its title, the lines that explain it
+    and the blocks under them (a fix's steps); a finding with blocks is a heading of its own in Markdown."""
 
     label: str
     title: str
     detail: tuple[str, ...] = ()
+    blocks: tuple[Paragraph | Code | Command, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -64,15 +82,17 @@ class Notes:
     lines: tuple[str, ...]
 
 
-Block = Paragraph | Code | Table | Finding | Notes
+Block = Paragraph | Code | Command | Table | Finding | Notes
 
 
 @dataclass(frozen=True)
 class Section:
-    """Blocks under a heading; a section without one continues the document's head."""
+    """Blocks under a heading; a section without one continues the document's head. A `folded` one is
+    detail a reader opens (Markdown and HTML); text leaves it out."""
 
     heading: str
     blocks: tuple[Block, ...]
+    folded: bool = False
 
 
 @dataclass(frozen=True)
@@ -94,8 +114,15 @@ def stamped(product: str, payload: Mapping[str, Any]) -> dict[str, Any]:
     return {"schema": SCHEMAS[product], **{k: v for k, v in payload.items() if k != "schema"}}
 
 
-def draw(document: Document, fmt: str) -> str:
-    """`document` in `fmt` (text, markdown, html or json)."""
+def appended(document: Document, sections: tuple[Section, ...]) -> Document:
+    """`document` with `sections` after its own (the payload as it is)."""
+    return Document(document.product, document.title, document.verdict, document.sections + sections,
+                    document.payload)
+
+
+def draw(document: Document, fmt: str, width: int | None = None, color: bool = False) -> str:
+    """`document` in `fmt` (text, markdown, html or json); text's prose wrapped at `width` columns when given,
+    and in colour (bold headings, green commands) with `color`."""
     if fmt == "json":
         return json.dumps(stamped(document.product, document.payload), indent=2, ensure_ascii=False) + "\n"
     if fmt == "markdown":
@@ -103,7 +130,7 @@ def draw(document: Document, fmt: str) -> str:
     if fmt == "html":
         return _html(document)
     if fmt == "text":
-        return _text(document)
+        return _text(document, _Wrap(width, color))
     raise ValueError(f"{document.product}: no drawing in format {fmt!r}")
 
 
@@ -123,27 +150,70 @@ def text_table(table: Table) -> list[str]:
                       for i, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip() for row in grid]
 
 
-def _text_block(block: Block) -> list[str]:
+@dataclass(frozen=True)
+class _Wrap:
+    """How text lines are made: prose wrapped at `width` (None: one line each), SGR styles with `color`."""
+
+    width: int | None
+    color: bool
+
+    def prose(self, text: str, indent: int, hanging: int = 2, style: str = "") -> list[str]:
+        return self.wrapped(_plain(text), indent, hanging, style)
+
+    def wrapped(self, line: str, indent: int, hanging: int = 2, style: str = "") -> list[str]:
+        """A line already made visible (one_line), wrapped."""
+        pad = " " * indent
+        lines = [pad + line] if self.width is None else textwrap.wrap(
+            line, width=max(40, self.width), initial_indent=pad, subsequent_indent=pad + " " * hanging,
+            break_long_words=False, break_on_hyphens=False) or [pad]
+        return [self.styled(x, style) for x in lines]
+
+    def verbatim(self, lines: list[str], indent: int) -> list[str]:
+        """Never wrapped: a command or a code line is copied whole."""
+        return [self.styled(" " * indent + escape_terminal(x), "32") for x in lines]
+
+    def styled(self, line: str, style: str) -> str:
+        return f"\x1b[{style}m{line}\x1b[0m" if self.color and style and line.strip() else line
+
+
+def _text_block(block: Block, wrap: _Wrap, indent: int) -> list[str]:
     if isinstance(block, Paragraph):
-        return [_plain(block.text)]
+        return wrap.prose(block.text, indent + 2 * block.depth)
     if isinstance(block, Code):
-        return block.text.splitlines()
+        return wrap.verbatim(block.text.splitlines(), indent + 2 * block.depth)
+    if isinstance(block, Command):
+        return wrap.verbatim([f"$ {block.text}"], indent + 2 * block.depth)
     if isinstance(block, Table):
-        return text_table(block)
+        return [" " * indent + line for line in text_table(block)]
     if isinstance(block, Finding):
-        return [f"{_plain(block.label)}  {_plain(block.title)}", *(f"    {_plain(line)}" for line in block.detail)]
-    return [f"- {_plain(line)}" for line in block.lines]
+        label = _plain(block.label)
+        return [*wrap.wrapped(f"{label}  {_plain(block.title)}", indent, 4, "1"),
+                *(x for line in block.detail for x in wrap.prose(line, indent + 4)),
+                *(x for b in block.blocks for x in _text_block(b, wrap, indent + 4))]
+    return [x for line in block.lines for x in wrap.prose(f"- {line}", indent)]
 
 
-def _text(document: Document) -> str:
-    lines = [_plain(document.title)]
+def _stands_apart(block: Block, before: Block) -> bool:
+    """Two findings, one of them with lines under it, stand apart by a blank line."""
+    return isinstance(block, Finding) and isinstance(before, Finding) and bool(
+        block.detail or block.blocks or before.detail or before.blocks)
+
+
+def _text(document: Document, wrap: _Wrap) -> str:
+    lines = wrap.prose(document.title, 0, style="1")
     if document.verdict:
-        lines.append(f"Verdict: {_plain(document.verdict)}")
+        lines += wrap.prose(f"Verdict: {document.verdict}", 0, style="1")
     for section in document.sections:
-        indent = "  " if section.heading else ""
-        lines += ["", _plain(section.heading)] if section.heading else [""]
-        lines += [f"{indent}{line}".rstrip() for block in section.blocks for line in _text_block(block)]
-    return "\n".join(lines) + "\n"
+        if section.folded:
+            continue
+        lines += ["", *wrap.prose(section.heading, 0, style="1;4")] if section.heading else [""]
+        indent = 2 if section.heading else 0
+        for i, block in enumerate(section.blocks):
+            # A finding with lines under it stands apart from the next one by a blank line.
+            if i and _stands_apart(block, section.blocks[i - 1]):
+                lines.append("")
+            lines += _text_block(block, wrap, indent)
+    return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
 # --- Markdown -----------------------------------------------------------------------------------------
@@ -159,14 +229,25 @@ def markdown_lines(block: Block) -> list[str]:
         return [md_inline(block.text)]
     if isinstance(block, Code):
         return md_block(block.text.splitlines(), block.language)
+    if isinstance(block, Command):
+        return md_block([block.text], "sh")
     if isinstance(block, Table):
         rules = ["---:" if block.align[i:i + 1] == "r" else "---" for i in range(len(block.header))]
         return md_table([md_cell(h) for h in block.header], ([_md_cell(c) for c in row] for row in block.rows),
                         rules)
+    if isinstance(block, Finding) and block.blocks:
+        head = f"### {md_text(block.label, line_start=False)} · {md_inline(block.title, line_start=False)}"
+        return [head, *(x for line in block.detail for x in ("", md_inline(line))),
+                *(x for b in block.blocks for x in ("", *markdown_lines(b)))]
     if isinstance(block, Finding):
         return [f"- **{md_text(block.label, line_start=False)}** {md_inline(block.title, line_start=False)}",
                 *(f"  - {md_inline(line)}" for line in block.detail)]
     return [f"- {md_inline(line)}" for line in block.lines]
+
+
+def _listed(block: Block) -> bool:
+    """Whether the block is drawn as a Markdown list (notes, a finding without blocks)."""
+    return isinstance(block, Notes) or (isinstance(block, Finding) and not block.blocks)
 
 
 def _markdown(document: Document) -> str:
@@ -174,14 +255,20 @@ def _markdown(document: Document) -> str:
     if document.verdict:
         lines += [f"**Verdict:** {md_inline(document.verdict, line_start=False)}", ""]
     for section in document.sections:
-        if section.heading:
-            lines += [f"## {md_text(section.heading, line_start=False)}", ""]
+        heading = md_text(section.heading, line_start=False)
+        if section.folded:
+            lines += [f"<details><summary>{heading}</summary>", ""]
+        elif section.heading:
+            lines += [f"## {heading}", ""]
         for i, block in enumerate(section.blocks):
             # Consecutive findings or notes make one list; any other block stands apart.
-            joined = i and isinstance(block, (Finding, Notes)) and type(section.blocks[i - 1]) is type(block)
+            joined = i and _listed(block) and type(section.blocks[i - 1]) is type(block) and _listed(
+                section.blocks[i - 1])
             if joined and lines[-1] == "":
                 lines.pop()
             lines += [*markdown_lines(block), ""]
+        if section.folded:
+            lines += ["</details>", ""]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -199,12 +286,19 @@ def _html_cell(cell: Cell, right: bool) -> str:
     return f'<td class="num">{body}</td>' if right else f"<td>{body}</td>"
 
 
+def _depth(block: Paragraph | Code | Command) -> str:
+    return f' style="margin-left:{1.5 * block.depth}rem"' if block.depth else ""
+
+
 def _html_block(block: Block) -> str:
     if isinstance(block, Paragraph):
-        return f"<p>{esc(block.text)}</p>"
+        return f"<p{_depth(block)}>{esc(block.text)}</p>"
     if isinstance(block, Code):
         kind = f' class="language-{esc(block.language)}"' if block.language else ""
-        return f"<pre><code{kind}>{esc(block.text)}</code></pre>"
+        return f"<pre{_depth(block)}><code{kind}>{esc(block.text)}</code></pre>"
+    if isinstance(block, Command):
+        return f'<pre{_depth(block)}><code class="language-sh">{esc(block.text)}</code></pre>'
+
     if isinstance(block, Table):
         head = "".join(f"<th>{esc(h)}</th>" for h in block.header)
         body = "".join("<tr>" + "".join(_html_cell(c, block.align[i:i + 1] == "r") for i, c in enumerate(row))
@@ -213,7 +307,7 @@ def _html_block(block: Block) -> str:
     if isinstance(block, Finding):
         detail = "".join(f"<li>{esc(line)}</li>" for line in block.detail)
         return (f'<div class="finding"><p><span class="label">{esc(block.label)}</span> {esc(block.title)}</p>'
-                + (f"<ul>{detail}</ul>" if detail else "") + "</div>")
+                + (f"<ul>{detail}</ul>" if detail else "") + "".join(_html_block(b) for b in block.blocks) + "</div>")
     return "<ul>" + "".join(f"<li>{esc(line)}</li>" for line in block.lines) + "</ul>"
 
 
@@ -223,7 +317,10 @@ def _html(document: Document) -> str:
         body.append(f'<p class="verdict">Verdict: {esc(document.verdict)}</p>')
     for section in document.sections:
         heading = [f"<h2>{esc(section.heading)}</h2>"] if section.heading else []
-        body.append("\n".join(["<section>", *heading, *(_html_block(b) for b in section.blocks), "</section>"]))
+        if section.folded:
+            heading = [f"<details><summary>{esc(section.heading)}</summary>"]
+        blocks = [*heading, *(_html_block(b) for b in section.blocks), *(["</details>"] if section.folded else [])]
+        body.append("\n".join(["<section>", *blocks, "</section>"]))
     return "".join([
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
         f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">',

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from stackaudit.fixes.model import Command, Fix, Persist, Step
+from stackaudit.render import document
 from stackaudit.render.escape import md_block, md_inline
 
 Kind = Literal["prose", "command", "verbatim"]
@@ -72,6 +73,20 @@ def fix_lines(fix: Fix) -> list[FixLine]:
         out += step_lines(s, i if numbered else None, scope=mixed)
     if fix.note:
         out.append(FixLine("prose", 0, f"note: {fix.note}"))
+    return out
+
+
+def fix_blocks(fix: Fix, depth: int = 0) -> list[document.Paragraph | document.Code | document.Command]:
+    """The fix as document blocks: each step's prose, its commands and config lines, set in by their depth."""
+    out: list[document.Paragraph | document.Code | document.Command] = []
+    for line in fix_lines(fix):
+        if line.kind == "command":
+            out.append(document.Command(line.text, depth + line.depth))
+        elif line.kind == "verbatim":
+            out.append(document.Code(line.text, "", depth + line.depth))
+        else:
+            head = f"{line.number}. " if line.number is not None else ""
+            out.append(document.Paragraph(head + line.text, depth + line.depth))
     return out
 
 
