@@ -7,7 +7,8 @@ The JSON is the payload itself, its `schema` key stamped first from the format r
 Text: the title, the verdict, then each section after a blank line, its blocks indented under its heading;
 prose wrapped to a width when one is given, a command or a code line never (so it is copied whole).
 Markdown: every data text goes through render.escape, so a `_`, `*`, `|` or `<word>` is shown as written.
-HTML: one self-contained page (no script, no fetch), every text through `esc`.
+HTML: one self-contained page (no fetch), every text through `esc`; a finding with lines under it is a fold
+that opens to them, tagged findings get a filter per tag, a command a copy button (inline script, only then).
 A folded section is detail a reader opens: `<details>` in Markdown and HTML; text, read at a terminal, leaves
 it out.
 """
@@ -67,12 +68,30 @@ class Table:
 @dataclass(frozen=True)
 class Finding:
     """One thing found: its label (a check ID, a priority or a status), its title, the lines that explain it
-    and the blocks under them (a fix's steps); a finding with blocks is a heading of its own in Markdown."""
+    and the blocks under them (a fix's steps); a finding with blocks is a heading of its own in Markdown.
+
+    `more`: lines only the HTML page shows, in the finding's fold. `tags`: (name, value) pairs the HTML page
+    filters by. `anchor`: the finding's id in HTML, for a link to it."""
 
     label: str
     title: str
     detail: tuple[str, ...] = ()
     blocks: tuple[Paragraph | Code | Command, ...] = ()
+    more: tuple[str, ...] = ()
+    tags: tuple[tuple[str, str], ...] = ()
+    anchor: str = ""
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A drawing: `html` (inline SVG the product drew and escaped) and the `style` it needs, on the HTML page;
+    its `source` (a Mermaid diagram GitHub draws) in Markdown, where one is given; `caption` with it in both.
+    Text leaves it out."""
+
+    html: str
+    style: str = ""
+    source: Code | None = None
+    caption: str = ""
 
 
 @dataclass(frozen=True)
@@ -82,7 +101,7 @@ class Notes:
     lines: tuple[str, ...]
 
 
-Block = Paragraph | Code | Command | Table | Finding | Notes
+Block = Paragraph | Code | Command | Table | Finding | Notes | Picture
 
 
 @dataclass(frozen=True)
@@ -185,6 +204,8 @@ def _text_block(block: Block, wrap: _Wrap, indent: int) -> list[str]:
         return wrap.verbatim([f"$ {block.text}"], indent + 2 * block.depth)
     if isinstance(block, Table):
         return [" " * indent + line for line in text_table(block)]
+    if isinstance(block, Picture):
+        return []
     if isinstance(block, Finding):
         label = _plain(block.label)
         return [*wrap.wrapped(f"{label}  {_plain(block.title)}", indent, 4, "1"),
@@ -204,7 +225,7 @@ def _text(document: Document, wrap: _Wrap) -> str:
     if document.verdict:
         lines += wrap.prose(f"Verdict: {document.verdict}", 0, style="1")
     for section in document.sections:
-        if section.folded:
+        if section.folded or all(isinstance(b, Picture) for b in section.blocks):
             continue
         lines += ["", *wrap.prose(section.heading, 0, style="1;4")] if section.heading else [""]
         indent = 2 if section.heading else 0
@@ -231,6 +252,9 @@ def markdown_lines(block: Block) -> list[str]:
         return md_block(block.text.splitlines(), block.language)
     if isinstance(block, Command):
         return md_block([block.text], "sh")
+    if isinstance(block, Picture):  # its source, under its caption; nothing without a source
+        caption = [md_inline(block.caption), ""] if block.caption else []
+        return [*caption, *markdown_lines(block.source)] if block.source else []
     if isinstance(block, Table):
         rules = ["---:" if block.align[i:i + 1] == "r" else "---" for i in range(len(block.header))]
         return md_table([md_cell(h) for h in block.header], ([_md_cell(c) for c in row] for row in block.rows),
@@ -255,6 +279,8 @@ def _markdown(document: Document) -> str:
     if document.verdict:
         lines += [f"**Verdict:** {md_inline(document.verdict, line_start=False)}", ""]
     for section in document.sections:
+        if not any(markdown_lines(b) for b in section.blocks):
+            continue
         heading = md_text(section.heading, line_start=False)
         if section.folded:
             lines += [f"<details><summary>{heading}</summary>", ""]
@@ -275,10 +301,43 @@ def _markdown(document: Document) -> str:
 # --- HTML ---------------------------------------------------------------------------------------------
 
 _CSP = "default-src 'none'; style-src 'unsafe-inline'"
+_CSP_SCRIPT = _CSP + "; script-src 'unsafe-inline'"
 _CSS = ("body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;color:#111827}"
         "table{border-collapse:collapse}th,td{border:1px solid #d1d5db;padding:.25rem .5rem;text-align:left}"
-        "td.num{text-align:right}pre{background:#f3f4f6;padding:.5rem;overflow-x:auto}"
-        ".verdict{font-weight:600}.label{font-family:monospace;font-weight:600}")
+        "td.num{text-align:right}pre{background:#f3f4f6;padding:.5rem;overflow-x:auto;white-space:pre-wrap}"
+        ".verdict{font-weight:600}.label{font-family:monospace;font-weight:600}"
+        "details.finding{border:1px solid #e5e7eb;border-radius:6px;margin:6px 0;padding:6px 10px}"
+        "details.finding>summary{cursor:pointer}.more{color:#4b5563}.cmd{display:flex;gap:4px}.cmd pre{flex:1}"
+        "#filters{border:1px solid #e5e7eb;border-radius:6px;padding:8px 12px;display:flex;flex-wrap:wrap;gap:6px 18px}"
+        "#filters fieldset{border:0;margin:0;padding:0}#filters label{margin-right:8px;white-space:nowrap}"
+        "figure{margin:0;overflow-x:auto}figcaption{color:#4b5563}")
+
+# The findings' filters (a finding is hidden when one of its tags is unticked) and the copy buttons.
+SCRIPT = """
+(function(){
+  function apply(){
+    var on={};
+    document.querySelectorAll('#filters input[type=checkbox]').forEach(function(b){
+      (on[b.dataset.filter]=on[b.dataset.filter]||{})[b.value]=b.checked;});
+    var shown=0,total=0;
+    document.querySelectorAll('.result').forEach(function(r){
+      var ok=Object.keys(on).every(function(k){var m=on[k];return !(k in r.dataset)||m[r.dataset[k]]!==false;});
+      r.hidden=!ok;total++;if(ok)shown++;});
+    var c=document.getElementById('shown');if(c)c.textContent=shown+' of '+total+' results shown';
+  }
+  document.querySelectorAll('#filters input').forEach(function(b){b.addEventListener('change',apply);});
+  document.querySelectorAll('button.copy').forEach(function(b){
+    b.addEventListener('click',function(){
+      var text=b.dataset.copy||'';
+      function done(){b.textContent='copied';setTimeout(function(){b.textContent='copy';},1500);}
+      try{if(navigator.clipboard&&window.isSecureContext){navigator.clipboard.writeText(text).then(done,function(){});return;}}
+      catch(e){}
+      var t=document.createElement('textarea');t.value=text;document.body.appendChild(t);t.select();
+      try{document.execCommand('copy');done();}catch(e){}document.body.removeChild(t);
+    });});
+  apply();
+})();
+"""
 
 
 def _html_cell(cell: Cell, right: bool) -> str:
@@ -290,6 +349,20 @@ def _depth(block: Paragraph | Code | Command) -> str:
     return f' style="margin-left:{1.5 * block.depth}rem"' if block.depth else ""
 
 
+def _html_finding(block: Finding) -> str:
+    tags = "".join(f' data-{esc(k)}="{esc(v)}"' for k, v in block.tags)
+    attrs = (f' id="{esc(block.anchor)}"' if block.anchor else "") + tags
+    kind = "finding result" if block.tags else "finding"
+    head = f'<span class="label">{esc(block.label)}</span> {esc(block.title)}'
+    if not (block.detail or block.blocks or block.more):
+        return f'<p class="{kind}"{attrs}>{head}</p>'
+    detail = "".join(f"<li>{esc(line)}</li>" for line in block.detail)
+    more = "".join(f"<li>{esc(line)}</li>" for line in block.more)
+    return (f'<details class="{kind}"{attrs}><summary>{head}</summary>' + (f"<ul>{detail}</ul>" if detail else "")
+            + (f'<ul class="more">{more}</ul>' if more else "") + "".join(_html_block(b) for b in block.blocks)
+            + "</details>")
+
+
 def _html_block(block: Block) -> str:
     if isinstance(block, Paragraph):
         return f"<p{_depth(block)}>{esc(block.text)}</p>"
@@ -297,33 +370,59 @@ def _html_block(block: Block) -> str:
         kind = f' class="language-{esc(block.language)}"' if block.language else ""
         return f"<pre{_depth(block)}><code{kind}>{esc(block.text)}</code></pre>"
     if isinstance(block, Command):
-        return f'<pre{_depth(block)}><code class="language-sh">{esc(block.text)}</code></pre>'
-
+        return (f'<div class="cmd"{_depth(block)}><pre><code class="language-sh">{esc(block.text)}</code></pre>'
+                f'<button type="button" class="copy" data-copy="{esc(block.text)}">copy</button></div>')
+    if isinstance(block, Picture):
+        caption = f"<figcaption>{esc(block.caption)}</figcaption>" if block.caption else ""
+        return f"<figure>{block.html}{caption}</figure>"
     if isinstance(block, Table):
         head = "".join(f"<th>{esc(h)}</th>" for h in block.header)
         body = "".join("<tr>" + "".join(_html_cell(c, block.align[i:i + 1] == "r") for i, c in enumerate(row))
                        + "</tr>" for row in block.rows)
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
     if isinstance(block, Finding):
-        detail = "".join(f"<li>{esc(line)}</li>" for line in block.detail)
-        return (f'<div class="finding"><p><span class="label">{esc(block.label)}</span> {esc(block.title)}</p>'
-                + (f"<ul>{detail}</ul>" if detail else "") + "".join(_html_block(b) for b in block.blocks) + "</div>")
+        return _html_finding(block)
     return "<ul>" + "".join(f"<li>{esc(line)}</li>" for line in block.lines) + "</ul>"
 
 
+def _blocks(document: Document) -> list[Block]:
+    return [b for section in document.sections for b in section.blocks]
+
+
+def _filters(findings: list[Finding]) -> str:
+    """A box per tag name, a ticked box per value, in the order they are first met; empty without tags."""
+    values: dict[str, dict[str, None]] = {}
+    for f in findings:
+        for name, value in f.tags:
+            values.setdefault(name, {})[value] = None
+    if not values:
+        return ""
+    boxes = "".join(f'<fieldset data-filter="{esc(name)}"><legend>{esc(name)}</legend>' + "".join(
+        f'<label><input type="checkbox" data-filter="{esc(name)}" value="{esc(v)}" id="filter-{esc(name)}-{esc(v)}"'
+        f" checked> {esc(v)}</label>" for v in vals) + "</fieldset>" for name, vals in values.items())
+    return f'<div id="filters" role="group" aria-label="filters">{boxes}<span id="shown"></span></div>'
+
+
 def _html(document: Document) -> str:
+    blocks = _blocks(document)
+    findings = [b for b in blocks if isinstance(b, Finding)]
+    scripted = any(f.tags for f in findings) or any(
+        isinstance(b, Command) for block in blocks for b in (block, *getattr(block, "blocks", ())))
     body = [f"<h1>{esc(document.title)}</h1>"]
     if document.verdict:
         body.append(f'<p class="verdict">Verdict: {esc(document.verdict)}</p>')
-    for section in document.sections:
+    for i, section in enumerate(document.sections):
         heading = [f"<h2>{esc(section.heading)}</h2>"] if section.heading else []
         if section.folded:
             heading = [f"<details><summary>{esc(section.heading)}</summary>"]
-        blocks = [*heading, *(_html_block(b) for b in section.blocks), *(["</details>"] if section.folded else [])]
-        body.append("\n".join(["<section>", *blocks, "</section>"]))
+        blocks_html = [*heading, *(_html_block(b) for b in section.blocks), *(["</details>"] if section.folded else [])]
+        body.append("\n".join(["<section>", *blocks_html, "</section>"]))
+        if i == 0 and _filters(findings):
+            body.append(_filters(findings))
+    styles = dict.fromkeys(b.style for b in blocks if isinstance(b, Picture) and b.style)
     return "".join([
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
-        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">',
-        f"<title>{esc(document.title)}</title><style>{_CSS}</style></head>\n<body>\n",
-        "\n".join(body), "\n</body></html>\n",
+        f'<meta http-equiv="Content-Security-Policy" content="{_CSP_SCRIPT if scripted else _CSP}">',
+        f"<title>{esc(document.title)}</title><style>{_CSS}{''.join(styles)}</style></head>\n<body>\n",
+        "\n".join(body), f"\n<script>{SCRIPT}</script>" if scripted else "", "\n</body></html>\n",
     ])

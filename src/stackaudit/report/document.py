@@ -5,10 +5,13 @@ The head: who made it, from what, the verdict and the headline. Then the fixes f
 the key negative results, the confirmed good, what to run next, what could not be checked, the waivers, the
 errors, then the topology; a product's appended sections (investigate's findings) come last.
 Folded sections hold the detail Markdown and HTML let a reader open (text leaves them out); --verbose shows
-that detail open.
+that detail open. Each result's finding is tagged with its priority, domain and status (the HTML page's
+filters) and carries, for the HTML page, what the check saw and why.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
@@ -20,8 +23,8 @@ from stackaudit.render.document import (
     Finding,
     Notes,
     Paragraph,
+    Picture,
     Section,
-    Table,
 )
 from stackaudit.render.text import show_value
 from stackaudit.report.fix_steps import fix_blocks
@@ -64,7 +67,7 @@ def audit_document(report: Report, options: RenderOptions | None = None) -> Docu
     head += [Paragraph(line) for line in headline_lines(report)]
     body = [Section("", tuple(head)), _fixes(report, sec, options.verbose), *_negatives(sec, options.verbose),
             *_good(sec, options.verbose), *_run_next(report, sec, options.verbose), *_waivers(report, sec),
-            *_errors(report, sec), *_not_applicable(sec, options.verbose), *_topology(report),
+            *_errors(report, sec), *_not_applicable(sec, options.verbose), *_topology(report), *_charts(report),
             Section("", (Paragraph(f"{len(report.results)} checks in {report.duration_s:.2f} s"),))]
     for part in report.appended():
         body += part.sections()
@@ -81,19 +84,42 @@ def _sources(r: Result, verbose: bool) -> list[str]:
     return [("from " if i == 0 else "") + entry for i, entry in enumerate(provenance_entries(r, limit=8))]
 
 
+def _tags(r: Result) -> tuple[tuple[str, str], ...]:
+    return ("priority", r.priority or "none"), ("domain", r.domain), ("status", r.status)
+
+
+def _why(r: Result) -> list[str]:
+    """What the check saw and why it matters: the message, the observed and expected values, the reason, how to
+    tell, the verbatim lines, the waiver and the references."""
+    observed = f"observed: {show_value(r.actual, 400)}" + (
+        f" · expected: {show_value(r.expected, 200)}" if r.expected is not None else "")
+    out = [r.message, observed]
+    out += [f"why: {r.why} (severity {r.severity}, evidence: {r.confidence})"] if r.why else []
+    out += [f"to tell: {r.hint}"] if r.hint else []
+    out += [f"subjects: {', '.join(r.subjects[:12])}{' …' if len(r.subjects) > 12 else ''}"] if r.subjects else []
+    out += [f"“{line}”" for line in r.evidence[:20]]
+    if r.waiver is not None:
+        out.append(f"waived: {r.waiver.reason}" + (f" (until {r.waiver.expires})" if r.waiver.expires else ""))
+    return out + [f"see: {ref}" for ref in r.references]
+
+
+def _result(r: Result, label: str, title: str, detail: list[str], verbose: bool,
+            blocks: tuple[Paragraph | Code | Command, ...] = ()) -> Finding:
+    """A result's finding: `detail` shown, what the check saw under it (shown with --verbose, else on the page)."""
+    why = _why(r)
+    return Finding(label, title, tuple(detail + (why if verbose else [])), blocks, () if verbose else tuple(why),
+                   _tags(r), f"result-{r.id}")
+
+
 def _issue(r: Result, report: Report, verbose: bool) -> Finding:
     where = where_to_apply(r, report)
     title = f"{finding_title(r)} [{r.id}]{coverage_note(r)}" + (f" — {where}" if where else "")
     detail = [line for line in (evidence_line(r),) if line] + _sources(r, verbose)
-    if verbose:
-        detail += [r.message, f"expected: {show_value(r.expected)}"]
-        detail += [f"why: {r.why} (severity {r.severity}, evidence: {r.confidence})"] if r.why else []
-        detail += [f"see: {ref}" for ref in r.references[:4]]
     blocks: tuple[Paragraph | Code | Command, ...] = ()
     if r.fix is not None:
         pod = report.host.get("container") == "kubernetes"
         blocks = (Paragraph(f"fix: {fix_cost_text(r, where, pod)}"), *fix_blocks(r.fix, depth=1))
-    return Finding(r.priority or "", title, tuple(detail), blocks)
+    return _result(r, r.priority or "", title, detail, verbose, blocks)
 
 
 def _fixes(report: Report, sec: Sections, verbose: bool) -> Section:
@@ -104,8 +130,8 @@ def _fixes(report: Report, sec: Sections, verbose: bool) -> Section:
 def _negatives(sec: Sections, verbose: bool) -> list[Section]:
     if not sec.negatives:
         return []
-    found = tuple(Finding(r.id, finding_title(r) + coverage_note(r),
-                          tuple(([r.message] if verbose else []) + _sources(r, verbose))) for r in sec.negatives)
+    found = tuple(_result(r, r.id, finding_title(r) + coverage_note(r), _sources(r, verbose), verbose)
+                  for r in sec.negatives)
     why = Notes(tuple(f"`{r.id}`: {r.message}" for r in sec.negatives))
     return [Section("Key negative results (looks wrong, is fine here)", found),
             *([] if verbose else [Section("Why each is fine here", (why,), folded=True)])]
@@ -117,9 +143,8 @@ def _good(sec: Sections, verbose: bool) -> list[Section]:
     heading = f"Confirmed good ({len(sec.good)})"
     listed: Block = (Notes(tuple(f"{r.id}{coverage_note(r)}: {r.message}" for r in sec.good)) if verbose
                      else Paragraph(", ".join(r.id + coverage_note(r) for r in sec.good)))
-    table = Table(("check", "observed", "note"), tuple(
-        (Code(r.id), show_value(r.actual, 60), r.message + coverage_note(r)) for r in sec.good))
-    return [Section(heading, (listed,)), Section(f"{heading}: what each showed", (table,), folded=True)]
+    each = tuple(_result(r, r.id, f"{show_value(r.actual, 60)}{coverage_note(r)}", [], False) for r in sec.good)
+    return [Section(heading, (listed,)), Section(f"{heading}: what each showed", each, folded=True)]
 
 
 def _run_next(report: Report, sec: Sections, verbose: bool) -> list[Section]:
@@ -177,15 +202,48 @@ def _not_applicable(sec: Sections, verbose: bool) -> list[Section]:
 
 
 def _topology(report: Report) -> list[Section]:
-    """The topology as a Mermaid `graph` (GitHub draws it inline), on a host with two GPUs or a PCI tree.
-    Labels keep letters, digits and a few marks only (report.topology_svg), so no host text breaks it."""
+    """The topology: inline SVG on the page; a Mermaid `graph` in Markdown (GitHub draws it inline) on a host
+    with two GPUs or a PCI tree. Labels keep letters, digits and a few marks only (report.topology_svg), so no
+    host text breaks either."""
     from stackaudit.report.topology import faults, topology_from_json
-    from stackaudit.report.topology_svg import mermaid_lines
+    from stackaudit.report.topology_svg import TOPOLOGY_CSS, mermaid_lines, render_svg
 
     topology = topology_from_json(report.topology)
-    if not topology.drawable:
+    if not topology.gpus and not topology.bridges:
         return []
+    found = faults(topology, report.results)
+    source = Code("\n".join(mermaid_lines(topology, found)), "mermaid") if topology.drawable else None
     legend = ("Edges between GPUs: their `nvidia-smi topo -m` kind (NV# NVLink, PIX/PXB PCIe switches, PHB host "
               "bridge, NODE same socket, SYS across sockets); findings outlined in red.")
-    picture = Code("\n".join(mermaid_lines(topology, faults(topology, report.results))), "mermaid")
-    return [Section("Topology", (Paragraph(legend), picture), folded=True)]
+    if topology.tp:
+        legend += (f" Recommended TP{topology.tp.size} groups ({topology.tp.basis}): "
+                   + " | ".join(",".join(g) for g in topology.tp.groups) + ".")
+    return [Section("Topology", (Picture(render_svg(topology, found), TOPOLOGY_CSS, source, legend),))]
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _charts(report: Report) -> list[Section]:
+    """The measured decode rate against the ceiling's ladder, when `audit --measured` or a ceiling gave them
+    (the page only: the headline says it in words)."""
+    from stackaudit.report.charts import CHART_CSS, Bar, ladder_chart
+
+    h = report.host
+    measured: dict[str, Any] = h["measured"] if isinstance(h.get("measured"), dict) else {}
+    ceiling = _number(h.get("ceiling_tok_s")) or _number(measured.get("ceiling_tok_s"))
+    rate = _number(measured.get("decode_tok_s"))
+    if ceiling is None and rate is None:
+        return []
+    # The ladder's rungs (`stackaudit ceiling`'s names), the last one the headline's figure.
+    rungs = [(str(r.get("name")), value) for r in h.get("ceiling_ladder") or [] if isinstance(r, dict)
+             for value in [_number(r.get("tok_s"))] if value is not None]
+    bars = [Bar(name, value, binding=i == len(rungs) - 1) for i, (name, value) in enumerate(rungs)]
+    if not bars and ceiling is not None:
+        bars = [Bar("ceiling (concurrency 1)", ceiling, binding=True)]
+    if rate is not None:
+        bars.append(Bar("measured decode", rate))
+    chart = ladder_chart("chart-ceiling", "Decode tokens/s per stream: the ceiling's ladder and measured",
+                         "tokens/s per stream", bars, measured=rate)
+    return [Section("Measured against the ceiling", (Picture(chart, CHART_CSS),))]

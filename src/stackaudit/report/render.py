@@ -17,7 +17,7 @@ def render(report: Report, fmt: str, color: bool = False, options: RenderOptions
         from stackaudit.report.json_report import render_json
 
         return render_json(report, options)
-    if fmt == "text" or fmt == "markdown":
+    if fmt == "text" or fmt == "markdown" or fmt == "html":
         from stackaudit.render.document import draw
         from stackaudit.report.document import audit_document
 
@@ -31,10 +31,6 @@ def render(report: Report, fmt: str, color: bool = False, options: RenderOptions
         from stackaudit.report.junit import render_junit
 
         return render_junit(report, options)
-    if fmt == "html":
-        from stackaudit.report.html import render_html
-
-        return render_html(report, options)
     raise UsageError(f"unknown format {fmt!r}: the audit report has no renderer for it")
 
 
