@@ -44,7 +44,6 @@ from stackaudit.report.sections import (
     fix_cost_text,
     grouped_unknowns,
     headline_lines,
-    provenance_entries,
     provenance_line,
     sections,
     top_finding,
@@ -76,12 +75,9 @@ def audit_document(report: Report, options: RenderOptions | None = None) -> Docu
 
 
 def _sources(r: Result, verbose: bool) -> list[str]:
-    """Where the finding comes from: one line (every source, one a line, with --verbose)."""
-    if not r.provenance:
-        return []
-    if not verbose:
-        return [provenance_line(r, limit=1)]
-    return [("from " if i == 0 else "") + entry for i, entry in enumerate(provenance_entries(r, limit=8))]
+    """Where the finding comes from, in one line: the first source (up to 8 with --verbose) and the count of
+    the rest."""
+    return [provenance_line(r, limit=8 if verbose else 1)] if r.provenance else []
 
 
 def _tags(r: Result) -> tuple[tuple[str, str], ...]:
