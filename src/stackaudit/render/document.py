@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -262,11 +262,24 @@ def markdown_lines(block: Block) -> list[str]:
     if isinstance(block, Finding) and block.blocks:
         head = f"### {md_text(block.label, line_start=False)} · {md_inline(block.title, line_start=False)}"
         return [head, *(x for line in block.detail for x in ("", md_inline(line))),
-                *(x for b in block.blocks for x in ("", *markdown_lines(b)))]
+                *markdown_blocks(block.blocks)]
     if isinstance(block, Finding):
         return [f"- **{md_text(block.label, line_start=False)}** {md_inline(block.title, line_start=False)}",
                 *(f"  - {md_inline(line)}" for line in block.detail)]
     return [f"- {md_inline(line)}" for line in block.lines]
+
+
+def markdown_blocks(blocks: Sequence[Block]) -> list[str]:
+    """Blocks as Markdown, each after a blank line; consecutive commands in one `sh` fence."""
+    merged: list[Block] = []
+    for block in blocks:
+        before = merged[-1] if merged else None
+        if isinstance(block, Command) and isinstance(before, Command | Code) and (
+                isinstance(before, Command) or before.language == "sh"):
+            merged[-1] = Code(f"{before.text}\n{block.text}", "sh")
+        else:
+            merged.append(block)
+    return [line for block in merged for line in ("", *markdown_lines(block))]
 
 
 def _listed(block: Block) -> bool:
