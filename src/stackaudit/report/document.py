@@ -84,12 +84,15 @@ def _tags(r: Result) -> tuple[tuple[str, str], ...]:
     return ("priority", r.priority or "none"), ("domain", r.domain), ("status", r.status)
 
 
+def _observed(r: Result) -> str:
+    return f"observed: {show_value(r.actual, 400)}" + (
+        f" · expected: {show_value(r.expected, 200)}" if r.expected is not None else "")
+
+
 def _why(r: Result) -> list[str]:
     """What the check saw and why it matters: the message, the observed and expected values, the reason, how to
     tell, the verbatim lines, the waiver and the references."""
-    observed = f"observed: {show_value(r.actual, 400)}" + (
-        f" · expected: {show_value(r.expected, 200)}" if r.expected is not None else "")
-    out = [r.message, observed]
+    out = [r.message, _observed(r)]
     out += [f"why: {r.why} (severity {r.severity}, evidence: {r.confidence})"] if r.why else []
     out += [f"to tell: {r.hint}"] if r.hint else []
     out += [f"subjects: {', '.join(r.subjects[:12])}{' …' if len(r.subjects) > 12 else ''}"] if r.subjects else []
@@ -101,8 +104,9 @@ def _why(r: Result) -> list[str]:
 
 def _result(r: Result, label: str, title: str, detail: list[str], verbose: bool,
             blocks: tuple[Paragraph | Code | Command, ...] = ()) -> Finding:
-    """A result's finding: `detail` shown, what the check saw under it (shown with --verbose, else on the page)."""
-    why = _why(r)
+    """A result's finding: `detail` shown, what the check saw under it (shown with --verbose, else on the page),
+    each line once."""
+    why = [line for line in _why(r) if line not in detail and line != title]
     return Finding(label, title, tuple(detail + (why if verbose else [])), blocks, () if verbose else tuple(why),
                    _tags(r), f"result-{r.id}")
 
@@ -139,7 +143,7 @@ def _good(sec: Sections, verbose: bool) -> list[Section]:
     heading = f"Confirmed good ({len(sec.good)})"
     listed: Block = (Notes(tuple(f"{r.id}{coverage_note(r)}: {r.message}" for r in sec.good)) if verbose
                      else Paragraph(", ".join(r.id + coverage_note(r) for r in sec.good)))
-    each = tuple(_result(r, r.id, f"{show_value(r.actual, 60)}{coverage_note(r)}", [], False) for r in sec.good)
+    each = tuple(_result(r, r.id, r.message + coverage_note(r), [_observed(r)], False) for r in sec.good)
     return [Section(heading, (listed,)), Section(f"{heading}: what each showed", each, folded=True)]
 
 
