@@ -95,9 +95,10 @@ def test_html_escapes_every_text_and_draws_each_block() -> None:
                 "html")
     tree = parsed(page)
     assert "script" not in tree.tags
-    # heading, paragraph, note, finding label and detail, header cell, two cells, code block; the title follows
-    # the label after a space.
-    assert tree.text.count(HOSTILE) == 9 and " " + HOSTILE in tree.text
+    # The heading, the label, the header cell, the code cell and the code block as written; the paragraph, the
+    # note, the title, the detail and the text cell with their `c` span as code (as Markdown shows it).
+    assert tree.text.count(HOSTILE) == 5 and tree.text.count("a | b <script>x</script> & ") == 4
+    assert " a | b <script>x</script> & " in tree.text and page.count("<code>c</code>") == 5
     assert {"h1", "h2", "p", "ul", "li", "table", "th", "td", "pre", "code", "section"} <= set(tree.tags)
     assert '<td class="num">' in page and "Content-Security-Policy" in page
 

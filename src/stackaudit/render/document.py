@@ -67,7 +67,8 @@ class Table:
 
 @dataclass(frozen=True)
 class Finding:
-    """One thing found: its label (a check ID, a priority or a status), its title, the lines that explain it
+    """One thing found: its label (a check ID, a priority or a status; none: its title alone), its title, the
+    lines that explain it
     and the blocks under them (a fix's steps); a finding with blocks is a heading of its own in Markdown.
 
     `more`: lines only the HTML page shows, in the finding's fold. `tags`: (name, value) pairs the HTML page
@@ -207,8 +208,8 @@ def _text_block(block: Block, wrap: _Wrap, indent: int) -> list[str]:
     if isinstance(block, Picture):
         return []
     if isinstance(block, Finding):
-        label = _plain(block.label)
-        return [*wrap.wrapped(f"{label}  {_plain(block.title)}", indent, 4, "1"),
+        head = f"{_plain(block.label)}  {_plain(block.title)}" if block.label else _plain(block.title)
+        return [*wrap.wrapped(head, indent, 4, "1"),
                 *(x for line in block.detail for x in wrap.prose(line, indent + 4)),
                 *(x for b in block.blocks for x in _text_block(b, wrap, indent + 4))]
     return [x for line in block.lines for x in wrap.prose(f"- {line}", indent)]
@@ -225,7 +226,7 @@ def _text(document: Document, wrap: _Wrap) -> str:
     if document.verdict:
         lines += wrap.prose(f"Verdict: {document.verdict}", 0, style="1")
     for section in document.sections:
-        if section.folded or all(isinstance(b, Picture) for b in section.blocks):
+        if section.folded or (section.blocks and all(isinstance(b, Picture) for b in section.blocks)):
             continue
         lines += ["", *wrap.prose(section.heading, 0, style="1;4")] if section.heading else [""]
         indent = 2 if section.heading else 0
@@ -259,12 +260,13 @@ def markdown_lines(block: Block) -> list[str]:
         rules = ["---:" if block.align[i:i + 1] == "r" else "---" for i in range(len(block.header))]
         return md_table([md_cell(h) for h in block.header], ([_md_cell(c) for c in row] for row in block.rows),
                         rules)
+    label = f"{md_text(block.label, line_start=False)}" if isinstance(block, Finding) and block.label else ""
     if isinstance(block, Finding) and block.blocks:
-        head = f"### {md_text(block.label, line_start=False)} · {md_inline(block.title, line_start=False)}"
+        head = f"### {label + ' · ' if label else ''}{md_inline(block.title, line_start=False)}"
         return [head, *(x for line in block.detail for x in ("", md_inline(line))),
                 *markdown_blocks(block.blocks)]
     if isinstance(block, Finding):
-        return [f"- **{md_text(block.label, line_start=False)}** {md_inline(block.title, line_start=False)}",
+        return [f"- {f'**{label}** ' if label else ''}{md_inline(block.title, line_start=False)}",
                 *(f"  - {md_inline(line)}" for line in block.detail)]
     return [f"- {md_inline(line)}" for line in block.lines]
 
@@ -292,7 +294,7 @@ def _markdown(document: Document) -> str:
     if document.verdict:
         lines += [f"**Verdict:** {md_inline(document.verdict, line_start=False)}", ""]
     for section in document.sections:
-        if not any(markdown_lines(b) for b in section.blocks):
+        if section.blocks and not any(markdown_lines(b) for b in section.blocks):
             continue
         heading = md_text(section.heading, line_start=False)
         if section.folded:
@@ -353,8 +355,17 @@ SCRIPT = """
 """
 
 
+def _inline(text: str) -> str:
+    """Prose escaped, its `backticked` spans as code (as Markdown shows them); escaped whole when the
+    backticks do not pair."""
+    parts = text.split("`")
+    if len(parts) % 2 == 0:
+        return esc(text)
+    return "".join(f"<code>{esc(p)}</code>" if i % 2 else esc(p) for i, p in enumerate(parts))
+
+
 def _html_cell(cell: Cell, right: bool) -> str:
-    body = f"<code>{esc(cell.text)}</code>" if isinstance(cell, Code) else esc(cell)
+    body = f"<code>{esc(cell.text)}</code>" if isinstance(cell, Code) else _inline(cell)
     return f'<td class="num">{body}</td>' if right else f"<td>{body}</td>"
 
 
@@ -366,11 +377,12 @@ def _html_finding(block: Finding) -> str:
     tags = "".join(f' data-{esc(k)}="{esc(v)}"' for k, v in block.tags)
     attrs = (f' id="{esc(block.anchor)}"' if block.anchor else "") + tags
     kind = "finding result" if block.tags else "finding"
-    head = f'<span class="label">{esc(block.label)}</span> {esc(block.title)}'
+    label = f'<span class="label">{esc(block.label)}</span> ' if block.label else ""
+    head = label + _inline(block.title)
     if not (block.detail or block.blocks or block.more):
         return f'<p class="{kind}"{attrs}>{head}</p>'
-    detail = "".join(f"<li>{esc(line)}</li>" for line in block.detail)
-    more = "".join(f"<li>{esc(line)}</li>" for line in block.more)
+    detail = "".join(f"<li>{_inline(line)}</li>" for line in block.detail)
+    more = "".join(f"<li>{_inline(line)}</li>" for line in block.more)
     return (f'<details class="{kind}"{attrs}><summary>{head}</summary>' + (f"<ul>{detail}</ul>" if detail else "")
             + (f'<ul class="more">{more}</ul>' if more else "") + "".join(_html_block(b) for b in block.blocks)
             + "</details>")
@@ -378,7 +390,7 @@ def _html_finding(block: Finding) -> str:
 
 def _html_block(block: Block) -> str:
     if isinstance(block, Paragraph):
-        return f"<p{_depth(block)}>{esc(block.text)}</p>"
+        return f"<p{_depth(block)}>{_inline(block.text)}</p>"
     if isinstance(block, Code):
         kind = f' class="language-{esc(block.language)}"' if block.language else ""
         return f"<pre{_depth(block)}><code{kind}>{esc(block.text)}</code></pre>"
@@ -386,7 +398,7 @@ def _html_block(block: Block) -> str:
         return (f'<div class="cmd"{_depth(block)}><pre><code class="language-sh">{esc(block.text)}</code></pre>'
                 f'<button type="button" class="copy" data-copy="{esc(block.text)}">copy</button></div>')
     if isinstance(block, Picture):
-        caption = f"<figcaption>{esc(block.caption)}</figcaption>" if block.caption else ""
+        caption = f"<figcaption>{_inline(block.caption)}</figcaption>" if block.caption else ""
         return f"<figure>{block.html}{caption}</figure>"
     if isinstance(block, Table):
         head = "".join(f"<th>{esc(h)}</th>" for h in block.header)
@@ -395,7 +407,7 @@ def _html_block(block: Block) -> str:
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
     if isinstance(block, Finding):
         return _html_finding(block)
-    return "<ul>" + "".join(f"<li>{esc(line)}</li>" for line in block.lines) + "</ul>"
+    return "<ul>" + "".join(f"<li>{_inline(line)}</li>" for line in block.lines) + "</ul>"
 
 
 def _blocks(document: Document) -> list[Block]:

@@ -113,7 +113,7 @@ def _result(r: Result, label: str, title: str, detail: list[str], verbose: bool,
 
 def _issue(r: Result, report: Report, verbose: bool) -> Finding:
     where = where_to_apply(r, report)
-    title = f"{finding_title(r)} [{r.id}]{coverage_note(r)}" + (f" — {where}" if where else "")
+    title = f"{finding_title(r)} [{r.id}]{coverage_note(r)}" + (f" ({where})" if where else "")
     detail = [line for line in (evidence_line(r),) if line] + _sources(r, verbose)
     blocks: tuple[Paragraph | Code | Command, ...] = ()
     if r.fix is not None:
@@ -130,7 +130,7 @@ def _fixes(report: Report, sec: Sections, verbose: bool) -> Section:
 def _negatives(sec: Sections, verbose: bool) -> list[Section]:
     if not sec.negatives:
         return []
-    found = tuple(_result(r, r.id, finding_title(r) + coverage_note(r), _sources(r, verbose), verbose)
+    found = tuple(_result(r, "", f"{finding_title(r)} [{r.id}]{coverage_note(r)}", _sources(r, verbose), verbose)
                   for r in sec.negatives)
     why = Notes(tuple(f"`{r.id}`: {r.message}" for r in sec.negatives))
     return [Section("Key negative results (looks wrong, is fine here)", found),
