@@ -410,10 +410,6 @@ def _html_block(block: Block) -> str:
     return "<ul>" + "".join(f"<li>{_inline(line)}</li>" for line in block.lines) + "</ul>"
 
 
-def _blocks(document: Document) -> list[Block]:
-    return [b for section in document.sections for b in section.blocks]
-
-
 def _filters(findings: list[Finding]) -> str:
     """A box per tag name, a ticked box per value, in the order they are first met; empty without tags."""
     values: dict[str, dict[str, None]] = {}
@@ -429,10 +425,8 @@ def _filters(findings: list[Finding]) -> str:
 
 
 def _html(document: Document) -> str:
-    blocks = _blocks(document)
-    findings = [b for b in blocks if isinstance(b, Finding)]
-    scripted = any(f.tags for f in findings) or any(
-        isinstance(b, Command) for block in blocks for b in (block, *getattr(block, "blocks", ())))
+    blocks = [b for section in document.sections for b in section.blocks]
+    filters = _filters([b for b in blocks if isinstance(b, Finding)])
     body = [f"<h1>{esc(document.title)}</h1>"]
     if document.verdict:
         body.append(f'<p class="verdict">Verdict: {esc(document.verdict)}</p>')
@@ -441,9 +435,9 @@ def _html(document: Document) -> str:
         if section.folded:
             heading = [f"<details><summary>{esc(section.heading)}</summary>"]
         blocks_html = [*heading, *(_html_block(b) for b in section.blocks), *(["</details>"] if section.folded else [])]
-        body.append("\n".join(["<section>", *blocks_html, "</section>"]))
-        if i == 0 and _filters(findings):
-            body.append(_filters(findings))
+        body += ["\n".join(["<section>", *blocks_html, "</section>"]), *([filters] if i == 0 and filters else [])]
+    # The script only where a filter or a copy button needs it (an escaped value cannot spell the class).
+    scripted = bool(filters) or any('class="copy"' in part for part in body)
     styles = dict.fromkeys(b.style for b in blocks if isinstance(b, Picture) and b.style)
     return "".join([
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
