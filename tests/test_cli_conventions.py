@@ -393,7 +393,8 @@ def test_the_report_wraps_to_columns_with_hanging_indents(cli, pastes: Path, mon
     lines = cli("audit", "--from", "sysctl.txt,numactl.txt").out.splitlines()
     assert all(len(line) <= 60 for line in lines if not line.lstrip().startswith("$ ")), lines
     # The identity line wraps, and its continuation hangs under it.
-    assert lines[0].startswith("stackaudit ") and lines[1].startswith("  ") and lines[1].strip()
+    at = next(i for i, line in enumerate(lines) if line.startswith("stackaudit ") and " · " in line)
+    assert lines[at + 1].startswith("  ") and lines[at + 1].strip()
     monkeypatch.setenv("COLUMNS", "120")
     assert len(cli("audit", "--from", "sysctl.txt,numactl.txt").out.splitlines()) < len(lines)
 

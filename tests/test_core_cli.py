@@ -66,7 +66,7 @@ def test_output_file_and_formats(cli, tmp_path) -> None:  # type: ignore[no-unty
     run = cli("audit", "--select", "FW", "--format", "markdown", "--output", str(out))
     assert run.rc == 0 and run.out == ""
     text = out.read_text()
-    assert text.startswith("## stackaudit report") and "### Actionable fixes" in text
+    assert text.startswith("# stackaudit report") and "## Actionable fixes" in text
     run = cli("audit", "--select", "FW", "--format", "json")
     data = json.loads(run.out)
     assert data["schema"] == 2 and {r["domain"] for r in data["results"]} == {"FW"}
@@ -109,7 +109,7 @@ def test_hanging_command_does_not_hang_the_audit(tmp_path) -> None:
 def test_help_is_fast_to_import() -> None:
     """--help must not import the engine, rich report or aiohttp (start-up budget 0.3 s)."""
     code = ("import sys; from stackaudit.cli.main import main; rc = main(['--help']); "
-            "heavy = [m for m in ('aiohttp', 'stackaudit.engine.runner', 'stackaudit.report.text', 'pynvml') "
+            "heavy = [m for m in ('aiohttp', 'stackaudit.engine.runner', 'stackaudit.report.document', 'pynvml') "
             "if m in sys.modules]; print(heavy)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
     assert proc.stdout.strip().splitlines()[-1] == "[]"

@@ -60,7 +60,7 @@ def test_rendered_in_text_markdown_and_json_after_the_engine_report() -> None:
         section = out.index("Investigator findings (model-generated, evidence-checked)")
         assert section > out.index("KERN-NUMA-BALANCING")
         assert "X-KERN-swap-on" in out[section:] and "/proc/swaps: /dev/sda2 partition" in out[section:]
-    assert "KERN: 1000 tokens, 0.0 s, 3 round(s); kept 1, dropped 1; reported 2 finding(s)" in " ".join(text.split())
+    assert "KERN qwen3 1000 0.0 s 3 1 1 0 reported 2 finding(s)" in " ".join(text.split())  # the table's row
     assert "| KERN | qwen3 | 1000 | 0.0 s | 3 | 1 | 1 | 0 | reported 2 finding(s) |" in markdown
     doc = json.loads(render(report, "json"))
     assert doc["investigation"]["findings"][0]["id"] == "X-KERN-swap-on"

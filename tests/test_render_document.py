@@ -10,10 +10,12 @@ import pytest
 from stackaudit.render.document import (
     Block,
     Code,
+    Command,
     Document,
     Finding,
     Notes,
     Paragraph,
+    Picture,
     Section,
     Table,
     draw,
@@ -93,14 +95,15 @@ def test_html_escapes_every_text_and_draws_each_block() -> None:
                 "html")
     tree = parsed(page)
     assert "script" not in tree.tags
-    # heading, paragraph, note, finding label and detail, header cell, two cells, code block; the title follows
-    # the label after a space.
-    assert tree.text.count(HOSTILE) == 9 and " " + HOSTILE in tree.text
+    # The heading, the label, the header cell, the code cell and the code block as written; the paragraph, the
+    # note, the title, the detail and the text cell with their `c` span as code (as Markdown shows it).
+    assert tree.text.count(HOSTILE) == 5 and tree.text.count("a | b <script>x</script> & ") == 4
+    assert " a | b <script>x</script> & " in tree.text and page.count("<code>c</code>") == 5
     assert {"h1", "h2", "p", "ul", "li", "table", "th", "td", "pre", "code", "section"} <= set(tree.tags)
     assert '<td class="num">' in page and "Content-Security-Policy" in page
 
 
-def test_a_folded_section_is_closed_in_markdown_and_html_and_whole_in_text() -> None:
+def test_a_folded_section_is_closed_in_markdown_and_html() -> None:
     document = Document("bench", "t", "", (Section("a<b", (Notes((NAME,)),), folded=True),), {})
     markdown = draw(document, "markdown")
     lines = markdown.splitlines()
@@ -109,7 +112,6 @@ def test_a_folded_section_is_closed_in_markdown_and_html_and_whole_in_text() -> 
     assert "details" in page.tags and "em" not in page.tags and NAME in page.text and "a<b" in page.text
     html = parsed(draw(document, "html"))
     assert {"details", "summary", "li"} <= set(html.tags) and "h2" not in html.tags and "a<b" in html.text
-    assert draw(document, "text").splitlines()[1:] == ["", "a<b", f"  - {NAME}"]
 
 
 def test_json_is_the_payload_with_the_registry_schema_first() -> None:
@@ -131,3 +133,51 @@ def test_json_keeps_text_as_written() -> None:
 def test_an_unknown_format_is_refused() -> None:
     with pytest.raises(ValueError, match="prometheus"):
         draw(doc(), "prometheus")
+
+
+def test_a_command_is_whole_in_text_fenced_in_markdown_and_copied_in_html() -> None:
+    long = "setpci -s 0000:c1:00.0 CAP_EXP+0x08.w=5000:7000 " + " ".join(f"--flag-{i}" for i in range(12))
+    document = doc(Paragraph("word " * 30), Command(long, depth=1))
+    text = draw(document, "text", width=40).splitlines()
+    assert f"    $ {long}" in text and all(len(line) <= 40 for line in text if "$ " not in line)
+    assert f"```sh\n{long}\n```" in draw(document, "markdown")
+    page = draw(document, "html")
+    assert 'class="copy"' in page and "<script>" in page and "script-src 'unsafe-inline'" in page
+    assert "<script>" not in draw(doc(Paragraph("no command")), "html")  # no script where nothing needs one
+
+
+def test_text_in_colour_styles_lines_and_still_escapes_values() -> None:
+    text = draw(doc(Finding("P1", "slow \x1b[31m"), Command("ls")), "text", color=True)
+    assert "\x1b[1;4mThings\x1b[0m" in text and "\x1b[32m  $ ls\x1b[0m" in text
+    assert "\x1b[31m" not in text and "\\x1b[31m" in text
+    assert "\x1b" not in draw(doc(Finding("P1", "slow"), Command("ls")), "text")
+
+
+def test_a_folded_section_is_left_out_of_text_and_folded_elsewhere() -> None:
+    document = Document("compare", "t", "", (Section("Open", (Paragraph("seen"),)),
+                                            Section("More", (Notes(("hidden",)),), folded=True)), {})
+    assert "hidden" not in draw(document, "text") and "seen" in draw(document, "text")
+    assert "<details><summary>More</summary>\n\n- hidden\n\n</details>" in draw(document, "markdown")
+    assert "<details><summary>More</summary>" in draw(document, "html")
+
+
+def test_a_picture_is_inline_on_the_page_its_source_in_markdown_and_absent_from_text() -> None:
+    svg = '<svg id="pic"><rect/></svg>'
+    document = doc(Picture(svg, "svg .x{fill:red}", Code("graph TD\n  A --> B", "mermaid"), "a caption"))
+    page = draw(document, "html")
+    assert svg in page and "svg .x{fill:red}" in page and "<figcaption>a caption</figcaption>" in page
+    assert "a caption\n\n```mermaid\ngraph TD\n  A --> B\n```" in draw(document, "markdown")
+    assert "Things" not in draw(document, "text")  # a section of pictures only is left out
+    assert "Things" not in draw(doc(Picture(svg)), "markdown")  # nothing to draw without a source
+
+
+def test_tagged_findings_get_a_filter_per_tag_and_their_fold() -> None:
+    found = (Finding("P1", "slow", ("why",), more=("on the page only",), tags=(("priority", "P1"), ("domain", "KERN")),
+                     anchor="result-KERN-X"), Finding("P2", "odd", tags=(("priority", "P2"), ("domain", "KERN"))))
+    page = draw(doc(*found), "html")
+    tree = parsed(page)
+    assert 'id="filter-priority-P1"' in page and 'id="filter-priority-P2"' in page
+    assert page.count('id="filter-domain-KERN"') == 1 and 'id="result-KERN-X"' in page
+    assert '<details class="finding result"' in page and 'data-priority="P2"' in page
+    assert "on the page only" in "".join(tree.text)
+    assert "on the page only" not in draw(doc(*found), "text") + draw(doc(*found), "markdown")

@@ -126,4 +126,4 @@ def test_provenance_names_the_sources_a_check_read(capsys: pytest.CaptureFixture
         for source in ("/proc/cmdline", "/sys/devices/system/cpu", "`systemd-detect-virt --vm`")]
     text = audit(STORY, "text", capsys)
     finding = text[text.index("[KERN-CSTATES]"):].splitlines()[1]
-    assert finding == "   from snapshot /proc/cmdline and 2 more"
+    assert finding == "      from snapshot /proc/cmdline and 2 more"

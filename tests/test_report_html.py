@@ -96,7 +96,7 @@ def test_no_gpu_host_has_nothing_to_draw() -> None:
     t = topology_from_json(rep.topology)
     assert not t.gpus and not t.pairs and not t.drawable
     assert "```mermaid" not in render(rep, "markdown")
-    assert 'id="no-topology"' in render(rep, "html")
+    assert 'id="topology"' not in render(rep, "html") and "<h2>Topology</h2>" not in render(rep, "html")
 
 
 def test_switches_from_the_pci_tree() -> None:
@@ -286,8 +286,8 @@ def test_html_lists_waived_results_and_waivers_naming_no_check() -> None:
     rep.results = [r.with_waiver(Waiver(r.id, "accepted <risk>")) if r is target else r for r in rep.results]
     rep.unused_waivers = [Waiver("KERN-TPH", "a typo")]
     html = render(rep, "html")
-    waived = html.split('id="sec-waived"', 1)[1].split("</section>", 1)[0]
-    assert f'data-id="{target.id}"' in waived and "accepted &lt;risk&gt;" in waived
+    waived = html.split("<h2>Waived</h2>", 1)[1].split("</section>", 1)[0]
+    assert f"{target.id} (issue) — waived: accepted &lt;risk&gt;" in waived
     assert "Waivers naming no check" in html and "KERN-TPH" in html and "KERN-THP" in html  # the nearest ID
 
 

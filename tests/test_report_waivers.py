@@ -52,8 +52,8 @@ def test_text_and_markdown_name_the_unknown_id_and_the_nearest(typo_audit) -> No
     assert ("unknown check ID in a waiver: KERN-NUMA-BALANCNG (nearest: KERN-NUMA-BALANCING): pinned per node by"
             " the scheduler — not applied") in text
     markdown = typo_audit("--format", "markdown").out
-    assert "### Waivers naming no check" in markdown
-    assert "`KERN-NUMA-BALANCNG` (nearest: `KERN-NUMA-BALANCING`)" in markdown
+    assert "## Waivers naming no check" in markdown
+    assert "KERN-NUMA-BALANCNG (nearest: KERN-NUMA-BALANCING)" in markdown
 
 
 def test_a_valid_waiver_is_not_reported_as_unknown(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]

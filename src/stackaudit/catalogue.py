@@ -81,8 +81,9 @@ def render_docs_markdown(specs: list[CheckSpec] | None = None) -> str:
     Every text goes through the one Markdown escaper (render.escape), and every command of a fix
     is a fenced block, so that GitHub shows `<placeholders>` and nested backticks as written.
     """
+    from stackaudit.render.document import markdown_blocks
     from stackaudit.render.escape import md_cell, md_inline, md_table
-    from stackaudit.report.fix_steps import md_fix_steps
+    from stackaudit.report.fix_steps import fix_blocks
 
     specs = specs if specs is not None else _ordered()
     out = ["# stackaudit checks", "",
@@ -104,7 +105,7 @@ def render_docs_markdown(specs: list[CheckSpec] | None = None) -> str:
                     out += [f"**Sources:** {md_inline(sources_line(s))}", ""]
             elif text:
                 out += [md_inline(text), ""]
-        out += [f"**Fix** — {md_inline(s.fix.cost_words())}:", "", *md_fix_steps(s.fix)]
+        out += [f"**Fix** — {md_inline(s.fix.cost_words())}:", *markdown_blocks(fix_blocks(s.fix)), ""]
         if s.references:
             out += ["**References:** " + " · ".join(f"<{r}>" for r in s.references), ""]
     return "\n".join(out).rstrip() + "\n"

@@ -290,7 +290,7 @@ def throughput_chart(levels: list[dict[str, Any]]) -> Code | None:
 
 def document(result: dict[str, Any], narrow: bool = False) -> Document:
     """A run's document: its setup, the levels, each level's notes, the token cross-check, the anomalies and the
-    definitions (folded); the JSON is the result as stored.
+    definitions (folded in Markdown); the JSON is the result as stored.
 
     `narrow` (Markdown, as GitHub shows it at 1000 px): the levels as two tables of at most six columns and a
     throughput chart, where the text has one wide table."""
@@ -314,7 +314,8 @@ def document(result: dict[str, Any], narrow: bool = False) -> Document:
         Section("", (Notes(tuple(header[1:])),)), *tables, *noted,
         *([Section("", (Paragraph(cross),))] if cross else []),
         *([Section("Anomalies", (Notes(anomalies),))] if anomalies else []),
-        Section("Definitions", (Notes(tuple((result.get("definitions") or {}).values())),), folded=True),
+        # Folded where Markdown can open it; the text shows the definitions whole.
+        Section("Definitions", (Notes(tuple((result.get("definitions") or {}).values())),), folded=narrow),
     ]
     return Document("bench", header[0], "", tuple(sections), result)
 

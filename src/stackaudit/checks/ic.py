@@ -438,9 +438,10 @@ def _iommu_gpu_faults(kernel_log: KernelLog | None, gpus: GpuInventory | None) -
     confidence="source-verified",
     fix=Fix.of(
         step("After fixing the platform (FW-ACS-P2P, FW-IOMMU-MODE): delete vLLM's cached P2P verdicts "
-             "(under $VLLM_CACHE_ROOT if set) and restart the engine",
-             sh(CLEAR_VLLM_P2P_CACHE), cost="restart", scope="container",
+             "(under $VLLM_CACHE_ROOT if set)", sh(CLEAR_VLLM_P2P_CACHE), scope="container",
              changes="vLLM's P2P probe cache"),
+        step("Restart the engine after fixing the platform (FW-ACS-P2P, FW-IOMMU-MODE)", cost="restart",
+             scope="container"),
         note="on risky PCIe pairs start vLLM with VLLM_SKIP_P2P_CHECK=0 (run the real probe) or "
         "--disable-custom-all-reduce"),
     references=(VLLM_AR_UTILS, VLLM_ENVS, "https://github.com/vllm-project/vllm/issues/2728", NCCL_GPU_TROUBLESHOOTING),

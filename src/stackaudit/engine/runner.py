@@ -52,22 +52,11 @@ class AuditOptions:
     history_rate: Callable[[list[Endpoint]], tuple[float, str] | None] | None = None
 
 
-class TextLines(Protocol):
-    """The terminal report's line writer, as an appended section writes to it (report/text.py)."""
-
-    def heading(self, text: str) -> None: ...
-
-    def prose(self, text: str, indent: int = 0, style: str = "", hanging: int = 0) -> None: ...
-
-    def blank(self) -> None: ...
-
-
 class AppendedSection(Protocol):
-    """A section a product appends to the audit report (investigate's findings), in each format."""
+    """A part a product appends to the audit report (investigate's findings): its sections of the report's
+    document (render.document.Section, which the engine does not import) and its keys of the JSON."""
 
-    def text(self, lines: TextLines) -> None: ...
-
-    def markdown(self) -> list[str]: ...
+    def sections(self) -> tuple[Any, ...]: ...
 
     def json(self) -> dict[str, Any]: ...
 

@@ -1,5 +1,5 @@
 """Merge the investigators' kept findings into the report: the section **Investigator findings
-(model-generated, evidence-checked)** in text, Markdown and JSON (`investigation`).
+(model-generated, evidence-checked)** appended to the audit's document, and `investigation` in its JSON.
 
 De-duplication: a finding about a catalogue check is the rule engine's own when the engine has a result for
 that (check ID, subject) with the same status (counted, not repeated); with another status it is kept and
@@ -14,9 +14,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from stackaudit.checks.registry import DOMAINS
-from stackaudit.engine.runner import AppendedSection, Report, TextLines
+from stackaudit.engine.runner import AppendedSection, Report
 from stackaudit.investigate.evidence import Finding
 from stackaudit.investigate.outcome import InvestigatorRun, Outcome
+from stackaudit.render.document import Finding as DocFinding
+from stackaudit.render.document import Paragraph, Section, Table
 from stackaudit.report.bounds import bounded
 
 SECTION_TITLE = "Investigator findings (model-generated, evidence-checked)"
@@ -96,8 +98,6 @@ class InvestigatedReport(Report):
         return () if self.investigation is None else (InvestigationSection(self),)
 
 
-# The report formats the investigators' section is rendered in (the CLI's --format choices).
-
 
 def _engine_index(report: Report) -> dict[str, list[tuple[tuple[str, ...], str]]]:
     index: dict[str, list[tuple[tuple[str, ...], str]]] = {}
@@ -164,7 +164,7 @@ def _also(finding: Finding, domain: str) -> Finding:
     return replace(finding, also_found_by=(*finding.also_found_by, domain))
 
 
-# --- rendering (one call from each renderer, at the end of the report) -------------------------------------
+# --- the report's part: sections appended to the audit's document, a key of its JSON ------------------------
 
 
 def investigation_of(report: Report) -> Investigation | None:
@@ -173,24 +173,22 @@ def investigation_of(report: Report) -> Investigation | None:
 
 @dataclass(frozen=True)
 class InvestigationSection:
-    """The investigators' section the audit renderers draw last (Report.appended)."""
+    """The investigators' part of the audit report (Report.appended): its sections, after the audit's, and
+    its JSON key."""
 
     report: Report
 
-    def text(self, lines: TextLines) -> None:
-        render_text_section(lines, self.report)
-
-    def markdown(self) -> list[str]:
-        return render_markdown_section(self.report)
+    def sections(self) -> tuple[Section, ...]:
+        return investigation_sections(self.report)
 
     def json(self) -> dict[str, Any]:
         return render_json_section(self.report)
 
 
-def _finding_line(f: Finding) -> str:
-    subject = f" ({f.subject})" if f.subject else ""
+def _finding(f: Finding) -> DocFinding:
     status = f"{f.severity} {f.status}" if f.status == "issue" else f.status
-    return f"[{f.id}] {status}: {f.title}{subject}"
+    subject = f" ({f.subject})" if f.subject else ""
+    return DocFinding(f.id, f"{status}: {f.title}{subject}", (*_details(f), *(f'quote: "{q}"' for q in f.evidence)))
 
 
 def _details(f: Finding) -> list[str]:
@@ -206,61 +204,20 @@ def _details(f: Finding) -> list[str]:
     return out
 
 
-def _run_line(run: InvestigatorRun) -> str:
-    estimated = "~" if run.tokens_estimated else ""
-    malformed = f", {run.malformed} malformed tool call(s)" if run.malformed else ""
-    return (f"{run.domain}: {estimated}{run.tokens} tokens, {run.duration_s:.1f} s, {run.rounds} round(s); "
-            f"kept {len(run.kept)}, dropped {run.dropped_count}{malformed}; "
-            f"{run.reason or _ENDED_WORDS.get(run.ended, run.ended)}")
-
-
-def render_text_section(lines: TextLines, report: Report) -> None:
-    """The section for the terminal report (report/text.py)."""
+def investigation_sections(report: Report) -> tuple[Section, ...]:
+    """The investigators' findings, then a table of the investigators (none without an investigation)."""
     inv = investigation_of(report)
     if inv is None:
-        return
+        return ()
     inv = _bounded(inv)
-    lines.heading(SECTION_TITLE)
-    lines.prose(inv.headline(), indent=2, hanging=2)
-    for f in inv.findings:
-        lines.blank()
-        lines.prose(_finding_line(f), indent=2, style="bold", hanging=4)
-        for detail in _details(f):
-            lines.prose(detail, indent=4, hanging=2)
-        for quote in f.evidence:
-            lines.prose(f"quote: \"{quote}\"", indent=4, style="dim", hanging=7)
-    if inv.runs:
-        lines.blank()
-        models = sorted({run.model for run in inv.runs})
-        lines.prose(f"Investigators ({', '.join(models)}):", indent=2)
-        for run in inv.runs:
-            lines.prose(_run_line(run), indent=4, style="dim", hanging=4)
-
-
-def render_markdown_section(report: Report) -> list[str]:
-    """The section's Markdown lines (report/markdown.py)."""
-    from stackaudit.render.escape import md_cell, md_code, md_inline, md_table
-
-    inv = investigation_of(report)
-    if inv is None:
-        return []
-    inv = _bounded(inv)
-    out = [f"### {SECTION_TITLE}", "", md_inline(inv.headline()), ""]
-    for f in inv.findings:
-        subject = f" — {md_inline(f.subject)}" if f.subject else ""
-        status = f"{f.severity} {f.status}" if f.status == "issue" else f.status
-        out += [f"#### {md_code(f.id)} {status}: {md_inline(f.title)}{subject}", ""]
-        out += [f"- {md_inline(d)}" for d in _details(f)]
-        out += [f"- quote: {md_code(q)}" for q in f.evidence]
-        out.append("")
-    if inv.runs:
-        header = ["domain", "model", "tokens", "time", "rounds", "kept", "dropped", "malformed", "how it ended"]
-        rows = [[r.domain, md_cell(r.model), f"{'~' if r.tokens_estimated else ''}{r.tokens}", f"{r.duration_s:.1f} s",
-                 str(r.rounds), str(len(r.kept)), str(r.dropped_count), str(r.malformed),
-                 md_cell(r.reason or _ENDED_WORDS.get(r.ended, r.ended))] for r in inv.runs]
-        out += ["<details><summary>Investigators</summary>", "", *md_table(header, rows)]
-        out += ["", "</details>", ""]
-    return out
+    found = Section(SECTION_TITLE, (Paragraph(inv.headline()), *(_finding(f) for f in inv.findings)))
+    if not inv.runs:
+        return (found,)
+    header = ("domain", "model", "tokens", "time", "rounds", "kept", "dropped", "malformed", "how it ended")
+    rows = tuple((r.domain, r.model, f"{'~' if r.tokens_estimated else ''}{r.tokens}", f"{r.duration_s:.1f} s",
+                  str(r.rounds), str(len(r.kept)), str(r.dropped_count), str(r.malformed),
+                  r.reason or _ENDED_WORDS.get(r.ended, r.ended)) for r in inv.runs)
+    return found, Section("Investigators", (Table(header, rows, "llrrrrrrl"),))
 
 
 def render_json_section(report: Report) -> dict[str, Any]:

@@ -4,28 +4,36 @@ A product says what it shows (a title, a verdict, sections of blocks) and hands 
 heading, a table or a code block looks in each format, and how each format escapes, is decided here only.
 The JSON is the payload itself, its `schema` key stamped first from the format registry (render.formats).
 
-Text: the title, the verdict, then each section after a blank line, its blocks indented under its heading.
+Text: the title, the verdict, then each section after a blank line, its blocks indented under its heading;
+prose wrapped to a width when one is given, a command or a code line never (so it is copied whole).
 Markdown: every data text goes through render.escape, so a `_`, `*`, `|` or `<word>` is shown as written.
-HTML: one self-contained page (no script, no fetch), every text through `esc`.
+HTML: one self-contained page (no fetch), every text through `esc`; a finding with lines under it is a fold
+that opens to them, tagged findings get a filter per tag, a command a copy button (inline script, only then).
+A folded section is detail a reader opens: `<details>` in Markdown and HTML; text, read at a terminal, leaves
+it out.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import textwrap
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from stackaudit.render.escape import esc, md_block, md_cell, md_cell_code, md_inline, md_table, md_text
 from stackaudit.render.formats import SCHEMAS
 from stackaudit.render.text import one_line
+from stackaudit.terminal import escape_terminal
 
 
 @dataclass(frozen=True)
 class Paragraph:
-    """Prose on one line; `backticked` spans are code in Markdown."""
+    """Prose on one line; `backticked` spans are code in Markdown; `depth` sets it in under the block before
+    (in text)."""
 
     text: str
+    depth: int = 0
 
 
 @dataclass(frozen=True)
@@ -34,6 +42,15 @@ class Code:
 
     text: str
     language: str = ""
+    depth: int = 0
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command to run, shown whole: `$ ` in front in text, a `sh` block in Markdown."""
+
+    text: str
+    depth: int = 0
 
 
 Cell = str | Code
@@ -50,11 +67,32 @@ class Table:
 
 @dataclass(frozen=True)
 class Finding:
-    """One thing found: its label (a check ID, a priority or a status), its title and the lines that explain it."""
+    """One thing found: its label (a check ID, a priority or a status; none: its title alone), its title, the
+    lines that explain it
+    and the blocks under them (a fix's steps); a finding with blocks is a heading of its own in Markdown.
+
+    `more`: lines only the HTML page shows, in the finding's fold. `tags`: (name, value) pairs the HTML page
+    filters by. `anchor`: the finding's id in HTML, for a link to it."""
 
     label: str
     title: str
     detail: tuple[str, ...] = ()
+    blocks: tuple[Paragraph | Code | Command, ...] = ()
+    more: tuple[str, ...] = ()
+    tags: tuple[tuple[str, str], ...] = ()
+    anchor: str = ""
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A drawing: `html` (inline SVG the product drew and escaped) and the `style` it needs, on the HTML page;
+    its `source` (a Mermaid diagram GitHub draws) in Markdown, where one is given; `caption` with it in both.
+    Text leaves it out."""
+
+    html: str
+    style: str = ""
+    source: Code | None = None
+    caption: str = ""
 
 
 @dataclass(frozen=True)
@@ -64,15 +102,13 @@ class Notes:
     lines: tuple[str, ...]
 
 
-Block = Paragraph | Code | Table | Finding | Notes
+Block = Paragraph | Code | Command | Table | Finding | Notes | Picture
 
 
 @dataclass(frozen=True)
 class Section:
-    """Blocks under a heading; a section without one continues the document's head.
-
-    A `folded` section is drawn closed (`<details>`, its heading the summary) in Markdown and HTML, whole in text.
-    """
+    """Blocks under a heading; a section without one continues the document's head. A `folded` one is
+    detail a reader opens (Markdown and HTML); text leaves it out."""
 
     heading: str
     blocks: tuple[Block, ...]
@@ -98,8 +134,15 @@ def stamped(product: str, payload: Mapping[str, Any]) -> dict[str, Any]:
     return {"schema": SCHEMAS[product], **{k: v for k, v in payload.items() if k != "schema"}}
 
 
-def draw(document: Document, fmt: str) -> str:
-    """`document` in `fmt` (text, markdown, html or json)."""
+def appended(document: Document, sections: tuple[Section, ...]) -> Document:
+    """`document` with `sections` after its own (the payload as it is)."""
+    return Document(document.product, document.title, document.verdict, document.sections + sections,
+                    document.payload)
+
+
+def draw(document: Document, fmt: str, width: int | None = None, color: bool = False) -> str:
+    """`document` in `fmt` (text, markdown, html or json); text's prose wrapped at `width` columns when given,
+    and in colour (bold headings, green commands) with `color`."""
     if fmt == "json":
         return json.dumps(stamped(document.product, document.payload), indent=2, ensure_ascii=False) + "\n"
     if fmt == "markdown":
@@ -107,7 +150,7 @@ def draw(document: Document, fmt: str) -> str:
     if fmt == "html":
         return _html(document)
     if fmt == "text":
-        return _text(document)
+        return _text(document, _Wrap(width, color))
     raise ValueError(f"{document.product}: no drawing in format {fmt!r}")
 
 
@@ -127,27 +170,72 @@ def _text_table(table: Table) -> list[str]:
                       for i, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip() for row in grid]
 
 
-def _text_block(block: Block) -> list[str]:
+@dataclass(frozen=True)
+class _Wrap:
+    """How text lines are made: prose wrapped at `width` (None: one line each), SGR styles with `color`."""
+
+    width: int | None
+    color: bool
+
+    def prose(self, text: str, indent: int, hanging: int = 2, style: str = "") -> list[str]:
+        return self.wrapped(_plain(text), indent, hanging, style)
+
+    def wrapped(self, line: str, indent: int, hanging: int = 2, style: str = "") -> list[str]:
+        """A line already made visible (one_line), wrapped."""
+        pad = " " * indent
+        lines = [pad + line] if self.width is None else textwrap.wrap(
+            line, width=max(40, self.width), initial_indent=pad, subsequent_indent=pad + " " * hanging,
+            break_long_words=False, break_on_hyphens=False) or [pad]
+        return [self.styled(x, style) for x in lines]
+
+    def verbatim(self, lines: list[str], indent: int) -> list[str]:
+        """Never wrapped: a command or a code line is copied whole."""
+        return [self.styled(" " * indent + escape_terminal(x), "32") for x in lines]
+
+    def styled(self, line: str, style: str) -> str:
+        return f"\x1b[{style}m{line}\x1b[0m" if self.color and style and line.strip() else line
+
+
+def _text_block(block: Block, wrap: _Wrap, indent: int) -> list[str]:
     if isinstance(block, Paragraph):
-        return [_plain(block.text)]
+        return wrap.prose(block.text, indent + 2 * block.depth)
     if isinstance(block, Code):
-        return block.text.splitlines()
+        return wrap.verbatim(block.text.splitlines(), indent + 2 * block.depth)
+    if isinstance(block, Command):
+        return wrap.verbatim([f"$ {block.text}"], indent + 2 * block.depth)
     if isinstance(block, Table):
-        return _text_table(block)
+        return [" " * indent + line for line in _text_table(block)]
+    if isinstance(block, Picture):
+        return []
     if isinstance(block, Finding):
-        return [f"{_plain(block.label)}  {_plain(block.title)}", *(f"    {_plain(line)}" for line in block.detail)]
-    return [f"- {_plain(line)}" for line in block.lines]
+        head = f"{_plain(block.label)}  {_plain(block.title)}" if block.label else _plain(block.title)
+        return [*wrap.wrapped(head, indent, 4, "1"),
+                *(x for line in block.detail for x in wrap.prose(line, indent + 4)),
+                *(x for b in block.blocks for x in _text_block(b, wrap, indent + 4))]
+    return [x for line in block.lines for x in wrap.prose(f"- {line}", indent)]
 
 
-def _text(document: Document) -> str:
-    lines = [_plain(document.title)]
+def _stands_apart(block: Block, before: Block) -> bool:
+    """Two findings, one of them with lines under it, stand apart by a blank line."""
+    return isinstance(block, Finding) and isinstance(before, Finding) and bool(
+        block.detail or block.blocks or before.detail or before.blocks)
+
+
+def _text(document: Document, wrap: _Wrap) -> str:
+    lines = wrap.prose(document.title, 0, style="1")
     if document.verdict:
-        lines.append(f"Verdict: {_plain(document.verdict)}")
+        lines += wrap.prose(f"Verdict: {document.verdict}", 0, style="1")
     for section in document.sections:
-        indent = "  " if section.heading else ""
-        lines += ["", _plain(section.heading)] if section.heading else [""]
-        lines += [f"{indent}{line}".rstrip() for block in section.blocks for line in _text_block(block)]
-    return "\n".join(lines) + "\n"
+        if section.folded or (section.blocks and all(isinstance(b, Picture) for b in section.blocks)):
+            continue
+        lines += ["", *wrap.prose(section.heading, 0, style="1;4")] if section.heading else [""]
+        indent = 2 if section.heading else 0
+        for i, block in enumerate(section.blocks):
+            # A finding with lines under it stands apart from the next one by a blank line.
+            if i and _stands_apart(block, section.blocks[i - 1]):
+                lines.append("")
+            lines += _text_block(block, wrap, indent)
+    return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
 # --- Markdown -----------------------------------------------------------------------------------------
@@ -163,14 +251,42 @@ def _markdown_lines(block: Block) -> list[str]:
         return [md_inline(block.text)]
     if isinstance(block, Code):
         return md_block(block.text.splitlines(), block.language)
+    if isinstance(block, Command):
+        return md_block([block.text], "sh")
+    if isinstance(block, Picture):  # its source, under its caption; nothing without a source
+        caption = [md_inline(block.caption), ""] if block.caption else []
+        return [*caption, *_markdown_lines(block.source)] if block.source else []
     if isinstance(block, Table):
         rules = ["---:" if block.align[i:i + 1] == "r" else "---" for i in range(len(block.header))]
         return md_table([md_cell(h) for h in block.header], ([_md_cell(c) for c in row] for row in block.rows),
                         rules)
+    label = f"{md_text(block.label, line_start=False)}" if isinstance(block, Finding) and block.label else ""
+    if isinstance(block, Finding) and block.blocks:
+        head = f"### {label + ' · ' if label else ''}{md_inline(block.title, line_start=False)}"
+        return [head, *(x for line in block.detail for x in ("", md_inline(line))),
+                *markdown_blocks(block.blocks)]
     if isinstance(block, Finding):
-        return [f"- **{md_text(block.label, line_start=False)}** {md_inline(block.title, line_start=False)}",
+        return [f"- {f'**{label}** ' if label else ''}{md_inline(block.title, line_start=False)}",
                 *(f"  - {md_inline(line)}" for line in block.detail)]
     return [f"- {md_inline(line)}" for line in block.lines]
+
+
+def markdown_blocks(blocks: Sequence[Block]) -> list[str]:
+    """Blocks as Markdown, each after a blank line; consecutive commands in one `sh` fence."""
+    merged: list[Block] = []
+    for block in blocks:
+        before = merged[-1] if merged else None
+        if isinstance(block, Command) and isinstance(before, Command | Code) and (
+                isinstance(before, Command) or before.language == "sh"):
+            merged[-1] = Code(f"{before.text}\n{block.text}", "sh")
+        else:
+            merged.append(block)
+    return [line for block in merged for line in ("", *_markdown_lines(block))]
+
+
+def _listed(block: Block) -> bool:
+    """Whether the block is drawn as a Markdown list (notes, a finding without blocks)."""
+    return isinstance(block, Notes) or (isinstance(block, Finding) and not block.blocks)
 
 
 def _markdown(document: Document) -> str:
@@ -178,13 +294,16 @@ def _markdown(document: Document) -> str:
     if document.verdict:
         lines += [f"**Verdict:** {md_inline(document.verdict, line_start=False)}", ""]
     for section in document.sections:
-        if section.folded:
+        if section.blocks and not any(_markdown_lines(b) for b in section.blocks):
+            continue
+        if section.folded:  # the summary is HTML: Markdown's escapes would show there
             lines += [f"<details><summary>{esc(section.heading)}</summary>", ""]
         elif section.heading:
             lines += [f"## {md_text(section.heading, line_start=False)}", ""]
         for i, block in enumerate(section.blocks):
             # Consecutive findings or notes make one list; any other block stands apart.
-            joined = i and isinstance(block, (Finding, Notes)) and type(section.blocks[i - 1]) is type(block)
+            joined = i and _listed(block) and type(section.blocks[i - 1]) is type(block) and _listed(
+                section.blocks[i - 1])
             if joined and lines[-1] == "":
                 lines.pop()
             lines += [*_markdown_lines(block), ""]
@@ -196,48 +315,132 @@ def _markdown(document: Document) -> str:
 # --- HTML ---------------------------------------------------------------------------------------------
 
 _CSP = "default-src 'none'; style-src 'unsafe-inline'"
+_CSP_SCRIPT = _CSP + "; script-src 'unsafe-inline'"
 _CSS = ("body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;color:#111827}"
         "table{border-collapse:collapse}th,td{border:1px solid #d1d5db;padding:.25rem .5rem;text-align:left}"
-        "td.num{text-align:right}pre{background:#f3f4f6;padding:.5rem;overflow-x:auto}"
-        ".verdict{font-weight:600}.label{font-family:monospace;font-weight:600}")
+        "td.num{text-align:right}pre{background:#f3f4f6;padding:.5rem;overflow-x:auto;white-space:pre-wrap}"
+        ".verdict{font-weight:600}.label{font-family:monospace;font-weight:600}"
+        "details.finding{border:1px solid #e5e7eb;border-radius:6px;margin:6px 0;padding:6px 10px}"
+        "details.finding>summary{cursor:pointer}.more{color:#4b5563}.cmd{display:flex;gap:4px}.cmd pre{flex:1}"
+        "#filters{border:1px solid #e5e7eb;border-radius:6px;padding:8px 12px;display:flex;flex-wrap:wrap;gap:6px 18px}"
+        "#filters fieldset{border:0;margin:0;padding:0}#filters label{margin-right:8px;white-space:nowrap}"
+        "figure{margin:0;overflow-x:auto}figcaption{color:#4b5563}")
+
+# The findings' filters (a finding is hidden when one of its tags is unticked) and the copy buttons.
+SCRIPT = """
+(function(){
+  function apply(){
+    var on={};
+    document.querySelectorAll('#filters input[type=checkbox]').forEach(function(b){
+      (on[b.dataset.filter]=on[b.dataset.filter]||{})[b.value]=b.checked;});
+    var shown=0,total=0;
+    document.querySelectorAll('.result').forEach(function(r){
+      var ok=Object.keys(on).every(function(k){var m=on[k];return !(k in r.dataset)||m[r.dataset[k]]!==false;});
+      r.hidden=!ok;total++;if(ok)shown++;});
+    var c=document.getElementById('shown');if(c)c.textContent=shown+' of '+total+' results shown';
+  }
+  document.querySelectorAll('#filters input').forEach(function(b){b.addEventListener('change',apply);});
+  document.querySelectorAll('button.copy').forEach(function(b){
+    b.addEventListener('click',function(){
+      var text=b.dataset.copy||'';
+      function done(){b.textContent='copied';setTimeout(function(){b.textContent='copy';},1500);}
+      try{if(navigator.clipboard&&window.isSecureContext){navigator.clipboard.writeText(text).then(done,function(){});return;}}
+      catch(e){}
+      var t=document.createElement('textarea');t.value=text;document.body.appendChild(t);t.select();
+      try{document.execCommand('copy');done();}catch(e){}document.body.removeChild(t);
+    });});
+  apply();
+})();
+"""
+
+
+def _inline(text: str) -> str:
+    """Prose escaped, its `backticked` spans as code (as Markdown shows them); escaped whole when the
+    backticks do not pair."""
+    parts = text.split("`")
+    if len(parts) % 2 == 0:
+        return esc(text)
+    return "".join(f"<code>{esc(p)}</code>" if i % 2 else esc(p) for i, p in enumerate(parts))
 
 
 def _html_cell(cell: Cell, right: bool) -> str:
-    body = f"<code>{esc(cell.text)}</code>" if isinstance(cell, Code) else esc(cell)
+    body = f"<code>{esc(cell.text)}</code>" if isinstance(cell, Code) else _inline(cell)
     return f'<td class="num">{body}</td>' if right else f"<td>{body}</td>"
+
+
+def _depth(block: Paragraph | Code | Command) -> str:
+    return f' style="margin-left:{1.5 * block.depth}rem"' if block.depth else ""
+
+
+def _html_finding(block: Finding) -> str:
+    tags = "".join(f' data-{esc(k)}="{esc(v)}"' for k, v in block.tags)
+    attrs = (f' id="{esc(block.anchor)}"' if block.anchor else "") + tags
+    kind = "finding result" if block.tags else "finding"
+    label = f'<span class="label">{esc(block.label)}</span> ' if block.label else ""
+    head = label + _inline(block.title)
+    if not (block.detail or block.blocks or block.more):
+        return f'<p class="{kind}"{attrs}>{head}</p>'
+    detail = "".join(f"<li>{_inline(line)}</li>" for line in block.detail)
+    more = "".join(f"<li>{_inline(line)}</li>" for line in block.more)
+    return (f'<details class="{kind}"{attrs}><summary>{head}</summary>' + (f"<ul>{detail}</ul>" if detail else "")
+            + (f'<ul class="more">{more}</ul>' if more else "") + "".join(_html_block(b) for b in block.blocks)
+            + "</details>")
 
 
 def _html_block(block: Block) -> str:
     if isinstance(block, Paragraph):
-        return f"<p>{esc(block.text)}</p>"
+        return f"<p{_depth(block)}>{_inline(block.text)}</p>"
     if isinstance(block, Code):
         kind = f' class="language-{esc(block.language)}"' if block.language else ""
-        return f"<pre><code{kind}>{esc(block.text)}</code></pre>"
+        return f"<pre{_depth(block)}><code{kind}>{esc(block.text)}</code></pre>"
+    if isinstance(block, Command):
+        return (f'<div class="cmd"{_depth(block)}><pre><code class="language-sh">{esc(block.text)}</code></pre>'
+                f'<button type="button" class="copy" data-copy="{esc(block.text)}">copy</button></div>')
+    if isinstance(block, Picture):
+        caption = f"<figcaption>{_inline(block.caption)}</figcaption>" if block.caption else ""
+        return f"<figure>{block.html}{caption}</figure>"
     if isinstance(block, Table):
         head = "".join(f"<th>{esc(h)}</th>" for h in block.header)
         body = "".join("<tr>" + "".join(_html_cell(c, block.align[i:i + 1] == "r") for i, c in enumerate(row))
                        + "</tr>" for row in block.rows)
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
     if isinstance(block, Finding):
-        detail = "".join(f"<li>{esc(line)}</li>" for line in block.detail)
-        return (f'<div class="finding"><p><span class="label">{esc(block.label)}</span> {esc(block.title)}</p>'
-                + (f"<ul>{detail}</ul>" if detail else "") + "</div>")
-    return "<ul>" + "".join(f"<li>{esc(line)}</li>" for line in block.lines) + "</ul>"
+        return _html_finding(block)
+    return "<ul>" + "".join(f"<li>{_inline(line)}</li>" for line in block.lines) + "</ul>"
+
+
+def _filters(findings: list[Finding]) -> str:
+    """A box per tag name, a ticked box per value, in the order they are first met; empty without tags."""
+    values: dict[str, dict[str, None]] = {}
+    for f in findings:
+        for name, value in f.tags:
+            values.setdefault(name, {})[value] = None
+    if not values:
+        return ""
+    boxes = "".join(f'<fieldset data-filter="{esc(name)}"><legend>{esc(name)}</legend>' + "".join(
+        f'<label><input type="checkbox" data-filter="{esc(name)}" value="{esc(v)}" id="filter-{esc(name)}-{esc(v)}"'
+        f" checked> {esc(v)}</label>" for v in vals) + "</fieldset>" for name, vals in values.items())
+    return f'<div id="filters" role="group" aria-label="filters">{boxes}<span id="shown"></span></div>'
 
 
 def _html(document: Document) -> str:
+    blocks = [b for section in document.sections for b in section.blocks]
+    filters = _filters([b for b in blocks if isinstance(b, Finding)])
     body = [f"<h1>{esc(document.title)}</h1>"]
     if document.verdict:
         body.append(f'<p class="verdict">Verdict: {esc(document.verdict)}</p>')
-    for section in document.sections:
+    for i, section in enumerate(document.sections):
         heading = [f"<h2>{esc(section.heading)}</h2>"] if section.heading else []
-        shell = (f"<details><summary>{esc(section.heading)}</summary>", "</details>") if section.folded else (
-            "<section>", "</section>")
-        body.append("\n".join([shell[0], *([] if section.folded else heading), *(_html_block(b) for b in section.blocks),
-                               shell[1]]))
+        if section.folded:
+            heading = [f"<details><summary>{esc(section.heading)}</summary>"]
+        blocks_html = [*heading, *(_html_block(b) for b in section.blocks), *(["</details>"] if section.folded else [])]
+        body += ["\n".join(["<section>", *blocks_html, "</section>"]), *([filters] if i == 0 and filters else [])]
+    # The script only where a filter or a copy button needs it (an escaped value cannot spell the class).
+    scripted = bool(filters) or any('class="copy"' in part for part in body)
+    styles = dict.fromkeys(b.style for b in blocks if isinstance(b, Picture) and b.style)
     return "".join([
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
-        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">',
-        f"<title>{esc(document.title)}</title><style>{_CSS}</style></head>\n<body>\n",
-        "\n".join(body), "\n</body></html>\n",
+        f'<meta http-equiv="Content-Security-Policy" content="{_CSP_SCRIPT if scripted else _CSP}">',
+        f"<title>{esc(document.title)}</title><style>{_CSS}{''.join(styles)}</style></head>\n<body>\n",
+        "\n".join(body), f"\n<script>{SCRIPT}</script>" if scripted else "", "\n</body></html>\n",
     ])

@@ -12,6 +12,15 @@ from dataclasses import dataclass
 
 from stackaudit.render.escape import esc
 
+# The style its drawings need, on whichever page shows them.
+CHART_CSS = """
+svg.chart .grid{stroke:#eef2f7}svg.chart .tick,svg.chart .value{font-size:10.5px;fill:#475569}
+svg.chart .axis{font-size:11.5px;fill:#334155}svg.chart .chart-title{font-size:13px;font-weight:600}
+svg.chart .legend{font-size:11px}svg.chart .bar{fill:#93c5fd}svg.chart .bar.binding{fill:#2563eb}
+svg.chart .measured{stroke:#dc2626;stroke-width:2;stroke-dasharray:4 2}
+svg.chart .measured-label{font-size:11px;fill:#dc2626}
+"""
+
 _W, _H = 560, 300
 _LEFT, _RIGHT, _TOP, _BOTTOM = 64, 16, 28, 44
 PALETTE = ("#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2")

@@ -1,4 +1,4 @@
-"""A fix's steps as lines, for the text report, the Markdown report and docs/checks.md.
+"""A fix's steps as lines, and as the blocks of a document (the audit report, docs/checks.md).
 
 Every command is its own line, shown as written (never wrapped, never escaped): `$ ` in text, a
 fenced block in Markdown. A config line is verbatim too (no `$ `). Prose is only each step's one
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from stackaudit.fixes.model import Command, Fix, Persist, Step
-from stackaudit.render.escape import md_block, md_inline
+from stackaudit.render import document
 
 Kind = Literal["prose", "command", "verbatim"]
 
@@ -75,28 +75,15 @@ def fix_lines(fix: Fix) -> list[FixLine]:
     return out
 
 
-def md_fix_steps(fix: Fix) -> list[str]:
-    """The fix in Markdown: prose through the one escaper; each run of commands (or config lines) one
-    fenced block, so GitHub shows `<placeholders>` and backticks as written. Shared with docs/checks.md."""
-    out: list[str] = []
-    block: list[str] = []
-    block_kind = ""
-
-    def flush() -> None:
-        nonlocal block, block_kind
-        if block:
-            out.extend([*md_block(block, "sh" if block_kind == "command" else ""), ""])
-        block, block_kind = [], ""
-
+def fix_blocks(fix: Fix, depth: int = 0) -> list[document.Paragraph | document.Code | document.Command]:
+    """The fix as document blocks: each step's prose, its commands and config lines, set in by their depth."""
+    out: list[document.Paragraph | document.Code | document.Command] = []
     for line in fix_lines(fix):
-        if line.kind == "prose":
-            flush()
-            text = md_inline(line.text)
-            out += [f"**{line.number}.** {text}" if line.number is not None else text, ""]
+        if line.kind == "command":
+            out.append(document.Command(line.text, depth + line.depth))
+        elif line.kind == "verbatim":
+            out.append(document.Code(line.text, "", depth + line.depth))
         else:
-            if block and block_kind != line.kind:
-                flush()
-            block.append(line.text)
-            block_kind = line.kind
-    flush()
+            head = f"{line.number}. " if line.number is not None else ""
+            out.append(document.Paragraph(head + line.text, depth + line.depth))
     return out

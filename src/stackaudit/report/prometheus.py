@@ -18,11 +18,11 @@ from __future__ import annotations
 import datetime as _dt
 import re
 
+from stackaudit.checks.registry import STATUSES
 from stackaudit.engine.runner import Report
 from stackaudit.fixes.model import PRIORITIES
 from stackaudit.report.sections import RenderOptions, sampled_ids
 
-STATUSES = ("issue", "ok", "not-an-issue", "unknown", "not-applicable", "error")
 # Legacy metric and label names (what every Prometheus version reads), checked by the tests.
 METRIC_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*\Z")
 LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*\Z")

@@ -17,10 +17,12 @@ def render(report: Report, fmt: str, color: bool = False, options: RenderOptions
         from stackaudit.report.json_report import render_json
 
         return render_json(report, options)
-    if fmt == "markdown":
-        from stackaudit.report.markdown import render_markdown
+    if fmt == "text" or fmt == "markdown" or fmt == "html":
+        from stackaudit.render.document import draw
+        from stackaudit.report.document import audit_document
 
-        return render_markdown(report, options)
+        width = (options.width if options and options.width else _columns()) if fmt == "text" else None
+        return draw(audit_document(report, options), fmt, width=width, color=color)
     if fmt == "prometheus":
         from stackaudit.report.prometheus import render_prometheus
 
@@ -29,15 +31,15 @@ def render(report: Report, fmt: str, color: bool = False, options: RenderOptions
         from stackaudit.report.junit import render_junit
 
         return render_junit(report, options)
-    if fmt == "html":
-        from stackaudit.report.html import render_html
-
-        return render_html(report, options)
-    if fmt == "text":
-        from stackaudit.report.text import render_text
-
-        return render_text(report, color=color, options=options)
     raise UsageError(f"unknown format {fmt!r}: the audit report has no renderer for it")
+
+
+def _columns() -> int:
+    """The terminal report's width where the caller gave none: COLUMNS, else 80."""
+    import os
+
+    value = os.environ.get("COLUMNS", "")
+    return int(value) if value.isdigit() and int(value) > 0 else 80
 
 
 def exit_code(report: Report, fail_on: str | None, gate_samples: bool = False) -> int:

@@ -16,6 +16,25 @@ from stackaudit.facts.machine_topology import Device, Gpu, MachineTopology
 from stackaudit.render.escape import esc as escape
 from stackaudit.report.topology import Fault
 
+# The style its drawings need, on whichever page shows them.
+TOPOLOGY_CSS = """
+svg text{font-family:system-ui,sans-serif}.topology-wrap,.charts{overflow-x:auto}
+svg.topology .socket rect{fill:#f8fafc;stroke:#cbd5e1}svg.topology .socket-label{font-size:11px;fill:#475569}
+svg.topology .node rect{fill:#fff;stroke:#334155}
+svg.topology .gpu rect{fill:#ecfdf5;stroke:#047857;stroke-width:1.5}
+svg.topology .gpu.lost rect{fill:#fee2e2;stroke:#b91c1c;stroke-dasharray:4 2}svg.topology .nic rect{fill:#eff6ff}
+svg.topology .nvswitch rect{fill:#f0fdf4}svg.topology .switch rect{fill:#f5f3ff}
+svg.topology .node-name{font-size:11px;font-weight:600}
+svg.topology .node-kind,svg.topology .node-detail{font-size:9.5px;fill:#475569}
+svg.topology .tree-edge{stroke:#94a3b8;stroke-width:1.2}
+svg.topology .pair-edge{fill:none;stroke-width:1.6;opacity:.8}svg.topology .pair-edge.kind-NV{stroke-width:2.4}
+svg.topology .tp-group rect{fill:none;stroke:#7c3aed;stroke-width:1.5;stroke-dasharray:6 3}
+svg.topology .tp-label{font-size:11px;fill:#6d28d9}
+svg.topology .fault circle,.fault-dot{fill:#dc2626;stroke:#fff;stroke-width:1.5}
+svg.topology .fault text{fill:#fff;font-size:11px;font-weight:700}svg.topology .legend text{font-size:11px}
+svg.topology .legend-note{fill:#64748b}
+"""
+
 KIND_COLORS = {"NV": "#16a34a", "PIX": "#2563eb", "PXB": "#0891b2", "PHB": "#9333ea", "NODE": "#ea580c",
                "SYS": "#dc2626"}
 KIND_WORDS = {"NV": "NVLink (NV#: bonded links)", "PIX": "one PCIe switch", "PXB": "several PCIe switches",
