@@ -194,10 +194,21 @@ def _own_spec(containers: DockerContainers | None) -> DockerContainer | None:
 
 
 def _docker_shm(c: DockerContainer) -> int | None:
-    """The /dev/shm size a container gets; None when it shares another IPC namespace."""
-    if c.ipc_mode == "host" or c.ipc_mode.startswith("container:"):
+    """The /dev/shm size a container gets; None when it shares another IPC namespace or the host's /dev/shm."""
+    if c.ipc_mode == "host" or c.ipc_mode.startswith("container:") or c.host_shm:
         return None
     return c.shm_size or DOCKER_DEFAULT_SHM
+
+
+def _shm_containers(containers: DockerContainers | None) -> tuple[DockerContainer, ...]:
+    """The containers whose /dev/shm CTR-SHM-SIZE judges: GPU or serving ones, less those whose command runs
+    only a GPU check or a wait (`nvidia-smi`, `sleep 30; nvidia-smi`: facts/docker.py DIAGNOSTIC_PROGRAMS)."""
+    return tuple(c for c in containers.gpu_or_serving if not c.diagnostic_only) if containers else ()
+
+
+def _diagnostic_argv(containers: DockerContainers | None, label: str) -> str:
+    c = next(c for c in containers.containers if c.label == label) if containers else None
+    return (" ".join(c.argv)[:80] or f"image {c.image}") if c else ""
 
 
 def _shm_free_only(shm: ShmInfo | None) -> Outcome:
@@ -319,12 +330,15 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
     host_fix: Fix | None = None
     host_size = shm.size_bytes if shm is not None else None
     host_ipc_unsized: list[str] = []
-    for c in docker_containers.gpu_or_serving if docker_containers else ():
+    judged = _shm_containers(docker_containers)
+    for c in judged:
         if c.excerpt and c.shm_size is None and not c.ipc_mode:
             continue  # a cut spec that does not show its shm size or IPC mode: not Docker's default
         c_size = _docker_shm(c)
-        if c.ipc_mode == "host" and host_size is None and not (c.shm_size and c.shm_size >= SHM_MIN):
-            host_ipc_unsized.append(c.label)  # it gets the host's /dev/shm, whose size this source does not show
+        if (c.ipc_mode == "host" or c.host_shm) and host_size is None and not (c.shm_size and c.shm_size >= SHM_MIN):
+            # It gets the host's /dev/shm, whose size this source does not show.
+            host_ipc_unsized.append(f"{c.label}: " + ("host IPC" if c.ipc_mode == "host" else
+                                                      "binds the host's /dev/shm at /dev/shm"))
         if c_size is not None and c_size < SHM_MIN:
             if _one_process_server(c):
                 single.append(f"container {c.label}: ShmSize {_size(c_size)}, but {c.image or 'its server'} serves "
@@ -359,13 +373,17 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
         return issue("; ".join(findings), actual=findings, expected=">= 1 GiB /dev/shm (or --ipc=host) per "
                      "serving container", subjects=subjects, fix=host_fix)
     if host_ipc_unsized:
-        return unknown(f"{', '.join(host_ipc_unsized)}: host IPC, so the container uses the host's /dev/shm, whose "
+        return unknown(f"{'; '.join(host_ipc_unsized)}, so the container uses the host's /dev/shm, whose "
                        "size is not in this source", hint="run `df -k -P /dev/shm` on the host")
     if single:
         return not_an_issue("; ".join(single), actual=single, subjects=single_labels)
     observed = []
-    shown = [c for c in docker_containers.gpu_or_serving if not (c.excerpt and c.shm_size is None and not c.ipc_mode)
-             ] if docker_containers else []
+    shown = [c for c in judged if not (c.excerpt and c.shm_size is None and not c.ipc_mode)]
+    tests = [c.label for c in docker_containers.gpu_or_serving if c.diagnostic_only] if docker_containers else []
+    if not shown and tests and (shm is None or shm.size_bytes is None):
+        return not_applicable(f"{', '.join(tests)} only run{'s' if len(tests) == 1 else ''} a GPU check or a wait "
+                              f"({_diagnostic_argv(docker_containers, tests[0])}): no engine, NCCL or worker "
+                              "processes share memory there")
     if shown:
         observed.append(", ".join(f"{c.label}: {'host IPC' if _docker_shm(c) is None else _size(_docker_shm(c))}"
                                   for c in shown))
@@ -1192,11 +1210,16 @@ def cpu_limits(container: ContainerInfo, cgroup_limits: CgroupLimits | None = No
                   actual=actual)
     findings = []
     subjects = []
+    tests: list[str] = []
     for c in docker_containers.gpu_or_serving if docker_containers else ():
         sizes = parallelism.for_container(c.id) if parallelism is not None else None
         c_need = ((sizes.tp if sizes is not None else None) or c.gpu_count or 1) + 4
         cpus = [x for x in (c.cpu_limit, float(len(c.cpuset)) if c.cpuset else None) if x is not None]
-        if cpus and min(cpus) < c_need:
+        if cpus and min(cpus) < c_need and c.diagnostic_only:
+            # The minimum is an engine's (API server, engine core, workers); a GPU check that exits needs one.
+            tests.append(f"container {c.label}: {min(cpus):g} CPUs, but it only runs a GPU check or a wait "
+                         f"({' '.join(c.argv)[:60] or c.image}), not an engine")
+        elif cpus and min(cpus) < c_need:
             findings.append(f"container {c.label}: {min(cpus):g} CPUs (heuristic minimum {c_need})")
             subjects.append(c.label)
         if c.cpuset and numa is not None and gpu_nodes:
@@ -1219,6 +1242,8 @@ def cpu_limits(container: ContainerInfo, cgroup_limits: CgroupLimits | None = No
         [c for c in (lxc_configs.configs if lxc_configs else ()) if c.gpu_intent])
     cut = [c for c in (docker_containers.containers if docker_containers else ()) if c.excerpt
            and c not in docker_containers.gpu_or_serving] if docker_containers else []
+    if tests:
+        return not_an_issue("; ".join(tests), actual=tests, expected="about TP + 4 CPUs where an engine runs")
     if not seen and cut:
         # Its GPU requests and CPU limits may lie outside the cut: no proof that no GPU container exists.
         return unknown(f"a `docker inspect` excerpt ({cut[0].label.strip('()')}): whether it is a GPU container, and its CPU "

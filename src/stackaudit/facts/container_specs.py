@@ -22,7 +22,15 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.docker import DeviceRequest, DockerContainer, DockerContainers, Ulimit, json_brackets
+from stackaudit.facts.docker import (
+    DeviceRequest,
+    DockerContainer,
+    DockerContainers,
+    Ulimit,
+    binds_host_shm,
+    json_brackets,
+    volume_binds_host_shm,
+)
 from stackaudit.facts.registry import parser
 from stackaudit.facts.sources import COMPOSE_FILE, DOCKER_INSPECT_EXCERPT, DOCKER_RUN, K8S_SPEC
 from stackaudit.host.limits import load_json
@@ -127,7 +135,7 @@ def parse_docker_run(line: str) -> DockerContainer:
     opts: dict[str, str] = {}
     cap_add: list[str] = []
     security: list[str] = []
-    privileged = False
+    privileged = host_shm = False
     i = 0
     image = ""
     while i < len(words):
@@ -177,6 +185,13 @@ def parse_docker_run(line: str) -> DockerContainer:
             cap_add.append(value)
         elif name == "--security-opt":
             security.append(value)
+        elif name in ("-v", "--volume"):
+            host_shm = host_shm or volume_binds_host_shm(value)
+        elif name == "--mount":
+            fields = dict(f.partition("=")[::2] for f in value.split(","))
+            host_shm = host_shm or (fields.get("type", "volume") == "bind" and binds_host_shm(
+                fields.get("source", fields.get("src", "")),
+                fields.get("target", fields.get("destination", fields.get("dst", "")))))
         else:
             opts[name] = value
     if not image:
@@ -204,7 +219,7 @@ def parse_docker_run(line: str) -> DockerContainer:
         nano_cpus=int(float(cpus) * 1e9) if re.fullmatch(r"\d+(?:\.\d+)?", cpus) else 0,
         memory=parse_size_bytes(opts.get("--memory", opts.get("-m", ""))) or 0,
         runtime=opts.get("--runtime", ""), pid_mode=opts.get("--pid", ""),
-        network_mode=opts.get("--network", opts.get("--net", "")), origin=ORIGIN_DOCKER_RUN,
+        network_mode=opts.get("--network", opts.get("--net", "")), origin=ORIGIN_DOCKER_RUN, host_shm=host_shm,
     )
 
 
@@ -390,6 +405,9 @@ def _parse_compose(text: str) -> tuple[DockerContainer, ...]:
                 r"\d+(?:\.\d+)?", str(cpus)) else 0,
             runtime=str(svc.get("runtime") or ""), pid_mode=str(svc.get("pid") or ""),
             network_mode=str(svc.get("network_mode") or ""), origin=ORIGIN_COMPOSE, excerpt=cut,
+            host_shm=any(volume_binds_host_shm(v) if isinstance(v, str) else isinstance(v, dict) and v.get(
+                "type") == "bind" and binds_host_shm(str(v.get("source", "")), str(v.get("target", "")))
+                for v in _mounts(svc)),
         ))
     if not out:
         raise ParseError("no service in the compose file")
@@ -419,6 +437,14 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def _k8s_nano_cpus(value: Any) -> int:
+    """A Kubernetes CPU quantity (`1`, `"2"`, `500m`, `1.5`) in nano-CPUs; 0 when absent or not a quantity."""
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)(m?)", str(value).strip()) if value is not None else None
+    if not m:
+        return 0
+    return int(float(m.group(1)) * (1e6 if m.group(2) else 1e9))
+
+
 def parse_k8s(text: str, excerpt: bool = False) -> tuple[DockerContainer, ...]:
     """The containers of the pod specs in a Kubernetes manifest (one or more documents)."""
     try:
@@ -443,19 +469,21 @@ def _parse_k8s(text: str, excerpt: bool) -> tuple[DockerContainer, ...]:
             if not isinstance(ctr, dict):
                 continue
             shm_size: int | None = None
-            shm_mounted = cut = False
+            shm_mounted = cut = host_shm = False
             for mount in ctr.get("volumeMounts") or []:
                 if isinstance(mount, dict) and str(mount.get("mountPath", "")).rstrip("/") == "/dev/shm":
                     # A volume mounted but not declared: the paste was cut before the pod's `volumes:`.
                     cut = str(mount.get("name")) not in volumes
                     vol = volumes.get(str(mount.get("name")), {})
+                    host_shm = binds_host_shm(str(_dict(vol.get("hostPath")).get("path", "")), "/dev/shm")
                     empty = vol.get("emptyDir") if isinstance(vol, dict) else None
                     if isinstance(empty, dict) and str(empty.get("medium", "")) == "Memory":
                         shm_mounted = True
                         limit = empty.get("sizeLimit")
                         # No sizeLimit: a memory emptyDir may grow to the pod's memory limit.
                         shm_size = parse_size_bytes(str(limit), decimal_si=True) if limit is not None else None
-            gpus = _dict(_dict(ctr.get("resources")).get("limits")).get("nvidia.com/gpu")
+            limits = _dict(_dict(ctr.get("resources")).get("limits"))
+            gpus = limits.get("nvidia.com/gpu")
             requests = (DeviceRequest("nvidia.com/gpu", int(gpus) if str(gpus).isdecimal() else 0, (),
                                       (("gpu",),)),) if gpus is not None else ()
             ipc = "host" if pod.get("hostIPC") is True else ""
@@ -466,7 +494,7 @@ def _parse_k8s(text: str, excerpt: bool) -> tuple[DockerContainer, ...]:
                 argv=(*_command(ctr.get("command")), *_command(ctr.get("args"))), env=_env_pairs(ctr.get("env")),
                 shm_size=shm_size if shm_mounted else None, ipc_mode=ipc, device_requests=requests,
                 privileged=_dict(ctr.get("securityContext")).get("privileged") is True,
-                origin=ORIGIN_K8S, excerpt=excerpt or cut or (shm_mounted and shm_size is None),
+                nano_cpus=_k8s_nano_cpus(limits.get("cpu")), origin=ORIGIN_K8S, excerpt=excerpt or cut or (shm_mounted and shm_size is None), host_shm=host_shm,
             ))
     if not out:
         raise ParseError("no pod spec with containers in the manifest")

@@ -1,0 +1,158 @@
+"""Issue 28: what a container spec shows decides CTR-SHM-SIZE and CTR-CPU-LIMITS, not Docker's defaults alone.
+
+A container that binds the host's /dev/shm at /dev/shm (`-v /dev/shm:/dev/shm`, `--mount type=bind`, a compose
+bind, a Kubernetes hostPath) shares the host's tmpfs as `--ipc=host` does: Docker's 64 MiB is out of play.
+A container whose command runs only a GPU check or a wait (`nvidia-smi`, `sleep 30; nvidia-smi`: the table
+facts/docker.py DIAGNOSTIC_PROGRAMS) runs no engine, so an engine's /dev/shm and CPU needs do not apply to it.
+The pastes are verbatim from the public threads named beside each; the counter-examples are modelled.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from stackaudit.engine.testing import run_checks
+from stackaudit.facts.container_specs import parse_compose, parse_docker_run, parse_k8s
+from stackaudit.facts.docker import diagnostic_command, parse_docker_inspect
+from stackaudit.importers.pasted import load_pasted
+from test_ctr_facts import docker_object
+
+CAPTURES = Path(__file__).parent / "data" / "captures"
+
+# https://github.com/huggingface/text-generation-inference/issues/1655 (swapnil3597, 2024-03-26): the 4-shard
+# start that died with a bus error, with the host's /dev/shm bound in.
+TGI_1655_SWAPNIL = (
+    "docker run -d -v /dev/shm:/dev/shm --gpus all -e HUGGING_FACE_HUB_TOKEN=$HUGGING_FACE_HUB_TOKEN -p 8080:80 "
+    "-v $volume:/data ghcr.io/huggingface/text-generation-inference:latest --model-id $model --quantize awq "
+    "--num-shard 4\n")
+# https://github.com/docker/compose/issues/6691 (jonghwanhyeon, 2021-01-12): a GPU service that runs nvidia-smi.
+COMPOSE_6691 = """\
+services:
+  docker-compose-now-supports-device-requests:
+    image: nvidia/cuda:10.0-base
+    command: nvidia-smi
+    deploy:
+      resources:
+        reservations:
+          devices:
+            - capabilities:
+              - gpu
+"""
+# https://github.com/docker/compose/pull/7929 (aiordache, 2020-11-13): the same test with a driver and a count.
+COMPOSE_7929 = """\
+services:
+  test:
+    image: nvidia/cuda
+    command: nvidia-smi
+    deploy:
+      resources:
+        reservations:
+          devices:
+          - 'driver': 'nvidia'
+            'count': 1
+            'capabilities': ['gpu', 'utility']
+"""
+
+
+def _judge(tmp_path: Path, text: str, name: str = "paste.txt", checks: tuple[str, ...] = ("CTR-SHM-SIZE",)
+           ) -> dict[str, tuple[str, str]]:
+    path = tmp_path / name
+    path.write_text(text)
+    res = run_checks(load_pasted([str(path)]), list(checks))
+    return {c: (res[c].status, res[c].message) for c in checks}
+
+
+# --- the host's /dev/shm bound in ------------------------------------------------------------------
+
+
+def test_a_bound_host_dev_shm_is_the_hosts_size_not_dockers_default(tmp_path: Path) -> None:
+    status, message = _judge(tmp_path, TGI_1655_SWAPNIL)["CTR-SHM-SIZE"]
+    assert status == "unknown", message
+    assert "binds the host's /dev/shm" in message and "64 MiB" not in message
+
+
+def test_corpus_285_no_longer_reports_dockers_default() -> None:
+    # huggingface/text-generation-inference#1655 (abhishekmathada): the same bind on another reporter's host.
+    r = run_checks(load_pasted([str(next(CAPTURES.glob("285-*.txt")))]), ["CTR-SHM-SIZE"])["CTR-SHM-SIZE"]
+    assert r.status == "unknown" and "binds the host's /dev/shm" in r.message
+
+
+@pytest.mark.parametrize("spec", [
+    "docker run --gpus all --mount type=bind,source=/dev/shm,target=/dev/shm vllm/vllm-openai:latest --tensor-parallel-size 2",
+    "docker run --gpus all -v /dev/shm:/dev/shm:rw vllm/vllm-openai:latest --tensor-parallel-size 2",
+])
+def test_bind_spellings_of_docker_run(spec: str) -> None:
+    # Modelled from Docker's documented `--mount` and `-v` syntax.
+    assert parse_docker_run(spec).host_shm
+
+
+@pytest.mark.parametrize("spec", [
+    "docker run --gpus all -v /data/shm:/dev/shm vllm/vllm-openai:latest",  # another host directory
+    "docker run --gpus all -v /dev/shm:/host-shm vllm/vllm-openai:latest",  # mounted elsewhere
+    "docker run --gpus all --mount type=tmpfs,target=/dev/shm vllm/vllm-openai:latest",  # not the host's
+])
+def test_other_mounts_are_not_the_hosts_dev_shm(spec: str) -> None:
+    # Modelled counter-examples: the container's /dev/shm stays its own.
+    assert not parse_docker_run(spec).host_shm
+
+
+def test_compose_and_kubernetes_binds() -> None:
+    # Modelled: the compose short and long syntax and a Kubernetes hostPath volume mounted at /dev/shm.
+    (short,) = parse_compose("services:\n  s:\n    image: vllm/vllm-openai\n    volumes:\n      - /dev/shm:/dev/shm\n")
+    (long,) = parse_compose("services:\n  s:\n    image: vllm/vllm-openai\n    volumes:\n      - type: bind\n"
+                            "        source: /dev/shm\n        target: /dev/shm\n")
+    (pod,) = parse_k8s("apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: v\n    image: vllm/vllm-openai\n"
+                       "    volumeMounts:\n    - name: shm\n      mountPath: /dev/shm\n  volumes:\n  - name: shm\n"
+                       "    hostPath:\n      path: /dev/shm\n")
+    assert short.host_shm and long.host_shm and pod.host_shm
+
+
+def test_docker_inspect_binds_and_mounts() -> None:
+    # Modelled: `docker inspect` records a bind in HostConfig.Binds and in Mounts.
+    binds = docker_object(gpus=1)
+    binds["HostConfig"]["Binds"] = ["/dev/shm:/dev/shm"]
+    mounts = docker_object(gpus=1)
+    mounts["Mounts"] = [{"Type": "bind", "Source": "/dev/shm", "Destination": "/dev/shm"}]
+    plain = docker_object(gpus=1)
+    a, b, c = parse_docker_inspect(json.dumps([binds, mounts, plain]))
+    assert a.host_shm and b.host_shm and not c.host_shm
+
+
+# --- containers that only run a GPU check ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [COMPOSE_6691, COMPOSE_7929], ids=["compose-6691", "compose-7929"])
+def test_a_gpu_service_that_runs_nvidia_smi_has_no_shm_need(tmp_path: Path, text: str) -> None:
+    status, message = _judge(tmp_path, text, "compose.yaml")["CTR-SHM-SIZE"]
+    assert status == "not-applicable", message
+    assert "nvidia-smi" in message
+
+
+def test_corpus_273_test_pod_runs_only_sleep_and_nvidia_smi() -> None:
+    # NVIDIA/k8s-device-plugin#145: a Guaranteed pod of 1 CPU that runs `sleep 30; nvidia-smi`.
+    res = run_checks(load_pasted([str(next(CAPTURES.glob("273-*.txt")))]), ["CTR-SHM-SIZE", "CTR-CPU-LIMITS"])
+    assert res["CTR-SHM-SIZE"].status == "not-applicable"
+    assert res["CTR-CPU-LIMITS"].status == "not-an-issue" and "1 CPUs" in res["CTR-CPU-LIMITS"].message
+
+
+def test_an_engine_service_is_still_judged(tmp_path: Path) -> None:
+    # Modelled counter-example: the same service running vLLM at TP 2 keeps Docker's 64 MiB issue.
+    text = COMPOSE_7929.replace("command: nvidia-smi", "command: python3 -m vllm.entrypoints.openai.api_server "
+                                "--tensor-parallel-size 2")
+    status, message = _judge(tmp_path, text, "compose.yaml")["CTR-SHM-SIZE"]
+    assert status == "issue" and "64 MiB" in message
+
+
+@pytest.mark.parametrize(("argv", "diagnostic"), [
+    (("nvidia-smi",), True),
+    (("/bin/bash", "-c", "sleep 30; nvidia-smi"), True),
+    (("sh", "-c", "nvidia-smi && sleep infinity"), True),
+    (("bash",), False),  # an interactive shell may run anything
+    (("sh", "-c", "nvidia-smi; python train.py"), False),
+    (("python3", "-m", "vllm.entrypoints.openai.api_server"), False),
+])
+def test_diagnostic_commands(argv: tuple[str, ...], diagnostic: bool) -> None:
+    assert diagnostic_command(argv) is diagnostic
