@@ -19,6 +19,7 @@ from stackaudit.checks.registry import (
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
+from stackaudit.facts.mig_setup import MigSetup
 from stackaudit.facts.nvidia import GpuInfo, GpuProcess, HostMemory, NvidiaDriver, NvidiaGpus, NvidiaServices
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.processes import ServingProcesses
@@ -195,7 +196,7 @@ def _no_mig(gpu: GpuInfo) -> str:
                        keep=keep_text("remove whatever enables MIG (GPU Operator MIG manager config, boot scripts)"))),
     references=("https://docs.rapids.ai/deployment/stable/guides/mig", MIG_GUIDE),
 )
-def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> Outcome:
+def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None, mig_setup: MigSetup | None = None) -> Outcome:
     """Reads: per GPU, MIG mode current and pending (NVML nvmlDeviceGetMigMode, `nvidia-smi -q`),
     the MIG devices that exist, and the serving engine's tensor-parallel size.
 
@@ -208,6 +209,9 @@ def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> Outcome:
 
     Traps: deliberate MIG for many small models is valid: without evidence of TP serving the
     result is a medium-severity configuration warning, to be waived where slicing is intended.
+    Where the source itself shows slicing set up on purpose (a device plugin's MIG strategy, a MIG
+    resource: facts/mig_setup.py), instances exist or are not shown, and no engine runs TP > 1,
+    it is not an issue.
     """
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
@@ -246,6 +250,10 @@ def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> Outcome:
         return issue(f"MIG enabled ({slices}) while the engine runs TP={max(tps)}: no NVLink/P2P or CUDA IPC "
                      "between instances, so tensor parallelism falls back to slow paths", actual=actual,
                      expected="MIG Disabled on TP GPUs", subjects=subjects, fix=fix)
+    if mig_setup is not None:
+        return not_an_issue(f"MIG enabled ({slices}) on purpose: \"{mig_setup.lines[0][:120]}\" hands out MIG "
+                            "slices; no engine is shown running TP > 1 across them", actual=actual,
+                            subjects=subjects)
     return issue(f"MIG enabled ({slices}): an engine sees only a slice of SMs and memory and no P2P across "
                  "instances; fine only if slicing is intended (waive it then)", actual=actual,
                  expected="MIG Disabled for whole-GPU / TP serving", subjects=subjects, fix=fix, severity="medium")
