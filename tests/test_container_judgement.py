@@ -156,3 +156,30 @@ def test_an_engine_service_is_still_judged(tmp_path: Path) -> None:
 ])
 def test_diagnostic_commands(argv: tuple[str, ...], diagnostic: bool) -> None:
     assert diagnostic_command(argv) is diagnostic
+
+
+# --- all TP ranks in one container --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("prefix", "size"), [
+    ("127", 4),  # vllm-project/vllm: one `docker run` of vLLM at TP 4 on 4 RTX 3090 Ti
+    ("259", 4),  # a compose service of vLLM at TP 4 holding all 4 GPUs
+    ("224", 2),  # one `docker run` of vLLM 0.6.3 at TP 2 on 2 A10
+    ("72", 4),  # a one-line Kubernetes deployment of vLLM at TP 4
+])
+def test_one_container_holding_every_rank_is_ok(prefix: str, size: int) -> None:
+    path = next(CAPTURES.glob(f"{prefix}-*.txt"))
+    r = run_checks(load_pasted([str(path)]), ["CTR-IPC-ISOLATION"])["CTR-IPC-ISOLATION"]
+    assert r.status == "ok", r.message
+    assert f"TP x PP = {size}" in r.message
+
+
+@pytest.mark.parametrize(("argv", "status"), [
+    ("--tensor-parallel-size 1", "not-applicable"),  # one rank: nothing to split
+    ("--pipeline-parallel-size 2 --distributed-executor-backend ray", "not-applicable"),  # Ray may place ranks elsewhere
+    ("--tensor-parallel-size 2", "ok"),
+])
+def test_one_container_counter_examples(tmp_path: Path, argv: str, status: str) -> None:
+    # Modelled on corpus 224's line: what the engine's own flags say decides it.
+    text = f"docker run --gpus all --shm-size 8g vllm/vllm-openai:v0.6.3 --model m {argv}\n"
+    assert _judge(tmp_path, text, checks=("CTR-IPC-ISOLATION",))["CTR-IPC-ISOLATION"][0] == status

@@ -408,6 +408,9 @@ def _ipc_key(c: DockerContainer, by_name: dict[str, DockerContainer]) -> str:
     return c.id
 
 
+_RAY = re.compile(r"\bray\b", re.IGNORECASE)
+
+
 def _distributed(proc: ProcessInfo) -> bool:
     nnodes = proc.flag("--nnodes")
     return (nnodes is not None and nnodes.isdecimal() and int(nnodes) > 1) or proc.has_flag(
@@ -466,6 +469,19 @@ def ipc_isolation(container: ContainerInfo, docker_containers: DockerContainers 
     by_name = {c.name: c for c in docker_containers.containers}
     ranks = [c for c in docker_containers.gpu_or_serving if c.distributed_rank]
     if len(ranks) < 2:
+        whole = [(c, size) for c in docker_containers.gpu_or_serving if not ranks and parallelism is not None
+                 and (sizes := parallelism.for_container(c.id)) is not None and (size := sizes.world_size) > 1
+                 and not _RAY.search(" ".join(c.argv))]
+        if whole:
+            # The engine's own TP x PP ranks start inside the one container: nothing crosses a container boundary
+            # (Ray's executor may place ranks in other nodes' containers, so a Ray engine is not judged so).
+            judged = ok("all ranks run inside one container: " + ", ".join(f"{c.label} (TP x PP = {size})"
+                                                                           for c, size in whole),
+                        actual={c.label: size for c, size in whole}, subjects=[c.label for c, _ in whole])
+            # The GPUs a container is given by index are the ranks' GPUs the spec shows, of TP x PP in all.
+            gpus = [f"GPU {d}" for c, _ in whole for r in c.device_requests if r.is_gpu
+                    for d in r.device_ids if d.isdecimal()]
+            return over_subjects(judged, gpus, sum(size for _, size in whole)) if gpus else judged
         return not_applicable(f"{len(ranks)} container(s) on this host started as ranks of a group: nothing split")
     keys = {_ipc_key(c, by_name) for c in ranks}
     hostids = {c.env_value("NCCL_HOSTID") for c in ranks}
