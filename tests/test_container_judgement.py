@@ -183,3 +183,44 @@ def test_one_container_counter_examples(tmp_path: Path, argv: str, status: str) 
     # Modelled on corpus 224's line: what the engine's own flags say decides it.
     text = f"docker run --gpus all --shm-size 8g vllm/vllm-openai:v0.6.3 --model m {argv}\n"
     assert _judge(tmp_path, text, checks=("CTR-IPC-ISOLATION",))["CTR-IPC-ISOLATION"][0] == status
+
+
+# --- pod spec pieces ------------------------------------------------------------------------------
+
+# https://github.com/InftyAI/llmaz/issues/73 (kerthcet): a lone volumeMounts list, no volume behind it.
+LLMAZ_73 = """\
+    volumeMounts:
+    - mountPath: /dev/shm
+      name: dshm
+"""
+
+
+@pytest.mark.parametrize("prefix", ["274", "249"])
+def test_pod_spec_pieces_are_read_as_excerpts(prefix: str) -> None:
+    # vllm-project/production-stack#44 (a Helm template's volumeMounts beside its volumes, with a placeholder) and
+    # NVIDIA/nccl#525 (a proposed `spec:` with a memory emptyDir mounted at /dev/shm).
+    text = next(CAPTURES.glob(f"{prefix}-*.txt")).read_text().split("verbatim -----\n", 1)[1]
+    (pod,) = parse_k8s(_pod_manifest(text))
+    assert pod.excerpt and pod.shm_size == (20 * 1024**3 if prefix == "274" else None)
+
+
+def _pod_manifest(text: str) -> str:
+    from stackaudit.importers.container_specs import _pod_fragment
+
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.lstrip().startswith(("volumeMounts:", "spec:")))
+    found = _pod_fragment(lines, start)
+    assert found is not None
+    return found[2]
+
+
+def test_corpus_274_piece_leaves_gpu_access_unknown() -> None:
+    r = run_checks(load_pasted([str(next(CAPTURES.glob("274-*.txt")))]), ["CTR-GPU-ACCESS"])["CTR-GPU-ACCESS"]
+    assert r.status == "unknown" and "piece" in r.message
+
+
+def test_a_lone_volume_mounts_list_is_no_pod() -> None:
+    from stackaudit.importers.container_specs import _pod_fragment
+
+    lines = LLMAZ_73.splitlines()
+    assert _pod_fragment(lines, 0) is None

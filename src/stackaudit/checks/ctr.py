@@ -863,6 +863,10 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
     if any(c.excerpt and c.origin == ORIGIN_INSPECT_EXCERPT for c in docker_containers.containers):
         return unknown("the pasted container spec is an excerpt: its runtime, environment and device requests "
                        "may be in the part left out", hint="paste the whole `docker inspect <container>`")
+    if not serving and any(c.excerpt and c.origin == ORIGIN_K8S and not c.gpu_requested
+                           for c in docker_containers.containers):
+        return unknown("the pasted pod spec is a piece (no image shown): its GPU request and runtime may be in the "
+                       "part left out", hint="paste the whole pod spec (`kubectl get pod <pod> -o yaml`)")
     if not serving:
         return not_applicable("no serving container on this Docker host")
     other_gpus = [c for c in serving if not c.gpu_requested and c.devices

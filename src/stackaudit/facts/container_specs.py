@@ -494,7 +494,9 @@ def _parse_k8s(text: str, excerpt: bool) -> tuple[DockerContainer, ...]:
                 argv=(*_command(ctr.get("command")), *_command(ctr.get("args"))), env=_env_pairs(ctr.get("env")),
                 shm_size=shm_size if shm_mounted else None, ipc_mode=ipc, device_requests=requests,
                 privileged=_dict(ctr.get("securityContext")).get("privileged") is True,
-                nano_cpus=_k8s_nano_cpus(limits.get("cpu")), origin=ORIGIN_K8S, excerpt=excerpt or cut or (shm_mounted and shm_size is None), host_shm=host_shm,
+                nano_cpus=_k8s_nano_cpus(limits.get("cpu")), origin=ORIGIN_K8S, host_shm=host_shm,
+                # Kubernetes refuses a container without an image: one that shows none is a piece of a spec.
+                excerpt=excerpt or cut or (shm_mounted and shm_size is None) or not ctr.get("image"),
             ))
     if not out:
         raise ParseError("no pod spec with containers in the manifest")
