@@ -224,3 +224,33 @@ def test_a_lone_volume_mounts_list_is_no_pod() -> None:
 
     lines = LLMAZ_73.splitlines()
     assert _pod_fragment(lines, 0) is None
+
+
+# --- a docker run between quotes in a sentence ------------------------------------------------------
+
+
+@pytest.mark.parametrize(("line", "image", "argv"), [
+    # NVIDIA/nvidia-container-toolkit#115 (corpus 264)
+    ("run command “sudo docker run --rm --runtime=nvidia --gpus all ubuntu nvidia-smi”", "ubuntu", ("nvidia-smi",)),
+    # OpenDroneMap WebODM's GPU notes (a public repository's document)
+    ("    run “docker run --gpus all nvcr.io/nvidia/k8s/cuda-sample:nbody 21 nbody -gpu -benchmark”",
+     "nvcr.io/nvidia/k8s/cuda-sample:nbody", ("21", "nbody", "-gpu", "-benchmark")),
+    # a 3D Slicer forum question about SlicerNNInteractive's server
+    ("Currently after typing the command “docker run --gpus all --rm -it -p 1527:1527 "
+     "coendevente/nninteractive-slicer-server:latest” the prompt goes to a new line and nothing happens",
+     "coendevente/nninteractive-slicer-server:latest", ()),
+])
+def test_a_quoted_docker_run_is_read_to_its_closing_quote(line: str, image: str, argv: tuple[str, ...]) -> None:
+    c = parse_docker_run(line)
+    assert (c.image, c.argv) == (image, argv) and c.gpu_requested
+
+
+@pytest.mark.parametrize("line", [
+    'the output is "docker run failed" again',  # modelled: quoted words, no options
+    "run “docker run --gpus all ubuntu nvidia-smi",  # modelled: the closing quote is cut
+])
+def test_quoted_words_that_are_no_command(line: str) -> None:
+    from stackaudit.facts._parse import ParseError
+
+    with pytest.raises(ParseError):
+        parse_docker_run(line)

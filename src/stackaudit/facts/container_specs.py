@@ -56,11 +56,13 @@ _RUN_BOOLEAN_SHORT = frozenset("ditPq")
 # How a pasted command line starts the container: `docker run`, `docker container run`, `nvidia-docker run`.
 # At a line's start, after a shell prompt (`$ `, `root@h:/# `, zsh's `~ `), inline-code backticks or `;`/`&&`;
 # as inline code after a list mark (`1. \`docker run …\``, group `item`) or inside a sentence (group `code`),
-# up to the closing backtick; bare inside a sentence (group `prose`) only with options first and an image
+# up to the closing backtick; between quotes inside a sentence (group `quote`: “sudo docker run … nvidia-smi”),
+# up to the closing quote; bare inside a sentence (group `prose`) only with options first and an image
 # reference with a registry path or a tag ("When running docker run -d … ghcr.io/x/y:latest"; never "I tried
 # docker run but …", whose "image" would be a word of the sentence).
 DOCKER_RUN_START = re.compile(r"(?:^\s*(?:\S{0,60}[#$%>~]\s+)?`{0,3}|[;&|(]\s*|^\s*(?:\d{1,3}[.)]|[-*+])\s+(?P<item>`{1,3})"
-                              r"|(?<=[\s:：])(?P<code>`)|(?<=\s)(?P<prose>))(?:sudo\s+(?:-\S+\s+)*)?"
+                              r"|(?<=[\s:：])(?P<code>`)|(?<=[\s:：])(?P<quote>[“\"])|(?<=\s)(?P<prose>))"
+                              r"(?:sudo\s+(?:-\S+\s+)*)?"
                               r"(?:nvidia-)?docker\s+(?:container\s+)?run\b")
 # An image reference as a sentence's `docker run` must name it (`ghcr.io/a/b:latest`, `nvidia/cuda:10.2-base`).
 _PROSE_IMAGE = re.compile(r"^[\w.-]+(?:/[\w.-]+)*(?::[\w.-]+)?$")
@@ -126,6 +128,11 @@ def parse_docker_run(line: str) -> DockerContainer:
         if "`" not in rest:
             raise ParseError("inline code without its closing backtick")
         rest = rest[:rest.index("`")]  # the inline code ends the command; the sentence goes on
+    elif m.group("quote"):
+        close = "”" if m.group("quote") == "“" else '"'
+        if close not in rest:
+            raise ParseError("a quoted command without its closing quote")
+        rest = rest[:rest.index(close)]  # the quote ends the command, as inline code does
     words = _split_command(rest.strip().strip("`"))
     prose = m.group("prose") is not None
     env: list[tuple[str, str]] = []
@@ -200,6 +207,8 @@ def parse_docker_run(line: str) -> DockerContainer:
         raise ParseError("the `docker run` line elides its image")
     if prose and not (words[0].startswith("-") and ("/" in image or ":" in image) and _PROSE_IMAGE.match(image)):
         raise ParseError("`docker run` inside a sentence, not a command line")
+    if m.group("quote") and not words[0].startswith("-"):  # "docker run failed": words quoted, not a command
+        raise ParseError("a quoted `docker run` without options, not a command line")
     argv = tuple(words[i:])
     for cut in (";", "&&", "||", "|"):
         if cut in argv:
