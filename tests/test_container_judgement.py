@@ -254,3 +254,37 @@ def test_quoted_words_that_are_no_command(line: str) -> None:
 
     with pytest.raises(ParseError):
         parse_docker_run(line)
+
+
+# --- /dev/shm matters only where shared-memory work is shown ------------------------------------------
+
+# https://github.com/nvidia-cosmos/cosmos-transfer2.5/pull/13 (the README's run line before the PR).
+COSMOS_13 = "docker run --gpus all --rm -v .:/workspace -v /workspace/.venv -it cosmos-transfer-2.5\n"
+
+
+@pytest.mark.parametrize("source", ["190", "229", "cosmos"])
+def test_docker_default_is_a_note_where_no_shared_memory_work_is_shown(tmp_path: Path, source: str) -> None:
+    # psalias2006/gpu-hot (corpus 190: a GPU monitor), a `docker run … bash` session (corpus 229) and the
+    # cosmos-transfer README line: Docker's 64 MiB, but no engine, TP size or multi-GPU request.
+    if source == "cosmos":
+        status, message = _judge(tmp_path, COSMOS_13)["CTR-SHM-SIZE"]
+    else:
+        r = run_checks(load_pasted([str(next(CAPTURES.glob(f"{source}-*.txt")))]), ["CTR-SHM-SIZE"])["CTR-SHM-SIZE"]
+        status, message = r.status, r.message
+    assert status == "not-an-issue", message
+    assert "matters only if a multi-process engine" in message
+
+
+@pytest.mark.parametrize("prefix", ["193", "51"])
+def test_a_symptom_still_proves_the_issue(prefix: str) -> None:
+    # NVIDIA/nccl#290 (a TF container, NCCL's posix_fallocate failure) and corpus 51 (NCCL's segment error).
+    r = run_checks(load_pasted([str(next(CAPTURES.glob(f"{prefix}-*.txt")))]), ["CTR-SHM-SIZE"])["CTR-SHM-SIZE"]
+    assert r.status == "issue" and "NCCL" in r.message
+
+
+@pytest.mark.parametrize("flags", ["--gpus 2", "--gpus all -e NCCL_DEBUG=INFO"])
+def test_shown_work_keeps_the_issue(tmp_path: Path, flags: str) -> None:
+    # Modelled counter-examples: two GPUs requested, or an engine image, show work that shares memory.
+    image = "vllm/vllm-openai:latest" if "NCCL" in flags else "cosmos-transfer-2.5"
+    status, message = _judge(tmp_path, f"docker run {flags} --rm -it {image}\n")["CTR-SHM-SIZE"]
+    assert status == "issue" and "64 MiB" in message

@@ -200,6 +200,15 @@ def _docker_shm(c: DockerContainer) -> int | None:
     return c.shm_size or DOCKER_DEFAULT_SHM
 
 
+def _shm_workload(c: DockerContainer, parallelism: Parallelism | None) -> bool:
+    """Whether a container shows work that shares memory between processes: a serving engine or a
+    multi-process server named by its image or command, a TP/PP size, or two or more GPUs requested."""
+    sizes = parallelism.for_container(c.id) if parallelism is not None else None
+    text = " ".join((c.image, *c.argv))
+    return (c.looks_like_serving or bool(_MULTI_PROCESS_SERVERS.search(text)) or c.tensor_parallel is not None
+            or (sizes is not None and sizes.world_size > 1) or (c.gpu_count or 0) >= 2)
+
+
 def _shm_containers(containers: DockerContainers | None) -> tuple[DockerContainer, ...]:
     """The containers whose /dev/shm CTR-SHM-SIZE judges: GPU or serving ones, less those whose command runs
     only a GPU check or a wait (`nvidia-smi`, `sleep 30; nvidia-smi`: facts/docker.py DIAGNOSTIC_PROGRAMS)."""
@@ -267,7 +276,10 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     whether it ran in a container only sharpens the fix.
 
     Traps: a single-process server with TP = 1 (Ollama, llama.cpp) barely uses /dev/shm (not an
-    issue); vLLM V1 and SGLang are multi-process even at TP = 1. `--ipc=host` shares the host's
+    issue); vLLM V1 and SGLang are multi-process even at TP = 1. On a Docker host a container whose
+    spec shows no engine, TP size or multi-GPU request gets a note naming the condition, not an
+    issue; one that only runs a GPU check (`nvidia-smi`) is not judged; one that binds the host's
+    /dev/shm at /dev/shm gets the host's size. `--ipc=host` shares the host's
     /dev/shm (and the host IPC namespace: a security trade-off): its size is the host's, unknown
     until the host's `df` shows it. Newer NCCL
     prefers cuMem host memory over /dev/shm with CUDA >= 12.6, but vLLM/PyTorch still use it.
@@ -327,6 +339,8 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
     subjects: list[str] = []
     single: list[str] = []
     single_labels: list[str] = []
+    unshown: list[str] = []
+    unshown_labels: list[str] = []
     host_fix: Fix | None = None
     host_size = shm.size_bytes if shm is not None else None
     host_ipc_unsized: list[str] = []
@@ -344,6 +358,14 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
                 single.append(f"container {c.label}: ShmSize {_size(c_size)}, but {c.image or 'its server'} serves "
                               "from one process with no tensor-parallel ranks, which barely uses /dev/shm")
                 single_labels.append(c.label)
+                continue
+            if not _shm_workload(c, parallelism):
+                # The size matters only where several processes share memory; nothing shown runs them here.
+                unshown.append(f"container {c.label}: /dev/shm {_size(c_size)} (IpcMode {c.ipc_mode or 'private'}), "
+                               f"but its command ({' '.join(c.argv)[:60] or 'the image ' + repr(c.image) + ' default'}"
+                               ") shows no engine, tensor parallelism or multi-GPU request: it matters only if a "
+                               "multi-process engine, NCCL or PyTorch workers run there")
+                unshown_labels.append(c.label)
                 continue
             misplaced = c.flag("--shm-size") is not None and c.shm_size is None
             # The misplaced flag is the fault itself, so it stays inside the first clause (the finding's title).
@@ -375,8 +397,8 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
     if host_ipc_unsized:
         return unknown(f"{'; '.join(host_ipc_unsized)}, so the container uses the host's /dev/shm, whose "
                        "size is not in this source", hint="run `df -k -P /dev/shm` on the host")
-    if single:
-        return not_an_issue("; ".join(single), actual=single, subjects=single_labels)
+    if single or unshown:
+        return not_an_issue("; ".join(single + unshown), actual=single + unshown, subjects=single_labels + unshown_labels)
     observed = []
     shown = [c for c in judged if not (c.excerpt and c.shm_size is None and not c.ipc_mode)]
     tests = [c.label for c in docker_containers.gpu_or_serving if c.diagnostic_only] if docker_containers else []
