@@ -17,6 +17,7 @@ from stackaudit.checks.registry import (
     with_symptoms,
 )
 from stackaudit.facts.container import ContainerInfo
+from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.mig_setup import MigSetup
@@ -288,7 +289,8 @@ def _engine_pids(serving: ServingProcesses | None) -> set[int]:
     sample=True,
 )
 def gpu_shared(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = None,
-               nvidia_services: NvidiaServices | None = None, container: ContainerInfo | None = None) -> Outcome:
+               nvidia_services: NvidiaServices | None = None, container: ContainerInfo | None = None,
+               docker_containers: DockerContainers | None = None) -> Outcome:
     """Reads: the compute and graphics processes on each GPU with their memory (NVML / `nvidia-smi`
     process table), `Display Active`, display servers and the MPS daemon in /proc, the serving
     engine's processes.
@@ -303,7 +305,8 @@ def gpu_shared(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = 
     alone is low (P2): it costs some memory and jitter, not the server's capacity.
 
     Traps: the engine's own processes appear (API server, workers, small allocations): they are not
-    foreign. Inside a container NVML reports host PIDs, which cannot be matched to the container's
+    foreign. A display on a GPU that shows no serving work (no engine or GPU container, no compute
+    process of 1 GiB, under half its memory used: a desktop or laptop) is a note, not an issue. Inside a container NVML reports host PIDs, which cannot be matched to the container's
     processes; a pasted table cannot say whose process it is (reported, not judged).
     """
     gpus = gpu_list(nvidia)
@@ -315,6 +318,12 @@ def gpu_shared(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = 
     notes: list[str] = []
     display = [g for g in gpus if g.display_active or any(_DISPLAY_SERVER.search(p.name or "")
                                                             for p in g.processes or ())]
+    # A display costs a server memory and jitter only on a GPU that serves: one without serving work shown is a note.
+    # A container given GPUs for real work (not only `nvidia-smi`) serves on them as an engine process does.
+    workload = bool(engine) or any(c.gpu_requested and not c.diagnostic_only
+                                   for c in (docker_containers.gpu_or_serving if docker_containers else ()))
+    idle_display = [g for g in display if not workload and not _serving_work(g)]
+    display = [g for g in display if g not in idle_display]
     if display:
         problems.append(f"a display is active on GPU(s) {_idx(display)} (desktop/Xorg costs memory and adds "
                         "latency jitter)")
@@ -355,6 +364,12 @@ def gpu_shared(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = 
         # memory and jitter (P2).
         return issue("; ".join(problems), actual=actual, expected="only the serving engine on the serving GPUs",
                      subjects=sorted(set(subjects)), severity="medium" if serious else "low")
+    if idle_display:
+        shown = ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" if g.memory_used_mib is not None
+                          else f"GPU {g.index}" for g in idle_display)
+        return not_an_issue(f"a display is active on GPU(s) {_idx(idle_display)}, but nothing on it shows serving "
+                            f"work ({shown}, no compute process or engine): it costs memory and jitter only where "
+                            "that GPU serves", actual=actual, subjects=[g.subject for g in idle_display])
     if not procs_known and not idle and all(g.display_active is None for g in gpus):
         return unknown("the processes on the GPUs are not in this source", hint="paste `nvidia-smi`")
     if notes:
@@ -369,6 +384,15 @@ def gpu_shared(nvidia: NvidiaGpus, serving_processes: ServingProcesses | None = 
     if idle:
         msg += "; " + ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" for g in idle) + " (no process)"
     return ok_over_gpus(nvidia, procs_known + idle, msg, actual=actual, ask="nvidia-smi")
+
+
+def _serving_work(gpu: GpuInfo) -> bool:
+    """Whether a GPU itself shows serving work: a process other than the display holds 1 GiB or more, or half
+    its memory or more is used (model weights; a desktop takes far less)."""
+    procs = [p for p in gpu.processes or () if not _DISPLAY_SERVER.search(p.name or "")]
+    used, total = gpu.memory_used_mib, gpu.memory_total_mib
+    return any((p.used_mib or 0) >= _SMALL_MIB for p in procs) or (
+        used is not None and total is not None and total > 0 and used >= total / 2)
 
 
 _DISPLAY_SERVER = re.compile(r"(?:^|/)(?:Xorg|Xwayland|X|gnome-shell|kwin_wayland|kwin_x11|sway|gdm[\w-]*|sddm[\w-]*)$")

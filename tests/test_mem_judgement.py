@@ -1,8 +1,9 @@
-"""Issue 28: MIG enabled on purpose is read from the paste's own lines, never assumed.
+"""Issue 28: MEM-MIG and MEM-GPU-SHARED judge what the paste shows, never assume intent or serving work.
 
-A device plugin's MIG strategy, the MIG manager's layout label and MIG resources are written by whoever set MIG
-up (facts/mig_setup.py); with one shown and no engine running TP > 1, MEM-MIG is not an issue. Lines are verbatim
-from the public threads named beside each; the counter-examples are modelled.
+MIG enabled on purpose is read from the paste's own lines: a device plugin's MIG strategy, the MIG manager's
+layout label and MIG resources are written by whoever set MIG up (facts/mig_setup.py); with one shown and no
+engine running TP > 1, MEM-MIG is not an issue. A display is an issue only on a GPU that shows serving work.
+Lines are verbatim from the public threads named beside each; the counter-examples are modelled or real.
 """
 
 from __future__ import annotations
@@ -64,3 +65,23 @@ def test_the_same_table_without_the_strategy_stays_an_issue(tmp_path: Path) -> N
     # Modelled counter-example: the strategy line taken out, nothing says the slicing is wanted.
     status, message = _mig(tmp_path, _body_284().replace("with migstrategy=single\n", ""))
     assert status == "issue", message
+
+
+# --- MEM-GPU-SHARED: a display matters only on a GPU that serves --------------------------------------
+
+
+@pytest.mark.parametrize("prefix", ["112", "165", "201", "251"])
+def test_a_display_on_a_gpu_without_serving_work_is_a_note(prefix: str) -> None:
+    # A laptop RTX A2000 at 172 MiB, a desktop RTX 3080 at 1092 MiB, a GTX 1080 Ti at 53 MiB and a 6 GB desktop
+    # card at 202 MiB, each driving the display with no engine, GPU container or compute process shown.
+    r = run_checks(load_pasted([str(next(CAPTURES.glob(f"{prefix}-*.txt")))]), ["MEM-GPU-SHARED"])["MEM-GPU-SHARED"]
+    assert r.status == "not-an-issue", r.message
+    assert "only where that GPU serves" in r.message
+
+
+@pytest.mark.parametrize("prefix", ["15", "155", "162"])
+def test_a_display_on_a_serving_gpu_stays_an_issue(prefix: str) -> None:
+    # Counter-examples from real pastes: 21.8 GB held beside the display (vLLM, corpus 15), 22.6 GB (llama.cpp,
+    # corpus 155), and an Ollama container given the only GPU (corpus 162).
+    r = run_checks(load_pasted([str(next(CAPTURES.glob(f"{prefix}-*.txt")))]), ["MEM-GPU-SHARED"])["MEM-GPU-SHARED"]
+    assert r.status == "issue" and "display" in r.message
