@@ -193,10 +193,30 @@ def _own_spec(containers: DockerContainers | None) -> DockerContainer | None:
 
 
 def _docker_shm(c: DockerContainer) -> int | None:
-    """The /dev/shm size a container gets; None when it shares another IPC namespace."""
-    if c.ipc_mode == "host" or c.ipc_mode.startswith("container:"):
+    """The /dev/shm size a container gets; None when it shares another IPC namespace or the host's /dev/shm."""
+    if c.ipc_mode == "host" or c.ipc_mode.startswith("container:") or c.host_shm:
         return None
     return c.shm_size or DOCKER_DEFAULT_SHM
+
+
+def _shm_workload(c: DockerContainer, parallelism: Parallelism | None) -> bool:
+    """Whether a container shows work that shares memory between processes: a serving engine or a
+    multi-process server named by its image or command, a TP/PP size, or two or more GPUs requested."""
+    sizes = parallelism.for_container(c.id) if parallelism is not None else None
+    text = " ".join((c.image, *c.argv))
+    return (c.looks_like_serving or bool(_MULTI_PROCESS_SERVERS.search(text)) or c.tensor_parallel is not None
+            or (sizes is not None and sizes.world_size > 1) or (c.gpu_count or 0) >= 2)
+
+
+def _shm_containers(containers: DockerContainers | None) -> tuple[DockerContainer, ...]:
+    """The containers whose /dev/shm CTR-SHM-SIZE judges: GPU or serving ones, less those whose command runs
+    only a GPU check or a wait (`nvidia-smi`, `sleep 30; nvidia-smi`: facts/docker.py DIAGNOSTIC_PROGRAMS)."""
+    return tuple(c for c in containers.gpu_or_serving if not c.diagnostic_only) if containers else ()
+
+
+def _diagnostic_argv(containers: DockerContainers | None, label: str) -> str:
+    c = next(c for c in containers.containers if c.label == label) if containers else None
+    return (" ".join(c.argv)[:80] or f"image {c.image}") if c else ""
 
 
 def _shm_free_only(shm: ShmInfo | None) -> Outcome:
@@ -256,7 +276,10 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     whether it ran in a container only sharpens the fix.
 
     Traps: a single-process server with TP = 1 (Ollama, llama.cpp) barely uses /dev/shm (not an
-    issue); vLLM V1 and SGLang are multi-process even at TP = 1. `--ipc=host` shares the host's
+    issue); vLLM V1 and SGLang are multi-process even at TP = 1. On a Docker host a container whose
+    spec shows no engine, TP size or multi-GPU request gets a note naming the condition, not an
+    issue; one that only runs a GPU check (`nvidia-smi`) is not judged; one that binds the host's
+    /dev/shm at /dev/shm gets the host's size. `--ipc=host` shares the host's
     /dev/shm (and the host IPC namespace: a security trade-off): its size is the host's, unknown
     until the host's `df` shows it. Newer NCCL
     prefers cuMem host memory over /dev/shm with CUDA >= 12.6, but vLLM/PyTorch still use it.
@@ -314,20 +337,33 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
     subjects: list[str] = []
     single: list[str] = []
     single_labels: list[str] = []
+    unshown: list[str] = []
+    unshown_labels: list[str] = []
     host_fix: Fix | None = None
     host_size = shm.size_bytes if shm is not None else None
     host_ipc_unsized: list[str] = []
-    for c in docker_containers.gpu_or_serving if docker_containers else ():
+    judged = _shm_containers(docker_containers)
+    for c in judged:
         if c.excerpt and c.shm_size is None and not c.ipc_mode:
             continue  # a cut spec that does not show its shm size or IPC mode: not Docker's default
         c_size = _docker_shm(c)
-        if c.ipc_mode == "host" and host_size is None and not (c.shm_size and c.shm_size >= SHM_MIN):
-            host_ipc_unsized.append(c.label)  # it gets the host's /dev/shm, whose size this source does not show
+        if (c.ipc_mode == "host" or c.host_shm) and host_size is None and not (c.shm_size and c.shm_size >= SHM_MIN):
+            # It gets the host's /dev/shm, whose size this source does not show.
+            host_ipc_unsized.append(f"{c.label}: " + ("host IPC" if c.ipc_mode == "host" else
+                                                      "binds the host's /dev/shm at /dev/shm"))
         if c_size is not None and c_size < SHM_MIN:
             if _one_process_server(c):
                 single.append(f"container {c.label}: ShmSize {_size(c_size)}, but {c.image or 'its server'} serves "
                               "from one process with no tensor-parallel ranks, which barely uses /dev/shm")
                 single_labels.append(c.label)
+                continue
+            if not _shm_workload(c, parallelism):
+                # The size matters only where several processes share memory; nothing shown runs them here.
+                unshown.append(f"container {c.label}: /dev/shm {_size(c_size)} (IpcMode {c.ipc_mode or 'private'}), "
+                               f"but its command ({' '.join(c.argv)[:60] or 'the image ' + repr(c.image) + ' default'}"
+                               ") shows no engine, tensor parallelism or multi-GPU request: it matters only if a "
+                               "multi-process engine, NCCL or PyTorch workers run there")
+                unshown_labels.append(c.label)
                 continue
             misplaced = c.flag("--shm-size") is not None and c.shm_size is None
             # The misplaced flag is the fault itself, so it stays inside the first clause (the finding's title).
@@ -357,13 +393,17 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
         return issue("; ".join(findings), actual=findings, expected=">= 1 GiB /dev/shm (or --ipc=host) per "
                      "serving container", subjects=subjects, fix=host_fix)
     if host_ipc_unsized:
-        return unknown(f"{', '.join(host_ipc_unsized)}: host IPC, so the container uses the host's /dev/shm, whose "
+        return unknown(f"{'; '.join(host_ipc_unsized)}, so the container uses the host's /dev/shm, whose "
                        "size is not in this source", hint="run `df -k -P /dev/shm` on the host")
-    if single:
-        return not_an_issue("; ".join(single), actual=single, subjects=single_labels)
+    if single or unshown:
+        return not_an_issue("; ".join(single + unshown), actual=single + unshown, subjects=single_labels + unshown_labels)
     observed = []
-    shown = [c for c in docker_containers.gpu_or_serving if not (c.excerpt and c.shm_size is None and not c.ipc_mode)
-             ] if docker_containers else []
+    shown = [c for c in judged if not (c.excerpt and c.shm_size is None and not c.ipc_mode)]
+    tests = [c.label for c in docker_containers.gpu_or_serving if c.diagnostic_only] if docker_containers else []
+    if not shown and tests and (shm is None or shm.size_bytes is None):
+        return not_applicable(f"{', '.join(tests)} only run{'s' if len(tests) == 1 else ''} a GPU check or a wait "
+                              f"({_diagnostic_argv(docker_containers, tests[0])}): no engine, NCCL or worker "
+                              "processes share memory there")
     if shown:
         observed.append(", ".join(f"{c.label}: {'host IPC' if _docker_shm(c) is None else _size(_docker_shm(c))}"
                                   for c in shown))
@@ -386,6 +426,9 @@ def _ipc_key(c: DockerContainer, by_name: dict[str, DockerContainer]) -> str:
         match = by_name.get(target) or next((o for o in by_name.values() if o.id.startswith(target)), None)
         return match.id if match else target
     return c.id
+
+
+_RAY = re.compile(r"\bray\b", re.IGNORECASE)
 
 
 def _distributed(proc: ProcessInfo) -> bool:
@@ -446,6 +489,19 @@ def ipc_isolation(container: ContainerInfo, docker_containers: DockerContainers 
     by_name = {c.name: c for c in docker_containers.containers}
     ranks = [c for c in docker_containers.gpu_or_serving if c.distributed_rank]
     if len(ranks) < 2:
+        whole = [(c, size) for c in docker_containers.gpu_or_serving if not ranks and parallelism is not None
+                 and (sizes := parallelism.for_container(c.id)) is not None and (size := sizes.world_size) > 1
+                 and not _RAY.search(" ".join(c.argv))]
+        if whole:
+            # The engine's own TP x PP ranks start inside the one container: nothing crosses a container boundary
+            # (Ray's executor may place ranks in other nodes' containers, so a Ray engine is not judged so).
+            judged = ok("all ranks run inside one container: " + ", ".join(f"{c.label} (TP x PP = {size})"
+                                                                           for c, size in whole),
+                        actual={c.label: size for c, size in whole}, subjects=[c.label for c, _ in whole])
+            # The GPUs a container is given by index are the ranks' GPUs the spec shows, of TP x PP in all.
+            gpus = [f"GPU {d}" for c, _ in whole for r in c.device_requests if r.is_gpu
+                    for d in r.device_ids if d.isdecimal()]
+            return over_subjects(judged, gpus, sum(size for _, size in whole)) if gpus else judged
         return not_applicable(f"{len(ranks)} container(s) on this host started as ranks of a group: nothing split")
     keys = {_ipc_key(c, by_name) for c in ranks}
     hostids = {c.env_value("NCCL_HOSTID") for c in ranks}
@@ -826,6 +882,10 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
     if any(c.excerpt and c.origin == ORIGIN_INSPECT_EXCERPT for c in docker_containers.containers):
         return unknown("the pasted container spec is an excerpt: its runtime, environment and device requests "
                        "may be in the part left out", hint="paste the whole `docker inspect <container>`")
+    if not serving and any(c.excerpt and c.origin == ORIGIN_K8S and not c.gpu_requested
+                           for c in docker_containers.containers):
+        return unknown("the pasted pod spec is a piece (no image shown): its GPU request and runtime may be in the "
+                       "part left out", hint="paste the whole pod spec (`kubectl get pod <pod> -o yaml`)")
     if not serving:
         return not_applicable("no serving container on this Docker host")
     other_gpus = [c for c in serving if not c.gpu_requested and c.devices
@@ -1189,11 +1249,16 @@ def cpu_limits(container: ContainerInfo, cgroup_limits: CgroupLimits | None = No
                   actual=actual)
     findings = []
     subjects = []
+    tests: list[str] = []
     for c in docker_containers.gpu_or_serving if docker_containers else ():
         sizes = parallelism.for_container(c.id) if parallelism is not None else None
         c_need = ((sizes.tp if sizes is not None else None) or c.gpu_count or 1) + 4
         cpus = [x for x in (c.cpu_limit, float(len(c.cpuset)) if c.cpuset else None) if x is not None]
-        if cpus and min(cpus) < c_need:
+        if cpus and min(cpus) < c_need and c.diagnostic_only:
+            # The minimum is an engine's (API server, engine core, workers); a GPU check that exits needs one.
+            tests.append(f"container {c.label}: {min(cpus):g} CPUs, but it only runs a GPU check or a wait "
+                         f"({' '.join(c.argv)[:60] or c.image}), not an engine")
+        elif cpus and min(cpus) < c_need:
             findings.append(f"container {c.label}: {min(cpus):g} CPUs (heuristic minimum {c_need})")
             subjects.append(c.label)
         if c.cpuset and numa is not None and gpu_nodes:
@@ -1216,6 +1281,8 @@ def cpu_limits(container: ContainerInfo, cgroup_limits: CgroupLimits | None = No
         [c for c in (lxc_configs.configs if lxc_configs else ()) if c.gpu_intent])
     cut = [c for c in (docker_containers.containers if docker_containers else ()) if c.excerpt
            and c not in docker_containers.gpu_or_serving] if docker_containers else []
+    if tests:
+        return not_an_issue("; ".join(tests), actual=tests, expected="about TP + 4 CPUs where an engine runs")
     if not seen and cut:
         # Its GPU requests and CPU limits may lie outside the cut: no proof that no GPU container exists.
         return unknown(f"a `docker inspect` excerpt ({cut[0].label.strip('()')}): whether it is a GPU container, and its CPU "

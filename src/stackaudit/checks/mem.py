@@ -17,8 +17,10 @@ from stackaudit.checks.registry import (
     unknown,
 )
 from stackaudit.facts.container import ContainerInfo
+from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.gpus import EngineGpuMemory, GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
+from stackaudit.facts.mig_setup import MigSetup
 from stackaudit.facts.nvidia import GpuInfo, GpuProcess, HostMemory, NvidiaDriver, NvidiaGpus, NvidiaServices
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.processes import ServingProcesses
@@ -189,7 +191,7 @@ def _no_mig(gpu: GpuInfo) -> str:
                        keep=keep_text("remove whatever enables MIG (GPU Operator MIG manager config, boot scripts)"))),
     references=("https://docs.rapids.ai/deployment/stable/guides/mig", MIG_GUIDE),
 )
-def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> Outcome:
+def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None, mig_setup: MigSetup | None = None) -> Outcome:
     """Reads: per GPU, MIG mode current and pending (NVML nvmlDeviceGetMigMode, `nvidia-smi -q`),
     the MIG devices that exist, and the serving engine's tensor-parallel size.
 
@@ -202,6 +204,9 @@ def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> Outcome:
 
     Traps: deliberate MIG for many small models is valid: without evidence of TP serving the
     result is a medium-severity configuration warning, to be waived where slicing is intended.
+    Where the source itself shows slicing set up on purpose (a device plugin's MIG strategy, a MIG
+    resource: facts/mig_setup.py), instances exist or are not shown, and no engine runs TP > 1,
+    it is not an issue.
     """
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
@@ -240,6 +245,10 @@ def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> Outcome:
         return issue(f"MIG enabled ({slices}) while the engine runs TP={max(tps)}: no NVLink/P2P or CUDA IPC "
                      "between instances, so tensor parallelism falls back to slow paths", actual=actual,
                      expected="MIG Disabled on TP GPUs", subjects=subjects, fix=fix)
+    if mig_setup is not None:
+        return not_an_issue(f"MIG enabled ({slices}) on purpose: \"{mig_setup.lines[0][:120]}\" hands out MIG "
+                            "slices; no engine is shown running TP > 1 across them", actual=actual,
+                            subjects=subjects)
     return issue(f"MIG enabled ({slices}): an engine sees only a slice of SMs and memory and no P2P across "
                  "instances; fine only if slicing is intended (waive it then)", actual=actual,
                  expected="MIG Disabled for whole-GPU / TP serving", subjects=subjects, fix=fix, severity="medium")
@@ -275,7 +284,8 @@ def _engine_pids(serving: ServingProcesses | None) -> set[int]:
 )
 def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProcesses | None = None,
                nvidia_services: NvidiaServices | None = None, container: ContainerInfo | None = None,
-               engine_gpu_memory: EngineGpuMemory | None = None) -> Outcome:
+               engine_gpu_memory: EngineGpuMemory | None = None,
+               docker_containers: DockerContainers | None = None) -> Outcome:
     """Reads: the compute and graphics processes on each GPU with their memory (NVML / `nvidia-smi`
     process table), `Display Active`, display servers and the MPS daemon in /proc, the serving
     engine's processes.
@@ -290,8 +300,9 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     alone is low (P2): it costs some memory and jitter, not the server's capacity.
 
     Traps: the engine's own processes appear (API server, workers, small allocations): they are not
-    foreign. Inside a container NVML reports host PIDs, which cannot be matched to the container's
-    processes; a pasted table cannot say whose process it is (reported, not judged).
+    foreign. A display on a GPU that shows no serving work (no engine or GPU container, no compute
+    process of 1 GiB, under half its memory used: a desktop or laptop) is a note, not an issue.
+    Inside a container NVML reports host PIDs, which cannot be matched to the container's processes; a pasted table cannot say whose process it is (reported, not judged).
 
     Without NVML or nvidia-smi, the memory an engine found free on each GPU at its start (ollama's
     `inference compute` lines, `total=` and `available=`) says whether anything held memory then: at most
@@ -309,6 +320,12 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     notes: list[str] = []
     display = [g for g in gpus if g.display_active or any(_DISPLAY_SERVER.search(p.name or "")
                                                             for p in g.processes or ())]
+    # A display costs a server memory and jitter only on a GPU that serves: one without serving work shown is a note.
+    # A container given GPUs for real work (not only `nvidia-smi`) serves on them as an engine process does.
+    workload = bool(engine) or any(c.gpu_requested and not c.diagnostic_only
+                                   for c in (docker_containers.gpu_or_serving if docker_containers else ()))
+    idle_display = [g for g in display if not workload and not _serving_work(g)]
+    display = [g for g in display if g not in idle_display]
     if display:
         problems.append(f"a display is active on GPU(s) {gpu_indices(display)} (desktop/Xorg costs memory and adds "
                         "latency jitter)")
@@ -349,6 +366,12 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
         # memory and jitter (P2).
         return issue("; ".join(problems), actual=actual, expected="only the serving engine on the serving GPUs",
                      subjects=sorted(set(subjects)), severity="medium" if serious else "low")
+    if idle_display:
+        shown = ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" if g.memory_used_mib is not None
+                          else f"GPU {g.index}" for g in idle_display)
+        return not_an_issue(f"a display is active on GPU(s) {gpu_indices(idle_display)}, but nothing on it shows serving "
+                            f"work ({shown}, no compute process or engine): it costs memory and jitter only where "
+                            "that GPU serves", actual=actual, subjects=[g.subject for g in idle_display])
     if not procs_known and not idle and all(g.display_active is None for g in gpus):
         return unknown("the processes on the GPUs are not in this source", hint="paste `nvidia-smi`")
     if notes:
@@ -384,6 +407,15 @@ def _shared_at_start(memory: EngineGpuMemory) -> Outcome:
                 "(the driver's reserve and the engine's own context)", actual=actual,
                 evidence=[g.line for g in memory.gpus][:4])
     return over_subjects(judged, [g.gpu for g in memory.gpus], ask="nvidia-smi")
+
+
+def _serving_work(gpu: GpuInfo) -> bool:
+    """Whether a GPU itself shows serving work: a process other than the display holds 1 GiB or more, or half
+    its memory or more is used (model weights; a desktop takes far less)."""
+    procs = [p for p in gpu.processes or () if not _DISPLAY_SERVER.search(p.name or "")]
+    used, total = gpu.memory_used_mib, gpu.memory_total_mib
+    return any((p.used_mib or 0) >= _SMALL_MIB for p in procs) or (
+        used is not None and total is not None and total > 0 and used >= total / 2)
 
 
 _DISPLAY_SERVER = re.compile(r"(?:^|/)(?:Xorg|Xwayland|X|gnome-shell|kwin_wayland|kwin_x11|sway|gdm[\w-]*|sddm[\w-]*)$")

@@ -22,7 +22,15 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.docker import DeviceRequest, DockerContainer, DockerContainers, Ulimit, json_brackets
+from stackaudit.facts.docker import (
+    DeviceRequest,
+    DockerContainer,
+    DockerContainers,
+    Ulimit,
+    binds_host_shm,
+    json_brackets,
+    volume_binds_host_shm,
+)
 from stackaudit.facts.registry import parser
 from stackaudit.facts.sources import COMPOSE_FILE, DOCKER_INSPECT_EXCERPT, DOCKER_RUN, K8S_SPEC
 from stackaudit.host.limits import load_json
@@ -48,11 +56,13 @@ _RUN_BOOLEAN_SHORT = frozenset("ditPq")
 # How a pasted command line starts the container: `docker run`, `docker container run`, `nvidia-docker run`.
 # At a line's start, after a shell prompt (`$ `, `root@h:/# `, zsh's `~ `), inline-code backticks or `;`/`&&`;
 # as inline code after a list mark (`1. \`docker run …\``, group `item`) or inside a sentence (group `code`),
-# up to the closing backtick; bare inside a sentence (group `prose`) only with options first and an image
+# up to the closing backtick; between quotes inside a sentence (group `quote`: “sudo docker run … nvidia-smi”),
+# up to the closing quote; bare inside a sentence (group `prose`) only with options first and an image
 # reference with a registry path or a tag ("When running docker run -d … ghcr.io/x/y:latest"; never "I tried
 # docker run but …", whose "image" would be a word of the sentence).
 DOCKER_RUN_START = re.compile(r"(?:^\s*(?:\S{0,60}[#$%>~]\s+)?`{0,3}|[;&|(]\s*|^\s*(?:\d{1,3}[.)]|[-*+])\s+(?P<item>`{1,3})"
-                              r"|(?<=[\s:：])(?P<code>`)|(?<=\s)(?P<prose>))(?:sudo\s+(?:-\S+\s+)*)?"
+                              r"|(?<=[\s:：])(?P<code>`)|(?<=[\s:：])(?P<quote>[“\"])|(?<=\s)(?P<prose>))"
+                              r"(?:sudo\s+(?:-\S+\s+)*)?"
                               r"(?:nvidia-)?docker\s+(?:container\s+)?run\b")
 # An image reference as a sentence's `docker run` must name it (`ghcr.io/a/b:latest`, `nvidia/cuda:10.2-base`).
 _PROSE_IMAGE = re.compile(r"^[\w.-]+(?:/[\w.-]+)*(?::[\w.-]+)?$")
@@ -118,6 +128,11 @@ def parse_docker_run(line: str) -> DockerContainer:
         if "`" not in rest:
             raise ParseError("inline code without its closing backtick")
         rest = rest[:rest.index("`")]  # the inline code ends the command; the sentence goes on
+    elif m.group("quote"):
+        close = "”" if m.group("quote") == "“" else '"'
+        if close not in rest:
+            raise ParseError("a quoted command without its closing quote")
+        rest = rest[:rest.index(close)]  # the quote ends the command, as inline code does
     words = _split_command(rest.strip().strip("`"))
     prose = m.group("prose") is not None
     env: list[tuple[str, str]] = []
@@ -127,7 +142,7 @@ def parse_docker_run(line: str) -> DockerContainer:
     opts: dict[str, str] = {}
     cap_add: list[str] = []
     security: list[str] = []
-    privileged = False
+    privileged = host_shm = False
     i = 0
     image = ""
     while i < len(words):
@@ -177,6 +192,13 @@ def parse_docker_run(line: str) -> DockerContainer:
             cap_add.append(value)
         elif name == "--security-opt":
             security.append(value)
+        elif name in ("-v", "--volume"):
+            host_shm = host_shm or volume_binds_host_shm(value)
+        elif name == "--mount":
+            fields = dict(f.partition("=")[::2] for f in value.split(","))
+            host_shm = host_shm or (fields.get("type", "volume") == "bind" and binds_host_shm(
+                fields.get("source", fields.get("src", "")),
+                fields.get("target", fields.get("destination", fields.get("dst", "")))))
         else:
             opts[name] = value
     if not image:
@@ -185,6 +207,8 @@ def parse_docker_run(line: str) -> DockerContainer:
         raise ParseError("the `docker run` line elides its image")
     if prose and not (words[0].startswith("-") and ("/" in image or ":" in image) and _PROSE_IMAGE.match(image)):
         raise ParseError("`docker run` inside a sentence, not a command line")
+    if m.group("quote") and not words[0].startswith("-"):  # "docker run failed": words quoted, not a command
+        raise ParseError("a quoted `docker run` without options, not a command line")
     argv = tuple(words[i:])
     for cut in (";", "&&", "||", "|"):
         if cut in argv:
@@ -204,7 +228,7 @@ def parse_docker_run(line: str) -> DockerContainer:
         nano_cpus=int(float(cpus) * 1e9) if re.fullmatch(r"\d+(?:\.\d+)?", cpus) else 0,
         memory=parse_size_bytes(opts.get("--memory", opts.get("-m", ""))) or 0,
         runtime=opts.get("--runtime", ""), pid_mode=opts.get("--pid", ""),
-        network_mode=opts.get("--network", opts.get("--net", "")), origin=ORIGIN_DOCKER_RUN,
+        network_mode=opts.get("--network", opts.get("--net", "")), origin=ORIGIN_DOCKER_RUN, host_shm=host_shm,
     )
 
 
@@ -390,6 +414,9 @@ def _parse_compose(text: str) -> tuple[DockerContainer, ...]:
                 r"\d+(?:\.\d+)?", str(cpus)) else 0,
             runtime=str(svc.get("runtime") or ""), pid_mode=str(svc.get("pid") or ""),
             network_mode=str(svc.get("network_mode") or ""), origin=ORIGIN_COMPOSE, excerpt=cut,
+            host_shm=any(volume_binds_host_shm(v) if isinstance(v, str) else isinstance(v, dict) and v.get(
+                "type") == "bind" and binds_host_shm(str(v.get("source", "")), str(v.get("target", "")))
+                for v in _mounts(svc)),
         ))
     if not out:
         raise ParseError("no service in the compose file")
@@ -419,6 +446,14 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def _k8s_nano_cpus(value: Any) -> int:
+    """A Kubernetes CPU quantity (`1`, `"2"`, `500m`, `1.5`) in nano-CPUs; 0 when absent or not a quantity."""
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)(m?)", str(value).strip()) if value is not None else None
+    if not m:
+        return 0
+    return int(float(m.group(1)) * (1e6 if m.group(2) else 1e9))
+
+
 def parse_k8s(text: str, excerpt: bool = False) -> tuple[DockerContainer, ...]:
     """The containers of the pod specs in a Kubernetes manifest (one or more documents)."""
     try:
@@ -443,19 +478,21 @@ def _parse_k8s(text: str, excerpt: bool) -> tuple[DockerContainer, ...]:
             if not isinstance(ctr, dict):
                 continue
             shm_size: int | None = None
-            shm_mounted = cut = False
+            shm_mounted = cut = host_shm = False
             for mount in ctr.get("volumeMounts") or []:
                 if isinstance(mount, dict) and str(mount.get("mountPath", "")).rstrip("/") == "/dev/shm":
                     # A volume mounted but not declared: the paste was cut before the pod's `volumes:`.
                     cut = str(mount.get("name")) not in volumes
                     vol = volumes.get(str(mount.get("name")), {})
+                    host_shm = binds_host_shm(str(_dict(vol.get("hostPath")).get("path", "")), "/dev/shm")
                     empty = vol.get("emptyDir") if isinstance(vol, dict) else None
                     if isinstance(empty, dict) and str(empty.get("medium", "")) == "Memory":
                         shm_mounted = True
                         limit = empty.get("sizeLimit")
                         # No sizeLimit: a memory emptyDir may grow to the pod's memory limit.
                         shm_size = parse_size_bytes(str(limit), decimal_si=True) if limit is not None else None
-            gpus = _dict(_dict(ctr.get("resources")).get("limits")).get("nvidia.com/gpu")
+            limits = _dict(_dict(ctr.get("resources")).get("limits"))
+            gpus = limits.get("nvidia.com/gpu")
             requests = (DeviceRequest("nvidia.com/gpu", int(gpus) if str(gpus).isdecimal() else 0, (),
                                       (("gpu",),)),) if gpus is not None else ()
             ipc = "host" if pod.get("hostIPC") is True else ""
@@ -466,7 +503,9 @@ def _parse_k8s(text: str, excerpt: bool) -> tuple[DockerContainer, ...]:
                 argv=(*_command(ctr.get("command")), *_command(ctr.get("args"))), env=_env_pairs(ctr.get("env")),
                 shm_size=shm_size if shm_mounted else None, ipc_mode=ipc, device_requests=requests,
                 privileged=_dict(ctr.get("securityContext")).get("privileged") is True,
-                origin=ORIGIN_K8S, excerpt=excerpt or cut or (shm_mounted and shm_size is None),
+                nano_cpus=_k8s_nano_cpus(limits.get("cpu")), origin=ORIGIN_K8S, host_shm=host_shm,
+                # Kubernetes refuses a container without an image: one that shows none is a piece of a spec.
+                excerpt=excerpt or cut or (shm_mounted and shm_size is None) or not ctr.get("image"),
             ))
     if not out:
         raise ParseError("no pod spec with containers in the manifest")

@@ -27,6 +27,17 @@ INSPECT_TIMEOUT_S = 8.0
 _GPU_ENV_IMAGE = re.compile(r"^(?:nvcr\.io/nvidia/|(?:docker\.io/)?nvidia/cuda:)")
 _SERVING = re.compile(r"vllm|sglang|tensorrt[-_]?llm|trtllm|tritonserver|lmdeploy|text-generation-inference",
                       re.IGNORECASE)
+# Programs that check or probe a GPU and exit, or wait (NVIDIA's and the CUDA samples' test tools,
+# shell builtins): a container whose command runs only these runs no engine, NCCL or worker pool.
+# nvidia-smi: https://docs.nvidia.com/deploy/nvidia-smi/; deviceQuery, bandwidthTest, p2pBandwidthLatencyTest:
+# https://github.com/NVIDIA/cuda-samples; gpu-burn (one stress process per GPU, no shared memory):
+# https://github.com/wilicc/gpu-burn; nvcc --version; sleep, true, echo, env, ls, cat, nvidia-container-cli info.
+DIAGNOSTIC_PROGRAMS = frozenset({
+    "nvidia-smi", "nvcc", "deviceQuery", "deviceQueryDrv", "bandwidthTest", "p2pBandwidthLatencyTest",
+    "simpleP2P", "vectorAdd", "gpu_burn", "gpu-burn", "nvidia-container-cli", "sleep", "true", "echo", "env",
+    "ls", "cat", "printenv", "nproc", "lspci", "ldconfig", "df", "free", "uname", "hostname",
+})
+_SHELLS = frozenset({"sh", "bash", "/bin/sh", "/bin/bash", "/usr/bin/bash", "/usr/bin/sh"})
 _DIST_FLAGS = ("--nnodes", "--node-rank", "--dist-init-addr", "--data-parallel-address", "--master-addr",
                "--headless")
 
@@ -82,6 +93,8 @@ class DockerContainer:
     origin: str = ""
     # A cut spec or excerpt: a field it does not show (None, empty) is unknown, not Docker's default.
     excerpt: bool = False
+    # The host's /dev/shm mounted at /dev/shm (a bind mount, a Kubernetes hostPath): its size is the host's.
+    host_shm: bool = False
 
     @property
     def label(self) -> str:
@@ -139,6 +152,17 @@ class DockerContainer:
         return engine_of(self.image + " " + " ".join(self.argv))
 
     @property
+    def diagnostic_only(self) -> bool:
+        """Its command runs only programs of DIAGNOSTIC_PROGRAMS (`nvidia-smi`, `sh -c "sleep 30; nvidia-smi"`):
+        a GPU test that exits, no engine. With no command shown, the image's own runs: only an image named after
+        such a program (`gpu_burn`) is one."""
+        if self.looks_like_serving:
+            return False
+        if not self.argv:
+            return self.image.rsplit("/", 1)[-1].partition(":")[0].partition("@")[0] in DIAGNOSTIC_PROGRAMS
+        return diagnostic_command(self.argv)
+
+    @property
     def looks_like_serving(self) -> bool:
         return bool(_SERVING.search(self.image) or _SERVING.search(" ".join(self.argv)))
 
@@ -193,6 +217,34 @@ class DockerContainers:
     def gpu_or_serving(self) -> tuple[DockerContainer, ...]:
         """The containers the container checks care about: with GPUs, or running an engine."""
         return tuple(c for c in self.containers if c.gpu_requested or c.looks_like_serving)
+
+
+def diagnostic_command(argv: tuple[str, ...]) -> bool:
+    """Whether an argv runs only DIAGNOSTIC_PROGRAMS, directly or as a shell's `-c` script (commands split at
+    `;`, `&&`, `||`, `|` and newlines); a bare shell, another program or an unreadable script is not."""
+    words = list(argv)
+    if words and words[0] in _SHELLS:
+        script = next((words[i + 1] for i, w in enumerate(words[:-1]) if re.fullmatch(r"-\w*c", w)), None)
+        if script is None:
+            return False
+        words = [script]
+    commands = [c.split() for c in re.split(r"\s*(?:;|&&|\|\||\||\n)\s*", " ".join(words)) if c.strip()]
+    return bool(commands) and all(c[0].rsplit("/", 1)[-1] in DIAGNOSTIC_PROGRAMS for c in commands)
+
+
+SHM_PATH = "/dev/shm"
+
+
+def binds_host_shm(source: str, target: str) -> bool:
+    """A mount of the host's /dev/shm at the container's /dev/shm (`-v /dev/shm:/dev/shm`, a compose or
+    Kubernetes hostPath volume): the container then shares the host's tmpfs, whatever its ShmSize says."""
+    return source.rstrip("/") == SHM_PATH and target.rstrip("/") == SHM_PATH
+
+
+def volume_binds_host_shm(spec: str) -> bool:
+    """A short volume spec (`/dev/shm:/dev/shm[:ro,z]`) that binds the host's /dev/shm at /dev/shm."""
+    source, _, rest = spec.partition(":")
+    return binds_host_shm(source, rest.partition(":")[0])
 
 
 def _strs(value: Any) -> tuple[str, ...]:
@@ -304,6 +356,9 @@ def parse_docker_inspect(text: str) -> tuple[DockerContainer, ...]:
             runtime=str(host.get("Runtime") or ""),
             pid_mode=str(host.get("PidMode") or ""),
             network_mode=str(host.get("NetworkMode") or ""),
+            host_shm=any(volume_binds_host_shm(b) for b in _strs(host.get("Binds"))) or any(
+                isinstance(m, dict) and binds_host_shm(str(m.get("Source", "")), str(m.get("Destination", "")))
+                for m in (obj["Mounts"] if isinstance(obj.get("Mounts"), list) else ())),
         ))
     return tuple(containers)
 

@@ -255,6 +255,8 @@ BENCH_OUTPUT = Source("bench_output", "pasted benchmark output", doc=True,
 
 # A rate in the user's own words (`around 10 t/s`), recorded only from a paste that also holds an engine command
 # or engine log (importers/prose_rate.py): the last source of the measured rate.
+MIG_SETUP = Source("mig_setup", "a line that sets up MIG slicing (a device plugin's MIG strategy, a MIG resource)",
+                   doc=True, hint="paste the device plugin's or GPU Operator's MIG settings")
 USER_RATE = Source("user_rate", "a rate in the user's own words", doc=True,
                    hint="say the rate beside the engine's command line, or paste its log")
 

@@ -239,12 +239,66 @@ def _env_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None:
     return i, end, "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  -\n    env:\n" + body
 
 
+# A pod spec's keys as a fragment pasted without apiVersion/kind starts with: the pod's `spec:` (holding `volumes:`
+# and `containers:`), or a container's `volumeMounts:` beside the pod's `volumes:` at one indentation.
+_POD_KEY = re.compile(r"^(\s*)(spec|volumes|volumeMounts|containers):\s*$")
+# A Helm template's placeholder (`{{ .Release.Name }}`): a name the chart fills in; YAML would read `{` as a mapping.
+_HELM = re.compile(r"\{\{[^{}\n]*\}\}")
+
+
+def _shifted(lines: list[str], indent: int) -> str:
+    """Lines moved to start at `indent` columns, their nesting kept (the paste's own indentation dropped)."""
+    least = min((_indent(line) for line in lines), default=0)
+    return "\n".join(" " * indent + line[least:] for line in lines)
+
+
+def _pod_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None:
+    """A pod spec pasted without its manifest (lines i on): `spec:` with `volumes:` and `containers:` below it,
+    or a container's `volumeMounts:` and the pod's `volumes:` side by side (a Helm pod template's piece); its
+    span and the pod manifest it is a piece of, or None. Helm placeholders are read as the word `helm`."""
+    m = _POD_KEY.match(lines[i])
+    if not m or (i > 0 and lines[i - 1].strip() and _indent(lines[i - 1]) >= _indent(lines[i])
+                 and not FENCE.match(lines[i - 1])):
+        return None  # not the fragment's first line
+    depth = _indent(lines[i])
+    end = i + 1
+    blocks: dict[str, list[str]] = {m.group(2): []}
+    key = m.group(2)
+    j = i + 1
+    while j < len(lines) and j - i < MAX_SPEC_LINES and not FENCE.match(lines[j]):
+        line = lines[j]
+        if line.strip() and _indent(line) <= depth:
+            k = _POD_KEY.match(line)
+            if not k or _indent(line) != depth or k.group(2) in blocks:
+                break
+            key = k.group(2)
+            blocks[key] = []
+        elif line.strip():
+            blocks[key].append(_HELM.sub("helm", line.expandtabs()))
+        j += 1
+        if line.strip():
+            end = j
+    if "spec" in blocks and len(blocks) == 1:
+        body = _shifted(blocks["spec"], 2)
+        if not re.search(r"^\s+containers:", body, re.MULTILINE):
+            return None
+        return i, end, "apiVersion: v1\nkind: Pod\nspec:\n" + body
+    if set(blocks) != {"volumes", "volumeMounts"} or not blocks["volumes"] or not blocks["volumeMounts"]:
+        return None
+    volumes = _shifted(blocks["volumes"], 2)
+    mounts = _shifted(blocks["volumeMounts"], 4)
+    return i, end, ("apiVersion: v1\nkind: Pod\nspec:\n  volumes:\n" + volumes
+                    + "\n  containers:\n  - volumeMounts:\n" + mounts)
+
+
 @importer("k8s pod", "a Kubernetes pod / deployment manifest (YAML with apiVersion, kind, spec.containers), or a "
-          "container's keys or env list pasted without it",
-          needles=("apiVersion:", "kind:", "resources:", "volumeMounts:", "- name:"), per_line=True)
+          "container's keys or env list, or a pod's spec or volumes, pasted without it",
+          needles=("apiVersion:", "kind:", "resources:", "volumeMounts:", "- name:", "spec:", "volumes:"),
+          per_line=True)
 def k8s_pod(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         fragment = (_container_fragment(lines, i) or _env_fragment(lines, i)) if lines[i][:1] in (" ", "\t") else None
+        fragment = fragment or _pod_fragment(lines, i)
         if fragment is not None and (found := _piece("k8s pod", K8S_SPEC.name, parse_k8s, *fragment)):
             yield found
             scan.skip(found.end)

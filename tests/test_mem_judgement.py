@@ -1,0 +1,87 @@
+"""Issue 28: MEM-MIG and MEM-GPU-SHARED judge what the paste shows, never assume intent or serving work.
+
+MIG enabled on purpose is read from the paste's own lines: a device plugin's MIG strategy, the MIG manager's
+layout label and MIG resources are written by whoever set MIG up (facts/mig_setup.py); with one shown and no
+engine running TP > 1, MEM-MIG is not an issue. A display is an issue only on a GPU that shows serving work.
+Lines are verbatim from the public threads named beside each; the counter-examples are modelled or real.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stackaudit.engine.testing import run_checks
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.mig_setup import parse_mig_setup
+from stackaudit.importers.pasted import load_pasted
+
+CAPTURES = Path(__file__).parent / "data" / "captures"
+
+
+@pytest.mark.parametrize("line", [
+    "with migstrategy=single",  # NVIDIA/k8s-device-plugin#257 (anaconda2196)
+    'turn mig on a device and deploy https://github.com/NVIDIA/k8s-device-plugin/blob/master/nvidia-device-plugin.yml '
+    'with  "--mig-strategy=single" in its args section',  # NVIDIA/k8s-device-plugin#229 (Omoong)
+    "      migStrategy: mixed",  # NVIDIA/gpu-operator#704 (lengrongfu)
+    "  nvidia.com/mig-1g.10gb:  6",  # NVIDIA/gpu-operator#637 (xhejtman), the node's allocatable
+    '        nvidia.com/mig-1g.10gb: "1"',  # NVIDIA/k8s-device-plugin#728 (lengrongfu), a pod's limits
+])
+def test_lines_that_set_mig_up(line: str) -> None:
+    assert parse_mig_setup(line).lines == (line.strip(),)
+
+
+@pytest.mark.parametrize("line", [
+    "      migStrategy: none",  # modelled: the strategy that turns MIG handling off
+    "nvidia.com/mig.config=all-disabled",  # modelled: the MIG manager's layout with MIG off
+    # NVIDIA/k8s-device-plugin's help text (Project-HAMi/HAMi#1014): names the flag, sets nothing.
+    '[none | single | mixed] (default: "none") [$MIG_STRATEGY] --fail-on-init-error',
+])
+def test_lines_that_do_not(line: str) -> None:
+    with pytest.raises(ParseError):
+        parse_mig_setup(line)
+
+
+def _mig(tmp_path: Path, text: str) -> tuple[str, str]:
+    path = tmp_path / "paste.txt"
+    path.write_text(text)
+    r = run_checks(load_pasted([str(path)]), ["MEM-MIG"])["MEM-MIG"]
+    return r.status, r.message
+
+
+def _body_284() -> str:
+    text = next(CAPTURES.glob("284-*.txt")).read_text()
+    return text.split("# ----- end of header; everything below this line is the capture, verbatim -----\n", 1)[1]
+
+
+def test_corpus_284_mig_with_the_device_plugins_strategy_is_deliberate(tmp_path: Path) -> None:
+    status, message = _mig(tmp_path, _body_284())
+    assert status == "not-an-issue", message
+    assert "migstrategy=single" in message
+
+
+def test_the_same_table_without_the_strategy_stays_an_issue(tmp_path: Path) -> None:
+    # Modelled counter-example: the strategy line taken out, nothing says the slicing is wanted.
+    status, message = _mig(tmp_path, _body_284().replace("with migstrategy=single\n", ""))
+    assert status == "issue", message
+
+
+# --- MEM-GPU-SHARED: a display matters only on a GPU that serves --------------------------------------
+
+
+@pytest.mark.parametrize("prefix", ["112", "165", "201", "251"])
+def test_a_display_on_a_gpu_without_serving_work_is_a_note(prefix: str) -> None:
+    # A laptop RTX A2000 at 172 MiB, a desktop RTX 3080 at 1092 MiB, a GTX 1080 Ti at 53 MiB and a 6 GB desktop
+    # card at 202 MiB, each driving the display with no engine, GPU container or compute process shown.
+    r = run_checks(load_pasted([str(next(CAPTURES.glob(f"{prefix}-*.txt")))]), ["MEM-GPU-SHARED"])["MEM-GPU-SHARED"]
+    assert r.status == "not-an-issue", r.message
+    assert "only where that GPU serves" in r.message
+
+
+@pytest.mark.parametrize("prefix", ["15", "155", "162"])
+def test_a_display_on_a_serving_gpu_stays_an_issue(prefix: str) -> None:
+    # Counter-examples from real pastes: 21.8 GB held beside the display (vLLM, corpus 15), 22.6 GB (llama.cpp,
+    # corpus 155), and an Ollama container given the only GPU (corpus 162).
+    r = run_checks(load_pasted([str(next(CAPTURES.glob(f"{prefix}-*.txt")))]), ["MEM-GPU-SHARED"])["MEM-GPU-SHARED"]
+    assert r.status == "issue" and "display" in r.message
