@@ -89,6 +89,15 @@ def test_vm_with_several_gpus_is_unknown_with_hint_and_bare_metal_ok() -> None:
     assert run_checks(_host("DMA"), ["FW-VM"])["FW-VM"].status == "ok"
 
 
+def test_a_vm_with_one_gpu_or_one_rank_loses_no_p2p() -> None:
+    """The VM is there, harmless for P2P: not an issue (real: corpus 256, an Azure VM whose NCCL comm has one rank)."""
+    files = {"/sys/devices/x/0000:00:08.0/vendor": "0x10de", "/sys/devices/x/0000:00:08.0/class": "0x030000"}
+    one_gpu = fake_host(files=files, links={"/sys/bus/pci/devices/0000:00:08.0": "../../../devices/x/0000:00:08.0"},
+                        commands={("systemd-detect-virt", "--vm"): "kvm\n"})
+    r = run_checks(one_gpu, ["FW-VM"])["FW-VM"]
+    assert r.status == "not-an-issue" and "1 GPU" in r.message
+
+
 def test_numa_layout_reported_and_missing_locality_flagged() -> None:
     good = run_checks(_host("identity"), ["FW-NUMA-NPS"])["FW-NUMA-NPS"]
     assert good.status == "ok" and "NPS1" in good.message

@@ -180,7 +180,8 @@ def _corrected_after_boot(lines: list[AerLine]) -> list[float]:
     references=("https://docs.nvidia.com/ai-enterprise/release-9/latest/infra-software/vgpu/features/p2p.html",
                 NCCL_TROUBLESHOOTING),
 )
-def vm(virtualization: Virtualization, gpus: GpuInventory | None = None) -> Outcome:
+def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
+       serving_log: ServingLog | None = None) -> Outcome:
     """Reads: `systemd-detect-virt --vm`, else `lscpu` (Hypervisor vendor, the `hypervisor` CPU flag)
     and DMI strings; how many NVIDIA GPUs the guest has (NVML / nvidia-smi, the PCI bus, ...).
 
@@ -191,7 +192,8 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None) -> Outc
     vGPU documentation says P2P over PCIe is not supported between vGPUs.
 
     Traps: in the guest, IOMMU and ACS readings describe the virtual topology (FW-IOMMU-MODE and
-    FW-ACS-P2P are not applicable there). A VM with one GPU loses nothing to this.
+    FW-ACS-P2P are not applicable there). A VM with one GPU, or a job whose NCCL communicator has one
+    rank (`nranks 1`), loses nothing to this (not an issue).
     """
     if not virtualization.is_vm:
         return ok(f"bare metal ({virtualization.source})", actual="none")
@@ -202,8 +204,11 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None) -> Outc
                        hint="paste the whole `nvidia-smi -L` (or `nvidia-smi topo -p2p r`) from the VM",
                        actual=virtualization.vm)
     if count is not None and count < 2:
-        return ok(f"virtual machine ({virtualization.vm}) with {count} GPU: no GPU-to-GPU P2P involved",
-                  actual=virtualization.vm)
+        return not_an_issue(f"virtual machine ({virtualization.vm}) with {count} GPU: no GPU-to-GPU P2P involved",
+                            actual=virtualization.vm)
+    if serving_log is not None and serving_log.comm_ranks == 1 and not serving_log.multi_host:
+        return not_an_issue(f"virtual machine ({virtualization.vm}); NCCL's communicator has one rank (`nranks 1`): "
+                            "the job uses no GPU pair, so no GPU-to-GPU P2P is involved", actual=virtualization.vm)
     return unknown(
         f"virtual machine ({virtualization.vm}) with {count if count is not None else 'an unknown number of'} GPUs: "
         "P2P between them depends on the hypervisor; IOMMU/ACS checks describe the virtual topology",

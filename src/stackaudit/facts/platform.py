@@ -9,6 +9,7 @@ from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.facts.sources import SYSTEMD_DETECT_VIRT
 from stackaudit.facts.system import CpuInfo, KernelInfo
 from stackaudit.host.base import NotCaptured, read_optional
+from stackaudit.pci_address import on_root_bus
 
 # DMI product/vendor strings of common hypervisors (as systemd-detect-virt matches them).
 _DMI_HYPERVISORS = {
@@ -71,6 +72,27 @@ class Virtualization:
         return self.vm not in ("none", "")
 
 
+def _gpu_on_root_bus(ctx: FactContext) -> tuple[str, str] | None:
+    """A discrete NVIDIA GPU at bus 00 of its PCI domain: ("vm", why), else None.
+
+    On a physical machine a PCIe card sits behind a root port or switch, on a bus numbered after them; a
+    hypervisor's virtual root complex puts a passed-through card on bus 00 itself (QEMU's `00:08.0`, EC2's
+    `00:1e.0`, Hyper-V's domain per device, `0001:00:00.0`). Read from the GPUs' addresses (NVML, nvidia-smi,
+    lspci, sysfs) and an NCCL log's `busId` fields.
+    """
+    from stackaudit.facts.gpus import GpuInventory
+    from stackaudit.facts.serving_logs import ServingLog
+
+    inventory = ctx.optional("gpus", GpuInventory)
+    log = ctx.optional("serving_log", ServingLog)
+    for bdf, where in [*((b, "") for b in (inventory.bdfs if inventory else ())),
+                       *((b, " (an NCCL log's busId)") for b in (log.gpu_bus_ids if log else ()))]:
+        if on_root_bus(bdf):
+            return "vm", (f"GPU {bdf}{where} on bus 00 of its PCI domain, where only a hypervisor's virtual root "
+                          "complex puts a PCIe card (a passed-through GPU)")
+    return None
+
+
 def _gpu_virtualization(ctx: FactContext) -> tuple[str, str] | None:
     """What the driver says of its GPUs (nvidia-smi `GPU Virtualization Mode`): `Pass-Through` and `VGPU`
     are guests (a VM), `None` is "bare metal GPU" (NVML nvmlGpuVirtualizationMode_t:
@@ -89,7 +111,7 @@ def _gpu_virtualization(ctx: FactContext) -> tuple[str, str] | None:
 
 @provider("virtualization", Virtualization)
 def virtualization(ctx: FactContext) -> Virtualization:
-    """Virtual machine or not (`systemd-detect-virt --vm`, else lscpu and DMI, last a cloud kernel's name)."""
+    """Virtual machine or not (`systemd-detect-virt --vm`, else lscpu, DMI, a GPU on bus 00, a cloud kernel)."""
     host = ctx.host
     try:
         result = host.run(list(SYSTEMD_DETECT_VIRT.argv))
@@ -119,6 +141,9 @@ def virtualization(ctx: FactContext) -> Virtualization:
         return Virtualization("none", "lscpu shows no hypervisor")
     if gpu_mode is not None:
         return Virtualization(*gpu_mode)
+    root_bus = _gpu_on_root_bus(ctx)
+    if root_bus is not None:
+        return Virtualization(*root_bus)
     if dmi.strip():
         return Virtualization("none", f"DMI: {dmi.strip()}")
     kernel = ctx.optional("kernel", KernelInfo)
