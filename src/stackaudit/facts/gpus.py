@@ -12,6 +12,7 @@ it once. Its sources, best first (a union: every source that answers contributes
    the sources that show what CUDA sees.
 4. `collect_env` — the `GPU n: <name>` lines of a pasted vLLM collect_env / SGLang check_env.
 5. ollama's `inference compute` lines among pasted evidence lines: product name, in ollama's order.
+6. the user's own words: a count and a model (`8 x A10G GPUs`), the model resolved by the GPU table; last of all.
 
 Per GPU, records are joined by BDF, else by index; a field one source lacks is filled from the
 next, and a disagreement is kept in `conflicts`. The count is the best source's; every source's
@@ -31,8 +32,9 @@ from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.nvidia import NvidiaGpus
 from stackaudit.facts.pci import PCI_DEVICES, PciDevices
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider
-from stackaudit.facts.sources import EVIDENCE_LINES, NCCL_TESTS
+from stackaudit.facts.sources import EVIDENCE_LINES, NCCL_TESTS, USER_GPUS
 from stackaudit.facts.topology import TopoMatrix, gpu_index
+from stackaudit.gputable import GpuTableError, UnknownGpuError, lookup
 from stackaudit.host.base import NotCaptured
 from stackaudit.host.source import file_key
 from stackaudit.pci_address import is_bdf, normalize_bdf
@@ -44,6 +46,7 @@ COLLECT_ENV_TITLE = "collect_env / check_env report"
 NCCL_TESTS_TITLE = "nccl-tests header"
 KERNEL_LOG_TITLE = "the kernel log's NVRM lines"
 OLLAMA_TITLE = "ollama's `inference compute` lines"
+USER_WORDS_TITLE = "the user's own words"
 
 
 @dataclass(frozen=True)
@@ -360,6 +363,64 @@ def gpus_from_ollama(text: str) -> GpuInventory:
         name="NVIDIA GeForce GTX 1070" total="7.9 GiB" available="7.8 GiB"
     """
     return parse_ollama_gpus(text)
+
+
+# A count and a model as people write them: `8 x A10G`, `8xA100 80GB`, `1 × NVIDIA H100 80GB HBM3`, `8 cards 4090`,
+# `4 GPUs of L40S`, `4 A100 GPUs`. The words after the count are tried against the GPU table, longest first.
+_WORDS = r"((?:NVIDIA\s+)?[A-Za-z0-9][\w-]*(?:\s+[\w-]+){0,3})"
+USER_GPU_COUNT = re.compile(
+    rf"(?<![\w.:-])([1-9]\d?)\s*[x×*]\s*{_WORDS}"
+    rf"|(?<![\w.:-])([1-9]\d?)\s+(?:cards?|GPUs?)\s+(?:of\s+)?{_WORDS}"
+    r"|(?<![\w.:-])([1-9]\d?)\s+((?:NVIDIA\s+)?(?:GeForce\s+|Tesla\s+)?(?:RTX\s+)?[A-Z]{0,3}\d{2,4}[A-Za-z]{0,2}"
+    r"(?:\s+\d+\s?GB)?)\s+(?:GPUs|cards)\b", re.I)
+
+
+def stated_gpus(line: str) -> list[tuple[int, str]]:
+    """The (count, model) pairs a line of the user's words states, each model as the GPU table names it.
+
+    A name the table holds as ambiguous (`A100 40GB`: SXM or PCIe) is kept in the user's words, so that checks
+    resolve it with its note; an unknown name is no statement.
+    """
+    said: list[tuple[int, str]] = []
+    for m in USER_GPU_COUNT.finditer(line):
+        count, words = next((int(m.group(i)), m.group(i + 1)) for i in (1, 3, 5) if m.group(i))
+        tokens = words.split()
+        for n in range(len(tokens), 0, -1):
+            text = " ".join(tokens[:n])
+            try:
+                match = lookup(text)
+            except (UnknownGpuError, GpuTableError):
+                continue
+            if not match.note or match.alternatives:  # one row, or a declared ambiguous name
+                said.append((count, text if match.alternatives else match.spec.name))
+            break
+    return said
+
+
+def parse_user_gpus(text: str) -> GpuInventory:
+    """The GPUs the user's words state: one count and one model, or nothing where the lines name several."""
+    said = {s for line in text.splitlines() for s in stated_gpus(line)}
+    if not said:
+        raise ParseError("no GPU count and model in the user's words")
+    if len(said) > 1:
+        raise ParseError("the user's words name several GPU sets (" + ", ".join(f"{n} x {m}" for n, m in sorted(said))
+                         + "): not one host's")
+    count, model = next(iter(said))
+    records = tuple(GpuRecord(i, "", model, None, (USER_WORDS_TITLE,)) for i in range(count))
+    return GpuInventory(gpus=records, counts=((USER_WORDS_TITLE, count),),
+                        partial=((USER_WORDS_TITLE, "a count in the user's words, not a listing"),))
+
+
+@parser(USER_GPUS, feeds="gpus", kind=GpuInventory, rank=90)
+def gpus_from_user_words(text: str) -> GpuInventory:
+    """The GPU count and model the user's words state: index (0..count-1), product name.
+
+    Input (tests/data/captures/215 and 243)::
+
+        ... an AWS g5.48xlarge instance which has 8 x A10G GPUs ...
+        Here is a 8 cards 4090 server `nvidia topo -m` result:
+    """
+    return parse_user_gpus(text)
 
 
 @provider("gpus", GpuInventory, rank=60, title=KERNEL_LOG_TITLE)
