@@ -34,7 +34,7 @@ from stackaudit.facts.pci import PCI_DEVICES, PciDevices
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider
 from stackaudit.facts.sources import EVIDENCE_LINES, NCCL_TESTS, USER_GPUS
 from stackaudit.facts.topology import TopoMatrix, gpu_index
-from stackaudit.gputable import GpuTableError, UnknownGpuError, lookup
+from stackaudit.gputable import GpuTableError, UnknownGpuError, load_table, lookup, normalize
 from stackaudit.host.base import NotCaptured
 from stackaudit.host.source import file_key
 from stackaudit.pci_address import is_bdf, normalize_bdf
@@ -366,35 +366,63 @@ def gpus_from_ollama(text: str) -> GpuInventory:
 
 
 # A count and a model as people write them: `8 x A10G`, `8xA100 80GB`, `1 × NVIDIA H100 80GB HBM3`, `8 cards 4090`,
-# `4 GPUs of L40S`, `4 A100 GPUs`. The words after the count are tried against the GPU table, longest first.
-_WORDS = r"((?:NVIDIA\s+)?[A-Za-z0-9][\w-]*(?:\s+[\w-]+){0,3})"
-USER_GPU_COUNT = re.compile(
-    rf"(?<![\w.:-])([1-9]\d?)\s*[x×*]\s*{_WORDS}"
-    rf"|(?<![\w.:-])([1-9]\d?)\s+(?:cards?|GPUs?)\s+(?:of\s+)?{_WORDS}"
-    r"|(?<![\w.:-])([1-9]\d?)\s+((?:NVIDIA\s+)?(?:GeForce\s+|Tesla\s+)?(?:RTX\s+)?[A-Z]{0,3}\d{2,4}[A-Za-z]{0,2}"
-    r"(?:\s+\d+\s?GB)?)\s+(?:GPUs|cards)\b", re.I)
+# `4 GPUs of L40S`, `4 A100 GPUs`, then the model first: `A100 * 8`, `GPU: 5090 *8`. The words next to the count
+# are tried against the GPU table, the longest first.
+_COUNT_BEFORE = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s*(?:[x×*]|(?=\s+(?:cards?|GPUs?)\b))\s*(?:(?:cards?|GPUs?)\s+)?"
+                           r"(?:of\s+)?(?=\S)", re.I)
+_COUNT_AFTER = re.compile(r"\s*[x×*]\s*([1-9]\d?)(?![\w.])", re.I)
+_MODEL_FIRST = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s+(?=(?:NVIDIA\s+)?[\w-]+(?:\s+[\w-]+)?\s+(?:GPUs|cards)\b)", re.I)
+# NVIDIA DGX systems, each built with one set of GPUs (the user guides' hardware overviews):
+# https://docs.nvidia.com/dgx/dgxa100-user-guide/introduction-to-dgxa100.html (8 A100 SXM4, 40 or 80 GB),
+# https://docs.nvidia.com/dgx/dgxh100-user-guide/introduction-to-dgxh100.html (8 H100 or H200 SXM),
+# https://docs.nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html (8 B200).
+DGX_SYSTEMS = (
+    (re.compile(r"\bDGX[- ]?A100(?:[\s-]+(40|80)\s?GB)?\b", re.I), 8, "A100 SXM4 {}GB", "A100"),
+    (re.compile(r"\bDGX[- ]?H100\b", re.I), 8, "H100 SXM", "H100 SXM"),
+    (re.compile(r"\bDGX[- ]?H200\b", re.I), 8, "H200 SXM", "H200 SXM"),
+    (re.compile(r"\bDGX[- ]?B200\b", re.I), 8, "B200", "B200"),
+)
+
+
+def _model_in(tokens: list[str], backwards: bool = False) -> str:
+    """The model the GPU table names by the first (or last) words, the longest match; "" when none.
+
+    Only a row's own name or alias, or a name the table declares ambiguous (`A100 40GB`, kept in the user's words
+    for the checks to resolve with its note): a word that several rows merely contain (`4`, `200Gb`) is none.
+    """
+    declared = {normalize(a.name) for a in load_table().ambiguous}
+    tokens = [re.sub(r"^(\d+)G$", r"\1GB", t, flags=re.I) for t in tokens[:4]] if not backwards else tokens[-4:]
+    for n in range(len(tokens), 0, -1):
+        text = " ".join(tokens[-n:] if backwards else tokens[:n]).strip(",;:()")
+        try:
+            match = lookup(text)
+        except (UnknownGpuError, GpuTableError):
+            continue
+        if normalize(text) in declared:
+            return text
+        return "" if match.note else match.spec.name
+    return ""
 
 
 def stated_gpus(line: str) -> list[tuple[int, str]]:
     """The (count, model) pairs a line of the user's words states, each model as the GPU table names it.
 
-    A name the table holds as ambiguous (`A100 40GB`: SXM or PCIe) is kept in the user's words, so that checks
-    resolve it with its note; an unknown name is no statement.
+    An unknown name is no statement; a DGX system's name states its GPUs.
     """
     said: list[tuple[int, str]] = []
-    for m in USER_GPU_COUNT.finditer(line):
-        count, words = next((int(m.group(i)), m.group(i + 1)) for i in (1, 3, 5) if m.group(i))
-        tokens = words.split()
-        for n in range(len(tokens), 0, -1):
-            text = " ".join(tokens[:n])
-            try:
-                match = lookup(text)
-            except (UnknownGpuError, GpuTableError):
-                continue
-            if not match.note or match.alternatives:  # one row, or a declared ambiguous name
-                said.append((count, text if match.alternatives else match.spec.name))
-            break
-    return said
+    for pattern, count, model, plain in DGX_SYSTEMS:
+        for m in pattern.finditer(line):
+            said.append((count, model.format(m.group(1)) if m.re.groups and m.group(1) else plain))
+    for rx in (_COUNT_BEFORE, _MODEL_FIRST):
+        for m in rx.finditer(line):
+            model = _model_in(re.split(r"\s+", line[m.end():].strip())[:4])
+            if model:
+                said.append((int(m.group(1)), model))
+    for m in _COUNT_AFTER.finditer(line):
+        model = _model_in(line[:m.start()].split()[-3:], backwards=True)
+        if model:
+            said.append((int(m.group(1)), model))
+    return list(dict.fromkeys(said))
 
 
 def parse_user_gpus(text: str) -> GpuInventory:

@@ -19,7 +19,7 @@ MAX_LINES = 20  # lines of words read from one paste; past a few, they state sev
 
 
 @importer("prose gpus", "a GPU count and model in the user's words ('8 x A10G GPUs')",
-          needles=("x", "card", "gpu"), per_line=True)
+          needles=("x", "*", "card", "gpu", "dgx"), per_line=True)
 def prose_gpus(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0
     for i in candidate_lines(candidates, len(lines)):
