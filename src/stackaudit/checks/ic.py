@@ -1160,7 +1160,21 @@ _PATH_NAMES = ("X", "NV", "PIX", "PXB", "PHB", "NODE", "SYS")
 
 
 def _placement_advice(topo: TopoMatrix) -> Outcome:
-    """No engine in the source: the best TP groups for 2/4/8 GPUs, as information."""
+    """No engine in the source: the best TP groups for 2/4/8 GPUs, as information.
+
+    Where even the best pair meets over SYS, link types rank no group above another: which group the engine
+    takes decides whether it spans sockets, and the source does not show it (unknown).
+    """
+    pairs = [link_rank(c) for _, _, c in topo.gpu_pairs()]
+    if pairs and min(pairs) >= link_rank("SYS"):
+        nodes: dict[str, list[str]] = {}
+        for g in topo.gpus:
+            nodes.setdefault(topo.numa_affinity.get(g, "?"), []).append(g)
+        split = ("; only the NUMA affinity separates them (" + "; ".join(
+            f"node {n}: {', '.join(gs)}" for n, gs in nodes.items()) + ")") if len(nodes) > 1 else ""
+        return unknown("no serving engine in the source, and every GPU pair meets over SYS: the link types rank no "
+                       "TP group above another" + split, hint="paste the engine's command line (TP size, "
+                       "CUDA_VISIBLE_DEVICES) to judge its group")
     parts: list[str] = []
     subjects: list[str] = []
     actual: dict[str, list[list[str]]] = {}
