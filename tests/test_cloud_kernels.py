@@ -1,12 +1,15 @@
 """Issue 28, name-implied facts: a kernel flavour built for one cloud's or hypervisor's guests (facts/platform.py
 CLOUD_KERNELS) says the host is a virtual machine where no stronger source (systemd-detect-virt, lscpu, the GPU's
-virtualization mode, DMI) is in the paste; so does a GPU on bus 00 of its PCI domain."""
+virtualization mode, DMI) is in the paste; so do a GPU on bus 00 of its PCI domain and a cloud instance type in the
+user's words (CLOUD_INSTANCES)."""
 
 from __future__ import annotations
 
+import pytest
+
 from corpus import body, fact, pasted
 from stackaudit.engine.collect import Missing
-from stackaudit.facts.platform import cloud_kernel
+from stackaudit.facts.platform import cloud_instances, cloud_kernel
 from stackaudit.pci_address import from_nccl_bus_id, on_root_bus
 
 # Real: https://github.com/NVIDIA/nvidia-docker/issues/1256 (issue body): `uname -a` of an Ubuntu EC2 instance.
@@ -86,3 +89,20 @@ def test_nccl_bus_ids_in_sysfs_form() -> None:
     assert from_nccl_bus_id("80") == "0000:00:08.0" and from_nccl_bus_id("1e0") == "0000:00:1e.0"
     assert from_nccl_bus_id("zz") == "" and from_nccl_bus_id("9") == ""  # not hex; function 9 is no function
     assert on_root_bus("0001:00:00.0") and not on_root_bus("0000:e9:00.0")
+
+
+@pytest.mark.parametrize(("number", "name", "vm"), [
+    ("215", "g5.48xlarge", "amazon"),  # NVIDIA/nccl#1298
+    ("66", "m5.16xlarge", "amazon"),  # the Ray thread of corpus 66
+    ("249", "a2-highgpu-8g", "google"),  # the kubeflow thread of corpus 249
+])
+def test_a_cloud_instance_type_in_the_users_words_is_that_clouds_vm(number: str, name: str, vm: str) -> None:
+    found = fact(pasted(body(number)), "virtualization")
+    assert found.is_vm and found.vm == vm and found.source.startswith(f"{name} in the user's words")
+
+
+def test_instance_types_left_out_metal_and_mixed_clouds() -> None:
+    # Modelled: AWS's bare-metal types end in `.metal`; words naming two clouds' instances say no one host.
+    assert cloud_instances("on a p4d.metal host") == []
+    assert [n for n, _ in cloud_instances("Standard NC24ads A100 v4 VM")] == ["Standard NC24ads"]
+    assert isinstance(fact(pasted("8 x A10G on g5.48xlarge, and a2-highgpu-8g works\n"), "virtualization"), Missing)

@@ -32,7 +32,7 @@ from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.nvidia import NvidiaGpus
 from stackaudit.facts.pci import PCI_DEVICES, PciDevices
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider
-from stackaudit.facts.sources import EVIDENCE_LINES, NCCL_TESTS, USER_GPUS
+from stackaudit.facts.sources import EVIDENCE_LINES, NCCL_TESTS, USER_MACHINE
 from stackaudit.facts.topology import TopoMatrix, gpu_index
 from stackaudit.gputable import GpuTableError, UnknownGpuError, load_table, lookup, normalize
 from stackaudit.host.base import NotCaptured
@@ -439,7 +439,7 @@ def parse_user_gpus(text: str) -> GpuInventory:
                         partial=((USER_WORDS_TITLE, "a count in the user's words, not a listing"),))
 
 
-@parser(USER_GPUS, feeds="gpus", kind=GpuInventory, rank=90)
+@parser(USER_MACHINE, feeds="gpus", kind=GpuInventory, rank=90)
 def gpus_from_user_words(text: str) -> GpuInventory:
     """The GPU count and model the user's words state: index (0..count-1), product name.
 

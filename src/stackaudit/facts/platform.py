@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from stackaudit.facts.registry import FactContext, FactUnavailable, provider
-from stackaudit.facts.sources import SYSTEMD_DETECT_VIRT
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.registry import FactContext, FactUnavailable, fact, parser, provider
+from stackaudit.facts.sources import SYSTEMD_DETECT_VIRT, USER_MACHINE
 from stackaudit.facts.system import CpuInfo, KernelInfo
 from stackaudit.host.base import NotCaptured, read_optional
 from stackaudit.pci_address import on_root_bus
@@ -52,6 +53,35 @@ CLOUD_KERNELS = (
     KernelFlavour(r"-microsoft-standard-WSL2$", "microsoft", "the WSL 2 kernel (a Hyper-V utility VM)",
                   "https://learn.microsoft.com/en-us/windows/wsl/about#what-is-wsl-2"),
 )
+
+
+@dataclass(frozen=True)
+class CloudInstance:
+    """A cloud provider's name for a virtual machine size: naming it says the host is that provider's VM."""
+
+    pattern: str  # searched in the user's words
+    vm: str  # the hypervisor, as systemd-detect-virt names it
+    what: str
+    source: str
+
+
+# Instance types name VMs; AWS's bare-metal types end in `.metal`, which the size pattern leaves out.
+CLOUD_INSTANCES = (
+    CloudInstance(r"\b(?:[a-z]+\d+[a-z]*)\.(?:nano|micro|small|medium|large|\d*xlarge)\b", "amazon",
+                  "an EC2 instance type (a Nitro VM)",
+                  "https://docs.aws.amazon.com/ec2/latest/instancetypes/instance-type-names.html"),
+    CloudInstance(r"\bStandard[_ ]N[CDV]\d+\w*", "microsoft", "an Azure N-series VM size",
+                  "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/overview"),
+    CloudInstance(r"\b(?:a2|a3|a4|g2)-(?:highgpu|megagpu|ultragpu|edgegpu|standard)-\d+g?\b", "google",
+                  "a Compute Engine accelerator-optimized machine type",
+                  "https://cloud.google.com/compute/docs/accelerator-optimized-machines"),
+)
+
+
+def cloud_instances(text: str) -> list[tuple[str, CloudInstance]]:
+    """The instance types a text names, with their table row, in order."""
+    found = [(m.start(), m.group(0), row) for row in CLOUD_INSTANCES for m in re.finditer(row.pattern, text)]
+    return [(name, row) for _, name, row in sorted(found, key=lambda x: x[0])]
 
 
 def cloud_kernel(release: str) -> KernelFlavour | None:
@@ -109,6 +139,9 @@ def _gpu_virtualization(ctx: FactContext) -> tuple[str, str] | None:
     return "none", f"nvidia-smi GPU Virtualization Mode: {', '.join(modes)}"
 
 
+fact("virtualization", Virtualization, hint="paste `lscpu` or `systemd-detect-virt --vm`")
+
+
 @provider("virtualization", Virtualization)
 def virtualization(ctx: FactContext) -> Virtualization:
     """Virtual machine or not (`systemd-detect-virt --vm`, else lscpu, DMI, a GPU on bus 00, a cloud kernel)."""
@@ -152,3 +185,20 @@ def virtualization(ctx: FactContext) -> Virtualization:
         return Virtualization(flavour.vm, f"kernel {kernel.release}: {flavour.what}")
     raise FactUnavailable("no source tells whether this is a virtual machine",
                           "paste `lscpu` or `systemd-detect-virt --vm`")
+
+
+@parser(USER_MACHINE, feeds="virtualization", kind=Virtualization, rank=90)
+def virtualization_from_user_words(text: str) -> Virtualization:
+    """A cloud instance type in the user's words (`g5.48xlarge`): that provider's VM; several providers, none.
+
+    Input (tests/data/captures/215)::
+
+        ... These tests have been conducted on an AWS g5.48xlarge instance which has 8 x A10G GPUs ...
+    """
+    named = cloud_instances(text)
+    vms = {row.vm for _, row in named}
+    if len(vms) != 1:
+        raise ParseError("names no cloud instance type" if not vms else
+                         "names instances of several providers")
+    name, row = named[0]
+    return Virtualization(row.vm, f"{name} in the user's words: {row.what}")

@@ -258,10 +258,11 @@ BENCH_OUTPUT = Source("bench_output", "pasted benchmark output", doc=True,
 USER_RATE = Source("user_rate", "a rate in the user's own words", doc=True,
                    hint="say the rate beside the engine's command line, or paste its log")
 
-# A GPU count and model in the user's own words (`8 x A10G GPUs`, `a 8 cards 4090 server`), as pasted
-# (importers/prose_gpus.py): the last source of the GPU inventory, for the model a matrix does not name.
-USER_GPUS = Source("user_gpus", "GPUs in the user's own words", doc=True,
-                   hint="paste `nvidia-smi -L`, which names each GPU")
+# The machine in the user's own words, as pasted (importers/prose_machine.py): a GPU count and model (`8 x A10G
+# GPUs`, `a 8 cards 4090 server`), the last source of the GPU inventory, or a cloud instance type (`g5.48xlarge`),
+# the last source of virtualization.
+USER_MACHINE = Source("user_machine", "the machine in the user's own words", doc=True,
+                      hint="paste `nvidia-smi -L` and `systemd-detect-virt`")
 
 ALL: tuple[Source, ...] = (*(v for v in globals().values() if isinstance(v, Source)), *DF_PASTED, *LSPCI_PASTED,
                            *NVSMI_P2P.values(), *SYSCTL_D, *MODPROBE_D,

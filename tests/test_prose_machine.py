@@ -1,4 +1,4 @@
-"""Issue 28, name-implied facts: a GPU count and model in the user's own words (importers/prose_gpus.py,
+"""Issue 28, name-implied facts: a GPU count and model in the user's own words (importers/prose_machine.py,
 facts/gpus.py `stated_gpus`) names the model a topology matrix does not, as the GPU inventory's last source; the GPU
 table then says what the model implies (DRV-NVLINK-HEALTH: no NVLink on an A10G or an RTX 4090)."""
 
