@@ -28,9 +28,9 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
     taken = 0
     for i in candidate_lines(candidates, len(lines)):
         line = lines[i]
-        if len(line) > 2000 or is_log_line(line):
+        if len(line) > 2000:
             continue
-        if stated_gpus(line) or cloud_instances(line):
+        if (stated_gpus(line) or cloud_instances(line)) and not is_log_line(line):
             yield Found("prose machine", i, i + 1, document_appended(USER_MACHINE.name, line.strip() + "\n"))
             taken += 1
             if taken == MAX_LINES:
