@@ -22,6 +22,7 @@ whole source that shows none: an excerpt, or a source that does not list GPUs, n
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -34,7 +35,7 @@ from stackaudit.facts.pci import PCI_DEVICES, PciDevices
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider
 from stackaudit.facts.sources import EVIDENCE_LINES, NCCL_TESTS, USER_MACHINE
 from stackaudit.facts.topology import TopoMatrix, gpu_index
-from stackaudit.gputable import GpuTableError, UnknownGpuError, load_table, lookup, normalize
+from stackaudit.gputable import load_table, normalize
 from stackaudit.host.base import NotCaptured
 from stackaudit.host.source import file_key
 from stackaudit.pci_address import is_bdf, normalize_bdf
@@ -384,24 +385,45 @@ DGX_SYSTEMS = (
 )
 
 
+@functools.lru_cache(maxsize=1)
+def _table_names() -> tuple[dict[str, str], dict[str, str], frozenset[str]]:
+    """The names `lookup` matches exactly, precomputed: NVML's product names verbatim, each row's name and aliases
+    normalised (the first row wins, as in `lookup`), and the declared ambiguous names."""
+    table = load_table()
+    verbatim: dict[str, str] = {}
+    names: dict[str, str] = {}
+    for gpu in table.gpus:
+        for smi in gpu.nvidia_smi_names:
+            verbatim.setdefault(" ".join(smi.lower().split()), gpu.name)
+        for written in (gpu.name, *gpu.aliases):
+            names.setdefault(normalize(written), gpu.name)
+    return verbatim, names, frozenset(normalize(a.name) for a in table.ambiguous)
+
+
 def _model_in(tokens: list[str], backwards: bool = False) -> str:
     """The model the GPU table names by the first (or last) words, the longest match; "" when none.
 
-    Only a row's own name or alias, or a name the table declares ambiguous (`A100 40GB`, kept in the user's words
-    for the checks to resolve with its note): a word that several rows merely contain (`4`, `200Gb`) is none.
+    Only a row's own name or alias (as `lookup` matches them exactly), or a name the table declares ambiguous (`A100
+    40GB`, kept in the user's words for the checks to resolve with its note): a word that several rows merely
+    contain (`4`, `200Gb`) is none.
     """
-    declared = {normalize(a.name) for a in load_table().ambiguous}
+    verbatim, names, declared = _table_names()
     tokens = [re.sub(r"^(\d+)G$", r"\1GB", t, flags=re.I) for t in tokens[:4]] if not backwards else tokens[-4:]
     for n in range(len(tokens), 0, -1):
         text = " ".join(tokens[-n:] if backwards else tokens[:n]).strip(",;:()")
-        try:
-            match = lookup(text)
-        except (UnknownGpuError, GpuTableError):
-            continue
-        if normalize(text) in declared:
+        if " ".join(text.lower().split()) in verbatim:
+            return verbatim[" ".join(text.lower().split())]
+        key = normalize(text)
+        if key in names:
+            return names[key]
+        if key in declared:
             return text
-        return "" if match.note else match.spec.name
     return ""
+
+
+# One cheap test before the patterns above: a count beside x/×/*, a count before cards/GPUs, or `DGX`.
+_ANY_STATEMENT = re.compile(r"(?<![\w.:+-])[1-9]\d?\s*[x×*]|[x×*]\s*[1-9]\d?(?![\w.])"
+                            r"|(?<![\w.:+-])[1-9]\d?\s+(?:\S+\s+){0,3}(?:cards?|GPUs?)\b|DGX", re.I)
 
 
 def stated_gpus(line: str) -> list[tuple[int, str]]:
@@ -409,6 +431,8 @@ def stated_gpus(line: str) -> list[tuple[int, str]]:
 
     An unknown name is no statement; a DGX system's name states its GPUs.
     """
+    if not _ANY_STATEMENT.search(line):
+        return []
     said: list[tuple[int, str]] = []
     for pattern, count, model, plain in DGX_SYSTEMS:
         for m in pattern.finditer(line):

@@ -78,8 +78,14 @@ CLOUD_INSTANCES = (
 )
 
 
+_ANY_INSTANCE = re.compile(r"large\b|\.(?:nano|micro|small|medium)\b|Standard[_ ]N|-(?:highgpu|megagpu|ultragpu|edgegpu|"
+                           r"standard)-", re.I)
+
+
 def cloud_instances(text: str) -> list[tuple[str, CloudInstance]]:
     """The instance types a text names, with their table row, in order."""
+    if not _ANY_INSTANCE.search(text):
+        return []
     found = [(m.start(), m.group(0), row) for row in CLOUD_INSTANCES for m in re.finditer(row.pattern, text)]
     return [(name, row) for _, name, row in sorted(found, key=lambda x: x[0])]
 

@@ -21,9 +21,14 @@ from stackaudit.importers.registry import Found, document_appended, importer
 MAX_LINES = 20  # lines of words read from one paste; past a few, they state several machines anyway
 
 
+# A count beside `x` (`8x`, `8 x`, `x 8`; never `0x`, which starts hex numbers), `*`, cards or GPUs, a DGX name, an
+# instance size. A `×` line without `gpu` or `card` is left out: needles are ASCII.
+_NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)), *(f"x {d}" for d in range(1, 10)),
+            "*", "card", "gpu", "dgx", "large", "standard", "medium", "small", "micro", "nano")
+
+
 @importer("prose machine", "GPUs or a cloud instance in the user's words ('8 x A10G GPUs', 'g5.48xlarge')",
-          needles=("x", "*", "card", "gpu", "dgx", "large", "standard", "medium", "small", "micro", "nano"),
-          per_line=True)
+          needles=_NEEDLES, per_line=True)
 def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0
     for i in candidate_lines(candidates, len(lines)):
