@@ -411,8 +411,9 @@ def _model_in(tokens: list[str], backwards: bool = False) -> str:
     tokens = [re.sub(r"^(\d+)G$", r"\1GB", t, flags=re.I) for t in tokens[:4]] if not backwards else tokens[-4:]
     for n in range(len(tokens), 0, -1):
         text = " ".join(tokens[-n:] if backwards else tokens[:n]).strip(",;:()")
-        if " ".join(text.lower().split()) in verbatim:
-            return verbatim[" ".join(text.lower().split())]
+        written = " ".join(text.lower().split())
+        if written in verbatim:
+            return verbatim[written]
         key = normalize(text)
         if key in names:
             return names[key]
