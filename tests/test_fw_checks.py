@@ -89,6 +89,35 @@ def test_vm_with_several_gpus_is_unknown_with_hint_and_bare_metal_ok() -> None:
     assert run_checks(_host("DMA"), ["FW-VM"])["FW-VM"].status == "ok"
 
 
+def test_a_vm_with_one_gpu_or_one_rank_loses_no_p2p() -> None:
+    """The VM is there, harmless for P2P: not an issue (real: corpus 256, an Azure VM whose NCCL comm has one rank)."""
+    files = {"/sys/devices/x/0000:00:08.0/vendor": "0x10de", "/sys/devices/x/0000:00:08.0/class": "0x030000"}
+    one_gpu = fake_host(files=files, links={"/sys/bus/pci/devices/0000:00:08.0": "../../../devices/x/0000:00:08.0"},
+                        commands={("systemd-detect-virt", "--vm"): "kvm\n"})
+    r = run_checks(one_gpu, ["FW-VM"])["FW-VM"]
+    assert r.status == "not-an-issue" and "1 GPU" in r.message
+
+
+def test_a_vm_whose_matrix_hides_the_sockets_is_an_issue() -> None:
+    """Real: corpus 215 (NVIDIA/nccl#1298, g5.48xlarge: every GPU on NUMA 0-1, all PHB; the maintainer's fix is the
+    instance's NCCL topology file). Modelled counter-examples: a single-socket VM (g5.12xlarge, where an AWS engineer
+    says autodetection needs no file: aws/aws-ofi-nccl#466) stays unknown; bare metal is ok."""
+    from corpus import body, pasted
+    from test_topology_parsers import _pcie, make_topo
+
+    r = run_checks(pasted(body("215")), ["FW-VM"])["FW-VM"]
+    assert r.status == "issue" and "0-1" in r.message and "NCCL_TOPO_FILE" in r.expected
+    hidden = make_topo(_pcie(4, lambda i, j: "PHB"), ["0-191"] * 4, ["0-1"] * 4)
+    one_socket = make_topo(_pcie(4, lambda i, j: "PHB"), ["0-47"] * 4, ["0"] * 4)
+    assert run_checks(pasted("a g5.12xlarge\n$ nvidia-smi topo -m\n" + one_socket), ["FW-VM"])["FW-VM"].status == "unknown"
+    lscpu = ("$ lscpu\nArchitecture:            x86_64\nCPU(s):                  192\nVendor ID:               "
+             "AuthenticAMD\nModel name:              AMD EPYC 7R32\nThread(s) per core:      2\n"
+             "Core(s) per socket:      48\nSocket(s):               2\nNUMA node(s):            2\n"
+             "Flags:                   fpu vme de pse tsc msr pae\n")
+    bare = pasted(lscpu + "$ nvidia-smi topo -m\n" + hidden)
+    assert run_checks(bare, ["FW-VM"])["FW-VM"].status == "ok"
+
+
 def test_numa_layout_reported_and_missing_locality_flagged() -> None:
     good = run_checks(_host("identity"), ["FW-NUMA-NPS"])["FW-NUMA-NPS"]
     assert good.status == "ok" and "NPS1" in good.message

@@ -294,6 +294,17 @@ def test_tp_using_all_gpus_is_ok_and_an_nvlink_mesh_is_ok() -> None:
     assert r.status == "ok"
 
 
+def test_no_engine_and_every_pair_sys_ranks_no_group() -> None:
+    """Real: corpus 243 (NVIDIA/go-gpuallocator#17, 8 RTX 4090, SYS between every pair, NUMA 0 and 1): unknown, the
+    NUMA nodes named. Modelled counter-example: one PHB pair is a group to advise (ok, as corpus 59, 60 and 180)."""
+    all_sys = make_topo(_pcie(4, lambda i, j: "SYS"), ["0-15"] * 2 + ["16-31"] * 2, ["0"] * 2 + ["1"] * 2)
+    r = one(host(all_sys), "IC-TOPOLOGY-PLACEMENT")
+    assert r.status == "unknown" and "node 0: GPU0, GPU1; node 1: GPU2, GPU3" in r.message
+    one_pair = make_topo(_pcie(4, lambda i, j: "PHB" if {i, j} == {0, 1} else "SYS"), ["0-15"] * 4, ["0"] * 4)
+    r = one(host(one_pair), "IC-TOPOLOGY-PLACEMENT")
+    assert r.status == "ok" and "TP2: 0,1" in r.message
+
+
 # --- IC-NUMA-AFFINITY ------------------------------------------------------------------------
 
 NODES = {"/sys/devices/system/node/node0/cpulist": "0-31\n", "/sys/devices/system/node/node1/cpulist": "32-63\n"}
@@ -328,6 +339,39 @@ def test_gpu_without_near_nic_on_multi_node_is_an_issue() -> None:
     topo = make_topo(_mesh(8, "NV18"), ["0-47"] * 4 + ["48-95"] * 4, ["0"] * 4 + ["1"] * 4, H100_NICS[:1], nic_cells)
     r = one(host(topo, log=NCCL_MULTI_NODE_IB), "IC-NIC-GPU-AFFINITY")
     assert r.status == "issue" and "GPU7" in r.subjects and "GPU0" not in r.subjects
+
+
+def test_near_nics_without_an_engine_are_ok_and_a_far_one_stays_unknown() -> None:
+    """Near NICs for every GPU are right whatever traffic the host carries (real pastes: corpus 173, 200, 220, 236,
+    242); a far NIC matters only for traffic between nodes, which a bare matrix does not show (modelled)."""
+    r = one(host(HGX_H100), "IC-NIC-GPU-AFFINITY")
+    assert r.status == "ok" and r.coverage.text() == "8 of 8 GPUs shown" and "GPU7→NIC3 (mlx5_3) PXB" in r.message
+    nic_cells = [["PXB" if g < 2 else ("NODE" if g < 4 else "SYS") for g in range(8)]]
+    topo = make_topo(_mesh(8, "NV18"), ["0-47"] * 4 + ["48-95"] * 4, ["0"] * 4 + ["1"] * 4, H100_NICS[:1], nic_cells)
+    assert one(host(topo), "IC-NIC-GPU-AFFINITY").status == "unknown"
+
+
+def test_gpu_rows_a_cut_matrix_leaves_out_are_not_far_from_their_nic() -> None:
+    """Rows cut after GPU1 (as corpus 200): the GPUs not shown are neither near nor far; on multi-node serving the
+    shown ones are judged, with the coverage."""
+    cut = "\n".join(HGX_H100.splitlines()[:3])
+    r = one(host(cut, log=NCCL_MULTI_NODE_IB), "IC-NIC-GPU-AFFINITY")
+    assert r.status == "ok" and r.coverage.text() == "2 of 8 GPUs shown" and not r.subjects
+
+
+def test_a_single_rank_communicator_needs_no_nic() -> None:
+    """`nranks 1` (corpus 256, NVIDIA/nccl#1238's `[nranks=1]` trace): no traffic between ranks; a log whose other
+    communicator has four ranks (NVIDIA/nccl#1352) is not single-rank."""
+    one_rank = ("::16674:17023 [0] NCCL INFO comm 0x5640f24752d0 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 100000 "
+                "commId 0x2064c00fc2f91516 - Init START\n")
+    assert one(host(log=one_rank), "IC-NIC-GPU-AFFINITY").status == "not-applicable"
+    trace = ("ip-172-31-54-74:30125:30125 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x7fc9c4000000 recvbuff "
+             "0x7fc9bc000000 count 33554432 datatype 7 op 0 root 0 comm 0x5631f0816b40 [nranks=1] stream "
+             "0x5631f0021140\n")
+    assert one(host(log=trace), "IC-NIC-GPU-AFFINITY").status == "not-applicable"
+    four = ("srv01:2016601:2016601 [0] NCCL INFO [2] AllReduce: opCount e sendbuff 0x7fc0626a1c00 recvbuff "
+            "0x7fc0626a1c00 count 1 datatype 1 op 0 root 0 comm 0x5558715599c0 [nranks=4] stream 0x555870f12040\n")
+    assert one(host(log=trace + four), "IC-NIC-GPU-AFFINITY").status != "not-applicable"
 
 
 def test_p2p_iommu_fault_naming_a_gpu_is_an_issue() -> None:

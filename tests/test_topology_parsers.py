@@ -275,3 +275,14 @@ def test_parsers_never_crash(text: str) -> None:
     for parse in (parse_topo_matrix, parse_p2p_matrix, parse_nvlink_status):
         with contextlib.suppress(ParseError):
             parse(text)
+
+
+def test_cells_and_names_run_together_by_a_lost_tab_are_split() -> None:
+    """vllm-project/vllm#13855 (corpus 242): `NIC8NIC9` in the header and `NODEPXB` in a row lost the tab between
+    two columns; split again, the row keeps its NUMA affinity in its own column."""
+    text = ("\tGPU0\tGPU1\tNIC0\tNIC1\tNIC2NIC3\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n"
+            "GPU0\t X \tNV18\tPXB\tNODE\tNODE\tNODE\t0-55,112-167\t0\t\tN/A\n"
+            "GPU1\tNV18\t X \tNODE\tNODE\tNODEPXB\t56-111,168-223\t1\t\tN/A\n")
+    topo = parse_topo_matrix(text)
+    assert topo.nics == ("NIC0", "NIC1", "NIC2", "NIC3")
+    assert topo.link("GPU1", "NIC3") == "PXB" and topo.numa_affinity == {"GPU0": "0", "GPU1": "1"}

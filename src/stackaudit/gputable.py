@@ -195,6 +195,21 @@ def on_nvswitch(name: str, table: GpuTable | None = None) -> bool | None:
     return None if family is None else family.nvlink in ("all-pairs", "trays")
 
 
+def nvlink_links_of(name: str, table: GpuTable | None = None) -> int | None:
+    """The NVLinks every model a name may mean has (0: none); None for a name the table does not know, or one
+    whose candidates differ (`H100`: 18 on SXM, 12 on PCIe and NVL; `A100`: 12 on every variant)."""
+    try:
+        match = lookup(name, table)
+    except (UnknownGpuError, GpuTableError):
+        return None
+    if match.note and not match.alternatives:
+        return None
+    table = table or load_table()
+    specs = [match.spec, *(table.by_name(n) for n in match.alternatives)]
+    links = {s.nvlink_links if s.has_nvlink else 0 for s in specs}
+    return links.pop() if len(links) == 1 else None
+
+
 # NVIDIA architectures, oldest first (NVML_DEVICE_ARCH_*); "pre-Turing" is what a PCI device id alone can say.
 ARCHITECTURE_ORDER = ("Kepler", "Maxwell", "Pascal", "Volta", "pre-Turing", "Turing", "Ampere", "Ada Lovelace",
                       "Hopper", "Blackwell", "Rubin")

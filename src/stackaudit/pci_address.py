@@ -35,3 +35,21 @@ def normalize_bdf(text: str) -> str:
 def is_bdf(text: str) -> bool:
     """Whether `text` is one whole address with its domain (a sysfs device directory's name)."""
     return _WHOLE.fullmatch(text) is not None
+
+
+def from_nccl_bus_id(value: str) -> str:
+    """The sysfs form of an NCCL log's `busId` field, "" when it is not one.
+
+    NCCL prints the address's hex digits without separators (busIdToInt64 in NCCL's utils.cc): `e9000` is
+    0000:e9:00.0, `100000` is 0001:00:00.0, `80` is 0000:00:08.0.
+    """
+    digits = value.strip().lower().rjust(9, "0")
+    if not re.fullmatch(r"[0-9a-f]{9,12}", digits) or int(digits[-1], 16) > 7:
+        return ""
+    return f"{int(digits[:-5], 16):04x}:{digits[-5:-3]}:{digits[-3:-1]}.{digits[-1]}"
+
+
+def on_root_bus(bdf: str) -> bool:
+    """Whether an address sits on bus 00 of its domain (`0000:00:08.0`, `0001:00:00.0`)."""
+    m = _PARTS.fullmatch(bdf)
+    return m is not None and m.group(2) == "00"

@@ -63,7 +63,7 @@ from stackaudit.fixes.model import (
     sh,
     step,
 )
-from stackaudit.gputable import PRE_TURING, all_gpus, on_nvswitch
+from stackaudit.gputable import PRE_TURING, all_gpus, nvlink_links_of, on_nvswitch
 from stackaudit.versions import release
 
 KERNEL_OPEN = "https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/kernel_open.html"
@@ -813,6 +813,10 @@ def _nvlink_health(nvidia: NvidiaGpus | None, gpu_events: GpuEvents | None, nvli
     """DRV-NVLINK-HEALTH from the link states and NVLink Xids (the engine adds the log's symptoms)."""
     if nvidia is None and nvlink_status is None and gpu_topology is not None and gpu_topology.has_nvlink:
         return _nvlink_from_matrix(gpu_topology, inventory)
+    if nvidia is None and nvlink_status is None:
+        named = _models_without_nvlink(inventory)
+        if named:
+            return not_applicable(f"no NVLink on these GPUs ({named}){_NO_NVLINK_WHY}")
     if nvidia is None and nvlink_status is not None:
         # A pasted `nvidia-smi nvlink -s` alone: its GPUs, with their names and link states.
         gpus: list[GpuInfo] | Outcome = [
@@ -832,8 +836,7 @@ def _nvlink_health(nvidia: NvidiaGpus | None, gpu_events: GpuEvents | None, nvli
                            + gpu_indices(blind), hint="paste `nvidia-smi -q` and `nvidia-smi nvlink -s`, or audit "
                            "the host (NVML)")
         return not_applicable("no NVLink on these GPUs (" + ", ".join(sorted({g.name for g in gpus if g.name}))
-                              + "): GPU-to-GPU traffic goes over PCIe, so vLLM/SGLang custom all-reduce runs at most "
-                              "at TP=2 and all-reduce is PCIe-latency bound (a property of the build, not a fix)")
+                              + ")" + _NO_NVLINK_WHY)
     unread = [g for g in capable if g.nvlinks is None]
     if len(unread) == len(capable) and not xid74:
         return unknown("NVLink link states are not in this source", hint="paste `nvidia-smi nvlink -s` and "
@@ -891,6 +894,21 @@ def _nvlink_health(nvidia: NvidiaGpus | None, gpu_events: GpuEvents | None, nvli
 
 
 _NVLINK_ASK = "nvidia-smi nvlink -s"
+
+
+_NO_NVLINK_WHY = (": GPU-to-GPU traffic goes over PCIe, so vLLM/SGLang custom all-reduce runs at most at TP=2 and "
+                  "all-reduce is PCIe-latency bound (a property of the build, not a fix)")
+
+
+def _models_without_nvlink(inventory: GpuInventory | None) -> str:
+    """The models, in words, where the inventory names one for every GPU it counts and no variant of any has NVLink
+    (`A10G`, `RTX 4090`); "" otherwise (a name the table does not know, or `H100`, whose variants differ)."""
+    if inventory is None or inventory.count is None:
+        return ""
+    models = inventory.models
+    if len(models) < inventory.count or any(nvlink_links_of(m) != 0 for m in models.values()):
+        return ""
+    return ", ".join(sorted(set(models.values())))
 
 
 def _with_pasted_links(gpus: list[GpuInfo], status: NvlinkStatus | None) -> list[GpuInfo]:

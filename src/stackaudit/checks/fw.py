@@ -34,6 +34,7 @@ from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import NcclConfig, ServingLog
 from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelLog, NumaTopology
+from stackaudit.facts.topology import TopoMatrix
 from stackaudit.fixes.kernel_cmdline import cmdline_forms
 from stackaudit.fixes.model import (
     advice,
@@ -182,18 +183,22 @@ def _corrected_after_boot(lines: list[AerLine]) -> list[float]:
     references=("https://docs.nvidia.com/ai-enterprise/release-9/latest/infra-software/vgpu/features/p2p.html",
                 NCCL_TROUBLESHOOTING),
 )
-def vm(virtualization: Virtualization, gpus: GpuInventory | None = None) -> Outcome:
+def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
+       serving_log: ServingLog | None = None, gpu_topology: TopoMatrix | None = None) -> Outcome:
     """Reads: `systemd-detect-virt --vm`, else `lscpu` (Hypervisor vendor, the `hypervisor` CPU flag)
     and DMI strings; how many NVIDIA GPUs the guest has (NVML / nvidia-smi, the PCI bus, ...).
 
     Bad value: a VM with several GPUs for tensor parallelism whose P2P is not `OK` in
-    `nvidia-smi topo -p2p r`.
+    `nvidia-smi topo -p2p r`; a VM whose whole `nvidia-smi topo -m` hides the sockets (every GPU's
+    NUMA affinity spans several nodes, no path SYS): NCCL then places its rings blind, which the
+    cloud's NCCL topology file (`NCCL_TOPO_FILE`) corrects (NVIDIA/nccl#1298, AWS g5.48xlarge).
 
     Why: in a VM, PCIe P2P needs the hypervisor to expose the real topology and ATS/ACS; NVIDIA's
     vGPU documentation says P2P over PCIe is not supported between vGPUs.
 
     Traps: in the guest, IOMMU and ACS readings describe the virtual topology (FW-IOMMU-MODE and
-    FW-ACS-P2P are not applicable there). A VM with one GPU loses nothing to this.
+    FW-ACS-P2P are not applicable there). A VM with one GPU, or a job whose NCCL communicator has one
+    rank (`nranks 1`), loses nothing to this (not an issue).
     """
     if not virtualization.is_vm:
         return ok(f"bare metal ({virtualization.source})", actual="none")
@@ -204,8 +209,19 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None) -> Outc
                        hint="paste the whole `nvidia-smi -L` (or `nvidia-smi topo -p2p r`) from the VM",
                        actual=virtualization.vm)
     if count is not None and count < 2:
-        return ok(f"virtual machine ({virtualization.vm}) with {count} GPU: no GPU-to-GPU P2P involved",
-                  actual=virtualization.vm)
+        return not_an_issue(f"virtual machine ({virtualization.vm}) with {count} GPU: no GPU-to-GPU P2P involved",
+                            actual=virtualization.vm)
+    if serving_log is not None and serving_log.comm_ranks == 1 and not serving_log.multi_host:
+        return not_an_issue(f"virtual machine ({virtualization.vm}); NCCL's communicator has one rank (`nranks 1`): "
+                            "the job uses no GPU pair, so no GPU-to-GPU P2P is involved", actual=virtualization.vm)
+    topo = gpu_topology
+    if topo is not None and len(topo.gpus) > 1 and not topo.unshown_pairs() and topo.numa_hidden():
+        spans = ", ".join(sorted(set(topo.numa_affinity.values())))
+        return issue(f"virtual machine ({virtualization.vm}) whose {len(topo.gpus)} GPUs all show NUMA affinity "
+                     f"{spans} and no SYS path in `nvidia-smi topo -m`: the guest's view hides which socket each GPU "
+                     "hangs off, so NCCL picks its paths blind", actual={"vm": virtualization.vm, "numa": spans},
+                     expected="the provider's NCCL topology file (NCCL_TOPO_FILE) for this instance type",
+                     subjects=list(topo.gpus), evidence=[topo.lines[g] for g in topo.gpus if g in topo.lines][:2])
     return unknown(
         f"virtual machine ({virtualization.vm}) with {count if count is not None else 'an unknown number of'} GPUs: "
         "P2P between them depends on the hypervisor; IOMMU/ACS checks describe the virtual topology",

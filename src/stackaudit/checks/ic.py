@@ -1114,7 +1114,21 @@ _PATH_NAMES = ("X", "NV", "PIX", "PXB", "PHB", "NODE", "SYS")
 
 
 def _placement_advice(topo: TopoMatrix) -> Outcome:
-    """No engine in the source: the best TP groups for 2/4/8 GPUs, as information."""
+    """No engine in the source: the best TP groups for 2/4/8 GPUs, as information.
+
+    Where even the best pair meets over SYS, link types rank no group above another: which group the engine
+    takes decides whether it spans sockets, and the source does not show it (unknown).
+    """
+    pairs = [link_rank(c) for _, _, c in topo.gpu_pairs()]
+    if pairs and min(pairs) >= link_rank("SYS"):
+        nodes: dict[str, list[str]] = {}
+        for g in topo.gpus:
+            nodes.setdefault(topo.numa_affinity.get(g, "?"), []).append(g)
+        split = ("; only the NUMA affinity separates them (" + "; ".join(
+            f"node {n}: {', '.join(gs)}" for n, gs in nodes.items()) + ")") if len(nodes) > 1 else ""
+        return unknown("no serving engine in the source, and every GPU pair meets over SYS: the link types rank no "
+                       "TP group above another" + split, hint="paste the engine's command line (TP size, "
+                       "CUDA_VISIBLE_DEVICES) to judge its group")
     parts: list[str] = []
     subjects: list[str] = []
     actual: dict[str, list[list[str]]] = {}
@@ -1256,37 +1270,61 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     Traps: not relevant to single-node serving; NICs of a storage or management network are
     often far from the GPUs on purpose.
     """
+    if gpus is not None and gpus.none_on_bus:
+        return not_applicable("no NVIDIA GPU on the PCI bus")
+    if serving_log is not None and serving_log.comm_ranks == 1 and not _multi_node(serving_processes, serving_log):
+        return not_applicable("NCCL's communicator has one rank (`nranks 1`): no traffic between ranks for a NIC to "
+                              "carry", actual={"nranks": 1})
     if gpu_topology is None:
-        if gpus is not None and gpus.none_on_bus:
-            return not_applicable("no NVIDIA GPU on the PCI bus")
         return unknown("the topology matrix (GPU and NIC rows) is not in the source", hint="`nvidia-smi topo -m`")
     topo = gpu_topology
     nics = topo.nics
     if not nics:
         return not_applicable("no NIC in the topology matrix")
-    nearest: dict[str, tuple[str, str]] = {}
-    for g in topo.gpus:
-        best = min(((topo.link(g, n) or "SYS", n) for n in nics), key=lambda x: link_rank(x[0]))
-        nearest[g] = best
+    nearest, unshown = _nearest_nics(topo)
     summary = {g: f"{topo.nic_label(n)} {c}" for g, (c, n) in nearest.items()}
+    close = [g for g, (c, _) in nearest.items() if link_rank(c) <= link_rank("PXB")]
     if not _multi_node(serving_processes, serving_log):
         engine = serving_engine.engine
-        if not engine and serving_processes is None and serving_log is None:
+        # Near NICs for every GPU shown are right whatever traffic the host carries: ok without knowing it.
+        all_near = bool(close) and len(close) == len(nearest)
+        if not engine and serving_processes is None and serving_log is None and not all_near:
             return unknown("whether serving spans nodes is not in the source (no engine processes, no engine log)",
                            hint="NIC placement matters only for multi-node or disaggregated serving")
-        why = ("single-node serving" if engine else "no multi-node serving seen (no engine running, no engine log)")
-        return not_applicable(f"{why}: NIC placement matters only for traffic between nodes", actual=summary)
+        if engine or serving_processes is not None or serving_log is not None:
+            why = ("single-node serving" if engine else "no multi-node serving seen (no engine running, no engine log)")
+            return not_applicable(f"{why}: NIC placement matters only for traffic between nodes", actual=summary)
     gdr_off = list(serving_log.gdr_disabled) if serving_log is not None else []
     if gdr_off:
         return issue("NCCL reports GPU Direct RDMA disabled: network traffic is staged through host memory",
                      actual=gdr_off[:3], expected="GPU Direct RDMA enabled", evidence=gdr_off[:3])
-    close_exists = any(link_rank(c) <= link_rank("PXB") for c, _ in nearest.values())
     far = [g for g, (c, _) in nearest.items() if link_rank(c) > link_rank("PXB")]
-    if far and close_exists:
+    if far and close:
         level = nccl_config.value("NCCL_NET_GDR_LEVEL") if nccl_config is not None else None
         return issue(f"{', '.join(far)} have no NIC within PXB (nearest: "
                      + ", ".join(summary[g] for g in far) + "): NCCL does not use GPU Direct RDMA for them by default"
                      + (f" (NCCL_NET_GDR_LEVEL={level})" if level else ""),
                      actual=summary, expected="a PIX/PXB NIC per GPU", subjects=far,
                      evidence=[topo.lines[g] for g in far if g in topo.lines][:4])
-    return ok("every GPU has a NIC within PXB: " + ", ".join(f"{g}→{v}" for g, v in summary.items()), actual=summary)
+    judged = ok("every GPU shown has a NIC within PXB: " + ", ".join(f"{g}→{v}" for g, v in summary.items()),
+                actual=summary)
+    return over_subjects(judged, list(nearest), len(topo.gpus), ask="nvidia-smi topo -m", blind=unshown)
+
+
+def _nearest_nics(topo: TopoMatrix) -> tuple[dict[str, tuple[str, str]], list[str]]:
+    """Each GPU's nearest NIC (cell, NIC) where the matrix settles it, and the GPUs whose row it does not.
+
+    A GPU with a PIX/PXB cell shown has a near NIC whatever its cut cells hold; any other GPU needs every NIC
+    cell shown, since a cell a cut matrix leaves out may be the near one.
+    """
+    nearest: dict[str, tuple[str, str]] = {}
+    unshown: list[str] = []
+    for g in topo.gpus:
+        cells = [(topo.link(g, n), n) for n in topo.nics]
+        known = [(c, n) for c, n in cells if c is not None]
+        best = min(known, key=lambda x: link_rank(x[0]), default=None)
+        if best is not None and (len(known) == len(cells) or link_rank(best[0]) <= link_rank("PXB")):
+            nearest[g] = best
+        else:
+            unshown.append(g)
+    return nearest, unshown

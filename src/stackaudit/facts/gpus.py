@@ -12,6 +12,7 @@ it once. Its sources, best first (a union: every source that answers contributes
    the sources that show what CUDA sees.
 4. `collect_env` — the `GPU n: <name>` lines of a pasted vLLM collect_env / SGLang check_env.
 5. ollama's `inference compute` lines among pasted evidence lines: product name, in ollama's order.
+6. the user's own words: a count and a model (`8 x A10G GPUs`), the model resolved by the GPU table; last of all.
 
 Per GPU, records are joined by BDF, else by index; a field one source lacks is filled from the
 next, and a disagreement is kept in `conflicts`. The count is the best source's; every source's
@@ -21,6 +22,7 @@ whole source that shows none: an excerpt, or a source that does not list GPUs, n
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -31,8 +33,9 @@ from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.nvidia import NvidiaGpus
 from stackaudit.facts.pci import PCI_DEVICES, PciDevices
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider
-from stackaudit.facts.sources import EVIDENCE_LINES, NCCL_TESTS
+from stackaudit.facts.sources import EVIDENCE_LINES, NCCL_TESTS, USER_MACHINE
 from stackaudit.facts.topology import TopoMatrix, gpu_index
+from stackaudit.gputable import load_table, normalize
 from stackaudit.host.base import NotCaptured
 from stackaudit.host.source import file_key
 from stackaudit.pci_address import is_bdf, normalize_bdf
@@ -44,6 +47,7 @@ COLLECT_ENV_TITLE = "collect_env / check_env report"
 NCCL_TESTS_TITLE = "nccl-tests header"
 KERNEL_LOG_TITLE = "the kernel log's NVRM lines"
 OLLAMA_TITLE = "ollama's `inference compute` lines"
+USER_WORDS_TITLE = "the user's own words"
 
 
 @dataclass(frozen=True)
@@ -414,6 +418,116 @@ def engine_gpu_memory_from_ollama(text: str) -> EngineGpuMemory:
     if not seen:
         raise ParseError('no ollama `msg="inference compute" ... total=... available=...` line')
     return EngineGpuMemory(gpus=tuple(seen.values()), complete=False)
+
+
+# A count and a model as people write them: `8 x A10G`, `8xA100 80GB`, `1 × NVIDIA H100 80GB HBM3`, `8 cards 4090`,
+# `4 GPUs of L40S`, `4 A100 GPUs`, then the model first: `A100 * 8`, `GPU: 5090 *8`. The words next to the count
+# are tried against the GPU table, the longest first.
+_COUNT_BEFORE = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s*(?:[x×*]|(?=\s+(?:cards?|GPUs?)\b))\s*(?:(?:cards?|GPUs?)\s+)?"
+                           r"(?:of\s+)?(?=\S)", re.I)
+_COUNT_AFTER = re.compile(r"\s*[x×*]\s*([1-9]\d?)(?![\w.])", re.I)
+_MODEL_FIRST = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s+(?=(?:NVIDIA\s+)?[\w-]+(?:\s+[\w-]+)?\s+(?:GPUs|cards)\b)", re.I)
+# NVIDIA DGX systems, each built with one set of GPUs (the user guides' hardware overviews):
+# https://docs.nvidia.com/dgx/dgxa100-user-guide/introduction-to-dgxa100.html (8 A100 SXM4, 40 or 80 GB),
+# https://docs.nvidia.com/dgx/dgxh100-user-guide/introduction-to-dgxh100.html (8 H100 or H200 SXM),
+# https://docs.nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html (8 B200).
+DGX_SYSTEMS = (
+    (re.compile(r"\bDGX[- ]?A100(?:[\s-]+(40|80)\s?GB)?\b", re.I), 8, "A100 SXM4 {}GB", "A100"),
+    (re.compile(r"\bDGX[- ]?H100\b", re.I), 8, "H100 SXM", "H100 SXM"),
+    (re.compile(r"\bDGX[- ]?H200\b", re.I), 8, "H200 SXM", "H200 SXM"),
+    (re.compile(r"\bDGX[- ]?B200\b", re.I), 8, "B200", "B200"),
+)
+
+
+@functools.lru_cache(maxsize=1)
+def _table_names() -> tuple[dict[str, str], dict[str, str], frozenset[str]]:
+    """The names `lookup` matches exactly, precomputed: NVML's product names verbatim, each row's name and aliases
+    normalised (the first row wins, as in `lookup`), and the declared ambiguous names."""
+    table = load_table()
+    verbatim: dict[str, str] = {}
+    names: dict[str, str] = {}
+    for gpu in table.gpus:
+        for smi in gpu.nvidia_smi_names:
+            verbatim.setdefault(" ".join(smi.lower().split()), gpu.name)
+        for written in (gpu.name, *gpu.aliases):
+            names.setdefault(normalize(written), gpu.name)
+    return verbatim, names, frozenset(normalize(a.name) for a in table.ambiguous)
+
+
+def _model_in(tokens: list[str], backwards: bool = False) -> str:
+    """The model the GPU table names by the first (or last) words, the longest match; "" when none.
+
+    Only a row's own name or alias (as `lookup` matches them exactly), or a name the table declares ambiguous (`A100
+    40GB`, kept in the user's words for the checks to resolve with its note): a word that several rows merely
+    contain (`4`, `200Gb`) is none.
+    """
+    verbatim, names, declared = _table_names()
+    tokens = [re.sub(r"^(\d+)G$", r"\1GB", t, flags=re.I) for t in tokens[:4]] if not backwards else tokens[-4:]
+    for n in range(len(tokens), 0, -1):
+        text = " ".join(tokens[-n:] if backwards else tokens[:n]).strip(",;:()")
+        written = " ".join(text.lower().split())
+        if written in verbatim:
+            return verbatim[written]
+        key = normalize(text)
+        if key in names:
+            return names[key]
+        if key in declared:
+            return text
+    return ""
+
+
+# One cheap test before the patterns above: a count beside x/×/*, a count before cards/GPUs, or `DGX`.
+_ANY_STATEMENT = re.compile(r"(?<![\w.:+-])[1-9]\d?\s*[x×*]|[x×*]\s*[1-9]\d?(?![\w.])"
+                            r"|(?<![\w.:+-])[1-9]\d?\s+(?:\S+\s+){0,3}(?:cards?|GPUs?)\b|DGX", re.I)
+
+
+def stated_gpus(line: str) -> list[tuple[int, str]]:
+    """The (count, model) pairs a line of the user's words states, each model as the GPU table names it.
+
+    An unknown name is no statement; a DGX system's name states its GPUs.
+    """
+    if not _ANY_STATEMENT.search(line):
+        return []
+    said: list[tuple[int, str]] = []
+    for pattern, count, model, plain in DGX_SYSTEMS:
+        for m in pattern.finditer(line):
+            said.append((count, model.format(m.group(1)) if m.re.groups and m.group(1) else plain))
+    for rx in (_COUNT_BEFORE, _MODEL_FIRST):
+        for m in rx.finditer(line):
+            model = _model_in(re.split(r"\s+", line[m.end():].strip())[:4])
+            if model:
+                said.append((int(m.group(1)), model))
+    for m in _COUNT_AFTER.finditer(line):
+        model = _model_in(line[:m.start()].split()[-3:], backwards=True)
+        if model:
+            said.append((int(m.group(1)), model))
+    return list(dict.fromkeys(said))
+
+
+def parse_user_gpus(text: str) -> GpuInventory:
+    """The GPUs the user's words state: one count and one model, or nothing where the lines name several."""
+    said = {s for line in text.splitlines() for s in stated_gpus(line)}
+    if not said:
+        raise ParseError("no GPU count and model in the user's words")
+    if len(said) > 1:
+        raise ParseError("the user's words name several GPU sets (" + ", ".join(f"{n} x {m}" for n, m in sorted(said))
+                         + "): not one host's")
+    count, model = next(iter(said))
+    records = tuple(GpuRecord(i, "", model, None, (USER_WORDS_TITLE,)) for i in range(count))
+    return GpuInventory(gpus=records, counts=((USER_WORDS_TITLE, count),),
+                        partial=((USER_WORDS_TITLE, "a count in the user's words, not a listing"),))
+
+
+@parser(USER_MACHINE, feeds="gpus", kind=GpuInventory, rank=90)
+def gpus_from_user_words(text: str) -> GpuInventory:
+    """The GPU count and model the user's words state: index (0..count-1), product name.
+
+    Input (tests/data/captures/215 and 243)::
+
+        ... an AWS g5.48xlarge instance which has 8 x A10G GPUs ...
+        Here is a 8 cards 4090 server `nvidia topo -m` result:
+    """
+    return parse_user_gpus(text)
 
 
 @provider("gpus", GpuInventory, rank=60, title=KERNEL_LOG_TITLE)

@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from stackaudit.facts.registry import FactContext, FactUnavailable, provider
-from stackaudit.facts.sources import SYSTEMD_DETECT_VIRT
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.registry import FactContext, FactUnavailable, fact, parser, provider
+from stackaudit.facts.sources import SYSTEMD_DETECT_VIRT, USER_MACHINE
 from stackaudit.facts.system import CpuInfo, KernelInfo
 from stackaudit.host.base import NotCaptured, read_optional
+from stackaudit.pci_address import on_root_bus
 
 # DMI product/vendor strings of common hypervisors (as systemd-detect-virt matches them).
 _DMI_HYPERVISORS = {
@@ -53,6 +55,41 @@ CLOUD_KERNELS = (
 )
 
 
+@dataclass(frozen=True)
+class CloudInstance:
+    """A cloud provider's name for a virtual machine size: naming it says the host is that provider's VM."""
+
+    pattern: str  # searched in the user's words
+    vm: str  # the hypervisor, as systemd-detect-virt names it
+    what: str
+    source: str
+
+
+# Instance types name VMs; AWS's bare-metal types end in `.metal`, which the size pattern leaves out.
+CLOUD_INSTANCES = (
+    CloudInstance(r"\b(?:[a-z]+\d+[a-z]*)\.(?:nano|micro|small|medium|large|\d*xlarge)\b", "amazon",
+                  "an EC2 instance type (a Nitro VM)",
+                  "https://docs.aws.amazon.com/ec2/latest/instancetypes/instance-type-names.html"),
+    CloudInstance(r"\bStandard[_ ]N[CDV]\d+\w*", "microsoft", "an Azure N-series VM size",
+                  "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/overview"),
+    CloudInstance(r"\b(?:a2|a3|a4|g2)-(?:highgpu|megagpu|ultragpu|edgegpu|standard)-\d+g?\b", "google",
+                  "a Compute Engine accelerator-optimized machine type",
+                  "https://cloud.google.com/compute/docs/accelerator-optimized-machines"),
+)
+
+
+_ANY_INSTANCE = re.compile(r"large\b|\.(?:nano|micro|small|medium)\b|Standard[_ ]N|-(?:highgpu|megagpu|ultragpu|edgegpu|"
+                           r"standard)-", re.I)
+
+
+def cloud_instances(text: str) -> list[tuple[str, CloudInstance]]:
+    """The instance types a text names, with their table row, in order."""
+    if not _ANY_INSTANCE.search(text):
+        return []
+    found = [(m.start(), m.group(0), row) for row in CLOUD_INSTANCES for m in re.finditer(row.pattern, text)]
+    return [(name, row) for _, name, row in sorted(found, key=lambda x: x[0])]
+
+
 def cloud_kernel(release: str) -> KernelFlavour | None:
     """The flavour of CLOUD_KERNELS a kernel release names, or None."""
     for flavour in CLOUD_KERNELS:
@@ -71,6 +108,27 @@ class Virtualization:
         return self.vm not in ("none", "")
 
 
+def _gpu_on_root_bus(ctx: FactContext) -> tuple[str, str] | None:
+    """A discrete NVIDIA GPU at bus 00 of its PCI domain: ("vm", why), else None.
+
+    On a physical machine a PCIe card sits behind a root port or switch, on a bus numbered after them; a
+    hypervisor's virtual root complex puts a passed-through card on bus 00 itself (QEMU's `00:08.0`, EC2's
+    `00:1e.0`, Hyper-V's domain per device, `0001:00:00.0`). Read from the GPUs' addresses (NVML, nvidia-smi,
+    lspci, sysfs) and an NCCL log's `busId` fields.
+    """
+    from stackaudit.facts.gpus import GpuInventory
+    from stackaudit.facts.serving_logs import ServingLog
+
+    inventory = ctx.optional("gpus", GpuInventory)
+    log = ctx.optional("serving_log", ServingLog)
+    for bdf, where in [*((b, "") for b in (inventory.bdfs if inventory else ())),
+                       *((b, " (an NCCL log's busId)") for b in (log.gpu_bus_ids if log else ()))]:
+        if on_root_bus(bdf):
+            return "vm", (f"GPU {bdf}{where} on bus 00 of its PCI domain, where only a hypervisor's virtual root "
+                          "complex puts a PCIe card (a passed-through GPU)")
+    return None
+
+
 def _gpu_virtualization(ctx: FactContext) -> tuple[str, str] | None:
     """What the driver says of its GPUs (nvidia-smi `GPU Virtualization Mode`): `Pass-Through` and `VGPU`
     are guests (a VM), `None` is "bare metal GPU" (NVML nvmlGpuVirtualizationMode_t:
@@ -87,9 +145,12 @@ def _gpu_virtualization(ctx: FactContext) -> tuple[str, str] | None:
     return "none", f"nvidia-smi GPU Virtualization Mode: {', '.join(modes)}"
 
 
+fact("virtualization", Virtualization, hint="paste `lscpu` or `systemd-detect-virt --vm`")
+
+
 @provider("virtualization", Virtualization)
 def virtualization(ctx: FactContext) -> Virtualization:
-    """Virtual machine or not (`systemd-detect-virt --vm`, else lscpu and DMI, last a cloud kernel's name)."""
+    """Virtual machine or not (`systemd-detect-virt --vm`, else lscpu, DMI, a GPU on bus 00, a cloud kernel)."""
     host = ctx.host
     try:
         result = host.run(list(SYSTEMD_DETECT_VIRT.argv))
@@ -119,6 +180,9 @@ def virtualization(ctx: FactContext) -> Virtualization:
         return Virtualization("none", "lscpu shows no hypervisor")
     if gpu_mode is not None:
         return Virtualization(*gpu_mode)
+    root_bus = _gpu_on_root_bus(ctx)
+    if root_bus is not None:
+        return Virtualization(*root_bus)
     if dmi.strip():
         return Virtualization("none", f"DMI: {dmi.strip()}")
     kernel = ctx.optional("kernel", KernelInfo)
@@ -127,3 +191,20 @@ def virtualization(ctx: FactContext) -> Virtualization:
         return Virtualization(flavour.vm, f"kernel {kernel.release}: {flavour.what}")
     raise FactUnavailable("no source tells whether this is a virtual machine",
                           "paste `lscpu` or `systemd-detect-virt --vm`")
+
+
+@parser(USER_MACHINE, feeds="virtualization", kind=Virtualization, rank=90)
+def virtualization_from_user_words(text: str) -> Virtualization:
+    """A cloud instance type in the user's words (`g5.48xlarge`): that provider's VM; several providers, none.
+
+    Input (tests/data/captures/215)::
+
+        ... These tests have been conducted on an AWS g5.48xlarge instance which has 8 x A10G GPUs ...
+    """
+    named = cloud_instances(text)
+    vms = {row.vm for _, row in named}
+    if len(vms) != 1:
+        raise ParseError("names no cloud instance type" if not vms else
+                         "names instances of several providers")
+    name, row = named[0]
+    return Virtualization(row.vm, f"{name} in the user's words: {row.what}")

@@ -57,6 +57,7 @@ from stackaudit.facts.registry import FactContext, FactUnavailable, parser, prov
 from stackaudit.facts.sources import ENGINE_LOG
 from stackaudit.host.base import NotCaptured, read_optional
 from stackaudit.host.limits import load_json
+from stackaudit.pci_address import from_nccl_bus_id
 
 # --- recognising log lines (shared with importers/logs.py) -----------------------------------
 
@@ -152,6 +153,9 @@ class ServingLog:
     nccl_warnings: tuple[str, ...] = ()
     # `comm ... nRanks 3 nNodes 3 localRanks 1`: the most ranks NCCL put on one node (0: no such line).
     local_ranks: int = 0
+    # The most ranks of any communicator the log shows (0: no such line).
+    comm_ranks: int = 0
+    gpu_bus_ids: tuple[str, ...] = ()  # the GPUs of `comm ... busId e9000` lines, in sysfs form (0000:e9:00.0)
     model: str = ""  # the model the configuration dump names (vLLM `model=`, SGLang `model_path=`)
     # SGLang's decode lines (`Decode batch. #running-req: N, ... cuda graph: False, ...`): the running batch of
     # each step and whether it replayed a CUDA graph, in log order (a batch above the capture cap runs eagerly).
@@ -185,6 +189,9 @@ _CHANNEL = re.compile(
 _NCCL_HOST = re.compile(r"^\s*(?:\S+\s+-\s+\w+\s+-\s+)?(?:\([^()]*\)\s+|\[\d+\]\s+)*([^\s:()\[\]]+):\d+:\d+\s+\[\d+\]\s+NCCL")
 _NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)|using nccl==(\d+\.\d+\.\d+)")
 _LOCAL_RANKS = re.compile(r"\blocalRanks (\d+)")
+# `comm 0x.. rank 0 nranks 1 cudaDev 0 ...` (init) and `comm 0x.. [nranks=1] stream ...` (a collective's trace).
+_BUS_ID = re.compile(r"\bbusId ([0-9a-fA-F]+)\b")
+_COMM_RANKS = re.compile(r"\bcomm 0x[0-9a-f]+ (?:rank \d+ nranks (\d+)|\[nranks=(\d+)\])", re.I)
 _NCCL_ENV = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)")
 _TP = re.compile(r"\b(?:tensor_parallel_size|tp_size)=(\d+)|['\"]tensor_parallel_size['\"]:\s*(\d+)")
 # vLLM prints pipeline_parallel_size in its engine-config line and both in `non-default args: {...}`;
@@ -244,7 +251,8 @@ def parse_serving_log(text: str) -> ServingLog:
     disable_ar: bool | None = None
     cumem: list[str] = []
     warns: list[str] = []
-    local_ranks = 0
+    local_ranks = comm_ranks = 0
+    bus_ids: list[str] = []
     model = ""
     decode_batches: list[tuple[int, bool]] = []
     decode_eager: list[str] = []
@@ -325,6 +333,13 @@ def parse_serving_log(text: str) -> ServingLog:
         m = _LOCAL_RANKS.search(text_l) if "localRanks" in text_l else None
         if m:
             local_ranks = max(local_ranks, int(m.group(1)))
+        m = _COMM_RANKS.search(text_l) if "ranks" in low else None
+        if m:
+            comm_ranks = max(comm_ranks, int(m.group(1) or m.group(2)))
+        m = _BUS_ID.search(text_l) if "busId" in text_l else None
+        bdf = from_nccl_bus_id(m.group(1)) if m else ""
+        if bdf and bdf not in bus_ids:
+            bus_ids.append(bdf)
         if any(w in low for w in _KERNEL_WORDS) and len(kernel_lines) < 20 and text_l not in kernel_lines:
             kernel_lines.append(text_l[:400])
         for key, value in (_KERNEL_SETTING.findall(text_l) if _RESOLVED_CONFIG.search(text_l) or "non-default args"
@@ -343,7 +358,7 @@ def parse_serving_log(text: str) -> ServingLog:
         gdr_disabled=tuple(gdr_off), cuda_graphs=graphs, cuda_graph_lines=tuple(graph_lines[:5]), tp_size=tp,
         pp_size=pp, dp_size=dp,
         disable_custom_all_reduce=disable_ar, cumem_fallback=tuple(cumem), nccl_warnings=tuple(warns[:20]),
-        local_ranks=local_ranks, model=model, decode_graph_batches=tuple(decode_batches),
+        local_ranks=local_ranks, comm_ranks=comm_ranks, gpu_bus_ids=tuple(bus_ids), model=model, decode_graph_batches=tuple(decode_batches),
         decode_graph_lines=tuple(decode_eager), kernel_settings=tuple(kernel_settings.items()),
         kernel_lines=tuple(kernel_lines))
 

@@ -260,6 +260,12 @@ MIG_SETUP = Source("mig_setup", "a line that sets up MIG slicing (a device plugi
 USER_RATE = Source("user_rate", "a rate in the user's own words", doc=True,
                    hint="say the rate beside the engine's command line, or paste its log")
 
+# The machine in the user's own words, as pasted (importers/prose_machine.py): a GPU count and model (`8 x A10G
+# GPUs`, `a 8 cards 4090 server`), the last source of the GPU inventory, or a cloud instance type (`g5.48xlarge`),
+# the last source of virtualization.
+USER_MACHINE = Source("user_machine", "the machine in the user's own words", doc=True,
+                      hint="paste `nvidia-smi -L` and `systemd-detect-virt`")
+
 ALL: tuple[Source, ...] = (*(v for v in globals().values() if isinstance(v, Source)), *DF_PASTED, *LSPCI_PASTED,
                            *NVSMI_P2P.values(), *SYSCTL_D, *MODPROBE_D,
                            *MODULES_LOAD_D, *TMPFILES_D, *UDEV_RULES_D, *LOADER_ENTRIES)

@@ -50,6 +50,9 @@ _CELL = re.compile(r"^(X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)$")
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]|\[(?:4|0|24|1|22)m")
 _DEVICE = re.compile(r"^(GPU\d+|NIC\d+|mlx\d+_\w+)$")
 _GPU = re.compile(r"^GPU(\d+)$")
+# Two cells or two column names run together where a paste lost the tab between them (`NODEPXB`, `NIC8NIC9`).
+_MERGED = re.compile(r"(?:X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC){2,}|(?:GPU\d+|NIC\d+|mlx\d+_\d+){2,}")
+_MERGED_PART = re.compile(r"X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC|GPU\d+|NIC\d+|mlx\d+_\d+")
 P2P_STATES = ("OK", "CNS", "GNS", "TNS", "NS", "DR", "U")
 _P2P_CELL = re.compile(r"^(X|OK|CNS|GNS|TNS|NS|DR|U)$")
 
@@ -215,6 +218,14 @@ def gpu_index(name: str) -> int:
     return int(m.group(1))
 
 
+def _unmerged(tokens: list[str]) -> list[str]:
+    """The tokens with cells or column names that lost the tab between them split apart again."""
+    out: list[str] = []
+    for tok in tokens:
+        out += _MERGED_PART.findall(tok) if not _CELL.match(tok) and _MERGED.fullmatch(tok) else [tok]
+    return out
+
+
 def _split_row(tokens: list[str]) -> tuple[list[str], list[str]]:
     """Topology cells first, then whatever follows (affinity columns)."""
     cells: list[str] = []
@@ -246,7 +257,7 @@ def parse_topo_matrix(text: str) -> TopoMatrix:
         if in_nic_legend and legend:
             nic_names[legend.group(1)] = legend.group(2)
             continue
-        tokens = stripped.split()
+        tokens = _unmerged(stripped.split())
         if tokens and all(_DEVICE.match(t) for t in tokens[:1]) and len(tokens) >= 2 and _CELL.match(tokens[1]):
             name = tokens[0]
             cells, tail = _split_row(tokens[1:])

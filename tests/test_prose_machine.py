@@ -1,0 +1,83 @@
+"""Issue 28, name-implied facts: a GPU count and model in the user's own words (importers/prose_machine.py,
+facts/gpus.py `stated_gpus`) names the model a topology matrix does not, as the GPU inventory's last source; the GPU
+table then says what the model implies (DRV-NVLINK-HEALTH: no NVLink on an A10G or an RTX 4090)."""
+
+from __future__ import annotations
+
+import pytest
+
+from corpus import body, fact, pasted
+from stackaudit.engine.testing import run_checks
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.gpus import USER_WORDS_TITLE, parse_user_gpus, stated_gpus
+from stackaudit.gputable import nvlink_links_of
+from test_topology_parsers import _pcie, make_topo
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    # NVIDIA/nccl#1298 (corpus 215)
+    ("These tests have been conducted on an AWS g5.48xlarge instance which has 8 x A10G GPUs", [(8, "A10G")]),
+    # NVIDIA/go-gpuallocator#17 (corpus 243)
+    ("Here is a 8 cards 4090 server `nvidia topo -m` result:", [(8, "RTX 4090")]),
+    # huggingface/text-generation-inference (corpus 247, 248): an ambiguous name stays in the user's words
+    ("8x A100 40GB GPUs.", [(8, "A100 40GB")]),
+    ("### 8xA100 80GB Falcon 40B", [(8, "A100 80GB")]),
+    # phivan3008/Realtime-meeting-translator-v8 (corpus 33): NVML's product name
+    ("| GPU | 1 × NVIDIA H100 80GB HBM3 |", [(1, "H100 SXM")]),
+    # NVIDIA/TensorRT-LLM (corpus 168), NVIDIA/nccl#1639 and NVIDIA/nccl#1048: the model before its count
+    ("        GPU name: NVIDIA RTX 4090 x 2", [(2, "RTX 4090")]),
+    ("GPU: 5090 *8", [(8, "RTX 5090")]),
+    ("A100 * 8, IB 200Gb * 4 (dual port),", [(8, "A100")]),
+    # NVIDIA/nccl-tests#119: the CPUs and NICs counted on the same line are no GPU; `40G` is 40 GB
+    ("each server has 2x Intel Xeon Platinum 8358, 8x NVIDIA A100 SXM4 40G GPU, and 4x Mellanox HDR Infiniband "
+     "cards.", [(8, "A100 SXM4 40GB")]),
+    # NVIDIA/nccl#1505 (corpus 236), NVIDIA/nccl#1184: a DGX system's name states its GPUs
+    ("Hi, I am trying to figure out the topology on the DGX A100 40GB node that I have access to.",
+     [(8, "A100 SXM4 40GB")]),
+    ("On DGX-H100 the slot3 NIC, on DGX-A100 the slot4 NIC.", [(8, "A100"), (8, "H100 SXM")]),
+    # Modelled counter-examples: hex numbers and error codes are no count; an unknown name is no model; a number
+    # that several rows' names merely contain (`4`, `200Gb`) is none.
+    ("<board_id>0x100</board_id>", []),
+    ("NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x62:0x40:1941)", []),
+    ("we run 2x Foo9000 accelerators", []),
+    ("tp 4 x 2 nodes", []),
+    ("we have 8 GPUs", []),
+])
+def test_stated_gpus(line: str, said: list[tuple[int, str]]) -> None:
+    assert stated_gpus(line) == said
+
+
+def test_words_naming_several_gpu_sets_state_none() -> None:
+    """NVIDIA/nccl#1639 compares its 8 RTX 5090 with 8 RTX 4090; NVIDIA/nccl#1184 names two DGX systems."""
+    for text in ("GPU: 5090 *8\nlittle difference compared to 8×RTX 4090 GPUs.\n",
+                 "On DGX-H100 the slot3 NIC, on DGX-A100 the slot4 NIC.\n"):
+        with pytest.raises(ParseError, match="several GPU sets"):
+            parse_user_gpus(text)
+    inv = parse_user_gpus("8 x A10G GPUs\nagain: 8 x A10G\n")
+    assert inv.count == 8 and inv.count_unshown and inv.gpus[0].shown_by == (USER_WORDS_TITLE,)
+
+
+def test_the_words_name_the_model_of_a_matrix() -> None:
+    inv = fact(pasted(body("215")), "gpus")
+    assert inv.count == 8 and set(inv.models.values()) == {"A10G"}
+
+
+def test_no_nvlink_by_model_needs_every_gpu_named_and_no_variant_with_nvlink() -> None:
+    """Real: corpus 215 (A10G) and 243 (RTX 4090) are not applicable. Modelled: words naming 2 of a matrix's 4
+    GPUs, or `H100` (SXM with NVLink, or PCIe), leave it unknown."""
+    assert nvlink_links_of("A10G") == 0 and nvlink_links_of("H100") is None and nvlink_links_of("A100") == 12
+    four = make_topo(_pcie(4, lambda i, j: "PHB"), ["0-31"] * 4, ["0"] * 4)
+    for words in ("We have 2x RTX 4090 here\n", "We have 4x H100 here\n"):
+        r = run_checks(pasted(words + "$ nvidia-smi topo -m\n" + four), ["DRV-NVLINK-HEALTH"])["DRV-NVLINK-HEALTH"]
+        assert r.status == "unknown", words
+    r = run_checks(pasted("We have 4x RTX 4090 here\n$ nvidia-smi topo -m\n" + four), ["DRV-NVLINK-HEALTH"])
+    assert r["DRV-NVLINK-HEALTH"].status == "not-applicable" and "RTX 4090" in r["DRV-NVLINK-HEALTH"].message
+
+
+def test_a_named_model_settles_its_link_count_in_a_matrix() -> None:
+    """Real: corpus 236 (a DGX A100's NV12 rows, ok). Modelled: the same words over NV10 rows (two links of each
+    GPU down, as when an NVSwitch is lost) are not ok."""
+    for cell, status in (("NV12", "ok"), ("NV10", "unknown")):
+        topo = make_topo(_pcie(8, lambda i, j, c=cell: c), ["0-63"] * 8, ["0"] * 8)
+        r = run_checks(pasted("on the DGX A100 40GB node\n$ nvidia-smi topo -m\n" + topo), ["DRV-NVLINK-HEALTH"])
+        assert r["DRV-NVLINK-HEALTH"].status == status, cell
