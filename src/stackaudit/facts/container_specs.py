@@ -239,7 +239,13 @@ def docker_run_lines(text: str) -> list[str]:
 
 @parser(DOCKER_RUN, feeds="docker_containers", kind=DockerContainers, rank=22)
 def containers_from_docker_run(text: str) -> DockerContainers:
-    """Containers as pasted `docker run` lines start them (flags, environment, the engine's argv)."""
+    """Containers as pasted `docker run` lines start them (flags, environment, the engine's argv).
+
+    Input (tests/data/captures/276)::
+
+        docker run --gpus all --shm-size 1g -p 8080:80 -v $volume:/data \\
+            ghcr.io/huggingface/text-generation-inference:2.0.4 --model-id $model
+    """
     return _containers(docker_run_lines(text), (lambda line: (parse_docker_run(line),),),
                        "no `docker run` line with an image")
 
@@ -425,7 +431,15 @@ def _parse_compose(text: str) -> tuple[DockerContainer, ...]:
 
 @parser(COMPOSE_FILE, feeds="docker_containers", kind=DockerContainers, rank=24)
 def containers_from_compose(text: str) -> DockerContainers:
-    """Containers as a pasted compose file starts them (every service)."""
+    """Containers as a pasted compose file starts them (every service).
+
+    Input (tests/data/captures/54, four of its lines)::
+
+        services:
+          vllm-server:
+            image: vllm-intel-xpu:2026-07-06_09-14-3d7f357eb
+            ipc: host
+    """
     return DockerContainers(parse_compose(text))
 
 
@@ -559,7 +573,17 @@ def parse_flat_k8s(text: str) -> tuple[DockerContainer, ...]:
 
 @parser(K8S_SPEC, feeds="docker_containers", kind=DockerContainers, rank=26)
 def containers_from_k8s(text: str) -> DockerContainers:
-    """Containers of a pasted Kubernetes pod / deployment spec (a one-line paste read in part)."""
+    """Containers of a pasted Kubernetes pod / deployment spec (a one-line paste read in part).
+
+    Input (tests/data/captures/273, the start of its pod spec)::
+
+        spec:
+          containers:
+          - command:
+            - /bin/bash
+            args:
+            - -c
+    """
     return _containers(text.split(PIECE_SEPARATOR), (parse_k8s, parse_flat_k8s),
                        "no pod spec with containers in the manifest")
 
@@ -656,5 +680,15 @@ def _containers_in(data: Any) -> tuple[DockerContainer, ...]:
 
 @parser(DOCKER_INSPECT_EXCERPT, feeds="docker_containers", kind=DockerContainers, rank=28)
 def containers_from_inspect_excerpt(text: str) -> DockerContainers:
-    """What a pasted `docker inspect` excerpt shows of its containers (the rest unknown)."""
+    """What a pasted `docker inspect` excerpt shows of its containers (the rest unknown).
+
+    Input (tests/data/captures/53)::
+
+                    "Ulimits": [
+                        {
+                            "Name": "nofile",
+                            "Hard": 4096,
+                            "Soft": 1024
+                        }
+    """
     return _containers(text.split(PIECE_SEPARATOR), (parse_inspect_excerpt,), "no container object in the pasted excerpt")

@@ -578,7 +578,17 @@ def parse_idle_info(lines: Sequence[str]) -> IdleInfo:
 @parser(CPUPOWER_IDLE_INFO, feeds="cpuidle", kind=CpuIdle, rank=20)
 def cpuidle_from_cpupower(text: str) -> CpuIdle:
     """CPU idle states of the first CPU shown with their exit latencies (`cpupower idle-info`; no PM QoS
-    limit, no tuned profile)."""
+    limit, no tuned profile).
+
+    Input (https://github.com/elektricM/amd-bc250-docs/pull/61, the `before:` output in tempura-san's description)::
+
+        CPUidle driver: acpi_idle
+        CPUidle governor: menu
+        analyzing CPU 12:
+
+        Number of idle states: 4
+        Available idle states: POLL C1 C2 C3
+    """
     info = parse_idle_info(text.splitlines())
     if not (info.states or info.no_states or info.driver):
         raise ParseError("no idle states and no cpuidle driver in the `cpupower idle-info` output")

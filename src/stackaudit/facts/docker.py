@@ -407,7 +407,16 @@ def json_arrays(text: str) -> list[str]:
 
 @parser(DOCKER_INSPECT, feeds="docker_containers", kind=DockerContainers, rank=20)
 def containers_from_docker_inspect(text: str) -> DockerContainers:
-    """Containers and their HostConfig (a pasted `docker inspect`: the containers it shows, running or not)."""
+    """Containers and their HostConfig (a pasted `docker inspect`: the containers it shows, running or not).
+
+    Input (tests/data/captures/83, its first lines; the parser reads the whole array)::
+
+        root@<redacted>:/home/ubuntu# docker container inspect f8f4d8e396299f9646ca2a7ef1b9903a5f19e61e11dc27ea7d6b7e8641bffd43-algoritm
+        [
+            {
+                "Id": "ef0a01ecaeeb718b2154ce2e6c27667850c106d3a1ae39e2b5a13d9af2debfeb",
+                "Created": "2025-10-23T05:41:11.291201581Z",
+    """
     containers: list[DockerContainer] = []
     for array in json_arrays(text):
         containers.extend(parse_docker_inspect(array))

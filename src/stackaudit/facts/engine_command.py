@@ -85,5 +85,10 @@ def parse_engine_commands(text: str) -> EngineCommands:
 
 @parser(ENGINE_COMMAND, feeds="engine_commands", kind=EngineCommands, rank=10)
 def engine_commands_pasted(text: str) -> EngineCommands:
-    """Engine command lines pasted into a report (the flags and the variables set on the line)."""
+    """Engine command lines pasted into a report (the flags and the variables set on the line).
+
+    Input (tests/data/captures/02)::
+
+        vllm serve deepseek-ai/DeepSeek-R1-Distill-Qwen-32B --tensor-parallel-size 2 --max-model-len 32768 --enforce-eager
+    """
     return parse_engine_commands(text)

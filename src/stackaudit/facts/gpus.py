@@ -358,10 +358,10 @@ def parse_ollama_gpus(text: str) -> GpuInventory:
 def gpus_from_ollama(text: str) -> GpuInventory:
     """The GPUs ollama's pasted `inference compute` lines name: product name.
 
-    Input (tests/data/captures/244)::
+    Input (tests/data/captures/244, two of its four GPUs)::
 
-        ... msg="inference compute" id=GPU-4effbf41-... library=cuda compute=6.1 driver=12.2
-        name="NVIDIA GeForce GTX 1070" total="7.9 GiB" available="7.8 GiB"
+        May 27 12:33:01 test-server ollama[233489]: time=2024-05-27T12:33:01.069Z level=INFO source=types.go:71 msg="inference compute" id=GPU-4effbf41-2d2b-123d-3e00-87b020bf6f2c library=cuda compute=6.1 driver=12.2 name="NVIDIA GeForce GTX 1070" total="7.9 GiB" available="7.8 GiB"
+        May 27 12:33:01 test-server ollama[233489]: time=2024-05-27T12:33:01.069Z level=INFO source=types.go:71 msg="inference compute" id=GPU-d340a9a6-dd55-c0cc-2a5c-6400aa90cbef library=cuda compute=6.1 driver=12.2 name="NVIDIA GeForce GTX 1070" total="7.9 GiB" available="7.8 GiB"
     """
     return parse_ollama_gpus(text)
 
@@ -403,10 +403,10 @@ def _mib(value: str, unit: str) -> float:
 def engine_gpu_memory_from_ollama(text: str) -> EngineGpuMemory:
     """The total and available memory ollama's pasted `inference compute` lines give each NVIDIA GPU, once per GPU.
 
-    Input (tests/data/captures/244)::
+    Input (tests/data/captures/244, two of its four GPUs)::
 
-        ... msg="inference compute" id=GPU-4effbf41-... library=cuda compute=6.1 driver=12.2
-        name="NVIDIA GeForce GTX 1070" total="7.9 GiB" available="7.8 GiB"
+        May 27 12:33:01 test-server ollama[233489]: time=2024-05-27T12:33:01.069Z level=INFO source=types.go:71 msg="inference compute" id=GPU-4effbf41-2d2b-123d-3e00-87b020bf6f2c library=cuda compute=6.1 driver=12.2 name="NVIDIA GeForce GTX 1070" total="7.9 GiB" available="7.8 GiB"
+        May 27 12:33:01 test-server ollama[233489]: time=2024-05-27T12:33:01.069Z level=INFO source=types.go:71 msg="inference compute" id=GPU-d340a9a6-dd55-c0cc-2a5c-6400aa90cbef library=cuda compute=6.1 driver=12.2 name="NVIDIA GeForce GTX 1070" total="7.9 GiB" available="7.8 GiB"
     """
     seen: dict[str, FreeAtStart] = {}
     for line in text.splitlines():

@@ -53,7 +53,13 @@ def hostname_from_files(ctx: FactContext) -> Hostname:
 
 @parser(LOG_LINE_HOSTS, feeds="hostname", kind=Hostname, rank=30)
 def hostname_from_log_prefixes(text: str) -> Hostname:
-    """The host a pasted journal / syslog line's prefix names (`Mar  1 10:00:00 gpu-node kernel: ...`)."""
+    """The host a pasted journal / syslog line's prefix names (`Mar  1 10:00:00 gpu-node kernel: ...`).
+
+    Input (tests/data/captures/100; the importer hands this parser the names, `ip-172-31-92-157`)::
+
+        Feb 24 09:28:18 ip-172-31-92-157 systemd[1]: Starting NVIDIA fabric manager service...
+        Feb 24 09:28:28 ip-172-31-92-157 nv-fabricmanager[1507]: fabric manager NVIDIA GPU driver interface version 535.183.01 don'
+    """
     names = set(text.split())
     if len(names) != 1:
         raise ParseError("the log's line prefixes name no single host")

@@ -142,7 +142,13 @@ class _State:
 
 @parser(NVIDIA_DAEMON_LOG, feeds="nvidia_services", kind=NvidiaServices, rank=10)
 def parse_daemon_log(text: str) -> NvidiaServices:
-    """nv-fabricmanager and nvidia-persistenced from pasted `systemctl status` and journal lines."""
+    """nv-fabricmanager and nvidia-persistenced from pasted `systemctl status` and journal lines.
+
+    Input (tests/data/captures/100)::
+
+        Feb 24 09:28:18 ip-172-31-92-157 systemd[1]: Starting NVIDIA fabric manager service...
+        Feb 24 09:28:28 ip-172-31-92-157 nv-fabricmanager[1507]: fabric manager NVIDIA GPU driver interface version 535.183.01 don'
+    """
     states = {FM: _State(), PERSISTENCED: _State(), HOSTENGINE: _State()}
     current: str | None = None
     seen = False

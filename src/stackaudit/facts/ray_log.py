@@ -22,7 +22,13 @@ SHM_WARNING = re.compile(r"because /dev/shm has only (\d+) bytes available")
 
 @parser(RAY_LOG, feeds="shm", kind=ShmInfo, rank=90)
 def shm_from_ray_log(text: str) -> ShmInfo:
-    """/dev/shm's free space as Ray's object-store warning reports it (a pasted Ray log)."""
+    """/dev/shm's free space as Ray's object-store warning reports it (a pasted Ray log).
+
+    Input (tests/data/captures/272)::
+
+        2020-11-11 11:29:31,384\tINFO services.py:1166 -- View the Ray dashboard at http://localhost:8265
+        2020-11-11 11:29:31,386\tWARNING services.py:1625 -- WARNING: The object store is using /tmp instead of /dev/shm because /dev/shm has only 477999988736 bytes available. This may slow down performance! You may be able to free up space by deleting files in /dev/shm or terminating any running plasma_store_server processes. If you are inside a Docker container, you may need to pass an argument with the flag '--shm-size' to 'docker run'.
+    """
     found = [(m.group(0), int(m.group(1))) for m in SHM_WARNING.finditer(text)]
     if not found:
         raise ParseError("no /dev/shm warning in the Ray log")

@@ -44,7 +44,14 @@ _NCCL_IB_DEVICE = re.compile(r"\[\d+\]([\w.-]+):\d+/(?:IB|RoCE)")
 
 @parser(ENGINE_LOG, feeds="rdma", kind=RdmaDevices, rank=20)
 def rdma_from_nccl_log(text: str) -> RdmaDevices:
-    """RDMA NICs NCCL chose (`NCCL INFO NET/IB : Using [0]mlx5_0:1/IB` in a pasted NCCL INFO log)."""
+    """RDMA NICs NCCL chose (`NCCL INFO NET/IB : Using [0]mlx5_0:1/IB` in a pasted NCCL INFO log).
+
+    Input (tests/data/captures/205)::
+
+        [155] host-19:5330:5330 [3] NCCL INFO Bootstrap : Using [0]eth0:10.100.62.64<0>
+        [155] host-19:5330:5330 [3] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so), using internal implementation
+        [155] host-19:5330:5330 [3] NCCL INFO NET/IB : Using [0]mlx5_1:1/IB [1]mlx5_3:1/IB [2]mlx5_0:1/IB [3]mlx5_2:1/RoCE [4]mlx5_4:1/IB ; OOB eth0:10.100.62.64<0>
+    """
     names: list[str] = []
     for line in text.splitlines():
         if re.search(r"NET/IB\s*:\s*Using", line):

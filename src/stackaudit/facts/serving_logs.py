@@ -365,7 +365,15 @@ def parse_serving_log(text: str) -> ServingLog:
 
 @parser(ENGINE_LOG, feeds="serving_log", kind=ServingLog, rank=10)
 def serving_log(text: str) -> ServingLog:
-    """What a pasted vLLM/SGLang server log and NCCL INFO log say (custom all-reduce, P2P, transports, graphs)."""
+    """What a pasted vLLM/SGLang server log and NCCL INFO log say (custom all-reduce, P2P, transports, graphs).
+
+    Input (tests/data/captures/67, four of its lines)::
+
+        INFO 05-26 03:09:20 [api_server.py:1289] vLLM API server version 0.9.1.dev21+gd0bc2f810
+        INFO 05-26 03:09:21 [cli_args.py:300] non-default args: {'tensor_parallel_size': 2, 'data_parallel_size': 2}
+        INFO 05-26 03:09:32 [config.py:1869] Defaulting to use mp for distributed inference
+        INFO 05-26 03:09:32 [cuda.py:156] Data Parallel: Forcing enforce eager to be True since DP is currently not supported with CUDA Graphs.
+    """
     return parse_serving_log(text)
 
 

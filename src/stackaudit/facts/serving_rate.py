@@ -108,7 +108,13 @@ def parse_engine_rate(text: str) -> MeasuredRate:
 
 @parser(ENGINE_LOG, feeds="serving_rate", kind=MeasuredRate, rank=20)
 def serving_rate_from_log(text: str) -> MeasuredRate:
-    """The single-stream decode rate in the engine's own throughput log lines (vLLM, SGLang)."""
+    """The single-stream decode rate in the engine's own throughput log lines (vLLM, SGLang).
+
+    Input (https://github.com/vllm-project/vllm/issues/12314, the issue body by HuXinjing)::
+
+        INFO 01-22 18:27:20 metrics.py:449] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 41.7 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 2.0%, CPU KV cache usage: 0.0%.
+        INFO 01-22 18:27:25 metrics.py:449] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 41.7 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 2.1%, CPU KV cache usage: 0.0%.
+    """
     return parse_engine_rate(text)
 
 
@@ -145,7 +151,15 @@ def _per_token_or_output(per_token: re.Match[str] | None, output: re.Match[str] 
 
 @parser(BENCH_OUTPUT, feeds="serving_rate", kind=MeasuredRate, rank=10)
 def serving_rate_from_bench(text: str) -> MeasuredRate:
-    """The single-stream decode rate a pasted benchmark measured (vllm bench serve, bench_serving, llama-bench)."""
+    """The single-stream decode rate a pasted benchmark measured (vllm bench serve, bench_serving, llama-bench).
+
+    Input (https://github.com/ggml-org/llama.cpp/pull/7199, the description by slaren, two of its three rows)::
+
+        | model                          |       size |     params | backend    | ngl |         fa |          test |              t/s |
+        | ------------------------------ | ---------: | ---------: | ---------- | --: | ---------: | ------------: | ---------------: |
+        | llama 7B Q4_0                  |   3.56 GiB |     6.74 B | CUDA       |  99 |          1 |         pp512 | 4918.36 ± 132.23 |
+        | llama 7B Q4_0                  |   3.56 GiB |     6.74 B | CUDA       |  99 |          1 |         tg128 |    165.76 ± 1.50 |
+    """
     return parse_bench_rate(text)
 
 
@@ -175,7 +189,15 @@ def parse_one_batch_rate(text: str) -> MeasuredRate:
 
 @parser(BENCH_OUTPUT, feeds="serving_rate", kind=MeasuredRate, rank=11)
 def serving_rate_from_one_batch(text: str) -> MeasuredRate:
-    """The decode rate of SGLang's bench_one_batch at batch size 1."""
+    """The decode rate of SGLang's bench_one_batch at batch size 1.
+
+    Input (https://github.com/sgl-project/sglang/pull/30147, the comment by LarrySimingDeng, its last lines)::
+
+        Decode 3. Batch size: 1, latency: 0.00568 s, throughput:    175.91 token/s
+        Decode 4. Batch size: 1, latency: 0.00589 s, throughput:    169.70 token/s
+        Decode.  median latency: 0.00572 s, median throughput:    174.85 token/s
+        Total. latency:  0.062 s, throughput:   1122.76 token/s
+    """
     return parse_one_batch_rate(text)
 
 
@@ -204,7 +226,15 @@ def parse_genai_perf_rate(text: str) -> MeasuredRate:
 
 @parser(BENCH_OUTPUT, feeds="serving_rate", kind=MeasuredRate, rank=12)
 def serving_rate_from_genai_perf(text: str) -> MeasuredRate:
-    """The single-stream rate of a genai-perf result table (concurrency 1, or 1000 / ITL)."""
+    """The single-stream rate of a genai-perf result table (concurrency 1, or 1000 / ITL).
+
+    Input (https://github.com/triton-inference-server/client/issues/779, the issue body by upskyy, four of its lines)::
+
+        concurrency: 1
+                                                LLM Metrics
+        Output token throughput (per sec): 26.37
+        Request throughput (per sec): 0.26
+    """
     return parse_genai_perf_rate(text)
 
 
@@ -227,7 +257,13 @@ def parse_progress_rate(text: str) -> MeasuredRate:
 
 @parser(BENCH_OUTPUT, feeds="serving_rate", kind=MeasuredRate, rank=13)
 def serving_rate_from_progress(text: str) -> MeasuredRate:
-    """The output speed of vLLM's offline progress bar for one prompt."""
+    """The output speed of vLLM's offline progress bar for one prompt.
+
+    Input (https://github.com/flashserve/RAGPulse/blob/99a62769a91d5ebd17a2d4ddbbc88c1d16edc0e8/example/single_local_instance/README.md, its sample run)::
+
+        Sent request 5/5 at time 8.00s
+        Processed prompts: 100%|█| 1/1 [00:07<00:00, 7.05s/it, est. speed input: 434.76 toks/s, output: 42.58 toks/s]
+    """
     return parse_progress_rate(text)
 
 
@@ -258,5 +294,10 @@ def parse_prose_rate(text: str) -> MeasuredRate:
 
 @parser(USER_RATE, feeds="serving_rate", kind=MeasuredRate, rank=90)
 def serving_rate_from_prose(text: str) -> MeasuredRate:
-    """A rate in the user's own words beside an engine command or log (the last source)."""
+    """A rate in the user's own words beside an engine command or log (the last source).
+
+    Input (https://github.com/vllm-project/vllm/issues/30832, the issue body by lisp2025)::
+
+        The output tokens is 30 tokens/s 1/req which is slower than excpted
+    """
     return parse_prose_rate(text)

@@ -119,7 +119,17 @@ fact("empty_greps", EmptyGreps, union, hint="paste `lsmod | grep <module>` or `d
 
 @parser(EMPTY_GREPS, feeds="empty_greps", kind=EmptyGreps, rank=10)
 def empty_greps(text: str) -> EmptyGreps:
-    """Greps shown with nothing under them, one command a line."""
+    """Greps shown with nothing under them, one command a line.
+
+    Input (tests/data/captures/231, a grep that printed nothing)::
+
+        ____________________________________________
+
+        /sbin/modinfo nvidia | grep vermagic
+
+
+        ____________________________________________
+    """
     greps = tuple(g for line in text.splitlines() if (g := parse_grep(line)) is not None)
     if not greps:
         raise ParseError("no grep of a whole source")

@@ -214,19 +214,40 @@ def _from_text(text: str) -> LogSymptoms:
 
 @parser(ENGINE_LOG, feeds="log_symptoms", kind=LogSymptoms, rank=20)
 def symptoms_in_engine_log(text: str) -> LogSymptoms:
-    """Symptom lines of a pasted engine / NCCL log."""
+    """Symptom lines of a pasted engine / NCCL log.
+
+    Input (tests/data/captures/193)::
+
+        host:2143:2561 [1] NCCL INFO Ring 00 : 1[1b000] -> 2[3d000] via direct shared memory
+        host:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device
+        host:2143:2561 [1] NCCL INFO include/shm.h:41 -> 2
+    """
     return _from_text(text)
 
 
 @parser(EVIDENCE_LINES, feeds="log_symptoms", kind=LogSymptoms, rank=30)
 def symptoms_in_evidence_lines(text: str) -> LogSymptoms:
-    """Symptom lines pasted on their own (an error quoted in prose)."""
+    """Symptom lines pasted on their own (an error quoted in prose).
+
+    Input (tests/data/captures/190)::
+
+        Attaching to gpu-hot-1
+        Error response from daemon: could not select device driver "nvidia" with capabilities: [[gpu]]
+    """
     return _from_text(text)
 
 
 @parser(DCGMI_DIAG, feeds="log_symptoms", kind=LogSymptoms, rank=25)
 def symptoms_in_dcgmi_diag(text: str) -> LogSymptoms:
-    """Symptom rows of a pasted `dcgmi diag` table (its Info and Warning rows)."""
+    """Symptom rows of a pasted `dcgmi diag` table (its Info and Warning rows).
+
+    Input (tests/data/captures/149, its last rows)::
+
+        | CUDA Main Library         | Pass                                           |
+        | Permissions and OS Blocks | Pass                                           |
+        | Persistence Mode          | Pass                                           |
+        | Info                      | Persistence mode for GPU 0 is disabled. Enabl  |
+    """
     return _from_text(text)
 
 

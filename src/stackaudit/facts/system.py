@@ -614,7 +614,15 @@ def sysctl_a_is_whole(values: dict[str, str]) -> bool:
 @parser(SYSCTL_A, feeds="sysctls", kind=Sysctls, rank=20)
 def sysctls_from_sysctl_a(text: str) -> Sysctls:
     """Kernel tunables the checks read (`sysctl -a`: a key a whole output lacks is absent; one a grep
-    lacks is unknown)."""
+    lacks is unknown).
+
+    Input (tests/data/captures/88, from its first line)::
+
+        kernel.numa_balancing_promote_rate_limit_MBps = 65536
+        kernel.oops_all_cpu_backtrace = 0
+        kernel.oops_limit = 10000
+        kernel.osrelease = 6.5.0-1016-azure
+    """
     values, denied = parse_sysctl_lines(text.splitlines())
     if not values and not denied:
         raise ParseError("no `key = value` line in the `sysctl -a` output")
