@@ -522,10 +522,9 @@ def parse_user_gpus(text: str) -> GpuInventory:
 def gpus_from_user_words(text: str) -> GpuInventory:
     """The GPU count and model the user's words state: index (0..count-1), product name.
 
-    Input (tests/data/captures/215 and 243)::
+    Input (tests/data/captures/215)::
 
-        ... an AWS g5.48xlarge instance which has 8 x A10G GPUs ...
-        Here is a 8 cards 4090 server `nvidia topo -m` result:
+        These tests have been conducted on an AWS g5.48xlarge instance which has 8 x A10G GPUs
     """
     return parse_user_gpus(text)
 

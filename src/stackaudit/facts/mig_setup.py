@@ -43,5 +43,10 @@ fact("mig_setup", MigSetup, first_of, hint=MIG_SETUP.hint)
 
 @parser(MIG_SETUP, feeds="mig_setup", kind=MigSetup, rank=10)
 def mig_setup_from_paste(text: str) -> MigSetup:
-    """MIG slicing set up on purpose, as a pasted device plugin or GPU Operator setting shows it."""
+    """MIG slicing set up on purpose, as a pasted device plugin or GPU Operator setting shows it.
+
+    Input (tests/data/captures/284)::
+
+        with migstrategy=single
+    """
     return parse_mig_setup(text)

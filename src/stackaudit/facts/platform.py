@@ -199,7 +199,7 @@ def virtualization_from_user_words(text: str) -> Virtualization:
 
     Input (tests/data/captures/215)::
 
-        ... These tests have been conducted on an AWS g5.48xlarge instance which has 8 x A10G GPUs ...
+        These tests have been conducted on an AWS g5.48xlarge instance which has 8 x A10G GPUs
     """
     named = cloud_instances(text)
     vms = {row.vm for _, row in named}
