@@ -385,6 +385,11 @@ def python_env_from_collect_env(ctx: FactContext) -> PythonEnv:
                           ("sglang", report.sglang_version)):
         if version:
             packages.setdefault(name, version.split(" ")[0])
+    # check_env prints one `name: version` line per package it knows (`flashinfer: 0.1.1+cu121torch2.3`).
+    for name in WANTED:
+        version = report.values.get(name, "")
+        if re.match(r"\d+\.\d+", version):
+            packages.setdefault(canonical(name), version.split(" ")[0])
     if not packages:
         raise FactUnavailable("the report lists no Python package")
     engine = report.tool if report.tool in ("sglang", "vllm") else ""  # an OpenMMLab report names no engine
