@@ -603,7 +603,7 @@ def _refusal_verdict(refusals: PeerRefusals, models: dict[int, str], topo: TopoM
         return not_an_issue(f"{said}, and the GPUs reach each other through {', '.join(sorted(paths))} (a host bridge "
                             "or the CPU): the driver gives no peer access on this path on this platform and says so; "
                             "P2P is absent, not reported OK and then failing, and NCCL goes through host memory",
-                            actual=list(refusals.pairs and [pairs]), evidence=lines)
+                            actual=[pairs], evidence=lines)
     if NCCL in refusals.said_by or paths:
         why = (f"the GPUs are behind one PCIe switch ({', '.join(sorted(paths))})" if paths else
                "NCCL asks the driver only for a pair its topology allows P2P on")

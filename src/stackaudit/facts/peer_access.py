@@ -53,9 +53,11 @@ REFUSALS: tuple[Refusal, ...] = (
     Refusal("tensorrt-llm", re.compile(r"Device (?P<a>\d+) peer access Device (?P<b>\d+) is not available"), CUDA),
 )
 # A Python session's query, answered on a later output line (`0`, `False`, or the tuple cuda-python returns).
-# The paste reader peels the `>>> ` prompt off a session's lines; a line of code elsewhere (no answer after it) is no refusal.
-_QUERY = re.compile(r"^\s*(?:>>>\s*)?[\w.,\s]*=?\s*[\w.]*(?:cudaDeviceCanAccessPeer|can_device_access_peer|canDeviceAccessPeer)\(\s*"
-                    r"(?P<a>\d+)\s*,\s*(?P<b>\d+)\s*\)")
+# The paste reader peels the `>>> ` prompt off a session's lines; a line of code elsewhere (no answer after it) is no
+# refusal. A session's line is short: a long line is a log's, not a query.
+_QUERY = re.compile(r"(?:cudaDeviceCanAccessPeer|can_device_access_peer|canDeviceAccessPeer)\(\s*(?P<a>\d+)\s*,\s*"
+                    r"(?P<b>\d+)\s*\)")
+_QUERY_MAX = 160
 _NO = re.compile(r"^\s*(?:0|False|\(<?cudaError_t\.cudaSuccess(?::\s*0>)?,\s*0\))\s*$")
 _YES = re.compile(r"^\s*(?:1|True|\(<?cudaError_t\.cudaSuccess(?::\s*0>)?,\s*1\))\s*$")
 NEEDLES = ("P2P between dev", "Peer access", "Access Peer", "peer access", "AccessPeer", "access_peer")
@@ -110,7 +112,7 @@ def find_refusals(lines: Sequence[str]) -> tuple[PeerRefusal, ...]:
             elif asked is not None and _YES.match(line):
                 asked = None
             continue
-        q = _QUERY.match(line)
+        q = _QUERY.search(line) if len(line) <= _QUERY_MAX else None
         if q:
             asked = (int(q["a"]), int(q["b"]), line.strip())
             continue
@@ -124,13 +126,14 @@ def find_refusals(lines: Sequence[str]) -> tuple[PeerRefusal, ...]:
 
 def is_refusal_line(line: str) -> bool:
     """Whether a line on its own says the driver refused peer access, or asks it in a Python session."""
-    return any(n in line for n in NEEDLES) and bool(_QUERY.match(line) or any(r.pattern.search(line) for r in REFUSALS))
+    return any(n in line for n in NEEDLES) and bool((len(line) <= _QUERY_MAX and _QUERY.search(line))
+                                                    or any(r.pattern.search(line) for r in REFUSALS))
 
 
 def answer_end(lines: Sequence[str], i: int) -> int:
     """Where a Python session's peer-access query at line `i` ends: after the first answer printed within the next
     six lines (the session's own lines and other outputs between), else after the query line alone."""
-    if not _QUERY.match(lines[i]):
+    if len(lines[i]) > _QUERY_MAX or not _QUERY.search(lines[i]):
         return i + 1
     for j in range(i + 1, min(len(lines), i + 7)):
         if _NO.match(lines[j]) or _YES.match(lines[j]):
