@@ -57,3 +57,20 @@ def test_without_the_engine_that_runs_it_the_library_is_not_judged() -> None:
     # Modelled: flashinfer 0.1.3 installed with no SGLang: which backend the engine uses is not shown.
     _, message = _torch_arch(T4_CHECK_ENV.replace("sglang: 0.2.10\n", ""))
     assert "flashinfer" not in message
+
+
+def test_check_env_names_its_packages_and_the_jit_toolkit() -> None:
+    # SGLang's check_env prints `name: version` per package (`flashinfer_python` in newer ones) and CUDA_HOME's nvcc.
+    from corpus import fact
+    from stackaudit.facts.python_env import PythonEnv
+
+    for text, package, version, home, nvcc in (
+        (body("265"), "flashinfer", "0.1.1+cu121torch2.3", "/usr/local/cuda", "12.4"),  # sgl-project/sglang#748
+        (T4_CHECK_ENV, "flashinfer", "0.1.3", "/usr/local/cuda-12.6", "12.6"),  # sgl-project/sglang#931
+        (body("212"), "flashinfer-python", "0.2.9rc2", "/usr/local/cuda", "12.4"),
+    ):
+        env = fact(pasted(text), "python_env")
+        assert isinstance(env, PythonEnv)
+        e = env.environments[0]
+        assert e.version(package) == version
+        assert (e.cuda_home, e.cuda_home_version) == (home, nvcc)
