@@ -327,7 +327,9 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     the default flavour since R560.
 
     Traps: proprietary on Turing…Hopper is allowed (reported as ok with the observation);
-    pre-Turing GPUs (Volta, Pascal) cannot use the open modules at all. Open modules initialise
+    pre-Turing GPUs (Volta, Pascal) cannot use the open modules at all. A driver before R515 has
+    only the proprietary module: loaded, that is not an issue; not shown loaded (a driver container
+    that is installing it), there is no flavour to judge. Open modules initialise
     GPUs more slowly: pair them with nvidia-persistenced (DRV-PERSISTENCE).
     """
     if gpus is not None and gpus.none_on_bus:
@@ -336,6 +338,13 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
         return unknown("the NVIDIA kernel module is not visible in this source (/proc/driver/nvidia/version)",
                        hint="run on the host with the driver loaded, or `modinfo -F license nvidia`")
     flavour = nvidia_driver.flavour
+    branch = release(nvidia_driver.version, 1)
+    if flavour is None and branch and branch < (515,):
+        # The open kernel modules start with R515: an older driver has only the proprietary one.
+        if not nvidia_driver.loaded:
+            return not_applicable(f"driver {nvidia_driver.version} (not shown loaded) predates the open kernel modules "
+                                  "(R515): there is no flavour to choose")
+        flavour = "proprietary"
     if flavour is None:
         return unknown("the kernel module's flavour is not known", hint="run `modinfo -F license nvidia` on the host")
     listed = [g for g in nvidia.gpus if not g.error] if nvidia is not None else []  # a GPU not opened: model unknown
@@ -353,7 +362,6 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
         return issue(f"proprietary kernel module with {len(blackwell)} Blackwell/Grace Hopper GPU(s) "
                      f"({blackwell[0].name}): they are only supported by the open modules", actual="proprietary",
                      expected="open", subjects=[g.subject for g in blackwell], evidence=evidence)
-    branch = release(nvidia_driver.version, 1)
     if branch and branch < (515,):
         # The open kernel modules start with R515: an older driver has no other flavour to switch to.
         return not_an_issue(f"proprietary kernel module {nvidia_driver.version}: the open modules start with R515, "

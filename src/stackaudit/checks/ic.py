@@ -32,6 +32,7 @@ from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.nvidia import gpu_spec
 from stackaudit.facts.parallelism import SERVING_ENGINES, ServingEngine
+from stackaudit.facts.peer_access import NCCL, PeerRefusals
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import (
@@ -451,13 +452,16 @@ def _iommu_gpu_faults(kernel_log: KernelLog | None, gpus: GpuInventory | None) -
 )
 def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None,
                    vllm_p2p_cache: VllmP2pCache | None = None, serving_log: ServingLog | None = None,
-                   kernel_log: KernelLog | None = None, gpus: GpuInventory | None = None) -> Outcome:
+                   kernel_log: KernelLog | None = None, gpus: GpuInventory | None = None,
+                   peer_refusals: PeerRefusals | None = None) -> Outcome:
     """Reads: vLLM's cached real P2P probe `$VLLM_CACHE_ROOT/gpu_p2p_access_cache_for_<CUDA_VISIBLE_DEVICES>.json`
     (default `~/.cache/vllm`), `nvidia-smi topo -p2p rw`, `nvidia-smi topo -m`, a pasted vLLM log
     ("Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test
     failed", "reading/generating GPU P2P access cache"), and IOMMU faults naming a GPU in `dmesg`;
     the log symptom of facts/symptoms.py "peer access is not supported between these two devices"
-    (CUDA error 217), which proves the issue on its own, quoted.
+    (CUDA error 217), which proves the issue on its own, quoted; the driver's refusals of peer access
+    that programs log (facts/peer_access.py: NCCL's "Could not enable P2P between dev …", CUDA's
+    simpleP2P "… : No", a Python session's `cudaDeviceCanAccessPeer(0, 1)` answering 0).
 
     Bad value: the driver says P2P OK but vLLM's real probe recorded `"i->j": false`, the log says
     the P2P test failed, or NCCL logged `Could not enable P2P between dev …`; DMAR / AMD-Vi faults
@@ -473,12 +477,12 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     all-reduce off until the file is deleted. NVLink pairs do not use PCIe P2P. Unidirectional
     PCIe Gen4 P2P of 20-26 GB/s is healthy; do not compare it with NVLink.
     """
-    return _p2p_functional(gpu_topology, gpu_p2p, vllm_p2p_cache, serving_log, kernel_log, gpus)
+    return _p2p_functional(gpu_topology, gpu_p2p, vllm_p2p_cache, serving_log, kernel_log, gpus, peer_refusals)
 
 
 def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, vllm_p2p_cache: VllmP2pCache | None,
-                    serving_log: ServingLog | None, kernel_log: KernelLog | None, gpus: GpuInventory | None
-                    ) -> Outcome:
+                    serving_log: ServingLog | None, kernel_log: KernelLog | None, gpus: GpuInventory | None,
+                    peer_refusals: PeerRefusals | None = None) -> Outcome:
     """IC-P2P-FUNCTIONAL from the probes, the driver's matrix and the logs (p2p_functional adds the symptoms)."""
     count = gpus.whole_count if gpus is not None else None
     if count is not None and count < 2:
@@ -522,11 +526,8 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
     if serving_log is not None and serving_log.p2p_cache_generated and not log_fail:
         return ok("the engine ran vLLM's real P2P probe (\"generating GPU P2P access cache\") and did not disable "
                   "custom all-reduce", evidence=list(serving_log.p2p_cache_paths[:1]))
-    if nccl_off:
-        return unknown(f"NCCL could not enable P2P ({len(nccl_off)} pair(s): \"{nccl_off[0].split('INFO ')[-1]}\"): "
-                       "the driver refuses peer access there, so that traffic goes through host memory; whether it "
-                       "should allow it is IC-TOPO-READ's question (`nvidia-smi topo -p2p rw`)",
-                       hint="paste `nvidia-smi topo -p2p rw` and `nvidia-smi topo -m`", actual=nccl_off[:3])
+    if peer_refusals is not None and peer_refusals.refusals:
+        return _refusal_verdict(peer_refusals, _models(gpus), gpu_topology, gpus)
     if _no_p2p_anywhere(gpu_p2p):
         assert gpu_p2p is not None
         return not_applicable("the driver reports no P2P between any GPU pair ("
@@ -536,6 +537,51 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
                    "and trusts the driver's report" + (" (which says OK)" if driver_ok else ""),
                    hint="run CUDA `p2pBandwidthLatencyTest` or `nvbandwidth`, or start vLLM once with "
                    "VLLM_SKIP_P2P_CHECK=0 and read ~/.cache/vllm/gpu_p2p_access_cache_for_*.json")
+
+
+_HOST_PATHS = frozenset(("PHB", "NODE", "SYS"))
+_SWITCH_PATHS = frozenset(("PIX", "PXB"))
+
+
+def _refused_paths(topo: TopoMatrix | None) -> frozenset[str]:
+    """The path kinds a refused pair can be on: the one pair of a two-GPU matrix, or every pair's where they are of
+    one side (all behind switches, or all through a host bridge or CPU). A refusal names CUDA ordinals, not
+    nvidia-smi's indices, so a matrix of mixed paths does not say which path a pair is on."""
+    if topo is None:
+        return frozenset()
+    kinds = frozenset(link_kind(c) for _, _, c in topo.gpu_pairs())
+    return kinds if kinds and (kinds <= _HOST_PATHS or kinds <= _SWITCH_PATHS) else frozenset()
+
+
+def _refusal_verdict(refusals: PeerRefusals, models: dict[int, str], topo: TopoMatrix | None,
+                     gpus: GpuInventory | None) -> Outcome:
+    """IC-P2P-FUNCTIONAL from the driver's refusals of peer access that programs log (facts/peer_access.py)."""
+    pairs = ", ".join(f"{min(p)}-{max(p)}" for p in refusals.pairs[:6])
+    said = f"the driver refuses peer access between CUDA device(s) {pairs} (\"{refusals.refusals[0].line}\")"
+    lines = [r.line for r in refusals.refusals][:4]
+    paths = _refused_paths(topo)
+    if _is_geforce(models):
+        return not_an_issue(f"{said} on {', '.join(sorted(set(models.values())))}: NVIDIA's policy for GeForce cards, "
+                            "not P2P reported OK and then failing; NCCL goes through host memory", evidence=lines)
+    if paths and paths <= _HOST_PATHS:
+        return not_an_issue(f"{said}, and the GPUs reach each other through {', '.join(sorted(paths))} (a host bridge "
+                            "or the CPU): the driver gives no peer access on this path on this platform and says so; "
+                            "P2P is absent, not reported OK and then failing, and NCCL goes through host memory",
+                            actual=[pairs], evidence=lines)
+    if NCCL in refusals.said_by or paths:
+        why = (f"the GPUs are behind one PCIe switch ({', '.join(sorted(paths))})" if paths else
+               "NCCL asks the driver only for a pair its topology allows P2P on")
+        # With the model not shown the refusal is still P2P lost where the path allows it; GeForce is named as a cause.
+        cause = ("ACS redirect, the IOMMU or a VM's view of the PCIe tree blocks it" if models else "the source does not "
+                 "show whether the model (GeForce: no P2P by NVIDIA's policy), ACS, the IOMMU or a VM is the cause")
+        return issue(f"{said}, where P2P is expected ({why}): P2P is not used, the pair's traffic goes through host "
+                     f"memory; {cause}",
+                     actual=lines, expected="peer access between the GPUs of a P2P path", severity="medium",
+                     confidence="documented", evidence=lines, fix=_PCIE_P2P_FIX,
+                     subjects=list(gpus.bdfs) if gpus is not None and len(gpus.bdfs) == 2 else [])
+    return unknown(f"{said}: whether it should allow it depends on the path between them (a PCIe switch, or a host "
+                   "bridge or CPU) and the model", hint="paste `nvidia-smi topo -m` and `nvidia-smi -L`",
+                   actual=lines)
 
 
 # --- IC-CUSTOM-ALLREDUCE ---------------------------------------------------------------------

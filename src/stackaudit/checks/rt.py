@@ -199,6 +199,40 @@ def wheel_arch_list(torch_version: str) -> tuple[str, ...] | None:
     return tuple("sm_" + a.replace(".", "") for a in entry[1])
 
 
+# Kernel libraries whose builds start at an architecture, where an engine runs them by default: (package, the
+# releases before this one, the first architecture they have kernels for, the engine, the source). FlashInfer
+# added sm_75 (Turing) kernels in 0.1.6; before it SGLang 0.2's default attention backend dies at the first
+# prefill on Turing with "no kernel image is available" (flashinfer-ai/flashinfer#402, sgl-project/sglang#931).
+KERNEL_FLOORS: tuple[tuple[str, str, str, str, str], ...] = (
+    ("flashinfer", "0.1.6", "Ampere", "sglang", "https://github.com/sgl-project/sglang/pull/1233"),
+)
+
+
+def _below_kernel_floor(env: PythonEnvironment, gpus: GpuInventory | None) -> Outcome | None:
+    """An issue where a kernel library of KERNEL_FLOORS, run by default by an engine installed beside it, has no
+    kernels for the GPUs' architecture; None otherwise."""
+    from stackaudit.gputable import ARCHITECTURE_ORDER, architecture_of
+
+    if gpus is None or not gpus.models:
+        return None
+    for package, before, first, engine, source in KERNEL_FLOORS:
+        version = env.version(package)
+        if not version or not env.version(engine) or not is_older(version, before):
+            continue
+        archs = {name: architecture_of(name) for name in sorted(set(gpus.models.values()))}
+        old = {n: a for n, a in archs.items() if a in ARCHITECTURE_ORDER
+               and ARCHITECTURE_ORDER.index(a) < ARCHITECTURE_ORDER.index(first)}
+        if old:
+            shown = [g.label for g in gpus.gpus if g.model in old]
+            return over_subjects(issue(f"{package} {version} has no kernels before {first}, and {engine} {env.version(engine)} runs "
+                         f"it by default: " + ", ".join(f"{n} ({a})" for n, a in old.items())
+                         + f" fail at the first prefill with 'no kernel image is available' ({package} {before} "
+                         f"added Turing kernels; {source})", actual={package: version, "gpus": old},
+                         expected=f"{package} >= {before}, or the engine's other backend",
+                         subjects=list(gpus.bdfs)), shown, gpus.whole_count, ask="nvidia-smi -L")
+    return None
+
+
 def _capabilities(gpus: GpuInventory | None) -> tuple[dict[str, str], list[str]]:
     """({GPU model: compute capability} from the GPU table, [models whose capability the table does not settle]);
     an ambiguous name settles it only where every row it may be has the same capability."""
@@ -244,6 +278,8 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None) -> Outco
 
     Traps: PTX-only coverage works but JIT-compiles at first use (slow start, not slow serving).
     A cubin runs on a higher minor of its major (sm_86 kernels on an sm_89 GPU).
+    A kernel library an engine runs by default has its own floor (KERNEL_FLOORS: FlashInfer before
+    0.1.6 has no Turing kernels, and SGLang 0.2 runs it for attention).
     The arch list is compiled into libtorch_cuda.so; an official wheel's follows from its version
     (`2.5.1+cu124`, WHEEL_ARCHES), and each GPU model's capability from the GPU table.
     Any other build, or a model the table lacks, leaves the check `unknown`, naming which.
@@ -265,6 +301,9 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None) -> Outco
                                                       f"torch {e.version('torch')}, torch/version.py cuda = None"],
         )
     e = envs[0]
+    floor = _below_kernel_floor(e, gpus)
+    if floor is not None:
+        return floor
     torch_v = e.version("torch") or ""
     arch_list = wheel_arch_list(torch_v)
     caps, unsettled = _capabilities(gpus)

@@ -18,9 +18,10 @@ from __future__ import annotations
 import re
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.nvidia import Daemon, NvidiaServices
+from stackaudit.facts.nvidia import Daemon, NvidiaDriver, NvidiaServices
 from stackaudit.facts.registry import parser
 from stackaudit.facts.sources import NVIDIA_DAEMON_LOG
+from stackaudit.facts.system import KernelInfo
 
 FM, PERSISTENCED, HOSTENGINE = "fm", "persistenced", "hostengine"
 
@@ -167,3 +168,39 @@ def parse_daemon_log(text: str) -> NvidiaServices:
         raise ParseError("no line of nv-fabricmanager, nvidia-persistenced or nv-hostengine")
     return NvidiaServices(states[PERSISTENCED].daemon("nvidia-persistenced"), states[FM].daemon("nv-fabricmanager"),
                           Daemon("nvidia-cuda-mps-control"), hostengine=states[HOSTENGINE].daemon("nv-hostengine"))
+
+
+# The GPU operator driver container's banner: `Starting installation of NVIDIA driver version 418.40.04 for Linux
+# kernel version 4.15.0-66-generic`, then `Proceeding with Linux kernel version …` once it resolved `uname -r`.
+INSTALL_BANNER = re.compile(r"^Starting installation of NVIDIA driver version (?P<driver>\d+\.\d+(?:\.\d+)?)"
+                            r"(?: for Linux kernel version (?P<kernel>\S+))?", re.MULTILINE)
+_PROCEEDING = re.compile(r"^Proceeding with Linux kernel version (?P<kernel>\d+\.\d+\S*)", re.MULTILINE)
+
+
+@parser(NVIDIA_DAEMON_LOG, feeds="kernel", kind=KernelInfo, rank=60)
+def kernel_from_driver_container(text: str) -> KernelInfo:
+    """The running kernel a GPU operator driver container builds for (it resolves `uname -r` of the node).
+
+    Input (tests/data/captures/268)::
+
+        Starting installation of NVIDIA driver version 418.40.04 for Linux kernel version 4.15.0-66-generic
+    """
+    m = _PROCEEDING.search(text) or INSTALL_BANNER.search(text)
+    if m is None or not m.group("kernel"):
+        raise ParseError("no kernel version in the driver container's log")
+    return KernelInfo(m.group("kernel"))
+
+
+@parser(NVIDIA_DAEMON_LOG, feeds="nvidia_driver", kind=NvidiaDriver, rank=60)
+def driver_from_driver_container(text: str) -> NvidiaDriver:
+    """The driver a GPU operator driver container installs: its version, not yet loaded (the log says whether the
+    load then worked).
+
+    Input (tests/data/captures/268)::
+
+        Starting installation of NVIDIA driver version 418.40.04 for Linux kernel version 4.15.0-66-generic
+    """
+    m = INSTALL_BANNER.search(text)
+    if m is None:
+        raise ParseError("no installation banner in the driver container's log")
+    return NvidiaDriver(m.group("driver"), None, loaded=None)

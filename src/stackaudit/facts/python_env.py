@@ -385,11 +385,22 @@ def python_env_from_collect_env(ctx: FactContext) -> PythonEnv:
                           ("sglang", report.sglang_version)):
         if version:
             packages.setdefault(name, version.split(" ")[0])
+    # check_env prints one `name: version` line per package it knows (`flashinfer: 0.1.1+cu121torch2.3`).
+    named = {canonical(k): v for k, v in report.values.items()}
+    for name in WANTED:
+        version = named.get(canonical(name), "")
+        if re.match(r"\d+\.\d+", version):
+            packages.setdefault(canonical(name), version.split(" ")[0])
     if not packages:
         raise FactUnavailable("the report lists no Python package")
     engine = report.tool if report.tool in ("sglang", "vllm") else ""  # an OpenMMLab report names no engine
+    # check_env names the toolkit JIT builds use: `CUDA_HOME: /usr/local/cuda` and that nvcc's `release 12.4`.
+    nvcc = re.search(r"release (\d+\.\d+)", named.get("nvcc", ""))
+    home = named.get("cuda-home", "") if nvcc else ""
     env = PythonEnvironment(f"pasted {'check_env' if report.tool == 'sglang' else 'collect_env'}", None, engine,
                             python_version=report.python_version, packages=packages,
-                            torch_cuda=report.torch_cuda or None)
+                            torch_cuda=report.torch_cuda or None, cuda_home=home,
+                            cuda_home_from="the report's CUDA_HOME and NVCC lines" if home else "",
+                            cuda_home_version=nvcc.group(1) if nvcc and home else None)
     return PythonEnv((env,), False, ("from a pasted report: the shell it ran in, not necessarily the engine's",),
                      from_report=True)

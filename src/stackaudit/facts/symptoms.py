@@ -37,6 +37,11 @@ CTK_DOCKER = ("https://docs.nvidia.com/datacenter/cloud-native/container-toolkit
               "#configuring-docker")
 CTK_TROUBLESHOOTING = "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/troubleshooting.html"
 AMD_IOMMU_SOURCE = "https://github.com/torvalds/linux/blob/master/drivers/iommu/amd/iommu.c"
+# The open kernel modules' README: which GPUs they drive (Turing and later; GeForce and workstation GPUs from R560 on,
+# before it only with NVreg_OpenRmEnableUnsupportedGpus=1).
+KERNEL_OPEN_README = "https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/kernel_open.html"
+# nvidia-installer (kernel.c) after it built the module: the kernel would not load it.
+NVIDIA_INSTALLER_SOURCE = "https://github.com/NVIDIA/nvidia-installer/blob/main/kernel.c"
 # Where the open driver prints its GSP boot failures (RmInitAdapter in osinit.c, _kgspBootGspRm in kernel_gsp.c).
 GSP_BOOT_SOURCE = "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/src/nvidia/arch/nvalloc/unix/src/osinit.c"
 # The NVLink Xids of the catalogue (74 NVLink error, 144-150 the NVLink5 / NVSwitch-fabric error families).
@@ -138,6 +143,23 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("gsp-boot-failed", re.compile(r"Cannot initialize GSP firmware RM|_kgspBootGspRm: unexpected WPR2 already up"),
         "DRV-GSP-FIRMWARE", "high", GSP_BOOT_SOURCE,
         "the driver could not boot the GPU's GSP firmware, so it did not initialise the GPU", faults_gpu=True),
+    # nvidia-installer built nvidia.ko and the kernel refused it (a host install, a GPU operator driver container):
+    # its own text names the causes (kernel sources or gcc not the running kernel's, nouveau holding the GPU, a GPU
+    # this release does not drive). A failed load of nvidia-drm or nvidia-uvm alone is another message.
+    Symptom("nvidia-ko-load-failed", re.compile(r"Unable to load the kernel module '?nvidia\.ko'?"),
+        "KVER-NVIDIA-KERNEL-COMBOS", "high", NVIDIA_INSTALLER_SOURCE,
+        "the NVIDIA installer built nvidia.ko but the running kernel would not load it: no working NVIDIA module "
+        "for this kernel, so no GPU (the installer's log names the cause: kernel sources or gcc not the running "
+        "kernel's, nouveau holding the GPU, or a GPU this release does not support)"),
+    # The open nvidia.ko refuses a GPU it does not drive: a GeForce / workstation GPU before R560 without
+    # NVreg_OpenRmEnableUnsupportedGpus=1 (RmInitAdapter then fails), a GPU without GSP (before Turing).
+    Symptom("open-module-not-datacenter", re.compile(r"Open nvidia\.ko is only ready for use on Data Center GPUs"),
+        "DRV-OPEN-MODULE", "high", KERNEL_OPEN_README,
+        "the open kernel module refused the GPU: before R560 it drives only data-center GPUs unless "
+        "NVreg_OpenRmEnableUnsupportedGpus=1 is set (or the proprietary module is installed)"),
+    Symptom("open-module-no-gsp", re.compile(r"installed in this system is not supported by open\b"),
+        "DRV-OPEN-MODULE", "high", KERNEL_OPEN_README,
+        "the open kernel module refused a GPU without GSP (older than Turing): only the proprietary module drives it"),
     # DCGM's diagnostic writes this Info row when a GPU runs without persistence mode (its Deployment tests).
     Symptom("dcgm-persistence-off", re.compile(r"Persistence mode for GPU \d+ is disabled"),
         "DRV-PERSISTENCE", "low", DCGM_DIAG_DOC, "DCGM's diagnostic found a GPU with persistence mode disabled"),
@@ -183,7 +205,8 @@ fact("log_symptoms", LogSymptoms, union, hint="paste the failing log (the kernel
 # A cheap test before the patterns: every symptom's line holds one of these (the evidence reader's needles too).
 NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access", "Persistence mode for",
            "device driver", "runtime name: nvidia", "Failed to initialize NVML", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
-           "GSP", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY")
+           "GSP", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY", "Unable to load the kernel module",
+           "Open nvidia.ko", "not supported by open")
 
 
 def is_symptom(line: str) -> bool:
@@ -255,6 +278,6 @@ def symptoms_in_dcgmi_diag(text: str) -> LogSymptoms:
 def symptoms_in_kernel_log(ctx: FactContext) -> LogSymptoms:
     """Symptom lines of the kernel log."""
     log = ctx.fact("kernel_log", KernelLog)
-    if not any(n in log.text for n in ("Xid", "IO_PAGE_FAULT", "GSP")):
+    if not any(n in log.text for n in ("Xid", "IO_PAGE_FAULT", "GSP", "Open nvidia.ko", "not supported by open")):
         raise FactUnavailable("no symptom line in the kernel log")
     return LogSymptoms(find_symptoms(log.lines))

@@ -7,7 +7,9 @@ without its `<gpu>` (`<clocks_event_reason_gpu_idle>Active</clocks_event_reason_
 PCIe link state (`LnkSta:`), an NVRM kernel message, nvidia-smi's versions or its failure to reach
 the driver, a limit of `ulimit -a`, a log symptom of `facts/symptoms.py` (NCCL failing to create its
 /dev/shm segment, quoted in prose), the CUDA samples' peer-access answer (`Peer access from … (GPU0)
--> … (GPU1) : Yes`), the first line of `systemctl status` for a unit of the NVIDIA stack, Fabric
+-> … (GPU1) : Yes`), a program's record of the driver refusing peer access (facts/peer_access.py: NCCL's
+`Could not enable P2P between dev …`, TensorRT-LLM's, TensorFlow's) and a Python session's peer-access query
+with the answer it printed, the first line of `systemctl status` for a unit of the NVIDIA stack, Fabric
 Manager's own words without their journal tag (its version mismatch, quoted in prose or printed by a
 driver container: appended to NVIDIA_DAEMON_LOG instead), ollama's GPU discovery lines (`msg="inference
 compute"`, `looking for compatible GPUs`, `no compatible GPUs were discovered`). Its spans yield to every block recogniser's
@@ -23,6 +25,8 @@ from collections.abc import Iterator
 
 from stackaudit.facts.nvidia_daemons import daemon_event
 from stackaudit.facts.nvidia_smi import QUERY_FIELDS
+from stackaudit.facts.peer_access import NEEDLES as PEER_NEEDLES
+from stackaudit.facts.peer_access import answer_end, is_refusal_line
 from stackaudit.facts.sources import EVIDENCE_LINES, NVIDIA_DAEMON_LOG
 from stackaudit.facts.symptoms import NEEDLES as SYMPTOM_NEEDLES
 from stackaudit.facts.symptoms import is_symptom
@@ -60,7 +64,7 @@ _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The N
 # A field's ` : `, an element's closing `</`, a link state's `Lnk`, `NVRM`: few lines of a long log hold them.
 _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
             "stack size", "user processes", "core file size", "virtual memory", "file size", *SYMPTOM_NEEDLES,
-            "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs")
+            "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs", *PEER_NEEDLES)
 
 
 def _daemon_line(line: str) -> bool:
@@ -74,12 +78,12 @@ def is_evidence(line: str) -> bool:
     """Whether a line, on its own, is known evidence."""
     return bool(_SMI_FIELD.search(line) or _SMI_XML.match(line) or _LINK.match(line) or _NVRM.search(line)
                 or _SMI_HEADER.search(line) or _LIMIT.match(line) or is_symptom(line) or _daemon_line(line)
-                or _PEER.match(line) or _UNIT_HEAD.match(line) or _OLLAMA.search(line))
+                or _PEER.match(line) or _UNIT_HEAD.match(line) or _OLLAMA.search(line) or is_refusal_line(line))
 
 
 @importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field, XML "
           "element or version, a PCIe link state, an NVRM message, a ulimit, a log symptom, a CUDA sample's peer "
-          "access answer, a `systemctl status` head of an NVIDIA unit, Fabric Manager's own words, ollama's GPU "
+          "access answer, a refusal of peer access or a Python session's query of it, a `systemctl status` head of an NVIDIA unit, Fabric Manager's own words, ollama's GPU "
           "discovery",
           needles=_NEEDLES, per_line=True, fallback=True)
 def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
@@ -88,4 +92,6 @@ def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> It
         if is_evidence(lines[i]):
             # A daemon's words go where its status and journal lines go (facts/nvidia_daemons.py plays them).
             name = NVIDIA_DAEMON_LOG.name if _daemon_line(lines[i]) else EVIDENCE_LINES.name
-            yield Found("evidence line", i, i + 1, document_appended(name, lines[i] + "\n"))
+            # A Python session's peer-access query keeps the answer it printed (facts/peer_access.py).
+            end = answer_end(lines, i)
+            yield Found("evidence line", i, end, document_appended(name, "\n".join(lines[i:end]) + "\n"))

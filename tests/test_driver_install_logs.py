@@ -1,0 +1,96 @@
+"""What an NVIDIA driver install says on its own: the installer's failed load of nvidia.ko (a log symptom of
+KVER-NVIDIA-KERNEL-COMBOS) and a GPU operator driver container's banner (the node's kernel, the driver it installs).
+
+Real pastes are verbatim (trailing blanks of a console copy dropped), each under the public thread it comes from;
+modelled inputs are marked so.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from corpus import body, fact, pasted
+from stackaudit.engine.testing import run_checks
+from stackaudit.facts.nvidia import NvidiaDriver
+from stackaudit.facts.symptoms import LogSymptoms
+from stackaudit.facts.system import KernelInfo
+
+# --- nvidia-installer: "ERROR: Unable to load the kernel module 'nvidia.ko'" ---------------------------------------
+
+LOAD_FAILED = [
+    # https://github.com/Bumblebee-Project/Bumblebee/issues/932
+    "ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most frequently when this kernel module was "
+    "built against the wrong or improperly configured kernel sources, with a version of gcc that differs from the one "
+    "used to build the target kernel, or if a driver such as rivafb, nvidiafb, or nouveau is present and prevents the "
+    "NVIDIA kernel module from obtaining ownership of the NVIDIA graphics device(s), or no NVIDIA GPU installed in this "
+    "system is supported by this NVIDIA Linux graphics driver release.\n\n"
+    "Please see the log entries 'Kernel module load error' and 'Kernel messages' at the end of the file "
+    "'/var/log/nvidia-installer.log' for more information.\n-> Kernel module load error: No such device\n",
+    # https://github.com/emergingstack/es-dev-stack/issues/13
+    "```\nERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most frequently when this kernel module was "
+    "built against\n       the wrong or improperly configured kernel sources, with a version of gcc that differs from "
+    "the one used to build the\n       target kernel, or if a driver such as rivafb, nvidiafb, or nouveau is present "
+    "and prevents the NVIDIA kernel module\n```\n",
+    # https://github.com/shelmangroup/coreos-gpu-installer/issues/2
+    "```\nERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most\n       frequently when this kernel "
+    "module was built against the wrong or\n       improperly configured kernel sources, with a version of gcc that\n"
+    "```\n",
+    # https://github.com/NVIDIA/gpu-operator/issues/8 (corpus 268)
+    body("268"),
+]
+
+
+@pytest.mark.parametrize("text", LOAD_FAILED)
+def test_the_installers_failed_load_proves_no_working_module(text: str) -> None:
+    symptoms = fact(pasted(text), "log_symptoms")
+    assert isinstance(symptoms, LogSymptoms)
+    hits = symptoms.proving("KVER-NVIDIA-KERNEL-COMBOS")
+    assert [h.symptom.name for h in hits] == ["nvidia-ko-load-failed"]
+    assert hits[0].line.startswith("ERROR: Unable to load the kernel module 'nvidia.ko'")
+
+
+def test_an_install_that_loaded_proves_nothing() -> None:
+    # Modelled: the installer's lines of a run that built and loaded the module (its nvidia-drm warning included).
+    text = ("WARNING: The nvidia-drm module will not be installed. As a result, DRM-KMS will not function with this "
+            "installation of the NVIDIA driver.\n-> Kernel module compilation complete.\n"
+            "-> Kernel module load check succeeded.\n")
+    symptoms = fact(pasted(text), "log_symptoms")
+    assert not isinstance(symptoms, LogSymptoms) or not symptoms.proving("KVER-NVIDIA-KERNEL-COMBOS")
+
+
+# --- The GPU operator driver container's banner ------------------------------------------------------------------
+
+BANNERS = [
+    # https://github.com/NVIDIA/gpu-operator/issues/193
+    ("$ k logs -f nvidia-driver-daemonset-xmp2h\n\n========== NVIDIA Software Installer ==========\n\n"
+     "Starting installation of NVIDIA driver version 450.80.02 for Linux kernel version 5.4.0-1024-aws\n\n"
+     "Stopping NVIDIA persistence daemon...\nUnloading NVIDIA driver kernel modules...\nUnmounting NVIDIA driver rootfs...\n"
+     "Checking NVIDIA driver packages...\nUpdating the package cache...\nResolving Linux kernel version...\n"
+     "Proceeding with Linux kernel version 5.4.0-1024-aws\nInstalling Linux kernel headers...\n",
+     "450.80.02", "5.4.0-1024-aws"),
+    # https://github.com/NVIDIA/gpu-operator/issues/163
+    ("========== NVIDIA Software Installer ==========                                          [42/1808]\n\n"
+     "Starting installation of NVIDIA driver version 460.32.03 for Linux kernel version 4.15.0-136-generic\n\n"
+     "Stopping NVIDIA persistence daemon...\nUnloading NVIDIA driver kernel modules...\nUnmounting NVIDIA driver rootfs...\n"
+     "Checking NVIDIA driver packages...\n", "460.32.03", "4.15.0-136-generic"),
+    # https://github.com/NVIDIA/gpu-operator/issues/8 (corpus 268)
+    (body("268"), "418.40.04", "4.15.0-66-generic"),
+]
+
+
+@pytest.mark.parametrize(("text", "driver", "kernel"), BANNERS)
+def test_the_driver_containers_banner_names_the_kernel_and_the_driver(text: str, driver: str, kernel: str) -> None:
+    host = pasted(text)
+    running = fact(host, "kernel")
+    installing = fact(host, "nvidia_driver")
+    assert isinstance(running, KernelInfo) and running.release == kernel
+    assert isinstance(installing, NvidiaDriver) and installing.version == driver and not installing.loaded
+    # Every one predates the open kernel modules (R515): no flavour to choose.
+    assert run_checks(host, ["DRV-OPEN-MODULE"])["DRV-OPEN-MODULE"].status == "not-applicable"
+
+
+def test_a_driver_with_an_open_flavour_is_not_settled_by_its_version() -> None:
+    # Modelled: the banner of corpus 268 with an R535 driver: both flavours exist, the log names neither.
+    text = body("268").replace("418.40.04", "535.104.05")
+    status = run_checks(pasted(text), ["DRV-OPEN-MODULE"])["DRV-OPEN-MODULE"].status
+    assert status == "unknown"

@@ -1,0 +1,59 @@
+"""The open kernel module's own refusal of a GPU, a log symptom proving DRV-OPEN-MODULE (facts/symptoms.py).
+
+Real pastes are verbatim, each under the public thread it comes from; modelled inputs are marked so.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from corpus import body, fact, pasted
+from stackaudit.facts.symptoms import LogSymptoms
+
+REFUSED = [
+    # https://github.com/NVIDIA/open-gpu-kernel-modules/issues/230
+    ("```\n[    3.513141] NVRM: Open nvidia.ko is only ready for use on Data Center GPUs.\n"
+     "[    3.513144] NVRM: To force use of Open nvidia.ko on other GPUs, see the\n"
+     "[    3.513145] NVRM: 'OpenRmEnableUnsupportedGpus' kernel module parameter described\n"
+     "[    3.513145] NVRM: in the README.\n"
+     "[    3.824916] NVRM: GPU 0000:04:00.0: RmInitAdapter failed! (0x63:0x0:1905)\n```\n", "open-module-not-datacenter"),
+    # https://github.com/siderolabs/extensions/issues/114 (the node's log, quoted without its NVRM tags)
+    ("```\nOpen nvidia.ko is only ready for use on Data Center GPUs. \nTo force use of Open nvidia.ko on other GPUs, "
+     "see the \n'OpenRmEnableUnsupportedGpus' kernel module parameter described\nin the README \n"
+     "GPU 0000:07:00.0: RmInitAdapter failed!\n```\n", "open-module-not-datacenter"),
+    # https://github.com/kata-containers/kata-containers/issues/12258
+    ("[    7.982876] NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  535.86.10  Release Build  "
+     "(dvs-builder@U16-I2-C05-14-2)  Wed Jul 26 23:15:31 UTC 2023\n"
+     "[    9.607284] NVRM: Open nvidia.ko is only ready for use on Data Center GPUs.\n", "open-module-not-datacenter"),
+    # corpus 211 (an RTX 3050's nvidia-bug-report lines)
+    (body("211"), "open-module-not-datacenter"),
+    # https://github.com/negativo17/nvidia-driver/issues/158
+    ("```\nkernel: NVRM: The NVIDIA GPU 0000:09:00.0 (PCI ID: 10de:1d01)\n"
+     "             NVRM: installed in this system is not supported by open\n"
+     "             NVRM: nvidia.ko because it does not include the required GPU\n"
+     "             NVRM: System Processor (GSP).\n```\n", "open-module-no-gsp"),
+    # https://github.com/NVIDIA/open-gpu-kernel-modules/issues/322
+    ("[ 1157.046099] NVRM: The NVIDIA GPU 0000:af:00.0 (PCI ID: 10de:1db5)\n"
+     "               NVRM: installed in this system is not supported by open\n"
+     "               NVRM: nvidia.ko because it does not include the required GPU\n", "open-module-no-gsp"),
+    # https://github.com/NVIDIA/open-gpu-kernel-modules/issues/696
+    ("```\nNVRM: The NVIDIA GPU 0000:02:00.0 (PCI ID: 10de:1b82)\nNVRM: installed in this system is not supported by open\n"
+     "NVRM: nvidia.ko because it does not include the required GPU\nNVRM: System Processor (GSP).\n```\n",
+     "open-module-no-gsp"),
+]
+
+
+@pytest.mark.parametrize(("text", "name"), REFUSED)
+def test_the_open_modules_refusal_proves_the_wrong_flavour(text: str, name: str) -> None:
+    symptoms = fact(pasted(text), "log_symptoms")
+    assert isinstance(symptoms, LogSymptoms)
+    assert [h.symptom.name for h in symptoms.proving("DRV-OPEN-MODULE")] == [name]
+
+
+def test_the_open_modules_load_banner_proves_nothing() -> None:
+    # Modelled: the open module loading on a data-center GPU and initialising it.
+    text = ("[    7.982876] NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  535.86.10  Release Build  "
+            "(dvs-builder@U16-I2-C05-14-2)  Wed Jul 26 23:15:31 UTC 2023\n"
+            "[    8.005662] nvidia-modeset: Loading NVIDIA UNIX Open Kernel Mode Setting Driver for x86_64  535.86.10\n")
+    symptoms = fact(pasted(text), "log_symptoms")
+    assert not isinstance(symptoms, LogSymptoms) or not symptoms.proving("DRV-OPEN-MODULE")
