@@ -1,0 +1,62 @@
+"""Issue 28, blind pastes 287-301 (run E): what the text shows decides, as a rule for the class, not the file.
+
+- MEM-ROW-REMAP-ECC: the nvidia-smi table shows only the volatile uncorrectable ECC count; it can show the issue
+  (a non-zero count) and never the ok (whether a remap or a page retirement is pending is not in it).
+
+The pastes are real corpus files (tests/data/captures names each one's public thread in its header);
+modelled counter-examples are said so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stackaudit.engine.results import Result
+from stackaudit.engine.testing import run_checks
+from stackaudit.importers.pasted import load_pasted
+
+CAPTURES = Path(__file__).parent / "data" / "captures"
+
+
+def pasted(tmp_path: Path, text: str, *checks: str) -> dict[str, Result]:
+    path = tmp_path / "paste.txt"
+    path.write_text(text)
+    return run_checks(load_pasted([str(path)]), list(checks))
+
+
+def capture(prefix: str, *checks: str) -> dict[str, Result]:
+    path = next(CAPTURES.glob(prefix + "-*.txt"))
+    return run_checks(load_pasted([str(path)]), list(checks))
+
+
+# --- MEM-ROW-REMAP-ECC: the table's ECC column alone ------------------------------------------------
+
+
+@pytest.mark.parametrize("prefix", ["128", "153", "203", "299"])
+def test_table_ecc_column_alone_is_not_an_ok(prefix: str) -> None:
+    # DCGM#70 (3x A100), TGI#2671 (A10G), 203's A800 PCIe thread, k8s-device-plugin#243 (V100S): 0 in the column.
+    r = capture(prefix, "MEM-ROW-REMAP-ECC")["MEM-ROW-REMAP-ECC"]
+    assert r.status == "unknown" and "only the volatile uncorrectable ECC count" in r.message
+
+
+# Modelled: the 299 table with GPU 0's volatile uncorrectable count at 2.
+TABLE_UNCORRECTABLE = """\
++-----------------------------------------------------------------------------+
+| NVIDIA-SMI 450.51.05    Driver Version: 450.51.05    CUDA Version: 11.0     |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|                               |                      |               MIG M. |
+|===============================+======================+======================|
+|   0  Tesla V100S-PCI...  Off  | 00000000:00:07.0 Off |                    2 |
+| N/A   50C    P0   219W / 250W |   4617MiB / 32510MiB |    100%      Default |
+|                               |                      |                  N/A |
++-------------------------------+----------------------+----------------------+
+"""
+
+
+def test_table_ecc_column_shows_the_issue(tmp_path: Path) -> None:
+    r = pasted(tmp_path, TABLE_UNCORRECTABLE, "MEM-ROW-REMAP-ECC")["MEM-ROW-REMAP-ECC"]
+    assert r.status == "issue" and "volatile uncorrectable ECC errors on GPU(s) 0 (2)" in r.message
