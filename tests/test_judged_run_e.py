@@ -60,3 +60,53 @@ TABLE_UNCORRECTABLE = """\
 def test_table_ecc_column_shows_the_issue(tmp_path: Path) -> None:
     r = pasted(tmp_path, TABLE_UNCORRECTABLE, "MEM-ROW-REMAP-ECC")["MEM-ROW-REMAP-ECC"]
     assert r.status == "issue" and "volatile uncorrectable ECC errors on GPU(s) 0 (2)" in r.message
+
+
+# --- DRV-CUDA-COMPAT: forward compatibility shown ----------------------------------------------------
+
+
+def test_header_above_its_branch_shows_forward_compat_on_h100() -> None:
+    # nccl#1967: 'CUDA Version: 12.9' on driver 560.35.03 (a 12.6 branch), H100 80GB HBM3.
+    r = capture("287", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "not-an-issue" and "forward-compatibility" in r.message
+
+
+def test_cuda_initialised_below_the_floor_is_forward_compat() -> None:
+    # vLLM collect_env: torch 2.4.0+cu121, driver 470.129.06, 'Is CUDA available: True', 4x A10.
+    r = capture("294", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "not-an-issue" and "Is CUDA available: True" in r.message
+
+
+# Modelled: the 287 header on a GeForce card (no forward compatibility: error 804, as in nvidia-docker#1515).
+HEADER_GEFORCE = """\
++-----------------------------------------------------------------------------------------+
+| NVIDIA-SMI 560.35.03              Driver Version: 560.35.03      CUDA Version: 12.9     |
+|-----------------------------------------+------------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |
+|                                         |                        |               MIG M. |
+|=========================================+========================+======================|
+|   0  NVIDIA GeForce RTX 4090        On  |   00000000:01:00.0 Off |                  Off |
+| 30%   35C    P8             20W /  450W |       1MiB /  24564MiB |      0%      Default |
+|                                         |                        |                  N/A |
++-----------------------------------------+------------------------+----------------------+
+"""
+
+
+def test_header_above_its_branch_on_geforce_is_an_issue(tmp_path: Path) -> None:
+    r = pasted(tmp_path, HEADER_GEFORCE, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "issue" and "804" in r.message
+
+
+def test_header_of_a_branch_the_table_does_not_reach_shows_nothing(tmp_path: Path) -> None:
+    # Modelled: a 595 driver reading CUDA 13.2 (its own): no later branch in the table, so no evidence.
+    text = HEADER_GEFORCE.replace("560.35.03    ", "595.58.03    ").replace("CUDA Version: 12.9", "CUDA Version: 13.2")
+    r = pasted(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "unknown" and "forward" not in r.message
+
+
+def test_cuda_not_initialised_below_the_floor_stays_an_issue(tmp_path: Path) -> None:
+    # Modelled: the 294 report with 'Is CUDA available: False'.
+    text = next(CAPTURES.glob("294-*.txt")).read_text().replace("Is CUDA available: True", "Is CUDA available: False")
+    r = pasted(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "issue" and "525.60.13" in r.message
