@@ -2,6 +2,10 @@
 
 - MEM-ROW-REMAP-ECC: the nvidia-smi table shows only the volatile uncorrectable ECC count; it can show the issue
   (a non-zero count) and never the ok (whether a remap or a page retirement is pending is not in it).
+- DRV-CUDA-COMPAT: a CUDA above the driver branch's own, shown running (the nvidia-smi header reaching a later
+  branch's CUDA, or torch initialising CUDA below its floor), is forward compatibility: not an issue on
+  data-center GPUs, error 804 on GeForce.
+- RT-TORCH-ARCH: the compute capability check_env states for a GPU model settles it where the table has no row.
 
 The pastes are real corpus files (tests/data/captures names each one's public thread in its header);
 modelled counter-examples are said so.
@@ -15,6 +19,7 @@ import pytest
 
 from stackaudit.engine.results import Result
 from stackaudit.engine.testing import run_checks
+from stackaudit.facts.collect_env import parse_collect_env
 from stackaudit.importers.pasted import load_pasted
 
 CAPTURES = Path(__file__).parent / "data" / "captures"
@@ -110,3 +115,30 @@ def test_cuda_not_initialised_below_the_floor_stays_an_issue(tmp_path: Path) -> 
     text = next(CAPTURES.glob("294-*.txt")).read_text().replace("Is CUDA available: True", "Is CUDA available: False")
     r = pasted(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
     assert r.status == "issue" and "525.60.13" in r.message
+
+
+# --- RT-TORCH-ARCH: the capability check_env states -------------------------------------------------
+
+
+@pytest.mark.parametrize(("prefix", "model", "capability"), [
+    ("292", "Quadro RTX 6000", "7.5"),  # sglang#7877
+    ("212", "NVIDIA H100 80GB HBM3", "9.0"),
+    ("47", "NVIDIA A40", "8.6"),
+    ("45", "NVIDIA A100-SXM4-80GB", "8.0"),
+])
+def test_check_env_states_the_capability(prefix: str, model: str, capability: str) -> None:
+    report = parse_collect_env(next(CAPTURES.glob(prefix + "-*.txt")).read_text())
+    assert report.capabilities == {model: capability}
+
+
+def test_stated_capability_settles_a_model_the_table_lacks() -> None:
+    r = capture("292", "RT-TORCH-ARCH")["RT-TORCH-ARCH"]
+    assert r.status == "ok" and "Quadro RTX 6000 (compute 7.5)" in r.message
+
+
+def test_stated_capability_the_wheel_lacks_is_an_issue(tmp_path: Path) -> None:
+    # Modelled: the 292 report with a Pascal capability and torch 2.10.0+cu128 (no sm_6x in its arch list).
+    text = next(CAPTURES.glob("292-*.txt")).read_text()
+    text = text.replace("Compute Capability: 7.5", "Compute Capability: 6.1").replace("2.7.1+cu126", "2.10.0+cu128")
+    r = pasted(tmp_path, text, "RT-TORCH-ARCH")["RT-TORCH-ARCH"]
+    assert r.status == "issue" and "compute 6.1" in r.message

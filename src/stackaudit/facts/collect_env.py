@@ -44,6 +44,7 @@ _PKG = re.compile(r"^\[(pip3?|conda)\]\s+(\S+?)(?:==|\s+)(\S+)")
 _ENV = re.compile(r"^([A-Z_][A-Z0-9_]*)=(.*)$")
 _KV = re.compile(r"^([A-Za-z][\w ./()#+-]*?)\s*:\s?(.*)$")
 _GPU_LINE = re.compile(r"^GPU ([\d,\s]+):\s*(.+)$")
+_CAPABILITY = re.compile(r"^GPU ([\d,\s]+) Compute Capability:\s*(\d+\.\d+)$")
 _TOPO_START = ("GPU Topology", "NVIDIA Topology")
 _TOPO_END = re.compile(r"^(Hypervisor vendor|ulimit soft|={5,})|^[A-Z_][A-Z0-9_]*=")
 
@@ -76,6 +77,21 @@ class CollectEnv:
     @property
     def gpu_count(self) -> int:
         return len(self.gpu_models)
+
+    @property
+    def capabilities(self) -> dict[str, str]:
+        """{GPU model: compute capability} from check_env's `GPU 0,1 Compute Capability: 7.5` lines (what torch read
+        from each device); a model whose GPUs state two capabilities is left out."""
+        found: dict[str, set[str]] = {}
+        for key, value in self.values.items():
+            m = _CAPABILITY.match(f"{key}: {value}")
+            if m is None:
+                continue
+            for part in m.group(1).split(","):
+                index = int(part) if part.strip().isdecimal() else -1
+                if 0 <= index < len(self.gpu_models):
+                    found.setdefault(self.gpu_models[index], set()).add(value)
+        return {model: next(iter(caps)) for model, caps in found.items() if len(caps) == 1}
 
 
 def _expand_gpu_line(indices: str, name: str, into: dict[int, str]) -> None:
@@ -126,6 +142,10 @@ def parse_collect_env(text: str) -> CollectEnv:
         env_m = _ENV.match(line)
         if env_m and (in_env or " " not in line.split("=", 1)[0]):
             env.setdefault(env_m.group(1), env_m.group(2))
+            continue
+        cap = _CAPABILITY.match(line)
+        if cap:
+            values.setdefault(line.split(":", 1)[0], cap.group(2))
             continue
         gpu = _GPU_LINE.match(line)
         if gpu and "Compute Capability" not in line:
