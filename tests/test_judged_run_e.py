@@ -142,3 +142,58 @@ def test_stated_capability_the_wheel_lacks_is_an_issue(tmp_path: Path) -> None:
     text = text.replace("Compute Capability: 7.5", "Compute Capability: 6.1").replace("2.7.1+cu126", "2.10.0+cu128")
     r = pasted(tmp_path, text, "RT-TORCH-ARCH")["RT-TORCH-ARCH"]
     assert r.status == "issue" and "compute 6.1" in r.message
+
+
+# --- An engine command in Markdown inline code ----------------------------------------------------------
+
+
+def _commands(text: str) -> str:
+    from stackaudit.importers.recognition import recognise
+
+    return recognise(text).record.docs.get("engine_command", "")
+
+
+@pytest.mark.parametrize(("text", "command"), [
+    # sglang#4814 (corpus 293): the command inside a prose sentence.
+    ("Run `python -m sglang.launch_server --served-model-name=qwen --trust-remote-code "
+     "--model=./Qwen2.5-0.5B-Instruct --tensor-parallel-size=2` on 8*4090 Node.",
+     "python -m sglang.launch_server --served-model-name=qwen --trust-remote-code --model=./Qwen2.5-0.5B-Instruct "
+     "--tensor-parallel-size=2"),
+    # corpus 254 (SGLang TP2 /dev/shm thread): a line that is one span.
+    ("`python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B-Instruct --tp 2`",
+     "python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B-Instruct --tp 2"),
+    # https://github.com/vllm-project/vllm/issues/18814 (RodriMora, 2025-05-30): with its variables.
+    ("`CUDA_VISIBLE_DEVICES=2,4 vllm serve mistralai/Mistral-Nemo-Instruct-2407 --max-model-len 16000 "
+     "--host 0.0.0.0 --port 5000 -tp 2`",
+     "CUDA_VISIBLE_DEVICES=2,4 vllm serve mistralai/Mistral-Nemo-Instruct-2407 --max-model-len 16000 "
+     "--host 0.0.0.0 --port 5000 -tp 2"),
+])
+def test_inline_code_command_is_read(text: str, command: str) -> None:
+    assert _commands(text) == command + "\n"
+
+
+def test_inline_code_that_starts_no_engine_is_not_a_command() -> None:
+    # Modelled: prose naming the flag and the program, with no command in any one span.
+    assert _commands("When I start `vllm` with `--tensor-parallel-size=2` and `serve`, it hangs.") == ""
+
+
+def test_prose_command_and_cut_check_env_judge_sglang_on_geforce() -> None:
+    r = capture("293", "IC-CUSTOM-ALLREDUCE")["IC-CUSTOM-ALLREDUCE"]
+    assert r.status == "issue" and "GeForce" in r.message
+
+
+# --- SGLang check_env cut before its `sglang:` line --------------------------------------------------
+
+
+def test_check_env_cut_before_its_sglang_line_is_sglang() -> None:
+    text = next(CAPTURES.glob("293-*.txt")).read_text()
+    report = parse_collect_env(text)
+    assert report.tool == "sglang" and set(report.gpu_models) == {"NVIDIA GeForce RTX 4090"}
+    assert report.gpu_count == 8 and report.capabilities == {"NVIDIA GeForce RTX 4090": "8.9"}
+
+
+def test_mmengine_collect_env_stays_openmmlab() -> None:
+    # Modelled on mmengine's collect_env: CUDA available and GPU rows, no driver line, sys.platform first.
+    report = parse_collect_env("sys.platform: linux\nPython: 3.10.12\nCUDA available: True\n"
+                               "GPU 0,1: NVIDIA A100-SXM4-80GB\nCUDA_HOME: /usr/local/cuda\nPyTorch: 2.1.0+cu121\n")
+    assert report.tool == "openmmlab"
