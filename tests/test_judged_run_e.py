@@ -197,3 +197,32 @@ def test_mmengine_collect_env_stays_openmmlab() -> None:
     report = parse_collect_env("sys.platform: linux\nPython: 3.10.12\nCUDA available: True\n"
                                "GPU 0,1: NVIDIA A100-SXM4-80GB\nCUDA_HOME: /usr/local/cuda\nPyTorch: 2.1.0+cu121\n")
     assert report.tool == "openmmlab"
+
+
+# --- SGLang check_env's package lines and NVCC --------------------------------------------------------
+
+
+@pytest.mark.parametrize(("prefix", "package", "version"), [
+    ("292", "flashinfer-python", "0.2.7.post1"),  # sglang#7877
+    ("212", "flashinfer-python", "0.2.9rc2"),
+    ("265", "flashinfer", "0.1.1+cu121torch2.3"),
+])
+def test_check_env_packages_and_nvcc_reach_python_env(prefix: str, package: str, version: str) -> None:
+    from stackaudit.engine.collect import Collector
+    from stackaudit.facts.registry import load_all as load_facts
+
+    load_facts()
+    host = load_pasted([str(next(CAPTURES.glob(prefix + "-*.txt")))])
+    env = Collector(host).results(["python_env"])["python_env"].environments[0]
+    assert env.version(package) == version and env.cuda_home_version == "12.4"
+
+
+def test_check_env_older_nvcc_than_torch_is_the_flashinfer_issue() -> None:
+    r = capture("292", "RT-FLASHINFER")["RT-FLASHINFER"]
+    assert r.status == "issue" and "CUDA 12.4" in r.message and "12.6" in r.message
+
+
+def test_check_env_cut_before_torch_lists_no_package() -> None:
+    # 293's check_env ends at 'CUDA Driver Version: 550.': its Python line is no package.
+    r = capture("293", "RT-TORCH-ARCH")["RT-TORCH-ARCH"]
+    assert r.status == "unknown"

@@ -374,6 +374,10 @@ def python_env(ctx: FactContext) -> PythonEnv:
     return PythonEnv((found,), False, ("no vLLM/SGLang/TensorRT-LLM process is running",))
 
 
+_CHECK_ENV_PACKAGE = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
+_CHECK_ENV_VERSION = re.compile(r"\d+(?:\.\d+)+(?:[.+]?[A-Za-z0-9]+)*")
+
+
 @provider("python_env", PythonEnv, rank=20, title="pasted vLLM collect_env / SGLang check_env")
 def python_env_from_collect_env(ctx: FactContext) -> PythonEnv:
     """torch (and its CUDA), vLLM, SGLang and NCCL versions a pasted collect_env / check_env reports."""
@@ -381,6 +385,11 @@ def python_env_from_collect_env(ctx: FactContext) -> PythonEnv:
 
     report = ctx.fact("collect_env", CollectEnv)
     packages = {canonical(k): v for k, v in report.packages.items()}
+    if report.tool == "sglang":
+        # check_env prints each package it knows as `name: version` (`flashinfer_python: 0.2.7.post1`).
+        packages.update({canonical(k): v for k, v in report.values.items()
+                         if _CHECK_ENV_PACKAGE.fullmatch(k) and _CHECK_ENV_VERSION.fullmatch(v)
+                         and canonical(k) not in packages})
     for name, version in (("torch", report.torch_version), ("vllm", report.vllm_version),
                           ("sglang", report.sglang_version)):
         if version:
@@ -388,8 +397,14 @@ def python_env_from_collect_env(ctx: FactContext) -> PythonEnv:
     if not packages:
         raise FactUnavailable("the report lists no Python package")
     engine = report.tool if report.tool in ("sglang", "vllm") else ""  # an OpenMMLab report names no engine
+    # check_env's `CUDA_HOME: /usr/local/cuda` and `NVCC: Cuda compilation tools, release 12.4, V12.4.131`: the
+    # toolkit a JIT build in that shell uses.
+    nvcc = re.search(r"release (\d+\.\d+)", report.values.get("NVCC", ""))
+    cuda_home = report.values.get("CUDA_HOME", "") if nvcc else ""
     env = PythonEnvironment(f"pasted {'check_env' if report.tool == 'sglang' else 'collect_env'}", None, engine,
                             python_version=report.python_version, packages=packages,
-                            torch_cuda=report.torch_cuda or None)
+                            torch_cuda=report.torch_cuda or None, cuda_home=cuda_home,
+                            cuda_home_from="CUDA_HOME" if cuda_home else "",
+                            cuda_home_version=nvcc.group(1) if nvcc and cuda_home else None)
     return PythonEnv((env,), False, ("from a pasted report: the shell it ran in, not necessarily the engine's",),
                      from_report=True)
