@@ -6,6 +6,9 @@
   branch's CUDA, or torch initialising CUDA below its floor), is forward compatibility: not an issue on
   data-center GPUs, error 804 on GeForce.
 - RT-TORCH-ARCH: the compute capability check_env states for a GPU model settles it where the table has no row.
+- An engine command in Markdown inline code is read; SGLang's check_env cut before its `sglang:` line is check_env,
+  and its `name: version` package lines and NVCC release reach python_env.
+- The GPU table has the V100S PCIe (250 W default), which a cut `Tesla V100S-PCI...` resolves to.
 
 The pastes are real corpus files (tests/data/captures names each one's public thread in its header);
 modelled counter-examples are said so.
@@ -226,3 +229,48 @@ def test_check_env_cut_before_torch_lists_no_package() -> None:
     # 293's check_env ends at 'CUDA Driver Version: 550.': its Python line is no package.
     r = capture("293", "RT-TORCH-ARCH")["RT-TORCH-ARCH"]
     assert r.status == "unknown"
+
+
+# --- The V100S PCIe row: the cut name and its 250 W default -------------------------------------------
+
+_V100S_HEAD = """\
++-----------------------------------------------------------------------------+
+| NVIDIA-SMI 460.91.03    Driver Version: 460.91.03    CUDA Version: 11.2     |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|                               |                      |               MIG M. |
+|===============================+======================+======================|
+"""
+# The TAFT code's README (Guibon et al., AAAI 2023, a public repository): its `nvidia-smi`, verbatim.
+TAFT_ROWS = """\
+|   0  Tesla V100S-PCI...  On   | 00000000:25:00.0 Off |                    0 |
+| N/A   27C    P0    24W / 250W |      4MiB / 32510MiB |      0%      Default |
+|                               |                      |                  N/A |
++-------------------------------+----------------------+----------------------+
+"""
+# A Red Hat 6.6 driver set-up guide in a public repository (driver 460.106.00): its GPU row, verbatim.
+REDHAT_ROWS = """\
+|   0  Tesla V100S-PCI...  Off  | 00000000:00:03.0 Off |                    0 |
+| N/A   26C    P0    35W / 250W |      0MiB / 32510MiB |      0%      Default |
+|                               |                      |                  N/A |
++-------------------------------+----------------------+----------------------+
+"""
+
+
+@pytest.mark.parametrize("rows", [TAFT_ROWS, REDHAT_ROWS])
+def test_v100s_cut_name_at_its_default_cap_is_ok(tmp_path: Path, rows: str) -> None:
+    r = pasted(tmp_path, _V100S_HEAD + rows, "PWR-GPU-POWER-LIMIT")["PWR-GPU-POWER-LIMIT"]
+    assert r.status == "ok" and "250 W" in r.message
+
+
+def test_v100s_in_the_k8s_device_plugin_paste_is_ok() -> None:
+    # k8s-device-plugin#243 (corpus 299): 219W / 250W on GPU 0, the table cut after it.
+    assert capture("299", "PWR-GPU-POWER-LIMIT")["PWR-GPU-POWER-LIMIT"].status == "ok"
+
+
+def test_v100s_capped_below_its_default_is_an_issue(tmp_path: Path) -> None:
+    # Modelled: the TAFT row with a 200 W cap (`nvidia-smi -pl 200`).
+    r = pasted(tmp_path, _V100S_HEAD + TAFT_ROWS.replace("24W / 250W", "24W / 200W"),
+               "PWR-GPU-POWER-LIMIT")["PWR-GPU-POWER-LIMIT"]
+    assert r.status == "issue" and "250 W" in r.message
