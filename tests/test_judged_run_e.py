@@ -106,6 +106,13 @@ def test_header_above_its_branch_on_geforce_is_an_issue(tmp_path: Path) -> None:
     assert r.status == "issue" and "804" in r.message
 
 
+def test_header_above_its_branch_on_a_workstation_card_is_unknown(tmp_path: Path) -> None:
+    # Modelled: the same header on an RTX A6000 (forward compatibility only on select RTX SKUs).
+    text = HEADER_GEFORCE.replace("NVIDIA GeForce RTX 4090", "NVIDIA RTX A6000       ")
+    r = pasted(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "unknown" and "select RTX SKUs" in r.message
+
+
 def test_header_of_a_branch_the_table_does_not_reach_shows_nothing(tmp_path: Path) -> None:
     # Modelled: a 595 driver reading CUDA 13.2 (its own): no later branch in the table, so no evidence.
     text = HEADER_GEFORCE.replace("560.35.03    ", "595.58.03    ").replace("CUDA Version: 12.9", "CUDA Version: 13.2")

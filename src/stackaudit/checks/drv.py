@@ -278,7 +278,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                          "CUDA calls fail with error 804", actual={"driver": driver}, evidence=shown,
                          expected="a driver branch that supports the CUDA in use")
         return unknown(f"{said}; whether these GPUs support it (data-center GPUs and select RTX SKUs) is not in "
-                       f"this source ({FORWARD_COMPAT})", actual={"driver": driver}, evidence=shown)
+                       f"this source ({FORWARD_COMPAT})", actual={"driver": driver})
     if not torch:
         return unknown(f"driver {driver} (supports CUDA up to {nvidia.cuda_version if nvidia else '?'}); torch's "
                        "CUDA version is not in this source", hint="run on the host where the engine runs",
