@@ -138,23 +138,29 @@ class Family:
     # False where no card of the line has MIG (NVIDIA's MIG user guide lists data-center and RTX PRO parts only);
     # None where it depends on the model (the table row, or the GPU's own MIG Mode field).
     mig: bool | None = None
+    # CUDA forward compatibility (the cuda-compat package: a newer CUDA major on an older driver branch): "NVIDIA
+    # Data Center GPUs", "select NGC Server Ready SKUs of RTX cards" and Jetson only (FORWARD_COMPAT); on another GPU
+    # a CUDA call fails with error 804. None where it depends on the SKU.
+    forward_compat: bool | None = None
 
 
+FORWARD_COMPAT = "https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html"
 _NCCL_TESTS_287 = "https://github.com/NVIDIA/nccl-tests/issues/287"
 _HGX = "https://www.nvidia.com/en-us/data-center/hgx/"
 FAMILIES = {
     "geforce": Family("geforce", False, "bridge", "GeForce consumer cards: no PCIe P2P with the stock driver, no MIG",
-                      _NCCL_TESTS_287, mig=False),
+                      _NCCL_TESTS_287, mig=False, forward_compat=False),
     # mig=False: https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html lists no GeForce part.
     "workstation": Family("workstation", True, "bridge", "RTX and RTX PRO cards (workstation and server editions)",
                           "https://www.nvidia.com/en-us/products/workstations/"),
     "datacenter-pcie": Family("datacenter-pcie", True, "bridge", "data-center PCIe cards",
-                              "https://www.nvidia.com/en-us/data-center/products/"),
+                              "https://www.nvidia.com/en-us/data-center/products/", forward_compat=True),
     "nvl": Family("nvl", True, "bridge", "NVL PCIe cards, joined in pairs or quads by NVLink bridges",
-                  "https://www.nvidia.com/en-us/data-center/h200/"),
-    "baseboard": Family("baseboard", True, "all-pairs", "SXM or OAM modules on an HGX/DGX or OAM baseboard", _HGX),
+                  "https://www.nvidia.com/en-us/data-center/h200/", forward_compat=True),
+    "baseboard": Family("baseboard", True, "all-pairs", "SXM or OAM modules on an HGX/DGX or OAM baseboard", _HGX,
+                        forward_compat=True),
     "rack": Family("rack", True, "trays", "Grace superchips in an NVLink rack (GB200/GB300 NVL72)",
-                   "https://www.nvidia.com/en-us/data-center/gb200-nvl72/"),
+                   "https://www.nvidia.com/en-us/data-center/gb200-nvl72/", forward_compat=True),
 }
 # Brand words in product names, for a name the table has no row for (a model it lacks, a name the nvidia-smi
 # table cut): NVML's product names carry the line ("NVIDIA GeForce RTX 3060", "NVIDIA GB300").

@@ -63,7 +63,7 @@ from stackaudit.fixes.model import (
     sh,
     step,
 )
-from stackaudit.gputable import PRE_TURING, all_gpus, nvlink_links_of, on_nvswitch
+from stackaudit.gputable import FORWARD_COMPAT, PRE_TURING, all_gpus, family_of, nvlink_links_of, on_nvswitch
 from stackaudit.versions import release
 
 KERNEL_OPEN = "https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/kernel_open.html"
@@ -164,6 +164,38 @@ def _cuda_of_branch(driver: tuple[int, ...]) -> str | None:
 _DRIVER_FLOOR = {11: (450, 80, 2), 12: (525, 60, 13), 13: (580, 0, 0)}
 
 
+def _forward_compat(driver: str, nvidia: NvidiaGpus | None, collect_env: CollectEnv | None,
+                    torch_cuda: Sequence[str]) -> tuple[list[str], bool | None]:
+    """What shows CUDA running above the driver branch's own version, and whether the GPUs allow it.
+
+    The first item is the evidence: the nvidia-smi header's CUDA at or above the next branch's (nvidia-smi reports the
+    libcuda it loaded, and the forward-compatibility package's is newer than the driver's), or a collect_env
+    in which torch initialised CUDA ("Is CUDA available: True") for a CUDA above the branch's.
+    The second is the GPUs' family verdict (gputable.Family.forward_compat): False where one of them cannot use
+    the package, True where every one can, None where the names do not settle it.
+    """
+    dv = release(driver)
+    branch = _cuda_of_branch(dv)
+    # The CUDA of the next branch the table knows: a header that reaches it is not this branch's own (a branch
+    # above the table's last row may report any newer CUDA, so it shows nothing).
+    later = [cuda for first, cuda in _BRANCH_CUDA if dv and first > dv[0]]
+    if branch is None:
+        return [], None
+    shown: list[str] = []
+    header = nvidia.cuda_version if nvidia is not None else None
+    if header and later and release(header, 2) >= release(later[-1], 2):
+        shown.append(f"the nvidia-smi header reads CUDA {header} on driver {driver}, whose branch's own CUDA is "
+                     f"{branch}: nvidia-smi reports the libcuda it loaded, the forward-compatibility package's")
+    newer = [c for c in torch_cuda if release(c, 2) > release(branch, 2)]
+    if collect_env is not None and collect_env.values.get("Is CUDA available") == "True" and newer:
+        shown.append(f"torch initialised CUDA {newer[0]} on driver {driver} (collect_env: 'Is CUDA available: "
+                     "True'), which only the forward-compatibility package allows")
+    names = set(nvidia.names if nvidia is not None else ()) | set(collect_env.gpu_models if collect_env else ())
+    verdicts = {f.forward_compat if f is not None else None for f in (family_of(n) for n in names)}
+    allowed = False if False in verdicts else (True if verdicts == {True} else None)
+    return shown, allowed
+
+
 @check(
     "DRV-CUDA-COMPAT",
     title="Driver too old for the CUDA runtime shipped with torch/vLLM/SGLang",
@@ -217,17 +249,36 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     torch: list[tuple[str, str]] = []
     if python_env is not None:
         torch = [(env.source, env.torch_cuda) for env in python_env.environments if env.torch_cuda]
+    shown, allowed = _forward_compat(driver, nvidia, collect_env, [c for _, c in torch])
+    below: list[str] = []
     for source, cuda in torch:
         cv = release(cuda)
         floor = _DRIVER_FLOOR.get(cv[0]) if cv else None
         if floor and dv < floor:
-            problems.append(f"torch built for CUDA {cuda} ({source}) needs driver >= "
-                            f"{'.'.join(map(str, floor))}; this is {driver}")
+            below.append(f"torch built for CUDA {cuda} ({source}) needs driver >= "
+                         f"{'.'.join(map(str, floor))}; this is {driver}")
         if blackwell and cv and cv < (12, 8):
             problems.append(f"torch built for CUDA {cuda} ({source}) has no Blackwell kernels (needs CUDA >= 12.8)")
+    if below and shown and allowed is not False and not problems:
+        return not_an_issue("; ".join(below) + " by minor-version compatibility, but " + "; ".join(shown)
+                            + " (data-center GPUs only)", actual={"driver": driver, "torch_cuda": [c for _, c in torch]},
+                            evidence=shown)
+    problems = below + problems
     if problems:
         return issue("; ".join(problems), actual={"driver": driver, "torch_cuda": [c for _, c in torch]},
                      expected="driver at or above the floor of torch's CUDA major", evidence=problems)
+    if not torch and shown:
+        said = "; ".join(shown)
+        if allowed:
+            return not_an_issue(f"{said}, which these data-center GPUs support: a CUDA above the branch's runs",
+                                actual={"driver": driver, "cuda": nvidia.cuda_version if nvidia else None},
+                                evidence=shown)
+        if allowed is False:
+            return issue(f"{said}, which these GPUs do not support (forward compatibility is for data-center GPUs): "
+                         "CUDA calls fail with error 804", actual={"driver": driver}, evidence=shown,
+                         expected="a driver branch that supports the CUDA in use")
+        return unknown(f"{said}; whether these GPUs support it (data-center GPUs and select RTX SKUs) is not in "
+                       f"this source ({FORWARD_COMPAT})", actual={"driver": driver})
     if not torch:
         return unknown(f"driver {driver} (supports CUDA up to {nvidia.cuda_version if nvidia else '?'}); torch's "
                        "CUDA version is not in this source", hint="run on the host where the engine runs",

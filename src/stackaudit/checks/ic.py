@@ -683,7 +683,7 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
         return issue("SGLang with TP > 1 on GeForce without --enable-p2p-check or --disable-custom-all-reduce: "
                      "SGLang assumes P2P and crashes with \"peer access is not supported between these two devices\"",
                      actual=" ".join(root.argv), expected="--disable-custom-all-reduce (or --enable-p2p-check)",
-                     severity="medium", subjects=[root.label])
+                     severity="medium", subjects=[root.label], evidence=[f"{root.label}: {' '.join(root.argv)}"])
     if flag_off:
         who = (root.comm if root.pid == 0 else root.label) if root is not None else ""
         shown = [f"{who}: {' '.join(root.argv)[:300]}"] if root is not None else []

@@ -65,7 +65,9 @@ def row_remap_ecc(nvidia: NvidiaGpus | None = None) -> Outcome:
     has run out of spare rows (NVIDIA memory-error guide).
 
     Traps: a pending remap is a maintenance item, not a slowdown ("error-containment and dynamic
-    page blacklisting will take care of that" until the reset). Non-zero aggregate *correctable*
+    page blacklisting will take care of that" until the reset). The nvidia-smi table shows only the
+    volatile uncorrectable count: it can show the issue, never the ok (the remap and retirement state
+    are not in it). Non-zero aggregate *correctable*
     counts are normal. An uncorrectable ECC Xid in the log (94 contained, 48 or 95 not) proves the issue on its
     own, quoted (facts/symptoms.py).
     """
@@ -106,6 +108,13 @@ def _row_remap_ecc(nvidia: NvidiaGpus) -> Outcome:
         return issue("; ".join(problems), actual=actual, expected="no pending/failed remap, no uncorrectable ECC",
                      subjects=sorted({g.subject for g in failed + pending + unc}), fix=fix,
                      severity="high" if failed else None)
+    shown = [g for g in read if any(v is not None for v in (g.remap_pending, g.remap_failure, g.retired_pending))]
+    if not shown:
+        return over_gpus(nvidia, read, unknown(
+            "only the volatile uncorrectable ECC count is in this source (0 on GPU(s) " + gpu_indices(read)
+            + "): whether a row remap or page retirement is pending or has failed is not",
+            hint="paste `nvidia-smi -q -d ROW_REMAPPER,ECC,PAGE_RETIREMENT`"), ask="nvidia-smi -q -d ROW_REMAPPER,ECC")
+    read = shown
     corrected = [g for g in read if (g.ecc_aggregate_corrected or 0) > 0 or (g.remap_corrected or 0) > 0]
     if corrected:
         return over_gpus(nvidia, read, not_an_issue(f"correctable errors recorded on GPU(s) {gpu_indices(corrected)} (remapped "

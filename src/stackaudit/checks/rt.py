@@ -233,14 +233,18 @@ def _below_kernel_floor(env: PythonEnvironment, gpus: GpuInventory | None) -> Ou
     return None
 
 
-def _capabilities(gpus: GpuInventory | None) -> tuple[dict[str, str], list[str]]:
-    """({GPU model: compute capability} from the GPU table, [models whose capability the table does not settle]);
+def _capabilities(gpus: GpuInventory | None, stated: dict[str, str] | None = None) -> tuple[dict[str, str], list[str]]:
+    """({GPU model: compute capability}, [models whose capability is not settled]): the capability the paste states
+    for the model (check_env's `Compute Capability` line, what torch read from the device), else the GPU table's;
     an ambiguous name settles it only where every row it may be has the same capability."""
     from stackaudit.gputable import GpuTableError, UnknownGpuError, load_table, lookup
 
     known: dict[str, str] = {}
     unsettled: list[str] = []
     for name in sorted(set(gpus.models.values())) if gpus is not None else []:
+        if stated and name in stated:
+            known[name] = stated[name]
+            continue
         try:
             match = lookup(name)
         except (UnknownGpuError, GpuTableError):
@@ -264,7 +268,8 @@ def _capabilities(gpus: GpuInventory | None) -> tuple[dict[str, str], list[str]]
                    "Blackwell, matching the engine's pinned torch", cost="restart", scope="container"),
     references=("https://pytorch.org/blog/pytorch-2-7/", "https://github.com/pytorch/pytorch/issues/145949"),
 )
-def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None) -> Outcome:
+def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None,
+               collect_env: CollectEnv | None = None) -> Outcome:
     """Reads: the torch distribution in the serving process's site-packages (`torch-*.dist-info`,
     `torch/version.py` for its CUDA), and the NVIDIA GPUs (the `gpus` inventory: NVML, the PCI bus, ...).
 
@@ -281,13 +286,16 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None) -> Outco
     A kernel library an engine runs by default has its own floor (KERNEL_FLOORS: FlashInfer before
     0.1.6 has no Turing kernels, and SGLang 0.2 runs it for attention).
     The arch list is compiled into libtorch_cuda.so; an official wheel's follows from its version
-    (`2.5.1+cu124`, WHEEL_ARCHES), and each GPU model's capability from the GPU table.
+    (`2.5.1+cu124`, WHEEL_ARCHES), and each GPU model's capability from the paste where it states one (SGLang's
+    check_env prints torch's reading), else from the GPU table.
     Any other build, or a model the table lacks, leaves the check `unknown`, naming which.
     """
     envs = [e for e in python_env.environments if e.version("torch")]
     where = _where(python_env)
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
+    if not envs and python_env.from_report:  # a pasted report, maybe cut: no torch line proves no torch
+        return unknown(f"torch's version is not in the pasted report{where}", hint="paste the whole report")
     if not envs:
         return not_applicable(f"torch is not installed in the serving environment{where}")
     cpu_only = [e for e in envs if e.torch_cuda == ""]
@@ -306,7 +314,7 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None) -> Outco
         return floor
     torch_v = e.version("torch") or ""
     arch_list = wheel_arch_list(torch_v)
-    caps, unsettled = _capabilities(gpus)
+    caps, unsettled = _capabilities(gpus, collect_env.capabilities if collect_env is not None else None)
     actual = {"torch": torch_v, "cuda": e.torch_cuda, **({"arch_list": list(arch_list)} if arch_list else {}),
               **({"gpus": caps} if caps else {})}
     verdicts = {name: torch_supports(cap, torch_v, e.torch_cuda, arch_list) for name, cap in caps.items()}

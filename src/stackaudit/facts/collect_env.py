@@ -44,6 +44,7 @@ _PKG = re.compile(r"^\[(pip3?|conda)\]\s+(\S+?)(?:==|\s+)(\S+)")
 _ENV = re.compile(r"^([A-Z_][A-Z0-9_]*)=(.*)$")
 _KV = re.compile(r"^([A-Za-z][\w ./()#+-]*?)\s*:\s?(.*)$")
 _GPU_LINE = re.compile(r"^GPU ([\d,\s]+):\s*(.+)$")
+_CAPABILITY = re.compile(r"^GPU ([\d,\s]+) Compute Capability:\s*(\d+\.\d+)$")
 _TOPO_START = ("GPU Topology", "NVIDIA Topology")
 _TOPO_END = re.compile(r"^(Hypervisor vendor|ulimit soft|={5,})|^[A-Z_][A-Z0-9_]*=")
 
@@ -76,6 +77,21 @@ class CollectEnv:
     @property
     def gpu_count(self) -> int:
         return len(self.gpu_models)
+
+    @property
+    def capabilities(self) -> dict[str, str]:
+        """{GPU model: compute capability} from check_env's `GPU 0,1 Compute Capability: 7.5` lines (what torch read
+        from each device); a model whose GPUs state two capabilities is left out."""
+        found: dict[str, set[str]] = {}
+        for key, value in self.values.items():
+            m = _CAPABILITY.match(f"{key}: {value}")
+            if m is None:
+                continue
+            for part in m.group(1).split(","):
+                index = int(part) if part.strip().isdecimal() else -1
+                if 0 <= index < len(self.gpu_models):
+                    found.setdefault(self.gpu_models[index], set()).add(value)
+        return {model: next(iter(caps)) for model, caps in found.items() if len(caps) == 1}
 
 
 def _expand_gpu_line(indices: str, name: str, into: dict[int, str]) -> None:
@@ -127,6 +143,10 @@ def parse_collect_env(text: str) -> CollectEnv:
         if env_m and (in_env or " " not in line.split("=", 1)[0]):
             env.setdefault(env_m.group(1), env_m.group(2))
             continue
+        cap = _CAPABILITY.match(line)
+        if cap:
+            values.setdefault(line.split(":", 1)[0], cap.group(2))
+            continue
         gpu = _GPU_LINE.match(line)
         if gpu and "Compute Capability" not in line:
             _expand_gpu_line(gpu.group(1), gpu.group(2), gpus)
@@ -142,7 +162,10 @@ def parse_collect_env(text: str) -> CollectEnv:
                 elif value and not value.startswith(("No CUDA", "Could not")):
                     gpus.setdefault(0, value)
             values.setdefault(key, value)
-    if "sglang" in values and ("CUDA Driver Version" in values or "PyTorch" in values):
+    if ("sglang" in values and ("CUDA Driver Version" in values or "PyTorch" in values)) or (
+            # SGLang's check_env cut before its `sglang:` line: "CUDA Driver Version" is its key alone (vLLM writes
+            # "Nvidia driver version", mmengine's collect_env has no driver line and starts at sys.platform).
+            "CUDA Driver Version" in values and "CUDA available" in values and "sys.platform" not in values):
         tool, fmt = "sglang", "sglang"
     elif any(k in values for k in ("PyTorch version", "vLLM Version", "Is CUDA available",
                                    "CUDA used to build PyTorch", "GPU models and configuration")):

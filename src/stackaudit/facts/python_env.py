@@ -374,6 +374,10 @@ def python_env(ctx: FactContext) -> PythonEnv:
     return PythonEnv((found,), False, ("no vLLM/SGLang/TensorRT-LLM process is running",))
 
 
+_CHECK_ENV_PACKAGE = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
+_CHECK_ENV_VERSION = re.compile(r"\d+(?:\.\d+)+(?:[.+]?[A-Za-z0-9]+)*")
+
+
 @provider("python_env", PythonEnv, rank=20, title="pasted vLLM collect_env / SGLang check_env")
 def python_env_from_collect_env(ctx: FactContext) -> PythonEnv:
     """torch (and its CUDA), vLLM, SGLang and NCCL versions a pasted collect_env / check_env reports."""
@@ -385,12 +389,15 @@ def python_env_from_collect_env(ctx: FactContext) -> PythonEnv:
                           ("sglang", report.sglang_version)):
         if version:
             packages.setdefault(name, version.split(" ")[0])
-    # check_env prints one `name: version` line per package it knows (`flashinfer: 0.1.1+cu121torch2.3`).
+    # check_env prints one `name: version` line per package it knows (`flashinfer_python: 0.2.7.post1`); other
+    # reports' such lines count for the packages the checks want.
     named = {canonical(k): v for k, v in report.values.items()}
-    for name in WANTED:
-        version = named.get(canonical(name), "")
-        if re.match(r"\d+\.\d+", version):
-            packages.setdefault(canonical(name), version.split(" ")[0])
+    wanted = {canonical(n) for n in WANTED}
+    for key, value in report.values.items():
+        version = value.split(" ")[0]
+        if (report.tool == "sglang" or canonical(key) in wanted) and _CHECK_ENV_PACKAGE.fullmatch(key) \
+                and _CHECK_ENV_VERSION.fullmatch(version):
+            packages.setdefault(canonical(key), version)
     if not packages:
         raise FactUnavailable("the report lists no Python package")
     engine = report.tool if report.tool in ("sglang", "vllm") else ""  # an OpenMMLab report names no engine

@@ -2,12 +2,14 @@
 `python -m sglang.launch_server ...`, `trtllm-serve ...`), with its prompt, leading `NAME=value`
 assignments and `\\` continuation lines.
 
+A command in Markdown inline code (a prose sentence's backticks, or a line that is one span) is the span.
 Recorded verbatim (continuations joined) as the pasted document ENGINE_COMMAND; the `engine_commands`
 fact reads it (facts/engine_command.py). A line inside a docker run, compose or pod spec is theirs.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from stackaudit.facts.engine_command import COMMAND_HINT, ENGINE_WORDS, parse_command_line
@@ -16,6 +18,8 @@ from stackaudit.importers._scan import Candidates, Scan, strip_prompt
 from stackaudit.importers.registry import Found, document_appended, importer
 
 MAX_CONTINUATIONS = 64  # a command is a few lines; a run of `\` lines past this is not one
+# Inline code in Markdown prose: "Run `python -m sglang.launch_server ... --tp 2` on 8*4090", or a line that is one span.
+_INLINE_CODE = re.compile(r"(?<!`)`([^`]+)`(?!`)")
 
 
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
@@ -34,6 +38,9 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
             joined = joined[:-1] + " " + lines[end].strip()
             end += 1
         command = parse_command_line(joined)
+        if command is None:
+            command = next((c for c in map(parse_command_line, _INLINE_CODE.findall(line)) if c is not None), None)
+            end = i + 1 if command is not None else end
         if command is not None:
             yield Found("engine command", i, end, document_appended(ENGINE_COMMAND.name, command.line + "\n"))
             scan.skip(end)
