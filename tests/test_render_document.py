@@ -181,3 +181,38 @@ def test_tagged_findings_get_a_filter_per_tag_and_their_fold() -> None:
     assert '<details class="finding result"' in page and 'data-priority="P2"' in page
     assert "on the page only" in "".join(tree.text)
     assert "on the page only" not in draw(doc(*found), "text") + draw(doc(*found), "markdown")
+
+
+def test_a_findings_tone_is_its_badge_on_the_page_and_its_colour_in_text() -> None:
+    document = doc(Finding("P0", "on fire", tone="alarm"), Finding("P2", "untidy", tone="note"),
+                   Finding("", "plain"))
+    html = draw(document, "html")
+    assert '<span class="label badge tone-alarm">P0</span>' in html and ".tone-alarm{background:" in html
+    assert '<span class="label badge tone-note">P2</span>' in html
+    text = draw(document, "text", color=True)
+    assert "\x1b[1;31m  P0  on fire\x1b[0m" in text and "\x1b[36m  P2  untidy\x1b[0m" in text
+    assert "\x1b[1m  plain\x1b[0m" in text  # no tone: bold
+    assert "\x1b" not in draw(document, "text") and "P0" in draw(document, "markdown")
+
+
+def test_addresses_in_prose_and_linked_notes_are_links_on_the_page() -> None:
+    html = draw(doc(Notes(("see: https://example.org/a_b#c.", "x < y"), ("", "https://example.org/x")),
+                    Notes(("lost GPU: GPU5", "outside"), ("#result-X", "javascript:alert(1)"))), "html")
+    assert '<a href="https://example.org/a_b#c" rel="noreferrer noopener">https://example.org/a_b#c</a>.' in html
+    assert '<a href="https://example.org/x" rel="noreferrer noopener">x &lt; y</a>' in html
+    assert '<a href="#result-X">lost GPU: GPU5</a>' in html
+    assert "<li>outside</li>" in html and 'href="javascript' not in html  # an https address or an anchor only
+
+
+def test_a_payload_given_as_a_function_is_built_only_for_json() -> None:
+    calls: list[int] = []
+
+    def payload() -> dict[str, object]:
+        calls.append(1)
+        return {"tool": {"name": "stackaudit"}}
+
+    document = Document("compare", "t", "", (Section("s", (Paragraph("p"),)),), payload)
+    for fmt in ("text", "markdown", "html"):
+        draw(document, fmt)
+    assert not calls
+    assert json.loads(draw(document, "json"))["tool"] == {"name": "stackaudit"} and calls == [1]

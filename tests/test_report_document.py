@@ -77,3 +77,20 @@ def test_the_investigators_section_comes_after_the_audits_findings(fmt: str) -> 
     last_issue = _shown_in_order(out, _ranked(rep), "Actionable fixes")[-1]
     assert last_issue < section < out.index("X-KERN-dmesg-open") < out.index("Investigators", section + 30)
     assert out.count("X-KERN-dmesg-open") == 1
+
+
+def test_each_fix_wears_its_priority_badge_colour_and_reference_links() -> None:
+    rep = report(STORY)
+    issues = [r for r in rep.results if r.status == "issue"]
+    assert {r.priority for r in issues} == {"P2"} and all(r.references for r in issues)
+    html = render(rep, "html")
+    text = render(rep, "text", color=True)
+    for r in issues:
+        head = html[html.index(f'id="result-{r.id}"'):]
+        assert head.index('<span class="label badge tone-note">P2</span>') < head.index("</summary>")
+        fold = head[:head.index("</details>")]
+        for ref in r.references:
+            assert f'<a href="{ref}" rel="noreferrer noopener">' in fold, ref
+    assert text.count("\x1b[36m  P2  ") == len(issues) and "\x1b[1m  P2" not in text  # P2 in cyan, as before
+    good = next(r for r in rep.results if r.status == "ok")
+    assert f'<span class="label badge tone-good">{good.id}</span>' in html

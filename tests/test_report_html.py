@@ -96,7 +96,22 @@ def test_no_gpu_host_has_nothing_to_draw() -> None:
     t = topology_from_json(rep.topology)
     assert not t.gpus and not t.pairs and not t.drawable
     assert "```mermaid" not in render(rep, "markdown")
-    assert 'id="topology"' not in render(rep, "html") and "<h2>Topology</h2>" not in render(rep, "html")
+    html = render(rep, "html")
+    assert 'id="topology"' not in html and 'id="no-topology"' in html  # the page says there is nothing to draw
+    assert "Topology" not in render(rep, "text") and "Topology" not in render(rep, "markdown")
+
+
+def test_the_topology_faults_are_listed_under_the_drawing_linked_to_their_findings() -> None:
+    rep = report("pcie")
+    html = render(rep, "html")
+    drawing = html.index('<svg id="topology"')
+    found = faults(topology_from_json(rep.topology), rep.results)
+    assert {f.check for f in found} >= {"", "PCIE-LINK-DOWNTRAIN", "FW-ACS-P2P"}  # one with no check (the lost GPU)
+    for f in found:
+        if f.check:  # under the drawing, a link to the finding on the page
+            assert html.index(f'<a href="#result-{f.check}">', drawing) and f'id="result-{f.check}"' in html
+    assert "lost GPU: " in html[drawing:] and "downtrained link: " in html[drawing:]
+    assert "lost GPU: " not in render(rep, "text")  # the key goes with the drawing: the page only
 
 
 def test_switches_from_the_pci_tree() -> None:

@@ -185,10 +185,24 @@ def test_svg_draws_pcie_switches(chromium: browser.Browser, pages: dict[str, Pat
 def test_no_gpu_page_says_so(chromium: browser.Browser, pages: dict[str, Path]) -> None:
     chromium.open(pages["no-gpu"])
     assert chromium.js("return document.querySelectorAll('svg#topology').length") == 0
-    assert chromium.js("return document.querySelectorAll('h2').length") > 0  # the page is drawn, no topology in it
+    assert chromium.js("return document.getElementById('no-topology').innerText").startswith("No GPU")
     assert HOSTILE_NAME in chromium.js("return document.body.innerText")  # shown, as text
     assert chromium.js("return document.querySelectorAll('img').length") == 0
     assert chromium.js("return document.scripts.length") == 1
+
+
+def test_priority_badges_are_coloured_and_faults_link_to_their_findings(chromium: browser.Browser,
+                                                                        pages: dict[str, Path]) -> None:
+    chromium.open(pages["pcie"])
+    seen = chromium.js("""
+      function bg(e){return getComputedStyle(e).backgroundColor;}
+      var q=function(s){return Array.from(document.querySelectorAll(s));};
+      return {badges: q('details.finding span.badge').map(function(b){return [b.textContent, bg(b)];}),
+              links: q('a[href^="#result-"]').map(function(a){
+                return document.getElementById(a.getAttribute('href').slice(1))!==null;})};""")
+    colours = dict(map(tuple, seen["badges"]))  # type: ignore[call-overload]
+    assert colours.get("P1") == "rgb(194, 65, 12)" and colours.get("P2") == "rgb(161, 98, 7)", colours
+    assert seen["links"] and all(seen["links"])  # type: ignore[call-overload]  # each fault's finding is on the page
 
 
 def _mermaid_page(tmp_path: Path) -> Path:

@@ -9,6 +9,7 @@ prose wrapped to a width when one is given, a command or a code line never (so i
 Markdown: every data text goes through render.escape, so a `_`, `*`, `|` or `<word>` is shown as written.
 HTML: one self-contained page (no fetch), every text through `esc`; a finding with lines under it is a fold
 that opens to them, tagged findings get a filter per tag, a command a copy button (inline script, only then).
+A finding's tone colours its label: a badge on the page, the line in text. An `https://` address is a link.
 A folded section is detail a reader opens: `<details>` in Markdown and HTML; text, read at a terminal, leaves
 it out.
 """
@@ -16,8 +17,9 @@ it out.
 from __future__ import annotations
 
 import json
+import re
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,7 +74,8 @@ class Finding:
     and the blocks under them (a fix's steps); a finding with blocks is a heading of its own in Markdown.
 
     `more`: lines only the HTML page shows, in the finding's fold. `tags`: (name, value) pairs the HTML page
-    filters by. `anchor`: the finding's id in HTML, for a link to it."""
+    filters by. `anchor`: the finding's id in HTML, for a link to it. `tone`: how urgent it is (a name in
+    TONES), the colour of its label: a badge in HTML, the line's colour in text."""
 
     label: str
     title: str
@@ -81,28 +84,36 @@ class Finding:
     more: tuple[str, ...] = ()
     tags: tuple[tuple[str, str], ...] = ()
     anchor: str = ""
+    tone: str = ""
+
+
+@dataclass(frozen=True)
+class Notes:
+    """A list of short lines (warnings, assumptions, facts about the source); `links`, where given, are the
+    lines' targets in HTML (an `https://` address or a `#anchor` in the page; empty: no link), one a line."""
+
+    lines: tuple[str, ...]
+    links: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Picture:
     """A drawing: `html` (inline SVG the product drew and escaped) and the `style` it needs, on the HTML page;
     its `source` (a Mermaid diagram GitHub draws) in Markdown, where one is given; `caption` with it in both.
-    Text leaves it out."""
+    `key`: what the drawing marks, in words, under it on the HTML page. Text leaves it out."""
 
     html: str
     style: str = ""
     source: Code | None = None
     caption: str = ""
-
-
-@dataclass(frozen=True)
-class Notes:
-    """A list of short lines (warnings, assumptions, facts about the source)."""
-
-    lines: tuple[str, ...]
+    key: Notes | None = None
 
 
 Block = Paragraph | Code | Command | Table | Finding | Notes | Picture
+
+# A finding's tone: its SGR style in text (a finding without one: bold) and its badge colour in HTML.
+TONES = {"alarm": ("1;31", "#b91c1c"), "warn": ("1;33", "#c2410c"), "note": ("36", "#a16207"),
+         "good": ("32", "#15803d"), "info": ("34", "#0369a1")}
 
 
 @dataclass(frozen=True)
@@ -117,13 +128,15 @@ class Section:
 
 @dataclass(frozen=True)
 class Document:
-    """What a product shows (`title`, `verdict`, `sections`) and its JSON `payload` (without its schema number)."""
+    """What a product shows (`title`, `verdict`, `sections`) and its JSON `payload` (without its schema number).
+
+    A payload costly to build may be given as a function: it is called only when the JSON is drawn."""
 
     product: str
     title: str
     verdict: str
     sections: tuple[Section, ...]
-    payload: Mapping[str, Any]
+    payload: Mapping[str, Any] | Callable[[], Mapping[str, Any]]
 
 
 def stamped(product: str, payload: Mapping[str, Any]) -> dict[str, Any]:
@@ -144,7 +157,8 @@ def draw(document: Document, fmt: str, width: int | None = None, color: bool = F
     """`document` in `fmt` (text, markdown, html or json); text's prose wrapped at `width` columns when given,
     and in colour (bold headings, green commands) with `color`."""
     if fmt == "json":
-        return json.dumps(stamped(document.product, document.payload), indent=2, ensure_ascii=False) + "\n"
+        payload = document.payload() if callable(document.payload) else document.payload
+        return json.dumps(stamped(document.product, payload), indent=2, ensure_ascii=False) + "\n"
     if fmt == "markdown":
         return _markdown(document)
     if fmt == "html":
@@ -209,7 +223,7 @@ def _text_block(block: Block, wrap: _Wrap, indent: int) -> list[str]:
         return []
     if isinstance(block, Finding):
         head = f"{_plain(block.label)}  {_plain(block.title)}" if block.label else _plain(block.title)
-        return [*wrap.wrapped(head, indent, 4, "1"),
+        return [*wrap.wrapped(head, indent, 4, TONES.get(block.tone, ("1",))[0]),
                 *(x for line in block.detail for x in wrap.prose(line, indent + 4)),
                 *(x for b in block.blocks for x in _text_block(b, wrap, indent + 4))]
     return [x for line in block.lines for x in wrap.prose(f"- {line}", indent)]
@@ -320,6 +334,8 @@ _CSS = ("body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;
         "table{border-collapse:collapse}th,td{border:1px solid #d1d5db;padding:.25rem .5rem;text-align:left}"
         "td.num{text-align:right}pre{background:#f3f4f6;padding:.5rem;overflow-x:auto;white-space:pre-wrap}"
         ".verdict{font-weight:600}.label{font-family:monospace;font-weight:600}"
+        ".badge{border-radius:4px;padding:0 6px;color:#fff}"
+        + "".join(f".tone-{name}{{background:{colour}}}" for name, (_, colour) in TONES.items()) +
         "details.finding{border:1px solid #e5e7eb;border-radius:6px;margin:6px 0;padding:6px 10px}"
         "details.finding>summary{cursor:pointer}.more{color:#4b5563}.cmd{display:flex;gap:4px}.cmd pre{flex:1}"
         "#filters{border:1px solid #e5e7eb;border-radius:6px;padding:8px 12px;display:flex;flex-wrap:wrap;gap:6px 18px}"
@@ -354,13 +370,25 @@ SCRIPT = """
 """
 
 
+_URL = re.compile(r"https://[^\s<>\"'`]+[^\s<>\"'`.,;:)\]]")
+
+
+def _prose(text: str) -> str:
+    """Text escaped, each `https://` address in it a link (a trailing stop or bracket left outside)."""
+    out, at = [], 0
+    for m in _URL.finditer(text):
+        out += [esc(text[at:m.start()]), _linked(esc(m.group()), m.group())]
+        at = m.end()
+    return "".join(out) + esc(text[at:])
+
+
 def _inline(text: str) -> str:
-    """Prose escaped, its `backticked` spans as code (as Markdown shows them); escaped whole when the
-    backticks do not pair."""
+    """Prose escaped, its `backticked` spans as code (as Markdown shows them), its addresses links; escaped
+    whole when the backticks do not pair."""
     parts = text.split("`")
     if len(parts) % 2 == 0:
-        return esc(text)
-    return "".join(f"<code>{esc(p)}</code>" if i % 2 else esc(p) for i, p in enumerate(parts))
+        return _prose(text)
+    return "".join(f"<code>{esc(p)}</code>" if i % 2 else _prose(p) for i, p in enumerate(parts))
 
 
 def _html_cell(cell: Cell, right: bool) -> str:
@@ -376,7 +404,8 @@ def _html_finding(block: Finding) -> str:
     tags = "".join(f' data-{esc(k)}="{esc(v)}"' for k, v in block.tags)
     attrs = (f' id="{esc(block.anchor)}"' if block.anchor else "") + tags
     kind = "finding result" if block.tags else "finding"
-    label = f'<span class="label">{esc(block.label)}</span> ' if block.label else ""
+    badge = f" badge tone-{esc(block.tone)}" if block.tone in TONES else ""
+    label = f'<span class="label{badge}">{esc(block.label)}</span> ' if block.label else ""
     head = label + _inline(block.title)
     if not (block.detail or block.blocks or block.more):
         return f'<p class="{kind}"{attrs}>{head}</p>'
@@ -398,7 +427,7 @@ def _html_block(block: Block) -> str:
                 f'<button type="button" class="copy" data-copy="{esc(block.text)}">copy</button></div>')
     if isinstance(block, Picture):
         caption = f"<figcaption>{_inline(block.caption)}</figcaption>" if block.caption else ""
-        return f"<figure>{block.html}{caption}</figure>"
+        return f"<figure>{block.html}{caption}</figure>" + (_html_block(block.key) if block.key else "")
     if isinstance(block, Table):
         head = "".join(f"<th>{esc(h)}</th>" for h in block.header)
         body = "".join("<tr>" + "".join(_html_cell(c, block.align[i:i + 1] == "r") for i, c in enumerate(row))
@@ -406,7 +435,17 @@ def _html_block(block: Block) -> str:
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
     if isinstance(block, Finding):
         return _html_finding(block)
-    return "<ul>" + "".join(f"<li>{_inline(line)}</li>" for line in block.lines) + "</ul>"
+    links = block.links + ("",) * (len(block.lines) - len(block.links))
+    return "<ul>" + "".join(f"<li>{_linked(_inline(line), link)}</li>"
+                            for line, link in zip(block.lines, links, strict=False)) + "</ul>"
+
+
+def _linked(body: str, link: str) -> str:
+    """`body` (HTML) as a link to `link` when it is an https address or an anchor in the page."""
+    if not link.startswith(("https://", "#")):
+        return body
+    outside = ' rel="noreferrer noopener"' if link.startswith("https://") else ""
+    return f'<a href="{esc(link)}"{outside}>{body}</a>'
 
 
 def _filters(findings: list[Finding]) -> str:

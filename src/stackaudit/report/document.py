@@ -51,6 +51,8 @@ from stackaudit.report.sections import (
 from stackaudit.report.waivers import unknown_waivers
 
 TITLE = "stackaudit report"
+# A priority's tone (render.document.TONES): the badge's colour on the page, the line's colour in text.
+PRIORITY_TONE = {"P0": "alarm", "P1": "warn", "P2": "note"}
 
 
 def audit_document(report: Report, options: RenderOptions | None = None) -> Document:
@@ -71,7 +73,7 @@ def audit_document(report: Report, options: RenderOptions | None = None) -> Docu
     for part in report.appended():
         body += part.sections()
     return Document("audit", TITLE, f"{verdict(report, top_finding(sec))}.", tuple(body),
-                    report_to_json(report, options))
+                    lambda: report_to_json(report, options))
 
 
 def _sources(r: Result, verbose: bool) -> list[str]:
@@ -103,12 +105,12 @@ def _why(r: Result) -> list[str]:
 
 
 def _result(r: Result, label: str, title: str, detail: list[str], verbose: bool,
-            blocks: tuple[Paragraph | Code | Command, ...] = ()) -> Finding:
+            blocks: tuple[Paragraph | Code | Command, ...] = (), tone: str = "") -> Finding:
     """A result's finding: `detail` shown, what the check saw under it (shown with --verbose, else on the page),
     each line once."""
     why = [line for line in _why(r) if line not in detail and line != title]
     return Finding(label, title, tuple(detail + (why if verbose else [])), blocks, () if verbose else tuple(why),
-                   _tags(r), f"result-{r.id}")
+                   _tags(r), f"result-{r.id}", tone)
 
 
 def _issue(r: Result, report: Report, verbose: bool) -> Finding:
@@ -119,7 +121,7 @@ def _issue(r: Result, report: Report, verbose: bool) -> Finding:
     if r.fix is not None:
         pod = report.host.get("container") == "kubernetes"
         blocks = (Paragraph(f"fix: {fix_cost_text(r, where, pod)}"), *fix_blocks(r.fix, depth=1))
-    return _result(r, r.priority or "", title, detail, verbose, blocks)
+    return _result(r, r.priority or "", title, detail, verbose, blocks, PRIORITY_TONE.get(r.priority or "", ""))
 
 
 def _fixes(report: Report, sec: Sections, verbose: bool) -> Section:
@@ -143,7 +145,8 @@ def _good(sec: Sections, verbose: bool) -> list[Section]:
     heading = f"Confirmed good ({len(sec.good)})"
     listed: Block = (Notes(tuple(f"{r.id}{coverage_note(r)}: {r.message}" for r in sec.good)) if verbose
                      else Paragraph(", ".join(r.id + coverage_note(r) for r in sec.good)))
-    each = tuple(_result(r, r.id, r.message + coverage_note(r), [_observed(r)], False) for r in sec.good)
+    each = tuple(_result(r, r.id, r.message + coverage_note(r), [_observed(r)], False, tone="good")
+                 for r in sec.good)
     return [Section(heading, (listed,)), Section(f"{heading}: what each showed", each, folded=True)]
 
 
@@ -206,11 +209,12 @@ def _topology(report: Report) -> list[Section]:
     with two GPUs or a PCI tree. Labels keep letters, digits and a few marks only (report.topology_svg), so no
     host text breaks either."""
     from stackaudit.report.topology import faults, topology_from_json
-    from stackaudit.report.topology_svg import TOPOLOGY_CSS, mermaid_lines, render_svg
+    from stackaudit.report.topology_svg import FAULT_WORDS, TOPOLOGY_CSS, mermaid_lines, render_svg
 
     topology = topology_from_json(report.topology)
-    if not topology.gpus and not topology.bridges:
-        return []
+    if not topology.gpus and not topology.bridges:  # said on the page only (text and Markdown leave it out)
+        return [Section("Topology", (Picture('<p id="no-topology">No GPU and no PCI tree in this source: '
+                                             "nothing to draw.</p>"),))]
     found = faults(topology, report.results)
     source = Code("\n".join(mermaid_lines(topology, found)), "mermaid") if topology.drawable else None
     legend = ("Edges between GPUs: their `nvidia-smi topo -m` kind (NV# NVLink, PIX/PXB PCIe switches, PHB host "
@@ -218,7 +222,11 @@ def _topology(report: Report) -> list[Section]:
     if topology.tp:
         legend += (f" Recommended TP{topology.tp.size} groups ({topology.tp.basis}): "
                    + " | ".join(",".join(g) for g in topology.tp.groups) + ".")
-    return [Section("Topology", (Picture(render_svg(topology, found), TOPOLOGY_CSS, source, legend),))]
+    # The drawing's key: each fault once more in words, linked to the finding that names it.
+    listed = Notes(tuple(f"{FAULT_WORDS[f.kind]}: {f.text}" + (f" ({f.check})" if f.check else "") for f in found),
+                   tuple(f"#result-{f.check}" if f.check else "" for f in found))
+    return [Section("Topology", (Picture(render_svg(topology, found), TOPOLOGY_CSS, source, legend,
+                                         listed if found else None),))]
 
 
 def _number(value: Any) -> float | None:
