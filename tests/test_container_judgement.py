@@ -166,6 +166,10 @@ def test_diagnostic_commands(argv: tuple[str, ...], diagnostic: bool) -> None:
     ("259", 4),  # a compose service of vLLM at TP 4 holding all 4 GPUs
     ("224", 2),  # one `docker run` of vLLM 0.6.3 at TP 2 on 2 A10
     ("72", 4),  # a one-line Kubernetes deployment of vLLM at TP 4
+    ("248", 8),  # h2oai/h2ogpt#295: one `docker run` of TGI 0.8.2 with --num-shard=8
+    ("250", 2),  # huggingface/text-generation-inference#540: compose services of TGI with --num_shard 2
+    ("285", 4),  # huggingface/text-generation-inference#1655: one `docker run` of TGI with --num-shard 4
+    ("300", 4),  # huggingface/text-generation-inference#405: a k8s Deployment of TGI with NUM_SHARD=4 in its env
 ])
 def test_one_container_holding_every_rank_is_ok(prefix: str, size: int) -> None:
     path = next(CAPTURES.glob(f"{prefix}-*.txt"))
@@ -178,6 +182,8 @@ def test_one_container_holding_every_rank_is_ok(prefix: str, size: int) -> None:
     ("--tensor-parallel-size 1", "not-applicable"),  # one rank: nothing to split
     ("--pipeline-parallel-size 2 --distributed-executor-backend ray", "not-applicable"),  # Ray may place ranks elsewhere
     ("--tensor-parallel-size 2", "ok"),
+    ("--num-shard 1", "not-applicable"),  # TGI with one shard (corpus 247): one rank
+    ("--num-shard 2", "ok"),
 ])
 def test_one_container_counter_examples(tmp_path: Path, argv: str, status: str) -> None:
     # Modelled on corpus 224's line: what the engine's own flags say decides it.
@@ -288,3 +294,10 @@ def test_shown_work_keeps_the_issue(tmp_path: Path, flags: str) -> None:
     image = "vllm/vllm-openai:latest" if "NCCL" in flags else "cosmos-transfer-2.5"
     status, message = _judge(tmp_path, f"docker run {flags} --rm -it {image}\n")["CTR-SHM-SIZE"]
     assert status == "issue" and "64 MiB" in message
+
+
+@pytest.mark.parametrize(("env", "status"), [("1", "not-applicable"), ("4", "ok")])
+def test_tgi_num_shard_from_the_environment(tmp_path: Path, env: str, status: str) -> None:
+    # Modelled on corpus 300: TGI's launcher takes --num-shard from NUM_SHARD.
+    text = f"docker run --gpus all --shm-size 1g -e NUM_SHARD={env} ghcr.io/huggingface/text-generation-inference:2.0 --model-id m\n"
+    assert _judge(tmp_path, text, checks=("CTR-IPC-ISOLATION",))["CTR-IPC-ISOLATION"][0] == status
