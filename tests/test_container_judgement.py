@@ -301,3 +301,35 @@ def test_tgi_num_shard_from_the_environment(tmp_path: Path, env: str, status: st
     # Modelled on corpus 300: TGI's launcher takes --num-shard from NUM_SHARD.
     text = f"docker run --gpus all --shm-size 1g -e NUM_SHARD={env} ghcr.io/huggingface/text-generation-inference:2.0 --model-id m\n"
     assert _judge(tmp_path, text, checks=("CTR-IPC-ISOLATION",))["CTR-IPC-ISOLATION"][0] == status
+
+
+# --- ranks an NCCL log shows joined through SHM / P2P ---------------------------------------------
+
+
+@pytest.mark.parametrize(("prefix", "ranks"), [
+    ("288", "0, 1, 2, 3"),  # vllm-project/vllm#6407: vLLM TP 4, SHM/direct and P2P/IPC/read on one host
+    ("193", "0, 1, 2, 3"),  # NVIDIA/nccl#290: four ranks in one TensorFlow container
+    ("283", "0, 1"),  # deepspeedai/DeepSpeed#1283: P2P refused, SHM between the two ranks
+    ("205", "153, 154, 155, 157"),  # NVIDIA/nccl#302: one node's ranks of a multi-node job, P2P/IPC rings
+])
+def test_ranks_joined_through_shm_or_p2p_share_ipc(prefix: str, ranks: str) -> None:
+    path = next(CAPTURES.glob(f"{prefix}-*.txt"))
+    r = run_checks(load_pasted([str(path)]), ["CTR-IPC-ISOLATION"])["CTR-IPC-ISOLATION"]
+    assert r.status == "ok", r.message
+    assert f"ranks {ranks} of one host" in r.message
+
+
+# Modelled on 288's lines: ranks of one host that NCCL joins over NET (split IPC namespaces), or two hosts.
+_NET_SPLIT = ("HOST:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via NET/Socket/0\n"
+              "HOST:1:3 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via NET/Socket/0\n")
+_TWO_HOSTS = ("nodeA:1:2 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via SHM/direct/direct\n"
+              "nodeB:1:3 [0] NCCL INFO Channel 00 : 2[0] -> 3[1] via SHM/direct/direct\n")
+
+
+@pytest.mark.parametrize(("text", "status"), [
+    (_NET_SPLIT, "unknown"),
+    (_TWO_HOSTS, "unknown"),
+    (_NET_SPLIT.replace("NET/Socket/0", "SHM/direct/direct"), "ok"),  # the same lines, one namespace
+])
+def test_ranks_not_joined_through_shm_stay_open(tmp_path: Path, text: str, status: str) -> None:
+    assert _judge(tmp_path, text, checks=("CTR-IPC-ISOLATION",))["CTR-IPC-ISOLATION"][0] == status
