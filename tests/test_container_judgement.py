@@ -166,6 +166,10 @@ def test_diagnostic_commands(argv: tuple[str, ...], diagnostic: bool) -> None:
     ("259", 4),  # a compose service of vLLM at TP 4 holding all 4 GPUs
     ("224", 2),  # one `docker run` of vLLM 0.6.3 at TP 2 on 2 A10
     ("72", 4),  # a one-line Kubernetes deployment of vLLM at TP 4
+    ("248", 8),  # h2oai/h2ogpt#295: one `docker run` of TGI 0.8.2 with --num-shard=8
+    ("250", 2),  # huggingface/text-generation-inference#540: compose services of TGI with --num_shard 2
+    ("285", 4),  # huggingface/text-generation-inference#1655: one `docker run` of TGI with --num-shard 4
+    ("300", 4),  # huggingface/text-generation-inference#405: a k8s Deployment of TGI with NUM_SHARD=4 in its env
 ])
 def test_one_container_holding_every_rank_is_ok(prefix: str, size: int) -> None:
     path = next(CAPTURES.glob(f"{prefix}-*.txt"))
@@ -178,6 +182,8 @@ def test_one_container_holding_every_rank_is_ok(prefix: str, size: int) -> None:
     ("--tensor-parallel-size 1", "not-applicable"),  # one rank: nothing to split
     ("--pipeline-parallel-size 2 --distributed-executor-backend ray", "not-applicable"),  # Ray may place ranks elsewhere
     ("--tensor-parallel-size 2", "ok"),
+    ("--num-shard 1", "not-applicable"),  # TGI with one shard (corpus 247): one rank
+    ("--num-shard 2", "ok"),
 ])
 def test_one_container_counter_examples(tmp_path: Path, argv: str, status: str) -> None:
     # Modelled on corpus 224's line: what the engine's own flags say decides it.
@@ -288,3 +294,42 @@ def test_shown_work_keeps_the_issue(tmp_path: Path, flags: str) -> None:
     image = "vllm/vllm-openai:latest" if "NCCL" in flags else "cosmos-transfer-2.5"
     status, message = _judge(tmp_path, f"docker run {flags} --rm -it {image}\n")["CTR-SHM-SIZE"]
     assert status == "issue" and "64 MiB" in message
+
+
+@pytest.mark.parametrize(("env", "status"), [("1", "not-applicable"), ("4", "ok")])
+def test_tgi_num_shard_from_the_environment(tmp_path: Path, env: str, status: str) -> None:
+    # Modelled on corpus 300: TGI's launcher takes --num-shard from NUM_SHARD.
+    text = f"docker run --gpus all --shm-size 1g -e NUM_SHARD={env} ghcr.io/huggingface/text-generation-inference:2.0 --model-id m\n"
+    assert _judge(tmp_path, text, checks=("CTR-IPC-ISOLATION",))["CTR-IPC-ISOLATION"][0] == status
+
+
+# --- ranks an NCCL log shows joined through SHM / P2P ---------------------------------------------
+
+
+@pytest.mark.parametrize(("prefix", "ranks"), [
+    ("288", "0, 1, 2, 3"),  # vllm-project/vllm#6407: vLLM TP 4, SHM/direct and P2P/IPC/read on one host
+    ("193", "0, 1, 2, 3"),  # NVIDIA/nccl#290: four ranks in one TensorFlow container
+    ("283", "0, 1"),  # deepspeedai/DeepSpeed#1283: P2P refused, SHM between the two ranks
+    ("205", "153, 154, 155, 157"),  # NVIDIA/nccl#302: one node's ranks of a multi-node job, P2P/IPC rings
+])
+def test_ranks_joined_through_shm_or_p2p_share_ipc(prefix: str, ranks: str) -> None:
+    path = next(CAPTURES.glob(f"{prefix}-*.txt"))
+    r = run_checks(load_pasted([str(path)]), ["CTR-IPC-ISOLATION"])["CTR-IPC-ISOLATION"]
+    assert r.status == "ok", r.message
+    assert f"ranks {ranks} of one host" in r.message
+
+
+# Modelled on 288's lines: ranks of one host that NCCL joins over NET (split IPC namespaces), or two hosts.
+_NET_SPLIT = ("HOST:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via NET/Socket/0\n"
+              "HOST:1:3 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via NET/Socket/0\n")
+_TWO_HOSTS = ("nodeA:1:2 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via SHM/direct/direct\n"
+              "nodeB:1:3 [0] NCCL INFO Channel 00 : 2[0] -> 3[1] via SHM/direct/direct\n")
+
+
+@pytest.mark.parametrize(("text", "status"), [
+    (_NET_SPLIT, "unknown"),
+    (_TWO_HOSTS, "unknown"),
+    (_NET_SPLIT.replace("NET/Socket/0", "SHM/direct/direct"), "ok"),  # the same lines, one namespace
+])
+def test_ranks_not_joined_through_shm_stay_open(tmp_path: Path, text: str, status: str) -> None:
+    assert _judge(tmp_path, text, checks=("CTR-IPC-ISOLATION",))["CTR-IPC-ISOLATION"][0] == status

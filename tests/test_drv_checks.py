@@ -262,3 +262,63 @@ def test_proprietary_module_on_grace_hopper_is_an_issue() -> None:
     gpus[0]["name"] = "NVIDIA GH200 480GB"
     r = _one(host_for(gpus, proc_version=PROC_VERSION_PROPRIETARY), "DRV-OPEN-MODULE")
     assert r.status == "issue" and "GH200" in r.message
+
+
+# --- links the chip lists beyond those the model wires ---------------------------------------------
+
+# Real: HPE-Japan-Presales/e-learning, gpu/h100/mgmt_gpu_on_dl380agen11.md, a bridged pair of H100 PCIe
+# (GPU 0's block of `nvidia-smi nvlink -s`; the write-up indents it as a Markdown code block).
+HPE_H100_PCIE_PAIR = """\
+      root@dl380ag11:~# nvidia-smi nvlink -s
+      GPU 0: NVIDIA H100 PCIe (UUID: GPU-6968dfc2-d444-d92c-c36b-6abe53445cb9)
+               Link 0: 26.562 GB/s
+               Link 1: 26.562 GB/s
+               Link 2: 26.562 GB/s
+               Link 3: 26.562 GB/s
+               Link 4: <inactive>
+               Link 5: <inactive>
+               Link 6: 26.562 GB/s
+               Link 7: 26.562 GB/s
+               Link 8: 26.562 GB/s
+               Link 9: 26.562 GB/s
+               Link 10: <inactive>
+               Link 11: <inactive>
+               Link 12: 26.562 GB/s
+               Link 13: 26.562 GB/s
+               Link 14: 26.562 GB/s
+               Link 15: 26.562 GB/s
+               Link 16: <inactive>
+               Link 17: <inactive>
+"""
+# Real: https://github.com/bottlerocket-os/bottlerocket/pull/4418 (piyush-jena), GPU 0 of an H100 SXM board.
+BOTTLEROCKET_4418_SXM = (
+    "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-4039dfe4-0c97-4b1e-683e-eb7d42699053)\n"
+    + "".join(f"         Link {n}: 26.562 GB/s\n" for n in range(18)))
+
+
+def _nvlink(text: str) -> Any:
+    from corpus import pasted
+
+    return run_checks(pasted(text), ["DRV-NVLINK-HEALTH"])["DRV-NVLINK-HEALTH"]
+
+
+def test_links_beyond_the_models_wiring_are_unconnected_by_design() -> None:
+    from corpus import body
+
+    # NVIDIA/nccl#1608 (corpus 267): an H100 NVL, 12 of 18 active; the HPE write-up: an H100 PCIe, the same.
+    for text in (body("267"), HPE_H100_PCIE_PAIR):
+        r = _nvlink(text)
+        assert r.status == "not-an-issue", r.message
+        assert "links 4,5,10,11,16,17" in r.message and "12/12" in r.message
+
+
+def test_links_down_among_the_wired_ones_stay_an_issue() -> None:
+    from corpus import body
+
+    # Azure/azhpc-diagnostics#73 (corpus 61): a V100 SXM2 with 2 of its 6 links inactive.
+    assert _nvlink(body("61")).status == "issue"
+    # Modelled on the HPE pair: one of the 12 wired links down as well is 11 of 12, an issue.
+    r = _nvlink(HPE_H100_PCIE_PAIR.replace("Link 3: 26.562 GB/s", "Link 3: <inactive>"))
+    assert r.status == "issue" and "11 of 12" in r.message
+    # Every link listed active (an H100 SXM, 18 of 18): plain ok, nothing inactive to explain.
+    assert _nvlink(BOTTLEROCKET_4418_SXM).status == "ok"

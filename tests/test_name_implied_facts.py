@@ -12,6 +12,7 @@ from corpus import body, pasted
 from stackaudit.checks.rt import torch_supports, wheel_arch_list
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts.nvidia_smi import parse_query_text, parse_table
+from stackaudit.facts.platform import VGPU_PROFILE
 from stackaudit.gputable import PRE_AMPERE, PRE_TURING, architecture_of, lookup, on_nvswitch
 from test_cut_gpu_names import PHOENIX_17
 
@@ -349,3 +350,59 @@ def test_one_gpu_needs_no_custom_all_reduce(capture: str) -> None:
 def test_four_gpus_without_an_engine_stay_unknown() -> None:
     # Real: https://github.com/InternLM/lmdeploy/issues/3996 (check_env, four RTX 3090): the TP is not shown.
     assert _check(body("159"), "IC-CUSTOM-ALLREDUCE").status == "unknown"
+
+
+# --- a vGPU profile name is a virtual machine -----------------------------------------------------
+
+# Real: https://github.com/DDMAL/Rodan/issues/1170 (homework36, 2024-06-11), a GRID V100D-8C guest, cut as
+# the thread's excerpt is.
+RODAN_1170 = """\
+root@prod-rodan-slim2:/srv/webapps/Rodan# nvidia-smi
+Tue Jun 11 14:22:04 2024
++-----------------------------------------------------------------------------+
+| NVIDIA-SMI 470.239.06   Driver Version: 470.239.06   CUDA Version: 11.4     |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|                               |                      |               MIG M. |
+|===============================+======================+======================|
+|   0  GRID V100D-8C       On   | 00000000:00:05.0 Off |                    0 |
+| N/A   N/A    P0    N/A /  N/A |   7269MiB /  8192MiB |      0%      Default |
+|                               |                      |                  N/A |
++-------------------------------+----------------------+----------------------+
+
++-----------------------------------------------------------------------------+
+| Processes:                                                                  |
+|  GPU   GI   CI        PID   Type   Process name                  GPU Memory |
+|        ID   ID                                                   Usage      |
+|=============================================================================|
+"""
+
+
+@pytest.mark.parametrize(("name", "vgpu"), [
+    ("GRID A100-40C", True),  # vllm-project/vllm#4725 (corpus 295)
+    ("GRID A100D-20C", True),  # huggingface/text-generation-inference#1156 (corpus 246)
+    ("GRID V100D-8C", True),  # DDMAL/Rodan#1170
+    ("GRID P4-1B4", True),  # DualCoder/vgpu_unlock#30 (`nvidia-smi vgpu -s`)
+    ("GRID A100-3-20C", True),  # a MIG-backed profile, as NVIDIA's user guide lists them
+    ("GRID K520", False),  # a physical board (AWS g2)
+    ("NVIDIA A100-SXM4-40GB", False),
+    ("Tesla V100-PCIE-16GB", False),
+    ("NVIDIA GeForce RTX 4090", False),
+])
+def test_a_vgpu_profile_name(name: str, vgpu: bool) -> None:
+    assert bool(VGPU_PROFILE.match(name)) is vgpu
+
+
+@pytest.mark.parametrize(("text", "status"), [
+    (body("295"), "not-an-issue"),  # one GRID A100-40C, the table whole to its Processes box
+    (body("246"), "unknown"),  # a GRID A100D-20C, the table cut after GPU 0: more vGPUs may follow
+    (RODAN_1170, "not-an-issue"),
+    # Modelled on 295: the same table with a physical board's name says nothing of a VM.
+    (body("295").replace("GRID A100-40C ", "NVIDIA A100-40GB"), "unknown"),
+])
+def test_a_vgpu_guest_with_one_gpu_loses_no_p2p(text: str, status: str) -> None:
+    r = _check(text, "FW-VM")
+    assert r.status == status, r.message
+    if status != "unknown" or "GRID" in text:
+        assert "virtual machine" in r.message

@@ -450,9 +450,9 @@ def _distributed(proc: ProcessInfo) -> bool:
     references=(NCCL_PATHS, "https://github.com/NVIDIA/nccl/blob/master/src/misc/utils.cc",
                 "https://github.com/NVIDIA/nccl/issues/1781"),
 )
-def ipc_isolation(container: ContainerInfo, docker_containers: DockerContainers | None = None,
+def ipc_isolation(container: ContainerInfo | None = None, docker_containers: DockerContainers | None = None,
                   serving_processes: ServingProcesses | None = None, shm: ShmInfo | None = None,
-                  parallelism: Parallelism | None = None) -> Outcome:
+                  parallelism: Parallelism | None = None, serving_log: ServingLog | None = None) -> Outcome:
     """Reads: on a Docker host, the GPU containers started as ranks of one group (`--nnodes`,
     `--node-rank`, `ray start --address`, `--headless`) and their IpcMode and NCCL_HOSTID; inside a
     container, the engine's flags, this container's boot_id and /dev/shm device number.
@@ -467,7 +467,17 @@ def ipc_isolation(container: ContainerInfo, docker_containers: DockerContainers 
     Traps: multi-node TP legitimately uses NET; NCCL may also pick NET/IB inside one host on purpose
     when nearby NICs beat the GPU path (IC-NCCL-ENV). From inside one container the other ranks are
     invisible: compare `cat /proc/sys/kernel/random/boot_id` and `stat -c %d /dev/shm` across them.
+    A one-host NCCL log whose SHM and P2P channels join every rank shows the shared namespace itself.
     """
+    group = serving_log.ipc_group() if serving_log is not None else ()
+    if group and serving_log is not None:
+        judged = ok(f"NCCL joins ranks {', '.join(map(str, group))} of one host through SHM and P2P, which it opens "
+                    "only between ranks that share one /dev/shm (one IPC namespace)",
+                    actual=sorted(serving_log.transports()), subjects=[f"rank {r}" for r in group])
+        return over_subjects(judged, [f"rank {r}" for r in group], serving_log.comm_ranks or None)
+    if container is None:
+        return unknown("could not read container: the source does not show whether it ran in a container",
+                       hint="paste `cat /proc/1/cgroup`, or the ranks' NCCL_DEBUG=INFO channel lines")
     if container.in_container:
         procs = serving_processes
         identity = {"boot_id": shm.boot_id if shm else "", "shm_device": shm.device if shm else ""}

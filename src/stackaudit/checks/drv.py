@@ -949,6 +949,10 @@ def _nvlink_health(nvidia: NvidiaGpus | None, gpu_events: GpuEvents | None, nvli
     else:
         judged = ok("NVLinks active with no recovery/CRC errors: " + ", ".join(
             f"{k} {v['active']}/{v['expected']}" for k, v in actual.items() if isinstance(v, dict)), actual=actual)
+        unwired = [f"{g.label} links {','.join(map(str, g.unwired_nvlinks))}" for g in capable if g.unwired_nvlinks]
+        if unwired:
+            judged = not_an_issue(f"{judged.message}; the inactive ones ({'; '.join(unwired)}) are links the chip "
+                                  "lists beyond those the model wires: unconnected by design, not down", actual=actual)
     return over_subjects(judged, shown, total, ask=_NVLINK_ASK, blind=no_links)
 
 

@@ -209,8 +209,10 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
                        hint="paste the whole `nvidia-smi -L` (or `nvidia-smi topo -p2p r`) from the VM",
                        actual=virtualization.vm)
     if count is not None and count < 2:
-        return not_an_issue(f"virtual machine ({virtualization.vm}) with {count} GPU: no GPU-to-GPU P2P involved",
-                            actual=virtualization.vm)
+        judged = not_an_issue(f"virtual machine ({virtualization.vm}) with {count} GPU: no GPU-to-GPU P2P involved",
+                              actual=virtualization.vm)
+        shown = [g.label for g in gpus.gpus] if gpus is not None else []
+        return over_subjects(judged, shown, count) if shown else judged
     if serving_log is not None and serving_log.comm_ranks == 1 and not serving_log.multi_host:
         return not_an_issue(f"virtual machine ({virtualization.vm}); NCCL's communicator has one rank (`nranks 1`): "
                             "the job uses no GPU pair, so no GPU-to-GPU P2P is involved", actual=virtualization.vm)

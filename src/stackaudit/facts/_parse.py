@@ -146,8 +146,12 @@ def _lowered(text: str) -> str:
 
 # --- engine command lines (facts/parallelism.py, facts/docker.py) ---------------------------
 
-# The tensor, pipeline and data parallel flags of vLLM and SGLang (every spelling either accepts).
-TP_FLAGS = ("--tensor-parallel-size", "--tp-size", "--tp", "-tp")
+# The tensor, pipeline and data parallel flags of vLLM and SGLang (every spelling either accepts), and
+# TGI's `--num-shard` (text-generation-launcher: one shard per GPU, one tensor-parallel rank each).
+TP_FLAGS = ("--tensor-parallel-size", "--tp-size", "--tp", "-tp", "--num-shard")
+# The environment variables that set the TP size of a container's engine: TGI's launcher reads
+# `--num-shard` from NUM_SHARD (text-generation-launcher --help: `[env: NUM_SHARD=]`).
+TP_ENV = ("NUM_SHARD",)
 PP_FLAGS = ("--pipeline-parallel-size", "--pp-size", "--pp", "-pp")
 DP_FLAGS = ("--data-parallel-size", "--dp-size", "--dp", "-dp")
 

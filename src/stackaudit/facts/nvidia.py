@@ -260,6 +260,19 @@ class GpuInfo:
         return None if self.nvlinks is None else sum(1 for link in self.nvlinks if link.active)
 
     @property
+    def unwired_nvlinks(self) -> tuple[int, ...]:
+        """The links listed inactive on a GPU whose active links are all its model wires (`nvlink_links` in
+        data/gpus.toml) out of more the chip lists: unconnected by design, not down. An H100 NVL wires 12 of
+        the GH100's 18 through its three bridges (NVIDIA: 600 GB/s NVLink, 50 GB/s a link), and
+        `nvidia-smi nvlink -s` lists the other 6 `<inactive>`. () otherwise."""
+        spec = self.spec
+        if self.nvlinks is None or spec is None or not spec.has_nvlink:
+            return ()
+        if self.active_nvlinks != spec.nvlink_links or len(self.nvlinks) <= spec.nvlink_links:
+            return ()
+        return tuple(link.link for link in self.nvlinks if not link.active)
+
+    @property
     def busy(self) -> bool:
         return (self.utilization_gpu or 0) >= 20 or (self.pstate in ("P0", "P1") and (self.utilization_gpu or 0) > 0)
 

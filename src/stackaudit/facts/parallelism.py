@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from stackaudit.facts._parse import parallel_size, sizes_from_argv
+from stackaudit.facts._parse import TP_ENV, parallel_size, sizes_from_argv
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, provider, union
 from stackaudit.facts.serving_logs import ServingLog
@@ -134,7 +134,8 @@ def parallelism_from_processes(ctx: FactContext) -> Parallelism:
 @provider("parallelism", Parallelism, rank=20,
           title="serving containers' command (`docker inspect`, a pasted docker run / compose / pod spec)")
 def parallelism_from_docker(ctx: FactContext) -> Parallelism:
-    """TP/PP/DP of GPU / serving containers, from their command (Path + Args)."""
+    """TP/PP/DP of GPU / serving containers, from their command (Path + Args), else TP from the
+    environment variable the engine reads it from (TP_ENV)."""
     from stackaudit.facts.docker import DockerContainers
 
     containers = ctx.fact("docker_containers", DockerContainers).gpu_or_serving
@@ -143,6 +144,8 @@ def parallelism_from_docker(ctx: FactContext) -> Parallelism:
     engines = []
     for c in containers:
         tp, pp, dp = sizes_from_argv(c.argv)
+        if tp is None:
+            tp = next((size for name in TP_ENV if (size := parallel_size(c.env_value(name))) is not None), None)
         engines.append(EngineParallelism(c.engine, tp, pp, dp, DOCKER,
                                          container=c.id, spec=c.origin or "docker inspect"))
     return Parallelism(engines=tuple(engines))

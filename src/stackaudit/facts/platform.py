@@ -129,16 +129,29 @@ def _gpu_on_root_bus(ctx: FactContext) -> tuple[str, str] | None:
     return None
 
 
+# The name NVIDIA's vGPU guest driver gives a virtual GPU: its profile, `GRID <board>-<frame buffer in GB><series>`
+# (series A, B, C or Q; a MIG-backed profile puts its slice count first, `GRID A100-3-20C`; some B profiles end
+# in a head count, `GRID P4-1B4`): NVIDIA Virtual GPU Software User Guide, "Virtual GPU Types"
+# (https://docs.nvidia.com/vgpu/latest/grid-vgpu-user-guide/index.html#virtual-gpu-types-grid).
+# A physical board never bears such a name (`GRID K520` is a board: no `-<size><series>`).
+VGPU_PROFILE = re.compile(r"^GRID\s+\S+(?:\s\S+)*-(?:\d+-)?\d+[ABCQ]\d?$")
+
+
 def _gpu_virtualization(ctx: FactContext) -> tuple[str, str] | None:
-    """What the driver says of its GPUs (nvidia-smi `GPU Virtualization Mode`): `Pass-Through` and `VGPU`
-    are guests (a VM), `None` is "bare metal GPU" (NVML nvmlGpuVirtualizationMode_t:
-    https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceEnumvs.html); None when not shown."""
+    """What the driver says of its GPUs: nvidia-smi `GPU Virtualization Mode` (`Pass-Through` and `VGPU`
+    are guests, a VM; `None` is "bare metal GPU", NVML nvmlGpuVirtualizationMode_t:
+    https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceEnumvs.html), else a GPU named by a vGPU
+    profile (VGPU_PROFILE, a guest); None when neither is shown."""
+    from stackaudit.facts.gpus import GpuInventory
     from stackaudit.facts.nvidia import NvidiaGpus
 
     nvidia = ctx.optional("nvidia", NvidiaGpus)
     modes = sorted({g.virtualization_mode for g in (nvidia.gpus if nvidia else ()) if g.virtualization_mode})
     if not modes:
-        return None
+        inventory = ctx.optional("gpus", GpuInventory)
+        vgpu = next((g for g in (inventory.gpus if inventory else ()) if VGPU_PROFILE.match(g.model.strip())), None)
+        return ("vm", f"{vgpu.label} is named by the vGPU profile {vgpu.model!r}, which only NVIDIA's vGPU guest "
+                "driver reports (a virtual machine)") if vgpu else None
     guest = [m for m in modes if m in ("Pass-Through", "VGPU")]
     if guest:
         return "vm", f"nvidia-smi GPU Virtualization Mode: {guest[0]} (a virtual machine)"

@@ -174,6 +174,29 @@ class ServingLog:
     def multi_host(self) -> bool:
         return len(self.nccl_hosts) > 1
 
+    def ipc_group(self) -> tuple[int, ...]:
+        """The ranks of a one-host NCCL log when its SHM and P2P channels join every rank it shows into one
+        group; () otherwise (several hosts, fewer than two ranks, or a rank reached only over NET).
+
+        NCCL opens SHM and P2P only between ranks with the same host hash and the same /dev/shm device
+        (`shmCanConnect` in transport/shm.cc, `ncclTopoCheckP2p` in graph/paths.cc), so such ranks share
+        one IPC namespace.
+        """
+        ranks = {r for c in self.channels for r in (c.src, c.dst)}
+        if self.multi_host or len(ranks) < 2:
+            return ()
+        group = {r: r for r in ranks}
+
+        def root(r: int) -> int:
+            while group[r] != r:
+                r = group[r]
+            return r
+
+        for c in self.channels:
+            if c.transport in ("SHM", "P2P"):
+                group[root(c.src)] = root(c.dst)
+        return tuple(sorted(ranks)) if len({root(r) for r in ranks}) == 1 else ()
+
     def uses_ib(self) -> bool:
         return any(c.transport == "NET" and c.detail.upper().startswith("IB") for c in self.channels) or any(
             re.search(r"NET/IB\s*:\s*Using", line) for line in self.nccl_net)
