@@ -93,6 +93,14 @@ def _origin(url: URL) -> str:
     return f"{url.scheme}://{url.host}:{url.port}"
 
 
+def _refused(origin: str, ours: str) -> str:
+    return f"redirect: a redirect to another origin ({origin}) refused; only redirects within {ours} are followed"
+
+
+# Redirects followed within the origin, as aiohttp's default.
+MAX_REDIRECTS = 10
+
+
 
 # The response bytes of a stream are parsed where they arrive. A coroutine resumes only after the
 # event loop has run every callback already queued; with hundreds of streams finishing and
@@ -320,10 +328,7 @@ class SpareConnector(aiohttp.TCPConnector):
         if self.origin is None:
             self.origin = origin
         elif origin != self.origin:
-            raise CrossOriginRedirect(
-                f"redirect: a redirect to another origin ({origin}) refused; "
-                f"only redirects within {self.origin} are followed"
-            )
+            raise CrossOriginRedirect(_refused(origin, self.origin))
         connection = await super().connect(req, traces, timeout)
         sink = _CURRENT_SINK.get()
         if sink is not None and connection.protocol is not None:
@@ -663,24 +668,38 @@ async def _stream_aiohttp(session: aiohttp.ClientSession, base_url: str, spec: R
 
 
 async def _stream_own(pool: Pool, base_url: str, spec: RequestSpec, record: RequestRecord, sink: _Sink, timeout_s: float) -> None:
-    """One stream through `http1`: a kept-alive connection (or a new one, its connect timed), one send."""
+    """One stream through `http1`: a kept-alive connection (or a new one, its connect timed), one send.
+
+    A redirect within the server's origin is followed with the same request, as aiohttp follows a 307
+    (at most MAX_REDIRECTS); one to another origin is refused."""
     prefix, headers = _REQUEST_HEADS[base_url]
     if spec.headers:
         headers += _header_block([f"{name}: {value}\r\n" for name, value in spec.headers.items()])
-    request = b"POST %s HTTP/1.1\r\n%sContent-Length: %d\r\n\r\n%s" % (prefix + spec.path.encode(), headers, len(spec.body), spec.body)
-    connection = pool.take()
-    if connection is None:
-        started = time.perf_counter()
-        connection = await pool.connect()
-        record.connect_ms = (time.perf_counter() - started) * 1000.0
-    record.connection = connection.kind
-    sink.start(connection)  # a 200's body is parsed read by read; a parse error ends the response
-    try:
-        await connection.send(request, sink, timeout_s - (time.perf_counter() - record.sent))
-    finally:
-        pool.give_back(connection)
-        record.status = connection.status
-        record.server_closes = connection.closes
+    target = prefix + spec.path.encode()
+    for _ in range(MAX_REDIRECTS + 1):
+        connection = pool.take()
+        if connection is None:
+            started = time.perf_counter()
+            connection = await pool.connect()
+            record.connect_ms = (time.perf_counter() - started) * 1000.0
+        record.connection = connection.kind
+        sink.start(connection)  # a 200's body is parsed read by read; a parse error ends the response
+        request = b"POST %s HTTP/1.1\r\n%sContent-Length: %d\r\n\r\n%s" % (target, headers, len(spec.body), spec.body)
+        try:
+            await connection.send(request, sink, timeout_s - (time.perf_counter() - record.sent))
+        finally:
+            pool.give_back(connection)
+            record.status = connection.status
+            record.server_closes = connection.closes
+        if connection.location is None:
+            break
+        here = URL(base_url)
+        moved = here.join(URL(connection.location))
+        if _origin(moved) != _origin(here):
+            raise HttpError(_refused(_origin(moved), _origin(here)))
+        target = moved.raw_path_qs.encode()
+    else:
+        raise HttpError(f"client error: over {MAX_REDIRECTS} redirects")
     if connection.status != 200:
         record.error = f"HTTP {connection.status}: {_one_line(connection.error_body)}"
         return

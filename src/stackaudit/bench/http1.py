@@ -47,7 +47,7 @@ class Receiver(Protocol):
 class Connection(asyncio.BufferedProtocol):
     """One TCP connection to the pool's server; it carries one request at a time."""
 
-    __slots__ = ("body_left", "closes", "done", "ended", "error_body", "framing", "head", "kind", "pool",
+    __slots__ = ("body_left", "closes", "done", "ended", "error_body", "framing", "head", "kind", "location", "pool",
                  "receiver", "rest", "reusable", "status", "timer", "transport", "view")
 
     def __init__(self, pool: Pool, kind: str) -> None:
@@ -60,6 +60,7 @@ class Connection(asyncio.BufferedProtocol):
         self.timer: asyncio.TimerHandle | None = None
         self.head: bytes | None = b""  # the response head read so far; None once complete
         self.status: int | None = None
+        self.location: str | None = None  # the Location header of a redirect
         self.closes = False  # the server ends the connection after this response
         self.framing = LENGTH
         self.body_left = 0  # LENGTH: body bytes to come; CHUNKED: bytes of the chunk and its CRLF to come,
@@ -73,7 +74,7 @@ class Connection(asyncio.BufferedProtocol):
         """Write `request`; the future ends with the response (or its error, or a TimeoutError after `timeout_s`)."""
         assert self.transport is not None
         loop = asyncio.get_running_loop()
-        self.receiver, self.head, self.status, self.rest, self.error_body = receiver, b"", None, b"", b""
+        self.receiver, self.head, self.status, self.location, self.rest, self.error_body = receiver, b"", None, None, b"", b""
         self.ended = self.reusable = False
         self.done = loop.create_future()
         self.timer = loop.call_later(timeout_s, self.set_exception, asyncio.TimeoutError())
@@ -171,11 +172,13 @@ class Connection(asyncio.BufferedProtocol):
         headers = {}
         for line in lines[1:]:
             name, _, value = line.partition(b":")
-            headers[name.strip().lower()] = value.strip().lower()
-        connection = headers.get(b"connection", b"")
+            headers[name.strip().lower()] = value.strip()
+        connection = headers.get(b"connection", b"").lower()
         self.status = int(status)
         self.closes = b"close" in connection or (version == b"HTTP/1.0" and b"keep-alive" not in connection)
-        if b"chunked" in headers.get(b"transfer-encoding", b""):
+        location = headers.get(b"location")
+        self.location = location.decode("latin-1") if location is not None and 300 <= self.status < 400 else None
+        if b"chunked" in headers.get(b"transfer-encoding", b"").lower():
             self.framing, self.body_left = CHUNKED, 0
         elif b"content-length" in headers or self.status in (204, 304):
             self.framing, self.body_left = LENGTH, int(headers.get(b"content-length", b"0"))
