@@ -9,6 +9,7 @@ import asyncio
 import time
 from collections.abc import Callable
 
+import aiohttp
 import pytest
 
 from stackaudit.bench import client, http1
@@ -116,24 +117,32 @@ class _Body:
         self.data += data
 
 
-@pytest.mark.parametrize("response", [ok_chunked(), ok_length(), ok_chunked(b"X-Pad: " + b"p" * 300 + b"\r\n")],
-                         ids=["chunked", "content-length", "long-head"])
-def test_a_response_split_at_every_byte_gives_its_body_once_and_ends_there(response: bytes) -> None:
+CRLF_EVENTS = [event.replace(b"\n", b"\r\n") for event in [*EVENTS, FINISH]]
+CRLF_CHUNKED = b"HTTP/1.1 200 OK\r\n" + SSE + b"Transfer-Encoding: chunked\r\n\r\n" + chunked(*CRLF_EVENTS)
+
+
+@pytest.mark.parametrize(
+    ("response", "body"),
+    [(ok_chunked(), STREAM), (ok_length(), STREAM), (ok_chunked(b"X-Pad: " + b"p" * 300 + b"\r\n"), STREAM),
+     (CRLF_CHUNKED, b"".join(CRLF_EVENTS))],
+    ids=["chunked", "content-length", "long-head", "chunked-crlf-events"],
+)
+def test_a_response_split_at_every_byte_gives_its_body_once_and_ends_there(response: bytes, body: bytes) -> None:
     """Every cut of the response into two socket reads: in the head, in a chunk-size line, between CR and
-    LF, inside an event, inside the terminal chunk."""
+    LF, inside an event, inside the terminal chunk; and events that hold CRLFs themselves."""
 
     async def run() -> None:
         pool = http1.Pool("127.0.0.1", 9, 1.0)
         for cut in range(1, len(response)):
             connection = http1.Connection(pool, "new")
             connection.transport = _Transport()  # type: ignore[assignment]
-            body = _Body()
-            done = connection.send(b"POST / HTTP/1.1\r\n\r\n", body, 5.0)
+            got = _Body()
+            done = connection.send(b"POST / HTTP/1.1\r\n\r\n", got, 5.0)
             for part in (response[:cut], response[cut:]):
                 connection.view[: len(part)] = part
                 connection.buffer_updated(len(part))
             assert done.done() and done.exception() is None, cut
-            assert body.data == STREAM and connection.status == 200, cut
+            assert got.data == body and connection.status == 200, cut
             assert connection.reusable, cut
 
     asyncio.run(run())
@@ -227,8 +236,8 @@ def test_a_malformed_chunk_size_is_a_connection_error() -> None:
 )
 def test_only_plain_http_without_credentials_or_proxies_goes_through_http1(url: str, trust_env: bool, own: bool) -> None:
     async def run() -> bool:
-        session = client.make_session(None, 5.0)
-        session._trust_env = trust_env  # as aiohttp.ClientSession(trust_env=True) sets it
+        session = (aiohttp.ClientSession(connector=client.SpareConnector(), trust_env=True) if trust_env
+                   else client.make_session(None, 5.0))
         try:
             return client.own_pool(session, url) is not None
         finally:

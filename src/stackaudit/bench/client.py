@@ -1,14 +1,19 @@
-"""One streamed request on aiohttp, recorded into a `RequestRecord`.
+"""One streamed request, recorded into a `RequestRecord`.
 
-The session is shared by all requests of a run, with no connection limit (aiohttp's default
+A plain `http://` server gets the streams through bench's own HTTP/1.1 client (`bench/http1.py`, chosen
+per base URL by `own_pool` before anything is sent); `https://` and everything else go through aiohttp,
+as do the probes and the bodies read whole. Both paths hand each socket read to the same `_Sink` and SSE
+parser in the socket callback, and a request is sent once on either.
+
+The aiohttp session is shared by all requests of a run, with no connection limit (aiohttp's default
 of 100 silently caps concurrency: https://github.com/gpustack/gpustack/pull/2324) and long
 keep-alive, so that connection setup and TLS handshakes do not land in TTFT
 (https://github.com/vllm-project/vllm/pull/21981).
 
 Keep-alive does not help against a server that closes every connection after its response
 (`Connection: close`): each later request would pay a TCP connect inside its TTFT, 1.4–2.6 ms
-through aiohttp's connect path at 16 streams. `SpareConnector` opens the slot's next
-connection while the current response streams, and every connect a request still pays on
+through aiohttp's connect path at 16 streams. `SpareConnector` (and `http1.Pool.open_spare` on
+the own path) opens the slot's next connection while the current response streams, and every connect a request still pays on
 its own path is timed and kept in its record.
 
 What a server sends is bounded (docs/design.md, "Bounds"): a body read whole (`/v1/models`,

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from itertools import repeat
 from typing import Protocol
 
 # A response head longer than this is refused (aiohttp refuses header lines past 8 KiB each).
@@ -193,36 +194,60 @@ class Connection(asyncio.BufferedProtocol):
         return data[end + 4 :]
 
     def _dechunk(self, data: bytes) -> bytes:
-        """The chunk data in `data`, joined; `ended` once the terminal chunk and its trailer are read."""
+        """The chunk data in `data`, joined; `ended` once the terminal chunk and its trailer are read.
+
+        A read of whole chunks whose data holds no CRLF (SSE events end with LF) is split once, and every
+        size checked against its data's length, with no Python step per chunk. Otherwise one pass per
+        chunk: its size line, then its data and CRLF; a chunk cut by the end of the read leaves
+        `body_left` (its bytes to come), a cut size or trailer line `rest`."""
+        if not self.rest and not self.body_left and data.endswith(b"\r\n"):
+            parts = data.split(b"\r\n")
+            payloads = parts[1:-1:2]
+            try:
+                lengths = list(map(int, parts[0:-1:2], repeat(16)))
+            except ValueError:  # a chunk extension: the pass below reads it
+                lengths = []
+            if lengths and 0 not in lengths and lengths == list(map(len, payloads)):
+                return b"".join(payloads)
         if self.rest:
             data, self.rest = self.rest + data, b""
         pieces = []
+        find = data.find
         at, size, left = 0, len(data), self.body_left
         while at < size:
-            if left > 0:  # chunk data, then its CRLF
-                take = min(left, size - at)
-                if left > 2:
-                    pieces.append(data[at : at + min(take, left - 2)])
-                at += take
-                left -= take
-                continue
-            eol = data.find(b"\r\n", at)
-            if eol < 0:
-                if size - at > MAX_HEAD_BYTES:
-                    raise ValueError("chunk-size line too long")
-                self.rest = data[at:]
-                break
-            if left < 0:  # trailer lines, up to an empty one
-                if eol == at:
-                    self.ended = True
-                    self.reusable = eol + 2 == size and not self.closes
+            if left <= 0:
+                eol = find(b"\r\n", at)
+                if eol < 0:
+                    if size - at > MAX_HEAD_BYTES:
+                        raise ValueError("chunk-size line too long")
+                    self.rest = data[at:]
                     break
+                if left < 0:  # trailer lines, up to an empty one
+                    if eol == at:
+                        self.ended = True
+                        self.reusable = eol + 2 == size and not self.closes
+                        break
+                    at = eol + 2
+                    continue
+                line = data[at:eol]
+                length = int(line if b";" not in line else line.split(b";", 1)[0], 16)
+                at = eol + 2
+                if length <= 0:
+                    if length < 0:
+                        raise ValueError("negative chunk size")
+                    left = -1
+                    continue
+                left = length + 2
+            end = at + left  # the end of the chunk's CRLF
+            if end <= size:
+                if left > 2:
+                    pieces.append(data[at : end - 2])
+                at, left = end, 0
             else:
-                length = int(data[at:eol].split(b";", 1)[0], 16)
-                if length < 0:
-                    raise ValueError("negative chunk size")
-                left = length + 2 if length else -1
-            at = eol + 2
+                if left > 2 and at < size:
+                    pieces.append(data[at : min(end - 2, size)])
+                left = end - size
+                break
         self.body_left = left
         return b"".join(pieces)
 
