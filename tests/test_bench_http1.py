@@ -246,6 +246,26 @@ def test_only_plain_http_without_credentials_or_proxies_goes_through_http1(url: 
     assert asyncio.run(run()) is own
 
 
+def test_a_session_header_with_a_line_break_stays_on_aiohttp() -> None:
+    async def run() -> bool:
+        session = client.make_session("key\r\nX-Injected: 1", 5.0)
+        try:
+            return client.own_pool(session, "http://127.0.0.1:8000") is None
+        finally:
+            await session.close()
+
+    assert asyncio.run(run())
+
+
+@pytest.mark.parametrize(("location", "path"), [("/v2/completions", b"/v2/completions"), ("next", b"/v1/next")])
+def test_a_same_origin_redirect_is_followed_with_the_same_request(location: str, path: bytes) -> None:
+    moved = b"HTTP/1.1 307 Temporary Redirect\r\nLocation: %s\r\nContent-Length: 0\r\n\r\n" % location.encode()
+    records, server = _run(lambda index: (moved if index == 0 else ok_chunked(), False))
+    _streamed(records[0])
+    assert [request.split(b" ")[1] for request in server.requests] == [b"/v1/completions", path]
+    assert server.requests[1].endswith(b'{"stream":true}')
+
+
 def test_an_https_url_is_sent_through_aiohttp() -> None:
     """https:// goes to aiohttp: the server's first bytes are a TLS handshake, not a plain request."""
     first: list[bytes] = []

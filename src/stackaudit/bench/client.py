@@ -12,9 +12,9 @@ keep-alive, so that connection setup and TLS handshakes do not land in TTFT
 
 Keep-alive does not help against a server that closes every connection after its response
 (`Connection: close`): each later request would pay a TCP connect inside its TTFT, 1.4–2.6 ms
-through aiohttp's connect path at 16 streams. `SpareConnector` (and `http1.Pool.open_spare` on
-the own path) opens the slot's next connection while the current response streams, and every connect a request still pays on
-its own path is timed and kept in its record.
+through aiohttp's connect path at 16 streams. `SpareConnector` (`http1.Pool.open_spare` on the
+own path) opens the slot's next connection while the current response streams, and every connect
+a request still pays on its own path is timed and kept in its record.
 
 What a server sends is bounded (docs/design.md, "Bounds"): a body read whole (`/v1/models`,
 `/metrics`, version and tokenize replies) is read through `read_body` and cut off past
@@ -610,8 +610,8 @@ def own_pool(session: aiohttp.ClientSession, base_url: str) -> Pool | None:
     """The `http1` pool that carries this session's streams to `base_url`, or None where aiohttp carries them.
 
     Decided once per base URL, before any request is sent: a plain `http://` URL without credentials, in a
-    session of `make_session` that reads no proxy from the environment. `https://` and everything else stay
-    on aiohttp.
+    session of `make_session` that reads no proxy from the environment and whose headers hold no line break.
+    `https://` and everything else stay on aiohttp.
     """
     connector = session.connector
     if not isinstance(connector, SpareConnector):
@@ -619,24 +619,13 @@ def own_pool(session: aiohttp.ClientSession, base_url: str) -> Pool | None:
     pools = connector.pools
     if base_url not in pools:
         url = URL(base_url)
-        own = (connector.own_http and url.scheme == "http" and url.raw_host and url.port
-               and not url.user and not url.password and not session.trust_env)
+        lines = [f"Host: {url.raw_authority}", *(f"{name}: {value}" for name, value in session.headers.items())]
+        own = (connector.own_http and url.scheme == "http" and url.raw_host and not url.user and not url.password
+               and not session.trust_env and not any("\r" in line or "\n" in line for line in lines))
         timeout = session.timeout.sock_connect or session.timeout.total or 30.0
-        pools[base_url] = Pool(url.raw_host or "", url.port or 80, timeout) if own else None
-        if own:
-            lines = [f"{name}: {value}\r\n" for name, value in session.headers.items()]
-            _REQUEST_HEADS[base_url] = (url.raw_path.rstrip("/").encode(), _header_block([f"Host: {url.raw_authority}\r\n", *lines]))
+        pools[base_url] = Pool(url.raw_host or "", url.port or 80, timeout, url.raw_path.rstrip("/").encode(),
+                               "".join(line + "\r\n" for line in lines).encode()) if own else None
     return pools[base_url]
-
-
-# Base URL → (its path prefix, the header lines of every stream request to it).
-_REQUEST_HEADS: dict[str, tuple[bytes, bytes]] = {}
-
-
-def _header_block(lines: list[str]) -> bytes:
-    if any("\r" in line[:-2] or "\n" in line[:-2] for line in lines):
-        raise HttpError("client error: a request header holds a line break")
-    return "".join(lines).encode()
 
 
 async def _stream_aiohttp(session: aiohttp.ClientSession, base_url: str, spec: RequestSpec, record: RequestRecord,
@@ -677,10 +666,13 @@ async def _stream_own(pool: Pool, base_url: str, spec: RequestSpec, record: Requ
 
     A redirect within the server's origin is followed with the same request, as aiohttp follows a 307
     (at most MAX_REDIRECTS); one to another origin is refused."""
-    prefix, headers = _REQUEST_HEADS[base_url]
+    headers = pool.headers
     if spec.headers:
-        headers += _header_block([f"{name}: {value}\r\n" for name, value in spec.headers.items()])
-    target = prefix + spec.path.encode()
+        if any("\r" in item or "\n" in item for pair in spec.headers.items() for item in pair):
+            raise HttpError("client error: a request header holds a line break")
+        headers += "".join(f"{name}: {value}\r\n" for name, value in spec.headers.items()).encode()
+    target = pool.prefix + spec.path.encode()
+    at: URL | None = None  # where a redirect was answered from
     for _ in range(MAX_REDIRECTS + 1):
         connection = pool.take()
         if connection is None:
@@ -698,11 +690,10 @@ async def _stream_own(pool: Pool, base_url: str, spec: RequestSpec, record: Requ
             record.server_closes = connection.closes
         if connection.location is None:
             break
-        here = URL(base_url)
-        moved = here.join(URL(connection.location))
-        if _origin(moved) != _origin(here):
-            raise HttpError(_refused(_origin(moved), _origin(here)))
-        target = moved.raw_path_qs.encode()
+        at = (at or URL(base_url + spec.path)).join(URL(connection.location))
+        if _origin(at) != _origin(URL(base_url)):
+            raise HttpError(_refused(_origin(at), _origin(URL(base_url))))
+        target = at.raw_path_qs.encode()
     else:
         raise HttpError(f"client error: over {MAX_REDIRECTS} redirects")
     if connection.status != 200:

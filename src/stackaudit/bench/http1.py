@@ -255,10 +255,12 @@ class Connection(asyncio.BufferedProtocol):
 class Pool:
     """The idle connections to one server (host, port) and the spare ones being opened."""
 
-    def __init__(self, host: str, port: int, connect_timeout_s: float) -> None:
+    def __init__(self, host: str, port: int, connect_timeout_s: float, prefix: bytes = b"", headers: bytes = b"") -> None:
         self.host = host
         self.port = port
         self.connect_timeout_s = connect_timeout_s
+        self.prefix = prefix  # the base URL's path, before each request's
+        self.headers = headers  # the header lines every request to this server carries
         self.idle: list[Connection] = []
         self.closes = False  # the server's last response ended its connection
         self.closed = False
