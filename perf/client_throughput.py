@@ -31,8 +31,9 @@ For timing error the server emits tokens at an exact gap and logs its own send t
 `--read-path` measures stackaudit's own work per socket read apart from any server: one response's
 headers come from a server in this process, then reads of k chunked events each (the calibrated
 server's completion event, one HTTP chunk each) are copied into the connection's read buffer and
-handed to its protocol as the transport would (`buffer_updated`): aiohttp's HTTP parser, the arrival
-stamp and the SSE parser, without the event loop's wake-up or the `recv` system call. Its figure, CPU
+handed to its protocol as the transport would (`buffer_updated`): the chunked decoding (bench's
+`http1` client for http://, aiohttp's HTTP parser for https://), the arrival stamp and the SSE parser,
+without the event loop's wake-up or the `recv` system call. Its figure, CPU
 microseconds per read, does not depend on the server's pace; the figures above do.
 
 Run: .venv/bin/python perf/client_throughput.py [--seconds 3] [--repeat 5] [--concurrency 1,8,32,128]
@@ -131,9 +132,18 @@ READ_PATH_EVENT = (
 )
 
 
-async def _read_path(events_per_read: list[int], rounds: int, reads: int) -> dict[str, dict[str, float]]:
-    """CPU microseconds per socket read of stackaudit's read path, per events in the read (median, range)."""
-    from stackaudit.bench import client
+async def _read_path(events_per_read: list[int], rounds: int, reads: int, own_http: bool) -> dict[str, dict[str, float]]:
+    """CPU microseconds per socket read of stackaudit's read path, per events in the read (median, range).
+
+    `own_http`: the path of plain http:// URLs (bench's `http1` client), else aiohttp's (https://)."""
+    from stackaudit.bench import client, http1
+
+    opened: list[http1.Connection] = []
+    connect = http1.Pool.connect
+
+    async def connect_and_keep(self: http1.Pool, kind: str = "new") -> http1.Connection:
+        opened.append(await connect(self, kind))
+        return opened[-1]
 
     finished = asyncio.Event()
 
@@ -148,17 +158,25 @@ async def _read_path(events_per_read: list[int], rounds: int, reads: int) -> dic
         writer.close()
 
     server = await asyncio.start_server(serve, "127.0.0.1", 0)
-    session = client.make_session(None, 3600.0)
+    http1.Pool.connect = connect_and_keep  # type: ignore[method-assign]
+    session = client.make_session(None, 3600.0, own_http=own_http)
     asked = 10**6  # a cap on the stream that the replayed reads never reach
     record = client.RequestRecord(0, time.perf_counter(), asked, None)
     request = asyncio.ensure_future(client.stream_request(
         session, f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}",
         client.RequestSpec("/v1/completions", b"{}", asked), record, 3600.0))
     try:
-        while not (sinks := [sink for sink in client._SINKS.values() if sink.held is None]):
-            await asyncio.sleep(0.005)
-        sink = sinks[0]
-        protocol = sink.protocol.transport.get_protocol()
+        protocol: Any
+        if own_http:
+            while not (opened and opened[0].head is None):  # the response head is read
+                await asyncio.sleep(0.005)
+            protocol = opened[0]
+            sink = protocol.receiver
+        else:
+            while not (sinks := [sink for sink in client._SINKS.values() if sink.held is None]):
+                await asyncio.sleep(0.005)
+            sink = sinks[0]
+            protocol = sink.protocol.transport.get_protocol()
         parser = sink.parser
         # As after a stream's usage event: the events are not kept for their text.
         parser.keep_raw = False
@@ -182,6 +200,7 @@ async def _read_path(events_per_read: list[int], rounds: int, reads: int) -> dic
         if sink.error is not None or parser.events == 0:
             raise SystemExit(f"--read-path: the replayed reads were not parsed ({sink.error})")
     finally:
+        http1.Pool.connect = connect  # type: ignore[method-assign]
         finished.set()
         request.cancel()
         await asyncio.gather(request, return_exceptions=True)
@@ -416,12 +435,13 @@ def main() -> int:
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {client_cpu})
     if args.read_path:
-        read_path = asyncio.run(_read_path([1, 4, 16], args.repeat, 2000))
+        paths = {name: asyncio.run(_read_path([1, 4, 16], args.repeat, 2000, name == "http1"))
+                 for name in ("http1", "aiohttp")}
         if args.json:
-            print(json.dumps({"repeat": args.repeat, "reads_per_round": 2000, "read_path": read_path}, indent=2))
-        else:
-            print(f"stackaudit's read path, CPU µs per socket read of k chunked events, median (range) of "
-                  f"{args.repeat} rounds of 2000 reads")
+            print(json.dumps({"repeat": args.repeat, "reads_per_round": 2000, "read_path": paths}, indent=2))
+        for name, read_path in ([] if args.json else paths.items()):
+            print(f"stackaudit's read path through {name}, CPU µs per socket read of k chunked events, median "
+                  f"(range) of {args.repeat} rounds of 2000 reads")
             for k, summary in read_path.items():
                 print(f"  k={k:>2}: {_range(summary, '.2f')} µs per read, {summary['median'] / int(k):.2f} µs per event")
         return 0

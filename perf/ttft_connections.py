@@ -1,8 +1,8 @@
 """TTFT against a server that closes every connection: with and without spare connections.
 
 A server that answers `Connection: close` makes every request after the first wave open a new
-TCP connection; through aiohttp that connect lands inside TTFT. `SpareConnector` opens the
-slot's next connection while the current response streams. This script runs the calibrated
+TCP connection, and that connect lands inside TTFT. `SpareConnector` (aiohttp, https://) and
+`http1.Pool` (plain http://) open the slot's next connection while the current response streams. This script runs the calibrated
 server (TTFT 60 ms, 12 ms per token, `--close`) at c=16, alternating rounds with spares on and
 off (off = `open_spare` does nothing), and prints the median TTFT and the connects paid inside
 TTFT per round, with the server's own TTFT record (first chunk written − request read) beside
@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "src"))
 
 from bench_support.cpus import pin, two_cores  # noqa: E402
 from bench_support.servers import calibrated_server  # noqa: E402
-from stackaudit.bench import stats  # noqa: E402
+from stackaudit.bench import http1, stats  # noqa: E402
 from stackaudit.bench.client import SpareConnector  # noqa: E402
 from stackaudit.bench.runner import BenchConfig, run_bench  # noqa: E402
 
@@ -51,7 +51,7 @@ def main() -> int:
     args = parser.parse_args()
     cores = two_cores()  # the client on one core, the server on another
     pin(0, cores[0] if cores else None)
-    original = SpareConnector.open_spare
+    original, original_http1 = SpareConnector.open_spare, http1.Pool.open_spare
     rounds: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as scratch:
         log = os.path.join(scratch, "chunks.jsonl")
@@ -60,12 +60,14 @@ def main() -> int:
             for i in range(args.rounds):
                 for spares in ((True, False) if i % 2 == 0 else (False, True)):
                     SpareConnector.open_spare = original if spares else (lambda self, key: None)  # type: ignore[method-assign]
+                    http1.Pool.open_spare = original_http1 if spares else (lambda self: None)  # type: ignore[method-assign]
                     seed += 1
                     entry = _one(url, args.concurrency, args.requests, seed)
                     entry["spares"] = spares
                     entry["round"] = i
                     rounds.append(entry)
         SpareConnector.open_spare = original  # type: ignore[method-assign]
+        http1.Pool.open_spare = original_http1  # type: ignore[method-assign]
         with open(log, encoding="utf-8") as handle:
             served = {e["prompt"]: e for e in map(json.loads, handle)}
     for entry in rounds:

@@ -45,11 +45,14 @@ async def _serve_pieces(reader: asyncio.StreamReader, writer: asyncio.StreamWrit
 Serve = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
 
-async def _stream(serve: Serve = _serve_pieces) -> tuple[client.RequestRecord, float]:
-    """One request through `stream_request`, as bench sends it; the record and when the call returned."""
+async def _stream(serve: Serve = _serve_pieces, own_http: bool = True) -> tuple[client.RequestRecord, float]:
+    """One request through `stream_request`, as bench sends it; the record and when the call returned.
+
+    `own_http`: through bench's own HTTP/1.1 client (`http1`, what a plain http:// URL gets) or aiohttp's
+    (what an https:// URL gets)."""
     server = await asyncio.start_server(serve, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
-    session = client.make_session(None, 30.0)
+    session = client.make_session(None, 30.0, own_http=own_http)
     try:
         record = client.RequestRecord(0, time.perf_counter(), 3, None)
         spec = client.RequestSpec("/v1/completions", b"{}", 3)
@@ -69,8 +72,9 @@ def test_the_wrappers_are_installed_on_aiohttps_classes() -> None:
     assert ResponseHandler.data_received.__qualname__.startswith("_install_arrival_clock")
 
 
-def test_every_read_is_stamped_as_it_arrives() -> None:
-    record, returned = asyncio.run(_stream())
+@pytest.mark.parametrize("own_http", [True, False], ids=["http1", "aiohttp"])
+def test_every_read_is_stamped_as_it_arrives(own_http: bool) -> None:
+    record, returned = asyncio.run(_stream(own_http=own_http))
     assert record.ok, record.error
     assert record.n_chunks == len(PIECES) and record.chunk_counts == [1, 1, 1]
     # The piece that came with the headers was taken and stamped too, before the request returned.
@@ -122,23 +126,10 @@ async def _serve_one_write_of_chunks(reader: asyncio.StreamReader, writer: async
     writer.close()
 
 
-def test_the_chunks_of_one_socket_read_are_parsed_once_with_one_stamp() -> None:
+@pytest.mark.parametrize("own_http", [True, False], ids=["http1", "aiohttp"])
+def test_the_chunks_of_one_socket_read_are_parsed_once_with_one_stamp(own_http: bool) -> None:
     """Ten HTTP chunks in one read: one stamp and one parse, not ten (as uvicorn's chunked framing sends)."""
-
-    async def run() -> client.RequestRecord:
-        server = await asyncio.start_server(_serve_one_write_of_chunks, "127.0.0.1", 0)
-        port = server.sockets[0].getsockname()[1]
-        session = client.make_session(None, 30.0)
-        try:
-            record = client.RequestRecord(0, time.perf_counter(), 10, None)
-            spec = client.RequestSpec("/v1/completions", b"{}", 10)
-            return await client.stream_request(session, f"http://127.0.0.1:{port}", spec, record, 30.0)
-        finally:
-            await session.close()
-            server.close()
-            await server.wait_closed()
-
-    record = asyncio.run(run())
+    record, _ = asyncio.run(_stream(_serve_one_write_of_chunks, own_http))
     assert record.ok, record.error
     assert record.n_chunks == 10 and record.events == 10
     assert record.reads == 1 and len(set(record.chunk_times)) == 1  # (the finish_reason event is counted apart)

@@ -75,9 +75,10 @@ async def _serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> 
     writer.close()
 
 
-def test_events_split_across_chunks_and_reads_come_out_whole_once_in_order() -> None:
+@pytest.mark.parametrize("own_http", [True, False], ids=["http1", "aiohttp"])
+def test_events_split_across_chunks_and_reads_come_out_whole_once_in_order(own_http: bool) -> None:
     started = time.perf_counter()
-    record, _ = asyncio.run(stream(_serve))
+    record, _ = asyncio.run(stream(_serve, own_http))
     assert record.ok, record.error
     assert record.chunks == ["one", "two", "three"]
     assert record.n_chunks == 3 and record.finish_reason == "length"
@@ -90,7 +91,7 @@ def test_events_split_across_chunks_and_reads_come_out_whole_once_in_order() -> 
 
 
 def test_the_transport_reads_into_the_connections_buffer() -> None:
-    """The stream's connection is read with recv_into a buffer (no 256 KiB bytes object per read)."""
+    """Through aiohttp, the stream's connection is read with recv_into a buffer (no 256 KiB bytes object per read)."""
     seen: list[object] = []
 
     original = client._read_into_buffer
@@ -102,7 +103,7 @@ def test_the_transport_reads_into_the_connections_buffer() -> None:
 
     client._read_into_buffer = spy  # type: ignore[assignment]
     try:
-        record, _ = asyncio.run(stream(_serve))
+        record, _ = asyncio.run(stream(_serve, own_http=False))
     finally:
         client._read_into_buffer = original  # type: ignore[assignment]
     assert record.ok, record.error

@@ -1,15 +1,20 @@
-"""One streamed request on aiohttp, recorded into a `RequestRecord`.
+"""One streamed request, recorded into a `RequestRecord`.
 
-The session is shared by all requests of a run, with no connection limit (aiohttp's default
+A plain `http://` server gets the streams through bench's own HTTP/1.1 client (`bench/http1.py`, chosen
+per base URL by `own_pool` before anything is sent); `https://` and everything else go through aiohttp,
+as do the probes and the bodies read whole. Both paths hand each socket read to the same `_Sink` and SSE
+parser in the socket callback, and a request is sent once on either.
+
+The aiohttp session is shared by all requests of a run, with no connection limit (aiohttp's default
 of 100 silently caps concurrency: https://github.com/gpustack/gpustack/pull/2324) and long
 keep-alive, so that connection setup and TLS handshakes do not land in TTFT
 (https://github.com/vllm-project/vllm/pull/21981).
 
 Keep-alive does not help against a server that closes every connection after its response
 (`Connection: close`): each later request would pay a TCP connect inside its TTFT, 1.4–2.6 ms
-through aiohttp's connect path at 16 streams. `SpareConnector` opens the slot's next
-connection while the current response streams, and every connect a request still pays on
-its own path is timed and kept in its record.
+through aiohttp's connect path at 16 streams. `SpareConnector` (`http1.Pool.open_spare` on the
+own path) opens the slot's next connection while the current response streams, and every connect
+a request still pays on its own path is timed and kept in its record.
 
 What a server sends is bounded (docs/design.md, "Bounds"): a body read whole (`/v1/models`,
 `/metrics`, version and tokenize replies) is read through `read_body` and cut off past
@@ -26,7 +31,6 @@ import asyncio
 import contextlib
 import contextvars
 import json
-import threading
 import time
 from asyncio import selector_events
 from collections import defaultdict, deque
@@ -36,6 +40,7 @@ from typing import Any
 import aiohttp
 from yarl import URL
 
+from stackaudit.bench.http1 import ERROR_BODY_BYTES, Connection, HttpError, Pool, thread_buffer
 from stackaudit.bench.sse import DEFAULT_MAX_EVENT_BYTES, TEXT_BYTES_PER_TOKEN, StreamError, StreamParser
 from stackaudit.host.limits import MAX_FILE_BYTES, load_json
 
@@ -43,8 +48,6 @@ ENDPOINTS = {"completions": "/v1/completions", "chat": "/v1/chat/completions"}
 
 # A body read whole: vLLM's /metrics page is 50-300 KiB, /v1/models a few KiB per model.
 MAX_BODY_BYTES = MAX_FILE_BYTES
-# An error body: the first line of it goes into the request's error.
-ERROR_BODY_BYTES = 400
 # A completion stream: per token asked (a chunk with top-20 logprobs is about 4 KiB), plus room
 # for the first and last events.
 STREAM_BYTES_PER_TOKEN = 64 * 1024
@@ -95,6 +98,14 @@ def _origin(url: URL) -> str:
     return f"{url.scheme}://{url.host}:{url.port}"
 
 
+def _refused(origin: str, ours: str) -> str:
+    return f"redirect: a redirect to another origin ({origin}) refused; only redirects within {ours} are followed"
+
+
+# Redirects followed within the origin, as aiohttp's default.
+MAX_REDIRECTS = 10
+
+
 
 # The response bytes of a stream are parsed where they arrive. A coroutine resumes only after the
 # event loop has run every callback already queued; with hundreds of streams finishing and
@@ -130,7 +141,7 @@ class _Sink:
         self.pending: list[bytes] = []  # the pieces of the socket read under way
         self.arrived = 0.0  # when that read arrived
         self.held: list[tuple[float, bytes]] | None = []  # reads before `start`; None once started
-        self.reader: aiohttp.StreamReader | None = None
+        self.reader: aiohttp.StreamReader | Connection | None = None  # failed with the sink's error
         self.error: StreamError | None = None
         self.protocol: Any = None
 
@@ -161,7 +172,7 @@ class _Sink:
             if self.received > self.cap:
                 self.detach()  # the rest is not kept; a 200 fails at `start`
 
-    def start(self, reader: aiohttp.StreamReader) -> None:
+    def start(self, reader: aiohttp.StreamReader | Connection) -> None:
         """The response is a 200: parse the reads held so far, and every later one as it arrives."""
         held, self.held = self.held or [], None
         self.reader = reader
@@ -244,27 +255,17 @@ _install_arrival_clock()
 # `recv_into` instead. On the chunked test server, a reader that does nothing else read 149,686 tokens
 # per CPU-second as a Protocol and 204,762 as a BufferedProtocol (docs/benchmarks.md). `_BufferedReads`
 # hands aiohttp's handler a copy of only the bytes read, inside the same callback, so one buffer per
-# thread (the event loop's) serves every connection.
-READ_BUFFER_BYTES = 256 * 1024
-_THREAD = threading.local()
-
-
-def _thread_buffer() -> tuple[bytearray, memoryview]:
-    found: tuple[bytearray, memoryview] | None = getattr(_THREAD, "buffer", None)
-    if found is None:
-        buffer = bytearray(READ_BUFFER_BYTES)
-        found = _THREAD.buffer = (buffer, memoryview(buffer))
-    return found
+# thread (the event loop's, `http1.thread_buffer`) serves every connection.
 
 
 class _BufferedReads(asyncio.BufferedProtocol):
     """aiohttp's protocol for one connection, fed from the buffer the transport reads into."""
 
-    __slots__ = ("buffer", "handler", "view")
+    __slots__ = ("handler", "view")
 
     def __init__(self, handler: asyncio.Protocol) -> None:
         self.handler = handler
-        self.buffer, self.view = _thread_buffer()  # created in the loop's thread, which makes every call
+        self.view = thread_buffer()  # created in the loop's thread, which makes every call
 
     def get_buffer(self, sizehint: int) -> memoryview:
         return self.view
@@ -313,8 +314,10 @@ class SpareConnector(aiohttp.TCPConnector):
     connecting on its own path. A connect that a request does pay is timed into its record.
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, own_http: bool = True, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.own_http = own_http  # plain http:// streams go through `http1` (see `own_pool`)
+        self.pools: dict[str, Pool | None] = {}  # base URL → its `http1` pool, None where aiohttp serves it
         self._spares: defaultdict[Any, deque[tuple[Any, float]]] = defaultdict(deque)
         self._spare_tasks: set[asyncio.Task[None]] = set()
         self._templates: dict[Any, tuple[Any, Any]] = {}  # key → (request, timeout) to connect like
@@ -330,10 +333,7 @@ class SpareConnector(aiohttp.TCPConnector):
         if self.origin is None:
             self.origin = origin
         elif origin != self.origin:
-            raise CrossOriginRedirect(
-                f"redirect: a redirect to another origin ({origin}) refused; "
-                f"only redirects within {self.origin} are followed"
-            )
+            raise CrossOriginRedirect(_refused(origin, self.origin))
         connection = await super().connect(req, traces, timeout)
         sink = _CURRENT_SINK.get()
         if sink is not None and connection.protocol is not None:
@@ -411,6 +411,9 @@ class SpareConnector(aiohttp.TCPConnector):
             for proto, _ in spares:
                 proto.close()
         self._spares.clear()
+        for pool in self.pools.values():
+            if pool is not None:
+                await pool.close()
         return await super().close(*args, **kwargs)
 
 
@@ -527,8 +530,10 @@ def build_body(
     return json.dumps(body, separators=(",", ":")).encode()
 
 
-def make_session(api_key: str | None, timeout_s: float) -> aiohttp.ClientSession:
-    connector = SpareConnector(limit=0, limit_per_host=0, keepalive_timeout=600, enable_cleanup_closed=True)
+def make_session(api_key: str | None, timeout_s: float, own_http: bool = True) -> aiohttp.ClientSession:
+    """The session of a run; `own_http=False` sends streams to plain http:// servers through aiohttp too."""
+    connector = SpareConnector(
+        limit=0, limit_per_host=0, keepalive_timeout=600, enable_cleanup_closed=True, own_http=own_http)
     headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
     if api_key:
         headers["Authorization"] = f"Bearer {api_key}"
@@ -561,36 +566,12 @@ async def stream_request(
     sink_token = _CURRENT_SINK.set(sink)
     record.sent = perf_counter()
     try:
-        async with session.post(base_url + spec.path, data=spec.body, headers=spec.headers or None) as response:
-            record.status = response.status
-            if _closes(response):
-                record.server_closes = True
-                connector = session.connector
-                if isinstance(connector, SpareConnector):
-                    key = connector.key_for(response.url.host, response.url.port)
-                    # This connection ends with the response: the slot's next one opens now.
-                    if key is not None:
-                        connector.open_spare(key)
-            content = response.content
-            if response.status != 200:
-                sink.detach()  # the rest of an error body stays in the reader
-                body = sink.held_body(ERROR_BODY_BYTES)
-                if len(body) < ERROR_BODY_BYTES and not content.is_eof():
-                    body += await content.read(ERROR_BODY_BYTES - len(body))
-                record.error = f"HTTP {response.status}: {_one_line(body)}"
-            else:
-                sink.start(content)
-                # With the sink attached, it parses every piece as it arrives and readany returns only
-                # at the end of the body (b""), raises the sink's StreamError or a connection error,
-                # or times out. Without (another connector), the pieces come back here.
-                while data := await content.readany():
-                    sink.feed(data, perf_counter())
-                if sink.error is not None:  # found in the read that also ended the body
-                    raise sink.error
-                parser.finish()
-    except StreamError as exc:
-        record.error = str(exc)
-    except CrossOriginRedirect as exc:
+        pool = own_pool(session, base_url)
+        if pool is not None:
+            await _stream_own(pool, base_url, spec, record, sink, timeout_s)
+        else:
+            await _stream_aiohttp(session, base_url, spec, record, sink)
+    except (StreamError, CrossOriginRedirect, HttpError) as exc:
         record.error = str(exc)
     except asyncio.TimeoutError:
         record.error = f"timeout: no complete response within {timeout_s:g} s"
@@ -602,6 +583,8 @@ async def stream_request(
         record.error = f"connection error: {_cause(exc)}"
     except aiohttp.ClientError as exc:
         record.error = f"client error: {_cause(exc)}"
+    except OSError as exc:  # `http1`'s connect
+        record.error = f"connection error: {_cause(exc)}"
     finally:
         sink.detach()
         _CURRENT_SINK.reset(sink_token)
@@ -621,6 +604,102 @@ async def stream_request(
     record.chunks = parser.chunks if parser.usage is None else None
     record.text_cut = parser.text_cut and parser.usage is None
     return record
+
+
+def own_pool(session: aiohttp.ClientSession, base_url: str) -> Pool | None:
+    """The `http1` pool that carries this session's streams to `base_url`, or None where aiohttp carries them.
+
+    Decided once per base URL, before any request is sent: a plain `http://` URL without credentials, in a
+    session of `make_session` that reads no proxy from the environment and whose headers hold no line break.
+    `https://` and everything else stay on aiohttp.
+    """
+    connector = session.connector
+    if not isinstance(connector, SpareConnector):
+        return None
+    pools = connector.pools
+    if base_url not in pools:
+        url = URL(base_url)
+        lines = [f"Host: {url.raw_authority}", *(f"{name}: {value}" for name, value in session.headers.items())]
+        own = (connector.own_http and url.scheme == "http" and url.raw_host and not url.user and not url.password
+               and not session.trust_env and not any("\r" in line or "\n" in line for line in lines))
+        timeout = session.timeout.sock_connect or session.timeout.total or 30.0
+        pools[base_url] = Pool(url.raw_host or "", url.port or 80, timeout, url.raw_path.rstrip("/").encode(),
+                               "".join(line + "\r\n" for line in lines).encode()) if own else None
+    return pools[base_url]
+
+
+async def _stream_aiohttp(session: aiohttp.ClientSession, base_url: str, spec: RequestSpec, record: RequestRecord,
+                          sink: _Sink) -> None:
+    """One stream through aiohttp, its body taken by the sink in aiohttp's socket callback."""
+    perf_counter = time.perf_counter
+    async with session.post(base_url + spec.path, data=spec.body, headers=spec.headers or None) as response:
+        record.status = response.status
+        if _closes(response):
+            record.server_closes = True
+            connector = session.connector
+            if isinstance(connector, SpareConnector):
+                key = connector.key_for(response.url.host, response.url.port)
+                # This connection ends with the response: the slot's next one opens now.
+                if key is not None:
+                    connector.open_spare(key)
+        content = response.content
+        if response.status != 200:
+            sink.detach()  # the rest of an error body stays in the reader
+            body = sink.held_body(ERROR_BODY_BYTES)
+            if len(body) < ERROR_BODY_BYTES and not content.is_eof():
+                body += await content.read(ERROR_BODY_BYTES - len(body))
+            record.error = f"HTTP {response.status}: {_one_line(body)}"
+        else:
+            sink.start(content)
+            # With the sink attached, it parses every piece as it arrives and readany returns only
+            # at the end of the body (b""), raises the sink's StreamError or a connection error,
+            # or times out. Without (another connector), the pieces come back here.
+            while data := await content.readany():
+                sink.feed(data, perf_counter())
+            if sink.error is not None:  # found in the read that also ended the body
+                raise sink.error
+            sink.parser.finish()
+
+
+async def _stream_own(pool: Pool, base_url: str, spec: RequestSpec, record: RequestRecord, sink: _Sink, timeout_s: float) -> None:
+    """One stream through `http1`: a kept-alive connection (or a new one, its connect timed), one send.
+
+    A redirect within the server's origin is followed with the same request, as aiohttp follows a 307
+    (at most MAX_REDIRECTS); one to another origin is refused."""
+    headers = pool.headers
+    if spec.headers:
+        if any("\r" in item or "\n" in item for pair in spec.headers.items() for item in pair):
+            raise HttpError("client error: a request header holds a line break")
+        headers += "".join(f"{name}: {value}\r\n" for name, value in spec.headers.items()).encode()
+    target = pool.prefix + spec.path.encode()
+    at: URL | None = None  # where a redirect was answered from
+    for _ in range(MAX_REDIRECTS + 1):
+        connection = pool.take()
+        if connection is None:
+            started = time.perf_counter()
+            connection = await pool.connect()
+            record.connect_ms = (time.perf_counter() - started) * 1000.0
+        record.connection = connection.kind
+        sink.start(connection)  # a 200's body is parsed read by read; a parse error ends the response
+        request = b"POST %s HTTP/1.1\r\n%sContent-Length: %d\r\n\r\n%s" % (target, headers, len(spec.body), spec.body)
+        try:
+            await connection.send(request, sink, timeout_s - (time.perf_counter() - record.sent))
+        finally:
+            pool.give_back(connection)
+            record.status = connection.status
+            record.server_closes = connection.closes
+        if connection.location is None:
+            break
+        at = (at or URL(base_url + spec.path)).join(URL(connection.location))
+        if _origin(at) != _origin(URL(base_url)):
+            raise HttpError(_refused(_origin(at), _origin(URL(base_url))))
+        target = at.raw_path_qs.encode()
+    else:
+        raise HttpError(f"client error: over {MAX_REDIRECTS} redirects")
+    if connection.status != 200:
+        record.error = f"HTTP {connection.status}: {_one_line(connection.error_body)}"
+        return
+    sink.parser.finish()
 
 
 def _closes(response: aiohttp.ClientResponse) -> bool:

@@ -37,6 +37,7 @@ from stackaudit.bench.client import (
     SpareConnector,
     build_body,
     make_session,
+    own_pool,
     read_body,
     read_json,
     stream_request,
@@ -595,8 +596,14 @@ class _Bench:
         """Open `count` connections before a level, so that its first wave pays no connection setup.
 
         Cheap GETs leave kept-alive connections in the pool; a server that closes them instead
-        gets `count` spare connections opened at connector level.
+        gets `count` spare connections opened at connector level. Streams that go through `http1`
+        get `count` connections opened in its pool instead.
         """
+        count = min(count, 512)
+        pool = own_pool(session, self.base)
+        if pool is not None:
+            await pool.fill(count)
+            return
         closing: list[tuple[str | None, int | None]] = []
 
         async def one() -> None:
@@ -608,7 +615,6 @@ class _Bench:
             except Exception:
                 pass
 
-        count = min(count, 512)
         await asyncio.gather(*(one() for _ in range(count)))
         connector = session.connector
         if closing and isinstance(connector, SpareConnector):
