@@ -43,24 +43,30 @@ class ChildRun:
 
 def run_child(argv: list[str], tmp: Path, env: dict[str, str] | None = None, timeout: float = 60,
               stdin: int | None = subprocess.DEVNULL) -> ChildRun:
-    """Run argv with its output in files; reap it with os.wait4 for its own peak RSS (KiB on Linux)."""
-    out_path, err_path = tmp / f".out-{time.monotonic_ns()}", tmp / f".err-{time.monotonic_ns()}"
+    """Run argv with its output in files, as a child of tests/hostile/measured_child.py, which reaps it with
+    os.wait4 for its own peak RSS (KiB on Linux): a child forked from this worker would count the worker's RSS."""
+    stamp = time.monotonic_ns()
+    out_path, err_path, measured = tmp / f".out-{stamp}", tmp / f".err-{stamp}", tmp / f".rusage-{stamp}"
     full_env = dict(os.environ, PYTHONPATH=str(REPO / "src"), **(env or {}))
     start = time.monotonic()
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
-        proc = subprocess.Popen(argv, stdout=out, stderr=err, stdin=stdin, env=full_env, start_new_session=True)
+        proc = subprocess.Popen([sys.executable, "-S", str(Path(__file__).with_name("measured_child.py")),
+                                 str(measured), *argv], stdout=out, stderr=err, stdin=stdin, env=full_env,
+                                start_new_session=True)
         timer = threading.Timer(timeout, lambda: os.killpg(proc.pid, 9))
         timer.start()
         try:
             _, status, usage = os.wait4(proc.pid, 0)
         finally:
             timer.cancel()
-        proc.returncode = os.waitstatus_to_exitcode(status)
     wall = time.monotonic() - start
-    result = ChildRun(proc.returncode, out_path.read_text(errors="replace"), err_path.read_text(errors="replace"),
-                      usage.ru_maxrss / 1024, wall)
-    out_path.unlink()
-    err_path.unlink()
+    # Killed at the timeout, the launcher wrote nothing: its own status and RSS stand for the run.
+    child = json.loads(measured.read_text()) if measured.exists() else {
+        "rc": os.waitstatus_to_exitcode(status), "maxrss_kib": usage.ru_maxrss}
+    result = ChildRun(child["rc"], out_path.read_text(errors="replace"), err_path.read_text(errors="replace"),
+                      child["maxrss_kib"] / 1024, wall)
+    for path in (out_path, err_path, measured):
+        path.unlink(missing_ok=True)
     figures = os.environ.get("STACKAUDIT_SECURITY_FIGURES")  # perf/security_figures.py collects these
     if figures:
         with open(figures, "a", encoding="utf-8") as fh:
