@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from nvidia_support import (
@@ -16,6 +17,7 @@ from nvidia_support import (
     xml_log,
 )
 from stackaudit.engine.testing import run_checks
+from stackaudit.importers.pasted import load_pasted
 
 RTX_PRO = "NVIDIA RTX PRO 6000 Blackwell Server Edition"
 
@@ -97,6 +99,30 @@ def test_ubuntu_unit_with_no_persistence_mode_gets_the_drop_in_fix() -> None:
 
 def test_persistence_on_is_ok() -> None:
     assert _one(host_for(hgx()), "DRV-PERSISTENCE").status == "ok"
+
+
+_WINDOWS_TABLE = """\
+| NVIDIA-SMI 556.12                 Driver Version: 556.12         CUDA Version: 12.5     |
+|-----------------------------------------+------------------------+----------------------+
+| GPU  Name                  Driver-Model | Bus-Id          Disp.A | Volatile Uncorr. ECC |
+|=========================================+========================+======================|
+|   0  NVIDIA GeForce RTX 3090      WDDM  |   00000000:06:00.0  On |                  N/A |
+| 56%   47C    P8             49W /  390W |   18505MiB /  24576MiB |      2%      Default |
++-----------------------------------------+------------------------+----------------------+
+"""  # ollama/ollama#5821 (tests/data/captures/304), the GPU rows
+
+
+def test_persistence_is_not_applicable_under_a_windows_driver_model(tmp_path: Path) -> None:
+    (tmp_path / "smi.txt").write_text(_WINDOWS_TABLE)
+    r = _one(load_pasted([str(tmp_path / "smi.txt")]), "DRV-PERSISTENCE")
+    assert r.status == "not-applicable" and "WDDM" in r.message
+
+
+def test_persistence_off_on_the_same_table_from_linux_is_an_issue(tmp_path: Path) -> None:
+    """Modelled: the same rows with Linux's Persistence-M column (`Off`)."""
+    (tmp_path / "smi.txt").write_text(_WINDOWS_TABLE.replace("Driver-Model", "Persistence-M")
+                                      .replace("      WDDM  |", "        Off |"))
+    assert _one(load_pasted([str(tmp_path / "smi.txt")]), "DRV-PERSISTENCE").status == "issue"
 
 
 # --- DRV-COMPUTE-MODE -----------------------------------------------------------------------------

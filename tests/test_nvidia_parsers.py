@@ -253,3 +253,30 @@ def test_a_table_without_its_processes_box_gives_no_gpu_total() -> None:
         "|  No running processes found                                                           |",
         "+---------------------------------------------------------------------------------------+"))
     assert gpu_total(parse_table(whole)) == 1 and parse_table(whole).unshown == ""
+
+
+# Windows' nvidia-smi prints `Driver-Model` (WDDM | TCC | MCDM) where Linux prints `Persistence-M`. Real rows:
+# ollama/ollama#5821 (RTX 3090, tests/data/captures/304), hybridgroup/yzma's Windows benchmark notes (RTX 3070)
+# and a RTX 4090 sample output kept in a public C++ header (found by code search).
+_WINDOWS_ROWS = (
+    ("|   0  NVIDIA GeForce RTX 3090      WDDM  |   00000000:06:00.0  On |                  N/A |\n"
+     "| 56%   47C    P8             49W /  390W |   18505MiB /  24576MiB |      2%      Default |\n", 390.0),
+    ("|   0  NVIDIA GeForce RTX 3070      WDDM  |   00000000:01:00.0 Off |                  N/A |\n"
+     "|  0%   42C    P8              6W /  240W |      22MiB /   8192MiB |      0%      Default |\n", 240.0),
+    ("|   0  NVIDIA GeForce RTX 4090      WDDM  |   00000000:01:00.0 Off |                  Off |\n"
+     "|  0%   24C    P8             10W /  500W |     395MiB /  24564MiB |     19%      Default |\n", 500.0),
+)
+
+
+@pytest.mark.parametrize(("rows", "cap"), _WINDOWS_ROWS)
+def test_windows_table_rows_name_the_driver_model_not_persistence(rows: str, cap: float) -> None:
+    (g,) = parse_table(rows).gpus
+    assert g.driver_model == "WDDM" and g.persistence is None and g.power_limit_w == cap
+
+
+def test_linux_row_has_persistence_and_no_driver_model() -> None:
+    """Modelled: the same RTX 3090 row as Linux prints it (Persistence-M `Off`)."""
+    (g,) = parse_table("|   0  NVIDIA GeForce RTX 3090        Off |   00000000:06:00.0  On |                  N/A |\n"
+                       "| 56%   47C    P8             49W /  390W |   18505MiB /  24576MiB |      2%      Default |\n"
+                       ).gpus
+    assert g.driver_model is None and g.persistence is False

@@ -471,8 +471,12 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     """
     group = serving_log.ipc_group() if serving_log is not None else ()
     if group and serving_log is not None:
-        judged = ok(f"NCCL joins ranks {', '.join(map(str, group))} of one host through SHM and P2P, which it opens "
-                    "only between ranks that share one /dev/shm (one IPC namespace)",
+        shown = ", ".join(map(str, group))
+        said = (f"NCCL ranks {shown} of one host all log from container {serving_log.container_host()} (its "
+                "default hostname), so they share its IPC namespace" if serving_log.container_host() else
+                f"NCCL joins ranks {shown} of one host through SHM and P2P, which it opens only between ranks that "
+                "share one /dev/shm (one IPC namespace)")
+        judged = ok(said,
                     actual=sorted(serving_log.transports()), subjects=[f"rank {r}" for r in group])
         return over_subjects(judged, [f"rank {r}" for r in group], serving_log.comm_ranks or None)
     if container is None:

@@ -499,6 +499,10 @@ def _persistence(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices | No
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
         return gpus
+    windows = [g for g in gpus if g.driver_model is not None]
+    if windows and len(windows) == len(gpus):
+        return not_applicable(f"a Windows driver ({', '.join(sorted({g.driver_model or '' for g in windows}))}): "
+                              "persistence mode is a Linux setting")
     off = [g for g in gpus if g.persistence is False]
     read = [g for g in gpus if g.persistence is not None]
     no_pm_flag = daemon is not None and "--no-persistence-mode" in " ".join(

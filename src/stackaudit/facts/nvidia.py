@@ -138,6 +138,7 @@ class GpuInfo:
     compute_capability: str = ""
     pci_device_id: int | None = None  # the NVIDIA PCI device id (0x1401 of `Device Id : 0x140110DE`)
     persistence: bool | None = None
+    driver_model: str | None = None  # Windows only: WDDM | TCC | MCDM (no persistence mode there)
     compute_mode: str | None = None  # Default | Exclusive_Process | Prohibited | Exclusive_Thread
     display_active: bool | None = None
     mig_current: bool | None = None

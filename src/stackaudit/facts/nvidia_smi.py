@@ -575,8 +575,11 @@ def _gpu_from_text(index: int, g: Node, bus: str) -> GpuInfo:
 
 _HEADER = re.compile(r"NVIDIA-SMI\s+(\S+)\s+(?:Driver Version|KMD Version):\s*(\S+)\s+"
                      r"(?:CUDA Version|CUDA UMD Version):\s*(\S+)")
-# A GPU's first row; a paste cut inside its last column still shows the name, persistence and Bus-Id.
-_ROW1 = re.compile(rf"^\|\s*(\d+)\s+(.+?)\s+(On|Off)\s*\|\s*({BDF})"
+# The Windows driver models nvidia-smi shows in place of Persistence-M (`Driver-Model` header column).
+WINDOWS_DRIVER_MODELS = ("WDDM", "TCC", "MCDM")
+# A GPU's first row; a paste cut inside its last column still shows the name, persistence (or Windows' driver
+# model) and Bus-Id.
+_ROW1 = re.compile(rf"^\|\s*(\d+)\s+(.+?)\s+(On|Off|{'|'.join(WINDOWS_DRIVER_MODELS)})\s*\|\s*({BDF})"
                    r"\s+(On|Off)\s*\|(?:\s*([^|]*?)\s*\||[^|]*$)")
 _ROW2 = re.compile(r"^\|\s*(N/A|\d+%)\s+(N/A|-?\d+C)\s+(P\d+|N/A)\s+(?:(N/A|\d+W)\s*/\s*(N/A|\d+W))?\s*\|"
                    r"\s*(\d+)MiB\s*/\s*(\d+)MiB\s*\|\s*(?:(N/A|\d+)%)?\s*(Default|E\. Process|E\. Thread|Prohibited)?")
@@ -642,7 +645,7 @@ def parse_table(text: str) -> NvidiaGpus:
         m1 = _ROW1.match(line)
         if m1 and not in_procs:
             idx = int(m1.group(1))
-            rows[idx] = {"name": m1.group(2).strip(), "persistence": m1.group(3) == "On",
+            rows[idx] = {"name": m1.group(2).strip(), "persistence": _bool(m1.group(3)), "model": m1.group(3),
                          "bdf": normalize_bdf(m1.group(4)), "display": m1.group(5) == "On", "ecc": m1.group(6)}
             order.append(idx)
             last = open_gpu = idx
@@ -682,6 +685,7 @@ def parse_table(text: str) -> NvidiaGpus:
             cut_name=r["name"] if cut else "",
             bdf=r["bdf"],
             persistence=r["persistence"],
+            driver_model=r["model"] if r["model"] in WINDOWS_DRIVER_MODELS else None,
             display_active=r["display"],
             compute_mode=_compute_mode(r.get("compute")),
             mig_current=mig,

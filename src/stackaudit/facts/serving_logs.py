@@ -181,10 +181,14 @@ class ServingLog:
         NCCL opens SHM and P2P only between ranks with the same host hash and the same /dev/shm device
         (`shmCanConnect` in transport/shm.cc, `ncclTopoCheckP2p` in graph/paths.cc), so such ranks share
         one IPC namespace.
+        A log whose only host is a Docker/Podman container id (the 12 hex digits a container is named by
+        default) comes from the processes of that one container, which share its IPC namespace.
         """
         ranks = {r for c in self.channels for r in (c.src, c.dst)}
         if self.multi_host or len(ranks) < 2:
             return ()
+        if self.container_host():
+            return tuple(sorted(ranks))
         group = {r: r for r in ranks}
 
         def root(r: int) -> int:
@@ -197,11 +201,18 @@ class ServingLog:
                 group[root(c.src)] = root(c.dst)
         return tuple(sorted(ranks)) if len({root(r) for r in ranks}) == 1 else ()
 
+    def container_host(self) -> str:
+        """The one host of the NCCL lines when it is a container's default hostname (its id), else ""."""
+        one = self.nccl_hosts[0] if len(self.nccl_hosts) == 1 else ""
+        return one if _CONTAINER_HOSTNAME.fullmatch(one) else ""
+
     def uses_ib(self) -> bool:
         return any(c.transport == "NET" and c.detail.upper().startswith("IB") for c in self.channels) or any(
             re.search(r"NET/IB\s*:\s*Using", line) for line in self.nccl_net)
 
 
+# A container's default hostname: the first 12 hex digits of its id (Docker, Podman).
+_CONTAINER_HOSTNAME = re.compile(r"[0-9a-f]{12}")
 # NCCL before 2.5 wrote `Ring 00 : 2[3d000] -> 3[3e000] via direct shared memory` (its SHM transport).
 _CHANNEL = re.compile(
     r"(?:Channel|Ring) (\d+(?:/\d+)?)\s*:\s*(\d+)\[[0-9a-fA-Fx]+\]\s*->\s*(\d+)\[[0-9a-fA-Fx]+\]"
