@@ -303,3 +303,22 @@ def corpus_gaps(table: str) -> dict[str, dict[str, str]]:
 
     data: dict[str, dict[str, dict[str, str]]] = tomllib.loads(GAPS_FILE.read_text()) if GAPS_FILE.exists() else {}
     return data.get(table, {})
+
+
+def paste_checks(tmp_path: Path, text: str, *checks: str) -> dict[str, Any]:
+    """The results of `checks` on `text` pasted as a file, as `audit --from FILE` reads it."""
+    from stackaudit.engine.testing import run_checks
+    from stackaudit.importers.pasted import load_pasted
+
+    path = tmp_path / "paste.txt"
+    path.write_text(text)
+    return run_checks(load_pasted([str(path)]), list(checks))
+
+
+def capture_checks(prefix: str, *checks: str) -> dict[str, Any]:
+    """The results of `checks` on the corpus file whose name starts with `prefix-`."""
+    from stackaudit.engine.testing import run_checks
+    from stackaudit.importers.pasted import load_pasted
+
+    path = next(CAPTURES_DIR.glob(prefix + "-*.txt"))
+    return run_checks(load_pasted([str(path)]), list(checks))

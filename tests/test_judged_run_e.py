@@ -20,23 +20,14 @@ from pathlib import Path
 
 import pytest
 
-from stackaudit.engine.results import Result
-from stackaudit.engine.testing import run_checks
+from corpus import capture_checks, paste_checks
 from stackaudit.facts.collect_env import parse_collect_env
 from stackaudit.importers.pasted import load_pasted
 
 CAPTURES = Path(__file__).parent / "data" / "captures"
 
 
-def pasted(tmp_path: Path, text: str, *checks: str) -> dict[str, Result]:
-    path = tmp_path / "paste.txt"
-    path.write_text(text)
-    return run_checks(load_pasted([str(path)]), list(checks))
-
-
-def capture(prefix: str, *checks: str) -> dict[str, Result]:
-    path = next(CAPTURES.glob(prefix + "-*.txt"))
-    return run_checks(load_pasted([str(path)]), list(checks))
+pasted, capture = paste_checks, capture_checks
 
 
 # --- MEM-ROW-REMAP-ECC: the table's ECC column alone ------------------------------------------------
