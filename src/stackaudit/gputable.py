@@ -381,6 +381,50 @@ def all_gpus() -> tuple[GpuSpec, ...]:
     return load_table().gpus
 
 
+@dataclass(frozen=True)
+class _ExactNames:
+    """The names a query matches exactly, in `lookup`'s order (the first row wins): NVML's product names verbatim,
+    each row's name and aliases normalised, and the declared ambiguous names normalised."""
+
+    verbatim: dict[str, GpuSpec]
+    names: dict[str, GpuSpec]
+    ambiguous: dict[str, _Ambiguous]
+
+
+def _index(table: GpuTable) -> _ExactNames:
+    verbatim: dict[str, GpuSpec] = {}
+    names: dict[str, GpuSpec] = {}
+    for gpu in table.gpus:
+        for smi in gpu.nvidia_smi_names:
+            verbatim.setdefault(" ".join(smi.lower().split()), gpu)
+        for written in (gpu.name, *gpu.aliases):
+            names.setdefault(normalize(written), gpu)
+    ambiguous: dict[str, _Ambiguous] = {}
+    for entry in table.ambiguous:
+        ambiguous.setdefault(normalize(entry.name), entry)
+    return _ExactNames(verbatim, names, ambiguous)
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_index() -> _ExactNames:
+    return _index(load_table())
+
+
+def _exact(query: str, table: GpuTable | None) -> tuple[GpuSpec | None, _Ambiguous | None]:
+    """The row a query names exactly (NVML's product name, or a row name or alias), else the declared ambiguous
+    name it is; (None, None) when neither."""
+    index = _shipped_index() if table is None or table is load_table() else _index(table)
+    spec = index.verbatim.get(" ".join(query.lower().split())) or index.names.get(normalize(query))
+    return spec, (None if spec is not None else index.ambiguous.get(normalize(query)))
+
+
+def exact_name(query: str) -> str:
+    """The shipped table's row name a query names exactly, the query itself where it is a declared ambiguous name
+    (for the caller to resolve with its note), or "" (a word several rows merely contain is none)."""
+    spec, ambiguous = _exact(query, None)
+    return spec.name if spec is not None else query if ambiguous is not None else ""
+
+
 def lookup(query: str, table: GpuTable | None = None) -> GpuMatch:
     """Find the row for a name as people write it (case, spaces, "NVIDIA"/"GeForce" ignored).
 
@@ -394,22 +438,17 @@ def lookup(query: str, table: GpuTable | None = None) -> GpuMatch:
         raise UnknownGpuError(query, ())
     # The exact product name NVML prints ("NVIDIA H200") names one variant, even where the same
     # words typed by a person ("H200") are ambiguous.
-    verbatim = " ".join(query.lower().split())
-    for gpu in table.gpus:
-        if any(verbatim == " ".join(name.lower().split()) for name in gpu.nvidia_smi_names):
-            return GpuMatch(spec=gpu, query=query)
-    for gpu in table.gpus:
-        if any(normalize(written) == key for written in (gpu.name, *gpu.aliases)):
-            return GpuMatch(spec=gpu, query=query)
-    for entry in table.ambiguous:
-        if normalize(entry.name) == key:
-            others = tuple(name for name in entry.candidates if name != entry.default)
-            return GpuMatch(
-                spec=table.by_name(entry.default),
-                query=query,
-                note=f"{query!r} is ambiguous; assumed {entry.default} (the most common); others: {', '.join(others)}",
-                alternatives=others,
-            )
+    spec, entry = _exact(query, table)
+    if spec is not None:
+        return GpuMatch(spec=spec, query=query)
+    if entry is not None:
+        others = tuple(name for name in entry.candidates if name != entry.default)
+        return GpuMatch(
+            spec=table.by_name(entry.default),
+            query=query,
+            note=f"{query!r} is ambiguous; assumed {entry.default} (the most common); others: {', '.join(others)}",
+            alternatives=others,
+        )
     words = set(key.split())
     partial = [
         gpu

@@ -22,7 +22,6 @@ whole source that shows none: an excerpt, or a source that does not list GPUs, n
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -35,7 +34,7 @@ from stackaudit.facts.pci import PCI_DEVICES, PciDevices
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider
 from stackaudit.facts.sources import EVIDENCE_LINES, NCCL_TESTS, USER_MACHINE
 from stackaudit.facts.topology import TopoMatrix, gpu_index
-from stackaudit.gputable import load_table, normalize
+from stackaudit.gputable import exact_name
 from stackaudit.host.base import NotCaptured
 from stackaudit.host.source import file_key
 from stackaudit.pci_address import is_bdf, normalize_bdf
@@ -439,21 +438,6 @@ DGX_SYSTEMS = (
 )
 
 
-@functools.lru_cache(maxsize=1)
-def _table_names() -> tuple[dict[str, str], dict[str, str], frozenset[str]]:
-    """The names `lookup` matches exactly, precomputed: NVML's product names verbatim, each row's name and aliases
-    normalised (the first row wins, as in `lookup`), and the declared ambiguous names."""
-    table = load_table()
-    verbatim: dict[str, str] = {}
-    names: dict[str, str] = {}
-    for gpu in table.gpus:
-        for smi in gpu.nvidia_smi_names:
-            verbatim.setdefault(" ".join(smi.lower().split()), gpu.name)
-        for written in (gpu.name, *gpu.aliases):
-            names.setdefault(normalize(written), gpu.name)
-    return verbatim, names, frozenset(normalize(a.name) for a in table.ambiguous)
-
-
 def _model_in(tokens: list[str], backwards: bool = False) -> str:
     """The model the GPU table names by the first (or last) words, the longest match; "" when none.
 
@@ -461,18 +445,11 @@ def _model_in(tokens: list[str], backwards: bool = False) -> str:
     40GB`, kept in the user's words for the checks to resolve with its note): a word that several rows merely
     contain (`4`, `200Gb`) is none.
     """
-    verbatim, names, declared = _table_names()
     tokens = [re.sub(r"^(\d+)G$", r"\1GB", t, flags=re.I) for t in tokens[:4]] if not backwards else tokens[-4:]
     for n in range(len(tokens), 0, -1):
         text = " ".join(tokens[-n:] if backwards else tokens[:n]).strip(",;:()")
-        written = " ".join(text.lower().split())
-        if written in verbatim:
-            return verbatim[written]
-        key = normalize(text)
-        if key in names:
-            return names[key]
-        if key in declared:
-            return text
+        if text and (name := exact_name(text)):
+            return name
     return ""
 
 
