@@ -90,10 +90,7 @@ class PeerRefusals(Sourced):
 
     @classmethod
     def union(cls, parts: Sequence[PeerRefusals]) -> PeerRefusals:
-        seen: list[PeerRefusal] = []
-        for part in parts:
-            seen.extend(r for r in part.refusals if r not in seen)
-        return cls(tuple(seen), complete=all(p.complete for p in parts))
+        return cls(tuple(dict.fromkeys(r for p in parts for r in p.refusals)), complete=all(p.complete for p in parts))
 
 
 fact("peer_refusals", PeerRefusals, union, hint="paste the engine's log with NCCL_DEBUG=INFO, or CUDA's simpleP2P")

@@ -193,10 +193,7 @@ class LogSymptoms(Sourced):
 
     @classmethod
     def union(cls, parts: Sequence[LogSymptoms]) -> LogSymptoms:
-        hits: list[SymptomHit] = []
-        for part in parts:
-            hits.extend(h for h in part.hits if h not in hits)
-        return cls(tuple(hits), complete=all(p.complete for p in parts))
+        return cls(tuple(dict.fromkeys(h for p in parts for h in p.hits)), complete=all(p.complete for p in parts))
 
 
 fact("log_symptoms", LogSymptoms, union, hint="paste the failing log (the kernel log, the engine's log with "
