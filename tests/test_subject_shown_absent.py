@@ -74,6 +74,53 @@ MIOpen runtime version: 3.2.0
 Is XNNPACK available: True
 """
 
+# Real: https://github.com/kyuz0/amd-strix-halo-vllm-toolboxes/issues/73 (issue body by wszgrcy, 2026-07-02), the
+# compose file of a vLLM service handed /dev/kfd and /dev/dri (gfx1151), verbatim but for one trailing space.
+COMPOSE_KFD = """\
+services:
+  vllm:
+    image: docker.io/kyuz0/vllm-therock-gfx1151:latest
+    command:
+      - vllm
+      - serve
+      - "Qwen/Qwen3.6-35B-A3B"
+      - "--trust-remote-code"
+      - "--tensor-parallel-size"
+      - "1"
+      - "--max-num-batched-tokens"
+      - "8192"
+      - "--gpu-memory-utilization"
+      - "0.95"
+      - "--max-model-len"
+      - "auto"
+      - "--enable-auto-tool-choice"
+      - "--tool-call-parser"
+      - "qwen3_xml"
+      - "--reasoning-parser"
+      - "qwen3"
+      - "--mm-encoder-tp-mode"
+      - "data"
+      - "--speculative-config"
+      - '{"method":"mtp","num_speculative_tokens":3,"moe_backend":"triton"}'
+      - "--api-key"
+      - "cyia"
+    devices:
+      - "/dev/kfd"
+      - "/dev/dri"
+    security_opt:
+      - "seccomp=unconfined"
+    group_add:
+      - video
+      - render
+    ipc: "host"
+    ports:
+      - "9230:8000"
+    volumes:
+      - "../models:/root/.cache/huggingface"
+    environment:
+      VLLM_ROCM_USE_AITER: 1
+"""
+
 # Modelled: a collect_env GPU list naming an A10 and an A100 (a host of two models, one with MIG).
 MIXED_A10_A100 = """\
 Collecting environment information...
@@ -114,6 +161,12 @@ def test_a_rocm_collect_env_makes_the_nvidia_checks_not_applicable(tmp_path: Pat
     assert {k: r.status for k, r in results.items()} == dict.fromkeys(results, "not-applicable")
     assert "AMD Instinct MI300X" in results["DRV-CUDA-COMPAT"].message
     assert "so no NVLink" in results["DRV-NVLINK-HEALTH"].message
+
+
+def test_a_compose_service_handed_kfd_shows_an_amd_gpu(tmp_path: Path) -> None:
+    results = paste_checks(tmp_path, COMPOSE_KFD, "DRV-XID", "DRV-PERSISTENCE")
+    assert {r.status for r in results.values()} == {"not-applicable"}
+    assert "/dev/kfd handed to vllm" in results["DRV-XID"].message
 
 
 def test_an_nvidia_driver_beside_amd_gpus_keeps_the_checks_open(tmp_path: Path) -> None:

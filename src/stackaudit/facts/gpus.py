@@ -531,19 +531,32 @@ def gpus_from_kernel_log(ctx: FactContext) -> GpuInventory:
     return GpuInventory(gpus=tuple(GpuRecord(None, b, "", None, (KERNEL_LOG_TITLE,)) for b in bdfs))
 
 
-LXC_TITLE = "LXC container config"
+
+CONTAINERS_TITLE = "container specs (LXC config, docker run, compose)"
 
 
-@provider("gpus", GpuInventory, rank=70, title=LXC_TITLE)
-def gpus_from_lxc(ctx: FactContext) -> GpuInventory:
-    """AMD GPUs an LXC config hands its container: /dev/kfd (ROCm's compute device) with no /dev/nvidia* node."""
+@provider("gpus", GpuInventory, rank=70, title=CONTAINERS_TITLE)
+def gpus_from_containers(ctx: FactContext) -> GpuInventory:
+    """AMD GPUs that containers are handed: /dev/kfd (ROCm's compute device) in an LXC config or a Docker / compose
+    spec, where no container is handed an NVIDIA GPU (a /dev/nvidia* node, --gpus, the nvidia runtime)."""
+    from stackaudit.facts.docker import DockerContainers
     from stackaudit.facts.lxc import LxcConfigs
 
-    configs = ctx.fact("lxc_configs", LxcConfigs).configs
-    exposed = {c.name: c.exposed_paths() for c in configs}
-    if any(p.startswith("/dev/nvidia") for paths in exposed.values() for p in paths):
-        raise FactUnavailable("the LXC configs hand NVIDIA device nodes, which name no GPU")
-    amd = [name for name, paths in exposed.items() if "/dev/kfd" in paths]
-    if not amd:
-        raise FactUnavailable("no LXC config hands a GPU's compute device")
-    return GpuInventory(others=tuple(f"an AMD GPU (/dev/kfd in LXC container {name})" for name in amd))
+    handed: dict[str, bool] = {}  # container -> handed an NVIDIA GPU
+    kfd: list[str] = []
+    lxc = ctx.optional("lxc_configs", LxcConfigs)
+    for c in lxc.configs if lxc is not None else ():
+        paths = c.exposed_paths()
+        handed[f"LXC container {c.name}"] = any(p.startswith("/dev/nvidia") for p in paths)
+        if "/dev/kfd" in paths:
+            kfd.append(f"LXC container {c.name}")
+    docker = ctx.optional("docker_containers", DockerContainers)
+    for d in docker.containers if docker is not None else ():
+        handed[d.label] = d.gpu_requested
+        if any(dev.startswith("/dev/kfd") for dev in d.devices):
+            kfd.append(d.label)
+    if any(handed.values()):
+        raise FactUnavailable("a container is handed an NVIDIA GPU, whose device nodes name no model")
+    if not kfd:
+        raise FactUnavailable("no container is handed a GPU's compute device")
+    return GpuInventory(others=tuple(f"an AMD GPU (/dev/kfd handed to {name})" for name in kfd))
