@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from stackaudit.checks.registry import DOMAINS, CheckSpec, load_all
 from stackaudit.errors import UsageError
+from stackaudit.facts.applicability import SUBJECTS
 from stackaudit.facts.registry import load_all as load_facts
 
 
@@ -34,6 +35,9 @@ def sources_line(spec: CheckSpec) -> str:
         fact = facts.get(name)
         titles = " → ".join(a.title for a in fact.alternatives) if fact else "?"
         parts.append(f"{name}{' (optional)' if optional else ''}: {titles}")
+    if spec.applies_to:  # the engine's applicability rule reads the GPU inventory and the driver
+        parts.append(f"applies to {SUBJECTS[spec.applies_to].words}: not applicable where gpus and nvidia_driver show "
+                     "none (facts/applicability.py)")
     if spec.reads is not None:  # a derived rule
         selects = spec.reads
         read = sorted(c.id for c in load_all().values() if c.reads is None and selects(c))

@@ -82,6 +82,8 @@ class GpuSpec:
     # The vendor's headline rates where it publishes them with sparsity (dense = half of these).
     tflops_sparse: Mapping[str, float] = field(default_factory=dict)
     family: str = ""  # a key of FAMILIES
+    # Whether the model has MIG (the MIG user guide's supported-GPU list, MIG_GPUS); None: the row does not say.
+    mig: bool | None = None
 
     @property
     def has_nvlink(self) -> bool:
@@ -216,6 +218,37 @@ def nvlink_links_of(name: str, table: GpuTable | None = None) -> int | None:
     return links.pop() if len(links) == 1 else None
 
 
+MIG_GPUS = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html"
+
+
+def has_mig(name: str, table: GpuTable | None = None) -> bool | None:
+    """Whether a GPU model has MIG: its table row's `mig`, else its product line's (GeForce: none), else False for an
+    architecture before Ampere (PRE_AMPERE); None where none of them says."""
+    try:
+        match: GpuMatch | None = lookup(name, table)
+    except (UnknownGpuError, GpuTableError):
+        match = None
+    if match is not None and (not match.note or match.alternatives):
+        table = table or load_table()
+        said = {s.mig for s in (match.spec, *(table.by_name(n) for n in match.alternatives))}
+        if len(said) == 1 and None not in said:
+            return said.pop()
+    family = family_of(name, table)
+    if family is not None and family.mig is False:
+        return False
+    return False if architecture_of(name, table=table) in PRE_AMPERE else None
+
+
+# Names of another vendor's GPUs, as ROCm's tools and torch print them: `AMD Instinct MI100` (rccl-tests),
+# `AMD Radeon Graphics (gfx906:sramecc+:xnack-)` (collect_env on ROCm), `Intel(R) Data Center GPU Max 1550`.
+_OTHER_VENDOR = re.compile(r"^\s*(?:AMD|Radeon|Instinct|Intel)\b|\(gfx\d", re.I)
+
+
+def other_vendor(name: str) -> bool:
+    """True where a GPU name is another vendor's (AMD, Intel), never NVIDIA's."""
+    return bool(_OTHER_VENDOR.search(name))
+
+
 # NVIDIA architectures, oldest first (NVML_DEVICE_ARCH_*); "pre-Turing" is what a PCI device id alone can say.
 ARCHITECTURE_ORDER = ("Kepler", "Maxwell", "Pascal", "Volta", "pre-Turing", "Turing", "Ampere", "Ada Lovelace",
                       "Hopper", "Blackwell", "Rubin")
@@ -334,6 +367,7 @@ def _parse_row(row: Mapping[str, Any]) -> GpuSpec:
             datasheet=str(row.get("datasheet", "")),
             tflops_sparse={str(key): float(value) for key, value in sparse_raw.items()},
             family=_family_key(row),
+            mig=bool(row["mig"]) if "mig" in row else None,
         )
     except KeyError as exc:
         raise GpuTableError(f"gpus.toml: row {row.get('name')!r} lacks {exc.args[0]!r}") from exc

@@ -900,6 +900,11 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
                            for c in docker_containers.containers):
         return unknown("the pasted pod spec is a piece (no image shown): its GPU request and runtime may be in the "
                        "part left out", hint="paste the whole pod spec (`kubectl get pod <pod> -o yaml`)")
+    cut = [c for c in docker_containers.containers if c.excerpt and c.origin == ORIGIN_COMPOSE and not c.gpu_requested]
+    if not serving and cut:
+        return unknown(f"the pasted compose service {', '.join(c.label for c in cut)} is cut part-way: its GPU request "
+                       "(deploy.resources.reservations.devices, runtime, devices) may be in the part left out",
+                       hint="paste the whole compose file (`docker compose config`)")
     if not serving:
         return not_applicable("no serving container on this Docker host")
     other_gpus = [c for c in serving if not c.gpu_requested and c.devices

@@ -21,6 +21,7 @@ from stackaudit.checks.registry import (
     over_subjects,
     unknown,
 )
+from stackaudit.facts.applicability import NO_NVLINK_WHY
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.gpu_events import (
@@ -63,7 +64,7 @@ from stackaudit.fixes.model import (
     sh,
     step,
 )
-from stackaudit.gputable import FORWARD_COMPAT, PRE_TURING, all_gpus, family_of, nvlink_links_of, on_nvswitch
+from stackaudit.gputable import FORWARD_COMPAT, PRE_TURING, all_gpus, family_of
 from stackaudit.versions import release
 
 KERNEL_OPEN = "https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/kernel_open.html"
@@ -198,6 +199,7 @@ def _forward_compat(driver: str, nvidia: NvidiaGpus | None, collect_env: Collect
 
 @check(
     "DRV-CUDA-COMPAT",
+    applies_to="nvidia-gpu",
     title="Driver too old for the CUDA runtime shipped with torch/vLLM/SGLang",
     severity="high",
     confidence="documented",
@@ -356,6 +358,7 @@ def _nvlinks_all_up(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome | No
 
 @check(
     "DRV-OPEN-MODULE",
+    applies_to="nvidia-gpu",
     title="Proprietary kernel module where the open flavour is required/recommended",
     severity="high",
     confidence="documented",
@@ -453,6 +456,7 @@ _DROPIN = ("mkdir -p /etc/systemd/system/nvidia-persistenced.service.d && printf
 
 @check(
     "DRV-PERSISTENCE",
+    applies_to="nvidia-gpu",
     title="Persistence mode off / nvidia-persistenced not running",
     severity="low",
     confidence="documented",
@@ -549,6 +553,7 @@ def tp_sizes(parallelism: Parallelism | None) -> list[int]:
 
 @check(
     "DRV-COMPUTE-MODE",
+    applies_to="nvidia-gpu",
     title="Compute mode not Default",
     severity="medium",
     confidence="field-reports",
@@ -607,6 +612,7 @@ def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> 
 
 @check(
     "DRV-FABRIC-MANAGER",
+    applies_to="nvswitch",
     title="NVSwitch system without a running, version-matched Fabric Manager",
     severity="high",
     confidence="documented",
@@ -624,8 +630,8 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     """Reads: NVSwitch devices on the PCI bus (NVIDIA, class 0x0680), each GPU's fabric state and
     status (NVML / `nvidia-smi -q` Fabric: Hopper and later), `systemctl is-active
     nvidia-fabricmanager`, the `nv-fabricmanager` process and `nv-fabricmanager --version`, the
-    driver version, `ib_umad` in /proc/modules; without NVML or nvidia-smi, the GPU models another source
-    lists (the `gpus` inventory: a collect_env / check_env report).
+    driver version, `ib_umad` in /proc/modules. Without NVML or nvidia-smi, GPU models that another source names
+    and that are never on an NVSwitch make it not applicable (`applies_to`, facts/applicability.py).
 
     Bad value: FM inactive or failed; FM version different from the driver's; a GPU whose fabric
     state is not `Completed` or whose status is not `Success`; Blackwell HGX without `ib_umad`.
@@ -653,12 +659,7 @@ def _fabric_manager(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices |
                               "NVSwitch on this host, which needs no Fabric Manager", actual={"fm": fm.active})
     if nvidia is None and fm is not None and fm.log:  # what its pasted status / journal lines said
         return _fabric_manager_alone(fm)
-    if nvidia is None:
-        # Another source's GPU list (a collect_env / check_env report) names the models, which settle "no NVSwitch".
-        models = tuple(dict.fromkeys(gpus.models.values())) if gpus is not None else ()
-        if models and all(on_nvswitch(m) is False for m in models):
-            return not_applicable(f"no NVSwitch ({', '.join(models)}): PCIe or NVLink-bridge GPUs need no Fabric "
-                                  "Manager")
+    if nvidia is None:  # another source's models may still settle "no NVSwitch" (applies_to, the engine's rule)
         return no_gpu_information()
     shown = gpu_list(nvidia)
     if isinstance(shown, Outcome):
@@ -743,6 +744,7 @@ _GSP_BOOT_FIX = advice("Reset the GPU (`nvidia-smi -r`) or power-cycle the host,
 
 @check(
     "DRV-GSP-FIRMWARE",
+    applies_to="nvidia-gpu",
     title="GSP firmware state",
     severity="low",
     confidence="documented",
@@ -829,6 +831,7 @@ _NVSWITCH_FIX = ("check Fabric Manager (`systemctl status nvidia-fabricmanager` 
 
 @check(
     "DRV-NVLINK-HEALTH",
+    applies_to="nvlink",
     title="NVLink links down or erroring",
     severity="high",
     confidence="documented",
@@ -876,10 +879,6 @@ def _nvlink_health(nvidia: NvidiaGpus | None, gpu_events: GpuEvents | None, nvli
     """DRV-NVLINK-HEALTH from the link states and NVLink Xids (the engine adds the log's symptoms)."""
     if nvidia is None and nvlink_status is None and gpu_topology is not None and gpu_topology.has_nvlink:
         return _nvlink_from_matrix(gpu_topology, inventory)
-    if nvidia is None and nvlink_status is None:
-        named = _models_without_nvlink(inventory)
-        if named:
-            return not_applicable(f"no NVLink on these GPUs ({named}){_NO_NVLINK_WHY}")
     if nvidia is None and nvlink_status is not None:
         # A pasted `nvidia-smi nvlink -s` alone: its GPUs, with their names and link states.
         gpus: list[GpuInfo] | Outcome = [
@@ -899,7 +898,7 @@ def _nvlink_health(nvidia: NvidiaGpus | None, gpu_events: GpuEvents | None, nvli
                            + gpu_indices(blind), hint="paste `nvidia-smi -q` and `nvidia-smi nvlink -s`, or audit "
                            "the host (NVML)")
         return not_applicable("no NVLink on these GPUs (" + ", ".join(sorted({g.name for g in gpus if g.name}))
-                              + ")" + _NO_NVLINK_WHY)
+                              + ")" + NO_NVLINK_WHY)
     unread = [g for g in capable if g.nvlinks is None]
     if len(unread) == len(capable) and not xid74:
         return unknown("NVLink link states are not in this source", hint="paste `nvidia-smi nvlink -s` and "
@@ -961,21 +960,6 @@ def _nvlink_health(nvidia: NvidiaGpus | None, gpu_events: GpuEvents | None, nvli
 
 
 _NVLINK_ASK = "nvidia-smi nvlink -s"
-
-
-_NO_NVLINK_WHY = (": GPU-to-GPU traffic goes over PCIe, so vLLM/SGLang custom all-reduce runs at most at TP=2 and "
-                  "all-reduce is PCIe-latency bound (a property of the build, not a fix)")
-
-
-def _models_without_nvlink(inventory: GpuInventory | None) -> str:
-    """The models, in words, where the inventory names one for every GPU it counts and no variant of any has NVLink
-    (`A10G`, `RTX 4090`); "" otherwise (a name the table does not know, or `H100`, whose variants differ)."""
-    if inventory is None or inventory.count is None:
-        return ""
-    models = inventory.models
-    if len(models) < inventory.count or any(nvlink_links_of(m) != 0 for m in models.values()):
-        return ""
-    return ", ".join(sorted(set(models.values())))
 
 
 def _with_pasted_links(gpus: list[GpuInfo], status: NvlinkStatus | None) -> list[GpuInfo]:
@@ -1070,6 +1054,7 @@ def _xid_cost(events: tuple[GpuEvent, ...], actions: dict[str, str]) -> FixCost:
 
 @check(
     "DRV-XID",
+    applies_to="nvidia-gpu",
     title="Xid errors in the kernel log",
     severity="medium",
     confidence="documented",

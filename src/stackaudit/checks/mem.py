@@ -45,6 +45,7 @@ MIG_GUIDE = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/deployment-
 
 @check(
     "MEM-ROW-REMAP-ECC",
+    applies_to="nvidia-gpu",
     title="Pending or failed row remapping, uncorrectable ECC",
     severity="medium",
     confidence="documented",
@@ -129,6 +130,7 @@ def _row_remap_ecc(nvidia: NvidiaGpus) -> Outcome:
 
 @check(
     "MEM-ECC-MODE",
+    applies_to="nvidia-gpu",
     title="ECC mode pending change or mismatched across GPUs",
     severity="low",
     confidence="documented",
@@ -192,6 +194,7 @@ def _no_mig(gpu: GpuInfo) -> str:
 
 @check(
     "MEM-MIG",
+    applies_to="mig",
     title="MIG enabled on GPUs meant for whole-GPU / TP serving",
     severity="high",
     confidence="documented",
@@ -435,6 +438,7 @@ _DISPLAY_SERVER = re.compile(r"(?:^|/)(?:Xorg|Xwayland|X|gnome-shell|kwin_waylan
 
 @check(
     "MEM-HMM",
+    applies_to="nvidia-gpu",
     title="HMM/UVM settings",
     severity="low",
     confidence="field-reports",

@@ -43,6 +43,7 @@ BUSY_SHARE = 0.10  # a HW reason active in more than this share of the busy samp
 
 @check(
     "PWR-GPU-POWER-LIMIT",
+    applies_to="nvidia-gpu",
     title="GPU power limit below default",
     severity="medium",
     confidence="documented",
@@ -156,6 +157,7 @@ def _labels(reasons: tuple[str, ...] | list[str]) -> str:
 
 @check(
     "PWR-CLOCK-EVENTS",
+    applies_to="nvidia-gpu",
     title="Clocks limited by thermal/power-brake/HW slowdown",
     severity="high",
     confidence="documented",
@@ -252,6 +254,7 @@ def _judge_samples(gpus: list[GpuInfo], samples: GpuSamples) -> Outcome:
 
 @check(
     "PWR-APP-CLOCKS",
+    applies_to="nvidia-gpu",
     title="Application/locked clocks below default",
     severity="medium",
     confidence="documented",

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from stackaudit.facts.applicability import SUBJECTS
 from stackaudit.facts.symptoms import PROVEN
 
 # A fix is data (its steps): stackaudit.fixes; importable from here for the checks.
@@ -227,6 +228,9 @@ class CheckSpec:
     reads: Callable[[CheckSpec], bool] | None = None
     # What the check's facts add to a failure a log symptom proves, where its outcome says nothing more.
     sharpen: Sharpen = Sharpen()
+    # What the check is about (a key of facts/applicability.SUBJECTS): where the check cannot judge and the source
+    # shows that thing absent, the engine reports it not applicable (engine/evaluate.not_shown_subject).
+    applies_to: str = ""
 
     @property
     def summary(self) -> str:
@@ -238,6 +242,11 @@ class CheckSpec:
         (the engine applies them, engine/evaluate.proven_by_symptoms)."""
         proven = ("log_symptoms",) if self.id in PROVEN and "log_symptoms" not in self.optional_facts else ()
         return (*self.optional_facts, *proven)
+
+    @property
+    def subject_read(self) -> tuple[str, ...]:
+        """The facts that show whether the check's subject is absent (`applies_to`), collected besides its own."""
+        return ("gpus", "nvidia_driver") if self.applies_to else ()
 
 
 @dataclass(frozen=True)
@@ -263,11 +272,14 @@ def check(
     sample: bool = False,
     reads: Callable[[CheckSpec], bool] | None = None,
     sharpen: Sharpen | None = None,
+    applies_to: str = "",
 ) -> Callable[[CheckFunc], CheckFunc]:
     """Register a check (with `reads`: a derived rule). Its docstring is its documentation (`stackaudit explain ID`)."""
     domain = id.split("-", 1)[0]
     if id != id.upper() or domain not in DOMAINS:
         raise ValueError(f"check ID {id!r}: uppercase, with one of the domains {DOMAINS} first")
+    if applies_to and applies_to not in SUBJECTS:
+        raise ValueError(f"check {id}: applies_to {applies_to!r} is not one of {', '.join(SUBJECTS)}")
 
     def register(func: CheckFunc) -> CheckFunc:
         if id in CHECKS:
@@ -303,6 +315,7 @@ def check(
             sample=sample,
             reads=reads,
             sharpen=sharpen or Sharpen(),
+            applies_to=applies_to,
         )
         declare_fix(id, fix)
         return func

@@ -5,7 +5,8 @@ checks do; engine/collect.py says when).
 Two phases: the checks, then the derived rules (checks/registry.py `reads=`), which get the results of
 the checks they read besides their facts.
 After each check, the log symptoms that prove it (facts/symptoms.py) turn its outcome into an issue that quotes
-the lines, even where its facts are missing (`proven_by_symptoms`)."""
+the lines, even where its facts are missing (`proven_by_symptoms`).
+A check the facts leave unknown whose subject the source shows absent is not applicable (`not_shown_subject`)."""
 
 from __future__ import annotations
 
@@ -23,10 +24,12 @@ from stackaudit.checks.registry import (
     Outcome,
     issue,
     not_an_issue,
+    not_applicable,
     over_subjects,
 )
 from stackaudit.engine.collect import Missing
 from stackaudit.engine.results import Result, build_result
+from stackaudit.facts.applicability import shown_absent
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.host.source import Provenance
@@ -116,6 +119,23 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
                  severity=severity, fix=sharpen.fix or outcome.fix, evidence=list(lines[:5]), gpu_lost=faulted)
 
 
+def not_shown_subject(spec: CheckSpec, outcome: Outcome, facts: dict[str, Any], used: tuple[Provenance, ...],
+                      provenance: dict[str, tuple[Provenance, ...]]) -> tuple[Outcome, tuple[Provenance, ...]]:
+    """An unknown outcome of a check whose subject (`CheckSpec.applies_to`) the source shows absent becomes
+    not-applicable, with why (facts/applicability.py); the sources that showed it join the result's provenance.
+    A verdict of the check's own facts or a symptom's issue stands."""
+    if not spec.applies_to or outcome.status != "unknown":
+        return outcome, used
+    gpus = facts.get("gpus")
+    driver = facts.get("nvidia_driver")
+    why = shown_absent(spec.applies_to, gpus if isinstance(gpus, GpuInventory) else None,
+                       driver is not None and not isinstance(driver, Missing))
+    if not why:
+        return outcome, used
+    shown = tuple(sorted(dict.fromkeys((*used, *provenance.get("gpus", ()))), key=_order))
+    return not_applicable(why), shown
+
+
 def _run_one(spec: CheckSpec, facts: dict[str, Any], in_container: bool, out: dict[str, Result],
              provenance: dict[str, tuple[Provenance, ...]],
              read: tuple[tuple[CheckSpec, Result], ...] | None = None) -> None:
@@ -127,6 +147,7 @@ def _run_one(spec: CheckSpec, facts: dict[str, Any], in_container: bool, out: di
     symptoms = facts.get("log_symptoms")
     if missing:
         outcome = proven_by_symptoms(spec, _missing_outcome(spec, missing), symptoms)
+        outcome, used = not_shown_subject(spec, outcome, facts, used, provenance)
         result = build_result(spec, outcome, in_container)
         out[spec.id] = replace(result, facts_missing=tuple(m.fact for m in missing) if outcome.status == "unknown"
                                else (), provenance=used)
@@ -143,6 +164,7 @@ def _run_one(spec: CheckSpec, facts: dict[str, Any], in_container: bool, out: di
         outcome = Outcome("error", f"the check failed: {type(exc).__name__}: {exc}")
     outcome = proven_by_symptoms(spec, outcome, symptoms)
     outcome = stay_conditional(host_count(outcome, facts.get("gpus")))
+    outcome, used = not_shown_subject(spec, outcome, facts, used, provenance)
     needed = facts.get(outcome.needs) if outcome.status == "unknown" and outcome.needs else None
     if isinstance(needed, Missing):  # judged as a check whose required fact is missing
         result = build_result(spec, _missing_outcome(spec, [needed]), in_container)

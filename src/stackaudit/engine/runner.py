@@ -266,6 +266,7 @@ def run_audit(host: Host, options: AuditOptions | None = None) -> Report:
     for spec in evaluated:
         needed.update(spec.facts)
         needed.update(spec.optional_read)
+        needed.update(spec.subject_read)
     collector.start(sorted(needed))
     facts = collector.results(sorted(needed))
     from stackaudit.facts.container import ContainerInfo

@@ -375,6 +375,16 @@ def _named_volume(volume: Any) -> str:
     return source
 
 
+def _ends_open(node: Any) -> bool:
+    """True where a service's definition ends on a key with no value (`reservations:` and nothing below): a paste cut
+    there, since no key of a service means anything empty."""
+    while isinstance(node, dict) and node:
+        node = node[list(node)[-1]]
+        if node is None:
+            return True
+    return False
+
+
 def parse_compose(text: str) -> tuple[DockerContainer, ...]:
     """The services of a compose file, as the containers they start."""
     try:
@@ -419,7 +429,7 @@ def _parse_compose(text: str) -> tuple[DockerContainer, ...]:
             nano_cpus=int(float(cpus) * 1e9) if isinstance(cpus, (int, float, str)) and re.fullmatch(
                 r"\d+(?:\.\d+)?", str(cpus)) else 0,
             runtime=str(svc.get("runtime") or ""), pid_mode=str(svc.get("pid") or ""),
-            network_mode=str(svc.get("network_mode") or ""), origin=ORIGIN_COMPOSE, excerpt=cut,
+            network_mode=str(svc.get("network_mode") or ""), origin=ORIGIN_COMPOSE, excerpt=cut or _ends_open(svc),
             host_shm=any(volume_binds_host_shm(v) if isinstance(v, str) else isinstance(v, dict) and v.get(
                 "type") == "bind" and binds_host_shm(str(v.get("source", "")), str(v.get("target", "")))
                 for v in _mounts(svc)),

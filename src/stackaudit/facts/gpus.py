@@ -14,6 +14,9 @@ it once. Its sources, best first (a union: every source that answers contributes
 5. ollama's `inference compute` lines among pasted evidence lines: product name, in ollama's order.
 6. the user's own words: a count and a model (`8 x A10G GPUs`), the model resolved by the GPU table; last of all.
 
+Another vendor's GPUs a source names (an AMD Instinct in rccl-tests' header or a ROCm collect_env, /dev/kfd given to
+an LXC container) are kept apart in `others`: never counted, never an NVIDIA GPU (facts/applicability.py reads them).
+
 Per GPU, records are joined by BDF, else by index; a field one source lacks is filled from the
 next, and a disagreement is kept in `conflicts`. The count is the best source's; every source's
 own count is kept in `counts`, so a check can say which agreed. "No GPU" (`none_on_bus`) needs a
@@ -34,7 +37,7 @@ from stackaudit.facts.pci import PCI_DEVICES, PciDevices
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider
 from stackaudit.facts.sources import EVIDENCE_LINES, NCCL_TESTS, USER_MACHINE
 from stackaudit.facts.topology import TopoMatrix, gpu_index
-from stackaudit.gputable import exact_name
+from stackaudit.gputable import exact_name, other_vendor
 from stackaudit.host.base import NotCaptured
 from stackaudit.host.source import file_key
 from stackaudit.pci_address import is_bdf, normalize_bdf
@@ -77,6 +80,8 @@ class GpuInventory(Sourced):
     conflicts: tuple[tuple[str, str, str, str], ...] = ()
     # (source, why): sources whose listing is an excerpt, so that their count is a lower bound only.
     partial: tuple[tuple[str, str], ...] = ()
+    # Another vendor's GPUs the sources name, in words with the source (`AMD Instinct MI100 (rccl-tests header)`).
+    others: tuple[str, ...] = ()
 
     @property
     def whole_count(self) -> int | None:
@@ -182,7 +187,8 @@ def merge_inventories(parts: list[GpuInventory]) -> GpuInventory:
     merged.sort(key=lambda g: (g.index is None, g.index if g.index is not None else 0, g.bdf))
     return GpuInventory(gpus=tuple(merged), counts=counts,
                         empty_in=tuple(e for p in parts for e in p.empty_in), conflicts=tuple(conflicts),
-                        partial=tuple(x for p in parts for x in p.partial), complete=all(p.complete for p in parts))
+                        partial=tuple(x for p in parts for x in p.partial), complete=all(p.complete for p in parts),
+                        others=tuple(dict.fromkeys(o for p in parts for o in p.others)))
 
 
 def _match(merged: list[GpuRecord], record: GpuRecord) -> int | None:
@@ -228,6 +234,9 @@ def from_pci(pci: PciDevices, whole: bool) -> GpuInventory:
 
 
 def from_collect_env(report: CollectEnv) -> GpuInventory:
+    """torch's GPUs by CUDA index; a ROCm build names AMD GPUs there (`AMD Instinct MI300X (gfx942:…)`): others."""
+    if report.gpu_models and all(other_vendor(name) for name in report.gpu_models):
+        return GpuInventory(others=tuple(f"{name} ({COLLECT_ENV_TITLE})" for name in dict.fromkeys(report.gpu_models)))
     records = tuple(GpuRecord(i, "", name, None, (COLLECT_ENV_TITLE,)) for i, name in enumerate(report.gpu_models))
     return GpuInventory(gpus=records, counts=((COLLECT_ENV_TITLE, len(records)),))
 
@@ -298,13 +307,15 @@ _RANK = re.compile(r"#\s+Rank\s+\d+\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+\S+\s+
 def parse_nccl_tests_gpus(text: str) -> GpuInventory:
     """The GPUs an nccl-tests header lists, one per local device index (ranks on other hosts repeat them)."""
     records: dict[int, GpuRecord] = {}
+    others: dict[str, None] = {}
     for line in text.splitlines():
         m = _RANK.search(line)
         if not m:
             continue
         index, bus, model = int(m.group(1)), m.group(2).lower(), m.group(3)
-        if re.match(r"(AMD|Radeon|Instinct)\b", model):
-            continue  # rccl-tests prints the same header for AMD GPUs: not an NVIDIA GPU
+        if other_vendor(model):
+            others[f"{model} [{bus}] ({NCCL_TESTS_TITLE})"] = None  # rccl-tests prints the same header for AMD GPUs
+            continue
         bdf = ""
         if is_bdf(bus + ".0"):
             bdf = normalize_bdf(bus + ".0")
@@ -312,8 +323,10 @@ def parse_nccl_tests_gpus(text: str) -> GpuInventory:
             bdf = f"0000:{int(bus, 16):02x}:00.0"
         records.setdefault(index, GpuRecord(index, bdf, model if model.startswith("NVIDIA") else f"NVIDIA {model}",
                                             None, (NCCL_TESTS_TITLE,)))
+    if not records and others:
+        return GpuInventory(others=tuple(others))
     if not records:
-        raise ParseError("no `# Rank N ... device N [bus] model` line of an NVIDIA GPU")
+        raise ParseError("no `# Rank N ... device N [bus] model` line of a GPU")
     gpus = tuple(records[i] for i in sorted(records))
     # A rank on `device 7` proves eight local GPUs even when the excerpt shows that rank alone.
     return GpuInventory(gpus=gpus, counts=((NCCL_TESTS_TITLE, max(len(gpus), max(records) + 1)),))
@@ -516,3 +529,34 @@ def gpus_from_kernel_log(ctx: FactContext) -> GpuInventory:
     if not bdfs:
         raise FactUnavailable("the kernel log names no GPU")
     return GpuInventory(gpus=tuple(GpuRecord(None, b, "", None, (KERNEL_LOG_TITLE,)) for b in bdfs))
+
+
+
+CONTAINERS_TITLE = "container specs (LXC config, docker run, compose)"
+
+
+@provider("gpus", GpuInventory, rank=70, title=CONTAINERS_TITLE)
+def gpus_from_containers(ctx: FactContext) -> GpuInventory:
+    """AMD GPUs that containers are handed: /dev/kfd (ROCm's compute device) in an LXC config or a Docker / compose
+    spec, where no container is handed an NVIDIA GPU (a /dev/nvidia* node, --gpus, the nvidia runtime)."""
+    from stackaudit.facts.docker import DockerContainers
+    from stackaudit.facts.lxc import LxcConfigs
+
+    handed: dict[str, bool] = {}  # container -> handed an NVIDIA GPU
+    kfd: list[str] = []
+    lxc = ctx.optional("lxc_configs", LxcConfigs)
+    for c in lxc.configs if lxc is not None else ():
+        paths = c.exposed_paths()
+        handed[f"LXC container {c.name}"] = any(p.startswith("/dev/nvidia") for p in paths)
+        if "/dev/kfd" in paths:
+            kfd.append(f"LXC container {c.name}")
+    docker = ctx.optional("docker_containers", DockerContainers)
+    for d in docker.containers if docker is not None else ():
+        handed[d.label] = d.gpu_requested
+        if any(dev.startswith("/dev/kfd") for dev in d.devices):
+            kfd.append(d.label)
+    if any(handed.values()):
+        raise FactUnavailable("a container is handed an NVIDIA GPU, whose device nodes name no model")
+    if not kfd:
+        raise FactUnavailable("no container is handed a GPU's compute device")
+    return GpuInventory(others=tuple(f"an AMD GPU (/dev/kfd handed to {name})" for name in kfd))

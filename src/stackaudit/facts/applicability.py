@@ -1,0 +1,65 @@
+"""A check's subject, and when the source shows it absent: the one rule for `not-applicable` from what a paste shows.
+
+A check declares the thing it is about (`check(..., applies_to=...)`): an NVIDIA GPU, NVLink, an NVSwitch fabric,
+MIG. Where the check cannot judge (unknown), the engine asks `shown_absent` (engine/evaluate.not_shown_subject).
+The subject is absent only from what the source positively shows, never from what an excerpt leaves out:
+
+- every GPU the sources show is another vendor's (an AMD Instinct in rccl-tests' header or a ROCm collect_env,
+  /dev/kfd handed to an LXC container), and no source shows an NVIDIA GPU or an NVIDIA driver; or
+- the sources name the model of every NVIDIA GPU they count, and no such model has the feature (gputable: the
+  NVLink links, the NVLink kind or product family for NVSwitch, the MIG list of NVIDIA's MIG user guide).
+
+A GPU listed without its model, a name the GPU table does not know, or a model of which one variant has the
+feature (`H100`: SXM on NVSwitch, PCIe without) leaves the subject open.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from stackaudit.facts.gpus import GpuInventory
+from stackaudit.gputable import has_mig, nvlink_links_of, on_nvswitch
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What a check is about, and how a GPU model says it lacks it."""
+
+    words: str  # "NVLink": `no NVLink` in the not-applicable message
+    lacks: Callable[[str], bool]  # True where the model certainly lacks it
+    absent: str = ""  # the message where every model shown lacks it; {models}: the models in words
+
+
+NO_NVLINK_WHY = (": GPU-to-GPU traffic goes over PCIe, so vLLM/SGLang custom all-reduce runs at most at TP=2 and "
+                 "all-reduce is PCIe-latency bound (a property of the build, not a fix)")
+
+SUBJECTS: dict[str, Subject] = {
+    "nvidia-gpu": Subject("NVIDIA GPU", lambda model: False),
+    "nvlink": Subject("NVLink", lambda model: nvlink_links_of(model) == 0,
+                      "no NVLink on these GPUs ({models})" + NO_NVLINK_WHY),
+    "nvswitch": Subject("NVSwitch", lambda model: on_nvswitch(model) is False,
+                        "no NVSwitch ({models}): PCIe or NVLink-bridge GPUs need no Fabric Manager"),
+    "mig": Subject("MIG", lambda model: has_mig(model) is False,
+                   "no MIG on these GPUs ({models}): NVIDIA's MIG user guide lists no such part"),
+}
+
+
+def shown_absent(subject: str, gpus: GpuInventory | None, nvidia_driver_shown: bool) -> str:
+    """Why the source shows the check's subject absent, in words; "" where it does not show that."""
+    if gpus is None:
+        return ""
+    wanted = SUBJECTS[subject]
+    if not gpus.gpus and not any(n for _, n in gpus.counts):
+        if not gpus.others or nvidia_driver_shown:
+            return ""
+        named = ", ".join(gpus.others[:3]) + (", …" if len(gpus.others) > 3 else "")
+        return (f"no NVIDIA GPU in the source: the GPUs it shows are another vendor's ({named}), and no NVIDIA "
+                f"driver is shown" + ("" if subject == "nvidia-gpu" else f", so no {wanted.words}"))
+    models = gpus.models
+    if not wanted.absent or gpus.count is None or len(models) < gpus.count:
+        return ""
+    names = sorted(set(models.values()))
+    if not all(wanted.lacks(m) for m in names):
+        return ""
+    return wanted.absent.format(models=", ".join(names))

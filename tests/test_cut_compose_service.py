@@ -1,0 +1,61 @@
+"""Issue 28, absence only from whole sources: a compose service whose definition ends on a key with no value
+(`reservations:` and nothing below) was cut there, so CTR-GPU-ACCESS does not conclude "no serving container" or "no
+GPU request" from it (facts/container_specs._ends_open)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus import capture_checks, paste_checks
+from stackaudit.facts.container_specs import parse_compose
+
+# Modelled: the same service cut at `deploy:` with a vLLM image (a serving container whose request is not shown).
+CUT_AT_DEPLOY = """\
+services:
+  vllm:
+    image: vllm/vllm-openai:v0.6.4
+    command: --model Qwen/Qwen2.5-7B-Instruct
+    deploy:
+"""
+
+# Modelled: the whole service, with its reservation.
+WHOLE = CUT_AT_DEPLOY + """\
+      resources:
+        reservations:
+          devices:
+            - driver: nvidia
+              count: 1
+              capabilities: [gpu]
+"""
+
+
+def test_a_service_cut_at_reservations_leaves_gpu_access_open() -> None:
+    # Real: https://github.com/ollama/ollama/issues/6364, the compose service cut at `reservations:`.
+    result = capture_checks("163", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"]
+    assert result.status == "unknown"
+    assert "cut part-way" in result.message and "ollama" in result.message
+
+
+@pytest.mark.parametrize(("capture", "status"), [
+    # Real: https://github.com/ollama/ollama/issues/1561, a whole service with its GPU reservation.
+    ("162", "ok"),
+    # Real: https://github.com/ollama/ollama/issues/7786, one GPU reserved.
+    ("260", "ok"),
+    # Real: https://github.com/open-webui/open-webui/issues/11943, ollama and open-webui, `count: all`.
+    ("84", "ok"),
+])
+def test_whole_services_are_judged_as_before(capture: str, status: str) -> None:
+    assert capture_checks(capture, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == status
+
+
+def test_the_cut_is_read_from_the_service_not_from_a_declared_volume() -> None:
+    assert [c.excerpt for c in parse_compose(CUT_AT_DEPLOY)] == [True]
+    assert [c.excerpt for c in parse_compose(WHOLE)] == [False]
+    # A top-level named volume declared with no options is whole compose syntax, not a cut.
+    assert [c.excerpt for c in parse_compose(WHOLE + "volumes:\n  data:\n")] == [False]
+
+
+def test_a_whole_service_still_gets_its_verdict(tmp_path: Path) -> None:
+    assert paste_checks(tmp_path, WHOLE, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "ok"

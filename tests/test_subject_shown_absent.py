@@ -1,0 +1,216 @@
+"""Issue 28, applicability from what the paste shows: a check declares its subject (`check(..., applies_to=...)`), and
+where its facts leave it unknown the engine makes it not-applicable when the source shows that subject absent
+(facts/applicability.py): every GPU shown is another vendor's with no NVIDIA GPU or driver shown, or every NVIDIA GPU
+counted is named by a model that lacks the feature (NVLink, NVSwitch, MIG). Never from what an excerpt leaves out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus import capture_checks, paste_checks
+from stackaudit.checks.registry import CHECKS, load_all
+from stackaudit.facts.applicability import SUBJECTS, shown_absent
+from stackaudit.facts.gpus import GpuInventory, GpuRecord
+from stackaudit.gputable import has_mig, other_vendor
+
+# Real: https://github.com/vllm-project/vllm/issues/14062 (issue body by edesalve, 2025-02-28), the head of
+# `python collect_env.py` on an AMD MI300X (ROCm build of torch), verbatim.
+ROCM_MI300X = """\
+INFO 02-28 18:09:39 __init__.py:179] Automatically detected platform rocm.
+WARNING 02-28 18:09:39 rocm.py:34] `fork` method is not supported by ROCm. VLLM_WORKER_MULTIPROC_METHOD is overridden to `spawn` instead.
+Collecting environment information...
+PyTorch version: 2.7.0a0+git3a58512
+Is debug build: False
+CUDA used to build PyTorch: N/A
+ROCM used to build PyTorch: 6.3.42133-1b9c17779
+
+OS: Ubuntu 22.04.5 LTS (x86_64)
+GCC version: (Ubuntu 11.4.0-1ubuntu1~22.04) 11.4.0
+Clang version: 18.0.0git (https://github.com/RadeonOpenCompute/llvm-project roc-6.3.1 24491 1e0fda770a2079fbd71e4b70974d74f62fd3af10)
+CMake version: version 3.31.4
+Libc version: glibc-2.35
+
+Python version: 3.12.8 (main, Dec  4 2024, 08:54:12) [GCC 11.4.0] (64-bit runtime)
+Python platform: Linux-5.14.0-503.22.1.el9_5.x86_64-x86_64-with-glibc2.35
+Is CUDA available: True
+CUDA runtime version: Could not collect
+CUDA_MODULE_LOADING set to: LAZY
+GPU models and configuration: AMD Instinct MI300X (gfx942:sramecc+:xnack-)
+Nvidia driver version: Could not collect
+cuDNN version: Could not collect
+HIP runtime version: 6.3.42133
+MIOpen runtime version: 3.3.0
+Is XNNPACK available: True
+"""
+
+# Real: https://github.com/vllm-project/vllm/issues/9319 (comment by Said-Akbar, 2024-10-15), the head of
+# `python collect_env.py` on AMD MI60s (gfx906) with an NVIDIA driver installed beside them, verbatim.
+ROCM_MI60_WITH_NVIDIA_DRIVER = """\
+python collect_env.py
+Collecting environment information...
+PyTorch version: 2.6.0.dev20241011+rocm6.2
+Is debug build: False
+CUDA used to build PyTorch: N/A
+ROCM used to build PyTorch: 6.2.41133-dd7f95766
+
+OS: Ubuntu 22.04.5 LTS (x86_64)
+GCC version: (Ubuntu 11.4.0-1ubuntu1~22.04) 11.4.0
+Clang version: Could not collect
+CMake version: version 3.30.4
+Libc version: glibc-2.35
+
+Python version: 3.10.12 (main, Sep 11 2024, 15:47:36) [GCC 11.4.0] (64-bit runtime)
+Python platform: Linux-6.8.0-45-generic-x86_64-with-glibc2.35
+Is CUDA available: True
+CUDA runtime version: 11.5.119
+CUDA_MODULE_LOADING set to: LAZY
+GPU models and configuration: AMD Radeon Graphics (gfx906:sramecc+:xnack-)
+Nvidia driver version: 550.90.07
+cuDNN version: Could not collect
+HIP runtime version: 6.2.41133
+MIOpen runtime version: 3.2.0
+Is XNNPACK available: True
+"""
+
+# Real: https://github.com/kyuz0/amd-strix-halo-vllm-toolboxes/issues/73 (issue body by wszgrcy, 2026-07-02), the
+# compose file of a vLLM service handed /dev/kfd and /dev/dri (gfx1151), verbatim but for one trailing space.
+COMPOSE_KFD = """\
+services:
+  vllm:
+    image: docker.io/kyuz0/vllm-therock-gfx1151:latest
+    command:
+      - vllm
+      - serve
+      - "Qwen/Qwen3.6-35B-A3B"
+      - "--trust-remote-code"
+      - "--tensor-parallel-size"
+      - "1"
+      - "--max-num-batched-tokens"
+      - "8192"
+      - "--gpu-memory-utilization"
+      - "0.95"
+      - "--max-model-len"
+      - "auto"
+      - "--enable-auto-tool-choice"
+      - "--tool-call-parser"
+      - "qwen3_xml"
+      - "--reasoning-parser"
+      - "qwen3"
+      - "--mm-encoder-tp-mode"
+      - "data"
+      - "--speculative-config"
+      - '{"method":"mtp","num_speculative_tokens":3,"moe_backend":"triton"}'
+      - "--api-key"
+      - "cyia"
+    devices:
+      - "/dev/kfd"
+      - "/dev/dri"
+    security_opt:
+      - "seccomp=unconfined"
+    group_add:
+      - video
+      - render
+    ipc: "host"
+    ports:
+      - "9230:8000"
+    volumes:
+      - "../models:/root/.cache/huggingface"
+    environment:
+      VLLM_ROCM_USE_AITER: 1
+"""
+
+# Modelled: a collect_env GPU list naming an A10 and an A100 (a host of two models, one with MIG).
+MIXED_A10_A100 = """\
+Collecting environment information...
+PyTorch version: 2.4.0+cu121
+CUDA used to build PyTorch: 12.1
+Is CUDA available: True
+GPU models and configuration:
+GPU 0: NVIDIA A10
+GPU 1: NVIDIA A100-SXM4-80GB
+
+Nvidia driver version: 550.54.15
+"""
+
+
+def test_every_subject_a_check_declares_is_in_the_table() -> None:
+    declared = {spec.applies_to for spec in load_all().values() if spec.applies_to}
+    assert declared <= set(SUBJECTS)
+    assert CHECKS["DRV-XID"].applies_to == "nvidia-gpu"
+    assert CHECKS["MEM-MIG"].applies_to == "mig"
+
+
+# --- another vendor's GPUs, no NVIDIA GPU or driver shown -------------------------------------------------------
+
+@pytest.mark.parametrize(("capture", "shown"), [
+    # Real: https://github.com/ROCm/rccl/issues/1129, rccl-tests' header names two AMD Instinct MI100.
+    ("82", "AMD Instinct MI100"),
+    # Real: https://github.com/nlzy/vllm-gfx906/issues/47, an LXC config handing /dev/kfd and /dev/dri, no NVIDIA node.
+    ("179", "/dev/kfd"),
+])
+def test_xid_is_not_applicable_where_every_gpu_shown_is_amd(capture: str, shown: str) -> None:
+    result = capture_checks(capture, "DRV-XID")["DRV-XID"]
+    assert result.status == "not-applicable"
+    assert "another vendor's" in result.message and shown in result.message
+
+
+def test_a_rocm_collect_env_makes_the_nvidia_checks_not_applicable(tmp_path: Path) -> None:
+    results = paste_checks(tmp_path, ROCM_MI300X, "DRV-XID", "DRV-CUDA-COMPAT", "MEM-MIG", "DRV-NVLINK-HEALTH")
+    assert {k: r.status for k, r in results.items()} == dict.fromkeys(results, "not-applicable")
+    assert "AMD Instinct MI300X" in results["DRV-CUDA-COMPAT"].message
+    assert "so no NVLink" in results["DRV-NVLINK-HEALTH"].message
+
+
+def test_a_compose_service_handed_kfd_shows_an_amd_gpu(tmp_path: Path) -> None:
+    results = paste_checks(tmp_path, COMPOSE_KFD, "DRV-XID", "DRV-PERSISTENCE")
+    assert {r.status for r in results.values()} == {"not-applicable"}
+    assert "/dev/kfd handed to vllm" in results["DRV-XID"].message
+
+
+def test_an_nvidia_driver_beside_amd_gpus_keeps_the_checks_open(tmp_path: Path) -> None:
+    """Counter-example (real): the ROCm report states an NVIDIA driver, so the host may hold an NVIDIA GPU."""
+    results = paste_checks(tmp_path, ROCM_MI60_WITH_NVIDIA_DRIVER, "DRV-XID", "DRV-CUDA-COMPAT", "MEM-MIG")
+    assert {r.status for r in results.values()} == {"unknown"}
+
+
+def test_amd_names_are_never_counted_as_nvidia_gpus() -> None:
+    assert other_vendor("AMD Instinct MI100") and other_vendor("AMD Radeon Graphics (gfx906:sramecc+:xnack-)")
+    assert not other_vendor("NVIDIA A10") and not other_vendor("Tesla T4")
+
+
+# --- every NVIDIA GPU counted is a model without the feature ----------------------------------------------------
+
+@pytest.mark.parametrize(("capture", "model"), [
+    # Real: https://github.com/vllm-project/vllm/pull/7943 (capture 294), collect_env listing four NVIDIA A10.
+    ("294", "NVIDIA A10"),
+    # Real: https://github.com/sgl-project/sglang/issues/2805 (capture 47), SGLang check_env of one NVIDIA A40.
+    ("47", "NVIDIA A40"),
+    # Real: https://github.com/NVIDIA/TensorRT-LLM/issues/1487 (capture 277), the nvidia-smi output of an A10G VM.
+    ("277", "NVIDIA A10G"),
+])
+def test_mig_is_not_applicable_on_models_without_it(capture: str, model: str) -> None:
+    result = capture_checks(capture, "MEM-MIG")["MEM-MIG"]
+    assert result.status == "not-applicable"
+    assert model in result.message
+
+
+def test_a_model_with_mig_among_those_shown_keeps_it_open(tmp_path: Path) -> None:
+    """Counter-example (modelled): one A100 beside an A10 leaves MIG open."""
+    assert paste_checks(tmp_path, MIXED_A10_A100, "MEM-MIG")["MEM-MIG"].status == "unknown"
+
+
+def test_a_gpu_without_its_model_leaves_the_subject_open() -> None:
+    """Counter-example (modelled): a listing that counts two GPUs and names one judges nothing absent."""
+    named = GpuRecord(0, "", "NVIDIA A10", None, ("x",))
+    blind = GpuRecord(None, "0000:41:00.0", "", None, ("y",))
+    assert shown_absent("mig", GpuInventory(gpus=(named,), counts=(("x", 1),)), False)
+    assert not shown_absent("mig", GpuInventory(gpus=(named, blind), counts=(("x", 2),)), False)
+    assert not shown_absent("nvidia-gpu", GpuInventory(others=("AMD Instinct MI100 (x)",)), True)
+
+
+def test_the_table_says_which_models_have_mig() -> None:
+    assert has_mig("NVIDIA A10") is False and has_mig("NVIDIA L40S") is False and has_mig("Tesla T4") is False
+    assert has_mig("NVIDIA A100-SXM4-80GB") is True and has_mig("H100") is True
+    assert has_mig("NVIDIA RTX A5000") is None  # the table has no row and the family does not say
