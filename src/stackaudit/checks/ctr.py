@@ -42,6 +42,7 @@ from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.shm import ShmInfo
+from stackaudit.facts.symptoms import IN_GPU_CONTAINER
 from stackaudit.facts.system import KernelLog, NumaTopology
 from stackaudit.fixes.model import (
     Persist,
@@ -789,6 +790,10 @@ _CTK_FIX = Fix.of(
 )
 
 
+_CTK_SHARPEN = Sharpen("install the NVIDIA Container Toolkit, run `nvidia-ctk runtime configure --runtime=docker` "
+                       "and restart Docker")
+
+
 @check(
     "CTR-GPU-ACCESS",
     title="GPUs, device nodes or driver libraries not correctly exposed to the container",
@@ -797,8 +802,7 @@ _CTK_FIX = Fix.of(
     fix=_CTK_FIX,
     references=(CTK_CDI, "https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html",
                 "https://github.com/vllm-project/vllm/blob/main/vllm/env_override.py"),
-    sharpen=Sharpen("install the NVIDIA Container Toolkit, run `nvidia-ctk runtime configure --runtime=docker` and "
-                    "restart Docker"),
+    sharpen=_CTK_SHARPEN,
 )
 def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAccess | None = None,
                gpus: GpuInventory | None = None, docker_containers: DockerContainers | None = None,
@@ -820,6 +824,9 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     capabilities: [[gpu]]", "unknown or invalid runtime name: nvidia", "nvidia-container-cli:
     initialization error", "nvidia-container-cli: detection error: nvml error", "Failed to initialize
     NVML: Unknown Error") proves the issue on its own, quoted, over a GPU request shown above it.
+    CUDA failing to start with "unknown error" (llama.cpp's `ggml_cuda_init`, PyTorch's `CUDA initialization`,
+    `cuInit` CUDA_ERROR_UNKNOWN) proves it only where the source shows a container given GPUs (a spec's GPU
+    request, the runtime's nodes inside it): on a bare host the same line is another fault.
 
     Traps: an unset NVIDIA_DRIVER_CAPABILITIES means `utility,compute` (the toolkit's default).
     Fewer GPUs than on the host's PCI bus is often intended (`--gpus '"device=0,1"'`): reported,
@@ -827,12 +834,26 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     GeForce cards cause Error 803 (not detected here).
     """
     judged = _gpu_access(container, gpu_devices, gpus, docker_containers)
+    if _given_gpus(container, gpu_devices, docker_containers):  # a CUDA/NVML "unknown error" is then this check's
+        judged = replace(judged, sharpen=replace(_CTK_SHARPEN, shows=(IN_GPU_CONTAINER,)))
     # NCCL's channels on one host join the GPUs the container got: those are the GPUs shown.
     ranks = sorted({r for c in serving_log.channels for r in (c.src, c.dst)}) if serving_log is not None else []
     if judged.status == "ok" and ranks and serving_log is not None and not serving_log.multi_host:
         judged = over_subjects(replace(judged, message=f"{judged.message}; NCCL's channels join {len(ranks)} GPUs "
                                        f"(ranks {ranks[0]}-{ranks[-1]})"), [f"rank {r}" for r in ranks])
     return judged
+
+
+def _given_gpus(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | None,
+                docker_containers: DockerContainers | None) -> bool:
+    """Whether the source shows a container given GPUs: a pasted spec's GPU request, or inside the container the
+    NVIDIA runtime's GPU nodes or NVIDIA_VISIBLE_DEVICES."""
+    if docker_containers is not None and any(c.origin and c.gpu_requested for c in docker_containers.containers):
+        return True
+    if container is None or not container.in_container or gpu_devices is None:
+        return False
+    visible = (gpu_devices.env or {}).get("NVIDIA_VISIBLE_DEVICES")
+    return bool(gpu_devices.gpu_nodes) or visible not in (None, "", "void", "none")
 
 
 def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | None, gpus: GpuInventory | None,

@@ -66,7 +66,14 @@ class Symptom:
     # Checks the line rules out where their own facts leave them unknown: a CUDA call that failed so had reached
     # the GPU through the driver (the device nodes and libraries were there): not-an-issue, quoted.
     clears: tuple[str, ...] = ()
+    # The setting under which alone the line is this check's failure ("container": a CUDA or NVML call failing
+    # with "unknown error" is a GPU the container was given and cannot open; on a bare host it is another fault,
+    # a driver left broken after suspend, a GPU off the bus). The check's facts must show it (`Sharpen.shows`).
+    within: str = ""
 
+
+# A container that asks for GPUs (a pasted spec's request, the NVIDIA runtime's variables inside it).
+IN_GPU_CONTAINER = "container"
 
 SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("nccl-shm-create", re.compile(r"Error while creating shared memory segment \S*nccl"),
@@ -132,6 +139,21 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
         "NVML cannot open the GPU device nodes; inside a container that is the device cgroup losing the GPUs "
         "after a `systemctl daemon-reload` (recreate the container; NVIDIA/nvidia-docker#1730 gives the workarounds)"),
+    # CUDA's first call failing with CUDA_ERROR_UNKNOWN (999; cudaErrorUnknown, 30 before CUDA 10) in a container
+    # that was given GPUs (NVML's "Unknown Error" above is NVIDIA's documented container failure; CUDA's is common on
+    # bare hosts too, after a suspend, so it needs the container shown): the driver's device nodes are there to the container's eye but CUDA cannot open them, a
+    # missing or stale /dev/nvidia-uvm (the host's nvidia_uvm loaded after the container started) or the device
+    # cgroup losing the GPUs (NVIDIA/nvidia-container-toolkit#1743, ollama/ollama#15400: regenerating the CDI spec
+    # fixed it). llama.cpp / ollama `ggml_cuda_init`, PyTorch's `CUDA initialization: CUDA unknown error`, the
+    # driver API's `cuInit(0) failed -> CUDA_ERROR_UNKNOWN`, old PyTorch's `cuda runtime error (30) : unknown error`.
+    Symptom("cuda-init-unknown-error", re.compile(
+        r"failed to initialize CUDA: unknown error|CUDA initialization: CUDA unknown error|"
+        r"cuInit\(0\) failed\W+CUDA_ERROR_UNKNOWN|failed call to cuInit: CUDA_ERROR_UNKNOWN|"
+        r"cuda runtime error \(30\) : unknown error"),
+        "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
+        "CUDA could not initialise in a container that was given GPUs (unknown error, 999): its /dev/nvidia-uvm is "
+        "missing or stale, or its device cgroup lost the GPUs, so the work runs on the CPU or not at all",
+        within=IN_GPU_CONTAINER),
     # The kernel names the faulting device by its driver: `nvidia 0000:81:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT`.
     Symptom("iommu-fault-nvidia", re.compile(r"\bnvidia [0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: AMD-Vi: "
                                              r"Event logged \[IO_PAGE_FAULT"),
@@ -201,7 +223,8 @@ fact("log_symptoms", LogSymptoms, union, hint="paste the failing log (the kernel
 
 # A cheap test before the patterns: every symptom's line holds one of these (the evidence reader's needles too).
 NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access", "Persistence mode for",
-           "device driver", "runtime name: nvidia", "Failed to initialize NVML", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
+           "device driver", "runtime name: nvidia", "Failed to initialize NVML", "CUDA: unknown error",
+           "CUDA unknown error", "CUDA_ERROR_UNKNOWN", "error (30)", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
            "GSP", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY", "Unable to load the kernel module",
            "Open nvidia.ko", "not supported by open")
 
