@@ -917,10 +917,13 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
     if any(c.excerpt and c.origin == ORIGIN_INSPECT_EXCERPT for c in docker_containers.containers):
         return unknown("the pasted container spec is an excerpt: its runtime, environment and device requests "
                        "may be in the part left out", hint="paste the whole `docker inspect <container>`")
-    if not serving and any(c.excerpt and c.origin == ORIGIN_K8S and not c.gpu_requested
+    if not serving and any(c.excerpt and c.origin in (ORIGIN_K8S, ORIGIN_COMPOSE) and not c.gpu_requested
                            for c in docker_containers.containers):
-        return unknown("the pasted pod spec is a piece (no image shown): its GPU request and runtime may be in the "
-                       "part left out", hint="paste the whole pod spec (`kubectl get pod <pod> -o yaml`)")
+        if any(c.origin == ORIGIN_K8S for c in docker_containers.containers):
+            return unknown("the pasted pod spec is a piece (no image shown): its GPU request and runtime may be in "
+                           "the part left out", hint="paste the whole pod spec (`kubectl get pod <pod> -o yaml`)")
+        return unknown("the pasted compose spec is cut: its GPU reservation and runtime may be in the part left out",
+                       hint="paste the whole service (`docker compose config`)")
     if not serving:
         return not_applicable("no serving container on this Docker host")
     other_gpus = [c for c in serving if not c.gpu_requested and c.devices
@@ -942,6 +945,14 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
                      f"/dev/nvidia device): {', '.join(c.label for c in bad)}",
                      actual={c.label: c.runtime or "runc" for c in bad}, expected="--gpus / CDI GPU devices",
                      subjects=[c.label for c in bad])
+    # A piece of a spec that does not show its container's image is not shown to be the one that serves, nor whole:
+    # its GPU request is no evidence of access (an ok needs the container's whole spec).
+    pieces = [c for c in serving if c.excerpt and not c.image]
+    if pieces:
+        return unknown("the pasted spec is a piece of a container (no image shown): it asks for GPUs ("
+                       + ", ".join(f"{c.label}: {'all' if c.gpu_count is None else c.gpu_count}" for c in pieces)
+                       + "), but which container it is and the rest of its spec are in the part left out",
+                       hint="paste the whole pod spec (`kubectl get pod <pod> -o yaml`) or `docker inspect`")
     return ok("serving containers request GPUs: " + ", ".join(
         f"{c.label} ({'all' if c.gpu_count is None else c.gpu_count})" for c in serving),
         subjects=[c.label for c in serving])

@@ -385,6 +385,19 @@ def parse_compose(text: str) -> tuple[DockerContainer, ...]:
         raise ParseError(f"not a compose file: {exc}") from exc
 
 
+def _cut_in_deploy(svc: object) -> bool:
+    """Whether a service's `deploy:`, `resources:`, `reservations:` or `devices:` holds nothing: a paste cut at that
+    key (each holds a mapping or a list; nobody writes one empty)."""
+    node = svc
+    for key in ("deploy", "resources", "reservations", "devices"):
+        if not isinstance(node, dict) or key not in node:
+            return False
+        node = node[key]
+        if node is None:
+            return True
+    return False
+
+
 def _parse_compose(text: str) -> tuple[DockerContainer, ...]:
     services: dict[Any, Any] = {}
     declared: set[str] = set()
@@ -396,7 +409,7 @@ def _parse_compose(text: str) -> tuple[DockerContainer, ...]:
     # A named volume a service mounts must be declared at the top level (compose refuses the file
     # otherwise): one that is not shows the paste was cut before its `volumes:` section.
     cut = any(_named_volume(v) not in ("", *declared) for svc in services.values() if isinstance(svc, dict)
-              for v in _mounts(svc))
+              for v in _mounts(svc)) or any(_cut_in_deploy(svc) for svc in services.values())
     if not services:
         raise ParseError("no `services:` mapping: not a compose file")
     out = []
