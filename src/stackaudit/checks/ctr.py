@@ -212,7 +212,12 @@ def _shm_workload(c: DockerContainer, parallelism: Parallelism | None) -> bool:
 def _shm_containers(containers: DockerContainers | None) -> tuple[DockerContainer, ...]:
     """The containers whose /dev/shm CTR-SHM-SIZE judges: GPU or serving ones, less those whose command runs
     only a GPU check or a wait (`nvidia-smi`, `sleep 30; nvidia-smi`: facts/docker.py DIAGNOSTIC_PROGRAMS)."""
-    return tuple(c for c in containers.gpu_or_serving if not c.diagnostic_only) if containers else ()
+    if containers is None:
+        return ()
+    # A pasted one-process server (Ollama, llama.cpp) is judged even where its GPU request is cut away: its
+    # /dev/shm is not an issue whatever its size.
+    return tuple(c for c in containers.containers if (c in containers.gpu_or_serving and not c.diagnostic_only)
+                 or (c.origin and _one_process_server(c)))
 
 
 def _diagnostic_argv(containers: DockerContainers | None, label: str) -> str:
@@ -277,7 +282,7 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     whether it ran in a container only sharpens the fix.
 
     Traps: a single-process server with TP = 1 (Ollama, llama.cpp) barely uses /dev/shm (not an
-    issue); vLLM V1 and SGLang are multi-process even at TP = 1. On a Docker host a container whose
+    issue, whatever its pasted spec shows of the size: cut, host IPC, no GPU request); vLLM V1 and SGLang are multi-process even at TP = 1. On a Docker host a container whose
     spec shows no engine, TP size or multi-GPU request gets a note naming the condition, not an
     issue; one that only runs a GPU check (`nvidia-smi`) is not judged; one that binds the host's
     /dev/shm at /dev/shm gets the host's size. `--ipc=host` shares the host's
@@ -345,19 +350,22 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
     host_ipc_unsized: list[str] = []
     judged = _shm_containers(docker_containers)
     for c in judged:
+        c_size = _docker_shm(c)
+        if _one_process_server(c) and (c_size is None or c_size < SHM_MIN or c.excerpt):
+            # Its size, shown or not (a cut spec, the host's /dev/shm), is judged against the work that shares it.
+            size_seen = ("ShmSize not shown (the spec is cut)" if c.excerpt and c.shm_size is None and not c.ipc_mode
+                     else "the host's /dev/shm" if c_size is None else f"ShmSize {_size(c_size)}")
+            single.append(f"container {c.label}: {size_seen}, but {c.image or 'its server'} serves from one process "
+                          "with no tensor-parallel ranks, which barely uses /dev/shm")
+            single_labels.append(c.label)
+            continue
         if c.excerpt and c.shm_size is None and not c.ipc_mode:
             continue  # a cut spec that does not show its shm size or IPC mode: not Docker's default
-        c_size = _docker_shm(c)
         if (c.ipc_mode == "host" or c.host_shm) and host_size is None and not (c.shm_size and c.shm_size >= SHM_MIN):
             # It gets the host's /dev/shm, whose size this source does not show.
             host_ipc_unsized.append(f"{c.label}: " + ("host IPC" if c.ipc_mode == "host" else
                                                       "binds the host's /dev/shm at /dev/shm"))
         if c_size is not None and c_size < SHM_MIN:
-            if _one_process_server(c):
-                single.append(f"container {c.label}: ShmSize {_size(c_size)}, but {c.image or 'its server'} serves "
-                              "from one process with no tensor-parallel ranks, which barely uses /dev/shm")
-                single_labels.append(c.label)
-                continue
             if not _shm_workload(c, parallelism):
                 # The size matters only where several processes share memory; nothing shown runs them here.
                 unshown.append(f"container {c.label}: /dev/shm {_size(c_size)} (IpcMode {c.ipc_mode or 'private'}), "
