@@ -831,7 +831,7 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     A symptom line of facts/symptoms.py (Docker's "could not select device driver ... with
     capabilities: [[gpu]]", "unknown or invalid runtime name: nvidia", "nvidia-container-cli:
     initialization error", "nvidia-container-cli: detection error: nvml error", "Failed to initialize
-    NVML: Unknown Error") proves the issue on its own, quoted, over a GPU request shown above it.
+    NVML: Unknown Error", the device plugin's "could not load NVML library") proves the issue on its own, quoted, over a GPU request shown above it.
     CUDA failing to start with "unknown error" (llama.cpp's `ggml_cuda_init`, PyTorch's `CUDA initialization`,
     `cuInit` CUDA_ERROR_UNKNOWN) proves it only where the source shows a container given GPUs (a spec's GPU
     request, the runtime's nodes inside it): on a bare host the same line is another fault.

@@ -36,6 +36,7 @@ DCGM_DIAG_DOC = "https://docs.nvidia.com/datacenter/dcgm/latest/user-guide/dcgm-
 CTK_DOCKER = ("https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/install-guide.html"
               "#configuring-docker")
 CTK_TROUBLESHOOTING = "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/troubleshooting.html"
+K8S_DEVICE_PLUGIN_PREREQUISITES = "https://github.com/NVIDIA/k8s-device-plugin#prerequisites"
 AMD_IOMMU_SOURCE = "https://github.com/torvalds/linux/blob/master/drivers/iommu/amd/iommu.c"
 # The open kernel modules' README: which GPUs they drive (Turing and later; GeForce and workstation GPUs from R560 on,
 # before it only with NVreg_OpenRmEnableUnsupportedGpus=1).
@@ -139,6 +140,16 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
         "NVML cannot open the GPU device nodes; inside a container that is the device cgroup losing the GPUs "
         "after a `systemctl daemon-reload` (recreate the container; NVIDIA/nvidia-docker#1730 gives the workarounds)"),
+    # A container's NVML cannot be loaded at all: the driver's libraries were not injected, because the node's
+    # container runtime (containerd, CRI-O, Docker) does not run it with the NVIDIA runtime. The Kubernetes device
+    # plugin prints it (`Failed to initialize NVML: could not load NVML library.`, older `Failed to start nvml with
+    # error:`, newer `ERROR_LIBRARY_NOT_FOUND`), and then offers no nvidia.com/gpu to any pod (its prerequisites).
+    Symptom("nvml-library-not-loaded", re.compile(r"(?:initialize|start) NVML(?: with error)?:\s+(?:could not load "
+                                                  r"NVML library|ERROR_LIBRARY_NOT_FOUND)", re.IGNORECASE),
+        "CTR-GPU-ACCESS", "high", K8S_DEVICE_PLUGIN_PREREQUISITES,
+        "the container could not load NVML: the driver's libraries were not injected, so the node's container runtime "
+        "does not run it with the NVIDIA runtime (make nvidia the default runtime of containerd / CRI-O / Docker, or "
+        "give the pod the nvidia RuntimeClass)"),
     # CUDA's first call failing with CUDA_ERROR_UNKNOWN (999; cudaErrorUnknown, 30 before CUDA 10) in a container
     # that was given GPUs (NVML's "Unknown Error" above is NVIDIA's documented container failure; CUDA's is common on
     # bare hosts too, after a suspend, so it needs the container shown): the driver's device nodes are there to the container's eye but CUDA cannot open them, a
@@ -224,7 +235,8 @@ fact("log_symptoms", LogSymptoms, union, hint="paste the failing log (the kernel
 # A cheap test before the patterns: every symptom's line holds one of these (the evidence reader's needles too).
 NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access", "Persistence mode for",
            "device driver", "runtime name: nvidia", "Failed to initialize NVML", "CUDA: unknown error",
-           "CUDA unknown error", "CUDA_ERROR_UNKNOWN", "error (30)", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
+           "CUDA unknown error", "CUDA_ERROR_UNKNOWN", "error (30)",
+           "NVML library", "ERROR_LIBRARY_NOT_FOUND", "nvml with error", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
            "GSP", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY", "Unable to load the kernel module",
            "Open nvidia.ko", "not supported by open")
 
