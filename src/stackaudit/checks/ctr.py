@@ -800,6 +800,12 @@ _CTK_FIX = Fix.of(
 
 _CTK_SHARPEN = Sharpen("install the NVIDIA Container Toolkit, run `nvidia-ctk runtime configure --runtime=docker` "
                        "and restart Docker")
+# A container shown asking for GPUs: the runtime may have given them and lost them since.
+_GIVEN_GPUS_SHARPEN = Sharpen(
+    "the container asks for GPUs: recreate it once the host's driver is whole (`nvidia-modprobe -u -c=0` creates a "
+    "missing /dev/nvidia-uvm; with CDI, `nvidia-ctk cdi generate` refreshes the spec); if Docker refuses the request, "
+    "install the NVIDIA Container Toolkit and run `nvidia-ctk runtime configure --runtime=docker`",
+    shows=(IN_GPU_CONTAINER,))
 
 
 @check(
@@ -843,7 +849,7 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     """
     judged = _gpu_access(container, gpu_devices, gpus, docker_containers)
     if _given_gpus(container, gpu_devices, docker_containers):  # a CUDA/NVML "unknown error" is then this check's
-        judged = replace(judged, sharpen=replace(_CTK_SHARPEN, shows=(IN_GPU_CONTAINER,)))
+        judged = replace(judged, sharpen=_GIVEN_GPUS_SHARPEN)
     # NCCL's channels on one host join the GPUs the container got: those are the GPUs shown.
     ranks = sorted({r for c in serving_log.channels for r in (c.src, c.dst)}) if serving_log is not None else []
     if judged.status == "ok" and ranks and serving_log is not None and not serving_log.multi_host:
