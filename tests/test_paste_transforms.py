@@ -21,7 +21,7 @@ import pytest
 
 from corpus import CorpusEntry, load_corpus
 from stackaudit.engine.testing import run_checks
-from stackaudit.facts.sources import LOG_LINE_HOSTS
+from stackaudit.facts.sources import LOG_LINE_HOSTS, LOG_LINE_PROGRAMS
 from stackaudit.host.memory import HostRecord, MemoryHost
 from stackaudit.importers._paste import LOG_PREFIXES, view
 from stackaudit.importers.recognition import ImportResult, recognise
@@ -142,7 +142,8 @@ KERNEL_PREFIXES = {
 def _content(record: HostRecord) -> dict[str, Any]:
     """What the facts read: every recorded command's output, file and pasted document."""
     return {"commands": {argv: r.stdout for argv, r in record.commands.items()},
-            "files": dict(record.files), "docs": {k: v for k, v in record.docs.items() if k != LOG_LINE_HOSTS.name}}
+            "files": dict(record.files),
+            "docs": {k: v for k, v in record.docs.items() if k not in (LOG_LINE_HOSTS.name, LOG_LINE_PROGRAMS.name)}}
 
 
 def _spans(result: ImportResult, shift: int) -> list[tuple[str, int, int]]:
@@ -159,6 +160,7 @@ def test_how_it_was_pasted_changes_nothing_read(entry: CorpusEntry) -> None:
         host = PREFIX_HOSTS.get(name)
         if host and base.recognised:
             assert got.record.docs[LOG_LINE_HOSTS.name] == host + "\n", f"{entry.name}, {name}: the host"
+            assert got.record.docs[LOG_LINE_PROGRAMS.name] == "myjob[1450]\n", f"{entry.name}, {name}: the program"
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.path.name[:48])

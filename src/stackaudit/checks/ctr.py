@@ -42,6 +42,7 @@ from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.shm import ShmInfo
+from stackaudit.facts.symptoms import IN_GPU_CONTAINER
 from stackaudit.facts.system import KernelLog, NumaTopology
 from stackaudit.fixes.model import (
     Persist,
@@ -211,7 +212,12 @@ def _shm_workload(c: DockerContainer, parallelism: Parallelism | None) -> bool:
 def _shm_containers(containers: DockerContainers | None) -> tuple[DockerContainer, ...]:
     """The containers whose /dev/shm CTR-SHM-SIZE judges: GPU or serving ones, less those whose command runs
     only a GPU check or a wait (`nvidia-smi`, `sleep 30; nvidia-smi`: facts/docker.py DIAGNOSTIC_PROGRAMS)."""
-    return tuple(c for c in containers.gpu_or_serving if not c.diagnostic_only) if containers else ()
+    if containers is None:
+        return ()
+    # A pasted one-process server (Ollama, llama.cpp) is judged even where its GPU request is cut away: its
+    # /dev/shm is not an issue whatever its size.
+    return tuple(c for c in containers.containers if (c in containers.gpu_or_serving and not c.diagnostic_only)
+                 or (c.origin and _one_process_server(c)))
 
 
 def _diagnostic_argv(containers: DockerContainers | None, label: str) -> str:
@@ -276,7 +282,7 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     whether it ran in a container only sharpens the fix.
 
     Traps: a single-process server with TP = 1 (Ollama, llama.cpp) barely uses /dev/shm (not an
-    issue); vLLM V1 and SGLang are multi-process even at TP = 1. On a Docker host a container whose
+    issue, whatever its pasted spec shows of the size: cut, host IPC, no GPU request); vLLM V1 and SGLang are multi-process even at TP = 1. On a Docker host a container whose
     spec shows no engine, TP size or multi-GPU request gets a note naming the condition, not an
     issue; one that only runs a GPU check (`nvidia-smi`) is not judged; one that binds the host's
     /dev/shm at /dev/shm gets the host's size. `--ipc=host` shares the host's
@@ -344,19 +350,22 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
     host_ipc_unsized: list[str] = []
     judged = _shm_containers(docker_containers)
     for c in judged:
+        c_size = _docker_shm(c)
+        if _one_process_server(c) and (c_size is None or c_size < SHM_MIN or c.excerpt):
+            # Its size, shown or not (a cut spec, the host's /dev/shm), is judged against the work that shares it.
+            size_seen = ("ShmSize not shown (the spec is cut)" if c.excerpt and c.shm_size is None and not c.ipc_mode
+                     else "the host's /dev/shm" if c_size is None else f"ShmSize {_size(c_size)}")
+            single.append(f"container {c.label}: {size_seen}, but {c.image or 'its server'} serves from one process "
+                          "with no tensor-parallel ranks, which barely uses /dev/shm")
+            single_labels.append(c.label)
+            continue
         if c.excerpt and c.shm_size is None and not c.ipc_mode:
             continue  # a cut spec that does not show its shm size or IPC mode: not Docker's default
-        c_size = _docker_shm(c)
         if (c.ipc_mode == "host" or c.host_shm) and host_size is None and not (c.shm_size and c.shm_size >= SHM_MIN):
             # It gets the host's /dev/shm, whose size this source does not show.
             host_ipc_unsized.append(f"{c.label}: " + ("host IPC" if c.ipc_mode == "host" else
                                                       "binds the host's /dev/shm at /dev/shm"))
         if c_size is not None and c_size < SHM_MIN:
-            if _one_process_server(c):
-                single.append(f"container {c.label}: ShmSize {_size(c_size)}, but {c.image or 'its server'} serves "
-                              "from one process with no tensor-parallel ranks, which barely uses /dev/shm")
-                single_labels.append(c.label)
-                continue
             if not _shm_workload(c, parallelism):
                 # The size matters only where several processes share memory; nothing shown runs them here.
                 unshown.append(f"container {c.label}: /dev/shm {_size(c_size)} (IpcMode {c.ipc_mode or 'private'}), "
@@ -789,6 +798,16 @@ _CTK_FIX = Fix.of(
 )
 
 
+_CTK_SHARPEN = Sharpen("install the NVIDIA Container Toolkit, run `nvidia-ctk runtime configure --runtime=docker` "
+                       "and restart Docker")
+# A container shown asking for GPUs: the runtime may have given them and lost them since.
+_GIVEN_GPUS_SHARPEN = Sharpen(
+    "the container asks for GPUs: recreate it once the host's driver is whole (`nvidia-modprobe -u -c=0` creates a "
+    "missing /dev/nvidia-uvm; with CDI, `nvidia-ctk cdi generate` refreshes the spec); if Docker refuses the request, "
+    "install the NVIDIA Container Toolkit and run `nvidia-ctk runtime configure --runtime=docker`",
+    shows=(IN_GPU_CONTAINER,))
+
+
 @check(
     "CTR-GPU-ACCESS",
     title="GPUs, device nodes or driver libraries not correctly exposed to the container",
@@ -797,8 +816,7 @@ _CTK_FIX = Fix.of(
     fix=_CTK_FIX,
     references=(CTK_CDI, "https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html",
                 "https://github.com/vllm-project/vllm/blob/main/vllm/env_override.py"),
-    sharpen=Sharpen("install the NVIDIA Container Toolkit, run `nvidia-ctk runtime configure --runtime=docker` and "
-                    "restart Docker"),
+    sharpen=_CTK_SHARPEN,
 )
 def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAccess | None = None,
                gpus: GpuInventory | None = None, docker_containers: DockerContainers | None = None,
@@ -819,7 +837,10 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     A symptom line of facts/symptoms.py (Docker's "could not select device driver ... with
     capabilities: [[gpu]]", "unknown or invalid runtime name: nvidia", "nvidia-container-cli:
     initialization error", "nvidia-container-cli: detection error: nvml error", "Failed to initialize
-    NVML: Unknown Error") proves the issue on its own, quoted, over a GPU request shown above it.
+    NVML: Unknown Error", the device plugin's "could not load NVML library") proves the issue on its own, quoted, over a GPU request shown above it.
+    CUDA failing to start with "unknown error" (llama.cpp's `ggml_cuda_init`, PyTorch's `CUDA initialization`,
+    `cuInit` CUDA_ERROR_UNKNOWN) proves it only where the source shows a container given GPUs (a spec's GPU
+    request, the runtime's nodes inside it): on a bare host the same line is another fault.
 
     Traps: an unset NVIDIA_DRIVER_CAPABILITIES means `utility,compute` (the toolkit's default).
     Fewer GPUs than on the host's PCI bus is often intended (`--gpus '"device=0,1"'`): reported,
@@ -827,12 +848,26 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     GeForce cards cause Error 803 (not detected here).
     """
     judged = _gpu_access(container, gpu_devices, gpus, docker_containers)
+    if _given_gpus(container, gpu_devices, docker_containers):  # a CUDA/NVML "unknown error" is then this check's
+        judged = replace(judged, sharpen=_GIVEN_GPUS_SHARPEN)
     # NCCL's channels on one host join the GPUs the container got: those are the GPUs shown.
     ranks = sorted({r for c in serving_log.channels for r in (c.src, c.dst)}) if serving_log is not None else []
     if judged.status == "ok" and ranks and serving_log is not None and not serving_log.multi_host:
         judged = over_subjects(replace(judged, message=f"{judged.message}; NCCL's channels join {len(ranks)} GPUs "
                                        f"(ranks {ranks[0]}-{ranks[-1]})"), [f"rank {r}" for r in ranks])
     return judged
+
+
+def _given_gpus(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | None,
+                docker_containers: DockerContainers | None) -> bool:
+    """Whether the source shows a container given GPUs: a pasted spec's GPU request, or inside the container the
+    NVIDIA runtime's GPU nodes or NVIDIA_VISIBLE_DEVICES."""
+    if docker_containers is not None and any(c.origin and c.gpu_requested for c in docker_containers.containers):
+        return True
+    if container is None or not container.in_container or gpu_devices is None:
+        return False
+    visible = (gpu_devices.env or {}).get("NVIDIA_VISIBLE_DEVICES")
+    return bool(gpu_devices.gpu_nodes) or visible not in (None, "", "void", "none")
 
 
 def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | None, gpus: GpuInventory | None,
@@ -896,14 +931,14 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
     if any(c.excerpt and c.origin == ORIGIN_INSPECT_EXCERPT for c in docker_containers.containers):
         return unknown("the pasted container spec is an excerpt: its runtime, environment and device requests "
                        "may be in the part left out", hint="paste the whole `docker inspect <container>`")
-    if not serving and any(c.excerpt and c.origin == ORIGIN_K8S and not c.gpu_requested
+    if not serving and any(c.excerpt and c.origin in (ORIGIN_K8S, ORIGIN_COMPOSE) and not c.gpu_requested
                            for c in docker_containers.containers):
-        return unknown("the pasted pod spec is a piece (no image shown): its GPU request and runtime may be in the "
-                       "part left out", hint="paste the whole pod spec (`kubectl get pod <pod> -o yaml`)")
-    cut = [c for c in docker_containers.containers if c.excerpt and c.origin == ORIGIN_COMPOSE and not c.gpu_requested]
-    if not serving and cut:
-        return unknown(f"the pasted compose service {', '.join(c.label for c in cut)} is cut part-way: its GPU request "
-                       "(deploy.resources.reservations.devices, runtime, devices) may be in the part left out",
+        if any(c.origin == ORIGIN_K8S for c in docker_containers.containers):
+            return unknown("the pasted pod spec is a piece (no image shown): its GPU request and runtime may be in "
+                           "the part left out", hint="paste the whole pod spec (`kubectl get pod <pod> -o yaml`)")
+        cut = ", ".join(c.label for c in docker_containers.containers if c.excerpt and c.origin == ORIGIN_COMPOSE)
+        return unknown(f"the pasted compose service {cut} is cut part-way: its GPU request (deploy.resources."
+                       "reservations.devices, runtime, devices) may be in the part left out",
                        hint="paste the whole compose file (`docker compose config`)")
     if not serving:
         return not_applicable("no serving container on this Docker host")
@@ -926,6 +961,14 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
                      f"/dev/nvidia device): {', '.join(c.label for c in bad)}",
                      actual={c.label: c.runtime or "runc" for c in bad}, expected="--gpus / CDI GPU devices",
                      subjects=[c.label for c in bad])
+    # A piece of a spec that does not show its container's image is not shown to be the one that serves, nor whole:
+    # its GPU request is no evidence of access (an ok needs the container's whole spec).
+    pieces = [c for c in serving if c.excerpt and not c.image]
+    if pieces:
+        return unknown("the pasted spec is a piece of a container (no image shown): it asks for GPUs ("
+                       + ", ".join(f"{c.label}: {'all' if c.gpu_count is None else c.gpu_count}" for c in pieces)
+                       + "), but which container it is and the rest of its spec are in the part left out",
+                       hint="paste the whole pod spec (`kubectl get pod <pod> -o yaml`) or `docker inspect`")
     return ok("serving containers request GPUs: " + ", ".join(
         f"{c.label} ({'all' if c.gpu_count is None else c.gpu_count})" for c in serving),
         subjects=[c.label for c in serving])

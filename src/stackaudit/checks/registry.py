@@ -115,6 +115,8 @@ class Sharpen:
     # The facts say the symptom's line is not about this setting here (a VM guest's log shows its virtual
     # IOMMU's faults): the check's own verdict stands.
     stands: bool = False
+    # The settings the facts show that a symptom may need (`Symptom.within`: "container", a container given GPUs).
+    shows: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -90,14 +90,19 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
     The check's `Sharpen` (its outcome's, else its declared one) adds what its facts say ("inside a Docker
     container: raise --shm-size") and the fix; an outcome that was already an issue keeps its message and
     gains the quoted lines.
+    A line that proves the failure only in a setting (`Symptom.within`: a container given GPUs) counts where the
+    Sharpen's `shows` names that setting.
     A line of another check's failure that rules this check out (`Symptom.clears`) makes an unknown outcome
     not-an-issue, quoted; a verdict of the check's own facts stands.
     """
-    hits = symptoms.proving(spec.id) if isinstance(symptoms, LogSymptoms) else ()
     sharpen = outcome.sharpen or spec.sharpen
     if sharpen.stands:
         return outcome
-    cleared = symptoms.clearing(spec.id) if isinstance(symptoms, LogSymptoms) and not hits else ()
+    # A line that is this check's failure only in a setting (`Symptom.within`) proves it where the facts show that.
+    own = symptoms.proving(spec.id) if isinstance(symptoms, LogSymptoms) else ()
+    hits = tuple(h for h in own if not h.symptom.within or h.symptom.within in sharpen.shows)
+    # A line of this check's own, even one whose setting is not shown, keeps another check's line from clearing it.
+    cleared = symptoms.clearing(spec.id) if isinstance(symptoms, LogSymptoms) and not own else ()
     if cleared and outcome.status == "unknown":  # the facts left it open; the line rules it out
         first = cleared[0]
         return not_an_issue(f"the log's failure is {first.symptom.check}'s: \"{first.line}\" ({first.symptom.proves}); "

@@ -17,6 +17,7 @@ from stackaudit.facts.sources import (
     DOCKER_PS,
     DOCKER_RUN,
     K8S_SPEC,
+    LOG_LINE_PROGRAMS,
     SHM_PATH,
 )
 from stackaudit.host.base import Host, NotCaptured, list_or_none, read_optional
@@ -84,8 +85,16 @@ def _df_kind(df_text: str) -> tuple[str, str]:
     return "", ""
 
 
+# A serving engine's own program tag with its PID in a journal or syslog line (`ollama[285585]:`): journald took the
+# engine's output as a process of the machine whose journal it is, as a systemd service does (Ollama's Linux install
+# runs `ollama serve` as ollama.service). Docker's journald log driver tags a container's lines with its ID instead.
+_HOST_ENGINE = re.compile(r"^(?:ollama|vllm|llama-server|text-generation-launcher|sglang|tritonserver|lmdeploy)"
+                          r"\[\d+\]$")
+
+
 def _host_side_evidence(host: Host) -> str:
-    """What a pasted text shows was run on a container *host* (docker inspect, LXC configs)."""
+    """What a pasted text shows was run on a container *host* (docker inspect, LXC configs), or of an engine run on
+    the host itself (its own lines in the host's journal)."""
     try:
         host.doc(DOCKER_INSPECT.name)
         return "`docker inspect` was run on the Docker host"
@@ -105,6 +114,12 @@ def _host_side_evidence(host: Host) -> str:
     for directory in ("/etc/pve/lxc", "/var/lib/lxc"):
         if list_or_none(host, directory):
             return f"container configs under {directory} were read on the LXC/Proxmox host"
+    try:
+        engine = next((p for p in host.doc(LOG_LINE_PROGRAMS.name).split() if _HOST_ENGINE.match(p)), "")
+    except NotCaptured:
+        engine = ""
+    if engine:
+        return f"the engine logs to the host's journal as its own process ({engine}): a host service, not a container"
     return ""
 
 

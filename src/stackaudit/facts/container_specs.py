@@ -375,16 +375,6 @@ def _named_volume(volume: Any) -> str:
     return source
 
 
-def _ends_open(node: Any) -> bool:
-    """True where a service's definition ends on a key with no value (`reservations:` and nothing below): a paste cut
-    there, since no key of a service means anything empty."""
-    while isinstance(node, dict) and node:
-        node = node[list(node)[-1]]
-        if node is None:
-            return True
-    return False
-
-
 def parse_compose(text: str) -> tuple[DockerContainer, ...]:
     """The services of a compose file, as the containers they start."""
     try:
@@ -393,6 +383,26 @@ def parse_compose(text: str) -> tuple[DockerContainer, ...]:
         if isinstance(exc, ParseError):
             raise
         raise ParseError(f"not a compose file: {exc}") from exc
+
+
+def _cut_open(svc: object) -> bool:
+    """Whether a service holds a key with no value where nobody writes one empty: a paste cut there.
+
+    Such a key is the last of the service's definition (`reservations:` and nothing below), or one of `deploy:`,
+    `resources:`, `reservations:` and `devices:` (each holds a mapping or a list)."""
+    node = svc
+    for key in ("deploy", "resources", "reservations", "devices"):
+        if not isinstance(node, dict) or key not in node:
+            break
+        node = node[key]
+        if node is None:
+            return True
+    node = svc
+    while isinstance(node, dict) and node:
+        node = node[list(node)[-1]]
+        if node is None:
+            return True
+    return False
 
 
 def _parse_compose(text: str) -> tuple[DockerContainer, ...]:
@@ -406,7 +416,7 @@ def _parse_compose(text: str) -> tuple[DockerContainer, ...]:
     # A named volume a service mounts must be declared at the top level (compose refuses the file
     # otherwise): one that is not shows the paste was cut before its `volumes:` section.
     cut = any(_named_volume(v) not in ("", *declared) for svc in services.values() if isinstance(svc, dict)
-              for v in _mounts(svc))
+              for v in _mounts(svc)) or any(_cut_open(svc) for svc in services.values())
     if not services:
         raise ParseError("no `services:` mapping: not a compose file")
     out = []
@@ -429,7 +439,7 @@ def _parse_compose(text: str) -> tuple[DockerContainer, ...]:
             nano_cpus=int(float(cpus) * 1e9) if isinstance(cpus, (int, float, str)) and re.fullmatch(
                 r"\d+(?:\.\d+)?", str(cpus)) else 0,
             runtime=str(svc.get("runtime") or ""), pid_mode=str(svc.get("pid") or ""),
-            network_mode=str(svc.get("network_mode") or ""), origin=ORIGIN_COMPOSE, excerpt=cut or _ends_open(svc),
+            network_mode=str(svc.get("network_mode") or ""), origin=ORIGIN_COMPOSE, excerpt=cut,
             host_shm=any(volume_binds_host_shm(v) if isinstance(v, str) else isinstance(v, dict) and v.get(
                 "type") == "bind" and binds_host_shm(str(v.get("source", "")), str(v.get("target", "")))
                 for v in _mounts(svc)),

@@ -124,6 +124,8 @@ INFINIBAND_SYSFS = Source("infiniband_sysfs", "/sys/class/infiniband", path="/sy
 
 # The host names a pasted log's line prefixes give (syslog, journal, Talos): what `_paste.view` takes off.
 LOG_LINE_HOSTS = Source("log_line_hosts", "the host names of pasted log lines", doc=True, hint="paste `uname -a`")
+LOG_LINE_PROGRAMS = Source("log_line_programs", "the programs (with their PIDs) a pasted journal or syslog names",
+                           doc=True, hint="paste `journalctl -u <engine>`")
 
 # --- containers ------------------------------------------------------------------------------------
 DOCKER_PS = Source("docker_ps", "`docker ps -q`", argv=("docker", "ps", "-q"), hint="paste `docker inspect <container>`")

@@ -36,6 +36,7 @@ DCGM_DIAG_DOC = "https://docs.nvidia.com/datacenter/dcgm/latest/user-guide/dcgm-
 CTK_DOCKER = ("https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/install-guide.html"
               "#configuring-docker")
 CTK_TROUBLESHOOTING = "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/troubleshooting.html"
+K8S_DEVICE_PLUGIN_PREREQUISITES = "https://github.com/NVIDIA/k8s-device-plugin#prerequisites"
 AMD_IOMMU_SOURCE = "https://github.com/torvalds/linux/blob/master/drivers/iommu/amd/iommu.c"
 # The open kernel modules' README: which GPUs they drive (Turing and later; GeForce and workstation GPUs from R560 on,
 # before it only with NVreg_OpenRmEnableUnsupportedGpus=1).
@@ -66,7 +67,14 @@ class Symptom:
     # Checks the line rules out where their own facts leave them unknown: a CUDA call that failed so had reached
     # the GPU through the driver (the device nodes and libraries were there): not-an-issue, quoted.
     clears: tuple[str, ...] = ()
+    # The setting under which alone the line is this check's failure ("container": a CUDA or NVML call failing
+    # with "unknown error" is a GPU the container was given and cannot open; on a bare host it is another fault,
+    # a driver left broken after suspend, a GPU off the bus). The check's facts must show it (`Sharpen.shows`).
+    within: str = ""
 
+
+# A container that asks for GPUs (a pasted spec's request, the NVIDIA runtime's variables inside it).
+IN_GPU_CONTAINER = "container"
 
 SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("nccl-shm-create", re.compile(r"Error while creating shared memory segment \S*nccl"),
@@ -132,6 +140,31 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
         "NVML cannot open the GPU device nodes; inside a container that is the device cgroup losing the GPUs "
         "after a `systemctl daemon-reload` (recreate the container; NVIDIA/nvidia-docker#1730 gives the workarounds)"),
+    # A container's NVML cannot be loaded at all: the driver's libraries were not injected, because the node's
+    # container runtime (containerd, CRI-O, Docker) does not run it with the NVIDIA runtime. The Kubernetes device
+    # plugin prints it (`Failed to initialize NVML: could not load NVML library.`, older `Failed to start nvml with
+    # error:`, newer `ERROR_LIBRARY_NOT_FOUND`), and then offers no nvidia.com/gpu to any pod (its prerequisites).
+    Symptom("nvml-library-not-loaded", re.compile(r"(?:initialize|start) NVML(?: with error)?:\s+(?:could not load "
+                                                  r"NVML library|ERROR_LIBRARY_NOT_FOUND)", re.IGNORECASE),
+        "CTR-GPU-ACCESS", "high", K8S_DEVICE_PLUGIN_PREREQUISITES,
+        "the container could not load NVML: the driver's libraries were not injected, so the node's container runtime "
+        "does not run it with the NVIDIA runtime (make nvidia the default runtime of containerd / CRI-O / Docker, or "
+        "give the pod the nvidia RuntimeClass)"),
+    # CUDA's first call failing with CUDA_ERROR_UNKNOWN (999; cudaErrorUnknown, 30 before CUDA 10) in a container
+    # that was given GPUs (NVML's "Unknown Error" above is NVIDIA's documented container failure; CUDA's is common on
+    # bare hosts too, after a suspend, so it needs the container shown): the driver's device nodes are there to the container's eye but CUDA cannot open them, a
+    # missing or stale /dev/nvidia-uvm (the host's nvidia_uvm loaded after the container started) or the device
+    # cgroup losing the GPUs (NVIDIA/nvidia-container-toolkit#1743, ollama/ollama#15400: regenerating the CDI spec
+    # fixed it). llama.cpp / ollama `ggml_cuda_init`, PyTorch's `CUDA initialization: CUDA unknown error`, the
+    # driver API's `cuInit(0) failed -> CUDA_ERROR_UNKNOWN`, old PyTorch's `cuda runtime error (30) : unknown error`.
+    Symptom("cuda-init-unknown-error", re.compile(
+        r"failed to initialize CUDA: unknown error|CUDA initialization: CUDA unknown error|"
+        r"cuInit\(0\) failed\W+CUDA_ERROR_UNKNOWN|failed call to cuInit: CUDA_ERROR_UNKNOWN|"
+        r"cuda runtime error \(30\) : unknown error"),
+        "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
+        "CUDA could not initialise in a container that was given GPUs (unknown error, 999): its /dev/nvidia-uvm is "
+        "missing or stale, or its device cgroup lost the GPUs, so the work runs on the CPU or not at all",
+        within=IN_GPU_CONTAINER),
     # The kernel names the faulting device by its driver: `nvidia 0000:81:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT`.
     Symptom("iommu-fault-nvidia", re.compile(r"\bnvidia [0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: AMD-Vi: "
                                              r"Event logged \[IO_PAGE_FAULT"),
@@ -201,7 +234,9 @@ fact("log_symptoms", LogSymptoms, union, hint="paste the failing log (the kernel
 
 # A cheap test before the patterns: every symptom's line holds one of these (the evidence reader's needles too).
 NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access", "Persistence mode for",
-           "device driver", "runtime name: nvidia", "Failed to initialize NVML", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
+           "device driver", "runtime name: nvidia", "Failed to initialize NVML", "CUDA: unknown error",
+           "CUDA unknown error", "CUDA_ERROR_UNKNOWN", "error (30)",
+           "NVML library", "ERROR_LIBRARY_NOT_FOUND", "nvml with error", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
            "GSP", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY", "Unable to load the kernel module",
            "Open nvidia.ko", "not supported by open")
 

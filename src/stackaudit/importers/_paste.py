@@ -136,7 +136,7 @@ _MONTH_NAMES = ("jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|janv\\.?|févr\
 _ISO_TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,6})?(?:Z|[+-]\d\d:?\d\d)"
 _NANO_TIME = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d)"
 _TAG_AHEAD = (r"(?:kernel: (?=\[)|(?=kernel: |" + DAEMON_TAG + r"(?:\s|$))|"  # kept: a kernel line's mark, a daemon's tag
-              r"[^\s:\[\]|]+(?:\[\d+\])?:(?: |$))")  # any other program's tag goes: its output is what was pasted
+              r"(?P<tag>[^\s:\[\]|]+(?:\[\d+\])?):(?: |$))")  # any other program's tag goes: its output is what was pasted
 LOG_PREFIXES: tuple[tuple[str, re.Pattern[str]], ...] = (
     # 2023-10-19T14:25:03.801614288+08:00 stderr F I1019 06:25:03.801505       1 main.go:154] Starting FS watcher.
     ("kubelet CRI", re.compile(rf"^{_NANO_TIME} (?:stdout|stderr) [FP](?: |$)")),
@@ -184,17 +184,22 @@ def _compose_mark(line: str) -> str:
     return line[:m.end()].rstrip() if m else ""
 
 
-def strip_log_prefix(line: str, next_line: str = "", compose: str = "") -> tuple[str, str, str]:
-    """(the line without its log prefixes, the host a prefix named or '', the compose prefix taken or '').
+def strip_log_prefix(line: str, next_line: str = "", compose: str = "") -> tuple[str, str, str, str]:
+    """(the line without its log prefixes, the host a prefix named or '', the compose prefix taken or '', the
+    program with its PID a journal or syslog prefix named (`ollama[285585]`) or '').
 
     A `docker compose` prefix (`svc-1  | `) is taken only when the line before or after has one of the
     same width (compose pads every service's name to one width): a table row starting `name | ` stays."""
     host = ""
     taken = ""
+    program = ""
     for _ in range(3):  # a prefix inside a prefix: a node's journal quoted in a container's log
         m = _log_prefix(line)
         if m:
+            outer = not host
             host = host or m.groupdict().get("host") or ""  # the outer prefix's: the node that logged it
+            tag = m.groupdict().get("tag") or ""
+            program = program or (tag if outer and tag.endswith("]") else "")
             line = line[m.end():]
             continue
         m = _COMPOSE.match(line) if " |" in line[:64] else None
@@ -203,7 +208,7 @@ def strip_log_prefix(line: str, next_line: str = "", compose: str = "") -> tuple
             break
         taken = mark
         line = line[m.end():]
-    return line, host, taken
+    return line, host, taken, program
 
 
 @dataclass(frozen=True)
@@ -215,6 +220,8 @@ class PasteView:
     gaps: list[int]  # 0-based indices in the user's file of the gap lines left out, ascending
     total: int  # how many lines the user's file has
     hosts: dict[int, str] = field(default_factory=dict)  # index in `lines` -> the host its log prefix named
+    # index in `lines` -> the program and PID its journal / syslog prefix named (`ollama[285585]`)
+    programs: dict[int, str] = field(default_factory=dict)
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """Lines [start, end) of the view as lines [a, b) of the user's file."""
@@ -250,6 +257,7 @@ def view(text: str) -> PasteView:
     origin = array("q")
     gaps: list[int] = []
     hosts: dict[int, str] = {}
+    programs: dict[int, str] = {}
     compose = ""  # the `docker compose` prefix of the line before, '' when it had none
     fence_indent = -1  # the indentation of the open fence, -1 outside one
     for n, line in enumerate(raw):
@@ -265,13 +273,13 @@ def view(text: str) -> PasteView:
             following = raw[n + 1] if n + 1 < len(raw) else ""
             if following[:1] == ">" or following[:1] == " ":
                 following = _QUOTE.sub("", following, count=1)
-            line, host, compose = strip_log_prefix(line, following, compose)
+            line, host, compose, program = strip_log_prefix(line, following, compose)
             first = line[:1]
             if first == ">":  # a quote inside the log: what the service printed was quoted
                 line = _QUOTE.sub("", line, count=1).rstrip()
                 first = line[:1]
         else:
-            host = compose = ""
+            host = compose = program = ""
         # Cheap tests first: most lines of a long log carry no markup at all.
         if "`" in line or "~" in line:
             fence = _FENCE_ONLY.match(line)
@@ -300,10 +308,12 @@ def view(text: str) -> PasteView:
                 line = cmd
         if host:
             hosts[len(lines)] = host
+        if program:
+            programs[len(lines)] = program
         if line.count(" : ") > 1 and (fields := unflatten(line)) is not None:
             lines.extend(fields)  # each of them on the user's line
             origin.extend([n] * len(fields))
             continue
         lines.append(line)
         origin.append(n)
-    return PasteView(lines, origin, gaps, len(raw), hosts)
+    return PasteView(lines, origin, gaps, len(raw), hosts, programs)

@@ -11,7 +11,8 @@ the driver, a limit of `ulimit -a`, a log symptom of `facts/symptoms.py` (NCCL f
 `Could not enable P2P between dev …`, TensorRT-LLM's, TensorFlow's) and a Python session's peer-access query
 with the answer it printed, the first line of `systemctl status` for a unit of the NVIDIA stack, Fabric
 Manager's own words without their journal tag (its version mismatch, quoted in prose or printed by a
-driver container: appended to NVIDIA_DAEMON_LOG instead), ollama's GPU discovery lines (`msg="inference
+driver container: appended to NVIDIA_DAEMON_LOG instead), the Kubernetes device plugin's start lines (klog's
+`main.go:154] Starting FS watcher.`, `Loading NVML`), ollama's GPU discovery lines (`msg="inference
 compute"`, `looking for compatible GPUs`, `no compatible GPUs were discovered`). Its spans yield to every block recogniser's
 (registry `fallback`): a line is evidence here only where no recogniser read it as part of its
 output. Each run of such lines is appended to the pasted document EVIDENCE_LINES, which no fact
@@ -60,11 +61,19 @@ _UNIT_HEAD = re.compile(r"^\s*(?:(?:[●○×*]\s*)?(?:nv_peer_mem|nvidia[\w-]*|
 _PEER = re.compile(r"^\s*(?:>\s*)?Peer access from .{1,80} \(GPU\d+\) -> .{1,80} \(GPU\d+\) : (?:Yes|No)\s*$")
 # ollama's GPU discovery (facts/gpus.py reads the GPUs its `inference compute` lines name).
 _OLLAMA = re.compile(r'\bmsg="?(?:inference compute"|looking for compatible GPUs|no compatible GPUs were discovered)')
+# The NVIDIA Kubernetes device plugin's own start lines, under klog's head (`I1019 06:25:03.801505  1 main.go:154]`)
+# or Go's log time (`2020/10/14 18:04:53`): they show the plugin running on a Kubernetes GPU node.
+_DEVICE_PLUGIN = re.compile(r"(?:^[IWE]\d{4} [\d:.]+\s+\d+ \w+\.go:\d+\]|^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d)\s+"
+                            r"(?:Starting (?:FS watcher|OS watcher|Plugins|GRPC server for 'nvidia\.com/)|Loading NVML|"
+                            r"Loading configuration|Running with config:|Retr(?:ie|ei)ving plugins|"
+                            r"Registered device plugin for 'nvidia\.com/|No devices found\. Waiting indefinitely)")
 _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The NVIDIA)")
 # A field's ` : `, an element's closing `</`, a link state's `Lnk`, `NVRM`: few lines of a long log hold them.
 _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
             "stack size", "user processes", "core file size", "virtual memory", "file size", *SYMPTOM_NEEDLES,
-            "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs", *PEER_NEEDLES)
+            "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs", *PEER_NEEDLES,
+            "watcher", "Starting Plugins", "Loading NVML", "Loading configuration", "Running with config", "plugins",
+            "Registered device plugin", "No devices found", "GRPC server")
 
 
 def _daemon_line(line: str) -> bool:
@@ -78,13 +87,14 @@ def is_evidence(line: str) -> bool:
     """Whether a line, on its own, is known evidence."""
     return bool(_SMI_FIELD.search(line) or _SMI_XML.match(line) or _LINK.match(line) or _NVRM.search(line)
                 or _SMI_HEADER.search(line) or _LIMIT.match(line) or is_symptom(line) or _daemon_line(line)
-                or _PEER.match(line) or _UNIT_HEAD.match(line) or _OLLAMA.search(line) or is_refusal_line(line))
+                or _PEER.match(line) or _UNIT_HEAD.match(line) or _OLLAMA.search(line) or is_refusal_line(line)
+                or _DEVICE_PLUGIN.match(line))
 
 
 @importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field, XML "
           "element or version, a PCIe link state, an NVRM message, a ulimit, a log symptom, a CUDA sample's peer "
           "access answer, a refusal of peer access or a Python session's query of it, a `systemctl status` head of an NVIDIA unit, Fabric Manager's own words, ollama's GPU "
-          "discovery",
+          "discovery, the Kubernetes device plugin's start lines",
           needles=_NEEDLES, per_line=True, fallback=True)
 def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in candidate_lines(candidates, len(lines)):

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 
 from stackaudit.errors import InputError
 from stackaudit.facts.shown_commands import shows_part
-from stackaudit.facts.sources import LOG_LINE_HOSTS
+from stackaudit.facts.sources import LOG_LINE_HOSTS, LOG_LINE_PROGRAMS
 from stackaudit.host.memory import HostRecord, join_provenance
 from stackaudit.host.source import Provenance, doc_key
 from stackaudit.importers import _hosts, _paste
@@ -494,6 +494,10 @@ def _record_prefix_hosts(record: HostRecord, paste: _paste.PasteView, lines: lis
     a, b = paste.span(kept[0], kept[-1] + 1)
     prov = Provenance("log line prefixes", "pasted", False, file_name, (a + 1 + line_offset, b + line_offset))
     record.provenance[doc_key(LOG_LINE_HOSTS.name)] = prov
+    programs = [paste.programs[i] for i in kept if i in paste.programs]
+    if programs:
+        record.docs[LOG_LINE_PROGRAMS.name] = "".join(f"{p}\n" for p in dict.fromkeys(programs))
+        record.provenance[doc_key(LOG_LINE_PROGRAMS.name)] = replace(prov, source="journal / syslog program tags")
 
 
 def nothing_recognisable(name: str) -> InputError:
