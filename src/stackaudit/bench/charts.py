@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from stackaudit.report.charts import Pair, Series, line_chart, paired_bar_chart
+from stackaudit.render.document import Section
+from stackaudit.report.charts import Pair, Series, charts, line_chart, paired_bar_chart
 
 
 def _number(value: Any) -> float | None:
@@ -34,7 +35,7 @@ def bench_charts(levels: Sequence[dict[str, Any]]) -> list[str]:
                   series("ceiling per stream", lambda lv: (lv.get("ceiling") or {}).get("tokens_per_s_per_stream"))]
     tpot = [series("TPOT p50", lambda lv: (lv.get("tpot_ms") or {}).get("p50")),
             series("TPOT p99", lambda lv: (lv.get("tpot_ms") or {}).get("p99"))]
-    charts = [
+    return [
         line_chart("chart-throughput", f"Output throughput vs {x_label}", x_label, "tokens/s",
                    [s for s in throughput if s.points], log2_x=by_concurrency),
         line_chart("chart-per-stream", f"Tokens/s per stream vs {x_label}", x_label, "tokens/s per stream",
@@ -42,7 +43,6 @@ def bench_charts(levels: Sequence[dict[str, Any]]) -> list[str]:
         line_chart("chart-tpot", f"TPOT vs {x_label}", x_label, "ms per output token",
                    [s for s in tpot if s.points], log2_x=by_concurrency),
     ]
-    return [c for c in charts if c]
 
 
 # --- bench history -------------------------------------------------------------------------------
@@ -60,14 +60,14 @@ class HistoryRun:
     levels: list[tuple[str, dict[str, Any]]]  # (name as the table shows it, the stored level)
 
 
-def history_charts(runs: Sequence[HistoryRun]) -> list[tuple[str, list[str]]]:
+def history_charts(runs: Sequence[HistoryRun]) -> list[Section]:
     """Per model and server type (runs of one deployment stay on one chart across server versions), the
-    runs in time order: output throughput per level, and TPOT and TTFT p50/p99 per level. Returns
-    (group title, charts) for each group with something to draw."""
+    runs in time order: output throughput per level, and TPOT and TTFT p50/p99 per level; a section under
+    the group's title for each group with something to draw."""
     groups: dict[tuple[str, str], list[HistoryRun]] = {}
     for run in runs:
         groups.setdefault((run.model, run.server_type), []).append(run)
-    out = []
+    out: list[Section] = []
     for n, ((model, server_type), members) in enumerate(groups.items()):
         ordered = sorted(members, key=lambda r: (r.started, r.run_id))
         names = {float(i + 1): f"#{run.run_id}" for i, run in enumerate(ordered)}
@@ -88,26 +88,22 @@ def history_charts(runs: Sequence[HistoryRun]) -> list[tuple[str, list[str]]]:
                            ("p99", lambda lv: (lv.get(block) or {}).get("p99"))])
 
         prefix = f"chart-history-{n + 1}"
-        charts = [
+        versions = sorted({run.server for run in ordered})
+        out += charts(f"model {model} on {server_type} ({len(ordered)} runs; {', '.join(versions)})", [
             line_chart(f"{prefix}-throughput", "Output throughput per run", "run (in time order)", "tokens/s",
                        series([("", lambda lv: lv.get("output_tokens_per_s"))]), log2_x=False, x_names=names),
             line_chart(f"{prefix}-tpot", "TPOT per run", "run (in time order)", "ms per output token",
                        percentiles("tpot_ms"), log2_x=False, x_names=names),
             line_chart(f"{prefix}-ttft", "TTFT per run", "run (in time order)", "ms to the first token",
                        percentiles("ttft_ms"), log2_x=False, x_names=names),
-        ]
-        versions = sorted({run.server for run in ordered})
-        title = f"model {model} on {server_type} ({len(ordered)} runs; {', '.join(versions)})"
-        drawn = [c for c in charts if c]
-        if drawn:
-            out.append((title, drawn))
+        ])
     return out
 
 
 # --- bench compare -------------------------------------------------------------------------------
 
 
-def compare_charts(levels: Sequence[dict[str, Any]], worse: Sequence[frozenset[str]]) -> list[str]:
+def compare_charts(levels: Sequence[dict[str, Any]], worse: Sequence[set[str]]) -> list[str]:
     """Run A beside run B per level in common (`levels`, the report's, with `worse` for each): output
     throughput and TPOT p50, B's bar marked where that metric regressed."""
 
@@ -119,11 +115,10 @@ def compare_charts(levels: Sequence[dict[str, Any]], worse: Sequence[frozenset[s
             out.append(Pair(str(level.get("level")), _number(a), _number(b), regression=metric in regressed))
         return out
 
-    charts = [
+    return [
         paired_bar_chart("chart-compare-throughput", "Output throughput, A vs B", "tokens/s",
                          pairs("output_tokens_per_s",
                                lambda lv, _t: (lv.get("output_tokens_per_s_a"), lv.get("output_tokens_per_s_b")))),
         paired_bar_chart("chart-compare-tpot", "TPOT p50, A vs B", "ms per output token",
                          pairs("tpot_ms", lambda _lv, t: (t.get("p50_a"), t.get("p50_b")))),
     ]
-    return [c for c in charts if c]

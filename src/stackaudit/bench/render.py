@@ -391,8 +391,7 @@ def render_history(runs: list[Any], fmt: str, path: str, missing: bool = False) 
     runs_json = [{**{k: v for k, v in item.items() if k not in ("levels", "structured")}, "levels": item["structured"]}
                  for item in items]
     listing = Table(header, tuple(rows), id="runs-table") if rows else Paragraph("no runs stored yet")
-    pictures = [section for group, drawn in history_charts(charted) for section in charts(group, drawn)]
-    return draw(Document("bench-history", f"bench history: {path}", "", (Section("", (listing,)), *pictures),
+    return draw(Document("bench-history", f"bench history: {path}", "", (Section("", (listing,)), *history_charts(charted)),
                          {"kind": "stackaudit.bench.history", "db": path, "runs": runs_json}), fmt)
 
 
@@ -500,7 +499,7 @@ def render_compare(report: dict[str, Any], fmt: str) -> str:
     runs = [f"{side}: run {run['run_id']} · {run['started']}" + (f" · label {run['label']}" if run.get("label") else "")
             for side, run in (("A", report["a"]), ("B", report["b"]))] if fmt == "html" else []
     sections = [Section("", tuple(Paragraph(line) for line in (*runs, _COMPARE_RULE))),
-                *charts("Charts", compare_charts(report["levels"], [frozenset(w) for w in worse]))]
+                *charts("Charts", compare_charts(report["levels"], worse))]
     for n, level in enumerate(report["levels"], 1):
         blocks: list[Block] = [_compare_table(level, n, gated, worse[n - 1]) if fmt == "html" else
                                Notes(tuple(_test_line(test) for test in level["tests"]))]

@@ -22,7 +22,7 @@ svg.chart .legend{font-size:11px}svg.chart .bar{fill:#93c5fd}svg.chart .bar.bind
 svg.chart .measured{stroke:#dc2626;stroke-width:2;stroke-dasharray:4 2}
 svg.chart .measured-label{font-size:11px;fill:#dc2626}
 svg.chart .pair-bar.regression{stroke:#dc2626;stroke-width:2.5}
-svg.chart .regression-label{font-size:10.5px;fill:#dc2626;font-weight:600}
+svg.chart .regression-label{font-size:10.5px;fill:#dc2626;font-weight:600}figure:has(>svg.chart){display:inline-block}
 """
 
 _W, _H = 560, 300
