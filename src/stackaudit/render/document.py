@@ -8,7 +8,8 @@ Text: the title, the verdict, then each section after a blank line, its blocks i
 prose wrapped to a width when one is given, a command or a code line never (so it is copied whole).
 Markdown: every data text goes through render.escape, so a `_`, `*`, `|` or `<word>` is shown as written.
 HTML: one self-contained page (no fetch), every text through `esc`; a finding with lines under it is a fold
-that opens to them, tagged findings get a filter per tag, a command a copy button (inline script, only then).
+that opens to them, tagged findings get a filter per tag, a table's keyed rows a text box that finds them, a
+command a copy button (inline script, only then).
 A finding's tone colours its label: a badge on the page, the line in text. An `https://` address is a link.
 A folded section is detail a reader opens: `<details>` in Markdown and HTML; text, read at a terminal, leaves
 it out.
