@@ -261,7 +261,7 @@ def test_audit_help_lists_every_recognised_kind(cli, monkeypatch: pytest.MonkeyP
 # -- --format: the one format registry (render.formats) -------------------------------------------------
 FORMAT_PRODUCTS = {
     ("audit",): "audit", ("checks",): "catalogue", ("ceiling",): "ceiling", ("compare",): "compare",
-    ("fix",): "fix-plan", ("bench",): "bench", ("bench", "history"): "bench-stored",
+    ("explain",): "catalogue", ("fix",): "fix-plan", ("bench",): "bench", ("bench", "history"): "bench-stored",
     ("bench", "compare"): "bench-stored", ("investigate",): "investigate", ("fleet",): "fleet",
     ("report",): "audit",
 }
@@ -295,7 +295,7 @@ def test_format_is_accepted_in_any_case(cli, fmt: str) -> None:  # type: ignore[
 
 
 # The arguments a command needs before it reads its --format (none is read: the format is checked first).
-FORMAT_ARGS = {("compare",): ["a", "b"], ("report",): ["x"], ("bench", "compare"): ["1", "2"],
+FORMAT_ARGS = {("compare",): ["a", "b"], ("report",): ["x"], ("explain",): ["FW-IOMMU-MODE"], ("bench", "compare"): ["1", "2"],
                ("fleet",): ["--from", "."], ("investigate",): ["--llm-url", "http://127.0.0.1:9", "--model", "m"]}
 
 

@@ -88,6 +88,12 @@ def test_checks_and_explain(cli) -> None:  # type: ignore[no-untyped-def]
     assert run.rc == 0
     for section in ("Reads:", "Bad value:", "Why:", "Traps:", "Fix:", "iommu=pt"):
         assert section in run.out
+    # The same document as data and as Markdown: the fix's steps the report's, every command whole.
+    run = cli("explain", "fw-iommu-mode", "--format", "json")
+    data = json.loads(run.out)
+    assert run.rc == 0 and data["schema"] == 1 and data["id"] == "FW-IOMMU-MODE" and data["fix"]["steps"]
+    run = cli("explain", "fw-iommu-mode", "-f", "md")
+    assert run.rc == 0 and "## Fix: reboot" in run.out and "```sh\ngrubby --update-kernel=ALL --args=iommu=pt\n```" in run.out
 
 
 def test_hanging_command_does_not_hang_the_audit(tmp_path) -> None:

@@ -113,8 +113,9 @@ def test_html_is_a_fleet_format() -> None:
 
 
 def test_the_page_has_every_part_in_the_text_reports_order(page: str) -> None:
-    order = ["verdict", "groups", "nodes", "drift-0", "drift-1", "shared", "failed", "fail-on"]
-    at = [page.find(f'id="{part}"') for part in order]
+    order = ['class="verdict"', "<h2>Groups", 'id="nodes-table"', 'id="drift-table-0"', 'id="drift-table-1"',
+             'id="shared-table"', 'id="failed-table"', "--fail-on drift:"]
+    at = [page.find(part) for part in order]
     assert -1 not in at and at == sorted(at), dict(zip(order, at, strict=True))
     text = " ".join(_read(page).text)
     assert "Verdict: 19 of 20 nodes audited, 1 failed, 4 differences between nodes that should be alike" in text
@@ -128,43 +129,41 @@ def test_each_planted_difference_is_on_the_page(doc: dict[str, Any], page: str) 
     assert len(nodes) == 19  # one row per audited node
     assert nodes[HOSTILE_NAME][6] == "1" and nodes[HOSTILE_NAME][7] == EVIL_VALUE  # its drift count, its driver
     assert nodes["gpu-p0"][2] == "2" and nodes["gpu-p0"][6] == "0"
-    assert nodes[AMP][0] == f"{AMP} partial" and nodes[AMP][6] == "2"  # partial marked; status and value
+    assert nodes[AMP][1].endswith("(partial snapshot)") and nodes[AMP][6] == "2"  # partial marked; status, value
     big = rows["drift-table-0"][1:]
     assert [r[1:] for r in big] == [["driver", EVIL_VALUE, "580.65.06 on 16 others"],
                                     ["KERN-NUMA-BALANCING", "issue P2", "ok on 16 others"],
                                     ["KERN-NUMA-BALANCING", "1", "0 on 16 others"]]
     assert [r[0] for r in big] == [HOSTILE_NAME, AMP, AMP]
     tie = rows["drift-table-1"][1:]  # the 4-GPU pair: no majority, both sides named
-    assert sorted((r[0], r[2]) for r in tie) == [("small-a", "550.54.15 on 1"), ("small-b", "580.65.06 on 1")]
-    assert all(r[3] == "tieno majority" for r in tie)
+    assert tie == [["small-a, small-b", "driver", "550.54.15 on 1 (small-a); 580.65.06 on 1 (small-b)", "no majority"]]
     title = doc["shared"][0]["title"]
     assert title and rows["shared-table"][1:] == [["P1", "FW-ACS-P2P", title, EVIL_MESSAGE]]
     assert rows["failed-table"][1:] == [["gpu-dead", "unreachable: ssh: connect to host 10.0.0.9 port 22: "
                                                      "<No route> & gone"]]
 
 
-def test_many_nodes_are_named_first_few_then_all_in_a_details(doc: dict[str, Any]) -> None:
-    # 9 odd nodes against 10: the odd value names six, "and 3 more", the whole list one click away.
+def test_many_nodes_are_named_first_few_then_all_found_by_the_filter(doc: dict[str, Any]) -> None:
+    # 9 odd nodes against 10: the odd value names six, "and 3 more"; the text box finds the row by any of the 9.
     split = document([*(_node(f"gpu-{i:02d}", driver="570.86.15") for i in range(9)),
                       *(_node(f"ok-{i:02d}") for i in range(10))], "directory")
     html = render(split, "html")
-    row = html.split('<tr class="odd-row">', 1)[1].split("</tr>", 1)[0]
-    assert "and 3 more</summary>" in row and "580.65.06</code> on 10 others" in row
-    named = re.findall(r'class="n">([^<]+)<', row)
-    assert named == [f"gpu-{i:02d}" for i in range(9)]  # six shown, the rest in the list: each once
-    assert row.index("gpu-05") < row.index("<details") < row.index("gpu-06")
-    gate = render(doc, "html").split('id="fail-on"', 1)[1]
-    assert "failed: " in gate and AMP.replace("&", "&amp;").replace('"', "&quot;") in gate
+    row = html.split('<table id="drift-table-0">', 1)[1].split("<tbody>", 1)[1].split("</tr>", 1)[0]
+    assert "gpu-05 and 3 more</td>" in row and "580.65.06 on 10 others" in row and "gpu-06" not in row.split(">", 1)[1]
+    keys = re.findall(r'data-keys="([^"]+)"', row)
+    assert keys == ["\n".join(f"gpu-{i:02d}" for i in range(9))]  # every odd node, each once
+    gate = render(doc, "html").split("--fail-on drift:", 1)[1]
+    assert gate.startswith(" failed (") and AMP.replace("&", "&amp;").replace('"', "&quot;") in gate
 
 
 def test_host_strings_stay_text(page: str) -> None:
     seen = tags(page)
     names = [t for t, _ in seen]
-    assert names.count("script") == 1 and "img" not in names and names.count("b") == 1  # the verdict's
+    assert names.count("script") == 1 and "img" not in names and names.count("b") == 0
     assert not any(k.startswith("on") for _, attrs in seen for k in attrs)
     assert "<script>window" not in page and "<b>slows" not in page
-    rows = [a for t, a in seen if t == "tr" and "data-node" in a]
-    assert {HOSTILE_NAME, AMP} <= {a["data-node"] for a in rows}  # attributes hold the names whole
+    rows = [a for t, a in seen if t == "tr" and "data-keys" in a]
+    assert {HOSTILE_NAME, AMP} <= {k for a in rows for k in (a["data-keys"] or "").split("\n")}  # names whole
     text = " ".join(_read(page).text)
     assert HOSTILE_NAME in text and EVIL_MESSAGE in text and AMP in text
 
@@ -206,28 +205,29 @@ def test_in_chromium_the_filter_and_the_toggle_hide_rows(chromium: browser.Brows
     chromium.js("document.querySelectorAll('details').forEach(function(d){d.open=true;})")
     assert _only_the_page(requests + chromium.requests(), path) == [] and chromium.console_errors() == []
     assert chromium.js("return window.__pwned === undefined")
-    assert _visible(chromium, "tr.node-row") == 19
-    assert chromium.js("return document.getElementById('nodes-shown').textContent") == "19 of 19 nodes shown"
+    nodes, odd, failed = "#nodes-table tbody tr", "[id^=drift-table] tbody tr", "#failed-table tbody tr"
+    assert _visible(chromium, nodes) == 19
+    assert chromium.js("return document.getElementById('rows-shown').textContent") == "19 of 19 rows shown"
 
     def type_filter(text: str) -> None:
-        box = chromium.driver.find_element("css selector", "#node-filter")
+        box = chromium.driver.find_element("css selector", "#row-filter")
         box.clear()
         if text:
             box.send_keys(text)
         else:  # clear() sends no input event
-            chromium.js("document.getElementById('node-filter').dispatchEvent(new Event('input'))")
+            chromium.js("document.getElementById('row-filter').dispatchEvent(new Event('input'))")
+
+    def shown() -> list[str]:
+        return list(chromium.js(f"return Array.from(document.querySelectorAll('{nodes}')).filter(function(r){{"
+                                "return !r.hidden;}).map(function(r){return r.dataset.keys;})"))
 
     type_filter("GPU-1")  # case-insensitive: gpu-10 … gpu-13
-    shown = chromium.js("return Array.from(document.querySelectorAll('tr.node-row')).filter(function(r){"
-                        "return !r.hidden;}).map(function(r){return r.dataset.node;})")
-    assert shown == ["gpu-10", "gpu-11", "gpu-12", "gpu-13"]
-    assert _visible(chromium, "tr.odd-row") == 0 and _visible(chromium, "tr.failed-row") == 0
+    assert shown() == ["gpu-10", "gpu-11", "gpu-12", "gpu-13"]
+    assert _visible(chromium, odd) == 0 and _visible(chromium, failed) == 0
     type_filter('"&"')
-    assert _visible(chromium, "tr.node-row") == 1 and _visible(chromium, "tr.odd-row") == 2  # AMP's two rows
+    assert _visible(chromium, nodes) == 1 and _visible(chromium, odd) == 2  # AMP's two rows
     type_filter("")
-    chromium.click("#only-flagged")
-    flagged = chromium.js("return Array.from(document.querySelectorAll('tr.node-row')).filter(function(r){"
-                          "return !r.hidden;}).map(function(r){return r.dataset.node;})")
-    assert sorted(flagged) == sorted([HOSTILE_NAME, AMP, "gpu-p0"])
-    chromium.click("#only-flagged")
-    assert _visible(chromium, "tr.node-row") == 19 and chromium.console_errors() == []
+    chromium.click("#row-toggle")
+    assert sorted(shown()) == sorted([HOSTILE_NAME, AMP, "gpu-p0"])
+    chromium.click("#row-toggle")
+    assert _visible(chromium, nodes) == 19 and chromium.console_errors() == []

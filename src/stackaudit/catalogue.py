@@ -6,6 +6,7 @@ from stackaudit.checks.registry import DOMAINS, CheckSpec, load_all
 from stackaudit.errors import UsageError
 from stackaudit.facts.applicability import SUBJECTS
 from stackaudit.facts.registry import load_all as load_facts
+from stackaudit.render.document import Document, Notes, Paragraph, Section, Table, draw
 
 
 def _ordered() -> list[CheckSpec]:
@@ -17,8 +18,6 @@ def render_catalogue(fmt: str) -> str:
     specs = _ordered()
     if fmt == "markdown":
         return render_docs_markdown(specs)
-    from stackaudit.render.document import Document, Paragraph, Section, Table, draw
-
     table = Table(("ID", "DOMAIN", "SEVERITY", "SUMMARY"), tuple((s.id, s.domain, s.severity, s.title) for s in specs))
     payload = {"checks": [{"id": s.id, "domain": s.domain, "severity": s.severity, "confidence": s.confidence,
                            "fix_cost": s.fix.cost, "summary": s.title} for s in specs]}
@@ -45,29 +44,27 @@ def sources_line(spec: CheckSpec) -> str:
     return "; ".join(parts)
 
 
-def _explain_text(spec: CheckSpec) -> str:
+def explain_document(spec: CheckSpec) -> Document:
+    """One check's documentation: what it is, what it reads and why (a paragraph each), where its facts come
+    from, its fix's steps (the report's fix blocks) and its references; the JSON is the same, as data."""
+    from stackaudit.report.fix_steps import fix_blocks
+
     fix = spec.fix
-    from stackaudit.report.fix_steps import fix_lines
-
-    lines = [f"{spec.id} — {spec.title}", f"domain {spec.domain} · severity {spec.severity} · "
-             f"evidence {spec.confidence} · fix cost: {fix.cost_words()}", ""]
-    lines.append(spec.doc)
-    lines.append("")
-    lines.append(f"Sources: {sources_line(spec)}")
-    lines.append("")
-    lines.append(f"Fix: {fix.cost_words()}")
-    for line in fix_lines(fix):
-        prefix = "$ " if line.kind == "command" else ""
-        head = f"{line.number}. " if line.number is not None else ""
-        lines.append("  " + "  " * line.depth + prefix + head + line.text)
-    if spec.references:
-        lines.append("")
-        lines.append("References:")
-        lines += [f"  {ref}" for ref in spec.references]
-    return "\n".join(lines) + "\n"
+    facts = f"domain {spec.domain} · severity {spec.severity} · evidence {spec.confidence} · fix cost: {fix.cost_words()}"
+    doc = (" ".join(line.strip() for line in para.splitlines()) for para in spec.doc.split("\n\n"))
+    sections = (Section("", (Paragraph(facts),)), Section("", tuple(Paragraph(text) for text in doc if text)),
+                Section("", (Paragraph(f"Sources: {sources_line(spec)}"),)),
+                Section(f"Fix: {fix.cost_words()}", tuple(fix_blocks(fix))),
+                *([Section("References", (Notes(spec.references),))] if spec.references else []))
+    payload = {"id": spec.id, "title": spec.title, "domain": spec.domain, "severity": spec.severity,
+               "confidence": spec.confidence, "doc": spec.doc, "sources": sources_line(spec), "fix": fix.to_json(),
+               "references": list(spec.references)}
+    return Document("catalogue", f"{spec.id} — {spec.title}", "", sections, payload)
 
 
-def explain_check(check_id: str) -> str:
+def explain_check(check_id: str, fmt: str = "text") -> str:
+    """The check's documentation (`explain_document`) in `fmt`; an unknown ID is a usage error naming the
+    closest."""
     catalogue = load_all()
     spec = catalogue.get(check_id.upper())
     if spec is None:
@@ -76,7 +73,7 @@ def explain_check(check_id: str) -> str:
         close = difflib.get_close_matches(check_id.upper(), list(catalogue), n=3, cutoff=0.5)
         tip = f" (did you mean {', '.join(close)}?)" if close else ""
         raise UsageError(f"unknown check ID {check_id!r}{tip}; `stackaudit checks` lists them")
-    return _explain_text(spec)
+    return draw(explain_document(spec), fmt)
 
 
 def render_docs_markdown(specs: list[CheckSpec] | None = None) -> str:

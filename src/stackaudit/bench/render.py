@@ -1,5 +1,5 @@
-"""A bench run, the history list and a comparison, each as a document (render.document) drawn as text, Markdown
-and JSON; their HTML pages are report.html_pages' (the same lines and rows as the text, with inline-SVG charts)."""
+"""A bench run, the history list and a comparison, each as a document (render.document) drawn as text, Markdown,
+HTML and JSON; the HTML page adds the charts (bench/charts.py) as pictures."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from stackaudit.bench.ceiling import header_line
 from stackaudit.bench.ceiling import level_line as ceiling_level_line
 from stackaudit.bench.metrics import UNKNOWN
 from stackaudit.render.document import Block, Code, Document, Finding, Notes, Paragraph, Section, Table, draw
+from stackaudit.report.charts import charts
 
 
 def _num(value: Any, digits: int = 1) -> str:
@@ -288,15 +289,18 @@ def throughput_chart(levels: list[dict[str, Any]]) -> Code | None:
     ]), "mermaid")
 
 
-def document(result: dict[str, Any], narrow: bool = False) -> Document:
-    """A run's document: its setup, the levels, each level's notes, the token cross-check, the anomalies and the
-    definitions (folded in Markdown); the JSON is the result as stored.
+def document(result: dict[str, Any], fmt: str = "text") -> Document:
+    """A run's document in `fmt`: its setup, the charts, the levels, each level's notes, the token cross-check,
+    the anomalies and the definitions (folded where Markdown and HTML can open it); the JSON is the result as
+    stored.
 
-    `narrow` (Markdown, as GitHub shows it at 1000 px): the levels as two tables of at most six columns and a
-    throughput chart, where the text has one wide table."""
+    Markdown (as GitHub shows it at 1000 px) has the levels as two tables of at most six columns and a
+    throughput chart, where the text and the page have one wide table."""
+    from stackaudit.bench.charts import bench_charts
+
     header = _header_lines(result)
     levels = result.get("levels", [])
-    if narrow:
+    if fmt == "markdown":
         chart = throughput_chart(levels)
         tables = [Section("Throughput", (Paragraph("'~' marks approximate token counts."),
                                          Table(_THROUGHPUT_COLUMNS, tuple(_throughput_row(lv) for lv in levels)),
@@ -304,34 +308,25 @@ def document(result: dict[str, Any], narrow: bool = False) -> Document:
                   Section("Latency (ms, p50 / p99)", (Table(_LATENCY_COLUMNS, tuple(_latency_row(lv) for lv in levels)),))]
     else:
         tables = [Section("Levels", (Paragraph("latency columns: mean/p50/p90/p99; '~' marks approximate token counts"),
-                                     Table(_COLUMNS, tuple(tuple(_level_row(lv)) for lv in levels))))]
+                                     Table(_COLUMNS, tuple(tuple(_level_row(lv)) for lv in levels), id="levels-table")))]
     custom = _custom_percentiles(result)
     noted = [Section(f"Level {_level_name(lv)}", (Notes(tuple(notes)),)) for lv in levels
              if (notes := _level_notes(lv, custom))]
     cross = _cross_check(result)
     anomalies = tuple(result.get("anomalies") or ())
     sections = [
-        Section("", (Notes(tuple(header[1:])),)), *tables, *noted,
+        Section("", (Notes(tuple(header[1:])),)), *charts("Charts", bench_charts(levels)), *tables, *noted,
         *([Section("", (Paragraph(cross),))] if cross else []),
         *([Section("Anomalies", (Notes(anomalies),))] if anomalies else []),
-        # Folded where Markdown can open it; the text shows the definitions whole.
-        Section("Definitions", (Notes(tuple((result.get("definitions") or {}).values())),), folded=narrow),
+        # Folded where Markdown and HTML can open it; the text shows the definitions whole.
+        Section("Definitions", (Notes(tuple((result.get("definitions") or {}).values())),), folded=fmt != "text"),
     ]
     return Document("bench", header[0], "", tuple(sections), result)
 
 
 def render_result(result: dict[str, Any], fmt: str) -> str:
-    """The run: its own HTML page with charts (report.html_pages), else its document drawn."""
-    if fmt != "html":
-        return draw(document(result, narrow=fmt == "markdown"), fmt)
-    from stackaudit.report.html_pages import bench_page
-
-    custom = _custom_percentiles(result)
-    levels = result.get("levels", [])
-    anomalies = result.get("anomalies") or []
-    tail = [*filter(None, [_cross_check(result)]), *(["Anomalies:", *("  - " + a for a in anomalies)] if anomalies else [])]
-    return bench_page(result, _header_lines(result), _COLUMNS, [_level_row(level) for level in levels],
-                      [(_level_name(level), _level_notes(level, custom)) for level in levels], tail)
+    """The run's document drawn in `fmt`."""
+    return draw(document(result, fmt), fmt)
 
 
 def history_level(level: dict[str, Any]) -> dict[str, Any]:
@@ -386,19 +381,17 @@ def render_history(runs: list[Any], fmt: str, path: str, missing: bool = False) 
          str(i["model"]), i["server"], "; ".join(i["levels"]))
         for i in items
     ]
-    if fmt == "html":
-        from stackaudit.report.html_pages import HistoryRun, history_page
+    from stackaudit.bench.charts import HistoryRun, history_charts
 
-        charted = [
-            HistoryRun(run.id, run.started or "", str(item["model"]), str(run.result.get("server", {}).get("server_type") or "unknown"),
-                       item["server"], [(_level_name(lv), lv) for lv in run.result.get("levels", [])])
-            for run, item in zip(runs, items, strict=True)
-        ]
-        return history_page(f"bench history: {path}", header, rows, charted)
+    charted = [
+        HistoryRun(run.id, run.started or "", str(item["model"]), str(run.result.get("server", {}).get("server_type") or "unknown"),
+                   item["server"], [(_level_name(lv), lv) for lv in run.result.get("levels", [])])
+        for run, item in zip(runs, items, strict=True)
+    ]
     runs_json = [{**{k: v for k, v in item.items() if k not in ("levels", "structured")}, "levels": item["structured"]}
                  for item in items]
-    listing = Table(header, tuple(rows)) if rows else Paragraph("no runs stored yet")
-    return draw(Document("bench-history", f"bench history: {path}", "", (Section("", (listing,)),),
+    listing = Table(header, tuple(rows), id="runs-table") if rows else Paragraph("no runs stored yet")
+    return draw(Document("bench-history", f"bench history: {path}", "", (Section("", (listing,)), *history_charts(charted)),
                          {"kind": "stackaudit.bench.history", "db": path, "runs": runs_json}), fmt)
 
 
@@ -480,46 +473,36 @@ def _compare_tail(report: dict[str, Any]) -> list[tuple[str, list[str]]]:
 _COMPARE_COLUMNS = ("metric", "statistic", "A", "B", "change", "p", "threshold (noise)", "verdict", "regression")
 
 
-def _render_compare_html(report: dict[str, Any]) -> str:
-    from stackaudit.bench.compare import regressions
-    from stackaudit.report.html_pages import CompareLevel, compare_page
-
-    gated = {(r["level"], r["metric"]) for r in (report.get("fail_on") or {}).get("regressions") or []}
-    levels = []
-    for level in report["levels"]:
-        # Every real change for the worse is marked; those --fail-on counted say so.
-        worse = {r["metric"] for r in regressions(level, 0.0)}
-        rows, marked = [], []
-        for test in level["tests"]:
-            parts = _test_parts(test)
-            mark = ""
-            if test["metric"] in worse:
-                mark = "regression, fails --fail-on" if (level["level"], test["metric"]) in gated else "regression"
-            if parts is None:
-                rows.append([test["metric"], "-", "-", "-", "-", "-", "-", test["verdict"], mark])
-            else:
-                rows.append([test["metric"], parts["statistic"], parts["a"], parts["b"], parts["change"], parts["p"] or "-",
-                             f"{parts['threshold']} ({parts['noise']})", test["verdict"], mark])
-            marked.append(bool(mark))
-        levels.append(CompareLevel(
-            title=_compare_level_title(level), rows=rows, marked=marked,
-            causes=[_difference_line(c) for c in level["likely_causes"]],
-            samples=[_difference_line(s) for s in level.get("samples_differing") or []],
-            worse=frozenset(worse),
-        ))
-    runs = [f"{side}: run {run['run_id']} · {run['started']}" + (f" · label {run['label']}" if run.get("label") else "")
-            for side, run in (("A", report["a"]), ("B", report["b"]))]
-    return compare_page(report, _compare_title(report), [*runs, _COMPARE_RULE], _COMPARE_COLUMNS, levels,
-                        _compare_tail(report))
+def _compare_table(level: dict[str, Any], n: int, gated: set[tuple[str, str]], worse: set[str]) -> Table:
+    """A row per metric, as `_test_line` says it; a real change for the worse marked (and said to fail the
+    --fail-on gate where it counted)."""
+    rows: list[tuple[str, ...]] = []
+    for test in level["tests"]:
+        parts = _test_parts(test)
+        mark = ("regression, fails --fail-on" if (level["level"], test["metric"]) in gated else "regression"
+                ) if test["metric"] in worse else ""
+        figures = ("-",) * 6 if parts is None else (parts["statistic"], parts["a"], parts["b"], parts["change"],
+                                                    parts["p"] or "-", f"{parts['threshold']} ({parts['noise']})")
+        rows.append((test["metric"], *figures, test["verdict"], mark))
+    return Table(_COMPARE_COLUMNS, tuple(rows), id=f"level-{n}-table",
+                 tones=tuple("alarm" if row[-1] else "" for row in rows))
 
 
 def render_compare(report: dict[str, Any], fmt: str) -> str:
-    """The comparison: its own HTML page (report.html_pages), else its document drawn; JSON is the report as is."""
-    if fmt == "html":
-        return _render_compare_html(report)
-    sections = [Section("", (Paragraph(_COMPARE_RULE),))]
-    for level in report["levels"]:
-        blocks: list[Block] = [Notes(tuple(_test_line(test) for test in level["tests"]))]
+    """The comparison's document drawn in `fmt`: a level's metrics as lines, on the page a table with the
+    charts above; JSON is the report as is."""
+    from stackaudit.bench.charts import compare_charts
+    from stackaudit.bench.compare import regressions
+
+    gated = {(r["level"], r["metric"]) for r in (report.get("fail_on") or {}).get("regressions") or []}
+    worse = [{r["metric"] for r in regressions(level, 0.0)} for level in report["levels"]]
+    runs = [f"{side}: run {run['run_id']} · {run['started']}" + (f" · label {run['label']}" if run.get("label") else "")
+            for side, run in (("A", report["a"]), ("B", report["b"]))] if fmt == "html" else []
+    sections = [Section("", tuple(Paragraph(line) for line in (*runs, _COMPARE_RULE))),
+                *charts("Charts", compare_charts(report["levels"], worse))]
+    for n, level in enumerate(report["levels"], 1):
+        blocks: list[Block] = [_compare_table(level, n, gated, worse[n - 1]) if fmt == "html" else
+                               Notes(tuple(_test_line(test) for test in level["tests"]))]
         if level["likely_causes"]:
             blocks.append(Finding("likely causes", "configuration that differed between the runs",
                                   tuple(_difference_line(cause) for cause in level["likely_causes"])))

@@ -1,11 +1,12 @@
-"""A CeilingReport as a document (render.document), drawn as text, Markdown and JSON; its HTML page is the
-audit's page shell (report.html) with the ladder charts (report.charts) above the text."""
+"""A CeilingReport as a document (render.document), drawn as text, Markdown, HTML and JSON; the HTML page adds
+the ladder charts (report.charts) as pictures."""
 
 from __future__ import annotations
 
 from stackaudit.ceiling.ladder import CeilingReport, Level
 from stackaudit.ceiling.weights import CLASS_LABELS
 from stackaudit.render.document import Block, Document, Notes, Paragraph, Section, Table, draw
+from stackaudit.report.charts import Bar, Series, charts, ladder_chart, line_chart
 
 # A ceiling's name as shown, where it needs words beside it.
 _LABELS = {"overhead": "overhead (CUDA graphs)"}
@@ -103,7 +104,7 @@ def _level(report: CeilingReport, level: Level) -> Section:
 def document(report: CeilingReport) -> Document:
     """The report's document: the model and hardware, each concurrency's ladder, the warnings and assumptions."""
     sections = [Section("", tuple(Paragraph(line) for line in _header_lines(report))),
-                *(_level(report, level) for level in report.levels)]
+                *charts("Ladder", _charts(report)), *(_level(report, level) for level in report.levels)]
     sections += [Section(heading, (Notes(tuple(items)),))
                  for heading, items in (("Warnings", report.warnings), ("Assumptions", report.assumptions)) if items]
     return Document("ceiling", "stackaudit ceiling: decode throughput a stream could reach on this hardware", "",
@@ -111,14 +112,12 @@ def document(report: CeilingReport) -> Document:
 
 
 def render(report: CeilingReport, fmt: str) -> str:
-    return _page(report) if fmt == "html" else draw(document(report), fmt)
+    return draw(document(report), fmt)
 
 
 def _charts(report: CeilingReport) -> list[str]:
     """Per level, the ladder of ceilings (tokens/s per stream), the binding one highlighted, the measured
     point marked; with several levels, the ceiling against concurrency."""
-    from stackaudit.report.charts import Bar, Series, ladder_chart, line_chart
-
     out = []
     for level in report.levels:
         ceilings = [*level.ceilings, *([level.loaded] if level.loaded is not None else [])]
@@ -134,20 +133,4 @@ def _charts(report: CeilingReport) -> list[str]:
                               "tokens/s per stream", [Series("ceiling per stream", points)]))
         out.append(line_chart("chart-ceiling-aggregate", "Aggregate ceiling vs concurrency", "concurrency",
                               "tokens/s", [Series("aggregate ceiling", agg)]))
-    return [c for c in out if c]
-
-
-def _page(report: CeilingReport) -> str:
-    """The audit's self-contained page (report.html.page): the header lines, the charts, then the text."""
-    from stackaudit.render.escape import esc
-    from stackaudit.report.html import page
-
-    body = ["<header><h1>Decode-throughput ceiling</h1>"]
-    body += [f'<p class="headline">{esc(line)}</p>' for line in _header_lines(report) if not line.startswith("  ")]
-    body.append("</header>")
-    charts = _charts(report)
-    if charts:
-        body += ['<section id="charts" class="charts"><h2>Ladder</h2>', *charts, "</section>"]
-    body += ['<section id="ceiling-text"><h2>Report</h2>', f"<pre>{esc(draw(document(report), 'text'))}</pre>",
-             "</section>"]
-    return page(f"ceiling — {report.arch.name}", body, script=False)
+    return out

@@ -286,11 +286,13 @@ def list_checks(fmt: str, output: Optional[str]) -> None:
 
 @click.command("explain", cls=Command)
 @click.argument("check_id", cls=HelpArgument, metavar="CHECK_ID", help="A check ID, e.g. KERN-NUMA-BALANCING.")
-def explain(check_id: str) -> None:
+@format_option("catalogue")
+def explain(check_id: str, fmt: str) -> None:
     """Print one check's documentation: what it reads, the bad value, why, the fix, the traps."""
     from stackaudit.catalogue import explain_check
+    from stackaudit.render.formats import check_format
 
-    emit(explain_check(check_id), None)
+    emit(explain_check(check_id, check_format("catalogue", fmt)), None)
 
 
 commands = [audit, capture, list_checks, explain]

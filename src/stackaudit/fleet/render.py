@@ -1,5 +1,6 @@
 """The fleet report: a document (render.document) drawn as JSON (the common envelope, docs/fleet.md and
-docs/fleet.schema.json), text and Markdown; HTML is fleet/html_page.py (one self-contained page with a node filter).
+docs/fleet.schema.json), text, Markdown and HTML (where a text box finds a node's rows, and a box keeps the
+nodes with drift or a P0).
 
 All four show the same parts in the same order: the verdict; per node its group and the counts per
 priority (issues not waived), unknown checks and differences; the drift within each group, by node (a
@@ -114,17 +115,20 @@ def _title(check: str) -> str:
 
 
 def render(doc: FleetDocument, fmt: str) -> str:
-    """The fleet report in `fmt`: HTML is its own page (fleet/html_page.py); the rest is drawn from `page(doc)`."""
-    if fmt == "html":
-        from stackaudit.fleet.html_page import render_html
-
-        return render_html(doc)
+    """The fleet report in `fmt`, drawn from `page(doc)`."""
     return draw(page(doc), fmt)
 
 
 def _names(nodes: Sequence[str]) -> str:
     shown = ", ".join(nodes[:NAMED])
     return shown + (f" and {len(nodes) - NAMED} more" if len(nodes) > NAMED else "")
+
+
+def _drift_keys(entry: DriftEntry) -> list[tuple[str, ...]]:
+    """The nodes each of `_drift_rows` names, every one of them (what the page's text box finds it by)."""
+    if entry["majority"] is None:
+        return [tuple(n for o in entry["odd"] for n in o["nodes"])]
+    return [tuple(o["nodes"]) for o in entry["odd"]]
 
 
 def _drift_rows(entry: DriftEntry) -> list[tuple[Cell, ...]]:
@@ -151,24 +155,29 @@ def page(doc: FleetDocument) -> Document:
             tuple((Code(n["node"]), n["group"] + (" (partial snapshot)" if n.get("partial") else ""),
                    *(str(n["issues"][p]) for p in PRIORITIES), str(n["by_status"].get("unknown", 0)),
                    str(n["drift"]), Code(n["inventory"].get("driver") or "?"),
-                   Code(n["inventory"].get("kernel") or "?")) for n in audited), "llrrrrrll"),)))
-    for group in doc["groups"]:
+                   Code(n["inventory"].get("kernel") or "?")) for n in audited), "llrrrrrll", id="nodes-table",
+            tones=tuple("alarm" if n["drift"] or n["issues"]["P0"] else "" for n in audited),
+            keys=tuple((n["node"],) for n in audited), toggle="only nodes with drift or P0"),)))
+    for i, group in enumerate(doc["groups"]):
         entries = [d for d in doc["drift"] if d["group"] == group["group"]]
         if len(group["nodes"]) < 2:
             sections.append(Section(f"Drift within {group['group']}: one node only, nothing to compare", ()))
             continue
         heading = f"Drift within {group['group']} ({len(group['nodes'])} nodes): {len(entries) or 'none'}"
         rows = tuple(row for d in entries for row in _drift_rows(d))
-        sections.append(Section(heading, (Table(("nodes", "what", "value", "majority"), rows),) if rows else ()))
+        keys = tuple(k for d in entries for k in _drift_keys(d))
+        sections.append(Section(heading, (Table(("nodes", "what", "value", "majority"), rows, id=f"drift-table-{i}",
+                                                keys=keys),) if rows else ()))
     if doc["shared"]:
         sections.append(Section(f"On every node ({len(doc['shared'])}): fix once, in the image", (Table(
             ("priority", "check", "title", "message"),
             tuple((s["priority"] or "--", Code(s["check"]),
                    s["title"] + (f" (waived on {s['waived_on']})" if s["waived_on"] else ""), s["message"])
-                  for s in doc["shared"])),)))
+                  for s in doc["shared"]), id="shared-table"),)))
     if doc["failed"]:
         sections.append(Section(f"Failed nodes ({len(doc['failed'])}): not audited", (
-            Table(("node", "reason"), tuple((Code(f["node"]), f["error"]) for f in doc["failed"])),)))
+            Table(("node", "reason"), tuple((Code(f["node"]), f["error"]) for f in doc["failed"]), id="failed-table",
+                  keys=tuple((f["node"],) for f in doc["failed"])),)))
     if doc.get("fail_on"):
         gate = doc["fail_on"]
         sections.append(Section("", (Paragraph(f"--fail-on {gate['on']}: " + (

@@ -8,7 +8,8 @@ Text: the title, the verdict, then each section after a blank line, its blocks i
 prose wrapped to a width when one is given, a command or a code line never (so it is copied whole).
 Markdown: every data text goes through render.escape, so a `_`, `*`, `|` or `<word>` is shown as written.
 HTML: one self-contained page (no fetch), every text through `esc`; a finding with lines under it is a fold
-that opens to them, tagged findings get a filter per tag, a command a copy button (inline script, only then).
+that opens to them, tagged findings get a filter per tag, a table's keyed rows a text box that finds them, a
+command a copy button (inline script, only then).
 A finding's tone colours its label: a badge on the page, the line in text. An `https://` address is a link.
 A folded section is detail a reader opens: `<details>` in Markdown and HTML; text, read at a terminal, leaves
 it out.
@@ -60,11 +61,20 @@ Cell = str | Code
 
 @dataclass(frozen=True)
 class Table:
-    """Rows of cells under a header; `align` gives a column `r` to align it right (`l`, the default, left)."""
+    """Rows of cells under a header; `align` gives a column `r` to align it right (`l`, the default, left).
+
+    On the HTML page only: `id` names the table; `tones` marks a row (a name in TONES, one a row; empty: none);
+    `keys` are the names a row is found by, one tuple a row. A table with a `toggle` has a text box above it
+    that keeps the rows (of every table) one of whose keys contains the text, and a box labelled `toggle` that
+    keeps only its own marked rows."""
 
     header: tuple[str, ...]
     rows: tuple[tuple[Cell, ...], ...]
     align: str = ""
+    id: str = ""
+    tones: tuple[str, ...] = ()
+    keys: tuple[tuple[str, ...], ...] = ()
+    toggle: str = ""
 
 
 @dataclass(frozen=True)
@@ -328,7 +338,7 @@ def _markdown(document: Document) -> str:
 
 # --- HTML ---------------------------------------------------------------------------------------------
 
-_CSP = "default-src 'none'; style-src 'unsafe-inline'"
+_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'none'; base-uri 'none'"
 _CSP_SCRIPT = _CSP + "; script-src 'unsafe-inline'"
 _CSS = ("body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;color:#111827}"
         "table{border-collapse:collapse}th,td{border:1px solid #d1d5db;padding:.25rem .5rem;text-align:left}"
@@ -340,22 +350,32 @@ _CSS = ("body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;
         "details.finding>summary{cursor:pointer}.more{color:#4b5563}.cmd{display:flex;gap:4px}.cmd pre{flex:1}"
         "#filters{border:1px solid #e5e7eb;border-radius:6px;padding:8px 12px;display:flex;flex-wrap:wrap;gap:6px 18px}"
         "#filters fieldset{border:0;margin:0;padding:0}#filters label{margin-right:8px;white-space:nowrap}"
-        "figure{margin:0;overflow-x:auto}figcaption{color:#4b5563}")
+        "figure{margin:0;overflow-x:auto}figcaption{color:#4b5563}tr.tone-alarm td{background:#fef2f2;color:#991b1b;"
+        "font-weight:600}#filters input[type=search]{font:inherit;width:18em}")
 
 # The findings' filters (a finding is hidden when one of its tags is unticked) and the copy buttons.
 SCRIPT = """
 (function(){
   function apply(){
     var on={};
-    document.querySelectorAll('#filters input[type=checkbox]').forEach(function(b){
+    document.querySelectorAll('#filters input[data-filter]').forEach(function(b){
       (on[b.dataset.filter]=on[b.dataset.filter]||{})[b.value]=b.checked;});
     var shown=0,total=0;
     document.querySelectorAll('.result').forEach(function(r){
       var ok=Object.keys(on).every(function(k){var m=on[k];return !(k in r.dataset)||m[r.dataset[k]]!==false;});
       r.hidden=!ok;total++;if(ok)shown++;});
     var c=document.getElementById('shown');if(c)c.textContent=shown+' of '+total+' results shown';
+    var box=document.getElementById('row-filter'),only=document.getElementById('row-toggle');
+    if(!box)return;
+    var q=box.value.toLowerCase(),rows=0,kept=0;
+    document.querySelectorAll('tr[data-keys]').forEach(function(r){
+      var mine=r.closest('table').id===box.dataset.table,ok=r.dataset.keys.split('\\n').some(function(k){
+        return k.toLowerCase().indexOf(q)>=0;})&&!(mine&&only.checked&&!r.classList.length);
+      r.hidden=!ok;if(mine){rows++;if(ok)kept++;}});
+    document.getElementById('rows-shown').textContent=kept+' of '+rows+' rows shown';
   }
-  document.querySelectorAll('#filters input').forEach(function(b){b.addEventListener('change',apply);});
+  document.querySelectorAll('#filters input').forEach(function(b){
+    b.addEventListener(b.type==='search'?'input':'change',apply);});
   document.querySelectorAll('button.copy').forEach(function(b){
     b.addEventListener('click',function(){
       var text=b.dataset.copy||'';
@@ -429,15 +449,27 @@ def _html_block(block: Block) -> str:
         caption = f"<figcaption>{_inline(block.caption)}</figcaption>" if block.caption else ""
         return f"<figure>{block.html}{caption}</figure>" + (_html_block(block.key) if block.key else "")
     if isinstance(block, Table):
-        head = "".join(f"<th>{esc(h)}</th>" for h in block.header)
-        body = "".join("<tr>" + "".join(_html_cell(c, block.align[i:i + 1] == "r") for i, c in enumerate(row))
-                       + "</tr>" for row in block.rows)
-        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        return _html_table(block)
     if isinstance(block, Finding):
         return _html_finding(block)
     links = block.links + ("",) * (len(block.lines) - len(block.links))
     return "<ul>" + "".join(f"<li>{_linked(_inline(line), link)}</li>"
                             for line, link in zip(block.lines, links, strict=False)) + "</ul>"
+
+
+def _html_table(table: Table) -> str:
+    """The table; above it, where it has a `toggle`, the text box and the box that filter rows."""
+    head = "".join(f"<th>{esc(h)}</th>" for h in table.header)
+    tones, keys = table.tones + ("",) * len(table.rows), table.keys + ((),) * len(table.rows)
+    body = "".join(
+        "<tr" + (f' class="tone-{esc(tone)}"' if tone else "") + (f' data-keys="{esc(chr(10).join(k))}"' if k else "")
+        + ">" + "".join(_html_cell(c, table.align[i:i + 1] == "r") for i, c in enumerate(row)) + "</tr>"
+        for row, tone, k in zip(table.rows, tones, keys, strict=False))
+    ident = f' id="{esc(table.id)}"' if table.id else ""
+    box = (f'<div id="filters" role="group" aria-label="filters"><label>find <input type="search" id="row-filter" '
+           f'data-table="{esc(table.id)}" aria-label="keep the rows that name"></label><label><input type="checkbox" '
+           f'id="row-toggle"> {esc(table.toggle)}</label><span id="rows-shown"></span></div>') if table.toggle else ""
+    return f"{box}<table{ident}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _linked(body: str, link: str) -> str:
@@ -474,12 +506,13 @@ def _html(document: Document) -> str:
             heading = [f"<details><summary>{esc(section.heading)}</summary>"]
         blocks_html = [*heading, *(_html_block(b) for b in section.blocks), *(["</details>"] if section.folded else [])]
         body += ["\n".join(["<section>", *blocks_html, "</section>"]), *([filters] if i == 0 and filters else [])]
-    # The script only where a filter or a copy button needs it (an escaped value cannot spell the class).
-    scripted = bool(filters) or any('class="copy"' in part for part in body)
+    # The script only where a filter or a copy button needs it (an escaped value cannot spell them).
+    scripted = bool(filters) or any('class="copy"' in part or 'id="row-filter"' in part for part in body)
     styles = dict.fromkeys(b.style for b in blocks if isinstance(b, Picture) and b.style)
     return "".join([
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
         f'<meta http-equiv="Content-Security-Policy" content="{_CSP_SCRIPT if scripted else _CSP}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{esc(document.title)}</title><style>{_CSS}{''.join(styles)}</style></head>\n<body>\n",
         "\n".join(body), f"\n<script>{SCRIPT}</script>" if scripted else "", "\n</body></html>\n",
     ])

@@ -1,15 +1,17 @@
 """Inline SVG charts for the HTML pages: a line chart (throughput or TPOT vs concurrency, or over stored
 runs), a bar ladder (the ceilings of one concurrency level, with the measured point) and paired bars (two
 runs side by side per level). Plain SVG text, no script and no font files: every label goes through
-render.escape.esc, so a value from the host cannot add markup.
+render.escape.esc, so a value from the host cannot add markup. A document shows them as `Picture` blocks
+(`charts`): drawn on the HTML page, left out of text and Markdown.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from stackaudit.render.document import Picture, Section
 from stackaudit.render.escape import esc
 
 # The style its drawings need, on whichever page shows them.
@@ -19,11 +21,20 @@ svg.chart .axis{font-size:11.5px;fill:#334155}svg.chart .chart-title{font-size:1
 svg.chart .legend{font-size:11px}svg.chart .bar{fill:#93c5fd}svg.chart .bar.binding{fill:#2563eb}
 svg.chart .measured{stroke:#dc2626;stroke-width:2;stroke-dasharray:4 2}
 svg.chart .measured-label{font-size:11px;fill:#dc2626}
+svg.chart .pair-bar.regression{stroke:#dc2626;stroke-width:2.5}
+svg.chart .regression-label{font-size:10.5px;fill:#dc2626;font-weight:600}figure:has(>svg.chart){display:inline-block}
 """
 
 _W, _H = 560, 300
 _LEFT, _RIGHT, _TOP, _BOTTOM = 64, 16, 28, 44
 PALETTE = ("#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2")
+
+
+def charts(heading: str, drawn: Iterable[str]) -> list[Section]:
+    """A section of the drawn charts under `heading` (a chart with nothing to draw left out); none when
+    nothing was drawn."""
+    pictures = tuple(Picture(svg, CHART_CSS) for svg in drawn if svg)
+    return [Section(heading, pictures)] if pictures else []
 
 
 def _fmt(v: float) -> str:

@@ -1,4 +1,4 @@
-"""A fix's steps as lines, and as the blocks of a document (the audit report, docs/checks.md).
+"""A fix's steps as the blocks of a document (the audit report, `explain`, docs/checks.md).
 
 Every command is its own line, shown as written (never wrapped, never escaped): `$ ` in text, a
 fenced block in Markdown. A config line is verbatim too (no `$ `). Prose is only each step's one
@@ -7,83 +7,43 @@ line of description, a persistent form's remark and the fix's note.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
-
 from stackaudit.fixes.model import Command, Fix, Persist, Step
-from stackaudit.render import document
+from stackaudit.render.document import Code, Paragraph
+from stackaudit.render.document import Command as Run
 
-Kind = Literal["prose", "command", "verbatim"]
-
-
-@dataclass(frozen=True)
-class FixLine:
-    """One line of a rendered fix: its kind, its depth (0 = the step's line) and its text."""
-
-    kind: Kind
-    depth: int
-    text: str
-    number: int | None = None  # a step's number, on its first line, when the fix has several
-
-
+Block = Paragraph | Code | Run
 _SCOPE_WORDS = {"host": "host", "container": "container", "container-host": "container's host"}
 
 
-def _mixed_scopes(fix: Fix) -> bool:
-    return len({s.scope for s in fix.steps}) > 1
-
-
-def _persist_lines(p: Persist) -> list[FixLine]:
+def _persist_blocks(p: Persist, depth: int) -> list[Block]:
     label = f" ({p.label})" if p.label else ""
     if p.command is not None:
-        out = [FixLine("prose", 1, f"keep{label}:"), FixLine("command", 2, p.command.line)]
-        if p.text:
-            out.append(FixLine("prose", 2, p.text))
+        out: list[Block] = [Paragraph(f"keep{label}:", depth + 1), Run(p.command.line, depth + 2)]
     elif p.line:
         where = f", in {p.file}" if p.file else ""
-        out = [FixLine("prose", 1, f"keep{label}{where}:"), FixLine("verbatim", 2, p.line)]
-        if p.text:
-            out.append(FixLine("prose", 2, p.text))
+        out = [Paragraph(f"keep{label}{where}:", depth + 1), Code(p.line, "", depth + 2)]
     else:
-        out = [FixLine("prose", 1, f"keep{label}: {p.text}")]
-    return out
+        return [Paragraph(f"keep{label}: {p.text}", depth + 1)]
+    return [*out, *([Paragraph(p.text, depth + 2)] if p.text else [])]
 
 
-def _commands(commands: tuple[Command, ...], depth: int) -> list[FixLine]:
-    return [FixLine("command", depth, c.line) for c in commands]
+def _commands(commands: tuple[Command, ...], depth: int) -> list[Block]:
+    return [Run(c.line, depth) for c in commands]
 
 
-def step_lines(step: Step, number: int | None = None, scope: bool = False) -> list[FixLine]:
-    head = step.does + (f" [{_SCOPE_WORDS[step.scope]}]" if scope else "")
-    out = [FixLine("prose", 0, head, number), *_commands(step.commands, 1)]
+def _step_blocks(step: Step, number: int | None, scope: bool, depth: int) -> list[Block]:
+    head = (f"{number}. " if number is not None else "") + step.does + (f" [{_SCOPE_WORDS[step.scope]}]" if scope else "")
+    out: list[Block] = [Paragraph(head, depth), *_commands(step.commands, depth + 1)]
     for p in step.persistent:
-        out += _persist_lines(p)
+        out += _persist_blocks(p, depth)
     if step.revert:
-        out += [FixLine("prose", 1, "undo:"), *_commands(step.revert, 2)]
+        out += [Paragraph("undo:", depth + 1), *_commands(step.revert, depth + 2)]
     return out
 
 
-def fix_lines(fix: Fix) -> list[FixLine]:
-    """The fix's steps (numbered when there are several), then its note."""
-    numbered = len(fix.steps) > 1
-    mixed = _mixed_scopes(fix)
-    out: list[FixLine] = []
-    for i, s in enumerate(fix.steps, 1):
-        out += step_lines(s, i if numbered else None, scope=mixed)
-    if fix.note:
-        out.append(FixLine("prose", 0, f"note: {fix.note}"))
-    return out
-
-
-def fix_blocks(fix: Fix, depth: int = 0) -> list[document.Paragraph | document.Code | document.Command]:
-    """The fix as document blocks: each step's prose, its commands and config lines, set in by their depth."""
-    out: list[document.Paragraph | document.Code | document.Command] = []
-    for line in fix_lines(fix):
-        if line.kind == "command":
-            out.append(document.Command(line.text, depth + line.depth))
-        elif line.kind == "verbatim":
-            out.append(document.Code(line.text, "", depth + line.depth))
-        else:
-            head = f"{line.number}. " if line.number is not None else ""
-            out.append(document.Paragraph(head + line.text, depth + line.depth))
-    return out
+def fix_blocks(fix: Fix, depth: int = 0) -> list[Block]:
+    """The fix as document blocks: its steps (numbered when there are several), each step's prose, its commands
+    and config lines set in by their depth, then its note."""
+    numbered, mixed = len(fix.steps) > 1, len({s.scope for s in fix.steps}) > 1
+    out = [b for i, s in enumerate(fix.steps, 1) for b in _step_blocks(s, i if numbered else None, mixed, depth)]
+    return out + ([Paragraph(f"note: {fix.note}", depth)] if fix.note else [])
