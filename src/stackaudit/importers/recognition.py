@@ -12,12 +12,13 @@ import os
 import pickle
 import re
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 from stackaudit.errors import InputError
-from stackaudit.facts.shown_commands import shows_part
-from stackaudit.facts.sources import LOG_LINE_HOSTS
+from stackaudit.facts.shown_commands import parse_grep, shows_part
+from stackaudit.facts.sources import LISTING_GREPS, LOG_LINE_HOSTS
 from stackaudit.host.memory import HostRecord, join_provenance
 from stackaudit.host.source import Provenance, doc_key
 from stackaudit.importers import _hosts, _paste
@@ -28,6 +29,7 @@ from stackaudit.importers.registry import (
     IMPORTERS,
     Found,
     ImporterSpec,
+    document_appended,
     recognised_kinds,
     tracked_record,
     untrack,
@@ -322,6 +324,27 @@ def _under_part_commands(taken: list[Found], lines: list[str]) -> list[Found]:
     return [replace(f, whole=False) if n in cut else f for n, f in enumerate(taken)] if cut else taken
 
 
+def _apply_both(record: HostRecord, first: Callable[[HostRecord], None], then: Callable[[HostRecord], None]) -> None:
+    first(record)
+    then(record)
+
+
+def _under_listing_greps(taken: list[Found], lines: list[str]) -> list[Found]:
+    """An output right under a grep of a whole listing of its kind (`sudo lspci -vvv | grep ACSCtl`, only blank
+    lines or a fence between) is every line of that listing the pattern matches: the command is recorded under
+    LISTING_GREPS with it (facts/shown_commands.ListingGreps)."""
+    out: list[Found] = []
+    for f in taken:
+        above = next((lines[k].strip() for k in range(f.start - 1, -1, -1)
+                      if lines[k].strip() and not lines[k].strip().startswith(("```", "~~~"))), "")
+        grep = parse_grep(above, listing=True) if above else None
+        if grep is not None and grep.source == f.kind:
+            f = replace(f, apply=partial(_apply_both, first=f.apply,
+                                         then=document_appended(LISTING_GREPS.name, grep.command + "\n")))
+        out.append(f)
+    return out
+
+
 def _to_file(taken: list[Found], paste: _paste.PasteView) -> list[Found]:
     """The spans in the user's file's lines (`PasteView.span`, inlined: one per log line adds up)."""
     origin = paste.origin
@@ -439,7 +462,7 @@ def recognise_view(paste: _paste.PasteView, file_name: str = "", profile: _hosts
         lines = blanked
         paste = replace(paste, lines=blanked)
         taken = _select(_run_importers(blanked)[0], len(blanked))
-    taken = _under_part_commands(taken, lines)
+    taken = _under_listing_greps(_under_part_commands(taken, lines), lines)
     taken = _to_file(taken, paste)
     gapped = _gapped_kinds(taken, paste.gaps)
     if gapped or line_offset:
