@@ -57,3 +57,6 @@ def test_lines_without_their_whole_listing_grep_stay_unknown(tmp_path: Path) -> 
     assert paste_checks(tmp_path, lines, "FW-ACS-P2P")["FW-ACS-P2P"].status == "unknown"
     one_device = "$ sudo lspci -vvv -s 03:00.0 | grep ACSCtl\n" + lines
     assert paste_checks(tmp_path, one_device, "FW-ACS-P2P")["FW-ACS-P2P"].status == "unknown"
+    # Modelled: the user cut lines out of the grep's output (`...`): what is left is not every line.
+    cut = "$ sudo lspci -vvv | grep ACSCtl\n" + lines + "...\n" + f"                {OFF}\n"
+    assert paste_checks(tmp_path, cut, "FW-ACS-P2P")["FW-ACS-P2P"].status == "unknown"

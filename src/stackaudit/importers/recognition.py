@@ -329,20 +329,28 @@ def _apply_both(record: HostRecord, first: Callable[[HostRecord], None], then: C
     then(record)
 
 
-def _under_listing_greps(taken: list[Found], lines: list[str]) -> list[Found]:
-    """An output right under a grep of a whole listing of its kind (`sudo lspci -vvv | grep ACSCtl`, only blank
-    lines or a fence between) is every line of that listing the pattern matches: the command is recorded under
-    LISTING_GREPS with it (facts/shown_commands.ListingGreps)."""
-    out: list[Found] = []
-    for f in taken:
+# A shown command line is short: a longer line above an output is a log's, not a grep.
+_COMMAND_MAX = 512
+
+
+def _listing_greps(taken: list[Found], lines: list[str]) -> dict[int, str]:
+    """The outputs right under a grep of a whole listing of their kind (`sudo lspci -vvv | grep ACSCtl`, only blank
+    lines or a fence between): {position in `taken`: the command}. Such an output is every line of that listing the
+    pattern matches, unless the user cut lines out of it (a gap: `recognise` leaves those out)."""
+    out: dict[int, str] = {}
+    for n, f in enumerate(taken):
         above = next((lines[k].strip() for k in range(f.start - 1, -1, -1)
                       if lines[k].strip() and not lines[k].strip().startswith(("```", "~~~"))), "")
-        grep = parse_grep(above, listing=True) if above else None
+        grep = parse_grep(above, listing=True) if "grep" in above and len(above) <= _COMMAND_MAX else None
         if grep is not None and grep.source == f.kind:
-            f = replace(f, apply=partial(_apply_both, first=f.apply,
-                                         then=document_appended(LISTING_GREPS.name, grep.command + "\n")))
-        out.append(f)
+            out[n] = grep.command
     return out
+
+
+def _with_listing_grep(f: Found, command: str) -> Found:
+    """`f`, recording also the grep it is the whole output of under LISTING_GREPS (facts/shown_commands)."""
+    return replace(f, apply=partial(_apply_both, first=f.apply,
+                                    then=document_appended(LISTING_GREPS.name, command + "\n")))
 
 
 def _to_file(taken: list[Found], paste: _paste.PasteView) -> list[Found]:
@@ -462,9 +470,12 @@ def recognise_view(paste: _paste.PasteView, file_name: str = "", profile: _hosts
         lines = blanked
         paste = replace(paste, lines=blanked)
         taken = _select(_run_importers(blanked)[0], len(blanked))
-    taken = _under_listing_greps(_under_part_commands(taken, lines), lines)
+    taken = _under_part_commands(taken, lines)
+    listed = _listing_greps(taken, lines)
     taken = _to_file(taken, paste)
     gapped = _gapped_kinds(taken, paste.gaps)
+    taken = [_with_listing_grep(f, listed[n]) if n in listed and f.kind not in gapped else f
+             for n, f in enumerate(taken)]
     if gapped or line_offset:
         taken = [Found(f.kind, f.start + line_offset, f.end + line_offset, f.apply, f.whole and f.kind not in gapped)
                  for f in taken]
