@@ -518,10 +518,14 @@ def test_a_lost_gpu_is_p0_whatever_its_fix_costs() -> None:
     for prefix, check_id in (("41", "DRV-XID"), ("41", "FW-AER-ERRORS"), ("40", "DRV-XID")):
         r = one(load_pasted([str(corpus_path(prefix))]), check_id)
         assert r.status == "issue" and r.priority == "P0" and r.fix_cost in ("reboot", "hardware"), (prefix, r.id)
-    app = one(fake_host(commands={"dmesg": "[ 10.1] NVRM: Xid (PCI:0000:18:00): 13, pid=991, name=python3, "
+    app = one(fake_host(commands={"dmesg": "[ 10.1] NVRM: Xid (PCI:0000:18:00): 13, pid=991, name=blender, "
                                             "Graphics SM Warp Exception\n"}), "DRV-XID")
     # An application fault is not a lost GPU: reported apart, as information (issue 10).
     assert app.status == "not-an-issue" and app.priority is None
+    # The serving stack's own process faulting is an issue (the engine died), still no lost GPU.
+    engine = one(fake_host(commands={"dmesg": "[ 10.1] NVRM: Xid (PCI:0000:18:00): 13, pid=991, name=python3, "
+                                               "Graphics SM Warp Exception\n"}), "DRV-XID")
+    assert engine.status == "issue" and engine.priority != "P0" and engine.fix_cost == "restart"
 
 
 @pytest.mark.parametrize("gap", ["[...]", "<snip>", "<!-- snipped -->", "(12 lines omitted)"])

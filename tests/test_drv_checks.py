@@ -218,10 +218,13 @@ def test_xid_79_is_high_and_app_xids_are_low() -> None:
              "GPU has fallen off the bus.\n")
     r = _one(host_for(hgx(), dmesg=dmesg), "DRV-XID")
     assert r.status == "issue" and r.severity == "high" and r.subjects == ("0000:9a:00.0",)
-    app = "[ 10.1] NVRM: Xid (PCI:0000:18:00): 13, pid=991, name=python3, Graphics SM Warp Exception\n"
+    app = "[ 10.1] NVRM: Xid (PCI:0000:18:00): 13, pid=991, name=blender, Graphics SM Warp Exception\n"
     r = _one(host_for(hgx(), dmesg=app), "DRV-XID")
     # Application faults alone are reported apart, as information (issue 10): not the GPU's fault.
     assert r.status == "not-an-issue" and "application faults" in r.message
+    # Unless the program is the stack's own (facts/symptoms.py stack-process-xid): the engine died, a medium issue.
+    r = _one(host_for(hgx(), dmesg=app.replace("blender", "python3")), "DRV-XID")
+    assert r.status == "issue" and r.severity == "medium" and "application faults" in r.message
     assert _one(host_for(hgx()), "DRV-XID").status == "ok"
 
 
@@ -260,8 +263,8 @@ def test_xid_fix_cost_follows_the_recovery_79_reboot_app_restart_ecc_reset() -> 
     assert xid_result.status == "not-applicable" and "MEM-ROW-REMAP-ECC" in xid_result.message
     # An application fault beside a contained ECC error: the ECC line is the memory check's, the fault is DRV-XID's
     # information.
-    app = ("[ 10.1] NVRM: Xid (PCI:0000:18:00): 31, pid=991, name=python3, Ch 00000008, MMU Fault\n"
-           "[ 10.2] NVRM: Xid (PCI:0000:18:00): 94, pid=991, name=python3, Contained: CE User Channel (0x9).\n")
+    app = ("[ 10.1] NVRM: Xid (PCI:0000:18:00): 31, pid=991, name=blender, Ch 00000008, MMU Fault\n"
+           "[ 10.2] NVRM: Xid (PCI:0000:18:00): 94, pid=991, name=blender, Contained: CE User Channel (0x9).\n")
     results = run_checks(host_for(hgx(), dmesg=app), ["DRV-XID", "MEM-ROW-REMAP-ECC"])
     assert results["MEM-ROW-REMAP-ECC"].priority == "P1" and not results["MEM-ROW-REMAP-ECC"].gpu_lost
     assert results["DRV-XID"].status == "not-an-issue" and "Xid 31" in results["DRV-XID"].message

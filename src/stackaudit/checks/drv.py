@@ -1002,6 +1002,12 @@ _ACTION_COST: dict[str, FixCost] = {"node reboot": "reboot", "system reboot": "r
 _COST_RANK: list[FixCost] = ["restart", "driver-reload", "reboot"]
 
 
+# A fault of the stack's own process (facts/symptoms.py `stack-process-xid`): the engine restarts; the GPU is fine.
+_APP_FAULT_FIX = Fix.of(step("Restart the serving engine (its process died on the GPU fault)", cost="restart"),
+                        note="Report the Xid line to the engine's maintainers; run `dcgmi diag -r 3` on the GPU if "
+                             "faults repeat on it under other programs")
+
+
 def _gpu_findings(events: list[GpuEvent]) -> tuple[str, str]:
     """(worst class, "Xid 79 x1 (GPU has fallen off the bus), ...") for one GPU's events."""
     counts: dict[tuple[str, int | None], int] = {}
@@ -1063,6 +1069,9 @@ def _xid_cost(events: tuple[GpuEvent, ...], actions: dict[str, str]) -> FixCost:
                        cost="driver-reload", changes="the GPU's state", per="<n>", per_match=BDF_SUBJECT),
                   note="RMA the GPU when hardware Xids (79, 48, 64, 95) repeat"),
     references=(XID_CATALOGUE, "https://raw.githubusercontent.com/stas00/ml-engineering/master/compute/accelerator/nvidia/debug.md"),
+    sharpen=Sharpen("the program comes first: restart the engine and take the line to its maintainers (its kernels, "
+                    "its version); suspect the GPU only if faults repeat on it under other programs "
+                    "(`dcgmi diag -r 3` on that GPU)", _APP_FAULT_FIX),
 )
 def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices | None = None,
         log_symptoms: LogSymptoms | None = None) -> Outcome:

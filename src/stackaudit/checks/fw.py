@@ -29,10 +29,12 @@ from stackaudit.facts.nvidia import NvidiaGpus, gpu_spec
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.pcie import PcieFacts, PcieFunction, bridges_between
+from stackaudit.facts.pcie_config import AcsCap
 from stackaudit.facts.pcie_errors import AerLine, PcieErrors
 from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import NcclConfig, ServingLog
+from stackaudit.facts.shown_commands import ListingGreps
 from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelLog, NumaTopology
 from stackaudit.facts.topology import TopoMatrix
 from stackaudit.fixes.kernel_cmdline import cmdline_forms
@@ -355,7 +357,7 @@ def _p2p_across_root_ports(nccl_config: NcclConfig | None, parallelism: Parallel
 def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: KernelLog | None = None,
             virtualization: Virtualization | None = None, parallelism: Parallelism | None = None,
             nccl_config: NcclConfig | None = None, serving_log: ServingLog | None = None,
-            cmdline_tool: CmdlineTool | None = None) -> Outcome:
+            cmdline_tool: CmdlineTool | None = None, listing_greps: ListingGreps | None = None) -> Outcome:
     """Reads: the ACS extended capability (control register `ECAP_ACS+0x6`, `ACSCtl:` in
     `lspci -vvv`) of every bridge on the paths between the GPUs, as root; the kernel command line
     and `dmesg` for ineffective ACS parameters.
@@ -372,7 +374,10 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
     root ports route P2P through the root complex anyway. On NVSwitch systems GPU↔GPU traffic is
     NVLink: ACS then matters for GPU↔NIC GPUDirect RDMA only. In a VM the guest sees a virtual
     topology. `nvidia-smi topo -p2p` can say OK while ACS still breaks NCCL. Hosts passing GPUs
-    to VMs want ACS.
+    to VMs want ACS. ACS on without redirect (`SrcValid+` alone: source validation) routes no
+    peer request up: not-an-issue, though "disable ACS" is the usual advice. ACSCtl lines without
+    device addresses decide only where they are every ACSCtl line of the host: a grep of the whole
+    `sudo lspci -vvv` shown above them (facts/shown_commands.ListingGreps).
     """
     if virtualization is not None and virtualization.is_vm:
         return not_applicable(f"virtual machine ({virtualization.vm}): ACS of the virtual topology says nothing")
@@ -454,11 +459,13 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
                                changes="the kernel command line",
                                keep=cmdline_forms(_trap_words(cmdline), tool_of(cmdline_tool),
                                                   remove=True))))
-    judged = ok(f"no ACS redirect on the {len(readable) or len(pcie.loose)} bridge(s) between the GPUs",
-                actual={f.bdf: f.config.acs.ctl_flags() if f.config and f.config.acs else "no ACS capability"
-                        for f in readable}, subjects=[f.bdf for f in readable])
+    listed = listing_greps.lists("lspci", _ACSCTL_EXAMPLE) if listing_greps is not None and pcie.loose else None
+    judged = _no_redirect([f.config.acs for f in readable if f.config and f.config.acs] if candidates
+                          else [c.acs for c in pcie.loose if c.acs], len(readable) or len(pcie.loose),
+                          {f.bdf: f.config.acs.ctl_flags() if f.config and f.config.acs else "no ACS capability"
+                           for f in readable}, [f.bdf for f in readable], listed)
     if not candidates:  # ACSCtl lines without addresses: no subject to count
-        if not pcie.complete:  # a grep or a cut listing: a port with redirect may stand outside the lines shown
+        if not pcie.complete and not listed:  # a cut listing: a port with redirect may stand outside the lines shown
             return unknown(f"{len(pcie.loose)} ACSCtl line(s) without redirect, in an excerpt without device "
                            "addresses: a port between the GPUs may stand outside the lines shown" + trap_text,
                            hint="paste the whole `sudo lspci -vvv` (bridges included)")
@@ -466,6 +473,25 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
     # The coverage rule over the bridges: those read decide, the unreadable ones are counted (`K of N shown`).
     return over_subjects(judged, [f.bdf for f in readable], len(candidates) if pcie.topology_known else None,
                          noun="bridge", ask=LSPCI_ASK, blind=[f.bdf for f in blind])
+
+
+# An ACSCtl line as lspci prints it: a shown grep whose pattern matches it listed every ACSCtl line of the host.
+_ACSCTL_EXAMPLE = "ACSCtl: SrcValid- TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl- DirectTrans-"
+
+
+def _no_redirect(acs: list[AcsCap], count: int, actual: dict[str, str], subjects: list[str], listed: str | None
+                 ) -> Outcome:
+    """No ACS redirect on the `count` ports read: ok, or not-an-issue where ACS is on at some of them (source
+    validation, `SrcValid+`), which "disable ACS" advice would flag but which sends no peer request up."""
+    where = (f"the {count} ACSCtl line(s) `{listed}` printed (every one of the host)" if listed
+             else f"the {count} bridge(s) between the GPUs")
+    on = [a for a in acs if a.ctl]
+    if not on:
+        return ok(f"no ACS redirect on {where}", actual=actual, subjects=subjects)
+    flags = ", ".join(dict.fromkeys(a.ctl_flags() for a in on))
+    return not_an_issue(f"ACS is on at {len(on)} of {where} ({flags}) but none redirects peer requests "
+                        "(ReqRedir- CmpltRedir-): source validation sends no P2P up to the root complex",
+                        actual=actual or flags, expected="ReqRedir- CmpltRedir- between GPUs", subjects=subjects)
 
 
 _SMALL_BAR1 = 256 << 20

@@ -5,6 +5,10 @@ what the text cannot: a filter in a pipe (`grep`, `head`, `tail`, `sed`, `awk`),
 or `lspci -s`/`-d` (one device) prints part of its source, so the output under it is an excerpt
 whatever it looks like (`shows_part`). An excerpt never proves that something is absent.
 
+A `grep` of a whole listing (`sudo lspci -vvv | grep ACSCtl`) prints every line of it that matches: the
+output under it is every such line of the host, and proves nothing of the lines it filtered out
+(`ListingGreps.lists`).
+
 The one exception is a `grep` of a whole source with nothing under it (`lsmod | grep nvidia_peermem`,
 then the next command or the end of the block): it proves that no line of that source matches the
 pattern, and nothing else (`EmptyGreps.absent`). The whole sources are the loaded-module list
@@ -20,7 +24,7 @@ from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.registry import Sourced, fact, parser, union
-from stackaudit.facts.sources import EMPTY_GREPS
+from stackaudit.facts.sources import EMPTY_GREPS, LISTING_GREPS
 
 # A filter in a pipe: what it prints is a part of what it reads.
 _FILTER_PIPE = re.compile(r"\|\s*(?:sudo\s+)?(?:grep|egrep|fgrep|zgrep|rg|head|tail|sed|awk|cut)\b")
@@ -41,6 +45,12 @@ _WHOLE_SOURCES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("dmesg", re.compile(r"^(?:sudo\s+)?(?:(?:/\S*/)?dmesg(?:\s+-[-\w]+)*|journalctl\s+(?:-k|--dmesg)(?:\s+-[-\w=]+)*)"
                          r"\s*$")),
     ("modinfo", re.compile(r"^(?:sudo\s+)?(?:/\S*/)?modinfo\s+[\w-]+\s*$")),
+)
+# Listings whose grep prints every matching line of the host: `lspci -vv`/`-vvv` of every device (a device or
+# vendor selected by `-s`/`-d` takes an argument, so it does not match). Its capability lines print only as root, so
+# an output that holds them was read as root.
+_LISTINGS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("lspci", re.compile(r"^(?:sudo\s+)?(?:/\S*/)?lspci(?:\s+-[-\w]+)*\s+-[nDk]*vv[vnDk]*(?:\s+-[-\w]+)*\s*$")),
 )
 # `SOURCE | grep [-i] [-E] [-w] PATTERN` at the end of the command line; -v, -c, -o, -l print lines for no match.
 _GREP_TAIL = re.compile(r"^(?P<base>[^|]+?)\s*\|\s*(?:sudo\s+)?(?P<tool>e?grep)(?P<opts>(?:\s+-[iEFw]+)*)\s+"
@@ -82,12 +92,14 @@ def _python_pattern(pattern: str, extended: bool, fixed: bool) -> str | None:
     return pattern
 
 
-def parse_grep(command: str) -> Grep | None:
-    """The grep of a whole source a command line is, or None (another command, or a source not whole)."""
+def parse_grep(command: str, listing: bool = False) -> Grep | None:
+    """The grep of a whole source a command line is, or None (another command, or a source not whole).
+    `listing`: of a whole listing whose output is shown (`_LISTINGS`) instead."""
     m = _GREP_TAIL.match(command.strip())
     if not m:
         return None
-    source = next((name for name, rx in _WHOLE_SOURCES if rx.match(m.group("base").strip())), None)
+    sources = _LISTINGS if listing else _WHOLE_SOURCES
+    source = next((name for name, rx in sources if rx.match(m.group("base").strip())), None)
     if source is None:
         return None
     opts = "".join(m.group("opts").split()).replace("-", "")
@@ -112,6 +124,38 @@ class EmptyGreps(Sourced):
     @classmethod
     def union(cls, parts: Sequence[EmptyGreps]) -> EmptyGreps:
         return cls(tuple(dict.fromkeys(g for p in parts for g in p.greps)))
+
+
+@dataclass(frozen=True)
+class ListingGreps(Sourced):
+    """Greps of a whole listing shown with their output (`sudo lspci -vvv | grep ACSCtl`)."""
+
+    greps: tuple[Grep, ...] = ()
+
+    def lists(self, source: str, line: str) -> str | None:
+        """The shown command whose output holds every line of `source` like `line`, or None."""
+        return next((g.command for g in self.greps if g.source == source and g.matches(line)), None)
+
+    @classmethod
+    def union(cls, parts: Sequence[ListingGreps]) -> ListingGreps:
+        return cls(tuple(dict.fromkeys(g for p in parts for g in p.greps)))
+
+
+fact("listing_greps", ListingGreps, union, hint="paste `sudo lspci -vvv | grep ACSCtl` with all it printed")
+
+
+@parser(LISTING_GREPS, feeds="listing_greps", kind=ListingGreps, rank=10)
+def listing_greps(text: str) -> ListingGreps:
+    """Greps of a whole listing whose output the paste shows under them, one command a line.
+
+    Input (tests/data/captures/258, the command above its nine ACSCtl lines)::
+
+        sudo lspci -vvv | grep ACSCtl
+    """
+    greps = tuple(g for line in text.splitlines() if (g := parse_grep(line, listing=True)) is not None)
+    if not greps:
+        raise ParseError("no grep of a whole listing")
+    return ListingGreps(greps)
 
 
 fact("empty_greps", EmptyGreps, union, hint="paste `lsmod | grep <module>` or `dmesg | grep -i xid` with its output")

@@ -238,6 +238,10 @@ EVIDENCE_LINES = Source("evidence_lines", "pasted lines of evidence", doc=True, 
 # Greps of a whole source shown with nothing under them (`lsmod | grep nvidia_peermem`), one command a line.
 EMPTY_GREPS = Source("empty_greps", "pasted greps with no output", doc=True,
                      hint="paste `lsmod | grep <module>` or `dmesg | grep -i xid` with what it printed")
+# Greps of a whole listing shown with their output above it (`sudo lspci -vvv | grep ACSCtl`), one command a line:
+# the output under such a command holds every line of the listing that matches.
+LISTING_GREPS = Source("listing_greps", "pasted greps of a whole listing, with output", doc=True,
+                       hint="paste `sudo lspci -vvv | grep ACSCtl` with all it printed")
 
 # nccl-tests (all_reduce_perf ...) output: its header names each rank's GPU.
 # Ray's own log lines (`(raylet) ...`, `WARNING services.py:...`): the object store's /dev/shm warning.

@@ -50,6 +50,15 @@ _NVLINK_XID = r"(?:74|14[4-9]|150)"
 # An Xid's head, whatever the GPU's address looks like: `(PCI:0000:01:00)`, a MIG instance's
 # `(PCI:0000:01:00 GPU-I:05)` (the driver's error-containment log), the old `(0000:03:00)`.
 _XID_AT = r"NVRM: Xid \([^)]{1,48}\):\s*"
+# The processes of a serving or training stack, as the kernel names them in an Xid line (`name=`, the task's
+# command truncated to 15 characters): Python and PyTorch's threads, the engines' own process titles.
+# A game, a desktop program or an unnamed process (`name=<unknown>`) is not one of them.
+STACK_PROCESSES = (r"python[\d.]*", r"pt_[a-z_]+\d*", r"VLLM::[^,\s]+", r"VllmWorker[^,\s]*", r"ray::[^,\s]+",
+                   r"sglang::[^,\s]+", r"tritonserver", r"trtllm-[^,\s]+", r"llama-server", r"ollama[^,\s]*",
+                   r"text-generation[^,\s]*", r"lmdeploy[^,\s]*")
+# Xid 13 (graphics engine exception), 31 (GPU memory page fault), 43 (GPU stopped processing): the catalogue's
+# application faults, naming the process whose CUDA context the driver killed.
+_STACK_XID = re.compile(rf"{_XID_AT}(?:13|31|43),\s*pid=\d+,\s*name=(?:{'|'.join(STACK_PROCESSES)})(?=,|\s|$)")
 
 
 @dataclass(frozen=True)
@@ -193,6 +202,13 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("open-module-no-gsp", re.compile(r"installed in this system is not supported by open\b"),
         "DRV-OPEN-MODULE", "high", KERNEL_OPEN_README,
         "the open kernel module refused a GPU without GSP (older than Turing): only the proprietary module drives it"),
+    # An application-class Xid (13/31/43) names the process it killed: where that is the serving or training
+    # stack's own, the run died on the GPU (an illegal address or instruction), whatever the cause. The catalogue
+    # sends it to the program first (its kernels, its version) and to the GPU only when faults repeat on it
+    # (NVIDIA/NVSentinel#271 quotes its resolution); a game's or a desktop program's fault is no finding here.
+    Symptom("stack-process-xid", _STACK_XID, "DRV-XID", "medium", XID_CATALOGUE,
+        "a process of the serving or training stack died on a GPU fault (Xid 13/31/43: an illegal address or "
+        "instruction; the driver killed its CUDA context)"),
     # DCGM's diagnostic writes this Info row when a GPU runs without persistence mode (its Deployment tests).
     Symptom("dcgm-persistence-off", re.compile(r"Persistence mode for GPU \d+ is disabled"),
         "DRV-PERSISTENCE", "low", DCGM_DIAG_DOC, "DCGM's diagnostic found a GPU with persistence mode disabled"),

@@ -12,12 +12,13 @@ import os
 import pickle
 import re
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 from stackaudit.errors import InputError
-from stackaudit.facts.shown_commands import shows_part
-from stackaudit.facts.sources import LOG_LINE_HOSTS, LOG_LINE_PROGRAMS
+from stackaudit.facts.shown_commands import parse_grep, shows_part
+from stackaudit.facts.sources import LISTING_GREPS, LOG_LINE_HOSTS, LOG_LINE_PROGRAMS
 from stackaudit.host.memory import HostRecord, join_provenance
 from stackaudit.host.source import Provenance, doc_key
 from stackaudit.importers import _hosts, _paste
@@ -28,6 +29,7 @@ from stackaudit.importers.registry import (
     IMPORTERS,
     Found,
     ImporterSpec,
+    document_appended,
     recognised_kinds,
     tracked_record,
     untrack,
@@ -322,6 +324,35 @@ def _under_part_commands(taken: list[Found], lines: list[str]) -> list[Found]:
     return [replace(f, whole=False) if n in cut else f for n, f in enumerate(taken)] if cut else taken
 
 
+def _apply_both(record: HostRecord, first: Callable[[HostRecord], None], then: Callable[[HostRecord], None]) -> None:
+    first(record)
+    then(record)
+
+
+# A shown command line is short: a longer line above an output is a log's, not a grep.
+_COMMAND_MAX = 512
+
+
+def _listing_greps(taken: list[Found], lines: list[str]) -> dict[int, str]:
+    """The outputs right under a grep of a whole listing of their kind (`sudo lspci -vvv | grep ACSCtl`, only blank
+    lines or a fence between): {position in `taken`: the command}. Such an output is every line of that listing the
+    pattern matches, unless the user cut lines out of it (a gap: `recognise` leaves those out)."""
+    out: dict[int, str] = {}
+    for n, f in enumerate(taken):
+        above = next((lines[k].strip() for k in range(f.start - 1, -1, -1)
+                      if lines[k].strip() and not lines[k].strip().startswith(("```", "~~~"))), "")
+        grep = parse_grep(above, listing=True) if "grep" in above and len(above) <= _COMMAND_MAX else None
+        if grep is not None and grep.source == f.kind:
+            out[n] = grep.command
+    return out
+
+
+def _with_listing_grep(f: Found, command: str) -> Found:
+    """`f`, recording also the grep it is the whole output of under LISTING_GREPS (facts/shown_commands)."""
+    return replace(f, apply=partial(_apply_both, first=f.apply,
+                                    then=document_appended(LISTING_GREPS.name, command + "\n")))
+
+
 def _to_file(taken: list[Found], paste: _paste.PasteView) -> list[Found]:
     """The spans in the user's file's lines (`PasteView.span`, inlined: one per log line adds up)."""
     origin = paste.origin
@@ -440,8 +471,11 @@ def recognise_view(paste: _paste.PasteView, file_name: str = "", profile: _hosts
         paste = replace(paste, lines=blanked)
         taken = _select(_run_importers(blanked)[0], len(blanked))
     taken = _under_part_commands(taken, lines)
+    listed = _listing_greps(taken, lines)
     taken = _to_file(taken, paste)
     gapped = _gapped_kinds(taken, paste.gaps)
+    taken = [_with_listing_grep(f, listed[n]) if n in listed and f.kind not in gapped else f
+             for n, f in enumerate(taken)]
     if gapped or line_offset:
         taken = [Found(f.kind, f.start + line_offset, f.end + line_offset, f.apply, f.whole and f.kind not in gapped)
                  for f in taken]
