@@ -110,7 +110,10 @@ def _board(models: dict[int, str]) -> str:
         return "tray"  # GB300 has no row in the table yet: its name says enough (gputable.family_of)
     specs = _specs(models)
     if not specs or len(specs) != len(models):
-        return ""
+        # A model the table lacks: its family's NVLink (gputable.FAMILIES), where every GPU's is a bridge (GeForce,
+        # workstation, data-center PCIe and NVL cards: an NV# cell on them is a bridge's).
+        families = [family_of(n) for n in models.values()]
+        return "bridge" if families and all(f is not None and f.nvlink == "bridge" for f in families) else ""
     kinds = {s.nvlink_kind for s in specs}
     if kinds == {"switch"}:
         return "tray" if any(s.family == "rack" for s in specs) else "hgx"
@@ -261,14 +264,12 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     peers, linked, isolated, mesh = nvlink.peers, nvlink.linked, nvlink.isolated, nvlink.full
     if topo.has_nvlink:
         board = _board(models)
-        if isolated and mesh and (board == "bridge" or (not board and len(linked) == 2)):
+        if board == "bridge":
+            bridged = _bridged(topo, models, suffix)
+            if bridged is not None:
+                return over_subjects(bridged, list(topo.whole_rows()), len(names), ask="nvidia-smi topo -m")
+        if isolated and mesh and not board and len(linked) == 2:
             pairs = ", ".join(f"{g}-{p}" for g in linked for p in peers[g] if g < p)
-            if board == "bridge":
-                # H100/H200 NVL, A100 PCIe, RTX/A-series with bridges: NVLink joins the cards a bridge joins.
-                return not_an_issue(f"NVLink bridge pair(s) {pairs} and {', '.join(isolated)} without a bridge: "
-                                    f"{', '.join(sorted(set(models.values())))} pair GPUs by design, so the others "
-                                    "reach them over PCIe; TP groups within a pair use NVLink" + suffix,
-                                    actual={g: dict(peers[g]) for g in names}, subjects=isolated)
             return unknown(f"NVLink between {pairs} only, {', '.join(isolated)} without: a bridged pair beside an "
                            "unbridged card, or links down — the GPU model (not in this source) tells which" + suffix,
                            hint="`nvidia-smi -L` (bridge products pair GPUs by design)",
@@ -340,6 +341,28 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     return over_subjects(ok(_topology_summary(topo) + suffix,
                             actual={"gpus": len(names), "links": sorted({c for _, _, c in topo.gpu_pairs()}),
                                     "numa": dict(topo.numa_affinity)}), names, len(names), ask="nvidia-smi topo -m")
+
+
+def _bridged(topo: TopoMatrix, models: dict[int, str], suffix: str) -> Outcome | None:
+    """Bridged cards (data/gpus.toml's "bridge" rows, else the family's, as GeForce and NVL): NVLink only within
+    groups of the bridge's size (2, or the row's NVLink domain), each a full mesh of one NV# count, and PCIe
+    between the groups is the design, not links down. None where the NV# cells do not fit a bridge."""
+    groups = topo.nvlink_groups()
+    domain = max((s.nvlink_domain for s in _specs(models)), default=2)
+    counts = {c for _, _, c in topo.gpu_pairs() if c.startswith("NV")}
+    pcie = [c for _, _, c in topo.gpu_pairs() if not c.startswith("NV")]
+    if not groups or not pcie or len(counts) != 1 or any(len(g) not in (2, domain) for g in groups):
+        return None
+    joined = {g for group in groups for g in group}
+    alone = [g for g in topo.gpus if g not in joined and g in topo.rows]
+    shown = "; ".join("-".join(g) for g in groups)
+    return not_an_issue(f"NVLink ({next(iter(counts))}) only within bridged group(s) {shown}"
+                        + (f", {', '.join(alone)} without a bridge" if alone else "")
+                        + f", PCIe between the others: {', '.join(sorted(set(models.values())))} are joined by "
+                        "NVLink bridges, which pair cards by design, so this is the bridges' layout, not links down; "
+                        "TP groups within a bridged group use NVLink" + suffix,
+                        actual={"groups": [list(g) for g in groups], "links": sorted(counts)},
+                        evidence=list(topo.lines.values())[:4])
 
 
 def _p2p_verdict(p2p: P2pMatrix, names: tuple[str, ...], models: dict[int, str], gpus: GpuInventory | None,

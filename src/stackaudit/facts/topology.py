@@ -197,6 +197,32 @@ class TopoMatrix:
         full = len(linked) >= 2 and all(set(peers[g]) >= set(linked) - {g} for g in linked)
         return NvlinkMesh(peers, linked, isolated, full)
 
+    def nvlink_groups(self) -> tuple[tuple[str, ...], ...] | None:
+        """The GPUs joined by NVLink, one group per connected set, when each set is a full mesh (every member NV#
+        to every other, as a bridge joins its cards); None when some set is not (a GPU reaches a peer's peer
+        over PCIe, or the cell between them is not shown).
+
+        GPUs with no NVLink peer are in no group: on bridged cards they are the ones without a bridge.
+        """
+        peers = {g: self.nvlink_peers(g) for g in self.gpus}
+        groups: list[tuple[str, ...]] = []
+        seen: set[str] = set()
+        for gpu in self.gpus:
+            if gpu in seen or not peers[gpu]:
+                continue
+            group, todo = {gpu}, [gpu]
+            while todo:
+                for peer in peers[todo.pop()]:
+                    if peer not in group:
+                        group.add(peer)
+                        todo.append(peer)
+            seen |= group
+            members = tuple(sorted(group, key=gpu_index))
+            if any(b not in peers[a] for a in members for b in members if a != b):
+                return None
+            groups.append(members)
+        return tuple(groups)
+
     @property
     def has_nvlink(self) -> bool:
         return any(c.startswith("NV") for _, _, c in self.gpu_pairs())
