@@ -359,7 +359,7 @@ def _bridged(topo: TopoMatrix, models: dict[int, str], suffix: str) -> Outcome |
     return not_an_issue(f"NVLink ({next(iter(counts))}) only within bridged group(s) {shown}"
                         + (f", {', '.join(alone)} without a bridge" if alone else "")
                         + f", PCIe between the others: {', '.join(sorted(set(models.values())))} are joined by "
-                        "NVLink bridges, which pair cards by design, so this is the bridges' layout, not links down; "
+                        "NVLink bridges, which pair cards by design: the bridges' layout, no link missing; "
                         "TP groups within a bridged group use NVLink" + suffix,
                         actual={"groups": [list(g) for g in groups], "links": sorted(counts)},
                         evidence=list(topo.lines.values())[:4])
@@ -1088,7 +1088,9 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     TensorRT-LLM documents the cross-NUMA link as the bottleneck of 8-GPU PCIe boxes. Small decode
     all-reduces are latency-bound.
 
-    Traps: when the model needs all GPUs, crossing sockets is unavoidable (info). On NVLink/NVSwitch
+    Traps: when the group needs all GPUs (or no group of its size stays on a socket), crossing sockets is
+    unavoidable: the host's layout, not a misplacement (not-an-issue). GPUs outside an NVLink mesh of three
+    or more put every group with them on PCIe, the whole board's first (issue, with no engine too). On NVLink/NVSwitch
     systems placement does not matter (ok). A cut matrix whose whole rows bond more NVLinks than one GPU
     has shows NVSwitches, so the pairs it leaves out are NVLink too. Where every GPU's NUMA affinity
     spans several nodes and no path is SYS, the matrix hides the sockets (unknown).
@@ -1125,7 +1127,7 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
         return over_subjects(hidden, names, len(names), ask="nvidia-smi topo -m")
     engine, tp = serving_engine.engine, serving_engine.tp
     if not engine and tp is None:
-        return _placement_advice(topo)
+        return _placement_advice(topo, _models(gpus))
     root = serving_engine.process or serving_engine.command  # CUDA_VISIBLE_DEVICES set on a pasted command line
     group = _engine_gpus(topo, root, tp, collect_env)
     size = len(group)
@@ -1142,10 +1144,12 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     worst = _group_worst(topo, group)
     cells = {f"{a}-{b}": topo.link(a, b) for a, b in itertools.combinations(group, 2)}
     if size >= len(names):
-        return ok(f"the TP group uses all {len(names)} GPUs: crossing "
-                  f"{'sockets' if worst >= link_rank('SYS') else 'host bridges'} is unavoidable (info)"
-                  + (f"; {topo.cut_note()}" if topo.unshown_pairs() else "")
-                  + ("; " + "; ".join(notes) if notes else ""), actual=cells)
+        # A SYS path no group of this size avoids looks like misplacement and is not: a key negative.
+        return (not_an_issue if worst == link_rank("SYS") and not notes else ok)(
+            f"the TP group crosses {'sockets (SYS)' if worst >= link_rank('SYS') else 'host bridges'} because it "
+            f"uses all {len(names)} GPUs: unavoidable (info)"
+            + (f"; {topo.cut_note()}" if topo.unshown_pairs() else "")
+            + ("; " + "; ".join(notes) if notes else ""), actual=cells)
     best = min(itertools.combinations(names, size), key=lambda g: _group_worst(topo, list(g)))
     best_worst = _group_worst(topo, list(best))
     if worst == link_rank("SYS") and best_worst < link_rank("SYS"):
@@ -1182,12 +1186,28 @@ def _best_partition(topo: TopoMatrix, size: int) -> list[tuple[str, ...]]:
 _PATH_NAMES = ("X", "NV", "PIX", "PXB", "PHB", "NODE", "SYS")
 
 
-def _placement_advice(topo: TopoMatrix) -> Outcome:
+def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
     """No engine in the source: the best TP groups for 2/4/8 GPUs, as information.
 
     Where even the best pair meets over SYS, link types rank no group above another: which group the engine
     takes decides whether it spans sockets, and the source does not show it (unknown).
+    A group size whose best group crosses sockets crosses them whatever the engine picks: the SYS paths it takes
+    are the host's layout, not a misplacement (not-an-issue). GPUs outside an NVLink mesh of three or more
+    (not bridged cards) put every group with them on PCIe, the whole-board group first (issue).
     """
+    nvlink = topo.nvlink_mesh()
+    if nvlink.isolated and nvlink.full and len(nvlink.linked) >= 3 and _board(models) != "bridge":
+        out, linked = nvlink.isolated, nvlink.linked
+        fits = max((n for n in (2, 4, 8) if n <= len(linked)), default=0)
+        return issue(f"{', '.join(out)} {'has' if len(out) == 1 else 'have'} no NVLink to the other "
+                     f"{len(linked)} GPUs, which meet over NVLink: every TP group with "
+                     f"{'it' if len(out) == 1 else 'them'} runs over PCIe "
+                     f"({', '.join(sorted({link_kind(topo.link(out[0], g) or '') for g in linked} - {''}))}), "
+                     f"so a TP group of all {len(topo.gpus)} GPUs does; the largest NVLink group is TP{fits} "
+                     f"without {', '.join(out)} (IC-TOPO-READ says why the links are missing)",
+                     actual={g: {p: topo.link(g, p) for p in topo.gpus if p != g} for g in out},
+                     expected="NVLink between every TP peer", subjects=list(out),
+                     evidence=[topo.lines[g] for g in out if g in topo.lines])
     pairs = [link_rank(c) for _, _, c in topo.gpu_pairs()]
     if pairs and min(pairs) >= link_rank("SYS"):
         nodes: dict[str, list[str]] = {}
@@ -1217,9 +1237,12 @@ def _placement_advice(topo: TopoMatrix) -> Outcome:
         parts.append(f"TP{size}: {text} (best group's worst path {path})")
         subjects.extend(f"TP{size}: GPU {','.join(str(gpu_index(x)) for x in g)}" for g in groups)
         actual[f"tp{size}"] = [list(g) for g in groups]
-    crossing = (f"; {', '.join(cross)} must cross sockets (SYS)" if cross else "; no group size needs to cross sockets")
-    return ok("no serving engine in the source; the best TP groups (CUDA_VISIBLE_DEVICES): " + "; ".join(parts)
-              + crossing, actual=actual, subjects=subjects)
+    advice = "no serving engine in the source; the best TP groups (CUDA_VISIBLE_DEVICES): " + "; ".join(parts)
+    if cross:
+        return not_an_issue(f"{', '.join(cross)} must cross sockets (SYS) whatever GPUs the engine takes: "
+                            f"unavoidable at that size, the host's layout, not a misplacement; {advice}",
+                            actual=actual, subjects=subjects)
+    return ok(advice + "; no group size needs to cross sockets", actual=actual, subjects=subjects)
 
 
 # --- IC-NUMA-AFFINITY ------------------------------------------------------------------------

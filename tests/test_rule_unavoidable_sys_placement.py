@@ -1,0 +1,63 @@
+"""Rule: IC-TOPOLOGY-PLACEMENT calls a SYS path no group of its size avoids the host's layout (not-an-issue), and
+GPUs outside an NVLink mesh of three or more put every group with them on PCIe (issue), with or without an engine
+(issue 28).
+
+Real pastes: 291 (nccl#1439, 8 PCIe GPUs over two sockets: TP8 must cross), 09 (vllm#16336, HGX B200 with GPU2's
+NVLinks missing), 180 (open-gpu-kernel-modules#18, four RTX 3090 on one node: nothing crosses, ok), 60 (one node,
+NODE/PHB: ok). The engine case and the bridged counter-example are modelled.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus import capture_checks, paste_checks
+
+PLACEMENT = "IC-TOPOLOGY-PLACEMENT"
+
+
+def test_a_size_that_must_cross_sockets_is_the_layout() -> None:
+    result = capture_checks("291", PLACEMENT)[PLACEMENT]
+    assert result.status == "not-an-issue"
+    assert result.message.startswith("TP8 must cross sockets (SYS)") and "TP4: 0,1,2,3 | 4,5,6,7" in result.message
+
+
+def test_a_gpu_outside_the_nvlink_mesh_puts_its_groups_on_pcie() -> None:
+    result = capture_checks("09", PLACEMENT)[PLACEMENT]
+    assert result.status == "issue" and result.subjects == ("GPU2",)
+    assert "TP4 without GPU2" in result.message
+
+
+def test_no_crossing_stays_ok() -> None:
+    for prefix in ("180", "60"):
+        result = capture_checks(prefix, PLACEMENT)[PLACEMENT]
+        assert result.status == "ok" and "no group size needs to cross sockets" in result.message, prefix
+
+
+_BOX = """\
+$ nvidia-smi topo -m
+        GPU0    GPU1    GPU2    GPU3    CPU Affinity    NUMA Affinity   GPU NUMA ID
+GPU0     X      PHB     SYS     SYS     0-31    0               N/A
+GPU1    PHB      X      SYS     SYS     0-31    0               N/A
+GPU2    SYS     SYS      X      PHB     32-63   1               N/A
+GPU3    SYS     SYS     PHB      X      32-63   1               N/A
+"""
+
+
+def test_modelled_engine_on_every_gpu_crosses_by_necessity(tmp_path: Path) -> None:
+    text = _BOX + "$ vllm serve Qwen/Qwen3-32B --tensor-parallel-size 4\n"
+    result = paste_checks(tmp_path, text, PLACEMENT)[PLACEMENT]
+    assert result.status == "not-an-issue" and "because it uses all 4 GPUs" in result.message
+    text = _BOX + "$ vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2\n"
+    assert paste_checks(tmp_path, text, PLACEMENT)[PLACEMENT].status != "not-an-issue"
+
+
+def test_modelled_bridged_pair_beside_cards_without_a_bridge_is_no_mesh_fault(tmp_path: Path) -> None:
+    text = ("root@host:/# python3 -m sglang.check_env\nCUDA available: True\nGPU 0,1,2: NVIDIA RTX A6000\n"
+            "NVIDIA Topology:\n"
+            "        GPU0    GPU1    GPU2    CPU Affinity    NUMA Affinity   GPU NUMA ID\n"
+            "GPU0     X      NV4     PHB     0-31    0               N/A\n"
+            "GPU1    NV4      X      PHB     0-31    0               N/A\n"
+            "GPU2    PHB     PHB      X      0-31    0               N/A\n")
+    result = paste_checks(tmp_path, text, PLACEMENT)[PLACEMENT]
+    assert result.status == "ok", result.message
