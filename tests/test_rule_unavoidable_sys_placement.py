@@ -61,3 +61,28 @@ def test_modelled_bridged_pair_beside_cards_without_a_bridge_is_no_mesh_fault(tm
             "GPU2    PHB     PHB      X      0-31    0               N/A\n")
     result = paste_checks(tmp_path, text, PLACEMENT)[PLACEMENT]
     assert result.status == "ok", result.message
+
+
+def test_flat_sys_on_one_node_leaves_nothing_to_choose() -> None:
+    # 270 (vllm#6370, 8x A800 PCIe, three rows shown, all SYS on node 0); 243 (two nodes: NUMA separates, unknown).
+    result = capture_checks("270", PLACEMENT)[PLACEMENT]
+    assert result.status == "not-an-issue" and result.coverage.shown == ("GPU0", "GPU1", "GPU2")
+    assert result.coverage.total == 8
+    assert capture_checks("243", PLACEMENT)[PLACEMENT].status == "unknown"
+
+
+_FLAT = """\
+$ nvidia-smi topo -m
+        GPU0    GPU1    GPU2    GPU3    CPU Affinity    NUMA Affinity   GPU NUMA ID
+GPU0     X      SYS     SYS     SYS     0-31    0               N/A
+GPU1    SYS      X      SYS     SYS     0-31    0               N/A
+GPU2    SYS     SYS      X      SYS     32-63   1               N/A
+GPU3    SYS     SYS     SYS      X      32-63   1               N/A
+"""
+
+
+def test_modelled_engine_pair_across_nodes_of_an_all_sys_box_is_not_called_unavoidable(tmp_path: Path) -> None:
+    across = "CUDA_VISIBLE_DEVICES=0,2 vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2\n"
+    assert paste_checks(tmp_path, _FLAT + "$ " + across, PLACEMENT)[PLACEMENT].status == "unknown"
+    same = "CUDA_VISIBLE_DEVICES=0,1 vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2\n"
+    assert paste_checks(tmp_path, _FLAT + "$ " + same, PLACEMENT)[PLACEMENT].status == "not-an-issue"

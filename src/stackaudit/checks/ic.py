@@ -1090,7 +1090,9 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
 
     Traps: when the group needs all GPUs (or no group of its size stays on a socket), crossing sockets is
     unavoidable: the host's layout, not a misplacement (not-an-issue). GPUs outside an NVLink mesh of three
-    or more put every group with them on PCIe, the whole board's first (issue, with no engine too). On NVLink/NVSwitch
+    or more put every group with them on PCIe, the whole board's first (issue, with no engine too). Every
+    pair SYS: with every GPU shown on one NUMA node nothing ranks one group above another (not-an-issue);
+    over several nodes only NUMA does, by an amount the matrix does not show (unknown). On NVLink/NVSwitch
     systems placement does not matter (ok). A cut matrix whose whole rows bond more NVLinks than one GPU
     has shows NVSwitches, so the pairs it leaves out are NVLink too. Where every GPU's NUMA affinity
     spans several nodes and no path is SYS, the matrix hides the sockets (unknown).
@@ -1158,6 +1160,20 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
                      + ("; " + "; ".join(notes) if notes else ""),
                      actual=cells, expected=f"CUDA_VISIBLE_DEVICES={','.join(str(gpu_index(g)) for g in best)}",
                      subjects=group, evidence=[topo.lines[g] for g in group if g in topo.lines][:4])
+    per_node = Counter(topo.numa_affinity.get(g, "?") for g in names)
+    across = len({topo.numa_affinity.get(g, "?") for g in group}) > 1
+    one_node = across and any(n >= size for node, n in per_node.items() if node.isdecimal())
+    if worst == link_rank("SYS") and best_worst == worst and not notes and one_node:
+        # The links rank no group above another, but the NUMA nodes do: the matrix does not say by how much.
+        return unknown(f"the TP group {', '.join(group)} spans NUMA nodes over SYS, as every group of {size} GPUs "
+                       "meets over SYS; a group on one node exists (" + "; ".join(
+                           f"node {n}: {c} GPUs" for n, c in sorted(per_node.items()) if n.isdecimal())
+                       + "), which the link types do not rank above it", actual=cells,
+                       hint="compare the all-reduce bandwidth of a same-node group (nccl-tests) with this one")
+    if worst == link_rank("SYS") and best_worst == worst and not notes:
+        # Every group of this size crosses SYS, and the NUMA nodes offer no group on one node either.
+        return not_an_issue(f"the TP group {', '.join(group)} crosses sockets (SYS), as every group of {size} GPUs "
+                            "does: unavoidable, the host's layout, not a misplacement", actual=cells)
     if notes:
         return issue("; ".join(notes), actual={"CUDA_VISIBLE_DEVICES": ",".join(cvd or []), "CUDA_DEVICE_ORDER": order},
                      expected="CUDA_DEVICE_ORDER=PCI_BUS_ID", severity="low", subjects=group)
@@ -1213,6 +1229,18 @@ def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
         nodes: dict[str, list[str]] = {}
         for g in topo.gpus:
             nodes.setdefault(topo.numa_affinity.get(g, "?"), []).append(g)
+        shown = [g for g in topo.whole_rows() if g in topo.numa_affinity]
+        node = {topo.numa_affinity[g] for g in shown}
+        if shown and len(node) == 1 and next(iter(node)).isdecimal():
+            # Neither the links nor the NUMA node rank one group above another: nothing to choose (a flat layout,
+            # as a hypervisor's virtual PCIe gives), judged over the whole rows shown.
+            flat = not_an_issue(f"every GPU shown meets every other over SYS and sits on NUMA node "
+                                f"{next(iter(node))}: for them no link type or NUMA node ranks one TP partner above "
+                                "another, so no better group exists to choose (a flat layout, as a VM's virtual PCIe "
+                                "shows)"
+                                + (f" ({topo.cut_note()})" if topo.cut_note() else ""),
+                                actual={"links": ["SYS"], "numa": {g: topo.numa_affinity[g] for g in shown}})
+            return over_subjects(flat, shown, len(topo.gpus), ask="nvidia-smi topo -m")
         split = ("; only the NUMA affinity separates them (" + "; ".join(
             f"node {n}: {', '.join(gs)}" for n, gs in nodes.items()) + ")") if len(nodes) > 1 else ""
         return unknown("no serving engine in the source, and every GPU pair meets over SYS: the link types rank no "
