@@ -76,3 +76,20 @@ def test_modelled_one_pair_of_four_named_cards_is_the_layout(tmp_path: Path) -> 
             .replace("GPU2    NV4     NV4      X", "GPU2    SYS     SYS      X"))
     result = paste_checks(tmp_path, pair, "IC-TOPO-READ")["IC-TOPO-READ"]
     assert result.status == "not-an-issue" and "GPU2, GPU3 without a bridge" in result.message
+
+
+def test_nvlink_health_never_calls_unbridged_or_unshown_cards_links_down() -> None:
+    # 265: before, GPU5-GPU8 (rows cut, cells to GPU0-GPU2 NODE) were "links down" on a healthy host.
+    result = capture_checks("265", "DRV-NVLINK-HEALTH")["DRV-NVLINK-HEALTH"]
+    assert result.status == "unknown" and "without a bridge" not in result.message and "down" not in result.message
+    # 09 (HGX B200, GPU2's row whole, NODE/SYS to every peer): still the links are down.
+    assert capture_checks("09", "DRV-NVLINK-HEALTH")["DRV-NVLINK-HEALTH"].status == "issue"
+
+
+def test_modelled_named_bridge_pair_beside_an_unbridged_card_is_the_build(tmp_path: Path) -> None:
+    pair = (_THREE.replace("GPU0     X      NV4     NV4", "GPU0     X      NV4     SYS")
+            .replace("GPU1    NV4      X      NV4", "GPU1    NV4      X      SYS")
+            .replace("GPU2    NV4     NV4      X", "GPU2    SYS     SYS      X"))
+    result = paste_checks(tmp_path, pair, "DRV-NVLINK-HEALTH")["DRV-NVLINK-HEALTH"]
+    assert result.status == "not-an-issue" and "GPU2, GPU3 without a bridge" in result.message
+    assert "NV4 is every link of the NVIDIA RTX A6000" in result.message

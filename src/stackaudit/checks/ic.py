@@ -56,7 +56,7 @@ from stackaudit.fixes.model import (
     step,
 )
 from stackaudit.fixes.pcie import CLEAR_VLLM_P2P_CACHE
-from stackaudit.gputable import GpuSpec, family_of
+from stackaudit.gputable import GpuSpec, bridge_domain, family_of
 
 NCCL_GPU_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/gpu_troubleshooting.html"
 NCCL_ENV_DOC = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html"
@@ -108,17 +108,14 @@ def _board(models: dict[int, str]) -> str:
     Manager runs there), "bridge" (cards paired by NVLink bridges), "none" (PCIe only), "" (not known)."""
     if models and _families(models) == {"rack"}:
         return "tray"  # GB300 has no row in the table yet: its name says enough (gputable.family_of)
+    if bridge_domain(list(models.values())) is not None:
+        return "bridge"  # the table's bridge rows, else a family whose NVLink is a bridge's (gputable)
     specs = _specs(models)
     if not specs or len(specs) != len(models):
-        # A model the table lacks: its family's NVLink (gputable.FAMILIES), where every GPU's is a bridge (GeForce,
-        # workstation, data-center PCIe and NVL cards: an NV# cell on them is a bridge's).
-        families = [family_of(n) for n in models.values()]
-        return "bridge" if families and all(f is not None and f.nvlink == "bridge" for f in families) else ""
+        return ""
     kinds = {s.nvlink_kind for s in specs}
     if kinds == {"switch"}:
         return "tray" if any(s.family == "rack" for s in specs) else "hgx"
-    if kinds <= {"bridge", "none"} and "bridge" in kinds:
-        return "bridge"
     return "none" if kinds == {"none"} else ""
 
 
@@ -347,12 +344,11 @@ def _bridged(topo: TopoMatrix, models: dict[int, str], suffix: str) -> Outcome |
     """Bridged cards (data/gpus.toml's "bridge" rows, else the family's, as GeForce and NVL): NVLink only within
     groups of the bridge's size (2, or the row's NVLink domain), each a full mesh of one NV# count, and PCIe
     between the groups is the design, not links down. None where the NV# cells do not fit a bridge."""
-    groups = topo.nvlink_groups()
-    domain = max((s.nvlink_domain for s in _specs(models)), default=2)
-    counts = {c for _, _, c in topo.gpu_pairs() if c.startswith("NV")}
-    pcie = [c for _, _, c in topo.gpu_pairs() if not c.startswith("NV")]
-    if not groups or not pcie or len(counts) != 1 or any(len(g) not in (2, domain) for g in groups):
+    domain = bridge_domain(list(models.values()))
+    groups = topo.bridged_groups(domain) if domain is not None else None
+    if not groups:
         return None
+    counts = {c for _, _, c in topo.gpu_pairs() if c.startswith("NV")}
     joined = {g for group in groups for g in group}
     alone = [g for g in topo.gpus if g not in joined and g in topo.rows]
     shown = "; ".join("-".join(g) for g in groups)

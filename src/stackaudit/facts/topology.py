@@ -93,7 +93,7 @@ class NvlinkMesh:
 
     peers: dict[str, dict[str, int]]  # GPU -> {peer reached over NVLink: bonded link count}
     linked: tuple[str, ...]  # GPUs with at least one NVLink peer
-    isolated: tuple[str, ...]  # GPUs whose row is shown and that have no NVLink peer
+    isolated: tuple[str, ...]  # GPUs whose every GPU cell is shown (their row, else the others') and none is NV#
     full: bool  # two or more linked GPUs, each with NVLink to every other linked GPU
 
 
@@ -193,7 +193,8 @@ class TopoMatrix:
         """The GPUs with NVLink peers, those shown without any, and whether the linked ones form a full mesh."""
         peers = {g: self.nvlink_peers(g) for g in self.gpus}
         linked = tuple(g for g in self.gpus if peers[g])
-        isolated = tuple(g for g in self.gpus if not peers[g] and g in self.rows)
+        isolated = tuple(g for g in self.gpus if not peers[g] and g in self.rows
+                         and all(self.link(g, o) is not None for o in self.gpus if o != g))
         full = len(linked) >= 2 and all(set(peers[g]) >= set(linked) - {g} for g in linked)
         return NvlinkMesh(peers, linked, isolated, full)
 
@@ -222,6 +223,19 @@ class TopoMatrix:
                 return None
             groups.append(members)
         return tuple(groups)
+
+    def bridged_groups(self, domain: int) -> tuple[tuple[str, ...], ...] | None:
+        """The NVLink groups when the NV# cells are a bridge build (gputable.bridge_domain): each group a full mesh
+        of 2 or `domain` cards, one NV# count on every NVLink pair, and some GPU pair on PCIe; None otherwise.
+
+        The cards outside every group are cards without a bridge, not GPUs whose links are down.
+        """
+        groups = self.nvlink_groups()
+        counts = {c for _, _, c in self.gpu_pairs() if c.startswith("NV")}
+        pcie = any(not c.startswith("NV") for _, _, c in self.gpu_pairs())
+        if not groups or not pcie or len(counts) != 1 or any(len(g) not in (2, domain) for g in groups):
+            return None
+        return groups
 
     @property
     def has_nvlink(self) -> bool:
