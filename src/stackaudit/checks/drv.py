@@ -894,7 +894,9 @@ def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None
 
     Traps: PCIe cards have no NVLink (not applicable: with no NVLink, custom all-reduce runs at
     most at TP=2 and all-reduce is PCIe-latency bound — a key negative result, not a fix). Bridge
-    cards without a bridge installed show every link inactive: that is the build, not a fault.
+    cards without a bridge installed show every link inactive: that is the build, not a fault; in a pasted
+    matrix of named bridge cards (gputable.bridge_domain), NV# only within bridge-sized groups is the build
+    too, and a GPU whose row is cut never shows "no NVLink path".
     Per-link speed at idle was not verified to be stable, so speed alone is never flagged.
     """
     outcome = _nvlink_health(nvidia, gpu_events, nvlink_status, gpu_topology, gpus)
