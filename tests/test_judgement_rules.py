@@ -86,8 +86,7 @@ def test_gns_in_topo_p2p_is_the_drivers_policy_on_the_real_matrix() -> None:
 
 def test_placement_without_an_engine_gives_the_best_tp_groups_as_subjects() -> None:
     r = one(host(RTXPRO_8), "IC-TOPOLOGY-PLACEMENT")
-    # TP8 must cross sockets whatever GPUs it takes: the host's layout, a key negative (issue 28).
-    assert r.status == "not-an-issue" and "TP2:" in r.message and "TP4:" in r.message and "TP8:" in r.message
+    assert r.status == "ok" and "TP2:" in r.message and "TP4:" in r.message and "TP8:" in r.message
     assert any(s.startswith("TP4: GPU ") for s in r.subjects)
     # Eight GPUs on two sockets: only TP8 has to cross SYS.
     assert "TP8 must cross sockets" in r.message and "TP4 must" not in r.message and "TP4," not in r.message

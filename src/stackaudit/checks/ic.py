@@ -1084,8 +1084,7 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     TensorRT-LLM documents the cross-NUMA link as the bottleneck of 8-GPU PCIe boxes. Small decode
     all-reduces are latency-bound.
 
-    Traps: when the group needs all GPUs (or no group of its size stays on a socket), crossing sockets is
-    unavoidable: the host's layout, not a misplacement (not-an-issue). GPUs outside an NVLink mesh of three
+    Traps: when the group needs all GPUs, crossing sockets is unavoidable (info). GPUs outside an NVLink mesh of three
     or more put every group with them on PCIe, the whole board's first (issue, with no engine too). Every
     pair SYS: with every GPU shown on one NUMA node nothing ranks one group above another (not-an-issue);
     over several nodes only NUMA does, by an amount the matrix does not show (unknown). On NVLink/NVSwitch
@@ -1142,10 +1141,10 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     worst = _group_worst(topo, group)
     cells = {f"{a}-{b}": topo.link(a, b) for a, b in itertools.combinations(group, 2)}
     if size >= len(names):
-        # A SYS path no group of this size avoids looks like misplacement and is not: a key negative.
-        return (not_an_issue if worst == link_rank("SYS") and not notes else ok)(
-            f"the TP group crosses {'sockets (SYS)' if worst >= link_rank('SYS') else 'host bridges'} because it "
-            f"uses all {len(names)} GPUs: unavoidable (info)"
+        # Issue 10: crossing sockets when the group needs every GPU is information (ok), as the KB says.
+        return ok(
+            f"the TP group uses all {len(names)} GPUs: crossing "
+            f"{'sockets' if worst >= link_rank('SYS') else 'host bridges'} is unavoidable (info)"
             + (f"; {topo.cut_note()}" if topo.unshown_pairs() else "")
             + ("; " + "; ".join(notes) if notes else ""), actual=cells)
     best = min(itertools.combinations(names, size), key=lambda g: _group_worst(topo, list(g)))
@@ -1166,10 +1165,6 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
                            f"node {n}: {c} GPUs" for n, c in sorted(per_node.items()) if n.isdecimal())
                        + "), which the link types do not rank above it", actual=cells,
                        hint="compare the all-reduce bandwidth of a same-node group (nccl-tests) with this one")
-    if worst == link_rank("SYS") and best_worst == worst and not notes:
-        # Every group of this size crosses SYS, and the NUMA nodes offer no group on one node either.
-        return not_an_issue(f"the TP group {', '.join(group)} crosses sockets (SYS), as every group of {size} GPUs "
-                            "does: unavoidable, the host's layout, not a misplacement", actual=cells)
     if notes:
         return issue("; ".join(notes), actual={"CUDA_VISIBLE_DEVICES": ",".join(cvd or []), "CUDA_DEVICE_ORDER": order},
                      expected="CUDA_DEVICE_ORDER=PCI_BUS_ID", severity="low", subjects=group)
@@ -1203,19 +1198,20 @@ def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
 
     Where even the best pair meets over SYS, link types rank no group above another: which group the engine
     takes decides whether it spans sockets, and the source does not show it (unknown).
-    A group size whose best group crosses sockets crosses them whatever the engine picks: the SYS paths it takes
-    are the host's layout, not a misplacement (not-an-issue). GPUs outside an NVLink mesh of three or more
-    (not bridged cards) put every group with them on PCIe, the whole-board group first (issue).
+    A group size whose best group crosses sockets crosses them whatever the engine picks (information, issue 10).
+    Every pair SYS with every GPU shown on one NUMA node leaves nothing to choose (not-an-issue). GPUs outside an
+    NVLink mesh of three or more (not bridged cards) put every group with them on PCIe, the whole-board group first
+    (issue).
     """
     nvlink = topo.nvlink_mesh()
     if nvlink.isolated and nvlink.full and len(nvlink.linked) >= 3 and _board(models) != "bridge":
         out, linked = nvlink.isolated, nvlink.linked
         fits = max((n for n in (2, 4, 8) if n <= len(linked)), default=0)
+        paths = "/".join(sorted({link_kind(topo.link(out[0], g) or "") for g in linked} - {""}, key=link_rank))
         return issue(f"{', '.join(out)} {'has' if len(out) == 1 else 'have'} no NVLink to the other "
-                     f"{len(linked)} GPUs, which meet over NVLink: every TP group with "
-                     f"{'it' if len(out) == 1 else 'them'} runs over PCIe "
-                     f"({', '.join(sorted({link_kind(topo.link(out[0], g) or '') for g in linked} - {''}))}), "
-                     f"so a TP group of all {len(topo.gpus)} GPUs does; the largest NVLink group is TP{fits} "
+                     f"{len(linked)} GPUs ({paths} instead), which meet over NVLink: every TP group with "
+                     f"{'it' if len(out) == 1 else 'them'} runs over PCIe, so a TP group of all "
+                     f"{len(topo.gpus)} GPUs does; the largest NVLink group is TP{fits} "
                      f"without {', '.join(out)} (IC-TOPO-READ says why the links are missing)",
                      actual={g: {p: topo.link(g, p) for p in topo.gpus if p != g} for g in out},
                      expected="NVLink between every TP peer", subjects=list(out),
@@ -1261,12 +1257,10 @@ def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
         parts.append(f"TP{size}: {text} (best group's worst path {path})")
         subjects.extend(f"TP{size}: GPU {','.join(str(gpu_index(x)) for x in g)}" for g in groups)
         actual[f"tp{size}"] = [list(g) for g in groups]
-    advice = "no serving engine in the source; the best TP groups (CUDA_VISIBLE_DEVICES): " + "; ".join(parts)
-    if cross:
-        return not_an_issue(f"{', '.join(cross)} must cross sockets (SYS) whatever GPUs the engine takes: "
-                            f"unavoidable at that size, the host's layout, not a misplacement; {advice}",
-                            actual=actual, subjects=subjects)
-    return ok(advice + "; no group size needs to cross sockets", actual=actual, subjects=subjects)
+    # Issue 10: a size that must cross sockets crosses them whatever the engine takes: information (ok).
+    crossing = (f"; {', '.join(cross)} must cross sockets (SYS)" if cross else "; no group size needs to cross sockets")
+    return ok("no serving engine in the source; the best TP groups (CUDA_VISIBLE_DEVICES): " + "; ".join(parts)
+              + crossing, actual=actual, subjects=subjects)
 
 
 # --- IC-NUMA-AFFINITY ------------------------------------------------------------------------
