@@ -14,7 +14,7 @@ import functools
 import pkgutil
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -187,6 +187,32 @@ def family_of(name: str, table: GpuTable | None = None) -> Family | None:
         if pattern.search(name):
             return FAMILIES[family]
     return None
+
+
+def bridge_domain(names: Collection[str], table: GpuTable | None = None) -> int | None:
+    """How many cards one NVLink bridge joins, where every name is a bridged card: the table rows' NVLink domain
+    (2, or 4 for a 4-way bridge) when every row is a "bridge" or "none" row and one is a bridge; 2 for names the
+    table lacks whose family's NVLink is a bridge's (GeForce, workstation, data-center PCIe, NVL). None otherwise.
+
+    An NV# cell between such cards is a bridge's, and a card outside every bridged group has no bridge: the
+    build, not links down.
+    """
+    specs: list[GpuSpec | None] = []
+    for name in names:
+        try:
+            specs.append(lookup(name, table).spec)
+        except (UnknownGpuError, GpuTableError, OSError):
+            specs.append(None)
+    if not specs:
+        return None
+    known = [s for s in specs if s is not None]
+    if len(known) == len(specs):
+        kinds = {s.nvlink_kind for s in known}
+        if kinds <= {"bridge", "none"} and "bridge" in kinds:
+            return max(s.nvlink_domain for s in known if s.nvlink_kind == "bridge")
+        return None
+    families = [family_of(n, table) for n in names]
+    return 2 if all(f is not None and f.nvlink == "bridge" for f in families) else None
 
 
 def on_nvswitch(name: str, table: GpuTable | None = None) -> bool | None:

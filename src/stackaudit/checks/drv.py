@@ -64,7 +64,13 @@ from stackaudit.fixes.model import (
     sh,
     step,
 )
-from stackaudit.gputable import FORWARD_COMPAT, PRE_TURING, all_gpus, family_of
+from stackaudit.gputable import (
+    FORWARD_COMPAT,
+    PRE_TURING,
+    all_gpus,
+    bridge_domain,
+    family_of,
+)
 from stackaudit.versions import release
 
 KERNEL_OPEN = "https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/kernel_open.html"
@@ -309,7 +315,13 @@ def _nvlink_from_matrix(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome:
     each other has lost its links (an NVLink board does not mix NVLinked and unlinked GPUs)."""
     names = list(topo.gpus)
     peers = {g: [o for o in names if o != g and (topo.link(g, o) or "").startswith("NV")] for g in names}
-    cut = [g for g, linked in peers.items() if not linked]
+    # No NVLink path is shown only where every cell of the GPU is: a cut matrix may hide its peer.
+    cut = [g for g, linked in peers.items() if not linked and all(topo.link(g, o) for o in names if o != g)]
+    models = gpus.models if gpus is not None else {}
+    domain = bridge_domain(list(models.values()))
+    groups = topo.bridged_groups(domain) if domain is not None else None
+    if groups:
+        return _bridged_links(topo, groups, models)
     if cut:
         cells = {g: sorted({topo.link(g, o) or "?" for o in names if o != g}) for g in cut}
         return issue(f"{', '.join(cut)} {'shows' if len(cut) == 1 else 'show'} no NVLink path in `nvidia-smi topo -m` ("
@@ -322,6 +334,25 @@ def _nvlink_from_matrix(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome:
         return judged
     return unknown("every GPU has an NVLink path in `nvidia-smi topo -m`; the per-link states and error "
                    "counters are not in this source", hint="paste `nvidia-smi nvlink -s` and `nvidia-smi nvlink -e`")
+
+
+def _bridged_links(topo: TopoMatrix, groups: tuple[tuple[str, ...], ...], models: dict[int, str]) -> Outcome:
+    """Bridged cards (gputable.bridge_domain) whose NV# cells are a bridge build: the cards outside every group have
+    no bridge (the build, not links down); the groups' NV# is every link where the model's count is known."""
+    bonded = nvlink_count(next(c for _, _, c in topo.gpu_pairs() if c.startswith("NV")))
+    specs = [gpu_spec(n) for n in models.values()]
+    links = {s.nvlink_links for s in specs if s is not None and s.has_nvlink}
+    joined = [g for group in groups for g in group]
+    alone = [g for g in topo.gpus if g not in joined and g in topo.rows]
+    said = (f"NVLink only within bridged group(s) {'; '.join('-'.join(g) for g in groups)} (NV{bonded})"
+            + (f"; {', '.join(alone)} without a bridge: the build, not links down" if alone else ""))
+    if specs and all(s is not None for s in specs) and links == {bonded}:
+        judged = not_an_issue(f"{said}; NV{bonded} is every link of the {next(iter(models.values()))}, all up "
+                              "(error counters are not in this source)",
+                              actual={"groups": [list(g) for g in groups], "links": f"NV{bonded}"})
+        return over_subjects(judged, list(topo.whole_rows()), len(topo.gpus), ask="nvidia-smi topo -m")
+    return unknown(f"{said}; whether NV{bonded} is every link of these cards is not in this source",
+                   hint="paste `nvidia-smi nvlink -s` (each link's state)", actual={"groups": [list(g) for g in groups]})
 
 
 def _nvlinks_all_up(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome | None:
@@ -864,7 +895,9 @@ def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None
 
     Traps: PCIe cards have no NVLink (not applicable: with no NVLink, custom all-reduce runs at
     most at TP=2 and all-reduce is PCIe-latency bound — a key negative result, not a fix). Bridge
-    cards without a bridge installed show every link inactive: that is the build, not a fault.
+    cards without a bridge installed show every link inactive: that is the build, not a fault; in a pasted
+    matrix of named bridge cards (gputable.bridge_domain), NV# only within bridge-sized groups is the build
+    too, and a GPU whose row is cut never shows "no NVLink path".
     Per-link speed at idle was not verified to be stable, so speed alone is never flagged.
     """
     outcome = _nvlink_health(nvidia, gpu_events, nvlink_status, gpu_topology, gpus)

@@ -255,9 +255,11 @@ def _nps_label(cpu: CpuInfo | None, nodes: int, sockets: int | None) -> str:
                    "(SRAT/_PXM missing)", cost="bios"),
     references=("https://github.com/NVIDIA/nccl-tests/issues/115",),
 )
-def numa_nps(numa: NumaTopology, cpu: CpuInfo | None = None, pci: PciDevices | None = None) -> Outcome:
+def numa_nps(numa: NumaTopology | None = None, cpu: CpuInfo | None = None, pci: PciDevices | None = None,
+             gpu_topology: TopoMatrix | None = None) -> Outcome:
     """Reads: `lscpu` (sockets, vendor), `/sys/devices/system/node` (nodes, distances) and each
-    GPU's `/sys/bus/pci/devices/<bdf>/numa_node`.
+    GPU's `/sys/bus/pci/devices/<bdf>/numa_node`; without those, the `NUMA Affinity` column of
+    `nvidia-smi topo -m` (the GPUs' nodes, a lower bound of the host's).
 
     Bad value: not a fault by itself: the layout is reported so NUMA placement can be judged.
     Flagged: a GPU with `numa_node = -1` on a multi-socket host (the firmware does not report
@@ -266,8 +268,12 @@ def numa_nps(numa: NumaTopology, cpu: CpuInfo | None = None, pci: PciDevices | N
     Why: without P2P, GPU traffic goes through CPU memory, and on AMD the NPS setting changes its
     speed (NCCL maintainer, nccl-tests#115); placement needs to know which node a GPU is on.
 
-    Traps: NPS1 on a single socket is normal; there is no universally best NPS value.
+    Traps: NPS1 on a single socket is normal; there is no universally best NPS value. A matrix whose
+    GPUs sit on several nodes, each reporting its own, shows the locality the check flags when missing
+    (not-an-issue); it does not show the sockets, so NPS/SNC is named only with `lscpu`.
     """
+    if numa is None:
+        return _nps_from_matrix(gpu_topology) if gpu_topology is not None else unknown("", needs="numa")
     sockets = cpu.sockets if cpu is not None and cpu.sockets else None
     layout = _nps_label(cpu, numa.count, sockets)
     gpu_nodes = {g.bdf: g.numa_node for g in pci.nvidia_gpus} if pci is not None else {}
@@ -285,6 +291,29 @@ def numa_nps(numa: NumaTopology, cpu: CpuInfo | None = None, pci: PciDevices | N
                             actual=actual)
     return ok(f"{layout}; GPUs: {where}" if where else layout, actual=actual)
 
+
+
+def _nps_from_matrix(topo: TopoMatrix) -> Outcome:
+    """FW-NUMA-NPS from the GPUs' `NUMA Affinity` in `nvidia-smi topo -m` alone: GPUs on two or more nodes prove a
+    multi-node host; one GPU there without a node (N/A, -1) is the fault the check flags, and every GPU shown with
+    its node is a layout to record. One node, or a GPU spanning several (a VM), leaves the host's layout unknown."""
+    shown = [g for g in topo.gpus if g in topo.numa_affinity]
+    nodes = {g: topo.numa_node(g) for g in shown}
+    seen = sorted({n for n in nodes.values() if n is not None})
+    blank = [g for g in shown if topo.numa_affinity[g] in ("N/A", "-1")]
+    if len(seen) < 2 or any(nodes[g] is None and g not in blank for g in shown):
+        return unknown("", needs="numa")
+    where = "; ".join(f"node {n}: {', '.join(g for g in shown if nodes[g] == n)}" for n in seen)
+    actual = {"layout": f"at least {len(seen)} NUMA nodes", "gpu_numa_nodes": {g: topo.numa_affinity[g] for g in shown}}
+    if blank:
+        return issue(f"GPUs sit on NUMA nodes {', '.join(map(str, seen))} ({where}), but {', '.join(blank)} "
+                     f"report{'s' if len(blank) == 1 else ''} no NUMA node in `nvidia-smi topo -m`: the firmware "
+                     "gives no locality for them", actual=actual, expected="every GPU on a NUMA node",
+                     subjects=blank, evidence=[topo.lines[g] for g in blank if g in topo.lines])
+    judged = not_an_issue(f"the GPUs shown sit on NUMA nodes {', '.join(map(str, seen))} ({where}), each reporting "
+                          "its node: a multi-node layout, recorded, not a fault; how many nodes each socket has "
+                          "(NPS/SNC) is in `lscpu` / `numactl -H`, not in the matrix", actual=actual)
+    return over_subjects(judged, shown, len(topo.gpus), ask="nvidia-smi topo -m")
 
 
 # -- PCIe side: ACS, Resizable BAR, MMIO space, AER (docs/checks.md, FW-ACS-P2P ... FW-AER-ERRORS) ------------

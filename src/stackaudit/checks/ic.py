@@ -56,7 +56,7 @@ from stackaudit.fixes.model import (
     step,
 )
 from stackaudit.fixes.pcie import CLEAR_VLLM_P2P_CACHE
-from stackaudit.gputable import GpuSpec, family_of
+from stackaudit.gputable import GpuSpec, bridge_domain, family_of
 
 NCCL_GPU_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/gpu_troubleshooting.html"
 NCCL_ENV_DOC = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html"
@@ -108,14 +108,14 @@ def _board(models: dict[int, str]) -> str:
     Manager runs there), "bridge" (cards paired by NVLink bridges), "none" (PCIe only), "" (not known)."""
     if models and _families(models) == {"rack"}:
         return "tray"  # GB300 has no row in the table yet: its name says enough (gputable.family_of)
+    if bridge_domain(list(models.values())) is not None:
+        return "bridge"  # the table's bridge rows, else a family whose NVLink is a bridge's (gputable)
     specs = _specs(models)
     if not specs or len(specs) != len(models):
         return ""
     kinds = {s.nvlink_kind for s in specs}
     if kinds == {"switch"}:
         return "tray" if any(s.family == "rack" for s in specs) else "hgx"
-    if kinds <= {"bridge", "none"} and "bridge" in kinds:
-        return "bridge"
     return "none" if kinds == {"none"} else ""
 
 
@@ -261,14 +261,12 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     peers, linked, isolated, mesh = nvlink.peers, nvlink.linked, nvlink.isolated, nvlink.full
     if topo.has_nvlink:
         board = _board(models)
-        if isolated and mesh and (board == "bridge" or (not board and len(linked) == 2)):
+        if board == "bridge":
+            bridged = _bridged(topo, models, suffix)
+            if bridged is not None:
+                return over_subjects(bridged, list(topo.whole_rows()), len(names), ask="nvidia-smi topo -m")
+        if isolated and mesh and not board and len(linked) == 2:
             pairs = ", ".join(f"{g}-{p}" for g in linked for p in peers[g] if g < p)
-            if board == "bridge":
-                # H100/H200 NVL, A100 PCIe, RTX/A-series with bridges: NVLink joins the cards a bridge joins.
-                return not_an_issue(f"NVLink bridge pair(s) {pairs} and {', '.join(isolated)} without a bridge: "
-                                    f"{', '.join(sorted(set(models.values())))} pair GPUs by design, so the others "
-                                    "reach them over PCIe; TP groups within a pair use NVLink" + suffix,
-                                    actual={g: dict(peers[g]) for g in names}, subjects=isolated)
             return unknown(f"NVLink between {pairs} only, {', '.join(isolated)} without: a bridged pair beside an "
                            "unbridged card, or links down — the GPU model (not in this source) tells which" + suffix,
                            hint="`nvidia-smi -L` (bridge products pair GPUs by design)",
@@ -340,6 +338,27 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     return over_subjects(ok(_topology_summary(topo) + suffix,
                             actual={"gpus": len(names), "links": sorted({c for _, _, c in topo.gpu_pairs()}),
                                     "numa": dict(topo.numa_affinity)}), names, len(names), ask="nvidia-smi topo -m")
+
+
+def _bridged(topo: TopoMatrix, models: dict[int, str], suffix: str) -> Outcome | None:
+    """Bridged cards (data/gpus.toml's "bridge" rows, else the family's, as GeForce and NVL): NVLink only within
+    groups of the bridge's size (2, or the row's NVLink domain), each a full mesh of one NV# count, and PCIe
+    between the groups is the design, not links down. None where the NV# cells do not fit a bridge."""
+    domain = bridge_domain(list(models.values()))
+    groups = topo.bridged_groups(domain) if domain is not None else None
+    if not groups:
+        return None
+    counts = {c for _, _, c in topo.gpu_pairs() if c.startswith("NV")}
+    joined = {g for group in groups for g in group}
+    alone = [g for g in topo.gpus if g not in joined and g in topo.rows]
+    shown = "; ".join("-".join(g) for g in groups)
+    return not_an_issue(f"NVLink ({next(iter(counts))}) only within bridged group(s) {shown}"
+                        + (f", {', '.join(alone)} without a bridge" if alone else "")
+                        + f", PCIe between the others: {', '.join(sorted(set(models.values())))} are joined by "
+                        "NVLink bridges, which pair cards by design: the bridges' layout, no link missing; "
+                        "TP groups within a bridged group use NVLink" + suffix,
+                        actual={"groups": [list(g) for g in groups], "links": sorted(counts)},
+                        evidence=list(topo.lines.values())[:4])
 
 
 def _p2p_verdict(p2p: P2pMatrix, names: tuple[str, ...], models: dict[int, str], gpus: GpuInventory | None,
@@ -1065,7 +1084,10 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     TensorRT-LLM documents the cross-NUMA link as the bottleneck of 8-GPU PCIe boxes. Small decode
     all-reduces are latency-bound.
 
-    Traps: when the model needs all GPUs, crossing sockets is unavoidable (info). On NVLink/NVSwitch
+    Traps: when the group needs all GPUs, crossing sockets is unavoidable (info). GPUs outside an NVLink mesh of three
+    or more put every group with them on PCIe, the whole board's first (issue, with no engine too). Every
+    pair SYS: with every GPU shown on one NUMA node nothing ranks one group above another (not-an-issue);
+    over several nodes only NUMA does, by an amount the matrix does not show (unknown). On NVLink/NVSwitch
     systems placement does not matter (ok). A cut matrix whose whole rows bond more NVLinks than one GPU
     has shows NVSwitches, so the pairs it leaves out are NVLink too. Where every GPU's NUMA affinity
     spans several nodes and no path is SYS, the matrix hides the sockets (unknown).
@@ -1102,7 +1124,7 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
         return over_subjects(hidden, names, len(names), ask="nvidia-smi topo -m")
     engine, tp = serving_engine.engine, serving_engine.tp
     if not engine and tp is None:
-        return _placement_advice(topo)
+        return _placement_advice(topo, _models(gpus))
     root = serving_engine.process or serving_engine.command  # CUDA_VISIBLE_DEVICES set on a pasted command line
     group = _engine_gpus(topo, root, tp, collect_env)
     size = len(group)
@@ -1119,10 +1141,12 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     worst = _group_worst(topo, group)
     cells = {f"{a}-{b}": topo.link(a, b) for a, b in itertools.combinations(group, 2)}
     if size >= len(names):
-        return ok(f"the TP group uses all {len(names)} GPUs: crossing "
-                  f"{'sockets' if worst >= link_rank('SYS') else 'host bridges'} is unavoidable (info)"
-                  + (f"; {topo.cut_note()}" if topo.unshown_pairs() else "")
-                  + ("; " + "; ".join(notes) if notes else ""), actual=cells)
+        # Issue 10: crossing sockets when the group needs every GPU is information (ok), as the KB says.
+        return ok(
+            f"the TP group uses all {len(names)} GPUs: crossing "
+            f"{'sockets' if worst >= link_rank('SYS') else 'host bridges'} is unavoidable (info)"
+            + (f"; {topo.cut_note()}" if topo.unshown_pairs() else "")
+            + ("; " + "; ".join(notes) if notes else ""), actual=cells)
     best = min(itertools.combinations(names, size), key=lambda g: _group_worst(topo, list(g)))
     best_worst = _group_worst(topo, list(best))
     if worst == link_rank("SYS") and best_worst < link_rank("SYS"):
@@ -1131,6 +1155,16 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
                      + ("; " + "; ".join(notes) if notes else ""),
                      actual=cells, expected=f"CUDA_VISIBLE_DEVICES={','.join(str(gpu_index(g)) for g in best)}",
                      subjects=group, evidence=[topo.lines[g] for g in group if g in topo.lines][:4])
+    per_node = Counter(topo.numa_affinity.get(g, "?") for g in names)
+    across = len({topo.numa_affinity.get(g, "?") for g in group}) > 1
+    one_node = across and any(n >= size for node, n in per_node.items() if node.isdecimal())
+    if worst == link_rank("SYS") and best_worst == worst and not notes and one_node:
+        # The links rank no group above another, but the NUMA nodes do: the matrix does not say by how much.
+        return unknown(f"the TP group {', '.join(group)} spans NUMA nodes over SYS, as every group of {size} GPUs "
+                       "meets over SYS; a group on one node exists (" + "; ".join(
+                           f"node {n}: {c} GPUs" for n, c in sorted(per_node.items()) if n.isdecimal())
+                       + "), which the link types do not rank above it", actual=cells,
+                       hint="compare the all-reduce bandwidth of a same-node group (nccl-tests) with this one")
     if notes:
         return issue("; ".join(notes), actual={"CUDA_VISIBLE_DEVICES": ",".join(cvd or []), "CUDA_DEVICE_ORDER": order},
                      expected="CUDA_DEVICE_ORDER=PCI_BUS_ID", severity="low", subjects=group)
@@ -1159,17 +1193,46 @@ def _best_partition(topo: TopoMatrix, size: int) -> list[tuple[str, ...]]:
 _PATH_NAMES = ("X", "NV", "PIX", "PXB", "PHB", "NODE", "SYS")
 
 
-def _placement_advice(topo: TopoMatrix) -> Outcome:
+def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
     """No engine in the source: the best TP groups for 2/4/8 GPUs, as information.
 
     Where even the best pair meets over SYS, link types rank no group above another: which group the engine
     takes decides whether it spans sockets, and the source does not show it (unknown).
+    A group size whose best group crosses sockets crosses them whatever the engine picks (information, issue 10).
+    Every pair SYS with every GPU shown on one NUMA node leaves nothing to choose (not-an-issue). GPUs outside an
+    NVLink mesh of three or more (not bridged cards) put every group with them on PCIe, the whole-board group first
+    (issue).
     """
+    nvlink = topo.nvlink_mesh()
+    if nvlink.isolated and nvlink.full and len(nvlink.linked) >= 3 and _board(models) != "bridge":
+        out, linked = nvlink.isolated, nvlink.linked
+        fits = max((n for n in (2, 4, 8) if n <= len(linked)), default=0)
+        paths = "/".join(sorted({link_kind(topo.link(out[0], g) or "") for g in linked} - {""}, key=link_rank))
+        return issue(f"{', '.join(out)} {'has' if len(out) == 1 else 'have'} no NVLink to the other "
+                     f"{len(linked)} GPUs ({paths} instead), which meet over NVLink: every TP group with "
+                     f"{'it' if len(out) == 1 else 'them'} runs over PCIe, so a TP group of all "
+                     f"{len(topo.gpus)} GPUs does; the largest NVLink group is TP{fits} "
+                     f"without {', '.join(out)} (IC-TOPO-READ says why the links are missing)",
+                     actual={g: {p: topo.link(g, p) for p in topo.gpus if p != g} for g in out},
+                     expected="NVLink between every TP peer", subjects=list(out),
+                     evidence=[topo.lines[g] for g in out if g in topo.lines])
     pairs = [link_rank(c) for _, _, c in topo.gpu_pairs()]
     if pairs and min(pairs) >= link_rank("SYS"):
         nodes: dict[str, list[str]] = {}
         for g in topo.gpus:
             nodes.setdefault(topo.numa_affinity.get(g, "?"), []).append(g)
+        shown = [g for g in topo.whole_rows() if g in topo.numa_affinity]
+        node = {topo.numa_affinity[g] for g in shown}
+        if shown and len(node) == 1 and next(iter(node)).isdecimal():
+            # Neither the links nor the NUMA node rank one group above another: nothing to choose (a flat layout,
+            # as a hypervisor's virtual PCIe gives), judged over the whole rows shown.
+            flat = not_an_issue(f"every GPU shown meets every other over SYS and sits on NUMA node "
+                                f"{next(iter(node))}: for them no link type or NUMA node ranks one TP partner above "
+                                "another, so no better group exists to choose (a flat layout, as a VM's virtual PCIe "
+                                "shows)"
+                                + (f" ({topo.cut_note()})" if topo.cut_note() else ""),
+                                actual={"links": ["SYS"], "numa": {g: topo.numa_affinity[g] for g in shown}})
+            return over_subjects(flat, shown, len(topo.gpus), ask="nvidia-smi topo -m")
         split = ("; only the NUMA affinity separates them (" + "; ".join(
             f"node {n}: {', '.join(gs)}" for n, gs in nodes.items()) + ")") if len(nodes) > 1 else ""
         return unknown("no serving engine in the source, and every GPU pair meets over SYS: the link types rank no "
@@ -1194,6 +1257,7 @@ def _placement_advice(topo: TopoMatrix) -> Outcome:
         parts.append(f"TP{size}: {text} (best group's worst path {path})")
         subjects.extend(f"TP{size}: GPU {','.join(str(gpu_index(x)) for x in g)}" for g in groups)
         actual[f"tp{size}"] = [list(g) for g in groups]
+    # Issue 10: a size that must cross sockets crosses them whatever the engine takes: information (ok).
     crossing = (f"; {', '.join(cross)} must cross sockets (SYS)" if cross else "; no group size needs to cross sockets")
     return ok("no serving engine in the source; the best TP groups (CUDA_VISIBLE_DEVICES): " + "; ".join(parts)
               + crossing, actual=actual, subjects=subjects)

@@ -11,8 +11,10 @@ it once. Its sources, best first (a union: every source that answers contributes
    container it shows the host's GPUs, not only those given to the container, so it ranks after
    the sources that show what CUDA sees.
 4. `collect_env` — the `GPU n: <name>` lines of a pasted vLLM collect_env / SGLang check_env.
-5. ollama's `inference compute` lines among pasted evidence lines: product name, in ollama's order.
-6. the user's own words: a count and a model (`8 x A10G GPUs`), the model resolved by the GPU table; last of all.
+5. `nvlink_status` — the `GPU n: <name> (UUID: …)` lines of a pasted `nvidia-smi nvlink -s`: index, product
+   name; an excerpt may stop after any GPU, so its count is a lower bound.
+6. ollama's `inference compute` lines among pasted evidence lines: product name, in ollama's order.
+7. the user's own words: a count and a model (`8 x A10G GPUs`), the model resolved by the GPU table; last of all.
 
 Another vendor's GPUs a source names (an AMD Instinct in rccl-tests' header or a ROCm collect_env, /dev/kfd given to
 an LXC container) are kept apart in `others`: never counted, never an NVIDIA GPU (facts/applicability.py reads them).
@@ -36,7 +38,7 @@ from stackaudit.facts.nvidia import NvidiaGpus
 from stackaudit.facts.pci import PCI_DEVICES, PciDevices
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider
 from stackaudit.facts.sources import EVIDENCE_LINES, NCCL_TESTS, USER_MACHINE
-from stackaudit.facts.topology import TopoMatrix, gpu_index
+from stackaudit.facts.topology import NvlinkStatus, TopoMatrix, gpu_index
 from stackaudit.gputable import exact_name, other_vendor
 from stackaudit.host.base import NotCaptured
 from stackaudit.host.source import file_key
@@ -48,6 +50,7 @@ PCI_TITLE = PCI_DEVICES
 COLLECT_ENV_TITLE = "collect_env / check_env report"
 NCCL_TESTS_TITLE = "nccl-tests header"
 KERNEL_LOG_TITLE = "the kernel log's NVRM lines"
+NVLINK_TITLE = "`nvidia-smi nvlink -s`"
 OLLAMA_TITLE = "ollama's `inference compute` lines"
 USER_WORDS_TITLE = "the user's own words"
 
@@ -297,6 +300,20 @@ def gpus_from_collect_env(ctx: FactContext) -> GpuInventory:
     if not report.gpu_models:
         raise FactUnavailable("the report lists no GPU (`No CUDA` / `Could not collect`)")
     return from_collect_env(report)
+
+
+def from_nvlink_status(status: NvlinkStatus) -> GpuInventory:
+    records = tuple(GpuRecord(g.index, "", g.name, None, (NVLINK_TITLE,)) for g in status.gpus if g.name)
+    if not records:
+        raise FactUnavailable("the `nvidia-smi nvlink -s` lines name no GPU model")
+    return GpuInventory(gpus=records, counts=((NVLINK_TITLE, len(records)),),
+                        partial=((NVLINK_TITLE, "a pasted `nvidia-smi nvlink -s` may stop after any GPU"),))
+
+
+@provider("gpus", GpuInventory, rank=45, title=NVLINK_TITLE)
+def gpus_from_nvlink_status(ctx: FactContext) -> GpuInventory:
+    """The `GPU n: <name> (UUID: …)` lines of a pasted `nvidia-smi nvlink -s`: index, product name."""
+    return from_nvlink_status(_source_fact(ctx, "nvlink_status", NvlinkStatus, NVLINK_TITLE))
 
 
 # `#  Rank  0 Group  0 Pid 3884994 on gpu-node device  0 [0000:1a:00] NVIDIA L20` (nccl-tests >= 2.13);

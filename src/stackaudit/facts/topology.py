@@ -93,7 +93,7 @@ class NvlinkMesh:
 
     peers: dict[str, dict[str, int]]  # GPU -> {peer reached over NVLink: bonded link count}
     linked: tuple[str, ...]  # GPUs with at least one NVLink peer
-    isolated: tuple[str, ...]  # GPUs whose row is shown and that have no NVLink peer
+    isolated: tuple[str, ...]  # GPUs whose every GPU cell is shown (their row, else the others') and none is NV#
     full: bool  # two or more linked GPUs, each with NVLink to every other linked GPU
 
 
@@ -193,9 +193,49 @@ class TopoMatrix:
         """The GPUs with NVLink peers, those shown without any, and whether the linked ones form a full mesh."""
         peers = {g: self.nvlink_peers(g) for g in self.gpus}
         linked = tuple(g for g in self.gpus if peers[g])
-        isolated = tuple(g for g in self.gpus if not peers[g] and g in self.rows)
+        isolated = tuple(g for g in self.gpus if not peers[g] and g in self.rows
+                         and all(self.link(g, o) is not None for o in self.gpus if o != g))
         full = len(linked) >= 2 and all(set(peers[g]) >= set(linked) - {g} for g in linked)
         return NvlinkMesh(peers, linked, isolated, full)
+
+    def nvlink_groups(self) -> tuple[tuple[str, ...], ...] | None:
+        """The GPUs joined by NVLink, one group per connected set, when each set is a full mesh (every member NV#
+        to every other, as a bridge joins its cards); None when some set is not (a GPU reaches a peer's peer
+        over PCIe, or the cell between them is not shown).
+
+        GPUs with no NVLink peer are in no group: on bridged cards they are the ones without a bridge.
+        """
+        peers = {g: self.nvlink_peers(g) for g in self.gpus}
+        groups: list[tuple[str, ...]] = []
+        seen: set[str] = set()
+        for gpu in self.gpus:
+            if gpu in seen or not peers[gpu]:
+                continue
+            group, todo = {gpu}, [gpu]
+            while todo:
+                for peer in peers[todo.pop()]:
+                    if peer not in group:
+                        group.add(peer)
+                        todo.append(peer)
+            seen |= group
+            members = tuple(sorted(group, key=gpu_index))
+            if any(b not in peers[a] for a in members for b in members if a != b):
+                return None
+            groups.append(members)
+        return tuple(groups)
+
+    def bridged_groups(self, domain: int) -> tuple[tuple[str, ...], ...] | None:
+        """The NVLink groups when the NV# cells are a bridge build (gputable.bridge_domain): each group a full mesh
+        of 2 or `domain` cards, one NV# count on every NVLink pair, and some GPU pair on PCIe; None otherwise.
+
+        The cards outside every group are cards without a bridge, not GPUs whose links are down.
+        """
+        groups = self.nvlink_groups()
+        counts = {c for _, _, c in self.gpu_pairs() if c.startswith("NV")}
+        pcie = any(not c.startswith("NV") for _, _, c in self.gpu_pairs())
+        if not groups or not pcie or len(counts) != 1 or any(len(g) not in (2, domain) for g in groups):
+            return None
+        return groups
 
     @property
     def has_nvlink(self) -> bool:

@@ -1,0 +1,86 @@
+"""Rules of IC-TOPOLOGY-PLACEMENT from the matrix (issue 28): GPUs outside an NVLink mesh of three or more put every
+group with them on PCIe (issue, with no engine too); every pair SYS with every GPU shown on one NUMA node leaves
+nothing to choose (not-an-issue); a size that must cross sockets stays information (ok, issue 10).
+
+Real pastes: 09 (vllm#16336, HGX B200 with GPU2's NVLinks missing), 270 (vllm#6370, 8x A800 PCIe all SYS on node
+0, rows cut), 243 (go-gpuallocator#17, all SYS over two nodes: unknown), 291 (nccl#1439, TP8 must cross: ok),
+180 and 60 (nothing crosses: ok). The engine cases and the bridged counter-example are modelled.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus import capture_checks, paste_checks
+
+PLACEMENT = "IC-TOPOLOGY-PLACEMENT"
+
+
+def test_a_size_that_must_cross_sockets_stays_information() -> None:
+    result = capture_checks("291", PLACEMENT)[PLACEMENT]
+    assert result.status == "ok"
+    assert "TP8 must cross sockets (SYS)" in result.message and "TP4: 0,1,2,3 | 4,5,6,7" in result.message
+
+
+def test_a_gpu_outside_the_nvlink_mesh_puts_its_groups_on_pcie() -> None:
+    result = capture_checks("09", PLACEMENT)[PLACEMENT]
+    assert result.status == "issue" and result.subjects == ("GPU2",)
+    assert "(NODE/SYS instead)" in result.message and "TP4 without GPU2" in result.message
+
+
+def test_no_crossing_stays_ok() -> None:
+    for prefix in ("180", "60"):
+        result = capture_checks(prefix, PLACEMENT)[PLACEMENT]
+        assert result.status == "ok" and "no group size needs to cross sockets" in result.message, prefix
+
+
+_BOX = """\
+$ nvidia-smi topo -m
+        GPU0    GPU1    GPU2    GPU3    CPU Affinity    NUMA Affinity   GPU NUMA ID
+GPU0     X      PHB     SYS     SYS     0-31    0               N/A
+GPU1    PHB      X      SYS     SYS     0-31    0               N/A
+GPU2    SYS     SYS      X      PHB     32-63   1               N/A
+GPU3    SYS     SYS     PHB      X      32-63   1               N/A
+"""
+
+
+def test_modelled_engine_on_every_gpu_crosses_by_necessity(tmp_path: Path) -> None:
+    text = _BOX + "$ vllm serve Qwen/Qwen3-32B --tensor-parallel-size 4\n"
+    result = paste_checks(tmp_path, text, PLACEMENT)[PLACEMENT]
+    assert result.status == "ok" and "uses all 4 GPUs: crossing sockets is unavoidable (info)" in result.message
+
+
+def test_modelled_bridged_pair_beside_cards_without_a_bridge_is_no_mesh_fault(tmp_path: Path) -> None:
+    text = ("root@host:/# python3 -m sglang.check_env\nCUDA available: True\nGPU 0,1,2: NVIDIA RTX A6000\n"
+            "NVIDIA Topology:\n"
+            "        GPU0    GPU1    GPU2    CPU Affinity    NUMA Affinity   GPU NUMA ID\n"
+            "GPU0     X      NV4     PHB     0-31    0               N/A\n"
+            "GPU1    NV4      X      PHB     0-31    0               N/A\n"
+            "GPU2    PHB     PHB      X      0-31    0               N/A\n")
+    result = paste_checks(tmp_path, text, PLACEMENT)[PLACEMENT]
+    assert result.status == "ok", result.message
+
+
+def test_flat_sys_on_one_node_leaves_nothing_to_choose() -> None:
+    # 270 (vllm#6370, 8x A800 PCIe, three rows shown, all SYS on node 0); 243 (two nodes: NUMA separates, unknown).
+    result = capture_checks("270", PLACEMENT)[PLACEMENT]
+    assert result.status == "not-an-issue" and result.coverage.shown == ("GPU0", "GPU1", "GPU2")
+    assert result.coverage.total == 8
+    assert capture_checks("243", PLACEMENT)[PLACEMENT].status == "unknown"
+
+
+_FLAT = """\
+$ nvidia-smi topo -m
+        GPU0    GPU1    GPU2    GPU3    CPU Affinity    NUMA Affinity   GPU NUMA ID
+GPU0     X      SYS     SYS     SYS     0-31    0               N/A
+GPU1    SYS      X      SYS     SYS     0-31    0               N/A
+GPU2    SYS     SYS      X      SYS     32-63   1               N/A
+GPU3    SYS     SYS     SYS      X      32-63   1               N/A
+"""
+
+
+def test_modelled_engine_pair_across_nodes_of_an_all_sys_box_is_not_called_unavoidable(tmp_path: Path) -> None:
+    across = "CUDA_VISIBLE_DEVICES=0,2 vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2\n"
+    assert paste_checks(tmp_path, _FLAT + "$ " + across, PLACEMENT)[PLACEMENT].status == "unknown"
+    same = "CUDA_VISIBLE_DEVICES=0,1 vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2\n"
+    assert paste_checks(tmp_path, _FLAT + "$ " + same, PLACEMENT)[PLACEMENT].status == "ok"
