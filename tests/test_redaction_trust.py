@@ -153,6 +153,14 @@ def test_redacting_text_twice_changes_nothing(text: str) -> None:
     assert redact_text(once) == once
 
 
+def test_a_token_right_after_a_redacted_key_is_redacted_in_the_same_pass() -> None:
+    # Found by the property below: an AWS key ran straight into an hf_ token, and the token was left standing
+    # until a second pass (the key's replacement gave it the word boundary its pattern needs).
+    text = "AKIAABCDEFGHIJKLMNOPhf_abcdefghijklmnopqrstuvwxyz0123"
+    assert "hf_" not in redact_text(text)
+    assert b"hf_" not in redact_file("/etc/vllm.yaml", text.encode())
+
+
 @_PROPERTY
 @given(st.sampled_from(["/proc/42/environ", "/proc/42/cmdline", "/etc/vllm.yaml"]), _TEXTS)
 def test_redacting_a_file_twice_changes_nothing(path: str, text: str) -> None:

@@ -12,9 +12,11 @@ import json
 import math
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from stackaudit.host.limits import load_json
+
+_T = TypeVar("_T")
 
 REDACTED = "<redacted>"
 # The modules whose code decides what is redacted: this one and the host wrapper that applies it per source.
@@ -193,7 +195,7 @@ def redact_text(text: str) -> str:
 
     A text with nothing to redact comes back as the very same object: a 20 MB pasted log is then
     held once, not once more for each reader."""
-    out = _redact_text(text)
+    out = _settled(_redact_text, text)
     return text if out == text else out
 
 
@@ -246,16 +248,16 @@ def _flag_value(m: re.Match[str]) -> str:
     return f"{m.group('flag')}{m.group('sep')}{REDACTED}"
 
 
-def _settled(redact: Callable[[list[str]], list[str]], items: list[str]) -> list[str]:
+def _settled(redact: Callable[[_T], _T], item: _T) -> _T:
     """`redact` applied until it changes nothing (at most four times): one replacement can expose another
-    (`--api-key API_KEY=` loses its value, and the rest then reads as an entry), and a second pass over a
-    snapshot must change nothing."""
+    (`--api-key API_KEY=` loses its value, and the rest then reads as an entry; a key redacted in
+    `AKIA…hf_…` leaves the token after it standing alone), and a second pass over a snapshot must change nothing."""
     for _ in range(4):
-        again = redact(items)
-        if again == items:
+        again = redact(item)
+        if again == item:
             break
-        items = again
-    return items
+        item = again
+    return item
 
 
 def redact_argv(argv: list[str]) -> list[str]:
