@@ -12,7 +12,8 @@ the driver, a limit of `ulimit -a`, a log symptom of `facts/symptoms.py` (NCCL f
 with the answer it printed, the first line of `systemctl status` for a unit of the NVIDIA stack, Fabric
 Manager's own words without their journal tag (its version mismatch, quoted in prose or printed by a
 driver container: appended to NVIDIA_DAEMON_LOG instead), ollama's GPU discovery lines (`msg="inference
-compute"`, `looking for compatible GPUs`, `no compatible GPUs were discovered`). Its spans yield to every block recogniser's
+compute"`, `looking for compatible GPUs`, `no compatible GPUs were discovered`) and the CUDA runners it ships
+(`Dynamic LLM libraries [cuda_v11 ...]`) and the device count its CUDA probe printed. Its spans yield to every block recogniser's
 (registry `fallback`): a line is evidence here only where no recogniser read it as part of its
 output. Each run of such lines is appended to the pasted document EVIDENCE_LINES, which no fact
 reads as a whole output: the checks that need more say so (unknown, with what to paste).
@@ -59,12 +60,14 @@ _UNIT_HEAD = re.compile(r"^\s*(?:(?:[●○×*]\s*)?(?:nv_peer_mem|nvidia[\w-]*|
 # CUDA's answer to whether one GPU can reach another's memory, as the CUDA samples print it (simpleP2P).
 _PEER = re.compile(r"^\s*(?:>\s*)?Peer access from .{1,80} \(GPU\d+\) -> .{1,80} \(GPU\d+\) : (?:Yes|No)\s*$")
 # ollama's GPU discovery (facts/gpus.py reads the GPUs its `inference compute` lines name).
-_OLLAMA = re.compile(r'\bmsg="?(?:inference compute"|looking for compatible GPUs|no compatible GPUs were discovered)')
+_OLLAMA = re.compile(r'\bmsg="?(?:inference compute"|looking for compatible GPUs|no compatible GPUs were discovered|'
+                     r'Dynamic LLM libraries \[)|^\s*device count \d+\s*$')
 _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The NVIDIA)")
 # A field's ` : `, an element's closing `</`, a link state's `Lnk`, `NVRM`: few lines of a long log hold them.
 _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
             "stack size", "user processes", "core file size", "virtual memory", "file size", *SYMPTOM_NEEDLES,
-            "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs", *PEER_NEEDLES)
+            "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs", "LLM libraries",
+            "device count", *PEER_NEEDLES)
 
 
 def _daemon_line(line: str) -> bool:
