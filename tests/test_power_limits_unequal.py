@@ -39,3 +39,10 @@ def test_modelled_one_raised_and_one_below_is_the_issue(tmp_path: Path) -> None:
     text = body("302").replace("105W /  575W", "105W /  450W")
     r = paste_checks(tmp_path, text, "PWR-GPU-POWER-LIMIT")["PWR-GPU-POWER-LIMIT"]
     assert r.status == "issue" and "GPU 0 capped at 450 W" in r.message
+
+
+def test_the_tesla_k80_row_gives_its_per_gpu_default() -> None:
+    # Corpus 286 (ray-project/ray, a K80 host's table): 149 W is each GK210's default, half the 300 W board.
+    r = capture_checks("286", "PWR-GPU-POWER-LIMIT")["PWR-GPU-POWER-LIMIT"]
+    assert r.status == "ok" and "GPU 3 149 W" in r.message
+    assert r.coverage is not None and r.coverage.text() == "4 GPUs shown"
