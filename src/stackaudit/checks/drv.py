@@ -837,8 +837,13 @@ def _gsp_firmware(nvidia: NvidiaGpus | None, nvidia_driver: NvidiaDriver | None,
     param = nvidia_driver.enable_gpu_firmware if nvidia_driver is not None else None
     evidence = [f"/proc/driver/nvidia/params: EnableGpuFirmware: {param}"] if param is not None else []
     if not off:
-        return ok_over_gpus(nvidia, read, f"GSP firmware {read[0].gsp_firmware} in use on {len(read)} GPU(s)",
-                            actual=read[0].gsp_firmware)
+        # GSP in use is what the check wants, and what old forum advice says to turn off: a key negative, as the
+        # kernel log's GSP RPCs say above.
+        return over_gpus(nvidia, read, not_an_issue(
+            f"GSP firmware {read[0].gsp_firmware} in use on {len(read)} GPU(s): the driver's default where the GPU "
+            "supports it; the old advice to disable it (NVreg_EnableGpuFirmware=0, for slow nvidia-smi or desktop "
+            "stutter on early 5xx drivers) does not apply to inference servers",
+            actual=read[0].gsp_firmware, subjects=[g.subject for g in read]))
     must = [g for g in off if is_blackwell(g)] or (off if flavour == "open" else [])
     if must:
         return issue(f"GSP firmware not in use on GPU(s) {gpu_indices(must)}"
