@@ -183,7 +183,7 @@ def test_gsp_off_with_open_module_is_an_issue_and_info_with_proprietary() -> Non
     assert r.status == "issue" and "open kernel module" in r.message and r.priority == "P2"
     r = _one(host_for(hgx(count=2, **off), proc_version=PROC_VERSION_PROPRIETARY), "DRV-GSP-FIRMWARE")
     assert r.status == "ok" and "allowed" in r.message
-    assert _one(host_for(hgx(count=2)), "DRV-GSP-FIRMWARE").status == "ok"
+    assert _one(host_for(hgx(count=2)), "DRV-GSP-FIRMWARE").status == "not-an-issue"  # in use: a key negative
 
 
 # --- DRV-NVLINK-HEALTH ----------------------------------------------------------------------------

@@ -35,7 +35,7 @@ from stackaudit.facts.gpu_events import (
     GpuEvents,
     xid_class,
 )
-from stackaudit.facts.gpus import GpuInventory
+from stackaudit.facts.gpus import GpuInventory, OllamaCuda
 from stackaudit.facts.gsp_log import GspLog
 from stackaudit.facts.nvidia import (
     Daemon,
@@ -218,11 +218,12 @@ def _forward_compat(driver: str, nvidia: NvidiaGpus | None, collect_env: Collect
 )
 def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | None = None,
                 python_env: PythonEnv | None = None, gpus: GpuInventory | None = None,
-                collect_env: CollectEnv | None = None) -> Outcome:
+                collect_env: CollectEnv | None = None, ollama_cuda: OllamaCuda | None = None) -> Outcome:
     """Reads: the driver version (/proc/driver/nvidia/version, NVML, `nvidia-smi`, the kernel log's
     NVRM banner, a pasted collect_env), the highest CUDA the driver supports, torch's CUDA
     (`torch/version.py` of the serving engine's Python, else a pasted collect_env), and the GPU
-    architecture.
+    architecture; where no torch is shown, ollama's discovery lines (the driver's CUDA, `driver=12.2`, and
+    the CUDA runner it chose or ships).
 
     Bad value: a CUDA 12.x runtime with a driver below 525.60.13, CUDA 13.x below 580; a torch
     CUDA major newer than the driver's; Blackwell GPUs with a driver below R570 or torch built for
@@ -247,6 +248,11 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                      f"{collect_env.driver_too_old_cuda}", actual={"driver_cuda": collect_env.driver_too_old_cuda,
                                                                    "torch_cuda": cuda},
                      expected="driver at or above the floor of torch's CUDA major")
+    has_torch = python_env is not None and any(env.torch_cuda for env in python_env.environments)
+    if ollama_cuda is not None and not has_torch:
+        # A verdict over the GPUs ollama's discovery lines show (the engine adds the host's count where known).
+        return over_subjects(_ollama_runner(ollama_cuda), [f"GPU {i}" for i in range(len(ollama_cuda.gpus))],
+                             ollama_cuda.device_count, ask="journalctl -u ollama")
     if driver is None:
         return unknown("the driver version is not in this source", hint="paste `nvidia-smi` or run on the host")
     dv = release(driver)
@@ -308,6 +314,32 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                             "supports: a newer driver runs an older runtime (the nvidia-smi header shows the "
                             "driver's highest CUDA, not the one in use)", actual=actual)
     return ok(f"driver {driver} supports torch's CUDA {', '.join(runtimes)}", actual=actual)
+
+
+def _ollama_runner(o: OllamaCuda) -> Outcome:
+    """DRV-CUDA-COMPAT from ollama's own discovery: the CUDA the driver supports beside the CUDA runner ollama chose
+    (`variant=v12`), else the one it ships (`Dynamic LLM libraries [cuda_v11 ...]`). ollama's discovery reached the
+    GPUs through the driver, so the question left is the runner's CUDA major against the driver's."""
+    runners = o.chosen or o.shipped
+    driver_major = release(o.driver_cuda)[0]
+    said = f"the driver supports CUDA {o.driver_cuda} (ollama's discovery: driver={o.driver_cuda})"
+    names = ", ".join(f"cuda v{m}" for m in runners)
+    actual = {"driver_cuda": o.driver_cuda, "runners": [f"cuda_v{m}" for m in runners]}
+    if not runners:
+        return unknown(f"{said}; which CUDA runner ollama loads is not in the lines shown",
+                       hint="paste ollama's start-up log from its `Dynamic LLM libraries` line", actual=actual)
+    above = [m for m in runners if m > driver_major]
+    if above and (o.chosen or len(above) == len(runners)):
+        return issue(f"{said}, below ollama's {names} runner: a CUDA {above[0]}.x runtime needs a driver for CUDA "
+                     f"{above[0]}", actual=actual, expected=f"a driver for CUDA {above[0]}.x or newer",
+                     evidence=list(o.lines))
+    usable = [m for m in runners if m <= driver_major]
+    if driver_major in usable:
+        return ok(f"{said} and ollama runs its cuda v{driver_major} runner: the same CUDA major, which minor-version "
+                  "compatibility runs", actual=actual, evidence=list(o.lines))
+    # The decided reading of an older runtime (corpus 32, 86, 123): versions that differ, which a newer driver runs.
+    return not_an_issue(f"{said}, above ollama's {', '.join(f'cuda v{m}' for m in usable)} runner: a newer driver "
+                        "runs an older CUDA runtime", actual=actual, evidence=list(o.lines))
 
 
 def _nvlink_from_matrix(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome:
@@ -838,8 +870,13 @@ def _gsp_firmware(nvidia: NvidiaGpus | None, nvidia_driver: NvidiaDriver | None,
     param = nvidia_driver.enable_gpu_firmware if nvidia_driver is not None else None
     evidence = [f"/proc/driver/nvidia/params: EnableGpuFirmware: {param}"] if param is not None else []
     if not off:
-        return ok_over_gpus(nvidia, read, f"GSP firmware {read[0].gsp_firmware} in use on {len(read)} GPU(s)",
-                            actual=read[0].gsp_firmware)
+        # GSP in use is what the check wants, and what old forum advice says to turn off: a key negative, as the
+        # kernel log's GSP RPCs say above.
+        return over_gpus(nvidia, read, not_an_issue(
+            f"GSP firmware {read[0].gsp_firmware} in use on {len(read)} GPU(s): the driver's default where the GPU "
+            "supports it; the old advice to disable it (NVreg_EnableGpuFirmware=0, for slow nvidia-smi or desktop "
+            "stutter on early 5xx drivers) does not apply to inference servers",
+            actual=read[0].gsp_firmware, subjects=[g.subject for g in read]))
     must = [g for g in off if is_blackwell(g)] or (off if flavour == "open" else [])
     if must:
         return issue(f"GSP firmware not in use on GPU(s) {gpu_indices(must)}"

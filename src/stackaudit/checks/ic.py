@@ -944,6 +944,7 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     one_rank = serving_log is not None and serving_log.local_ranks == 1
     findings: list[tuple[int, str, str]] = []  # (3 high / 2 medium / 1 low / 0 trap, message, setting)
     pending: list[str] = []  # findings whose cost depends on what the source does not show
+    unshown: set[str] = set()  # settings that cost something only if the GPUs have P2P, which is not shown
     seen: set[str] = set()
     for s in sorted(settings, key=lambda x: -x.strength):
         if s.name in seen:
@@ -952,6 +953,8 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
         where = f"{s.name}={s.value} ({s.source})"
         if s.p2p_off:
             findings.append(_p2p_off_finding(where, one_rank, nvlink, geforce, p2p_ok, gpu_topology))
+            if not (one_rank or nvlink or geforce or p2p_ok is not None or gpu_topology is not None):
+                unshown.add(s.name)
         elif s.name == "NCCL_SHM_DISABLE" and s.on:
             p2p_off = any(x.p2p_off for x in settings)
             sys_pairs = gpu_topology is not None and any(
@@ -1000,10 +1003,12 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     if worst >= 1:
         bad = [f for f in findings if f[0] >= 1]
         severity = {3: "high", 2: "medium", 1: "low"}[worst]
+        # P2P off where neither the GPUs nor their links are shown: a loss only if they have P2P to lose.
         return issue("; ".join(m for _, m, _ in sorted(bad, reverse=True)), actual={s.name: s.value for s in settings},
                      expected="no NCCL_* override that disables a transport", severity=severity,  # type: ignore[arg-type]
                      subjects=[n for _, _, n in bad],
-                     evidence=[f"{s.name}={s.value} ({s.source})" for s in settings][:6])
+                     evidence=[f"{s.name}={s.value} ({s.source})" for s in settings][:6],
+                     only_if=_P2P_SHOWN if all(n in unshown for _, _, n in bad) else "")
     if pending:
         return unknown("; ".join(pending + [m for _, m, _ in findings]), hint="`nvidia-smi topo -m`",
                        actual={s.name: s.value for s in settings})
@@ -1017,6 +1022,9 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     # A set NCCL_* variable is what a reader suspects first: that none disables a transport is a key negative.
     return not_an_issue(f"NCCL settings found, none disables a fast path: {listed}",
                         actual={s.name: s.value for s in settings})
+
+
+_P2P_SHOWN = "these GPUs have NVLink or working P2P"
 
 
 def _p2p_off_finding(where: str, one_rank: bool, nvlink: bool, geforce: bool, p2p_ok: bool | None,
@@ -1035,10 +1043,10 @@ def _p2p_off_finding(where: str, one_rank: bool, nvlink: bool, geforce: bool, p2
     if p2p_ok:
         return (3, f"{where} on PCIe GPUs whose driver reports P2P OK: NCCL takes the host-memory path instead "
                 "(about half the bandwidth, nccl-tests#74)", name)
-    if topo is None:
-        return (2, f"{where}: whether these GPUs have NVLink or working P2P is not in the source; on P2P-capable "
-                "GPUs it halves GPU-to-GPU bandwidth; keep it only with a benchmark on this host showing a gain "
-                "(`nvidia-smi topo -p2p r` settles which)", name)
+    if topo is None:  # conditional (`_P2P_SHOWN`): the caller names the condition
+        return (2, f"{where}: on P2P-capable GPUs it halves GPU-to-GPU bandwidth, and on GPUs without P2P "
+                "(GeForce cards on the stock driver) it is the usual workaround and costs nothing; "
+                "`nvidia-smi topo -p2p r` settles which", name)
     return (2, f"{where} on PCIe GPUs: usually a loss (host-memory path), but on some PCIe hosts a measured "
             "choice; keep it only if a benchmark on this host (all_reduce_perf with and without it) shows a gain",
             name)

@@ -74,6 +74,7 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
         return gpus
     low: list[tuple[GpuInfo, float, float, str]] = []
     fine: list[str] = []
+    raised: list[str] = []  # above the default: loses nothing (a cap only ever slows a GPU down)
     judged: list[GpuInfo] = []
     unknown_default: list[GpuInfo] = []
     for g in gpus:
@@ -87,6 +88,8 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
         judged.append(g)
         if limit < default - POWER_TOLERANCE_W:
             low.append((g, limit, default, origin))
+        elif limit > default + POWER_TOLERANCE_W:
+            raised.append(f"GPU {g.index} {limit:g} W ({origin} {default:g} W)")
         else:
             fine.append(f"GPU {g.index} {limit:g} W")
     if low:
@@ -116,6 +119,14 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
             msg + where, actual={g.subject: lim for g, lim, _, _ in low},
             expected={g.subject: d for g, _, d, _ in low}, subjects=[g.subject for g, _, _, _ in low],
             confidence=None if all(o == "the GPU's default" for *_, o in low) else "field-reports", fix=fix))
+    if raised and fine:
+        # Unequal caps are what a reader flags first; none is below the default, so no GPU is held back.
+        return over_gpus(nvidia, judged, not_an_issue(
+            "power limits differ between the GPUs, none below the default: " + ", ".join(fine) + " at the default; "
+            + ", ".join(raised) + " raised above it; a cap slows only a GPU that reaches it, so a higher one loses "
+            "nothing", actual=fine + raised))
+    if raised:  # every GPU above the table's default: a factory-overclocked board ships a higher default of its own
+        return ok_over_gpus(nvidia, judged, "power limit at or above the default: " + ", ".join(raised), actual=raised)
     if fine:
         return ok_over_gpus(nvidia, judged, "power limit at the default: " + ", ".join(fine), actual=fine)
     if unknown_default:

@@ -711,6 +711,12 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
         if serving_log.cuda_graphs == "eager":
             return issue(f"CUDA graphs are disabled: the {serving_log.engine or 'engine'} log shows eager mode",
                          actual="eager", expected="CUDA graphs on (no eager-mode flag)", evidence=lines)
+        if serving_log.cuda_graphs == "capturing":
+            return unknown(f"CUDA graphs are on in {ENGINE_NAMES.get(serving_log.engine, 'the engine')}'s settings (it began capturing "
+                           "them), but the log shown ends before the capture finished, where an engine can still hang "
+                           f"or fail: {lines[0]}", actual="capture begun",
+                           hint="paste the log past the capture: 'Capture cuda graph end' (SGLang) or 'Graph capturing "
+                           "finished' (vLLM), or the server's ready line")
         if serving_log.cuda_graphs == "configured":
             name = ENGINE_NAMES.get(serving_log.engine, "the engine")
             return ok(f"CUDA graphs are on: {name}'s resolved configuration in its log keeps them (enforce_eager / "

@@ -577,3 +577,60 @@ def gpus_from_containers(ctx: FactContext) -> GpuInventory:
     if not kfd:
         raise FactUnavailable("no container is handed a GPU's compute device")
     return GpuInventory(others=tuple(f"an AMD GPU (/dev/kfd handed to {name})" for name in kfd))
+
+
+# What ollama's start-up says of CUDA: the CUDA runners it ships (`Dynamic LLM libraries [cuda_v11 rocm_v60002 cpu]`),
+# the runner it chose for a GPU (`variant=v12`, ollama >= 0.5) and the CUDA the driver supports (`driver=12.2`: the
+# driver API's cuDriverGetVersion, the figure nvidia-smi's header shows).
+_OLLAMA_LIBRARIES = re.compile(r'msg="Dynamic LLM libraries \[([^\]]*)\]"')
+# Its CUDA probe's answer (OLLAMA_DEBUG), the journal tag peeled: how many GPUs the driver reports.
+_OLLAMA_COUNT = re.compile(r"^\s*device count (\d+)\s*$")
+_OLLAMA_DISCOVERY = re.compile(r'msg="inference compute" id=(\S+) .*?library=cuda\b(?:.*?\bvariant=v(\d+))?.*?\bdriver=(\d+\.\d+)')
+
+
+@dataclass(frozen=True, kw_only=True)
+class OllamaCuda(Sourced):
+    """ollama's CUDA at start-up: the driver's CUDA its discovery read, the runners it ships or chose."""
+
+    driver_cuda: str  # "12.2": the highest CUDA the driver supports, as ollama's discovery read it
+    chosen: tuple[int, ...] = ()  # the CUDA majors of the runners ollama chose (`variant=v12`)
+    shipped: tuple[int, ...] = ()  # the CUDA majors of the runners it ships (`cuda_v11`, `cuda_v12`)
+    gpus: tuple[str, ...] = ()  # the GPU UUIDs discovered, in the order printed (an excerpt may leave some out)
+    device_count: int | None = None  # how many GPUs the driver reported to ollama's probe
+    lines: tuple[str, ...] = ()
+
+
+fact("ollama_cuda", OllamaCuda, hint="paste ollama's start-up log (`journalctl -u ollama`)")
+
+
+@parser(EVIDENCE_LINES, feeds="ollama_cuda", kind=OllamaCuda, rank=10)
+def ollama_cuda_from_log(text: str) -> OllamaCuda:
+    """The driver's CUDA and ollama's CUDA runners from its pasted discovery lines.
+
+    Input (tests/data/captures/244, the library list and one of its four GPUs)::
+
+        May 27 12:32:59 test-server ollama[233489]: time=2024-05-27T12:32:59.476Z level=INFO source=payload.go:44 msg="Dynamic LLM libraries [cuda_v11 rocm_v60002 cpu cpu_avx cpu_avx2]"
+        May 27 12:33:01 test-server ollama[233489]: time=2024-05-27T12:33:01.069Z level=INFO source=types.go:71 msg="inference compute" id=GPU-4effbf41-2d2b-123d-3e00-87b020bf6f2c library=cuda compute=6.1 driver=12.2 name="NVIDIA GeForce GTX 1070" total="7.9 GiB" available="7.8 GiB"
+    """
+    drivers: list[str] = []
+    gpus: list[str] = []
+    chosen: list[int] = []
+    shipped: list[int] = []
+    lines: list[str] = []
+    count: int | None = None
+    for line in text.splitlines():
+        libs, found, probe = _OLLAMA_LIBRARIES.search(line), _OLLAMA_DISCOVERY.search(line), _OLLAMA_COUNT.search(line)
+        count = int(probe.group(1)) if probe else count
+        if libs:
+            shipped += [int(m) for m in re.findall(r"\bcuda_v(\d+)\b", libs.group(1))]
+            lines.append(line.strip())
+        if found:
+            gpus.append(found.group(1))
+            drivers.append(found.group(3))
+            chosen += [int(found.group(2))] if found.group(2) else []
+            lines.append(line.strip())
+    if not drivers:
+        raise ParseError('no ollama `msg="inference compute" ... library=cuda ... driver=X.Y` line')
+    return OllamaCuda(driver_cuda=drivers[0], chosen=tuple(dict.fromkeys(chosen)),
+                      shipped=tuple(dict.fromkeys(shipped)), gpus=tuple(dict.fromkeys(gpus)), device_count=count,
+                      lines=tuple(dict.fromkeys(lines))[:4], complete=False)

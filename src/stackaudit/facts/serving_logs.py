@@ -142,7 +142,8 @@ class ServingLog:
     nccl_env: dict[str, str] = field(default_factory=dict)  # "NCCL_X set by environment to Y"
     nccl_net: tuple[str, ...] = ()  # NET/IB and NET/Socket lines (devices, GDR)
     gdr_disabled: tuple[str, ...] = ()  # "GPU Direct RDMA Disabled" lines
-    # "captured" | "eager" | "configured" (the resolved configuration dump keeps them on, no capture line) | ""
+    # "captured" | "capturing" (begun, its end not shown) | "eager" | "configured" (the resolved configuration dump
+    # keeps them on, no capture line) | ""
     cuda_graphs: str = ""
     cuda_graph_lines: tuple[str, ...] = ()
     tp_size: int | None = None
@@ -236,8 +237,14 @@ _EAGER = re.compile(r"\benforce_eager\s*[=:]\s*['\"]?(True|False)|\bdisable_cuda
                     r"['\"]enforce_eager['\"]:\s*(True|False)")
 _DISABLE_AR = re.compile(r"\bdisable_custom_all_reduce\s*[=:]\s*['\"]?(True|False)|"
                          r"['\"]disable_custom_all_reduce['\"]:\s*(True|False)")
-_GRAPH_CAPTURED = re.compile(r"Capturing CUDA graph|CUDA graphs can take additional|Graph capturing finished|"
+_GRAPH_CAPTURED = re.compile(r"Capturing CUDA ?graph|CUDA graphs can take additional|Graph capturing finished|"
                              r"Capture cuda graph (?:begin|end)|Capturing batches \(", re.I)
+# Of those, the lines that say the capture finished (vLLM's summary, SGLang's end line, a progress bar at 100%);
+# the others only say it began, and a capture can hang or fail (corpus 217's thread). The server coming up after a
+# begun capture says it finished too (both engines capture before they serve).
+_GRAPH_FINISHED = re.compile(r"Graph capturing finished|Capture cuda graph end|"
+                             r"Captur(?:ing|e) (?:batches|CUDA graph)[^:]*:\s*100%", re.I)
+_SERVER_READY = re.compile(r"Application startup complete|The server is fired up and ready to roll", re.I)
 # The configuration dumps that settle CUDA graphs: printed after the engine's own overrides, with one switch for
 # graphs. vLLM's v0 engine config line (`Initializing an LLM engine (v0.6.6) with config:`) and SGLang's
 # server_args. Not vLLM V1's (graphs there also hang on compilation_config's level and cudagraph_mode), nor the
@@ -331,9 +338,15 @@ def parse_serving_log(text: str) -> ServingLog:
             if re.search(r"GPU Direct RDMA Disabled", text_l, re.I):
                 gdr_off.append(text_l)
         if ("graph" in low or "capturing batches" in low) and _GRAPH_CAPTURED.search(text_l):
-            graphs = "captured" if graphs in ("", "configured") else graphs
+            done = _GRAPH_FINISHED.search(text_l) is not None
+            graphs = ("captured" if done else "capturing") if graphs in ("", "configured", "capturing") else graphs
             graph_lines.append(text_l)
-        m = _EAGER.search(text_l) if ("eager" in low or "cuda_graph" in low) else None
+        elif graphs == "capturing" and _SERVER_READY.search(text_l):
+            graphs = "captured"
+            graph_lines.append(text_l)
+        # vLLM's capture line advises "To run the model in eager mode, set 'enforce_eager=True'": advice, not the value.
+        m = _EAGER.search(text_l) if ("eager" in low or "cuda_graph" in low) and "run the model in eager mode" not in low \
+            else None
         if m is None and "forcing enforce" in low and _FORCED_EAGER.search(text_l):
             graphs = "eager"  # vLLM turned graphs off itself (DP, an unsupported platform or model)
             graph_lines.insert(0, text_l)

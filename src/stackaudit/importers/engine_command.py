@@ -20,6 +20,8 @@ from stackaudit.importers.registry import Found, document_appended, importer
 MAX_CONTINUATIONS = 64  # a command is a few lines; a run of `\` lines past this is not one
 # Inline code in Markdown prose: "Run `python -m sglang.launch_server ... --tp 2` on 8*4090", or a line that is one span.
 _INLINE_CODE = re.compile(r"(?<!`)`([^`]+)`(?!`)")
+# A line of only `NAME=value` assignments continued with `\\` (`NCCL_P2P_DISABLE=1 \\` above `vllm serve \\`).
+_ASSIGNMENTS = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)+\\$")
 
 
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
@@ -34,14 +36,18 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
             continue
         end = i + 1
         joined = strip_prompt(line)
+        start = i
+        while start > 0 and i - start < MAX_CONTINUATIONS and _ASSIGNMENTS.match(strip_prompt(lines[start - 1]).strip()):
+            start -= 1  # the variables set for the command on the lines above it
+            joined = strip_prompt(lines[start]).strip()[:-1] + joined
         while joined.endswith("\\") and end < len(lines) and end - i <= MAX_CONTINUATIONS:
             joined = joined[:-1] + " " + lines[end].strip()
             end += 1
         command = parse_command_line(joined)
         if command is None:
             command = next((c for c in map(parse_command_line, _INLINE_CODE.findall(line)) if c is not None), None)
-            end = i + 1 if command is not None else end
+            start, end = (i, i + 1) if command is not None else (start, end)
         if command is not None:
-            yield Found("engine command", i, end, document_appended(ENGINE_COMMAND.name, command.line + "\n"))
+            yield Found("engine command", start, end, document_appended(ENGINE_COMMAND.name, command.line + "\n"))
             scan.skip(end)
 

@@ -13,7 +13,8 @@ with the answer it printed, the first line of `systemctl status` for a unit of t
 Manager's own words without their journal tag (its version mismatch, quoted in prose or printed by a
 driver container: appended to NVIDIA_DAEMON_LOG instead), the Kubernetes device plugin's start lines (klog's
 `main.go:154] Starting FS watcher.`, `Loading NVML`), ollama's GPU discovery lines (`msg="inference
-compute"`, `looking for compatible GPUs`, `no compatible GPUs were discovered`). Its spans yield to every block recogniser's
+compute"`, `looking for compatible GPUs`, `no compatible GPUs were discovered`), the CUDA runners it ships
+(`Dynamic LLM libraries [cuda_v11 ...]`) and the device count its CUDA probe printed. Its spans yield to every block recogniser's
 (registry `fallback`): a line is evidence here only where no recogniser read it as part of its
 output. Each run of such lines is appended to the pasted document EVIDENCE_LINES, which no fact
 reads as a whole output: the checks that need more say so (unknown, with what to paste).
@@ -60,7 +61,8 @@ _UNIT_HEAD = re.compile(r"^\s*(?:(?:[●○×*]\s*)?(?:nv_peer_mem|nvidia[\w-]*|
 # CUDA's answer to whether one GPU can reach another's memory, as the CUDA samples print it (simpleP2P).
 _PEER = re.compile(r"^\s*(?:>\s*)?Peer access from .{1,80} \(GPU\d+\) -> .{1,80} \(GPU\d+\) : (?:Yes|No)\s*$")
 # ollama's GPU discovery (facts/gpus.py reads the GPUs its `inference compute` lines name).
-_OLLAMA = re.compile(r'\bmsg="?(?:inference compute"|looking for compatible GPUs|no compatible GPUs were discovered)')
+_OLLAMA = re.compile(r'\bmsg="?(?:inference compute"|looking for compatible GPUs|no compatible GPUs were discovered|'
+                     r'Dynamic LLM libraries \[)|^\s*device count \d+\s*$')
 # The NVIDIA Kubernetes device plugin's own start lines, under klog's head (`I1019 06:25:03.801505  1 main.go:154]`)
 # or Go's log time (`2020/10/14 18:04:53`): they show the plugin running on a Kubernetes GPU node.
 _DEVICE_PLUGIN = re.compile(r"(?:^[IWE]\d{4} [\d:.]+\s+\d+ \w+\.go:\d+\]|^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d)\s+"
@@ -71,9 +73,10 @@ _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The N
 # A field's ` : `, an element's closing `</`, a link state's `Lnk`, `NVRM`: few lines of a long log hold them.
 _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
             "stack size", "user processes", "core file size", "virtual memory", "file size", *SYMPTOM_NEEDLES,
-            "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs", *PEER_NEEDLES,
-            "watcher", "Starting Plugins", "Loading NVML", "Loading configuration", "Running with config", "plugins",
-            "Registered device plugin", "No devices found", "GRPC server")
+            "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs",
+            "LLM libraries", "device count", *PEER_NEEDLES, "watcher", "Starting Plugins", "Loading NVML",
+            "Loading configuration", "Running with config", "plugins", "Registered device plugin", "No devices found",
+            "GRPC server")
 
 
 def _daemon_line(line: str) -> bool:

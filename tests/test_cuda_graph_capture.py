@@ -1,0 +1,62 @@
+"""Issue 28 (a verdict where the text suffices, and no more): what a serving log proves of CUDA graphs.
+
+A capture that finished (vLLM's 'Graph capturing finished', SGLang's 'Capture cuda graph end', a capture progress bar
+at 100%, or the server coming up after the capture began) proves graphs on. A capture that only began proves the
+setting, not the capture: engines hang or fail inside it, so the verdict waits for its end. vLLM's capture line
+advises "set 'enforce_eager=True'": that advice is not the value.
+
+Real log lines are quoted from the thread named beside each; the counter-example is modelled and says so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus import capture_checks, paste_checks
+
+# https://github.com/vllm-project/vllm/pull/11349 (mgoin's example log): a whole capture, begun and finished.
+VLLM_11349 = """\
+INFO 12-19 22:58:27 model_runner.py:1415] Capturing cudagraphs for decoding. This may lead to unexpected consequences if the model is not static. To run the model in eager mode, set 'enforce_eager=True' or use '--enforce-eager' in the CLI. If out-of-memory error occurs during cudagraph capture, consider decreasing `gpu_memory_utilization` or switching to eager mode. You can also reduce the `max_num_seqs` as needed to decrease memory usage.
+Capturing CUDA graph shapes: 100%|██████████████████████████████████████████████████████████████████████████████████████████████████████████████████████| 35/35 [00:13<00:00,  2.51it/s]
+INFO 12-19 22:58:41 model_runner.py:1535] Graph capturing finished in 14 secs, took 0.21 GiB
+"""
+# https://github.com/ai-dynamo/dynamo/issues/4087 (zhaotyer: `vllm serve` hangs): the capture bar stops part-way.
+DYNAMO_4087 = """\
+Capturing CUDA graphs (mixed prefill-decode, PIECEWISE):  76%|███████▌  | 51/67 [00:08<00:03,  4.15it/s]
+Capturing CUDA graphs (mixed prefill-decode, PIECEWISE):  78%|███████▊  | 52/67 [00:08<00:03,  4.68it/s]
+"""
+# https://github.com/LMCache/LMCache/issues/503 (maobaolong): the bar at 0% and the workers' capture advice.
+LMCACHE_503 = """\
+Capturing CUDA graph shapes:   0%|                                                                                | 0/11 [00:00<?, ?it/s](VllmWorkerProcess pid=21013) INFO 04-24 08:27:56 [model_runner.py:1456] Capturing cudagraphs for decoding. This may lead to unexpected consequences if the model is not static. To run the model in eager mode, set 'enforce_eager=True' or use '--enforce-eager' in the CLI. If out-of-memory error occurs during cudagraph capture, consider decreasing `gpu_memory_utilization` or switching to eager mode. You can also reduce the `max_num_seqs` as needed to decrease memory usage.
+"""
+# Modelled: SGLang's capture begin, then the server's ready line (it serves only after capturing).
+SGLANG_READY = """\
+[2025-12-28 10:40:09 TP0] Capture cuda graph begin. This can take up to several minutes. avail mem=11.87 GB
+[2025-12-28 10:40:31] INFO:     Application startup complete.
+"""
+
+
+def _graphs(tmp_path: Path, text: str) -> tuple[str, str]:
+    r = paste_checks(tmp_path, text, "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
+    return r.status, r.message
+
+
+def test_a_finished_capture_proves_graphs_on_and_the_advice_is_not_eager_mode(tmp_path: Path) -> None:
+    assert _graphs(tmp_path, VLLM_11349) == ("ok", "CUDA graphs are on: the vllm log shows them captured")
+
+
+def test_sglang_capture_end_is_ok() -> None:
+    assert capture_checks("70", "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"].status == "ok"  # corpus 70 (sglang#11830)
+
+
+def test_a_capture_that_only_began_waits_for_its_end(tmp_path: Path) -> None:
+    r = capture_checks("178", "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]  # corpus 178 (sglang#15909): begin on 4 ranks
+    assert r.status == "unknown" and "Capture cuda graph begin" in r.message
+    for text in (DYNAMO_4087, LMCACHE_503):
+        status, message = _graphs(tmp_path, text)
+        assert status == "unknown", message
+        assert "before the capture finished" in message
+
+
+def test_modelled_server_ready_after_the_capture_began_is_ok(tmp_path: Path) -> None:
+    assert _graphs(tmp_path, SGLANG_READY)[0] == "ok"
