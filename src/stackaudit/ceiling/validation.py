@@ -103,10 +103,6 @@ class ValidationRow:
         independent = self.independent_gb
         return None if independent is None else self.stored_gb / independent - 1
 
-    @property
-    def percent_of_bandwidth(self) -> float:
-        return 100 * self.measurement.measured / self.bandwidth_ceiling
-
 
 def _embedding_gb(m: Measurement) -> float:
     """The embedding table as the published file stores it (one V x h matrix, tied or not)."""
