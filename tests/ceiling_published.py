@@ -2,8 +2,8 @@
 
 The configs are the shipped catalogue's (data/models.toml: the published `config.json` values the ceiling reads);
 the measurements are data/ceiling_measurements.toml, one public source per row. Used by the tests
-(tests/test_ceiling_validation.py), by perf/ceiling_validation.py, and by `ceiling --measured`
-(the published runs on the same GPU).
+(tests/test_ceiling_validation.py) and by perf/ceiling_validation.py; `ceiling --measured` reads the
+measurements itself (ceiling/measurements.py).
 """
 
 from __future__ import annotations
