@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from stackaudit.ceiling.validation import CONFIGS
+from ceiling_published import CONFIGS
 
 _HEAD = """Tue Jan 13 10:02:11 2026
 +-----------------------------------------------------------------------------------------+

@@ -14,8 +14,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from ceiling_published import CONFIGS
 from stackaudit import __version__
-from stackaudit.ceiling.validation import CONFIGS
 from stackaudit.cli.main import main
 
 CEILING_NAMES = {"bandwidth", "bandwidth+allreduce", "overhead", "overhead-eager", "compute"}

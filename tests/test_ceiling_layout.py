@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from ceiling_published import CONFIGS
 from stackaudit.ceiling import compute
-from stackaudit.ceiling.validation import CONFIGS
 from stackaudit.gputable import lookup
 
 PRO_6000 = lookup("RTX PRO 6000 Blackwell Server Edition").spec

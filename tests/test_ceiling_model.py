@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from ceiling_published import CONFIGS, HAND_COUNTED_ACTIVE_PARAMS
 from stackaudit.ceiling import compute, parse_arch
 from stackaudit.ceiling.accounting import (
     count_params,
@@ -11,7 +12,6 @@ from stackaudit.ceiling.accounting import (
     expected_max_experts_per_rank,
 )
 from stackaudit.ceiling.interconnect import allreduce_model
-from stackaudit.ceiling.validation import CONFIGS, HAND_COUNTED_ACTIVE_PARAMS
 from stackaudit.ceiling.weights import parse_weights, plan_from_config
 from stackaudit.errors import InputError, UsageError
 from stackaudit.gputable import lookup

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from stackaudit.ceiling.accounting import count_params
-from stackaudit.ceiling.modelconfig import parse_arch
-from stackaudit.ceiling.validation import (
+from ceiling_published import (
     CONFIGS,
     EFFICIENT_ENGINES,
     EFFICIENT_FACTOR,
@@ -16,6 +14,8 @@ from stackaudit.ceiling.validation import (
     measurements,
     validate_one,
 )
+from stackaudit.ceiling.accounting import count_params
+from stackaudit.ceiling.modelconfig import parse_arch
 from stackaudit.gputable import lookup
 
 RUNS = measurements()

@@ -172,13 +172,6 @@ def test_shm_nothing_readable_is_unavailable() -> None:
         shm.shm(Ctx(fake_host(files={})))
 
 
-@pytest.mark.parametrize("text", ["", "Filesystem Size\n", "Filesystem 1024-blocks Used Available Capacity Mounted on\n"
-                                  "shm 64M 0 64M 0% /dev/shm\n"])
-def test_df_parser_rejects_non_df(text: str) -> None:
-    with pytest.raises(ParseError):
-        shm.parse_df(text)
-
-
 def test_mountinfo_truncated_line_is_parse_error() -> None:
     with pytest.raises(ParseError):
         shm.parse_mountinfo("620 615 0:176 / /dev/shm rw,nosuid")
@@ -441,7 +434,7 @@ def test_gpu_devices_nodes_env_and_versions() -> None:
 # --- robustness ------------------------------------------------------------------------------
 
 PARSERS = [cgroups.parse_proc_cgroup, cgroups.parse_cpu_max, cgroups.parse_cpu_stat, cgroups.parse_memory_limit,
-           cgroups.parse_devices_list, shm.parse_mountinfo, shm.parse_mounts, shm.parse_df, limits.parse_limits,
+           cgroups.parse_devices_list, shm.parse_mountinfo, shm.parse_mounts, shm.parse_df_table, limits.parse_limits,
            limits.parse_status_security, docker.parse_docker_inspect, lxc.parse_lxc_config, lxc.parse_proc_devices]
 SAMPLES = [V1_CGROUP, DOCKER_MOUNTINFO, DF_SHM_64M, PROC_LIMITS, PVE_CONF, NATIVE_CONF, PROC_DEVICES,
            json.dumps([docker_object()])]

@@ -126,7 +126,7 @@ def test_sources_that_disagree_are_kept() -> None:
     table = _capture("15-2x-rtx3090-nvidia-smi-table-250w-cap-persistence-off.txt")
     inv = _inventory(_pasted(table, COLLECT_ENV_OLD))
     assert inv.count == 2  # nvidia-smi ranks first
-    assert inv.disagreed == ((TOPOLOGY_TITLE, 4), (COLLECT_ENV_TITLE, 4))
+    assert [(s, n) for s, n in inv.counts if n != inv.count] == [(TOPOLOGY_TITLE, 4), (COLLECT_ENV_TITLE, 4)]
     assert ("GPUs", "count", f"2 ({NVIDIA_TITLE})", f"4 ({COLLECT_ENV_TITLE})") in inv.conflicts
     assert ("GPU 0 (0000:04:00.0)", "model", f"NVIDIA GeForce RTX 3090 ({NVIDIA_TITLE})",
             f"NVIDIA H100 80GB HBM3 ({COLLECT_ENV_TITLE})") in inv.conflicts

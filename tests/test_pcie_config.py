@@ -61,7 +61,7 @@ def test_64_byte_file_without_root_is_unreadable_never_ok() -> None:
 
 def test_256_byte_file_has_no_extended_space() -> None:
     cfg = parse_config(bridge_config(acs_ctl=0x1D)[:256])
-    assert cfg.readable and cfg.express is not None and cfg.acs is None and not cfg.extended_readable
+    assert cfg.readable and cfg.express is not None and cfg.acs is None and not cfg.extended
 
 
 def test_standard_chain_loop_ends_with_a_problem() -> None:

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from ceiling_published import CONFIGS
 from stackaudit.bench.render import render_result
 from stackaudit.ceiling.ladder import CeilingReport, compute
-from stackaudit.ceiling.validation import CONFIGS
 from stackaudit.gputable import lookup
 from test_bench_formats import level_of, result_with
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from stackaudit.ceiling.validation import CONFIGS
+from ceiling_published import CONFIGS
 from stackaudit.checks.registry import load_all
 from test_cli_conventions import cli_commands
 

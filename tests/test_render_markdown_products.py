@@ -8,10 +8,10 @@ import html.parser
 
 from markdown_it import MarkdownIt
 
+from ceiling_published import CONFIGS
 from stackaudit.bench.render import render_compare, render_history, render_result
 from stackaudit.ceiling import compute, parse_arch
 from stackaudit.ceiling.render import render
-from stackaudit.ceiling.validation import CONFIGS
 from stackaudit.gputable import lookup
 from test_bench_formats import level_of, result_with
 

@@ -231,9 +231,9 @@ def test_bench_html_charts_throughput_and_tpot() -> None:
 
 
 def test_ceiling_html_ladder_with_the_measured_point() -> None:
+    from ceiling_published import CONFIGS
     from stackaudit.ceiling import compute
     from stackaudit.ceiling.render import render as render_ceiling
-    from stackaudit.ceiling.validation import CONFIGS
     from stackaudit.gputable import lookup
 
     ceiling = compute(CONFIGS["gpt-oss-120b"], lookup("H100 SXM").spec, concurrencies=[1, 64], measured={1: 150.0})

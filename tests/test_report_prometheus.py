@@ -17,14 +17,16 @@ from stackaudit.cli.main import main
 from stackaudit.engine.runner import Report
 from stackaudit.report.prometheus import (
     FAMILIES,
-    LABEL_NAME,
-    METRIC_NAME,
     STATUS_METRIC,
     STATUSES,
     epoch_seconds,
 )
 from stackaudit.report.render import render
 from stackaudit.report.sections import sampled_ids
+
+# Legacy metric and label names (what every Prometheus version reads).
+METRIC_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*\Z")
+LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*\Z")
 
 parser = pytest.importorskip("prometheus_client.parser", reason="prometheus_client is a test extra")
 

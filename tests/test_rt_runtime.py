@@ -16,7 +16,7 @@ from stackaudit.checks import rt
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts.limits import LIMIT_ROWS, format_limits
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses, classify, serving_processes
-from stackaudit.facts.python_env import PythonEnv, python_env
+from stackaudit.facts.python_env import PythonEnv, PythonEnvironment, python_env
 from stackaudit.host.memory import fake_host
 from stackaudit.host.recording import RedactingHost
 
@@ -237,6 +237,10 @@ def facts(h: Any) -> tuple[ServingProcesses, PythonEnv]:
     return ctx.fact("serving_processes", ServingProcesses), python_env(ctx)
 
 
+def _engine_env(env: PythonEnv, engine: str) -> PythonEnvironment:
+    return next(e for e in env.environments if e.engine == engine)
+
+
 def everything(*extra: dict[str, Any]) -> Any:
     return host(unrelated(), audit_self(), vllm_v1(), vllm_site(), sglang(), trtllm(), *extra)
 
@@ -312,13 +316,13 @@ def test_classify_recognises_launch_forms_and_ignores_look_alikes() -> None:
 def test_python_env_comes_from_the_engines_interpreter_not_the_audits() -> None:
     _, env = facts(everything())
     assert env.from_serving_process
-    vllm_env = env.for_engine("vllm")[0]
+    vllm_env = _engine_env(env, "vllm")
     assert vllm_env.prefix == VENV and vllm_env.python_version == "3.12"
     assert vllm_env.version("torch") == "2.7.1+cu128" and vllm_env.torch_cuda == "12.8"
     assert vllm_env.version("flashinfer-python") == "0.2.8" and vllm_env.nccl_wheel() == ("nvidia-nccl-cu12", "2.26.2")
     assert f"{SITE}/torch-2.7.1+cu128.dist-info/METADATA" in vllm_env.read
-    assert env.for_engine("sglang")[0].version("sglang") == "0.4.10.post2"
-    assert env.for_engine("trtllm")[0].version("tensorrt-llm") == "1.0.0rc4"
+    assert _engine_env(env, "sglang").version("sglang") == "0.4.10.post2"
+    assert _engine_env(env, "trtllm").version("tensorrt-llm") == "1.0.0rc4"
 
 
 def test_python_env_reads_a_containerised_engine_through_its_proc_root() -> None:
@@ -328,7 +332,7 @@ def test_python_env_reads_a_containerised_engine_through_its_proc_root() -> None
         "Name: tensorrt_llm\nVersion: 0.21.0\n")
     del inside["/proc/6101/root/usr/local/lib/python3.12/dist-packages/tensorrt_llm-1.0.0rc4.dist-info/METADATA"]
     _, env = facts(host(unrelated(), audit_self(), trtllm(), inside))
-    assert env.for_engine("trtllm")[0].version("tensorrt-llm") == "0.21.0"
+    assert _engine_env(env, "trtllm").version("tensorrt-llm") == "0.21.0"
 
 
 # --- RT-CUDA-GRAPHS ---------------------------------------------------------------------------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
@@ -24,3 +26,13 @@ class InputError(StackauditError):
     """An input the user gave cannot be read or understood (exit 2)."""
 
     exit_code = EXIT_USAGE
+
+
+def input_mode(path: str, label: str) -> int:
+    """The `st_mode` of an input path, or a one-line InputError that starts with `label`."""
+    try:
+        return os.stat(path).st_mode
+    except FileNotFoundError:
+        raise InputError(f"{label}: no such file or directory") from None
+    except OSError as exc:
+        raise InputError(f"{label}: {exc.strerror}") from None

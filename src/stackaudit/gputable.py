@@ -31,10 +31,6 @@ def table_text() -> str:
     return (pkgutil.get_data("stackaudit", "data/gpus.toml") or b"").decode("utf-8")
 
 
-# Dtype keys of `tflops`, all dense rates.
-DTYPES = ("bf16", "fp16", "fp8", "int8", "fp4")
-
-
 class GpuTableError(ValueError):
     """The table file is malformed (a bug in the shipped data, not a user error)."""
 

@@ -321,8 +321,6 @@ class SpareConnector(aiohttp.TCPConnector):
         self._spares: defaultdict[Any, deque[tuple[Any, float]]] = defaultdict(deque)
         self._spare_tasks: set[asyncio.Task[None]] = set()
         self._templates: dict[Any, tuple[Any, Any]] = {}  # key → (request, timeout) to connect like
-        self.spares_opened = 0
-        self.spares_used = 0
         self.origin: str | None = None  # scheme://host:port of the server, set by the first request
 
     async def connect(self, req: Any, traces: Any, timeout: Any) -> Any:
@@ -349,7 +347,6 @@ class SpareConnector(aiohttp.TCPConnector):
         while spares:
             proto, opened = spares.popleft()
             if proto.is_connected() and now - opened <= SPARE_MAX_AGE_S:
-                self.spares_used += 1
                 record = _CURRENT.get()
                 if record is not None:
                     record.connection = "spare"
@@ -398,7 +395,6 @@ class SpareConnector(aiohttp.TCPConnector):
         if self.closed:
             proto.close()
             return
-        self.spares_opened += 1
         self._spares[key].append((proto, time.perf_counter()))
 
     async def close(self, *args: Any, **kwargs: Any) -> Any:

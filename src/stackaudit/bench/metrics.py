@@ -64,7 +64,7 @@ UNKNOWN = "tokens per chunk unknown"
 class RequestMetrics:
     """Per-request derived values in milliseconds."""
 
-    __slots__ = ("e2e", "first_chunk_tokens", "gaps", "known", "n", "send_lag", "tokens_per_chunk", "tpot", "ttft")
+    __slots__ = ("e2e", "gaps", "known", "n", "send_lag", "tokens_per_chunk", "tpot", "ttft")
 
     def __init__(self, record: RequestRecord) -> None:
         first = record.first if record.first is not None else record.finish
@@ -81,7 +81,6 @@ class RequestMetrics:
             first_tokens = n / chunks  # several tokens per chunk: the first chunk holds about this many
         else:
             first_tokens = 1.0
-        self.first_chunk_tokens = first_tokens
         self.tokens_per_chunk = n / chunks if record.n_chunks else math.nan
         decode_tokens = n - first_tokens
         if self.known and record.first is not None and decode_tokens > 0 and len(record.chunk_times) > 1:

@@ -75,7 +75,6 @@ class ParamCounts:
     """Whole-model counts by component class (active = read for one token at batch 1)."""
 
     attention: float
-    attention_replicated: float
     dense_mlp: float
     experts_active: float
     experts_total: float
@@ -120,7 +119,6 @@ def count_params(arch: ModelArch) -> ParamCounts:
     per_expert = expert_params(arch) if arch.is_moe else 0.0
     return ParamCounts(
         attention=arch.layers * attn.total,
-        attention_replicated=arch.layers * attn.replicated,
         dense_mlp=arch.dense_layers * mlp_params(arch, arch.intermediate),
         experts_active=arch.moe_layers * arch.top_k * per_expert,
         experts_total=arch.moe_layers * arch.n_experts * per_expert,

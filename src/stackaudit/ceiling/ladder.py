@@ -137,7 +137,6 @@ class CeilingReport:
     bandwidth_source: str
     allreduce: ic.AllReduceModel
     n_allreduce: int
-    kernels_per_step: int
     levels: tuple[Level, ...]
     assumptions: tuple[str, ...] = field(default=())
     pp: int = 1
@@ -484,7 +483,6 @@ def compute(
         bandwidth_source=bw_source,
         allreduce=ar,
         n_allreduce=n_coll,
-        kernels_per_step=kernels,
         levels=levels,
         assumptions=tuple(assumptions),
         pp=pp,

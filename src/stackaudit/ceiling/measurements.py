@@ -1,6 +1,6 @@
 """Published single-stream decode measurements (data/ceiling_measurements.toml, one public source per row).
 
-The ceiling validation (ceiling/validation.py) checks the model against them; `ceiling --measured` lists
+The ceiling validation (tests/ceiling_published.py) checks the model against them; `ceiling --measured` lists
 the published runs on the same GPU (ceiling/ladder.py).
 """
 

@@ -95,7 +95,6 @@ class ModelArch:
     # Sliding-window layers read min(context, window) KV rows.
     sliding_window: int = 0
     sliding_layers: int = 0
-    mtp_layers: int = 0
     quantization: Mapping[str, Any] | None = None
     source: str = ""
     notes: tuple[str, ...] = field(default=())
@@ -468,7 +467,6 @@ def parse_arch(raw: Mapping[str, Any], name: str | None = None) -> ModelArch:
         expert_bias=model_type == "gpt_oss",
         sliding_window=sliding_window,
         sliding_layers=sliding_layers,
-        mtp_layers=mtp,
         quantization=quant if isinstance(quant, dict) else None,
         source=str(cfg.get("_source", "")),
         notes=tuple(notes),

@@ -20,7 +20,7 @@ from stackaudit.cli.options import (
     wrapped,
 )
 from stackaudit.cli.output import colour_wanted, emit, invocation, split_csv, split_paths
-from stackaudit.errors import InputError, UsageError
+from stackaudit.errors import InputError, UsageError, input_mode
 
 if TYPE_CHECKING:
     from stackaudit.engine.measured import Endpoint
@@ -30,12 +30,7 @@ def _check_from(path: str) -> None:
     """--from takes regular files and directories only: a FIFO or a device would block or never end."""
     import stat
 
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        raise InputError(f"--from {path}: no such file or directory") from None
-    except OSError as exc:
-        raise InputError(f"--from {path}: {exc.strerror}") from None
+    mode = input_mode(path, f"--from {path}")
     if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
         raise InputError(f"--from {path}: not a regular file or directory")
 

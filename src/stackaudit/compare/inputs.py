@@ -10,7 +10,6 @@ report, a report of another schema.
 from __future__ import annotations
 
 import json
-import os
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ from typing import cast
 
 from stackaudit.compare.document import ReportResult, SideInfo
 from stackaudit.engine.runner import AuditOptions, file_name
-from stackaudit.errors import InputError
+from stackaudit.errors import InputError, input_mode
 from stackaudit.report.json_report import read_audit_report
 
 
@@ -53,12 +52,7 @@ class Side:
 def load_side(path: str, options: AuditOptions | None = None) -> Side:
     """A, or B: a JSON report (schema 2) or a snapshot, audited with `options` as `audit` would (its waivers and
     headline ceiling, which the CLI passes)."""
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file or directory") from None
-    except OSError as exc:
-        raise InputError(f"{path}: {exc.strerror}") from None
+    mode = input_mode(path, path)
     from stackaudit.host.snapshot_reader import is_snapshot
 
     if stat.S_ISDIR(mode):

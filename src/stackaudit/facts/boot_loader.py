@@ -44,12 +44,11 @@ from stackaudit.facts.sources import (
 from stackaudit.host.base import Host, read_optional, read_or_none
 
 LOADER_INFO = "/sys/firmware/efi/efivars/LoaderInfo-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f"
-BOOT_LOADERS = ("grub", "systemd-boot")
 
 
 @dataclass(frozen=True)
 class BootLoader:
-    name: str  # one of BOOT_LOADERS
+    name: str  # "grub" or "systemd-boot"
     evidence: str
 
 
@@ -98,7 +97,6 @@ def boot_loader_from_kernel_cmdline(ctx: FactContext) -> BootLoader:
 # rewrites on every kernel update); systemd-boot elsewhere: /etc/kernel/cmdline. The fix forms are in
 # fixes/kernel_cmdline.py.
 
-CMDLINE_TOOLS = ("update-grub", "grubby", "kernelstub", "systemd-boot")
 _DEBIAN_IDS = {"debian", "ubuntu"}
 _RHEL_IDS = {"rhel", "fedora", "centos", "rocky", "almalinux", "ol"}
 # The kernel's release or version string names the family: `.el9` / `.fc40` (Red Hat builds),
@@ -109,7 +107,7 @@ _DEBIAN_KERNEL = re.compile(r"\b(Ubuntu|Debian)\b")
 
 @dataclass(frozen=True)
 class CmdlineTool:
-    name: str  # one of CMDLINE_TOOLS
+    name: str  # "update-grub", "grubby", "kernelstub" or "systemd-boot"
     evidence: str
 
 
@@ -210,7 +208,7 @@ class BootCmdlineConfig:
     """The kernel parameters the boot loader in use is configured to pass at the next boot, in order (a later
     one of the same name wins, as the kernel reads them); `files` read, `unread` places not in the source."""
 
-    loader: str  # one of BOOT_LOADERS; "" when which is in use is not known (both configurations read)
+    loader: str  # "grub" or "systemd-boot"; "" when which is in use is not known (both configurations read)
     params: tuple[CmdlineParam, ...]
     files: tuple[str, ...] = ()
     unread: tuple[str, ...] = ()

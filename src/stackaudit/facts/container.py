@@ -22,12 +22,10 @@ from stackaudit.facts.sources import (
 )
 from stackaudit.host.base import Host, NotCaptured, list_or_none, read_optional
 
-CONTAINER_KINDS = ("docker", "podman", "lxc", "kubernetes", "systemd-nspawn", "container")
-
 
 @dataclass(frozen=True)
 class ContainerInfo:
-    kind: str  # "" when not in a container, else one of CONTAINER_KINDS
+    kind: str  # "" when not in a container, else docker, podman, lxc, kubernetes, systemd-nspawn or container
     evidence: tuple[str, ...] = ()
     cgroup_version: int | None = None
 

@@ -372,7 +372,6 @@ class FreqCpu:
     cpu: int
     driver: str | None = None
     no_driver: bool = False
-    affected: str | None = None
     hw_min: int | None = None
     hw_max: int | None = None
     governors: str | None = None
@@ -410,8 +409,6 @@ def parse_frequency_info(lines: Sequence[str]) -> list[FreqCpu]:
             cur.no_driver = True
         elif key_l == "driver":
             cur.driver = value or None
-        elif key_l.startswith("cpus which run at the same hardware frequency"):
-            cur.affected = value
         elif key_l == "hardware limits":
             lo, _, hi = value.partition(" - ")
             cur.hw_min, cur.hw_max = to_khz(lo), to_khz(hi)

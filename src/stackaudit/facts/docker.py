@@ -38,8 +38,6 @@ DIAGNOSTIC_PROGRAMS = frozenset({
     "ls", "cat", "printenv", "nproc", "lspci", "ldconfig", "df", "free", "uname", "hostname",
 })
 _SHELLS = frozenset({"sh", "bash", "/bin/sh", "/bin/bash", "/usr/bin/bash", "/usr/bin/sh"})
-_DIST_FLAGS = ("--nnodes", "--node-rank", "--dist-init-addr", "--data-parallel-address", "--master-addr",
-               "--headless")
 
 
 @dataclass(frozen=True)

@@ -128,10 +128,6 @@ class GpuInventory(Sourced):
         """The sources whose count is the inventory's count."""
         return tuple(s for s, n in self.counts if n == self.count)
 
-    @property
-    def disagreed(self) -> tuple[tuple[str, int], ...]:
-        return tuple((s, n) for s, n in self.counts if n != self.count)
-
     def count_in(self, source: str) -> int | None:
         """How many GPUs one source shows (PCI_TITLE: the host's bus, also from inside a container)."""
         return next((n for s, n in self.counts if s == source), None)

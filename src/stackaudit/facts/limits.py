@@ -38,7 +38,6 @@ NOFILE = "Max open files"
 STACK = "Max stack size"
 UNKNOWN = "unknown"  # hard limit not shown by the source (pasted `ulimit -a`)
 CAP_SYS_NICE = 23
-CAP_SYS_ADMIN = 21
 
 
 @dataclass(frozen=True)

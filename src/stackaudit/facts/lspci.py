@@ -115,21 +115,17 @@ class _CapState:
         self.ids: list[int] = []
         self.ext_ids: list[int] = []
         self.exp: dict[str, object] = {}
-        self.in_express = False
         self.acs: dict[str, int | None] = {}
         self.rebar: list[RebarEntry] = []
         self.has_rebar = False
         self.aer: dict[str, tuple[str, ...]] = {}
         self.section = ""
-        self.current_cap = ""
 
     def capability(self, offset: int, version: str | None, text: str) -> None:
         self.cap_lines += 1
         self.section = ""
-        self.current_cap = text
         extended = version is not None or offset >= CONFIG_SIZE
         if text.startswith("Express"):
-            self.in_express = True
             self.ids.append(CAP_ID_EXP)
             m = re.match(r"Express \(v(\d+)\)\s+(.*?)(?:,|$)", text)
             if m:
@@ -137,7 +133,6 @@ class _CapState:
                 self.exp["port_type"] = next((t for name, t in _LSPCI_PORT_TYPES if m.group(2).startswith(name)), "other")
             self.exp["offset"] = offset
         elif extended:
-            self.in_express = False
             if "Access Control Services" in text:
                 self.ext_ids.append(EXT_CAP_ACS)
                 self.acs["offset"] = offset
@@ -146,8 +141,6 @@ class _CapState:
                 self.has_rebar = True
             elif "Advanced Error Reporting" in text:
                 self.ext_ids.append(EXT_CAP_AER)
-        else:
-            self.in_express = False
 
     def detail(self, line: str) -> None:
         m = _REBAR_LINE.match(line)

@@ -150,10 +150,6 @@ class PcieConfig:
     # The source shows the extended capabilities (config space past 256 bytes, or lspci -vvv).
     extended: bool = True
 
-    @property
-    def extended_readable(self) -> bool:
-        return self.readable and self.extended
-
 
 # -- binary parser ------------------------------------------------------------------------------
 

@@ -35,12 +35,9 @@ from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.host.base import Host, NotCaptured, read_text
 from stackaudit.host.confined import normalise
 
-ENGINES = ("vllm", "sglang", "trtllm")
 ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM"}
 # Roles: api-server (HTTP front end, holds the flags), engine-core, worker, scheduler,
 # detokenizer, launcher (mpirun / trtllm-llmapi-launch), coordinator, helper, "" (unknown child).
-ROLES = ("api-server", "engine-core", "worker", "scheduler", "detokenizer", "launcher",
-         "coordinator", "helper", "")
 
 # Flags that name a config file whose keys stand for command-line flags.
 CONFIG_FLAGS = {
@@ -66,7 +63,7 @@ class ProcessInfo:
     # The CPUs it may run on (`Cpus_allowed_list` of its status, parsed once); None: not in the source.
     cpus_allowed: tuple[int, ...] | None = None
     engine: str = ""  # "vllm" | "sglang" | "trtllm" | ""
-    role: str = ""  # one of ROLES
+    role: str = ""  # one of the roles above
     # Where `environ` comes from when not from this process itself: the pid of the ancestor whose
     # environment block was read because this one's was overwritten by its process title.
     environ_from: int | None = None

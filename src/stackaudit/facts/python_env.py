@@ -74,9 +74,6 @@ class PythonEnv:
     notes: tuple[str, ...] = ()
     from_report: bool = False  # a pasted collect_env / check_env: the shell it ran in
 
-    def for_engine(self, engine: str) -> list[PythonEnvironment]:
-        return [e for e in self.environments if e.engine == engine]
-
 
 # --- parsers ---------------------------------------------------------------------------------
 

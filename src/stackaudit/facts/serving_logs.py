@@ -207,10 +207,6 @@ class ServingLog:
         one = self.nccl_hosts[0] if len(self.nccl_hosts) == 1 else ""
         return one if _CONTAINER_HOSTNAME.fullmatch(one) else ""
 
-    def uses_ib(self) -> bool:
-        return any(c.transport == "NET" and c.detail.upper().startswith("IB") for c in self.channels) or any(
-            re.search(r"NET/IB\s*:\s*Using", line) for line in self.nccl_net)
-
 
 # A container's default hostname: the first 12 hex digits of its id (Docker, Podman).
 _CONTAINER_HOSTNAME = re.compile(r"[0-9a-f]{12}")

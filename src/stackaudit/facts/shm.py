@@ -15,12 +15,11 @@ from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError, parse_size_kib
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, provider
-from stackaudit.facts.sources import DF_SHM, DF_TABLES, SHM_PATH
+from stackaudit.facts.sources import DF_TABLES, SHM_PATH
 from stackaudit.host.base import Host, NotCaptured, list_or_none, read_or_none
 from stackaudit.host.source import Source
 
 SHM = SHM_PATH
-DF_ARGV = DF_SHM.argv
 
 
 @dataclass(frozen=True)
@@ -108,30 +107,6 @@ def parse_mounts(text: str) -> tuple[MountEntry, ...]:
     if not entries:
         raise ParseError("empty mount table")
     return tuple(entries)
-
-
-def parse_df(text: str) -> tuple[DfRow, ...]:
-    """Parse `df -k -P` (1024-blocks); long filesystem names wrapped onto two lines are joined."""
-    lines = text.splitlines()
-    header = next((i for i, line in enumerate(lines) if line.startswith("Filesystem")), None)
-    if header is None:
-        raise ParseError("not the output of `df`")
-    rows = []
-    pending = ""
-    for line in lines[header + 1:]:
-        parts = (pending + " " + line).split() if pending else line.split()
-        if not parts:
-            continue
-        if len(parts) == 1:
-            pending = parts[0]
-            continue
-        pending = ""
-        if len(parts) < 6 or not all(p.isdecimal() for p in parts[1:4]):
-            raise ParseError(f"not a `df -k -P` row: {line[:80]!r}")
-        rows.append(DfRow(parts[0], int(parts[1]), int(parts[2]), int(parts[3]), " ".join(parts[5:])))
-    if not rows:
-        raise ParseError("df printed no filesystem")
-    return tuple(rows)
 
 
 DF_HEADER = re.compile(

@@ -275,4 +275,3 @@ USER_MACHINE = Source("user_machine", "the machine in the user's own words", doc
 ALL: tuple[Source, ...] = (*(v for v in globals().values() if isinstance(v, Source)), *DF_PASTED, *LSPCI_PASTED,
                            *NVSMI_P2P.values(), *SYSCTL_D, *MODPROBE_D,
                            *MODULES_LOAD_D, *TMPFILES_D, *UDEV_RULES_D, *LOADER_ENTRIES)
-BY_NAME: dict[str, Source] = {s.name: s for s in ALL}

@@ -39,11 +39,8 @@ from stackaudit.host.source import Source
 TOPO_ARGV = NVSMI_TOPO_M.argv
 P2P_ARGV = NVSMI_P2P["rw"].argv
 NVLINK_ARGV = NVSMI_NVLINK_S.argv
-# The other -p2p capabilities a paste may hold (r, w, n, a, p); the importer records each under its own.
-P2P_MODES = tuple(NVSMI_P2P)
 NVIDIA_SMI_TIMEOUT_S = 15.0
 
-PCIE_KINDS = ("PIX", "PXB", "PHB", "NODE", "SYS")
 # Best first: NVLink, then PCIe paths from the closest to the farthest (NCCL's PATH_* order).
 _RANK = {"X": 0, "NV": 1, "PIX": 2, "PXB": 3, "PHB": 4, "NODE": 5, "SYS": 6}
 _CELL = re.compile(r"^(X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)$")
@@ -53,7 +50,6 @@ _GPU = re.compile(r"^GPU(\d+)$")
 # Two cells or two column names run together where a paste lost the tab between them (`NODEPXB`, `NIC8NIC9`).
 _MERGED = re.compile(r"(?:X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC){2,}|(?:GPU\d+|NIC\d+|mlx\d+_\d+){2,}")
 _MERGED_PART = re.compile(r"X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC|GPU\d+|NIC\d+|mlx\d+_\d+")
-P2P_STATES = ("OK", "CNS", "GNS", "TNS", "NS", "DR", "U")
 _P2P_CELL = re.compile(r"^(X|OK|CNS|GNS|TNS|NS|DR|U)$")
 
 

@@ -39,7 +39,6 @@ GROUP_TITLES = {
 }
 _GROUP_OF_COST = {"none": "now", "runtime": "now", "restart": "restart", "driver-reload": "driver-reload",
                   "reboot": "reboot", "bios": "bios", "hardware": "bios"}
-BOOT_LOADERS = ("grub", "systemd-boot")
 PLACEHOLDER = re.compile(r"<[^<>\n]+>")
 _GRUB_LINE = re.compile(r'GRUB_CMDLINE_LINUX(?:_DEFAULT)?="(?:\.\.\. ?)?(.*)"')
 _SYSCTL_SET = re.compile(r"sysctl -w ([A-Za-z0-9_.\-/]+)=(\S+)")

@@ -23,10 +23,6 @@ from stackaudit.engine.runner import Report
 from stackaudit.fixes.model import PRIORITIES
 from stackaudit.report.sections import RenderOptions, sampled_ids
 
-# Legacy metric and label names (what every Prometheus version reads), checked by the tests.
-METRIC_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*\Z")
-LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*\Z")
-
 # Control characters other than the line feed (escaped) and lone surrogates (not UTF-8) never reach the file.
 _DROPPED = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 

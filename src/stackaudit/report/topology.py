@@ -24,9 +24,6 @@ from stackaudit.facts.machine_topology import (
     TpGroups,
 )
 
-FAULT_KINDS = ("acs-redirect", "downtrained", "lost", "missing-nvlink")
-
-
 # --- from JSON (a saved report) --------------------------------------------------------------------
 
 

@@ -2,8 +2,8 @@
 
 The configs are the shipped catalogue's (data/models.toml: the published `config.json` values the ceiling reads);
 the measurements are data/ceiling_measurements.toml, one public source per row. Used by the tests
-(tests/test_ceiling_validation.py), by perf/ceiling_validation.py, and by `ceiling --measured`
-(the published runs on the same GPU).
+(tests/test_ceiling_validation.py) and by perf/ceiling_validation.py; `ceiling --measured` reads the
+measurements itself (ceiling/measurements.py).
 """
 
 from __future__ import annotations
@@ -102,10 +102,6 @@ class ValidationRow:
     def size_error(self) -> float | None:
         independent = self.independent_gb
         return None if independent is None else self.stored_gb / independent - 1
-
-    @property
-    def percent_of_bandwidth(self) -> float:
-        return 100 * self.measurement.measured / self.bandwidth_ceiling
 
 
 def _embedding_gb(m: Measurement) -> float:
