@@ -480,7 +480,10 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     the log symptom of facts/symptoms.py "peer access is not supported between these two devices"
     (CUDA error 217), which proves the issue on its own, quoted; the driver's refusals of peer access
     that programs log (facts/peer_access.py: NCCL's "Could not enable P2P between dev …", CUDA's
-    simpleP2P "… : No", a Python session's `cudaDeviceCanAccessPeer(0, 1)` answering 0).
+    simpleP2P "… : No", a Python session's `cudaDeviceCanAccessPeer(0, 1)` answering 0); NCCL's
+    channel lines `… -> … via P2P/IPC|CUMEM|direct pointer`: the pairs it connected over P2P (peer
+    access enabled, the peer's buffers mapped) are `ok` over the ranks shown, unless an NCCL
+    warning or a P2P failure in the same log follows (unknown, quoted).
 
     Bad value: the driver says P2P OK but vLLM's real probe recorded `"i->j": false`, the log says
     the P2P test failed, or NCCL logged `Could not enable P2P between dev …`; DMAR / AMD-Vi faults
@@ -492,7 +495,8 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
 
     Traps: current vLLM defaults VLLM_SKIP_P2P_CHECK to 1 (envs.py), so the real probe does not run
     and no cache file is written: the absence of a `false` proves nothing, and `=1` is not an
-    unusual setting. The cache persists: after the platform is fixed a stale `false` keeps custom
+    unusual setting. A P2P channel line is set-up, not a data test: a pair behind ACS redirect or a
+    translating IOMMU connects too, then hangs or corrupts. The cache persists: after the platform is fixed a stale `false` keeps custom
     all-reduce off until the file is deleted. NVLink pairs do not use PCIe P2P. Unidirectional
     PCIe Gen4 P2P of 20-26 GB/s is healthy; do not compare it with NVLink.
     """
@@ -552,10 +556,47 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
         return not_applicable("the driver reports no P2P between any GPU pair ("
                               + ", ".join(sorted({st for _, _, st in gpu_p2p.not_ok()})) + "): there is no P2P to "
                               "prove broken; NCCL goes through host memory (IC-TOPO-READ judges why)")
+    if serving_log is not None and serving_log.p2p_pairs():
+        return _nccl_p2p_verdict(serving_log, log_fail + nccl_off)
     return unknown("no proof that P2P really works: vLLM skips its real probe by default (VLLM_SKIP_P2P_CHECK=1) "
                    "and trusts the driver's report" + (" (which says OK)" if driver_ok else ""),
                    hint="run CUDA `p2pBandwidthLatencyTest` or `nvbandwidth`, or start vLLM once with "
                    "VLLM_SKIP_P2P_CHECK=0 and read ~/.cache/vllm/gpu_p2p_access_cache_for_*.json")
+
+
+_P2P_DATA_TEST = ("run CUDA `p2pBandwidthLatencyTest` (its verification pass) or `nccl-tests` all_reduce_perf with -c 1 "
+                  "on these GPUs to see data cross intact")
+
+
+def _nccl_p2p_verdict(log: ServingLog, failed: list[str]) -> Outcome:
+    """IC-P2P-FUNCTIONAL from the pairs an NCCL log connected over P2P (ServingLog.p2p_pairs), over the ranks shown.
+
+    A P2P channel line proves that the driver enabled peer access between its two GPUs and that NCCL mapped the
+    peer's buffers (CUDA IPC / cuMem): P2P is not refused there, and `ok` says so with the ranks it covers.
+    It proves set-up, not data crossing intact: a pair behind ACS redirect or a translating IOMMU connects too and
+    hangs or corrupts later, so an NCCL warning or a P2P failure in the same log leaves it unknown, quoted.
+    """
+    pairs = log.p2p_pairs()
+    ranks = sorted({r for pair in pairs for r in pair})
+    shown = ", ".join(f"{a}-{b}" for a, b in pairs[:8]) + (f" and {len(pairs) - 8} more" if len(pairs) > 8 else "")
+    details = sorted({c.detail for c in log.channels if c.transport == "P2P"} - {""})
+    said = (f"NCCL connected rank pair(s) {shown} over P2P" + (f" ({', '.join(details)})" if details else ""))
+    evidence = [c.line for c in log.channels if c.transport == "P2P"][:3]
+    bad = failed + list(log.nccl_warnings)
+    if bad:
+        return unknown(f"{said}, but the same log then shows a failure (\"{bad[0]}\"): peer access set up and then "
+                       "failing is what ACS redirect or a translating IOMMU gives, and other faults give it too",
+                       actual={"p2p pairs": [f"{a}-{b}" for a, b in pairs], "failure": bad[:3]},
+                       hint=_P2P_DATA_TEST)
+    other = sorted({c.transport for c in log.channels} - {"P2P"})
+    judged = ok(f"{said}: the driver enabled peer access between those GPUs and NCCL mapped each peer's buffers, with "
+                "no P2P failure or NCCL warning in the lines shown"
+                + (f" ({', '.join(other)} on the other links: NCCL's choice for their path)" if other else "")
+                + "; this is NCCL's set-up, not a test of the data (under ACS redirect or a translating IOMMU a "
+                "connected pair can still hang or corrupt)", actual={"p2p pairs": [f"{a}-{b}" for a, b in pairs]},
+                evidence=evidence)
+    judged = over_subjects(judged, [f"rank {r}" for r in ranks], log.comm_ranks or None)
+    return replace(judged, hint=judged.hint or _P2P_DATA_TEST)
 
 
 _HOST_PATHS = frozenset(("PHB", "NODE", "SYS"))
