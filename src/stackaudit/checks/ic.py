@@ -236,6 +236,8 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     NVSwitch baseboards (HGX/DGX), with the link count from data/gpus.toml; on GB200/GB300
     compute trays Fabric Manager runs on the switch trays. Inside a container the matrix shows
     only the visible GPUs. PCIe-only cards (RTX PRO 6000, L40S, RTX 4090) have no NVLink by design.
+    With no matrix, two or more GPUs all GeForce (named, or a cut name read as one) settle it: no PCIe
+    P2P with the stock driver, NVLink only through a bridge, a key negative over the GPUs shown.
     """
     # The registered fix is the NVSwitch baseboard's (Fabric Manager on this node); a compute tray and PCIe P2P
     # get their own (_TRAY_FIX, _PCIE_P2P_FIX).
@@ -243,7 +245,7 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     if gpu_topology is None:
         if gpu_p2p is not None and len(gpu_p2p.gpus) >= 2:
             return _p2p_alone(gpu_p2p, models, gpus)
-        return _no_matrix(gpus)
+        return _family_without_matrix(models, gpus) or _no_matrix(gpus)
     topo = gpu_topology
     names = topo.gpus
     if len(names) < 2:
@@ -338,6 +340,22 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     return over_subjects(ok(_topology_summary(topo) + suffix,
                             actual={"gpus": len(names), "links": sorted({c for _, _, c in topo.gpu_pairs()}),
                                     "numa": dict(topo.numa_affinity)}), names, len(names), ask="nvidia-smi topo -m")
+
+
+def _family_without_matrix(models: dict[int, str], gpus: GpuInventory | None) -> Outcome | None:
+    """IC-TOPO-READ with no matrix where the GPUs' product family settles what one would show (gputable.FAMILIES):
+    two or more GPUs all of a family without PCIe P2P (GeForce) reach each other through host memory by design,
+    a key negative over the GPUs shown. None otherwise (a matrix is needed), or where one GPU is shown."""
+    if len(models) < 2 or not _is_geforce(models) or (gpus is not None and gpus.whole_count == 1):
+        return None
+    cards = ", ".join(sorted(set(models.values())))
+    judged = not_an_issue(f"{cards}: GeForce cards get no PCIe P2P from the stock driver (NVIDIA's policy) and NVLink "
+                          "only through a bridge on the models that take one (it would show as NV# in `nvidia-smi "
+                          "topo -m`): traffic between them goes over PCIe through host memory by design, not a "
+                          "fault, so tensor parallelism across them pays that path (a model that fits one card "
+                          "need not run faster sharded)", actual={f"GPU{i}": m for i, m in sorted(models.items())})
+    return over_subjects(judged, [_subject(f"GPU{i}", gpus) for i in sorted(models)],
+                         gpus.whole_count if gpus is not None else None, ask="nvidia-smi -L")
 
 
 def _bridged(topo: TopoMatrix, models: dict[int, str], suffix: str) -> Outcome | None:
