@@ -1266,6 +1266,8 @@ def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
     Where even the best pair meets over SYS, link types rank no group above another: which group the engine
     takes decides whether it spans sockets, and the source does not show it (unknown).
     A group size whose best group crosses sockets crosses them whatever the engine picks (information, issue 10).
+    A size whose best group stays on one socket on a matrix with SYS pairs stays or crosses by the engine's choice,
+    which the source does not show (unknown, the best groups named); without SYS pairs the advice is ok.
     Every pair SYS with every GPU shown on one NUMA node leaves nothing to choose (not-an-issue). GPUs outside an
     NVLink mesh of three or more (not bridged cards) put every group with them on PCIe, the whole-board group first
     (issue).
@@ -1326,6 +1328,16 @@ def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
         actual[f"tp{size}"] = [list(g) for g in groups]
     # Issue 10: a size that must cross sockets crosses them whatever the engine takes: information (ok).
     crossing = (f"; {', '.join(cross)} must cross sockets (SYS)" if cross else "; no group size needs to cross sockets")
+    free = [p.split(":")[0] for p in parts if p.split(":")[0] not in cross]
+    if free and any(link_kind(c) == "SYS" for _, _, c in topo.gpu_pairs()):
+        # A size whose best group stays on one socket while others of that size cross: which group the engine took
+        # decides, and the source shows no engine (blind 325 and 243 want unknown there).
+        return unknown(f"no serving engine in the source, and the matrix has SYS pairs: a {'/'.join(free)} group "
+                       "stays on one socket or crosses it depending on which GPUs the engine takes, which the "
+                       "source does not show; the best TP groups (CUDA_VISIBLE_DEVICES): " + "; ".join(parts)
+                       + crossing, actual=actual, subjects=subjects,
+                       hint="the engine's command line (TP size, CUDA_VISIBLE_DEVICES) judges its group: audit "
+                       "while it serves, or paste it")
     return ok("no serving engine in the source; the best TP groups (CUDA_VISIBLE_DEVICES): " + "; ".join(parts)
               + crossing, actual=actual, subjects=subjects)
 
