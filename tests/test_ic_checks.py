@@ -296,13 +296,14 @@ def test_tp_using_all_gpus_is_ok_and_an_nvlink_mesh_is_ok() -> None:
 
 def test_no_engine_and_every_pair_sys_ranks_no_group() -> None:
     """Real: corpus 243 (NVIDIA/go-gpuallocator#17, 8 RTX 4090, SYS between every pair, NUMA 0 and 1): unknown, the
-    NUMA nodes named. Modelled counter-example: one PHB pair is a group to advise (ok, as corpus 59, 60 and 180)."""
+    NUMA nodes named. Modelled counter-example: one PHB pair beside SYS pairs is a group to advise, but whether the
+    engine took it is not shown (unknown, as corpus 325 wants; with no SYS pair the advice is ok, as 59, 60, 180)."""
     all_sys = make_topo(_pcie(4, lambda i, j: "SYS"), ["0-15"] * 2 + ["16-31"] * 2, ["0"] * 2 + ["1"] * 2)
     r = one(host(all_sys), "IC-TOPOLOGY-PLACEMENT")
     assert r.status == "unknown" and "node 0: GPU0, GPU1; node 1: GPU2, GPU3" in r.message
     one_pair = make_topo(_pcie(4, lambda i, j: "PHB" if {i, j} == {0, 1} else "SYS"), ["0-15"] * 4, ["0"] * 4)
     r = one(host(one_pair), "IC-TOPOLOGY-PLACEMENT")
-    assert r.status == "ok" and "TP2: 0,1" in r.message
+    assert r.status == "unknown" and "TP2: 0,1" in r.message
 
 
 # --- IC-NUMA-AFFINITY ------------------------------------------------------------------------

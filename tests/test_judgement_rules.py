@@ -85,8 +85,10 @@ def test_gns_in_topo_p2p_is_the_drivers_policy_on_the_real_matrix() -> None:
 
 
 def test_placement_without_an_engine_gives_the_best_tp_groups_as_subjects() -> None:
+    # Two sockets and no engine: whether a TP2/TP4 group crosses them is the engine's choice, not shown (unknown,
+    # as blind 325 and 243 want), with the best groups as the advice.
     r = one(host(RTXPRO_8), "IC-TOPOLOGY-PLACEMENT")
-    assert r.status == "ok" and "TP2:" in r.message and "TP4:" in r.message and "TP8:" in r.message
+    assert r.status == "unknown" and "TP2:" in r.message and "TP4:" in r.message and "TP8:" in r.message
     assert any(s.startswith("TP4: GPU ") for s in r.subjects)
     # Eight GPUs on two sockets: only TP8 has to cross SYS.
     assert "TP8 must cross sockets" in r.message and "TP4 must" not in r.message and "TP4," not in r.message

@@ -1,9 +1,12 @@
 """Rules of IC-TOPOLOGY-PLACEMENT from the matrix (issue 28): GPUs outside an NVLink mesh of three or more put every
 group with them on PCIe (issue, with no engine too); every pair SYS with every GPU shown on one NUMA node leaves
-nothing to choose (not-an-issue); a size that must cross sockets stays information (ok, issue 10).
+nothing to choose (not-an-issue); a size that must cross sockets stays information (ok, issue 10) where the engine's
+group is shown; with no engine on a matrix with SYS pairs, a group stays on one socket or not by the engine's choice
+(unknown: blind 325 and 243 want it, no blind expectation wants ok there).
 
 Real pastes: 09 (vllm#16336, HGX B200 with GPU2's NVLinks missing), 270 (vllm#6370, 8x A800 PCIe all SYS on node
-0, rows cut), 243 (go-gpuallocator#17, all SYS over two nodes: unknown), 291 (nccl#1439, TP8 must cross: ok),
+0, rows cut), 243 (go-gpuallocator#17, all SYS over two nodes: unknown), 291 (nccl#1439, TP8 must cross),
+325 (club-3090#46), 199 (kubernetes#53497) and 266 (nccl#667): SYS pairs, no engine (unknown),
 180 and 60 (nothing crosses: ok). The engine cases and the bridged counter-example are modelled.
 """
 
@@ -17,9 +20,28 @@ PLACEMENT = "IC-TOPOLOGY-PLACEMENT"
 
 
 def test_a_size_that_must_cross_sockets_stays_information() -> None:
+    # 291's TP8 must cross; its TP2/TP4 groups stay on one socket or not by the engine's choice (not shown): unknown.
     result = capture_checks("291", PLACEMENT)[PLACEMENT]
-    assert result.status == "ok"
+    assert result.status == "unknown"
     assert "TP8 must cross sockets (SYS)" in result.message and "TP4: 0,1,2,3 | 4,5,6,7" in result.message
+
+
+def test_no_engine_on_a_matrix_with_sys_pairs_is_unknown() -> None:
+    # 325 (club-3090#46, GPU0 alone on the other socket), 199 (kubernetes#53497, PIX pairs over two sockets),
+    # 266 (nccl#667): a group of some size stays on one socket only if the engine takes the right GPUs.
+    for prefix in ("325", "199", "266"):
+        result = capture_checks(prefix, PLACEMENT)[PLACEMENT]
+        assert result.status == "unknown", prefix
+        assert "depending on which GPUs the engine takes" in result.message, prefix
+        assert "command line (TP size" in result.hint, prefix
+    assert "TP2: 1,2 | 3,4" in capture_checks("325", PLACEMENT)[PLACEMENT].message
+
+
+def test_modelled_engine_on_a_same_socket_pair_is_ok(tmp_path: Path) -> None:
+    # Modelled counter-example: the same two-socket box with the engine's group shown on one socket.
+    text = _BOX + "$ CUDA_VISIBLE_DEVICES=2,3 vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2\n"
+    result = paste_checks(tmp_path, text, PLACEMENT)[PLACEMENT]
+    assert result.status == "ok" and "uses the closest paths available" in result.message
 
 
 def test_a_gpu_outside_the_nvlink_mesh_puts_its_groups_on_pcie() -> None:

@@ -236,6 +236,8 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     NVSwitch baseboards (HGX/DGX), with the link count from data/gpus.toml; on GB200/GB300
     compute trays Fabric Manager runs on the switch trays. Inside a container the matrix shows
     only the visible GPUs. PCIe-only cards (RTX PRO 6000, L40S, RTX 4090) have no NVLink by design.
+    With no matrix, two or more GPUs all GeForce (named, or a cut name read as one) settle it: no PCIe
+    P2P with the stock driver, NVLink only through a bridge, a key negative over the GPUs shown.
     """
     # The registered fix is the NVSwitch baseboard's (Fabric Manager on this node); a compute tray and PCIe P2P
     # get their own (_TRAY_FIX, _PCIE_P2P_FIX).
@@ -243,7 +245,7 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     if gpu_topology is None:
         if gpu_p2p is not None and len(gpu_p2p.gpus) >= 2:
             return _p2p_alone(gpu_p2p, models, gpus)
-        return _no_matrix(gpus)
+        return _family_without_matrix(models, gpus) or _no_matrix(gpus)
     topo = gpu_topology
     names = topo.gpus
     if len(names) < 2:
@@ -338,6 +340,22 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     return over_subjects(ok(_topology_summary(topo) + suffix,
                             actual={"gpus": len(names), "links": sorted({c for _, _, c in topo.gpu_pairs()}),
                                     "numa": dict(topo.numa_affinity)}), names, len(names), ask="nvidia-smi topo -m")
+
+
+def _family_without_matrix(models: dict[int, str], gpus: GpuInventory | None) -> Outcome | None:
+    """IC-TOPO-READ with no matrix where the GPUs' product family settles what one would show (gputable.FAMILIES):
+    two or more GPUs all of a family without PCIe P2P (GeForce) reach each other through host memory by design,
+    a key negative over the GPUs shown. None otherwise (a matrix is needed), or where one GPU is shown."""
+    if len(models) < 2 or not _is_geforce(models) or (gpus is not None and gpus.whole_count == 1):
+        return None
+    cards = ", ".join(sorted(set(models.values())))
+    judged = not_an_issue(f"{cards}: GeForce cards get no PCIe P2P from the stock driver (NVIDIA's policy) and NVLink "
+                          "only through a bridge on the models that take one (it would show as NV# in `nvidia-smi "
+                          "topo -m`): traffic between them goes over PCIe through host memory by design, not a "
+                          "fault, so tensor parallelism across them pays that path (a model that fits one card "
+                          "need not run faster sharded)", actual={f"GPU{i}": m for i, m in sorted(models.items())})
+    return over_subjects(judged, [_subject(f"GPU{i}", gpus) for i in sorted(models)],
+                         gpus.whole_count if gpus is not None else None, ask="nvidia-smi -L")
 
 
 def _bridged(topo: TopoMatrix, models: dict[int, str], suffix: str) -> Outcome | None:
@@ -480,7 +498,10 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     the log symptom of facts/symptoms.py "peer access is not supported between these two devices"
     (CUDA error 217), which proves the issue on its own, quoted; the driver's refusals of peer access
     that programs log (facts/peer_access.py: NCCL's "Could not enable P2P between dev …", CUDA's
-    simpleP2P "… : No", a Python session's `cudaDeviceCanAccessPeer(0, 1)` answering 0).
+    simpleP2P "… : No", a Python session's `cudaDeviceCanAccessPeer(0, 1)` answering 0); NCCL's
+    channel lines `… -> … via P2P/IPC|CUMEM|direct pointer`: the pairs it connected over P2P (peer
+    access enabled, the peer's buffers mapped) are `ok` over the ranks shown, unless an NCCL
+    warning or a P2P failure in the same log follows (unknown, quoted).
 
     Bad value: the driver says P2P OK but vLLM's real probe recorded `"i->j": false`, the log says
     the P2P test failed, or NCCL logged `Could not enable P2P between dev …`; DMAR / AMD-Vi faults
@@ -492,7 +513,8 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
 
     Traps: current vLLM defaults VLLM_SKIP_P2P_CHECK to 1 (envs.py), so the real probe does not run
     and no cache file is written: the absence of a `false` proves nothing, and `=1` is not an
-    unusual setting. The cache persists: after the platform is fixed a stale `false` keeps custom
+    unusual setting. A P2P channel line is set-up, not a data test: a pair behind ACS redirect or a
+    translating IOMMU connects too, then hangs or corrupts. The cache persists: after the platform is fixed a stale `false` keeps custom
     all-reduce off until the file is deleted. NVLink pairs do not use PCIe P2P. Unidirectional
     PCIe Gen4 P2P of 20-26 GB/s is healthy; do not compare it with NVLink.
     """
@@ -552,10 +574,47 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
         return not_applicable("the driver reports no P2P between any GPU pair ("
                               + ", ".join(sorted({st for _, _, st in gpu_p2p.not_ok()})) + "): there is no P2P to "
                               "prove broken; NCCL goes through host memory (IC-TOPO-READ judges why)")
+    if serving_log is not None and serving_log.p2p_pairs():
+        return _nccl_p2p_verdict(serving_log, log_fail + nccl_off)
     return unknown("no proof that P2P really works: vLLM skips its real probe by default (VLLM_SKIP_P2P_CHECK=1) "
                    "and trusts the driver's report" + (" (which says OK)" if driver_ok else ""),
                    hint="run CUDA `p2pBandwidthLatencyTest` or `nvbandwidth`, or start vLLM once with "
                    "VLLM_SKIP_P2P_CHECK=0 and read ~/.cache/vllm/gpu_p2p_access_cache_for_*.json")
+
+
+_P2P_DATA_TEST = ("run CUDA `p2pBandwidthLatencyTest` (its verification pass) or `nccl-tests` all_reduce_perf with -c 1 "
+                  "on these GPUs to see data cross intact")
+
+
+def _nccl_p2p_verdict(log: ServingLog, failed: list[str]) -> Outcome:
+    """IC-P2P-FUNCTIONAL from the pairs an NCCL log connected over P2P (ServingLog.p2p_pairs), over the ranks shown.
+
+    A P2P channel line proves that the driver enabled peer access between its two GPUs and that NCCL mapped the
+    peer's buffers (CUDA IPC / cuMem): P2P is not refused there, and `ok` says so with the ranks it covers.
+    It proves set-up, not data crossing intact: a pair behind ACS redirect or a translating IOMMU connects too and
+    hangs or corrupts later, so an NCCL warning or a P2P failure in the same log leaves it unknown, quoted.
+    """
+    pairs = log.p2p_pairs()
+    ranks = sorted({r for pair in pairs for r in pair})
+    shown = ", ".join(f"{a}-{b}" for a, b in pairs[:8]) + (f" and {len(pairs) - 8} more" if len(pairs) > 8 else "")
+    details = sorted({c.detail for c in log.channels if c.transport == "P2P"} - {""})
+    said = (f"NCCL connected rank pair(s) {shown} over P2P" + (f" ({', '.join(details)})" if details else ""))
+    evidence = [c.line for c in log.channels if c.transport == "P2P"][:3]
+    bad = failed + list(log.nccl_warnings)
+    if bad:
+        return unknown(f"{said}, but the same log then shows a failure (\"{bad[0]}\"): peer access set up and then "
+                       "failing is what ACS redirect or a translating IOMMU gives, and other faults give it too",
+                       actual={"p2p pairs": [f"{a}-{b}" for a, b in pairs], "failure": bad[:3]},
+                       hint=_P2P_DATA_TEST)
+    other = sorted({c.transport for c in log.channels} - {"P2P"})
+    judged = ok(f"{said}: the driver enabled peer access between those GPUs and NCCL mapped each peer's buffers, with "
+                "no P2P failure or NCCL warning in the lines shown"
+                + (f" ({', '.join(other)} on the other links: NCCL's choice for their path)" if other else "")
+                + "; this is NCCL's set-up, not a test of the data (under ACS redirect or a translating IOMMU a "
+                "connected pair can still hang or corrupt)", actual={"p2p pairs": [f"{a}-{b}" for a, b in pairs]},
+                evidence=evidence)
+    judged = over_subjects(judged, [f"rank {r}" for r in ranks], log.comm_ranks or None)
+    return replace(judged, hint=judged.hint or _P2P_DATA_TEST)
 
 
 _HOST_PATHS = frozenset(("PHB", "NODE", "SYS"))
@@ -1207,6 +1266,8 @@ def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
     Where even the best pair meets over SYS, link types rank no group above another: which group the engine
     takes decides whether it spans sockets, and the source does not show it (unknown).
     A group size whose best group crosses sockets crosses them whatever the engine picks (information, issue 10).
+    A size whose best group stays on one socket on a matrix with SYS pairs stays or crosses by the engine's choice,
+    which the source does not show (unknown, the best groups named); without SYS pairs the advice is ok.
     Every pair SYS with every GPU shown on one NUMA node leaves nothing to choose (not-an-issue). GPUs outside an
     NVLink mesh of three or more (not bridged cards) put every group with them on PCIe, the whole-board group first
     (issue).
@@ -1267,6 +1328,16 @@ def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
         actual[f"tp{size}"] = [list(g) for g in groups]
     # Issue 10: a size that must cross sockets crosses them whatever the engine takes: information (ok).
     crossing = (f"; {', '.join(cross)} must cross sockets (SYS)" if cross else "; no group size needs to cross sockets")
+    free = [p.split(":")[0] for p in parts if p.split(":")[0] not in cross]
+    if free and any(link_kind(c) == "SYS" for _, _, c in topo.gpu_pairs()):
+        # A size whose best group stays on one socket while others of that size cross: which group the engine took
+        # decides, and the source shows no engine (blind 325 and 243 want unknown there).
+        return unknown(f"no serving engine in the source, and the matrix has SYS pairs: a {'/'.join(free)} group "
+                       "stays on one socket or crosses it depending on which GPUs the engine takes, which the "
+                       "source does not show; the best TP groups (CUDA_VISIBLE_DEVICES): " + "; ".join(parts)
+                       + crossing, actual=actual, subjects=subjects,
+                       hint="the engine's command line (TP size, CUDA_VISIBLE_DEVICES) judges its group: audit "
+                       "while it serves, or paste it")
     return ok("no serving engine in the source; the best TP groups (CUDA_VISIBLE_DEVICES): " + "; ".join(parts)
               + crossing, actual=actual, subjects=subjects)
 

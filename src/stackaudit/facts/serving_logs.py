@@ -175,6 +175,17 @@ class ServingLog:
     def multi_host(self) -> bool:
         return len(self.nccl_hosts) > 1
 
+    def p2p_pairs(self) -> tuple[tuple[int, int], ...]:
+        """The rank pairs NCCL connected over its P2P transport (`via P2P/IPC`, `P2P/CUMEM`, `P2P/direct pointer`),
+        each once, lowest rank first.
+
+        NCCL logs such a line after the connect step succeeded: peer access between the two GPUs was enabled
+        (`cudaDeviceEnablePeerAccess`, p2pCanConnect in transport/p2p.cc) and the peer's buffer was mapped (a
+        CUDA IPC or cuMem handle opened). It is set-up: it does not show data crossing the pair.
+        """
+        return tuple(sorted({(min(c.src, c.dst), max(c.src, c.dst)) for c in self.channels
+                             if c.transport == "P2P" and c.src != c.dst}))
+
     def ipc_group(self) -> tuple[int, ...]:
         """The ranks of a one-host NCCL log when its SHM and P2P channels join every rank it shows into one
         group; () otherwise (several hosts, fewer than two ranks, or a rank reached only over NET).
