@@ -124,3 +124,16 @@ def test_only_a_cut_name_is_resolved_and_memory_must_fit() -> None:
     # Modelled: a name whose prefix fits rows but whose memory fits none is not forced onto one.
     cut = resolve_cut_name("NVIDIA A100-SXM...", 16384, 400)
     assert cut is not None and cut.spec is None and cut.candidates == ()
+
+
+def test_ollama_9362_p100_pcie_cut_name_is_the_16gb_card_at_its_default_cap() -> None:
+    # Real (corpus 319, ollama/ollama#9362): "Tesla P100-PCIE..." with 16280 MiB and a 250 W cap.
+    gpus = parse_table(body("319"))
+    spec = gpus.gpus[0].spec
+    assert spec is not None and spec.name == "Tesla P100 PCIe 16GB" and spec.power_w == 250
+    r = _check(body("319"), "PWR-GPU-POWER-LIMIT")
+    assert r.status == "ok" and "250 W" in r.message
+    # Modelled: the 12 GB board's memory names the other row; a 200 W cap on it is a lowered limit.
+    twelve = body("319").replace("2MiB / 16280MiB", "2MiB / 12198MiB").replace("27W / 250W", "27W / 200W")
+    assert parse_table(twelve).gpus[0].name == "Tesla P100-PCIE-12GB"
+    assert _check(twelve, "PWR-GPU-POWER-LIMIT").status == "issue"

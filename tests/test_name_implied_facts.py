@@ -322,7 +322,7 @@ def test_modelled_blackwell_under_a_cu124_wheel_is_an_issue() -> None:
 
 @pytest.mark.parametrize(("version", "has_sm90", "arch_list_known"), [
     ("2.5.1+cu124", True, True), ("2.0.1+cu118", True, True), ("2.11.0+cu128", True, True),
-    ("2.7.0+cu128", False, False), ("2.5.0a0+e000cf0ad9.nv24.10", False, False), ("1.13.1+cu117", False, False),
+    ("2.7.0+cu128", False, False), ("2.5.0a0+e000cf0ad9.nv24.10", False, False), ("1.13.1+cu117", False, True),
 ])
 def test_wheel_arch_list(version: str, has_sm90: bool, arch_list_known: bool) -> None:
     arches = wheel_arch_list(version)

@@ -140,11 +140,18 @@ class Family:
     # Data Center GPUs", "select NGC Server Ready SKUs of RTX cards" and Jetson only (FORWARD_COMPAT); on another GPU
     # a CUDA call fails with error 804. None where it depends on the SKU.
     forward_compat: bool | None = None
+    # Whether the line's boards ship with ECC enabled (ECC_SHIPPED_ON): then ECC off was turned off on the host, a
+    # choice, not the default. None where the line does not say (workstation cards differ by model; GeForce has none).
+    ecc_shipped_on: bool | None = None
 
 
 FORWARD_COMPAT = "https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html"
 _NCCL_TESTS_287 = "https://github.com/NVIDIA/nccl-tests/issues/287"
 _HGX = "https://www.nvidia.com/en-us/data-center/hgx/"
+# NVIDIA's product brief of a data-center board: "Tesla P100 PCIe boards are shipped with ECC enabled by default"
+# (PB-08248-001, this copy); NVML reads a board's own default (nvmlDeviceGetDefaultEccMode).
+ECC_SHIPPED_ON = ("https://vdocuments.net/tesla-p100-pcie-gpu-accelerator-nvidia-2017-09-07-tesla-p100-pcie-gpu-"
+                  "accelerator.html")
 FAMILIES = {
     "geforce": Family("geforce", False, "bridge", "GeForce consumer cards: no PCIe P2P with the stock driver, no MIG",
                       _NCCL_TESTS_287, mig=False, forward_compat=False),
@@ -152,13 +159,15 @@ FAMILIES = {
     "workstation": Family("workstation", True, "bridge", "RTX and RTX PRO cards (workstation and server editions)",
                           "https://www.nvidia.com/en-us/products/workstations/"),
     "datacenter-pcie": Family("datacenter-pcie", True, "bridge", "data-center PCIe cards",
-                              "https://www.nvidia.com/en-us/data-center/products/", forward_compat=True),
+                              "https://www.nvidia.com/en-us/data-center/products/", forward_compat=True,
+                              ecc_shipped_on=True),
     "nvl": Family("nvl", True, "bridge", "NVL PCIe cards, joined in pairs or quads by NVLink bridges",
-                  "https://www.nvidia.com/en-us/data-center/h200/", forward_compat=True),
+                  "https://www.nvidia.com/en-us/data-center/h200/", forward_compat=True, ecc_shipped_on=True),
     "baseboard": Family("baseboard", True, "all-pairs", "SXM or OAM modules on an HGX/DGX or OAM baseboard", _HGX,
-                        forward_compat=True),
+                        forward_compat=True, ecc_shipped_on=True),
     "rack": Family("rack", True, "trays", "Grace superchips in an NVLink rack (GB200/GB300 NVL72)",
-                   "https://www.nvidia.com/en-us/data-center/gb200-nvl72/", forward_compat=True),
+                   "https://www.nvidia.com/en-us/data-center/gb200-nvl72/", forward_compat=True,
+                   ecc_shipped_on=True),
 }
 # Brand words in product names, for a name the table has no row for (a model it lacks, a name the nvidia-smi
 # table cut): NVML's product names carry the line ("NVIDIA GeForce RTX 3060", "NVIDIA GB300").

@@ -1163,6 +1163,8 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     Xid 154) is preferred over the class's guess of reset-vs-reboot.
     "No Xid" is concluded only from a whole kernel log (from boot, no gap): a pasted excerpt or a
     ring buffer that wrapped cannot show that none happened.
+    A grep of this boot's kernel log that matches Xid lines, shown with all it printed (`dmesg | grep NVRM`,
+    the bug report's `journalctl -b -0` scan), is such a log for Xid lines alone.
     """
     # A line a symptom proves for another check (an NVLink Xid, a channel stopped because of one, an ECC Xid) is
     # that check's finding, quoted there: one log line is the evidence of one finding.
@@ -1184,6 +1186,11 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
             # A grep of the whole ring buffer shown empty proves no Xid line, and nothing else.
             return ok(f"no Xid line in the kernel log: `{gpu_events.no_xid_shown_by[0]}` printed nothing",
                       actual=0, evidence=[f"{c} (no output)" for c in gpu_events.no_xid_shown_by[:2]])
+        if not gpu_events.complete and gpu_events.no_xid_listed_by:
+            # A grep of this boot's kernel log that matches Xid lines, shown with all it printed: none is an Xid.
+            return ok(f"no Xid line in this boot's kernel log: `{gpu_events.no_xid_listed_by[0]}` is shown with "
+                      "every line it printed, and none is an Xid", actual=0,
+                      evidence=[f"{c} (no Xid among the lines it printed)" for c in gpu_events.no_xid_listed_by[:2]])
         if not gpu_events.complete:
             shown = f"the {gpu_events.lines_read} kernel-log lines shown" if gpu_events.lines_read else "this source"
             return unknown(f"no Xid in {shown}, but they are an excerpt: an Xid outside them would not show",

@@ -177,9 +177,14 @@ def torch_supports(capability: str, torch_version: str, torch_cuda: str | None,
 # CUDA they are built with: TORCH_CUDA_ARCH_LIST of the wheel build script, pytorch/builder
 # manywheel/build_cuda.sh (cu118, cu121, cu124; commit 1ab922dd, the torch 2.4/2.5 builds) and pytorch/pytorch
 # .ci/manywheel/build_cuda.sh (cu126, cu128). cu128 holds what its 2.10 and 2.11 builds share (2.11 dropped 7.0:
-# torch.cuda.get_arch_list() of both in https://github.com/pytorch/pytorch/issues/182250).
+# torch.cuda.get_arch_list() of both in https://github.com/pytorch/pytorch/issues/182250). cu113 and cu116 are the
+# `11.[356]` case of pytorch/builder's release/1.12 branch (commit 95161ad9), cu116 and cu117 its `11.[3567]` case on
+# release/1.13 (b2120463) and `11.[67]` on release/2.0 (56177beb): the same list on each.
 # Each entry: (the first torch release it is known for, the capabilities).
 WHEEL_ARCHES = {
+    (11, 3): ("1.12", ("3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6")),
+    (11, 6): ("1.12", ("3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6")),
+    (11, 7): ("1.13", ("3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6")),
     (11, 8): ("2.0", ("3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")),
     (12, 1): ("2.1", ("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")),
     (12, 4): ("2.4", ("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")),

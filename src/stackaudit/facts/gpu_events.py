@@ -39,8 +39,8 @@ from dataclasses import dataclass
 
 from stackaudit.facts.nvidia import DRIVER_LOADED, NvidiaGpus
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, provider, union
-from stackaudit.facts.shown_commands import EmptyGreps
-from stackaudit.facts.sources import EMPTY_GREPS
+from stackaudit.facts.shown_commands import EmptyGreps, ListingGreps
+from stackaudit.facts.sources import EMPTY_GREPS, LISTING_GREPS
 from stackaudit.facts.system import KernelLog
 from stackaudit.pci_address import BDF, BDF_OPTIONAL_DOMAIN, normalize_bdf
 
@@ -92,6 +92,9 @@ class GpuEvents(Sourced):
     lines_read: int = 0  # kernel-log lines the events were looked for in (0: no kernel log)
     # Shown greps of the kernel log with no output that rule out an Xid line (`dmesg | grep -i xid`).
     no_xid_shown_by: tuple[str, ...] = ()
+    # Shown greps of this boot's kernel log whose pattern matches an Xid line, with all they printed under them
+    # (`dmesg | grep NVRM`, the bug report's `journalctl -b -0` scan): an Xid would be among those lines.
+    no_xid_listed_by: tuple[str, ...] = ()
 
     @property
     def xids(self) -> tuple[GpuEvent, ...]:
@@ -121,6 +124,7 @@ class GpuEvents(Sourced):
             events.extend(e for e in part.events if e not in events)
         return cls(tuple(events), max(p.lines_read for p in parts),
                    tuple(dict.fromkeys(c for p in parts for c in p.no_xid_shown_by)),
+                   tuple(dict.fromkeys(c for p in parts for c in p.no_xid_listed_by)),
                    complete=all(p.complete for p in parts))
 
 
@@ -223,6 +227,16 @@ def gpu_events_ruled_out(ctx: FactContext) -> GpuEvents:
     if shown is None:
         raise FactUnavailable("no grep of the kernel log for Xid lines")
     return GpuEvents((), 0, (shown,), complete=False)
+
+
+@provider("gpu_events", GpuEvents, rank=35, title=LISTING_GREPS.title)
+def gpu_events_listed(ctx: FactContext) -> GpuEvents:
+    """No Xid line beyond those shown, where a grep of this boot's kernel log that matches one is shown with what
+    it printed: the kernel log's reader reads those lines, and an Xid among them is an event there."""
+    shown = ctx.fact("listing_greps", ListingGreps).lists("dmesg", XID_LINE_EXAMPLE)
+    if shown is None:
+        raise FactUnavailable("no grep of the kernel log for Xid lines shown with its output")
+    return GpuEvents((), 0, no_xid_listed_by=(shown,), complete=False)
 
 
 @provider("gpu_events", GpuEvents, rank=20, title="NVML / nvidia-smi")

@@ -49,9 +49,24 @@ _WHOLE_SOURCES: tuple[tuple[str, re.Pattern[str]], ...] = (
 # Listings whose grep prints every matching line of the host: `lspci -vv`/`-vvv` of every device (a device or
 # vendor selected by `-s`/`-d` takes an argument, so it does not match). Its capability lines print only as root, so
 # an output that holds them was read as root.
+# The kernel log of this boot is one too: `dmesg`, `journalctl -k`, `journalctl -b` (or `-b 0`, `-b -0`; an
+# earlier boot's journal says nothing of this one's), whose grep prints every line of this boot it matches.
 _LISTINGS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("lspci", re.compile(r"^(?:sudo\s+)?(?:/\S*/)?lspci(?:\s+-[-\w]+)*\s+-[nDk]*vv[vnDk]*(?:\s+-[-\w]+)*\s*$")),
+    ("dmesg", re.compile(r"^(?:sudo\s+)?(?:(?:/\S*/)?dmesg(?:\s+-[-\w]+)*|journalctl(?:\s+(?:-k|--dmesg|-b(?:\s+-?0)?|"
+                         r"--no-pager|-[oa]\s*\w*))+)\s*$")),
 )
+# nvidia-bug-report.sh's scan of this boot's journal: under "Scanning kernel log files for NVIDIA kernel messages:"
+# it prints `  journalctl -b -0:`, then what `journalctl -b -0 | grep -e NVRM -e nvidia- ...` printed (every
+# release greps at least `-e NVRM -e nvidia-`: an NVRM line of this boot is there). The grep it stands for.
+_BUG_REPORT_SCAN = re.compile(r"^\s*journalctl -b -0:\s*$")
+BUG_REPORT_SCAN_GREP = "journalctl -b -0 | grep -E 'NVRM|nvidia-'"
+
+
+def listing_command(line: str) -> str:
+    """The command a line above an output stands for: the bug report's `journalctl -b -0:` header is the grep it
+    ran (BUG_REPORT_SCAN_GREP); any other line is itself."""
+    return BUG_REPORT_SCAN_GREP if _BUG_REPORT_SCAN.match(line) else line.strip()
 # `SOURCE | grep [-i] [-E] [-w] PATTERN` at the end of the command line; -v, -c, -o, -l print lines for no match.
 _GREP_TAIL = re.compile(r"^(?P<base>[^|]+?)\s*\|\s*(?:sudo\s+)?(?P<tool>e?grep)(?P<opts>(?:\s+-[iEFw]+)*)\s+"
                         r"(?P<pattern>'[^']+'|\"[^\"]+\"|[^\s'\"|;&<>]+)\s*$")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 
 from stackaudit.errors import InputError
-from stackaudit.facts.shown_commands import parse_grep, shows_part
+from stackaudit.facts.shown_commands import listing_command, parse_grep, shows_part
 from stackaudit.facts.sources import LISTING_GREPS, LOG_LINE_HOSTS, LOG_LINE_PROGRAMS
 from stackaudit.host.memory import HostRecord, join_provenance
 from stackaudit.host.source import Provenance, doc_key
@@ -341,6 +341,7 @@ def _listing_greps(taken: list[Found], lines: list[str]) -> dict[int, str]:
     for n, f in enumerate(taken):
         above = next((lines[k].strip() for k in range(f.start - 1, -1, -1)
                       if lines[k].strip() and not lines[k].strip().startswith(("```", "~~~"))), "")
+        above = listing_command(above)
         grep = parse_grep(above, listing=True) if "grep" in above and len(above) <= _COMMAND_MAX else None
         if grep is not None and grep.source == f.kind:
             out[n] = grep.command
