@@ -270,6 +270,10 @@ def _containers(pieces: Iterable[str], parses: tuple[Callable[[str], Iterable[Do
 # --- YAML, bounded ---------------------------------------------------------------------------------
 
 
+# A scalar that is only asterisks, after a key or a list dash: what users paste in place of a secret or a name.
+_MASKED = re.compile(r"^([ \t]*(?:- )?[\w.\-/\"']*:[ \t]+|[ \t]*- )(\*{2,})[ \t]*$", re.MULTILINE)
+
+
 def load_yaml_documents(text: str) -> list[Any]:
     """YAML documents with the safe loader (no tags executed), refusing aliases (no expansion bombs),
     nesting deeper than MAX_YAML_DEPTH and texts over MAX_SPEC_BYTES."""
@@ -294,6 +298,8 @@ def load_yaml_documents(text: str) -> list[Any]:
             finally:
                 self.depth -= 1
 
+    # A value masked with asterisks (`value: ******`, `image: ****`) is a redaction, not a YAML alias.
+    text = _MASKED.sub(r'\1"\2"', text)
     try:
         return [doc for doc in yaml.load_all(text, Loader=BoundedLoader) if doc is not None]  # a SafeLoader: no tags run
     except yaml.YAMLError as exc:
@@ -488,10 +494,15 @@ def _k8s_nano_cpus(value: Any) -> int:
     return int(float(m.group(1)) * (1e6 if m.group(2) else 1e9))
 
 
+# The first line of a pod manifest built around a container's keys or env list pasted alone: the pod's volumes
+# (and so its /dev/shm) are not shown.
+K8S_PIECE_MARK = "# a container's piece of a pod spec\n"
+
+
 def parse_k8s(text: str, excerpt: bool = False) -> tuple[DockerContainer, ...]:
     """The containers of the pod specs in a Kubernetes manifest (one or more documents)."""
     try:
-        return _parse_k8s(text, excerpt)
+        return _parse_k8s(text, excerpt or text.startswith(K8S_PIECE_MARK))
     except (TypeError, AttributeError, ValueError, OverflowError) as exc:  # a YAML of unexpected shapes
         if isinstance(exc, ParseError):
             raise

@@ -15,6 +15,7 @@ from stackaudit.facts._parse import ParseError
 from stackaudit.facts.container_specs import (
     DOCKER_RUN_START,
     FLAT_MANIFEST,
+    K8S_PIECE_MARK,
     MAX_SPEC_BYTES,
     PIECE_SEPARATOR,
     parse_compose,
@@ -202,7 +203,7 @@ def _container_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None
     if len(keys) < 2 or not re.match(r"^\s+(?:- )?[\w.-]+:(\s|$)", lines[first]):
         return None
     body = "\n".join("    " + line[depth:] if line.strip() else "" for line in lines[first:end])
-    return start, end, "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  -\n" + body
+    return start, end, K8S_PIECE_MARK + "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  -\n" + body
 
 
 # A container's `env:` list item (`- name: NCCL_SOCKET_IFNAME`, then `value:` or `valueFrom:` below it).
@@ -228,6 +229,8 @@ def _env_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None:
         end += 1
     if items < 2:
         return None
+    # The list's own `env:` key above it, where the paste keeps it (at any indentation, the first line's often lost).
+    start = i - 1 if i > 0 and lines[i - 1].strip() == "env:" and _indent(lines[i - 1]) <= depth else i
     keys = depth  # the container's keys: the env list's own depth when nothing follows it
     if end < len(lines) and re.match(r"^\s+[a-zA-Z]\w*:(\s|$)", lines[end]) and _indent(lines[end]) < depth:
         keys = _indent(lines[end])
@@ -236,7 +239,7 @@ def _env_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None:
             end += 1
     shift = keys - 4
     body = "\n".join(line[shift:] if shift >= 0 else " " * -shift + line for line in lines[i:end])
-    return i, end, "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  -\n    env:\n" + body
+    return start, end, K8S_PIECE_MARK + "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  -\n    env:\n" + body
 
 
 # A pod spec's keys as a fragment pasted without apiVersion/kind starts with: the pod's `spec:` (holding `volumes:`
