@@ -118,6 +118,9 @@ def _join_continued(text: str) -> str:
     return re.sub(r"\\[ \t]*\r?\n", " ", text)
 
 
+_BOLD = re.compile(r"^(?:\*\*|__)(\S+?)(?:\*\*|__)$")
+
+
 def parse_docker_run(line: str) -> DockerContainer:
     """One `docker run` command line (continuations joined): its options, image and the argv after it."""
     m = DOCKER_RUN_START.search(line)
@@ -133,7 +136,8 @@ def parse_docker_run(line: str) -> DockerContainer:
         if close not in rest:
             raise ParseError("a quoted command without its closing quote")
         rest = rest[:rest.index(close)]  # the quote ends the command, as inline code does
-    words = _split_command(rest.strip().strip("`"))
+    # A word the user made bold in Markdown (`**--runtime=nvidia**`) is the word itself.
+    words = [_BOLD.sub(r"\1", w) for w in _split_command(rest.strip().strip("`"))]
     prose = m.group("prose") is not None
     env: list[tuple[str, str]] = []
     ulimits: list[Ulimit] = []
