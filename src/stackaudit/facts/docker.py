@@ -102,6 +102,9 @@ class DockerContainer:
     excerpt: bool = False
     # The host's /dev/shm mounted at /dev/shm (a bind mount, a Kubernetes hostPath): its size is the host's.
     host_shm: bool = False
+    # A pod spec shows the container's env list from its `env:` key to its end: every variable the spec sets (the
+    # image's own ENV is not in a spec).
+    env_whole: bool = False
 
     @property
     def label(self) -> str:

@@ -15,6 +15,7 @@ from stackaudit.facts._parse import ParseError
 from stackaudit.facts.container_specs import (
     DOCKER_RUN_START,
     FLAT_MANIFEST,
+    K8S_ENV_WHOLE_MARK,
     K8S_PIECE_MARK,
     K8S_STATED_MARK,
     MAX_SPEC_BYTES,
@@ -240,7 +241,12 @@ def _env_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None:
             end += 1
     shift = keys - 4
     body = "\n".join(line[shift:] if shift >= 0 else " " * -shift + line for line in lines[i:end])
-    return start, end, K8S_PIECE_MARK + "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  -\n    env:\n" + body
+    # Its `env:` key above it and a container key after it: the list is shown from its start to its end.
+    # (Compact form: the keys after it stand at the items' own indentation.)
+    keys_after = keys < depth or any(_indent(lines[k]) == depth and lines[k].strip()
+                                     and not lines[k].lstrip().startswith("- ") for k in range(i, end))
+    mark = K8S_ENV_WHOLE_MARK if start < i and keys_after else K8S_PIECE_MARK
+    return start, end, mark + "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  -\n    env:\n" + body
 
 
 # A pod spec's keys as a fragment pasted without apiVersion/kind starts with: the pod's `spec:` (holding `volumes:`
