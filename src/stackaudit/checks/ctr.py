@@ -381,7 +381,7 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
             findings.append(f"/dev/shm is {_size(c_size)} in container {c.label} ({ipc})"
                             + (": set the service's `shm_size:` or `docker run --shm-size`" if misplaced else ""))
             subjects.append(c.label)
-            host_fix = _shm_fix("docker")
+            host_fix = _shm_fix("kubernetes" if c.origin == ORIGIN_K8S else "docker")
     if shm is not None and shm.size_bytes is not None and shm.size_bytes < SHM_MIN:
         findings.append(f"this host's /dev/shm is {_size(shm.size_bytes)}")
         subjects.append("/dev/shm")
@@ -969,9 +969,13 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
                        + ", ".join(f"{c.label}: {'all' if c.gpu_count is None else c.gpu_count}" for c in pieces)
                        + "), but which container it is and the rest of its spec are in the part left out",
                        hint="paste the whole pod spec (`kubectl get pod <pod> -o yaml`) or `docker inspect`")
-    return ok("serving containers request GPUs: " + ", ".join(
+    judged = ok("serving containers request GPUs: " + ", ".join(
         f"{c.label} ({'all' if c.gpu_count is None else c.gpu_count})" for c in serving),
         subjects=[c.label for c in serving])
+    if any(not c.gpu_count for c in serving):
+        return judged  # `--gpus all`: every GPU of a host whose count the spec does not show
+    # The GPUs the requests name, counted: the ones this verdict is over.
+    return over_subjects(judged, [f"{c.label} GPU {k}" for c in serving for k in range(c.gpu_count or 0)])
 
 
 # --- CTR-LXC-DEVICES -------------------------------------------------------------------------

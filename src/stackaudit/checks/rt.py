@@ -1038,6 +1038,24 @@ VLLM_BAD_ENV = {
 SLOW_ATTENTION_BACKENDS = ("TORCH_SDPA", "XFORMERS")
 
 
+def _spec_vllm_env(containers: DockerContainers | None) -> Outcome | None:
+    """RT-ENV-VLLM from a pasted spec, where no process is read: the VLLM_* variables of the vLLM containers whose
+    env list the spec shows whole (the image's own ENV is never in a spec). None: no such container."""
+    shown = [c for c in (containers.containers if containers is not None else ())
+             if c.env_whole and (c.engine == "vllm" or any(n.startswith("VLLM_") for n, _ in c.env))]
+    if not shown:
+        return None
+    seen = {n: v for c in shown for n, v in c.env if n.startswith("VLLM_")}
+    bad = [f"{n}={v}: {VLLM_BAD_ENV[n][1]}" for n, v in seen.items() if n in VLLM_BAD_ENV and VLLM_BAD_ENV[n][0] == v]
+    labels = ", ".join(c.label for c in shown)
+    if bad:
+        return issue(f"{'; '.join(bad)} (the env of {labels} in the pasted spec)", actual=seen,
+                     expected="unset (vLLM defaults)", subjects=[b.partition("=")[0] for b in bad])
+    listed = ", ".join(f"{n}={v}" for n, v in seen.items()) or "none"
+    return not_an_issue(f"the pasted spec's env of {labels} sets no vLLM variable known to lower performance "
+                        f"(VLLM_ variables: {listed}); the image's own ENV is not in a spec", actual=seen)
+
+
 @check(
     "RT-ENV-VLLM",
     title="vLLM environment variables that lower performance",
@@ -1046,7 +1064,8 @@ SLOW_ATTENTION_BACKENDS = ("TORCH_SDPA", "XFORMERS")
     fix=advice("Unset the variable in the vLLM service/container environment", cost="restart", scope="container"),
     references=(VLLM_ENVS, "https://github.com/vllm-project/vllm/issues/19810"),
 )
-def env_vllm(serving_processes: ServingProcesses, python_env: PythonEnv | None = None) -> Outcome:
+def env_vllm(serving_processes: ServingProcesses | None = None, python_env: PythonEnv | None = None,
+             docker_containers: DockerContainers | None = None) -> Outcome:
     """Reads: every `VLLM_*` variable in /proc/<pid>/environ of the vLLM processes; the vLLM and
     nvidia-nccl wheel versions from python_env.
 
@@ -1059,8 +1078,15 @@ def env_vllm(serving_processes: ServingProcesses, python_env: PythonEnv | None =
 
     Traps: `VLLM_SKIP_P2P_CHECK=1` is vLLM's own default in current releases (envs.py), not an
     override — not a finding (see IC-P2P-FUNCTIONAL). Variables unknown to a version are listed,
-    not flagged.
+    not flagged. Where no process is read, a pasted pod spec whose container's env list is shown
+    whole is judged on the variables it sets (a cut list is not).
     """
+    if serving_processes is None or (not serving_processes.found and not serving_processes.listed):
+        spec = _spec_vllm_env(docker_containers)
+        if spec is not None:
+            return spec
+    if serving_processes is None:
+        return unknown("", needs="serving_processes")
     targets, own = _env_targets(serving_processes, ("vllm",))
     if not targets and serving_processes.found:
         return not_applicable("no vLLM process is running (engines: "

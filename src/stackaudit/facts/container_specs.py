@@ -118,6 +118,9 @@ def _join_continued(text: str) -> str:
     return re.sub(r"\\[ \t]*\r?\n", " ", text)
 
 
+_BOLD = re.compile(r"^(?:\*\*|__)(\S+?)(?:\*\*|__)$")
+
+
 def parse_docker_run(line: str) -> DockerContainer:
     """One `docker run` command line (continuations joined): its options, image and the argv after it."""
     m = DOCKER_RUN_START.search(line)
@@ -133,7 +136,8 @@ def parse_docker_run(line: str) -> DockerContainer:
         if close not in rest:
             raise ParseError("a quoted command without its closing quote")
         rest = rest[:rest.index(close)]  # the quote ends the command, as inline code does
-    words = _split_command(rest.strip().strip("`"))
+    # A word the user made bold in Markdown (`**--runtime=nvidia**`) is the word itself.
+    words = [_BOLD.sub(r"\1", w) for w in _split_command(rest.strip().strip("`"))]
     prose = m.group("prose") is not None
     env: list[tuple[str, str]] = []
     ulimits: list[Ulimit] = []
@@ -270,6 +274,10 @@ def _containers(pieces: Iterable[str], parses: tuple[Callable[[str], Iterable[Do
 # --- YAML, bounded ---------------------------------------------------------------------------------
 
 
+# A scalar that is only asterisks, after a key or a list dash: what users paste in place of a secret or a name.
+_MASKED = re.compile(r"^([ \t]*(?:- )?[\w.\-/\"']*:[ \t]+|[ \t]*- )(\*{2,})[ \t]*$", re.MULTILINE)
+
+
 def load_yaml_documents(text: str) -> list[Any]:
     """YAML documents with the safe loader (no tags executed), refusing aliases (no expansion bombs),
     nesting deeper than MAX_YAML_DEPTH and texts over MAX_SPEC_BYTES."""
@@ -294,6 +302,8 @@ def load_yaml_documents(text: str) -> list[Any]:
             finally:
                 self.depth -= 1
 
+    # A value masked with asterisks (`value: ******`, `image: ****`) is a redaction, not a YAML alias.
+    text = _MASKED.sub(r'\1"\2"', text)
     try:
         return [doc for doc in yaml.load_all(text, Loader=BoundedLoader) if doc is not None]  # a SafeLoader: no tags run
     except yaml.YAMLError as exc:
@@ -488,17 +498,28 @@ def _k8s_nano_cpus(value: Any) -> int:
     return int(float(m.group(1)) * (1e6 if m.group(2) else 1e9))
 
 
+# The first line of a pod manifest built around a container's keys or env list pasted alone: the pod's volumes
+# (and so its /dev/shm) are not shown.
+K8S_PIECE_MARK = "# a container's piece of a pod spec\n"
+# The first line of a pod manifest built from the user's words ("hostIPC and a /dev/shm volume were not set"): what
+# they state of the pod's IPC and /dev/shm is whole, though no image or command is shown.
+K8S_STATED_MARK = "# a pod as the user's words state it\n"
+# The first line of a container's piece that holds its whole env list (its `env:` key, then the keys after it).
+K8S_ENV_WHOLE_MARK = "# a container's piece of a pod spec, its env list whole\n"
+
+
 def parse_k8s(text: str, excerpt: bool = False) -> tuple[DockerContainer, ...]:
     """The containers of the pod specs in a Kubernetes manifest (one or more documents)."""
     try:
-        return _parse_k8s(text, excerpt)
+        piece = text.startswith((K8S_PIECE_MARK, K8S_ENV_WHOLE_MARK))
+        return _parse_k8s(text, excerpt or piece, text.startswith(K8S_STATED_MARK), text.startswith(K8S_ENV_WHOLE_MARK))
     except (TypeError, AttributeError, ValueError, OverflowError) as exc:  # a YAML of unexpected shapes
         if isinstance(exc, ParseError):
             raise
         raise ParseError(f"not a Kubernetes manifest: {exc}") from exc
 
 
-def _parse_k8s(text: str, excerpt: bool) -> tuple[DockerContainer, ...]:
+def _parse_k8s(text: str, excerpt: bool, stated: bool = False, env_whole: bool = False) -> tuple[DockerContainer, ...]:
     out = []
     for doc in load_yaml_documents(text):
         if not isinstance(doc, dict):
@@ -538,8 +559,9 @@ def _parse_k8s(text: str, excerpt: bool) -> tuple[DockerContainer, ...]:
                 shm_size=shm_size if shm_mounted else None, ipc_mode=ipc, device_requests=requests,
                 privileged=_dict(ctr.get("securityContext")).get("privileged") is True,
                 nano_cpus=_k8s_nano_cpus(limits.get("cpu")), origin=ORIGIN_K8S, host_shm=host_shm,
+                env_whole=env_whole or not excerpt,
                 # Kubernetes refuses a container without an image: one that shows none is a piece of a spec.
-                excerpt=excerpt or cut or (shm_mounted and shm_size is None) or not ctr.get("image"),
+                excerpt=excerpt or cut or (shm_mounted and shm_size is None) or not (ctr.get("image") or stated),
             ))
     if not out:
         raise ParseError("no pod spec with containers in the manifest")

@@ -36,7 +36,14 @@ DIAGNOSTIC_PROGRAMS = frozenset({
     "nvidia-smi", "nvcc", "deviceQuery", "deviceQueryDrv", "bandwidthTest", "p2pBandwidthLatencyTest",
     "simpleP2P", "vectorAdd", "gpu_burn", "gpu-burn", "nvidia-container-cli", "sleep", "true", "echo", "env",
     "ls", "cat", "printenv", "nproc", "lspci", "ldconfig", "df", "free", "uname", "hostname",
+    # Filters a check's output is piped through (`nvidia-smi --query-gpu=compute_cap --format=csv | tail -n 1`).
+    "head", "tail", "grep", "cut", "sort", "uniq", "wc", "tr",
 })
+# Bare OS images (and CUDA's base flavour): no Python, no engine; run without a command, they start a shell.
+# A GPU container of one with no command shown runs what a user types in that shell, a GPU check as pasted, never
+# a serving engine without installing one first (pytorch#184277: `docker run -it --gpus=all ubuntu:22.04`).
+BASE_OS_IMAGES = re.compile(r"^(?:docker\.io/)?(?:library/)?(?:ubuntu|debian|centos|rockylinux|almalinux|fedora|alpine"
+                            r"|busybox|amazonlinux|opensuse/leap|nvidia/cuda:[\w.-]*-base-[\w.-]*)(?::[\w.-]+)?$")
 _SHELLS = frozenset({"sh", "bash", "/bin/sh", "/bin/bash", "/usr/bin/bash", "/usr/bin/sh"})
 
 
@@ -93,6 +100,9 @@ class DockerContainer:
     excerpt: bool = False
     # The host's /dev/shm mounted at /dev/shm (a bind mount, a Kubernetes hostPath): its size is the host's.
     host_shm: bool = False
+    # A pod spec shows the container's env list from its `env:` key to its end: every variable the spec sets (the
+    # image's own ENV is not in a spec).
+    env_whole: bool = False
 
     @property
     def label(self) -> str:
@@ -152,12 +162,13 @@ class DockerContainer:
     @property
     def diagnostic_only(self) -> bool:
         """Its command runs only programs of DIAGNOSTIC_PROGRAMS (`nvidia-smi`, `sh -c "sleep 30; nvidia-smi"`):
-        a GPU test that exits, no engine. With no command shown, the image's own runs: only an image named after
-        such a program (`gpu_burn`) is one."""
+        a GPU test that exits, no engine. With no command shown, the image's own runs: an image named after
+        such a program (`gpu_burn`) is one, and so is a bare OS image (BASE_OS_IMAGES: its shell, no engine)."""
         if self.looks_like_serving:
             return False
         if not self.argv:
-            return self.image.rsplit("/", 1)[-1].partition(":")[0].partition("@")[0] in DIAGNOSTIC_PROGRAMS
+            return (self.image.rsplit("/", 1)[-1].partition(":")[0].partition("@")[0] in DIAGNOSTIC_PROGRAMS
+                    or bool(BASE_OS_IMAGES.match(self.image)))
         return diagnostic_command(self.argv)
 
     @property

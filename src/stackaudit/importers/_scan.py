@@ -6,7 +6,10 @@ import bisect
 import re
 from collections.abc import Callable, Iterator, Sequence
 
-PROMPT = re.compile(r"^\s*(?:\(?[\w.-]+\)?\s*)?(?:[\w.@:~/-]*[#$%>]\s+|\$\s*)")
+# A shell prompt (`root@host:~#`, `(venv) $`), or the `+ ` a shell's trace (`set -x`, PS4) puts before each command
+# it runs: an entrypoint script's log shows the engine's command line that way, after the log viewer's timestamp
+# (`2026-01-27 14:26:31 + python3 -m vllm...`, `2025-11-24 13:54:38.398 | + exec vllm serve ...`).
+PROMPT = re.compile(r"^\s*(?:(?:\d{4}-\d\d-\d\d[T ][\d:.,]+Z?\s+(?:\|\s+)?)?\++\s+|(?:\(?[\w.-]+\)?\s*)?(?:[\w.@:~/-]*[#$%>]\s+|\$\s*))")
 FENCE = re.compile(r"^\s*(```|~~~)")
 
 
