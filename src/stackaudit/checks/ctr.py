@@ -381,7 +381,7 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
             findings.append(f"/dev/shm is {_size(c_size)} in container {c.label} ({ipc})"
                             + (": set the service's `shm_size:` or `docker run --shm-size`" if misplaced else ""))
             subjects.append(c.label)
-            host_fix = _shm_fix("kubernetes" if c.origin == ORIGIN_K8S else "docker")
+            host_fix = _shm_fix("docker")
     if shm is not None and shm.size_bytes is not None and shm.size_bytes < SHM_MIN:
         findings.append(f"this host's /dev/shm is {_size(shm.size_bytes)}")
         subjects.append("/dev/shm")

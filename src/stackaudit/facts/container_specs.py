@@ -501,9 +501,6 @@ def _k8s_nano_cpus(value: Any) -> int:
 # The first line of a pod manifest built around a container's keys or env list pasted alone: the pod's volumes
 # (and so its /dev/shm) are not shown.
 K8S_PIECE_MARK = "# a container's piece of a pod spec\n"
-# The first line of a pod manifest built from the user's words ("hostIPC and a /dev/shm volume were not set"): what
-# they state of the pod's IPC and /dev/shm is whole, though no image or command is shown.
-K8S_STATED_MARK = "# a pod as the user's words state it\n"
 # The first line of a container's piece that holds its whole env list (its `env:` key, then the keys after it).
 K8S_ENV_WHOLE_MARK = "# a container's piece of a pod spec, its env list whole\n"
 
@@ -512,14 +509,14 @@ def parse_k8s(text: str, excerpt: bool = False) -> tuple[DockerContainer, ...]:
     """The containers of the pod specs in a Kubernetes manifest (one or more documents)."""
     try:
         piece = text.startswith((K8S_PIECE_MARK, K8S_ENV_WHOLE_MARK))
-        return _parse_k8s(text, excerpt or piece, text.startswith(K8S_STATED_MARK), text.startswith(K8S_ENV_WHOLE_MARK))
+        return _parse_k8s(text, excerpt or piece, text.startswith(K8S_ENV_WHOLE_MARK))
     except (TypeError, AttributeError, ValueError, OverflowError) as exc:  # a YAML of unexpected shapes
         if isinstance(exc, ParseError):
             raise
         raise ParseError(f"not a Kubernetes manifest: {exc}") from exc
 
 
-def _parse_k8s(text: str, excerpt: bool, stated: bool = False, env_whole: bool = False) -> tuple[DockerContainer, ...]:
+def _parse_k8s(text: str, excerpt: bool, env_whole: bool = False) -> tuple[DockerContainer, ...]:
     out = []
     for doc in load_yaml_documents(text):
         if not isinstance(doc, dict):
@@ -561,7 +558,7 @@ def _parse_k8s(text: str, excerpt: bool, stated: bool = False, env_whole: bool =
                 nano_cpus=_k8s_nano_cpus(limits.get("cpu")), origin=ORIGIN_K8S, host_shm=host_shm,
                 env_whole=env_whole or not excerpt,
                 # Kubernetes refuses a container without an image: one that shows none is a piece of a spec.
-                excerpt=excerpt or cut or (shm_mounted and shm_size is None) or not (ctr.get("image") or stated),
+                excerpt=excerpt or cut or (shm_mounted and shm_size is None) or not ctr.get("image"),
             ))
     if not out:
         raise ParseError("no pod spec with containers in the manifest")

@@ -17,7 +17,6 @@ from stackaudit.facts.container_specs import (
     FLAT_MANIFEST,
     K8S_ENV_WHOLE_MARK,
     K8S_PIECE_MARK,
-    K8S_STATED_MARK,
     MAX_SPEC_BYTES,
     PIECE_SEPARATOR,
     parse_compose,
@@ -301,42 +300,14 @@ def _pod_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None:
                     + "\n  containers:\n  - volumeMounts:\n" + mounts)
 
 
-# The user's words that a pod has neither hostIPC nor a memory volume at /dev/shm (vllm#42389: "`hostIPC: true` and
-# `/dev/shm` volume were **not set**"): both named, and said not to be set on it. A how-to's words ("increase /dev/shm
-# without hostIPC: true") or another negation ("no luck") state nothing of a pod.
-_NOT_SET = re.compile(r"\b(?:(?:were|was|are|is|did|do|does)\s+(?:\*\*)?not|weren't|wasn't|aren't|isn't|didn't|don't|doesn't)"
-                      r"(?:\*\*)?\s+(?:\*\*)?(?:set|configured|added|used|enabled|mounted)\b|\bneither\b.*\bnor\b",
-                      re.IGNORECASE)
-# A GPU request in the same words (`nvidia.com/gpu: 8`, a sharing plugin's `nvidia.com/vgpu: 8`).
-_STATED_GPUS = re.compile(r"nvidia\.com/v?gpu`?:?\s*[\"']?(\d+)")
-
-
-def _stated_pod(lines: list[str], i: int) -> tuple[int, int, str] | None:
-    """A pod's IPC and /dev/shm as the user states them in words (line i), with a GPU request from the same list or
-    paragraph: its span (that line) and a pod manifest that states exactly that, or None."""
-    line = lines[i]
-    if "hostIPC" not in line or "/dev/shm" not in line or not _NOT_SET.search(line) or FENCE.match(line):
-        return None
-    top = i
-    while top > 0 and lines[top - 1].strip() and not FENCE.match(lines[top - 1]):
-        top -= 1
-    bottom = i + 1
-    while bottom < len(lines) and lines[bottom].strip() and not FENCE.match(lines[bottom]):
-        bottom += 1
-    gpus = next((m.group(1) for k in range(top, bottom) if (m := _STATED_GPUS.search(lines[k]))), None)
-    limits = f"\n    resources:\n      limits:\n        nvidia.com/gpu: {gpus}" if gpus else ""
-    return i, i + 1, (K8S_STATED_MARK + "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: the-pod-described"
-                      + limits)
-
-
 @importer("k8s pod", "a Kubernetes pod / deployment manifest (YAML with apiVersion, kind, spec.containers), or a "
           "container's keys or env list, or a pod's spec or volumes, pasted without it",
-          needles=("apiVersion:", "kind:", "resources:", "volumeMounts:", "- name:", "spec:", "volumes:", "hostIPC"),
+          needles=("apiVersion:", "kind:", "resources:", "volumeMounts:", "- name:", "spec:", "volumes:"),
           per_line=True)
 def k8s_pod(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         fragment = (_container_fragment(lines, i) or _env_fragment(lines, i)) if lines[i][:1] in (" ", "\t") else None
-        fragment = fragment or _pod_fragment(lines, i) or (_stated_pod(lines, i) if "hostIPC" in lines[i] else None)
+        fragment = fragment or _pod_fragment(lines, i)
         if fragment is not None and (found := _piece("k8s pod", K8S_SPEC.name, parse_k8s, *fragment)):
             yield found
             scan.skip(found.end)
