@@ -32,6 +32,7 @@ from stackaudit.report.header import (
     command_line,
     coverage_note,
     evidence_line,
+    finding_reason,
     finding_title,
     identity_line,
     verdict,
@@ -130,13 +131,13 @@ def _fixes(report: Report, sec: Sections, verbose: bool) -> Section:
 
 
 def _negatives(sec: Sections, verbose: bool) -> list[Section]:
+    """What looks wrong and is fine here, each with its reason: the reason is the answer a user came for."""
     if not sec.negatives:
         return []
-    found = tuple(_result(r, "", f"{finding_title(r)} [{r.id}]{coverage_note(r)}", _sources(r, verbose), verbose)
+    found = tuple(_result(r, "", f"{finding_title(r)} [{r.id}]{coverage_note(r)}",
+                          [line for line in (finding_reason(r),) if line] + _sources(r, verbose), verbose)
                   for r in sec.negatives)
-    why = Notes(tuple(f"`{r.id}`: {r.message}" for r in sec.negatives))
-    return [Section("Key negative results (looks wrong, is fine here)", found),
-            *([] if verbose else [Section("Why each is fine here", (why,), folded=True)])]
+    return [Section("Key negative results (looks wrong, is fine here)", found)]
 
 
 def _good(sec: Sections, verbose: bool) -> list[Section]:

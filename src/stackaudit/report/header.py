@@ -125,6 +125,12 @@ def finding_title(r: Result) -> str:
     return first
 
 
+def finding_reason(r: Result) -> str:
+    """The message after the clause `finding_title` shows: why the finding holds; "" where the clause is all of it."""
+    first = _first_clause(r.message)
+    return r.message[len(first):].lstrip(":;. ").strip() if r.message.startswith(first) else r.message
+
+
 def coverage_note(r: Result) -> str:
     """` (1 of 8 GPUs shown)` after a finding judged on some of its subjects; "" where all of them were judged."""
     return f" ({r.coverage.text()})" if r.coverage is not None and not r.coverage.complete else ""
