@@ -1004,22 +1004,16 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     findings: list[tuple[int, str, str]] = []  # (3 high / 2 medium / 1 low / 0 trap, message, setting)
     pending: list[str] = []  # findings whose cost depends on what the source does not show
     unshown: set[str] = set()  # settings that cost something only if the GPUs have P2P, which is not shown
-    seen: set[str] = set()
-    for s in sorted(settings, key=lambda x: -x.strength):
-        if s.name in seen:
-            continue
-        seen.add(s.name)
+    for s in nccl_config.effective:
         where = f"{s.name}={s.value} ({s.source})"
         if s.p2p_off:
             findings.append(_p2p_off_finding(where, one_rank, nvlink, geforce, p2p_ok, gpu_topology))
             if not (one_rank or nvlink or geforce or p2p_ok is not None or gpu_topology is not None):
                 unshown.add(s.name)
         elif s.name == "NCCL_SHM_DISABLE" and s.on:
-            p2p_off = any(x.p2p_off for x in settings)
-            sys_pairs = gpu_topology is not None and any(
-                link_kind(c) in ("SYS", "PHB", "NODE") for _, _, c in gpu_topology.gpu_pairs())
-            if p2p_off or sys_pairs or p2p_ok is False:
-                findings.append((3, f"{where}" + (" with P2P off" if p2p_off else "")
+            sys_pairs = gpu_topology is not None and gpu_topology.host_bridged_pair()
+            if nccl_config.p2p_off or sys_pairs or p2p_ok is False:
+                findings.append((3, f"{where}" + (" with P2P off" if nccl_config.p2p_off else "")
                                  + ": GPU pairs without P2P then fall to the network transport (sockets)", s.name))
             elif p2p_ok or gpu_topology is not None:
                 findings.append((0, f"{where}: no effect while P2P works on every pair (every path shown is NVLink "
@@ -1036,7 +1030,7 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
             findings.append((1, f"{where} forces NCCL's choice; keep only with a measurement on this host", s.name))
         elif s.name == "NCCL_IB_DISABLE" and s.on:
             # Only GPU pairs without NVLink could gain from a NIC next to them (NCCL's NET/IB inside a host).
-            near = [] if _fully_nvlinked(gpu_topology) else _nics_near_gpus(gpu_topology)
+            near = gpu_topology.nics_near_gpus() if gpu_topology and not _fully_nvlinked(gpu_topology) else []
             if multi:
                 findings.append((2, f"{where} on a multi-node engine: inter-node traffic falls to TCP sockets", s.name))
             elif near:
@@ -1055,7 +1049,7 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
                                  s.name))
     worst = max((f[0] for f in findings), default=-1)
     if serving_log is not None and worst >= 2:
-        slow = sorted({c.transport for c in serving_log.channels if c.transport in ("SHM", "NET")})
+        slow = sorted(serving_log.transports() & {"SHM", "NET"})
         if slow:
             findings.append((worst, f"the NCCL log shows channels via {'/'.join(slow)}", "NCCL log"))
     listed = ", ".join(f"{s.name}={s.value}" for s in settings)
@@ -1109,14 +1103,6 @@ def _p2p_off_finding(where: str, one_rank: bool, nvlink: bool, geforce: bool, p2
     return (2, f"{where} on PCIe GPUs: usually a loss (host-memory path), but on some PCIe hosts a measured "
             "choice; keep it only if a benchmark on this host (all_reduce_perf with and without it) shows a gain",
             name)
-
-
-def _nics_near_gpus(topo: TopoMatrix | None) -> list[str]:
-    """NICs one or two PCIe bridges from a GPU (PIX/PXB in `topo -m`): where NCCL may pick NET/IB inside a host."""
-    if topo is None:
-        return []
-    return [topo.nic_label(n) for n in topo.nics
-            if any(link_kind(topo.link(g, n) or "") in ("PIX", "PXB") for g in topo.gpus)]
 
 
 # --- IC-TOPOLOGY-PLACEMENT -------------------------------------------------------------------

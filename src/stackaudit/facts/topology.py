@@ -246,6 +246,15 @@ class TopoMatrix:
         name = self.nic_names.get(nic)
         return f"{nic} ({name})" if name else nic
 
+    def nics_near_gpus(self) -> list[str]:
+        """NICs one or two PCIe bridges from a GPU (PIX/PXB): where NCCL may pick NET/IB inside a host."""
+        return [self.nic_label(n) for n in self.nics
+                if any(link_kind(self.link(g, n) or "") in ("PIX", "PXB") for g in self.gpus)]
+
+    def host_bridged_pair(self) -> bool:
+        """Some GPU pair's path crosses the host bridge or the CPU interconnect (PHB, NODE or SYS)."""
+        return any(link_kind(c) in ("SYS", "PHB", "NODE") for _, _, c in self.gpu_pairs())
+
 
 def gpu_index(name: str) -> int:
     m = _GPU.match(name)
