@@ -278,10 +278,7 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
             table = _specs(models)
             spec_links = table[0].nvlink_links if table and board in ("hgx", "tray") else 0
             nv = f"NV{spec_links}" if spec_links else f"NV{counts.most_common(1)[0][0]}"
-            inactive = []
-            if nvlink_status is not None:
-                inactive = [f"GPU{x.index}: {x.active} active link(s)" for x in nvlink_status.gpus
-                            if f"GPU{x.index}" in isolated]
+            inactive = nvlink_status.active_links(isolated) if nvlink_status is not None else []
             return issue(
                 f"{', '.join(isolated)} {'has' if len(isolated) == 1 else 'have'} no NVLink to any peer "
                 f"({', '.join(sorted({link_kind(topo.link(isolated[0], g) or '') for g in linked}))} instead) while the "
@@ -296,10 +293,7 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
                 evidence=[topo.lines[g] for g in isolated if g in topo.lines] + inactive,
                 fix=_TRAY_FIX if board == "tray" else None)
         if mesh and len(linked) == len(names):
-            counts = Counter(int(c[2:]) for _, _, c in topo.gpu_pairs() if c[2:].isdecimal())
-            usual = counts.most_common(1)[0][0]
-            weak = [(a, b, c) for a, b, c in topo.gpu_pairs() if c.startswith("NV") and c[2:].isdecimal()
-                    and int(c[2:]) < usual]
+            usual, weak = topo.fewer_nvlinks()
             if weak:
                 return issue(f"{len(weak)} GPU pair(s) have fewer bonded NVLinks than the rest (NV{usual}): "
                              + ", ".join(f"{a}-{b} {c}" for a, b, c in weak[:6]) + suffix,

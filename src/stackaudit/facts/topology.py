@@ -26,6 +26,7 @@ fact), not from one more nvidia-smi process.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import ParseError, parse_cpulist
@@ -169,6 +170,13 @@ class TopoMatrix:
         """Whether every GPU's NUMA affinity spans several nodes and no path is SYS: the sockets are not shown."""
         spans = [len(_numa_nodes(v)) > 1 for v in (self.numa_affinity.get(g, "") for g in self.gpus)]
         return bool(spans) and all(spans) and not any(link_kind(c) == "SYS" for _, _, c in self.gpu_pairs())
+
+    def fewer_nvlinks(self) -> tuple[int, list[tuple[str, str, str]]]:
+        """The usual bonded NVLink count of the GPU pairs shown, and the NV# pairs that bond fewer links than it."""
+        counts = Counter(int(c[2:]) for _, _, c in self.gpu_pairs() if c[2:].isdecimal())
+        usual = counts.most_common(1)[0][0]
+        return usual, [(a, b, c) for a, b, c in self.gpu_pairs()
+                       if c.startswith("NV") and c[2:].isdecimal() and int(c[2:]) < usual]
 
     def cut_note(self) -> str:
         """`rows GPU6, GPU7 not shown (cut)`, or "" for a matrix whose GPU rows are all complete."""
@@ -461,6 +469,10 @@ class NvlinkGpu:
 @dataclass(frozen=True)
 class NvlinkStatus:
     gpus: tuple[NvlinkGpu, ...]
+
+    def active_links(self, gpus: tuple[str, ...]) -> list[str]:
+        """`GPU3: 0 active link(s)` for each of the named GPUs (`GPU3`) the listing shows."""
+        return [f"GPU{x.index}: {x.active} active link(s)" for x in self.gpus if f"GPU{x.index}" in gpus]
 
 
 _NVL_GPU = re.compile(r"^GPU (\d+):\s*(.*?)\s*(?:\(UUID:\s*([^)]*)\))?\s*$")
