@@ -25,7 +25,7 @@ from stackaudit.checks.registry import (
     over_subjects,
     unknown,
 )
-from stackaudit.facts._parse import sizes_from_argv, tp_spans_nodes
+from stackaudit.facts._parse import tp_spans_nodes
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.gpus import GpuInventory
@@ -141,13 +141,6 @@ def _engine_gpus(topo: TopoMatrix, proc: ProcessInfo | None, tp: int | None,
     if cvd is not None and all(v.isdecimal() for v in cvd):
         names = [f"GPU{v}" for v in cvd if f"GPU{v}" in topo.gpus]
     return names[:tp] if tp else names
-
-
-def _p2p_pair_ok(p2p: P2pMatrix | None, gpus: list[str] | None) -> bool:
-    """The driver allows P2P between every pair of these GPUs (`nvidia-smi topo -p2p`)."""
-    if p2p is None or not gpus or len(gpus) < 2:
-        return False
-    return all(p2p.status(a, b) == "OK" for a, b in itertools.permutations(gpus, 2))
 
 
 def _multi_node(procs: ServingProcesses | None, log: ServingLog | None) -> bool:
@@ -563,10 +556,9 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
                   "custom all-reduce", evidence=list(serving_log.p2p_cache_paths[:1]))
     if peer_refusals is not None and peer_refusals.refusals:
         return _refusal_verdict(peer_refusals, _models(gpus), gpu_topology, gpus)
-    if _no_p2p_anywhere(gpu_p2p):
-        assert gpu_p2p is not None
+    if gpu_p2p is not None and gpu_p2p.refuses_all():
         return not_applicable("the driver reports no P2P between any GPU pair ("
-                              + ", ".join(sorted({st for _, _, st in gpu_p2p.not_ok()})) + "): there is no P2P to "
+                              + gpu_p2p.states_not_ok() + "): there is no P2P to "
                               "prove broken; NCCL goes through host memory (IC-TOPO-READ judges why)")
     if serving_log is not None and serving_log.p2p_pairs():
         return _nccl_p2p_verdict(serving_log, log_fail + nccl_off)
@@ -705,11 +697,7 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     GeForce cards have no P2P with the stock driver: NCCL carries the all-reduce. A TP group that
     spans nodes (facts/_parse.tp_spans_nodes: `--nnodes` above PP x DP) never runs it: not applicable.
     """
-    engine, tp, root = serving_engine.engine, serving_engine.tp, serving_engine.shown
-    if serving_engine.process is None and root is not None and tp is None:
-        # The shown command's own TP picks the GPUs whose links matter (a cut matrix may not show the rest);
-        # a shell line parses only whole (no trailing `\`), so a TP it does not name is the engines' default, 1.
-        tp = sizes_from_argv(root.argv)[0] or 1
+    engine, tp, root = serving_engine.engine, serving_engine.shown_tp, serving_engine.shown
     models = _models(gpus)
     topo_gpus = _engine_gpus(gpu_topology, root, tp, collect_env) if gpu_topology is not None else None
     nvlinked = _fully_nvlinked(gpu_topology, topo_gpus) if gpu_topology is not None else None
@@ -764,13 +752,13 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
                          "through NCCL instead of the faster one-shot kernels; remove it unless it is there for "
                          "debugging", actual="--disable-custom-all-reduce", expected="flag absent", severity="medium",
                          subjects=[who] if who else [], evidence=shown)
-        if tp == 2 and not geforce and _p2p_pair_ok(gpu_p2p, topo_gpus):
+        if tp == 2 and not geforce and gpu_p2p is not None and gpu_p2p.ok_between(topo_gpus or []):
             return issue(f"--disable-custom-all-reduce at TP=2 on a PCIe pair the driver gives P2P ({', '.join(topo_gpus or [])}"
                          "): the one-shot custom all-reduce could run there and beats NCCL on small decode "
                          "all-reduces; remove the flag unless it works around a P2P fault",
                          actual="--disable-custom-all-reduce", expected="flag absent", severity="medium",
-                         subjects=[who] if who else [], evidence=shown + [gpu_p2p.lines[g] for g in topo_gpus or [] if gpu_p2p is not None
-                                           and g in gpu_p2p.lines][:2])
+                         subjects=[who] if who else [],
+                         evidence=shown + [gpu_p2p.lines[g] for g in topo_gpus or [] if g in gpu_p2p.lines][:2])
         return ok("custom all-reduce is disabled by flag" + (f"; {_KEY_NEGATIVE}" if pcie_only else ""),
                   actual="--disable-custom-all-reduce")
     if tp is not None and tp < 2:
@@ -782,8 +770,8 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
         if tp is not None or count > 2:
             return not_an_issue(_KEY_NEGATIVE[0].upper() + _KEY_NEGATIVE[1:]
                                 + (f" (TP={tp})" if tp else f" ({count} GPUs)"), actual={"tp": tp, "nvlink": False})
-    if _no_p2p_anywhere(gpu_p2p) and not nvlinked and gpu_p2p is not None:
-        states = ", ".join(sorted({st for _, _, st in gpu_p2p.not_ok()}))
+    if gpu_p2p is not None and gpu_p2p.refuses_all() and not nvlinked:
+        states = gpu_p2p.states_not_ok()
         return not_an_issue(f"the driver reports no P2P between any GPU pair ({states}): custom all-reduce needs it, "
                             "so it stays off by design and NCCL carries the all-reduce (vLLM decides this itself; "
                             "SGLang needs --disable-custom-all-reduce or --enable-p2p-check)",
@@ -802,14 +790,6 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
                   actual={"tp": tp, "nvlink": True})
     return unknown(f"{_engine_name(engine)} TP={tp or '?'}: whether its GPUs are NVLink-connected is not in the source",
                    hint="`nvidia-smi topo -m`, or the engine log with its 'Custom allreduce' lines")
-
-
-def _no_p2p_anywhere(p2p: P2pMatrix | None) -> bool:
-    """Every GPU pair of the driver's P2P matrix refuses P2P (GNS, NS, CNS, TNS, DR)."""
-    if p2p is None or len(p2p.gpus) < 2:
-        return False
-    refused = [st for _, _, st in p2p.not_ok() if st != "U"]  # U (unknown) says nothing either way
-    return len(refused) == len(p2p.gpus) * (len(p2p.gpus) - 1)
 
 
 def _engine_name(engine: str) -> str:

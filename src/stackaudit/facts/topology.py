@@ -25,6 +25,7 @@ fact), not from one more nvidia-smi process.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -400,6 +401,19 @@ class P2pMatrix:
 
     def not_ok(self) -> list[tuple[str, str, str]]:
         return sorted((a, b, s) for (a, b), s in self.cells.items() if a != b and s != "OK")
+
+    def states_not_ok(self) -> str:
+        """The states of the pairs not `OK`, each once: `CNS, GNS`."""
+        return ", ".join(sorted({st for _, _, st in self.not_ok()}))
+
+    def refuses_all(self) -> bool:
+        """Every GPU pair refuses P2P (GNS, NS, CNS, TNS, DR); `U` (unknown) says nothing either way."""
+        refused = [st for _, _, st in self.not_ok() if st != "U"]
+        return len(self.gpus) >= 2 and len(refused) == len(self.gpus) * (len(self.gpus) - 1)
+
+    def ok_between(self, gpus: list[str]) -> bool:
+        """The driver allows P2P between every pair of these GPUs (two or more)."""
+        return len(gpus) >= 2 and all(self.status(a, b) == "OK" for a, b in itertools.permutations(gpus, 2))
 
     @property
     def all_ok(self) -> bool:
