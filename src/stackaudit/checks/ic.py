@@ -1082,10 +1082,6 @@ def _p2p_off_finding(where: str, one_rank: bool, nvlink: bool, geforce: bool, p2
 # --- IC-TOPOLOGY-PLACEMENT -------------------------------------------------------------------
 
 
-def _group_worst(topo: TopoMatrix, group: list[str]) -> int:
-    return max((link_rank(topo.link(a, b) or "") for a, b in itertools.combinations(group, 2)), default=0)
-
-
 @check(
     "IC-TOPOLOGY-PLACEMENT",
     title="TP group spans sockets / slow PCIe paths",
@@ -1165,7 +1161,7 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     if cvd and mixed and order != "PCI_BUS_ID":
         notes.append("CUDA_VISIBLE_DEVICES is set without CUDA_DEVICE_ORDER=PCI_BUS_ID on a host with mixed GPU "
                      "models: CUDA numbers them fastest-first, not like nvidia-smi")
-    worst = _group_worst(topo, group)
+    worst = topo.group_cost(group)[0]
     cells = {f"{a}-{b}": topo.link(a, b) for a, b in itertools.combinations(group, 2)}
     if size >= len(names):
         # Issue 10: crossing sockets when the group needs every GPU is information (ok), as the KB says.
@@ -1174,11 +1170,11 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
             f"{'sockets' if worst >= link_rank('SYS') else 'host bridges'} is unavoidable (info)"
             + (f"; {topo.cut_note()}" if topo.unshown_pairs() else "")
             + ("; " + "; ".join(notes) if notes else ""), actual=cells)
-    best = min(itertools.combinations(names, size), key=lambda g: _group_worst(topo, list(g)))
-    best_worst = _group_worst(topo, list(best))
+    best = min(itertools.combinations(names, size), key=lambda g: topo.group_cost(g)[0])
+    best_worst = topo.group_cost(best)[0]
     if worst == link_rank("SYS") and best_worst < link_rank("SYS"):
         return issue(f"the TP group {', '.join(group)} crosses sockets (SYS) while {', '.join(best)} share a socket "
-                     f"(worst path {['X', 'NV', 'PIX', 'PXB', 'PHB', 'NODE', 'SYS'][best_worst]})"
+                     f"(worst path {_PATH_NAMES[best_worst]})"
                      + ("; " + "; ".join(notes) if notes else ""),
                      actual=cells, expected=f"CUDA_VISIBLE_DEVICES={','.join(str(gpu_index(g)) for g in best)}",
                      subjects=group, evidence=[topo.lines[g] for g in group if g in topo.lines][:4])
@@ -1199,19 +1195,12 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
               f"({', '.join(sorted({c or '?' for c in cells.values()}))})", actual=cells)
 
 
-def _group_cost(topo: TopoMatrix, group: tuple[str, ...]) -> tuple[int, int]:
-    """Worst path first, then the sum of paths: NV pairs, then one switch (PIX/PXB), then one socket."""
-    # A pair a cut matrix does not show ranks after SYS (link_rank's 9): never the best, never called SYS.
-    ranks = [link_rank(topo.link(a, b) or "") for a, b in itertools.combinations(group, 2)]
-    return (max(ranks, default=0), sum(ranks))
-
-
 def _best_partition(topo: TopoMatrix, size: int) -> list[tuple[str, ...]]:
     """Disjoint TP groups of `size` GPUs, best first (greedy: the best group of the GPUs left)."""
     left = list(topo.gpus)
     groups: list[tuple[str, ...]] = []
     while len(left) >= size:
-        best = min(itertools.combinations(left, size), key=lambda g: _group_cost(topo, g))
+        best = min(itertools.combinations(left, size), key=topo.group_cost)
         groups.append(best)
         left = [g for g in left if g not in best]
     return groups
@@ -1278,7 +1267,7 @@ def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
         if not groups:
             continue
         # A size must cross sockets when even its best group does; the groups after it may be worse.
-        worst = _group_cost(topo, groups[0])[0]
+        worst = topo.group_cost(groups[0])[0]
         path = _PATH_NAMES[worst] if worst < len(_PATH_NAMES) else "not shown"
         if worst == link_rank("SYS"):
             cross.append(f"TP{size}")

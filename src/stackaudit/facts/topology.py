@@ -255,6 +255,13 @@ class TopoMatrix:
         name = self.nic_names.get(nic)
         return f"{nic} ({name})" if name else nic
 
+    def group_cost(self, group: tuple[str, ...] | list[str]) -> tuple[int, int]:
+        """A GPU group's worst path (link_rank: NV, one switch, one socket, SYS), then the sum of its paths.
+
+        A pair a cut matrix does not show ranks after SYS (link_rank's 9): never the best, never called SYS."""
+        ranks = [link_rank(self.link(a, b) or "") for a, b in itertools.combinations(group, 2)]
+        return (max(ranks, default=0), sum(ranks))
+
     def nics_near_gpus(self) -> list[str]:
         """NICs one or two PCIe bridges from a GPU (PIX/PXB): where NCCL may pick NET/IB inside a host."""
         return [self.nic_label(n) for n in self.nics
