@@ -565,9 +565,6 @@ class NcclConfig:
     # Engine processes run but none of their environments was readable (another user's: run as root).
     env_unreadable: bool = False
 
-    def get(self, name: str) -> list[NcclSetting]:
-        return [s for s in self.settings if s.name == name]
-
     def value(self, name: str) -> str | None:
         return next((s.value for s in self.effective if s.name == name), None)
 
