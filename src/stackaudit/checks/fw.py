@@ -28,7 +28,7 @@ from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.nvidia import NvidiaGpus, gpu_spec
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import PciDevices
-from stackaudit.facts.pcie import PcieFacts, PcieFunction, bridges_between
+from stackaudit.facts.pcie import PcieFacts, PcieFunction
 from stackaudit.facts.pcie_config import AcsCap
 from stackaudit.facts.pcie_errors import AerLine, PcieErrors
 from stackaudit.facts.platform import Virtualization
@@ -320,8 +320,7 @@ def _nps_from_matrix(topo: TopoMatrix) -> Outcome:
 
 def _acs_fix(bridges: list[PcieFunction], engines: list[str] | None, tool: str) -> Fix:
     """Masked ACS writes on exactly the bridges found redirecting between GPUs (stackaudit.fixes.pcie)."""
-    return acs_fix({f.bdf: f.config.acs.ctl if f.config is not None and f.config.acs is not None else None
-                    for f in bridges}, engines, tool)
+    return acs_fix({f.bdf: f.acs.ctl if f.acs is not None else None for f in bridges}, engines, tool)
 
 
 def _trap_words(cmdline: KernelCmdline | None) -> str:
@@ -419,30 +418,22 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
     if 0 < len(gpus) < 2:
         return not_applicable(f"{len(gpus)} GPU{'' if pcie.inventory_complete else ' in the pasted listing'}: "
                               "no GPU-to-GPU P2P")
-    by_bdf = pcie.by_bdf()
     nvswitch = bool(pcie.role("nvswitch"))
-    if pcie.topology_known and gpus:
-        between = bridges_between(gpus)
-        candidates = [by_bdf[b] for b in between if b in by_bdf]
-        if not between:
-            return unknown("the GPUs' upstream bridges are not in the source", hint=ROOT_HINT)
-    else:
-        candidates = [f for f in pcie.functions if f.role == "bridge"]
-        between = {}
+    candidates = pcie.p2p_bridges()
+    if candidates is None:
+        return unknown("the GPUs' upstream bridges are not in the source", hint=ROOT_HINT)
     # The engines the source shows: the restart after the fix clears vLLM's P2P cache only where vLLM may run.
     engines = sorted({e.engine for e in parallelism.engines if e.engine}) if parallelism is not None else None
-    redirected = [f for f in candidates if f.config is not None and f.config.acs is not None and f.config.acs.redirect]
-    blind = [f for f in candidates if not f.registers_readable
-             or (f.config is not None and f.config.acs is None and not f.config.complete)
-             or (f.config is not None and f.config.acs is not None and f.config.acs.ctl is None)]
+    redirected = [f for f in candidates if f.acs is not None and f.acs.redirect]
+    blind = [f for f in candidates if f.acs_unread]
     if redirected or loose_on:
         bdfs = [f.bdf for f in redirected]
-        lines = [f"{f.bdf} ACSCtl: {f.config.acs.ctl_flags()}" for f in redirected if f.config and f.config.acs]
+        lines = [f"{f.bdf} ACSCtl: {f.acs.ctl_flags()}" for f in redirected if f.acs]
+        ctls = {f.bdf: f"{f.acs.ctl:#06x}" for f in redirected if f.acs and f.acs.ctl is not None}
         if redirected:
             roots = all((f.express.port_type if f.express else "") == "root-port" for f in redirected)
             where = "" if pcie.topology_known else " (the source has no bus topology: bridges not proven to sit between GPUs)"
-            ctl = ", ".join(dict.fromkeys(f"{f.config.acs.ctl:#06x}" for f in redirected if f.config and f.config.acs
-                                          and f.config.acs.ctl is not None))
+            ctl = ", ".join(dict.fromkeys(ctls.values()))
             msg = (f"ACS redirect (ReqRedir/CmpltRedir) is on at {len(bdfs)} bridge(s) between the GPUs"
                    + (f" (ACSCtl {ctl})" if ctl else "") + f"{where}: "
                    f"{', '.join(bdfs)}; PCIe P2P is forced up to the root complex")
@@ -464,8 +455,7 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
                     msg += f"; P2P does cross them here ({shown})"
                 else:
                     only_if = _ROOT_PORT_P2P
-            return issue(msg + trap_text, actual={f.bdf: f"{f.config.acs.ctl:#06x}" for f in redirected
-                                                  if f.config and f.config.acs and f.config.acs.ctl is not None},
+            return issue(msg + trap_text, actual=ctls,
                          expected="ACSCtl ReqRedir- CmpltRedir- on ports between GPUs", subjects=bdfs,
                          severity=severity, confidence=confidence, fix=_acs_fix(redirected, engines, tool_of(cmdline_tool)), evidence=lines,
                          only_if=only_if)
@@ -489,9 +479,9 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
                                keep=cmdline_forms(_trap_words(cmdline), tool_of(cmdline_tool),
                                                   remove=True))))
     listed = listing_greps.lists("lspci", _ACSCTL_EXAMPLE) if listing_greps is not None and pcie.loose else None
-    judged = _no_redirect([f.config.acs for f in readable if f.config and f.config.acs] if candidates
+    judged = _no_redirect([f.acs for f in readable if f.acs] if candidates
                           else [c.acs for c in pcie.loose if c.acs], len(readable) or len(pcie.loose),
-                          {f.bdf: f.config.acs.ctl_flags() if f.config and f.config.acs else "no ACS capability"
+                          {f.bdf: f.acs.ctl_flags() if f.acs else "no ACS capability"
                            for f in readable}, [f.bdf for f in readable], listed)
     if not candidates:  # ACSCtl lines without addresses: no subject to count
         if not pcie.complete and not listed:  # a cut listing: a port with redirect may stand outside the lines shown

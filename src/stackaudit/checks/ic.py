@@ -25,7 +25,7 @@ from stackaudit.checks.registry import (
     over_subjects,
     unknown,
 )
-from stackaudit.facts._parse import sizes_from_argv, tp_spans_nodes
+from stackaudit.facts._parse import tp_spans_nodes
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.gpus import GpuInventory
@@ -141,13 +141,6 @@ def _engine_gpus(topo: TopoMatrix, proc: ProcessInfo | None, tp: int | None,
     if cvd is not None and all(v.isdecimal() for v in cvd):
         names = [f"GPU{v}" for v in cvd if f"GPU{v}" in topo.gpus]
     return names[:tp] if tp else names
-
-
-def _p2p_pair_ok(p2p: P2pMatrix | None, gpus: list[str] | None) -> bool:
-    """The driver allows P2P between every pair of these GPUs (`nvidia-smi topo -p2p`)."""
-    if p2p is None or not gpus or len(gpus) < 2:
-        return False
-    return all(p2p.status(a, b) == "OK" for a, b in itertools.permutations(gpus, 2))
 
 
 def _multi_node(procs: ServingProcesses | None, log: ServingLog | None) -> bool:
@@ -278,10 +271,7 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
             table = _specs(models)
             spec_links = table[0].nvlink_links if table and board in ("hgx", "tray") else 0
             nv = f"NV{spec_links}" if spec_links else f"NV{counts.most_common(1)[0][0]}"
-            inactive = []
-            if nvlink_status is not None:
-                inactive = [f"GPU{x.index}: {x.active} active link(s)" for x in nvlink_status.gpus
-                            if f"GPU{x.index}" in isolated]
+            inactive = nvlink_status.active_links(isolated) if nvlink_status is not None else []
             return issue(
                 f"{', '.join(isolated)} {'has' if len(isolated) == 1 else 'have'} no NVLink to any peer "
                 f"({', '.join(sorted({link_kind(topo.link(isolated[0], g) or '') for g in linked}))} instead) while the "
@@ -296,10 +286,7 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
                 evidence=[topo.lines[g] for g in isolated if g in topo.lines] + inactive,
                 fix=_TRAY_FIX if board == "tray" else None)
         if mesh and len(linked) == len(names):
-            counts = Counter(int(c[2:]) for _, _, c in topo.gpu_pairs() if c[2:].isdecimal())
-            usual = counts.most_common(1)[0][0]
-            weak = [(a, b, c) for a, b, c in topo.gpu_pairs() if c.startswith("NV") and c[2:].isdecimal()
-                    and int(c[2:]) < usual]
+            usual, weak = topo.fewer_nvlinks()
             if weak:
                 return issue(f"{len(weak)} GPU pair(s) have fewer bonded NVLinks than the rest (NV{usual}): "
                              + ", ".join(f"{a}-{b} {c}" for a, b, c in weak[:6]) + suffix,
@@ -569,10 +556,9 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
                   "custom all-reduce", evidence=list(serving_log.p2p_cache_paths[:1]))
     if peer_refusals is not None and peer_refusals.refusals:
         return _refusal_verdict(peer_refusals, _models(gpus), gpu_topology, gpus)
-    if _no_p2p_anywhere(gpu_p2p):
-        assert gpu_p2p is not None
+    if gpu_p2p is not None and gpu_p2p.refuses_all():
         return not_applicable("the driver reports no P2P between any GPU pair ("
-                              + ", ".join(sorted({st for _, _, st in gpu_p2p.not_ok()})) + "): there is no P2P to "
+                              + gpu_p2p.states_not_ok() + "): there is no P2P to "
                               "prove broken; NCCL goes through host memory (IC-TOPO-READ judges why)")
     if serving_log is not None and serving_log.p2p_pairs():
         return _nccl_p2p_verdict(serving_log, log_fail + nccl_off)
@@ -711,11 +697,7 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     GeForce cards have no P2P with the stock driver: NCCL carries the all-reduce. A TP group that
     spans nodes (facts/_parse.tp_spans_nodes: `--nnodes` above PP x DP) never runs it: not applicable.
     """
-    engine, tp, root = serving_engine.engine, serving_engine.tp, serving_engine.shown
-    if serving_engine.process is None and root is not None and tp is None:
-        # The shown command's own TP picks the GPUs whose links matter (a cut matrix may not show the rest);
-        # a shell line parses only whole (no trailing `\`), so a TP it does not name is the engines' default, 1.
-        tp = sizes_from_argv(root.argv)[0] or 1
+    engine, tp, root = serving_engine.engine, serving_engine.shown_tp, serving_engine.shown
     models = _models(gpus)
     topo_gpus = _engine_gpus(gpu_topology, root, tp, collect_env) if gpu_topology is not None else None
     nvlinked = _fully_nvlinked(gpu_topology, topo_gpus) if gpu_topology is not None else None
@@ -770,13 +752,13 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
                          "through NCCL instead of the faster one-shot kernels; remove it unless it is there for "
                          "debugging", actual="--disable-custom-all-reduce", expected="flag absent", severity="medium",
                          subjects=[who] if who else [], evidence=shown)
-        if tp == 2 and not geforce and _p2p_pair_ok(gpu_p2p, topo_gpus):
+        if tp == 2 and not geforce and gpu_p2p is not None and gpu_p2p.ok_between(topo_gpus or []):
             return issue(f"--disable-custom-all-reduce at TP=2 on a PCIe pair the driver gives P2P ({', '.join(topo_gpus or [])}"
                          "): the one-shot custom all-reduce could run there and beats NCCL on small decode "
                          "all-reduces; remove the flag unless it works around a P2P fault",
                          actual="--disable-custom-all-reduce", expected="flag absent", severity="medium",
-                         subjects=[who] if who else [], evidence=shown + [gpu_p2p.lines[g] for g in topo_gpus or [] if gpu_p2p is not None
-                                           and g in gpu_p2p.lines][:2])
+                         subjects=[who] if who else [],
+                         evidence=shown + [gpu_p2p.lines[g] for g in topo_gpus or [] if g in gpu_p2p.lines][:2])
         return ok("custom all-reduce is disabled by flag" + (f"; {_KEY_NEGATIVE}" if pcie_only else ""),
                   actual="--disable-custom-all-reduce")
     if tp is not None and tp < 2:
@@ -788,8 +770,8 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
         if tp is not None or count > 2:
             return not_an_issue(_KEY_NEGATIVE[0].upper() + _KEY_NEGATIVE[1:]
                                 + (f" (TP={tp})" if tp else f" ({count} GPUs)"), actual={"tp": tp, "nvlink": False})
-    if _no_p2p_anywhere(gpu_p2p) and not nvlinked and gpu_p2p is not None:
-        states = ", ".join(sorted({st for _, _, st in gpu_p2p.not_ok()}))
+    if gpu_p2p is not None and gpu_p2p.refuses_all() and not nvlinked:
+        states = gpu_p2p.states_not_ok()
         return not_an_issue(f"the driver reports no P2P between any GPU pair ({states}): custom all-reduce needs it, "
                             "so it stays off by design and NCCL carries the all-reduce (vLLM decides this itself; "
                             "SGLang needs --disable-custom-all-reduce or --enable-p2p-check)",
@@ -808,14 +790,6 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
                   actual={"tp": tp, "nvlink": True})
     return unknown(f"{_engine_name(engine)} TP={tp or '?'}: whether its GPUs are NVLink-connected is not in the source",
                    hint="`nvidia-smi topo -m`, or the engine log with its 'Custom allreduce' lines")
-
-
-def _no_p2p_anywhere(p2p: P2pMatrix | None) -> bool:
-    """Every GPU pair of the driver's P2P matrix refuses P2P (GNS, NS, CNS, TNS, DR)."""
-    if p2p is None or len(p2p.gpus) < 2:
-        return False
-    refused = [st for _, _, st in p2p.not_ok() if st != "U"]  # U (unknown) says nothing either way
-    return len(refused) == len(p2p.gpus) * (len(p2p.gpus) - 1)
 
 
 def _engine_name(engine: str) -> str:
@@ -1004,22 +978,16 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     findings: list[tuple[int, str, str]] = []  # (3 high / 2 medium / 1 low / 0 trap, message, setting)
     pending: list[str] = []  # findings whose cost depends on what the source does not show
     unshown: set[str] = set()  # settings that cost something only if the GPUs have P2P, which is not shown
-    seen: set[str] = set()
-    for s in sorted(settings, key=lambda x: -x.strength):
-        if s.name in seen:
-            continue
-        seen.add(s.name)
+    for s in nccl_config.effective:
         where = f"{s.name}={s.value} ({s.source})"
         if s.p2p_off:
             findings.append(_p2p_off_finding(where, one_rank, nvlink, geforce, p2p_ok, gpu_topology))
             if not (one_rank or nvlink or geforce or p2p_ok is not None or gpu_topology is not None):
                 unshown.add(s.name)
         elif s.name == "NCCL_SHM_DISABLE" and s.on:
-            p2p_off = any(x.p2p_off for x in settings)
-            sys_pairs = gpu_topology is not None and any(
-                link_kind(c) in ("SYS", "PHB", "NODE") for _, _, c in gpu_topology.gpu_pairs())
-            if p2p_off or sys_pairs or p2p_ok is False:
-                findings.append((3, f"{where}" + (" with P2P off" if p2p_off else "")
+            sys_pairs = gpu_topology is not None and gpu_topology.host_bridged_pair()
+            if nccl_config.p2p_off or sys_pairs or p2p_ok is False:
+                findings.append((3, f"{where}" + (" with P2P off" if nccl_config.p2p_off else "")
                                  + ": GPU pairs without P2P then fall to the network transport (sockets)", s.name))
             elif p2p_ok or gpu_topology is not None:
                 findings.append((0, f"{where}: no effect while P2P works on every pair (every path shown is NVLink "
@@ -1036,7 +1004,7 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
             findings.append((1, f"{where} forces NCCL's choice; keep only with a measurement on this host", s.name))
         elif s.name == "NCCL_IB_DISABLE" and s.on:
             # Only GPU pairs without NVLink could gain from a NIC next to them (NCCL's NET/IB inside a host).
-            near = [] if _fully_nvlinked(gpu_topology) else _nics_near_gpus(gpu_topology)
+            near = gpu_topology.nics_near_gpus() if gpu_topology and not _fully_nvlinked(gpu_topology) else []
             if multi:
                 findings.append((2, f"{where} on a multi-node engine: inter-node traffic falls to TCP sockets", s.name))
             elif near:
@@ -1055,7 +1023,7 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
                                  s.name))
     worst = max((f[0] for f in findings), default=-1)
     if serving_log is not None and worst >= 2:
-        slow = sorted({c.transport for c in serving_log.channels if c.transport in ("SHM", "NET")})
+        slow = sorted(serving_log.transports() & {"SHM", "NET"})
         if slow:
             findings.append((worst, f"the NCCL log shows channels via {'/'.join(slow)}", "NCCL log"))
     listed = ", ".join(f"{s.name}={s.value}" for s in settings)
@@ -1111,19 +1079,7 @@ def _p2p_off_finding(where: str, one_rank: bool, nvlink: bool, geforce: bool, p2
             name)
 
 
-def _nics_near_gpus(topo: TopoMatrix | None) -> list[str]:
-    """NICs one or two PCIe bridges from a GPU (PIX/PXB in `topo -m`): where NCCL may pick NET/IB inside a host."""
-    if topo is None:
-        return []
-    return [topo.nic_label(n) for n in topo.nics
-            if any(link_kind(topo.link(g, n) or "") in ("PIX", "PXB") for g in topo.gpus)]
-
-
 # --- IC-TOPOLOGY-PLACEMENT -------------------------------------------------------------------
-
-
-def _group_worst(topo: TopoMatrix, group: list[str]) -> int:
-    return max((link_rank(topo.link(a, b) or "") for a, b in itertools.combinations(group, 2)), default=0)
 
 
 @check(
@@ -1205,7 +1161,7 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     if cvd and mixed and order != "PCI_BUS_ID":
         notes.append("CUDA_VISIBLE_DEVICES is set without CUDA_DEVICE_ORDER=PCI_BUS_ID on a host with mixed GPU "
                      "models: CUDA numbers them fastest-first, not like nvidia-smi")
-    worst = _group_worst(topo, group)
+    worst = topo.group_cost(group)[0]
     cells = {f"{a}-{b}": topo.link(a, b) for a, b in itertools.combinations(group, 2)}
     if size >= len(names):
         # Issue 10: crossing sockets when the group needs every GPU is information (ok), as the KB says.
@@ -1214,11 +1170,11 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
             f"{'sockets' if worst >= link_rank('SYS') else 'host bridges'} is unavoidable (info)"
             + (f"; {topo.cut_note()}" if topo.unshown_pairs() else "")
             + ("; " + "; ".join(notes) if notes else ""), actual=cells)
-    best = min(itertools.combinations(names, size), key=lambda g: _group_worst(topo, list(g)))
-    best_worst = _group_worst(topo, list(best))
+    best = min(itertools.combinations(names, size), key=lambda g: topo.group_cost(g)[0])
+    best_worst = topo.group_cost(best)[0]
     if worst == link_rank("SYS") and best_worst < link_rank("SYS"):
         return issue(f"the TP group {', '.join(group)} crosses sockets (SYS) while {', '.join(best)} share a socket "
-                     f"(worst path {['X', 'NV', 'PIX', 'PXB', 'PHB', 'NODE', 'SYS'][best_worst]})"
+                     f"(worst path {_PATH_NAMES[best_worst]})"
                      + ("; " + "; ".join(notes) if notes else ""),
                      actual=cells, expected=f"CUDA_VISIBLE_DEVICES={','.join(str(gpu_index(g)) for g in best)}",
                      subjects=group, evidence=[topo.lines[g] for g in group if g in topo.lines][:4])
@@ -1239,19 +1195,12 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
               f"({', '.join(sorted({c or '?' for c in cells.values()}))})", actual=cells)
 
 
-def _group_cost(topo: TopoMatrix, group: tuple[str, ...]) -> tuple[int, int]:
-    """Worst path first, then the sum of paths: NV pairs, then one switch (PIX/PXB), then one socket."""
-    # A pair a cut matrix does not show ranks after SYS (link_rank's 9): never the best, never called SYS.
-    ranks = [link_rank(topo.link(a, b) or "") for a, b in itertools.combinations(group, 2)]
-    return (max(ranks, default=0), sum(ranks))
-
-
 def _best_partition(topo: TopoMatrix, size: int) -> list[tuple[str, ...]]:
     """Disjoint TP groups of `size` GPUs, best first (greedy: the best group of the GPUs left)."""
     left = list(topo.gpus)
     groups: list[tuple[str, ...]] = []
     while len(left) >= size:
-        best = min(itertools.combinations(left, size), key=lambda g: _group_cost(topo, g))
+        best = min(itertools.combinations(left, size), key=topo.group_cost)
         groups.append(best)
         left = [g for g in left if g not in best]
     return groups
@@ -1318,7 +1267,7 @@ def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
         if not groups:
             continue
         # A size must cross sockets when even its best group does; the groups after it may be worse.
-        worst = _group_cost(topo, groups[0])[0]
+        worst = topo.group_cost(groups[0])[0]
         path = _PATH_NAMES[worst] if worst < len(_PATH_NAMES) else "not shown"
         if worst == link_rank("SYS"):
             cross.append(f"TP{size}")

@@ -194,6 +194,14 @@ class ServingEngine:
         """The running engine's process, else a pasted command line, else a container's engine arguments."""
         return self.process or self.command or self.container
 
+    @property
+    def shown_tp(self) -> int | None:
+        """The TP size; with no engine process read, the shown command's own, which picks the GPUs whose links
+        matter where a cut matrix may not show the rest (a whole shell line that names no TP runs the default, 1)."""
+        if self.process is None and self.shown is not None and self.tp is None:
+            return sizes_from_argv(self.shown.argv)[0] or 1
+        return self.tp
+
 
 fact("serving_engine", ServingEngine)
 

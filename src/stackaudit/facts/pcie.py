@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.lspci import LspciDevice, LspciOutput, parse_lspci, parse_lspci_tree
 from stackaudit.facts.pci import Bar, PciDevice, PciDevices, device_role, gen_of
-from stackaudit.facts.pcie_config import EXT_CONFIG_SIZE, ExpressCap, PcieConfig, parse_config
+from stackaudit.facts.pcie_config import EXT_CONFIG_SIZE, AcsCap, ExpressCap, PcieConfig, parse_config
 from stackaudit.facts.registry import (
     FactContext,
     FactUnavailable,
@@ -87,6 +87,16 @@ class PcieFunction:
         return self.config is not None and self.config.readable
 
     @property
+    def acs(self) -> AcsCap | None:
+        return self.config.acs if self.config is not None else None
+
+    @property
+    def acs_unread(self) -> bool:
+        """Whether the ACS control word is not known: no readable registers, a cut read, or the capability alone."""
+        return (not self.registers_readable or (self.acs is not None and self.acs.ctl is None)
+                or (self.config is not None and self.acs is None and not self.config.complete))
+
+    @property
     def bars(self) -> tuple[Bar, ...]:
         if self.sysfs is not None and self.sysfs.bars:
             return self.sysfs.bars
@@ -150,6 +160,25 @@ class PcieFacts(Sourced):
     @property
     def gpus(self) -> tuple[PcieFunction, ...]:
         return self.role("gpu")
+
+    def p2p_bridges(self) -> list[PcieFunction] | None:
+        """The bridges shown that PCIe P2P between two GPUs crosses below their common ancestor; every bridge where
+        the bus topology is not known; None where it is known and no GPU's upstream bridge is in the source."""
+        if not (self.topology_known and self.gpus):
+            return [f for f in self.functions if f.role == "bridge"]
+        gpus = [g for g in self.gpus if g.upstream]
+        between: dict[str, None] = {}
+        for i, a in enumerate(gpus):
+            for b in gpus[i + 1:]:
+                common = 0
+                for x, y in zip(a.upstream, b.upstream, strict=False):
+                    if x != y:
+                        break
+                    common += 1
+                for g in (a, b):
+                    between.update(dict.fromkeys(g.upstream[common:]))
+        by_bdf = self.by_bdf()
+        return [by_bdf[b] for b in between if b in by_bdf] if between else None
 
 
 def _lspci_role(dev: LspciDevice) -> str:
@@ -324,23 +353,6 @@ def pcie_from_lspci(ctx: FactContext) -> PcieFacts:
         functions.append(PcieFunction(ldev.bdf, roles[ldev.bdf], None, ldev, readable, note, paths[ldev.bdf]))
     return PcieFacts(tuple(functions), lspci.topology_known, lspci.loose, _aspm_policy(host), root=root,
                      inventory_complete=False)
-
-
-def bridges_between(gpus: Iterable[PcieFunction]) -> dict[str, set[str]]:
-    """Bridges that PCIe P2P between each pair of GPUs crosses below their common ancestor: {bridge: GPUs}."""
-    gpu_list = [g for g in gpus if g.upstream]
-    out: dict[str, set[str]] = {}
-    for i, a in enumerate(gpu_list):
-        for b in gpu_list[i + 1:]:
-            common = 0
-            for x, y in zip(a.upstream, b.upstream, strict=False):
-                if x != y:
-                    break
-                common += 1
-            for g in (a, b):
-                for bridge in g.upstream[common:]:
-                    out.setdefault(bridge, set()).update({a.bdf, b.bdf})
-    return out
 
 
 def describe_speed(speed: float | None, width: int | None) -> str:

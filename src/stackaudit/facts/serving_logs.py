@@ -565,12 +565,21 @@ class NcclConfig:
     # Engine processes run but none of their environments was readable (another user's: run as root).
     env_unreadable: bool = False
 
-    def get(self, name: str) -> list[NcclSetting]:
-        return [s for s in self.settings if s.name == name]
-
     def value(self, name: str) -> str | None:
-        found = sorted(self.get(name), key=lambda s: -s.strength)
-        return found[0].value if found else None
+        return next((s.value for s in self.effective if s.name == name), None)
+
+    @property
+    def effective(self) -> tuple[NcclSetting, ...]:
+        """Each variable once, as its strongest source sets it (engine over NCCL log over shell), strongest first."""
+        strongest: dict[str, NcclSetting] = {}
+        for s in sorted(self.settings, key=lambda x: -x.strength):
+            strongest.setdefault(s.name, s)
+        return tuple(strongest.values())
+
+    @property
+    def p2p_off(self) -> bool:
+        """Some source's setting turns NCCL's P2P transport off."""
+        return any(s.p2p_off for s in self.settings)
 
 
 def parse_nccl_conf(text: str) -> dict[str, str]:

@@ -25,7 +25,9 @@ fact), not from one more nvidia-smi process.
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import ParseError, parse_cpulist
@@ -170,6 +172,13 @@ class TopoMatrix:
         spans = [len(_numa_nodes(v)) > 1 for v in (self.numa_affinity.get(g, "") for g in self.gpus)]
         return bool(spans) and all(spans) and not any(link_kind(c) == "SYS" for _, _, c in self.gpu_pairs())
 
+    def fewer_nvlinks(self) -> tuple[int, list[tuple[str, str, str]]]:
+        """The usual bonded NVLink count of the GPU pairs shown, and the NV# pairs that bond fewer links than it."""
+        counts = Counter(int(c[2:]) for _, _, c in self.gpu_pairs() if c[2:].isdecimal())
+        usual = counts.most_common(1)[0][0]
+        return usual, [(a, b, c) for a, b, c in self.gpu_pairs()
+                       if c.startswith("NV") and c[2:].isdecimal() and int(c[2:]) < usual]
+
     def cut_note(self) -> str:
         """`rows GPU6, GPU7 not shown (cut)`, or "" for a matrix whose GPU rows are all complete."""
         missing = self.rows_not_shown()
@@ -245,6 +254,22 @@ class TopoMatrix:
     def nic_label(self, nic: str) -> str:
         name = self.nic_names.get(nic)
         return f"{nic} ({name})" if name else nic
+
+    def group_cost(self, group: tuple[str, ...] | list[str]) -> tuple[int, int]:
+        """A GPU group's worst path (link_rank: NV, one switch, one socket, SYS), then the sum of its paths.
+
+        A pair a cut matrix does not show ranks after SYS (link_rank's 9): never the best, never called SYS."""
+        ranks = [link_rank(self.link(a, b) or "") for a, b in itertools.combinations(group, 2)]
+        return (max(ranks, default=0), sum(ranks))
+
+    def nics_near_gpus(self) -> list[str]:
+        """NICs one or two PCIe bridges from a GPU (PIX/PXB): where NCCL may pick NET/IB inside a host."""
+        return [self.nic_label(n) for n in self.nics
+                if any(link_kind(self.link(g, n) or "") in ("PIX", "PXB") for g in self.gpus)]
+
+    def host_bridged_pair(self) -> bool:
+        """Some GPU pair's path crosses the host bridge or the CPU interconnect (PHB, NODE or SYS)."""
+        return any(link_kind(c) in ("SYS", "PHB", "NODE") for _, _, c in self.gpu_pairs())
 
 
 def gpu_index(name: str) -> int:
@@ -384,6 +409,19 @@ class P2pMatrix:
     def not_ok(self) -> list[tuple[str, str, str]]:
         return sorted((a, b, s) for (a, b), s in self.cells.items() if a != b and s != "OK")
 
+    def states_not_ok(self) -> str:
+        """The states of the pairs not `OK`, each once: `CNS, GNS`."""
+        return ", ".join(sorted({st for _, _, st in self.not_ok()}))
+
+    def refuses_all(self) -> bool:
+        """Every GPU pair refuses P2P (GNS, NS, CNS, TNS, DR); `U` (unknown) says nothing either way."""
+        refused = [st for _, _, st in self.not_ok() if st != "U"]
+        return len(self.gpus) >= 2 and len(refused) == len(self.gpus) * (len(self.gpus) - 1)
+
+    def ok_between(self, gpus: list[str]) -> bool:
+        """The driver allows P2P between every pair of these GPUs (two or more)."""
+        return len(gpus) >= 2 and all(self.status(a, b) == "OK" for a, b in itertools.permutations(gpus, 2))
+
     @property
     def all_ok(self) -> bool:
         return all(s == "OK" for (a, b), s in self.cells.items() if a != b)
@@ -452,6 +490,10 @@ class NvlinkGpu:
 @dataclass(frozen=True)
 class NvlinkStatus:
     gpus: tuple[NvlinkGpu, ...]
+
+    def active_links(self, gpus: tuple[str, ...]) -> list[str]:
+        """`GPU3: 0 active link(s)` for each of the named GPUs (`GPU3`) the listing shows."""
+        return [f"GPU{x.index}: {x.active} active link(s)" for x in self.gpus if f"GPU{x.index}" in gpus]
 
 
 _NVL_GPU = re.compile(r"^GPU (\d+):\s*(.*?)\s*(?:\(UUID:\s*([^)]*)\))?\s*$")
