@@ -96,7 +96,9 @@ def _why(r: Result) -> list[str]:
     """What the check saw and why it matters: the message, the observed and expected values, the reason, how to
     tell, the verbatim lines, the waiver and the references."""
     out = [r.message, _observed(r)]
-    out += [f"why: {r.why} (severity {r.severity}, evidence: {r.confidence})"] if r.why else []
+    rated = ", ".join(f"{name} {value}" for name, value in (("severity", r.severity), ("evidence:", r.confidence))
+                      if value)
+    out += [f"why: {r.why}" + (f" ({rated})" if rated else "")] if r.why else []
     out += [f"to tell: {r.hint}"] if r.hint else []
     out += [f"subjects: {', '.join(r.subjects[:12])}{' …' if len(r.subjects) > 12 else ''}"] if r.subjects else []
     out += [f"“{line}”" for line in r.evidence[:20]]
