@@ -344,11 +344,15 @@ def test_gpu_without_near_nic_on_multi_node_is_an_issue() -> None:
 
 def test_near_nics_without_an_engine_are_ok_and_a_far_one_stays_unknown() -> None:
     """Near NICs for every GPU are right whatever traffic the host carries (real pastes: corpus 173, 200, 220, 236,
-    242); a far NIC matters only for traffic between nodes, which a bare matrix does not show (modelled)."""
+    242); a NIC near some GPUs and far from the others is the placement itself, read from the same columns (corpus
+    335, test_rule_nic_affinity_evidence); a NIC far from every GPU may serve storage, so it stays unknown (modelled)."""
     r = one(host(HGX_H100), "IC-NIC-GPU-AFFINITY")
     assert r.status == "ok" and r.coverage.text() == "8 of 8 GPUs shown" and "GPU7→NIC3 (mlx5_3) PXB" in r.message
     nic_cells = [["PXB" if g < 2 else ("NODE" if g < 4 else "SYS") for g in range(8)]]
     topo = make_topo(_mesh(8, "NV18"), ["0-47"] * 4 + ["48-95"] * 4, ["0"] * 4 + ["1"] * 4, H100_NICS[:1], nic_cells)
+    assert one(host(topo), "IC-NIC-GPU-AFFINITY").status == "issue"
+    far_cells = [["NODE" if g < 4 else "SYS" for g in range(8)]]
+    topo = make_topo(_mesh(8, "NV18"), ["0-47"] * 4 + ["48-95"] * 4, ["0"] * 4 + ["1"] * 4, H100_NICS[:1], far_cells)
     assert one(host(topo), "IC-NIC-GPU-AFFINITY").status == "unknown"
 
 

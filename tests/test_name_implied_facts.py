@@ -385,7 +385,11 @@ Tue Jun 11 14:22:04 2024
     ("GRID V100D-8C", True),  # DDMAL/Rodan#1170
     ("GRID P4-1B4", True),  # DualCoder/vgpu_unlock#30 (`nvidia-smi vgpu -s`)
     ("GRID A100-3-20C", True),  # a MIG-backed profile, as NVIDIA's user guide lists them
+    ("NVIDIA L40S-24Q", True),  # ollama/ollama#8023 (corpus 311): a newer guest driver's profile name
+    ("GRID V100D-32C", True),  # InternLM/lmdeploy#2414 (corpus 339)
     ("GRID K520", False),  # a physical board (AWS g2)
+    ("NVIDIA A100-PCIE-40GB", False),
+    ("NVIDIA L40S", False),
     ("NVIDIA A100-SXM4-40GB", False),
     ("Tesla V100-PCIE-16GB", False),
     ("NVIDIA GeForce RTX 4090", False),
@@ -395,14 +399,16 @@ def test_a_vgpu_profile_name(name: str, vgpu: bool) -> None:
 
 
 @pytest.mark.parametrize(("text", "status"), [
-    (body("295"), "not-an-issue"),  # one GRID A100-40C, the table whole to its Processes box
-    (body("246"), "unknown"),  # a GRID A100D-20C, the table cut after GPU 0: more vGPUs may follow
-    (RODAN_1170, "not-an-issue"),
+    # A vGPU guest loses unified memory, the profilers and PCIe P2P by default whatever its GPU count
+    # (test_rule_vgpu_guest): one GRID A100-40C (295), a cut table of a GRID A100D-20C (246), Rodan's vGPU.
+    (body("295"), "issue"),
+    (body("246"), "issue"),
+    (RODAN_1170, "issue"),
     # Modelled on 295: the same table with a physical board's name says nothing of a VM.
     (body("295").replace("GRID A100-40C ", "NVIDIA A100-40GB"), "unknown"),
 ])
-def test_a_vgpu_guest_with_one_gpu_loses_no_p2p(text: str, status: str) -> None:
+def test_a_vgpu_guest_is_judged_by_its_vgpu_defaults(text: str, status: str) -> None:
     r = _check(text, "FW-VM")
     assert r.status == status, r.message
     if status != "unknown" or "GRID" in text:
-        assert "virtual machine" in r.message
+        assert "vGPU guest" in r.message

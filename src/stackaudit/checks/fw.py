@@ -31,7 +31,7 @@ from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.pcie import PcieFacts, PcieFunction
 from stackaudit.facts.pcie_config import AcsCap
 from stackaudit.facts.pcie_errors import AerLine, PcieErrors
-from stackaudit.facts.platform import Virtualization
+from stackaudit.facts.platform import Virtualization, vgpu_guest
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import NcclConfig, ServingLog
 from stackaudit.facts.shown_commands import ListingGreps
@@ -183,10 +183,11 @@ def _corrected_after_boot(lines: list[AerLine]) -> list[float]:
                    "NVLink-connected full GPUs; otherwise accept NCCL's SHM path", cost="hardware",
                    scope="container-host"),
     references=("https://docs.nvidia.com/ai-enterprise/release-9/latest/infra-software/vgpu/features/p2p.html",
-                NCCL_TROUBLESHOOTING),
+                "https://docs.nvidia.com/vgpu/latest/grid-vgpu-user-guide/index.html", NCCL_TROUBLESHOOTING),
 )
 def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
-       serving_log: ServingLog | None = None, gpu_topology: TopoMatrix | None = None) -> Outcome:
+       serving_log: ServingLog | None = None, gpu_topology: TopoMatrix | None = None,
+       nvidia: NvidiaGpus | None = None) -> Outcome:
     """Reads: `systemd-detect-virt --vm`, else `lscpu` (Hypervisor vendor, the `hypervisor` CPU flag)
     and DMI strings; how many NVIDIA GPUs the guest has (NVML / nvidia-smi, the PCI bus, ...).
 
@@ -198,12 +199,26 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     Why: in a VM, PCIe P2P needs the hypervisor to expose the real topology and ATS/ACS; NVIDIA's
     vGPU documentation says P2P over PCIe is not supported between vGPUs.
 
+    Also bad: a vGPU guest (`GPU Virtualization Mode: VGPU`, or a GPU named by its vGPU profile), whatever
+    its GPU count: NVIDIA vGPU turns unified memory and the CUDA profilers off unless the host enables them
+    for the VM (vGPU plugin parameters `enable_uvm`, `enable_profiling`), offers P2P only over NVLink
+    between full-profile vGPUs (never over PCIe), and throttles an unlicensed vGPU after 20 minutes.
+
     Traps: in the guest, IOMMU and ACS readings describe the virtual topology (FW-IOMMU-MODE and
-    FW-ACS-P2P are not applicable there). A VM with one GPU, or a job whose NCCL communicator has one
-    rank (`nranks 1`), loses nothing to this (not an issue).
+    FW-ACS-P2P are not applicable there). A VM with one passed-through GPU, or a job whose NCCL
+    communicator has one rank (`nranks 1`), loses nothing to this (not an issue).
     """
     if not virtualization.is_vm:
         return ok(f"bare metal ({virtualization.source})", actual="none")
+    vgpu = vgpu_guest(nvidia, gpus)
+    if vgpu:
+        return issue(f"a vGPU guest ({vgpu}): NVIDIA vGPU turns unified memory and the CUDA profilers off unless "
+                     "the host enables them for this VM, gives no P2P over PCIe (NVLink only, between full-profile "
+                     "vGPUs) and throttles an unlicensed vGPU after 20 minutes; CUDA calls that need them fail with "
+                     "'operation not supported'", actual={"vm": virtualization.vm, "vgpu": vgpu},
+                     expected="the features the engine uses enabled on the host (enable_uvm, enable_profiling), a "
+                              "valid vGPU license, or a passed-through GPU", subjects=[vgpu.split(" is ")[0]]
+                     if " is named" in vgpu else [])
     count = gpus.count if gpus is not None else None
     unshown = gpus.count_unshown if gpus is not None else ""
     if count is not None and count < 2 and unshown:

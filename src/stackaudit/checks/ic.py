@@ -143,6 +143,26 @@ def _engine_gpus(topo: TopoMatrix, proc: ProcessInfo | None, tp: int | None,
     return names[:tp] if tp else names
 
 
+def _no_rdma_traffic(log: ServingLog | None) -> tuple[str, list[str]] | None:
+    """Why a one-host NCCL log moves nothing over RDMA, with its evidence lines, or None when it does not show so.
+
+    NCCL's own "NET/IB : No device found" or NCCL_IB_DISABLE=1 means it uses no InfiniBand/RoCE device; channels all
+    over P2P/SHM mean every byte stays inside the host, unless NCCL names the HCAs it uses (a cut log of a
+    multi-node job shows its intra-node rings first).
+    """
+    if log is None or log.multi_host:
+        return None
+    no_ib = [line for line in log.nccl_net if re.search(r"NET/IB\s*:\s*No device found", line)]
+    if no_ib:
+        return "NCCL found no InfiniBand/RoCE device", no_ib[:2]
+    if log.nccl_env.get("NCCL_IB_DISABLE") == "1":
+        return "NCCL_IB_DISABLE=1: NCCL uses no InfiniBand/RoCE device", []
+    ib_used = any(re.search(r"NET/IB\s*:\s*Using", line) for line in log.nccl_net)
+    if not ib_used and log.channels and all(c.transport in ("P2P", "SHM") for c in log.channels):
+        return "NCCL carries every channel over P2P/SHM inside the host", [log.channels[0].line]
+    return None
+
+
 def _multi_node(procs: ServingProcesses | None, log: ServingLog | None) -> bool:
     for root in (p for p in procs.roots() if p.engine in SERVING_ENGINES) if procs is not None else ():
         nnodes = root.option("--nnodes")
@@ -846,19 +866,12 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
                             "custom all-reduce) never uses it"
                             + ("" if loaded is None else "; not loading it costs nothing"),
                             actual={"nvidia_peermem": loaded, "rdma_nics": []}, evidence=[absent_by] if absent_by else [])
-    if serving_log is not None and not serving_log.multi_host:
-        no_ib = [line for line in serving_log.nccl_net if re.search(r"NET/IB\s*:\s*No device found", line)]
-        local = serving_log.channels and all(c.transport in ("P2P", "SHM") for c in serving_log.channels)
-        if (no_ib or local) and loaded is None:
-            return not_applicable("NCCL " + ("found no InfiniBand/RoCE device" if no_ib else
-                                             "carries every channel over P2P/SHM inside the host")
-                                  + ": nvidia_peermem (GPUDirect RDMA to NICs) plays no part in this engine's traffic")
-        if no_ib or local:
-            return not_an_issue("NCCL " + ("found no InfiniBand/RoCE device" if no_ib else
-                                           "carries every channel over P2P/SHM inside the host")
-                                + ": nvidia_peermem (GPUDirect RDMA to NICs) plays no part in this engine's traffic",
-                                actual={"nvidia_peermem": loaded}, evidence=(no_ib or
-                                                                            [serving_log.channels[0].line])[:2])
+    local = _no_rdma_traffic(serving_log)
+    if local is not None and loaded is None:
+        return not_applicable(f"{local[0]}: nvidia_peermem (GPUDirect RDMA to NICs) plays no part in this engine's traffic")
+    if local is not None:
+        return not_an_issue(f"{local[0]}: nvidia_peermem (GPUDirect RDMA to NICs) plays no part in this engine's "
+                            "traffic", actual={"nvidia_peermem": loaded}, evidence=local[1])
     if rdma is None and loaded is False:
         # The myth's value is shown (the module is not loaded): a key negative, its one condition named.
         return not_an_issue("nvidia_peermem is not loaded" + (f" ({absent_by})" if absent_by else "") + ": GPU-to-GPU traffic inside the host "
@@ -1413,6 +1426,10 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     if serving_log is not None and serving_log.comm_ranks == 1 and not _multi_node(serving_processes, serving_log):
         return not_applicable("NCCL's communicator has one rank (`nranks 1`): no traffic between ranks for a NIC to "
                               "carry", actual={"nranks": 1})
+    local = _no_rdma_traffic(serving_log)
+    if local is not None and not _multi_node(serving_processes, serving_log):
+        return not_applicable(f"{local[0]}: no RDMA NIC carries this job's traffic, so there is no NIC to place",
+                              actual=local[1])
     if gpu_topology is None:
         return unknown("the topology matrix (GPU and NIC rows) is not in the source", hint="`nvidia-smi topo -m`")
     topo = gpu_topology
@@ -1426,10 +1443,14 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
         engine = serving_engine.engine
         # Near NICs for every GPU shown are right whatever traffic the host carries: ok without knowing it.
         all_near = bool(close) and len(close) == len(nearest)
-        if not engine and serving_processes is None and serving_log is None and not all_near:
+        # Some GPUs with a NIC within PXB and others without it is the placement itself, read from the NIC columns
+        # as the near case is: the host was given RDMA NICs for GPU Direct RDMA, and only part of its GPUs get it.
+        mixed = bool(close) and len(close) < len(nearest) and not unshown
+        unseen = not engine and serving_processes is None and serving_log is None
+        if unseen and not all_near and not mixed:
             return unknown("whether serving spans nodes is not in the source (no engine processes, no engine log)",
                            hint="NIC placement matters only for multi-node or disaggregated serving")
-        if engine or serving_processes is not None or serving_log is not None:
+        if not unseen:
             why = ("single-node serving" if engine else "no multi-node serving seen (no engine running, no engine log)")
             return not_applicable(f"{why}: NIC placement matters only for traffic between nodes", actual=summary)
     gdr_off = list(serving_log.gdr_disabled) if serving_log is not None else []
@@ -1440,7 +1461,8 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     if far and close:
         level = nccl_config.value("NCCL_NET_GDR_LEVEL") if nccl_config is not None else None
         return issue(f"{', '.join(far)} have no NIC within PXB (nearest: "
-                     + ", ".join(summary[g] for g in far) + "): NCCL does not use GPU Direct RDMA for them by default"
+                     + ", ".join(summary[g] for g in far) + "): NCCL does not use GPU Direct RDMA for them by default, so their traffic between nodes (multi-node or "
+                     "disaggregated serving) is staged through host memory"
                      + (f" (NCCL_NET_GDR_LEVEL={level})" if level else ""),
                      actual=summary, expected="a PIX/PXB NIC per GPU", subjects=far,
                      evidence=[topo.lines[g] for g in far if g in topo.lines][:4])

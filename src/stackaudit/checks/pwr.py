@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from stackaudit.checks.drv import gpu_indices, gpu_list, ok_over_gpus, over_gpus
 from stackaudit.checks.registry import (
     Fix,
@@ -24,6 +22,7 @@ from stackaudit.facts.nvidia import (
     NvidiaGpus,
     PowerProfile,
 )
+from stackaudit.facts.platform import VGPU_PROFILE
 from stackaudit.fixes.model import (
     advice,
     keep_text,
@@ -149,14 +148,9 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
     return unknown("power limits are not in this source", hint="paste `nvidia-smi -q -d POWER`")
 
 
-# NVIDIA vGPU profile names: `GRID <board>-<frame buffer GB><series>` (C compute, Q workstation, B desktop, A app;
-# NVIDIA Virtual GPU Software User Guide, "Virtual GPU Types"), e.g. GRID A100D-20C, GRID T4-16Q.
-_VGPU_NAME = re.compile(r"^(?:NVIDIA\s+)?GRID\s+\S+-\d+[CQBA]\b")
-
-
 def _vgpu(g: GpuInfo) -> bool:
     """A vGPU guest's GPU: NVML's virtualization mode, else the vGPU profile name nvidia-smi prints."""
-    return g.virtualization_mode == "VGPU" or bool(_VGPU_NAME.match(g.name or g.cut_name))
+    return g.virtualization_mode == "VGPU" or bool(VGPU_PROFILE.match((g.name or g.cut_name).strip()))
 
 
 # --- PWR-CLOCK-EVENTS --------------------------------------------------------------------------

@@ -1408,8 +1408,8 @@ INHERITED_NOFILE_FIX = advice(
                    cost="restart", scope="container"),
     references=("https://github.com/vllm-project/vllm/issues/13719",),
 )
-def omp_threads(serving_processes: ServingProcesses, cpu: CpuInfo | None = None,
-                parallelism: Parallelism | None = None) -> Outcome:
+def omp_threads(serving_processes: ServingProcesses | None = None, cpu: CpuInfo | None = None,
+                parallelism: Parallelism | None = None, serving_log: ServingLog | None = None) -> Outcome:
     """Reads: OMP_NUM_THREADS in /proc/<pid>/environ of the engine's workers (schedulers, engine
     core), the number of workers (processes, or the TP size), and the CPUs each may run on
     (`Cpus_allowed_list` in /proc/<pid>/status, else `lscpu`).
@@ -1420,9 +1420,18 @@ def omp_threads(serving_processes: ServingProcesses, cpu: CpuInfo | None = None,
     contention" — each worker's OpenMP pool competes for the same cores as the scheduler loop.
 
     Traps: `1` is vLLM's own default in its workers (set when unset) and what torch.distributed
-    launchers set: not a finding. GPU serving does little OpenMP work.
+    launchers set: not a finding. GPU serving does little OpenMP work. Without the processes, a pasted log
+    of the torch.distributed launcher (torchrun) shows the value it set in every rank from its warning
+    ("Setting OMP_NUM_THREADS environment variable for each process to be 1").
     """
     name = "OMP_NUM_THREADS"
+    if serving_processes is None:
+        launched = serving_log.launcher_omp if serving_log is not None else None
+        if launched is None or _int(launched[0]) != 1:
+            return unknown("", needs="serving_processes")
+        return not_an_issue(f"{name}=1 in every rank: the torch.distributed launcher set it and says so in its "
+                            "warning; one OpenMP thread per rank cannot oversubscribe the CPUs",
+                            actual={"launcher": "1"}, subjects=[name], evidence=[launched[1]])
     targets, own = _env_targets(serving_processes)
     blind = _unreadable(targets)
     if blind is not None:

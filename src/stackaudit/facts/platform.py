@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, parser, provider
@@ -11,6 +12,10 @@ from stackaudit.facts.sources import SYSTEMD_DETECT_VIRT, USER_MACHINE
 from stackaudit.facts.system import CpuInfo, KernelInfo
 from stackaudit.host.base import NotCaptured, read_optional
 from stackaudit.pci_address import on_root_bus
+
+if TYPE_CHECKING:
+    from stackaudit.facts.gpus import GpuInventory
+    from stackaudit.facts.nvidia import NvidiaGpus
 
 # DMI product/vendor strings of common hypervisors (as systemd-detect-virt matches them).
 _DMI_HYPERVISORS = {
@@ -132,9 +137,20 @@ def _gpu_on_root_bus(ctx: FactContext) -> tuple[str, str] | None:
 # The name NVIDIA's vGPU guest driver gives a virtual GPU: its profile, `GRID <board>-<frame buffer in GB><series>`
 # (series A, B, C or Q; a MIG-backed profile puts its slice count first, `GRID A100-3-20C`; some B profiles end
 # in a head count, `GRID P4-1B4`): NVIDIA Virtual GPU Software User Guide, "Virtual GPU Types"
-# (https://docs.nvidia.com/vgpu/latest/grid-vgpu-user-guide/index.html#virtual-gpu-types-grid).
-# A physical board never bears such a name (`GRID K520` is a board: no `-<size><series>`).
-VGPU_PROFILE = re.compile(r"^GRID\s+\S+(?:\s\S+)*-(?:\d+-)?\d+[ABCQ]\d?$")
+# (https://docs.nvidia.com/vgpu/latest/grid-vgpu-user-guide/index.html#virtual-gpu-types-grid). Newer guest
+# drivers print `NVIDIA <board>-<size><series>` (`NVIDIA L40S-24Q`, ollama/ollama#8023).
+# A physical board never bears such a name (`GRID K520` is a board: no `-<size><series>`; `NVIDIA A100-PCIE-40GB`
+# ends in GB).
+VGPU_PROFILE = re.compile(r"^(?:GRID|NVIDIA)\s+\S+(?:\s\S+)*-(?:\d+-)?\d+[ABCQ]\d?$")
+
+
+def vgpu_guest(nvidia: NvidiaGpus | None, gpus: GpuInventory | None) -> str:
+    """Why the GPUs shown are NVIDIA vGPUs in a guest (`GPU Virtualization Mode: VGPU`, else a GPU named by its
+    vGPU profile), or "" when nothing shown says so."""
+    if any(g.virtualization_mode == "VGPU" for g in (nvidia.gpus if nvidia else ())):
+        return "nvidia-smi GPU Virtualization Mode: VGPU"
+    vgpu = next((g for g in (gpus.gpus if gpus else ()) if VGPU_PROFILE.match(g.model.strip())), None)
+    return f"{vgpu.label} is named by the vGPU profile {vgpu.model!r}" if vgpu else ""
 
 
 def _gpu_virtualization(ctx: FactContext) -> tuple[str, str] | None:
@@ -148,10 +164,8 @@ def _gpu_virtualization(ctx: FactContext) -> tuple[str, str] | None:
     nvidia = ctx.optional("nvidia", NvidiaGpus)
     modes = sorted({g.virtualization_mode for g in (nvidia.gpus if nvidia else ()) if g.virtualization_mode})
     if not modes:
-        inventory = ctx.optional("gpus", GpuInventory)
-        vgpu = next((g for g in (inventory.gpus if inventory else ()) if VGPU_PROFILE.match(g.model.strip())), None)
-        return ("vm", f"{vgpu.label} is named by the vGPU profile {vgpu.model!r}, which only NVIDIA's vGPU guest "
-                "driver reports (a virtual machine)") if vgpu else None
+        named = vgpu_guest(None, ctx.optional("gpus", GpuInventory))
+        return ("vm", f"{named}, which only NVIDIA's vGPU guest driver reports (a virtual machine)") if named else None
     guest = [m for m in modes if m in ("Pass-Through", "VGPU")]
     if guest:
         return "vm", f"nvidia-smi GPU Virtualization Mode: {guest[0]} (a virtual machine)"

@@ -72,14 +72,15 @@ KEY_PHRASES = re.compile(
     r"permitted|vLLM is using nccl==|P2P is not supported|peer access is not supported|P2P is disabled between "
     r"NVLINK|Initializing an? (?:V[01] )?LLM engine|server_args=ServerArgs\(|non-default args:|"
     r"enforce_eager|Capturing batches \(|Detected that the model can run with \w+_marlin|"
-    r"does not have native support for FP\d computation|attention backend out of potential backends",
+    r"does not have native support for FP\d computation|attention backend out of potential backends|"
+    r"Setting OMP_NUM_THREADS environment variable for each process",
     re.IGNORECASE)
 # A literal of each line pattern above: NCCL_LINE's `NCCL`, VLLM_LINE's `file.py:N`, SGLANG_LINE's closing `] `,
 # and a word of every KEY_PHRASES alternative (lowercase: that pattern ignores case). Short words shared by several
 # phrases (and other recognisers): each needle is a pass over the text (importers/logs.py).
 KEY_NEEDLES = ("allreduce", "p2p", "graph", "cumem", "get_mempolicy", "nccl", "not supported", "llm",
                "serverargs(", "non-default args", "enforce_eager", "capturing batches", "_marlin",
-               "native support for fp", "potential backends")
+               "native support for fp", "potential backends", "omp_num_threads")
 _KEY_HINT = re.compile("|".join(re.escape(n) for n in KEY_NEEDLES))
 
 
@@ -167,6 +168,9 @@ class ServingLog:
     kernel_settings: tuple[tuple[str, str], ...] = ()
     # The engine's own lines about a kernel or backend it chose or fell back to (Marlin, attention backend), verbatim.
     kernel_lines: tuple[str, ...] = ()
+    # The torch.distributed launcher's warning (torch/distributed/run.py): "Setting OMP_NUM_THREADS environment
+    # variable for each process to be 1 in default": the value it set in every rank it started, and the line.
+    launcher_omp: tuple[str, str] | None = None
 
     def transports(self) -> set[str]:
         return {c.transport for c in self.channels}
@@ -242,6 +246,7 @@ _PP = re.compile(r"\b(?:pipeline_parallel_size|pp_size)=(\d+)|['\"]pipeline_para
 _DP = re.compile(r"\b(?:data_parallel_size|dp_size)=(\d+)|['\"]data_parallel_size['\"]:\s*(\d+)")
 _EAGER = re.compile(r"\benforce_eager\s*[=:]\s*['\"]?(True|False)|\bdisable_cuda_graph\s*=\s*(True|False)|"
                     r"['\"]enforce_eager['\"]:\s*(True|False)")
+_LAUNCHER_OMP = re.compile(r"Setting OMP_NUM_THREADS environment variable for each process to be (\d+)")
 _DISABLE_AR = re.compile(r"\bdisable_custom_all_reduce\s*[=:]\s*['\"]?(True|False)|"
                          r"['\"]disable_custom_all_reduce['\"]:\s*(True|False)")
 _GRAPH_CAPTURED = re.compile(r"Capturing CUDA ?graph|CUDA graphs can take additional|Graph capturing finished|"
@@ -304,6 +309,7 @@ def parse_serving_log(text: str) -> ServingLog:
     model = ""
     decode_batches: list[tuple[int, bool]] = []
     decode_eager: list[str] = []
+    launcher_omp: tuple[str, str] | None = None
     kernel_settings: dict[str, str] = {}
     kernel_lines: list[str] = []
     # Each pattern runs only on lines holding its key words (cheap substring tests first: a long log).
@@ -400,6 +406,9 @@ def parse_serving_log(text: str) -> ServingLog:
                            in low or "with config:" in low else ()):
             if value != "None":
                 kernel_settings["--" + key.replace("_", "-")] = value
+        m = _LAUNCHER_OMP.search(text_l) if launcher_omp is None and "OMP_NUM_THREADS" in text_l else None
+        if m:
+            launcher_omp = (m.group(1), text_l)
         m = _DECODE_GRAPH.search(text_l) if "cuda graph:" in text_l else None
         if m and len(decode_batches) < 10000:
             decode_batches.append((int(m.group(1)), m.group(2) == "True"))
@@ -414,7 +423,7 @@ def parse_serving_log(text: str) -> ServingLog:
         disable_custom_all_reduce=disable_ar, cumem_fallback=tuple(cumem), nccl_warnings=tuple(warns[:20]),
         local_ranks=local_ranks, comm_ranks=comm_ranks, gpu_bus_ids=tuple(bus_ids), model=model, decode_graph_batches=tuple(decode_batches),
         decode_graph_lines=tuple(decode_eager), kernel_settings=tuple(kernel_settings.items()),
-        kernel_lines=tuple(kernel_lines))
+        kernel_lines=tuple(kernel_lines), launcher_omp=launcher_omp)
 
 
 @parser(ENGINE_LOG, feeds="serving_log", kind=ServingLog, rank=10)

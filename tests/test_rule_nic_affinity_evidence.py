@@ -1,0 +1,82 @@
+"""IC-NIC-GPU-AFFINITY judged from what the paste shows: the NIC columns of `nvidia-smi topo -m`, and NCCL's own
+word that it uses no RDMA device (issue 28, blind run H)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus import capture_checks, paste_checks
+
+CHECK = "IC-NIC-GPU-AFFINITY"
+
+# https://github.com/NVIDIA/nccl/issues/1343 (issue body, A40 with two ConnectX-7): each NIC is PIX to one GPU pair
+# and NODE to the other pair of its socket; the GPU rows of the fenced matrix, verbatim.
+NCCL_1343 = """\
+        GPU0    GPU1    GPU2    GPU3    GPU4    GPU5    GPU6    GPU7    NIC0    NIC1    CPU Affinity    NUMA Affinity   GPU NUMA ID
+GPU0     X      NV4     NODE    NODE    SYS     SYS     SYS     SYS     NODE    SYS     0-95    0               N/A
+GPU1    NV4      X      NODE    NODE    SYS     SYS     SYS     SYS     NODE    SYS     0-95    0               N/A
+GPU2    NODE    NODE     X      NV4     SYS     SYS     SYS     SYS     PIX     SYS     0-95    0               N/A
+GPU3    NODE    NODE    NV4      X      SYS     SYS     SYS     SYS     PIX     SYS     0-95    0               N/A
+GPU4    SYS     SYS     SYS     SYS      X      NV4     NODE    NODE    SYS     NODE    96-191  1               N/A
+GPU5    SYS     SYS     SYS     SYS     NV4      X      NODE    NODE    SYS     NODE    96-191  1               N/A
+GPU6    SYS     SYS     SYS     SYS     NODE    NODE     X      NV4     SYS     PIX     96-191  1               N/A
+GPU7    SYS     SYS     SYS     SYS     NODE    NODE    NV4      X      SYS     PIX     96-191  1               N/A
+NIC0    NODE    NODE    PIX     PIX     SYS     SYS     SYS     SYS      X      SYS
+NIC1    SYS     SYS     SYS     SYS     NODE    NODE    PIX     PIX     SYS      X
+
+NIC Legend:
+
+  NIC0: mlx5_0
+  NIC1: mlx5_1
+"""
+
+
+def test_nics_near_some_gpus_only_is_an_issue_without_an_engine(tmp_path: Path) -> None:
+    """Real (nccl#1343): GPU0/1 and GPU4/5 reach their socket's NIC only over NODE, past the GDR default (PXB)."""
+    r = paste_checks(tmp_path, NCCL_1343, CHECK)[CHECK]
+    assert r.status == "issue"
+    assert "GPU0" in r.message and "GPU5" in r.message and "GPU2" not in r.message.split("(")[0]
+
+
+def test_both_nics_on_one_socket_is_an_issue() -> None:
+    """Real (nccl-tests#29, capture 335): both mlx5 on socket 0, so GPU4-GPU7 reach them over SYS."""
+    r = capture_checks("335", CHECK)[CHECK]
+    assert r.status == "issue" and "GPU7" in r.message
+
+
+def test_nics_near_every_gpu_stays_ok() -> None:
+    """Real (capture 290, one PIX NIC per GPU): the near case the corpus judges ok from the matrix alone."""
+    assert capture_checks("290", CHECK)[CHECK].status == "ok"
+
+
+def test_nics_far_from_every_gpu_stays_unknown() -> None:
+    """Real (nccl#1530, capture 332): NICs SYS to every GPU may be a storage network; no placement is shown."""
+    assert capture_checks("332", CHECK)[CHECK].status == "unknown"
+
+
+@pytest.mark.parametrize("prefix", ["341", "56", "95", "74"])
+def test_nccl_without_an_ib_device_is_not_applicable(prefix: str) -> None:
+    """Real (pytorch#72835 and three more threads): NCCL's "NET/IB : No device found" on one host."""
+    r = capture_checks(prefix, CHECK)[CHECK]
+    assert r.status == "not-applicable" and "no InfiniBand/RoCE device" in r.message
+
+
+def test_multi_node_log_without_ib_is_not_read_as_local() -> None:
+    """Real (capture 97, a multi-node AWS log over sockets): several hosts, so no "one host" reading."""
+    assert capture_checks("97", CHECK)[CHECK].status != "not-applicable"
+
+
+def test_single_host_log_with_p2p_rings_but_hcas_in_use_is_not_local() -> None:
+    """Real (capture 205): a cut log shows P2P rings only, but NCCL names the HCAs it uses (a 256-rank job)."""
+    assert capture_checks("205", CHECK)[CHECK].status == "unknown"
+
+
+def test_ib_disabled_by_environment_is_not_applicable(tmp_path: Path) -> None:
+    """Modelled: NCCL_IB_DISABLE=1 reported by NCCL on one host, rings over SHM."""
+    log = ("host0:100:100 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"
+           "host0:100:100 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n"
+           "host0:100:120 [0] NCCL INFO Channel 00 : 0[1000] -> 1[2000] via SHM/direct/direct\n")
+    r = paste_checks(tmp_path, log, CHECK)[CHECK]
+    assert r.status == "not-applicable" and "NCCL_IB_DISABLE" in r.message
