@@ -222,8 +222,10 @@ def test_xid_79_is_high_and_app_xids_are_low() -> None:
     r = _one(host_for(hgx(), dmesg=app), "DRV-XID")
     # Application faults alone are reported apart, as information (issue 10): not the GPU's fault.
     assert r.status == "not-an-issue" and "application faults" in r.message
+    # A bare Python process with no engine on the host: any program's (facts/symptoms.py interpreter-xid).
+    assert _one(host_for(hgx(), dmesg=app.replace("blender", "python3")), "DRV-XID").status == "not-an-issue"
     # Unless the program is the stack's own (facts/symptoms.py stack-process-xid): the engine died, a medium issue.
-    r = _one(host_for(hgx(), dmesg=app.replace("blender", "python3")), "DRV-XID")
+    r = _one(host_for(hgx(), dmesg=app.replace("blender", "pt_main_thread")), "DRV-XID")
     assert r.status == "issue" and r.severity == "medium" and "application faults" in r.message
     assert _one(host_for(hgx()), "DRV-XID").status == "ok"
 

@@ -102,8 +102,9 @@ def test_healthy_nccl_shm_lines_are_no_symptom() -> None:
              "host:1:2 [0] NCCL INFO NCCL_SHM_DISABLE set by environment to 0.",
              "kernel: NVRM: Xid (PCI:0000:3b:00): 13, pid=1234, name=python3, Graphics Exception",
              "kernel: NVRM: Xid (PCI:0000:3b:00): 45, pid=1234, name=python3, Ch 00000001"]
-    # The Xid 13 of python3 is the stack's process faulting (DRV-XID), not a shared-memory symptom; 45 is neither.
-    assert [h.symptom.name for h in find_symptoms(lines)] == ["stack-process-xid"]
+    # The Xid 13 of python3 is a Python process faulting (DRV-XID where the stack is shown), not a shared-memory
+    # symptom; 45 is neither.
+    assert [h.symptom.name for h in find_symptoms(lines)] == ["interpreter-xid"]
 
 
 def test_nvlink_xids_reach_nvlink_health_without_gpu_information() -> None:

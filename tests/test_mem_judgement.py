@@ -61,10 +61,10 @@ def test_corpus_284_mig_with_the_device_plugins_strategy_is_deliberate(tmp_path:
     assert "migstrategy=single" in message
 
 
-def test_the_same_table_without_the_strategy_stays_an_issue(tmp_path: Path) -> None:
-    # Modelled counter-example: the strategy line taken out, nothing says the slicing is wanted.
+def test_the_same_table_without_the_strategy_is_deliberate_by_its_instances(tmp_path: Path) -> None:
+    # The strategy line taken out: MIG switched on by hand, a MIG devices table, and no engine shown.
     status, message = _mig(tmp_path, _body_284().replace("with migstrategy=single\n", ""))
-    assert status == "issue", message
+    assert status == "not-an-issue", message
 
 
 # --- MEM-GPU-SHARED: a display matters only on a GPU that serves --------------------------------------

@@ -304,8 +304,9 @@ def test_on_nvswitch_from_the_row_else_the_family(name: str, switch: bool | None
     ("174", "unknown", "torch's arch list (no known list for the build torch 1.9.0+cu111)"),
     # Real: capture 32 (vLLM collect_env, torch 2.7.0+cu128): cu128 lists are known from 2.10 on.
     ("32", "unknown", "torch's arch list (no known list for the build torch 2.7.0+cu128)"),
-    # Real: capture 86 (WSL 2, vLLM collect_env): a laptop GPU the GPU table has no row for.
-    ("86", "unknown", "the compute capability of NVIDIA GeForce RTX 4070 Laptop GPU (not in the GPU table)"),
+    # Real: capture 86 (WSL 2, vLLM collect_env): a laptop GPU the GPU table has no row for, named an Ada part, and
+    # every Ada GPU is compute 8.9 (gputable.SINGLE_CAPABILITY).
+    ("86", "ok", "has kernels for NVIDIA GeForce RTX 4070 Laptop GPU (compute 8.9)"),
 ])
 def test_torch_arch_from_a_report(capture: str, status: str, says: str) -> None:
     # An ok names the GPUs the wheel covers; an unknown names what is missing.

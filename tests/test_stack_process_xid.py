@@ -1,9 +1,12 @@
-"""An application Xid (13/31/43) of the stack's own process proves DRV-XID (facts/symptoms.py `stack-process-xid`).
+"""An application Xid (13/31/43) of the stack's own process proves DRV-XID (facts/symptoms.py `stack-process-xid`,
+`interpreter-xid`).
 
 The catalogue calls 13/31/43 application faults: alone they are no hardware finding. Where the process the driver
-names is the serving or training stack's (Python, PyTorch's threads, an engine's process title), the run died on
-the GPU, whatever the cause: an issue, quoted, that sends the reader to the program first. A game's, a desktop
-program's or an unnamed process's fault stays not-an-issue.
+names is the serving or training stack's (PyTorch's threads, an engine's process title), the run died on
+the GPU, whatever the cause: an issue, quoted, that sends the reader to the program first. A Python process is the
+stack's only where the source shows the stack (an engine's log, command or process, a stack process's Xid): the
+interpreter runs any program. A game's, a desktop program's, an unnamed process's or a bare Python process's fault
+stays not-an-issue.
 Real pastes are verbatim, each under the public thread it comes from; modelled inputs are marked so.
 """
 
@@ -31,20 +34,46 @@ STACK_FAULTS = [
 ]
 
 
+# Modelled: the engine the threads ran, as a pasted command line beside the real Xid lines.
+ENGINE_COMMANDS = ["$ python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8\n",
+                   "$ vllm serve Qwen/Qwen2.5-7B-Instruct --gpu-memory-utilization 0.9\n"]
+
+
 @pytest.mark.parametrize(("text", "name"), STACK_FAULTS)
-def test_a_stack_process_killed_by_an_xid_is_an_issue(tmp_path: Path, text: str, name: str) -> None:
-    result = paste_checks(tmp_path, text, "DRV-XID")["DRV-XID"]
+def test_a_python_fault_with_the_stack_shown_is_an_issue(tmp_path: Path, text: str, name: str) -> None:
+    command = ENGINE_COMMANDS[STACK_FAULTS.index((text, name))]
+    result = paste_checks(tmp_path, command + text, "DRV-XID")["DRV-XID"]
     assert result.status == "issue"
     assert any(name in line for line in result.evidence)
 
 
-@pytest.mark.parametrize("prefix", ["308", "143"])
+def test_a_python_fault_alone_is_the_programs(tmp_path: Path) -> None:
+    # The first real paste with nothing of a serving engine: the interpreter's name does not say which program ran.
+    result = paste_checks(tmp_path, STACK_FAULTS[0][0], "DRV-XID")["DRV-XID"]
+    assert result.status == "not-an-issue"
+
+
+@pytest.mark.parametrize("prefix", ["143", "195"])
 def test_corpus_stack_faults_are_issues_quoting_the_line(prefix: str) -> None:
-    # 308: SGLang's python3 (Xid 31, UNRECOGNIZED_CLIENT); 143: pt_main_thread (Xid 43) and python3.10 (Xid 31).
+    # 143: pt_main_thread (Xid 43) beside python3.10 (Xid 31) and an Xid 94; 195: pt_main_thread (Xid 13).
     result = capture_checks(prefix, "DRV-XID")["DRV-XID"]
     assert result.status == "issue"
-    assert "the program comes first" in result.message
-    assert result.fix is not None and result.fix.steps[0].cost == "restart"
+    assert any("pt_main_thread" in line for line in result.evidence)
+
+
+def test_a_stack_process_shows_the_stack_for_the_python_lines() -> None:
+    # 143: PyTorch's pt_main_thread faulted on one GPU, so the python3.10 fault on another is the stack's too.
+    result = capture_checks("143", "DRV-XID")["DRV-XID"]
+    assert any("name=python3.10" in line for line in result.evidence)
+
+
+@pytest.mark.parametrize("prefix", ["343", "308"])
+def test_corpus_python_faults_with_no_stack_shown_are_not_issues(prefix: str) -> None:
+    # 343: tinygrad's `name=python` MMU faults (tinygrad/tinygrad#6947); 308: one `name=python3` line (the SGLang
+    # server is the thread's, not the paste's).
+    result = capture_checks(prefix, "DRV-XID")["DRV-XID"]
+    assert result.status == "not-an-issue"
+    assert "application faults" in result.message
 
 
 @pytest.mark.parametrize("prefix", ["298", "252", "227"])

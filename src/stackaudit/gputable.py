@@ -313,6 +313,10 @@ _ARCH_WORDS = (
     (re.compile(r"\bRTX 40[5-9]0\b|\bRTX \d{4} Ada\b", re.I), "Ada Lovelace"),
     (re.compile(r"\bRTX 50[5-9]0\b|\bRTX PRO \d{4} Blackwell\b", re.I), "Blackwell"),
 )
+# Architectures whose every CUDA GPU has the same compute capability (https://developer.nvidia.com/cuda-gpus): a model
+# the table has no row for, named into one of them (_ARCH_WORDS), has that capability. Turing is 7.5 throughout, Ada
+# Lovelace 8.9; Volta (7.0 and Xavier's 7.2), Pascal (6.0/6.1), Ampere (8.0/8.6/8.7) and Blackwell (10.0/12.0) vary.
+SINGLE_CAPABILITY = {"Turing": "7.5", "Ada Lovelace": "8.9"}
 # NVIDIA numbers PCI device ids by chip (envytools, https://envytools.readthedocs.io/en/latest/hw/pciid.html); the
 # first Turing chip, TU102, starts at 0x1E00 (the open kernel module's supported-GPU list, which is Turing and
 # later, begins at 0x1E02), so every GPU id below it is an older chip.

@@ -1388,6 +1388,10 @@ def k8s_gpu_topology(container: ContainerInfo, gpu_devices: GpuDeviceAccess | No
     if container.kind != "kubernetes":
         pods = [c for c in docker_containers.containers if c.origin == ORIGIN_K8S and c.gpu_requested
                 ] if docker_containers else []
+        if pods and not container.in_container and all(c.gpu_count == 1 for c in pods):
+            # Each container's processes see only the GPU it asked for: one GPU has no peer to be placed against.
+            return not_applicable("a pasted pod spec asks for one GPU per container (" + ", ".join(
+                f"{c.label}: 1" for c in pods[:3]) + "): no container has GPUs to place against each other")
         if pods and not container.in_container:  # a pasted pod spec, read from outside the pod
             return unknown("a pasted pod spec asks for GPUs (" + ", ".join(
                 f"{c.label}: {c.gpu_count or '?'}" for c in pods[:3]) + "); the node's GPU topology and which "

@@ -47,11 +47,11 @@ from stackaudit.facts.nvidia import (
     fabric_verdict,
     gpu_spec,
 )
-from stackaudit.facts.parallelism import Parallelism
+from stackaudit.facts.parallelism import Parallelism, ServingEngine
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.python_env import PythonEnv
 from stackaudit.facts.shown_commands import EmptyGreps
-from stackaudit.facts.symptoms import LogSymptoms
+from stackaudit.facts.symptoms import IN_SERVING_STACK, LogSymptoms
 from stackaudit.facts.system import LoadedModules, module_loaded
 from stackaudit.facts.topology import NvlinkStatus, TopoMatrix, nvlink_count
 from stackaudit.fixes.model import (
@@ -1076,6 +1076,9 @@ _COST_RANK: list[FixCost] = ["restart", "driver-reload", "reboot"]
 _APP_FAULT_FIX = Fix.of(step("Restart the serving engine (its process died on the GPU fault)", cost="restart"),
                         note="Report the Xid line to the engine's maintainers; run `dcgmi diag -r 3` on the GPU if "
                              "faults repeat on it under other programs")
+_XID_SHARPEN = Sharpen("the program comes first: restart the engine and take the line to its maintainers (its kernels, "
+                       "its version); suspect the GPU only if faults repeat on it under other programs "
+                       "(`dcgmi diag -r 3` on that GPU)", _APP_FAULT_FIX)
 
 
 def _gpu_findings(events: list[GpuEvent]) -> tuple[str, str]:
@@ -1139,12 +1142,10 @@ def _xid_cost(events: tuple[GpuEvent, ...], actions: dict[str, str]) -> FixCost:
                        cost="driver-reload", changes="the GPU's state", per="<n>", per_match=BDF_SUBJECT),
                   note="RMA the GPU when hardware Xids (79, 48, 64, 95) repeat"),
     references=(XID_CATALOGUE, "https://raw.githubusercontent.com/stas00/ml-engineering/master/compute/accelerator/nvidia/debug.md"),
-    sharpen=Sharpen("the program comes first: restart the engine and take the line to its maintainers (its kernels, "
-                    "its version); suspect the GPU only if faults repeat on it under other programs "
-                    "(`dcgmi diag -r 3` on that GPU)", _APP_FAULT_FIX),
+    sharpen=_XID_SHARPEN,
 )
 def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices | None = None,
-        log_symptoms: LogSymptoms | None = None) -> Outcome:
+        log_symptoms: LogSymptoms | None = None, serving_engine: ServingEngine | None = None) -> Outcome:
     """Reads: `NVRM: Xid (PCI:…): <code>, …` lines of the kernel log (`dmesg`), and NVML's
     recommended recovery action per GPU (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION) where available.
 
@@ -1166,6 +1167,17 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     A grep of this boot's kernel log that matches Xid lines, shown with all it printed (`dmesg | grep NVRM`,
     the bug report's `journalctl -b -0` scan), is such a log for Xid lines alone.
     """
+    outcome = _xid_verdict(gpu_events, nvidia, pci, log_symptoms)
+    # A Python process's application Xid is the stack's where the source shows the stack (facts/symptoms.py
+    # `interpreter-xid`): an engine's process, log, command or container, or a stack process's own Xid line.
+    stack = (serving_engine is not None and bool(serving_engine.engine or serving_engine.shown)) or any(
+        h.symptom.name == "stack-process-xid" for h in (log_symptoms.hits if log_symptoms else ()))
+    return replace(outcome, sharpen=replace(_XID_SHARPEN, shows=(IN_SERVING_STACK,))) if stack else outcome
+
+
+def _xid_verdict(gpu_events: GpuEvents, nvidia: NvidiaGpus | None, pci: PciDevices | None,
+                 log_symptoms: LogSymptoms | None) -> Outcome:
+    """DRV-XID's verdict from the kernel log's Xid events and NVML's recovery actions (the check's docstring)."""
     # A line a symptom proves for another check (an NVLink Xid, a channel stopped because of one, an ECC Xid) is
     # that check's finding, quoted there: one log line is the evidence of one finding.
     lines = {e.line.strip() for e in gpu_events.events if e.line}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from stackaudit.checks.drv import gpu_indices, gpu_list, no_gpu_information, ok_over_gpus, over_gpus, tp_sizes
+from stackaudit.checks.drv import gpu_indices, gpu_list, no_gpu_information, ok_over_gpus, over_gpus
 from stackaudit.checks.registry import (
     Fix,
     Outcome,
@@ -230,11 +230,13 @@ def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None, mig_setup: M
     NVLink and NVSwitch are thus completely unavailable" (RAPIDS MIG guide), so custom all-reduce
     and NCCL P2P cannot work across instances.
 
-    Traps: deliberate MIG for many small models is valid: without evidence of TP serving the
-    result is a medium-severity configuration warning, to be waived where slicing is intended.
+    Traps: deliberate MIG for many small models is valid: an engine shown without TP and without
+    the slices' set-up is a medium-severity configuration warning, to be waived where slicing is intended.
     Where the source itself shows slicing set up on purpose (a device plugin's MIG strategy, a MIG
-    resource: facts/mig_setup.py), instances exist or are not shown, and no engine runs TP > 1,
-    it is not an issue.
+    resource: facts/mig_setup.py, or the instances listed: each is created by hand) and no engine
+    runs TP > 1, it is not an issue. MIG mode is switched on by hand: with no engine shown at all,
+    nothing needs the whole GPU, so it is not an issue either; an engine shown on MIG GPUs whose
+    instances are not shown is the medium warning.
     """
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
@@ -262,7 +264,8 @@ def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None, mig_setup: M
                          severity="medium")
         return ok_over_gpus(nvidia, read, f"MIG disabled on {len(read)} GPU(s)", actual=actual)
     empty = [g for g in enabled if g.mig_devices == 0]
-    tps = tp_sizes(parallelism)
+    # The engines shown: running ones, and those a pasted log or command line names (TP 1 where none is set).
+    tps = [e.tp_or_default for e in parallelism.engines] if parallelism is not None else []
     subjects = [g.subject for g in enabled]
     slices = ", ".join(f"GPU {g.index}: {g.mig_devices if g.mig_devices is not None else '?'} instance(s)"
                        for g in enabled)
@@ -274,9 +277,21 @@ def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None, mig_setup: M
                      "between instances, so tensor parallelism falls back to slow paths", actual=actual,
                      expected="MIG Disabled on TP GPUs", subjects=subjects, fix=fix)
     if mig_setup is not None:
-        return not_an_issue(f"MIG enabled ({slices}) on purpose: \"{mig_setup.lines[0][:120]}\" hands out MIG "
-                            "slices; no engine is shown running TP > 1 across them", actual=actual,
-                            subjects=subjects)
+        return over_gpus(nvidia, read, not_an_issue(
+            f"MIG enabled ({slices}) on purpose: \"{mig_setup.lines[0][:120]}\" hands out MIG slices; no engine is "
+            "shown running TP > 1 across them", actual=actual, subjects=subjects))
+    # Instances are created one by one (`nvidia-smi mig -cgi … -C`) after MIG mode was turned on by hand: slices
+    # listed are slicing set up on purpose.
+    if all(g.mig_devices for g in enabled):
+        return over_gpus(nvidia, read, not_an_issue(
+            f"MIG enabled ({slices}) on purpose: its instances were created; no engine is shown running TP > 1 "
+            "across them", actual=actual, subjects=subjects))
+    if not tps:
+        # MIG mode is switched on by hand (root, then a GPU reset): with no engine shown, nothing needs the whole
+        # GPU or TP across slices, so it is the host's choice, not a fault.
+        return over_gpus(nvidia, read, not_an_issue(
+            f"MIG enabled ({slices}): switched on by hand, and no engine is shown that needs the whole GPU or runs "
+            "tensor parallelism across slices (if one should, turn MIG off)", actual=actual, subjects=subjects))
     return issue(f"MIG enabled ({slices}): an engine sees only a slice of SMs and memory and no P2P across "
                  "instances; fine only if slicing is intended (waive it then)", actual=actual,
                  expected="MIG Disabled for whole-GPU / TP serving", subjects=subjects, fix=fix, severity="medium")

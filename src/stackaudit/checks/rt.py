@@ -179,10 +179,15 @@ def torch_supports(capability: str, torch_version: str, torch_cuda: str | None,
 # .ci/manywheel/build_cuda.sh (cu126, cu128). cu128 holds what its 2.10 and 2.11 builds share (2.11 dropped 7.0:
 # torch.cuda.get_arch_list() of both in https://github.com/pytorch/pytorch/issues/182250). cu113 and cu116 are the
 # `11.[356]` case of pytorch/builder's release/1.12 branch (commit 95161ad9), cu116 and cu117 its `11.[3567]` case on
-# release/1.13 (b2120463) and `11.[67]` on release/2.0 (56177beb): the same list on each.
+# release/1.13 (b2120463) and `11.[67]` on release/2.0 (56177beb): the same list on each. cu111 and cu113 are the
+# `11.[123]` case of manywheel/build.sh on release/1.10 (f0f41b25) and `11.[1235]` of manywheel/build_cuda.sh on
+# release/1.11 (e77e5d07), the same list; cu102 is their `10.*` case (3.7, 5.0, 6.0, 7.0), unchanged through
+# release/1.13.
 # Each entry: (the first torch release it is known for, the capabilities).
 WHEEL_ARCHES = {
-    (11, 3): ("1.12", ("3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6")),
+    (10, 2): ("1.10", ("3.7", "5.0", "6.0", "7.0")),
+    (11, 1): ("1.10", ("3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6")),
+    (11, 3): ("1.10", ("3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6")),
     (11, 6): ("1.12", ("3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6")),
     (11, 7): ("1.13", ("3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6")),
     (11, 8): ("2.0", ("3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")),
@@ -241,8 +246,16 @@ def _below_kernel_floor(env: PythonEnvironment, gpus: GpuInventory | None) -> Ou
 def _capabilities(gpus: GpuInventory | None, stated: dict[str, str] | None = None) -> tuple[dict[str, str], list[str]]:
     """({GPU model: compute capability}, [models whose capability is not settled]): the capability the paste states
     for the model (check_env's `Compute Capability` line, what torch read from the device), else the GPU table's;
-    an ambiguous name settles it only where every row it may be has the same capability."""
-    from stackaudit.gputable import GpuTableError, UnknownGpuError, load_table, lookup
+    an ambiguous name settles it only where every row it may be has the same capability; a model the table lacks,
+    where its name's architecture has one capability (gputable.SINGLE_CAPABILITY: a TITAN RTX is Turing, 7.5)."""
+    from stackaudit.gputable import (
+        SINGLE_CAPABILITY,
+        GpuTableError,
+        UnknownGpuError,
+        architecture_of,
+        load_table,
+        lookup,
+    )
 
     known: dict[str, str] = {}
     unsettled: list[str] = []
@@ -253,7 +266,11 @@ def _capabilities(gpus: GpuInventory | None, stated: dict[str, str] | None = Non
         try:
             match = lookup(name)
         except (UnknownGpuError, GpuTableError):
-            unsettled.append(name)
+            single = SINGLE_CAPABILITY.get(architecture_of(name))
+            if single:
+                known[name] = single
+            else:
+                unsettled.append(name)
             continue
         caps = {match.spec.compute_capability, *(load_table().by_name(n).compute_capability
                                                   for n in match.alternatives)}

@@ -101,6 +101,15 @@ def _expand_gpu_line(indices: str, name: str, into: dict[int, str]) -> None:
             into[int(part)] = name.strip()
 
 
+# The fields of mmengine's collect_env, in the order it prints them (mmengine/utils/dl_utils/collect_env.py, then
+# lmdeploy's and mmdeploy's own additions); a report pasted from a later field than `sys.platform` is recognised
+# where `PyTorch` and this many of them are there.
+OPENMMLAB_FIELDS = ("sys.platform", "Python", "CUDA available", "MUSA available", "numpy_random_seed", "CUDA_HOME",
+                    "NVCC", "GCC", "PyTorch", "PyTorch compiling details", "TorchVision", "OpenCV", "MMEngine",
+                    "LMDeploy", "MMDeploy")
+OPENMMLAB_ENOUGH = 5
+
+
 def parse_collect_env(text: str) -> CollectEnv:
     """Parse a vLLM collect_env or SGLang check_env report (chatter around it is ignored)."""
     lines = [ln.rstrip("\r") for ln in text.splitlines()]
@@ -170,8 +179,11 @@ def parse_collect_env(text: str) -> CollectEnv:
     elif any(k in values for k in ("PyTorch version", "vLLM Version", "Is CUDA available",
                                    "CUDA used to build PyTorch", "GPU models and configuration")):
         tool, fmt = "vllm", "new" if new_format else "old"
-    elif "sys.platform" in values and "PyTorch" in values:
-        tool, fmt = "openmmlab", "openmmlab"  # mmengine's collect_env: lmdeploy check_env, mmdeploy check_env.py
+    elif "PyTorch" in values and ("sys.platform" in values
+                                  or sum(k in values for k in OPENMMLAB_FIELDS) >= OPENMMLAB_ENOUGH):
+        # mmengine's collect_env (lmdeploy check_env, mmdeploy check_env.py), from its first line or pasted from any
+        # of its fields on with enough of them following.
+        tool, fmt = "openmmlab", "openmmlab"
     else:
         raise ParseError("not a vLLM collect_env or SGLang check_env report")
 

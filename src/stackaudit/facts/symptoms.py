@@ -51,14 +51,25 @@ _NVLINK_XID = r"(?:74|14[4-9]|150)"
 # `(PCI:0000:01:00 GPU-I:05)` (the driver's error-containment log), the old `(0000:03:00)`.
 _XID_AT = r"NVRM: Xid \([^)]{1,48}\):\s*"
 # The processes of a serving or training stack, as the kernel names them in an Xid line (`name=`, the task's
-# command truncated to 15 characters): Python and PyTorch's threads, the engines' own process titles.
+# command truncated to 15 characters): PyTorch's threads and the engines' own process titles name the stack.
 # A game, a desktop program or an unnamed process (`name=<unknown>`) is not one of them.
-STACK_PROCESSES = (r"python[\d.]*", r"pt_[a-z_]+\d*", r"VLLM::[^,\s]+", r"VllmWorker[^,\s]*", r"ray::[^,\s]+",
+STACK_PROCESSES = (r"pt_[a-z_]+\d*", r"VLLM::[^,\s]+", r"VllmWorker[^,\s]*", r"ray::[^,\s]+",
                    r"sglang::[^,\s]+", r"tritonserver", r"trtllm-[^,\s]+", r"llama-server", r"ollama[^,\s]*",
                    r"text-generation[^,\s]*", r"lmdeploy[^,\s]*")
-# Xid 13 (graphics engine exception), 31 (GPU memory page fault), 43 (GPU stopped processing): the catalogue's
-# application faults, naming the process whose CUDA context the driver killed.
-_STACK_XID = re.compile(rf"{_XID_AT}(?:13|31|43),\s*pid=\d+,\s*name=(?:{'|'.join(STACK_PROCESSES)})(?=,|\s|$)")
+# The Python interpreter runs any program (a serving engine, tinygrad, a notebook): its name alone does not say the
+# stack's; its fault counts where the same source shows the stack (`IN_SERVING_STACK`).
+INTERPRETER_PROCESSES = (r"python[\d.]*",)
+
+
+def _app_xid(names: tuple[str, ...]) -> re.Pattern[str]:
+    """Xid 13 (graphics engine exception), 31 (GPU memory page fault), 43 (GPU stopped processing) of a process
+    named one of `names`: the catalogue's application faults, naming the process whose CUDA context the driver
+    killed."""
+    return re.compile(rf"{_XID_AT}(?:13|31|43),\s*pid=\d+,\s*name=(?:{'|'.join(names)})(?=,|\s|$)")
+
+
+_STACK_XID = _app_xid(STACK_PROCESSES)
+_INTERPRETER_XID = _app_xid(INTERPRETER_PROCESSES)
 
 
 @dataclass(frozen=True)
@@ -84,6 +95,8 @@ class Symptom:
 
 # A container that asks for GPUs (a pasted spec's request, the NVIDIA runtime's variables inside it).
 IN_GPU_CONTAINER = "container"
+# A serving stack the source shows: an engine's process, log, command line or container, or a stack process's Xid.
+IN_SERVING_STACK = "serving-stack"
 
 SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("nccl-shm-create", re.compile(r"Error while creating shared memory segment \S*nccl"),
@@ -209,6 +222,11 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("stack-process-xid", _STACK_XID, "DRV-XID", "medium", XID_CATALOGUE,
         "a process of the serving or training stack died on a GPU fault (Xid 13/31/43: an illegal address or "
         "instruction; the driver killed its CUDA context)"),
+    # A Python process's fault is the stack's only where the source shows the stack (tinygrad/tinygrad#6947: a
+    # tinygrad run's `name=python` MMU faults, no engine anywhere, are that program's).
+    Symptom("interpreter-xid", _INTERPRETER_XID, "DRV-XID", "medium", XID_CATALOGUE,
+        "a Python process of the serving stack shown died on a GPU fault (Xid 13/31/43: an illegal address or "
+        "instruction; the driver killed its CUDA context)", within=IN_SERVING_STACK),
     # DCGM's diagnostic writes this Info row when a GPU runs without persistence mode (its Deployment tests).
     Symptom("dcgm-persistence-off", re.compile(r"Persistence mode for GPU \d+ is disabled"),
         "DRV-PERSISTENCE", "low", DCGM_DIAG_DOC, "DCGM's diagnostic found a GPU with persistence mode disabled"),

@@ -22,7 +22,7 @@ from stackaudit.importers.registry import Found, importer, record_command
 from stackaudit.importers.topology import TOPO_HEADER, TOPO_ROW
 
 _START = re.compile(r"^\s*(Collecting environment information\.\.\.|PyTorch version\s*:|=+\s*$|sys\.platform:|"
-                    r"Python: \d+\.\d+|\[(pip3?|conda)\]\s|vLLM Version\s*:|Versions of relevant libraries|"
+                    r"Python: \d+\.\d+|CUDA available: |numpy_random_seed: |CUDA_HOME: |PyTorch: \d|\[(pip3?|conda)\]\s|vLLM Version\s*:|Versions of relevant libraries|"
                     r"ROCM Version)")
 _KEYLINE = re.compile(r"^\s*[A-Za-z][\w ./()#+,-]*?\s*:(\s|$)")
 _LINE = re.compile(
@@ -65,9 +65,11 @@ def _apply(text: str, tool: str, rec: HostRecord) -> None:
         record_command(rec, argv, text)
 
 
-# A literal of each `_START` alternative (a report starts at such a line): "version" stands for PyTorch's,
+# A literal of each `_START` alternative (a report starts at such a line; mmengine's collect_env at any of its
+# first fields, facts/collect_env.OPENMMLAB_FIELDS): "version" stands for PyTorch's,
 # vLLM's, ROCM's and "Versions of relevant libraries" (nvidia-smi -q and dmesg look for it too: one pass).
-_START_NEEDLES = ("Collecting environment information", "version", "=", "Python: ", "[pip", "[conda]", "sys.platform")
+_START_NEEDLES = ("Collecting environment information", "version", "=", "Python: ", "[pip", "[conda]", "sys.platform",
+                  "CUDA available: ", "numpy_random_seed: ", "CUDA_HOME: ", "PyTorch: ")
 
 
 @importer("collect_env", "vLLM `collect_env` (old and new formats), SGLang `check_env` and OpenMMLab `collect_env` "
