@@ -30,7 +30,7 @@ NCCL_523 = ("# lspci -vvv | grep -i acsctl\n" + "".join(f"                {line}
 def test_the_grep_above_the_lines_is_read_as_a_whole_listing() -> None:
     greps = fact(pasted(body("258")), "listing_greps")
     assert isinstance(greps, ListingGreps)
-    assert greps.lists("lspci", OFF) == "sudo lspci -vvv | grep ACSCtl"
+    assert greps.shown("lspci", OFF) == "sudo lspci -vvv | grep ACSCtl"
 
 
 def test_source_validation_alone_is_not_an_issue() -> None:

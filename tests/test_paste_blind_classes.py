@@ -97,10 +97,10 @@ def test_an_empty_grep_of_a_bug_report_section_is_read() -> None:
 
     assert "empty grep" in _recognised(BUG_REPORT_EMPTY_MODINFO)
     greps = fact(_host(BUG_REPORT_EMPTY_MODINFO), "empty_greps")
-    assert greps.absent("modinfo", "vermagic:       5.18.0-14parrot1-amd64 SMP preempt mod_unload modversions") \
+    assert greps.shown("modinfo", "vermagic:       5.18.0-14parrot1-amd64 SMP preempt mod_unload modversions") \
         == "/sbin/modinfo nvidia | grep vermagic"
     # It says nothing of another source.
-    assert greps.absent("lsmod", "vermagic") is None
+    assert greps.shown("lsmod", "vermagic") is None
 
 
 def test_a_grep_with_output_before_the_separator_is_not_empty() -> None:

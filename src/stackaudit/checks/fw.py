@@ -493,7 +493,7 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
                                changes="the kernel command line",
                                keep=cmdline_forms(_trap_words(cmdline), tool_of(cmdline_tool),
                                                   remove=True))))
-    listed = listing_greps.lists("lspci", _ACSCTL_EXAMPLE) if listing_greps is not None and pcie.loose else None
+    listed = listing_greps.shown("lspci", _ACSCTL_EXAMPLE) if listing_greps is not None and pcie.loose else None
     judged = _no_redirect([f.acs for f in readable if f.acs] if candidates
                           else [c.acs for c in pcie.loose if c.acs], len(readable) or len(pcie.loose),
                           {f.bdf: f.acs.ctl_flags() if f.acs else "no ACS capability"

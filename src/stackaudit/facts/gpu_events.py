@@ -223,7 +223,7 @@ XID_LINE_EXAMPLE = "NVRM: Xid (PCI:0000:01:00): 79, pid=1, name=python, GPU has 
 @provider("gpu_events", GpuEvents, rank=30, title=EMPTY_GREPS.title)
 def gpu_events_ruled_out(ctx: FactContext) -> GpuEvents:
     """No Xid line, where a grep of the kernel log that matches one was shown with no output."""
-    shown = ctx.fact("empty_greps", EmptyGreps).absent("dmesg", XID_LINE_EXAMPLE)
+    shown = ctx.fact("empty_greps", EmptyGreps).shown("dmesg", XID_LINE_EXAMPLE)
     if shown is None:
         raise FactUnavailable("no grep of the kernel log for Xid lines")
     return GpuEvents((), 0, (shown,), complete=False)
@@ -233,7 +233,7 @@ def gpu_events_ruled_out(ctx: FactContext) -> GpuEvents:
 def gpu_events_listed(ctx: FactContext) -> GpuEvents:
     """No Xid line beyond those shown, where a grep of this boot's kernel log that matches one is shown with what
     it printed: the kernel log's reader reads those lines, and an Xid among them is an event there."""
-    shown = ctx.fact("listing_greps", ListingGreps).lists("dmesg", XID_LINE_EXAMPLE)
+    shown = ctx.fact("listing_greps", ListingGreps).shown("dmesg", XID_LINE_EXAMPLE)
     if shown is None:
         raise FactUnavailable("no grep of the kernel log for Xid lines shown with its output")
     return GpuEvents((), 0, no_xid_listed_by=(shown,), complete=False)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.registry import Sourced, fact, parser, union
@@ -126,34 +127,33 @@ def parse_grep(command: str, listing: bool = False) -> Grep | None:
     return Grep(source, pattern, "i" in opts, command.strip())
 
 
+_G = TypeVar("_G", bound="_ShownGreps")
+
+
 @dataclass(frozen=True)
-class EmptyGreps(Sourced):
-    """Greps of whole sources shown with no output under them."""
+class _ShownGreps(Sourced):
+    """Greps of whole sources, each shown with all it printed."""
 
     greps: tuple[Grep, ...] = ()
 
-    def absent(self, source: str, line: str) -> str | None:
-        """The shown command whose empty output proves that `source` holds no line like `line`, or None."""
+    def shown(self, source: str, line: str) -> str | None:
+        """The shown command that greps `source` for lines like `line`, or None."""
         return next((g.command for g in self.greps if g.source == source and g.matches(line)), None)
 
     @classmethod
-    def union(cls, parts: Sequence[EmptyGreps]) -> EmptyGreps:
+    def union(cls: type[_G], parts: Sequence[_G]) -> _G:
         return cls(tuple(dict.fromkeys(g for p in parts for g in p.greps)))
 
 
 @dataclass(frozen=True)
-class ListingGreps(Sourced):
-    """Greps of a whole listing shown with their output (`sudo lspci -vvv | grep ACSCtl`)."""
+class EmptyGreps(_ShownGreps):
+    """Greps of whole sources shown with no output under them: `shown` proves `source` holds no line like `line`."""
 
-    greps: tuple[Grep, ...] = ()
 
-    def lists(self, source: str, line: str) -> str | None:
-        """The shown command whose output holds every line of `source` like `line`, or None."""
-        return next((g.command for g in self.greps if g.source == source and g.matches(line)), None)
-
-    @classmethod
-    def union(cls, parts: Sequence[ListingGreps]) -> ListingGreps:
-        return cls(tuple(dict.fromkeys(g for p in parts for g in p.greps)))
+@dataclass(frozen=True)
+class ListingGreps(_ShownGreps):
+    """Greps of a whole listing shown with their output (`sudo lspci -vvv | grep ACSCtl`): `shown` names the command
+    whose output holds every line of `source` like `line`."""
 
 
 fact("listing_greps", ListingGreps, union, hint="paste `sudo lspci -vvv | grep ACSCtl` with all it printed")

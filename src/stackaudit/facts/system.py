@@ -407,7 +407,7 @@ def module_loaded(modules: LoadedModules | None, greps: EmptyGreps | None, name:
     loaded = modules.loaded(name) if modules is not None else None
     if loaded is not None:
         return loaded, ""
-    shown = greps.absent("lsmod", f"{name} 16384 0") if greps is not None else None
+    shown = greps.shown("lsmod", f"{name} 16384 0") if greps is not None else None
     return (False, f"`{shown}` printed nothing") if shown else (None, "")
 
 
