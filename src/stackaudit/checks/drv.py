@@ -1189,9 +1189,10 @@ def _xid_verdict(gpu_events: GpuEvents, nvidia: NvidiaGpus | None, pci: PciDevic
     actions = {**gpu_events.recovery_actions(),
                **{(g.bdf or g.subject): g.recovery_action for g in (nvidia.gpus if nvidia else ())
                   if g.recovery_action not in (None, "None")}}
+    if elsewhere and not [e for e in events if e.code != 154] and not actions:
+        # Every Xid shown is also another check's finding: they are still Xids, judged here by their class.
+        events = gpu_events.events
     if not [e for e in events if e.code != 154] and not actions:
-        if elsewhere:
-            return not_applicable(f"every Xid line shown is the finding of {', '.join(elsewhere)}, quoted there")
         if (nvidia is not None and nvidia.none_on_bus) or (pci is not None and not pci.nvidia_gpus):
             return not_applicable("no NVIDIA GPU on the PCI bus")
         if not gpu_events.complete and gpu_events.no_xid_shown_by:
