@@ -1,0 +1,65 @@
+"""What a pasted log shows the user fighting besides slowness: a hang (a timeout) or a failure (an error).
+
+Fact `trouble` (Trouble): the first line of a pasted engine / NCCL log, Ray log or lines of evidence that
+shows a hang, else the first that shows a failure, with its kind.
+A hang's line outranks a failure's, since a watchdog's timeout ends in an error too.
+The report's verdict names it where no finding explains it (report/header.py `verdict`).
+A setting that names a timeout (`watchdog_timeout=300`, `--watchdog-timeout`) is not a hang.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.registry import fact, first_of, parser
+from stackaudit.facts.sources import ENGINE_LOG, EVIDENCE_LINES, RAY_LOG
+
+# NCCL's and PyTorch's watchdog (`Watchdog caught collective operation timeout`), a timeout said in words.
+HANG = re.compile(r"(?<![\w-])(?:timed out|time ?out(?![\w=-])|hangs?|hanging|stuck|deadlock(?:ed)?)(?![\w-])", re.I)
+# Python's traceback head, a log line at ERROR or CRITICAL level, an exception's name with its message.
+FAILURE = re.compile(r"Traceback \(most recent call last\)|\b(?:ERROR|CRITICAL)\b|\b\w+(?:Error|Exception): ")
+
+
+@dataclass(frozen=True)
+class Trouble:
+    kind: Literal["hang", "failure"]
+    line: str  # the line that shows it, verbatim
+
+
+def find_trouble(text: str) -> Trouble:
+    """The first hang line, else the first failure line; ParseError when the text shows neither."""
+    lines = text.splitlines()
+    for kind, pattern in (("hang", HANG), ("failure", FAILURE)):
+        for line in lines:
+            if pattern.search(line):
+                return Trouble(kind, line.strip()[:300])  # type: ignore[arg-type]
+    raise ParseError("no hang or failure in the log")
+
+
+fact("trouble", Trouble, first_of, hint="paste the engine's log up to where it stops or fails")
+
+
+@parser(ENGINE_LOG, feeds="trouble", kind=Trouble, rank=20)
+def trouble_in_engine_log(text: str) -> Trouble:
+    """A hang or failure line of a pasted engine / NCCL log.
+
+    Input (tests/data/captures/314)::
+
+        (VllmWorkerProcess pid=409) ERROR 11-19 06:08:46 multiproc_worker_utils.py:229] Traceback (most recent call last):
+    """
+    return find_trouble(text)
+
+
+@parser(RAY_LOG, feeds="trouble", kind=Trouble, rank=25)
+def trouble_in_ray_log(text: str) -> Trouble:
+    """A hang or failure line of a pasted Ray log."""
+    return find_trouble(text)
+
+
+@parser(EVIDENCE_LINES, feeds="trouble", kind=Trouble, rank=30)
+def trouble_in_evidence_lines(text: str) -> Trouble:
+    """A hang or failure line pasted on its own (an error quoted in prose)."""
+    return find_trouble(text)
