@@ -67,13 +67,24 @@ def trouble_in_engine_log(text: str) -> Trouble:
 
 @parser(RAY_LOG, feeds="trouble", kind=Trouble, rank=25)
 def trouble_in_ray_log(text: str) -> Trouble:
-    """A hang or failure line of a pasted Ray log."""
+    """A hang or failure line of a pasted Ray log.
+
+    Input (tests/data/captures/65)::
+
+        2021-03-11 01:20:22,469 INFO services.py:1251 -- View the Ray dashboard at http://127.0.0.1:8265
+        ValueError                                Traceback (most recent call last)
+    """
     return find_trouble(text)
 
 
 @parser(EVIDENCE_LINES, feeds="trouble", kind=Trouble, rank=30)
 def trouble_in_evidence_lines(text: str) -> Trouble:
-    """A hang or failure line pasted on its own (an error quoted in prose)."""
+    """A hang or failure line pasted on its own (an error quoted in prose).
+
+    Input (tests/data/captures/314)::
+
+        (VllmWorkerProcess pid=409) ERROR 11-19 06:08:46 multiproc_worker_utils.py:229] Traceback (most recent call last):
+    """
     return find_trouble(text)
 
 
