@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 # Facts the headline shows, collected whatever checks are selected.
 HEADLINE_FACTS = ("kernel", "hostname", "cpu", "container", "gpus", "machine_topology", "nvidia", "serving_model",
-                  "lxc_configs", "serving_processes", "parallelism", "serving_rate")
+                  "lxc_configs", "serving_processes", "parallelism", "serving_rate", "trouble")
 
 
 @dataclass
@@ -148,6 +148,7 @@ def _headline(facts: dict[str, Any], host: Host, options: AuditOptions | None = 
     from stackaudit.facts.hostname import Hostname
     from stackaudit.facts.machine_topology import MachineTopology
     from stackaudit.facts.system import CpuInfo, KernelInfo
+    from stackaudit.facts.trouble import Trouble
 
     kernel = facts.get("kernel")
     cpu = facts.get("cpu")
@@ -186,6 +187,8 @@ def _headline(facts: dict[str, Any], host: Host, options: AuditOptions | None = 
         "uid": host.meta.uid,
         # The serving engines this source shows (vllm, sglang, trtllm): run-next and fix steps name only these.
         **({"engines": engines} if (engines := engines_of(facts)) is not None else {}),
+        # A hang or failure a pasted log shows (facts/trouble.py): the verdict names it where no finding explains it.
+        **({"trouble": {"kind": t.kind, "line": t.line}} if isinstance(t := facts.get("trouble"), Trouble) else {}),
     }
 
 

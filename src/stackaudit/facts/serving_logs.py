@@ -73,7 +73,7 @@ KEY_PHRASES = re.compile(
     r"NVLINK|Initializing an? (?:V[01] )?LLM engine|server_args=ServerArgs\(|non-default args:|"
     r"enforce_eager|Capturing batches \(|Detected that the model can run with \w+_marlin|"
     r"does not have native support for FP\d computation|attention backend out of potential backends|"
-    r"Setting OMP_NUM_THREADS environment variable for each process",
+    r"Setting OMP_NUM_THREADS environment variable for each process|Watchdog caught collective operation timeout",
     re.IGNORECASE)
 # A literal of each line pattern above: NCCL_LINE's `NCCL`, VLLM_LINE's `file.py:N`, SGLANG_LINE's closing `] `,
 # and a word of every KEY_PHRASES alternative (lowercase: that pattern ignores case). Short words shared by several

@@ -265,6 +265,10 @@ MIG_SETUP = Source("mig_setup", "a line that sets up MIG slicing (a device plugi
                    doc=True, hint="paste the device plugin's or GPU Operator's MIG settings")
 USER_RATE = Source("user_rate", "a rate in the user's own words", doc=True,
                    hint="say the rate beside the engine's command line, or paste its log")
+# A hang in the user's own words (`it gets stuck when loading the model`), recorded only from a paste that also
+# holds an engine command or log (importers/prose_trouble.py): the last source of the `trouble` fact.
+USER_TROUBLE = Source("user_trouble", "a hang in the user's own words", doc=True,
+                      hint="say where the engine stops, beside its command line or log")
 
 # The machine in the user's own words, as pasted (importers/prose_machine.py): a GPU count and model (`8 x A10G
 # GPUs`, `a 8 cards 4090 server`), the last source of the GPU inventory, or a cloud instance type (`g5.48xlarge`),

@@ -205,7 +205,7 @@ def verdict(report: Report, top: Result | None) -> str:
     scope, partial = serving_scope(report), partial_note(report)
     lead, explains = gap_lead(report)
     if top is None:
-        return f"{lead or NOTHING_FOUND}{scope}{partial}"
+        return f"{lead or nothing_found(report)}{scope}{partial}"
     where = where_to_apply(top, report)
     place = f", apply it {where}" if where else ""
     more = len(report.issues()) - 1
@@ -216,6 +216,32 @@ def verdict(report: Report, top: Result | None) -> str:
     if scope:
         return f"{scope.removeprefix('; ')}: before an engine serves here, fix first: {finding}{partial}"
     return f"fix first: {finding}{partial}"
+
+
+def nothing_found(report: Report) -> str:
+    """What the verdict says where no finding stands: the hang or failure a pasted log shows, quoted, else that
+    nothing explains low throughput, with the `stackaudit ceiling` command to measure against."""
+    trouble = report.host.get("trouble")
+    if isinstance(trouble, dict) and trouble.get("kind") in _TROUBLE_NEXT:
+        kind = str(trouble["kind"])
+        quote = cut_at_word(str(trouble.get("line", "")), 100)
+        return f"nothing found below the engine that explains the {kind} (“{quote}”); next: {_TROUBLE_NEXT[kind]}"
+    return f"{NOTHING_FOUND}: `{ceiling_command(report)}`"
+
+
+# What to do next where the host does not explain a hang or a failure the log shows.
+_TROUBLE_NEXT = {"hang": "paste the engine's log with NCCL_DEBUG=INFO from its start to where it stops",
+                 "failure": "read the log's first error: it is the engine's, not the host's"}
+
+
+def ceiling_command(report: Report) -> str:
+    """`stackaudit ceiling --model MODEL --gpu H100 --gpus 8 --measured TOK/S`: the GPU the source shows filled in."""
+    gpus = report.host.get("gpus")
+    names = gpus.get("names") if isinstance(gpus, dict) else None
+    count = gpus.get("count") if isinstance(gpus, dict) else None
+    gpu = f" --gpu {_quote(str(names[0]))}" if isinstance(names, list) and len(names) == 1 else " --gpu GPU"
+    many = f" --gpus {count}" if isinstance(count, int) and count > 1 else ""
+    return f"stackaudit ceiling --model MODEL{gpu}{many} --measured TOK/S"
 
 
 def gap_lead(report: Report) -> tuple[str, bool]:

@@ -1,0 +1,102 @@
+"""What a pasted log shows the user fighting besides slowness: a hang (a timeout) or a failure (an error).
+
+Fact `trouble` (Trouble): the first line of a pasted engine / NCCL log, Ray log or lines of evidence that
+shows a hang, else the first that shows a failure, with its kind; else a hang in the user's own words
+(importers/prose_trouble.py).
+A hang's line outranks a failure's, since a watchdog's timeout ends in an error too.
+The report's verdict names it where no finding explains it (report/header.py `verdict`).
+A setting that names a timeout (`watchdog_timeout=300`, `--watchdog-timeout`) is not a hang.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.registry import fact, first_of, parser
+from stackaudit.facts.sources import ENGINE_LOG, EVIDENCE_LINES, RAY_LOG, USER_TROUBLE
+
+# NCCL's and PyTorch's watchdog (`Watchdog caught collective operation timeout`), a timeout said in words.
+_HANG_WORDS = r"timed out|time ?out(?![\w=-])|hangs?|hanging|stuck|deadlock(?:ed)?"
+HANG = re.compile(rf"(?<![\w-])(?:{_HANG_WORDS})(?![\w-])", re.I)
+# A hang as people write it: the log's words, and `hung`, `freezes`, `no response`.
+USER_HANG = re.compile(rf"(?<![\w-])(?:{_HANG_WORDS}|hung|freez(?:es|ing)|no response)(?![\w-])", re.I)
+# Python's traceback head, a log line at ERROR or CRITICAL level, an exception's name with its message.
+FAILURE = re.compile(r"Traceback \(most recent call last\)|\b(?:ERROR|CRITICAL)\b|\b\w+(?:Error|Exception): ")
+
+
+@dataclass(frozen=True)
+class Trouble:
+    kind: Literal["hang", "failure"]
+    line: str  # the line that shows it, verbatim
+
+
+def find_trouble(text: str) -> Trouble:
+    """The first hang line, else the first failure line; ParseError when the text shows neither."""
+    lines = text.splitlines()
+    for kind, pattern in (("hang", HANG), ("failure", FAILURE)):
+        for line in lines:
+            if m := pattern.search(line):
+                return Trouble(kind, _sentence(line, m.start()))  # type: ignore[arg-type]
+    raise ParseError("no hang or failure in the log")
+
+
+def _sentence(line: str, at: int) -> str:
+    """The sentence of `line` that holds position `at` (prose runs on; a log line is one sentence), at most 300
+    characters."""
+    start = line.rfind(". ", 0, at)
+    end = line.find(". ", at)
+    return line[start + 2 if start >= 0 else 0:end + 1 if end >= 0 else len(line)].strip()[:300]
+
+
+fact("trouble", Trouble, first_of, hint="paste the engine's log up to where it stops or fails")
+
+
+@parser(ENGINE_LOG, feeds="trouble", kind=Trouble, rank=20)
+def trouble_in_engine_log(text: str) -> Trouble:
+    """A hang or failure line of a pasted engine / NCCL log.
+
+    Input (tests/data/captures/314)::
+
+        (VllmWorkerProcess pid=409) ERROR 11-19 06:08:46 multiproc_worker_utils.py:229] Traceback (most recent call last):
+    """
+    return find_trouble(text)
+
+
+@parser(RAY_LOG, feeds="trouble", kind=Trouble, rank=25)
+def trouble_in_ray_log(text: str) -> Trouble:
+    """A hang or failure line of a pasted Ray log.
+
+    Input (tests/data/captures/65)::
+
+        2021-03-11 01:20:22,469 INFO services.py:1251 -- View the Ray dashboard at http://127.0.0.1:8265
+        ValueError                                Traceback (most recent call last)
+    """
+    return find_trouble(text)
+
+
+@parser(EVIDENCE_LINES, feeds="trouble", kind=Trouble, rank=30)
+def trouble_in_evidence_lines(text: str) -> Trouble:
+    """A hang or failure line pasted on its own (an error quoted in prose).
+
+    Input (tests/data/captures/314)::
+
+        (VllmWorkerProcess pid=409) ERROR 11-19 06:08:46 multiproc_worker_utils.py:229] Traceback (most recent call last):
+    """
+    return find_trouble(text)
+
+
+@parser(USER_TROUBLE, feeds="trouble", kind=Trouble, rank=90)
+def trouble_in_user_words(text: str) -> Trouble:
+    """A hang in the user's own words, beside an engine command or log.
+
+    Input (tests/data/captures/68)::
+
+        If I disable tensor parallelism, everything works fine. However, as long as I set tensor-parallel-size > 1, it will get stuck when loading the model. The log is as follows:
+    """
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    if not (m := USER_HANG.search(line)):
+        raise ParseError("no hang in the user's words")
+    return Trouble("hang", _sentence(line, m.start()))

@@ -1,0 +1,82 @@
+"""Where no finding stands, the verdict answers the question the paste shows: a hang or a failure a pasted log or
+the user's own words show is named, quoted; else low throughput, with the `stackaudit ceiling` command to run.
+Each case is read through `audit --from` into the JSON `verdict`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from corpus import body
+from stackaudit.cli.main import main
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.trouble import find_trouble
+
+# Real: https://github.com/vllm-project/vllm/issues/6042 (issue body by youkaichao), vLLM's log of a TP run whose
+# all-reduce hung until PyTorch's watchdog ended it, an excerpt.
+WATCHDOG_6042 = """\
+ERROR 07-01 13:54:43 multiproc_worker_utils.py:120] Worker VllmWorkerProcess pid 1159 died, exit code: -6
+INFO 07-01 13:54:43 multiproc_worker_utils.py:123] Killing local vLLM worker processes
+[rank0]:[E ProcessGroupNCCL.cpp:563] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=2, OpType=ALLREDUCE, NumelIn=134217728, NumelOut=134217728, Timeout(ms)=600000) ran for 600059 milliseconds before timing out.
+"""
+# Real: https://github.com/vllm-project/vllm/issues/3071 (issue body by liulisi16323), vLLM 0.3.1 with Ray, verbatim.
+WATCHDOG_3071 = ("(RayWorkerVllm pid=1394) [E ProcessGroupNCCL.cpp:475] [Rank 3] Watchdog caught collective operation "
+                 "timeout: WorkNCCL(SeqNum=4967570, OpType=ALLREDUCE, NumelIn=73728, NumelOut=73728, "
+                 "Timeout(ms)=1800000) ran for 1800542 milliseconds before timing out.\n")
+# Modelled: SGLang's server-args log line, a timeout that is a setting and not a hang.
+SETTING = "[2025-06-01 10:00:00] server_args=ServerArgs(tp_size=8, watchdog_timeout=300, dist_timeout=None)\n"
+
+
+@pytest.fixture(autouse=True)
+def own_data_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A HOME of this test's own: no `bench` history left by other runs gives a measured rate."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+
+
+def _verdict(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str) -> str:
+    paste = tmp_path / "paste.txt"
+    paste.write_text(text, encoding="utf-8")
+    capsys.readouterr()
+    assert main(["audit", "--from", str(paste), "--format", "json"]) == 0
+    return str(json.loads(capsys.readouterr().out)["verdict"])
+
+
+@pytest.mark.parametrize(("prefix", "said"), [
+    ("68", "explains the hang (“However, as long as I set tensor-parallel-size > 1, it will get stuck"),  # user's words
+    ("314", "explains the failure (“(VllmWorkerProcess pid=409) ERROR 11-19 06:08:46"),  # a traceback in the log
+])
+def test_a_capture_that_shows_a_hang_or_failure_names_it(prefix: str, said: str, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    verdict = _verdict(tmp_path, capsys, body(prefix))
+    assert verdict.startswith("nothing found below the engine that " + said)
+    assert "throughput" not in verdict
+
+
+@pytest.mark.parametrize("log", [WATCHDOG_6042, WATCHDOG_3071])
+def test_a_watchdog_timeout_in_the_log_is_a_hang(log: str, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    verdict = _verdict(tmp_path, capsys, log)
+    assert verdict.startswith("nothing found below the engine that explains the hang (“")
+    assert "Watchdog caught collective" in verdict
+
+
+def test_a_log_with_throughput_figures_keeps_the_throughput_verdict_and_the_command(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    verdict = _verdict(tmp_path, capsys, body("217"))  # SGLang's decode log: `gen throughput (token/s)` lines
+    assert verdict.startswith("nothing found that explains low throughput; next: measure against the ceiling: "
+                              "`stackaudit ceiling --model MODEL --gpu ")
+    assert "--measured TOK/S`" in verdict
+
+
+def test_the_ceiling_command_names_the_gpus_the_source_shows(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    verdict = _verdict(tmp_path, capsys, body("322"))  # check_env: eight H100s, no log
+    assert "`stackaudit ceiling --model MODEL --gpu 'NVIDIA H100 80GB HBM3' --gpus 8 --measured TOK/S`" in verdict
+
+
+def test_a_timeout_setting_is_not_a_hang() -> None:
+    with pytest.raises(ParseError):
+        find_trouble(SETTING + "python -m sglang.launch_server --watchdog-timeout 300\n")
