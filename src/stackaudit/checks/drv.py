@@ -1189,8 +1189,10 @@ def _xid_verdict(gpu_events: GpuEvents, nvidia: NvidiaGpus | None, pci: PciDevic
     actions = {**gpu_events.recovery_actions(),
                **{(g.bdf or g.subject): g.recovery_action for g in (nvidia.gpus if nvidia else ())
                   if g.recovery_action not in (None, "None")}}
-    if elsewhere and not [e for e in events if e.code != 154] and not actions:
-        # Every Xid shown is also another check's finding: they are still Xids, judged here by their class.
+    borrowed = bool(elsewhere) and not [e for e in events if e.code != 154] and not actions
+    if borrowed:
+        # Every Xid shown is also another check's finding: they are still Xids, judged here by their class, while
+        # the line stays quoted there (one log line, one quote).
         events = gpu_events.events
     if not [e for e in events if e.code != 154] and not actions:
         if (nvidia is not None and nvidia.none_on_bus) or (pci is not None and not pci.nvidia_gpus):
@@ -1216,8 +1218,9 @@ def _xid_verdict(gpu_events: GpuEvents, nvidia: NvidiaGpus | None, pci: PciDevic
     actual = {f"{e.bdf or '?'} xid {e.code}" if e.kind == "xid" else f"{e.bdf or '?'} {e.kind}": e.count
               for e in events}
     # The hardware lines first, so the quote is a line of what the title names (never an Xid 43 under an Xid 79).
-    evidence = ([e.line for e in events if e.line and e.hw_class != APPLICATION][-5:]
-                + [e.line for e in events if e.line and e.hw_class == APPLICATION][-2:])
+    quoted = [e for e in events if e.line and e.line.strip() not in owned]
+    evidence = ([e.line for e in quoted if e.hw_class != APPLICATION][-5:]
+                + [e.line for e in quoted if e.hw_class == APPLICATION][-2:])
     if not hardware:
         # 13/31/43 alone: the program faulted, the GPU did not (reported apart, as information).
         return not_an_issue("application faults, not the hardware: " + "; ".join(applications)
@@ -1230,6 +1233,8 @@ def _xid_verdict(gpu_events: GpuEvents, nvidia: NvidiaGpus | None, pci: PciDevic
         parts.append("recovery action: " + ", ".join(f"{b} {a}" for b, a in sorted(rest.items())))
     if applications:
         parts.append("also application faults (information): " + "; ".join(applications))
+    if borrowed:
+        parts.append(f"the line is quoted under {', '.join(elsewhere)}")
     cost = _xid_cost(events, actions)
     fix = None if cost == "driver-reload" else Fix.of(
         step("Restart the serving engine (the application faulted)" if cost == "restart" else
