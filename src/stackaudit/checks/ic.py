@@ -583,7 +583,7 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
             f"P2P is on but slower than copies through host memory: ACS or the IOMMU redirects peer traffic "
             f"(p2pBandwidthLatencyTest, {figures[0]}; {len(slow)} pair(s) below half)",
             actual=figures[:8], expected="P2P-enabled bandwidth at least half the P2P-disabled bandwidth",
-            evidence=figures[:4]), [f"GPU {d}" for d in p2p_bandwidth.devices], gpus.whole_count if gpus else None)
+            evidence=figures[:4]), _measured(p2p_bandwidth), len(p2p_bandwidth.devices) or None)
     if peer_refusals is not None and peer_refusals.refusals:
         return _refusal_verdict(peer_refusals, _models(gpus), gpu_topology, gpus)
     compared = p2p_bandwidth.compared() if p2p_bandwidth is not None else ()
@@ -593,7 +593,7 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
             f"p2pBandwidthLatencyTest: every pair that can access its peer ({len(compared)}) moves at least half "
             f"with P2P what it moves through host memory (lowest: {low[0]}->{low[1]} {low[2]:.2f} GB/s with P2P, "
             f"{low[3]:.2f} GB/s without)", actual={f"{a}->{b}": [en, dis] for a, b, en, dis in compared[:12]}),
-            [f"GPU {d}" for d in p2p_bandwidth.devices], gpus.whole_count if gpus else None)
+            _measured(p2p_bandwidth), len(p2p_bandwidth.devices) or None)
     if gpu_p2p is not None and gpu_p2p.refuses_all():
         return not_applicable("the driver reports no P2P between any GPU pair ("
                               + gpu_p2p.states_not_ok() + "): there is no P2P to "
@@ -604,6 +604,11 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
                    "and trusts the driver's report" + (" (which says OK)" if driver_ok else ""),
                    hint="run CUDA `p2pBandwidthLatencyTest` or `nvbandwidth`, or start vLLM once with "
                    "VLLM_SKIP_P2P_CHECK=0 and read ~/.cache/vllm/gpu_p2p_access_cache_for_*.json")
+
+
+def _measured(bandwidth: P2pBandwidth) -> list[str]:
+    """The GPUs (CUDA ordinals) of the pairs p2pBandwidthLatencyTest measured both ways, as coverage subjects."""
+    return [f"GPU {d}" for d in sorted({d for a, b, _, _ in bandwidth.compared() for d in (a, b)})]
 
 
 _P2P_DATA_TEST = ("run CUDA `p2pBandwidthLatencyTest` (its verification pass) or `nccl-tests` all_reduce_perf with -c 1 "
