@@ -10,7 +10,7 @@ from stackaudit.importers.pasted import load_pasted
 
 # NVIDIA/nccl#1264 (HGX H100 SXM, NVLink4): the retrieved copy starts at the connectivity matrix and cuts the
 # P2P-enabled matrix after row 0's seventh cell. The matrices below are verbatim up to that cut; the title line and
-# the `CAN Access Peer` lines of device 0 are modelled from the all-1 connectivity matrix.
+# the `CAN Access Peer` lines of device 0 are modelled from the all-1 connectivity matrix; trailing spaces dropped.
 H100_NVLINK = """[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]
 Device=0 CAN Access Peer Device=1
 Device=0 CAN Access Peer Device=2
@@ -24,17 +24,17 @@ P2P Connectivity Matrix
      0\t     1     1     1     1     1     1     1     1
      1\t     1     1     1     1     1     1     1     1
 Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)
-   D\\D     0      1      2      3      4      5      6      7 
-     0 2474.76  37.19  37.20  36.91  37.06  37.16  37.28  37.24 
-     1  36.36 2512.44  37.35  36.32  36.95  37.12  36.74  36.30 
-     2  36.34  36.27 2498.88  36.46  37.51  37.54  36.37  37.23 
-     3  36.74  37.12  37.23 2499.38  37.00  37.86  36.69  37.02 
-     4  36.87  37.10  37.36  37.14 2499.63  37.26  37.25  37.47 
-     5  37.45  37.52  37.02  37.56  37.07 2514.71  38.05  37.26 
-     6  36.79  36.40  37.49  37.41  37.31  37.10 2504.76  37.38 
-     7  37.02  37.38  37.24  37.09  37.92  37.46  37.38 2503.38 
+   D\\D     0      1      2      3      4      5      6      7
+     0 2474.76  37.19  37.20  36.91  37.06  37.16  37.28  37.24
+     1  36.36 2512.44  37.35  36.32  36.95  37.12  36.74  36.30
+     2  36.34  36.27 2498.88  36.46  37.51  37.54  36.37  37.23
+     3  36.74  37.12  37.23 2499.38  37.00  37.86  36.69  37.02
+     4  36.87  37.10  37.36  37.14 2499.63  37.26  37.25  37.47
+     5  37.45  37.52  37.02  37.56  37.07 2514.71  38.05  37.26
+     6  36.79  36.40  37.49  37.41  37.31  37.10 2504.76  37.38
+     7  37.02  37.38  37.24  37.09  37.92  37.46  37.38 2503.38
 Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)
-   D\\D     0      1      2      3      4      5      6      7 
+   D\\D     0      1      2      3      4      5      6      7
      0 2494.76 371.02 376.65 376.60 376.82 375.59 375.94
 """
 
