@@ -245,8 +245,9 @@ def p2p_bandwidth_test(text: str) -> P2pBandwidth:
 def refusals_in_p2p_bandwidth_test(text: str) -> PeerRefusals:
     """Peer-access refusals (`CANNOT Access Peer`) in a pasted p2pBandwidthLatencyTest output.
 
-    Input (modelled on tests/data/captures/361)::
+    Input (https://github.com/aikitoria/open-gpu-kernel-modules/pull/5, RTX 4090 and 5090 mixed)::
 
-        Device=0 CANNOT Access Peer Device=1
+        Device=0 CAN Access Peer Device=1
+        Device=0 CANNOT Access Peer Device=2
     """
     return PeerRefusals(find_refusals(text.splitlines()))
