@@ -578,10 +578,10 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
                   "custom all-reduce", evidence=list(serving_log.p2p_cache_paths[:1]))
     slow = p2p_bandwidth.slow() if p2p_bandwidth is not None else ()
     if p2p_bandwidth is not None and slow:
-        figures = [f"{a}->{b}: {en:.2f} GB/s with P2P, {dis:.2f} GB/s without" for a, b, en, dis in slow]
+        figures = [f"{a}->{b} {en:.2f} GB/s with P2P against {dis:.2f} GB/s without" for a, b, en, dis in slow]
         return over_subjects(issue(
-            f"P2P is on but slower than copies through host memory: ACS or the IOMMU redirects peer traffic "
-            f"(p2pBandwidthLatencyTest, {figures[0]}; {len(slow)} pair(s) below half)",
+            f"P2P is on but slower than copies through host memory ({figures[0]}; {len(slow)} pair(s) below half in "
+            "p2pBandwidthLatencyTest): ACS or the IOMMU redirects peer traffic",
             actual=figures[:8], expected="P2P-enabled bandwidth at least half the P2P-disabled bandwidth",
             evidence=figures[:4]), _measured(p2p_bandwidth), len(p2p_bandwidth.devices) or None)
     if peer_refusals is not None and peer_refusals.refusals:
