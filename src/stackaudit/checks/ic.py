@@ -32,7 +32,7 @@ from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.nvidia import gpu_spec
 from stackaudit.facts.parallelism import SERVING_ENGINES, ServingEngine
-from stackaudit.facts.peer_access import NCCL, PeerRefusals
+from stackaudit.facts.peer_access import NCCL, P2pBandwidth, PeerRefusals
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import (
@@ -497,8 +497,9 @@ def _iommu_gpu_faults(kernel_log: KernelLog | None, gpus: GpuInventory | None) -
 def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None,
                    vllm_p2p_cache: VllmP2pCache | None = None, serving_log: ServingLog | None = None,
                    kernel_log: KernelLog | None = None, gpus: GpuInventory | None = None,
-                   peer_refusals: PeerRefusals | None = None) -> Outcome:
-    """Reads: vLLM's cached real P2P probe `$VLLM_CACHE_ROOT/gpu_p2p_access_cache_for_<CUDA_VISIBLE_DEVICES>.json`
+                   peer_refusals: PeerRefusals | None = None, p2p_bandwidth: P2pBandwidth | None = None) -> Outcome:
+    """Reads: CUDA samples' `p2pBandwidthLatencyTest` (a pair that CAN access its peer with P2P-enabled
+    unidirectional bandwidth below half its P2P-disabled bandwidth is an issue; every pair at or above is ok); vLLM's cached real P2P probe `$VLLM_CACHE_ROOT/gpu_p2p_access_cache_for_<CUDA_VISIBLE_DEVICES>.json`
     (default `~/.cache/vllm`), `nvidia-smi topo -p2p rw`, `nvidia-smi topo -m`, a pasted vLLM log
     ("Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test
     failed", "reading/generating GPU P2P access cache"), and IOMMU faults naming a GPU in `dmesg`;
@@ -525,12 +526,13 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     all-reduce off until the file is deleted. NVLink pairs do not use PCIe P2P. Unidirectional
     PCIe Gen4 P2P of 20-26 GB/s is healthy; do not compare it with NVLink.
     """
-    return _p2p_functional(gpu_topology, gpu_p2p, vllm_p2p_cache, serving_log, kernel_log, gpus, peer_refusals)
+    return _p2p_functional(gpu_topology, gpu_p2p, vllm_p2p_cache, serving_log, kernel_log, gpus, peer_refusals,
+                           p2p_bandwidth)
 
 
 def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, vllm_p2p_cache: VllmP2pCache | None,
                     serving_log: ServingLog | None, kernel_log: KernelLog | None, gpus: GpuInventory | None,
-                    peer_refusals: PeerRefusals | None = None) -> Outcome:
+                    peer_refusals: PeerRefusals | None = None, p2p_bandwidth: P2pBandwidth | None = None) -> Outcome:
     """IC-P2P-FUNCTIONAL from the probes, the driver's matrix and the logs (p2p_functional adds the symptoms)."""
     count = gpus.whole_count if gpus is not None else None
     if count is not None and count < 2:
@@ -574,8 +576,24 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
     if serving_log is not None and serving_log.p2p_cache_generated and not log_fail:
         return ok("the engine ran vLLM's real P2P probe (\"generating GPU P2P access cache\") and did not disable "
                   "custom all-reduce", evidence=list(serving_log.p2p_cache_paths[:1]))
+    slow = p2p_bandwidth.slow() if p2p_bandwidth is not None else ()
+    if p2p_bandwidth is not None and slow:
+        figures = [f"{a}->{b} {en:.2f} GB/s with P2P against {dis:.2f} GB/s without" for a, b, en, dis in slow]
+        return over_subjects(issue(
+            f"P2P is on but slower than copies through host memory ({figures[0]}; {len(slow)} pair(s) below half in "
+            "p2pBandwidthLatencyTest): ACS or the IOMMU redirects peer traffic",
+            actual=figures[:8], expected="P2P-enabled bandwidth at least half the P2P-disabled bandwidth",
+            evidence=figures[:4]), _measured(p2p_bandwidth), len(p2p_bandwidth.devices) or None)
     if peer_refusals is not None and peer_refusals.refusals:
         return _refusal_verdict(peer_refusals, _models(gpus), gpu_topology, gpus)
+    compared = p2p_bandwidth.compared() if p2p_bandwidth is not None else ()
+    if p2p_bandwidth is not None and compared:
+        low = min(compared, key=lambda c: c[2] / c[3] if c[3] else 0.0)
+        return over_subjects(ok(
+            f"p2pBandwidthLatencyTest: every pair that can access its peer ({len(compared)}) moves at least half "
+            f"with P2P what it moves through host memory (lowest: {low[0]}->{low[1]} {low[2]:.2f} GB/s with P2P, "
+            f"{low[3]:.2f} GB/s without)", actual={f"{a}->{b}": [en, dis] for a, b, en, dis in compared[:12]}),
+            _measured(p2p_bandwidth), len(p2p_bandwidth.devices) or None)
     if gpu_p2p is not None and gpu_p2p.refuses_all():
         return not_applicable("the driver reports no P2P between any GPU pair ("
                               + gpu_p2p.states_not_ok() + "): there is no P2P to "
@@ -586,6 +604,11 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
                    "and trusts the driver's report" + (" (which says OK)" if driver_ok else ""),
                    hint="run CUDA `p2pBandwidthLatencyTest` or `nvbandwidth`, or start vLLM once with "
                    "VLLM_SKIP_P2P_CHECK=0 and read ~/.cache/vllm/gpu_p2p_access_cache_for_*.json")
+
+
+def _measured(bandwidth: P2pBandwidth) -> list[str]:
+    """The GPUs (CUDA ordinals) of the pairs p2pBandwidthLatencyTest measured both ways, as coverage subjects."""
+    return [f"GPU {d}" for d in sorted({d for a, b, _, _ in bandwidth.compared() for d in (a, b)})]
 
 
 _P2P_DATA_TEST = ("run CUDA `p2pBandwidthLatencyTest` (its verification pass) or `nccl-tests` all_reduce_perf with -c 1 "

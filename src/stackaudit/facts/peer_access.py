@@ -19,7 +19,11 @@ The indices are CUDA device ordinals of the program (CUDA_VISIBLE_DEVICES and CU
 them), not nvidia-smi's GPU indices. A refusal is the driver's report, not a failure of the run: whether
 it is expected (GeForce policy, a host bridge or CPU between the GPUs, a VM) is the check's judgement.
 
-Sources, joined (`union`): a pasted engine / NCCL log and lines of evidence pasted on their own.
+Sources, joined (`union`): a pasted engine / NCCL log, a pasted `p2pBandwidthLatencyTest` output and lines of
+evidence pasted on their own.
+
+`P2pBandwidth` is the CUDA samples' `p2pBandwidthLatencyTest` run: the pairs that CAN access their peer and
+the unidirectional bandwidth per pair with P2P enabled (writes) and disabled (copies through host memory).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from stackaudit.facts.registry import Sourced, fact, parser, union
-from stackaudit.facts.sources import ENGINE_LOG, EVIDENCE_LINES
+from stackaudit.facts.sources import ENGINE_LOG, EVIDENCE_LINES, P2P_BANDWIDTH_TEST
 
 NCCL = "NCCL"
 CUDA = "CUDA"
@@ -162,5 +166,88 @@ def refusals_in_evidence_lines(text: str) -> PeerRefusals:
         cudaError_t.cudaSuccess
         >>> print(result)
         0
+    """
+    return PeerRefusals(find_refusals(text.splitlines()))
+
+
+# p2pBandwidthLatencyTest: its peer-access answer per pair, and the unidirectional bandwidth matrices.
+_CAN = re.compile(r"^\s*Device=(?P<a>\d+) CAN Access Peer Device=(?P<b>\d+)")
+_DEVICE = re.compile(r"^\s*Device: (?P<d>\d+), ")
+_UNI = re.compile(r"^\s*Unidirectional P2P=(?P<mode>Enabled|Disabled) Bandwidth (?:\(P2P Writes\) )?Matrix")
+_MATRIX = re.compile(r"^\s*(?:Uni|Bi)directional P2P=|^\s*P2P=")
+_COLUMNS = re.compile(r"^\s*D\\D((?:\s+\d+)+)\s*$")
+_ROW = re.compile(r"^\s*(?P<d>\d+)(?P<v>(?:\s+\d+(?:\.\d+)?)+)\s*$")
+
+
+@dataclass(frozen=True)
+class P2pBandwidth(Sourced):
+    """One p2pBandwidthLatencyTest run: `(a, b, GB/s)` for each ordered pair a != b, per matrix."""
+    devices: tuple[int, ...] = ()
+    can_access: tuple[tuple[int, int], ...] = ()
+    enabled: tuple[tuple[int, int, float], ...] = ()
+    disabled: tuple[tuple[int, int, float], ...] = ()
+
+    def compared(self) -> tuple[tuple[int, int, float, float], ...]:
+        """`(a, b, enabled, disabled)` for each pair that CAN access its peer and has both figures."""
+        off = {(a, b): v for a, b, v in self.disabled}
+        return tuple((a, b, v, off[(a, b)]) for a, b, v in self.enabled
+                     if (a, b) in off and (a, b) in self.can_access)
+
+    def slow(self) -> tuple[tuple[int, int, float, float], ...]:
+        """The compared pairs whose P2P-enabled bandwidth is below half their P2P-disabled bandwidth."""
+        return tuple(c for c in self.compared() if c[2] < c[3] / 2)
+
+
+fact("p2p_bandwidth", P2pBandwidth, hint="paste the whole output of CUDA samples' `p2pBandwidthLatencyTest`")
+
+
+@parser(P2P_BANDWIDTH_TEST, feeds="p2p_bandwidth", kind=P2pBandwidth, rank=10)
+def p2p_bandwidth_test(text: str) -> P2pBandwidth:
+    """Peer access and unidirectional bandwidth per pair in a pasted p2pBandwidthLatencyTest output.
+
+    Input (tests/data/captures/361)::
+
+        Device=0 CAN Access Peer Device=1
+        Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)
+           D\\D     0      1      2
+             0 673.20  13.15  13.15
+             1  12.99 673.20  22.20
+        Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)
+           D\\D     0      1      2
+             0 673.49   2.60   1.58
+             1   2.12 672.33   1.70
+    """
+    devices: list[int] = []
+    can: list[tuple[int, int]] = []
+    found: dict[str, list[tuple[int, int, float]]] = {"Enabled": [], "Disabled": []}
+    mode: str | None = None
+    columns: list[int] = []
+    for line in text.splitlines():
+        if m := _DEVICE.match(line):
+            devices.append(int(m["d"]))
+        elif m := _CAN.match(line):
+            can.append((int(m["a"]), int(m["b"])))
+        elif m := _UNI.match(line):
+            mode, columns = m["mode"], []
+        elif _MATRIX.match(line) or "Matrix" in line:
+            mode, columns = None, []
+        elif m := _COLUMNS.match(line):
+            columns = [int(c) for c in m[1].split()]
+        elif mode is not None and (m := _ROW.match(line)):
+            for b, v in zip(columns, m["v"].split(), strict=False):
+                if b != int(m["d"]):
+                    found[mode].append((int(m["d"]), b, float(v)))
+    return P2pBandwidth(tuple(dict.fromkeys(devices)), tuple(dict.fromkeys(can)), tuple(found["Enabled"]),
+                        tuple(found["Disabled"]))
+
+
+@parser(P2P_BANDWIDTH_TEST, feeds="peer_refusals", kind=PeerRefusals, rank=15)
+def refusals_in_p2p_bandwidth_test(text: str) -> PeerRefusals:
+    """Peer-access refusals (`CANNOT Access Peer`) in a pasted p2pBandwidthLatencyTest output.
+
+    Input (https://github.com/aikitoria/open-gpu-kernel-modules/pull/5, RTX 4090 and 5090 mixed)::
+
+        Device=0 CAN Access Peer Device=1
+        Device=0 CANNOT Access Peer Device=2
     """
     return PeerRefusals(find_refusals(text.splitlines()))

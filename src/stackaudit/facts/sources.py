@@ -249,6 +249,10 @@ RAY_LOG = Source("ray_log", "pasted Ray log", doc=True, hint="paste the `ray sta
 
 NCCL_TESTS = Source("nccl_tests", "pasted nccl-tests output", doc=True, hint="paste the all_reduce_perf output")
 
+# The CUDA samples' p2pBandwidthLatencyTest output: peer access per pair and the bandwidth matrices.
+P2P_BANDWIDTH_TEST = Source("p2p_bandwidth_test", "pasted p2pBandwidthLatencyTest output", doc=True,
+                            hint="paste the whole output of CUDA samples' `p2pBandwidthLatencyTest`")
+
 # A command line that starts an engine (`vllm serve ...`, `python -m sglang.launch_server ...`), as pasted.
 ENGINE_COMMAND = Source("engine_command", "pasted engine command line", doc=True,
                         hint="paste the command that starts the engine")

@@ -1,0 +1,97 @@
+"""CUDA samples' p2pBandwidthLatencyTest: recognised, read per pair, judged by IC-P2P-FUNCTIONAL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus import corpus_path, fact
+from stackaudit.engine.testing import run_checks
+from stackaudit.importers.pasted import load_pasted
+
+# NVIDIA/nccl#1264 (HGX H100 SXM, NVLink4): the retrieved copy starts at the connectivity matrix and cuts the
+# P2P-enabled matrix after row 0's seventh cell. The matrices below are verbatim up to that cut; the title line and
+# the `CAN Access Peer` lines of device 0 are modelled from the all-1 connectivity matrix; trailing spaces dropped.
+H100_NVLINK = """[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]
+Device=0 CAN Access Peer Device=1
+Device=0 CAN Access Peer Device=2
+Device=0 CAN Access Peer Device=3
+Device=0 CAN Access Peer Device=4
+Device=0 CAN Access Peer Device=5
+Device=0 CAN Access Peer Device=6
+Device=0 CAN Access Peer Device=7
+P2P Connectivity Matrix
+     D\\D     0     1     2     3     4     5     6     7
+     0\t     1     1     1     1     1     1     1     1
+     1\t     1     1     1     1     1     1     1     1
+Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)
+   D\\D     0      1      2      3      4      5      6      7
+     0 2474.76  37.19  37.20  36.91  37.06  37.16  37.28  37.24
+     1  36.36 2512.44  37.35  36.32  36.95  37.12  36.74  36.30
+     2  36.34  36.27 2498.88  36.46  37.51  37.54  36.37  37.23
+     3  36.74  37.12  37.23 2499.38  37.00  37.86  36.69  37.02
+     4  36.87  37.10  37.36  37.14 2499.63  37.26  37.25  37.47
+     5  37.45  37.52  37.02  37.56  37.07 2514.71  38.05  37.26
+     6  36.79  36.40  37.49  37.41  37.31  37.10 2504.76  37.38
+     7  37.02  37.38  37.24  37.09  37.92  37.46  37.38 2503.38
+Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)
+   D\\D     0      1      2      3      4      5      6      7
+     0 2494.76 371.02 376.65 376.60 376.82 375.59 375.94
+"""
+
+# Modelled on capture 361: two RTX A6000 whose driver refuses peer access; the P2P-enabled run falls back to copies.
+CANNOT = """[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]
+Device: 0, NVIDIA RTX A6000, pciBusID: 3, pciDeviceID: 0, pciDomainID:0
+Device: 1, NVIDIA RTX A6000, pciBusID: 21, pciDeviceID: 0, pciDomainID:0
+Device=0 CANNOT Access Peer Device=1
+Device=1 CANNOT Access Peer Device=0
+Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)
+   D\\D     0      1
+     0 673.20  13.15
+     1  12.99 673.20
+Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)
+   D\\D     0      1
+     0 673.49   2.60
+     1   2.12 672.33
+"""
+
+
+def _paste(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "p2p.txt"
+    path.write_text(text)
+    return str(path)
+
+
+def test_capture_361_can_access_but_slower_than_host_copies_is_an_issue() -> None:
+    host = load_pasted([str(corpus_path("361"))])
+    bw = fact(host, "p2p_bandwidth")
+    assert bw.devices == (0, 1, 2) and len(bw.can_access) == 6
+    assert (0, 1, 2.6, 13.15) in bw.slow() and len(bw.slow()) == 6
+    r = run_checks(host, ["IC-P2P-FUNCTIONAL"])["IC-P2P-FUNCTIONAL"]
+    assert r.status == "issue"
+    assert "slower than copies through host memory" in r.message and "2.60 GB/s" in r.message
+    assert "13.15 GB/s" in r.message
+
+
+def test_nvlink_h100_faster_with_p2p_is_ok_over_the_gpus_measured(tmp_path: Path) -> None:
+    host = load_pasted([_paste(tmp_path, H100_NVLINK)])
+    assert len(fact(host, "p2p_bandwidth").compared()) == 6
+    r = run_checks(host, ["IC-P2P-FUNCTIONAL"])["IC-P2P-FUNCTIONAL"]
+    assert r.status == "ok" and "371.02 GB/s" in r.message
+    assert r.coverage is not None and r.coverage.count == 7
+
+
+def test_p2p_on_at_exactly_half_is_not_an_issue(tmp_path: Path) -> None:
+    half = H100_NVLINK.replace("0 2474.76  37.19", "0 2474.76 742.04")
+    r = run_checks(load_pasted([_paste(tmp_path, half)]), ["IC-P2P-FUNCTIONAL"])["IC-P2P-FUNCTIONAL"]
+    assert r.status == "ok"
+    below = H100_NVLINK.replace("0 2474.76  37.19", "0 2474.76 742.05")
+    r = run_checks(load_pasted([_paste(tmp_path, below)]), ["IC-P2P-FUNCTIONAL"])["IC-P2P-FUNCTIONAL"]
+    assert r.status == "issue" and "0->1" in r.message
+
+
+def test_cannot_access_keeps_the_refusal_verdicts(tmp_path: Path) -> None:
+    host = load_pasted([_paste(tmp_path, CANNOT)])
+    assert fact(host, "p2p_bandwidth").slow() == ()
+    assert fact(host, "peer_refusals").pairs == (frozenset((0, 1)),)
+    r = run_checks(host, ["IC-P2P-FUNCTIONAL"])["IC-P2P-FUNCTIONAL"]
+    assert r.status == "unknown" and "refuses peer access between CUDA device(s) 0-1" in r.message
