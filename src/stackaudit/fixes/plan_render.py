@@ -139,24 +139,28 @@ def _group_lines(plan: Plan, group: str) -> list[str]:
     if group == "container-host":
         out.append(f"# Run on {plan.container_host}, before the container's own steps; not in the container "
                    f"({plan.container}) {comment_text(plan.hostname)} this plan was made in.".replace("  ", " "))
-    out.append(f"{_function(group)}() {{")
     body: list[str] = []
     for s in plan.group(group):
         body += _step_lines(plan, s)
-    body += _verify_lines(plan, group)
-    if not any(not line.lstrip().startswith("#") for line in body):
-        body.append(f"{_INDENT}:  # nothing here runs by itself")
-    out += [*body, "}"]
+    out += _function_block(_function(group), body + _verify_lines(plan, group))
     reverts = [s for s in plan.group(group) if s.revert]
     if reverts:
-        out += ["", f"{_function(group, undo=True)}() {{"]
+        undo: list[str] = []
         for s in reversed(reverts):
-            out.append(_comment(f"-- {s.check}: undo {s.step.does}"))
+            undo.append(_comment(f"-- {s.check}: undo {s.step.does}"))
             if s.observed is not None:
-                out.append(f"{_INDENT}#    observed: {bash_word(observed_text(s.observed))}")
-            out += _command_lines(s.revert, group)
-        out.append("}")
+                undo.append(f"{_INDENT}#    observed: {bash_word(observed_text(s.observed))}")
+            undo += _command_lines(s.revert, group)
+        out += ["", *_function_block(_function(group, undo=True), undo)]
     return out
+
+
+def _function_block(name: str, body: list[str]) -> list[str]:
+    """A bash function of `body`; one whose every line is a comment (each command held for a person) gets a no-op,
+    since bash refuses a function with no command."""
+    if not any(not line.lstrip().startswith("#") for line in body):
+        body = [*body, f"{_INDENT}:  # nothing here runs by itself"]
+    return [f"{name}() {{", *body, "}"]
 
 
 def _source_words(plan: Plan) -> str:
