@@ -22,7 +22,8 @@ MiB = 1024 * 1024
     # NVIDIA/nccl#1518: a 4-GPU torchrun job failing to create its NCCL segments
     ("My /dev/shm is 64MB and there's plenty of space (a seperate error is that jobs that fail don't clear up this "
      "space), but I just manually rm them.", 64 * MiB),
-    # vllm-project/production-stack#276: the pod's size, after a TP 2 NCCL segment error
+    # vllm-project/production-stack#276 (corpus 73, whose df shows the same 64M): the pod's size, after a TP 2 NCCL
+    # segment error
     ("But when i check shm size in deployment pod with command, it showed that my shm size in container pod only "
      "has 64MB:", 64 * MiB),
 ])
