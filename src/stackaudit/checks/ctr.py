@@ -225,11 +225,18 @@ def _diagnostic_argv(containers: DockerContainers | None, label: str) -> str:
     return (" ".join(c.argv)[:80] or f"image {c.image}") if c else ""
 
 
-def _shm_free_only(shm: ShmInfo | None) -> Outcome:
-    """Where the source does not say whether it ran in a container, only a free-space figure (Ray's
-    "/dev/shm has only N bytes available") can decide, and only at the extremes: the size is at least
-    the free space, and with under a tenth of SHM_MIN free /dev/shm is either below SHM_MIN or 90 %
-    full, an issue in a container and on a host alike."""
+def _shm_free_only(shm: ShmInfo | None, procs: ServingProcesses | None = None,
+                   parallelism: Parallelism | None = None) -> Outcome:
+    """Where the source does not say whether it ran in a container, a size below SHM_MIN decides (an issue
+    in a container and on a host alike, unless one process with TP = 1 runs), and a free-space figure (Ray's
+    "/dev/shm has only N bytes available") only at the extremes: the size is at least the free space, and
+    with under a tenth of SHM_MIN free /dev/shm is either below SHM_MIN or 90 % full."""
+    if shm is not None and shm.size_bytes is not None and shm.size_bytes < SHM_MIN \
+            and not _single_process(procs, parallelism):
+        return issue(f"/dev/shm is {_size(shm.size_bytes)}: NCCL, PyTorch and vLLM's shared-memory queues need more; "
+                     "multi-process serving fails or hangs at start, in a container and on a host alike",
+                     actual=_size(shm.size_bytes), expected=">= 1 GiB (16 GiB or host IPC for TP > 1)",
+                     subjects=("/dev/shm",), evidence=shm.evidence)
     free = shm.available_bytes if shm is not None and shm.size_bytes is None else None
     if shm is None or free is None:
         return unknown("could not read container: the source does not show whether it ran in a container",
@@ -268,7 +275,8 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     """Reads: inside a container `df -k -P /dev/shm` and the tmpfs `size=` in /proc/self/mountinfo;
     on a Docker host `docker inspect` HostConfig.ShmSize and IpcMode of GPU/serving containers;
     on bare metal also systemd-logind's RemoveIPC (logind.conf) and the engine's user; the log
-    symptoms of facts/symptoms.py (NCCL failing to create or extend its /dev/shm segment).
+    symptoms of facts/symptoms.py (NCCL failing to create or extend its /dev/shm segment); last, the
+    size the user states for their machine (`CPU Shared Memory: 64MB`, facts/shm.py SHM_WORDS).
 
     Bad value: /dev/shm below 1 GiB where tensor/pipeline parallelism or a multi-process engine
     runs (vLLM V1 always runs API server, engine core and workers as processes); Use% near 100 %;
@@ -279,7 +287,8 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     hangs at start. logind's RemoveIPC deletes a user's segments when the user logs out.
 
     A symptom line proves the issue on its own, quoted, whatever the sizes say or leave unknown;
-    whether it ran in a container only sharpens the fix.
+    whether it ran in a container only sharpens the fix. So does a size below 1 GiB where the source
+    does not say whether it ran in a container: too small in a container and on a host alike.
 
     Traps: a single-process server with TP = 1 (Ollama, llama.cpp) barely uses /dev/shm (not an
     issue, whatever its pasted spec shows of the size: cut, host IPC, no GPU request); vLLM V1 and SGLang are multi-process even at TP = 1. On a Docker host a container whose
@@ -302,7 +311,7 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
     """CTR-SHM-SIZE from the sizes the facts show (the engine adds the log's symptoms)."""
     procs = serving_processes
     if container is None:
-        return _shm_free_only(shm)
+        return _shm_free_only(shm, procs, parallelism)
     if container.in_container:
         fix = _shm_fix(container.kind)
         spec = _own_spec(docker_containers)

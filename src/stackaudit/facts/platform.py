@@ -83,6 +83,34 @@ CLOUD_INSTANCES = (
 )
 
 
+@dataclass(frozen=True)
+class PlatformWords:
+    """A statement in the user's own words that says the machine is bare metal."""
+
+    pattern: str  # searched in one line of the user's words, case ignored
+    what: str
+
+
+# Statements, not mentions: VM threads compare with bare metal ("25% of baremetal speed", NVIDIA/nccl#2171; "the
+# same as BareMetal environment", NVIDIA/nccl#1464) and maintainers ask ("Are you running inside a VM ?",
+# NVIDIA/nccl#428), so a row needs a negated VM, or "bare metal" as the label of a machine the line names.
+PLATFORM_WORDS = (
+    PlatformWords(r"\bnot\s+(?:running\s+|run\s+)?(?:inside|in|on)\s+an?\s+(?:VM|virtual\s+machine)\b",
+                  "the user says it does not run in a VM"),
+    PlatformWords(r"\bbare[- ]?metal\s*,?\s*(?:\(\s*)?not\s+an?\s+(?:VM|virtual\s+machine)\b",
+                  "the user says bare metal, not a VM"),
+    PlatformWords(r"^[\s*>•-]*(?:\*\*)?bare[- ]?metal(?:\*\*)?\s+(?:\S+\s+){0,3}?(?:\d+\s*x\s*\w|server\b|node\b|"
+                  r"host\b|machine\b|workstation\b)", "the user lists the machine as bare metal"),
+)
+
+
+def platform_words(line: str) -> PlatformWords | None:
+    """The row of PLATFORM_WORDS a line of the user's words states, or None (a question states nothing)."""
+    if "?" in line:
+        return None
+    return next((row for row in PLATFORM_WORDS if re.search(row.pattern, line, re.I)), None)
+
+
 _ANY_INSTANCE = re.compile(r"large\b|\.(?:nano|micro|small|medium)\b|Standard[_ ]N|-(?:highgpu|megagpu|ultragpu|edgegpu|"
                            r"standard)-", re.I)
 
@@ -223,6 +251,7 @@ def virtualization(ctx: FactContext) -> Virtualization:
 @parser(USER_MACHINE, feeds="virtualization", kind=Virtualization, rank=90)
 def virtualization_from_user_words(text: str) -> Virtualization:
     """A cloud instance type in the user's words (`g5.48xlarge`): that provider's VM; several providers, none.
+    A statement of PLATFORM_WORDS (`It is not running inside a VM.`): bare metal; beside an instance type, none.
 
     Input (tests/data/captures/215)::
 
@@ -230,8 +259,13 @@ def virtualization_from_user_words(text: str) -> Virtualization:
     """
     named = cloud_instances(text)
     vms = {row.vm for _, row in named}
+    bare = next(((line.strip(), said) for line in text.splitlines() if (said := platform_words(line))), None)
+    if bare is not None and not vms:
+        return Virtualization("none", f"{bare[1].what}: {bare[0][:120]!r}")
     if len(vms) != 1:
         raise ParseError("names no cloud instance type" if not vms else
                          "names instances of several providers")
+    if bare is not None:
+        raise ParseError("names a cloud instance type and says bare metal")
     name, row = named[0]
     return Virtualization(row.vm, f"{name} in the user's words: {row.what}")

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError, parse_size_kib
-from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, provider
-from stackaudit.facts.sources import DF_TABLES, SHM_PATH
+from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
+from stackaudit.facts.sources import DF_TABLES, SHM_PATH, USER_MACHINE
 from stackaudit.host.base import Host, NotCaptured, list_or_none, read_or_none
 from stackaudit.host.source import Source
 
@@ -230,7 +230,8 @@ def _logind(host: Host) -> bool | None:
     return parse_logind_remove_ipc(texts)
 
 
-# df and the mount tables first; a pasted Ray log's free-space figure (facts/ray_log.py) where neither is there.
+# df and the mount tables first; a pasted Ray log's free-space figure (facts/ray_log.py) where neither is there;
+# last, the size the user states (shm_from_user_words).
 fact("shm", ShmInfo, first_of)
 
 
@@ -241,12 +242,12 @@ def shm(ctx: FactContext) -> ShmInfo:
     sources: list[str] = []
     evidence: list[str] = []
     mount: MountEntry | None = None
-    for path, parser in (("/proc/self/mountinfo", parse_mountinfo), ("/proc/mounts", parse_mounts)):
+    for path, parse_table in (("/proc/self/mountinfo", parse_mountinfo), ("/proc/mounts", parse_mounts)):
         text = read_or_none(host, path)
         if text is None:
             continue
         try:
-            entries = parser(text)
+            entries = parse_table(text)
         except ParseError:
             continue
         sources.append(path)
@@ -296,3 +297,44 @@ def shm(ctx: FactContext) -> ShmInfo:
         boot_id=boot_id,
         logind_remove_ipc=_logind(host),
     )
+
+
+# A /dev/shm size the user states for their own machine: a `key: value` line of a system-info list ("CPU Shared
+# Memory: 64MB (the default)", NVIDIA/TensorRT-LLM#9680) or a sentence about "my /dev/shm" ("My /dev/shm is 64MB",
+# NVIDIA/nccl#1518; "my shm size in container pod only has 64MB", vllm-project/production-stack#276). Docker's
+# default stated as knowledge ("By default, the shm size is limited to 64MB under docker", NVIDIA/nccl#342) is no
+# statement about the machine; a spec's keys (`shm_size:`, `shmSize:`) are the container readers'.
+_SIZE = r"(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>[KMGT])i?B?\b"
+SHM_WORDS = (
+    re.compile(r"^[\s*>\u2022-]*(?:\*\*)?(?:CPU\s+)?(?:shared\s+memory|/dev/shm(?:\s+size)?)(?:\*\*)?\s*:\s*(?:\*\*)?"
+               + _SIZE, re.I),
+    re.compile(r"\bmy\s+(?:/dev/shm|shm|shared\s+memory)(?:\s+size)?\b[^.;:!?]{0,40}?\b(?:is|was|has|of)\s+"
+               r"(?:only\s+|just\s+)?" + _SIZE, re.I),
+)
+
+
+def stated_shm(line: str) -> int | None:
+    """The /dev/shm size in bytes a line of the user's words states for their machine (SHM_WORDS), or None."""
+    for form in SHM_WORDS:
+        m = form.search(line)
+        if m:
+            kib = parse_size_kib(m.group("size") + m.group("unit"))
+            return kib * 1024 if kib is not None else None
+    return None
+
+
+@parser(USER_MACHINE, feeds="shm", kind=ShmInfo, rank=95)
+def shm_from_user_words(text: str) -> ShmInfo:
+    """The /dev/shm size the user states (`CPU Shared Memory: 64MB`): the last source, where no df, mount table
+    or log shows it; two different sizes state none.
+
+    Input (tests/data/captures/275)::
+
+        CPU Shared Memory: 64MB (the default). GPT indicated that this could cause the hang behavior
+    """
+    said = [(size, line.strip()) for line in text.splitlines() if (size := stated_shm(line)) is not None]
+    sizes = {size for size, _ in said}
+    if len(sizes) != 1:
+        raise ParseError("states no /dev/shm size" if not sizes else "states several /dev/shm sizes")
+    size, line = said[0]
+    return ShmInfo(size, sources=("the user's own words",), evidence=(f"the user's own words: {line[:160]!r}",))

@@ -1,9 +1,10 @@
-"""The machine in the user's own words: a GPU count and model (`8 x A10G GPUs`, `a 8 cards 4090 server`), or a
-cloud instance type (`g5.48xlarge`).
+"""The machine in the user's own words: a GPU count and model (`8 x A10G GPUs`, `a 8 cards 4090 server`), a
+cloud instance type (`g5.48xlarge`), a statement that it is bare metal (`It is not running inside a VM.`), or its
+/dev/shm size (`CPU Shared Memory: 64MB`).
 
 Recorded as the pasted document USER_MACHINE (facts/sources.py), the line verbatim; facts/gpus.py reads it last,
-as "the user's own words", for the model that a topology matrix or a log does not name, and facts/platform.py for
-the VM an instance type names.
+as "the user's own words", for the model that a topology matrix or a log does not name, facts/platform.py for
+the VM an instance type names or the bare metal a statement names, and facts/shm.py for the /dev/shm size.
 A line that is itself a log line is left to its own recogniser.
 """
 
@@ -12,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from stackaudit.facts.gpus import stated_gpus
-from stackaudit.facts.platform import cloud_instances
+from stackaudit.facts.platform import cloud_instances, platform_words
 from stackaudit.facts.serving_logs import is_log_line
+from stackaudit.facts.shm import stated_shm
 from stackaudit.facts.sources import USER_MACHINE
 from stackaudit.importers._scan import Candidates, candidate_lines
 from stackaudit.importers.registry import Found, document_appended, importer
@@ -24,10 +26,11 @@ MAX_LINES = 20  # lines of words read from one paste; past a few, they state sev
 # A count beside `x` (`8x`, `8 x`, `x 8`; never `0x`, which starts hex numbers), `*`, cards or GPUs, a DGX name, an
 # instance size. A `×` line without `gpu` or `card` is left out: needles are ASCII.
 _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)), *(f"x {d}" for d in range(1, 10)),
-            "*", "card", "gpu", "dgx", "large", "standard", "medium", "small", "micro", "nano")
+            "*", "card", "gpu", "dgx", "large", "standard", "medium", "small", "micro", "nano", "metal", " vm",
+            "virtual machine", "shared memory", "shm")
 
 
-@importer("prose machine", "GPUs or a cloud instance in the user's words ('8 x A10G GPUs', 'g5.48xlarge')",
+@importer("prose machine", "GPUs, a cloud instance or bare metal in the user's words ('8 x A10G GPUs', 'g5.48xlarge')",
           needles=_NEEDLES, per_line=True)
 def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0
@@ -35,7 +38,8 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
         line = lines[i]
         if len(line) > 2000:
             continue
-        if (stated_gpus(line) or cloud_instances(line)) and not is_log_line(line):
+        if (stated_gpus(line) or cloud_instances(line) or platform_words(line) or stated_shm(line) is not None) \
+                and not is_log_line(line):
             yield Found("prose machine", i, i + 1, document_appended(USER_MACHINE.name, line.strip() + "\n"))
             taken += 1
             if taken == MAX_LINES:
