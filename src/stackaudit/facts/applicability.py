@@ -8,6 +8,10 @@ The subject is absent only from what the source positively shows, never from wha
   /dev/kfd handed to an LXC container), and no source shows an NVIDIA GPU or an NVIDIA driver; or
 - the sources name the model of every NVIDIA GPU they count, and no such model has the feature (gputable: the
   NVLink links, the NVLink kind or product family for NVSwitch, the MIG list of NVIDIA's MIG user guide).
+  Where the count is a lower bound (an excerpt, a chosen DCGM group, the user's words), only a host-wide subject is
+  concluded absent: an NVSwitch fabric is an HGX/DGX baseboard's, and a host with such a board holds only the
+  board's SXM modules, so one PCIe, NVL or bridged card that CUDA, DCGM or the user names rules it out for the host.
+  NVLink and MIG are each GPU's own: a card that lacks them says nothing of GPUs the excerpt leaves out.
 
 A GPU listed without its model, a name the GPU table does not know, or a model of which one variant has the
 feature (`H100`: SXM on NVSwitch, PCIe without) leaves the subject open.
@@ -29,6 +33,7 @@ class Subject:
     words: str  # "NVLink": `no NVLink` in the not-applicable message
     lacks: Callable[[str], bool]  # True where the model certainly lacks it
     absent: str = ""  # the message where every model shown lacks it; {models}: the models in words
+    host_wide: bool = False  # one GPU shown that lacks it rules it out for the host (see the module docstring)
 
 
 NO_NVLINK_WHY = (": GPU-to-GPU traffic goes over PCIe, so vLLM/SGLang custom all-reduce runs at most at TP=2 and "
@@ -39,7 +44,7 @@ SUBJECTS: dict[str, Subject] = {
     "nvlink": Subject("NVLink", lambda model: nvlink_links_of(model) == 0,
                       "no NVLink on these GPUs ({models})" + NO_NVLINK_WHY),
     "nvswitch": Subject("NVSwitch", lambda model: on_nvswitch(model) is False,
-                        "no NVSwitch ({models}): PCIe or NVLink-bridge GPUs need no Fabric Manager"),
+                        "no NVSwitch ({models}): PCIe or NVLink-bridge GPUs need no Fabric Manager", host_wide=True),
     "mig": Subject("MIG", lambda model: has_mig(model) is False,
                    "no MIG on these GPUs ({models}): NVIDIA's MIG user guide lists no such part"),
 }
@@ -58,6 +63,8 @@ def shown_absent(subject: str, gpus: GpuInventory | None, nvidia_driver_shown: b
                 f"driver is shown" + ("" if subject == "nvidia-gpu" else f", so no {wanted.words}"))
     models = gpus.models
     if not wanted.absent or gpus.count is None or len(models) < gpus.count:
+        return ""
+    if gpus.count_unshown and not wanted.host_wide:
         return ""
     names = sorted(set(models.values()))
     if not all(wanted.lacks(m) for m in names):
