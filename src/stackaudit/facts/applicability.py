@@ -1,9 +1,12 @@
 """A check's subject, and when the source shows it absent: the one rule for `not-applicable` from what a paste shows.
 
-A check declares the thing it is about (`check(..., applies_to=...)`): an NVIDIA GPU, NVLink, an NVSwitch fabric,
+A check declares the thing it is about (`check(..., applies_to=...)`): a GPU of any vendor, an NVIDIA GPU, NVLink, an NVSwitch fabric,
 MIG. Where the check cannot judge (unknown), the engine asks `shown_absent` (engine/evaluate.not_shown_subject).
 The subject is absent only from what the source positively shows, never from what an excerpt leaves out:
 
+- a whole source shows no NVIDIA GPU (`gpus.none_on_bus`: a whole PCI listing without one), or, for a check about
+  a GPU of any vendor, no GPU at all (`gpus.no_accelerator`: an EC2 instance type of a family without
+  accelerators in the user's words), and no source shows another vendor's GPU or an NVIDIA driver; or
 - every GPU the sources show is another vendor's (an AMD Instinct in rccl-tests' header or a ROCm collect_env,
   /dev/kfd handed to an LXC container), and no source shows an NVIDIA GPU or an NVIDIA driver; or
 - the sources name the model of every NVIDIA GPU they count, and no such model has the feature (gputable: the
@@ -40,6 +43,7 @@ NO_NVLINK_WHY = (": GPU-to-GPU traffic goes over PCIe, so vLLM/SGLang custom all
                  "all-reduce is PCIe-latency bound (a property of the build, not a fix)")
 
 SUBJECTS: dict[str, Subject] = {
+    "gpu": Subject("GPU", lambda model: False),
     "nvidia-gpu": Subject("NVIDIA GPU", lambda model: False),
     "nvlink": Subject("NVLink", lambda model: nvlink_links_of(model) == 0,
                       "no NVLink on these GPUs ({models})" + NO_NVLINK_WHY),
@@ -56,7 +60,11 @@ def shown_absent(subject: str, gpus: GpuInventory | None, nvidia_driver_shown: b
         return ""
     wanted = SUBJECTS[subject]
     if not gpus.gpus and not any(n for _, n in gpus.counts):
-        if not gpus.others or nvidia_driver_shown:
+        whole = gpus.no_accelerator if subject == "gpu" else gpus.empty_in if gpus.none_on_bus else ()
+        if whole and not gpus.others and not nvidia_driver_shown:
+            return f"no {'GPU' if subject == 'gpu' else 'NVIDIA GPU'} in {whole[0]}" + (
+                f", so no {wanted.words}" if subject not in ("gpu", "nvidia-gpu") else "")
+        if not gpus.others or nvidia_driver_shown or subject == "gpu":
             return ""
         named = ", ".join(gpus.others[:3]) + (", …" if len(gpus.others) > 3 else "")
         return (f"no NVIDIA GPU in the source: the GPUs it shows are another vendor's ({named}), and no NVIDIA "

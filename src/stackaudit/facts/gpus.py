@@ -90,6 +90,8 @@ class GpuInventory(Sourced):
     partial: tuple[tuple[str, str], ...] = ()
     # Another vendor's GPUs the sources name, in words with the source (`AMD Instinct MI100 (rccl-tests header)`).
     others: tuple[str, ...] = ()
+    # Whole sources that show no GPU of any vendor (a cloud instance type without accelerators), in words.
+    no_accelerator: tuple[str, ...] = ()
 
     @property
     def whole_count(self) -> int | None:
@@ -192,7 +194,8 @@ def merge_inventories(parts: list[GpuInventory]) -> GpuInventory:
     return GpuInventory(gpus=tuple(merged), counts=counts,
                         empty_in=tuple(e for p in parts for e in p.empty_in), conflicts=tuple(conflicts),
                         partial=tuple(x for p in parts for x in p.partial), complete=all(p.complete for p in parts),
-                        others=tuple(dict.fromkeys(o for p in parts for o in p.others)))
+                        others=tuple(dict.fromkeys(o for p in parts for o in p.others)),
+                        no_accelerator=tuple(dict.fromkeys(o for p in parts for o in p.no_accelerator)))
 
 
 def _match(merged: list[GpuRecord], record: GpuRecord) -> int | None:
