@@ -14,7 +14,8 @@ it once. Its sources, best first (a union: every source that answers contributes
 5. `nvlink_status` — the `GPU n: <name> (UUID: …)` lines of a pasted `nvidia-smi nvlink -s`: index, product
    name; an excerpt may stop after any GPU, so its count is a lower bound.
    The `Device: N, <name>, pciBusID: …` lines of a pasted p2pBandwidthLatencyTest: every CUDA device, index,
-   BDF, product name.
+   BDF, product name (CUDA's list, a lower bound).
+   The `ggml_cuda_init` device lines of a llama.cpp log: CUDA index, product name (CUDA's list, a lower bound).
    The `GPU Device IDs Detected` row of a pasted `dcgmi diag`: a GPU per PCI device id, named by the GPU table.
 6. ollama's `inference compute` lines among pasted evidence lines: product name, in ollama's order.
 7. the user's own words: a count and a model (`8 x A10G GPUs`), the model resolved by the GPU table; last of all.
@@ -40,7 +41,14 @@ from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.nvidia import NvidiaGpus
 from stackaudit.facts.pci import PCI_DEVICES, PciDevices
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider
-from stackaudit.facts.sources import DCGMI_DIAG, EVIDENCE_LINES, NCCL_TESTS, P2P_BANDWIDTH_TEST, USER_MACHINE
+from stackaudit.facts.sources import (
+    DCGMI_DIAG,
+    EVIDENCE_LINES,
+    GGML_CUDA_DEVICES,
+    NCCL_TESTS,
+    P2P_BANDWIDTH_TEST,
+    USER_MACHINE,
+)
 from stackaudit.facts.topology import NvlinkStatus, TopoMatrix, gpu_index
 from stackaudit.gputable import brand_family, by_pci_device_id, exact_name, other_vendor
 from stackaudit.host.base import NotCaptured
@@ -54,6 +62,9 @@ COLLECT_ENV_TITLE = "collect_env / check_env report"
 NCCL_TESTS_TITLE = "nccl-tests header"
 P2P_TEST_TITLE = "p2pBandwidthLatencyTest's device lines"
 DCGM_DIAG_TITLE = "`dcgmi diag` metadata (GPU Device IDs Detected)"
+GGML_TITLE = "llama.cpp's `ggml_cuda_init` device list"
+# CUDA lists the devices CUDA_VISIBLE_DEVICES leaves it, which a pasted output does not show.
+CUDA_LIST = "CUDA's device list, which CUDA_VISIBLE_DEVICES may narrow"
 KERNEL_LOG_TITLE = "the kernel log's NVRM lines"
 NVLINK_TITLE = "`nvidia-smi nvlink -s`"
 OLLAMA_TITLE = "ollama's `inference compute` lines"
@@ -373,7 +384,8 @@ _P2P_DEVICE = re.compile(r"^\s*Device: (\d+), (.+?), pciBusID: ([0-9a-f]+), pciD
 
 
 def parse_p2p_test_gpus(text: str) -> GpuInventory:
-    """The GPUs p2pBandwidthLatencyTest lists, one per CUDA device: every device CUDA sees, printed first."""
+    """The GPUs p2pBandwidthLatencyTest lists, one per CUDA device: every device CUDA sees, printed first (a lower
+    bound of the host's: CUDA_VISIBLE_DEVICES may hide some)."""
     records: dict[int, GpuRecord] = {}
     for line in text.splitlines():
         m = _P2P_DEVICE.match(line)
@@ -385,7 +397,8 @@ def parse_p2p_test_gpus(text: str) -> GpuInventory:
     if not records:
         raise ParseError("no `Device: N, <name>, pciBusID: …` line")
     gpus = tuple(records[i] for i in sorted(records))
-    return GpuInventory(gpus=gpus, counts=((P2P_TEST_TITLE, max(len(gpus), max(records) + 1)),))
+    return GpuInventory(gpus=gpus, counts=((P2P_TEST_TITLE, max(len(gpus), max(records) + 1)),),
+                        partial=((P2P_TEST_TITLE, CUDA_LIST),))
 
 
 @parser(P2P_BANDWIDTH_TEST, feeds="gpus", kind=GpuInventory, rank=52)
@@ -399,6 +412,35 @@ def gpus_from_p2p_test(text: str) -> GpuInventory:
         Device: 2, NVIDIA RTX A6000, pciBusID: 49, pciDeviceID: 0, pciDomainID:0
     """
     return parse_p2p_test_gpus(text)
+
+
+_GGML_FOUND = re.compile(r"ggml_cuda_init: found (\d+) CUDA devices?:")
+_GGML_DEVICE = re.compile(r"\bDevice (\d+): (.+?), compute capability (\d+\.\d+)")
+
+
+def parse_ggml_cuda_gpus(text: str) -> GpuInventory:
+    """The GPUs llama.cpp's `ggml_cuda_init` lists: CUDA index and product name; the count it found."""
+    found = next((int(m.group(1)) for m in _GGML_FOUND.finditer(text)), 0)
+    records: dict[int, GpuRecord] = {}
+    for m in _GGML_DEVICE.finditer(text):
+        records.setdefault(int(m.group(1)), GpuRecord(int(m.group(1)), "", m.group(2).strip(), None, (GGML_TITLE,)))
+    if not records:
+        raise ParseError("no `Device N: <name>, compute capability X.Y` line")
+    gpus = tuple(records[i] for i in sorted(records))
+    return GpuInventory(gpus=gpus, counts=((GGML_TITLE, max(found, len(gpus), max(records) + 1)),),
+                        partial=((GGML_TITLE, CUDA_LIST),))
+
+
+@parser(GGML_CUDA_DEVICES, feeds="gpus", kind=GpuInventory, rank=53)
+def gpus_from_ggml_cuda(text: str) -> GpuInventory:
+    """The GPUs llama.cpp's start-up log lists: CUDA index, product name.
+
+    Input (https://github.com/ikawrakow/ik_llama.cpp/pull/370)::
+
+        ggml_cuda_init: found 1 CUDA devices:
+          Device 0: NVIDIA GeForce RTX 3090 Ti, compute capability 8.6, VMM: yes
+    """
+    return parse_ggml_cuda_gpus(text)
 
 
 # `| GPU Device IDs Detected   | 2321,2321     |`: one PCI device id per GPU of the diagnosed group, in its order.
