@@ -37,6 +37,9 @@ MODELLED = {
                           "Latency: 2\nUsage: 3\nDuration: 4\n",
     "docker inspect": '[\n  {\n    "Id": "abc",\n    "Name": "/vllm",\n    "Config": {"Env": ["A=1"]},\n'
                       '    "HostConfig": {"ShmSize": 67108864, "IpcMode": "private"}\n  }\n]\n',
+    # Real, not modelled (https://github.com/ikawrakow/ik_llama.cpp/pull/370); no corpus file shows the kind.
+    "ggml_cuda_init devices": "ggml_cuda_init: GGML_CUDA_FORCE_CUBLAS: no\nggml_cuda_init: found 1 CUDA devices:\n"
+                              "  Device 0: NVIDIA GeForce RTX 3090 Ti, compute capability 8.6, VMM: yes\n",
     "vllm p2p cache": '$ cat ~/.cache/vllm/gpu_p2p_access_cache_for_0,1.json\n{\n    "0->0": true,\n'
                       '    "0->1": false,\n    "1->0": false,\n    "1->1": true\n}\n',
 }

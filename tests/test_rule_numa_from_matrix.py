@@ -3,7 +3,8 @@
 there without a node is the fault the check flags; one node, or a GPU spanning several, leaves it unknown.
 
 Real pastes: 236 (nccl#1505, DGX A100, nodes 3 and 1 in a cut matrix), 242 (DGX, two nodes, header cut), 243
-(go-gpuallocator#17, 8x RTX 4090 all SYS, two nodes), 60 (one node: unknown), 26 (a whole `numactl -H`: the
+(go-gpuallocator#17, 8x RTX 4090 all SYS, two nodes), 180 (one node: unknown; 60, one node with P2P OK
+everywhere, is tests/test_numa_nps_p2p_applicability.py's), 26 (a whole `numactl -H`: the
 existing ok). The counter-examples are modelled.
 """
 
@@ -27,7 +28,7 @@ def test_cut_rows_are_the_coverage() -> None:
 
 
 def test_one_node_in_the_matrix_leaves_the_host_unknown() -> None:
-    result = capture_checks("60", "FW-NUMA-NPS")["FW-NUMA-NPS"]
+    result = capture_checks("180", "FW-NUMA-NPS")["FW-NUMA-NPS"]
     assert result.status == "unknown" and "`numactl -H`" in result.message
 
 

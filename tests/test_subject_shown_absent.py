@@ -187,8 +187,9 @@ def test_amd_names_are_never_counted_as_nvidia_gpus() -> None:
     ("294", "NVIDIA A10"),
     # Real: https://github.com/sgl-project/sglang/issues/2805 (capture 47), SGLang check_env of one NVIDIA A40.
     ("47", "NVIDIA A40"),
-    # Real: https://github.com/NVIDIA/TensorRT-LLM/issues/1487 (capture 277), the nvidia-smi output of an A10G VM.
-    ("277", "NVIDIA A10G"),
+    # Real: https://github.com/NVIDIA/nccl/issues/1298 (capture 215), 8 x A10G in the user's words and a whole topo -m
+    # of 8 GPUs. (Capture 277's nvidia-smi is cut after GPU 1: the GPUs it leaves out may have MIG, so it stays open.)
+    ("215", "A10G"),
 ])
 def test_mig_is_not_applicable_on_models_without_it(capture: str, model: str) -> None:
     result = capture_checks(capture, "MEM-MIG")["MEM-MIG"]

@@ -80,6 +80,8 @@ class GpuSpec:
     family: str = ""  # a key of FAMILIES
     # Whether the model has MIG (the MIG user guide's supported-GPU list, MIG_GPUS); None: the row does not say.
     mig: bool | None = None
+    # The PCI device ids (vendor 10de, four lowercase hex digits) of the model's boards; () where the row gives none.
+    pci_device_ids: tuple[str, ...] = ()
 
     @property
     def has_nvlink(self) -> bool:
@@ -188,6 +190,11 @@ def family_of(name: str, table: GpuTable | None = None) -> Family | None:
         spec = None
     if spec is not None and spec.family:
         return FAMILIES[spec.family]
+    return brand_family(name)
+
+
+def brand_family(name: str) -> Family | None:
+    """The product family the brand word in a name says (`GeForce`, `RTX A`, `-SXM`, `NVL`); None without one."""
     for pattern, family in _FAMILY_WORDS:
         if pattern.search(name):
             return FAMILIES[family]
@@ -403,6 +410,7 @@ def _parse_row(row: Mapping[str, Any]) -> GpuSpec:
             tflops_sparse={str(key): float(value) for key, value in sparse_raw.items()},
             family=_family_key(row),
             mig=bool(row["mig"]) if "mig" in row else None,
+            pci_device_ids=tuple(i.lower() for i in _str_tuple(row, "pci_device_ids")),
         )
     except KeyError as exc:
         raise GpuTableError(f"gpus.toml: row {row.get('name')!r} lacks {exc.args[0]!r}") from exc
@@ -595,6 +603,12 @@ def resolve_cut_name(shown: str, memory_mib: float | None, power_cap_w: float | 
     return CutName(shown, None, (), f"{shown!r} (cut by the nvidia-smi table) matches no row of the GPU table"
                    f"{with_memory}; "
                    "`nvidia-smi --query-gpu=name --format=csv` names it")
+
+
+def by_pci_device_id(device_id: str, table: GpuTable | None = None) -> GpuSpec | None:
+    """The row whose boards have an NVIDIA PCI device id (`2321`, `0x2330`); None where no row gives it."""
+    key = device_id.lower().removeprefix("0x").rjust(4, "0")
+    return next((g for g in (table or load_table()).gpus if key in g.pci_device_ids), None)
 
 
 def suggest(query: str, table: GpuTable | None = None, limit: int = 3) -> tuple[str, ...]:

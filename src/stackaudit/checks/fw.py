@@ -36,7 +36,7 @@ from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import NcclConfig, ServingLog
 from stackaudit.facts.shown_commands import ListingGreps
 from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelLog, NumaTopology
-from stackaudit.facts.topology import TopoMatrix
+from stackaudit.facts.topology import P2pMatrix, TopoMatrix
 from stackaudit.fixes.kernel_cmdline import cmdline_forms
 from stackaudit.fixes.model import (
     advice,
@@ -271,7 +271,7 @@ def _nps_label(cpu: CpuInfo | None, nodes: int, sockets: int | None) -> str:
     references=("https://github.com/NVIDIA/nccl-tests/issues/115",),
 )
 def numa_nps(numa: NumaTopology | None = None, cpu: CpuInfo | None = None, pci: PciDevices | None = None,
-             gpu_topology: TopoMatrix | None = None) -> Outcome:
+             gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None) -> Outcome:
     """Reads: `lscpu` (sockets, vendor), `/sys/devices/system/node` (nodes, distances) and each
     GPU's `/sys/bus/pci/devices/<bdf>/numa_node`; without those, the `NUMA Affinity` column of
     `nvidia-smi topo -m` (the GPUs' nodes, a lower bound of the host's).
@@ -286,9 +286,12 @@ def numa_nps(numa: NumaTopology | None = None, cpu: CpuInfo | None = None, pci: 
     Traps: NPS1 on a single socket is normal; there is no universally best NPS value. A matrix whose
     GPUs sit on several nodes, each reporting its own, shows the locality the check flags when missing
     (not-an-issue); it does not show the sockets, so NPS/SNC is named only with `lscpu`.
+    Not applicable where `nvidia-smi topo -p2p` shows P2P OK between every GPU of the matrix and each GPU
+    reports its node: GPU traffic then does not go through CPU memory, which is what NPS shapes.
     """
     if numa is None:
-        return _nps_from_matrix(gpu_topology) if gpu_topology is not None else unknown("", needs="numa")
+        return (_nps_from_matrix(gpu_topology, gpu_p2p) if gpu_topology is not None
+                else unknown("", needs="numa"))
     sockets = cpu.sockets if cpu is not None and cpu.sockets else None
     layout = _nps_label(cpu, numa.count, sockets)
     gpu_nodes = {g.bdf: g.numa_node for g in pci.nvidia_gpus} if pci is not None else {}
@@ -308,14 +311,21 @@ def numa_nps(numa: NumaTopology | None = None, cpu: CpuInfo | None = None, pci: 
 
 
 
-def _nps_from_matrix(topo: TopoMatrix) -> Outcome:
+def _nps_from_matrix(topo: TopoMatrix, p2p: P2pMatrix | None = None) -> Outcome:
     """FW-NUMA-NPS from the GPUs' `NUMA Affinity` in `nvidia-smi topo -m` alone: GPUs on two or more nodes prove a
     multi-node host; one GPU there without a node (N/A, -1) is the fault the check flags, and every GPU shown with
-    its node is a layout to record. One node, or a GPU spanning several (a VM), leaves the host's layout unknown."""
+    its node is a layout to record. One node, or a GPU spanning several (a VM), leaves the host's layout unknown,
+    unless `topo -p2p` shows P2P OK between every GPU of the matrix (the knowledge base's "Applies when": multi-GPU
+    PCIe systems without P2P)."""
     shown = [g for g in topo.gpus if g in topo.numa_affinity]
     nodes = {g: topo.numa_node(g) for g in shown}
     seen = sorted({n for n in nodes.values() if n is not None})
     blank = [g for g in shown if topo.numa_affinity[g] in ("N/A", "-1")]
+    if not blank and len(shown) == len(topo.gpus) and all(nodes[g] is not None for g in shown) \
+            and p2p is not None and set(topo.gpus) <= set(p2p.gpus) and p2p.ok_between(list(topo.gpus)):
+        return not_applicable(f"P2P OK between every pair of the {len(topo.gpus)} GPUs (`nvidia-smi topo -p2p`), each "
+                              "on its NUMA node: GPU traffic does not go through CPU memory, whose speed the "
+                              "NPS/SNC setting shapes", actual={"gpu_numa_nodes": dict(topo.numa_affinity)})
     if len(seen) < 2 or any(nodes[g] is None and g not in blank for g in shown):
         return unknown("", needs="numa")
     where = "; ".join(f"node {n}: {', '.join(g for g in shown if nodes[g] == n)}" for n in seen)

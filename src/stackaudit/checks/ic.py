@@ -956,6 +956,7 @@ _ENV_BLIND_HINT = "run as root: `tr '\\0' '\\n' < /proc/<engine pid>/environ | g
                        keep=keep_text("delete the line from /etc/nccl.conf, ~/.nccl.conf or $NCCL_CONF_FILE and "
                                       "from the launch environment"))),
     references=(NCCL_ENV_DOC, NCCL_PATHS, NCCL_TESTS_74),
+    applies_to="gpu",
 )
 def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None,
              serving_log: ServingLog | None = None, serving_processes: ServingProcesses | None = None,

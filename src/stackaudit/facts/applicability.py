@@ -1,13 +1,20 @@
 """A check's subject, and when the source shows it absent: the one rule for `not-applicable` from what a paste shows.
 
-A check declares the thing it is about (`check(..., applies_to=...)`): an NVIDIA GPU, NVLink, an NVSwitch fabric,
+A check declares the thing it is about (`check(..., applies_to=...)`): a GPU of any vendor, an NVIDIA GPU, NVLink, an NVSwitch fabric,
 MIG. Where the check cannot judge (unknown), the engine asks `shown_absent` (engine/evaluate.not_shown_subject).
 The subject is absent only from what the source positively shows, never from what an excerpt leaves out:
 
+- a whole source shows no NVIDIA GPU (`gpus.none_on_bus`: a whole PCI listing without one), or, for a check about
+  a GPU of any vendor, no GPU at all (`gpus.no_accelerator`: an EC2 instance type of a family without
+  accelerators in the user's words), and no source shows another vendor's GPU or an NVIDIA driver; or
 - every GPU the sources show is another vendor's (an AMD Instinct in rccl-tests' header or a ROCm collect_env,
   /dev/kfd handed to an LXC container), and no source shows an NVIDIA GPU or an NVIDIA driver; or
 - the sources name the model of every NVIDIA GPU they count, and no such model has the feature (gputable: the
   NVLink links, the NVLink kind or product family for NVSwitch, the MIG list of NVIDIA's MIG user guide).
+  Where the count is a lower bound (an excerpt, a chosen DCGM group, the user's words), only a host-wide subject is
+  concluded absent: an NVSwitch fabric is an HGX/DGX baseboard's, and a host with such a board holds only the
+  board's SXM modules, so one PCIe, NVL or bridged card that CUDA, DCGM or the user names rules it out for the host.
+  NVLink and MIG are each GPU's own: a card that lacks them says nothing of GPUs the excerpt leaves out.
 
 A GPU listed without its model, a name the GPU table does not know, or a model of which one variant has the
 feature (`H100`: SXM on NVSwitch, PCIe without) leaves the subject open.
@@ -29,17 +36,19 @@ class Subject:
     words: str  # "NVLink": `no NVLink` in the not-applicable message
     lacks: Callable[[str], bool]  # True where the model certainly lacks it
     absent: str = ""  # the message where every model shown lacks it; {models}: the models in words
+    host_wide: bool = False  # one GPU shown that lacks it rules it out for the host (see the module docstring)
 
 
 NO_NVLINK_WHY = (": GPU-to-GPU traffic goes over PCIe, so vLLM/SGLang custom all-reduce runs at most at TP=2 and "
                  "all-reduce is PCIe-latency bound (a property of the build, not a fix)")
 
 SUBJECTS: dict[str, Subject] = {
+    "gpu": Subject("GPU", lambda model: False),
     "nvidia-gpu": Subject("NVIDIA GPU", lambda model: False),
     "nvlink": Subject("NVLink", lambda model: nvlink_links_of(model) == 0,
                       "no NVLink on these GPUs ({models})" + NO_NVLINK_WHY),
     "nvswitch": Subject("NVSwitch", lambda model: on_nvswitch(model) is False,
-                        "no NVSwitch ({models}): PCIe or NVLink-bridge GPUs need no Fabric Manager"),
+                        "no NVSwitch ({models}): PCIe or NVLink-bridge GPUs need no Fabric Manager", host_wide=True),
     "mig": Subject("MIG", lambda model: has_mig(model) is False,
                    "no MIG on these GPUs ({models}): NVIDIA's MIG user guide lists no such part"),
 }
@@ -51,13 +60,19 @@ def shown_absent(subject: str, gpus: GpuInventory | None, nvidia_driver_shown: b
         return ""
     wanted = SUBJECTS[subject]
     if not gpus.gpus and not any(n for _, n in gpus.counts):
-        if not gpus.others or nvidia_driver_shown:
+        whole = gpus.no_accelerator if subject == "gpu" else gpus.empty_in if gpus.none_on_bus else ()
+        if whole and not gpus.others and not nvidia_driver_shown:
+            return f"no {'GPU' if subject == 'gpu' else 'NVIDIA GPU'} in {whole[0]}" + (
+                f", so no {wanted.words}" if subject not in ("gpu", "nvidia-gpu") else "")
+        if not gpus.others or nvidia_driver_shown or subject == "gpu":
             return ""
         named = ", ".join(gpus.others[:3]) + (", …" if len(gpus.others) > 3 else "")
         return (f"no NVIDIA GPU in the source: the GPUs it shows are another vendor's ({named}), and no NVIDIA "
                 f"driver is shown" + ("" if subject == "nvidia-gpu" else f", so no {wanted.words}"))
     models = gpus.models
     if not wanted.absent or gpus.count is None or len(models) < gpus.count:
+        return ""
+    if gpus.count_unshown and not wanted.host_wide:
         return ""
     names = sorted(set(models.values()))
     if not all(wanted.lacks(m) for m in names):

@@ -13,6 +13,10 @@ it once. Its sources, best first (a union: every source that answers contributes
 4. `collect_env` — the `GPU n: <name>` lines of a pasted vLLM collect_env / SGLang check_env.
 5. `nvlink_status` — the `GPU n: <name> (UUID: …)` lines of a pasted `nvidia-smi nvlink -s`: index, product
    name; an excerpt may stop after any GPU, so its count is a lower bound.
+   The `Device: N, <name>, pciBusID: …` lines of a pasted p2pBandwidthLatencyTest: every CUDA device, index,
+   BDF, product name (CUDA's list, a lower bound).
+   The `ggml_cuda_init` device lines of a llama.cpp log: CUDA index, product name (CUDA's list, a lower bound).
+   The `GPU Device IDs Detected` row of a pasted `dcgmi diag`: a GPU per PCI device id, named by the GPU table.
 6. ollama's `inference compute` lines among pasted evidence lines: product name, in ollama's order.
 7. the user's own words: a count and a model (`8 x A10G GPUs`), the model resolved by the GPU table; last of all.
 
@@ -37,9 +41,16 @@ from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.nvidia import NvidiaGpus
 from stackaudit.facts.pci import PCI_DEVICES, PciDevices
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider
-from stackaudit.facts.sources import EVIDENCE_LINES, NCCL_TESTS, USER_MACHINE
+from stackaudit.facts.sources import (
+    DCGMI_DIAG,
+    EVIDENCE_LINES,
+    GGML_CUDA_DEVICES,
+    NCCL_TESTS,
+    P2P_BANDWIDTH_TEST,
+    USER_MACHINE,
+)
 from stackaudit.facts.topology import NvlinkStatus, TopoMatrix, gpu_index
-from stackaudit.gputable import exact_name, other_vendor
+from stackaudit.gputable import brand_family, by_pci_device_id, exact_name, other_vendor
 from stackaudit.host.base import NotCaptured
 from stackaudit.host.source import file_key
 from stackaudit.pci_address import is_bdf, normalize_bdf
@@ -49,6 +60,11 @@ TOPOLOGY_TITLE = "`nvidia-smi topo -m`"
 PCI_TITLE = PCI_DEVICES
 COLLECT_ENV_TITLE = "collect_env / check_env report"
 NCCL_TESTS_TITLE = "nccl-tests header"
+P2P_TEST_TITLE = "p2pBandwidthLatencyTest's device lines"
+DCGM_DIAG_TITLE = "`dcgmi diag` metadata (GPU Device IDs Detected)"
+GGML_TITLE = "llama.cpp's `ggml_cuda_init` device list"
+# CUDA lists the devices CUDA_VISIBLE_DEVICES leaves it, which a pasted output does not show.
+CUDA_LIST = "CUDA's device list, which CUDA_VISIBLE_DEVICES may narrow"
 KERNEL_LOG_TITLE = "the kernel log's NVRM lines"
 NVLINK_TITLE = "`nvidia-smi nvlink -s`"
 OLLAMA_TITLE = "ollama's `inference compute` lines"
@@ -85,6 +101,8 @@ class GpuInventory(Sourced):
     partial: tuple[tuple[str, str], ...] = ()
     # Another vendor's GPUs the sources name, in words with the source (`AMD Instinct MI100 (rccl-tests header)`).
     others: tuple[str, ...] = ()
+    # Whole sources that show no GPU of any vendor (a cloud instance type without accelerators), in words.
+    no_accelerator: tuple[str, ...] = ()
 
     @property
     def whole_count(self) -> int | None:
@@ -187,7 +205,8 @@ def merge_inventories(parts: list[GpuInventory]) -> GpuInventory:
     return GpuInventory(gpus=tuple(merged), counts=counts,
                         empty_in=tuple(e for p in parts for e in p.empty_in), conflicts=tuple(conflicts),
                         partial=tuple(x for p in parts for x in p.partial), complete=all(p.complete for p in parts),
-                        others=tuple(dict.fromkeys(o for p in parts for o in p.others)))
+                        others=tuple(dict.fromkeys(o for p in parts for o in p.others)),
+                        no_accelerator=tuple(dict.fromkeys(o for p in parts for o in p.no_accelerator)))
 
 
 def _match(merged: list[GpuRecord], record: GpuRecord) -> int | None:
@@ -358,6 +377,105 @@ def gpus_from_nccl_tests(text: str) -> GpuInventory:
     return parse_nccl_tests_gpus(text)
 
 
+# `Device: 0, NVIDIA RTX A6000, pciBusID: 3, pciDeviceID: 0, pciDomainID:0`: the CUDA samples print the three PCI
+# numbers in hex (`%x`).
+_P2P_DEVICE = re.compile(r"^\s*Device: (\d+), (.+?), pciBusID: ([0-9a-f]+), pciDeviceID: ([0-9a-f]+), "
+                         r"pciDomainID:\s*([0-9a-f]+)\s*$", re.I)
+
+
+def parse_p2p_test_gpus(text: str) -> GpuInventory:
+    """The GPUs p2pBandwidthLatencyTest lists, one per CUDA device: every device CUDA sees, printed first (a lower
+    bound of the host's: CUDA_VISIBLE_DEVICES may hide some)."""
+    records: dict[int, GpuRecord] = {}
+    for line in text.splitlines():
+        m = _P2P_DEVICE.match(line)
+        if m is None:
+            continue
+        index, name = int(m.group(1)), m.group(2).strip()
+        bdf = f"{int(m.group(5), 16):04x}:{int(m.group(3), 16):02x}:{int(m.group(4), 16):02x}.0"
+        records.setdefault(index, GpuRecord(index, bdf, name, None, (P2P_TEST_TITLE,)))
+    if not records:
+        raise ParseError("no `Device: N, <name>, pciBusID: …` line")
+    gpus = tuple(records[i] for i in sorted(records))
+    return GpuInventory(gpus=gpus, counts=((P2P_TEST_TITLE, max(len(gpus), max(records) + 1)),),
+                        partial=((P2P_TEST_TITLE, CUDA_LIST),))
+
+
+@parser(P2P_BANDWIDTH_TEST, feeds="gpus", kind=GpuInventory, rank=52)
+def gpus_from_p2p_test(text: str) -> GpuInventory:
+    """The GPUs a pasted p2pBandwidthLatencyTest output lists: CUDA index, BDF, product name.
+
+    Input (tests/data/captures/361)::
+
+        Device: 0, NVIDIA RTX A6000, pciBusID: 3, pciDeviceID: 0, pciDomainID:0
+        Device: 1, NVIDIA RTX A6000, pciBusID: 21, pciDeviceID: 0, pciDomainID:0
+        Device: 2, NVIDIA RTX A6000, pciBusID: 49, pciDeviceID: 0, pciDomainID:0
+    """
+    return parse_p2p_test_gpus(text)
+
+
+_GGML_FOUND = re.compile(r"ggml_cuda_init: found (\d+) CUDA devices?:")
+_GGML_DEVICE = re.compile(r"\bDevice (\d+): (.+?), compute capability (\d+\.\d+)")
+
+
+def parse_ggml_cuda_gpus(text: str) -> GpuInventory:
+    """The GPUs llama.cpp's `ggml_cuda_init` lists: CUDA index and product name; the count it found."""
+    found = next((int(m.group(1)) for m in _GGML_FOUND.finditer(text)), 0)
+    records: dict[int, GpuRecord] = {}
+    for m in _GGML_DEVICE.finditer(text):
+        records.setdefault(int(m.group(1)), GpuRecord(int(m.group(1)), "", m.group(2).strip(), None, (GGML_TITLE,)))
+    if not records:
+        raise ParseError("no `Device N: <name>, compute capability X.Y` line")
+    gpus = tuple(records[i] for i in sorted(records))
+    return GpuInventory(gpus=gpus, counts=((GGML_TITLE, max(found, len(gpus), max(records) + 1)),),
+                        partial=((GGML_TITLE, CUDA_LIST),))
+
+
+@parser(GGML_CUDA_DEVICES, feeds="gpus", kind=GpuInventory, rank=53)
+def gpus_from_ggml_cuda(text: str) -> GpuInventory:
+    """The GPUs llama.cpp's start-up log lists: CUDA index, product name.
+
+    Input (https://github.com/ikawrakow/ik_llama.cpp/pull/370)::
+
+        ggml_cuda_init: found 1 CUDA devices:
+          Device 0: NVIDIA GeForce RTX 3090 Ti, compute capability 8.6, VMM: yes
+    """
+    return parse_ggml_cuda_gpus(text)
+
+
+# `| GPU Device IDs Detected   | 2321,2321     |`: one PCI device id per GPU of the diagnosed group, in its order.
+_DIAG_IDS = re.compile(r"^\s*\|\s*GPU Device IDs Detected\s*\|\s*([0-9a-fA-F]{4}(?:\s*,\s*[0-9a-fA-F]{4})*)\s*\|?\s*$")
+# `dcgmi diag -g 7` / `-i 0,1` / `--group` / `--gpuList`: a group the user chose, which may hold fewer than all GPUs.
+_DIAG_CHOSEN = re.compile(r"\bdcgmi\s+diag\b.*\s(?:-g|--group|-i|--gpuList)\b")
+
+
+def parse_dcgmi_diag_gpus(text: str) -> GpuInventory:
+    """The GPUs a `dcgmi diag` metadata row counts, each named by the GPU table's row for its PCI device id."""
+    ids = next((m.group(1) for line in text.splitlines() if (m := _DIAG_IDS.match(line))), None)
+    if ids is None:
+        raise ParseError("no `GPU Device IDs Detected` row")
+    names = []
+    for device_id in (i.strip().lower() for i in ids.split(",")):
+        spec = by_pci_device_id(device_id)
+        names.append("" if spec is None else spec.nvidia_smi_names[0] if spec.nvidia_smi_names else spec.name)
+    records = tuple(GpuRecord(i, "", name, None, (DCGM_DIAG_TITLE,)) for i, name in enumerate(names))
+    chosen = any(_DIAG_CHOSEN.search(line) for line in text.splitlines())
+    return GpuInventory(gpus=records, counts=((DCGM_DIAG_TITLE, len(records)),),
+                        partial=((DCGM_DIAG_TITLE, "the diagnosed group was chosen with -g/-i"),) if chosen else ())
+
+
+@parser(DCGMI_DIAG, feeds="gpus", kind=GpuInventory, rank=54)
+def gpus_from_dcgmi_diag(text: str) -> GpuInventory:
+    """The GPUs of a pasted `dcgmi diag` table's metadata: index in the group, product from the PCI device id.
+
+    Input (tests/data/captures/114)::
+
+        | Driver Version Detected   | 560.35.03                                      |
+        | GPU Device IDs Detected   | 2321,2321                                      |
+    """
+    return parse_dcgmi_diag_gpus(text)
+
+
 # `msg="inference compute" id=GPU-… library=cuda [variant=v12] compute=6.1 driver=12.2 name="NVIDIA …"`;
 # `library=rocm` names an AMD GPU and `library=cpu` no GPU at all.
 _OLLAMA_GPU = re.compile(r'msg="inference compute" id=(\S+) library=cuda\b.*? name="([^"]+)"')
@@ -451,7 +569,8 @@ def engine_gpu_memory_from_ollama(text: str) -> EngineGpuMemory:
 _COUNT_BEFORE = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s*(?:[x×*]|(?=\s+(?:cards?|GPUs?)\b))\s*(?:(?:cards?|GPUs?)\s+)?"
                            r"(?:of\s+)?(?=\S)", re.I)
 _COUNT_AFTER = re.compile(r"\s*[x×*]\s*([1-9]\d?)(?![\w.])", re.I)
-_MODEL_FIRST = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s+(?=(?:NVIDIA\s+)?[\w-]+(?:\s+[\w-]+)?\s+(?:GPUs|cards)\b)", re.I)
+_MODEL_FIRST = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s+(?=(?:NVIDIA\s+)?[\w-]+(?:\s+[\w-]+){0,2}\s+(?:GPUs|cards)\b)",
+                          re.I)
 # NVIDIA DGX systems, each built with one set of GPUs (the user guides' hardware overviews):
 # https://docs.nvidia.com/dgx/dgxa100-user-guide/introduction-to-dgxa100.html (8 A100 SXM4, 40 or 80 GB),
 # https://docs.nvidia.com/dgx/dgxh100-user-guide/introduction-to-dgxh100.html (8 H100 or H200 SXM),
@@ -465,7 +584,8 @@ DGX_SYSTEMS = (
 
 
 def _model_in(tokens: list[str], backwards: bool = False) -> str:
-    """The model the GPU table names by the first (or last) words, the longest match; "" when none.
+    """The model the GPU table names by the first (or last) words, the longest match, else a model number the
+    table lacks after its family's brand word (`GeForce RTX 2080`); "" when none.
 
     Only a row's own name or alias (as `lookup` matches them exactly), or a name the table declares ambiguous (`A100
     40GB`, kept in the user's words for the checks to resolve with its note): a word that several rows merely
@@ -476,7 +596,16 @@ def _model_in(tokens: list[str], backwards: bool = False) -> str:
         text = " ".join(tokens[-n:] if backwards else tokens[:n]).strip(",;:()")
         if text and (name := exact_name(text)):
             return name
+    for n in range(len(tokens), 0, -1):  # a model the table lacks, named with its line's brand word
+        text = " ".join(tokens[-n:] if backwards else tokens[:n]).strip(",;:()")
+        if _BRANDED_MODEL.search(text) and brand_family(text) is not None and not re.match(r"(?:x|of)\s", text, re.I):
+            return text
     return ""
+
+
+# A model number at the end of a branded name the GPU table has no row for (`GeForce RTX 2080`, `RTX A4000`,
+# `Quadro RTX 8000 Ti`): the brand word names its family (gputable.brand_family), which is what the checks read.
+_BRANDED_MODEL = re.compile(r"(?:^|\s)[A-Z]?\d{3,4}(?:\s+(?:Ti|SUPER))?$", re.I)
 
 
 # One cheap test before the patterns above: a count beside x/×/*, a count before cards/GPUs, or `DGX`.

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from stackaudit.facts._parse import ParseError
+from stackaudit.facts.gpus import GpuInventory, stated_gpus
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, parser, provider
 from stackaudit.facts.sources import SYSTEMD_DETECT_VIRT, USER_MACHINE
 from stackaudit.facts.system import CpuInfo, KernelInfo
@@ -14,7 +15,6 @@ from stackaudit.host.base import NotCaptured, read_optional
 from stackaudit.pci_address import on_root_bus
 
 if TYPE_CHECKING:
-    from stackaudit.facts.gpus import GpuInventory
     from stackaudit.facts.nvidia import NvidiaGpus
 
 # DMI product/vendor strings of common hypervisors (as systemd-detect-virt matches them).
@@ -123,6 +123,20 @@ def cloud_instances(text: str) -> list[tuple[str, CloudInstance]]:
     return [(name, row) for _, name, row in sorted(found, key=lambda x: x[0])]
 
 
+# EC2 instance families without an accelerator, by the letters before the generation digit (`m5.16xlarge`: `m`).
+# AWS's naming page sorts every family into a category; GPUs (and FPGAs, Inferentia, Trainium) are only in
+# "Accelerated computing": DL, F, G, Inf, P, Trn, VT (and G's `gr`). Listed here: general purpose (A, M, T),
+# compute optimized (C, Hpc), memory optimized (R, U, X, Z) and storage optimized (D, H, I, Im, Is).
+EC2_NO_ACCELERATOR = frozenset({"a", "m", "t", "c", "hpc", "r", "u", "x", "z", "d", "h", "i", "im", "is"})
+EC2_NAMES = "https://docs.aws.amazon.com/ec2/latest/instancetypes/instance-type-names.html"
+
+
+def instances_without_gpu(text: str) -> list[str]:
+    """The EC2 instance types a text names whose family has no accelerator (EC2_NO_ACCELERATOR), in order."""
+    return [name for name, row in cloud_instances(text)
+            if row.vm == "amazon" and (m := re.match(r"[a-z]+", name)) and m.group(0) in EC2_NO_ACCELERATOR]
+
+
 def cloud_kernel(release: str) -> KernelFlavour | None:
     """The flavour of CLOUD_KERNELS a kernel release names, or None."""
     for flavour in CLOUD_KERNELS:
@@ -149,7 +163,6 @@ def _gpu_on_root_bus(ctx: FactContext) -> tuple[str, str] | None:
     `00:1e.0`, Hyper-V's domain per device, `0001:00:00.0`). Read from the GPUs' addresses (NVML, nvidia-smi,
     lspci, sysfs) and an NCCL log's `busId` fields.
     """
-    from stackaudit.facts.gpus import GpuInventory
     from stackaudit.facts.serving_logs import ServingLog
 
     inventory = ctx.optional("gpus", GpuInventory)
@@ -186,7 +199,6 @@ def _gpu_virtualization(ctx: FactContext) -> tuple[str, str] | None:
     are guests, a VM; `None` is "bare metal GPU", NVML nvmlGpuVirtualizationMode_t:
     https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceEnumvs.html), else a GPU named by a vGPU
     profile (VGPU_PROFILE, a guest); None when neither is shown."""
-    from stackaudit.facts.gpus import GpuInventory
     from stackaudit.facts.nvidia import NvidiaGpus
 
     nvidia = ctx.optional("nvidia", NvidiaGpus)
@@ -269,3 +281,20 @@ def virtualization_from_user_words(text: str) -> Virtualization:
         raise ParseError("names a cloud instance type and says bare metal")
     name, row = named[0]
     return Virtualization(row.vm, f"{name} in the user's words: {row.what}")
+
+
+@parser(USER_MACHINE, feeds="gpus", kind=GpuInventory, rank=95)
+def no_gpus_from_user_words(text: str) -> GpuInventory:
+    """No NVIDIA GPU, where the user's words name one EC2 instance type and its family has no accelerator
+    (EC2_NO_ACCELERATOR); a statement of GPUs or any other instance type in the same words says nothing.
+
+    Input (tests/data/captures/66)::
+
+        On a m5.16xlarge instance, I'm getting this error when running `ray microbenchmark` with autoscaler default docker:
+    """
+    named = [name for name, _ in cloud_instances(text)]
+    free = instances_without_gpu(text)
+    if not free or len(set(named)) != 1 or any(stated_gpus(line) for line in text.splitlines()):
+        raise ParseError("names no single EC2 instance type of a family without GPUs")
+    said = f"the user's words ({free[0]}: an EC2 family without accelerators)"
+    return GpuInventory(empty_in=(said,), no_accelerator=(said,))

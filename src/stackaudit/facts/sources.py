@@ -253,6 +253,11 @@ NCCL_TESTS = Source("nccl_tests", "pasted nccl-tests output", doc=True, hint="pa
 P2P_BANDWIDTH_TEST = Source("p2p_bandwidth_test", "pasted p2pBandwidthLatencyTest output", doc=True,
                             hint="paste the whole output of CUDA samples' `p2pBandwidthLatencyTest`")
 
+# llama.cpp's CUDA start-up lines (`ggml_cuda_init: found 2 CUDA devices:` and a `Device N: <name>, compute
+# capability X.Y` line per device), from any log that prints them (llama-server, ik_llama.cpp, ollama's runner).
+GGML_CUDA_DEVICES = Source("ggml_cuda_devices", "pasted llama.cpp `ggml_cuda_init` device list", doc=True,
+                           hint="paste the engine's start-up log from `ggml_cuda_init: found N CUDA devices` on")
+
 # A command line that starts an engine (`vllm serve ...`, `python -m sglang.launch_server ...`), as pasted.
 ENGINE_COMMAND = Source("engine_command", "pasted engine command line", doc=True,
                         hint="paste the command that starts the engine")

@@ -1,0 +1,33 @@
+"""llama.cpp's CUDA device list, from its start-up log (llama-server, ik_llama.cpp, a container's log).
+
+    ggml_cuda_init: found 1 CUDA devices:
+      Device 0: NVIDIA GeForce RTX 3090 Ti, compute capability 8.6, VMM: yes
+
+The `found` line and the device lines under it, each with whatever prefix the log gives its lines (a Compose
+service's `llama-cpp    | `), are recorded verbatim as the pasted document GGML_CUDA_DEVICES
+(facts/sources.py); facts/gpus.py reads it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from stackaudit.facts.sources import GGML_CUDA_DEVICES
+from stackaudit.importers._scan import Candidates, Scan, run_end
+from stackaudit.importers.registry import Found, document_appended, importer
+
+_FOUND = re.compile(r"ggml_cuda_init: found \d+ CUDA devices?:\s*$")
+_DEVICE = re.compile(r"^.*?\bDevice \d+: .+?, compute capability \d+\.\d+")
+
+
+@importer("ggml_cuda_init devices", "llama.cpp's `ggml_cuda_init: found N CUDA devices` and its device lines",
+          needles=("ggml_cuda_init: found",), per_line=True)
+def ggml_cuda_devices(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    for i in (scan := Scan(lines, candidates)):
+        if not _FOUND.search(lines[i]):
+            continue
+        end = run_end(lines, i + 1, _DEVICE.match)
+        yield Found("ggml_cuda_init devices", i, end,
+                    document_appended(GGML_CUDA_DEVICES.name, "\n".join(lines[i:end]) + "\n"))
+        scan.skip(end)

@@ -1,0 +1,60 @@
+"""llama.cpp's `ggml_cuda_init` device list names the GPUs CUDA sees: it feeds the GPU inventory as a lower bound
+(CUDA_VISIBLE_DEVICES may hide GPUs), so a GeForce card rules out an NVSwitch host (Fabric Manager not applicable)
+while NVLink, each GPU's own, stays open."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus import paste_checks
+from stackaudit.facts.gpus import parse_ggml_cuda_gpus
+
+FM = "DRV-FABRIC-MANAGER"
+NVLINK = "DRV-NVLINK-HEALTH"
+
+# https://github.com/ikawrakow/ik_llama.cpp/pull/370 (comment by ubergarm), verbatim lines of the fenced log.
+IK_370 = """llm_load_print_meta: max token length = 1024
+ggml_cuda_init: GGML_CUDA_FORCE_MMQ:    no
+ggml_cuda_init: GGML_CUDA_FORCE_CUBLAS: no
+ggml_cuda_init: found 1 CUDA devices:
+  Device 0: NVIDIA GeForce RTX 3090 Ti, compute capability 8.6, VMM: yes
+llm_load_tensors: ggml ctx size =    0.56 MiB
+llm_load_tensors: offloading 61 repeating layers to GPU
+"""
+
+# https://github.com/ikawrakow/ik_llama.cpp/issues/514 (comment by mtcl): started with CUDA_VISIBLE_DEVICES="1".
+IK_514 = """ggml_cuda_init: GGML_CUDA_FORCE_MMQ:    no
+ggml_cuda_init: GGML_CUDA_FORCE_CUBLAS: no
+ggml_cuda_init: found 1 CUDA devices:
+  Device 0: NVIDIA GeForce RTX 5090, compute capability 12.0, VMM: yes
+"""
+
+# https://github.com/ggml-org/llama.cpp/issues/6758 (comment by TimexPeachtree), llama-server on Windows.
+LLAMA_6758 = """ggml_cuda_init: GGML_CUDA_FORCE_MMQ:    no
+ggml_cuda_init: GGML_CUDA_FORCE_CUBLAS: no
+ggml_cuda_init: found 1 CUDA devices:
+  Device 0: NVIDIA GeForce RTX 4050 Laptop GPU, compute capability 8.9, VMM: yes
+build: 4393 (d79d8f39) with MSVC 19.29.30157.0 for
+"""
+
+
+def test_device_lines_feed_the_inventory_as_a_lower_bound() -> None:
+    gpus = parse_ggml_cuda_gpus(IK_370)
+    assert gpus.models == {0: "NVIDIA GeForce RTX 3090 Ti"} and gpus.count == 1
+    assert gpus.count_unshown  # CUDA_VISIBLE_DEVICES may narrow it (ik_llama.cpp#514 sets it)
+
+
+def test_geforce_in_the_engine_log_rules_out_fabric_manager(tmp_path: Path) -> None:
+    for text, model in ((IK_370, "RTX 3090 Ti"), (IK_514, "RTX 5090"), (LLAMA_6758, "RTX 4050 Laptop GPU")):
+        r = paste_checks(tmp_path, text, FM, NVLINK)
+        assert r[FM].status == "not-applicable" and model in r[FM].message, (model, r[FM].message)
+        assert r[NVLINK].status == "unknown", model
+
+
+# Modelled counter-example: eight SXM modules in the same lines may sit on an NVSwitch.
+HGX = "ggml_cuda_init: found 8 CUDA devices:\n" + "".join(
+    f"  Device {i}: NVIDIA H100 80GB HBM3, compute capability 9.0, VMM: yes\n" for i in range(8))
+
+
+def test_modelled_sxm_modules_leave_fabric_manager_open(tmp_path: Path) -> None:
+    assert paste_checks(tmp_path, HGX, FM)[FM].status == "unknown"
