@@ -567,7 +567,7 @@ def nccl_test_runs_pasted(text: str) -> NcclTestRuns:
     Input (tests/data/captures/351)::
 
         (base) root@host:~/nccl-tests# NCCL_P2P_DISABLE=1 ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 4
-        # nThread 1 nGpus 4 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 ...
+        #  Rank  0 Group  0 Pid 587622 on host device  0 [0x21] NVIDIA GeForce RTX 4090
     """
     runs = []
     for line in text.splitlines():
