@@ -470,7 +470,8 @@ def _distributed(proc: ProcessInfo) -> bool:
 )
 def ipc_isolation(container: ContainerInfo | None = None, docker_containers: DockerContainers | None = None,
                   serving_processes: ServingProcesses | None = None, shm: ShmInfo | None = None,
-                  parallelism: Parallelism | None = None, serving_log: ServingLog | None = None) -> Outcome:
+                  parallelism: Parallelism | None = None, serving_log: ServingLog | None = None,
+                  gpus: GpuInventory | None = None) -> Outcome:
     """Reads: on a Docker host, the GPU containers started as ranks of one group (`--nnodes`,
     `--node-rank`, `ray start --address`, `--headless`) and their IpcMode and NCCL_HOSTID; inside a
     container, the engine's flags, this container's boot_id and /dev/shm device number.
@@ -486,6 +487,8 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     when nearby NICs beat the GPU path (IC-NCCL-ENV). From inside one container the other ranks are
     invisible: compare `cat /proc/sys/kernel/random/boot_id` and `stat -c %d /dev/shm` across them.
     A one-host NCCL log whose SHM and P2P channels join every rank shows the shared namespace itself.
+    One container started as no rank of a group that holds two or more GPUs (its ids or count, or `--gpus all`
+    where the sources show two or more GPUs) keeps every rank its engine starts inside it: ok, as for TP > 1.
     """
     group = serving_log.ipc_group() if serving_log is not None else ()
     if group and serving_log is not None:
@@ -531,9 +534,16 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
                                                                            for c, size in whole),
                         actual={c.label: size for c, size in whole}, subjects=[c.label for c, _ in whole])
             # The GPUs a container is given by index are the ranks' GPUs the spec shows, of TP x PP in all.
-            gpus = [f"GPU {d}" for c, _ in whole for r in c.device_requests if r.is_gpu
-                    for d in r.device_ids if d.isdecimal()]
-            return over_subjects(judged, gpus, sum(size for _, size in whole)) if gpus else judged
+            given = [f"GPU {d}" for c, _ in whole for r in c.device_requests if r.is_gpu
+                     for d in r.device_ids if d.isdecimal()]
+            return over_subjects(judged, given, sum(size for _, size in whole)) if given else judged
+        held = [(c, n) for c in docker_containers.gpu_or_serving if not ranks and not c.diagnostic_only
+                and (n := _gpus_held(c, gpus)) is not None and n >= 2]
+        if held:
+            # Whatever ranks the engine starts, it starts them inside the container that holds the GPUs.
+            return ok("all ranks run inside one container: " + ", ".join(f"{c.label} ({n} GPUs)" for c, n in held)
+                      + ", started as no rank of a group: its engine's ranks cannot sit in another container",
+                      actual={c.label: n for c, n in held}, subjects=[c.label for c, _ in held])
         return not_applicable(f"{len(ranks)} container(s) on this host started as ranks of a group: nothing split")
     keys = {_ipc_key(c, by_name) for c in ranks}
     hostids = {c.env_value("NCCL_HOSTID") for c in ranks}
@@ -552,6 +562,14 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
                                                                       for c in ranks},
                          expected="the same NCCL_HOSTID in every rank", subjects=labels)
     return ok(f"rank containers {', '.join(labels)} share one IPC namespace", actual=sorted(keys), subjects=labels)
+
+
+def _gpus_held(c: DockerContainer, gpus: GpuInventory | None) -> int | None:
+    """How many GPUs a container holds: its GPU ids or count, or for `--gpus all` the GPUs the sources show (at
+    least that many); None where that is not shown."""
+    if not c.gpu_requested:
+        return None
+    return c.gpu_count if c.gpu_count is not None else (gpus.count if gpus is not None else None)
 
 
 # --- CTR-MEMLOCK -----------------------------------------------------------------------------

@@ -13,7 +13,10 @@ Facts:
 - `nccl_config` (NcclConfig): every NCCL_* setting with where it comes from: the engine processes'
   environment (/proc/<pid>/environ), /etc/nccl.conf, ~/.nccl.conf of the engine's user,
   $NCCL_CONF_FILE (NCCL >= 2.23, src/misc/param.cc), the `NCCL_X set by environment to Y` lines of
-  a pasted NCCL INFO log, and (weakest: the shell it ran in) a pasted collect_env report.
+  a pasted NCCL INFO log, the variables set on a pasted nccl-tests command line (`nccl_test_runs`), and
+  (weakest: the shell it ran in) a pasted collect_env report.
+- `nccl_test_runs` (NcclTestRuns): each pasted nccl-tests run's program and the NCCL_* variables set on its
+  command line.
 
 Recorded form of a pasted log: the document ENGINE_LOG (facts/sources.py; `doc/engine_log.txt` in
 a snapshot), its lines in the order they appeared; several pasted logs are appended. Live, no
@@ -53,8 +56,8 @@ from stackaudit.facts._parse import ParseError
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses, process_path
-from stackaudit.facts.registry import FactContext, FactUnavailable, parser, provider
-from stackaudit.facts.sources import ENGINE_LOG
+from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
+from stackaudit.facts.sources import ENGINE_LOG, NCCL_TESTS
 from stackaudit.host.base import NotCaptured, read_optional
 from stackaudit.host.limits import load_json
 from stackaudit.pci_address import from_nccl_bus_id
@@ -539,6 +542,43 @@ def vllm_p2p_cache(ctx: FactContext) -> VllmP2pCache:
     return VllmP2pCache(tuple(files), tuple(searched))
 
 
+# --- nccl-tests command lines -------------------------------------------------------------------
+
+# `NCCL_P2P_DISABLE=1 NCCL_DEBUG=INFO ./build/all_reduce_perf -g 4`, `mpirun -x NCCL_IB_DISABLE=1 all_reduce_perf_mpi`:
+# the variables set before the program are the run's.
+_TEST_PROGRAM = re.compile(r"(?:^|[\s/*`])([a-z_]+_perf(?:_mpi)?)(?=[\s`*]|$)")
+_NCCL_ASSIGN = re.compile(r"(?:^|[\s*`])(NCCL_[A-Z0-9_]+)=([^\s*`]+)")
+
+
+@dataclass(frozen=True, kw_only=True)
+class NcclTestRuns(Sourced):
+    """The pasted nccl-tests runs that show their command line: (program, the NCCL_* variables set on it)."""
+
+    runs: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+
+
+fact("nccl_test_runs", NcclTestRuns, first_of, hint=NCCL_TESTS.hint)
+
+
+@parser(NCCL_TESTS, feeds="nccl_test_runs", kind=NcclTestRuns, rank=10)
+def nccl_test_runs_pasted(text: str) -> NcclTestRuns:
+    """The command lines of pasted nccl-tests runs: the program and the NCCL_* variables set before it.
+
+    Input (tests/data/captures/351)::
+
+        (base) root@host:~/nccl-tests# NCCL_P2P_DISABLE=1 ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 4
+        #  Rank  0 Group  0 Pid 587622 on host device  0 [0x21] NVIDIA GeForce RTX 4090
+    """
+    runs = []
+    for line in text.splitlines():
+        m = _TEST_PROGRAM.search(line)
+        if m is not None:
+            runs.append((m.group(1), tuple(_NCCL_ASSIGN.findall(line[:m.start(1)]))))
+    if not runs:
+        raise ParseError("no nccl-tests command line")
+    return NcclTestRuns(runs=tuple(runs))
+
+
 # --- NCCL configuration ----------------------------------------------------------------------
 
 
@@ -676,6 +716,12 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
         for name, value in ctr.env:
             if name.startswith("NCCL_"):
                 settings.append(NcclSetting(name, value, where, engine, 2))
+    tests = ctx.optional("nccl_test_runs", NcclTestRuns)
+    for program, assigned in tests.runs if tests is not None else ():
+        # A test run's own variables: what the run shows was set for it, not the serving engine's environment.
+        where = f"the pasted `{program}` command line (a test run)"
+        sources.append(where)
+        settings += [NcclSetting(name, value, where, "", 2) for name, value in assigned]
     from stackaudit.facts.engine_command import EngineCommands
 
     commands = ctx.optional("engine_commands", EngineCommands)
@@ -687,7 +733,8 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
             if name.startswith("NCCL_"):
                 settings.append(NcclSetting(name, value, where, cmd.engine, 2))
     if procs is None and not read_any and log is None and report is None and not (
-            containers is not None and containers.gpu_or_serving) and not (commands is not None and commands.commands):
+            containers is not None and containers.gpu_or_serving) and not (commands is not None and commands.commands) \
+            and tests is None:
         raise NotCaptured("NCCL settings (engine environment, /etc/nccl.conf)")
     env_unreadable = procs is not None and procs.found and all(p.environ is None for p in procs.processes)
     return NcclConfig(tuple(settings), tuple(dict.fromkeys(sources)), engine_seen, read_any,
