@@ -174,18 +174,6 @@ def _multi_node(procs: ServingProcesses | None, log: ServingLog | None) -> bool:
     return bool(log is not None and (log.multi_host or any(r == AR_MULTI_NODE for r, _ in log.custom_ar_disabled)))
 
 
-def _fully_nvlinked(topo: TopoMatrix | None, gpus: list[str] | None = None) -> bool | None:
-    """Every pair of the GPUs NV#? None when the matrix is not known."""
-    if topo is None:
-        return None
-    names = gpus or list(topo.gpus)
-    cells = [topo.link(a, b) for a, b in itertools.combinations(names, 2)]
-    if any(c is not None and not c.startswith("NV") for c in cells):
-        return False
-    # Every pair NVLinked needs every pair shown: a pair a cut matrix does not show may be PCIe.
-    return None if not cells or None in cells else True
-
-
 def _no_nvlink(topo: TopoMatrix | None, models: dict[int, str]) -> bool | None:
     if topo is not None and topo.gpu_pairs():
         return not topo.has_nvlink
@@ -537,7 +525,7 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
     count = gpus.whole_count if gpus is not None else None
     if count is not None and count < 2:
         return not_applicable(f"{count} GPU: no peer-to-peer traffic")
-    if gpu_topology is not None and _fully_nvlinked(gpu_topology):
+    if gpu_topology is not None and gpu_topology.all_nvlinked():
         return not_applicable("every GPU pair is NVLink-connected: PCIe P2P is not on the path")
     faults = _iommu_gpu_faults(kernel_log, gpus)
     if faults:
@@ -743,7 +731,7 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     engine, tp, root = serving_engine.engine, serving_engine.shown_tp, serving_engine.shown
     models = _models(gpus)
     topo_gpus = _engine_gpus(gpu_topology, root, tp, collect_env) if gpu_topology is not None else None
-    nvlinked = _fully_nvlinked(gpu_topology, topo_gpus) if gpu_topology is not None else None
+    nvlinked = gpu_topology.all_nvlinked(topo_gpus) if gpu_topology is not None else None
     if nvlinked is None and models and _switch_expected(models) is not None:
         nvlinked = True
     pcie_only = _no_nvlink(gpu_topology, models)
@@ -1040,7 +1028,7 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
             findings.append((1, f"{where} forces NCCL's choice; keep only with a measurement on this host", s.name))
         elif s.name == "NCCL_IB_DISABLE" and s.on:
             # Only GPU pairs without NVLink could gain from a NIC next to them (NCCL's NET/IB inside a host).
-            near = gpu_topology.nics_near_gpus() if gpu_topology and not _fully_nvlinked(gpu_topology) else []
+            near = gpu_topology.nics_near_gpus() if gpu_topology and not gpu_topology.all_nvlinked() else []
             if multi:
                 findings.append((2, f"{where} on a multi-node engine: inter-node traffic falls to TCP sockets", s.name))
             elif near:
@@ -1157,7 +1145,7 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     names = list(topo.gpus)
     if len(names) < 2:
         return not_applicable("one GPU: nothing to place")
-    nvlinked = _fully_nvlinked(topo)
+    nvlinked = topo.all_nvlinked()
     if nvlinked:
         return over_subjects(ok("every GPU pair is NVLink-connected: any group meets over NVLink, so placement "
                                 "does not matter", actual={"links": sorted({c for _, _, c in topo.gpu_pairs()})}),

@@ -246,6 +246,14 @@ class TopoMatrix:
     def has_nvlink(self) -> bool:
         return any(c.startswith("NV") for _, _, c in self.gpu_pairs())
 
+    def all_nvlinked(self, gpus: list[str] | None = None) -> bool | None:
+        """Every pair of the GPUs (all of the matrix's by default) NV#? None when a pair is not shown (a cut
+        matrix: it may be PCIe) or there is no pair."""
+        cells = [self.link(a, b) for a, b in itertools.combinations(gpus or self.gpus, 2)]
+        if any(c is not None and not c.startswith("NV") for c in cells):
+            return False
+        return None if not cells or None in cells else True
+
     def numa_node(self, gpu: str) -> int | None:
         """The GPU's NUMA node from the `NUMA Affinity` column, when it is one number."""
         value = self.numa_affinity.get(gpu, "")
