@@ -1219,17 +1219,6 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
               f"({', '.join(sorted({c or '?' for c in cells.values()}))})", actual=cells)
 
 
-def _best_partition(topo: TopoMatrix, size: int) -> list[tuple[str, ...]]:
-    """Disjoint TP groups of `size` GPUs, best first (greedy: the best group of the GPUs left)."""
-    left = list(topo.gpus)
-    groups: list[tuple[str, ...]] = []
-    while len(left) >= size:
-        best = min(itertools.combinations(left, size), key=topo.group_cost)
-        groups.append(best)
-        left = [g for g in left if g not in best]
-    return groups
-
-
 _PATH_NAMES = ("X", "NV", "PIX", "PXB", "PHB", "NODE", "SYS")
 
 
@@ -1287,7 +1276,7 @@ def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
     for size in (2, 4, 8):
         if len(topo.gpus) > 16 and size > 2:
             continue  # C(n, size) grows too fast past one 16-GPU box; no single host shows more
-        groups = _best_partition(topo, size)
+        groups = topo.best_partition(size)
         if not groups:
             continue
         # A size must cross sockets when even its best group does; the groups after it may be worse.

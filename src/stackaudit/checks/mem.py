@@ -303,10 +303,6 @@ def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None, mig_setup: M
 _NO_CONTEXT_MIB = 3.0
 
 
-def _engine_pids(serving: ServingProcesses | None) -> set[int]:
-    return {p.pid for p in serving.processes} if serving is not None else set()
-
-
 @check(
     "MEM-GPU-SHARED",
     title="Other processes or a display on the serving GPUs",
@@ -353,7 +349,7 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
         return gpus
-    engine = _engine_pids(serving_processes)
+    engine = {p.pid for p in serving_processes.processes} if serving_processes is not None else set()
     problems: list[str] = []
     subjects: list[str] = []
     notes: list[str] = []

@@ -270,6 +270,16 @@ class TopoMatrix:
         ranks = [link_rank(self.link(a, b) or "") for a, b in itertools.combinations(group, 2)]
         return (max(ranks, default=0), sum(ranks))
 
+    def best_partition(self, size: int) -> list[tuple[str, ...]]:
+        """Disjoint TP groups of `size` GPUs, best first (greedy: the best group of the GPUs left, by group_cost)."""
+        left = list(self.gpus)
+        groups: list[tuple[str, ...]] = []
+        while len(left) >= size:
+            best = min(itertools.combinations(left, size), key=self.group_cost)
+            groups.append(best)
+            left = [g for g in left if g not in best]
+        return groups
+
     def nics_near_gpus(self) -> list[str]:
         """NICs one or two PCIe bridges from a GPU (PIX/PXB): where NCCL may pick NET/IB inside a host."""
         return [self.nic_label(n) for n in self.nics
