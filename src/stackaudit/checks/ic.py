@@ -125,12 +125,11 @@ def _subject(gpu: str, gpus: GpuInventory | None) -> str:
 
 
 def _cvd(proc: ProcessInfo | None, collect_env: CollectEnv | None = None) -> list[str] | None:
-    value = proc.env("CUDA_VISIBLE_DEVICES") if proc is not None else None
-    if value is None and proc is None and collect_env is not None:
-        value = collect_env.env.get("CUDA_VISIBLE_DEVICES")
-    if not value:
-        return None
-    return [v.strip() for v in value.split(",") if v.strip()]
+    """The process's CUDA_VISIBLE_DEVICES, else (no process shown) the collect_env shell's."""
+    if proc is not None or collect_env is None:
+        return proc.visible_devices if proc is not None else None
+    value = collect_env.env.get("CUDA_VISIBLE_DEVICES")
+    return [v.strip() for v in value.split(",") if v.strip()] if value else None
 
 
 def _engine_gpus(topo: TopoMatrix, proc: ProcessInfo | None, tp: int | None,
@@ -1306,8 +1305,6 @@ def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
 
 # --- IC-NUMA-AFFINITY ------------------------------------------------------------------------
 
-_RANK_IN_TITLE = re.compile(r"(?:TP|_TP|Worker_TP|rank)(\d+)", re.I)
-
 
 @check(
     "IC-NUMA-AFFINITY",
@@ -1358,14 +1355,8 @@ def numa_affinity(serving_processes: ServingProcesses | None = None, gpu_topolog
     bound: list[str] = []
     checked = 0
     for proc in serving_processes.processes:
-        title = proc.argv[0] if proc.argv else ""
-        if proc.role not in ("worker", "scheduler", "engine-core"):
-            continue
-        m = _RANK_IN_TITLE.search(title)
-        rank = int(m.group(1)) if m else 0
-        cvd = _cvd(proc)
-        gpu = int(cvd[rank]) if cvd and rank < len(cvd) and cvd[rank].isdecimal() else rank
-        if gpu not in nodes:
+        gpu = proc.rank_gpu
+        if proc.role not in ("worker", "scheduler", "engine-core") or gpu not in nodes:
             continue
         cpus = proc.cpus_allowed
         if not cpus:
