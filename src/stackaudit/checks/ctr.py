@@ -1215,10 +1215,6 @@ def _lxc_fragment(cfg: LxcConfig) -> bool:
 # --- CTR-CPU-LIMITS --------------------------------------------------------------------------
 
 
-def _numa_nodes(cpus: tuple[int, ...], numa: NumaTopology) -> set[int]:
-    return {n for c in cpus if (n := numa.node_of_cpu(c)) is not None}
-
-
 @check(
     "CTR-CPU-LIMITS",
     title="Container CPU quota/cpuset too small or on the wrong NUMA node",
@@ -1285,7 +1281,7 @@ def cpu_limits(container: ContainerInfo, cgroup_limits: CgroupLimits | None = No
             problems.append(f"CFS-throttled in {cg.nr_throttled} of {cg.nr_periods} periods ({ratio:.1%}) since the "
                             "cgroup started")
         if cpuset and numa is not None and gpu_nodes:
-            nodes = _numa_nodes(cpuset, numa)
+            nodes = numa.nodes_of(cpuset)
             if nodes and not nodes & gpu_nodes:
                 problems.append(f"the cpuset is on NUMA node(s) {sorted(nodes)}, the GPUs on {sorted(gpu_nodes)}")
         if problems:
@@ -1310,7 +1306,7 @@ def cpu_limits(container: ContainerInfo, cgroup_limits: CgroupLimits | None = No
             findings.append(f"container {c.label}: {min(cpus):g} CPUs (heuristic minimum {c_need})")
             subjects.append(c.label)
         if c.cpuset and numa is not None and gpu_nodes:
-            nodes = _numa_nodes(c.cpuset, numa)
+            nodes = numa.nodes_of(c.cpuset)
             if nodes and not nodes & gpu_nodes:
                 findings.append(f"container {c.label}: cpuset on NUMA node(s) {sorted(nodes)}, GPUs on "
                                 f"{sorted(gpu_nodes)}")

@@ -1355,19 +1355,16 @@ def numa_affinity(serving_processes: ServingProcesses | None = None, gpu_topolog
     bound: list[str] = []
     checked = 0
     for proc in serving_processes.processes:
-        gpu = proc.rank_gpu
-        if proc.role not in ("worker", "scheduler", "engine-core") or gpu not in nodes:
-            continue
-        cpus = proc.cpus_allowed
-        if not cpus:
+        gpu, cpus = proc.rank_gpu, proc.cpus_allowed
+        if proc.role not in ("worker", "scheduler", "engine-core") or gpu not in nodes or not cpus:
             continue
         checked += 1
-        proc_nodes = {numa.node_of_cpu(c) for c in cpus} - {None}
+        proc_nodes = numa.nodes_of(cpus)
         if len(proc_nodes) < numa.count:
             bound.append(proc.label)
         if nodes[gpu] not in proc_nodes:
             wrong.append(f"{proc.label} (GPU{gpu} on node {nodes[gpu]}) may run only on node(s) "
-                         f"{sorted(n for n in proc_nodes if n is not None)}")
+                         f"{sorted(proc_nodes)}")
     if wrong:
         return issue("; ".join(wrong), actual=wrong, expected="each worker on its GPU's NUMA node",
                      subjects=[w.split(" (")[0] for w in wrong])
