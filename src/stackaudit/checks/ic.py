@@ -356,8 +356,7 @@ def _bridged(topo: TopoMatrix, models: dict[int, str], suffix: str) -> Outcome |
     """Bridged cards (data/gpus.toml's "bridge" rows, else the family's, as GeForce and NVL): NVLink only within
     groups of the bridge's size (2, or the row's NVLink domain), each a full mesh of one NV# count, and PCIe
     between the groups is the design, not links down. None where the NV# cells do not fit a bridge."""
-    domain = bridge_domain(list(models.values()))
-    groups = topo.bridged_groups(domain) if domain is not None else None
+    groups = topo.bridged_groups(list(models.values()))
     if not groups:
         return None
     counts = {c for _, _, c in topo.gpu_pairs() if c.startswith("NV")}

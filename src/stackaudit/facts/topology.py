@@ -34,7 +34,7 @@ from stackaudit.facts._parse import ParseError, parse_cpulist
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, provider, read_source
 from stackaudit.facts.sources import NVSMI_NVLINK_S, NVSMI_P2P, NVSMI_P2P_UNNAMED, NVSMI_TOPO_M
-from stackaudit.gputable import all_gpus
+from stackaudit.gputable import all_gpus, bridge_domain
 from stackaudit.host.base import NotCaptured
 from stackaudit.host.source import Source
 
@@ -229,13 +229,15 @@ class TopoMatrix:
             groups.append(members)
         return tuple(groups)
 
-    def bridged_groups(self, domain: int) -> tuple[tuple[str, ...], ...] | None:
-        """The NVLink groups when the NV# cells are a bridge build (gputable.bridge_domain): each group a full mesh
-        of 2 or `domain` cards, one NV# count on every NVLink pair, and some GPU pair on PCIe; None otherwise.
+    def bridged_groups(self, models: list[str]) -> tuple[tuple[str, ...], ...] | None:
+        """The NVLink groups when the GPU models are bridge cards (gputable.bridge_domain) and the NV# cells a bridge
+        build: each group a full mesh of 2 or the models' domain of cards, one NV# count on every NVLink pair, and
+        some GPU pair on PCIe; None otherwise.
 
         The cards outside every group are cards without a bridge, not GPUs whose links are down.
         """
-        groups = self.nvlink_groups()
+        domain = bridge_domain(models)
+        groups = self.nvlink_groups() if domain is not None else None
         counts = {c for _, _, c in self.gpu_pairs() if c.startswith("NV")}
         pcie = any(not c.startswith("NV") for _, _, c in self.gpu_pairs())
         if not groups or not pcie or len(counts) != 1 or any(len(g) not in (2, domain) for g in groups):
