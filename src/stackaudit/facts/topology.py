@@ -28,6 +28,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import ParseError, parse_cpulist
@@ -273,14 +274,8 @@ class TopoMatrix:
         return (max(ranks, default=0), sum(ranks))
 
     def best_partition(self, size: int) -> list[tuple[str, ...]]:
-        """Disjoint TP groups of `size` GPUs, best first (greedy: the best group of the GPUs left, by group_cost)."""
-        left = list(self.gpus)
-        groups: list[tuple[str, ...]] = []
-        while len(left) >= size:
-            best = min(itertools.combinations(left, size), key=self.group_cost)
-            groups.append(best)
-            left = [g for g in left if g not in best]
-        return groups
+        """Disjoint TP groups of `size` GPUs, best first, by group_cost."""
+        return best_partition(self.gpus, size, self.group_cost)
 
     def nics_near_gpus(self) -> list[str]:
         """NICs one or two PCIe bridges from a GPU (PIX/PXB): where NCCL may pick NET/IB inside a host."""
@@ -290,6 +285,17 @@ class TopoMatrix:
     def host_bridged_pair(self) -> bool:
         """Some GPU pair's path crosses the host bridge or the CPU interconnect (PHB, NODE or SYS)."""
         return any(link_kind(c) in ("SYS", "PHB", "NODE") for _, _, c in self.gpu_pairs())
+
+
+def best_partition(names: Sequence[str], size: int,
+                   cost: Callable[[tuple[str, ...]], tuple[int, int]]) -> list[tuple[str, ...]]:
+    """Disjoint groups of `size` GPUs, best first (greedy: the cheapest group of the GPUs left)."""
+    left, groups = list(names), []
+    while len(left) >= size:
+        best = min(itertools.combinations(left, size), key=cost)
+        groups.append(best)
+        left = [g for g in left if g not in best]
+    return groups
 
 
 def gpu_index(name: str) -> int:
