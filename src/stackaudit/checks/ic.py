@@ -1423,7 +1423,7 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     nics = topo.nics
     if not nics:
         return not_applicable("no NIC in the topology matrix")
-    nearest, unshown = _nearest_nics(topo)
+    nearest, unshown = topo.nearest_nics()
     summary = {g: f"{topo.nic_label(n)} {c}" for g, (c, n) in nearest.items()}
     close = [g for g, (c, _) in nearest.items() if link_rank(c) <= link_rank("PXB")]
     if not _multi_node(serving_processes, serving_log):
@@ -1456,22 +1456,3 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     judged = ok("every GPU shown has a NIC within PXB: " + ", ".join(f"{g}→{v}" for g, v in summary.items()),
                 actual=summary)
     return over_subjects(judged, list(nearest), len(topo.gpus), ask="nvidia-smi topo -m", blind=unshown)
-
-
-def _nearest_nics(topo: TopoMatrix) -> tuple[dict[str, tuple[str, str]], list[str]]:
-    """Each GPU's nearest NIC (cell, NIC) where the matrix settles it, and the GPUs whose row it does not.
-
-    A GPU with a PIX/PXB cell shown has a near NIC whatever its cut cells hold; any other GPU needs every NIC
-    cell shown, since a cell a cut matrix leaves out may be the near one.
-    """
-    nearest: dict[str, tuple[str, str]] = {}
-    unshown: list[str] = []
-    for g in topo.gpus:
-        cells = [(topo.link(g, n), n) for n in topo.nics]
-        known = [(c, n) for c, n in cells if c is not None]
-        best = min(known, key=lambda x: link_rank(x[0]), default=None)
-        if best is not None and (len(known) == len(cells) or link_rank(best[0]) <= link_rank("PXB")):
-            nearest[g] = best
-        else:
-            unshown.append(g)
-    return nearest, unshown

@@ -277,6 +277,24 @@ class TopoMatrix:
         """Disjoint TP groups of `size` GPUs, best first, by group_cost."""
         return best_partition(self.gpus, size, self.group_cost)
 
+    def nearest_nics(self) -> tuple[dict[str, tuple[str, str]], list[str]]:
+        """Each GPU's nearest NIC (cell, NIC) where the matrix settles it, and the GPUs whose row it does not.
+
+        A GPU with a PIX/PXB cell shown has a near NIC whatever its cut cells hold; any other GPU needs every NIC
+        cell shown, since a cell a cut matrix leaves out may be the near one.
+        """
+        nearest: dict[str, tuple[str, str]] = {}
+        unshown: list[str] = []
+        for g in self.gpus:
+            cells = [(self.link(g, n), n) for n in self.nics]
+            known = [(c, n) for c, n in cells if c is not None]
+            best = min(known, key=lambda x: link_rank(x[0]), default=None)
+            if best is not None and (len(known) == len(cells) or link_rank(best[0]) <= link_rank("PXB")):
+                nearest[g] = best
+            else:
+                unshown.append(g)
+        return nearest, unshown
+
     def nics_near_gpus(self) -> list[str]:
         """NICs one or two PCIe bridges from a GPU (PIX/PXB): where NCCL may pick NET/IB inside a host."""
         return [self.nic_label(n) for n in self.nics
