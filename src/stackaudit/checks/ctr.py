@@ -186,20 +186,6 @@ def _one_process_server(c: DockerContainer) -> bool:
         r"--tensor[-_]parallel|--tp\b|--split-mode\s+row", text)
 
 
-def _own_spec(containers: DockerContainers | None) -> DockerContainer | None:
-    """The container a paste shows from inside, where exactly one whole `docker run` / compose / pod spec
-    was pasted with it (its flags are this container's)."""
-    specs = [c for c in containers.containers if c.origin and not c.excerpt] if containers else []
-    return specs[0] if len(specs) == 1 and len(containers.containers if containers else ()) == 1 else None
-
-
-def _docker_shm(c: DockerContainer) -> int | None:
-    """The /dev/shm size a container gets; None when it shares another IPC namespace or the host's /dev/shm."""
-    if c.ipc_mode == "host" or c.ipc_mode.startswith("container:") or c.host_shm:
-        return None
-    return c.shm_size or DOCKER_DEFAULT_SHM
-
-
 def _shm_workload(c: DockerContainer, parallelism: Parallelism | None) -> bool:
     """Whether a container shows work that shares memory between processes: a serving engine or a
     multi-process server named by its image or command, a TP/PP size, or two or more GPUs requested."""
@@ -306,6 +292,13 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     return outcome
 
 
+# logind's RemoveIPC=yes deletes a user's /dev/shm segments when that user logs out.
+_LOGIND_FIX = Fix.of(step("Keep the engine's shared memory across logouts, then restart logind",
+                          "systemctl restart systemd-logind", changes="logind's RemoveIPC",
+                          keep=(keep_line("RemoveIPC=no", "/etc/systemd/logind.conf",
+                                          text="or run the engine as a system user / systemd service"),)))
+
+
 def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_containers: DockerContainers | None,
               serving_processes: ServingProcesses | None, parallelism: Parallelism | None) -> Outcome:
     """CTR-SHM-SIZE from the sizes the facts show (the engine adds the log's symptoms)."""
@@ -314,13 +307,7 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
         return _shm_free_only(shm, procs, parallelism)
     if container.in_container:
         fix = _shm_fix(container.kind)
-        spec = _own_spec(docker_containers)
-        if (shm is None or shm.size_bytes is None) and spec is not None and _docker_shm(spec) is not None:
-            # The one whole spec pasted with this container's outputs shows how it was started.
-            shm = ShmInfo(_docker_shm(spec), sources=(f"{spec.origin} {spec.label}",),
-                          evidence=(f"{spec.origin} {spec.label}: shm size "
-                                    f"{'not set (Docker default 64 MiB)' if spec.shm_size is None else spec.shm_size}"
-                                    f", IPC mode {spec.ipc_mode or 'private'}",))
+        shm = docker_containers.shm_inside(shm) if docker_containers is not None else shm
         if shm is None or shm.size_bytes is None:
             return unknown("the size of /dev/shm is not in this source",
                            hint="run `df -k -P /dev/shm` inside the container")
@@ -359,7 +346,7 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
     host_ipc_unsized: list[str] = []
     judged = _shm_containers(docker_containers)
     for c in judged:
-        c_size = _docker_shm(c)
+        c_size = c.shm_bytes
         if _one_process_server(c) and (c_size is None or c_size < SHM_MIN or c.excerpt):
             # Its size, shown or not (a cut spec, the host's /dev/shm), is judged against the work that shares it.
             size_seen = ("ShmSize not shown (the spec is cut)" if c.excerpt and c.shm_size is None and not c.ipc_mode
@@ -401,12 +388,7 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
             findings.append(f"systemd-logind RemoveIPC=yes and the engine runs as uid {', '.join(map(str, users))}: "
                             "its /dev/shm segments are deleted when that user logs out")
             subjects.append("RemoveIPC")
-            host_fix = host_fix or Fix.of(
-    step("Keep the engine's shared memory across logouts, then restart logind",
-         "systemctl restart systemd-logind", changes="logind's RemoveIPC",
-         keep=(keep_line("RemoveIPC=no", "/etc/systemd/logind.conf",
-                         text="or run the engine as a system user / systemd service"),)),
-)
+            host_fix = host_fix or _LOGIND_FIX
     if findings:
         return issue("; ".join(findings), actual=findings, expected=">= 1 GiB /dev/shm (or --ipc=host) per "
                      "serving container", subjects=subjects, fix=host_fix)
@@ -423,7 +405,7 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
                               f"({_diagnostic_argv(docker_containers, tests[0])}): no engine, NCCL or worker "
                               "processes share memory there")
     if shown:
-        observed.append(", ".join(f"{c.label}: {'host IPC' if _docker_shm(c) is None else _size(_docker_shm(c))}"
+        observed.append(", ".join(f"{c.label}: {'host IPC' if c.shm_bytes is None else _size(c.shm_bytes)}"
                                   for c in shown))
     if shm is not None and shm.size_bytes is not None:
         observed.insert(0, f"/dev/shm is {_size(shm.size_bytes)}")
@@ -904,7 +886,7 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
         return unknown("", needs="container")
     if container.in_container:
         dev = gpu_devices
-        spec = _own_spec(docker_containers)
+        spec = docker_containers.own_spec if docker_containers is not None else None
         if (dev is None or (dev.nodes is None and dev.env is None)) and spec is not None and not spec.gpu_requested \
                 and spec.runtime != "nvidia":
             return not_applicable(f"no GPU requested for this container: the pasted {spec.origin} of {spec.label} has "
@@ -1260,10 +1242,6 @@ def _lxc_fragment(cfg: LxcConfig) -> bool:
 # --- CTR-CPU-LIMITS --------------------------------------------------------------------------
 
 
-def _numa_nodes(cpus: tuple[int, ...], numa: NumaTopology) -> set[int]:
-    return {n for c in cpus if (n := numa.node_of_cpu(c)) is not None}
-
-
 @check(
     "CTR-CPU-LIMITS",
     title="Container CPU quota/cpuset too small or on the wrong NUMA node",
@@ -1330,7 +1308,7 @@ def cpu_limits(container: ContainerInfo, cgroup_limits: CgroupLimits | None = No
             problems.append(f"CFS-throttled in {cg.nr_throttled} of {cg.nr_periods} periods ({ratio:.1%}) since the "
                             "cgroup started")
         if cpuset and numa is not None and gpu_nodes:
-            nodes = _numa_nodes(cpuset, numa)
+            nodes = numa.nodes_of(cpuset)
             if nodes and not nodes & gpu_nodes:
                 problems.append(f"the cpuset is on NUMA node(s) {sorted(nodes)}, the GPUs on {sorted(gpu_nodes)}")
         if problems:
@@ -1355,7 +1333,7 @@ def cpu_limits(container: ContainerInfo, cgroup_limits: CgroupLimits | None = No
             findings.append(f"container {c.label}: {min(cpus):g} CPUs (heuristic minimum {c_need})")
             subjects.append(c.label)
         if c.cpuset and numa is not None and gpu_nodes:
-            nodes = _numa_nodes(c.cpuset, numa)
+            nodes = numa.nodes_of(c.cpuset)
             if nodes and not nodes & gpu_nodes:
                 findings.append(f"container {c.label}: cpuset on NUMA node(s) {sorted(nodes)}, GPUs on "
                                 f"{sorted(gpu_nodes)}")

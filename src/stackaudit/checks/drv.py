@@ -64,13 +64,7 @@ from stackaudit.fixes.model import (
     sh,
     step,
 )
-from stackaudit.gputable import (
-    FORWARD_COMPAT,
-    PRE_TURING,
-    all_gpus,
-    bridge_domain,
-    family_of,
-)
+from stackaudit.gputable import FORWARD_COMPAT, PRE_TURING, all_gpus, family_of
 from stackaudit.versions import release
 
 KERNEL_OPEN = "https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/kernel_open.html"
@@ -350,8 +344,7 @@ def _nvlink_from_matrix(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome:
     # No NVLink path is shown only where every cell of the GPU is: a cut matrix may hide its peer.
     cut = [g for g, linked in peers.items() if not linked and all(topo.link(g, o) for o in names if o != g)]
     models = gpus.models if gpus is not None else {}
-    domain = bridge_domain(list(models.values()))
-    groups = topo.bridged_groups(domain) if domain is not None else None
+    groups = topo.bridged_groups(list(models.values()))
     if groups:
         return _bridged_links(topo, groups, models)
     if cut:

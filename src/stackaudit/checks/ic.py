@@ -125,12 +125,11 @@ def _subject(gpu: str, gpus: GpuInventory | None) -> str:
 
 
 def _cvd(proc: ProcessInfo | None, collect_env: CollectEnv | None = None) -> list[str] | None:
-    value = proc.env("CUDA_VISIBLE_DEVICES") if proc is not None else None
-    if value is None and proc is None and collect_env is not None:
-        value = collect_env.env.get("CUDA_VISIBLE_DEVICES")
-    if not value:
-        return None
-    return [v.strip() for v in value.split(",") if v.strip()]
+    """The process's CUDA_VISIBLE_DEVICES, else (no process shown) the collect_env shell's."""
+    if proc is not None or collect_env is None:
+        return proc.visible_devices if proc is not None else None
+    value = collect_env.env.get("CUDA_VISIBLE_DEVICES")
+    return [v.strip() for v in value.split(",") if v.strip()] if value else None
 
 
 def _engine_gpus(topo: TopoMatrix, proc: ProcessInfo | None, tp: int | None,
@@ -172,18 +171,6 @@ def _multi_node(procs: ServingProcesses | None, log: ServingLog | None) -> bool:
                          "--disaggregation-mode", "--data-parallel-address"):
             return True
     return bool(log is not None and (log.multi_host or any(r == AR_MULTI_NODE for r, _ in log.custom_ar_disabled)))
-
-
-def _fully_nvlinked(topo: TopoMatrix | None, gpus: list[str] | None = None) -> bool | None:
-    """Every pair of the GPUs NV#? None when the matrix is not known."""
-    if topo is None:
-        return None
-    names = gpus or list(topo.gpus)
-    cells = [topo.link(a, b) for a, b in itertools.combinations(names, 2)]
-    if any(c is not None and not c.startswith("NV") for c in cells):
-        return False
-    # Every pair NVLinked needs every pair shown: a pair a cut matrix does not show may be PCIe.
-    return None if not cells or None in cells else True
 
 
 def _no_nvlink(topo: TopoMatrix | None, models: dict[int, str]) -> bool | None:
@@ -369,8 +356,7 @@ def _bridged(topo: TopoMatrix, models: dict[int, str], suffix: str) -> Outcome |
     """Bridged cards (data/gpus.toml's "bridge" rows, else the family's, as GeForce and NVL): NVLink only within
     groups of the bridge's size (2, or the row's NVLink domain), each a full mesh of one NV# count, and PCIe
     between the groups is the design, not links down. None where the NV# cells do not fit a bridge."""
-    domain = bridge_domain(list(models.values()))
-    groups = topo.bridged_groups(domain) if domain is not None else None
+    groups = topo.bridged_groups(list(models.values()))
     if not groups:
         return None
     counts = {c for _, _, c in topo.gpu_pairs() if c.startswith("NV")}
@@ -537,7 +523,7 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
     count = gpus.whole_count if gpus is not None else None
     if count is not None and count < 2:
         return not_applicable(f"{count} GPU: no peer-to-peer traffic")
-    if gpu_topology is not None and _fully_nvlinked(gpu_topology):
+    if gpu_topology is not None and gpu_topology.all_nvlinked():
         return not_applicable("every GPU pair is NVLink-connected: PCIe P2P is not on the path")
     faults = _iommu_gpu_faults(kernel_log, gpus)
     if faults:
@@ -743,7 +729,7 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     engine, tp, root = serving_engine.engine, serving_engine.shown_tp, serving_engine.shown
     models = _models(gpus)
     topo_gpus = _engine_gpus(gpu_topology, root, tp, collect_env) if gpu_topology is not None else None
-    nvlinked = _fully_nvlinked(gpu_topology, topo_gpus) if gpu_topology is not None else None
+    nvlinked = gpu_topology.all_nvlinked(topo_gpus) if gpu_topology is not None else None
     if nvlinked is None and models and _switch_expected(models) is not None:
         nvlinked = True
     pcie_only = _no_nvlink(gpu_topology, models)
@@ -1041,7 +1027,7 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
             findings.append((1, f"{where} forces NCCL's choice; keep only with a measurement on this host", s.name))
         elif s.name == "NCCL_IB_DISABLE" and s.on:
             # Only GPU pairs without NVLink could gain from a NIC next to them (NCCL's NET/IB inside a host).
-            near = gpu_topology.nics_near_gpus() if gpu_topology and not _fully_nvlinked(gpu_topology) else []
+            near = gpu_topology.nics_near_gpus() if gpu_topology and not gpu_topology.all_nvlinked() else []
             if multi:
                 findings.append((2, f"{where} on a multi-node engine: inter-node traffic falls to TCP sockets", s.name))
             elif near:
@@ -1158,7 +1144,7 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     names = list(topo.gpus)
     if len(names) < 2:
         return not_applicable("one GPU: nothing to place")
-    nvlinked = _fully_nvlinked(topo)
+    nvlinked = topo.all_nvlinked()
     if nvlinked:
         return over_subjects(ok("every GPU pair is NVLink-connected: any group meets over NVLink, so placement "
                                 "does not matter", actual={"links": sorted({c for _, _, c in topo.gpu_pairs()})}),
@@ -1232,17 +1218,6 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
               f"({', '.join(sorted({c or '?' for c in cells.values()}))})", actual=cells)
 
 
-def _best_partition(topo: TopoMatrix, size: int) -> list[tuple[str, ...]]:
-    """Disjoint TP groups of `size` GPUs, best first (greedy: the best group of the GPUs left)."""
-    left = list(topo.gpus)
-    groups: list[tuple[str, ...]] = []
-    while len(left) >= size:
-        best = min(itertools.combinations(left, size), key=topo.group_cost)
-        groups.append(best)
-        left = [g for g in left if g not in best]
-    return groups
-
-
 _PATH_NAMES = ("X", "NV", "PIX", "PXB", "PHB", "NODE", "SYS")
 
 
@@ -1300,7 +1275,7 @@ def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
     for size in (2, 4, 8):
         if len(topo.gpus) > 16 and size > 2:
             continue  # C(n, size) grows too fast past one 16-GPU box; no single host shows more
-        groups = _best_partition(topo, size)
+        groups = topo.best_partition(size)
         if not groups:
             continue
         # A size must cross sockets when even its best group does; the groups after it may be worse.
@@ -1329,8 +1304,6 @@ def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
 
 
 # --- IC-NUMA-AFFINITY ------------------------------------------------------------------------
-
-_RANK_IN_TITLE = re.compile(r"(?:TP|_TP|Worker_TP|rank)(\d+)", re.I)
 
 
 @check(
@@ -1382,25 +1355,16 @@ def numa_affinity(serving_processes: ServingProcesses | None = None, gpu_topolog
     bound: list[str] = []
     checked = 0
     for proc in serving_processes.processes:
-        title = proc.argv[0] if proc.argv else ""
-        if proc.role not in ("worker", "scheduler", "engine-core"):
-            continue
-        m = _RANK_IN_TITLE.search(title)
-        rank = int(m.group(1)) if m else 0
-        cvd = _cvd(proc)
-        gpu = int(cvd[rank]) if cvd and rank < len(cvd) and cvd[rank].isdecimal() else rank
-        if gpu not in nodes:
-            continue
-        cpus = proc.cpus_allowed
-        if not cpus:
+        gpu, cpus = proc.rank_gpu, proc.cpus_allowed
+        if proc.role not in ("worker", "scheduler", "engine-core") or gpu not in nodes or not cpus:
             continue
         checked += 1
-        proc_nodes = {numa.node_of_cpu(c) for c in cpus} - {None}
+        proc_nodes = numa.nodes_of(cpus)
         if len(proc_nodes) < numa.count:
             bound.append(proc.label)
         if nodes[gpu] not in proc_nodes:
             wrong.append(f"{proc.label} (GPU{gpu} on node {nodes[gpu]}) may run only on node(s) "
-                         f"{sorted(n for n in proc_nodes if n is not None)}")
+                         f"{sorted(proc_nodes)}")
     if wrong:
         return issue("; ".join(wrong), actual=wrong, expected="each worker on its GPU's NUMA node",
                      subjects=[w.split(" (")[0] for w in wrong])
@@ -1460,7 +1424,7 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     nics = topo.nics
     if not nics:
         return not_applicable("no NIC in the topology matrix")
-    nearest, unshown = _nearest_nics(topo)
+    nearest, unshown = topo.nearest_nics()
     summary = {g: f"{topo.nic_label(n)} {c}" for g, (c, n) in nearest.items()}
     close = [g for g, (c, _) in nearest.items() if link_rank(c) <= link_rank("PXB")]
     if not _multi_node(serving_processes, serving_log):
@@ -1493,22 +1457,3 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     judged = ok("every GPU shown has a NIC within PXB: " + ", ".join(f"{g}→{v}" for g, v in summary.items()),
                 actual=summary)
     return over_subjects(judged, list(nearest), len(topo.gpus), ask="nvidia-smi topo -m", blind=unshown)
-
-
-def _nearest_nics(topo: TopoMatrix) -> tuple[dict[str, tuple[str, str]], list[str]]:
-    """Each GPU's nearest NIC (cell, NIC) where the matrix settles it, and the GPUs whose row it does not.
-
-    A GPU with a PIX/PXB cell shown has a near NIC whatever its cut cells hold; any other GPU needs every NIC
-    cell shown, since a cell a cut matrix leaves out may be the near one.
-    """
-    nearest: dict[str, tuple[str, str]] = {}
-    unshown: list[str] = []
-    for g in topo.gpus:
-        cells = [(topo.link(g, n), n) for n in topo.nics]
-        known = [(c, n) for c, n in cells if c is not None]
-        best = min(known, key=lambda x: link_rank(x[0]), default=None)
-        if best is not None and (len(known) == len(cells) or link_rank(best[0]) <= link_rank("PXB")):
-            nearest[g] = best
-        else:
-            unshown.append(g)
-    return nearest, unshown

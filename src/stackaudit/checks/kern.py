@@ -653,7 +653,7 @@ def numa_balancing(sysctls: Sysctls, numa: NumaTopology, vmstat: VmStat | None =
     for proc in engine_processes(serving_processes):
         cpus = proc.cpus_allowed
         if cpus:
-            proc_nodes = {numa.node_of_cpu(c) for c in cpus} - {None}
+            proc_nodes = numa.nodes_of(cpus)
             if len(proc_nodes) == 1:
                 bound.append(f"{proc.pid} ({proc.comm}) on node {proc_nodes.pop()}")
     severity: Severity = "medium" if bound else "low"
@@ -858,10 +858,10 @@ def irq_affinity(irqs: IrqInfo, numa: NumaTopology | None = None,
             nic_node = node_of_bdf.get(bdf)
             if nic_node is None or nic_node < 0:
                 continue
-            irq_nodes = {numa.node_of_cpu(c) for c in cpus} - {None}
+            irq_nodes = numa.nodes_of(cpus)
             if irq_nodes and nic_node not in irq_nodes:
                 problems.append(f"NIC {bdf} is on node {nic_node} but all its queue IRQs go to node(s) "
-                                f"{', '.join(str(n) for n in sorted(n for n in irq_nodes if n is not None))}")
+                                f"{', '.join(str(n) for n in sorted(irq_nodes))}")
     # NIC IRQs all on the engine's CPUs.
     engine_cpus: set[int] = set()
     for proc in engine_processes(serving_processes):

@@ -182,16 +182,20 @@ def _hmm_disabled(value: str | None) -> bool:
     return (value or "").strip().upper() in ("Y", "1")
 
 
+# The workaround for the driver / kernel combinations that break CUDA with HMM on.
+_HMM_OFF = step("Turn HMM off in nvidia_uvm, then reload it with no GPU process running",
+                sh("echo 'options nvidia_uvm uvm_disable_hmm=1' > /etc/modprobe.d/nvidia-uvm.conf"),
+                "modprobe -r nvidia_uvm", "modprobe nvidia_uvm", cost="driver-reload",
+                changes="/etc/modprobe.d/nvidia-uvm.conf (nvidia_uvm uvm_disable_hmm)",
+                keep=keep_line("options nvidia_uvm uvm_disable_hmm=1", "/etc/modprobe.d/nvidia-uvm.conf"))
+
+
 @register_check(
     "KVER-NVIDIA-KERNEL-COMBOS",
     title="Known NVIDIA driver / kernel combinations that break CUDA",
     severity="high",
     confidence="field-reports",
-    fix=Fix.of(step("Turn HMM off in nvidia_uvm, then reload it with no GPU process running",
-                         sh("echo 'options nvidia_uvm uvm_disable_hmm=1' > /etc/modprobe.d/nvidia-uvm.conf"), "modprobe -r nvidia_uvm", "modprobe nvidia_uvm", cost="driver-reload",
-                         changes="/etc/modprobe.d/nvidia-uvm.conf (nvidia_uvm uvm_disable_hmm)",
-                         keep=keep_line("options nvidia_uvm uvm_disable_hmm=1", "/etc/modprobe.d/nvidia-uvm.conf")),
-                  note="update driver/kernel to fixed versions; hold kernel packages until DKMS builds"),
+    fix=Fix.of(_HMM_OFF, note="update driver/kernel to fixed versions; hold kernel packages until DKMS builds"),
     references=("https://github.com/NVIDIA/open-gpu-kernel-modules/issues/901",
                 "https://github.com/NVIDIA/open-gpu-kernel-modules/issues/797",
                 "https://github.com/NVIDIA/NV-Kernels/pull/110",
@@ -253,11 +257,7 @@ def nvidia_kernel_combos(kernel: KernelInfo, nvidia_kernel: NvidiaKernel, pci: P
             )
         found.append(f"RHEL 9 kernel 5.14.0-570.x with driver {major} and HMM on: every CUDA call can fail "
                      "(NVIDIA open-gpu-kernel-modules #901)")
-        fix = Fix.of(step("Turn HMM off in nvidia_uvm, then reload it with no GPU process running",
-                         sh("echo 'options nvidia_uvm uvm_disable_hmm=1' > /etc/modprobe.d/nvidia-uvm.conf"), "modprobe -r nvidia_uvm", "modprobe nvidia_uvm", cost="driver-reload",
-                         changes="/etc/modprobe.d/nvidia-uvm.conf (nvidia_uvm uvm_disable_hmm)",
-                         keep=keep_line("options nvidia_uvm uvm_disable_hmm=1", "/etc/modprobe.d/nvidia-uvm.conf")),
-                  note="or update to a fixed driver/kernel")
+        fix = Fix.of(_HMM_OFF, note="or update to a fixed driver/kernel")
     if kernel.release_tuple[:2] == (6, 11):
         found.append("Linux 6.11: cudaMallocHost (pin_user_pages FOLL_LONGTERM) leaks / fails to allocate unless the "
                      "kernel carries the two mm fixes NVIDIA backported (NV-Kernels #110)")

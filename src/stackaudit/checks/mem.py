@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from stackaudit.checks.drv import gpu_indices, gpu_list, no_gpu_information, ok_over_gpus, over_gpus
 from stackaudit.checks.registry import (
     Fix,
@@ -299,16 +297,10 @@ def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None, mig_setup: M
 
 # --- MEM-GPU-SHARED ------------------------------------------------------------------------------
 
-_ENGINE_NAME = re.compile(r"VLLM::|vllm|sglang|trtllm|tensorrt_llm|mpi4py", re.IGNORECASE)
-_SMALL_MIB = 1024.0
 # Below this much used memory no process is on the GPU: a CUDA context takes a few hundred MiB and an Xorg on a
 # headless GPU 4 MiB or more, while an idle GPU's row reads 0-2 MiB. A GPU whose process list is not shown but whose
 # row shows less, with no display, holds no other process.
 _NO_CONTEXT_MIB = 3.0
-
-
-def _engine_pids(serving: ServingProcesses | None) -> set[int]:
-    return {p.pid for p in serving.processes} if serving is not None else set()
 
 
 @check(
@@ -357,17 +349,16 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
         return gpus
-    engine = _engine_pids(serving_processes)
+    engine = {p.pid for p in serving_processes.processes} if serving_processes is not None else set()
     problems: list[str] = []
     subjects: list[str] = []
     notes: list[str] = []
-    display = [g for g in gpus if g.display_active or any(_DISPLAY_SERVER.search(p.name or "")
-                                                            for p in g.processes or ())]
+    display = [g for g in gpus if g.shows_display]
     # A display costs a server memory and jitter only on a GPU that serves: one without serving work shown is a note.
     # A container given GPUs for real work (not only `nvidia-smi`) serves on them as an engine process does.
     workload = bool(engine) or any(c.gpu_requested and not c.diagnostic_only
                                    for c in (docker_containers.gpu_or_serving if docker_containers else ()))
-    idle_display = [g for g in display if not workload and not _serving_work(g)]
+    idle_display = [g for g in display if not workload and not g.serving_work]
     display = [g for g in display if g not in idle_display]
     if display:
         problems.append(f"a display is active on GPU(s) {gpu_indices(display)} (desktop/Xorg costs memory and adds "
@@ -385,12 +376,10 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     foreign: dict[str, list[GpuProcess]] = {}
     in_container = container is not None and container.in_container
     for g in procs_known:
-        procs = [p for p in g.processes or () if not _DISPLAY_SERVER.search(p.name or "")]
-        big = [p for p in procs if (p.used_mib or 0) >= _SMALL_MIB]
+        procs = g.compute_processes
+        big = [p for p in procs if p.large]
         if engine and not in_container:
-            outside = [p for p in procs if p.pid not in engine
-                       and not (_ENGINE_NAME.search(p.name) and (p.used_mib or 0) < _SMALL_MIB)]
-            if outside:
+            if outside := g.outside(engine):
                 foreign[g.subject] = outside
         elif len({p.name for p in big}) >= 2:
             foreign[g.subject] = big  # several large contexts of different programs share one GPU
@@ -450,18 +439,6 @@ def _shared_at_start(memory: EngineGpuMemory) -> Outcome:
                 "(the driver's reserve and the engine's own context)", actual=actual,
                 evidence=[g.line for g in memory.gpus][:4])
     return over_subjects(judged, [g.gpu for g in memory.gpus], ask="nvidia-smi")
-
-
-def _serving_work(gpu: GpuInfo) -> bool:
-    """Whether a GPU itself shows serving work: a process other than the display holds 1 GiB or more, or half
-    its memory or more is used (model weights; a desktop takes far less)."""
-    procs = [p for p in gpu.processes or () if not _DISPLAY_SERVER.search(p.name or "")]
-    used, total = gpu.memory_used_mib, gpu.memory_total_mib
-    return any((p.used_mib or 0) >= _SMALL_MIB for p in procs) or (
-        used is not None and total is not None and total > 0 and used >= total / 2)
-
-
-_DISPLAY_SERVER = re.compile(r"(?:^|/)(?:Xorg|Xwayland|X|gnome-shell|kwin_wayland|kwin_x11|sway|gdm[\w-]*|sddm[\w-]*)$")
 
 
 # --- MEM-HMM -------------------------------------------------------------------------------------

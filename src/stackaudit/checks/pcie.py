@@ -22,11 +22,10 @@ from stackaudit.checks.registry import (
     unknown,
 )
 from stackaudit.facts.boot_loader import CmdlineTool, tool_of
-from stackaudit.facts.gpu_links import GpuLink, GpuLinks
+from stackaudit.facts.gpu_links import GpuLinks
 from stackaudit.facts.nvidia import GpuSamples
 from stackaudit.facts.pci import gen_of
 from stackaudit.facts.pcie import PcieFacts, PcieFunction, describe_speed
-from stackaudit.facts.pcie_config import LINK_SPEEDS
 from stackaudit.facts.system import KernelCmdline
 from stackaudit.fixes.kernel_cmdline import cmdline_forms
 from stackaudit.fixes.model import (
@@ -63,32 +62,11 @@ def over_gpu_functions(pcie: PcieFacts, shown: Sequence[str], judged: Outcome,
     return over_subjects(judged, shown, total, ask=LSPCI_ASK, blind=blind)
 
 
-def table_link(link: GpuLink) -> tuple[float | None, int | None, str]:
-    """(speed GT/s, width, source) the GPU model should reach, from data/gpus.toml when its name is known
-    (the NVIDIA side's product name, else lspci's bracketed name); else the device's own capability."""
-    name = link.name or link.model
-    if name:
-        try:
-            from stackaudit.gputable import GpuTableError, UnknownGpuError, lookup
-
-            spec = lookup(name).spec
-        except (UnknownGpuError, GpuTableError, OSError, ImportError):
-            spec = None
-        if spec is not None and spec.pcie_gen and spec.pcie_width:
-            return LINK_SPEEDS.get(spec.pcie_gen), spec.pcie_width, f"{spec.name} (gpus.toml)"
-    return link.max_speed, link.max_width, "the GPU's own capability"
-
-
 def no_gpu(pcie: PcieFacts) -> Outcome:
     """No GPU among the functions: not applicable on a full inventory (sysfs), unknown for a partial paste."""
     if pcie.inventory_complete:
         return not_applicable("no NVIDIA GPU on the PCI bus")
     return unknown("the pasted lspci output shows no NVIDIA GPU", hint="paste `sudo lspci -vvv` of the whole host")
-
-
-def _min(*values: float | int | None) -> float | None:
-    known = [float(v) for v in values if v]
-    return min(known) if known else None
 
 
 # -- PCIE-LINK-DOWNTRAIN -----------------------------------------------------------------------
@@ -143,10 +121,8 @@ def link_downtrain(gpu_links: GpuLinks, pcie: PcieFacts | None = None,
         if cur_s is None or cur_w is None:
             blind.append(g.bdf)
             continue
-        model_s, model_w, basis = table_link(g)
+        exp_s, exp_w, basis = g.expected
         slot = g.width_basis == "slot"
-        exp_s = _min(model_s, g.max_speed, g.port_max_speed, g.host_max_speed)
-        exp_w = _min(model_w, g.max_width, g.port_max_width)
         now = describe_speed(cur_s, cur_w)
         want = describe_speed(exp_s, int(exp_w) if exp_w else None)
         label = f"{now} (capable {want}, from {basis}{' and the slot' if slot else ''})"

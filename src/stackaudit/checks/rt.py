@@ -1273,6 +1273,13 @@ def _container_nofile(containers: DockerContainers | None) -> Outcome | None:
     return None
 
 
+# Where a raised open-file limit is kept: the container's, the unit's or the login's setting.
+_NOFILE_KEEP = (keep_line("--ulimit nofile=1048576:1048576", "docker run", label="Docker"),
+                keep_line("LimitNOFILE=1048576", "the engine's systemd unit", label="systemd"),
+                keep_line("lxc.prlimit.nofile = 1048576", "the container's LXC config", label="LXC"),
+                keep_line("* - nofile 1048576", "/etc/security/limits.d/", label="limits.d"))
+
+
 @check(
     "RT-ULIMIT-NOFILE",
     title="open-file limit too low for many concurrent requests",
@@ -1280,11 +1287,7 @@ def _container_nofile(containers: DockerContainers | None) -> Outcome | None:
     confidence="source-verified",
     fix=Fix.of(step("Raise the API server's open-file limit", "prlimit --pid <api-server pid> --nofile=1048576:1048576",
                        cost="restart", scope="container", changes="RLIMIT_NOFILE of the API server",
-                       per="<api-server pid>", per_match=PID_SUBJECT,
-                       keep=(keep_line("--ulimit nofile=1048576:1048576", "docker run", label="Docker"),
-                             keep_line("LimitNOFILE=1048576", "the engine's systemd unit", label="systemd"),
-                             keep_line("lxc.prlimit.nofile = 1048576", "the container's LXC config", label="LXC"),
-                             keep_line("* - nofile 1048576", "/etc/security/limits.d/", label="limits.d")))),
+                       per="<api-server pid>", per_match=PID_SUBJECT, keep=_NOFILE_KEEP)),
     references=("https://github.com/vllm-project/vllm/blob/main/vllm/utils/system_utils.py",),
 )
 def ulimit_nofile(serving_processes: ServingProcesses | None = None,
@@ -1407,10 +1410,7 @@ def _inherited_nofile(own: ProcessInfo, procs: ServingProcesses, container: Cont
 INHERITED_NOFILE_FIX = advice(
     "Start the engine with a hard open-file limit of at least 65536: `ulimit -Hn 1048576` (as root) in the "
     "shell that launches it, or the container's or unit's setting below", cost="restart", scope="container",
-    keep=(keep_line("--ulimit nofile=1048576:1048576", "docker run", label="Docker"),
-          keep_line("LimitNOFILE=1048576", "the engine's systemd unit", label="systemd"),
-          keep_line("lxc.prlimit.nofile = 1048576", "the container's LXC config", label="LXC"),
-          keep_line("* - nofile 1048576", "/etc/security/limits.d/", label="limits.d")))
+    keep=_NOFILE_KEEP)
 
 
 # --- RT-OMP ----------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from typing import Any
 
 from stackaudit.facts._parse import ParseError, engine_of, parse_cpulist, sizes_from_argv
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
+from stackaudit.facts.shm import ShmInfo
 from stackaudit.facts.sources import DOCKER_INSPECT
 from stackaudit.facts.sources import DOCKER_PS as DOCKER_PS_SOURCE
 from stackaudit.host.limits import load_json
@@ -107,6 +108,13 @@ class DockerContainer:
     @property
     def label(self) -> str:
         return self.name or self.id[:12] or "(a container the excerpt does not name)"
+
+    @property
+    def shm_bytes(self) -> int | None:
+        """The /dev/shm size it gets; None when it shares another IPC namespace or the host's /dev/shm."""
+        if self.ipc_mode == "host" or self.ipc_mode.startswith("container:") or self.host_shm:
+            return None
+        return self.shm_size or DOCKER_DEFAULT_SHM
 
     def env_value(self, name: str) -> str | None:
         for key, value in self.env:
@@ -226,6 +234,23 @@ class DockerContainers:
     def gpu_or_serving(self) -> tuple[DockerContainer, ...]:
         """The containers the container checks care about: with GPUs, or running an engine."""
         return tuple(c for c in self.containers if c.gpu_requested or c.looks_like_serving)
+
+    @property
+    def own_spec(self) -> DockerContainer | None:
+        """The container a paste shows from inside, where exactly one whole `docker run` / compose / pod spec
+        was pasted with it (its flags are this container's)."""
+        specs = [c for c in self.containers if c.origin and not c.excerpt]
+        return specs[0] if len(specs) == 1 and len(self.containers) == 1 else None
+
+    def shm_inside(self, shm: ShmInfo | None) -> ShmInfo | None:
+        """/dev/shm seen from inside the container: the size read there, else the one its own spec gives it."""
+        spec = self.own_spec
+        if (shm is not None and shm.size_bytes is not None) or spec is None or spec.shm_bytes is None:
+            return shm
+        return ShmInfo(spec.shm_bytes, sources=(f"{spec.origin} {spec.label}",),
+                       evidence=(f"{spec.origin} {spec.label}: shm size "
+                                 f"{'not set (Docker default 64 MiB)' if spec.shm_size is None else spec.shm_size}"
+                                 f", IPC mode {spec.ipc_mode or 'private'}",))
 
 
 def diagnostic_command(argv: tuple[str, ...]) -> bool:

@@ -54,6 +54,28 @@ class GpuLink:
     def busy(self) -> bool:
         return (self.utilization or 0) >= 20 or (self.pstate in ("P0", "P1") and (self.utilization or 0) > 0)
 
+    @property
+    def expected(self) -> tuple[float | None, float | None, str]:
+        """(speed GT/s, width, source) the link should train at: the least of the model's, the GPU's, the slot's and
+        (speed) the host's capability. The model's comes from data/gpus.toml by the NVIDIA side's product name, else
+        lspci's bracketed name."""
+        speed, width, basis = self.max_speed, self.max_width, "the GPU's own capability"
+        if self.name or self.model:
+            try:
+                from stackaudit.gputable import GpuTableError, UnknownGpuError, lookup
+
+                spec = lookup(self.name or self.model).spec
+            except (UnknownGpuError, GpuTableError, OSError, ImportError):
+                spec = None
+            if spec is not None and spec.pcie_gen and spec.pcie_width:
+                speed, width, basis = LINK_SPEEDS.get(spec.pcie_gen), spec.pcie_width, f"{spec.name} (gpus.toml)"
+        return (_least(speed, self.max_speed, self.port_max_speed, self.host_max_speed),
+                _least(width, self.max_width, self.port_max_width), basis)
+
+
+def _least(*values: float | int | None) -> float | None:
+    return min((float(v) for v in values if v), default=None)
+
 
 @dataclass(frozen=True)
 class GpuLinks(Sourced):

@@ -36,7 +36,7 @@ from stackaudit.facts.pcie import PcieFacts, describe_speed
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.registry import FactContext, fact, first_of, provider
 from stackaudit.facts.system import NumaTopology
-from stackaudit.facts.topology import NvlinkStatus, TopoMatrix, link_kind, nvlink_count
+from stackaudit.facts.topology import NvlinkStatus, TopoMatrix, best_partition, link_kind, nvlink_count
 
 KINDS = ("NV", "PIX", "PXB", "PHB", "NODE", "SYS")
 _RANK = {"NV": 1, "PIX": 2, "PXB": 3, "PHB": 4, "NODE": 5, "SYS": 6}
@@ -239,15 +239,9 @@ def best_groups(names: Sequence[str], size: int, rank: Mapping[tuple[str, str], 
         ranks = [rank.get((a, b), rank.get((b, a), 9)) for a, b in itertools.combinations(group, 2)]
         return (max(ranks, default=0), sum(ranks))
 
-    left = list(names)
-    out: list[tuple[str, ...]] = []
-    if size < 2 or len(left) > _MAX_SEARCH_GPUS:
+    if size < 2 or len(names) > _MAX_SEARCH_GPUS:
         return ()
-    while len(left) >= size:
-        best = min(itertools.combinations(left, size), key=cost)
-        out.append(best)
-        left = [g for g in left if g not in best]
-    return tuple(out)
+    return tuple(best_partition(names, size, cost))
 
 
 def _tp_groups(gpus: Sequence[Gpu], pairs: Sequence[Pair], parallelism: Any) -> TpGroups | None:

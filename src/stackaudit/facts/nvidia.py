@@ -114,12 +114,24 @@ class NvLink:
         return sum(v or 0 for v in (self.replay, self.recovery, self.crc_flit, self.crc_data))
 
 
+# A display server's process (Xorg, a Wayland compositor, a display manager).
+DISPLAY_SERVER = re.compile(r"(?:^|/)(?:Xorg|Xwayland|X|gnome-shell|kwin_wayland|kwin_x11|sway|gdm[\w-]*|sddm[\w-]*)$")
+# An engine's helper process (API server, a worker's small context) by name; under SMALL_MIB it is the engine's own.
+_ENGINE_NAME = re.compile(r"VLLM::|vllm|sglang|trtllm|tensorrt_llm|mpi4py", re.IGNORECASE)
+SMALL_MIB = 1024.0
+
+
 @dataclass(frozen=True)
 class GpuProcess:
     pid: int
     name: str = ""
     used_mib: float | None = None
     kind: str = "C"  # C compute, G graphics, C+G, M (MPS)
+
+    @property
+    def large(self) -> bool:
+        """It holds SMALL_MIB or more: real work (model weights), not a bare CUDA context."""
+        return (self.used_mib or 0) >= SMALL_MIB
 
 
 # Power limits closer than this many watts are the same limit.
@@ -218,6 +230,29 @@ class GpuInfo:
     @property
     def subject(self) -> str:
         return self.bdf or f"GPU {self.index}"
+
+    @property
+    def shows_display(self) -> bool:
+        """`Display Active: Enabled`, or a display server among its processes."""
+        return bool(self.display_active) or any(DISPLAY_SERVER.search(p.name or "") for p in self.processes or ())
+
+    @property
+    def compute_processes(self) -> list[GpuProcess]:
+        """Its processes less the display servers."""
+        return [p for p in self.processes or () if not DISPLAY_SERVER.search(p.name or "")]
+
+    @property
+    def serving_work(self) -> bool:
+        """Whether it shows serving work: a process other than the display holds SMALL_MIB or more, or half its
+        memory or more is used (model weights; a desktop takes far less)."""
+        used, total = self.memory_used_mib, self.memory_total_mib
+        return any(p.large for p in self.compute_processes) or (
+            used is not None and total is not None and total > 0 and used >= total / 2)
+
+    def outside(self, engine_pids: set[int]) -> list[GpuProcess]:
+        """Its processes that are not the engine's: neither its PIDs nor a small context of an engine's name."""
+        return [p for p in self.compute_processes if p.pid not in engine_pids
+                and not (_ENGINE_NAME.search(p.name) and not p.large)]
 
     @property
     def spec(self) -> GpuSpec | None:

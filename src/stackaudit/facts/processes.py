@@ -36,6 +36,8 @@ from stackaudit.host.base import Host, NotCaptured, read_text
 from stackaudit.host.confined import normalise
 
 ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM"}
+# A worker's rank in its process title (`VLLM::Worker_TP1`, `sglang::scheduler_TP3`).
+_RANK_IN_TITLE = re.compile(r"(?:TP|_TP|Worker_TP|rank)(\d+)", re.I)
 # Roles: api-server (HTTP front end, holds the flags), engine-core, worker, scheduler,
 # detokenizer, launcher (mpirun / trtllm-llmapi-launch), coordinator, helper, "" (unknown child).
 
@@ -83,6 +85,19 @@ class ProcessInfo:
 
     def env(self, name: str) -> str | None:
         return None if self.environ is None else self.environ.get(name)
+
+    @property
+    def visible_devices(self) -> list[str] | None:
+        """CUDA_VISIBLE_DEVICES as a list (`0, 1` -> ["0", "1"]); None where it is not set or empty."""
+        value = self.env("CUDA_VISIBLE_DEVICES")
+        return [v.strip() for v in value.split(",") if v.strip()] if value else None
+
+    @property
+    def rank_gpu(self) -> int:
+        """The GPU index a worker drives: the rank in its title (`VLLM::Worker_TP1`) through visible_devices."""
+        m = _RANK_IN_TITLE.search(self.argv[0] if self.argv else "")
+        rank, cvd = int(m.group(1)) if m else 0, self.visible_devices
+        return int(cvd[rank]) if cvd and rank < len(cvd) and cvd[rank].isdecimal() else rank
 
     @property
     def flag_argv(self) -> tuple[str, ...]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import ParseError, has_gap_line, key_value_lines, lines_holding, parse_cpulist
@@ -280,6 +280,10 @@ class NumaTopology(Sourced):
 
     def node_of_cpu(self, cpu_id: int) -> int | None:
         return self._node_by_cpu.get(cpu_id)
+
+    def nodes_of(self, cpus: Iterable[int]) -> set[int]:
+        """The nodes the CPUs sit on (a CPU no node lists is left out)."""
+        return {n for c in cpus if (n := self._node_by_cpu.get(c)) is not None}
 
     @functools.cached_property
     def _node_by_cpu(self) -> dict[int, int]:

@@ -28,13 +28,14 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import ParseError, parse_cpulist
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, provider, read_source
 from stackaudit.facts.sources import NVSMI_NVLINK_S, NVSMI_P2P, NVSMI_P2P_UNNAMED, NVSMI_TOPO_M
-from stackaudit.gputable import all_gpus
+from stackaudit.gputable import all_gpus, bridge_domain
 from stackaudit.host.base import NotCaptured
 from stackaudit.host.source import Source
 
@@ -229,13 +230,15 @@ class TopoMatrix:
             groups.append(members)
         return tuple(groups)
 
-    def bridged_groups(self, domain: int) -> tuple[tuple[str, ...], ...] | None:
-        """The NVLink groups when the NV# cells are a bridge build (gputable.bridge_domain): each group a full mesh
-        of 2 or `domain` cards, one NV# count on every NVLink pair, and some GPU pair on PCIe; None otherwise.
+    def bridged_groups(self, models: list[str]) -> tuple[tuple[str, ...], ...] | None:
+        """The NVLink groups when the GPU models are bridge cards (gputable.bridge_domain) and the NV# cells a bridge
+        build: each group a full mesh of 2 or the models' domain of cards, one NV# count on every NVLink pair, and
+        some GPU pair on PCIe; None otherwise.
 
         The cards outside every group are cards without a bridge, not GPUs whose links are down.
         """
-        groups = self.nvlink_groups()
+        domain = bridge_domain(models)
+        groups = self.nvlink_groups() if domain is not None else None
         counts = {c for _, _, c in self.gpu_pairs() if c.startswith("NV")}
         pcie = any(not c.startswith("NV") for _, _, c in self.gpu_pairs())
         if not groups or not pcie or len(counts) != 1 or any(len(g) not in (2, domain) for g in groups):
@@ -245,6 +248,14 @@ class TopoMatrix:
     @property
     def has_nvlink(self) -> bool:
         return any(c.startswith("NV") for _, _, c in self.gpu_pairs())
+
+    def all_nvlinked(self, gpus: list[str] | None = None) -> bool | None:
+        """Every pair of the GPUs (all of the matrix's by default) NV#? None when a pair is not shown (a cut
+        matrix: it may be PCIe) or there is no pair."""
+        cells = [self.link(a, b) for a, b in itertools.combinations(gpus or self.gpus, 2)]
+        if any(c is not None and not c.startswith("NV") for c in cells):
+            return False
+        return None if not cells or None in cells else True
 
     def numa_node(self, gpu: str) -> int | None:
         """The GPU's NUMA node from the `NUMA Affinity` column, when it is one number."""
@@ -262,6 +273,28 @@ class TopoMatrix:
         ranks = [link_rank(self.link(a, b) or "") for a, b in itertools.combinations(group, 2)]
         return (max(ranks, default=0), sum(ranks))
 
+    def best_partition(self, size: int) -> list[tuple[str, ...]]:
+        """Disjoint TP groups of `size` GPUs, best first, by group_cost."""
+        return best_partition(self.gpus, size, self.group_cost)
+
+    def nearest_nics(self) -> tuple[dict[str, tuple[str, str]], list[str]]:
+        """Each GPU's nearest NIC (cell, NIC) where the matrix settles it, and the GPUs whose row it does not.
+
+        A GPU with a PIX/PXB cell shown has a near NIC whatever its cut cells hold; any other GPU needs every NIC
+        cell shown, since a cell a cut matrix leaves out may be the near one.
+        """
+        nearest: dict[str, tuple[str, str]] = {}
+        unshown: list[str] = []
+        for g in self.gpus:
+            cells = [(self.link(g, n), n) for n in self.nics]
+            known = [(c, n) for c, n in cells if c is not None]
+            best = min(known, key=lambda x: link_rank(x[0]), default=None)
+            if best is not None and (len(known) == len(cells) or link_rank(best[0]) <= link_rank("PXB")):
+                nearest[g] = best
+            else:
+                unshown.append(g)
+        return nearest, unshown
+
     def nics_near_gpus(self) -> list[str]:
         """NICs one or two PCIe bridges from a GPU (PIX/PXB): where NCCL may pick NET/IB inside a host."""
         return [self.nic_label(n) for n in self.nics
@@ -270,6 +303,17 @@ class TopoMatrix:
     def host_bridged_pair(self) -> bool:
         """Some GPU pair's path crosses the host bridge or the CPU interconnect (PHB, NODE or SYS)."""
         return any(link_kind(c) in ("SYS", "PHB", "NODE") for _, _, c in self.gpu_pairs())
+
+
+def best_partition(names: Sequence[str], size: int,
+                   cost: Callable[[tuple[str, ...]], tuple[int, int]]) -> list[tuple[str, ...]]:
+    """Disjoint groups of `size` GPUs, best first (greedy: the cheapest group of the GPUs left)."""
+    left, groups = list(names), []
+    while len(left) >= size:
+        best = min(itertools.combinations(left, size), key=cost)
+        groups.append(best)
+        left = [g for g in left if g not in best]
+    return groups
 
 
 def gpu_index(name: str) -> int:

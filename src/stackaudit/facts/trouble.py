@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.registry import fact, first_of, parser
+from stackaudit.facts.registry import Sourced, fact, first_of, parser
 from stackaudit.facts.sources import ENGINE_LOG, EVIDENCE_LINES, RAY_LOG, USER_TROUBLE
 
 # NCCL's and PyTorch's watchdog (`Watchdog caught collective operation timeout`), a timeout said in words.
@@ -25,21 +25,23 @@ HANG = re.compile(rf"(?<![\w-])(?:{_HANG_WORDS})(?![\w-])", re.I)
 USER_HANG = re.compile(rf"(?<![\w-])(?:{_HANG_WORDS}|hung|freez(?:es|ing)|no response)(?![\w-])", re.I)
 # Python's traceback head, a log line at ERROR or CRITICAL level, an exception's name with its message.
 FAILURE = re.compile(r"Traceback \(most recent call last\)|\b(?:ERROR|CRITICAL)\b|\b\w+(?:Error|Exception): ")
+Kind = Literal["hang", "failure"]
 
 
 @dataclass(frozen=True)
-class Trouble:
-    kind: Literal["hang", "failure"]
+class Trouble(Sourced):
+    kind: Kind
     line: str  # the line that shows it, verbatim
 
 
 def find_trouble(text: str) -> Trouble:
     """The first hang line, else the first failure line; ParseError when the text shows neither."""
     lines = text.splitlines()
-    for kind, pattern in (("hang", HANG), ("failure", FAILURE)):
+    patterns: tuple[tuple[Kind, re.Pattern[str]], ...] = (("hang", HANG), ("failure", FAILURE))
+    for kind, pattern in patterns:
         for line in lines:
             if m := pattern.search(line):
-                return Trouble(kind, _sentence(line, m.start()))  # type: ignore[arg-type]
+                return Trouble(kind, _sentence(line, m.start()))
     raise ParseError("no hang or failure in the log")
 
 

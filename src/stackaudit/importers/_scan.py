@@ -6,6 +6,9 @@ import bisect
 import re
 from collections.abc import Callable, Iterator, Sequence
 
+from stackaudit.facts.engine_command import COMMAND_HINT, parse_command_line
+from stackaudit.facts.serving_logs import is_log_line
+
 # A shell prompt (`root@host:~#`, `(venv) $`), or the `+ ` a shell's trace (`set -x`, PS4) puts before each command
 # it runs: an entrypoint script's log shows the engine's command line that way, after the log viewer's timestamp
 # (`2026-01-27 14:26:31 + python3 -m vllm...`, `2025-11-24 13:54:38.398 | + exec vllm serve ...`).
@@ -16,6 +19,13 @@ FENCE = re.compile(r"^\s*(```|~~~)")
 def strip_prompt(line: str) -> str:
     """`root@host:~# cat /proc/cmdline` -> `cat /proc/cmdline`."""
     return PROMPT.sub("", line, count=1).strip()
+
+
+def engine_beside(lines: list[str]) -> bool:
+    """True when some line of the paste is an engine command or an engine log line (the first one ends the scan).
+    The user's words (a rate, a hang) count only beside one: alone they could be any program's."""
+    return any((COMMAND_HINT.search(x) and parse_command_line(strip_prompt(x).rstrip("\\ ")) is not None)
+               or is_log_line(x) for x in lines)
 
 
 def take_while(lines: list[str], start: int, pred: re.Pattern[str] | Callable[[str], object], allow_blank: int = 0) -> int:

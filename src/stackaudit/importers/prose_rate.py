@@ -11,23 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from stackaudit.facts.engine_command import COMMAND_HINT, parse_command_line
 from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.facts.serving_rate import PROSE_RATE
 from stackaudit.facts.sources import USER_RATE
-from stackaudit.importers._scan import Candidates, candidate_lines, strip_prompt
+from stackaudit.importers._scan import Candidates, candidate_lines, engine_beside
 from stackaudit.importers.registry import Found, document_appended, importer
 
 MAX_LINES = 50  # lines of words with a rate read from one paste; past a few, they give several rates anyway
 # Words of the machine-written lines that state a rate (vLLM's log, benchmark results, tqdm's postfix, llama.cpp's
 # and Ollama's timings).
 _NOT_PROSE = ("throughput", "est. speed", "it/s", "tokens/s,", "|", "ms per token", "eval rate", "eval time")
-
-
-def _engine_beside(lines: list[str]) -> bool:
-    """True when some line of the paste is an engine command or an engine log line (the first one ends the scan)."""
-    return any((COMMAND_HINT.search(x) and parse_command_line(strip_prompt(x).rstrip("\\ ")) is not None)
-               or is_log_line(x) for x in lines)
 
 
 @importer("prose rate", "a rate in the user's words (`around 10 t/s`) beside an engine command or log",
@@ -40,7 +33,7 @@ def prose_rate(lines: list[str], candidates: Candidates | None = None) -> Iterat
         line = lines[i]
         if PROSE_RATE.search(line) and not is_log_line(line) and not any(w in line.lower() for w in _NOT_PROSE):
             if engine is None:
-                engine = _engine_beside(lines)
+                engine = engine_beside(lines)
             if not engine:
                 return
             yield Found("prose rate", i, i + 1, document_appended(USER_RATE.name, line.strip() + "\n"))

@@ -14,8 +14,7 @@ from collections.abc import Iterator
 from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.facts.sources import USER_TROUBLE
 from stackaudit.facts.trouble import USER_HANG
-from stackaudit.importers._scan import Candidates, candidate_lines
-from stackaudit.importers.prose_rate import _engine_beside
+from stackaudit.importers._scan import Candidates, candidate_lines, engine_beside
 from stackaudit.importers.registry import Found, document_appended, importer
 
 
@@ -27,7 +26,7 @@ def prose_trouble(lines: list[str], candidates: Candidates | None = None) -> Ite
         line = lines[i]
         if USER_HANG.search(line) and not is_log_line(line):
             if engine is None:
-                engine = _engine_beside(lines)
+                engine = engine_beside(lines)
             if not engine:
                 return
             yield Found("prose hang", i, i + 1, document_appended(USER_TROUBLE.name, line.strip() + "\n"))
