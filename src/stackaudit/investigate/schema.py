@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from stackaudit.checks.registry import DOMAINS
+from stackaudit.render.text import cut
 
 _KNOWN = frozenset({"type", "properties", "required", "additionalProperties", "enum", "minLength", "maxLength",
                     "pattern", "minimum", "maximum", "minItems", "maxItems", "items", "description"})
@@ -134,5 +135,4 @@ def _kind_of(value: Any) -> str:
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return cut(repr(value), 60)
