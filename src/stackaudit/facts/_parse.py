@@ -48,6 +48,12 @@ def format_cpulist(cpus: tuple[int, ...] | list[int]) -> str:
     return ",".join(out)
 
 
+def whole_int(text: str | None) -> int | None:
+    """`text`, white space stripped, as an integer when it is one whole (a sysfs value: `-1`, `16`); else None."""
+    t = (text or "").strip()
+    return int(t) if re.fullmatch(r"-?[0-9]+", t) else None
+
+
 def parse_size_kib(text: str) -> int | None:
     """Parse sizes like `65536k`, `64M`, `1.5G`, `64 MiB`, `65536` (KiB) into KiB."""
     m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([kKmMgGtTpP]?)(i?[bB])?\s*", text)
