@@ -113,7 +113,7 @@ def source_line(doc: FleetDocument) -> str:
 
 def comparable(value: object) -> str:
     """A value as compare/diff.py compares it: JSON text with process IDs masked."""
-    from stackaudit.compare.diff import mask_pids
+    from stackaudit.engine.fingerprint import mask_pids
 
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
     return mask_pids(text)
