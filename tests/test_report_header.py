@@ -24,11 +24,12 @@ from stackaudit.report.sections import RenderOptions
 def test_secret_flag_values_are_hidden_and_paths_cut_to_names() -> None:
     argv = ["audit", "--from", "/home/alice/cases/gpu box/report.txt", "--api-key", "sk-123", "--hf-token=hf_abc",
             "--db-password", "hunter2", "--client-secret=s3", "-o", "/srv/out/r.md", "--select", "KERN,FW",
-            "--url=http://127.0.0.1:8000/v1", "-e", "HF_TOKEN=hf_xyz"]
+            "--url=http://127.0.0.1:8000/v1", "-e", "HF_TOKEN=hf_xyz", "--input-tokens", "512"]
     out = redact_argv(argv)
-    assert out == ["audit", "--from", "report.txt", "--api-key", "***", "--hf-token=***", "--db-password", "***",
-                   "--client-secret=***", "-o", "r.md", "--select", "KERN,FW", "--url=http://127.0.0.1:8000/v1",
-                   "-e", "HF_TOKEN=***"]
+    hidden = "<redacted>"  # host/redact.py's marker, as in a snapshot
+    assert out == ["audit", "--from", "report.txt", "--api-key", hidden, f"--hf-token={hidden}", "--db-password",
+                   hidden, f"--client-secret={hidden}", "-o", "r.md", "--select", "KERN,FW",
+                   "--url=http://127.0.0.1:8000/v1", "-e", f"HF_TOKEN={hidden}", "--input-tokens", "512"]
     assert not any(secret in " ".join(out) for secret in ("sk-123", "hf_abc", "hf_xyz", "hunter2", "s3 ", "alice", "/srv"))
 
 

@@ -25,7 +25,8 @@ from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report, run_audit
 from stackaudit.errors import InputError
 from stackaudit.facts._parse import engine_of
-from stackaudit.fixes.plan import PLACEHOLDER, Plan, build_plan
+from stackaudit.fixes.model import PLACEHOLDER
+from stackaudit.fixes.plan import Plan, build_plan
 from stackaudit.importers.pasted import load_pasted
 from stackaudit.report.header import evidence_line, finding_title, value_text, verdict
 from stackaudit.report.json_report import report_to_json

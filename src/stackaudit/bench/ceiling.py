@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stackaudit.errors import InputError, StackauditError, UsageError
+from stackaudit.render.text import error_line
 
 FACTS_DEADLINE_S = 8.0
 # `--quantization` values of the serving engine that are also `--weights` formats (as ceiling_line).
@@ -89,7 +90,7 @@ def prepare(flags: CeilingFlags) -> CeilingPlan:
         try:
             _, arch = load_model(flags.model)
         except StackauditError as exc:
-            raise _same_kind(exc, f"--ceiling-model: {_one_line(exc)}") from None
+            raise _same_kind(exc, f"--ceiling-model: {error_line(exc)}") from None
         except (OSError, ValueError) as exc:
             raise InputError(f"--ceiling-model {flags.model!r}: {exc}") from None
         plan.model_config, plan.model_name = arch, arch.name
@@ -100,7 +101,7 @@ def prepare(flags: CeilingFlags) -> CeilingPlan:
         try:
             parse_weights(flags.weights, dtype)
         except StackauditError as exc:
-            raise _same_kind(exc, f"--ceiling-weights: {_one_line(exc)}") from None
+            raise _same_kind(exc, f"--ceiling-weights: {error_line(exc)}") from None
     if plan.model_config is not None and plan.gpu_spec is not None:
         # Both known: a dry run surfaces a contradictory layout (--ceiling-tp 3 on 32 heads) now.
         gpus = flags.gpus or flags.tp or 1
@@ -108,7 +109,7 @@ def prepare(flags: CeilingFlags) -> CeilingPlan:
             compute(plan.model_config, plan.gpu_spec, gpus=gpus, tp=flags.tp, weights=flags.weights,
                     context=flags.context or 0, concurrencies=[1])
         except StackauditError as exc:
-            raise UsageError(f"ceiling: {_bench_flags(_one_line(exc))}") from None
+            raise UsageError(f"ceiling: {_bench_flags(error_line(exc))}") from None
     return plan
 
 
@@ -120,12 +121,6 @@ def _same_kind(exc: StackauditError, message: str) -> StackauditError:
 def _bench_flags(message: str) -> str:
     """`stackaudit ceiling`'s flag names in its messages, as `bench` spells them (--tp -> --ceiling-tp)."""
     return re.sub(r"(?<![\w-])--(tp|gpus|weights|context)\b", r"--ceiling-\1", message)
-
-
-def _one_line(exc: BaseException) -> str:
-    from stackaudit.render.text import first_line
-
-    return first_line(str(exc), type(exc).__name__)
 
 
 def default_context(input_tokens: int, output_tokens: int) -> tuple[int, str]:
@@ -165,7 +160,7 @@ def resolve(
     try:
         return _resolve(plan, url, input_tokens, output_tokens, facts_loader or collect_facts)
     except Exception as exc:  # a ceiling must never lose the benchmark
-        return None, f"ceiling: not computed ({type(exc).__name__}: {_one_line(exc)})"
+        return None, f"ceiling: not computed ({type(exc).__name__}: {error_line(exc)})"
 
 
 def _resolve(
@@ -286,7 +281,7 @@ def annotate(result: dict[str, Any], setup: CeilingSetup | None, note: str) -> N
             kv_dtype=setup.kv_dtype, context=setup.context, concurrencies=concurrencies, gpu_note=setup.gpu_note,
         )
     except (StackauditError, ValueError, KeyError, ZeroDivisionError) as exc:
-        result["ceiling"] = {"computed": False, "note": f"ceiling: not computed ({_one_line(exc)})"}
+        result["ceiling"] = {"computed": False, "note": f"ceiling: not computed ({error_line(exc)})"}
         return
     by_concurrency = {lv.concurrency: lv for lv in report.levels}
     for lv_id, level in enumerate(levels):

@@ -9,23 +9,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from stackaudit.render.document import Section
-from stackaudit.report.charts import Pair, Series, charts, line_chart, paired_bar_chart
-
-
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+from stackaudit.report.charts import Pair, Series, charts, line_chart, number, paired_bar_chart
 
 
 def bench_charts(levels: Sequence[dict[str, Any]]) -> list[str]:
     """Throughput (aggregate and per stream, with the ceiling per stream when known) and TPOT p50/p99
     against concurrency (or request rate, for an open-loop run)."""
-    by_concurrency = all(_number(level.get("concurrency")) for level in levels)
+    by_concurrency = all(number(level.get("concurrency")) for level in levels)
     key, x_label = ("concurrency", "concurrency") if by_concurrency else ("request_rate", "request rate (req/s)")
 
     def series(label: str, value: Any) -> Series:
         points = []
         for level in levels:
-            x, y = _number(level.get(key)), _number(value(level))
+            x, y = number(level.get(key)), number(value(level))
             if x is not None and y is not None:
                 points.append((x, y))
         return Series(label, tuple(points))
@@ -78,7 +74,7 @@ def history_charts(runs: Sequence[HistoryRun]) -> list[Section]:
             for i, run in enumerate(ordered):
                 for name, level in run.levels:
                     for suffix, value in values:
-                        y = _number(value(level))
+                        y = number(value(level))
                         if y is not None:
                             by_line.setdefault((name, suffix), []).append((float(i + 1), y))
             return [Series(f"{name} {suffix}".strip(), tuple(points)) for (name, suffix), points in by_line.items()]
@@ -112,7 +108,7 @@ def compare_charts(levels: Sequence[dict[str, Any]], worse: Sequence[set[str]]) 
         for level, regressed in zip(levels, worse, strict=True):
             test: dict[str, Any] = next((t for t in level.get("tests") or [] if t.get("metric") == metric), {})
             a, b = values(level, test)
-            out.append(Pair(str(level.get("level")), _number(a), _number(b), regression=metric in regressed))
+            out.append(Pair(str(level.get("level")), number(a), number(b), regression=metric in regressed))
         return out
 
     return [

@@ -43,6 +43,7 @@ from yarl import URL
 from stackaudit.bench.http1 import ERROR_BODY_BYTES, Connection, HttpError, Pool, thread_buffer
 from stackaudit.bench.sse import DEFAULT_MAX_EVENT_BYTES, TEXT_BYTES_PER_TOKEN, StreamError, StreamParser
 from stackaudit.host.limits import MAX_FILE_BYTES, load_json
+from stackaudit.render.text import error_line, one_line
 
 ENDPOINTS = {"completions": "/v1/completions", "chat": "/v1/chat/completions"}
 
@@ -572,15 +573,15 @@ async def stream_request(
     except asyncio.TimeoutError:
         record.error = f"timeout: no complete response within {timeout_s:g} s"
     except aiohttp.ClientPayloadError as exc:
-        record.error = f"connection dropped mid-stream: {_cause(exc)}"
+        record.error = f"connection dropped mid-stream: {error_line(exc, 200)}"
     except aiohttp.ServerDisconnectedError:
         record.error = "connection dropped mid-stream: server disconnected"
     except aiohttp.ClientConnectionError as exc:
-        record.error = f"connection error: {_cause(exc)}"
+        record.error = f"connection error: {error_line(exc, 200)}"
     except aiohttp.ClientError as exc:
-        record.error = f"client error: {_cause(exc)}"
+        record.error = f"client error: {error_line(exc, 200)}"
     except OSError as exc:  # `http1`'s connect
-        record.error = f"connection error: {_cause(exc)}"
+        record.error = f"connection error: {error_line(exc, 200)}"
     finally:
         sink.detach()
         _CURRENT_SINK.reset(sink_token)
@@ -644,7 +645,7 @@ async def _stream_aiohttp(session: aiohttp.ClientSession, base_url: str, spec: R
             body = sink.held_body(ERROR_BODY_BYTES)
             if len(body) < ERROR_BODY_BYTES and not content.is_eof():
                 body += await content.read(ERROR_BODY_BYTES - len(body))
-            record.error = f"HTTP {response.status}: {_one_line(body)}"
+            record.error = f"HTTP {response.status}: {one_line(body.decode('utf-8', 'replace'), 200) or '(empty body)'}"
         else:
             sink.start(content)
             # With the sink attached, it parses every piece as it arrives and readany returns only
@@ -693,7 +694,7 @@ async def _stream_own(pool: Pool, base_url: str, spec: RequestSpec, record: Requ
     else:
         raise HttpError(f"client error: over {MAX_REDIRECTS} redirects")
     if connection.status != 200:
-        record.error = f"HTTP {connection.status}: {_one_line(connection.error_body)}"
+        record.error = f"HTTP {connection.status}: {one_line(connection.error_body.decode('utf-8', 'replace'), 200) or '(empty body)'}"
         return
     sink.parser.finish()
 
@@ -705,11 +706,3 @@ def _closes(response: aiohttp.ClientResponse) -> bool:
     return response.version is not None and tuple(response.version) < (1, 1) and "keep-alive" not in value.lower()
 
 
-def _one_line(body: bytes) -> str:
-    text = body.decode("utf-8", "replace").strip().replace("\n", " ")
-    return text[:200] if text else "(empty body)"
-
-
-def _cause(exc: BaseException) -> str:
-    text = str(exc).strip() or type(exc).__name__
-    return text.splitlines()[0][:200]

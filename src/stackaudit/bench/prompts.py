@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from stackaudit.errors import InputError, UsageError
+from stackaudit.render.text import error_line
 
 # Plain words that tokenize to about one token each in common vocabularies.
 _WORDS = ["the", "of", "and", "to", "in", "is", "was", "for", "that", "on", "as", "with", "by", "he", "it", "at", "from", "his", "an", "were", "are", "which", "this", "be", "or", "has", "had", "not", "first", "one", "their", "its", "new", "after", "but", "who", "they", "have", "her", "she", "two", "been", "other", "when", "there", "all", "during", "into", "school", "time", "may", "years", "more", "most", "only", "over", "city", "some", "world", "would", "where", "later", "up", "such", "used", "many", "can", "state", "about", "national", "out", "known", "university", "united", "then", "made", "part", "team", "between", "under", "north", "life", "high", "county", "three", "until", "while", "these", "south", "through", "his", "before", "river", "both", "year", "also", "game", "both", "music", "group", "series", "since", "well", "however", "album", "including", "back", "film", "work", "like", "several", "early", "history", "second", "against", "named", "found", "following", "around", "company", "same", "way", "three", "million", "held", "season", "family", "each", "called", "four", "number", "well", "local", "house", "based"]
@@ -117,8 +118,7 @@ def _load_tokenizer(file: str) -> Any:
     try:
         return Tokenizer.from_file(file)
     except Exception as exc:
-        first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
-        raise InputError(f"--tokenizer {file}: cannot load: {first}") from None
+        raise InputError(f"--tokenizer {file}: cannot load: {error_line(exc, 200)}") from None
 
 
 def local_counter(ref: str, special_tokens: bool = True) -> TokenCounter:

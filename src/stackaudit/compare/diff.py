@@ -21,13 +21,14 @@ apart, under samples: what the host was doing at that instant never makes two ho
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping
 from typing import Literal
 
 from stackaudit.checks.registry import sample_checks
 from stackaudit.compare.document import Comparison, OnlyEntry, ReportResult, State, StatusEntry, ValueEntry
 from stackaudit.compare.inputs import Side
+from stackaudit.engine.fingerprint import mask_pids
+from stackaudit.fixes.model import PRIORITIES
 
 GOOD = frozenset({"ok", "not-an-issue"})
 UNSURE = frozenset({"unknown", "error"})
@@ -35,13 +36,7 @@ Group = Literal["regressed", "fixed", "still_wrong", "newly_unknown", "newly_kno
 STATUS_GROUPS: tuple[Group, ...] = ("regressed", "fixed", "still_wrong", "newly_unknown", "newly_known", "other")
 # The host inventory's keys that name the machine rather than describe it (shown with each side).
 _IDENTITY = frozenset({"hostname"})
-# Process IDs change on every restart without anything changing on the host.
-_PID = re.compile(r"\b(pid |/proc/)\d+")
-_RANK = {"P0": 0, "P1": 1, "P2": 2}
-
-
-def mask_pids(text: str) -> str:
-    return _PID.sub(r"\1*", text)
+_RANK = {p: i for i, p in enumerate(PRIORITIES)}
 
 
 def _rank(result: ReportResult) -> int:

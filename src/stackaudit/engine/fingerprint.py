@@ -20,6 +20,11 @@ from stackaudit.host.base import Host
 _PID = re.compile(r"\b(pid |/proc/)\d+")
 
 
+def mask_pids(text: str) -> str:
+    """`text` with each process ID after `pid ` or `/proc/` as `*` (compare and fleet mask them too)."""
+    return _PID.sub(r"\1*", text)
+
+
 def host_fingerprint(host: Host | None = None, deadline_s: float = 10.0) -> dict[str, str]:
     """Knob name -> observed value (JSON text), plus kernel, CPU and GPU inventory."""
     if host is None:
@@ -40,7 +45,7 @@ def host_fingerprint(host: Host | None = None, deadline_s: float = 10.0) -> dict
             continue
         actual = result.actual
         text = actual if isinstance(actual, str) else json.dumps(actual, sort_keys=True, default=str)
-        out[result.id] = _PID.sub(r"\1*", text)
+        out[result.id] = mask_pids(text)
     return out
 
 

@@ -17,6 +17,7 @@ from stackaudit.engine.evaluate import evaluate
 from stackaudit.engine.results import Result, Waiver, for_engines
 from stackaudit.engine.selection import select_checks, with_read_checks
 from stackaudit.facts.registry import load_all as load_facts
+from stackaudit.fixes.model import PRIORITIES
 from stackaudit.host.base import Host
 from stackaudit.host.recording import RedactingHost
 
@@ -104,7 +105,7 @@ class Report:
     def summary(self) -> dict[str, Any]:
         statuses = ("issue", "ok", "not-an-issue", "unknown", "not-applicable", "error")
         counts = {s: sum(1 for r in self.results if r.status == s) for s in statuses}
-        priorities = {p: sum(1 for r in self.issues() if r.priority == p) for p in ("P0", "P1", "P2")}
+        priorities = {p: sum(1 for r in self.issues() if r.priority == p) for p in PRIORITIES}
         return {
             "checks": len(self.results),
             "by_status": counts,

@@ -48,15 +48,33 @@ def format_cpulist(cpus: tuple[int, ...] | list[int]) -> str:
     return ",".join(out)
 
 
-def parse_size_kib(text: str) -> int | None:
-    """Parse sizes like `65536k`, `64M`, `1.5G`, `64 MiB`, `65536` (KiB) into KiB."""
-    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([kKmMgGtTpP]?)(i?[bB])?\s*", text)
+def whole_int(text: str | None) -> int | None:
+    """`text`, white space stripped, as an integer when it is one whole (a sysfs value: `-1`, `16`); else None."""
+    t = (text or "").strip()
+    return int(t) if re.fullmatch(r"-?[0-9]+", t) else None
+
+
+_SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([kmgtpe]?)(i?b?)\s*", re.IGNORECASE)
+
+
+def parse_size_bytes(text: str, decimal_si: bool = False) -> int | None:
+    """`10.24g`, `1gb`, `64m`, `67108864` (Docker), `32GB`, `16M` (lspci) in bytes, binary units; `64Gi` /
+    `64G` Kubernetes quantities (`decimal_si`: `G` is 10^9, `Gi` 2^30). None when the text is not a size."""
+    m = _SIZE.fullmatch(str(text))
     if not m:
         return None
-    value = float(m.group(1))
-    unit = m.group(2).lower()
-    factor = {"": 1, "k": 1, "m": 1024, "g": 1024**2, "t": 1024**3, "p": 1024**4}[unit]
-    return int(value * factor)
+    number, unit, suffix = float(m.group(1)), m.group(2).lower(), m.group(3).lower()
+    base = 1000 if decimal_si and unit and not suffix.startswith("i") else 1024
+    return int(number * base ** " kmgtpe".index(unit))
+
+
+def parse_size_kib(text: str) -> int | None:
+    """Sizes like `65536k`, `64M`, `1.5G`, `64 MiB` in KiB; a bare number (`65536`) is KiB already."""
+    m = _SIZE.fullmatch(text)
+    if m is not None and not m.group(2):
+        return int(float(m.group(1)))
+    size = parse_size_bytes(text)
+    return None if size is None else size // 1024
 
 
 def key_value_lines(text: str, sep: str = ":") -> dict[str, str]:

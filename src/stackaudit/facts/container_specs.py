@@ -21,7 +21,7 @@ import shlex
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from stackaudit.facts._parse import ParseError
+from stackaudit.facts._parse import ParseError, parse_size_bytes
 from stackaudit.facts.docker import (
     DeviceRequest,
     DockerContainer,
@@ -66,20 +66,6 @@ DOCKER_RUN_START = re.compile(r"(?:^\s*(?:\S{0,60}[#$%>~]\s+)?`{0,3}|[;&|(]\s*|^
                               r"(?:nvidia-)?docker\s+(?:container\s+)?run\b")
 # An image reference as a sentence's `docker run` must name it (`ghcr.io/a/b:latest`, `nvidia/cuda:10.2-base`).
 _PROSE_IMAGE = re.compile(r"^[\w.-]+(?:/[\w.-]+)*(?::[\w.-]+)?$")
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b?)\s*$", re.IGNORECASE)
-_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
-
-
-def parse_size_bytes(text: str, decimal_si: bool = False) -> int | None:
-    """`10.24g`, `1gb`, `64m`, `67108864` (Docker: binary units); `64Gi` / `64G` Kubernetes quantities
-    (`decimal_si`: `G` is 10^9, `Gi` 2^30). None when the text is not a size."""
-    m = _SIZE.match(str(text))
-    if not m:
-        return None
-    number, unit, suffix = float(m.group(1)), m.group(2).lower(), m.group(3).lower()
-    if decimal_si and unit and not suffix.startswith("i"):
-        return int(number * 1000 ** " kmgtp".index(unit))
-    return int(number * _UNITS[unit])
 
 
 def _ulimit(name: str, value: str) -> Ulimit | None:

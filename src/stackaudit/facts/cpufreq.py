@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from stackaudit.facts._parse import ParseError, format_cpulist, parse_cpulist
+from stackaudit.facts._parse import ParseError, format_cpulist, parse_cpulist, whole_int
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
 from stackaudit.facts.sources import (
     CPU_DMA_LATENCY,
@@ -65,13 +65,6 @@ def _read(host: Host, path: str, unread: set[str]) -> str | None:
         # Some sysfs files answer EIO/EINVAL on read (e.g. scaling_cur_freq on offline CPUs).
         unread.add(path)
         return None
-
-
-def _int(value: str | None) -> int | None:
-    if value is None:
-        return None
-    value = value.strip()
-    return int(value) if re.fullmatch(r"-?\d+", value) else None
 
 
 # --- cpufreq ---------------------------------------------------------------------------------
@@ -224,7 +217,7 @@ def cpufreq(ctx: FactContext) -> CpuFreq:
                 ("cpuinfo_min_khz", "cpuinfo_min_freq"),
                 ("cpuinfo_max_khz", "cpuinfo_max_freq"),
             ):
-                kw[attr] = _int(_read(host, f"{base}/{file}", unread))
+                kw[attr] = whole_int(_read(host, f"{base}/{file}", unread))
         policies.append(
             CpuFreqPolicy(
                 name=name,
@@ -243,8 +236,8 @@ def cpufreq(ctx: FactContext) -> CpuFreq:
         boost=_read(host, BOOST, unread),
         intel_pstate_status=_read(host, INTEL_PSTATE_STATUS, unread),
         intel_no_turbo=_read(host, NO_TURBO, unread),
-        intel_max_perf_pct=_int(_read(host, MAX_PERF_PCT, unread)),
-        intel_min_perf_pct=_int(_read(host, f"{CPU_SYS}/intel_pstate/min_perf_pct", unread)),
+        intel_max_perf_pct=whole_int(_read(host, MAX_PERF_PCT, unread)),
+        intel_min_perf_pct=whole_int(_read(host, f"{CPU_SYS}/intel_pstate/min_perf_pct", unread)),
         amd_pstate_status=_read(host, AMD_PSTATE_STATUS, unread),
         unread=frozenset(unread),
     )
@@ -323,8 +316,8 @@ def cpuidle(ctx: FactContext) -> CpuIdle:
                 index=int(entry[5:]),
                 name=_read(host, f"{sbase}/name", unread) or entry,
                 desc=_read(host, f"{sbase}/desc", unread) or "",
-                latency_us=_int(_read(host, f"{sbase}/latency", unread)),
-                residency_us=_int(_read(host, f"{sbase}/residency", unread)),
+                latency_us=whole_int(_read(host, f"{sbase}/latency", unread)),
+                residency_us=whole_int(_read(host, f"{sbase}/residency", unread)),
                 disabled=(_read(host, f"{sbase}/disable", unread) or "0") not in ("0", ""),
             )
         )
@@ -338,7 +331,7 @@ def cpuidle(ctx: FactContext) -> CpuIdle:
         driver=driver,
         governor=governor,
         states=tuple(states),
-        intel_idle_max_cstate=_int(_read(host, INTEL_IDLE_MAX_CSTATE, unread)),
+        intel_idle_max_cstate=whole_int(_read(host, INTEL_IDLE_MAX_CSTATE, unread)),
         pm_qos_limit_us=pm_qos,
         tuned_profile=tuned or None,
         unread=frozenset(unread),

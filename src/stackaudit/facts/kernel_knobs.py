@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from stackaudit.facts._parse import ParseError, parse_cpulist
 from stackaudit.facts.nvidia import parse_proc_version
 from stackaudit.facts.pci import PciDevices
-from stackaudit.facts.registry import FactContext, FactUnavailable, provider, sample_field
+from stackaudit.facts.registry import FactContext, FactUnavailable, provider, read_source, sample_field
 from stackaudit.facts.sources import IRQBALANCE_ACTIVE, MODINFO_NVIDIA_VERSION, PROC_INTERRUPTS, PROC_VMSTAT
 from stackaudit.host.base import Host, NotCaptured, list_or_none, read_or_none, read_text
 from stackaudit.pci_address import BDF
@@ -122,10 +122,7 @@ def parse_uptime(text: str) -> float:
 @provider("vmstat", VmStat)
 def vmstat(ctx: FactContext) -> VmStat:
     """Memory event counters since boot (/proc/vmstat: compaction, THP, NUMA faults, swap) and uptime."""
-    try:
-        text = read_text(ctx.host, PROC_VMSTAT.path)
-    except FileNotFoundError as exc:
-        raise FactUnavailable("/proc/vmstat is missing") from exc
+    text = read_source(ctx.host, PROC_VMSTAT)
     try:
         counters = parse_vmstat(text)
     except ParseError as exc:
@@ -271,10 +268,7 @@ def _irqbalance_state(host: Host) -> str | None:
 def irqs(ctx: FactContext) -> IrqInfo:
     """NIC queue interrupts with their CPU affinity (/proc/interrupts, /proc/irq) and irqbalance."""
     host = ctx.host
-    try:
-        text = read_text(host, PROC_INTERRUPTS.path)
-    except FileNotFoundError as exc:
-        raise FactUnavailable("/proc/interrupts is missing") from exc
+    text = read_source(host, PROC_INTERRUPTS)
     try:
         ncpu, rows = parse_interrupts(text)
     except ParseError as exc:

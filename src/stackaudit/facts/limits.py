@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from stackaudit.facts._parse import ParseError
+from stackaudit.facts._parse import ParseError, key_value_lines
 from stackaudit.facts.registry import fact, first_of, parser
 from stackaudit.facts.sources import PROC_SELF_LIMITS, PROC_SELF_STATUS, ULIMIT_A
 
@@ -204,11 +204,7 @@ def parse_status_security(text: str) -> ProcessSecurity:
         NoNewPrivs:     0
         Seccomp:        2
     """
-    fields: dict[str, str] = {}
-    for line in text.splitlines():
-        key, sep, value = line.partition(":")
-        if sep:
-            fields[key.strip()] = value.strip()
+    fields = key_value_lines(text)
     if "CapEff" not in fields and "Seccomp" not in fields:
         raise ParseError("not a /proc/<pid>/status file")
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from stackaudit.facts._parse import ParseError
+from stackaudit.facts._parse import ParseError, parse_size_bytes
 from stackaudit.facts.pci import NVIDIA_VENDOR, Bar
 from stackaudit.facts.pcie_config import (
     ACS_BITS,
@@ -48,8 +48,6 @@ _REGION = re.compile(r"^(Region\s+(\d+)|Expansion ROM):\s+(Memory|I/O ports) at\
 # `lspci -v` (one -v) prints the regions without their index: `Memory at 1ac0000000 (64-bit, prefetchable) [size=256M]`.
 _REGION_V = re.compile(r"^()()(Memory|I/O ports) at\s+(<unassigned>|<ignored>|[0-9a-fA-F]+)(?:\s+\(([^)]*)\))?(.*)$")
 _REBAR_LINE = re.compile(r"^BAR\s+(\d+):\s+current size:\s*(\S+?)(?:,\s*supported:\s*(.*))?$")
-_SIZE = re.compile(r"^(\d+)([KMGTPE]?)B?$")
-_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50, "E": 1 << 60}
 # Capability detail keys lspci prints (ls-caps.c, ls-ecaps.c); a line with another key starts a section we skip.
 # `IOMMU Group 12:` over the `lspci -nns` lines of its devices (the listing of VFIO guides' scripts).
 IOMMU_GROUP_HEADING = re.compile(r"^\s*IOMMU [Gg]roup\s+(\d+)\s*:?\s*$")
@@ -62,12 +60,6 @@ _CLASS_NAMES = {"vga compatible controller": "0x0300", "3d controller": "0x0302"
                 "audio device": "0x0403"}
 _VENDOR_NAMES = (("NVIDIA", NVIDIA_VENDOR), ("Mellanox", "0x15b3"), ("Broadcom", "0x14e4"), ("Intel", "0x8086"),
                  ("Advanced Micro Devices", "0x1022"), ("PLX", "0x10b5"))
-
-
-def parse_size(text: str) -> int | None:
-    """lspci sizes (`16M`, `64G`, `32GB`, `256`) in bytes."""
-    m = _SIZE.match(text.strip().upper())
-    return int(m.group(1)) * _UNITS[m.group(2)] if m else None
 
 
 @dataclass(frozen=True)
@@ -146,8 +138,8 @@ class _CapState:
         m = _REBAR_LINE.match(line)
         if m and (self.has_rebar or not self.cap_lines):
             self.has_rebar = True
-            current = parse_size(m.group(2))
-            sizes = tuple(s >> 20 for s in (parse_size(w) for w in (m.group(3) or "").split()) if s)
+            current = parse_size_bytes(m.group(2))
+            sizes = tuple(s >> 20 for s in (parse_size_bytes(w) for w in (m.group(3) or "").split()) if s)
             self.rebar.append(RebarEntry(int(m.group(1)), current >> 20 if current else None, sizes))
             self.detail_lines += 1
             return
@@ -241,7 +233,7 @@ def _parse_bar(m: re.Match[str]) -> Bar:
     size_m = re.search(r"\[size=([^\]]+)\]", rest)
     unassigned = addr_text.startswith("<") or "[disabled]" in rest
     return Bar(index=index, start=None if addr_text.startswith("<") else int(addr_text, 16),
-               size=parse_size(size_m.group(1)) if size_m else None, is_io=m.group(3) == "I/O ports",
+               size=parse_size_bytes(size_m.group(1)) if size_m else None, is_io=m.group(3) == "I/O ports",
                is_64bit="64-bit" in attrs, prefetchable="non-prefetchable" not in attrs and "prefetchable" in attrs,
                unassigned=unassigned)
 

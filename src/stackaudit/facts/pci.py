@@ -16,6 +16,7 @@ import posixpath
 import re
 from dataclasses import dataclass
 
+from stackaudit.facts._parse import whole_int
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.host.base import Host, NotCaptured, list_or_none, read_optional
 from stackaudit.pci_address import is_bdf
@@ -110,11 +111,6 @@ def parse_link_speed(text: str | None) -> float | None:
         return None
     m = re.match(r"\s*([0-9]+(?:\.[0-9]+)?)\s*GT/s", text)
     return float(m.group(1)) if m else None
-
-
-def _int(text: str | None) -> int | None:
-    t = (text or "").strip()
-    return int(t) if t.lstrip("-").isdecimal() else None
 
 
 @dataclass(frozen=True)
@@ -221,9 +217,9 @@ def _details(host: Host, dev: PciDevice) -> PciDevice:
     return PciDevice(
         dev.bdf, dev.vendor, dev.device, dev.pci_class, real, group, group_type,
         # -1 is kept: it means the firmware reports no locality (FW-NUMA-NPS).
-        _int(attr("numa_node")), driver, dev.role, dev.upstream,
+        whole_int(attr("numa_node")), driver, dev.role, dev.upstream,
         parse_link_speed(attr("current_link_speed")), parse_link_speed(attr("max_link_speed")),
-        _int(attr("current_link_width")), _int(attr("max_link_width")),
+        whole_int(attr("current_link_width")), whole_int(attr("max_link_width")),
         _counters(host, f"{real}/aer_dev_correctable"), _counters(host, f"{real}/aer_dev_fatal"),
         _counters(host, f"{real}/aer_dev_nonfatal"), parse_resource(resource) if resource else (),
     )

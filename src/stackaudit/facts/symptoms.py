@@ -27,6 +27,7 @@ from typing import Literal
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider, union
 from stackaudit.facts.sources import DCGMI_DIAG, ENGINE_LOG, EVIDENCE_LINES
 from stackaudit.facts.system import KernelLog
+from stackaudit.pci_address import BDF
 
 NCCL_SHM_DOC = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#shared-memory"
 XID_CATALOGUE = "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html"
@@ -188,8 +189,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "missing or stale, or its device cgroup lost the GPUs, so the work runs on the CPU or not at all",
         within=IN_GPU_CONTAINER),
     # The kernel names the faulting device by its driver: `nvidia 0000:81:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT`.
-    Symptom("iommu-fault-nvidia", re.compile(r"\bnvidia [0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: AMD-Vi: "
-                                             r"Event logged \[IO_PAGE_FAULT"),
+    Symptom("iommu-fault-nvidia", re.compile(rf"\bnvidia {BDF}: AMD-Vi: Event logged \[IO_PAGE_FAULT"),
         "FW-IOMMU-MODE", "high", AMD_IOMMU_SOURCE,
         "the IOMMU translates an NVIDIA GPU's DMA and refused an address (an I/O page fault): the GPU's access was "
         "dropped"),

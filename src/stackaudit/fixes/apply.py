@@ -31,8 +31,8 @@ from stackaudit.fixes.journal import (
     Journal,
     read_journal_with_header,
 )
-from stackaudit.fixes.model import COST_WORDS, Command, Fix
-from stackaudit.fixes.plan import PLACEHOLDER, Plan, PlanStep, has_placeholder
+from stackaudit.fixes.model import COST_WORDS, PLACEHOLDER, Command, Fix
+from stackaudit.fixes.plan import Plan, PlanStep, has_placeholder
 from stackaudit.pci_address import BDF_OPTIONAL_DOMAIN
 
 _SYSCTL_KEY = re.compile(r"[a-z0-9_.\-/]+")

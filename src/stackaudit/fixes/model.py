@@ -41,7 +41,7 @@ COST_WORDS: dict[str, str] = {
     "none": "nothing to change",
 }
 
-_PLACEHOLDER = re.compile(r"<[^<>\n]+>")
+PLACEHOLDER = re.compile(r"<[^<>\n]+>")
 # Characters that make a line need a shell when they are not quoted.
 _SHELL_CHARS = frozenset("|&;<>()$`*?~")
 
@@ -54,7 +54,7 @@ def _masked(line: str) -> tuple[str, list[str]]:
         found.append(m.group(0))
         return f"PLACEHOLDER{len(found) - 1}X"
 
-    return _PLACEHOLDER.sub(keep, line), found
+    return PLACEHOLDER.sub(keep, line), found
 
 
 # Subject patterns for `per_match`: a process named `pid 731`; a GPU named by its PCI address (which
@@ -353,9 +353,8 @@ def advice(does: str, cost: FixCost, scope: StepScope = "host", keep: Persist | 
 
 # The order issues are read in: the report, its verdict and the fix plan share it (rank_key).
 PRIORITIES = ("P0", "P1", "P2")
-_COST_ORDER = ("runtime", "restart", "driver-reload", "reboot", "bios", "hardware", "none")
-_SEVERITY_ORDER = ("high", "medium", "low")
-_CONFIDENCE_ORDER = ("source-verified", "documented", "field-reports", "unproven")
+SEVERITIES = ("high", "medium", "low")
+CONFIDENCES = ("source-verified", "documented", "field-reports", "unproven")
 
 
 def rank_key(priority: str | None, gpu_lost: bool, severity: str | None, fix_cost: str | None,
@@ -365,5 +364,5 @@ def rank_key(priority: str | None, gpu_lost: bool, severity: str | None, fix_cos
     def at(order: tuple[str, ...], value: str | None) -> int:
         return order.index(value) if value in order else len(order)
 
-    return (at(PRIORITIES, priority), not gpu_lost, at(_SEVERITY_ORDER, severity), at(_COST_ORDER, fix_cost),
-            at(_CONFIDENCE_ORDER, confidence), check_id)
+    return (at(PRIORITIES, priority), not gpu_lost, at(SEVERITIES, severity), at(FIX_COSTS, fix_cost),
+            at(CONFIDENCES, confidence), check_id)

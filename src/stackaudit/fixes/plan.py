@@ -16,6 +16,7 @@ from typing import Any
 from stackaudit.errors import InputError
 from stackaudit.fixes.model import (
     FIX_COSTS,
+    PLACEHOLDER,
     PRIORITIES,
     Command,
     Persist,
@@ -39,7 +40,6 @@ GROUP_TITLES = {
 }
 _GROUP_OF_COST = {"none": "now", "runtime": "now", "restart": "restart", "driver-reload": "driver-reload",
                   "reboot": "reboot", "bios": "bios", "hardware": "bios"}
-PLACEHOLDER = re.compile(r"<[^<>\n]+>")
 _GRUB_LINE = re.compile(r'GRUB_CMDLINE_LINUX(?:_DEFAULT)?="(?:\.\.\. ?)?(.*)"')
 _SYSCTL_SET = re.compile(r"sysctl -w ([A-Za-z0-9_.\-/]+)=(\S+)")
 

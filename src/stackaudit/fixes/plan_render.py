@@ -13,10 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from stackaudit.fixes.kernel_cmdline import systemd_boot_form
-from stackaudit.fixes.model import COST_WORDS, Command, Persist
+from stackaudit.fixes.model import COST_WORDS, PLACEHOLDER, Command, Persist
 from stackaudit.fixes.plan import (
     GROUPS,
-    PLACEHOLDER,
     Plan,
     PlanStep,
     has_placeholder,

@@ -24,8 +24,9 @@ from typing import Any
 from stackaudit.engine.results import Result, Waiver
 from stackaudit.engine.runner import Report, file_name
 from stackaudit.errors import InputError
+from stackaudit.fixes.model import PRIORITIES
 from stackaudit.fleet.outcome import NodeOutcome
-from stackaudit.fleet.summary import HOST, PRIORITIES, CheckState, NodeSummary, Value, observed
+from stackaudit.fleet.summary import HOST, CheckState, NodeSummary, Value, observed
 from stackaudit.host.base import Host
 from stackaudit.render.text import one_line
 

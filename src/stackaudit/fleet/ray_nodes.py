@@ -25,7 +25,7 @@ from typing import Any, TypedDict
 from stackaudit.errors import InputError, UsageError
 from stackaudit.fleet.outcome import Gatherer, NodeOutcome, Progress, optional_module
 from stackaudit.fleet.reasons import node_file_name, reason_line
-from stackaudit.render.text import first_line
+from stackaudit.render.text import error_line
 from stackaudit.render.write import write_file
 
 EXTRA_HINT = "pip install 'stackaudit[ray]'"
@@ -149,11 +149,11 @@ class RayGatherer:
         try:
             answer = ray.get(ref)
         except ray.exceptions.RayTaskError as exc:
-            return NodeOutcome(node, error=reason_line(f"capture task failed: {first_line(str(exc), type(exc).__name__)}"))
+            return NodeOutcome(node, error=reason_line(f"capture task failed: {error_line(exc)}"))
         except ray.exceptions.RayError as exc:
             # NodeDiedError, WorkerCrashedError, ObjectLostError, TaskUnschedulableError, …: the node is gone.
             return NodeOutcome(node, error=reason_line(f"the node was lost during the capture ({type(exc).__name__}): "
-                                                       f"{first_line(str(exc), type(exc).__name__)}"))
+                                                       f"{error_line(exc)}"))
         if not isinstance(answer, dict) or ("snapshot" not in answer and "error" not in answer):
             return NodeOutcome(node, error="the capture task answered something that is not a result")
         if "error" in answer:

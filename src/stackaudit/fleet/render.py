@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import cast
 
 from stackaudit import __version__
+from stackaudit.fixes.model import PRIORITIES
 from stackaudit.fleet.document import (
     DriftEntry,
     FailedEntry,
@@ -26,7 +27,7 @@ from stackaudit.fleet.document import (
     Summary,
 )
 from stackaudit.fleet.drift import Drift, FleetDrift, find_drift
-from stackaudit.fleet.summary import HOST, NAMED, PRIORITIES, NodeSummary, others, source_line, where
+from stackaudit.fleet.summary import HOST, NAMED, NodeSummary, others, source_line, where
 from stackaudit.render.document import Cell, Code, Document, Notes, Paragraph, Section, Table, draw
 from stackaudit.render.text import plural
 

@@ -15,6 +15,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
+from stackaudit.fixes.model import PRIORITIES
 from stackaudit.fleet.document import DriftEntry, FleetDocument, NodeEntry
 from stackaudit.render.text import cut, plural
 
@@ -22,7 +23,6 @@ from stackaudit.render.text import cut, plural
 SHOWN_CHARS = 96
 HOST = "host"  # the check ID under which inventory values are listed
 ABSENT = "(absent)"
-PRIORITIES = ("P0", "P1", "P2")
 # Nodes named on one drift line before "and N more" (the JSON names them all; the HTML in a <details>).
 NAMED = 6
 GATHERERS = {"directory": "a directory of snapshots", "ansible": "Ansible", "ray": "a Ray cluster"}
@@ -113,7 +113,7 @@ def source_line(doc: FleetDocument) -> str:
 
 def comparable(value: object) -> str:
     """A value as compare/diff.py compares it: JSON text with process IDs masked."""
-    from stackaudit.compare.diff import mask_pids
+    from stackaudit.engine.fingerprint import mask_pids
 
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
     return mask_pids(text)

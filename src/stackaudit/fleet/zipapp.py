@@ -16,7 +16,7 @@ Built where tomli is not installed, the archive bundles no TOML reader and claim
 from __future__ import annotations
 
 import argparse
-import contextlib
+import io
 import json
 import os
 import py_compile
@@ -152,8 +152,9 @@ def _precompile(staging: Path) -> None:
 
 
 def build_zipapp(output: str) -> str:
-    """Write the archive to `output` (atomically: a temporary file renamed into place); returns `output`."""
+    """Write the archive to `output` (render.write: a temporary file renamed into place); returns `output`."""
     from stackaudit import __version__
+    from stackaudit.render.write import write_file
 
     dists = vendored_distributions()
     major, minor = minimum_python()
@@ -170,16 +171,9 @@ def build_zipapp(output: str) -> str:
                 "vendored": {d.metadata["Name"]: d.version for d in dists}}
         (staging / ARCHIVE_INFO).write_text(json.dumps(info, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         _precompile(staging)
-        fd, partial = tempfile.mkstemp(prefix=".stackaudit-pyz-", dir=out_dir)
-        os.close(fd)
-        try:
-            zipapp.create_archive(staging, partial, interpreter=INTERPRETER, compressed=True)
-            os.chmod(partial, 0o755)
-            os.replace(partial, output)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(partial)
-            raise
+        archive = io.BytesIO()
+        zipapp.create_archive(staging, archive, interpreter=INTERPRETER, compressed=True)
+    write_file(output, archive.getvalue(), force=True, mode=0o755)
     return output
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from stackaudit.checks.registry import DOMAINS
 from stackaudit.engine.runner import AppendedSection, Report
+from stackaudit.fixes.model import SEVERITIES
 from stackaudit.investigate.evidence import Finding
 from stackaudit.investigate.outcome import InvestigatorRun, Outcome
 from stackaudit.render.document import Finding as DocFinding
@@ -23,7 +24,6 @@ from stackaudit.report.bounds import bounded
 
 SECTION_TITLE = "Investigator findings (model-generated, evidence-checked)"
 _STATUS_ORDER = ("issue", "not-an-issue", "ok")
-_SEVERITY_ORDER = ("high", "medium", "low")
 _ENDED_WORDS = {"reported": "reported", "reported-forced": "reported when a budget ran out",
                 "no-report": "no report", "error": "failed", "not-started": "not started"}
 
@@ -116,7 +116,7 @@ def _engine_status(index: dict[str, list[tuple[tuple[str, ...], str]]], finding:
 
 def _order(f: Finding) -> tuple[int, int, int, str, str]:
     return (_STATUS_ORDER.index(f.status) if f.status in _STATUS_ORDER else 9,
-            _SEVERITY_ORDER.index(f.severity) if f.severity in _SEVERITY_ORDER else 9,
+            SEVERITIES.index(f.severity) if f.severity in SEVERITIES else 9,
             DOMAINS.index(f.domain) if f.domain in DOMAINS else 99, f.id, f.subject)
 
 

@@ -40,6 +40,7 @@ from stackaudit.host.redact import redact_text, redact_url_credentials
 from stackaudit.investigate.evidence import Checked, EvidenceIndex, Finding, check_findings
 from stackaudit.investigate.outcome import InvestigatorRun, Outcome
 from stackaudit.investigate.tools import SnapshotTools, ToolResult
+from stackaudit.render.text import cut, first_line
 
 DOMAIN_TITLES = {
     "FW": "firmware and BIOS (ACS, IOMMU, ReBAR, SR-IOV, C-states set in firmware)",
@@ -444,9 +445,7 @@ def _usage(usage: Any) -> tuple[int, int] | None:
 
 
 def _cause(exc: BaseException) -> str:
-    cause = exc.__cause__ or exc.__context__
-    text = str(cause) if cause is not None else str(exc)
-    return text.strip().splitlines()[0][:120] if text.strip() else type(exc).__name__
+    return cut(first_line(str(exc.__cause__ or exc.__context__ or exc), type(exc).__name__), 120)
 
 
 def _status_text(exc: openai.APIStatusError) -> str:

@@ -13,6 +13,8 @@ import re
 from typing import Any
 
 from stackaudit.checks.registry import DOMAINS
+from stackaudit.fixes.model import CONFIDENCES, SEVERITIES
+from stackaudit.render.text import cut
 
 _KNOWN = frozenset({"type", "properties", "required", "additionalProperties", "enum", "minLength", "maxLength",
                     "pattern", "minimum", "maximum", "minItems", "maxItems", "items", "description"})
@@ -26,8 +28,6 @@ X_ID_PATTERN = r"^X-(?:" + "|".join(DOMAINS) + r")-[a-z0-9]+(?:-[a-z0-9]+)*$"
 FINDING_ID_PATTERN = r"^(?:(?:FW|CTR|DRV|KERN|KVER|MEM|PCIE|PWR|IC|RT)-[A-Z0-9-]+|X-(?:" + "|".join(DOMAINS) + \
     r")-[a-z0-9]+(?:-[a-z0-9]+)*)$"
 FINDING_STATUSES = ("issue", "ok", "not-an-issue")
-SEVERITIES = ("high", "medium", "low")
-CONFIDENCES = ("source-verified", "documented", "field-reports", "unproven")
 MAX_FINDINGS = 20
 MAX_QUOTES = 5
 
@@ -134,5 +134,4 @@ def _kind_of(value: Any) -> str:
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return cut(repr(value), 60)

@@ -31,6 +31,12 @@ def first_line(text: str, default: str = "") -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), default)
 
 
+def error_line(exc: BaseException, limit: int | None = None) -> str:
+    """The first line of an error's message (its type's name when it has none), cut at `limit`."""
+    line = first_line(str(exc), type(exc).__name__)
+    return line if limit is None else cut(line, limit)
+
+
 def last_line(text: str, default: str = "") -> str:
     """The last non-blank line of `text` (where a program says why it stopped), stripped; `default` when it
     has none."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from stackaudit.render.document import Picture, Section
 from stackaudit.render.escape import esc
@@ -35,6 +36,11 @@ def charts(heading: str, drawn: Iterable[str]) -> list[Section]:
     nothing was drawn."""
     pictures = tuple(Picture(svg, CHART_CSS) for svg in drawn if svg)
     return [Section(heading, pictures)] if pictures else []
+
+
+def number(value: Any) -> float | None:
+    """A JSON value a chart can plot: an int or a float (never a bool), as a float; None otherwise."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _fmt(v: float) -> str:

@@ -232,24 +232,20 @@ def _topology(report: Report) -> list[Section]:
                                          listed if found else None),))]
 
 
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
 def _charts(report: Report) -> list[Section]:
     """The measured decode rate against the ceiling's ladder, when `audit --measured` or a ceiling gave them
     (the page only: the headline says it in words)."""
-    from stackaudit.report.charts import CHART_CSS, Bar, ladder_chart
+    from stackaudit.report.charts import CHART_CSS, Bar, ladder_chart, number
 
     h = report.host
     measured: dict[str, Any] = h["measured"] if isinstance(h.get("measured"), dict) else {}
-    ceiling = _number(h.get("ceiling_tok_s")) or _number(measured.get("ceiling_tok_s"))
-    rate = _number(measured.get("decode_tok_s"))
+    ceiling = number(h.get("ceiling_tok_s")) or number(measured.get("ceiling_tok_s"))
+    rate = number(measured.get("decode_tok_s"))
     if ceiling is None and rate is None:
         return []
     # The ladder's rungs (`stackaudit ceiling`'s names), the last one the headline's figure.
     rungs = [(str(r.get("name")), value) for r in h.get("ceiling_ladder") or [] if isinstance(r, dict)
-             for value in [_number(r.get("tok_s"))] if value is not None]
+             for value in [number(r.get("tok_s"))] if value is not None]
     bars = [Bar(name, value, binding=i == len(rungs) - 1) for i, (name, value) in enumerate(rungs)]
     if not bars and ceiling is not None:
         bars = [Bar("ceiling (concurrency 1)", ceiling, binding=True)]

@@ -16,40 +16,18 @@ from stackaudit.engine.runner import Report
 from stackaudit.render.text import cut_at_word, show_value
 
 NOTHING_FOUND = "nothing found that explains low throughput; next: measure against the ceiling"
-_SECRET_FLAG = re.compile(r"key|token|secret|passw", re.IGNORECASE)
-REDACTED = "***"
 
 
 def redact_argv(argv: Sequence[str]) -> list[str]:
-    """The command line as run, fit to paste: secret flag values hidden, paths cut to file names.
+    """The command line as run, fit to paste: secrets hidden as a snapshot hides them (host/redact.py), and a
+    path, alone or as a flag's `=value`, cut to its last component, since a report never names a path of the
+    machine that ran it."""
+    from stackaudit.host.redact import redact_argv as hide_secrets
 
-    A flag whose name contains key, token, secret or password keeps its name and loses its value
-    (`--api-key=***`, `--hf-token ***`); any other argument that is a path shows its last component only,
-    since a report never names a path of the machine that ran it.
-    """
     out: list[str] = []
-    hide_next = False
-    for arg in argv:
-        if hide_next:
-            out.append(REDACTED)
-            hide_next = False
-            continue
-        if arg.startswith("-") and not arg.startswith("---"):
-            name, eq, value = arg.partition("=")
-            if _SECRET_FLAG.search(name):
-                if eq:
-                    out.append(f"{name}={REDACTED}")
-                else:
-                    out.append(name)
-                    hide_next = True
-                continue
-            out.append(f"{name}={_strip_path(value)}" if eq else arg)
-            continue
-        name, eq, _ = arg.partition("=")
-        if eq and _SECRET_FLAG.search(name) and re.fullmatch(r"[A-Za-z_][\w.-]*", name):
-            out.append(f"{name}={REDACTED}")  # `-e HF_TOKEN=hf_…` passed through to a container
-            continue
-        out.append(_strip_path(arg))
+    for arg in hide_secrets(list(argv)):
+        name, eq, value = arg.partition("=")
+        out.append(f"{name}={_strip_path(value)}" if eq and arg.startswith("-") else _strip_path(arg))
     return out
 
 

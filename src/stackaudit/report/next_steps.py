@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from stackaudit.engine.results import Result
 from stackaudit.facts._parse import engine_of
-from stackaudit.fixes.plan import PLACEHOLDER
+from stackaudit.fixes.model import PLACEHOLDER
 from stackaudit.report.commands import commands_in
 
 DEFAULT_STEPS = 5

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from stackaudit.engine.runner import Report
 from stackaudit.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from stackaudit.fixes.model import PRIORITIES
 from stackaudit.report.sections import RenderOptions
 
-FAIL_ON = ("P0", "P1", "P2")
+FAIL_ON = PRIORITIES
 
 
 def render(report: Report, fmt: str, color: bool = False, options: RenderOptions | None = None) -> str:

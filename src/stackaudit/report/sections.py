@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from stackaudit.engine.results import Result
 from stackaudit.engine.runner import Report
+from stackaudit.fixes.model import PRIORITIES
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ def rank(results: list[Result]) -> list[Result]:
 def sections(report: Report) -> Sections:
     issues = report.issues()
     return Sections(
-        fixes={p: rank([r for r in issues if r.priority == p]) for p in ("P0", "P1", "P2")},
+        fixes={p: rank([r for r in issues if r.priority == p]) for p in PRIORITIES},
         waived=[r for r in report.results if r.waived],
         negatives=report.by_status("not-an-issue"),
         good=report.by_status("ok"),
@@ -81,7 +82,7 @@ def top_finding(sec: Sections) -> Result | None:
     swap in use: one moment of the host) leads only when nothing else is found, as it gates nothing by default."""
     from stackaudit.checks.registry import sample_checks
 
-    ranked = [r for p in ("P0", "P1", "P2") for r in sec.fixes[p]]
+    ranked = [r for p in PRIORITIES for r in sec.fixes[p]]
     sampled = sample_checks()
     return next((r for r in ranked if r.id not in sampled), ranked[0] if ranked else None)
 
