@@ -33,9 +33,9 @@ def _forbidden() -> list[str]:
     return patterns
 
 
-# The X server's socket folder: pasted `docker run` lines mount it, and it is the audited host's, not a
-# scratch path of the machine that built the project.
-_SYSTEM_PATHS = ("/tmp/.X11-unix",)
+# The X server's socket folder (pasted `docker run` lines mount it) and ZeroMQ's IPC sockets (vLLM's
+# worker logs name them) are the audited host's, not scratch paths of the machine that built the project.
+_SYSTEM_PATHS = ("/tmp/.X11-unix", "ipc:///tmp/")
 
 
 def _offences(text: str) -> list[str]:
