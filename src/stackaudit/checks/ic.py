@@ -47,7 +47,15 @@ from stackaudit.facts.serving_logs import (
 )
 from stackaudit.facts.shown_commands import EmptyGreps
 from stackaudit.facts.system import KernelInfo, KernelLog, LoadedModules, NumaTopology, module_loaded
-from stackaudit.facts.topology import NvlinkStatus, P2pMatrix, TopoMatrix, gpu_index, link_kind, link_rank
+from stackaudit.facts.topology import (
+    NvlinkStatus,
+    P2pMatrix,
+    TopoMatrix,
+    gpu_index,
+    link_kind,
+    link_rank,
+    nvlink_count,
+)
 from stackaudit.fixes.model import (
     advice,
     keep_line,
@@ -245,7 +253,8 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     Traps: `NS`/`GNS` on GeForce with the stock driver is NVIDIA policy (a key negative, with the
     engine flags that matter), and `CNS` between low-end data-center cards (L4) is normal. Bridge
     products (H100/H200 NVL, A100 PCIe, RTX and A-series with bridges) pair GPUs by design: a
-    GPU outside the pairs is not "links down". "Links down / Fabric Manager" is said only on
+    GPU outside the pairs is not "links down"; with no model named, two or more disjoint NVLink pairs with
+    PCIe between them are that build too (an NVSwitch board joins every GPU). "Links down / Fabric Manager" is said only on
     NVSwitch baseboards (HGX/DGX), with the link count from data/gpus.toml; on GB200/GB300
     compute trays Fabric Manager runs on the switch trays. Inside a container the matrix shows
     only the visible GPUs. PCIe-only cards (RTX PRO 6000, L40S, RTX 4090) have no NVLink by design.
@@ -276,7 +285,7 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     peers, linked, isolated, mesh = nvlink.peers, nvlink.linked, nvlink.isolated, nvlink.full
     if topo.has_nvlink:
         board = _board(models)
-        if board == "bridge":
+        if board in ("bridge", ""):
             bridged = _bridged(topo, models, suffix)
             if bridged is not None:
                 return over_subjects(bridged, list(topo.whole_rows()), len(names), ask="nvidia-smi topo -m")
@@ -371,17 +380,20 @@ def _bridged(topo: TopoMatrix, models: dict[int, str], suffix: str) -> Outcome |
     between the groups is the design, not links down. None where the NV# cells do not fit a bridge."""
     domain = bridge_domain(list(models.values()))
     groups = topo.bridged_groups(domain) if domain is not None else None
+    # No model named: the matrix's own shape (disjoint NVLink pairs, PCIe between them) is a bridge build.
+    groups = groups or (topo.paired_build() if not _specs(models) and _families(models) <= {None} else None)
     if not groups:
         return None
     counts = {c for _, _, c in topo.gpu_pairs() if c.startswith("NV")}
     joined = {g for group in groups for g in group}
     alone = [g for g in topo.gpus if g not in joined and g in topo.rows]
     shown = "; ".join("-".join(g) for g in groups)
-    return not_an_issue(f"NVLink ({next(iter(counts))}) only within bridged group(s) {shown}"
+    cards = (f"{', '.join(sorted(set(models.values())))} are joined by NVLink bridges" if domain is not None else
+             "the GPUs have at most one NVLink peer each, which an NVSwitch board never shows: bridges")
+    return not_an_issue(f"NVLink ({', '.join(sorted(counts, key=nvlink_count))}) only within bridged group(s) {shown}"
                         + (f", {', '.join(alone)} without a bridge" if alone else "")
-                        + f", PCIe between the others: {', '.join(sorted(set(models.values())))} are joined by "
-                        "NVLink bridges, which pair cards by design: the bridges' layout, no link missing; "
-                        "TP groups within a bridged group use NVLink" + suffix,
+                        + f", PCIe between the others: {cards}, which pair cards by design: the bridges' layout, no "
+                        "link missing; TP groups within a bridged group use NVLink" + suffix,
                         actual={"groups": [list(g) for g in groups], "links": sorted(counts)},
                         evidence=list(topo.lines.values())[:4])
 
