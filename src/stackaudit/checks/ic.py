@@ -203,6 +203,20 @@ def _no_nvlink(topo: TopoMatrix | None, models: dict[int, str]) -> bool | None:
     return None
 
 
+def _nccl_paths_nvlinked(log: ServingLog | None) -> Outcome | None:
+    """`ok` where NCCL's own path dump (a pasted NCCL INFO log) shows every GPU pair it lists over NVLink (NVL, the
+    NVSwitch's NVS/N when there is one): any group of those GPUs meets over NVLink. None where it shows another path
+    or none: PCIe paths without the engine's GPUs stay the matrix rule's (unknown)."""
+    if log is None or not log.gpu_paths or any(kind != "NVL" for _, _, kind in log.gpu_paths):
+        return None
+    paths = log.gpu_paths
+    gpus = sorted({g for a, b, _ in paths for g in (a, b)})
+    judged = ok(f"NCCL's path dump shows NVLink (NVL) between every GPU pair it lists ({', '.join(f'GPU/{g}' for g in gpus)}): "
+                "any group of these GPUs meets over NVLink, so their PCIe/NUMA placement does not bear on GPU-to-GPU "
+                "traffic", actual={f"{a}-{b}": kind for a, b, kind in paths}, evidence=list(log.gpu_path_lines[:2]))
+    return over_subjects(judged, [f"GPU/{g}" for g in gpus], None, ask="nvidia-smi topo -m")
+
+
 def _no_matrix(gpus: GpuInventory | None) -> Outcome:
     count = gpus.whole_count if gpus is not None else None
     if count is not None and count < 2:
@@ -1142,7 +1156,8 @@ def _p2p_off_finding(where: str, one_rank: bool, nvlink: bool, geforce: bool, p2
     references=(NCCL_PATHS, TRTLLM_PCIE_AR),
 )
 def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix | None = None,
-                       gpus: GpuInventory | None = None, collect_env: CollectEnv | None = None) -> Outcome:
+                       gpus: GpuInventory | None = None, collect_env: CollectEnv | None = None,
+                       serving_log: ServingLog | None = None) -> Outcome:
     """Reads: `nvidia-smi topo -m` restricted to the engine's GPUs (its CUDA_VISIBLE_DEVICES and
     tensor-parallel size, from /proc, a pasted command line or a pasted log), CUDA_DEVICE_ORDER,
     the GPU models.
@@ -1162,9 +1177,11 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     systems placement does not matter (ok). A cut matrix whose whole rows bond more NVLinks than one GPU
     has shows NVSwitches, so the pairs it leaves out are NVLink too. Where every GPU's NUMA affinity
     spans several nodes and no path is SYS, the matrix hides the sockets (unknown).
+    With no matrix, NCCL's path dump in a pasted log (`GPU/4B000 :… GPU/51000 (2/160.0/NVL) NVS/0 …`) showing NVL
+    between every GPU pair it lists is that NVLink fabric: ok over the GPUs it lists.
     """
     if gpu_topology is None:
-        return _no_matrix(gpus)
+        return _nccl_paths_nvlinked(serving_log) or _no_matrix(gpus)
     topo = gpu_topology
     names = list(topo.gpus)
     if len(names) < 2:
