@@ -19,8 +19,8 @@ from stackaudit.facts.parallelism import sizes_from_argv
 # https://github.com/InternLM/lmdeploy/issues/2691 (issue body, Reproduction).
 LMDEPLOY_2691 = ("CUDA_VISIBLE_DEVICES=0,3,4,7 NCCL_P2P_DIRECT_DISABLE=1 lmdeploy serve api_server "
                  "/var/aigc/model/InternVL2-40B --tp 4  --server-port 23333 --log-level DEBUG")
-# https://github.com/zhyncs/lmdeploy-build/issues/2 (issue body).
-LMDEPLOY_BUILD_2 = ("CUDA_VISIBLE_DEVICES=3,4 lmdeploy serve api_server /home/ma/work/modelscope/glm-4-9b-chat-GPTQ-Int4 "
+# https://github.com/zhyncs/lmdeploy-build/issues/2 (issue body; the model's home-directory path redacted).
+LMDEPLOY_BUILD_2 = ("CUDA_VISIBLE_DEVICES=3,4 lmdeploy serve api_server <model-dir>/glm-4-9b-chat-GPTQ-Int4 "
                     "--backend turbomind --model-format gptq --server-port 11231 --tp 2 --session-len 16500 "
                     "--cache-max-entry-count 0.1 --model-name gpt --max-batch-size 64")
 
