@@ -347,6 +347,9 @@ def _nvlink_from_matrix(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome:
     groups = topo.bridged_groups(list(models.values()))
     if groups:
         return _bridged_links(topo, groups, models)
+    paired = topo.paired_build() if not any(gpu_spec(n) for n in models.values()) else None
+    if paired:
+        return _bridged_links(topo, paired, models)
     if cut:
         cells = {g: sorted({topo.link(g, o) or "?" for o in names if o != g}) for g in cut}
         return issue(f"{', '.join(cut)} {'shows' if len(cut) == 1 else 'show'} no NVLink path in `nvidia-smi topo -m` ("
@@ -364,27 +367,51 @@ def _nvlink_from_matrix(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome:
 def _bridged_links(topo: TopoMatrix, groups: tuple[tuple[str, ...], ...], models: dict[int, str]) -> Outcome:
     """Bridged cards (gputable.bridge_domain) whose NV# cells are a bridge build: the cards outside every group have
     no bridge (the build, not links down); the groups' NV# is every link where the model's count is known."""
-    bonded = nvlink_count(next(c for _, _, c in topo.gpu_pairs() if c.startswith("NV")))
+    counts = sorted({nvlink_count(c) for _, _, c in topo.gpu_pairs() if c.startswith("NV")})
+    bonded = counts[0]
     specs = [gpu_spec(n) for n in models.values()]
     links = {s.nvlink_links for s in specs if s is not None and s.has_nvlink}
     joined = [g for group in groups for g in group]
     alone = [g for g in topo.gpus if g not in joined and g in topo.rows]
-    said = (f"NVLink only within bridged group(s) {'; '.join('-'.join(g) for g in groups)} (NV{bonded})"
+    said = (f"NVLink only within bridged group(s) {'; '.join('-'.join(g) for g in groups)} "
+            f"({', '.join(f'NV{n}' for n in counts)})"
             + (f"; {', '.join(alone)} without a bridge: the build, not links down" if alone else ""))
     if specs and all(s is not None for s in specs) and links == {bonded}:
         judged = not_an_issue(f"{said}; NV{bonded} is every link of the {next(iter(models.values()))}, all up "
                               "(error counters are not in this source)",
                               actual={"groups": [list(g) for g in groups], "links": f"NV{bonded}"})
         return over_subjects(judged, list(topo.whole_rows()), len(topo.gpus), ask="nvidia-smi topo -m")
-    return unknown(f"{said}; whether NV{bonded} is every link of these cards is not in this source",
+    bridge_counts = {s.nvlink_links for s in all_gpus() if s.nvlink_kind == "bridge"}
+    if not specs and len(groups) >= 2 and counts == [bonded] and bonded in bridge_counts:
+        # No model named: independent bridges do not lose links alike, so one full bridge count on every pair
+        # is the build (a short pair reads fewer links than the others, and the pairs' counts then differ).
+        judged = ok(f"{said}: the same NV{bonded} on all {len(groups)} pairs, a bridged card's full count "
+                    "(NVLink bridges fail pair by pair, not alike), no link down (error counters are not in this "
+                    "source)", actual={"groups": [list(g) for g in groups], "links": f"NV{bonded}"},
+                    evidence=[topo.lines[g[0]] for g in groups if g[0] in topo.lines][:2])
+        return over_subjects(judged, list(topo.whole_rows()), len(topo.gpus), ask="nvidia-smi topo -m")
+    return unknown(f"{said}; whether {'/'.join(f'NV{n}' for n in counts)} is every link of these cards is not in "
+                   "this source",
                    hint="paste `nvidia-smi nvlink -s` (each link's state)", actual={"groups": [list(g) for g in groups]})
+
+
+# The uniform NV# of an all-pairs mesh that, without the model named, only a board with every link up shows:
+# count -> (the fewest GPUs in the matrix, why). A whole NVSwitch down lowers every GPU's count alike, so a count
+# that is one board's full count and another's with a switch down stays unknown (NV8: H800/A800 SXM, or HGX A100
+# with two of its six switches down). NVSwitch link layouts: the HGX A100, H100 and B200 platform guides.
+_ALL_UP_MESH: dict[int, tuple[int, str]] = {
+    12: (5, "12 links, the A100 SXM's on an NVSwitch board of more than four GPUs, a count no such board shows with "
+            "a switch down (HGX A100: 2 links per switch, 10 with one down; HGX H100/H200: 5/4/4/5 links per switch, "
+            "13 or 14; HGX B200: 9 per switch)"),
+}
 
 
 def _nvlinks_all_up(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome | None:
     """`ok` over the whole rows of a matrix whose every GPU pair shown reads NV<k>, k every link a GPU has.
 
     k is the GPU model's link count (data/gpus.toml) when the source names every GPU's model, else the most
-    links any GPU has: a GPU with one link down shows NV<k-1>. None when the cells do not settle it.
+    links any GPU has, or a count of _ALL_UP_MESH on two or more whole rows: a GPU with one link down shows
+    NV<k-1> on its row, a switch down lowers every row alike. None when the cells do not settle it.
     """
     whole = topo.whole_rows()
     cells = {c for _, _, c in topo.gpu_pairs()}
@@ -397,8 +424,14 @@ def _nvlinks_all_up(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome | No
         links = {s.nvlink_links for s in specs if s is not None}
         said = f"the {next(iter(models.values()))}'s {bonded} links"
     else:
-        links = {max((s.nvlink_links for s in all_gpus()), default=0)}
-        said = f"{bonded} links, the most any GPU has"
+        most = max((s.nvlink_links for s in all_gpus()), default=0)
+        least, why = _ALL_UP_MESH.get(bonded, (0, ""))
+        if bonded == most:
+            links, said = {most}, f"{bonded} links, the most any GPU has"
+        elif why and len(topo.gpus) >= least and len(whole) >= 2:
+            links, said = {bonded}, why
+        else:
+            return None
     if links != {bonded}:
         return None
     missing = [g for g in topo.gpus if g not in whole]
@@ -916,7 +949,11 @@ def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None
     any inactive link next to active ones, non-zero recovery/CRC counters, Xid 74 or 144-150.
     Links a pasted listing does not show (an elided `nvlink -s`) are unknown, never down.
     A pasted `nvidia-smi topo -m` alone is ok over its whole rows when every pair shown reads NV<k> and k is
-    the model's link count (the model named in the source), or the most links any GPU has.
+    the model's link count (the model named in the source), the most links any GPU has, or NV12 over more than
+    four GPUs (no NVSwitch board shows it with a switch down; NV8 does, so it stays unknown without the model).
+    With no model named, two or more disjoint NVLink pairs with PCIe between them are bridges: one bridged
+    card's full count on every pair is ok (bridges fail pair by pair), differing counts are unknown.
+    A GPU whose `nvlink -s` listing is cut is not shown; the whole GPUs decide.
     A symptom line proves the issue on its own, quoted, with no GPU information; on an NVSwitch
     system the message names Fabric Manager and the NVLink state, not only a GPU reset.
 
@@ -971,6 +1008,7 @@ def _nvlink_health(nvidia: NvidiaGpus | None, gpu_events: GpuEvents | None, nvli
     actual: dict[str, object] = {}
     bridged_idle: list[GpuInfo] = []
     elided: list[str] = []
+    cut: list[str] = []  # the GPUs whose listing is cut: not shown, as a cut matrix row
     for g in capable:
         if g.nvlinks is None:
             continue
@@ -984,6 +1022,7 @@ def _nvlink_health(nvidia: NvidiaGpus | None, gpu_events: GpuEvents | None, nvli
         if active < expected and not down_links and len(g.nvlinks) < expected:
             # Links the source does not list (an elided paste) are not links down: never an issue from absence.
             elided.append(f"{g.label}: {active} link(s) shown, all active, of the {expected} the model has")
+            cut.append(g.subject)
             continue
         if active < expected:
             down = [str(link.link) for link in down_links]
@@ -998,15 +1037,15 @@ def _nvlink_health(nvidia: NvidiaGpus | None, gpu_events: GpuEvents | None, nvli
         problems.append(f"Xid {e.code} (NVLink error) ×{e.count} on {e.bdf}")
         subjects.append(e.bdf)
     # The coverage rule over the NVLink-capable GPUs: those whose links the source shows decide.
-    shown = [g.subject for g in capable if g.nvlinks is not None]
+    shown = [g.subject for g in capable if g.nvlinks is not None and g.subject not in cut]
     total = gpu_total(nvidia) if nvidia is not None else None
-    no_links = [g.subject for g in unread]
+    no_links = [g.subject for g in unread] + cut
     if problems:
         return over_subjects(issue("; ".join(problems), actual=actual,
                                    expected="every NVLink of the model active, no errors",
                                    subjects=sorted(set(subjects)), evidence=[e.line for e in xid74][:5]),
                              shown, total, ask=_NVLINK_ASK, blind=no_links)
-    if elided:
+    if elided and not shown:
         return unknown("; ".join(elided) + ": the rest of its links are not in this source", actual=actual,
                        hint="paste the whole `nvidia-smi nvlink -s`, or audit the host (NVML)")
     if bridged_idle and len(bridged_idle) == len([g for g in capable if g.nvlinks is not None]):
@@ -1014,7 +1053,8 @@ def _nvlink_health(nvidia: NvidiaGpus | None, gpu_events: GpuEvents | None, nvli
                               "(traffic goes over PCIe)", actual=actual)
     else:
         judged = ok("NVLinks active with no recovery/CRC errors: " + ", ".join(
-            f"{k} {v['active']}/{v['expected']}" for k, v in actual.items() if isinstance(v, dict)), actual=actual)
+            f"{k} {v['active']}/{v['expected']}" for k, v in actual.items() if isinstance(v, dict) and k not in cut)
+            + "".join(f"; {e}: the rest of its links are not in this source" for e in elided), actual=actual)
         unwired = [f"{g.label} links {','.join(map(str, g.unwired_nvlinks))}" for g in capable if g.unwired_nvlinks]
         if unwired:
             judged = not_an_issue(f"{judged.message}; the inactive ones ({'; '.join(unwired)}) are links the chip "

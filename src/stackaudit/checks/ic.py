@@ -47,7 +47,15 @@ from stackaudit.facts.serving_logs import (
 )
 from stackaudit.facts.shown_commands import EmptyGreps
 from stackaudit.facts.system import KernelInfo, KernelLog, LoadedModules, NumaTopology, module_loaded
-from stackaudit.facts.topology import NvlinkStatus, P2pMatrix, TopoMatrix, gpu_index, link_kind, link_rank
+from stackaudit.facts.topology import (
+    NvlinkStatus,
+    P2pMatrix,
+    TopoMatrix,
+    gpu_index,
+    link_kind,
+    link_rank,
+    nvlink_count,
+)
 from stackaudit.fixes.model import (
     advice,
     keep_line,
@@ -182,6 +190,20 @@ def _no_nvlink(topo: TopoMatrix | None, models: dict[int, str]) -> bool | None:
     return None
 
 
+def _nccl_paths_nvlinked(log: ServingLog | None) -> Outcome | None:
+    """`ok` where NCCL's own path dump (a pasted NCCL INFO log) shows every GPU pair it lists over NVLink (NVL, the
+    NVSwitch's NVS/N when there is one): any group of those GPUs meets over NVLink. None where it shows another path
+    or none: PCIe paths without the engine's GPUs stay the matrix rule's (unknown)."""
+    if log is None or not log.gpu_paths or any(kind != "NVL" for _, _, kind in log.gpu_paths):
+        return None
+    paths = log.gpu_paths
+    gpus = sorted({g for a, b, _ in paths for g in (a, b)})
+    judged = ok(f"NCCL's path dump shows NVLink (NVL) between every GPU pair it lists ({', '.join(f'GPU/{g}' for g in gpus)}): "
+                "any group of these GPUs meets over NVLink, so their PCIe/NUMA placement does not bear on GPU-to-GPU "
+                "traffic", actual={f"{a}-{b}": kind for a, b, kind in paths}, evidence=list(log.gpu_path_lines[:2]))
+    return over_subjects(judged, [f"GPU/{g}" for g in gpus], None, ask="nvidia-smi topo -m")
+
+
 def _no_matrix(gpus: GpuInventory | None) -> Outcome:
     count = gpus.whole_count if gpus is not None else None
     if count is not None and count < 2:
@@ -232,7 +254,8 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     Traps: `NS`/`GNS` on GeForce with the stock driver is NVIDIA policy (a key negative, with the
     engine flags that matter), and `CNS` between low-end data-center cards (L4) is normal. Bridge
     products (H100/H200 NVL, A100 PCIe, RTX and A-series with bridges) pair GPUs by design: a
-    GPU outside the pairs is not "links down". "Links down / Fabric Manager" is said only on
+    GPU outside the pairs is not "links down"; with no model named, two or more disjoint NVLink pairs with
+    PCIe between them are that build too (an NVSwitch board joins every GPU). "Links down / Fabric Manager" is said only on
     NVSwitch baseboards (HGX/DGX), with the link count from data/gpus.toml; on GB200/GB300
     compute trays Fabric Manager runs on the switch trays. Inside a container the matrix shows
     only the visible GPUs. PCIe-only cards (RTX PRO 6000, L40S, RTX 4090) have no NVLink by design.
@@ -263,7 +286,7 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     peers, linked, isolated, mesh = nvlink.peers, nvlink.linked, nvlink.isolated, nvlink.full
     if topo.has_nvlink:
         board = _board(models)
-        if board == "bridge":
+        if board in ("bridge", ""):
             bridged = _bridged(topo, models, suffix)
             if bridged is not None:
                 return over_subjects(bridged, list(topo.whole_rows()), len(names), ask="nvidia-smi topo -m")
@@ -356,18 +379,22 @@ def _bridged(topo: TopoMatrix, models: dict[int, str], suffix: str) -> Outcome |
     """Bridged cards (data/gpus.toml's "bridge" rows, else the family's, as GeForce and NVL): NVLink only within
     groups of the bridge's size (2, or the row's NVLink domain), each a full mesh of one NV# count, and PCIe
     between the groups is the design, not links down. None where the NV# cells do not fit a bridge."""
+    domain = bridge_domain(list(models.values()))
     groups = topo.bridged_groups(list(models.values()))
+    # No model named: the matrix's own shape (disjoint NVLink pairs, PCIe between them) is a bridge build.
+    groups = groups or (topo.paired_build() if not _specs(models) and _families(models) <= {None} else None)
     if not groups:
         return None
     counts = {c for _, _, c in topo.gpu_pairs() if c.startswith("NV")}
     joined = {g for group in groups for g in group}
     alone = [g for g in topo.gpus if g not in joined and g in topo.rows]
     shown = "; ".join("-".join(g) for g in groups)
-    return not_an_issue(f"NVLink ({next(iter(counts))}) only within bridged group(s) {shown}"
+    cards = (f"{', '.join(sorted(set(models.values())))} are joined by NVLink bridges" if domain is not None else
+             "the GPUs have at most one NVLink peer each, which an NVSwitch board never shows: bridges")
+    return not_an_issue(f"NVLink ({', '.join(sorted(counts, key=nvlink_count))}) only within bridged group(s) {shown}"
                         + (f", {', '.join(alone)} without a bridge" if alone else "")
-                        + f", PCIe between the others: {', '.join(sorted(set(models.values())))} are joined by "
-                        "NVLink bridges, which pair cards by design: the bridges' layout, no link missing; "
-                        "TP groups within a bridged group use NVLink" + suffix,
+                        + f", PCIe between the others: {cards}, which pair cards by design: the bridges' layout, no "
+                        "link missing; TP groups within a bridged group use NVLink" + suffix,
                         actual={"groups": [list(g) for g in groups], "links": sorted(counts)},
                         evidence=list(topo.lines.values())[:4])
 
@@ -1117,7 +1144,8 @@ def _p2p_off_finding(where: str, one_rank: bool, nvlink: bool, geforce: bool, p2
     references=(NCCL_PATHS, TRTLLM_PCIE_AR),
 )
 def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix | None = None,
-                       gpus: GpuInventory | None = None, collect_env: CollectEnv | None = None) -> Outcome:
+                       gpus: GpuInventory | None = None, collect_env: CollectEnv | None = None,
+                       serving_log: ServingLog | None = None) -> Outcome:
     """Reads: `nvidia-smi topo -m` restricted to the engine's GPUs (its CUDA_VISIBLE_DEVICES and
     tensor-parallel size, from /proc, a pasted command line or a pasted log), CUDA_DEVICE_ORDER,
     the GPU models.
@@ -1137,9 +1165,11 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     systems placement does not matter (ok). A cut matrix whose whole rows bond more NVLinks than one GPU
     has shows NVSwitches, so the pairs it leaves out are NVLink too. Where every GPU's NUMA affinity
     spans several nodes and no path is SYS, the matrix hides the sockets (unknown).
+    With no matrix, NCCL's path dump in a pasted log (`GPU/4B000 :… GPU/51000 (2/160.0/NVL) NVS/0 …`) showing NVL
+    between every GPU pair it lists is that NVLink fabric: ok over the GPUs it lists.
     """
     if gpu_topology is None:
-        return _no_matrix(gpus)
+        return _nccl_paths_nvlinked(serving_log) or _no_matrix(gpus)
     topo = gpu_topology
     names = list(topo.gpus)
     if len(names) < 2:

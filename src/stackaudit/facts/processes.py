@@ -11,6 +11,7 @@ How the engines look in /proc:
   VLLM_PROCESS_NAME_PREFIX); older ones `VllmWorker…`; Ray workers `ray::RayWorkerWrapper…`.
 - SGLang: `python -m sglang.launch_server …` / `sglang serve …`; children `sglang::scheduler_TP0`,
   `sglang::detokenizer`, `sglang::data_parallel_controller`.
+- LMDeploy: `lmdeploy serve api_server …` (the TurboMind or PyTorch engine in the same process tree).
 - TensorRT-LLM: `trtllm-serve …` (maybe under `mpirun` / `trtllm-llmapi-launch`), MPI workers
   `python -m mpi4py.futures.server`.
 - Children without a title (multiprocessing `spawn_main`, forked copies) belong to the engine
@@ -35,7 +36,7 @@ from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.host.base import Host, NotCaptured, read_text
 from stackaudit.host.confined import normalise
 
-ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM"}
+ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "lmdeploy": "LMDeploy"}
 # A worker's rank in its process title (`VLLM::Worker_TP1`, `sglang::scheduler_TP3`).
 _RANK_IN_TITLE = re.compile(r"(?:TP|_TP|Worker_TP|rank)(\d+)", re.I)
 # Roles: api-server (HTTP front end, holds the flags), engine-core, worker, scheduler,
@@ -320,6 +321,9 @@ def _program(name: str, rest: list[str]) -> _Match | None:
         return _Match("sglang", "api-server")
     if base == "trtllm-serve":
         return _Match("trtllm", "api-server")
+    if base == "lmdeploy" and first == "serve":
+        # `lmdeploy serve api_server MODEL --tp N` (lmdeploy/cli/serve.py): the server and its TurboMind engine.
+        return _Match("lmdeploy", "api-server")
     if base == "server_vllm.py":
         # MeetKai/functionary's OpenAI server: vLLM's engine in-process, its flags vLLM's (AsyncEngineArgs.add_cli_args).
         return _Match("vllm", "api-server")

@@ -174,6 +174,10 @@ class ServingLog:
     # The torch.distributed launcher's warning (torch/distributed/run.py): "Setting OMP_NUM_THREADS environment
     # variable for each process to be 1 in default": the value it set in every rank it started, and the line.
     launcher_omp: tuple[str, str] | None = None
+    # NCCL's path dump (`NCCL INFO GPU/4B000 :GPU/4B000 (0/5000.0/LOC) GPU/51000 (2/160.0/NVL) NVS/0 (1/160.0/NVL) …`,
+    # src/graph/paths.cc printNodePaths): (GPU bus id, peer GPU bus id, path type) for every GPU pair it lists.
+    gpu_paths: tuple[tuple[str, str, str], ...] = ()
+    gpu_path_lines: tuple[str, ...] = ()  # the first lines, verbatim
 
     def transports(self) -> set[str]:
         return {c.transport for c in self.channels}
@@ -282,6 +286,11 @@ _KERNEL_WORDS = ("marlin", "attention backend", "native support for fp", "backen
 _CACHE_PATH = re.compile(r"(?:reading|generating) GPU P2P access cache (?:from|in) (\S+\.json)")
 
 
+# NCCL's path dump, one line per GPU (older `GPU/4B000`, newer `GPU/0-4000` with the host's index), and each peer.
+_PATH_DUMP = re.compile(r"NCCL INFO GPU/(?:\d+-)?([0-9A-Fa-f]+) :(GPU/.*)$")
+_PATH_PEER = re.compile(r"GPU/(?:\d+-)?([0-9A-Fa-f]+) \(\d+/[\d.]+/([A-Z]+)\)")
+
+
 def parse_serving_log(text: str) -> ServingLog:
     """Parse vLLM / SGLang server log and NCCL INFO lines (everything else is ignored)."""
     lines = [ln.rstrip("\r") for ln in text.splitlines() if ln.strip()]
@@ -313,6 +322,8 @@ def parse_serving_log(text: str) -> ServingLog:
     decode_batches: list[tuple[int, bool]] = []
     decode_eager: list[str] = []
     launcher_omp: tuple[str, str] | None = None
+    paths: dict[tuple[str, str], str] = {}
+    path_lines: list[str] = []
     kernel_settings: dict[str, str] = {}
     kernel_lines: list[str] = []
     # Each pattern runs only on lines holding its key words (cheap substring tests first: a long log).
@@ -412,6 +423,13 @@ def parse_serving_log(text: str) -> ServingLog:
         m = _LAUNCHER_OMP.search(text_l) if launcher_omp is None and "OMP_NUM_THREADS" in text_l else None
         if m:
             launcher_omp = (m.group(1), text_l)
+        m = _PATH_DUMP.search(text_l) if " :GPU/" in text_l else None
+        if m and len(paths) < 4096:
+            for peer, kind in _PATH_PEER.findall(m.group(2)):
+                if peer.lower() != m.group(1).lower():
+                    paths[(m.group(1).lower(), peer.lower())] = kind
+            if len(path_lines) < 4:
+                path_lines.append(text_l[:400])
         m = _DECODE_GRAPH.search(text_l) if "cuda graph:" in text_l else None
         if m and len(decode_batches) < 10000:
             decode_batches.append((int(m.group(1)), m.group(2) == "True"))
@@ -426,7 +444,8 @@ def parse_serving_log(text: str) -> ServingLog:
         disable_custom_all_reduce=disable_ar, cumem_fallback=tuple(cumem), nccl_warnings=tuple(warns[:20]),
         local_ranks=local_ranks, comm_ranks=comm_ranks, gpu_bus_ids=tuple(bus_ids), model=model, decode_graph_batches=tuple(decode_batches),
         decode_graph_lines=tuple(decode_eager), kernel_settings=tuple(kernel_settings.items()),
-        kernel_lines=tuple(kernel_lines), launcher_omp=launcher_omp)
+        kernel_lines=tuple(kernel_lines), launcher_omp=launcher_omp,
+        gpu_paths=tuple((a, b, kind) for (a, b), kind in paths.items()), gpu_path_lines=tuple(path_lines))
 
 
 @parser(ENGINE_LOG, feeds="serving_log", kind=ServingLog, rank=10)

@@ -245,6 +245,20 @@ class TopoMatrix:
             return None
         return groups
 
+    def paired_build(self) -> tuple[tuple[str, ...], ...] | None:
+        """The NVLink pairs when the matrix's own shape is a bridge build, whatever the GPU model: two or more
+        disjoint pairs, each GPU with at most one NVLink peer, and PCIe between the pairs; None otherwise.
+
+        An NVSwitch board joins every linked GPU to every other, so it never shows disjoint pairs; a lone pair
+        beside unlinked GPUs stays ambiguous (a bridged pair, or the rest of a board with its links down).
+        The pairs' NV# counts may differ (bridges of different cards or sizes).
+        """
+        groups = self.nvlink_groups()
+        pcie = any(not c.startswith("NV") for _, _, c in self.gpu_pairs())
+        if not groups or len(groups) < 2 or not pcie or any(len(g) != 2 for g in groups):
+            return None
+        return groups
+
     @property
     def has_nvlink(self) -> bool:
         return any(c.startswith("NV") for _, _, c in self.gpu_pairs())

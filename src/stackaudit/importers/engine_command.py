@@ -25,7 +25,7 @@ _ASSIGNMENTS = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)+\\$")
 
 
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
-          needles=("llm", "sglang"), per_line=True)  # ENGINE_WORDS: vllm, sglang, trtllm, tensorrt_llm
+          needles=("llm", "sglang", "lmdeploy"), per_line=True)  # ENGINE_WORDS: vllm, sglang, trtllm, tensorrt_llm, lmdeploy
 def engine_command(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         line = lines[i]
