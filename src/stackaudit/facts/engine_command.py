@@ -27,14 +27,14 @@ _WRAPPERS = {"sudo", "env", "nohup", "exec", "time", "numactl", "taskset", "stdb
 # The processes that carry the flags (not a worker or a helper).
 _TOP_ROLES = {"api-server", "launcher", ""}
 # Cheap tests before any splitting: a long vLLM log names "vllm" on most lines, its commands are rare.
-ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm")
-COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
+ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy")
+COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\blmdeploy\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
                           r"|\bserver_vllm\.py\b")  # functionary's vLLM server (facts/processes._program)
 
 
 @dataclass(frozen=True)
 class EngineCommand:
-    engine: str  # vllm | sglang | trtllm
+    engine: str  # vllm | sglang | trtllm | lmdeploy
     argv: tuple[str, ...]
     env: tuple[tuple[str, str], ...] = ()  # NAME=value set on the line itself, in order
     line: str = ""
@@ -71,7 +71,7 @@ def parse_command_line(line: str) -> EngineCommand | None:
     if not words or any(w in ("|", ";", "&&", "||") for w in words):
         return None
     match = classify(tuple(words))
-    if match is None or match.engine not in ("vllm", "sglang", "trtllm") or match.role not in _TOP_ROLES:
+    if match is None or match.engine not in ("vllm", "sglang", "trtllm", "lmdeploy") or match.role not in _TOP_ROLES:
         return None
     return EngineCommand(match.engine, tuple(words), tuple(env), line.strip())
 

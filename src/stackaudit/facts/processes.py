@@ -35,7 +35,7 @@ from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.host.base import Host, NotCaptured, read_text
 from stackaudit.host.confined import normalise
 
-ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM"}
+ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "lmdeploy": "LMDeploy"}
 # Roles: api-server (HTTP front end, holds the flags), engine-core, worker, scheduler,
 # detokenizer, launcher (mpirun / trtllm-llmapi-launch), coordinator, helper, "" (unknown child).
 
@@ -305,6 +305,10 @@ def _program(name: str, rest: list[str]) -> _Match | None:
         return _Match("sglang", "api-server")
     if base == "trtllm-serve":
         return _Match("trtllm", "api-server")
+    if base == "lmdeploy" and first == "serve" and rest[1:2] in (["api_server"], ["gradio"]):
+        # `lmdeploy serve api_server MODEL --tp 4` (lmdeploy/cli/serve.py): TurboMind or its PyTorch engine; its
+        # `serve proxy` is a router that holds no GPU.
+        return _Match("lmdeploy", "api-server")
     if base == "server_vllm.py":
         # MeetKai/functionary's OpenAI server: vLLM's engine in-process, its flags vLLM's (AsyncEngineArgs.add_cli_args).
         return _Match("vllm", "api-server")
