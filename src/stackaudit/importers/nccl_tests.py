@@ -6,6 +6,10 @@
 
 The lines are recorded verbatim as the pasted document NCCL_TESTS (facts/sources.py); the result
 table that follows (`#       size         count      type   redop ...` and its rows) is kept with them.
+Markdown outside a code fence eats the leading `#` and turns a lone `#` into a blank line (corpus 382), so
+the `#` is optional and blank lines inside a run are kept. The test's command line (`./build/all_reduce_perf
+-b 8 -e 128M -g 1`, under `mpirun -x NAME=value ...` or `srun`) is recorded with the run: it says how many GPUs
+each process drives (`-g`) and the variables set for it.
 """
 
 from __future__ import annotations
@@ -17,23 +21,36 @@ from stackaudit.facts.sources import NCCL_TESTS
 from stackaudit.importers._scan import Candidates, Scan, run_end
 from stackaudit.importers.registry import Found, document_appended, importer
 
-RANK_LINE = re.compile(r"^\s*#\s+Rank\s+\d+\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+\S+\s+device\s+\d+\s+\[[^\]]+\]\s+\S")
-_HEADER = re.compile(r"^\s*#\s*(nThread\s+\d+|Using devices|size\s+count\s+type|\(B\)\s+\(elements\)|Out of bounds|"
+RANK_LINE = re.compile(r"^\s*#?\s*Rank\s+\d+\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+\S+\s+device\s+\d+\s+\[[^\]]+\]\s+\S")
+_HEADER = re.compile(r"^\s*#?\s*(nThread\s+\d+|Using devices|size\s+count\s+type|\(B\)\s+\(elements\)|Out of bounds|"
                      r"Avg bus bandwidth)")
 _ROW = re.compile(r"^\s*\d+\s+\d+\s+(float|double|half|bfloat16|int8|uint8|int32|uint32|int64|uint64)\b")
 
 
+# A test binary of nccl-tests (src/*.cu: all_reduce, all_gather, alltoall, broadcast, gather, hypercube, reduce,
+# reduce_scatter, scatter, sendrecv), `_mpi` where built for MPI, on a command line of its own.
+COMMAND = re.compile(r"^(?:[^#\n]*[$#]\s+)?(?:\S*=\S*\s+)*(?:(?:mpirun|mpiexec|srun)\s.*?)?(?:\S*/)?"
+                     r"(?:all_reduce|all_gather|alltoall|broadcast|gather|hypercube|reduce_scatter|reduce|scatter|"
+                     r"sendrecv)_perf(?:_mpi)?(?:\s+-\S+(?:\s+[^\s-]\S*)?)*\s*$")
+
+
 def _line(line: str) -> bool:
-    return bool(RANK_LINE.match(line) or _HEADER.match(line) or _ROW.match(line) or line.strip() == "#")
+    return bool(RANK_LINE.match(line) or _HEADER.match(line) or _ROW.match(line) or line.strip() in ("#", "")
+                or line.strip().startswith("Blocking Enabled"))
 
 
 @importer("nccl-tests", "nccl-tests output (`all_reduce_perf` header with each rank's GPU, and its result table)",
-          needles=("Rank", "nThread"), per_line=True)
+          needles=("Rank", "nThread", "_perf"), per_line=True)
 def nccl_tests(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
+        if COMMAND.match(lines[i]):
+            yield Found("nccl-tests", i, i + 1, document_appended(NCCL_TESTS.name, lines[i].strip() + "\n"))
+            continue
         if not RANK_LINE.match(lines[i]) and not (_HEADER.match(lines[i]) and "nThread" in lines[i]):
             continue
         end = run_end(lines, i + 1, _line)
+        while end > i + 1 and not lines[end - 1].strip():
+            end -= 1  # the blank lines after the run are not its
         body = lines[i:end]
         if any(RANK_LINE.match(b) for b in body):
             yield Found("nccl-tests", i, end, document_appended(NCCL_TESTS.name, "\n".join(body) + "\n"))
