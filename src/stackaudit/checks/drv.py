@@ -50,6 +50,7 @@ from stackaudit.facts.nvidia import (
 from stackaudit.facts.parallelism import Parallelism, ServingEngine
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.python_env import PythonEnv
+from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.shown_commands import EmptyGreps
 from stackaudit.facts.symptoms import IN_SERVING_STACK, LogSymptoms
 from stackaudit.facts.system import LoadedModules, module_loaded
@@ -218,12 +219,14 @@ def _forward_compat(driver: str, nvidia: NvidiaGpus | None, collect_env: Collect
 )
 def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | None = None,
                 python_env: PythonEnv | None = None, gpus: GpuInventory | None = None,
-                collect_env: CollectEnv | None = None, ollama_cuda: OllamaCuda | None = None) -> Outcome:
+                collect_env: CollectEnv | None = None, ollama_cuda: OllamaCuda | None = None,
+                serving_log: ServingLog | None = None) -> Outcome:
     """Reads: the driver version (/proc/driver/nvidia/version, NVML, `nvidia-smi`, the kernel log's
     NVRM banner, a pasted collect_env), the highest CUDA the driver supports, torch's CUDA
     (`torch/version.py` of the serving engine's Python, else a pasted collect_env), and the GPU
     architecture; where no torch is shown, ollama's discovery lines (the driver's CUDA, `driver=12.2`, and
-    the CUDA runner it chose or ships).
+    the CUDA runner it chose or ships); where neither, NCCL's init lines (the CUDA it was built for,
+    `NCCL version 2.21.5+cuda11.8`, beside the driver's, `cudaDriverVersion 12000`).
 
     Bad value: a CUDA 12.x runtime with a driver below 525.60.13, CUDA 13.x below 580; a torch
     CUDA major newer than the driver's; Blackwell GPUs with a driver below R570 or torch built for
@@ -253,6 +256,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
         # A verdict over the GPUs ollama's discovery lines show (the engine adds the host's count where known).
         return over_subjects(_ollama_runner(ollama_cuda), [f"GPU {i}" for i in range(len(ollama_cuda.gpus))],
                              ollama_cuda.device_count, ask="journalctl -u ollama")
+    if driver is None and not has_torch and serving_log is not None and serving_log.nccl_cuda and serving_log.driver_cuda:
+        return _nccl_runtime(serving_log)
     if driver is None:
         return unknown("the driver version is not in this source", hint="paste `nvidia-smi` or run on the host")
     dv = release(driver)
@@ -315,6 +320,22 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                   "newer driver runs an older runtime (the nvidia-smi header's CUDA is the driver's highest, not "
                   "torch's)", actual=actual)
     return ok(f"driver {driver} supports torch's CUDA {', '.join(runtimes)}", actual=actual)
+
+
+def _nccl_runtime(log: ServingLog) -> Outcome:
+    """DRV-CUDA-COMPAT from NCCL's init lines: the CUDA NCCL was built for against the driver's, which NCCL read
+    from the driver (cudaDriverGetVersion); NCCL got that far, so the question left is the two versions."""
+    said = (f"NCCL built for CUDA {log.nccl_cuda} under a driver that supports CUDA {log.driver_cuda} "
+            f"(NCCL's cudaDriverVersion)")
+    actual = {"driver_cuda": log.driver_cuda, "nccl_cuda": log.nccl_cuda}
+    runtime, driver = release(log.nccl_cuda, 2), release(log.driver_cuda, 2)
+    if runtime[:1] > driver[:1]:
+        return issue(f"{said}: a CUDA {runtime[0]}.x runtime needs a driver for CUDA {runtime[0]}", actual=actual,
+                     expected=f"a driver for CUDA {runtime[0]}.x or newer", evidence=list(log.cuda_lines))
+    if runtime > driver:
+        return not_an_issue(f"{said}: minor-version compatibility runs a newer CUDA {runtime[0]}.x runtime on this "
+                            "driver (only JIT of newer PTX fails)", actual=actual, evidence=list(log.cuda_lines))
+    return ok(f"{said}: a driver runs a runtime of its CUDA or older", actual=actual, evidence=list(log.cuda_lines))
 
 
 def _ollama_runner(o: OllamaCuda) -> Outcome:
