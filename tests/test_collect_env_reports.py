@@ -317,7 +317,7 @@ def test_sglang_check_env_of_mid_2024_with_the_driver_printed_twice() -> None:
     (_, start, end), = found.recognised
     assert (start, end) == (2, 44)  # the whole report, its topology included
     result = run_checks(MemoryHost(found.record), ["DRV-CUDA-COMPAT"])["DRV-CUDA-COMPAT"]
-    assert result.status == "not-an-issue" and "535.54.03" in result.message
+    assert result.status == "ok" and "535.54.03" in result.message  # an older runtime: ok (the lead's decision)
 
 
 def test_a_bare_version_line_does_not_start_or_join_a_report_alone() -> None:

@@ -116,7 +116,8 @@ KIND_RECOGNISED_AS = {
     "docker run": {"docker run"}, "compose": {"compose"}, "k8s pod": {"k8s pod"}, "lxc config": {"lxc config"},
     "df": {"df"}, "ulimit": {"ulimit -a"}, "/proc/cmdline": {"/proc/cmdline"}, "numactl -H": {"numactl -H"},
     "uname -a": {"uname -a"}, "cpupower": {"cpupower-frequency-info", "cpupower-idle-info"},
-    "engine command": {"engine command"},
+    # A benchmark's command line (all_reduce_perf, 382) is read with the nccl-tests run it starts, as 351 labels it.
+    "engine command": {"engine command", "nccl-tests"},
 }
 _RECOGNISED = re.compile(r"^(?P<kind>.+) \(lines (?P<a>\d+)-(?P<b>\d+)\)$")
 

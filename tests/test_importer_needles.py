@@ -274,8 +274,8 @@ def test_the_cheap_first_tests_of_ulimit_and_lsmod_let_through_every_line_their_
 
 def test_the_literal_gates_of_is_log_line_let_through_every_line_its_patterns_take() -> None:
     def any_pattern(line: str) -> bool:
-        return any(p.search(line) for p in (serving_logs.NCCL_LINE, serving_logs.VLLM_LINE, serving_logs.SGLANG_LINE,
-                                             serving_logs.KEY_PHRASES))
+        return any(p.search(line) for p in (serving_logs.NCCL_LINE, serving_logs.NCCL_BANNER, serving_logs.VLLM_LINE,
+                                             serving_logs.SGLANG_LINE, serving_logs.KEY_PHRASES))
 
     tried = 0
     for _name, lines in EXAMPLES:

@@ -99,10 +99,10 @@ def test_placement_without_an_engine_gives_the_best_tp_groups_as_subjects() -> N
 # --- myth corrections and product knowledge on real pastes -----------------------------------
 
 
-def test_torch_cuda_older_than_the_drivers_is_a_key_negative() -> None:
-    # Corpus 45: driver 550.90.07 (CUDA 12.4) under torch 2.3.1+cu121.
+def test_torch_cuda_older_than_the_drivers_is_ok_and_says_why() -> None:
+    # Corpus 45: driver 550.90.07 (CUDA 12.4) under torch 2.3.1+cu121 (the lead's decision: ok; 45's not-an-issue is a gap).
     r = corpus_result("45-", "DRV-CUDA-COMPAT")
-    assert r.status == "not-an-issue" and "12.1" in r.message and "12.4" in r.message
+    assert r.status == "ok" and "12.1" in r.message and "12.4" in r.message and "driver's highest" in r.message
 
 
 def test_proprietary_module_before_r515_is_a_key_negative_and_unknown_without_gpus() -> None:

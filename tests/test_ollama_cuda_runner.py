@@ -3,7 +3,7 @@
 ollama's `inference compute` line carries the CUDA the driver supports (`driver=12.3`, the driver API's answer)
 and, since 0.5, the CUDA runner it chose for the GPU (`variant=v12`); older releases list the runners they ship
 (`Dynamic LLM libraries [cuda_v11 ...]`). DRV-CUDA-COMPAT judges the runner's CUDA major against the driver's: the
-same major is ok (minor-version compatibility), an older one not-an-issue (a newer driver runs it), a newer one
+same major is ok (minor-version compatibility), an older one ok too (a newer driver runs it), a newer one
 the issue. The verdict covers the GPUs discovered (`device count N` of its CUDA probe gives the host's count).
 
 Real lines are quoted from the thread named beside each; the counter-example is modelled and says so.
@@ -38,9 +38,9 @@ def test_the_oldest_supported_driver_runs_the_v12_runner(tmp_path: Path) -> None
     assert r.status == "ok" and "CUDA 12.1" in r.message
 
 
-def test_an_older_runner_than_the_driver_is_a_key_negative() -> None:
+def test_an_older_runner_than_the_driver_is_ok() -> None:
     status, message, coverage = _compat("244")  # corpus 244: cuda_v11 shipped, driver=12.2, four GTX 1070
-    assert status == "not-an-issue" and "cuda v11" in message
+    assert status == "ok" and "cuda v11" in message and "older" in message
     assert coverage == "4 GPUs shown"
 
 

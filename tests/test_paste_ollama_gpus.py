@@ -76,8 +76,8 @@ def test_rocm_and_cpu_inference_compute_lines_name_no_nvidia_gpu() -> None:
 
 def test_ollama_lines_give_no_ok_they_cannot_show() -> None:
     # MEM-GPU-SHARED reads their total and available memory (tests/test_log_evidence_28.py); DRV-CUDA-COMPAT their
-    # driver CUDA and runner (tests/test_ollama_cuda_runner.py: cuda_v11 under driver=12.2, a key negative);
+    # driver CUDA and runner (tests/test_ollama_cuda_runner.py: cuda_v11 under driver=12.2, ok);
     # persistence mode is in none of them.
     results = run_checks(MemoryHost(recognise(CAPTURE_244.read_text()).record), ["DRV-PERSISTENCE", "DRV-CUDA-COMPAT"])
     assert {cid: r.status for cid, r in results.items()} == {"DRV-PERSISTENCE": "unknown",
-                                                             "DRV-CUDA-COMPAT": "not-an-issue"}
+                                                             "DRV-CUDA-COMPAT": "ok"}

@@ -50,6 +50,7 @@ from stackaudit.facts.nvidia import (
 from stackaudit.facts.parallelism import Parallelism, ServingEngine
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.python_env import PythonEnv
+from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.shown_commands import EmptyGreps
 from stackaudit.facts.symptoms import IN_SERVING_STACK, LogSymptoms
 from stackaudit.facts.system import LoadedModules, module_loaded
@@ -212,12 +213,14 @@ def _forward_compat(driver: str, nvidia: NvidiaGpus | None, collect_env: Collect
 )
 def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | None = None,
                 python_env: PythonEnv | None = None, gpus: GpuInventory | None = None,
-                collect_env: CollectEnv | None = None, ollama_cuda: OllamaCuda | None = None) -> Outcome:
+                collect_env: CollectEnv | None = None, ollama_cuda: OllamaCuda | None = None,
+                serving_log: ServingLog | None = None) -> Outcome:
     """Reads: the driver version (/proc/driver/nvidia/version, NVML, `nvidia-smi`, the kernel log's
     NVRM banner, a pasted collect_env), the highest CUDA the driver supports, torch's CUDA
     (`torch/version.py` of the serving engine's Python, else a pasted collect_env), and the GPU
     architecture; where no torch is shown, ollama's discovery lines (the driver's CUDA, `driver=12.2`, and
-    the CUDA runner it chose or ships).
+    the CUDA runner it chose or ships); where neither, NCCL's init lines (the CUDA it was built for,
+    `NCCL version 2.21.5+cuda11.8`, beside the driver's, `cudaDriverVersion 12000`).
 
     Bad value: a CUDA 12.x runtime with a driver below 525.60.13, CUDA 13.x below 580; a torch
     CUDA major newer than the driver's; Blackwell GPUs with a driver below R570 or torch built for
@@ -228,7 +231,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     data-center GPUs. The engine fails at start with `CUDA driver version is insufficient`.
 
     Traps: the `CUDA Version` in the `nvidia-smi` header is the highest the driver supports, not the
-    toolkit in use, so an older runtime under it is fine (not an issue). A newer runtime of the same
+    toolkit in use, so an older runtime under it is fine (ok, the message says why). A newer runtime of the same
     major above the driver floor runs by minor-version compatibility (not an issue). A system `nvcc` is
     irrelevant unless something JIT-compiles.
     """
@@ -247,6 +250,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
         # A verdict over the GPUs ollama's discovery lines show (the engine adds the host's count where known).
         return over_subjects(_ollama_runner(ollama_cuda), [f"GPU {i}" for i in range(len(ollama_cuda.gpus))],
                              ollama_cuda.device_count, ask="journalctl -u ollama")
+    if driver is None and not has_torch and serving_log is not None and serving_log.nccl_cuda and serving_log.driver_cuda:
+        return _nccl_runtime(serving_log)
     if driver is None:
         return unknown("the driver version is not in this source", hint="paste `nvidia-smi` or run on the host")
     dv = release(driver)
@@ -303,11 +308,28 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                             actual=actual)
     older = [c for c in runtimes if driver_cuda and release(c, 2) < release(driver_cuda, 2)]
     if older:
-        # The myth: "the CUDA version in nvidia-smi must match torch's". A newer driver runs an older runtime.
-        return not_an_issue(f"torch's CUDA {', '.join(older)} differs from the CUDA {driver_cuda} that driver {driver} "
-                            "supports: a newer driver runs an older runtime (the nvidia-smi header shows the "
-                            "driver's highest CUDA, not the one in use)", actual=actual)
+        # The lead's decision (docs/corpus-first-run.md): ok, by 10 blind expectations to 8, none of the 8 resting on
+        # a fact the paste shows. The myth ("nvidia-smi's CUDA must match torch's") is answered in the message.
+        return ok(f"driver {driver} supports CUDA up to {driver_cuda}, newer than torch's CUDA {', '.join(older)}: a "
+                  "newer driver runs an older runtime (the nvidia-smi header's CUDA is the driver's highest, not "
+                  "torch's)", actual=actual)
     return ok(f"driver {driver} supports torch's CUDA {', '.join(runtimes)}", actual=actual)
+
+
+def _nccl_runtime(log: ServingLog) -> Outcome:
+    """DRV-CUDA-COMPAT from NCCL's init lines: the CUDA NCCL was built for against the driver's, which NCCL read
+    from the driver (cudaDriverGetVersion); NCCL got that far, so the question left is the two versions."""
+    said = (f"NCCL built for CUDA {log.nccl_cuda} under a driver that supports CUDA {log.driver_cuda} "
+            f"(NCCL's cudaDriverVersion)")
+    actual = {"driver_cuda": log.driver_cuda, "nccl_cuda": log.nccl_cuda}
+    runtime, driver = release(log.nccl_cuda, 2), release(log.driver_cuda, 2)
+    if runtime[:1] > driver[:1]:
+        return issue(f"{said}: a CUDA {runtime[0]}.x runtime needs a driver for CUDA {runtime[0]}", actual=actual,
+                     expected=f"a driver for CUDA {runtime[0]}.x or newer", evidence=list(log.cuda_lines))
+    if runtime > driver:
+        return not_an_issue(f"{said}: minor-version compatibility runs a newer CUDA {runtime[0]}.x runtime on this "
+                            "driver (only JIT of newer PTX fails)", actual=actual, evidence=list(log.cuda_lines))
+    return ok(f"{said}: a driver runs a runtime of its CUDA or older", actual=actual, evidence=list(log.cuda_lines))
 
 
 def _ollama_runner(o: OllamaCuda) -> Outcome:
@@ -331,9 +353,9 @@ def _ollama_runner(o: OllamaCuda) -> Outcome:
     if driver_major in usable:
         return ok(f"{said} and ollama runs its cuda v{driver_major} runner: the same CUDA major, which minor-version "
                   "compatibility runs", actual=actual, evidence=list(o.lines))
-    # The decided reading of an older runtime (corpus 32, 86, 123): versions that differ, which a newer driver runs.
-    return not_an_issue(f"{said}, above ollama's {', '.join(f'cuda v{m}' for m in usable)} runner: a newer driver "
-                        "runs an older CUDA runtime", actual=actual, evidence=list(o.lines))
+    # The decided reading of an older runtime (as cuda_compat's): ok, a newer driver runs it.
+    return ok(f"{said}, above ollama's {', '.join(f'cuda v{m}' for m in usable)} runner: a newer driver runs an older "
+              "CUDA runtime", actual=actual, evidence=list(o.lines))
 
 
 def _nvlink_from_matrix(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome:

@@ -28,14 +28,13 @@ _WRAPPERS = {"sudo", "env", "nohup", "exec", "time", "numactl", "taskset", "stdb
 _TOP_ROLES = {"api-server", "launcher", ""}
 # Cheap tests before any splitting: a long vLLM log names "vllm" on most lines, its commands are rare.
 ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy")
-COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
-                          r"|\blmdeploy\s+serve\b"
+COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\blmdeploy\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
                           r"|\bserver_vllm\.py\b")  # functionary's vLLM server (facts/processes._program)
 
 
 @dataclass(frozen=True)
 class EngineCommand:
-    engine: str  # vllm | sglang | trtllm
+    engine: str  # vllm | sglang | trtllm | lmdeploy
     argv: tuple[str, ...]
     env: tuple[tuple[str, str], ...] = ()  # NAME=value set on the line itself, in order
     line: str = ""

@@ -321,8 +321,9 @@ def _program(name: str, rest: list[str]) -> _Match | None:
         return _Match("sglang", "api-server")
     if base == "trtllm-serve":
         return _Match("trtllm", "api-server")
-    if base == "lmdeploy" and first == "serve":
-        # `lmdeploy serve api_server MODEL --tp N` (lmdeploy/cli/serve.py): the server and its TurboMind engine.
+    if base == "lmdeploy" and first == "serve" and rest[1:2] in (["api_server"], ["gradio"]):
+        # `lmdeploy serve api_server MODEL --tp 4` (lmdeploy/cli/serve.py): TurboMind or its PyTorch engine; its
+        # `serve proxy` is a router that holds no GPU.
         return _Match("lmdeploy", "api-server")
     if base == "server_vllm.py":
         # MeetKai/functionary's OpenAI server: vLLM's engine in-process, its flags vLLM's (AsyncEngineArgs.add_cli_args).

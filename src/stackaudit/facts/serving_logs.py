@@ -65,6 +65,8 @@ from stackaudit.pci_address import from_nccl_bus_id
 # --- recognising log lines (shared with importers/logs.py) -----------------------------------
 
 NCCL_LINE = re.compile(r"\bNCCL (?:INFO|WARN|TRACE)\b")
+# NCCL's banner without a prefix, as rank 0 prints it (init.cc showVersion): `NCCL version 2.21.5+cuda11.8`.
+NCCL_BANNER = re.compile(r"^\s*NCCL version \d+\.\d+\.\d+\+cuda\d+\.\d+\s*$")
 VLLM_LINE = re.compile(
     r"^(?:\s*\((?:[\w:]+(?: rank=\d+)?(?: pid=\d+)?|pid=\d+)\)\s+)?(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+"
     r"\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?\s+\[?[\w./-]+\.py:\d+\]?")
@@ -90,7 +92,7 @@ _KEY_HINT = re.compile("|".join(re.escape(n) for n in KEY_NEEDLES))
 def is_log_line(line: str) -> bool:
     """Whether a line of a paste belongs to a server or NCCL log. Each pattern runs only where its literal
     stands (a 50 MB paste: the case-blind KEY_PHRASES search is the dearest test, and most lines hold none)."""
-    return bool(("NCCL " in line and NCCL_LINE.search(line)) or (".py:" in line and VLLM_LINE.search(line))
+    return bool(("NCCL " in line and (NCCL_LINE.search(line) or NCCL_BANNER.match(line))) or (".py:" in line and VLLM_LINE.search(line))
                 or ("] " in line and SGLANG_LINE.search(line))
                 or (_KEY_HINT.search(line.lower()) and KEY_PHRASES.search(line)))
 
@@ -141,6 +143,11 @@ class ServingLog:
     # "P2P is not supported", "peer access is not supported", NCCL's "Could not enable P2P between dev"
     p2p_failures: tuple[str, ...] = ()
     nccl_version: str = ""
+    # The CUDA NCCL was built for (`NCCL version 2.21.5+cuda11.8`) and the highest CUDA the driver supports, as
+    # NCCL's init reports it (`NCCL INFO cudaDriverVersion 12000`: 12.0), with the lines that say so.
+    nccl_cuda: str = ""
+    driver_cuda: str = ""
+    cuda_lines: tuple[str, ...] = ()
     channels: tuple[NcclChannel, ...] = ()
     nccl_hosts: tuple[str, ...] = ()  # hostnames in NCCL lines (more than one: multi-node)
     nccl_env: dict[str, str] = field(default_factory=dict)  # "NCCL_X set by environment to Y"
@@ -241,6 +248,9 @@ _CHANNEL = re.compile(
 # or an mpirun rank tag (`[1] `); NVIDIA/nccl#1232, NVIDIA/nccl#1672.
 _NCCL_HOST = re.compile(r"^\s*(?:\S+\s+-\s+\w+\s+-\s+)?(?:\([^()]*\)\s+|\[\d+\]\s+)*([^\s:()\[\]]+):\d+:\d+\s+\[\d+\]\s+NCCL")
 _NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)|using nccl==(\d+\.\d+\.\d+)")
+_NCCL_CUDA = re.compile(r"NCCL version \d+\.\d+\.\d+\+cuda(\d+\.\d+)")
+# NCCL src/init.cc: INFO "cudaDriverVersion %d" (cudaDriverGetVersion: 1000 * major + 10 * minor).
+_DRIVER_CUDA = re.compile(r"\bcudaDriverVersion (\d{4,6})\b")
 _LOCAL_RANKS = re.compile(r"\blocalRanks (\d+)")
 # `comm 0x.. rank 0 nranks 1 cudaDev 0 ...` (init) and `comm 0x.. [nranks=1] stream ...` (a collective's trace).
 _BUS_ID = re.compile(r"\bbusId ([0-9a-fA-F]+)\b")
@@ -303,6 +313,8 @@ def parse_serving_log(text: str) -> ServingLog:
     generated = False
     p2p_fail: list[str] = []
     version = ""
+    nccl_cuda = driver_cuda = ""
+    cuda_lines: list[str] = []
     channels: list[NcclChannel] = []
     hosts: list[str] = []
     nccl_env: dict[str, str] = {}
@@ -350,6 +362,15 @@ def parse_serving_log(text: str) -> ServingLog:
         m = _NCCL_VERSION.search(text_l) if not version and "nccl" in low else None
         if m:
             version = m.group(1) or m.group(2)
+        m = _NCCL_CUDA.search(text_l) if not nccl_cuda and "+cuda" in low else None
+        if m:
+            nccl_cuda = m.group(1)
+            cuda_lines.append(text_l)
+        m = _DRIVER_CUDA.search(text_l) if not driver_cuda and "cudadriverversion" in low else None
+        if m:
+            number = int(m.group(1))
+            driver_cuda = f"{number // 1000}.{number % 1000 // 10}"
+            cuda_lines.append(text_l)
         host = _NCCL_HOST.match(line)
         if host and host.group(1) not in hosts and NCCL_LINE.search(line):
             hosts.append(host.group(1))
@@ -437,7 +458,8 @@ def parse_serving_log(text: str) -> ServingLog:
                 decode_eager.append(text_l)
     return ServingLog(
         engine=engine, line_count=len(relevant), custom_ar_disabled=tuple(ar), p2p_cache_paths=tuple(cache_paths),
-        p2p_cache_generated=generated, p2p_failures=tuple(p2p_fail), nccl_version=version,
+        p2p_cache_generated=generated, p2p_failures=tuple(p2p_fail), nccl_version=version, nccl_cuda=nccl_cuda,
+        driver_cuda=driver_cuda, cuda_lines=tuple(cuda_lines),
         channels=tuple(channels), nccl_hosts=tuple(hosts), nccl_env=nccl_env, nccl_net=tuple(net),
         gdr_disabled=tuple(gdr_off), cuda_graphs=graphs, cuda_graph_lines=tuple(graph_lines[:5]), tp_size=tp,
         pp_size=pp, dp_size=dp,
@@ -565,7 +587,7 @@ def vllm_p2p_cache(ctx: FactContext) -> VllmP2pCache:
 
 # `NCCL_P2P_DISABLE=1 NCCL_DEBUG=INFO ./build/all_reduce_perf -g 4`, `mpirun -x NCCL_IB_DISABLE=1 all_reduce_perf_mpi`:
 # the variables set before the program are the run's.
-_TEST_PROGRAM = re.compile(r"(?:^|[\s/*`])([a-z_]+_perf(?:_mpi)?)(?=[\s`*]|$)")
+TEST_PROGRAM = re.compile(r"(?:^|[\s/*`])([a-z_]+_perf(?:_mpi)?)(?=[\s`*]|$)")
 _NCCL_ASSIGN = re.compile(r"(?:^|[\s*`])(NCCL_[A-Z0-9_]+)=([^\s*`]+)")
 
 
@@ -590,7 +612,7 @@ def nccl_test_runs_pasted(text: str) -> NcclTestRuns:
     """
     runs = []
     for line in text.splitlines():
-        m = _TEST_PROGRAM.search(line)
+        m = TEST_PROGRAM.search(line)
         if m is not None:
             runs.append((m.group(1), tuple(_NCCL_ASSIGN.findall(line[:m.start(1)]))))
     if not runs:

@@ -25,7 +25,7 @@ _ASSIGNMENTS = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)+\\$")
 
 
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
-          needles=("llm", "sglang", "lmdeploy"), per_line=True)  # ENGINE_WORDS: vllm, sglang, trtllm, tensorrt_llm, lmdeploy
+          needles=("llm", "sglang", "lmdeploy"), per_line=True)  # ENGINE_WORDS
 def engine_command(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         line = lines[i]
@@ -45,7 +45,8 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
             end += 1
         command = parse_command_line(joined)
         if command is None:
-            command = next((c for c in map(parse_command_line, _INLINE_CODE.findall(line)) if c is not None), None)
+            spans = (strip_prompt(span) for span in _INLINE_CODE.findall(line))  # "`$ lmdeploy serve ...`" (2724)
+            command = next((c for c in map(parse_command_line, spans) if c is not None), None)
             start, end = (i, i + 1) if command is not None else (start, end)
         if command is not None:
             yield Found("engine command", start, end, document_appended(ENGINE_COMMAND.name, command.line + "\n"))

@@ -5,9 +5,11 @@
     #   Rank  0 Pid  85517 on  host device  0 [0x52] A100-SXM4-40GB      (older versions: the bus number only)
 
 The lines are recorded verbatim as the pasted document NCCL_TESTS (facts/sources.py); the result
-table that follows (`#       size         count      type   redop ...` and its rows) is kept with them, and so is
-the command line that runs the test where it sits just above the header or above the fence that opens it
-(`NCCL_P2P_DISABLE=1 ./build/all_reduce_perf -g 4`: the variables it sets are the run's).
+table that follows (`#       size         count      type   redop ...` and its rows) is kept with them.
+Markdown outside a code fence eats the leading `#` and turns a lone `#` into a blank line (corpus 382), so
+the `#` is optional and blank lines inside a run are kept. The test's command line (`./build/all_reduce_perf
+-b 8 -e 128M -g 1`, under `mpirun -x NAME=value ...` or `srun`) is recorded with the run where it sits just
+above the header or above the fence that opens it, and on its own elsewhere: the variables it sets are the run's.
 A run whose header stops at `# Using devices` (it hung or was cut before listing its GPUs) is one run too.
 """
 
@@ -16,37 +18,56 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from stackaudit.facts.serving_logs import TEST_PROGRAM
 from stackaudit.facts.sources import NCCL_TESTS
 from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end
 from stackaudit.importers.registry import Found, document_appended, importer
 
-RANK_LINE = re.compile(r"^\s*#\s+Rank\s+\d+\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+\S+\s+device\s+\d+\s+\[[^\]]+\]\s+\S")
-_HEADER = re.compile(r"^\s*#\s*(nThread\s+\d+|Using devices|size\s+count\s+type|\(B\)\s+\(elements\)|Out of bounds|"
+RANK_LINE = re.compile(r"^\s*#?\s*Rank\s+\d+\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+\S+\s+device\s+\d+\s+\[[^\]]+\]\s+\S")
+_HEADER = re.compile(r"^\s*#?\s*(nThread\s+\d+|Using devices|size\s+count\s+type|\(B\)\s+\(elements\)|Out of bounds|"
                      r"Avg bus bandwidth)")
 _ROW = re.compile(r"^\s*\d+\s+\d+\s+(float|double|half|bfloat16|int8|uint8|int32|uint32|int64|uint64)\b")
 
 
-# The program of a test run's command line: `./build/all_reduce_perf`, `all_gather_perf_mpi`, `**...**` in Markdown.
-_PROGRAM = re.compile(r"(?:^|[\s/*`])[a-z_]+_perf(?:_mpi)?(?=[\s`*]|$)")
+# A test binary of nccl-tests (src/*.cu: all_reduce, all_gather, alltoall, broadcast, gather, hypercube, reduce,
+# reduce_scatter, scatter, sendrecv), `_mpi` where built for MPI, on a command line of its own.
+COMMAND = re.compile(r"^(?:[^#\n]*[$#]\s+)?(?:\S*=\S*\s+)*(?:(?:mpirun|mpiexec|srun)\s.*?)?(?:\S*/)?"
+                     r"(?:all_reduce|all_gather|alltoall|broadcast|gather|hypercube|reduce_scatter|reduce|scatter|"
+                     r"sendrecv)_perf(?:_mpi)?(?:\s+-\S+(?:\s+[^\s-]\S*)?)*\s*$")
+
+
+def _opens_run(line: str) -> bool:
+    return bool(RANK_LINE.match(line) or (_HEADER.match(line) and "nThread" in line))
 
 
 def _command_above(lines: list[str], i: int) -> int | None:
     """The index of the line that runs the test whose header starts at `i`: just above it, or above its fence."""
     j = i - 1 if i > 0 and not FENCE.match(lines[i - 1]) else i - 2
-    return j if j >= 0 and _PROGRAM.search(lines[j]) else None
+    return j if j >= 0 and (TEST_PROGRAM.search(lines[j]) or COMMAND.match(lines[j])) else None
+
+
+def _heads_run(lines: list[str], i: int) -> bool:
+    """Whether the command line at `i` sits just above a run's header (it is recorded with that run)."""
+    return any(k < len(lines) and _opens_run(lines[k]) and _command_above(lines, k) == i for k in (i + 1, i + 2))
 
 
 def _line(line: str) -> bool:
-    return bool(RANK_LINE.match(line) or _HEADER.match(line) or _ROW.match(line) or line.strip() == "#")
+    return bool(RANK_LINE.match(line) or _HEADER.match(line) or _ROW.match(line) or line.strip() in ("#", "")
+                or line.strip().startswith("Blocking Enabled"))
 
 
 @importer("nccl-tests", "nccl-tests output (`all_reduce_perf` header with each rank's GPU, and its result table)",
-          needles=("Rank", "nThread"), per_line=True)
+          needles=("Rank", "nThread", "_perf"), per_line=True)
 def nccl_tests(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
-        if not RANK_LINE.match(lines[i]) and not (_HEADER.match(lines[i]) and "nThread" in lines[i]):
+        if COMMAND.match(lines[i]) and not _heads_run(lines, i):
+            yield Found("nccl-tests", i, i + 1, document_appended(NCCL_TESTS.name, lines[i].strip() + "\n"))
+            continue
+        if not _opens_run(lines[i]):
             continue
         end = run_end(lines, i + 1, _line)
+        while end > i + 1 and not lines[end - 1].strip():
+            end -= 1  # the blank lines after the run are not its
         body = lines[i:end]
         if any(RANK_LINE.match(b) for b in body) or (
                 "nThread" in lines[i] and any(_HEADER.match(b) and "Using devices" in b for b in body)):

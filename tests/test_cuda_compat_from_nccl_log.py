@@ -1,0 +1,42 @@
+"""Issue 28 (versions shown in other forms): DRV-CUDA-COMPAT from NCCL's own init lines.
+
+NCCL prints the CUDA it was built for (`NCCL version 2.21.5+cuda11.8`, with or without its log prefix) and the
+CUDA the driver supports (`NCCL INFO cudaDriverVersion 12000`, cudaDriverGetVersion's 1000 * major + 10 * minor).
+Where no driver version or torch is shown, the two settle the check: a runtime of the driver's CUDA or older is ok,
+a newer one of the same major runs by minor-version compatibility, a newer major is the issue.
+
+Real logs from three threads (corpus 391, 256, 58); the counter-example is modelled and says so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus import body, capture_checks, paste_checks
+
+
+def _compat(prefix: str) -> tuple[str, str]:
+    r = capture_checks(prefix, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    return r.status, r.message
+
+
+def test_corpus_391_bare_banner_and_driver_version() -> None:
+    status, message = _compat("391")  # NVIDIA/nccl#1320: NCCL 2.21.5+cuda11.8, cudaDriverVersion 12000
+    assert status == "ok" and "CUDA 11.8" in message and "CUDA 12.0" in message
+
+
+def test_corpus_256_older_runtime_is_ok() -> None:
+    status, message = _compat("256")  # Azure NC A100: NCCL 2.18.6+cuda11.8, cudaDriverVersion 12020
+    assert status == "ok" and "CUDA 12.2" in message
+
+
+def test_corpus_58_prefixed_lines_are_read() -> None:
+    status, message = _compat("58")  # eight L20 in k8s: NCCL 2.20.5+cuda12.4, cudaDriverVersion 12060
+    assert status == "ok" and "CUDA 12.4" in message and "CUDA 12.6" in message
+
+
+def test_modelled_newer_major_than_the_driver_is_the_issue(tmp_path: Path) -> None:
+    # Modelled: 391's log on a driver that supports CUDA 11.4 only, with an NCCL built for CUDA 12.4.
+    text = body("391").replace("cudaDriverVersion 12000", "cudaDriverVersion 11040").replace("+cuda11.8", "+cuda12.4")
+    r = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "issue" and "needs a driver for CUDA 12" in r.message

@@ -1,0 +1,49 @@
+"""Issue 28, the lead's decision on DRV-CUDA-COMPAT: a runtime older than the CUDA the driver supports is ok.
+
+Blind readings split 11 ok to 8 not-an-issue, every one of them for the same reason (a newer driver runs an older
+runtime), and no not-an-issue rests on a fact its paste shows that the ok ones lack. The message keeps the answer
+to the question users ask: the nvidia-smi header's CUDA is the driver's highest, not torch's.
+
+Real pastes from three threads (corpus 322, 352, 377) and ollama's discovery (244); the counter-example is modelled.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus import body, capture_checks, paste_checks
+
+
+def _compat(prefix: str) -> tuple[str, str]:
+    r = capture_checks(prefix, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    return r.status, r.message
+
+
+def test_check_env_cu126_on_driver_570_is_ok() -> None:
+    status, message = _compat("322")  # sgl-project/sglang: driver 570.124.06 (CUDA 12.8), torch cu126
+    assert status == "ok" and "12.6" in message and "12.8" in message
+    assert "driver's highest, not torch's" in message
+
+
+def test_collect_env_cu121_on_driver_535_is_ok() -> None:
+    status, message = _compat("352")  # vLLM on an AWS A10G: driver 535.161.07 (CUDA 12.2), torch cu121
+    assert status == "ok" and "535.161.07" in message and "12.1" in message
+
+
+def test_collect_env_cu124_on_driver_570_is_ok() -> None:
+    status, message = _compat("377")  # eight H100 on Rocky 8: driver 570.133.20 (CUDA 12.8), torch cu124
+    assert status == "ok" and "570.133.20" in message and "12.4" in message
+
+
+def test_ollama_older_runner_is_ok() -> None:
+    status, message = _compat("244")  # ollama: driver=12.2, its only runner cuda_v11
+    assert status == "ok" and "older" in message
+
+
+def test_modelled_the_same_report_on_a_driver_below_the_floor_is_the_issue(tmp_path: Path) -> None:
+    # Modelled: 352's report with an R470 driver: torch's CUDA 12.1 is then newer, below the 525.60.13 floor.
+    old = body("352").replace("Nvidia driver version: 535.161.07", "Nvidia driver version: 470.199.02")
+    assert old != body("352")
+    r = paste_checks(tmp_path, old.replace("Is CUDA available: True", "Is CUDA available: False"),
+                     "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "issue" and "525.60.13" in r.message

@@ -1,0 +1,63 @@
+"""Issue 28 (recognition): nccl-tests output whose `#` Markdown ate, and the test's command line.
+
+Pasted outside a code fence, `# nThread 1 nGpus 1 ...` loses its `#` and a lone `#` becomes a blank line; the
+header and `Rank` lines are still nccl-tests', one rank or many. The command that ran the test
+(`./build/all_reduce_perf -b 8 -e 128M -g 1`, under mpirun or srun) is recorded with the run.
+
+Real lines are quoted from the threads named beside each; the counter-example is modelled and says so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus import capture_checks, paste_checks
+from stackaudit.importers.recognition import recognise
+
+# https://github.com/NVIDIA/nccl/issues/583 (a comment: mpirun -np 8 on eight A100, outside a fence).
+NCCL_583 = """mpirun -np 8 all_reduce_perf -b 32 -f 2 -e 8G
+ nThread 1 nGpus 1 minBytes 32 maxBytes 8589934592 step: 2(factor) warmup iters: 5       iters: 20 validation: 1 single_test: 0 test_buffer_kind: 2
+
+ Using devices
+   Rank  0 Pid 1821213 on AI-A100-Beethoven01 device  0 [0x00] NVIDIA A100-SXM4-40GB
+   Rank  1 Pid 1821214 on AI-A100-Beethoven01 device  1 [0x00] NVIDIA A100-SXM4-40GB
+   Rank  2 Pid 1821215 on AI-A100-Beethoven01 device  2 [0x00] NVIDIA A100-SXM4-40GB
+"""
+# https://github.com/NVIDIA/nccl-tests/issues/107 (one GPU on each of two nodes, with its prompt).
+NCCL_TESTS_107 = ("ih@ip-172-31-22-230:~/nccl-tests/src$ mpirun -host localhost,172.31.20.228 -np 2 -verbose "
+                  "/home/ih/nccl-tests/build/all_reduce_perf -b 1250M -e 1250M -g 1\n")
+
+
+def _spans(text: str) -> list[tuple[str, int, int]]:
+    return [(k, a, b) for k, a, b in recognise(text).recognised if k == "nccl-tests"]
+
+
+def test_corpus_382_one_rank_without_hashes_is_read() -> None:
+    # nccl-tests#249: one A10G, the output pasted outside a fence; the command under mpirun on line 4.
+    results = capture_checks("382", "IC-P2P-FUNCTIONAL", "FW-VM")
+    assert results["IC-P2P-FUNCTIONAL"].status == "not-applicable"  # one GPU: no pair
+    assert results["FW-VM"].status == "not-an-issue"
+
+
+def test_corpus_351_command_of_a_hung_run_is_read() -> None:
+    from corpus import body
+    spans = _spans(body("351"))
+    # The command of the run that hangs before its Rank lines is read with that run, once.
+    assert ("nccl-tests", 4, 7) in spans and ("nccl-tests", 4, 4) not in spans
+
+
+def test_many_ranks_without_hashes_are_read(tmp_path: Path) -> None:
+    assert _spans(NCCL_583) == [("nccl-tests", 1, 7)]  # the command and the run below it
+    gpus = paste_checks(tmp_path, NCCL_583, "IC-P2P-FUNCTIONAL")["IC-P2P-FUNCTIONAL"]
+    assert gpus.status != "not-applicable"  # three GPUs shown: a pair exists
+
+
+def test_command_with_prompt_under_mpirun_is_read() -> None:
+    assert _spans(NCCL_TESTS_107) == [("nccl-tests", 1, 1)]
+
+
+def test_modelled_prose_naming_a_rank_or_the_binary_is_not_read() -> None:
+    # Modelled: sentences that name a rank and the binary are no nccl-tests output.
+    prose = ("Rank 0 hangs on device 0 after a while.\n"
+             "I ran all_reduce_perf and it prints nothing, see the log below.\n")
+    assert _spans(prose) == []
