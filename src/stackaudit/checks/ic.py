@@ -355,12 +355,13 @@ def _family_without_matrix(models: dict[int, str], gpus: GpuInventory | None) ->
     a key negative over the GPUs shown. None otherwise (a matrix is needed), or where one GPU is shown."""
     if len(models) < 2 or not _is_geforce(models) or (gpus is not None and gpus.whole_count == 1):
         return None
-    cards = ", ".join(sorted(set(models.values())))
+    cards = ", ".join(gpus.in_words(m) if gpus is not None else m for m in sorted(set(models.values())))
     judged = not_an_issue(f"{cards}: GeForce cards get no PCIe P2P from the stock driver (NVIDIA's policy) and NVLink "
                           "only through a bridge on the models that take one (it would show as NV# in `nvidia-smi "
                           "topo -m`): traffic between them goes over PCIe through host memory by design, not a "
                           "fault, so tensor parallelism across them pays that path (a model that fits one card "
-                          "need not run faster sharded)", actual={f"GPU{i}": m for i, m in sorted(models.items())})
+                          "need not run faster sharded)", actual={f"GPU{i}": gpus.in_words(m) if gpus is not None else m
+                                  for i, m in sorted(models.items())})
     return over_subjects(judged, [_subject(f"GPU{i}", gpus) for i in sorted(models)],
                          gpus.whole_count if gpus is not None else None, ask="nvidia-smi -L")
 

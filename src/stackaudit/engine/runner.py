@@ -159,7 +159,7 @@ def _headline(facts: dict[str, Any], host: Host, options: AuditOptions | None = 
     inventory = facts.get("gpus")
     gpus: dict[str, Any] = {"count": None, "bdfs": []}
     if isinstance(inventory, GpuInventory):
-        names = sorted(set(inventory.models.values()))
+        names = [inventory.in_words(n) for n in sorted(set(inventory.models.values()))]
         gpus = {"count": inventory.count, "bdfs": list(inventory.bdfs), **({"names": names} if names else {}),
                 # Why the count may leave GPUs out (an excerpt, an NCCL log's ranks): the headline says "at least".
                 **({"at_least": True} if inventory.count is not None and inventory.count_unshown else {})}

@@ -86,6 +86,12 @@ class GpuInventory(Sourced):
     partial: tuple[tuple[str, str], ...] = ()
     # Another vendor's GPUs the sources name, in words with the source (`AMD Instinct MI100 (rccl-tests header)`).
     others: tuple[str, ...] = ()
+    # (model, how a report says it) for a model resolved from a name the nvidia-smi table cut: inferred, not shown.
+    inferred: tuple[tuple[str, str], ...] = ()
+
+    def in_words(self, model: str) -> str:
+        """A model as a report says it: a cut name's inferred product marked so (NvidiaGpu.name_in_words)."""
+        return dict(self.inferred).get(model, model)
 
     @property
     def whole_count(self) -> int | None:
@@ -188,7 +194,8 @@ def merge_inventories(parts: list[GpuInventory]) -> GpuInventory:
     return GpuInventory(gpus=tuple(merged), counts=counts,
                         empty_in=tuple(e for p in parts for e in p.empty_in), conflicts=tuple(conflicts),
                         partial=tuple(x for p in parts for x in p.partial), complete=all(p.complete for p in parts),
-                        others=tuple(dict.fromkeys(o for p in parts for o in p.others)))
+                        others=tuple(dict.fromkeys(o for p in parts for o in p.others)),
+                        inferred=tuple(dict.fromkeys(x for p in parts for x in p.inferred)))
 
 
 def _match(merged: list[GpuRecord], record: GpuRecord) -> int | None:
@@ -218,7 +225,9 @@ def from_nvidia(nvidia: NvidiaGpus) -> GpuInventory:
     count = nvidia.attached if nvidia.attached is not None else len(records)
     unshown = nvidia.unshown if count <= len(records) else ""
     return GpuInventory(gpus=records, counts=((NVIDIA_TITLE, max(count, len(records))),),
-                        partial=((NVIDIA_TITLE, unshown),) if unshown else ())
+                        partial=((NVIDIA_TITLE, unshown),) if unshown else (),
+                        inferred=tuple(dict.fromkeys((g.name, g.name_in_words) for g in nvidia.gpus
+                                                     if g.name_in_words != g.name)))
 
 
 def from_topology(topo: TopoMatrix) -> GpuInventory:

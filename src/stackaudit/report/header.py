@@ -137,14 +137,15 @@ def coverage_note(r: Result) -> str:
 
 
 def _first_clause(message: str) -> str:
-    """Up to the first `: `, `; ` or `. ` outside parentheses (a clause shorter than 16 characters goes on)."""
+    """Up to the first `: `, `; ` or `. ` outside parentheses (a clause shorter than 16 characters goes on; an
+    ellipsis, a name the nvidia-smi table cut, ends none)."""
     depth = 0
     for i, ch in enumerate(message):
         if ch in "([{":
             depth += 1
         elif ch in ")]}":
             depth = max(0, depth - 1)
-        elif depth == 0 and ch in ":;." and message[i + 1:i + 2] == " " and i >= 16:
+        elif depth == 0 and ch in ":;." and message[i + 1:i + 2] == " " and i >= 16 and message[i - 1:i + 1] != "..":
             return message[:i].strip()
     return message.strip().rstrip(".")
 
