@@ -57,6 +57,7 @@ from stackaudit.fixes.model import (
 )
 from stackaudit.fixes.pcie import CLEAR_VLLM_P2P_CACHE
 from stackaudit.gputable import GpuSpec, bridge_domain, family_of
+from stackaudit.versions import predates
 
 NCCL_GPU_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/gpu_troubleshooting.html"
 NCCL_ENV_DOC = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html"
@@ -601,8 +602,19 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
                               "prove broken; NCCL goes through host memory (IC-TOPO-READ judges why)")
     if serving_log is not None and serving_log.p2p_pairs():
         return _nccl_p2p_verdict(serving_log, log_fail + nccl_off)
-    return unknown("no proof that P2P really works: vLLM skips its real probe by default (VLLM_SKIP_P2P_CHECK=1) "
-                   "and trusts the driver's report" + (" (which says OK)" if driver_ok else ""),
+    said = " (which says OK)" if driver_ok else ""
+    version = serving_log.vllm_version if serving_log is not None else ""
+    first = predates("vllm", "VLLM_SKIP_P2P_CHECK", version)
+    if first:  # a release that always ran the probe: its own log says how it went
+        return unknown(f"no proof that P2P really works: vLLM {version} runs its real P2P probe when custom "
+                       f"all-reduce is on (VLLM_SKIP_P2P_CHECK came in {first}), but its verdict is not in the lines "
+                       "shown" + ("; the driver reports P2P OK, which the probe exists to doubt" if driver_ok else ""),
+                       hint="run CUDA `p2pBandwidthLatencyTest` or `nvbandwidth`, or paste the engine's start-up "
+                       "log and ~/.cache/vllm/gpu_p2p_access_cache_for_*.json")
+    return unknown("no proof that P2P really works: " + (
+        f"vLLM {version} reads VLLM_SKIP_P2P_CHECK; at 1 (the default in recent releases) it skips its real probe"
+        if version else "vLLM skips its real probe by default in recent releases (VLLM_SKIP_P2P_CHECK=1)")
+        + " and trusts the driver's report" + said,
                    hint="run CUDA `p2pBandwidthLatencyTest` or `nvbandwidth`, or start vLLM once with "
                    "VLLM_SKIP_P2P_CHECK=0 and read ~/.cache/vllm/gpu_p2p_access_cache_for_*.json")
 

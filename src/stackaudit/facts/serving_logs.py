@@ -138,6 +138,8 @@ class ServingLog:
     # "P2P is not supported", "peer access is not supported", NCCL's "Could not enable P2P between dev"
     p2p_failures: tuple[str, ...] = ()
     nccl_version: str = ""
+    # The vLLM release the log names (`Initializing an LLM engine (v0.4.2)`, `vLLM API server version 0.9.2`).
+    vllm_version: str = ""
     channels: tuple[NcclChannel, ...] = ()
     nccl_hosts: tuple[str, ...] = ()  # hostnames in NCCL lines (more than one: multi-node)
     nccl_env: dict[str, str] = field(default_factory=dict)  # "NCCL_X set by environment to Y"
@@ -279,6 +281,10 @@ _KERNEL_WORDS = ("marlin", "attention backend", "native support for fp", "backen
 _CACHE_PATH = re.compile(r"(?:reading|generating) GPU P2P access cache (?:from|in) (\S+\.json)")
 
 
+# vLLM's start-up lines that name its release: the v0 engine's config line and the API server's banner.
+_VLLM_VERSION = re.compile(r"Initializing an LLM engine \(v(\d+\.\d+[^)\s]*)\)|vLLM API server version (\d+\.\d+\S*)")
+
+
 def parse_serving_log(text: str) -> ServingLog:
     """Parse vLLM / SGLang server log and NCCL INFO lines (everything else is ignored)."""
     lines = [ln.rstrip("\r") for ln in text.splitlines() if ln.strip()]
@@ -312,6 +318,7 @@ def parse_serving_log(text: str) -> ServingLog:
     launcher_omp: tuple[str, str] | None = None
     kernel_settings: dict[str, str] = {}
     kernel_lines: list[str] = []
+    vllm_version = ""
     # Each pattern runs only on lines holding its key words (cheap substring tests first: a long log).
     for line in relevant:
         text_l = line.strip()
@@ -321,6 +328,10 @@ def parse_serving_log(text: str) -> ServingLog:
                 engine = "sglang"
             elif "vllm" in low or VLLM_LINE.search(line):
                 engine = "vllm"
+        m = _VLLM_VERSION.search(text_l) if not vllm_version and ("llm engine (v" in low or "server version" in low) \
+            else None
+        if m:
+            vllm_version = m.group(1) or m.group(2)
         if "custom allreduce is disabled" in low:
             reason = next((code for rx, code in _AR_REASONS if rx.search(text_l)), AR_OTHER)
             ar.append((reason, text_l))
@@ -417,6 +428,7 @@ def parse_serving_log(text: str) -> ServingLog:
     return ServingLog(
         engine=engine, line_count=len(relevant), custom_ar_disabled=tuple(ar), p2p_cache_paths=tuple(cache_paths),
         p2p_cache_generated=generated, p2p_failures=tuple(p2p_fail), nccl_version=version,
+        vllm_version=vllm_version,
         channels=tuple(channels), nccl_hosts=tuple(hosts), nccl_env=nccl_env, nccl_net=tuple(net),
         gdr_disabled=tuple(gdr_off), cuda_graphs=graphs, cuda_graph_lines=tuple(graph_lines[:5]), tp_size=tp,
         pp_size=pp, dp_size=dp,
