@@ -38,3 +38,12 @@ def test_the_key_negative_title_and_the_power_reason_say_it_once_as_inferred() -
     assert finding_title(results["IC-TOPO-READ"]) == "NVIDIA GeForce ... (likely RTX 3090 from 24 GiB/350 W)"
     power = results["PWR-GPU-POWER-LIMIT"].message
     assert power.count("RTX 3090") == 1 and "inferred from this cap itself" in power, power
+
+
+def test_the_ceiling_command_leaves_an_inferred_gpu_for_the_user_to_name() -> None:
+    # Real: capture 319, one `Tesla P100-PCIE...`: the guess is not filled into `--gpu`.
+    from stackaudit.report.header import ceiling_command
+
+    report = run_audit(load_pasted([str(corpus_path("319"))]), AuditOptions())
+    assert report.host["gpus"]["names"] == ["Tesla P100-PCIE-16GB"]
+    assert " --gpu GPU " in ceiling_command(report)

@@ -159,8 +159,11 @@ def _headline(facts: dict[str, Any], host: Host, options: AuditOptions | None = 
     inventory = facts.get("gpus")
     gpus: dict[str, Any] = {"count": None, "bdfs": []}
     if isinstance(inventory, GpuInventory):
-        names = [inventory.in_words(n) for n in sorted(set(inventory.models.values()))]
+        names = sorted(set(inventory.models.values()))
+        # A name resolved from a cut one, as the headline says it (`NVIDIA GeForce ... (likely RTX 3090 …)`).
+        said = [inventory.in_words(n) for n in names]
         gpus = {"count": inventory.count, "bdfs": list(inventory.bdfs), **({"names": names} if names else {}),
+                **({"said": said} if said != names else {}),
                 # Why the count may leave GPUs out (an excerpt, an NCCL log's ranks): the headline says "at least".
                 **({"at_least": True} if inventory.count is not None and inventory.count_unshown else {})}
     from stackaudit.engine.measured import measured_from, measured_vs_ceiling

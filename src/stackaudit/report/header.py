@@ -240,7 +240,9 @@ def ceiling_command(report: Report) -> str:
     gpus = report.host.get("gpus")
     names = gpus.get("names") if isinstance(gpus, dict) else None
     count = gpus.get("count") if isinstance(gpus, dict) else None
-    gpu = f" --gpu {_quote(str(names[0]))}" if isinstance(names, list) and len(names) == 1 else " --gpu GPU"
+    inferred = isinstance(gpus, dict) and bool(gpus.get("said"))  # a cut name's product is a guess: the user names it
+    gpu = f" --gpu {_quote(str(names[0]))}" if isinstance(names, list) and len(names) == 1 and not inferred \
+        else " --gpu GPU"
     many = f" --gpus {count}" if isinstance(count, int) and count > 1 else ""
     return f"stackaudit ceiling --model MODEL{gpu}{many} --measured TOK/S"
 

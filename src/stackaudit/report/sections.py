@@ -120,7 +120,7 @@ def headline_lines(report: Report) -> list[str]:
     if gpus.get("count") is None and gpus.get("bdfs"):
         gpu_text = f"at least {len(gpus['bdfs'])} NVIDIA ({', '.join(gpus['bdfs'][:4])})"
     if gpus.get("names"):
-        gpu_text += f" ({', '.join(gpus['names'])})"
+        gpu_text += f" ({', '.join(gpus.get('said') or gpus['names'])})"
     container = h.get("container")
     container_text = "unknown" if container is None else ("no" if container == "none" else container)
     if h.get("host_of"):
