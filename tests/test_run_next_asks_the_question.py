@@ -1,6 +1,6 @@
 """"Run next" answers the question the paste shows before it settles the most checks (report/next_steps.QUESTIONS):
 two GPUs or more, or a hang, put the interconnect's command first; a check about an engine or container kind the
-paste does not show (CONCERNS) does not drive the rank; a step that would judge the rest of the host for checks
+paste shows to be another (CONCERNS) does not drive the rank; a step that would judge the rest of the host for checks
 already good on the GPUs shown says it confirms them."""
 
 from __future__ import annotations
@@ -51,10 +51,12 @@ def test_checks_of_an_engine_or_container_not_shown_do_not_drive_the_rank() -> N
     results = [_unknown("RT-ENV-SGLANG", "a"), _unknown("RT-TRTLLM-ALLREDUCE", "a"), _unknown("CTR-LXC-DEVICES", "a"),
                _unknown("KERN-THP", "b"), _unknown("KERN-SWAP", "b")]
     by_fact = {"a": ["cmd-a"], "b": ["cmd-b"]}
-    ollama = {"engines": ["ollama"], "container": "none"}
-    assert [s.text for s in run_next(results, by_fact=by_fact, host=ollama)] == ["cmd-b", "cmd-a"]
+    vllm_docker = {"engines": ["vllm"], "container": "docker"}
+    assert [s.text for s in run_next(results, by_fact=by_fact, host=vllm_docker)] == ["cmd-b", "cmd-a"]
     sglang_lxc = {"engines": ["sglang", "trtllm"], "container": "lxc"}
     assert [s.text for s in run_next(results, by_fact=by_fact, host=sglang_lxc)] == ["cmd-a", "cmd-b"]
+    # A source that names no engine and no container leaves them counted: they may be this host's.
+    assert [s.text for s in run_next(results, by_fact=by_fact, host={})] == ["cmd-a", "cmd-b"]
 
 
 def test_checks_good_on_the_gpus_shown_are_confirmed_not_settled() -> None:

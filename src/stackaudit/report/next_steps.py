@@ -23,15 +23,17 @@ DEFAULT_STEPS = 5
 CAPTURE_COMMAND = "sudo stackaudit capture -o host.tar.gz"
 
 
-# A check about one engine or one container kind: it drives the rank only where the source shows that engine or kind
-# (a TRT-LLM or LXC check settled by a capture is no reason to run the capture first for an Ollama paste).
-CONCERNS = {"RT-ENV-SGLANG": "sglang", "RT-ENV-VLLM": "vllm", "RT-TRTLLM-ALLREDUCE": "trtllm",
-            "CTR-LXC-DEVICES": "lxc", "CTR-LXC-HOST-SCOPE": "lxc", "CTR-K8S-GPU-TOPOLOGY": "kubernetes"}
+# A check about one engine or one container kind: where the source shows another engine or container kind (or no
+# container), it does not count toward the rank (a TRT-LLM or LXC check settled by a capture is no reason to run the
+# capture first for a vLLM paste in Docker). Where the source does not say, it counts.
+CONCERNS = {"RT-ENV-SGLANG": ("engine", "sglang"), "RT-ENV-VLLM": ("engine", "vllm"),
+            "RT-TRTLLM-ALLREDUCE": ("engine", "trtllm"), "CTR-LXC-DEVICES": ("container", "lxc"),
+            "CTR-LXC-HOST-SCOPE": ("container", "lxc"), "CTR-K8S-GPU-TOPOLOGY": ("container", "kubernetes")}
 # The question a paste shows, read from the headline's facts, and the checks that answer it: the step that settles
 # most of them comes first, whatever else it settles; the steps after it follow by count. Two GPUs or more (sharding, tensor parallelism) or a hang a
 # log shows: the GPUs' interconnect (P2P, topology, NCCL) decides both.
 QUESTIONS: tuple[tuple[str, Callable[[Mapping[str, Any]], bool], str], ...] = (
-    ("interconnect", lambda host: _gpu_count(host) >= 2 or bool(host.get("trouble")), "IC-"),
+    ("interconnect", lambda host: _gpu_count(host) >= 2 or _trouble(host) == "hang", "IC-"),
 )
 
 
@@ -41,14 +43,26 @@ def _gpu_count(host: Mapping[str, Any]) -> int:
     return count if isinstance(count, int) else 0
 
 
+def _trouble(host: Mapping[str, Any]) -> str:
+    trouble = host.get("trouble")
+    return str(trouble.get("kind", "")) if isinstance(trouble, dict) else ""
+
+
 def focus_of(host: Mapping[str, Any]) -> tuple[str, ...]:
     """The check-ID prefixes of the questions the headline's facts (Report.host) show."""
     return tuple(prefix for _, shows, prefix in QUESTIONS if shows(host))
 
 
-def shown_kinds(host: Mapping[str, Any]) -> frozenset[str]:
-    """The engines and the container kind the headline's facts show (what CONCERNS names)."""
-    return frozenset([*(host.get("engines") or []), str(host.get("container") or "")])
+def concerns_another(check: str, host: Mapping[str, Any]) -> bool:
+    """Whether `check` is about an engine or container kind (CONCERNS) other than those the headline's facts show."""
+    what, name = CONCERNS.get(check, ("", ""))
+    if what == "engine":
+        engines = host.get("engines") or []
+        return bool(engines) and name not in engines
+    if what == "container":
+        container = host.get("container")
+        return container is not None and container != name
+    return False
 
 
 @dataclass(frozen=True)
@@ -148,7 +162,6 @@ def run_next(results: Iterable[Result], limit: int | None = DEFAULT_STEPS,
     about an engine or container kind they do not show (CONCERNS) does not count toward the rank.
     """
     focus = focus_of(host) if host is not None else ()
-    kinds = shown_kinds(host) if host is not None else None
     unknown = [r for r in results if (r.status == "unknown" or r.partly_shown) and not r.waived]
     partly = {r.id for r in unknown if r.status != "unknown"}
     shown: dict[str, str] = {}
@@ -175,7 +188,7 @@ def run_next(results: Iterable[Result], limit: int | None = DEFAULT_STEPS,
             # Only until one step has answered the question: the rest follow by count.
             asking = bool(focus) and not any(c.startswith(focus) for c in settled)
             asked = sum(1 for c in newly if c.startswith(focus)) if asking else 0
-            counted = sum(1 for c in newly if kinds is None or CONCERNS.get(c, "") in ("", *kinds))
+            counted = sum(1 for c in newly if host is None or not concerns_another(c, host))
             # The question's checks first, then more checks settled that concern what the source shows, then more
             # helped, then commands before prose, then by name.
             return (-asked, -counted, -helps, not is_command[key], key)
