@@ -216,3 +216,12 @@ def test_a_payload_given_as_a_function_is_built_only_for_json() -> None:
         draw(document, fmt)
     assert not calls
     assert json.loads(draw(document, "json"))["tool"] == {"name": "stackaudit"} and calls == [1]
+
+
+def test_a_verdicts_command_is_code_on_the_page_and_in_markdown() -> None:
+    # The audit's verdict names the ceiling command in backticks (report/header.py nothing_found).
+    said = "nothing found; next: `stackaudit ceiling --model M --gpu <GPU>`"
+    page = draw(doc(verdict=said), "html")
+    assert '<p class="verdict">Verdict: nothing found; next: <code>stackaudit ceiling --model M --gpu &lt;GPU&gt;</code></p>' in page
+    assert "`" not in page.split('class="verdict">')[1].split("</p>")[0]
+    assert "**Verdict:** nothing found; next: `stackaudit ceiling --model M --gpu <GPU>`" in draw(doc(verdict=said), "markdown")

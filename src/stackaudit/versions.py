@@ -45,3 +45,18 @@ def is_older(text: str | None, floor: str) -> bool | None:
     """Whether `text` sorts before `floor` by PEP 440 (a pre-release before its release); None when unreadable."""
     version = parse_version(text)
     return None if version is None else version < Version(floor)
+
+
+# Engine settings that exist only from a release on: (engine, setting) -> the first release that reads it, with the
+# change that added it. Advice that names one is for that release or later.
+FIRST_RELEASE = {
+    # vLLM PR 8911 (merged 2024-09-27, after v0.6.2): before it the real P2P probe always ran.
+    ("vllm", "VLLM_SKIP_P2P_CHECK"): ("0.6.3", "https://github.com/vllm-project/vllm/pull/8911"),
+}
+
+
+def predates(engine: str, setting: str, version: str | None) -> str:
+    """The first release that reads `setting` where `version` is older (`0.6.3`); "" where it reads it, the
+    setting is not in FIRST_RELEASE, or the version is unreadable."""
+    first = FIRST_RELEASE.get((engine, setting))
+    return first[0] if first is not None and is_older(version, first[0]) else ""

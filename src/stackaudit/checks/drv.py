@@ -779,7 +779,7 @@ def _fabric_manager(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices |
     switch_gpus = [g for g in shown if g.spec is not None and g.spec.nvlink_kind == "switch"]
     fabric_read = [g for g in shown if g.fabric_state not in (None, "Not Supported")]
     if not switches and not fabric_read and not (switch_gpus and switches is None):
-        kinds = ", ".join(nvidia.names) or "GPUs of unknown model"
+        kinds = ", ".join(nvidia.names_in_words) or "GPUs of unknown model"
         return not_applicable(f"no NVSwitch ({kinds}): PCIe or NVLink-bridge GPUs need no Fabric Manager")
     rack = [g for g in shown if re.search(r"\bGB[23]00\b", g.name or "")]
     problems: list[str] = []

@@ -65,6 +65,7 @@ from stackaudit.fixes.model import (
 )
 from stackaudit.fixes.pcie import CLEAR_VLLM_P2P_CACHE
 from stackaudit.gputable import GpuSpec, bridge_domain, family_of
+from stackaudit.versions import predates
 
 NCCL_GPU_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/gpu_troubleshooting.html"
 NCCL_ENV_DOC = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html"
@@ -365,12 +366,13 @@ def _family_without_matrix(models: dict[int, str], gpus: GpuInventory | None) ->
     a key negative over the GPUs shown. None otherwise (a matrix is needed), or where one GPU is shown."""
     if len(models) < 2 or not _is_geforce(models) or (gpus is not None and gpus.whole_count == 1):
         return None
-    cards = ", ".join(sorted(set(models.values())))
+    cards = ", ".join(gpus.in_words(m) if gpus is not None else m for m in sorted(set(models.values())))
     judged = not_an_issue(f"{cards}: GeForce cards get no PCIe P2P from the stock driver (NVIDIA's policy) and NVLink "
                           "only through a bridge on the models that take one (it would show as NV# in `nvidia-smi "
                           "topo -m`): traffic between them goes over PCIe through host memory by design, not a "
                           "fault, so tensor parallelism across them pays that path (a model that fits one card "
-                          "need not run faster sharded)", actual={f"GPU{i}": m for i, m in sorted(models.items())})
+                          "need not run faster sharded)", actual={f"GPU{i}": gpus.in_words(m) if gpus is not None else m
+                                  for i, m in sorted(models.items())})
     return over_subjects(judged, [_subject(f"GPU{i}", gpus) for i in sorted(models)],
                          gpus.whole_count if gpus is not None else None, ask="nvidia-smi -L")
 
@@ -613,8 +615,19 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
                               "prove broken; NCCL goes through host memory (IC-TOPO-READ judges why)")
     if serving_log is not None and serving_log.p2p_pairs():
         return _nccl_p2p_verdict(serving_log, log_fail + nccl_off)
-    return unknown("no proof that P2P really works: vLLM skips its real probe by default (VLLM_SKIP_P2P_CHECK=1) "
-                   "and trusts the driver's report" + (" (which says OK)" if driver_ok else ""),
+    said = " (which says OK)" if driver_ok else ""
+    version = serving_log.vllm_version if serving_log is not None else ""
+    first = predates("vllm", "VLLM_SKIP_P2P_CHECK", version)
+    if first:  # a release that always ran the probe: its own log says how it went
+        return unknown(f"no proof that P2P really works: vLLM {version} runs its real P2P probe when custom "
+                       f"all-reduce is on (VLLM_SKIP_P2P_CHECK came in {first}), but its verdict is not in the lines "
+                       "shown" + ("; the driver reports P2P OK, which the probe exists to doubt" if driver_ok else ""),
+                       hint="run CUDA `p2pBandwidthLatencyTest` or `nvbandwidth`, or paste the engine's start-up "
+                       "log and ~/.cache/vllm/gpu_p2p_access_cache_for_*.json")
+    return unknown("no proof that P2P really works: " + (
+        f"vLLM {version} reads VLLM_SKIP_P2P_CHECK; at 1 (the default in recent releases) it skips its real probe"
+        if version else "vLLM skips its real probe by default in recent releases (VLLM_SKIP_P2P_CHECK=1)")
+        + " and trusts the driver's report" + said,
                    hint="run CUDA `p2pBandwidthLatencyTest` or `nvbandwidth`, or start vLLM once with "
                    "VLLM_SKIP_P2P_CHECK=0 and read ~/.cache/vllm/gpu_p2p_access_cache_for_*.json")
 

@@ -156,7 +156,7 @@ def ecc_mode(nvidia: NvidiaGpus) -> Outcome:
     read = [g for g in gpus if g.ecc_current is not None]
     if not read:
         if all("ecc" in g.unsupported for g in gpus):
-            return not_applicable("ECC is not supported on these GPUs (" + ", ".join(nvidia.names) + ")")
+            return not_applicable("ECC is not supported on these GPUs (" + ", ".join(nvidia.names_in_words) + ")")
         return unknown("ECC mode is not in this source (or could not be read)", hint="paste `nvidia-smi -q -d ECC`")
     pending = [g for g in read if g.ecc_pending is not None and g.ecc_pending != g.ecc_current]
     modes = {g.subject: ("Enabled" if g.ecc_current else "Disabled") for g in read}
@@ -242,7 +242,7 @@ def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None, mig_setup: M
     read = [g for g in gpus if g.mig_current is not None]
     if not read:
         if all("mig" in g.unsupported for g in gpus):
-            return not_applicable("MIG is not supported on these GPUs (" + ", ".join(nvidia.names) + ")")
+            return not_applicable("MIG is not supported on these GPUs (" + ", ".join(nvidia.names_in_words) + ")")
         # The product line or the architecture settles it where an old driver prints no MIG Mode field.
         why = [_no_mig(g) for g in gpus]
         if all(why):

@@ -130,8 +130,8 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
         return ok_over_gpus(nvidia, judged, "power limit at the default: " + ", ".join(fine), actual=fine)
     if unknown_default:
         return over_gpus(nvidia, unknown_default, unknown(
-            "power limits read but the default is not in the source and the model is not in the GPU table: "
-            + ", ".join(g.name or g.label for g in unknown_default), hint="paste `nvidia-smi -q -d POWER`"),
+            "power limits read but the default is not in the source and "
+            + _no_default_model(unknown_default), hint="paste `nvidia-smi -q -d POWER`"),
             ask="nvidia-smi -q -d POWER")
     na = [g for g in gpus if "power" in g.unsupported]
     if na and len(na) == len(gpus) and all(_vgpu(g) for g in na):
@@ -146,6 +146,17 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
             hint="paste `nvidia-smi -q -d POWER`", actual={g.subject: "N/A" for g in na}),
             ask="nvidia-smi -q -d POWER")
     return unknown("power limits are not in this source", hint="paste `nvidia-smi -q -d POWER`")
+
+
+def _no_default_model(gpus: list[GpuInfo]) -> str:
+    """Why the GPU table gives no default: the model is not in it, or a cut name was read from this very cap
+    (NvidiaGpu.power_default), each name said once."""
+    cut = sorted({g.name_in_words for g in gpus if g.cut_name and g.name != g.cut_name})
+    other = sorted({g.name or g.label for g in gpus if not (g.cut_name and g.name != g.cut_name)})
+    said = [f"the model is not in the GPU table: {', '.join(other)}"] if other else []
+    if cut:
+        said.append(f"the name is cut and inferred from this cap itself: {', '.join(cut)}")
+    return "; ".join(said)
 
 
 def _vgpu(g: GpuInfo) -> bool:

@@ -161,7 +161,12 @@ def _headline(facts: dict[str, Any], host: Host, options: AuditOptions | None = 
     gpus: dict[str, Any] = {"count": None, "bdfs": []}
     if isinstance(inventory, GpuInventory):
         names = sorted(set(inventory.models.values()))
-        gpus = {"count": inventory.count, "bdfs": list(inventory.bdfs), **({"names": names} if names else {})}
+        # A name resolved from a cut one, as the headline says it (`NVIDIA GeForce ... (likely RTX 3090 …)`).
+        said = [inventory.in_words(n) for n in names]
+        gpus = {"count": inventory.count, "bdfs": list(inventory.bdfs), **({"names": names} if names else {}),
+                **({"said": said} if said != names else {}),
+                # Why the count may leave GPUs out (an excerpt, an NCCL log's ranks): the headline says "at least".
+                **({"at_least": True} if inventory.count is not None and inventory.count_unshown else {})}
     from stackaudit.engine.measured import measured_from, measured_vs_ceiling
     from stackaudit.facts.serving_rate import USER_WORDS
 
@@ -180,6 +185,9 @@ def _headline(facts: dict[str, Any], host: Host, options: AuditOptions | None = 
         "sockets": cpu.sockets if isinstance(cpu, CpuInfo) else None,
         # The sockets the topology draws: the `numa` fact's nodes and any node a GPU sits on.
         "numa_nodes": topology.numa_nodes if isinstance(topology, MachineTopology) else None,
+        # Without the `numa` fact, the nodes the GPUs sit on: a lower bound, so that the headline says what the body does.
+        **({"numa_nodes_at_least": seen} if isinstance(topology, MachineTopology) and topology.numa_nodes is None
+           and (seen := topology.numa_nodes_seen) else {}),
         "container": (container.kind or "none") if isinstance(container, ContainerInfo) else None,
         # A host and its own containers are one machine seen from two scopes (a Proxmox node's LXC configs).
         "host_of": _containers_configured(facts.get("lxc_configs")),

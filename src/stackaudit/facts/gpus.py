@@ -19,6 +19,7 @@ it once. Its sources, best first (a union: every source that answers contributes
    The `GPU Device IDs Detected` row of a pasted `dcgmi diag`: a GPU per PCI device id, named by the GPU table.
 6. ollama's `inference compute` lines among pasted evidence lines: product name, in ollama's order.
 7. the user's own words: a count and a model (`8 x A10G GPUs`), the model resolved by the GPU table; last of all.
+8. an NCCL log's ranks that its SHM and P2P channels join on one host: one GPU each, a lower bound.
 
 Another vendor's GPUs a source names (an AMD Instinct in rccl-tests' header or a ROCm collect_env, /dev/kfd given to
 an LXC container) are kept apart in `others`: never counted, never an NVIDIA GPU (facts/applicability.py reads them).
@@ -103,6 +104,12 @@ class GpuInventory(Sourced):
     others: tuple[str, ...] = ()
     # Whole sources that show no GPU of any vendor (a cloud instance type without accelerators), in words.
     no_accelerator: tuple[str, ...] = ()
+    # (model, how a report says it) for a model resolved from a name the nvidia-smi table cut: inferred, not shown.
+    inferred: tuple[tuple[str, str], ...] = ()
+
+    def in_words(self, model: str) -> str:
+        """A model as a report says it: a cut name's inferred product marked so (NvidiaGpu.name_in_words)."""
+        return dict(self.inferred).get(model, model)
 
     @property
     def whole_count(self) -> int | None:
@@ -206,7 +213,8 @@ def merge_inventories(parts: list[GpuInventory]) -> GpuInventory:
                         empty_in=tuple(e for p in parts for e in p.empty_in), conflicts=tuple(conflicts),
                         partial=tuple(x for p in parts for x in p.partial), complete=all(p.complete for p in parts),
                         others=tuple(dict.fromkeys(o for p in parts for o in p.others)),
-                        no_accelerator=tuple(dict.fromkeys(o for p in parts for o in p.no_accelerator)))
+                        no_accelerator=tuple(dict.fromkeys(o for p in parts for o in p.no_accelerator)),
+                        inferred=tuple(dict.fromkeys(x for p in parts for x in p.inferred)))
 
 
 def _match(merged: list[GpuRecord], record: GpuRecord) -> int | None:
@@ -236,7 +244,9 @@ def from_nvidia(nvidia: NvidiaGpus) -> GpuInventory:
     count = nvidia.attached if nvidia.attached is not None else len(records)
     unshown = nvidia.unshown if count <= len(records) else ""
     return GpuInventory(gpus=records, counts=((NVIDIA_TITLE, max(count, len(records))),),
-                        partial=((NVIDIA_TITLE, unshown),) if unshown else ())
+                        partial=((NVIDIA_TITLE, unshown),) if unshown else (),
+                        inferred=tuple(dict.fromkeys((g.name, g.name_in_words) for g in nvidia.gpus
+                                                     if g.name_in_words != g.name)))
 
 
 def from_topology(topo: TopoMatrix) -> GpuInventory:
@@ -672,6 +682,31 @@ def gpus_from_kernel_log(ctx: FactContext) -> GpuInventory:
         raise FactUnavailable("the kernel log names no GPU")
     return GpuInventory(gpus=tuple(GpuRecord(None, b, "", None, (KERNEL_LOG_TITLE,)) for b in bdfs))
 
+
+
+NCCL_LOG_TITLE = "an NCCL log's ranks on one host"
+
+
+def from_nccl_log(ranks: Sequence[int], bus_ids: Sequence[str]) -> GpuInventory:
+    """The GPUs an NCCL log's ranks on one host hold: one each, since NCCL refuses two ranks of one communicator on
+    one GPU (`Duplicate GPU detected`, init.cc); the BDFs its `busId` lines name. A lower bound: a log shows the
+    ranks it prints, not the host's GPUs."""
+    n = max(len(ranks), len(bus_ids))
+    if n < 2:
+        raise FactUnavailable("the NCCL log shows no two ranks on one host")
+    records = tuple(GpuRecord(None, b, "", None, (NCCL_LOG_TITLE,)) for b in bus_ids)
+    return GpuInventory(gpus=records, counts=((NCCL_LOG_TITLE, n),),
+                        partial=((NCCL_LOG_TITLE, "an NCCL log shows the ranks it prints, not every GPU"),))
+
+
+@provider("gpus", GpuInventory, rank=65, title=NCCL_LOG_TITLE)
+def gpus_from_nccl_log(ctx: FactContext) -> GpuInventory:
+    """The ranks of a pasted NCCL log that its SHM and P2P channels join on one host (ServingLog.ipc_group)."""
+    from stackaudit.facts.serving_logs import ServingLog
+
+    log = ctx.fact("serving_log", ServingLog)
+    group = log.ipc_group()
+    return from_nccl_log(group, log.gpu_bus_ids if group else ())
 
 
 CONTAINERS_TITLE = "container specs (LXC config, docker run, compose)"

@@ -122,6 +122,12 @@ class MachineTopology:
         """The NUMA node count the headline shows: the sockets drawn, when the `numa` fact was read."""
         return len(self.sockets) if self.numa_known and self.sockets else None
 
+    @property
+    def numa_nodes_seen(self) -> int:
+        """The NUMA nodes the source names (the `numa` fact's, the GPUs'): all of them only when `numa_nodes` is
+        not None; a lower bound otherwise (GPUs on nodes 0 and 1 prove two)."""
+        return sum(1 for s in self.sockets if s.node >= 0)
+
     def group_path(self, size: int) -> str | None:
         """The slowest pair kind (NV PIX PXB PHB NODE SYS) inside a TP group of `size` GPUs: the recommended
         group of that size where there is one, else the first `size` GPUs still on the bus; None when the

@@ -45,6 +45,7 @@ from stackaudit.facts.sources import (
     PROC_MEMINFO,
 )
 from stackaudit.gputable import (
+    CUT_MARK,
     GpuSpec,
     GpuTableError,
     UnknownGpuError,
@@ -255,6 +256,23 @@ class GpuInfo:
                 and not (_ENGINE_NAME.search(p.name) and not p.large)]
 
     @property
+    def name_in_words(self) -> str:
+        """The name as a report says it: a name the table cut and its figures resolved is shown cut, the product
+        marked as inferred (`NVIDIA GeForce ... (likely RTX 3090 from 24 GiB/350 W)`): a capped card of
+        another model with the same memory fits the same figures."""
+        if not self.cut_name or self.name == self.cut_name:
+            return self.name
+        shown = self.cut_name.strip()[: -len(CUT_MARK)].rstrip()
+        # The words after the cut where it fell between words (`RTX 3090`), else the whole name (`A100 80GB PCIe`).
+        whole_words = self.name.lower().startswith(shown.lower()) and self.name[len(shown):len(shown) + 1] == " "
+        product = self.name[len(shown):].strip() if whole_words else self.name
+        basis = [f"{self.memory_total_mib / 1024:.0f} GiB"] if self.memory_total_mib is not None else []
+        spec = self.spec
+        if self.power_cap_w is not None and spec is not None and abs(spec.power_w - self.power_cap_w) < 1.0:
+            basis.append(f"{self.power_cap_w:g} W")
+        return f"{self.cut_name.strip()} (likely {product}{' from ' + '/'.join(basis) if basis else ''})"
+
+    @property
     def spec(self) -> GpuSpec | None:
         """The row of data/gpus.toml for this GPU's product name, or None when unknown."""
         return gpu_spec(self.name)
@@ -361,6 +379,11 @@ class NvidiaGpus(Sourced):
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(sorted({g.name for g in self.gpus if g.name}))
+
+    @property
+    def names_in_words(self) -> tuple[str, ...]:
+        """The names as a report says them, each once: a cut name's inferred product marked so (name_in_words)."""
+        return tuple(sorted({g.name_in_words for g in self.gpus if g.name}))
 
 
 # --- NVML answers -> facts -------------------------------------------------------------------

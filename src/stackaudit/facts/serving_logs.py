@@ -148,6 +148,8 @@ class ServingLog:
     nccl_cuda: str = ""
     driver_cuda: str = ""
     cuda_lines: tuple[str, ...] = ()
+    # The vLLM release the log names (`Initializing an LLM engine (v0.4.2)`, `vLLM API server version 0.9.2`).
+    vllm_version: str = ""
     channels: tuple[NcclChannel, ...] = ()
     nccl_hosts: tuple[str, ...] = ()  # hostnames in NCCL lines (more than one: multi-node)
     nccl_env: dict[str, str] = field(default_factory=dict)  # "NCCL_X set by environment to Y"
@@ -299,6 +301,8 @@ _CACHE_PATH = re.compile(r"(?:reading|generating) GPU P2P access cache (?:from|i
 # NCCL's path dump, one line per GPU (older `GPU/4B000`, newer `GPU/0-4000` with the host's index), and each peer.
 _PATH_DUMP = re.compile(r"NCCL INFO GPU/(?:\d+-)?([0-9A-Fa-f]+) :(GPU/.*)$")
 _PATH_PEER = re.compile(r"GPU/(?:\d+-)?([0-9A-Fa-f]+) \(\d+/[\d.]+/([A-Z]+)\)")
+# vLLM's start-up lines that name its release: the v0 engine's config line and the API server's banner.
+_VLLM_VERSION = re.compile(r"Initializing an LLM engine \(v(\d+\.\d+[^)\s]*)\)|vLLM API server version (\d+\.\d+\S*)")
 
 
 def parse_serving_log(text: str) -> ServingLog:
@@ -338,6 +342,7 @@ def parse_serving_log(text: str) -> ServingLog:
     path_lines: list[str] = []
     kernel_settings: dict[str, str] = {}
     kernel_lines: list[str] = []
+    vllm_version = ""
     # Each pattern runs only on lines holding its key words (cheap substring tests first: a long log).
     for line in relevant:
         text_l = line.strip()
@@ -347,6 +352,10 @@ def parse_serving_log(text: str) -> ServingLog:
                 engine = "sglang"
             elif "vllm" in low or VLLM_LINE.search(line):
                 engine = "vllm"
+        m = _VLLM_VERSION.search(text_l) if not vllm_version and ("llm engine (v" in low or "server version" in low) \
+            else None
+        if m:
+            vllm_version = m.group(1) or m.group(2)
         if "custom allreduce is disabled" in low:
             reason = next((code for rx, code in _AR_REASONS if rx.search(text_l)), AR_OTHER)
             ar.append((reason, text_l))
@@ -460,6 +469,7 @@ def parse_serving_log(text: str) -> ServingLog:
         engine=engine, line_count=len(relevant), custom_ar_disabled=tuple(ar), p2p_cache_paths=tuple(cache_paths),
         p2p_cache_generated=generated, p2p_failures=tuple(p2p_fail), nccl_version=version, nccl_cuda=nccl_cuda,
         driver_cuda=driver_cuda, cuda_lines=tuple(cuda_lines),
+        vllm_version=vllm_version,
         channels=tuple(channels), nccl_hosts=tuple(hosts), nccl_env=nccl_env, nccl_net=tuple(net),
         gdr_disabled=tuple(gdr_off), cuda_graphs=graphs, cuda_graph_lines=tuple(graph_lines[:5]), tp_size=tp,
         pp_size=pp, dp_size=dp,

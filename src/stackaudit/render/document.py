@@ -499,7 +499,7 @@ def _html(document: Document) -> str:
     filters = _filters([b for b in blocks if isinstance(b, Finding)])
     body = [f"<h1>{esc(document.title)}</h1>"]
     if document.verdict:
-        body.append(f'<p class="verdict">Verdict: {esc(document.verdict)}</p>')
+        body.append(f'<p class="verdict">Verdict: {_inline(document.verdict)}</p>')
     for i, section in enumerate(document.sections):
         heading = [f"<h2>{esc(section.heading)}</h2>"] if section.heading else []
         if section.folded:

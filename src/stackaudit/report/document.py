@@ -155,11 +155,13 @@ def _good(sec: Sections, verbose: bool) -> list[Section]:
 
 def _run_next(report: Report, sec: Sections, verbose: bool) -> list[Section]:
     out = []
-    steps = run_next(sec.to_settle, engines=report.host.get("engines") or [])
+    steps = run_next(sec.to_settle, engines=report.host.get("engines") or [], host=report.host)
     blocks: list[Block] = []
     for i, step in enumerate(steps, 1):
-        count = len(step.settles)
-        what = f"settles {count} check{'s' if count != 1 else ''}: {', '.join(step.settles)}"
+        rest = [c for c in step.settles if c not in step.confirms]
+        count = len(rest)
+        what = "; ".join(([f"settles {count} check{'s' if count != 1 else ''}: {', '.join(rest)}"] if rest else [])
+                         + ([f"confirms for the GPUs not shown: {', '.join(step.confirms)}"] if step.confirms else []))
         if step.command:
             blocks += [Paragraph(f"{i}. {what}" + (f" — {step.adds}" if step.adds else "")), Command(step.text, 1)]
         else:

@@ -115,14 +115,15 @@ def coverage_note(r: Result) -> str:
 
 
 def _first_clause(message: str) -> str:
-    """Up to the first `: `, `; ` or `. ` outside parentheses (a clause shorter than 16 characters goes on)."""
+    """Up to the first `: `, `; ` or `. ` outside parentheses (a clause shorter than 16 characters goes on; an
+    ellipsis, a name the nvidia-smi table cut, ends none)."""
     depth = 0
     for i, ch in enumerate(message):
         if ch in "([{":
             depth += 1
         elif ch in ")]}":
             depth = max(0, depth - 1)
-        elif depth == 0 and ch in ":;." and message[i + 1:i + 2] == " " and i >= 16:
+        elif depth == 0 and ch in ":;." and message[i + 1:i + 2] == " " and i >= 16 and message[i - 1:i + 1] != "..":
             return message[:i].strip()
     return message.strip().rstrip(".")
 
@@ -217,7 +218,9 @@ def ceiling_command(report: Report) -> str:
     gpus = report.host.get("gpus")
     names = gpus.get("names") if isinstance(gpus, dict) else None
     count = gpus.get("count") if isinstance(gpus, dict) else None
-    gpu = f" --gpu {_quote(str(names[0]))}" if isinstance(names, list) and len(names) == 1 else " --gpu GPU"
+    inferred = isinstance(gpus, dict) and bool(gpus.get("said"))  # a cut name's product is a guess: the user names it
+    gpu = f" --gpu {_quote(str(names[0]))}" if isinstance(names, list) and len(names) == 1 and not inferred \
+        else " --gpu GPU"
     many = f" --gpus {count}" if isinstance(count, int) and count > 1 else ""
     return f"stackaudit ceiling --model MODEL{gpu}{many} --measured TOK/S"
 

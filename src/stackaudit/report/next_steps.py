@@ -9,8 +9,9 @@ the most checks not yet settled first, then the next, so no step repeats what an
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from stackaudit.engine.results import Result
 from stackaudit.facts._parse import engine_of
@@ -20,6 +21,48 @@ from stackaudit.report.commands import commands_in
 DEFAULT_STEPS = 5
 # A fact whose sources name no command (a tree under /proc or /sys) is supplied by a snapshot of the host.
 CAPTURE_COMMAND = "sudo stackaudit capture -o host.tar.gz"
+
+
+# A check about one engine or one container kind: where the source shows another engine or container kind (or no
+# container), it does not count toward the rank (a TRT-LLM or LXC check settled by a capture is no reason to run the
+# capture first for a vLLM paste in Docker). Where the source does not say, it counts.
+CONCERNS = {"RT-ENV-SGLANG": ("engine", "sglang"), "RT-ENV-VLLM": ("engine", "vllm"),
+            "RT-TRTLLM-ALLREDUCE": ("engine", "trtllm"), "CTR-LXC-DEVICES": ("container", "lxc"),
+            "CTR-LXC-HOST-SCOPE": ("container", "lxc"), "CTR-K8S-GPU-TOPOLOGY": ("container", "kubernetes")}
+# The question a paste shows, read from the headline's facts, and the checks that answer it: the step that settles
+# most of them comes first, whatever else it settles; the steps after it follow by count. Two GPUs or more (sharding, tensor parallelism) or a hang a
+# log shows: the GPUs' interconnect (P2P, topology, NCCL) decides both.
+QUESTIONS: tuple[tuple[str, Callable[[Mapping[str, Any]], bool], str], ...] = (
+    ("interconnect", lambda host: _gpu_count(host) >= 2 or _trouble(host) == "hang", "IC-"),
+)
+
+
+def _gpu_count(host: Mapping[str, Any]) -> int:
+    gpus = host.get("gpus")
+    count = gpus.get("count") if isinstance(gpus, dict) else None
+    return count if isinstance(count, int) else 0
+
+
+def _trouble(host: Mapping[str, Any]) -> str:
+    trouble = host.get("trouble")
+    return str(trouble.get("kind", "")) if isinstance(trouble, dict) else ""
+
+
+def focus_of(host: Mapping[str, Any]) -> tuple[str, ...]:
+    """The check-ID prefixes of the questions the headline's facts (Report.host) show."""
+    return tuple(prefix for _, shows, prefix in QUESTIONS if shows(host))
+
+
+def concerns_another(check: str, host: Mapping[str, Any]) -> bool:
+    """Whether `check` is about an engine or container kind (CONCERNS) other than those the headline's facts show."""
+    what, name = CONCERNS.get(check, ("", ""))
+    if what == "engine":
+        engines = host.get("engines") or []
+        return bool(engines) and name not in engines
+    if what == "container":
+        container = host.get("container")
+        return container is not None and container != name
+    return False
 
 
 @dataclass(frozen=True)
@@ -32,6 +75,9 @@ class NextStep:
     facts: tuple[str, ...] = ()
     # The part of the host it adds where a check judged some of its subjects (Coverage.gap): "for all 8 GPUs; …".
     adds: str = ""
+    # Of `settles`, the checks already judged on the GPUs shown (`ok` with `1 of 4 GPUs shown`): it confirms them for
+    # the rest.
+    confirms: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         return {"step": self.text, "command": self.command, "settles": list(self.settles), "facts": list(self.facts),
@@ -105,14 +151,19 @@ def _needs(results: Iterable[Result], by_fact: Mapping[str, list[str]],
 
 
 def run_next(results: Iterable[Result], limit: int | None = DEFAULT_STEPS,
-             by_fact: Mapping[str, list[str]] | None = None, engines: Iterable[str] | None = None) -> list[NextStep]:
+             by_fact: Mapping[str, list[str]] | None = None, engines: Iterable[str] | None = None,
+             host: Mapping[str, Any] | None = None) -> list[NextStep]:
     """The steps that settle the most unknown checks, best first (all of them with limit=None); a check judged on
     some of its subjects (`Result.partly_shown`: `ok` with `1 of 8 GPUs shown`) is settled by the rest.
 
     `engines`: the serving engines the source shows (Report.host["engines"]); a command of another engine
     (`python -m sglang.check_env` on a vLLM host) is never a step. None: every command may be one.
+    `host`: the headline's facts (Report.host): the question they show (QUESTIONS) ranks first, and a check
+    about an engine or container kind they do not show (CONCERNS) does not count toward the rank.
     """
+    focus = focus_of(host) if host is not None else ()
     unknown = [r for r in results if (r.status == "unknown" or r.partly_shown) and not r.waived]
+    partly = {r.id for r in unknown if r.status != "unknown"}
     shown: dict[str, str] = {}
     is_command: dict[str, bool] = {}
     adds: dict[str, str] = {}
@@ -129,12 +180,18 @@ def run_next(results: Iterable[Result], limit: int | None = DEFAULT_STEPS,
     settled: set[str] = set()
     candidates = sorted(shown)
     while candidates and (limit is None or len(steps) < limit):
-        def score(key: str) -> tuple[int, int, bool, str]:
+        def score(key: str) -> tuple[int, int, int, bool, str]:
             picked = {*chosen, key}
-            newly = sum(1 for n in needs if n.check not in settled and all(picked & opts for _, opts in n.requirements))
+            newly = [n.check for n in needs
+                     if n.check not in settled and all(picked & opts for _, opts in n.requirements)]
             helps = sum(1 for n in needs if n.check not in settled and any(key in opts for _, opts in n.requirements))
-            # More checks settled first, then more helped, then commands before prose, then by name.
-            return (-newly, -helps, not is_command[key], key)
+            # Only until one step has answered the question: the rest follow by count.
+            asking = bool(focus) and not any(c.startswith(focus) for c in settled)
+            asked = sum(1 for c in newly if c.startswith(focus)) if asking else 0
+            counted = sum(1 for c in newly if host is None or not concerns_another(c, host))
+            # The question's checks first, then more checks settled that concern what the source shows, then more
+            # helped, then commands before prose, then by name.
+            return (-asked, -counted, -helps, not is_command[key], key)
 
         best = min(candidates, key=score)
         picked = {*chosen, best}
@@ -148,6 +205,7 @@ def run_next(results: Iterable[Result], limit: int | None = DEFAULT_STEPS,
         chosen.append(best)
         candidates.remove(best)
         settled.update(newly_settled)
-        steps.append(NextStep(shown[best], is_command[best], tuple(newly_settled or helped), tuple(facts),
-                              adds.get(best, "")))
+        settles = tuple(newly_settled or helped)
+        steps.append(NextStep(shown[best], is_command[best], settles, tuple(facts), adds.get(best, ""),
+                              tuple(c for c in settles if c in partly)))
     return steps

@@ -117,11 +117,11 @@ def provenance_line(r: Result, limit: int = 3) -> str:
 def headline_lines(report: Report) -> list[str]:
     h = report.host
     gpus = h.get("gpus") or {}
-    gpu_text = "unknown" if gpus.get("count") is None else f"{gpus['count']} NVIDIA"
+    gpu_text = "unknown" if gpus.get("count") is None else f"{'at least ' * bool(gpus.get('at_least'))}{gpus['count']} NVIDIA"
     if gpus.get("count") is None and gpus.get("bdfs"):
         gpu_text = f"at least {len(gpus['bdfs'])} NVIDIA ({', '.join(gpus['bdfs'][:4])})"
     if gpus.get("names"):
-        gpu_text += f" ({', '.join(gpus['names'])})"
+        gpu_text += f" ({', '.join(gpus.get('said') or gpus['names'])})"
     container = h.get("container")
     container_text = "unknown" if container is None else ("no" if container == "none" else container)
     if h.get("host_of"):
@@ -129,10 +129,11 @@ def headline_lines(report: Report) -> list[str]:
     summary = report.summary()
     pri = summary["by_priority"]
     st = summary["by_status"]
+    numa = h.get("numa_nodes") or (f"at least {h['numa_nodes_at_least']}" if h.get("numa_nodes_at_least") else "?")
     lines = [
         f"Host {h.get('hostname') or '?'} · kernel {h.get('kernel') or '?'} · CPU {h.get('cpu') or '?'}"
         + (f" ×{h['sockets']}" if h.get("sockets") and h["sockets"] > 1 else ""),
-        f"Container: {container_text} · GPUs: {gpu_text} · NUMA nodes: {h.get('numa_nodes') or '?'}",
+        f"Container: {container_text} · GPUs: {gpu_text} · NUMA nodes: {numa}",
         f"P0 {pri['P0']} · P1 {pri['P1']} · P2 {pri['P2']} · not-an-issue {st['not-an-issue']} · ok {st['ok']} · "
         f"unknown {st['unknown']} · n/a {st['not-applicable']} · errors {st['error']}"
         + (f" · timed out {len(report.timed_out)}" if report.timed_out else "")
