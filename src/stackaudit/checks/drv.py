@@ -880,7 +880,8 @@ def gsp_firmware(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver |
 
     Traps: old forum advice to disable GSP (slow `nvidia-smi`, desktop stutter on early 5xx
     proprietary drivers) does not apply to inference servers; there is no evidence that disabling
-    it speeds CUDA work. `N/A` on a proprietary-module Ampere/Hopper host is reported as info.
+    it speeds CUDA work. `N/A` on a proprietary-module Turing-to-Hopper host looks like missing firmware and
+    is not: not an issue.
 
     Where no GPU's version is in the source, kernel-log lines that name GSP RPCs (facts/gsp_log.py:
     `rpcRmApiFree_GSP`, `_kgspRpcRecvPoll`, Xid 119's "RPC from GSP") show GSP in use on the GPUs
@@ -932,8 +933,11 @@ def _gsp_firmware(nvidia: NvidiaGpus | None, nvidia_driver: NvidiaDriver | None,
                         " (Blackwell)") + (f"; EnableGpuFirmware={param}" if param == "0" else ""),
                      actual="N/A", expected="a GSP firmware version", subjects=[g.subject for g in must],
                      evidence=evidence)
-    return ok(f"GSP firmware not in use on GPU(s) {gpu_indices(off)} with the proprietary module: allowed "
-              "(info; no evidence it changes CUDA throughput)", actual="N/A", subjects=[g.subject for g in off])
+    # `N/A` reads as missing firmware, and the driver's default since R555 is GSP on: it looks wrong and is not.
+    return not_an_issue(f"GSP firmware not in use on GPU(s) {gpu_indices(off)} ('GSP Firmware Version: N/A') with "
+                        "the proprietary module: allowed before Blackwell, and there is no evidence that running "
+                        "without GSP changes CUDA throughput", actual="N/A", expected="a GSP firmware version or "
+                        "N/A before Blackwell with the proprietary module", subjects=[g.subject for g in off])
 
 
 # --- DRV-NVLINK-HEALTH -------------------------------------------------------------------------

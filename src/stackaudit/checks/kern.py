@@ -285,6 +285,13 @@ def boost(cpufreq: CpuFreq, virtualization: Virtualization | None = None,
                                        label="BIOS")))),
         )
     knobs_known = any(v is not None for v in (cpufreq.intel_no_turbo, cpufreq.boost, cpufreq.intel_max_perf_pct))
+    switch = cpufreq.turbo_switch_unshown
+    if not knobs_known and cpufreq.sampled and switch is not None:
+        # An uncapped policy says nothing of turbo: the driver's switch, not in the source, turns it off.
+        p = cpufreq.sampled[0]
+        return unknown(f"scaling_max_freq {p.scaling_max_khz} kHz of cpuinfo_max_freq {p.cpuinfo_max_khz} kHz "
+                       f"({cpufreq.scope}): no cap in the policy, but {cpufreq.driver}'s turbo switch ({switch}) is "
+                       "not in this source", hint=f"cat {switch}")
     if not knobs_known and not cpufreq.sampled:
         unread = [p for p in (NO_TURBO, BOOST) if not cpufreq.knows(p)]
         return unknown("turbo state and frequency limits are not in this source"

@@ -514,6 +514,9 @@ def pinned_host(serving_processes: ServingProcesses, meminfo: HostMemory | None 
     Why: pinned memory is needed for asynchronous host-to-GPU copies; unpinned copies are staged
     and synchronous.
 
+    A symptom line of facts/symptoms.py (vLLM's "Using 'pin_memory=False' as WSL is detected")
+    proves the WSL issue on its own, quoted, where the processes and kernel are not in the source.
+
     Traps: RLIMIT_MEMLOCK does not cap CUDA pinning (CTR-MEMLOCK); with the engine running, the
     pinned memory is already counted as used.
     """

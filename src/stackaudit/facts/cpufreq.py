@@ -39,6 +39,10 @@ NO_TURBO = f"{CPU_SYS}/intel_pstate/no_turbo"
 MAX_PERF_PCT = f"{CPU_SYS}/intel_pstate/max_perf_pct"
 INTEL_PSTATE_STATUS = f"{CPU_SYS}/intel_pstate/status"
 AMD_PSTATE_STATUS = f"{CPU_SYS}/amd_pstate/status"
+# The global turbo switch each cpufreq driver has (the kernel's intel_pstate and cpufreq guides): intel_pstate, active
+# or passive (intel_cpufreq), turns turbo off by no_turbo; acpi-cpufreq by cpufreq/boost. A policy's cpuinfo_max_freq
+# does not show the switch's state.
+TURBO_SWITCH = {"intel_pstate": NO_TURBO, "intel_cpufreq": NO_TURBO, "acpi-cpufreq": BOOST}
 # How many policies have their frequency limits read (first, last and evenly spread between).
 FREQ_SAMPLE = 8
 # Upper bound on policies read at all (governor + EPP each): a 1024-CPU host reads 2048 tiny files.
@@ -116,6 +120,12 @@ class CpuFreq:
     def knows(self, path: str) -> bool:
         """False when `path` could not be read or is not in the source (its None means unknown)."""
         return path not in self.unread
+
+    @property
+    def turbo_switch_unshown(self) -> str | None:
+        """The path of the driver's turbo switch (TURBO_SWITCH) where the source does not show it, else None."""
+        switch = TURBO_SWITCH.get(self.driver or "")
+        return switch if switch is not None and not self.knows(switch) else None
 
     @property
     def covered_cpus(self) -> tuple[int, ...]:

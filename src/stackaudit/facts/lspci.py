@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from stackaudit.facts._parse import ParseError, parse_size_bytes
@@ -227,6 +228,26 @@ class _CapState:
                           acs=acs, rebar=rebar, aer=aer)
 
 
+def stops_before_link_status(filled: Sequence[str]) -> bool:
+    """Whether a verbose (`-vv`) block's lines stop before its Express capability's LnkSta.
+
+    lspci prints LnkCap, LnkCtl and LnkSta for every function with a link (ls-caps.c; a Root Complex Integrated
+    Endpoint has none), after the capabilities before it, so a `-vv` block that has not reached them was cut, whatever
+    its last line looks like. A `-v` block prints no registers under its capability headers and is not judged here.
+    """
+    caps = [i for i, line in enumerate(filled) if line.startswith("Capabilities:")]
+    verbose = any(i + 1 < len(filled) and not filled[i + 1].startswith("Capabilities:") and _KEY.match(filled[i + 1])
+                  for i in caps)
+    if not verbose:
+        return False
+    express = next((i for i in caps if "Express" in filled[i]), None)
+    if express is None:
+        return True  # cut before the Express capability
+    if "Integrated Endpoint" in filled[express]:
+        return False
+    return not any(line.startswith("LnkSta:") for line in filled[express + 1:])
+
+
 def _parse_bar(m: re.Match[str]) -> Bar:
     index = int(m.group(2)) if m.group(2) else 6
     addr_text, attrs, rest = m.group(4), m.group(5) or "", m.group(6) or ""
@@ -335,7 +356,8 @@ def parse_lspci(text: str) -> LspciOutput:
             last = filled[-1] if filled else ""
             whole = (any(b.strip() for b in lines[j:])
                      or any(b.startswith(("Kernel driver in use", "Kernel modules")) for b in filled)
-                     or bool(_KEY.match(last) or _FLAG.search(last) or _REBAR_LINE.match(last)))
+                     or (bool(_KEY.match(last) or _FLAG.search(last) or _REBAR_LINE.match(last))
+                         and not stops_before_link_status(filled)))
             dev = _device_from(header, body, whole)
             if group is not None and dev.iommu_group is None:
                 dev = replace(dev, iommu_group=group)

@@ -33,6 +33,9 @@ NCCL_SHM_DOC = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubl
 XID_CATALOGUE = "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html"
 PYTORCH_SHM = "https://github.com/pytorch/pytorch/blob/main/torch/utils/data/_utils/signal_handling.py"
 CUDA_ERRORS = "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html"
+# WSL limits pinned system memory; vLLM turns pinning off there.
+WSL_PINNED_DOC = ("https://docs.nvidia.com/cuda/wsl-user-guide/index.html"
+                  "#known-limitations-for-linux-cuda-applications")
 DCGM_DIAG_DOC = "https://docs.nvidia.com/datacenter/dcgm/latest/user-guide/dcgm-diagnostics.html"
 CTK_DOCKER = ("https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/install-guide.html"
               "#configuring-docker")
@@ -227,6 +230,11 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("interpreter-xid", _INTERPRETER_XID, "DRV-XID", "medium", XID_CATALOGUE,
         "a Python process of the serving stack shown died on a GPU fault (Xid 13/31/43: an illegal address or "
         "instruction; the driver killed its CUDA context)", within=IN_SERVING_STACK),
+    # vLLM's is_pin_memory_available() logs this on WSL and allocates its host buffers pageable (vllm-project/vllm#312;
+    # from #41496 on the line adds "and pin_memory allocation failed").
+    Symptom("vllm-wsl-no-pin", re.compile(r"Using 'pin_memory=False' as WSL is detected"),
+        "MEM-PINNED-HOST", "medium", WSL_PINNED_DOC,
+        "vLLM detected WSL and runs without pinned host memory: host-GPU copies are staged and synchronous"),
     # DCGM's diagnostic writes this Info row when a GPU runs without persistence mode (its Deployment tests).
     Symptom("dcgm-persistence-off", re.compile(r"Persistence mode for GPU \d+ is disabled"),
         "DRV-PERSISTENCE", "low", DCGM_DIAG_DOC, "DCGM's diagnostic found a GPU with persistence mode disabled"),
@@ -272,7 +280,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "CUDA unknown error", "CUDA_ERROR_UNKNOWN", "error (30)",
            "NVML library", "ERROR_LIBRARY_NOT_FOUND", "nvml with error", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
            "GSP", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY", "Unable to load the kernel module",
-           "Open nvidia.ko", "not supported by open")
+           "Open nvidia.ko", "not supported by open", "as WSL is detected")
 
 
 def is_symptom(line: str) -> bool:
