@@ -302,8 +302,8 @@ def test_on_nvswitch_from_the_row_else_the_family(name: str, switch: bool | None
     ("125", "ok", "has kernels for NVIDIA GeForce RTX 4090 (compute 8.9)"),
     # Real: https://github.com/open-mmlab/mmdeploy/issues/17, torch 1.9.0+cu111: before the table's builds.
     ("174", "unknown", "torch's arch list (no known list for the build torch 1.9.0+cu111)"),
-    # Real: capture 32 (vLLM collect_env, torch 2.7.0+cu128): cu128 lists are known from 2.10 on.
-    ("32", "unknown", "torch's arch list (no known list for the build torch 2.7.0+cu128)"),
+    # Real: capture 32 (vLLM collect_env, torch 2.7.0+cu128): the cu128 list every release from 2.7 on carries.
+    ("32", "ok", "has kernels for NVIDIA RTX PRO 6000 Blackwell Workstation Edition (compute 12.0)"),
     # Real: capture 86 (WSL 2, vLLM collect_env): a laptop GPU the GPU table has no row for, named an Ada part, and
     # every Ada GPU is compute 8.9 (gputable.SINGLE_CAPABILITY).
     ("86", "ok", "has kernels for NVIDIA GeForce RTX 4070 Laptop GPU (compute 8.9)"),
@@ -323,7 +323,7 @@ def test_modelled_blackwell_under_a_cu124_wheel_is_an_issue() -> None:
 
 @pytest.mark.parametrize(("version", "has_sm90", "arch_list_known"), [
     ("2.5.1+cu124", True, True), ("2.0.1+cu118", True, True), ("2.11.0+cu128", True, True),
-    ("2.7.0+cu128", False, False), ("2.5.0a0+e000cf0ad9.nv24.10", False, False), ("1.13.1+cu117", False, True),
+    ("2.7.0+cu128", True, True), ("2.6.0+cu128", False, False), ("2.5.0a0+e000cf0ad9.nv24.10", False, False), ("1.13.1+cu117", False, True),
 ])
 def test_wheel_arch_list(version: str, has_sm90: bool, arch_list_known: bool) -> None:
     arches = wheel_arch_list(version)

@@ -1231,7 +1231,11 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     # `interpreter-xid`): an engine's process, log, command or container, or a stack process's own Xid line.
     stack = (serving_engine is not None and bool(serving_engine.engine or serving_engine.shown)) or any(
         h.symptom.name == "stack-process-xid" for h in (log_symptoms.hits if log_symptoms else ()))
-    return replace(outcome, sharpen=replace(_XID_SHARPEN, shows=(IN_SERVING_STACK,))) if stack else outcome
+    shows = (IN_SERVING_STACK,) if stack else ()
+    # The program-first advice is for the application Xids; a GPU-fault line (a GSP timeout) keeps the check's fix.
+    if any(h.symptom.faults_gpu for h in (log_symptoms.proving("DRV-XID") if log_symptoms else ())):
+        return replace(outcome, sharpen=Sharpen(shows=shows))
+    return replace(outcome, sharpen=replace(_XID_SHARPEN, shows=shows)) if stack else outcome
 
 
 def _xid_verdict(gpu_events: GpuEvents, nvidia: NvidiaGpus | None, pci: PciDevices | None,

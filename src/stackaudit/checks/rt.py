@@ -176,8 +176,10 @@ def torch_supports(capability: str, torch_version: str, torch_cuda: str | None,
 # The compute capabilities official PyTorch CUDA wheels (`torch==X+cuNNN`, torch >= 2.0) carry kernels for, by the
 # CUDA they are built with: TORCH_CUDA_ARCH_LIST of the wheel build script, pytorch/builder
 # manywheel/build_cuda.sh (cu118, cu121, cu124; commit 1ab922dd, the torch 2.4/2.5 builds) and pytorch/pytorch
-# .ci/manywheel/build_cuda.sh (cu126, cu128). cu128 holds what its 2.10 and 2.11 builds share (2.11 dropped 7.0:
-# torch.cuda.get_arch_list() of both in https://github.com/pytorch/pytorch/issues/182250). cu113 and cu116 are the
+# .ci/manywheel/build_cuda.sh (cu126, cu128). cu128 holds what its 2.7 to 2.11 builds share: 2.7 built
+# 7.5;8.0;8.6;9.0;10.0;12.0, 2.8 added 7.0 back (pytorch commit 179dcc10, cited where EutropicAI/vs-playground#59
+# moved from 2.7.1+cu128 to 2.8.0+cu128 for sm_70), 2.11 dropped it again (torch.cuda.get_arch_list() of 2.10 and
+# 2.11 in https://github.com/pytorch/pytorch/issues/182250). cu113 and cu116 are the
 # `11.[356]` case of pytorch/builder's release/1.12 branch (commit 95161ad9), cu116 and cu117 its `11.[3567]` case on
 # release/1.13 (b2120463) and `11.[67]` on release/2.0 (56177beb): the same list on each. cu111 and cu113 are the
 # `11.[123]` case of manywheel/build.sh on release/1.10 (f0f41b25) and `11.[1235]` of manywheel/build_cuda.sh on
@@ -194,17 +196,31 @@ WHEEL_ARCHES = {
     (12, 1): ("2.1", ("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")),
     (12, 4): ("2.4", ("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")),
     (12, 6): ("2.6", ("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")),
-    (12, 8): ("2.10", ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0")),
+    (12, 8): ("2.7", ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0")),
 }
-_WHEEL_VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)\+cu(\d+)(\d)")
+# Capabilities that some releases of an entry's range carry and others do not: absent from the shared list, yet no
+# sure "no" (cu128: 7.0 in 2.8 to 2.10 only).
+WHEEL_ARCHES_VARY = {(12, 8): ("7.0",)}
+_WHEEL_VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)(\.dev\d{8})?\+cu(\d+)(\d)")
 
 
 def wheel_arch_list(torch_version: str) -> tuple[str, ...] | None:
     """`torch.cuda.get_arch_list()` of an official wheel, from its version (`2.5.1+cu124`); None for any other
-    build (a source or container build, a pre-release, a CUDA this table lacks)."""
+    build (a source or container build, a CUDA this table lacks).
+
+    A nightly (`2.8.0.dev20250327+cu126`) is built by the same script from the main branch after the previous
+    release's branch cut, so it gets the list only when that previous release (2.7 here) is already one the table
+    names for its CUDA: a nightly at a list's change is left unknown."""
     m = _WHEEL_VERSION.fullmatch(torch_version.strip())
-    entry = WHEEL_ARCHES.get((int(m.group(4)), int(m.group(5)))) if m is not None else None
-    if entry is None or is_older(torch_version, entry[0]):
+    entry = WHEEL_ARCHES.get((int(m.group(5)), int(m.group(6)))) if m is not None else None
+    if m is None or entry is None:
+        return None
+    if m.group(4):
+        major, minor = int(m.group(1)), int(m.group(2))
+        previous = f"{major}.{minor - 1}" if minor else None
+        if previous is None or is_older(previous, entry[0]):
+            return None
+    elif is_older(torch_version, entry[0]):
         return None
     return tuple("sm_" + a.replace(".", "") for a in entry[1])
 
@@ -339,7 +355,10 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None,
     caps, unsettled = _capabilities(gpus, collect_env.capabilities if collect_env is not None else None)
     actual = {"torch": torch_v, "cuda": e.torch_cuda, **({"arch_list": list(arch_list)} if arch_list else {}),
               **({"gpus": caps} if caps else {})}
-    verdicts = {name: torch_supports(cap, torch_v, e.torch_cuda, arch_list) for name, cap in caps.items()}
+    m = _WHEEL_VERSION.fullmatch(torch_v.strip()) if arch_list is not None else None
+    varies = WHEEL_ARCHES_VARY.get((int(m.group(5)), int(m.group(6))), ()) if m is not None else ()
+    verdicts = {name: None if cap in varies else torch_supports(cap, torch_v, e.torch_cuda, arch_list)
+                for name, cap in caps.items()}
     missing = [name for name, v in verdicts.items() if v is False]
     if missing:
         return issue(f"torch {torch_v} (CUDA {e.torch_cuda or 'unknown'}) in {e.source} has no kernels for "
@@ -347,7 +366,7 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None,
                      + (f": its arch list is {', '.join(arch_list)}" if arch_list else "") + where,
                      actual=actual, expected="the GPUs' sm_XY in torch.cuda.get_arch_list()",
                      subjects=list(gpus.bdfs) if gpus is not None else [])
-    if gpus is not None and caps and not unsettled and arch_list is not None:
+    if gpus is not None and caps and not unsettled and arch_list is not None and all(verdicts.values()):
         return over_subjects(ok(f"torch {torch_v} (an official CUDA {e.torch_cuda or '?'} wheel: "
                                 f"{', '.join(arch_list)}) has kernels for "
                                 + ", ".join(f"{n} (compute {c})" for n, c in caps.items()) + where, actual=actual),
@@ -358,7 +377,11 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None,
     lacking = [f"the compute capability of {', '.join(unsettled)} (not in the GPU table)" if unsettled else "",
                "which GPUs serve (no GPU model in this source)" if not caps and not unsettled else "",
                f"torch's arch list (no known list for the build torch {torch_v})"
-               if arch_list is None else ""]
+               if arch_list is None else "",
+               f"whether torch {torch_v} carries " + ", ".join(sorted({f'sm_{caps[n].replace(".", "")}' for n, v
+                                                                     in verdicts.items() if v is None}))
+               + " (the releases its CUDA's list holds for differ there)"
+               if arch_list is not None and any(v is None for v in verdicts.values()) else ""]
     return unknown(
         f"torch {torch_v} (CUDA {e.torch_cuda or 'unknown'}) in {e.source}: coverage cannot be confirmed without "
         + " and ".join(x for x in lacking if x) + f".{note}{where}",

@@ -627,6 +627,8 @@ def parse_table(text: str) -> NvidiaGpus:
     procs: dict[int, list[GpuProcess]] = {}
     saw_proc_section = False
     no_procs = False
+    # nvidia-smi prints its MIG devices box after the whole GPU table, before the Processes box: it closes the table.
+    saw_mig_box = False
     open_gpu: int | None = None  # the GPU whose block no border line has closed yet
     unreachable: list[tuple[str, str]] = []  # GPUs nvidia-smi could not open, in the order it named them
     for line in text.replace("\r\n", "\n").split("\n"):
@@ -638,6 +640,9 @@ def parse_table(text: str) -> NvidiaGpus:
             open_gpu = None
         if "Processes:" in line:
             in_procs = saw_proc_section = True
+            continue
+        if "MIG devices:" in line and order:
+            saw_mig_box = True
             continue
         if "No running processes found" in line:
             no_procs = True
@@ -711,7 +716,7 @@ def parse_table(text: str) -> NvidiaGpus:
                           cut=f"nvidia-smi stops at GPU {unreachable[0][0]}, which it cannot open")
     # A GPU block that no border line closes: the paste stops inside its rows (later GPUs are not shown).
     cut_at = f"the table ends inside GPU {open_gpu}'s rows" if open_gpu is not None and not saw_proc_section else ""
-    if not cut_at and order and not saw_proc_section and not no_procs:
+    if not cut_at and order and not saw_proc_section and not no_procs and not saw_mig_box:
         # The GPU rows end at a border line but no Processes box follows: more GPU blocks may have been cut away.
         cut_at = f"the table ends after GPU {order[-1]}'s rows, before its Processes box"
     return NvidiaGpus(tuple(gpus), header.group(2) if header else None, header.group(3) if header else None,

@@ -218,6 +218,16 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("open-module-no-gsp", re.compile(r"installed in this system is not supported by open\b"),
         "DRV-OPEN-MODULE", "high", KERNEL_OPEN_README,
         "the open kernel module refused a GPU without GSP (older than Turing): only the proprietary module drives it"),
+    # The GPU's GSP stopped answering the driver: its heartbeat timed out (`_kgspIsHeartbeatTimedOut`, `GSP RM heartbeat
+    # timed out`), or an RPC to it did (`_kgspLogRpcTimeout`'s "GSP Timeout" banner, the older `_kgspLogXid119` banner,
+    # `rpcRecvPoll timedout`). These are the lines the driver prints with Xid 119 (GSP RPC timeout), the Xid line
+    # itself often outside the excerpt (NVIDIA/open-gpu-kernel-modules#1230, #1125, #446; ublue-os/bazzite#4449).
+    Symptom("gsp-rpc-timeout", re.compile(r"_kgspIsHeartbeatTimedOut: Heartbeat timed out|GSP RM heartbeat timed out|"
+                                          r"_kgspLogRpcTimeout: \*+ GSP Timeout|_kgspLogXid119: \*|"
+                                          r"rpcRecvPoll timedout"),
+        "DRV-XID", "high", XID_CATALOGUE,
+        "the GPU's GSP firmware stopped answering the driver (a heartbeat or RPC timeout, the Xid 119 class): the GPU "
+        "is lost until it is reset or the node rebooted", faults_gpu=True),
     # An application-class Xid (13/31/43) names the process it killed: where that is the serving or training
     # stack's own, the run died on the GPU (an illegal address or instruction), whatever the cause. The catalogue
     # sends it to the program first (its kernels, its version) and to the GPU only when faults repeat on it
@@ -279,8 +289,8 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "device driver", "runtime name: nvidia", "Failed to initialize NVML", "CUDA: unknown error",
            "CUDA unknown error", "CUDA_ERROR_UNKNOWN", "error (30)",
            "NVML library", "ERROR_LIBRARY_NOT_FOUND", "nvml with error", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
-           "GSP", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY", "Unable to load the kernel module",
-           "Open nvidia.ko", "not supported by open", "as WSL is detected")
+           "GSP", "kgsp", "rpcRecvPoll", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY",
+           "Unable to load the kernel module", "Open nvidia.ko", "not supported by open", "as WSL is detected")
 
 
 def is_symptom(line: str) -> bool:
