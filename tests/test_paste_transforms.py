@@ -35,6 +35,15 @@ KNOWN_NEW_OK: dict[tuple[str, str], str] = {
         "first blind run G: a docker run asking --gpus=all, cut before nvidia-smi's NVML error, is judged ok from "
         "the request alone, as the corpus holds (11 docker run files expect ok from the request, none unknown); the "
         "cut removes the failure line that proves the runtime did not honour it (a symptom, issue on its own)",
+    ("400-8x-h100-k8s-pod-vllm-nccl-log-p2p-ipc-rings.txt", "CTR-IPC-ISOLATION"):
+        "first blind run L: the first three NCCL lines (ranks of one host joined over P2P/IPC) are judged ok, the "
+        "whole log unknown (whether it ran in a container is not shown); the whole's reading is the stricter one, "
+        "and the blind expectation (ok) is the cut's: for the lead",
+    ("394-vllm-compose-tp4-one-gpu-reserved-enforce-eager.txt", "CTR-SHM-SIZE"):
+        "first blind run L: the whole compose is refused (its `deploy:` is pasted one column off, so the YAML "
+        "fails), while a cut above that line parses and reads shm_size",
+    ("394-vllm-compose-tp4-one-gpu-reserved-enforce-eager.txt", "CTR-MEMLOCK"):
+        "first blind run L: as CTR-SHM-SIZE; the cut reads `memlock: -1`",
 }
 
 

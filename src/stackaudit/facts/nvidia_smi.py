@@ -404,6 +404,8 @@ def _gpu_from_xml(index: int, g: Node, gpu_id: str) -> GpuInfo:
 QUERY_FIELDS: dict[str, tuple[int, bool]] = {
     **{k: (0, False) for k in ("Timestamp", "Driver Version", "KMD Version", "CUDA Version", "CUDA UMD Version",
                                "Attached GPUs")},
+    # A vGPU host driver's capability section at the log's top (corpus 399), with its one field.
+    "vGPU Driver Capability": (0, True), "Heterogenous Multi-vGPU": (1, False),
     **{k: (1, False) for k in (
         "Product Name", "Product Brand", "Product Architecture", "Display Mode", "Display Active", "Display Attached",
         "Persistence Mode", "Addressing Mode", "Accounting Mode", "Accounting Mode Buffer Size", "Serial Number",
