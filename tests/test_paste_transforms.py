@@ -39,11 +39,6 @@ KNOWN_NEW_OK: dict[tuple[str, str], str] = {
         "first blind run L: the first three NCCL lines (ranks of one host joined over P2P/IPC) are judged ok, the "
         "whole log unknown (whether it ran in a container is not shown); the whole's reading is the stricter one, "
         "and the blind expectation (ok) is the cut's: for the lead",
-    ("394-vllm-compose-tp4-one-gpu-reserved-enforce-eager.txt", "CTR-SHM-SIZE"):
-        "first blind run L: the whole compose is refused (its `deploy:` is pasted one column off, so the YAML "
-        "fails), while a cut above that line parses and reads shm_size",
-    ("394-vllm-compose-tp4-one-gpu-reserved-enforce-eager.txt", "CTR-MEMLOCK"):
-        "first blind run L: as CTR-SHM-SIZE; the cut reads `memlock: -1`",
 }
 
 

@@ -293,7 +293,16 @@ def load_yaml_documents(text: str) -> list[Any]:
     try:
         return [doc for doc in yaml.load_all(text, Loader=BoundedLoader) if doc is not None]  # a SafeLoader: no tags run
     except yaml.YAMLError as exc:
-        raise ParseError(f"not YAML: {str(exc).splitlines()[0]}") from exc
+        mark = getattr(exc, "problem_mark", None)
+        raise YamlError(f"not YAML: {str(exc).splitlines()[0]}", mark.line if mark is not None else None) from exc
+
+
+class YamlError(ParseError):
+    """A text that is not YAML, with the 0-based line where the YAML parser stopped when it says one."""
+
+    def __init__(self, message: str, line: int | None) -> None:
+        super().__init__(message)
+        self.line = line
 
 
 def _str_list(value: Any) -> tuple[str, ...]:

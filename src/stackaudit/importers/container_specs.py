@@ -19,6 +19,7 @@ from stackaudit.facts.container_specs import (
     K8S_PIECE_MARK,
     MAX_SPEC_BYTES,
     PIECE_SEPARATOR,
+    YamlError,
     parse_compose,
     parse_docker_run,
     parse_flat_k8s,
@@ -171,10 +172,28 @@ def compose(lines: list[str], candidates: Candidates | None = None) -> Iterator[
             if len(text) > MAX_SPEC_BYTES:
                 raise ParseError("too large")
             parse_compose(text)
+        except YamlError as exc:
+            # A key pasted one column off (corpus 394's `deploy:`) stops the YAML there: the lines above it
+            # are read once more, as an excerpt, so that nothing is concluded from what the cut left out.
+            if (found := _read_above(lines, start, i, exc.line)) is not None:
+                yield found
+                scan.skip(found.end)
+            continue
         except ParseError:
             continue
         yield Found("compose", start, end, _append(COMPOSE_FILE.name, text + "\n"))
         scan.skip(end)
+
+
+def _read_above(lines: list[str], start: int, services: int, line: int | None) -> Found | None:
+    """The compose file's lines above the one where its YAML stopped, as an excerpt; None where they hold no
+    service line or do not parse either."""
+    end = start + line if line is not None else start
+    while end > services + 2 and not lines[end - 1].strip():
+        end -= 1
+    if end <= services + 2:
+        return None
+    return _piece("compose", COMPOSE_FILE.name, parse_compose, start, end, "\n".join(lines[start:end]))
 
 
 # The keys of a pod's container; a fragment that starts inside one holds two of them at one indentation.
