@@ -287,7 +287,9 @@ def numa_nps(numa: NumaTopology | None = None, cpu: CpuInfo | None = None, pci: 
     GPUs sit on several nodes, each reporting its own, shows the locality the check flags when missing
     (not-an-issue); it does not show the sockets, so NPS/SNC is named only with `lscpu`.
     Not applicable where `nvidia-smi topo -p2p` shows P2P OK between every GPU of the matrix and each GPU
-    reports its node: GPU traffic then does not go through CPU memory, which is what NPS shapes.
+    reports its node: GPU traffic then does not go through CPU memory, which is what NPS shapes. Not
+    applicable either where the matrix shows one node (`TopoMatrix.one_node`: every GPU on the same node
+    with the same CPUs, one range from CPU 0).
     """
     if numa is None:
         return (_nps_from_matrix(gpu_topology, gpu_p2p) if gpu_topology is not None
@@ -326,15 +328,30 @@ def _nps_from_matrix(topo: TopoMatrix, p2p: P2pMatrix | None = None) -> Outcome:
         return not_applicable(f"P2P OK between every pair of the {len(topo.gpus)} GPUs (`nvidia-smi topo -p2p`), each "
                               "on its NUMA node: GPU traffic does not go through CPU memory, whose speed the "
                               "NPS/SNC setting shapes", actual={"gpu_numa_nodes": dict(topo.numa_affinity)})
-    if len(seen) < 2 or any(nodes[g] is None and g not in blank for g in shown):
+    if single := topo.one_node():
+        return not_applicable(f"every GPU of the matrix reports NUMA node {topo.numa_affinity[shown[0]]} with CPUs "
+                              f"{single}, one range from CPU 0: one NUMA node, so every GPU has its locality and no "
+                              "placement between nodes exists; one node per socket (NPS1) is the normal layout "
+                              "(`lscpu` confirms the host's node count)",
+                              actual={"gpu_numa_nodes": dict(topo.numa_affinity), "cpus": single})
+    # A GPU without a node whose CPUs lie apart from every node-reporting GPU's sits on another node.
+    sets = topo.cpu_sets()
+    apart = [g for g in blank if sets.get(g) and all(sets.get(o) and not sets[g] & sets[o]
+                                                      for o in shown if o not in blank)]
+    if (len(seen) < 2 and not (seen and apart)) or any(nodes[g] is None and g not in blank for g in shown):
         return unknown("", needs="numa")
     where = "; ".join(f"node {n}: {', '.join(g for g in shown if nodes[g] == n)}" for n in seen)
-    actual = {"layout": f"at least {len(seen)} NUMA nodes", "gpu_numa_nodes": {g: topo.numa_affinity[g] for g in shown}}
+    least = len(seen) + (1 if apart else 0)
+    actual = {"layout": f"at least {least} NUMA nodes", "gpu_numa_nodes": {g: topo.numa_affinity[g] for g in shown}}
     if blank:
-        return issue(f"GPUs sit on NUMA nodes {', '.join(map(str, seen))} ({where}), but {', '.join(blank)} "
-                     f"report{'s' if len(blank) == 1 else ''} no NUMA node in `nvidia-smi topo -m`: the firmware "
-                     "gives no locality for them", actual=actual, expected="every GPU on a NUMA node",
-                     subjects=blank, evidence=[topo.lines[g] for g in blank if g in topo.lines])
+        other = (f"; {', '.join(apart)} list{'s' if len(apart) == 1 else ''} CPUs "
+                 f"{', '.join(topo.cpu_affinity[g] for g in apart)}, apart from those of the GPUs on a node, so the "
+                 f"host has at least {least} NUMA nodes" if len(seen) < 2 else "")
+        return issue(f"GPUs sit on NUMA node{'s' if len(seen) > 1 else ''} {', '.join(map(str, seen))} ({where}), but "
+                     f"{', '.join(blank)} report{'s' if len(blank) == 1 else ''} no NUMA node in `nvidia-smi topo -m`"
+                     f"{other}: the firmware gives no locality for them", actual=actual,
+                     expected="every GPU on a NUMA node", subjects=blank,
+                     evidence=[topo.lines[g] for g in blank if g in topo.lines])
     judged = not_an_issue(f"the GPUs shown sit on NUMA nodes {', '.join(map(str, seen))} ({where}), each reporting "
                           "its node: a multi-node layout, recorded, not a fault; how many nodes each socket has "
                           "(NPS/SNC) is in `lscpu` / `numactl -H`, not in the matrix", actual=actual)

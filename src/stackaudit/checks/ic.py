@@ -1375,13 +1375,19 @@ def numa_affinity(serving_processes: ServingProcesses | None = None, gpu_topolog
     changes its speed (NCCL maintainer, nccl-tests#115).
 
     Traps: `numa_node = -1` means the firmware reports no locality (single node / NPS1), not an
-    error. vLLM and SGLang bind nothing by default: an unbound worker is normal, and no published
+    error. A matrix that shows one node (every GPU on it with the same CPUs, one range from CPU 0) is ok
+    without the processes: none can run on another node. vLLM and SGLang bind nothing by default: an unbound worker is normal, and no published
     LLM-serving gain from binding exists (unproven).
     """
     nodes = gpus.numa_nodes() if gpus is not None else {}
     known = [g.numa_node for g in (gpus.gpus if gpus is not None else ()) if g.numa_node is not None]
     if numa is not None and numa.count <= 1 and len(set(nodes.values())) <= 1:
         return not_applicable("one NUMA node: nothing to misplace")
+    if numa is None and gpu_topology is not None and (single := gpu_topology.one_node()):
+        node = gpu_topology.numa_affinity[gpu_topology.gpus[0]]
+        return ok(f"every GPU of the matrix reports NUMA node {node} with CPUs {single}, one range from CPU 0: the "
+                  "host's one node, so no engine process can run on a node far from its GPU (`lscpu` confirms the "
+                  "node count)", actual={"numa_node": node, "cpus": single}, subjects=list(gpu_topology.gpus))
     if known and all(n == -1 for n in known):
         return not_an_issue("the GPUs report NUMA node -1: the firmware gives no locality (single node or NPS1)")
     if not nodes:

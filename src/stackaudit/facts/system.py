@@ -373,7 +373,8 @@ def numa_from_lscpu(text: str) -> NumaTopology:
     count = _int(kv.get("NUMA node(s)"))
     if count is None and not per_node:
         raise ParseError("`lscpu` shows no NUMA lines")
-    ids = sorted(per_node) if per_node else list(range(count or 0))
+    # A cut paste keeps the count line above the node lists it lost: the count decides, the lists shown fill in.
+    ids = sorted(set(per_node) | set(range(count or 0)))
     nodes = []
     for n in ids:
         try:

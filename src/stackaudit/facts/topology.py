@@ -173,6 +173,31 @@ class TopoMatrix:
         spans = [len(_numa_nodes(v)) > 1 for v in (self.numa_affinity.get(g, "") for g in self.gpus)]
         return bool(spans) and all(spans) and not any(link_kind(c) == "SYS" for _, _, c in self.gpu_pairs())
 
+    def one_node(self) -> str:
+        """The CPU list every GPU shares when the matrix shows one NUMA node, else "".
+
+        One node shown: every GPU has its row and reports the same node and the same CPUs, one range from
+        CPU 0 ("0-15"). Linux numbers a multi-node host's CPUs across its nodes first, so a node of such a
+        host that has SMT siblings prints two ranges ("0-7,16-23"); one range from 0 shared by every GPU is
+        what a one-node host prints (`lscpu` confirms it)."""
+        gpus = self.gpus
+        cpus = {self.cpu_affinity.get(g, "") for g in gpus}
+        nodes = {self.numa_affinity.get(g, "") for g in gpus}
+        if len(gpus) < 1 or self.rows_not_shown() or len(cpus) != 1 or len(nodes) != 1:
+            return ""
+        value, node = cpus.pop(), nodes.pop()
+        return value if node.isdecimal() and re.fullmatch(r"0-\d+", value) else ""
+
+    def cpu_sets(self) -> dict[str, frozenset[int]]:
+        """Each GPU's CPU affinity as a set (GPUs whose list does not read are left out)."""
+        out: dict[str, frozenset[int]] = {}
+        for g, value in self.cpu_affinity.items():
+            try:
+                out[g] = frozenset(parse_cpulist(value))
+            except ParseError:
+                continue
+        return out
+
     def fewer_nvlinks(self) -> tuple[int, list[tuple[str, str, str]]]:
         """The usual bonded NVLink count of the GPU pairs shown, and the NV# pairs that bond fewer links than it."""
         counts = Counter(int(c[2:]) for _, _, c in self.gpu_pairs() if c[2:].isdecimal())

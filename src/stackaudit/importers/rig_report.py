@@ -1,0 +1,66 @@
+"""The GPU bullets of club-3090's rig report (`scripts/report.sh`), handed on as the `nvidia-smi -q` they summarise.
+
+report.sh queries nvidia-smi per GPU and prints two or three bullets for each::
+
+    - **GPU 0:** NVIDIA GeForce RTX 3090 | 24576 MiB | driver 595.71.05 | VBIOS 94.02.42.00.A7 | persistence=Enabled
+      - **Power:** limit=280.00 W (default=350.00 W, max=365.00 W) | current_draw=27.19 W ⚠ user-capped below default
+      - **PCIe:** x16 lanes negotiated (GPU max x16, Gen up to 3) | bus 00000000:09:00.0
+
+Each GPU whose bus id is shown becomes a GPU section of `nvidia-smi -q` text with its name, persistence mode,
+VBIOS and power limits (set, default, max): the values the report read from nvidia-smi, under the keys `-q`
+prints them with. Always an excerpt: the report has no count of the GPUs to say that its list is whole.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from stackaudit.facts.sources import NVSMI_QUERY
+from stackaudit.importers._scan import Candidates, Scan
+from stackaudit.importers.registry import Found, command_output_appended, importer
+from stackaudit.pci_address import BDF
+
+_GPU = re.compile(r"^\s*- \*\*GPU (\d+):\*\* (.+?) \| (\d+) MiB \| driver (\S+) \| VBIOS (\S+) \| "
+                  r"persistence=(\w+)\s*$")
+_POWER = re.compile(r"^\s+- \*\*Power:\*\* limit=([\d.]+) W \(default=([\d.]+) W, max=([\d.]+) W\)"
+                    r"(?: \| current_draw=([\d.]+) W)?")
+_BUS = re.compile(rf"^\s+- \*\*PCIe:\*\* .*\| bus ({BDF})\b")
+
+
+def _section(m: re.Match[str], power: re.Match[str] | None, bus: str) -> str:
+    """One GPU's section of `nvidia-smi -q` text."""
+    lines = [f"GPU {bus}",
+             f"    Product Name                          : {m.group(2)}",
+             f"    Persistence Mode                      : {m.group(6)}",
+             f"    VBIOS Version                         : {m.group(5)}",
+             "    FB Memory Usage",
+             f"        Total                             : {m.group(3)} MiB"]
+    if power is not None:
+        lines.append("    GPU Power Readings")
+        if power.group(4):
+            lines.append(f"        Power Draw                        : {power.group(4)} W")
+        lines += [f"        Power Limit                       : {power.group(1)} W",
+                  f"        Default Power Limit               : {power.group(2)} W",
+                  f"        Max Power Limit                   : {power.group(3)} W"]
+    return "\n".join(lines) + "\n"
+
+
+@importer("rig report", "club-3090's rig report (`scripts/report.sh`): its GPU bullets (name, power limits, bus)",
+          needles=("**GPU ",), per_line=True)
+def rig_report(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    for i in (scan := Scan(lines, candidates)):
+        m = _GPU.match(lines[i])
+        if m is None:
+            continue
+        end, power, bus = i + 1, None, ""
+        while end < len(lines) and end < i + 4 and lines[end].startswith((" ", "\t")):
+            power = power or _POWER.match(lines[end])
+            if b := _BUS.match(lines[end]):
+                bus = b.group(1)
+            end += 1
+        if bus:
+            head = f"Driver Version                            : {m.group(4)}\n\n" if m.group(1) == "0" else ""
+            yield Found("rig report", i, end, command_output_appended(NVSMI_QUERY.argv,
+                                                                      head + _section(m, power, bus)))
+        scan.skip(end)

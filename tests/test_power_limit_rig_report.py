@@ -1,0 +1,69 @@
+"""PWR-GPU-POWER-LIMIT from club-3090's rig report (importers/rig_report.py): the GPU bullets carry the set limit
+and the GPU's own default, read as the `nvidia-smi -q` they summarise. Pastes are the GPU hardware bullets of
+each report, verbatim."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus import capture_checks, paste_checks
+from stackaudit.errors import InputError
+
+PWR = "PWR-GPU-POWER-LIMIT"
+
+# https://github.com/noonghunna/club-3090/issues/445 (one water-cooled RTX 3090, capped at 330 W of 390 W).
+CLUB_445 = """\
+## GPU hardware
+
+- **GPU 0:** NVIDIA GeForce RTX 3090 | 24576 MiB | driver 595.71.05 | VBIOS 94.02.42.00.A9 | persistence=Enabled
+  - **Power:** limit=330.00 W (default=390.00 W, max=480.00 W) | current_draw=14.89 W ⚠ user-capped below default
+  - **PCIe:** x16 lanes negotiated (GPU max x16, Gen up to 4) | bus 00000000:01:00.0
+- **CUDA Runtime (per driver):** 13.2
+"""
+
+# https://github.com/noonghunna/club-3090/issues/688 (4x RTX 3090 at 250 W; the first two GPUs' bullets).
+CLUB_688 = """\
+- **GPU 0:** NVIDIA GeForce RTX 3090 | 24576 MiB | driver 595.71.05 | VBIOS 94.02.42.40.A2 | persistence=Enabled
+  - **Power:** limit=250.00 W (default=370.00 W, max=390.00 W) | current_draw=30.84 W ⚠ user-capped below default
+  - **PCIe:** x16 lanes negotiated (GPU max x16, Gen up to 3) | bus 00000000:01:00.0
+- **GPU 1:** NVIDIA GeForce RTX 3090 | 24576 MiB | driver 595.71.05 | VBIOS 94.02.59.00.D6 | persistence=Enabled
+  - **Power:** limit=250.00 W (default=350.00 W, max=350.00 W) | current_draw=24.67 W ⚠ user-capped below default
+  - **PCIe:** x16 lanes negotiated (GPU max x16, Gen up to 3) | bus 00000000:41:00.0
+"""
+
+# https://github.com/noonghunna/club-3090/issues/353 (an EVGA RTX 3090 Ti at its own 450 W default).
+CLUB_353 = """\
+- **GPU 0:** NVIDIA GeForce RTX 3090 Ti | 24564 MiB | driver 580.159.03 | VBIOS 94.02.A0.00.5C | persistence=Disabled
+  - **Power:** limit=450.00 W (default=450.00 W, max=480.00 W) | current_draw=27.94 W
+  - **PCIe:** x4 lanes negotiated (GPU max x16, Gen up to 4) | bus 00000000:C5:00.0 ⚠ slot is narrower than GPU capability — affects load + all-reduce bandwidth
+"""
+
+
+def test_both_gpus_capped_402() -> None:
+    # club-3090#178: two RTX 3090 at 280 W of 350 W.
+    r = capture_checks("402", PWR)[PWR]
+    assert r.status == "issue" and "280 W" in r.message and "350 W" in r.message
+
+
+def test_one_gpu_capped_against_its_own_default(tmp_path: Path) -> None:
+    r = paste_checks(tmp_path, CLUB_445, PWR)[PWR]
+    assert r.status == "issue" and "390 W" in r.message  # the board's own default, not the table's 350 W
+
+
+def test_caps_against_each_boards_default(tmp_path: Path) -> None:
+    r = paste_checks(tmp_path, CLUB_688, PWR)[PWR]
+    assert r.status == "issue" and "370 W" in r.message and "350 W" in r.message
+
+
+def test_at_the_default_is_ok(tmp_path: Path) -> None:
+    r = paste_checks(tmp_path, CLUB_353, PWR)[PWR]
+    assert r.status == "ok" and "450 W" in r.message
+
+
+def test_modelled_bullets_without_a_bus_are_not_read(tmp_path: Path) -> None:
+    # Modelled on 445: the PCIe bullet (with the bus id) left out: no GPU to file the limits under.
+    text = "\n".join(line for line in CLUB_445.splitlines() if "**PCIe:**" not in line) + "\n"
+    with pytest.raises(InputError, match="nothing recognisable"):
+        paste_checks(tmp_path, text, PWR)
