@@ -106,3 +106,10 @@ def test_modelled_turing_is_above_the_floor(tmp_path: Path) -> None:
     # Modelled (not from a thread): the same report on a Tesla T4 (Turing, 7.5).
     text = VLLM_8626_P100.replace("Tesla P100-PCIE-16GB", "Tesla T4")
     assert paste_checks(tmp_path, text, "RT-KERNEL-ARCH")["RT-KERNEL-ARCH"].status == "unknown"
+
+
+def test_modelled_visible_devices_may_leave_the_old_gpu_out(tmp_path: Path) -> None:
+    # Modelled (not from a thread): the report's shell sets CUDA_VISIBLE_DEVICES, which may leave the M60 out.
+    text = VLLM_4500_M60 + "\nEnvironment Variables\nCUDA_VISIBLE_DEVICES=0\n"
+    result = paste_checks(tmp_path, text, "RT-KERNEL-ARCH")["RT-KERNEL-ARCH"]
+    assert result.status != "issue", result.message
