@@ -497,10 +497,15 @@ def parse_query_text(text: str) -> NvidiaGpus:
         else:
             top.append(line)
     top_tree = _text_tree([ln for ln in top if not ln.startswith((" ", "\t"))])
-    # An excerpt may start inside the previous GPU's section: indented lines before the first header and before
-    # any line of the log's top (those after it are its sections' fields: `vGPU Driver Capability`, corpus 399).
-    lead = next((n for n, ln in enumerate(top) if ln.strip() and not ln.startswith((" ", "\t"))), len(top))
-    orphan = [ln for ln in top[:lead] if ln.startswith((" ", "\t"))]
+    # An excerpt may start inside the previous GPU's section: indented lines before the first header, except the
+    # fields of a section of the log's top (`vGPU Driver Capability`, corpus 399).
+    orphan: list[str] = []
+    in_top_section = False
+    for ln in top:
+        if ln.strip() and not ln.startswith((" ", "\t")):
+            in_top_section = QUERY_FIELDS.get(ln.strip()) == (0, True)
+        elif ln.startswith((" ", "\t")) and not in_top_section:
+            orphan.append(ln)
     gpus: list[GpuInfo] = []
     if orphan and any(_KV.match(ln) for ln in orphan):
         tree = _text_tree(orphan)
