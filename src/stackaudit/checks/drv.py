@@ -49,6 +49,7 @@ from stackaudit.facts.nvidia import (
 )
 from stackaudit.facts.parallelism import Parallelism, ServingEngine
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
+from stackaudit.facts.platform import vgpu_host
 from stackaudit.facts.python_env import PythonEnv
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.shown_commands import EmptyGreps
@@ -233,7 +234,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     Traps: the `CUDA Version` in the `nvidia-smi` header is the highest the driver supports, not the
     toolkit in use, so an older runtime under it is fine (ok, the message says why). A newer runtime of the same
     major above the driver floor runs by minor-version compatibility (not an issue). A system `nvcc` is
-    irrelevant unless something JIT-compiles.
+    irrelevant unless something JIT-compiles. NVIDIA's vGPU host driver on a hypervisor (`vGPU Driver Capability`,
+    `Host VGPU`) prints `CUDA Version: Not Found`: CUDA runs in the guests (not an issue).
     """
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
@@ -292,6 +294,12 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                          expected="a driver branch that supports the CUDA in use")
         return unknown(f"{said}; whether these GPUs support it (data-center GPUs and select RTX SKUs) is not in "
                        f"this source ({FORWARD_COMPAT})", actual={"driver": driver})
+    host = vgpu_host(nvidia)
+    if not torch and host:
+        return not_an_issue(f"driver {driver} is NVIDIA's vGPU host (manager) driver ({host}): it runs no CUDA, so "
+                            f"it reports none (`CUDA Version: {nvidia.cuda_version if nvidia else '?'}`); CUDA runs "
+                            "in the guests, whose own vGPU guest driver sets the CUDA they support",
+                            actual={"driver": driver, "cuda": nvidia.cuda_version if nvidia else None})
     if not torch:
         return unknown(f"driver {driver} (supports CUDA up to {nvidia.cuda_version if nvidia else '?'}); torch's "
                        "CUDA version is not in this source", hint="run on the host where the engine runs",

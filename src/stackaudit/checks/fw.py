@@ -31,7 +31,7 @@ from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.pcie import PcieFacts, PcieFunction
 from stackaudit.facts.pcie_config import AcsCap
 from stackaudit.facts.pcie_errors import AerLine, PcieErrors
-from stackaudit.facts.platform import Virtualization, vgpu_guest
+from stackaudit.facts.platform import Virtualization, vgpu_guest, vgpu_host
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import NcclConfig, ServingLog
 from stackaudit.facts.shown_commands import ListingGreps
@@ -206,8 +206,14 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
 
     Traps: in the guest, IOMMU and ACS readings describe the virtual topology (FW-IOMMU-MODE and
     FW-ACS-P2P are not applicable there). A VM with one passed-through GPU, or a job whose NCCL
-    communicator has one rank (`nranks 1`), loses nothing to this (not an issue).
+    communicator has one rank (`nranks 1`), loses nothing to this (not an issue). The hypervisor host that hands
+    out vGPUs (its driver's `vGPU Driver Capability` section, `GPU Virtualization Mode: Host VGPU`) is no guest
+    (not an issue).
     """
+    host = vgpu_host(nvidia)
+    if not virtualization.is_vm and host:
+        return not_an_issue(f"the hypervisor host that hands out vGPUs ({host}), not a guest: the engines run in "
+                            "the VMs, and P2P and topology read here are the physical ones", actual="none")
     if not virtualization.is_vm:
         return ok(f"bare metal ({virtualization.source})", actual="none")
     vgpu = vgpu_guest(nvidia, gpus)

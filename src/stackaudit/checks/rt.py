@@ -864,6 +864,64 @@ def _container_engines(containers: DockerContainers | None) -> list[tuple[str, t
     return [(c.engine, c.argv) for c in (containers.containers if containers else ()) if c.engine in ("vllm", "sglang")]
 
 
+# The first architecture an engine ships kernels for: (engine, architecture, its compute capability, the public
+# source). vLLM needs compute capability 7.0 (Volta) or newer: its installation guide, and its maintainers
+# (vllm#774: "vLLM currently does not support GPU architectures before Volta"); below it the build refuses
+# (`GPUs with compute capability less than 7.0 are not supported`, vllm#463) and Triton refuses the device
+# (`Found Tesla P40 which is too old to be supported by the triton GPU compiler`, vllm#13202).
+ENGINE_FLOORS: tuple[tuple[str, str, str, str], ...] = (
+    ("vllm", "Volta", "7.0", "https://github.com/vllm-project/vllm/issues/774"),
+)
+
+
+def _engines_shown(serving_processes: ServingProcesses | None, commands: Iterable[ProcessInfo],
+                   containers: list[tuple[str, tuple[str, ...]]], serving_log: ServingLog | None,
+                   collect_env: CollectEnv | None) -> set[str]:
+    """The engines the source shows: running, on a pasted command line, in a container, logging, or the engine
+    whose environment report it is (collect_env is vLLM's, check_env SGLang's)."""
+    engines = {r.engine for r in (serving_processes.roots() if serving_processes is not None else ())}
+    engines |= {c.engine for c in commands} | {e for e, _ in containers}
+    if serving_log is not None and serving_log.engine:
+        engines.add(serving_log.engine)
+    if collect_env is not None and collect_env.tool in ("vllm", "sglang"):
+        engines.add(collect_env.tool)
+    return {e for e in engines if e}
+
+
+def _below_engine_floor(engines: set[str], gpus: GpuInventory | None, roots: Iterable[ProcessInfo],
+                        collect_env: CollectEnv | None) -> Outcome | None:
+    """An issue where a GPU shown is of an architecture before the floor of an engine the source shows
+    (ENGINE_FLOORS); None otherwise, and where CUDA_VISIBLE_DEVICES shown for the engine may leave it out."""
+    from stackaudit.gputable import ARCHITECTURE_ORDER, architecture_of
+
+    if gpus is None or not gpus.models:
+        return None
+    if any(r.env("CUDA_VISIBLE_DEVICES") for r in roots) or (
+            collect_env is not None and collect_env.env.get("CUDA_VISIBLE_DEVICES")):
+        return None
+    for engine, first, capability, source in ENGINE_FLOORS:
+        if engine not in engines:
+            continue
+        archs = {name: architecture_of(name) for name in sorted(set(gpus.models.values()))}
+        old = {n: a for n, a in archs.items() if a in ARCHITECTURE_ORDER
+               and ARCHITECTURE_ORDER.index(a) < ARCHITECTURE_ORDER.index(first)}
+        if not old:
+            continue
+        name = ENGINE_NAMES.get(engine, engine)
+        others = [n for n in archs if n not in old]
+        where = (f"; only the {', '.join(others)} can serve, and a tensor-parallel group with the older GPU "
+                 "cannot" if others else "")
+        shown = [g.label for g in gpus.gpus if g.model in old]
+        # Every GPU shown was held against the floor: the verdict covers them all, the issue names the old ones.
+        return over_subjects(issue(
+            ", ".join(f"{n} ({a})" for n, a in old.items()) + f" is below {name}'s floor, compute capability "
+            f"{capability} ({first}): {name} ships no kernels for it and refuses it at start{where} ({source})",
+            actual={"gpus": old, "engine": engine}, expected=f"GPUs of compute capability {capability} or newer "
+            f"for {name} (CUDA_VISIBLE_DEVICES leaving the older ones out)", subjects=shown),
+            [g.label for g in gpus.gpus], gpus.whole_count, ask="nvidia-smi -L")
+    return None
+
+
 def _architectures(gpus: GpuInventory | None) -> dict[str, tuple[str, str]] | None:
     """{GPU name: (architecture, compute capability)} from the GPU table's row of each name the source shows;
     None where no name is shown or one has no row."""
@@ -950,6 +1008,10 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
 
     Why: the kernel, not the host, sets the time per layer; a forced generic kernel can cost a multiple.
 
+    Also bad: a GPU whose architecture is older than an engine's floor (ENGINE_FLOORS: vLLM needs compute
+    capability 7.0, Volta) where the source shows that engine (running, its command line, container or log, or its
+    own environment report: collect_env is vLLM's); CUDA_VISIBLE_DEVICES shown for the engine may leave it out.
+
     Traps: a flag is judged against the GPUs the source shows; without their names the check says unknown.
     `ok` needs every kernel flag: a running engine's argv, or a pasted command line with the engine's version
     (as RT-CUDA-GRAPHS). `VLLM_ATTENTION_BACKEND=XFORMERS` is not in the table: users measured no throughput
@@ -962,6 +1024,12 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
     gpu_note = f" ({', '.join(sorted(archs))})" if archs else ""
     hint = "paste `nvidia-smi` (the GPU names) beside the engine's command line"
     roots = serving_processes.roots() if serving_processes is not None else []
+    pasted = [c.as_process() for c in (engine_commands.commands if engine_commands is not None else ())]
+    engines = _engines_shown(serving_processes, pasted, _container_engines(docker_containers), serving_log,
+                             collect_env)
+    floor = _below_engine_floor(engines, gpus, [*roots, *pasted], collect_env)
+    if floor is not None:
+        return floor
     if roots:
         hits, blind = _rule_hits(((r.engine, _kernel_settings(r)) for r in roots), archs)
         if hits:

@@ -354,6 +354,8 @@ class NvidiaGpus(Sourced):
     cut: str = ""
     # The PCI bus shows no NVIDIA GPU, so neither NVML nor nvidia-smi was asked.
     none_on_bus: bool = False
+    # The log's top holds the `vGPU Driver Capability` section, which only NVIDIA's vGPU host (manager) driver prints.
+    vgpu_host_driver: bool = False
 
     @property
     def unshown(self) -> str:

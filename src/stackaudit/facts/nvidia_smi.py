@@ -265,7 +265,7 @@ def parse_xml(text: str) -> NvidiaGpus:
     # The top level's own values only (driver, CUDA, GPU count): its GPUs were converted above.
     top = Node(root.tag, None, [Node(c.tag, _xml_text(c)) for c in root if c.tag != "gpu"])
     return NvidiaGpus(tuple(gpus), _clean(top.get("driver_version")), _clean(top.get("cuda_version")),
-                      _int(top.get("attached_gpus")))
+                      _int(top.get("attached_gpus")), vgpu_host_driver=root.find("vgpu_driver_capability") is not None)
 
 
 def _xml_processes(node: Node | None) -> tuple[GpuProcess, ...] | None:
@@ -497,8 +497,15 @@ def parse_query_text(text: str) -> NvidiaGpus:
         else:
             top.append(line)
     top_tree = _text_tree([ln for ln in top if not ln.startswith((" ", "\t"))])
-    # An excerpt may start inside the previous GPU's section: indented lines before the first header.
-    orphan = [ln for ln in top if ln.startswith((" ", "\t"))]
+    # An excerpt may start inside the previous GPU's section: indented lines before the first header, except the
+    # fields of a section of the log's top (`vGPU Driver Capability`, corpus 399).
+    orphan: list[str] = []
+    in_top_section = False
+    for ln in top:
+        if ln.strip() and not ln.startswith((" ", "\t")):
+            in_top_section = QUERY_FIELDS.get(ln.strip()) == (0, True)
+        elif ln.startswith((" ", "\t")) and not in_top_section:
+            orphan.append(ln)
     gpus: list[GpuInfo] = []
     if orphan and any(_KV.match(ln) for ln in orphan):
         tree = _text_tree(orphan)
@@ -517,7 +524,8 @@ def parse_query_text(text: str) -> NvidiaGpus:
              or g.virtualization_mode or g.fabric_state is not None or g.clock_events is not None]
     if not known and driver is None:
         raise ParseError("not the output of `nvidia-smi -q` (nothing recognisable)")
-    return NvidiaGpus(tuple(gpus), driver, cuda, _int(top_tree.get("Attached GPUs")))
+    return NvidiaGpus(tuple(gpus), driver, cuda, _int(top_tree.get("Attached GPUs")),
+                      vgpu_host_driver=top_tree.at("vGPU Driver Capability") is not None)
 
 
 def _text_processes(node: Node | None) -> tuple[GpuProcess, ...] | None:

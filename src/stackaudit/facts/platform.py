@@ -194,6 +194,22 @@ def vgpu_guest(nvidia: NvidiaGpus | None, gpus: GpuInventory | None) -> str:
     return f"{vgpu.label} is named by the vGPU profile {vgpu.model!r}" if vgpu else ""
 
 
+def vgpu_host(nvidia: NvidiaGpus | None) -> str:
+    """Why the driver shown is NVIDIA's vGPU host (manager) driver on the hypervisor, or "" when nothing shown
+    says so.
+
+    The host driver prints a `vGPU Driver Capability` section at the top of `nvidia-smi -q` and, per GPU,
+    `GPU Virtualization Mode: Host VGPU` (or `Host VSGA`); a guest's driver prints `VGPU` or `Pass-Through`
+    (vgpu_guest), a bare-metal driver `None`.
+    """
+    if nvidia is None:
+        return ""
+    host = next((g.virtualization_mode for g in nvidia.gpus if (g.virtualization_mode or "").startswith("Host ")), "")
+    if host:
+        return f"nvidia-smi GPU Virtualization Mode: {host}"
+    return "nvidia-smi shows the `vGPU Driver Capability` section" if nvidia.vgpu_host_driver else ""
+
+
 def _gpu_virtualization(ctx: FactContext) -> tuple[str, str] | None:
     """What the driver says of its GPUs: nvidia-smi `GPU Virtualization Mode` (`Pass-Through` and `VGPU`
     are guests, a VM; `None` is "bare metal GPU", NVML nvmlGpuVirtualizationMode_t:
@@ -203,6 +219,8 @@ def _gpu_virtualization(ctx: FactContext) -> tuple[str, str] | None:
 
     nvidia = ctx.optional("nvidia", NvidiaGpus)
     modes = sorted({g.virtualization_mode for g in (nvidia.gpus if nvidia else ()) if g.virtualization_mode})
+    if not modes and nvidia is not None and nvidia.vgpu_host_driver:
+        return "none", f"{vgpu_host(nvidia)}: NVIDIA's vGPU host driver, on the hypervisor (not a guest)"
     if not modes:
         named = vgpu_guest(None, ctx.optional("gpus", GpuInventory))
         return ("vm", f"{named}, which only NVIDIA's vGPU guest driver reports (a virtual machine)") if named else None

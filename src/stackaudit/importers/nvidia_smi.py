@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 
 from stackaudit.facts.nvidia import NVSMI_VERSION_LINE
-from stackaudit.facts.nvidia_smi import NO_HANDLE
+from stackaudit.facts.nvidia_smi import NO_HANDLE, QUERY_FIELDS
 from stackaudit.facts.sources import NVSMI_QUERY, NVSMI_TABLE, NVSMI_VERSION, NVSMI_XML
 from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end
 from stackaudit.importers.registry import Found, command_output, command_output_appended, importer
@@ -84,7 +84,10 @@ def nvsmi_xml(lines: list[str], candidates: Candidates | None = None) -> Iterato
 _GPU_HEADER = re.compile(rf"^GPU\s+{BDF}\s*$")
 _BANNER = re.compile(r"^=+\s*NVSMI LOG\s*=+\s*$")
 _TOP_KEYS = ("Timestamp", "Driver Version", "KMD Version", "CUDA Version", "CUDA UMD Version", "Attached GPUs")
-_TOP_KEY = re.compile(r"^(" + "|".join(_TOP_KEYS) + r")\s+:")
+# A top key with its value, or a section at the log's top alone on its line (the vGPU host driver's
+# `vGPU Driver Capability`, corpus 399).
+_TOP_KEY = re.compile(r"^(" + "|".join(_TOP_KEYS) + r")\s+:|^(" + "|".join(
+    re.escape(k) for k, (depth, section) in QUERY_FIELDS.items() if depth == 0 and section) + r")\s*$")
 _INDENTED = re.compile(r"^(?: {4,}|\t+)[A-Za-z][\w .()/+-]*?(\s*:.*)?$")
 # Keys only `nvidia-smi -q` prints, to recognise an excerpt that starts inside a GPU section.
 _Q_KEY_NAMES = ("Product Name", "Persistence Mode", "Applications Clocks", "Default Applications Clocks",
