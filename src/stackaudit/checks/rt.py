@@ -878,12 +878,13 @@ def _engines_shown(serving_processes: ServingProcesses | None, commands: Iterabl
                    containers: list[tuple[str, tuple[str, ...]]], serving_log: ServingLog | None,
                    collect_env: CollectEnv | None) -> set[str]:
     """The engines the source shows: running, on a pasted command line, in a container, logging, or the engine
-    whose environment report it is (collect_env is vLLM's, check_env SGLang's)."""
+    whose environment report it is: check_env is SGLang's; PyTorch prints collect_env in vLLM's format too, so
+    it names vLLM only with a vLLM version in it."""
     engines = {r.engine for r in (serving_processes.roots() if serving_processes is not None else ())}
     engines |= {c.engine for c in commands} | {e for e, _ in containers}
     if serving_log is not None and serving_log.engine:
         engines.add(serving_log.engine)
-    if collect_env is not None and collect_env.tool in ("vllm", "sglang"):
+    if collect_env is not None and (collect_env.tool == "sglang" or collect_env.vllm_version):
         engines.add(collect_env.tool)
     return {e for e in engines if e}
 
