@@ -32,7 +32,7 @@ from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.nvidia import gpu_spec
 from stackaudit.facts.parallelism import SERVING_ENGINES, ServingEngine
-from stackaudit.facts.peer_access import NCCL, P2pBandwidth, PeerRefusals
+from stackaudit.facts.peer_access import NCCL, P2pBandwidth, P2pDataTests, PeerRefusals
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import (
@@ -512,8 +512,12 @@ def _iommu_gpu_faults(kernel_log: KernelLog | None, gpus: GpuInventory | None) -
 def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None,
                    vllm_p2p_cache: VllmP2pCache | None = None, serving_log: ServingLog | None = None,
                    kernel_log: KernelLog | None = None, gpus: GpuInventory | None = None,
-                   peer_refusals: PeerRefusals | None = None, p2p_bandwidth: P2pBandwidth | None = None) -> Outcome:
-    """Reads: CUDA samples' `p2pBandwidthLatencyTest` (a pair that CAN access its peer with P2P-enabled
+                   peer_refusals: PeerRefusals | None = None, p2p_bandwidth: P2pBandwidth | None = None,
+                   p2p_data_tests: P2pDataTests | None = None) -> Outcome:
+    """Reads: the verdicts of tests that move data between GPUs of one host and check it (facts/peer_access.py
+    DATA_TESTS: simpleP2P's verification or the CUDA samples' summary failing it is an issue, quoted; nccl-tests'
+    "Out of bounds values : 0 OK" over two or more ranks of one host, P2P not turned off on its command, is ok);
+    CUDA samples' `p2pBandwidthLatencyTest` (a pair that CAN access its peer with P2P-enabled
     unidirectional bandwidth below half its P2P-disabled bandwidth is an issue; every pair at or above is ok); vLLM's cached real P2P probe `$VLLM_CACHE_ROOT/gpu_p2p_access_cache_for_<CUDA_VISIBLE_DEVICES>.json`
     (default `~/.cache/vllm`), `nvidia-smi topo -p2p rw`, `nvidia-smi topo -m`, a pasted vLLM log
     ("Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test
@@ -542,12 +546,13 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     PCIe Gen4 P2P of 20-26 GB/s is healthy; do not compare it with NVLink.
     """
     return _p2p_functional(gpu_topology, gpu_p2p, vllm_p2p_cache, serving_log, kernel_log, gpus, peer_refusals,
-                           p2p_bandwidth)
+                           p2p_bandwidth, p2p_data_tests)
 
 
 def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, vllm_p2p_cache: VllmP2pCache | None,
                     serving_log: ServingLog | None, kernel_log: KernelLog | None, gpus: GpuInventory | None,
-                    peer_refusals: PeerRefusals | None = None, p2p_bandwidth: P2pBandwidth | None = None) -> Outcome:
+                    peer_refusals: PeerRefusals | None = None, p2p_bandwidth: P2pBandwidth | None = None,
+                    data_tests: P2pDataTests | None = None) -> Outcome:
     """IC-P2P-FUNCTIONAL from the probes, the driver's matrix and the logs (p2p_functional adds the symptoms)."""
     count = gpus.whole_count if gpus is not None else None
     if count is not None and count < 2:
@@ -591,6 +596,17 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
     if serving_log is not None and serving_log.p2p_cache_generated and not log_fail:
         return ok("the engine ran vLLM's real P2P probe (\"generating GPU P2P access cache\") and did not disable "
                   "custom all-reduce", evidence=list(serving_log.p2p_cache_paths[:1]))
+    tested = data_tests.bearing() if data_tests is not None else ()
+    failed_test = [t for t in tested if not t.passed]
+    if failed_test:
+        lines = [t.line for t in failed_test][:4]
+        tested_on = sorted({d for t in failed_test for d in t.devices})
+        return over_subjects(issue(f"{failed_test[0].program}, which moves data between the GPUs and checks what arrived, failed "
+                     f"(\"{lines[0]}\")" + (" after the driver answered that peer access is available"
+                                             if gpu_p2p is not None and driver_ok else "")
+                     + ": P2P that the driver offers does not carry data intact (ACS redirect, a translating IOMMU, "
+                     "or a driver without P2P for these cards)", actual=lines, expected="the data test passing",
+                     evidence=lines), [f"GPU {d}" for d in tested_on], gpus.whole_count if gpus is not None else None)
     slow = p2p_bandwidth.slow() if p2p_bandwidth is not None else ()
     if p2p_bandwidth is not None and slow:
         figures = [f"{a}->{b} {en:.2f} GB/s with P2P against {dis:.2f} GB/s without" for a, b, en, dis in slow]
@@ -609,6 +625,14 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
             f"with P2P what it moves through host memory (lowest: {low[0]}->{low[1]} {low[2]:.2f} GB/s with P2P, "
             f"{low[3]:.2f} GB/s without)", actual={f"{a}->{b}": [en, dis] for a, b, en, dis in compared[:12]}),
             _measured(p2p_bandwidth), len(p2p_bandwidth.devices) or None)
+    passed = [t for t in tested if t.passed]
+    if passed:
+        best = max(passed, key=lambda t: t.ranks)
+        judged = ok(f"{best.program} moved data between {best.ranks} GPUs of {best.hosts[0]} and checked it "
+                    f"(\"{best.line}\"): the path NCCL chose between them carries data intact; a set-up line (an NCCL "
+                    "P2P channel, a peer-access 'Yes') would not show this", actual=[t.line for t in passed][:3],
+                    evidence=[best.line])
+        return over_subjects(judged, [f"rank {r}" for r in range(best.ranks)], gpus.whole_count if gpus else None)
     if gpu_p2p is not None and gpu_p2p.refuses_all():
         return not_applicable("the driver reports no P2P between any GPU pair ("
                               + gpu_p2p.states_not_ok() + "): there is no P2P to "
