@@ -1448,6 +1448,41 @@ def numa_affinity(serving_processes: ServingProcesses | None = None, gpu_topolog
 # --- IC-NIC-GPU-AFFINITY ---------------------------------------------------------------------
 
 
+def _nccl_net_affinity(log: ServingLog, multi_node: bool) -> Outcome:
+    """IC-NIC-GPU-AFFINITY from NCCL's own path dump (ServingLog.gpu_nets, src/graph/paths.cc printNodePaths): the
+    path type from each GPU it lists to each network device, which is NCCL's reading of the PCIe tree that the NIC
+    columns of `topo -m` show. The same rule as the matrix: every GPU listed within PXB is ok over the GPUs listed,
+    whatever traffic the job carries; otherwise one host's ranks make it not-applicable, and a GPU whose nearest
+    NET is beyond PXB beside GPUs with one within PXB is an issue between nodes."""
+    nearest: dict[str, tuple[str, str]] = {}
+    for gpu, net, kind in log.gpu_nets:
+        if gpu not in nearest or link_rank(kind) < link_rank(nearest[gpu][1]):
+            nearest[gpu] = (net, kind)
+    summary = {f"GPU {g}": f"{n} {k}" for g, (n, k) in nearest.items()}
+    far = [f"GPU {g}" for g, (_, k) in nearest.items() if link_rank(k) > link_rank("PXB")]
+    if not multi_node and far:
+        return not_applicable("NCCL's log shows ranks of one host: NIC placement matters only for traffic between "
+                              "nodes", actual=summary)
+    gdr_off = list(log.gdr_disabled) if multi_node else []
+    if gdr_off:
+        return issue("NCCL reports GPU Direct RDMA disabled: network traffic is staged through host memory",
+                     actual=gdr_off[:3], expected="GPU Direct RDMA enabled", evidence=gdr_off[:3])
+    close = [g for g in summary if g not in far]
+    if far and close:
+        return issue(f"{', '.join(far)} have no network device within PXB in NCCL's path dump (nearest: "
+                     + ", ".join(summary[g] for g in far) + "): NCCL does not use GPU Direct RDMA for them by default, "
+                     "so their traffic between nodes is staged through host memory", actual=summary,
+                     expected="a PIX/PXB NIC per GPU", subjects=far, evidence=list(log.gpu_path_lines[:2]))
+    if far:
+        return unknown("no GPU NCCL lists has a network device within PXB (nearest: " + ", ".join(summary.values())
+                       + "): whether the host has nearer NICs for them is not in the dump", actual=summary,
+                       hint="`nvidia-smi topo -m` (its NIC columns)")
+    judged = ok("every GPU in NCCL's path dump has a network device within PXB (GPU Direct RDMA's default reach): "
+                + ", ".join(f"{g}→{v}" for g, v in summary.items()), actual=summary,
+                evidence=list(log.gpu_path_lines[:2]))
+    return over_subjects(judged, list(summary), log.comm_ranks or None, ask="nvidia-smi topo -m")
+
+
 @check(
     "IC-NIC-GPU-AFFINITY",
     title="RDMA NIC far from its GPU (multi-node / disaggregated serving)",
@@ -1463,8 +1498,10 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
                      serving_processes: ServingProcesses | None = None, serving_log: ServingLog | None = None,
                      nccl_config: NcclConfig | None = None, gpus: GpuInventory | None = None) -> Outcome:
     """Reads: the NIC rows/columns of `nvidia-smi topo -m` (and its NIC Legend), the engine's
-    multi-node / disaggregation flags, a pasted NCCL log (`NET/IB : Using [0]mlx5_0`, GDR lines),
-    NCCL_IB_HCA and NCCL_NET_GDR_LEVEL.
+    multi-node / disaggregation flags, a pasted NCCL log (`NET/IB : Using [0]mlx5_0`, GDR lines, and its
+    path dump `GPU/4B000 :… NET/0 (4/12.500000/PXB)`, judged as the NIC columns where no matrix is shown),
+    NCCL_IB_HCA and NCCL_NET_GDR_LEVEL. Every GPU shown with a NIC within PXB is ok whatever traffic the host
+    carries; far NICs are not-applicable where one host's serving is shown.
 
     Bad value: for multi-node or disaggregated serving, a GPU whose nearest NIC is `NODE`/`SYS`
     while the host has `PIX`/`PXB` NICs (GPU Direct RDMA is used only up to PXB by default), or
@@ -1485,6 +1522,8 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     if local is not None and not _multi_node(serving_processes, serving_log):
         return not_applicable(f"{local[0]}: no RDMA NIC carries this job's traffic, so there is no NIC to place",
                               actual=local[1])
+    if gpu_topology is None and serving_log is not None and serving_log.gpu_nets:
+        return _nccl_net_affinity(serving_log, _multi_node(serving_processes, serving_log))
     if gpu_topology is None:
         return unknown("the topology matrix (GPU and NIC rows) is not in the source", hint="`nvidia-smi topo -m`")
     topo = gpu_topology
@@ -1496,7 +1535,8 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     close = [g for g, (c, _) in nearest.items() if link_rank(c) <= link_rank("PXB")]
     if not _multi_node(serving_processes, serving_log):
         engine = serving_engine.engine
-        # Near NICs for every GPU shown are right whatever traffic the host carries: ok without knowing it.
+        # Near NICs for every GPU shown are right whatever traffic the host carries: ok without knowing it, and with
+        # single-node serving shown too (nothing to fix either way; the matrix shows the placement).
         all_near = bool(close) and len(close) == len(nearest)
         # Some GPUs with a NIC within PXB and others without it is the placement itself, read from the NIC columns
         # as the near case is: the host was given RDMA NICs for GPU Direct RDMA, and only part of its GPUs get it.
@@ -1505,10 +1545,12 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
         if unseen and not all_near and not mixed:
             return unknown("whether serving spans nodes is not in the source (no engine processes, no engine log)",
                            hint="NIC placement matters only for multi-node or disaggregated serving")
-        if not unseen:
-            why = ("single-node serving" if engine else "no multi-node serving seen (no engine running, no engine log)")
+        if not unseen and not all_near:
+            why = ("single-node serving" if engine else "NCCL's log shows ranks of one host" if serving_log is not None
+                   else "no multi-node serving seen (no engine running, no engine log)")
             return not_applicable(f"{why}: NIC placement matters only for traffic between nodes", actual=summary)
-    gdr_off = list(serving_log.gdr_disabled) if serving_log is not None else []
+    between_nodes = _multi_node(serving_processes, serving_log)
+    gdr_off = list(serving_log.gdr_disabled) if serving_log is not None and between_nodes else []
     if gdr_off:
         return issue("NCCL reports GPU Direct RDMA disabled: network traffic is staged through host memory",
                      actual=gdr_off[:3], expected="GPU Direct RDMA enabled", evidence=gdr_off[:3])
