@@ -1451,16 +1451,16 @@ def numa_affinity(serving_processes: ServingProcesses | None = None, gpu_topolog
 def _nccl_net_affinity(log: ServingLog, multi_node: bool) -> Outcome:
     """IC-NIC-GPU-AFFINITY from NCCL's own path dump (ServingLog.gpu_nets, src/graph/paths.cc printNodePaths): the
     path type from each GPU it lists to each network device, which is NCCL's reading of the PCIe tree that the NIC
-    columns of `topo -m` show. The same rule as the matrix: every GPU listed within PXB is ok over the GPUs listed,
-    whatever traffic the job carries; otherwise one host's ranks make it not-applicable, and a GPU whose nearest
-    NET is beyond PXB beside GPUs with one within PXB is an issue between nodes."""
+    columns of `topo -m` show. The same rule as the matrix: the log's ranks on one host make it not-applicable
+    (NIC placement matters only between nodes); between nodes a GPU whose nearest NET is beyond PXB beside GPUs
+    with one within PXB is an issue, and every GPU listed within PXB is ok over the GPUs listed."""
     nearest: dict[str, tuple[str, str]] = {}
     for gpu, net, kind in log.gpu_nets:
         if gpu not in nearest or link_rank(kind) < link_rank(nearest[gpu][1]):
             nearest[gpu] = (net, kind)
     summary = {f"GPU {g}": f"{n} {k}" for g, (n, k) in nearest.items()}
     far = [f"GPU {g}" for g, (_, k) in nearest.items() if link_rank(k) > link_rank("PXB")]
-    if not multi_node and far:
+    if not multi_node:
         return not_applicable("NCCL's log shows ranks of one host: NIC placement matters only for traffic between "
                               "nodes", actual=summary)
     gdr_off = list(log.gdr_disabled) if multi_node else []
@@ -1500,8 +1500,7 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     """Reads: the NIC rows/columns of `nvidia-smi topo -m` (and its NIC Legend), the engine's
     multi-node / disaggregation flags, a pasted NCCL log (`NET/IB : Using [0]mlx5_0`, GDR lines, and its
     path dump `GPU/4B000 :… NET/0 (4/12.500000/PXB)`, judged as the NIC columns where no matrix is shown),
-    NCCL_IB_HCA and NCCL_NET_GDR_LEVEL. Every GPU shown with a NIC within PXB is ok whatever traffic the host
-    carries; far NICs are not-applicable where one host's serving is shown.
+    NCCL_IB_HCA and NCCL_NET_GDR_LEVEL.
 
     Bad value: for multi-node or disaggregated serving, a GPU whose nearest NIC is `NODE`/`SYS`
     while the host has `PIX`/`PXB` NICs (GPU Direct RDMA is used only up to PXB by default), or
@@ -1535,8 +1534,7 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     close = [g for g, (c, _) in nearest.items() if link_rank(c) <= link_rank("PXB")]
     if not _multi_node(serving_processes, serving_log):
         engine = serving_engine.engine
-        # Near NICs for every GPU shown are right whatever traffic the host carries: ok without knowing it, and with
-        # single-node serving shown too (nothing to fix either way; the matrix shows the placement).
+        # Near NICs for every GPU shown are right whatever traffic the host carries: ok without knowing it.
         all_near = bool(close) and len(close) == len(nearest)
         # Some GPUs with a NIC within PXB and others without it is the placement itself, read from the NIC columns
         # as the near case is: the host was given RDMA NICs for GPU Direct RDMA, and only part of its GPUs get it.
@@ -1545,7 +1543,7 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
         if unseen and not all_near and not mixed:
             return unknown("whether serving spans nodes is not in the source (no engine processes, no engine log)",
                            hint="NIC placement matters only for multi-node or disaggregated serving")
-        if not unseen and not all_near:
+        if not unseen:
             why = ("single-node serving" if engine else "NCCL's log shows ranks of one host" if serving_log is not None
                    else "no multi-node serving seen (no engine running, no engine log)")
             return not_applicable(f"{why}: NIC placement matters only for traffic between nodes", actual=summary)
