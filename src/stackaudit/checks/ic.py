@@ -32,7 +32,7 @@ from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.nvidia import gpu_spec
 from stackaudit.facts.parallelism import SERVING_ENGINES, ServingEngine
-from stackaudit.facts.peer_access import NCCL, P2pBandwidth, PeerRefusals
+from stackaudit.facts.peer_access import NCCL, P2pBandwidth, P2pDataTests, PeerRefusals
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import (
@@ -512,8 +512,12 @@ def _iommu_gpu_faults(kernel_log: KernelLog | None, gpus: GpuInventory | None) -
 def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None,
                    vllm_p2p_cache: VllmP2pCache | None = None, serving_log: ServingLog | None = None,
                    kernel_log: KernelLog | None = None, gpus: GpuInventory | None = None,
-                   peer_refusals: PeerRefusals | None = None, p2p_bandwidth: P2pBandwidth | None = None) -> Outcome:
-    """Reads: CUDA samples' `p2pBandwidthLatencyTest` (a pair that CAN access its peer with P2P-enabled
+                   peer_refusals: PeerRefusals | None = None, p2p_bandwidth: P2pBandwidth | None = None,
+                   p2p_data_tests: P2pDataTests | None = None) -> Outcome:
+    """Reads: the verdicts of tests that move data between GPUs of one host and check it (facts/peer_access.py
+    DATA_TESTS: simpleP2P's verification or the CUDA samples' summary failing it is an issue, quoted; nccl-tests'
+    "Out of bounds values : 0 OK" over two or more ranks of one host, P2P not turned off on its command, is ok);
+    CUDA samples' `p2pBandwidthLatencyTest` (a pair that CAN access its peer with P2P-enabled
     unidirectional bandwidth below half its P2P-disabled bandwidth is an issue; every pair at or above is ok); vLLM's cached real P2P probe `$VLLM_CACHE_ROOT/gpu_p2p_access_cache_for_<CUDA_VISIBLE_DEVICES>.json`
     (default `~/.cache/vllm`), `nvidia-smi topo -p2p rw`, `nvidia-smi topo -m`, a pasted vLLM log
     ("Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test
@@ -542,12 +546,13 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     PCIe Gen4 P2P of 20-26 GB/s is healthy; do not compare it with NVLink.
     """
     return _p2p_functional(gpu_topology, gpu_p2p, vllm_p2p_cache, serving_log, kernel_log, gpus, peer_refusals,
-                           p2p_bandwidth)
+                           p2p_bandwidth, p2p_data_tests)
 
 
 def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, vllm_p2p_cache: VllmP2pCache | None,
                     serving_log: ServingLog | None, kernel_log: KernelLog | None, gpus: GpuInventory | None,
-                    peer_refusals: PeerRefusals | None = None, p2p_bandwidth: P2pBandwidth | None = None) -> Outcome:
+                    peer_refusals: PeerRefusals | None = None, p2p_bandwidth: P2pBandwidth | None = None,
+                    data_tests: P2pDataTests | None = None) -> Outcome:
     """IC-P2P-FUNCTIONAL from the probes, the driver's matrix and the logs (p2p_functional adds the symptoms)."""
     count = gpus.whole_count if gpus is not None else None
     if count is not None and count < 2:
@@ -591,6 +596,17 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
     if serving_log is not None and serving_log.p2p_cache_generated and not log_fail:
         return ok("the engine ran vLLM's real P2P probe (\"generating GPU P2P access cache\") and did not disable "
                   "custom all-reduce", evidence=list(serving_log.p2p_cache_paths[:1]))
+    tested = data_tests.bearing() if data_tests is not None else ()
+    failed_test = [t for t in tested if not t.passed]
+    if failed_test:
+        lines = [t.line for t in failed_test][:4]
+        tested_on = sorted({d for t in failed_test for d in t.devices})
+        return over_subjects(issue(f"{failed_test[0].program}, which moves data between the GPUs and checks what arrived, failed "
+                     f"(\"{lines[0]}\")" + (" after the driver answered that peer access is available"
+                                             if gpu_p2p is not None and driver_ok else "")
+                     + ": P2P that the driver offers does not carry data intact (ACS redirect, a translating IOMMU, "
+                     "or a driver without P2P for these cards)", actual=lines, expected="the data test passing",
+                     evidence=lines), [f"GPU {d}" for d in tested_on], gpus.whole_count if gpus is not None else None)
     slow = p2p_bandwidth.slow() if p2p_bandwidth is not None else ()
     if p2p_bandwidth is not None and slow:
         figures = [f"{a}->{b} {en:.2f} GB/s with P2P against {dis:.2f} GB/s without" for a, b, en, dis in slow]
@@ -609,6 +625,14 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
             f"with P2P what it moves through host memory (lowest: {low[0]}->{low[1]} {low[2]:.2f} GB/s with P2P, "
             f"{low[3]:.2f} GB/s without)", actual={f"{a}->{b}": [en, dis] for a, b, en, dis in compared[:12]}),
             _measured(p2p_bandwidth), len(p2p_bandwidth.devices) or None)
+    passed = [t for t in tested if t.passed]
+    if passed:
+        best = max(passed, key=lambda t: t.ranks)
+        judged = ok(f"{best.program} moved data between {best.ranks} GPUs of {best.hosts[0]} and checked it "
+                    f"(\"{best.line}\"): the path NCCL chose between them carries data intact; a set-up line (an NCCL "
+                    "P2P channel, a peer-access 'Yes') would not show this", actual=[t.line for t in passed][:3],
+                    evidence=[best.line])
+        return over_subjects(judged, [f"rank {r}" for r in range(best.ranks)], gpus.whole_count if gpus else None)
     if gpu_p2p is not None and gpu_p2p.refuses_all():
         return not_applicable("the driver reports no P2P between any GPU pair ("
                               + gpu_p2p.states_not_ok() + "): there is no P2P to "
@@ -1430,6 +1454,41 @@ def numa_affinity(serving_processes: ServingProcesses | None = None, gpu_topolog
 # --- IC-NIC-GPU-AFFINITY ---------------------------------------------------------------------
 
 
+def _nccl_net_affinity(log: ServingLog, multi_node: bool) -> Outcome:
+    """IC-NIC-GPU-AFFINITY from NCCL's own path dump (ServingLog.gpu_nets, src/graph/paths.cc printNodePaths): the
+    path type from each GPU it lists to each network device, which is NCCL's reading of the PCIe tree that the NIC
+    columns of `topo -m` show. The same rule as the matrix: the log's ranks on one host make it not-applicable
+    (NIC placement matters only between nodes); between nodes a GPU whose nearest NET is beyond PXB beside GPUs
+    with one within PXB is an issue, and every GPU listed within PXB is ok over the GPUs listed."""
+    nearest: dict[str, tuple[str, str]] = {}
+    for gpu, net, kind in log.gpu_nets:
+        if gpu not in nearest or link_rank(kind) < link_rank(nearest[gpu][1]):
+            nearest[gpu] = (net, kind)
+    summary = {f"GPU {g}": f"{n} {k}" for g, (n, k) in nearest.items()}
+    far = [f"GPU {g}" for g, (_, k) in nearest.items() if link_rank(k) > link_rank("PXB")]
+    if not multi_node:
+        return not_applicable("NCCL's log shows ranks of one host: NIC placement matters only for traffic between "
+                              "nodes", actual=summary)
+    gdr_off = list(log.gdr_disabled) if multi_node else []
+    if gdr_off:
+        return issue("NCCL reports GPU Direct RDMA disabled: network traffic is staged through host memory",
+                     actual=gdr_off[:3], expected="GPU Direct RDMA enabled", evidence=gdr_off[:3])
+    close = [g for g in summary if g not in far]
+    if far and close:
+        return issue(f"{', '.join(far)} have no network device within PXB in NCCL's path dump (nearest: "
+                     + ", ".join(summary[g] for g in far) + "): NCCL does not use GPU Direct RDMA for them by default, "
+                     "so their traffic between nodes is staged through host memory", actual=summary,
+                     expected="a PIX/PXB NIC per GPU", subjects=far, evidence=list(log.gpu_path_lines[:2]))
+    if far:
+        return unknown("no GPU NCCL lists has a network device within PXB (nearest: " + ", ".join(summary.values())
+                       + "): whether the host has nearer NICs for them is not in the dump", actual=summary,
+                       hint="`nvidia-smi topo -m` (its NIC columns)")
+    judged = ok("every GPU in NCCL's path dump has a network device within PXB (GPU Direct RDMA's default reach): "
+                + ", ".join(f"{g}→{v}" for g, v in summary.items()), actual=summary,
+                evidence=list(log.gpu_path_lines[:2]))
+    return over_subjects(judged, list(summary), log.comm_ranks or None, ask="nvidia-smi topo -m")
+
+
 @check(
     "IC-NIC-GPU-AFFINITY",
     title="RDMA NIC far from its GPU (multi-node / disaggregated serving)",
@@ -1445,7 +1504,8 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
                      serving_processes: ServingProcesses | None = None, serving_log: ServingLog | None = None,
                      nccl_config: NcclConfig | None = None, gpus: GpuInventory | None = None) -> Outcome:
     """Reads: the NIC rows/columns of `nvidia-smi topo -m` (and its NIC Legend), the engine's
-    multi-node / disaggregation flags, a pasted NCCL log (`NET/IB : Using [0]mlx5_0`, GDR lines),
+    multi-node / disaggregation flags, a pasted NCCL log (`NET/IB : Using [0]mlx5_0`, GDR lines, and its
+    path dump `GPU/4B000 :… NET/0 (4/12.500000/PXB)`, judged as the NIC columns where no matrix is shown),
     NCCL_IB_HCA and NCCL_NET_GDR_LEVEL.
 
     Bad value: for multi-node or disaggregated serving, a GPU whose nearest NIC is `NODE`/`SYS`
@@ -1467,6 +1527,8 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     if local is not None and not _multi_node(serving_processes, serving_log):
         return not_applicable(f"{local[0]}: no RDMA NIC carries this job's traffic, so there is no NIC to place",
                               actual=local[1])
+    if gpu_topology is None and serving_log is not None and serving_log.gpu_nets:
+        return _nccl_net_affinity(serving_log, _multi_node(serving_processes, serving_log))
     if gpu_topology is None:
         return unknown("the topology matrix (GPU and NIC rows) is not in the source", hint="`nvidia-smi topo -m`")
     topo = gpu_topology
@@ -1488,9 +1550,11 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
             return unknown("whether serving spans nodes is not in the source (no engine processes, no engine log)",
                            hint="NIC placement matters only for multi-node or disaggregated serving")
         if not unseen:
-            why = ("single-node serving" if engine else "no multi-node serving seen (no engine running, no engine log)")
+            why = ("single-node serving" if engine else "NCCL's log shows ranks of one host" if serving_log is not None
+                   else "no multi-node serving seen (no engine running, no engine log)")
             return not_applicable(f"{why}: NIC placement matters only for traffic between nodes", actual=summary)
-    gdr_off = list(serving_log.gdr_disabled) if serving_log is not None else []
+    between_nodes = _multi_node(serving_processes, serving_log)
+    gdr_off = list(serving_log.gdr_disabled) if serving_log is not None and between_nodes else []
     if gdr_off:
         return issue("NCCL reports GPU Direct RDMA disabled: network traffic is staged through host memory",
                      actual=gdr_off[:3], expected="GPU Direct RDMA enabled", evidence=gdr_off[:3])

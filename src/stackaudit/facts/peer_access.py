@@ -22,6 +22,10 @@ it is expected (GeForce policy, a host bridge or CPU between the GPUs, a VM) is 
 Sources, joined (`union`): a pasted engine / NCCL log, a pasted `p2pBandwidthLatencyTest` output and lines of
 evidence pasted on their own.
 
+`P2pDataTests` are the verdicts of programs that move data between GPUs and check it (`DATA_TESTS`): the
+CUDA samples' simpleP2P (its verification, or the samples' run summary), nccl-tests' own check of its results
+("Out of bounds values : 0 OK"). A P2P channel line or a peer-access "Yes" is set-up, not one of these.
+
 `P2pBandwidth` is the CUDA samples' `p2pBandwidthLatencyTest` run: the pairs that CAN access their peer and
 the unidirectional bandwidth per pair with P2P enabled (writes) and disabled (copies through host memory).
 """
@@ -33,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from stackaudit.facts.registry import Sourced, fact, parser, union
-from stackaudit.facts.sources import ENGINE_LOG, EVIDENCE_LINES, P2P_BANDWIDTH_TEST
+from stackaudit.facts.sources import ENGINE_LOG, EVIDENCE_LINES, NCCL_TESTS, P2P_BANDWIDTH_TEST
 
 NCCL = "NCCL"
 CUDA = "CUDA"
@@ -251,3 +255,118 @@ def refusals_in_p2p_bandwidth_test(text: str) -> PeerRefusals:
         Device=0 CANNOT Access Peer Device=2
     """
     return PeerRefusals(find_refusals(text.splitlines()))
+
+
+# --- Data tests: programs that move data between GPUs and check what arrived -----------------------------------
+
+
+@dataclass(frozen=True)
+class DataTestRow:
+    """One table row: a line in which `program` states its own check of the data it moved."""
+    program: str
+    pattern: re.Pattern[str]
+    passed: bool
+
+
+DATA_TESTS: tuple[DataTestRow, ...] = (
+    # cuda-samples' run summary (run_tests.py) and simpleP2P's own verification (Samples/0_Introduction/simpleP2P).
+    DataTestRow("simpleP2P", re.compile(r"^\s*(?:simpleP2P|streamOrderedAllocationP2P)\s*:\s*Failed\b"), False),
+    DataTestRow("simpleP2P", re.compile(r"^\s*Verification error @ element \d+"), False),
+    # nccl-tests (src/common.cu): the count of wrong values over the whole run, printed after the result table.
+    DataTestRow("nccl-tests", re.compile(r"^\s*#?\s*Out of bounds values\s*:\s*0\s+OK\b"), True),
+    DataTestRow("nccl-tests", re.compile(r"^\s*#?\s*Out of bounds values\s*:\s*[1-9]\d*\s+FAILED\b"), False),
+)
+DATA_TEST_NEEDLES = ("Failed", "Verification error", "Out of bounds values")
+_TEST_RANK = re.compile(r"^\s*#?\s*Rank\s+\d+\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>\S+)\s+device\s+\d+")
+_PEER_YES = re.compile(r"Peer access from .{1,80} \(GPU(?P<a>\d+)\) -> .{1,80} \(GPU(?P<b>\d+)\) : Yes\s*$")
+_P2P_OFF = re.compile(r"\bNCCL_P2P_DISABLE=(?:1|true|yes|on)\b|\bNCCL_P2P_LEVEL=(?:LOC|0)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class DataTest:
+    """One verdict: the program, passed or not, its line, the CUDA devices simpleP2P answered 'Yes' for before it,
+    and for nccl-tests the hosts and ranks of its run and whether its command turned NCCL's P2P off (then the run
+    says nothing of P2P)."""
+    program: str
+    passed: bool
+    line: str
+    devices: tuple[int, ...] = ()
+    hosts: tuple[str, ...] = ()
+    ranks: int = 0
+    p2p_off: bool = False
+
+    @property
+    def between_local_gpus(self) -> bool:
+        """Whether the data crossed between GPUs of one host (nccl-tests: two or more ranks, one host name)."""
+        return self.program != "nccl-tests" or (self.ranks >= 2 and len(self.hosts) == 1)
+
+
+@dataclass(frozen=True)
+class P2pDataTests(Sourced):
+    tests: tuple[DataTest, ...] = ()
+
+    def bearing(self) -> tuple[DataTest, ...]:
+        """The verdicts that speak of P2P: data crossed between GPUs of one host, with P2P not turned off."""
+        return tuple(t for t in self.tests if t.between_local_gpus and not t.p2p_off)
+
+    @classmethod
+    def union(cls, parts: Sequence[P2pDataTests]) -> P2pDataTests:
+        return cls(tuple(dict.fromkeys(t for p in parts for t in p.tests)), complete=all(p.complete for p in parts))
+
+
+fact("p2p_data_tests", P2pDataTests, union, hint="paste the whole output of CUDA samples' simpleP2P or of nccl-tests")
+
+
+def data_test(line: str) -> DataTestRow | None:
+    """The table row whose pattern the line matches."""
+    if not any(n in line for n in DATA_TEST_NEEDLES):
+        return None
+    return next((row for row in DATA_TESTS if row.pattern.search(line)), None)
+
+
+def _data_tests(text: str) -> tuple[DataTest, ...]:
+    """Each verdict of the table in `text`; an nccl-tests verdict carries the ranks, hosts and command of its run
+    (the lines since the previous verdict), a simpleP2P verdict the devices its peer-access answers name."""
+    found: list[DataTest] = []
+    hosts: list[str] = []
+    # simpleP2P's answers anywhere in the text: the samples' summary of a failed run is printed above its output.
+    devices = tuple(sorted({int(d) for m in map(_PEER_YES.search, text.splitlines()) if m for d in (m["a"], m["b"])}))
+    off = False
+    for line in text.splitlines():
+        if m := _TEST_RANK.match(line):
+            hosts.append(m["host"])
+        elif "_perf" in line and _P2P_OFF.search(line):
+            off = True
+        row = data_test(line)
+        if row is None:
+            continue
+        found.append(DataTest(row.program, row.passed, line.strip(), (), tuple(dict.fromkeys(hosts)), len(hosts), off)
+                     if row.program == "nccl-tests" else
+                     DataTest(row.program, row.passed, line.strip(), devices))
+        if row.program == "nccl-tests":
+            hosts, off = [], False
+    return tuple(dict.fromkeys(found))
+
+
+@parser(NCCL_TESTS, feeds="p2p_data_tests", kind=P2pDataTests, rank=10)
+def data_tests_in_nccl_tests(text: str) -> P2pDataTests:
+    """nccl-tests' check of its results, with the ranks and the command of its run.
+
+    Input (tests/data/captures/383)::
+
+        #   Rank  0 Pid   3795 on w-system device  0 [0x01] GeForce RTX 2080 Ti
+        #   Rank  1 Pid   3795 on w-system device  1 [0x02] GeForce RTX 2080 Ti
+        # Out of bounds values : 0 OK
+    """
+    return P2pDataTests(_data_tests(text))
+
+
+@parser(EVIDENCE_LINES, feeds="p2p_data_tests", kind=P2pDataTests, rank=20)
+def data_tests_in_evidence_lines(text: str) -> P2pDataTests:
+    """simpleP2P's verification errors and the CUDA samples' summary of a failed P2P sample, on their own.
+
+    Input (tests/data/captures/390)::
+
+          simpleP2P : Failed (code 1)
+    """
+    return P2pDataTests(_data_tests(text))

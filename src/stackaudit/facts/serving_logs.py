@@ -187,6 +187,8 @@ class ServingLog:
     # src/graph/paths.cc printNodePaths): (GPU bus id, peer GPU bus id, path type) for every GPU pair it lists.
     gpu_paths: tuple[tuple[str, str, str], ...] = ()
     gpu_path_lines: tuple[str, ...] = ()  # the first lines, verbatim
+    # The same dump's network devices: (GPU bus id, `NET/0`, path type) for every NET it lists after a GPU.
+    gpu_nets: tuple[tuple[str, str, str], ...] = ()
 
     def transports(self) -> set[str]:
         return {c.transport for c in self.channels}
@@ -301,6 +303,7 @@ _CACHE_PATH = re.compile(r"(?:reading|generating) GPU P2P access cache (?:from|i
 # NCCL's path dump, one line per GPU (older `GPU/4B000`, newer `GPU/0-4000` with the host's index), and each peer.
 _PATH_DUMP = re.compile(r"NCCL INFO GPU/(?:\d+-)?([0-9A-Fa-f]+) :(GPU/.*)$")
 _PATH_PEER = re.compile(r"GPU/(?:\d+-)?([0-9A-Fa-f]+) \(\d+/[\d.]+/([A-Z]+)\)")
+_PATH_NET = re.compile(r"\b(NET/\d+) \(\d+/[\d.]+/([A-Z]+)\)")
 # vLLM's start-up lines that name its release: the v0 engine's config line and the API server's banner.
 _VLLM_VERSION = re.compile(r"Initializing an LLM engine \(v(\d+\.\d+[^)\s]*)\)|vLLM API server version (\d+\.\d+\S*)")
 
@@ -339,6 +342,7 @@ def parse_serving_log(text: str) -> ServingLog:
     decode_eager: list[str] = []
     launcher_omp: tuple[str, str] | None = None
     paths: dict[tuple[str, str], str] = {}
+    nets: dict[tuple[str, str], str] = {}
     path_lines: list[str] = []
     kernel_settings: dict[str, str] = {}
     kernel_lines: list[str] = []
@@ -458,6 +462,8 @@ def parse_serving_log(text: str) -> ServingLog:
             for peer, kind in _PATH_PEER.findall(m.group(2)):
                 if peer.lower() != m.group(1).lower():
                     paths[(m.group(1).lower(), peer.lower())] = kind
+            for device, kind in _PATH_NET.findall(m.group(2)):
+                nets[(m.group(1).lower(), device)] = kind
             if len(path_lines) < 4:
                 path_lines.append(text_l[:400])
         m = _DECODE_GRAPH.search(text_l) if "cuda graph:" in text_l else None
@@ -477,7 +483,8 @@ def parse_serving_log(text: str) -> ServingLog:
         local_ranks=local_ranks, comm_ranks=comm_ranks, gpu_bus_ids=tuple(bus_ids), model=model, decode_graph_batches=tuple(decode_batches),
         decode_graph_lines=tuple(decode_eager), kernel_settings=tuple(kernel_settings.items()),
         kernel_lines=tuple(kernel_lines), launcher_omp=launcher_omp,
-        gpu_paths=tuple((a, b, kind) for (a, b), kind in paths.items()), gpu_path_lines=tuple(path_lines))
+        gpu_paths=tuple((a, b, kind) for (a, b), kind in paths.items()), gpu_path_lines=tuple(path_lines),
+        gpu_nets=tuple((g, n, kind) for (g, n), kind in nets.items()))
 
 
 @parser(ENGINE_LOG, feeds="serving_log", kind=ServingLog, rank=10)

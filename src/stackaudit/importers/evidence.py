@@ -7,7 +7,7 @@ without its `<gpu>` (`<clocks_event_reason_gpu_idle>Active</clocks_event_reason_
 PCIe link state (`LnkSta:`), an NVRM kernel message, nvidia-smi's versions or its failure to reach
 the driver, a limit of `ulimit -a`, a log symptom of `facts/symptoms.py` (NCCL failing to create its
 /dev/shm segment, quoted in prose), the CUDA samples' peer-access answer (`Peer access from … (GPU0)
--> … (GPU1) : Yes`), a program's record of the driver refusing peer access (facts/peer_access.py: NCCL's
+-> … (GPU1) : Yes`), a data test's verdict (facts/peer_access.py DATA_TESTS: `simpleP2P : Failed (code 1)`), a program's record of the driver refusing peer access (facts/peer_access.py: NCCL's
 `Could not enable P2P between dev …`, TensorRT-LLM's, TensorFlow's) and a Python session's peer-access query
 with the answer it printed, the first line of `systemctl status` for a unit of the NVIDIA stack, Fabric
 Manager's own words without their journal tag (its version mismatch, quoted in prose or printed by a
@@ -27,8 +27,8 @@ from collections.abc import Iterator
 
 from stackaudit.facts.nvidia_daemons import daemon_event
 from stackaudit.facts.nvidia_smi import QUERY_FIELDS
+from stackaudit.facts.peer_access import DATA_TEST_NEEDLES, answer_end, data_test, is_refusal_line
 from stackaudit.facts.peer_access import NEEDLES as PEER_NEEDLES
-from stackaudit.facts.peer_access import answer_end, is_refusal_line
 from stackaudit.facts.sources import EVIDENCE_LINES, NVIDIA_DAEMON_LOG
 from stackaudit.facts.symptoms import NEEDLES as SYMPTOM_NEEDLES
 from stackaudit.facts.symptoms import is_symptom
@@ -74,7 +74,7 @@ _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The N
 _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
             "stack size", "user processes", "core file size", "virtual memory", "file size", *SYMPTOM_NEEDLES,
             "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs",
-            "LLM libraries", "device count", *PEER_NEEDLES, "watcher", "Starting Plugins", "Loading NVML",
+            "LLM libraries", "device count", *PEER_NEEDLES, *DATA_TEST_NEEDLES, "watcher", "Starting Plugins", "Loading NVML",
             "Loading configuration", "Running with config", "plugins", "Registered device plugin", "No devices found",
             "GRPC server")
 
@@ -91,7 +91,7 @@ def is_evidence(line: str) -> bool:
     return bool(_SMI_FIELD.search(line) or _SMI_XML.match(line) or _LINK.match(line) or _NVRM.search(line)
                 or _SMI_HEADER.search(line) or _LIMIT.match(line) or is_symptom(line) or _daemon_line(line)
                 or _PEER.match(line) or _UNIT_HEAD.match(line) or _OLLAMA.search(line) or is_refusal_line(line)
-                or _DEVICE_PLUGIN.match(line))
+                or _DEVICE_PLUGIN.match(line) or data_test(line) is not None)
 
 
 @importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field, XML "

@@ -1,0 +1,98 @@
+"""IC-P2P-FUNCTIONAL from tests that move data between GPUs and check it (facts/peer_access.py DATA_TESTS).
+
+A peer-access "Yes" or an NCCL P2P channel line is set-up; simpleP2P's verification and nccl-tests' count of wrong
+values say whether data crossed intact. A failed check is an issue; a passed nccl-tests run over two or more ranks of
+one host, with P2P not turned off on its command, is ok; a run across hosts or with P2P off says nothing of P2P.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus import capture_checks, paste_checks
+
+CHECK = "IC-P2P-FUNCTIONAL"
+
+# https://github.com/aikitoria/open-gpu-kernel-modules/issues/8 (two RTX 4090, simpleP2P after the P2P patch)
+SIMPLEP2P_VERIFICATION_ERROR = """\
+Run kernel on GPU1, taking source data from GPU0 and writing to GPU1...
+Run kernel on GPU0, taking source data from GPU1 and writing to GPU0...
+Copy data back to host from GPU0 and verify results...
+Verification error @ element 0: val = nan, ref = 0.000000
+Verification error @ element 1: val = nan, ref = 4.000000
+Verification error @ element 2: val = nan, ref = 8.000000
+Verification error @ element 3: val = nan, ref = 12.000000
+"""
+
+# https://github.com/coreweave/nccl-tests/pull/43 (a GB200 NVL72 rack: one rank line of 72 shown, ranks on many hosts)
+NVL72_RACK_RUN = """\
+#  Rank 71 Group  0 Pid  14840 on slurm-gb200-207-171 device  3 [0x01] NVIDIA Graphics Device
+#
+#                                                              out-of-place                       in-place
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+   536870912     134217728     float     sum      -1   1806.7  297.16  586.06      0   1835.9  292.43  576.74      0
+  1073741824     268435456     float     sum      -1   3108.8  345.38  681.17      0   2924.7  367.13  724.06      0
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 745.53
+"""
+
+# Modelled: one host, two ranks, NCCL's P2P turned off on the command; the check passes over host memory.
+P2P_OFF_RUN = """\
+$ NCCL_P2P_DISABLE=1 ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 2
+# nThread 1 nGpus 2 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
+#
+# Using devices
+#  Rank  0 Group  0 Pid   4100 on     box device  0 [0x01] NVIDIA RTX A6000
+#  Rank  1 Group  0 Pid   4100 on     box device  1 [0x02] NVIDIA RTX A6000
+#
+#                                                              out-of-place                       in-place
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+   134217728      33554432     float     sum      -1    14001    9.59    9.59      0    13990    9.59    9.59      0
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 9.59
+"""
+
+
+def test_nccl_tests_checked_on_two_local_gpus_is_ok() -> None:
+    """nccl-tests#44: all_reduce_perf -g 2 on two bridged 2080 Ti, '# Out of bounds values : 0 OK'."""
+    got = capture_checks("383", CHECK)[CHECK]
+    assert got.status == "ok"
+    assert "Out of bounds values : 0 OK" in got.message
+    assert got.coverage is not None and got.coverage.text() == "2 of 2 GPUs shown"
+
+
+def test_samples_summary_failing_simplep2p_after_yes_is_an_issue() -> None:
+    """cuda-samples#390: simpleP2P answers 'Yes' both ways, then the samples' summary says it failed."""
+    got = capture_checks("390", CHECK)[CHECK]
+    assert got.status == "issue"
+    assert "simpleP2P : Failed (code 1)" in got.message
+    assert got.coverage is not None and got.coverage.shown == ("GPU 0", "GPU 1")
+
+
+def test_simplep2p_verification_error_is_an_issue(tmp_path: Path) -> None:
+    got = paste_checks(tmp_path, SIMPLEP2P_VERIFICATION_ERROR, CHECK)[CHECK]
+    assert got.status == "issue"
+    assert "Verification error @ element 0" in got.message
+
+
+def test_a_run_across_hosts_says_nothing_of_p2p(tmp_path: Path) -> None:
+    """A rack-wide run's check passing is data crossing between hosts, not a P2P pair of one host."""
+    got = paste_checks(tmp_path, NVL72_RACK_RUN, CHECK)[CHECK]
+    assert got.status != "ok"
+    assert "Out of bounds" not in got.message
+
+
+def test_a_run_with_p2p_turned_off_says_nothing_of_p2p(tmp_path: Path) -> None:
+    """Modelled: NCCL_P2P_DISABLE=1 on the command moves the data through host memory, so its pass is not P2P's."""
+    got = paste_checks(tmp_path, P2P_OFF_RUN, CHECK)[CHECK]
+    assert got.status == "unknown"
+
+
+def test_the_nccl_tests_recogniser_keeps_the_table_under_its_out_of_place_line(tmp_path: Path) -> None:
+    """The table's 'out-of-place  in-place' title line does not end the run: its verdict stays with its ranks."""
+    from stackaudit.facts.peer_access import data_tests_in_nccl_tests
+
+    got = data_tests_in_nccl_tests(P2P_OFF_RUN)
+    assert [(t.passed, t.ranks, t.hosts, t.p2p_off) for t in got.tests] == [(True, 2, ("box",), True)]
