@@ -37,6 +37,7 @@ CUDA_ERRORS = "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPE
 WSL_PINNED_DOC = ("https://docs.nvidia.com/cuda/wsl-user-guide/index.html"
                   "#known-limitations-for-linux-cuda-applications")
 DCGM_DIAG_DOC = "https://docs.nvidia.com/datacenter/dcgm/latest/user-guide/dcgm-diagnostics.html"
+UCX_MEMLOCK_SRC = "https://github.com/openucx/ucx/blob/master/src/uct/ib/base/ib_md.c"
 CTK_DOCKER = ("https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/install-guide.html"
               "#configuring-docker")
 CTK_TROUBLESHOOTING = "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/troubleshooting.html"
@@ -246,6 +247,12 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "MEM-PINNED-HOST", "medium", WSL_PINNED_DOC,
         "vLLM detected WSL and runs without pinned host memory: host-GPU copies are staged and synchronous"),
     # DCGM's diagnostic writes this Info row when a GPU runs without persistence mode (its Deployment tests).
+    # UCX (under NCCL's and MPI's RDMA transports) names the memlock limit that stopped it registering memory
+    # (src/uct/ib/base/ib_md.c): "... max locked memory limit (64 kbytes) is too low. Please set max locked memory
+    # (ulimit -l) to 'unlimited'", and after a failed registration "(current: 8192 kbytes)".
+    Symptom("ucx-memlock", re.compile(r"Please set max locked memory \(ulimit -l\) to 'unlimited'"),
+        "CTR-MEMLOCK", "high", UCX_MEMLOCK_SRC,
+        "UCX found the locked-memory limit too low to register memory for RDMA: raise memlock to unlimited"),
     Symptom("dcgm-persistence-off", re.compile(r"Persistence mode for GPU \d+ is disabled"),
         "DRV-PERSISTENCE", "low", DCGM_DIAG_DOC, "DCGM's diagnostic found a GPU with persistence mode disabled"),
 )
@@ -290,7 +297,8 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "CUDA unknown error", "CUDA_ERROR_UNKNOWN", "error (30)",
            "NVML library", "ERROR_LIBRARY_NOT_FOUND", "nvml with error", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
            "GSP", "kgsp", "rpcRecvPoll", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY",
-           "Unable to load the kernel module", "Open nvidia.ko", "not supported by open", "as WSL is detected")
+           "Unable to load the kernel module", "Open nvidia.ko", "not supported by open", "as WSL is detected",
+           "max locked memory")
 
 
 def is_symptom(line: str) -> bool:
