@@ -256,30 +256,22 @@ def boost(cpufreq: CpuFreq, virtualization: Virtualization | None = None,
                              keep_text("'Turbo Boost' / 'Core Performance Boost' enabled if it is off there",
                                        label="BIOS")))),
         )
-    knobs_known = any(v is not None for v in (cpufreq.intel_no_turbo, cpufreq.boost, cpufreq.intel_max_perf_pct))
+    seen = cpufreq.turbo_knobs
     switch = cpufreq.turbo_switch_unshown
-    if not knobs_known and cpufreq.sampled and switch is not None:
-        # An uncapped policy says nothing of turbo: the driver's switch, not in the source, turns it off.
-        p = cpufreq.sampled[0]
-        return unknown(f"scaling_max_freq {p.scaling_max_khz} kHz of cpuinfo_max_freq {p.cpuinfo_max_khz} kHz "
-                       f"({cpufreq.scope}): no cap in the policy, but {cpufreq.driver}'s turbo switch ({switch}) is "
-                       "not in this source", hint=f"cat {switch}")
-    if not knobs_known and not cpufreq.sampled:
+    if not seen and not cpufreq.sampled:
         unread = [p for p in (NO_TURBO, BOOST) if not cpufreq.knows(p)]
         return unknown("turbo state and frequency limits are not in this source"
                        + (f" ({', '.join(unread)} unread)" if unread else ""),
                        hint="run `cpupower frequency-info` or read /sys/devices/system/cpu/cpufreq/boost")
-    seen = []
-    if cpufreq.intel_no_turbo is not None:
-        seen.append(f"no_turbo={cpufreq.intel_no_turbo}")
-    if cpufreq.intel_max_perf_pct is not None:
-        seen.append(f"max_perf_pct={cpufreq.intel_max_perf_pct}")
-    if cpufreq.boost is not None:
-        seen.append(f"boost={cpufreq.boost}")
     if cpufreq.sampled:
         p = cpufreq.sampled[0]
-        seen.append(f"scaling_max_freq {p.scaling_max_khz} kHz of cpuinfo_max_freq {p.cpuinfo_max_khz} kHz")
-    if not knobs_known:
+        limits = f"scaling_max_freq {p.scaling_max_khz} kHz of cpuinfo_max_freq {p.cpuinfo_max_khz} kHz"
+        if not seen and switch is not None:
+            # An uncapped policy says nothing of turbo: the driver's switch, not in the source, turns it off.
+            return unknown(f"{limits} ({cpufreq.scope}): no cap in the policy, but {cpufreq.driver}'s turbo switch "
+                           f"({switch}) is not in this source", hint=f"cat {switch}")
+        seen = [*seen, limits]
+    if not cpufreq.turbo_knobs:
         seen.append("no turbo knob exposed by the driver")
     return ok(f"{', '.join(seen)} ({cpufreq.scope})", actual=", ".join(seen))
 

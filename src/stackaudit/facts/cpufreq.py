@@ -170,6 +170,13 @@ class CpuFreq:
         """The policies whose frequency limits were read."""
         return tuple(p for p in self.policies if p.cpuinfo_max_khz is not None or p.scaling_max_khz is not None)
 
+    @property
+    def turbo_knobs(self) -> list[str]:
+        """The turbo knobs the source shows, as `name=value`: intel_pstate's no_turbo and max_perf_pct, cpufreq's boost."""
+        return [f"{name}={v}" for name, v in (("no_turbo", self.intel_no_turbo),
+                                              ("max_perf_pct", self.intel_max_perf_pct), ("boost", self.boost))
+                if v is not None]
+
     def turbo_caps(self) -> tuple[tuple[str, tuple[str, ...], str], ...]:
         """Each knob that turns turbo off or caps the frequency: (what, its evidence lines, the command that lifts it).
         A capped scaling_max_freq is named only where turbo is not switched off already."""
