@@ -349,14 +349,14 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
         c_size = c.shm_bytes
         if _one_process_server(c) and (c_size is None or c_size < SHM_MIN or c.excerpt):
             # Its size, shown or not (a cut spec, the host's /dev/shm), is judged against the work that shares it.
-            size_seen = ("ShmSize not shown (the spec is cut)" if c.excerpt and c.shm_size is None and not c.ipc_mode
-                     else "the host's /dev/shm" if c_size is None else f"ShmSize {_size(c_size)}")
+            size_seen = ("ShmSize not shown (the spec is cut)" if c.shm_unshown
+                         else "the host's /dev/shm" if c_size is None else f"ShmSize {_size(c_size)}")
             single.append(f"container {c.label}: {size_seen}, but {c.image or 'its server'} serves from one process "
                           "with no tensor-parallel ranks, which barely uses /dev/shm")
             single_labels.append(c.label)
             continue
-        if c.excerpt and c.shm_size is None and not c.ipc_mode:
-            continue  # a cut spec that does not show its shm size or IPC mode: not Docker's default
+        if c.shm_unshown:
+            continue
         if (c.ipc_mode == "host" or c.host_shm) and host_size is None and not (c.shm_size and c.shm_size >= SHM_MIN):
             # It gets the host's /dev/shm, whose size this source does not show.
             host_ipc_unsized.append(f"{c.label}: " + ("host IPC" if c.ipc_mode == "host" else
@@ -398,7 +398,7 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
     if single or unshown:
         return not_an_issue("; ".join(single + unshown), actual=single + unshown, subjects=single_labels + unshown_labels)
     observed = []
-    shown = [c for c in judged if not (c.excerpt and c.shm_size is None and not c.ipc_mode)]
+    shown = [c for c in judged if not c.shm_unshown]
     tests = [c.label for c in docker_containers.gpu_or_serving if c.diagnostic_only] if docker_containers else []
     if not shown and tests and (shm is None or shm.size_bytes is None):
         return not_applicable(f"{', '.join(tests)} only run{'s' if len(tests) == 1 else ''} a GPU check or a wait "

@@ -25,7 +25,6 @@ from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.cpufreq import (
     BOOST,
     CPU_SYS,
-    MAX_PERF_PCT,
     NO_TURBO,
     CpuFreq,
     CpuIdle,
@@ -240,74 +239,39 @@ def boost(cpufreq: CpuFreq, virtualization: Virtualization | None = None,
             return unknown("no cpufreq interface visible inside this container", hint="run the audit on the host")
         return unknown("no cpufreq driver is loaded: turbo is decided by the firmware (BIOS profile)",
                        hint="check BIOS 'Turbo Boost' / 'Core Performance Boost'")
-    problems: list[str] = []
-    evidence: list[str] = []
-    if cpufreq.intel_no_turbo == "1":
-        problems.append("turbo disabled (intel_pstate/no_turbo = 1)")
-        evidence.append(f"{NO_TURBO}: 1")
-    if cpufreq.intel_max_perf_pct is not None and cpufreq.intel_max_perf_pct < 100:
-        problems.append(f"intel_pstate/max_perf_pct = {cpufreq.intel_max_perf_pct} (capped)")
-        evidence.append(f"{MAX_PERF_PCT}: {cpufreq.intel_max_perf_pct}")
-    if cpufreq.boost == "0":
-        problems.append("boost disabled (cpufreq/boost = 0)")
-        evidence.append(f"{BOOST}: 0")
-    capped = [p for p in cpufreq.sampled if p.capped]
-    if capped and not (cpufreq.intel_no_turbo == "1" or cpufreq.boost == "0"):
-        p = capped[0]
-        problems.append(
-            f"scaling_max_freq capped at {p.scaling_max_khz} kHz (cpuinfo_max_freq {p.cpuinfo_max_khz} kHz) "
-            f"on {len(capped)} of {len(cpufreq.sampled)} sampled policies"
-        )
-        evidence.extend(f"{CPU_SYS}/cpufreq/{q.name}/scaling_max_freq: {q.scaling_max_khz}" for q in capped[:3])
-    if problems:
+    caps = cpufreq.turbo_caps()
+    if caps:
         # The fix names only the knobs found wrong, with the values of this host.
-        commands = []
-        if cpufreq.intel_no_turbo == "1":
-            commands.append(f"echo 0 > {NO_TURBO}")
-        if cpufreq.intel_max_perf_pct is not None and cpufreq.intel_max_perf_pct < 100:
-            commands.append(f"echo 100 > {MAX_PERF_PCT}")
-        if cpufreq.boost == "0":
-            commands.append(f"echo 1 > {BOOST}")
-        if capped and not (cpufreq.intel_no_turbo == "1" or cpufreq.boost == "0"):
-            top = max(q.cpuinfo_max_khz or 0 for q in capped)
-            commands.append(f"cpupower frequency-set -u {top}")  # kHz, cpupower's default unit
+        problems = [what for what, _, _ in caps]
         return issue(
             "; ".join(problems) + f" ({cpufreq.scope}). Single-thread speed of the engine loop drops; "
             "some sites do this on purpose for deterministic latency or power" + where(container),
             actual="; ".join(problems),
             expected="turbo/boost on, max_perf_pct 100, scaling_max_freq = cpuinfo_max_freq",
-            evidence=evidence,
+            evidence=[line for _, lines, _ in caps for line in lines],
             fix=Fix.of(step("Turn turbo/boost on and lift the frequency caps found here",
-                       *[sh(c) if needs_shell(c) else cmd(c) for c in commands],
+                       *[sh(c) if needs_shell(c) else cmd(c) for _, _, c in caps],
                        changes="turbo/boost and scaling_max_freq",
                        keep=(keep_text("a tuned profile or a systemd oneshot running the same commands"),
                              keep_text("'Turbo Boost' / 'Core Performance Boost' enabled if it is off there",
                                        label="BIOS")))),
         )
-    knobs_known = any(v is not None for v in (cpufreq.intel_no_turbo, cpufreq.boost, cpufreq.intel_max_perf_pct))
+    seen = cpufreq.turbo_knobs
     switch = cpufreq.turbo_switch_unshown
-    if not knobs_known and cpufreq.sampled and switch is not None:
-        # An uncapped policy says nothing of turbo: the driver's switch, not in the source, turns it off.
-        p = cpufreq.sampled[0]
-        return unknown(f"scaling_max_freq {p.scaling_max_khz} kHz of cpuinfo_max_freq {p.cpuinfo_max_khz} kHz "
-                       f"({cpufreq.scope}): no cap in the policy, but {cpufreq.driver}'s turbo switch ({switch}) is "
-                       "not in this source", hint=f"cat {switch}")
-    if not knobs_known and not cpufreq.sampled:
+    if not seen and not cpufreq.sampled:
         unread = [p for p in (NO_TURBO, BOOST) if not cpufreq.knows(p)]
         return unknown("turbo state and frequency limits are not in this source"
                        + (f" ({', '.join(unread)} unread)" if unread else ""),
                        hint="run `cpupower frequency-info` or read /sys/devices/system/cpu/cpufreq/boost")
-    seen = []
-    if cpufreq.intel_no_turbo is not None:
-        seen.append(f"no_turbo={cpufreq.intel_no_turbo}")
-    if cpufreq.intel_max_perf_pct is not None:
-        seen.append(f"max_perf_pct={cpufreq.intel_max_perf_pct}")
-    if cpufreq.boost is not None:
-        seen.append(f"boost={cpufreq.boost}")
     if cpufreq.sampled:
         p = cpufreq.sampled[0]
-        seen.append(f"scaling_max_freq {p.scaling_max_khz} kHz of cpuinfo_max_freq {p.cpuinfo_max_khz} kHz")
-    if not knobs_known:
+        limits = f"scaling_max_freq {p.scaling_max_khz} kHz of cpuinfo_max_freq {p.cpuinfo_max_khz} kHz"
+        if not seen and switch is not None:
+            # An uncapped policy says nothing of turbo: the driver's switch, not in the source, turns it off.
+            return unknown(f"{limits} ({cpufreq.scope}): no cap in the policy, but {cpufreq.driver}'s turbo switch "
+                           f"({switch}) is not in this source", hint=f"cat {switch}")
+        seen = [*seen, limits]
+    if not cpufreq.turbo_knobs:
         seen.append("no turbo knob exposed by the driver")
     return ok(f"{', '.join(seen)} ({cpufreq.scope})", actual=", ".join(seen))
 

@@ -277,7 +277,6 @@ def mps(pcie: PcieFacts, cmdline: KernelCmdline | None = None, cmdline_tool: Cmd
     gpus = pcie.gpus
     if not gpus:
         return no_gpu(pcie)
-    by_bdf = pcie.by_bdf()
     low: dict[str, str] = {}
     at_limit: dict[str, int] = {}
     good: dict[str, int] = {}
@@ -287,18 +286,15 @@ def mps(pcie: PcieFacts, cmdline: KernelCmdline | None = None, cmdline_tool: Cmd
         if exp is None or exp.devctl_mps is None or exp.devcap_mps is None:
             blind.append(g)
             continue
-        path = [by_bdf.get(b) for b in g.upstream]
-        caps = [p.express.devcap_mps for p in path if p is not None and p.express is not None]
-        path_shown = bool(g.upstream) and len(caps) == len(g.upstream) and all(c is not None for c in caps)
         if exp.devctl_mps >= exp.devcap_mps:
             # At the GPU's own limit: a path's MPS is its minimum, which is at most the GPU's DevCap, so the GPU
             # is never below what its path supports, whatever the ports above it show.
             (at_limit if exp.devcap_mps <= 256 else good)[g.bdf] = exp.devctl_mps
             continue
-        if not path_shown:
+        path_min = pcie.path_mps(g) if g.upstream else None
+        if path_min is None:
             blind.append(g)
             continue
-        path_min = min([exp.devcap_mps, *[c for c in caps if c is not None]])
         if exp.devctl_mps < path_min:
             low[g.bdf] = f"programmed {exp.devctl_mps} B, path supports {path_min} B"
         else:
@@ -482,14 +478,10 @@ def mps_plan(pcie: PcieFacts, gpus: Iterable[str]) -> dict[str, int]:
     plan: dict[str, int] = {}
     for bdf in gpus:
         gpu = by_bdf.get(bdf)
-        if gpu is None or gpu.express is None or gpu.express.devcap_mps is None:
+        target = pcie.path_mps(gpu) if gpu is not None else None
+        if gpu is None or target is None:
             continue
-        path = [by_bdf.get(b) for b in gpu.upstream]
-        caps = [p.express.devcap_mps for p in path if p is not None and p.express is not None]
-        if any(c is None for c in caps) or len(caps) != len(path):
-            continue
-        target = min([gpu.express.devcap_mps, *[c for c in caps if c is not None]])
-        for dev in [*path, gpu]:
+        for dev in [*(by_bdf.get(b) for b in gpu.upstream), gpu]:
             if dev is not None and dev.express is not None and (dev.express.devctl_mps or 0) < target:
                 plan[dev.bdf] = min(plan.get(dev.bdf, target), target)
     return plan

@@ -95,8 +95,7 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
         # `-pl` only helps where the requested limit itself is low; an enforced limit below a requested
         # default comes from another limiter (BMC/Redfish out-of-band cap, PSU power brake, DCGM policy).
         settable = [(g, d) for g, _, d, _ in low if g.power_limit_w is None or g.power_limit_w < d - POWER_TOLERANCE_W]
-        brake = [g for g, lim, _, _ in low if g.power_enforced_w is not None and g.power_limit_w is not None
-                 and g.power_enforced_w < g.power_limit_w - POWER_TOLERANCE_W]
+        brake = [g for g, *_ in low if g.power_braked]
         where = " (set on the host)" if container is not None and container.in_container else ""
         msg = "; ".join(f"GPU {g.index} capped at {lim:g} W, {o} is {d:g} W ({lim / d:.0%})" for g, lim, d, o in low)
         other = ("find the other limiter: the BMC's out-of-band power cap (Redfish PowerLimitWatts), PSU "

@@ -170,6 +170,32 @@ class CpuFreq:
         """The policies whose frequency limits were read."""
         return tuple(p for p in self.policies if p.cpuinfo_max_khz is not None or p.scaling_max_khz is not None)
 
+    @property
+    def turbo_knobs(self) -> list[str]:
+        """The turbo knobs the source shows, as `name=value`: intel_pstate's no_turbo and max_perf_pct, cpufreq's boost."""
+        return [f"{name}={v}" for name, v in (("no_turbo", self.intel_no_turbo),
+                                              ("max_perf_pct", self.intel_max_perf_pct), ("boost", self.boost))
+                if v is not None]
+
+    def turbo_caps(self) -> tuple[tuple[str, tuple[str, ...], str], ...]:
+        """Each knob that turns turbo off or caps the frequency: (what, its evidence lines, the command that lifts it).
+        A capped scaling_max_freq is named only where turbo is not switched off already."""
+        caps: list[tuple[str, tuple[str, ...], str]] = []
+        if self.intel_no_turbo == "1":
+            caps.append(("turbo disabled (intel_pstate/no_turbo = 1)", (f"{NO_TURBO}: 1",), f"echo 0 > {NO_TURBO}"))
+        if self.intel_max_perf_pct is not None and self.intel_max_perf_pct < 100:
+            caps.append((f"intel_pstate/max_perf_pct = {self.intel_max_perf_pct} (capped)",
+                         (f"{MAX_PERF_PCT}: {self.intel_max_perf_pct}",), f"echo 100 > {MAX_PERF_PCT}"))
+        if self.boost == "0":
+            caps.append(("boost disabled (cpufreq/boost = 0)", (f"{BOOST}: 0",), f"echo 1 > {BOOST}"))
+        capped = [p for p in self.sampled if p.capped]
+        if capped and not (self.intel_no_turbo == "1" or self.boost == "0"):
+            caps.append((f"scaling_max_freq capped at {capped[0].scaling_max_khz} kHz (cpuinfo_max_freq "
+                         f"{capped[0].cpuinfo_max_khz} kHz) on {len(capped)} of {len(self.sampled)} sampled policies",
+                         tuple(f"{CPU_SYS}/cpufreq/{q.name}/scaling_max_freq: {q.scaling_max_khz}" for q in capped[:3]),
+                         f"cpupower frequency-set -u {max(q.cpuinfo_max_khz or 0 for q in capped)}"))  # kHz
+        return tuple(caps)
+
 
 def _policy_index(name: str) -> int:
     return int(name[len("policy"):])

@@ -116,6 +116,11 @@ class DockerContainer:
             return None
         return self.shm_size or DOCKER_DEFAULT_SHM
 
+    @property
+    def shm_unshown(self) -> bool:
+        """A cut spec that shows neither its shm size nor its IPC mode: its /dev/shm is unknown, not Docker's default."""
+        return self.excerpt and self.shm_size is None and not self.ipc_mode
+
     def env_value(self, name: str) -> str | None:
         for key, value in self.env:
             if key == name:

@@ -281,10 +281,15 @@ class GpuInfo:
     def power_cap_w(self) -> float | None:
         """The power limit in force: the requested one, else the enforced one where another limiter (a power
         brake, an out-of-band cap) holds it more than POWER_TOLERANCE_W lower."""
+        if self.power_enforced_w is not None and (self.power_limit_w is None or self.power_braked):
+            return self.power_enforced_w
+        return self.power_limit_w
+
+    @property
+    def power_braked(self) -> bool:
+        """Another limiter (a power brake, an out-of-band cap) holds the enforced limit below the requested one."""
         limit, enforced = self.power_limit_w, self.power_enforced_w
-        if enforced is not None and (limit is None or enforced < limit - POWER_TOLERANCE_W):
-            return enforced
-        return limit
+        return limit is not None and enforced is not None and enforced < limit - POWER_TOLERANCE_W
 
     @property
     def power_default(self) -> tuple[float | None, str]:

@@ -154,6 +154,14 @@ class PcieFacts(Sourced):
     def by_bdf(self) -> dict[str, PcieFunction]:
         return {f.bdf: f for f in self.functions}
 
+    def path_mps(self, fn: PcieFunction) -> int | None:
+        """The largest MaxPayload its whole path supports: the least DevCap MPS of the function and of every port
+        above it; None where one of them is not in the source."""
+        by_bdf = self.by_bdf()
+        ends = [fn, *(by_bdf.get(b) for b in fn.upstream)]
+        caps = [f.express.devcap_mps if f is not None and f.express is not None else None for f in ends]
+        return None if None in caps else min(c for c in caps if c is not None)
+
     def role(self, role: str) -> tuple[PcieFunction, ...]:
         return tuple(f for f in self.functions if f.role == role)
 
