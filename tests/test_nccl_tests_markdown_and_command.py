@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corpus import capture_checks, paste_checks
+from corpus import capture_checks, fact, paste_checks, pasted
 from stackaudit.importers.recognition import recognise
 
-# https://github.com/NVIDIA/nccl/issues/583 (a comment: mpirun -np 8 on eight A100, outside a fence).
+# https://github.com/NVIDIA/nccl/issues/583 (elevenxiang's comment, 2021-10-19): mpirun -np 8 on one A100 host,
+# outside a fence.
 NCCL_583 = """mpirun -np 8 all_reduce_perf -b 32 -f 2 -e 8G
  nThread 1 nGpus 1 minBytes 32 maxBytes 8589934592 step: 2(factor) warmup iters: 5       iters: 20 validation: 1 single_test: 0 test_buffer_kind: 2
 
@@ -22,6 +23,11 @@ NCCL_583 = """mpirun -np 8 all_reduce_perf -b 32 -f 2 -e 8G
    Rank  0 Pid 1821213 on AI-A100-Beethoven01 device  0 [0x00] NVIDIA A100-SXM4-40GB
    Rank  1 Pid 1821214 on AI-A100-Beethoven01 device  1 [0x00] NVIDIA A100-SXM4-40GB
    Rank  2 Pid 1821215 on AI-A100-Beethoven01 device  2 [0x00] NVIDIA A100-SXM4-40GB
+   Rank  3 Pid 1821216 on AI-A100-Beethoven01 device  3 [0x00] NVIDIA A100-SXM4-40GB
+   Rank  4 Pid 1821217 on AI-A100-Beethoven01 device  4 [0x00] NVIDIA A100-SXM4-40GB
+   Rank  5 Pid 1821218 on AI-A100-Beethoven01 device  5 [0x00] NVIDIA A100-SXM4-40GB
+   Rank  6 Pid 1821219 on AI-A100-Beethoven01 device  6 [0x00] NVIDIA A100-SXM4-40GB
+   Rank  7 Pid 1821223 on AI-A100-Beethoven01 device  7 [0x00] NVIDIA A100-SXM4-40GB
 """
 # https://github.com/NVIDIA/nccl-tests/issues/107 (one GPU on each of two nodes, with its prompt).
 NCCL_TESTS_107 = ("ih@ip-172-31-22-230:~/nccl-tests/src$ mpirun -host localhost,172.31.20.228 -np 2 -verbose "
@@ -47,7 +53,7 @@ def test_corpus_351_command_of_a_hung_run_is_read() -> None:
 
 
 def test_many_ranks_without_hashes_are_read(tmp_path: Path) -> None:
-    assert _spans(NCCL_583) == [("nccl-tests", 1, 7)]  # the command and the run below it
+    assert _spans(NCCL_583) == [("nccl-tests", 1, 12)]  # the command and the run below it
     gpus = paste_checks(tmp_path, NCCL_583, "IC-P2P-FUNCTIONAL")["IC-P2P-FUNCTIONAL"]
     assert gpus.status != "not-applicable"  # three GPUs shown: a pair exists
 
@@ -61,3 +67,14 @@ def test_modelled_prose_naming_a_rank_or_the_binary_is_not_read() -> None:
     prose = ("Rank 0 hangs on device 0 after a while.\n"
              "I ran all_reduce_perf and it prints nothing, see the log below.\n")
     assert _spans(prose) == []
+
+
+def test_eight_ranks_without_hash_marks_are_eight_gpus() -> None:
+    gpus = fact(pasted(NCCL_583), "gpus")
+    assert gpus.count == 8 and set(gpus.models.values()) == {"NVIDIA A100-SXM4-40GB"}
+
+
+def test_a_rank_sentence_in_prose_is_no_header() -> None:
+    # Modelled: prose that names a rank and a device but is no nccl-tests rank line (no Pid, no bus).
+    gpus = fact(pasted("Rank 0 on host device 0 hangs after warmup\n"), "gpus")
+    assert not hasattr(gpus, "count")  # a Missing: no source of GPUs
