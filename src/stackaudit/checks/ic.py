@@ -1454,25 +1454,29 @@ def numa_affinity(serving_processes: ServingProcesses | None = None, gpu_topolog
 # --- IC-NIC-GPU-AFFINITY ---------------------------------------------------------------------
 
 
+def _gdr_off(log: ServingLog) -> Outcome | None:
+    """The issue where NCCL reports GPU Direct RDMA disabled (only asked between nodes), else None."""
+    gdr_off = list(log.gdr_disabled)
+    if not gdr_off:
+        return None
+    return issue("NCCL reports GPU Direct RDMA disabled: network traffic is staged through host memory",
+                 actual=gdr_off[:3], expected="GPU Direct RDMA enabled", evidence=gdr_off[:3])
+
+
 def _nccl_net_affinity(log: ServingLog, multi_node: bool) -> Outcome:
     """IC-NIC-GPU-AFFINITY from NCCL's own path dump (ServingLog.gpu_nets, src/graph/paths.cc printNodePaths): the
     path type from each GPU it lists to each network device, which is NCCL's reading of the PCIe tree that the NIC
     columns of `topo -m` show. The same rule as the matrix: the log's ranks on one host make it not-applicable
     (NIC placement matters only between nodes); between nodes a GPU whose nearest NET is beyond PXB beside GPUs
     with one within PXB is an issue, and every GPU listed within PXB is ok over the GPUs listed."""
-    nearest: dict[str, tuple[str, str]] = {}
-    for gpu, net, kind in log.gpu_nets:
-        if gpu not in nearest or link_rank(kind) < link_rank(nearest[gpu][1]):
-            nearest[gpu] = (net, kind)
+    nearest = log.nearest_nets()
     summary = {f"GPU {g}": f"{n} {k}" for g, (n, k) in nearest.items()}
     far = [f"GPU {g}" for g, (_, k) in nearest.items() if link_rank(k) > link_rank("PXB")]
     if not multi_node:
         return not_applicable("NCCL's log shows ranks of one host: NIC placement matters only for traffic between "
                               "nodes", actual=summary)
-    gdr_off = list(log.gdr_disabled) if multi_node else []
-    if gdr_off:
-        return issue("NCCL reports GPU Direct RDMA disabled: network traffic is staged through host memory",
-                     actual=gdr_off[:3], expected="GPU Direct RDMA enabled", evidence=gdr_off[:3])
+    if (gdr_off := _gdr_off(log)) is not None:
+        return gdr_off
     close = [g for g in summary if g not in far]
     if far and close:
         return issue(f"{', '.join(far)} have no network device within PXB in NCCL's path dump (nearest: "
@@ -1553,11 +1557,9 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
             why = ("single-node serving" if engine else "NCCL's log shows ranks of one host" if serving_log is not None
                    else "no multi-node serving seen (no engine running, no engine log)")
             return not_applicable(f"{why}: NIC placement matters only for traffic between nodes", actual=summary)
-    between_nodes = _multi_node(serving_processes, serving_log)
-    gdr_off = list(serving_log.gdr_disabled) if serving_log is not None and between_nodes else []
-    if gdr_off:
-        return issue("NCCL reports GPU Direct RDMA disabled: network traffic is staged through host memory",
-                     actual=gdr_off[:3], expected="GPU Direct RDMA enabled", evidence=gdr_off[:3])
+    if serving_log is not None and _multi_node(serving_processes, serving_log) and (
+            gdr_off := _gdr_off(serving_log)) is not None:
+        return gdr_off
     far = [g for g, (c, _) in nearest.items() if link_rank(c) > link_rank("PXB")]
     if far and close:
         level = nccl_config.value("NCCL_NET_GDR_LEVEL") if nccl_config is not None else None

@@ -58,6 +58,7 @@ from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses, process_path
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
 from stackaudit.facts.sources import ENGINE_LOG, NCCL_TESTS
+from stackaudit.facts.topology import link_rank
 from stackaudit.host.base import NotCaptured, read_optional
 from stackaudit.host.limits import load_json
 from stackaudit.pci_address import from_nccl_bus_id
@@ -189,6 +190,15 @@ class ServingLog:
     gpu_path_lines: tuple[str, ...] = ()  # the first lines, verbatim
     # The same dump's network devices: (GPU bus id, `NET/0`, path type) for every NET it lists after a GPU.
     gpu_nets: tuple[tuple[str, str, str], ...] = ()
+
+    def nearest_nets(self) -> dict[str, tuple[str, str]]:
+        """Each GPU of the path dump's nearest network device (NET, path type), as TopoMatrix.nearest_nics reads
+        the matrix's NIC columns."""
+        nearest: dict[str, tuple[str, str]] = {}
+        for gpu, net, kind in self.gpu_nets:
+            if gpu not in nearest or link_rank(kind) < link_rank(nearest[gpu][1]):
+                nearest[gpu] = (net, kind)
+        return nearest
 
     def transports(self) -> set[str]:
         return {c.transport for c in self.channels}
