@@ -262,8 +262,9 @@ def _below_kernel_floor(env: PythonEnvironment, gpus: GpuInventory | None) -> Ou
 def _capabilities(gpus: GpuInventory | None, stated: dict[str, str] | None = None) -> tuple[dict[str, str], list[str]]:
     """({GPU model: compute capability}, [models whose capability is not settled]): the capability the paste states
     for the model (check_env's `Compute Capability` line, what torch read from the device), else the GPU table's;
-    an ambiguous name settles it only where every row it may be has the same capability; a model the table lacks,
-    where its name's architecture has one capability (gputable.SINGLE_CAPABILITY: a TITAN RTX is Turing, 7.5)."""
+    an ambiguous name settles it only where every row it may be has the same capability, or where its model words
+    name an architecture with one capability (a Quadro RTX 6000 is Turing); a model the table lacks, where its
+    name's architecture has one capability (gputable.SINGLE_CAPABILITY: a TITAN RTX is Turing, 7.5)."""
     from stackaudit.gputable import (
         SINGLE_CAPABILITY,
         GpuTableError,
@@ -290,8 +291,9 @@ def _capabilities(gpus: GpuInventory | None, stated: dict[str, str] | None = Non
             continue
         caps = {match.spec.compute_capability, *(load_table().by_name(n).compute_capability
                                                   for n in match.alternatives)}
-        if len(caps) == 1:
-            known[name] = match.spec.compute_capability
+        single = SINGLE_CAPABILITY.get(architecture_of(name)) if len(caps) > 1 else None
+        if len(caps) == 1 or single:
+            known[name] = single or match.spec.compute_capability
         else:
             unsettled.append(name)
     return known, unsettled

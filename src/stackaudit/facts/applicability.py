@@ -14,6 +14,8 @@ The subject is absent only from what the source positively shows, never from wha
   Where the count is a lower bound (an excerpt, a chosen DCGM group, the user's words), only a host-wide subject is
   concluded absent: an NVSwitch fabric is an HGX/DGX baseboard's, and a host with such a board holds only the
   board's SXM modules, so one PCIe, NVL or bridged card that CUDA, DCGM or the user names rules it out for the host.
+  The same holds where other GPUs are counted without their model (a whole `topo -m` beside a test header that names
+  three of its six GPUs).
   NVLink and MIG are each GPU's own: a card that lacks them says nothing of GPUs the excerpt leaves out.
 
 A GPU listed without its model, a name the GPU table does not know, or a model of which one variant has the
@@ -70,7 +72,7 @@ def shown_absent(subject: str, gpus: GpuInventory | None, nvidia_driver_shown: b
         return (f"no NVIDIA GPU in the source: the GPUs it shows are another vendor's ({named}), and no NVIDIA "
                 f"driver is shown" + ("" if subject == "nvidia-gpu" else f", so no {wanted.words}"))
     models = gpus.models
-    if not wanted.absent or gpus.count is None or len(models) < gpus.count:
+    if not wanted.absent or gpus.count is None or not models or (len(models) < gpus.count and not wanted.host_wide):
         return ""
     if gpus.count_unshown and not wanted.host_wide:
         return ""

@@ -342,8 +342,10 @@ def gpus_from_nvlink_status(ctx: FactContext) -> GpuInventory:
 
 
 # `#  Rank  0 Group  0 Pid 3884994 on gpu-node device  0 [0000:1a:00] NVIDIA L20` (nccl-tests >= 2.13);
-# `#   Rank  0 Pid  85517 on  host device  0 [0x52] A100-SXM4-40GB` (older: the PCI bus number alone).
-_RANK = re.compile(r"^\s*#?\s*Rank\s+\d+\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+\S+\s+device\s+(\d+)\s+\[([^\]]+)\]\s+(.+?)\s*$")
+# `#   Rank  0 Pid  85517 on  host device  0 [0x52] A100-SXM4-40GB` (older: the PCI bus number alone);
+# `#   Rank  0 uses device  1 [0x06] Tesla K80` (NCCL 1's own tests, NVIDIA/nccl#19).
+_RANK = re.compile(r"^\s*#?\s*Rank\s+\d+\s+(?:(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+\S+\s+|uses\s+)device\s+(\d+)\s+"
+                   r"\[([^\]]+)\]\s+(.+?)\s*$")
 
 
 def parse_nccl_tests_gpus(text: str) -> GpuInventory:

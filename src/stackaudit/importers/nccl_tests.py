@@ -23,7 +23,9 @@ from stackaudit.facts.sources import NCCL_TESTS
 from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end
 from stackaudit.importers.registry import Found, document_appended, importer
 
-RANK_LINE = re.compile(r"^\s*#?\s*Rank\s+\d+\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+\S+\s+device\s+\d+\s+\[[^\]]+\]\s+\S")
+# NCCL 1's own tests (test/single/*_test) print `#   Rank  0 uses device  1 [0x06] Tesla K80` (NVIDIA/nccl#19).
+RANK_LINE = re.compile(r"^\s*#?\s*Rank\s+\d+\s+(?:(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+\S+\s+|uses\s+)device\s+\d+\s+"
+                       r"\[[^\]]+\]\s+\S")
 _HEADER = re.compile(r"^\s*#?\s*(nThread\s+\d+|Using devices|out-of-place\s+in-place|size\s+count\s+type|\(B\)\s+\(elements\)|Out of bounds|"
                      r"Avg bus bandwidth)")
 _ROW = re.compile(r"^\s*\d+\s+\d+\s+(float|double|half|bfloat16|int8|uint8|int32|uint32|int64|uint64)\b")
