@@ -32,7 +32,7 @@ from stackaudit.facts.container_specs import (
     ORIGIN_K8S,
 )
 from stackaudit.facts.devices import GpuDeviceAccess
-from stackaudit.facts.docker import DOCKER_DEFAULT_SHM, DockerContainer, DockerContainers
+from stackaudit.facts.docker import DOCKER_DEFAULT_SHM, K8S_GPU_RESOURCE, DockerContainer, DockerContainers
 from stackaudit.facts.gpus import PCI_TITLE, GpuInventory
 from stackaudit.facts.limits import CAP_SYS_NICE, MEMLOCK, NOFILE, STACK, ProcessSecurity, ResourceLimits
 from stackaudit.facts.lxc import NVIDIA_MAJOR, NVIDIACTL_MINOR, LxcConfig, LxcConfigs
@@ -838,7 +838,11 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     Bad value: NVIDIA_VISIBLE_DEVICES set but no /dev/nvidiaN (the runtime did not inject GPUs);
     /dev/nvidiactl or /dev/nvidia-uvm missing (CUDA init fails); NVIDIA_DRIVER_CAPABILITIES without
     `compute` and `utility`; user-space driver library != kernel module (NVML "Driver/library
-    version mismatch"); a serving container started without any GPU request.
+    version mismatch"); a serving container started without any GPU request; a serving container whose
+    engine asks for more GPUs (TP x PP) than its GPU request or CUDA_VISIBLE_DEVICES lets it see, with no
+    other node shown joining (no --nnodes, node rank or Ray); a Kubernetes container that sets
+    NVIDIA_VISIBLE_DEVICES by hand beside its nvidia.com/gpu request (the toolkit honours the variable, so
+    the container may reach GPUs the device plugin did not allocate to it).
 
     Why: the NVIDIA Container Toolkit injects device nodes and driver libraries (hook or CDI); a
     partial set fails CUDA or silently changes the GPUs TP is placed on.
@@ -956,6 +960,24 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
     if other_gpus and len(other_gpus) == len(serving):
         return not_applicable("the serving containers get non-NVIDIA GPU devices only ("
                               + ", ".join(sorted({d for c in other_gpus for d in c.devices})[:4]) + ")")
+    by_hand = [(c, value) for c in serving if (value := c.visible_devices_by_hand) is not None]
+    if by_hand:
+        return issue("NVIDIA_VISIBLE_DEVICES set by hand beside a device-plugin GPU request: " + "; ".join(
+            f"{c.label or 'the container'}: NVIDIA_VISIBLE_DEVICES={value!r} with {K8S_GPU_RESOURCE}: "
+            f"{c.gpu_count or '?'}" for c, value in by_hand)
+            + ": the NVIDIA runtime honours the variable, so the container may reach GPUs the plugin did not "
+            "allocate to it (or miss the one it did); leave the variable to the plugin",
+            actual={c.label: value for c, value in by_hand}, expected=f"no NVIDIA_VISIBLE_DEVICES beside "
+            f"{K8S_GPU_RESOURCE}", subjects=[c.label or "container" for c, _ in by_hand])
+    short = [(c, pair) for c in serving if (pair := c.ranks_beyond_gpus) is not None]
+    if short:
+        return issue("serving containers whose engine asks for more GPUs than the container lets it see: "
+                     + "; ".join(f"{c.label}: TP x PP = {world}, at most {seen} GPU{'s' if seen > 1 else ''} "
+                                 f"({_visible_from(c)})" for c, (world, seen) in short)
+                     + ": the engine cannot place its ranks and fails at start",
+                     actual={c.label: {"ranks": world, "gpus": seen} for c, (world, seen) in short},
+                     expected="as many GPUs as TP x PP (the request and CUDA_VISIBLE_DEVICES)",
+                     subjects=[c.label for c, _ in short])
     bad = [c for c in serving if not c.gpu_requested]
     if bad and all(c.origin in (ORIGIN_COMPOSE, ORIGIN_DOCKER_RUN) for c in bad):
         # A pasted spec says what it asks for, not which runtime Docker runs it with: with `default-runtime: nvidia`
@@ -985,6 +1007,14 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
         return judged  # `--gpus all`: every GPU of a host whose count the spec does not show
     # The GPUs the requests name, counted: the ones this verdict is over.
     return over_subjects(judged, [f"{c.label} GPU {k}" for c in serving for k in range(c.gpu_count or 0)])
+
+
+def _visible_from(c: DockerContainer) -> str:
+    """What bounds the GPUs a container's engine sees, as its spec writes it."""
+    said = [f"CUDA_VISIBLE_DEVICES={c.env_value('CUDA_VISIBLE_DEVICES')}"] if c.cuda_visible_count is not None else []
+    if c.gpu_count is not None:
+        said.insert(0, f"a request for {c.gpu_count} GPU{'s' if c.gpu_count > 1 else ''}")
+    return ", ".join(said)
 
 
 # --- CTR-LXC-DEVICES -------------------------------------------------------------------------

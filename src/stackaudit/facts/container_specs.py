@@ -23,6 +23,7 @@ from typing import Any
 
 from stackaudit.facts._parse import ParseError, parse_size_bytes
 from stackaudit.facts.docker import (
+    K8S_GPU_RESOURCE,
     DeviceRequest,
     DockerContainer,
     DockerContainers,
@@ -539,8 +540,8 @@ def _parse_k8s(text: str, excerpt: bool, env_whole: bool = False) -> tuple[Docke
                         # No sizeLimit: a memory emptyDir may grow to the pod's memory limit.
                         shm_size = parse_size_bytes(str(limit), decimal_si=True) if limit is not None else None
             limits = _dict(_dict(ctr.get("resources")).get("limits"))
-            gpus = limits.get("nvidia.com/gpu")
-            requests = (DeviceRequest("nvidia.com/gpu", int(gpus) if str(gpus).isdecimal() else 0, (),
+            gpus = limits.get(K8S_GPU_RESOURCE)
+            requests = (DeviceRequest(K8S_GPU_RESOURCE, int(gpus) if str(gpus).isdecimal() else 0, (),
                                       (("gpu",),)),) if gpus is not None else ()
             ipc = "host" if pod.get("hostIPC") is True else ""
             name = str(ctr.get("name") or meta.get("name") or "")
@@ -598,7 +599,7 @@ def parse_flat_k8s(text: str) -> tuple[DockerContainer, ...]:
         image=image.group(1), argv=argv, env=env,
         shm_size=size if shm_mounted and memory_dir else None,
         ipc_mode="host" if re.search(r"\bhostIPC:\s*true\b", head + body) else "",
-        device_requests=(DeviceRequest("nvidia.com/gpu", int(gpus.group(1)), (), (("gpu",),)),) if gpus else (),
+        device_requests=(DeviceRequest(K8S_GPU_RESOURCE, int(gpus.group(1)), (), (("gpu",),)),) if gpus else (),
         origin=ORIGIN_K8S,
         # Without the mounts (or with a memory emptyDir at /dev/shm of no stated size) the size is not shown.
         excerpt=not shows_mounts or (shm_mounted and size is None),

@@ -20,6 +20,8 @@ from stackaudit.host.limits import load_json
 
 DOCKER_PS = DOCKER_PS_SOURCE.argv
 DOCKER_DEFAULT_SHM = 64 * 1024 * 1024
+# The extended resource NVIDIA's Kubernetes device plugin allocates GPUs by (a container's `resources.limits`).
+K8S_GPU_RESOURCE = "nvidia.com/gpu"
 INSPECT_TIMEOUT_S = 8.0
 # How a serving container shows itself: its image or its command line.
 # Images whose own environment sets NVIDIA_VISIBLE_DEVICES=all: NVIDIA's CUDA base images (`ENV
@@ -45,6 +47,8 @@ DIAGNOSTIC_PROGRAMS = frozenset({
 # a serving engine without installing one first (pytorch#184277: `docker run -it --gpus=all ubuntu:22.04`).
 BASE_OS_IMAGES = re.compile(r"^(?:docker\.io/)?(?:library/)?(?:ubuntu|debian|centos|rockylinux|almalinux|fedora|alpine"
                             r"|busybox|amazonlinux|opensuse/leap|nvidia/cuda:[\w.-]*-base-[\w.-]*)(?::[\w.-]+)?$")
+# A CUDA_VISIBLE_DEVICES entry: an index, a GPU or MIG UUID (cuda-c-programming-guide, "CUDA Environment Variables").
+_CUDA_DEVICE = re.compile(r"\d+|(?:GPU|MIG)-[\w/-]+")
 _SHELLS = frozenset({"sh", "bash", "/bin/sh", "/bin/bash", "/usr/bin/bash", "/usr/bin/sh"})
 
 
@@ -168,6 +172,21 @@ class DockerContainer:
         return None
 
     @property
+    def cuda_visible_count(self) -> int | None:
+        """How many GPUs CUDA_VISIBLE_DEVICES in its environment lists (CUDA enumerates no other device inside
+        the container); None where it is not set, or set to a value that is not a list of GPUs."""
+        value = (self.env_value("CUDA_VISIBLE_DEVICES") or "").strip().strip("'\"")
+        entries = [v.strip() for v in value.split(",") if v.strip()]
+        return len(entries) if entries and all(_CUDA_DEVICE.fullmatch(v) for v in entries) else None
+
+    @property
+    def gpus_visible_at_most(self) -> int | None:
+        """The most GPUs an engine in it can use: the fewer of its GPU request's ids or count and
+        CUDA_VISIBLE_DEVICES's entries; None where neither bounds them."""
+        bounds = [n for n in (self.gpu_count, self.cuda_visible_count) if n is not None]
+        return min(bounds) if bounds else None
+
+    @property
     def engine(self) -> str:
         """The engine its image or command names: sglang, vllm or trtllm ("" when none)."""
         return engine_of(self.image + " " + " ".join(self.argv))
@@ -212,6 +231,34 @@ class DockerContainer:
             return True
         return bool(re.search(r"\bray start\b.*--address|--node-rank|--headless\b|--data-parallel-address",
                               joined))
+
+    @property
+    def visible_devices_by_hand(self) -> str | None:
+        """NVIDIA_VISIBLE_DEVICES its Kubernetes spec sets by hand beside an nvidia.com/gpu request (the value);
+        None otherwise.
+
+        The device plugin hands the runtime the GPUs it allocated; the NVIDIA Container Toolkit also honours the
+        variable in an unprivileged container (`accept-nvidia-visible-devices-envvar-when-unprivileged`, on by
+        default), so a value set in the spec exposes GPUs the plugin did not allocate (NVIDIA/k8s-device-plugin#1294)."""
+        if not any(r.driver == K8S_GPU_RESOURCE for r in self.device_requests):
+            return None
+        return self.env_value("NVIDIA_VISIBLE_DEVICES")
+
+    @property
+    def ranks_beyond_gpus(self) -> tuple[int, int] | None:
+        """(TP x PP its engine's command asks for, the most GPUs it can see) where the first is larger and nothing
+        shows ranks on other nodes (no --nnodes or node rank, no Ray in its command or RAY_ADDRESS); None otherwise.
+
+        An engine places its TP x PP ranks on the GPUs CUDA enumerates; without a multi-node group it fails at
+        start when they are fewer (vLLM: "The number of required GPUs exceeds the total number of available GPUs")."""
+        tp, pp, _ = sizes_from_argv(self.argv)
+        world = (tp or 1) * (pp or 1)
+        visible = self.gpus_visible_at_most
+        joined = " ".join(self.argv)
+        if visible is None or world <= visible or not self.engine or self.distributed_rank \
+                or self.env_value("RAY_ADDRESS") or re.search(r"\bray\b|--nnodes", joined, re.IGNORECASE):
+            return None
+        return world, visible
 
     @property
     def cpu_limit(self) -> float | None:
