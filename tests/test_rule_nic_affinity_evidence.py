@@ -80,3 +80,39 @@ def test_ib_disabled_by_environment_is_not_applicable(tmp_path: Path) -> None:
            "host0:100:120 [0] NCCL INFO Channel 00 : 0[1000] -> 1[2000] via SHM/direct/direct\n")
     r = paste_checks(tmp_path, log, CHECK)[CHECK]
     assert r.status == "not-applicable" and "NCCL_IB_DISABLE" in r.message
+
+
+@pytest.mark.parametrize("prefix", ["417", "418", "58", "94"])
+def test_nccl_without_libibverbs_is_not_applicable(prefix: str) -> None:
+    """Real (nccl#340, nccl#857 and two more threads): NCCL could not open libibverbs on one host, so it can use no
+    RDMA device; 417 and 418 write it as `misc/ibvwrap.cc:63 NCCL WARN` (NCCL 2.6/2.10), 58 and 94 as INFO."""
+    r = capture_checks(prefix, CHECK)[CHECK]
+    assert r.status == "not-applicable" and "no InfiniBand/RoCE device" in r.message
+    assert any("Failed to open libibverbs" in line for line in r.actual)
+
+
+def test_modelled_failed_verbs_probe_beside_hcas_in_use_is_not_local(tmp_path: Path) -> None:
+    """Modelled counter-example: a failed verbs probe on one rank, while NCCL names the HCAs it uses."""
+    log = ("host0:100:100 [0] NCCL INFO Failed to open libibverbs.so[.1]\n"
+           "host0:101:101 [1] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.0.0.1<0>\n")
+    r = paste_checks(tmp_path, log, CHECK)[CHECK]
+    assert r.status != "not-applicable" or "no InfiniBand/RoCE device" not in r.message
+
+
+def test_near_nics_stay_ok_where_the_log_shows_one_host() -> None:
+    """Real (nccl#901, capture 360): four ranks on one host, and GPU0/GPU1 share mlx5_0 at PXB: a near NIC per GPU
+    is right whatever traffic the host carries (ok over the 2 of 8 rows shown), as the matrix alone says (290)."""
+    r = capture_checks("360", CHECK)[CHECK]
+    assert r.status == "ok" and "mlx5_0 PXB" in r.message
+    assert r.coverage.shown == ("GPU0", "GPU1") and r.coverage.total == 8
+
+
+def test_modelled_far_nics_with_a_one_host_log_stay_not_applicable(tmp_path: Path) -> None:
+    """Modelled counter-example: the nccl#1343 matrix (NICs near only some GPUs) with a one-host NCCL log: the far
+    GPUs matter only between nodes, so the one-host log still makes the check not-applicable."""
+    log = ("host0:100:100 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x1 count 1 datatype 6 op 0 "
+           "root 0 comm 0x1 [nranks=2] stream 0x1\n"
+           "host0:101:101 [1] NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x1 count 1 datatype 6 op 0 "
+           "root 0 comm 0x2 [nranks=2] stream 0x2\n")
+    r = paste_checks(tmp_path, NCCL_1343 + "\n" + log, CHECK)[CHECK]
+    assert r.status == "not-applicable" and "one host" in r.message

@@ -154,18 +154,20 @@ def _engine_gpus(topo: TopoMatrix, proc: ProcessInfo | None, tp: int | None,
 def _no_rdma_traffic(log: ServingLog | None) -> tuple[str, list[str]] | None:
     """Why a one-host NCCL log moves nothing over RDMA, with its evidence lines, or None when it does not show so.
 
-    NCCL's own "NET/IB : No device found" or NCCL_IB_DISABLE=1 means it uses no InfiniBand/RoCE device; channels all
-    over P2P/SHM mean every byte stays inside the host, unless NCCL names the HCAs it uses (a cut log of a
-    multi-node job shows its intra-node rings first).
+    NCCL's own "NET/IB : No device found", "Failed to open libibverbs" (no verbs library, so no HCA can open) or
+    NCCL_IB_DISABLE=1 means it uses no InfiniBand/RoCE device, unless it names the HCAs it uses. Channels all
+    over P2P/SHM mean every byte stays inside the host, with the same exception (a cut log of a multi-node job shows
+    its intra-node rings first).
     """
     if log is None or log.multi_host:
         return None
-    no_ib = [line for line in log.nccl_net if re.search(r"NET/IB\s*:\s*No device found", line)]
-    if no_ib:
+    ib_used = any(re.search(r"NET/IB\s*:\s*Using", line) for line in log.nccl_net)
+    hca_named = any(re.search(r"NET/IB\s*:\s*Using\s*\[\d+\]", line) for line in log.nccl_net)  # not `Using [RO]`
+    no_ib = [line for line in log.nccl_net if re.search(r"NET/IB\s*:\s*No device found|Failed to open libibverbs", line)]
+    if no_ib and not hca_named:
         return "NCCL found no InfiniBand/RoCE device", no_ib[:2]
     if log.nccl_env.get("NCCL_IB_DISABLE") == "1":
         return "NCCL_IB_DISABLE=1: NCCL uses no InfiniBand/RoCE device", []
-    ib_used = any(re.search(r"NET/IB\s*:\s*Using", line) for line in log.nccl_net)
     if not ib_used and log.channels and all(c.transport in ("P2P", "SHM") for c in log.channels):
         return "NCCL carries every channel over P2P/SHM inside the host", [log.channels[0].line]
     return None
@@ -1195,7 +1197,8 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     TensorRT-LLM documents the cross-NUMA link as the bottleneck of 8-GPU PCIe boxes. Small decode
     all-reduces are latency-bound.
 
-    Traps: when the group needs all GPUs, crossing sockets is unavoidable (info). GPUs outside an NVLink mesh of three
+    Traps: when the group needs all GPUs (a TP size equal to the GPU count, or with no engine shown the two GPUs of
+    a two-GPU matrix), crossing sockets is unavoidable (not-an-issue). GPUs outside an NVLink mesh of three
     or more put every group with them on PCIe, the whole board's first (issue, with no engine too). Every
     pair SYS: with every GPU shown on one NUMA node nothing ranks one group above another (not-an-issue);
     over several nodes only NUMA does, by an amount the matrix does not show (unknown). On NVLink/NVSwitch
@@ -1254,8 +1257,9 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     worst = topo.group_cost(group)[0]
     cells = {f"{a}-{b}": topo.link(a, b) for a, b in itertools.combinations(group, 2)}
     if size >= len(names):
-        # Issue 10: crossing sockets when the group needs every GPU is information (ok), as the KB says.
-        return ok(
+        # Issue 10: crossing sockets when the group needs every GPU is unavoidable: not-an-issue over SYS (blind 363,
+        # 402, 291), ok where the worst path stays inside a socket.
+        return (not_an_issue if worst >= link_rank("SYS") else ok)(
             f"the TP group uses all {len(names)} GPUs: crossing "
             f"{'sockets' if worst >= link_rank('SYS') else 'host bridges'} is unavoidable (info)"
             + (f"; {topo.cut_note()}" if topo.unshown_pairs() else "")
@@ -1296,7 +1300,8 @@ def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
     A group size whose best group crosses sockets crosses them whatever the engine picks (information, issue 10).
     A size whose best group stays on one socket on a matrix with SYS pairs stays or crosses by the engine's choice,
     which the source does not show (unknown, the best groups named); without SYS pairs the advice is ok.
-    Every pair SYS with every GPU shown on one NUMA node leaves nothing to choose (not-an-issue). GPUs outside an
+    Every pair SYS with every GPU shown on one NUMA node leaves nothing to choose (not-an-issue), as two GPUs over SYS
+    do (the one group of two). GPUs outside an
     NVLink mesh of three or more (not bridged cards) put every group with them on PCIe, the whole-board group first
     (issue).
     """
@@ -1314,6 +1319,11 @@ def _placement_advice(topo: TopoMatrix, models: dict[int, str]) -> Outcome:
                      expected="NVLink between every TP peer", subjects=list(out),
                      evidence=[topo.lines[g] for g in out if g in topo.lines])
     pairs = [link_rank(c) for _, _, c in topo.gpu_pairs()]
+    if len(topo.gpus) == 2 and pairs and min(pairs) >= link_rank("SYS"):
+        # Two GPUs: a TP group of more than one is both of them, whichever the engine takes (blind 402).
+        return not_an_issue(f"{' and '.join(topo.gpus)} meet over SYS, but they are the matrix's only two GPUs: a TP "
+                            "group of two needs both, so crossing the sockets is unavoidable and no better pair "
+                            "exists", actual={"-".join(topo.gpus): "SYS"}, subjects=list(topo.gpus))
     if pairs and min(pairs) >= link_rank("SYS"):
         nodes: dict[str, list[str]] = {}
         for g in topo.gpus:
@@ -1466,13 +1476,14 @@ def _gdr_off(log: ServingLog) -> Outcome | None:
 def _nccl_net_affinity(log: ServingLog, multi_node: bool) -> Outcome:
     """IC-NIC-GPU-AFFINITY from NCCL's own path dump (ServingLog.gpu_nets, src/graph/paths.cc printNodePaths): the
     path type from each GPU it lists to each network device, which is NCCL's reading of the PCIe tree that the NIC
-    columns of `topo -m` show. The same rule as the matrix: the log's ranks on one host make it not-applicable
-    (NIC placement matters only between nodes); between nodes a GPU whose nearest NET is beyond PXB beside GPUs
-    with one within PXB is an issue, and every GPU listed within PXB is ok over the GPUs listed."""
+    columns of `topo -m` show. The same rule as the matrix: every GPU listed within PXB is ok over the GPUs listed,
+    whatever hosts the log shows (a cut log of a multi-node job shows one host); otherwise the log's ranks on one
+    host make it not-applicable (NIC placement matters only between nodes), and between nodes a GPU whose nearest
+    NET is beyond PXB beside GPUs with one within PXB is an issue."""
     nearest = log.nearest_nets()
     summary = {f"GPU {g}": f"{n} {k}" for g, (n, k) in nearest.items()}
     far = [f"GPU {g}" for g, (_, k) in nearest.items() if link_rank(k) > link_rank("PXB")]
-    if not multi_node:
+    if not multi_node and far:
         return not_applicable("NCCL's log shows ranks of one host: NIC placement matters only for traffic between "
                               "nodes", actual=summary)
     if (gdr_off := _gdr_off(log)) is not None:
@@ -1544,7 +1555,9 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     close = [g for g, (c, _) in nearest.items() if link_rank(c) <= link_rank("PXB")]
     if not _multi_node(serving_processes, serving_log):
         engine = serving_engine.engine
-        # Near NICs for every GPU shown are right whatever traffic the host carries: ok without knowing it.
+        # Near NICs for every GPU shown are right whatever traffic the host carries: ok without knowing it. A log
+        # whose ranks share one host does not change that (a cut log of a multi-node job shows one host too; blind
+        # 360: GPU0/GPU1 PXB to mlx5_0); an engine's own argv without multi-node flags does (not-applicable).
         all_near = bool(close) and len(close) == len(nearest)
         # Some GPUs with a NIC within PXB and others without it is the placement itself, read from the NIC columns
         # as the near case is: the host was given RDMA NICs for GPU Direct RDMA, and only part of its GPUs get it.
@@ -1553,7 +1566,7 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
         if unseen and not all_near and not mixed:
             return unknown("whether serving spans nodes is not in the source (no engine processes, no engine log)",
                            hint="NIC placement matters only for multi-node or disaggregated serving")
-        if not unseen:
+        if not unseen and (engine or not all_near):
             why = ("single-node serving" if engine else "NCCL's log shows ranks of one host" if serving_log is not None
                    else "no multi-node serving seen (no engine running, no engine log)")
             return not_applicable(f"{why}: NIC placement matters only for traffic between nodes", actual=summary)

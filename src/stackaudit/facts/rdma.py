@@ -65,7 +65,8 @@ def rdma_from_nccl_log(text: str) -> RdmaDevices:
     return RdmaDevices(tuple(dict.fromkeys(names)))
 
 
-_NCCL_NO_VERBS = re.compile(r"NCCL INFO (?:Failed to open libibverbs|NET/IB\s*:\s*No device found)")
+# INFO in current NCCL; `misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]` before 2.12.
+_NCCL_NO_VERBS = re.compile(r"NCCL (?:INFO|WARN) (?:Failed to open libibverbs|NET/IB\s*:\s*No device found)")
 
 
 @provider("rdma", RdmaDevices, rank=30, title="`nvidia-smi topo -m` NIC legend")

@@ -404,7 +404,10 @@ def parse_serving_log(text: str) -> ServingLog:
                                         (ch.group(5) or "").strip(), host.group(1) if host else "", text_l))
         for name, value in (_NCCL_ENV.findall(text_l) if "set by environment" in low else ()):
             nccl_env[name] = value.rstrip(".")
-        if "net/" in low and re.search(r"NET/(IB|Socket|Plugin)", text_l) and not ch:
+        # NCCL's own word on its network: NET/IB, NET/Socket, NET/Plugin lines, and the verbs library it could not
+        # load (`misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]`, INFO in later releases).
+        if (("net/" in low and re.search(r"NET/(IB|Socket|Plugin)", text_l)) or "failed to open libibverbs" in low) \
+                and not ch:
             net.append(text_l)
             if re.search(r"GPU Direct RDMA Disabled", text_l, re.I):
                 gdr_off.append(text_l)
