@@ -40,6 +40,7 @@ from stackaudit.facts.serving_logs import (
     AR_NO_LIBRARY,
     AR_NO_P2P,
     AR_PCIE_ONLY,
+    AR_RELEASE,
     AR_WORLD_SIZE,
     NcclConfig,
     ServingLog,
@@ -828,6 +829,12 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
         if reason == AR_WORLD_SIZE:
             return ok(f"custom all-reduce supports world sizes 2, 4, 6, 8 only; this TP size uses NCCL ({line})",
                       actual=line, evidence=[line])
+        if reason == AR_RELEASE:
+            # The release's own switch (vllm-project/vllm#2808), the same on every host: no host fix.
+            return not_an_issue("this vLLM release turns custom all-reduce off for every TP run (\"temporarily "
+                                "disabled due to stability issues\", vllm-project/vllm#2808), whatever the host: "
+                                "NCCL carries the all-reduce; a later release turns it back on", actual=line,
+                                evidence=[line])
         if reason == AR_NO_LIBRARY:
             return ok("custom all-reduce library not present in this build (CPU/other platform): NCCL is used",
                       actual=line, evidence=[line])

@@ -124,6 +124,9 @@ AR_NO_P2P = "no-p2p"  # P2P capability missing or the real P2P test failed
 AR_WORLD_SIZE = "world-size"
 AR_MULTI_NODE = "multi-node"
 AR_NO_LIBRARY = "no-library"
+# vLLM 0.3.1-0.3.3 turned the kernels off for every TP run (vllm-project/vllm#2808): "Custom all-reduce kernels
+# are temporarily disabled due to stability issues".
+AR_RELEASE = "release"
 AR_OTHER = "other"
 _AR_REASONS = (
     (re.compile(r"more than two PCIe-only GPUs", re.I), AR_PCIE_ONLY),
@@ -373,6 +376,8 @@ def parse_serving_log(text: str) -> ServingLog:
         if "custom allreduce is disabled" in low:
             reason = next((code for rx, code in _AR_REASONS if rx.search(text_l)), AR_OTHER)
             ar.append((reason, text_l))
+        elif "custom all-reduce kernels are temporarily disabled" in low:
+            ar.append((AR_RELEASE, text_l))
         m = _CACHE_PATH.search(text_l) if "p2p access cache" in low else None
         if m:
             cache_paths.append(m.group(1))
