@@ -1226,7 +1226,8 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     and degraded NVLink or memory.
 
     Traps: 13/31/43 are nearly always a crashing user program, not hardware: reported apart, as
-    information (alone they are `not-an-issue`). A GPU that fell off the bus (79) needs a node
+    information (alone they are `not-an-issue`). The same GPU faulting under three or more different
+    processes (pids) is an issue (low): the catalogue sends repeated MMU faults on one GPU to diagnostics. A GPU that fell off the bus (79) needs a node
     reboot, not a GPU reset. The driver's recovery action (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION,
     Xid 154) is preferred over the class's guess of reset-vs-reboot.
     "No Xid" is concluded only from a whole kernel log (from boot, no gap): a pasted excerpt or a
@@ -1292,6 +1293,16 @@ def _xid_verdict(gpu_events: GpuEvents, nvidia: NvidiaGpus | None, pci: PciDevic
     quoted = [e for e in events if e.line and e.line.strip() not in owned]
     evidence = ([e.line for e in quoted if e.hw_class != APPLICATION][-5:]
                 + [e.line for e in quoted if e.hw_class == APPLICATION][-2:])
+    recurring = {b: p for b, p in gpu_events.recurring_app_faults().items() if b in by_gpu}
+    if not hardware and recurring:
+        # The same GPU faults under several programs: the catalogue's "repeat MMU faults to same GPU".
+        where = "; ".join(f"GPU {b}: {len(p)} processes (pid {', '.join(p[:4])})" for b, p in sorted(recurring.items()))
+        return issue("application Xids recur on the same GPU under different processes: " + where + " — "
+                     + "; ".join(applications) + ". One faulting program stays on one process; faults that follow "
+                     "the GPU across programs are what NVIDIA's Xid catalogue sends to the GPU's diagnostics "
+                     "(`dcgmi diag -r 3` on that GPU) before the application", actual=actual,
+                     expected="no Xid that recurs on one GPU across processes", severity="low",
+                     subjects=sorted(recurring), evidence=evidence)
     if not hardware:
         # 13/31/43 alone: the program faulted, the GPU did not (reported apart, as information).
         return not_an_issue("application faults, not the hardware: " + "; ".join(applications)

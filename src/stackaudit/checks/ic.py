@@ -40,6 +40,7 @@ from stackaudit.facts.serving_logs import (
     AR_NO_LIBRARY,
     AR_NO_P2P,
     AR_PCIE_ONLY,
+    AR_RELEASE,
     AR_WORLD_SIZE,
     NcclConfig,
     ServingLog,
@@ -830,6 +831,12 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
         if reason == AR_WORLD_SIZE:
             return ok(f"custom all-reduce supports world sizes 2, 4, 6, 8 only; this TP size uses NCCL ({line})",
                       actual=line, evidence=[line])
+        if reason == AR_RELEASE:
+            # The release's own switch (vllm-project/vllm#2808), the same on every host: no host fix.
+            return not_an_issue("this vLLM release turns custom all-reduce off for every TP run (\"temporarily "
+                                "disabled due to stability issues\", vllm-project/vllm#2808), whatever the host: "
+                                "NCCL carries the all-reduce; a later release turns it back on", actual=line,
+                                evidence=[line])
         if reason == AR_NO_LIBRARY:
             return ok("custom all-reduce library not present in this build (CPU/other platform): NCCL is used",
                       actual=line, evidence=[line])
@@ -1015,7 +1022,8 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
              gpus: GpuInventory | None = None) -> Outcome:
     """Reads: NCCL_* in the environment of the serving engine's processes (/proc/<pid>/environ),
     /etc/nccl.conf, ~/.nccl.conf of the engine's user and $NCCL_CONF_FILE, NCCL's own "NCCL_X set
-    by environment to Y" log lines, and (weakest) the env section of a pasted collect_env; the
+    by environment to Y" log lines, and (weakest) the env section of a pasted collect_env or the
+    variables the user lists or exports in prose (`NCCL_ALGO=Ring`, `export NCCL_SOCKET_IFNAME=lo`); the
     topology and P2P matrices; the transports NCCL logged.
 
     Bad value: NCCL_P2P_DISABLE=1 or NCCL_P2P_LEVEL=LOC on NVLink (or on PCIe where P2P works);

@@ -62,6 +62,11 @@ _XID_CLASSES = {79: HW_LOST, 119: HW_LOST, 120: HW_LOST,
                 13: APPLICATION, 31: APPLICATION, 43: APPLICATION}
 NVLINK_XIDS = frozenset({74, *range(144, 151)})
 RECOVERY_XID = 154
+# NVIDIA's Xid catalogue for Xid 31: "Repeat MMU faults to same GPU (via PCI-ID): RUN_DCGMEUD (possible HW issue)";
+# "Solo, no burst: CHECK_APP/CUDA". A program that faults and is restarted once leaves two pids (corpus 343);
+# three different processes faulting on one GPU is the repeat the catalogue sends to the GPU's diagnostics.
+RECURRING_PROCESSES = 3
+_PID = re.compile(r"\bpid=(\d+)")
 
 
 def xid_class(code: int | None) -> str:
@@ -99,6 +104,16 @@ class GpuEvents(Sourced):
     @property
     def xids(self) -> tuple[GpuEvent, ...]:
         return tuple(e for e in self.events if e.kind == XID)
+
+    def recurring_app_faults(self) -> dict[str, tuple[str, ...]]:
+        """Per GPU, the pids of the application Xids (13/31/43) when RECURRING_PROCESSES or more different
+        processes raised them: the fault follows the GPU, not one program."""
+        pids: dict[str, dict[str, None]] = {}
+        for e in self.xids:
+            m = _PID.search(e.detail) if xid_class(e.code) == APPLICATION else None
+            if m:
+                pids.setdefault(e.bdf, {})[m.group(1)] = None
+        return {bdf: tuple(p) for bdf, p in pids.items() if len(p) >= RECURRING_PROCESSES}
 
     def lost(self) -> tuple[GpuEvent, ...]:
         """The events of GPUs that fell off the bus or are lost, by any form of the message (Xid 79 too)."""

@@ -57,7 +57,7 @@ from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses, process_path
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
-from stackaudit.facts.sources import ENGINE_LOG, NCCL_TESTS
+from stackaudit.facts.sources import ENGINE_LOG, NCCL_TESTS, USER_NCCL_ENV
 from stackaudit.facts.topology import link_rank
 from stackaudit.host.base import NotCaptured, read_optional
 from stackaudit.host.limits import load_json
@@ -124,6 +124,9 @@ AR_NO_P2P = "no-p2p"  # P2P capability missing or the real P2P test failed
 AR_WORLD_SIZE = "world-size"
 AR_MULTI_NODE = "multi-node"
 AR_NO_LIBRARY = "no-library"
+# vLLM 0.3.1-0.3.3 turned the kernels off for every TP run (vllm-project/vllm#2808): "Custom all-reduce kernels
+# are temporarily disabled due to stability issues".
+AR_RELEASE = "release"
 AR_OTHER = "other"
 _AR_REASONS = (
     (re.compile(r"more than two PCIe-only GPUs", re.I), AR_PCIE_ONLY),
@@ -373,6 +376,8 @@ def parse_serving_log(text: str) -> ServingLog:
         if "custom allreduce is disabled" in low:
             reason = next((code for rx, code in _AR_REASONS if rx.search(text_l)), AR_OTHER)
             ar.append((reason, text_l))
+        elif "custom all-reduce kernels are temporarily disabled" in low:
+            ar.append((AR_RELEASE, text_l))
         m = _CACHE_PATH.search(text_l) if "p2p access cache" in low else None
         if m:
             cache_paths.append(m.group(1))
@@ -650,6 +655,48 @@ def nccl_test_runs_pasted(text: str) -> NcclTestRuns:
     return NcclTestRuns(runs=tuple(runs))
 
 
+# --- NCCL variables in the user's words -------------------------------------------------------
+
+# A line that is only an assignment (`NCCL_MAX_NCHANNELS=1`, `export NCCL_ALGO=Ring`), or `export NCCL_X=value`
+# inside a sentence ("I adhoc patched with export NCCL_SOCKET_IFNAME=lo)"). A continued command line (`... \\`)
+# is the engine command's, not this.
+STATED_NCCL = re.compile(r"^\s*(?:export\s+)?(NCCL_[A-Z0-9_]+)=([^\s\\`*]+)\s*$|"
+                         r"\bexport\s+(NCCL_[A-Z0-9_]+)=([^\s\\`*),;]+)")
+
+
+def stated_nccl(line: str) -> tuple[str, str] | None:
+    """(name, value) of the NCCL variable a line of the user's words sets, or None."""
+    m = STATED_NCCL.search(line)
+    if m is None:
+        return None
+    return (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+
+
+@dataclass(frozen=True, kw_only=True)
+class StatedNccl(Sourced):
+    """NCCL variables the user says were set (the user's own words), in the order stated."""
+
+    settings: tuple[tuple[str, str], ...] = ()
+
+
+fact("stated_nccl_env", StatedNccl, first_of, hint=USER_NCCL_ENV.hint)
+
+
+@parser(USER_NCCL_ENV, feeds="stated_nccl_env", kind=StatedNccl, rank=95)
+def stated_nccl_env(text: str) -> StatedNccl:
+    """NCCL variables the user lists or exports in prose: the weakest source of the NCCL settings.
+
+    Input (tests/data/captures/417)::
+
+        NCCL_MAX_NCHANNELS=1
+        NCCL_ALGO=Ring
+    """
+    settings = [s for line in text.splitlines() if (s := stated_nccl(line)) is not None]
+    if not settings:
+        raise ParseError("no NCCL variable set in the user's words")
+    return StatedNccl(settings=tuple(dict.fromkeys(settings)))
+
+
 # --- NCCL configuration ----------------------------------------------------------------------
 
 
@@ -793,6 +840,12 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
         where = f"the pasted `{program}` command line (a test run)"
         sources.append(where)
         settings += [NcclSetting(name, value, where, "", 2) for name, value in assigned]
+    stated = ctx.optional("stated_nccl_env", StatedNccl)
+    for name, value in stated.settings if stated is not None else ():
+        # What the user says was set: the weakest source, never the engine's whole environment.
+        settings.append(NcclSetting(name, value, "the user's own words", "", 0))
+    if stated is not None:
+        sources.append("the user's own words")
     from stackaudit.facts.engine_command import EngineCommands
 
     commands = ctx.optional("engine_commands", EngineCommands)
@@ -805,7 +858,7 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
                 settings.append(NcclSetting(name, value, where, cmd.engine, 2))
     if procs is None and not read_any and log is None and report is None and not (
             containers is not None and containers.gpu_or_serving) and not (commands is not None and commands.commands) \
-            and tests is None:
+            and tests is None and stated is None:
         raise NotCaptured("NCCL settings (engine environment, /etc/nccl.conf)")
     env_unreadable = procs is not None and procs.found and all(p.environ is None for p in procs.processes)
     return NcclConfig(tuple(settings), tuple(dict.fromkeys(sources)), engine_seen, read_any,

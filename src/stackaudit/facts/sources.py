@@ -279,6 +279,11 @@ USER_RATE = Source("user_rate", "a rate in the user's own words", doc=True,
 USER_TROUBLE = Source("user_trouble", "a hang in the user's own words", doc=True,
                       hint="say where the engine stops, beside its command line or log")
 
+# NCCL variables the user says were set, as pasted (importers/prose_nccl_env.py): a line that is only
+# `NCCL_X=value` (a list of the run's variables) or `export NCCL_X=value` in a sentence; read by facts/serving_logs.py.
+USER_NCCL_ENV = Source("user_nccl_env", "NCCL variables set in the user's own words", doc=True,
+                       hint="paste the command line that ran with them, or NCCL's `set by environment` log lines")
+
 # The machine in the user's own words, as pasted (importers/prose_machine.py): a GPU count and model (`8 x A10G
 # GPUs`, `a 8 cards 4090 server`), the last source of the GPU inventory, or a cloud instance type (`g5.48xlarge`),
 # the last source of virtualization.

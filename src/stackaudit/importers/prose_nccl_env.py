@@ -1,0 +1,33 @@
+"""NCCL variables in the user's own words: a line that is only `NCCL_X=value` (the list of variables a run was
+given, `I set the NCCL environment variables like this:`) or `export NCCL_X=value` inside a sentence.
+
+Recorded as the pasted document USER_NCCL_ENV (facts/sources.py), the line verbatim; facts/serving_logs.py reads
+it as the weakest source of the NCCL settings (IC-NCCL-ENV).
+A log line, or a command line that runs a program, is left to its own recogniser.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from stackaudit.facts.serving_logs import TEST_PROGRAM, is_log_line, stated_nccl
+from stackaudit.facts.sources import USER_NCCL_ENV
+from stackaudit.importers._scan import Candidates, candidate_lines
+from stackaudit.importers.registry import Found, document_appended, importer
+
+MAX_LINES = 20  # a run's variables are a few; past that the paste is something else (a dumped environment)
+
+
+@importer("prose nccl env", "NCCL variables set in the user's words ('NCCL_ALGO=Ring', 'export NCCL_SOCKET_IFNAME=lo')",
+          needles=("NCCL_",), per_line=True)
+def prose_nccl_env(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    taken = 0
+    for i in candidate_lines(candidates, len(lines)):
+        line = lines[i]
+        if len(line) > 2000 or is_log_line(line) or TEST_PROGRAM.search(line):
+            continue
+        if stated_nccl(line) is not None:
+            yield Found("prose nccl env", i, i + 1, document_appended(USER_NCCL_ENV.name, line.strip() + "\n"))
+            taken += 1
+            if taken == MAX_LINES:
+                return

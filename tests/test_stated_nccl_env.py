@@ -1,0 +1,62 @@
+"""IC-NCCL-ENV from NCCL variables in the user's own words: a line that is only `NCCL_X=value` (the list a run was
+given) or `export NCCL_X=value` in a sentence (importers/prose_nccl_env.py, facts/serving_logs.py stated_nccl).
+
+Real lines are quoted from the threads named beside each; the counter-examples say whether they are modelled.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus import capture_checks, fact, paste_checks, pasted
+from stackaudit.facts.serving_logs import stated_nccl
+
+# https://github.com/ROCm/rccl/issues/1129 (visionscaper, 2024-04-01): the variable, then the test it fixed.
+RCCL_1129 = """```
+export NCCL_P2P_DISABLE=1
+```
+After setting this environment variable the test works!
+```
+$ ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 2
+# nThread 1 nGpus 2 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
+#
+rccl-tests: Version develop:3f7f785
+# Using devices
+#   Rank  0 Pid  36660 on deep-visionscaper3 device  0 [0000:2f:00.0] AMD Instinct MI100
+#   Rank  1 Pid  36660 on deep-visionscaper3 device  1 [0000:03:00.0] AMD Instinct MI100
+```
+"""
+# https://github.com/NVIDIA/nccl/issues/631 (hw-protein, 2022-02-04): a claim about a setting, not an assignment.
+NCCL_631 = ("So, while trying various things, I confirmed that the model works by setting the variable "
+            "NCCL_P2P_DISABLE =1 .")
+
+
+def test_the_lines_a_user_sets() -> None:
+    assert stated_nccl("NCCL_MAX_NCHANNELS=1") == ("NCCL_MAX_NCHANNELS", "1")
+    assert stated_nccl("export NCCL_P2P_DISABLE=1") == ("NCCL_P2P_DISABLE", "1")
+    assert stated_nccl("I adhoc patched with export NCCL_SOCKET_IFNAME=lo)") == ("NCCL_SOCKET_IFNAME", "lo")
+    # Real (NVIDIA/nccl#631): words about a setting set nothing.
+    assert stated_nccl(NCCL_631) is None
+    # Modelled: a continued command line is the engine command's; a log line is NCCL's own.
+    assert stated_nccl("NCCL_P2P_DISABLE=1 \\") is None
+    assert stated_nccl("host:1:1 [0] NCCL INFO NCCL_P2P_LEVEL set by environment to LOC") is None
+
+
+def test_a_listed_forced_algorithm_is_an_issue() -> None:
+    # Corpus 417 (NVIDIA/nccl#340): NCCL_MAX_NCHANNELS=1, NCCL_ALGO=Ring ... listed before the run.
+    r = capture_checks("417", "IC-NCCL-ENV")["IC-NCCL-ENV"]
+    assert r.status == "issue" and "NCCL_ALGO=Ring" in r.message and "the user's own words" in r.message
+
+
+def test_an_exported_socket_interface_disables_nothing() -> None:
+    # Corpus 267 (NVIDIA/nccl#1608): "I adhoc patched with export NCCL_SOCKET_IFNAME=lo".
+    r = capture_checks("267", "IC-NCCL-ENV")["IC-NCCL-ENV"]
+    assert r.status == "not-an-issue" and "NCCL_SOCKET_IFNAME=lo" in r.message
+
+
+def test_an_exported_p2p_disable_is_read(tmp_path: Path) -> None:
+    cfg = fact(pasted(RCCL_1129), "nccl_config")
+    assert ("NCCL_P2P_DISABLE", "1", "the user's own words") in [(s.name, s.value, s.source) for s in cfg.settings]
+    # GPUs whose P2P is not shown: the cost stays conditional (never ok, never a plain issue).
+    r = paste_checks(tmp_path, RCCL_1129, "IC-NCCL-ENV")["IC-NCCL-ENV"]
+    assert r.status == "not-an-issue" and "matters only if" in r.message
