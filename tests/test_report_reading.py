@@ -206,7 +206,7 @@ def test_every_run_next_command_is_one_runnable_line_of_an_engine_present() -> N
     for name, rep in _all():
         # The renderers' engines: those the source shows; none named where it could not tell.
         engines = rep.host.get("engines") or []
-        for step in run_next(sections(rep).unknown, limit=None, engines=engines):
+        for step in run_next(sections(rep).unknown, limit=None, host=rep.host):
             if not step.command:
                 continue
             # One command (a pipeline at most) a line: no `a / b` alternative, no `<placeholder>`, no `;` or `&&`.
@@ -226,9 +226,9 @@ def test_the_collect_env_step_follows_the_engine(tmp_path: Path) -> None:
 
     unknown = R("RT-VERSION-MATRIX", "RT", "t", "unknown", "no torch found",
                 hint="`python -m vllm.collect_env` (vLLM) or `python -m sglang.check_env` (SGLang)")
-    assert [s.text for s in run_next([unknown], engines=["vllm"], by_fact={})] == ["python -m vllm.collect_env"]
-    assert [s.text for s in run_next([unknown], engines=["sglang"], by_fact={})] == ["python -m sglang.check_env"]
-    assert run_next([unknown], engines=[], by_fact={}) == []
+    assert [s.text for s in run_next([unknown], host={"engines": ["vllm"]}, by_fact={})] == ["python -m vllm.collect_env"]
+    assert [s.text for s in run_next([unknown], host={"engines": ["sglang"]}, by_fact={})] == ["python -m sglang.check_env"]
+    assert run_next([unknown], host={}, by_fact={}) == []
 
 
 def test_markdown_run_next_blocks_parse_as_shell() -> None:

@@ -876,21 +876,6 @@ ENGINE_FLOORS: tuple[tuple[str, str, str, str], ...] = (
 )
 
 
-def _engines_shown(serving_processes: ServingProcesses | None, commands: Iterable[ProcessInfo],
-                   containers: list[tuple[str, tuple[str, ...]]], serving_log: ServingLog | None,
-                   collect_env: CollectEnv | None) -> set[str]:
-    """The engines the source shows: running, on a pasted command line, in a container, logging, or the engine
-    whose environment report it is: check_env is SGLang's; PyTorch prints collect_env in vLLM's format too, so
-    it names vLLM only with a vLLM version in it."""
-    engines = {r.engine for r in (serving_processes.roots() if serving_processes is not None else ())}
-    engines |= {c.engine for c in commands} | {e for e, _ in containers}
-    if serving_log is not None and serving_log.engine:
-        engines.add(serving_log.engine)
-    if collect_env is not None and (collect_env.tool == "sglang" or collect_env.vllm_version):
-        engines.add(collect_env.tool)
-    return {e for e in engines if e}
-
-
 def _below_engine_floor(engines: set[str], gpus: GpuInventory | None, roots: Iterable[ProcessInfo],
                         collect_env: CollectEnv | None) -> Outcome | None:
     """An issue where a GPU shown is of an architecture before the floor of an engine the source shows
@@ -993,7 +978,8 @@ def _kernel_issue(hits: list[tuple[KernelRule, str, str]], where: str) -> Outcom
 )
 def kernel_arch(serving_processes: ServingProcesses | None = None, engine_commands: EngineCommands | None = None,
                 docker_containers: DockerContainers | None = None, serving_log: ServingLog | None = None,
-                gpus: GpuInventory | None = None, collect_env: CollectEnv | None = None) -> Outcome:
+                gpus: GpuInventory | None = None, collect_env: CollectEnv | None = None,
+                parallelism: Parallelism | None = None) -> Outcome:
     """Reads: the kernel flags (`--quantization`/`-q`, `--attention-backend`, `--decode-attention-backend`,
     `--kv-cache-dtype`) of each engine's top process (/proc/<pid>/cmdline and the config file it names), else a
     pasted command line or a container's engine arguments (`docker inspect`, a pasted docker run), and the configuration dump and kernel lines of the engine's log; the GPUs' product
@@ -1028,8 +1014,7 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
     hint = "paste `nvidia-smi` (the GPU names) beside the engine's command line"
     roots = serving_processes.roots() if serving_processes is not None else []
     pasted = [c.as_process() for c in (engine_commands.commands if engine_commands is not None else ())]
-    engines = _engines_shown(serving_processes, pasted, _container_engines(docker_containers), serving_log,
-                             collect_env)
+    engines = (parallelism or Parallelism()).engines_shown(collect_env)
     floor = _below_engine_floor(engines, gpus, [*roots, *pasted], collect_env)
     if floor is not None:
         return floor

@@ -220,7 +220,7 @@ def engines_of(facts: dict[str, Any]) -> list[str] | None:
     parallelism = facts.get("parallelism")
     if not isinstance(parallelism, Parallelism):
         return None
-    return sorted({e.engine for e in parallelism.engines if e.engine})
+    return sorted(parallelism.engines_shown())
 
 
 def _containers_configured(lxc: Any) -> list[str]:

@@ -20,7 +20,7 @@ from stackaudit.facts.sources import (
     LOG_LINE_PROGRAMS,
     SHM_PATH,
 )
-from stackaudit.host.base import Host, NotCaptured, list_or_none, read_optional
+from stackaudit.host.base import Host, NotCaptured, Reads, list_or_none
 
 
 @dataclass(frozen=True)
@@ -128,17 +128,7 @@ def container(ctx: FactContext) -> ContainerInfo:
     evidence: list[str] = []
     kind = ""
 
-    answered = False
-
-    def optional(path: str) -> str | None:
-        nonlocal answered
-        try:
-            text = read_optional(host, path)
-        except (PermissionError, NotCaptured):
-            return None
-        answered = True
-        return text
-
+    optional = Reads(host)
     systemd_container = (optional("/run/systemd/container") or "").strip()
     pid1_environ = optional("/proc/1/environ") or ""
     self_environ = optional("/proc/self/environ") or ""
@@ -170,7 +160,7 @@ def container(ctx: FactContext) -> ContainerInfo:
         if mount_kind:
             kind = mount_kind
             evidence.append(why)
-    if not kind and not answered:
+    if not kind and not optional.answered:
         # A pasted text says nothing about markers; `df` (if pasted) may still show a container.
         # A whole table (not `df /dev/shm`): its root filesystem is what tells.
         df = read_df(host, [src for src in DF_TABLES if src.argv[-1] != SHM_PATH])

@@ -53,7 +53,7 @@ from stackaudit.gputable import (
     lookup,
     resolve_cut_name,
 )
-from stackaudit.host.base import Host, NotCaptured, list_or_none, read_optional
+from stackaudit.host.base import Host, NotCaptured, Reads, list_or_none, read_optional
 from stackaudit.host.nvml import NvmlError
 from stackaudit.pci_address import normalize_bdf
 
@@ -957,29 +957,19 @@ class PowerProfile:
 def power_profile(ctx: FactContext) -> PowerProfile:
     """OS/firmware power profile: ACPI platform_profile, tuned, power-profiles-daemon."""
     host = ctx.host
-    answered = False
-
-    def read(path: str) -> str | None:
-        nonlocal answered
-        try:
-            text = read_optional(host, path)
-        except (NotCaptured, PermissionError):
-            return None
-        answered = True
-        return text.strip() if text is not None else None
-
-    profile = read("/sys/firmware/acpi/platform_profile")
+    read = Reads(host)
+    profile = (read("/sys/firmware/acpi/platform_profile") or "").strip()
     choices = tuple((read("/sys/firmware/acpi/platform_profile_choices") or "").split())
-    tuned = read("/etc/tuned/active_profile")
+    tuned = (read("/etc/tuned/active_profile") or "").strip()
     ppd: str | None = None
     try:
         if host.which("powerprofilesctl"):
             result = host.run(list(POWERPROFILESCTL.argv))
             ppd = result.stdout.strip() or None if result.ok else None
-            answered = True
+            read.answered = True
     except NotCaptured:
         pass
-    if not answered:
+    if not read.answered:
         raise NotCaptured("/sys/firmware/acpi/platform_profile")
     return PowerProfile(profile or None, choices, tuned or None, ppd)
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from stackaudit.facts._parse import TP_ENV, parallel_size, sizes_from_argv
+from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, provider, union
 from stackaudit.facts.serving_logs import ServingLog
@@ -88,6 +89,15 @@ class Parallelism(Sourced):
 
     def for_container(self, container_id: str) -> EngineParallelism | None:
         return next((e for e in self.engines if e.source == DOCKER and e.container == container_id), None)
+
+    def engines_shown(self, collect_env: CollectEnv | None = None) -> set[str]:
+        """The engines the sources name: running, on a pasted command line, in a container, logging; with
+        `collect_env`, also the engine whose environment report it is: check_env is SGLang's; PyTorch prints
+        collect_env in vLLM's format too, so it names vLLM only with a vLLM version in it."""
+        engines = {e.engine for e in self.engines if e.engine}
+        if collect_env is not None and (collect_env.tool == "sglang" or collect_env.vllm_version):
+            engines.add(collect_env.tool)
+        return engines
 
     @property
     def max_world_size(self) -> int | None:

@@ -620,9 +620,13 @@ def vllm_p2p_cache(ctx: FactContext) -> VllmP2pCache:
 
 # --- nccl-tests command lines -------------------------------------------------------------------
 
+# A test binary of nccl-tests (src/*.cu: all_reduce, all_gather, alltoall, broadcast, gather, hypercube, reduce,
+# reduce_scatter, scatter, sendrecv), `_mpi` where built for MPI.
+TEST_PROGRAMS = (r"(?:all_reduce|all_gather|alltoall|broadcast|gather|hypercube|reduce_scatter|reduce|scatter|sendrecv)"
+                 r"_perf(?:_mpi)?")
 # `NCCL_P2P_DISABLE=1 NCCL_DEBUG=INFO ./build/all_reduce_perf -g 4`, `mpirun -x NCCL_IB_DISABLE=1 all_reduce_perf_mpi`:
 # the variables set before the program are the run's.
-TEST_PROGRAM = re.compile(r"(?:^|[\s/*`])([a-z_]+_perf(?:_mpi)?)(?=[\s`*]|$)")
+TEST_PROGRAM = re.compile(rf"(?:^|[\s/*`])({TEST_PROGRAMS})(?=[\s`*]|$)")
 _NCCL_ASSIGN = re.compile(r"(?:^|[\s*`])(NCCL_[A-Z0-9_]+)=([^\s*`]+)")
 
 

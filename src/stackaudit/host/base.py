@@ -187,6 +187,23 @@ def read_or_none(host: Host, path: str) -> str | None:
         return None
 
 
+class Reads:
+    """read_optional, with None for a file unreadable or not in the source, that remembers whether any read
+    answered (`answered`). A file the source shows, present or absent, answers."""
+
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        self.answered = False
+
+    def __call__(self, path: str) -> str | None:
+        try:
+            text = read_optional(self.host, path)
+        except (PermissionError, NotCaptured):
+            return None
+        self.answered = True
+        return text
+
+
 def list_or_none(host: Host, path: str) -> list[str] | None:
     """Entry names of a directory, or None when it is absent, unreadable, not a directory or not in the source.
 

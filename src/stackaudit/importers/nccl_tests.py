@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from stackaudit.facts.serving_logs import TEST_PROGRAM
+from stackaudit.facts.serving_logs import TEST_PROGRAM, TEST_PROGRAMS
 from stackaudit.facts.sources import NCCL_TESTS
 from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end
 from stackaudit.importers.registry import Found, document_appended, importer
@@ -31,11 +31,9 @@ _HEADER = re.compile(r"^\s*#?\s*(nThread\s+\d+|Using devices|out-of-place\s+in-p
 _ROW = re.compile(r"^\s*\d+\s+\d+\s+(float|double|half|bfloat16|int8|uint8|int32|uint32|int64|uint64)\b")
 
 
-# A test binary of nccl-tests (src/*.cu: all_reduce, all_gather, alltoall, broadcast, gather, hypercube, reduce,
-# reduce_scatter, scatter, sendrecv), `_mpi` where built for MPI, on a command line of its own.
+# A test binary of nccl-tests on a command line of its own.
 COMMAND = re.compile(r"^(?:[^#\n]*[$#]\s+)?(?:\S*=\S*\s+)*(?:(?:mpirun|mpiexec|srun)\s.*?)?(?:\S*/)?"
-                     r"(?:all_reduce|all_gather|alltoall|broadcast|gather|hypercube|reduce_scatter|reduce|scatter|"
-                     r"sendrecv)_perf(?:_mpi)?(?:\s+-\S+(?:\s+[^\s-]\S*)?)*\s*$")
+                     rf"{TEST_PROGRAMS}(?:\s+-\S+(?:\s+[^\s-]\S*)?)*\s*$")
 
 
 def _opens_run(line: str) -> bool:
@@ -45,7 +43,7 @@ def _opens_run(line: str) -> bool:
 def _command_above(lines: list[str], i: int) -> int | None:
     """The index of the line that runs the test whose header starts at `i`: just above it, or above its fence."""
     j = i - 1 if i > 0 and not FENCE.match(lines[i - 1]) else i - 2
-    return j if j >= 0 and (TEST_PROGRAM.search(lines[j]) or COMMAND.match(lines[j])) else None
+    return j if j >= 0 and TEST_PROGRAM.search(lines[j]) else None
 
 
 def _heads_run(lines: list[str], i: int) -> bool:

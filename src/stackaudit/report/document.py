@@ -155,7 +155,7 @@ def _good(sec: Sections, verbose: bool) -> list[Section]:
 
 def _run_next(report: Report, sec: Sections, verbose: bool) -> list[Section]:
     out = []
-    steps = run_next(sec.to_settle, engines=report.host.get("engines") or [], host=report.host)
+    steps = run_next(sec.to_settle, host=report.host)
     blocks: list[Block] = []
     for i, step in enumerate(steps, 1):
         rest = [c for c in step.settles if c not in step.confirms]

@@ -49,8 +49,7 @@ def report_to_json(report: Report, options: RenderOptions | None = None) -> dict
         "host": bounded(dict(report.host)),
         "results": [bounded(r.to_json()) for r in report.results],
         "summary": report.summary(),
-        "run_next": [s.to_json() for s in run_next(sec.to_settle, limit=None, engines=report.host.get("engines") or [],
-                                                      host=report.host)],
+        "run_next": [s.to_json() for s in run_next(sec.to_settle, limit=None, host=report.host)],
     })
     if report.topology:
         out["topology"] = report.topology

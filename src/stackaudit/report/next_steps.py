@@ -151,15 +151,14 @@ def _needs(results: Iterable[Result], by_fact: Mapping[str, list[str]],
 
 
 def run_next(results: Iterable[Result], limit: int | None = DEFAULT_STEPS,
-             by_fact: Mapping[str, list[str]] | None = None, engines: Iterable[str] | None = None,
-             host: Mapping[str, Any] | None = None) -> list[NextStep]:
+             by_fact: Mapping[str, list[str]] | None = None, host: Mapping[str, Any] | None = None) -> list[NextStep]:
     """The steps that settle the most unknown checks, best first (all of them with limit=None); a check judged on
     some of its subjects (`Result.partly_shown`: `ok` with `1 of 8 GPUs shown`) is settled by the rest.
 
-    `engines`: the serving engines the source shows (Report.host["engines"]); a command of another engine
-    (`python -m sglang.check_env` on a vLLM host) is never a step. None: every command may be one.
-    `host`: the headline's facts (Report.host): the question they show (QUESTIONS) ranks first, and a check
-    about an engine or container kind they do not show (CONCERNS) does not count toward the rank.
+    `host`: the headline's facts (Report.host): a command of an engine they do not show (`engines`: none where
+    the key is absent) is never a step (`python -m sglang.check_env` on a vLLM host); the question they show
+    (QUESTIONS) ranks first; a check about an engine or container kind they do not show (CONCERNS) does not count
+    toward the rank. None: every command may be a step, ranked by count.
     """
     focus = focus_of(host) if host is not None else ()
     unknown = [r for r in results if (r.status == "unknown" or r.partly_shown) and not r.waived]
@@ -168,8 +167,8 @@ def run_next(results: Iterable[Result], limit: int | None = DEFAULT_STEPS,
     is_command: dict[str, bool] = {}
     adds: dict[str, str] = {}
     needs = _needs(unknown, by_fact if by_fact is not None else fact_commands(), shown, is_command, adds)
-    if engines is not None:
-        present = set(engines)
+    if host is not None:
+        present = set(host.get("engines") or ())
         absent = {k for k, text in shown.items() if is_command[k] and engine_of(text) not in ("", *present)}
         for need in needs:
             need.requirements = [(fact, opts - absent) for fact, opts in need.requirements]
