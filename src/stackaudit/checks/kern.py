@@ -366,6 +366,7 @@ def epp(cpufreq: CpuFreq, container: ContainerInfo | None = None) -> Outcome:
                        "set EPP/governor", cost="reboot", changes="the kernel command line",
                        keep=cmdline_forms("amd_pstate=active"))),
     references=(AMD_PSTATE_DOC, "https://github.com/torvalds/linux/blob/master/drivers/cpufreq/amd-pstate.c"),
+    applies_to="amd-cpu",
 )
 def amd_pstate(cpufreq: CpuFreq, cpu: CpuInfo | None = None, kernel: KernelInfo | None = None,
                cmdline: KernelCmdline | None = None, kernel_log: KernelLog | None = None,

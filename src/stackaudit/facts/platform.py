@@ -260,9 +260,10 @@ def virtualization(ctx: FactContext) -> Virtualization:
     for marker, name in _DMI_HYPERVISORS.items():
         if marker in dmi:
             return Virtualization(name, f"DMI: {dmi.strip()}")
-    if cpu is not None and cpu.complete:
-        # A whole lscpu prints `Hypervisor vendor:` in a VM; an excerpt may have cut it.
-        return Virtualization("none", "lscpu shows no hypervisor")
+    if cpu is not None and (cpu.complete or cpu.hypervisor_span):
+        # lscpu prints `Hypervisor vendor:` in a VM; an excerpt may have cut it, unless it shows the lines around it.
+        return Virtualization("none", "lscpu shows no hypervisor" + (
+            "" if cpu.complete else " (its lines from BogoMIPS to the caches, where lscpu prints one, are shown)"))
     if gpu_mode is not None:
         return Virtualization(*gpu_mode)
     root_bus = _gpu_on_root_bus(ctx)
