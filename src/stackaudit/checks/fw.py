@@ -608,7 +608,7 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
     ReBAR: not flagged. GPUs that predate Turing (gputable.PRE_TURING, by the
     architecture the source or the name implies) have no Resizable BAR: their
     256 MiB BAR1 is not an issue. A single GPU does not use BAR1 for its copies, and an ordinary Ethernet
-    NIC next to it does no GPUDirect RDMA (not an issue). No measured NCCL gain from
+    NIC next to it does no GPUDirect RDMA (not an issue), whether or not the source shows its Resizable BAR capability. No measured NCCL gain from
     ReBAR on officially P2P-capable cards is published.
     """
     if pcie is None:
@@ -645,6 +645,9 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
             small[g.bdf] = f"{_size(size)}, supports up to {_size(max(entry.supported_mib) << 20)}"
         elif cfg is not None and cfg.readable and cfg.complete and cfg.rebar is None:
             fine[g.bdf] = f"{_size(size)} (no Resizable BAR capability: nothing to enable)"
+        elif not p2p:
+            # Whether it could be resized does not matter where nothing uses BAR1 (one GPU, no RDMA NIC).
+            small[g.bdf] = f"{_size(size)} (its Resizable BAR capability is not in the source)"
         else:
             blind.append(g.bdf)
     if small and p2p:
