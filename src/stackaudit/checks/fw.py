@@ -654,10 +654,10 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
         return issue("BAR1 is small although the GPU can resize it: " + "; ".join(f"{b}: {v}" for b, v in small.items()),
                      actual=small, expected="BAR1 ≈ GPU memory (Resizable BAR on)", subjects=list(small))
     if small:
-        return not_an_issue("small BAR1 on the only GPU (" + "; ".join(f"{b}: {v}" for b, v in small.items())
-                            + "), and no RDMA NIC: single-GPU inference does not use BAR1 for its copies",
-                            actual=small,
-                            subjects=list(small))
+        return over_gpu_functions(pcie, list(small), not_an_issue(
+            "small BAR1 on the only GPU (" + "; ".join(f"{b}: {v}" for b, v in small.items())
+            + "), and no RDMA NIC: single-GPU inference does not use BAR1 for its copies",
+            actual=small, subjects=list(small)), blind)
     if blind and not fine:
         return unknown(f"BAR1 size or Resizable BAR capability of {len(blind)} GPU(s) not in the source",
                        hint="paste `sudo lspci -vvv` or `nvidia-smi -q -d MEMORY` (BAR1 Memory Usage)", subjects=blind)
