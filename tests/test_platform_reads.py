@@ -133,3 +133,36 @@ def test_amd_pstate_open_without_a_vendor(tmp_path: Path) -> None:
     """Modelled: an lscpu excerpt that names no vendor leaves the subject open."""
     text = "".join(ln + "\n" for ln in UTIL_LINUX_ARM.splitlines() if not ln.startswith("Vendor"))
     assert paste_checks(tmp_path, text, "KERN-AMD-PSTATE")["KERN-AMD-PSTATE"].status == "unknown"
+
+
+# lscpu's `Hypervisor vendor:` line on its own (SGLang's check_env copies it from lscpu), and a VM whose GPUs meet
+# over NVLink in every pair the matrix shows (facts/topology.py TopoMatrix.nvlink_between_shown).
+TOPO_2_NV = """\
+        GPU0    GPU1    CPU Affinity    NUMA Affinity
+GPU0     X      NV4     0-31    0
+GPU1    NV4      X      0-31    0
+"""
+
+
+def test_fw_vm_369_kvm_line_and_nvlink() -> None:
+    """Corpus 369 (sgl-project/sglang#2889): check_env's `Hypervisor vendor: KVM`, GPU0 NV8 to its seven peers."""
+    result = capture_checks("369", "FW-VM")["FW-VM"]
+    assert result.status == "not-an-issue"
+    assert "virtual machine (kvm)" in result.message and "NVLink" in result.message
+
+
+def test_a_lone_hypervisor_line_is_a_vm(tmp_path: Path) -> None:
+    """Modelled: the line as check_env prints it, beside a two-GPU NVLink-bridged matrix."""
+    result = paste_checks(tmp_path, "Hypervisor vendor: KVM\nulimit soft: 1048576\n\n" + TOPO_2_NV, "FW-VM")["FW-VM"]
+    assert result.status == "not-an-issue"
+
+
+def test_a_pcie_pair_keeps_the_vm_open(tmp_path: Path) -> None:
+    """Modelled counter-example: one pair over PHB: P2P there depends on the hypervisor."""
+    text = "Hypervisor vendor: KVM\n\n" + TOPO_2_NV.replace("NV4", "PHB")
+    assert paste_checks(tmp_path, text, "FW-VM")["FW-VM"].status == "unknown"
+
+
+def test_bare_metal_nvlink_stays_ok(tmp_path: Path) -> None:
+    """Modelled: the same matrix beside a whole-span lscpu of a bare-metal host is bare metal (ok)."""
+    assert paste_checks(tmp_path, CLOUD_HYPERVISOR_HOST + "\n" + TOPO_2_NV, "FW-VM")["FW-VM"].status == "ok"

@@ -206,7 +206,8 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
 
     Traps: in the guest, IOMMU and ACS readings describe the virtual topology (FW-IOMMU-MODE and
     FW-ACS-P2P are not applicable there). A VM with one passed-through GPU, or a job whose NCCL
-    communicator has one rank (`nranks 1`), loses nothing to this (not an issue). The hypervisor host that hands
+    communicator has one rank (`nranks 1`), loses nothing to this (not an issue). Neither does a VM whose GPUs
+    meet over NVLink in every pair `nvidia-smi topo -m` shows (not an issue, over the rows shown). The hypervisor host that hands
     out vGPUs (its driver's `vGPU Driver Capability` section, `GPU Virtualization Mode: Host VGPU`) is no guest
     (not an issue).
     """
@@ -247,6 +248,12 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
                      "hangs off, so NCCL picks its paths blind", actual={"vm": virtualization.vm, "numa": spans},
                      expected="the provider's NCCL topology file (NCCL_TOPO_FILE) for this instance type",
                      subjects=list(topo.gpus), evidence=[topo.lines[g] for g in topo.gpus if g in topo.lines][:2])
+    if topo is not None and topo.nvlink_between_shown():
+        rows = [g for g in topo.gpus if g in topo.lines]
+        judged = not_an_issue(f"virtual machine ({virtualization.vm}) whose GPUs meet over NVLink in every pair "
+                              "`nvidia-smi topo -m` shows: P2P between them does not cross the guest's virtual PCIe "
+                              "topology", actual=virtualization.vm, evidence=[topo.lines[g] for g in rows][:2])
+        return over_subjects(judged, rows, len(topo.gpus))
     return unknown(
         f"virtual machine ({virtualization.vm}) with {count if count is not None else 'an unknown number of'} GPUs: "
         "P2P between them depends on the hypervisor; IOMMU/ACS checks describe the virtual topology",

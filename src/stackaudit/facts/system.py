@@ -239,7 +239,7 @@ def hypervisor_span_shown(text: str) -> bool:
 def parse_lscpu(text: str) -> CpuInfo:
     """Parse `lscpu` (util-linux 2.3x format; older and newer key names)."""
     kv = key_value_lines(text)
-    if "Architecture" not in kv and "Model name" not in kv and "CPU(s)" not in kv:
+    if "Architecture" not in kv and "Model name" not in kv and "CPU(s)" not in kv and "Hypervisor vendor" not in kv:
         raise ParseError("not the output of `lscpu`")
     vulns = tuple(
         (k[len("Vulnerability "):], v) for k, v in kv.items() if k.startswith("Vulnerability ")
