@@ -7,7 +7,9 @@ absent.
 
 from __future__ import annotations
 
-from corpus import CAPTURES_DIR, capture_checks
+from pathlib import Path
+
+from corpus import CAPTURES_DIR, capture_checks, paste_checks
 from stackaudit.facts.lspci import parse_lspci, stops_before_link_status
 
 CHECK = "FW-REBAR-BAR1"
@@ -20,9 +22,11 @@ def _capture_text(prefix: str) -> str:
 
 def test_rtx_a4000_block_cut_after_devctl_claims_no_missing_rebar() -> None:
     # ollama/ollama#6807: the block ends on a whole DevCtl flag line, inside the Express capability.
+    # The only GPU, no RDMA NIC: its 256 MiB BAR1 matters to nothing, resizable or not (not an issue).
     result = capture_checks("374", CHECK)[CHECK]
-    assert result.status == "unknown"
+    assert result.status == "not-an-issue"
     assert "nothing to enable" not in result.message
+    assert "Resizable BAR capability is not in the source" in result.message
     config = next(d for d in parse_lspci(_capture_text("374")).devices if d.bdf.endswith("01:00.0")).config
     assert config is not None and not config.complete
 
@@ -52,3 +56,14 @@ def test_modelled_integrated_endpoint_has_no_link_to_wait_for() -> None:
     # `lspci -v`: capability headers with no registers under them.
     assert not stops_before_link_status(["Capabilities: [60] Power Management version 3",
                                          "Capabilities: [78] Express Legacy Endpoint, MSI 00"])
+
+
+def test_modelled_rdma_nic_keeps_the_cut_block_open(tmp_path: Path) -> None:
+    # Modelled on 374: a ConnectX-6 listed before the cut GPU block: GPUDirect RDMA could use BAR1, so the
+    # capability the cut hides decides, and the check stays unknown.
+    nic = ("41:00.0 Infiniband controller [0207]: Mellanox Technologies MT28908 Family [ConnectX-6] [15b3:101b]\n"
+           "\tSubsystem: Mellanox Technologies Device [15b3:0007]\n\n")
+    text = _capture_text("374")
+    start = text.index("01:00.0")
+    result = paste_checks(tmp_path, text[:start] + nic + text[start:], CHECK)[CHECK]
+    assert result.status == "unknown"

@@ -67,3 +67,30 @@ def test_modelled_bullets_without_a_bus_are_not_read(tmp_path: Path) -> None:
     text = "\n".join(line for line in CLUB_445.splitlines() if "**PCIe:**" not in line) + "\n"
     with pytest.raises(InputError, match="nothing recognisable"):
         paste_checks(tmp_path, text, PWR)
+
+
+# PCIE-LINK-DOWNTRAIN from the same bullets: report.sh prints the negotiated width and the GPU's maximum, not the
+# current generation, so the width is judged (checks/pcie.py link_downtrain).
+LINK = "PCIE-LINK-DOWNTRAIN"
+
+
+def test_full_width_on_both_gpus_402() -> None:
+    r = capture_checks("402", LINK)[LINK]
+    assert r.status == "ok" and "x16 of x16" in r.message
+
+
+@pytest.mark.parametrize("text", [CLUB_445, CLUB_688])
+def test_full_width_is_ok(tmp_path: Path, text: str) -> None:
+    r = paste_checks(tmp_path, text, LINK)[LINK]
+    assert r.status == "ok" and "generation is not in the source" in r.message
+
+
+def test_x4_of_x16_is_narrow(tmp_path: Path) -> None:
+    r = paste_checks(tmp_path, CLUB_353, LINK)[LINK]
+    assert r.status == "issue" and "x4 (capable x16" in r.message
+
+
+def test_modelled_bullet_without_widths_says_nothing(tmp_path: Path) -> None:
+    # Modelled on 445: the PCIe bullet keeps only the bus id: no link read.
+    text = CLUB_445.replace("x16 lanes negotiated (GPU max x16, Gen up to 4) ", "")
+    assert paste_checks(tmp_path, text, LINK)[LINK].status == "unknown"

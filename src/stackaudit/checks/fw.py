@@ -206,7 +206,8 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
 
     Traps: in the guest, IOMMU and ACS readings describe the virtual topology (FW-IOMMU-MODE and
     FW-ACS-P2P are not applicable there). A VM with one passed-through GPU, or a job whose NCCL
-    communicator has one rank (`nranks 1`), loses nothing to this (not an issue). The hypervisor host that hands
+    communicator has one rank (`nranks 1`), loses nothing to this (not an issue). Neither does a VM whose GPUs
+    meet over NVLink in every pair `nvidia-smi topo -m` shows (not an issue, over the rows shown). The hypervisor host that hands
     out vGPUs (its driver's `vGPU Driver Capability` section, `GPU Virtualization Mode: Host VGPU`) is no guest
     (not an issue).
     """
@@ -247,6 +248,12 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
                      "hangs off, so NCCL picks its paths blind", actual={"vm": virtualization.vm, "numa": spans},
                      expected="the provider's NCCL topology file (NCCL_TOPO_FILE) for this instance type",
                      subjects=list(topo.gpus), evidence=[topo.lines[g] for g in topo.gpus if g in topo.lines][:2])
+    if topo is not None and topo.nvlink_between_shown():
+        rows = [g for g in topo.gpus if g in topo.lines]
+        judged = not_an_issue(f"virtual machine ({virtualization.vm}) whose GPUs meet over NVLink in every pair "
+                              "`nvidia-smi topo -m` shows: P2P between them does not cross the guest's virtual PCIe "
+                              "topology", actual=virtualization.vm, evidence=[topo.lines[g] for g in rows][:2])
+        return over_subjects(judged, rows, len(topo.gpus))
     return unknown(
         f"virtual machine ({virtualization.vm}) with {count if count is not None else 'an unknown number of'} GPUs: "
         "P2P between them depends on the hypervisor; IOMMU/ACS checks describe the virtual topology",
@@ -608,7 +615,7 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
     ReBAR: not flagged. GPUs that predate Turing (gputable.PRE_TURING, by the
     architecture the source or the name implies) have no Resizable BAR: their
     256 MiB BAR1 is not an issue. A single GPU does not use BAR1 for its copies, and an ordinary Ethernet
-    NIC next to it does no GPUDirect RDMA (not an issue). No measured NCCL gain from
+    NIC next to it does no GPUDirect RDMA (not an issue), whether or not the source shows its Resizable BAR capability. No measured NCCL gain from
     ReBAR on officially P2P-capable cards is published.
     """
     if pcie is None:
@@ -645,16 +652,19 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
             small[g.bdf] = f"{_size(size)}, supports up to {_size(max(entry.supported_mib) << 20)}"
         elif cfg is not None and cfg.readable and cfg.complete and cfg.rebar is None:
             fine[g.bdf] = f"{_size(size)} (no Resizable BAR capability: nothing to enable)"
+        elif not p2p:
+            # Whether it could be resized does not matter where nothing uses BAR1 (one GPU, no RDMA NIC).
+            small[g.bdf] = f"{_size(size)} (its Resizable BAR capability is not in the source)"
         else:
             blind.append(g.bdf)
     if small and p2p:
         return issue("BAR1 is small although the GPU can resize it: " + "; ".join(f"{b}: {v}" for b, v in small.items()),
                      actual=small, expected="BAR1 ≈ GPU memory (Resizable BAR on)", subjects=list(small))
     if small:
-        return not_an_issue("small BAR1 on the only GPU (" + "; ".join(f"{b}: {v}" for b, v in small.items())
-                            + "), and no RDMA NIC: single-GPU inference does not use BAR1 for its copies",
-                            actual=small,
-                            subjects=list(small))
+        return over_gpu_functions(pcie, list(small), not_an_issue(
+            "small BAR1 on the only GPU (" + "; ".join(f"{b}: {v}" for b, v in small.items())
+            + "), and no RDMA NIC: single-GPU inference does not use BAR1 for its copies",
+            actual=small, subjects=list(small)), blind)
     if blind and not fine:
         return unknown(f"BAR1 size or Resizable BAR capability of {len(blind)} GPU(s) not in the source",
                        hint="paste `sudo lspci -vvv` or `nvidia-smi -q -d MEMORY` (BAR1 Memory Usage)", subjects=blind)

@@ -122,7 +122,8 @@ def governor(cpufreq: CpuFreq, virtualization: Virtualization | None = None,
     frequency but the default dynamic mode steered by EPP (see KERN-EPP): not an issue; with the
     driver not in the source, `powersave` is unknown, never flagged. In VMs and containers
     without cpufreq sysfs the answer is unknown. A scaling_max_freq below
-    cpuinfo_max_freq is reported once, by KERN-CPU-BOOST.
+    cpuinfo_max_freq is reported once, by KERN-CPU-BOOST. A fast governor whose CPUs read below their policy's
+    lowest frequency is not an issue here: no governor goes under that floor, a power or thermal limit does.
     """
     if not cpufreq.present:
         if is_vm(virtualization):
@@ -170,7 +171,7 @@ def governor(cpufreq: CpuFreq, virtualization: Virtualization | None = None,
                 actual=observed,
                 expected="performance, or powersave with an active-mode driver",
             )
-        return ok(observed, actual=observed)
+        return _held_below_floor(cpufreq, observed) or ok(observed, actual=observed)
     if not cpufreq.driver and "powersave" in slow:
         # Which driver decides what 'powersave' means: the minimum frequency (generic governors) or
         # the EPP-steered default (intel_pstate / amd-pstate-epp active). Never flag it blind.
@@ -197,7 +198,23 @@ def governor(cpufreq: CpuFreq, virtualization: Virtualization | None = None,
                       cpufreq.cpus_with("governor", (g,))[:3]],
             fix=_governor_fix(tool_of(cmdline_tool)),
         )
-    return ok(observed, actual=observed)
+    return _held_below_floor(cpufreq, observed) or ok(observed, actual=observed)
+
+
+def _held_below_floor(cpufreq: CpuFreq, observed: str) -> Outcome | None:
+    """A fast governor whose CPUs read below their policy's floor (CpuFreq.below_floor): the low clock is real, but
+    no governor chose it (not an issue of this check); None where no CPU reads below it."""
+    low = cpufreq.below_floor
+    if not low:
+        return None
+    cur = sorted({p.cur_khz // 1000 for p in low if p.cur_khz})
+    floor = sorted({(p.scaling_min_khz or p.cpuinfo_min_khz or 0) // 1000 for p in low})
+    cpus = sorted(c for p in low for c in p.cpus)
+    return not_an_issue(
+        f"{observed}; CPUs {', '.join(map(str, cpus[:8]))}{', …' if len(cpus) > 8 else ''} read "
+        f"{'/'.join(map(str, cur))} MHz, below the policy's {'/'.join(map(str, floor))} MHz floor, which no governor "
+        "goes under: a power or thermal limit below cpufreq holds the clock (see PWR-PLATFORM-PROFILE), not the "
+        "governor", actual=observed, expected="governor performance", subjects=[f"cpu{c}" for c in cpus[:16]])
 
 
 # --- KERN-CPU-BOOST --------------------------------------------------------------------------
@@ -366,6 +383,7 @@ def epp(cpufreq: CpuFreq, container: ContainerInfo | None = None) -> Outcome:
                        "set EPP/governor", cost="reboot", changes="the kernel command line",
                        keep=cmdline_forms("amd_pstate=active"))),
     references=(AMD_PSTATE_DOC, "https://github.com/torvalds/linux/blob/master/drivers/cpufreq/amd-pstate.c"),
+    applies_to="amd-cpu",
 )
 def amd_pstate(cpufreq: CpuFreq, cpu: CpuInfo | None = None, kernel: KernelInfo | None = None,
                cmdline: KernelCmdline | None = None, kernel_log: KernelLog | None = None,

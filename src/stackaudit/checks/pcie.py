@@ -101,7 +101,8 @@ def link_downtrain(gpu_links: GpuLinks, pcie: PcieFacts | None = None,
     the GPU is not in use"; Gen1 at P8, Gen4/5 at P0): a low speed with full width on an idle GPU
     is "idle, not conclusive" — sample under load. A Gen5 GPU in a Gen4 slot correctly runs Gen4.
     A narrow link seen only by nvidia-smi (no slot capability in the source) is an issue of lower
-    confidence: an x8 slot would explain it, and the port's LnkCap settles it.
+    confidence: an x8 slot would explain it, and the port's LnkCap settles it. A source that shows the width
+    without the generation (club-3090's rig report) is judged on the width.
     """
     links = gpu_links.links
     if not links:
@@ -118,10 +119,20 @@ def link_downtrain(gpu_links: GpuLinks, pcie: PcieFacts | None = None,
         if cur_w in (63, 255) or (g.max_width in (63, 255)):
             gone.append(g.bdf)
             continue
-        if cur_s is None or cur_w is None:
+        if cur_w is None:
             blind.append(g.bdf)
             continue
         exp_s, exp_w, basis = g.expected
+        if cur_s is None:
+            # A width without the generation (a report that prints only `pcie.link.width.*`): the width is judged;
+            # the generation drops at idle anyway, so a snapshot's says nothing of the load.
+            if exp_w is None:
+                blind.append(g.bdf)
+            elif cur_w < exp_w:
+                narrow[g.bdf] = f"x{cur_w} (capable x{exp_w}, from {basis})"
+            else:
+                fine[g.bdf] = f"x{cur_w} of x{exp_w} (the generation is not in the source)"
+            continue
         slot = g.width_basis == "slot"
         now = describe_speed(cur_s, cur_w)
         want = describe_speed(exp_s, int(exp_w) if exp_w else None)

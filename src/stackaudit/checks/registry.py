@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from stackaudit.facts.applicability import SUBJECTS
+from stackaudit.facts.applicability import CPU_SUBJECTS, SUBJECTS
 from stackaudit.facts.symptoms import PROVEN
 
 # A fix is data (its steps): stackaudit.fixes; importable from here for the checks.
@@ -248,6 +248,8 @@ class CheckSpec:
     @property
     def subject_read(self) -> tuple[str, ...]:
         """The facts that show whether the check's subject is absent (`applies_to`), collected besides its own."""
+        if self.applies_to in CPU_SUBJECTS:
+            return ("cpu",)
         return ("gpus", "nvidia_driver") if self.applies_to else ()
 
 
@@ -280,8 +282,8 @@ def check(
     domain = id.split("-", 1)[0]
     if id != id.upper() or domain not in DOMAINS:
         raise ValueError(f"check ID {id!r}: uppercase, with one of the domains {DOMAINS} first")
-    if applies_to and applies_to not in SUBJECTS:
-        raise ValueError(f"check {id}: applies_to {applies_to!r} is not one of {', '.join(SUBJECTS)}")
+    if applies_to and applies_to not in SUBJECTS and applies_to not in CPU_SUBJECTS:
+        raise ValueError(f"check {id}: applies_to {applies_to!r} is not one of {', '.join([*SUBJECTS, *CPU_SUBJECTS])}")
 
     def register(func: CheckFunc) -> CheckFunc:
         if id in CHECKS:

@@ -29,9 +29,10 @@ from stackaudit.checks.registry import (
 )
 from stackaudit.engine.collect import Missing
 from stackaudit.engine.results import Result, build_result
-from stackaudit.facts.applicability import shown_absent
+from stackaudit.facts.applicability import CPU_SUBJECTS, cpu_shown_other, shown_absent
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.symptoms import LogSymptoms
+from stackaudit.facts.system import CpuInfo
 from stackaudit.host.source import Provenance
 
 CHECK_DEADLINE_S = 5.0
@@ -133,11 +134,15 @@ def not_shown_subject(spec: CheckSpec, outcome: Outcome, facts: dict[str, Any], 
         return outcome, used
     gpus = facts.get("gpus")
     driver = facts.get("nvidia_driver")
-    why = shown_absent(spec.applies_to, gpus if isinstance(gpus, GpuInventory) else None,
-                       driver is not None and not isinstance(driver, Missing))
+    cpu = facts.get("cpu")
+    why = (cpu_shown_other(spec.applies_to, cpu if isinstance(cpu, CpuInfo) else None)
+           if spec.applies_to in CPU_SUBJECTS else
+           shown_absent(spec.applies_to, gpus if isinstance(gpus, GpuInventory) else None,
+                        driver is not None and not isinstance(driver, Missing)))
     if not why:
         return outcome, used
-    shown = tuple(sorted(dict.fromkeys((*used, *provenance.get("gpus", ()))), key=_order))
+    subject_fact = "cpu" if spec.applies_to in CPU_SUBJECTS else "gpus"
+    shown = tuple(sorted(dict.fromkeys((*used, *provenance.get(subject_fact, ()))), key=_order))
     return not_applicable(why), shown
 
 

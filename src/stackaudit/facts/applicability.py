@@ -18,6 +18,9 @@ The subject is absent only from what the source positively shows, never from wha
   three of its six GPUs).
   NVLink and MIG are each GPU's own: a card that lacks them says nothing of GPUs the excerpt leaves out.
 
+A check about one CPU vendor's hardware (`amd-cpu`: amd-pstate) is not applicable where lscpu names another vendor
+(CPU_SUBJECTS); an lscpu excerpt without the vendor and model lines leaves it open.
+
 A GPU listed without its model, a name the GPU table does not know, or a model of which one variant has the
 feature (`H100`: SXM on NVSwitch, PCIe without) leaves the subject open.
 """
@@ -28,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from stackaudit.facts.gpus import GpuInventory
+from stackaudit.facts.system import CpuInfo
 from stackaudit.gputable import has_mig, nvlink_links_of, on_nvswitch
 
 
@@ -54,6 +58,26 @@ SUBJECTS: dict[str, Subject] = {
     "mig": Subject("MIG", lambda model: has_mig(model) is False,
                    "no MIG on these GPUs ({models}): NVIDIA's MIG user guide lists no such part"),
 }
+
+
+# Subjects that are one CPU vendor's hardware: the vendor's name in lscpu's `Vendor ID`, else in its `Model name`.
+CPU_SUBJECTS: dict[str, tuple[str, str]] = {
+    "amd-cpu": ("AMD CPU", "AMD"),
+}
+_CPU_VENDORS = {"AuthenticAMD": "AMD", "GenuineIntel": "Intel", "ARM": "Arm", "HygonGenuine": "Hygon"}
+
+
+def cpu_shown_other(subject: str, cpu: CpuInfo | None) -> str:
+    """Why the source shows a CPU of another vendor than a CPU subject's (CPU_SUBJECTS), in words; "" where lscpu
+    is not shown or names no vendor (neither `Vendor ID` nor a vendor in `Model name`)."""
+    if cpu is None or subject not in CPU_SUBJECTS:
+        return ""
+    words, vendor = CPU_SUBJECTS[subject]
+    shown = _CPU_VENDORS.get(cpu.vendor) or next((v for v in _CPU_VENDORS.values() if v in cpu.model_name.split()
+                                                  or cpu.model_name.startswith(f"{v}(R)")), "")
+    if not shown or shown == vendor:
+        return ""
+    return f"an {shown} CPU ({cpu.model_name or cpu.vendor}), not an {words}"
 
 
 def shown_absent(subject: str, gpus: GpuInventory | None, nvidia_driver_shown: bool) -> str:

@@ -166,6 +166,14 @@ class CpuFreq:
         return tuple(sorted(c for p in self.policies if getattr(p, attr) in values for c in p.cpus))
 
     @property
+    def below_floor(self) -> tuple[CpuFreqPolicy, ...]:
+        """The policies whose current frequency reads below their own lowest allowed one (scaling_min_freq, else
+        cpuinfo_min_freq; 2 % tolerance): no governor picks such a speed, so a power or thermal limit under cpufreq
+        (firmware, the platform profile, PROCHOT) holds the clock there."""
+        return tuple(p for p in self.policies if p.cur_khz is not None
+                     and (floor := p.scaling_min_khz or p.cpuinfo_min_khz) and p.cur_khz < floor * 0.98)
+
+    @property
     def sampled(self) -> tuple[CpuFreqPolicy, ...]:
         """The policies whose frequency limits were read."""
         return tuple(p for p in self.policies if p.cpuinfo_max_khz is not None or p.scaling_max_khz is not None)
@@ -453,8 +461,9 @@ def parse_frequency_info(lines: Sequence[str]) -> list[FreqCpu]:
             gm = re.search(r'governor\s+"([^"]+)"', policy_text)
             if gm:
                 cur.governor = gm.group(1)
-        elif key_l == "current cpu frequency":
-            khz = to_khz(value)
+        elif key_l == "current cpu frequency" or key_l.startswith("current cpu frequency is "):
+            # cpufrequtils' cpufreq-info prints `current CPU frequency is 400 MHz.` (no colon).
+            khz = to_khz(value or s)
             # "asserted by call to kernel" is scaling_cur_freq; the hardware reading only if nothing else.
             if khz is not None and ("kernel" in value or cur.cur is None):
                 cur.cur = khz

@@ -85,10 +85,11 @@ CLOUD_INSTANCES = (
 
 @dataclass(frozen=True)
 class PlatformWords:
-    """A statement in the user's own words that says the machine is bare metal."""
+    """A statement in the user's own words that says the machine is bare metal, or which VM it is."""
 
     pattern: str  # searched in one line of the user's words, case ignored
     what: str
+    vm: str = "none"  # what the statement says: "none" (bare metal) or the hypervisor, as systemd-detect-virt names it
 
 
 # Statements, not mentions: VM threads compare with bare metal ("25% of baremetal speed", NVIDIA/nccl#2171; "the
@@ -101,6 +102,10 @@ PLATFORM_WORDS = (
                   "the user says bare metal, not a VM"),
     PlatformWords(r"^[\s*>•-]*(?:\*\*)?bare[- ]?metal(?:\*\*)?\s+(?:\S+\s+){0,3}?(?:\d+\s*x\s*\w|server\b|node\b|"
                   r"host\b|machine\b|workstation\b)", "the user lists the machine as bare metal"),
+    # WSL 2 runs Linux, and the GPU it is handed (GPU-PV), in a Hyper-V utility VM; WSL 1 has no GPU. A line that
+    # names WSL 2 beside a negation or a comparison states nothing of this machine.
+    PlatformWords(r"^(?!.*\b(?:not|n't|instead|than|unlike|outside|without|vs\.?|versus)\b).*\bWSL\s?2\b",
+                  "WSL 2 (a Hyper-V utility VM)", "microsoft"),
 )
 
 
@@ -260,9 +265,10 @@ def virtualization(ctx: FactContext) -> Virtualization:
     for marker, name in _DMI_HYPERVISORS.items():
         if marker in dmi:
             return Virtualization(name, f"DMI: {dmi.strip()}")
-    if cpu is not None and cpu.complete:
-        # A whole lscpu prints `Hypervisor vendor:` in a VM; an excerpt may have cut it.
-        return Virtualization("none", "lscpu shows no hypervisor")
+    if cpu is not None and (cpu.complete or cpu.hypervisor_span):
+        # lscpu prints `Hypervisor vendor:` in a VM; an excerpt may have cut it, unless it shows the lines around it.
+        return Virtualization("none", "lscpu shows no hypervisor" + (
+            "" if cpu.complete else " (its lines from BogoMIPS to the caches, where lscpu prints one, are shown)"))
     if gpu_mode is not None:
         return Virtualization(*gpu_mode)
     root_bus = _gpu_on_root_bus(ctx)
@@ -281,15 +287,17 @@ def virtualization(ctx: FactContext) -> Virtualization:
 @parser(USER_MACHINE, feeds="virtualization", kind=Virtualization, rank=90)
 def virtualization_from_user_words(text: str) -> Virtualization:
     """A cloud instance type in the user's words (`g5.48xlarge`): that provider's VM; several providers, none.
-    A statement of PLATFORM_WORDS (`It is not running inside a VM.`): bare metal; beside an instance type, none.
+    A statement of PLATFORM_WORDS: bare metal (`It is not running inside a VM.`), beside an instance type none;
+    or a VM (`The container is running in WSL2.`), counted as one more provider.
 
     Input (tests/data/captures/215)::
 
         These tests have been conducted on an AWS g5.48xlarge instance which has 8 x A10G GPUs
     """
     named = cloud_instances(text)
-    vms = {row.vm for _, row in named}
-    bare = next(((line.strip(), said) for line in text.splitlines() if (said := platform_words(line))), None)
+    said = [(line.strip(), words) for line in text.splitlines() if (words := platform_words(line))]
+    vms = {row.vm for _, row in named} | {words.vm for _, words in said if words.vm != "none"}
+    bare = next(((line, words) for line, words in said if words.vm == "none"), None)
     if bare is not None and not vms:
         return Virtualization("none", f"{bare[1].what}: {bare[0][:120]!r}")
     if len(vms) != 1:
@@ -297,6 +305,9 @@ def virtualization_from_user_words(text: str) -> Virtualization:
                          "names instances of several providers")
     if bare is not None:
         raise ParseError("names a cloud instance type and says bare metal")
+    if not named:
+        line, words = next((line, words) for line, words in said if words.vm != "none")
+        return Virtualization(words.vm, f"{words.what} in the user's words: {line[:120]!r}")
     name, row = named[0]
     return Virtualization(row.vm, f"{name} in the user's words: {row.what}")
 

@@ -203,6 +203,8 @@ class CpuInfo(Sourced):
     virtualization_type: str = ""
     flags: frozenset[str] = field(default_factory=frozenset)
     vulnerabilities: tuple[tuple[str, str], ...] = ()
+    # The lines where lscpu prints `Hypervisor vendor:` are shown (hypervisor_span_shown), so its absence is read.
+    hypervisor_span: bool = False
 
     @property
     def is_amd(self) -> bool:
@@ -220,10 +222,24 @@ def _int(value: str | None) -> int | None:
     return int(m.group(1)) if m else None
 
 
+# lscpu prints `Hypervisor vendor:` (and `Virtualization type:`) after `BogoMIPS:` (and `Virtualization:`) and
+# before its first cache line, in the flat layout (`L1d cache:`) and the nested one (`Caches (sum of all):`);
+# util-linux sys-utils/lscpu.c (print_summary, lscpu-cputype.c since 2.38).
+_BEFORE_HYPERVISOR = re.compile(r"^\s*BogoMIPS\s*:", re.M)
+_AFTER_HYPERVISOR = re.compile(r"^\s*(?:L1d(?: cache)?|Caches \(sum of all\))\s*:", re.M)
+
+
+def hypervisor_span_shown(text: str) -> bool:
+    """Whether an lscpu text shows the lines around where lscpu prints `Hypervisor vendor:` (a `BogoMIPS` line, and a
+    first cache line after it): an excerpt that holds them shows the hypervisor line, or shows that there is none."""
+    before = _BEFORE_HYPERVISOR.search(text)
+    return before is not None and _AFTER_HYPERVISOR.search(text, before.end()) is not None
+
+
 def parse_lscpu(text: str) -> CpuInfo:
     """Parse `lscpu` (util-linux 2.3x format; older and newer key names)."""
     kv = key_value_lines(text)
-    if "Architecture" not in kv and "Model name" not in kv and "CPU(s)" not in kv:
+    if "Architecture" not in kv and "Model name" not in kv and "CPU(s)" not in kv and "Hypervisor vendor" not in kv:
         raise ParseError("not the output of `lscpu`")
     vulns = tuple(
         (k[len("Vulnerability "):], v) for k, v in kv.items() if k.startswith("Vulnerability ")
@@ -242,6 +258,7 @@ def parse_lscpu(text: str) -> CpuInfo:
         virtualization_type=kv.get("Virtualization type", ""),
         flags=frozenset(kv.get("Flags", "").split()),
         vulnerabilities=vulns,
+        hypervisor_span=hypervisor_span_shown(text),
     )
 
 

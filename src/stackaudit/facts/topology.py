@@ -141,6 +141,11 @@ class TopoMatrix:
                     out.append((a, b, cell))
         return out
 
+    def nvlink_between_shown(self) -> bool:
+        """Whether the matrix shows a GPU pair and every GPU pair it shows meets over NVLink (NV#)."""
+        pairs = self.gpu_pairs()
+        return bool(pairs) and all(link_kind(c) == "NV" for _, _, c in pairs)
+
     def rows_not_shown(self) -> tuple[str, ...]:
         """The GPUs of the matrix whose row is missing or cut short: what a paste cut part-way leaves out."""
         return tuple(g for g in self.gpus if len(self.rows.get(g, ())) < len(self.columns))

@@ -7,8 +7,8 @@ report.sh queries nvidia-smi per GPU and prints two or three bullets for each::
       - **PCIe:** x16 lanes negotiated (GPU max x16, Gen up to 3) | bus 00000000:09:00.0
 
 Each GPU whose bus id is shown becomes a GPU section of `nvidia-smi -q` text with its name, persistence mode,
-VBIOS and power limits (set, default, max): the values the report read from nvidia-smi, under the keys `-q`
-prints them with. Always an excerpt: the report has no count of the GPUs to say that its list is whole.
+VBIOS, power limits (set, default, max) and link (width current and max, generation max): the values the report
+read from nvidia-smi, under the keys `-q` prints them with. Always an excerpt: the report has no count of the GPUs to say that its list is whole.
 """
 
 from __future__ import annotations
@@ -26,9 +26,12 @@ _GPU = re.compile(r"^\s*- \*\*GPU (\d+):\*\* (.+?) \| (\d+) MiB \| driver (\S+) 
 _POWER = re.compile(r"^\s+- \*\*Power:\*\* limit=([\d.]+) W \(default=([\d.]+) W, max=([\d.]+) W\)"
                     r"(?: \| current_draw=([\d.]+) W)?")
 _BUS = re.compile(rf"^\s+- \*\*PCIe:\*\* .*\| bus ({BDF})\b")
+# report.sh's link bullet: the negotiated width (pcie.link.width.current), the GPU's (pcie.link.width.max) and
+# the highest generation (pcie.link.gen.max); the current generation is not printed.
+_LINK = re.compile(r"^\s+- \*\*PCIe:\*\* x(\d+) lanes negotiated \(GPU max x(\d+), Gen up to (\d)\)")
 
 
-def _section(m: re.Match[str], power: re.Match[str] | None, bus: str) -> str:
+def _section(m: re.Match[str], power: re.Match[str] | None, bus: str, link: re.Match[str] | None = None) -> str:
     """One GPU's section of `nvidia-smi -q` text."""
     lines = [f"GPU {bus}",
              f"    Product Name                          : {m.group(2)}",
@@ -36,6 +39,14 @@ def _section(m: re.Match[str], power: re.Match[str] | None, bus: str) -> str:
              f"    VBIOS Version                         : {m.group(5)}",
              "    FB Memory Usage",
              f"        Total                             : {m.group(3)} MiB"]
+    if link is not None:
+        lines += ["    PCI",
+                  "        GPU Link Info",
+                  "            PCIe Generation",
+                  f"                Max                       : {link.group(3)}",
+                  "            Link Width",
+                  f"                Max                       : {link.group(2)}x",
+                  f"                Current                   : {link.group(1)}x"]
     if power is not None:
         lines.append("    GPU Power Readings")
         if power.group(4):
@@ -53,14 +64,15 @@ def rig_report(lines: list[str], candidates: Candidates | None = None) -> Iterat
         m = _GPU.match(lines[i])
         if m is None:
             continue
-        end, power, bus = i + 1, None, ""
+        end, power, bus, link = i + 1, None, "", None
         while end < len(lines) and end < i + 4 and lines[end].startswith((" ", "\t")):
             power = power or _POWER.match(lines[end])
+            link = link or _LINK.match(lines[end])
             if b := _BUS.match(lines[end]):
                 bus = b.group(1)
             end += 1
         if bus:
             head = f"Driver Version                            : {m.group(4)}\n\n" if m.group(1) == "0" else ""
             yield Found("rig report", i, end, command_output_appended(NVSMI_QUERY.argv,
-                                                                      head + _section(m, power, bus)))
+                                                                      head + _section(m, power, bus, link)))
         scan.skip(end)

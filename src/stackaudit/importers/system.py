@@ -74,9 +74,18 @@ def _headless_lscpu(lines: list[str], i: int) -> bool:
     return end - i >= 3 and sum(1 for ln in lines[i:end] if _LSCPU_OWN.match(ln)) >= 2
 
 
-@importer("lscpu", "`lscpu`", needles=("Architecture:", *_HEADLESS_WORDS), per_line=True)
+# lscpu's hypervisor line on its own (SGLang's check_env copies it from lscpu, its only source): no other tool
+# prints `Hypervisor vendor:`.
+_HYPERVISOR_LINE = re.compile(r"^\s*Hypervisor vendor:\s+\S")
+
+
+@importer("lscpu", "`lscpu`", needles=("Architecture:", "Hypervisor vendor:", *_HEADLESS_WORDS), per_line=True)
 def lscpu(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
+        if _HYPERVISOR_LINE.match(lines[i]) and not (i > 0 and _LSCPU_KEY.match(lines[i - 1]) and lines[i - 1].strip()) \
+                and not (i + 1 < len(lines) and _LSCPU_KEY.match(lines[i + 1]) and lines[i + 1].strip()):
+            yield Found("lscpu", i, i + 1, command_output(LSCPU.argv, lines[i].strip() + "\n"))
+            continue
         if _ARCHITECTURE.match(lines[i]) or _headless_lscpu(lines, i):
             end = take_while(lines, i, _LSCPU_KEY)
             body = "\n".join(line.strip() if ":" in line else line for line in lines[i:end])
