@@ -234,7 +234,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     Traps: the `CUDA Version` in the `nvidia-smi` header is the highest the driver supports, not the
     toolkit in use, so an older runtime under it is fine (ok, the message says why). A newer runtime of the same
     major above the driver floor runs by minor-version compatibility (not an issue). A system `nvcc` is
-    irrelevant unless something JIT-compiles. NVIDIA's vGPU host driver on a hypervisor (`vGPU Driver Capability`,
+    irrelevant unless something JIT-compiles. collect_env's `CUDA runtime version` is that system toolkit, not
+    torch's runtime. A toolkit newer than the driver's CUDA under a torch runtime the driver covers is not an issue. NVIDIA's vGPU host driver on a hypervisor (`vGPU Driver Capability`,
     `Host VGPU`) prints `CUDA Version: Not Found`: CUDA runs in the guests (not an issue).
     """
     if gpus is not None and gpus.none_on_bus:
@@ -314,6 +315,13 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                             f"{driver} supports: minor-version compatibility runs a CUDA "
                             f"{release(newer[0])[0]}.x runtime on this driver (only JIT of newer PTX fails)",
                             actual=actual)
+    toolkit = _toolkit_above(driver, driver_cuda, collect_env)
+    if toolkit and driver_cuda:
+        # The system toolkit is not what torch loads: torch ships its own runtime, which the driver covers.
+        return not_an_issue(f"{toolkit} is newer than the CUDA {driver_cuda} that driver {driver} supports, but "
+                            f"torch loads its own CUDA {', '.join(runtimes)} runtime, which the driver covers "
+                            "(the toolkit matters only to what nvcc builds, which minor-version compatibility runs)",
+                            actual={**actual, "toolkit": collect_env.cuda_runtime if collect_env else None})
     older = [c for c in runtimes if driver_cuda and release(c, 2) < release(driver_cuda, 2)]
     if older:
         # The lead's decision (docs/corpus-first-run.md): ok, by 10 blind expectations to 8, none of the 8 resting on
@@ -322,6 +330,17 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                   "newer driver runs an older runtime (the nvidia-smi header's CUDA is the driver's highest, not "
                   "torch's)", actual=actual)
     return ok(f"driver {driver} supports torch's CUDA {', '.join(runtimes)}", actual=actual)
+
+
+def _toolkit_above(driver: str, driver_cuda: str | None, collect_env: CollectEnv | None) -> str:
+    """The system CUDA toolkit a collect_env or check_env names ('CUDA runtime version', check_env's NVCC), where it
+    is newer than the driver's CUDA but of a major the driver runs by minor-version compatibility; "" otherwise."""
+    toolkit = collect_env.cuda_runtime if collect_env is not None else ""
+    tv = release(toolkit, 2)
+    floor = _DRIVER_FLOOR.get(tv[0]) if tv else None
+    if not (driver_cuda and floor and tv > release(driver_cuda, 2) and release(driver) >= floor):
+        return ""
+    return f"the system CUDA toolkit {toolkit} (collect_env's 'CUDA runtime version', the nvcc under CUDA_HOME)"
 
 
 def _nccl_runtime(log: ServingLog) -> Outcome:
