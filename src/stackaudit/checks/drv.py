@@ -38,6 +38,7 @@ from stackaudit.facts.gpu_events import (
 from stackaudit.facts.gpus import GpuInventory, OllamaCuda
 from stackaudit.facts.gsp_log import GspLog
 from stackaudit.facts.nvidia import (
+    CudaToolkit,
     Daemon,
     GpuInfo,
     NvidiaDriver,
@@ -215,7 +216,7 @@ def _forward_compat(driver: str, nvidia: NvidiaGpus | None, collect_env: Collect
 def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | None = None,
                 python_env: PythonEnv | None = None, gpus: GpuInventory | None = None,
                 collect_env: CollectEnv | None = None, ollama_cuda: OllamaCuda | None = None,
-                serving_log: ServingLog | None = None) -> Outcome:
+                serving_log: ServingLog | None = None, cuda_toolkit: CudaToolkit | None = None) -> Outcome:
     """Reads: the driver version (/proc/driver/nvidia/version, NVML, `nvidia-smi`, the kernel log's
     NVRM banner, a pasted collect_env), the highest CUDA the driver supports, torch's CUDA
     (`torch/version.py` of the serving engine's Python, else a pasted collect_env), and the GPU
@@ -295,6 +296,10 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                          expected="a driver branch that supports the CUDA in use")
         return unknown(f"{said}; whether these GPUs support it (data-center GPUs and select RTX SKUs) is not in "
                        f"this source ({FORWARD_COMPAT})", actual={"driver": driver})
+    if not torch and cuda_toolkit is not None and not problems:
+        judged = _toolkit_only(driver, (nvidia.cuda_version if nvidia is not None else None) or _cuda_of_branch(dv),
+                               cuda_toolkit)
+        return judged if nvidia is None else over_gpus(nvidia, [g for g in nvidia.gpus if not g.error], judged)
     host = vgpu_host(nvidia)
     if not torch and host:
         return not_an_issue(f"driver {driver} is NVIDIA's vGPU host (manager) driver ({host}): it runs no CUDA, so "
@@ -302,7 +307,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                             "in the guests, whose own vGPU guest driver sets the CUDA they support",
                             actual={"driver": driver, "cuda": nvidia.cuda_version if nvidia else None})
     if not torch:
-        return unknown(f"driver {driver} (supports CUDA up to {nvidia.cuda_version if nvidia else '?'}); torch's "
+        return unknown(f"driver {driver} (supports CUDA up to "
+                       f"{(nvidia.cuda_version if nvidia else None) or _cuda_of_branch(dv) or '?'}); torch's "
                        "CUDA version is not in this source", hint="run on the host where the engine runs",
                        actual={"driver": driver})
     runtimes = sorted({c for _, c in torch})
@@ -341,6 +347,29 @@ def _toolkit_above(driver: str, driver_cuda: str | None, collect_env: CollectEnv
     if not (driver_cuda and floor and tv > release(driver_cuda, 2) and release(driver) >= floor):
         return ""
     return f"the system CUDA toolkit {toolkit} (collect_env's 'CUDA runtime version', the nvcc under CUDA_HOME)"
+
+
+def _toolkit_only(driver: str, driver_cuda: str | None, toolkit: CudaToolkit) -> Outcome:
+    """DRV-CUDA-COMPAT where the only CUDA a paste shows is the system toolkit (nvcc's release, a hardware list's):
+    what it builds runs on a driver of its CUDA or newer, and on an older one of its major by minor-version
+    compatibility."""
+    said = f"the only CUDA shown is the system toolkit {toolkit.version} ({toolkit.line!r})"
+    actual = {"driver": driver, "driver_cuda": driver_cuda, "toolkit": toolkit.version}
+    tv = release(toolkit.version, 2)
+    floor = _DRIVER_FLOOR.get(tv[0]) if tv else None
+    if not driver_cuda:
+        return unknown(f"driver {driver}; {said}; which CUDA the driver supports is not in this source",
+                       actual=actual)
+    if tv <= release(driver_cuda, 2):
+        return ok(f"driver {driver} supports CUDA up to {driver_cuda}; {said}, which it runs", actual=actual,
+                  evidence=[toolkit.line])
+    if floor and release(driver) >= floor:
+        return not_an_issue(f"{said}, newer than the CUDA {driver_cuda} driver {driver} supports: minor-version "
+                            f"compatibility runs what it builds (only JIT of newer PTX fails)", actual=actual,
+                            evidence=[toolkit.line])
+    return issue(f"{said}, a CUDA {tv[0]}.x that driver {driver} (CUDA up to {driver_cuda}) does not run: what it "
+                 "builds fails with `CUDA driver version is insufficient`", actual=actual, evidence=[toolkit.line],
+                 expected=f"a driver for CUDA {tv[0]}.x or newer")
 
 
 def _nccl_runtime(log: ServingLog) -> Outcome:
