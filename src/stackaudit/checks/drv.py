@@ -50,6 +50,7 @@ from stackaudit.facts.nvidia import (
 )
 from stackaudit.facts.parallelism import Parallelism, ServingEngine
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
+from stackaudit.facts.peer_access import P2pDataTests
 from stackaudit.facts.platform import vgpu_host
 from stackaudit.facts.python_env import PythonEnv
 from stackaudit.facts.serving_logs import ServingLog
@@ -536,7 +537,7 @@ def _nvlinks_all_up(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome | No
     references=(KERNEL_OPEN, "https://developer.nvidia.com/blog/nvidia-transitions-fully-towards-open-source-gpu-kernel-modules/"),
 )
 def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | None = None,
-                gpus: GpuInventory | None = None) -> Outcome:
+                gpus: GpuInventory | None = None, p2p_data_tests: P2pDataTests | None = None) -> Outcome:
     """Reads: `/proc/driver/nvidia/version` ("Open Kernel Module" in the first line = open), else
     `modinfo -F license nvidia` ("Dual MIT/GPL" open, "NVIDIA" proprietary); each GPU's architecture.
 
@@ -550,7 +551,9 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     Traps: proprietary on Turing…Hopper is allowed (reported as ok with the observation);
     pre-Turing GPUs (Volta, Pascal) cannot use the open modules at all. A driver before R515 has
     only the proprietary module: loaded, that is not an issue; not shown loaded (a driver container
-    that is installing it), there is no flavour to judge. Open modules initialise
+    that is installing it), there is no flavour to judge. Where no source shows the flavour, a Blackwell or GH200
+    GPU that nvidia-smi lists or CUDA named (simpleP2P) shows the open module loaded: the proprietary one refuses
+    to initialise them. Open modules initialise
     GPUs more slowly: pair them with nvidia-persistenced (DRV-PERSISTENCE).
     """
     if gpus is not None and gpus.none_on_bus:
@@ -566,9 +569,15 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
             return not_applicable(f"driver {nvidia_driver.version} (not shown loaded) predates the open kernel modules "
                                   "(R515): there is no flavour to choose")
         flavour = "proprietary"
-    if flavour is None:
-        return unknown("the kernel module's flavour is not known", hint="run `modinfo -F license nvidia` on the host")
     listed = [g for g in nvidia.gpus if not g.error] if nvidia is not None else []  # a GPU not opened: model unknown
+    if flavour is None:
+        driven = _open_only_driven(listed, p2p_data_tests)
+        if driven:
+            judged = ok(f"{len(driven)} Blackwell/Grace Hopper GPU(s) ran under driver {nvidia_driver.version} "
+                        f"({driven[0][1]}), which only the open kernel modules drive: the open module is loaded",
+                        actual="open (inferred)", subjects=[g for g, _ in driven])
+            return over_subjects(judged, [g for g, _ in driven], gpus.whole_count if gpus is not None else None)
+        return unknown("the kernel module's flavour is not known", hint="run `modinfo -F license nvidia` on the host")
     evidence = (nvidia_driver.flavour_evidence,) if nvidia_driver.flavour_evidence else ()
     if flavour == "open":
         old = [g for g in listed if g.implied_architecture in PRE_TURING]
@@ -600,6 +609,18 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     return _over_driven(ok(f"proprietary kernel module with {', '.join(sorted({g.implied_architecture or g.name for g in listed}))}: "
                            "allowed (open is the default since R560 and needed for HMM/DMABUF)", actual="proprietary",
                            evidence=evidence), nvidia, listed, gpus)
+
+
+def _open_only_driven(listed: list[GpuInfo], tests: P2pDataTests | None) -> list[tuple[str, str]]:
+    """(subject, name) of the GPUs the driver ran that only the open kernel modules drive (Blackwell, GH200): the
+    proprietary module refuses to initialise them, so nvidia-smi lists no such GPU and CUDA enumerates none. The
+    driver ran those that nvidia-smi lists without an error and those simpleP2P's CUDA named."""
+    found = [(g.subject, g.name or "") for g in listed if is_blackwell(g) or re.search(r"\bGH200\b", g.name or "")]
+    if not found and tests is not None:
+        named = dict(m for t in tests.tests for m in t.models)
+        found = [(f"GPU {i}", name) for i, name in sorted(named.items())
+                 if (spec := gpu_spec(name)) is not None and spec.architecture == "Blackwell"]
+    return found
 
 
 def _over_driven(judged: Outcome, nvidia: NvidiaGpus | None, listed: list[GpuInfo],
