@@ -38,6 +38,7 @@ from stackaudit.facts.gpu_events import (
 from stackaudit.facts.gpus import GpuInventory, OllamaCuda
 from stackaudit.facts.gsp_log import GspLog
 from stackaudit.facts.nvidia import (
+    CudaToolkit,
     Daemon,
     GpuInfo,
     NvidiaDriver,
@@ -49,6 +50,7 @@ from stackaudit.facts.nvidia import (
 )
 from stackaudit.facts.parallelism import Parallelism, ServingEngine
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
+from stackaudit.facts.peer_access import P2pDataTests
 from stackaudit.facts.platform import vgpu_host
 from stackaudit.facts.python_env import PythonEnv
 from stackaudit.facts.serving_logs import ServingLog
@@ -215,7 +217,7 @@ def _forward_compat(driver: str, nvidia: NvidiaGpus | None, collect_env: Collect
 def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | None = None,
                 python_env: PythonEnv | None = None, gpus: GpuInventory | None = None,
                 collect_env: CollectEnv | None = None, ollama_cuda: OllamaCuda | None = None,
-                serving_log: ServingLog | None = None) -> Outcome:
+                serving_log: ServingLog | None = None, cuda_toolkit: CudaToolkit | None = None) -> Outcome:
     """Reads: the driver version (/proc/driver/nvidia/version, NVML, `nvidia-smi`, the kernel log's
     NVRM banner, a pasted collect_env), the highest CUDA the driver supports, torch's CUDA
     (`torch/version.py` of the serving engine's Python, else a pasted collect_env), and the GPU
@@ -234,7 +236,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     Traps: the `CUDA Version` in the `nvidia-smi` header is the highest the driver supports, not the
     toolkit in use, so an older runtime under it is fine (ok, the message says why). A newer runtime of the same
     major above the driver floor runs by minor-version compatibility (not an issue). A system `nvcc` is
-    irrelevant unless something JIT-compiles. NVIDIA's vGPU host driver on a hypervisor (`vGPU Driver Capability`,
+    irrelevant unless something JIT-compiles. collect_env's `CUDA runtime version` is that system toolkit, not
+    torch's runtime. A toolkit newer than the driver's CUDA under a torch runtime the driver covers is not an issue. NVIDIA's vGPU host driver on a hypervisor (`vGPU Driver Capability`,
     `Host VGPU`) prints `CUDA Version: Not Found`: CUDA runs in the guests (not an issue).
     """
     if gpus is not None and gpus.none_on_bus:
@@ -294,6 +297,10 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                          expected="a driver branch that supports the CUDA in use")
         return unknown(f"{said}; whether these GPUs support it (data-center GPUs and select RTX SKUs) is not in "
                        f"this source ({FORWARD_COMPAT})", actual={"driver": driver})
+    if not torch and cuda_toolkit is not None and not problems:
+        judged = _toolkit_only(driver, (nvidia.cuda_version if nvidia is not None else None) or _cuda_of_branch(dv),
+                               cuda_toolkit)
+        return judged if nvidia is None else over_gpus(nvidia, [g for g in nvidia.gpus if not g.error], judged)
     host = vgpu_host(nvidia)
     if not torch and host:
         return not_an_issue(f"driver {driver} is NVIDIA's vGPU host (manager) driver ({host}): it runs no CUDA, so "
@@ -301,7 +308,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                             "in the guests, whose own vGPU guest driver sets the CUDA they support",
                             actual={"driver": driver, "cuda": nvidia.cuda_version if nvidia else None})
     if not torch:
-        return unknown(f"driver {driver} (supports CUDA up to {nvidia.cuda_version if nvidia else '?'}); torch's "
+        return unknown(f"driver {driver} (supports CUDA up to "
+                       f"{(nvidia.cuda_version if nvidia else None) or _cuda_of_branch(dv) or '?'}); torch's "
                        "CUDA version is not in this source", hint="run on the host where the engine runs",
                        actual={"driver": driver})
     runtimes = sorted({c for _, c in torch})
@@ -314,6 +322,13 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                             f"{driver} supports: minor-version compatibility runs a CUDA "
                             f"{release(newer[0])[0]}.x runtime on this driver (only JIT of newer PTX fails)",
                             actual=actual)
+    toolkit = _toolkit_above(driver, driver_cuda, collect_env)
+    if toolkit and driver_cuda:
+        # The system toolkit is not what torch loads: torch ships its own runtime, which the driver covers.
+        return not_an_issue(f"{toolkit} is newer than the CUDA {driver_cuda} that driver {driver} supports, but "
+                            f"torch loads its own CUDA {', '.join(runtimes)} runtime, which the driver covers "
+                            "(the toolkit matters only to what nvcc builds, which minor-version compatibility runs)",
+                            actual={**actual, "toolkit": collect_env.cuda_runtime if collect_env else None})
     older = [c for c in runtimes if driver_cuda and release(c, 2) < release(driver_cuda, 2)]
     if older:
         # The lead's decision (docs/corpus-first-run.md): ok, by 10 blind expectations to 8, none of the 8 resting on
@@ -322,6 +337,40 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                   "newer driver runs an older runtime (the nvidia-smi header's CUDA is the driver's highest, not "
                   "torch's)", actual=actual)
     return ok(f"driver {driver} supports torch's CUDA {', '.join(runtimes)}", actual=actual)
+
+
+def _toolkit_above(driver: str, driver_cuda: str | None, collect_env: CollectEnv | None) -> str:
+    """The system CUDA toolkit a collect_env or check_env names ('CUDA runtime version', check_env's NVCC), where it
+    is newer than the driver's CUDA but of a major the driver runs by minor-version compatibility; "" otherwise."""
+    toolkit = collect_env.cuda_runtime if collect_env is not None else ""
+    tv = release(toolkit, 2)
+    floor = _DRIVER_FLOOR.get(tv[0]) if tv else None
+    if not (driver_cuda and floor and tv > release(driver_cuda, 2) and release(driver) >= floor):
+        return ""
+    return f"the system CUDA toolkit {toolkit} (collect_env's 'CUDA runtime version', the nvcc under CUDA_HOME)"
+
+
+def _toolkit_only(driver: str, driver_cuda: str | None, toolkit: CudaToolkit) -> Outcome:
+    """DRV-CUDA-COMPAT where the only CUDA a paste shows is the system toolkit (nvcc's release, a hardware list's):
+    what it builds runs on a driver of its CUDA or newer, and on an older one of its major by minor-version
+    compatibility."""
+    said = f"the only CUDA shown is the system toolkit {toolkit.version} ({toolkit.line!r})"
+    actual = {"driver": driver, "driver_cuda": driver_cuda, "toolkit": toolkit.version}
+    tv = release(toolkit.version, 2)
+    floor = _DRIVER_FLOOR.get(tv[0]) if tv else None
+    if not driver_cuda:
+        return unknown(f"driver {driver}; {said}; which CUDA the driver supports is not in this source",
+                       actual=actual)
+    if tv <= release(driver_cuda, 2):
+        return ok(f"driver {driver} supports CUDA up to {driver_cuda}; {said}, which it runs", actual=actual,
+                  evidence=[toolkit.line])
+    if floor and release(driver) >= floor:
+        return not_an_issue(f"{said}, newer than the CUDA {driver_cuda} driver {driver} supports: minor-version "
+                            f"compatibility runs what it builds (only JIT of newer PTX fails)", actual=actual,
+                            evidence=[toolkit.line])
+    return issue(f"{said}, a CUDA {tv[0]}.x that driver {driver} (CUDA up to {driver_cuda}) does not run: what it "
+                 "builds fails with `CUDA driver version is insufficient`", actual=actual, evidence=[toolkit.line],
+                 expected=f"a driver for CUDA {tv[0]}.x or newer")
 
 
 def _nccl_runtime(log: ServingLog) -> Outcome:
@@ -488,7 +537,7 @@ def _nvlinks_all_up(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome | No
     references=(KERNEL_OPEN, "https://developer.nvidia.com/blog/nvidia-transitions-fully-towards-open-source-gpu-kernel-modules/"),
 )
 def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | None = None,
-                gpus: GpuInventory | None = None) -> Outcome:
+                gpus: GpuInventory | None = None, p2p_data_tests: P2pDataTests | None = None) -> Outcome:
     """Reads: `/proc/driver/nvidia/version` ("Open Kernel Module" in the first line = open), else
     `modinfo -F license nvidia` ("Dual MIT/GPL" open, "NVIDIA" proprietary); each GPU's architecture.
 
@@ -502,7 +551,9 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     Traps: proprietary on Turing…Hopper is allowed (reported as ok with the observation);
     pre-Turing GPUs (Volta, Pascal) cannot use the open modules at all. A driver before R515 has
     only the proprietary module: loaded, that is not an issue; not shown loaded (a driver container
-    that is installing it), there is no flavour to judge. Open modules initialise
+    that is installing it), there is no flavour to judge. Where no source shows the flavour, a Blackwell or GH200
+    GPU that nvidia-smi lists or CUDA named (simpleP2P) shows the open module loaded: the proprietary one refuses
+    to initialise them. Open modules initialise
     GPUs more slowly: pair them with nvidia-persistenced (DRV-PERSISTENCE).
     """
     if gpus is not None and gpus.none_on_bus:
@@ -518,9 +569,15 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
             return not_applicable(f"driver {nvidia_driver.version} (not shown loaded) predates the open kernel modules "
                                   "(R515): there is no flavour to choose")
         flavour = "proprietary"
-    if flavour is None:
-        return unknown("the kernel module's flavour is not known", hint="run `modinfo -F license nvidia` on the host")
     listed = [g for g in nvidia.gpus if not g.error] if nvidia is not None else []  # a GPU not opened: model unknown
+    if flavour is None:
+        driven = _open_only_driven(listed, p2p_data_tests)
+        if driven:
+            judged = ok(f"{len(driven)} Blackwell/Grace Hopper GPU(s) ran under driver {nvidia_driver.version} "
+                        f"({driven[0][1]}), which only the open kernel modules drive: the open module is loaded",
+                        actual="open (inferred)", subjects=[g for g, _ in driven])
+            return over_subjects(judged, [g for g, _ in driven], gpus.whole_count if gpus is not None else None)
+        return unknown("the kernel module's flavour is not known", hint="run `modinfo -F license nvidia` on the host")
     evidence = (nvidia_driver.flavour_evidence,) if nvidia_driver.flavour_evidence else ()
     if flavour == "open":
         old = [g for g in listed if g.implied_architecture in PRE_TURING]
@@ -552,6 +609,18 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     return _over_driven(ok(f"proprietary kernel module with {', '.join(sorted({g.implied_architecture or g.name for g in listed}))}: "
                            "allowed (open is the default since R560 and needed for HMM/DMABUF)", actual="proprietary",
                            evidence=evidence), nvidia, listed, gpus)
+
+
+def _open_only_driven(listed: list[GpuInfo], tests: P2pDataTests | None) -> list[tuple[str, str]]:
+    """(subject, name) of the GPUs the driver ran that only the open kernel modules drive (Blackwell, GH200): the
+    proprietary module refuses to initialise them, so nvidia-smi lists no such GPU and CUDA enumerates none. The
+    driver ran those that nvidia-smi lists without an error and those simpleP2P's CUDA named."""
+    found = [(g.subject, g.name or "") for g in listed if is_blackwell(g) or re.search(r"\bGH200\b", g.name or "")]
+    if not found and tests is not None:
+        named = dict(m for t in tests.tests for m in t.models)
+        found = [(f"GPU {i}", name) for i, name in sorted(named.items())
+                 if (spec := gpu_spec(name)) is not None and spec.architecture == "Blackwell"]
+    return found
 
 
 def _over_driven(judged: Outcome, nvidia: NvidiaGpus | None, listed: list[GpuInfo],

@@ -36,6 +36,7 @@ from stackaudit.facts.registry import (
     sample_field,
 )
 from stackaudit.facts.sources import (
+    EVIDENCE_LINES,
     MODINFO_NVIDIA_LICENSE,
     NVIDIA_MODULE_VERSION,
     NVIDIA_PROC_PARAMS,
@@ -864,6 +865,60 @@ def nvidia_driver_from_collect_env(ctx: FactContext) -> NvidiaDriver:
     if not re.match(r"\d+\.\d+", version):
         raise FactUnavailable("the report names no driver version")
     return NvidiaDriver(version, None, loaded=True)
+
+
+# nvidia-smi's header versions written on their own (a copied header line, a hardware list): `Driver Version: 591.86`,
+# `Driver: 580.95.05` (a three-digit branch: NVIDIA's numbering).
+_STATED_DRIVER = re.compile(r"\b(?i:driver(?: version)?):\s*(\d{3}\.\d+(?:\.\d+)?)\b")
+
+
+@parser(EVIDENCE_LINES, feeds="nvidia_driver", kind=NvidiaDriver, rank=50)
+def driver_from_evidence_lines(text: str) -> NvidiaDriver:
+    """The driver version nvidia-smi's header line states where the paste shows that line alone (copied into prose,
+    a hardware list): nvidia-smi prints it only from a loaded driver. Two different versions name no one driver.
+
+    Input (tests/data/captures/247)::
+
+        NVIDIA-SMI 470.141.03   Driver Version: 470.141.03   CUDA Version: 11.4
+    """
+    found = list(dict.fromkeys(m.group(1) for m in _STATED_DRIVER.finditer(text)))
+    if len(found) != 1:
+        raise ParseError("no one `Driver Version:` in the lines shown" if not found else
+                         f"several driver versions in the lines shown ({', '.join(found)})")
+    return NvidiaDriver(found[0], None, loaded=True)
+
+
+# The system CUDA toolkit: nvcc's `Cuda compilation tools, release 12.4, V12.4.131`, a hardware list's
+# `CUDA Toolkit: CUDA 13.0 Update 2`.
+STATED_TOOLKIT = re.compile(r"\bCuda compilation tools, release (\d+\.\d+)|^\W*CUDA Toolkit:\s*(?:CUDA\s*)?(\d+\.\d+)\b",
+                            re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class CudaToolkit(Sourced):
+    """The system CUDA toolkit a paste shows (nvcc's release), not the runtime a program ships."""
+
+    version: str = ""
+    line: str = ""
+
+
+fact("cuda_toolkit", CudaToolkit, hint="paste `nvcc --version`")
+
+
+@parser(EVIDENCE_LINES, feeds="cuda_toolkit", kind=CudaToolkit, rank=10)
+def toolkit_from_evidence_lines(text: str) -> CudaToolkit:
+    """The system toolkit's release, where the paste shows one (two different releases name no one toolkit).
+
+    Input (tests/data/captures/410, nvcc --version's fourth line)::
+
+        Cuda compilation tools, release 12.0, V12.0.140
+    """
+    found = {(m.group(1) or m.group(2)): line.strip() for line in text.splitlines() for m in [STATED_TOOLKIT.search(line)]
+             if m}
+    if len(found) != 1:
+        raise ParseError("no one CUDA toolkit release in the lines shown")
+    (version, line), = found.items()
+    return CudaToolkit(version=version, line=line)
 
 
 # --- sampling (audit --sample) ---------------------------------------------------------------

@@ -278,7 +278,7 @@ DATA_TESTS: tuple[DataTestRow, ...] = (
 )
 DATA_TEST_NEEDLES = ("Failed", "Verification error", "Out of bounds values")
 _TEST_RANK = re.compile(r"^\s*#?\s*Rank\s+\d+\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>\S+)\s+device\s+\d+")
-_PEER_YES = re.compile(r"Peer access from .{1,80} \(GPU(?P<a>\d+)\) -> .{1,80} \(GPU(?P<b>\d+)\) : Yes\s*$")
+_PEER_YES = re.compile(r"Peer access from (?P<na>.{1,80}) \(GPU(?P<a>\d+)\) -> (?P<nb>.{1,80}) \(GPU(?P<b>\d+)\) : Yes\s*$")
 _P2P_OFF = re.compile(r"\bNCCL_P2P_DISABLE=(?:1|true|yes|on)\b|\bNCCL_P2P_LEVEL=(?:LOC|0)\b", re.IGNORECASE)
 
 
@@ -294,6 +294,8 @@ class DataTest:
     hosts: tuple[str, ...] = ()
     ranks: int = 0
     p2p_off: bool = False
+    # simpleP2P: (CUDA index, the name CUDA gave the device) for each device its answers name: GPUs CUDA ran on.
+    models: tuple[tuple[int, str], ...] = ()
 
     @property
     def between_local_gpus(self) -> bool:
@@ -330,7 +332,9 @@ def _data_tests(text: str) -> tuple[DataTest, ...]:
     found: list[DataTest] = []
     hosts: list[str] = []
     # simpleP2P's answers anywhere in the text: the samples' summary of a failed run is printed above its output.
-    devices = tuple(sorted({int(d) for m in map(_PEER_YES.search, text.splitlines()) if m for d in (m["a"], m["b"])}))
+    answers = [m for m in map(_PEER_YES.search, text.splitlines()) if m]
+    devices = tuple(sorted({int(d) for m in answers for d in (m["a"], m["b"])}))
+    models = tuple(sorted({(int(m[d]), m[n].lstrip("> ").strip()) for m in answers for d, n in (("a", "na"), ("b", "nb"))}))
     off = False
     for line in text.splitlines():
         if m := _TEST_RANK.match(line):
@@ -342,7 +346,7 @@ def _data_tests(text: str) -> tuple[DataTest, ...]:
             continue
         found.append(DataTest(row.program, row.passed, line.strip(), (), tuple(dict.fromkeys(hosts)), len(hosts), off)
                      if row.program == "nccl-tests" else
-                     DataTest(row.program, row.passed, line.strip(), devices))
+                     DataTest(row.program, row.passed, line.strip(), devices, models=models))
         if row.program == "nccl-tests":
             hosts, off = [], False
     return tuple(dict.fromkeys(found))

@@ -1,0 +1,64 @@
+"""Issue 28, DRV-CUDA-COMPAT where a paste states its versions alone: a copied nvidia-smi header line, a hardware
+list's `Driver:`, and the system toolkit (nvcc's `Cuda compilation tools, release X`, `CUDA Toolkit: X`).
+
+nvidia-smi prints `Driver Version:` only from a loaded driver, so a copied header line names the loaded one. Where no
+torch is shown, the toolkit is the only CUDA on the paste: a driver of its CUDA or newer runs what it builds (ok), an
+older one of its major by minor-version compatibility (not an issue), an older major not at all (issue).
+
+Real pastes from three threads (corpus 170, 390, 410) for the toolkit, three (247, 264, 170) for the driver line;
+the counter-examples are modelled.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus import body, capture_checks, fact, paste_checks, pasted
+
+
+def _compat(prefix: str) -> tuple[str, str]:
+    r = capture_checks(prefix, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    return r.status, r.message
+
+
+def test_nvcc_12_0_under_driver_550_is_ok() -> None:
+    status, message = _compat("410")  # ollama/ollama#10765: GTX 1650, driver 550.144.03 (CUDA 12.4)
+    assert status == "ok" and "toolkit 12.0" in message and "12.4" in message
+
+
+def test_nvcc_12_4_under_a_copied_header_of_driver_591_is_ok() -> None:
+    status, message = _compat("170")  # Luce-Org/lucebox#84: WSL 2, the header copied into a hardware list
+    assert status == "ok" and "591.86" in message and "toolkit 12.4" in message
+
+
+def test_toolkit_13_0_in_a_hardware_list_under_driver_580_is_ok() -> None:
+    status, message = _compat("390")  # NVIDIA/cuda-samples#390: `Driver: 580.95.05`, `CUDA Toolkit: CUDA 13.0`
+    assert status == "ok" and "580.95.05" in message and "toolkit 13.0" in message
+
+
+def test_a_copied_header_line_names_the_loaded_driver() -> None:
+    for prefix, version in (("247", "470.141.03"), ("264", "535.104.05"), ("170", "591.86")):
+        driver = fact(pasted(body(prefix)), "nvidia_driver")
+        assert driver.version == version and driver.loaded, prefix
+
+
+def test_modelled_two_header_lines_of_different_drivers_name_none() -> None:
+    # Modelled: two machines' header lines in one paste: no one driver.
+    text = ("NVIDIA-SMI 470.141.03   Driver Version: 470.141.03   CUDA Version: 11.4\n"
+            "NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2\n")
+    driver = fact(pasted(text), "nvidia_driver")
+    assert not hasattr(driver, "version") and "several driver versions" in driver.reason
+
+
+def test_modelled_a_newer_toolkit_of_the_same_major_is_not_an_issue(tmp_path: Path) -> None:
+    # Modelled: 410 with nvcc 12.6 on the 12.4 driver: minor-version compatibility runs what it builds.
+    text = body("410").replace("release 12.0, V12.0.140", "release 12.6, V12.6.85")
+    r = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "not-an-issue" and "minor-version" in r.message
+
+
+def test_modelled_a_toolkit_of_a_newer_major_is_the_issue(tmp_path: Path) -> None:
+    # Modelled: 410 with nvcc 13.0 on the R550 driver: CUDA 13 needs R580.
+    text = body("410").replace("release 12.0, V12.0.140", "release 13.0, V13.0.48")
+    r = paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "issue" and "13.x" in r.message
