@@ -617,6 +617,13 @@ class NvidiaDriver:
 _LICENSE_FLAVOUR = {"Dual MIT/GPL": "open", "NVIDIA": "proprietary"}
 
 
+# The banner of the loaded module, the first line of /proc/driver/nvidia/version, with its version number
+# (NVIDIA's README quotes it with `[...]` for the number: no banner of a host):
+# `NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  575.57.08  Release Build  (dvs-builder@...)  Sat May 24 ...`
+# `NVRM version: NVIDIA UNIX x86_64 Kernel Module  510.73.08  Wed May 18 20:34:14 UTC 2022`
+PROC_VERSION_BANNER = re.compile(r"NVRM version:\s+NVIDIA UNIX\b.*?Kernel Module(?:\s+for\s+\S+)?\s+\d+\.\d+")
+
+
 def parse_proc_version(text: str) -> tuple[str | None, str | None]:
     """(version, flavour) from /proc/driver/nvidia/version ("Open Kernel Module" = open flavour)."""
     line = next((ln for ln in text.splitlines() if ln.startswith("NVRM version")), "")
@@ -636,7 +643,12 @@ def nvidia_driver(ctx: FactContext) -> NvidiaDriver:
     """The NVIDIA kernel driver: version, open or proprietary flavour, GSP firmware parameter."""
     host = ctx.host
     proc = read_optional(host, NVIDIA_PROC_VERSION.path)
-    sys_version = (read_optional(host, NVIDIA_MODULE_VERSION.path) or "").strip() or None
+    try:
+        sys_version = (read_optional(host, NVIDIA_MODULE_VERSION.path) or "").strip() or None
+    except NotCaptured:
+        if proc is None:
+            raise
+        sys_version = None  # a pasted banner without /sys: the banner's version stands
     version, flavour, evidence, line = sys_version, None, "", ""
     if proc:
         try:

@@ -50,6 +50,8 @@ KERNEL_OPEN_README = "https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03
 NVIDIA_INSTALLER_SOURCE = "https://github.com/NVIDIA/nvidia-installer/blob/main/kernel.c"
 # Where the open driver prints its GSP boot failures (RmInitAdapter in osinit.c, _kgspBootGspRm in kernel_gsp.c).
 GSP_BOOT_SOURCE = "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/src/nvidia/arch/nvalloc/unix/src/osinit.c"
+# The driver's status codes and their words (`NV_ERR_RESET_REQUIRED` "Reset required", `NV_ERR_GPU_IS_LOST`).
+NV_STATUS_CODES = "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/src/common/sdk/nvidia/inc/nvstatuscodes.h"
 # The NVLink Xids of the catalogue (74 NVLink error, 144-150 the NVLink5 / NVSwitch-fabric error families).
 _NVLINK_XID = r"(?:74|14[4-9]|150)"
 # An Xid's head, whatever the GPU's address looks like: `(PCI:0000:01:00)`, a MIG instance's
@@ -229,6 +231,16 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "DRV-XID", "high", XID_CATALOGUE,
         "the GPU's GSP firmware stopped answering the driver (a heartbeat or RPC timeout, the Xid 119 class): the GPU "
         "is lost until it is reset or the node rebooted", faults_gpu=True),
+    # A call inside the driver returned a status that says the GPU is gone or must be reset: the driver prints it
+    # as `words [NAME] (0x…)` after a failed check (`nvCheckOkFailedNoLog: Check failed: Reset required
+    # [NV_ERR_RESET_REQUIRED] (0x00000062) returned from …`, `GPU lost from the bus [NV_ERR_GPU_IS_LOST]`), often
+    # with no Xid line in the excerpt (NVIDIA/open-gpu-kernel-modules#1045, #688; openwall/john#5835). The name in
+    # an assertion's expression (`(status == NV_ERR_GPU_IN_FULLCHIP_RESET)`) is no returned status: no match.
+    Symptom("gpu-reset-status", re.compile(r"\[NV_ERR_(?:RESET_REQUIRED|GPU_IS_LOST)\]"),
+        "DRV-XID", "high", NV_STATUS_CODES,
+        "the driver's own calls to the GPU fail with a status that says it must be reset (NV_ERR_RESET_REQUIRED) or "
+        "is lost from the bus (NV_ERR_GPU_IS_LOST): the GPU does not work until it is reset or the node rebooted",
+        faults_gpu=True),
     # An application-class Xid (13/31/43) names the process it killed: where that is the serving or training
     # stack's own, the run died on the GPU (an illegal address or instruction), whatever the cause. The catalogue
     # sends it to the program first (its kernels, its version) and to the GPU only when faults repeat on it
@@ -298,7 +310,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "NVML library", "ERROR_LIBRARY_NOT_FOUND", "nvml with error", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
            "GSP", "kgsp", "rpcRecvPoll", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY",
            "Unable to load the kernel module", "Open nvidia.ko", "not supported by open", "as WSL is detected",
-           "max locked memory")
+           "max locked memory", "[NV_ERR_")
 
 
 def is_symptom(line: str) -> bool:
@@ -370,6 +382,7 @@ def symptoms_in_dcgmi_diag(text: str) -> LogSymptoms:
 def symptoms_in_kernel_log(ctx: FactContext) -> LogSymptoms:
     """Symptom lines of the kernel log."""
     log = ctx.fact("kernel_log", KernelLog)
-    if not any(n in log.text for n in ("Xid", "IO_PAGE_FAULT", "GSP", "Open nvidia.ko", "not supported by open")):
+    if not any(n in log.text for n in ("Xid", "IO_PAGE_FAULT", "GSP", "Open nvidia.ko", "not supported by open",
+                                       "[NV_ERR_")):
         raise FactUnavailable("no symptom line in the kernel log")
     return LogSymptoms(find_symptoms(log.lines))

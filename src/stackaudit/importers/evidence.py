@@ -4,7 +4,8 @@ A paste is refused only when no line of it is evidence. The block recognisers re
 this reader takes the lines of known evidence they leave: an `nvidia-smi -q` field on its own
 (`Driver Version : 535.104.05`, a flattened `Key : value` run), an element of `nvidia-smi -q -x`
 without its `<gpu>` (`<clocks_event_reason_gpu_idle>Active</clocks_event_reason_gpu_idle>`), a
-PCIe link state (`LnkSta:`), an NVRM kernel message, nvidia-smi's versions or its failure to reach
+PCIe link state (`LnkSta:`), an NVRM kernel message, the loaded module's banner (`NVRM version: NVIDIA UNIX ...`,
+recorded as /proc/driver/nvidia/version, the file it comes from), nvidia-smi's versions or its failure to reach
 the driver, a limit of `ulimit -a`, a log symptom of `facts/symptoms.py` (NCCL failing to create its
 /dev/shm segment, quoted in prose), the CUDA samples' peer-access answer (`Peer access from … (GPU0)
 -> … (GPU1) : Yes`), a data test's verdict (facts/peer_access.py DATA_TESTS: `simpleP2P : Failed (code 1)`), a program's record of the driver refusing peer access (facts/peer_access.py: NCCL's
@@ -25,16 +26,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from stackaudit.facts.nvidia import STATED_TOOLKIT
+from stackaudit.facts.nvidia import PROC_VERSION_BANNER, STATED_TOOLKIT
 from stackaudit.facts.nvidia_daemons import daemon_event
 from stackaudit.facts.nvidia_smi import QUERY_FIELDS
 from stackaudit.facts.peer_access import DATA_TEST_NEEDLES, answer_end, data_test, is_refusal_line
 from stackaudit.facts.peer_access import NEEDLES as PEER_NEEDLES
-from stackaudit.facts.sources import EVIDENCE_LINES, NVIDIA_DAEMON_LOG
+from stackaudit.facts.sources import EVIDENCE_LINES, NVIDIA_DAEMON_LOG, NVIDIA_PROC_VERSION
 from stackaudit.facts.symptoms import NEEDLES as SYMPTOM_NEEDLES
 from stackaudit.facts.symptoms import is_symptom
 from stackaudit.importers._scan import Candidates, candidate_lines
-from stackaudit.importers.registry import Found, document_appended, importer
+from stackaudit.importers.registry import Found, document_appended, file_content, importer
 
 # Names of `nvidia-smi -q` (whatever their indentation), with a value after ` : `; not a section's
 # one-word fields (`Current`, `State`), which other outputs print too.
@@ -103,6 +104,13 @@ def is_evidence(line: str) -> bool:
           needles=_NEEDLES, per_line=True, fallback=True)
 def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in candidate_lines(candidates, len(lines)):
+        # The loaded module's banner, pasted in a version list or prose, is the first line of the file it comes from
+        # (/proc/driver/nvidia/version): the file's reader judges it (facts/nvidia.parse_proc_version).
+        banner = PROC_VERSION_BANNER.search(lines[i]) if "NVRM version" in lines[i] else None
+        if banner:
+            text = lines[i][banner.start():].strip() + "\n"
+            yield Found("evidence line", i, i + 1, file_content(NVIDIA_PROC_VERSION.path, text))
+            continue
         # One span a line: a line a block recogniser took costs this reader that line, not its neighbours.
         if is_evidence(lines[i]):
             # A daemon's words go where its status and journal lines go (facts/nvidia_daemons.py plays them).
