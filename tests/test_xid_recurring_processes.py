@@ -4,7 +4,7 @@ NVIDIA's Xid catalogue for Xid 31 (quoted in NVIDIA/NVSentinel#271): "Repeat MMU
 PCI-ID): RUN_DCGMEUD (possible HW issue)"; "Repeat MMU faults to diff GPU (via PCI-ID): CHECK_APP/CUDA";
 "Solo, no burst: CHECK_APP/CUDA". One program that faults (and is restarted once) stays not-an-issue.
 Real lines are quoted from the threads named beside each (corpus 416, tensorflow/models#10326: issue; open-gpu-kernel-
-modules#363, akash-network/support#244, corpus 343 and 298: no recurrence); the modelled counter-examples say so.
+modules#363, akash-network/support#244, vllm#5901, corpus 343 and 298: no recurrence); the modelled counter-examples say so.
 """
 
 from __future__ import annotations
@@ -45,6 +45,16 @@ AKASH_244 = """root@node4:~# dmesg -T |grep NVRM
 [Mon Aug  5 03:54:13 2024] NVRM: Xid (PCI:0000:00:07): 31, pid=2512125, name=python3.10, Ch 00000008, intr 00000000. MMU Fault: ENGINE GRAPHICS GPCCLIENT_T1_8 faulted @ 0x73ac_1c000000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_WRITE
 """
 
+# https://github.com/vllm-project/vllm/issues/5901 (comment by fengyizhu, 2024-08-23): the first six dmesg lines
+# verbatim (the seventh is cut in the retrieved copy). Many Xid 13 lines on 43:00, none naming a process.
+VLLM_5901 = """[93297.027938] NVRM: Xid (PCI:0000:43:00): 13, pid='<unknown>', name=<unknown>, Graphics Exception: ESR 0x52e7b0=0x101000e 0x52e7b4=0x4 0x52e7a8=0xc81eb60 0x52e7ac=0x1174
+[93297.029837] NVRM: Xid (PCI:0000:43:00): 13, pid='<unknown>', name=<unknown>, Graphics Exception: ESR 0x52ef30=0x0 0x52ef34=0x20 0x52ef28=0xc81eb60 0x52ef2c=0x1174
+[93297.031618] NVRM: Xid (PCI:0000:43:00): 13, pid='<unknown>', name=<unknown>, Graphics Exception: ESR 0x52efb0=0x0 0x52efb4=0x20 0x52efa8=0xc81eb60 0x52efac=0x1174
+[93297.040286] NVRM: Xid (PCI:0000:43:00): 13, pid='<unknown>', name=<unknown>, Graphics Exception: ESR 0x52f730=0x0 0x52f734=0x20 0x52f728=0xc81eb60 0x52f72c=0x1174
+[93297.042086] NVRM: Xid (PCI:0000:43:00): 13, pid='<unknown>', name=<unknown>, Graphics Exception: ESR 0x52f7b0=0x0 0x52f7b4=0x20 0x52f7a8=0xc81eb60 0x52f7ac=0x1174
+[93297.043905] NVRM: Xid (PCI:0000:43:00): 13, pid='<unknown>', name=<unknown>, Graphics Exception: ESR 0x52ff30=0x0 0x52ff34=0x20 0x52ff28=0xc81eb60 0x52ff2c=0x1174
+"""
+
 
 def test_four_processes_on_one_gpu_in_a_real_log_are_an_issue(tmp_path: Path) -> None:
     assert fact(pasted(TF_10326), "gpu_events").recurring_app_faults() == {
@@ -58,6 +68,14 @@ def test_two_pids_on_one_gpu_and_one_on_another_do_not_recur() -> None:
     # akash#244: the other DRV-XID rules judge its training process's death; this rule finds no recurrence.
     assert fact(pasted(AKASH_244), "gpu_events").recurring_app_faults() == {}
     r = run_checks(pasted(AKASH_244), ["DRV-XID"])["DRV-XID"]
+    assert "under different processes" not in r.message, r.message
+
+
+def test_xid_lines_naming_no_process_are_no_recurrence() -> None:
+    # vllm#5901: six Xid 13 lines on one GPU with pid='<unknown>': one burst, no process to count.
+    events = fact(pasted(VLLM_5901), "gpu_events")
+    assert len(events.xids) == 6 and events.recurring_app_faults() == {}
+    r = run_checks(pasted(VLLM_5901), ["DRV-XID"])["DRV-XID"]
     assert "under different processes" not in r.message, r.message
 
 
