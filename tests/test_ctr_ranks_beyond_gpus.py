@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from corpus import fact
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts.docker import DockerContainer
 from stackaudit.host.memory import MemoryHost
@@ -70,11 +71,126 @@ spec:
         nvidia.com/gpu: "2"
 """
 
+# https://github.com/vllm-project/vllm/issues/2773 (comment by alsichcan, 2024-02-13): two GPUs named for TP 2.
+RUN_2773 = """docker run -d --name graph_llm \\
+    --runtime nvidia \\
+    --gpus '"device=1,2"' \\
+    --ipc=host \\
+    vllm/vllm-openai:latest \\
+    --model mistralai/Mistral-7B-Instruct-v0.2 \\
+    --gpu-memory-utilization 0.9 \\
+    --tensor-parallel-size 2 \\
+    --engine-use-ray
+"""
+
+# https://github.com/vllm-project/vllm/issues/27251 (issue body, "Startup command"): eight GPUs named for TP 8.
+RUN_27251 = ("docker run -d   --name Qwen3-Coder-480B-A35B-Instruct-GGUF   --runtime nvidia   "
+             "--gpus '\"device=0,1,2,3,4,5,6,7\"'   -v /xinference/my_model/Qwen3-Coder-480B-A35B-Instruct-GGUF:"
+             "/root/.cache/modelscope/Qwen3-Coder-480B-A35B-Instruct-GGUF   -p 8056:8081   --ipc=host   "
+             "swr.cn-north-4.myhuaweicloud.com/ddn-k8s/docker.io/vllm/vllm-openai:v0.10.2   --api-key qwen3coder480b     "
+             "--model /root/.cache/modelscope/Qwen3-Coder-480B-A35B-Instruct-GGUF/"
+             "Qwen3-Coder-480B-A35B-Instruct-Q4_K_M-Merge.gguf   --served-model-name Qwen3-Coder-480B-A35B-Instruct   "
+             "--enable-auto-tool-choice   --tool-call-parser qwen3_coder   --gpu-memory-utilization 0.85   "
+             "--tensor-parallel-size 8 --reasoning-parser qwen3   --max-model-len 50000   --port 8081\n")
+
+# https://github.com/vllm-project/vllm/issues/28411 (issue body), the compose service verbatim: CUDA_VISIBLE_DEVICES
+# lists eight GPUs for TP 8 with decode context parallel 8, which splits the TP group and adds no ranks.
+COMPOSE_28411 = """  kimi-k2-thinking:
+    image: vllm/vllm-openai:nightly-e5e9067e61600eedd4e75bd1c512ec52872916aa
+    container_name: kimi-k2-thinking
+    restart: unless-stopped
+    network_mode: host
+    ipc: host
+    privileged: true
+    shm_size: 256g
+    entrypoint: ["vllm",
+      "serve", "/data00/Kimi-K2-Thinking",
+      "--gpu-memory-utilization", "0.9",
+      "--tensor-parallel-size", "8",
+      "--decode-context-parallel-size", "8",
+      # For compatiblity test
+      "--served-model-name", "Kimi-K2-Thinking",
+      "--enable-auto-tool-choice",
+      "--tool-call-parser", "kimi_k2",
+      #"--reasoning-parser", "kimi_k2",
+      "--trust-remote-code",
+      "--max-num-seq", "16",
+      "--max-num-batched-tokens", "32768",
+      #"--kv-cache-dtype", "fp8",
+
+      "--swap-space", "64",
+      "--disable-custom-all-reduce"
+    ]
+    environment:
+        - CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7
+        #- PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True
+        #- OMP_NUM_THREADS=90
+        #- MKL_NUM_THREADS=90
+        #- TORCH_NUM_THREADS=90
+    security_opt:
+      - seccomp:unconfined
+    stdin_open: true
+"""
+
+# https://github.com/vllm-project/vllm/issues/23814 (issue body), the compose file verbatim: TP 8 x PP 2 with
+# `gpus: all` and a device reservation without a count: nothing bounds the GPUs, so nothing is judged.
+COMPOSE_23814 = """services:
+  vllm-openai:
+   # image: vllm/vllm-openai:v0.9.2
+    build: .
+    ports:
+      - "8000:8000"
+    deploy:
+      resources:
+        reservations:
+          devices:
+            - capabilities: [gpu]
+    command: >
+      --model Qwen/Qwen3-30B-A3B-Instruct-2507
+      --host 0.0.0.0
+      --port 8000
+      --swap-space 2
+      --tensor-parallel-size 8
+      --pipeline-parallel-size 2
+      --gpu-memory-utilization 0.85
+      --enable-auto-tool-choice
+      --tool-call-parser xlam
+      --middleware middlewares.tracing.phoenix_middleware
+
+    environment:
+      - HUGGING_FACE_HUB_TOKEN= ${HUGGING_FACE_HUB_TOKEN}
+      - VLLM_LOGGING_LEVEL=ERROR
+      - PHOENIX_API_KEY=${PHOENIX_API_KEY}
+      - CUDA_LAUNCH_BLOCKING=1
+    runtime: nvidia
+    volumes:
+      - ~/.cache/huggingface:/root/.cache/huggingface
+      - ./middlewares:/vllm-workspace/middlewares
+    gpus: all
+    ipc: host
+    shm_size: 64g
+"""
+
+
+def _containers(text: str) -> tuple[DockerContainer, ...]:
+    return tuple(fact(MemoryHost(recognise(text).record), "docker_containers").containers)
+
 
 def test_real_specs_with_enough_gpus_do_not_fire() -> None:
-    for text in (RUN_3710, POD_4462):
+    for text in (RUN_3710, POD_4462, RUN_2773, RUN_27251, COMPOSE_28411):
         status, message = _judge(text)
         assert status != "issue" and "more GPUs than" not in message, message
+    # The bound is read (the device ids, the variable's entries) and equals the ranks: not beyond it.
+    for text, gpus in ((RUN_2773, 2), (RUN_27251, 8), (COMPOSE_28411, 8)):
+        (container,) = _containers(text)
+        assert container.gpus_visible_at_most == gpus and container.ranks_beyond_gpus is None, text[:40]
+
+
+def test_real_spec_without_a_bound_is_not_judged() -> None:
+    (container,) = _containers(COMPOSE_23814)
+    assert container.gpus_visible_at_most is None and container.ranks_beyond_gpus is None
+    status, message = _judge(COMPOSE_23814)
+    assert status != "issue" and "more GPUs than" not in message, message
 
 
 def test_modelled_device_request_of_one_gpu_for_tp2() -> None:

@@ -4,7 +4,7 @@ nothing to choose (not-an-issue); an engine group of every GPU crosses sockets b
 402, 291); with no engine on a matrix with SYS pairs, a group stays on one socket or not by the engine's choice
 (unknown: blind 325 and 243 want it, no blind expectation wants ok there).
 
-Real pastes: 09 (vllm#16336, HGX B200 with GPU2's NVLinks missing), 270 (vllm#6370, 8x A800 PCIe all SYS on node
+Real pastes: 402 (club-3090#178), the Della README and cuda-samples#284 (two GPUs over SYS: not-an-issue), 09 (vllm#16336, HGX B200 with GPU2's NVLinks missing), 270 (vllm#6370, 8x A800 PCIe all SYS on node
 0, rows cut), 243 (go-gpuallocator#17, all SYS over two nodes: unknown), 291 (nccl#1439, TP8 must cross),
 325 (club-3090#46), 199 (kubernetes#53497) and 266 (nccl#667): SYS pairs, no engine (unknown),
 180 and 60 (nothing crosses: ok). The engine cases and the bridged counter-example are modelled.
@@ -119,13 +119,23 @@ DELLA_TWO_GPUS = (
     "mlx5_1\tSYS\tNODE\tSYS\t X \t\t\n")
 
 
+# https://github.com/NVIDIA/cuda-samples/issues/284 (issue body, two L4 on NUMA nodes 0 and 2), the matrix verbatim.
+L4_TWO_NODES = (
+    "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n"
+    "GPU0\t X \tSYS\t0-7,32-39\t0\t\tN/A\n"
+    "GPU1\tSYS\t X \t16-23,48-55\t2\t\tN/A\n")
+
+
 def test_two_gpus_over_sys_leave_no_better_pair(tmp_path: Path) -> None:
     # 402 (club-3090#178, two RTX 3090 on two sockets, GPU0's NUMA node N/A) and the Della node: a TP group of two is
     # both GPUs whichever the engine takes, so the SYS path is unavoidable (not-an-issue), with no engine shown.
     result = capture_checks("402", PLACEMENT)[PLACEMENT]
     assert result.status == "not-an-issue" and "no better pair exists" in result.message
-    della = paste_checks(tmp_path, DELLA_TWO_GPUS, PLACEMENT)[PLACEMENT]
-    assert della.status == "not-an-issue" and set(della.subjects) == {"GPU0", "GPU1"}
+    # cuda-samples#284: the bare matrix (no command line above it), two L4 on NUMA nodes 0 and 2.
+    for text in (DELLA_TWO_GPUS, L4_TWO_NODES):
+        result = paste_checks(tmp_path, text, PLACEMENT)[PLACEMENT]
+        assert result.status == "not-an-issue" and set(result.subjects) == {"GPU0", "GPU1"}, result.message
+        assert "no better pair exists" in result.message
 
 
 def test_modelled_two_gpus_on_one_socket_stay_ok_and_three_gpus_stay_unknown(tmp_path: Path) -> None:
