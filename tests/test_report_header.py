@@ -125,3 +125,65 @@ def test_no_machine_path_in_a_report_of_a_pasted_file(tmp_path: Path, capsys: py
         assert main(["audit", "--from", str(paste), "--format", fmt]) == 0
         out = capsys.readouterr().out
         assert str(tmp_path) not in out and "nvidia-smi.txt" in out
+
+
+def test_a_finding_without_a_verbatim_line_shows_its_reason() -> None:
+    """The numbers that make a finding are in the message after its title; without a quote they are the detail
+    line, since the title alone drops them (reader pass 7: 394's TP 4 on one GPU, 435's "tokens/s unaffected")."""
+    tp = _issue("CTR-GPU-ACCESS", "container", "P0",
+                message="serving containers whose engine asks for more GPUs than the container lets it see: qwen1.5: "
+                        "TP x PP = 4, at most 1 GPU (CUDA_VISIBLE_DEVICES=0): the engine cannot place its ranks",
+                subjects=("qwen1.5",))
+    assert evidence_line(tp) == ("qwen1.5: TP x PP = 4, at most 1 GPU (CUDA_VISIBLE_DEVICES=0): the engine cannot "
+                                 "place its ranks")
+    assert "TP x PP = 4, at most 1 GPU" in " ".join(render(_report([tp], container="none"), "text").split())
+    # A value the reason does not say follows it; a long reason is cut at a word.
+    long = _issue("PWR-GPU-POWER-LIMIT", "host", "P1", message="GPU 0 capped at 280 W; " + "GPU 1 capped too " * 20,
+                  actual={"limit_w": 280})
+    line = evidence_line(long)
+    assert line.startswith("GPU 1 capped too") and "… → limit_w 280" in line and len(line) < 190
+    # A message that is all title has no reason: the line is the observed value, or nothing.
+    assert evidence_line(_issue("KERN-THP", "host", message="THP always", actual="always")) == ""
+    assert evidence_line(_issue("KERN-THP", "host", message="THP always", actual="never")) == "observed: never"
+
+
+def test_the_quote_is_the_line_the_finding_names() -> None:
+    """Of several verbatim lines, the first that names a subject of the finding is quoted (417 quoted
+    `NCCL_DEBUG=INFO` under a finding about NCCL_ALGO); without one, the first; a subject of two characters
+    names nothing (it would match any line)."""
+    env = ("NCCL_DEBUG=INFO", "NCCL_MAX_NCHANNELS=1", "NCCL_ALGO=Ring", "NCCL_ALGO=Tree")
+    algo = _issue("IC-NCCL-ENV", "host", "P2", message="NCCL_ALGO=Ring forces NCCL's choice", subjects=("NCCL_ALGO",),
+                  evidence=env)
+    assert evidence_line(algo) == "“NCCL_ALGO=Ring”"
+    other = _issue("IC-NCCL-ENV", "host", "P2", message="NCCL_ALGO=Ring forces NCCL's choice",
+                   subjects=("NCCL_PROTO",), evidence=env)
+    assert evidence_line(other) == "“NCCL_DEBUG=INFO”"
+    short = _issue("IC-NCCL-ENV", "host", "P2", message="GPU 1 has a setting", subjects=("1",), evidence=env)
+    assert evidence_line(short) == "“NCCL_DEBUG=INFO”"
+
+
+@pytest.mark.parametrize(("capture", "shown"), [
+    ("394-vllm-compose-tp4-one-gpu-reserved-enforce-eager.txt", "TP x PP = 4, at most 1 GPU (CUDA_VISIBLE_DEVICES=0)"),
+    ("435-ollama-2x-rtx3060-nvidia-smi-550-persistence-off.txt", "steady-state tokens/s are unaffected"),
+    ("402-2x-rtx3090-dual-socket-sys-gpu0-numa-na-280w-cap.txt", "GPU 1 capped at 280 W"),
+    ("417-2x-rtx2080ti-nccl-2-6-4-max-nchannels-1-algo-ring-all-reduce-perf.txt",
+     "[IC-NCCL-ENV] “NCCL_ALGO=Ring (the user's own words)”"),
+])
+def test_real_pastes_show_what_makes_the_finding(capture: str, shown: str,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    path = Path(__file__).parent / "data" / "captures" / capture
+    main(["audit", "--from", str(path)])
+    text = " ".join(capsys.readouterr().out.split())
+    assert shown in text
+
+
+def test_a_minor_first_finding_is_said_to_be_minor() -> None:
+    """A P2 first finding means every finding is minor; the verdict says so, so that "fix first" is not read as
+    the cause of the trouble (reader pass 7: 435's persistence mode for a "GPU not detected" question)."""
+    from stackaudit.report.header import verdict
+
+    minor = _issue("DRV-PERSISTENCE", "host", "P2", message="persistence mode Disabled on GPU(s) 0,1")
+    numa = _issue("KERN-NUMA-BALANCING", "host", "P1", message="kernel.numa_balancing = 1")
+    assert verdict(_report([minor], container="none"), minor) == (
+        "fix first: persistence mode Disabled on GPU(s) 0,1 [DRV-PERSISTENCE, P2]; all findings are minor")
+    assert "minor" not in verdict(_report([numa, minor], container="none"), numa)

@@ -159,14 +159,23 @@ def _sized(key: str, value: Any) -> Any:
 
 
 def evidence_line(r: Result, limit: int = 160) -> str:
-    """`"/proc/sys/kernel/numa_balancing: 1"` — the first verbatim source line, then the value where it adds
-    to the finding's words (never a value its message already says)."""
+    """`"/proc/sys/kernel/numa_balancing: 1"` — the verbatim source line the finding names, then the value where
+    it adds to the finding's words (never a value its message already says).
+
+    The line is the first that names one of the result's subjects, else the first one.
+    Without a verbatim line it is the reason the message gives after the title: the numbers that make the
+    finding (`TP x PP = 4, at most 1 GPU`) are there, and the title alone drops them.
+    """
     value = value_text(r.actual, 80) if r.actual not in (None, "", [], {}) else ""
     if value and _says(r.message + " " + finding_title(r), value):
         value = ""
     if not r.evidence:
+        reason = finding_reason(r)
+        if reason and reason != finding_title(r):
+            return cut_at_word(reason, limit) + (f" → {value}" if value else "")
         return f"observed: {value}" if value else ""
-    quote = cut_at_word(r.evidence[0], limit)
+    named = [line for line in r.evidence if any(len(s) > 2 and s in line for s in r.subjects)]
+    quote = cut_at_word(named[0] if named else r.evidence[0], limit)
     quoted = f"“{quote}”"
     return f"{quoted} → {value}" if value and not _says(quote, value) else quoted
 
@@ -180,7 +189,10 @@ def _says(text: str, value: str) -> bool:
 
 def verdict(report: Report, top: Result | None) -> str:
     """One sentence: the top finding and where to apply it, or that nothing found explains slowness. On a box
-    with no GPU or no engine that absence leads: the findings are about the host an engine would run on."""
+    with no GPU or no engine that absence leads: the findings are about the host an engine would run on.
+
+    A P2 first finding is said to be minor, so that "fix first" is not read as the cause of the user's trouble.
+    """
     scope, partial = serving_scope(report), partial_note(report)
     lead, explains = gap_lead(report)
     if top is None:
@@ -190,6 +202,8 @@ def verdict(report: Report, top: Result | None) -> str:
     more = len(report.issues()) - 1
     tail = f" ({more} more below)" if more > 0 else ""
     finding = f"{finding_title(top)} [{top.id}, {top.priority}]{place}{tail}"
+    # The first is the best-ranked of the highest priority: a P2 first means that every finding is minor.
+    finding += "; all findings are minor" if top.priority == "P2" else ""
     if lead:
         return f"{lead}; {'' if explains else 'on the host, '}fix first: {finding}{scope}{partial}"
     if scope:
