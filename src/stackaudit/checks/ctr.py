@@ -962,7 +962,8 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
                               + ", ".join(sorted({d for c in other_gpus for d in c.devices})[:4]) + ")")
     by_hand = [(c, value) for c in serving if (value := c.visible_devices_by_hand) is not None]
     if by_hand:
-        return issue("NVIDIA_VISIBLE_DEVICES set by hand beside a device-plugin GPU request: " + "; ".join(
+        return issue(f"NVIDIA_VISIBLE_DEVICES={by_hand[0][1]!r} set by hand beside a device-plugin GPU request: "
+                     + "; ".join(
             f"{c.label or 'the container'}: NVIDIA_VISIBLE_DEVICES={value!r} with {K8S_GPU_RESOURCE}: "
             f"{c.gpu_count or '?'}" for c, value in by_hand)
             + ": the NVIDIA runtime honours the variable, so the container may reach GPUs the plugin did not "
@@ -971,7 +972,8 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
             f"{K8S_GPU_RESOURCE}", subjects=[c.label or "container" for c, _ in by_hand])
     short = [(c, pair) for c in serving if (pair := c.ranks_beyond_gpus) is not None]
     if short:
-        return issue("serving containers whose engine asks for more GPUs than the container lets it see: "
+        return issue(f"an engine asks for {short[0][1][0]} GPUs (TP x PP) where its container sees at most "
+                     f"{short[0][1][1]}: "
                      + "; ".join(f"{c.label}: TP x PP = {world}, at most {seen} GPU{'s' if seen > 1 else ''} "
                                  f"({_visible_from(c)})" for c, (world, seen) in short)
                      + ": the engine cannot place its ranks and fails at start",

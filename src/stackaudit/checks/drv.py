@@ -1253,7 +1253,8 @@ def _xid_findings(by_gpu: dict[str, list[GpuEvent]], actions: dict[str, str]
     for bdf, action in sorted(actions.items()):
         if not any(h_bdf == bdf for _, h_bdf, _ in hardware):
             # The driver says the GPU needs recovering: it is faulted, whatever the log shows of why.
-            hardware.append((HW_DEGRADED, bdf, f"GPU {bdf} faulted — the driver asks for {action}"))
+            xid154 = " (Xid 154)" if any(e.code == 154 for e in by_gpu.get(bdf, [])) else ""
+            hardware.append((HW_DEGRADED, bdf, f"GPU {bdf} faulted{xid154} — the driver asks for {action}"))
             shown_actions.add(bdf)
     return hardware, applications, shown_actions
 
@@ -1366,7 +1367,8 @@ def _xid_verdict(gpu_events: GpuEvents, nvidia: NvidiaGpus | None, pci: PciDevic
     if not hardware and recurring:
         # The same GPU faults under several programs: the catalogue's "repeat MMU faults to same GPU".
         where = "; ".join(f"GPU {b}: {len(p)} processes (pid {', '.join(p[:4])})" for b, p in sorted(recurring.items()))
-        return issue("application Xids recur on the same GPU under different processes: " + where + " — "
+        codes = ", ".join(sorted({str(e.code) for e in events if e.hw_class == APPLICATION and e.bdf in recurring}))
+        return issue(f"application Xids ({codes}) recur on the same GPU under different processes: " + where + " — "
                      + "; ".join(applications) + ". One faulting program stays on one process; faults that follow "
                      "the GPU across programs are what NVIDIA's Xid catalogue sends to the GPU's diagnostics "
                      "(`dcgmi diag -r 3` on that GPU) before the application", actual=actual,

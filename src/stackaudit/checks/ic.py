@@ -1099,6 +1099,12 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
                              "NVIDIA/nccl#1240); NCCL fails at init where it names a device this host lacks", s.name))
         elif s.name in ("NCCL_ALGO", "NCCL_PROTO"):
             findings.append((1, f"{where} forces NCCL's choice; keep only with a measurement on this host", s.name))
+        elif s.name in ("NCCL_MAX_NCHANNELS", "NCCL_MAX_CTAS") and s.value.strip().isdigit():
+            # NCCL's documentation: fewer channels use fewer CUDA blocks and move less data at once.
+            one = int(s.value.strip()) <= 1
+            findings.append((2 if one else 1, f"{where} caps NCCL at {s.value.strip()} channel(s): large transfers "
+                             "move on fewer rings at once, so bus bandwidth falls with the cap; keep only with a "
+                             "measurement on this host", s.name))
         elif s.name == "NCCL_IB_DISABLE" and s.on:
             # Only GPU pairs without NVLink could gain from a NIC next to them (NCCL's NET/IB inside a host).
             near = gpu_topology.nics_near_gpus() if gpu_topology and not gpu_topology.all_nvlinked() else []

@@ -169,7 +169,8 @@ def link_downtrain(gpu_links: GpuLinks, pcie: PcieFacts | None = None,
         settle = (f"; the slot's width is not in the source for {', '.join(no_slot)} — an x8 slot would explain it: "
                   "`sudo lspci -vvv` (the port's LnkCap) settles it") if no_slot else ""
         return over_subjects(issue(
-            f"{len(parts)} GPU link(s) below what GPU and slot allow: " + "; ".join(parts)
+            f"{len(parts)} GPU link(s) below what GPU and slot allow "
+            f"({', '.join(sorted({str(v) for v in {**narrow, **slow_busy}.values()}))}): " + "; ".join(parts)
             + (" — width does not drop for power saving" if narrow else "") + settle,
             actual={**narrow, **slow_busy}, expected="full width; full generation under load",
             subjects=[*narrow, *slow_busy], confidence="field-reports" if no_slot else None),
