@@ -425,6 +425,8 @@ def flashinfer(python_env: PythonEnv, serving_processes: ServingProcesses | None
     """
     envs = [e for e in python_env.environments if any(n.startswith("flashinfer") for n in e.packages)]
     where = _where(python_env)
+    if not envs and python_env.from_report:  # a pasted report, maybe cut: no flashinfer line proves none
+        return unknown(f"FlashInfer's version is not in the pasted report{where}", hint="paste the whole report")
     if not envs:
         return not_applicable(f"FlashInfer is not installed in the serving environment{where}")
     disabled_check = False

@@ -174,7 +174,10 @@ def parse_collect_env(text: str) -> CollectEnv:
     if ("sglang" in values and ("CUDA Driver Version" in values or "PyTorch" in values)) or (
             # SGLang's check_env cut before its `sglang:` line: "CUDA Driver Version" is its key alone (vLLM writes
             # "Nvidia driver version", mmengine's collect_env has no driver line and starts at sys.platform).
-            "CUDA Driver Version" in values and "CUDA available" in values and "sys.platform" not in values):
+            "CUDA Driver Version" in values and "CUDA available" in values and "sys.platform" not in values) or (
+            # ... or cut after its `GPU 0,1 Compute Capability: 8.0` line (corpus 461): no other report prints one.
+            "CUDA available" in values and any(k.endswith(" Compute Capability") for k in values)
+            and "sys.platform" not in values):
         tool, fmt = "sglang", "sglang"
     elif any(k in values for k in ("PyTorch version", "vLLM Version", "Is CUDA available",
                                    "CUDA used to build PyTorch", "GPU models and configuration")):

@@ -7,17 +7,20 @@ under data parallelism, corpus 67): its own log says that. So a flag on the line
 absence proves nothing about the running engine.
 
 Recorded form: the importer (importers/engine_command.py) keeps each line verbatim, continuation lines
-joined, as the pasted document ENGINE_COMMAND (facts/sources.py).
+joined, as the pasted document ENGINE_COMMAND (facts/sources.py). The config file a command names
+(`--extra_llm_api_options extra-llm-api-config.yml`), where the paste shows it, follows as a heredoc
+(`cat > NAME <<'EOF'` ... `EOF`); its top-level keys are the command's options (ProcessInfo.option).
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.processes import ProcessInfo, classify
+from stackaudit.facts.processes import CONFIG_FLAGS, ProcessInfo, classify, parse_flat_yaml
 from stackaudit.facts.registry import Sourced, fact, first_of, parser
 from stackaudit.facts.sources import ENGINE_COMMAND
 
@@ -29,7 +32,10 @@ _TOP_ROLES = {"api-server", "launcher", ""}
 # Cheap tests before any splitting: a long vLLM log names "vllm" on most lines, its commands are rare.
 ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy")
 COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\blmdeploy\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
-                          r"|\bserver_vllm\.py\b")  # functionary's vLLM server (facts/processes._program)
+                          r"|\bserver_vllm\.py\b"  # functionary's vLLM server (facts/processes._program)
+                          r"|\btrtllm-bench\b")  # TensorRT-LLM's benchmark: the LLM API in-process, with its options
+# A config file written in the shell: `cat > extra-llm-api-config.yml <<'EOF'` up to the line `EOF`.
+HEREDOC = re.compile(r"^\s*cat\s*>\s*(?P<path>[^\s<>]+)\s*<<-?\s*(?P<q>['\"]?)(?P<end>\w+)(?P=q)\s*$")
 
 
 @dataclass(frozen=True)
@@ -38,12 +44,22 @@ class EngineCommand:
     argv: tuple[str, ...]
     env: tuple[tuple[str, str], ...] = ()  # NAME=value set on the line itself, in order
     line: str = ""
+    # The config file it names and, where the paste shows that file, its top-level keys (parse_flat_yaml).
+    config_path: str = ""
+    config: tuple[tuple[str, str], ...] = ()
 
     def as_process(self) -> ProcessInfo:
         """The command as the runtime checks read an engine's top process (pid 0: no process is known); its
         environment is the variables set on the line, None when it sets none (the rest is not shown)."""
         return ProcessInfo(pid=0, ppid=None, comm="pasted command", argv=self.argv, engine=self.engine,
-                           role="api-server", root_pid=0, environ=dict(self.env) if self.env else None)
+                           role="api-server", root_pid=0, environ=dict(self.env) if self.env else None,
+                           config_path=self.config_path, config=dict(self.config))
+
+    @property
+    def config_name(self) -> str:
+        """The file name of the config the command names (`--extra_llm_api_options`, `--config`), or ""."""
+        value = self.as_process().flag(*CONFIG_FLAGS.get(self.engine, ()))
+        return posixpath.basename(value) if value else ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -77,9 +93,27 @@ def parse_command_line(line: str) -> EngineCommand | None:
 
 
 def parse_engine_commands(text: str) -> EngineCommands:
-    commands = [c for c in (parse_command_line(line) for line in text.splitlines() if line.strip()) if c]
+    commands: list[EngineCommand] = []
+    configs: dict[str, dict[str, str]] = {}  # file name -> its top-level keys, from the heredocs
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        heredoc = HEREDOC.match(lines[i])
+        if heredoc:
+            end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == heredoc.group("end")), len(lines))
+            configs[posixpath.basename(heredoc.group("path"))] = parse_flat_yaml("\n".join(lines[i + 1:end]))
+            i = end + 1
+            continue
+        command = parse_command_line(lines[i]) if lines[i].strip() else None
+        if command is not None:
+            commands.append(command)
+        i += 1
     if not commands:
         raise ParseError("no engine command line")
+    for n, c in enumerate(commands):
+        if c.config_name in configs:
+            value = c.as_process().flag(*CONFIG_FLAGS[c.engine]) or ""
+            commands[n] = replace(c, config_path=value, config=tuple(configs[c.config_name].items()))
     return EngineCommands(commands=tuple(commands))
 
 

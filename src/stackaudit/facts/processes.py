@@ -321,6 +321,9 @@ def _program(name: str, rest: list[str]) -> _Match | None:
         return _Match("sglang", "api-server")
     if base == "trtllm-serve":
         return _Match("trtllm", "api-server")
+    if base == "trtllm-bench" and ("throughput" in rest or "latency" in rest):
+        # `trtllm-bench --model M throughput ...`: runs the LLM API in-process and holds its options.
+        return _Match("trtllm", "api-server")
     if base == "lmdeploy" and first == "serve" and rest[1:2] in (["api_server"], ["gradio"]):
         # `lmdeploy serve api_server MODEL --tp 4` (lmdeploy/cli/serve.py): TurboMind or its PyTorch engine; its
         # `serve proxy` is a router that holds no GPU.

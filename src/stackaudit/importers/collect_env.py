@@ -32,7 +32,8 @@ _LINE = re.compile(
     r"Collecting environment information)")
 _BARE_VERSION = re.compile(r"^\d+(?:\.\d+){1,3}\s*$")
 _ANCHORS = ("PyTorch version", "vLLM Version", "Is CUDA available", "GPU models and configuration",
-            "CUDA used to build PyTorch", "CUDA Driver Version", "sglang:", "PyTorch compiling details")
+            "CUDA used to build PyTorch", "CUDA Driver Version", "sglang:", "PyTorch compiling details",
+            " Compute Capability: ")  # SGLang check_env's own line (`GPU 0,1 Compute Capability: 8.0`)
 
 
 def _belongs(line: str) -> bool:

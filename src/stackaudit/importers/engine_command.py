@@ -5,16 +5,26 @@ assignments and `\\` continuation lines.
 A command in Markdown inline code (a prose sentence's backticks, or a line that is one span) is the span.
 Recorded verbatim (continuations joined) as the pasted document ENGINE_COMMAND; the `engine_commands`
 fact reads it (facts/engine_command.py). A line inside a docker run, compose or pod spec is theirs.
+The config file the command names (`--extra_llm_api_options extra-llm-api-config.yml`, `--config`) is recorded
+after it as a heredoc where the paste shows that file: a fenced block under a line that ends with its name
+(corpus 457), or a `cat > NAME <<EOF` heredoc.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterator
 
-from stackaudit.facts.engine_command import COMMAND_HINT, ENGINE_WORDS, parse_command_line
+from stackaudit.facts.engine_command import (
+    COMMAND_HINT,
+    ENGINE_WORDS,
+    HEREDOC,
+    EngineCommand,
+    parse_command_line,
+)
 from stackaudit.facts.sources import ENGINE_COMMAND
-from stackaudit.importers._scan import Candidates, Scan, strip_prompt
+from stackaudit.importers._scan import FENCE, Candidates, Scan, strip_prompt
 from stackaudit.importers.registry import Found, document_appended, importer
 
 MAX_CONTINUATIONS = 64  # a command is a few lines; a run of `\` lines past this is not one
@@ -22,6 +32,28 @@ MAX_CONTINUATIONS = 64  # a command is a few lines; a run of `\` lines past this
 _INLINE_CODE = re.compile(r"(?<!`)`([^`]+)`(?!`)")
 # A line of only `NAME=value` assignments continued with `\\` (`NCCL_P2P_DISABLE=1 \\` above `vllm serve \\`).
 _ASSIGNMENTS = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)+\\$")
+
+
+def _config_shown(lines: list[str], command: EngineCommand) -> str:
+    """The config file the command names, as a heredoc, where the paste shows it; "" where it does not."""
+    name = command.config_name
+    if not name:
+        return ""
+    named = re.compile(rf"(?:^|[\s`*/]){re.escape(name)}[`*:\s]*$")
+    for i, line in enumerate(lines):
+        if name not in line:
+            continue
+        heredoc = HEREDOC.match(line) or HEREDOC.match(strip_prompt(line))  # `cat >` itself looks like a prompt
+        if heredoc and posixpath.basename(heredoc.group("path")) == name:
+            end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == heredoc.group("end")), None)
+        elif named.search(line) and i + 1 < len(lines) and FENCE.match(lines[i + 1]):
+            i += 1  # the fence under the line that names the file
+            end = next((j for j in range(i + 1, len(lines)) if FENCE.match(lines[j])), None)
+        else:
+            continue
+        if end is not None:
+            return f"cat > {name} <<'EOF'\n" + "\n".join(lines[i + 1:end]) + "\nEOF\n"
+    return ""
 
 
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
@@ -49,6 +81,7 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
             command = next((c for c in map(parse_command_line, spans) if c is not None), None)
             start, end = (i, i + 1) if command is not None else (start, end)
         if command is not None:
-            yield Found("engine command", start, end, document_appended(ENGINE_COMMAND.name, command.line + "\n"))
+            yield Found("engine command", start, end,
+                        document_appended(ENGINE_COMMAND.name, command.line + "\n" + _config_shown(lines, command)))
             scan.skip(end)
 

@@ -11,6 +11,7 @@ the `#` is optional and blank lines inside a run are kept. The test's command li
 -b 8 -e 128M -g 1`, under `mpirun -x NAME=value ...` or `srun`) is recorded with the run where it sits just
 above the header or above the fence that opens it, and on its own elsewhere: the variables it sets are the run's.
 A run whose header stops at `# Using devices` (it hung or was cut before listing its GPUs) is one run too.
+Result rows pasted without the header or any `#` line (corpus 446) are a run where a row has all 13 columns.
 """
 
 from __future__ import annotations
@@ -29,6 +30,10 @@ RANK_LINE = re.compile(r"^\s*#?\s*Rank\s+\d+\s+(?:(?:Group\s+\d+\s+)?Pid\s+\d+\s
 _HEADER = re.compile(r"^\s*#?\s*(nThread\s+\d+|Using devices|out-of-place\s+in-place|size\s+count\s+type|\(B\)\s+\(elements\)|Out of bounds|"
                      r"Avg bus bandwidth)")
 _ROW = re.compile(r"^\s*\d+\s+\d+\s+(float|double|half|bfloat16|int8|uint8|int32|uint32|int64|uint64)\b")
+# A whole result row: size count type redop root, then time algbw busbw #wrong out-of-place and in-place (13
+# columns; `#wrong` is N/A when the test ran with -c 0). Rows pasted without the header (corpus 446) open a run.
+FULL_ROW = re.compile(_ROW.pattern + r"\s+\w+\s+-?\d+(?:\s+\d+(?:\.\d+)?\s+\d+(?:\.\d+)?\s+\d+(?:\.\d+)?"
+                      r"\s+(?:\d+|N/A)){2}\s*$")
 
 
 # A test binary of nccl-tests on a command line of its own.
@@ -37,7 +42,7 @@ COMMAND = re.compile(r"^(?:[^#\n]*[$#]\s+)?(?:\S*=\S*\s+)*(?:(?:mpirun|mpiexec|s
 
 
 def _opens_run(line: str) -> bool:
-    return bool(RANK_LINE.match(line) or (_HEADER.match(line) and "nThread" in line))
+    return bool(RANK_LINE.match(line) or (_HEADER.match(line) and "nThread" in line) or FULL_ROW.match(line))
 
 
 def _command_above(lines: list[str], i: int) -> int | None:
@@ -57,7 +62,7 @@ def _line(line: str) -> bool:
 
 
 @importer("nccl-tests", "nccl-tests output (`all_reduce_perf` header with each rank's GPU, and its result table)",
-          needles=("Rank", "nThread", "_perf"), per_line=True)
+          needles=("Rank", "nThread", "_perf", "float", "half", "double", "int8", "int32", "int64"), per_line=True)
 def nccl_tests(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         if COMMAND.match(lines[i]) and not _heads_run(lines, i):
@@ -69,7 +74,7 @@ def nccl_tests(lines: list[str], candidates: Candidates | None = None) -> Iterat
         while end > i + 1 and not lines[end - 1].strip():
             end -= 1  # the blank lines after the run are not its
         body = lines[i:end]
-        if any(RANK_LINE.match(b) for b in body) or (
+        if any(RANK_LINE.match(b) or FULL_ROW.match(b) for b in body) or (
                 "nThread" in lines[i] and any(_HEADER.match(b) and "Using devices" in b for b in body)):
             start = _command_above(lines, i) if "nThread" in lines[i] else None
             command = [lines[start]] if start is not None else []
