@@ -29,7 +29,13 @@ from stackaudit.checks.registry import (
 )
 from stackaudit.engine.collect import Missing
 from stackaudit.engine.results import Result, build_result
-from stackaudit.facts.applicability import CPU_SUBJECTS, ENGINE_SUBJECTS, cpu_shown_other, engine_shown_other, shown_absent
+from stackaudit.facts.applicability import (
+    CPU_SUBJECTS,
+    ENGINE_SUBJECTS,
+    cpu_shown_other,
+    engine_shown_other,
+    shown_absent,
+)
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import CpuInfo
