@@ -133,9 +133,8 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
 
 def engines_shown(facts: dict[str, Any]) -> tuple[str, ...]:
     """Each engine the pasted sources show (facts/applicability.engine_shown_other): a pasted command's, ollama's
-    discovery lines', a server log's or a container's engine, "" for a log, container or Python report that names
-    none. Nothing where a process list is read: it shows the engines itself, and the check reads it."""
-    from stackaudit.facts.collect_env import CollectEnv
+    discovery lines', a server log's or a container's engine, "" for a log or container that names none and for a
+    Python environment shown (a collect_env report, site-packages). Nothing where a process list is read: it shows the engines itself, and the check reads it."""
     from stackaudit.facts.docker import DockerContainers
     from stackaudit.facts.engine_command import EngineCommands
     from stackaudit.facts.gpus import OllamaCuda
@@ -144,12 +143,14 @@ def engines_shown(facts: dict[str, Any]) -> tuple[str, ...]:
     if "serving_processes" in facts and not isinstance(facts["serving_processes"], Missing):
         return ()
     commands, ollama, log = facts.get("engine_commands"), facts.get("ollama_cuda"), facts.get("serving_log")
-    containers, report = facts.get("docker_containers"), facts.get("collect_env")
+    containers = facts.get("docker_containers")
+    report = next((facts[f] for f in ("collect_env", "python_env") if f in facts and not isinstance(facts[f], Missing)
+                   and facts[f] is not None), None)
     return (*(c.engine for c in (commands.commands if isinstance(commands, EngineCommands) else ())),
             *(("ollama",) if isinstance(ollama, OllamaCuda) else ()),
             *((log.engine,) if isinstance(log, ServingLog) else ()),
             *(c.engine for c in (containers.containers if isinstance(containers, DockerContainers) else ())),
-            *(("",) if isinstance(report, CollectEnv) else ()))
+            *(("",) if report is not None else ()))
 
 
 def not_shown_subject(spec: CheckSpec, outcome: Outcome, facts: dict[str, Any], used: tuple[Provenance, ...],
