@@ -11,7 +11,7 @@ import pytest
 
 from corpus import capture_checks, paste_checks
 from stackaudit.checks.registry import CHECKS, load_all
-from stackaudit.facts.applicability import CPU_SUBJECTS, SUBJECTS, shown_absent
+from stackaudit.facts.applicability import CPU_SUBJECTS, ENGINE_SUBJECTS, SUBJECTS, shown_absent
 from stackaudit.facts.gpus import GpuInventory, GpuRecord
 from stackaudit.gputable import has_mig, other_vendor
 
@@ -137,8 +137,9 @@ Nvidia driver version: 550.54.15
 
 def test_every_subject_a_check_declares_is_in_the_table() -> None:
     declared = {spec.applies_to for spec in load_all().values() if spec.applies_to}
-    assert declared <= set(SUBJECTS) | set(CPU_SUBJECTS)
+    assert declared <= set(SUBJECTS) | set(CPU_SUBJECTS) | set(ENGINE_SUBJECTS)
     assert CHECKS["KERN-AMD-PSTATE"].applies_to == "amd-cpu"
+    assert CHECKS["RT-TORCH-ARCH"].applies_to == "torch-engine"
     assert CHECKS["DRV-XID"].applies_to == "nvidia-gpu"
     assert CHECKS["MEM-MIG"].applies_to == "mig"
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from stackaudit.facts.applicability import CPU_SUBJECTS, SUBJECTS
+from stackaudit.facts.applicability import CPU_SUBJECTS, ENGINE_SUBJECTS, SUBJECTS
 from stackaudit.facts.symptoms import PROVEN
 
 # A fix is data (its steps): stackaudit.fixes; importable from here for the checks.
@@ -205,6 +205,9 @@ def not_applicable(message: str, *, actual: Any = None) -> Outcome:
 CheckFunc = Callable[..., Outcome]
 # The parameter a derived rule gets the results it reads by (not a fact).
 RESULTS_PARAM = "results"
+# The facts that show which engines a paste holds (an engine subject's, facts/applicability.ENGINE_SUBJECTS).
+ENGINE_SUBJECT_FACTS = ("serving_processes", "engine_commands", "ollama_cuda", "serving_log", "docker_containers",
+                        "collect_env", "python_env")
 
 
 @dataclass(frozen=True)
@@ -250,6 +253,8 @@ class CheckSpec:
         """The facts that show whether the check's subject is absent (`applies_to`), collected besides its own."""
         if self.applies_to in CPU_SUBJECTS:
             return ("cpu",)
+        if self.applies_to in ENGINE_SUBJECTS:
+            return ENGINE_SUBJECT_FACTS
         return ("gpus", "nvidia_driver") if self.applies_to else ()
 
 
@@ -282,8 +287,9 @@ def check(
     domain = id.split("-", 1)[0]
     if id != id.upper() or domain not in DOMAINS:
         raise ValueError(f"check ID {id!r}: uppercase, with one of the domains {DOMAINS} first")
-    if applies_to and applies_to not in SUBJECTS and applies_to not in CPU_SUBJECTS:
-        raise ValueError(f"check {id}: applies_to {applies_to!r} is not one of {', '.join([*SUBJECTS, *CPU_SUBJECTS])}")
+    subjects = (*SUBJECTS, *CPU_SUBJECTS, *ENGINE_SUBJECTS)
+    if applies_to and applies_to not in subjects:
+        raise ValueError(f"check {id}: applies_to {applies_to!r} is not one of {', '.join(subjects)}")
 
     def register(func: CheckFunc) -> CheckFunc:
         if id in CHECKS:

@@ -8,6 +8,7 @@ audit's own environment — except where no engine runs: then it reads the audit
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -24,15 +25,15 @@ from stackaudit.checks.registry import (
     over_subjects,
     unknown,
 )
-from stackaudit.facts._parse import sizes_from_argv
+from stackaudit.facts._parse import argv_value, sizes_from_argv
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.docker import DockerContainers
-from stackaudit.facts.engine_command import EngineCommands
+from stackaudit.facts.engine_command import EngineCommand, EngineCommands
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
-from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcesses
+from stackaudit.facts.processes import CONFIG_FLAGS, ENGINE_NAMES, ProcessInfo, ServingProcesses
 from stackaudit.facts.python_env import FLASHINFER_PACKAGES, PythonEnv, PythonEnvironment
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.system import CpuInfo
@@ -301,6 +302,7 @@ def _capabilities(gpus: GpuInventory | None, stated: dict[str, str] | None = Non
 
 @check(
     "RT-TORCH-ARCH",
+    applies_to="torch-engine",
     title="torch/kernels not built for the GPU architecture",
     severity="high",
     confidence="documented",
@@ -587,14 +589,18 @@ def _what(settings: Iterable[str]) -> str:
     return " and ".join(seen) if len(seen) <= 2 else f"{seen[0]} and {len(seen) - 1} more"
 
 
-def _engine_version(collect_env: CollectEnv | None, engine: str) -> str | None:
-    """The engine's version in a pasted vLLM collect_env / SGLang check_env report."""
-    if collect_env is None:
-        return None
-    return {"vllm": collect_env.vllm_version, "sglang": collect_env.sglang_version}.get(engine) or None
+def _engine_version(collect_env: CollectEnv | None, engine: str, log: ServingLog | None = None) -> str | None:
+    """The engine's version in a pasted vLLM collect_env / SGLang check_env report, else the version line of vLLM's
+    own start-up log (`vLLM API server version 0.7.2`)."""
+    if collect_env is not None:
+        version = {"vllm": collect_env.vllm_version, "sglang": collect_env.sglang_version}.get(engine)
+        if version:
+            return version
+    return (log.vllm_version or None) if log is not None and engine == "vllm" else None
 
 
-def _graphs_on_command_lines(commands: EngineCommands, collect_env: CollectEnv | None = None) -> Outcome:
+def _graphs_on_command_lines(commands: EngineCommands, collect_env: CollectEnv | None = None,
+                             log: ServingLog | None = None) -> Outcome:
     """A pasted engine command line: an eager-mode flag on it is the setting. Without one, a complete line
     with the engine's version is complete evidence of the flags (issue 28); what the engine may still decide
     itself is vLLM's eager mode under data parallelism (corpus 67), which only its log shows."""
@@ -618,7 +624,7 @@ def _graphs_on_command_lines(commands: EngineCommands, collect_env: CollectEnv |
         return unknown("no eager-mode flag on the pasted command line, but it runs vLLM with data parallelism, "
                        "under which vLLM releases forced eager mode themselves: its start-up log says",
                        hint="paste the engine's start-up log (the CUDA graph capture lines)")
-    versions = {c.engine: _engine_version(collect_env, c.engine) for c in commands.commands}
+    versions = {c.engine: _engine_version(collect_env, c.engine, log) for c in commands.commands}
     if all(versions.values()):
         shown = ", ".join(f"{ENGINE_NAMES.get(e, e)} {v}" for e, v in versions.items())
         return ok(f"CUDA graphs are on: no flag on the pasted command line turns them off ({shown})",
@@ -710,6 +716,7 @@ def _graphs_in_decode_lines(log: ServingLog) -> Outcome:
 
 @check(
     "RT-CUDA-GRAPHS",
+    applies_to="graph-engine",
     title="CUDA graphs disabled",
     severity="high",
     confidence="documented",
@@ -726,7 +733,7 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     """Reads: the command line of each engine's top process (/proc/<pid>/cmdline: the API server
     holds the flags; titled children do not) and the config file it names (`--config`,
     `--extra_llm_api_options`); else a container's engine arguments, the engine's log, or a pasted
-    command line (with the engine's version from a pasted collect_env / check_env).
+    command line (with the engine's version from a pasted collect_env / check_env, or vLLM's start-up log).
 
     Bad value: vLLM `--enforce-eager`, `-O0` / `--optimization-level 0`, `cudagraph_mode` NONE in
     `--compilation-config`, a capture size of 0; SGLang `--disable-cuda-graph`,
@@ -773,7 +780,7 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
         return ok(f"CUDA graphs are on: the {serving_log.engine or 'engine'} log shows them captured",
                   actual="enabled", evidence=lines)
     if serving_processes is None and engine_commands is not None and engine_commands.commands:
-        return _graphs_on_command_lines(engine_commands, collect_env)
+        return _graphs_on_command_lines(engine_commands, collect_env, serving_log)
     if serving_processes is None:
         return unknown(NOT_LISTED.split(":")[0], hint=CAPTURE_HINT)
     if not roots:
@@ -1604,6 +1611,36 @@ def _nvswitch_present(pci: PciDevices | None) -> bool | None:
     return True if any(d.vendor == NVIDIA_VENDOR and d.pci_class.startswith("0x0680") for d in pci.devices) else None
 
 
+def _allreduce_on_command_lines(commands: list[EngineCommand]) -> Outcome:
+    """RT-TRTLLM-ALLREDUCE on pasted TensorRT-LLM commands: a build's `--use_custom_all_reduce disable` (0.9) is NCCL
+    all-reduce; a `trtllm-serve` that names no config file and forces no strategy runs AUTO. A config file the paste
+    does not show, a build flag that enables it, or a run whose build is not shown leaves it open."""
+    evidence = [c.line[:200] for c in commands]
+    builds = [c for c in commands if c.builds]
+    disabled = [c for c in builds if (argv_value(c.argv, ("--use-custom-all-reduce",)) or "").lower() == "disable"]
+    if disabled and len(disabled) == len(builds):
+        return ok("TensorRT-LLM's custom all-reduce is disabled at build (`--use_custom_all_reduce disable` on "
+                  "trtllm-build): the engine all-reduces through NCCL", actual={"use_custom_all_reduce": "disable"},
+                  evidence=evidence)
+    runs = [c for c in commands if not c.builds]
+    named = [c for c in runs if argv_value(c.argv, CONFIG_FLAGS["trtllm"]) is not None]
+    forced = [c for c in runs if argv_value(c.argv, ("--allreduce-strategy",)) is not None]
+    if not builds and runs and all(posixpath.basename(c.argv[0]) == "trtllm-serve" for c in runs) and not named \
+            and not forced:
+        tps = sorted({sizes_from_argv(c.argv)[0] or 1 for c in runs})
+        if tps == [1]:
+            return not_applicable("TensorRT-LLM runs with TP = 1 on the pasted command line: no all-reduce")
+        return ok("TensorRT-LLM runs allreduce_strategy AUTO: the pasted trtllm-serve command names no "
+                  "--extra_llm_api_options file and forces no strategy (AUTO: custom kernels where P2P works, NCCL "
+                  "otherwise on current releases)", actual={"allreduce_strategy": "AUTO", "tp": tps[-1]},
+                  evidence=evidence)
+    why = ("the configuration file it names is not in the paste" if named else
+           "the engine's build command (its --use_custom_all_reduce) is not in the paste" if not builds else
+           "the build does not disable custom all-reduce, and whether these GPUs have P2P is not collected yet")
+    return unknown(f"TensorRT-LLM's all-reduce strategy on the pasted command line: {why}",
+                   hint="paste the trtllm-build command or the --extra_llm_api_options YAML")
+
+
 @check(
     "RT-TRTLLM-ALLREDUCE",
     title="TensorRT-LLM custom all-reduce forced on PCIe-only GPUs",
@@ -1616,10 +1653,12 @@ def _nvswitch_present(pci: PciDevices | None) -> bool | None:
     references=("https://github.com/NVIDIA/TensorRT-LLM/issues/16899", "https://github.com/NVIDIA/TensorRT-LLM/issues/1374",
                 "https://nvidia.github.io/TensorRT-LLM/legacy/advanced/lowprecision-pcie-allreduce.html"),
 )
-def trtllm_allreduce(serving_processes: ServingProcesses, pci: PciDevices | None = None,
-                     parallelism: Parallelism | None = None) -> Outcome:
+def trtllm_allreduce(serving_processes: ServingProcesses | None = None, pci: PciDevices | None = None,
+                     parallelism: Parallelism | None = None, engine_commands: EngineCommands | None = None) -> Outcome:
     """Reads: `trtllm-serve`'s `--tp_size` and `allreduce_strategy` in the YAML named by
-    `--extra_llm_api_options`; NVSwitch bridges on the PCI bus.
+    `--extra_llm_api_options`; NVSwitch bridges on the PCI bus. Where no process is read, pasted TensorRT-LLM commands:
+    a trtllm-build's `--use_custom_all_reduce disable` (0.9: NCCL all-reduce), or a `trtllm-serve` that names no
+    config file and forces no strategy (AUTO).
 
     Bad value: `allreduce_strategy` ONESHOT/TWOSHOT forced on GPUs without P2P (PCIe-only
     GeForce/workstation cards); a crash at init (`cudaIpcOpenMemHandle`, "peer access is not
@@ -1633,6 +1672,11 @@ def trtllm_allreduce(serving_processes: ServingProcesses, pci: PciDevices | None
     with the GPU interconnect facts; until then a forced ONESHOT/TWOSHOT without NVSwitch is
     `unknown`.
     """
+    pasted = [c for c in (engine_commands.commands if engine_commands is not None else ()) if c.engine == "trtllm"]
+    if serving_processes is None and pasted:
+        return _allreduce_on_command_lines(pasted)
+    if serving_processes is None:
+        return unknown(NOT_LISTED.split(":")[0], hint=CAPTURE_HINT, needs="serving_processes")
     roots = serving_processes.roots("trtllm")
     if not roots:
         return _no_engine(serving_processes, "no TensorRT-LLM process is running")

@@ -29,7 +29,13 @@ from stackaudit.checks.registry import (
 )
 from stackaudit.engine.collect import Missing
 from stackaudit.engine.results import Result, build_result
-from stackaudit.facts.applicability import CPU_SUBJECTS, cpu_shown_other, shown_absent
+from stackaudit.facts.applicability import (
+    CPU_SUBJECTS,
+    ENGINE_SUBJECTS,
+    cpu_shown_other,
+    engine_shown_other,
+    shown_absent,
+)
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import CpuInfo
@@ -125,6 +131,28 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
                  severity=severity, fix=sharpen.fix or outcome.fix, evidence=list(lines[:5]), gpu_lost=faulted)
 
 
+def engines_shown(facts: dict[str, Any]) -> tuple[str, ...]:
+    """Each engine the pasted sources show (facts/applicability.engine_shown_other): a pasted command's, ollama's
+    discovery lines', a server log's or a container's engine, "" for a log or container that names none and for a
+    Python environment shown (a collect_env report, site-packages). Nothing where a process list is read: it shows the engines itself, and the check reads it."""
+    from stackaudit.facts.docker import DockerContainers
+    from stackaudit.facts.engine_command import EngineCommands
+    from stackaudit.facts.gpus import OllamaCuda
+    from stackaudit.facts.serving_logs import ServingLog
+
+    if "serving_processes" in facts and not isinstance(facts["serving_processes"], Missing):
+        return ()
+    commands, ollama, log = facts.get("engine_commands"), facts.get("ollama_cuda"), facts.get("serving_log")
+    containers = facts.get("docker_containers")
+    report = next((facts[f] for f in ("collect_env", "python_env") if f in facts and not isinstance(facts[f], Missing)
+                   and facts[f] is not None), None)
+    return (*(c.engine for c in (commands.commands if isinstance(commands, EngineCommands) else ())),
+            *(("ollama",) if isinstance(ollama, OllamaCuda) else ()),
+            *((log.engine,) if isinstance(log, ServingLog) else ()),
+            *(c.engine for c in (containers.containers if isinstance(containers, DockerContainers) else ())),
+            *(("",) if report is not None else ()))
+
+
 def not_shown_subject(spec: CheckSpec, outcome: Outcome, facts: dict[str, Any], used: tuple[Provenance, ...],
                       provenance: dict[str, tuple[Provenance, ...]]) -> tuple[Outcome, tuple[Provenance, ...]]:
     """An unknown outcome of a check whose subject (`CheckSpec.applies_to`) the source shows absent becomes
@@ -132,6 +160,13 @@ def not_shown_subject(spec: CheckSpec, outcome: Outcome, facts: dict[str, Any], 
     A verdict of the check's own facts or a symptom's issue stands."""
     if not spec.applies_to or outcome.status != "unknown":
         return outcome, used
+    if spec.applies_to in ENGINE_SUBJECTS:
+        why = engine_shown_other(spec.applies_to, engines_shown(facts))
+        if not why:
+            return outcome, used
+        engine_facts = ("engine_commands", "ollama_cuda")
+        return not_applicable(why), tuple(sorted(dict.fromkeys((*used, *(p for f in engine_facts
+                                                                          for p in provenance.get(f, ())))), key=_order))
     gpus = facts.get("gpus")
     driver = facts.get("nvidia_driver")
     cpu = facts.get("cpu")

@@ -21,6 +21,12 @@ The subject is absent only from what the source positively shows, never from wha
 A check about one CPU vendor's hardware (`amd-cpu`: amd-pstate) is not applicable where lscpu names another vendor
 (CPU_SUBJECTS); an lscpu excerpt without the vendor and model lines leaves it open.
 
+A check about the serving engine's PyTorch or its CUDA-graph flags (ENGINE_SUBJECTS) is not applicable where every
+engine the pasted sources show is one that runs neither (GGML_ENGINE_NAMES: llama.cpp's llama-server, ollama). The
+bound: only pasted sources, and only engines they name. A live process list judges the engines itself. A pasted server
+log, container spec or Python report that names no engine leaves the subject open. An engine the paste does not show
+is not judged: a llama.cpp command says nothing of a vLLM elsewhere on the host, so the message names the engine shown.
+
 A GPU listed without its model, a name the GPU table does not know, or a model of which one variant has the
 feature (`H100`: SXM on NVSwitch, PCIe without) leaves the subject open.
 """
@@ -58,6 +64,26 @@ SUBJECTS: dict[str, Subject] = {
     "mig": Subject("MIG", lambda model: has_mig(model) is False,
                    "no MIG on these GPUs ({models}): NVIDIA's MIG user guide lists no such part"),
 }
+
+
+# Subjects that are a serving engine's: what the check reads of it, in words for `no {words}`.
+ENGINE_SUBJECTS: dict[str, str] = {
+    "torch-engine": "PyTorch (its kernels are ggml's own CUDA kernels)",
+    "graph-engine": "vLLM, SGLang or TensorRT-LLM CUDA-graph setting to read (it has its own CUDA-graph use)",
+}
+# The engines, as facts/engine_command and the ollama discovery lines name them, that run neither PyTorch nor the
+# CUDA-graph flags of vLLM, SGLang or TensorRT-LLM.
+GGML_ENGINE_NAMES = {"llamacpp": "llama.cpp's llama-server", "ollama": "ollama"}
+
+
+def engine_shown_other(subject: str, shown: tuple[str, ...]) -> str:
+    """Why the pasted sources show no engine of an engine subject, in words; "" where they do not show that.
+    `shown` holds each engine a pasted source shows, "" for a source that shows a serving stack without naming it."""
+    if subject not in ENGINE_SUBJECTS or not shown or any(e not in GGML_ENGINE_NAMES for e in shown):
+        return ""
+    names = " and ".join(dict.fromkeys(GGML_ENGINE_NAMES[e] for e in shown))
+    return (f"the only engine the paste shows is {names}: no {ENGINE_SUBJECTS[subject]}; an engine the paste does not "
+            "show is not judged")
 
 
 # Subjects that are one CPU vendor's hardware: the vendor's name in lscpu's `Vendor ID`, else in its `Model name`.

@@ -25,28 +25,44 @@ from stackaudit.facts.registry import Sourced, fact, first_of, parser
 from stackaudit.facts.sources import ENGINE_COMMAND
 
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
-# Wrappers before the program that change nothing about its flags.
-_WRAPPERS = {"sudo", "env", "nohup", "exec", "time", "numactl", "taskset", "stdbuf", "uv", "run"}
+# Wrappers before the program that change nothing about its flags, with their options that take the next word
+# (`numactl -N 1 -m 1 prog`, `taskset -c 0-7 prog`); an option written `--membind=1` is one word.
+_WRAPPERS: dict[str, frozenset[str]] = {
+    "sudo": frozenset(("-u", "-g")), "env": frozenset(("-u",)), "nohup": frozenset(), "exec": frozenset(),
+    "time": frozenset(), "stdbuf": frozenset(), "uv": frozenset(), "run": frozenset(),
+    "numactl": frozenset(("-C", "-N", "-m", "-p", "-i", "--physcpubind", "--cpunodebind", "--membind", "--preferred",
+                          "--interleave")),
+    "taskset": frozenset(("-c", "--cpu-list")),
+}
 # The processes that carry the flags (not a worker or a helper).
 _TOP_ROLES = {"api-server", "launcher", ""}
 # Cheap tests before any splitting: a long vLLM log names "vllm" on most lines, its commands are rare.
-ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy")
+ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_dir", "llama-server")
 COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\blmdeploy\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
                           r"|\bserver_vllm\.py\b"  # functionary's vLLM server (facts/processes._program)
+                          r"|\btrtllm-build\b|\brun\.py\s.*--engine_dir\b|\bllama-server\b"
                           r"|\btrtllm-bench\b")  # TensorRT-LLM's benchmark: the LLM API in-process, with its options
 # A config file written in the shell: `cat > extra-llm-api-config.yml <<'EOF'` up to the line `EOF`.
 HEREDOC = re.compile(r"^\s*cat\s*>\s*(?P<path>[^\s<>]+)\s*<<-?\s*(?P<q>['\"]?)(?P<end>\w+)(?P=q)\s*$")
+# Engines a pasted command can start that run no PyTorch: llama.cpp's server runs its own ggml CUDA kernels and reads
+# none of vLLM's, SGLang's or TensorRT-LLM's flags. Not in facts/processes.classify: a live process list judges
+# itself, and the runtime checks read only the engines there.
+GGML_ENGINES = {"llama-server": "llamacpp"}
+# TensorRT-LLM's engine builder: the command whose plugin flags (`--use_custom_all_reduce disable`, 0.9) the engine
+# that `run.py --engine_dir` later runs was built with.
+BUILDERS = {"trtllm-build": "trtllm"}
 
 
 @dataclass(frozen=True)
 class EngineCommand:
-    engine: str  # vllm | sglang | trtllm | lmdeploy
+    engine: str  # vllm | sglang | trtllm | lmdeploy | llamacpp (GGML_ENGINES)
     argv: tuple[str, ...]
     env: tuple[tuple[str, str], ...] = ()  # NAME=value set on the line itself, in order
     line: str = ""
     # The config file it names and, where the paste shows that file, its top-level keys (parse_flat_yaml).
     config_path: str = ""
     config: tuple[tuple[str, str], ...] = ()
+    builds: bool = False  # the engine's builder (BUILDERS), not a command that runs it
 
     def as_process(self) -> ProcessInfo:
         """The command as the runtime checks read an engine's top process (pid 0: no process is known); its
@@ -83,9 +99,16 @@ def parse_command_line(line: str) -> EngineCommand | None:
         m = _ASSIGN.match(words[0])
         if m:
             env.append((m.group(1), m.group(2)))
+        takes = None if m else _WRAPPERS.get(words[0])
         words.pop(0)
+        while takes is not None and words and words[0].startswith("-"):  # the wrapper's own options
+            del words[:2 if words[0] in takes else 1]
     if not words or any(w in ("|", ";", "&&", "||") for w in words):
         return None
+    program = posixpath.basename(words[0])
+    if (program in GGML_ENGINES and len(words) > 1) or program in BUILDERS:  # a bare `llama-server` names a module
+        return EngineCommand(GGML_ENGINES.get(program) or BUILDERS[program], tuple(words), tuple(env), line.strip(),
+                             builds=program in BUILDERS)
     match = classify(tuple(words))
     if match is None or match.engine not in ("vllm", "sglang", "trtllm", "lmdeploy") or match.role not in _TOP_ROLES:
         return None

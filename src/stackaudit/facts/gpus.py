@@ -747,6 +747,8 @@ def gpus_from_containers(ctx: FactContext) -> GpuInventory:
 _OLLAMA_LIBRARIES = re.compile(r'msg="Dynamic LLM libraries \[([^\]]*)\]"')
 # Its CUDA probe's answer (OLLAMA_DEBUG), the journal tag peeled: how many GPUs the driver reports.
 _OLLAMA_COUNT = re.compile(r"^\s*device count (\d+)\s*$")
+# Its CUDA probe's reading of the driver (OLLAMA_DEBUG, `cuDriverGetVersion`), the journal tag peeled.
+_OLLAMA_PROBE_DRIVER = re.compile(r"^\s*CUDA driver version: (\d+\.\d+)\s*$")
 _OLLAMA_DISCOVERY = re.compile(r'msg="inference compute" id=(\S+) .*?library=cuda\b(?:.*?\bvariant=v(\d+))?.*?\bdriver=(\d+\.\d+)')
 
 
@@ -767,7 +769,8 @@ fact("ollama_cuda", OllamaCuda, hint="paste ollama's start-up log (`journalctl -
 
 @parser(EVIDENCE_LINES, feeds="ollama_cuda", kind=OllamaCuda, rank=10)
 def ollama_cuda_from_log(text: str) -> OllamaCuda:
-    """The driver's CUDA and ollama's CUDA runners from its pasted discovery lines.
+    """The driver's CUDA and ollama's CUDA runners from its pasted discovery lines (with OLLAMA_DEBUG, its CUDA probe's
+    `CUDA driver version: 12.8`).
 
     Input (tests/data/captures/244, the library list and one of its four GPUs)::
 
@@ -780,9 +783,14 @@ def ollama_cuda_from_log(text: str) -> OllamaCuda:
     shipped: list[int] = []
     lines: list[str] = []
     count: int | None = None
+    probe_drivers: list[str] = []
     for line in text.splitlines():
         libs, found, probe = _OLLAMA_LIBRARIES.search(line), _OLLAMA_DISCOVERY.search(line), _OLLAMA_COUNT.search(line)
         count = int(probe.group(1)) if probe else count
+        probed = _OLLAMA_PROBE_DRIVER.search(line)
+        if probed:
+            probe_drivers.append(probed.group(1))
+            lines.append(line.strip())
         if libs:
             shipped += [int(m) for m in re.findall(r"\bcuda_v(\d+)\b", libs.group(1))]
             lines.append(line.strip())
@@ -791,8 +799,9 @@ def ollama_cuda_from_log(text: str) -> OllamaCuda:
             drivers.append(found.group(3))
             chosen += [int(found.group(2))] if found.group(2) else []
             lines.append(line.strip())
+    drivers += probe_drivers  # the discovery line's reading first
     if not drivers:
-        raise ParseError('no ollama `msg="inference compute" ... library=cuda ... driver=X.Y` line')
+        raise ParseError('no ollama `msg="inference compute" ... library=cuda ... driver=X.Y` line or CUDA probe')
     return OllamaCuda(driver_cuda=drivers[0], chosen=tuple(dict.fromkeys(chosen)),
                       shipped=tuple(dict.fromkeys(shipped)), gpus=tuple(dict.fromkeys(gpus)), device_count=count,
                       lines=tuple(dict.fromkeys(lines))[:4], complete=False)

@@ -881,13 +881,16 @@ def nvidia_driver_from_collect_env(ctx: FactContext) -> NvidiaDriver:
 
 # nvidia-smi's header versions written on their own (a copied header line, a hardware list): `Driver Version: 591.86`,
 # `Driver: 580.95.05` (a three-digit branch: NVIDIA's numbering).
-_STATED_DRIVER = re.compile(r"\b(?i:driver(?: version)?):\s*(\d{3}\.\d+(?:\.\d+)?)\b")
+# ollama's `detected GPUs ... library=/usr/lib/x86_64-linux-gnu/libcuda.so.570.86.16`: the driver's user-mode library
+# it loaded, whose file name carries the driver's version (the driver package installs libcuda.so.<version>).
+_STATED_DRIVER = re.compile(r"(?:\b(?i:driver(?: version)?):\s*|\blibcuda\.so\.)(\d{3}\.\d+(?:\.\d+)?)\b")
 
 
 @parser(EVIDENCE_LINES, feeds="nvidia_driver", kind=NvidiaDriver, rank=50)
 def driver_from_evidence_lines(text: str) -> NvidiaDriver:
     """The driver version nvidia-smi's header line states where the paste shows that line alone (copied into prose,
-    a hardware list): nvidia-smi prints it only from a loaded driver. Two different versions name no one driver.
+    a hardware list, `driver:525.116.03`): nvidia-smi prints it only from a loaded driver. ollama's `detected GPUs`
+    line names the libcuda.so.<version> it loaded, the driver's own library. Two different versions name no one driver.
 
     Input (tests/data/captures/247)::
 

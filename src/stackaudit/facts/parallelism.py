@@ -221,7 +221,7 @@ fact("serving_engine", ServingEngine)
 def serving_engine(ctx: FactContext) -> ServingEngine:
     """The first running vLLM/SGLang root with its TP size; else the sizes a pasted log or command line gives."""
     from stackaudit.facts.docker import DockerContainers
-    from stackaudit.facts.engine_command import EngineCommands
+    from stackaudit.facts.engine_command import GGML_ENGINES, EngineCommands
 
     procs = ctx.optional("serving_processes", ServingProcesses)
     parallelism = ctx.optional("parallelism", Parallelism)
@@ -231,7 +231,8 @@ def serving_engine(ctx: FactContext) -> ServingEngine:
     logged = parallelism.from_log if parallelism is not None else None
     commands = ctx.optional("engine_commands", EngineCommands)
     containers = ctx.optional("docker_containers", DockerContainers)
-    command = commands.commands[0].as_process() if commands is not None and commands.commands else None
+    command = next((c.as_process() for c in (commands.commands if commands is not None else ())
+                    if c.engine not in GGML_ENGINES.values() and not c.builds), None)
     container = next((ProcessInfo(pid=0, ppid=None, comm=f"container {c.label}", argv=c.argv, engine=c.engine,
                                   role="api-server", root_pid=0)
                       for c in (containers.containers if containers is not None else ()) if c.engine in SERVING_ENGINES),

@@ -13,7 +13,7 @@ How the engines look in /proc:
   `sglang::detokenizer`, `sglang::data_parallel_controller`.
 - LMDeploy: `lmdeploy serve api_server …` (the TurboMind or PyTorch engine in the same process tree).
 - TensorRT-LLM: `trtllm-serve …` (maybe under `mpirun` / `trtllm-llmapi-launch`), MPI workers
-  `python -m mpi4py.futures.server`.
+  `python -m mpi4py.futures.server`; its examples' `python run.py --engine_dir DIR` (maybe under `mpirun`).
 - Children without a title (multiprocessing `spawn_main`, forked copies) belong to the engine
   whose process they descend from.
 
@@ -333,7 +333,15 @@ def _program(name: str, rest: list[str]) -> _Match | None:
         return _Match("vllm", "api-server")
     if base == "trtllm-llmapi-launch":
         return _Match("trtllm", "launcher")
+    if base == "run.py" and _engine_dir(rest):
+        # TensorRT-LLM's examples/run.py: it runs the engine built into --engine_dir (0.9-0.12 READMEs).
+        return _Match("trtllm", "api-server")
     return None
+
+
+def _engine_dir(args: list[str] | tuple[str, ...]) -> bool:
+    """Whether the arguments name a built TensorRT-LLM engine (`--engine_dir DIR`)."""
+    return any(a == "--engine_dir" or a.startswith("--engine_dir=") for a in args)
 
 
 def classify(argv: tuple[str, ...]) -> _Match | None:
@@ -361,7 +369,7 @@ def classify(argv: tuple[str, ...]) -> _Match | None:
     base = posixpath.basename(first)
     if base in ("mpirun", "mpiexec", "orterun", "prterun", "srun"):
         if any(posixpath.basename(a) in ("trtllm-serve", "trtllm-llmapi-launch") or "tensorrt_llm" in a
-               for a in argv[1:]):
+               for a in argv[1:]) or ("run.py" in map(posixpath.basename, argv[1:]) and _engine_dir(argv[1:])):
             return _Match("trtllm", "launcher")
         return None
     if not _PY.match(base):

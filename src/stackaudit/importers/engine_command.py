@@ -1,6 +1,7 @@
 """A command line that starts a serving engine, pasted into a report (`vllm serve ...`,
-`python -m sglang.launch_server ...`, `trtllm-serve ...`), with its prompt, leading `NAME=value`
-assignments and `\\` continuation lines.
+`python -m sglang.launch_server ...`, `trtllm-serve ...`, TensorRT-LLM's `trtllm-build` and `run.py --engine_dir`,
+llama.cpp's `llama-server`), with its prompt or list marker, leading `NAME=value` assignments and `\\` continuation
+lines.
 
 A command in Markdown inline code (a prose sentence's backticks, or a line that is one span) is the span.
 Recorded verbatim (continuations joined) as the pasted document ENGINE_COMMAND; the `engine_commands`
@@ -32,6 +33,8 @@ MAX_CONTINUATIONS = 64  # a command is a few lines; a run of `\` lines past this
 _INLINE_CODE = re.compile(r"(?<!`)`([^`]+)`(?!`)")
 # A line of only `NAME=value` assignments continued with `\\` (`NCCL_P2P_DISABLE=1 \\` above `vllm serve \\`).
 _ASSIGNMENTS = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)+\\$")
+# A Markdown list item's marker before a step's command (`2. trtllm-build --checkpoint_dir ...`).
+_LIST_ITEM = re.compile(r"^(?:\d{1,2}[.)]|[-*])\s+")
 
 
 def _config_shown(lines: list[str], command: EngineCommand) -> str:
@@ -57,17 +60,18 @@ def _config_shown(lines: list[str], command: EngineCommand) -> str:
 
 
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
-          needles=("llm", "sglang", "lmdeploy"), per_line=True)  # ENGINE_WORDS
+          needles=("llm", "sglang", "lmdeploy", "engine_dir", "llama-server"), per_line=True)  # ENGINE_WORDS
 def engine_command(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         line = lines[i]
         low = line.lower()
         # Substring tests first: most lines of a vLLM log say "vllm", few "serve", "-m " or "trtllm".
-        if ("serve" not in low and "-m " not in low and "trtllm" not in low) or not any(w in low for w in ENGINE_WORDS) \
+        if ("serve" not in low and "-m " not in low and "trtllm" not in low and "engine_dir" not in low) \
+                or not any(w in low for w in ENGINE_WORDS) \
                 or not (COMMAND_HINT.search(line) or line.rstrip().endswith("\\")):
             continue
         end = i + 1
-        joined = strip_prompt(line)
+        joined = _LIST_ITEM.sub("", strip_prompt(line), count=1)
         start = i
         while start > 0 and i - start < MAX_CONTINUATIONS and _ASSIGNMENTS.match(strip_prompt(lines[start - 1]).strip()):
             start -= 1  # the variables set for the command on the lines above it

@@ -15,7 +15,8 @@ Manager's own words without their journal tag (its version mismatch, quoted in p
 driver container: appended to NVIDIA_DAEMON_LOG instead), the Kubernetes device plugin's start lines (klog's
 `main.go:154] Starting FS watcher.`, `Loading NVML`), ollama's GPU discovery lines (`msg="inference
 compute"`, `looking for compatible GPUs`, `no compatible GPUs were discovered`), the CUDA runners it ships
-(`Dynamic LLM libraries [cuda_v11 ...]`) and the device count its CUDA probe printed. Its spans yield to every block recogniser's
+(`Dynamic LLM libraries [cuda_v11 ...]`), the driver library its `detected GPUs` line loaded
+(`library=/usr/lib/x86_64-linux-gnu/libcuda.so.570.86.16`) and the device count its CUDA probe printed. Its spans yield to every block recogniser's
 (registry `fallback`): a line is evidence here only where no recogniser read it as part of its
 output. Each run of such lines is appended to the pasted document EVIDENCE_LINES, which no fact
 reads as a whole output: the checks that need more say so (unknown, with what to paste).
@@ -53,7 +54,7 @@ _LINK = re.compile(r"^\s*(?:LnkSta|LnkCap|LnkCtl2?|LnkSta2):\s")
 # The versions of nvidia-smi's table header, flattened onto one line, or written in a hardware summary
 # (`- NVIDIA driver version: 535.161.07`); nvidia-smi's failure to reach the driver.
 _SMI_HEADER = re.compile(r"\b(?i:Driver Version|CUDA Version):\s*\d+\.\d+|NVIDIA-SMI has failed because|"
-                         r"^\W*Driver:\s*\d{3}\.\d+")
+                         r"^\W*(?i:driver):\s*\d{3}\.\d+")
 # A limit of `ulimit -a` on its own (bash's form).
 _LIMIT = re.compile(r"^\s*(?:max locked memory|open files|stack size|max user processes|core file size|"
                     r"virtual memory|file size)\s+\((?:[\w]+, )?-\w\)\s+(?:unlimited|\d+)\s*$")
@@ -65,7 +66,7 @@ _UNIT_HEAD = re.compile(r"^\s*(?:(?:[●○×*]\s*)?(?:nv_peer_mem|nvidia[\w-]*|
 _PEER = re.compile(r"^\s*(?:>\s*)?Peer access from .{1,80} \(GPU\d+\) -> .{1,80} \(GPU\d+\) : (?:Yes|No)\s*$")
 # ollama's GPU discovery (facts/gpus.py reads the GPUs its `inference compute` lines name).
 _OLLAMA = re.compile(r'\bmsg="?(?:inference compute"|looking for compatible GPUs|no compatible GPUs were discovered|'
-                     r'Dynamic LLM libraries \[)|^\s*device count \d+\s*$')
+                     r'Dynamic LLM libraries \[|detected GPUs" .*\blibrary=\S*libcuda\.so\.\d)|^\s*device count \d+\s*$')
 # The NVIDIA Kubernetes device plugin's own start lines, under klog's head (`I1019 06:25:03.801505  1 main.go:154]`)
 # or Go's log time (`2020/10/14 18:04:53`): they show the plugin running on a Kubernetes GPU node.
 _DEVICE_PLUGIN = re.compile(r"(?:^[IWE]\d{4} [\d:.]+\s+\d+ \w+\.go:\d+\]|^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d)\s+"
@@ -79,7 +80,7 @@ _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "op
             "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs",
             "LLM libraries", "device count", *PEER_NEEDLES, *DATA_TEST_NEEDLES, "watcher", "Starting Plugins", "Loading NVML",
             "Loading configuration", "Running with config", "plugins", "Registered device plugin", "No devices found",
-            "GRPC server", "compilation tools", "Toolkit:", "Driver:")
+            "GRPC server", "compilation tools", "Toolkit:", "Driver:", "driver:", "detected GPUs")
 
 
 def _daemon_line(line: str) -> bool:
