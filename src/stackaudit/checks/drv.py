@@ -1380,12 +1380,13 @@ def _xid_verdict(gpu_events: GpuEvents, nvidia: NvidiaGpus | None, pci: PciDevic
     if not hardware and linked:
         # The GPU's PCIe link failed (uncorrectable, or AER could not recover it) in the same log: the fault is the
         # link's, not the program's.
-        return issue("application Xids on a GPU whose PCIe link failed in the same log: "
-                     + "; ".join(f"GPU {b}: \"{a[0]}\"" for b, a in sorted(linked.items())) + " — "
+        codes = sorted({e.code for b in linked for e in by_gpu[b] if e.code is not None})
+        return issue(f"application Xid {'/'.join(map(str, codes))} on a GPU whose PCIe link failed in the same log "
+                     "(uncorrectable AER errors or a failed AER recovery, quoted under FW-AER-ERRORS): GPU " + ", ".join(sorted(linked)) + " — "
                      + "; ".join(applications) + ". A program does not make the link fail: the fault is the "
-                     "hardware path (slot, riser, cable, enclosure, power; FW-AER-ERRORS judges the link)",
+                     "hardware path (slot, riser, cable, enclosure, power)",
                      actual=actual, expected="no Xid on a GPU whose link failed", severity="medium",
-                     subjects=sorted(linked), evidence=evidence + [a for b in sorted(linked) for a in linked[b][:2]])
+                     subjects=sorted(linked), evidence=evidence)
     if not hardware and recurring:
         # The same GPU faults under several programs: the catalogue's "repeat MMU faults to same GPU".
         where = "; ".join(f"GPU {b}: {len(p)} processes (pid {', '.join(p[:4])})" for b, p in sorted(recurring.items()))

@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from stackaudit.facts.nvidia import DRIVER_LOADED, NvidiaGpus
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, provider, union
@@ -44,9 +44,6 @@ from stackaudit.facts.shown_commands import EmptyGreps, ListingGreps
 from stackaudit.facts.sources import EMPTY_GREPS, LISTING_GREPS
 from stackaudit.facts.system import KernelLog
 from stackaudit.pci_address import BDF, BDF_OPTIONAL_DOMAIN, normalize_bdf
-
-if TYPE_CHECKING:  # facts/pcie_errors.py reads this module's events (no import at run time: no cycle)
-    from stackaudit.facts.pcie_errors import AerLine
 
 XID = "xid"
 FELL_OFF_BUS = "fallen-off-bus"
@@ -74,6 +71,16 @@ _PID = re.compile(r"\bpid=(\d+)")
 # An AER line that says the link's error was not corrected: an uncorrectable severity, or the kernel's failed recovery
 # (`AER: can't recover (no error_detected callback)`, `AER: device recovery failed`).
 _LINK_FAILED = re.compile(r"can't recover|recovery failed", re.IGNORECASE)
+
+
+class AerLineLike(Protocol):
+    """An AER line of facts/pcie_errors.py (which reads this module's events: it is not imported here)."""
+
+    @property
+    def severity(self) -> str: ...
+
+    @property
+    def line(self) -> str: ...
 
 
 def xid_class(code: int | None) -> str:
@@ -122,7 +129,7 @@ class GpuEvents(Sourced):
                 pids.setdefault(e.bdf, {})[m.group(1)] = None
         return {bdf: tuple(p) for bdf, p in pids.items() if len(p) >= RECURRING_PROCESSES}
 
-    def app_faults_on_failed_links(self, aer: Sequence[AerLine]) -> dict[str, tuple[str, ...]]:
+    def app_faults_on_failed_links(self, aer: Sequence[AerLineLike]) -> dict[str, tuple[str, ...]]:
         """Per GPU with an application Xid (13/31/43), the AER lines of the same log that name its PCIe device (any
         of its functions: the GPU and its audio function share the link) with an uncorrectable error or a failed
         recovery: the fault came from the link (hardware), not the program (corpus 437: CmpltTO and MalfTLP, then

@@ -103,9 +103,6 @@ class Symptom:
     # with "unknown error" is a GPU the container was given and cannot open; on a bare host it is another fault,
     # a driver left broken after suspend, a GPU off the bus). The check's facts must show it (`Sharpen.shows`).
     within: str = ""
-    # Other checks the line proves an issue of too: a GSP timeout is a GPU fault (DRV-XID) and the GSP firmware's
-    # failure (DRV-GSP-FIRMWARE, whose fix names the workaround).
-    also: tuple[str, ...] = ()
 
 
 # A container that asks for GPUs (a pasted spec's request, the NVIDIA runtime's variables inside it).
@@ -243,24 +240,26 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "is lost until it is reset or the node rebooted", faults_gpu=True),
     # Timeouts back to back: the driver gives up on the GSP firmware and marks the GPU for reset (`Back to back GSP
     # RPC timeout detected! GPU marked for reset`, kernel_gsp.c; NVIDIA/open-gpu-kernel-modules#446): the GSP
-    # firmware's failure too.
+    # firmware's failure. These GSP rows are DRV-GSP-FIRMWARE's findings (one log line, one finding); DRV-XID still
+    # judges their Xid lines by class and its own lines (the timeouts above, a reset-required status) as GPU faults.
     Symptom("gsp-marked-for-reset", re.compile(r"Back to back GSP RPC timeout detected"),
-        "DRV-XID", "high", XID_CATALOGUE,
+        GSP_CHECK, "high", XID_CATALOGUE,
         "the driver saw GSP RPC timeouts back to back and marked the GPU for reset: the GPU's GSP firmware no longer "
-        "answers, and the GPU is lost until it is reset or the node rebooted", faults_gpu=True, also=(GSP_CHECK,)),
+        "answers, and the GPU is lost until it is reset or the node rebooted", faults_gpu=True),
     # The GSP firmware crashed: the driver's health check prints its CrashCat report (`kgspHealthCheck_TU102:
     # *** GSP-CrashCat Report ***`) with Xid 120, "GSP error" in the catalogue (NVIDIA/open-gpu-kernel-modules#829).
-    Symptom("gsp-crash", re.compile(rf"GSP-CrashCat Report|{_XID_AT}120\b"),
-        "DRV-XID", "high", XID_CATALOGUE,
+    # The Xid 120 line itself stays DRV-XID's finding (one log line, one finding).
+    Symptom("gsp-crash", re.compile(r"GSP-CrashCat Report"),
+        GSP_CHECK, "high", XID_CATALOGUE,
         "the GPU's GSP firmware crashed (a GSP-CrashCat report, the Xid 120 class): the GPU is lost until it is reset "
-        "or the node rebooted", faults_gpu=True, also=(GSP_CHECK,)),
+        "or the node rebooted", faults_gpu=True),
     # A call the driver forwards to the GSP firmware returned NV_ERR_RESET_REQUIRED (0x62): `rpcRmApiAlloc_GSP:
     # GspRmAlloc failed: ... status=0x00000062` (scitix/sichek#51). Other statuses of these calls are the call's
     # own refusal (0x56 NV_ERR_NOT_SUPPORTED is common and harmless): no match.
     Symptom("gsp-rpc-reset-required", re.compile(r"rpcRmApi\w*_GSP: \w+ failed:.*\bstatus=0x0*62\b"),
-        "DRV-XID", "high", NV_STATUS_CODES,
+        GSP_CHECK, "high", NV_STATUS_CODES,
         "a call to the GPU's GSP firmware failed with NV_ERR_RESET_REQUIRED (0x62): the GSP firmware is in a state only "
-        "a GPU reset clears", faults_gpu=True, also=(GSP_CHECK,)),
+        "a GPU reset clears", faults_gpu=True),
     # A call inside the driver returned a status that says the GPU is gone or must be reset: the driver prints it
     # as `words [NAME] (0x…)` after a failed check (`nvCheckOkFailedNoLog: Check failed: Reset required
     # [NV_ERR_RESET_REQUIRED] (0x00000062) returned from …`, `GPU lost from the bus [NV_ERR_GPU_IS_LOST]`), often
@@ -300,8 +299,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
 )
 
 # The checks a symptom proves or clears: the engine collects `log_symptoms` where one of them runs.
-PROVEN = (frozenset(s.check for s in SYMPTOMS) | frozenset(c for s in SYMPTOMS for c in s.clears)
-          | frozenset(c for s in SYMPTOMS for c in s.also))
+PROVEN = frozenset(s.check for s in SYMPTOMS) | frozenset(c for s in SYMPTOMS for c in s.clears)
 
 
 @dataclass(frozen=True)
@@ -319,8 +317,8 @@ class LogSymptoms(Sourced):
     hits: tuple[SymptomHit, ...] = ()
 
     def proving(self, check_id: str) -> tuple[SymptomHit, ...]:
-        """The lines that prove an issue of `check_id` (`Symptom.check` or `Symptom.also`), in the order the sources show them."""
-        return tuple(h for h in self.hits if h.symptom.check == check_id or check_id in h.symptom.also)
+        """The lines that prove an issue of `check_id`, in the order the sources show them."""
+        return tuple(h for h in self.hits if h.symptom.check == check_id)
 
     def clearing(self, check_id: str) -> tuple[SymptomHit, ...]:
         """The lines that rule out an issue of `check_id` (`Symptom.clears`)."""
