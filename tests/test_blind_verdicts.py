@@ -64,7 +64,7 @@ def test_a_gsp_boot_failure_proves_gsp_firmware_with_the_line_quoted() -> None:
         r = run_checks(MemoryHost(recognise(text).record), ["DRV-GSP-FIRMWARE"])["DRV-GSP-FIRMWARE"]
         assert r.status == "issue" and r.severity == "high", r.message
         assert quoted in r.message and r.fix is not None and "Reset the GPU" in r.fix.steps[0].does
-        assert "NVreg_EnableGpuFirmware" not in r.fix.steps[0].does  # the check's own fix is for the module option
+        assert not r.fix.steps[0].does.startswith("Remove NVreg_EnableGpuFirmware")  # not the check's own fix
     # Corpus 216 (open-gpu-kernel-modules#876): an RTX 5080 laptop's `dmesg | grep NVRM`.
     status, message = _capture("216", "DRV-GSP-FIRMWARE")
     assert status == "issue" and "WPR2 already up" in message

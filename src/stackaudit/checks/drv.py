@@ -50,6 +50,7 @@ from stackaudit.facts.nvidia import (
 )
 from stackaudit.facts.parallelism import Parallelism, ServingEngine
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
+from stackaudit.facts.pcie_errors import PcieErrors
 from stackaudit.facts.peer_access import P2pDataTests
 from stackaudit.facts.platform import vgpu_host
 from stackaudit.facts.python_env import PythonEnv
@@ -925,9 +926,12 @@ def _fabric_manager_alone(fm: Daemon) -> Outcome:
 
 # --- DRV-GSP-FIRMWARE --------------------------------------------------------------------------
 
-# What a GSP boot failure asks for: the GPU's state, not the module option the check's own fix removes.
+# What a GSP failure (boot, timeout, crash) asks for: the GPU's state first, then the known workarounds (the driver
+# README's GSP chapter: NVreg_EnableGpuFirmware=0 on the proprietary module where the GPU allows it).
 _GSP_BOOT_FIX = advice("Reset the GPU (`nvidia-smi -r`) or power-cycle the host, then reload the driver; if it recurs, "
-                       "update the driver and the system BIOS", cost="driver-reload")
+                       "update the driver and the system BIOS; as a workaround the proprietary module can run without "
+                       "GSP (`options nvidia NVreg_EnableGpuFirmware=0`) before Blackwell, while the open module and "
+                       "Blackwell GPUs need GSP", cost="driver-reload")
 
 
 @check(
@@ -940,17 +944,19 @@ _GSP_BOOT_FIX = advice("Reset the GPU (`nvidia-smi -r`) or power-cycle the host,
                        "reload the driver (or reboot)", "update-initramfs -u", cost="driver-reload",
                        changes="the nvidia module's options")),
     references=(GSP_README, KERNEL_OPEN),
-    sharpen=Sharpen("the GPU is not usable until the driver initialises it", _GSP_BOOT_FIX),
+    sharpen=Sharpen("the GPU is not usable until it is reset and the driver initialises it again", _GSP_BOOT_FIX),
 )
 def gsp_firmware(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | None = None,
                  gsp_log: GspLog | None = None) -> Outcome:
     """Reads: each GPU's `GSP Firmware Version` (NVML nvmlDeviceGetGspFirmwareVersion /
     `nvidia-smi -q`; a version = in use, `N/A` = not), `EnableGpuFirmware` in
-    /proc/driver/nvidia/params, the module flavour; the log symptom of facts/symptoms.py
-    "Cannot initialize GSP firmware RM" / "_kgspBootGspRm: unexpected WPR2 already up".
+    /proc/driver/nvidia/params, the module flavour; the log symptoms of facts/symptoms.py: a GSP boot
+    failure ("Cannot initialize GSP firmware RM" / "_kgspBootGspRm: unexpected WPR2 already up"), a GSP
+    timeout (Xid 119, "Back to back GSP RPC timeout", "rpcRecvPoll timedout"), a GSP crash (Xid 120, a
+    "GSP-CrashCat Report"), a GSP call failing with NV_ERR_RESET_REQUIRED (status=0x00000062).
 
-    Bad value: GSP not in use on Blackwell or with the open modules; a GSP boot failure in the
-    kernel log, which proves the issue on its own, quoted, with no GPU information.
+    Bad value: GSP not in use on Blackwell or with the open modules; a GSP failure in the kernel log, which
+    proves the issue on its own, quoted, with no GPU information.
 
     Why: "The GSP firmware is used by default on GPUs which support it. Offloading tasks ... can
     improve performance" (driver README, gsp.html); the open modules depend on GSP.
@@ -962,7 +968,9 @@ def gsp_firmware(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver |
 
     Where no GPU's version is in the source, kernel-log lines that name GSP RPCs (facts/gsp_log.py:
     `rpcRmApiFree_GSP`, `_kgspRpcRecvPoll`, Xid 119's "RPC from GSP") show GSP in use on the GPUs
-    they name; their failures are a GPU fault (DRV-XID), not this setting.
+    they name. A line of them that is a GSP failure (the symptoms above) proves an issue here and a GPU
+    fault under DRV-XID; the fix is a reset, a driver update, and NVreg_EnableGpuFirmware=0 on the
+    proprietary module where the GPU allows it.
     """
     return _gsp_firmware(nvidia, nvidia_driver, gsp_log)
 
@@ -975,7 +983,7 @@ def _gsp_firmware(nvidia: NvidiaGpus | None, nvidia_driver: NvidiaDriver | None,
             "the kernel log names GSP RPCs, so the driver runs the GSP firmware"
             + (f" on {', '.join(gsp_log.gpus)}" if gsp_log.gpus else " (the line names no GPU; the setting is the "
                "driver's, one for all its GPUs)")
-            + f": \"{gsp_log.lines[0]}\"; failing RPCs are a GPU fault (DRV-XID), not this setting",
+            + f": \"{gsp_log.lines[0]}\"",
             actual="in use (kernel log)", evidence=gsp_log.lines[:3])
         return over_subjects(judged, gsp_log.gpus, nvidia.attached if nvidia is not None else None,
                              ask="nvidia-smi -q") if gsp_log.gpus else judged
@@ -1282,9 +1290,11 @@ def _xid_cost(events: tuple[GpuEvent, ...], actions: dict[str, str]) -> FixCost:
     sharpen=_XID_SHARPEN,
 )
 def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices | None = None,
-        log_symptoms: LogSymptoms | None = None, serving_engine: ServingEngine | None = None) -> Outcome:
+        log_symptoms: LogSymptoms | None = None, serving_engine: ServingEngine | None = None,
+        pcie_errors: PcieErrors | None = None) -> Outcome:
     """Reads: `NVRM: Xid (PCI:…): <code>, …` lines of the kernel log (`dmesg`), and NVML's
-    recommended recovery action per GPU (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION) where available.
+    recommended recovery action per GPU (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION) where available, and the
+    kernel log's AER lines (facts/pcie_errors.py) for the GPUs with application Xids.
 
     Bad value: per GPU and by class (counted with the repeats the kernel's rate limit folded),
     hardware lost — 79 or "fallen off the bus" without a number, "probe routine failed", 119/120
@@ -1297,7 +1307,9 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
 
     Traps: 13/31/43 are nearly always a crashing user program, not hardware: reported apart, as
     information (alone they are `not-an-issue`). The same GPU faulting under three or more different
-    processes (pids) is an issue (low): the catalogue sends repeated MMU faults on one GPU to diagnostics. A GPU that fell off the bus (79) needs a node
+    processes (pids) is an issue (low): the catalogue sends repeated MMU faults on one GPU to diagnostics.
+    An application Xid on a GPU whose PCIe link shows an uncorrectable AER error or a failed AER recovery in
+    the same log is an issue (medium): the fault came from the link, not the program. A GPU that fell off the bus (79) needs a node
     reboot, not a GPU reset. The driver's recovery action (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION,
     Xid 154) is preferred over the class's guess of reset-vs-reboot.
     "No Xid" is concluded only from a whole kernel log (from boot, no gap): a pasted excerpt or a
@@ -1305,7 +1317,7 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     A grep of this boot's kernel log that matches Xid lines, shown with all it printed (`dmesg | grep NVRM`,
     the bug report's `journalctl -b -0` scan), is such a log for Xid lines alone.
     """
-    outcome = _xid_verdict(gpu_events, nvidia, pci, log_symptoms)
+    outcome = _xid_verdict(gpu_events, nvidia, pci, log_symptoms, pcie_errors)
     # A Python process's application Xid is the stack's where the source shows the stack (facts/symptoms.py
     # `interpreter-xid`): an engine's process, log, command or container, or a stack process's own Xid line.
     stack = (serving_engine is not None and bool(serving_engine.engine or serving_engine.shown)) or any(
@@ -1318,7 +1330,7 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
 
 
 def _xid_verdict(gpu_events: GpuEvents, nvidia: NvidiaGpus | None, pci: PciDevices | None,
-                 log_symptoms: LogSymptoms | None) -> Outcome:
+                 log_symptoms: LogSymptoms | None, pcie_errors: PcieErrors | None = None) -> Outcome:
     """DRV-XID's verdict from the kernel log's Xid events and NVML's recovery actions (the check's docstring)."""
     # A line a symptom proves for another check (an NVLink Xid, a channel stopped because of one, an ECC Xid) is
     # that check's finding, quoted there: one log line is the evidence of one finding.
@@ -1364,6 +1376,18 @@ def _xid_verdict(gpu_events: GpuEvents, nvidia: NvidiaGpus | None, pci: PciDevic
     evidence = ([e.line for e in quoted if e.hw_class != APPLICATION][-5:]
                 + [e.line for e in quoted if e.hw_class == APPLICATION][-2:])
     recurring = {b: p for b, p in gpu_events.recurring_app_faults().items() if b in by_gpu}
+    linked = {b: a for b, a in gpu_events.app_faults_on_failed_links(pcie_errors.lines if pcie_errors else ()).items()
+              if b in by_gpu}
+    if not hardware and linked:
+        # The GPU's PCIe link failed (uncorrectable, or AER could not recover it) in the same log: the fault is the
+        # link's, not the program's.
+        codes = sorted({e.code for b in linked for e in by_gpu[b] if e.code is not None})
+        return issue(f"application Xid {'/'.join(map(str, codes))} on a GPU whose PCIe link failed in the same log "
+                     "(uncorrectable AER errors or a failed AER recovery, quoted under FW-AER-ERRORS): GPU " + ", ".join(sorted(linked)) + " — "
+                     + "; ".join(applications) + ". A program does not make the link fail: the fault is the "
+                     "hardware path (slot, riser, cable, enclosure, power)",
+                     actual=actual, expected="no Xid on a GPU whose link failed", severity="medium",
+                     subjects=sorted(linked), evidence=evidence)
     if not hardware and recurring:
         # The same GPU faults under several programs: the catalogue's "repeat MMU faults to same GPU".
         where = "; ".join(f"GPU {b}: {len(p)} processes (pid {', '.join(p[:4])})" for b, p in sorted(recurring.items()))

@@ -317,7 +317,8 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None,
 
     Bad value: a GPU whose compute capability (12.0 RTX PRO 6000 / RTX 50, 10.0 B200, 9.0 H100)
     is not in `torch.cuda.get_arch_list()` (sm_120 / sm_100 / sm_90, or compatible PTX); a
-    CPU-only torch on a host with NVIDIA GPUs. Error text: `no kernel image is available for
+    CPU-only torch on a host with NVIDIA GPUs (torch/version.py's cuda None, a report's "CUDA used to
+    build PyTorch: None", or the CPU wheel's `+cpu` version). Error text: `no kernel image is available for
     execution on the device`.
 
     Why: PyTorch 2.7 with CUDA 12.8 wheels was the first release with Blackwell kernels; older
@@ -340,15 +341,18 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None,
         return unknown(f"torch's version is not in the pasted report{where}", hint="paste the whole report")
     if not envs:
         return not_applicable(f"torch is not installed in the serving environment{where}")
-    cpu_only = [e for e in envs if e.torch_cuda == ""]
+    # Built without CUDA: torch/version.py's cuda None, a report's "CUDA used to build PyTorch: None", or the CPU
+    # wheel's local version `+cpu` (download.pytorch.org/whl/cpu) where the report could not collect the build's CUDA.
+    cpu_only = [e for e in envs if e.torch_cuda in ("", "None") or (e.version("torch") or "").endswith("+cpu")]
     if cpu_only and gpus is not None and gpus.count:
         e = cpu_only[0]
         return issue(
-            f"torch {e.version('torch')} in {e.source} is built without CUDA: it cannot use the "
-            f"{gpus.count} NVIDIA GPU(s){where}",
+            f"torch {e.version('torch')} in {e.source} is built without CUDA: it has no CUDA kernels and cannot use "
+            f"the {gpus.count} NVIDIA GPU(s){where}",
             actual={"torch": e.version("torch"), "cuda": None}, expected="a CUDA build of torch (cu12x)",
-            subjects=list(gpus.bdfs), evidence=[f"{e.site_packages[0] if e.site_packages else e.prefix}: "
-                                                      f"torch {e.version('torch')}, torch/version.py cuda = None"],
+            subjects=list(gpus.bdfs), evidence=[f"{e.site_packages[0] if e.site_packages else e.prefix or e.source}: "
+                                                      f"torch {e.version('torch')}, built with CUDA "
+                                                      f"{'None' if e.torch_cuda in ('', 'None') else 'unknown'}"],
         )
     e = envs[0]
     floor = _below_kernel_floor(e, gpus)

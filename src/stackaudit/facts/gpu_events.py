@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from stackaudit.facts.nvidia import DRIVER_LOADED, NvidiaGpus
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, provider, union
@@ -67,6 +68,19 @@ RECOVERY_XID = 154
 # three different processes faulting on one GPU is the repeat the catalogue sends to the GPU's diagnostics.
 RECURRING_PROCESSES = 3
 _PID = re.compile(r"\bpid=(\d+)")
+# An AER line that says the link's error was not corrected: an uncorrectable severity, or the kernel's failed recovery
+# (`AER: can't recover (no error_detected callback)`, `AER: device recovery failed`).
+_LINK_FAILED = re.compile(r"can't recover|recovery failed", re.IGNORECASE)
+
+
+class AerLineLike(Protocol):
+    """An AER line of facts/pcie_errors.py (which reads this module's events: it is not imported here)."""
+
+    @property
+    def severity(self) -> str: ...
+
+    @property
+    def line(self) -> str: ...
 
 
 def xid_class(code: int | None) -> str:
@@ -114,6 +128,20 @@ class GpuEvents(Sourced):
             if m:
                 pids.setdefault(e.bdf, {})[m.group(1)] = None
         return {bdf: tuple(p) for bdf, p in pids.items() if len(p) >= RECURRING_PROCESSES}
+
+    def app_faults_on_failed_links(self, aer: Sequence[AerLineLike]) -> dict[str, tuple[str, ...]]:
+        """Per GPU with an application Xid (13/31/43), the AER lines of the same log that name its PCIe device (any
+        of its functions: the GPU and its audio function share the link) with an uncorrectable error or a failed
+        recovery: the fault came from the link (hardware), not the program (corpus 437: CmpltTO and MalfTLP, then
+        "AER: can't recover", then Xid 31)."""
+        out: dict[str, tuple[str, ...]] = {}
+        for bdf in dict.fromkeys(e.bdf for e in self.xids if e.bdf and xid_class(e.code) == APPLICATION):
+            device = bdf.rpartition(".")[0] + "."  # 0000:63:00.
+            lines = tuple(a.line for a in aer if device in a.line.lower()
+                          and (a.severity in ("nonfatal", "fatal") or _LINK_FAILED.search(a.line)))
+            if lines:
+                out[bdf] = lines
+        return out
 
     def lost(self) -> tuple[GpuEvent, ...]:
         """The events of GPUs that fell off the bus or are lost, by any form of the message (Xid 79 too)."""

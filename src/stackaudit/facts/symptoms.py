@@ -51,6 +51,11 @@ NVIDIA_INSTALLER_SOURCE = "https://github.com/NVIDIA/nvidia-installer/blob/main/
 # Where the open driver prints its GSP boot failures (RmInitAdapter in osinit.c, _kgspBootGspRm in kernel_gsp.c).
 GSP_BOOT_SOURCE = "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/src/nvidia/arch/nvalloc/unix/src/osinit.c"
 # The driver's status codes and their words (`NV_ERR_RESET_REQUIRED` "Reset required", `NV_ERR_GPU_IS_LOST`).
+# The driver README's GSP chapter: GSP is on by default; NVreg_EnableGpuFirmware=0 turns it off on the proprietary
+# module, where the GPU allows it (the open module and Blackwell need GSP). A GSP firmware failure's known workaround,
+# with a driver update (pop-os/system76-driver#343 turned GSP off for a GSP crash after suspend).
+GSP_README = "https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/gsp.html"
+GSP_CHECK = "DRV-GSP-FIRMWARE"
 NV_STATUS_CODES = "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/src/common/sdk/nvidia/inc/nvstatuscodes.h"
 # The NVLink Xids of the catalogue (74 NVLink error, 144-150 the NVLink5 / NVSwitch-fabric error families).
 _NVLINK_XID = r"(?:74|14[4-9]|150)"
@@ -225,12 +230,36 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # timed out`), or an RPC to it did (`_kgspLogRpcTimeout`'s "GSP Timeout" banner, the older `_kgspLogXid119` banner,
     # `rpcRecvPoll timedout`). These are the lines the driver prints with Xid 119 (GSP RPC timeout), the Xid line
     # itself often outside the excerpt (NVIDIA/open-gpu-kernel-modules#1230, #1125, #446; ublue-os/bazzite#4449).
+    # One timeout alone may be the GPU's hardware failing under the firmware (corpus 380: a heartbeat timeout after a
+    # "Memory Subsystem Error"): a GPU fault, not the GSP firmware's own failure.
     Symptom("gsp-rpc-timeout", re.compile(r"_kgspIsHeartbeatTimedOut: Heartbeat timed out|GSP RM heartbeat timed out|"
                                           r"_kgspLogRpcTimeout: \*+ GSP Timeout|_kgspLogXid119: \*|"
                                           r"rpcRecvPoll timedout"),
         "DRV-XID", "high", XID_CATALOGUE,
         "the GPU's GSP firmware stopped answering the driver (a heartbeat or RPC timeout, the Xid 119 class): the GPU "
         "is lost until it is reset or the node rebooted", faults_gpu=True),
+    # Timeouts back to back: the driver gives up on the GSP firmware and marks the GPU for reset (`Back to back GSP
+    # RPC timeout detected! GPU marked for reset`, kernel_gsp.c; NVIDIA/open-gpu-kernel-modules#446): the GSP
+    # firmware's failure. These GSP rows are DRV-GSP-FIRMWARE's findings (one log line, one finding); DRV-XID still
+    # judges their Xid lines by class and its own lines (the timeouts above, a reset-required status) as GPU faults.
+    Symptom("gsp-marked-for-reset", re.compile(r"Back to back GSP RPC timeout detected"),
+        GSP_CHECK, "high", XID_CATALOGUE,
+        "the driver saw GSP RPC timeouts back to back and marked the GPU for reset: the GPU's GSP firmware no longer "
+        "answers, and the GPU is lost until it is reset or the node rebooted", faults_gpu=True),
+    # The GSP firmware crashed: the driver's health check prints its CrashCat report (`kgspHealthCheck_TU102:
+    # *** GSP-CrashCat Report ***`) with Xid 120, "GSP error" in the catalogue (NVIDIA/open-gpu-kernel-modules#829).
+    # The Xid 120 line itself stays DRV-XID's finding (one log line, one finding).
+    Symptom("gsp-crash", re.compile(r"GSP-CrashCat Report"),
+        GSP_CHECK, "high", XID_CATALOGUE,
+        "the GPU's GSP firmware crashed (a GSP-CrashCat report, the Xid 120 class): the GPU is lost until it is reset "
+        "or the node rebooted", faults_gpu=True),
+    # A call the driver forwards to the GSP firmware returned NV_ERR_RESET_REQUIRED (0x62): `rpcRmApiAlloc_GSP:
+    # GspRmAlloc failed: ... status=0x00000062` (scitix/sichek#51). Other statuses of these calls are the call's
+    # own refusal (0x56 NV_ERR_NOT_SUPPORTED is common and harmless): no match.
+    Symptom("gsp-rpc-reset-required", re.compile(r"rpcRmApi\w*_GSP: \w+ failed:.*\bstatus=0x0*62\b"),
+        GSP_CHECK, "high", NV_STATUS_CODES,
+        "a call to the GPU's GSP firmware failed with NV_ERR_RESET_REQUIRED (0x62): the GSP firmware is in a state only "
+        "a GPU reset clears", faults_gpu=True),
     # A call inside the driver returned a status that says the GPU is gone or must be reset: the driver prints it
     # as `words [NAME] (0x…)` after a failed check (`nvCheckOkFailedNoLog: Check failed: Reset required
     # [NV_ERR_RESET_REQUIRED] (0x00000062) returned from …`, `GPU lost from the bus [NV_ERR_GPU_IS_LOST]`), often
