@@ -1383,7 +1383,8 @@ def _xid_verdict(gpu_events: GpuEvents, nvidia: NvidiaGpus | None, pci: PciDevic
         # link's, not the program's.
         codes = sorted({e.code for b in linked for e in by_gpu[b] if e.code is not None})
         return issue(f"application Xid {'/'.join(map(str, codes))} on a GPU whose PCIe link failed in the same log "
-                     "(uncorrectable AER errors or a failed AER recovery, quoted under FW-AER-ERRORS): GPU " + ", ".join(sorted(linked)) + " — "
+                     "(uncorrectable AER errors or a failed AER recovery, quoted under FW-AER-ERRORS): GPU "
+                     + ", ".join(sorted(linked)) + " — "
                      + "; ".join(applications) + ". A program does not make the link fail: the fault is the "
                      "hardware path (slot, riser, cable, enclosure, power)",
                      actual=actual, expected="no Xid on a GPU whose link failed", severity="medium",
@@ -1391,8 +1392,9 @@ def _xid_verdict(gpu_events: GpuEvents, nvidia: NvidiaGpus | None, pci: PciDevic
     if not hardware and recurring:
         # The same GPU faults under several programs: the catalogue's "repeat MMU faults to same GPU".
         where = "; ".join(f"GPU {b}: {len(p)} processes (pid {', '.join(p[:4])})" for b, p in sorted(recurring.items()))
-        codes = ", ".join(sorted({str(e.code) for e in events if e.hw_class == APPLICATION and e.bdf in recurring}))
-        return issue(f"application Xids ({codes}) recur on the same GPU under different processes: " + where + " — "
+        recurring_codes = ", ".join(sorted({str(e.code) for e in events
+                                            if e.hw_class == APPLICATION and e.bdf in recurring}))
+        return issue(f"application Xids ({recurring_codes}) recur on the same GPU under different processes: " + where + " — "
                      + "; ".join(applications) + ". One faulting program stays on one process; faults that follow "
                      "the GPU across programs are what NVIDIA's Xid catalogue sends to the GPU's diagnostics "
                      "(`dcgmi diag -r 3` on that GPU) before the application", actual=actual,
