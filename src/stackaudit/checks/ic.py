@@ -1134,7 +1134,10 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
         bad = [f for f in findings if f[0] >= 1]
         severity = {3: "high", 2: "medium", 1: "low"}[worst]
         # P2P off where neither the GPUs nor their links are shown: a loss only if they have P2P to lose.
-        return issue("; ".join(m for _, m, _ in sorted(bad, reverse=True)), actual={s.name: s.value for s in settings},
+        # The value is the settings at fault; the evidence lists every setting read.
+        at_fault = {s.name: s.value for s in settings if any(n == s.name for _, _, n in bad)}
+        return issue("; ".join(m for _, m, _ in sorted(bad, reverse=True)),
+                     actual=at_fault or {s.name: s.value for s in settings},
                      expected="no NCCL_* override that disables a transport", severity=severity,  # type: ignore[arg-type]
                      subjects=[n for _, _, n in bad],
                      evidence=[f"{s.name}={s.value} ({s.source})" for s in settings][:6],
