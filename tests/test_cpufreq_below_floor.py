@@ -8,25 +8,14 @@ from pathlib import Path
 
 from corpus import capture_checks, paste_checks
 from stackaudit.facts.cpufreq import parse_frequency_info
+from test_cpu_boost_turbo_switch import SRSRAN_918 as CPU_10_918
 
 GOV = "KERN-CPUFREQ-GOVERNOR"
 
 # https://github.com/srsran/srsRAN_4G/issues/918 (cpufreq-info, intel_pstate, performance, inside the range).
-SRSRAN_918 = """\
-cpufrequtils 008: cpufreq-info (C) Dominik Brodowski 2004-2009
-Report errors and bugs to cpufreq@vger.kernel.org, please.
-analyzing CPU 10:
-  driver: intel_pstate
-  CPUs which run at the same hardware frequency: 10
-  CPUs which need to have their frequency coordinated by software: 10
-  maximum transition latency: 4294.55 ms.
-  hardware limits: 1.20 GHz - 4.60 GHz
-  available cpufreq governors: performance, powersave
-  current policy: frequency should be within 1.20 GHz and 4.60 GHz.
-                  The governor "performance" may decide which speed to use
-                  within this range.
-  current CPU frequency is 4.10 GHz.
-"""
+# The same cpufreq-info block as test_cpu_boost_turbo_switch's, with the tool's two banner lines above it.
+SRSRAN_918 = ("cpufrequtils 008: cpufreq-info (C) Dominik Brodowski 2004-2009\n"
+              "Report errors and bugs to cpufreq@vger.kernel.org, please.\n" + CPU_10_918)
 
 # https://github.com/SolidRun/lx2160a_build/issues/46 (cpupower, qoriq_cpufreq, its policy 1000-1000 MHz).
 SOLIDRUN_46 = """\
