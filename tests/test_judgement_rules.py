@@ -324,7 +324,7 @@ def test_a_recovery_action_alone_marks_the_gpu_faulted_and_none_clears_it() -> N
     r = _xid("[1] NVRM: Xid (PCI:0000:18:00): 154, GPU recovery action changed from 0x0 (None) to 0x2 "
              "(Node Reboot Required)\n")["DRV-XID"]
     assert r.status == "issue" and r.priority == "P0" and r.fix_cost == "reboot"
-    assert r.message == "GPU 0000:18:00.0 faulted — the driver asks for Node Reboot Required"
+    assert r.message == "GPU 0000:18:00.0 faulted (Xid 154) — the driver asks for Node Reboot Required"
     back = _xid("[1] NVRM: Xid (PCI:0000:18:00): 154, GPU recovery action changed from 0x1 (GPU Reset Required) "
                 "to 0x0 (None)\n")["DRV-XID"]
     assert back.status != "issue"
