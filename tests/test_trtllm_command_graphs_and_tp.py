@@ -121,6 +121,15 @@ def test_modelled_bench_yaml_that_turns_graphs_off_wins(tmp_path: Path) -> None:
         assert result.status == "issue" and off in result.message, off
 
 
+def test_modelled_bench_yaml_with_a_pytorch_backend_config_block_stays_open(tmp_path: Path) -> None:
+    # Modelled: corpus 457 naming the 3816 recipe's YAML, whose pytorch_backend_config block (0.19) replaces the
+    # bench's own PyTorch settings; its nested keys are not read.
+    yaml = BENCH_3816.split("<<EOF\n")[1].split("EOF")[0]
+    text = body("457").replace("cuda_graph_config:\n  batch_sizes:\n  - 128\nenable_attention_dp: true\n", yaml)
+    assert "pytorch_backend_config" in text
+    assert _status(tmp_path, text, "RT-CUDA-GRAPHS") == "unknown"
+
+
 def test_modelled_bench_yaml_not_shown_stays_open(tmp_path: Path) -> None:
     # Modelled: corpus 457 without the YAML: it may set cuda_graph_config: null.
     text = body("457").split("The way I installed trtllm")[1]

@@ -773,7 +773,8 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     `cuda_graph_config`, so a pasted `trtllm-serve` without its release is `unknown`.
     `trtllm-bench throughput|latency --backend pytorch` sets them on itself in every release
     (GRAPHS_ON_LAUNCHERS): `ok` where the YAML it names is shown and does not set
-    `cuda_graph_config: null` or `use_cuda_graph: false`.
+    `cuda_graph_config: null` or `use_cuda_graph: false`. A YAML `pytorch_backend_config` block
+    (0.19) replaces the launcher's settings, so its nested keys decide: `unknown`.
     """
     roots = serving_processes.roots() if serving_processes is not None else []
     if not roots and docker_containers is not None and docker_containers.containers:

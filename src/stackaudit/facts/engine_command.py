@@ -55,7 +55,8 @@ BUILDERS = {"trtllm-build": "trtllm"}
 # engine's release: (program, subcommands, the backend flag's value). trtllm-bench's PyTorch path passed
 # `use_cuda_graph: True` (0.19 and 0.20, NVIDIA/TensorRT-LLM#4827), then a `cuda_graph_config` with padding
 # (after PR 5014; bench/benchmark/utils/general.py get_settings); only the YAML's `cuda_graph_config: null` turns
-# them off (PR 5634).
+# them off (PR 5634). A YAML's `pytorch_backend_config` block (0.19 and before) replaces the launcher's PyTorch
+# settings as a whole, so its nested keys, which are not read, decide.
 GRAPHS_ON_LAUNCHERS = (("trtllm-bench", ("throughput", "latency"), "pytorch"),)
 
 
@@ -89,7 +90,8 @@ class EngineCommand:
         """Whether its launcher turns CUDA graphs on itself in every release (GRAPHS_ON_LAUNCHERS), with no config
         file named that the paste does not show (that file could turn them off)."""
         program = posixpath.basename(self.argv[0]) if self.argv else ""
-        return (not self.config_name or bool(self.config_path)) and any(
+        return (not self.config_name or bool(self.config_path)) and "pytorch_backend_config" not in dict(self.config) \
+            and any(
             program == name and any(a in subcommands for a in self.argv) and argv_value(self.argv, ("--backend",)) == backend
             for name, subcommands, backend in GRAPHS_ON_LAUNCHERS)
 
