@@ -53,8 +53,8 @@ GGML_ENGINES = {"llama-server": "llamacpp"}
 BUILDERS = {"trtllm-build": "trtllm"}
 # Launchers that set CUDA graphs on themselves before they apply the config file the command names, whatever the
 # engine's release: (program, subcommands, the backend flag's value). trtllm-bench's PyTorch path passed
-# `use_cuda_graph: True` (0.19 and 0.20, NVIDIA/TensorRT-LLM#4827), then a `cuda_graph_config` with padding
-# (after PR 5014; bench/benchmark/utils/general.py get_settings); only the YAML's `cuda_graph_config: null` turns
+# `use_cuda_graph: True` before PR 5014 (the code NVIDIA/TensorRT-LLM#4827 changes), then a `cuda_graph_config`
+# with padding (bench/benchmark/utils/general.py get_settings); only the YAML's `cuda_graph_config: null` turns
 # them off (PR 5634). A YAML's `pytorch_backend_config` block (0.19 and before) replaces the launcher's PyTorch
 # settings as a whole, so its nested keys, which are not read, decide.
 GRAPHS_ON_LAUNCHERS = (("trtllm-bench", ("throughput", "latency"), "pytorch"),)
