@@ -237,7 +237,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     Traps: the `CUDA Version` in the `nvidia-smi` header is the highest the driver supports, not the
     toolkit in use, so an older runtime under it is fine (ok, the message says why). A newer runtime of the same
     major above the driver floor runs by minor-version compatibility (not an issue). A system `nvcc` is
-    irrelevant unless something JIT-compiles. collect_env's `CUDA runtime version` is that system toolkit, not
+    irrelevant unless something JIT-compiles. ollama picks its CUDA runner from the driver's CUDA
+    (OLLAMA_RUNNER_BY_DRIVER), so its probe's driver CUDA of 12.1 or newer is ok without the runner named. collect_env's `CUDA runtime version` is that system toolkit, not
     torch's runtime. A toolkit newer than the driver's CUDA under a torch runtime the driver covers is not an issue. NVIDIA's vGPU host driver on a hypervisor (`vGPU Driver Capability`,
     `Host VGPU`) prints `CUDA Version: Not Found`: CUDA runs in the guests (not an issue).
     """
@@ -390,6 +391,13 @@ def _nccl_runtime(log: ServingLog) -> Outcome:
     return ok(f"{said}: a driver runs a runtime of its CUDA or older", actual=actual, evidence=list(log.cuda_lines))
 
 
+# The lowest driver CUDA under which every ollama release picks a runner the driver runs. ollama's discover/gpu.go
+# cudaVariant chooses the runner from the driver's CUDA that its probe read: v11 below a 12.1 driver in the releases
+# that ship v11, v12 below a CUDA 13 driver, v13 from it (ollama PR 12300). A 12.0 or older driver under a release
+# without v11 gets v12, which it may not run.
+OLLAMA_RUNNER_BY_DRIVER = (12, 1)
+
+
 def _ollama_runner(o: OllamaCuda) -> Outcome:
     """DRV-CUDA-COMPAT from ollama's own discovery: the CUDA the driver supports beside the CUDA runner ollama chose
     (`variant=v12`), else the one it ships (`Dynamic LLM libraries [cuda_v11 ...]`). ollama's discovery reached the
@@ -399,6 +407,10 @@ def _ollama_runner(o: OllamaCuda) -> Outcome:
     said = f"the driver supports CUDA {o.driver_cuda} (ollama's discovery: driver={o.driver_cuda})"
     names = ", ".join(f"cuda v{m}" for m in runners)
     actual = {"driver_cuda": o.driver_cuda, "runners": [f"cuda_v{m}" for m in runners]}
+    if not runners and release(o.driver_cuda, 2) >= OLLAMA_RUNNER_BY_DRIVER:
+        return ok(f"{said}: ollama picks its CUDA runner from the driver's CUDA (v12 below a CUDA 13 driver, v13 from "
+                  "it; discover's cudaVariant), so the runner it loads is one this driver runs", actual=actual,
+                  evidence=list(o.lines))
     if not runners:
         return unknown(f"{said}; which CUDA runner ollama loads is not in the lines shown",
                        hint="paste ollama's start-up log from its `Dynamic LLM libraries` line", actual=actual)

@@ -185,7 +185,12 @@ def torch_supports(capability: str, torch_version: str, torch_cuda: str | None,
 # release/1.13 (b2120463) and `11.[67]` on release/2.0 (56177beb): the same list on each. cu111 and cu113 are the
 # `11.[123]` case of manywheel/build.sh on release/1.10 (f0f41b25) and `11.[1235]` of manywheel/build_cuda.sh on
 # release/1.11 (e77e5d07), the same list; cu102 is their `10.*` case (3.7, 5.0, 6.0, 7.0), unchanged through
-# release/1.13.
+# release/1.13. cu129 (from 2.8) and cu130 (from 2.9) are the `12.9` and `13.0` cases of .ci/manywheel/build_cuda.sh
+# (commit 799d09f2: 12.9 is 7.0;7.5;8.0;8.6;9.0;10.0;12.0+PTX, 13.0 is 7.5;8.0;8.6;9.0;10.0;12.0+PTX on x86_64); on
+# release/2.12 the 12.9 case is 7.5;8.0;8.6;9.0;10.0;12.0 (https://github.com/pytorch/pytorch/pull/188443), and the
+# 13.0 sets are unchanged in release/2.13's TORCH_CUDA_ARCH_LIST_TABLE (.ci/manywheel/build_env_setup.py). Their aarch64
+# wheels (GH200, GB200, DGX Spark) carry 8.0;9.0;10.0;11.0;12.0 (build_cuda.sh's filter_aarch64_archs, and
+# .ci/aarch64_linux/aarch64_ci_build.sh for 12.9, which adds 12.1): no 7.5.
 # Each entry: (the first torch release it is known for, the capabilities).
 WHEEL_ARCHES = {
     (10, 2): ("1.10", ("3.7", "5.0", "6.0", "7.0")),
@@ -198,10 +203,13 @@ WHEEL_ARCHES = {
     (12, 4): ("2.4", ("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")),
     (12, 6): ("2.6", ("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")),
     (12, 8): ("2.7", ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0")),
+    (12, 9): ("2.8", ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0")),
+    (13, 0): ("2.9", ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0")),
 }
 # Capabilities that some releases of an entry's range carry and others do not: absent from the shared list, yet no
-# sure "no" (cu128: 7.0 in 2.8 to 2.10 only).
-WHEEL_ARCHES_VARY = {(12, 8): ("7.0",)}
+# sure "no" (cu128: 7.0 in 2.8 to 2.10 only; cu129: 7.0 before 2.12; cu129 and cu130: 7.5 on x86_64 only, 11.0 on
+# aarch64 only, and a paste seldom names the wheel's platform).
+WHEEL_ARCHES_VARY = {(12, 8): ("7.0",), (12, 9): ("7.0", "7.5", "11.0"), (13, 0): ("7.5", "11.0")}
 _WHEEL_VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)(\.dev\d{8})?\+cu(\d+)(\d)")
 
 
@@ -388,7 +396,7 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None,
                if arch_list is None else "",
                f"whether torch {torch_v} carries " + ", ".join(sorted({f'sm_{caps[n].replace(".", "")}' for n, v
                                                                      in verdicts.items() if v is None}))
-               + " (the releases its CUDA's list holds for differ there)"
+               + " (the releases or platforms its CUDA's list holds for differ there)"
                if arch_list is not None and any(v is None for v in verdicts.values()) else ""]
     return unknown(
         f"torch {torch_v} (CUDA {e.torch_cuda or 'unknown'}) in {e.source}: coverage cannot be confirmed without "
