@@ -349,9 +349,9 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None,
         return unknown(f"torch's version is not in the pasted report{where}", hint="paste the whole report")
     if not envs:
         return not_applicable(f"torch is not installed in the serving environment{where}")
-    # Built without CUDA: torch/version.py's cuda None, a report's "CUDA used to build PyTorch: None", or the CPU
+    # Built without CUDA: torch/version.py's cuda None, a report's "CUDA used to build PyTorch: None" (collect_env.NO_CUDA_BUILD), or the CPU
     # wheel's local version `+cpu` (download.pytorch.org/whl/cpu) where the report could not collect the build's CUDA.
-    cpu_only = [e for e in envs if e.torch_cuda in ("", "None") or (e.version("torch") or "").endswith("+cpu")]
+    cpu_only = [e for e in envs if e.torch_cuda == "" or (e.version("torch") or "").endswith("+cpu")]
     if cpu_only and gpus is not None and gpus.count:
         e = cpu_only[0]
         return issue(
@@ -360,7 +360,7 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None,
             actual={"torch": e.version("torch"), "cuda": None}, expected="a CUDA build of torch (cu12x)",
             subjects=list(gpus.bdfs), evidence=[f"{e.site_packages[0] if e.site_packages else e.prefix or e.source}: "
                                                       f"torch {e.version('torch')}, built with CUDA "
-                                                      f"{'None' if e.torch_cuda in ('', 'None') else 'unknown'}"],
+                                                      f"{'None' if e.torch_cuda == '' else 'unknown'}"],
         )
     e = envs[0]
     floor = _below_kernel_floor(e, gpus)
@@ -1720,6 +1720,9 @@ def trtllm_allreduce(serving_processes: ServingProcesses | None = None, pci: Pci
 
 MATRIX_PACKAGES = ("torch", "vllm", "sglang", "sgl-kernel", "tensorrt-llm", "flashinfer-python", "flashinfer",
                    "flashinfer-cubin", "flashinfer-jit-cache", "triton", "xformers", "transformers")
+# What a pasted report's header records (collect_env's and check_env's first lines), by row key: an excerpt that
+# starts after one of them is an inventory without it, like one cut before the library versions.
+MATRIX_HEADER = {"python": "Python", "torch": "torch", "torch_cuda": "torch's CUDA"}
 
 
 def _matrix(env: PythonEnvironment) -> dict[str, str | None]:
@@ -1759,6 +1762,8 @@ def version_matrix(python_env: PythonEnv) -> Outcome:
 
     Traps: the audit's own virtual environment is not the engine's; versions come from the
     serving process's interpreter and say which one.
+    A pasted report is recorded only where it shows both its header (Python, torch and torch's CUDA,
+    MATRIX_HEADER) and its library versions; an excerpt without either is unknown.
     """
     rows = [_matrix(e) for e in python_env.environments]
     if not any(len(r) > 3 for r in rows):
@@ -1771,10 +1776,13 @@ def version_matrix(python_env: PythonEnv) -> Outcome:
     where = _where(python_env)
     libraries = [k for r in rows for k, v in r.items() if v and k not in ("source", "interpreter", "python", "torch",
                                                                           "torch_cuda")]
-    if python_env.from_report and not libraries:
-        # A report cut after its header (Python, torch): the engine and library versions it would list are not
-        # shown, so the inventory is not complete enough to record as ok.
-        return unknown("; ".join(parts) + where + "; the engine and library versions are not in this excerpt",
+    headless = sorted({name for r in rows for key, name in MATRIX_HEADER.items() if r.get(key) in (None, "unknown")})
+    if python_env.from_report and (not libraries or headless):
+        # A report cut after its header (Python, torch), or starting after it: the versions it would list there are
+        # not shown, so the inventory is not complete enough to record as ok.
+        lacking = ([f"{', '.join(headless)} (the report's header)"] if headless else []) + (
+            [] if libraries else ["the engine and library versions"])
+        return unknown("; ".join(parts) + where + f"; {' and '.join(lacking)} are not in this excerpt",
                        hint="paste the whole `python -m vllm.collect_env` (or `python -m sglang.check_env`)",
                        actual=rows if len(rows) > 1 else rows[0])
     return ok("; ".join(parts) + where, actual=rows if len(rows) > 1 else rows[0],
