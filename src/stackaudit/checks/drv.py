@@ -237,7 +237,10 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     Traps: the `CUDA Version` in the `nvidia-smi` header is the highest the driver supports, not the
     toolkit in use, so an older runtime under it is fine (ok, the message says why). A newer runtime of the same
     major above the driver floor runs by minor-version compatibility (not an issue). A system `nvcc` is
-    irrelevant unless something JIT-compiles. collect_env's `CUDA runtime version` is that system toolkit, not
+    irrelevant unless something JIT-compiles. ollama picks its CUDA runner from the driver's CUDA
+    (OLLAMA_RUNNER_BY_DRIVER), so its probe's driver CUDA of 12.1 or newer is ok without the runner named.
+    A hardware list's bare `CUDA Version: 12.3` above the driver branch's CUDA is the CUDA in use (nvidia-smi
+    shows the branch's own): of the same major above the floor, not an issue. collect_env's `CUDA runtime version` is that system toolkit, not
     torch's runtime. A toolkit newer than the driver's CUDA under a torch runtime the driver covers is not an issue. NVIDIA's vGPU host driver on a hypervisor (`vGPU Driver Capability`,
     `Host VGPU`) prints `CUDA Version: Not Found`: CUDA runs in the guests (not an issue).
     """
@@ -298,7 +301,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                          expected="a driver branch that supports the CUDA in use")
         return unknown(f"{said}; whether these GPUs support it (data-center GPUs and select RTX SKUs) is not in "
                        f"this source ({FORWARD_COMPAT})", actual={"driver": driver})
-    if not torch and cuda_toolkit is not None and not problems:
+    stated_only = (cuda_toolkit is not None and cuda_toolkit.stated
+                   and not release(cuda_toolkit.version, 2) > release(_cuda_of_branch(dv) or "99", 2))
+    if not torch and cuda_toolkit is not None and not problems and not stated_only:
         judged = _toolkit_only(driver, (nvidia.cuda_version if nvidia is not None else None) or _cuda_of_branch(dv),
                                cuda_toolkit)
         return judged if nvidia is None else over_gpus(nvidia, [g for g in nvidia.gpus if not g.error], judged)
@@ -359,6 +364,17 @@ def _toolkit_only(driver: str, driver_cuda: str | None, toolkit: CudaToolkit) ->
     actual = {"driver": driver, "driver_cuda": driver_cuda, "toolkit": toolkit.version}
     tv = release(toolkit.version, 2)
     floor = _DRIVER_FLOOR.get(tv[0]) if tv else None
+    if toolkit.stated:
+        # A bare `CUDA Version:` above the driver branch's CUDA: the CUDA in use, or nvidia-smi's figure under the
+        # forward-compatibility package. The same major above the floor runs either way.
+        said = (f"the paste names CUDA {toolkit.version} ({toolkit.line!r}), above the CUDA {driver_cuda} of driver "
+                f"{driver}'s branch")
+        if floor and release(driver) >= floor and tv[:1] == release(driver_cuda or "0", 2)[:1]:
+            return not_an_issue(f"{said}: minor-version compatibility runs a CUDA {tv[0]}.x runtime on this driver "
+                                "(only JIT of newer PTX fails)", actual=actual, evidence=[toolkit.line])
+        return unknown(f"{said}: whether it is the runtime in use (a CUDA {tv[0]}.x the driver does not run) or "
+                       "nvidia-smi's figure under the forward-compatibility package is not in this source",
+                       actual=actual, hint="paste `nvidia-smi` and the engine's start-up log")
     if not driver_cuda:
         return unknown(f"driver {driver}; {said}; which CUDA the driver supports is not in this source",
                        actual=actual)
@@ -390,6 +406,13 @@ def _nccl_runtime(log: ServingLog) -> Outcome:
     return ok(f"{said}: a driver runs a runtime of its CUDA or older", actual=actual, evidence=list(log.cuda_lines))
 
 
+# The lowest driver CUDA under which every ollama release picks a runner the driver runs. ollama's discover/gpu.go
+# cudaVariant chooses the runner from the driver's CUDA that its probe read: v11 below a 12.1 driver in the releases
+# that ship v11, v12 below a CUDA 13 driver, v13 from it (ollama PR 12300). A 12.0 or older driver under a release
+# without v11 gets v12, which it may not run.
+OLLAMA_RUNNER_BY_DRIVER = (12, 1)
+
+
 def _ollama_runner(o: OllamaCuda) -> Outcome:
     """DRV-CUDA-COMPAT from ollama's own discovery: the CUDA the driver supports beside the CUDA runner ollama chose
     (`variant=v12`), else the one it ships (`Dynamic LLM libraries [cuda_v11 ...]`). ollama's discovery reached the
@@ -399,6 +422,10 @@ def _ollama_runner(o: OllamaCuda) -> Outcome:
     said = f"the driver supports CUDA {o.driver_cuda} (ollama's discovery: driver={o.driver_cuda})"
     names = ", ".join(f"cuda v{m}" for m in runners)
     actual = {"driver_cuda": o.driver_cuda, "runners": [f"cuda_v{m}" for m in runners]}
+    if not runners and release(o.driver_cuda, 2) >= OLLAMA_RUNNER_BY_DRIVER:
+        return ok(f"{said}: ollama picks its CUDA runner from the driver's CUDA (v12 below a CUDA 13 driver, v13 from "
+                  "it; discover's cudaVariant), so the runner it loads is one this driver runs", actual=actual,
+                  evidence=list(o.lines))
     if not runners:
         return unknown(f"{said}; which CUDA runner ollama loads is not in the lines shown",
                        hint="paste ollama's start-up log from its `Dynamic LLM libraries` line", actual=actual)

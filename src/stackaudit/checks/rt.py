@@ -185,7 +185,12 @@ def torch_supports(capability: str, torch_version: str, torch_cuda: str | None,
 # release/1.13 (b2120463) and `11.[67]` on release/2.0 (56177beb): the same list on each. cu111 and cu113 are the
 # `11.[123]` case of manywheel/build.sh on release/1.10 (f0f41b25) and `11.[1235]` of manywheel/build_cuda.sh on
 # release/1.11 (e77e5d07), the same list; cu102 is their `10.*` case (3.7, 5.0, 6.0, 7.0), unchanged through
-# release/1.13.
+# release/1.13. cu129 (from 2.8) and cu130 (from 2.9) are the `12.9` and `13.0` cases of .ci/manywheel/build_cuda.sh
+# (commit 799d09f2: 12.9 is 7.0;7.5;8.0;8.6;9.0;10.0;12.0+PTX, 13.0 is 7.5;8.0;8.6;9.0;10.0;12.0+PTX on x86_64); on
+# release/2.12 the 12.9 case is 7.5;8.0;8.6;9.0;10.0;12.0 (https://github.com/pytorch/pytorch/pull/188443), and the
+# 13.0 sets are unchanged in release/2.13's TORCH_CUDA_ARCH_LIST_TABLE (.ci/manywheel/build_env_setup.py). Their aarch64
+# wheels (GH200, GB200, DGX Spark) carry 8.0;9.0;10.0;11.0;12.0 (build_cuda.sh's filter_aarch64_archs, and
+# .ci/aarch64_linux/aarch64_ci_build.sh for 12.9, which adds 12.1): no 7.5.
 # Each entry: (the first torch release it is known for, the capabilities).
 WHEEL_ARCHES = {
     (10, 2): ("1.10", ("3.7", "5.0", "6.0", "7.0")),
@@ -198,10 +203,13 @@ WHEEL_ARCHES = {
     (12, 4): ("2.4", ("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")),
     (12, 6): ("2.6", ("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")),
     (12, 8): ("2.7", ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0")),
+    (12, 9): ("2.8", ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0")),
+    (13, 0): ("2.9", ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0")),
 }
 # Capabilities that some releases of an entry's range carry and others do not: absent from the shared list, yet no
-# sure "no" (cu128: 7.0 in 2.8 to 2.10 only).
-WHEEL_ARCHES_VARY = {(12, 8): ("7.0",)}
+# sure "no" (cu128: 7.0 in 2.8 to 2.10 only; cu129: 7.0 before 2.12; cu129 and cu130: 7.5 on x86_64 only, 11.0 on
+# aarch64 only, and a paste seldom names the wheel's platform).
+WHEEL_ARCHES_VARY = {(12, 8): ("7.0",), (12, 9): ("7.0", "7.5", "11.0"), (13, 0): ("7.5", "11.0")}
 _WHEEL_VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)(\.dev\d{8})?\+cu(\d+)(\d)")
 
 
@@ -341,9 +349,9 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None,
         return unknown(f"torch's version is not in the pasted report{where}", hint="paste the whole report")
     if not envs:
         return not_applicable(f"torch is not installed in the serving environment{where}")
-    # Built without CUDA: torch/version.py's cuda None, a report's "CUDA used to build PyTorch: None", or the CPU
+    # Built without CUDA: torch/version.py's cuda None, a report's "CUDA used to build PyTorch: None" (collect_env.NO_CUDA_BUILD), or the CPU
     # wheel's local version `+cpu` (download.pytorch.org/whl/cpu) where the report could not collect the build's CUDA.
-    cpu_only = [e for e in envs if e.torch_cuda in ("", "None") or (e.version("torch") or "").endswith("+cpu")]
+    cpu_only = [e for e in envs if e.torch_cuda == "" or (e.version("torch") or "").endswith("+cpu")]
     if cpu_only and gpus is not None and gpus.count:
         e = cpu_only[0]
         return issue(
@@ -352,7 +360,7 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None,
             actual={"torch": e.version("torch"), "cuda": None}, expected="a CUDA build of torch (cu12x)",
             subjects=list(gpus.bdfs), evidence=[f"{e.site_packages[0] if e.site_packages else e.prefix or e.source}: "
                                                       f"torch {e.version('torch')}, built with CUDA "
-                                                      f"{'None' if e.torch_cuda in ('', 'None') else 'unknown'}"],
+                                                      f"{'None' if e.torch_cuda == '' else 'unknown'}"],
         )
     e = envs[0]
     floor = _below_kernel_floor(e, gpus)
@@ -388,7 +396,7 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None,
                if arch_list is None else "",
                f"whether torch {torch_v} carries " + ", ".join(sorted({f'sm_{caps[n].replace(".", "")}' for n, v
                                                                      in verdicts.items() if v is None}))
-               + " (the releases its CUDA's list holds for differ there)"
+               + " (the releases or platforms its CUDA's list holds for differ there)"
                if arch_list is not None and any(v is None for v in verdicts.values()) else ""]
     return unknown(
         f"torch {torch_v} (CUDA {e.torch_cuda or 'unknown'}) in {e.source}: coverage cannot be confirmed without "
@@ -1747,6 +1755,9 @@ def trtllm_allreduce(serving_processes: ServingProcesses | None = None, pci: Pci
 
 MATRIX_PACKAGES = ("torch", "vllm", "sglang", "sgl-kernel", "tensorrt-llm", "flashinfer-python", "flashinfer",
                    "flashinfer-cubin", "flashinfer-jit-cache", "triton", "xformers", "transformers")
+# What a pasted report's header records (collect_env's and check_env's first lines), by row key: an excerpt that
+# starts after one of them is an inventory without it, like one cut before the library versions.
+MATRIX_HEADER = {"python": "Python", "torch": "torch", "torch_cuda": "torch's CUDA"}
 
 
 def _matrix(env: PythonEnvironment) -> dict[str, str | None]:
@@ -1786,6 +1797,8 @@ def version_matrix(python_env: PythonEnv) -> Outcome:
 
     Traps: the audit's own virtual environment is not the engine's; versions come from the
     serving process's interpreter and say which one.
+    A pasted report is recorded only where it shows both its header (Python, torch and torch's CUDA,
+    MATRIX_HEADER) and its library versions; an excerpt without either is unknown.
     """
     rows = [_matrix(e) for e in python_env.environments]
     if not any(len(r) > 3 for r in rows):
@@ -1798,10 +1811,13 @@ def version_matrix(python_env: PythonEnv) -> Outcome:
     where = _where(python_env)
     libraries = [k for r in rows for k, v in r.items() if v and k not in ("source", "interpreter", "python", "torch",
                                                                           "torch_cuda")]
-    if python_env.from_report and not libraries:
-        # A report cut after its header (Python, torch): the engine and library versions it would list are not
-        # shown, so the inventory is not complete enough to record as ok.
-        return unknown("; ".join(parts) + where + "; the engine and library versions are not in this excerpt",
+    headless = sorted({name for r in rows for key, name in MATRIX_HEADER.items() if r.get(key) in (None, "unknown")})
+    if python_env.from_report and (not libraries or headless):
+        # A report cut after its header (Python, torch), or starting after it: the versions it would list there are
+        # not shown, so the inventory is not complete enough to record as ok.
+        lacking = ([f"{', '.join(headless)} (the report's header)"] if headless else []) + (
+            [] if libraries else ["the engine and library versions"])
+        return unknown("; ".join(parts) + where + f"; {' and '.join(lacking)} are not in this excerpt",
                        hint="paste the whole `python -m vllm.collect_env` (or `python -m sglang.check_env`)",
                        actual=rows if len(rows) > 1 else rows[0])
     return ok("; ".join(parts) + where, actual=rows if len(rows) > 1 else rows[0],

@@ -49,6 +49,12 @@ _TOPO_START = ("GPU Topology", "NVIDIA Topology")
 _TOPO_END = re.compile(r"^(Hypervisor vendor|ulimit soft|={5,})|^[A-Z_][A-Z0-9_]*=")
 
 
+# What the report prints for torch.version.cuda where torch is built without CUDA (a CPU, XPU or TPU build): "None"
+# (str(None)), or "Could not collect" where its replace_nones stands in for None (torch/utils/collect_env.py,
+# get_env_info's `cuda_version_str = torch.version.cuda`). A ROCm build and a missing torch print "N/A".
+NO_CUDA_BUILD = ("None", "Could not collect")
+
+
 @dataclass(frozen=True)
 class CollectEnv:
     """What a vLLM collect_env / SGLang check_env report says (empty string: not in the report)."""
@@ -56,7 +62,9 @@ class CollectEnv:
     tool: str  # "vllm" (collect_env) | "sglang" (check_env) | "openmmlab" (lmdeploy check_env)
     format: str  # "old" | "new" | "sglang" | "openmmlab"
     torch_version: str = ""
-    torch_cuda: str = ""  # "CUDA used to build PyTorch"
+    # "CUDA used to build PyTorch" (torch.version.cuda), like PythonEnvironment.torch_cuda: "12.8"; "" built without
+    # CUDA (NO_CUDA_BUILD, or a `+cpu` wheel); None not in the report.
+    torch_cuda: str | None = None
     cuda_runtime: str = ""
     driver_version: str = ""
     vllm_version: str = ""
@@ -198,10 +206,14 @@ def parse_collect_env(text: str) -> CollectEnv:
         return ""
 
     torch_version = get("PyTorch version", "PyTorch") or packages.get("torch", "")
-    torch_cuda = get("CUDA used to build PyTorch")
-    if not torch_cuda:
-        m = re.search(r"\+cu(\d+)(\d)$", torch_version)
-        torch_cuda = f"{m.group(1)}.{m.group(2)}" if m else ""
+    built, wheel = get("CUDA used to build PyTorch"), re.search(r"\+cu(\d+)(\d)$", torch_version)
+    torch_cuda: str | None = None
+    if built and built not in NO_CUDA_BUILD:
+        torch_cuda = built
+    elif wheel:  # the wheel's `+cu128` names its CUDA where the line does not
+        torch_cuda = f"{wheel.group(1)}.{wheel.group(2)}"
+    elif values.get("CUDA used to build PyTorch") in NO_CUDA_BUILD or torch_version.endswith("+cpu"):
+        torch_cuda = ""
     cuda_runtime = get("CUDA runtime version")
     if not cuda_runtime:
         m = re.search(r"release (\d+\.\d+)", get("NVCC"))

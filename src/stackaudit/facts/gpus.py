@@ -749,6 +749,8 @@ _OLLAMA_LIBRARIES = re.compile(r'msg="Dynamic LLM libraries \[([^\]]*)\]"')
 _OLLAMA_COUNT = re.compile(r"^\s*device count (\d+)\s*$")
 # Its CUDA probe's reading of the driver (OLLAMA_DEBUG, `cuDriverGetVersion`), the journal tag peeled.
 _OLLAMA_PROBE_DRIVER = re.compile(r"^\s*CUDA driver version: (\d+\.\d+)\s*$")
+# Its CUDA probe's lines per GPU (OLLAMA_DEBUG, `[GPU-<uuid>] Compute Capability 12.0`): the GPUs it found.
+_OLLAMA_PROBE_GPU = re.compile(r"^\s*\[(GPU-[0-9a-fA-F-]+)\] Compute Capability \d+\.\d+\s*$")
 _OLLAMA_DISCOVERY = re.compile(r'msg="inference compute" id=(\S+) .*?library=cuda\b(?:.*?\bvariant=v(\d+))?.*?\bdriver=(\d+\.\d+)')
 
 
@@ -770,7 +772,7 @@ fact("ollama_cuda", OllamaCuda, hint="paste ollama's start-up log (`journalctl -
 @parser(EVIDENCE_LINES, feeds="ollama_cuda", kind=OllamaCuda, rank=10)
 def ollama_cuda_from_log(text: str) -> OllamaCuda:
     """The driver's CUDA and ollama's CUDA runners from its pasted discovery lines (with OLLAMA_DEBUG, its CUDA probe's
-    `CUDA driver version: 12.8`).
+    `CUDA driver version: 12.8`, and its `[GPU-<uuid>] Compute Capability 12.0` line per GPU).
 
     Input (tests/data/captures/244, the library list and one of its four GPUs)::
 
@@ -787,7 +789,9 @@ def ollama_cuda_from_log(text: str) -> OllamaCuda:
     for line in text.splitlines():
         libs, found, probe = _OLLAMA_LIBRARIES.search(line), _OLLAMA_DISCOVERY.search(line), _OLLAMA_COUNT.search(line)
         count = int(probe.group(1)) if probe else count
-        probed = _OLLAMA_PROBE_DRIVER.search(line)
+        probed, probed_gpu = _OLLAMA_PROBE_DRIVER.search(line), _OLLAMA_PROBE_GPU.search(line)
+        if probed_gpu:
+            gpus.append(probed_gpu.group(1))
         if probed:
             probe_drivers.append(probed.group(1))
             lines.append(line.strip())

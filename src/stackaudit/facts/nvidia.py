@@ -907,14 +907,21 @@ def driver_from_evidence_lines(text: str) -> NvidiaDriver:
 # `CUDA Toolkit: CUDA 13.0 Update 2`.
 STATED_TOOLKIT = re.compile(r"\bCuda compilation tools, release (\d+\.\d+)|^\W*CUDA Toolkit:\s*(?:CUDA\s*)?(\d+\.\d+)\b",
                             re.IGNORECASE)
+# A hardware list's `CUDA Version: 12.3` on its own line (not nvidia-smi's header, which has the driver beside it, nor
+# `nvidia-smi -q`'s padded field): nvidia-smi's figure copied, or the CUDA the user runs; which, the line does not say.
+STATED_CUDA = re.compile(r"^\W*CUDA Version:\s*(\d+\.\d+)\s*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class CudaToolkit(Sourced):
-    """The system CUDA toolkit a paste shows (nvcc's release), not the runtime a program ships."""
+    """The system CUDA toolkit a paste shows (nvcc's release), not the runtime a program ships.
+
+    `stated` marks a bare `CUDA Version: X.Y` line (STATED_CUDA), read only where no toolkit line is shown: a CUDA the
+    paste names, which may be nvidia-smi's figure for the driver rather than a toolkit."""
 
     version: str = ""
     line: str = ""
+    stated: bool = False
 
 
 fact("cuda_toolkit", CudaToolkit, hint="paste `nvcc --version`")
@@ -922,7 +929,8 @@ fact("cuda_toolkit", CudaToolkit, hint="paste `nvcc --version`")
 
 @parser(EVIDENCE_LINES, feeds="cuda_toolkit", kind=CudaToolkit, rank=10)
 def toolkit_from_evidence_lines(text: str) -> CudaToolkit:
-    """The system toolkit's release, where the paste shows one (two different releases name no one toolkit).
+    """The system toolkit's release, where the paste shows one (two different releases name no one toolkit); else a
+    bare `CUDA Version: X.Y` line (STATED_CUDA), marked `stated`.
 
     Input (tests/data/captures/410, nvcc --version's fourth line)::
 
@@ -930,6 +938,10 @@ def toolkit_from_evidence_lines(text: str) -> CudaToolkit:
     """
     found = {(m.group(1) or m.group(2)): line.strip() for line in text.splitlines() for m in [STATED_TOOLKIT.search(line)]
              if m}
+    stated = {m.group(1): line.strip() for line in text.splitlines() for m in [STATED_CUDA.search(line)] if m}
+    if not found and len(stated) == 1:
+        (version, line), = stated.items()
+        return CudaToolkit(version=version, line=line, stated=True)
     if len(found) != 1:
         raise ParseError("no one CUDA toolkit release in the lines shown")
     (version, line), = found.items()

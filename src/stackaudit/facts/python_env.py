@@ -403,7 +403,7 @@ def python_env_from_collect_env(ctx: FactContext) -> PythonEnv:
     home = named.get("cuda-home", "") if nvcc else ""
     env = PythonEnvironment(f"pasted {'check_env' if report.tool == 'sglang' else 'collect_env'}", None, engine,
                             python_version=report.python_version, packages=packages,
-                            torch_cuda=report.torch_cuda or None, cuda_home=home,
+                            torch_cuda=report.torch_cuda, cuda_home=home,
                             cuda_home_from="the report's CUDA_HOME and NVCC lines" if home else "",
                             cuda_home_version=nvcc.group(1) if nvcc and home else None)
     return PythonEnv((env,), False, ("from a pasted report: the shell it ran in, not necessarily the engine's",),

@@ -16,7 +16,8 @@ driver container: appended to NVIDIA_DAEMON_LOG instead), the Kubernetes device 
 `main.go:154] Starting FS watcher.`, `Loading NVML`), ollama's GPU discovery lines (`msg="inference
 compute"`, `looking for compatible GPUs`, `no compatible GPUs were discovered`), the CUDA runners it ships
 (`Dynamic LLM libraries [cuda_v11 ...]`), the driver library its `detected GPUs` line loaded
-(`library=/usr/lib/x86_64-linux-gnu/libcuda.so.570.86.16`) and the device count its CUDA probe printed. Its spans yield to every block recogniser's
+(`library=/usr/lib/x86_64-linux-gnu/libcuda.so.570.86.16`), the device count its CUDA probe printed and the probe's line
+per GPU (`[GPU-<uuid>] Compute Capability 12.0`). Its spans yield to every block recogniser's
 (registry `fallback`): a line is evidence here only where no recogniser read it as part of its
 output. Each run of such lines is appended to the pasted document EVIDENCE_LINES, which no fact
 reads as a whole output: the checks that need more say so (unknown, with what to paste).
@@ -66,7 +67,8 @@ _UNIT_HEAD = re.compile(r"^\s*(?:(?:[●○×*]\s*)?(?:nv_peer_mem|nvidia[\w-]*|
 _PEER = re.compile(r"^\s*(?:>\s*)?Peer access from .{1,80} \(GPU\d+\) -> .{1,80} \(GPU\d+\) : (?:Yes|No)\s*$")
 # ollama's GPU discovery (facts/gpus.py reads the GPUs its `inference compute` lines name).
 _OLLAMA = re.compile(r'\bmsg="?(?:inference compute"|looking for compatible GPUs|no compatible GPUs were discovered|'
-                     r'Dynamic LLM libraries \[|detected GPUs" .*\blibrary=\S*libcuda\.so\.\d)|^\s*device count \d+\s*$')
+                     r'Dynamic LLM libraries \[|detected GPUs" .*\blibrary=\S*libcuda\.so\.\d)|^\s*device count \d+\s*$|'
+                     r'^\s*\[GPU-[0-9a-fA-F-]+\] Compute Capability \d+\.\d+\s*$')
 # The NVIDIA Kubernetes device plugin's own start lines, under klog's head (`I1019 06:25:03.801505  1 main.go:154]`)
 # or Go's log time (`2020/10/14 18:04:53`): they show the plugin running on a Kubernetes GPU node.
 _DEVICE_PLUGIN = re.compile(r"(?:^[IWE]\d{4} [\d:.]+\s+\d+ \w+\.go:\d+\]|^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d)\s+"
@@ -80,7 +82,7 @@ _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "op
             "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs",
             "LLM libraries", "device count", *PEER_NEEDLES, *DATA_TEST_NEEDLES, "watcher", "Starting Plugins", "Loading NVML",
             "Loading configuration", "Running with config", "plugins", "Registered device plugin", "No devices found",
-            "GRPC server", "compilation tools", "Toolkit:", "Driver:", "driver:", "detected GPUs")
+            "GRPC server", "compilation tools", "Toolkit:", "Driver:", "driver:", "detected GPUs", "] Compute Capability")
 
 
 def _daemon_line(line: str) -> bool:

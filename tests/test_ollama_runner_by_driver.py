@@ -1,0 +1,72 @@
+"""DRV-CUDA-COMPAT from ollama's CUDA probe alone (checks/drv.py OLLAMA_RUNNER_BY_DRIVER, facts/gpus.py
+ollama_cuda_from_log).
+
+ollama picks its CUDA runner from the driver's CUDA its probe read (discover/gpu.go cudaVariant: v11 below a 12.1
+driver where it ships v11, v12 below a CUDA 13 driver, v13 from it), so a driver of CUDA 12.1 or newer runs the
+runner it loads even where the log does not name it. The probe's `[GPU-<uuid>] Compute Capability X.Y` lines are
+the GPUs it found. Real pastes: corpus capture 454 (ollama#9415) and the excerpts below with their threads;
+counter-examples are modelled where marked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus import capture_checks, paste_checks
+
+# https://github.com/ollama/ollama/issues/8532 (a comment's OLLAMA_DEBUG journal, cut after the probe).
+A2000_PROBE = """jan 27 17:08:19 desktop ollama[1646734]: calling cuInit
+jan 27 17:08:19 desktop ollama[1646734]: calling cuDriverGetVersion
+jan 27 17:08:19 desktop ollama[1646734]: raw version 0x2f1c
+jan 27 17:08:19 desktop ollama[1646734]: CUDA driver version: 12.6
+jan 27 17:08:19 desktop ollama[1646734]: calling cuDeviceGetCount
+jan 27 17:08:19 desktop ollama[1646734]: device count 1
+"""
+
+# https://github.com/ollama/ollama/issues/9245 (a comment's journal: the probe, then the discovery line).
+RTX4080_PROBE = """2月 21 13:31:11 tc ollama[285585]: CUDA driver version: 12.3
+2月 21 13:31:11 tc ollama[285585]: calling cuDeviceGetCount
+2月 21 13:31:11 tc ollama[285585]: device count 1
+2月 21 13:31:11 tc ollama[285585]: time=2025-02-21T13:31:11.754+08:00 level=DEBUG source=gpu.go:125 msg="detected GPUs" count=1 library=/usr/lib/x86_64-linux-gnu/libcuda.so.545.23.08
+2月 21 13:31:11 tc ollama[285585]: [GPU-433dad3d-903e-13f1-25aa-8888bfae0c86] CUDA totalMem 16076 mb
+2月 21 13:31:11 tc ollama[285585]: [GPU-433dad3d-903e-13f1-25aa-8888bfae0c86] CUDA freeMem 15811 mb
+2月 21 13:31:11 tc ollama[285585]: [GPU-433dad3d-903e-13f1-25aa-8888bfae0c86] Compute Capability 8.9
+"""
+RTX4080_DISCOVERY = ("2月 21 13:31:11 tc ollama[285585]: time=2025-02-21T13:31:11.961+08:00 level=INFO source=types.go:130 "
+                     'msg="inference compute" id=GPU-433dad3d-903e-13f1-25aa-8888bfae0c86 library=cuda variant=v12 '
+                     'compute=8.9 driver=12.3 name="NVIDIA GeForce RTX 4080" total="15.7 GiB" available="15.4 GiB"\n')
+
+
+def test_rtx5090_probe_is_ok_over_its_gpu() -> None:
+    result = capture_checks("454", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "ok", result.message
+    assert "cudaVariant" in result.message
+    assert result.coverage.shown and result.coverage.total == 1
+
+
+def test_probe_without_gpu_lines_is_ok_but_shows_no_gpu(tmp_path: Path) -> None:
+    # The excerpt ends at the device count: the verdict holds, over no GPU shown.
+    result = paste_checks(tmp_path, A2000_PROBE, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "unknown", result.message
+    assert "CUDA 12.6" in result.message and "cudaVariant" in result.message
+    assert result.coverage.total == 1 and not result.coverage.shown
+
+
+def test_probe_gpu_line_is_the_gpu_shown(tmp_path: Path) -> None:
+    result = paste_checks(tmp_path, RTX4080_PROBE, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "ok", result.message
+    assert result.coverage.shown == ("GPU 0",)
+
+
+def test_a_chosen_runner_still_decides(tmp_path: Path) -> None:
+    result = paste_checks(tmp_path, RTX4080_PROBE + RTX4080_DISCOVERY, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "ok", result.message
+    assert "cuda v12 runner" in result.message
+
+
+def test_old_driver_without_runner_stays_unknown(tmp_path: Path) -> None:
+    # Modelled: a CUDA 11.4 driver; an ollama without the v11 runner loads v12, which that driver does not run.
+    result = paste_checks(tmp_path, RTX4080_PROBE.replace("version: 12.3", "version: 11.4"),
+                          "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert result.status == "unknown", result.message
+    assert "not in the lines shown" in result.message
