@@ -100,12 +100,15 @@ class Symptom:
     # the GPU through the driver (the device nodes and libraries were there): not-an-issue, quoted.
     clears: tuple[str, ...] = ()
     # Why the line rules out the checks of `clears`, in words.
-    cleared: str = "the CUDA call that failed so had reached the GPU through the driver"
+    cleared: str = ""
     # The setting under which alone the line is this check's failure ("container": a CUDA or NVML call failing
     # with "unknown error" is a GPU the container was given and cannot open; on a bare host it is another fault,
     # a driver left broken after suspend, a GPU off the bus). The check's facts must show it (`Sharpen.shows`).
     within: str = ""
 
+
+# Why a CUDA call's own failure rules out CTR-GPU-ACCESS (`Symptom.cleared`).
+_CUDA_REACHED = "the CUDA call that failed so had reached the GPU through the driver"
 
 # A container that asks for GPUs (a pasted spec's request, the NVIDIA runtime's variables inside it).
 IN_GPU_CONTAINER = "container"
@@ -144,7 +147,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("p2p-unsupported", re.compile(r"peer access is not supported between these two devices"),
         "IC-P2P-FUNCTIONAL", "high", CUDA_ERRORS,
         "the run used GPU peer access that CUDA refused (cudaErrorPeerAccessUnsupported, error 217)",
-        clears=("CTR-GPU-ACCESS",)),
+        clears=("CTR-GPU-ACCESS",), cleared=_CUDA_REACHED),
     Symptom("nvlink-xid", re.compile(rf"NVRM: Xid \(PCI:[0-9a-fA-F:.]+\):\s*{_NVLINK_XID}\b"),
         "DRV-NVLINK-HEALTH", "high", XID_CATALOGUE, "the driver logged an NVLink error Xid", faults_gpu=True),
     Symptom("nvlink-xid-cause", re.compile(rf"caused by previous Xid {_NVLINK_XID}\b"),
@@ -164,7 +167,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
                                                 r"CUDA_ERROR_SYSTEM_NOT_READY"),
         "DRV-FABRIC-MANAGER", "high", CUDA_ERRORS,
         "CUDA refused to start: the system is not ready (error 802), which on NVSwitch systems means Fabric Manager "
-        "is not running or does not match the driver", clears=("CTR-GPU-ACCESS",)),
+        "is not running or does not match the driver", clears=("CTR-GPU-ACCESS",), cleared=_CUDA_REACHED),
     # Docker's daemon answers a GPU request (`--gpus`, compose `capabilities: [gpu]`) it has no device driver for:
     # no NVIDIA runtime or hook is registered (`""`, or `"nvidia"` from compose's `driver: nvidia`).
     Symptom("docker-no-gpu-driver", re.compile(r'could not select device driver (?:"[^"]*" )?with capabilities: \[\[gpu\]\]'),
