@@ -334,8 +334,8 @@ def dmabuf(rdma: RdmaDevices, kernel: KernelInfo | None = None, modules: LoadedM
 
     Traps: irrelevant for single-node serving (not an issue when the engine runs on one node).
     nvidia_peermem does not affect GPU-to-GPU traffic inside one host (IC-NVIDIA-PEERMEM).
-    NCCL's own "NET/IB : No device found" or "Using network Socket" means the engine sends over no
-    RDMA NIC: not applicable.
+    NCCL's own "NET/IB : No device found" means the engine sends over no RDMA NIC: not applicable.
+    "Using network Socket" alone is not read so: NCCL_IB_DISABLE gives it on a host with RDMA NICs.
     `GDRDMA` on a rank's NET channel is ok for that rank's GPU: its NIC reads and writes GPU memory.
     That line does not say which path (nvidia_peermem or DMA-BUF) serves it.
     """
