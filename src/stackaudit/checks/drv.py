@@ -1324,8 +1324,8 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     kernel log's AER lines (facts/pcie_errors.py) for the GPUs with application Xids.
 
     Bad value: per GPU and by class (counted with the repeats the kernel's rate limit folded),
-    hardware lost — 79 or "fallen off the bus" without a number, "probe routine failed", 119/120
-    (GSP), a GPU NVML reports lost; degraded — 48/95 (ECC), 64 (row-remap failure), 74 and 144-150
+    hardware lost — 79 or "fallen off the bus" without a number, "probe routine failed", "RmInitAdapter
+    failed!" with no line naming its cause (facts/symptoms.py), 119/120 (GSP), a GPU NVML reports lost; degraded — 48/95 (ECC), 64 (row-remap failure), 74 and 144-150
     (NVLink); contained — 63 (row remap recorded), 94 (contained ECC); a recovery action other
     than None (NVML, or Xid 154). Lost and degraded GPUs are P0 whatever the fix costs.
 
@@ -1339,6 +1339,8 @@ def xid(gpu_events: GpuEvents, nvidia: NvidiaGpus | None = None, pci: PciDevices
     the same log is an issue (medium): the fault came from the link, not the program. A GPU that fell off the bus (79) needs a node
     reboot, not a GPU reset. The driver's recovery action (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION,
     Xid 154) is preferred over the class's guess of reset-vs-reboot.
+    An RmInitAdapter failure whose cause the same log names (the GSP firmware's boot, the open module
+    refusing the GPU, a BAR without space) is that cause's check's finding.
     "No Xid" is concluded only from a whole kernel log (from boot, no gap): a pasted excerpt or a
     ring buffer that wrapped cannot show that none happened.
     A grep of this boot's kernel log that matches Xid lines, shown with all it printed (`dmesg | grep NVRM`,

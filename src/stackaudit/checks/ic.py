@@ -1521,6 +1521,30 @@ def _nccl_net_affinity(log: ServingLog, multi_node: bool) -> Outcome:
     return over_subjects(judged, list(summary), log.comm_ranks or None, ask="nvidia-smi topo -m")
 
 
+# NCCL_NET_GDR_LEVEL values within PXB, NCCL's default (env.html: names, or the deprecated 0-2 for LOC/PIX/PXB).
+_GDR_LEVELS_WITHIN_PXB = frozenset(("LOC", "PIX", "PXB", "0", "1", "2"))
+
+
+def _nccl_gdr_affinity(log: ServingLog, ranks: list[int], nccl_config: NcclConfig | None) -> Outcome:
+    """IC-NIC-GPU-AFFINITY from NCCL's own GPU Direct RDMA choice (ServingLog.net_gdr): NCCL writes `GDRDMA` on a
+    rank's NET channel only where that GPU's path to the NIC is within NCCL_NET_GDR_LEVEL (default PXB,
+    graph/paths.cc `ncclTopoCheckGdr`), so each such rank's NIC is near its GPU: ok over those ranks. A level set past
+    PXB leaves it unknown: NCCL then uses GDR over a far path too."""
+    if (gdr_off := _gdr_off(log)) is not None:
+        return gdr_off
+    level = (nccl_config.value("NCCL_NET_GDR_LEVEL") if nccl_config is not None else None) \
+        or log.nccl_env.get("NCCL_NET_GDR_LEVEL")
+    lines = [c.line for c in log.channels if c.gdr][:2]
+    if level and level.upper() not in _GDR_LEVELS_WITHIN_PXB:
+        return unknown(f"NCCL uses GPU Direct RDMA for rank {', '.join(map(str, ranks))}, but NCCL_NET_GDR_LEVEL={level} "
+                       "lets it do so beyond PXB: the line does not say how near the NIC is",
+                       actual={"NCCL_NET_GDR_LEVEL": level}, hint="`nvidia-smi topo -m` (its NIC columns)")
+    judged = ok(f"NCCL uses GPU Direct RDMA on the network channels of rank {', '.join(map(str, ranks))} (`GDRDMA`), "
+                "which it does only for a NIC within PXB of the GPU (NCCL_NET_GDR_LEVEL's default)",
+                actual={f"rank {r}": "GDRDMA" for r in ranks}, evidence=lines)
+    return over_subjects(judged, [f"rank {r}" for r in ranks], log.comm_ranks or None, ask="nvidia-smi topo -m")
+
+
 @check(
     "IC-NIC-GPU-AFFINITY",
     title="RDMA NIC far from its GPU (multi-node / disaggregated serving)",
@@ -1538,7 +1562,9 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     """Reads: the NIC rows/columns of `nvidia-smi topo -m` (and its NIC Legend), the engine's
     multi-node / disaggregation flags, a pasted NCCL log (`NET/IB : Using [0]mlx5_0`, GDR lines, and its
     path dump `GPU/4B000 :… NET/0 (4/12.500000/PXB)`, judged as the NIC columns where no matrix is shown),
-    NCCL_IB_HCA and NCCL_NET_GDR_LEVEL.
+    NCCL_IB_HCA and NCCL_NET_GDR_LEVEL. Where neither a matrix nor a path dump is shown, `GDRDMA` on every
+    rank's NET channel is ok over those ranks: NCCL uses GPU Direct RDMA only within NCCL_NET_GDR_LEVEL
+    (default PXB).
 
     Bad value: for multi-node or disaggregated serving, a GPU whose nearest NIC is `NODE`/`SYS`
     while the host has `PIX`/`PXB` NICs (GPU Direct RDMA is used only up to PXB by default), or
@@ -1561,6 +1587,9 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
                               actual=local[1])
     if gpu_topology is None and serving_log is not None and serving_log.gpu_nets:
         return _nccl_net_affinity(serving_log, _multi_node(serving_processes, serving_log))
+    gdr = serving_log.net_gdr() if serving_log is not None else {}
+    if gpu_topology is None and serving_log is not None and gdr and all(gdr.values()):
+        return _nccl_gdr_affinity(serving_log, sorted(gdr), nccl_config)
     if gpu_topology is None:
         return unknown("the topology matrix (GPU and NIC rows) is not in the source", hint="`nvidia-smi topo -m`")
     topo = gpu_topology

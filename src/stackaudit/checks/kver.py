@@ -5,7 +5,16 @@ from __future__ import annotations
 import re
 
 from stackaudit.checks.kern import counts, is_vm
-from stackaudit.checks.registry import Fix, Outcome, issue, not_an_issue, not_applicable, ok, unknown
+from stackaudit.checks.registry import (
+    Fix,
+    Outcome,
+    issue,
+    not_an_issue,
+    not_applicable,
+    ok,
+    over_subjects,
+    unknown,
+)
 from stackaudit.checks.registry import check as register_check
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.cpufreq import CpuFreq
@@ -15,6 +24,7 @@ from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.processes import ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
+from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelInfo, KernelLog, LoadedModules
 from stackaudit.fixes.model import (
     advice,
@@ -307,11 +317,13 @@ _MULTI_NODE_FLAGS = ("--nnodes", "--node-rank", "--dist-init-addr", "--data-para
     references=("https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html",
                 "https://github.com/NVIDIA/nccl/blob/master/src/transport/net_ib/gdr.cc"),
 )
-def dmabuf(kernel: KernelInfo, rdma: RdmaDevices, modules: LoadedModules | None = None,
-           nvidia_kernel: NvidiaKernel | None = None, serving_processes: ServingProcesses | None = None) -> Outcome:
+def dmabuf(rdma: RdmaDevices, kernel: KernelInfo | None = None, modules: LoadedModules | None = None,
+           nvidia_kernel: NvidiaKernel | None = None, serving_processes: ServingProcesses | None = None,
+           serving_log: ServingLog | None = None) -> Outcome:
     """Reads: RDMA devices (/sys/class/infiniband), `uname -r` (>= 5.12 for RDMA dma-buf), the
     nvidia module flavour (/proc/driver/nvidia/version "Open Kernel Module"), nvidia_peermem in
-    /proc/modules, NCCL_DMABUF_ENABLE and multi-node flags of the serving processes.
+    /proc/modules, NCCL_DMABUF_ENABLE and multi-node flags of the serving processes, and a pasted
+    NCCL log's network channels (`via NET/IB/9/GDRDMA`).
 
     Bad value: an RDMA host with GPUDirect RDMA unavailable on both paths: no nvidia_peermem and
     no DMA-BUF (proprietary module or kernel < 5.12), or NCCL_DMABUF_ENABLE=0 without peermem.
@@ -322,9 +334,28 @@ def dmabuf(kernel: KernelInfo, rdma: RdmaDevices, modules: LoadedModules | None 
 
     Traps: irrelevant for single-node serving (not an issue when the engine runs on one node).
     nvidia_peermem does not affect GPU-to-GPU traffic inside one host (IC-NVIDIA-PEERMEM).
+    NCCL's own "NET/IB : No device found" means the engine sends over no RDMA NIC: not applicable.
+    "Using network Socket" alone is not read so: NCCL_IB_DISABLE gives it on a host with RDMA NICs.
+    `GDRDMA` on a rank's NET channel is ok for that rank's GPU: its NIC reads and writes GPU memory.
+    That line does not say which path (nvidia_peermem or DMA-BUF) serves it.
     """
     if not rdma.names:
-        return not_applicable("no RDMA device (/sys/class/infiniband empty): GPUDirect RDMA is irrelevant here")
+        why = ("/sys/class/infiniband empty" if "server log" not in rdma.sources
+               else "NCCL could not open libibverbs or found no InfiniBand/RoCE device")
+        return not_applicable(f"no RDMA device ({why}): GPUDirect RDMA is irrelevant here")
+    gdr = serving_log.net_gdr() if serving_log is not None else {}
+    if gdr and all(gdr.values()):
+        lines = [c.line for c in serving_log.channels if c.gdr] if serving_log is not None else []
+        judged = ok("NCCL registers the GPU buffers of rank " + ", ".join(map(str, sorted(gdr))) + " with the RDMA NIC "
+                    "(`GDRDMA` on the rank's NET channels): GPUDirect RDMA works there, through nvidia_peermem or DMA-BUF "
+                    "(the line does not say which)", actual={f"rank {r}": "GDRDMA" for r in sorted(gdr)},
+                    evidence=lines[:3])
+        return over_subjects(judged, [f"rank {r}" for r in sorted(gdr)],
+                             (serving_log.comm_ranks or None) if serving_log is not None else None)
+    if kernel is None:
+        return unknown(f"RDMA devices {', '.join(rdma.names[:4])}; the kernel release is not in the source (DMA-BUF "
+                       "needs >= 5.12)", hint="paste `uname -a`, `cat /proc/driver/nvidia/version` and "
+                       "`lsmod | grep nvidia_peermem`, or an NCCL_DEBUG=INFO log (`GDRDMA` on its NET channels)")
     peermem = modules is not None and "nvidia_peermem" in modules
     open_mod = nvidia_kernel.open_module if nvidia_kernel is not None else None
     new_kernel = kernel.release_tuple >= (5, 12)

@@ -112,9 +112,9 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
     cleared = symptoms.clearing(spec.id) if isinstance(symptoms, LogSymptoms) and not own else ()
     if cleared and outcome.status == "unknown":  # the facts left it open; the line rules it out
         first = cleared[0]
-        return not_an_issue(f"the log's failure is {first.symptom.check}'s: \"{first.line}\" ({first.symptom.proves}); "
-                            "the CUDA call that failed so had reached the GPU through the driver, so it is not this "
-                            "check's failure", actual=first.line, evidence=[h.line for h in cleared[:3]])
+        whose = f"the log's failure is {first.symptom.check}'s" if first.symptom.check else "the log's failure"
+        return not_an_issue(f"{whose}: \"{first.line}\" ({first.symptom.proves}); {first.symptom.cleared}, so it is "
+                            "not this check's failure", actual=first.line, evidence=[h.line for h in cleared[:3]])
     if not hits:
         return outcome
     lines = tuple(dict.fromkeys(h.line for h in hits))

@@ -2,10 +2,13 @@
 
 Sources, best first (`first_of`): the kernel's /sys/class/infiniband (whole: an empty directory
 means no RDMA device); NCCL's own choice in a pasted NCCL_DEBUG=INFO log
-(`NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE`, NVIDIA/nccl src/transport/net_ib.cc); the NIC
-legend of `nvidia-smi topo -m` (`NIC0: mlx5_0`). The last two only show NICs that are there: they
-never prove that there is none, except NCCL's own "Failed to open libibverbs.so" / "NET/IB : No
-device found" (the engine uses no RDMA NIC, whatever the host has). Not joined: the sysfs class is this host's whole inventory, while
+(`NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE`, NVIDIA/nccl src/transport/net_ib.cc), else the
+NCCL device index of its channels over an InfiniBand/RoCE plugin (`via NET/IB/9/GDRDMA`: `NET/IB/9`);
+the NIC legend of `nvidia-smi topo -m` (`NIC0: mlx5_0`). The last two only show NICs that are there:
+they never prove that there is none, except NCCL's own "Failed to open libibverbs.so" / "NET/IB : No
+device found" (the engine uses no RDMA NIC, whatever the host has). "Using network Socket" alone
+is not read so: NCCL_IB_DISABLE or a cut excerpt gives it too, on a host whose RDMA NICs go unused
+(corpus 431). Not joined: the sysfs class is this host's whole inventory, while
 a multi-node NCCL log also holds the other nodes' lines.
 """
 
@@ -56,6 +59,10 @@ def rdma_from_nccl_log(text: str) -> RdmaDevices:
     for line in text.splitlines():
         if re.search(r"NET/IB\s*:\s*Using", line):
             names.extend(m.group(1) for m in _NCCL_IB_DEVICE.finditer(line))
+    if not names:
+        # No `NET/IB : Using` line shown: a channel over the IB plugin (or the IBext of nccl-rdma-sharp-plugins) names
+        # NCCL's device index, an RDMA NIC it sends through (NVIDIA/nccl#1589: `via NET/IB/9/GDRDMA/Shared`).
+        names = [f"NET/{m.group(1)}/{m.group(2)}" for m in _NCCL_IB_CHANNEL.finditer(text)]
     if not names and _NCCL_NO_VERBS.search(text):
         # NCCL could not load the verbs library or found no HCA (ibvwrap.cc, net_ib.cc): whatever NICs
         # the host has, this engine moves nothing over RDMA, so there is nothing for GPUDirect to serve.
@@ -67,6 +74,7 @@ def rdma_from_nccl_log(text: str) -> RdmaDevices:
 
 # INFO in current NCCL; `misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]` before 2.12.
 _NCCL_NO_VERBS = re.compile(r"NCCL (?:INFO|WARN) (?:Failed to open libibverbs|NET/IB\s*:\s*No device found)")
+_NCCL_IB_CHANNEL = re.compile(r"NCCL INFO Channel [\d/]+\s*:.*\bvia NET/(IB\w*)/(\d+)")
 
 
 @provider("rdma", RdmaDevices, rank=30, title="`nvidia-smi topo -m` NIC legend")

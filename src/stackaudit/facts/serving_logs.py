@@ -112,10 +112,16 @@ class NcclChannel:
     detail: str  # "IPC/read", "CUMEM", "direct pointer", "direct/direct", "IB/0/GDRDMA", "Socket/3"
     host: str = ""
     line: str = ""
+    direction: str = ""  # "send" | "receive" (NET lines) | ""
 
     @property
     def gdr(self) -> bool:
         return "GDRDMA" in self.detail
+
+    @property
+    def local(self) -> int:
+        """The rank that printed the line: the receiver of a `[receive]` line, else the sender."""
+        return self.dst if self.direction == "receive" else self.src
 
 
 # Reason codes for "Custom allreduce is disabled ..."
@@ -206,6 +212,22 @@ class ServingLog:
     def transports(self) -> set[str]:
         return {c.transport for c in self.channels}
 
+    def net_gdr(self) -> dict[int, bool]:
+        """Each rank with a network channel over an RDMA transport (any NET but NET/Socket), and whether one of its
+        channels says `GDRDMA`.
+
+        NCCL writes `GDRDMA` on a NET channel when it registers the GPU's buffer with the NIC (transport/net.cc,
+        `ncclTopoCheckGdr`). It does so only where the NIC can reach GPU memory (nvidia_peermem or DMA-BUF,
+        net_ib/gdr.cc) and the GPU-NIC path is within NCCL_NET_GDR_LEVEL (default PXB, graph/paths.cc). A send
+        channel may lack it where GDR reads are off (NCCL_NET_GDR_READ), so a rank counts as using GDR if any of its
+        channels does.
+        """
+        ranks: dict[int, bool] = {}
+        for c in self.channels:
+            if c.transport == "NET" and not c.detail.lower().startswith("socket"):
+                ranks[c.local] = ranks.get(c.local, False) or c.gdr
+        return ranks
+
     @property
     def multi_host(self) -> bool:
         return len(self.nccl_hosts) > 1
@@ -259,7 +281,7 @@ _CONTAINER_HOSTNAME = re.compile(r"[0-9a-f]{12}")
 # NCCL before 2.5 wrote `Ring 00 : 2[3d000] -> 3[3e000] via direct shared memory` (its SHM transport).
 _CHANNEL = re.compile(
     r"(?:Channel|Ring) (\d+(?:/\d+)?)\s*:\s*(\d+)\[[0-9a-fA-Fx]+\]\s*->\s*(\d+)\[[0-9a-fA-Fx]+\]"
-    r"(?:\s*\[(?:send|receive)\])?\s*via\s+([A-Za-z][A-Za-z0-9]*)(?:/(\S+(?: pointer)?))?")
+    r"(?:\s*\[(send|receive)\])?\s*via\s+([A-Za-z][A-Za-z0-9]*)(?:/(\S+(?: pointer)?))?")
 # The host before `:pid:tid [dev] NCCL`, after an optional logger prefix (`2024-.. - INFO - `), a
 # Ray/vLLM worker prefix (`(RayWorkerWrapper pid=12, ip=10.0.0.2) `, `(VllmWorker rank=1 pid=7) `)
 # or an mpirun rank tag (`[1] `); NVIDIA/nccl#1232, NVIDIA/nccl#1672.
@@ -404,9 +426,10 @@ def parse_serving_log(text: str) -> ServingLog:
             hosts.append(host.group(1))
         ch = _CHANNEL.search(text_l) if ("channel" in low or "ring" in low) and "via" in low else None
         if ch:
-            transport = "SHM" if "via direct shared memory" in text_l else ch.group(4).upper()
+            transport = "SHM" if "via direct shared memory" in text_l else ch.group(5).upper()
             channels.append(NcclChannel(ch.group(1), int(ch.group(2)), int(ch.group(3)), transport,
-                                        (ch.group(5) or "").strip(), host.group(1) if host else "", text_l))
+                                        (ch.group(6) or "").strip(), host.group(1) if host else "", text_l,
+                                        ch.group(4) or ""))
         for name, value in (_NCCL_ENV.findall(text_l) if "set by environment" in low else ()):
             nccl_env[name] = value.rstrip(".")
         # NCCL's own word on its network: NET/IB, NET/Socket, NET/Plugin lines, and the verbs library it could not

@@ -88,7 +88,7 @@ _INTERPRETER_XID = _app_xid(INTERPRETER_PROCESSES)
 class Symptom:
     name: str
     pattern: re.Pattern[str]
-    check: str  # the check ID the line proves an issue of
+    check: str  # the check ID the line proves an issue of ("": none, the row only rules checks out, `clears`)
     severity: Literal["high", "medium", "low"]
     source: str  # the document that says what the line means
     proves: str  # what the line proves, in words
@@ -99,23 +99,44 @@ class Symptom:
     # Checks the line rules out where their own facts leave them unknown: a CUDA call that failed so had reached
     # the GPU through the driver (the device nodes and libraries were there): not-an-issue, quoted.
     clears: tuple[str, ...] = ()
+    # Why the line rules out the checks of `clears`, in words.
+    cleared: str = ""
     # The setting under which alone the line is this check's failure ("container": a CUDA or NVML call failing
     # with "unknown error" is a GPU the container was given and cannot open; on a bare host it is another fault,
     # a driver left broken after suspend, a GPU off the bus). The check's facts must show it (`Sharpen.shows`).
     within: str = ""
 
 
+# Why a CUDA call's own failure rules out CTR-GPU-ACCESS (`Symptom.cleared`).
+_CUDA_REACHED = "the CUDA call that failed so had reached the GPU through the driver"
+
 # A container that asks for GPUs (a pasted spec's request, the NVIDIA runtime's variables inside it).
 IN_GPU_CONTAINER = "container"
 # A serving stack the source shows: an engine's process, log, command line or container, or a stack process's Xid.
 IN_SERVING_STACK = "serving-stack"
 
+# The errno at the end of NCCL's shared-memory failure (misc/shmutils.cc from 2.19: `..., error: No space left on device
+# (28)`): ENOSPC is a full /dev/shm; ENOENT (the segment is missing) and EACCES (a permission) are not a size.
+_SHM_MISSING = r"No such file or directory"
+_SHM_NOT_SIZE = rf"(?:{_SHM_MISSING}|Permission denied)"
+
 SYMPTOMS: tuple[Symptom, ...] = (
-    Symptom("nccl-shm-create", re.compile(r"Error while creating shared memory segment \S*nccl"),
+    # The errno decides (`_SHM_NOT_SIZE`): a creation failure without one (NCCL before 2.19) or with ENOSPC is a size.
+    Symptom("nccl-shm-create", re.compile(rf"Error while creating shared memory segment \S*nccl(?!.*error: {_SHM_NOT_SIZE})"),
         "CTR-SHM-SIZE", "high", NCCL_SHM_DOC,
         "NCCL could not create its shared-memory segment in /dev/shm (too small or full)",
         # NVIDIA/nccl#328: `shm_open failed : Permission denied` on the line before: a permission, not a size.
         unless=re.compile(r"Permission denied")),
+    # ENOENT: the segment another rank created is not in this rank's /dev/shm (NVIDIA/nccl#1589, an NCCL regression
+    # fixed by going back to 2.21.5; NVIDIA/nccl#2190 with 252 GB free under --ipc=host; NVIDIA/nccl#2059, a cuMem
+    # handle read as a path on memoryless NUMA nodes). It proves no check's failure; it rules out a size limit.
+    Symptom("nccl-shm-missing", re.compile(rf"Error while (?:creating|attaching to) shared memory segment \S*nccl"
+                                           rf".*error: {_SHM_MISSING}"),
+        "", "medium", NCCL_SHM_DOC,
+        "NCCL found the shared-memory segment it was to open missing (ENOENT)",
+        clears=("CTR-SHM-SIZE",),
+        cleared="a /dev/shm too small fails creating or extending a segment with ENOSPC (No space left on device), "
+                "while this segment had been created and was gone or out of this rank's sight"),
     Symptom("nccl-shm-extend", re.compile(
         r"failed to extend /dev/shm/nccl-\S+ to \d+ bytes|posix_fallocate failed\s*:\s*No space left on device"),
         "CTR-SHM-SIZE", "high", NCCL_SHM_DOC,
@@ -126,7 +147,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("p2p-unsupported", re.compile(r"peer access is not supported between these two devices"),
         "IC-P2P-FUNCTIONAL", "high", CUDA_ERRORS,
         "the run used GPU peer access that CUDA refused (cudaErrorPeerAccessUnsupported, error 217)",
-        clears=("CTR-GPU-ACCESS",)),
+        clears=("CTR-GPU-ACCESS",), cleared=_CUDA_REACHED),
     Symptom("nvlink-xid", re.compile(rf"NVRM: Xid \(PCI:[0-9a-fA-F:.]+\):\s*{_NVLINK_XID}\b"),
         "DRV-NVLINK-HEALTH", "high", XID_CATALOGUE, "the driver logged an NVLink error Xid", faults_gpu=True),
     Symptom("nvlink-xid-cause", re.compile(rf"caused by previous Xid {_NVLINK_XID}\b"),
@@ -146,7 +167,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
                                                 r"CUDA_ERROR_SYSTEM_NOT_READY"),
         "DRV-FABRIC-MANAGER", "high", CUDA_ERRORS,
         "CUDA refused to start: the system is not ready (error 802), which on NVSwitch systems means Fabric Manager "
-        "is not running or does not match the driver", clears=("CTR-GPU-ACCESS",)),
+        "is not running or does not match the driver", clears=("CTR-GPU-ACCESS",), cleared=_CUDA_REACHED),
     # Docker's daemon answers a GPU request (`--gpus`, compose `capabilities: [gpu]`) it has no device driver for:
     # no NVIDIA runtime or hook is registered (`""`, or `"nvidia"` from compose's `driver: nvidia`).
     Symptom("docker-no-gpu-driver", re.compile(r'could not select device driver (?:"[^"]*" )?with capabilities: \[\[gpu\]\]'),
@@ -270,6 +291,20 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "the driver's own calls to the GPU fail with a status that says it must be reset (NV_ERR_RESET_REQUIRED) or "
         "is lost from the bus (NV_ERR_GPU_IS_LOST): the GPU does not work until it is reset or the node rebooted",
         faults_gpu=True),
+    # The driver could not initialise a GPU (`NVRM: GPU 0000:04:01.0: RmInitAdapter failed! (0x11:0x45:2525)`), with
+    # no line naming why: the class of "probe routine failed", a GPU the driver never brings up, so CUDA has no device
+    # (NVIDIA/gpu-operator#649 on every GPU every 5 s, #1146 on one GPU of six; before R470 the line named no GPU,
+    # Bumblebee-Project/Bumblebee#722). A line that names the cause makes it
+    # that cause's finding: the GSP firmware's boot (DRV-GSP-FIRMWARE), the open module refusing the GPU
+    # (DRV-OPEN-MODULE), a BAR without space (FW-ABOVE4G-MMIO), a GPU the driver cannot map after it was lost
+    # (`osInitNvMapping: *** Cannot attach gpu`, corpus 146).
+    Symptom("gpu-init-failed", re.compile(r"NVRM: (?:GPU [0-9a-fA-F:.]+: )?RmInitAdapter failed!"),
+        "DRV-XID", "high", GSP_BOOT_SOURCE,
+        "the driver failed to initialise the GPU (RmInitAdapter failed), so CUDA could not use it",
+        unless=re.compile(r"Cannot initialize GSP firmware RM|_kgspBootGspRm|GFW_BOOT|Open nvidia\.ko is only ready|"
+                          r"not supported by open\b|Cannot attach gpu|fallen off the bus|"
+                          r"region assigned to your NVIDIA device is invalid|BAR\d* is 0M"),
+        faults_gpu=True),
     # An application-class Xid (13/31/43) names the process it killed: where that is the serving or training
     # stack's own, the run died on the GPU (an illegal address or instruction), whatever the cause. The catalogue
     # sends it to the program first (its kernels, its version) and to the GPU only when faults repeat on it
@@ -299,7 +334,7 @@ SYMPTOMS: tuple[Symptom, ...] = (
 )
 
 # The checks a symptom proves or clears: the engine collects `log_symptoms` where one of them runs.
-PROVEN = frozenset(s.check for s in SYMPTOMS) | frozenset(c for s in SYMPTOMS for c in s.clears)
+PROVEN = frozenset(s.check for s in SYMPTOMS if s.check) | frozenset(c for s in SYMPTOMS for c in s.clears)
 
 
 @dataclass(frozen=True)
@@ -339,7 +374,7 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "NVML library", "ERROR_LIBRARY_NOT_FOUND", "nvml with error", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
            "GSP", "kgsp", "rpcRecvPoll", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY",
            "Unable to load the kernel module", "Open nvidia.ko", "not supported by open", "as WSL is detected",
-           "max locked memory", "[NV_ERR_")
+           "max locked memory", "[NV_ERR_", "RmInitAdapter")
 
 
 def is_symptom(line: str) -> bool:
@@ -412,6 +447,6 @@ def symptoms_in_kernel_log(ctx: FactContext) -> LogSymptoms:
     """Symptom lines of the kernel log."""
     log = ctx.fact("kernel_log", KernelLog)
     if not any(n in log.text for n in ("Xid", "IO_PAGE_FAULT", "GSP", "Open nvidia.ko", "not supported by open",
-                                       "[NV_ERR_")):
+                                       "[NV_ERR_", "RmInitAdapter")):
         raise FactUnavailable("no symptom line in the kernel log")
     return LogSymptoms(find_symptoms(log.lines))
