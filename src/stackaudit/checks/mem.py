@@ -32,7 +32,7 @@ from stackaudit.fixes.model import (
     sh,
     step,
 )
-from stackaudit.gputable import PRE_AMPERE, family_of
+from stackaudit.gputable import PRE_AMPERE, family_of, has_mig
 
 MEM_ERRORS = "https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/error-recovery-and-response-flags.html"
 MIG_GUIDE = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/deployment-considerations.html"
@@ -195,14 +195,19 @@ def _ecc_shipped_on(gpus: list[GpuInfo]) -> str:
 
 
 def _no_mig(gpu: GpuInfo) -> str:
-    """Why this GPU has no MIG, from its product line (gputable.FAMILIES) or an architecture before Ampere
-    (gputable.PRE_AMPERE); "" when neither says."""
+    """Why this GPU has no MIG: its product line (gputable.FAMILIES), an architecture before Ampere
+    (gputable.PRE_AMPERE), its GPU table row (gputable.has_mig: NVIDIA's MIG user guide lists no such part), or its own
+    MIG cell reading `N/A` (NVML: not supported); "" when none says."""
     family = family_of(gpu.name) if gpu.name else None
     if family is not None and family.mig is False:
         return f"{gpu.name} ({family.what})"
     architecture = gpu.implied_architecture
     if architecture in PRE_AMPERE:
         return f"{gpu.name or gpu.label} ({architecture}: MIG starts with Ampere)"
+    if gpu.name and has_mig(gpu.name) is False:
+        return f"{gpu.name} (NVIDIA's MIG user guide lists no such part)"
+    if "mig" in gpu.unsupported:
+        return f"{gpu.name or gpu.label} (MIG mode N/A: not supported)"
     return ""
 
 
