@@ -63,7 +63,7 @@ def test_jan_183_riser_lines_without_a_heading_name_no_gpu() -> None:
 def test_rtx_pro_6000_idle_at_p8_stays_not_an_issue() -> None:
     # Real: corpus 04 (`nvidia-smi -q -x`, Gen1 of Gen4 at x16, 0 % at P8): idle shown, the same verdict.
     r = corpus_result("04-", CHECK)
-    assert r.status == "not-an-issue" and "Gen1 x16" in r.message
+    assert r.status == "not-an-issue" and "Gen1 x16" in r.message and "pcie.link.gen.current" in r.message
 
 
 def test_width_below_capability_is_still_an_issue() -> None:

@@ -195,7 +195,8 @@ def link_downtrain(gpu_links: GpuLinks, pcie: PcieFacts | None = None,
     elif slow_idle:
         judged = not_an_issue("lower link generation on idle GPU(s): "
                               + "; ".join(f"{b}: {v}" for b, v in slow_idle.items())
-                              + " — power saving at idle, full width kept (idle, not conclusive about load)",
+                              + " — power saving at idle, full width kept; only a generation below capability under "
+                              f"load is a fault: {LOAD_TEST}",
                               actual=slow_idle, subjects=list(slow_idle))
     else:
         judged = ok("GPU links at full speed and width: " + ", ".join(f"{b} {v}" for b, v in fine.items()),
