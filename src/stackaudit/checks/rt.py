@@ -33,7 +33,7 @@ from stackaudit.facts.engine_command import EngineCommand, EngineCommands
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
-from stackaudit.facts.processes import CONFIG_FLAGS, ENGINE_NAMES, ProcessInfo, ServingProcesses
+from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcesses
 from stackaudit.facts.python_env import FLASHINFER_PACKAGES, PythonEnv, PythonEnvironment
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.system import CpuInfo
@@ -579,6 +579,8 @@ def _graphs_disabled(root: ProcessInfo) -> tuple[list[str], list[str]]:
                      "--max-running-requests", off, low)
     elif root.engine == "trtllm" and root.config.get("cuda_graph_config") == "null":
         off.append(f"cuda_graph_config: null in {root.config_path} (TensorRT-LLM PyTorch backend; version-dependent)")
+    elif root.engine == "trtllm" and root.config.get("use_cuda_graph", "").lower() == "false":
+        off.append(f"use_cuda_graph: false in {root.config_path} (TensorRT-LLM PyTorch backend before 1.0)")
     return off, low
 
 
@@ -628,11 +630,20 @@ def _graphs_on_command_lines(commands: EngineCommands, collect_env: CollectEnv |
         return unknown("no eager-mode flag on the pasted command line, but it runs vLLM with data parallelism, "
                        "under which vLLM releases forced eager mode themselves: its start-up log says",
                        hint="paste the engine's start-up log (the CUDA graph capture lines)")
-    versions = {c.engine: _engine_version(collect_env, c.engine, log) for c in commands.commands}
+    launched = [c for c in commands.commands if c.launcher_sets_graphs]
+    versions = {c.engine: _engine_version(collect_env, c.engine, log) for c in commands.commands if c not in launched}
     if all(versions.values()):
-        shown = ", ".join(f"{ENGINE_NAMES.get(e, e)} {v}" for e, v in versions.items())
-        return ok(f"CUDA graphs are on: no flag on the pasted command line turns them off ({shown})",
+        shown = [f"{ENGINE_NAMES.get(e, e)} {v}" for e, v in versions.items()]
+        shown += [f"`{posixpath.basename(c.argv[0])}` sets them itself in every release"
+                  + (f", and {c.config_name} does not turn them off" if c.config_path else "") for c in launched[:1]]
+        return ok(f"CUDA graphs are on: no flag on the pasted command line turns them off ({'; '.join(shown)})",
                   actual="enabled", evidence=evidence)
+    if "trtllm" in versions and not versions["trtllm"]:
+        return unknown("no eager-mode flag on the pasted TensorRT-LLM command line, but its version is not in the "
+                       "source: the PyTorch backend turns CUDA graphs on by default from 1.0 (PR 5480), and before it "
+                       "only where the --extra_llm_api_options YAML sets use_cuda_graph or cuda_graph_config",
+                       hint="name the TensorRT-LLM release the command ran (1.0 and later turn CUDA graphs on by "
+                       "default)")
     return unknown("no eager-mode flag on the pasted command line, but the engine's version is not in the source "
                    "(releases differ in what they turn off themselves)",
                    hint="paste `python -m vllm.collect_env` (or `python -m sglang.check_env`), or the start-up log")
@@ -757,7 +768,13 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
 
     Traps: eager mode is legitimate while debugging or when a model fails to capture — keep it
     then, on purpose. `--no-enforce-eager`, `--disable-cuda-graph-padding` and explicit capture
-    size lists do not disable graphs.
+    size lists do not disable graphs. TensorRT-LLM's PyTorch backend turns graphs on by default
+    from 1.0 (PR 5480); before it, only where the YAML sets `use_cuda_graph` or
+    `cuda_graph_config`, so a pasted `trtllm-serve` without its release is `unknown`.
+    `trtllm-bench throughput|latency --backend pytorch` sets them on itself in every release
+    (GRAPHS_ON_LAUNCHERS): `ok` where the YAML it names is shown and does not set
+    `cuda_graph_config: null` or `use_cuda_graph: false`. A YAML `pytorch_backend_config` block
+    (0.19) replaces the launcher's settings, so its nested keys decide: `unknown`.
     """
     roots = serving_processes.roots() if serving_processes is not None else []
     if not roots and docker_containers is not None and docker_containers.containers:
@@ -1615,10 +1632,16 @@ def _nvswitch_present(pci: PciDevices | None) -> bool | None:
     return True if any(d.vendor == NVIDIA_VENDOR and d.pci_class.startswith("0x0680") for d in pci.devices) else None
 
 
-def _allreduce_on_command_lines(commands: list[EngineCommand]) -> Outcome:
+# TensorRT-LLM programs that run the LLM API with the parallelism their flags and YAML give (not an engine built
+# before): `trtllm-serve`, and `trtllm-bench throughput|latency` without `--engine_dir`.
+LLM_API_PROGRAMS = ("trtllm-serve", "trtllm-bench")
+
+
+def _allreduce_on_command_lines(commands: list[EngineCommand], parallelism: Parallelism | None) -> Outcome:
     """RT-TRTLLM-ALLREDUCE on pasted TensorRT-LLM commands: a build's `--use_custom_all_reduce disable` (0.9) is NCCL
-    all-reduce; a `trtllm-serve` that names no config file and forces no strategy runs AUTO. A config file the paste
-    does not show, a build flag that enables it, or a run whose build is not shown leaves it open."""
+    all-reduce; an LLM API command (LLM_API_PROGRAMS) runs its TP size (the `parallelism` fact: flags, else the config
+    file shown) with the strategy it forces, else AUTO. A config file the paste does not show, a build flag that
+    enables it, or a run whose build is not shown leaves it open."""
     evidence = [c.line[:200] for c in commands]
     builds = [c for c in commands if c.builds]
     disabled = [c for c in builds if (argv_value(c.argv, ("--use-custom-all-reduce",)) or "").lower() == "disable"]
@@ -1627,18 +1650,28 @@ def _allreduce_on_command_lines(commands: list[EngineCommand]) -> Outcome:
                   "trtllm-build): the engine all-reduces through NCCL", actual={"use_custom_all_reduce": "disable"},
                   evidence=evidence)
     runs = [c for c in commands if not c.builds]
-    named = [c for c in runs if argv_value(c.argv, CONFIG_FLAGS["trtllm"]) is not None]
-    forced = [c for c in runs if argv_value(c.argv, ("--allreduce-strategy",)) is not None]
-    if not builds and runs and all(posixpath.basename(c.argv[0]) == "trtllm-serve" for c in runs) and not named \
-            and not forced:
-        tps = sorted({sizes_from_argv(c.argv)[0] or 1 for c in runs})
-        if tps == [1]:
-            return not_applicable("TensorRT-LLM runs with TP = 1 on the pasted command line: no all-reduce")
-        return ok("TensorRT-LLM runs allreduce_strategy AUTO: the pasted trtllm-serve command names no "
-                  "--extra_llm_api_options file and forces no strategy (AUTO: custom kernels where P2P works, NCCL "
-                  "otherwise on current releases)", actual={"allreduce_strategy": "AUTO", "tp": tps[-1]},
-                  evidence=evidence)
-    why = ("the configuration file it names is not in the paste" if named else
+    unseen = [c for c in runs if c.config_name and not c.config_path]
+    llm_api = all(posixpath.basename(c.argv[0]) in LLM_API_PROGRAMS and argv_value(c.argv, ("--engine-dir",)) is None
+                  for c in runs)
+    sizes = parallelism.pasted("trtllm") if parallelism is not None else ()
+    if not builds and runs and llm_api and not unseen and len(sizes) == len(runs):
+        judged = [(c.as_process(), size.tp_or_default) for c, size in zip(runs, sizes, strict=True)]
+        if all(tp == 1 for _, tp in judged):
+            return not_applicable("TensorRT-LLM runs with TP = 1 on the pasted command line"
+                                  + (" and the config file it names" if any(p.config for p, _ in judged) else "")
+                                  + ": no all-reduce")
+        strategies = [((p.option("--allreduce_strategy", "--allreduce-strategy") or "AUTO").upper(), tp)
+                      for p, tp in judged]
+        open_ = [(s, tp) for s, tp in strategies if trtllm_allreduce_verdict(s, tp, None, None) == "unknown"]
+        if open_:
+            return unknown(f"TensorRT-LLM's allreduce_strategy {open_[0][0]} at TP={open_[0][1]} needs GPU P2P; "
+                           "whether these GPUs have P2P or NVLink is not in the paste",
+                           hint="nvidia-smi topo -p2p r", actual={"allreduce_strategy": open_[0][0], "tp": open_[0][1]})
+        strategy, tp = max(strategies, key=lambda x: x[1])
+        note = " (AUTO: custom kernels where P2P works, NCCL otherwise on current releases)" if strategy == "AUTO" else ""
+        return ok(f"TensorRT-LLM runs allreduce_strategy {strategy} at TP={tp} on the pasted command line{note}",
+                  actual={"allreduce_strategy": strategy, "tp": tp}, evidence=evidence)
+    why = ("the configuration file it names is not in the paste" if unseen else
            "the engine's build command (its --use_custom_all_reduce) is not in the paste" if not builds else
            "the build does not disable custom all-reduce, and whether these GPUs have P2P is not collected yet")
     return unknown(f"TensorRT-LLM's all-reduce strategy on the pasted command line: {why}",
@@ -1661,8 +1694,10 @@ def trtllm_allreduce(serving_processes: ServingProcesses | None = None, pci: Pci
                      parallelism: Parallelism | None = None, engine_commands: EngineCommands | None = None) -> Outcome:
     """Reads: `trtllm-serve`'s `--tp_size` and `allreduce_strategy` in the YAML named by
     `--extra_llm_api_options`; NVSwitch bridges on the PCI bus. Where no process is read, pasted TensorRT-LLM commands:
-    a trtllm-build's `--use_custom_all_reduce disable` (0.9: NCCL all-reduce), or a `trtllm-serve` that names no
-    config file and forces no strategy (AUTO).
+    a trtllm-build's `--use_custom_all_reduce disable` (0.9: NCCL all-reduce), or a `trtllm-serve` or
+    `trtllm-bench` (without `--engine_dir`) with its TP size from the `parallelism` fact (its flags, else
+    `tensor_parallel_size` in the config file it names) and the `allreduce_strategy` it forces, else AUTO. A config
+    file named but not shown leaves it open.
 
     Bad value: `allreduce_strategy` ONESHOT/TWOSHOT forced on GPUs without P2P (PCIe-only
     GeForce/workstation cards); a crash at init (`cudaIpcOpenMemHandle`, "peer access is not
@@ -1678,7 +1713,7 @@ def trtllm_allreduce(serving_processes: ServingProcesses | None = None, pci: Pci
     """
     pasted = [c for c in (engine_commands.commands if engine_commands is not None else ()) if c.engine == "trtllm"]
     if serving_processes is None and pasted:
-        return _allreduce_on_command_lines(pasted)
+        return _allreduce_on_command_lines(pasted, parallelism)
     if serving_processes is None:
         return unknown(NOT_LISTED.split(":")[0], hint=CAPTURE_HINT, needs="serving_processes")
     roots = serving_processes.roots("trtllm")

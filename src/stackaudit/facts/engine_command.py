@@ -19,7 +19,7 @@ import re
 import shlex
 from dataclasses import dataclass, replace
 
-from stackaudit.facts._parse import ParseError
+from stackaudit.facts._parse import ParseError, argv_value
 from stackaudit.facts.processes import CONFIG_FLAGS, ProcessInfo, classify, parse_flat_yaml
 from stackaudit.facts.registry import Sourced, fact, first_of, parser
 from stackaudit.facts.sources import ENGINE_COMMAND
@@ -51,6 +51,13 @@ GGML_ENGINES = {"llama-server": "llamacpp"}
 # TensorRT-LLM's engine builder: the command whose plugin flags (`--use_custom_all_reduce disable`, 0.9) the engine
 # that `run.py --engine_dir` later runs was built with.
 BUILDERS = {"trtllm-build": "trtllm"}
+# Launchers that set CUDA graphs on themselves before they apply the config file the command names, whatever the
+# engine's release: (program, subcommands, the backend flag's value). trtllm-bench's PyTorch path passed
+# `use_cuda_graph: True` before PR 5014 (the code NVIDIA/TensorRT-LLM#4827 changes), then a `cuda_graph_config`
+# with padding (bench/benchmark/utils/general.py get_settings); only the YAML's `cuda_graph_config: null` turns
+# them off (PR 5634). A YAML's `pytorch_backend_config` block (0.19 and before) replaces the launcher's PyTorch
+# settings as a whole, so its nested keys, which are not read, decide.
+GRAPHS_ON_LAUNCHERS = (("trtllm-bench", ("throughput", "latency"), "pytorch"),)
 
 
 @dataclass(frozen=True)
@@ -76,6 +83,17 @@ class EngineCommand:
         """The file name of the config the command names (`--extra_llm_api_options`, `--config`), or ""."""
         value = self.as_process().flag(*CONFIG_FLAGS.get(self.engine, ()))
         return posixpath.basename(value) if value else ""
+
+
+    @property
+    def launcher_sets_graphs(self) -> bool:
+        """Whether its launcher turns CUDA graphs on itself in every release (GRAPHS_ON_LAUNCHERS), with no config
+        file named that the paste does not show (that file could turn them off)."""
+        program = posixpath.basename(self.argv[0]) if self.argv else ""
+        return (not self.config_name or bool(self.config_path)) and "pytorch_backend_config" not in dict(self.config) \
+            and any(
+            program == name and any(a in subcommands for a in self.argv) and argv_value(self.argv, ("--backend",)) == backend
+            for name, subcommands, backend in GRAPHS_ON_LAUNCHERS)
 
 
 @dataclass(frozen=True, kw_only=True)

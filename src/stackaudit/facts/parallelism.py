@@ -9,7 +9,8 @@ take the engine's TP size. The `parallelism` fact reads it once, from each sourc
 2. the command (`Path` + `Args`) of serving containers in `docker inspect`;
 3. a pasted server log: vLLM's engine-config line (`tensor_parallel_size=8,
    pipeline_parallel_size=1`) or its `non-default args: {...}`, SGLang's
-   `server_args=ServerArgs(... tp_size=8, ... dp_size=1 ...)`.
+   `server_args=ServerArgs(... tp_size=8, ... dp_size=1 ...)`;
+4. a pasted engine command line, else the config file it names where the paste shows that file.
 
 Spellings accepted (vLLM `vllm serve --help`, SGLang `python -m sglang.launch_server --help`,
 TensorRT-LLM `trtllm-serve --help`): `--tensor-parallel-size`, `-tp`, `--tp`, `--tp-size`, and the
@@ -21,7 +22,7 @@ engine's own argv (a whole command line) does not name it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from stackaudit.facts._parse import TP_ENV, parallel_size, sizes_from_argv
 from stackaudit.facts.collect_env import CollectEnv
@@ -83,6 +84,11 @@ class Parallelism(Sourced):
         """The sizes a pasted server log prints, else those of a pasted engine command line."""
         return next((e for e in self.engines if e.source == LOG), None) or next(
             (e for e in self.engines if e.source == COMMAND), None)
+
+    def pasted(self, engine: str) -> tuple[EngineParallelism, ...]:
+        """The sizes of the pasted command lines that start `engine`, each with the config file it names where the
+        paste shows it."""
+        return tuple(e for e in self.engines if e.source == COMMAND and e.engine == engine)
 
     def for_pid(self, pid: int) -> EngineParallelism | None:
         return next((e for e in self.running if e.pid == pid), None)
@@ -172,11 +178,13 @@ def parallelism_from_log(ctx: FactContext) -> Parallelism:
 
 @provider("parallelism", Parallelism, rank=40, title="pasted engine command line")
 def parallelism_from_command(ctx: FactContext) -> Parallelism:
-    """TP/PP/DP on a pasted engine command line (`vllm serve m --tensor-parallel-size 2`)."""
+    """TP/PP/DP on a pasted engine command line (`vllm serve m --tensor-parallel-size 2`), else in the config file
+    it names where the paste shows that file (TensorRT-LLM's `tensor_parallel_size` in the
+    `--extra_llm_api_options` YAML)."""
     from stackaudit.facts.engine_command import EngineCommands
 
     commands = ctx.fact("engine_commands", EngineCommands).commands
-    return Parallelism(engines=tuple(EngineParallelism(c.engine, *sizes_from_argv(c.argv), COMMAND)
+    return Parallelism(engines=tuple(replace(from_process(c.as_process()), source=COMMAND, pid=None)
                                      for c in commands))
 
 
