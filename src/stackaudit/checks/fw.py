@@ -31,7 +31,7 @@ from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.pcie import PcieFacts, PcieFunction
 from stackaudit.facts.pcie_config import AcsCap
 from stackaudit.facts.pcie_errors import AerLine, PcieErrors
-from stackaudit.facts.platform import Virtualization, vgpu_guest, vgpu_host
+from stackaudit.facts.platform import Virtualization, cloud_only_gpu, vgpu_guest, vgpu_host
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import NcclConfig, ServingLog
 from stackaudit.facts.shown_commands import ListingGreps
@@ -204,6 +204,11 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     for the VM (vGPU plugin parameters `enable_uvm`, `enable_profiling`), offers P2P only over NVLink
     between full-profile vGPUs (never over PCIe), and throttles an unlicensed vGPU after 20 minutes.
 
+    Also bad: a VM with two or more GPUs of a model only one cloud's VMs carry, and whose VMs give it no
+    P2P (facts/platform.py CLOUD_ONLY_GPUS: the A10G of EC2 G5, where CUDA answers "peer access is not
+    supported between these two devices"). The count may come from the user's words ("I have 4 A10Gs")
+    where a cut table shows one GPU.
+
     Traps: in the guest, IOMMU and ACS readings describe the virtual topology (FW-IOMMU-MODE and
     FW-ACS-P2P are not applicable there). A VM with one passed-through GPU, or a job whose NCCL
     communicator has one rank (`nranks 1`), loses nothing to this (not an issue). Neither does a VM whose GPUs
@@ -228,6 +233,9 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
                      if " is named" in vgpu else [])
     count = gpus.count if gpus is not None else None
     unshown = gpus.count_unshown if gpus is not None else ""
+    if count is not None and count < 2 and unshown and gpus is not None and (gpus.at_least or 0) >= 2:
+        # An excerpt shows one GPU, another source (the user's words: "I have 4 A10Gs") states more.
+        count, unshown = gpus.at_least, ""
     if count is not None and count < 2 and unshown:
         return unknown(f"virtual machine ({virtualization.vm}) with {count} GPU shown, but {unshown}",
                        hint="paste the whole `nvidia-smi -L` (or `nvidia-smi topo -p2p r`) from the VM",
@@ -248,6 +256,13 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
                      "hangs off, so NCCL picks its paths blind", actual={"vm": virtualization.vm, "numa": spans},
                      expected="the provider's NCCL topology file (NCCL_TOPO_FILE) for this instance type",
                      subjects=list(topo.gpus), evidence=[topo.lines[g] for g in topo.gpus if g in topo.lines][:2])
+    cloud_gpu = cloud_only_gpu(gpus.models.values() if gpus is not None else ())
+    if cloud_gpu is not None and count is not None and count >= 2:
+        return issue(f"virtual machine ({virtualization.vm}) with {count} {cloud_gpu.model} GPUs: the {cloud_gpu.model} is "
+                     f"{cloud_gpu.what}, so a tensor-parallel group's all-reduce goes through host memory",
+                     actual={"vm": virtualization.vm, "gpus": count, "model": cloud_gpu.model},
+                     expected="P2P between TP peers (an instance whose GPUs meet over NVLink), or one GPU per model "
+                              "replica", evidence=[f"the GPU table names {cloud_gpu.model}: {', '.join(cloud_gpu.sources)}"])
     if topo is not None and topo.nvlink_between_shown():
         rows = [g for g in topo.gpus if g in topo.lines]
         judged = not_an_issue(f"virtual machine ({virtualization.vm}) whose GPUs meet over NVLink in every pair "
@@ -457,7 +472,8 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
     root ports route P2P through the root complex anyway. On NVSwitch systems GPU↔GPU traffic is
     NVLink: ACS then matters for GPU↔NIC GPUDirect RDMA only. In a VM the guest sees a virtual
     topology. `nvidia-smi topo -p2p` can say OK while ACS still breaks NCCL. Hosts passing GPUs
-    to VMs want ACS. ACS on without redirect (`SrcValid+` alone: source validation) routes no
+    to VMs want ACS. A pasted listing that shows one GPU is not a one-GPU host: its bridges
+    are judged. ACS on without redirect (`SrcValid+` alone: source validation) routes no
     peer request up: not-an-issue, though "disable ACS" is the usual advice. ACSCtl lines without
     device addresses decide only where they are every ACSCtl line of the host: a grep of the whole
     `sudo lspci -vvv` shown above them (facts/shown_commands.ListingGreps).
@@ -470,9 +486,9 @@ def acs_p2p(pcie: PcieFacts, cmdline: KernelCmdline | None = None, kernel_log: K
     loose_on = [c for c in pcie.loose if c.acs is not None and c.acs.redirect]
     if not gpus and not pcie.loose:
         return no_gpu(pcie)
-    if 0 < len(gpus) < 2:
-        return not_applicable(f"{len(gpus)} GPU{'' if pcie.inventory_complete else ' in the pasted listing'}: "
-                              "no GPU-to-GPU P2P")
+    if 0 < len(gpus) < 2 and pcie.inventory_complete:
+        return not_applicable(f"{len(gpus)} GPU: no GPU-to-GPU P2P")
+    # One GPU in a pasted listing is one GPU shown, not one GPU on the host: the bridges shown are judged.
     nvswitch = bool(pcie.role("nvswitch"))
     candidates = pcie.p2p_bridges()
     if candidates is None:

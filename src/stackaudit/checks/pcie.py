@@ -39,6 +39,10 @@ KERNEL_PARAMS = "https://docs.kernel.org/admin-guide/kernel-parameters.html"
 ROOT_HINT = "run as root on the host (`sudo stackaudit audit`), or paste `sudo lspci -vvv`"
 # What shows every function's registers, bridges included (the coverage rule's "run next" for a GPU not shown).
 LSPCI_ASK = "sudo lspci -vvv"
+# What settles a link generation below capability: the generation while the GPU serves (it drops at idle).
+LOAD_TEST = ("read it while the GPU serves: `nvidia-smi --query-gpu=index,pcie.link.gen.current,"
+             "pcie.link.width.current --format=csv -l 1` (or `nvidia-smi -q` under load, or "
+             "`stackaudit audit --sample 30`)")
 
 
 # -- helpers shared with checks/fw.py ----------------------------------------------------------
@@ -99,7 +103,9 @@ def link_downtrain(gpu_links: GpuLinks, pcie: PcieFacts | None = None,
 
     Traps: GPUs lower the link generation at idle to save power (nvidia-smi: "may be reduced when
     the GPU is not in use"; Gen1 at P8, Gen4/5 at P0): a low speed with full width on an idle GPU
-    is "idle, not conclusive" — sample under load. A Gen5 GPU in a Gen4 slot correctly runs Gen4.
+    is not an issue, and so is one where nothing in the source shows load (an `lspci` or sysfs
+    snapshot). The message names the load test that settles it: `nvidia-smi --query-gpu=
+    pcie.link.gen.current` while serving. A Gen5 GPU in a Gen4 slot correctly runs Gen4.
     A narrow link seen only by nvidia-smi (no slot capability in the source) is an issue of lower
     confidence: an x8 slot would explain it, and the port's LnkCap settles it. A source that shows the width
     without the generation (club-3090's rig report) is judged on the width.
@@ -179,15 +185,18 @@ def link_downtrain(gpu_links: GpuLinks, pcie: PcieFacts | None = None,
         return unknown(f"the link state of {len(blind)} GPU(s) is not in the source",
                        hint="paste `sudo lspci -vvv` or capture on the host", subjects=blind)
     if slow:
-        judged = unknown("link generation below capability on " + "; ".join(f"{b}: {v}" for b, v in slow.items())
-                         + ". At idle this is normal power saving, full width is kept: idle, not conclusive",
-                         hint="sample under the serving load: `stackaudit audit --sample 30` during serving, or "
-                         "`nvidia-smi --query-gpu=index,pcie.link.gen.current,pcie.link.width.current --format=csv -l 1`",
-                         actual=slow, subjects=list(slow))
+        # Nothing in the source shows load: a lower generation at full width is what an idle GPU's link does.
+        judged = not_an_issue("link generation below capability at full width on "
+                              + "; ".join(f"{b}: {v}" for b, v in slow.items())
+                              + " — the power saving of an idle link (nvidia-smi: the generation \"may be reduced when "
+                              "the GPU is not in use\"), and nothing in the source shows load; only a generation below "
+                              f"capability under load is a fault: {LOAD_TEST}",
+                              actual=slow, subjects=list(slow))
     elif slow_idle:
         judged = not_an_issue("lower link generation on idle GPU(s): "
                               + "; ".join(f"{b}: {v}" for b, v in slow_idle.items())
-                              + " — power saving at idle, full width kept (idle, not conclusive about load)",
+                              + " — power saving at idle, full width kept; only a generation below capability under "
+                              f"load is a fault: {LOAD_TEST}",
                               actual=slow_idle, subjects=list(slow_idle))
     else:
         judged = ok("GPU links at full speed and width: " + ", ".join(f"{b} {v}" for b, v in fine.items()),

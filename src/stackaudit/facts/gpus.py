@@ -135,6 +135,11 @@ class GpuInventory(Sourced):
         return self.counts[0][1] if self.counts else None
 
     @property
+    def at_least(self) -> int | None:
+        """The most GPUs one source shows or states: each count, an excerpt's too, is a lower bound of the host's."""
+        return max((n for _, n in self.counts), default=None)
+
+    @property
     def none_on_bus(self) -> bool:
         """True only when a whole source shows no NVIDIA GPU and no source shows one."""
         return bool(self.empty_in) and not any(n for _, n in self.counts)
@@ -583,6 +588,10 @@ _COUNT_BEFORE = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s*(?:[x×*]|(?=\s+(?:cards?
 _COUNT_AFTER = re.compile(r"\s*[x×*]\s*([1-9]\d?)(?![\w.])", re.I)
 _MODEL_FIRST = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s+(?=(?:NVIDIA\s+)?[\w-]+(?:\s+[\w-]+){0,2}\s+(?:GPUs|cards)\b)",
                           re.I)
+# A count before a model number in the plural, as people write a set of cards: `4 A10Gs`, `2 RTX 3090s`, `4x 3090s`
+# (vllm-project/vllm#9373: "I have 4 A10Gs"). The plural word holds a digit (a model number), so `4 GPUs` and `16
+# cores` are none of these.
+_COUNT_PLURAL = re.compile(r"(?<![\w.:+-])([1-9]\d?)\s*(?:[x×*]\s*)?((?:[A-Za-z]+\s+){0,2}[A-Za-z]*\d\w*?)s\b")
 # NVIDIA DGX systems, each built with one set of GPUs (the user guides' hardware overviews):
 # https://docs.nvidia.com/dgx/dgxa100-user-guide/introduction-to-dgxa100.html (8 A100 SXM4, 40 or 80 GB),
 # https://docs.nvidia.com/dgx/dgxh100-user-guide/introduction-to-dgxh100.html (8 H100 or H200 SXM),
@@ -622,7 +631,8 @@ _BRANDED_MODEL = re.compile(r"(?:^|\s)[A-Z]?\d{3,4}(?:\s+(?:Ti|SUPER))?$", re.I)
 
 # One cheap test before the patterns above: a count beside x/×/*, a count before cards/GPUs, or `DGX`.
 _ANY_STATEMENT = re.compile(r"(?<![\w.:+-])[1-9]\d?\s*[x×*]|[x×*]\s*[1-9]\d?(?![\w.])"
-                            r"|(?<![\w.:+-])[1-9]\d?\s+(?:\S+\s+){0,3}(?:cards?|GPUs?)\b|DGX", re.I)
+                            r"|(?<![\w.:+-])[1-9]\d?\s+(?:\S+\s+){0,3}(?:cards?|GPUs?)\b|DGX|" + _COUNT_PLURAL.pattern,
+                            re.I)
 
 
 def stated_gpus(line: str) -> list[tuple[int, str]]:
@@ -641,6 +651,10 @@ def stated_gpus(line: str) -> list[tuple[int, str]]:
             model = _model_in(re.split(r"\s+", line[m.end():].strip())[:4])
             if model:
                 said.append((int(m.group(1)), model))
+    for m in _COUNT_PLURAL.finditer(line):
+        model = _model_in(m.group(2).split())
+        if model:
+            said.append((int(m.group(1)), model))
     for m in _COUNT_AFTER.finditer(line):
         model = _model_in(line[:m.start()].split()[-3:], backwards=True)
         if model:

@@ -64,6 +64,52 @@ _VENDOR_NAMES = (("NVIDIA", NVIDIA_VENDOR), ("Mellanox", "0x15b3"), ("Broadcom",
 
 
 @dataclass(frozen=True)
+class ListingHeading:
+    """A report script's heading over the grepped `lspci -vvv -s BDF` lines of one device: it names the device.
+
+    Grepped register lines carry no device header (they would be `loose`); the heading that the script prints
+    above them says which function they are, so they are read as that device's.
+    """
+
+    pattern: re.Pattern[str]  # group 1: the device's address
+    header: str  # the device header the heading stands for, after the address (`lspci` class and vendor words)
+    source: str
+
+
+_CLUB3090_REPORT = "https://github.com/noonghunna/club-3090/blob/master/scripts/report.sh"
+# club-3090's rig report (`dump_func`) prints `# lspci -vvv -s SLOT  (LABEL: LnkCap/LnkSta/ACSCap/ACSCtl)` over the
+# grepped LnkCap/LnkSta/ACSCap/ACSCtl lines of each NVIDIA VGA or 3D controller function (its SLOTs are the lines of
+# `lspci -D | grep -iE 'VGA compatible controller.*NVIDIA|3D controller.*NVIDIA'`), then over its sysfs parent's.
+LISTING_HEADINGS = (
+    ListingHeading(re.compile(rf"^(?:#\s*)?lspci -vvv -s ({BDF_OPTIONAL_DOMAIN})\s+\(GPU function:"),
+                   "VGA compatible controller: NVIDIA Corporation (a GPU function, per the report's heading)",
+                   _CLUB3090_REPORT),
+    ListingHeading(re.compile(rf"^(?:#\s*)?lspci -vvv -s ({BDF_OPTIONAL_DOMAIN})\s+\(upstream bridge of {BDF_OPTIONAL_DOMAIN}:"),
+                   "PCI bridge: the bridge above a GPU (per the report's heading)", _CLUB3090_REPORT),
+)
+
+
+def listing_heading(line: str) -> re.Match[str] | None:
+    """The LISTING_HEADINGS match of a line (its group 1: the device's address), or None."""
+    if "lspci -vvv -s" not in line[:16]:
+        return None  # one cheap test: the heading starts with the command (a pasted view drops its `# `)
+    return next((m for row in LISTING_HEADINGS if (m := row.pattern.match(line))), None)
+
+
+def _headed_device(lines: list[str], i: int) -> tuple[LspciDevice, int] | None:
+    """The device a LISTING_HEADINGS heading at line i names, with its register lines below; (device, next line)."""
+    m = listing_heading(lines[i])
+    if m is None:
+        return None
+    row = next(r for r in LISTING_HEADINGS if r.pattern is m.re)
+    j = i + 1
+    while j < len(lines) and lines[j].strip() and lines[j][:1] in ("\t", " ") and not LSPCI_HEADER.match(lines[j]):
+        j += 1
+    header = LSPCI_HEADER.match(f"{m.group(1)} {row.header}")
+    return (_device_from(header, lines[i + 1:j], False), j) if header else None
+
+
+@dataclass(frozen=True)
 class LspciDevice:
     bdf: str
     class_name: str
@@ -330,7 +376,8 @@ def parse_lspci(text: str) -> LspciOutput:
     """Parse `lspci -vvv`/`-vv`/`-nn` output, whole, cut, or grepped (`grep -E '^[0-9a-f]|ACSCtl'`).
 
     Capability lines that come before any device header (a bare `grep ACSCtl`) become `loose`
-    configs, one per ACSCtl/LnkSta line. Raises ParseError when nothing lspci-like is found.
+    configs, one per ACSCtl/LnkSta line; under a report's heading that names their device
+    (LISTING_HEADINGS) they are that device's. Raises ParseError when nothing lspci-like is found.
     """
     lines = text.replace("\r\n", "\n").split("\n")
     devices: dict[str, LspciDevice] = {}
@@ -342,6 +389,10 @@ def parse_lspci(text: str) -> LspciOutput:
         if m := IOMMU_GROUP_HEADING.match(lines[i]):
             group = int(m.group(1))
             i += 1
+            continue
+        if headed := _headed_device(lines, i):
+            dev, i = headed
+            devices[dev.bdf] = _merge(devices[dev.bdf], dev) if dev.bdf in devices else dev
             continue
         header = LSPCI_HEADER.match(lines[i])
         if header and not lines[i].startswith(("\t\t", "        ")):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -11,6 +12,7 @@ from stackaudit.facts.gpus import GpuInventory, stated_gpus
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, parser, provider
 from stackaudit.facts.sources import SYSTEMD_DETECT_VIRT, USER_MACHINE
 from stackaudit.facts.system import CpuInfo, KernelInfo
+from stackaudit.gputable import exact_name
 from stackaudit.host.base import NotCaptured, read_optional
 from stackaudit.pci_address import on_root_bus
 
@@ -81,6 +83,34 @@ CLOUD_INSTANCES = (
                   "a Compute Engine accelerator-optimized machine type",
                   "https://cloud.google.com/compute/docs/accelerator-optimized-machines"),
 )
+
+
+@dataclass(frozen=True)
+class CloudOnlyGpu:
+    """A GPU model only one cloud's VMs carry, whose VMs give its GPUs no P2P: naming the model names the VM's paths."""
+
+    model: str  # the GPU table's name
+    vm: str  # the hypervisor, as systemd-detect-virt names it
+    what: str
+    sources: tuple[str, ...]
+
+
+# The A10G is AWS's variant of the A10, built into EC2 G5 instances only (data/gpus.toml). Their multi-GPU sizes
+# give no P2P between the A10Gs: CUDA answers "peer access is not supported between these two devices" on a
+# g5.48xlarge (NVIDIA/TensorRT-LLM#1034), TensorRT-LLM logs "Device 0 peer access Device 1 is not available" on
+# A10G VMs (NVIDIA/TensorRT-LLM#1487), and the maintainer's fix for slow all-reduce on a g5.48xlarge is AWS's
+# topology file (NVIDIA/nccl#1298).
+CLOUD_ONLY_GPUS = (
+    CloudOnlyGpu("A10G", "amazon", "EC2 G5's GPU, whose VMs give no P2P between their A10Gs (no NVLink, no PCIe P2P)",
+                 ("https://github.com/NVIDIA/TensorRT-LLM/issues/1034",
+                  "https://github.com/NVIDIA/TensorRT-LLM/issues/1487", "https://github.com/NVIDIA/nccl/issues/1298")),
+)
+
+
+def cloud_only_gpu(models: Iterable[str]) -> CloudOnlyGpu | None:
+    """The CLOUD_ONLY_GPUS row whose model every one of the named GPUs is (at least one named), else None."""
+    names = {exact_name(m) or m for m in models if m}
+    return next((row for row in CLOUD_ONLY_GPUS if names == {row.model}), None)
 
 
 @dataclass(frozen=True)

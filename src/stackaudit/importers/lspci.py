@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from stackaudit.facts.lspci import CAP_KEYS, IOMMU_GROUP_HEADING, LSPCI_HEADER
+from stackaudit.facts.lspci import CAP_KEYS, IOMMU_GROUP_HEADING, LSPCI_HEADER, listing_heading
 from stackaudit.facts.sources import IOMMU_GROUP_LISTING, LSPCI_PASTED, LSPCI_TREE, LSPCI_VVV
 from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end, strip_prompt
 from stackaudit.importers.registry import (
@@ -91,7 +91,9 @@ def lspci(lines: list[str]) -> Iterator[Found]:
             lines[i + 1].startswith("\t") and _DETAIL.match(lines[min(i + 2, n - 1)])))
         if not (_is_header(line) or _CAP_KEY.match(line) or _GROUP.match(line) or header_text or fragment):
             continue
-        start = i
+        # A report's heading that names the device of the grepped lines below it (facts/lspci.py LISTING_HEADINGS)
+        # goes with them.
+        start = i - 1 if i > 0 and not header_text and listing_heading(lines[i - 1]) else i
         in_device = _is_header(line) or bool(header_text) or bool(fragment)
         j = i + 1
         while j < n:
