@@ -19,3 +19,16 @@ def test_the_new_kinds_of_issue_27_each_have_a_real_sample() -> None:
     for kind in ("systemctl (NVIDIA units)", "NVIDIA daemon journal", "driver container log", "dcgmi discovery",
                  "dcgmi nvlink", "dcgmi diag", "nvidia-smi -q", "nvidia-smi -q -x"):
         assert kind in recognised_kinds() and kind in found, kind
+
+
+def test_the_table_order_does_not_follow_which_module_was_imported_first() -> None:
+    # CI failed when a pytest worker had imported `importers.evidence` before the rest: the table took that order.
+    import subprocess
+    import sys
+
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    code = "{}from stackaudit.importers.registry import recognised_kinds; print(recognised_kinds())"
+    orders = [subprocess.run([sys.executable, "-c", code.format(first)], capture_output=True, text=True, check=True,
+                             env={"PYTHONPATH": src}).stdout
+              for first in ("", "import stackaudit.importers.evidence; import stackaudit.importers.lspci; ")]
+    assert orders[0] == orders[1] and "evidence line" in orders[0]

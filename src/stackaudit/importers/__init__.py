@@ -14,19 +14,6 @@ import pkgutil
 
 
 def import_all() -> None:
-    """Import every importer module, then put the table in one order: module name, then place in the module.
-
-    Without the second step the table's order would follow whichever module something imported first.
-    """
-    from stackaudit.importers.registry import IMPORTERS
-
-    names = [info.name for info in pkgutil.iter_modules(__path__)
-             if not info.name.startswith("_") and info.name not in ("registry", "recognition")]
-    for name in names:
-        importlib.import_module(f"{__name__}.{name}")
-    rank = {f"{__name__}.{name}": i for i, name in enumerate(sorted(names))}
-    ordered = sorted(IMPORTERS.values(),
-                     key=lambda spec: (rank.get(spec.func.__module__, len(rank)), spec.func.__code__.co_firstlineno))
-    if list(IMPORTERS.values()) != ordered:
-        IMPORTERS.clear()
-        IMPORTERS.update((spec.kind, spec) for spec in ordered)
+    for info in pkgutil.iter_modules(__path__):
+        if not info.name.startswith("_") and info.name not in ("registry", "recognition"):
+            importlib.import_module(f"{__name__}.{info.name}")

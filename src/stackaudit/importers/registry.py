@@ -69,6 +69,11 @@ def importer(kind: str, description: str, needles: tuple[str, ...] = (),
         if kind in IMPORTERS and IMPORTERS[kind].func is not func:
             raise ValueError(f"two importers of kind {kind!r}")
         IMPORTERS[kind] = ImporterSpec(kind, description, func, _fewest(needles), per_line, fallback)
+        # One order whatever module was imported first (module name, then place in the module): the
+        # recognition loop and the kinds `audit --help` lists follow it.
+        ordered = sorted(IMPORTERS.values(), key=lambda s: (s.func.__module__, s.func.__code__.co_firstlineno))
+        IMPORTERS.clear()
+        IMPORTERS.update((s.kind, s) for s in ordered)
         if fallback:
             FALLBACK.add(kind)
         return func
