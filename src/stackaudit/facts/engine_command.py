@@ -21,8 +21,8 @@ from dataclasses import dataclass, replace
 
 from stackaudit.facts._parse import ParseError, argv_value
 from stackaudit.facts.processes import CONFIG_FLAGS, ProcessInfo, classify, parse_flat_yaml
-from stackaudit.facts.registry import Sourced, fact, first_of, parser, union
-from stackaudit.facts.sources import ENGINE_COMMAND, USER_ENGINES, USER_MACHINE, USER_RATE, USER_TROUBLE
+from stackaudit.facts.registry import Sourced, fact, first_of, parser
+from stackaudit.facts.sources import ENGINE_COMMAND
 
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 # Wrappers before the program that change nothing about its flags, with their options that take the next word
@@ -167,58 +167,3 @@ def engine_commands_pasted(text: str) -> EngineCommands:
         vllm serve deepseek-ai/DeepSeek-R1-Distill-Qwen-32B --tensor-parallel-size 2 --max-model-len 32768 --enforce-eager
     """
     return parse_engine_commands(text)
-
-
-# --- the engine in the user's own words ------------------------------------------------------------
-
-# The engines a sentence names, by the words people write for them: ollama and llama.cpp run no PyTorch
-# (facts/applicability.GGML_ENGINE_NAMES); vLLM, SGLang, TensorRT-LLM and the PyTorch words ("torch") keep a PyTorch
-# check open. A word not listed names no engine.
-STATED_ENGINE_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("ollama", re.compile(r"\bollama\b", re.I)),
-    ("llamacpp", re.compile(r"\bllama[.-]?cpp\b|\bllama-server\b", re.I)),
-    ("vllm", re.compile(r"\bvllm\b", re.I)),
-    ("sglang", re.compile(r"\bsglang\b", re.I)),
-    ("trtllm", re.compile(r"\btensorrt\b|\btrt-?llm\b", re.I)),
-    ("torch", re.compile(r"\b(?:py)?torch\b|\btransformers\b|\bdiffusers\b|\bcomfyui\b|\bdeepspeed\b|\bexllama(?:v2)?\b"
-                         r"|\blmdeploy\b|\baphrodite\b|\btext-generation-inference\b|\btgi\b", re.I)),
-)
-
-
-def stated_engines(line: str) -> tuple[str, ...]:
-    """The engines a line of the user's words names (STATED_ENGINE_WORDS), in the table's order."""
-    return tuple(engine for engine, words in STATED_ENGINE_WORDS if words.search(line))
-
-
-@dataclass(frozen=True, kw_only=True)
-class StatedEngines(Sourced):
-    """The serving engines the user names in prose (the user's own words), each once, in the order named."""
-
-    engines: tuple[str, ...] = ()
-
-    @classmethod
-    def union(cls, parts: list[StatedEngines]) -> StatedEngines:
-        return cls(engines=tuple(dict.fromkeys(e for p in parts for e in p.engines)),
-                   complete=all(p.complete for p in parts))
-
-
-fact("stated_engines", StatedEngines, union, hint=USER_ENGINES.hint)
-
-
-# Every document of the user's words: a sentence that another reader of them took (the machine, a rate, a hang) names
-# its engine too.
-@parser(USER_ENGINES, feeds="stated_engines", kind=StatedEngines, rank=95)
-@parser(USER_MACHINE, feeds="stated_engines", kind=StatedEngines, rank=96)
-@parser(USER_RATE, feeds="stated_engines", kind=StatedEngines, rank=97)
-@parser(USER_TROUBLE, feeds="stated_engines", kind=StatedEngines, rank=98)
-def stated_engines_from_words(text: str) -> StatedEngines:
-    """The engines the user's sentences name: the weakest source of the engines a paste shows.
-
-    Input (tests/data/captures/483)::
-
-        I have NVIDA H100 multiple of them with NVLINK but ollama seems to only use 1 nvidia gpu. I tried various deployments but here is current one:
-    """
-    engines = [e for line in text.splitlines() for e in stated_engines(line)]
-    if not engines:
-        raise ParseError("no engine named in the user's words")
-    return StatedEngines(engines=tuple(dict.fromkeys(engines)))
