@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from corpus import body, capture_checks, fact, paste_checks, pasted
+from test_engine_command_config_file import HEREDOC_6880  # the PR 6880 heredoc, read once
 
 # https://github.com/NVIDIA/TensorRT-LLM/issues/3816 (yiran29, 2025-04-23): the recipe's YAML, then the bench command;
 # the retrieved copy cuts the command after `--concurrency 3072 \` (its last lines, which may name the YAML, are not
@@ -80,21 +81,6 @@ kv_cache_config:
 EOF
 
 trtllm-serve openai/gpt-oss-120b --host 0.0.0.0 --port 8000 --tp_size 4 --backend pytorch --config {T}gpt-oss-120b-h200-tp4-opt.yaml
-"""
-# https://github.com/NVIDIA/TensorRT-LLM/pull/6880 (examples/models/core/multimodal/README.md, Gemma 3).
-HEREDOC_6880 = """cat > extra-llm-api-options.yaml << 'EOF'
-cuda_graph_config: null
-attn_backend: "FLASHINFER"
-kv_cache_config:
-  enable_block_reuse: false
-EOF
-
-trtllm-serve gemma-3-27b-it/ \\
-    --backend pytorch \\
-    --tp_size 1 \\
-    --port 8000 \\
-    --max_batch_size 4 \\
-    --extra_llm_api_options extra-llm-api-options.yaml
 """
 
 
