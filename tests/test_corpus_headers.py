@@ -82,6 +82,11 @@ OK_FROM_A_COMPLETE_PART = {
     "488-vllm-collect-env-3x-rtx3070-ubuntu2410-kernel-6-11-driver565.txt": "collect_env's version lines",
     "494-sglang047-check-env-4x-rtx6000-ada-numa-2-6-driver570-cu126.txt": "check_env's version lines",
     "496-sglang058-check-env-8x-b200-driver570-torch-cu128-nvcc-13-1.txt": "check_env's version lines",
+    "499-8x-h200-sglang-check-env-550-cu124-nv18-cut.txt": "check_env's version lines",
+    "507-aws-ec2-t4-ollama-0-9-3-docker-run-driver-515-cuda-11-7-cpu-fallback-cut.txt": "the docker run command line",
+    "508-sglang-decode-prefill-log-cuda-graph-true-32-running-gen-throughput-cut.txt": "the decode lines' own `cuda graph: True`",
+    "510-rtx5090-vllm-docker-dflash-spec-decode-avg-generation-throughput-lines-cut.txt": "the engine's throughput lines",
+    "511-ec2-g5-4x-a10g-amazon-linux-2023-amzn-kernel-collect-env-560-cut.txt": "collect_env's version lines",
 }
 
 

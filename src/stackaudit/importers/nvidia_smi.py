@@ -127,6 +127,9 @@ def _section_at_0(lines: list[str], i: int) -> int:
     return end
 
 
+_PROCESSES = re.compile(r"\s+Processes\b")
+
+
 @importer("nvidia-smi -q", "`nvidia-smi -q` (text, whole, an excerpt, or a section cut out of it)",
           needles=_QUERY_NEEDLES, per_line=True)
 def nvsmi_query(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
@@ -180,8 +183,10 @@ def nvsmi_query(lines: list[str], candidates: Candidates | None = None) -> Itera
             sections = sum(1 for b in body if _GPU_HEADER.match(b) and not b.startswith((" ", "\t")))
             # A last line that is a name without its ` : value` (a field cut in the middle, a section without
             # its fields) is where the paste stops, not where nvidia-smi does: `-q` ends on a field.
+            # Each GPU's section ends near its `Processes` entry: a last section without it is cut inside.
+            last = max((n for n, b in enumerate(body) if _GPU_HEADER.match(b)), default=0)
             whole = (any(_BANNER.match(b.strip()) for b in body) and attached is not None and attached == sections
-                     and " : " in body[-1] + " ")
+                     and " : " in body[-1] + " " and any(_PROCESSES.match(b) for b in body[last:]))
             # Appended: a paste may hold a section cut out of `-q` and, further on, its banner.
             yield Found("nvidia-smi -q", start, end, command_output_appended(QUERY_ARGV, text), whole=whole)
         scan.skip(end)
