@@ -123,3 +123,33 @@ def test_a_measured_rate_without_a_model_says_what_it_needs(tmp_path: Path,
     measured = _host(capsys, paste)["measured"]
     assert measured["decode_tok_s"] == 142.7 and measured["ceiling_tok_s"] is None
     assert "give `--model PATH|ID`" in measured["line"]
+
+
+# SGLang's stats lines in the prefix shapes users paste: the 2024 time-only prefix (sglang#1270, corpus 509), no
+# prefix at all (https://github.com/sgl-project/sglang/issues/938, the issue body), and a date without a rank tag
+# (https://github.com/sgl-project/sglang-jax/pull/564, the description).
+SGLANG_938 = ("Decode batch. #running-req: 1010, #token: 55006, token usage: 0.93, gen throughput (token/s): 1397.13, "
+              "#queue-req: 12279\nwhy throughput  only 1397?\n")
+SGLANG_JAX_564 = "".join(
+    f"[2025-12-17 05:10:47] Decode batch. #running-req: 1, #token: 64, token usage: 0.00, gen throughput (token/s): "
+    f"{g}, #queue-req: 0, #cache_miss: 1\n" for g in ("84.39", "84.23", "84.41"))
+
+
+def test_sglang_lines_are_read_whatever_prefix_they_were_pasted_with(tmp_path: Path) -> None:
+    from corpus import body
+    from stackaudit.importers.recognition import recognise
+
+    assert parse_engine_rate(body("509")).tokens_per_s == 238.71  # median of the seven one-request lines
+    assert parse_engine_rate(SGLANG_JAX_564).tokens_per_s == 84.39
+    for text in (body("509"), SGLANG_938, SGLANG_JAX_564):
+        assert [k for k, _, _ in recognise(text).recognised] == ["server log"], text[:40]
+    with pytest.raises(ParseError):
+        parse_engine_rate(SGLANG_938)  # 1010 running requests: not a single-stream rate
+
+
+def test_a_time_only_prefix_without_a_rank_tag_is_not_sglang() -> None:
+    from stackaudit.facts.serving_logs import is_log_line
+
+    # Modelled: many programs print `[HH:MM:SS] `; only SGLang's rank tag (or its stats line) makes it SGLang's.
+    assert not is_log_line("[04:40:55] Loading weights from disk")
+    assert is_log_line("[04:40:55 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.float16")

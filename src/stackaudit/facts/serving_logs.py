@@ -71,7 +71,10 @@ NCCL_BANNER = re.compile(r"^\s*NCCL version \d+\.\d+\.\d+\+cuda\d+\.\d+\s*$")
 VLLM_LINE = re.compile(
     r"^(?:\s*\((?:[\w:]+(?: rank=\d+)?(?: pid=\d+)?|pid=\d+)\)\s+)?(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+"
     r"\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?\s+\[?[\w./-]+\.py:\d+\]?")
-SGLANG_LINE = re.compile(r"^\s*\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[,.]\d+)?(?: (?:TP|DP|EP|PP|CP)\d+)*\] ")
+# SGLang's prefix: `[2025-01-02 03:04:05 TP0] ` (its datefmt since late 2024) or `[04:40:55 TP0] ` (2024: the time
+# only, where the rank tag marks it as SGLang's).
+SGLANG_LINE = re.compile(r"^\s*\[(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[,.]\d+)?(?: (?:TP|DP|EP|PP|CP)\d+)*"
+                         r"|\d\d:\d\d:\d\d(?: (?:TP|DP|EP|PP|CP)\d+)+)\] ")
 KEY_PHRASES = re.compile(
     r"Custom allreduce is disabled|GPU P2P access cache|Capturing CUDA graph|CUDA graphs can take additional|"
     r"Graph capturing finished|Capture cuda graph|cuMem host allocations do not appear|get_mempolicy: Operation not "
@@ -79,14 +82,15 @@ KEY_PHRASES = re.compile(
     r"NVLINK|Initializing an? (?:V[01] )?LLM engine|server_args=ServerArgs\(|non-default args:|"
     r"enforce_eager|Capturing batches \(|Detected that the model can run with \w+_marlin|"
     r"does not have native support for FP\d computation|attention backend out of potential backends|"
-    r"Setting OMP_NUM_THREADS environment variable for each process|Watchdog caught collective operation timeout",
+    r"Setting OMP_NUM_THREADS environment variable for each process|Watchdog caught collective operation timeout|"
+    r"Decode batch[.,] #running-req:|Prefill batch[.,] #new-seq:",  # SGLang's stats lines, with no prefix pasted
     re.IGNORECASE)
 # A literal of each line pattern above: NCCL_LINE's `NCCL`, VLLM_LINE's `file.py:N`, SGLANG_LINE's closing `] `,
 # and a word of every KEY_PHRASES alternative (lowercase: that pattern ignores case). Short words shared by several
 # phrases (and other recognisers): each needle is a pass over the text (importers/logs.py).
 KEY_NEEDLES = ("allreduce", "p2p", "graph", "cumem", "get_mempolicy", "nccl", "not supported", "llm",
                "serverargs(", "non-default args", "enforce_eager", "capturing batches", "_marlin",
-               "native support for fp", "potential backends", "omp_num_threads")
+               "native support for fp", "potential backends", "omp_num_threads", "#running-req", "#new-seq")
 _KEY_HINT = re.compile("|".join(re.escape(n) for n in KEY_NEEDLES))
 
 
