@@ -186,7 +186,7 @@ def _multi_node(procs: ServingProcesses | None, log: ServingLog | None) -> bool:
 
 
 def _no_nvlink(topo: TopoMatrix | None, models: dict[int, str]) -> bool | None:
-    if topo is not None and topo.gpu_pairs():
+    if topo is not None and topo.gpu_pairs() and not topo.pcie_paths_only:
         return not topo.has_nvlink
     specs = _specs(models)
     if specs and len(specs) == len(models):
@@ -286,6 +286,12 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     if container is not None and container.in_container:
         notes.append("inside a container the matrix shows only the GPUs visible to it")
     suffix = (" (" + "; ".join(notes) + ")") if notes else ""
+    if topo.pcie_paths_only and not _no_nvlink(None, models):
+        # `topo -mp` never prints NV#: only GPU models without NVLink let its PCIe paths stand for the whole.
+        judged = unknown(f"{_topology_summary(topo)}: whether these GPUs have NVLink is not in it" + suffix,
+                         hint="`nvidia-smi topo -m` (with NVLink) or `nvidia-smi -L` (the GPU models)",
+                         actual={"links": sorted({c for _, _, c in topo.gpu_pairs()}), "rows": list(topo.whole_rows())})
+        return over_subjects(judged, list(topo.whole_rows()), len(names), ask="nvidia-smi topo -m")
     nvlink = topo.nvlink_mesh()
     peers, linked, isolated, mesh = nvlink.peers, nvlink.linked, nvlink.isolated, nvlink.full
     if topo.has_nvlink:
@@ -473,6 +479,9 @@ def _topology_summary(topo: TopoMatrix) -> str:
         text = f"{len(gpus)} GPUs {every} NVLink-connected ({', '.join(sorted(kinds))})"
     elif any(c.startswith("NV") for c in kinds):
         text = f"{len(gpus)} GPUs, NVLink on some pairs: " + ", ".join(f"{k}×{n}" for k, n in sorted(kinds.items()))
+    elif topo.pcie_paths_only:
+        text = (f"{len(gpus)} GPUs, their PCIe paths only (`nvidia-smi topo -mp`): "
+                + ", ".join(f"{k}×{n}" for k, n in sorted(kinds.items(), key=lambda kv: link_rank(kv[0]))))
     else:
         text = (f"{len(gpus)} GPUs on PCIe only (no NVLink): " + ", ".join(f"{k}×{n}" for k, n in sorted(kinds.items(),
                 key=lambda kv: link_rank(kv[0]))))

@@ -109,6 +109,7 @@ class TopoMatrix:
     header_missing: bool = False  # the column names were inferred
     truncated: bool = False  # a row is shorter than the header (paste cut)
     lines: dict[str, str] = field(default_factory=dict)  # device -> its row as printed (evidence)
+    pcie_paths_only: bool = False  # `nvidia-smi topo -mp`: PCIe paths only, no NV# even between NVLinked GPUs
 
     @property
     def gpus(self) -> tuple[str, ...]:
@@ -229,7 +230,7 @@ class TopoMatrix:
         """The GPUs with NVLink peers, those shown without any, and whether the linked ones form a full mesh."""
         peers = {g: self.nvlink_peers(g) for g in self.gpus}
         linked = tuple(g for g in self.gpus if peers[g])
-        isolated = tuple(g for g in self.gpus if not peers[g] and g in self.rows
+        isolated = tuple(g for g in self.gpus if not peers[g] and g in self.rows and not self.pcie_paths_only
                          and all(self.link(g, o) is not None for o in self.gpus if o != g))
         full = len(linked) >= 2 and all(set(peers[g]) >= set(linked) - {g} for g in linked)
         return NvlinkMesh(peers, linked, isolated, full)
@@ -385,6 +386,9 @@ def _split_row(tokens: list[str]) -> tuple[list[str], list[str]]:
     return cells, tokens[i:]
 
 
+_MP_COMMAND = re.compile(r"^nvidia-smi topo -mp$", re.M)  # the importer's mark above a `topo -mp` matrix
+
+
 def parse_topo_matrix(text: str) -> TopoMatrix:
     """Parse `nvidia-smi topo -m` (also the matrix inside vLLM collect_env / SGLang check_env)."""
     header: list[str] | None = None
@@ -456,7 +460,8 @@ def parse_topo_matrix(text: str) -> TopoMatrix:
     for name, row in final_rows.items():
         if name in header and len(row) > header.index(name) and row[header.index(name)] != "X":
             raise ParseError(f"row {name} does not have X on its own column")
-    return TopoMatrix(tuple(header), final_rows, cpu, numa, gpu_numa, nic_names, header_missing, truncated, lines)
+    return TopoMatrix(tuple(header), final_rows, cpu, numa, gpu_numa, nic_names, header_missing, truncated, lines,
+                      pcie_paths_only=bool(_MP_COMMAND.search(text)))
 
 
 def _infer_columns(rows: dict[str, list[str]]) -> list[str]:

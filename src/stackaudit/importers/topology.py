@@ -30,6 +30,8 @@ NVL_GPU = re.compile(r"^\s*GPU \d+:\s*\S.*$")
 NVL_LINK = re.compile(r"^\s*Link \d+:\s*(?:<inactive>|[\d.]+\s*GB/s)", re.IGNORECASE)
 NVL_NOTE = re.compile(r"^\s*(NVML: Unable to retrieve NVLink information.*|.*all links are inactive.*)$", re.IGNORECASE)
 # The command line above a -p2p matrix, or a heading that names it (`<summary>... (topo -p2p rw)</summary>`).
+# `topo -mp` prints the PCIe paths only (no NV# cell even between NVLinked GPUs): the matrix keeps its command.
+_MP_CMD = re.compile(r"nvidia-smi\s+topo\s+(?:-mp|--matrix_pci)\b")
 _P2P_CMD = re.compile(r"(?:nvidia-smi\s+|\()topo\s+(?:-p2p|--p2pstatus)\s+(\w+)")
 
 
@@ -92,6 +94,8 @@ def topo_matrix(lines: list[str], candidates: Candidates | None = None) -> Itera
         if end is None or end <= i:
             continue
         body = "\n".join(_text(x) for x in lines[i:end]) + "\n"
+        if any(_MP_CMD.search(strip_prompt(x)) for x in lines[max(0, i - 3):i]):
+            body = "nvidia-smi topo -mp\n" + body
         yield Found("nvidia-smi topo -m", i, end, partial(_record, NVSMI_TOPO_M.argv, body))
         scan.skip(end)
 
