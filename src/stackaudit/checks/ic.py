@@ -288,10 +288,10 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     suffix = (" (" + "; ".join(notes) + ")") if notes else ""
     if topo.pcie_paths_only and not _no_nvlink(None, models):
         # `topo -mp` never prints NV#: only GPU models without NVLink let its PCIe paths stand for the whole.
-        judged = unknown(f"{_topology_summary(topo)}: whether these GPUs have NVLink is not in it" + suffix,
+        unread = unknown(f"{_topology_summary(topo)}: whether these GPUs have NVLink is not in it" + suffix,
                          hint="`nvidia-smi topo -m` (with NVLink) or `nvidia-smi -L` (the GPU models)",
                          actual={"links": sorted({c for _, _, c in topo.gpu_pairs()}), "rows": list(topo.whole_rows())})
-        return over_subjects(judged, list(topo.whole_rows()), len(names), ask="nvidia-smi topo -m")
+        return over_subjects(unread, list(topo.whole_rows()), len(names), ask="nvidia-smi topo -m")
     nvlink = topo.nvlink_mesh()
     peers, linked, isolated, mesh = nvlink.peers, nvlink.linked, nvlink.isolated, nvlink.full
     if topo.has_nvlink:
