@@ -89,7 +89,8 @@ def test_a_bare_version_names_no_wheel() -> None:
 
 
 def test_an_architecture_of_several_capabilities_settles_nothing(tmp_path: Path) -> None:
-    # Modelled: an Ampere name the table lacks (Ampere is 8.0, 8.6 or 8.7): its capability stays open.
-    text = TITAN_RTX_110.replace("NVIDIA TITAN RTX", "NVIDIA RTX A9999")
+    # Modelled: a Maxwell name the table lacks (Maxwell is 5.0 or 5.2, and its words name both): its capability stays
+    # open. (An RTX A name is no longer one: every RTX A card is 8.6, gputable.capability_of.)
+    text = TITAN_RTX_110.replace("NVIDIA TITAN RTX", "NVIDIA GeForce GTX 980")
     result = paste_checks(tmp_path, text, "RT-TORCH-ARCH")["RT-TORCH-ARCH"]
     assert result.status == "unknown"

@@ -61,13 +61,13 @@ def test_b200_under_cu130_211_is_ok() -> None:
     assert "sm_100" in result.message and "NVIDIA B200 (compute 10.0)" in result.message
 
 
-def test_rtx50_under_cu130_29_lacks_only_the_gpu_table_row(tmp_path: Path) -> None:
-    # The arch list is known; what is left unknown is the RTX 5060 Ti, a model the GPU table lacks.
+def test_rtx50_under_cu130_29_is_ok(tmp_path: Path) -> None:
+    # The arch list is known; the RTX 5060 Ti, a model the GPU table lacks, is a GeForce RTX 50 card, compute 12.0
+    # (gputable.capability_of).
     result = paste_checks(tmp_path, RTX5090_CU130, "RT-TORCH-ARCH")["RT-TORCH-ARCH"]
-    assert result.status == "unknown", result.message
-    assert "5060 Ti (not in the GPU table)" in result.message and "arch list" not in result.message
+    assert result.status == "ok", result.message
     assert result.actual["arch_list"][-1] == "sm_120"
-    assert result.actual["gpus"] == {"NVIDIA GeForce RTX 5090": "12.0"}
+    assert result.actual["gpus"] == {"NVIDIA GeForce RTX 5090": "12.0", "NVIDIA GeForce RTX 5060 Ti": "12.0"}
 
 
 def test_gb10_runs_the_sm120_cubin(tmp_path: Path) -> None:

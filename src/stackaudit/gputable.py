@@ -299,36 +299,58 @@ PRE_TURING = frozenset(ARCHITECTURE_ORDER[:ARCHITECTURE_ORDER.index("Turing")])
 # (https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html).
 PRE_AMPERE = frozenset(ARCHITECTURE_ORDER[:ARCHITECTURE_ORDER.index("Ampere")])
 
-# The architecture a model number names, for GPUs the table has no row for. NVIDIA's CUDA GPU lists give each
-# product's compute capability (https://developer.nvidia.com/cuda-gpus, and /cuda-legacy-gpus for older parts),
-# whose major number is the architecture: 3 Kepler (Tesla K, GTX 600, GTX 760-780, GTX TITAN/Black/Z, most
+# The architecture and compute capability a model number names, for GPUs the table has no row for. NVIDIA's CUDA GPU
+# lists give each product's compute capability (https://developer.nvidia.com/cuda-gpus, and /cuda-legacy-gpus for older
+# parts), whose major number is the architecture: 3 Kepler (Tesla K, GTX 600, GTX 760-780, GTX TITAN/Black/Z, most
 # Quadro K), 5 Maxwell (GeForce 900, Tesla/Quadro M, GTX 745/750/750 Ti, GTX TITAN X, Quadro K620/K1200/K2200),
 # 6 Pascal (GeForce 10, Tesla/Quadro P, NVIDIA TITAN X/Xp, Quadro GP100), 7.0 Volta (V100, TITAN V, Quadro GV100),
 # 7.5 Turing (GeForce 16 and RTX 20, Quadro RTX, TITAN RTX), 8.6 Ampere (RTX 30, RTX A), 9.0 Hopper (H100, H200,
-# H800, H20, GH200). A vGPU guest names its board with a variant letter (`GRID V100D-32C`, `V100DX`, `V100L`:
-# NVIDIA Virtual GPU Software User Guide, "Virtual GPU Types"), which the Volta words take.
+# H800, H20, GH200), 12.0 Blackwell (RTX 50, RTX PRO Blackwell). A vGPU guest names its board with a variant letter
+# (`GRID V100D-32C`, `V100DX`, `V100L`: NVIDIA Virtual GPU Software User Guide, "Virtual GPU Types"), which the Volta
+# words take.
+# The third field is the capability every GPU the words name has, from the same lists; "" where they mix (Kepler's 3.0,
+# 3.5 and 3.7; Maxwell's 5.0 and 5.2), and then the architecture's one capability, where it has one (SINGLE_CAPABILITY),
+# stands. Pascal's GP100 parts (Tesla P100, Quadro GP100) are 6.0, its other parts 6.1. The Ampere words name GA10x
+# cards only (8.6; the A100 and A30, 8.0, are table rows), the Blackwell words GB20x cards only (12.0; the B200 and
+# GB200 are 10.0, the B300 and GB300 10.3).
 # The first pattern that matches wins: "GeForce GTX TITAN X" is Maxwell, "NVIDIA TITAN X" Pascal.
 # Series that mix architectures under one model number (GeForce 900M, GT 700) are not listed.
 _ARCH_WORDS = (
     (re.compile(r"\bTesla K\d+|\bGTX 6\d\d(?: Ti)?\b|\bGTX 7[6-8]0(?: Ti)?\b|\bGTX TITAN(?: Black| Z)?\b(?! X)"
-                r"|\bQuadro K(?!(?:620|1200|2200)M?\b)\d+", re.I), "Kepler"),
+                r"|\bQuadro K(?!(?:620|1200|2200)M?\b)\d+", re.I), "Kepler", ""),
     (re.compile(r"\b(?:Tesla|Quadro) M\d+|\bGTX 9[5-8]0(?: Ti|M)?\b|\bGTX 7(?:45|50)(?: Ti)?\b|\bGTX TITAN X\b"
-                r"|\bQuadro K(?:620|1200|2200)M?\b", re.I), "Maxwell"),
-    (re.compile(r"\b(?:Tesla|Quadro) P\d+|\bGTX 10[5-8]0(?: Ti)?\b|\bTITAN Xp?\b|\bQuadro GP100\b", re.I), "Pascal"),
-    (re.compile(r"\bG?V100(?:[DLSX]{1,2})?\b|\bTITAN V\b", re.I), "Volta"),
+                r"|\bQuadro K(?:620|1200|2200)M?\b", re.I), "Maxwell", ""),
+    (re.compile(r"\bTesla P100\b|\bQuadro GP100\b", re.I), "Pascal", "6.0"),
+    (re.compile(r"\b(?:Tesla|Quadro) P\d+|\bGTX 10[5-8]0(?: Ti)?\b|\bTITAN Xp?\b", re.I), "Pascal", "6.1"),
+    (re.compile(r"\bG?V100(?:[DLSX]{1,2})?\b|\bTITAN V\b", re.I), "Volta", ""),
     (re.compile(r"\bGTX 16[5-6]0(?: Ti| SUPER)?\b|\bRTX 20[6-8]0\b|\bQuadro RTX \d{4}\b|\bTITAN RTX\b", re.I),
-     "Turing"),
-    (re.compile(r"\bRTX 30[5-9]0\b|\bRTX A\d{3,4}\b", re.I), "Ampere"),
-    (re.compile(r"\bRTX 40[5-9]0\b|\bRTX \d{4} Ada\b", re.I), "Ada Lovelace"),
-    (re.compile(r"\bG?H(?:20|100|200|800)\b", re.I), "Hopper"),
-    (re.compile(r"\bRTX 50[5-9]0\b|\bRTX PRO \d{4} Blackwell\b", re.I), "Blackwell"),
+     "Turing", ""),
+    (re.compile(r"\bRTX 30[5-9]0\b|\bRTX A\d{3,4}\b", re.I), "Ampere", "8.6"),
+    (re.compile(r"\bRTX 40[5-9]0\b|\bRTX \d{4} Ada\b", re.I), "Ada Lovelace", ""),
+    (re.compile(r"\bG?H(?:20|100|200|800)\b", re.I), "Hopper", ""),
+    (re.compile(r"\bRTX 50[5-9]0\b|\bRTX PRO \d{4} Blackwell\b", re.I), "Blackwell", "12.0"),
 )
 # Architectures whose every CUDA GPU has the same compute capability (https://developer.nvidia.com/cuda-gpus): a model
 # the table has no row for, named into one of them (_ARCH_WORDS), has that capability. Turing is 7.5 throughout, Ada
 # Lovelace 8.9, Hopper 9.0 (one chip, GH100, in H100, H200, H800, H20 and GH200); Pascal (6.0/6.1), Ampere
-# (8.0/8.6/8.7) and Blackwell (10.0/12.0) vary. Volta is 7.0 but for Jetson Xavier's 7.2, a module _ARCH_WORDS never
-# names: the Volta words (V100 and its vGPU boards, TITAN V, Quadro GV100) all name 7.0 parts.
+# (8.0/8.6/8.7) and Blackwell (10.0/10.3/12.0/12.1) vary. Volta is 7.0 but for Jetson Xavier's 7.2, a module _ARCH_WORDS
+# never names: the Volta words (V100 and its vGPU boards, TITAN V, Quadro GV100) all name 7.0 parts.
 SINGLE_CAPABILITY = {"Volta": "7.0", "Turing": "7.5", "Ada Lovelace": "8.9", "Hopper": "9.0"}
+
+
+def capability_of(name: str) -> str:
+    """The compute capability a GPU name's model words imply (_ARCH_WORDS): the words' own, else their
+    architecture's single one (SINGLE_CAPABILITY); "" where no words match or they mix capabilities.
+
+    >>> capability_of("NVIDIA GeForce RTX 3070"), capability_of("NVIDIA GeForce RTX 5090"), capability_of("NVIDIA A30")
+    ('8.6', '12.0', '')
+    """
+    for pattern, architecture, capability in _ARCH_WORDS:
+        if pattern.search(name):
+            return capability or SINGLE_CAPABILITY.get(architecture, "")
+    return ""
+
+
 # NVIDIA numbers PCI device ids by chip (envytools, https://envytools.readthedocs.io/en/latest/hw/pciid.html); the
 # first Turing chip, TU102, starts at 0x1E00 (the open kernel module's supported-GPU list, which is Turing and
 # later, begins at 0x1E02), so every GPU id below it is an older chip.
@@ -339,7 +361,7 @@ def architecture_of(name: str, pci_device_id: int | None = None, table: GpuTable
     """The architecture a GPU's name or NVIDIA PCI device id implies: its table row's, else the model number's
     series, else "pre-Turing" for a device id below Turing's; "" when none of them says."""
     if name:
-        words = next((architecture for pattern, architecture in _ARCH_WORDS if pattern.search(name)), "")
+        words = next((architecture for pattern, architecture, _ in _ARCH_WORDS if pattern.search(name)), "")
         try:
             match = lookup(name, table)
         except (UnknownGpuError, GpuTableError):

@@ -47,12 +47,13 @@ from stackaudit.facts.nvidia import (
     NvLink,
     fabric_verdict,
     gpu_spec,
+    open_module_only,
 )
 from stackaudit.facts.parallelism import Parallelism, ServingEngine
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.pcie_errors import PcieErrors
 from stackaudit.facts.peer_access import P2pDataTests
-from stackaudit.facts.platform import vgpu_host
+from stackaudit.facts.platform import vgpu_host, wsl_kernel
 from stackaudit.facts.python_env import PythonEnv
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.shown_commands import EmptyGreps
@@ -565,7 +566,8 @@ def _nvlinks_all_up(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome | No
     references=(KERNEL_OPEN, "https://developer.nvidia.com/blog/nvidia-transitions-fully-towards-open-source-gpu-kernel-modules/"),
 )
 def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | None = None,
-                gpus: GpuInventory | None = None, p2p_data_tests: P2pDataTests | None = None) -> Outcome:
+                gpus: GpuInventory | None = None, p2p_data_tests: P2pDataTests | None = None,
+                collect_env: CollectEnv | None = None) -> Outcome:
     """Reads: `/proc/driver/nvidia/version` ("Open Kernel Module" in the first line = open), else
     `modinfo -F license nvidia` ("Dual MIT/GPL" open, "NVIDIA" proprietary); each GPU's architecture.
 
@@ -580,8 +582,10 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     pre-Turing GPUs (Volta, Pascal) cannot use the open modules at all. A driver before R515 has
     only the proprietary module: loaded, that is not an issue; not shown loaded (a driver container
     that is installing it), there is no flavour to judge. Where no source shows the flavour, a Blackwell or GH200
-    GPU that nvidia-smi lists or CUDA named (simpleP2P) shows the open module loaded: the proprietary one refuses
-    to initialise them. Open modules initialise
+    GPU that nvidia-smi lists or CUDA named (simpleP2P; a collect_env or check_env whose torch initialised CUDA,
+    outside WSL 2) shows the open module loaded: the proprietary one refuses to initialise them
+    (facts/nvidia.py open_module_only). An Ampere or Hopper GPU running says nothing of the flavour. Open modules
+    initialise
     GPUs more slowly: pair them with nvidia-persistenced (DRV-PERSISTENCE).
     """
     if gpus is not None and gpus.none_on_bus:
@@ -599,11 +603,11 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
         flavour = "proprietary"
     listed = [g for g in nvidia.gpus if not g.error] if nvidia is not None else []  # a GPU not opened: model unknown
     if flavour is None:
-        driven = _open_only_driven(listed, p2p_data_tests)
+        driven, how = _open_only_driven(listed, p2p_data_tests, collect_env)
         if driven:
             judged = ok(f"{len(driven)} Blackwell/Grace Hopper GPU(s) ran under driver {nvidia_driver.version} "
-                        f"({driven[0][1]}), which only the open kernel modules drive: the open module is loaded",
-                        actual="open (inferred)", subjects=[g for g, _ in driven])
+                        f"({driven[0][1]}; {how}), which only the open kernel modules drive: the open module is "
+                        "loaded", actual="open (inferred)", subjects=[g for g, _ in driven])
             return over_subjects(judged, [g for g, _ in driven], gpus.whole_count if gpus is not None else None)
         return unknown("the kernel module's flavour is not known", hint="run `modinfo -F license nvidia` on the host")
     evidence = (nvidia_driver.flavour_evidence,) if nvidia_driver.flavour_evidence else ()
@@ -615,7 +619,7 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
                          subjects=[g.subject for g in old], severity="high", evidence=evidence)
         return _over_driven(ok("open kernel module" + (f" ({nvidia_driver.version})" if nvidia_driver.version else ""),
                                actual="open", evidence=evidence), nvidia, listed, gpus)
-    blackwell = [g for g in listed if is_blackwell(g) or re.search(r"\bGH200\b", g.name or "")]
+    blackwell = [g for g in listed if open_module_only(g.name or "", g.implied_architecture)]
     if blackwell:
         return issue(f"proprietary kernel module with {len(blackwell)} Blackwell/Grace Hopper GPU(s) "
                      f"({blackwell[0].name}): they are only supported by the open modules", actual="proprietary",
@@ -639,16 +643,24 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
                            evidence=evidence), nvidia, listed, gpus)
 
 
-def _open_only_driven(listed: list[GpuInfo], tests: P2pDataTests | None) -> list[tuple[str, str]]:
-    """(subject, name) of the GPUs the driver ran that only the open kernel modules drive (Blackwell, GH200): the
-    proprietary module refuses to initialise them, so nvidia-smi lists no such GPU and CUDA enumerates none. The
-    driver ran those that nvidia-smi lists without an error and those simpleP2P's CUDA named."""
-    found = [(g.subject, g.name or "") for g in listed if is_blackwell(g) or re.search(r"\bGH200\b", g.name or "")]
-    if not found and tests is not None:
+def _open_only_driven(listed: list[GpuInfo], tests: P2pDataTests | None,
+                      collect_env: CollectEnv | None) -> tuple[list[tuple[str, str]], str]:
+    """((subject, name) of the GPUs the driver ran that only the open kernel modules drive, how the source shows them
+    run). The proprietary module refuses to initialise such a GPU (facts/nvidia.py open_module_only), so nvidia-smi
+    lists none and CUDA enumerates none. The driver ran those that nvidia-smi lists without an error, those a
+    collect_env or check_env names where its torch initialised CUDA (not under WSL 2, whose GPU is the Windows
+    driver's), and those simpleP2P's CUDA named."""
+    found = [(g.subject, g.name or "") for g in listed if open_module_only(g.name or "", g.implied_architecture)]
+    if found:
+        return found, "listed by nvidia-smi"
+    if collect_env is not None and collect_env.cuda_initialised and not wsl_kernel(collect_env.kernel):
+        found = [(f"GPU {i}", name) for i, name in enumerate(collect_env.gpu_models) if open_module_only(name)]
+        if found:
+            return found, "the report's torch initialised CUDA on it: 'CUDA available: True'"
+    if tests is not None:
         named = dict(m for t in tests.tests for m in t.models)
-        found = [(f"GPU {i}", name) for i, name in sorted(named.items())
-                 if (spec := gpu_spec(name)) is not None and spec.architecture == "Blackwell"]
-    return found
+        found = [(f"GPU {i}", name) for i, name in sorted(named.items()) if open_module_only(name)]
+    return found, "CUDA named it in simpleP2P"
 
 
 def _over_driven(judged: Outcome, nvidia: NvidiaGpus | None, listed: list[GpuInfo],

@@ -272,13 +272,14 @@ def _capabilities(gpus: GpuInventory | None, stated: dict[str, str] | None = Non
     """({GPU model: compute capability}, [models whose capability is not settled]): the capability the paste states
     for the model (check_env's `Compute Capability` line, what torch read from the device), else the GPU table's;
     an ambiguous name settles it only where every row it may be has the same capability, or where its model words
-    name an architecture with one capability (a Quadro RTX 6000 is Turing); a model the table lacks, where its
-    name's architecture has one capability (gputable.SINGLE_CAPABILITY: a TITAN RTX is Turing, 7.5)."""
+    name one capability (a Quadro RTX 6000 is Turing); a model the table lacks, where its model words name one
+    (gputable.capability_of: a TITAN RTX is Turing, 7.5; a GeForce RTX 3070 is an Ampere GA10x card, 8.6)."""
     from stackaudit.gputable import (
         SINGLE_CAPABILITY,
         GpuTableError,
         UnknownGpuError,
         architecture_of,
+        capability_of,
         load_table,
         lookup,
     )
@@ -292,15 +293,15 @@ def _capabilities(gpus: GpuInventory | None, stated: dict[str, str] | None = Non
         try:
             match = lookup(name)
         except (UnknownGpuError, GpuTableError):
-            single = SINGLE_CAPABILITY.get(architecture_of(name))
-            if single:
-                known[name] = single
+            implied = capability_of(name)
+            if implied:
+                known[name] = implied
             else:
                 unsettled.append(name)
             continue
         caps = {match.spec.compute_capability, *(load_table().by_name(n).compute_capability
                                                   for n in match.alternatives)}
-        single = SINGLE_CAPABILITY.get(architecture_of(name)) if len(caps) > 1 else None
+        single = (capability_of(name) or SINGLE_CAPABILITY.get(architecture_of(name), "")) if len(caps) > 1 else ""
         if len(caps) == 1 or single:
             known[name] = single or match.spec.compute_capability
         else:

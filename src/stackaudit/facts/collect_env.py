@@ -87,6 +87,12 @@ class CollectEnv:
         return len(self.gpu_models)
 
     @property
+    def cuda_initialised(self) -> bool:
+        """Whether torch initialised CUDA where the report ran: `Is CUDA available: True` (vLLM's collect_env),
+        `CUDA available: True` (SGLang's and OpenMMLab's check_env)."""
+        return "True" in (self.values.get("Is CUDA available"), self.values.get("CUDA available"))
+
+    @property
     def capabilities(self) -> dict[str, str]:
         """{GPU model: compute capability} from check_env's `GPU 0,1 Compute Capability: 7.5` lines (what torch read
         from each device); a model whose GPUs state two capabilities is left out."""

@@ -45,7 +45,9 @@ from stackaudit.facts.sources import (
     POWERPROFILESCTL,
     PROC_MEMINFO,
 )
+from stackaudit.facts.symptoms import KERNEL_OPEN_README
 from stackaudit.gputable import (
+    ARCHITECTURE_ORDER,
     CUT_MARK,
     GpuSpec,
     GpuTableError,
@@ -615,6 +617,26 @@ class NvidiaDriver:
 
 
 _LICENSE_FLAVOUR = {"Dual MIT/GPL": "open", "NVIDIA": "proprietary"}
+
+# GPUs that only the open kernel modules drive. The driver README says "Blackwell and later are only supported by the
+# open kernel modules" (kernel_open.html). NVIDIA's R560 announcement says Grace Hopper and Blackwell must use them.
+# The proprietary module refuses to initialise such a GPU ("NVRM: ... requires use of the NVIDIA open kernel modules"),
+# so neither nvidia-smi nor CUDA finds one under it. A source that shows one running (nvidia-smi listing it, CUDA
+# initialised on it) therefore shows the open flavour loaded. Turing to Hopper GPUs run under either flavour, so
+# their running says nothing of it.
+OPEN_ONLY_FROM = "Blackwell"
+OPEN_ONLY_NAMES = re.compile(r"\bGH200\b")
+OPEN_ONLY_SOURCES = (KERNEL_OPEN_README,
+                     "https://developer.nvidia.com/blog/nvidia-transitions-fully-towards-open-source-gpu-kernel-modules/")
+
+
+def open_module_only(name: str, architecture: str = "") -> bool:
+    """Whether only the open kernel modules drive a GPU (OPEN_ONLY_FROM): its architecture, as the source names it or
+    else as its name implies (gputable.architecture_of), is Blackwell or later, or its name is a Grace Hopper's."""
+    said = (architecture or architecture_of(name)).lower()
+    arch = next((a for a in ARCHITECTURE_ORDER if a.lower() == said), "")
+    later = bool(arch) and ARCHITECTURE_ORDER.index(arch) >= ARCHITECTURE_ORDER.index(OPEN_ONLY_FROM)
+    return later or bool(OPEN_ONLY_NAMES.search(name))
 
 
 # The banner of the loaded module, the first line of /proc/driver/nvidia/version, with its version number

@@ -44,6 +44,9 @@ class KernelFlavour:
 
 
 _UBUNTU_VARIANTS = "https://ubuntu.com/kernel/variants"
+# WSL 2's kernel: its GPU is the Windows driver's (GPU-PV), and no NVIDIA kernel module of Linux's is loaded.
+WSL_KERNEL = KernelFlavour(r"-microsoft-standard-WSL2$", "microsoft", "the WSL 2 kernel (a Hyper-V utility VM)",
+                           "https://learn.microsoft.com/en-us/windows/wsl/about#what-is-wsl-2")
 # Kernel flavours built for one cloud's or hypervisor's guests. Left out on purpose: Ubuntu's `-oracle`, which OCI's
 # bare-metal GPU shapes (BM.GPU.*) also boot, and `-nvidia`, NVIDIA's flavour for its bare-metal DGX systems.
 # AWS's *.metal instance types boot `-aws` kernels too; their DMI and lscpu, read first, say bare metal.
@@ -57,8 +60,7 @@ CLOUD_KERNELS = (
                   "https://docs.aws.amazon.com/linux/al2023/ug/kernel.html"),
     KernelFlavour(r"-cloud-(?:amd64|arm64)$", "vm", "Debian's cloud kernel (linux-image-cloud-*: no drivers for "
                   "bare-metal hardware)", "https://lists.debian.org/debian-cloud/2020/04/msg00000.html"),
-    KernelFlavour(r"-microsoft-standard-WSL2$", "microsoft", "the WSL 2 kernel (a Hyper-V utility VM)",
-                  "https://learn.microsoft.com/en-us/windows/wsl/about#what-is-wsl-2"),
+    WSL_KERNEL,
 )
 
 
@@ -170,6 +172,11 @@ def instances_without_gpu(text: str) -> list[str]:
     """The EC2 instance types a text names whose family has no accelerator (EC2_NO_ACCELERATOR), in order."""
     return [name for name, row in cloud_instances(text)
             if row.vm == "amazon" and (m := re.match(r"[a-z]+", name)) and m.group(0) in EC2_NO_ACCELERATOR]
+
+
+def wsl_kernel(release: str) -> bool:
+    """Whether a kernel release is WSL 2's (WSL_KERNEL)."""
+    return bool(re.search(WSL_KERNEL.pattern, release.strip()))
 
 
 def cloud_kernel(release: str) -> KernelFlavour | None:

@@ -1,0 +1,89 @@
+"""DRV-OPEN-MODULE where no source shows the flavour: a Blackwell or Grace Hopper GPU on which a collect_env's or
+check_env's torch initialised CUDA shows the open kernel module loaded, since only the open modules drive those GPUs
+(facts/nvidia.py open_module_only, the driver README's "Blackwell and later are only supported by the open kernel
+modules"). An Ampere or Hopper GPU running says nothing of the flavour, and WSL 2's GPU is the Windows driver's.
+
+Real pastes are corpus captures (the public thread beside each) or verbatim excerpts of a public thread;
+counter-examples are modelled where marked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus import body, capture_checks, paste_checks
+from stackaudit.facts.nvidia import open_module_only
+from test_torch_cu129_cu130_arches import RTX5090_CU130
+
+CHECK = "DRV-OPEN-MODULE"
+
+
+@pytest.mark.parametrize(("prefix", "gpus", "model"), [
+    ("484", 8, "NVIDIA GeForce RTX 5090"),  # sgl-project/sglang#8011: check_env, driver 570.148.08
+    ("367", 8, "NVIDIA B200"),  # corpus 367: sglang check_env on eight B200, driver 580.95.05
+    ("405", 2, "NVIDIA GeForce RTX 5090"),  # corpus 405: vLLM collect_env in an NGC 25.02 container, driver 570
+    ("485", 4, "NVIDIA GB200"),  # corpus 485: sglang check_env on four GB200, driver 570.172.08
+    ("32", 1, "NVIDIA RTX PRO 6000 Blackwell Workstation Edition"),  # corpus 32: vLLM's new-format collect_env
+])
+def test_cuda_initialised_on_blackwell_shows_the_open_module(prefix: str, gpus: int, model: str) -> None:
+    result = capture_checks(prefix, CHECK)[CHECK]
+    assert result.status == "ok" and result.actual == "open (inferred)"
+    assert f"{gpus} Blackwell/Grace Hopper GPU(s)" in result.message and model in result.message
+    assert "torch initialised CUDA" in result.message
+    assert len(result.subjects) == gpus
+
+
+@pytest.mark.parametrize("prefix", [
+    "202",  # vllm-project/vllm#11959: eight H100 under a collect_env whose CUDA is available
+    "348",  # vllm-project/vllm#13778: eight H20 (Hopper)
+    "488",  # vllm-project/vllm#10409: three RTX 3070 (Ampere)
+])
+def test_hopper_or_ampere_running_says_nothing_of_the_flavour(prefix: str) -> None:
+    # Turing to Hopper run under either flavour: CUDA on them leaves the flavour unknown.
+    result = capture_checks(prefix, CHECK)[CHECK]
+    assert result.status == "unknown" and "flavour is not known" in result.message
+
+
+def test_modelled_cuda_not_available_says_nothing(tmp_path: Path) -> None:
+    # Modelled on sglang#8011's check_env: CUDA not available, so nothing shows the driver ran the GPUs.
+    text = body("484").replace("CUDA available: True", "CUDA available: False")
+    assert "CUDA available: False" in text
+    result = paste_checks(tmp_path, text, CHECK)[CHECK]
+    assert result.status == "unknown" and "flavour is not known" in result.message
+
+
+def test_modelled_hopper_in_place_of_the_rtx_5090s_says_nothing(tmp_path: Path) -> None:
+    # Modelled on sglang#8011's check_env: the same report with H100s, which the proprietary module also drives.
+    text = body("484").replace("NVIDIA GeForce RTX 5090", "NVIDIA H100 80GB HBM3").replace(
+        "Compute Capability: 12.0", "Compute Capability: 9.0")
+    result = paste_checks(tmp_path, text, CHECK)[CHECK]
+    assert result.status == "unknown" and "flavour is not known" in result.message
+
+
+def test_wsl_2_blackwell_says_nothing_of_a_linux_module(tmp_path: Path) -> None:
+    # vllm-project/vllm#30435: an RTX 5090 and an RTX 5060 Ti under WSL 2, where the GPUs are the Windows driver's
+    # (581.57) and no Linux NVIDIA module is loaded.
+    result = paste_checks(tmp_path, RTX5090_CU130, CHECK)[CHECK]
+    assert result.status == "unknown" and "flavour is not known" in result.message
+
+
+def test_modelled_the_same_report_on_a_linux_kernel_shows_the_open_module(tmp_path: Path) -> None:
+    # Modelled: vllm#30435's report with a plain Linux kernel, so the WSL 2 kernel alone keeps the rule out above.
+    text = RTX5090_CU130.replace("6.6.87.2-microsoft-standard-WSL2", "6.8.0-62-generic")
+    result = paste_checks(tmp_path, text, CHECK)[CHECK]
+    assert result.status == "ok" and "2 Blackwell/Grace Hopper GPU(s)" in result.message
+
+
+@pytest.mark.parametrize(("name", "architecture", "only_open"), [
+    ("NVIDIA GeForce RTX 5090", "", True), ("NVIDIA GeForce RTX 5060 Ti", "", True),  # model words: Blackwell
+    ("NVIDIA B200", "", True), ("NVIDIA GB200", "", True),  # table rows
+    ("NVIDIA GH200 480GB", "", True),  # Grace Hopper: the one Hopper part only the open modules drive
+    ("NVIDIA H100 80GB HBM3", "", False), ("NVIDIA GeForce RTX 3070", "", False), ("Tesla V100-SXM2-32GB", "", False),
+    ("", "Blackwell", True), ("", "Hopper", False),  # NVML's Product Architecture alone
+    ("NVIDIA Graphics Device", "", False),  # a name nothing reads stays out
+])
+def test_open_module_only(name: str, architecture: str, only_open: bool) -> None:
+    assert open_module_only(name, architecture) is only_open
+
