@@ -401,9 +401,11 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     if idle_display:
         shown = ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" if g.memory_used_mib is not None
                           else f"GPU {g.index}" for g in idle_display)
-        return not_an_issue(f"a display is active on GPU(s) {gpu_indices(idle_display)}, but nothing on it shows serving "
-                            f"work ({shown}, no compute process or engine): it costs memory and jitter only where "
-                            "that GPU serves", actual=actual, subjects=[g.subject for g in idle_display])
+        read = idle_display + [g for g in procs_known + idle if g not in idle_display]
+        return over_gpus(nvidia, read, not_an_issue(
+            f"a display is active on GPU(s) {gpu_indices(idle_display)}, but nothing on it shows serving work ({shown}, "
+            "no compute process or engine): it costs memory and jitter only where that GPU serves", actual=actual,
+            subjects=[g.subject for g in idle_display]), "nvidia-smi")
     if not procs_known and not idle and all(g.display_active is None for g in gpus):
         return unknown("the processes on the GPUs are not in this source", hint="paste `nvidia-smi`")
     if notes:
