@@ -179,6 +179,14 @@ class ServingLog:
     local_ranks: int = 0
     # The most ranks of any communicator the log shows (0: no such line).
     comm_ranks: int = 0
+    # Each `comm 0x.. rank R nranks N` line (NCCL's init and Init COMPLETE lines): (host, R, N, line).
+    comm_members: tuple[tuple[str, int, int, str], ...] = ()
+    # The node counts the log states: (nodes, ranks they cover, line). NCCL's `comm 0x.. rank 0 nRanks 4 nNodes 1`
+    # counts one communicator's hosts (init.cc, from each rank's host hash); vLLM's "Detected 1 nodes in the
+    # distributed environment" counts its whole world (ranks 0), by which ranks open one shared-memory segment.
+    node_counts: tuple[tuple[int, int, str], ...] = ()
+    # vLLM's own `world_size=N rank=R local_rank=L` line (parallel_state.py): its N (0: not shown).
+    world_size: int = 0
     gpu_bus_ids: tuple[str, ...] = ()  # the GPUs of `comm ... busId e9000` lines, in sysfs form (0000:e9:00.0)
     model: str = ""  # the model the configuration dump names (vLLM `model=`, SGLang `model_path=`)
     # SGLang's decode lines (`Decode batch. #running-req: N, ... cuda graph: False, ...`): the running batch of
@@ -231,6 +239,38 @@ class ServingLog:
     @property
     def multi_host(self) -> bool:
         return len(self.nccl_hosts) > 1
+
+    def one_node(self) -> tuple[str, ...]:
+        """The lines that settle every rank of the run on one node, or () where the log does not.
+
+        vLLM's "Detected 1 nodes in the distributed environment" counts its whole world. NCCL's `nNodes 1` and a
+        communicator whose every rank (`rank R nranks N`, R from 0 to N-1) logs from one host name settle that
+        communicator only. So either counts only where it holds at least the ranks the log's parallel sizes ask for
+        (TP x PP x DP, vLLM's world_size). A log with two host names, or any count above 1, settles nothing.
+        """
+        if self.multi_host or any(n > 1 for n, _, _ in self.node_counts):
+            return ()
+        world = max(self.world_size, (self.tp_size or 1) * (self.pp_size or 1) * (self.dp_size or 1))
+        lines = [line for n, ranks, line in self.node_counts if n == 1 and (ranks == 0 or ranks >= world)]
+        if lines:
+            return tuple(lines[:2])
+        for size in sorted({n for _, _, n, _ in self.comm_members}, reverse=True):
+            shown = [(h, r, line) for h, r, n, line in self.comm_members if n == size]
+            if size > 1 and size >= world and {r for _, r, _ in shown} == set(range(size)) \
+                    and {h for h, _, _ in shown} == set(self.nccl_hosts):
+                return tuple(line for _, _, line in shown[:2])
+        return ()
+
+    def shared_shm(self) -> tuple[str, ...]:
+        """vLLM's "Detected 1 nodes" lines where its world holds two or more ranks, else ().
+
+        vLLM counts nodes by which ranks can open the shared-memory segment its rank 0 creates
+        (parallel_state.py `in_the_same_node_as`, Python's multiprocessing.shared_memory under /dev/shm). One node
+        of two or more ranks says every rank opened it: they share one /dev/shm, one IPC namespace.
+        """
+        if self.world_size < 2:
+            return ()
+        return tuple(line for n, ranks, line in self.node_counts if n == 1 and ranks == 0)[:2]
 
     def p2p_pairs(self) -> tuple[tuple[int, int], ...]:
         """The rank pairs NCCL connected over its P2P transport (`via P2P/IPC`, `P2P/CUMEM`, `P2P/direct pointer`),
@@ -293,7 +333,11 @@ _DRIVER_CUDA = re.compile(r"\bcudaDriverVersion (\d{4,6})\b")
 _LOCAL_RANKS = re.compile(r"\blocalRanks (\d+)")
 # `comm 0x.. rank 0 nranks 1 cudaDev 0 ...` (init) and `comm 0x.. [nranks=1] stream ...` (a collective's trace).
 _BUS_ID = re.compile(r"\bbusId ([0-9a-fA-F]+)\b")
-_COMM_RANKS = re.compile(r"\bcomm 0x[0-9a-f]+ (?:rank \d+ nranks (\d+)|\[nranks=(\d+)\])", re.I)
+_COMM_RANKS = re.compile(r"\bcomm 0x[0-9a-f]+ (?:rank (\d+) nranks (\d+)|\[nranks=(\d+)\])", re.I)
+# NCCL init.cc `comm %p rank %d nRanks %d nNodes %d localRanks %d`, and vLLM's node count (parallel_state.py).
+_NNODES = re.compile(r"\bnRanks (\d+) nNodes (\d+)\b")
+_VLLM_NODES = re.compile(r"\bDetected (\d+) nodes in the distributed environment")
+_VLLM_WORLD = re.compile(r"\bworld_size=(\d+) rank=\d+ local_rank=")
 _NCCL_ENV = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)")
 _TP = re.compile(r"\b(?:tensor_parallel_size|tp_size)=(\d+)|['\"]tensor_parallel_size['\"]:\s*(\d+)")
 # vLLM prints pipeline_parallel_size in its engine-config line and both in `non-default args: {...}`;
@@ -370,7 +414,9 @@ def parse_serving_log(text: str) -> ServingLog:
     disable_ar: bool | None = None
     cumem: list[str] = []
     warns: list[str] = []
-    local_ranks = comm_ranks = 0
+    local_ranks = comm_ranks = world_size = 0
+    members: list[tuple[str, int, int, str]] = []
+    node_counts: list[tuple[int, int, str]] = []
     bus_ids: list[str] = []
     model = ""
     decode_batches: list[tuple[int, bool]] = []
@@ -484,7 +530,18 @@ def parse_serving_log(text: str) -> ServingLog:
             local_ranks = max(local_ranks, int(m.group(1)))
         m = _COMM_RANKS.search(text_l) if "ranks" in low else None
         if m:
-            comm_ranks = max(comm_ranks, int(m.group(1) or m.group(2)))
+            comm_ranks = max(comm_ranks, int(m.group(2) or m.group(3)))
+            if m.group(1) is not None and len(members) < 4096:
+                members.append((host.group(1) if host else "", int(m.group(1)), int(m.group(2)), text_l[:300]))
+        m = _NNODES.search(text_l) if "nNodes" in text_l else None
+        if m and len(node_counts) < 64:
+            node_counts.append((int(m.group(2)), int(m.group(1)), text_l[:300]))
+        m = _VLLM_NODES.search(text_l) if "nodes in the distributed" in text_l else None
+        if m and len(node_counts) < 64:
+            node_counts.append((int(m.group(1)), 0, text_l[:300]))
+        m = _VLLM_WORLD.search(text_l) if "world_size=" in text_l else None
+        if m:
+            world_size = max(world_size, int(m.group(1)))
         m = _BUS_ID.search(text_l) if "busId" in text_l else None
         bdf = from_nccl_bus_id(m.group(1)) if m else ""
         if bdf and bdf not in bus_ids:
@@ -521,7 +578,8 @@ def parse_serving_log(text: str) -> ServingLog:
         gdr_disabled=tuple(gdr_off), cuda_graphs=graphs, cuda_graph_lines=tuple(graph_lines[:5]), tp_size=tp,
         pp_size=pp, dp_size=dp,
         disable_custom_all_reduce=disable_ar, cumem_fallback=tuple(cumem), nccl_warnings=tuple(warns[:20]),
-        local_ranks=local_ranks, comm_ranks=comm_ranks, gpu_bus_ids=tuple(bus_ids), model=model, decode_graph_batches=tuple(decode_batches),
+        local_ranks=local_ranks, comm_ranks=comm_ranks, comm_members=tuple(members), node_counts=tuple(node_counts),
+        world_size=world_size, gpu_bus_ids=tuple(bus_ids), model=model, decode_graph_batches=tuple(decode_batches),
         decode_graph_lines=tuple(decode_eager), kernel_settings=tuple(kernel_settings.items()),
         kernel_lines=tuple(kernel_lines), launcher_omp=launcher_omp,
         gpu_paths=tuple((a, b, kind) for (a, b), kind in paths.items()), gpu_path_lines=tuple(path_lines),
