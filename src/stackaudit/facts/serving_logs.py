@@ -187,6 +187,8 @@ class ServingLog:
     node_counts: tuple[tuple[int, int, str], ...] = ()
     # vLLM's own `world_size=N rank=R local_rank=L` line (parallel_state.py): its N (0: not shown).
     world_size: int = 0
+    # NCCL's lines that NVLS multicast is set up: `16 nvls channels` above 0, `NVLS multicast support is available`.
+    nvls_lines: tuple[str, ...] = ()
     gpu_bus_ids: tuple[str, ...] = ()  # the GPUs of `comm ... busId e9000` lines, in sysfs form (0000:e9:00.0)
     model: str = ""  # the model the configuration dump names (vLLM `model=`, SGLang `model_path=`)
     # SGLang's decode lines (`Decode batch. #running-req: N, ... cuda graph: False, ...`): the running batch of
@@ -260,6 +262,20 @@ class ServingLog:
                     and {h for h, _, _ in shown} == set(self.nccl_hosts):
                 return tuple(line for _, _, line in shown[:2])
         return ()
+
+    def nvls_up(self) -> tuple[str, ...]:
+        """NCCL's lines that it found NVSwitch multicast (NVLS) on the GPU, or () where the log does not show it.
+
+        NCCL sets NVLS channels only where the CUDA driver reports CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED on the
+        GPU (transport/nvls.cc `ncclNvlsInit`), a feature of GPUs on an NVSwitch fabric. It asks on a CUDA context of
+        that GPU, which an NVSwitch GPU gives only once Fabric Manager has configured the fabric (else error 802).
+        NCCL_NVLS_ENABLE=1 skips the question, and an NCCL warning about NVLS or multicast says the setup failed:
+        both leave (). A log with no such line says nothing.
+        """
+        if self.nccl_env.get("NCCL_NVLS_ENABLE") == "1" or any(
+                re.search(r"NVLS|multicast", w, re.I) for w in self.nccl_warnings):
+            return ()
+        return self.nvls_lines[:2]
 
     def shared_shm(self) -> tuple[str, ...]:
         """vLLM's "Detected 1 nodes" lines where its world holds two or more ranks, else ().
@@ -338,6 +354,9 @@ _COMM_RANKS = re.compile(r"\bcomm 0x[0-9a-f]+ (?:rank (\d+) nranks (\d+)|\[nrank
 _NNODES = re.compile(r"\bnRanks (\d+) nNodes (\d+)\b")
 _VLLM_NODES = re.compile(r"\bDetected (\d+) nodes in the distributed environment")
 _VLLM_WORLD = re.compile(r"\bworld_size=(\d+) rank=\d+ local_rank=")
+# NCCL init.cc `%d coll channels, [%d collnet channels, ]%d nvls channels`; transport/nvls.cc `NVLS multicast support
+# is %savailable on dev %d`.
+_NVLS_UP = re.compile(r"\b[1-9]\d* nvls channels\b|NVLS multicast support is available on dev")
 _NCCL_ENV = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)")
 _TP = re.compile(r"\b(?:tensor_parallel_size|tp_size)=(\d+)|['\"]tensor_parallel_size['\"]:\s*(\d+)")
 # vLLM prints pipeline_parallel_size in its engine-config line and both in `non-default args: {...}`;
@@ -416,6 +435,7 @@ def parse_serving_log(text: str) -> ServingLog:
     warns: list[str] = []
     local_ranks = comm_ranks = world_size = 0
     members: list[tuple[str, int, int, str]] = []
+    nvls: list[str] = []
     node_counts: list[tuple[int, int, str]] = []
     bus_ids: list[str] = []
     model = ""
@@ -539,6 +559,8 @@ def parse_serving_log(text: str) -> ServingLog:
         m = _VLLM_NODES.search(text_l) if "nodes in the distributed" in text_l else None
         if m and len(node_counts) < 64:
             node_counts.append((int(m.group(1)), 0, text_l[:300]))
+        if "nvls" in low and len(nvls) < 4 and NCCL_LINE.search(text_l) and _NVLS_UP.search(text_l):
+            nvls.append(text_l[:300])
         m = _VLLM_WORLD.search(text_l) if "world_size=" in text_l else None
         if m:
             world_size = max(world_size, int(m.group(1)))
@@ -579,7 +601,7 @@ def parse_serving_log(text: str) -> ServingLog:
         pp_size=pp, dp_size=dp,
         disable_custom_all_reduce=disable_ar, cumem_fallback=tuple(cumem), nccl_warnings=tuple(warns[:20]),
         local_ranks=local_ranks, comm_ranks=comm_ranks, comm_members=tuple(members), node_counts=tuple(node_counts),
-        world_size=world_size, gpu_bus_ids=tuple(bus_ids), model=model, decode_graph_batches=tuple(decode_batches),
+        world_size=world_size, nvls_lines=tuple(nvls), gpu_bus_ids=tuple(bus_ids), model=model, decode_graph_batches=tuple(decode_batches),
         decode_graph_lines=tuple(decode_eager), kernel_settings=tuple(kernel_settings.items()),
         kernel_lines=tuple(kernel_lines), launcher_omp=launcher_omp,
         gpu_paths=tuple((a, b, kind) for (a, b), kind in paths.items()), gpu_path_lines=tuple(path_lines),
