@@ -122,3 +122,52 @@ def test_vllm_one_node_of_one_rank_says_nothing_of_ipc(tmp_path: Path) -> None:
     log = parse_serving_log(text)
     assert log.one_node() and log.shared_shm() == ()
     assert paste_checks(tmp_path, text, IPC)[IPC].status != "ok"
+
+
+# https://github.com/vllm-project/vllm/issues/18567 (comment by Rexhaif): vLLM's NCCL sanity script under torchrun.
+VLLM_18567 = """\
+❯ NCCL_DEBUG=TRACE torchrun --nproc-per-node=4 test.py
+h14-01:2029998:2029998 [0] NCCL INFO Bootstrap: Using ibp35s0:10.28.98.73<0>
+h14-01:2029998:2029998 [0] NCCL INFO cudaDriverVersion 12080
+h14-01:2029999:2029999 [1] NCCL INFO Bootstrap: Using ibp35s0:10.28.98.73<0>
+"""
+
+# https://github.com/vllm-project/vllm/issues/11560 (comment by Tian14267): `--nnodes 1` with a c10d rendezvous.
+VLLM_11560 = """\
+(fffan_debug) root@ubuntu:/data/fffan# NCCL_DEBUG=TRACE torchrun --nnodes 1 --nproc-per-node=2 --rdzv_backend=c10d --rdzv_endpoint=$MASTER_ADDR test_vllm.py
+ubuntu:268443:268443 [0] NCCL INFO Bootstrap : Using bond0:10.68.27.12<0>
+"""
+
+
+def test_torchrun_without_nnodes_is_one_node(tmp_path: Path) -> None:
+    """Real (vllm#18567): torchrun's default `--nnodes` is 1, so its four ranks start on this node."""
+    log = parse_serving_log(VLLM_18567)
+    assert any("torchrun" in line for line in log.one_node())
+    assert paste_checks(tmp_path, VLLM_18567, NIC)[NIC].status == "not-applicable"
+
+
+def test_torchrun_in_a_capture_is_one_node() -> None:
+    """Real (vllm#5484, capture 486): `torchrun --nproc-per-node=2`, NCCL's bootstrap over Wi-Fi."""
+    assert capture_checks("486", NIC)[NIC].status == "not-applicable"
+
+
+def test_torchrun_nnodes_one_is_one_node() -> None:
+    """Real (vllm#11560): `--nnodes 1` with a c10d rendezvous endpoint elsewhere is still one node."""
+    assert parse_serving_log(VLLM_11560).one_node()
+
+
+def test_torchrun_over_two_nodes_is_not_one_node() -> None:
+    """Modelled: `--nnodes=2` (or an elastic `1:2`) may start ranks on another node; a variable says nothing."""
+    for nnodes in ("--nnodes=2", "--nnodes 1:2", "--nnodes=$NNODES"):
+        text = (f"$ torchrun {nnodes} --node-rank=0 --nproc-per-node=8 train.py\n"
+                "node-a:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n")
+        assert parse_serving_log(text).one_node() == (), nnodes
+
+
+def test_torchrun_is_not_vllm_shared_memory() -> None:
+    """Modelled: torchrun's one node is not vLLM's shared-memory test: CTR-IPC-ISOLATION is not read from it."""
+    text = ("$ torchrun --nproc-per-node=2 t.py\n"
+            "INFO 06-01 10:00:00 parallel_state.py:900] world_size=2 rank=0 local_rank=0 "
+            "distributed_init_method=env:// backend=nccl\n")
+    log = parse_serving_log(text)
+    assert log.one_node() and log.shared_shm() == ()

@@ -79,14 +79,15 @@ KEY_PHRASES = re.compile(
     r"NVLINK|Initializing an? (?:V[01] )?LLM engine|server_args=ServerArgs\(|non-default args:|"
     r"enforce_eager|Capturing batches \(|Detected that the model can run with \w+_marlin|"
     r"does not have native support for FP\d computation|attention backend out of potential backends|"
-    r"Setting OMP_NUM_THREADS environment variable for each process|Watchdog caught collective operation timeout",
+    r"Setting OMP_NUM_THREADS environment variable for each process|Watchdog caught collective operation timeout|"
+    r"\btorchrun(?:\s+--?[\w-]+(?:[= ]\S+)?)*\s+\S+\.py\b",
     re.IGNORECASE)
 # A literal of each line pattern above: NCCL_LINE's `NCCL`, VLLM_LINE's `file.py:N`, SGLANG_LINE's closing `] `,
 # and a word of every KEY_PHRASES alternative (lowercase: that pattern ignores case). Short words shared by several
 # phrases (and other recognisers): each needle is a pass over the text (importers/logs.py).
 KEY_NEEDLES = ("allreduce", "p2p", "graph", "cumem", "get_mempolicy", "nccl", "not supported", "llm",
                "serverargs(", "non-default args", "enforce_eager", "capturing batches", "_marlin",
-               "native support for fp", "potential backends", "omp_num_threads")
+               "native support for fp", "potential backends", "omp_num_threads", "torchrun")
 _KEY_HINT = re.compile("|".join(re.escape(n) for n in KEY_NEEDLES))
 
 
@@ -183,7 +184,8 @@ class ServingLog:
     comm_members: tuple[tuple[str, int, int, str], ...] = ()
     # The node counts the log states: (nodes, ranks they cover, line). NCCL's `comm 0x.. rank 0 nRanks 4 nNodes 1`
     # counts one communicator's hosts (init.cc, from each rank's host hash); vLLM's "Detected 1 nodes in the
-    # distributed environment" counts its whole world (ranks 0), by which ranks open one shared-memory segment.
+    # distributed environment" counts its whole world (ranks 0), by which ranks open one shared-memory segment; a
+    # torchrun command line's `--nnodes` (default 1) counts the nodes its job's ranks start on (ranks 0).
     node_counts: tuple[tuple[int, int, str], ...] = ()
     # vLLM's own `world_size=N rank=R local_rank=L` line (parallel_state.py): its N (0: not shown).
     world_size: int = 0
@@ -245,7 +247,8 @@ class ServingLog:
     def one_node(self) -> tuple[str, ...]:
         """The lines that settle every rank of the run on one node, or () where the log does not.
 
-        vLLM's "Detected 1 nodes in the distributed environment" counts its whole world. NCCL's `nNodes 1` and a
+        vLLM's "Detected 1 nodes in the distributed environment" counts its whole world, as does a torchrun command
+        line's `--nnodes` (1 where it is not given). NCCL's `nNodes 1` and a
         communicator whose every rank (`rank R nranks N`, R from 0 to N-1) logs from one host name settle that
         communicator only. So either counts only where it holds at least the ranks the log's parallel sizes ask for
         (TP x PP x DP, vLLM's world_size). A log with two host names, or any count above 1, settles nothing.
@@ -286,7 +289,7 @@ class ServingLog:
         """
         if self.world_size < 2:
             return ()
-        return tuple(line for n, ranks, line in self.node_counts if n == 1 and ranks == 0)[:2]
+        return tuple(line for n, _, line in self.node_counts if n == 1 and _VLLM_NODES.search(line))[:2]
 
     def p2p_pairs(self) -> tuple[tuple[int, int], ...]:
         """The rank pairs NCCL connected over its P2P transport (`via P2P/IPC`, `P2P/CUMEM`, `P2P/direct pointer`),
@@ -354,6 +357,10 @@ _COMM_RANKS = re.compile(r"\bcomm 0x[0-9a-f]+ (?:rank (\d+) nranks (\d+)|\[nrank
 _NNODES = re.compile(r"\bnRanks (\d+) nNodes (\d+)\b")
 _VLLM_NODES = re.compile(r"\bDetected (\d+) nodes in the distributed environment")
 _VLLM_WORLD = re.compile(r"\bworld_size=(\d+) rank=\d+ local_rank=")
+# The torch.distributed launcher's command line (`torchrun --nproc-per-node=2 test.py`) and its `--nnodes` value
+# (`2`, or an elastic `MIN:MAX`); without `--nnodes` it starts every rank on this node (its default is `1:1`).
+_TORCHRUN = re.compile(r"\btorchrun(?:\s+--?[\w-]+(?:[= ]\S+)?)*\s+\S+\.py\b")
+_TORCHRUN_NNODES = re.compile(r"\s--nnodes[= ](\S+)")
 # NCCL init.cc `%d coll channels, [%d collnet channels, ]%d nvls channels`; transport/nvls.cc `NVLS multicast support
 # is %savailable on dev %d`.
 _NVLS_UP = re.compile(r"\b[1-9]\d* nvls channels\b|NVLS multicast support is available on dev")
@@ -559,6 +566,12 @@ def parse_serving_log(text: str) -> ServingLog:
         m = _VLLM_NODES.search(text_l) if "nodes in the distributed" in text_l else None
         if m and len(node_counts) < 64:
             node_counts.append((int(m.group(1)), 0, text_l[:300]))
+        m = _TORCHRUN.search(text_l) if "torchrun" in low else None
+        if m and len(node_counts) < 64:
+            nnodes = _TORCHRUN_NNODES.search(m.group(0))
+            most = nnodes.group(1).split(":")[-1] if nnodes else "1"
+            if most.isdecimal():
+                node_counts.append((int(most), 0, text_l[:300]))
         if "nvls" in low and len(nvls) < 4 and NCCL_LINE.search(text_l) and _NVLS_UP.search(text_l):
             nvls.append(text_l[:300])
         m = _VLLM_WORLD.search(text_l) if "world_size=" in text_l else None
