@@ -171,3 +171,16 @@ def test_torchrun_is_not_vllm_shared_memory() -> None:
             "distributed_init_method=env:// backend=nccl\n")
     log = parse_serving_log(text)
     assert log.one_node() and log.shared_shm() == ()
+
+
+def test_disaggregated_serving_is_not_one_node() -> None:
+    """Modelled: a vLLM prefill instance with a NIXL KV transfer counts one node for its own ranks, but its KV cache
+    crosses to another node's decode instance over the NICs."""
+    text = ("INFO 06-01 10:00:00 [api_server.py:1000] non-default args: {'model': 'm', 'kv_transfer_config': "
+            "KVTransferConfig(kv_connector='NixlConnector', kv_role='kv_both')}\n"
+            "(Worker pid=7) DEBUG 06-01 10:00:05 [distributed/parallel_state.py:1689] Detected 1 nodes in the "
+            "distributed environment\n")
+    assert parse_serving_log(text).one_node() == ()
+    no_kv = text.replace("'kv_transfer_config': KVTransferConfig(kv_connector='NixlConnector', kv_role='kv_both')",
+                         "'kv_transfer_config': None")
+    assert parse_serving_log(no_kv).one_node()

@@ -189,6 +189,9 @@ class ServingLog:
     node_counts: tuple[tuple[int, int, str], ...] = ()
     # vLLM's own `world_size=N rank=R local_rank=L` line (parallel_state.py): its N (0: not shown).
     world_size: int = 0
+    # The engine's config names a KV-cache transfer between instances (vLLM's kv_transfer_config, a NIXL or
+    # Mooncake connector, SGLang's disaggregation_mode): disaggregated serving, whose KV traffic leaves the node.
+    kv_transfer: bool = False
     # NCCL's lines that NVLS multicast is set up: `16 nvls channels` above 0, `NVLS multicast support is available`.
     nvls_lines: tuple[str, ...] = ()
     gpu_bus_ids: tuple[str, ...] = ()  # the GPUs of `comm ... busId e9000` lines, in sysfs form (0000:e9:00.0)
@@ -251,9 +254,10 @@ class ServingLog:
         line's `--nnodes` (1 where it is not given). NCCL's `nNodes 1` and a
         communicator whose every rank (`rank R nranks N`, R from 0 to N-1) logs from one host name settle that
         communicator only. So either counts only where it holds at least the ranks the log's parallel sizes ask for
-        (TP x PP x DP, vLLM's world_size). A log with two host names, or any count above 1, settles nothing.
+        (TP x PP x DP, vLLM's world_size). A log with two host names, any count above 1, or a KV-cache transfer
+        between instances (disaggregated serving) settles nothing.
         """
-        if self.multi_host or any(n > 1 for n, _, _ in self.node_counts):
+        if self.multi_host or self.kv_transfer or any(n > 1 for n, _, _ in self.node_counts):
             return ()
         world = max(self.world_size, (self.tp_size or 1) * (self.pp_size or 1) * (self.dp_size or 1))
         lines = [line for n, ranks, line in self.node_counts if n == 1 and (ranks == 0 or ranks >= world)]
@@ -361,6 +365,9 @@ _VLLM_WORLD = re.compile(r"\bworld_size=(\d+) rank=\d+ local_rank=")
 # (`2`, or an elastic `MIN:MAX`); without `--nnodes` it starts every rank on this node (its default is `1:1`).
 _TORCHRUN = re.compile(r"\btorchrun(?:\s+--?[\w-]+(?:[= ]\S+)?)*\s+\S+\.py\b")
 _TORCHRUN_NNODES = re.compile(r"\s--nnodes[= ](\S+)")
+# A KV-cache transfer between engine instances named in a config dump (disaggregated prefill/decode).
+_KV_TRANSFER = re.compile(r"kv_transfer_config['\"]?\s*[=:]\s*(?!None)\S|KVTransferConfig\(|NixlConnector|"
+                          r"MooncakeConnector|disaggregation_mode['\"]?\s*[=:]\s*['\"](?:prefill|decode)", re.I)
 # NCCL init.cc `%d coll channels, [%d collnet channels, ]%d nvls channels`; transport/nvls.cc `NVLS multicast support
 # is %savailable on dev %d`.
 _NVLS_UP = re.compile(r"\b[1-9]\d* nvls channels\b|NVLS multicast support is available on dev")
@@ -443,6 +450,7 @@ def parse_serving_log(text: str) -> ServingLog:
     local_ranks = comm_ranks = world_size = 0
     members: list[tuple[str, int, int, str]] = []
     nvls: list[str] = []
+    kv_transfer = False
     node_counts: list[tuple[int, int, str]] = []
     bus_ids: list[str] = []
     model = ""
@@ -572,6 +580,8 @@ def parse_serving_log(text: str) -> ServingLog:
             most = nnodes.group(1).split(":")[-1] if nnodes else "1"
             if most.isdecimal():
                 node_counts.append((int(most), 0, text_l[:300]))
+        if not kv_transfer and ("kv" in low or "disaggregation" in low or "connector" in low):
+            kv_transfer = bool(_KV_TRANSFER.search(text_l))
         if "nvls" in low and len(nvls) < 4 and NCCL_LINE.search(text_l) and _NVLS_UP.search(text_l):
             nvls.append(text_l[:300])
         m = _VLLM_WORLD.search(text_l) if "world_size=" in text_l else None
@@ -614,7 +624,7 @@ def parse_serving_log(text: str) -> ServingLog:
         pp_size=pp, dp_size=dp,
         disable_custom_all_reduce=disable_ar, cumem_fallback=tuple(cumem), nccl_warnings=tuple(warns[:20]),
         local_ranks=local_ranks, comm_ranks=comm_ranks, comm_members=tuple(members), node_counts=tuple(node_counts),
-        world_size=world_size, nvls_lines=tuple(nvls), gpu_bus_ids=tuple(bus_ids), model=model, decode_graph_batches=tuple(decode_batches),
+        world_size=world_size, nvls_lines=tuple(nvls), kv_transfer=kv_transfer, gpu_bus_ids=tuple(bus_ids), model=model, decode_graph_batches=tuple(decode_batches),
         decode_graph_lines=tuple(decode_eager), kernel_settings=tuple(kernel_settings.items()),
         kernel_lines=tuple(kernel_lines), launcher_omp=launcher_omp,
         gpu_paths=tuple((a, b, kind) for (a, b), kind in paths.items()), gpu_path_lines=tuple(path_lines),
