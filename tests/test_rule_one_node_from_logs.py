@@ -184,3 +184,14 @@ def test_disaggregated_serving_is_not_one_node() -> None:
     no_kv = text.replace("'kv_transfer_config': KVTransferConfig(kv_connector='NixlConnector', kv_role='kv_both')",
                          "'kv_transfer_config': None")
     assert parse_serving_log(no_kv).one_node()
+
+
+def test_a_complete_group_beside_a_cut_pipeline_group_is_not_one_node() -> None:
+    """Modelled: node A's log of TP 2 x PP 2 over two nodes, with no config line: its TP group (commId 0xa, ranks 0-1)
+    is complete, but each pipeline group (commId 0xb, 0xc) shows only its `rank 0 nranks 2` (rank 1 is on node B)."""
+    def line(rank: int, comm_id: str) -> str:
+        return (f"node-a:10{rank}:10{rank} [{rank}] NCCL INFO comm 0x5{rank} rank {rank} nranks 2 cudaDev {rank} "
+                f"busId {rank + 1}b000 commId {comm_id} - Init COMPLETE\n")
+    tp_group = line(0, "0xa") + line(1, "0xa")
+    assert parse_serving_log(tp_group).one_node()
+    assert parse_serving_log(tp_group + line(0, "0xb") + line(0, "0xc")).one_node() == ()

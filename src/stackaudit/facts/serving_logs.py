@@ -180,8 +180,9 @@ class ServingLog:
     local_ranks: int = 0
     # The most ranks of any communicator the log shows (0: no such line).
     comm_ranks: int = 0
-    # Each `comm 0x.. rank R nranks N` line (NCCL's init and Init COMPLETE lines): (host, R, N, line).
-    comm_members: tuple[tuple[str, int, int, str], ...] = ()
+    # Each `comm 0x.. rank R nranks N [… commId 0x..]` line (NCCL's init and Init COMPLETE lines): (host, R, N,
+    # commId or "", line). The commId (NCCL >= 2.18) names the communicator across its ranks.
+    comm_members: tuple[tuple[str, int, int, str, str], ...] = ()
     # The node counts the log states: (nodes, ranks they cover, line). NCCL's `comm 0x.. rank 0 nRanks 4 nNodes 1`
     # counts one communicator's hosts (init.cc, from each rank's host hash); vLLM's "Detected 1 nodes in the
     # distributed environment" counts its whole world (ranks 0), by which ranks open one shared-memory segment; a
@@ -254,7 +255,8 @@ class ServingLog:
         line's `--nnodes` (1 where it is not given). NCCL's `nNodes 1` and a
         communicator whose every rank (`rank R nranks N`, R from 0 to N-1) logs from one host name settle that
         communicator only. So either counts only where it holds at least the ranks the log's parallel sizes ask for
-        (TP x PP x DP, vLLM's world_size). A log with two host names, any count above 1, or a KV-cache transfer
+        (TP x PP x DP, vLLM's world_size), and a communicator counts only where every communicator the log shows is
+        complete on that host. A log with two host names, any count above 1, or a KV-cache transfer
         between instances (disaggregated serving) settles nothing.
         """
         if self.multi_host or self.kv_transfer or any(n > 1 for n, _, _ in self.node_counts):
@@ -263,12 +265,20 @@ class ServingLog:
         lines = [line for n, ranks, line in self.node_counts if n == 1 and (ranks == 0 or ranks >= world)]
         if lines:
             return tuple(lines[:2])
-        for size in sorted({n for _, _, n, _ in self.comm_members}, reverse=True):
-            shown = [(h, r, line) for h, r, n, line in self.comm_members if n == size]
-            if size > 1 and size >= world and {r for _, r, _ in shown} == set(range(size)) \
-                    and {h for h, _, _ in shown} == set(self.nccl_hosts):
-                return tuple(line for _, _, line in shown[:2])
-        return ()
+        # Every communicator size the log shows must show all its ranks from that host: a pipeline group that crosses
+        # nodes shows only this node's rank (`rank 0 nranks 2`) beside a complete tensor-parallel group.
+        # Communicators are told apart by their commId, else by their size.
+        groups: dict[tuple[str, int], list[tuple[str, int, str]]] = {}
+        for host, rank, size, comm_id, line in self.comm_members:
+            if size > 1:
+                groups.setdefault((comm_id, size), []).append((host, rank, line))
+        if not groups or max(n for _, n in groups) < max(world, self.comm_ranks):
+            return ()
+        for (_, size), shown in groups.items():
+            if {r for _, r, _ in shown} != set(range(size)) or {h for h, _, _ in shown} != set(self.nccl_hosts):
+                return ()
+        largest = max(groups.items(), key=lambda g: g[0][1])[1]
+        return tuple(line for _, _, line in largest[:2])
 
     def nvls_up(self) -> tuple[str, ...]:
         """NCCL's lines that it found NVSwitch multicast (NVLS) on the GPU, or () where the log does not show it.
@@ -359,6 +369,7 @@ _BUS_ID = re.compile(r"\bbusId ([0-9a-fA-F]+)\b")
 _COMM_RANKS = re.compile(r"\bcomm 0x[0-9a-f]+ (?:rank (\d+) nranks (\d+)|\[nranks=(\d+)\])", re.I)
 # NCCL init.cc `comm %p rank %d nRanks %d nNodes %d localRanks %d`, and vLLM's node count (parallel_state.py).
 _NNODES = re.compile(r"\bnRanks (\d+) nNodes (\d+)\b")
+_COMM_ID = re.compile(r"\bcommId (0x[0-9a-f]+)")
 _VLLM_NODES = re.compile(r"\bDetected (\d+) nodes in the distributed environment")
 _VLLM_WORLD = re.compile(r"\bworld_size=(\d+) rank=\d+ local_rank=")
 # The torch.distributed launcher's command line (`torchrun --nproc-per-node=2 test.py`) and its `--nnodes` value
@@ -448,7 +459,7 @@ def parse_serving_log(text: str) -> ServingLog:
     cumem: list[str] = []
     warns: list[str] = []
     local_ranks = comm_ranks = world_size = 0
-    members: list[tuple[str, int, int, str]] = []
+    members: list[tuple[str, int, int, str, str]] = []
     nvls: list[str] = []
     kv_transfer = False
     node_counts: list[tuple[int, int, str]] = []
@@ -567,7 +578,9 @@ def parse_serving_log(text: str) -> ServingLog:
         if m:
             comm_ranks = max(comm_ranks, int(m.group(2) or m.group(3)))
             if m.group(1) is not None and len(members) < 4096:
-                members.append((host.group(1) if host else "", int(m.group(1)), int(m.group(2)), text_l[:300]))
+                comm_id = _COMM_ID.search(text_l)
+                members.append((host.group(1) if host else "", int(m.group(1)), int(m.group(2)),
+                                comm_id.group(1) if comm_id else "", text_l[:300]))
         m = _NNODES.search(text_l) if "nNodes" in text_l else None
         if m and len(node_counts) < 64:
             node_counts.append((int(m.group(2)), int(m.group(1)), text_l[:300]))
