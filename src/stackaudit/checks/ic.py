@@ -1594,7 +1594,7 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     if gpu_topology is None and serving_log is not None and gdr and all(gdr.values()):
         return _nccl_gdr_affinity(serving_log, sorted(gdr), nccl_config)
     one_node = serving_log.one_node() if serving_log is not None else ()
-    if gpu_topology is None and one_node and not _multi_node(serving_processes, None):
+    if gpu_topology is None and one_node and not _multi_node(serving_processes, serving_log):
         return not_applicable("the log's own lines (the launcher's, the engine's or NCCL's) put every rank on one "
                               "node: NIC placement matters only for traffic between nodes", actual=list(one_node))
     if gpu_topology is None:
