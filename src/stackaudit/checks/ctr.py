@@ -469,6 +469,8 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     when nearby NICs beat the GPU path (IC-NCCL-ENV). From inside one container the other ranks are
     invisible: compare `cat /proc/sys/kernel/random/boot_id` and `stat -c %d /dev/shm` across them.
     A one-host NCCL log whose SHM and P2P channels join every rank shows the shared namespace itself.
+    So does vLLM's "Detected 1 nodes in the distributed environment" for a world of two or more ranks: vLLM
+    counts as one node the ranks that open one shared-memory segment.
     One container started as no rank of a group that holds two or more GPUs (its ids or count, or `--gpus all`
     where the sources show two or more GPUs) keeps every rank its engine starts inside it: ok, as for TP > 1.
     """
@@ -482,6 +484,11 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
         judged = ok(said,
                     actual=sorted(serving_log.transports()), subjects=[f"rank {r}" for r in group])
         return over_subjects(judged, [f"rank {r}" for r in group], serving_log.comm_ranks or None)
+    shared = serving_log.shared_shm() if serving_log is not None else ()
+    if shared and serving_log is not None:
+        return ok(f"vLLM found all {serving_log.world_size} ranks on one node by opening one shared-memory segment "
+                  "from every rank, so they share one /dev/shm (one IPC namespace)",
+                  actual={"world_size": serving_log.world_size, "nodes": 1}, evidence=list(shared))
     if container is None:
         return unknown("could not read container: the source does not show whether it ran in a container",
                        hint="paste `cat /proc/1/cgroup`, or the ranks' NCCL_DEBUG=INFO channel lines")

@@ -854,7 +854,8 @@ def compute_mode(nvidia: NvidiaGpus, parallelism: Parallelism | None = None) -> 
 )
 def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServices | None = None,
                    pci: PciDevices | None = None, modules: LoadedModules | None = None,
-                   empty_greps: EmptyGreps | None = None, gpus: GpuInventory | None = None) -> Outcome:
+                   empty_greps: EmptyGreps | None = None, gpus: GpuInventory | None = None,
+                   serving_log: ServingLog | None = None) -> Outcome:
     """Reads: NVSwitch devices on the PCI bus (NVIDIA, class 0x0680), each GPU's fabric state and
     status (NVML / `nvidia-smi -q` Fabric: Hopper and later), `systemctl is-active
     nvidia-fabricmanager`, the `nv-fabricmanager` process and `nv-fabricmanager --version`, the
@@ -873,8 +874,18 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     Its journal says what no GPU listing shows: `NV_WARN_NOTHING_TO_DO` from the NVSwitch driver
     (no NVSwitch: not applicable) and a driver version mismatch (it exits at start).
     A CUDA program's "system not yet initialized" (error 802) is an issue too (facts/symptoms.py).
+    Where nothing else settles it, a pasted NCCL log that set up NVLS (`16 nvls channels`, "NVLS multicast
+    support is available") is ok: NCCL asks the CUDA driver for NVSwitch multicast on a live context, which an
+    NVSwitch GPU gives only on a fabric that Fabric Manager has configured (ServingLog.nvls_up).
     """
-    return _fabric_manager(nvidia, nvidia_services, pci, modules, empty_greps, gpus)
+    judged = _fabric_manager(nvidia, nvidia_services, pci, modules, empty_greps, gpus)
+    nvls = serving_log.nvls_up() if serving_log is not None and judged.status == "unknown" else ()
+    if nvls and serving_log is not None:
+        found = ok("NCCL set up NVLS (NVSwitch multicast) on the GPUs, which the CUDA driver offers only on an "
+                   "NVSwitch fabric that Fabric Manager has configured", actual={"nvls": True}, evidence=list(nvls))
+        shown = [f"GPU {b}" for b in serving_log.gpu_bus_ids]
+        return over_subjects(found, shown, serving_log.comm_ranks or None, ask="nvidia-smi -q") if shown else found
+    return judged
 
 
 def _fabric_manager(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices | None, pci: PciDevices | None,

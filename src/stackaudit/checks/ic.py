@@ -1583,7 +1583,10 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     paths.cc), else it stages through host memory.
 
     Traps: not relevant to single-node serving; NICs of a storage or management network are
-    often far from the GPUs on purpose.
+    often far from the GPUs on purpose. Without a matrix, the log's own lines settle one node
+    (ServingLog.one_node): vLLM's "Detected 1 nodes in the distributed environment", a torchrun
+    command line without `--nnodes` above 1, NCCL's `nNodes 1`, or every rank of a communicator
+    logging from one host name.
     """
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
@@ -1599,6 +1602,10 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     gdr = serving_log.net_gdr() if serving_log is not None else {}
     if gpu_topology is None and serving_log is not None and gdr and all(gdr.values()):
         return _nccl_gdr_affinity(serving_log, sorted(gdr), nccl_config)
+    one_node = serving_log.one_node() if serving_log is not None else ()
+    if gpu_topology is None and one_node and not _multi_node(serving_processes, serving_log):
+        return not_applicable("the log's own lines (the launcher's, the engine's or NCCL's) put every rank on one "
+                              "node: NIC placement matters only for traffic between nodes", actual=list(one_node))
     if gpu_topology is None:
         return unknown("the topology matrix (GPU and NIC rows) is not in the source", hint="`nvidia-smi topo -m`")
     topo = gpu_topology

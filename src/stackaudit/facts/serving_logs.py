@@ -83,14 +83,16 @@ KEY_PHRASES = re.compile(
     r"enforce_eager|Capturing batches \(|Detected that the model can run with \w+_marlin|"
     r"does not have native support for FP\d computation|attention backend out of potential backends|"
     r"Setting OMP_NUM_THREADS environment variable for each process|Watchdog caught collective operation timeout|"
-    r"Decode batch[.,] #running-req:|Prefill batch[.,] #new-seq:",  # SGLang's stats lines, with no prefix pasted
+    r"Decode batch[.,] #running-req:|Prefill batch[.,] #new-seq:|"  # SGLang's stats lines, with no prefix pasted
+    r"\btorchrun(?:\s+--?\w[\w-]*(?:[= ][^\s-]\S*)?)*\s+\S+\.py\b",  # one parse per flag: linear
     re.IGNORECASE)
 # A literal of each line pattern above: NCCL_LINE's `NCCL`, VLLM_LINE's `file.py:N`, SGLANG_LINE's closing `] `,
 # and a word of every KEY_PHRASES alternative (lowercase: that pattern ignores case). Short words shared by several
 # phrases (and other recognisers): each needle is a pass over the text (importers/logs.py).
 KEY_NEEDLES = ("allreduce", "p2p", "graph", "cumem", "get_mempolicy", "nccl", "not supported", "llm",
                "serverargs(", "non-default args", "enforce_eager", "capturing batches", "_marlin",
-               "native support for fp", "potential backends", "omp_num_threads", "#running-req", "#new-seq")
+               "native support for fp", "potential backends", "omp_num_threads", "#running-req", "#new-seq",
+               "torchrun")
 _KEY_HINT = re.compile("|".join(re.escape(n) for n in KEY_NEEDLES))
 
 
@@ -183,6 +185,21 @@ class ServingLog:
     local_ranks: int = 0
     # The most ranks of any communicator the log shows (0: no such line).
     comm_ranks: int = 0
+    # Each `comm 0x.. rank R nranks N [… commId 0x..]` line (NCCL's init and Init COMPLETE lines): (host, R, N,
+    # commId or "", line). The commId (NCCL >= 2.18) names the communicator across its ranks.
+    comm_members: tuple[tuple[str, int, int, str, str], ...] = ()
+    # The node counts the log states: (nodes, ranks they cover, line). NCCL's `comm 0x.. rank 0 nRanks 4 nNodes 1`
+    # counts one communicator's hosts (init.cc, from each rank's host hash); vLLM's "Detected 1 nodes in the
+    # distributed environment" counts its whole world (ranks 0), by which ranks open one shared-memory segment; a
+    # torchrun command line's `--nnodes` (default 1) counts the nodes its job's ranks start on (ranks 0).
+    node_counts: tuple[tuple[int, int, str], ...] = ()
+    # vLLM's own `world_size=N rank=R local_rank=L` line (parallel_state.py): its N (0: not shown).
+    world_size: int = 0
+    # The engine's config names a KV-cache transfer between instances (vLLM's kv_transfer_config, a NIXL or
+    # Mooncake connector, SGLang's disaggregation_mode): disaggregated serving, whose KV traffic leaves the node.
+    kv_transfer: bool = False
+    # NCCL's lines that NVLS multicast is set up: `16 nvls channels` above 0, `NVLS multicast support is available`.
+    nvls_lines: tuple[str, ...] = ()
     gpu_bus_ids: tuple[str, ...] = ()  # the GPUs of `comm ... busId e9000` lines, in sysfs form (0000:e9:00.0)
     model: str = ""  # the model the configuration dump names (vLLM `model=`, SGLang `model_path=`)
     # SGLang's decode lines (`Decode batch. #running-req: N, ... cuda graph: False, ...`): the running batch of
@@ -235,6 +252,63 @@ class ServingLog:
     @property
     def multi_host(self) -> bool:
         return len(self.nccl_hosts) > 1
+
+    def one_node(self) -> tuple[str, ...]:
+        """The lines that settle every rank of the run on one node, or () where the log does not.
+
+        vLLM's "Detected 1 nodes in the distributed environment" counts its whole world, as does a torchrun command
+        line's `--nnodes` (1 where it is not given). NCCL's `nNodes 1` and a
+        communicator whose every rank (`rank R nranks N`, R from 0 to N-1) logs from one host name settle that
+        communicator only. So either counts only where it holds at least the ranks the log's parallel sizes ask for
+        (TP x PP x DP, vLLM's world_size), and a communicator counts only where every communicator the log shows is
+        complete on that host. A log with two host names, any count above 1, or a KV-cache transfer
+        between instances (disaggregated serving) settles nothing.
+        """
+        if self.multi_host or self.kv_transfer or any(n > 1 for n, _, _ in self.node_counts):
+            return ()
+        world = max(self.world_size, (self.tp_size or 1) * (self.pp_size or 1) * (self.dp_size or 1))
+        lines = [line for n, ranks, line in self.node_counts if n == 1 and (ranks == 0 or ranks >= world)]
+        if lines:
+            return tuple(lines[:2])
+        # Every communicator size the log shows must show all its ranks from that host: a pipeline group that crosses
+        # nodes shows only this node's rank (`rank 0 nranks 2`) beside a complete tensor-parallel group.
+        # Communicators are told apart by their commId, else by their size.
+        groups: dict[tuple[str, int], list[tuple[str, int, str]]] = {}
+        for host, rank, size, comm_id, line in self.comm_members:
+            if size > 1:
+                groups.setdefault((comm_id, size), []).append((host, rank, line))
+        if not groups or max(n for _, n in groups) < max(world, self.comm_ranks):
+            return ()
+        for (_, size), shown in groups.items():
+            if {r for _, r, _ in shown} != set(range(size)) or {h for h, _, _ in shown} != set(self.nccl_hosts):
+                return ()
+        largest = max(groups.items(), key=lambda g: g[0][1])[1]
+        return tuple(line for _, _, line in largest[:2])
+
+    def nvls_up(self) -> tuple[str, ...]:
+        """NCCL's lines that it found NVSwitch multicast (NVLS) on the GPU, or () where the log does not show it.
+
+        NCCL sets NVLS channels only where the CUDA driver reports CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED on the
+        GPU (transport/nvls.cc `ncclNvlsInit`), a feature of GPUs on an NVSwitch fabric. It asks on a CUDA context of
+        that GPU, which an NVSwitch GPU gives only once Fabric Manager has configured the fabric (else error 802).
+        NCCL_NVLS_ENABLE=1 skips the question, and an NCCL warning about NVLS or multicast says the setup failed:
+        both leave (). A log with no such line says nothing.
+        """
+        if self.nccl_env.get("NCCL_NVLS_ENABLE") == "1" or any(
+                re.search(r"NVLS|multicast", w, re.I) for w in self.nccl_warnings):
+            return ()
+        return self.nvls_lines[:2]
+
+    def shared_shm(self) -> tuple[str, ...]:
+        """vLLM's "Detected 1 nodes" lines where its world holds two or more ranks, else ().
+
+        vLLM counts nodes by which ranks can open the shared-memory segment its rank 0 creates
+        (parallel_state.py `in_the_same_node_as`, Python's multiprocessing.shared_memory under /dev/shm). One node
+        of two or more ranks says every rank opened it: they share one /dev/shm, one IPC namespace.
+        """
+        if self.world_size < 2:
+            return ()
+        return tuple(line for n, _, line in self.node_counts if n == 1 and _VLLM_NODES.search(line))[:2]
 
     def p2p_pairs(self) -> tuple[tuple[int, int], ...]:
         """The rank pairs NCCL connected over its P2P transport (`via P2P/IPC`, `P2P/CUMEM`, `P2P/direct pointer`),
@@ -297,7 +371,22 @@ _DRIVER_CUDA = re.compile(r"\bcudaDriverVersion (\d{4,6})\b")
 _LOCAL_RANKS = re.compile(r"\blocalRanks (\d+)")
 # `comm 0x.. rank 0 nranks 1 cudaDev 0 ...` (init) and `comm 0x.. [nranks=1] stream ...` (a collective's trace).
 _BUS_ID = re.compile(r"\bbusId ([0-9a-fA-F]+)\b")
-_COMM_RANKS = re.compile(r"\bcomm 0x[0-9a-f]+ (?:rank \d+ nranks (\d+)|\[nranks=(\d+)\])", re.I)
+_COMM_RANKS = re.compile(r"\bcomm 0x[0-9a-f]+ (?:rank (\d+) nranks (\d+)|\[nranks=(\d+)\])", re.I)
+# NCCL init.cc `comm %p rank %d nRanks %d nNodes %d localRanks %d`, and vLLM's node count (parallel_state.py).
+_NNODES = re.compile(r"\bnRanks (\d+) nNodes (\d+)\b")
+_COMM_ID = re.compile(r"\bcommId (0x[0-9a-f]+)")
+_VLLM_NODES = re.compile(r"\bDetected (\d+) nodes in the distributed environment")
+_VLLM_WORLD = re.compile(r"\bworld_size=(\d+) rank=\d+ local_rank=")
+# The torch.distributed launcher's command line (`torchrun --nproc-per-node=2 test.py`) and its `--nnodes` value
+# (`2`, or an elastic `MIN:MAX`); without `--nnodes` it starts every rank on this node (its default is `1:1`).
+_TORCHRUN = re.compile(r"\btorchrun(?:\s+--?\w[\w-]*(?:[= ][^\s-]\S*)?)*\s+\S+\.py\b")
+_TORCHRUN_NNODES = re.compile(r"\s--nnodes[= ](\S+)")
+# A KV-cache transfer between engine instances named in a config dump (disaggregated prefill/decode).
+_KV_TRANSFER = re.compile(r"kv_transfer_config['\"]?\s*[=:]\s*(?!None)\S|KVTransferConfig\(|NixlConnector|"
+                          r"MooncakeConnector|disaggregation_mode['\"]?\s*[=:]\s*['\"](?:prefill|decode)", re.I)
+# NCCL init.cc `%d coll channels, [%d collnet channels, ]%d nvls channels`; transport/nvls.cc `NVLS multicast support
+# is %savailable on dev %d`.
+_NVLS_UP = re.compile(r"\b[1-9]\d* nvls channels\b|NVLS multicast support is available on dev")
 _NCCL_ENV = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)")
 _TP = re.compile(r"\b(?:tensor_parallel_size|tp_size)=(\d+)|['\"]tensor_parallel_size['\"]:\s*(\d+)")
 # vLLM prints pipeline_parallel_size in its engine-config line and both in `non-default args: {...}`;
@@ -374,7 +463,11 @@ def parse_serving_log(text: str) -> ServingLog:
     disable_ar: bool | None = None
     cumem: list[str] = []
     warns: list[str] = []
-    local_ranks = comm_ranks = 0
+    local_ranks = comm_ranks = world_size = 0
+    members: list[tuple[str, int, int, str, str]] = []
+    nvls: list[str] = []
+    kv_transfer = False
+    node_counts: list[tuple[int, int, str]] = []
     bus_ids: list[str] = []
     model = ""
     decode_batches: list[tuple[int, bool]] = []
@@ -488,7 +581,30 @@ def parse_serving_log(text: str) -> ServingLog:
             local_ranks = max(local_ranks, int(m.group(1)))
         m = _COMM_RANKS.search(text_l) if "ranks" in low else None
         if m:
-            comm_ranks = max(comm_ranks, int(m.group(1) or m.group(2)))
+            comm_ranks = max(comm_ranks, int(m.group(2) or m.group(3)))
+            if m.group(1) is not None and len(members) < 4096:
+                comm_id = _COMM_ID.search(text_l)
+                members.append((host.group(1) if host else "", int(m.group(1)), int(m.group(2)),
+                                comm_id.group(1) if comm_id else "", text_l[:300]))
+        m = _NNODES.search(text_l) if "nNodes" in text_l else None
+        if m and len(node_counts) < 64:
+            node_counts.append((int(m.group(2)), int(m.group(1)), text_l[:300]))
+        m = _VLLM_NODES.search(text_l) if "nodes in the distributed" in text_l else None
+        if m and len(node_counts) < 64:
+            node_counts.append((int(m.group(1)), 0, text_l[:300]))
+        m = _TORCHRUN.search(text_l) if "torchrun" in low else None
+        if m and len(node_counts) < 64:
+            nnodes = _TORCHRUN_NNODES.search(m.group(0))
+            most = nnodes.group(1).split(":")[-1] if nnodes else "1"
+            if most.isdecimal():
+                node_counts.append((int(most), 0, text_l[:300]))
+        if not kv_transfer and ("kv" in low or "disaggregation" in low or "connector" in low):
+            kv_transfer = bool(_KV_TRANSFER.search(text_l))
+        if "nvls" in low and len(nvls) < 4 and NCCL_LINE.search(text_l) and _NVLS_UP.search(text_l):
+            nvls.append(text_l[:300])
+        m = _VLLM_WORLD.search(text_l) if "world_size=" in text_l else None
+        if m:
+            world_size = max(world_size, int(m.group(1)))
         m = _BUS_ID.search(text_l) if "busId" in text_l else None
         bdf = from_nccl_bus_id(m.group(1)) if m else ""
         if bdf and bdf not in bus_ids:
@@ -525,7 +641,8 @@ def parse_serving_log(text: str) -> ServingLog:
         gdr_disabled=tuple(gdr_off), cuda_graphs=graphs, cuda_graph_lines=tuple(graph_lines[:5]), tp_size=tp,
         pp_size=pp, dp_size=dp,
         disable_custom_all_reduce=disable_ar, cumem_fallback=tuple(cumem), nccl_warnings=tuple(warns[:20]),
-        local_ranks=local_ranks, comm_ranks=comm_ranks, gpu_bus_ids=tuple(bus_ids), model=model, decode_graph_batches=tuple(decode_batches),
+        local_ranks=local_ranks, comm_ranks=comm_ranks, comm_members=tuple(members), node_counts=tuple(node_counts),
+        world_size=world_size, nvls_lines=tuple(nvls), kv_transfer=kv_transfer, gpu_bus_ids=tuple(bus_ids), model=model, decode_graph_batches=tuple(decode_batches),
         decode_graph_lines=tuple(decode_eager), kernel_settings=tuple(kernel_settings.items()),
         kernel_lines=tuple(kernel_lines), launcher_omp=launcher_omp,
         gpu_paths=tuple((a, b, kind) for (a, b), kind in paths.items()), gpu_path_lines=tuple(path_lines),

@@ -1,0 +1,69 @@
+"""DRV-FABRIC-MANAGER from NCCL's NVLS set-up (ServingLog.nvls_up): NCCL sets up NVLS only where the CUDA driver
+reports NVSwitch multicast on a live context, which an NVSwitch GPU gives only on a fabric Fabric Manager has
+configured (issue 28)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus import capture_checks, paste_checks
+from stackaudit.facts.serving_logs import parse_serving_log
+
+CHECK = "DRV-FABRIC-MANAGER"
+
+# https://github.com/NVIDIA/nccl/issues/1453 (issue body): an H100 cluster's NCCL INFO log, mpirun's rank tag first.
+NCCL_1453 = """\
+[0] h100clust-worker-1:227602:227667 [0] NCCL INFO Setting affinity for GPU 0 to ffff,ffffffff,ffffffff
+[0] h100clust-worker-1:227602:227667 [0] NCCL INFO NVLS multicast support is available on dev 0
+[0] h100clust-worker-1:227602:227667 [0] NCCL INFO comm 0x5639e9f0e8c0 rank 0 nRanks 24 nNodes 3 localRanks 8 localRank 0 MNNVL 0
+"""
+
+# https://github.com/NVIDIA/nccl/issues/1538 (comment by nkflash): one worker pod's ranks.
+NCCL_1538 = """\
+job-3bb823c0-6d27-4312-8094-1c5910bf9b51-worker-0:5668:5722 [5] NCCL INFO NVLS multicast support is available on dev 5
+job-3bb823c0-6d27-4312-8094-1c5910bf9b51-worker-0:5665:5733 [2] NCCL INFO NVLS multicast support is available on dev 2
+"""
+
+# https://github.com/NVIDIA/nccl/issues/892 (issue body): H800 in a container, NVLS asked for but not available.
+NCCL_892 = """\
+036260b61d3a:33347:33366 [6] NCCL INFO NCCL_ALGO set by environment to Tree,Ring,,CollnetDirect,CollnetChain,NVLS
+036260b61d3a:33347:33366 [6] NCCL INFO threadThresholds 8/8/64 | 64/8/64 | 512 | 512
+036260b61d3a:33347:33366 [6] NCCL INFO 16 coll channels, 0 nvls channels, 16 p2p channels, 16 p2p channels per peer
+"""
+
+
+def test_nvls_channels_in_a_trtllm_log_are_ok() -> None:
+    """Real (TensorRT-LLM#953, capture 493): `24 coll channels, 16 nvls channels` on four H100."""
+    r = capture_checks("493", CHECK)[CHECK]
+    assert r.status == "ok" and any("16 nvls channels" in line for line in r.evidence)
+
+
+def test_nvls_multicast_available_is_ok(tmp_path: Path) -> None:
+    """Real (nccl#1453, mpirun rank tags): "NVLS multicast support is available on dev 0"."""
+    assert parse_serving_log(NCCL_1453).nvls_up()
+    assert paste_checks(tmp_path, NCCL_1453, CHECK)[CHECK].status == "ok"
+
+
+def test_nvls_multicast_available_in_a_pod_is_ok(tmp_path: Path) -> None:
+    """Real (nccl#1538): a Kubernetes worker's ranks."""
+    assert paste_checks(tmp_path, NCCL_1538, CHECK)[CHECK].status == "ok"
+
+
+def test_zero_nvls_channels_say_nothing(tmp_path: Path) -> None:
+    """Real (nccl#892): `0 nvls channels` on H800: no multicast, which does not say why (driver, container)."""
+    assert parse_serving_log(NCCL_892).nvls_up() == ()
+    assert paste_checks(tmp_path, NCCL_892, CHECK)[CHECK].status == "unknown"
+
+
+def test_nvls_forced_by_environment_says_nothing() -> None:
+    """Modelled on nccl#1769's `NCCL_NVLS_ENABLE set by environment to 1.`: NCCL then skips the driver's answer."""
+    log = parse_serving_log("gb200a-04:2101745:2101800 [3] NCCL INFO NCCL_NVLS_ENABLE set by environment to 1.\n"
+                            + NCCL_1538)
+    assert log.nvls_up() == ()
+
+
+def test_an_nvls_bind_warning_says_nothing() -> None:
+    """Modelled on nccl#2077's message: the multicast bind failed, which Fabric Manager trouble causes."""
+    log = parse_serving_log(NCCL_1538 + "job-0:5668:5722 [5] transport/nvls.cc:150 NCCL WARN Failed to bind NVLink "
+                            "SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 2 'out of memory'\n")
+    assert log.nvls_up() == ()
