@@ -24,7 +24,8 @@ A check about one CPU vendor's hardware (`amd-cpu`: amd-pstate) is not applicabl
 A check about the serving engine's PyTorch or its CUDA-graph flags (ENGINE_SUBJECTS) is not applicable where every
 engine the pasted sources show is one that runs neither (GGML_ENGINE_NAMES: llama.cpp's llama-server, ollama). The
 sources: a pasted engine command, ollama's discovery lines, a server log, a container (its engine, else its image:
-GGML_IMAGES), and, the weakest, the user's own words (facts/engine_command.STATED_ENGINE_WORDS). A sentence that names
+GGML_IMAGES), and, the weakest, the user's own sentences (importers/prose_engine.py: lines no other reader takes,
+never a command or a log; facts/engine_command.STATED_ENGINE_WORDS). A sentence that names
 vLLM, SGLang, TensorRT-LLM or PyTorch keeps the subject open, as does any stronger source that shows such an engine.
 The bound: only pasted sources, and only engines they name. A live process list judges the engines itself. A pasted
 server log, container spec or Python report that names no engine leaves the subject open. An engine the paste does not
