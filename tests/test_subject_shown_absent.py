@@ -190,7 +190,8 @@ def test_amd_names_are_never_counted_as_nvidia_gpus() -> None:
     # Real: https://github.com/sgl-project/sglang/issues/2805 (capture 47), SGLang check_env of one NVIDIA A40.
     ("47", "NVIDIA A40"),
     # Real: https://github.com/NVIDIA/nccl/issues/1298 (capture 215), 8 x A10G in the user's words and a whole topo -m
-    # of 8 GPUs. (Capture 277's nvidia-smi is cut after GPU 1: the GPUs it leaves out may have MIG, so it stays open.)
+    # of 8 GPUs. (Capture 277's nvidia-smi is cut after GPU 1: the GPUs it leaves out may have MIG, so the subject
+    # stays open; MEM-MIG itself judges the GPUs shown, tests/test_judged_from_what_is_shown_r.py.)
     ("215", "A10G"),
 ])
 def test_mig_is_not_applicable_on_models_without_it(capture: str, model: str) -> None:
@@ -216,4 +217,5 @@ def test_a_gpu_without_its_model_leaves_the_subject_open() -> None:
 def test_the_table_says_which_models_have_mig() -> None:
     assert has_mig("NVIDIA A10") is False and has_mig("NVIDIA L40S") is False and has_mig("Tesla T4") is False
     assert has_mig("NVIDIA A100-SXM4-80GB") is True and has_mig("H100") is True
-    assert has_mig("NVIDIA RTX A5000") is None  # the table has no row and the family does not say
+    assert has_mig("NVIDIA RTX A5000") is False  # no row: an Ampere name outside the guide's GA100 parts (MIG_PARTS)
+    assert has_mig("NVIDIA A30") is None  # no row, and a MIG part of the guide

@@ -257,11 +257,16 @@ def nvlink_links_of(name: str, table: GpuTable | None = None) -> int | None:
 
 
 MIG_GPUS = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html"
+# The MIG user guide's parts (MIG_GPUS) of the architectures whose product lines are complete, for names the table has
+# no row for. Ampere's MIG parts are the GA100 boards: A100 and A30 (the guide), A800 (the A100's export variant).
+# Ada Lovelace has none. Hopper and Blackwell are left out: every Hopper part has MIG, and Blackwell's list still grows.
+MIG_PARTS: dict[str, str] = {"Ampere": r"\bA(?:100|30|800)\b", "Ada Lovelace": ""}
 
 
 def has_mig(name: str, table: GpuTable | None = None) -> bool | None:
     """Whether a GPU model has MIG: its table row's `mig`, else its product line's (GeForce: none), else False for an
-    architecture before Ampere (PRE_AMPERE); None where none of them says."""
+    architecture before Ampere (PRE_AMPERE), else False for an Ampere or Ada Lovelace name outside MIG_PARTS; None
+    where none of them says."""
     try:
         match: GpuMatch | None = lookup(name, table)
     except (UnknownGpuError, GpuTableError):
@@ -274,7 +279,13 @@ def has_mig(name: str, table: GpuTable | None = None) -> bool | None:
     family = family_of(name, table)
     if family is not None and family.mig is False:
         return False
-    return False if architecture_of(name, table=table) in PRE_AMPERE else None
+    architecture = architecture_of(name, table=table)
+    if architecture in PRE_AMPERE:
+        return False
+    if architecture not in MIG_PARTS:
+        return None
+    parts = MIG_PARTS[architecture]
+    return None if parts and re.search(parts, name) else False
 
 
 # Names of another vendor's GPUs, as ROCm's tools and torch print them: `AMD Instinct MI100` (rccl-tests),

@@ -32,7 +32,7 @@ from stackaudit.fixes.model import (
     sh,
     step,
 )
-from stackaudit.gputable import PRE_AMPERE, family_of
+from stackaudit.gputable import PRE_AMPERE, family_of, has_mig
 
 MEM_ERRORS = "https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/error-recovery-and-response-flags.html"
 MIG_GUIDE = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/deployment-considerations.html"
@@ -195,14 +195,19 @@ def _ecc_shipped_on(gpus: list[GpuInfo]) -> str:
 
 
 def _no_mig(gpu: GpuInfo) -> str:
-    """Why this GPU has no MIG, from its product line (gputable.FAMILIES) or an architecture before Ampere
-    (gputable.PRE_AMPERE); "" when neither says."""
+    """Why this GPU has no MIG: its product line (gputable.FAMILIES), an architecture before Ampere
+    (gputable.PRE_AMPERE), its GPU table row (gputable.has_mig: NVIDIA's MIG user guide lists no such part), or its own
+    MIG cell reading `N/A` (NVML: not supported); "" when none says."""
     family = family_of(gpu.name) if gpu.name else None
     if family is not None and family.mig is False:
         return f"{gpu.name} ({family.what})"
     architecture = gpu.implied_architecture
     if architecture in PRE_AMPERE:
         return f"{gpu.name or gpu.label} ({architecture}: MIG starts with Ampere)"
+    if gpu.name and has_mig(gpu.name) is False:
+        return f"{gpu.name} (NVIDIA's MIG user guide lists no such part)"
+    if "mig" in gpu.unsupported:
+        return f"{gpu.name or gpu.label} (MIG mode N/A: not supported)"
     return ""
 
 
@@ -235,18 +240,23 @@ def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None, mig_setup: M
     runs TP > 1, it is not an issue. MIG mode is switched on by hand: with no engine shown at all,
     nothing needs the whole GPU, so it is not an issue either; an engine shown on MIG GPUs whose
     instances are not shown is the medium warning.
+    Where no GPU shows its MIG mode, the check is not applicable when every GPU shown lacks MIG: its
+    MIG cell reads N/A, or its model is not in NVIDIA's MIG user guide (the GPU table's `mig`).
     """
     gpus = gpu_list(nvidia)
     if isinstance(gpus, Outcome):
         return gpus
     read = [g for g in gpus if g.mig_current is not None]
     if not read:
+        # Each GPU's own: the GPUs shown lack MIG; those a cut table leaves out are not judged (the coverage).
         if all("mig" in g.unsupported for g in gpus):
-            return not_applicable("MIG is not supported on these GPUs (" + ", ".join(nvidia.names_in_words) + ")")
+            return over_gpus(nvidia, gpus, not_applicable(
+                "MIG is not supported on these GPUs (" + ", ".join(nvidia.names_in_words) + ")"))
         # The product line or the architecture settles it where an old driver prints no MIG Mode field.
         why = [_no_mig(g) for g in gpus]
         if all(why):
-            return not_applicable("no MIG on these GPUs: " + "; ".join(dict.fromkeys(w for w in why if w)))
+            return over_gpus(nvidia, gpus, not_applicable(
+                "no MIG on these GPUs: " + "; ".join(dict.fromkeys(w for w in why if w))))
         return unknown("MIG mode is not in this source (or could not be read)", hint="paste `nvidia-smi -q`")
     enabled = [g for g in read if g.mig_current]
     pending = [g for g in read if g.mig_pending is not None and g.mig_pending != g.mig_current]

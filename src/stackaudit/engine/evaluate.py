@@ -34,6 +34,7 @@ from stackaudit.facts.applicability import (
     ENGINE_SUBJECTS,
     cpu_shown_other,
     engine_shown_other,
+    ggml_image_engine,
     shown_absent,
 )
 from stackaudit.facts.gpus import GpuInventory
@@ -133,23 +134,27 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
 
 def engines_shown(facts: dict[str, Any]) -> tuple[str, ...]:
     """Each engine the pasted sources show (facts/applicability.engine_shown_other): a pasted command's, ollama's
-    discovery lines', a server log's or a container's engine, "" for a log or container that names none and for a
-    Python environment shown (a collect_env report, site-packages). Nothing where a process list is read: it shows the engines itself, and the check reads it."""
+    discovery lines', a server log's, a container's (its engine, else the engine its image is: GGML_IMAGES) and
+    those the user's own words name; "" for a log or container that names none and for a Python environment shown (a
+    collect_env report, site-packages). Nothing where a process list is read: it shows the engines itself, and the
+    check reads it."""
     from stackaudit.facts.docker import DockerContainers
-    from stackaudit.facts.engine_command import EngineCommands
+    from stackaudit.facts.engine_command import EngineCommands, StatedEngines
     from stackaudit.facts.gpus import OllamaCuda
     from stackaudit.facts.serving_logs import ServingLog
 
     if "serving_processes" in facts and not isinstance(facts["serving_processes"], Missing):
         return ()
     commands, ollama, log = facts.get("engine_commands"), facts.get("ollama_cuda"), facts.get("serving_log")
-    containers = facts.get("docker_containers")
+    containers, stated = facts.get("docker_containers"), facts.get("stated_engines")
     report = next((facts[f] for f in ("collect_env", "python_env") if f in facts and not isinstance(facts[f], Missing)
                    and facts[f] is not None), None)
     return (*(c.engine for c in (commands.commands if isinstance(commands, EngineCommands) else ())),
             *(("ollama",) if isinstance(ollama, OllamaCuda) else ()),
             *((log.engine,) if isinstance(log, ServingLog) else ()),
-            *(c.engine for c in (containers.containers if isinstance(containers, DockerContainers) else ())),
+            *(c.engine or ggml_image_engine(c.image)
+              for c in (containers.containers if isinstance(containers, DockerContainers) else ())),
+            *(stated.engines if isinstance(stated, StatedEngines) else ()),
             *(("",) if report is not None else ()))
 
 
@@ -164,7 +169,7 @@ def not_shown_subject(spec: CheckSpec, outcome: Outcome, facts: dict[str, Any], 
         why = engine_shown_other(spec.applies_to, engines_shown(facts))
         if not why:
             return outcome, used
-        engine_facts = ("engine_commands", "ollama_cuda")
+        engine_facts = ("engine_commands", "ollama_cuda", "docker_containers", "stated_engines")
         return not_applicable(why), tuple(sorted(dict.fromkeys((*used, *(p for f in engine_facts
                                                                           for p in provenance.get(f, ())))), key=_order))
     gpus = facts.get("gpus")

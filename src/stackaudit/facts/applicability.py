@@ -23,9 +23,14 @@ A check about one CPU vendor's hardware (`amd-cpu`: amd-pstate) is not applicabl
 
 A check about the serving engine's PyTorch or its CUDA-graph flags (ENGINE_SUBJECTS) is not applicable where every
 engine the pasted sources show is one that runs neither (GGML_ENGINE_NAMES: llama.cpp's llama-server, ollama). The
-bound: only pasted sources, and only engines they name. A live process list judges the engines itself. A pasted server
-log, container spec or Python report that names no engine leaves the subject open. An engine the paste does not show
-is not judged: a llama.cpp command says nothing of a vLLM elsewhere on the host, so the message names the engine shown.
+sources: a pasted engine command, ollama's discovery lines, a server log, a container (its engine, else its image:
+GGML_IMAGES), and, the weakest, the user's own sentences (importers/prose_engine.py: lines no other reader takes,
+never a command or a log; facts/engine_command.STATED_ENGINE_WORDS). A sentence that names
+vLLM, SGLang, TensorRT-LLM or PyTorch keeps the subject open, as does any stronger source that shows such an engine.
+The bound: only pasted sources, and only engines they name. A live process list judges the engines itself. A pasted
+server log, container spec or Python report that names no engine leaves the subject open. An engine the paste does not
+show is not judged: a llama.cpp command says nothing of a vLLM elsewhere on the host, so the message names the engine
+shown.
 
 A GPU listed without its model, a name the GPU table does not know, or a model of which one variant has the
 feature (`H100`: SXM on NVSwitch, PCIe without) leaves the subject open.
@@ -33,6 +38,7 @@ feature (`H100`: SXM on NVSwitch, PCIe without) leaves the subject open.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -74,6 +80,16 @@ ENGINE_SUBJECTS: dict[str, str] = {
 # The engines, as facts/engine_command and the ollama discovery lines name them, that run neither PyTorch nor the
 # CUDA-graph flags of vLLM, SGLang or TensorRT-LLM.
 GGML_ENGINE_NAMES = {"llamacpp": "llama.cpp's llama-server", "ollama": "ollama"}
+# Their container images, as a pasted docker run, compose file or `docker inspect` names them (registry host and tag
+# optional): ollama's own image (hub.docker.com/r/ollama/ollama, `:rocm` too) and llama.cpp's server images
+# (ghcr.io/ggml-org/llama.cpp, formerly ghcr.io/ggerganov/llama.cpp).
+GGML_IMAGES = {"ollama": re.compile(r"^(?:[\w.:-]+/)?ollama/ollama(?:[:@].*)?$"),
+               "llamacpp": re.compile(r"^(?:[\w.:-]+/)?(?:ggml-org|ggerganov)/llama\.cpp(?:[:@].*)?$")}
+
+
+def ggml_image_engine(image: str) -> str:
+    """The engine of GGML_ENGINE_NAMES a container image is ("ollama", "llamacpp"); "" for any other image."""
+    return next((engine for engine, pattern in GGML_IMAGES.items() if pattern.match(image.strip().lower())), "")
 
 
 def engine_shown_other(subject: str, shown: tuple[str, ...]) -> str:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from stackaudit.facts._parse import ParseError, argv_value
 from stackaudit.facts.processes import CONFIG_FLAGS, ProcessInfo, classify, parse_flat_yaml
 from stackaudit.facts.registry import Sourced, fact, first_of, parser
-from stackaudit.facts.sources import ENGINE_COMMAND
+from stackaudit.facts.sources import ENGINE_COMMAND, USER_ENGINES
 
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 # Wrappers before the program that change nothing about its flags, with their options that take the next word
@@ -167,3 +167,54 @@ def engine_commands_pasted(text: str) -> EngineCommands:
         vllm serve deepseek-ai/DeepSeek-R1-Distill-Qwen-32B --tensor-parallel-size 2 --max-model-len 32768 --enforce-eager
     """
     return parse_engine_commands(text)
+
+
+# --- the engine in the user's own words ------------------------------------------------------------
+
+# The engines a sentence names, by the words people write for them: ollama and llama.cpp run no PyTorch
+# (facts/applicability.GGML_ENGINE_NAMES); vLLM, SGLang, TensorRT-LLM and the PyTorch words ("torch") keep a PyTorch
+# check open. A word not listed names no engine.
+STATED_ENGINE_WORDS: dict[str, str] = {
+    "ollama": r"ollama",
+    "llamacpp": r"llama[.-]?cpp|llama-server",
+    "vllm": r"vllm",
+    "sglang": r"sglang",
+    "trtllm": r"tensorrt(?:-llm)?|trt-?llm",
+    "torch": r"(?:py)?torch|transformers|diffusers|comfyui|deepspeed|exllama(?:v2)?|lmdeploy|aphrodite"
+             r"|text-generation-inference|tgi",
+}
+# Each word as a word of a sentence: between spaces, quotes or sentence punctuation, never inside a path, an image, a
+# module, a flag or a variable's name (`ollama/ollama:latest`, `vllm.entrypoints`, `--ollama`, `OLLAMA_HOST`).
+_STATED = {engine: re.compile(rf"(?<![\w./:=@$-])(?:{words})(?![\w/:=@-]|\.\w)", re.I)
+           for engine, words in STATED_ENGINE_WORDS.items()}
+
+
+def stated_engines(line: str) -> tuple[str, ...]:
+    """The engines a line of the user's words names as words of a sentence (STATED_ENGINE_WORDS), in the table's
+    order."""
+    return tuple(engine for engine, pattern in _STATED.items() if pattern.search(line))
+
+
+@dataclass(frozen=True, kw_only=True)
+class StatedEngines(Sourced):
+    """The serving engines the user names in prose (the user's own words), each once, in the order named."""
+
+    engines: tuple[str, ...] = ()
+
+
+fact("stated_engines", StatedEngines, first_of, hint=USER_ENGINES.hint)
+
+
+@parser(USER_ENGINES, feeds="stated_engines", kind=StatedEngines, rank=95)
+def stated_engines_from_words(text: str) -> StatedEngines:
+    """The engines the user's sentences name (importers/prose_engine.py took each line no other reader took): the
+    weakest source of the engines a paste shows.
+
+    Input (tests/data/captures/483)::
+
+        I have NVIDA H100 multiple of them with NVLINK but ollama seems to only use 1 nvidia gpu. I tried various deployments but here is current one:
+    """
+    engines = [e for line in text.splitlines() for e in stated_engines(line)]
+    if not engines:
+        raise ParseError("no engine named in the user's words")
+    return StatedEngines(engines=tuple(dict.fromkeys(engines)))

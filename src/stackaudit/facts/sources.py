@@ -284,6 +284,11 @@ USER_TROUBLE = Source("user_trouble", "a hang in the user's own words", doc=True
 USER_NCCL_ENV = Source("user_nccl_env", "NCCL variables set in the user's own words", doc=True,
                        hint="paste the command line that ran with them, or NCCL's `set by environment` log lines")
 
+# The serving engines the user's own words name, as pasted (importers/prose_engine.py): a sentence that names ollama,
+# llama.cpp, vLLM or PyTorch; read by facts/engine_command.py, the weakest source of the engines a paste shows.
+USER_ENGINES = Source("user_engines", "the serving engine in the user's own words", doc=True,
+                      hint="paste the engine's command line or its start-up log")
+
 # The machine in the user's own words, as pasted (importers/prose_machine.py): a GPU count and model (`8 x A10G
 # GPUs`, `a 8 cards 4090 server`), the last source of the GPU inventory, or a cloud instance type (`g5.48xlarge`),
 # the last source of virtualization.

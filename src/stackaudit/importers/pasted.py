@@ -10,12 +10,12 @@ from stackaudit.importers import _archives, _compressed
 from stackaudit.importers._hosts import HostProfile
 from stackaudit.importers._paste import view
 from stackaudit.importers.recognition import nothing_recognisable, recognise_view, strip_header
-from stackaudit.importers.registry import MAX_PASTE_BYTES
+from stackaudit.importers.registry import MAX_PASTE_BYTES, WORDS
 
 
 def load_pasted(paths: list[str]) -> MemoryHost:
     """Read one or more pasted-output files (or archives of them) into a host; exit 2 when nothing is
-    recognisable. The files are one host (a report split in files) unless they disagree as two hosts do."""
+    recognisable (the user's words alone are not). The files are one host (a report split in files) unless they disagree as two hosts do."""
     combined = HostRecord(meta={"source": "pasted", "path": ", ".join(paths)})
     recognised: list[str] = []
     set_aside: list[str] = []
@@ -45,7 +45,8 @@ def load_pasted(paths: list[str]) -> MemoryHost:
             recognised.extend(f"{where}{kind} (lines {a}-{b})" for kind, a, b in result.recognised)
             named = len(paths) > 1 or bool(where)
             set_aside.extend(f"{name}: {entry}" if named else entry for entry in result.set_aside)
-            found_any = found_any or bool(result.recognised or result.set_aside)
+            # The user's words alone are no pasted output (`ImporterSpec.words`).
+            found_any = found_any or bool(result.set_aside) or any(kind not in WORDS for kind, _, _ in result.recognised)
         if not found_any:
             raise nothing_recognisable(path)
     combined.meta["source"] = "pasted"

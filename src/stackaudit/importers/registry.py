@@ -48,17 +48,21 @@ class ImporterSpec:
     per_line: bool = False
     # Its spans yield to every other recogniser's, whatever their length (the line-level evidence reader).
     fallback: bool = False
+    # It reads the user's words: a fallback whose spans, alone, leave a paste unrecognised (importers/pasted.py).
+    words: bool = False
 
 
 IMPORTERS: dict[str, ImporterSpec] = {}
 FALLBACK: set[str] = set()  # the kinds whose spans yield to every other's (`ImporterSpec.fallback`)
+WORDS: set[str] = set()  # the kinds of the user's words that alone recognise nothing (`ImporterSpec.words`)
 
 
 def importer(kind: str, description: str, needles: tuple[str, ...] = (),
-             per_line: bool = False, fallback: bool = False) -> Callable[[Importer], Importer]:
+             per_line: bool = False, fallback: bool = False, words: bool = False) -> Callable[[Importer], Importer]:
     """Register an importer: a generator of Found spans over the text's lines. `needles`: strings at least
     one of which every output it accepts holds (case ignored), derived from its trigger; `per_line`: they
-    stand on the trigger's line, and the importer takes `candidates` (importers/_scan.py `Candidates`)."""
+    stand on the trigger's line, and the importer takes `candidates` (importers/_scan.py `Candidates`);
+    `words`: it reads the user's words, a fallback that alone recognises nothing."""
     if per_line and not needles:
         raise ValueError(f"{kind!r}: per_line needs needles")
     if any(not n or "\n" in n or not n.isascii() for n in needles):
@@ -68,14 +72,16 @@ def importer(kind: str, description: str, needles: tuple[str, ...] = (),
     def register(func: Importer) -> Importer:
         if kind in IMPORTERS and IMPORTERS[kind].func is not func:
             raise ValueError(f"two importers of kind {kind!r}")
-        IMPORTERS[kind] = ImporterSpec(kind, description, func, _fewest(needles), per_line, fallback)
+        IMPORTERS[kind] = ImporterSpec(kind, description, func, _fewest(needles), per_line, fallback or words, words)
         # One order whatever module was imported first (module name, then place in the module): the
         # recognition loop and the kinds `audit --help` lists follow it.
         ordered = sorted(IMPORTERS.values(), key=lambda s: (s.func.__module__, s.func.__code__.co_firstlineno))
         IMPORTERS.clear()
         IMPORTERS.update((s.kind, s) for s in ordered)
-        if fallback:
+        if fallback or words:
             FALLBACK.add(kind)
+        if words:
+            WORDS.add(kind)
         return func
 
     return register

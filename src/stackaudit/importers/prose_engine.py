@@ -1,0 +1,65 @@
+"""The serving engine in the user's own words: a sentence that names ollama, llama.cpp, vLLM, SGLang, TensorRT-LLM or
+PyTorch (`ollama seems to only use 1 nvidia gpu`).
+
+Recorded as the pasted document USER_ENGINES (facts/sources.py), the line verbatim; facts/engine_command.py reads it
+as the weakest source of the engines a paste shows (facts/applicability.engine_shown_other).
+It reads the user's words only: its spans yield to every other recogniser's (`words=True`), and alone they leave a
+paste unrecognised.
+A line another reader's kind could be is never read, even where that reader declined it: a command (a `docker run`,
+an engine's command line, a prompt's command), a log line, a warning, a tag or heading, a line of evidence, a
+container's log line behind its compose prefix.
+A line is a sentence: it holds at least MIN_WORDS words of letters, and the engine's name stands in it as a word
+(facts/engine_command.stated_engines: not inside a path, an image, a module or a variable's name).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from stackaudit.facts.engine_command import COMMAND_HINT, stated_engines
+from stackaudit.facts.serving_logs import is_log_line
+from stackaudit.facts.sources import USER_ENGINES
+from stackaudit.importers._paste import looks_like_command, strip_prompt_line
+from stackaudit.importers._scan import PROMPT, Candidates, candidate_lines
+from stackaudit.importers.evidence import is_evidence
+from stackaudit.importers.registry import Found, document_appended, importer
+
+# A container's log line behind its compose prefix (`llama-cpp    | llm_load_tensors: ...`): the service's name, not
+# the user's words; the view peels one such prefix, not one under another (a kubelet's).
+_COMPOSE_LOG = re.compile(r"^[\w.-]+\s+\|\s")
+# A program the user ran, at the start of a line: a container or cluster CLI, an engine's own CLI, an interpreter.
+_PROGRAM = re.compile(r"^\s*(?:sudo\s+)?(?:docker|podman|nerdctl|kubectl|oc|helm|ollama|llama-server|vllm|sglang"
+                      r"|trtllm-\w+|lmdeploy|python\d?(?:\.\d+)?|pip\d?|conda|torchrun|mpirun|export|env)\b")
+# A machine's line by its shape: a tag, heading or comment, a path, markup or JSON at its start (`[TensorRT-LLM]
+# [WARNING]`, `### Which llama.cpp modules`, `/usr/lib/python3/...: FutureWarning`), or a raised warning or error.
+_MACHINE = re.compile(r"^\s*[\[#/<{]|\w(?:Warning|Error|Exception):")
+_WORD = re.compile(r"(?<![\w/.-])[A-Za-z]{2,}(?![\w/-])")
+MIN_WORDS = 5  # words of letters in a sentence; a shorter line is a title, a label or a command
+MAX_LINES = 20  # sentences read from one paste; past a few, the paste is a log or a listing
+
+# The words of facts/engine_command.STATED_ENGINE_WORDS that every match holds (case ignored).
+_NEEDLES = ("ollama", "llama", "vllm", "sglang", "tensorrt", "trt", "torch", "transformers", "diffusers", "comfyui",
+            "deepspeed", "exllama", "lmdeploy", "aphrodite", "text-generation-inference", "tgi")
+
+
+def is_sentence(line: str) -> bool:
+    """Whether a line of a paste is the user's words and nothing another reader's kind could be."""
+    return (len(line) <= 2000 and len(_WORD.findall(line)) >= MIN_WORDS and not looks_like_command(line)
+            and strip_prompt_line(line) is None and not PROMPT.match(line) and not _PROGRAM.match(line)
+            and not COMMAND_HINT.search(line) and not _MACHINE.search(line) and not is_log_line(line) and not is_evidence(line)
+            and not _COMPOSE_LOG.match(line))
+
+
+@importer("prose engine", "the serving engine in the user's words ('ollama seems to only use 1 nvidia gpu')",
+          needles=_NEEDLES, per_line=True, words=True)
+def prose_engine(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    taken = 0
+    for i in candidate_lines(candidates, len(lines)):
+        line = lines[i]
+        if not stated_engines(line) or not is_sentence(line):
+            continue
+        yield Found("prose engine", i, i + 1, document_appended(USER_ENGINES.name, line.strip() + "\n"))
+        taken += 1
+        if taken == MAX_LINES:
+            return
