@@ -61,3 +61,23 @@ def test_modelled_traced_echo_is_not_a_command() -> None:
     # Modelled: the trace of a script's `echo` naming the command, and a `++` subshell's `which`, start no engine.
     text = "+ echo 'python3 -m vllm.entrypoints.openai.api_server --tensor-parallel-size 2'\n++ which vllm serve\n"
     assert _engine(text) == []
+
+
+# A job's state line names the command the shell ran in the background (corpus 518, sglang#4161: a multi-node
+# `nohup python3 -m sglang.launch_server ... --nnodes 2` killed). The same shape in other public pastes: a Korean
+# web-server script's `[1]+  Killed                  nohup python3 -m http.server 8000 --bind 0.0.0.0 > server.log`
+# and a scheduler's README `[1]+  Killed                  nohup python dispatcher.py`.
+def test_a_job_state_line_gives_its_command() -> None:
+    from stackaudit.importers._scan import strip_prompt
+
+    assert strip_prompt("[1]+  Killed                  nohup python3 -m http.server 8000 --bind 0.0.0.0 > server.log"
+                        ) == "nohup python3 -m http.server 8000 --bind 0.0.0.0 > server.log"
+    assert strip_prompt("[1]+  Killed                  nohup python dispatcher.py") == "nohup python dispatcher.py"
+    assert ("engine command", 2, 2) in recognise(body("518")).recognised
+    assert capture_checks("518", "IC-CUSTOM-ALLREDUCE")["IC-CUSTOM-ALLREDUCE"].status == "not-applicable"
+
+
+def test_modelled_job_number_line_is_not_a_state() -> None:
+    from stackaudit.importers._scan import strip_prompt
+
+    assert strip_prompt("[1] 1996970") == "[1] 1996970"  # the pid the shell prints when a job starts

@@ -11,8 +11,10 @@ from stackaudit.facts.serving_logs import is_log_line
 
 # A shell prompt (`root@host:~#`, `(venv) $`), or the `+ ` a shell's trace (`set -x`, PS4) puts before each command
 # it runs: an entrypoint script's log shows the engine's command line that way, after the log viewer's timestamp
-# (`2026-01-27 14:26:31 + python3 -m vllm...`, `2025-11-24 13:54:38.398 | + exec vllm serve ...`).
-PROMPT = re.compile(r"^\s*(?:(?:\d{4}-\d\d-\d\d[T ][\d:.,]+Z?\s+(?:\|\s+)?)?\++\s+|(?:\(?[\w.-]+\)?\s*)?(?:[\w.@:~/-]*[#$%>]\s+|\$\s*))")
+# (`2026-01-27 14:26:31 + python3 -m vllm...`, `2025-11-24 13:54:38.398 | + exec vllm serve ...`). A job's state
+# line (`[1]+  Killed    nohup python3 -m sglang.launch_server ...`) names the command the shell ran in the background.
+PROMPT = re.compile(r"^\s*(?:(?:\d{4}-\d\d-\d\d[T ][\d:.,]+Z?\s+(?:\|\s+)?)?\++\s+|"
+                    r"\[\d+\][+-]?\s+(?:Running|Stopped|Killed|Done|Exit \d+|Terminated|Aborted)\s+|(?:\(?[\w.-]+\)?\s*)?(?:[\w.@:~/-]*[#$%>]\s+|\$\s*))")
 FENCE = re.compile(r"^\s*(```|~~~)")
 
 
