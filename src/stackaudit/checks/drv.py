@@ -24,6 +24,7 @@ from stackaudit.checks.registry import (
 from stackaudit.facts.applicability import NO_NVLINK_WHY
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
+from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.gpu_events import (
     APPLICATION,
     HW_CONTAINED,
@@ -219,7 +220,8 @@ def _forward_compat(driver: str, nvidia: NvidiaGpus | None, collect_env: Collect
 def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | None = None,
                 python_env: PythonEnv | None = None, gpus: GpuInventory | None = None,
                 collect_env: CollectEnv | None = None, ollama_cuda: OllamaCuda | None = None,
-                serving_log: ServingLog | None = None, cuda_toolkit: CudaToolkit | None = None) -> Outcome:
+                serving_log: ServingLog | None = None, cuda_toolkit: CudaToolkit | None = None,
+                docker_containers: DockerContainers | None = None) -> Outcome:
     """Reads: the driver version (/proc/driver/nvidia/version, NVML, `nvidia-smi`, the kernel log's
     NVRM banner, a pasted collect_env), the highest CUDA the driver supports, torch's CUDA
     (`torch/version.py` of the serving engine's Python, else a pasted collect_env), and the GPU
@@ -240,6 +242,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     major above the driver floor runs by minor-version compatibility (not an issue). A system `nvcc` is
     irrelevant unless something JIT-compiles. ollama picks its CUDA runner from the driver's CUDA
     (OLLAMA_RUNNER_BY_DRIVER), so its probe's driver CUDA of 12.1 or newer is ok without the runner named.
+    An ollama image tag of 0.9.3 or later (no CUDA v11 runner) under a driver for CUDA 12.0 or older is an issue:
+    ollama serves from the CPU there.
     A hardware list's bare `CUDA Version: 12.3` above the driver branch's CUDA is the CUDA in use (nvidia-smi
     shows the branch's own): of the same major above the floor, not an issue. collect_env's `CUDA runtime version` is that system toolkit, not
     torch's runtime. A toolkit newer than the driver's CUDA under a torch runtime the driver covers is not an issue. NVIDIA's vGPU host driver on a hypervisor (`vGPU Driver Capability`,
@@ -314,6 +318,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                             f"it reports none (`CUDA Version: {nvidia.cuda_version if nvidia else '?'}`); CUDA runs "
                             "in the guests, whose own vGPU guest driver sets the CUDA they support",
                             actual={"driver": driver, "cuda": nvidia.cuda_version if nvidia else None})
+    release_shown = ollama_release(docker_containers) if not torch else None
+    if release_shown is not None:
+        return _ollama_image(release_shown, driver, (nvidia.cuda_version if nvidia else None) or _cuda_of_branch(dv))
     if not torch:
         return unknown(f"driver {driver} (supports CUDA up to "
                        f"{(nvidia.cuda_version if nvidia else None) or _cuda_of_branch(dv) or '?'}); torch's "
@@ -412,6 +419,35 @@ def _nccl_runtime(log: ServingLog) -> Outcome:
 # that ship v11, v12 below a CUDA 13 driver, v13 from it (ollama PR 12300). A 12.0 or older driver under a release
 # without v11 gets v12, which it may not run.
 OLLAMA_RUNNER_BY_DRIVER = (12, 1)
+# From 0.9.3 ollama ships no CUDA v11 runner (a maintainer in ollama#11220; PR 12000: "we support v12.1 or newer (531
+# Feb 2023)"): under a driver for CUDA 12.0 or older it loads no CUDA runner and serves from the CPU (ollama#12770).
+OLLAMA_WITHOUT_V11 = (0, 9, 3)
+_OLLAMA_TAG = re.compile(r"^(?:[\w.:-]+/)?ollama/ollama:v?(\d+\.\d+\.\d+)\b")
+
+
+def ollama_release(containers: DockerContainers | None) -> tuple[str, str] | None:
+    """(release, image) of the one ollama release the pasted containers' image tags name; None for none or several."""
+    shown = {(m.group(1), c.image) for c in (containers.containers if containers else ())
+             if (m := _OLLAMA_TAG.match(c.image.strip().lower()))}
+    return next(iter(shown)) if len({r for r, _ in shown}) == 1 else None
+
+
+def _ollama_image(shown: tuple[str, str], driver: str, driver_cuda: str | None) -> Outcome:
+    """DRV-CUDA-COMPAT from an ollama image's release beside the driver: from 0.9.3 its runners need CUDA 12.1."""
+    ollama, image = shown
+    actual = {"driver": driver, "driver_cuda": driver_cuda, "ollama": ollama}
+    if release(ollama) < OLLAMA_WITHOUT_V11:
+        return unknown(f"driver {driver} beside {image}: which CUDA runner that release loads is not in the source",
+                       hint="paste ollama's start-up log (`inference compute` lines)", actual=actual)
+    if driver_cuda is None:
+        return unknown(f"{image} needs a driver for CUDA 12.1 or newer; the CUDA of driver {driver} is not in the "
+                       "source", actual=actual)
+    if release(driver_cuda, 2) < OLLAMA_RUNNER_BY_DRIVER:
+        return issue(f"{image} ships CUDA v12/v13 runners only (no v11 from 0.9.3), which need a driver for CUDA 12.1 "
+                     f"or newer; driver {driver} supports CUDA {driver_cuda}: ollama loads no CUDA runner and serves "
+                     "from the CPU", actual=actual, expected="driver 531 or newer (CUDA 12.1)")
+    return ok(f"driver {driver} supports CUDA {driver_cuda}: {image} picks the runner this driver runs (v12 below a "
+              "CUDA 13 driver, v13 from it)", actual=actual)
 
 
 def _ollama_runner(o: OllamaCuda) -> Outcome:
