@@ -1,9 +1,10 @@
 """Issue 28, DRV-CUDA-COMPAT: a system CUDA toolkit newer than the driver's CUDA, while torch loads its own runtime.
 
 collect_env's 'CUDA runtime version' (check_env's NVCC) is the nvcc under CUDA_HOME, not the runtime torch loads:
-torch ships its own (`CUDA used to build PyTorch`). A toolkit newer than the driver's CUDA looks wrong and is not
-(not an issue), where torch's runtime is one the driver covers and the toolkit's major is one the driver runs by
-minor-version compatibility.
+torch ships its own (`CUDA used to build PyTorch`). A toolkit newer than the driver's CUDA, on collect_env's line that
+calls it the runtime, looks wrong and is not (not an issue), where torch's runtime is one the driver covers and the
+toolkit's major is one the driver runs by minor-version compatibility. check_env names it as what it is (`NVCC: Cuda
+compilation tools`): there nothing looks wrong, and the verdict is ok (corpus 484 and 516, blind).
 
 Real pastes from three threads (corpus 413 and 415; vllm-project/vllm#17078 below); the counter-examples are
 modelled.
@@ -83,3 +84,16 @@ def test_modelled_a_toolkit_of_a_major_the_driver_cannot_run_is_not_excused(tmp_
     assert text != body("413")
     status, message = _pasted(tmp_path, text)
     assert status == "ok" and "toolkit" not in message
+
+
+def test_check_envs_nvcc_line_above_the_driver_is_ok() -> None:
+    for prefix in ("484", "516"):
+        result = capture_checks(prefix, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+        assert result.status == "ok" and "nvcc" in result.message, prefix
+
+
+def test_modelled_collect_envs_runtime_line_stays_the_trap(tmp_path: Path) -> None:
+    # Modelled: 516's check_env with its NVCC line written as collect_env's 'CUDA runtime version'.
+    text = body("516").replace("NVCC: Cuda compilation tools, release 12.5, V12.5.82", "CUDA runtime version: 12.5.82")
+    assert "CUDA runtime version: 12.5.82" in text
+    assert paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"].status == "not-an-issue"

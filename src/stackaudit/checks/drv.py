@@ -246,7 +246,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     ollama serves from the CPU there.
     A hardware list's bare `CUDA Version: 12.3` above the driver branch's CUDA is the CUDA in use (nvidia-smi
     shows the branch's own): of the same major above the floor, not an issue. collect_env's `CUDA runtime version` is that system toolkit, not
-    torch's runtime. A toolkit newer than the driver's CUDA under a torch runtime the driver covers is not an issue. NVIDIA's vGPU host driver on a hypervisor (`vGPU Driver Capability`,
+    torch's runtime. A toolkit newer than the driver's CUDA under a torch runtime the driver covers is not an issue
+    on collect_env's 'CUDA runtime version' line, and ok on check_env's NVCC line (which names it a compiler). NVIDIA's vGPU host driver on a hypervisor (`vGPU Driver Capability`,
     `Host VGPU`) prints `CUDA Version: Not Found`: CUDA runs in the guests (not an issue).
     """
     if gpus is not None and gpus.none_on_bus:
@@ -337,6 +338,11 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                             f"{release(newer[0])[0]}.x runtime on this driver (only JIT of newer PTX fails)",
                             actual=actual)
     toolkit = _toolkit_above(driver, driver_cuda, collect_env)
+    if toolkit and driver_cuda and collect_env is not None and not collect_env.runtime_line:
+        # check_env names the toolkit as what it is (`NVCC: Cuda compilation tools`): no runtime line to mistake.
+        return ok(f"driver {driver} supports torch's CUDA {', '.join(runtimes)}; the system nvcc "
+                  f"{collect_env.cuda_runtime} above the driver's CUDA {driver_cuda} matters only to what it builds, "
+                  "which minor-version compatibility runs", actual={**actual, "nvcc": collect_env.cuda_runtime})
     if toolkit and driver_cuda:
         # The system toolkit is not what torch loads: torch ships its own runtime, which the driver covers.
         return not_an_issue(f"{toolkit} is newer than the CUDA {driver_cuda} that driver {driver} supports, but "

@@ -66,6 +66,7 @@ class CollectEnv:
     # CUDA (NO_CUDA_BUILD, or a `+cpu` wheel); None not in the report.
     torch_cuda: str | None = None
     cuda_runtime: str = ""
+    runtime_line: bool = False  # `cuda_runtime` is collect_env's 'CUDA runtime version' line, not check_env's NVCC
     driver_version: str = ""
     vllm_version: str = ""
     sglang_version: str = ""
@@ -237,6 +238,7 @@ def parse_collect_env(text: str) -> CollectEnv:
         torch_version=torch_version,
         torch_cuda=torch_cuda,
         cuda_runtime=cuda_runtime,
+        runtime_line=bool(get("CUDA runtime version")),
         driver_version=get("Nvidia driver version", "CUDA Driver Version"),
         vllm_version=get("vLLM Version", "vllm").split(" ")[0] if get("vLLM Version", "vllm") != "Module Not Found" else "",
         sglang_version=get("sglang"),
