@@ -211,7 +211,8 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
 
     Traps: in the guest, IOMMU and ACS readings describe the virtual topology (FW-IOMMU-MODE and
     FW-ACS-P2P are not applicable there). A VM with one passed-through GPU, or a job whose NCCL
-    communicator has one rank (`nranks 1`), loses nothing to this (not an issue). Neither does a VM whose GPUs
+    communicator has one rank (`nranks 1`), loses nothing to this (not an issue). An excerpt that shows one GPU is
+    judged over that GPU (`1 GPU shown`), unless a GPU's `Minor Number` or the user's words prove more. Neither does a VM whose GPUs
     meet over NVLink in every pair `nvidia-smi topo -m` shows (not an issue, over the rows shown). The hypervisor host that hands
     out vGPUs (its driver's `vGPU Driver Capability` section, `GPU Virtualization Mode: Host VGPU`) is no guest
     (not an issue).
@@ -236,15 +237,18 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     if count is not None and count < 2 and unshown and gpus is not None and (gpus.at_least or 0) >= 2:
         # An excerpt shows one GPU, another source (the user's words: "I have 4 A10Gs") states more.
         count, unshown = gpus.at_least, ""
-    if count is not None and count < 2 and unshown:
+    shown = [g.label for g in gpus.gpus] if gpus is not None else []
+    if count is not None and count < 2 and unshown and not shown:
         return unknown(f"virtual machine ({virtualization.vm}) with {count} GPU shown, but {unshown}",
                        hint="paste the whole `nvidia-smi -L` (or `nvidia-smi topo -p2p r`) from the VM",
                        actual=virtualization.vm)
     if count is not None and count < 2:
-        judged = not_an_issue(f"virtual machine ({virtualization.vm}) with {count} GPU: no GPU-to-GPU P2P involved",
+        # An excerpt's one GPU is judged as shown (the coverage rule): `1 GPU shown`, the rest asked for.
+        judged = not_an_issue(f"virtual machine ({virtualization.vm}) with {count} GPU"
+                              + (f" shown ({unshown})" if unshown else "") + ": no GPU-to-GPU P2P involved",
                               actual=virtualization.vm)
-        shown = [g.label for g in gpus.gpus] if gpus is not None else []
-        return over_subjects(judged, shown, count) if shown else judged
+        return over_subjects(judged, shown, None if unshown else count,
+                             ask="nvidia-smi -L") if shown else judged
     if serving_log is not None and serving_log.comm_ranks == 1 and not serving_log.multi_host:
         return not_an_issue(f"virtual machine ({virtualization.vm}); NCCL's communicator has one rank (`nranks 1`): "
                             "the job uses no GPU pair, so no GPU-to-GPU P2P is involved", actual=virtualization.vm)
