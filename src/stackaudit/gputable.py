@@ -306,6 +306,21 @@ ARCHITECTURE_ORDER = ("Kepler", "Maxwell", "Pascal", "Volta", "pre-Turing", "Tur
 # (https://www.nvidia.com/en-us/geforce/news/geforce-rtx-30-series-resizable-bar-support/), and the UEFI strap patch
 # that resizes Turing's BAR1 leaves GTX 1000 (Pascal) cards without it (https://github.com/terminatorul/NvStrapsReBar).
 PRE_TURING = frozenset(ARCHITECTURE_ORDER[:ARCHITECTURE_ORDER.index("Turing")])
+# Integrated GPUs: on the SoC, sharing its memory (unified memory architecture), so no BAR1 aperture maps a memory of
+# their own: name (as lspci or nvidia-smi prints it) -> PCI device id. GB10 (DGX Spark): "DGX Spark SoC is
+# characterized by a unified memory architecture" (https://forums.developer.nvidia.com/t/dgx-spark-gpudirect-rdma/
+# 348787/6); lspci prints `GB20B [GB10]`, or `Device 2e12` where pci.ids predates it.
+INTEGRATED_GPUS: dict[str, str] = {"GB10": "0x2e12"}
+
+
+def integrated_gpu(name: str, device_id: str = "") -> str:
+    """The INTEGRATED_GPUS name a GPU's name or PCI device id (`0x2e12`) gives, else ""."""
+    for model, pci_id in INTEGRATED_GPUS.items():
+        if re.search(rf"\b{model}\b", name) or device_id.lower() == pci_id:
+            return model
+    return ""
+
+
 # No MIG before Ampere: the MIG user guide lists Ampere and later parts only
 # (https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html).
 PRE_AMPERE = frozenset(ARCHITECTURE_ORDER[:ARCHITECTURE_ORDER.index("Ampere")])

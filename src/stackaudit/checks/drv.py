@@ -1045,7 +1045,8 @@ def gsp_firmware(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver |
     /proc/driver/nvidia/params, the module flavour; the log symptoms of facts/symptoms.py: a GSP boot
     failure ("Cannot initialize GSP firmware RM" / "_kgspBootGspRm: unexpected WPR2 already up"), a GSP
     timeout (Xid 119, "Back to back GSP RPC timeout", "rpcRecvPoll timedout"), a GSP crash (Xid 120, a
-    "GSP-CrashCat Report"), a GSP call failing with NV_ERR_RESET_REQUIRED (status=0x00000062).
+    "GSP-CrashCat Report"), a GSP call failing with NV_ERR_RESET_REQUIRED (status=0x00000062), the driver's
+    GSP RPC history dump ("RPC history (CPU -> GSP)", its table rows), which it prints only on Xid 119 or 120.
 
     Bad value: GSP not in use on Blackwell or with the open modules; a GSP failure in the kernel log, which
     proves the issue on its own, quoted, with no GPU information.

@@ -44,7 +44,7 @@ from stackaudit.fixes.model import (
     step,
 )
 from stackaudit.fixes.pcie import acs_fix, acs_scan_fix
-from stackaudit.gputable import PRE_TURING
+from stackaudit.gputable import PRE_TURING, integrated_gpu
 
 NCCL_TROUBLESHOOTING = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html"
 KERNEL_PARAMS_DOC = "https://docs.kernel.org/admin-guide/kernel-parameters.html"
@@ -211,7 +211,8 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
 
     Traps: in the guest, IOMMU and ACS readings describe the virtual topology (FW-IOMMU-MODE and
     FW-ACS-P2P are not applicable there). A VM with one passed-through GPU, or a job whose NCCL
-    communicator has one rank (`nranks 1`), loses nothing to this (not an issue). Neither does a VM whose GPUs
+    communicator has one rank (`nranks 1`), loses nothing to this (not an issue). An excerpt that shows one GPU is
+    judged over that GPU (`1 GPU shown`), unless a GPU's `Minor Number` or the user's words prove more. Neither does a VM whose GPUs
     meet over NVLink in every pair `nvidia-smi topo -m` shows (not an issue, over the rows shown). The hypervisor host that hands
     out vGPUs (its driver's `vGPU Driver Capability` section, `GPU Virtualization Mode: Host VGPU`) is no guest
     (not an issue).
@@ -236,15 +237,18 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     if count is not None and count < 2 and unshown and gpus is not None and (gpus.at_least or 0) >= 2:
         # An excerpt shows one GPU, another source (the user's words: "I have 4 A10Gs") states more.
         count, unshown = gpus.at_least, ""
-    if count is not None and count < 2 and unshown:
+    shown = [g.label for g in gpus.gpus] if gpus is not None else []
+    if count is not None and count < 2 and unshown and not shown:
         return unknown(f"virtual machine ({virtualization.vm}) with {count} GPU shown, but {unshown}",
                        hint="paste the whole `nvidia-smi -L` (or `nvidia-smi topo -p2p r`) from the VM",
                        actual=virtualization.vm)
     if count is not None and count < 2:
-        judged = not_an_issue(f"virtual machine ({virtualization.vm}) with {count} GPU: no GPU-to-GPU P2P involved",
+        # An excerpt's one GPU is judged as shown (the coverage rule): `1 GPU shown`, the rest asked for.
+        judged = not_an_issue(f"virtual machine ({virtualization.vm}) with {count} GPU"
+                              + (f" shown ({unshown})" if unshown else "") + ": no GPU-to-GPU P2P involved",
                               actual=virtualization.vm)
-        shown = [g.label for g in gpus.gpus] if gpus is not None else []
-        return over_subjects(judged, shown, count) if shown else judged
+        return over_subjects(judged, shown, None if unshown else count,
+                             ask="nvidia-smi -L") if shown else judged
     if serving_log is not None and serving_log.comm_ranks == 1 and not serving_log.multi_host:
         return not_an_issue(f"virtual machine ({virtualization.vm}); NCCL's communicator has one rank (`nranks 1`): "
                             "the job uses no GPU pair, so no GPU-to-GPU P2P is involved", actual=virtualization.vm)
@@ -587,14 +591,23 @@ def _no_redirect(acs: list[AcsCap], count: int, actual: dict[str, str], subjects
 _SMALL_BAR1 = 256 << 20
 
 
+def _bar1_index(fn: PcieFunction) -> int:
+    """The register index of the GPU's BAR1. The driver numbers a GPU's memory BARs in order (nv-pci.c): BAR1, the
+    frame-buffer aperture, is the second memory region lspci lists, `Region 1` after a 32-bit BAR0, `Region 2`
+    after a 64-bit one (corpus 502)."""
+    memory = sorted((b for b in fn.bars if not b.is_io and b.index < 6), key=lambda b: b.index)
+    return memory[1].index if len(memory) >= 2 and memory[0].index == 0 else 1
+
+
 def _bar1(fn: PcieFunction) -> int | None:
+    index = _bar1_index(fn)
     for bar in fn.bars:
-        if bar.index == 1 and bar.size:
+        if bar.index == index and not bar.is_io and bar.size:
             return bar.size
     cfg = fn.config
     if cfg is not None and cfg.rebar:
         for entry in cfg.rebar:
-            if entry.bar == 1 and entry.current_mib:
+            if entry.bar == index and entry.current_mib:
                 return entry.current_mib << 20
     return None
 
@@ -628,7 +641,8 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
     GPUDirect RDMA need a large BAR.
 
     Traps: data-center GPUs (H100/H200/B200/A100/L40S) have a large fixed BAR1 and no need of
-    ReBAR: not flagged. GPUs that predate Turing (gputable.PRE_TURING, by the
+    ReBAR: not flagged. BAR1 is the GPU's second memory BAR (`Region 2` after a 64-bit BAR0). Integrated GPUs
+    (gputable.INTEGRATED_GPUS: GB10) share the SoC's memory and have no BAR1 to resize: not an issue. GPUs that predate Turing (gputable.PRE_TURING, by the
     architecture the source or the name implies) have no Resizable BAR: their
     256 MiB BAR1 is not an issue. A single GPU does not use BAR1 for its copies, and an ordinary Ethernet
     NIC next to it does no GPUDirect RDMA (not an issue), whether or not the source shows its Resizable BAR capability. No measured NCCL gain from
@@ -639,6 +653,12 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
     gpus = pcie.gpus
     if not gpus:
         return no_gpu(pcie)
+    shared = {g.bdf: integrated_gpu(g.lspci.description if g.lspci else g.model, g.device) for g in gpus}
+    if all(shared.values()):
+        return over_gpu_functions(pcie, list(shared), not_an_issue(
+            "integrated GPU(s) sharing the SoC's memory (" + ", ".join(f"{b} {m}" for b, m in shared.items())
+            + "): no BAR1 aperture maps a memory of their own, so there is no Resizable BAR to enable",
+            actual=shared, subjects=list(shared)))
     fixed = _data_center_bar1(gpus)
     if fixed:
         # Outside the check's "Applies when": these cards have a large fixed BAR1, nothing to resize.
@@ -653,7 +673,7 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
     for g in gpus:
         size = _bar1(g)
         cfg = g.config
-        entry = next((e for e in (cfg.rebar or ()) if e.bar == 1), None) if cfg is not None else None
+        entry = next((e for e in (cfg.rebar or ()) if e.bar == _bar1_index(g)), None) if cfg is not None else None
         if size is None:  # not in lspci: NVML / nvidia-smi's BAR1 total for the same GPU, where the source has it
             shown_by_nvidia = nvidia.by_bdf(g.bdf) if nvidia is not None else None
             mib = shown_by_nvidia.bar1_total_mib if shown_by_nvidia is not None else None

@@ -5,11 +5,14 @@ count else the PCI bus's, "no GPU" when NVML was derived from an empty bus). The
 it once. Its sources, best first (a union: every source that answers contributes):
 
 1. `nvidia` — NVML, else `nvidia-smi -q -x` / `-q` / the table: index, BDF, product name; the count
-   it claims (`Attached GPUs`) even when an excerpt shows fewer GPU sections.
+   it claims (`Attached GPUs`) even when an excerpt shows fewer GPU sections. In an excerpt, a GPU's
+   `Minor Number: N` (/dev/nvidiaN, numbered from 0 as the driver probes the GPUs) makes the count at least N+1.
 2. `gpu_topology` — the rows of `nvidia-smi topo -m`: index and NUMA affinity.
 3. `pci` — /sys/bus/pci/devices: BDF and NUMA node of every NVIDIA display/3D function. Inside a
    container it shows the host's GPUs, not only those given to the container, so it ranks after
    the sources that show what CUDA sees.
+   The NVIDIA GPU functions of a pasted `lspci` (the `pcie` fact) where sysfs is not in the source: BDF, NUMA
+   node; an excerpt's count is a lower bound.
 4. `collect_env` — the `GPU n: <name>` lines of a pasted vLLM collect_env / SGLang check_env.
 5. `nvlink_status` — the `GPU n: <name> (UUID: …)` lines of a pasted `nvidia-smi nvlink -s`: index, product
    name; an excerpt may stop after any GPU, so its count is a lower bound.
@@ -59,6 +62,7 @@ from stackaudit.pci_address import is_bdf, normalize_bdf
 NVIDIA_TITLE = "NVML / nvidia-smi"
 TOPOLOGY_TITLE = "`nvidia-smi topo -m`"
 PCI_TITLE = PCI_DEVICES
+LSPCI_TITLE = "`lspci`"
 COLLECT_ENV_TITLE = "collect_env / check_env report"
 NCCL_TESTS_TITLE = "nccl-tests header"
 P2P_TEST_TITLE = "p2pBandwidthLatencyTest's device lines"
@@ -248,6 +252,9 @@ def from_nvidia(nvidia: NvidiaGpus) -> GpuInventory:
     records = tuple(GpuRecord(g.index, g.bdf, g.name, None, (NVIDIA_TITLE,)) for g in nvidia.gpus)
     count = nvidia.attached if nvidia.attached is not None else len(records)
     unshown = nvidia.unshown if count <= len(records) else ""
+    if unshown:
+        # An excerpt's GPU with minor number N (/dev/nvidiaN) proves N+1 GPUs probed: a lower bound, still cut.
+        count = max([count, *((g.minor_number or 0) + 1 for g in nvidia.gpus)])
     return GpuInventory(gpus=records, counts=((NVIDIA_TITLE, max(count, len(records))),),
                         partial=((NVIDIA_TITLE, unshown),) if unshown else (),
                         inferred=tuple(dict.fromkeys((g.name, g.name_in_words) for g in nvidia.gpus
@@ -321,6 +328,24 @@ def gpus_from_pci(ctx: FactContext) -> GpuInventory:
     # Whether the bus listing is whole (a live read, a snapshot) decides if "no GPU" is proven.
     whole = ctx.host.provenance(file_key(PCI_DEVICES)).whole
     return from_pci(pci, whole)
+
+
+@provider("gpus", GpuInventory, rank=35, title=LSPCI_TITLE)
+def gpus_from_lspci(ctx: FactContext) -> GpuInventory:
+    """The NVIDIA GPU functions of a pasted `lspci`: BDF, NUMA node; an excerpt's count is a lower bound."""
+    from stackaudit.facts.pcie import PcieFacts
+
+    if ctx.optional("pci", PciDevices) is not None:
+        # The bus from sysfs lists every GPU (the `pci` source): no lspci run for what it already shows.
+        raise FactUnavailable("the PCI bus from sysfs lists the GPUs")
+    pcie = _source_fact(ctx, "pcie", PcieFacts, LSPCI_TITLE)
+    found = [f for f in pcie.gpus if f.lspci is not None]
+    if not found:
+        raise FactUnavailable("the lspci shown lists no NVIDIA GPU")
+    records = tuple(GpuRecord(None, f.bdf, "", f.lspci.numa_node if f.lspci else None, (LSPCI_TITLE,))
+                    for f in found)
+    return GpuInventory(gpus=records, counts=((LSPCI_TITLE, len(records)),),
+                        partial=() if pcie.complete else ((LSPCI_TITLE, "a pasted lspci may leave GPUs out"),))
 
 
 @provider("gpus", GpuInventory, rank=40, title=COLLECT_ENV_TITLE)

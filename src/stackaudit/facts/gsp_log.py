@@ -6,7 +6,8 @@ lines name them: a call's GSP form (`rpcRmApiFree_GSP`), the driver's GSP functi
 GSP`, the `RPC history (CPU -> GSP)` dump, the RPC names (`GSP_RM_CONTROL`). Such a line proves that
 the driver runs the GSP firmware: on the GPU it names (`GPU0`, `PCI:0000:61:00`), and the driver's
 setting (`NVreg_EnableGpuFirmware`) is one for all its GPUs. No such line proves nothing: the driver
-names RPCs mostly when one fails.
+names RPCs mostly when one fails. The RPC history dump is also a GSP failure: facts/symptoms.py proves it
+(`gsp-rpc-history-dump`).
 
 GSP firmware: https://download.nvidia.com/XFree86/Linux-x86_64/latest/README/gsp.html
 """

@@ -150,6 +150,8 @@ class GpuInfo:
     name: str = ""
     uuid: str = ""
     bdf: str = ""  # sysfs form, 0000:01:00.0
+    # The driver's device minor (/dev/nvidiaN), numbered from 0 as the GPUs probe: N proves N+1 GPUs probed.
+    minor_number: int | None = None
     architecture: str = ""
     compute_capability: str = ""
     pci_device_id: int | None = None  # the NVIDIA PCI device id (0x1401 of `Device Id : 0x140110DE`)

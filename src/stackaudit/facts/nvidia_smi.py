@@ -297,6 +297,7 @@ def _nvidia_device_id(value: str | None) -> int | None:
 _GPU_FIELDS: dict[str, tuple[Callable[[str | None], Any], str, str]] = {
     "name": (_name, "product_name", "Product Name"),
     "uuid": (_name, "uuid", "GPU UUID"),
+    "minor_number": (_int, "minor_number", "Minor Number"),
     "architecture": (_name, "product_architecture", "Product Architecture"),
     "pci_device_id": (_nvidia_device_id, "pci/pci_device_id", "PCI/Device Id"),
     "persistence": (_bool, "persistence_mode", "Persistence Mode"),

@@ -203,13 +203,16 @@ def _gpu_on_root_bus(ctx: FactContext) -> tuple[str, str] | None:
     On a physical machine a PCIe card sits behind a root port or switch, on a bus numbered after them; a
     hypervisor's virtual root complex puts a passed-through card on bus 00 itself (QEMU's `00:08.0`, EC2's
     `00:1e.0`, Hyper-V's domain per device, `0001:00:00.0`). Read from the GPUs' addresses (NVML, nvidia-smi,
-    lspci, sysfs) and an NCCL log's `busId` fields.
+    sysfs), the GPU functions of a pasted `lspci` and an NCCL log's `busId` fields.
     """
+    from stackaudit.facts.pcie import PcieFacts
     from stackaudit.facts.serving_logs import ServingLog
 
     inventory = ctx.optional("gpus", GpuInventory)
+    pcie = ctx.optional("pcie", PcieFacts)
     log = ctx.optional("serving_log", ServingLog)
     for bdf, where in [*((b, "") for b in (inventory.bdfs if inventory else ())),
+                       *((f.bdf, " (lspci)") for f in (pcie.gpus if pcie else ())),
                        *((b, " (an NCCL log's busId)") for b in (log.gpu_bus_ids if log else ()))]:
         if on_root_bus(bdf):
             return "vm", (f"GPU {bdf}{where} on bus 00 of its PCI domain, where only a hypervisor's virtual root "

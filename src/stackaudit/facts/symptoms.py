@@ -56,6 +56,8 @@ GSP_BOOT_SOURCE = "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/s
 # with a driver update (pop-os/system76-driver#343 turned GSP off for a GSP crash after suspend).
 GSP_README = "https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/gsp.html"
 GSP_CHECK = "DRV-GSP-FIRMWARE"
+# Where the driver prints its GSP RPC history (kgspLogRpcDebugInfo) and the timeout and health-check paths that call it.
+GSP_RPC_SOURCE = "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c"
 NV_STATUS_CODES = "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/src/common/sdk/nvidia/inc/nvstatuscodes.h"
 # The NVLink Xids of the catalogue (74 NVLink error, 144-150 the NVLink5 / NVSwitch-fabric error families).
 _NVLINK_XID = r"(?:74|14[4-9]|150)"
@@ -274,6 +276,18 @@ SYMPTOMS: tuple[Symptom, ...] = (
         GSP_CHECK, "high", XID_CATALOGUE,
         "the GPU's GSP firmware crashed (a GSP-CrashCat report, the Xid 120 class): the GPU is lost until it is reset "
         "or the node rebooted", faults_gpu=True),
+    # The driver dumps its GSP RPC history (`GPU3 RPC history (CPU -> GSP):`, `RPC event history (CPU <- GSP):`, the
+    # `GSP RPC buffer contains function` line, and rows `-3  76  GSP_RM_CONTROL  4124 0x… 0x… 0x… 0x…  94us`) only
+    # in kgspLogRpcDebugInfo (kernel_gsp.c), called on an RPC timeout (Xid 119) and on a failed GSP health check
+    # (Xid 120): the dump is the GSP failure even where the excerpt holds neither its banner nor its Xid line
+    # (NVIDIA/open-gpu-kernel-modules#942 and #446, #1230, #659). A slow RPC's warning is no dump: no match.
+    Symptom("gsp-rpc-history-dump", re.compile(
+        r"\bRPC (?:event )?history \(CPU (?:->|<-) GSP\)|\bGSP RPC buffer contains function\b|"
+        r"NVRM:\s+-?\d+\s+\d+\s+[A-Z][A-Z0-9_]*\s+(?:\d+\s+)?0x[0-9a-f]{16}\s+0x[0-9a-f]{16}\s+0x[0-9a-f]{16}\b"),
+        GSP_CHECK, "high", GSP_RPC_SOURCE,
+        "the driver dumped the GPU's GSP RPC history, which it prints only when an RPC to the GSP firmware timed "
+        "out (Xid 119) or the GSP failed its health check (Xid 120): the GPU is lost until it is reset or the node "
+        "rebooted", faults_gpu=True),
     # A call the driver forwards to the GSP firmware returned NV_ERR_RESET_REQUIRED (0x62): `rpcRmApiAlloc_GSP:
     # GspRmAlloc failed: ... status=0x00000062` (scitix/sichek#51). Other statuses of these calls are the call's
     # own refusal (0x56 NV_ERR_NOT_SUPPORTED is common and harmless): no match.

@@ -1,0 +1,66 @@
+"""FW-REBAR-BAR1 reads BAR1 as the driver numbers it, and integrated GPUs have none to resize.
+
+- The driver numbers a GPU's memory BARs in order (open-gpu-kernel-modules, kernel-open/nvidia/nv-pci.c): BAR1 is
+  the second memory region lspci lists, `Region 1` after a 32-bit BAR0 and `Region 2` after a 64-bit one.
+- An integrated GPU (gputable.INTEGRATED_GPUS: GB10, DGX Spark) shares the SoC's memory: not an issue.
+
+Pastes are corpus files (their header names the public thread); counter-examples are marked modelled.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus import capture_checks, paste_checks
+from stackaudit.gputable import integrated_gpu
+
+# Modelled: an H100-like block with a 64-bit BAR0 and a 256M Region 2 on a GeForce name, with its Resizable BAR
+# capability listing larger sizes, beside a second GPU: a small BAR1 read from Region 2, so an issue.
+MODELLED_SMALL_REGION_2 = """\
+0000:3b:00.0 VGA compatible controller [0300]: NVIDIA Corporation AD102 [GeForce RTX 4090] [10de:2684] (rev a1)
+\tRegion 0: Memory at 88042000000 (64-bit, prefetchable) [size=16M]
+\tRegion 2: Memory at 84000000000 (64-bit, prefetchable) [size=256M]
+\tRegion 4: Memory at 88040000000 (64-bit, prefetchable) [size=32M]
+\tCapabilities: [bb0 v1] Physical Resizable BAR
+\t\tBAR 0: current size: 16MB, supported: 16MB
+\t\tBAR 2: current size: 256MB, supported: 64MB 128MB 256MB 512MB 1GB 2GB 4GB 8GB 16GB 32GB
+\tKernel driver in use: nvidia
+
+0000:5e:00.0 VGA compatible controller [0300]: NVIDIA Corporation AD102 [GeForce RTX 4090] [10de:2684] (rev a1)
+\tRegion 0: Memory at 98042000000 (64-bit, prefetchable) [size=16M]
+\tRegion 2: Memory at 94000000000 (64-bit, prefetchable) [size=256M]
+\tRegion 4: Memory at 98040000000 (64-bit, prefetchable) [size=32M]
+\tCapabilities: [bb0 v1] Physical Resizable BAR
+\t\tBAR 0: current size: 16MB, supported: 16MB
+\t\tBAR 2: current size: 256MB, supported: 64MB 128MB 256MB 512MB 1GB 2GB 4GB 8GB 16GB 32GB
+\tKernel driver in use: nvidia
+"""
+
+
+def test_bar1_after_a_64_bit_bar0_is_region_2() -> None:
+    # Corpus 502 (fastfetch-cli/fastfetch#1658): H100s that pci.ids names GA103, Region 0 64-bit, Region 2 128G.
+    r = capture_checks("502", "FW-REBAR-BAR1")["FW-REBAR-BAR1"]
+    assert r.status == "ok" and "128 GiB" in r.message, r.message
+    assert r.coverage is not None and r.coverage.shown == ("0000:3b:00.0",)
+
+
+def test_bar1_after_a_32_bit_bar0_is_still_region_1() -> None:
+    # Corpus 90 (an RTX 4090 with Resizable BAR: Region 1 32G) and 374 (an RTX A4000: Region 1 256M, one GPU).
+    assert capture_checks("90", "FW-REBAR-BAR1")["FW-REBAR-BAR1"].status == "ok"
+    assert capture_checks("374", "FW-REBAR-BAR1")["FW-REBAR-BAR1"].status == "not-an-issue"
+
+
+def test_small_region_2_is_a_small_bar1(tmp_path: Path) -> None:
+    r = paste_checks(tmp_path, MODELLED_SMALL_REGION_2, "FW-REBAR-BAR1")["FW-REBAR-BAR1"]
+    assert r.status == "issue", r.message
+
+
+def test_gb10_shares_the_soc_memory() -> None:
+    # Corpus 503 (NixOS/nixpkgs#527847): `GB20B [GB10]`, one 64M BAR.
+    r = capture_checks("503", "FW-REBAR-BAR1")["FW-REBAR-BAR1"]
+    assert r.status == "not-an-issue" and "GB10" in r.message, r.message
+    # lspci with a pci.ids that predates GB10 prints `Device 2e12`; nvidia-smi prints `NVIDIA GB10`.
+    assert integrated_gpu("NVIDIA Corporation Device 2e12 (rev a1)", "0x2e12") == "GB10"
+    assert integrated_gpu("NVIDIA GB10") == "GB10"
+    # Modelled counter-examples: discrete Blackwell names are no integrated GPU.
+    assert integrated_gpu("NVIDIA GB100") == integrated_gpu("NVIDIA GB202 [GeForce RTX 5090]", "0x2b85") == ""
