@@ -847,7 +847,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     `compute` and `utility`; user-space driver library != kernel module (NVML "Driver/library
     version mismatch"); a serving container started without any GPU request; a serving container whose
     engine asks for more GPUs (TP x PP) than its GPU request or CUDA_VISIBLE_DEVICES lets it see, with no
-    other node shown joining (no --nnodes, node rank or Ray); a Kubernetes container that sets
+    other node shown joining (no --nnodes, node rank or Ray); a container whose CUDA_VISIBLE_DEVICES names an
+    index at or past the number of GPUs it is given (the runtime numbers them from 0 inside); a Kubernetes container that sets
     NVIDIA_VISIBLE_DEVICES by hand beside its nvidia.com/gpu request (the toolkit honours the variable, so
     the container may reach GPUs the device plugin did not allocate to it).
 
@@ -977,6 +978,15 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
             "allocate to it (or miss the one it did); leave the variable to the plugin",
             actual={c.label: value for c, value in by_hand}, expected=f"no NVIDIA_VISIBLE_DEVICES beside "
             f"{K8S_GPU_RESOURCE}", subjects=[c.label or "container" for c, _ in by_hand])
+    missing = [(c, ids) for c in serving if (ids := c.cuda_ordinals_missing)]
+    if missing:
+        return issue("CUDA_VISIBLE_DEVICES names GPUs the container does not have: " + "; ".join(
+            f"{c.label}: CUDA_VISIBLE_DEVICES={c.env_value('CUDA_VISIBLE_DEVICES')} with {c.gpu_count} "
+            f"GPU{'s' if c.gpu_count != 1 else ''} given, numbered 0-{(c.gpu_count or 1) - 1} inside" for c, _ in missing) + ": the runtime renumbers a container's GPUs from 0, so index "
+            f"{missing[0][1][0]} has no device and CUDA finds none from there (no CUDA GPUs, invalid device ordinal)",
+            actual={c.label: c.env_value("CUDA_VISIBLE_DEVICES") for c, _ in missing},
+            expected="CUDA_VISIBLE_DEVICES unset, or indices below the GPUs given (or GPU UUIDs)",
+            subjects=[c.label for c, _ in missing])
     short = [(c, pair) for c in serving if (pair := c.ranks_beyond_gpus) is not None]
     if short:
         return issue(f"an engine asks for {short[0][1][0]} GPUs (TP x PP) where its container sees at most "

@@ -486,6 +486,12 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def _memory_dir(volume: Any) -> dict[str, Any] | None:
+    """A pod volume's `emptyDir` where its medium is Memory (a tmpfs); None for any other volume."""
+    empty = _dict(volume).get("emptyDir")
+    return empty if isinstance(empty, dict) and str(empty.get("medium", "")) == "Memory" else None
+
+
 def _k8s_nano_cpus(value: Any) -> int:
     """A Kubernetes CPU quantity (`1`, `"2"`, `500m`, `1.5`) in nano-CPUs; 0 when absent or not a quantity."""
     m = re.fullmatch(r"(\d+(?:\.\d+)?)(m?)", str(value).strip()) if value is not None else None
@@ -522,6 +528,10 @@ def _parse_k8s(text: str, excerpt: bool, env_whole: bool = False) -> tuple[Docke
             continue
         meta = _dict(doc.get("metadata"))
         volumes = {str(v.get("name")): v for v in pod.get("volumes") or [] if isinstance(v, dict)}
+        mounted = {str(m.get("name")) for c in (*(pod.get("containers") or []), *(pod.get("initContainers") or []))
+                   if isinstance(c, dict) for m in c.get("volumeMounts") or [] if isinstance(m, dict)}
+        # A memory emptyDir that no container shown mounts: the paste was cut before the mounts that use it.
+        memory_unmounted = any(_memory_dir(v) is not None and n not in mounted for n, v in volumes.items())
         for ctr in pod.get("containers") or []:
             if not isinstance(ctr, dict):
                 continue
@@ -533,8 +543,8 @@ def _parse_k8s(text: str, excerpt: bool, env_whole: bool = False) -> tuple[Docke
                     cut = str(mount.get("name")) not in volumes
                     vol = volumes.get(str(mount.get("name")), {})
                     host_shm = binds_host_shm(str(_dict(vol.get("hostPath")).get("path", "")), "/dev/shm")
-                    empty = vol.get("emptyDir") if isinstance(vol, dict) else None
-                    if isinstance(empty, dict) and str(empty.get("medium", "")) == "Memory":
+                    empty = _memory_dir(vol)
+                    if empty is not None:
                         shm_mounted = True
                         limit = empty.get("sizeLimit")
                         # No sizeLimit: a memory emptyDir may grow to the pod's memory limit.
@@ -554,7 +564,8 @@ def _parse_k8s(text: str, excerpt: bool, env_whole: bool = False) -> tuple[Docke
                 nano_cpus=_k8s_nano_cpus(limits.get("cpu")), origin=ORIGIN_K8S, host_shm=host_shm,
                 env_whole=env_whole or not excerpt,
                 # Kubernetes refuses a container without an image: one that shows none is a piece of a spec.
-                excerpt=excerpt or cut or (shm_mounted and shm_size is None) or not ctr.get("image"),
+                excerpt=excerpt or cut or (shm_mounted and shm_size is None) or not ctr.get("image")
+                or (memory_unmounted and "volumeMounts" not in ctr),
             ))
     if not out:
         raise ParseError("no pod spec with containers in the manifest")

@@ -180,6 +180,20 @@ class DockerContainer:
         return len(entries) if entries and all(_CUDA_DEVICE.fullmatch(v) for v in entries) else None
 
     @property
+    def cuda_ordinals_missing(self) -> tuple[int, ...]:
+        """CUDA_VISIBLE_DEVICES's indices at or past the number of GPUs the container is given; () where none is,
+        or where that number is not shown (`--gpus all`: the host's count).
+
+        The NVIDIA runtime numbers a container's GPUs from 0 (NVIDIA_VISIBLE_DEVICES=2,3 shows them as 0 and 1),
+        and CUDA stops its list at the first index with no device, so `2,3` there leaves no GPU (vllm#9865).
+        UUIDs name a GPU wherever it sits; a privileged container sees every GPU of the host."""
+        given = self.gpu_count
+        value = (self.env_value("CUDA_VISIBLE_DEVICES") or "").strip().strip("'\"")
+        if given is None or self.privileged:
+            return ()
+        return tuple(int(v) for v in (e.strip() for e in value.split(",")) if v.isdecimal() and int(v) >= given)
+
+    @property
     def gpus_visible_at_most(self) -> int | None:
         """The most GPUs an engine in it can use: the fewer of its GPU request's ids or count and
         CUDA_VISIBLE_DEVICES's entries; None where neither bounds them."""
