@@ -238,17 +238,15 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
         # An excerpt shows one GPU, another source (the user's words: "I have 4 A10Gs") states more.
         count, unshown = gpus.at_least, ""
     shown = [g.label for g in gpus.gpus] if gpus is not None else []
-    if count is not None and count < 2 and unshown and not shown:
+    if count is not None and count < 2 and unshown:
+        # "The only GPU" is absence: an excerpt's one GPU never proves it (a cut table, one device's lspci).
         return unknown(f"virtual machine ({virtualization.vm}) with {count} GPU shown, but {unshown}",
                        hint="paste the whole `nvidia-smi -L` (or `nvidia-smi topo -p2p r`) from the VM",
                        actual=virtualization.vm)
     if count is not None and count < 2:
-        # An excerpt's one GPU is judged as shown (the coverage rule): `1 GPU shown`, the rest asked for.
-        judged = not_an_issue(f"virtual machine ({virtualization.vm}) with {count} GPU"
-                              + (f" shown ({unshown})" if unshown else "") + ": no GPU-to-GPU P2P involved",
+        judged = not_an_issue(f"virtual machine ({virtualization.vm}) with {count} GPU: no GPU-to-GPU P2P involved",
                               actual=virtualization.vm)
-        return over_subjects(judged, shown, None if unshown else count,
-                             ask="nvidia-smi -L") if shown else judged
+        return over_subjects(judged, shown, count, ask="nvidia-smi -L") if shown else judged
     if serving_log is not None and serving_log.comm_ranks == 1 and not serving_log.multi_host:
         return not_an_issue(f"virtual machine ({virtualization.vm}); NCCL's communicator has one rank (`nranks 1`): "
                             "the job uses no GPU pair, so no GPU-to-GPU P2P is involved", actual=virtualization.vm)
