@@ -59,3 +59,26 @@ def test_the_cut_is_read_from_the_service_not_from_a_declared_volume() -> None:
 
 def test_a_whole_service_still_gets_its_verdict(tmp_path: Path) -> None:
     assert paste_checks(tmp_path, WHOLE, "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].status == "ok"
+
+
+# compose reads a quoted number as the number: compose-go's own test (TestExpandDevicesCountAsString, loader
+# expansion) turns `count: "1"` into `count: 1`; corpus 537 (ollama#8674) writes it that way.
+COUNT_AS_STRING = """\
+services:
+  test:
+    image: ollama/ollama:latest
+    deploy:
+      resources:
+        reservations:
+          devices:
+            - driver: nvidia
+              count: "1"
+"""
+
+
+def test_a_quoted_count_is_that_many_gpus() -> None:
+    containers = parse_compose(COUNT_AS_STRING)
+    assert [r.count for c in containers for r in c.device_requests] == [1]
+    assert "ollama (1)" in capture_checks("537", "CTR-GPU-ACCESS")["CTR-GPU-ACCESS"].message
+    # Modelled: not a number and not `all`: no count read (compose refuses it).
+    assert [r.count for c in parse_compose(COUNT_AS_STRING.replace('"1"', '"one"')) for r in c.device_requests] == [0]

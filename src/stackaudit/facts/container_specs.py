@@ -356,6 +356,8 @@ def _compose_requests(service: dict[str, Any]) -> tuple[DeviceRequest, ...]:
         if not isinstance(dev, dict):
             continue
         count = dev.get("count")
+        if isinstance(count, str) and count.strip().isdecimal():
+            count = int(count)  # compose reads a quoted number as the number (`count: "1"`)
         out.append(DeviceRequest(str(dev.get("driver") or ""), -1 if count == "all" else count if isinstance(
             count, int) else 0, _str_list(dev.get("device_ids")),
             (_str_list(dev.get("capabilities")),) if dev.get("capabilities") else ()))
