@@ -350,7 +350,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     Inside a container NVML reports host PIDs, which cannot be matched to the container's processes; a pasted table cannot say whose process it is (reported, not judged).
 
     Without NVML or nvidia-smi, the memory an engine found free on each GPU at its start (ollama's
-    `inference compute` lines, `total=` and `available=`) says whether anything held memory then: at most
+    `inference compute` lines, `total=` and `available=`; vLLM's `Free memory on device (free/total GiB) on
+    startup` refusal) says whether anything held memory then: at most
     768 MiB held (the driver's reserve and the engine's own context) is ok over the GPUs shown; more is
     reported, not judged (a desktop or another program: whose is not shown). SGLang's `Load weight begin.
     avail mem=` lines give the free memory without the total: they are reported, not judged.

@@ -618,13 +618,18 @@ _SGLANG_RANK = r"\[(?:[\d-]+ )?[\d:]+(?: (?P<rank>[A-Z]+\d+(?: [A-Z]+\d+)*))?\] 
 _SGLANG_FREE = re.compile(_SGLANG_RANK + r"Load weight begin\. avail mem=(?P<free>[\d.]+) GB\s*$")
 _SGLANG_INIT = re.compile(_SGLANG_RANK + r"Init torch distributed ends\. (?:elapsed=[\d.]+ s, )?"
                           r"mem usage=(?P<own>[\d.]+) GB")
+# vLLM's refusal to start (vllm/v1/worker: the memory snapshot taken when its worker opens the GPU), the device named
+# since 0.10: `Free memory on device cuda:1 (19.77/22.05 GiB) on startup is less than desired GPU memory utilization`.
+_VLLM_STARTUP = re.compile(r"\bFree memory on device(?: (?P<dev>[\w:]+))? \((?P<free>[\d.]+)/(?P<total>[\d.]+) GiB\) "
+                           r"on startup is less than desired")
 
 
 @parser(ENGINE_LOG, feeds="engine_gpu_memory", kind=EngineGpuMemory, rank=11)
-def engine_gpu_memory_from_sglang(text: str) -> EngineGpuMemory:
-    """The memory each SGLang rank found free when it began loading weights, and what its own distributed init took.
+def engine_gpu_memory_from_engine_log(text: str) -> EngineGpuMemory:
+    """The memory each SGLang rank found free when it began loading weights (with what its own distributed init
+    took), or the free and total memory vLLM found when it refused to start, once per rank or device.
 
-    The lines do not give the GPU's total memory: what else held memory is settled only with the total.
+    SGLang's lines do not give the GPU's total memory: what else held memory is settled only with the total.
 
     Input (tests/data/captures/526, two of its eight ranks)::
 
@@ -638,8 +643,11 @@ def engine_gpu_memory_from_sglang(text: str) -> EngineGpuMemory:
     for line in text.splitlines():
         if (m := _SGLANG_FREE.search(line)) is not None and (rank := m["rank"] or "TP0") not in seen:
             seen[rank] = FreeAtStart(rank, None, float(m["free"]) * 1024, line.strip(), own.get(rank))
+        elif (m := _VLLM_STARTUP.search(line)) is not None and (dev := m["dev"] or "the engine's GPU") not in seen:
+            seen[dev] = FreeAtStart(dev, float(m["total"]) * 1024, float(m["free"]) * 1024, line.strip())
     if not seen:
-        raise ParseError("no SGLang `Load weight begin. avail mem=` line")
+        raise ParseError("no SGLang `Load weight begin. avail mem=` line, no vLLM `Free memory on device ... on "
+                         "startup` line")
     return EngineGpuMemory(gpus=tuple(seen.values()), complete=False)
 
 
