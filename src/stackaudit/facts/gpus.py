@@ -560,7 +560,7 @@ _OLLAMA_MEMORY = re.compile(r'\btotal="(?P<total>[\d.]+) (?P<tu>[MG]iB)" availab
 class FreeAtStart:
     """One GPU's memory as the engine found it when it started: how much there was and how much was free."""
 
-    gpu: str  # "GPU 0 (NVIDIA GeForce GTX 1070)": the engine's order and the product name; "TP3" for SGLang's rank
+    gpu: str  # "GPU 0 (NVIDIA GeForce GTX 1070)" (ollama); SGLang's rank ("TP3"); vLLM's device ("cuda:1")
     total_mib: float | None  # None where the engine's line does not give the GPU's total (SGLang)
     free_mib: float
     line: str
