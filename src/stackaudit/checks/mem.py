@@ -16,7 +16,7 @@ from stackaudit.checks.registry import (
 )
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.docker import DockerContainers
-from stackaudit.facts.gpus import EngineGpuMemory, GpuInventory
+from stackaudit.facts.gpus import EngineGpuMemory, FreeAtStart, GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.mig_setup import MigSetup
 from stackaudit.facts.nvidia import GpuInfo, GpuProcess, HostMemory, NvidiaDriver, NvidiaGpus, NvidiaServices
@@ -350,9 +350,11 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     Inside a container NVML reports host PIDs, which cannot be matched to the container's processes; a pasted table cannot say whose process it is (reported, not judged).
 
     Without NVML or nvidia-smi, the memory an engine found free on each GPU at its start (ollama's
-    `inference compute` lines, `total=` and `available=`) says whether anything held memory then: at most
+    `inference compute` lines, `total=` and `available=`; vLLM's `Free memory on device (free/total GiB) on
+    startup` refusal) says whether anything held memory then: at most
     768 MiB held (the driver's reserve and the engine's own context) is ok over the GPUs shown; more is
-    reported, not judged (a desktop or another program: whose is not shown).
+    reported, not judged (a desktop or another program: whose is not shown). SGLang's `Load weight begin.
+    avail mem=` lines give the free memory without the total: they are reported, not judged.
     """
     if nvidia is None:
         return _shared_at_start(engine_gpu_memory) if engine_gpu_memory is not None else unknown("", needs="nvidia")
@@ -440,17 +442,38 @@ _HELD_AT_START_MIB = 768.0
 
 def _shared_at_start(memory: EngineGpuMemory) -> Outcome:
     """MEM-GPU-SHARED from the memory the engine found free on each GPU when it started."""
-    held = [g for g in memory.gpus if g.held_mib > _HELD_AT_START_MIB]
+    if untotalled := [g for g in memory.gpus if g.total_mib is None]:
+        return _free_without_total(untotalled)
+    held = [g for g in memory.gpus if (g.held_mib or 0.0) > _HELD_AT_START_MIB]
     actual = {g.gpu: f"{g.free_mib:g} of {g.total_mib:g} MiB free" for g in memory.gpus}
     if held:
-        return unknown("memory was held on " + ", ".join(f"{g.gpu} ({g.held_mib / 1024:.1f} GiB)" for g in held)
+        return unknown("memory was held on " + ", ".join(f"{g.gpu} ({(g.held_mib or 0.0) / 1024:.1f} GiB)" for g in held)
                        + " when the engine started: a desktop or another program, whose is not in the source",
                        hint="paste `nvidia-smi` (its process table)", actual=actual)
-    most = max(g.held_mib for g in memory.gpus) / 1024
+    most = max(g.held_mib or 0.0 for g in memory.gpus) / 1024
     judged = ok(f"nothing else held memory when the engine started: at most {most:.1f} GiB of each GPU was in use "
                 "(the driver's reserve and the engine's own context)", actual=actual,
                 evidence=[g.line for g in memory.gpus][:4])
     return over_subjects(judged, [g.gpu for g in memory.gpus], ask="nvidia-smi")
+
+
+def _free_without_total(gpus: list[FreeAtStart]) -> Outcome:
+    """The free memory an engine's ranks found (SGLang's `avail mem=`), reported: without each GPU's total memory
+    the lines cannot say whether anything else held some.
+
+    Equal free memory on every rank does not settle it either: another tensor-parallel engine holds the same amount
+    on each of its GPUs, and a larger GPU (B200, MI300X) with that much held prints the same lines as a smaller one
+    with nothing held.
+    """
+    free = sorted(g.free_mib / 1024 for g in gpus)
+    own = sorted(g.own_mib / 1024 for g in gpus if g.own_mib is not None)
+    spread = f"{free[0]:.2f}" + (f"-{free[-1]:.2f}" if free[-1] > free[0] else "")
+    init = (f" after its own {own[0]:.2f}" + (f"-{own[-1]:.2f}" if own[-1] > own[0] else "")
+            + " GiB of distributed init") if own else ""
+    return unknown(f"the engine found {spread} GiB free on {len(gpus)} rank(s) when it began loading weights{init}; "
+                   "these lines do not give the GPUs' total memory, so whether anything else held memory is not "
+                   "shown", hint="paste `nvidia-smi` (its memory and process table)",
+                   actual={g.gpu: f"{g.free_mib / 1024:.2f} GiB free" for g in gpus})
 
 
 # --- MEM-HMM -------------------------------------------------------------------------------------

@@ -47,6 +47,7 @@ from stackaudit.facts.pci import PCI_DEVICES, PciDevices
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider
 from stackaudit.facts.sources import (
     DCGMI_DIAG,
+    ENGINE_LOG,
     EVIDENCE_LINES,
     GGML_CUDA_DEVICES,
     NCCL_TESTS,
@@ -559,20 +560,23 @@ _OLLAMA_MEMORY = re.compile(r'\btotal="(?P<total>[\d.]+) (?P<tu>[MG]iB)" availab
 class FreeAtStart:
     """One GPU's memory as the engine found it when it started: how much there was and how much was free."""
 
-    gpu: str  # "GPU 0 (NVIDIA GeForce GTX 1070)": the engine's order and the product name
-    total_mib: float
+    gpu: str  # "GPU 0 (NVIDIA GeForce GTX 1070)" (ollama); SGLang's rank ("TP3"); vLLM's device ("cuda:1")
+    total_mib: float | None  # None where the engine's line does not give the GPU's total (SGLang)
     free_mib: float
     line: str
+    own_mib: float | None = None  # what the engine had taken itself before this reading (SGLang's distributed init)
 
     @property
-    def held_mib(self) -> float:
-        return max(self.total_mib - self.free_mib, 0.0)
+    def held_mib(self) -> float | None:
+        if self.total_mib is None:
+            return None
+        return max(self.total_mib - self.free_mib - (self.own_mib or 0.0), 0.0)
 
 
 @dataclass(frozen=True, kw_only=True)
 class EngineGpuMemory(Sourced):
-    """GPU memory an engine found free on each GPU at its start (ollama's `inference compute` lines); a pasted
-    excerpt may leave GPUs out."""
+    """GPU memory an engine found free on each GPU at its start (ollama's `inference compute` lines, SGLang's
+    `Load weight begin. avail mem=` lines); a pasted excerpt may leave GPUs out."""
 
     gpus: tuple[FreeAtStart, ...] = ()
 
@@ -602,6 +606,48 @@ def engine_gpu_memory_from_ollama(text: str) -> EngineGpuMemory:
                                          _mib(memory["free"], memory["fu"]), line.strip())
     if not seen:
         raise ParseError('no ollama `msg="inference compute" ... total=... available=...` line')
+    return EngineGpuMemory(gpus=tuple(seen.values()), complete=False)
+
+
+# SGLang's log lines per rank (python/sglang/srt/model_executor/model_runner.py): `Init torch distributed ends.
+# [elapsed=0.32 s, ]mem usage=0.39 GB` (what its own NCCL init took), then `Load weight begin. avail mem=94.01 GB` (the
+# free memory before the weights, from torch.cuda.mem_get_info: GiB despite the "GB"). The tag is the time and the
+# rank (`[2025-10-16 09:06:10 TP5]`, `[2026-01-20 02:40:16 DP1 TP1]`), after any prefix a log collector adds; a
+# single-rank server prints no rank.
+_SGLANG_RANK = r"\[(?:[\d-]+ )?[\d:]+(?: (?P<rank>[A-Z]+\d+(?: [A-Z]+\d+)*))?\] "
+_SGLANG_FREE = re.compile(_SGLANG_RANK + r"Load weight begin\. avail mem=(?P<free>[\d.]+) GB\s*$")
+_SGLANG_INIT = re.compile(_SGLANG_RANK + r"Init torch distributed ends\. (?:elapsed=[\d.]+ s, )?"
+                          r"mem usage=(?P<own>[\d.]+) GB")
+# vLLM's refusal to start (vllm/v1/worker: the memory snapshot taken when its worker opens the GPU), the device named
+# since 0.10: `Free memory on device cuda:1 (19.77/22.05 GiB) on startup is less than desired GPU memory utilization`.
+_VLLM_STARTUP = re.compile(r"\bFree memory on device(?: (?P<dev>[\w:]+))? \((?P<free>[\d.]+)/(?P<total>[\d.]+) GiB\) "
+                           r"on startup is less than desired")
+
+
+@parser(ENGINE_LOG, feeds="engine_gpu_memory", kind=EngineGpuMemory, rank=11)
+def engine_gpu_memory_from_engine_log(text: str) -> EngineGpuMemory:
+    """The memory each SGLang rank found free when it began loading weights (with what its own distributed init
+    took), or the free and total memory vLLM found when it refused to start, once per rank or device.
+
+    SGLang's lines do not give the GPU's total memory: what else held memory is settled only with the total.
+
+    Input (tests/data/captures/526, two of its eight ranks)::
+
+        [2025-10-16 09:06:09 TP7] Init torch distributed ends. mem usage=1.77 GB
+        [2025-10-16 09:06:09 TP6] Init torch distributed ends. mem usage=2.01 GB
+        [2025-10-16 09:06:10 TP6] Load weight begin. avail mem=137.29 GB
+        [2025-10-16 09:06:10 TP7] Load weight begin. avail mem=137.52 GB
+    """
+    own = {m["rank"] or "TP0": float(m["own"]) * 1024 for m in map(_SGLANG_INIT.search, text.splitlines()) if m}
+    seen: dict[str, FreeAtStart] = {}
+    for line in text.splitlines():
+        if (m := _SGLANG_FREE.search(line)) is not None and (rank := m["rank"] or "TP0") not in seen:
+            seen[rank] = FreeAtStart(rank, None, float(m["free"]) * 1024, line.strip(), own.get(rank))
+        elif (m := _VLLM_STARTUP.search(line)) is not None and (dev := m["dev"] or "the engine's GPU") not in seen:
+            seen[dev] = FreeAtStart(dev, float(m["total"]) * 1024, float(m["free"]) * 1024, line.strip())
+    if not seen:
+        raise ParseError("no SGLang `Load weight begin. avail mem=` line, no vLLM `Free memory on device ... on "
+                         "startup` line")
     return EngineGpuMemory(gpus=tuple(seen.values()), complete=False)
 
 

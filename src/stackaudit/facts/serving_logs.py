@@ -84,6 +84,7 @@ KEY_PHRASES = re.compile(
     r"does not have native support for FP\d computation|attention backend out of potential backends|"
     r"Setting OMP_NUM_THREADS environment variable for each process|Watchdog caught collective operation timeout|"
     r"Decode batch[.,] #running-req:|Prefill batch[.,] #new-seq:|"  # SGLang's stats lines, with no prefix pasted
+    r"on startup is less than desired GPU memory utilization|"  # vLLM's refusal to start, often pasted bare
     r"\btorchrun(?:\s+--?\w[\w-]*(?:[= ][^\s-]\S*)?)*\s+\S+\.py\b",  # one parse per flag: linear
     re.IGNORECASE)
 # A literal of each line pattern above: NCCL_LINE's `NCCL`, VLLM_LINE's `file.py:N`, SGLANG_LINE's closing `] `,
@@ -92,7 +93,7 @@ KEY_PHRASES = re.compile(
 KEY_NEEDLES = ("allreduce", "p2p", "graph", "cumem", "get_mempolicy", "nccl", "not supported", "llm",
                "serverargs(", "non-default args", "enforce_eager", "capturing batches", "_marlin",
                "native support for fp", "potential backends", "omp_num_threads", "#running-req", "#new-seq",
-               "torchrun")
+               "torchrun", "on startup is less")
 _KEY_HINT = re.compile("|".join(re.escape(n) for n in KEY_NEEDLES))
 
 
