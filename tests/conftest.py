@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,6 +27,16 @@ def own_data_home(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Temp
     """An audit reads `bench`'s history in the user's data directory (XDG_DATA_HOME): each test gets a path of
     its own, not created, so that no run stored under the real $HOME, or by another test, reaches its report."""
     monkeypatch.setenv("XDG_DATA_HOME", str(_own_path(tmp_path_factory, request, "data-home")))
+
+
+@pytest.fixture(scope="session")
+def corpus_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Every corpus file's report by file name (None: refused), audited once per run: under pytest-xdist the
+    workers share them in the run's temporary root (the parent of each worker's own), each auditing a part."""
+    from corpus import corpus_reports as shared_reports
+
+    base = tmp_path_factory.getbasetemp()
+    return shared_reports((base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "corpus-reports")
 
 
 @pytest.fixture

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from stackaudit.engine.runner import Report
     from stackaudit.host.base import Host
     from stackaudit.host.memory import MemoryHost
 
@@ -289,6 +290,53 @@ def fact(host: Host, name: str) -> Any:
 
     load_all()
     return Collector(host).results([name])[name]
+
+
+def audit_capture(path: Path) -> Report | None:
+    """A corpus file's report as `audit --from FILE` gives it; None for a paste the tool refuses."""
+    from stackaudit.engine.runner import run_audit
+    from stackaudit.errors import InputError
+    from stackaudit.importers.pasted import load_pasted
+
+    try:
+        return run_audit(load_pasted([str(path)]))
+    except InputError:
+        return None
+
+
+def corpus_reports(shared: Path, wait_s: float = 300.0) -> dict[str, Report | None]:
+    """Every corpus file's report (audit_capture) by file name, each audited once per test run: the workers of a
+    run share `shared`, where each audits the files no other has claimed and pickles the report, then reads the
+    others' (a worker that stopped with a file claimed and not written leaves it to be audited here)."""
+    import os
+    import pickle
+    import time
+
+    shared.mkdir(parents=True, exist_ok=True)
+    out: dict[str, Report | None] = {}
+    others: list[Path] = []
+    for path in corpus_files():
+        claim, done = shared / f"{path.name}.claim", shared / f"{path.name}.pickle"
+        try:
+            os.close(os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            others.append(path)
+            continue
+        try:
+            out[path.name] = audit_capture(path)
+        except BaseException:
+            claim.unlink()
+            raise
+        part = done.with_suffix(".part")
+        part.write_bytes(pickle.dumps(out[path.name]))
+        os.replace(part, done)
+    for path in others:
+        claim, done = shared / f"{path.name}.claim", shared / f"{path.name}.pickle"
+        deadline = time.monotonic() + wait_s
+        while not done.exists() and claim.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        out[path.name] = pickle.loads(done.read_bytes()) if done.exists() else audit_capture(path)
+    return out
 
 
 GAPS_FILE = Path(__file__).resolve().parent / "data" / "corpus_gaps.toml"

@@ -38,9 +38,24 @@ SCENARIOS = sorted(BUILDERS)
 CAPTURES = sorted(p.name.split("-", 1)[0] for p in CAPTURES_DIR.glob("*.txt"))
 
 
+# Every capture's report by its number, from the run's shared audits (the `captured` fixture).
+_CAPTURED: dict[str, Report | None] = {}
+
+
+@pytest.fixture
+def captured(corpus_reports: dict[str, Report | None]) -> None:
+    """Every capture's report for _all and _read: audited once per run, shared by the workers (conftest.py)."""
+    _CAPTURED.update({name.split("-", 1)[0]: rep for name, rep in corpus_reports.items()})
+
+
 @cache
 def _capture(prefix: str) -> Report:
     [path] = CAPTURES_DIR.glob(f"{prefix}-*.txt")
+    if prefix in _CAPTURED:
+        found = _CAPTURED[prefix]
+        if found is None:
+            raise InputError(f"{path.name}: refused")
+        return found
     return run_audit(load_pasted([str(path)]))
 
 
@@ -53,6 +68,7 @@ def _read(prefix: str) -> Report | None:
 
 
 def _all() -> list[tuple[str, Report]]:
+    assert len(_CAPTURED) == len(CAPTURES), "a test that reads every report asks for the `captured` fixture"
     return [(n, report(n)) for n in SCENARIOS] + [(p, r) for p in CAPTURES if (r := _read(p)) is not None]
 
 
@@ -92,6 +108,7 @@ def _value_tokens(r: Result) -> set[str]:
     return {t for t in _VALUE_TOKEN.findall(value_text(r.actual, 10**6)) if t not in subjects and t not in r.title}
 
 
+@pytest.mark.usefixtures("captured")
 def test_every_title_states_its_value_whole() -> None:
     lacking, cut = [], []
     for name, rep in _all():
@@ -112,6 +129,7 @@ def test_the_docker_shm_title_names_the_size_and_the_container() -> None:
     assert finding_title(r) == "/dev/shm is 64 MiB in container vllm-container (IpcMode private)"
 
 
+@pytest.mark.usefixtures("captured")
 def test_an_evidence_line_never_repeats_the_finding() -> None:
     """A value after a quote, or an observed value, says what the message does not; a reason (the message after
     the title, shown where no line is quoted) says what the title does not."""
@@ -131,6 +149,7 @@ def test_an_evidence_line_never_repeats_the_finding() -> None:
 
 # --- no JSON in prose -----------------------------------------------------------------------------------
 
+@pytest.mark.usefixtures("captured")
 @pytest.mark.parametrize("verbose", [False, True])
 @pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
 def test_no_rendered_report_holds_a_value_as_json(fmt: str, verbose: bool) -> None:
@@ -146,6 +165,7 @@ def test_no_rendered_report_holds_a_value_as_json(fmt: str, verbose: bool) -> No
     assert not bad, "\n".join(bad[:10])
 
 
+@pytest.mark.usefixtures("captured")
 def test_no_fix_plan_holds_an_observed_value_as_json() -> None:
     from stackaudit.fixes.plan_render import render as render_plan
 
@@ -187,6 +207,7 @@ def test_a_lost_gpu_is_the_verdict_above_a_cheaper_p0(tmp_path: Path) -> None:
 _KERNEL_LOG = re.compile(r"NVRM|AER|pcieport|PCIe Bus Error|kernel:|^\[\s*[\d.+]+\]")
 
 
+@pytest.mark.usefixtures("captured")
 def test_one_kernel_log_line_is_one_finding() -> None:
     twice = []
     for name, rep in _all():
@@ -205,6 +226,7 @@ def test_one_kernel_log_line_is_one_finding() -> None:
 
 # --- run next: one runnable line each, the engine that is there -------------------------------------
 
+@pytest.mark.usefixtures("captured")
 def test_every_run_next_command_is_one_runnable_line_of_an_engine_present() -> None:
     bad = []
     for name, rep in _all():
@@ -235,6 +257,7 @@ def test_the_collect_env_step_follows_the_engine(tmp_path: Path) -> None:
     assert run_next([unknown], host={}, by_fact={}) == []
 
 
+@pytest.mark.usefixtures("captured")
 def test_markdown_run_next_blocks_parse_as_shell() -> None:
     for name, _ in _all():
         out = _rendered(name, "markdown")
@@ -254,6 +277,7 @@ def _step_texts(r: Result) -> list[str]:
     return [s.does + " " + " ".join(c.line for c in s.commands) for s in r.fix.steps]
 
 
+@pytest.mark.usefixtures("captured")
 def test_fix_steps_name_only_the_engine_that_is_there() -> None:
     # A step that names an engine (its cache, its flags) appears only where the source shows that engine; the
     # few steps written for every engine at once (`--enforce-eager (vLLM) / --disable-cuda-graph (SGLang)`)
@@ -294,6 +318,7 @@ def test_the_cstate_limit_matches_the_cpuidle_driver(name: str, driver: str, key
     assert key in forms and not_key not in forms
 
 
+@pytest.mark.usefixtures("captured")
 def test_the_plan_follows_the_reports_order() -> None:
     for name, rep in _all():
         ranked = [r.id for p in ("P0", "P1", "P2") for r in sections(rep).fixes[p]]

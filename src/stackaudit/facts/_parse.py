@@ -145,6 +145,12 @@ def lines_holding(text: str, lines: Sequence[str], needles: Sequence[str]) -> li
     return [i for i in out if i < len(lines)]
 
 
+# The most characters of one line that the line tests read (importers/recognition.py's needle scan,
+# serving_logs.is_log_line): a hostile 10 MB line costs them a few ms, not 20 s. The longest line of the
+# corpus's real pastes is about 1 KB.
+LINE_LOOK_CHARS = 64 << 10
+
+
 # The last text lowercased, with its lowercase: a kernel log is grepped a dozen times per audit. Kept only
 # for texts up to this size, so that a 50 MB paste is not held twice for the rest of the audit.
 _LOWERED_CACHE_CHARS = 4 << 20

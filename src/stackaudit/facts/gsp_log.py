@@ -49,7 +49,9 @@ fact("gsp_log", GspLog, union, hint="paste `sudo dmesg | grep NVRM`")
 
 def find_gsp_lines(lines: Sequence[str]) -> GspLog:
     """The lines of `lines` that name GSP RPCs (at most MAX_LINES) and every GPU they name."""
-    found = [line.strip() for line in lines if "NVRM" in line and _GSP_RPC.search(line)]
+    # Each of _GSP_RPC's names holds `GSP` or `kgsp`: the pattern's `.*` backtracks over a whole line without one.
+    found = [line.strip() for line in lines if "NVRM" in line and ("GSP" in line or "kgsp" in line)
+             and _GSP_RPC.search(line)]
     gpus = [next(g for g in m.groups() if g) for line in found if (m := _GPU.search(line))]
     return GspLog(tuple(found[:MAX_LINES]), tuple(dict.fromkeys(gpus)))
 

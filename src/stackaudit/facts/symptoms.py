@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from stackaudit.facts._parse import LINE_LOOK_CHARS
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider, union
 from stackaudit.facts.sources import DCGMI_DIAG, ENGINE_LOG, EVIDENCE_LINES
 from stackaudit.facts.system import KernelLog
@@ -392,20 +393,23 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
 
 
 def is_symptom(line: str) -> bool:
-    """Whether a line, on its own, is a symptom of the table."""
+    """Whether a line, on its own, is a symptom of the table (its first LINE_LOOK_CHARS read)."""
+    line = line[:LINE_LOOK_CHARS]
     return any(n in line for n in NEEDLES) and any(s.pattern.search(line) for s in SYMPTOMS)
 
 
 def find_symptoms(lines: Sequence[str]) -> tuple[SymptomHit, ...]:
     """The table's symptoms in `lines`, at most MAX_HITS lines per symptom; a symptom whose `unless` line
-    is in `lines` too is left out (the source says the failure had another cause)."""
+    is in `lines` too is left out (the source says the failure had another cause). A line's first
+    LINE_LOOK_CHARS are read."""
     hits: list[SymptomHit] = []
     per: dict[str, int] = {}
     for line in lines:
-        if not any(n in line for n in NEEDLES):
+        look = line[:LINE_LOOK_CHARS]
+        if not any(n in look for n in NEEDLES):
             continue
         for s in SYMPTOMS:
-            if per.get(s.name, 0) < MAX_HITS and s.pattern.search(line):
+            if per.get(s.name, 0) < MAX_HITS and s.pattern.search(look):
                 hits.append(SymptomHit(s, line.strip()))
                 per[s.name] = per.get(s.name, 0) + 1
     vetoed = {s.name for s in SYMPTOMS if s.name in per and s.unless is not None

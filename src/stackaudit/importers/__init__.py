@@ -12,8 +12,16 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
+_imported = False
+
 
 def import_all() -> None:
+    """Import every importer module, so that each registers itself (once: listing the package cost a quarter
+    of recognising a paste)."""
+    global _imported
+    if _imported:
+        return
     for info in pkgutil.iter_modules(__path__):
         if not info.name.startswith("_") and info.name not in ("registry", "recognition"):
             importlib.import_module(f"{__name__}.{info.name}")
+    _imported = True

@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from stackaudit.facts._parse import LINE_LOOK_CHARS
 from stackaudit.facts.nvidia import PROC_VERSION_BANNER, STATED_TOOLKIT
 from stackaudit.facts.nvidia_daemons import daemon_event
 from stackaudit.facts.nvidia_smi import QUERY_FIELDS
@@ -93,7 +94,8 @@ def _daemon_line(line: str) -> bool:
 
 
 def is_evidence(line: str) -> bool:
-    """Whether a line, on its own, is known evidence."""
+    """Whether a line, on its own, is known evidence (its first LINE_LOOK_CHARS read)."""
+    line = line[:LINE_LOOK_CHARS]
     return bool(_SMI_FIELD.search(line) or _SMI_XML.match(line) or _LINK.match(line) or _NVRM.search(line)
                 or _SMI_HEADER.search(line) or _LIMIT.match(line) or is_symptom(line) or _daemon_line(line)
                 or _PEER.match(line) or _UNIT_HEAD.match(line) or _OLLAMA.search(line) or is_refusal_line(line)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 
 from stackaudit.errors import InputError
+from stackaudit.facts._parse import LINE_LOOK_CHARS
 from stackaudit.facts.shown_commands import listing_command, parse_grep, shows_part
 from stackaudit.facts.sources import LISTING_GREPS, LOG_LINE_HOSTS, LOG_LINE_PROGRAMS
 from stackaudit.host.memory import HostRecord, join_provenance
@@ -53,7 +54,8 @@ def needle_lines(lines: list[str], needles: Sequence[str]) -> dict[str, array[in
     words; else bytes.find from hit to hit (C), the hit's line by bisection in the line ends, then on from
     the next line: a Python step per line holding it, none per line that does not. A needle on many lines
     (a `[` in a kernel log) switches to testing each remaining line, cheaper than a find per hit. A needle
-    on more than half the lines maps to None: no recogniser jumps on it, and its lines are not kept."""
+    on more than half the lines maps to None: no recogniser jumps on it, and its lines are not kept. Only a
+    line's first LINE_LOOK_CHARS are searched."""
     # Line indices 4 bytes each in an array("i") (a paste is under 2**31 lines), where a list of ints costs
     # 36 a line (a `[` on every line of a 50 MB log).
     out: dict[str, array[int] | None] = {n: array("i") for n in needles}
@@ -62,6 +64,8 @@ def needle_lines(lines: list[str], needles: Sequence[str]) -> dict[str, array[in
     encoded = [(n, n.encode(), [p for p in n.encode().split() if p]) for n in needles]
     for base in range(0, len(lines), _SCAN_LINES):
         chunk = lines[base:base + _SCAN_LINES]
+        if max(map(len, chunk)) > LINE_LOOK_CHARS:  # a hostile line: its first part read, not 600 passes of 10 MB
+            chunk = [line[:LINE_LOOK_CHARS] for line in chunk]
         piece = "\n".join(chunk).encode("utf-8", "replace").lower()
         # The piece's distinct words: a long log repeats its words, so a needle that is not there (most are
         # not) is ruled out by a search of this, a fraction of the piece, instead of the whole.

@@ -84,12 +84,21 @@ class NextStep:
                 **({"adds": self.adds} if self.adds else {})}
 
 
+# The last registry fact_commands read, with its answer: every report rendered asks again (11 ms each).
+_last_commands: tuple[tuple[tuple[str, object], ...], dict[str, list[str]]] = ((), {})
+
+
 def fact_commands(fact_specs: Mapping[str, object] | None = None) -> dict[str, list[str]]:
     """Each fact's commands, best source first, from the registry's titles and hints."""
+    global _last_commands
     if fact_specs is None:
         from stackaudit.facts.registry import load_all
 
         fact_specs = load_all()
+    specs = tuple(fact_specs.items())
+    seen, answer = _last_commands  # one read: another thread may replace it meanwhile
+    if len(seen) == len(specs) and all(a is b and x == y for (x, a), (y, b) in zip(seen, specs, strict=True)):
+        return {name: list(commands) for name, commands in answer.items()}
     out: dict[str, list[str]] = {}
     for name, spec in fact_specs.items():
         texts = [getattr(spec, "hint", "")]
@@ -101,6 +110,7 @@ def fact_commands(fact_specs: Mapping[str, object] | None = None) -> dict[str, l
                 if _key(command) not in {_key(c) for c in found}:
                     found.append(command)
         out[name] = found
+    _last_commands = (specs, {name: list(commands) for name, commands in out.items()})
     return out
 
 
@@ -178,21 +188,33 @@ def run_next(results: Iterable[Result], limit: int | None = DEFAULT_STEPS,
     steps: list[NextStep] = []
     settled: set[str] = set()
     candidates = sorted(shown)
+    counts = {n.check: host is None or not concerns_another(n.check, host) for n in needs}
     while candidates and (limit is None or len(steps) < limit):
-        def score(key: str) -> tuple[int, int, int, bool, str]:
-            picked = {*chosen, key}
-            newly = [n.check for n in needs
-                     if n.check not in settled and all(picked & opts for _, opts in n.requirements)]
-            helps = sum(1 for n in needs if n.check not in settled and any(key in opts for _, opts in n.requirements))
-            # Only until one step has answered the question: the rest follow by count.
-            asking = bool(focus) and not any(c.startswith(focus) for c in settled)
+        # Per step key, the open checks it would settle with the steps chosen (each of their requirements not yet
+        # met holds it) and the number it helps (any requirement holds it): one pass over the needs a round,
+        # where testing each candidate against each need costs candidates × needs.
+        have = set(chosen)
+        settles_with: dict[str, list[str]] = {}
+        helps: dict[str, int] = {}
+        for n in needs:
+            if n.check in settled:
+                continue
+            unmet = [opts for _, opts in n.requirements if not have & opts]
+            for key in frozenset.intersection(*unmet) if unmet else shown:
+                settles_with.setdefault(key, []).append(n.check)
+            for key in frozenset().union(*(opts for _, opts in n.requirements)):
+                helps[key] = helps.get(key, 0) + 1
+        # Only until one step has answered the question: the rest follow by count.
+        asking = bool(focus) and not any(c.startswith(focus) for c in settled)
+        ranks: list[tuple[int, int, int, bool, str]] = []
+        for key in candidates:
+            newly = settles_with.get(key, ())
             asked = sum(1 for c in newly if c.startswith(focus)) if asking else 0
-            counted = sum(1 for c in newly if host is None or not concerns_another(c, host))
+            counted = sum(1 for c in newly if counts[c])
             # The question's checks first, then more checks settled that concern what the source shows, then more
             # helped, then commands before prose, then by name.
-            return (-asked, -counted, -helps, not is_command[key], key)
-
-        best = min(candidates, key=score)
+            ranks.append((-asked, -counted, -helps.get(key, 0), not is_command[key], key))
+        best = min(ranks)[-1]
         picked = {*chosen, best}
         newly_settled = [n.check for n in needs if n.check not in settled
                          and all(picked & opts for _, opts in n.requirements)]
