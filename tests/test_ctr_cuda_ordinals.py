@@ -27,7 +27,7 @@ def test_capture_522_nvidia_visible_2_3_with_cuda_visible_2_3() -> None:
     path = next(CAPTURES.glob("522-*.txt"))
     r = run_checks(load_pasted([str(path)]), [CHECK])[CHECK]
     assert r.status == "issue", r.message
-    assert "CUDA_VISIBLE_DEVICES=2,3 with 2 GPUs given, numbered 0-1 inside" in r.message
+    assert "CUDA_VISIBLE_DEVICES=2,3 names GPUs that DeepSeek-R1-Distill-Llama-70B does not have (2 GPUs given, numbered 0-1 inside)" in r.message
     assert r.actual == {"DeepSeek-R1-Distill-Llama-70B": "2,3"}
 
 
@@ -43,7 +43,7 @@ def test_devito_device_1_with_cuda_visible_1() -> None:
     assert c.gpu_count == 1 and c.cuda_ordinals_missing == (1,)
     status, message = _judge(RUN_DEVITO)
     assert status == "issue", message
-    assert "CUDA_VISIBLE_DEVICES=1 with 1 GPU given, numbered 0-0 inside" in message
+    assert "CUDA_VISIBLE_DEVICES=1 names GPUs that devito-gpu does not have (1 GPU given, numbered 0-0 inside)" in message
 
 
 # https://github.com/Yuliang-Liu/MonkeyOCR/issues/204 (description by sleepy-duo, 2025-07-15), under `services:`:
@@ -117,7 +117,7 @@ COMPOSE_WRONG = """services:
 def test_modelled_compose_device_ids_2_3_with_cuda_visible_2_3() -> None:
     status, message = _judge(COMPOSE_WRONG)
     assert status == "issue", message
-    assert "CUDA_VISIBLE_DEVICES=2,3 with 2 GPUs given" in message
+    assert "CUDA_VISIBLE_DEVICES=2,3 names GPUs that vllm does not have (2 GPUs given" in message
 
 
 # Modelled: one GPU from the device plugin, CUDA_VISIBLE_DEVICES=1 by hand.

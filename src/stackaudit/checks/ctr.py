@@ -980,13 +980,17 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
             f"{K8S_GPU_RESOURCE}", subjects=[c.label or "container" for c, _ in by_hand])
     missing = [(c, ids) for c in serving if (ids := c.cuda_ordinals_missing)]
     if missing:
-        return issue("CUDA_VISIBLE_DEVICES names GPUs the container does not have: " + "; ".join(
-            f"{c.label}: CUDA_VISIBLE_DEVICES={c.env_value('CUDA_VISIBLE_DEVICES')} with {c.gpu_count} "
-            f"GPU{'s' if c.gpu_count != 1 else ''} given, numbered 0-{(c.gpu_count or 1) - 1} inside" for c, _ in missing) + ": the runtime renumbers a container's GPUs from 0, so index "
-            f"{missing[0][1][0]} has no device and CUDA finds none from there (no CUDA GPUs, invalid device ordinal)",
-            actual={c.label: c.env_value("CUDA_VISIBLE_DEVICES") for c, _ in missing},
-            expected="CUDA_VISIBLE_DEVICES unset, or indices below the GPUs given (or GPU UUIDs)",
-            subjects=[c.label for c, _ in missing])
+        first, ids = missing[0]
+        n = first.gpu_count or 0
+        return issue(f"CUDA_VISIBLE_DEVICES={first.env_value('CUDA_VISIBLE_DEVICES')} names GPUs that {first.label} "
+                     f"does not have ({n} GPU{'s' if n != 1 else ''} given, numbered 0-{max(n - 1, 0)} inside): the "
+                     f"runtime renumbers a container's GPUs from 0, so index {ids[0]} has no device and CUDA finds none "
+                     "from there (no CUDA GPUs, invalid device ordinal)"
+                     + "".join(f"; {c.label}: CUDA_VISIBLE_DEVICES={c.env_value('CUDA_VISIBLE_DEVICES')} with "
+                               f"{c.gpu_count} given" for c, _ in missing[1:]),
+                     actual={c.label: c.env_value("CUDA_VISIBLE_DEVICES") for c, _ in missing},
+                     expected="CUDA_VISIBLE_DEVICES unset, or indices below the GPUs given (or GPU UUIDs)",
+                     subjects=[c.label for c, _ in missing])
     short = [(c, pair) for c in serving if (pair := c.ranks_beyond_gpus) is not None]
     if short:
         return issue(f"an engine asks for {short[0][1][0]} GPUs (TP x PP) where its container sees at most "
