@@ -51,8 +51,9 @@ def server_throughput(records: list[RequestRecord], log: dict[str, dict[str, Any
 
 
 def host_busy(level: dict[str, Any]) -> bool:
-    """Whether the level says other work held the client off its CPU (its timings may then be late)."""
-    return any(warning.startswith("host busy") for warning in level.get("warnings", []))
+    """Whether the level says other work held the client off its CPU, or its event loop ran late: either way the
+    level itself warns that its timings may be late."""
+    return any(warning.startswith(("host busy", "client event-loop lag")) for warning in level.get("warnings", []))
 
 
 def valid_or_held_up(level: dict[str, Any]) -> bool:
