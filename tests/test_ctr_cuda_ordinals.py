@@ -4,21 +4,10 @@ GPUs from 0, so host indices copied into the container's CUDA_VISIBLE_DEVICES na
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts.container_specs import containers_from_compose, containers_from_docker_run, parse_k8s
-from stackaudit.host.memory import MemoryHost
 from stackaudit.importers.pasted import load_pasted
-from stackaudit.importers.recognition import recognise
-
-CAPTURES = Path(__file__).resolve().parent / "data" / "captures"
-CHECK = "CTR-GPU-ACCESS"
-
-
-def _judge(text: str) -> tuple[str, str]:
-    r = run_checks(MemoryHost(recognise(text).record), [CHECK])[CHECK]
-    return r.status, r.message
+from test_ctr_ranks_beyond_gpus import CAPTURES, CHECK, _judge  # one judge of CTR-GPU-ACCESS over a paste
 
 
 def test_capture_522_nvidia_visible_2_3_with_cuda_visible_2_3() -> None:
