@@ -21,7 +21,7 @@ from stackaudit.checks.registry import (
     over_subjects,
     unknown,
 )
-from stackaudit.facts.applicability import NO_NVLINK_WHY
+from stackaudit.facts.applicability import NO_NVLINK_WHY, ggml_image_engine
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.docker import DockerContainers
@@ -428,13 +428,14 @@ OLLAMA_RUNNER_BY_DRIVER = (12, 1)
 # From 0.9.3 ollama ships no CUDA v11 runner (a maintainer in ollama#11220; PR 12000: "we support v12.1 or newer (531
 # Feb 2023)"): under a driver for CUDA 12.0 or older it loads no CUDA runner and serves from the CPU (ollama#12770).
 OLLAMA_WITHOUT_V11 = (0, 9, 3)
-_OLLAMA_TAG = re.compile(r"^(?:[\w.:-]+/)?ollama/ollama:v?(\d+\.\d+\.\d+)\b")
+_RELEASE_TAG = re.compile(r":v?(\d+\.\d+\.\d+)\b[^/:]*$")  # an image's tag that names a release (`:0.9.3`)
 
 
 def ollama_release(containers: DockerContainers | None) -> tuple[str, str] | None:
-    """(release, image) of the one ollama release the pasted containers' image tags name; None for none or several."""
+    """(release, image) of the one ollama release the pasted containers' image tags name (an ollama image by
+    applicability.GGML_IMAGES); None for none or several."""
     shown = {(m.group(1), c.image) for c in (containers.containers if containers else ())
-             if (m := _OLLAMA_TAG.match(c.image.strip().lower()))}
+             if ggml_image_engine(c.image) == "ollama" and (m := _RELEASE_TAG.search(c.image.strip()))}
     return next(iter(shown)) if len({r for r, _ in shown}) == 1 else None
 
 
