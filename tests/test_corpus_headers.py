@@ -87,6 +87,9 @@ OK_FROM_A_COMPLETE_PART = {
     "508-sglang-decode-prefill-log-cuda-graph-true-32-running-gen-throughput-cut.txt": "the decode lines' own `cuda graph: True`",
     "510-rtx5090-vllm-docker-dflash-spec-decode-avg-generation-throughput-lines-cut.txt": "the engine's throughput lines",
     "511-ec2-g5-4x-a10g-amazon-linux-2023-amzn-kernel-collect-env-560-cut.txt": "collect_env's version lines",
+    "559-gtx1050ti-gtx950-nccl-tests-p2p-disable-level-loc.txt": "NCCL's version lines (cudaDriverVersion, NCCL's CUDA)",
+    "564-4x-rtx3090-epyc9b45-rebar-32g-iommu-pt-grub.txt": "the GRUB kernel line, host-wide",
+    "565-multinode-nccl-log-gdr-disabled-distance-5-one-hca.txt": "NCCL's GPU Direct RDMA Enabled line: a host-wide path that works",
 }
 
 
