@@ -81,3 +81,23 @@ def test_a_named_model_settles_its_link_count_in_a_matrix() -> None:
         topo = make_topo(_pcie(8, lambda i, j, c=cell: c), ["0-63"] * 8, ["0"] * 8)
         r = run_checks(pasted("on the DGX A100 40GB node\n$ nvidia-smi topo -m\n" + topo), ["DRV-NVLINK-HEALTH"])
         assert r["DRV-NVLINK-HEALTH"].status == status, cell
+
+
+def test_the_count_in_the_users_words_is_the_denominator_of_a_cut_listing() -> None:
+    """Real: vllm-project/vllm#9373 (corpus 408: `I have 4 A10Gs` above a table cut after GPU 0) and NVIDIA/nccl#1264
+    (corpus 309: `8xH100 SXM` in the setup list above two of eight rows): a verdict over the GPUs shown says of how
+    many. Modelled: words stating fewer GPUs than a listing shows leave the count unknown; words alone are no
+    listing."""
+    for prefix, check, coverage in (("408", "DRV-PERSISTENCE", "1 of 4 GPUs shown"),
+                                    ("309", "DRV-PERSISTENCE", "2 of 8 GPUs shown")):
+        host = pasted(body(prefix))
+        assert fact(host, "gpus").whole_count == int(coverage.split(" of ")[1].split()[0])
+        r = run_checks(host, [check])[check]
+        assert r.coverage is not None and r.coverage.text() == coverage, prefix
+    table = body("408").split("\n", 1)[1]  # the table without the user's sentence
+    assert fact(pasted(table), "gpus").whole_count is None
+    assert fact(pasted("I have 4 A10Gs\n" + table), "gpus").whole_count == 4
+    # A cut listing of two GPUs under words that state one: the words are not the host's count.
+    two = body("309").split("\n")
+    fewer = "\n".join(line.replace("8x", "1x") for line in two)
+    assert fact(pasted(fewer), "gpus").whole_count is None

@@ -118,8 +118,15 @@ class GpuInventory(Sourced):
 
     @property
     def whole_count(self) -> int | None:
-        """The count where it is the host's; None where no source shows one or an excerpt may leave GPUs out."""
-        return None if self.count_unshown else self.count
+        """The count where it is the host's; None where no source shows one or an excerpt may leave GPUs out.
+
+        Where the listings are excerpts, the count the user's words state (`I have 4 A10Gs`) is the host's when no
+        source shows more GPUs: it is the denominator of a verdict over the GPUs shown (`1 of 4 GPUs shown`).
+        """
+        if not self.count_unshown:
+            return self.count
+        said = self.count_in(USER_WORDS_TITLE)
+        return said if said is not None and said >= (self.at_least or 0) else None
 
     @property
     def count_unshown(self) -> str:
