@@ -258,9 +258,10 @@ def _glued_prompt(line: str, following: list[str]) -> str | None:
     """The command of a root prompt glued to it (`#docker run ...`) with output on the next line that is not blank
     (`following`: the lines after it); None for anything else."""
     m = _GLUED_HASH_PROMPT.match(line)
+    if m is None:
+        return None
     under = next((f.strip() for f in following if f.strip()), "")
-    if m is None or not under or under[:1] in ("#", "$", "`", "~") or looks_like_command(under) \
-            or strip_prompt_line(under) is not None:
+    if not under or under[:1] in ("#", "$", "`", "~") or looks_like_command(under) or strip_prompt_line(under) is not None:
         return None
     return m.group("cmd").strip()
 
