@@ -399,7 +399,9 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
         return not_an_issue("; ".join(single + unshown), actual=single + unshown, subjects=single_labels + unshown_labels)
     observed = []
     shown = [c for c in judged if not c.shm_unshown]
-    tests = [c.label for c in docker_containers.gpu_or_serving if c.diagnostic_only] if docker_containers else []
+    # A pasted spec is the container asked about, with a GPU request or without one (`docker run nvidia/cuda nvidia-smi`).
+    tests = [c.label for c in docker_containers.containers if c.diagnostic_only
+             and (c.origin or c in docker_containers.gpu_or_serving)] if docker_containers else []
     if not shown and tests and (shm is None or shm.size_bytes is None):
         return not_applicable(f"{', '.join(tests)} only run{'s' if len(tests) == 1 else ''} a GPU check or a wait "
                               f"({_diagnostic_argv(docker_containers, tests[0])}): no engine, NCCL or worker "
@@ -858,7 +860,10 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     A symptom line of facts/symptoms.py (Docker's "could not select device driver ... with
     capabilities: [[gpu]]", "unknown or invalid runtime name: nvidia", "nvidia-container-cli:
     initialization error", "nvidia-container-cli: detection error: nvml error", "Failed to initialize
-    NVML: Unknown Error", the device plugin's "could not load NVML library") proves the issue on its own, quoted, over a GPU request shown above it.
+    NVML: Unknown Error", the device plugin's "could not load NVML library", a CDI GPU device the runtime cannot
+    resolve: Podman's or Docker's "unresolvable CDI devices nvidia.com/gpu=all") proves the issue on its own, quoted,
+    over a GPU request shown above it.
+    A request for every GPU (`--gpus all`, CDI `--device nvidia.com/gpu=all`) is judged over the GPUs the source lists.
     CUDA failing to start with "unknown error" (llama.cpp's `ggml_cuda_init`, PyTorch's `CUDA initialization`,
     `cuInit` CUDA_ERROR_UNKNOWN) proves it only where the source shows a container given GPUs (a spec's GPU
     request, the runtime's nodes inside it): on a bare host the same line is another fault.
@@ -1027,7 +1032,10 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
         f"{c.label} ({'all' if c.gpu_count is None else c.gpu_count})" for c in serving),
         subjects=[c.label for c in serving])
     if any(not c.gpu_count for c in serving):
-        return judged  # `--gpus all`: every GPU of a host whose count the spec does not show
+        # `--gpus all`, CDI `nvidia.com/gpu=all`: every GPU of the host, which the spec does not count; the verdict is
+        # over the GPUs the source lists, where it lists any.
+        listed = [g.label for g in gpus.gpus if g.label] if gpus is not None else []
+        return over_subjects(judged, listed, gpus.whole_count) if listed and gpus is not None else judged
     # The GPUs the requests name, counted: the ones this verdict is over.
     return over_subjects(judged, [f"{c.label} GPU {k}" for c in serving for k in range(c.gpu_count or 0)])
 

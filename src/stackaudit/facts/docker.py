@@ -163,8 +163,9 @@ class DockerContainer:
                 if req.device_ids and not any(d.endswith("=all") for d in req.device_ids):
                     return len(req.device_ids)
                 return None if req.count < 0 else (req.count or None)
-        nodes = [d for d in self.devices if re.fullmatch(r"/dev/nvidia\d+", d)]
-        if nodes:
+        # Device nodes, or CDI names of single GPUs (`--device nvidia.com/gpu=0`; `=all` does not count them).
+        nodes = [d for d in self.devices if re.fullmatch(r"/dev/nvidia\d+|nvidia\.com/gpu=(?!all$)\S+", d)]
+        if nodes and not any(d == "nvidia.com/gpu=all" for d in self.devices):
             return len(nodes)
         visible = self.env_value("NVIDIA_VISIBLE_DEVICES")
         if self.runtime == "nvidia" and visible and visible not in ("all", "void", "none"):

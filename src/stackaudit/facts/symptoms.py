@@ -42,6 +42,8 @@ UCX_MEMLOCK_SRC = "https://github.com/openucx/ucx/blob/master/src/uct/ib/base/ib
 CTK_DOCKER = ("https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/install-guide.html"
               "#configuring-docker")
 CTK_TROUBLESHOOTING = "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/troubleshooting.html"
+# CDI: a GPU named `nvidia.com/gpu=all` is resolved from a spec `nvidia-ctk cdi generate` writes (/etc/cdi, /var/run/cdi).
+CTK_CDI = "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/cdi-support.html"
 K8S_DEVICE_PLUGIN_PREREQUISITES = "https://github.com/NVIDIA/k8s-device-plugin#prerequisites"
 AMD_IOMMU_SOURCE = "https://github.com/torvalds/linux/blob/master/drivers/iommu/amd/iommu.c"
 # The open kernel modules' README: which GPUs they drive (Turing and later; GeForce and workstation GPUs from R560 on,
@@ -192,6 +194,18 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
         "the NVIDIA container runtime hook could not query the GPUs through the host's NVML (a broken or mismatched "
         "driver on the host), so the container is not created with its GPUs"),
+    # A container runtime asked for a CDI GPU device it cannot resolve, so the container is not started: Podman's
+    # `Error: setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all` (NixOS/nixpkgs#420638,
+    # NVIDIA/nvidia-container-toolkit#146), Docker's and containerd's `failed to inject CDI devices: unresolvable CDI
+    # devices nvidia.com/gpu=all` (NVIDIA/nvidia-container-toolkit#434, #1239 with `management.nvidia.com/gpu=GPU-…`):
+    # no CDI spec names the device (none generated, or stale after a driver update). GitHub may link the name
+    # (`[nvidia.com/gpu=all](http://…)`). Podman before 4.1 reads the name as a device path: `Error: stat
+    # nvidia.com/gpu=0: no such file or directory` (containers/podman#20257).
+    Symptom("cdi-gpu-unresolved", re.compile(r"unresolvable CDI devices? \[?[\w.-]*nvidia\.com/(?:gpu|mig)|"
+                                             r"\bstat [\w.-]*nvidia\.com/gpu=\S+: no such file or directory"),
+        "CTR-GPU-ACCESS", "high", CTK_CDI,
+        "the container runtime could not resolve the CDI GPU device it was asked for (no CDI spec names it, or a "
+        "Podman older than 4.1 that reads the name as a path), so the container does not start with the GPU"),
     # A container's NVML cannot open the GPUs it was given: systemd reloaded the device cgroup (`systemctl
     # daemon-reload`) without the NVIDIA devices (NVIDIA's notice, NVIDIA/nvidia-docker#1730).
     Symptom("nvml-unknown-error", re.compile(r"Failed to initialize NVML: Unknown Error"),
@@ -386,7 +400,7 @@ fact("log_symptoms", LogSymptoms, union, hint="paste the failing log (the kernel
 NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access", "Persistence mode for",
            "device driver", "runtime name: nvidia", "Failed to initialize NVML", "CUDA: unknown error",
            "CUDA unknown error", "CUDA_ERROR_UNKNOWN", "error (30)",
-           "NVML library", "ERROR_LIBRARY_NOT_FOUND", "nvml with error", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
+           "NVML library", "ERROR_LIBRARY_NOT_FOUND", "CDI device", "nvidia.com/gpu=", "nvml with error", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
            "GSP", "kgsp", "rpcRecvPoll", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY",
            "Unable to load the kernel module", "Open nvidia.ko", "not supported by open", "as WSL is detected",
            "max locked memory", "[NV_ERR_", "RmInitAdapter")

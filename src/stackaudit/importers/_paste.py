@@ -49,6 +49,10 @@ _ROOT_COMMANDS = (
 )
 _COMMAND_START = re.compile(r"^(?:sudo\s+)?(?:" + "|".join(re.escape(c) for c in _ROOT_COMMANDS) + r")(?:\s|$)")
 _HASH_PROMPT = re.compile(r"^#\s+(?P<cmd>(?:" + "|".join(re.escape(c) for c in _ROOT_COMMANDS) + r")(?:\s.*)?)$")
+# The root prompt glued to its command (`#docker run --rm nvidia/cuda:latest nvidia-smi`, NVIDIA/nvidia-docker#1171):
+# a prompt only where the command's output follows it. A script's commented-out command (`#docker run ...`) stands
+# above another command, another comment, a fence or nothing.
+_GLUED_HASH_PROMPT = re.compile(r"^#(?P<cmd>(?:" + "|".join(re.escape(c) for c in _ROOT_COMMANDS) + r")\s.*)$")
 
 # A run of `nvidia-smi -q` fields flattened onto one line: where each known name (longest first), the
 # NVSMI LOG banner or a GPU section's header starts; a field's name is followed by ` :`, a section's by a word.
@@ -250,6 +254,18 @@ def strip_prompt_line(line: str) -> str | None:
     return None
 
 
+def _glued_prompt(line: str, following: list[str]) -> str | None:
+    """The command of a root prompt glued to it (`#docker run ...`) with output on the next line that is not blank
+    (`following`: the lines after it); None for anything else."""
+    m = _GLUED_HASH_PROMPT.match(line)
+    if m is None:
+        return None
+    under = next((f.strip() for f in following if f.strip()), "")
+    if not under or under[:1] in ("#", "$", "`", "~") or looks_like_command(under) or strip_prompt_line(under) is not None:
+        return None
+    return m.group("cmd").strip()
+
+
 def view(text: str) -> PasteView:
     """Peel fences, quotes, prompts, gap lines and line-end noise off a paste, line for line."""
     raw = split_lines(text)
@@ -304,6 +320,8 @@ def view(text: str) -> PasteView:
             continue
         if first in ("$", "#") or line.find("@", 0, 64) >= 0:
             cmd = strip_prompt_line(line)
+            if cmd is None and line[1:2].isalpha():
+                cmd = _glued_prompt(line, raw[n + 1:n + 4])
             if cmd is not None:
                 line = cmd
         if host:

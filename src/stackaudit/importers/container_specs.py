@@ -61,11 +61,12 @@ def _append(doc: str, text: str) -> Callable[[HostRecord], None]:
 # --- docker run ------------------------------------------------------------------------------------
 
 
-@importer("docker run", "a `docker run ...` command line (one line or `\\`-continued)", needles=("docker",), per_line=True)
+@importer("docker run", "a `docker run ...` or `podman run ...` command line (one line or `\\`-continued)",
+          needles=("docker", "podman"), per_line=True)
 def docker_run(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         line = lines[i]
-        if "docker" not in line or not DOCKER_RUN_START.search(line):
+        if ("docker" not in line and "podman" not in line) or not DOCKER_RUN_START.search(line):
             continue
         end = i + 1
         while lines[end - 1].rstrip().endswith("\\") and end < len(lines) and end - i < 200:
