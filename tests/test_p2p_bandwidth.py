@@ -95,3 +95,32 @@ def test_cannot_access_keeps_the_refusal_verdicts(tmp_path: Path) -> None:
     assert fact(host, "peer_refusals").pairs == (frozenset((0, 1)),)
     r = run_checks(host, ["IC-P2P-FUNCTIONAL"])["IC-P2P-FUNCTIONAL"]
     assert r.status == "unknown" and "refuses peer access between CUDA device(s) 0-1" in r.message
+
+
+def _matrices_only(text: str) -> str:
+    """The paste from its first matrix heading on, as users paste it without the title and peer answers."""
+    lines = text.splitlines()
+    first = next(i for i, line in enumerate(lines) if "Matrix" in line)
+    return "\n".join(lines[first:]) + "\n"
+
+
+def test_matrices_pasted_alone_are_read_and_below_half_is_slow_p2p(tmp_path: Path) -> None:
+    """Real: NVIDIA/nccl#814 (corpus 600, six RTX 4090s, the matrices alone, once refused) and capture 361
+    (aikitoria/open-gpu-kernel-modules, three RTX A6000s) cut to its matrices: below half of host copies on every pair
+    is P2P in use and slow (a refused pair copies through host memory at the same speed), an issue over the GPUs
+    measured."""
+    r = run_checks(load_pasted([str(corpus_path("600"))]), ["IC-P2P-FUNCTIONAL"])["IC-P2P-FUNCTIONAL"]
+    assert r.status == "issue" and "10.14 GB/s with P2P" in r.message
+    assert r.coverage is not None and r.coverage.count == 6
+    cut = _matrices_only(corpus_path("361").read_text().split("-----\n", 1)[1])
+    host = load_pasted([_paste(tmp_path, cut)])
+    assert not fact(host, "p2p_bandwidth").answered and len(fact(host, "p2p_bandwidth").slow()) == 6
+    assert run_checks(host, ["IC-P2P-FUNCTIONAL"])["IC-P2P-FUNCTIONAL"].status == "issue"
+
+
+def test_matrices_alone_never_prove_p2p_works(tmp_path: Path) -> None:
+    """Real: NVIDIA/nccl#1264's H100 matrices without the peer answers: P2P faster than host copies is no ok, since the
+    paste does not show that CUDA answered CAN for those pairs (modelled: the answers and title taken off)."""
+    host = load_pasted([_paste(tmp_path, _matrices_only(H100_NVLINK))])
+    assert fact(host, "p2p_bandwidth").compared() == () and fact(host, "p2p_bandwidth").slow() == ()
+    assert run_checks(host, ["IC-P2P-FUNCTIONAL"])["IC-P2P-FUNCTIONAL"].status != "ok"

@@ -107,6 +107,12 @@ PREFIX_SAMPLES: list[tuple[str, str, str, str]] = [
      'time=2025-06-19T17:09:30.103Z level=INFO source=gpu.go:217 msg="looking for compatible GPUs"', ""),
     ("Python logging",  # capture 174 (open-mmlab/mmdeploy#17): a check_env report through logging.info
      "INFO:root:GPU 0,1,2,3: Tesla P40", "GPU 0,1,2,3: Tesla P40", ""),
+    ("Ray worker",  # capture 601 (ray-project/ray#25246): a Ray task's nvidia-smi
+     "(test_func pid=16253, ip=10.0.2.120) |   0  Tesla T4            On   | 00000000:00:1B.0 Off |",
+     "|   0  Tesla T4            On   | 00000000:00:1B.0 Off |", ""),
+    ("Ray worker",  # capture 540 (vllm-project/vllm#1801): a Ray actor's NCCL watchdog line
+     "(RayWorker pid=4751) [E ProcessGroupNCCL.cpp:488] Some NCCL operations have failed or timed out.",
+     "[E ProcessGroupNCCL.cpp:488] Some NCCL operations have failed or timed out.", ""),
 ]
 
 # Lines that start like a prefix and are not one: they stay as they are.
@@ -117,6 +123,8 @@ NOT_PREFIXES = [
     "Feb 14 2026 the node rebooted",
     "INFO:     Started server process [1]",  # modelled: uvicorn's level column, not a logger's name
     "ERROR: Could not find a version that satisfies the requirement vllm",  # modelled: pip's message
+    "(pid=123)",  # modelled: a bare worker tag with no message after it
+    "(note: pid=123 was the engine) it hung",  # modelled: prose in brackets
 ]
 
 

@@ -670,7 +670,7 @@ def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, 
 
 def _measured(bandwidth: P2pBandwidth) -> list[str]:
     """The GPUs (CUDA ordinals) of the pairs p2pBandwidthLatencyTest measured both ways, as coverage subjects."""
-    return [f"GPU {d}" for d in sorted({d for a, b, _, _ in bandwidth.compared() for d in (a, b)})]
+    return [f"GPU {d}" for d in sorted({d for a, b, _, _ in bandwidth.measured() for d in (a, b)})]
 
 
 _P2P_DATA_TEST = ("run CUDA `p2pBandwidthLatencyTest` (its verification pass) or `nccl-tests` all_reduce_perf with -c 1 "

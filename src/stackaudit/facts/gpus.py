@@ -464,7 +464,7 @@ def gpus_from_p2p_test(text: str) -> GpuInventory:
     return parse_p2p_test_gpus(text)
 
 
-_GGML_FOUND = re.compile(r"ggml_cuda_init: found (\d+) CUDA devices?:")
+_GGML_FOUND = re.compile(r"ggml_(?:cuda_init|init_cublas): found (\d+) CUDA devices?:")
 _GGML_DEVICE = re.compile(r"\bDevice (\d+): (.+?), compute capability (\d+\.\d+)")
 
 

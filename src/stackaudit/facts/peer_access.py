@@ -185,21 +185,33 @@ _ROW = re.compile(r"^\s*(?P<d>\d+)(?P<v>(?:\s+\d+(?:\.\d+)?)+)\s*$")
 
 @dataclass(frozen=True)
 class P2pBandwidth(Sourced):
-    """One p2pBandwidthLatencyTest run: `(a, b, GB/s)` for each ordered pair a != b, per matrix."""
+    """One p2pBandwidthLatencyTest run: `(a, b, GB/s)` for each ordered pair a != b, per matrix.
+
+    `answered`: the source shows the run's peer-access answers (`Device=0 CAN Access Peer Device=1`, or CANNOT).
+    """
     devices: tuple[int, ...] = ()
     can_access: tuple[tuple[int, int], ...] = ()
     enabled: tuple[tuple[int, int, float], ...] = ()
     disabled: tuple[tuple[int, int, float], ...] = ()
+    answered: bool = True
+
+    def _both(self) -> tuple[tuple[int, int, float, float], ...]:
+        off = {(a, b): v for a, b, v in self.disabled}
+        return tuple((a, b, v, off[(a, b)]) for a, b, v in self.enabled if (a, b) in off)
 
     def compared(self) -> tuple[tuple[int, int, float, float], ...]:
         """`(a, b, enabled, disabled)` for each pair that CAN access its peer and has both figures."""
-        off = {(a, b): v for a, b, v in self.disabled}
-        return tuple((a, b, v, off[(a, b)]) for a, b, v in self.enabled
-                     if (a, b) in off and (a, b) in self.can_access)
+        return tuple(c for c in self._both() if (c[0], c[1]) in self.can_access)
+
+    def measured(self) -> tuple[tuple[int, int, float, float], ...]:
+        """The pairs a verdict of slow P2P reads: the compared ones; every pair with both figures where the paste
+        leaves the answers out (a pair CUDA refused copies through host memory, as fast as without P2P, so a pair
+        below half is P2P in use)."""
+        return self.compared() if self.answered else self._both()
 
     def slow(self) -> tuple[tuple[int, int, float, float], ...]:
-        """The compared pairs whose P2P-enabled bandwidth is below half their P2P-disabled bandwidth."""
-        return tuple(c for c in self.compared() if c[2] < c[3] / 2)
+        """The measured pairs whose P2P-enabled bandwidth is below half their P2P-disabled bandwidth."""
+        return tuple(c for c in self.measured() if c[2] < c[3] / 2)
 
 
 fact("p2p_bandwidth", P2pBandwidth, hint="paste the whole output of CUDA samples' `p2pBandwidthLatencyTest`")
@@ -242,7 +254,7 @@ def p2p_bandwidth_test(text: str) -> P2pBandwidth:
                 if b != int(m["d"]):
                     found[mode].append((int(m["d"]), b, float(v)))
     return P2pBandwidth(tuple(dict.fromkeys(devices)), tuple(dict.fromkeys(can)), tuple(found["Enabled"]),
-                        tuple(found["Disabled"]))
+                        tuple(found["Disabled"]), answered=bool(can) or "Access Peer Device=" in text)
 
 
 @parser(P2P_BANDWIDTH_TEST, feeds="peer_refusals", kind=PeerRefusals, rank=15)

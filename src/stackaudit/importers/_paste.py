@@ -7,7 +7,7 @@ with gap lines where they cut something (`[...]`, `...`, `<snip>`, grep's `--`),
 line ends (`\\r\\n`, `\\r\\r\\n` after a copy through two editors, or `\\r` alone), with the
 `Key : value` fields of `nvidia-smi -q` flattened onto one line by a chat or a forum, and behind the prefixes a log
 collector puts on every line (`LOG_PREFIXES`: syslog and journal times and host names, `kernel:`, the
-kubelet's CRI form, Talos, `docker logs -t`, `docker compose`). `view()` turns such a text into the
+kubelet's CRI form, Talos, `docker logs -t`, `docker compose`, a Ray worker's `(name pid=N, ip=A)`). `view()` turns such a text into the
 lines the recognisers read, and keeps for each of them its line number in the user's file, so that
 a provenance line points at what the user pasted, and the host name its prefix gave it. Gap lines are left out of the view (an output cut
 in the middle is still one output) and remembered: a span across a gap is an excerpt.
@@ -162,8 +162,12 @@ LOG_PREFIXES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("docker compose", re.compile(r"^[A-Za-z0-9][\w.-]* +\|(?: |$)")),
     # INFO:root:GPU 0,1,2,3: Tesla P40  (Python logging's default format, `LEVEL:logger:`)
     ("Python logging", re.compile(r"^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[A-Za-z_][\w.]*:")),
+    # (test_func pid=16253, ip=10.0.2.120) | NVIDIA-SMI 510.47.03 ...  (a Ray task's or actor's output on the driver:
+    # its name, PID and node; `(RayWorker pid=4751)`, `(pid=123)`)
+    ("Ray worker", re.compile(r"^\((?:[\w.:-]+ )?pid=\d+(?:, ip=[\w.:]+)?\) ")),
 )
-_CRI, _TALOS, _JOURNAL_ISO, _SYSLOG, _DOCKER_TIME, _COMPOSE, _PY_LOGGING = (pattern for _, pattern in LOG_PREFIXES)
+_CRI, _TALOS, _JOURNAL_ISO, _SYSLOG, _DOCKER_TIME, _COMPOSE, _PY_LOGGING, _RAY_WORKER = (
+    pattern for _, pattern in LOG_PREFIXES)
 # The first three letters of each name: the cheap test before the pattern.
 _MONTHS = frozenset(name[:3].lower() for name in _MONTH_NAMES.replace("\\.?", "").replace("\\.", "").split("|"))
 
@@ -179,6 +183,8 @@ def _log_prefix(line: str) -> re.Match[str] | None:
         return _SYSLOG.match(line)
     elif line[:1] in "DIWEC" and ":" in line[4:9]:
         return _PY_LOGGING.match(line)
+    elif line[:1] == "(" and "pid=" in line[:64]:
+        return _RAY_WORKER.match(line)
     head = line[:64]
     return _TALOS.match(line) if ": kern: " in head or ": user: " in head else None
 
@@ -282,10 +288,12 @@ def view(text: str) -> PasteView:
         if first == ">" or (first == " " and line.lstrip(" ")[:1] == ">"):
             line = _QUOTE.sub("", line, count=1).rstrip()
             first = line[:1]
-        # Cheap test first: a prefix starts with a digit (a time, an address) or a month or service name.
+        # Cheap test first: a prefix starts with a digit (a time, an address) or a month or service name, or is a
+        # Ray worker's `(name pid=N, ...)`.
         if first.isdigit() or (first.isalpha() and (line[:3].lower() in _MONTHS or " |" in line[:64]
                                                     or ": kern: " in line[:64] or ": user: " in line[:64]
-                                                    or (first in "DIWEC" and ":" in line[4:9]))):
+                                                    or (first in "DIWEC" and ":" in line[4:9]))) \
+                or (first == "(" and "pid=" in line[:64]):
             following = raw[n + 1] if n + 1 < len(raw) else ""
             if following[:1] == ">" or following[:1] == " ":
                 following = _QUOTE.sub("", following, count=1)

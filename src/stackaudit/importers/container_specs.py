@@ -105,6 +105,7 @@ def _yaml_block(lines: list[str], start: int, top: re.Pattern[str]) -> int:
     return end
 
 
+_YAML_KEY = re.compile(r"^\s*[\w.-]+:\s*$")
 _SERVICE_KEY = re.compile(r"^ {0,4}[A-Za-z0-9][\w.-]*:\s*$")
 _IMAGE = re.compile(r"^\s+image:\s*\S")
 
@@ -159,16 +160,28 @@ def compose(lines: list[str], candidates: Candidates | None = None) -> Iterator[
             yield found
             scan.skip(found.end)
             continue
-        if not lines[i].startswith("services:") or lines[i].rstrip() != "services:":
+        if lines[i].strip() != "services:":
             continue
-        start = i
-        for k in range(i - 1, max(i - 4, -1), -1):  # `version: '3.8'` (and a blank line) above it
-            if _COMPOSE_TOP.match(lines[k]):
-                start = k
-            elif lines[k].strip():
-                break
-        end = _yaml_block(lines, i, _COMPOSE_TOP)
-        text = "\n".join(lines[start:end])
+        pad = _indent(lines[i])
+        if pad:
+            # A file indented as a Markdown code block (four spaces, corpus 584): read with that indentation taken
+            # off; a line indented less ends it.
+            above = next((lines[j] for j in range(i - 1, max(i - 50, -1), -1) if lines[j].strip()), "")
+            if pad > 8 or "\t" in lines[i] or (_YAML_KEY.match(above) and _indent(above) < pad):
+                continue  # a `services:` key nested in another mapping is no compose file
+            view = [line[pad:] if not line[:pad].strip() else "\0" + line
+                    for line in lines[i:i + MAX_SPEC_LINES]]
+            start, end = i, i + _yaml_block(view, 0, _COMPOSE_TOP)
+            text = "\n".join(view[:end - i])
+        else:
+            start = i
+            for k in range(i - 1, max(i - 4, -1), -1):  # `version: '3.8'` (and a blank line) above it
+                if _COMPOSE_TOP.match(lines[k]):
+                    start = k
+                elif lines[k].strip():
+                    break
+            end = _yaml_block(lines, i, _COMPOSE_TOP)
+            text = "\n".join(lines[start:end])
         try:
             if len(text) > MAX_SPEC_BYTES:
                 raise ParseError("too large")

@@ -3,6 +3,7 @@
     ggml_cuda_init: found 1 CUDA devices:
       Device 0: NVIDIA GeForce RTX 3090 Ti, compute capability 8.6, VMM: yes
 
+Builds before March 2024 name the function `ggml_init_cublas` (the same lines, without `VMM`).
 The `found` line and the device lines under it, each with whatever prefix the log gives its lines (a Compose
 service's `llama-cpp    | `), are recorded verbatim as the pasted document GGML_CUDA_DEVICES
 (facts/sources.py); facts/gpus.py reads it.
@@ -17,12 +18,12 @@ from stackaudit.facts.sources import GGML_CUDA_DEVICES
 from stackaudit.importers._scan import Candidates, Scan, run_end
 from stackaudit.importers.registry import Found, document_appended, importer
 
-_FOUND = re.compile(r"ggml_cuda_init: found \d+ CUDA devices?:\s*$")
+_FOUND = re.compile(r"ggml_(?:cuda_init|init_cublas): found \d+ CUDA devices?:\s*$")
 _DEVICE = re.compile(r"^.*?\bDevice \d+: .+?, compute capability \d+\.\d+")
 
 
 @importer("ggml_cuda_init devices", "llama.cpp's `ggml_cuda_init: found N CUDA devices` and its device lines",
-          needles=("ggml_cuda_init: found",), per_line=True)
+          needles=("ggml_cuda_init: found", "ggml_init_cublas: found"), per_line=True)
 def ggml_cuda_devices(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         if not _FOUND.search(lines[i]):

@@ -7,6 +7,8 @@
 
 The run from its title line on (devices, peer access, matrices, notes) is recorded verbatim as the
 pasted document P2P_BANDWIDTH_TEST (facts/sources.py); facts/peer_access.py reads it.
+A paste of its matrices alone (from `Unidirectional P2P=Disabled Bandwidth Matrix`, or its connectivity matrix) is
+read from that heading on.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from stackaudit.facts.sources import P2P_BANDWIDTH_TEST
 from stackaudit.importers._scan import Candidates, Scan, run_end
 from stackaudit.importers.registry import Found, document_appended, importer
 
-_TITLE = re.compile(r"^\s*\[P2P \(Peer-to-Peer\) GPU Bandwidth Latency Test\]")
+_TITLE = re.compile(r"^\s*\[P2P \(Peer-to-Peer\) GPU Bandwidth Latency Test\]|"
+                    r"^\s*(?:(?:Uni|Bi)directional P2P=(?:Enabled|Disabled) Bandwidth|P2P Connectivity) Matrix")
 _BODY = re.compile(r"^\s*(?:$|Device: \d+, |Device=\d+ CAN(?:NOT)? Access Peer Device=\d+|\*\*\*NOTE:|"
                    r"So you can see lesser|NOTE: The CUDA Samples|P2P Connectivity Matrix|"
                    r"(?:Uni|Bi)directional P2P=|P2P=(?:Enabled|Disabled) Latency|D\\D(?:\s+\d+)+\s*$|"
@@ -26,7 +29,8 @@ _BODY = re.compile(r"^\s*(?:$|Device: \d+, |Device=\d+ CAN(?:NOT)? Access Peer D
 
 
 @importer("p2pBandwidthLatencyTest", "CUDA samples' `p2pBandwidthLatencyTest` output (peer access per pair and its "
-          "bandwidth matrices)", needles=("Peer-to-Peer",), per_line=True)
+          "bandwidth matrices)", needles=("Peer-to-Peer", "P2P=Enabled Bandwidth", "P2P=Disabled Bandwidth", "P2P Connectivity Matrix"),
+          per_line=True)
 def p2p_bandwidth(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         if not _TITLE.match(lines[i]):
