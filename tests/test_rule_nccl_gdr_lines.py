@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from corpus import capture_checks, fact, paste_checks
+from stackaudit.facts.serving_logs import parse_serving_log
 from stackaudit.facts.system import LoadedModules
 from stackaudit.importers.pasted import load_pasted
 
@@ -85,6 +86,19 @@ def test_gpu_lines_all_near_are_ok_over_the_gpus_shown(tmp_path: Path) -> None:
     assert r.status == "ok" and r.coverage is not None and r.coverage.count == 2, r.message
     raised = "gpu1:100:200 [0] NCCL INFO NCCL_NET_GDR_LEVEL set by environment to SYS\n" + ALL_NEAR
     assert paste_checks(tmp_path, raised, AFFINITY)[AFFINITY].status == "unknown"
+
+
+def test_each_release_line_shape_is_read() -> None:
+    # NCCL 2.26's GPU line names a rank (https://kubernetes.recipes/recipes/ai/nccl-gpudirect-rdma-distance-pix-sys/
+    # quotes it without its prefix, modelled here); the old IB plugin's HCA line ends `(no module)` (nccl#899).
+    log = parse_serving_log(
+        "h:1:2 [0] NCCL INFO GPU Direct RDMA Enabled for GPU 0 / HCA 0 (distance 4 <= 4), read 0 mode Default\n"
+        + NCCL_899.splitlines()[0] + "\n" + NCCL_901.splitlines()[0] + "\n")
+    gpu, hca, socket = log.gdr
+    assert (gpu.gpu, gpu.hca, gpu.enabled) == ("0", "0", True)
+    assert (hca.gpu, hca.hca, hca.enabled, hca.net, hca.rdma) == ("", "1 'mlx5_1'", False, "IB", True)
+    assert socket.net == "Socket" and not socket.rdma
+    assert log.gdr_unsupported() == (hca.line,) and log.gdr_works() == () and log.gdr_far() == ()
 
 
 def test_hca_disabled_is_peermem_not_placement(tmp_path: Path) -> None:

@@ -1563,7 +1563,7 @@ def _nccl_gdr_distances(log: ServingLog, multi_node: bool, nccl_config: NcclConf
     if far and (near or multi_node):
         found = issue(f"NCCL turns GPU Direct RDMA off for {', '.join(far)}: no NIC within its reach{beyond}"
                       + (f", while {', '.join(near)} get it" if near else "")
-                      + "; their traffic between nodes is staged through host memory", actual=summary,
+                      + "; any traffic they send between nodes is staged through host memory", actual=summary,
                       expected="a NIC within GPU Direct RDMA's reach per GPU", subjects=far, evidence=list(log.gdr_far()[:3]))
         return over_subjects(found, list(summary), None, ask="nvidia-smi topo -m")
     if far:
