@@ -925,12 +925,15 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
                    serving_log: ServingLog | None = None, serving_processes: ServingProcesses | None = None,
                    nvidia_kernel: NvidiaKernel | None = None, kernel: KernelInfo | None = None,
                    empty_greps: EmptyGreps | None = None) -> Outcome:
-    """Reads: `lsmod` (/proc/modules) for nvidia_peermem, `/sys/class/infiniband` (RDMA NICs), a
-    pasted NCCL log (`via NET/IB/.../GDRDMA`, `NET/IB : Using`, "GPU Direct RDMA Disabled"), the
-    engine's multi-node flags, and whether DMA-BUF GPUDirect is possible (open module, kernel).
+    """Reads: `lsmod` (/proc/modules, or a grep of it) for nvidia_peermem, `/sys/class/infiniband` (RDMA
+    NICs), a pasted NCCL log (`via NET/IB/.../GDRDMA`, `NET/IB : Using`, NCCL's GPU Direct RDMA lines
+    per GPU and per HCA), the engine's multi-node flags, and whether DMA-BUF GPUDirect is possible
+    (open module, kernel). NCCL's own word comes first: a GPU's or an RDMA HCA's `GPU Direct RDMA
+    Enabled` line, or a `GDRDMA` channel, shows the peer-memory path working.
 
     Bad value: only RDMA NICs used by NCCL (or NIXL) and neither nvidia_peermem loaded nor GPU
-    Direct RDMA working through DMA-BUF.
+    Direct RDMA working through DMA-BUF. An RDMA HCA's `GPU Direct RDMA Disabled` line is that
+    state even with the module loaded (loaded, not registered as a peer-memory client).
 
     Why: nvidia-peermem "provides Mellanox Infiniband-based HCAs direct peer-to-peer read and write
     access to the GPU's memory" (GPU Operator RDMA docs); NCCL checks it only in its InfiniBand
@@ -942,6 +945,9 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
     without InfiniBand/RoCE it is useless (and may not load).
     """
     loaded, absent_by = module_loaded(modules, empty_greps, "nvidia_peermem")
+    said = _nccl_peer_memory(serving_log, loaded, _multi_node(serving_processes, serving_log))
+    if said is not None:
+        return said
     if loaded:
         return ok("nvidia_peermem is loaded (it serves GPUDirect RDMA to RDMA NICs only)", actual="loaded")
     if rdma is not None and not rdma.names:
@@ -979,17 +985,13 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
     dmabuf = (nvidia_kernel is not None and nvidia_kernel.open_module is True and kernel is not None
               and kernel.release_tuple >= (5, 12))
     if serving_log is not None and serving_log.channels:
-        gdr = [c.line for c in serving_log.channels if c.gdr]
         ib = [c.line for c in serving_log.channels if c.transport == "NET" and c.detail.upper().startswith("IB")]
-        if gdr:
-            return ok("NCCL uses GPU Direct RDMA on its NET/IB channels without nvidia_peermem (DMA-BUF)",
-                      actual={"nvidia_peermem": False, "gdr": True}, evidence=gdr[:2])
-        if ib or serving_log.gdr_disabled:
+        if ib:
             return issue(f"NCCL sends traffic over InfiniBand/RoCE ({', '.join(nics)}) without GPU Direct RDMA: "
                          "nvidia_peermem is not loaded" + ("" if dmabuf else " and DMA-BUF GDR is not available")
                          + "; every NET transfer is staged through host memory",
                          actual={"nvidia_peermem": False, "gdr": False}, expected="GDRDMA on NET/IB channels",
-                         evidence=(ib or list(serving_log.gdr_disabled))[:3], subjects=nics)
+                         evidence=ib[:3], subjects=nics)
         return not_an_issue(f"RDMA NICs {', '.join(nics)} are present but NCCL does not use them (no NET/IB channel "
                             "in the log): nvidia_peermem would change nothing for this engine",
                             actual={"nvidia_peermem": False, "rdma_nics": nics})
@@ -1005,6 +1007,45 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
                    "(or NIXL) uses the NICs (multi-node, disaggregated serving, or NET/IB chosen inside the host)",
                    hint="run the engine once with NCCL_DEBUG=INFO: `via NET/IB` without GDRDMA is the issue; "
                    "P2P/SHM channels mean the module is irrelevant")
+
+
+def _nccl_peer_memory(log: ServingLog | None, loaded: bool | None, multi_node: bool) -> Outcome | None:
+    """IC-NVIDIA-PEERMEM from NCCL's own word on whether its RDMA NICs reach GPU memory, or None where the log gives
+    none (ServingLog.gdr_works, gdr_unsupported).
+
+    NCCL marks an RDMA NIC able to reach GPU memory where nvidia_peermem's peer-memory client is registered
+    (/sys/kernel/mm/memory_peers/nv_mem) or DMA-BUF works (net_ib, graph/topo.cc). A GPU's `Enabled` line, an
+    HCA's `Enabled` line or a `GDRDMA` channel shows that path working: ok, whatever lsmod shows. An RDMA HCA's
+    `Disabled` line shows it missing, a loaded module included (loaded, not registered): an issue where NCCL sends
+    over that NIC (NET/IB channels, or ranks on several hosts), else unknown. A GPU's `Disabled` line is its
+    distance to the NIC (IC-NIC-GPU-AFFINITY), not this path; NET/Socket's `Disabled` line is no RDMA NIC.
+    """
+    if log is None:
+        return None
+    if works := log.gdr_works():
+        return ok("NCCL reports GPU Direct RDMA on: its RDMA NIC reaches GPU memory (nvidia_peermem or DMA-BUF)",
+                  actual={"gdr": True}, evidence=list(works))
+    off = log.gdr_unsupported()
+    if not off:
+        return None
+    module = {True: "nvidia_peermem is loaded, yet", False: "nvidia_peermem is not loaded and",
+              None: "whatever nvidia_peermem's state,"}[loaded]
+    said = (f"{module} NCCL reports GPU Direct RDMA disabled for {len(off)} RDMA HCA(s): its NIC reaches GPU memory "
+            "through neither nvidia_peermem's peer-memory client nor DMA-BUF")
+    ib = [c.line for c in log.channels if c.transport == "NET" and not c.detail.lower().startswith("socket")]
+    if ib or multi_node:
+        return issue(said + "; NCCL's traffic between nodes is staged through host memory",
+                     actual={"nvidia_peermem": loaded, "gdr": False}, expected="GPU Direct RDMA enabled for the HCA",
+                     evidence=(list(off) + ib)[:3])
+    if (local := _no_rdma_traffic(log)) is not None:
+        # The job keeps its traffic inside the host: the module's own branches say so (not loaded, not shown).
+        return None if loaded is not True else not_an_issue(
+            f"{local[0]}: nvidia_peermem (GPUDirect RDMA to NICs) plays no part in this engine's traffic",
+            actual={"nvidia_peermem": True, "gdr": False}, evidence=local[1])
+    return unknown(said + "; that costs only traffic NCCL sends over the NIC, and the log does not show it between "
+                   "nodes", actual={"nvidia_peermem": loaded, "gdr": False, "lines": list(off[:2])},
+                   hint="`lsmod | grep -e nvidia_peermem -e ib_core` and `ls /sys/kernel/mm/memory_peers`; the "
+                   "job's NCCL log across nodes (`via NET/IB`)")
 
 
 # --- IC-NCCL-ENV -----------------------------------------------------------------------------
@@ -1491,12 +1532,52 @@ def numa_affinity(serving_processes: ServingProcesses | None = None, gpu_topolog
 
 
 def _gdr_off(log: ServingLog) -> Outcome | None:
-    """The issue where NCCL reports GPU Direct RDMA disabled (only asked between nodes), else None."""
-    gdr_off = list(log.gdr_disabled)
+    """The issue where NCCL turns GPU Direct RDMA off for a GPU by its distance to the NIC (only asked between
+    nodes), else None. An HCA's `Disabled` line is the NIC's reach into GPU memory (IC-NVIDIA-PEERMEM), not
+    placement."""
+    gdr_off = list(log.gdr_far())
     if not gdr_off:
         return None
-    return issue("NCCL reports GPU Direct RDMA disabled: network traffic is staged through host memory",
-                 actual=gdr_off[:3], expected="GPU Direct RDMA enabled", evidence=gdr_off[:3])
+    return issue("NCCL turns GPU Direct RDMA off for a GPU too far from the NIC: its network traffic is staged "
+                 "through host memory", actual=gdr_off[:3], expected="GPU Direct RDMA enabled", evidence=gdr_off[:3])
+
+
+def _nccl_gdr_distances(log: ServingLog, multi_node: bool, nccl_config: NcclConfig | None) -> Outcome:
+    """IC-NIC-GPU-AFFINITY from NCCL's GPU Direct RDMA line for each GPU and NIC (ServingLog.gdr, graph/paths.cc
+    ncclTopoCheckGdr): `Disabled ... (distance 5 > 4)` where the GPU's path to the NIC is beyond NCCL_NET_GDR_LEVEL
+    (default PXB), `Enabled` within it. NCCL prints them for every GPU of the host at init, one node or several.
+
+    Some GPUs with GPU Direct RDMA to a NIC beside GPUs without it is the placement itself, as the matrix's NIC
+    columns read it: an issue. Every GPU shown without it is an issue between nodes, else unknown (the traffic may
+    stay inside the host). Every GPU shown with it is ok over them where the level is within PXB."""
+    reach: dict[str, bool] = {}
+    for d in log.gdr:
+        if d.gpu:
+            reach[d.gpu] = reach.get(d.gpu, False) or d.enabled
+    far = [f"GPU {g}" for g, on in reach.items() if not on]
+    near = [f"GPU {g}" for g, on in reach.items() if on]
+    summary = {f"GPU {g}": "GDR" if on else "no GDR" for g, on in reach.items()}
+    level = (nccl_config.value("NCCL_NET_GDR_LEVEL") if nccl_config is not None else None) \
+        or log.nccl_env.get("NCCL_NET_GDR_LEVEL")
+    beyond = f" (NCCL_NET_GDR_LEVEL={level})" if level else ""
+    if far and (near or multi_node):
+        found = issue(f"NCCL turns GPU Direct RDMA off for {', '.join(far)}: no NIC within its reach{beyond}"
+                      + (f", while {', '.join(near)} get it" if near else "")
+                      + "; any traffic they send between nodes is staged through host memory", actual=summary,
+                      expected="a NIC within GPU Direct RDMA's reach per GPU", subjects=far, evidence=list(log.gdr_far()[:3]))
+        return over_subjects(found, list(summary), None, ask="nvidia-smi topo -m")
+    if far:
+        return unknown(f"NCCL turns GPU Direct RDMA off for every GPU it lists ({', '.join(far)}){beyond}: that costs "
+                       "only traffic between nodes, which the log does not show", actual=summary,
+                       hint="`nvidia-smi topo -m` (its NIC columns), and whether the job spans nodes")
+    lines = [d.line for d in log.gdr if d.gpu and d.enabled][:2]
+    if level and level.upper() not in _GDR_LEVELS_WITHIN_PXB:
+        return unknown(f"NCCL uses GPU Direct RDMA for {', '.join(near)}, but NCCL_NET_GDR_LEVEL={level} lets it do so "
+                       "beyond PXB: the line does not say how near the NIC is", actual=summary,
+                       hint="`nvidia-smi topo -m` (its NIC columns)")
+    judged = ok(f"NCCL uses GPU Direct RDMA for {', '.join(near)}, which it does only for a NIC within PXB of the GPU "
+                "(NCCL_NET_GDR_LEVEL's default)", actual=summary, evidence=lines)
+    return over_subjects(judged, near, None, ask="nvidia-smi topo -m")
 
 
 def _nccl_net_affinity(log: ServingLog, multi_node: bool) -> Outcome:
@@ -1573,11 +1654,13 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     path dump `GPU/4B000 :… NET/0 (4/12.500000/PXB)`, judged as the NIC columns where no matrix is shown),
     NCCL_IB_HCA and NCCL_NET_GDR_LEVEL. Where neither a matrix nor a path dump is shown, `GDRDMA` on every
     rank's NET channel is ok over those ranks: NCCL uses GPU Direct RDMA only within NCCL_NET_GDR_LEVEL
-    (default PXB).
+    (default PXB). NCCL's line per GPU and NIC (`GPU Direct RDMA Disabled for GPU 18000 / HCA 0 (distance
+    5 > 4)`) is read the same way where neither is shown.
 
     Bad value: for multi-node or disaggregated serving, a GPU whose nearest NIC is `NODE`/`SYS`
     while the host has `PIX`/`PXB` NICs (GPU Direct RDMA is used only up to PXB by default), or
-    NCCL reporting GPU Direct RDMA disabled.
+    NCCL turning GPU Direct RDMA off for a GPU by its distance to the NIC. An HCA's `GPU Direct
+    RDMA Disabled` line is the NIC's reach into GPU memory (IC-NVIDIA-PEERMEM), not placement.
 
     Why: NCCL uses GPU Direct RDMA only up to a path level (default PXB, `netGdrLevel` in
     paths.cc), else it stages through host memory.
@@ -1606,6 +1689,8 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     if gpu_topology is None and one_node and not _multi_node(serving_processes, serving_log):
         return not_applicable("the log's own lines (the launcher's, the engine's or NCCL's) put every rank on one "
                               "node: NIC placement matters only for traffic between nodes", actual=list(one_node))
+    if gpu_topology is None and serving_log is not None and any(d.gpu for d in serving_log.gdr):
+        return _nccl_gdr_distances(serving_log, _multi_node(serving_processes, serving_log), nccl_config)
     if gpu_topology is None:
         return unknown("the topology matrix (GPU and NIC rows) is not in the source", hint="`nvidia-smi topo -m`")
     topo = gpu_topology

@@ -133,6 +133,30 @@ class NcclChannel:
         return self.dst if self.direction == "receive" else self.src
 
 
+@dataclass(frozen=True)
+class GdrDecision:
+    """One NCCL line that says whether GPU Direct RDMA is on.
+
+    A GPU's line (`GPU Direct RDMA Disabled for GPU 18000 / HCA 0 (distance 5 > 4)`, graph/paths.cc
+    ncclTopoCheckGdr, INFO in NCCL 2.5 to 2.26) weighs that GPU's PCIe path to one NIC against NCCL_NET_GDR_LEVEL.
+    NCCL prints it only for a NIC that can reach GPU memory, for every GPU of the host, at every init.
+    An HCA's line (`NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'`, graph/topo.cc from NCCL 2.18, the IB
+    plugin's `(no module)` before) says whether the NIC can reach GPU memory at all: through nvidia_peermem's
+    peer-memory client or through DMA-BUF.
+    """
+
+    gpu: str  # the GPU a GPU's line names (a bus id, a rank from NCCL 2.26); "" on an HCA's line
+    hca: str  # the NIC's index, with its name where the line gives it
+    enabled: bool
+    net: str  # the network an HCA's line names (`IB`, `Socket`, a plugin's name); "" on a GPU's line
+    line: str
+
+    @property
+    def rdma(self) -> bool:
+        """An HCA's line of an RDMA network: NET/Socket never reaches GPU memory, so its `Disabled` says nothing."""
+        return not self.gpu and self.net.lower() != "socket"
+
+
 # Reason codes for "Custom allreduce is disabled ..."
 AR_PCIE_ONLY = "pcie-only"  # world size > 2 without full NVLink
 AR_NO_P2P = "no-p2p"  # P2P capability missing or the real P2P test failed
@@ -173,7 +197,7 @@ class ServingLog:
     nccl_hosts: tuple[str, ...] = ()  # hostnames in NCCL lines (more than one: multi-node)
     nccl_env: dict[str, str] = field(default_factory=dict)  # "NCCL_X set by environment to Y"
     nccl_net: tuple[str, ...] = ()  # NET/IB and NET/Socket lines (devices, GDR)
-    gdr_disabled: tuple[str, ...] = ()  # "GPU Direct RDMA Disabled" lines
+    gdr: tuple[GdrDecision, ...] = ()  # NCCL's GPU Direct RDMA lines, per GPU and per HCA
     # "captured" | "capturing" (begun, its end not shown) | "eager" | "configured" (the resolved configuration dump
     # keeps them on, no capture line) | ""
     cuda_graphs: str = ""
@@ -232,6 +256,24 @@ class ServingLog:
             if gpu not in nearest or link_rank(kind) < link_rank(nearest[gpu][1]):
                 nearest[gpu] = (net, kind)
         return nearest
+
+    def gdr_far(self) -> tuple[str, ...]:
+        """NCCL's lines that it turned GPU Direct RDMA off for a GPU by its distance to the NIC."""
+        return tuple(d.line for d in self.gdr if d.gpu and not d.enabled)
+
+    def gdr_works(self) -> tuple[str, ...]:
+        """NCCL's lines that an RDMA NIC reaches GPU memory, or () where an RDMA HCA's line says one does not.
+
+        A GPU's `Enabled` line, an RDMA HCA's `Enabled` line and a `GDRDMA` channel each say so (the worse line wins).
+        """
+        if self.gdr_unsupported():
+            return ()
+        lines = [d.line for d in self.gdr if d.enabled and (d.gpu or d.rdma)]
+        return tuple(lines + [c.line for c in self.channels if c.gdr])[:2]
+
+    def gdr_unsupported(self) -> tuple[str, ...]:
+        """NCCL's lines that an RDMA HCA cannot reach GPU memory (neither nvidia_peermem nor DMA-BUF)."""
+        return tuple(d.line for d in self.gdr if d.rdma and not d.enabled)
 
     def transports(self) -> set[str]:
         return {c.transport for c in self.channels}
@@ -377,6 +419,11 @@ _BUS_ID = re.compile(r"\bbusId ([0-9a-fA-F]+)\b")
 _COMM_RANKS = re.compile(r"\bcomm 0x[0-9a-f]+ (?:rank (\d+) nranks (\d+)|\[nranks=(\d+)\])", re.I)
 # NCCL init.cc `comm %p rank %d nRanks %d nNodes %d localRanks %d`, and vLLM's node count (parallel_state.py).
 _NNODES = re.compile(r"\bnRanks (\d+) nNodes (\d+)\b")
+# NCCL's GPU Direct RDMA lines (GdrDecision): a GPU's (`GPU 18000`, `GPU 0[0]` in NCCL 2.4, a rank from 2.26) and an
+# HCA's (`NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)`, `(DMABUF) enabled`).
+_GDR_GPU = re.compile(r"GPU Direct RDMA (Enabled|Disabled) for GPU (\S+) / HCA (\S+) \(distance \d+ [<>]=? \d+\)", re.I)
+_GDR_HCA = re.compile(r"NET/([\w. ]+?)\s*:\s*GPU Direct RDMA (?:\(\w+\) )?(Enabled|Disabled) for HCA (\d+(?: '[^']*')?)",
+                      re.I)
 _COMM_ID = re.compile(r"\bcommId (0x[0-9a-f]+)")
 _VLLM_NODES = re.compile(r"\bDetected (\d+) nodes in the distributed environment")
 _VLLM_WORLD = re.compile(r"\bworld_size=(\d+) rank=\d+ local_rank=")
@@ -457,7 +504,7 @@ def parse_serving_log(text: str) -> ServingLog:
     hosts: list[str] = []
     nccl_env: dict[str, str] = {}
     net: list[str] = []
-    gdr_off: list[str] = []
+    gdr: list[GdrDecision] = []
     graphs = ""
     graph_lines: list[str] = []
     tp: int | None = None
@@ -537,8 +584,11 @@ def parse_serving_log(text: str) -> ServingLog:
         if (("net/" in low and re.search(r"NET/(IB|Socket|Plugin)", text_l)) or "failed to open libibverbs" in low) \
                 and not ch:
             net.append(text_l)
-            if re.search(r"GPU Direct RDMA Disabled", text_l, re.I):
-                gdr_off.append(text_l)
+        if "gpu direct rdma" in low and len(gdr) < 256:
+            if m := _GDR_GPU.search(text_l):
+                gdr.append(GdrDecision(m.group(2), m.group(3), m.group(1).lower() == "enabled", "", text_l))
+            elif m := _GDR_HCA.search(text_l):
+                gdr.append(GdrDecision("", m.group(3), m.group(2).lower() == "enabled", m.group(1), text_l))
         if ("graph" in low or "capturing batches" in low) and _GRAPH_CAPTURED.search(text_l):
             done = _GRAPH_FINISHED.search(text_l) is not None
             graphs = ("captured" if done else "capturing") if graphs in ("", "configured", "capturing") else graphs
@@ -641,7 +691,7 @@ def parse_serving_log(text: str) -> ServingLog:
         driver_cuda=driver_cuda, cuda_lines=tuple(cuda_lines),
         vllm_version=vllm_version,
         channels=tuple(channels), nccl_hosts=tuple(hosts), nccl_env=nccl_env, nccl_net=tuple(net),
-        gdr_disabled=tuple(gdr_off), cuda_graphs=graphs, cuda_graph_lines=tuple(graph_lines[:5]), tp_size=tp,
+        gdr=tuple(gdr), cuda_graphs=graphs, cuda_graph_lines=tuple(graph_lines[:5]), tp_size=tp,
         pp_size=pp, dp_size=dp,
         disable_custom_all_reduce=disable_ar, cumem_fallback=tuple(cumem), nccl_warnings=tuple(warns[:20]),
         local_ranks=local_ranks, comm_ranks=comm_ranks, comm_members=tuple(members), node_counts=tuple(node_counts),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from stackaudit.facts.shown_commands import parse_grep
 from stackaudit.facts.sources import DMESG, LSCPU, LSMOD, NUMACTL_H, PROC_CMDLINE, PROC_MODULES, UNAME
 from stackaudit.facts.system import kernel_log_is_whole
 from stackaudit.host.memory import HostRecord
@@ -132,6 +133,13 @@ _PROC_MODULES_RUN = re.compile(r"^[a-z0-9_]+ \d+ \d+ \S+ (Live|Loading|Unloading
 _LSMOD_MAYBE = re.compile(r"^\s*(?:Module\s|[a-z0-9_]+\s+\d)")
 
 
+def _under_lsmod_grep(lines: list[str], i: int) -> bool:
+    """Whether the line above row i (blank lines skipped) is a shown grep of lsmod (`lsmod | grep peermem`)."""
+    j = next((k for k in range(i - 1, max(i - 3, -1), -1) if lines[k].strip()), -1)
+    grep = parse_grep(lines[j]) if j >= 0 else None
+    return grep is not None and grep.source == "lsmod"
+
+
 @importer("lsmod", "`lsmod` or /proc/modules")
 def lsmod(lines: list[str]) -> Iterator[Found]:
     """`lsmod` (whole with its header line; a grep drops it) or /proc/modules lines, recorded verbatim."""
@@ -140,9 +148,11 @@ def lsmod(lines: list[str]) -> Iterator[Found]:
             continue
         header = _LSMOD_HEADER.match(lines[i])
         proc_style = _PROC_MODULES_ROW.match(lines[i])
-        grepped = (not header and not proc_style and _GREPPED_ROW.match(lines[i]) and i + 1 < len(lines)
-                   and _GREPPED_ROW.match(lines[i + 1]))
-        if grepped:  # `lsmod | grep nvidia`: two or more rows without the header line, an excerpt
+        grepped = (not header and not proc_style and _GREPPED_ROW.match(lines[i])
+                   and ((i + 1 < len(lines) and _GREPPED_ROW.match(lines[i + 1])) or _under_lsmod_grep(lines, i)))
+        # `lsmod | grep nvidia`: two or more rows without the header line, or one under its shown command; an
+        # excerpt, which proves its rows' modules loaded and no other module absent.
+        if grepped:
             end = take_while(lines, i, _GREPPED_ROW)
             text = "\n".join(line.strip() for line in lines[i:end]) + "\n"
             yield Found("lsmod", i, end, command_output(LSMOD.argv, text))
