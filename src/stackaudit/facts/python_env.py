@@ -401,7 +401,9 @@ def python_env_from_collect_env(ctx: FactContext) -> PythonEnv:
         if (report.tool == "sglang" or canonical(key) in wanted) and _CHECK_ENV_PACKAGE.fullmatch(key) \
                 and _CHECK_ENV_VERSION.fullmatch(version):
             packages.setdefault(canonical(key), version)
-    if not packages:
+    # A report that lost its version lines (a broken vLLM build's warnings in their place) may still name the CUDA
+    # torch was built with (`CUDA used to build PyTorch: 12.1`): torch's CUDA, without its version.
+    if not packages and not report.torch_cuda:
         raise FactUnavailable("the report lists no Python package")
     engine = report.tool if report.tool in ("sglang", "vllm") else ""  # an OpenMMLab report names no engine
     # check_env names the toolkit JIT builds use: `CUDA_HOME: /usr/local/cuda` and that nvcc's `release 12.4`.
