@@ -24,7 +24,7 @@ from stackaudit.checks.registry import (
 from stackaudit.facts.applicability import NO_NVLINK_WHY, ggml_image_engine
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
-from stackaudit.facts.docker import DockerContainers
+from stackaudit.facts.docker import DockerContainers, image_cuda
 from stackaudit.facts.gpu_events import (
     APPLICATION,
     HW_CONTAINED,
@@ -242,8 +242,11 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     major above the driver floor runs by minor-version compatibility (not an issue). A system `nvcc` is
     irrelevant unless something JIT-compiles. ollama picks its CUDA runner from the driver's CUDA
     (OLLAMA_RUNNER_BY_DRIVER), so its probe's driver CUDA of 12.1 or newer is ok without the runner named.
+    An ollama image of any tag under a driver for CUDA 12.1 or newer is ok for the same reason.
     An ollama image tag of 0.9.3 or later (no CUDA v11 runner) under a driver for CUDA 12.0 or older is an issue:
     ollama serves from the CPU there.
+    NVIDIA's CUDA image names its runtime in its tag (`nvidia/cuda:11.0.3-base-ubuntu20.04`): at or below the
+    driver's CUDA it is ok. Above it, the container toolkit's requirement check decides, and the message says why.
     A hardware list's bare `CUDA Version: 12.3` above the driver branch's CUDA is the CUDA in use (nvidia-smi
     shows the branch's own): of the same major above the floor, not an issue. collect_env's `CUDA runtime version` is that system toolkit, not
     torch's runtime. A toolkit newer than the driver's CUDA under a torch runtime the driver covers is not an issue
@@ -320,8 +323,13 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                             "in the guests, whose own vGPU guest driver sets the CUDA they support",
                             actual={"driver": driver, "cuda": nvidia.cuda_version if nvidia else None})
     release_shown = ollama_release(docker_containers) if not torch else None
-    if release_shown is not None:
-        return _ollama_image(release_shown, driver, (nvidia.cuda_version if nvidia else None) or _cuda_of_branch(dv))
+    driver_cuda = (nvidia.cuda_version if nvidia else None) or _cuda_of_branch(dv)
+    if release_shown is not None and (release_shown[0] or release(driver_cuda, 2) >= OLLAMA_RUNNER_BY_DRIVER):
+        return _ollama_image(release_shown, driver, driver_cuda)
+    images = sorted({(c.image, cuda) for c in (docker_containers.containers if docker_containers else ())
+                     if (cuda := image_cuda(c.image))}) if not torch else []
+    if images and driver_cuda:
+        return _image_runtime(images, driver, driver_cuda)
     if not torch:
         return unknown(f"driver {driver} (supports CUDA up to "
                        f"{(nvidia.cuda_version if nvidia else None) or _cuda_of_branch(dv) or '?'}); torch's "
@@ -404,6 +412,22 @@ def _toolkit_only(driver: str, driver_cuda: str | None, toolkit: CudaToolkit) ->
                  expected=f"a driver for CUDA {tv[0]}.x or newer")
 
 
+def _image_runtime(images: Sequence[tuple[str, str]], driver: str, driver_cuda: str) -> Outcome:
+    """DRV-CUDA-COMPAT from the CUDA runtime a CUDA image's tag names (facts/docker.image_cuda) beside the driver's
+    CUDA: a newer driver runs an older runtime. A newer image meets the image's NVIDIA_REQUIRE_CUDA check, which the
+    container toolkit enforces at start unless a brand and driver-branch exception of the image matches."""
+    said = ", ".join(f"{image} (CUDA {cuda})" for image, cuda in images)
+    actual = {"driver": driver, "driver_cuda": driver_cuda, "images": {image: cuda for image, cuda in images}}
+    newer = [(image, cuda) for image, cuda in images if release(cuda, 2) > release(driver_cuda, 2)]
+    if newer:
+        return unknown(f"{newer[0][0]} ships CUDA {newer[0][1]}, above the CUDA {driver_cuda} of driver {driver}: the "
+                       "container toolkit refuses it at start ('unsatisfied condition: cuda>=') unless one of the "
+                       "image's brand and driver-branch exceptions matches this GPU, which the source does not show",
+                       hint="paste the container's start (its `docker run` output)", actual=actual)
+    return ok(f"driver {driver} supports CUDA up to {driver_cuda}, at or above the runtime of {said}: a newer driver "
+              "runs an older runtime", actual=actual)
+
+
 def _nccl_runtime(log: ServingLog) -> Outcome:
     """DRV-CUDA-COMPAT from NCCL's init lines: the CUDA NCCL was built for against the driver's, which NCCL read
     from the driver (cudaDriverGetVersion); NCCL got that far, so the question left is the two versions."""
@@ -433,28 +457,32 @@ _RELEASE_TAG = re.compile(r":v?(\d+\.\d+\.\d+)\b[^/:]*$")  # an image's tag that
 
 def ollama_release(containers: DockerContainers | None) -> tuple[str, str] | None:
     """(release, image) of the one ollama release the pasted containers' image tags name (an ollama image by
-    applicability.GGML_IMAGES); None for none or several."""
-    shown = {(m.group(1), c.image) for c in (containers.containers if containers else ())
-             if ggml_image_engine(c.image) == "ollama" and (m := _RELEASE_TAG.search(c.image.strip()))}
+    applicability.GGML_IMAGES), the release "" where the tag names none (`:latest`); None for no ollama image or
+    several releases."""
+    shown = {((m.group(1) if (m := _RELEASE_TAG.search(c.image.strip())) else ""), c.image)
+             for c in (containers.containers if containers else ()) if ggml_image_engine(c.image) == "ollama"}
     return next(iter(shown)) if len({r for r, _ in shown}) == 1 else None
 
 
 def _ollama_image(shown: tuple[str, str], driver: str, driver_cuda: str | None) -> Outcome:
-    """DRV-CUDA-COMPAT from an ollama image's release beside the driver: from 0.9.3 its runners need CUDA 12.1."""
+    """DRV-CUDA-COMPAT from an ollama image beside the driver: under a driver for CUDA 12.1 or newer every release
+    picks a runner the driver runs (OLLAMA_RUNNER_BY_DRIVER), whatever its tag; below it, from 0.9.3 its runners need
+    CUDA 12.1."""
     ollama, image = shown
-    actual = {"driver": driver, "driver_cuda": driver_cuda, "ollama": ollama}
-    if release(ollama) < OLLAMA_WITHOUT_V11:
+    actual = {"driver": driver, "driver_cuda": driver_cuda, "ollama": ollama or None}
+    if driver_cuda is not None and release(driver_cuda, 2) >= OLLAMA_RUNNER_BY_DRIVER:
+        return ok(f"driver {driver} supports CUDA {driver_cuda}: {image} picks the runner this driver runs (ollama "
+                  "chooses its CUDA runner from the driver's CUDA: v12 below a CUDA 13 driver, v13 from it)",
+                  actual=actual)
+    if not ollama or release(ollama) < OLLAMA_WITHOUT_V11:
         return unknown(f"driver {driver} beside {image}: which CUDA runner that release loads is not in the source",
                        hint="paste ollama's start-up log (`inference compute` lines)", actual=actual)
     if driver_cuda is None:
         return unknown(f"{image} needs a driver for CUDA 12.1 or newer; the CUDA of driver {driver} is not in the "
                        "source", actual=actual)
-    if release(driver_cuda, 2) < OLLAMA_RUNNER_BY_DRIVER:
-        return issue(f"{image} ships CUDA v12/v13 runners only (no v11 from 0.9.3), which need a driver for CUDA 12.1 "
-                     f"or newer; driver {driver} supports CUDA {driver_cuda}: ollama loads no CUDA runner and serves "
-                     "from the CPU", actual=actual, expected="driver 531 or newer (CUDA 12.1)")
-    return ok(f"driver {driver} supports CUDA {driver_cuda}: {image} picks the runner this driver runs (v12 below a "
-              "CUDA 13 driver, v13 from it)", actual=actual)
+    return issue(f"{image} ships CUDA v12/v13 runners only (no v11 from 0.9.3), which need a driver for CUDA 12.1 "
+                 f"or newer; driver {driver} supports CUDA {driver_cuda}: ollama loads no CUDA runner and serves "
+                 "from the CPU", actual=actual, expected="driver 531 or newer (CUDA 12.1)")
 
 
 def _ollama_runner(o: OllamaCuda) -> Outcome:

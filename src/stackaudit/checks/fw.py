@@ -190,6 +190,8 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
        nvidia: NvidiaGpus | None = None) -> Outcome:
     """Reads: `systemd-detect-virt --vm`, else `lscpu` (Hypervisor vendor, the `hypervisor` CPU flag)
     and DMI strings; how many NVIDIA GPUs the guest has (NVML / nvidia-smi, the PCI bus, ...).
+    WSL 2 shows in the nvidia-smi header: its Linux library's version over the Windows driver's.
+    A cloud instance type or a statement in the user's words (`on Kaggle`, `WSL2`) names the VM where nothing else does.
 
     Bad value: a VM with several GPUs for tensor parallelism whose P2P is not `OK` in
     `nvidia-smi topo -p2p r`; a VM whose whole `nvidia-smi topo -m` hides the sockets (every GPU's

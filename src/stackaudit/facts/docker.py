@@ -28,6 +28,15 @@ INSPECT_TIMEOUT_S = 8.0
 # NVIDIA_VISIBLE_DEVICES=all`, https://gitlab.com/nvidia/container-images/cuda/-/blob/master/dist/12.4.1/ubuntu2204/base/Dockerfile)
 # and the NGC images built on them (nvcr.io/nvidia/...): `--runtime nvidia` alone gives them every GPU.
 _GPU_ENV_IMAGE = re.compile(r"^(?:nvcr\.io/nvidia/|(?:docker\.io/)?nvidia/cuda:)")
+# NVIDIA's CUDA images name the CUDA runtime they ship in their tag (`nvidia/cuda:11.0.3-base-ubuntu20.04`, NGC's
+# `nvcr.io/nvidia/cuda:12.4.1-devel-ubuntu22.04`); `latest` names none.
+_CUDA_IMAGE = re.compile(r"^(?:(?:docker\.io|nvcr\.io)/)?nvidia/cuda:(\d+\.\d+)(?:\.\d+)?(?:-|$)")
+
+
+def image_cuda(image: str) -> str:
+    """The CUDA runtime a CUDA image's tag names (`11.0`); "" for any other image or tag."""
+    m = _CUDA_IMAGE.match(image.strip().lower())
+    return m.group(1) if m else ""
 _SERVING = re.compile(r"vllm|sglang|tensorrt[-_]?llm|trtllm|tritonserver|lmdeploy|text-generation-inference",
                       re.IGNORECASE)
 # Programs that check or probe a GPU and exit, or wait (NVIDIA's and the CUDA samples' test tools,

@@ -366,6 +366,9 @@ class NvidiaGpus(Sourced):
     none_on_bus: bool = False
     # The log's top holds the `vGPU Driver Capability` section, which only NVIDIA's vGPU host (manager) driver prints.
     vgpu_host_driver: bool = False
+    # The `NVIDIA-SMI` version of the default table's header: the user-space library's, which equals the kernel
+    # driver's everywhere NVML runs but WSL 2 (facts/platform.py `wsl_driver`).
+    smi_version: str | None = None
 
     @property
     def unshown(self) -> str:

@@ -731,7 +731,7 @@ def parse_table(text: str) -> NvidiaGpus:
         # The GPU rows end at a border line but no Processes box follows: more GPU blocks may have been cut away.
         cut_at = f"the table ends after GPU {order[-1]}'s rows, before its Processes box"
     return NvidiaGpus(tuple(gpus), header.group(2) if header else None, header.group(3) if header else None,
-                      None, tuple(notes), cut=cut_at)
+                      None, tuple(notes), cut=cut_at, smi_version=header.group(1) if header else None)
 
 
 def _ecc_from_cell(cell: str | None) -> bool | None:

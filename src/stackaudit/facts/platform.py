@@ -138,6 +138,12 @@ PLATFORM_WORDS = (
     # names WSL 2 beside a negation or a comparison states nothing of this machine.
     PlatformWords(r"^(?!.*\b(?:not|n't|instead|than|unlike|outside|without|vs\.?|versus)\b).*\bWSL\s?2\b",
                   "WSL 2 (a Hyper-V utility VM)", "microsoft"),
+    # Kaggle's notebooks run on Google Cloud VMs (its T4 x2 accelerator is two T4s of one VM). The machine, not a
+    # Kaggle dataset, guide or competition: `on Kaggle`, `Kaggle environment`, `Kaggle Notebooks`.
+    PlatformWords(r"^(?!.*\b(?:not|n't|instead|than|unlike|outside|without|vs\.?|versus)\b)"
+                  r"(?:.*\b(?:on|in)\s+(?:the\s+)?kaggle\b(?!['’]?s?\s+(?:datasets?|competitions?|api|guides?|hub)\b)"
+                  r"|.*\bkaggle\s+(?:notebooks?|kernels?|environment|sessions?|vms?|machines?)\b)",
+                  "a Kaggle notebook (a Google Cloud VM)", "google"),
 )
 
 
@@ -255,6 +261,22 @@ def vgpu_host(nvidia: NvidiaGpus | None) -> str:
     return "nvidia-smi shows the `vGPU Driver Capability` section" if nvidia.vgpu_host_driver else ""
 
 
+def wsl_driver(nvidia: NvidiaGpus | None) -> str:
+    """Why the nvidia-smi table shown is WSL 2's, or "" when nothing shown says so.
+
+    NVML refuses a user-space library of another version than the kernel driver ("Driver/library version mismatch"),
+    so a table's `NVIDIA-SMI` and `Driver Version` are one version on Linux and on Windows. WSL 2 has no NVIDIA kernel
+    module: its Linux library (`NVIDIA-SMI 555.52.01`) reports the Windows driver it reaches through the Hyper-V GPU
+    paravirtualization (`Driver Version: 555.99`).
+    """
+    if nvidia is None or not nvidia.smi_version or not nvidia.driver_version:
+        return ""
+    if nvidia.smi_version == nvidia.driver_version:
+        return ""
+    return (f"the nvidia-smi header's Linux library {nvidia.smi_version} over the Windows driver "
+            f"{nvidia.driver_version}: {WSL_KERNEL.what}")
+
+
 def _gpu_virtualization(ctx: FactContext) -> tuple[str, str] | None:
     """What the driver says of its GPUs: nvidia-smi `GPU Virtualization Mode` (`Pass-Through` and `VGPU`
     are guests, a VM; `None` is "bare metal GPU", NVML nvmlGpuVirtualizationMode_t:
@@ -264,6 +286,8 @@ def _gpu_virtualization(ctx: FactContext) -> tuple[str, str] | None:
 
     nvidia = ctx.optional("nvidia", NvidiaGpus)
     modes = sorted({g.virtualization_mode for g in (nvidia.gpus if nvidia else ()) if g.virtualization_mode})
+    if not modes and (wsl := wsl_driver(nvidia)):
+        return WSL_KERNEL.vm, wsl
     if not modes and nvidia is not None and nvidia.vgpu_host_driver:
         return "none", f"{vgpu_host(nvidia)}: NVIDIA's vGPU host driver, on the hypervisor (not a guest)"
     if not modes:

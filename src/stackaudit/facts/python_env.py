@@ -20,6 +20,7 @@ from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcess
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, provider
 from stackaudit.host.base import Host, NotCaptured, read_text
 from stackaudit.host.limits import load_json
+from stackaudit.versions import public_version
 
 # Distributions recorded (canonical names, PEP 503).
 WANTED = ("torch", "vllm", "sglang", "sgl-kernel", "tensorrt-llm", "tensorrt", "flashinfer", "flashinfer-python",
@@ -384,8 +385,13 @@ def python_env_from_collect_env(ctx: FactContext) -> PythonEnv:
     packages = {canonical(k): v for k, v in report.packages.items()}
     for name, version in (("torch", report.torch_version), ("vllm", report.vllm_version),
                           ("sglang", report.sglang_version)):
-        if version:
-            packages.setdefault(name, version.split(" ")[0])
+        version = version.split(" ")[0]
+        listed = packages.get(name)
+        # A PyPI wheel's metadata has no local label (`[pip3] torch==2.4.0`) while its `__version__`, which the
+        # report's version line prints, has one (`2.4.0+cu121`): the labelled one names the build.
+        if version and (listed is None or ("+" in version and "+" not in listed
+                                           and public_version(listed) == public_version(version))):
+            packages[name] = version
     # check_env prints one `name: version` line per package it knows (`flashinfer_python: 0.2.7.post1`); other
     # reports' such lines count for the packages the checks want.
     named = {canonical(k): v for k, v in report.values.items()}
@@ -395,7 +401,9 @@ def python_env_from_collect_env(ctx: FactContext) -> PythonEnv:
         if (report.tool == "sglang" or canonical(key) in wanted) and _CHECK_ENV_PACKAGE.fullmatch(key) \
                 and _CHECK_ENV_VERSION.fullmatch(version):
             packages.setdefault(canonical(key), version)
-    if not packages:
+    # A report that lost its version lines (a broken vLLM build's warnings in their place) may still name the CUDA
+    # torch was built with (`CUDA used to build PyTorch: 12.1`): torch's CUDA, without its version.
+    if not packages and not report.torch_cuda:
         raise FactUnavailable("the report lists no Python package")
     engine = report.tool if report.tool in ("sglang", "vllm") else ""  # an OpenMMLab report names no engine
     # check_env names the toolkit JIT builds use: `CUDA_HOME: /usr/local/cuda` and that nvcc's `release 12.4`.

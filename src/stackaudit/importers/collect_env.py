@@ -21,7 +21,9 @@ from stackaudit.importers._scan import FENCE, Candidates, Scan, take_while
 from stackaudit.importers.registry import Found, importer, record_command
 from stackaudit.importers.topology import TOPO_HEADER, TOPO_ROW
 
-_START = re.compile(r"^\s*(Collecting environment information\.\.\.|PyTorch version\s*:|=+\s*$|sys\.platform:|"
+# A report whose head vLLM's import warnings replaced (a build without vllm._C) starts at its build line.
+_START = re.compile(r"^\s*(Collecting environment information\.\.\.|PyTorch version\s*:|CUDA used to build PyTorch\s*:|"
+                    r"=+\s*$|sys\.platform:|"
                     r"Python: \d+\.\d+|CUDA available: |numpy_random_seed: |CUDA_HOME: |PyTorch: \d|\[(pip3?|conda)\]\s|vLLM Version\s*:|Versions of relevant libraries|"
                     r"ROCM Version)")
 _KEYLINE = re.compile(r"^\s*[A-Za-z][\w ./()#+,-]*?\s*:(\s|$)")
@@ -69,7 +71,7 @@ def _apply(text: str, tool: str, rec: HostRecord) -> None:
 # A literal of each `_START` alternative (a report starts at such a line; mmengine's collect_env at any of its
 # first fields, facts/collect_env.OPENMMLAB_FIELDS): "version" stands for PyTorch's,
 # vLLM's, ROCM's and "Versions of relevant libraries" (nvidia-smi -q and dmesg look for it too: one pass).
-_START_NEEDLES = ("Collecting environment information", "version", "=", "Python: ", "[pip", "[conda]", "sys.platform",
+_START_NEEDLES = ("Collecting environment information", "version", "CUDA used to build PyTorch", "=", "Python: ", "[pip", "[conda]", "sys.platform",
                   "CUDA available: ", "numpy_random_seed: ", "CUDA_HOME: ", "PyTorch: ")
 
 

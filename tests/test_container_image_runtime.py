@@ -1,0 +1,67 @@
+"""DRV-CUDA-COMPAT where no torch is shown but a container's image names the runtime (checks/drv.py `_ollama_image`,
+`_image_runtime`; facts/docker.py `image_cuda`).
+
+An ollama image of any tag under a driver for CUDA 12.1 or newer runs: ollama picks its CUDA runner from the
+driver's CUDA (OLLAMA_RUNNER_BY_DRIVER). NVIDIA's CUDA image names its runtime in its tag, and a newer driver runs
+an older runtime.
+
+Real pastes: corpus 567 (ollama/ollama#7006: `ollama/ollama:latest` on WSL 2 beside driver 555.99, CUDA 12.5);
+ollama's own docs/docker.md command (`docker run -d --gpus=all ... ollama/ollama`, no tag); the CUDA image checks
+of google-deepmind/alphafold PR 700 (`docker run --rm --gpus all nvidia/cuda:11.0.3-base nvidia-smi`) and
+mmartial/ComfyUI-Nvidia-Docker#21 (`nvidia/cuda:11.6.2-base-ubuntu20.04`, a driver of CUDA 12.6 in the thread);
+corpus 570's command (redhat-et/triton-dev-containers#30) in the docker form. The nvidia-smi tables beside the
+commands are modelled for the drivers the threads name.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus import capture_checks, paste_checks
+from gap_pastes import H100_BUS, nvidia_smi_table
+
+COMPAT = "DRV-CUDA-COMPAT"
+OLLAMA_DOCS = "docker run -d --gpus=all -v ollama:/root/.ollama -p 11434:11434 --name ollama ollama/ollama\n"
+ALPHAFOLD = "docker run --rm --gpus all nvidia/cuda:11.0.3-base nvidia-smi\n"
+COMFY = "docker run --rm --runtime=nvidia --gpus all nvidia/cuda:11.6.2-base-ubuntu20.04 nvidia-smi\n"
+TRITON_DEV = "$ sudo docker run --rm --gpus all nvidia/cuda:11.0.3-base-ubuntu20.04 nvidia-smi\n"
+
+
+def _table(driver: str, cuda: str) -> str:
+    # Modelled: the default table of one GPU under the driver named.
+    return "\n" + nvidia_smi_table("NVIDIA H100 80GB HBM3", H100_BUS, 700, 81559).replace(
+        "570.133.20             Driver Version: 570.133.20     CUDA Version: 12.8",
+        f"{driver}             Driver Version: {driver}     CUDA Version: {cuda}")
+
+
+def test_567_an_untagged_ollama_image_under_a_cuda_12_5_driver() -> None:
+    result = capture_checks("567", COMPAT)[COMPAT]
+    assert result.status == "ok" and "ollama/ollama:latest" in result.message and "12.5" in result.message
+
+
+def test_an_ollama_image_without_a_tag(tmp_path: Path) -> None:
+    assert paste_checks(tmp_path, OLLAMA_DOCS + _table("550.54.15", "12.4"), COMPAT)[COMPAT].status == "ok"
+    # Under a driver for CUDA 11.7 which runner it loads depends on the release the tag does not name.
+    assert paste_checks(tmp_path, OLLAMA_DOCS + _table("515.105.01", "11.7"), COMPAT)[COMPAT].status == "unknown"
+
+
+def test_a_cuda_image_older_than_the_driver_runs(tmp_path: Path) -> None:
+    for command, driver, cuda in ((ALPHAFOLD, "525.85.12", "12.0"), (COMFY, "560.35.03", "12.6"),
+                                  (TRITON_DEV, "565.77", "12.7")):
+        result = paste_checks(tmp_path, command + _table(driver, cuda), COMPAT)[COMPAT]
+        assert result.status == "ok" and "nvidia/cuda:11." in result.message, command
+
+
+def test_a_cuda_image_newer_than_the_driver_is_not_ok(tmp_path: Path) -> None:
+    # Modelled counter-example: a CUDA 12.8 image under a driver for CUDA 12.2 meets the image's requirement check.
+    newer = COMFY.replace("11.6.2-base-ubuntu20.04", "12.8.0-base-ubuntu22.04")
+    result = paste_checks(tmp_path, newer + _table("535.183.01", "12.2"), COMPAT)[COMPAT]
+    assert result.status == "unknown" and "cuda>=" in result.message
+
+
+def test_an_image_tag_that_names_no_cuda(tmp_path: Path) -> None:
+    # Modelled counter-example: `nvidia/cuda:latest` names no runtime; an ubuntu image ships none.
+    for image in ("nvidia/cuda:latest", "ubuntu:22.04"):
+        text = COMFY.replace("nvidia/cuda:11.6.2-base-ubuntu20.04", image) + _table("560.35.03", "12.6")
+        result = paste_checks(tmp_path, text, COMPAT)[COMPAT]
+        assert result.status == "unknown" and "torch's CUDA version is not in this source" in result.message, image
