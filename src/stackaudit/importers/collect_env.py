@@ -36,6 +36,25 @@ _ANCHORS = ("PyTorch version", "vLLM Version", "Is CUDA available", "GPU models 
             " Compute Capability: ")  # SGLang check_env's own line (`GPU 0,1 Compute Capability: 8.0`)
 
 
+# What importing a broken vLLM build prints between `Collecting environment information...` and the report (corpus
+# 549, vllm-project/vllm#8766): vLLM's warning that its compiled ops are missing (`WARNING 09-26 11:41:07
+# _custom_ops.py:18] Failed to import from vllm._C with ModuleNotFoundError(...)`), Python's warnings
+# (`.../connections.py:8: RuntimeWarning: Failed to read commit hash:`) and their continuation lines.
+_IMPORT_NOISE = re.compile(r"^(?:\s+\S|(?:WARNING|INFO|ERROR) \d\d-\d\d [\d:]+ \[?[\w.]+\.py:\d+\]? Failed to import |"
+                           r"\S+\.py:\d+: \w*Warning: |No module named '|ModuleNotFoundError: )")
+
+
+def _after_import_noise(lines: list[str], i: int) -> int:
+    """The first line after `Collecting environment information...` (line `i`) and what importing vLLM printed below
+    it; `i + 1` where nothing was printed."""
+    j = i + 1
+    if not lines[i].lstrip().startswith("Collecting environment information"):
+        return j
+    while j < len(lines) and (not lines[j].strip() or _IMPORT_NOISE.match(lines[j])):
+        j += 1
+    return j
+
+
 def _belongs(line: str) -> bool:
     if not line.strip():
         return True
@@ -80,7 +99,9 @@ def collect_env(lines: list[str], candidates: Candidates | None = None) -> Itera
     for i in (scan := Scan(lines, candidates)):
         if not _START.match(lines[i]):
             continue
-        end = take_while(lines, i, _belongs, allow_blank=2)
+        after = _after_import_noise(lines, i)
+        end = take_while(lines, after, _belongs, allow_blank=2) if after > i + 1 else take_while(lines, i, _belongs,
+                                                                                                   allow_blank=2)
         body = "\n".join(lines[i:end])
         if end - i < 3 or not any(anchor in body for anchor in _ANCHORS):
             continue
