@@ -855,9 +855,9 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
                       actual=line, evidence=[line])
     errors = serving_log.custom_ar_errors if serving_log is not None else ()
     if errors:
-        return issue(f"custom all-reduce ran and its kernels failed with a CUDA error (\"{errors[0]}\"): the engine "
-                     "turned it on for GPUs on which it cannot work (without peer access between them its buffers "
-                     "cannot be shared), and the engine stops", actual=list(errors[:2]),
+        return issue(f"custom all-reduce ran and its kernels failed with a CUDA error (\"{errors[0]}\"): it cannot "
+                     "share its buffers between these GPUs as they are set up (peer access or CUDA IPC between them), "
+                     "and the engine stops", actual=list(errors[:2]),
                      expected="custom all-reduce off (--disable-custom-all-reduce) where P2P does not work",
                      evidence=list(errors[:2]))
     registered = serving_log.custom_ar_registered if serving_log is not None else ()

@@ -441,8 +441,9 @@ _KERNEL_SETTING = re.compile(r"""(?<![\w.])['"]?(quantization|attention_backend|
 _KERNEL_WORDS = ("marlin", "attention backend", "native support for fp", "backend is not supported")
 # The rank a log line's prefix names: vLLM's worker (`(VllmWorker TP1 pid=7)`, `(Worker_TP0_EP0 pid=7)`,
 # `(VllmWorker rank=1 pid=7)`), SGLang's tag (`[2025-03-10 16:21:31 TP1]`, `[2026-01-20 02:40:16 DP1 TP1]`) or
-# torch.distributed's (`[rank1]:`). Each tag is one process, and each such process drives one GPU.
-_RANK_TAG = re.compile(r"^\s*(?:\((?:\w+?[ _])?(?P<v>(?:TP|DP|PP|EP)\d+(?:_(?:TP|DP|PP|EP)\d+)*|rank=\d+)[ )]"
+# torch.distributed's (`[rank1]:`), after any Ray prefix (`(RayWorkerProc pid=7) (Worker_DP0_TP1_EP1 pid=7)`). Each tag is
+# one process, and each such process drives one GPU.
+_RANK_TAG = re.compile(r"^\s*(?:(?:\([^()]*\)\s+)*?\((?:\w+?[ _])?(?P<v>(?:TP|DP|PP|EP)\d+(?:_(?:TP|DP|PP|EP)\d+)*|rank=\d+)[ )]"
                        r"|\[[\d :.,-]*\s(?P<s>(?:TP|DP|PP|EP|CP)\d+(?: (?:TP|DP|PP|EP|CP)\d+)*)\] |\[rank(?P<t>\d+)\]:)")
 # Custom all-reduce's lines (vLLM and SGLang custom_all_reduce.py `Registering %d cuda graph addresses`; the CUDA
 # error macro of its kernels, csrc/custom_all_reduce.cuh `Cuda error %s:%d '%s'`).
