@@ -166,3 +166,33 @@ def _body(prefix: str) -> str:
     from corpus import body
 
     return body(prefix)
+
+
+# https://github.com/vllm-project/vllm/pull/36634 (vLLM 0.17.1-rc, TP 2): two lines of each worker.
+VLLM_36634 = """(Worker_TP0 pid=3216417) INFO 03-13 17:30:51 [monitor.py:48] torch.compile took 1.71 s in total
+(Worker_TP0 pid=3216417) INFO 03-13 17:30:51 [monitor.py:76] Initial profiling/warmup run took 0.06 s
+(Worker_TP1 pid=3216418) WARNING 03-13 17:30:52 [kv_cache_utils.py:1054] Add 3 padding layers, may waste at most 6.25% KV cache memory
+(Worker_TP1 pid=3216418) INFO 03-13 17:30:52 [kv_cache_utils.py:826] Overriding num_gpu_blocks=0 with num_gpu_blocks_override=16
+"""
+
+
+@pytest.mark.parametrize(("prefix", "least"), [
+    ("178", 4),  # corpus 178: SGLang TP 4, its capture begun on TP0-TP3
+    ("526", 8),  # corpus 526: SGLang, eight ranks loading weights
+])
+def test_a_log_without_its_tp_size_shows_its_ranks(prefix: str, least: int) -> None:
+    result = capture_checks(prefix, AR)[AR]
+    assert f"TP of at least {least} (ranks " in result.message and "TP=?" not in result.message
+
+
+def test_vllm_worker_ranks_give_the_tp_lower_bound(tmp_path: Path) -> None:
+    assert fact(pasted(VLLM_36634), "serving_log").ranks == ("TP0", "TP1")
+    assert "TP of at least 2 (ranks TP0, TP1" in paste_checks(tmp_path, VLLM_36634, AR)[AR].message
+
+
+def test_modelled_a_logged_tp_size_is_said_as_such(tmp_path: Path) -> None:
+    # Modelled: vLLM's engine-config line states the TP size, so the ranks' lower bound is not needed.
+    text = ("INFO 05-02 10:00:00 llm_engine.py:100] Initializing an LLM engine (v0.5.0) with config: model='m', "
+            "tensor_parallel_size=2, pipeline_parallel_size=1\n" + VLLM_36634)
+    message = paste_checks(tmp_path, text, AR)[AR].message
+    assert "TP=2" in message and "at least" not in message

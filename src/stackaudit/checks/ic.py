@@ -913,11 +913,15 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     if pcie_only and tp == 2:
         return ok("TP=2 on PCIe: custom all-reduce runs if P2P really works (see IC-P2P-FUNCTIONAL)",
                   actual={"tp": 2, "nvlink": False})
+    # A log without its TP size still shows the ranks that wrote it: at least that many.
+    shown_ranks = serving_log.ranks if serving_log is not None and tp is None else ()
+    tp_words = (f"TP={tp}" if tp else f"TP of at least {len(shown_ranks)} (ranks {', '.join(shown_ranks[:8])} "
+                "shown in its log)" if shown_ranks else "TP=?")
     if nvlinked:
-        return ok(f"{_engine_name(engine)} TP={tp or '?'} on NVLink-connected GPUs: custom all-reduce can run"
+        return ok(f"{_engine_name(engine)} {tp_words} on NVLink-connected GPUs: custom all-reduce can run"
                   + (" (no 'disabled' line in the log)" if serving_log is not None else ""),
                   actual={"tp": tp, "nvlink": True})
-    return unknown(f"{_engine_name(engine)} TP={tp or '?'}: whether its GPUs are NVLink-connected is not in the source",
+    return unknown(f"{_engine_name(engine)} {tp_words}: whether its GPUs are NVLink-connected is not in the source",
                    hint="`nvidia-smi topo -m`, or the engine log with its 'Custom allreduce' lines")
 
 

@@ -234,6 +234,8 @@ class ServingLog:
     custom_ar_errors: tuple[str, ...] = ()
     # The rank tags (log_rank) of the lines that say a rank finished capturing its CUDA graphs: one GPU each.
     graph_ranks: tuple[str, ...] = ()
+    # Every rank tag (log_rank) the log's lines carry, in order: the ranks the log shows, a lower bound of its world.
+    ranks: tuple[str, ...] = ()
 
     def nearest_nets(self) -> dict[str, tuple[str, str]]:
         """Each GPU of the path dump's nearest network device (NET, path type), as TopoMatrix.nearest_nics reads
@@ -517,6 +519,7 @@ def parse_serving_log(text: str) -> ServingLog:
     ar_ranks: list[str] = []
     ar_errors: list[str] = []
     graph_ranks: list[str] = []
+    ranks: list[str] = []
     # Each pattern runs only on lines holding its key words (cheap substring tests first: a long log).
     for line in relevant:
         text_l = line.strip()
@@ -535,6 +538,8 @@ def parse_serving_log(text: str) -> ServingLog:
             ar.append((reason, text_l))
         elif "custom all-reduce kernels are temporarily disabled" in low:
             ar.append((AR_RELEASE, text_l))
+        if text_l[:1] in "([" and len(ranks) < 64 and (rank := log_rank(line)) and rank not in ranks:
+            ranks.append(rank)
         if "cuda graph addresses" in low and _AR_REGISTERED.search(text_l):
             if len(ar_registered) < 16:
                 ar_registered.append(text_l)
@@ -694,7 +699,8 @@ def parse_serving_log(text: str) -> ServingLog:
         kernel_lines=tuple(kernel_lines), launcher_omp=launcher_omp,
         gpu_paths=tuple((a, b, kind) for (a, b), kind in paths.items()), gpu_path_lines=tuple(path_lines),
         gpu_nets=tuple((g, n, kind) for (g, n), kind in nets.items()), custom_ar_registered=tuple(ar_registered),
-        custom_ar_ranks=tuple(ar_ranks), custom_ar_errors=tuple(ar_errors), graph_ranks=tuple(graph_ranks))
+        custom_ar_ranks=tuple(ar_ranks), custom_ar_errors=tuple(ar_errors), graph_ranks=tuple(graph_ranks),
+        ranks=tuple(ranks))
 
 
 @parser(ENGINE_LOG, feeds="serving_log", kind=ServingLog, rank=10)
