@@ -340,3 +340,11 @@ def test_a_kernel_log_behind_a_node_prefix_gives_the_same_verdicts(entry: Corpus
         assert _spans(got, 0) == _spans(base, 0), f"{entry.name}, {name}: other kinds or lines"
         statuses = {cid: r.status for cid, r in run_checks(MemoryHost(got.record), checks).items()}
         assert statuses == want, f"{entry.name}, {name}: other verdicts"
+
+
+def test_a_worker_prefix_that_names_its_rank_stays() -> None:
+    """Real: vllm-project/vllm PR 45150's `(RayWorkerProc pid=…) (Worker_DP0_TP1_EP1 pid=…)`: the Ray tag goes, the
+    vLLM worker's tag, which names its rank, stays for the log readers."""
+    line = ("(RayWorkerProc pid=3865417) (Worker_DP0_TP1_EP1 pid=3865417) INFO 06-10 11:11:10 "
+            "[custom_all_reduce.py:211] Registering 5590 cuda graph addresses")
+    assert view(line + "\n").lines[0] == line.split(" ", 2)[2]

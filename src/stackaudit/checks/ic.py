@@ -799,6 +799,10 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     Traps: no NVLink on RTX PRO 6000 / L40S / RTX 4090 means custom all-reduce is off for TP 4 or
     8 by design: a key negative result, not a fix. At TP=2 such cards can use it if P2P works.
     A pasted engine command line that names no TP size runs the engines' default, TP 1 (not applicable).
+    The engine's own log settles it before any rule of the host: each rank's `Registering N cuda graph addresses`
+    (custom_all_reduce.py) shows custom all-reduce on, over the ranks it names (one GPU each), and a CUDA error raised
+    in custom_all_reduce.cuh ("peer access is not supported between these two devices") shows it on where it cannot
+    work: an issue, fixed by `--disable-custom-all-reduce` or by fixing P2P.
     GeForce cards have no P2P with the stock driver: NCCL carries the all-reduce. A TP group that
     spans nodes (facts/_parse.tp_spans_nodes: `--nnodes` above PP x DP) never runs it: not applicable.
     """
@@ -849,6 +853,20 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
         if reason == AR_NO_LIBRARY:
             return ok("custom all-reduce library not present in this build (CPU/other platform): NCCL is used",
                       actual=line, evidence=[line])
+    errors = serving_log.custom_ar_errors if serving_log is not None else ()
+    if errors:
+        return issue(f"custom all-reduce ran and its kernels failed with a CUDA error (\"{errors[0]}\"): it cannot "
+                     "share its buffers between these GPUs as they are set up (peer access or CUDA IPC between them), "
+                     "and the engine stops", actual=list(errors[:2]),
+                     expected="custom all-reduce off (--disable-custom-all-reduce) where P2P does not work",
+                     evidence=list(errors[:2]))
+    registered = serving_log.custom_ar_registered if serving_log is not None else ()
+    if registered and not flag_off:
+        ranks = serving_log.custom_ar_ranks if serving_log is not None else ()
+        judged = ok(f"custom all-reduce runs: {len(ranks) or 'the'} rank(s) {', '.join(ranks)} registered their CUDA "
+                    f"graph buffers with it (\"{registered[0]}\"); whether P2P carries its data intact is "
+                    "IC-P2P-FUNCTIONAL's question", actual={"registered": list(ranks)}, evidence=list(registered[:2]))
+        return over_subjects(judged, ranks) if ranks else judged
     if engine == "sglang" and geforce and (tp or 1) > 1 and root is not None and not flag_off \
             and not root.has_flag("--enable-p2p-check"):
         return issue("SGLang with TP > 1 on GeForce without --enable-p2p-check or --disable-custom-all-reduce: "
@@ -895,11 +913,15 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     if pcie_only and tp == 2:
         return ok("TP=2 on PCIe: custom all-reduce runs if P2P really works (see IC-P2P-FUNCTIONAL)",
                   actual={"tp": 2, "nvlink": False})
+    # A log without its TP size still shows the ranks that wrote it: at least that many.
+    shown_ranks = serving_log.ranks if serving_log is not None and tp is None else ()
+    tp_words = (f"TP={tp}" if tp else f"TP of at least {len(shown_ranks)} (ranks {', '.join(shown_ranks[:8])} "
+                "shown in its log)" if shown_ranks else "TP=?")
     if nvlinked:
-        return ok(f"{_engine_name(engine)} TP={tp or '?'} on NVLink-connected GPUs: custom all-reduce can run"
+        return ok(f"{_engine_name(engine)} {tp_words} on NVLink-connected GPUs: custom all-reduce can run"
                   + (" (no 'disabled' line in the log)" if serving_log is not None else ""),
                   actual={"tp": tp, "nvlink": True})
-    return unknown(f"{_engine_name(engine)} TP={tp or '?'}: whether its GPUs are NVLink-connected is not in the source",
+    return unknown(f"{_engine_name(engine)} {tp_words}: whether its GPUs are NVLink-connected is not in the source",
                    hint="`nvidia-smi topo -m`, or the engine log with its 'Custom allreduce' lines")
 
 

@@ -807,8 +807,11 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
             name = ENGINE_NAMES.get(serving_log.engine, "the engine")
             return ok(f"CUDA graphs are on: {name}'s resolved configuration in its log keeps them (enforce_eager / "
                       "disable_cuda_graph False)", actual="enabled", evidence=lines)
-        return ok(f"CUDA graphs are on: the {serving_log.engine or 'engine'} log shows them captured",
-                  actual="enabled", evidence=lines)
+        captured = ok(f"CUDA graphs are on: the {serving_log.engine or 'engine'} log shows them captured"
+                      + (f" by rank(s) {', '.join(serving_log.graph_ranks)}" if serving_log.graph_ranks else ""),
+                      actual="enabled", evidence=lines)
+        # Each rank that finished its capture is one GPU the log shows; a log without rank tags states no coverage.
+        return over_subjects(captured, serving_log.graph_ranks) if serving_log.graph_ranks else captured
     if serving_processes is None and engine_commands is not None and engine_commands.commands:
         return _graphs_on_command_lines(engine_commands, collect_env, serving_log)
     if serving_processes is None:

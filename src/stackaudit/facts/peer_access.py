@@ -291,6 +291,14 @@ DATA_TESTS: tuple[DataTestRow, ...] = (
 DATA_TEST_NEEDLES = ("Failed", "Verification error", "Out of bounds values")
 _TEST_RANK = re.compile(r"^\s*#?\s*Rank\s+\d+\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>\S+)\s+device\s+\d+")
 _PEER_YES = re.compile(r"Peer access from (?P<na>.{1,80}) \(GPU(?P<a>\d+)\) -> (?P<nb>.{1,80}) \(GPU(?P<b>\d+)\) : Yes\s*$")
+# simpleP2P's own steps, each naming the CUDA devices it moved data on (Samples/0_Introduction/simpleP2P):
+# `Enabling peer access between GPU0 and GPU1...`, `cudaMemcpyPeer / cudaMemcpy between GPU0 and GPU1: 25.34GB/s`,
+# `Run kernel on GPU1, taking source data from GPU0 and writing to GPU1...`. A run pasted without its peer-access
+# answers still names its two GPUs there.
+SIMPLE_P2P_STEP = re.compile(r"^\s*(?:Enabling peer access between GPU(?P<a>\d+) and GPU(?P<b>\d+)\.\.\.|"
+                             r"cudaMemcpyPeer / cudaMemcpy between GPU(?P<c>\d+) and GPU(?P<d>\d+):|"
+                             r"Run kernel on GPU(?P<e>\d+), taking source data from GPU(?P<f>\d+) and writing to GPU\d+)")
+SIMPLE_P2P_NEEDLES = ("between GPU", "Run kernel on GPU")
 _P2P_OFF = re.compile(r"\bNCCL_P2P_DISABLE=(?:1|true|yes|on)\b|\bNCCL_P2P_LEVEL=(?:LOC|0)\b", re.IGNORECASE)
 
 
@@ -345,7 +353,9 @@ def _data_tests(text: str) -> tuple[DataTest, ...]:
     hosts: list[str] = []
     # simpleP2P's answers anywhere in the text: the samples' summary of a failed run is printed above its output.
     answers = [m for m in map(_PEER_YES.search, text.splitlines()) if m]
-    devices = tuple(sorted({int(d) for m in answers for d in (m["a"], m["b"])}))
+    steps = [m for m in map(SIMPLE_P2P_STEP.match, text.splitlines()) if m]
+    devices = tuple(sorted({int(d) for m in answers for d in (m["a"], m["b"])}
+                           | {int(d) for m in steps for d in m.groups() if d is not None}))
     models = tuple(sorted({(int(m[d]), m[n].lstrip("> ").strip()) for m in answers for d, n in (("a", "na"), ("b", "nb"))}))
     off = False
     for line in text.splitlines():

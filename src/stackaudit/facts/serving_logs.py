@@ -69,7 +69,8 @@ NCCL_LINE = re.compile(r"\bNCCL (?:INFO|WARN|TRACE)\b")
 # NCCL's banner without a prefix, as rank 0 prints it (init.cc showVersion): `NCCL version 2.21.5+cuda11.8`.
 NCCL_BANNER = re.compile(r"^\s*NCCL version \d+\.\d+\.\d+\+cuda\d+\.\d+\s*$")
 VLLM_LINE = re.compile(
-    r"^(?:\s*\((?:[\w:]+(?: rank=\d+)?(?: pid=\d+)?|pid=\d+)\)\s+)?(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+"
+    r"^(?:\s*\((?:[\w:]+(?: (?:TP|DP|PP|EP)\d+(?:_(?:TP|DP|PP|EP)\d+)*)?(?: rank=\d+)?(?: pid=\d+)?|pid=\d+)\)\s+)?"
+    r"(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+"
     r"\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?\s+\[?[\w./-]+\.py:\d+\]?")
 # SGLang's prefix: `[2025-01-02 03:04:05 TP0] ` (its datefmt since late 2024) or `[04:40:55 TP0] ` (2024: the time
 # only, where the rank tag marks it as SGLang's).
@@ -85,6 +86,7 @@ KEY_PHRASES = re.compile(
     r"Setting OMP_NUM_THREADS environment variable for each process|Watchdog caught collective operation timeout|"
     r"Decode batch[.,] #running-req:|Prefill batch[.,] #new-seq:|"  # SGLang's stats lines, with no prefix pasted
     r"on startup is less than desired GPU memory utilization|"  # vLLM's refusal to start, often pasted bare
+    r"custom_all_reduce\.cuh?:\d+|Registering \d+ cuda graph addresses|"  # custom all-reduce's CUDA error, its set-up
     r"\btorchrun(?:\s+--?\w[\w-]*(?:[= ][^\s-]\S*)?)*\s+\S+\.py\b",  # one parse per flag: linear
     re.IGNORECASE)
 # A literal of each line pattern above: NCCL_LINE's `NCCL`, VLLM_LINE's `file.py:N`, SGLANG_LINE's closing `] `,
@@ -93,7 +95,7 @@ KEY_PHRASES = re.compile(
 KEY_NEEDLES = ("allreduce", "p2p", "graph", "cumem", "get_mempolicy", "nccl", "not supported", "llm",
                "serverargs(", "non-default args", "enforce_eager", "capturing batches", "_marlin",
                "native support for fp", "potential backends", "omp_num_threads", "#running-req", "#new-seq",
-               "torchrun", "on startup is less")
+               "torchrun", "on startup is less", "custom_all_reduce")
 _KEY_HINT = re.compile("|".join(re.escape(n) for n in KEY_NEEDLES))
 
 
@@ -247,6 +249,17 @@ class ServingLog:
     gpu_path_lines: tuple[str, ...] = ()  # the first lines, verbatim
     # The same dump's network devices: (GPU bus id, `NET/0`, path type) for every NET it lists after a GPU.
     gpu_nets: tuple[tuple[str, str, str], ...] = ()
+    # Custom all-reduce at work: each rank's `Registering N cuda graph addresses` (vLLM's and SGLang's
+    # custom_all_reduce.py, once the rank's CUDA graphs are captured) and the rank tags (log_rank) of those lines.
+    custom_ar_registered: tuple[str, ...] = ()
+    custom_ar_ranks: tuple[str, ...] = ()
+    # A CUDA error raised in custom all-reduce's kernel source, verbatim:
+    # `Failed: Cuda error .../csrc/custom_all_reduce.cuh:307 'peer access is not supported between these two devices'`.
+    custom_ar_errors: tuple[str, ...] = ()
+    # The rank tags (log_rank) of the lines that say a rank finished capturing its CUDA graphs: one GPU each.
+    graph_ranks: tuple[str, ...] = ()
+    # Every rank tag (log_rank) the log's lines carry, in order: the ranks the log shows, a lower bound of its world.
+    ranks: tuple[str, ...] = ()
 
     def nearest_nets(self) -> dict[str, tuple[str, str]]:
         """Each GPU of the path dump's nearest network device (NET, path type), as TopoMatrix.nearest_nics reads
@@ -475,6 +488,26 @@ _KERNEL_SETTING = re.compile(r"""(?<![\w.])['"]?(quantization|attention_backend|
                              r"""['"]?\s*[=:]\s*['"]?([A-Za-z][\w.-]{0,40})""")
 # Words of the engine's lines about the kernels it runs (the check's table judges them).
 _KERNEL_WORDS = ("marlin", "attention backend", "native support for fp", "backend is not supported")
+# The rank a log line's prefix names: vLLM's worker (`(VllmWorker TP1 pid=7)`, `(Worker_TP0_EP0 pid=7)`,
+# `(VllmWorker rank=1 pid=7)`), SGLang's tag (`[2025-03-10 16:21:31 TP1]`, `[2026-01-20 02:40:16 DP1 TP1]`) or
+# torch.distributed's (`[rank1]:`), after any Ray prefix (`(RayWorkerProc pid=7) (Worker_DP0_TP1_EP1 pid=7)`). Each tag is
+# one process, and each such process drives one GPU.
+_RANK_TAG = re.compile(r"^\s*(?:(?:\([^()]*\)\s+)*?\((?:\w+?[ _])?(?P<v>(?:TP|DP|PP|EP)\d+(?:_(?:TP|DP|PP|EP)\d+)*|rank=\d+)[ )]"
+                       r"|\[[\d :.,-]*\s(?P<s>(?:TP|DP|PP|EP|CP)\d+(?: (?:TP|DP|PP|EP|CP)\d+)*)\] |\[rank(?P<t>\d+)\]:)")
+# Custom all-reduce's lines (vLLM and SGLang custom_all_reduce.py `Registering %d cuda graph addresses`; the CUDA
+# error macro of its kernels, csrc/custom_all_reduce.cuh `Cuda error %s:%d '%s'`).
+_AR_REGISTERED = re.compile(r"\bRegistering \d+ cuda graph addresses")
+_AR_ERROR = re.compile(r"custom_all_reduce\.cuh?:\d+\s+'[^']+'")
+
+
+def log_rank(line: str) -> str:
+    """The rank a log line's prefix names (`TP1`, `DP1 TP1`, `rank=1`, `rank1`); "" where it names none."""
+    m = _RANK_TAG.match(line)
+    if m is None:
+        return ""
+    return m["v"] or m["s"] or f"rank{m['t']}"
+
+
 _CACHE_PATH = re.compile(r"(?:reading|generating) GPU P2P access cache (?:from|in) (\S+\.json)")
 
 
@@ -529,6 +562,11 @@ def parse_serving_log(text: str) -> ServingLog:
     kernel_settings: dict[str, str] = {}
     kernel_lines: list[str] = []
     vllm_version = ""
+    ar_registered: list[str] = []
+    ar_ranks: list[str] = []
+    ar_errors: list[str] = []
+    graph_ranks: list[str] = []
+    ranks: list[str] = []
     # Each pattern runs only on lines holding its key words (cheap substring tests first: a long log).
     for line in relevant:
         text_l = line.strip()
@@ -547,6 +585,15 @@ def parse_serving_log(text: str) -> ServingLog:
             ar.append((reason, text_l))
         elif "custom all-reduce kernels are temporarily disabled" in low:
             ar.append((AR_RELEASE, text_l))
+        if text_l[:1] in "([" and len(ranks) < 64 and (rank := log_rank(line)) and rank not in ranks:
+            ranks.append(rank)
+        if "cuda graph addresses" in low and _AR_REGISTERED.search(text_l):
+            if len(ar_registered) < 16:
+                ar_registered.append(text_l)
+            if (rank := log_rank(line)) and rank not in ar_ranks:
+                ar_ranks.append(rank)
+        if "custom_all_reduce.cu" in low and len(ar_errors) < 8 and _AR_ERROR.search(text_l):
+            ar_errors.append(text_l)
         m = _CACHE_PATH.search(text_l) if "p2p access cache" in low else None
         if m:
             cache_paths.append(m.group(1))
@@ -593,6 +640,8 @@ def parse_serving_log(text: str) -> ServingLog:
             done = _GRAPH_FINISHED.search(text_l) is not None
             graphs = ("captured" if done else "capturing") if graphs in ("", "configured", "capturing") else graphs
             graph_lines.append(text_l)
+            if done and (rank := log_rank(line)) and rank not in graph_ranks:
+                graph_ranks.append(rank)
         elif graphs == "capturing" and _SERVER_READY.search(text_l):
             graphs = "captured"
             graph_lines.append(text_l)
@@ -699,7 +748,9 @@ def parse_serving_log(text: str) -> ServingLog:
         decode_graph_lines=tuple(decode_eager), kernel_settings=tuple(kernel_settings.items()),
         kernel_lines=tuple(kernel_lines), launcher_omp=launcher_omp,
         gpu_paths=tuple((a, b, kind) for (a, b), kind in paths.items()), gpu_path_lines=tuple(path_lines),
-        gpu_nets=tuple((g, n, kind) for (g, n), kind in nets.items()))
+        gpu_nets=tuple((g, n, kind) for (g, n), kind in nets.items()), custom_ar_registered=tuple(ar_registered),
+        custom_ar_ranks=tuple(ar_ranks), custom_ar_errors=tuple(ar_errors), graph_ranks=tuple(graph_ranks),
+        ranks=tuple(ranks))
 
 
 @parser(ENGINE_LOG, feeds="serving_log", kind=ServingLog, rank=10)

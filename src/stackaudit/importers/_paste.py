@@ -163,8 +163,9 @@ LOG_PREFIXES: tuple[tuple[str, re.Pattern[str]], ...] = (
     # INFO:root:GPU 0,1,2,3: Tesla P40  (Python logging's default format, `LEVEL:logger:`)
     ("Python logging", re.compile(r"^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[A-Za-z_][\w.]*:")),
     # (test_func pid=16253, ip=10.0.2.120) | NVIDIA-SMI 510.47.03 ...  (a Ray task's or actor's output on the driver:
-    # its name, PID and node; `(RayWorker pid=4751)`, `(pid=123)`)
-    ("Ray worker", re.compile(r"^\((?:[\w.:-]+ )?pid=\d+(?:, ip=[\w.:]+)?\) ")),
+    # its name, PID and node; `(RayWorker pid=4751)`, `(pid=123)`). A name that holds the worker's rank
+    # (`(Worker_TP1 pid=…)`, vLLM's) stays: the log readers count ranks by it.
+    ("Ray worker", re.compile(r"^\((?![\w.:-]*(?:TP|DP|PP|EP)\d)(?:[\w.:-]+ )?pid=\d+(?:, ip=[\w.:]+)?\) ")),
 )
 _CRI, _TALOS, _JOURNAL_ISO, _SYSLOG, _DOCKER_TIME, _COMPOSE, _PY_LOGGING, _RAY_WORKER = (
     pattern for _, pattern in LOG_PREFIXES)

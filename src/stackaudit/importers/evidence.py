@@ -32,7 +32,14 @@ from stackaudit.facts._parse import LINE_LOOK_CHARS
 from stackaudit.facts.nvidia import PROC_VERSION_BANNER, STATED_TOOLKIT
 from stackaudit.facts.nvidia_daemons import daemon_event
 from stackaudit.facts.nvidia_smi import QUERY_FIELDS
-from stackaudit.facts.peer_access import DATA_TEST_NEEDLES, answer_end, data_test, is_refusal_line
+from stackaudit.facts.peer_access import (
+    DATA_TEST_NEEDLES,
+    SIMPLE_P2P_NEEDLES,
+    SIMPLE_P2P_STEP,
+    answer_end,
+    data_test,
+    is_refusal_line,
+)
 from stackaudit.facts.peer_access import NEEDLES as PEER_NEEDLES
 from stackaudit.facts.sources import EVIDENCE_LINES, NVIDIA_DAEMON_LOG, NVIDIA_PROC_VERSION
 from stackaudit.facts.symptoms import NEEDLES as SYMPTOM_NEEDLES
@@ -81,7 +88,7 @@ _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The N
 _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "open files", "locked memory",
             "stack size", "user processes", "core file size", "virtual memory", "file size", *SYMPTOM_NEEDLES,
             "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs",
-            "LLM libraries", "device count", *PEER_NEEDLES, *DATA_TEST_NEEDLES, "watcher", "Starting Plugins", "Loading NVML",
+            "LLM libraries", "device count", *PEER_NEEDLES, *DATA_TEST_NEEDLES, *SIMPLE_P2P_NEEDLES, "watcher", "Starting Plugins", "Loading NVML",
             "Loading configuration", "Running with config", "plugins", "Registered device plugin", "No devices found",
             "GRPC server", "compilation tools", "Toolkit:", "Driver:", "driver:", "detected GPUs", "] Compute Capability")
 
@@ -98,7 +105,7 @@ def is_evidence(line: str) -> bool:
     line = line[:LINE_LOOK_CHARS]
     return bool(_SMI_FIELD.search(line) or _SMI_XML.match(line) or _LINK.match(line) or _NVRM.search(line)
                 or _SMI_HEADER.search(line) or _LIMIT.match(line) or is_symptom(line) or _daemon_line(line)
-                or _PEER.match(line) or _UNIT_HEAD.match(line) or _OLLAMA.search(line) or is_refusal_line(line)
+                or _PEER.match(line) or SIMPLE_P2P_STEP.match(line) or _UNIT_HEAD.match(line) or _OLLAMA.search(line) or is_refusal_line(line)
                 or _DEVICE_PLUGIN.match(line) or data_test(line) is not None or STATED_TOOLKIT.search(line))
 
 
