@@ -46,7 +46,7 @@ def _verdict(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str) -> s
 
 @pytest.mark.parametrize(("prefix", "said"), [
     ("68", "explains the hang (“However, as long as I set tensor-parallel-size > 1, it will get stuck"),  # user's words
-    ("314", "explains the failure (“(VllmWorkerProcess pid=409) ERROR 11-19 06:08:46"),  # a traceback in the log
+    ("314", "explains the failure (“ERROR 11-19 06:08:46 multiproc_worker_utils.py:229] Exception in worker"),  # a traceback in the log (the worker prefix read off)
 ])
 def test_a_capture_that_shows_a_hang_or_failure_names_it(prefix: str, said: str, tmp_path: Path,
                                                         capsys: pytest.CaptureFixture[str]) -> None:

@@ -1208,7 +1208,9 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
         # P2P off where neither the GPUs nor their links are shown: a loss only if they have P2P to lose.
         # The value is the settings at fault; the evidence lists every setting read.
         at_fault = {s.name: s.value for s in settings if any(n == s.name for _, _, n in bad)}
-        return issue("; ".join(m for _, m, _ in sorted(bad, reverse=True)),
+        # The worst first; among equals, a clause that names a number (a channel cap) says the restriction's size.
+        return issue("; ".join(m for _, m, _ in sorted(bad, key=lambda f: (f[0], any(c.isdigit() for c in f[1])),
+                                                       reverse=True)),
                      actual=at_fault or {s.name: s.value for s in settings},
                      expected="no NCCL_* override that disables a transport", severity=severity,  # type: ignore[arg-type]
                      subjects=[n for _, _, n in bad],
@@ -1583,7 +1585,7 @@ def _nccl_gdr_distances(log: ServingLog, multi_node: bool, nccl_config: NcclConf
         or log.nccl_env.get("NCCL_NET_GDR_LEVEL")
     beyond = f" (NCCL_NET_GDR_LEVEL={level})" if level else ""
     if far and (near or multi_node):
-        found = issue(f"NCCL turns GPU Direct RDMA off for {', '.join(far)}: no NIC within its reach{beyond}"
+        found = issue(f"NCCL turns GPU Direct RDMA (GDR) off for {', '.join(far)}: no NIC within its reach{beyond}"
                       + (f", while {', '.join(near)} get it" if near else "")
                       + "; any traffic they send between nodes is staged through host memory", actual=summary,
                       expected="a NIC within GPU Direct RDMA's reach per GPU", subjects=far, evidence=list(log.gdr_far()[:3]))
