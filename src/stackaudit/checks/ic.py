@@ -43,6 +43,7 @@ from stackaudit.facts.serving_logs import (
     AR_RELEASE,
     AR_WORLD_SIZE,
     NcclConfig,
+    NcclTestRuns,
     ServingLog,
     VllmP2pCache,
 )
@@ -1275,10 +1276,11 @@ def _p2p_off_finding(where: str, one_rank: bool, nvlink: bool, geforce: bool, p2
 )
 def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix | None = None,
                        gpus: GpuInventory | None = None, collect_env: CollectEnv | None = None,
-                       serving_log: ServingLog | None = None) -> Outcome:
+                       serving_log: ServingLog | None = None, nccl_test_runs: NcclTestRuns | None = None) -> Outcome:
     """Reads: `nvidia-smi topo -m` restricted to the engine's GPUs (its CUDA_VISIBLE_DEVICES and
     tensor-parallel size, from /proc, a pasted command line or a pasted log), CUDA_DEVICE_ORDER,
-    the GPU models.
+    the GPU models. With no engine shown, a pasted test run's GPUs (nccl-tests or NCCL 1 rank lines, through the
+    CUDA_VISIBLE_DEVICES on its command line) are the group it judges.
 
     Bad value: a TP group whose GPUs meet over `SYS` while a group of the same size with only
     `PIX`/`PXB`/`NODE` paths exists; CUDA_VISIBLE_DEVICES picked from nvidia-smi indices without
@@ -1298,6 +1300,8 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     spans several nodes and no path is SYS, the matrix hides the sockets (unknown).
     With no matrix, NCCL's path dump in a pasted log (`GPU/4B000 :… GPU/51000 (2/160.0/NVL) NVS/0 …`) showing NVL
     between every GPU pair it lists is that NVLink fabric: ok over the GPUs it lists.
+    A test run's device numbers name host GPUs only through a CUDA_VISIBLE_DEVICES on its command line, or when
+    its highest device is the host's last GPU; otherwise the run's group is not read.
     """
     if gpu_topology is None:
         return _nccl_paths_nvlinked(serving_log) or _no_matrix(gpus)
@@ -1330,16 +1334,22 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
                          hint="paste `lspci -tv` or each GPU's /sys/bus/pci/devices/<bdf>/numa_node")
         return over_subjects(hidden, names, len(names), ask="nvidia-smi topo -m")
     engine, tp = serving_engine.engine, serving_engine.tp
-    if not engine and tp is None:
-        return _placement_advice(topo, _models(gpus))
     root = serving_engine.process or serving_engine.command  # CUDA_VISIBLE_DEVICES set on a pasted command line
-    group = _engine_gpus(topo, root, tp, collect_env)
+    what, group_of_engine = "the TP group", True
+    if not engine and tp is None:
+        tested = nccl_test_runs.group(len(names)) if nccl_test_runs is not None else None
+        if tested is None or any(f"GPU{i}" not in names for i in tested):
+            return _placement_advice(topo, _models(gpus))
+        # A pasted test run shows which GPUs it took: its group is judged as an engine's would be.
+        group, what, root, group_of_engine = [f"GPU{i}" for i in tested], "the test run's group", None, False
+    else:
+        group = _engine_gpus(topo, root, tp, collect_env)
     size = len(group)
     if size < 2:
-        return not_applicable(f"{_engine_name(engine)} uses one GPU")
+        return not_applicable(f"{_engine_name(engine) if group_of_engine else 'the test run'} uses one GPU")
     notes = []
     models = _models(gpus)
-    cvd = _cvd(root, collect_env)
+    cvd = _cvd(root, collect_env) if group_of_engine else None
     order = root.env("CUDA_DEVICE_ORDER") if root is not None else None
     mixed = len(set(models.values())) > 1
     if cvd and mixed and order != "PCI_BUS_ID":
@@ -1351,14 +1361,14 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
         # Issue 10: crossing sockets when the group needs every GPU is unavoidable: not-an-issue over SYS (blind 363,
         # 402, 291), ok where the worst path stays inside a socket.
         return (not_an_issue if worst >= link_rank("SYS") else ok)(
-            f"the TP group uses all {len(names)} GPUs: crossing "
+            f"{what} uses all {len(names)} GPUs: crossing "
             f"{'sockets' if worst >= link_rank('SYS') else 'host bridges'} is unavoidable (info)"
             + (f"; {topo.cut_note()}" if topo.unshown_pairs() else "")
             + ("; " + "; ".join(notes) if notes else ""), actual=cells)
     best = min(itertools.combinations(names, size), key=lambda g: topo.group_cost(g)[0])
     best_worst = topo.group_cost(best)[0]
     if worst == link_rank("SYS") and best_worst < link_rank("SYS"):
-        return issue(f"the TP group {', '.join(group)} crosses sockets (SYS) while {', '.join(best)} share a socket "
+        return issue(f"{what} {', '.join(group)} crosses sockets (SYS) while {', '.join(best)} share a socket "
                      f"(worst path {_PATH_NAMES[best_worst]})"
                      + ("; " + "; ".join(notes) if notes else ""),
                      actual=cells, expected=f"CUDA_VISIBLE_DEVICES={','.join(str(gpu_index(g)) for g in best)}",
@@ -1368,7 +1378,7 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     one_node = across and any(n >= size for node, n in per_node.items() if node.isdecimal())
     if worst == link_rank("SYS") and best_worst == worst and not notes and one_node:
         # The links rank no group above another, but the NUMA nodes do: the matrix does not say by how much.
-        return unknown(f"the TP group {', '.join(group)} spans NUMA nodes over SYS, as every group of {size} GPUs "
+        return unknown(f"{what} {', '.join(group)} spans NUMA nodes over SYS, as every group of {size} GPUs "
                        "meets over SYS; a group on one node exists (" + "; ".join(
                            f"node {n}: {c} GPUs" for n, c in sorted(per_node.items()) if n.isdecimal())
                        + "), which the link types do not rank above it", actual=cells,
@@ -1376,7 +1386,7 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     if notes:
         return issue("; ".join(notes), actual={"CUDA_VISIBLE_DEVICES": ",".join(cvd or []), "CUDA_DEVICE_ORDER": order},
                      expected="CUDA_DEVICE_ORDER=PCI_BUS_ID", severity="low", subjects=group)
-    return ok(f"the TP group {', '.join(group)} uses the closest paths available "
+    return ok(f"{what} {', '.join(group)} uses the closest paths available "
               f"({', '.join(sorted({c or '?' for c in cells.values()}))})", actual=cells)
 
 

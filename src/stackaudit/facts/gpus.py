@@ -382,8 +382,8 @@ def gpus_from_nvlink_status(ctx: FactContext) -> GpuInventory:
 # `#  Rank  0 Group  0 Pid 3884994 on gpu-node device  0 [0000:1a:00] NVIDIA L20` (nccl-tests >= 2.13);
 # `#   Rank  0 Pid  85517 on  host device  0 [0x52] A100-SXM4-40GB` (older: the PCI bus number alone);
 # `#   Rank  0 uses device  1 [0x06] Tesla K80` (NCCL 1's own tests, NVIDIA/nccl#19).
-_RANK = re.compile(r"^\s*#?\s*Rank\s+\d+\s+(?:(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+\S+\s+|uses\s+)device\s+(\d+)\s+"
-                   r"\[([^\]]+)\]\s+(.+?)\s*$")
+RANK_DEVICE = re.compile(r"^\s*#?\s*Rank\s+\d+\s+(?:(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>\S+)\s+|uses\s+)"
+                         r"device\s+(?P<device>\d+)\s+\[(?P<bus>[^\]]+)\]\s+(?P<model>.+?)\s*$")
 
 
 def parse_nccl_tests_gpus(text: str) -> GpuInventory:
@@ -391,10 +391,10 @@ def parse_nccl_tests_gpus(text: str) -> GpuInventory:
     records: dict[int, GpuRecord] = {}
     others: dict[str, None] = {}
     for line in text.splitlines():
-        m = _RANK.search(line)
+        m = RANK_DEVICE.search(line)
         if not m:
             continue
-        index, bus, model = int(m.group(1)), m.group(2).lower(), m.group(3)
+        index, bus, model = int(m["device"]), m["bus"].lower(), m["model"]
         if other_vendor(model):
             others[f"{model} [{bus}] ({NCCL_TESTS_TITLE})"] = None  # rccl-tests prints the same header for AMD GPUs
             continue

@@ -16,7 +16,7 @@ Facts:
   a pasted NCCL INFO log, the variables set on a pasted nccl-tests command line (`nccl_test_runs`), and
   (weakest: the shell it ran in) a pasted collect_env report.
 - `nccl_test_runs` (NcclTestRuns): each pasted nccl-tests run's program and the NCCL_* variables set on its
-  command line.
+  command line, and the GPUs each run used (its rank lines, through the CUDA_VISIBLE_DEVICES it sets).
 
 Recorded form of a pasted log: the document ENGINE_LOG (facts/sources.py; `doc/engine_log.txt` in
 a snapshot), its lines in the order they appeared; several pasted logs are appended. Live, no
@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 from stackaudit.facts._parse import LINE_LOOK_CHARS, ParseError
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.docker import DockerContainers
+from stackaudit.facts.gpus import RANK_DEVICE
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses, process_path
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
 from stackaudit.facts.sources import ENGINE_LOG, NCCL_TESTS, USER_NCCL_ENV
@@ -878,33 +879,99 @@ TEST_PROGRAM = re.compile(rf"(?:^|[\s/*`])({TEST_PROGRAMS})(?=[\s`*]|$)")
 _NCCL_ASSIGN = re.compile(r"(?:^|[\s*`])(NCCL_[A-Z0-9_]+)=([^\s*`]+)")
 
 
+_VISIBLE = re.compile(r"(?:^|[\s*`])CUDA_VISIBLE_DEVICES=([^\s*`]+)")
+
+
+@dataclass(frozen=True)
+class TestGroup:
+    """The GPUs one pasted test run used on one host: its rank lines' CUDA device numbers, their models, and the
+    CUDA_VISIBLE_DEVICES its command line sets (None where no command line of it shows one)."""
+
+    devices: tuple[int, ...]
+    models: tuple[str, ...]
+    visible: tuple[str, ...] | None = None
+
+    def gpus(self, count: int) -> tuple[int, ...] | None:
+        """The nvidia-smi indices of the run's GPUs on a host of `count` GPUs, or None where the source does not
+        settle them.
+
+        CUDA numbers the GPUs it sees in PCI order when they are one model, as nvidia-smi does. A
+        CUDA_VISIBLE_DEVICES of indices maps each device number to the GPU it names. Without one shown, a run whose
+        highest device is the host's last GPU sees every GPU, so its device numbers are the host's. A run on
+        fewer devices may run under a CUDA_VISIBLE_DEVICES set elsewhere, which the source does not show.
+        """
+        if not self.devices or len(set(self.models)) != 1:
+            return None
+        if self.visible is not None:
+            if not all(v.isdecimal() for v in self.visible) or max(self.devices) >= len(self.visible):
+                return None
+            return tuple(int(self.visible[d]) for d in self.devices)
+        return self.devices if max(self.devices) + 1 == count else None
+
+
 @dataclass(frozen=True, kw_only=True)
 class NcclTestRuns(Sourced):
-    """The pasted nccl-tests runs that show their command line: (program, the NCCL_* variables set on it)."""
+    """The pasted nccl-tests runs that show their command line: (program, the NCCL_* variables set on it); and
+    each run's GPUs on one host (`groups`), from its `# Rank N ... device M` lines."""
 
     runs: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+    groups: tuple[TestGroup, ...] = ()
+
+    def group(self, count: int) -> tuple[int, ...] | None:
+        """The nvidia-smi indices of the GPUs the pasted test runs used, when every run that settles them used the
+        same ones (TestGroup.gpus); None otherwise."""
+        settled = {g for g in (t.gpus(count) for t in self.groups) if g is not None}
+        return settled.pop() if len(settled) == 1 else None
 
 
 fact("nccl_test_runs", NcclTestRuns, first_of, hint=NCCL_TESTS.hint)
 
 
+def _test_groups(text: str) -> tuple[TestGroup, ...]:
+    """Each run's rank lines on one host, with the CUDA_VISIBLE_DEVICES of the command line above them.
+
+    A command line or an `nThread` line after rank lines opens the next run. A run whose ranks sit on several
+    hosts is left out: the matrix is one host's.
+    """
+    runs: list[tuple[tuple[str, ...] | None, list[tuple[str, int, str]]]] = [(None, [])]
+    for line in text.splitlines():
+        command = TEST_PROGRAM.search(line)
+        if command is not None or "nThread" in line:
+            # A header after rank lines without its own command line runs under a CUDA_VISIBLE_DEVICES not shown.
+            m = _VISIBLE.search(line) if command is not None else None
+            visible = tuple(v.strip() for v in m.group(1).split(",") if v.strip()) if m else None
+            if runs[-1][1]:
+                runs.append((visible, []))
+            elif command is not None:
+                runs[-1] = (visible, [])
+            continue
+        m = RANK_DEVICE.search(line)
+        if m is not None:
+            runs[-1][1].append((m["host"] or "", int(m["device"]), m["model"]))
+    return tuple(TestGroup(tuple(d for _, d, _ in ranks), tuple(mod for _, _, mod in ranks), shown)
+                 for shown, ranks in runs if ranks and len({h for h, _, _ in ranks}) == 1)
+
+
 @parser(NCCL_TESTS, feeds="nccl_test_runs", kind=NcclTestRuns, rank=10)
 def nccl_test_runs_pasted(text: str) -> NcclTestRuns:
-    """The command lines of pasted nccl-tests runs: the program and the NCCL_* variables set before it.
+    """The command lines of pasted nccl-tests runs: the program and the NCCL_* variables set before it; and each
+    run's GPUs from its rank lines (NCCL 1's `Rank 0 uses device 1` too), with the CUDA_VISIBLE_DEVICES set on
+    its command line.
 
-    Input (tests/data/captures/351)::
+    Input (tests/data/captures/595)::
 
-        (base) root@host:~/nccl-tests# NCCL_P2P_DISABLE=1 ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 4
-        #  Rank  0 Group  0 Pid 587622 on host device  0 [0x21] NVIDIA GeForce RTX 4090
+        # LD_LIBRARY_PATH=/usr/local/lib:/usr/local/cuda/lib64 CUDA_VISIBLE_DEVICES=0,1 ./build/all_reduce_perf  -b 8 -e 128M -f 2 -g 2
+        #   Rank  0 Pid 110419 on test-a device  0 [0x3b] Tesla T4
     """
     runs = []
     for line in text.splitlines():
         m = TEST_PROGRAM.search(line)
         if m is not None:
             runs.append((m.group(1), tuple(_NCCL_ASSIGN.findall(line[:m.start(1)]))))
-    if not runs:
-        raise ParseError("no nccl-tests command line")
-    return NcclTestRuns(runs=tuple(runs))
+    groups = _test_groups(text)
+    if not runs and not groups:
+        raise ParseError("no nccl-tests command line or rank line")
+    return NcclTestRuns(runs=tuple(runs), groups=groups)
 
 
 # --- NCCL variables in the user's words -------------------------------------------------------
@@ -1110,7 +1177,7 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
                 settings.append(NcclSetting(name, value, where, cmd.engine, 2))
     if procs is None and not read_any and log is None and report is None and not (
             containers is not None and containers.gpu_or_serving) and not (commands is not None and commands.commands) \
-            and tests is None and stated is None:
+            and not (tests is not None and tests.runs) and stated is None:
         raise NotCaptured("NCCL settings (engine environment, /etc/nccl.conf)")
     env_unreadable = procs is not None and procs.found and all(p.environ is None for p in procs.processes)
     return NcclConfig(tuple(settings), tuple(dict.fromkeys(sources)), engine_seen, read_any,
