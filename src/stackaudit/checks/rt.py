@@ -191,20 +191,29 @@ def torch_supports(capability: str, torch_version: str, torch_cuda: str | None,
 # 13.0 sets are unchanged in release/2.13's TORCH_CUDA_ARCH_LIST_TABLE (.ci/manywheel/build_env_setup.py). Their aarch64
 # wheels (GH200, GB200, DGX Spark) carry 8.0;9.0;10.0;11.0;12.0 (build_cuda.sh's filter_aarch64_archs, and
 # .ci/aarch64_linux/aarch64_ci_build.sh for 12.9, which adds 12.1): no 7.5.
-# Each entry: (the first torch release it is known for, the capabilities).
-WHEEL_ARCHES = {
-    (10, 2): ("1.10", ("3.7", "5.0", "6.0", "7.0")),
-    (11, 1): ("1.10", ("3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6")),
-    (11, 3): ("1.10", ("3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6")),
-    (11, 6): ("1.12", ("3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6")),
-    (11, 7): ("1.13", ("3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6")),
-    (11, 8): ("2.0", ("3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")),
-    (12, 1): ("2.1", ("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")),
-    (12, 4): ("2.4", ("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")),
-    (12, 6): ("2.6", ("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")),
-    (12, 8): ("2.7", ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0")),
-    (12, 9): ("2.8", ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0")),
-    (13, 0): ("2.9", ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0")),
+# The 1.7 wheels (cu101, cu102, cu110) are the `10.*` and `11.0` cases of pytorch/builder's manywheel/build.sh, one
+# list for 10.1 and 10.2 from commit 51249bc7 (2020-07-30) to d68291fd (2021-02-04), both 1.7 releases' builds inside
+# (commit 0b54a237 for 1.7.0 in October, 3c1d1915 the day before 1.7.1 in December); cu110 wheels exist for 1.7 only.
+# The 1.8 and 1.9 builds are not read (the `10.*` case dropped 7.5 on main in February 2021): those releases stay
+# unknown for cu101 and cu102.
+# Each entry: the steps of a CUDA's list, oldest first: (the first torch release a step is known for, its capabilities
+# or None where the list from that release on is not known).
+_TORCH17_CU10 = ("3.7", "5.0", "6.0", "7.0", "7.5")
+WHEEL_ARCHES: dict[tuple[int, int], tuple[tuple[str, tuple[str, ...] | None], ...]] = {
+    (10, 1): (("1.7", _TORCH17_CU10), ("1.8", None)),
+    (10, 2): (("1.7", _TORCH17_CU10), ("1.8", None), ("1.10", ("3.7", "5.0", "6.0", "7.0"))),
+    (11, 0): (("1.7", (*_TORCH17_CU10, "8.0")),),
+    (11, 1): (("1.10", ("3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6")),),
+    (11, 3): (("1.10", ("3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6")),),
+    (11, 6): (("1.12", ("3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6")),),
+    (11, 7): (("1.13", ("3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6")),),
+    (11, 8): (("2.0", ("3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")),),
+    (12, 1): (("2.1", ("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")),),
+    (12, 4): (("2.4", ("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")),),
+    (12, 6): (("2.6", ("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")),),
+    (12, 8): (("2.7", ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0")),),
+    (12, 9): (("2.8", ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0")),),
+    (13, 0): (("2.9", ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0")),),
 }
 # Capabilities that some releases of an entry's range carry and others do not: absent from the shared list, yet no
 # sure "no" (cu128: 7.0 in 2.8 to 2.10 only; cu129: 7.0 before 2.12; cu129 and cu130: 7.5 on x86_64 only, 11.0 on
@@ -213,25 +222,29 @@ WHEEL_ARCHES_VARY = {(12, 8): ("7.0",), (12, 9): ("7.0", "7.5", "11.0"), (13, 0)
 _WHEEL_VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)(\.dev\d{8})?\+cu(\d+)(\d)")
 
 
+def _wheel_step(steps: tuple[tuple[str, tuple[str, ...] | None], ...], version: str) -> int:
+    """The index of the step of WHEEL_ARCHES that holds for a release ("1.7.1"), -1 before the first."""
+    return sum(1 for first, _ in steps if not is_older(version, first)) - 1
+
+
 def wheel_arch_list(torch_version: str) -> tuple[str, ...] | None:
     """`torch.cuda.get_arch_list()` of an official wheel, from its version (`2.5.1+cu124`); None for any other
     build (a source or container build, a CUDA this table lacks).
 
     A nightly (`2.8.0.dev20250327+cu126`) is built by the same script from the main branch after the previous
     release's branch cut, so it gets the list only when that previous release (2.7 here) is already one the table
-    names for its CUDA: a nightly at a list's change is left unknown."""
+    names for its CUDA: a nightly at a list's change is left unknown. A release in a step whose list is None (not
+    read) is unknown too."""
     m = _WHEEL_VERSION.fullmatch(torch_version.strip())
-    entry = WHEEL_ARCHES.get((int(m.group(5)), int(m.group(6)))) if m is not None else None
-    if m is None or entry is None:
+    steps = WHEEL_ARCHES.get((int(m.group(5)), int(m.group(6))), ()) if m is not None else ()
+    if m is None or not steps:
         return None
-    if m.group(4):
-        major, minor = int(m.group(1)), int(m.group(2))
-        previous = f"{major}.{minor - 1}" if minor else None
-        if previous is None or is_older(previous, entry[0]):
-            return None
-    elif is_older(torch_version, entry[0]):
+    major, minor = int(m.group(1)), int(m.group(2))
+    at = _wheel_step(steps, f"{major}.{minor}.{m.group(3)}")
+    if m.group(4) and (not minor or _wheel_step(steps, f"{major}.{minor - 1}") != at):
         return None
-    return tuple("sm_" + a.replace(".", "") for a in entry[1])
+    caps = steps[at][1] if at >= 0 else None
+    return tuple("sm_" + a.replace(".", "") for a in caps) if caps is not None else None
 
 
 # Kernel libraries whose builds start at an architecture, where an engine runs them by default: (package, the

@@ -7,6 +7,9 @@ current and maximum generation and width, the host's maximum generation, utilisa
 A field the better source lacks is taken from the next: a paste of `nvidia-smi -q -x` alone still
 shows `<current_link_width>8x</current_link_width>` of `<max_link_width>16x</max_link_width>`.
 
+A GPU the NVIDIA side shows without its PCI address (an `nvidia-smi -q` section cut below its `GPU 00000000:..`
+header) is keyed by its index, where no source gives any GPU an address: the same GPU is not counted twice.
+
 nvidia-smi's maximum width is the GPU's, not the slot's: `width_basis` says which a record has,
 so that a check can say what would settle a narrow link (the port's LnkCap).
 """
@@ -104,6 +107,12 @@ def links_from_pci(ctx: FactContext) -> GpuLinks:
     return GpuLinks(tuple(links), inventory_complete=pcie.inventory_complete)
 
 
+def _unaddressed_key(index: int | None) -> str:
+    """The key of a GPU whose NVIDIA section shows no PCI address (an `nvidia-smi -q` excerpt cut below its
+    `GPU 00000000:..` header, corpus 596): its index, as the excerpt numbers it."""
+    return f"GPU {index}" if index is not None else "the GPU shown"
+
+
 def _speed(gen: int | None) -> float | None:
     return LINK_SPEEDS.get(gen) if gen else None
 
@@ -112,12 +121,14 @@ def _speed(gen: int | None) -> float | None:
 def links_from_nvidia(ctx: FactContext) -> GpuLinks:
     """GPU links as NVML or nvidia-smi show them (current/max generation and width, host maximum)."""
     nvidia = ctx.fact("nvidia", NvidiaGpus)
+    pci = ctx.optional("pcie", PcieFacts)
+    unaddressed = not any(g.bdf for g in nvidia.gpus) and not (pci is not None and pci.gpus)
     links = []
     for g in nvidia.gpus:
-        if not g.bdf:
+        if not g.bdf and not unaddressed:
             continue
         dev_max = g.pcie_gen_device_max or g.pcie_gen_max
-        links.append(GpuLink(g.bdf, name=g.name, cur_speed=_speed(g.pcie_gen), cur_width=g.pcie_width,
+        links.append(GpuLink(g.bdf or _unaddressed_key(g.index), name=g.name, cur_speed=_speed(g.pcie_gen), cur_width=g.pcie_width,
                              max_speed=_speed(dev_max), max_width=g.pcie_width_max,
                              host_max_speed=_speed(g.pcie_gen_host_max), index=g.index,
                              utilization=g.utilization_gpu, pstate=g.pstate))
