@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from stackaudit.checks.registry import DOMAINS, CheckSpec, load_all
 from stackaudit.errors import UsageError
-from stackaudit.facts.applicability import CPU_SUBJECTS, ENGINE_SUBJECTS, GGML_ENGINE_NAMES, SUBJECTS
+from stackaudit.facts.applicability import (
+    CPU_SUBJECTS,
+    ENGINE_SUBJECTS,
+    ENGINES_WITHOUT,
+    GGML_ENGINE_NAMES,
+    SUBJECTS,
+)
 from stackaudit.facts.registry import load_all as load_facts
 from stackaudit.render.document import Document, Notes, Paragraph, Section, Table, draw
 
@@ -38,8 +44,9 @@ def sources_line(spec: CheckSpec) -> str:
         parts.append(f"applies to {CPU_SUBJECTS[spec.applies_to][0]}: not applicable where cpu names another vendor "
                      "(facts/applicability.py)")
     elif spec.applies_to in ENGINE_SUBJECTS:  # the engine's applicability rule reads the engines the paste shows
+        lacking = {**GGML_ENGINE_NAMES, **ENGINES_WITHOUT.get(spec.applies_to, {})}
         parts.append("applies to the serving engine: not applicable where every engine the paste shows is "
-                     f"{' or '.join(GGML_ENGINE_NAMES.values())} (facts/applicability.py)")
+                     f"{' or '.join(lacking.values())} (facts/applicability.py)")
     elif spec.applies_to:  # the engine's applicability rule reads the GPU inventory and the driver
         parts.append(f"applies to {SUBJECTS[spec.applies_to].words}: not applicable where gpus and nvidia_driver show "
                      "none (facts/applicability.py)")

@@ -775,6 +775,7 @@ _KEY_NEGATIVE = ("no NVLink between these GPUs (PCIe only): vLLM and SGLang turn
              cost="restart", scope="container",
              keep=keep_text("the same flags in the service definition"))),
     references=(VLLM_CUSTOM_AR, SGLANG_P2P_CRASH, "https://github.com/vllm-project/vllm/issues/56128"),
+    applies_to="allreduce-engine",
 )
 def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingProcesses | None = None,
                      serving_log: ServingLog | None = None, gpu_topology: TopoMatrix | None = None,

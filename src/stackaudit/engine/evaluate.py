@@ -32,12 +32,13 @@ from stackaudit.engine.results import Result, build_result
 from stackaudit.facts.applicability import (
     CPU_SUBJECTS,
     ENGINE_SUBJECTS,
+    ENGINE_VERDICT_MOOT,
     cpu_shown_other,
     engine_shown_other,
     ggml_image_engine,
     shown_absent,
 )
-from stackaudit.facts.gpus import GpuInventory
+from stackaudit.facts.gpus import GGML_TITLE, GpuInventory
 from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import CpuInfo
 from stackaudit.host.source import Provenance
@@ -134,7 +135,7 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
 
 def engines_shown(facts: dict[str, Any]) -> tuple[str, ...]:
     """Each engine the pasted sources show (facts/applicability.engine_shown_other): a pasted command's, ollama's
-    discovery lines', a server log's, a container's (its engine, else the engine its image is: GGML_IMAGES) and
+    discovery lines', a ggml device list's ("ggml"), a server log's, a container's (its engine, else the engine its image is: GGML_IMAGES) and
     those the user's own words name; "" for a log or container that names none and for a Python environment shown (a
     collect_env report, site-packages). Nothing where a process list is read: it shows the engines itself, and the
     check reads it."""
@@ -146,11 +147,12 @@ def engines_shown(facts: dict[str, Any]) -> tuple[str, ...]:
     if "serving_processes" in facts and not isinstance(facts["serving_processes"], Missing):
         return ()
     commands, ollama, log = facts.get("engine_commands"), facts.get("ollama_cuda"), facts.get("serving_log")
-    containers, stated = facts.get("docker_containers"), facts.get("stated_engines")
+    containers, stated, gpus = facts.get("docker_containers"), facts.get("stated_engines"), facts.get("gpus")
     report = next((facts[f] for f in ("collect_env", "python_env") if f in facts and not isinstance(facts[f], Missing)
                    and facts[f] is not None), None)
     return (*(c.engine for c in (commands.commands if isinstance(commands, EngineCommands) else ())),
             *(("ollama",) if isinstance(ollama, OllamaCuda) else ()),
+            *(("ggml",) if isinstance(gpus, GpuInventory) and gpus.count_in(GGML_TITLE) is not None else ()),
             *((log.engine,) if isinstance(log, ServingLog) else ()),
             *(c.engine or ggml_image_engine(c.image)
               for c in (containers.containers if isinstance(containers, DockerContainers) else ())),
@@ -162,14 +164,18 @@ def not_shown_subject(spec: CheckSpec, outcome: Outcome, facts: dict[str, Any], 
                       provenance: dict[str, tuple[Provenance, ...]]) -> tuple[Outcome, tuple[Provenance, ...]]:
     """An unknown outcome of a check whose subject (`CheckSpec.applies_to`) the source shows absent becomes
     not-applicable, with why (facts/applicability.py); the sources that showed it join the result's provenance.
-    A verdict of the check's own facts or a symptom's issue stands."""
-    if not spec.applies_to or outcome.status != "unknown":
+    A verdict of the check's own facts or a symptom's issue stands, but for a subject whose verdict is moot without
+    its engine (facts/applicability.ENGINE_VERDICT_MOOT), where only an issue stands."""
+    moot = spec.applies_to in ENGINE_VERDICT_MOOT and outcome.status not in ("unknown", "issue", "error")
+    if not spec.applies_to or (outcome.status != "unknown" and not moot):
         return outcome, used
     if spec.applies_to in ENGINE_SUBJECTS:
-        why = engine_shown_other(spec.applies_to, engines_shown(facts))
+        engines = engines_shown(facts)
+        why = engine_shown_other(spec.applies_to, engines)
         if not why:
             return outcome, used
-        engine_facts = ("engine_commands", "ollama_cuda", "docker_containers", "stated_engines")
+        engine_facts = ("engine_commands", "ollama_cuda", "docker_containers", "stated_engines",
+                        *(("gpus",) if "ggml" in engines else ()))
         return not_applicable(why), tuple(sorted(dict.fromkeys((*used, *(p for f in engine_facts
                                                                           for p in provenance.get(f, ())))), key=_order))
     gpus = facts.get("gpus")

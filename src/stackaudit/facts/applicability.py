@@ -22,8 +22,12 @@ A check about one CPU vendor's hardware (`amd-cpu`: amd-pstate) is not applicabl
 (CPU_SUBJECTS); an lscpu excerpt without the vendor and model lines leaves it open.
 
 A check about the serving engine's PyTorch or its CUDA-graph flags (ENGINE_SUBJECTS) is not applicable where every
-engine the pasted sources show is one that runs neither (GGML_ENGINE_NAMES: llama.cpp's llama-server, ollama). The
-sources: a pasted engine command, ollama's discovery lines, a server log, a container (its engine, else its image:
+engine the pasted sources show is one that runs neither (GGML_ENGINE_NAMES: llama.cpp's llama-server, ollama, a ggml
+device list). A check about vLLM's or SGLang's custom all-reduce is not applicable where every engine shown is one of
+those or TensorRT-LLM, which runs its own (ENGINES_WITHOUT). That check judges the engine's gate from the host's
+GPUs, so with no such engine shown its verdict is moot: not applicable over any verdict but an issue. The
+sources: a pasted engine command, ollama's discovery lines, llama.cpp's `ggml_cuda_init` device list, a server log,
+a container (its engine, else its image:
 GGML_IMAGES), and, the weakest, the user's own sentences (importers/prose_engine.py: lines no other reader takes,
 never a command or a log; facts/engine_command.STATED_ENGINE_WORDS). A sentence that names
 vLLM, SGLang, TensorRT-LLM or PyTorch keeps the subject open, as does any stronger source that shows such an engine.
@@ -76,10 +80,22 @@ SUBJECTS: dict[str, Subject] = {
 ENGINE_SUBJECTS: dict[str, str] = {
     "torch-engine": "PyTorch (its kernels are ggml's own CUDA kernels)",
     "graph-engine": "vLLM, SGLang or TensorRT-LLM CUDA-graph setting to read (it has its own CUDA-graph use)",
+    "allreduce-engine": "vLLM or SGLang custom all-reduce (it splits the model over its GPUs with its own code)",
 }
 # The engines, as facts/engine_command and the ollama discovery lines name them, that run neither PyTorch nor the
-# CUDA-graph flags of vLLM, SGLang or TensorRT-LLM.
-GGML_ENGINE_NAMES = {"llamacpp": "llama.cpp's llama-server", "ollama": "ollama"}
+# CUDA-graph flags of vLLM, SGLang or TensorRT-LLM, nor vLLM's or SGLang's custom all-reduce. "ggml": llama.cpp's
+# `ggml_cuda_init` device list, which llama.cpp and the programs built on its ggml library print (ollama too).
+GGML_ENGINE_NAMES = {"llamacpp": "llama.cpp's llama-server", "ollama": "ollama",
+                     "ggml": "a ggml CUDA build (llama.cpp's `ggml_cuda_init` device list)"}
+# Engine subjects whose check judges the engine's own gate from the host (vLLM's and SGLang's custom all-reduce: the
+# GPUs' NVLink and P2P). Where every engine shown lacks the subject, that verdict is of an engine that does not run:
+# not applicable over any verdict but an issue (the worse line wins).
+ENGINE_VERDICT_MOOT = frozenset({"allreduce-engine"})
+# Other engines that lack an engine subject, per subject. TensorRT-LLM runs its own custom all-reduce, built into
+# its engine or set by its LLM API, not vLLM's or SGLang's: RT-TRTLLM-ALLREDUCE judges it.
+ENGINES_WITHOUT: dict[str, dict[str, str]] = {
+    "allreduce-engine": {"trtllm": "TensorRT-LLM (its own custom all-reduce is RT-TRTLLM-ALLREDUCE's)"},
+}
 # Their container images, as a pasted docker run, compose file or `docker inspect` names them (registry host and tag
 # optional): ollama's own image (hub.docker.com/r/ollama/ollama, `:rocm` too) and llama.cpp's server images
 # (ghcr.io/ggml-org/llama.cpp, formerly ghcr.io/ggerganov/llama.cpp).
@@ -95,9 +111,10 @@ def ggml_image_engine(image: str) -> str:
 def engine_shown_other(subject: str, shown: tuple[str, ...]) -> str:
     """Why the pasted sources show no engine of an engine subject, in words; "" where they do not show that.
     `shown` holds each engine a pasted source shows, "" for a source that shows a serving stack without naming it."""
-    if subject not in ENGINE_SUBJECTS or not shown or any(e not in GGML_ENGINE_NAMES for e in shown):
+    lacking = {**GGML_ENGINE_NAMES, **ENGINES_WITHOUT.get(subject, {})}
+    if subject not in ENGINE_SUBJECTS or not shown or any(e not in lacking for e in shown):
         return ""
-    names = " and ".join(dict.fromkeys(GGML_ENGINE_NAMES[e] for e in shown))
+    names = " and ".join(dict.fromkeys(lacking[e] for e in shown))
     return (f"the only engine the paste shows is {names}: no {ENGINE_SUBJECTS[subject]}; an engine the paste does not "
             "show is not judged")
 

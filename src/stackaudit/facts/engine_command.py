@@ -48,6 +48,12 @@ HEREDOC = re.compile(r"^\s*cat\s*>\s*(?P<path>[^\s<>]+)\s*<<-?\s*(?P<q>['\"]?)(?
 # none of vLLM's, SGLang's or TensorRT-LLM's flags. Not in facts/processes.classify: a live process list judges
 # itself, and the runtime checks read only the engines there.
 GGML_ENGINES = {"llama-server": "llamacpp"}
+# llama.cpp's programs before their `llama-` prefix (ggml-org/llama.cpp#7809, June 2024): `./server` and `./main`.
+# A name this generic is llama.cpp's only where the paste shows llama.cpp (GGML_SHOWN): the command's path or its
+# prompt's directory names it, or a line of the paste is ggml's own (`ggml_init_cublas: found 3 CUDA devices:`).
+LEGACY_GGML_PROGRAMS = {"server": "llamacpp", "main": "llamacpp"}
+LEGACY_COMMAND = re.compile(r"(?:^|[\s$#>])(?:[\w.~-]*/)+(?:server|main)\s+-")
+GGML_SHOWN = re.compile(r"llama\.cpp|\bggml_(?:cuda_init|init_cublas)\b", re.I)
 # TensorRT-LLM's engine builder: the command whose plugin flags (`--use_custom_all_reduce disable`, 0.9) the engine
 # that `run.py --engine_dir` later runs was built with.
 BUILDERS = {"trtllm-build": "trtllm"}
@@ -70,6 +76,11 @@ class EngineCommand:
     config_path: str = ""
     config: tuple[tuple[str, str], ...] = ()
     builds: bool = False  # the engine's builder (BUILDERS), not a command that runs it
+
+    @property
+    def engine_shown_by_context(self) -> bool:
+        """Whether the program's name is generic (LEGACY_GGML_PROGRAMS): the engine is the paste's, not the name's."""
+        return bool(self.argv) and posixpath.basename(self.argv[0]) in LEGACY_GGML_PROGRAMS
 
     def as_process(self) -> ProcessInfo:
         """The command as the runtime checks read an engine's top process (pid 0: no process is known); its
@@ -104,9 +115,11 @@ class EngineCommands(Sourced):
 fact("engine_commands", EngineCommands, first_of, hint=ENGINE_COMMAND.hint)
 
 
-def parse_command_line(line: str) -> EngineCommand | None:
-    """One shell line (prompt already removed) as an engine command, or None when it starts no engine."""
-    if not any(w in line.lower() for w in ENGINE_WORDS) or not COMMAND_HINT.search(line):
+def parse_command_line(line: str, ggml_shown: str = "") -> EngineCommand | None:
+    """One shell line (prompt already removed) as an engine command, or None when it starts no engine.
+    `ggml_shown`: the line of the paste that shows llama.cpp, where a generic program name needs it (GGML_SHOWN)."""
+    legacy = LEGACY_COMMAND.search(line) is not None
+    if not legacy and (not any(w in line.lower() for w in ENGINE_WORDS) or not COMMAND_HINT.search(line)):
         return None
     try:
         words = shlex.split(line, comments=True)
@@ -124,6 +137,11 @@ def parse_command_line(line: str) -> EngineCommand | None:
     if not words or any(w in ("|", ";", "&&", "||") for w in words):
         return None
     program = posixpath.basename(words[0])
+    if program in LEGACY_GGML_PROGRAMS and len(words) > 1 and "/" in words[0] \
+            and GGML_SHOWN.search(f"{words[0]} {ggml_shown}"):
+        return EngineCommand(LEGACY_GGML_PROGRAMS[program], tuple(words), tuple(env), line.strip())
+    if legacy and not COMMAND_HINT.search(line):
+        return None
     if (program in GGML_ENGINES and len(words) > 1) or program in BUILDERS:  # a bare `llama-server` names a module
         return EngineCommand(GGML_ENGINES.get(program) or BUILDERS[program], tuple(words), tuple(env), line.strip(),
                              builds=program in BUILDERS)
@@ -137,6 +155,7 @@ def parse_engine_commands(text: str) -> EngineCommands:
     commands: list[EngineCommand] = []
     configs: dict[str, dict[str, str]] = {}  # file name -> its top-level keys, from the heredocs
     lines = text.splitlines()
+    ggml_shown = next((x for x in lines if GGML_SHOWN.search(x)), "")  # recorded after a generic program's command
     i = 0
     while i < len(lines):
         heredoc = HEREDOC.match(lines[i])
@@ -145,7 +164,7 @@ def parse_engine_commands(text: str) -> EngineCommands:
             configs[posixpath.basename(heredoc.group("path"))] = parse_flat_yaml("\n".join(lines[i + 1:end]))
             i = end + 1
             continue
-        command = parse_command_line(lines[i]) if lines[i].strip() else None
+        command = parse_command_line(lines[i], ggml_shown) if lines[i].strip() else None
         if command is not None:
             commands.append(command)
         i += 1

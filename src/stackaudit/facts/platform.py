@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.gpus import GpuInventory, stated_gpus
+from stackaudit.facts.gpus import GpuInventory, GpuRecord, stated_gpus
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, parser, provider
 from stackaudit.facts.sources import SYSTEMD_DETECT_VIRT, USER_MACHINE
 from stackaudit.facts.system import CpuInfo, KernelInfo
@@ -85,6 +85,67 @@ CLOUD_INSTANCES = (
                   "a Compute Engine accelerator-optimized machine type",
                   "https://cloud.google.com/compute/docs/accelerator-optimized-machines"),
 )
+
+
+@dataclass(frozen=True)
+class GpuInstance:
+    """A cloud GPU instance family: how many GPUs each size holds, and which model (the provider's documentation)."""
+
+    pattern: str  # the whole instance type, its size as group 1 (case ignored)
+    model: str  # the GPU table's name
+    sizes: tuple[tuple[str, int], ...]  # (size, GPUs)
+    source: str
+
+
+_AWS_GPUS = "https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html"
+_GCP_GPUS = "https://cloud.google.com/compute/docs/gpus"
+_G_SIZES = (("xlarge", 1), ("2xlarge", 1), ("4xlarge", 1), ("8xlarge", 1), ("16xlarge", 1), ("12xlarge", 4),
+            ("24xlarge", 4), ("48xlarge", 8))
+_GCP_COUNTS = (("1", 1), ("2", 2), ("4", 4), ("8", 8))
+# The GPU instance types whose GPUs the provider documents per size: AWS's accelerated computing specifications
+# (G4dn, G5, G6, G6e, P4d, P4de, P5, P5e, P5en), Google's GPU machine types (A2, A3, G2), and Azure's N-series
+# sizes. A bare-metal size (`g4dn.metal`) and a size not listed name no count here.
+GPU_INSTANCES = (
+    GpuInstance(r"g4dn\.(\w+)", "T4", (*_G_SIZES[:6],), _AWS_GPUS),
+    GpuInstance(r"g5\.(\w+)", "A10G", _G_SIZES, _AWS_GPUS),
+    GpuInstance(r"g6\.(\w+)", "L4", _G_SIZES, _AWS_GPUS),
+    GpuInstance(r"g6e\.(\w+)", "L40S", _G_SIZES, _AWS_GPUS),
+    GpuInstance(r"p4d\.(24xlarge)", "A100 SXM4 40GB", (("24xlarge", 8),), _AWS_GPUS),
+    GpuInstance(r"p4de\.(24xlarge)", "A100 SXM4 80GB", (("24xlarge", 8),), _AWS_GPUS),
+    GpuInstance(r"p5\.(48xlarge)", "H100 SXM", (("48xlarge", 8),), _AWS_GPUS),
+    GpuInstance(r"p5en?\.(48xlarge)", "H200 SXM", (("48xlarge", 8),), _AWS_GPUS),
+    GpuInstance(r"a2-highgpu-(\d+)g", "A100 SXM4 40GB", _GCP_COUNTS, _GCP_GPUS),
+    GpuInstance(r"a2-megagpu-(16)g", "A100 SXM4 40GB", (("16", 16),), _GCP_GPUS),
+    GpuInstance(r"a2-ultragpu-(\d+)g", "A100 SXM4 80GB", _GCP_COUNTS, _GCP_GPUS),
+    GpuInstance(r"a3-(?:highgpu|megagpu|edgegpu)-(\d+)g", "H100 SXM", _GCP_COUNTS, _GCP_GPUS),
+    GpuInstance(r"a3-ultragpu-(8)g", "H200 SXM", (("8", 8),), _GCP_GPUS),
+    GpuInstance(r"g2-standard-(\d+)", "L4", (("4", 1), ("8", 1), ("12", 1), ("16", 1), ("32", 1), ("24", 2), ("48", 4),
+                                            ("96", 8)), _GCP_GPUS),
+    GpuInstance(r"Standard_NC(\d+)ads_A100_v4", "A100 PCIe 80GB", (("24", 1), ("48", 2), ("96", 4)),
+                "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/nca100v4-series"),
+    GpuInstance(r"Standard_ND(96)asr_v4", "A100 SXM4 40GB", (("96", 8),),
+                "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/ndasra100v4-series"),
+    GpuInstance(r"Standard_ND(96)amsr_A100_v4", "A100 SXM4 80GB", (("96", 8),),
+                "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/ndma100v4-series"),
+    GpuInstance(r"Standard_ND(96)isr_H100_v5", "H100 SXM", (("96", 8),),
+                "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/ndh100v5-series"),
+    GpuInstance(r"Standard_NC(\d+)as_T4_v3", "T4", (("4", 1), ("8", 1), ("16", 1), ("64", 4)),
+                "https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/ncast4v3-series"),
+)
+INSTANCE_TITLE = "a GPU instance type in the user's words"
+# A line that names an instance beside a contrast speaks of another machine too (`Using a a2-highgpu-8g instance works
+# with 8 gpus without any shared memory error`, corpus 249): the same words as PLATFORM_WORDS' negations.
+_CONTRAST = re.compile(r"\b(?:not|n't|instead|than|unlike|outside|without|vs\.?|versus)\b", re.I)
+
+
+def instance_gpus(name: str) -> tuple[int, GpuInstance] | None:
+    """How many GPUs an instance type holds and its GPU_INSTANCES row; None for a type or size not listed."""
+    for row in GPU_INSTANCES:
+        m = re.fullmatch(row.pattern, name.strip(), re.I)
+        count = dict(row.sizes).get(m.group(1).lower()) if m else None
+        if count is not None:
+            return count, row
+    return None
 
 
 @dataclass(frozen=True)
@@ -374,6 +435,26 @@ def virtualization_from_user_words(text: str) -> Virtualization:
         return Virtualization(words.vm, f"{words.what} in the user's words: {line[:120]!r}")
     name, row = named[0]
     return Virtualization(row.vm, f"{name} in the user's words: {row.what}")
+
+
+@parser(USER_MACHINE, feeds="gpus", kind=GpuInventory, rank=93)
+def gpus_from_instance_type(text: str) -> GpuInventory:
+    """The GPUs the one instance type the user's words name holds (GPU_INSTANCES): count and model, a count of the
+    user's words (a lower bound, as a stated count); a line that names it beside a contrast names no machine.
+
+    Input (tests/data/captures/578)::
+
+        setting: aws g5.48xlarge
+    """
+    named = {name for line in text.splitlines() if not _CONTRAST.search(line) for name, _ in cloud_instances(line)}
+    found = instance_gpus(next(iter(named))) if len(named) == 1 else None
+    if found is None or len({name for name, _ in cloud_instances(text)}) != 1:
+        raise ParseError("names no single GPU instance type of GPU_INSTANCES")
+    count, row = found
+    records = tuple(GpuRecord(i, "", row.model, None, (INSTANCE_TITLE,)) for i in range(count))
+    return GpuInventory(gpus=records, counts=((INSTANCE_TITLE, count),),
+                        partial=((INSTANCE_TITLE, f"the GPUs of {next(iter(named))} as its provider documents them "
+                                  f"({row.source}), not a listing"),))
 
 
 @parser(USER_MACHINE, feeds="gpus", kind=GpuInventory, rank=95)

@@ -1,7 +1,9 @@
 """A command line that starts a serving engine, pasted into a report (`vllm serve ...`,
 `python -m sglang.launch_server ...`, `trtllm-serve ...`, TensorRT-LLM's `trtllm-build` and `run.py --engine_dir`,
 llama.cpp's `llama-server`), with its prompt or list marker, leading `NAME=value` assignments and `\\` continuation
-lines.
+lines, above the line that names the engine too (`mpirun -n 4 \\` over `python3 ../run.py --engine_dir DIR`).
+llama.cpp's programs of before 2024 (`./server`, `./main`) are read only where the paste shows llama.cpp: the line
+that shows it (the command's own, else a ggml line) is recorded after the command.
 
 A command in Markdown inline code (a prose sentence's backticks, or a line that is one span) is the span.
 Recorded verbatim (continuations joined) as the pasted document ENGINE_COMMAND; the `engine_commands`
@@ -20,7 +22,9 @@ from collections.abc import Iterator
 from stackaudit.facts.engine_command import (
     COMMAND_HINT,
     ENGINE_WORDS,
+    GGML_SHOWN,
     HEREDOC,
+    LEGACY_COMMAND,
     EngineCommand,
     parse_command_line,
 )
@@ -35,6 +39,24 @@ _INLINE_CODE = re.compile(r"(?<!`)`([^`]+)`(?!`)")
 _ASSIGNMENTS = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)+\\$")
 # A Markdown list item's marker before a step's command (`2. trtllm-build --checkpoint_dir ...`).
 _LIST_ITEM = re.compile(r"^(?:\d{1,2}[.)]|[-*])\s+")
+
+
+def _continued_from(lines: list[str], start: int, taken: int) -> tuple[str, int]:
+    """The lines above `start` that `\\` continues into it (`mpirun -n 4 \\` over `python3 ../run.py \\` over
+    `--engine_dir DIR`, corpus 578), joined without their prompt and `\\`, with the first one's index; ("", start)
+    where the line above does not end with `\\`."""
+    first = start
+    while first > taken and start - first < MAX_CONTINUATIONS and lines[first - 1].rstrip().endswith("\\"):
+        first -= 1
+    parts = [_LIST_ITEM.sub("", strip_prompt(lines[first]), count=1), *(x.strip() for x in lines[first + 1:start])]
+    return ("".join(p.rstrip()[:-1].rstrip() + " " for p in parts), first) if first < start else ("", start)
+
+
+def _ggml_shown(lines: list[str], start: int) -> str:
+    """The line that shows llama.cpp around a command of a generic name (`./server`, facts/engine_command
+    LEGACY_GGML_PROGRAMS): the command's own line (its prompt's directory or its path), else the first ggml line
+    of the paste; "" where none does."""
+    return next((x.strip() for x in (lines[start], *lines) if GGML_SHOWN.search(x)), "")
 
 
 def _config_shown(lines: list[str], command: EngineCommand) -> str:
@@ -60,15 +82,18 @@ def _config_shown(lines: list[str], command: EngineCommand) -> str:
 
 
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
-          needles=("llm", "sglang", "lmdeploy", "engine_dir", "llama-server"), per_line=True)  # ENGINE_WORDS
+          needles=("llm", "sglang", "lmdeploy", "engine_dir", "llama-server", "/server ", "/main "),
+          per_line=True)  # ENGINE_WORDS, LEGACY_COMMAND
 def engine_command(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
+    taken = 0  # the end of the last command read: a continuation above a line is never one already read
     for i in (scan := Scan(lines, candidates)):
         line = lines[i]
         low = line.lower()
         # Substring tests first: most lines of a vLLM log say "vllm", few "serve", "-m " or "trtllm".
         if ("serve" not in low and "-m " not in low and "trtllm" not in low and "engine_dir" not in low) \
-                or not any(w in low for w in ENGINE_WORDS) \
-                or not (COMMAND_HINT.search(line) or line.rstrip().endswith("\\")):
+                or not (any(w in low for w in ENGINE_WORDS) or LEGACY_COMMAND.search(line)) \
+                or not (COMMAND_HINT.search(line) or LEGACY_COMMAND.search(line) or line.rstrip().endswith("\\")
+                        or (i > 0 and lines[i - 1].rstrip().endswith("\\"))):  # the last line of a continued command
             continue
         end = i + 1
         joined = _LIST_ITEM.sub("", strip_prompt(line), count=1)
@@ -79,13 +104,19 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
         while joined.endswith("\\") and end < len(lines) and end - i <= MAX_CONTINUATIONS:
             joined = joined[:-1] + " " + lines[end].strip()
             end += 1
-        command = parse_command_line(joined)
+        above, first = _continued_from(lines, start, taken)
+        command = parse_command_line(above + joined, ggml_shown=_ggml_shown(lines, first)) if above else None
+        start = first if command is not None else start
+        command = command or parse_command_line(joined, ggml_shown=_ggml_shown(lines, start))
         if command is None:
             spans = (strip_prompt(span) for span in _INLINE_CODE.findall(line))  # "`$ lmdeploy serve ...`" (2724)
             command = next((c for c in map(parse_command_line, spans) if c is not None), None)
             start, end = (i, i + 1) if command is not None else (start, end)
         if command is not None:
+            shown = _ggml_shown(lines, start) if command.engine_shown_by_context else ""
             yield Found("engine command", start, end,
-                        document_appended(ENGINE_COMMAND.name, command.line + "\n" + _config_shown(lines, command)))
+                        document_appended(ENGINE_COMMAND.name, command.line + "\n" + (shown and shown + "\n")
+                                          + _config_shown(lines, command)))
             scan.skip(end)
+            taken = end
 

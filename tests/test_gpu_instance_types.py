@@ -1,0 +1,71 @@
+"""Cloud GPU instance types imply their GPUs (issue 28, blind run X: corpus 578).
+
+An instance type the user's words name (`setting: aws g5.48xlarge`) holds the GPUs its provider documents per size
+(facts/platform.GPU_INSTANCES): a count and model in the gpus inventory, a lower bound like a count the user states.
+FW-VM then judges an A10G VM of several GPUs (G5 VMs give no P2P between their A10Gs).
+
+Real lines are corpus captures or quoted from the public threads named beside them; counter-examples are modelled
+and say so.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from corpus import CAPTURES_DIR, capture_checks, fact
+from stackaudit.facts.gpus import GpuInventory
+from stackaudit.facts.platform import INSTANCE_TITLE, gpus_from_instance_type, instance_gpus
+from stackaudit.gputable import exact_name
+from stackaudit.importers.pasted import load_pasted
+
+
+def _gpus(prefix: str) -> GpuInventory:
+    value = fact(load_pasted([str(next(CAPTURES_DIR.glob(prefix + "-*.txt")))]), "gpus")
+    assert isinstance(value, GpuInventory)
+    return value
+
+
+@pytest.mark.parametrize(("prefix", "count", "model"), [
+    ("578", 8, "A10G"),  # NVIDIA/TensorRT-LLM#1034: "setting: aws g5.48xlarge"
+    ("275", 4, "L40S"),  # "AWS Instance: g6e.12xlarge (4xl40s)"
+    ("215", 8, "A10G"),  # NVIDIA/nccl#1298: "AWS g5.48xlarge (8 x A10G)"
+])
+def test_instance_type_counts_its_gpus(prefix: str, count: int, model: str) -> None:
+    gpus = _gpus(prefix)
+    assert gpus.count_in(INSTANCE_TITLE) == count
+    assert {exact_name(m) for m in gpus.models.values()} == {model}  # nvidia-smi's `NVIDIA L40S` is the same part
+
+
+def test_fw_vm_a10g_instance_is_an_issue() -> None:
+    result = capture_checks("578", "FW-VM")["FW-VM"]
+    assert result.status == "issue"
+    assert "8 A10G GPUs" in result.message
+
+
+def test_instance_in_a_contrast_names_no_machine() -> None:
+    """corpus 249 (4 T4s under Kubeflow): `Using a a2-highgpu-8g instance works with 8 gpus without any shared
+    memory error` speaks of another machine."""
+    assert _gpus("249").count_in(INSTANCE_TITLE) is None
+
+
+@pytest.mark.parametrize("text", [
+    "On a m5.16xlarge instance, I'm getting this error\n",  # corpus 66: a family without GPUs
+    "It runs on g5.8xlarge and on p4d.24xlarge\n",  # modelled: two instance types, neither is the machine alone
+    "g4dn.metal\n",  # modelled: a bare-metal size is not a VM size of the table
+])
+def test_no_instance_count(text: str) -> None:
+    from stackaudit.facts._parse import ParseError
+
+    with pytest.raises(ParseError):
+        gpus_from_instance_type(text)
+
+
+@pytest.mark.parametrize(("name", "count", "model"), [
+    ("g5.12xlarge", 4, "A10G"), ("g5.8xlarge", 1, "A10G"), ("p4d.24xlarge", 8, "A100 SXM4 40GB"),
+    ("a2-highgpu-2g", 2, "A100 SXM4 40GB"), ("g2-standard-96", 8, "L4"), ("Standard_NC48ads_A100_v4", 2,
+                                                                          "A100 PCIe 80GB"),
+])
+def test_instance_table(name: str, count: int, model: str) -> None:
+    found = instance_gpus(name)
+    assert found is not None and (found[0], found[1].model) == (count, model)
+    assert instance_gpus("g5.3xlarge") is None  # a size AWS does not sell
