@@ -61,6 +61,8 @@ GSP_README = "https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/
 GSP_CHECK = "DRV-GSP-FIRMWARE"
 # Where the driver prints its GSP RPC history (kgspLogRpcDebugInfo) and the timeout and health-check paths that call it.
 GSP_RPC_SOURCE = "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c"
+# PyTorch's check of each GPU's compute capability against the build's arch list (_check_capability).
+TORCH_CAPABILITY_SOURCE = "https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py"
 # ggml_numa_init and ggml_is_numa (n_nodes > 1), where llama.cpp warns of automatic NUMA balancing.
 GGML_NUMA_SOURCE = "https://github.com/ggml-org/llama.cpp/blob/master/ggml/src/ggml-cpu/ggml-cpu.c"
 NV_STATUS_CODES = "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/src/common/sdk/nvidia/inc/nvstatuscodes.h"
@@ -362,6 +364,13 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "UCX found the locked-memory limit too low to register memory for RDMA: raise memlock to unlimited"),
     Symptom("dcgm-persistence-off", re.compile(r"Persistence mode for GPU \d+ is disabled"),
         "DRV-PERSISTENCE", "low", DCGM_DIAG_DOC, "DCGM's diagnostic found a GPU with persistence mode disabled"),
+    # torch/cuda/__init__.py's _check_capability warns where a GPU's compute capability is in none of the build's
+    # arch families (`... with CUDA capability sm_120 is not compatible with the current PyTorch installation.`), then
+    # CUDA kernels fail with "no kernel image is available" (pytorch/pytorch#150733, vllm-project/vllm#21633).
+    Symptom("torch-arch-missing", re.compile(r"with CUDA capability sm_\d+ is not compatible with the current PyTorch "
+                                             r"installation"),
+        "RT-TORCH-ARCH", "high", TORCH_CAPABILITY_SOURCE,
+        "PyTorch found a GPU whose compute capability its build has no kernels for"),
     # ggml's ggml_numa_init (llama.cpp, ik_llama.cpp, ollama's runner) reads /proc/sys/kernel/numa_balancing only where
     # the host has more than one NUMA node (ggml_is_numa) and prints this where the value is not 0.
     Symptom("ggml-numa-balancing", re.compile(r"/proc/sys/kernel/numa_balancing is enabled, this has been observed"),
@@ -410,7 +419,8 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "NVML library", "ERROR_LIBRARY_NOT_FOUND", "CDI device", "nvidia.com/gpu=", "nvml with error", "runtime specified nvidia", "nvidia-container-cli", "IO_PAGE_FAULT",
            "GSP", "kgsp", "rpcRecvPoll", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY",
            "Unable to load the kernel module", "Open nvidia.ko", "not supported by open", "as WSL is detected",
-           "max locked memory", "[NV_ERR_", "RmInitAdapter", "numa_balancing is enabled")
+           "max locked memory", "[NV_ERR_", "RmInitAdapter", "numa_balancing is enabled",
+           "is not compatible with the current PyTorch")
 
 
 def is_symptom(line: str) -> bool:

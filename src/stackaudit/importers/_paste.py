@@ -212,6 +212,9 @@ def strip_log_prefix(line: str, next_line: str = "", compose: str = "") -> tuple
             tag = m.groupdict().get("tag") or ""
             program = program or (tag if outer and tag.endswith("]") else "")
             line = line[m.end():]
+            # The next line carries the same outer prefix: a compose prefix inside it is compared without it.
+            n = _log_prefix(next_line)
+            next_line = next_line[n.end():] if n else next_line
             continue
         m = _COMPOSE.match(line) if " |" in line[:64] else None
         mark = line[:m.end()].rstrip() if m else ""

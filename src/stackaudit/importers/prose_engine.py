@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from stackaudit.facts.engine_command import COMMAND_HINT, stated_engines
 from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.facts.sources import USER_ENGINES
+from stackaudit.facts.symptoms import is_symptom
 from stackaudit.importers._paste import looks_like_command, strip_prompt_line
 from stackaudit.importers._scan import PROMPT, Candidates, candidate_lines
 from stackaudit.importers.evidence import is_evidence
@@ -57,8 +58,8 @@ def prose_engine(lines: list[str], candidates: Candidates | None = None) -> Iter
     taken = 0
     for i in candidate_lines(candidates, len(lines)):
         line = lines[i]
-        if not stated_engines(line) or not is_sentence(line):
-            continue
+        if not stated_engines(line) or not is_sentence(line) or is_symptom(line):
+            continue  # a program's own message (a log symptom) is not the user's words
         yield Found("prose engine", i, i + 1, document_appended(USER_ENGINES.name, line.strip() + "\n"))
         taken += 1
         if taken == MAX_LINES:
