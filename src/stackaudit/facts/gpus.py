@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
-from stackaudit.facts._parse import ParseError
+from stackaudit.facts._parse import RANK_DEVICE, ParseError
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.nvidia import NvidiaGpus
 from stackaudit.facts.pci import PCI_DEVICES, PciDevices
@@ -379,11 +379,6 @@ def gpus_from_nvlink_status(ctx: FactContext) -> GpuInventory:
     return from_nvlink_status(_source_fact(ctx, "nvlink_status", NvlinkStatus, NVLINK_TITLE))
 
 
-# `#  Rank  0 Group  0 Pid 3884994 on gpu-node device  0 [0000:1a:00] NVIDIA L20` (nccl-tests >= 2.13);
-# `#   Rank  0 Pid  85517 on  host device  0 [0x52] A100-SXM4-40GB` (older: the PCI bus number alone);
-# `#   Rank  0 uses device  1 [0x06] Tesla K80` (NCCL 1's own tests, NVIDIA/nccl#19).
-RANK_DEVICE = re.compile(r"^\s*#?\s*Rank\s+\d+\s+(?:(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>\S+)\s+|uses\s+)"
-                         r"device\s+(?P<device>\d+)\s+\[(?P<bus>[^\]]+)\]\s+(?P<model>.+?)\s*$")
 
 
 def parse_nccl_tests_gpus(text: str) -> GpuInventory:

@@ -52,10 +52,9 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from stackaudit.facts._parse import LINE_LOOK_CHARS, ParseError
+from stackaudit.facts._parse import LINE_LOOK_CHARS, RANK_DEVICE, ParseError
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.docker import DockerContainers
-from stackaudit.facts.gpus import RANK_DEVICE
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses, process_path
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
 from stackaudit.facts.sources import ENGINE_LOG, NCCL_TESTS, USER_NCCL_ENV
