@@ -52,11 +52,16 @@ def _continued_from(lines: list[str], start: int, taken: int) -> tuple[str, int]
     return ("".join(p.rstrip()[:-1].rstrip() + " " for p in parts), first) if first < start else ("", start)
 
 
-def _ggml_shown(lines: list[str], start: int) -> str:
+def _ggml_shown(lines: list[str], start: int, first_ggml: list[str]) -> str:
     """The line that shows llama.cpp around a command of a generic name (`./server`, facts/engine_command
     LEGACY_GGML_PROGRAMS): the command's own line (its prompt's directory or its path), else the first ggml line
-    of the paste; "" where none does."""
-    return next((x.strip() for x in (lines[start], *lines) if GGML_SHOWN.search(x)), "")
+    of the paste; "" where none does. `first_ggml` keeps the paste's first ggml line once searched: the paste is
+    searched once per paste, and only for such a command."""
+    if GGML_SHOWN.search(lines[start]):
+        return lines[start].strip()
+    if not first_ggml:
+        first_ggml.append(next((x.strip() for x in lines if GGML_SHOWN.search(x)), ""))
+    return first_ggml[0]
 
 
 def _config_shown(lines: list[str], command: EngineCommand) -> str:
@@ -86,6 +91,7 @@ def _config_shown(lines: list[str], command: EngineCommand) -> str:
           per_line=True)  # ENGINE_WORDS, LEGACY_COMMAND
 def engine_command(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0  # the end of the last command read: a continuation above a line is never one already read
+    first_ggml: list[str] = []
     for i in (scan := Scan(lines, candidates)):
         line = lines[i]
         low = line.lower()
@@ -105,15 +111,18 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
             joined = joined[:-1] + " " + lines[end].strip()
             end += 1
         above, first = _continued_from(lines, start, taken)
-        command = parse_command_line(above + joined, ggml_shown=_ggml_shown(lines, first)) if above else None
+        legacy = LEGACY_COMMAND.search(above + joined) is not None  # only a generic program name needs the context
+        command = parse_command_line(above + joined, ggml_shown=_ggml_shown(lines, first, first_ggml) if legacy
+                                     else "") if above else None
         start = first if command is not None else start
-        command = command or parse_command_line(joined, ggml_shown=_ggml_shown(lines, start))
+        command = command or parse_command_line(joined, ggml_shown=_ggml_shown(lines, start, first_ggml) if legacy
+                                                else "")
         if command is None:
             spans = (strip_prompt(span) for span in _INLINE_CODE.findall(line))  # "`$ lmdeploy serve ...`" (2724)
             command = next((c for c in map(parse_command_line, spans) if c is not None), None)
             start, end = (i, i + 1) if command is not None else (start, end)
         if command is not None:
-            shown = _ggml_shown(lines, start) if command.engine_shown_by_context else ""
+            shown = _ggml_shown(lines, start, first_ggml) if command.engine_shown_by_context else ""
             yield Found("engine command", start, end,
                         document_appended(ENGINE_COMMAND.name, command.line + "\n" + (shown and shown + "\n")
                                           + _config_shown(lines, command)))
