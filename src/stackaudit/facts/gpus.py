@@ -744,9 +744,14 @@ def parse_user_gpus(text: str) -> GpuInventory:
         raise ParseError("the user's words name several GPU sets (" + ", ".join(f"{n} x {m}" for n, m in sorted(said))
                          + "): not one host's")
     count, model = next(iter(said))
-    records = tuple(GpuRecord(i, "", model, None, (USER_WORDS_TITLE,)) for i in range(count))
-    return GpuInventory(gpus=records, counts=((USER_WORDS_TITLE, count),),
-                        partial=((USER_WORDS_TITLE, "a count in the user's words, not a listing"),))
+    return counted_gpus(USER_WORDS_TITLE, count, model, "a count in the user's words, not a listing")
+
+
+def counted_gpus(title: str, count: int, model: str, why: str) -> GpuInventory:
+    """`count` GPUs of one model that a source states without listing them (indices 0..count-1), its count kept
+    as an excerpt's (`why`): the user's words, a cloud instance type."""
+    records = tuple(GpuRecord(i, "", model, None, (title,)) for i in range(count))
+    return GpuInventory(gpus=records, counts=((title, count),), partial=((title, why),))
 
 
 @parser(USER_MACHINE, feeds="gpus", kind=GpuInventory, rank=90)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.gpus import GpuInventory, GpuRecord, stated_gpus
+from stackaudit.facts.gpus import GpuInventory, counted_gpus, stated_gpus
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, parser, provider
 from stackaudit.facts.sources import SYSTEMD_DETECT_VIRT, USER_MACHINE
 from stackaudit.facts.system import CpuInfo, KernelInfo
@@ -451,10 +451,8 @@ def gpus_from_instance_type(text: str) -> GpuInventory:
     if found is None or len({name for name, _ in cloud_instances(text)}) != 1:
         raise ParseError("names no single GPU instance type of GPU_INSTANCES")
     count, row = found
-    records = tuple(GpuRecord(i, "", row.model, None, (INSTANCE_TITLE,)) for i in range(count))
-    return GpuInventory(gpus=records, counts=((INSTANCE_TITLE, count),),
-                        partial=((INSTANCE_TITLE, f"the GPUs of {next(iter(named))} as its provider documents them "
-                                  f"({row.source}), not a listing"),))
+    return counted_gpus(INSTANCE_TITLE, count, row.model, f"the GPUs of {next(iter(named))} as its provider "
+                        f"documents them ({row.source}), not a listing")
 
 
 @parser(USER_MACHINE, feeds="gpus", kind=GpuInventory, rank=95)
