@@ -68,8 +68,12 @@ def test_json_levels_carry_ceiling_and_efficiency(llama_config: str, capsys: pyt
     from stackaudit.ceiling import compute, load_model
     from stackaudit.gputable import lookup
 
+    # 32 tokens, not 8: the server keeps absolute deadlines, so a first token late under load
+    # shortens the later gaps; over 31 gaps a 7 ms delay moves TPOT 1 %, over 7 gaps 5 %.
+    longer = [*FAST]
+    longer[longer.index("--output-tokens") + 1] = "32"
     with calibrated_server("--ttft-ms", "5", "--gap-ms", str(GAP_MS), "--tokenize") as url:
-        rc = main(["bench", "--url", url, "-c", "1,4", *FAST, "-f", "json",
+        rc = main(["bench", "--url", url, "-c", "1,4", *longer, "-f", "json",
                    "--ceiling-model", llama_config, "--ceiling-gpu", "RTX 4090"])
     captured = capsys.readouterr()
     assert rc == 0, captured.err
