@@ -90,6 +90,15 @@ OK_FROM_A_COMPLETE_PART = {
     "559-gtx1050ti-gtx950-nccl-tests-p2p-disable-level-loc.txt": "NCCL's version lines (cudaDriverVersion, NCCL's CUDA)",
     "564-4x-rtx3090-epyc9b45-rebar-32g-iommu-pt-grub.txt": "the GRUB kernel line, host-wide",
     "565-multinode-nccl-log-gdr-disabled-distance-5-one-hca.txt": "NCCL's GPU Direct RDMA Enabled line: a host-wide path that works",
+    "633-2x-rtx3090-nvlink-rig-report-x8-230w-persistence-off.txt": "the report's Environment line, host-wide",
+    "641-sglang-check-env-2x-a100-pcie-node-driver-570.txt": "check_env's version lines",
+    "642-sglang-8x-rtx4090-tp4-gpus-1-4-span-sockets.txt": "check_env's version lines",
+    "643-sglang-check-env-8x-a100-sxm4-driver-525-cu121-tp1.txt": "check_env's version lines",
+    "645-lmdeploy-8x-a800-nccl-log-roce-bond-env-init.txt": "NCCL's version and settings lines, host-wide",
+    "646-2x-rtx3090-trx40-rig-report-220w-cap-persistence-off.txt": "the report's Environment line, host-wide",
+    "655-vllm-rtx-pro-6000-blackwell-nvidia-smi-580-325w-persistence-on.txt": "the one kernel module, host-wide",
+    "659-ollama-v100-sxm2-32gb-nvidia-smi-535-persistence-off-ollama-ps-cpu.txt": "the nvidia-smi header's driver",
+    "660-triton-compose-deploy-nvidia-gpu-reservation-shm-2gb.txt": "the service's deploy and shm_size keys",
 }
 
 
