@@ -1299,6 +1299,8 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     systems placement does not matter (ok). A cut matrix whose whole rows bond more NVLinks than one GPU
     has shows NVSwitches, so the pairs it leaves out are NVLink too. Where every GPU's NUMA affinity
     spans several nodes and no path is SYS, the matrix hides the sockets (unknown).
+    A pair a cut matrix leaves out is read from the row of a GPU behind the same PCIe switch (PIX or PXB share
+    every path out of the switch); a group with a pair no row settles is unknown.
     With no matrix, NCCL's path dump in a pasted log (`GPU/4B000 :… GPU/51000 (2/160.0/NVL) NVS/0 …`) showing NVL
     between every GPU pair it lists is that NVLink fabric: ok over the GPUs it lists.
     A test run's device numbers name host GPUs only through a CUDA_VISIBLE_DEVICES on its command line, or when
@@ -1357,7 +1359,15 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
         notes.append("CUDA_VISIBLE_DEVICES is set without CUDA_DEVICE_ORDER=PCI_BUS_ID on a host with mixed GPU "
                      "models: CUDA numbers them fastest-first, not like nvidia-smi")
     worst = topo.group_cost(group)[0]
-    cells = {f"{a}-{b}": topo.link(a, b) for a, b in itertools.combinations(group, 2)}
+    cells = {f"{a}-{b}": topo.path(a, b) for a, b in itertools.combinations(group, 2)}
+    if worst > link_rank("SYS"):
+        unseen = [k for k, c in cells.items() if c is None]
+        return unknown(f"{what} {', '.join(group)}: the matrix does not show the path of "
+                       f"{', '.join(unseen[:6])}, and no row shown settles it ({topo.cut_note()})", actual=cells,
+                       hint="paste the whole `nvidia-smi topo -m`")
+    inferred = topo.inferred_pairs(group)
+    read = (f"; {', '.join(f'{a}-{b}' for a, b in inferred[:4])} not shown, read from the row of a GPU behind the "
+            "same PCIe switch, whose paths out of the switch are theirs") if inferred else ""
     if size >= len(names):
         # Issue 10: crossing sockets when the group needs every GPU is unavoidable: not-an-issue over SYS (blind 363,
         # 402, 291), ok where the worst path stays inside a socket.
@@ -1370,7 +1380,7 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     best_worst = topo.group_cost(best)[0]
     if worst == link_rank("SYS") and best_worst < link_rank("SYS"):
         return issue(f"{what} {', '.join(group)} crosses sockets (SYS) while {', '.join(best)} share a socket "
-                     f"(worst path {_PATH_NAMES[best_worst]})"
+                     f"(worst path {_PATH_NAMES[best_worst]})" + read
                      + ("; " + "; ".join(notes) if notes else ""),
                      actual=cells, expected=f"CUDA_VISIBLE_DEVICES={','.join(str(gpu_index(g)) for g in best)}",
                      subjects=group, evidence=[topo.lines[g] for g in group if g in topo.lines][:4])
@@ -1388,7 +1398,7 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
         return issue("; ".join(notes), actual={"CUDA_VISIBLE_DEVICES": ",".join(cvd or []), "CUDA_DEVICE_ORDER": order},
                      expected="CUDA_DEVICE_ORDER=PCI_BUS_ID", severity="low", subjects=group)
     return ok(f"{what} {', '.join(group)} uses the closest paths available "
-              f"({', '.join(sorted({c or '?' for c in cells.values()}))})", actual=cells)
+              f"({', '.join(sorted({c or '?' for c in cells.values()}))}){read}", actual=cells)
 
 
 _PATH_NAMES = ("X", "NV", "PIX", "PXB", "PHB", "NODE", "SYS")

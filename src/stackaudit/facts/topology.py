@@ -311,11 +311,39 @@ class TopoMatrix:
         name = self.nic_names.get(nic)
         return f"{nic} ({name})" if name else nic
 
+    def path(self, a: str, b: str) -> str | None:
+        """The cell for a-b where the matrix shows it, else the PCIe path a switch sibling's row implies.
+
+        PIX and PXB say two GPUs hang below one host bridge without crossing it: every path out of that subtree
+        is the same for both. So where a meets c over PIX or PXB and c meets b over PHB, NODE or SYS, a meets b
+        over the same; where c meets b over PIX or PXB too, b is in the subtree, at worst PXB from a.
+        None where no row shows a pair that settles it (NVLink is never inferred)."""
+        shown = self.link(a, b)
+        if shown is not None:
+            return shown
+        inside = None
+        for x, y in ((a, b), (b, a)):
+            for c in self.gpus:
+                near, far = self.link(x, c), self.link(c, y)
+                if c in (a, b) or near is None or far is None or link_kind(near) not in ("PIX", "PXB"):
+                    continue
+                if link_kind(far) in ("PHB", "NODE", "SYS"):
+                    return link_kind(far)
+                if link_kind(far) in ("PIX", "PXB"):
+                    inside = "PXB"
+        return inside
+
+    def inferred_pairs(self, group: tuple[str, ...] | list[str]) -> list[tuple[str, str]]:
+        """The pairs of a group that no row shows but `path` settles through a switch sibling's row."""
+        return [(a, b) for a, b in itertools.combinations(group, 2)
+                if self.link(a, b) is None and self.path(a, b) is not None]
+
     def group_cost(self, group: tuple[str, ...] | list[str]) -> tuple[int, int]:
         """A GPU group's worst path (link_rank: NV, one switch, one socket, SYS), then the sum of its paths.
 
-        A pair a cut matrix does not show ranks after SYS (link_rank's 9): never the best, never called SYS."""
-        ranks = [link_rank(self.link(a, b) or "") for a, b in itertools.combinations(group, 2)]
+        A pair a cut matrix does not show counts as the path a switch sibling's row implies (`path`); one
+        nothing settles ranks after SYS (link_rank's 9): never the best, never called SYS."""
+        ranks = [link_rank(self.path(a, b) or "") for a, b in itertools.combinations(group, 2)]
         return (max(ranks, default=0), sum(ranks))
 
     def best_partition(self, size: int) -> list[tuple[str, ...]]:
