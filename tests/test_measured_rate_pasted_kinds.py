@@ -234,9 +234,9 @@ def test_the_engine_log_outranks_the_users_words(tmp_path: Path, capsys: pytest.
 
 def test_a_rate_in_words_with_no_engine_text_is_not_used(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # Modelled: the same words with only an nvidia-smi table beside them (no engine command, no engine log).
-    # A benchmark's command is no engine command either.
+    # A benchmark client's command is no engine command either (bench_one_batch runs the engine in-process: it is).
     paste = tmp_path / "words.txt"
-    for beside in ("", "$ python -m sglang.bench_one_batch --model-path Qwen/Qwen3-0.6B --batch-size 1\n"):
+    for beside in ("", "$ python -m sglang.bench_serving --backend sglang --num-prompts 10\n"):
         paste.write_text(nvidia_smi_table("NVIDIA H100 80GB HBM3", H100_BUS, 700, 81559) + "\n" + beside
                          + "I get around 10 t/s\n", encoding="utf-8")
         assert _host(capsys, paste).get("measured") is None, beside

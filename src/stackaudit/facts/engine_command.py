@@ -38,7 +38,7 @@ _WRAPPERS: dict[str, frozenset[str]] = {
 _TOP_ROLES = {"api-server", "launcher", ""}
 # Cheap tests before any splitting: a long vLLM log names "vllm" on most lines, its commands are rare.
 ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_dir", "llama-server")
-COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\blmdeploy\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
+COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
                           r"|\bserver_vllm\.py\b"  # functionary's vLLM server (facts/processes._program)
                           r"|\btrtllm-build\b|\brun\.py\s.*--engine_dir\b|\bllama-server\b"
                           r"|\btrtllm-bench\b")  # TensorRT-LLM's benchmark: the LLM API in-process, with its options

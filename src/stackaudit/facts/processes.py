@@ -311,11 +311,19 @@ def _python_program(argv: tuple[str, ...]) -> tuple[str, str, list[str]]:
     return "", "", []
 
 
+# SGLang's offline benchmarks run the engine in their own process with the server's options (ServerArgs); the
+# first is bench_one_batch's name before v0.4 (sgl-project/sglang#1509). `sglang.bench_serving` is a client.
+_SGLANG_IN_PROCESS_BENCHES = ("sglang.bench_one_batch", "sglang.bench_latency", "sglang.bench_offline_throughput")
+
+
 def _program(name: str, rest: list[str]) -> _Match | None:
     """An engine console script (or binary) and its first argument."""
     base = posixpath.basename(name)
     first = rest[0] if rest else ""
     if base == "vllm" and first == "serve":
+        return _Match("vllm", "api-server")
+    if base == "vllm" and first == "bench" and rest[1:2] in (["latency"], ["throughput"]):
+        # `vllm bench throughput --tensor-parallel-size 4 ...`: the LLM engine in-process (`bench serve` is a client).
         return _Match("vllm", "api-server")
     if base == "sglang" and first == "serve":
         return _Match("sglang", "api-server")
@@ -382,6 +390,11 @@ def classify(argv: tuple[str, ...]) -> _Match | None:
             return _Match("vllm", "api-server")
         if what in ("sglang.launch_server", "sglang.srt.entrypoints.http_server"):
             return _Match("sglang", "api-server")
+        if what in _SGLANG_IN_PROCESS_BENCHES:
+            # `python -m sglang.bench_one_batch --tp 2 ...`: the engine in-process, with the server's options.
+            return _Match("sglang", "api-server")
+        if what == "vllm.entrypoints.cli.main" and rest[:1] == ["bench"] and rest[1:2] in (["latency"], ["throughput"]):
+            return _Match("vllm", "api-server")
         if what == "sglang.cli.main" and rest[:1] == ["serve"]:
             return _Match("sglang", "api-server")
         if what in ("tensorrt_llm.commands.serve",):

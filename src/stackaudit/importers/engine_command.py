@@ -96,7 +96,8 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
         line = lines[i]
         low = line.lower()
         # Substring tests first: most lines of a vLLM log say "vllm", few "serve", "-m " or "trtllm".
-        if ("serve" not in low and "-m " not in low and "trtllm" not in low and "engine_dir" not in low) \
+        if ("serve" not in low and "-m " not in low and "trtllm" not in low and "engine_dir" not in low
+                and "bench" not in low) \
                 or not (any(w in low for w in ENGINE_WORDS) or LEGACY_COMMAND.search(line)) \
                 or not (COMMAND_HINT.search(line) or LEGACY_COMMAND.search(line) or line.rstrip().endswith("\\")
                         or (i > 0 and lines[i - 1].rstrip().endswith("\\"))):  # the last line of a continued command
