@@ -329,13 +329,14 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # (NVIDIA/gpu-operator#649 on every GPU every 5 s, #1146 on one GPU of six; before R470 the line named no GPU,
     # Bumblebee-Project/Bumblebee#722). A line that names the cause makes it
     # that cause's finding: the GSP firmware's boot (DRV-GSP-FIRMWARE), the open module refusing the GPU
-    # (DRV-OPEN-MODULE), a BAR without space (FW-ABOVE4G-MMIO), a GPU the driver cannot map after it was lost
-    # (`osInitNvMapping: *** Cannot attach gpu`, corpus 146).
+    # (DRV-OPEN-MODULE), a BAR without space (FW-ABOVE4G-MMIO). `osInitNvMapping: *** Cannot attach gpu` names no
+    # cause: the driver cannot map a GPU it lost, which is this finding (corpus 146 and 657, both GPUs that fell
+    # off the bus).
     Symptom("gpu-init-failed", re.compile(r"NVRM: (?:GPU [0-9a-fA-F:.]+: )?RmInitAdapter failed!"),
         "DRV-XID", "high", GSP_BOOT_SOURCE,
         "the driver failed to initialise the GPU (RmInitAdapter failed), so CUDA could not use it",
         unless=re.compile(r"Cannot initialize GSP firmware RM|_kgspBootGspRm|GFW_BOOT|Open nvidia\.ko is only ready|"
-                          r"not supported by open\b|Cannot attach gpu|fallen off the bus|"
+                          r"not supported by open\b|fallen off the bus|"
                           r"region assigned to your NVIDIA device is invalid|BAR\d* is 0M"),
         faults_gpu=True),
     # An application-class Xid (13/31/43) names the process it killed: where that is the serving or training
