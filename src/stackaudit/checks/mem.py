@@ -275,8 +275,8 @@ def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None, mig_setup: M
     # The engines shown: running ones, and those a pasted log or command line names (TP 1 where none is set).
     tps = [e.tp_or_default for e in parallelism.engines] if parallelism is not None else []
     subjects = [g.subject for g in enabled]
-    slices = ", ".join(f"GPU {g.index}: {g.mig_devices if g.mig_devices is not None else '?'} instance(s)"
-                       for g in enabled)
+    slices = ", ".join(f"GPU {g.index}: " + (f"{g.mig_devices} instance(s)" if g.mig_devices is not None
+                                              else "instances not listed") for g in enabled)
     if empty:
         return issue(f"MIG enabled with no instance on GPU(s) {gpu_indices(empty)}: no CUDA work can run there",
                      actual=actual, expected="MIG Disabled, or instances created", subjects=subjects, fix=fix)
