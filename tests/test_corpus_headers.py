@@ -99,6 +99,8 @@ OK_FROM_A_COMPLETE_PART = {
     "655-vllm-rtx-pro-6000-blackwell-nvidia-smi-580-325w-persistence-on.txt": "the one kernel module, host-wide",
     "659-ollama-v100-sxm2-32gb-nvidia-smi-535-persistence-off-ollama-ps-cpu.txt": "the nvidia-smi header's driver",
     "660-triton-compose-deploy-nvidia-gpu-reservation-shm-2gb.txt": "the service's deploy and shm_size keys",
+    "666-nccl-gdr-hang-8gpu-nv18-lsmod-peermem-topo-m-nics-cut.txt": "the module's own lsmod line, host-wide",
+    "674-mofed-52-lsmod-grep-nv-peer-mem-loaded-gdrdrv.txt": "the module's own lsmod line, host-wide",
 }
 
 
