@@ -101,6 +101,8 @@ OK_FROM_A_COMPLETE_PART = {
     "660-triton-compose-deploy-nvidia-gpu-reservation-shm-2gb.txt": "the service's deploy and shm_size keys",
     "666-nccl-gdr-hang-8gpu-nv18-lsmod-peermem-topo-m-nics-cut.txt": "the module's own lsmod line, host-wide",
     "674-mofed-52-lsmod-grep-nv-peer-mem-loaded-gdrdrv.txt": "the module's own lsmod line, host-wide",
+    "686-aws-8x-a100-sxm4-40gb-collect-env-driver-535-torch-cu121.txt": "collect_env's version lines",
+    "690-8x-h100-sxm-sglang-check-env-0-4-6-nv18-driver-575.txt": "check_env's version lines",
 }
 
 

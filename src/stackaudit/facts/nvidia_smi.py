@@ -432,14 +432,16 @@ QUERY_FIELDS: dict[str, tuple[int, bool]] = {
         "GPU Slowdown Temp", "GPU Max Operating Temp", "Memory Current Temp", "Memory Max Operating Temp",
         "Pending Page Blacklist", "Pending Page Retirement", "Correctable Error", "Uncorrectable Error",
         "Remapping Failure Occurred", "Current", "Pending", "State", "Status", "CliqueId", "ClusterUUID", "Health Summary",
+        "Unknown",  # the clock event reason drivers before R450 print last (corpus 683)
         *CLOCK_EVENT_LABELS.values())},
     **{k: (2, True) for k in ("GPU Link Info", "Volatile", "Aggregate")},
     **{k: (3, True) for k in ("PCIe Generation", "Link Width")},
-    **{k: (4, False) for k in ("Device Current", "Device Max", "Host Max")},
+    **{k: (4, False) for k in ("Device Current", "Device Max", "Host Max",
+                               "Max")},  # `Max` under PCIe Generation and Link Width before R535 (corpus 683)
 }
 # Names nvidia-smi prints under several sections at different depths (`Current` of GPU Operation Mode at 2, of
 # PCIe Generation at 4): in a flattened run they belong to the innermost section open before them.
-ANY_DEPTH = frozenset(("Current", "Pending"))
+ANY_DEPTH = frozenset(("Current", "Pending", "Max"))
 
 
 _GPU_HEADER = re.compile(rf"^GPU\s+({BDF})\s*$")

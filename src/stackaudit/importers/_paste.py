@@ -91,6 +91,10 @@ def unflatten(line: str) -> list[str] | None:
     if head:  # what stands before the first known name: an unknown field's tail, or a command line
         out.extend(_fields(head, 1, 0) if " : " in head else [head])
     open_depth = 0  # the depth of the innermost open section, 0 when none
+    first = starts[0].group("name")
+    if not head and first and not QUERY_FIELDS[first][1] and QUERY_FIELDS[first][0] > 1:
+        # A run cut inside a section (`Max : 2 Current : 2 Link Width ...`, corpus 683): its fields keep their depth.
+        open_depth = QUERY_FIELDS[first][0] - 1
     for n, m in enumerate(starts):
         piece = line[m.start():starts[n + 1].start() if n + 1 < len(starts) else len(line)].strip()
         if not m.group("name"):
