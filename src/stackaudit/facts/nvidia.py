@@ -48,11 +48,12 @@ from stackaudit.facts.sources import (
 from stackaudit.facts.symptoms import KERNEL_OPEN_README
 from stackaudit.gputable import (
     ARCHITECTURE_ORDER,
-    CUT_MARK,
     GpuSpec,
     GpuTableError,
     UnknownGpuError,
+    agreed,
     architecture_of,
+    cut_prefix,
     lookup,
     resolve_cut_name,
 )
@@ -267,7 +268,7 @@ class GpuInfo:
         another model with the same memory fits the same figures."""
         if not self.cut_name or self.name == self.cut_name:
             return self.name
-        shown = self.cut_name.strip()[: -len(CUT_MARK)].rstrip()
+        shown = cut_prefix(self.cut_name) or self.cut_name
         # The words after the cut where it fell between words (`RTX 3090`), else the whole name (`A100 80GB PCIe`).
         whole_words = self.name.lower().startswith(shown.lower()) and self.name[len(shown):len(shown) + 1] == " "
         product = self.name[len(shown):].strip() if whole_words else self.name
@@ -301,16 +302,25 @@ class GpuInfo:
         """The default power limit and where it comes from: the GPU's own, else its GPU-table row's.
 
         The row's is no evidence where the cap is what resolved a name the nvidia-smi table cut
-        (gputable.resolve_cut_name): it would only repeat the cap."""
+        (gputable.resolve_cut_name): it would only repeat the cap.
+        A cut name has the default every row it may be has (gputable.agreed: 300 W for a `Tesla V100-SXM2...`, 16 or
+        32 GB), else the one every row its memory size fits has, and none where they differ."""
         if self.power_default_w is not None:
             return self.power_default_w, "the GPU's default"
         spec = self.spec
+        if self.cut_name:
+            # Every row the name may be, else those its memory size fits: the first whose defaults agree.
+            rows = [cut.rows for cut in (resolve_cut_name(self.cut_name, memory, None)
+                                         for memory in (None, self.memory_total_mib)) if cut is not None]
+            alone = next((cut for cut in rows if agreed(cut, lambda row: row.power_w)), None)
+            if alone is None:
+                return None, ""
+            if len(alone) > 1:
+                return alone[0].power_w, (f"the default in the GPU table of every row the cut name "
+                                          f"{self.cut_name.strip()!r} may be ({' and '.join(r.name for r in alone)})")
+            spec = alone[0]
         if spec is None or not spec.power_w:
             return None, ""
-        if self.cut_name:
-            alone = resolve_cut_name(self.cut_name, self.memory_total_mib, None)
-            if alone is None or alone.spec is None:
-                return None, ""
         return spec.power_w, f"the {spec.name} default in the GPU table"
 
     @property
