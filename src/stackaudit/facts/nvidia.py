@@ -303,22 +303,22 @@ class GpuInfo:
 
         The row's is no evidence where the cap is what resolved a name the nvidia-smi table cut
         (gputable.resolve_cut_name): it would only repeat the cap.
-        A cut name has the default every row it may be has (gputable.agreed: 300 W for a `Tesla V100-SXM2...`, 16 or
-        32 GB), else the one every row its memory size fits has, and none where they differ."""
+        A cut name has the default that every row it may be with its memory size has (gputable.agreed: 300 W for a
+        `Tesla V100-SXM2...` of 16 or 32 GB), and none where they differ."""
         if self.power_default_w is not None:
             return self.power_default_w, "the GPU's default"
         spec = self.spec
         if self.cut_name:
-            # Every row the name may be, else those its memory size fits: the first whose defaults agree.
-            rows = [cut.rows for cut in (resolve_cut_name(self.cut_name, memory, None)
-                                         for memory in (None, self.memory_total_mib)) if cut is not None]
-            alone = next((cut for cut in rows if agreed(cut, lambda row: row.power_w)), None)
-            if alone is None:
+            cut = resolve_cut_name(self.cut_name, self.memory_total_mib, None)
+            rows = cut.rows if cut is not None else ()
+            if not agreed(rows, lambda row: row.power_w):
                 return None, ""
-            if len(alone) > 1:
-                return alone[0].power_w, (f"the default in the GPU table of every row the cut name "
-                                          f"{self.cut_name.strip()!r} may be ({' and '.join(r.name for r in alone)})")
-            spec = alone[0]
+            shown = self.cut_name.strip()
+            fits = f" with {self.memory_total_mib:g} MiB" if self.memory_total_mib is not None else ""
+            if len(rows) > 1:
+                return rows[0].power_w, (f"the default in the GPU table of every row the cut name {shown!r} may be"
+                                         f"{fits} ({' and '.join(r.name for r in rows)})")
+            return rows[0].power_w, f"the {rows[0].name} default in the GPU table (the row the cut name {shown!r} fits{fits})"
         if spec is None or not spec.power_w:
             return None, ""
         return spec.power_w, f"the {spec.name} default in the GPU table"
