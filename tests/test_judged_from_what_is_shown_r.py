@@ -245,9 +245,10 @@ def test_the_v100_rows_resolve_only_the_pcie_boards() -> None:
     cut = resolve_cut_name("Tesla V100-PCIE...", 16160, None)
     assert cut is not None and cut.spec is not None and cut.spec.name == "Tesla V100 PCIe 16GB"
     # Real: https://github.com/Wan-Video/Wan2.1/issues/5, `Tesla V100-SXM2...` with 32768 MiB at 300 W: the
-    # NVLink module is another part, which no V100 PCIe row may claim.
+    # NVLink module is another part, which no V100 PCIe row may claim (its own rows are SXM2's).
     sxm2 = resolve_cut_name("Tesla V100-SXM2...", 32768, 300)
-    assert sxm2 is not None and sxm2.spec is None
+    assert sxm2 is not None and sxm2.spec is not None and sxm2.spec.name == "Tesla V100 SXM2 32GB"
+    assert not any("PCIe" in name for name in sxm2.candidates)
 
 
 # Modelled from corpus 492's table: the same V100 PCIe capped at 200 W.

@@ -14,9 +14,9 @@ import functools
 import pkgutil
 import re
 import sys
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Hashable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -148,6 +148,9 @@ class Family:
 
 
 FORWARD_COMPAT = "https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html"
+# The NVLink kinds that join a board's GPUs into one domain (`nvlink_domain`): an NVSwitch, direct NVLinks between
+# modules (a DGX-1's hybrid cube mesh of V100 SXM2), AMD's xGMI. Tensor parallelism wider crosses the node network.
+BOARD_FABRICS = ("switch", "mesh", "infinity-fabric")
 _NCCL_TESTS_287 = "https://github.com/NVIDIA/nccl-tests/issues/287"
 _HGX = "https://www.nvidia.com/en-us/data-center/hgx/"
 # NVIDIA's product brief of a data-center board: "Tesla P100 PCIe boards are shipped with ECC enabled by default"
@@ -228,7 +231,8 @@ def bridge_domain(names: Collection[str], table: GpuTable | None = None) -> int 
 
 
 def on_nvswitch(name: str, table: GpuTable | None = None) -> bool | None:
-    """Whether a GPU model may sit on an NVSwitch fabric: its table row's NVLink kind, else its product family's
+    """Whether a GPU model may sit on an NVSwitch fabric: its table row's NVLink kind (a cut name's rows', where they
+    agree), else its product family's
     NVLink expectation ("all-pairs" baseboards, "trays" racks); None for a name neither knows.
 
     False is the claim that matters (PCIe cards and bridged pairs need no Fabric Manager); an SXM module says True
@@ -237,23 +241,21 @@ def on_nvswitch(name: str, table: GpuTable | None = None) -> bool | None:
         return lookup(name, table).spec.nvlink_kind == "switch"
     except (UnknownGpuError, GpuTableError):
         pass
+    # A cut name that several rows may be: where they agree.
+    switch = agreed(candidates(name, table), lambda s: s.nvlink_kind == "switch") if cut_prefix(name) else None
+    if switch is not None:
+        return switch
     family = family_of(name, table)
     return None if family is None else family.nvlink in ("all-pairs", "trays")
 
 
 def nvlink_links_of(name: str, table: GpuTable | None = None) -> int | None:
-    """The NVLinks every model a name may mean has (0: none); None for a name the table does not know, or one
-    whose candidates differ (`H100`: 18 on SXM, 12 on PCIe and NVL; `A100`: 12 on every variant)."""
+    """The NVLinks every model a name may mean has (0: none; `candidates`); None for a name the table does not know,
+    or one whose candidates differ (`H100`: 18 on SXM, 12 on PCIe and NVL; `A100`: 12 on every variant)."""
     try:
-        match = lookup(name, table)
-    except (UnknownGpuError, GpuTableError):
+        return agreed(candidates(name, table), lambda s: s.nvlink_links if s.has_nvlink else 0)
+    except GpuTableError:
         return None
-    if match.note and not match.alternatives:
-        return None
-    table = table or load_table()
-    specs = [match.spec, *(table.by_name(n) for n in match.alternatives)]
-    links = {s.nvlink_links if s.has_nvlink else 0 for s in specs}
-    return links.pop() if len(links) == 1 else None
 
 
 MIG_GPUS = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html"
@@ -264,18 +266,16 @@ MIG_PARTS: dict[str, str] = {"Ampere": r"\bA(?:100|30|800)\b", "Ada Lovelace": "
 
 
 def has_mig(name: str, table: GpuTable | None = None) -> bool | None:
-    """Whether a GPU model has MIG: its table row's `mig`, else its product line's (GeForce: none), else False for an
+    """Whether a GPU model has MIG: its table rows' `mig` where every row it may be says the same (`candidates`), else
+    its product line's (GeForce: none), else False for an
     architecture before Ampere (PRE_AMPERE), else False for an Ampere or Ada Lovelace name outside MIG_PARTS; None
     where none of them says."""
     try:
-        match: GpuMatch | None = lookup(name, table)
-    except (UnknownGpuError, GpuTableError):
-        match = None
-    if match is not None and (not match.note or match.alternatives):
-        table = table or load_table()
-        said = {s.mig for s in (match.spec, *(table.by_name(n) for n in match.alternatives))}
-        if len(said) == 1 and None not in said:
-            return said.pop()
+        said = agreed(candidates(name, table), lambda s: s.mig)
+    except GpuTableError:
+        said = None
+    if said is not None:
+        return said
     family = family_of(name, table)
     if family is not None and family.mig is False:
         return False
@@ -385,7 +385,8 @@ _FIRST_TURING_DEVICE_ID = 0x1E00
 
 
 def architecture_of(name: str, pci_device_id: int | None = None, table: GpuTable | None = None) -> str:
-    """The architecture a GPU's name or NVIDIA PCI device id implies: its table row's, else the model number's
+    """The architecture a GPU's name or NVIDIA PCI device id implies: its table row's (for a name the nvidia-smi table
+    cut, the one every row it may be shares), else the model number's
     series, else "pre-Turing" for a device id below Turing's; "" when none of them says."""
     if name:
         words = next((architecture for pattern, architecture, _ in _ARCH_WORDS if pattern.search(name)), "")
@@ -397,6 +398,10 @@ def architecture_of(name: str, pci_device_id: int | None = None, table: GpuTable
         # dropped) is settled by its model words where they name one architecture.
         if match is not None and not (match.alternatives and words):
             return match.spec.architecture
+        # A cut name that several rows may be (`NVIDIA RTX PRO 6000 Blac...`): the architecture they share.
+        shared = agreed(candidates(name, table), lambda s: s.architecture) if match is None and cut_prefix(name) else None
+        if shared:
+            return shared
         if words:
             return words
     if pci_device_id is not None and 0 < pci_device_id < _FIRST_TURING_DEVICE_ID:
@@ -440,7 +445,7 @@ def _parse_row(row: Mapping[str, Any]) -> GpuSpec:
         if not isinstance(sparse_raw, dict):
             raise GpuTableError(f"gpus.toml: tflops_sparse of {row.get('name')!r} must be a table")
         nvlink_kind = str(row["nvlink_kind"])
-        if nvlink_kind in ("switch", "infinity-fabric") and "nvlink_domain" not in row:
+        if nvlink_kind in BOARD_FABRICS and "nvlink_domain" not in row:
             raise GpuTableError(f"gpus.toml: {row.get('name')!r} is on a {nvlink_kind} fabric but has no nvlink_domain")
         return GpuSpec(
             name=str(row["name"]),
@@ -568,11 +573,19 @@ def lookup(query: str, table: GpuTable | None = None) -> GpuMatch:
     Order: the exact nvidia-smi product name; a row name or alias; a declared ambiguous name (its default, with a
     note); every row whose names contain all the words of the query (the first, i.e. the most
     common variant, with a note when several match). Raises UnknownGpuError with close names.
+    A name the nvidia-smi table cut (`Tesla V100-SXM2...`) raises it with the rows whose product name starts with
+    what it shows (`candidates` and `agreed` give what those rows share).
     """
     table = table or load_table()
     key = normalize(query)
     if not key:
         raise UnknownGpuError(query, ())
+    prefix = cut_prefix(query)
+    if prefix is not None:
+        # Before the names: the words a cut leaves (`Tesla V100-PCIE`) may be an alias of one variant. The name alone
+        # names no row, even where one row starts with it (the table does not hold every board): resolve_cut_name
+        # reads the row from its memory size, `candidates` and `agreed` give what the rows it may be share.
+        raise UnknownGpuError(query, tuple(gpu.name for gpu in _cut_rows(prefix, table)))
     # The exact product name NVML prints ("NVIDIA H200") names one variant, even where the same
     # words typed by a person ("H200") are ambiguous.
     spec, entry = _exact(query, table)
@@ -607,11 +620,58 @@ def lookup(query: str, table: GpuTable | None = None) -> GpuMatch:
 
 
 # The default `nvidia-smi` table prints a name in a fixed-width column and cuts a longer one to its first
-# characters and "..." ("NVIDIA A100 80G...", "NVIDIA RTX PRO 6000 Blac..."); NVML's full product name is in
-# `nvidia-smi -q` and `--query-gpu=name`. Row memory as NVML reports it lies within this share of the nominal size
-# (97887 of 98304 MiB for a 96 GiB RTX PRO 6000, 81559 of 81920 MiB for an H100 80GB HBM3).
-CUT_MARK = "..."
+# characters and "..." ("NVIDIA A100 80G...", "NVIDIA RTX PRO 6000 Blac..."); a copy that typesets the dots writes one
+# "…". NVML's full product name is in `nvidia-smi -q` and `--query-gpu=name`. Row memory as NVML reports it lies
+# within this share of the nominal size (97887 of 98304 MiB for a 96 GiB RTX PRO 6000, 81559 of 81920 MiB for an
+# H100 80GB HBM3).
+CUT_MARKS = ("...", "…")
 _MEMORY_SHARE = 0.95
+_Value = TypeVar("_Value", bound=Hashable)
+
+
+def cut_prefix(shown: str) -> str | None:
+    """What a name the nvidia-smi table cut shows, spaces collapsed (`NVIDIA A100 80G` of `NVIDIA A100 80G...`);
+    None for a name that is not cut."""
+    text = " ".join(shown.split())
+    mark = next((m for m in CUT_MARKS if text.endswith(m)), "")
+    return text[: -len(mark)].rstrip() if mark else None
+
+
+def _cut_rows(prefix: str, table: GpuTable) -> tuple[GpuSpec, ...]:
+    """The rows whose nvidia-smi product name starts with what a cut name shows (case ignored)."""
+    shown = prefix.lower()
+    return tuple(gpu for gpu in table.gpus
+                 if shown and any(" ".join(name.lower().split()).startswith(shown) for name in gpu.nvidia_smi_names))
+
+
+def candidates(name: str, table: GpuTable | None = None) -> tuple[GpuSpec, ...]:
+    """The rows a GPU name may mean: for a name the nvidia-smi table cut, every row whose product name starts with
+    what it shows; else the row `lookup` finds, with an ambiguous name's other candidates.
+
+    A name the table does not know, or reads inexactly as one row, gives ()."""
+    table = table or load_table()
+    prefix = cut_prefix(name)
+    if prefix is not None:
+        return _cut_rows(prefix, table)
+    try:
+        match = lookup(name, table)
+    except UnknownGpuError:
+        return ()
+    if match.note and not match.alternatives:
+        return ()
+    return (match.spec, *(table.by_name(other) for other in match.alternatives))
+
+
+def agreed(rows: Collection[GpuSpec], read: Callable[[GpuSpec], _Value]) -> _Value | None:
+    """The value `read` gives every row; None where the rows differ on it, or where there is no row.
+
+    >>> agreed(candidates("NVIDIA RTX PRO 6000 Blac..."), lambda gpu: gpu.architecture)
+    'Blackwell'
+    >>> agreed(candidates("NVIDIA RTX PRO 6000 Blac..."), lambda gpu: gpu.power_w) is None
+    True
+    """
+    values = {read(row) for row in rows}
+    return values.pop() if len(values) == 1 else None
 
 
 @dataclass(frozen=True)
@@ -622,6 +682,7 @@ class CutName:
     spec: GpuSpec | None
     candidates: tuple[str, ...]
     note: str
+    rows: tuple[GpuSpec, ...] = ()  # the rows of `candidates`, for what they share (`agreed`)
 
 
 def resolve_cut_name(shown: str, memory_mib: float | None, power_cap_w: float | None,
@@ -634,13 +695,11 @@ def resolve_cut_name(shown: str, memory_mib: float | None, power_cap_w: float | 
     narrows nothing.
     One row left, with the memory size shown, resolves the name; several stay unresolved and the note names them.
     """
-    text = " ".join(shown.split())
-    if not text.endswith(CUT_MARK):
+    prefix = cut_prefix(shown)
+    if prefix is None:
         return None
-    prefix = text[: -len(CUT_MARK)].rstrip().lower()
     table = table or load_table()
-    rows = [gpu for gpu in table.gpus
-            if prefix and any(" ".join(name.lower().split()).startswith(prefix) for name in gpu.nvidia_smi_names)]
+    rows = list(_cut_rows(prefix, table))
     basis: list[str] = []
     if memory_mib is not None and rows:
         rows = [gpu for gpu in rows if _MEMORY_SHARE <= memory_mib / (gpu.memory_gib * 1024) <= 1.0]
@@ -654,11 +713,11 @@ def resolve_cut_name(shown: str, memory_mib: float | None, power_cap_w: float | 
     how = f" from {' and '.join(basis)}" if basis else ""
     if len(rows) == 1 and memory_mib is not None:
         return CutName(shown, rows[0], names,
-                       f"{shown!r} (cut by the nvidia-smi table) read as {rows[0].name}{how} (gpus.toml)")
+                       f"{shown!r} (cut by the nvidia-smi table) read as {rows[0].name}{how} (gpus.toml)", tuple(rows))
     if rows:
         why = f"is ambiguous{how}" if memory_mib is not None else "is not resolved without its memory size"
         return CutName(shown, None, names, f"{shown!r} (cut by the nvidia-smi table) {why}: may be "
-                       f"{' or '.join(names)}; `nvidia-smi --query-gpu=name --format=csv` names it")
+                       f"{' or '.join(names)}; `nvidia-smi --query-gpu=name --format=csv` names it", tuple(rows))
     with_memory = f" with {memory_mib:g} MiB" if memory_mib is not None else ""
     return CutName(shown, None, (), f"{shown!r} (cut by the nvidia-smi table) matches no row of the GPU table"
                    f"{with_memory}; "

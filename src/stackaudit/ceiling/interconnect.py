@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from stackaudit.errors import UsageError
-from stackaudit.gputable import GpuSpec
+from stackaudit.gputable import BOARD_FABRICS, GpuSpec
 
 INTERCONNECTS = ("nvlink", "xgmi", "pcie", "pcie-no-p2p", "network")
 ALLREDUCE_MODES = ("auto", "custom", "nccl")
@@ -69,7 +69,7 @@ def span(gpu: GpuSpec, ranks: int, interconnect: str) -> Span:
     domain = max(1, gpu.nvlink_domain)
     if interconnect not in ("nvlink", "xgmi") or ranks <= domain:
         return Span(ranks, domain, interconnect)
-    if gpu.nvlink_kind in ("switch", "infinity-fabric"):
+    if gpu.nvlink_kind in BOARD_FABRICS:
         nodes = -(-ranks // domain)
         return Span(
             ranks, domain, "network",
@@ -117,10 +117,11 @@ def path_words(path: str, assumed: str) -> str:
 def default_interconnect(gpu: GpuSpec) -> str:
     """Interconnect implied by the table when nothing was detected.
 
-    SXM/OAM parts sit on NVSwitch/xGMI boards; a bridge joins only 2 (or 4) cards, so PCIe GPUs
+    SXM/OAM parts sit on NVSwitch/xGMI boards, or on a board whose NVLinks join the modules directly (V100 SXM2);
+    a bridge joins only 2 (or 4) cards, so PCIe GPUs
     default to PCIe (pass --interconnect nvlink for bridged pairs); GeForce has no PCIe P2P ("GeForce cards do not support P2P", nccl-tests #287).
     """
-    if gpu.nvlink_kind == "switch":
+    if gpu.nvlink_kind in ("switch", "mesh"):
         return "nvlink"
     if gpu.nvlink_kind == "infinity-fabric":
         return "xgmi"

@@ -38,7 +38,7 @@ from stackaudit.ceiling.weights import (
     plan_from_config,
 )
 from stackaudit.errors import UsageError
-from stackaudit.gputable import GpuSpec
+from stackaudit.gputable import BOARD_FABRICS, GpuSpec
 from stackaudit.render.formats import SCHEMAS
 
 # Schema 2: the common envelope (tool {name, version}, source, generated_at), context 0 by default
@@ -422,7 +422,7 @@ def compute(
     else:
         n_coll = 0
     hop_link = link
-    if pp > 1 and gpu.nvlink_kind in ("switch", "infinity-fabric") and tp * pp > gpu.nvlink_domain:
+    if pp > 1 and gpu.nvlink_kind in BOARD_FABRICS and tp * pp > gpu.nvlink_domain:
         hop_link = "network"  # stages on different nodes
     hop = ic.stage_hop_us(hop_link) if pp > 1 else 0.0
     kernels = _kernels_per_step(arch)

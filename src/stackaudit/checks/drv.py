@@ -54,7 +54,7 @@ from stackaudit.facts.parallelism import Parallelism, ServingEngine
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.pcie_errors import PcieErrors
 from stackaudit.facts.peer_access import P2pDataTests
-from stackaudit.facts.platform import vgpu_host, wsl_kernel
+from stackaudit.facts.platform import vgpu_host, wsl_driver, wsl_kernel
 from stackaudit.facts.python_env import PythonEnv
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.shown_commands import EmptyGreps
@@ -653,8 +653,8 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     pre-Turing GPUs (Volta, Pascal) cannot use the open modules at all. A driver before R515 has
     only the proprietary module: loaded, that is not an issue; not shown loaded (a driver container
     that is installing it), there is no flavour to judge. Where no source shows the flavour, a Blackwell or GH200
-    GPU that nvidia-smi lists or CUDA named (simpleP2P; a collect_env or check_env whose torch initialised CUDA,
-    outside WSL 2) shows the open module loaded: the proprietary one refuses to initialise them
+    GPU that nvidia-smi lists (its name cut too: gputable.agreed) or CUDA named (simpleP2P; a collect_env or check_env
+    whose torch initialised CUDA), outside WSL 2, shows the open module loaded: the proprietary one refuses to initialise them
     (facts/nvidia.py open_module_only). An Ampere or Hopper GPU running says nothing of the flavour. Open modules
     initialise
     GPUs more slowly: pair them with nvidia-persistenced (DRV-PERSISTENCE).
@@ -674,7 +674,8 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
         flavour = "proprietary"
     listed = [g for g in nvidia.gpus if not g.error] if nvidia is not None else []  # a GPU not opened: model unknown
     if flavour is None:
-        driven, how = _open_only_driven(listed, p2p_data_tests, collect_env)
+        # WSL 2's table lists the Windows driver's GPUs: it has no Linux kernel module whose flavour they show.
+        driven, how = _open_only_driven([] if wsl_driver(nvidia) else listed, p2p_data_tests, collect_env)
         if driven:
             judged = ok(f"{len(driven)} Blackwell/Grace Hopper GPU(s) ran under driver {nvidia_driver.version} "
                         f"({driven[0][1]}; {how}), which only the open kernel modules drive: the open module is "

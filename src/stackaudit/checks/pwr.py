@@ -30,6 +30,7 @@ from stackaudit.fixes.model import (
     sh,
     step,
 )
+from stackaudit.gputable import resolve_cut_name
 
 NVML_REASONS = "https://docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventReasons.html"
 DCGM_FIELDS = "https://docs.nvidia.com/datacenter/dcgm/2.4/dcgm-api/dcgm-api-field-constants.html"
@@ -148,13 +149,21 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
 
 
 def _no_default_model(gpus: list[GpuInfo]) -> str:
-    """Why the GPU table gives no default: the model is not in it, or a cut name was read from this very cap
-    (NvidiaGpu.power_default), each name said once."""
+    """Why the GPU table gives no default: the model is not in it, a cut name was read from this very cap, or a cut
+    name may be rows whose defaults differ (NvidiaGpu.power_default), each name said once."""
     cut = sorted({g.name_in_words for g in gpus if g.cut_name and g.name != g.cut_name})
-    other = sorted({g.name or g.label for g in gpus if not (g.cut_name and g.name != g.cut_name)})
+    differ: dict[str, str] = {}
+    for g in gpus:
+        rows = resolve_cut_name(g.cut_name, g.memory_total_mib, None) if g.cut_name == g.name else None
+        if rows is not None and len(rows.rows) > 1:
+            differ[g.name] = " or ".join(f"{row.name} ({row.power_w:g} W)" for row in rows.rows)
+    other = sorted({g.name or g.label for g in gpus if not (g.cut_name and g.name != g.cut_name)} - set(differ))
     said = [f"the model is not in the GPU table: {', '.join(other)}"] if other else []
     if cut:
         said.append(f"the name is cut and inferred from this cap itself: {', '.join(cut)}")
+    if differ:
+        said.append("the name is cut by the nvidia-smi table and the GPU table's rows it may be differ in their "
+                    "default: " + "; ".join(f"{name} may be {rows}" for name, rows in sorted(differ.items())))
     return "; ".join(said)
 
 

@@ -284,14 +284,17 @@ def _below_kernel_floor(env: PythonEnvironment, gpus: GpuInventory | None) -> Ou
 def _capabilities(gpus: GpuInventory | None, stated: dict[str, str] | None = None) -> tuple[dict[str, str], list[str]]:
     """({GPU model: compute capability}, [models whose capability is not settled]): the capability the paste states
     for the model (check_env's `Compute Capability` line, what torch read from the device), else the GPU table's;
-    an ambiguous name settles it only where every row it may be has the same capability, or where its model words
-    name one capability (a Quadro RTX 6000 is Turing); a model the table lacks, where its model words name one
+    an ambiguous name, or one the nvidia-smi table cut (gputable.agreed), settles it only where every row it may be has
+    the same capability, or where its model words name one capability (a Quadro RTX 6000 is Turing); a model the table
+    lacks, where its model words name one
     (gputable.capability_of: a TITAN RTX is Turing, 7.5; a GeForce RTX 3070 is an Ampere GA10x card, 8.6)."""
     from stackaudit.gputable import (
         SINGLE_CAPABILITY,
         GpuTableError,
         UnknownGpuError,
+        agreed,
         architecture_of,
+        candidates,
         capability_of,
         load_table,
         lookup,
@@ -306,7 +309,7 @@ def _capabilities(gpus: GpuInventory | None, stated: dict[str, str] | None = Non
         try:
             match = lookup(name)
         except (UnknownGpuError, GpuTableError):
-            implied = capability_of(name)
+            implied = agreed(candidates(name), lambda row: row.compute_capability) or capability_of(name)
             if implied:
                 known[name] = implied
             else:

@@ -48,11 +48,12 @@ from stackaudit.facts.sources import (
 from stackaudit.facts.symptoms import KERNEL_OPEN_README
 from stackaudit.gputable import (
     ARCHITECTURE_ORDER,
-    CUT_MARK,
     GpuSpec,
     GpuTableError,
     UnknownGpuError,
+    agreed,
     architecture_of,
+    cut_prefix,
     lookup,
     resolve_cut_name,
 )
@@ -267,7 +268,7 @@ class GpuInfo:
         another model with the same memory fits the same figures."""
         if not self.cut_name or self.name == self.cut_name:
             return self.name
-        shown = self.cut_name.strip()[: -len(CUT_MARK)].rstrip()
+        shown = cut_prefix(self.cut_name) or self.cut_name
         # The words after the cut where it fell between words (`RTX 3090`), else the whole name (`A100 80GB PCIe`).
         whole_words = self.name.lower().startswith(shown.lower()) and self.name[len(shown):len(shown) + 1] == " "
         product = self.name[len(shown):].strip() if whole_words else self.name
@@ -301,16 +302,25 @@ class GpuInfo:
         """The default power limit and where it comes from: the GPU's own, else its GPU-table row's.
 
         The row's is no evidence where the cap is what resolved a name the nvidia-smi table cut
-        (gputable.resolve_cut_name): it would only repeat the cap."""
+        (gputable.resolve_cut_name): it would only repeat the cap.
+        A cut name has the default that every row it may be with its memory size has (gputable.agreed: 300 W for a
+        `Tesla V100-SXM2...` of 16 or 32 GB), and none where they differ."""
         if self.power_default_w is not None:
             return self.power_default_w, "the GPU's default"
         spec = self.spec
+        if self.cut_name:
+            cut = resolve_cut_name(self.cut_name, self.memory_total_mib, None)
+            rows = cut.rows if cut is not None else ()
+            if not agreed(rows, lambda row: row.power_w):
+                return None, ""
+            shown = self.cut_name.strip()
+            fits = f" with {self.memory_total_mib:g} MiB" if self.memory_total_mib is not None else ""
+            if len(rows) > 1:
+                return rows[0].power_w, (f"the default in the GPU table of every row the cut name {shown!r} may be"
+                                         f"{fits} ({' and '.join(r.name for r in rows)})")
+            return rows[0].power_w, f"the {rows[0].name} default in the GPU table (the row the cut name {shown!r} fits{fits})"
         if spec is None or not spec.power_w:
             return None, ""
-        if self.cut_name:
-            alone = resolve_cut_name(self.cut_name, self.memory_total_mib, None)
-            if alone is None or alone.spec is None:
-                return None, ""
         return spec.power_w, f"the {spec.name} default in the GPU table"
 
     @property

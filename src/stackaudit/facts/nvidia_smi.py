@@ -26,7 +26,7 @@ from stackaudit.facts.nvidia import (
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
 from stackaudit.facts.sources import NVML, NVSMI_QUERY, NVSMI_TABLE, NVSMI_XML
-from stackaudit.gputable import CUT_MARK, GpuTableError, resolve_cut_name
+from stackaudit.gputable import GpuTableError, cut_prefix, resolve_cut_name
 from stackaudit.host.base import NotCaptured
 from stackaudit.host.limits import load_xml
 from stackaudit.host.nvml import NvmlError
@@ -761,7 +761,7 @@ def _cut_name(shown: str, memory_mib: float | None, cap_w: float | None) -> tupl
         return shown, ""
     if cut.spec is None or not cut.spec.nvidia_smi_names:
         return shown, cut.note
-    prefix = shown.strip()[: -len(CUT_MARK)].rstrip().lower()
+    prefix = (cut_prefix(shown) or shown).lower()
     # The spelling the cut name is a prefix of ("GeForce GTX 1080 Ti" of driver 396, not R495's "NVIDIA GeForce ...").
     return next((name for name in cut.spec.nvidia_smi_names if name.lower().startswith(prefix)),
                 cut.spec.nvidia_smi_names[0]), cut.note
