@@ -96,7 +96,7 @@ _ENVIRONMENT = re.compile(r"^- \*\*Environment:\*\* \S.*$")
 
 
 @importer("rig report environment", "club-3090's rig report (`scripts/report.sh`): its System section's Environment line",
-          needles=(_HEADING,))
+          needles=("**Environment:**",))
 def rig_report_environment(lines: list[str]) -> Iterator[Found]:
     """The `Environment:` bullet of each report's System section (between `## System` and the next heading): a
     bullet of that name elsewhere in a paste is the user's Markdown, not the script's."""
