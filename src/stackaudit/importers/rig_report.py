@@ -9,6 +9,8 @@ report.sh queries nvidia-smi per GPU and prints two or three bullets for each::
 Each GPU whose bus id is shown becomes a GPU section of `nvidia-smi -q` text with its name, persistence mode,
 VBIOS, power limits (set, default, max) and link (width current and max, generation max): the values the report
 read from nvidia-smi, under the keys `-q` prints them with. Always an excerpt: the report has no count of the GPUs to say that its list is whole.
+A GPU bullet cut before its bus id gives no section; the bullets shown are then the `Attached GPUs` (a lower bound),
+so the sections read as an excerpt of them.
 
 The System section's `- **Environment:** ...` line, below the report's `# club-3090 rig report` heading, is recorded
 as the document RIG_REPORT_ENVIRONMENT (facts/platform.py virtualization_from_rig_report reads it).
