@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.gpus import GpuInventory, counted_gpus, stated_gpus
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, parser, provider
-from stackaudit.facts.sources import SYSTEMD_DETECT_VIRT, USER_MACHINE
-from stackaudit.facts.system import CpuInfo, KernelInfo
+from stackaudit.facts.sources import RIG_REPORT_ENVIRONMENT, SYSTEMD_DETECT_VIRT, USER_MACHINE
+from stackaudit.facts.system import CpuInfo, KernelInfo, KernelLog
 from stackaudit.gputable import exact_name
 from stackaudit.host.base import NotCaptured, read_optional
 from stackaudit.pci_address import on_root_bus
@@ -19,18 +19,52 @@ from stackaudit.pci_address import on_root_bus
 if TYPE_CHECKING:
     from stackaudit.facts.nvidia import NvidiaGpus
 
-# DMI product/vendor strings of common hypervisors (as systemd-detect-virt matches them).
+# DMI product/vendor strings of common hypervisors (as systemd-detect-virt matches them: src/basic/virt.c
+# dmi_vendor_table), and Cloud Hypervisor's (`Cloud Hypervisor cloud-hypervisor`, which systemd finds by CPUID).
 _DMI_HYPERVISORS = {
     "QEMU": "qemu",
     "KVM": "kvm",
+    "KubeVirt": "kvm",
+    "Cloud Hypervisor": "kvm",
     "VMware": "vmware",
+    "VMW": "vmware",
     "VirtualBox": "oracle",
+    "innotek GmbH": "oracle",
     "Virtual Machine": "microsoft",
+    "Hyper-V": "microsoft",
     "Amazon EC2": "amazon",
     "Google Compute Engine": "google",
     "Xen": "xen",
     "OpenStack": "kvm",
+    "Bochs": "bochs",
+    "Parallels": "parallels",
+    "BHYVE": "bhyve",
+    "Apple Virtualization": "apple",
 }
+# An EC2 bare-metal instance keeps the `Amazon EC2` vendor and names its `.metal` type (`Amazon EC2 c5.metal`).
+_EC2_METAL = re.compile(r"\.metal\b")
+
+# The kernel prints the machine's DMI ids, `<vendor> <product>/<board>, BIOS <version> <date>`, at boot
+# (`DMI: ...`, drivers/firmware/dmi_scan.c dmi_setup) and in every stack dump of an Oops or WARN
+# (`Hardware name: ...`, lib/dump_stack.c). The `, BIOS ` part is always printed, which no other `DMI:` line holds
+# (`DMI: Memory slots populated: 4/4`).
+_KERNEL_DMI = re.compile(r"^\s*(?:\[\s*\d+\.\d+\]\s*)?(?:DMI|Hardware name): (?P<ids>.+?, BIOS .*?)\s*$")
+
+
+def dmi_hypervisor(dmi: str) -> str | None:
+    """The hypervisor a DMI ids string names (_DMI_HYPERVISORS), as systemd-detect-virt names it; None for a
+    physical machine's board, or an EC2 `.metal` instance's."""
+    if _EC2_METAL.search(dmi):
+        return None
+    return next((name for marker, name in _DMI_HYPERVISORS.items() if marker in dmi), None)
+
+
+def kernel_dmi(log: KernelLog | None) -> str:
+    """The DMI ids the kernel log prints (_KERNEL_DMI, its last such line), or "" where it shows none."""
+    for line in reversed(log.lines if log is not None else ()):
+        if ("DMI: " in line or "Hardware name: " in line) and (m := _KERNEL_DMI.match(line)):
+            return m.group("ids")
+    return ""
 
 
 @dataclass(frozen=True)
@@ -365,7 +399,11 @@ fact("virtualization", Virtualization, hint="paste `lscpu` or `systemd-detect-vi
 
 @provider("virtualization", Virtualization)
 def virtualization(ctx: FactContext) -> Virtualization:
-    """Virtual machine or not (`systemd-detect-virt --vm`, else lscpu, DMI, a GPU on bus 00, a cloud kernel)."""
+    """Virtual machine or not (`systemd-detect-virt --vm`, else lscpu, DMI, a GPU on bus 00, a cloud kernel).
+
+    DMI is /sys/class/dmi/id, else the ids the kernel log prints (kernel_dmi: its boot line or an Oops's
+    `Hardware name:`). A DMI string that names no hypervisor is a physical machine's.
+    """
     host = ctx.host
     try:
         result = host.run(list(SYSTEMD_DETECT_VIRT.argv))
@@ -384,12 +422,14 @@ def virtualization(ctx: FactContext) -> Virtualization:
     try:
         dmi = " ".join(
             (read_optional(host, f"/sys/class/dmi/id/{name}") or "").strip() for name in ("sys_vendor", "product_name")
-        )
+        ).strip()
     except (PermissionError, NotCaptured):
         dmi = ""
-    for marker, name in _DMI_HYPERVISORS.items():
-        if marker in dmi:
-            return Virtualization(name, f"DMI: {dmi.strip()}")
+    dmi_source = "DMI"
+    if not dmi and (dmi := kernel_dmi(ctx.optional("kernel_log", KernelLog))):
+        dmi_source = "the kernel log's DMI ids"
+    if dmi and (name := dmi_hypervisor(dmi)):
+        return Virtualization(name, f"{dmi_source}: {dmi}")
     if cpu is not None and (cpu.complete or cpu.hypervisor_span):
         # lscpu prints `Hypervisor vendor:` in a VM; an excerpt may have cut it, unless it shows the lines around it.
         return Virtualization("none", "lscpu shows no hypervisor" + (
@@ -399,14 +439,51 @@ def virtualization(ctx: FactContext) -> Virtualization:
     root_bus = _gpu_on_root_bus(ctx)
     if root_bus is not None:
         return Virtualization(*root_bus)
-    if dmi.strip():
-        return Virtualization("none", f"DMI: {dmi.strip()}")
+    if dmi:
+        return Virtualization("none", f"{dmi_source}: {dmi}")
     kernel = ctx.optional("kernel", KernelInfo)
     flavour = cloud_kernel(kernel.release) if kernel is not None else None
     if kernel is not None and flavour is not None:
         return Virtualization(flavour.vm, f"kernel {kernel.release}: {flavour.what}")
     raise FactUnavailable("no source tells whether this is a virtual machine",
                           "paste `lscpu` or `systemd-detect-virt --vm`")
+
+
+# What `systemd-detect-virt` (without --vm) prints for a container (systemd's src/basic/virt.c container ids):
+# it names no virtual machine.
+SYSTEMD_CONTAINERS = ("openvz", "lxc", "lxc-libvirt", "systemd-nspawn", "docker", "podman", "rkt", "wsl", "proot",
+                      "pouch", "container-other")
+# club-3090's report.sh (System section) prints `WSL2` where /proc/version names Microsoft, else
+# `<systemd-detect-virt's answer> (virtualized)` where that answer is not `none`, else `inside-container (...)` where
+# /.dockerenv exists, else `bare metal`.
+_RIG_ENVIRONMENT = re.compile(r"^- \*\*Environment:\*\* (?P<env>.+?)\s*$", re.M)
+
+
+@parser(RIG_REPORT_ENVIRONMENT, feeds="virtualization", kind=Virtualization, rank=50)
+def virtualization_from_rig_report(text: str) -> Virtualization:
+    """The machine club-3090's rig report detected (`Environment:`): `bare metal` (systemd-detect-virt said none),
+    a hypervisor (`kvm (virtualized)`) or WSL 2 (a Hyper-V VM); a container says nothing of the machine under it.
+
+    report.sh also prints `bare metal` where systemd-detect-virt is not installed; systemd ships it, and the report
+    runs on the Linux host that serves club-3090's containers, a systemd distribution.
+
+    Input (tests/data/captures/634)::
+
+        - **Environment:** kvm (virtualized)
+    """
+    m = _RIG_ENVIRONMENT.search(text)
+    if m is None:
+        raise ParseError("no Environment line")
+    env = m.group("env")
+    said = f"club-3090 rig report: Environment: {env}"
+    if env == "bare metal":
+        return Virtualization("none", said)
+    if env.startswith("WSL2"):
+        return Virtualization(WSL_KERNEL.vm, f"{said}: {WSL_KERNEL.what}")
+    virt = re.fullmatch(r"(?P<name>[\w-]+) \(virtualized\)", env)
+    if virt is None or virt.group("name") in SYSTEMD_CONTAINERS:
+        raise ParseError(f"the Environment line names no virtual machine and no bare metal: {env!r}")
+    return Virtualization(virt.group("name"), said)
 
 
 @parser(USER_MACHINE, feeds="virtualization", kind=Virtualization, rank=90)

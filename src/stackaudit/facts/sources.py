@@ -295,6 +295,11 @@ USER_ENGINES = Source("user_engines", "the serving engine in the user's own word
 USER_MACHINE = Source("user_machine", "the machine in the user's own words", doc=True,
                       hint="paste `nvidia-smi -L` and `systemd-detect-virt`")
 
+# club-3090's rig report (`scripts/report.sh`, importers/rig_report.py): its System section's `Environment:` line,
+# the script's reading of the machine (systemd-detect-virt's answer, WSL 2 or bare metal).
+RIG_REPORT_ENVIRONMENT = Source("rig_report_environment", "club-3090 rig report's Environment line", doc=True,
+                                hint="paste `systemd-detect-virt --vm`")
+
 ALL: tuple[Source, ...] = (*(v for v in globals().values() if isinstance(v, Source)), *DF_PASTED, *LSPCI_PASTED,
                            *NVSMI_P2P.values(), *SYSCTL_D, *MODPROBE_D,
                            *MODULES_LOAD_D, *TMPFILES_D, *UDEV_RULES_D, *LOADER_ENTRIES)

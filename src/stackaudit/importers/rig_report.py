@@ -9,6 +9,11 @@ report.sh queries nvidia-smi per GPU and prints two or three bullets for each::
 Each GPU whose bus id is shown becomes a GPU section of `nvidia-smi -q` text with its name, persistence mode,
 VBIOS, power limits (set, default, max) and link (width current and max, generation max): the values the report
 read from nvidia-smi, under the keys `-q` prints them with. Always an excerpt: the report has no count of the GPUs to say that its list is whole.
+A GPU bullet cut before its bus id gives no section; the bullets shown are then the `Attached GPUs` (a lower bound),
+so the sections read as an excerpt of them.
+
+The System section's `- **Environment:** ...` line, below the report's `# club-3090 rig report` heading, is recorded
+as the document RIG_REPORT_ENVIRONMENT (facts/platform.py virtualization_from_rig_report reads it).
 """
 
 from __future__ import annotations
@@ -16,9 +21,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from stackaudit.facts.sources import NVSMI_QUERY
+from stackaudit.facts.sources import NVSMI_QUERY, RIG_REPORT_ENVIRONMENT
 from stackaudit.importers._scan import Candidates, Scan
-from stackaudit.importers.registry import Found, command_output_appended, importer
+from stackaudit.importers.registry import Found, command_output_appended, document_appended, importer
 from stackaudit.pci_address import BDF
 
 _GPU = re.compile(r"^\s*- \*\*GPU (\d+):\*\* (.+?) \| (\d+) MiB \| driver (\S+) \| VBIOS (\S+) \| "
@@ -57,6 +62,15 @@ def _section(m: re.Match[str], power: re.Match[str] | None, bus: str, link: re.M
     return "\n".join(lines) + "\n"
 
 
+def _attached(lines: list[str], first: int) -> str:
+    """`Attached GPUs` where the list from GPU 0's bullet shows more GPU bullets than carry a bus id (a report cut
+    inside a GPU's bullets): the count of bullets, a lower bound that marks the GPU sections an excerpt; "" else."""
+    end = next((j for j in range(first, len(lines)) if lines[j].startswith("#")), len(lines))
+    shown = [j for j in range(first, end) if _GPU.match(lines[j])]
+    with_bus = [j for j in shown if any(_BUS.match(ln) for ln in lines[j + 1:j + 4])]
+    return f"Attached GPUs                             : {len(shown)}\n" if len(shown) > len(with_bus) else ""
+
+
 @importer("rig report", "club-3090's rig report (`scripts/report.sh`): its GPU bullets (name, power limits, bus)",
           needles=("**GPU ",), per_line=True)
 def rig_report(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
@@ -72,7 +86,34 @@ def rig_report(lines: list[str], candidates: Candidates | None = None) -> Iterat
                 bus = b.group(1)
             end += 1
         if bus:
-            head = f"Driver Version                            : {m.group(4)}\n\n" if m.group(1) == "0" else ""
+            head = f"Driver Version                            : {m.group(4)}\n{_attached(lines, i)}\n" \
+                if m.group(1) == "0" else ""
             yield Found("rig report", i, end, command_output_appended(NVSMI_QUERY.argv,
                                                                       head + _section(m, power, bus, link)))
         scan.skip(end)
+
+
+_HEADING = "# club-3090 rig report"
+_ENVIRONMENT = re.compile(r"^- \*\*Environment:\*\* \S.*$")
+
+
+@importer("rig report environment", "club-3090's rig report (`scripts/report.sh`): its System section's Environment line",
+          needles=("**Environment:**",))
+def rig_report_environment(lines: list[str]) -> Iterator[Found]:
+    """The `Environment:` bullet of each report's System section (between `## System` and the next heading): a
+    bullet of that name elsewhere in a paste is the user's Markdown, not the script's."""
+    i = 0
+    while i < len(lines):
+        if lines[i].strip() != _HEADING:
+            i += 1
+            continue
+        system = next((j for j in range(i + 1, len(lines)) if lines[j].startswith("#")), None)
+        if system is None or lines[system].strip() != "## System":
+            i += 1
+            continue
+        end = next((j for j in range(system + 1, len(lines)) if lines[j].startswith("#")), len(lines))
+        env = next((j for j in range(system + 1, end) if _ENVIRONMENT.match(lines[j].rstrip())), None)
+        if env is not None:
+            yield Found("rig report environment", env, env + 1,
+                        document_appended(RIG_REPORT_ENVIRONMENT.name, lines[env].rstrip() + "\n"))
+        i = end

@@ -1,0 +1,176 @@
+"""Issue 28, FW-VM from lines people paste: the DMI ids the kernel prints (at boot, `DMI: ...`, and in every Oops or
+WARN, `Hardware name: ...`; facts/platform.py kernel_dmi, read through the one DMI table, dmi_hypervisor), and the
+`Environment:` line of club-3090's rig report (virtualization_from_rig_report)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus import capture_checks, paste_checks
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.platform import dmi_hypervisor, kernel_dmi, virtualization_from_rig_report
+from stackaudit.facts.system import KernelLog
+
+# Real: https://github.com/wjz304/arpl-zh_CN/issues/4 (`dmesg | grep "DMI:"` on VMware Workstation 17 and ESXi 8.0b,
+# BIOS and UEFI, on Proxmox VE 7.4, and on a physical N5105 board).
+ARPL_VMWARE_BIOS = ("[    0.000000] DMI: VMware, Inc. VMware Virtual Platform/440BX Desktop Reference Platform, "
+                    "BIOS 6.00 11/12/2020")
+ARPL_VMWARE_UEFI = ("[    0.000000] DMI: VMware, Inc. VMware20,1/440BX Desktop Reference Platform, "
+                    "BIOS VMW201.00V.20904234.B64.2212051119 12/05/2022")
+ARPL_PROXMOX = ("[    0.000000] DMI: QEMU Standard PC (Q35 + ICH9, 2009), BIOS rel-1.16.1-0-g3208b098f51a-prebuilt.qemu.org "
+                "04/01/2014")
+ARPL_BARE_METAL = "[    0.000000] DMI: Default string Default string/MW-NVR-N5105, BIOS 5.19 07/20/2022"
+# Real: https://github.com/NVIDIA/nvidia-docker/issues/1582 (corpus 505), an Azure VM's Oops.
+AZURE_OOPS = ("[1038101.880419] Hardware name: Microsoft Corporation Virtual Machine/Virtual Machine, BIOS Hyper-V UEFI "
+              "Release v4.1 10/27/2020")
+
+
+def _log(*lines: str) -> KernelLog:
+    return KernelLog(tuple(lines))
+
+
+@pytest.mark.parametrize(("line", "vm"), [
+    (ARPL_VMWARE_BIOS, "vmware"),
+    (ARPL_VMWARE_UEFI, "vmware"),
+    (ARPL_PROXMOX, "qemu"),
+    (AZURE_OOPS, "microsoft"),
+    # Real: https://github.com/NVIDIA/cuda-samples/issues/104 (corpus 656), the journal's prefix taken off.
+    ("Hardware name: VMware, Inc. VMware Virtual Platform/440BX Desktop Reference Platform, BIOS 6.00 11/12/2020",
+     "vmware"),
+])
+def test_the_kernel_dmi_line_names_the_hypervisor(line: str, vm: str) -> None:
+    assert dmi_hypervisor(kernel_dmi(_log("[    0.000000] Linux version 5.10.0-11-amd64", line))) == vm
+
+
+def test_a_physical_board_names_no_hypervisor() -> None:
+    """Real (arpl-zh_CN#4): a physical board whose firmware left its vendor strings at `Default string`."""
+    ids = kernel_dmi(_log(ARPL_BARE_METAL))
+    assert ids.startswith("Default string Default string/MW-NVR-N5105")
+    assert dmi_hypervisor(ids) is None
+
+
+def test_an_ec2_metal_instance_is_no_vm() -> None:
+    """Modelled: an EC2 bare-metal instance keeps the `Amazon EC2` vendor and names its `.metal` type."""
+    assert dmi_hypervisor("Amazon EC2 c5.metal/, BIOS 1.0 10/16/2017") is None
+    assert dmi_hypervisor("Amazon EC2 g5.12xlarge/, BIOS 1.0 10/16/2017") == "amazon"
+
+
+@pytest.mark.parametrize("line", [
+    # Modelled: prose that quotes the line is no kernel line.
+    "I think Hardware name: VMware, Inc. VMware Virtual Platform/440BX, BIOS 6.00 is the culprit",
+    # Modelled on kernels >= 6.4 (dmi_scan.c): a `DMI:` line that is not the ids (no `, BIOS `).
+    "[    0.000000] DMI: Memory slots populated: 2/4",
+])
+def test_other_lines_are_no_dmi_ids(line: str) -> None:
+    assert kernel_dmi(_log(line)) == ""
+
+
+def test_fw_vm_corpus_656_reads_the_vmware_guest() -> None:
+    """Corpus 656: the Oops's Hardware name is a VMware guest; one GPU named by an excerpt stays open (161, 629)."""
+    result = capture_checks("656", "FW-VM")["FW-VM"]
+    assert result.status == "unknown"
+    assert "virtual machine (vmware)" in result.message
+
+
+def test_fw_vm_corpus_505_reads_hyper_v_from_the_oops() -> None:
+    result = capture_checks("505", "FW-VM")["FW-VM"]
+    assert result.status == "unknown"
+    assert "virtual machine (microsoft)" in result.message
+
+
+OOPS_HEAD = """\
+[  879.012310] BUG: unable to handle page fault for address: 0000000000002a04
+[  879.012315] #PF: supervisor read access in kernel mode
+[  879.012318] Oops: 0000 [#1] SMP NOPTI
+[  879.012320] CPU: 15 PID: 591 Comm: nv_queue Tainted: P           OE     5.15.0-91-generic #101-Ubuntu
+"""
+
+
+def test_fw_vm_a_proxmox_guest_from_a_pasted_oops(tmp_path: Path) -> None:
+    """Real DMI ids (arpl-zh_CN#4, Proxmox VE) under a modelled Oops head."""
+    result = paste_checks(tmp_path, OOPS_HEAD + ARPL_PROXMOX.replace("DMI:", "Hardware name:") + "\n", "FW-VM")["FW-VM"]
+    assert "virtual machine (qemu)" in result.message
+
+
+def test_fw_vm_a_physical_board_in_a_pasted_oops_is_bare_metal(tmp_path: Path) -> None:
+    """Modelled: the same Oops on a Supermicro board is bare metal, never a VM."""
+    line = "[  879.012322] Hardware name: Supermicro SYS-4029GP-TRT/X11DPG-OT-CPU, BIOS 3.3 02/21/2020\n"
+    result = paste_checks(tmp_path, OOPS_HEAD + line, "FW-VM")["FW-VM"]
+    assert result.status == "ok"
+    assert "Supermicro" in result.message
+
+
+# --- club-3090's rig report ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("capture", ["633", "646"])
+def test_fw_vm_rig_report_bare_metal(capture: str) -> None:
+    """Corpus 633 (club-3090#73) and 646 (club-3090#758): `- **Environment:** bare metal`."""
+    result = capture_checks(capture, "FW-VM")["FW-VM"]
+    assert result.status == "ok"
+    assert "Environment: bare metal" in result.message
+
+
+def test_fw_vm_rig_report_kvm_with_a_cut_gpu_list() -> None:
+    """Corpus 634 (club-3090#642): a KVM guest whose report is cut in GPU 1's bullets: two GPUs, one of them whole."""
+    result = capture_checks("634", "FW-VM")["FW-VM"]
+    assert result.status == "unknown"
+    assert "virtual machine (kvm)" in result.message
+
+
+@pytest.mark.parametrize(("line", "vm"), [
+    ("- **Environment:** kvm (virtualized)", "kvm"),
+    # Modelled on report.sh's WSL branch.
+    ("- **Environment:** WSL2 (kernel reports WSL2)", "microsoft"),
+    ("- **Environment:** bare metal", "none"),
+])
+def test_the_environment_line(line: str, vm: str) -> None:
+    assert virtualization_from_rig_report(line + "\n").vm == vm
+
+
+@pytest.mark.parametrize("line", [
+    # Modelled: systemd-detect-virt without --vm names a container, which says nothing of the machine under it.
+    "- **Environment:** docker (virtualized)",
+    "- **Environment:** inside-container (unusual for this script)",
+])
+def test_a_container_names_no_machine(line: str) -> None:
+    with pytest.raises(ParseError):
+        virtualization_from_rig_report(line + "\n")
+
+
+def test_an_environment_bullet_outside_the_report_is_not_read(tmp_path: Path) -> None:
+    """Modelled: a user's Markdown with the same bullet, no `# club-3090 rig report` heading above it."""
+    text = ("## Setup\n\n- **Environment:** bare metal\n- **OS:** Ubuntu 22.04\n\n"
+            "Linux gpu01 6.8.0-45-generic #45-Ubuntu SMP PREEMPT_DYNAMIC Fri Aug 30 12:02:04 UTC 2024 x86_64 x86_64 "
+            "x86_64 GNU/Linux\n")
+    result = paste_checks(tmp_path, text, "FW-VM")["FW-VM"]
+    assert result.status != "ok"
+
+
+# Real: https://github.com/noonghunna/club-3090/issues/642 (corpus 634), the report cut after GPU 1's first bullet.
+CUT_GPU_LIST = """\
+- **GPU 0:** NVIDIA GeForce RTX 3090 | 24576 MiB | driver 595.71.05 | VBIOS 94.02.42.00.02 | persistence=Enabled
+  - **Power:** limit=290.00 W (default=350.00 W, max=350.00 W) | current_draw=10.61 W ⚠ user-capped below default
+  - **PCIe:** x8 lanes negotiated (GPU max x16, Gen up to 4) | bus 00000000:01:00.0
+- **GPU 1:** NVIDIA GeForce RTX 3090 | 24576 MiB | driver 595.71.05 | VBIOS 94.02.42.00.02 | persistence=Enabled
+"""
+
+
+def test_a_gpu_bullet_cut_before_its_bus_marks_the_list_an_excerpt() -> None:
+    attached = _attached_of(CUT_GPU_LIST)
+    assert attached.startswith("Attached GPUs")
+    assert attached.rstrip().endswith(": 2")
+
+
+def test_bullets_that_all_carry_a_bus_add_no_count() -> None:
+    """Modelled: the same list with GPU 1's bus line shown."""
+    whole = CUT_GPU_LIST + "  - **PCIe:** x8 lanes negotiated (GPU max x16, Gen up to 4) | bus 00000000:02:00.0\n"
+    assert _attached_of(whole) == ""
+
+
+def _attached_of(text: str) -> str:
+    from stackaudit.importers.rig_report import _attached
+
+    return _attached(text.splitlines(), 0)
