@@ -442,7 +442,7 @@ QUERY_FIELDS: dict[str, tuple[int, bool]] = {
 ANY_DEPTH = frozenset(("Current", "Pending"))
 
 
-_GPU_HEADER = re.compile(rf"^GPU\s+({BDF})\s*$")
+_GPU_HEADER = re.compile(rf"^GPU(?:\s+({BDF}))?\s*$")
 _KV = re.compile(r"^(\s*)([^:\s][^:]*?)\s*:\s?(.*)$")
 _SECTION = re.compile(r"^(\s*)([A-Za-z][\w .()/+-]*?)\s*$")
 
@@ -492,7 +492,7 @@ def parse_query_text(text: str) -> NvidiaGpus:
         m = _GPU_HEADER.match(line.strip()) if not line.startswith((" ", "\t")) else None
         if m:
             current = []
-            blocks.append((m.group(1), current))
+            blocks.append((m.group(1) or "", current))
         elif current is not None:
             current.append(line)
         else:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from stackaudit.facts.sources import NVSMI_QUERY
+from stackaudit.facts.sources import LSCPU, NVSMI_QUERY
 from stackaudit.importers._scan import Candidates, Scan
 from stackaudit.importers.registry import Found, command_output_appended, importer
 from stackaudit.pci_address import BDF
@@ -29,11 +29,13 @@ _BUS = re.compile(rf"^\s+- \*\*PCIe:\*\* .*\| bus ({BDF})\b")
 # report.sh's link bullet: the negotiated width (pcie.link.width.current), the GPU's (pcie.link.width.max) and
 # the highest generation (pcie.link.gen.max); the current generation is not printed.
 _LINK = re.compile(r"^\s+- \*\*PCIe:\*\* x(\d+) lanes negotiated \(GPU max x(\d+), Gen up to (\d)\)")
+# report.sh's CPU bullet: lscpu's `Model name`, then the thread count (`nproc`) in brackets.
+_CPU = re.compile(r"^\s*- \*\*CPU:\*\* (.+?)(?: \(\d+ threads\))?\s*$")
 
 
 def _section(m: re.Match[str], power: re.Match[str] | None, bus: str, link: re.Match[str] | None = None) -> str:
     """One GPU's section of `nvidia-smi -q` text."""
-    lines = [f"GPU {bus}",
+    lines = [f"GPU {bus}".rstrip(),
              f"    Product Name                          : {m.group(2)}",
              f"    Persistence Mode                      : {m.group(6)}",
              f"    VBIOS Version                         : {m.group(5)}",
@@ -58,9 +60,12 @@ def _section(m: re.Match[str], power: re.Match[str] | None, bus: str, link: re.M
 
 
 @importer("rig report", "club-3090's rig report (`scripts/report.sh`): its GPU bullets (name, power limits, bus)",
-          needles=("**GPU ",), per_line=True)
+          needles=("**GPU ", "**CPU:**"), per_line=True)
 def rig_report(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
+        if cpu := _CPU.match(lines[i]):
+            yield Found("rig report", i, i + 1, command_output_appended(LSCPU.argv, f"Model name: {cpu.group(1)}\n"))
+            continue
         m = _GPU.match(lines[i])
         if m is None:
             continue
@@ -71,8 +76,6 @@ def rig_report(lines: list[str], candidates: Candidates | None = None) -> Iterat
             if b := _BUS.match(lines[end]):
                 bus = b.group(1)
             end += 1
-        if bus:
-            head = f"Driver Version                            : {m.group(4)}\n\n" if m.group(1) == "0" else ""
-            yield Found("rig report", i, end, command_output_appended(NVSMI_QUERY.argv,
-                                                                      head + _section(m, power, bus, link)))
+        head = f"Driver Version                            : {m.group(4)}\n\n" if m.group(1) == "0" else ""
+        yield Found("rig report", i, end, command_output_appended(NVSMI_QUERY.argv, head + _section(m, power, bus, link)))
         scan.skip(end)
