@@ -442,6 +442,8 @@ QUERY_FIELDS: dict[str, tuple[int, bool]] = {
 ANY_DEPTH = frozenset(("Current", "Pending"))
 
 
+# A GPU section's header; `GPU` alone is the section of a GPU whose address is not shown (a rig report's GPU whose
+# bus bullet is cut, importers/rig_report.py): nvidia-smi itself always prints the address.
 _GPU_HEADER = re.compile(rf"^GPU(?:\s+({BDF}))?\s*$")
 _KV = re.compile(r"^(\s*)([^:\s][^:]*?)\s*:\s?(.*)$")
 _SECTION = re.compile(r"^(\s*)([A-Za-z][\w .()/+-]*?)\s*$")

@@ -6,9 +6,13 @@ report.sh queries nvidia-smi per GPU and prints two or three bullets for each::
       - **Power:** limit=280.00 W (default=350.00 W, max=365.00 W) | current_draw=27.19 W ⚠ user-capped below default
       - **PCIe:** x16 lanes negotiated (GPU max x16, Gen up to 3) | bus 00000000:09:00.0
 
-Each GPU whose bus id is shown becomes a GPU section of `nvidia-smi -q` text with its name, persistence mode,
-VBIOS, power limits (set, default, max) and link (width current and max, generation max): the values the report
-read from nvidia-smi, under the keys `-q` prints them with. Always an excerpt: the report has no count of the GPUs to say that its list is whole.
+Each GPU becomes a GPU section of `nvidia-smi -q` text with its name, persistence mode, VBIOS, power limits (set,
+default, max) and link (width current and max, generation max): the values the report read from nvidia-smi, under
+the keys `-q` prints them with. A GPU whose bus bullet the paste cuts gets a section without an address, so that it
+is counted under its index. Always an excerpt: the report has no count of the GPUs to say that its list is whole.
+
+The CPU bullet (`- **CPU:** AMD Ryzen 7 5800X 8-Core Processor (12 threads)`) is lscpu's `Model name`, handed on as
+such: checks/pcie.py reads the model for the lanes a desktop CPU gives its graphics slots.
 """
 
 from __future__ import annotations
@@ -59,7 +63,8 @@ def _section(m: re.Match[str], power: re.Match[str] | None, bus: str, link: re.M
     return "\n".join(lines) + "\n"
 
 
-@importer("rig report", "club-3090's rig report (`scripts/report.sh`): its GPU bullets (name, power limits, bus)",
+@importer("rig report", "club-3090's rig report (`scripts/report.sh`): its GPU bullets (name, power limits, link, "
+          "bus) and its CPU bullet (the model name)",
           needles=("**GPU ", "**CPU:**"), per_line=True)
 def rig_report(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
