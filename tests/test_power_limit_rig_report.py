@@ -10,6 +10,7 @@ import pytest
 
 from corpus import capture_checks, paste_checks
 from stackaudit.errors import InputError
+from test_corpus_statuses import _coverage
 
 PWR = "PWR-GPU-POWER-LIMIT"
 
@@ -62,11 +63,19 @@ def test_at_the_default_is_ok(tmp_path: Path) -> None:
     assert r.status == "ok" and "450 W" in r.message
 
 
-def test_modelled_bullets_without_a_bus_are_not_read(tmp_path: Path) -> None:
-    # Modelled on 445: the PCIe bullet (with the bus id) left out: no GPU to file the limits under.
+def test_modelled_bullets_without_a_bus_are_read_by_index(tmp_path: Path) -> None:
+    # Modelled on 445: the PCIe bullet (with the bus id) left out: the GPU is filed under its index, and the report
+    # is an excerpt, so the coverage names no host count.
     text = "\n".join(line for line in CLUB_445.splitlines() if "**PCIe:**" not in line) + "\n"
+    r = paste_checks(tmp_path, text, PWR)[PWR]
+    assert r.status == "issue" and "390 W" in r.message
+    assert _coverage(r) == "1 GPU shown"
+
+
+def test_modelled_nothing_but_headings_is_not_read(tmp_path: Path) -> None:
+    # Modelled: the report's headings without a GPU or CPU bullet are nothing this tool reads.
     with pytest.raises(InputError, match="nothing recognisable"):
-        paste_checks(tmp_path, text, PWR)
+        paste_checks(tmp_path, "## GPU hardware\n\n- **CUDA Runtime (per driver):** 13.2\n", PWR)
 
 
 # PCIE-LINK-DOWNTRAIN from the same bullets: report.sh prints the negotiated width and the GPU's maximum, not the

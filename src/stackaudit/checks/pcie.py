@@ -22,11 +22,12 @@ from stackaudit.checks.registry import (
     unknown,
 )
 from stackaudit.facts.boot_loader import CmdlineTool, tool_of
-from stackaudit.facts.gpu_links import GpuLinks
+from stackaudit.facts.gpu_links import GpuLinks, split_lanes
+from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.nvidia import GpuSamples
 from stackaudit.facts.pci import gen_of
 from stackaudit.facts.pcie import PcieFacts, PcieFunction, describe_speed
-from stackaudit.facts.system import KernelCmdline
+from stackaudit.facts.system import CpuInfo, KernelCmdline
 from stackaudit.fixes.kernel_cmdline import cmdline_forms
 from stackaudit.fixes.model import (
     advice,
@@ -87,7 +88,8 @@ def no_gpu(pcie: PcieFacts) -> Outcome:
                 "https://github.com/NVIDIA/gpu-monitoring-tools/issues/215"),
 )
 def link_downtrain(gpu_links: GpuLinks, pcie: PcieFacts | None = None,
-                   gpu_samples: GpuSamples | None = None) -> Outcome:
+                   gpu_samples: GpuSamples | None = None, cpu: CpuInfo | None = None,
+                   gpus: GpuInventory | None = None) -> Outcome:
     """Reads: each GPU's `current_link_speed`, `current_link_width`, `max_link_speed`,
     `max_link_width` in sysfs (else LnkSta/LnkCap from config space or `lspci -vvv`), the same for
     its upstream port, else NVML / `nvidia-smi -q` (current and maximum generation and width: the
@@ -109,6 +111,10 @@ def link_downtrain(gpu_links: GpuLinks, pcie: PcieFacts | None = None,
     A narrow link seen only by nvidia-smi (no slot capability in the source) is an issue of lower
     confidence: an x8 slot would explain it, and the port's LnkCap settles it. A source that shows the width
     without the generation (club-3090's rig report) is judged on the width.
+    A consumer desktop CPU gives its graphics slots 16 lanes in all (facts/gpu_links.py DESKTOP_LANES, from lscpu's
+    `Model name` or a rig report's CPU bullet): with two or more GPUs on the host, an x16 GPU at x8 is the board's
+    x8/x8 split, not-an-issue. Below x8, one GPU alone, an HEDT or server CPU, or a slot whose LnkCap is shown: the
+    rule above decides.
     """
     links = gpu_links.links
     if not links:
@@ -119,7 +125,10 @@ def link_downtrain(gpu_links: GpuLinks, pcie: PcieFacts | None = None,
     slow_idle: dict[str, str] = {}
     slow: dict[str, str] = {}
     fine: dict[str, str] = {}
+    split: dict[str, str] = {}
     blind: list[str] = []
+    # The GPUs on the host: the most that any source lists (an excerpt's count is a lower bound).
+    count = max(len(links), (gpus.at_least or 0) if gpus is not None else 0)
     for g in links:
         cur_s, cur_w = g.cur_speed, g.cur_width
         if cur_w in (63, 255) or (g.max_width in (63, 255)):
@@ -134,6 +143,8 @@ def link_downtrain(gpu_links: GpuLinks, pcie: PcieFacts | None = None,
             # the generation drops at idle anyway, so a snapshot's says nothing of the load.
             if exp_w is None:
                 blind.append(g.bdf)
+            elif why := split_lanes(g, cpu.model_name if cpu is not None else "", count):
+                split[g.bdf] = why
             elif cur_w < exp_w:
                 narrow[g.bdf] = f"x{cur_w} (capable x{exp_w}, from {basis})"
             else:
@@ -144,7 +155,9 @@ def link_downtrain(gpu_links: GpuLinks, pcie: PcieFacts | None = None,
         want = describe_speed(exp_s, int(exp_w) if exp_w else None)
         label = f"{now} (capable {want}, from {basis}{' and the slot' if slot else ''})"
         sampled = _sampled_gen(gpu_samples, g.index)
-        if exp_w is not None and cur_w < exp_w:
+        if exp_w is not None and cur_w < exp_w and (why := split_lanes(g, cpu.model_name if cpu else "", count)):
+            split[g.bdf] = why
+        elif exp_w is not None and cur_w < exp_w:
             narrow[g.bdf] = label
         elif sampled is not None and exp_s is not None:
             if sampled < (gen_of(exp_s) or 0):
@@ -163,7 +176,7 @@ def link_downtrain(gpu_links: GpuLinks, pcie: PcieFacts | None = None,
     # The coverage rule: the links read decide; a GPU whose link is not in the source is counted, not guessed.
     total = gpu_links.attached if gpu_links.attached and gpu_links.attached >= len(links) else (
         len(links) if pcie is not None and pcie.inventory_complete else None)
-    shown = [*gone, *narrow, *slow_busy, *fine, *slow_idle, *slow]
+    shown = [*gone, *narrow, *slow_busy, *split, *fine, *slow_idle, *slow]
     if gone:
         return over_subjects(issue(
             f"{len(gone)} GPU link(s) report width 63/255: the device no longer answers (fallen off the bus, see Xid 79 "
@@ -184,7 +197,11 @@ def link_downtrain(gpu_links: GpuLinks, pcie: PcieFacts | None = None,
     if not shown:
         return unknown(f"the link state of {len(blind)} GPU(s) is not in the source",
                        hint="paste `sudo lspci -vvv` or capture on the host", subjects=blind)
-    if slow:
+    if split:
+        judged = not_an_issue(f"{', '.join(split)} at half the GPU's width: " + "; ".join(dict.fromkeys(split.values()))
+                              + (f"; at full width: {', '.join(f'{b} {v}' for b, v in fine.items())}" if fine else ""),
+                              actual=split, subjects=[*split, *fine])
+    elif slow:
         # Nothing in the source shows load: a lower generation at full width is what an idle GPU's link does.
         judged = not_an_issue("link generation below capability at full width on "
                               + "; ".join(f"{b}: {v}" for b, v in slow.items())

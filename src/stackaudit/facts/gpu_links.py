@@ -8,7 +8,8 @@ A field the better source lacks is taken from the next: a paste of `nvidia-smi -
 shows `<current_link_width>8x</current_link_width>` of `<max_link_width>16x</max_link_width>`.
 
 A GPU the NVIDIA side shows without its PCI address (an `nvidia-smi -q` section cut below its `GPU 00000000:..`
-header) is keyed by its index, where no source gives any GPU an address: the same GPU is not counted twice.
+header, a rig report's GPU whose bus bullet is cut) is keyed by its index, where the PCI side lists no GPU: the same
+GPU is not counted twice.
 
 nvidia-smi's maximum width is the GPU's, not the slot's: `width_basis` says which a record has,
 so that a check can say what would settle a narrow link (the port's LnkCap).
@@ -16,6 +17,7 @@ so that a check can say what would settle a narrow link (the port's LnkCap).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from stackaudit.facts.nvidia import NvidiaGpus
@@ -91,6 +93,52 @@ class GpuLinks(Sourced):
 fact("gpu_links", GpuLinks, merge_by("bdf", "links"), hint="paste `sudo lspci -vvv` or `nvidia-smi -q`")
 
 
+@dataclass(frozen=True)
+class DesktopLanes:
+    """A desktop CPU family whose graphics slots share one set of CPU lanes."""
+
+    pattern: str  # searched in the CPU's model name (lscpu `Model name`, a rig report's CPU bullet)
+    family: str
+    lanes: int  # the CPU's lanes for the graphics slots, all slots together
+    source: str
+
+
+# Consumer desktop CPUs give their graphics slots 16 lanes in all: a board with two CPU-wired x16 slots runs them
+# x8/x8 when both hold a card. Intel's specifications list each desktop Core's "PCI Express Configurations":
+# "Up to 1x16, 2x8, 1x8+2x4" (16 lanes, 2nd to 10th generation), "Up to 1x16+1x4, 2x8+1x4" (20 lanes, 11th to
+# 14th generation: the x4 is an NVMe drive's). AMD's AM4 Ryzen has 24 lanes: 16 for graphics, 4 for NVMe, 4 for
+# the chipset; AM5 has 28: 16 for graphics, 8 for NVMe, 4 for the chipset.
+# Left out on purpose, so that an x8 on them stays a question: HEDT and server parts (Core X-series and the
+# 38xx-69xx Extreme parts, Xeon, Threadripper, EPYC: 28 to 128 lanes), laptops (H, U, HX suffixes) and the Ryzen
+# APUs (G suffix), some of which have only 8 or 4 lanes for graphics.
+DESKTOP_LANES = (
+    DesktopLanes(r"\bi[3579]-(?:[2789]\d{3}|[3-6][0-7]\d{2}|1[0-4]\d{3})(?:K|KF|KS|F|T)?\b",
+                 "an Intel Core desktop CPU", 16,
+                 "https://ark.intel.com/content/www/us/en/ark.html"),
+    DesktopLanes(r"\bCore(?:\(TM\))? Ultra [579] 2\d{2}(?:K|KF|F|T)?\b", "an Intel Core Ultra desktop CPU (LGA1851)", 16,
+                 "https://ark.intel.com/content/www/us/en/ark.html"),
+    DesktopLanes(r"\bRyzen [3579] (?:[1-57]|9)\d{3}(?:X3D\d?|XT|X|E)?\b", "an AMD Ryzen desktop CPU (AM4/AM5)", 16,
+                 "https://www.techpowerup.com/295394/amd-zen-4-socket-am5-explained-pcie-lanes-chipsets-connectivity"),
+)
+
+
+def split_lanes(link: GpuLink, cpu_model: str, gpus: int) -> str:
+    """Why an x8 link on an x16 GPU is the slot's width, in words; "" where the source does not show that.
+
+    It is where the CPU is a desktop part (DESKTOP_LANES), the host has two or more GPUs, the GPU can use all the
+    CPU's graphics lanes, and the link has half of them.
+    The slot's own width (its port's LnkCap) decides instead where the source shows it.
+    A link below half is never the split: two cards get half each.
+    """
+    _, width, _ = link.expected
+    cpu = next((d for d in DESKTOP_LANES if re.search(d.pattern, cpu_model)), None)
+    if cpu is None or gpus < 2 or link.width_basis == "slot" or width != cpu.lanes or link.cur_width != cpu.lanes // 2:
+        return ""
+    half = cpu.lanes // 2
+    return (f"the {cpu_model.strip()} is {cpu.family}, whose graphics slots share {cpu.lanes} lanes; with {gpus} GPUs "
+            f"on the host they run x{half}/x{half}, so x{half} is the slot's width, not a link that trained down")
+
+
 @provider("gpu_links", GpuLinks, rank=10, title="the PCI side (sysfs, config space, `lspci -vvv`)")
 def links_from_pci(ctx: FactContext) -> GpuLinks:
     """GPU links as the PCI side shows them (sysfs link attributes, LnkSta/LnkCap, `lspci -vvv`)."""
@@ -122,7 +170,8 @@ def links_from_nvidia(ctx: FactContext) -> GpuLinks:
     """GPU links as NVML or nvidia-smi show them (current/max generation and width, host maximum)."""
     nvidia = ctx.fact("nvidia", NvidiaGpus)
     pci = ctx.optional("pcie", PcieFacts)
-    unaddressed = not any(g.bdf for g in nvidia.gpus) and not (pci is not None and pci.gpus)
+    # A GPU without its address is keyed by its index only where the PCI side lists no GPU it could be.
+    unaddressed = not (pci is not None and pci.gpus)
     links = []
     for g in nvidia.gpus:
         if not g.bdf and not unaddressed:

@@ -385,14 +385,15 @@ class NvidiaGpus(Sourced):
         """"" when the source lists every GPU of the host; else why GPUs may be missing from it.
 
         An excerpt never proves that there are no other GPUs: a table cut inside a GPU's rows, fewer
-        sections than `Attached GPUs`, or a GPU section without its header (`nvidia-smi -q | grep`).
+        sections than `Attached GPUs`, or a GPU without its address (`nvidia-smi -q | grep`, a rig report cut in
+        its bullets).
         """
         if self.cut:
             return self.cut + ": GPUs after it are not in this source"
         if self.attached and self.attached > len(self.gpus):
             return f"only {len(self.gpus)} of the {self.attached} attached GPUs are in this source"
         if self.attached is None and not self.complete and any(not g.bdf for g in self.gpus if not g.error):
-            return "the excerpt shows a GPU section without its header: the other GPUs are not in this source"
+            return "the excerpt shows a GPU without its PCI address: the other GPUs are not in this source"
         return ""
 
     def by_bdf(self, bdf: str) -> GpuInfo | None:

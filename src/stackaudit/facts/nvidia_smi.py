@@ -444,7 +444,9 @@ QUERY_FIELDS: dict[str, tuple[int, bool]] = {
 ANY_DEPTH = frozenset(("Current", "Pending", "Max"))
 
 
-_GPU_HEADER = re.compile(rf"^GPU\s+({BDF})\s*$")
+# A GPU section's header; `GPU` alone is the section of a GPU whose address is not shown (a rig report's GPU whose
+# bus bullet is cut, importers/rig_report.py): nvidia-smi itself always prints the address.
+_GPU_HEADER = re.compile(rf"^GPU(?:\s+({BDF}))?\s*$")
 _KV = re.compile(r"^(\s*)([^:\s][^:]*?)\s*:\s?(.*)$")
 _SECTION = re.compile(r"^(\s*)([A-Za-z][\w .()/+-]*?)\s*$")
 
@@ -494,7 +496,7 @@ def parse_query_text(text: str) -> NvidiaGpus:
         m = _GPU_HEADER.match(line.strip()) if not line.startswith((" ", "\t")) else None
         if m:
             current = []
-            blocks.append((m.group(1), current))
+            blocks.append((m.group(1) or "", current))
         elif current is not None:
             current.append(line)
         else:

@@ -6,11 +6,13 @@ report.sh queries nvidia-smi per GPU and prints two or three bullets for each::
       - **Power:** limit=280.00 W (default=350.00 W, max=365.00 W) | current_draw=27.19 W ⚠ user-capped below default
       - **PCIe:** x16 lanes negotiated (GPU max x16, Gen up to 3) | bus 00000000:09:00.0
 
-Each GPU whose bus id is shown becomes a GPU section of `nvidia-smi -q` text with its name, persistence mode,
-VBIOS, power limits (set, default, max) and link (width current and max, generation max): the values the report
-read from nvidia-smi, under the keys `-q` prints them with. Always an excerpt: the report has no count of the GPUs to say that its list is whole.
-A GPU bullet cut before its bus id gives no section; the bullets shown are then the `Attached GPUs` (a lower bound),
-so the sections read as an excerpt of them.
+Each GPU becomes a GPU section of `nvidia-smi -q` text with its name, persistence mode, VBIOS, power limits (set,
+default, max) and link (width current and max, generation max): the values the report read from nvidia-smi, under
+the keys `-q` prints them with. A GPU whose bus bullet the paste cuts gets a section without an address, so that it
+is counted under its index. Always an excerpt: the report has no count of the GPUs to say that its list is whole.
+
+The CPU bullet (`- **CPU:** AMD Ryzen 7 5800X 8-Core Processor (12 threads)`) is lscpu's `Model name`, handed on as
+such: checks/pcie.py reads the model for the lanes a desktop CPU gives its graphics slots.
 
 The System section's `- **Environment:** ...` line, below the report's `# club-3090 rig report` heading, is recorded
 as the document RIG_REPORT_ENVIRONMENT (facts/platform.py virtualization_from_rig_report reads it).
@@ -21,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from stackaudit.facts.sources import NVSMI_QUERY, RIG_REPORT_ENVIRONMENT
+from stackaudit.facts.sources import LSCPU, NVSMI_QUERY, RIG_REPORT_ENVIRONMENT
 from stackaudit.importers._scan import Candidates, Scan
 from stackaudit.importers.registry import Found, command_output_appended, document_appended, importer
 from stackaudit.pci_address import BDF
@@ -34,11 +36,13 @@ _BUS = re.compile(rf"^\s+- \*\*PCIe:\*\* .*\| bus ({BDF})\b")
 # report.sh's link bullet: the negotiated width (pcie.link.width.current), the GPU's (pcie.link.width.max) and
 # the highest generation (pcie.link.gen.max); the current generation is not printed.
 _LINK = re.compile(r"^\s+- \*\*PCIe:\*\* x(\d+) lanes negotiated \(GPU max x(\d+), Gen up to (\d)\)")
+# report.sh's CPU bullet: lscpu's `Model name`, then the thread count (`nproc`) in brackets.
+_CPU = re.compile(r"^\s*- \*\*CPU:\*\* (.+?)(?: \(\d+ threads\))?\s*$")
 
 
 def _section(m: re.Match[str], power: re.Match[str] | None, bus: str, link: re.Match[str] | None = None) -> str:
     """One GPU's section of `nvidia-smi -q` text."""
-    lines = [f"GPU {bus}",
+    lines = [f"GPU {bus}".rstrip(),
              f"    Product Name                          : {m.group(2)}",
              f"    Persistence Mode                      : {m.group(6)}",
              f"    VBIOS Version                         : {m.group(5)}",
@@ -62,19 +66,14 @@ def _section(m: re.Match[str], power: re.Match[str] | None, bus: str, link: re.M
     return "\n".join(lines) + "\n"
 
 
-def _attached(lines: list[str], first: int) -> str:
-    """`Attached GPUs` where the list from GPU 0's bullet shows more GPU bullets than carry a bus id (a report cut
-    inside a GPU's bullets): the count of bullets, a lower bound that marks the GPU sections an excerpt; "" else."""
-    end = next((j for j in range(first, len(lines)) if lines[j].startswith("#")), len(lines))
-    shown = [j for j in range(first, end) if _GPU.match(lines[j])]
-    with_bus = [j for j in shown if any(_BUS.match(ln) for ln in lines[j + 1:j + 4])]
-    return f"Attached GPUs                             : {len(shown)}\n" if len(shown) > len(with_bus) else ""
-
-
-@importer("rig report", "club-3090's rig report (`scripts/report.sh`): its GPU bullets (name, power limits, bus)",
-          needles=("**GPU ",), per_line=True)
+@importer("rig report", "club-3090's rig report (`scripts/report.sh`): its GPU bullets (name, power limits, link, "
+          "bus) and its CPU bullet (the model name)",
+          needles=("**GPU ", "**CPU:**"), per_line=True)
 def rig_report(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
+        if cpu := _CPU.match(lines[i]):
+            yield Found("rig report", i, i + 1, command_output_appended(LSCPU.argv, f"Model name: {cpu.group(1)}\n"))
+            continue
         m = _GPU.match(lines[i])
         if m is None:
             continue
@@ -85,11 +84,8 @@ def rig_report(lines: list[str], candidates: Candidates | None = None) -> Iterat
             if b := _BUS.match(lines[end]):
                 bus = b.group(1)
             end += 1
-        if bus:
-            head = f"Driver Version                            : {m.group(4)}\n{_attached(lines, i)}\n" \
-                if m.group(1) == "0" else ""
-            yield Found("rig report", i, end, command_output_appended(NVSMI_QUERY.argv,
-                                                                      head + _section(m, power, bus, link)))
+        head = f"Driver Version                            : {m.group(4)}\n\n" if m.group(1) == "0" else ""
+        yield Found("rig report", i, end, command_output_appended(NVSMI_QUERY.argv, head + _section(m, power, bus, link)))
         scan.skip(end)
 
 
