@@ -13,10 +13,13 @@ Real pastes (corpus files, each from its own public thread):
 - 228: https://github.com/eler/git_examples/blob/8bae4ce021861fd4a2a14dcf2c6526f3f8b59d31/nvidia-bug-report.log
   (`Attached GPUs: 4`, one GTX 1080 Ti section shown)
 - 407: https://github.com/NVIDIA/nccl/issues/19 (a six-GPU matrix; a test header names the model of three)
+- 05: https://github.com/open-mpi/hwloc/issues/653 (one A100 SXM4's `lspci -vvv`: a fixed BAR1)
+- 246: https://github.com/huggingface/text-generation-inference/issues/1156 (a GRID A100 vGPU whose cap reads N/A)
 - whole listings: 402 (https://github.com/noonghunna/club-3090/issues/178, two RTX 3090), 661
   (https://github.com/TabbyML/tabby/issues/561, one Quadro T2000 under WDDM), 324
   (https://github.com/vllm-project/vllm/issues/4661, a collect_env of four A100 PCIe)
-- one GPU in a whole listing: 158 (https://github.com/NVIDIA/nvidia-container-toolkit/issues/188, a Tesla T4's
+- host-wide: 82 (https://github.com/ROCm/rccl/issues/1129, AMD MI100s only), 66
+  (https://github.com/ray-project/ray/issues/13619, an EC2 m5 instance), one GPU in a whole listing: 158 (https://github.com/NVIDIA/nvidia-container-toolkit/issues/188, a Tesla T4's
   `nvidia-smi -q`, `Attached GPUs : 1`)
 MODELLED: the outcomes given to `over_subjects`, and an 8-GPU PCIe host read live (tests/nvidia_support.py).
 """
@@ -69,6 +72,8 @@ def test_a_not_applicable_over_shown_subjects_gets_their_coverage_and_the_hint_f
     ("228-", "DRV-GSP-FIRMWARE", "1 of 4 GPUs shown"),
     ("228-", "DRV-NVLINK-HEALTH", "1 of 4 GPUs shown"),
     ("407-", "DRV-FABRIC-MANAGER", "3 of 6 GPUs shown"),
+    ("05-", "FW-REBAR-BAR1", "1 GPU shown"),
+    ("246-", "PWR-GPU-POWER-LIMIT", "1 GPU shown"),
 ])
 def test_a_cut_listing_gives_the_not_applicable_the_coverage_of_the_gpus_shown(prefix: str, check_id: str,
                                                                               coverage: str) -> None:
@@ -76,7 +81,7 @@ def test_a_cut_listing_gives_the_not_applicable_the_coverage_of_the_gpus_shown(p
     assert r.status == "not-applicable", r.message
     assert r.coverage is not None and r.coverage.text() == coverage
     # The rest of the GPUs would settle it: run next asks for them.
-    assert r.partly_shown and r.hint.startswith("`nvidia-smi")
+    assert r.partly_shown and r.hint.startswith(("`nvidia-smi", "`sudo lspci -vvv`"))
 
 
 def test_the_report_names_the_coverage_and_run_next_asks_for_the_gpus_not_shown(
@@ -121,6 +126,11 @@ def test_a_pci_bus_without_an_nvswitch_decides_for_the_host_without_coverage() -
     assert r.coverage is None and r.hint == ""
 
 
-def test_one_gpu_in_a_whole_listing_is_not_applicable_without_coverage() -> None:
-    r = _result("158-", "IC-TOPO-READ")
-    assert r.status == "not-applicable" and r.coverage is None
+@pytest.mark.parametrize(("prefix", "check_id"), [
+    ("158-", "IC-TOPO-READ"),  # one GPU, `Attached GPUs : 1`: no GPU-to-GPU path
+    ("82-", "PWR-GPU-POWER-LIMIT"),  # every GPU shown is AMD's, and no NVIDIA driver
+    ("66-", "MEM-ROW-REMAP-ECC"),  # an instance type without accelerators, in the user's words
+])
+def test_a_host_wide_not_applicable_states_no_coverage(prefix: str, check_id: str) -> None:
+    r = _result(prefix, check_id)
+    assert r.status == "not-applicable" and r.coverage is None and not r.partly_shown
