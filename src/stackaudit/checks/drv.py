@@ -805,8 +805,9 @@ def _persistence(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices | No
         return gpus
     windows = [g for g in gpus if g.driver_model is not None]
     if windows and len(windows) == len(gpus):
-        return not_applicable(f"a Windows driver ({', '.join(sorted({g.driver_model or '' for g in windows}))}): "
-                              "persistence mode is a Linux setting")
+        return over_gpus(nvidia, windows, not_applicable(
+            f"a Windows driver ({', '.join(sorted({g.driver_model or '' for g in windows}))}): persistence mode is a "
+            "Linux setting"))
     off = [g for g in gpus if g.persistence is False]
     read = [g for g in gpus if g.persistence is not None]
     no_pm_flag = daemon is not None and "--no-persistence-mode" in " ".join(
@@ -980,7 +981,9 @@ def _fabric_manager(nvidia: NvidiaGpus | None, nvidia_services: NvidiaServices |
     fabric_read = [g for g in shown if g.fabric_state not in (None, "Not Supported")]
     if not switches and not fabric_read and not (switch_gpus and switches is None):
         kinds = ", ".join(nvidia.names_in_words) or "GPUs of unknown model"
-        return not_applicable(f"no NVSwitch ({kinds}): PCIe or NVLink-bridge GPUs need no Fabric Manager")
+        judged = not_applicable(f"no NVSwitch ({kinds}): PCIe or NVLink-bridge GPUs need no Fabric Manager")
+        # A PCI bus without an NVSwitch decides it for the host; without the bus, the models of the GPUs shown do.
+        return judged if switches is False else over_gpus(nvidia, shown, judged)
     rack = [g for g in shown if re.search(r"\bGB[23]00\b", g.name or "")]
     problems: list[str] = []
     subjects: list[str] = []
@@ -1117,8 +1120,8 @@ def _gsp_firmware(nvidia: NvidiaGpus | None, nvidia_driver: NvidiaDriver | None,
         return gpus
     turing_up = [g for g in gpus if g.implied_architecture not in PRE_TURING]
     if not turing_up:
-        return not_applicable("no GSP before Turing: " + ", ".join(
-            f"{g.name or g.label} ({g.implied_architecture})" for g in gpus))
+        return over_gpus(nvidia, gpus, not_applicable("no GSP before Turing: " + ", ".join(
+            f"{g.name or g.label} ({g.implied_architecture})" for g in gpus)))
     read = [g for g in turing_up if g.gsp_firmware is not None]
     if not read:
         return unknown("the GSP firmware version is not in this source", hint="paste `nvidia-smi -q`")
@@ -1231,8 +1234,10 @@ def _nvlink_health(nvidia: NvidiaGpus | None, gpu_events: GpuEvents | None, nvli
             return unknown("neither the NVLink state nor a known GPU model is in this source for GPU(s) "
                            + gpu_indices(blind), hint="paste `nvidia-smi -q` and `nvidia-smi nvlink -s`, or audit "
                            "the host (NVML)")
-        return not_applicable("no NVLink on these GPUs (" + ", ".join(sorted({g.name for g in gpus if g.name}))
-                              + ")" + NO_NVLINK_WHY)
+        judged = not_applicable("no NVLink on these GPUs (" + ", ".join(sorted({g.name for g in gpus if g.name}))
+                                + ")" + NO_NVLINK_WHY)
+        return over_subjects(judged, [g.subject for g in gpus], gpu_total(nvidia) if nvidia is not None else None,
+                             ask=_NVLINK_ASK)
     unread = [g for g in capable if g.nvlinks is None]
     if len(unread) == len(capable) and not xid74:
         return unknown("NVLink link states are not in this source", hint="paste `nvidia-smi nvlink -s` and "

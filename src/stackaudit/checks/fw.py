@@ -664,8 +664,9 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
     fixed = _data_center_bar1(gpus)
     if fixed:
         # Outside the check's "Applies when": these cards have a large fixed BAR1, nothing to resize.
-        return not_applicable("data-center GPU(s) with a large fixed BAR1 (no Resizable BAR to enable): "
-                              + ", ".join(f"{b} {v}" for b, v in fixed.items()), actual=fixed)
+        return over_gpu_functions(pcie, list(fixed), not_applicable(
+            "data-center GPU(s) with a large fixed BAR1 (no Resizable BAR to enable): "
+            + ", ".join(f"{b} {v}" for b, v in fixed.items()), actual=fixed))
     # GPUDirect RDMA needs an RDMA NIC, not any NIC (every workstation has an Intel/Broadcom Ethernet port).
     rdma_nic = bool(rdma.names) if rdma is not None else any(n.vendor == "0x15b3" for n in pcie.role("nic"))
     p2p = len(gpus) >= 2 or rdma_nic

@@ -82,7 +82,8 @@ def _row_remap_ecc(nvidia: NvidiaGpus) -> Outcome:
                                                             g.ecc_volatile_uncorrected, g.retired_pending))]
     if not read:
         if all("ecc" in g.unsupported and "remap" in g.unsupported for g in gpus):
-            return not_applicable("no ECC or row remapping on these GPUs (" + ", ".join(nvidia.names) + ")")
+            return over_gpus(nvidia, gpus, not_applicable("no ECC or row remapping on these GPUs ("
+                                                          + ", ".join(nvidia.names) + ")"))
         return unknown("row remapping and ECC counters are not in this source (or could not be read)",
                        hint="paste `nvidia-smi -q -d ROW_REMAPPER,ECC,PAGE_RETIREMENT`, or run as root")
     failed = [g for g in read if g.remap_failure]
@@ -156,7 +157,8 @@ def ecc_mode(nvidia: NvidiaGpus) -> Outcome:
     read = [g for g in gpus if g.ecc_current is not None]
     if not read:
         if all("ecc" in g.unsupported for g in gpus):
-            return not_applicable("ECC is not supported on these GPUs (" + ", ".join(nvidia.names_in_words) + ")")
+            return over_gpus(nvidia, gpus, not_applicable("ECC is not supported on these GPUs ("
+                                                          + ", ".join(nvidia.names_in_words) + ")"))
         return unknown("ECC mode is not in this source (or could not be read)", hint="paste `nvidia-smi -q -d ECC`")
     pending = [g for g in read if g.ecc_pending is not None and g.ecc_pending != g.ecc_current]
     modes = {g.subject: ("Enabled" if g.ecc_current else "Disabled") for g in read}

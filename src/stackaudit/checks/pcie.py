@@ -428,7 +428,8 @@ def ten_bit_tags(pcie: PcieFacts) -> Outcome:
     if not pcie.gpus:
         return no_gpu(pcie)
     if not gpus:
-        return not_applicable("no Gen4/Gen5 GPU: 10-bit tags are a Gen4+ feature")
+        return over_gpu_functions(pcie, [g.bdf for g in pcie.gpus], not_applicable(
+            "no Gen4/Gen5 GPU: 10-bit tags are a Gen4+ feature"))
     blind = [g for g in gpus if g.express is None or g.express.devctl2_10bit_req is None]
     if len(blind) == len(gpus):
         return unreadable_outcome(pcie, blind, "Device Control 2 (10-bit tags)")

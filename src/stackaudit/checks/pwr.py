@@ -136,9 +136,10 @@ def gpu_power_limit(nvidia: NvidiaGpus, container: ContainerInfo | None = None) 
     na = [g for g in gpus if "power" in g.unsupported]
     if na and len(na) == len(gpus) and all(_vgpu(g) for g in na):
         # A vGPU guest: the physical GPU's cap is the hypervisor's, and nvidia-smi in the guest shows none.
-        return not_applicable(f"vGPU guest ({', '.join(sorted({g.name or g.label for g in na}))}): the power cap "
-                              "reads N/A, the physical GPU's limit is set on the hypervisor host",
-                              actual={g.subject: "N/A" for g in na})
+        return over_gpus(nvidia, na, not_applicable(
+            f"vGPU guest ({', '.join(sorted({g.name or g.label for g in na}))}): the power cap reads N/A, the "
+            "physical GPU's limit is set on the hypervisor host", actual={g.subject: "N/A" for g in na}),
+            ask="nvidia-smi -q -d POWER")
     if na:
         # The GPU is shown and its cap reads N/A: judged, without a value (the coverage says which GPUs).
         return over_gpus(nvidia, na, unknown(

@@ -163,6 +163,9 @@ def over_subjects(judged: Outcome, shown: Sequence[str], total: int | None = Non
     `judged` is the check's verdict over the subjects it could read (`shown`); `total` is how many the host has.
     The status is `issue` when any shown subject has it, whatever the others show.
     It is `ok` (or `not-an-issue`) when the shown subjects are fine, with the coverage `K of N shown`.
+    A `not-applicable` that the shown subjects decide (their models lack the feature) gets the same coverage.
+    A subject the source does not show could be one that has the feature.
+    A not-applicable from a host-wide fact (no GPU on the bus, no engine) does not come through this rule.
     It is `unknown` only when no subject is shown, or when the shown ones are themselves inconclusive.
     Where subjects are missing, the hint names the missing part (`Coverage.run_next`).
     """
@@ -178,7 +181,7 @@ def over_subjects(judged: Outcome, shown: Sequence[str], total: int | None = Non
         return replace(judged, status="unknown", hint=missing, coverage=coverage)
     if judged.status == "unknown":  # the shown subjects do not settle it: their own hint first
         return replace(judged, hint=judged.hint or missing, coverage=coverage)
-    if judged.status in ("ok", "not-an-issue"):
+    if judged.status in ("ok", "not-an-issue", "not-applicable"):
         return replace(judged, hint=missing, coverage=coverage)
     return judged
 

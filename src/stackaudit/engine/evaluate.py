@@ -165,7 +165,8 @@ def not_shown_subject(spec: CheckSpec, outcome: Outcome, facts: dict[str, Any], 
     """An unknown outcome of a check whose subject (`CheckSpec.applies_to`) the source shows absent becomes
     not-applicable, with why (facts/applicability.py); the sources that showed it join the result's provenance.
     A verdict of the check's own facts or a symptom's issue stands, but for a subject whose verdict is moot without
-    its engine (facts/applicability.ENGINE_VERDICT_MOOT), where only an issue stands."""
+    its engine (facts/applicability.ENGINE_VERDICT_MOOT), where only an issue stands.
+    Where the models of the GPUs shown decide it, the not-applicable covers those GPUs (`over_subjects`)."""
     moot = spec.applies_to in ENGINE_VERDICT_MOOT and outcome.status not in ("unknown", "issue", "error")
     if not spec.applies_to or (outcome.status != "unknown" and not moot):
         return outcome, used
@@ -189,6 +190,10 @@ def not_shown_subject(spec: CheckSpec, outcome: Outcome, facts: dict[str, Any], 
         return outcome, used
     subject_fact = "cpu" if spec.applies_to in CPU_SUBJECTS else "gpus"
     shown = tuple(sorted(dict.fromkeys((*used, *provenance.get(subject_fact, ()))), key=_order))
+    inventory = gpus if subject_fact == "gpus" and isinstance(gpus, GpuInventory) else None
+    if inventory is not None and inventory.models:  # the GPUs shown decided it by their models: over those GPUs
+        return over_subjects(not_applicable(why), [f"GPU {i}" for i in inventory.models], inventory.whole_count,
+                             ask="nvidia-smi -L"), shown
     return not_applicable(why), shown
 
 

@@ -70,9 +70,10 @@ class Result:
 
     @property
     def partly_shown(self) -> bool:
-        """A verdict (ok, not-an-issue, unknown) over some of the host's subjects: the rest would settle more."""
+        """A verdict (ok, not-an-issue, not-applicable, unknown) over some of the host's subjects: the rest would
+        settle more."""
         return self.coverage is not None and not self.coverage.complete and self.status in (
-            "ok", "not-an-issue", "unknown")
+            "ok", "not-an-issue", "not-applicable", "unknown")
 
     @property
     def rank_key(self) -> tuple[int, bool, int, int, int, str]:

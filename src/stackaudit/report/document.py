@@ -205,7 +205,7 @@ def _not_applicable(sec: Sections, verbose: bool) -> list[Section]:
     """Checks that cannot apply here, with --verbose only."""
     if not sec.not_applicable or not verbose:
         return []
-    lines = Notes(tuple(f"{r.id}: {r.message}" for r in sec.not_applicable))
+    lines = Notes(tuple(f"{r.id}{coverage_note(r)}: {r.message}" for r in sec.not_applicable))
     return [Section(f"Not applicable here ({len(sec.not_applicable)})", (lines,))]
 
 
