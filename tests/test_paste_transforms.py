@@ -39,6 +39,9 @@ KNOWN_NEW_OK: dict[tuple[str, str], str] = {
         "first blind run L: the first three NCCL lines (ranks of one host joined over P2P/IPC) are judged ok, the "
         "whole log unknown (whether it ran in a container is not shown); the whole's reading is the stricter one, "
         "and the blind expectation (ok) is the cut's: for the lead",
+    ("709-xagentgen-4x-rtx4090-could-not-select-device-driver.txt", "CTR-GPU-ACCESS"):
+        "first blind run GG: as 329, a docker run asking --gpus all, cut before Docker's 'could not select device "
+        "driver' line, is judged ok from the request alone; the cut removes the failure that proves it unmet",
 }
 
 
@@ -227,6 +230,8 @@ def test_flattened_query_fields_give_the_same_facts(entry: CorpusEntry, kind: st
 
     text, joined = flattened(entry, kind)
     base = recognise(entry.body, entry.name)
+    if not base.recognised:
+        pytest.skip("refused whole: a gap of tests/data/corpus_gaps.toml, nothing read to compare")
     flat = recognise(text, entry.name)
     assert fact(MemoryHost(flat.record), "nvidia") == fact(MemoryHost(base.record), "nvidia"), entry.name
     # Read as `-q` on the joined line itself: a provenance line points at what the user pasted.

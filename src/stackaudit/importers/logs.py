@@ -10,6 +10,7 @@ pasted document ENGINE_LOG (facts/sources.py): a log has no fixed place on a hos
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Iterator
 from functools import partial
 
@@ -30,7 +31,8 @@ def server_log(lines: list[str], candidates: Candidates | None = None) -> Iterat
         if not is_log_line(lines[i]):
             continue
         end = run_end(lines, i + 1, is_log_line)
-        body = "\n".join(line.rstrip() for line in lines[i:end]) + "\n"
+        # The run without the indent every line of it shares: a Markdown list item's code block (corpus 705).
+        body = textwrap.dedent("\n".join(line.rstrip() for line in lines[i:end])) + "\n"
         yield Found("server log", i, end, document_appended(ENGINE_LOG.name, body))
         scan.skip(end)
 
