@@ -48,7 +48,14 @@ from stackaudit.facts.serving_logs import (
     VllmP2pCache,
 )
 from stackaudit.facts.shown_commands import EmptyGreps
-from stackaudit.facts.system import KernelInfo, KernelLog, LoadedModules, NumaTopology, module_loaded
+from stackaudit.facts.system import (
+    PEER_MEMORY_MODULES,
+    KernelInfo,
+    KernelLog,
+    LoadedModules,
+    NumaTopology,
+    peer_memory_loaded,
+)
 from stackaudit.facts.topology import (
     NvlinkStatus,
     P2pMatrix,
@@ -705,7 +712,7 @@ def _nccl_p2p_verdict(log: ServingLog, failed: list[str]) -> Outcome:
                 + "; this is NCCL's set-up, not a test of the data (under ACS redirect or a translating IOMMU a "
                 "connected pair can still hang or corrupt)", actual={"p2p pairs": [f"{a}-{b}" for a, b in pairs]},
                 evidence=evidence)
-    judged = over_subjects(judged, [f"rank {r}" for r in ranks], log.comm_ranks or None)
+    judged = over_subjects(judged, [f"rank {r}" for r in ranks], log.gpus_total())
     return replace(judged, hint=judged.hint or _P2P_DATA_TEST)
 
 
@@ -744,11 +751,13 @@ def _refusal_verdict(refusals: PeerRefusals, models: dict[int, str], topo: TopoM
         # With the model not shown the refusal is still P2P lost where the path allows it; GeForce is named as a cause.
         cause = ("ACS redirect, the IOMMU or a VM's view of the PCIe tree blocks it" if models else "the source does not "
                  "show whether the model (GeForce: no P2P by NVIDIA's policy), ACS, the IOMMU or a VM is the cause")
-        return issue(f"{said}, where P2P is expected ({why}): P2P is not used, the pair's traffic goes through host "
-                     f"memory; {cause}",
-                     actual=lines, expected="peer access between the GPUs of a P2P path", severity="medium",
-                     confidence="documented", evidence=lines, fix=_PCIE_P2P_FIX,
-                     subjects=list(gpus.bdfs) if gpus is not None and len(gpus.bdfs) == 2 else [])
+        refused = issue(f"{said}, where P2P is expected ({why}): P2P is not used, the pair's traffic goes through host "
+                        f"memory; {cause}",
+                        actual=lines, expected="peer access between the GPUs of a P2P path", severity="medium",
+                        confidence="documented", evidence=lines, fix=_PCIE_P2P_FIX,
+                        subjects=list(gpus.bdfs) if gpus is not None and len(gpus.bdfs) == 2 else [])
+        return over_subjects(refused, [f"GPU {d}" for d in sorted({d for p in refusals.pairs for d in p})],
+                             gpus.whole_count if gpus is not None else None)
     return unknown(f"{said}: whether it should allow it depends on the path between them (a PCIe switch, or a host "
                    "bridge or CPU) and the model", hint="paste `nvidia-smi topo -m` and `nvidia-smi -L`",
                    actual=lines)
@@ -949,7 +958,8 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
                    serving_log: ServingLog | None = None, serving_processes: ServingProcesses | None = None,
                    nvidia_kernel: NvidiaKernel | None = None, kernel: KernelInfo | None = None,
                    empty_greps: EmptyGreps | None = None) -> Outcome:
-    """Reads: `lsmod` (/proc/modules, or a grep of it) for nvidia_peermem, `/sys/class/infiniband` (RDMA
+    """Reads: `lsmod` (/proc/modules, or a grep of it) for nvidia_peermem (or MLNX_OFED's nv_peer_mem, the same
+    peer-memory client before R470), `/sys/class/infiniband` (RDMA
     NICs), a pasted NCCL log (`via NET/IB/.../GDRDMA`, `NET/IB : Using`, NCCL's GPU Direct RDMA lines
     per GPU and per HCA), the engine's multi-node flags, and whether DMA-BUF GPUDirect is possible
     (open module, kernel). NCCL's own word comes first: a GPU's or an RDMA HCA's `GPU Direct RDMA
@@ -968,12 +978,13 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
     transport (p2p.cc) and vLLM/SGLang custom all-reduce (CUDA IPC) never consult it. On a host
     without InfiniBand/RoCE it is useless (and may not load).
     """
-    loaded, absent_by = module_loaded(modules, empty_greps, "nvidia_peermem")
+    loaded, absent_by = peer_memory_loaded(modules, empty_greps)
     said = _nccl_peer_memory(serving_log, loaded, _multi_node(serving_processes, serving_log))
     if said is not None:
         return said
     if loaded:
-        return ok("nvidia_peermem is loaded (it serves GPUDirect RDMA to RDMA NICs only)", actual="loaded")
+        name = next((m for m in PEER_MEMORY_MODULES if modules is not None and m in modules), "nvidia_peermem")
+        return ok(f"{name} is loaded (it serves GPUDirect RDMA to RDMA NICs only)", actual="loaded")
     if rdma is not None and not rdma.names:
         why = ("/sys/class/infiniband is empty" if "server log" not in rdma.sources
                else "NCCL could not open libibverbs or found no InfiniBand/RoCE device")
@@ -1047,8 +1058,13 @@ def _nccl_peer_memory(log: ServingLog | None, loaded: bool | None, multi_node: b
     if log is None:
         return None
     if works := log.gdr_works():
-        return ok("NCCL reports GPU Direct RDMA on: its RDMA NIC reaches GPU memory (nvidia_peermem or DMA-BUF)",
-                  actual={"gdr": True}, evidence=list(works))
+        judged = ok("NCCL reports GPU Direct RDMA on: its RDMA NIC reaches GPU memory (nvidia_peermem or DMA-BUF)",
+                    actual={"gdr": True}, evidence=list(works))
+        # The GPUs whose lines show it: the ranks with a `GDRDMA` channel, else the GPUs of `Enabled for GPU` lines;
+        # an HCA's `Enabled` line speaks for the NIC, whichever GPU it serves.
+        shown = ([f"rank {r}" for r, on in sorted(log.net_gdr().items()) if on]
+                 or [f"GPU {d.gpu}" for d in log.gdr if d.enabled and d.gpu])
+        return over_subjects(judged, shown, log.gpus_total()) if shown else judged
     off = log.gdr_unsupported()
     if not off:
         return None

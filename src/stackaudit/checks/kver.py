@@ -25,7 +25,14 @@ from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.processes import ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
 from stackaudit.facts.serving_logs import ServingLog
-from stackaudit.facts.system import CpuInfo, KernelCmdline, KernelInfo, KernelLog, LoadedModules
+from stackaudit.facts.system import (
+    PEER_MEMORY_MODULES,
+    CpuInfo,
+    KernelCmdline,
+    KernelInfo,
+    KernelLog,
+    LoadedModules,
+)
 from stackaudit.fixes.model import (
     advice,
     keep_line,
@@ -321,8 +328,8 @@ def dmabuf(rdma: RdmaDevices, kernel: KernelInfo | None = None, modules: LoadedM
            nvidia_kernel: NvidiaKernel | None = None, serving_processes: ServingProcesses | None = None,
            serving_log: ServingLog | None = None) -> Outcome:
     """Reads: RDMA devices (/sys/class/infiniband), `uname -r` (>= 5.12 for RDMA dma-buf), the
-    nvidia module flavour (/proc/driver/nvidia/version "Open Kernel Module"), nvidia_peermem in
-    /proc/modules, NCCL_DMABUF_ENABLE and multi-node flags of the serving processes, and a pasted
+    nvidia module flavour (/proc/driver/nvidia/version "Open Kernel Module"), nvidia_peermem (or
+    MLNX_OFED's nv_peer_mem) in /proc/modules, NCCL_DMABUF_ENABLE and multi-node flags of the serving processes, and a pasted
     NCCL log's network channels (`via NET/IB/9/GDRDMA`).
 
     Bad value: an RDMA host with GPUDirect RDMA unavailable on both paths: no nvidia_peermem and
@@ -351,12 +358,17 @@ def dmabuf(rdma: RdmaDevices, kernel: KernelInfo | None = None, modules: LoadedM
                     "(the line does not say which)", actual={f"rank {r}": "GDRDMA" for r in sorted(gdr)},
                     evidence=lines[:3])
         return over_subjects(judged, [f"rank {r}" for r in sorted(gdr)],
-                             (serving_log.comm_ranks or None) if serving_log is not None else None)
+                             serving_log.gpus_total() if serving_log is not None else None)
+    peer = next((m for m in PEER_MEMORY_MODULES if modules is not None and m in modules), "")
+    if kernel is None and peer:
+        # The peer-memory path needs no kernel release: the loaded module is one of the two paths.
+        return ok(f"RDMA devices {', '.join(rdma.names[:4])}; {peer} is loaded: GPUDirect RDMA is available via "
+                  "the peer-memory path (DMA-BUF not needed)", actual={peer: "loaded"})
     if kernel is None:
         return unknown(f"RDMA devices {', '.join(rdma.names[:4])}; the kernel release is not in the source (DMA-BUF "
                        "needs >= 5.12)", hint="paste `uname -a`, `cat /proc/driver/nvidia/version` and "
                        "`lsmod | grep nvidia_peermem`, or an NCCL_DEBUG=INFO log (`GDRDMA` on its NET channels)")
-    peermem = modules is not None and "nvidia_peermem" in modules
+    peermem = bool(peer)
     open_mod = nvidia_kernel.open_module if nvidia_kernel is not None else None
     new_kernel = kernel.release_tuple >= (5, 12)
     procs = list(serving_processes.processes) if serving_processes is not None else []
@@ -364,10 +376,10 @@ def dmabuf(rdma: RdmaDevices, kernel: KernelInfo | None = None, modules: LoadedM
     dmabuf_path = bool(open_mod) and new_kernel and not dmabuf_off
     observed = (f"RDMA devices {', '.join(rdma.names[:4])}; kernel {kernel.release}; nvidia module "
                 f"{'open' if open_mod else 'proprietary' if open_mod is False else 'flavour unknown'}; "
-                f"nvidia_peermem {'loaded' if peermem else 'not loaded' if modules is not None else 'unknown'}"
+                f"{peer or 'nvidia_peermem'} {'loaded' if peermem else 'not loaded' if modules is not None else 'unknown'}"
                 + ("; NCCL_DMABUF_ENABLE=0 in the engine's environment" if dmabuf_off else ""))
     if peermem or dmabuf_path:
-        paths = [p for p, on in (("nvidia_peermem", peermem), ("DMA-BUF", dmabuf_path)) if on]
+        paths = [p for p, on in ((peer, peermem), ("DMA-BUF", dmabuf_path)) if on]
         return ok(f"{observed}: GPUDirect RDMA available via {' and '.join(paths)}", actual=observed)
     if open_mod is None or modules is None:
         return unknown(f"{observed}: cannot tell whether GPUDirect RDMA is available",

@@ -8,6 +8,9 @@ expected P2P on.
 - NCCL (src/transport/p2p.cc, p2pCanConnect): INFO "Could not enable P2P between dev %d(=%lx) and dev
   %d(=%lx)" when `cudaDeviceCanAccessPeer` returns 0, asked only after its topology put the pair within
   its P2P level (ncclTopoCheckP2p): the PCI path allowed P2P and the driver said no.
+- NCCL (src/graph/paths.cc, ncclTopoComputePaths): INFO "P2P is disabled between connected GPUs %d and %d" (WARN
+  "... between NVLINK connected GPUs ..." on NVLink) when NVML's P2P status for a pair its topology connects below
+  SYS (a switch, a host bridge, one CPU) is not OK. The indices are NCCL's GPU indices of one host.
 - The CUDA samples: simpleP2P "> Peer access from A (GPU0) -> B (GPU1) : No",
   p2pBandwidthLatencyTest "Device=0 CANNOT Access Peer Device=1".
 - TensorFlow (gpu_device.cc): "Peer access not supported between device ordinals 0 and 4".
@@ -53,6 +56,7 @@ class Refusal:
 
 REFUSALS: tuple[Refusal, ...] = (
     Refusal("nccl", re.compile(r"Could not enable P2P between dev (?P<a>\d+)\(=\w+\) and dev (?P<b>\d+)\(=\w+\)"), NCCL),
+    Refusal("nccl-nvml", re.compile(r"P2P is disabled between (?:NVLINK )?connected GPUs (?P<a>\d+) and (?P<b>\d+)"), NCCL),
     Refusal("simple-p2p", re.compile(r"Peer access from .{1,80} \(GPU(?P<a>\d+)\) -> .{1,80} \(GPU(?P<b>\d+)\) : No\s*$"),
             CUDA),
     Refusal("p2p-bandwidth-test", re.compile(r"Device=(?P<a>\d+) CANNOT Access Peer Device=(?P<b>\d+)"), CUDA),
@@ -68,7 +72,7 @@ _QUERY = re.compile(r"(?:cudaDeviceCanAccessPeer|can_device_access_peer|canDevic
 _QUERY_MAX = 160
 _NO = re.compile(r"^\s*(?:0|False|\(<?cudaError_t\.cudaSuccess(?::\s*0>)?,\s*0\))\s*$")
 _YES = re.compile(r"^\s*(?:1|True|\(<?cudaError_t\.cudaSuccess(?::\s*0>)?,\s*1\))\s*$")
-NEEDLES = ("P2P between dev", "Peer access", "Access Peer", "peer access", "AccessPeer", "access_peer")
+NEEDLES = ("P2P between dev", "P2P is disabled between", "Peer access", "Access Peer", "peer access", "AccessPeer", "access_peer")
 
 
 @dataclass(frozen=True)

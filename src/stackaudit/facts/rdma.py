@@ -74,7 +74,8 @@ def rdma_from_nccl_log(text: str) -> RdmaDevices:
 
 # INFO in current NCCL; `misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]` before 2.12.
 _NCCL_NO_VERBS = re.compile(r"NCCL (?:INFO|WARN) (?:Failed to open libibverbs|NET/IB\s*:\s*No device found)")
-_NCCL_IB_CHANNEL = re.compile(r"NCCL INFO Channel [\d/]+\s*:.*\bvia NET/(IB\w*)/(\d+)")
+# NCCL before 2.7 wrote `Ring 00 : 1[18100000] -> 0[435e00000] [receive] via NET/IB/0/GDRDMA` (NVIDIA/nccl-tests#36).
+_NCCL_IB_CHANNEL = re.compile(r"NCCL INFO (?:Channel|Ring) [\d/]+\s*:.*\bvia NET/(IB\w*)/(\d+)")
 
 
 @provider("rdma", RdmaDevices, rank=30, title="`nvidia-smi topo -m` NIC legend")

@@ -197,6 +197,7 @@ class ServingLog:
     vllm_version: str = ""
     channels: tuple[NcclChannel, ...] = ()
     nccl_hosts: tuple[str, ...] = ()  # hostnames in NCCL lines (more than one: multi-node)
+    nccl_devices: tuple[int, ...] = ()  # the CUDA devices of NCCL lines' `host:pid:tid [3] NCCL` tags
     nccl_env: dict[str, str] = field(default_factory=dict)  # "NCCL_X set by environment to Y"
     nccl_net: tuple[str, ...] = ()  # NET/IB and NET/Socket lines (devices, GDR)
     gdr: tuple[GdrDecision, ...] = ()  # NCCL's GPU Direct RDMA lines, per GPU and per HCA
@@ -306,6 +307,23 @@ class ServingLog:
             if c.transport == "NET" and not c.detail.lower().startswith("socket"):
                 ranks[c.local] = ranks.get(c.local, False) or c.gdr
         return ranks
+
+    def gpus_total(self) -> int | None:
+        """How many GPUs the ranks of the log's lines are drawn from, at least; None where no line says.
+
+        A communicator's size (`comm 0x.. rank 0 nranks 16`) counts them where shown. Else a log from one host counts
+        the CUDA devices its NCCL lines are tagged with (`leader:523:564 [7] NCCL`), each a GPU of that host the log
+        shows: its channel lines name other hosts' ranks too, which are not this host's GPUs. A log from several hosts
+        counts the job's ranks by the highest rank its channel lines name (`3[3] -> 10[2]`: 11 ranks at least), since
+        a communicator numbers its ranks from 0 without a gap.
+        """
+        if self.comm_ranks:
+            return self.comm_ranks
+        if len(self.nccl_hosts) == 1 and self.nccl_devices:
+            return len(self.nccl_devices)
+        if self.multi_host and self.channels:
+            return max(max(c.src, c.dst) for c in self.channels) + 1
+        return None
 
     @property
     def multi_host(self) -> bool:
@@ -421,7 +439,7 @@ _CHANNEL = re.compile(
 # The host before `:pid:tid [dev] NCCL`, after an optional logger prefix (`2024-.. - INFO - `), a
 # Ray/vLLM worker prefix (`(RayWorkerWrapper pid=12, ip=10.0.0.2) `, `(VllmWorker rank=1 pid=7) `)
 # or an mpirun rank tag (`[1] `); NVIDIA/nccl#1232, NVIDIA/nccl#1672.
-_NCCL_HOST = re.compile(r"^\s*(?:\S+\s+-\s+\w+\s+-\s+)?(?:\([^()]*\)\s+|\[\d+\]\s+)*([^\s:()\[\]]+):\d+:\d+\s+\[\d+\]\s+NCCL")
+_NCCL_HOST = re.compile(r"^\s*(?:\S+\s+-\s+\w+\s+-\s+)?(?:\([^()]*\)\s+|\[\d+\]\s+)*([^\s:()\[\]]+):\d+:\d+\s+\[(\d+)\]\s+NCCL")
 _NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)|using nccl==(\d+\.\d+\.\d+)")
 _NCCL_CUDA = re.compile(r"NCCL version \d+\.\d+\.\d+\+cuda(\d+\.\d+)")
 # NCCL src/init.cc: INFO "cudaDriverVersion %d" (cudaDriverGetVersion: 1000 * major + 10 * minor).
@@ -535,6 +553,7 @@ def parse_serving_log(text: str) -> ServingLog:
     cuda_lines: list[str] = []
     channels: list[NcclChannel] = []
     hosts: list[str] = []
+    devices: set[int] = set()
     nccl_env: dict[str, str] = {}
     net: list[str] = []
     gdr: list[GdrDecision] = []
@@ -618,6 +637,8 @@ def parse_serving_log(text: str) -> ServingLog:
         host = _NCCL_HOST.match(line)
         if host and host.group(1) not in hosts and NCCL_LINE.search(line):
             hosts.append(host.group(1))
+        if host and NCCL_LINE.search(line):
+            devices.add(int(host.group(2)))
         ch = _CHANNEL.search(text_l) if ("channel" in low or "ring" in low) and "via" in low else None
         if ch:
             transport = "SHM" if "via direct shared memory" in text_l else ch.group(5).upper()
@@ -739,7 +760,7 @@ def parse_serving_log(text: str) -> ServingLog:
         p2p_cache_generated=generated, p2p_failures=tuple(p2p_fail), nccl_version=version, nccl_cuda=nccl_cuda,
         driver_cuda=driver_cuda, cuda_lines=tuple(cuda_lines),
         vllm_version=vllm_version,
-        channels=tuple(channels), nccl_hosts=tuple(hosts), nccl_env=nccl_env, nccl_net=tuple(net),
+        channels=tuple(channels), nccl_hosts=tuple(hosts), nccl_devices=tuple(sorted(devices)), nccl_env=nccl_env, nccl_net=tuple(net),
         gdr=tuple(gdr), cuda_graphs=graphs, cuda_graph_lines=tuple(graph_lines[:5]), tp_size=tp,
         pp_size=pp, dp_size=dp,
         disable_custom_all_reduce=disable_ar, cumem_fallback=tuple(cumem), nccl_warnings=tuple(warns[:20]),

@@ -433,8 +433,29 @@ def module_loaded(modules: LoadedModules | None, greps: EmptyGreps | None, name:
     return (False, f"`{shown}` printed nothing") if shown else (None, "")
 
 
+# The peer-memory clients that let RDMA HCAs read and write GPU memory: the driver's nvidia_peermem (R470 on) and
+# Mellanox's nv_peer_mem (MLNX_OFED's nvidia-peer-memory package, before it), one registration each with ib_core.
+PEER_MEMORY_MODULES = ("nvidia_peermem", "nv_peer_mem")
+
+
+def peer_memory_loaded(modules: LoadedModules | None, greps: EmptyGreps | None) -> tuple[bool | None, str]:
+    """Whether a peer-memory client is loaded, and the shown grep that says it is not (module_loaded).
+
+    True where the source shows either module of PEER_MEMORY_MODULES loaded. Otherwise nvidia_peermem's own state:
+    nv_peer_mem is the legacy MLNX_OFED module that the driver's nvidia_peermem (R470 on) replaced: it counts only where
+    shown.
+    """
+    if modules is not None and any(name in modules for name in PEER_MEMORY_MODULES):
+        return True, ""
+    return module_loaded(modules, greps, PEER_MEMORY_MODULES[0])
+
+
 def parse_proc_modules(text: str) -> LoadedModules:
-    """Parse /proc/modules (also the body of `lsmod`, whose first line is a header)."""
+    """Parse /proc/modules (also the body of `lsmod`, whose first line is a header).
+
+    A module's users (the fourth column: `ib_core 357701 9 rdma_cm,nv_peer_mem,mlx5_ib`) are loaded modules too:
+    the kernel lists only loaded modules that hold a reference on it, so a grepped line names them.
+    """
     names = set()
     for line in text.splitlines():
         parts = line.split()
@@ -442,6 +463,8 @@ def parse_proc_modules(text: str) -> LoadedModules:
             continue
         if len(parts) >= 3 and parts[1].isdecimal():
             names.add(parts[0])
+            if len(parts) >= 4 and parts[2].isdecimal():
+                names.update(u for u in parts[3].split(",") if re.fullmatch(r"\w+", u))
     return LoadedModules(frozenset(names))
 
 
