@@ -45,6 +45,9 @@ NO_HANDLE_PASTES = [
     ("        C:\\Program Files\\NVIDIA Corporation\\NVSMI>nvidia-smi\n"
      "        Unable to determine the device handle for GPU 0000:03:00.0: GPU is lost.  Reboot\n"
      "         the system to recover this GPU\n", "0000:03:00.0", "gpu-is-lost"),
+    # https://github.com/NVIDIA/k8s-device-plugin/issues/231 (corpus 697): quoted as Markdown inline code
+    (" - The output of `nvidia-smi -a` on your host:\n  `Unable to determine the device handle for GPU 0000:C1:00.0: "
+     "GPU is lost.  Reboot the system to recover this GPU`\n", "0000:c1:00.0", "gpu-is-lost"),
 ]
 
 
