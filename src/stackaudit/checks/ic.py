@@ -1187,7 +1187,8 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
             # Only GPU pairs without NVLink could gain from a NIC next to them (NCCL's NET/IB inside a host).
             near = gpu_topology.nics_near_gpus() if gpu_topology and not gpu_topology.all_nvlinked() else []
             if multi:
-                shown = f" ({nccl_nodes.several[0]})" if nccl_nodes is not None and nccl_nodes.several else ""
+                shown = (" (the NCCL log or nccl-tests header shows ranks on two hosts or more: "
+                         + "; ".join(nccl_nodes.several) + ")" if nccl_nodes is not None and nccl_nodes.several else "")
                 findings.append((2, f"{where} on a job that spans nodes{shown}: inter-node traffic falls to TCP "
                                  "sockets", s.name))
             elif near:
