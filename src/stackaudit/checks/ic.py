@@ -1189,7 +1189,7 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
             if multi:
                 shown = (" (the NCCL log or nccl-tests header shows ranks on two hosts or more: "
                          + "; ".join(nccl_nodes.several) + ")" if nccl_nodes is not None and nccl_nodes.several else "")
-                findings.append((2, f"{where} on a job that spans nodes{shown}: inter-node traffic falls to TCP "
+                findings.append((2, f"{where} on a multi-node job{shown}: inter-node traffic falls to TCP "
                                  "sockets", s.name))
             elif near:
                 findings.append((1, f"{where} on one host whose NICs {', '.join(near)} sit next to GPUs (PIX/PXB): "
