@@ -162,3 +162,11 @@ def test_a_redacted_host_name_settles_nothing() -> None:
     """Real (capture 82, rccl#1129, rccl-tests with its host name redacted to `<redacted>`): a placeholder may stand for several
     hosts, so a whole list under it is not one node."""
     assert not _nodes(body("82")).one
+
+
+def test_two_hosts_named_alike_name_no_host() -> None:
+    """Real (capture 673): both hosts print 'user', but the log is two hosts' lines, so it names no one host."""
+    from stackaudit.facts.hostname import Hostname
+
+    assert not isinstance(fact(pasted(body("673")), "hostname"), Hostname)
+    assert isinstance(fact(pasted(NCCL_857), "hostname"), Hostname)
