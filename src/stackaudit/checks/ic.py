@@ -43,6 +43,7 @@ from stackaudit.facts.serving_logs import (
     AR_RELEASE,
     AR_WORLD_SIZE,
     NcclConfig,
+    NcclNodes,
     NcclTestRuns,
     ServingLog,
     VllmP2pCache,
@@ -182,7 +183,7 @@ def _no_rdma_traffic(log: ServingLog | None) -> tuple[str, list[str]] | None:
     return None
 
 
-def _multi_node(procs: ServingProcesses | None, log: ServingLog | None) -> bool:
+def _multi_node(procs: ServingProcesses | None, log: ServingLog | None, nodes: NcclNodes | None = None) -> bool:
     for root in (p for p in procs.roots() if p.engine in SERVING_ENGINES) if procs is not None else ():
         nnodes = root.option("--nnodes")
         if nnodes and nnodes.isdecimal() and int(nnodes) > 1:
@@ -190,6 +191,8 @@ def _multi_node(procs: ServingProcesses | None, log: ServingLog | None) -> bool:
         if root.has_flag("--node-rank", "--headless", "--dist-init-addr", "--kv-transfer-config",
                          "--disaggregation-mode", "--data-parallel-address"):
             return True
+    if nodes is not None and nodes.several:
+        return True
     return bool(log is not None and (log.multi_host or any(r == AR_MULTI_NODE for r, _ in log.custom_ar_disabled)))
 
 
@@ -1109,7 +1112,7 @@ _ENV_BLIND_HINT = "run as root: `tr '\\0' '\\n' < /proc/<engine pid>/environ | g
 )
 def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None,
              serving_log: ServingLog | None = None, serving_processes: ServingProcesses | None = None,
-             gpus: GpuInventory | None = None) -> Outcome:
+             gpus: GpuInventory | None = None, nccl_nodes: NcclNodes | None = None) -> Outcome:
     """Reads: NCCL_* in the environment of the serving engine's processes (/proc/<pid>/environ),
     /etc/nccl.conf, ~/.nccl.conf of the engine's user and $NCCL_CONF_FILE, NCCL's own "NCCL_X set
     by environment to Y" log lines, and (weakest) the env section of a pasted collect_env or the
@@ -1120,7 +1123,8 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     NCCL_SHM_DISABLE=1 (with P2P off, or on PHB/NODE/SYS pairs, intra-node traffic falls to sockets;
     unknown where the topology is not shown); NCCL_GRAPH_FILE set (another machine's rings and trees:
     "should never be set in production", NVIDIA/nccl#1240); NCCL_ALGO / NCCL_PROTO forced without a
-    measurement; NCCL_IB_DISABLE=1 on multi-node serving.
+    measurement; NCCL_IB_DISABLE=1 on a job that spans nodes (its flags, or the hosts its NCCL log or
+    nccl-tests header shows: NcclNodes).
 
     Why: NCCL_P2P_DISABLE "disables the peer to peer (P2P) transport, which uses CUDA direct
     access between GPUs, using NVLink or PCI" (NCCL env doc); traffic then goes through host
@@ -1141,7 +1145,7 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
             return ok("no serving engine running; /etc/nccl.conf and this shell set no NCCL_* variable",
                       actual={})
         if not nccl_config.engine_seen and gpus is not None and gpus.whole_count == 1 \
-                and not _multi_node(serving_processes, serving_log):
+                and not _multi_node(serving_processes, serving_log, nccl_nodes):
             # One GPU and no sign of other nodes: NCCL has no GPU-to-GPU traffic to slow down.
             return not_applicable(f"one GPU ({gpus.counts[0][0]}) and no multi-node serving shown")
         if not nccl_config.engine_seen:
@@ -1159,7 +1163,7 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     p2p_ok = gpu_p2p.all_ok if gpu_p2p is not None else None
     geforce = _is_geforce(models)
     engines = {s.engine for s in settings if s.engine} | ({serving_log.engine} if serving_log else set())
-    multi = _multi_node(serving_processes, serving_log)
+    multi = _multi_node(serving_processes, serving_log, nccl_nodes)
     # `localRanks 1` on every node: no two ranks share a host, so no intra-host path can be lost.
     one_rank = serving_log is not None and serving_log.local_ranks == 1
     findings: list[tuple[int, str, str]] = []  # (3 high / 2 medium / 1 low / 0 trap, message, setting)
@@ -1199,7 +1203,10 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
             # Only GPU pairs without NVLink could gain from a NIC next to them (NCCL's NET/IB inside a host).
             near = gpu_topology.nics_near_gpus() if gpu_topology and not gpu_topology.all_nvlinked() else []
             if multi:
-                findings.append((2, f"{where} on a multi-node engine: inter-node traffic falls to TCP sockets", s.name))
+                shown = (" (the NCCL log or nccl-tests header shows ranks on two hosts or more: "
+                         + "; ".join(nccl_nodes.several) + ")" if nccl_nodes is not None and nccl_nodes.several else "")
+                findings.append((2, f"{where} on a multi-node job{shown}: inter-node traffic falls to TCP "
+                                 "sockets", s.name))
             elif near:
                 findings.append((1, f"{where} on one host whose NICs {', '.join(near)} sit next to GPUs (PIX/PXB): "
                                  "NCCL may carry GPU pairs without a better path through them (NET/IB); without it "
@@ -1709,7 +1716,8 @@ def _nccl_gdr_affinity(log: ServingLog, ranks: list[int], nccl_config: NcclConfi
 )
 def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | None = None,
                      serving_processes: ServingProcesses | None = None, serving_log: ServingLog | None = None,
-                     nccl_config: NcclConfig | None = None, gpus: GpuInventory | None = None) -> Outcome:
+                     nccl_config: NcclConfig | None = None, gpus: GpuInventory | None = None,
+                     nccl_nodes: NcclNodes | None = None) -> Outcome:
     """Reads: the NIC rows/columns of `nvidia-smi topo -m` (and its NIC Legend), the engine's
     multi-node / disaggregation flags, a pasted NCCL log (`NET/IB : Using [0]mlx5_0`, GDR lines, and its
     path dump `GPU/4B000 :… NET/0 (4/12.500000/PXB)`, judged as the NIC columns where no matrix is shown),
@@ -1730,28 +1738,30 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     often far from the GPUs on purpose. Without a matrix, the log's own lines settle one node
     (ServingLog.one_node): vLLM's "Detected 1 nodes in the distributed environment", a torchrun
     command line without `--nnodes` above 1, NCCL's `nNodes 1`, or every rank of a communicator
-    logging from one host name.
+    logging from one host name. A nccl-tests header that lists every rank of each run on one host settles it too
+    (NcclNodes); two hosts in the log or the header make the job multi-node.
     """
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
-    if serving_log is not None and serving_log.comm_ranks == 1 and not _multi_node(serving_processes, serving_log):
+    if serving_log is not None and serving_log.comm_ranks == 1 and not _multi_node(serving_processes, serving_log, nccl_nodes):
         return not_applicable("NCCL's communicator has one rank (`nranks 1`): no traffic between ranks for a NIC to "
                               "carry", actual={"nranks": 1})
     local = _no_rdma_traffic(serving_log)
-    if local is not None and not _multi_node(serving_processes, serving_log):
+    if local is not None and not _multi_node(serving_processes, serving_log, nccl_nodes):
         return not_applicable(f"{local[0]}: no RDMA NIC carries this job's traffic, so there is no NIC to place",
                               actual=local[1])
     if gpu_topology is None and serving_log is not None and serving_log.gpu_nets:
-        return _nccl_net_affinity(serving_log, _multi_node(serving_processes, serving_log))
+        return _nccl_net_affinity(serving_log, _multi_node(serving_processes, serving_log, nccl_nodes))
     gdr = serving_log.net_gdr() if serving_log is not None else {}
     if gpu_topology is None and serving_log is not None and gdr and all(gdr.values()):
         return _nccl_gdr_affinity(serving_log, sorted(gdr), nccl_config)
-    one_node = serving_log.one_node() if serving_log is not None else ()
-    if gpu_topology is None and one_node and not _multi_node(serving_processes, serving_log):
-        return not_applicable("the log's own lines (the launcher's, the engine's or NCCL's) put every rank on one "
-                              "node: NIC placement matters only for traffic between nodes", actual=list(one_node))
+    one_node = nccl_nodes.one if nccl_nodes is not None else ()
+    if gpu_topology is None and one_node and not _multi_node(serving_processes, serving_log, nccl_nodes):
+        return not_applicable("the log's own lines (the launcher's, the engine's or NCCL's) or the nccl-tests header "
+                              "put every rank on one node: NIC placement matters only for traffic between nodes",
+                              actual=list(one_node))
     if gpu_topology is None and serving_log is not None and any(d.gpu for d in serving_log.gdr):
-        return _nccl_gdr_distances(serving_log, _multi_node(serving_processes, serving_log), nccl_config)
+        return _nccl_gdr_distances(serving_log, _multi_node(serving_processes, serving_log, nccl_nodes), nccl_config)
     if gpu_topology is None:
         return unknown("the topology matrix (GPU and NIC rows) is not in the source", hint="`nvidia-smi topo -m`")
     topo = gpu_topology
@@ -1761,7 +1771,7 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     nearest, unshown = topo.nearest_nics()
     summary = {g: f"{topo.nic_label(n)} {c}" for g, (c, n) in nearest.items()}
     close = [g for g, (c, _) in nearest.items() if link_rank(c) <= link_rank("PXB")]
-    if not _multi_node(serving_processes, serving_log):
+    if not _multi_node(serving_processes, serving_log, nccl_nodes):
         engine = serving_engine.engine
         # Near NICs for every GPU shown are right whatever traffic the host carries: ok without knowing it. A log
         # whose ranks share one host does not change that (a cut log of a multi-node job shows one host too; blind
@@ -1778,7 +1788,7 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
             why = ("single-node serving" if engine else "NCCL's log shows ranks of one host" if serving_log is not None
                    else "no multi-node serving seen (no engine running, no engine log)")
             return not_applicable(f"{why}: NIC placement matters only for traffic between nodes", actual=summary)
-    if serving_log is not None and _multi_node(serving_processes, serving_log) and (
+    if serving_log is not None and _multi_node(serving_processes, serving_log, nccl_nodes) and (
             gdr_off := _gdr_off(serving_log)) is not None:
         return gdr_off
     far = [g for g, (c, _) in nearest.items() if link_rank(c) > link_rank("PXB")]

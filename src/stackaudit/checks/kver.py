@@ -24,7 +24,7 @@ from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.processes import ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
-from stackaudit.facts.serving_logs import ServingLog
+from stackaudit.facts.serving_logs import NcclNodes, ServingLog
 from stackaudit.facts.system import (
     PEER_MEMORY_MODULES,
     CpuInfo,
@@ -324,9 +324,9 @@ _MULTI_NODE_FLAGS = ("--nnodes", "--node-rank", "--dist-init-addr", "--data-para
     references=("https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html",
                 "https://github.com/NVIDIA/nccl/blob/master/src/transport/net_ib/gdr.cc"),
 )
-def dmabuf(rdma: RdmaDevices, kernel: KernelInfo | None = None, modules: LoadedModules | None = None,
+def dmabuf(rdma: RdmaDevices | None = None, kernel: KernelInfo | None = None, modules: LoadedModules | None = None,
            nvidia_kernel: NvidiaKernel | None = None, serving_processes: ServingProcesses | None = None,
-           serving_log: ServingLog | None = None) -> Outcome:
+           serving_log: ServingLog | None = None, nccl_nodes: NcclNodes | None = None) -> Outcome:
     """Reads: RDMA devices (/sys/class/infiniband), `uname -r` (>= 5.12 for RDMA dma-buf), the
     nvidia module flavour (/proc/driver/nvidia/version "Open Kernel Module"), nvidia_peermem (or
     MLNX_OFED's nv_peer_mem) in /proc/modules, NCCL_DMABUF_ENABLE and multi-node flags of the serving processes, and a pasted
@@ -345,7 +345,17 @@ def dmabuf(rdma: RdmaDevices, kernel: KernelInfo | None = None, modules: LoadedM
     "Using network Socket" alone is not read so: NCCL_IB_DISABLE gives it on a host with RDMA NICs.
     `GDRDMA` on a rank's NET channel is ok for that rank's GPU: its NIC reads and writes GPU memory.
     That line does not say which path (nvidia_peermem or DMA-BUF) serves it.
+    A job whose NCCL log or nccl-tests header puts every rank on one node (NcclNodes) sends nothing between nodes:
+    not applicable where the RDMA NICs are not shown, not an issue where both paths are off.
     """
+    procs = list(serving_processes.processes) if serving_processes is not None else []
+    multi = [p for p in procs if any(p.has_flag(f) for f in _MULTI_NODE_FLAGS)]
+    one_node = nccl_nodes.one if nccl_nodes is not None and not multi else ()
+    if rdma is None:
+        if one_node:
+            return not_applicable("the NCCL log or nccl-tests header puts every rank of the job on one node: no "
+                                  "traffic between nodes for GPUDirect RDMA to carry", actual=list(one_node))
+        return unknown("", needs="rdma")
     if not rdma.names:
         why = ("/sys/class/infiniband empty" if "server log" not in rdma.sources
                else "NCCL could not open libibverbs or found no InfiniBand/RoCE device")
@@ -371,7 +381,6 @@ def dmabuf(rdma: RdmaDevices, kernel: KernelInfo | None = None, modules: LoadedM
     peermem = bool(peer)
     open_mod = nvidia_kernel.open_module if nvidia_kernel is not None else None
     new_kernel = kernel.release_tuple >= (5, 12)
-    procs = list(serving_processes.processes) if serving_processes is not None else []
     dmabuf_off = [p for p in procs if p.env("NCCL_DMABUF_ENABLE") == "0"]
     dmabuf_path = bool(open_mod) and new_kernel and not dmabuf_off
     observed = (f"RDMA devices {', '.join(rdma.names[:4])}; kernel {kernel.release}; nvidia module "
@@ -384,7 +393,10 @@ def dmabuf(rdma: RdmaDevices, kernel: KernelInfo | None = None, modules: LoadedM
     if open_mod is None or modules is None:
         return unknown(f"{observed}: cannot tell whether GPUDirect RDMA is available",
                        hint="cat /proc/driver/nvidia/version; lsmod | grep nvidia_peermem")
-    multi = [p for p in procs if any(p.has_flag(f) for f in _MULTI_NODE_FLAGS)]
+    if one_node:
+        return not_an_issue(f"{observed}: GPUDirect RDMA is off on both paths, but the job runs on one node (the NCCL "
+                            "log or nccl-tests header shows it), where it is irrelevant", actual=observed,
+                            expected="GDR via DMA-BUF or nvidia_peermem for multi-node")
     if procs and not multi:
         return not_an_issue(
             f"{observed}: GPUDirect RDMA is off on both paths, but the serving engine runs on one node (no multi-node "

@@ -74,7 +74,8 @@ def hostname_from_nccl_log(ctx: FactContext) -> Hostname:
     """The host NCCL's lines name (`gpu-node:3381:3427 [0] NCCL INFO ...`), when they name one only."""
     from stackaudit.facts.serving_logs import ServingLog
 
-    hosts = set(ctx.fact("serving_log", ServingLog).nccl_hosts)
-    if len(hosts) != 1:
+    log = ctx.fact("serving_log", ServingLog)
+    hosts = set(log.nccl_hosts)
+    if len(hosts) != 1 or log.multi_host:  # one name, two network stacks (ServingLog.hosts_apart): two hosts
         raise FactUnavailable("the NCCL log names no single host")
     return _named(hosts.pop(), "NCCL log line prefixes")

@@ -17,6 +17,8 @@ Facts:
   (weakest: the shell it ran in) a pasted collect_env report.
 - `nccl_test_runs` (NcclTestRuns): each pasted nccl-tests run's program and the NCCL_* variables set on its
   command line, and the GPUs each run used (its rank lines, through the CUDA_VISIBLE_DEVICES it sets).
+- `nccl_nodes` (NcclNodes): whether the NCCL job of a pasted NCCL log or nccl-tests output spans nodes, from the
+  hosts and node counts they show.
 
 Recorded form of a pasted log: the document ENGINE_LOG (facts/sources.py; `doc/engine_log.txt` in
 a snapshot), its lines in the order they appeared; several pasted logs are appended. Live, no
@@ -198,6 +200,9 @@ class ServingLog:
     channels: tuple[NcclChannel, ...] = ()
     nccl_hosts: tuple[str, ...] = ()  # hostnames in NCCL lines (more than one: multi-node)
     nccl_devices: tuple[int, ...] = ()  # the CUDA devices of NCCL lines' `host:pid:tid [3] NCCL` tags
+    # The IP interfaces NCCL names in its `Bootstrap : Using`, `NET/Socket : Using` and `OOB` lines: (interface,
+    # address, line). NCCL keeps one address per interface name (misc/socket.cc findInterfaces).
+    nccl_addresses: tuple[tuple[str, str, str], ...] = ()
     nccl_env: dict[str, str] = field(default_factory=dict)  # "NCCL_X set by environment to Y"
     nccl_net: tuple[str, ...] = ()  # NET/IB and NET/Socket lines (devices, GDR)
     gdr: tuple[GdrDecision, ...] = ()  # NCCL's GPU Direct RDMA lines, per GPU and per HCA
@@ -327,7 +332,24 @@ class ServingLog:
 
     @property
     def multi_host(self) -> bool:
-        return len(self.nccl_hosts) > 1
+        """The NCCL lines come from two hosts or more (ServingLog.hosts_apart)."""
+        return bool(self.hosts_apart())
+
+    def hosts_apart(self) -> tuple[str, ...]:
+        """What shows the NCCL lines come from two hosts or more, or () where they do not show it.
+
+        Two host names in the line prefixes (`host:pid:tid [dev] NCCL`) do. One interface name with two addresses
+        does too, where the prefixes name one host (hosts named alike, corpus 673): NCCL takes one address per
+        interface name (misc/socket.cc findInterfaces), so two addresses are two network stacks.
+        """
+        if len(self.nccl_hosts) > 1:
+            return (f"NCCL lines from hosts {', '.join(self.nccl_hosts[:4])}",)
+        seen: dict[str, tuple[str, str]] = {}
+        for interface, address, line in self.nccl_addresses:
+            first = seen.setdefault(interface, (address, line))
+            if first[0] != address:
+                return (first[1], line)
+        return ()
 
     def one_node(self) -> tuple[str, ...]:
         """The lines that settle every rank of the run on one node, or () where the log does not.
@@ -440,6 +462,8 @@ _CHANNEL = re.compile(
 # Ray/vLLM worker prefix (`(RayWorkerWrapper pid=12, ip=10.0.0.2) `, `(VllmWorker rank=1 pid=7) `)
 # or an mpirun rank tag (`[1] `); NVIDIA/nccl#1232, NVIDIA/nccl#1672.
 _NCCL_HOST = re.compile(r"^\s*(?:\S+\s+-\s+\w+\s+-\s+)?(?:\([^()]*\)\s+|\[\d+\]\s+)*([^\s:()\[\]]+):\d+:\d+\s+\[(\d+)\]\s+NCCL")
+# An IP interface in NCCL's `Using` lines: `ibs85f0:192.168.1.10<0>`, `[1]ib0:fe80::1%ib0<0>`, `OOB bond0:10.0.0.3<0>`.
+_NCCL_ADDRESS = re.compile(r"(?:^|[\s\]])([A-Za-z][\w.-]*):([^\s<>\[\]]+)<\d+>")
 _NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)|using nccl==(\d+\.\d+\.\d+)")
 _NCCL_CUDA = re.compile(r"NCCL version \d+\.\d+\.\d+\+cuda(\d+\.\d+)")
 # NCCL src/init.cc: INFO "cudaDriverVersion %d" (cudaDriverGetVersion: 1000 * major + 10 * minor).
@@ -554,6 +578,7 @@ def parse_serving_log(text: str) -> ServingLog:
     channels: list[NcclChannel] = []
     hosts: list[str] = []
     devices: set[int] = set()
+    addresses: list[tuple[str, str, str]] = []
     nccl_env: dict[str, str] = {}
     net: list[str] = []
     gdr: list[GdrDecision] = []
@@ -645,6 +670,8 @@ def parse_serving_log(text: str) -> ServingLog:
             channels.append(NcclChannel(ch.group(1), int(ch.group(2)), int(ch.group(3)), transport,
                                         (ch.group(6) or "").strip(), host.group(1) if host else "", text_l,
                                         ch.group(4) or ""))
+        if "using" in low and "<" in text_l and len(addresses) < 256 and NCCL_LINE.search(text_l):
+            addresses += [(i, a, text_l[:300]) for i, a in _NCCL_ADDRESS.findall(text_l)]
         for name, value in (_NCCL_ENV.findall(text_l) if "set by environment" in low else ()):
             nccl_env[name] = value.rstrip(".")
         # NCCL's own word on its network: NET/IB, NET/Socket, NET/Plugin lines, and the verbs library it could not
@@ -760,7 +787,7 @@ def parse_serving_log(text: str) -> ServingLog:
         p2p_cache_generated=generated, p2p_failures=tuple(p2p_fail), nccl_version=version, nccl_cuda=nccl_cuda,
         driver_cuda=driver_cuda, cuda_lines=tuple(cuda_lines),
         vllm_version=vllm_version,
-        channels=tuple(channels), nccl_hosts=tuple(hosts), nccl_devices=tuple(sorted(devices)), nccl_env=nccl_env, nccl_net=tuple(net),
+        channels=tuple(channels), nccl_hosts=tuple(hosts), nccl_devices=tuple(sorted(devices)), nccl_addresses=tuple(addresses), nccl_env=nccl_env, nccl_net=tuple(net),
         gdr=tuple(gdr), cuda_graphs=graphs, cuda_graph_lines=tuple(graph_lines[:5]), tp_size=tp,
         pp_size=pp, dp_size=dp,
         disable_custom_all_reduce=disable_ar, cumem_fallback=tuple(cumem), nccl_warnings=tuple(warns[:20]),
@@ -904,12 +931,16 @@ _VISIBLE = re.compile(r"(?:^|[\s*`])CUDA_VISIBLE_DEVICES=([^\s*`]+)")
 
 @dataclass(frozen=True)
 class TestGroup:
-    """The GPUs one pasted test run used on one host: its rank lines' CUDA device numbers, their models, and the
-    CUDA_VISIBLE_DEVICES its command line sets (None where no command line of it shows one)."""
+    """The GPUs one pasted test run used: its rank lines' CUDA device numbers, their models, and the
+    CUDA_VISIBLE_DEVICES its command line sets (None where no command line of it shows one); the host each rank line
+    names, and whether the list holds every rank of the run (`whole`, _test_groups)."""
 
     devices: tuple[int, ...]
     models: tuple[str, ...]
     visible: tuple[str, ...] | None = None
+    hosts: tuple[str, ...] = ()
+    whole: bool = False
+    lines: tuple[str, ...] = ()  # the first rank line on each host, verbatim
 
     def gpus(self, count: int) -> tuple[int, ...] | None:
         """The nvidia-smi indices of the run's GPUs on a host of `count` GPUs, or None where the source does not
@@ -932,44 +963,86 @@ class TestGroup:
 @dataclass(frozen=True, kw_only=True)
 class NcclTestRuns(Sourced):
     """The pasted nccl-tests runs that show their command line: (program, the NCCL_* variables set on it); and
-    each run's GPUs on one host (`groups`), from its `# Rank N ... device M` lines."""
+    each run's GPUs (`groups`), from its `# Rank N ... device M` lines."""
 
     runs: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
     groups: tuple[TestGroup, ...] = ()
 
     def group(self, count: int) -> tuple[int, ...] | None:
-        """The nvidia-smi indices of the GPUs the pasted test runs used, when every run that settles them used the
-        same ones (TestGroup.gpus); None otherwise."""
-        settled = {g for g in (t.gpus(count) for t in self.groups) if g is not None}
+        """The nvidia-smi indices of the GPUs the pasted test runs used on one host, when every run that settles
+        them used the same ones (TestGroup.gpus); None otherwise."""
+        settled = {g for g in (t.gpus(count) for t in self.groups if len(set(t.hosts)) <= 1) if g is not None}
         return settled.pop() if len(settled) == 1 else None
+
+    def hosts_apart(self) -> tuple[str, ...]:
+        """The rank lines of a run whose ranks sit on two hosts or more (one line per host), or ()."""
+        return next((t.lines[:2] for t in self.groups if len(set(t.hosts)) > 1), ())
+
+    def one_host_runs(self) -> tuple[str, ...]:
+        """The first rank line of each run where every run shown lists all its ranks on one named host, else ()."""
+        # A redacted host name (`<host>`, `nccl-<id>-worker-0`) may stand for several hosts.
+        if not self.groups or not all(t.whole and len(set(t.hosts)) == 1 and t.hosts[0] and "<" not in t.hosts[0]
+                                      for t in self.groups):
+            return ()
+        return tuple(t.lines[0] for t in self.groups)[:2]
 
 
 fact("nccl_test_runs", NcclTestRuns, first_of, hint=NCCL_TESTS.hint)
 
+_RANK_NUMBER = re.compile(r"\bRank\s+(\d+)")
+_TEST_SIZES = re.compile(r"\bnThread\s+(\d+)\s+nGpus\s+(\d+)")
+
 
 def _test_groups(text: str) -> tuple[TestGroup, ...]:
-    """Each run's rank lines on one host, with the CUDA_VISIBLE_DEVICES of the command line above them.
+    """Each run's rank lines, with the CUDA_VISIBLE_DEVICES of the command line above them.
 
-    A command line or an `nThread` line after rank lines opens the next run. A run whose ranks sit on several
-    hosts is left out: the matrix is one host's.
+    A command line or an `nThread` line after rank lines opens the next run, and so does a rank number met again
+    (each process of a build without MPI lists its own ranks from 0, corpus 672).
+    nccl-tests prints a run's list whole, in rank order, from its main process. A list shown is whole where its
+    ranks run from 0 without a gap and a later line of the output follows it. A list that ends the excerpt is whole
+    where each process printed its own header (two `nThread` lines before the lists: a build without MPI, whose
+    every process is a run of nThread x nGpus ranks) and the list holds that many ranks.
     """
-    runs: list[tuple[tuple[str, ...] | None, list[tuple[str, int, str]]]] = [(None, [])]
+    # Each run: (visible, headers before its lists, ranks per process, [(host, device, model, rank, line)], closed)
+    runs: list[tuple[tuple[str, ...] | None, int, int, list[tuple[str, int, str, int, str]], list[bool]]] = [
+        (None, 0, 0, [], [False])]
     for line in text.splitlines():
         command = TEST_PROGRAM.search(line)
+        sizes = _TEST_SIZES.search(line)
         if command is not None or "nThread" in line:
             # A header after rank lines without its own command line runs under a CUDA_VISIBLE_DEVICES not shown.
             m = _VISIBLE.search(line) if command is not None else None
             visible = tuple(v.strip() for v in m.group(1).split(",") if v.strip()) if m else None
-            if runs[-1][1]:
-                runs.append((visible, []))
+            per = int(sizes.group(1)) * int(sizes.group(2)) if sizes else 0
+            if runs[-1][3]:
+                runs[-1][4][0] = True
+                runs.append((visible, 1 if sizes else 0, per, [], [False]))
             elif command is not None:
-                runs[-1] = (visible, [])
+                runs[-1] = (visible, runs[-1][1], runs[-1][2], [], [False])
+            elif sizes:
+                runs[-1] = (runs[-1][0], runs[-1][1] + 1, per, [], [False])
             continue
         m = RANK_DEVICE.search(line)
-        if m is not None:
-            runs[-1][1].append((m["host"] or "", int(m["device"]), m["model"]))
-    return tuple(TestGroup(tuple(d for _, d, _ in ranks), tuple(mod for _, _, mod in ranks), shown)
-                 for shown, ranks in runs if ranks and len({h for h, _, _ in ranks}) == 1)
+        number = _RANK_NUMBER.search(line) if m is not None else None
+        if m is not None and number is not None:
+            rank = int(number.group(1))
+            if any(r == rank for _, _, _, r, _ in runs[-1][3]):
+                runs[-1][4][0] = True
+                runs.append((runs[-1][0], runs[-1][1], runs[-1][2], [], [False]))
+            runs[-1][3].append((m["host"] or "", int(m["device"]), m["model"], rank, line.strip()))
+        elif line.strip() and runs[-1][3]:
+            runs[-1][4][0] = True
+    groups = []
+    for visible, headers, per, ranks, closed in runs:
+        if not ranks:
+            continue
+        numbered = [r for _, _, _, r, _ in ranks] == list(range(len(ranks)))
+        whole = numbered and (closed[0] or (headers > 1 and len(ranks) == per))
+        first = {h: line for h, _, _, _, line in reversed(ranks)}
+        groups.append(TestGroup(tuple(d for _, d, _, _, _ in ranks), tuple(mod for _, _, mod, _, _ in ranks), visible,
+                                tuple(h for h, _, _, _, _ in ranks), whole,
+                                tuple(first[h] for h in dict.fromkeys(h for h, _, _, _, _ in ranks))))
+    return tuple(groups)
 
 
 @parser(NCCL_TESTS, feeds="nccl_test_runs", kind=NcclTestRuns, rank=10)
@@ -992,6 +1065,46 @@ def nccl_test_runs_pasted(text: str) -> NcclTestRuns:
     if not runs and not groups:
         raise ParseError("no nccl-tests command line or rank line")
     return NcclTestRuns(runs=tuple(runs), groups=groups)
+
+
+@dataclass(frozen=True, kw_only=True)
+class NcclNodes(Sourced):
+    """Whether the NCCL job a pasted NCCL log or nccl-tests output shows spans nodes: the lines that show ranks on
+    two hosts or more (`several`), or the lines that put every rank of it on one host (`one`); both () where the
+    source settles neither."""
+
+    several: tuple[str, ...] = ()
+    one: tuple[str, ...] = ()
+
+
+fact("nccl_nodes", NcclNodes, first_of, hint="paste the NCCL_DEBUG=INFO log of every rank, or the nccl-tests header")
+
+
+@provider("nccl_nodes", NcclNodes, title="NCCL log, nccl-tests header")
+def nccl_nodes(ctx: FactContext) -> NcclNodes:
+    """The nodes of the NCCL job the pasted NCCL log and nccl-tests output show (NCCL log, nccl-tests header).
+
+    Several: NCCL lines from two hosts (ServingLog.hosts_apart: two host names, or one interface with two
+    addresses), a node count above 1 (NCCL's `nNodes 2`, vLLM's "Detected 2 nodes"), or a nccl-tests list whose
+    ranks sit on two hosts.
+    One: the log's own counts (ServingLog.one_node), else nccl-tests lists that each hold every rank of their run on
+    one host (NcclTestRuns.one_host_runs), where no engine's log is shown (a test run says nothing of the engine's).
+    Neither from an excerpt that could hide other hosts.
+    """
+    log = ctx.optional("serving_log", ServingLog)
+    tests = ctx.optional("nccl_test_runs", NcclTestRuns)
+    if log is None and tests is None:
+        raise FactUnavailable("no NCCL log and no nccl-tests output in the source")
+    counted = tuple(line for n, _, line in (log.node_counts if log is not None else ())
+                    if n > 1 and (_NNODES.search(line) or _VLLM_NODES.search(line)))
+    several = ((log.hosts_apart() if log is not None else ()) or counted
+               or (tests.hosts_apart() if tests is not None else ()))
+    if several:
+        return NcclNodes(several=several[:2])
+    one = log.one_node() if log is not None else ()
+    if not one and tests is not None and (log is None or not log.engine):
+        one = tests.one_host_runs()
+    return NcclNodes(one=one)
 
 
 # --- NCCL variables in the user's words -------------------------------------------------------
