@@ -785,7 +785,9 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     `--cuda-graph-max-bs` under `--max-running-requests`), and vLLM's `--max-seq-len-to-capture`
     under `--max-model-len` are a low-severity finding: larger batches or longer sequences run
     eagerly. SGLang's decode log lines say it per step: `cuda graph: False` at `#running-req: 1`
-    is graphs off; only above the batches that replayed a graph, the capture cap.
+    is graphs off; only above the batches that replayed a graph, the capture cap. vLLM V1's warning
+    that a graph mode is not supported ends "setting cudagraph_mode=PIECEWISE": graphs stay on, in
+    that mode (not-an-issue). The same warning ending "setting cudagraph_mode=NONE" turns them off.
 
     Why: decode is many small kernels; CUDA graphs remove the per-kernel launch overhead. vLLM:
     without them "always execute the model in eager mode"; a user's 70B decode rose to 45 tok/s
@@ -819,6 +821,10 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
                            f"or fail: {lines[0]}", actual="capture begun",
                            hint="paste the log past the capture: 'Capture cuda graph end' (SGLang) or 'Graph capturing "
                            "finished' (vLLM), or the server's ready line")
+        if serving_log.cuda_graphs == "mode set":
+            return not_an_issue(f"CUDA graphs stay on: vLLM fell back to another graph mode for what its attention "
+                                f"backend supports, not to eager mode: {lines[-1][:300]}", actual="enabled",
+                                evidence=lines)
         if serving_log.cuda_graphs == "configured":
             name = ENGINE_NAMES.get(serving_log.engine, "the engine")
             return ok(f"CUDA graphs are on: {name}'s resolved configuration in its log keeps them (enforce_eager / "

@@ -25,6 +25,11 @@ from stackaudit.facts.registry import Sourced, fact, first_of, parser
 from stackaudit.facts.sources import ENGINE_COMMAND, USER_ENGINES
 
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+# A shell variable set on a line of its own in a pasted script (`GPU_NUM=4`, `export MODEL_PATH="/m"`): a later
+# command's `$GPU_NUM` / `${GPU_NUM}` reads it (corpus 680). A reference to a variable the paste does not set stays
+# as written, so the flag's value is unknown (facts/_parse.parallel_size reads no `$GPU_NUM`), never the default.
+SHELL_ASSIGNMENT = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(\S.*)?$")
+VARIABLE_REFERENCE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 # Wrappers before the program that change nothing about its flags, with their options that take the next word
 # (`numactl -N 1 -m 1 prog`, `taskset -c 0-7 prog`); an option written `--membind=1` is one word.
 _WRAPPERS: dict[str, frozenset[str]] = {
@@ -37,9 +42,10 @@ _WRAPPERS: dict[str, frozenset[str]] = {
 # The processes that carry the flags (not a worker or a helper).
 _TOP_ROLES = {"api-server", "launcher", ""}
 # Cheap tests before any splitting: a long vLLM log names "vllm" on most lines, its commands are rare.
-ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_dir", "llama-server")
+ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_dir", "llama-server", "aphrodite")
 COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
                           r"|\bserver_vllm\.py\b"  # functionary's vLLM server (facts/processes._program)
+                          r"|\baphrodite\s+run\b|-m\s+aphrodite\."  # Aphrodite, a vLLM fork (facts/processes._program)
                           r"|\btrtllm-build\b|\brun\.py\s.*--engine_dir\b|\bllama-server\b"
                           r"|\btrtllm-bench\b")  # TensorRT-LLM's benchmark: the LLM API in-process, with its options
 # A config file written in the shell: `cat > extra-llm-api-config.yml <<'EOF'` up to the line `EOF`.
@@ -115,14 +121,36 @@ class EngineCommands(Sourced):
 fact("engine_commands", EngineCommands, first_of, hint=ENGINE_COMMAND.hint)
 
 
-def parse_command_line(line: str, ggml_shown: str = "") -> EngineCommand | None:
+def shell_assignment(line: str) -> tuple[str, str] | None:
+    """(name, value) of a line that only sets a shell variable (SHELL_ASSIGNMENT), its quotes removed; None for
+    any other line (a command, or a value the shell would split into several words)."""
+    m = SHELL_ASSIGNMENT.match(line)
+    if m is None:
+        return None
+    try:
+        words = shlex.split(m.group(2) or "", comments=True)
+    except ValueError:
+        return None
+    return (m.group(1), words[0] if words else "") if len(words) <= 1 else None
+
+
+def expand_variables(text: str, variables: dict[str, str]) -> str:
+    """`text` with each `$NAME` / `${NAME}` the paste sets replaced by its value; the others stay as written."""
+    def value(m: re.Match[str]) -> str:
+        name = m.group(1) or m.group(2)
+        return variables.get(name, m.group(0))
+    return VARIABLE_REFERENCE.sub(value, text) if variables and "$" in text else text
+
+
+def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str] | None = None) -> EngineCommand | None:
     """One shell line (prompt already removed) as an engine command, or None when it starts no engine.
-    `ggml_shown`: the line of the paste that shows llama.cpp, where a generic program name needs it (GGML_SHOWN)."""
+    `ggml_shown`: the line of the paste that shows llama.cpp, where a generic program name needs it (GGML_SHOWN).
+    `variables`: the shell variables set above it in the paste (shell_assignment), which its `$NAME`s read."""
     legacy = LEGACY_COMMAND.search(line) is not None
     if not legacy and (not any(w in line.lower() for w in ENGINE_WORDS) or not COMMAND_HINT.search(line)):
         return None
     try:
-        words = shlex.split(line, comments=True)
+        words = shlex.split(expand_variables(line, variables or {}), comments=True)
     except ValueError:
         return None
     env: list[tuple[str, str]] = []
@@ -156,15 +184,21 @@ def parse_engine_commands(text: str) -> EngineCommands:
     configs: dict[str, dict[str, str]] = {}  # file name -> its top-level keys, from the heredocs
     lines = text.splitlines()
     ggml_shown = next((x for x in lines if GGML_SHOWN.search(x)), "")  # recorded after a generic program's command
+    variables: dict[str, str] = {}  # the shell variables set so far (the importer records them above the command)
     i = 0
     while i < len(lines):
+        assigned = shell_assignment(lines[i])
+        if assigned is not None:
+            variables[assigned[0]] = expand_variables(assigned[1], variables)
+            i += 1
+            continue
         heredoc = HEREDOC.match(lines[i])
         if heredoc:
             end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == heredoc.group("end")), len(lines))
             configs[posixpath.basename(heredoc.group("path"))] = parse_flat_yaml("\n".join(lines[i + 1:end]))
             i = end + 1
             continue
-        command = parse_command_line(lines[i], ggml_shown) if lines[i].strip() else None
+        command = parse_command_line(lines[i], ggml_shown, variables) if lines[i].strip() else None
         if command is not None:
             commands.append(command)
         i += 1

@@ -25,8 +25,10 @@ from stackaudit.facts.engine_command import (
     GGML_SHOWN,
     HEREDOC,
     LEGACY_COMMAND,
+    VARIABLE_REFERENCE,
     EngineCommand,
     parse_command_line,
+    shell_assignment,
 )
 from stackaudit.facts.sources import ENGINE_COMMAND
 from stackaudit.importers._scan import FENCE, Candidates, Scan, strip_prompt
@@ -64,6 +66,22 @@ def _ggml_shown(lines: list[str], start: int, first_ggml: list[str]) -> str:
     return first_ggml[0]
 
 
+def _variables_set(lines: list[str], start: int, command: str) -> tuple[str, dict[str, str]]:
+    """The lines above `start` that set the shell variables `command` reads (`GPU_NUM=4` above
+    `... --tp-size $GPU_NUM`, corpus 680), as text recorded before the command, and their values; ("", {}) where it
+    reads none the paste sets. The last setting above the command wins, as in the shell."""
+    names = {a or b for a, b in VARIABLE_REFERENCE.findall(command)}
+    if not names:
+        return "", {}
+    shown: dict[str, str] = {}
+    for line in lines[:start]:
+        assigned = shell_assignment(strip_prompt(line))
+        if assigned is not None and assigned[0] in names:
+            shown[assigned[0]] = strip_prompt(line).strip()
+    variables = {name: shell_assignment(text)[1] for name, text in shown.items()}  # type: ignore[index]
+    return "".join(f"{text}\n" for text in shown.values()), variables
+
+
 def _config_shown(lines: list[str], command: EngineCommand) -> str:
     """The config file the command names, as a heredoc, where the paste shows it; "" where it does not."""
     name = command.config_name
@@ -87,7 +105,7 @@ def _config_shown(lines: list[str], command: EngineCommand) -> str:
 
 
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
-          needles=("llm", "sglang", "lmdeploy", "engine_dir", "llama-server", "/server ", "/main "),
+          needles=("llm", "sglang", "lmdeploy", "engine_dir", "llama-server", "/server ", "/main ", "aphrodite"),
           per_line=True)  # ENGINE_WORDS, LEGACY_COMMAND
 def engine_command(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0  # the end of the last command read: a continuation above a line is never one already read
@@ -97,7 +115,7 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
         low = line.lower()
         # Substring tests first: most lines of a vLLM log say "vllm", few "serve", "-m " or "trtllm".
         if ("serve" not in low and "-m " not in low and "trtllm" not in low and "engine_dir" not in low
-                and "bench" not in low) \
+                and "bench" not in low and "aphrodite" not in low) \
                 or not (any(w in low for w in ENGINE_WORDS) or LEGACY_COMMAND.search(line)) \
                 or not (COMMAND_HINT.search(line) or LEGACY_COMMAND.search(line) or line.rstrip().endswith("\\")
                         or (i > 0 and lines[i - 1].rstrip().endswith("\\"))):  # the last line of a continued command
@@ -113,11 +131,12 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
             end += 1
         above, first = _continued_from(lines, start, taken)
         legacy = LEGACY_COMMAND.search(above + joined) is not None  # only a generic program name needs the context
+        assignments, variables = _variables_set(lines, first, above + joined) if "$" in above + joined else ("", {})
         command = parse_command_line(above + joined, ggml_shown=_ggml_shown(lines, first, first_ggml) if legacy
-                                     else "") if above else None
+                                     else "", variables=variables) if above else None
         start = first if command is not None else start
         command = command or parse_command_line(joined, ggml_shown=_ggml_shown(lines, start, first_ggml) if legacy
-                                                else "")
+                                                else "", variables=variables)
         if command is None:
             spans = (strip_prompt(span) for span in _INLINE_CODE.findall(line))  # "`$ lmdeploy serve ...`" (2724)
             command = next((c for c in map(parse_command_line, spans) if c is not None), None)
@@ -125,7 +144,7 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
         if command is not None:
             shown = _ggml_shown(lines, start, first_ggml) if command.engine_shown_by_context else ""
             yield Found("engine command", start, end,
-                        document_appended(ENGINE_COMMAND.name, command.line + "\n" + (shown and shown + "\n")
+                        document_appended(ENGINE_COMMAND.name, assignments + command.line + "\n" + (shown and shown + "\n")
                                           + _config_shown(lines, command)))
             scan.skip(end)
             taken = end
