@@ -155,3 +155,44 @@ def test_aphrodite_commands_are_vllm_family() -> None:
 def test_modelled_other_aphrodite_words_are_no_engine_command() -> None:
     assert parse_command_line("aphrodite chat --url http://localhost:2242/v1") is None  # modelled: a client
     assert parse_command_line("pip install aphrodite-engine") is None  # modelled
+
+
+# --- a whole command that only releases capturing CUDA graphs by default accept -------------------------------
+
+
+def test_corpus_680_reasoning_parser_shows_a_release_with_graphs() -> None:
+    # https://github.com/sgl-project/sglang/issues/7212: `--reasoning-parser qwen3`, no --disable-cuda-graph.
+    res = capture_checks("680", "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
+    assert res.status == "ok" and "--reasoning-parser" in res.message, res.message
+
+
+# https://github.com/sgl-project/sglang/pull/3859 (the PR's example command, continuation lines).
+SGLANG_3859 = """```shell
+python -m sglang.launch_server --host 0.0.0.0 \\
+--model-path deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B \\
+--tp 1 --enable-reasoning --reasoning-parser deepseek-r1
+```
+"""
+# https://github.com/vllm-project/vllm/issues/13124 (the shell line above the log, its prompt kept).
+VLLM_13124 = ("(qwen25vl) lzh@instance-aw1rhmsz-5:~/Code/qwen2_5vl$ vllm serve "
+              "/home/lzh/llm_model/Qwen/Qwen2___5-VL-72B-Instruct --dtype auto --host 127.0.0.1 --port 6006 "
+              "--tensor-parallel-size 4\n")
+
+
+def test_later_program_or_flag_stands_for_the_release(tmp_path: Path) -> None:
+    for text, mark in ((SGLANG_3859, "--reasoning-parser"), (VLLM_13124, "vllm serve")):
+        res = paste_checks(tmp_path, text, "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
+        assert res.status == "ok" and mark in res.message, (text, res.message)
+
+
+def test_corpus_217_command_cut_by_the_paste_is_unknown() -> None:
+    # https://github.com/sgl-project/sglang/issues/4417 (217): the last line ends in `\` right above the fence.
+    res = capture_checks("217", "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
+    assert res.status == "unknown" and "past the paste" in res.message, res.message
+
+
+def test_modelled_old_entrypoint_without_version_stays_unknown(tmp_path: Path) -> None:
+    # Modelled: vLLM's module entrypoint is older than its CUDA graphs (0.2.6), so it shows no release.
+    text = "python -m vllm.entrypoints.openai.api_server --model mistralai/Mistral-7B-v0.1 --max-model-len 8192\n"
+    res = paste_checks(tmp_path, text, "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
+    assert res.status == "unknown", res.message

@@ -70,6 +70,15 @@ BUILDERS = {"trtllm-build": "trtllm"}
 # them off (PR 5634). A YAML's `pytorch_backend_config` block (0.19 and before) replaces the launcher's PyTorch
 # settings as a whole, so its nested keys, which are not read, decide.
 GRAPHS_ON_LAUNCHERS = (("trtllm-bench", ("throughput", "latency"), "pytorch"),)
+# What a pasted command shows of its engine's release where the version is not in the source: a program or flag that
+# only releases capturing CUDA graphs by default accept, as (engine, the program's words or the flag, the release
+# that added it). vLLM captures them by default from 0.2.6 (vllm-project/vllm#1926, `--enforce-eager`), SGLang from
+# July 2024 (sgl-project/sglang#612). `vllm serve` came in June 2024 (vllm-project/vllm#5090), SGLang's
+# `--reasoning-parser` in March 2025 (sgl-project/sglang#4000; 0.4.3 rejects it, sgl-project/sglang#4116).
+GRAPHS_DEFAULT_MARKS = (
+    ("vllm", "vllm serve", "0.5.0"),
+    ("sglang", "--reasoning-parser", "0.4.4"),
+)
 
 
 @dataclass(frozen=True)
@@ -82,6 +91,7 @@ class EngineCommand:
     config_path: str = ""
     config: tuple[tuple[str, str], ...] = ()
     builds: bool = False  # the engine's builder (BUILDERS), not a command that runs it
+    cut: bool = False  # its last line ends in `\\`: the shell line goes on past what the paste shows
 
     @property
     def engine_shown_by_context(self) -> bool:
@@ -101,6 +111,17 @@ class EngineCommand:
         value = self.as_process().flag(*CONFIG_FLAGS.get(self.engine, ()))
         return posixpath.basename(value) if value else ""
 
+
+    @property
+    def graphs_default_mark(self) -> tuple[str, str]:
+        """(the program or flag, the release that added it) where the command carries one that only releases
+        capturing CUDA graphs by default accept (GRAPHS_DEFAULT_MARKS); ("", "") where it carries none."""
+        program = " ".join([posixpath.basename(self.argv[0]), *self.argv[1:2]]) if self.argv else ""
+        for engine, mark, since in GRAPHS_DEFAULT_MARKS:
+            if engine == self.engine and (program == mark or (mark.startswith("-") and argv_value(self.argv, (mark,))
+                                                              is not None)):
+                return mark, since
+        return "", ""
 
     @property
     def launcher_sets_graphs(self) -> bool:
@@ -149,8 +170,9 @@ def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str
     legacy = LEGACY_COMMAND.search(line) is not None
     if not legacy and (not any(w in line.lower() for w in ENGINE_WORDS) or not COMMAND_HINT.search(line)):
         return None
+    cut = line.rstrip().endswith("\\")
     try:
-        words = shlex.split(expand_variables(line, variables or {}), comments=True)
+        words = shlex.split(expand_variables(line.rstrip()[:-1] if cut else line, variables or {}), comments=True)
     except ValueError:
         return None
     env: list[tuple[str, str]] = []
@@ -167,16 +189,16 @@ def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str
     program = posixpath.basename(words[0])
     if program in LEGACY_GGML_PROGRAMS and len(words) > 1 and "/" in words[0] \
             and GGML_SHOWN.search(f"{words[0]} {ggml_shown}"):
-        return EngineCommand(LEGACY_GGML_PROGRAMS[program], tuple(words), tuple(env), line.strip())
+        return EngineCommand(LEGACY_GGML_PROGRAMS[program], tuple(words), tuple(env), line.strip(), cut=cut)
     if legacy and not COMMAND_HINT.search(line):
         return None
     if (program in GGML_ENGINES and len(words) > 1) or program in BUILDERS:  # a bare `llama-server` names a module
         return EngineCommand(GGML_ENGINES.get(program) or BUILDERS[program], tuple(words), tuple(env), line.strip(),
-                             builds=program in BUILDERS)
+                             builds=program in BUILDERS, cut=cut)
     match = classify(tuple(words))
     if match is None or match.engine not in ("vllm", "sglang", "trtllm", "lmdeploy") or match.role not in _TOP_ROLES:
         return None
-    return EngineCommand(match.engine, tuple(words), tuple(env), line.strip())
+    return EngineCommand(match.engine, tuple(words), tuple(env), line.strip(), cut=cut)
 
 
 def parse_engine_commands(text: str) -> EngineCommands:

@@ -126,7 +126,9 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
         while start > 0 and i - start < MAX_CONTINUATIONS and _ASSIGNMENTS.match(strip_prompt(lines[start - 1]).strip()):
             start -= 1  # the variables set for the command on the lines above it
             joined = strip_prompt(lines[start]).strip()[:-1] + joined
-        while joined.endswith("\\") and end < len(lines) and end - i <= MAX_CONTINUATIONS:
+        # A continuation into a fence or a blank line is a command the paste cuts: its `\\` stays (EngineCommand.cut).
+        while joined.endswith("\\") and end < len(lines) and end - i <= MAX_CONTINUATIONS \
+                and lines[end].strip() and not FENCE.match(lines[end]):
             joined = joined[:-1] + " " + lines[end].strip()
             end += 1
         above, first = _continued_from(lines, start, taken)
