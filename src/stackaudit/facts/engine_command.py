@@ -10,6 +10,7 @@ Recorded form: the importer (importers/engine_command.py) keeps each line verbat
 joined, as the pasted document ENGINE_COMMAND (facts/sources.py). The config file a command names
 (`--extra_llm_api_options extra-llm-api-config.yml`), where the paste shows it, follows as a heredoc
 (`cat > NAME <<'EOF'` ... `EOF`); its top-level keys are the command's options (ProcessInfo.option).
+The script lines that set the shell variables a command reads (`GPU_NUM=4`) come before it.
 """
 
 from __future__ import annotations

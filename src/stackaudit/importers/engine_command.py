@@ -6,6 +6,7 @@ llama.cpp's programs of before 2024 (`./server`, `./main`) are read only where t
 that shows it (the command's own, else a ggml line) is recorded after the command.
 
 A command in Markdown inline code (a prose sentence's backticks, or a line that is one span) is the span.
+A command's `$VAR` is read from a `VAR=value` line above it in the paste, recorded before the command.
 Recorded verbatim (continuations joined) as the pasted document ENGINE_COMMAND; the `engine_commands`
 fact reads it (facts/engine_command.py). A line inside a docker run, compose or pod spec is theirs.
 The config file the command names (`--extra_llm_api_options extra-llm-api-config.yml`, `--config`) is recorded
@@ -73,13 +74,12 @@ def _variables_set(lines: list[str], start: int, command: str) -> tuple[str, dic
     names = {a or b for a, b in VARIABLE_REFERENCE.findall(command)}
     if not names:
         return "", {}
-    shown: dict[str, str] = {}
+    shown: dict[str, tuple[str, str]] = {}  # name -> (its line, its value)
     for line in lines[:start]:
         assigned = shell_assignment(strip_prompt(line))
         if assigned is not None and assigned[0] in names:
-            shown[assigned[0]] = strip_prompt(line).strip()
-    variables = {name: shell_assignment(text)[1] for name, text in shown.items()}  # type: ignore[index]
-    return "".join(f"{text}\n" for text in shown.values()), variables
+            shown[assigned[0]] = (strip_prompt(line).strip(), assigned[1])
+    return "".join(f"{text}\n" for text, _ in shown.values()), {name: value for name, (_, value) in shown.items()}
 
 
 def _config_shown(lines: list[str], command: EngineCommand) -> str:
