@@ -157,6 +157,7 @@ def test_a_config_file_not_shown_leaves_the_strategy_open(tmp_path: Path) -> Non
 
 def test_vllm_version_line_completes_a_pasted_command(tmp_path: Path) -> None:
     assert _corpus("452", "RT-CUDA-GRAPHS") == {"RT-CUDA-GRAPHS": "ok"}
-    # Modelled: the same command without the log stays open (the release is not shown).
-    text = "vllm serve /models/Qwen2.5-VL-72B-Instruct --tensor-parallel-size 4\n"
+    # Modelled: the same model on vLLM's module entrypoint without the log stays open (the release is not shown, and
+    # the entrypoint is older than CUDA graphs; `vllm serve` itself shows 0.5 or later: GRAPHS_DEFAULT_MARKS).
+    text = "python -m vllm.entrypoints.openai.api_server --model /models/Qwen2.5-VL-72B-Instruct --tensor-parallel-size 4\n"
     assert _run(tmp_path, text, "RT-CUDA-GRAPHS") == {"RT-CUDA-GRAPHS": "unknown"}

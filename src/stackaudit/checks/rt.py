@@ -655,8 +655,17 @@ def _graphs_on_command_lines(commands: EngineCommands, collect_env: CollectEnv |
         return unknown("no eager-mode flag on the pasted command line, but it runs vLLM with data parallelism, "
                        "under which vLLM releases forced eager mode themselves: its start-up log says",
                        hint="paste the engine's start-up log (the CUDA graph capture lines)")
+    cut = [c for c in commands.commands if c.cut]
+    if cut:
+        return unknown("no eager-mode flag on the pasted command line, but its last line ends in `\\`: the command goes "
+                       f"on past the paste, where a flag could turn CUDA graphs off (`{cut[0].line[-120:]}`)",
+                       hint="paste the whole command line")
     launched = [c for c in commands.commands if c.launcher_sets_graphs]
     versions = {c.engine: _engine_version(collect_env, c.engine, log) for c in commands.commands if c not in launched}
+    for c in commands.commands:  # a program or flag of a release that captures graphs by default stands for it
+        mark, since = c.graphs_default_mark
+        if mark and c not in launched and not versions.get(c.engine):
+            versions[c.engine] = f"{since} or later (`{mark}` is in no earlier release)"
     if all(versions.values()):
         shown = [f"{ENGINE_NAMES.get(e, e)} {v}" for e, v in versions.items()]
         shown += [f"`{posixpath.basename(c.argv[0])}` sets them itself in every release"
@@ -785,7 +794,9 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     `--cuda-graph-max-bs` under `--max-running-requests`), and vLLM's `--max-seq-len-to-capture`
     under `--max-model-len` are a low-severity finding: larger batches or longer sequences run
     eagerly. SGLang's decode log lines say it per step: `cuda graph: False` at `#running-req: 1`
-    is graphs off; only above the batches that replayed a graph, the capture cap.
+    is graphs off; only above the batches that replayed a graph, the capture cap. vLLM V1's warning
+    that a graph mode is not supported ends "setting cudagraph_mode=PIECEWISE": graphs stay on, in
+    that mode (not-an-issue). The same warning ending "setting cudagraph_mode=NONE" turns them off.
 
     Why: decode is many small kernels; CUDA graphs remove the per-kernel launch overhead. vLLM:
     without them "always execute the model in eager mode"; a user's 70B decode rose to 45 tok/s
@@ -800,6 +811,10 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     (GRAPHS_ON_LAUNCHERS): `ok` where the YAML it names is shown and does not set
     `cuda_graph_config: null` or `use_cuda_graph: false`. A YAML `pytorch_backend_config` block
     (0.19) replaces the launcher's settings, so its nested keys decide: `unknown`.
+    A pasted command line without an eager-mode flag is `ok` where the source shows the engine's
+    release. A program or flag that only releases capturing graphs by default accept shows it
+    too (GRAPHS_DEFAULT_MARKS: `vllm serve`, SGLang's `--reasoning-parser`). A command whose
+    last line ends in `\\` goes on past the paste: `unknown`.
     """
     roots = serving_processes.roots() if serving_processes is not None else []
     if not roots and docker_containers is not None and docker_containers.containers:
@@ -819,6 +834,10 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
                            f"or fail: {lines[0]}", actual="capture begun",
                            hint="paste the log past the capture: 'Capture cuda graph end' (SGLang) or 'Graph capturing "
                            "finished' (vLLM), or the server's ready line")
+        if serving_log.cuda_graphs == "mode set":
+            return not_an_issue(f"CUDA graphs stay on: vLLM fell back to another graph mode for what its attention "
+                                f"backend supports, not to eager mode: {lines[-1][:300]}", actual="enabled",
+                                evidence=lines)
         if serving_log.cuda_graphs == "configured":
             name = ENGINE_NAMES.get(serving_log.engine, "the engine")
             return ok(f"CUDA graphs are on: {name}'s resolved configuration in its log keeps them (enforce_eager / "

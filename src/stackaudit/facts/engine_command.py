@@ -10,6 +10,7 @@ Recorded form: the importer (importers/engine_command.py) keeps each line verbat
 joined, as the pasted document ENGINE_COMMAND (facts/sources.py). The config file a command names
 (`--extra_llm_api_options extra-llm-api-config.yml`), where the paste shows it, follows as a heredoc
 (`cat > NAME <<'EOF'` ... `EOF`); its top-level keys are the command's options (ProcessInfo.option).
+The script lines that set the shell variables a command reads (`GPU_NUM=4`) come before it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,11 @@ from stackaudit.facts.registry import Sourced, fact, first_of, parser
 from stackaudit.facts.sources import ENGINE_COMMAND, USER_ENGINES
 
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+# A shell variable set on a line of its own in a pasted script (`GPU_NUM=4`, `export MODEL_PATH="/m"`): a later
+# command's `$GPU_NUM` / `${GPU_NUM}` reads it (corpus 680). A reference to a variable the paste does not set stays
+# as written, so the flag's value is unknown (facts/_parse.parallel_size reads no `$GPU_NUM`), never the default.
+SHELL_ASSIGNMENT = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(\S.*)?$")
+VARIABLE_REFERENCE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 # Wrappers before the program that change nothing about its flags, with their options that take the next word
 # (`numactl -N 1 -m 1 prog`, `taskset -c 0-7 prog`); an option written `--membind=1` is one word.
 _WRAPPERS: dict[str, frozenset[str]] = {
@@ -37,9 +43,10 @@ _WRAPPERS: dict[str, frozenset[str]] = {
 # The processes that carry the flags (not a worker or a helper).
 _TOP_ROLES = {"api-server", "launcher", ""}
 # Cheap tests before any splitting: a long vLLM log names "vllm" on most lines, its commands are rare.
-ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_dir", "llama-server")
+ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_dir", "llama-server", "aphrodite")
 COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
                           r"|\bserver_vllm\.py\b"  # functionary's vLLM server (facts/processes._program)
+                          r"|\baphrodite\s+run\b|-m\s+aphrodite\."  # Aphrodite, a vLLM fork (facts/processes._program)
                           r"|\btrtllm-build\b|\brun\.py\s.*--engine_dir\b|\bllama-server\b"
                           r"|\btrtllm-bench\b")  # TensorRT-LLM's benchmark: the LLM API in-process, with its options
 # A config file written in the shell: `cat > extra-llm-api-config.yml <<'EOF'` up to the line `EOF`.
@@ -64,6 +71,15 @@ BUILDERS = {"trtllm-build": "trtllm"}
 # them off (PR 5634). A YAML's `pytorch_backend_config` block (0.19 and before) replaces the launcher's PyTorch
 # settings as a whole, so its nested keys, which are not read, decide.
 GRAPHS_ON_LAUNCHERS = (("trtllm-bench", ("throughput", "latency"), "pytorch"),)
+# What a pasted command shows of its engine's release where the version is not in the source: a program or flag that
+# only releases capturing CUDA graphs by default accept, as (engine, the program's words or the flag, the release
+# that added it). vLLM captures them by default from 0.2.6 (vllm-project/vllm#1926, `--enforce-eager`), SGLang from
+# July 2024 (sgl-project/sglang#612). `vllm serve` came in June 2024 (vllm-project/vllm#5090), SGLang's
+# `--reasoning-parser` in March 2025 (sgl-project/sglang#4000; 0.4.3 rejects it, sgl-project/sglang#4116).
+GRAPHS_DEFAULT_MARKS = (
+    ("vllm", "vllm serve", "0.5.0"),
+    ("sglang", "--reasoning-parser", "0.4.4"),
+)
 
 
 @dataclass(frozen=True)
@@ -76,6 +92,7 @@ class EngineCommand:
     config_path: str = ""
     config: tuple[tuple[str, str], ...] = ()
     builds: bool = False  # the engine's builder (BUILDERS), not a command that runs it
+    cut: bool = False  # its last line ends in `\\`: the shell line goes on past what the paste shows
 
     @property
     def engine_shown_by_context(self) -> bool:
@@ -97,6 +114,17 @@ class EngineCommand:
 
 
     @property
+    def graphs_default_mark(self) -> tuple[str, str]:
+        """(the program or flag, the release that added it) where the command carries one that only releases
+        capturing CUDA graphs by default accept (GRAPHS_DEFAULT_MARKS); ("", "") where it carries none."""
+        program = " ".join([posixpath.basename(self.argv[0]), *self.argv[1:2]]) if self.argv else ""
+        for engine, mark, since in GRAPHS_DEFAULT_MARKS:
+            if engine == self.engine and (program == mark or (mark.startswith("-") and argv_value(self.argv, (mark,))
+                                                              is not None)):
+                return mark, since
+        return "", ""
+
+    @property
     def launcher_sets_graphs(self) -> bool:
         """Whether its launcher turns CUDA graphs on itself in every release (GRAPHS_ON_LAUNCHERS), with no config
         file named that the paste does not show (that file could turn them off)."""
@@ -115,14 +143,37 @@ class EngineCommands(Sourced):
 fact("engine_commands", EngineCommands, first_of, hint=ENGINE_COMMAND.hint)
 
 
-def parse_command_line(line: str, ggml_shown: str = "") -> EngineCommand | None:
+def shell_assignment(line: str) -> tuple[str, str] | None:
+    """(name, value) of a line that only sets a shell variable (SHELL_ASSIGNMENT), its quotes removed; None for
+    any other line (a command, or a value the shell would split into several words)."""
+    m = SHELL_ASSIGNMENT.match(line)
+    if m is None:
+        return None
+    try:
+        words = shlex.split(m.group(2) or "", comments=True)
+    except ValueError:
+        return None
+    return (m.group(1), words[0] if words else "") if len(words) <= 1 else None
+
+
+def expand_variables(text: str, variables: dict[str, str]) -> str:
+    """`text` with each `$NAME` / `${NAME}` the paste sets replaced by its value; the others stay as written."""
+    def value(m: re.Match[str]) -> str:
+        name = m.group(1) or m.group(2)
+        return variables.get(name, m.group(0))
+    return VARIABLE_REFERENCE.sub(value, text) if variables and "$" in text else text
+
+
+def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str] | None = None) -> EngineCommand | None:
     """One shell line (prompt already removed) as an engine command, or None when it starts no engine.
-    `ggml_shown`: the line of the paste that shows llama.cpp, where a generic program name needs it (GGML_SHOWN)."""
+    `ggml_shown`: the line of the paste that shows llama.cpp, where a generic program name needs it (GGML_SHOWN).
+    `variables`: the shell variables set above it in the paste (shell_assignment), which its `$NAME`s read."""
     legacy = LEGACY_COMMAND.search(line) is not None
     if not legacy and (not any(w in line.lower() for w in ENGINE_WORDS) or not COMMAND_HINT.search(line)):
         return None
+    cut = line.rstrip().endswith("\\")
     try:
-        words = shlex.split(line, comments=True)
+        words = shlex.split(expand_variables(line.rstrip()[:-1] if cut else line, variables or {}), comments=True)
     except ValueError:
         return None
     env: list[tuple[str, str]] = []
@@ -139,16 +190,16 @@ def parse_command_line(line: str, ggml_shown: str = "") -> EngineCommand | None:
     program = posixpath.basename(words[0])
     if program in LEGACY_GGML_PROGRAMS and len(words) > 1 and "/" in words[0] \
             and GGML_SHOWN.search(f"{words[0]} {ggml_shown}"):
-        return EngineCommand(LEGACY_GGML_PROGRAMS[program], tuple(words), tuple(env), line.strip())
+        return EngineCommand(LEGACY_GGML_PROGRAMS[program], tuple(words), tuple(env), line.strip(), cut=cut)
     if legacy and not COMMAND_HINT.search(line):
         return None
     if (program in GGML_ENGINES and len(words) > 1) or program in BUILDERS:  # a bare `llama-server` names a module
         return EngineCommand(GGML_ENGINES.get(program) or BUILDERS[program], tuple(words), tuple(env), line.strip(),
-                             builds=program in BUILDERS)
+                             builds=program in BUILDERS, cut=cut)
     match = classify(tuple(words))
     if match is None or match.engine not in ("vllm", "sglang", "trtllm", "lmdeploy") or match.role not in _TOP_ROLES:
         return None
-    return EngineCommand(match.engine, tuple(words), tuple(env), line.strip())
+    return EngineCommand(match.engine, tuple(words), tuple(env), line.strip(), cut=cut)
 
 
 def parse_engine_commands(text: str) -> EngineCommands:
@@ -156,15 +207,21 @@ def parse_engine_commands(text: str) -> EngineCommands:
     configs: dict[str, dict[str, str]] = {}  # file name -> its top-level keys, from the heredocs
     lines = text.splitlines()
     ggml_shown = next((x for x in lines if GGML_SHOWN.search(x)), "")  # recorded after a generic program's command
+    variables: dict[str, str] = {}  # the shell variables set so far (the importer records them above the command)
     i = 0
     while i < len(lines):
+        assigned = shell_assignment(lines[i])
+        if assigned is not None:
+            variables[assigned[0]] = expand_variables(assigned[1], variables)
+            i += 1
+            continue
         heredoc = HEREDOC.match(lines[i])
         if heredoc:
             end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == heredoc.group("end")), len(lines))
             configs[posixpath.basename(heredoc.group("path"))] = parse_flat_yaml("\n".join(lines[i + 1:end]))
             i = end + 1
             continue
-        command = parse_command_line(lines[i], ggml_shown) if lines[i].strip() else None
+        command = parse_command_line(lines[i], ggml_shown, variables) if lines[i].strip() else None
         if command is not None:
             commands.append(command)
         i += 1

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from stackaudit.facts._parse import TP_ENV, parallel_size, sizes_from_argv
+from stackaudit.facts._parse import TP_ENV, TP_FLAGS, argv_value, parallel_size, sizes_from_argv
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, provider, union
@@ -215,9 +215,11 @@ class ServingEngine:
     @property
     def shown_tp(self) -> int | None:
         """The TP size; with no engine process read, the shown command's own, which picks the GPUs whose links
-        matter where a cut matrix may not show the rest (a whole shell line that names no TP runs the default, 1)."""
+        matter where a cut matrix may not show the rest (a whole shell line that names no TP runs the default, 1;
+        one whose TP flag carries a value not read, such as a `$TP` the paste does not set, is None: unknown)."""
         if self.process is None and self.shown is not None and self.tp is None:
-            return sizes_from_argv(self.shown.argv)[0] or 1
+            value = argv_value(self.shown.argv, TP_FLAGS)
+            return 1 if value is None else parallel_size(value)
         return self.tp
 
 

@@ -336,6 +336,10 @@ def _program(name: str, rest: list[str]) -> _Match | None:
         # `lmdeploy serve api_server MODEL --tp 4` (lmdeploy/cli/serve.py): TurboMind or its PyTorch engine; its
         # `serve proxy` is a router that holds no GPU.
         return _Match("lmdeploy", "api-server")
+    if base == "aphrodite" and first == "run":
+        # PygmalionAI's Aphrodite engine (`aphrodite run MODEL -tp 2 --enforce-eager`): a fork of vLLM whose engine
+        # arguments are vLLM's (aphrodite/engine/args_tools.py), CUDA graphs and custom all-reduce included.
+        return _Match("vllm", "api-server")
     if base == "server_vllm.py":
         # MeetKai/functionary's OpenAI server: vLLM's engine in-process, its flags vLLM's (AsyncEngineArgs.add_cli_args).
         return _Match("vllm", "api-server")
@@ -384,7 +388,8 @@ def classify(argv: tuple[str, ...]) -> _Match | None:
         return _program(first, list(argv[1:]))
     kind, what, rest = _python_program(argv)
     if kind == "module":
-        if what in ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server"):
+        if what in ("vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server",
+                    "aphrodite.endpoints.openai.api_server"):  # Aphrodite before `aphrodite run` (_program)
             return _Match("vllm", "api-server")
         if what == "vllm.entrypoints.cli.main" and rest[:1] == ["serve"]:
             return _Match("vllm", "api-server")

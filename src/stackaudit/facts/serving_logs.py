@@ -207,7 +207,8 @@ class ServingLog:
     nccl_net: tuple[str, ...] = ()  # NET/IB and NET/Socket lines (devices, GDR)
     gdr: tuple[GdrDecision, ...] = ()  # NCCL's GPU Direct RDMA lines, per GPU and per HCA
     # "captured" | "capturing" (begun, its end not shown) | "eager" | "configured" (the resolved configuration dump
-    # keeps them on, no capture line) | ""
+    # keeps them on, no capture line) | "mode set" (vLLM V1 fell back to a graph mode other than NONE, no capture
+    # line) | ""
     cuda_graphs: str = ""
     cuda_graph_lines: tuple[str, ...] = ()
     tp_size: int | None = None
@@ -518,6 +519,10 @@ _SERVER_READY = re.compile(r"Application startup complete|The server is fired up
 _RESOLVED_CONFIG = re.compile(r"Initializing an LLM engine \(v[^)]*\) with config:|server_args=(?:ServerArgs\(|\{)")
 # SGLang's decode log line (scheduler_metrics_mixin.py `log_decode_stats`; `Decode batch,` from v0.5.23).
 _DECODE_GRAPH = re.compile(r"Decode batch[.,].*?#running-req:\s*(\d+),.*?cuda graph:\s*(True|False)")
+# vLLM V1's own resolution of its graph mode (gpu_model_runner.py), e.g. "CUDAGraphMode.FULL_AND_PIECEWISE is not
+# supported with TritonMLABackend backend (support: AttentionCGSupport.NEVER); setting cudagraph_mode=PIECEWISE
+# because attention is compiled piecewise" (corpus 685): a mode other than NONE keeps graphs on, NONE turns them off.
+_CUDAGRAPH_MODE_SET = re.compile(r"setting cudagraph_mode\s*=\s*([A-Z_]+)", re.I)
 # vLLM's own override, e.g. "Data Parallel: Forcing enforce eager to be True since DP is currently not
 # supported with CUDA Graphs." (vllm/platforms/cuda.py).
 _FORCED_EAGER = re.compile(r"Forcing enforce[ _]eager to be True", re.I)
@@ -686,7 +691,8 @@ def parse_serving_log(text: str) -> ServingLog:
                 gdr.append(GdrDecision("", m.group(3), m.group(2).lower() == "enabled", m.group(1), text_l))
         if ("graph" in low or "capturing batches" in low) and _GRAPH_CAPTURED.search(text_l):
             done = _GRAPH_FINISHED.search(text_l) is not None
-            graphs = ("captured" if done else "capturing") if graphs in ("", "configured", "capturing") else graphs
+            graphs = ("captured" if done else "capturing") if graphs in ("", "configured", "mode set", "capturing") \
+                else graphs
             graph_lines.append(text_l)
             if done and (rank := log_rank(line)) and rank not in graph_ranks:
                 graph_ranks.append(rank)
@@ -696,6 +702,13 @@ def parse_serving_log(text: str) -> ServingLog:
         # vLLM's capture line advises "To run the model in eager mode, set 'enforce_eager=True'": advice, not the value.
         m = _EAGER.search(text_l) if ("eager" in low or "cuda_graph" in low) and "run the model in eager mode" not in low \
             else None
+        mode = _CUDAGRAPH_MODE_SET.search(text_l) if "cudagraph_mode" in low else None
+        if mode is not None and mode.group(1).upper() == "NONE":
+            graphs = "eager"
+            graph_lines.insert(0, text_l)
+        elif mode is not None:
+            graphs = graphs or "mode set"  # graphs stay on in the mode vLLM fell back to
+            graph_lines.append(text_l)
         if m is None and "forcing enforce" in low and _FORCED_EAGER.search(text_l):
             graphs = "eager"  # vLLM turned graphs off itself (DP, an unsupported platform or model)
             graph_lines.insert(0, text_l)

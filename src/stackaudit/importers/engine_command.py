@@ -6,6 +6,7 @@ llama.cpp's programs of before 2024 (`./server`, `./main`) are read only where t
 that shows it (the command's own, else a ggml line) is recorded after the command.
 
 A command in Markdown inline code (a prose sentence's backticks, or a line that is one span) is the span.
+A command's `$VAR` is read from a `VAR=value` line above it in the paste, recorded before the command.
 Recorded verbatim (continuations joined) as the pasted document ENGINE_COMMAND; the `engine_commands`
 fact reads it (facts/engine_command.py). A line inside a docker run, compose or pod spec is theirs.
 The config file the command names (`--extra_llm_api_options extra-llm-api-config.yml`, `--config`) is recorded
@@ -25,8 +26,10 @@ from stackaudit.facts.engine_command import (
     GGML_SHOWN,
     HEREDOC,
     LEGACY_COMMAND,
+    VARIABLE_REFERENCE,
     EngineCommand,
     parse_command_line,
+    shell_assignment,
 )
 from stackaudit.facts.sources import ENGINE_COMMAND
 from stackaudit.importers._scan import FENCE, Candidates, Scan, strip_prompt
@@ -64,6 +67,21 @@ def _ggml_shown(lines: list[str], start: int, first_ggml: list[str]) -> str:
     return first_ggml[0]
 
 
+def _variables_set(lines: list[str], start: int, command: str) -> tuple[str, dict[str, str]]:
+    """The lines above `start` that set the shell variables `command` reads (`GPU_NUM=4` above
+    `... --tp-size $GPU_NUM`, corpus 680), as text recorded before the command, and their values; ("", {}) where it
+    reads none the paste sets. The last setting above the command wins, as in the shell."""
+    names = {a or b for a, b in VARIABLE_REFERENCE.findall(command)}
+    if not names:
+        return "", {}
+    shown: dict[str, tuple[str, str]] = {}  # name -> (its line, its value)
+    for line in lines[:start]:
+        assigned = shell_assignment(strip_prompt(line))
+        if assigned is not None and assigned[0] in names:
+            shown[assigned[0]] = (strip_prompt(line).strip(), assigned[1])
+    return "".join(f"{text}\n" for text, _ in shown.values()), {name: value for name, (_, value) in shown.items()}
+
+
 def _config_shown(lines: list[str], command: EngineCommand) -> str:
     """The config file the command names, as a heredoc, where the paste shows it; "" where it does not."""
     name = command.config_name
@@ -87,7 +105,7 @@ def _config_shown(lines: list[str], command: EngineCommand) -> str:
 
 
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
-          needles=("llm", "sglang", "lmdeploy", "engine_dir", "llama-server", "/server ", "/main "),
+          needles=("llm", "sglang", "lmdeploy", "engine_dir", "llama-server", "/server ", "/main ", "aphrodite"),
           per_line=True)  # ENGINE_WORDS, LEGACY_COMMAND
 def engine_command(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0  # the end of the last command read: a continuation above a line is never one already read
@@ -97,7 +115,7 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
         low = line.lower()
         # Substring tests first: most lines of a vLLM log say "vllm", few "serve", "-m " or "trtllm".
         if ("serve" not in low and "-m " not in low and "trtllm" not in low and "engine_dir" not in low
-                and "bench" not in low) \
+                and "bench" not in low and "aphrodite" not in low) \
                 or not (any(w in low for w in ENGINE_WORDS) or LEGACY_COMMAND.search(line)) \
                 or not (COMMAND_HINT.search(line) or LEGACY_COMMAND.search(line) or line.rstrip().endswith("\\")
                         or (i > 0 and lines[i - 1].rstrip().endswith("\\"))):  # the last line of a continued command
@@ -108,16 +126,19 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
         while start > 0 and i - start < MAX_CONTINUATIONS and _ASSIGNMENTS.match(strip_prompt(lines[start - 1]).strip()):
             start -= 1  # the variables set for the command on the lines above it
             joined = strip_prompt(lines[start]).strip()[:-1] + joined
-        while joined.endswith("\\") and end < len(lines) and end - i <= MAX_CONTINUATIONS:
+        # A continuation into a fence or a blank line is a command the paste cuts: its `\\` stays (EngineCommand.cut).
+        while joined.endswith("\\") and end < len(lines) and end - i <= MAX_CONTINUATIONS \
+                and lines[end].strip() and not FENCE.match(lines[end]):
             joined = joined[:-1] + " " + lines[end].strip()
             end += 1
         above, first = _continued_from(lines, start, taken)
         legacy = LEGACY_COMMAND.search(above + joined) is not None  # only a generic program name needs the context
+        assignments, variables = _variables_set(lines, first, above + joined) if "$" in above + joined else ("", {})
         command = parse_command_line(above + joined, ggml_shown=_ggml_shown(lines, first, first_ggml) if legacy
-                                     else "") if above else None
+                                     else "", variables=variables) if above else None
         start = first if command is not None else start
         command = command or parse_command_line(joined, ggml_shown=_ggml_shown(lines, start, first_ggml) if legacy
-                                                else "")
+                                                else "", variables=variables)
         if command is None:
             spans = (strip_prompt(span) for span in _INLINE_CODE.findall(line))  # "`$ lmdeploy serve ...`" (2724)
             command = next((c for c in map(parse_command_line, spans) if c is not None), None)
@@ -125,7 +146,7 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
         if command is not None:
             shown = _ggml_shown(lines, start, first_ggml) if command.engine_shown_by_context else ""
             yield Found("engine command", start, end,
-                        document_appended(ENGINE_COMMAND.name, command.line + "\n" + (shown and shown + "\n")
+                        document_appended(ENGINE_COMMAND.name, assignments + command.line + "\n" + (shown and shown + "\n")
                                           + _config_shown(lines, command)))
             scan.skip(end)
             taken = end
