@@ -103,6 +103,11 @@ OK_FROM_A_COMPLETE_PART = {
     "674-mofed-52-lsmod-grep-nv-peer-mem-loaded-gdrdrv.txt": "the module's own lsmod line, host-wide",
     "686-aws-8x-a100-sxm4-40gb-collect-env-driver-535-torch-cu121.txt": "collect_env's version lines",
     "690-8x-h100-sxm-sglang-check-env-0-4-6-nv18-driver-575.txt": "check_env's version lines",
+    "725-h100-sglang-0-4-4-check-env-driver-550-cu124.txt": "check_env's version lines",
+    "726-8x-b200-sglang-0-5-3-check-env-570-cu128.txt": "check_env's version lines",
+    "727-4x-h20-vllm-collect-env-driver-550-torch-cu124.txt": "collect_env's version lines",
+    "730-compose-pr-nvidia-runtime-and-device-request-nvidia-smi.txt": "the service's runtime and device request",
+    "732-grid-a100-40c-vgpu-tgi-docker-run-shm-8g-env.txt": "the docker run's --shm-size, host-wide",
 }
 
 
