@@ -812,8 +812,10 @@ def above4g_mmio(pcie: PcieFacts, kernel_log: KernelLog | None = None) -> Outcom
                 lines.append(line.strip())
     if bad or lines:
         subjects = sorted(set(bad) | {g.bdf for g in gpus if any(_short(g.bdf) in ln for ln in lines)})
-        return issue("GPU BARs could not be mapped: " + "; ".join(f"{b} BAR {v}" for b, v in bad.items())
-                     + (f"{'; ' if bad else ''}{len(lines)} kernel/driver line(s) about BAR space" if lines else ""),
+        # The BARs in the first clause: the report's title is that clause (corpus 735).
+        unmapped = "; ".join(f"{b} BAR {', '.join(map(str, v))}" for b, v in bad.items())
+        return issue("GPU BARs could not be mapped" + (f" ({unmapped})" if bad else "")
+                     + (f"; {len(lines)} kernel/driver line(s) about BAR space" if lines else ""),
                      actual=bad or lines[:3], expected="every GPU BAR assigned", subjects=subjects or [g.bdf for g in gpus],
                      evidence=lines[:5])
     known = [g for g in gpus if g.bars]
