@@ -484,6 +484,42 @@ def test_nofile_high_is_ok() -> None:
     assert r["RT-ULIMIT-NOFILE"].status == "ok"
 
 
+def _pasted(text: str, tmp_path: Any) -> Any:
+    from stackaudit.importers.pasted import load_pasted
+    path = tmp_path / "paste.txt"
+    path.write_text(text)
+    return load_pasted([str(path)])
+
+
+def test_a_pasted_container_ulimit_settles_the_open_file_limit(tmp_path: Any) -> None:
+    # Real: tests/data/captures/663 (sgl-project/sglang, two H20 nodes): `--ulimit=nofile=120000` sets soft and
+    # hard, and every process in the container inherits it.
+    from pathlib import Path
+    capture = next(Path(__file__).parent.joinpath("data", "captures").glob("663-*.txt"))
+    r = run_checks(_pasted(capture.read_text(), tmp_path), ["RT-ULIMIT-NOFILE"])["RT-ULIMIT-NOFILE"]
+    assert r.status == "ok" and "hard 120000" in r.message
+
+
+@pytest.mark.parametrize(("flags", "status"), [
+    ("--ulimit nofile=-1", "unknown"),
+    ("--ulimit nofile=1024:4096", "issue"),
+    ("", "unknown"),
+])
+def test_a_modelled_serving_container_without_a_high_nofile_is_not_ok(flags: str, status: str, tmp_path: Any) -> None:
+    # Modelled: two serving containers; only the first sets a limit. The second inherits the daemon's, which no
+    # paste shows, so a high limit on the first is no ok for both.
+    text = (f"docker run -d --gpus all --name a {flags} vllm/vllm-openai:latest --model m\n"
+            "docker run -d --gpus all --name b vllm/vllm-openai:latest --model m\n")
+    r = run_checks(_pasted(text, tmp_path), ["RT-ULIMIT-NOFILE"])["RT-ULIMIT-NOFILE"]
+    assert r.status == status, r.message
+
+
+def test_a_modelled_single_container_with_unlimited_nofile_is_ok(tmp_path: Any) -> None:
+    text = "docker run -d --gpus all --name a --ulimit nofile=-1 vllm/vllm-openai:latest --model m\n"
+    r = run_checks(_pasted(text, tmp_path), ["RT-ULIMIT-NOFILE"])["RT-ULIMIT-NOFILE"]
+    assert r.status == "ok" and "hard unlimited" in r.message
+
+
 # --- RT-OMP --------------------------------------------------------------------------------------
 
 

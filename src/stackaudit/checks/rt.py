@@ -1411,9 +1411,17 @@ def _hard_below(soft: str, hard: str, target: int) -> bool | None:
     return below
 
 
+def _hard_text(hard: int) -> str:
+    return "unlimited" if hard < 0 else str(hard)
+
+
 def _container_nofile(containers: DockerContainers | None) -> Outcome | None:
     """RT-ULIMIT-NOFILE from the containers' `--ulimit nofile` (docker inspect Ulimits, a pasted spec):
-    the hard limit every process inside inherits. None where no container sets one."""
+    the hard limit every process inside inherits.
+
+    Ok only where every container with GPUs or an engine sets one of at least 65536.
+    None where no container sets one, or where a GPU or engine container sets none (it inherits the daemon's).
+    """
     shown = [(c, u) for c in (containers.containers if containers else ())
              if (c.origin or c.gpu_requested or c.looks_like_serving) and (u := c.ulimit("nofile")) is not None]
     if not shown:
@@ -1426,7 +1434,12 @@ def _container_nofile(containers: DockerContainers | None) -> Outcome | None:
                      "inherits it; the engine cannot raise its soft limit above it)", actual=low,
                      expected=f"hard limit >= {NOFILE_TARGET} (1048576 usual)", subjects=[c.label for c, _ in shown],
                      evidence=evidence)
-    return None
+    set_ = {id(c) for c, _ in shown}
+    if containers is None or any(id(c) not in set_ for c in containers.gpu_or_serving):
+        return None
+    return ok(f"open-file hard limit >= {NOFILE_TARGET}: "
+              f"{'; '.join(f'container {c.label}: hard {_hard_text(u.hard)}' for c, u in shown)} (every process in the "
+              "container inherits it)", actual={c.label: u.hard for c, u in shown}, evidence=evidence)
 
 
 # Where a raised open-file limit is kept: the container's, the unit's or the login's setting.
