@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from nvidia_support import QUERY_TEXT, TABLE_OLD, hgx, host_for, pcie_box
 from stackaudit.engine.runner import AuditOptions, run_audit
 from stackaudit.engine.testing import run_checks
@@ -143,3 +145,25 @@ def test_clock_events_without_load_in_the_source_says_so() -> None:
     gpus[0]["utilization"] = {"error": "not-supported"}  # as NVML answers with MIG enabled
     r = _one(host_for(gpus), "PWR-CLOCK-EVENTS")
     assert r.status == "ok" and "GPU load not in the source" in r.message and "not conclusive" in r.message
+
+
+def _capture(number: str) -> str:
+    from pathlib import Path
+    return next(Path(__file__).parent.joinpath("data", "captures").glob(f"{number}-*.txt")).read_text()
+
+
+def test_an_unknown_reason_active_under_load_is_no_ok() -> None:
+    # Real: tests/data/captures/683 (a Maxwell GPU at 100 % in P2, `nvidia-smi -q` of a driver before R450):
+    # `Unknown : Active` is a reason the driver does not name, so no slowdown is ruled out.
+    r = _one(_pasted(_capture("683")), "PWR-CLOCK-EVENTS")
+    assert r.status == "unknown" and "`Unknown` clock event reason" in r.message
+
+
+@pytest.mark.parametrize(("state", "util", "status"), [("Not Active", "100", "ok"), ("Active", "0", "ok")])
+def test_a_modelled_unknown_reason_not_active_or_idle_stays_ok(state: str, util: str, status: str) -> None:
+    # Modelled from 683: the same section with the reason off, or with the GPU idle (an idle instant is judged
+    # as before: not conclusive, said in the ok).
+    text = _capture("683").replace("Unknown                     : Active", f"Unknown                     : {state}")
+    text = text.replace("Gpu                         : 100 %", f"Gpu                         : {util} %")
+    r = _one(_pasted(text), "PWR-CLOCK-EVENTS")
+    assert r.status == status, r.message

@@ -233,6 +233,12 @@ def clock_events(nvidia: NvidiaGpus, gpu_samples: GpuSamples | None = None) -> O
         return unknown(f"HW slowdown reasons active on idle GPU(s) {gpu_indices(hw)} ({_labels(list(hw[0].clock_events or ()))}): "
                        "idle, not conclusive", hint="run `stackaudit audit --sample 30` while the server is under load",
                        actual=actual)
+    vague = [g for g in read if (g.busy or g.utilization_gpu is None) and "unknown" in (g.clock_events or ())]
+    if vague:
+        return unknown(f"an `Unknown` clock event reason is active on GPU(s) {gpu_indices(vague)}, busy or with "
+                       "their load not shown: the driver "
+                       "(before R450) does not name what caps the clocks, so a slowdown is not ruled out",
+                       hint="nvidia-smi -q -d PERFORMANCE,CLOCK on a current driver, under load", actual=actual)
     capped = [g for g in read if "sw_power_cap" in (g.clock_events or ())]
     if capped:
         return over_gpus(nvidia, read, not_an_issue(
