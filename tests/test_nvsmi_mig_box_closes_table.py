@@ -52,3 +52,30 @@ def test_a_table_ending_at_a_border_may_hide_gpus() -> None:
 def test_a_vm_with_its_one_gpu_whole_loses_no_p2p() -> None:
     # Corpus 386: a VM's passthrough slot (bus 00) and one A30 before the MIG box: no GPU pair to lose.
     assert capture_checks("386", "FW-VM")["FW-VM"].status == "not-an-issue"
+
+
+def _without_mig_rows(text: str) -> str:
+    """The table as a paste cut mid-block leaves it: no `Enabled`/`Disabled` MIG M. row (modelled from the real)."""
+    return "\n".join(line for line in text.splitlines() if not line.rstrip().endswith(("Enabled |", "Disabled |")))
+
+
+@pytest.mark.parametrize("prefix", ["284", "336", "386", "513"])
+def test_an_ecc_cell_that_reads_on_is_mig_mode_where_the_mig_row_is_cut(prefix: str) -> None:
+    # Real tables with MIG enabled (k8s-device-plugin A100, gpu-operator H100, dcgm-exporter A30, ollama A100 80G):
+    # nvidia-smi prints `On` in the ECC cell instead of a count. With the MIG M. rows cut away the cell still says it.
+    gpus = fact(pasted(_without_mig_rows(body(prefix))), "nvidia")
+    assert [g.mig_current for g in gpus.gpus if g.index >= 0][:1] == [True]
+
+
+def test_a_count_in_the_ecc_cell_says_nothing_of_mig() -> None:
+    # Modelled from 284: the same row with ECC on and MIG off prints the count `0`; with the MIG row cut, the mode is
+    # not shown.
+    text = _without_mig_rows(body("284")).replace("Off |                   On |", "Off |                    0 |")
+    gpus = fact(pasted(text), "nvidia")
+    assert gpus.gpus[0].mig_current is None
+
+
+def test_704_cut_before_the_mig_row_is_mig_switched_on_by_hand() -> None:
+    # Real: tests/data/captures/704 (an H100 PCIe, cut after GPU 0's second row): MIG on, no engine shown.
+    r = capture_checks("704", "MEM-MIG")["MEM-MIG"]
+    assert r.status == "not-an-issue" and "switched on by hand" in r.message

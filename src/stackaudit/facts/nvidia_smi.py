@@ -697,6 +697,8 @@ def parse_table(text: str) -> NvidiaGpus:
     for idx in order:
         r = rows[idx]
         mig = _bool(r.get("mig"))
+        if mig is None and (r.get("ecc") or "").strip() == "On":
+            mig = True  # the ECC cell names the mode only in MIG mode (_ecc_from_cell); the MIG M. row is cut
         name, cut = _cut_name(r["name"], _float(r.get("total")), _float(r.get("cap")))
         if cut:
             notes.append(f"GPU {idx}: {cut}")
