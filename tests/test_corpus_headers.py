@@ -108,6 +108,16 @@ OK_FROM_A_COMPLETE_PART = {
     "727-4x-h20-vllm-collect-env-driver-550-torch-cu124.txt": "collect_env's version lines",
     "730-compose-pr-nvidia-runtime-and-device-request-nvidia-smi.txt": "the service's runtime and device request",
     "732-grid-a100-40c-vgpu-tgi-docker-run-shm-8g-env.txt": "the docker run's --shm-size, host-wide",
+    "737-2x-h100-sglang-check-env-590-cu130-nv18.txt": "check_env's version lines",
+    "739-vllm-v0-tp8-pcie-custom-allreduce-off-log.txt": "the engine's own message-queue line, host-wide",
+    "741-a100-sxm4-40gb-vllm-collect-env-550-cu121-4-cpus.txt": "collect_env's version lines",
+    "742-rtx5090-vllm-collect-env-torch-2-7-cu128-sm120-cut.txt": "collect_env's version lines, host-wide",
+    "743-8x-b200-sglang-0-5-10-check-env-580-cu129-flashinfer.txt": "check_env's version lines",
+    "748-sglang-lws-tp16-two-nodes-k8s-spec-gpu-8-rdma-fragment.txt": "the pod's GPU request",
+    "749-rtx-pro-4500-blackwell-mig-enabled-590-openshift-nvidia-smi.txt": "the nvidia-smi header's driver, host-wide",
+    "751-rtx-pro-6000-max-q-vllm-0-11-hardware-list-250w-580-open.txt": "the listed driver packages and engine log",
+    "755-sglang-deepseek-r1-two-node-compose-tp16-shm-1024g.txt": "the service's shm_size, flags and device request",
+    "764-8x-h20-3e-sglang-check-env-no-processes.txt": "check_env's version lines",
 }
 
 

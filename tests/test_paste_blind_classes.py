@@ -48,6 +48,13 @@ NO_HANDLE_PASTES = [
     # https://github.com/NVIDIA/k8s-device-plugin/issues/231 (corpus 697): quoted as Markdown inline code
     (" - The output of `nvidia-smi -a` on your host:\n  `Unable to determine the device handle for GPU 0000:C1:00.0: "
      "GPU is lost.  Reboot the system to recover this GPU`\n", "0000:c1:00.0", "gpu-is-lost"),
+    # Drivers of 2025-2026 print the GPU's index before the address. https://github.com/1CatAI/1Cat-vLLM/issues/6
+    # (corpus 738), then two lines verbatim from public notes of 2026 found by the line's text.
+    ("(base) root@HOST:~# nvidia-smi\nUnable to determine the device handle for GPU1: 0000:02:00.0: Unknown Error\n",
+     "0000:02:00.0", "unknown"),
+    ("```\n$ nvidia-smi\nUnable to determine the device handle for GPU1: 0000:84:00.0: Unknown Error\n```\n",
+     "0000:84:00.0", "unknown"),
+    ("Unable to determine the device handle for GPU1: 0000:05:00.0: GPU is lost.\n", "0000:05:00.0", "gpu-is-lost"),
 ]
 
 

@@ -42,6 +42,9 @@ KNOWN_NEW_OK: dict[tuple[str, str], str] = {
     ("709-xagentgen-4x-rtx4090-could-not-select-device-driver.txt", "CTR-GPU-ACCESS"):
         "first blind run GG: as 329, a docker run asking --gpus all, cut before Docker's 'could not select device "
         "driver' line, is judged ok from the request alone; the cut removes the failure that proves it unmet",
+    ("738-v100-host-llama-cpp-docker-nvml-unknown-error-gpu1-lost.txt", "CTR-GPU-ACCESS"):
+        "first blind run II: as 329, a docker run asking --gpus all, cut before nvidia-container-cli's 'nvml error: "
+        "unknown error' line, is judged ok from the request alone; the cut removes the failure that proves it unmet",
 }
 
 

@@ -605,8 +605,9 @@ _PROC = re.compile(r"^\|\s*(\d+)\s+(?:(N/A|\d+)\s+(N/A|\d+)\s+)?(\d+)\s+(C\+G|C|
 # What nvidia-smi prints instead of its table when NVML cannot open a GPU: one line a GPU, its address glued to
 # `GPU` or after a space (`... for GPU0000:03:00.0: Unknown Error`, `... for gpu 0000:02:00.0: GPU is lost. Reboot
 # the system to recover this GPU`); Windows' nvidia-smi says `detect`. A report may quote the line as Markdown inline
-# code (k8s-device-plugin#231, corpus 697).
-NO_HANDLE = re.compile(r"^\s*`?Unable to (?:determine|detect) the device handle for (?i:gpu)\s*"
+# code (k8s-device-plugin#231, corpus 697). Drivers of 2025-2026 put the GPU's index before the address (`... for
+# GPU1: 0000:02:00.0: Unknown Error`, corpus 738).
+NO_HANDLE = re.compile(r"^\s*`?Unable to (?:determine|detect) the device handle for (?i:gpu)\s*(?:\d{1,3}:\s+)?"
                        rf"(?P<bdf>{BDF}):\s*(?P<why>[^\s`].*?)\s*`?\s*$")
 # NVML's error strings as the words the facts use (host/nvml.py); any other: "unknown".
 _NVML_WORDS = {"gpu is lost": "gpu-is-lost", "insufficient permissions": "no-permission", "not found": "not-found",
