@@ -38,6 +38,9 @@ shown.
 
 A GPU listed without its model, a name the GPU table does not know, or a model of which one variant has the
 feature (`H100`: SXM on NVSwitch, PCIe without) leaves the subject open.
+
+The same engines shown decide one verdict that is not an applicability: where every one serves from one process
+(ONE_PROCESS_ENGINES) and no command splits its model over GPUs, CTR-SHM-SIZE is not an issue (one_process_engine).
 """
 
 from __future__ import annotations
