@@ -138,6 +138,13 @@ def test_corpus_273_test_pod_runs_only_sleep_and_nvidia_smi() -> None:
     assert res["CTR-CPU-LIMITS"].status == "not-an-issue" and "1 CPUs" in res["CTR-CPU-LIMITS"].message
 
 
+def test_corpus_708_cuda_sample_container_is_not_applicable() -> None:
+    # NVIDIA/nvidia-docker#1711: `docker run --gpus=all nvcr.io/nvidia/k8s/cuda-sample:nbody nbody -gpu -benchmark`.
+    res = run_checks(load_pasted([str(next(CAPTURES.glob("708-*.txt")))]), ["CTR-SHM-SIZE"])
+    assert res["CTR-SHM-SIZE"].status == "not-applicable", res["CTR-SHM-SIZE"].message
+    assert "nbody" in res["CTR-SHM-SIZE"].message
+
+
 def test_an_engine_service_is_still_judged(tmp_path: Path) -> None:
     # Modelled counter-example: the same service running vLLM at TP 2 keeps Docker's 64 MiB issue.
     text = COMPOSE_7929.replace("command: nvidia-smi", "command: python3 -m vllm.entrypoints.openai.api_server "
@@ -150,6 +157,7 @@ def test_an_engine_service_is_still_judged(tmp_path: Path) -> None:
     (("nvidia-smi",), True),
     (("/bin/bash", "-c", "sleep 30; nvidia-smi"), True),
     (("sh", "-c", "nvidia-smi && sleep infinity"), True),
+    (("nbody", "-gpu", "-benchmark"), True),  # a CUDA sample: one process that exits (corpus 708)
     (("bash",), False),  # an interactive shell may run anything
     (("sh", "-c", "nvidia-smi; python train.py"), False),
     (("python3", "-m", "vllm.entrypoints.openai.api_server"), False),

@@ -3,6 +3,9 @@
 Its size is judged against the work that shares it: one process with no tensor-parallel ranks barely uses /dev/shm,
 so a pasted spec of such a server is judged even where its GPU request or its shm size is cut away or not written
 (checks/ctr.py `_shm_containers`, `_one_process_server`). A multi-process engine at the same size stays an issue.
+Where no container spec is pasted, the engines the paste shows decide it (facts/applicability.one_process_engine):
+every one of them a one-process server (ONE_PROCESS_ENGINES), with no command splitting its model over GPUs
+(SPLIT_OVER_GPUS), is not an issue whatever the container; another engine, or a tensor split, leaves it open.
 Real pastes are verbatim, each under the public thread it comes from; modelled inputs are marked so.
 """
 
@@ -87,3 +90,39 @@ def test_a_multi_process_engine_at_the_same_size_is_an_issue(tmp_path: Path) -> 
             "        reservations:\n          devices:\n            - driver: nvidia\n              count: 2\n"
             "              capabilities: [gpu]\n")
     assert paste_checks(tmp_path, text, "CTR-SHM-SIZE")["CTR-SHM-SIZE"].status == "issue"
+
+
+# https://github.com/ggml-org/llama.cpp/issues/23811 (Hukumms, 2026-05-28): llama.cpp in the user's words, one GPU,
+# and the kernel's line of its crash.
+LLAMA_CPP_23811 = """\
+Hi I am running llamacpp server with gpu and ram (hybrid) to compensate my low gpu vram. Model starts without any issue but sometimes during prompt processing or in mid agentic work crash happens, like when context reaches 30k+. using these parameters:
+
+[ 1204.123584] NVRM: Xid (PCI:0000:01:00): 13, Graphics SM Warp Exception on (GPC 2, TPC 0, SM 0): Illegal Instruction Encoding
+"""
+
+
+def test_a_pasted_one_process_engine_is_not_an_issue_whatever_the_container(tmp_path: Path) -> None:
+    res = paste_checks(tmp_path, LLAMA_CPP_23811, "CTR-SHM-SIZE")["CTR-SHM-SIZE"]
+    assert res.status == "not-an-issue", res.message
+    assert "one process" in res.message and "in a container or not" in res.message
+
+
+def test_one_process_engines_from_three_threads_are_not_an_issue() -> None:
+    # 731: llama.cpp#23811 (the user's words); 455: llama.cpp#14201 (a llama-server command and ggml's device list);
+    # 244: ollama#4636 (ollama's journal, its CUDA discovery). Each was unknown: whether it ran in a container.
+    for prefix, engine in (("731", "llama.cpp"), ("455", "llama.cpp"), ("244", "ollama")):
+        res = capture_checks(prefix, "CTR-SHM-SIZE")["CTR-SHM-SIZE"]
+        assert res.status == "not-an-issue", (prefix, res.message)
+        assert engine in res.message
+
+
+def test_a_llama_cpp_tensor_split_over_gpus_stays_open() -> None:
+    # 736: llama.cpp#24324, `--split-mode tensor` over four V100 in a GGML_CUDA_NCCL build: NCCL may keep its
+    # shared-memory transport's buffers in /dev/shm, and whether it ran in a container is not shown.
+    assert capture_checks("736", "CTR-SHM-SIZE")["CTR-SHM-SIZE"].status == "unknown"
+
+
+def test_a_one_process_engine_beside_a_multi_process_one_stays_open(tmp_path: Path) -> None:
+    # Modelled: the same sentence beside a vLLM command at TP 2.
+    text = LLAMA_CPP_23811 + "\nvllm serve Qwen/Qwen2-7B --tensor-parallel-size 2\n"
+    assert paste_checks(tmp_path, text, "CTR-SHM-SIZE")["CTR-SHM-SIZE"].status == "unknown"

@@ -23,6 +23,7 @@ from stackaudit.checks.registry import (
     over_subjects,
     unknown,
 )
+from stackaudit.facts.applicability import SPLIT_OVER_GPUS, one_process_engine
 from stackaudit.facts.cgroups import CgroupLimits
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.container_specs import (
@@ -33,7 +34,8 @@ from stackaudit.facts.container_specs import (
 )
 from stackaudit.facts.devices import GpuDeviceAccess
 from stackaudit.facts.docker import DOCKER_DEFAULT_SHM, K8S_GPU_RESOURCE, DockerContainer, DockerContainers
-from stackaudit.facts.gpus import PCI_TITLE, GpuInventory
+from stackaudit.facts.engine_command import EngineCommands, StatedEngines
+from stackaudit.facts.gpus import PCI_TITLE, GpuInventory, OllamaCuda
 from stackaudit.facts.limits import CAP_SYS_NICE, MEMLOCK, NOFILE, STACK, ProcessSecurity, ResourceLimits
 from stackaudit.facts.lxc import NVIDIA_MAJOR, NVIDIACTL_MINOR, LxcConfig, LxcConfigs
 from stackaudit.facts.parallelism import Parallelism
@@ -182,8 +184,19 @@ _MULTI_PROCESS_SERVERS = re.compile(r"vllm|sglang|tensorrt|trtllm|triton|ray", r
 def _one_process_server(c: DockerContainer) -> bool:
     """A container whose image/command is a one-process server (Ollama, llama.cpp) and asks for no TP."""
     text = " ".join((c.image, *c.argv))
-    return bool(_ONE_PROCESS_SERVERS.search(text)) and not _MULTI_PROCESS_SERVERS.search(text) and not re.search(
-        r"--tensor[-_]parallel|--tp\b|--split-mode\s+row", text)
+    return bool(_ONE_PROCESS_SERVERS.search(text)) and not _MULTI_PROCESS_SERVERS.search(text) and not \
+        SPLIT_OVER_GPUS.search(text)
+
+
+def _one_process_shown(procs: ServingProcesses | None, parallelism: Parallelism | None,
+                       commands: EngineCommands | None, stated: StatedEngines | None, ollama: OllamaCuda | None) -> str:
+    """Why the engines the pasted sources show all serve from one process (facts/applicability.one_process_engine);
+    "" where a process list is read (it shows the engines itself: `_single_process`)."""
+    if procs is not None and procs.found:
+        return ""
+    shown = (*(e.engine for e in (parallelism.engines if parallelism is not None else ())),
+             *(stated.engines if stated is not None else ()), *(("ollama",) if ollama is not None else ()))
+    return one_process_engine(shown, tuple(c.argv for c in (commands.commands if commands is not None else ())))
 
 
 def _shm_workload(c: DockerContainer, parallelism: Parallelism | None) -> bool:
@@ -257,7 +270,8 @@ def _shm_free_only(shm: ShmInfo | None, procs: ServingProcesses | None = None,
 )
 def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
              docker_containers: DockerContainers | None = None, serving_processes: ServingProcesses | None = None,
-             parallelism: Parallelism | None = None) -> Outcome:
+             parallelism: Parallelism | None = None, engine_commands: EngineCommands | None = None,
+             stated_engines: StatedEngines | None = None, ollama_cuda: OllamaCuda | None = None) -> Outcome:
     """Reads: inside a container `df -k -P /dev/shm` and the tmpfs `size=` in /proc/self/mountinfo;
     on a Docker host `docker inspect` HostConfig.ShmSize and IpcMode of GPU/serving containers;
     on bare metal also systemd-logind's RemoveIPC (logind.conf) and the engine's user; the log
@@ -277,15 +291,29 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     does not say whether it ran in a container: too small in a container and on a host alike.
 
     Traps: a single-process server with TP = 1 (Ollama, llama.cpp) barely uses /dev/shm (not an
-    issue, whatever its pasted spec shows of the size: cut, host IPC, no GPU request); vLLM V1 and SGLang are multi-process even at TP = 1. On a Docker host a container whose
+    issue, whatever its pasted spec shows of the size: cut, host IPC, no GPU request); vLLM V1 and SGLang are multi-process even at TP = 1.
+    With no process list read, the engines the paste shows decide it (facts/applicability.one_process_engine): where
+    every one serves from one process and no command splits its model over GPUs, it is not an issue, in a container
+    or not. llama.cpp's `--split-mode tensor` reduces over NCCL, whose shared-memory transport may use /dev/shm
+    within one process, so it stays open. On a Docker host a container whose
     spec shows no engine, TP size or multi-GPU request gets a note naming the condition, not an
     issue; one that only runs a GPU check (`nvidia-smi`) is not judged; one that binds the host's
     /dev/shm at /dev/shm gets the host's size. `--ipc=host` shares the host's
     /dev/shm (and the host IPC namespace: a security trade-off): its size is the host's, unknown
-    until the host's `df` shows it. Newer NCCL
+    until the host's `df` shows it. A `--shm-size` beside `--ipc=host` sizes nothing: Docker mounts a
+    tmpfs of that size only for a private or shareable IPC namespace. Newer NCCL
     prefers cuMem host memory over /dev/shm with CUDA >= 12.6, but vLLM/PyTorch still use it.
     """
     outcome = _shm_size(container, shm, docker_containers, serving_processes, parallelism)
+    one = _one_process_shown(serving_processes, parallelism, engine_commands, stated_engines, ollama_cuda)
+    full = shm is not None and shm.use_ratio is not None and shm.use_ratio >= 0.9
+    if one and not full and outcome.status in ("unknown", "issue"):
+        # A size, shown or not, inside a container or not, is judged against the work that shares /dev/shm.
+        size = f"/dev/shm is {_size(shm.size_bytes)}" if shm is not None and shm.size_bytes is not None else \
+            "the size of /dev/shm is not shown"
+        outcome = not_an_issue(f"{size}, but {one}, with no tensor split over GPUs shown: no worker processes or NCCL "
+                               "ranks share /dev/shm with it, in a container or not",
+                               actual=size, subjects=("/dev/shm",))
     if container is not None and container.in_container:
         fix = _shm_fix(container.kind)
         return replace(outcome, sharpen=Sharpen(f"inside this {_where(container)}: {fix.persistent}", fix))
@@ -357,8 +385,9 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
             continue
         if c.shm_unshown:
             continue
-        if (c.ipc_mode == "host" or c.host_shm) and host_size is None and not (c.shm_size and c.shm_size >= SHM_MIN):
-            # It gets the host's /dev/shm, whose size this source does not show.
+        if (c.ipc_mode == "host" or c.host_shm) and host_size is None:
+            # It gets the host's /dev/shm, whose size this source does not show; a `--shm-size` beside it sizes
+            # no tmpfs (Docker mounts one only for a private or shareable IPC namespace: moby setupIPCDirs).
             host_ipc_unsized.append(f"{c.label}: " + ("host IPC" if c.ipc_mode == "host" else
                                                       "binds the host's /dev/shm at /dev/shm"))
         if c_size is not None and c_size < SHM_MIN:
@@ -393,8 +422,11 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
         return issue("; ".join(findings), actual=findings, expected=">= 1 GiB /dev/shm (or --ipc=host) per "
                      "serving container", subjects=subjects, fix=host_fix)
     if host_ipc_unsized:
+        sized = [c.label for c in judged if c.ipc_mode == "host" and c.shm_size]
+        unused = (f"; the shm size that {', '.join(sized)} sets applies only to a private IPC namespace"
+                  if sized else "")
         return unknown(f"{'; '.join(host_ipc_unsized)}, so the container uses the host's /dev/shm, whose "
-                       "size is not in this source", hint="run `df -k -P /dev/shm` on the host")
+                       f"size is not in this source{unused}", hint="run `df -k -P /dev/shm` on the host")
     if single or unshown:
         return not_an_issue("; ".join(single + unshown), actual=single + unshown, subjects=single_labels + unshown_labels)
     observed = []

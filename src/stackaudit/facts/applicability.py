@@ -38,6 +38,9 @@ shown.
 
 A GPU listed without its model, a name the GPU table does not know, or a model of which one variant has the
 feature (`H100`: SXM on NVSwitch, PCIe without) leaves the subject open.
+
+The same engines shown decide one verdict that is not an applicability: where every one serves from one process
+(ONE_PROCESS_ENGINES) and no command splits its model over GPUs, CTR-SHM-SIZE is not an issue (one_process_engine).
 """
 
 from __future__ import annotations
@@ -96,6 +99,32 @@ ENGINE_VERDICT_MOOT = frozenset({"allreduce-engine"})
 ENGINES_WITHOUT: dict[str, dict[str, str]] = {
     "allreduce-engine": {"trtllm": "TensorRT-LLM (its own custom all-reduce is RT-TRTLLM-ALLREDUCE's)"},
 }
+# The engines that serve from one process, with why: no worker process or NCCL rank of theirs in another process
+# shares /dev/shm with them (CTR-SHM-SIZE). llama.cpp's llama-server drives every GPU it uses from its own process; its
+# RPC backend reaches other hosts over TCP (ggml-org/llama.cpp tools/rpc/README.md). ollama's server starts one
+# runner per model, which loads llama.cpp in that runner's process and answers the server over HTTP on localhost
+# (ollama llm/server.go), with no NCCL.
+ONE_PROCESS_ENGINES: dict[str, str] = {
+    "llamacpp": "llama.cpp's llama-server drives its GPUs from one process",
+    "ollama": "ollama runs each model in one runner process, which its server reaches over HTTP",
+}
+# Flags that split a model's tensors over several GPUs (vLLM's and SGLang's TP, llama.cpp's row and tensor split
+# modes): llama.cpp's tensor split reduces over NCCL where it is built with GGML_CUDA_NCCL, and NCCL's shared-memory
+# transport between GPUs without P2P keeps its buffers in /dev/shm even within one process.
+SPLIT_OVER_GPUS = re.compile(r"--tensor[-_]parallel|--tp\b|(?:--split-mode|-sm)(?:\s+|=)(?:row|tensor)\b")
+
+
+def one_process_engine(shown: tuple[str, ...], commands: tuple[tuple[str, ...], ...] = ()) -> str:
+    """Why every engine the pasted sources show serves from one process (ONE_PROCESS_ENGINES), in words; "" where
+    none is shown, where one is another engine or unnamed (""), or where a command shown splits its model over GPUs
+    (SPLIT_OVER_GPUS). `commands` holds the argv of each engine command the paste shows."""
+    if not shown or any(e not in ONE_PROCESS_ENGINES for e in shown):
+        return ""
+    if any(SPLIT_OVER_GPUS.search(" ".join(argv)) for argv in commands):
+        return ""
+    return "; ".join(dict.fromkeys(ONE_PROCESS_ENGINES[e] for e in shown))
+
+
 # Their container images, as a pasted docker run, compose file or `docker inspect` names them (registry host and tag
 # optional): ollama's own image (hub.docker.com/r/ollama/ollama, `:rocm` too) and llama.cpp's server images
 # (ghcr.io/ggml-org/llama.cpp, formerly ghcr.io/ggerganov/llama.cpp).

@@ -41,12 +41,12 @@ _SERVING = re.compile(r"vllm|sglang|tensorrt[-_]?llm|trtllm|tritonserver|lmdeplo
                       re.IGNORECASE)
 # Programs that check or probe a GPU and exit, or wait (NVIDIA's and the CUDA samples' test tools,
 # shell builtins): a container whose command runs only these runs no engine, NCCL or worker pool.
-# nvidia-smi: https://docs.nvidia.com/deploy/nvidia-smi/; deviceQuery, bandwidthTest, p2pBandwidthLatencyTest:
-# https://github.com/NVIDIA/cuda-samples; gpu-burn (one stress process per GPU, no shared memory):
+# nvidia-smi: https://docs.nvidia.com/deploy/nvidia-smi/; deviceQuery, bandwidthTest, p2pBandwidthLatencyTest, nbody
+# (one process, `-benchmark`; NVIDIA's k8s/cuda-sample:nbody image): https://github.com/NVIDIA/cuda-samples; gpu-burn (one stress process per GPU, no shared memory):
 # https://github.com/wilicc/gpu-burn; nvcc --version; sleep, true, echo, env, ls, cat, nvidia-container-cli info.
 DIAGNOSTIC_PROGRAMS = frozenset({
     "nvidia-smi", "nvcc", "deviceQuery", "deviceQueryDrv", "bandwidthTest", "p2pBandwidthLatencyTest",
-    "simpleP2P", "vectorAdd", "gpu_burn", "gpu-burn", "nvidia-container-cli", "sleep", "true", "echo", "env",
+    "simpleP2P", "vectorAdd", "nbody", "gpu_burn", "gpu-burn", "nvidia-container-cli", "sleep", "true", "echo", "env",
     "ls", "cat", "printenv", "nproc", "lspci", "ldconfig", "df", "free", "uname", "hostname",
     # Filters a check's output is piped through (`nvidia-smi --query-gpu=compute_cap --format=csv | tail -n 1`).
     "head", "tail", "grep", "cut", "sort", "uniq", "wc", "tr",
