@@ -1020,6 +1020,15 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
                      f"/dev/nvidia device): {', '.join(c.label for c in bad)}",
                      actual={c.label: c.runtime or "runc" for c in bad}, expected="--gpus / CDI GPU devices",
                      subjects=[c.label for c in bad])
+    # A pod its status shows not scheduled has no GPU yet: why (no free GPU, a taint, a selector) is in its events.
+    waiting = [c for c in serving if c.unscheduled]
+    if waiting:
+        return unknown("the pod of " + ", ".join(c.label for c in waiting) + " asks for GPUs but is not scheduled "
+                       "(PodScheduled False or Pending with no node): its containers hold no GPU until the scheduler "
+                       "places it, and why it does not (no node with a free nvidia.com/gpu, a taint, a node selector) "
+                       "is in the pod's events, not in this source",
+                       hint="paste the Events of `kubectl describe pod <pod>` and `kubectl describe node` (Allocatable "
+                       "nvidia.com/gpu)")
     # A piece of a spec that does not show its container's image is not shown to be the one that serves, nor whole:
     # its GPU request is no evidence of access (an ok needs the container's whole spec).
     pieces = [c for c in serving if c.excerpt and not c.image]
