@@ -2,7 +2,7 @@
 deployment manifests and `docker inspect` excerpts (JSON that does not start with the array's `[`).
 
 Each is recorded verbatim (secrets replaced where they stand) as a pasted document of its own source
-(facts/sources.py); facts/container_specs.py reads them into `docker_containers`. Only a `docker run`
+(facts/sources.py); a `kubectl describe pod` output is recorded as the pod manifest it describes; facts/container_specs.py reads them into `docker_containers`. Only a `docker run`
 line shows where it ends (no trailing `\\`): a YAML file or a JSON excerpt may be cut anywhere.
 """
 
@@ -450,7 +450,7 @@ def _describe_pod(lines: list[str], i: int) -> tuple[int, int, str] | None:
 
 
 @importer("k8s pod", "a Kubernetes pod / deployment manifest (YAML with apiVersion, kind, spec.containers), or a "
-          "container's keys or env list, or a pod's spec or volumes, pasted without it",
+          "container's keys or env list, or a pod's spec or volumes, pasted without it, or `kubectl describe pod`",
           needles=("apiVersion:", "kind:", "resources:", "volumeMounts:", "- name:", "spec:", "volumes:", "Name:"),
           per_line=True)
 def k8s_pod(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
