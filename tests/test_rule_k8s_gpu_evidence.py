@@ -265,3 +265,45 @@ def test_modelled_ollama_passing_over_an_old_gpu_is_not_access(tmp_path: Path) -
             'ollama-1  | time=2024-06-01T10:00:00.001Z level=INFO source=gpu.go:350 msg="no compatible GPUs were '
             'discovered"\n')
     assert not _issue(tmp_path, text, ACCESS)
+
+
+def test_modelled_describe_env_secret_is_redacted_and_argv_kept() -> None:
+    text = """\
+Name:         vllm-0
+Namespace:    default
+Node:         gpu-node-2/10.0.0.7
+Status:       Running
+Containers:
+  vllm:
+    Image:      vllm/vllm-openai:v0.8.5
+    Args:
+      --model
+      Qwen/Qwen2.5-7B-Instruct
+      --tensor-parallel-size
+      2
+    Limits:
+      nvidia.com/gpu:  2
+    Environment:
+      HF_TOKEN:      hf_modelledsecret
+      HF_HOME:       <set to the key 'home' of config map 'hf'>  Optional: false
+      VLLM_PORT:     8000
+"""
+    doc = recognise(text).record.docs.get(K8S_SPEC.name, "")
+    assert "hf_modelledsecret" not in doc
+    (ctr,) = containers_from_k8s(doc).containers
+    assert ctr.tensor_parallel == 2 and ctr.gpu_count == 2 and not ctr.unscheduled
+    assert dict(ctr.env).get("VLLM_PORT") == "8000" and "HF_HOME" not in dict(ctr.env)
+
+
+def test_a_compose_prefix_is_compared_at_its_own_depth() -> None:
+    from stackaudit.importers._paste import strip_log_prefix
+
+    # Corpus 721's line, alone between gap lines: its one compose prefix stays (no neighbour of its width).
+    line = "ollama  | 2023/12/22 00:13:33 llama.go:407: skipping accelerated runner because num_gpu=0"
+    assert strip_log_prefix(line, "...", ())[0] == line
+    # The same line behind another service's prefix: only the outer one is compared with the lines around it.
+    got, _, taken, _ = strip_log_prefix("web  | " + line, "web  | ...", ("web  |",))
+    assert got == line and taken == ("web  |",)
+    # Consecutive compose lines lose their prefix, at each depth.
+    got, _, taken, _ = strip_log_prefix("web  | " + line, "web  | " + line, ("web  |", "ollama  |"))
+    assert got == line.split("| ", 1)[1] and taken == ("web  |", "ollama  |")
