@@ -893,8 +893,12 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     capabilities: [[gpu]]", "unknown or invalid runtime name: nvidia", "nvidia-container-cli:
     initialization error", "nvidia-container-cli: detection error: nvml error", "Failed to initialize
     NVML: Unknown Error", the device plugin's "could not load NVML library", a CDI GPU device the runtime cannot
-    resolve: Podman's or Docker's "unresolvable CDI devices nvidia.com/gpu=all") proves the issue on its own, quoted,
+    resolve: Podman's or Docker's "unresolvable CDI devices nvidia.com/gpu=all"; the Kubernetes scheduler's "Insufficient
+    nvidia.com/gpu"; GPU feature discovery's node label `nvidia.com/gpu.count` 0; ollama's GPU probe finding none on a
+    line `docker compose` prefixes, or in a container shown asking for GPUs) proves the issue on its own, quoted,
     over a GPU request shown above it.
+    A pod its status shows not scheduled (PodScheduled False, or Pending with no node: `kubectl describe pod`) holds no
+    GPU yet: its request is no evidence of access, and why it waits is in its events.
     A request for every GPU (`--gpus all`, CDI `--device nvidia.com/gpu=all`) is judged over the GPUs the source lists.
     CUDA failing to start with "unknown error" (llama.cpp's `ggml_cuda_init`, PyTorch's `CUDA initialization`,
     `cuInit` CUDA_ERROR_UNKNOWN) proves it only where the source shows a container given GPUs (a spec's GPU
@@ -1052,6 +1056,15 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
                      f"/dev/nvidia device): {', '.join(c.label for c in bad)}",
                      actual={c.label: c.runtime or "runc" for c in bad}, expected="--gpus / CDI GPU devices",
                      subjects=[c.label for c in bad])
+    # A pod its status shows not scheduled has no GPU yet: why (no free GPU, a taint, a selector) is in its events.
+    waiting = [c for c in serving if c.unscheduled]
+    if waiting:
+        return unknown("the pod of " + ", ".join(c.label for c in waiting) + " asks for GPUs but is not scheduled "
+                       "(PodScheduled False or Pending with no node): its containers hold no GPU until the scheduler "
+                       "places it, and why it does not (no node with a free nvidia.com/gpu, a taint, a node selector) "
+                       "is in the pod's events, not in this source",
+                       hint="paste the Events of `kubectl describe pod <pod>` and `kubectl describe node` (Allocatable "
+                       "nvidia.com/gpu)")
     # A piece of a spec that does not show its container's image is not shown to be the one that serves, nor whole:
     # its GPU request is no evidence of access (an ok needs the container's whole spec).
     pieces = [c for c in serving if c.excerpt and not c.image]

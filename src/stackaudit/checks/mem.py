@@ -242,6 +242,9 @@ def mig(nvidia: NvidiaGpus, parallelism: Parallelism | None = None, mig_setup: M
     runs TP > 1, it is not an issue. MIG mode is switched on by hand: with no engine shown at all,
     nothing needs the whole GPU, so it is not an issue either; an engine shown on MIG GPUs whose
     instances are not shown is the medium warning.
+    A node label of the GPU Operator proves the issue on its own, quoted (facts/symptoms.py): GPU feature discovery's
+    product `<model>-MIG-INVALID` (MIG on with no MIG device, or mixed layouts), the MIG manager's
+    `nvidia.com/mig.config.state` failed.
     Where no GPU shows its MIG mode, the check is not applicable when every GPU shown lacks MIG: its
     MIG cell reads N/A, or its model is not in NVIDIA's MIG user guide (the GPU table's `mig`).
     """

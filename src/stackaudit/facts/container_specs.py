@@ -503,6 +503,16 @@ def _k8s_nano_cpus(value: Any) -> int:
     return int(float(m.group(1)) * (1e6 if m.group(2) else 1e9))
 
 
+def _unscheduled(doc: dict[str, Any], pod: dict[str, Any]) -> bool:
+    """Whether a pod's status shows it not placed on a node: its PodScheduled condition False, or phase Pending with
+    no node (`Node: <none>` of `kubectl describe pod`)."""
+    status = _dict(doc.get("status"))
+    conditions = [c for c in status.get("conditions") or [] if isinstance(c, dict)]
+    if any(c.get("type") == "PodScheduled" and str(c.get("status")) == "False" for c in conditions):
+        return True
+    return status.get("phase") == "Pending" and "nodeName" in pod and not pod["nodeName"]
+
+
 # The first line of a pod manifest built around a container's keys or env list pasted alone: the pod's volumes
 # (and so its /dev/shm) are not shown.
 K8S_PIECE_MARK = "# a container's piece of a pod spec\n"
@@ -530,6 +540,7 @@ def _parse_k8s(text: str, excerpt: bool, env_whole: bool = False) -> tuple[Docke
         if pod is None:
             continue
         meta = _dict(doc.get("metadata"))
+        unscheduled = _unscheduled(doc, pod)
         volumes = {str(v.get("name")): v for v in pod.get("volumes") or [] if isinstance(v, dict)}
         mounted = {str(m.get("name")) for c in (*(pod.get("containers") or []), *(pod.get("initContainers") or []))
                    if isinstance(c, dict) for m in c.get("volumeMounts") or [] if isinstance(m, dict)}
@@ -563,7 +574,7 @@ def _parse_k8s(text: str, excerpt: bool, env_whole: bool = False) -> tuple[Docke
                 id=f"{meta.get('name', '')}/{name}".strip("/"), name=name, image=str(ctr.get("image") or ""),
                 argv=(*_command(ctr.get("command")), *_command(ctr.get("args"))), env=_env_pairs(ctr.get("env")),
                 shm_size=shm_size if shm_mounted else None, ipc_mode=ipc, device_requests=requests,
-                privileged=_dict(ctr.get("securityContext")).get("privileged") is True,
+                privileged=_dict(ctr.get("securityContext")).get("privileged") is True, unscheduled=unscheduled,
                 nano_cpus=_k8s_nano_cpus(limits.get("cpu")), origin=ORIGIN_K8S, host_shm=host_shm,
                 env_whole=env_whole or not excerpt,
                 # Kubernetes refuses a container without an image: one that shows none is a piece of a spec.

@@ -117,6 +117,9 @@ class DockerContainer:
     # A pod spec shows the container's env list from its `env:` key to its end: every variable the spec sets (the
     # image's own ENV is not in a spec).
     env_whole: bool = False
+    # A Kubernetes pod its status shows the scheduler has not placed (PodScheduled False, or Pending with no node): its
+    # containers have not started and hold no GPU yet.
+    unscheduled: bool = False
 
     @property
     def label(self) -> str:

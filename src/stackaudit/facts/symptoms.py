@@ -45,6 +45,10 @@ CTK_TROUBLESHOOTING = "https://docs.nvidia.com/datacenter/cloud-native/container
 # CDI: a GPU named `nvidia.com/gpu=all` is resolved from a spec `nvidia-ctk cdi generate` writes (/etc/cdi, /var/run/cdi).
 CTK_CDI = "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/cdi-support.html"
 K8S_DEVICE_PLUGIN_PREREQUISITES = "https://github.com/NVIDIA/k8s-device-plugin#prerequisites"
+# GPU feature discovery's MIG strategies: `single` labels `<model>-MIG-INVALID` with a count of 0 where it finds no MIG
+# device, or MIG layouts that differ.
+GFD_MIG_STRATEGY = "https://github.com/NVIDIA/k8s-device-plugin/blob/main/internal/lm/mig-strategy.go"
+GPU_OPERATOR_MIG = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-mig.html"
 AMD_IOMMU_SOURCE = "https://github.com/torvalds/linux/blob/master/drivers/iommu/amd/iommu.c"
 # The open kernel modules' README: which GPUs they drive (Turing and later; GeForce and workstation GPUs from R560 on,
 # before it only with NVreg_OpenRmEnableUnsupportedGpus=1).
@@ -128,6 +132,11 @@ IN_SERVING_STACK = "serving-stack"
 # (28)`): ENOSPC is a full /dev/shm; ENOENT (the segment is missing) and EACCES (a permission) are not a size.
 _SHM_MISSING = r"No such file or directory"
 _SHM_NOT_SIZE = rf"(?:{_SHM_MISSING}|Permission denied)"
+
+# ollama found the GPU and passed it over: too old for its CUDA runners (`CUDA GPU is too old. Compute Capability
+# detected: 3.5`), or an AMD GPU it does not support. No failure to reach the GPU.
+_OLLAMA_GPU_UNSUPPORTED = re.compile(r"GPU is too old|[Uu]nsupported Radeon|amdgpu is not supported|"
+                                     r"amdgpu too old|gpu not supported")
 
 SYMPTOMS: tuple[Symptom, ...] = (
     # The errno decides (`_SHM_NOT_SIZE`): a creation failure without one (NCCL before 2.19) or with ENOSPC is a size.
@@ -226,6 +235,49 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "the container could not load NVML: the driver's libraries were not injected, so the node's container runtime "
         "does not run it with the NVIDIA runtime (make nvidia the default runtime of containerd / CRI-O / Docker, or "
         "give the pod the nvidia RuntimeClass)"),
+    # The Kubernetes scheduler found no node with a free nvidia.com/gpu for the pod (the FailedScheduling event of
+    # `kubectl describe pod`, `0/1 nodes are available: 1 Insufficient nvidia.com/gpu.`): the pod stays Pending and its
+    # containers get no GPU. The node offers none (no device plugin, or the plugin found no GPU), or every GPU it offers
+    # is taken (NVIDIA/k8s-device-plugin#33, #119, #165, #430).
+    Symptom("k8s-insufficient-gpu", re.compile(r"\b[Ii]nsufficient nvidia\.com/gpu\b"),
+        "CTR-GPU-ACCESS", "high", K8S_DEVICE_PLUGIN_PREREQUISITES,
+        "the Kubernetes scheduler found no node with a free nvidia.com/gpu for the pod, so it stays Pending and its "
+        "containers get no GPU (no node advertises one: the device plugin is missing or found no GPU; or all are taken)"),
+    # GPU feature discovery labels a node's GPUs; with the MIG strategy `single` it names the product `<model>-MIG-INVALID`
+    # and counts 0 GPUs where MIG is on with no MIG device, or with mixed layouts (its mig-strategy tests;
+    # NVIDIA/gpu-operator#479, #603). The label reads as `"key": "value"` (JSON), `key: value` (YAML) or `key=value`.
+    Symptom("gfd-mig-invalid", re.compile(r"nvidia\.com/gpu\.product[\"']?\s*[:=]\s*[\"']?[\w.-]+-MIG-INVALID\b"),
+        "MEM-MIG", "high", GFD_MIG_STRATEGY,
+        "GPU feature discovery labels the node's GPU product MIG-INVALID: MIG is on but no MIG device exists, or the MIG "
+        "layouts differ, so the `single` strategy offers no GPU and no MIG slice to pods"),
+    # The MIG manager sets `nvidia.com/mig.config.state` to `failed` where it could not apply the layout the node's
+    # `nvidia.com/mig.config` label asks for (NVIDIA/mig-parted#189: the label tells success from failure).
+    Symptom("mig-config-failed", re.compile(r"nvidia\.com/mig\.config\.state[\"']?\s*[:=]\s*[\"']?failed\b"),
+        "MEM-MIG", "high", GPU_OPERATOR_MIG,
+        "the GPU Operator's MIG manager failed to apply the MIG layout the node's nvidia.com/mig.config label asks for"),
+    # GPU feature discovery's GPU count for a node it runs on (a GPU node) is 0: the device plugin offers no nvidia.com/gpu
+    # (a MIG-INVALID node; NVIDIA/gpu-operator#603). The label counts whole GPUs, and under the `mixed` MIG strategy it
+    # still counts the physical GPUs (NVIDIA/k8s-device-plugin#738), so 0 is no healthy layout.
+    Symptom("gfd-gpu-count-zero", re.compile(r"nvidia\.com/gpu\.count[\"']?\s*[:=]\s*[\"']?0(?![\d.])"),
+        "CTR-GPU-ACCESS", "high", GFD_MIG_STRATEGY,
+        "GPU feature discovery counts 0 GPUs on this GPU node: the device plugin offers pods no nvidia.com/gpu"),
+    # ollama's GPU probe found no GPU (0.1.x: `nvidia-smi command failed`, then `skipping accelerated runner because
+    # num_gpu=0`; later `no compatible GPUs were discovered`, `no nvidia devices detected`), on a line `docker compose`
+    # prefixes with the service's name (`ollama  | `): inside a container, whose GPUs the runtime did not give it
+    # (ollama/ollama#1666 on Docker Desktop; #6840, #3024). On a bare host the same words are a missing driver.
+    Symptom("ollama-no-gpu-in-container", re.compile(
+        r"^\s*[\w.-]+\s+\|\s.*(?:gpu support may not be enabled.*nvidia-smi command failed|"
+        r"no compatible GPUs were discovered|no nvidia devices detected)"),
+        "CTR-GPU-ACCESS", "high", CTK_DOCKER,
+        "ollama's GPU probe in its container found no GPU: the container runtime did not give it the host's GPUs "
+        "(no GPU request, or no NVIDIA runtime), so it runs on the CPU", unless=_OLLAMA_GPU_UNSUPPORTED),
+    # The same probe without a compose prefix (`docker logs ollama`) is the container's failure where the source shows the
+    # container asking for GPUs.
+    Symptom("ollama-no-gpu", re.compile(r"gpu support may not be enabled.*nvidia-smi command failed|"
+                                        r"no compatible GPUs were discovered|no nvidia devices detected"),
+        "CTR-GPU-ACCESS", "high", CTK_TROUBLESHOOTING,
+        "ollama's GPU probe found no GPU in a container that asks for GPUs, so it runs on the CPU",
+        unless=_OLLAMA_GPU_UNSUPPORTED, within=IN_GPU_CONTAINER),
     # CUDA's first call failing with CUDA_ERROR_UNKNOWN (999; cudaErrorUnknown, 30 before CUDA 10) in a container
     # that was given GPUs (NVML's "Unknown Error" above is NVIDIA's documented container failure; CUDA's is common on
     # bare hosts too, after a suspend, so it needs the container shown): the driver's device nodes are there to the container's eye but CUDA cannot open them, a
@@ -421,7 +473,8 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "GSP", "kgsp", "rpcRecvPoll", "not yet initialized", "SystemNotReady", "SYSTEM_NOT_READY",
            "Unable to load the kernel module", "Open nvidia.ko", "not supported by open", "as WSL is detected",
            "max locked memory", "[NV_ERR_", "RmInitAdapter", "numa_balancing is enabled",
-           "is not compatible with the current PyTorch")
+           "is not compatible with the current PyTorch", "nsufficient nvidia.com/gpu", "MIG-INVALID",
+           "mig.config.state", "gpu.count", "nvidia-smi command failed", "compatible GPUs", "nvidia devices detected")
 
 
 def is_symptom(line: str) -> bool:

@@ -199,14 +199,15 @@ def _compose_mark(line: str) -> str:
     return line[:m.end()].rstrip() if m else ""
 
 
-def strip_log_prefix(line: str, next_line: str = "", compose: str = "") -> tuple[str, str, str, str]:
-    """(the line without its log prefixes, the host a prefix named or '', the compose prefix taken or '', the
+def strip_log_prefix(line: str, next_line: str = "", compose: tuple[str, ...] = ()) -> tuple[str, str, tuple[str, ...], str]:
+    """(the line without its log prefixes, the host a prefix named or '', the compose prefixes taken, outer first, the
     program with its PID a journal or syslog prefix named (`ollama[285585]`) or '').
 
     A `docker compose` prefix (`svc-1  | `) is taken only when the line before or after has one of the
-    same width (compose pads every service's name to one width): a table row starting `name | ` stays."""
+    same width at the same depth (compose pads every service's name to one width; `compose`: the line before's):
+    a table row starting `name | ` stays, and so does a compose line quoted alone inside another service's log."""
     host = ""
-    taken = ""
+    taken: tuple[str, ...] = ()
     program = ""
     for _ in range(3):  # a prefix inside a prefix: a node's journal quoted in a container's log
         m = _log_prefix(line)
@@ -222,10 +223,14 @@ def strip_log_prefix(line: str, next_line: str = "", compose: str = "") -> tuple
             continue
         m = _COMPOSE.match(line) if " |" in line[:64] else None
         mark = line[:m.end()].rstrip() if m else ""
-        if not m or (len(mark) != len(compose) and len(_compose_mark(next_line)) != len(mark)):
+        before = compose[len(taken)] if len(taken) < len(compose) else ""
+        if not m or (len(mark) != len(before) and len(_compose_mark(next_line)) != len(mark)):
             break
-        taken = mark
+        taken += (mark,)
         line = line[m.end():]
+        # The next line's compose prefix at this depth is compared no more: the one inside it is the next depth's.
+        n = _COMPOSE.match(next_line) if " |" in next_line[:64] else None
+        next_line = next_line[n.end():] if n else next_line
     return line, host, taken, program
 
 
@@ -288,7 +293,7 @@ def view(text: str) -> PasteView:
     gaps: list[int] = []
     hosts: dict[int, str] = {}
     programs: dict[int, str] = {}
-    compose = ""  # the `docker compose` prefix of the line before, '' when it had none
+    compose: tuple[str, ...] = ()  # the `docker compose` prefixes of the line before, outer first
     fence_indent = -1  # the indentation of the open fence, -1 outside one
     for n, line in enumerate(raw):
         line = line.rstrip()
@@ -311,7 +316,8 @@ def view(text: str) -> PasteView:
                 line = _QUOTE.sub("", line, count=1).rstrip()
                 first = line[:1]
         else:
-            host = compose = program = ""
+            host = program = ""
+            compose = ()
         # Cheap tests first: most lines of a long log carry no markup at all.
         if "`" in line or "~" in line:
             fence = _FENCE_ONLY.match(line)

@@ -2,7 +2,7 @@
 deployment manifests and `docker inspect` excerpts (JSON that does not start with the array's `[`).
 
 Each is recorded verbatim (secrets replaced where they stand) as a pasted document of its own source
-(facts/sources.py); facts/container_specs.py reads them into `docker_containers`. Only a `docker run`
+(facts/sources.py); a `kubectl describe pod` output is recorded as the pod manifest it describes; facts/container_specs.py reads them into `docker_containers`. Only a `docker run`
 line shows where it ends (no trailing `\\`): a YAML file or a JSON excerpt may be cut anywhere.
 """
 
@@ -333,14 +333,139 @@ def _pod_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None:
                     + "\n  containers:\n  - volumeMounts:\n" + mounts)
 
 
+# `kubectl describe pod`: `Name:` then `Namespace:` at one indentation (the whole output may be indented), a
+# `Containers:` section, each container's fields two columns deeper (https://kubernetes.io/docs/reference/kubectl/
+# generated/kubectl_describe/). Read into the pod manifest it describes; the Events table is left to the lines
+# readers (its FailedScheduling message is a symptom of facts/symptoms.py).
+_DESCRIBE_FIELD = re.compile(r"^(?P<key>[A-Z][\w() -]*?):(?:\s+(?P<value>\S.*?))?\s*$")
+# The fields `kubectl describe pod` prints after the volumes: a paste that reaches one shows the pod's sections whole.
+_DESCRIBE_TAIL = ("QoS Class", "Node-Selectors", "Tolerations", "Events")
+
+
+def _describe_sections(lines: list[str], base: int) -> dict[str, tuple[str, list[str]]]:
+    """The top-level fields of a describe output at indentation `base`: name -> (value, the lines under it with
+    `base` columns taken off)."""
+    out: dict[str, tuple[str, list[str]]] = {}
+    key = ""
+    for line in lines:
+        if line.strip() and _indent(line) == base and (m := _DESCRIBE_FIELD.match(line[base:])):
+            key = m.group("key")
+            out.setdefault(key, (m.group("value") or "", []))
+        elif key and line.strip():
+            out[key][1].append(line.expandtabs()[base:])
+    return out
+
+
+def _describe_items(block: list[str]) -> list[tuple[str, list[str]]]:
+    """The named items of a section (a container, a volume: `name:` two columns in), each with its lines."""
+    items: list[tuple[str, list[str]]] = []
+    for line in block:
+        if _indent(line) == 2 and line.rstrip().endswith(":"):
+            items.append((line.strip()[:-1], []))
+        elif items and _indent(line) > 2:
+            items[-1][1].append(line[4:] if _indent(line) >= 4 else line.strip())
+    return items
+
+
+def _describe_container(name: str, block: list[str]) -> dict[str, object]:
+    """A container's fields as a pod spec writes them: image, command, args, resources, env and mounts."""
+    fields = _describe_sections(block, 0)
+    ctr: dict[str, object] = {"name": name}
+    image = fields.get("Image", ("", []))[0]
+    if image:
+        ctr["image"] = image
+    for key, spec in (("Command", "command"), ("Args", "args")):
+        if key in fields and fields[key][1]:
+            ctr[spec] = [line.strip() for line in fields[key][1]]
+    resources = {spec: {k.strip(): v.strip() for line in fields[key][1] if (k := line.partition(":")[0]) and
+                        (v := line.partition(":")[2]).strip()}
+                 for key, spec in (("Limits", "limits"), ("Requests", "requests")) if key in fields}
+    if resources:
+        ctr["resources"] = resources
+    env = [{"name": k.strip(), "value": v.strip()} for line in fields.get("Environment", ("", []))[1]
+           if re.match(r"^\s*[A-Za-z_][\w.-]*:\s", line) and (k := line.partition(":")[0])
+           and not (v := line.partition(":")[2]).strip().startswith("<")]  # `<set to the key …>`: a valueFrom
+    if env:
+        ctr["env"] = env
+    mounts = [{"name": m.group(2), "mountPath": m.group(1)} for line in fields.get("Mounts", ("", []))[1]
+              if (m := re.match(r"^\s*(\S+) from (\S+)", line))]
+    if mounts:
+        ctr["volumeMounts"] = mounts
+    return ctr
+
+
+def _describe_volume(name: str, block: list[str]) -> dict[str, object]:
+    """A volume as a pod spec writes it, where describe shows its kind: a memory emptyDir, a hostPath."""
+    fields = {k: v for k, (v, _) in _describe_sections(block, 0).items()}
+    kind = fields.get("Type", "")
+    if kind.startswith("EmptyDir"):
+        empty: dict[str, str] = {"medium": fields.get("Medium", "")}
+        if fields.get("SizeLimit", "<unset>") != "<unset>":
+            empty["sizeLimit"] = fields["SizeLimit"]
+        return {"name": name, "emptyDir": empty}
+    if kind.startswith("HostPath"):
+        return {"name": name, "hostPath": {"path": fields.get("Path", "")}}
+    return {"name": name}
+
+
+def _describe_pod(lines: list[str], i: int) -> tuple[int, int, str] | None:
+    """A `kubectl describe pod` output from its `Name:` line i: its span (up to its Events table) and the pod
+    manifest it describes (containers, volumes, node, phase, conditions), or None."""
+    m = re.match(r"^(\s*)Name:\s+\S+\s*$", lines[i])
+    if not m or i + 1 >= len(lines) or not re.match(rf"^{m.group(1)}Namespace:\s+\S", lines[i + 1]):
+        return None
+    base = len(m.group(1).expandtabs())
+    end = i + 1
+    while end < len(lines) and end - i < MAX_SPEC_LINES and not FENCE.match(lines[end]):
+        line = lines[end]
+        if line.strip() and (_indent(line) < base or (re.match(r"^\s*Events:", line) and _indent(line) == base)):
+            break
+        end += 1
+    while end > i and not lines[end - 1].strip():
+        end -= 1
+    fields = _describe_sections(lines[i:end], base)
+    containers = [_describe_container(n, b) for n, b in _describe_items(fields.get("Containers", ("", []))[1])]
+    if not containers:
+        return None
+    spec: dict[str, object] = {"containers": containers}
+    node = fields.get("Node", ("", []))[0]
+    spec["nodeName"] = None if node in ("", "<none>") else node.split("/")[0]
+    volumes = [_describe_volume(n, b) for n, b in _describe_items(fields.get("Volumes", ("", []))[1])]
+    if volumes:
+        spec["volumes"] = volumes
+    status: dict[str, object] = {}
+    if fields.get("Status", ("", []))[0]:
+        status["phase"] = fields["Status"][0]
+    rows = [r.split() for r in fields.get("Conditions", ("", []))[1]]
+    conditions = [{"type": r[0], "status": r[1]} for r in rows if len(r) == 2 and r[1] in ("True", "False")]
+    if conditions:
+        status["conditions"] = conditions
+    manifest = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": fields["Name"][0]}, "spec": spec,
+                "status": status}
+    import yaml
+
+    text = yaml.safe_dump(manifest, default_flow_style=False, sort_keys=False)
+    whole = any(k in fields for k in _DESCRIBE_TAIL) or (end < len(lines) and "Events:" in lines[end])
+    return i, end, (text if whole else K8S_PIECE_MARK + text)
+
+
 @importer("k8s pod", "a Kubernetes pod / deployment manifest (YAML with apiVersion, kind, spec.containers), or a "
-          "container's keys or env list, or a pod's spec or volumes, pasted without it",
-          needles=("apiVersion:", "kind:", "resources:", "volumeMounts:", "- name:", "spec:", "volumes:"),
+          "container's keys or env list, or a pod's spec or volumes, pasted without it, or `kubectl describe pod`",
+          needles=("apiVersion:", "kind:", "resources:", "volumeMounts:", "- name:", "spec:", "volumes:", "Name:"),
           per_line=True)
 def k8s_pod(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         fragment = (_container_fragment(lines, i) or _env_fragment(lines, i)) if lines[i][:1] in (" ", "\t") else None
         fragment = fragment or _pod_fragment(lines, i)
+        if fragment is None and "Name:" in lines[i] and (described := _describe_pod(lines, i)) is not None:
+            try:
+                parse_k8s(described[2])
+            except ParseError:
+                continue
+            yield Found("k8s pod", described[0], described[1], _append(K8S_SPEC.name, described[2] + "\n"),
+                        whole=not described[2].startswith(K8S_PIECE_MARK))
+            scan.skip(described[1])
+            continue
         if fragment is not None and (found := _piece("k8s pod", K8S_SPEC.name, parse_k8s, *fragment)):
             yield found
             scan.skip(found.end)
