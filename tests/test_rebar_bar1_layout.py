@@ -64,3 +64,13 @@ def test_gb10_shares_the_soc_memory() -> None:
     assert integrated_gpu("NVIDIA GB10") == "GB10"
     # Modelled counter-examples: discrete Blackwell names are no integrated GPU.
     assert integrated_gpu("NVIDIA GB100") == integrated_gpu("NVIDIA GB202 [GeForce RTX 5090]", "0x2b85") == ""
+
+
+def test_one_gpu_of_a_pasted_lspci_is_the_one_shown_not_the_only_one() -> None:
+    # Real: corpus 374 (ollama, an RTX A4000), 735 (an RTX 4090 on a Raspberry Pi) and 747 (an RTX 5090 on a
+    # P2P-patched driver, a two-GPU host by its thread): each pastes one GPU's `lspci -vvv` with a 256M BAR1. The
+    # excerpt cannot show that no other GPU or RDMA NIC is on the bus (issue 28), so the verdict names the GPU shown.
+    for prefix in ("374", "735", "747"):
+        r = capture_checks(prefix, "FW-REBAR-BAR1")["FW-REBAR-BAR1"]
+        assert r.status == "not-an-issue" and "the one GPU shown" in r.message, (prefix, r.message)
+        assert "the only GPU" not in r.message and "no other GPU or RDMA NIC in the source" in r.message

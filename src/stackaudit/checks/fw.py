@@ -700,9 +700,15 @@ def rebar_bar1(pcie: PcieFacts | None = None, rdma: RdmaDevices | None = None,
         return issue("BAR1 is small although the GPU can resize it: " + "; ".join(f"{b}: {v}" for b, v in small.items()),
                      actual=small, expected="BAR1 ≈ GPU memory (Resizable BAR on)", subjects=list(small))
     if small:
+        # From a pasted excerpt the one GPU is the one shown, not the host's only one (issue 28: no absence from an
+        # excerpt); the coverage says so, and the verdict holds for a host with no other GPU or RDMA NIC.
+        where = ("the only GPU" if pcie.inventory_complete else
+                 "the one GPU shown")
+        nic = ("no RDMA NIC" if pcie.inventory_complete or rdma is not None else
+               "no other GPU or RDMA NIC in the source (where the host has one, P2P or GPUDirect RDMA needs a large BAR1)")
         return over_gpu_functions(pcie, list(small), not_an_issue(
-            "small BAR1 on the only GPU (" + "; ".join(f"{b}: {v}" for b, v in small.items())
-            + "), and no RDMA NIC: single-GPU inference does not use BAR1 for its copies",
+            f"small BAR1 on {where} (" + "; ".join(f"{b}: {v}" for b, v in small.items())
+            + f"), and {nic}: single-GPU inference does not use BAR1 for its copies",
             actual=small, subjects=list(small)), blind)
     if blind and not fine:
         return unknown(f"BAR1 size or Resizable BAR capability of {len(blind)} GPU(s) not in the source",
