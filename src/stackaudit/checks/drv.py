@@ -71,7 +71,7 @@ from stackaudit.fixes.model import (
     sh,
     step,
 )
-from stackaudit.gputable import FORWARD_COMPAT, PRE_TURING, all_gpus, family_of
+from stackaudit.gputable import FORWARD_COMPAT, PRE_TURING, all_gpus, family_of, nvlink_links_of
 from stackaudit.versions import release
 
 KERNEL_OPEN = "https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/kernel_open.html"
@@ -1215,8 +1215,9 @@ def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None
     Why: NVLink bandwidth scales with active links; NCCL refuses to run when NVML says P2P over an
     NVLink path is not OK ("P2P is disabled between NVLINK connected GPUs").
 
-    Traps: PCIe cards have no NVLink (not applicable: with no NVLink, custom all-reduce runs at
-    most at TP=2 and all-reduce is PCIe-latency bound — a key negative result, not a fix). Bridge
+    Traps: PCIe cards have no NVLink, and no GPU before Pascal has it (a Kepler or Maxwell name, gputable.PRE_NVLINK):
+    not applicable. With no NVLink, custom all-reduce runs at most at TP=2 and all-reduce is PCIe-latency bound (a
+    key negative result, not a fix). Bridge
     cards without a bridge installed show every link inactive: that is the build, not a fault; in a pasted
     matrix of named bridge cards (gputable.bridge_domain), NV# only within bridge-sized groups is the build
     too, and a GPU whose row is cut never shows "no NVLink path".
@@ -1247,7 +1248,8 @@ def _nvlink_health(nvidia: NvidiaGpus | None, gpu_events: GpuEvents | None, nvli
     xid74 = [e for e in (gpu_events.xids if gpu_events else ()) if e.code in NVLINK_XIDS]
     capable = [g for g in gpus if (g.nvlinks and len(g.nvlinks) > 0) or (g.spec is not None and g.spec.has_nvlink)]
     if not capable:
-        blind = [g for g in gpus if g.nvlinks is None and g.spec is None]
+        # A model the table lacks whose name says no NVLink (a Kepler or Maxwell GPU: gputable.nvlink_links_of) is read.
+        blind = [g for g in gpus if g.nvlinks is None and g.spec is None and nvlink_links_of(g.name or "") != 0]
         if blind:
             return unknown("neither the NVLink state nor a known GPU model is in this source for GPU(s) "
                            + gpu_indices(blind), hint="paste `nvidia-smi -q` and `nvidia-smi nvlink -s`, or audit "
