@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from corpus import capture_checks, paste_checks
 from stackaudit.facts.serving_logs import parse_serving_log
 
@@ -67,3 +69,54 @@ def test_an_nvls_bind_warning_says_nothing() -> None:
     log = parse_serving_log(NCCL_1538 + "job-0:5668:5722 [5] transport/nvls.cc:150 NCCL WARN Failed to bind NVLink "
                             "SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 2 'out of memory'\n")
     assert log.nvls_up() == ()
+
+
+# CUDA refusing NCCL's NVLS buffers ('invalid argument' in transport/nvls.cc, ServingLog.nvls_refused): its known cause
+# is a Fabric Manager restart without a GPU reset, but the same line came from an NCCL fault, so it stays unknown.
+
+# https://github.com/NVIDIA/nccl/issues/976 (issue body): NCCL 2.18.5 prints no error number.
+NCCL_976 = """\
+NCCL version 2.18.5+cuda12.2
+transport/nvls.cc:165 NCCL WARN Cuda failure 'invalid argument'
+NCCL INFO transport/nvls.cc:324 -> 1
+NCCL INFO init.cc:1093 -> 1
+"""
+
+# https://github.com/NVIDIA/nccl/issues/1338 (issue body): eight H800 with Fabric Manager 550.54.15.
+NCCL_1338 = """\
+node2:242431:242479 [5] transport/nvls.cc:158 NCCL WARN Cuda failure 1 'invalid argument'
+node2:242431:242475 [1] transport/nvls.cc:158 NCCL WARN Cuda failure 1 'invalid argument'
+node2:242431:242475 [1] NCCL INFO transport/nvls.cc:330 -> 1
+node2:242431:242475 [1] NCCL INFO init.cc:1277 -> 1
+"""
+
+
+@pytest.mark.parametrize("capture", ["696", "705", "378"])
+def test_nvls_refusal_captures_stay_unknown_naming_the_cause(capture: str) -> None:
+    """Real: nccl#1488 (696), nccl#1562 (705), pytorch#150852 (378, an NCCL 2.26.2 fault on a R535 driver)."""
+    r = capture_checks(capture, CHECK)[CHECK]
+    assert r.status == "unknown"
+    assert "NVLS" in r.message and "Fabric Manager restart without a GPU reset" in r.message
+    assert "NCCL_NVLS_ENABLE=0" in r.hint
+
+
+@pytest.mark.parametrize("text", [NCCL_976, NCCL_1338], ids=["nccl-976-no-number", "nccl-1338"])
+def test_nvls_refusal_lines_are_read(tmp_path: Path, text: str) -> None:
+    """Real (nccl#976, nccl#1338): both forms of the warning, with and without CUDA's error number."""
+    refused = parse_serving_log(text).nvls_refused()
+    assert refused and all("'invalid argument'" in line for line in refused)
+    r = paste_checks(tmp_path, text, CHECK)[CHECK]
+    assert r.status == "unknown" and refused[0] in r.message
+
+
+def test_an_nvls_out_of_memory_is_no_refusal() -> None:
+    """Modelled on nccl#2077's message: a bind failing for memory is no refusal of the multicast object."""
+    log = parse_serving_log("job-0:5668:5722 [5] transport/nvls.cc:150 NCCL WARN Failed to bind NVLink SHARP (NVLS) "
+                            "Multicast memory of size 2097152 : CUDA error 2 'out of memory'\n")
+    assert log.nvls_refused() == ()
+
+
+def test_an_invalid_argument_elsewhere_is_no_refusal() -> None:
+    """Modelled: the same CUDA error in another NCCL file (a P2P transport) says nothing of NVLS."""
+    log = parse_serving_log("node2:242431:242479 [5] transport/p2p.cc:275 NCCL WARN Cuda failure 1 'invalid argument'\n")
+    assert log.nvls_refused() == ()

@@ -250,12 +250,16 @@ def on_nvswitch(name: str, table: GpuTable | None = None) -> bool | None:
 
 
 def nvlink_links_of(name: str, table: GpuTable | None = None) -> int | None:
-    """The NVLinks every model a name may mean has (0: none; `candidates`); None for a name the table does not know,
+    """The NVLinks every model a name may mean has (0: none; `candidates`), else 0 for a name the table lacks whose
+    model words name an architecture before NVLink (PRE_NVLINK); None for any other name the table does not know,
     or one whose candidates differ (`H100`: 18 on SXM, 12 on PCIe and NVL; `A100`: 12 on every variant)."""
     try:
-        return agreed(candidates(name, table), lambda s: s.nvlink_links if s.has_nvlink else 0)
+        said = agreed(candidates(name, table), lambda s: s.nvlink_links if s.has_nvlink else 0)
     except GpuTableError:
-        return None
+        said = None
+    if said is None and architecture_of(name, table=table) in PRE_NVLINK:
+        return 0
+    return said
 
 
 MIG_GPUS = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html"
@@ -321,6 +325,9 @@ def integrated_gpu(name: str, device_id: str = "") -> str:
     return ""
 
 
+# No NVLink before Pascal: NVLink 1.0 came with the GP100 of the Tesla P100 (SXM2); no Kepler or Maxwell GPU has it in any
+# form factor (https://www.nvidia.com/en-us/data-center/nvlink/ lists Pascal as its first generation).
+PRE_NVLINK = frozenset(ARCHITECTURE_ORDER[:ARCHITECTURE_ORDER.index("Pascal")])
 # No MIG before Ampere: the MIG user guide lists Ampere and later parts only
 # (https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html).
 PRE_AMPERE = frozenset(ARCHITECTURE_ORDER[:ARCHITECTURE_ORDER.index("Ampere")])

@@ -58,7 +58,7 @@ from stackaudit.facts.platform import vgpu_host, wsl_driver, wsl_kernel
 from stackaudit.facts.python_env import PythonEnv
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.shown_commands import EmptyGreps
-from stackaudit.facts.symptoms import IN_SERVING_STACK, LogSymptoms
+from stackaudit.facts.symptoms import FM_GUIDE, IN_SERVING_STACK, LogSymptoms
 from stackaudit.facts.system import LoadedModules, module_loaded
 from stackaudit.facts.topology import NvlinkStatus, TopoMatrix, nvlink_count
 from stackaudit.fixes.model import (
@@ -71,12 +71,11 @@ from stackaudit.fixes.model import (
     sh,
     step,
 )
-from stackaudit.gputable import FORWARD_COMPAT, PRE_TURING, all_gpus, family_of
+from stackaudit.gputable import FORWARD_COMPAT, PRE_TURING, all_gpus, family_of, nvlink_links_of
 from stackaudit.versions import release
 
 KERNEL_OPEN = "https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/kernel_open.html"
 GSP_README = "https://download.nvidia.com/XFree86/Linux-x86_64/560.35.03/README/gsp.html"
-FM_GUIDE = "https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide/index.html"
 XID_CATALOGUE = "https://docs.nvidia.com/deploy/xid-errors/"
 MINOR_COMPAT = "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html"
 
@@ -785,6 +784,7 @@ def persistence(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaService
     ExecStart. Inside a container the value is the host's and is fixed there.
     A pasted journal that shows the daemon failed or stopped, with no GPU listing, is an issue too,
     and so is DCGM's diagnostic row "Persistence mode for GPU N is disabled" (facts/symptoms.py).
+    A kernel log that shows the daemon crashed (`nvidia-persiste[827]: segfault at …`) is an issue too.
     """
     return _persistence(nvidia, nvidia_services, container)
 
@@ -947,11 +947,25 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     Its journal says what no GPU listing shows: `NV_WARN_NOTHING_TO_DO` from the NVSwitch driver
     (no NVSwitch: not applicable) and a driver version mismatch (it exits at start).
     A CUDA program's "system not yet initialized" (error 802) is an issue too (facts/symptoms.py).
-    Where nothing else settles it, a pasted NCCL log that set up NVLS (`16 nvls channels`, "NVLS multicast
+    So is Fabric Manager's own refusal of its configuration ("config file item: … has an invalid value", "failed
+    to open fabric topology file"), with or without a journal tag.
+    Where nothing else settles it, an NCCL warning that CUDA refused its NVLS buffers ('invalid argument' in
+    transport/nvls.cc) stays unknown, naming its known cause (a Fabric Manager restart without a GPU reset) and the
+    other one seen (NCCL 2.26.2 on a R535 driver).
+    A pasted NCCL log that set up NVLS (`16 nvls channels`, "NVLS multicast
     support is available") is ok: NCCL asks the CUDA driver for NVSwitch multicast on a live context, which an
     NVSwitch GPU gives only on a fabric that Fabric Manager has configured (ServingLog.nvls_up).
     """
     judged = _fabric_manager(nvidia, nvidia_services, pci, modules, empty_greps, gpus)
+    refused = serving_log.nvls_refused() if serving_log is not None and judged.status == "unknown" else ()
+    if refused:
+        return unknown(f"NCCL's NVLS (NVSwitch multicast) setup failed: \"{refused[0]}\": CUDA refused the multicast "
+                       "buffers on GPUs whose driver reports multicast support, whose known cause is an NVSwitch fabric "
+                       "left stale by a Fabric Manager restart without a GPU reset; the source shows neither Fabric "
+                       "Manager nor the GPUs' fabric state, and an NCCL fault (2.26.2 on a R535 driver) failed the same "
+                       "way", actual={"nvls": "refused"}, hint="check `journalctl -u nvidia-fabricmanager` for a restart "
+                       "and `nvidia-smi -q` for each GPU's Fabric State; after a restart reset the GPUs or reboot; "
+                       "NCCL_NVLS_ENABLE=0 runs without NVLS meanwhile")
     nvls = serving_log.nvls_up() if serving_log is not None and judged.status == "unknown" else ()
     if nvls and serving_log is not None:
         found = ok("NCCL set up NVLS (NVSwitch multicast) on the GPUs, which the CUDA driver offers only on an "
@@ -1044,6 +1058,10 @@ def _fabric_manager_alone(fm: Daemon) -> Outcome:
         return issue(f"nvidia-fabricmanager is {fm.active or 'not running'} on a host whose Fabric Manager had "
                      "NVSwitches to configure: NVLink/NVSwitch is not usable (CUDA may fail with error 802)",
                      actual=actual, expected="FM active", evidence=list(fm.log[-3:]))
+    if fm.nvswitch:
+        return unknown(f"this host has NVSwitches (\"{fm.log[-1]}\"), but whether nvidia-fabricmanager runs is not "
+                       "in this source", actual=actual, hint="run `systemctl status nvidia-fabricmanager` and "
+                       "`nvidia-smi -q` (its Fabric section) on the host")
     return unknown(f"nvidia-fabricmanager is {fm.active or 'in an unknown state'}, but whether this host has "
                    "NVSwitches is not in this source", actual=actual,
                    hint="paste `nvidia-smi -q` (its Fabric section) or `lspci -d 10de:`")
@@ -1197,8 +1215,9 @@ def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None
     Why: NVLink bandwidth scales with active links; NCCL refuses to run when NVML says P2P over an
     NVLink path is not OK ("P2P is disabled between NVLINK connected GPUs").
 
-    Traps: PCIe cards have no NVLink (not applicable: with no NVLink, custom all-reduce runs at
-    most at TP=2 and all-reduce is PCIe-latency bound — a key negative result, not a fix). Bridge
+    Traps: PCIe cards have no NVLink, and no GPU before Pascal has it (a Kepler or Maxwell name, gputable.PRE_NVLINK):
+    not applicable. With no NVLink, custom all-reduce runs at most at TP=2 and all-reduce is PCIe-latency bound (a
+    key negative result, not a fix). Bridge
     cards without a bridge installed show every link inactive: that is the build, not a fault; in a pasted
     matrix of named bridge cards (gputable.bridge_domain), NV# only within bridge-sized groups is the build
     too, and a GPU whose row is cut never shows "no NVLink path".
@@ -1229,7 +1248,8 @@ def _nvlink_health(nvidia: NvidiaGpus | None, gpu_events: GpuEvents | None, nvli
     xid74 = [e for e in (gpu_events.xids if gpu_events else ()) if e.code in NVLINK_XIDS]
     capable = [g for g in gpus if (g.nvlinks and len(g.nvlinks) > 0) or (g.spec is not None and g.spec.has_nvlink)]
     if not capable:
-        blind = [g for g in gpus if g.nvlinks is None and g.spec is None]
+        # A model the table lacks whose name says no NVLink (a Kepler or Maxwell GPU: gputable.nvlink_links_of) is read.
+        blind = [g for g in gpus if g.nvlinks is None and g.spec is None and nvlink_links_of(g.name or "") != 0]
         if blind:
             return unknown("neither the NVLink state nor a known GPU model is in this source for GPU(s) "
                            + gpu_indices(blind), hint="paste `nvidia-smi -q` and `nvidia-smi nvlink -s`, or audit "

@@ -21,13 +21,16 @@ from stackaudit.facts._parse import ParseError
 from stackaudit.facts.nvidia import Daemon, NvidiaDriver, NvidiaServices
 from stackaudit.facts.registry import parser
 from stackaudit.facts.sources import NVIDIA_DAEMON_LOG
+from stackaudit.facts.symptoms import FM_FATAL
 from stackaudit.facts.system import KernelInfo
 
 FM, PERSISTENCED, HOSTENGINE = "fm", "persistenced", "hostengine"
 
 # A syslog/journal line's tag: the program, its pid in brackets, a colon.
 # The journal tags of the programs that speak of the daemons; a paste's normalisation keeps them (`_paste`).
-DAEMON_TAGS = ("systemd", "nv-fabricmanager", "nvidia-fabricmanager-start.sh", "nvidia-persistenced", "nv-hostengine")
+# The Talos extension's wrapper (siderolabs/extensions, nvidia-fabricmanager-wrapper) starts NVLSM and nv-fabricmanager.
+DAEMON_TAGS = ("systemd", "nv-fabricmanager", "nvidia-fabricmanager-start.sh", "nvidia-fabricmanager-wrapper",
+               "nvidia-persistenced", "nv-hostengine")
 DAEMON_TAG = "(?:" + "|".join(re.escape(t) for t in DAEMON_TAGS) + r")(?:\[\d+\])?:"
 _TAG = re.compile(r"(?:^|\s)(?P<tag>" + "|".join(re.escape(t) for t in DAEMON_TAGS) + r")(?:\[\d+\])?:\s?(?P<msg>.*)$")
 _FM_WORDS = re.compile(r"nvidia-fabricmanager|nv-fabricmanager|fabric ?manager", re.IGNORECASE)
@@ -43,10 +46,13 @@ _EVENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("mismatch", re.compile(r"driver interface version\s+[\d.]+\s+don|version[^.]*(?:does not|doesn'?t|don'?t) match",
                             re.IGNORECASE)),
     ("no-nvswitch", re.compile(r"NV_WARN_NOTHING_TO_DO")),
+    # The Talos wrapper's `found NVSwitch LPF: device=mlx5_10 guid=0x…`: an NVSwitch management port (NVLink5+).
     ("nvswitch", re.compile(r"configured all the available NVSwitches|fabric manager daemon for NVLink5\+|"
-                            r"Detected NVL5\+? system", re.IGNORECASE)),
+                            r"Detected NVL5\+? system|found NVSwitch LPF", re.IGNORECASE)),
+    # The wrapper's `command /usr/bin/nv-fabricmanager [123] exited with code 1` (a non-zero code; NVLSM's too).
     ("failed", re.compile(r"Failed to start|Failed with result|status=\d+/FAILURE|failed! Exit code|"
-                          r"^Unknown option|failed to start|exited with error", re.IGNORECASE)),
+                          r"^Unknown option|failed to start|exited with error|"
+                          r"(?:nv-fabricmanager|nvlsm) \[\d+\] exited with code [1-9]|" + FM_FATAL.pattern, re.IGNORECASE)),
     ("stopped", re.compile(r"^Stopped\b|Deactivated successfully|^Shutdown \(|^Received signal 15\b")),
     ("stopping", re.compile(r"^Stopping\b")),
     ("started", re.compile(r"^Started\b")),

@@ -180,6 +180,10 @@ _AR_REASONS = (
 )
 
 
+# CUDA's refusal of NCCL's NVLS buffers (ServingLog.nvls_refused).
+_NVLS_REFUSED = re.compile(r"transport/nvls\.cc:\d+ NCCL WARN Cuda failure (?:\d+ )?'invalid argument'")
+
+
 @dataclass(frozen=True)
 class ServingLog:
     engine: str = ""  # "vllm" | "sglang" | "" (only NCCL lines)
@@ -397,6 +401,17 @@ class ServingLog:
                 re.search(r"NVLS|multicast", w, re.I) for w in self.nccl_warnings):
             return ()
         return self.nvls_lines[:2]
+
+    def nvls_refused(self) -> tuple[str, ...]:
+        """NCCL's warnings that CUDA refused its NVLS buffers (`transport/nvls.cc:244 NCCL WARN Cuda failure 1 'invalid
+        argument'`; older releases print no number), at most two; () where the log shows none.
+
+        NCCL reaches that setup (nvlsAllocateMem: the multicast object, its devices, its bound memory) only where the
+        driver reports multicast support. NCCL's maintainers trace the refusal to an NVSwitch fabric left stale by a
+        Fabric Manager restart without a GPU reset (NVIDIA/nccl#976, #1338, #1488), and it also came from NCCL 2.26.2
+        on a R535 driver, fixed in 2.26.5 (pytorch/pytorch#150852): a known cause, not a proof of one.
+        """
+        return tuple(w for w in self.nccl_warnings if _NVLS_REFUSED.search(w))[:2]
 
     def shared_shm(self) -> tuple[str, ...]:
         """vLLM's "Detected 1 nodes" lines where its world holds two or more ranks, else ().

@@ -26,7 +26,7 @@ from typing import Literal
 
 from stackaudit.facts._parse import LINE_LOOK_CHARS
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider, union
-from stackaudit.facts.sources import DCGMI_DIAG, ENGINE_LOG, EVIDENCE_LINES
+from stackaudit.facts.sources import DCGMI_DIAG, ENGINE_LOG, EVIDENCE_LINES, NVIDIA_DAEMON_LOG
 from stackaudit.facts.system import KernelLog
 from stackaudit.pci_address import BDF
 
@@ -70,6 +70,15 @@ TORCH_CAPABILITY_SOURCE = "https://github.com/pytorch/pytorch/blob/main/torch/cu
 # ggml_numa_init and ggml_is_numa (n_nodes > 1), where llama.cpp warns of automatic NUMA balancing.
 GGML_NUMA_SOURCE = "https://github.com/ggml-org/llama.cpp/blob/master/ggml/src/ggml-cpu/ggml-cpu.c"
 NV_STATUS_CODES = "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/src/common/sdk/nvidia/inc/nvstatuscodes.h"
+FM_GUIDE = "https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide/index.html"
+# Fabric Manager's own words when it refuses its installation and exits at start, with or without a journal tag (the
+# Talos extension prints them after the node's address): a configuration item it rejects (siderolabs/extensions#511,
+# `fabric manager config file item: FABRIC_NODE_CONFIG_FILE has an invalid value`, DATABASE_PATH after an update), a
+# topology file it cannot open (NVIDIA/nvrc#203, `failed to open fabric topology file`).
+FM_FATAL = re.compile(r"\bfabric manager config file item: \S+ has an invalid value|"
+                      r"\bfailed to open fabric topology file", re.IGNORECASE)
+# The persistence daemon's documentation: it keeps the GPUs initialised while no client holds them.
+PERSISTENCED_DOC = "https://docs.nvidia.com/deploy/driver-persistence/index.html"
 # The NVLink Xids of the catalogue (74 NVLink error, 144-150 the NVLink5 / NVSwitch-fabric error families).
 _NVLINK_XID = r"(?:74|14[4-9]|150)"
 # An Xid's head, whatever the GPU's address looks like: `(PCI:0000:01:00)`, a MIG instance's
@@ -186,6 +195,12 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "DRV-FABRIC-MANAGER", "high", CUDA_ERRORS,
         "CUDA refused to start: the system is not ready (error 802), which on NVSwitch systems means Fabric Manager "
         "is not running or does not match the driver", clears=("CTR-GPU-ACCESS",), cleared=_CUDA_REACHED),
+    # Fabric Manager refused its own installation and exits at start (FM_FATAL): an invalid
+    # configuration item (siderolabs/extensions#511, repeated on every restart), a topology file it cannot open
+    # (NVIDIA/nvrc#203). A host whose FM is installed and started is an NVSwitch host's build, as for a version mismatch.
+    Symptom("fm-config-fatal", FM_FATAL, "DRV-FABRIC-MANAGER", "high", FM_GUIDE,
+        "Fabric Manager refused its configuration (an invalid item, or a topology file it cannot open) and exits at "
+        "start, so it configures no NVSwitch fabric (CUDA then fails with error 802 or NVLink peers are missing)"),
     # Docker's daemon answers a GPU request (`--gpus`, compose `capabilities: [gpu]`) it has no device driver for:
     # no NVIDIA runtime or hook is registered (`""`, or `"nvidia"` from compose's `driver: nvidia`).
     Symptom("docker-no-gpu-driver", re.compile(r'could not select device driver (?:"[^"]*" )?with capabilities: \[\[gpu\]\]'),
@@ -415,6 +430,14 @@ SYMPTOMS: tuple[Symptom, ...] = (
     Symptom("ucx-memlock", re.compile(r"Please set max locked memory \(ulimit -l\) to 'unlimited'"),
         "CTR-MEMLOCK", "high", UCX_MEMLOCK_SRC,
         "UCX found the locked-memory limit too low to register memory for RDMA: raise memlock to unlimited"),
+    # The kernel's line for a process killed by a segfault names its command cut to 15 characters
+    # (`nvidia-persiste[827]: segfault at 44 ... in libnvidia-cfg.so.550.54.15`, NVIDIA/nvtrust#58), systemd-coredump
+    # its `Process 827 (nvidia-persiste) of user 0 dumped core`: the persistence daemon died, so it holds no GPU.
+    Symptom("persistenced-crashed", re.compile(r"\bnvidia-persiste(?:nced)?\[\d+\]: segfault at\b|"
+                                               r"\(nvidia-persiste(?:nced)?\) of user \d+ (?:dumped core|terminated "
+                                               r"abnormally)"),
+        "DRV-PERSISTENCE", "low", PERSISTENCED_DOC,
+        "nvidia-persistenced crashed (a segmentation fault), so no persistence daemon keeps the GPUs initialised"),
     Symptom("dcgm-persistence-off", re.compile(r"Persistence mode for GPU \d+ is disabled"),
         "DRV-PERSISTENCE", "low", DCGM_DIAG_DOC, "DCGM's diagnostic found a GPU with persistence mode disabled"),
     # torch/cuda/__init__.py's _check_capability warns where a GPU's compute capability is in none of the build's
@@ -474,7 +497,8 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "Unable to load the kernel module", "Open nvidia.ko", "not supported by open", "as WSL is detected",
            "max locked memory", "[NV_ERR_", "RmInitAdapter", "numa_balancing is enabled",
            "is not compatible with the current PyTorch", "nsufficient nvidia.com/gpu", "MIG-INVALID",
-           "mig.config.state", "gpu.count", "nvidia-smi command failed", "compatible GPUs", "nvidia devices detected")
+           "mig.config.state", "gpu.count", "nvidia-smi command failed", "compatible GPUs", "nvidia devices detected",
+           "fabric manager config", "fabric topology file", "nvidia-persiste")
 
 
 def is_symptom(line: str) -> bool:
@@ -545,11 +569,22 @@ def symptoms_in_dcgmi_diag(text: str) -> LogSymptoms:
     return _from_text(text)
 
 
+@parser(NVIDIA_DAEMON_LOG, feeds="log_symptoms", kind=LogSymptoms, rank=35)
+def symptoms_in_daemon_log(text: str) -> LogSymptoms:
+    """Symptom lines of the NVIDIA daemons' pasted journal and status lines (Fabric Manager's own fatal words).
+
+    Input (tests/data/captures/706)::
+
+        `<node ip>: fabric manager config file item: FABRIC_NODE_CONFIG_FILE has an invalid value`.
+    """
+    return _from_text(text)
+
+
 @provider("log_symptoms", LogSymptoms, rank=10, title="the kernel log (`dmesg`)")
 def symptoms_in_kernel_log(ctx: FactContext) -> LogSymptoms:
     """Symptom lines of the kernel log."""
     log = ctx.fact("kernel_log", KernelLog)
     if not any(n in log.text for n in ("Xid", "IO_PAGE_FAULT", "GSP", "Open nvidia.ko", "not supported by open",
-                                       "[NV_ERR_", "RmInitAdapter")):
+                                       "[NV_ERR_", "RmInitAdapter", "nvidia-persiste")):
         raise FactUnavailable("no symptom line in the kernel log")
     return LogSymptoms(find_symptoms(log.lines))

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 from stackaudit.facts.nvidia_daemons import DAEMON_TAG, daemon_event, status_unit
 from stackaudit.facts.sources import NVIDIA_DAEMON_LOG
+from stackaudit.facts.symptoms import FM_FATAL
 from stackaudit.importers._scan import FENCE, Candidates, Scan, run_end
 from stackaudit.importers.registry import Found, document_appended, importer
 
@@ -47,17 +48,19 @@ def systemctl_units(lines: list[str], candidates: Candidates | None = None) -> I
         scan.skip(end)
 
 
-# A journal/syslog line carries its program's tag; one of these names stands on every line of the daemons.
+# A journal/syslog line carries its program's tag; one of these names stands on every line of the daemons. Fabric
+# Manager's own fatal words (FM_FATAL) are its line with or without a tag (the Talos extension prints the node's address).
 _JOURNAL_NEEDLES = ("fabricmanager", "fabric manager", "persistenced", "persistence daemon", "hostengine", "dcgm")
 _TAGGED = re.compile(DAEMON_TAG)
 
 
 def _journal_line(line: str) -> bool:
-    return bool(_TAGGED.search(line)) and daemon_event(line) is not None
+    return (bool(_TAGGED.search(line)) or bool(FM_FATAL.search(line))) and daemon_event(line) is not None
 
 
 @importer("NVIDIA daemon journal",
-          "journal / syslog lines of nv-fabricmanager, nvidia-persistenced, nv-hostengine and systemd about their units",
+          "journal / syslog lines of nv-fabricmanager (and the Talos extension's wrapper), nvidia-persistenced, "
+          "nv-hostengine and systemd about their units",
           needles=_JOURNAL_NEEDLES, per_line=True)
 def daemon_journal(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
