@@ -48,7 +48,7 @@ from stackaudit.facts.serving_logs import (
     ServingLog,
     VllmP2pCache,
 )
-from stackaudit.facts.shown_commands import EmptyGreps
+from stackaudit.facts.shown_commands import EmptyGreps, ListingGreps
 from stackaudit.facts.system import (
     PEER_MEMORY_MODULES,
     KernelInfo,
@@ -960,7 +960,8 @@ def _engine_name(engine: str) -> str:
 def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | None = None,
                    serving_log: ServingLog | None = None, serving_processes: ServingProcesses | None = None,
                    nvidia_kernel: NvidiaKernel | None = None, kernel: KernelInfo | None = None,
-                   empty_greps: EmptyGreps | None = None) -> Outcome:
+                   empty_greps: EmptyGreps | None = None, nccl_nodes: NcclNodes | None = None,
+                   listing_greps: ListingGreps | None = None) -> Outcome:
     """Reads: `lsmod` (/proc/modules, or a grep of it) for nvidia_peermem (or MLNX_OFED's nv_peer_mem, the same
     peer-memory client before R470), `/sys/class/infiniband` (RDMA
     NICs), a pasted NCCL log (`via NET/IB/.../GDRDMA`, `NET/IB : Using`, NCCL's GPU Direct RDMA lines
@@ -981,8 +982,9 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
     transport (p2p.cc) and vLLM/SGLang custom all-reduce (CUDA IPC) never consult it. On a host
     without InfiniBand/RoCE it is useless (and may not load).
     """
-    loaded, absent_by = peer_memory_loaded(modules, empty_greps)
-    said = _nccl_peer_memory(serving_log, loaded, _multi_node(serving_processes, serving_log))
+    loaded, absent_by = peer_memory_loaded(modules, empty_greps, listing_greps)
+    multi = _multi_node(serving_processes, serving_log, nccl_nodes)
+    said = _nccl_peer_memory(serving_log, loaded, multi)
     if said is not None:
         return said
     if loaded:
@@ -1033,7 +1035,7 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
         return not_an_issue(f"RDMA NICs {', '.join(nics)} are present but NCCL does not use them (no NET/IB channel "
                             "in the log): nvidia_peermem would change nothing for this engine",
                             actual={"nvidia_peermem": False, "rdma_nics": nics})
-    if _multi_node(serving_processes, serving_log):
+    if multi:
         if dmabuf:
             return ok("multi-node engine: nvidia_peermem is not loaded, but the open kernel module on Linux >= 5.12 "
                       "gives NCCL DMA-BUF GPU Direct RDMA instead", actual={"nvidia_peermem": False, "dmabuf": True})

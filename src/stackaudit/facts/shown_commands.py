@@ -52,7 +52,9 @@ _WHOLE_SOURCES: tuple[tuple[str, re.Pattern[str]], ...] = (
 # an output that holds them was read as root.
 # The kernel log of this boot is one too: `dmesg`, `journalctl -k`, `journalctl -b` (or `-b 0`, `-b -0`; an
 # earlier boot's journal says nothing of this one's), whose grep prints every line of this boot it matches.
+# `lsmod` (or /proc/modules) is one as well: its grep prints the row of every loaded module the pattern matches.
 _LISTINGS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("lsmod", _WHOLE_SOURCES[0][1]),
     ("lspci", re.compile(r"^(?:sudo\s+)?(?:/\S*/)?lspci(?:\s+-[-\w]+)*\s+-[nDk]*vv[vnDk]*(?:\s+-[-\w]+)*\s*$")),
     ("dmesg", re.compile(r"^(?:sudo\s+)?(?:(?:/\S*/)?dmesg(?:\s+-[-\w]+)*|journalctl(?:\s+(?:-k|--dmesg|-b(?:\s+-?0)?|"
                          r"--no-pager|-[oa]\s*\w*))+)\s*$")),

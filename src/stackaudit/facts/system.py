@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import ParseError, has_gap_line, key_value_lines, lines_holding, parse_cpulist
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
-from stackaudit.facts.shown_commands import EmptyGreps
+from stackaudit.facts.shown_commands import EmptyGreps, ListingGreps
 from stackaudit.facts.sources import (
     DMESG,
     LSCPU,
@@ -421,16 +421,22 @@ class LoadedModules(Sourced):
         return False if self.complete else None
 
 
-def module_loaded(modules: LoadedModules | None, greps: EmptyGreps | None, name: str) -> tuple[bool | None, str]:
+def module_loaded(modules: LoadedModules | None, greps: EmptyGreps | None, name: str,
+                  listed: ListingGreps | None = None) -> tuple[bool | None, str]:
     """Whether kernel module `name` is loaded, and the shown grep that says it is not: True where the list
-    shows it; False where the list is whole (no grep to quote), or where a grep of it was shown with no
-    output ("`lsmod | grep nvidia_peermem` printed nothing"); None otherwise (an excerpt of the list
+    shows it; False where the list is whole (no grep to quote), where a grep of it was shown with no
+    output ("`lsmod | grep nvidia_peermem` printed nothing"), or where a grep whose pattern matches it was shown with
+    all it printed and does not list it ("`lsmod | grep nv` does not list it"); None otherwise (an excerpt of the list
     proves no absence)."""
     loaded = modules.loaded(name) if modules is not None else None
     if loaded is not None:
         return loaded, ""
-    shown = greps.shown("lsmod", f"{name} 16384 0") if greps is not None else None
-    return (False, f"`{shown}` printed nothing") if shown else (None, "")
+    probe = f"{name} 16384 0"
+    shown = greps.shown("lsmod", probe) if greps is not None else None
+    if shown:
+        return False, f"`{shown}` printed nothing"
+    whole = listed.shown("lsmod", probe) if listed is not None and modules is not None else None
+    return (False, f"`{whole}` does not list it") if whole else (None, "")
 
 
 # The peer-memory clients that let RDMA HCAs read and write GPU memory: the driver's nvidia_peermem (R470 on) and
@@ -438,7 +444,8 @@ def module_loaded(modules: LoadedModules | None, greps: EmptyGreps | None, name:
 PEER_MEMORY_MODULES = ("nvidia_peermem", "nv_peer_mem")
 
 
-def peer_memory_loaded(modules: LoadedModules | None, greps: EmptyGreps | None) -> tuple[bool | None, str]:
+def peer_memory_loaded(modules: LoadedModules | None, greps: EmptyGreps | None,
+                       listed: ListingGreps | None = None) -> tuple[bool | None, str]:
     """Whether a peer-memory client is loaded, and the shown grep that says it is not (module_loaded).
 
     True where the source shows either module of PEER_MEMORY_MODULES loaded. Otherwise nvidia_peermem's own state:
@@ -447,7 +454,7 @@ def peer_memory_loaded(modules: LoadedModules | None, greps: EmptyGreps | None) 
     """
     if modules is not None and any(name in modules for name in PEER_MEMORY_MODULES):
         return True, ""
-    return module_loaded(modules, greps, PEER_MEMORY_MODULES[0])
+    return module_loaded(modules, greps, PEER_MEMORY_MODULES[0], listed)
 
 
 def parse_proc_modules(text: str) -> LoadedModules:
