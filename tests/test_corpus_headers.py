@@ -118,6 +118,9 @@ OK_FROM_A_COMPLETE_PART = {
     "751-rtx-pro-6000-max-q-vllm-0-11-hardware-list-250w-580-open.txt": "the listed driver packages and engine log",
     "755-sglang-deepseek-r1-two-node-compose-tp16-shm-1024g.txt": "the service's shm_size, flags and device request",
     "764-8x-h20-3e-sglang-check-env-no-processes.txt": "check_env's version lines",
+    "788-2x8-nvls-p2p-cumem-net-ib-gdrdma-multi-node.txt": "NCCL's NVLS lines, host-wide (the NVSwitch fabric)",
+    "791-vllm-ray-tp8-nvswitch-nvls-p2p-level-nvl-cumem-off.txt": "NCCL's NVLS lines, host-wide (the NVSwitch fabric)",
+    "794-2x8-h20-nccl-tests-nvlstree-forced-measured.txt": "the NVLSTree results, host-wide (the NVSwitch fabric)",
 }
 
 
