@@ -121,6 +121,10 @@ OK_FROM_A_COMPLETE_PART = {
     "788-2x8-nvls-p2p-cumem-net-ib-gdrdma-multi-node.txt": "NCCL's NVLS lines, host-wide (the NVSwitch fabric)",
     "791-vllm-ray-tp8-nvswitch-nvls-p2p-level-nvl-cumem-off.txt": "NCCL's NVLS lines, host-wide (the NVSwitch fabric)",
     "794-2x8-h20-nccl-tests-nvlstree-forced-measured.txt": "the NVLSTree results, host-wide (the NVSwitch fabric)",
+    "772-k8s-vllm-0-6-2-tp4-nccl-log-one-pod-socket-no-ib.txt": "NCCL's nNodes/localRanks line, the job's IPC",
+    "775-deepspeed-2-nodes-x4-nccl-log-ibext-no-gdrdma.txt": "NCCL's P2P/IPC channels, each host's IPC",
+    "778-deepspeed-2-nodes-x8-nccl-log-ibext-gdrdma-on-one-rank.txt": "a GDRDMA channel, the host's kernel path",
+    "780-2-nodes-x8-nccl-log-p2p-ipc-net-socket-no-ib.txt": "NCCL's P2P/IPC channels, the host's IPC",
 }
 
 
