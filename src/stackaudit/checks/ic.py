@@ -28,10 +28,11 @@ from stackaudit.checks.registry import (
 from stackaudit.facts._parse import tp_spans_nodes
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
+from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.nvidia import gpu_spec
-from stackaudit.facts.parallelism import SERVING_ENGINES, ServingEngine
+from stackaudit.facts.parallelism import SERVING_ENGINES, ServingEngine, group_of_every_gpu
 from stackaudit.facts.peer_access import NCCL, P2pBandwidth, P2pDataTests, PeerRefusals
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
@@ -1300,7 +1301,8 @@ def _p2p_off_finding(where: str, one_rank: bool, nvlink: bool, geforce: bool, p2
 )
 def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix | None = None,
                        gpus: GpuInventory | None = None, collect_env: CollectEnv | None = None,
-                       serving_log: ServingLog | None = None, nccl_test_runs: NcclTestRuns | None = None) -> Outcome:
+                       serving_log: ServingLog | None = None, nccl_test_runs: NcclTestRuns | None = None,
+                       engine_commands: EngineCommands | None = None) -> Outcome:
     """Reads: `nvidia-smi topo -m` restricted to the engine's GPUs (its CUDA_VISIBLE_DEVICES and
     tensor-parallel size, from /proc, a pasted command line or a pasted log), CUDA_DEVICE_ORDER,
     the GPU models. With no engine shown, a pasted test run's GPUs (nccl-tests or NCCL 1 rank lines, through the
@@ -1328,8 +1330,17 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     between every GPU pair it lists is that NVLink fabric: ok over the GPUs it lists.
     A test run's device numbers name host GPUs only through a CUDA_VISIBLE_DEVICES on its command line, or when
     its highest device is the host's last GPU; otherwise the run's group is not read.
+    With no matrix, a group the source shows is every GPU of the host (a whole GPU count, and a pasted command with
+    TP x PP of that count, or a llama.cpp server splitting over every GPU, neither narrowed by CUDA_VISIBLE_DEVICES)
+    has no placement to choose: not an issue (facts/parallelism.group_of_every_gpu).
     """
     if gpu_topology is None:
+        count = gpus.whole_count if gpus is not None else None
+        if every := group_of_every_gpu(serving_engine, engine_commands, count):
+            judged = not_an_issue(f"the group spans every GPU of the host: {every}, so whatever sockets they sit on, "
+                                  "no other placement exists to choose", actual={"gpus": count})
+            return over_subjects(judged, [g.label for g in gpus.gpus] if gpus is not None else [], count,
+                                 ask="nvidia-smi -L")
         return _nccl_paths_nvlinked(serving_log) or _no_matrix(gpus)
     topo = gpu_topology
     names = list(topo.gpus)

@@ -22,13 +22,18 @@ engine's own argv (a whole command line) does not name it.
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from stackaudit.facts._parse import TP_ENV, TP_FLAGS, argv_value, parallel_size, sizes_from_argv
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, provider, union
 from stackaudit.facts.serving_logs import ServingLog
+
+if TYPE_CHECKING:
+    from stackaudit.facts.engine_command import EngineCommands
 
 # Config-file keys (top-level YAML/JSON keys stand for the long options, `_` or `-`).
 TP_KEYS = ("tensor_parallel_size", "tp_size")
@@ -249,3 +254,26 @@ def serving_engine(ctx: FactContext) -> ServingEngine:
                      None)
     return ServingEngine(logged.engine if logged is not None else "", logged.tp if logged is not None else None,
                          None, command, container)
+
+
+def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, count: int | None) -> str:
+    """Why the engine's GPU group is every GPU of the host, in words; "" where the source does not show that.
+
+    A host of `count` GPUs (two or more, a whole count) and either a pasted command line that sets no
+    CUDA_VISIBLE_DEVICES with a TP x PP of `count`, or a llama.cpp server that splits its model over every GPU CUDA
+    sees (EngineCommand.splits_over_every_gpu). Such a group has no placement to choose.
+    """
+    if count is None or count < 2:
+        return ""
+    shown = engine.command
+    if shown is not None and engine.process is None and shown.env("CUDA_VISIBLE_DEVICES") is None:
+        tp, pp, _ = sizes_from_argv(shown.argv)
+        if (tp or 1) * (pp or 1) == count and tp is not None:
+            return f"{' '.join(shown.argv[:2])} runs TP {tp}" + (f" x PP {pp}" if pp else "") + \
+                f" on the host's {count} GPUs, with no CUDA_VISIBLE_DEVICES"
+    split = next((c for c in (commands.commands if commands is not None else ()) if c.splits_over_every_gpu), None)
+    if split is not None:
+        mode = argv_value(split.argv, ("--split-mode", "-sm")) or "layer"
+        return (f"{posixpath.basename(split.argv[0])} splits its model over every GPU CUDA sees (--split-mode {mode}, "
+                f"no CUDA_VISIBLE_DEVICES or device list): the host's {count} GPUs")
+    return ""
