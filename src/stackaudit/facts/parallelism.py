@@ -33,6 +33,7 @@ from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fac
 from stackaudit.facts.serving_logs import ServingLog
 
 if TYPE_CHECKING:
+    from stackaudit.facts.docker import DockerContainers
     from stackaudit.facts.engine_command import EngineCommands
 
 # Config-file keys (top-level YAML/JSON keys stand for the long options, `_` or `-`).
@@ -277,3 +278,35 @@ def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, c
         return (f"{posixpath.basename(split.argv[0])} splits its model over every GPU CUDA sees (--split-mode {mode}, "
                 f"no CUDA_VISIBLE_DEVICES or device list): the host's {count} GPUs")
     return ""
+
+
+def one_gpu_workload(parallelism: Parallelism | None, containers: DockerContainers | None,
+                     serving_log: ServingLog | None) -> tuple[str, ...]:
+    """What shows that every workload of the source uses one GPU, in words; () where the source does not show it.
+
+    A workload is a GPU container (its GPU request or CUDA_VISIBLE_DEVICES, else its engine's TP x PP as its command
+    sets it), an engine outside containers whose TP size the source gives (TP x PP), or an NCCL communicator of one
+    rank (`nranks 1`) on one host. Every one shown must use one GPU; a size the source does not give (a TGI shard
+    count left to its default of every GPU, an unset TP) leaves the workload unread.
+    """
+    shown: list[str] = []
+    for c in containers.gpu_or_serving if containers is not None else ():
+        if not c.gpu_requested or c.diagnostic_only:
+            continue
+        sizes = parallelism.for_container(c.id) if parallelism is not None else None
+        bound = c.gpus_visible_at_most or (sizes.world_size if sizes is not None and sizes.tp is not None else None)
+        if bound != 1:
+            return ()
+        shown.append(f"container {c.label} is given one GPU" if c.gpus_visible_at_most == 1
+                     else f"container {c.label} runs TP 1")
+    for e in parallelism.engines if parallelism is not None else ():
+        if e.source == DOCKER:
+            continue
+        if e.tp is None or e.world_size != 1:
+            return ()
+        shown.append(f"the {e.source}'s TP x PP is 1")
+    if serving_log is not None and serving_log.comm_ranks:
+        if serving_log.comm_ranks != 1 or serving_log.multi_host:
+            return ()
+        shown.append("NCCL's communicator has one rank (`nranks 1`)")
+    return tuple(dict.fromkeys(shown))
