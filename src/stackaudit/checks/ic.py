@@ -818,7 +818,8 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     (custom_all_reduce.py) shows custom all-reduce on, over the ranks it names (one GPU each), and a CUDA error raised
     in custom_all_reduce.cuh ("peer access is not supported between these two devices") shows it on where it cannot
     work: an issue, fixed by `--disable-custom-all-reduce` or by fixing P2P.
-    GeForce cards have no P2P with the stock driver: NCCL carries the all-reduce. A TP group that
+    GeForce cards have no P2P with the stock driver: NCCL carries the all-reduce (vLLM at TP 2 or more on
+    GeForce cards not shown NVLink-connected: not an issue, vLLM's own P2P test turns it off). A TP group that
     spans nodes (facts/_parse.tp_spans_nodes: `--nnodes` above PP x DP) never runs it: not applicable.
     """
     engine, tp, root = serving_engine.engine, serving_engine.shown_tp, serving_engine.shown
@@ -920,6 +921,12 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
                             "so it stays off by design and NCCL carries the all-reduce (vLLM decides this itself; "
                             "SGLang needs --disable-custom-all-reduce or --enable-p2p-check)",
                             actual={"p2p": states, "tp": tp})
+    if geforce and engine == "vllm" and tp is not None and tp >= 2 and not nvlinked:
+        # vLLM tests P2P itself (gpu_p2p_access_check) and leaves custom all-reduce off where the driver refuses it.
+        names = ", ".join(sorted({gpus.in_words(m) if gpus is not None else m for m in models.values()}))
+        return not_an_issue(f"vLLM TP={tp} on GeForce cards ({names}): the stock driver gives them no PCIe P2P, so "
+                            "vLLM's own P2P test leaves custom all-reduce off and NCCL carries the all-reduce, by "
+                            "design (a bridged pair would use NVLink instead)", actual={"tp": tp, "family": "geforce"})
     if engine == "" and tp is None:
         if serving_processes is None:
             return unknown("the serving engine (its flags or its log) is not in the source",
