@@ -35,6 +35,10 @@ from test_topology_parsers import _pcie, make_topo
     ("Hi, I am trying to figure out the topology on the DGX A100 40GB node that I have access to.",
      [(8, "A100 SXM4 40GB")]),
     ("On DGX-H100 the slot3 NIC, on DGX-A100 the slot4 NIC.", [(8, "A100"), (8, "H100 SXM")]),
+    # ggml-org/llama.cpp#24324 (corpus 736): the form factor before the model, `X4` after it, `32G` for 32 GB
+    ("PCIE Nvidia V100 32G X4", [(4, "Tesla V100 PCIe 32GB")]),
+    # Modelled: the same order with the count first
+    ("8x PCIe A100 80GB", [(8, "A100 PCIe 80GB")]),
     # Modelled counter-examples: hex numbers and error codes are no count; an unknown name is no model; a number
     # that several rows' names merely contain (`4`, `200Gb`) is none.
     ("<board_id>0x100</board_id>", []),

@@ -178,6 +178,9 @@ FAMILIES = {
 # table cut): NVML's product names carry the line ("NVIDIA GeForce RTX 3060", "NVIDIA GB300").
 _FAMILY_WORDS = (
     (re.compile(r"\bGeForce\b", re.I), "geforce"),
+    # A bare GeForce model number as people write it (`2x 3060 12GB`, `RTX 3070 Ti`): GTX 1050 to RTX 5090. The
+    # workstation boards' numbers (RTX 4000, 5000, 6000, A4000, 5880) end in 000 or have another third digit.
+    (re.compile(r"^(?:(?:RTX|GTX)\s*)?[1-5]0[5-9]0(?:\s*Ti|\s*SUPER)?$", re.I), "geforce"),
     (re.compile(r"\bGB[23]00\b"), "rack"),
     (re.compile(r"\bNVL\b"), "nvl"),
     (re.compile(r"-SXM|\b(?:HGX|DGX)\b"), "baseboard"),

@@ -1218,7 +1218,10 @@ def nvlink_health(nvidia: NvidiaGpus | None = None, gpu_events: GpuEvents | None
     Traps: PCIe cards have no NVLink, and no GPU before Pascal has it (a Kepler or Maxwell name, gputable.PRE_NVLINK):
     not applicable. With no NVLink, custom all-reduce runs at most at TP=2 and all-reduce is PCIe-latency bound (a
     key negative result, not a fix). Bridge
-    cards without a bridge installed show every link inactive: that is the build, not a fault; in a pasted
+    cards without a bridge installed show every link inactive: that is the build, not a fault, beside bridged cards
+    too (not an issue, quoted with the card's matrix row where one is pasted); a card the matrix shows
+    NVLink-connected has its inactive links down (issue). NVML's "all links are inActive" in place of a GPU's link
+    lines is every link inactive, not a cut listing. In a pasted
     matrix of named bridge cards (gputable.bridge_domain), NV# only within bridge-sized groups is the build
     too, and a GPU whose row is cut never shows "no NVLink path".
     Per-link speed at idle was not verified to be stable, so speed alone is never flagged.
@@ -1268,16 +1271,26 @@ def _nvlink_health(nvidia: NvidiaGpus | None, gpu_events: GpuEvents | None, nvli
     bridged_idle: list[GpuInfo] = []
     elided: list[str] = []
     cut: list[str] = []  # the GPUs whose listing is cut: not shown, as a cut matrix row
+    every_link_inactive = {x.index: x.note for x in (nvlink_status.gpus if nvlink_status is not None else ())
+                           if x.note and not x.links}
     for g in capable:
         if g.nvlinks is None:
             continue
         active = g.active_nvlinks or 0
         expected = g.spec.nvlink_links if g.spec is not None and g.spec.has_nvlink else len(g.nvlinks)
         actual[g.subject] = {"active": active, "links": len(g.nvlinks), "expected": expected}
-        if active == 0 and g.spec is not None and g.spec.nvlink_kind == "bridge":
+        # A bridge card with every link inactive has no bridge fitted (the build), unless the matrix shows it
+        # NVLink-connected: then its links are down.
+        if active == 0 and g.spec is not None and g.spec.nvlink_kind == "bridge" and not (
+                gpu_topology is not None and gpu_topology.nvlink_peers(f"GPU{g.index}")):
             bridged_idle.append(g)
             continue
         down_links = [link for link in g.nvlinks if not link.active]
+        if active == 0 and g.index in every_link_inactive:
+            # NVML's "all links are inActive" in place of the link lines: every link down, none elided.
+            problems.append(f"{g.label}: 0 of {expected} NVLinks active (\"{every_link_inactive[g.index]}\")")
+            subjects.append(g.subject)
+            continue
         if active < expected and not down_links and len(g.nvlinks) < expected:
             # Links the source does not list (an elided paste) are not links down: never an issue from absence.
             elided.append(f"{g.label}: {active} link(s) shown, all active, of the {expected} the model has")
@@ -1310,6 +1323,19 @@ def _nvlink_health(nvidia: NvidiaGpus | None, gpu_events: GpuEvents | None, nvli
     if bridged_idle and len(bridged_idle) == len([g for g in capable if g.nvlinks is not None]):
         judged = not_an_issue("bridge-capable cards with every NVLink inactive: no NVLink bridge is installed "
                               "(traffic goes over PCIe)", actual=actual)
+    elif bridged_idle:
+        # Bridged cards beside a card without a bridge: the links up are healthy, the idle card is the build.
+        up = ", ".join(f"{k} {v['active']}/{v['expected']}" for k, v in actual.items()
+                       if isinstance(v, dict) and k not in cut and k not in {g.subject for g in bridged_idle})
+        rows = [gpu_topology.lines[f"GPU{g.index}"] for g in bridged_idle
+                if gpu_topology is not None and f"GPU{g.index}" in gpu_topology.lines]
+        judged = not_an_issue(
+            f"NVLinks active with no recovery/CRC errors: {up}; GPU{'s' if len(bridged_idle) > 1 else ''} {gpu_indices(bridged_idle)} "
+            f"{'has' if len(bridged_idle) == 1 else 'have'} every NVLink inactive"
+            + (", and the matrix shows no NV# path from it to any GPU" if rows else "")
+            + ": a bridge card with no bridge fitted, the build (its traffic goes over PCIe), not links down",
+            actual=actual, evidence=rows + [f"GPU {x.index}: {x.note}" for x in (nvlink_status.gpus if nvlink_status else ())
+                                            if x.note and x.index in {g.index for g in bridged_idle}])
     else:
         judged = ok("NVLinks active with no recovery/CRC errors: " + ", ".join(
             f"{k} {v['active']}/{v['expected']}" for k, v in actual.items() if isinstance(v, dict) and k not in cut)

@@ -23,10 +23,11 @@ from stackaudit.checks.registry import (
     unknown,
 )
 from stackaudit.facts.boot_loader import CmdlineTool, tool_of
+from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.gpu_events import GpuEvents
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.nvidia import NvidiaGpus, gpu_spec
-from stackaudit.facts.parallelism import Parallelism
+from stackaudit.facts.parallelism import Parallelism, one_gpu_workload
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.pcie import PcieFacts, PcieFunction
 from stackaudit.facts.pcie_config import AcsCap
@@ -187,7 +188,8 @@ def _corrected_after_boot(lines: list[AerLine]) -> list[float]:
 )
 def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
        serving_log: ServingLog | None = None, gpu_topology: TopoMatrix | None = None,
-       nvidia: NvidiaGpus | None = None) -> Outcome:
+       nvidia: NvidiaGpus | None = None, parallelism: Parallelism | None = None,
+       docker_containers: DockerContainers | None = None) -> Outcome:
     """Reads: `systemd-detect-virt --vm`, else `lscpu` (Hypervisor vendor, the `hypervisor` CPU flag)
     and DMI strings; how many NVIDIA GPUs the guest has (NVML / nvidia-smi, the PCI bus, ...).
     WSL 2 shows in the nvidia-smi header: its Linux library's version over the Windows driver's.
@@ -214,8 +216,10 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     where a cut table shows one GPU.
 
     Traps: in the guest, IOMMU and ACS readings describe the virtual topology (FW-IOMMU-MODE and
-    FW-ACS-P2P are not applicable there). A VM with one passed-through GPU, or a job whose NCCL
-    communicator has one rank (`nranks 1`), loses nothing to this (not an issue). An excerpt that shows one GPU is
+    FW-ACS-P2P are not applicable there). A VM with one passed-through GPU loses nothing to this (not an issue).
+    Neither does a VM whose workload the source shows on one GPU (facts/parallelism.one_gpu_workload): a container
+    given one GPU, an engine whose TP x PP is 1, an NCCL communicator of one rank (`nranks 1`). A vGPU guest stays
+    an issue then, without its P2P clause: unified memory, the profilers and the license apply to one GPU too. An excerpt that shows one GPU is
     judged over that GPU (`1 GPU shown`), unless a GPU's `Minor Number` or the user's words prove more. Neither does a VM whose GPUs
     meet over NVLink in every pair `nvidia-smi topo -m` shows (not an issue, over the rows shown). The hypervisor host that hands
     out vGPUs (its driver's `vGPU Driver Capability` section, `GPU Virtualization Mode: Host VGPU`) is no guest
@@ -228,11 +232,16 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
     if not virtualization.is_vm:
         return ok(f"bare metal ({virtualization.source})", actual="none")
     vgpu = vgpu_guest(nvidia, gpus)
+    one_gpu = one_gpu_workload(parallelism, docker_containers, serving_log)
     if vgpu:
+        # One GPU for the workload leaves no P2P to lose; unified memory, the profilers and the license still apply.
         return issue(f"a vGPU guest ({vgpu}): NVIDIA vGPU turns unified memory and the CUDA profilers off unless "
-                     "the host enables them for this VM, gives no P2P over PCIe (NVLink only, between full-profile "
-                     "vGPUs) and throttles an unlicensed vGPU after 20 minutes; CUDA calls that need them fail with "
-                     "'operation not supported'", actual={"vm": virtualization.vm, "vgpu": vgpu},
+                     "the host enables them for this VM, "
+                     + ("" if one_gpu else "gives no P2P over PCIe (NVLink only, between full-profile vGPUs) ")
+                     + ("and " if one_gpu else "") + "throttles an unlicensed vGPU after 20 minutes; CUDA calls "
+                     "that need them fail with 'operation not supported'"
+                     + (f" (the workload uses one GPU: {'; '.join(one_gpu)}, so P2P plays no part)" if one_gpu else ""),
+                     actual={"vm": virtualization.vm, "vgpu": vgpu},
                      expected="the features the engine uses enabled on the host (enable_uvm, enable_profiling), a "
                               "valid vGPU license, or a passed-through GPU", subjects=[vgpu.split(" is ")[0]]
                      if " is named" in vgpu else [])
@@ -242,6 +251,9 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
         # An excerpt shows one GPU, another source (the user's words: "I have 4 A10Gs") states more.
         count, unshown = gpus.at_least, ""
     shown = [g.label for g in gpus.gpus] if gpus is not None else []
+    if one_gpu and not (count is not None and count < 2 and not unshown):
+        return not_an_issue(f"virtual machine ({virtualization.vm}); the workload uses one GPU ({'; '.join(one_gpu)}): "
+                            "no GPU pair whose P2P or topology the VM could hide", actual=virtualization.vm)
     if count is not None and count < 2 and unshown:
         # "The only GPU" is absence: an excerpt's one GPU never proves it (a cut table, one device's lspci).
         return unknown(f"virtual machine ({virtualization.vm}) with {count} GPU shown, but {unshown}",
@@ -251,9 +263,6 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
         judged = not_an_issue(f"virtual machine ({virtualization.vm}) with {count} GPU: no GPU-to-GPU P2P involved",
                               actual=virtualization.vm)
         return over_subjects(judged, shown, count, ask="nvidia-smi -L") if shown else judged
-    if serving_log is not None and serving_log.comm_ranks == 1 and not serving_log.multi_host:
-        return not_an_issue(f"virtual machine ({virtualization.vm}); NCCL's communicator has one rank (`nranks 1`): "
-                            "the job uses no GPU pair, so no GPU-to-GPU P2P is involved", actual=virtualization.vm)
     topo = gpu_topology
     if topo is not None and len(topo.gpus) > 1 and not topo.unshown_pairs() and topo.numa_hidden():
         spans = ", ".join(sorted(set(topo.numa_affinity.values())))

@@ -28,10 +28,11 @@ from stackaudit.checks.registry import (
 from stackaudit.facts._parse import tp_spans_nodes
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
+from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.nvidia import gpu_spec
-from stackaudit.facts.parallelism import SERVING_ENGINES, ServingEngine
+from stackaudit.facts.parallelism import SERVING_ENGINES, ServingEngine, group_of_every_gpu
 from stackaudit.facts.peer_access import NCCL, P2pBandwidth, P2pDataTests, PeerRefusals
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
@@ -817,7 +818,8 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     (custom_all_reduce.py) shows custom all-reduce on, over the ranks it names (one GPU each), and a CUDA error raised
     in custom_all_reduce.cuh ("peer access is not supported between these two devices") shows it on where it cannot
     work: an issue, fixed by `--disable-custom-all-reduce` or by fixing P2P.
-    GeForce cards have no P2P with the stock driver: NCCL carries the all-reduce. A TP group that
+    GeForce cards have no P2P with the stock driver: NCCL carries the all-reduce (vLLM at TP 2 or more on
+    GeForce cards not shown NVLink-connected: not an issue, vLLM's own P2P test turns it off). A TP group that
     spans nodes (facts/_parse.tp_spans_nodes: `--nnodes` above PP x DP) never runs it: not applicable.
     """
     engine, tp, root = serving_engine.engine, serving_engine.shown_tp, serving_engine.shown
@@ -919,6 +921,12 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
                             "so it stays off by design and NCCL carries the all-reduce (vLLM decides this itself; "
                             "SGLang needs --disable-custom-all-reduce or --enable-p2p-check)",
                             actual={"p2p": states, "tp": tp})
+    if geforce and engine == "vllm" and tp is not None and tp >= 2 and not nvlinked:
+        # vLLM tests P2P itself (gpu_p2p_access_check) and leaves custom all-reduce off where the driver refuses it.
+        names = ", ".join(sorted({gpus.in_words(m) if gpus is not None else m for m in models.values()}))
+        return not_an_issue(f"vLLM TP={tp} on GeForce cards ({names}): the stock driver gives them no PCIe P2P, so "
+                            "vLLM's own P2P test leaves custom all-reduce off and NCCL carries the all-reduce, by "
+                            "design (a bridged pair would use NVLink instead)", actual={"tp": tp, "family": "geforce"})
     if engine == "" and tp is None:
         if serving_processes is None:
             return unknown("the serving engine (its flags or its log) is not in the source",
@@ -1302,7 +1310,8 @@ def _p2p_off_finding(where: str, one_rank: bool, nvlink: bool, geforce: bool, p2
 )
 def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix | None = None,
                        gpus: GpuInventory | None = None, collect_env: CollectEnv | None = None,
-                       serving_log: ServingLog | None = None, nccl_test_runs: NcclTestRuns | None = None) -> Outcome:
+                       serving_log: ServingLog | None = None, nccl_test_runs: NcclTestRuns | None = None,
+                       engine_commands: EngineCommands | None = None) -> Outcome:
     """Reads: `nvidia-smi topo -m` restricted to the engine's GPUs (its CUDA_VISIBLE_DEVICES and
     tensor-parallel size, from /proc, a pasted command line or a pasted log), CUDA_DEVICE_ORDER,
     the GPU models. With no engine shown, a pasted test run's GPUs (nccl-tests or NCCL 1 rank lines, through the
@@ -1330,8 +1339,17 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     between every GPU pair it lists is that NVLink fabric: ok over the GPUs it lists.
     A test run's device numbers name host GPUs only through a CUDA_VISIBLE_DEVICES on its command line, or when
     its highest device is the host's last GPU; otherwise the run's group is not read.
+    With no matrix, a group the source shows is every GPU of the host (a whole GPU count, and a pasted command with
+    TP x PP of that count, or a llama.cpp server splitting over every GPU, neither narrowed by CUDA_VISIBLE_DEVICES)
+    has no placement to choose: not an issue (facts/parallelism.group_of_every_gpu).
     """
     if gpu_topology is None:
+        count = gpus.whole_count if gpus is not None else None
+        if every := group_of_every_gpu(serving_engine, engine_commands, count):
+            judged = not_an_issue(f"the group spans every GPU of the host: {every}, so whatever sockets they sit on, "
+                                  "no other placement exists to choose", actual={"gpus": count})
+            return over_subjects(judged, [g.label for g in gpus.gpus] if gpus is not None else [], count,
+                                 ask="nvidia-smi -L")
         return _nccl_paths_nvlinked(serving_log) or _no_matrix(gpus)
     topo = gpu_topology
     names = list(topo.gpus)

@@ -125,6 +125,19 @@ class EngineCommand:
         return "", ""
 
     @property
+    def splits_over_every_gpu(self) -> bool:
+        """Whether it is a llama.cpp server that splits its model over every GPU CUDA sees: layers on the GPUs
+        (`-ngl` not 0) or a split mode other than `none`, and neither CUDA_VISIBLE_DEVICES on the line nor a device
+        list or tensor split (`--device`, `--tensor-split`) that narrows the GPUs (llama.cpp's `--split-mode` help:
+        "split the model across multiple GPUs", layer by default)."""
+        if self.engine != "llamacpp" or "CUDA_VISIBLE_DEVICES" in dict(self.env):
+            return False
+        mode = argv_value(self.argv, ("--split-mode", "-sm"))
+        layers = argv_value(self.argv, ("--n-gpu-layers", "--gpu-layers", "-ngl"))
+        narrowed = argv_value(self.argv, ("--device", "-dev", "--tensor-split", "-ts", "--main-gpu", "-mg"))
+        return narrowed is None and mode != "none" and (mode is not None or layers not in (None, "0"))
+
+    @property
     def launcher_sets_graphs(self) -> bool:
         """Whether its launcher turns CUDA graphs on itself in every release (GRAPHS_ON_LAUNCHERS), with no config
         file named that the paste does not show (that file could turn them off)."""

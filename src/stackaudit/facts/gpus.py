@@ -685,16 +685,20 @@ def _model_in(tokens: list[str], backwards: bool = False) -> str:
     40GB`, kept in the user's words for the checks to resolve with its note): a word that several rows merely
     contain (`4`, `200Gb`) is none.
     """
-    tokens = [re.sub(r"^(\d+)G$", r"\1GB", t, flags=re.I) for t in tokens[:4]] if not backwards else tokens[-4:]
+    tokens = [re.sub(r"^(\d+)G$", r"\1GB", t, flags=re.I) for t in (tokens[-4:] if backwards else tokens[:4])]
     for n in range(len(tokens), 0, -1):
         text = " ".join(tokens[-n:] if backwards else tokens[:n]).strip(",;:()")
-        if text and (name := exact_name(text)):
+        if text and (name := exact_name(text) or exact_name(_FORM_FIRST.sub(r"\2 \1", text))):
             return name
     for n in range(len(tokens), 0, -1):  # a model the table lacks, named with its line's brand word
         text = " ".join(tokens[-n:] if backwards else tokens[:n]).strip(",;:()")
         if _BRANDED_MODEL.search(text) and brand_family(text) is not None and not re.match(r"(?:x|of)\s", text, re.I):
             return text
     return ""
+
+
+# A form factor written before the model (`PCIE Nvidia V100 32G`, llama.cpp#24324), as the table's names put it after.
+_FORM_FIRST = re.compile(r"^(PCIe|SXM\d?)\s+(?:NVIDIA\s+)?(\S+)", re.I)
 
 
 # A model number at the end of a branded name the GPU table has no row for (`GeForce RTX 2080`, `RTX A4000`,
@@ -729,7 +733,7 @@ def stated_gpus(line: str) -> list[tuple[int, str]]:
         if model:
             said.append((int(m.group(1)), model))
     for m in _COUNT_AFTER.finditer(line):
-        model = _model_in(line[:m.start()].split()[-3:], backwards=True)
+        model = _model_in(line[:m.start()].split()[-4:], backwards=True)
         if model:
             said.append((int(m.group(1)), model))
     return list(dict.fromkeys(said))

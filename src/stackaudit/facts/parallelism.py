@@ -22,13 +22,19 @@ engine's own argv (a whole command line) does not name it.
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from stackaudit.facts._parse import TP_ENV, TP_FLAGS, argv_value, parallel_size, sizes_from_argv
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, provider, union
 from stackaudit.facts.serving_logs import ServingLog
+
+if TYPE_CHECKING:
+    from stackaudit.facts.docker import DockerContainers
+    from stackaudit.facts.engine_command import EngineCommands
 
 # Config-file keys (top-level YAML/JSON keys stand for the long options, `_` or `-`).
 TP_KEYS = ("tensor_parallel_size", "tp_size")
@@ -249,3 +255,58 @@ def serving_engine(ctx: FactContext) -> ServingEngine:
                      None)
     return ServingEngine(logged.engine if logged is not None else "", logged.tp if logged is not None else None,
                          None, command, container)
+
+
+def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, count: int | None) -> str:
+    """Why the engine's GPU group is every GPU of the host, in words; "" where the source does not show that.
+
+    A host of `count` GPUs (two or more, a whole count) and either a pasted command line that sets no
+    CUDA_VISIBLE_DEVICES with a TP x PP of `count`, or a llama.cpp server that splits its model over every GPU CUDA
+    sees (EngineCommand.splits_over_every_gpu). Such a group has no placement to choose.
+    """
+    if count is None or count < 2:
+        return ""
+    shown = engine.command
+    if shown is not None and engine.process is None and shown.env("CUDA_VISIBLE_DEVICES") is None:
+        tp, pp, _ = sizes_from_argv(shown.argv)
+        if (tp or 1) * (pp or 1) == count and tp is not None:
+            return f"{' '.join(shown.argv[:2])} runs TP {tp}" + (f" x PP {pp}" if pp else "") + \
+                f" on the host's {count} GPUs, with no CUDA_VISIBLE_DEVICES"
+    split = next((c for c in (commands.commands if commands is not None else ()) if c.splits_over_every_gpu), None)
+    if split is not None:
+        mode = argv_value(split.argv, ("--split-mode", "-sm")) or "layer"
+        return (f"{posixpath.basename(split.argv[0])} splits its model over every GPU CUDA sees (--split-mode {mode}, "
+                f"no CUDA_VISIBLE_DEVICES or device list): the host's {count} GPUs")
+    return ""
+
+
+def one_gpu_workload(parallelism: Parallelism | None, containers: DockerContainers | None,
+                     serving_log: ServingLog | None) -> tuple[str, ...]:
+    """What shows that every workload of the source uses one GPU, in words; () where the source does not show it.
+
+    A workload is a GPU container (its GPU request or CUDA_VISIBLE_DEVICES, else its engine's TP x PP as its command
+    sets it), an engine outside containers whose TP size the source gives (TP x PP), or an NCCL communicator of one
+    rank (`nranks 1`) on one host. Every one shown must use one GPU; a size the source does not give (a TGI shard
+    count left to its default of every GPU, an unset TP) leaves the workload unread.
+    """
+    shown: list[str] = []
+    for c in containers.gpu_or_serving if containers is not None else ():
+        if not c.gpu_requested or c.diagnostic_only:
+            continue
+        sizes = parallelism.for_container(c.id) if parallelism is not None else None
+        bound = c.gpus_visible_at_most or (sizes.world_size if sizes is not None and sizes.tp is not None else None)
+        if bound != 1:
+            return ()
+        shown.append(f"container {c.label} is given one GPU" if c.gpus_visible_at_most == 1
+                     else f"container {c.label} runs TP 1")
+    for e in parallelism.engines if parallelism is not None else ():
+        if e.source == DOCKER:
+            continue
+        if e.tp is None or e.world_size != 1:
+            return ()
+        shown.append(f"the {e.source}'s TP x PP is 1")
+    if serving_log is not None and serving_log.comm_ranks:
+        if serving_log.comm_ranks != 1 or serving_log.multi_host:
+            return ()
+        shown.append("NCCL's communicator has one rank (`nranks 1`)")
+    return tuple(dict.fromkeys(shown))

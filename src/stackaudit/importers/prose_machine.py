@@ -23,10 +23,11 @@ from stackaudit.importers.registry import Found, document_appended, importer
 MAX_LINES = 20  # lines of words read from one paste; past a few, they state several machines anyway
 
 
-# A count beside `x` (`8x`, `8 x`, `x 8`; never `0x`, which starts hex numbers), `*`, cards or GPUs, a DGX name, an
+# A count beside `x` (`8x`, `8 x`, `x 8`, `X4`; never `0x`, which starts hex numbers), `*`, cards or GPUs, a DGX name, an
 # instance size, a model number in the plural (`4090s`, `H100s`, `T4s`, `A10Gs`). A `×` line without `gpu` or `card`
 # is left out: needles are ASCII.
 _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)), *(f"x {d}" for d in range(1, 10)),
+            *(f"x{d}" for d in range(1, 10)),
             "*", "card", "gpu", "dgx", "large", "standard", "medium", "small", "micro", "nano", "metal", " vm", "wsl",
             "virtual machine", "shared memory", "shm", "0s", "4s", "0gs")
 
