@@ -170,3 +170,25 @@ def test_two_hosts_named_alike_name_no_host() -> None:
 
     assert not isinstance(fact(pasted(body("673")), "hostname"), Hostname)
     assert isinstance(fact(pasted(NCCL_857), "hostname"), Hostname)
+
+
+# --- NCCL_IB_DISABLE: one host only where shown -------------------------------------------------------------------
+
+
+def test_ib_disabled_where_the_nodes_are_not_shown_is_unknown() -> None:
+    """Real (captures 790, nccl#1591: a Ray head container with /dev/infiniband passed in; 627, a NCCL log that sets
+    it): neither shows whether the job spans nodes, so the setting is neither the one-host trap nor an issue."""
+    for prefix in ("790", "627"):
+        r = capture_checks(prefix, "IC-NCCL-ENV")["IC-NCCL-ENV"]
+        assert r.status == "unknown" and "whether this job spans nodes is not in the source" in r.message, prefix
+        assert "on one host:" not in r.message
+
+
+def test_ib_disabled_on_a_run_shown_on_one_host_is_the_trap(tmp_path: Path) -> None:
+    """Real lines (capture 351, nccl-tests#117: every rank of the run on one host), with NCCL_IB_DISABLE=1 on the
+    test's command line (modelled): nothing between hosts to lose."""
+    text = "NCCL_IB_DISABLE=1 ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 4\n" + body("351")
+    nodes = _nodes(text)
+    assert nodes.one and not nodes.several
+    r = paste_checks(tmp_path, text, "IC-NCCL-ENV")["IC-NCCL-ENV"]
+    assert "NCCL_IB_DISABLE=1" in r.message and "on one host:" in r.message, r.message

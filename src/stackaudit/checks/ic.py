@@ -1174,6 +1174,10 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     geforce = _is_geforce(models)
     engines = {s.engine for s in settings if s.engine} | ({serving_log.engine} if serving_log else set())
     multi = _multi_node(serving_processes, serving_log, nccl_nodes)
+    # One host shown: the job's own NCCL lines put every rank on one host, or a live engine runs here without
+    # multi-node flags (the process list is whole).
+    one_host = not multi and (bool(nccl_nodes is not None and nccl_nodes.one)
+                              or bool(serving_processes is not None and serving_processes.found))
     # `localRanks 1` on every node: no two ranks share a host, so no intra-host path can be lost.
     one_rank = serving_log is not None and serving_log.local_ranks == 1
     findings: list[tuple[int, str, str]] = []  # (3 high / 2 medium / 1 low / 0 trap, message, setting)
@@ -1221,10 +1225,16 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
                 findings.append((1, f"{where} on one host whose NICs {', '.join(near)} sit next to GPUs (PIX/PXB): "
                                  "NCCL may carry GPU pairs without a better path through them (NET/IB); without it "
                                  "those pairs use host memory", s.name))
-            else:
+            elif one_host:
                 findings.append((0, f"{where} on one host: GPU-to-GPU traffic stays on P2P/SHM; it only removes "
                                  "NET/IB, which NCCL picks inside a host only when NICs near the GPUs beat their path",
                                  s.name))
+            else:
+                # Whether the job spans nodes is not shown: the setting costs nothing on one host and sends a
+                # multi-node job's traffic to TCP sockets (issue 28: no "one host" from what the source does not show).
+                pending.append(f"{where}: costs nothing on one host (GPU-to-GPU traffic stays on P2P/SHM), but on a "
+                               "job that spans nodes it sends inter-node traffic to TCP sockets; whether this job "
+                               "spans nodes is not in the source")
         elif s.name in ("NCCL_NVLS_ENABLE", "NCCL_CUMEM_ENABLE") and s.value.strip() == "0":
             if "sglang" in engines:
                 findings.append((0, f"{where}: SGLang sets this itself (RT-ENV-SGLANG)", s.name))
