@@ -327,7 +327,8 @@ def test_ranks_joined_through_shm_or_p2p_share_ipc(prefix: str, ranks: str) -> N
     assert f"ranks {ranks} of one host" in r.message
 
 
-# Modelled on 288's lines: ranks of one host that NCCL joins over NET (split IPC namespaces), or two hosts.
+# Modelled on 288's lines: ranks of one host that NCCL joins over NET (split IPC namespaces), or two hosts, each
+# joining its own ranks over SHM (one namespace per host), or one of them over NET (split on that host).
 _NET_SPLIT = ("HOST:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via NET/Socket/0\n"
               "HOST:1:3 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via NET/Socket/0\n")
 _TWO_HOSTS = ("nodeA:1:2 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via SHM/direct/direct\n"
@@ -336,7 +337,8 @@ _TWO_HOSTS = ("nodeA:1:2 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via SHM/direct/
 
 @pytest.mark.parametrize(("text", "status"), [
     (_NET_SPLIT, "unknown"),
-    (_TWO_HOSTS, "unknown"),
+    (_TWO_HOSTS, "ok"),
+    (_TWO_HOSTS.replace("2[0] -> 3[1] via SHM/direct/direct", "2[0] -> 3[1] via NET/Socket/0"), "unknown"),
     (_NET_SPLIT.replace("NET/Socket/0", "SHM/direct/direct"), "ok"),  # the same lines, one namespace
 ])
 def test_ranks_not_joined_through_shm_stay_open(tmp_path: Path, text: str, status: str) -> None:

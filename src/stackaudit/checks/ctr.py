@@ -514,7 +514,10 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
         said = (f"NCCL ranks {shown} of one host all log from container {serving_log.container_host()} (its "
                 "default hostname), so they share its IPC namespace" if serving_log.container_host() else
                 f"NCCL joins ranks {shown} of one host through SHM and P2P, which it opens only between ranks that "
-                "share one /dev/shm (one IPC namespace)")
+                "share one /dev/shm (one IPC namespace)" if not serving_log.multi_host else
+                f"NCCL joins ranks {shown} on each of hosts {', '.join(serving_log.nccl_hosts[:4])} through SHM and "
+                "P2P, which it opens only between ranks that share one /dev/shm (one IPC namespace per host; NET "
+                "joins the hosts)")
         judged = ok(said,
                     actual=sorted(serving_log.transports()), subjects=[f"rank {r}" for r in group])
         return over_subjects(judged, [f"rank {r}" for r in group], serving_log.comm_ranks or None)

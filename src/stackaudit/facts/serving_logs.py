@@ -437,7 +437,8 @@ class ServingLog:
 
     def ipc_group(self) -> tuple[int, ...]:
         """The ranks of a one-host NCCL log when its SHM and P2P channels join every rank it shows into one
-        group; () otherwise (several hosts, fewer than two ranks, or a rank reached only over NET).
+        group, or of a log from several named hosts when each rank it shows has an SHM or P2P channel; () otherwise
+        (fewer than two ranks, or a rank reached only over NET).
 
         NCCL opens SHM and P2P only between ranks with the same host hash and the same /dev/shm device
         (`shmCanConnect` in transport/shm.cc, `ncclTopoCheckP2p` in graph/paths.cc), so such ranks share
@@ -446,7 +447,7 @@ class ServingLog:
         default) comes from the processes of that one container, which share its IPC namespace.
         """
         ranks = {r for c in self.channels for r in (c.src, c.dst)}
-        if self.multi_host or len(ranks) < 2:
+        if len(ranks) < 2 or (self.multi_host and not self.nccl_hosts):
             return ()
         if self.container_host():
             return tuple(sorted(ranks))
@@ -460,6 +461,20 @@ class ServingLog:
         for c in self.channels:
             if c.transport in ("SHM", "P2P"):
                 group[root(c.src)] = root(c.dst)
+        if self.multi_host:
+            # Ranks on several hosts (their names in the line prefixes): where each host's SHM and P2P channels join
+            # the ranks it logs into one group, that group shares the host's namespace, and NET joins the hosts. A
+            # rank seen only over NET may sit on a host of its own or be cut off from its neighbours' /dev/shm, and
+            # two groups on one host may be two namespaces: no verdict then.
+            local = [c for c in self.channels if c.transport in ("SHM", "P2P")]
+            per_host: dict[str, set[int]] = {}
+            for c in local:
+                per_host.setdefault(c.host, set()).update((c.src, c.dst))
+            joined = [r for members in per_host.values() for r in members]
+            if (len(per_host) < 2 or "" in per_host or set(joined) != ranks or len(joined) != len(ranks)
+                    or any(len({root(r) for r in members}) != 1 for members in per_host.values())):
+                return ()
+            return tuple(sorted(ranks))
         return tuple(sorted(ranks)) if len({root(r) for r in ranks}) == 1 else ()
 
     def container_host(self) -> str:
