@@ -503,6 +503,8 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     when nearby NICs beat the GPU path (IC-NCCL-ENV). From inside one container the other ranks are
     invisible: compare `cat /proc/sys/kernel/random/boot_id` and `stat -c %d /dev/shm` across them.
     A one-host NCCL log whose SHM and P2P channels join every rank shows the shared namespace itself.
+    A NCCL log from several named hosts whose SHM and P2P channels join each host's ranks into one group shows one
+    namespace per host (NET joins the hosts).
     So does vLLM's "Detected 1 nodes in the distributed environment" for a world of two or more ranks: vLLM
     counts as one node the ranks that open one shared-memory segment.
     One container started as no rank of a group that holds two or more GPUs (its ids or count, or `--gpus all`
