@@ -26,3 +26,18 @@ def test_a_rank_reached_only_over_net_leaves_it_open(tmp_path: Path) -> None:
     text += "\nravg1040:41359:41827 [2] NCCL INFO Channel 00/0 : 6[2] -> 7[3] via NET/IBext/0\n"
     r = paste_checks(tmp_path, text, "CTR-IPC-ISOLATION")["CTR-IPC-ISOLATION"]
     assert r.status != "ok", r.message
+
+
+def test_a_ray_worker_joining_its_head_over_loopback_is_a_rank_on_the_heads_host() -> None:
+    # Real: corpus 786 (vllm#14093): a Ray head container and a worker container that joins it at 127.0.0.1, each
+    # with one GPU and its own private IPC namespace: NCCL sees one host (host network) and two /dev/shm devices.
+    r = capture_checks("786", "CTR-IPC-ISOLATION")["CTR-IPC-ISOLATION"]
+    assert r.status == "issue" and "headnode" in r.message and "workernode" in r.message
+
+
+def test_a_ray_worker_joining_another_hosts_head_is_not_on_this_host(tmp_path: Path) -> None:
+    # Modelled from 786: the worker joins its head at 10.0.0.1, another node's address: nothing shows the two
+    # containers on one host.
+    text = body("786").replace("--address=127.0.0.1:6379", "--address=10.0.0.1:6379")
+    r = paste_checks(tmp_path, text, "CTR-IPC-ISOLATION")["CTR-IPC-ISOLATION"]
+    assert r.status != "issue", r.message

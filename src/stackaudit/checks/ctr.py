@@ -505,6 +505,8 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     A one-host NCCL log whose SHM and P2P channels join every rank shows the shared namespace itself.
     A NCCL log from several named hosts whose SHM and P2P channels join each host's ranks into one group shows one
     namespace per host (NET joins the hosts).
+    A Ray worker container that joins its head at a loopback address runs on the head's host, so the head's container
+    holds ranks of the same group.
     So does vLLM's "Detected 1 nodes in the distributed environment" for a world of two or more ranks: vLLM
     counts as one node the ranks that open one shared-memory segment.
     One container started as no rank of a group that holds two or more GPUs (its ids or count, or `--gpus all`
@@ -551,6 +553,10 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
         return not_applicable("not in a container and no Docker containers to compare")
     by_name = {c.name: c for c in docker_containers.containers}
     ranks = [c for c in docker_containers.gpu_or_serving if c.distributed_rank]
+    if any(_RAY_LOOPBACK.search(" ".join(c.argv)) for c in ranks):
+        # A Ray worker that joins its head at a loopback address runs on the head's host: the head holds ranks too.
+        ranks = [c for c in docker_containers.gpu_or_serving
+                 if c.distributed_rank or re.search(r"\bray start\b.*--head\b", " ".join(c.argv))]
     if len(ranks) < 2:
         whole = [(c, size) for c in docker_containers.gpu_or_serving if not ranks and parallelism is not None
                  and (sizes := parallelism.for_container(c.id)) is not None and (size := sizes.world_size) > 1
@@ -590,6 +596,10 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
                                                                       for c in ranks},
                          expected="the same NCCL_HOSTID in every rank", subjects=labels)
     return ok(f"rank containers {', '.join(labels)} share one IPC namespace", actual=sorted(keys), subjects=labels)
+
+
+# `ray start --address=127.0.0.1:6379` (or localhost): a worker on its head's own host.
+_RAY_LOOPBACK = re.compile(r"\bray start\b.*--address[= ]['\"]?(?:127\.\d+\.\d+\.\d+|localhost)\b")
 
 
 def _gpus_held(c: DockerContainer, gpus: GpuInventory | None) -> int | None:
