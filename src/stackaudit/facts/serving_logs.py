@@ -1172,6 +1172,7 @@ class NcclSetting:
     source: str  # "pid 4101 (vLLM api-server) environment", "/etc/nccl.conf", "NCCL log", "collect_env shell"
     engine: str = ""  # the engine whose process carries it ("vllm", "sglang", "")
     strength: int = 0  # 2: the engine's own environment/config file, 1: NCCL log, 0: collect_env shell
+    test_run: bool = False  # set on a pasted nccl-tests command line: the measurement's own choice
 
     @property
     def on(self) -> bool:
@@ -1304,7 +1305,7 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
         # A test run's own variables: what the run shows was set for it, not the serving engine's environment.
         where = f"the pasted `{program}` command line (a test run)"
         sources.append(where)
-        settings += [NcclSetting(name, value, where, "", 2) for name, value in assigned]
+        settings += [NcclSetting(name, value, where, "", 2, test_run=True) for name, value in assigned]
     stated = ctx.optional("stated_nccl_env", StatedNccl)
     for name, value in stated.settings if stated is not None else ():
         # What the user says was set: the weakest source, never the engine's whole environment.
