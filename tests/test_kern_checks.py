@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import struct
+from pathlib import Path
 from typing import Any
 
+from corpus import capture_checks, paste_checks
 from stackaudit.engine.results import Result
 from stackaudit.engine.testing import run_checks
 from stackaudit.host.memory import fake_host
@@ -307,6 +309,40 @@ def test_numa_balancing_single_node_is_not_an_issue_and_off_ok() -> None:
     files = numa_files(2)
     files["/proc/sys/kernel/numa_balancing"] = "0\n"
     assert run("KERN-NUMA-BALANCING", files).status == "ok"
+
+
+# One NUMA node decides without the sysctl: automatic balancing has nothing to migrate, whatever its value.
+# Real pastes: 741 (vllm#5222, collect_env's lscpu on a 4-CPU A100 host) and 602 (vllm#7854, an AWS L40S VM's
+# lscpu cut after `NUMA node(s): 1`). Counter-examples: 136 (a real `numactl -H` of two nodes) and the GH200's lscpu
+# of bytedance/xpu-perf#129 (nine nodes, one with CPUs: the GPU memory nodes still count), which stay unknown.
+# The thread shows the NUMA lines; the first three lines are modelled so that the paste reads as `lscpu`.
+GH200_LSCPU = """\
+Architecture:             aarch64
+CPU(s):                   72
+Vendor ID:                ARM
+NUMA:
+  NUMA node(s):           9
+  NUMA node0 CPU(s):      0-71
+  NUMA node1 CPU(s):
+  NUMA node2 CPU(s):
+"""
+
+
+def test_numa_balancing_one_node_needs_no_sysctl(tmp_path: Path) -> None:
+    for prefix in ("741", "602"):
+        r = capture_checks(prefix, "KERN-NUMA-BALANCING")["KERN-NUMA-BALANCING"]
+        assert r.status == "not-an-issue" and "one NUMA node" in r.message, prefix
+    # Modelled: `numactl -H` of a one-node host says the same.
+    paste = "available: 1 nodes (0)\nnode 0 cpus: 0 1 2 3\nnode 0 size: 64000 MB\nnode 0 free: 60000 MB\n"
+    r = paste_checks(tmp_path, paste, "KERN-NUMA-BALANCING")["KERN-NUMA-BALANCING"]
+    assert r.status == "not-an-issue" and "one NUMA node" in r.message
+
+
+def test_numa_balancing_many_nodes_without_sysctl_stay_unknown(tmp_path: Path) -> None:
+    r = capture_checks("136", "KERN-NUMA-BALANCING")["KERN-NUMA-BALANCING"]
+    assert r.status == "unknown" and "2 NUMA nodes" in r.message
+    r = paste_checks(tmp_path, GH200_LSCPU, "KERN-NUMA-BALANCING")["KERN-NUMA-BALANCING"]
+    assert r.status == "unknown" and "9 NUMA nodes" in r.message
 
 
 # --- KERN-THP --------------------------------------------------------------------------------

@@ -86,3 +86,42 @@ def test_modelled_p2p_off_on_nvswitch_h100s_is_an_issue(tmp_path: Path) -> None:
     r = paste_checks(tmp_path, text, CHECK)[CHECK]
     assert r.status == "issue", r.message
     assert "NVLink" in r.message
+
+
+# NVIDIA/nccl#1530 (issue body by guyan364), cut after the column header: NCCL_ALGO=TREE forced on eight RTX 4090
+# of one host, an algorithm NCCL does not pick for large all-reduces there.
+NCCL_1530_TREE = """```bash
+NCCL_ALGO=TREE ./all_reduce_perf -g 8 -b 8 -e 128M -f 2
+# nThread 1 nGpus 8 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
+#
+# Using devices
+#  Rank  0 Group  0 Pid  28307 on      gpu59 device  0 [0x16] NVIDIA GeForce RTX 4090
+#  Rank  1 Group  0 Pid  28307 on      gpu59 device  1 [0x27] NVIDIA GeForce RTX 4090
+#  Rank  2 Group  0 Pid  28307 on      gpu59 device  2 [0x38] NVIDIA GeForce RTX 4090
+#  Rank  3 Group  0 Pid  28307 on      gpu59 device  3 [0x5a] NVIDIA GeForce RTX 4090
+```
+"""
+
+
+def test_ring_forced_by_a_one_host_pcie_benchmark_is_its_own_choice(tmp_path: Path) -> None:
+    # nccl-tests#269 (corpus 758): NCCL_ALGO=RING on all_reduce_perf over eight RTX 4090 of one host.
+    r = capture_checks("758", CHECK)[CHECK]
+    assert r.status == "not-an-issue", r.message
+    assert "the benchmark's own choice on one host without NVLink" in r.message
+    # Modelled: tinygrad PR 22's real header (four RTX 4090 of one host) with NCCL_ALGO=Ring in place of its
+    # NCCL_P2P_LEVEL=SYS.
+    paste = TINYGRAD_PR_22.replace("NCCL_P2P_LEVEL=SYS", "NCCL_ALGO=Ring")
+    r = paste_checks(tmp_path, paste, CHECK)[CHECK]
+    assert r.status == "not-an-issue" and "the benchmark's own choice" in r.message, r.message
+
+
+def test_forced_algorithms_that_nccl_would_not_pick_stay_issues(tmp_path: Path) -> None:
+    # nccl-tests on 8 NVSwitch H100 (corpus 478): Ring rules out NVLS and Tree there.
+    r = capture_checks("478", CHECK)[CHECK]
+    assert r.status == "issue" and "forces NCCL's choice" in r.message
+    # Two nodes (corpus 587): Tree pays off across nodes, so Ring forced there is not NCCL's own pick.
+    r = capture_checks("587", CHECK)[CHECK]
+    assert r.status == "issue" and "NCCL_ALGO=Ring" in r.message and "own choice" not in r.message
+    # Tree forced on one PCIe host (NVIDIA/nccl#1530): not what NCCL picks for large all-reduces there.
+    r = paste_checks(tmp_path, NCCL_1530_TREE, CHECK)[CHECK]
+    assert r.status == "issue" and "NCCL_ALGO=TREE" in r.message and "own choice" not in r.message

@@ -509,6 +509,8 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     holds ranks of the same group.
     So does vLLM's "Detected 1 nodes in the distributed environment" for a world of two or more ranks: vLLM
     counts as one node the ranks that open one shared-memory segment.
+    So does vLLM's message-queue handle whose readers are all local (remote subscribe address None) and, with
+    its writer, make up the whole world: every reader attaches the writer's shared-memory segment.
     One container started as no rank of a group that holds two or more GPUs (its ids or count, or `--gpus all`
     where the sources show two or more GPUs) keeps every rank its engine starts inside it: ok, as for TP > 1.
     """
@@ -527,9 +529,9 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
         return over_subjects(judged, [f"rank {r}" for r in group], serving_log.comm_ranks or None)
     shared = serving_log.shared_shm() if serving_log is not None else ()
     if shared and serving_log is not None:
-        return ok(f"vLLM found all {serving_log.world_size} ranks on one node by opening one shared-memory segment "
+        return ok(f"vLLM found all {serving_log.shm_ranks()} ranks on one node by opening one shared-memory segment "
                   "from every rank, so they share one /dev/shm (one IPC namespace)",
-                  actual={"world_size": serving_log.world_size, "nodes": 1}, evidence=list(shared))
+                  actual={"world_size": serving_log.shm_ranks(), "nodes": 1}, evidence=list(shared))
     if container is None:
         return unknown("could not read container: the source does not show whether it ran in a container",
                        hint="paste `cat /proc/1/cgroup`, or the ranks' NCCL_DEBUG=INFO channel lines")

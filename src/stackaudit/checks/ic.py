@@ -1142,7 +1142,9 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
 
     Traps: NCCL_IB_DISABLE=1 on one host leaves GPU-to-GPU traffic on P2P/SHM (it only removes
     NET/IB, which NCCL may pick inside a host when NICs sit close to both GPUs). NCCL_P2P_DISABLE=1
-    on GeForce (no P2P anyway) or a measured choice on some AMD PCIe hosts is legitimate. SGLang
+    on GeForce (no P2P anyway) or a measured choice on some AMD PCIe hosts is legitimate.
+    NCCL_ALGO=Ring on an nccl-tests command line on one host without NVLink is the benchmark's own
+    choice, and Ring is NCCL's pick for large all-reduces there (not an issue). SGLang
     sets NCCL_CUMEM_ENABLE=0 and NCCL_NVLS_ENABLE=0 itself (RT-ENV-SGLANG). NCCL itself refuses P2P
     beyond PXB (SHM between SYS/PHB GPUs is its default, not a setting). A clean nccl.conf says
     nothing when the engine's environment is unreadable (another user's process): unknown.
@@ -1205,6 +1207,13 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
             findings.append((2, f"{where} forces NCCL's rings and trees from a file written for another machine's "
                              "GPUs and NICs: for experiments only, never in production (the NCCL maintainers, "
                              "NVIDIA/nccl#1240); NCCL fails at init where it names a device this host lacks", s.name))
+        elif s.name == "NCCL_ALGO" and s.value.strip().lower() == "ring" and s.test_run and not multi \
+                and _no_nvlink(gpu_topology, models):
+            # A benchmark's own choice on one host without NVLink: NVLS needs NVSwitch and Tree and CollNet pay
+            # off across nodes, so the run measures the algorithm NCCL picks for large all-reduces there.
+            findings.append((0, f"{where}: the benchmark's own choice on one host without NVLink, where Ring "
+                             "is what NCCL picks for large all-reduces; it is not the serving engine's setting",
+                             s.name))
         elif s.name in ("NCCL_ALGO", "NCCL_PROTO"):
             findings.append((1, f"{where} forces NCCL's choice; keep only with a measurement on this host", s.name))
         elif s.name in ("NCCL_MAX_NCHANNELS", "NCCL_MAX_CTAS") and s.value.strip().isdigit():

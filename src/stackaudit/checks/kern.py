@@ -602,7 +602,7 @@ def cstates(cpuidle: CpuIdle, cmdline: KernelCmdline | None = None,
                        keep=keep_line("kernel.numa_balancing = 0", "/etc/sysctl.d/90-llm-serving.conf"))),
     references=("https://docs.kernel.org/admin-guide/sysctl/kernel.html#numa-balancing",),
 )
-def numa_balancing(sysctls: Sysctls, numa: NumaTopology, vmstat: VmStat | None = None,
+def numa_balancing(numa: NumaTopology, sysctls: Sysctls | None = None, vmstat: VmStat | None = None,
                    serving_processes: ServingProcesses | None = None) -> Outcome:
     """Reads: /proc/sys/kernel/numa_balancing (0 off, 1 on, 2 memory tiering, 3 both), NUMA nodes
     (/sys/devices/system/node), /proc/vmstat numa_hint_faults / numa_pages_migrated, and the
@@ -614,17 +614,21 @@ def numa_balancing(sysctls: Sysctls, numa: NumaTopology, vmstat: VmStat | None =
     Why: the feature periodically unmaps pages and traps the faults, an overhead that hits the
     CPU-bound scheduler loop. Impact on vLLM/SGLang unmeasured.
 
-    Traps: on single-node machines the value is irrelevant (not an issue). CUDA pinned pages are
-    not migrated anyway.
+    Traps: on single-node machines the value is irrelevant (not an issue), so one node decides
+    without the sysctl. CUDA pinned pages are not migrated anyway.
     """
     key = "kernel.numa_balancing"
-    value = sysctls.get(key)
-    if value is None:
-        if key in sysctls.absent:
-            return ok("kernel.numa_balancing does not exist: the kernel has no automatic NUMA balancing",
-                      actual="absent")
-        return unknown("kernel.numa_balancing is not in this source", hint="cat /proc/sys/kernel/numa_balancing")
     nodes = numa.count
+    value = sysctls.get(key) if sysctls is not None else None
+    if value is None and sysctls is not None and key in sysctls.absent:
+        return ok("kernel.numa_balancing does not exist: the kernel has no automatic NUMA balancing",
+                  actual="absent")
+    if value is None and nodes <= 1:
+        return not_an_issue("one NUMA node: automatic NUMA balancing has nothing to migrate, whatever "
+                            "kernel.numa_balancing says", expected="0 on multi-node hosts")
+    if value is None:
+        return unknown(f"{nodes} NUMA nodes, but kernel.numa_balancing is not in this source",
+                       hint="cat /proc/sys/kernel/numa_balancing")
     if value.strip() == "0":
         if nodes <= 1:
             return not_applicable("one NUMA node; kernel.numa_balancing = 0")

@@ -475,14 +475,16 @@ def containers_from_compose(text: str) -> DockerContainers:
 # --- Kubernetes ------------------------------------------------------------------------------------
 
 
-def _pod_spec(doc: dict[str, Any]) -> dict[str, Any] | None:
-    """The pod spec of a Pod, or of a workload's template (Deployment, StatefulSet, Job, ...)."""
+def _pod_specs(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The pod spec of a Pod, or of a workload's template (Deployment, StatefulSet, Job, ...); a LeaderWorkerSet's
+    two (its leader's and its workers' templates under spec.leaderWorkerTemplate)."""
     spec = _dict(doc.get("spec"))
     if "containers" in spec:
-        return spec
-    template = _dict(spec.get("template")) or _dict(_dict(_dict(spec.get("jobTemplate")).get("spec")).get("template"))
-    inner = _dict(template.get("spec"))
-    return inner or None
+        return [spec]
+    group = _dict(spec.get("leaderWorkerTemplate"))
+    templates = [_dict(group.get("leaderTemplate")), _dict(group.get("workerTemplate"))] if group else [
+        _dict(spec.get("template")) or _dict(_dict(_dict(spec.get("jobTemplate")).get("spec")).get("template"))]
+    return [inner for t in templates if (inner := _dict(t.get("spec")))]
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -536,54 +538,59 @@ def _parse_k8s(text: str, excerpt: bool, env_whole: bool = False) -> tuple[Docke
     for doc in load_yaml_documents(text):
         if not isinstance(doc, dict):
             continue
-        pod = _pod_spec(doc)
-        if pod is None:
-            continue
-        meta = _dict(doc.get("metadata"))
-        unscheduled = _unscheduled(doc, pod)
-        volumes = {str(v.get("name")): v for v in pod.get("volumes") or [] if isinstance(v, dict)}
-        mounted = {str(m.get("name")) for c in (*(pod.get("containers") or []), *(pod.get("initContainers") or []))
-                   if isinstance(c, dict) for m in c.get("volumeMounts") or [] if isinstance(m, dict)}
-        # A memory emptyDir that no container shown mounts: the paste was cut before the mounts that use it.
-        memory_unmounted = any(_memory_dir(v) is not None and n not in mounted for n, v in volumes.items())
-        for ctr in pod.get("containers") or []:
-            if not isinstance(ctr, dict):
-                continue
-            shm_size: int | None = None
-            shm_mounted = cut = host_shm = False
-            for mount in ctr.get("volumeMounts") or []:
-                if isinstance(mount, dict) and str(mount.get("mountPath", "")).rstrip("/") == "/dev/shm":
-                    # A volume mounted but not declared: the paste was cut before the pod's `volumes:`.
-                    cut = str(mount.get("name")) not in volumes
-                    vol = volumes.get(str(mount.get("name")), {})
-                    host_shm = binds_host_shm(str(_dict(vol.get("hostPath")).get("path", "")), "/dev/shm")
-                    empty = _memory_dir(vol)
-                    if empty is not None:
-                        shm_mounted = True
-                        limit = empty.get("sizeLimit")
-                        # No sizeLimit: a memory emptyDir may grow to the pod's memory limit.
-                        shm_size = parse_size_bytes(str(limit), decimal_si=True) if limit is not None else None
-            limits = _dict(_dict(ctr.get("resources")).get("limits"))
-            gpus = limits.get(K8S_GPU_RESOURCE)
-            requests = (DeviceRequest(K8S_GPU_RESOURCE, int(gpus) if str(gpus).isdecimal() else 0, (),
-                                      (("gpu",),)),) if gpus is not None else ()
-            ipc = "host" if pod.get("hostIPC") is True else ""
-            name = str(ctr.get("name") or meta.get("name") or "")
-            # A pod without a memory emptyDir at /dev/shm (and no hostIPC) gets the runtime's 64 MiB.
-            out.append(DockerContainer(
-                id=f"{meta.get('name', '')}/{name}".strip("/"), name=name, image=str(ctr.get("image") or ""),
-                argv=(*_command(ctr.get("command")), *_command(ctr.get("args"))), env=_env_pairs(ctr.get("env")),
-                shm_size=shm_size if shm_mounted else None, ipc_mode=ipc, device_requests=requests,
-                privileged=_dict(ctr.get("securityContext")).get("privileged") is True, unscheduled=unscheduled,
-                nano_cpus=_k8s_nano_cpus(limits.get("cpu")), origin=ORIGIN_K8S, host_shm=host_shm,
-                env_whole=env_whole or not excerpt,
-                # Kubernetes refuses a container without an image: one that shows none is a piece of a spec.
-                excerpt=excerpt or cut or (shm_mounted and shm_size is None) or not ctr.get("image")
-                or (memory_unmounted and "volumeMounts" not in ctr),
-            ))
+        for pod in _pod_specs(doc):
+            out.extend(_pod_containers(doc, pod, excerpt, env_whole))
     if not out:
         raise ParseError("no pod spec with containers in the manifest")
     return tuple(out)
+
+
+def _pod_containers(doc: dict[str, Any], pod: dict[str, Any], excerpt: bool, env_whole: bool) -> list[DockerContainer]:
+    """The containers of one pod spec (a Pod's, or a workload template's)."""
+    out = []
+    meta = _dict(doc.get("metadata"))
+    unscheduled = _unscheduled(doc, pod)
+    volumes = {str(v.get("name")): v for v in pod.get("volumes") or [] if isinstance(v, dict)}
+    mounted = {str(m.get("name")) for c in (*(pod.get("containers") or []), *(pod.get("initContainers") or []))
+               if isinstance(c, dict) for m in c.get("volumeMounts") or [] if isinstance(m, dict)}
+    # A memory emptyDir that no container shown mounts: the paste was cut before the mounts that use it.
+    memory_unmounted = any(_memory_dir(v) is not None and n not in mounted for n, v in volumes.items())
+    for ctr in pod.get("containers") or []:
+        if not isinstance(ctr, dict):
+            continue
+        shm_size: int | None = None
+        shm_mounted = cut = host_shm = False
+        for mount in ctr.get("volumeMounts") or []:
+            if isinstance(mount, dict) and str(mount.get("mountPath", "")).rstrip("/") == "/dev/shm":
+                # A volume mounted but not declared: the paste was cut before the pod's `volumes:`.
+                cut = str(mount.get("name")) not in volumes
+                vol = volumes.get(str(mount.get("name")), {})
+                host_shm = binds_host_shm(str(_dict(vol.get("hostPath")).get("path", "")), "/dev/shm")
+                empty = _memory_dir(vol)
+                if empty is not None:
+                    shm_mounted = True
+                    limit = empty.get("sizeLimit")
+                    # No sizeLimit: a memory emptyDir may grow to the pod's memory limit.
+                    shm_size = parse_size_bytes(str(limit), decimal_si=True) if limit is not None else None
+        limits = _dict(_dict(ctr.get("resources")).get("limits"))
+        gpus = limits.get(K8S_GPU_RESOURCE)
+        requests = (DeviceRequest(K8S_GPU_RESOURCE, int(gpus) if str(gpus).isdecimal() else 0, (),
+                                  (("gpu",),)),) if gpus is not None else ()
+        ipc = "host" if pod.get("hostIPC") is True else ""
+        name = str(ctr.get("name") or meta.get("name") or "")
+        # A pod without a memory emptyDir at /dev/shm (and no hostIPC) gets the runtime's 64 MiB.
+        out.append(DockerContainer(
+            id=f"{meta.get('name', '')}/{name}".strip("/"), name=name, image=str(ctr.get("image") or ""),
+            argv=(*_command(ctr.get("command")), *_command(ctr.get("args"))), env=_env_pairs(ctr.get("env")),
+            shm_size=shm_size if shm_mounted else None, ipc_mode=ipc, device_requests=requests,
+            privileged=_dict(ctr.get("securityContext")).get("privileged") is True, unscheduled=unscheduled,
+            nano_cpus=_k8s_nano_cpus(limits.get("cpu")), origin=ORIGIN_K8S, host_shm=host_shm,
+            env_whole=env_whole or not excerpt,
+            # Kubernetes refuses a container without an image: one that shows none is a piece of a spec.
+            excerpt=excerpt or cut or (shm_mounted and shm_size is None) or not ctr.get("image")
+            or (memory_unmounted and "volumeMounts" not in ctr),
+        ))
+    return out
 
 
 # A manifest whose line breaks a chat box ate (`apiVersion: apps/v1 kind: Deployment metadata: ...` on one

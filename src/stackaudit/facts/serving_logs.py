@@ -235,6 +235,8 @@ class ServingLog:
     node_counts: tuple[tuple[int, int, str], ...] = ()
     # vLLM's own `world_size=N rank=R local_rank=L` line (parallel_state.py): its N (0: not shown).
     world_size: int = 0
+    # vLLM's message-queue handles with no remote reader (shm_broadcast.py): (ranks on its segment, line).
+    mq_shared: tuple[tuple[int, str], ...] = ()
     # The engine's config names a KV-cache transfer between instances (vLLM's kv_transfer_config, a NIXL or
     # Mooncake connector, SGLang's disaggregation_mode): disaggregated serving, whose KV traffic leaves the node.
     kv_transfer: bool = False
@@ -414,15 +416,32 @@ class ServingLog:
         return tuple(w for w in self.nccl_warnings if _NVLS_REFUSED.search(w))[:2]
 
     def shared_shm(self) -> tuple[str, ...]:
-        """vLLM's "Detected 1 nodes" lines where its world holds two or more ranks, else ().
+        """The lines that show every rank of vLLM's world opening one shared-memory segment, else ().
 
         vLLM counts nodes by which ranks can open the shared-memory segment its rank 0 creates
         (parallel_state.py `in_the_same_node_as`, Python's multiprocessing.shared_memory under /dev/shm). One node
         of two or more ranks says every rank opened it: they share one /dev/shm, one IPC namespace.
+        A message-queue handle with no remote reader (shm_broadcast.py) says the same of its writer and readers,
+        which all attach the writer's segment; it counts where it holds the log's whole world (TP x PP x DP where
+        the log shows them) and no other handle is as large, since the handle of one group says nothing of the
+        others.
         """
-        if self.world_size < 2:
-            return ()
-        return tuple(line for n, _, line in self.node_counts if n == 1 and _VLLM_NODES.search(line))[:2]
+        return tuple(line for _, line in self._shm_groups())[:2]
+
+    def shm_ranks(self) -> int:
+        """How many ranks the lines of shared_shm() put on one shared-memory segment (0: none shown)."""
+        return max((n for n, _ in self._shm_groups()), default=0)
+
+    def _shm_groups(self) -> list[tuple[int, str]]:
+        world = max(self.world_size, (self.tp_size or 1) * (self.pp_size or 1) * (self.dp_size or 1))
+        counted = [(self.world_size, line) for n, _, line in self.node_counts
+                   if n == 1 and _VLLM_NODES.search(line) and self.world_size >= 2]
+        # Two handles of the largest size are two groups (pipeline stages), each of a part of the world.
+        largest = [n for n, _ in dict.fromkeys(self.mq_shared)]
+        top = max(largest, default=0)
+        if largest.count(top) > 1:
+            return counted
+        return counted + [(n, line) for n, line in self.mq_shared if n == top and n >= world]
 
     def p2p_pairs(self) -> tuple[tuple[int, int], ...]:
         """The rank pairs NCCL connected over its P2P transport (`via P2P/IPC`, `P2P/CUMEM`, `P2P/direct pointer`),
@@ -513,6 +532,10 @@ _GDR_HCA = re.compile(r"NET/([\w. ]+?)\s*:\s*GPU Direct RDMA (?:\(\w+\) )?(Enabl
 _COMM_ID = re.compile(r"\bcommId (0x[0-9a-f]+)")
 _VLLM_NODES = re.compile(r"\bDetected (\d+) nodes in the distributed environment")
 _VLLM_WORLD = re.compile(r"\bworld_size=(\d+) rank=\d+ local_rank=")
+# vLLM's message-queue handle (shm_broadcast.py `Handle(...)`): its local readers, and the remote subscribe
+# address (port before v0.8) that is None where no reader sits on another node.
+_MQ_HANDLE = re.compile(r"\bHandle\((?:connect_ip=[^,]*, )?local_reader_ranks=\[([\d,\s]*)\].*?"
+                        r"\bremote_subscribe_(?:addr|port)=(None\b)?")
 # The torch.distributed launcher's command line (`torchrun --nproc-per-node=2 test.py`) and its `--nnodes` value
 # (`2`, or an elastic `MIN:MAX`); without `--nnodes` it starts every rank on this node (its default is `1:1`).
 _TORCHRUN = re.compile(r"\btorchrun(?:\s+--?\w[\w-]*(?:[= ][^\s-]\S*)?)*\s+\S+\.py\b")
@@ -630,6 +653,7 @@ def parse_serving_log(text: str) -> ServingLog:
     nvls: list[str] = []
     kv_transfer = False
     node_counts: list[tuple[int, int, str]] = []
+    mq_shared: list[tuple[int, str]] = []
     bus_ids: list[str] = []
     model = ""
     decode_batches: list[tuple[int, bool]] = []
@@ -798,6 +822,12 @@ def parse_serving_log(text: str) -> ServingLog:
         m = _VLLM_WORLD.search(text_l) if "world_size=" in text_l else None
         if m:
             world_size = max(world_size, int(m.group(1)))
+        m = _MQ_HANDLE.search(text_l) if "local_reader_ranks=" in text_l else None
+        if m and m.group(2) and len(mq_shared) < 8:
+            # The writer (rank 0 of a group where no reader is 0, else the executor) and every reader share it.
+            readers = {int(r) for r in m.group(1).replace(",", " ").split()}
+            if len(readers | {0}) >= 2:
+                mq_shared.append((len(readers | {0}), text_l[:300]))
         m = _BUS_ID.search(text_l) if "busId" in text_l else None
         bdf = from_nccl_bus_id(m.group(1)) if m else ""
         if bdf and bdf not in bus_ids:
@@ -835,7 +865,7 @@ def parse_serving_log(text: str) -> ServingLog:
         pp_size=pp, dp_size=dp,
         disable_custom_all_reduce=disable_ar, cumem_fallback=tuple(cumem), nccl_warnings=tuple(warns[:20]),
         local_ranks=local_ranks, comm_ranks=comm_ranks, comm_members=tuple(members), node_counts=tuple(node_counts),
-        world_size=world_size, nvls_lines=tuple(nvls), kv_transfer=kv_transfer, gpu_bus_ids=tuple(bus_ids), model=model, decode_graph_batches=tuple(decode_batches),
+        world_size=world_size, mq_shared=tuple(mq_shared), nvls_lines=tuple(nvls), kv_transfer=kv_transfer, gpu_bus_ids=tuple(bus_ids), model=model, decode_graph_batches=tuple(decode_batches),
         decode_graph_lines=tuple(decode_eager), kernel_settings=tuple(kernel_settings.items()),
         kernel_lines=tuple(kernel_lines), launcher_omp=launcher_omp,
         gpu_paths=tuple((a, b, kind) for (a, b), kind in paths.items()), gpu_path_lines=tuple(path_lines),
@@ -1202,6 +1232,7 @@ class NcclSetting:
     source: str  # "pid 4101 (vLLM api-server) environment", "/etc/nccl.conf", "NCCL log", "collect_env shell"
     engine: str = ""  # the engine whose process carries it ("vllm", "sglang", "")
     strength: int = 0  # 2: the engine's own environment/config file, 1: NCCL log, 0: collect_env shell
+    test_run: bool = False  # set on a pasted nccl-tests command line: the measurement's own choice
 
     @property
     def on(self) -> bool:
@@ -1334,7 +1365,7 @@ def nccl_config(ctx: FactContext) -> NcclConfig:
         # A test run's own variables: what the run shows was set for it, not the serving engine's environment.
         where = f"the pasted `{program}` command line (a test run)"
         sources.append(where)
-        settings += [NcclSetting(name, value, where, "", 2) for name, value in assigned]
+        settings += [NcclSetting(name, value, where, "", 2, test_run=True) for name, value in assigned]
     stated = ctx.optional("stated_nccl_env", StatedNccl)
     for name, value in stated.settings if stated is not None else ():
         # What the user says was set: the weakest source, never the engine's whole environment.

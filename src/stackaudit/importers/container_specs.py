@@ -8,6 +8,7 @@ line shows where it ends (no trailing `\\`): a YAML file or a JSON excerpt may b
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterator
 
@@ -20,6 +21,8 @@ from stackaudit.facts.container_specs import (
     MAX_SPEC_BYTES,
     PIECE_SEPARATOR,
     YamlError,
+    _join_continued,
+    _split_command,
     parse_compose,
     parse_docker_run,
     parse_flat_k8s,
@@ -211,7 +214,7 @@ def _read_above(lines: list[str], start: int, services: int, line: int | None) -
 
 
 # The keys of a pod's container; a fragment that starts inside one holds two of them at one indentation.
-_CONTAINER_KEY = re.compile(r"^(\s+)(?:- )?(image|resources|volumeMounts|env|args|command|securityContext):(\s|$)")
+_CONTAINER_KEY = re.compile(r"^(\s+)(?:- )?(image|resources|volumeMounts|env|args|command|securityContext|ports):(\s|$)")
 
 
 def _container_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None:
@@ -237,6 +240,10 @@ def _container_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None
     if len(keys) < 2 or not re.match(r"^\s+(?:- )?[\w.-]+:(\s|$)", lines[first]):
         return None
     body = "\n".join("    " + line[depth:] if line.strip() else "" for line in lines[first:end])
+    # A cut key's tail of command-line flags (`--tp 16 \`) is the end of the container's command: its args.
+    tail = "\n".join(line.strip() for line in lines[start:first] if line.strip())
+    if not keys & {"args", "command"} and re.search(r"^--[a-z]", tail, re.MULTILINE):
+        body = "    args: " + json.dumps(_split_command(_join_continued(tail))) + "\n" + body
     return start, end, K8S_PIECE_MARK + "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  -\n" + body
 
 
@@ -449,7 +456,8 @@ def _describe_pod(lines: list[str], i: int) -> tuple[int, int, str] | None:
     return i, end, (text if whole else K8S_PIECE_MARK + text)
 
 
-@importer("k8s pod", "a Kubernetes pod / deployment manifest (YAML with apiVersion, kind, spec.containers), or a "
+@importer("k8s pod", "a Kubernetes pod / deployment / LeaderWorkerSet manifest (YAML with apiVersion, kind, "
+          "spec.containers), or a "
           "container's keys or env list, or a pod's spec or volumes, pasted without it, or `kubectl describe pod`",
           needles=("apiVersion:", "kind:", "resources:", "volumeMounts:", "- name:", "spec:", "volumes:", "Name:"),
           per_line=True)
