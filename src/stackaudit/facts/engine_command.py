@@ -76,9 +76,16 @@ GRAPHS_ON_LAUNCHERS = (("trtllm-bench", ("throughput", "latency"), "pytorch"),)
 # that added it). vLLM captures them by default from 0.2.6 (vllm-project/vllm#1926, `--enforce-eager`), SGLang from
 # July 2024 (sgl-project/sglang#612). `vllm serve` came in June 2024 (vllm-project/vllm#5090), SGLang's
 # `--reasoning-parser` in March 2025 (sgl-project/sglang#4000; 0.4.3 rejects it, sgl-project/sglang#4116).
+# The release is the first that can hold the flag: its pull request was still open when the release before it came.
 GRAPHS_DEFAULT_MARKS = (
     ("vllm", "vllm serve", "0.5.0"),
+    # Automatic prefix caching, vllm-project/vllm#2762: still in review on 2024-02-28, after 0.3.2 (2024-02-21).
+    ("vllm", "--enable-prefix-caching", "0.3.3"),
+    # The JSON speculative config, vllm-project/vllm#14434: opened 2025-03-07, after 0.7.3 (2025-02-20).
+    ("vllm", "--speculative-config", "0.8.0"),
     ("sglang", "--reasoning-parser", "0.4.4"),
+    # MoE expert parallelism, sgl-project/sglang#2371: opened 2024-12-06, after the v0.4.0 bump (sglang#2338, 12-03).
+    ("sglang", "--enable-ep-moe", "0.4.0.post1"),
 )
 
 
@@ -154,6 +161,15 @@ def shell_assignment(line: str) -> tuple[str, str] | None:
     except ValueError:
         return None
     return (m.group(1), words[0] if words else "") if len(words) <= 1 else None
+
+
+def wrapped_inside_value(above: str, line: str) -> bool:
+    """Whether `line` goes on `above`, a line of only `NAME=value` assignments that the paste wrapped inside its last
+    value: `line`'s first word is no assignment, wrapper or program, since more assignments follow it (corpus 765:
+    `... NCCL_SOCKET_IFNAME=ens` over `12f0 NCCL_DEBUG=INFO vllm serve ...`)."""
+    words, first = above.split(), line.split(maxsplit=2)
+    return bool(words) and all(_ASSIGN.match(w) for w in words) and len(first) == 3 \
+        and "=" not in first[0] and first[0] not in _WRAPPERS and _ASSIGN.match(first[1]) is not None
 
 
 def expand_variables(text: str, variables: dict[str, str]) -> str:

@@ -30,6 +30,7 @@ from stackaudit.facts.engine_command import (
     EngineCommand,
     parse_command_line,
     shell_assignment,
+    wrapped_inside_value,
 )
 from stackaudit.facts.sources import ENGINE_COMMAND
 from stackaudit.importers._scan import FENCE, Candidates, Scan, strip_prompt
@@ -123,13 +124,17 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
         end = i + 1
         joined = _LIST_ITEM.sub("", strip_prompt(line), count=1)
         start = i
+        if i > 0 and wrapped_inside_value(strip_prompt(lines[i - 1]), joined):
+            start -= 1  # the variables set for the command, wrapped by the paste inside the last one's value
+            joined = strip_prompt(lines[start]).strip() + joined
         while start > 0 and i - start < MAX_CONTINUATIONS and _ASSIGNMENTS.match(strip_prompt(lines[start - 1]).strip()):
             start -= 1  # the variables set for the command on the lines above it
             joined = strip_prompt(lines[start]).strip()[:-1] + joined
         # A continuation into a fence or a blank line is a command the paste cuts: its `\\` stays (EngineCommand.cut).
-        while joined.endswith("\\") and end < len(lines) and end - i <= MAX_CONTINUATIONS \
+        # A `\\` with spaces after it (corpus 765) continues the line as its writer meant, though a shell would end it.
+        while joined.rstrip().endswith("\\") and end < len(lines) and end - i <= MAX_CONTINUATIONS \
                 and lines[end].strip() and not FENCE.match(lines[end]):
-            joined = joined[:-1] + " " + lines[end].strip()
+            joined = joined.rstrip()[:-1] + " " + lines[end].strip()
             end += 1
         above, first = _continued_from(lines, start, taken)
         legacy = LEGACY_COMMAND.search(above + joined) is not None  # only a generic program name needs the context
