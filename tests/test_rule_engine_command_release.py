@@ -6,6 +6,11 @@
 - A `\\` with spaces after it continues the command as its writer meant, and a line of only `NAME=value` assignments
   that the paste wrapped inside its last value goes on into the command below it
   (facts/engine_command.wrapped_inside_value; importers/engine_command).
+- vLLM's offline `LLM(...)` call is read as its command where the paste shows vLLM: each keyword argument is the flag
+  the CLI spells (`enforce_eager=True` is `--enforce-eager`), False is the flag absent, and a call whose settings are
+  variables is not read (facts/engine_command.python_engine_call).
+- `--disable-custom-all-reduce` where the source shows neither the GPU models nor their links is unknown
+  (IC-CUSTOM-ALLREDUCE): whether it turned off something that could run is not shown.
 
 Real lines are quoted from the threads named beside each; the counter-examples are modelled and say so.
 """
@@ -15,7 +20,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from corpus import capture_checks, paste_checks
-from stackaudit.facts.engine_command import parse_command_line, wrapped_inside_value
+from stackaudit.facts.engine_command import (
+    parse_command_line,
+    python_engine_call,
+    python_engine_shown,
+    wrapped_inside_value,
+)
 
 # --- flags that stand for a release -----------------------------------------------------------------------------
 
@@ -101,3 +111,66 @@ def test_modelled_assignment_line_over_a_whole_command_stays_apart() -> None:
     assert not wrapped_inside_value("NCCL_P2P_DISABLE=1", "vllm serve Qwen/Qwen2-7B --tensor-parallel-size 2")
     command = parse_command_line("vllm serve Qwen/Qwen2-7B --tensor-parallel-size 2")
     assert command is not None and command.env == ()
+
+
+# --- vLLM's offline engine in Python: `LLM(...)` keyword arguments as the flags ------------------------------------
+
+# https://docs.vllm.ai/en/latest/configuration/conserving_memory.html (the tensor-parallel example).
+VLLM_DOCS_TP2 = 'from vllm import LLM\nllm = LLM(model="ibm-granite/granite-3.1-8b-instruct", tensor_parallel_size=2)\n'
+# https://github.com/GeeeekExplorer/nano-vllm/issues/21: nano-vllm's own LLM class, whose paste shows no vLLM.
+NANO_VLLM_21 = "`llm = LLM(path, enforce_eager=True, max_model_len=4096, tensor_parallel_size=2)`\n"
+# https://github.com/vllm-project/vllm/issues/8908: the settings are variables set in the script.
+VLLM_8908 = """from vllm import LLM  ,SamplingParams
+llm = LLM(model_path,
+            trust_remote_code=True,
+            tensor_parallel_size=tensor_parallel_size,
+            dtype="auto",
+            seed=0,
+            enable_prefix_caching=enable_prefix_caching,
+            enforce_eager=enforce_eager,
+            max_model_len=max_model_len,
+            gpu_memory_utilization = 0.95,)
+"""
+
+
+def test_corpus_756_llm_call_is_read_as_the_command() -> None:
+    # https://github.com/vllm-project/vllm/issues/14022: enforce_eager=True, disable_custom_all_reduce=True at TP 8.
+    res = capture_checks("756", "RT-CUDA-GRAPHS", "IC-CUSTOM-ALLREDUCE")
+    graphs, allreduce = res["RT-CUDA-GRAPHS"], res["IC-CUSTOM-ALLREDUCE"]
+    assert graphs.status == "issue" and "--enforce-eager" in graphs.message and "LLM(" in graphs.message, graphs.message
+    # The flag is read, but neither the GPUs nor their links are shown: whether it could have run is not.
+    assert allreduce.status == "unknown" and "TP=8" in allreduce.message, allreduce.message
+
+
+def test_keywords_map_to_flags_and_false_is_absent() -> None:
+    command = python_engine_call("self.llm = LLM(\n    model=\"m\",\n    tensor_parallel_size=8,\n    enforce_eager=True,"
+                                 "\n    disable_log_stats=False,\n    speculative_config={\"method\": \"ngram\"},\n)")
+    assert command is not None and command.engine == "vllm"
+    assert command.argv == ("LLM", "--model", "m", "--tensor-parallel-size", "8", "--enforce-eager",
+                            "--speculative-config", '{"method": "ngram"}')
+
+
+def test_vllm_docs_tp2_call_gives_tp_2(tmp_path: Path) -> None:
+    res = paste_checks(tmp_path, VLLM_DOCS_TP2, "IC-CUSTOM-ALLREDUCE", "RT-CUDA-GRAPHS")
+    assert "TP=2" in res["IC-CUSTOM-ALLREDUCE"].message, res["IC-CUSTOM-ALLREDUCE"].message
+    # No eager flag, but nothing shows the release: unknown, never ok.
+    assert res["RT-CUDA-GRAPHS"].status == "unknown", res["RT-CUDA-GRAPHS"].message
+
+
+def test_llm_call_where_the_paste_shows_no_vllm_is_not_read(tmp_path: Path) -> None:
+    res = paste_checks(tmp_path, NANO_VLLM_21, "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
+    assert "LLM(" not in res.message, res.message
+    assert not python_engine_shown(NANO_VLLM_21.splitlines())
+
+
+def test_variables_as_settings_are_not_read() -> None:
+    assert python_engine_call(VLLM_8908) is None
+
+
+def test_modelled_sampling_params_is_no_engine(tmp_path: Path) -> None:
+    # Modelled: a SamplingParams call beside a vLLM import starts no engine.
+    text = "from vllm import SamplingParams\nparams = SamplingParams(n=10, max_tokens=8192, temperature=0.2)\n"
+    assert python_engine_call(text) is None
+    res = paste_checks(tmp_path, text + "INFO 02-28 15:02:09 metrics.py:455] Avg prompt throughput: 3.0 tokens/s\n",
+                       "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
+    assert "pasted command" not in res.message and "SamplingParams" not in res.message, res.message

@@ -817,6 +817,8 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     (custom_all_reduce.py) shows custom all-reduce on, over the ranks it names (one GPU each), and a CUDA error raised
     in custom_all_reduce.cuh ("peer access is not supported between these two devices") shows it on where it cannot
     work: an issue, fixed by `--disable-custom-all-reduce` or by fixing P2P.
+    `--disable-custom-all-reduce` where the source shows neither the GPU models nor their links is unknown: whether
+    it turned off something that could run is not shown.
     GeForce cards have no P2P with the stock driver: NCCL carries the all-reduce. A TP group that
     spans nodes (facts/_parse.tp_spans_nodes: `--nnodes` above PP x DP) never runs it: not applicable.
     """
@@ -902,6 +904,12 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
                          actual="--disable-custom-all-reduce", expected="flag absent", severity="medium",
                          subjects=[who] if who else [],
                          evidence=shown + [gpu_p2p.lines[g] for g in topo_gpus or [] if g in gpu_p2p.lines][:2])
+        if gpu_topology is None and gpu_p2p is None and not models and (tp is None or tp > 1):
+            # Neither the GPUs nor their links are shown: whether the flag turned off something that could run is not.
+            return unknown(f"--disable-custom-all-reduce turns custom all-reduce off for {_engine_name(engine)} "
+                           f"TP={tp or '?'}, but the source shows neither the GPU models nor their links, so whether "
+                           "it could have run (NVLink, or P2P at TP=2) is not shown", actual="--disable-custom-all-reduce",
+                           hint="`nvidia-smi topo -m`")
         return ok("custom all-reduce is disabled by flag" + (f"; {_KEY_NEGATIVE}" if pcie_only else ""),
                   actual="--disable-custom-all-reduce")
     if tp is not None and tp < 2:
