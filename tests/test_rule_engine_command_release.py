@@ -87,8 +87,9 @@ def test_modelled_prefix_caching_on_the_old_entrypoint_is_ok(tmp_path: Path) -> 
 def test_corpus_765_is_read_as_one_command() -> None:
     # https://github.com/vllm-project/vllm/issues/12256: `\ ` line ends, tab indents, `...=ens` / `12f0 NCCL_DEBUG=...`.
     res = capture_checks("765", "RT-CUDA-GRAPHS", "IC-NCCL-ENV")
-    assert "NCCL_P2P_LEVEL=NVL" in res["IC-NCCL-ENV"].message, res["IC-NCCL-ENV"].message
-    assert "NCCL_SOCKET_IFNAME=ens12f0" in res["IC-NCCL-ENV"].message, res["IC-NCCL-ENV"].message
+    settings = res["IC-NCCL-ENV"].actual
+    assert settings["NCCL_P2P_LEVEL"] == "NVL" and settings["NCCL_SOCKET_IFNAME"] == "ens12f0", settings
+    assert settings["NCCL_DEBUG"] == "INFO", settings
 
 
 def test_backslash_space_continues_the_command(tmp_path: Path) -> None:
@@ -174,3 +175,28 @@ def test_modelled_sampling_params_is_no_engine(tmp_path: Path) -> None:
     res = paste_checks(tmp_path, text + "INFO 02-28 15:02:09 metrics.py:455] Avg prompt throughput: 3.0 tokens/s\n",
                        "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
     assert "pasted command" not in res.message and "SamplingParams" not in res.message, res.message
+
+
+# --- IC-NCCL-ENV: NCCL_P2P_LEVEL=NVL keeps P2P to NVLink pairs ---------------------------------------------------
+
+# Modelled on 765's variable, on a two-GPU command over a matrix of each kind.
+NVL_COMMAND = "NCCL_P2P_LEVEL=NVL vllm serve Qwen/Qwen2-7B --tensor-parallel-size 2\n\n"
+MATRIX = """        GPU0    GPU1    CPU Affinity    NUMA Affinity
+GPU0     X      {link}    0-31            0
+GPU1    {link}     X      0-31            0
+"""
+
+
+def test_corpus_765_nvl_level_without_links_is_unknown() -> None:
+    res = capture_checks("765", "IC-NCCL-ENV")["IC-NCCL-ENV"]
+    assert res.status == "unknown" and "NCCL_P2P_LEVEL=NVL" in res.message and "PCIe" in res.message, res.message
+
+
+def test_modelled_nvl_level_on_nvlink_pair_costs_nothing(tmp_path: Path) -> None:
+    res = paste_checks(tmp_path, NVL_COMMAND + MATRIX.format(link="NV12"), "IC-NCCL-ENV")["IC-NCCL-ENV"]
+    assert res.status == "not-an-issue" and "NVLink-connected" in res.message, res.message
+
+
+def test_modelled_nvl_level_on_pcie_pair_is_an_issue(tmp_path: Path) -> None:
+    res = paste_checks(tmp_path, NVL_COMMAND + MATRIX.format(link="PIX "), "IC-NCCL-ENV")["IC-NCCL-ENV"]
+    assert res.status == "issue" and "P2P only over NVLink" in res.message, res.message

@@ -1127,7 +1127,8 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     variables the user lists or exports in prose (`NCCL_ALGO=Ring`, `export NCCL_SOCKET_IFNAME=lo`); the
     topology and P2P matrices; the transports NCCL logged.
 
-    Bad value: NCCL_P2P_DISABLE=1 or NCCL_P2P_LEVEL=LOC on NVLink (or on PCIe where P2P works);
+    Bad value: NCCL_P2P_DISABLE=1 or NCCL_P2P_LEVEL=LOC on NVLink (or on PCIe where P2P works), or NCCL_P2P_LEVEL=NVL
+    on GPUs that meet over PCIe (P2P only over NVLink; unknown where the links are not shown);
     NCCL_SHM_DISABLE=1 (with P2P off, or on PHB/NODE/SYS pairs, intra-node traffic falls to sockets;
     unknown where the topology is not shown); NCCL_GRAPH_FILE set (another machine's rings and trees:
     "should never be set in production", NVIDIA/nccl#1240); NCCL_ALGO / NCCL_PROTO forced without a
@@ -1183,6 +1184,20 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
             findings.append(_p2p_off_finding(where, one_rank, nvlink, geforce, p2p_ok, gpu_topology))
             if not (one_rank or nvlink or geforce or p2p_ok is not None or gpu_topology is not None):
                 unshown.add(s.name)
+        elif s.p2p_nvlink_only:
+            # P2P only between NVLink-connected GPUs (NCCL's `NVL` level): every other pair takes host memory.
+            all_nv = (gpu_topology.all_nvlinked() if gpu_topology is not None else None) \
+                or (True if _switch_expected(models) is not None else None)
+            if all_nv:
+                findings.append((0, f"{where}: every GPU pair is NVLink-connected, so P2P stays on for all of them",
+                                 s.name))
+            elif gpu_topology is not None or one_rank or geforce or p2p_ok is not None:
+                findings.append(_p2p_off_finding(f"{where} (P2P only over NVLink)", one_rank, False, geforce, p2p_ok,
+                                                 gpu_topology))
+            else:
+                pending.append(f"{where}: P2P only between NVLink-connected GPUs, which costs nothing where NVLink "
+                               "joins every pair but turns P2P off between PCIe pairs; the GPUs' links are not in "
+                               "this source")
         elif s.name == "NCCL_SHM_DISABLE" and s.on:
             sys_pairs = gpu_topology is not None and gpu_topology.host_bridged_pair()
             if nccl_config.p2p_off or sys_pairs or p2p_ok is False:
