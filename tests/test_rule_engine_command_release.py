@@ -200,3 +200,9 @@ def test_modelled_nvl_level_on_nvlink_pair_costs_nothing(tmp_path: Path) -> None
 def test_modelled_nvl_level_on_pcie_pair_is_an_issue(tmp_path: Path) -> None:
     res = paste_checks(tmp_path, NVL_COMMAND + MATRIX.format(link="PIX "), "IC-NCCL-ENV")["IC-NCCL-ENV"]
     assert res.status == "issue" and "P2P only over NVLink" in res.message, res.message
+
+
+def test_a_json_argument_is_quoted_without_its_body() -> None:
+    # 761's command: the report quotes the line with its JSON cut, since a report holds no value as JSON.
+    res = capture_checks("761", "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"]
+    assert res.evidence and "--speculative_config '{…}'" in res.evidence[0] and '{"' not in res.evidence[0], res.evidence

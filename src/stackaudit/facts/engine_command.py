@@ -100,6 +100,7 @@ PYTHON_ENGINE_CALLS = {"LLM": "vllm", "EngineArgs": "vllm", "AsyncEngineArgs": "
 # Other projects name a class LLM too (TensorRT-LLM's LLM API, nano-vllm): `LLM(` is vLLM's where the paste shows
 # vLLM, as a module (`from vllm import LLM`, `vllm.LLM(`) or a line of vLLM's logger (serving_logs.VLLM_LINE).
 VLLM_MODULE = re.compile(r"(?<![\w-])vllm(?:\.\w|\s+import\b)|\bimport\s+vllm\b")
+_DICT_BODY = re.compile(r"\{[^{}]*:[^{}]*\}")  # a JSON object or dict literal with no other inside it
 _NAMES_KEPT = ("model", "tokenizer", "served_model_name", "download_dir")
 PYTHON_CALL = re.compile(r"(?<![\w.])(?:vllm\.)?(?P<name>" + "|".join(PYTHON_ENGINE_CALLS) + r")\(")
 
@@ -115,6 +116,15 @@ class EngineCommand:
     config: tuple[tuple[str, str], ...] = ()
     builds: bool = False  # the engine's builder (BUILDERS), not a command that runs it
     cut: bool = False  # its last line ends in `\\`: the shell line goes on past what the paste shows
+
+    @property
+    def quoted(self) -> str:
+        """The line as a report quotes it: each JSON or dict argument's body cut to `{…}` (`--speculative-config
+        '{"model": ...}'`), since a report holds no value as JSON."""
+        line, previous = self.line, ""
+        while line != previous:
+            line, previous = _DICT_BODY.sub("{…}", line), line
+        return line
 
     @property
     def engine_shown_by_context(self) -> bool:
