@@ -818,6 +818,8 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     (custom_all_reduce.py) shows custom all-reduce on, over the ranks it names (one GPU each), and a CUDA error raised
     in custom_all_reduce.cuh ("peer access is not supported between these two devices") shows it on where it cannot
     work: an issue, fixed by `--disable-custom-all-reduce` or by fixing P2P.
+    `--disable-custom-all-reduce` where the source shows neither the GPU models nor their links is unknown: whether
+    it turned off something that could run is not shown.
     GeForce cards have no P2P with the stock driver: NCCL carries the all-reduce (vLLM at TP 2 or more on
     GeForce cards not shown NVLink-connected: not an issue, vLLM's own P2P test turns it off). A TP group that
     spans nodes (facts/_parse.tp_spans_nodes: `--nnodes` above PP x DP) never runs it: not applicable.
@@ -904,6 +906,12 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
                          actual="--disable-custom-all-reduce", expected="flag absent", severity="medium",
                          subjects=[who] if who else [],
                          evidence=shown + [gpu_p2p.lines[g] for g in topo_gpus or [] if g in gpu_p2p.lines][:2])
+        if gpu_topology is None and gpu_p2p is None and not models and (tp is None or tp > 1):
+            # Neither the GPUs nor their links are shown: whether the flag turned off something that could run is not.
+            return unknown(f"--disable-custom-all-reduce turns custom all-reduce off for {_engine_name(engine)} "
+                           f"TP={tp or '?'}, but the source shows neither the GPU models nor their links, so whether "
+                           "it could have run (NVLink, or P2P at TP=2) is not shown", actual="--disable-custom-all-reduce",
+                           hint="`nvidia-smi topo -m`")
         return ok("custom all-reduce is disabled by flag" + (f"; {_KEY_NEGATIVE}" if pcie_only else ""),
                   actual="--disable-custom-all-reduce")
     if tp is not None and tp < 2:
@@ -1129,7 +1137,8 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     variables the user lists or exports in prose (`NCCL_ALGO=Ring`, `export NCCL_SOCKET_IFNAME=lo`); the
     topology and P2P matrices; the transports NCCL logged.
 
-    Bad value: NCCL_P2P_DISABLE=1 or NCCL_P2P_LEVEL=LOC on NVLink (or on PCIe where P2P works);
+    Bad value: NCCL_P2P_DISABLE=1 or NCCL_P2P_LEVEL=LOC on NVLink (or on PCIe where P2P works), or NCCL_P2P_LEVEL=NVL
+    on GPUs that meet over PCIe (P2P only over NVLink; unknown where the links are not shown);
     NCCL_SHM_DISABLE=1 (with P2P off, or on PHB/NODE/SYS pairs, intra-node traffic falls to sockets;
     unknown where the topology is not shown); NCCL_GRAPH_FILE set (another machine's rings and trees:
     "should never be set in production", NVIDIA/nccl#1240); NCCL_ALGO / NCCL_PROTO forced without a
@@ -1191,6 +1200,22 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
             findings.append(_p2p_off_finding(where, one_rank, nvlink, geforce, p2p_ok, gpu_topology))
             if not (one_rank or nvlink or geforce or p2p_ok is not None or gpu_topology is not None):
                 unshown.add(s.name)
+        elif s.p2p_nvlink_only:
+            # P2P only between NVLink-connected GPUs (NCCL's `NVL` level): every other pair takes host memory.
+            # NCCL setting up NVLS (NVLink SHARP) proves an NVSwitch fabric, which joins every GPU pair of the node.
+            all_nv = (gpu_topology.all_nvlinked() if gpu_topology is not None else None) \
+                or (True if _switch_expected(models) is not None else None) \
+                or (True if serving_log is not None and serving_log.nvls_up() else None)
+            if all_nv:
+                findings.append((0, f"{where}: every GPU pair is NVLink-connected, so P2P stays on for all of them",
+                                 s.name))
+            elif gpu_topology is not None or one_rank or geforce or p2p_ok is not None:
+                findings.append(_p2p_off_finding(f"{where} (P2P only over NVLink)", one_rank, False, geforce, p2p_ok,
+                                                 gpu_topology))
+            else:
+                pending.append(f"{where}: P2P only between NVLink-connected GPUs, which costs nothing where NVLink "
+                               "joins every pair but turns P2P off between PCIe pairs; the GPUs' links are not in "
+                               "this source")
         elif s.name == "NCCL_SHM_DISABLE" and s.on:
             sys_pairs = gpu_topology is not None and gpu_topology.host_bridged_pair()
             if nccl_config.p2p_off or sys_pairs or p2p_ok is False:

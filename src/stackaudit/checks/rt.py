@@ -636,13 +636,13 @@ def _graphs_on_command_lines(commands: EngineCommands, collect_env: CollectEnv |
     with the engine's version is complete evidence of the flags (issue 28); what the engine may still decide
     itself is vLLM's eager mode under data parallelism (corpus 67), which only its log shows."""
     found = [(c, _graphs_disabled(c.as_process())) for c in commands.commands]
-    evidence = [c.line[:400] for c in commands.commands]
+    evidence = [c.quoted[:400] for c in commands.commands]
     off = [(c, x) for c, (o, _) in found for x in o]
     if off:
         return issue(f"CUDA graphs are disabled by {_what(x for _, x in off)} on the pasted command line: "
-                     + "; ".join(f"`{c.line[:120]}`: {x}" for c, x in off)
+                     + "; ".join(f"`{c.quoted[:120]}`: {x}" for c, x in off)
                      + " (fine only while debugging or when the model fails to capture)",
-                     actual=[f"`{c.line[:120]}`: {x}" for c, x in off], expected="CUDA graphs on (no eager-mode flag)",
+                     actual=[f"`{c.quoted[:120]}`: {x}" for c, x in off], expected="CUDA graphs on (no eager-mode flag)",
                      evidence=evidence)
     low = [(c, x) for c, (_, lo) in found for x in lo]
     if low:
@@ -658,7 +658,7 @@ def _graphs_on_command_lines(commands: EngineCommands, collect_env: CollectEnv |
     cut = [c for c in commands.commands if c.cut]
     if cut:
         return unknown("no eager-mode flag on the pasted command line, but its last line ends in `\\`: the command goes "
-                       f"on past the paste, where a flag could turn CUDA graphs off (`{cut[0].line[-120:]}`)",
+                       f"on past the paste, where a flag could turn CUDA graphs off (`{cut[0].quoted[-120:]}`)",
                        hint="paste the whole command line")
     launched = [c for c in commands.commands if c.launcher_sets_graphs]
     versions = {c.engine: _engine_version(collect_env, c.engine, log) for c in commands.commands if c not in launched}
@@ -1132,7 +1132,7 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
             shown = ", ".join(f"{ENGINE_NAMES.get(e, e)} {v}" for e, v in versions.items())
             return ok(f"no flag on the pasted command line forces a kernel the GPU table marks slow ({shown})"
                       + gpu_note, actual=[s for c in commands for s in _kernel_settings(c.as_process())]
-                      or "defaults", evidence=[c.line[:300] for c in commands])
+                      or "defaults", evidence=[c.quoted[:300] for c in commands])
         return unknown("no kernel flag the table marks slow on the pasted command line, but the engine's version "
                        "is not in the source (a complete command line is judged with its version)",
                        hint="paste `python -m vllm.collect_env` (or `python -m sglang.check_env`)")
@@ -1702,7 +1702,7 @@ def _allreduce_on_command_lines(commands: list[EngineCommand], parallelism: Para
     all-reduce; an LLM API command (LLM_API_PROGRAMS) runs its TP size (the `parallelism` fact: flags, else the config
     file shown) with the strategy it forces, else AUTO. A config file the paste does not show, a build flag that
     enables it, or a run whose build is not shown leaves it open."""
-    evidence = [c.line[:200] for c in commands]
+    evidence = [c.quoted[:200] for c in commands]
     builds = [c for c in commands if c.builds]
     disabled = [c for c in builds if (argv_value(c.argv, ("--use-custom-all-reduce",)) or "").lower() == "disable"]
     if disabled and len(disabled) == len(builds):

@@ -11,10 +11,13 @@ joined, as the pasted document ENGINE_COMMAND (facts/sources.py). The config fil
 (`--extra_llm_api_options extra-llm-api-config.yml`), where the paste shows it, follows as a heredoc
 (`cat > NAME <<'EOF'` ... `EOF`); its top-level keys are the command's options (ProcessInfo.option).
 The script lines that set the shell variables a command reads (`GPU_NUM=4`) come before it.
+vLLM's offline `LLM(...)` call is recorded on one line; its keyword arguments are the flags (python_engine_call).
 """
 
 from __future__ import annotations
 
+import ast
+import json
 import posixpath
 import re
 import shlex
@@ -23,6 +26,7 @@ from dataclasses import dataclass, replace
 from stackaudit.facts._parse import ParseError, argv_value
 from stackaudit.facts.processes import CONFIG_FLAGS, ProcessInfo, classify, parse_flat_yaml
 from stackaudit.facts.registry import Sourced, fact, first_of, parser
+from stackaudit.facts.serving_logs import VLLM_LINE
 from stackaudit.facts.sources import ENGINE_COMMAND, USER_ENGINES
 
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
@@ -76,10 +80,29 @@ GRAPHS_ON_LAUNCHERS = (("trtllm-bench", ("throughput", "latency"), "pytorch"),)
 # that added it). vLLM captures them by default from 0.2.6 (vllm-project/vllm#1926, `--enforce-eager`), SGLang from
 # July 2024 (sgl-project/sglang#612). `vllm serve` came in June 2024 (vllm-project/vllm#5090), SGLang's
 # `--reasoning-parser` in March 2025 (sgl-project/sglang#4000; 0.4.3 rejects it, sgl-project/sglang#4116).
+# The release is the first that can hold the flag: its pull request was still open when the release before it came.
 GRAPHS_DEFAULT_MARKS = (
     ("vllm", "vllm serve", "0.5.0"),
+    # Automatic prefix caching, vllm-project/vllm#2762: still in review on 2024-02-28, after 0.3.2 (2024-02-21).
+    ("vllm", "--enable-prefix-caching", "0.3.3"),
+    # The JSON speculative config, vllm-project/vllm#14434: opened 2025-03-07, after 0.7.3 (2025-02-20).
+    ("vllm", "--speculative-config", "0.8.0"),
     ("sglang", "--reasoning-parser", "0.4.4"),
+    # MoE expert parallelism, sgl-project/sglang#2371: opened 2024-12-06, after the v0.4.0 bump (sglang#2338, 12-03).
+    ("sglang", "--enable-ep-moe", "0.4.0.post1"),
 )
+
+
+# An engine started in Python, its engine arguments as keyword arguments (`LLM(model=..., tensor_parallel_size=8,
+# enforce_eager=True)`): the constructor's name, and the engine whose CLI spells each keyword as a flag (vLLM's
+# EngineArgs: `enforce_eager` is `--enforce-eager`, `tensor_parallel_size=8` is `--tensor-parallel-size 8`).
+PYTHON_ENGINE_CALLS = {"LLM": "vllm", "EngineArgs": "vllm", "AsyncEngineArgs": "vllm"}
+# Other projects name a class LLM too (TensorRT-LLM's LLM API, nano-vllm): `LLM(` is vLLM's where the paste shows
+# vLLM, as a module (`from vllm import LLM`, `vllm.LLM(`) or a line of vLLM's logger (serving_logs.VLLM_LINE).
+VLLM_MODULE = re.compile(r"(?<![\w-])vllm(?:\.\w|\s+import\b)|\bimport\s+vllm\b")
+_DICT_BODY = re.compile(r"\{[^{}]*:[^{}]*\}")  # a JSON object or dict literal with no other inside it
+_NAMES_KEPT = ("model", "tokenizer", "served_model_name", "download_dir")
+PYTHON_CALL = re.compile(r"(?<![\w.])(?:vllm\.)?(?P<name>" + "|".join(PYTHON_ENGINE_CALLS) + r")\(")
 
 
 @dataclass(frozen=True)
@@ -93,6 +116,15 @@ class EngineCommand:
     config: tuple[tuple[str, str], ...] = ()
     builds: bool = False  # the engine's builder (BUILDERS), not a command that runs it
     cut: bool = False  # its last line ends in `\\`: the shell line goes on past what the paste shows
+
+    @property
+    def quoted(self) -> str:
+        """The line as a report quotes it: each JSON or dict argument's body cut to `{…}` (`--speculative-config
+        '{"model": ...}'`), since a report holds no value as JSON."""
+        line, previous = self.line, ""
+        while line != previous:
+            line, previous = _DICT_BODY.sub("{…}", line), line
+        return line
 
     @property
     def engine_shown_by_context(self) -> bool:
@@ -169,6 +201,15 @@ def shell_assignment(line: str) -> tuple[str, str] | None:
     return (m.group(1), words[0] if words else "") if len(words) <= 1 else None
 
 
+def wrapped_inside_value(above: str, line: str) -> bool:
+    """Whether `line` goes on `above`, a line of only `NAME=value` assignments that the paste wrapped inside its last
+    value: `line`'s first word is no assignment, wrapper or program, since more assignments follow it (corpus 765:
+    `... NCCL_SOCKET_IFNAME=ens` over `12f0 NCCL_DEBUG=INFO vllm serve ...`)."""
+    words, first = above.split(), line.split(maxsplit=2)
+    return bool(words) and all(_ASSIGN.match(w) for w in words) and len(first) == 3 \
+        and "=" not in first[0] and first[0] not in _WRAPPERS and _ASSIGN.match(first[1]) is not None
+
+
 def expand_variables(text: str, variables: dict[str, str]) -> str:
     """`text` with each `$NAME` / `${NAME}` the paste sets replaced by its value; the others stay as written."""
     def value(m: re.Match[str]) -> str:
@@ -177,10 +218,61 @@ def expand_variables(text: str, variables: dict[str, str]) -> str:
     return VARIABLE_REFERENCE.sub(value, text) if variables and "$" in text else text
 
 
+def python_engine_call(text: str) -> EngineCommand | None:
+    """An engine constructor called in Python (PYTHON_ENGINE_CALLS) as the command its keyword arguments spell, its
+    line the call as Python writes it back on one line; None where `text` holds no whole call.
+    A keyword set to True is the flag, to False or None the flag absent, to another literal the flag with that value
+    (a dict or list as JSON). A keyword set to anything but a literal (`enforce_eager=eager`) shows no value: the
+    call is not read. The first positional argument is the model; the model's and tokenizer's names stay as written."""
+    m = PYTHON_CALL.search(text)
+    if m is None:
+        return None
+    call = next((c for end in range(len(text), m.end(), -1) if text[end - 1] == ")"
+                 for c in [_python_call(text[m.start():end])] if c is not None), None)
+    if call is None:
+        return None
+    argv = [m.group("name")]
+    try:
+        if call.args:
+            first = call.args[0]
+            argv += ["--model", str(first.value) if isinstance(first, ast.Constant) else ast.unparse(first)]
+        for kw in call.keywords:
+            if kw.arg is None:  # `**kwargs`: settings the paste does not show
+                return None
+            # The model's name is not judged: a variable there stays as written.
+            value = ast.unparse(kw.value) if kw.arg in _NAMES_KEPT and not isinstance(kw.value, ast.Constant) \
+                else ast.literal_eval(kw.value)
+            flag = "--" + kw.arg.replace("_", "-")
+            if value is True:
+                argv.append(flag)
+            elif value is not False and value is not None:
+                argv += [flag, json.dumps(value) if isinstance(value, (dict, list)) else str(value)]
+    except ValueError:
+        return None
+    return EngineCommand(PYTHON_ENGINE_CALLS[m.group("name")], tuple(argv), line=ast.unparse(call))
+
+
+def python_engine_shown(lines: list[str]) -> bool:
+    """Whether the paste shows vLLM, whose `LLM(` a Python call names (VLLM_MODULE, or a vLLM log line)."""
+    return any(VLLM_MODULE.search(x) or (".py:" in x and VLLM_LINE.search(x)) for x in lines)
+
+
+def _python_call(text: str) -> ast.Call | None:
+    """`text` as one Python call expression, or None."""
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except (SyntaxError, ValueError):
+        return None
+    return node if isinstance(node, ast.Call) else None
+
+
 def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str] | None = None) -> EngineCommand | None:
     """One shell line (prompt already removed) as an engine command, or None when it starts no engine.
     `ggml_shown`: the line of the paste that shows llama.cpp, where a generic program name needs it (GGML_SHOWN).
-    `variables`: the shell variables set above it in the paste (shell_assignment), which its `$NAME`s read."""
+    `variables`: the shell variables set above it in the paste (shell_assignment), which its `$NAME`s read.
+    A Python engine constructor's call on the line is read by python_engine_call."""
+    if PYTHON_CALL.search(line):
+        return python_engine_call(line)
     legacy = LEGACY_COMMAND.search(line) is not None
     if not legacy and (not any(w in line.lower() for w in ENGINE_WORDS) or not COMMAND_HINT.search(line)):
         return None

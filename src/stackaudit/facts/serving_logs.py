@@ -1245,6 +1245,11 @@ class NcclSetting:
         return (self.name == "NCCL_P2P_DISABLE" and self.on) or (
             self.name == "NCCL_P2P_LEVEL" and self.value.upper() in ("LOC", "0"))
 
+    @property
+    def p2p_nvlink_only(self) -> bool:
+        """The setting keeps NCCL's P2P transport to NVLink-connected GPUs: NCCL_P2P_LEVEL NVL (1)."""
+        return self.name == "NCCL_P2P_LEVEL" and self.value.strip().upper() in ("NVL", "1")
+
 
 @dataclass(frozen=True)
 class NcclConfig:

@@ -9,6 +9,8 @@ A command in Markdown inline code (a prose sentence's backticks, or a line that 
 A command's `$VAR` is read from a `VAR=value` line above it in the paste, recorded before the command.
 Recorded verbatim (continuations joined) as the pasted document ENGINE_COMMAND; the `engine_commands`
 fact reads it (facts/engine_command.py). A line inside a docker run, compose or pod spec is theirs.
+vLLM's offline engine in Python (`LLM(model=..., tensor_parallel_size=8, enforce_eager=True)`), where the paste
+shows vLLM, is recorded as its call on one line, as Python writes it back.
 The config file the command names (`--extra_llm_api_options extra-llm-api-config.yml`, `--config`) is recorded
 after it as a heredoc where the paste shows that file: a fenced block under a line that ends with its name
 (corpus 457), or a `cat > NAME <<EOF` heredoc.
@@ -26,10 +28,14 @@ from stackaudit.facts.engine_command import (
     GGML_SHOWN,
     HEREDOC,
     LEGACY_COMMAND,
+    PYTHON_CALL,
     VARIABLE_REFERENCE,
     EngineCommand,
     parse_command_line,
+    python_engine_call,
+    python_engine_shown,
     shell_assignment,
+    wrapped_inside_value,
 )
 from stackaudit.facts.sources import ENGINE_COMMAND
 from stackaudit.importers._scan import FENCE, Candidates, Scan, strip_prompt
@@ -105,7 +111,7 @@ def _config_shown(lines: list[str], command: EngineCommand) -> str:
 
 
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
-          needles=("llm", "sglang", "lmdeploy", "engine_dir", "llama-server", "/server ", "/main ", "aphrodite"),
+          needles=("llm", "engineargs(", "sglang", "lmdeploy", "engine_dir", "llama-server", "/server ", "/main ", "aphrodite"),
           per_line=True)  # ENGINE_WORDS, LEGACY_COMMAND
 def engine_command(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     taken = 0  # the end of the last command read: a continuation above a line is never one already read
@@ -113,6 +119,17 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
     for i in (scan := Scan(lines, candidates)):
         line = lines[i]
         low = line.lower()
+        if ("llm(" in low or "engineargs(" in low) and PYTHON_CALL.search(line) and python_engine_shown(lines):
+            # A Python engine constructor: its call runs on to the line that closes it.
+            call, end = None, i
+            while call is None and end < len(lines) and end - i <= MAX_CONTINUATIONS:
+                end += 1
+                call = python_engine_call("\n".join(lines[i:end]))
+            if call is not None:
+                yield Found("engine command", i, end, document_appended(ENGINE_COMMAND.name, call.line + "\n"))
+                scan.skip(end)
+                taken = end
+            continue
         # Substring tests first: most lines of a vLLM log say "vllm", few "serve", "-m " or "trtllm".
         if ("serve" not in low and "-m " not in low and "trtllm" not in low and "engine_dir" not in low
                 and "bench" not in low and "aphrodite" not in low) \
@@ -123,13 +140,17 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
         end = i + 1
         joined = _LIST_ITEM.sub("", strip_prompt(line), count=1)
         start = i
+        if i > 0 and wrapped_inside_value(strip_prompt(lines[i - 1]), joined):
+            start -= 1  # the variables set for the command, wrapped by the paste inside the last one's value
+            joined = strip_prompt(lines[start]).strip() + joined
         while start > 0 and i - start < MAX_CONTINUATIONS and _ASSIGNMENTS.match(strip_prompt(lines[start - 1]).strip()):
             start -= 1  # the variables set for the command on the lines above it
             joined = strip_prompt(lines[start]).strip()[:-1] + joined
         # A continuation into a fence or a blank line is a command the paste cuts: its `\\` stays (EngineCommand.cut).
-        while joined.endswith("\\") and end < len(lines) and end - i <= MAX_CONTINUATIONS \
+        # A `\\` with spaces after it (corpus 765) continues the line as its writer meant, though a shell would end it.
+        while joined.rstrip().endswith("\\") and end < len(lines) and end - i <= MAX_CONTINUATIONS \
                 and lines[end].strip() and not FENCE.match(lines[end]):
-            joined = joined[:-1] + " " + lines[end].strip()
+            joined = joined.rstrip()[:-1] + " " + lines[end].strip()
             end += 1
         above, first = _continued_from(lines, start, taken)
         legacy = LEGACY_COMMAND.search(above + joined) is not None  # only a generic program name needs the context
