@@ -918,10 +918,12 @@ def nvidia_driver_from_collect_env(ctx: FactContext) -> NvidiaDriver:
 
 
 # nvidia-smi's header versions written on their own (a copied header line, a hardware list): `Driver Version: 591.86`,
-# `Driver: 580.95.05` (a three-digit branch: NVIDIA's numbering).
+# `Driver: 580.95.05` (a three-digit branch: NVIDIA's numbering), a list's bullet without the colon
+# (`- Nvidia driver version 580.65.06, CUDA version 13.0`, corpus 760).
 # ollama's `detected GPUs ... library=/usr/lib/x86_64-linux-gnu/libcuda.so.570.86.16`: the driver's user-mode library
 # it loaded, whose file name carries the driver's version (the driver package installs libcuda.so.<version>).
-_STATED_DRIVER = re.compile(r"(?:\b(?i:driver(?: version)?):\s*|\blibcuda\.so\.)(\d{3}\.\d+(?:\.\d+)?)\b")
+_STATED_DRIVER = re.compile(r"(?:\b(?i:driver(?: version)?):\s*|^\W*(?i:nvidia )?(?i:driver version)\s+|"
+                            r"\blibcuda\.so\.)(\d{3}\.\d+(?:\.\d+)?)\b", re.MULTILINE)
 
 
 @parser(EVIDENCE_LINES, feeds="nvidia_driver", kind=NvidiaDriver, rank=50)

@@ -61,9 +61,10 @@ _SMI_XML = re.compile(r"^\s*(?=.*</)<(?:driver_version|cuda_version|attached_gpu
 _DAEMON_EVENTS = frozenset(("mismatch", "nvswitch", "no-nvswitch"))
 _LINK = re.compile(r"^\s*(?:LnkSta|LnkCap|LnkCtl2?|LnkSta2):\s")
 # The versions of nvidia-smi's table header, flattened onto one line, or written in a hardware summary
-# (`- NVIDIA driver version: 535.161.07`); nvidia-smi's failure to reach the driver.
+# (`- NVIDIA driver version: 535.161.07`, `- Nvidia driver version 580.65.06, CUDA version 13.0`); nvidia-smi's
+# failure to reach the driver.
 _SMI_HEADER = re.compile(r"\b(?i:Driver Version|CUDA Version):\s*\d+\.\d+|NVIDIA-SMI has failed because|"
-                         r"^\W*(?i:driver):\s*\d{3}\.\d+")
+                         r"^\W*(?i:driver):\s*\d{3}\.\d+|^\W*(?i:nvidia )?(?i:driver version)\s+\d{3}\.\d+")
 # A limit of `ulimit -a` on its own (bash's form).
 _LIMIT = re.compile(r"^\s*(?:max locked memory|open files|stack size|max user processes|core file size|"
                     r"virtual memory|file size)\s+\((?:[\w]+, )?-\w\)\s+(?:unlimited|\d+)\s*$")
@@ -90,7 +91,7 @@ _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "op
             "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs",
             "LLM libraries", "device count", *PEER_NEEDLES, *DATA_TEST_NEEDLES, *SIMPLE_P2P_NEEDLES, "watcher", "Starting Plugins", "Loading NVML",
             "Loading configuration", "Running with config", "plugins", "Registered device plugin", "No devices found",
-            "GRPC server", "compilation tools", "Toolkit:", "Driver:", "driver:", "detected GPUs", "] Compute Capability")
+            "GRPC server", "compilation tools", "Toolkit:", "Driver:", "driver:", "driver version", "detected GPUs", "] Compute Capability")
 
 
 def _daemon_line(line: str) -> bool:
