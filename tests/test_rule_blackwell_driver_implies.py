@@ -106,3 +106,28 @@ def test_modelled_engine_on_an_older_branch_stays_unknown() -> None:
     # Modelled on 760: a CUDA 12.9 driver does not run a CUDA 13 runtime the engine may ship.
     text = body("760").replace("580.65.06, CUDA version 13.0", "575.57.08, CUDA version 12.9")
     assert _status(text, "DRV-CUDA-COMPAT")[0] == "unknown"
+
+
+# --- a plain hardware list: the GPU with its power limit, the open driver package ----------------------------
+
+
+def test_fwupd_10896_hardware_list_power_limit_below_the_max_q_default() -> None:
+    # https://github.com/fwupd/fwupd/issues/10896: `GPU power limit: 250 W` on a 300 W RTX PRO 6000 Max-Q.
+    results = capture_checks("751", "PWR-GPU-POWER-LIMIT", "DRV-OPEN-MODULE")
+    assert results["PWR-GPU-POWER-LIMIT"].status == "issue"
+    assert "250 W" in results["PWR-GPU-POWER-LIMIT"].message and "300 W" in results["PWR-GPU-POWER-LIMIT"].message
+    assert results["DRV-OPEN-MODULE"].status == "ok"
+
+
+def test_modelled_hardware_list_at_the_default_is_not_capped() -> None:
+    # Modelled on 751: the Max-Q at its own 300 W.
+    text = body("751").replace("GPU power limit: 250 W", "GPU power limit: 300 W")
+    assert _status(text, "PWR-GPU-POWER-LIMIT")[0] != "issue"
+
+
+def test_modelled_proprietary_or_other_branch_package_names_no_open_flavour() -> None:
+    # Modelled on 751 with an Ada card, so that the GPU implies nothing: only the package could name the flavour.
+    ada = body("751").replace("RTX PRO 6000 Blackwell Max-Q Workstation Edition", "RTX 6000 Ada Generation")
+    assert _status(ada, "DRV-OPEN-MODULE")[0] == "ok"
+    assert _status(ada.replace("-580-open", "-580"), "DRV-OPEN-MODULE")[0] == "unknown"
+    assert _status(ada.replace("-580-open", "-570-open"), "DRV-OPEN-MODULE")[0] == "unknown"

@@ -17,7 +17,7 @@ driver container: appended to NVIDIA_DAEMON_LOG instead), the Kubernetes device 
 compute"`, `looking for compatible GPUs`, `no compatible GPUs were discovered`), the CUDA runners it ships
 (`Dynamic LLM libraries [cuda_v11 ...]`), the driver library its `detected GPUs` line loaded
 (`library=/usr/lib/x86_64-linux-gnu/libcuda.so.570.86.16`), the device count its CUDA probe printed and the probe's line
-per GPU (`[GPU-<uuid>] Compute Capability 12.0`). Its spans yield to every block recogniser's
+per GPU (`[GPU-<uuid>] Compute Capability 12.0`), a driver package of the open flavour (`nvidia-dkms-580-open`). Its spans yield to every block recogniser's
 (registry `fallback`): a line is evidence here only where no recogniser read it as part of its
 output. Each run of such lines is appended to the pasted document EVIDENCE_LINES, which no fact
 reads as a whole output: the checks that need more say so (unknown, with what to paste).
@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterator
 
 from stackaudit.facts._parse import LINE_LOOK_CHARS
-from stackaudit.facts.nvidia import PROC_VERSION_BANNER, STATED_TOOLKIT
+from stackaudit.facts.nvidia import OPEN_PACKAGE, PROC_VERSION_BANNER, STATED_TOOLKIT
 from stackaudit.facts.nvidia_daemons import daemon_event
 from stackaudit.facts.nvidia_smi import QUERY_FIELDS
 from stackaudit.facts.peer_access import (
@@ -91,7 +91,7 @@ _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "op
             "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs",
             "LLM libraries", "device count", *PEER_NEEDLES, *DATA_TEST_NEEDLES, *SIMPLE_P2P_NEEDLES, "watcher", "Starting Plugins", "Loading NVML",
             "Loading configuration", "Running with config", "plugins", "Registered device plugin", "No devices found",
-            "GRPC server", "compilation tools", "Toolkit:", "Driver:", "driver:", "driver version", "detected GPUs", "] Compute Capability")
+            "GRPC server", "compilation tools", "Toolkit:", "Driver:", "driver:", "driver version", "-open", "detected GPUs", "] Compute Capability")
 
 
 def _daemon_line(line: str) -> bool:
@@ -107,7 +107,8 @@ def is_evidence(line: str) -> bool:
     return bool(_SMI_FIELD.search(line) or _SMI_XML.match(line) or _LINK.match(line) or _NVRM.search(line)
                 or _SMI_HEADER.search(line) or _LIMIT.match(line) or is_symptom(line) or _daemon_line(line)
                 or _PEER.match(line) or SIMPLE_P2P_STEP.match(line) or _UNIT_HEAD.match(line) or _OLLAMA.search(line) or is_refusal_line(line)
-                or _DEVICE_PLUGIN.match(line) or data_test(line) is not None or STATED_TOOLKIT.search(line))
+                or _DEVICE_PLUGIN.match(line) or data_test(line) is not None or STATED_TOOLKIT.search(line)
+                or OPEN_PACKAGE.search(line))
 
 
 @importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field, XML "
