@@ -131,3 +131,28 @@ def test_modelled_proprietary_or_other_branch_package_names_no_open_flavour() ->
     assert _status(ada, "DRV-OPEN-MODULE")[0] == "ok"
     assert _status(ada.replace("-580-open", "-580"), "DRV-OPEN-MODULE")[0] == "unknown"
     assert _status(ada.replace("-580-open", "-570-open"), "DRV-OPEN-MODULE")[0] == "unknown"
+
+
+# --- a hardware list's package versions ------------------------------------------------------------------------
+
+
+def test_fwupd_10896_pytorch_line_names_torchs_cuda() -> None:
+    # https://github.com/fwupd/fwupd/issues/10896: `PyTorch: 2.8.0+cu128` under driver 580.173.02.
+    r = capture_checks("751", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "ok" and "12.8" in r.message
+
+
+def test_stated_versions_read_torch_cuda_and_the_engine() -> None:
+    from stackaudit.facts.python_env import python_env_from_stated_versions
+
+    env = python_env_from_stated_versions("vLLM: 0.11.0\nPyTorch: 2.8.0+cu128\n").environments[0]
+    assert (env.torch_cuda, env.engine, env.version("vllm")) == ("12.8", "vllm", "0.11.0")
+    # Modelled: a PyPI wheel without its local label names no CUDA.
+    assert python_env_from_stated_versions("torch: 2.8.0\n").environments[0].torch_cuda is None
+
+
+def test_modelled_torch_for_a_newer_major_than_the_driver_is_an_issue() -> None:
+    # Modelled on 751: a CUDA 13 torch on an R575 driver (CUDA 12.9).
+    text = body("751").replace("Driver: 580.173.02", "Driver: 575.57.08").replace(
+        "580-open and nvidia-dkms-580-open version 580.173.02", "575-open").replace("2.8.0+cu128", "2.9.0+cu130")
+    assert _status(text, "DRV-CUDA-COMPAT")[0] == "issue"

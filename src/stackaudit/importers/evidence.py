@@ -17,7 +17,7 @@ driver container: appended to NVIDIA_DAEMON_LOG instead), the Kubernetes device 
 compute"`, `looking for compatible GPUs`, `no compatible GPUs were discovered`), the CUDA runners it ships
 (`Dynamic LLM libraries [cuda_v11 ...]`), the driver library its `detected GPUs` line loaded
 (`library=/usr/lib/x86_64-linux-gnu/libcuda.so.570.86.16`), the device count its CUDA probe printed and the probe's line
-per GPU (`[GPU-<uuid>] Compute Capability 12.0`), a driver package of the open flavour (`nvidia-dkms-580-open`). Its spans yield to every block recogniser's
+per GPU (`[GPU-<uuid>] Compute Capability 12.0`), a driver package of the open flavour (`nvidia-dkms-580-open`), a list's package version (`PyTorch: 2.8.0+cu128`). Its spans yield to every block recogniser's
 (registry `fallback`): a line is evidence here only where no recogniser read it as part of its
 output. Each run of such lines is appended to the pasted document EVIDENCE_LINES, which no fact
 reads as a whole output: the checks that need more say so (unknown, with what to paste).
@@ -41,6 +41,7 @@ from stackaudit.facts.peer_access import (
     is_refusal_line,
 )
 from stackaudit.facts.peer_access import NEEDLES as PEER_NEEDLES
+from stackaudit.facts.python_env import STATED_VERSION
 from stackaudit.facts.sources import EVIDENCE_LINES, NVIDIA_DAEMON_LOG, NVIDIA_PROC_VERSION
 from stackaudit.facts.symptoms import NEEDLES as SYMPTOM_NEEDLES
 from stackaudit.facts.symptoms import is_symptom
@@ -91,7 +92,7 @@ _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "op
             "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs",
             "LLM libraries", "device count", *PEER_NEEDLES, *DATA_TEST_NEEDLES, *SIMPLE_P2P_NEEDLES, "watcher", "Starting Plugins", "Loading NVML",
             "Loading configuration", "Running with config", "plugins", "Registered device plugin", "No devices found",
-            "GRPC server", "compilation tools", "Toolkit:", "Driver:", "driver:", "driver version", "-open", "detected GPUs", "] Compute Capability")
+            "GRPC server", "compilation tools", "Toolkit:", "Driver:", "driver:", "driver version", "-open", "torch:", "vllm:", "sglang:", "detected GPUs", "] Compute Capability")
 
 
 def _daemon_line(line: str) -> bool:
@@ -108,7 +109,7 @@ def is_evidence(line: str) -> bool:
                 or _SMI_HEADER.search(line) or _LIMIT.match(line) or is_symptom(line) or _daemon_line(line)
                 or _PEER.match(line) or SIMPLE_P2P_STEP.match(line) or _UNIT_HEAD.match(line) or _OLLAMA.search(line) or is_refusal_line(line)
                 or _DEVICE_PLUGIN.match(line) or data_test(line) is not None or STATED_TOOLKIT.search(line)
-                or OPEN_PACKAGE.search(line))
+                or OPEN_PACKAGE.search(line) or STATED_VERSION.match(line))
 
 
 @importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field, XML "
