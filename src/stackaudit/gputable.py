@@ -365,7 +365,8 @@ _ARCH_WORDS = (
     # The small-form-factor and embedded Ada cards: `RTX 4000 SFF Ada Generation`, `RTX 2000E Ada Generation`.
     (re.compile(r"\bRTX 40[5-9]0\b|\bRTX \d{4}E?(?: SFF)? Ada\b", re.I), "Ada Lovelace", ""),
     (re.compile(r"\bG?H(?:20|100|200|800)\b", re.I), "Hopper", ""),
-    (re.compile(r"\bRTX 50[5-9]0\b|\bRTX PRO \d{4} Blackwell\b", re.I), "Blackwell", "12.0"),
+    # The nvidia-smi table cuts every RTX PRO Blackwell name after `Blac` (`NVIDIA RTX PRO 4500 Blac...`, CUT_MARKS).
+    (re.compile(r"\bRTX 50[5-9]0\b|\bRTX PRO \d{4} Blac(?:kwell\b|\.\.\.|…)", re.I), "Blackwell", "12.0"),
 )
 # Architectures whose every CUDA GPU has the same compute capability (https://developer.nvidia.com/cuda-gpus): a model
 # the table has no row for, named into one of them (_ARCH_WORDS), has that capability. Turing is 7.5 throughout, Ada

@@ -25,6 +25,7 @@ from stackaudit.facts.applicability import NO_NVLINK_WHY, ggml_image_engine
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.docker import DockerContainers, image_cuda
+from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.gpu_events import (
     APPLICATION,
     HW_CONTAINED,
@@ -171,6 +172,15 @@ def _cuda_of_branch(driver: tuple[int, ...]) -> str | None:
 _DRIVER_FLOOR = {11: (450, 80, 2), 12: (525, 60, 13), 13: (580, 0, 0)}
 
 
+def runs_every_runtime(driver: tuple[int, ...]) -> bool:
+    """Whether a driver runs every CUDA runtime of every major _DRIVER_FLOOR knows, whichever one a program ships.
+
+    A driver runs the runtimes of older majors (a newer driver runs an older runtime, CUDA compatibility's
+    backward compatibility), and those of its own major by minor-version compatibility (MINOR_COMPAT) from the
+    major's floor. A driver at or above the floor of the newest major known thus runs them all."""
+    return bool(driver) and driver >= _DRIVER_FLOOR[max(_DRIVER_FLOOR)]
+
+
 def _forward_compat(driver: str, nvidia: NvidiaGpus | None, collect_env: CollectEnv | None,
                     torch_cuda: Sequence[str]) -> tuple[list[str], bool | None]:
     """What shows CUDA running above the driver branch's own version, and whether the GPUs allow it.
@@ -220,10 +230,12 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                 python_env: PythonEnv | None = None, gpus: GpuInventory | None = None,
                 collect_env: CollectEnv | None = None, ollama_cuda: OllamaCuda | None = None,
                 serving_log: ServingLog | None = None, cuda_toolkit: CudaToolkit | None = None,
-                docker_containers: DockerContainers | None = None) -> Outcome:
+                docker_containers: DockerContainers | None = None,
+                engine_commands: EngineCommands | None = None) -> Outcome:
     """Reads: the driver version (/proc/driver/nvidia/version, NVML, `nvidia-smi`, the kernel log's
     NVRM banner, a pasted collect_env), the highest CUDA the driver supports, torch's CUDA
-    (`torch/version.py` of the serving engine's Python, else a pasted collect_env), and the GPU
+    (`torch/version.py` of the serving engine's Python, else a pasted collect_env, else a hardware list's
+    `PyTorch: 2.8.0+cu128`), and the GPU
     architecture; where no torch is shown, ollama's discovery lines (the driver's CUDA, `driver=12.2`, and
     the CUDA runner it chose or ships); where neither, NCCL's init lines (the CUDA it was built for,
     `NCCL version 2.21.5+cuda11.8`, beside the driver's, `cudaDriverVersion 12000`).
@@ -251,6 +263,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     torch's runtime. A toolkit newer than the driver's CUDA under a torch runtime the driver covers is not an issue
     on collect_env's 'CUDA runtime version' line, and ok on check_env's NVCC line (which names it a compiler). NVIDIA's vGPU host driver on a hypervisor (`vGPU Driver Capability`,
     `Host VGPU`) prints `CUDA Version: Not Found`: CUDA runs in the guests (not an issue).
+    An engine's command shown without its CUDA runtime is ok on a driver at or above the floor of the newest CUDA
+    major (runs_every_runtime): that driver runs any runtime the engine may ship.
+    Without an engine shown, there is no runtime to judge (unknown).
     """
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
@@ -329,6 +344,13 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                      if (cuda := image_cuda(c.image))}) if not torch else []
     if images and driver_cuda:
         return _image_runtime(images, driver, driver_cuda)
+    engine = engine_commands.commands[0].engine if engine_commands is not None and engine_commands.commands else ""
+    if not torch and engine and runs_every_runtime(dv):
+        # An engine is shown, its CUDA runtime is not: whichever release it ships, this driver runs it.
+        return ok(f"driver {driver} supports CUDA up to {driver_cuda or '?'}, the newest CUDA major: it runs any CUDA "
+                  f"{max(_DRIVER_FLOOR) - 1}.x or older runtime, and a {max(_DRIVER_FLOOR)}.x one by minor-version "
+                  f"compatibility, whichever the {engine} shown ships (its CUDA is not in this source)",
+                  actual={"driver": driver})
     if not torch:
         return unknown(f"driver {driver} (supports CUDA up to "
                        f"{(nvidia.cuda_version if nvidia else None) or _cuda_of_branch(dv) or '?'}); torch's "
@@ -651,7 +673,7 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     Traps: proprietary on Turing…Hopper is allowed (reported as ok with the observation);
     pre-Turing GPUs (Volta, Pascal) cannot use the open modules at all. A driver before R515 has
     only the proprietary module: loaded, that is not an issue; not shown loaded (a driver container
-    that is installing it), there is no flavour to judge. Where no source shows the flavour, a Blackwell or GH200
+    that is installing it), there is no flavour to judge. Where no source shows the flavour (nor the driver), a Blackwell or GH200
     GPU that nvidia-smi lists (its name cut too: gputable.agreed) or CUDA named (simpleP2P; a collect_env or check_env
     whose torch initialised CUDA), outside WSL 2, shows the open module loaded: the proprietary one refuses to initialise them
     (facts/nvidia.py open_module_only). An Ampere or Hopper GPU running says nothing of the flavour. Open modules
@@ -660,6 +682,17 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     """
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
+    listed = [g for g in nvidia.gpus if not g.error] if nvidia is not None else []  # a GPU not opened: model unknown
+    if nvidia_driver is None or nvidia_driver.flavour is None:
+        # WSL 2's table lists the Windows driver's GPUs: it has no Linux kernel module whose flavour they show.
+        driven, how = _open_only_driven([] if wsl_driver(nvidia) else listed, p2p_data_tests, collect_env)
+        if driven:
+            driver = (f"driver {nvidia_driver.version}" if nvidia_driver is not None and nvidia_driver.version
+                      else "the NVIDIA driver")
+            judged = ok(f"{len(driven)} Blackwell/Grace Hopper GPU(s) ran under {driver} "
+                        f"({driven[0][1]}; {how}), which only the open kernel modules drive: the open module is "
+                        "loaded", actual="open (inferred)", subjects=[g for g, _ in driven])
+            return over_subjects(judged, [g for g, _ in driven], gpus.whole_count if gpus is not None else None)
     if nvidia_driver is None:
         return unknown("the NVIDIA kernel module is not visible in this source (/proc/driver/nvidia/version)",
                        hint="run on the host with the driver loaded, or `modinfo -F license nvidia`")
@@ -671,15 +704,7 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
             return not_applicable(f"driver {nvidia_driver.version} (not shown loaded) predates the open kernel modules "
                                   "(R515): there is no flavour to choose")
         flavour = "proprietary"
-    listed = [g for g in nvidia.gpus if not g.error] if nvidia is not None else []  # a GPU not opened: model unknown
     if flavour is None:
-        # WSL 2's table lists the Windows driver's GPUs: it has no Linux kernel module whose flavour they show.
-        driven, how = _open_only_driven([] if wsl_driver(nvidia) else listed, p2p_data_tests, collect_env)
-        if driven:
-            judged = ok(f"{len(driven)} Blackwell/Grace Hopper GPU(s) ran under driver {nvidia_driver.version} "
-                        f"({driven[0][1]}; {how}), which only the open kernel modules drive: the open module is "
-                        "loaded", actual="open (inferred)", subjects=[g for g, _ in driven])
-            return over_subjects(judged, [g for g, _ in driven], gpus.whole_count if gpus is not None else None)
         return unknown("the kernel module's flavour is not known", hint="run `modinfo -F license nvidia` on the host")
     evidence = (nvidia_driver.flavour_evidence,) if nvidia_driver.flavour_evidence else ()
     if flavour == "open":

@@ -918,10 +918,17 @@ def nvidia_driver_from_collect_env(ctx: FactContext) -> NvidiaDriver:
 
 
 # nvidia-smi's header versions written on their own (a copied header line, a hardware list): `Driver Version: 591.86`,
-# `Driver: 580.95.05` (a three-digit branch: NVIDIA's numbering).
+# `Driver: 580.95.05` (a three-digit branch: NVIDIA's numbering), a list's bullet without the colon
+# (`- Nvidia driver version 580.65.06, CUDA version 13.0`, corpus 760).
 # ollama's `detected GPUs ... library=/usr/lib/x86_64-linux-gnu/libcuda.so.570.86.16`: the driver's user-mode library
 # it loaded, whose file name carries the driver's version (the driver package installs libcuda.so.<version>).
-_STATED_DRIVER = re.compile(r"(?:\b(?i:driver(?: version)?):\s*|\blibcuda\.so\.)(\d{3}\.\d+(?:\.\d+)?)\b")
+_STATED_DRIVER = re.compile(r"(?:\b(?i:driver(?: version)?):\s*|^\W*(?i:nvidia )?(?i:driver version)\s+|"
+                            r"\blibcuda\.so\.)(\d{3}\.\d+(?:\.\d+)?)\b", re.MULTILINE)
+
+
+# The distribution packages of the open flavour, by branch (Ubuntu's `nvidia-driver-580-open`, `nvidia-dkms-580-open`):
+# Ubuntu's packages of a branch's two flavours conflict, so the one installed is the flavour of that branch.
+OPEN_PACKAGE = re.compile(r"\bnvidia-(?:driver|dkms|kernel-source|kernel-common)-(\d{3})-open\b")
 
 
 @parser(EVIDENCE_LINES, feeds="nvidia_driver", kind=NvidiaDriver, rank=50)
@@ -929,6 +936,7 @@ def driver_from_evidence_lines(text: str) -> NvidiaDriver:
     """The driver version nvidia-smi's header line states where the paste shows that line alone (copied into prose,
     a hardware list, `driver:525.116.03`): nvidia-smi prints it only from a loaded driver. ollama's `detected GPUs`
     line names the libcuda.so.<version> it loaded, the driver's own library. Two different versions name no one driver.
+    An open-flavour package of the driver's branch (OPEN_PACKAGE) listed beside it names the flavour open.
 
     Input (tests/data/captures/247)::
 
@@ -938,7 +946,9 @@ def driver_from_evidence_lines(text: str) -> NvidiaDriver:
     if len(found) != 1:
         raise ParseError("no one `Driver Version:` in the lines shown" if not found else
                          f"several driver versions in the lines shown ({', '.join(found)})")
-    return NvidiaDriver(found[0], None, loaded=True)
+    package = next((line.strip() for line in text.splitlines() for m in OPEN_PACKAGE.finditer(line)
+                    if found[0].startswith(m.group(1) + ".")), "")
+    return NvidiaDriver(found[0], "open" if package else None, f"package: {package}" if package else "", loaded=True)
 
 
 # The system CUDA toolkit: nvcc's `Cuda compilation tools, release 12.4, V12.4.131`, a hardware list's

@@ -16,8 +16,10 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
+from stackaudit.facts._parse import ParseError
 from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcesses, process_path
-from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, provider
+from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
+from stackaudit.facts.sources import EVIDENCE_LINES
 from stackaudit.host.base import Host, NotCaptured, read_text
 from stackaudit.host.limits import load_json
 from stackaudit.versions import public_version
@@ -370,6 +372,36 @@ def python_env(ctx: FactContext) -> PythonEnv:
         raise FactUnavailable("no serving process runs and the audit's own process is not in the source")
     found = read_environment(host, current, "the audit's own interpreter (no serving engine is running)", current=True)
     return PythonEnv((found,), False, ("no vLLM/SGLang/TensorRT-LLM process is running",))
+
+
+# A hardware list's version lines, one package a line (fwupd/fwupd#10896, corpus 751): `PyTorch: 2.8.0+cu128`,
+# `vLLM: 0.11.0`. torch's local label names the CUDA it was built for (`+cu128`: 12.8).
+STATED_VERSION = re.compile(r"^\W*(?P<name>PyTorch|torch|vLLM|SGLang):\s*(?P<version>\d+\.\d+(?:\.\d+)?"
+                            r"(?:\.post\d+)?(?:\+[a-z]+\d*)?)\s*$", re.IGNORECASE)
+
+
+@parser(EVIDENCE_LINES, feeds="python_env", kind=PythonEnv, rank=30)
+def python_env_from_stated_versions(text: str) -> PythonEnv:
+    """torch (and the CUDA of its `+cuNNN` label), vLLM and SGLang versions a hardware list states, one a line.
+
+    Input (tests/data/captures/751)::
+
+        PyTorch: 2.8.0+cu128
+    """
+    packages: dict[str, str] = {}
+    for line in text.splitlines():
+        if m := STATED_VERSION.match(line):
+            name = m.group("name").lower()
+            packages.setdefault("torch" if name == "pytorch" else name, m.group("version"))
+    if not packages:
+        raise ParseError("no `PyTorch: X.Y.Z` line in the lines shown")
+    cuda = re.search(r"\+cu(\d+)(\d)$", packages.get("torch", ""))
+    torch_cuda = f"{cuda.group(1)}.{cuda.group(2)}" if cuda else None
+    engine = next((e for e in ("vllm", "sglang") if e in packages), "")
+    env = PythonEnvironment("the versions a pasted list states", None, engine, packages=packages,
+                            torch_cuda=torch_cuda)
+    return PythonEnv((env,), False, ("from the versions a paste lists: not read from the engine's Python",),
+                     from_report=True)
 
 
 _CHECK_ENV_PACKAGE = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")

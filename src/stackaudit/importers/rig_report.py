@@ -14,6 +14,11 @@ is counted under its index. Always an excerpt: the report has no count of the GP
 The CPU bullet (`- **CPU:** AMD Ryzen 7 5800X 8-Core Processor (12 threads)`) is lscpu's `Model name`, handed on as
 such: checks/pcie.py reads the model for the lanes a desktop CPU gives its graphics slots.
 
+A hardware list in the same spirit, written as plain `Key: value` lines (fwupd/fwupd#10896, corpus 751), names a GPU
+with the memory NVML reports (`GPU: NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition, 97,887 MiB`) and,
+below it, its power limit (`GPU power limit: 250 W`): handed on as a GPU section of `nvidia-smi -q` with its name,
+memory and power limit.
+
 The System section's `- **Environment:** ...` line, below the report's `# club-3090 rig report` heading, is recorded
 as the document RIG_REPORT_ENVIRONMENT (facts/platform.py virtualization_from_rig_report reads it).
 """
@@ -36,6 +41,10 @@ _BUS = re.compile(rf"^\s+- \*\*PCIe:\*\* .*\| bus ({BDF})\b")
 # report.sh's link bullet: the negotiated width (pcie.link.width.current), the GPU's (pcie.link.width.max) and
 # the highest generation (pcie.link.gen.max); the current generation is not printed.
 _LINK = re.compile(r"^\s+- \*\*PCIe:\*\* x(\d+) lanes negotiated \(GPU max x(\d+), Gen up to (\d)\)")
+# A plain hardware list's GPU line (the memory as NVML reports it, thousands separated or not) and power limit line.
+_LIST_GPU = re.compile(r"^\W*GPU:\s*(NVIDIA [^,]+?),\s*(\d{1,3}(?:,\d{3})+|\d+)\s*MiB\s*$")
+_LIST_POWER = re.compile(r"^\W*GPU power limit:\s*(\d+(?:\.\d+)?)\s*W\s*$", re.IGNORECASE)
+_LIST_LOOK = 16  # lines below the GPU line where its power limit may stand
 # report.sh's CPU bullet: lscpu's `Model name`, then the thread count (`nproc`) in brackets.
 _CPU = re.compile(r"^\s*- \*\*CPU:\*\* (.+?)(?: \(\d+ threads\))?\s*$")
 
@@ -67,10 +76,13 @@ def _section(m: re.Match[str], power: re.Match[str] | None, bus: str, link: re.M
 
 
 @importer("rig report", "club-3090's rig report (`scripts/report.sh`): its GPU bullets (name, power limits, link, "
-          "bus) and its CPU bullet (the model name)",
-          needles=("**GPU ", "**CPU:**"), per_line=True)
+          "bus) and its CPU bullet (the model name); a plain hardware list's GPU line with its power limit",
+          needles=("**GPU ", "**CPU:**", "GPU:", "power limit:"), per_line=True)
 def rig_report(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
+        if listed := _LIST_GPU.match(lines[i]):
+            yield from _listed_gpu(lines, i, listed)
+            continue
         if cpu := _CPU.match(lines[i]):
             yield Found("rig report", i, i + 1, command_output_appended(LSCPU.argv, f"Model name: {cpu.group(1)}\n"))
             continue
@@ -113,3 +125,21 @@ def rig_report_environment(lines: list[str]) -> Iterator[Found]:
             yield Found("rig report environment", env, env + 1,
                         document_appended(RIG_REPORT_ENVIRONMENT.name, lines[env].rstrip() + "\n"))
         i = end
+
+
+def _listed_gpu(lines: list[str], i: int, m: re.Match[str]) -> Iterator[Found]:
+    """A plain hardware list's GPU line as an `nvidia-smi -q` GPU section, with the power limit a line below it
+    states (up to the next GPU line); that power line is taken too."""
+    below = range(i + 1, min(len(lines), i + 1 + _LIST_LOOK))
+    stop = next((j for j in below if _LIST_GPU.match(lines[j])), below.stop)
+    power = next(((j, p) for j in range(i + 1, stop) if (p := _LIST_POWER.match(lines[j]))), None)
+    text = ("GPU\n"
+            f"    Product Name                          : {m.group(1).strip()}\n"
+            "    FB Memory Usage\n"
+            f"        Total                             : {m.group(2).replace(',', '')} MiB\n")
+    if power is not None:
+        text += ("    GPU Power Readings\n"
+                 f"        Power Limit                       : {power[1].group(1)} W\n")
+    yield Found("rig report", i, i + 1, command_output_appended(NVSMI_QUERY.argv, text))
+    if power is not None:
+        yield Found("rig report", power[0], power[0] + 1, lambda record: None)
