@@ -23,9 +23,9 @@ from corpus import capture_checks, paste_checks
 from stackaudit.facts.engine_command import (
     parse_command_line,
     python_engine_call,
-    python_engine_shown,
     wrapped_inside_value,
 )
+from stackaudit.importers.engine_command import python_engine_shown
 
 # --- flags that stand for a release -----------------------------------------------------------------------------
 

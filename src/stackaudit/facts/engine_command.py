@@ -26,7 +26,6 @@ from dataclasses import dataclass, replace
 from stackaudit.facts._parse import ParseError, argv_value
 from stackaudit.facts.processes import CONFIG_FLAGS, ProcessInfo, classify, parse_flat_yaml
 from stackaudit.facts.registry import Sourced, fact, first_of, parser
-from stackaudit.facts.serving_logs import VLLM_LINE
 from stackaudit.facts.sources import ENGINE_COMMAND, USER_ENGINES
 
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
@@ -250,11 +249,6 @@ def python_engine_call(text: str) -> EngineCommand | None:
     except ValueError:
         return None
     return EngineCommand(PYTHON_ENGINE_CALLS[m.group("name")], tuple(argv), line=ast.unparse(call))
-
-
-def python_engine_shown(lines: list[str]) -> bool:
-    """Whether the paste shows vLLM, whose `LLM(` a Python call names (VLLM_MODULE, or a vLLM log line)."""
-    return any(VLLM_MODULE.search(x) or (".py:" in x and VLLM_LINE.search(x)) for x in lines)
 
 
 def _python_call(text: str) -> ast.Call | None:

@@ -30,13 +30,14 @@ from stackaudit.facts.engine_command import (
     LEGACY_COMMAND,
     PYTHON_CALL,
     VARIABLE_REFERENCE,
+    VLLM_MODULE,
     EngineCommand,
     parse_command_line,
     python_engine_call,
-    python_engine_shown,
     shell_assignment,
     wrapped_inside_value,
 )
+from stackaudit.facts.serving_logs import VLLM_LINE
 from stackaudit.facts.sources import ENGINE_COMMAND
 from stackaudit.importers._scan import FENCE, Candidates, Scan, strip_prompt
 from stackaudit.importers.registry import Found, document_appended, importer
@@ -108,6 +109,11 @@ def _config_shown(lines: list[str], command: EngineCommand) -> str:
         if end is not None:
             return f"cat > {name} <<'EOF'\n" + "\n".join(lines[i + 1:end]) + "\nEOF\n"
     return ""
+
+
+def python_engine_shown(lines: list[str]) -> bool:
+    """Whether the paste shows vLLM, whose `LLM(` a Python call names (VLLM_MODULE, or a vLLM log line)."""
+    return any(VLLM_MODULE.search(x) or (".py:" in x and VLLM_LINE.search(x)) for x in lines)
 
 
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
