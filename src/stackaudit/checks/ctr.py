@@ -503,14 +503,14 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     when nearby NICs beat the GPU path (IC-NCCL-ENV). From inside one container the other ranks are
     invisible: compare `cat /proc/sys/kernel/random/boot_id` and `stat -c %d /dev/shm` across them.
     A one-host NCCL log whose SHM and P2P channels join every rank shows the shared namespace itself.
-    A NCCL log from several named hosts whose SHM and P2P channels join each host's ranks into one group shows one
-    namespace per host (NET joins the hosts).
-    A Ray worker container that joins its head at a loopback address runs on the head's host, so the head's container
-    holds ranks of the same group.
     So does vLLM's "Detected 1 nodes in the distributed environment" for a world of two or more ranks: vLLM
     counts as one node the ranks that open one shared-memory segment.
     So does vLLM's message-queue handle whose readers are all local (remote subscribe address None) and, with
     its writer, make up the whole world: every reader attaches the writer's shared-memory segment.
+    A NCCL log from several named hosts whose SHM and P2P channels join each host's ranks into one group shows one
+    namespace per host (NET joins the hosts).
+    A Ray worker container that joins its head at a loopback address runs on the head's host, so the head's container
+    holds ranks of the same group.
     One container started as no rank of a group that holds two or more GPUs (its ids or count, or `--gpus all`
     where the sources show two or more GPUs) keeps every rank its engine starts inside it: ok, as for TP > 1.
     """
