@@ -15,6 +15,8 @@ def test_new_style_profile_name_is_a_vgpu_guest() -> None:
     """Real (ollama#8023, capture 311): `NVIDIA L40S-24Q`, the name a newer guest driver gives the profile."""
     r = capture_checks("311", CHECK)[CHECK]
     assert r.status == "issue" and "vGPU guest" in r.message and "L40S-24Q" in r.message
+    # Every limit is named, joined as one sentence (the P2P clause only where the workload is not shown on one GPU).
+    assert "and throttles an unlicensed vGPU" in r.message
 
 
 def test_one_vgpu_guest_is_an_issue() -> None:

@@ -238,7 +238,7 @@ def vm(virtualization: Virtualization, gpus: GpuInventory | None = None,
         return issue(f"a vGPU guest ({vgpu}): NVIDIA vGPU turns unified memory and the CUDA profilers off unless "
                      "the host enables them for this VM, "
                      + ("" if one_gpu else "gives no P2P over PCIe (NVLink only, between full-profile vGPUs) ")
-                     + ("and " if one_gpu else "") + "throttles an unlicensed vGPU after 20 minutes; CUDA calls "
+                     + "and throttles an unlicensed vGPU after 20 minutes; CUDA calls "
                      "that need them fail with 'operation not supported'"
                      + (f" (the workload uses one GPU: {'; '.join(one_gpu)}, so P2P plays no part)" if one_gpu else ""),
                      actual={"vm": virtualization.vm, "vgpu": vgpu},
