@@ -147,6 +147,13 @@ _SHM_NOT_SIZE = rf"(?:{_SHM_MISSING}|Permission denied)"
 _OLLAMA_GPU_UNSUPPORTED = re.compile(r"GPU is too old|[Uu]nsupported Radeon|amdgpu is not supported|"
                                      r"amdgpu too old|gpu not supported")
 
+
+def _node_label(key: str, value: str) -> re.Pattern[str]:
+    """A node label `nvidia.com/<key>` with a value matching `value`, as JSON (`"key": "value"`), YAML (`key: value`)
+    or `key=value` print it."""
+    return re.compile(rf"nvidia\.com/{key}[\"']?\s*[:=]\s*[\"']?{value}")
+
+
 SYMPTOMS: tuple[Symptom, ...] = (
     # The errno decides (`_SHM_NOT_SIZE`): a creation failure without one (NCCL before 2.19) or with ENOSPC is a size.
     Symptom("nccl-shm-create", re.compile(rf"Error while creating shared memory segment \S*nccl(?!.*error: {_SHM_NOT_SIZE})"),
@@ -261,19 +268,19 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # GPU feature discovery labels a node's GPUs; with the MIG strategy `single` it names the product `<model>-MIG-INVALID`
     # and counts 0 GPUs where MIG is on with no MIG device, or with mixed layouts (its mig-strategy tests;
     # NVIDIA/gpu-operator#479, #603). The label reads as `"key": "value"` (JSON), `key: value` (YAML) or `key=value`.
-    Symptom("gfd-mig-invalid", re.compile(r"nvidia\.com/gpu\.product[\"']?\s*[:=]\s*[\"']?[\w.-]+-MIG-INVALID\b"),
+    Symptom("gfd-mig-invalid", _node_label(r"gpu\.product", r"[\w.-]+-MIG-INVALID\b"),
         "MEM-MIG", "high", GFD_MIG_STRATEGY,
         "GPU feature discovery labels the node's GPU product MIG-INVALID: MIG is on but no MIG device exists, or the MIG "
         "layouts differ, so the `single` strategy offers no GPU and no MIG slice to pods"),
     # The MIG manager sets `nvidia.com/mig.config.state` to `failed` where it could not apply the layout the node's
     # `nvidia.com/mig.config` label asks for (NVIDIA/mig-parted#189: the label tells success from failure).
-    Symptom("mig-config-failed", re.compile(r"nvidia\.com/mig\.config\.state[\"']?\s*[:=]\s*[\"']?failed\b"),
+    Symptom("mig-config-failed", _node_label(r"mig\.config\.state", r"failed\b"),
         "MEM-MIG", "high", GPU_OPERATOR_MIG,
         "the GPU Operator's MIG manager failed to apply the MIG layout the node's nvidia.com/mig.config label asks for"),
     # GPU feature discovery's GPU count for a node it runs on (a GPU node) is 0: the device plugin offers no nvidia.com/gpu
     # (a MIG-INVALID node; NVIDIA/gpu-operator#603). The label counts whole GPUs, and under the `mixed` MIG strategy it
     # still counts the physical GPUs (NVIDIA/k8s-device-plugin#738), so 0 is no healthy layout.
-    Symptom("gfd-gpu-count-zero", re.compile(r"nvidia\.com/gpu\.count[\"']?\s*[:=]\s*[\"']?0(?![\d.])"),
+    Symptom("gfd-gpu-count-zero", _node_label(r"gpu\.count", r"0(?![\d.])"),
         "CTR-GPU-ACCESS", "high", GFD_MIG_STRATEGY,
         "GPU feature discovery counts 0 GPUs on this GPU node: the device plugin offers pods no nvidia.com/gpu"),
     # ollama's GPU probe found no GPU (0.1.x: `nvidia-smi command failed`, then `skipping accelerated runner because
