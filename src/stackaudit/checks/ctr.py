@@ -555,10 +555,9 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
         return not_applicable("not in a container and no Docker containers to compare")
     by_name = {c.name: c for c in docker_containers.containers}
     ranks = [c for c in docker_containers.gpu_or_serving if c.distributed_rank]
-    if any(_RAY_LOOPBACK.search(" ".join(c.argv)) for c in ranks):
+    if any(c.ray_worker_on_loopback for c in ranks):
         # A Ray worker that joins its head at a loopback address runs on the head's host: the head holds ranks too.
-        ranks = [c for c in docker_containers.gpu_or_serving
-                 if c.distributed_rank or re.search(r"\bray start\b.*--head\b", " ".join(c.argv))]
+        ranks = [c for c in docker_containers.gpu_or_serving if c.distributed_rank or c.ray_head]
     if len(ranks) < 2:
         whole = [(c, size) for c in docker_containers.gpu_or_serving if not ranks and parallelism is not None
                  and (sizes := parallelism.for_container(c.id)) is not None and (size := sizes.world_size) > 1
@@ -598,10 +597,6 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
                                                                       for c in ranks},
                          expected="the same NCCL_HOSTID in every rank", subjects=labels)
     return ok(f"rank containers {', '.join(labels)} share one IPC namespace", actual=sorted(keys), subjects=labels)
-
-
-# `ray start --address=127.0.0.1:6379` (or localhost): a worker on its head's own host.
-_RAY_LOOPBACK = re.compile(r"\bray start\b.*--address[= ]['\"]?(?:127\.\d+\.\d+\.\d+|localhost)\b")
 
 
 def _gpus_held(c: DockerContainer, gpus: GpuInventory | None) -> int | None:

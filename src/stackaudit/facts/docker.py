@@ -82,6 +82,10 @@ class DeviceRequest:
                 or any(d.startswith("nvidia.com/gpu") for d in self.device_ids))
 
 
+# `ray start --address=127.0.0.1:6379` (or localhost): a worker on its head's own host.
+_RAY_LOOPBACK = re.compile(r"\bray start\b.*--address[= ]['\"]?(?:127\.\d+\.\d+\.\d+|localhost)\b")
+
+
 @dataclass(frozen=True)
 class DockerContainer:
     id: str
@@ -258,6 +262,17 @@ class DockerContainer:
             return True
         return bool(re.search(r"\bray start\b.*--address|--node-rank|--headless\b|--data-parallel-address",
                               joined))
+
+    @property
+    def ray_head(self) -> bool:
+        """Started as a Ray cluster's head (`ray start --head`)."""
+        return bool(re.search(r"\bray start\b.*--head\b", " ".join(self.argv)))
+
+    @property
+    def ray_worker_on_loopback(self) -> bool:
+        """A Ray worker that joins its head at a loopback address (`ray start --address=127.0.0.1:6379`, or
+        localhost): it runs on its head's own host."""
+        return bool(_RAY_LOOPBACK.search(" ".join(self.argv)))
 
     @property
     def visible_devices_by_hand(self) -> str | None:
