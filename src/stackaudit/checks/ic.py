@@ -162,28 +162,6 @@ def _engine_gpus(topo: TopoMatrix, proc: ProcessInfo | None, tp: int | None,
     return names[:tp] if tp else names
 
 
-def _no_rdma_traffic(log: ServingLog | None) -> tuple[str, list[str]] | None:
-    """Why a one-host NCCL log moves nothing over RDMA, with its evidence lines, or None when it does not show so.
-
-    NCCL's own "NET/IB : No device found", "Failed to open libibverbs" (no verbs library, so no HCA can open) or
-    NCCL_IB_DISABLE=1 means it uses no InfiniBand/RoCE device, unless it names the HCAs it uses. Channels all
-    over P2P/SHM mean every byte stays inside the host, with the same exception (a cut log of a multi-node job shows
-    its intra-node rings first).
-    """
-    if log is None or log.multi_host:
-        return None
-    ib_used = any(re.search(r"NET/IB\s*:\s*Using", line) for line in log.nccl_net)
-    hca_named = any(re.search(r"NET/IB\s*:\s*Using\s*\[\d+\]", line) for line in log.nccl_net)  # not `Using [RO]`
-    no_ib = [line for line in log.nccl_net if re.search(r"NET/IB\s*:\s*No device found|Failed to open libibverbs", line)]
-    if no_ib and not hca_named:
-        return "NCCL found no InfiniBand/RoCE device", no_ib[:2]
-    if log.nccl_env.get("NCCL_IB_DISABLE") == "1":
-        return "NCCL_IB_DISABLE=1: NCCL uses no InfiniBand/RoCE device", []
-    if not ib_used and log.channels and all(c.transport in ("P2P", "SHM") for c in log.channels):
-        return "NCCL carries every channel over P2P/SHM inside the host", [log.channels[0].line]
-    return None
-
-
 def _multi_node(procs: ServingProcesses | None, log: ServingLog | None, nodes: NcclNodes | None = None) -> bool:
     for root in (p for p in procs.roots() if p.engine in SERVING_ENGINES) if procs is not None else ():
         nnodes = root.option("--nnodes")
@@ -1000,7 +978,9 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
     """
     loaded, absent_by = peer_memory_loaded(modules, empty_greps, listing_greps)
     multi = _multi_node(serving_processes, serving_log, nccl_nodes)
-    said = _nccl_peer_memory(serving_log, loaded, multi)
+    # Why the job sends nothing over an RDMA NIC, where the source shows that and no sign of other nodes.
+    local = (nccl_nodes.no_rdma, nccl_nodes.no_rdma_lines) if nccl_nodes is not None and not multi else ("", ())
+    said = _nccl_peer_memory(serving_log, loaded, multi, local)
     if said is not None:
         return said
     if loaded:
@@ -1019,12 +999,12 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
                             "custom all-reduce) never uses it"
                             + ("" if loaded is None else "; not loading it costs nothing"),
                             actual={"nvidia_peermem": loaded, "rdma_nics": []}, evidence=[absent_by] if absent_by else [])
-    local = _no_rdma_traffic(serving_log)
-    if local is not None and loaded is None:
-        return not_applicable(f"{local[0]}: nvidia_peermem (GPUDirect RDMA to NICs) plays no part in this engine's traffic")
-    if local is not None:
+    if local[0] and loaded is None:
+        return not_applicable(f"{local[0]}: nvidia_peermem (GPUDirect RDMA to NICs) plays no part in this engine's "
+                              "traffic")
+    if local[0]:
         return not_an_issue(f"{local[0]}: nvidia_peermem (GPUDirect RDMA to NICs) plays no part in this engine's "
-                            "traffic", actual={"nvidia_peermem": loaded}, evidence=local[1])
+                            "traffic", actual={"nvidia_peermem": loaded}, evidence=list(local[1]))
     if rdma is None and loaded is False:
         # The myth's value is shown (the module is not loaded): a key negative, its one condition named.
         return not_an_issue("nvidia_peermem is not loaded" + (f" ({absent_by})" if absent_by else "") + ": GPU-to-GPU traffic inside the host "
@@ -1065,7 +1045,8 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
                    "P2P/SHM channels mean the module is irrelevant")
 
 
-def _nccl_peer_memory(log: ServingLog | None, loaded: bool | None, multi_node: bool) -> Outcome | None:
+def _nccl_peer_memory(log: ServingLog | None, loaded: bool | None, multi_node: bool,
+                      local: tuple[str, tuple[str, ...]]) -> Outcome | None:
     """IC-NVIDIA-PEERMEM from NCCL's own word on whether its RDMA NICs reach GPU memory, or None where the log gives
     none (ServingLog.gdr_works, gdr_unsupported).
 
@@ -1098,11 +1079,11 @@ def _nccl_peer_memory(log: ServingLog | None, loaded: bool | None, multi_node: b
         return issue(said + "; NCCL's traffic between nodes is staged through host memory",
                      actual={"nvidia_peermem": loaded, "gdr": False}, expected="GPU Direct RDMA enabled for the HCA",
                      evidence=(list(off) + ib)[:3])
-    if (local := _no_rdma_traffic(log)) is not None:
+    if local[0]:
         # The job keeps its traffic inside the host: the module's own branches say so (not loaded, not shown).
         return None if loaded is not True else not_an_issue(
             f"{local[0]}: nvidia_peermem (GPUDirect RDMA to NICs) plays no part in this engine's traffic",
-            actual={"nvidia_peermem": True, "gdr": False}, evidence=local[1])
+            actual={"nvidia_peermem": True, "gdr": False}, evidence=list(local[1]))
     return unknown(said + "; that costs only traffic NCCL sends over the NIC, and the log does not show it between "
                    "nodes", actual={"nvidia_peermem": loaded, "gdr": False, "lines": list(off[:2])},
                    hint="`lsmod | grep -e nvidia_peermem -e ib_core` and `ls /sys/kernel/mm/memory_peers`; the "
@@ -1810,10 +1791,9 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     if serving_log is not None and serving_log.comm_ranks == 1 and not _multi_node(serving_processes, serving_log, nccl_nodes):
         return not_applicable("NCCL's communicator has one rank (`nranks 1`): no traffic between ranks for a NIC to "
                               "carry", actual={"nranks": 1})
-    local = _no_rdma_traffic(serving_log)
-    if local is not None and not _multi_node(serving_processes, serving_log, nccl_nodes):
-        return not_applicable(f"{local[0]}: no RDMA NIC carries this job's traffic, so there is no NIC to place",
-                              actual=local[1])
+    if nccl_nodes is not None and nccl_nodes.no_rdma and not _multi_node(serving_processes, serving_log, nccl_nodes):
+        return not_applicable(f"{nccl_nodes.no_rdma}: no RDMA NIC carries this job's traffic, so there is no NIC to "
+                              "place", actual=list(nccl_nodes.no_rdma_lines))
     if gpu_topology is None and serving_log is not None and serving_log.gpu_nets:
         return _nccl_net_affinity(serving_log, _multi_node(serving_processes, serving_log, nccl_nodes))
     gdr = serving_log.net_gdr() if serving_log is not None else {}
