@@ -26,7 +26,14 @@ import posixpath
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from stackaudit.facts._parse import TP_ENV, TP_FLAGS, argv_value, parallel_size, sizes_from_argv
+from stackaudit.facts._parse import (
+    TP_ENV,
+    TP_FLAGS,
+    argv_value,
+    parallel_size,
+    ranks_per_node,
+    sizes_from_argv,
+)
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, provider, union
@@ -263,15 +270,23 @@ def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, c
     A host of `count` GPUs (two or more, a whole count) and either a pasted command line that sets no
     CUDA_VISIBLE_DEVICES with a TP x PP of `count`, or a llama.cpp server that splits its model over every GPU CUDA
     sees (EngineCommand.splits_over_every_gpu). Such a group has no placement to choose.
+    A command over `--nnodes N` puts its ranks on N nodes (_parse.ranks_per_node): `count` ranks on each node is
+    every GPU of the host (SGLang `--tp 16 --nnodes 2` on 8 GPUs), and TP x PP of `count` then is not.
     """
     if count is None or count < 2:
         return ""
     shown = engine.command
     if shown is not None and engine.process is None and shown.env("CUDA_VISIBLE_DEVICES") is None:
         tp, pp, _ = sizes_from_argv(shown.argv)
-        if (tp or 1) * (pp or 1) == count and tp is not None:
-            return f"{' '.join(shown.argv[:2])} runs TP {tp}" + (f" x PP {pp}" if pp else "") + \
-                f" on the host's {count} GPUs, with no CUDA_VISIBLE_DEVICES"
+        nnodes = argv_value(shown.argv, ("--nnodes",))
+        per_node = ranks_per_node(shown.argv)
+        runs = f"{' '.join(shown.argv[:2])} runs TP {tp}" + (f" x PP {pp}" if pp else "")
+        if per_node is not None and per_node == count:
+            return f"{runs} over --nnodes {nnodes}: {per_node} ranks on each node, the host's {count} GPUs, with " \
+                "no CUDA_VISIBLE_DEVICES"
+        one_node = nnodes is None or nnodes.strip() == "1"  # a placeholder (`$(LWS_GROUP_SIZE)`) is not one node
+        if one_node and (tp or 1) * (pp or 1) == count and tp is not None:
+            return f"{runs} on the host's {count} GPUs, with no CUDA_VISIBLE_DEVICES"
     split = next((c for c in (commands.commands if commands is not None else ()) if c.splits_over_every_gpu), None)
     if split is not None:
         mode = argv_value(split.argv, ("--split-mode", "-sm")) or "layer"
