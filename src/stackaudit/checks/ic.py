@@ -32,7 +32,7 @@ from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.nvidia import gpu_spec
-from stackaudit.facts.parallelism import SERVING_ENGINES, ServingEngine, group_of_every_gpu
+from stackaudit.facts.parallelism import SERVING_ENGINES, ServingEngine, group_of_every_gpu, one_rank_per_node
 from stackaudit.facts.peer_access import NCCL, P2pBandwidth, P2pDataTests, PeerRefusals
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
@@ -515,7 +515,7 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
                    vllm_p2p_cache: VllmP2pCache | None = None, serving_log: ServingLog | None = None,
                    kernel_log: KernelLog | None = None, gpus: GpuInventory | None = None,
                    peer_refusals: PeerRefusals | None = None, p2p_bandwidth: P2pBandwidth | None = None,
-                   p2p_data_tests: P2pDataTests | None = None) -> Outcome:
+                   p2p_data_tests: P2pDataTests | None = None, serving_engine: ServingEngine | None = None) -> Outcome:
     """Reads: the verdicts of tests that move data between GPUs of one host and check it (facts/peer_access.py
     DATA_TESTS: simpleP2P's verification or the CUDA samples' summary failing it is an issue, quoted; nccl-tests'
     "Out of bounds values : 0 OK" over two or more ranks of one host, P2P not turned off on its command, is ok);
@@ -546,9 +546,14 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     translating IOMMU connects too, then hangs or corrupts. The cache persists: after the platform is fixed a stale `false` keeps custom
     all-reduce off until the file is deleted. NVLink pairs do not use PCIe P2P. Unidirectional
     PCIe Gen4 P2P of 20-26 GB/s is healthy; do not compare it with NVLink.
+    A job shown with one rank on each node (facts/parallelism.one_rank_per_node) has no GPU pair inside a host:
+    not applicable where nothing else is shown.
     """
-    return _p2p_functional(gpu_topology, gpu_p2p, vllm_p2p_cache, serving_log, kernel_log, gpus, peer_refusals,
-                           p2p_bandwidth, p2p_data_tests)
+    judged = _p2p_functional(gpu_topology, gpu_p2p, vllm_p2p_cache, serving_log, kernel_log, gpus, peer_refusals,
+                             p2p_bandwidth, p2p_data_tests)
+    if judged.status == "unknown" and (one_each := one_rank_per_node(serving_engine, serving_log)):
+        return not_applicable(f"{one_each}: no GPU pair shares a host, so no traffic crosses PCIe P2P")
+    return judged
 
 
 def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, vllm_p2p_cache: VllmP2pCache | None,
@@ -1111,7 +1116,8 @@ _ENV_BLIND_HINT = "run as root: `tr '\\0' '\\n' < /proc/<engine pid>/environ | g
 )
 def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None,
              serving_log: ServingLog | None = None, serving_processes: ServingProcesses | None = None,
-             gpus: GpuInventory | None = None, nccl_nodes: NcclNodes | None = None) -> Outcome:
+             gpus: GpuInventory | None = None, nccl_nodes: NcclNodes | None = None,
+             serving_engine: ServingEngine | None = None) -> Outcome:
     """Reads: NCCL_* in the environment of the serving engine's processes (/proc/<pid>/environ),
     /etc/nccl.conf, ~/.nccl.conf of the engine's user and $NCCL_CONF_FILE, NCCL's own "NCCL_X set
     by environment to Y" log lines, and (weakest) the env section of a pasted collect_env or the
@@ -1133,6 +1139,7 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     Traps: NCCL_IB_DISABLE=1 on one host leaves GPU-to-GPU traffic on P2P/SHM (it only removes
     NET/IB, which NCCL may pick inside a host when NICs sit close to both GPUs). NCCL_P2P_DISABLE=1
     on GeForce (no P2P anyway) or a measured choice on some AMD PCIe hosts is legitimate.
+    A job shown with one rank on each node (facts/parallelism.one_rank_per_node) loses no P2P path to a P2P setting.
     NCCL_ALGO=Ring on an nccl-tests command line on one host without NVLink is the benchmark's own
     choice, and Ring is NCCL's pick for large all-reduces there (not an issue). SGLang
     sets NCCL_CUMEM_ENABLE=0 and NCCL_NVLS_ENABLE=0 itself (RT-ENV-SGLANG). NCCL itself refuses P2P
@@ -1170,8 +1177,8 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     # multi-node flags (the process list is whole).
     one_host = not multi and (bool(nccl_nodes is not None and nccl_nodes.one)
                               or bool(serving_processes is not None and serving_processes.found))
-    # `localRanks 1` on every node: no two ranks share a host, so no intra-host path can be lost.
-    one_rank = serving_log is not None and serving_log.local_ranks == 1
+    # One rank on every node of the job: no two ranks share a host, so no intra-host path can be lost.
+    one_rank = one_rank_per_node(serving_engine, serving_log)
     findings: list[tuple[int, str, str]] = []  # (3 high / 2 medium / 1 low / 0 trap, message, setting)
     pending: list[str] = []  # findings whose cost depends on what the source does not show
     unshown: set[str] = set()  # settings that cost something only if the GPUs have P2P, which is not shown
@@ -1294,15 +1301,14 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
 _P2P_SHOWN = "these GPUs have NVLink or working P2P"
 
 
-def _p2p_off_finding(where: str, one_rank: bool, nvlink: bool, geforce: bool, p2p_ok: bool | None,
+def _p2p_off_finding(where: str, one_rank: str, nvlink: bool, geforce: bool, p2p_ok: bool | None,
                      topo: TopoMatrix | None) -> tuple[int, str, str]:
     """NCCL_P2P_DISABLE=1 / NCCL_P2P_LEVEL=LOC, judged per topology (docs/checks.md, IC-NCCL-ENV):
     3 high on NVLink/NVSwitch and on PCIe where P2P works, 2 medium on PCIe where P2P may be a
     measured choice (ask for a benchmark), 0 (no loss) where there is no P2P to lose."""
     name = where.split("=", 1)[0]
     if one_rank:
-        return (0, f"{where}: NCCL put one rank per node (localRanks 1), so no GPU pair shares a host and no "
-                "P2P path is lost", name)
+        return (0, f"{where}: {one_rank}, so no GPU pair shares a host and no P2P path is lost", name)
     if nvlink:
         return (3, f"{where} on NVLink: NCCL moves GPU-to-GPU traffic off NVLink into host memory", name)
     if geforce or p2p_ok is False:
@@ -1367,7 +1373,11 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     With no matrix, a group the source shows is every GPU of the host (a whole GPU count, and a pasted command with
     TP x PP of that count, or a llama.cpp server splitting over every GPU, neither narrowed by CUDA_VISIBLE_DEVICES)
     has no placement to choose: not an issue (facts/parallelism.group_of_every_gpu).
+    A job shown with one rank on each node (facts/parallelism.one_rank_per_node) has no group inside a host to place:
+    not applicable.
     """
+    if one_each := one_rank_per_node(serving_engine, serving_log):
+        return not_applicable(f"{one_each}: no group of GPUs inside a host to place")
     if gpu_topology is None:
         count = gpus.whole_count if gpus is not None else None
         if every := group_of_every_gpu(serving_engine, engine_commands, count):

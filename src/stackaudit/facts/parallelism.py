@@ -280,7 +280,7 @@ def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, c
         tp, pp, _ = sizes_from_argv(shown.argv)
         nnodes = argv_value(shown.argv, ("--nnodes",))
         per_node = ranks_per_node(shown.argv)
-        runs = f"{' '.join(shown.argv[:2])} runs TP {tp}" + (f" x PP {pp}" if pp else "")
+        runs = f"{_launcher(shown.argv)} runs TP {tp}" + (f" x PP {pp}" if pp else "")
         if per_node is not None and per_node == count:
             return f"{runs} over --nnodes {nnodes}: {per_node} ranks on each node, the host's {count} GPUs, with " \
                 "no CUDA_VISIBLE_DEVICES"
@@ -293,6 +293,39 @@ def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, c
         return (f"{posixpath.basename(split.argv[0])} splits its model over every GPU CUDA sees (--split-mode {mode}, "
                 f"no CUDA_VISIBLE_DEVICES or device list): the host's {count} GPUs")
     return ""
+
+
+def _launcher(argv: tuple[str, ...]) -> str:
+    """A command's program in words: `python3 -m sglang.launch_server`, `vllm serve`."""
+    return " ".join(argv[:3] if len(argv) > 2 and argv[1] == "-m" else argv[:2])
+
+
+def one_rank_per_node(engine: ServingEngine | None, log: ServingLog | None) -> str:
+    """What shows every node of the job holds one rank, so no GPU pair shares a host, in words; "" where the source
+    does not show it.
+
+    A shown engine command whose ranks per node (_parse.ranks_per_node) are 1: SGLang `--tp 4 --nnodes 4` over four
+    one-GPU nodes. Or NCCL's `nRanks N nNodes N` (N of 2 or more) for a communicator that holds the job's whole
+    world: N at least the TP x PP x DP that the log or the shown command gives, no communicator shown larger, and no
+    line with more local ranks. An engine's log (vLLM, SGLang) must show that world: an engine runs a communicator per
+    TP and PP group, and a two-rank pipeline communicator of a TP 8 x PP 2 job (corpus 784) shows one rank per node of
+    that group only, not of the job.
+    """
+    shown = engine.shown if engine is not None else None
+    if shown is not None and ranks_per_node(shown.argv) == 1:
+        tp, pp, _ = sizes_from_argv(shown.argv)
+        return (f"{_launcher(shown.argv)} runs TP {tp}" + (f" x PP {pp}" if pp else "")
+                + f" over --nnodes {argv_value(shown.argv, ('--nnodes',))}: one rank on each node")
+    if log is None or log.local_ranks > 1:
+        return ""
+    tp, pp, dp = sizes_from_argv(shown.argv) if shown is not None else (None, None, None)
+    sized = max(log.world_size, (log.tp_size or 1) * (log.pp_size or 1) * (log.dp_size or 1), (tp or 1) * (pp or 1)
+                * (dp or 1))
+    if log.engine and sized < 2:
+        return ""
+    world = max(sized, log.comm_ranks)
+    lines = [line for nodes, ranks, line in log.node_counts if nodes == ranks >= max(2, world) and "nNodes" in line]
+    return f"NCCL's communicator puts one rank on each node ({lines[0].strip()[:160]})" if lines else ""
 
 
 def one_gpu_workload(parallelism: Parallelism | None, containers: DockerContainers | None,
