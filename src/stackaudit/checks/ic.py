@@ -32,7 +32,12 @@ from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.nvidia import gpu_spec
-from stackaudit.facts.parallelism import SERVING_ENGINES, ServingEngine, group_of_every_gpu, one_rank_per_node
+from stackaudit.facts.parallelism import (
+    ServingEngine,
+    group_of_every_gpu,
+    multi_node_flags,
+    one_rank_per_node,
+)
 from stackaudit.facts.peer_access import NCCL, P2pBandwidth, P2pDataTests, PeerRefusals
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
@@ -163,13 +168,8 @@ def _engine_gpus(topo: TopoMatrix, proc: ProcessInfo | None, tp: int | None,
 
 
 def _multi_node(procs: ServingProcesses | None, log: ServingLog | None, nodes: NcclNodes | None = None) -> bool:
-    for root in (p for p in procs.roots() if p.engine in SERVING_ENGINES) if procs is not None else ():
-        nnodes = root.option("--nnodes")
-        if nnodes and nnodes.isdecimal() and int(nnodes) > 1:
-            return True
-        if root.has_flag("--node-rank", "--headless", "--dist-init-addr", "--kv-transfer-config",
-                         "--disaggregation-mode", "--data-parallel-address"):
-            return True
+    if multi_node_flags(procs):
+        return True
     if nodes is not None and nodes.several:
         return True
     return bool(log is not None and (log.multi_host or any(r == AR_MULTI_NODE for r, _ in log.custom_ar_disabled)))

@@ -205,6 +205,22 @@ def parallelism_from_command(ctx: FactContext) -> Parallelism:
 
 # The engines whose custom all-reduce, placement and NIC use the runtime checks judge.
 SERVING_ENGINES = ("vllm", "sglang")
+# The flags that start an engine as one part of a job on several nodes or instances: the node rank and the address of
+# rank 0 (SGLang, vLLM), vLLM's headless workers and data-parallel address, a KV-cache transfer between instances.
+MULTI_NODE_FLAGS = ("--node-rank", "--headless", "--dist-init-addr", "--kv-transfer-config", "--disaggregation-mode",
+                    "--data-parallel-address")
+
+
+def multi_node_flags(procs: ServingProcesses | None) -> tuple[str, ...]:
+    """The flags of the running vLLM/SGLang engines that show their job spans nodes or instances (`--nnodes 2`,
+    MULTI_NODE_FLAGS), in words; () where none does. `--nnodes 1` is one node."""
+    shown: list[str] = []
+    for root in (p for p in procs.roots() if p.engine in SERVING_ENGINES) if procs is not None else ():
+        nnodes = root.option("--nnodes")
+        if nnodes and nnodes.isdecimal() and int(nnodes) > 1:
+            shown.append(f"--nnodes {nnodes}")
+        shown.extend(f for f in MULTI_NODE_FLAGS if root.has_flag(f))
+    return tuple(dict.fromkeys(shown))
 
 
 @dataclass(frozen=True)
