@@ -370,8 +370,8 @@ class ServingLog:
         communicator whose every rank (`rank R nranks N`, R from 0 to N-1) logs from one host name settle that
         communicator only. So either counts only where it holds at least the ranks the log's parallel sizes ask for
         (TP x PP x DP, vLLM's world_size), and a communicator counts only where every communicator the log shows is
-        complete on that host. A log with two host names, any count above 1, or a KV-cache transfer
-        between instances (disaggregated serving) settles nothing.
+        complete on that host. A log with two host names, any count above 1, a tree that branches between nodes
+        (tree_branches), or a KV-cache transfer between instances (disaggregated serving) settles nothing.
         """
         if self.multi_host or self.kv_transfer or self.tree_branches or any(n > 1 for n, _, _ in self.node_counts):
             return ()
