@@ -192,6 +192,25 @@ def test_dmabuf_single_node_engine_is_not_an_issue() -> None:
     assert r.status == "not-an-issue" and "one node" in r.message
 
 
+def _engine_host(argv: list[str]) -> dict[str, Any]:
+    files = rdma_host(False)
+    files.update({"/proc/777/cmdline": "\0".join(argv) + "\0",
+                  "/proc/777/stat": "777 (python3) S 1 777 777 0 -1 0 0 0 0 0\n",
+                  "/proc/777/status": "Name:\tpython3\nPid:\t777\nPPid:\t1\n"})
+    return files
+
+
+def test_dmabuf_reads_the_engines_multi_node_flags_as_ic_does() -> None:
+    """One rule with IC-NCCL-ENV and IC-NIC-GPU-AFFINITY (facts/parallelism.multi_node_flags): `--nnodes 1` is one node
+    (modelled), `--nnodes 2 --node-rank 0` (the shape of sglang#4161's command) spans nodes."""
+    base = ["/usr/bin/python3", "-m", "sglang.launch_server", "--model-path", "deepseek-ai/DeepSeek-R1", "--tp", "16"]
+    one = run("KVER-DMABUF", _engine_host([*base, "--nnodes", "1"]), XEON, dirs={"/sys/class/infiniband": ["mlx5_0"]})
+    assert one.status == "not-an-issue" and "one node" in one.message
+    two = run("KVER-DMABUF", _engine_host([*base, "--nnodes", "2", "--node-rank", "0"]), XEON,
+              dirs={"/sys/class/infiniband": ["mlx5_0"]})
+    assert two.status == "issue" and "matters only" not in two.message
+
+
 def test_dmabuf_no_rdma_not_applicable() -> None:
     assert run("KVER-DMABUF", rdma_host(False), XEON).status == "not-applicable"
 

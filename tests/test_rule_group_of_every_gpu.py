@@ -13,6 +13,7 @@ only GPU 0 visible). The other counter-examples are modelled.
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from corpus import body, capture_checks, paste_checks
@@ -79,3 +80,52 @@ def test_modelled_tp_of_the_whole_count(tmp_path: Path) -> None:
     assert result.status == "not-an-issue" and "runs TP 2 on the host's 2 GPUs" in result.message
     smaller = paste_checks(tmp_path, _TABLE + "\n$ vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 1\n", _CHECK)[_CHECK]
     assert smaller.status != "not-an-issue"
+
+
+# --- a command over --nnodes: its ranks on each node (facts/_parse.ranks_per_node) ---------------------------------
+
+# https://github.com/sgl-project/sglang/issues/6465 (issue body): node 0's command and the start of its check_env,
+# verbatim lines (the check_env's topology matrix left out).
+SGLANG_6465 = """\
+python3 -m sglang.launch_server --model-path /mnt/ceph-sz2-csp/mm-base-plt2/nrwu/hf-hub/Qwen/Qwen3-235B-A22B --tp 16 --dist-init-addr 29.163.186.212:5000 --nnodes 2 --node-rank 0 --trust-remote-code --host 0.0.0.0 --port 30000
+
+Python: 3.10.10 (main, Mar 21 2023, 18:45:11) [GCC 11.2.0]
+CUDA available: True
+GPU 0,1,2,3,4,5,6,7: NVIDIA H20
+GPU 0,1,2,3,4,5,6,7 Compute Capability: 9.0
+CUDA_HOME: /usr/local/cuda
+"""
+
+
+def test_tp_over_nodes_that_fills_each_node(tmp_path: Path) -> None:
+    """Real (captures 792, sglang#5186, and 518, sglang#4161; sglang#6465): SGLang TP 16 over --nnodes 2 beside a
+    check_env of 8 GPUs puts 8 ranks on each node, every GPU of the host."""
+    results = [capture_checks(prefix, _CHECK)[_CHECK] for prefix in ("792", "518")]
+    results.append(paste_checks(tmp_path, SGLANG_6465, _CHECK)[_CHECK])
+    for result in results:
+        assert result.status == "not-an-issue", result.message
+        assert "TP 16 over --nnodes 2: 8 ranks on each node, the host's 8 GPUs" in result.message
+
+
+def test_modelled_tp_over_nodes_that_fills_half_of_each_node(tmp_path: Path) -> None:
+    """Modelled from sglang#6465: TP 8 over --nnodes 2 puts 4 ranks on each 8-GPU node. TP x PP equals the count, but
+    the group is not every GPU of the host."""
+    text = SGLANG_6465.replace("--tp 16", "--tp 8")
+    result = paste_checks(tmp_path, text, _CHECK)[_CHECK]
+    assert result.status == "unknown" and "every GPU" not in result.message
+
+
+def test_ranks_per_node_from_the_command_line() -> None:
+    """Real command lines: sglang#27949 (TP 4 over four DGX Spark nodes: one rank each), sglang#2591 (TP 14 over
+    --nnodes 4: unequal shares), sglang#6496 (an LWS placeholder for the node count); the last two give no count."""
+    from stackaudit.facts._parse import ranks_per_node
+
+    spark = shlex.split("python3 -m sglang.launch_server --tp 4 --nnodes 4 --node-rank N --dist-init-addr <rank0>:29500")
+    uneven = shlex.split("python3 -m sglang.launch_server --model-path /models/dsv3 --tp 14 --dist-init-addr 10.21.99.116:5000 "
+                         "--nnodes 4 --node-rank 0 --trust-remote-code")
+    lws = shlex.split("python3 -m sglang.launch_server --tp 16 --dist-init-addr $(LWS_LEADER_ADDRESS):5000 --nnodes "
+                      "$(LWS_GROUP_SIZE) --node-rank $(LWS_WORKER_INDEX)")
+    assert ranks_per_node(spark) == 1
+    assert ranks_per_node(uneven) is None
+    assert ranks_per_node(lws) is None
+    assert ranks_per_node(SGLANG_6465.split("\n")[0].split()) == 8

@@ -32,7 +32,12 @@ from stackaudit.facts.engine_command import EngineCommands
 from stackaudit.facts.gpus import GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.nvidia import gpu_spec
-from stackaudit.facts.parallelism import SERVING_ENGINES, ServingEngine, group_of_every_gpu
+from stackaudit.facts.parallelism import (
+    ServingEngine,
+    group_of_every_gpu,
+    multi_node_flags,
+    one_rank_per_node,
+)
 from stackaudit.facts.peer_access import NCCL, P2pBandwidth, P2pDataTests, PeerRefusals
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.rdma import RdmaDevices
@@ -162,36 +167,9 @@ def _engine_gpus(topo: TopoMatrix, proc: ProcessInfo | None, tp: int | None,
     return names[:tp] if tp else names
 
 
-def _no_rdma_traffic(log: ServingLog | None) -> tuple[str, list[str]] | None:
-    """Why a one-host NCCL log moves nothing over RDMA, with its evidence lines, or None when it does not show so.
-
-    NCCL's own "NET/IB : No device found", "Failed to open libibverbs" (no verbs library, so no HCA can open) or
-    NCCL_IB_DISABLE=1 means it uses no InfiniBand/RoCE device, unless it names the HCAs it uses. Channels all
-    over P2P/SHM mean every byte stays inside the host, with the same exception (a cut log of a multi-node job shows
-    its intra-node rings first).
-    """
-    if log is None or log.multi_host:
-        return None
-    ib_used = any(re.search(r"NET/IB\s*:\s*Using", line) for line in log.nccl_net)
-    hca_named = any(re.search(r"NET/IB\s*:\s*Using\s*\[\d+\]", line) for line in log.nccl_net)  # not `Using [RO]`
-    no_ib = [line for line in log.nccl_net if re.search(r"NET/IB\s*:\s*No device found|Failed to open libibverbs", line)]
-    if no_ib and not hca_named:
-        return "NCCL found no InfiniBand/RoCE device", no_ib[:2]
-    if log.nccl_env.get("NCCL_IB_DISABLE") == "1":
-        return "NCCL_IB_DISABLE=1: NCCL uses no InfiniBand/RoCE device", []
-    if not ib_used and log.channels and all(c.transport in ("P2P", "SHM") for c in log.channels):
-        return "NCCL carries every channel over P2P/SHM inside the host", [log.channels[0].line]
-    return None
-
-
 def _multi_node(procs: ServingProcesses | None, log: ServingLog | None, nodes: NcclNodes | None = None) -> bool:
-    for root in (p for p in procs.roots() if p.engine in SERVING_ENGINES) if procs is not None else ():
-        nnodes = root.option("--nnodes")
-        if nnodes and nnodes.isdecimal() and int(nnodes) > 1:
-            return True
-        if root.has_flag("--node-rank", "--headless", "--dist-init-addr", "--kv-transfer-config",
-                         "--disaggregation-mode", "--data-parallel-address"):
-            return True
+    if multi_node_flags(procs):
+        return True
     if nodes is not None and nodes.several:
         return True
     return bool(log is not None and (log.multi_host or any(r == AR_MULTI_NODE for r, _ in log.custom_ar_disabled)))
@@ -537,7 +515,7 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
                    vllm_p2p_cache: VllmP2pCache | None = None, serving_log: ServingLog | None = None,
                    kernel_log: KernelLog | None = None, gpus: GpuInventory | None = None,
                    peer_refusals: PeerRefusals | None = None, p2p_bandwidth: P2pBandwidth | None = None,
-                   p2p_data_tests: P2pDataTests | None = None) -> Outcome:
+                   p2p_data_tests: P2pDataTests | None = None, serving_engine: ServingEngine | None = None) -> Outcome:
     """Reads: the verdicts of tests that move data between GPUs of one host and check it (facts/peer_access.py
     DATA_TESTS: simpleP2P's verification or the CUDA samples' summary failing it is an issue, quoted; nccl-tests'
     "Out of bounds values : 0 OK" over two or more ranks of one host, P2P not turned off on its command, is ok);
@@ -568,9 +546,14 @@ def p2p_functional(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | 
     translating IOMMU connects too, then hangs or corrupts. The cache persists: after the platform is fixed a stale `false` keeps custom
     all-reduce off until the file is deleted. NVLink pairs do not use PCIe P2P. Unidirectional
     PCIe Gen4 P2P of 20-26 GB/s is healthy; do not compare it with NVLink.
+    A job shown with one rank on each node (facts/parallelism.one_rank_per_node) has no GPU pair inside a host:
+    not applicable where nothing else is shown.
     """
-    return _p2p_functional(gpu_topology, gpu_p2p, vllm_p2p_cache, serving_log, kernel_log, gpus, peer_refusals,
-                           p2p_bandwidth, p2p_data_tests)
+    judged = _p2p_functional(gpu_topology, gpu_p2p, vllm_p2p_cache, serving_log, kernel_log, gpus, peer_refusals,
+                             p2p_bandwidth, p2p_data_tests)
+    if judged.status == "unknown" and (one_each := one_rank_per_node(serving_engine, serving_log)):
+        return not_applicable(f"{one_each}: no GPU pair shares a host, so no traffic crosses PCIe P2P")
+    return judged
 
 
 def _p2p_functional(gpu_topology: TopoMatrix | None, gpu_p2p: P2pMatrix | None, vllm_p2p_cache: VllmP2pCache | None,
@@ -1000,7 +983,9 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
     """
     loaded, absent_by = peer_memory_loaded(modules, empty_greps, listing_greps)
     multi = _multi_node(serving_processes, serving_log, nccl_nodes)
-    said = _nccl_peer_memory(serving_log, loaded, multi)
+    # Why the job sends nothing over an RDMA NIC, where the source shows that and no sign of other nodes.
+    local = (nccl_nodes.no_rdma, nccl_nodes.no_rdma_lines) if nccl_nodes is not None and not multi else ("", ())
+    said = _nccl_peer_memory(serving_log, loaded, multi, local)
     if said is not None:
         return said
     if loaded:
@@ -1019,12 +1004,12 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
                             "custom all-reduce) never uses it"
                             + ("" if loaded is None else "; not loading it costs nothing"),
                             actual={"nvidia_peermem": loaded, "rdma_nics": []}, evidence=[absent_by] if absent_by else [])
-    local = _no_rdma_traffic(serving_log)
-    if local is not None and loaded is None:
-        return not_applicable(f"{local[0]}: nvidia_peermem (GPUDirect RDMA to NICs) plays no part in this engine's traffic")
-    if local is not None:
+    if local[0] and loaded is None:
+        return not_applicable(f"{local[0]}: nvidia_peermem (GPUDirect RDMA to NICs) plays no part in this engine's "
+                              "traffic")
+    if local[0]:
         return not_an_issue(f"{local[0]}: nvidia_peermem (GPUDirect RDMA to NICs) plays no part in this engine's "
-                            "traffic", actual={"nvidia_peermem": loaded}, evidence=local[1])
+                            "traffic", actual={"nvidia_peermem": loaded}, evidence=list(local[1]))
     if rdma is None and loaded is False:
         # The myth's value is shown (the module is not loaded): a key negative, its one condition named.
         return not_an_issue("nvidia_peermem is not loaded" + (f" ({absent_by})" if absent_by else "") + ": GPU-to-GPU traffic inside the host "
@@ -1065,7 +1050,8 @@ def nvidia_peermem(modules: LoadedModules | None = None, rdma: RdmaDevices | Non
                    "P2P/SHM channels mean the module is irrelevant")
 
 
-def _nccl_peer_memory(log: ServingLog | None, loaded: bool | None, multi_node: bool) -> Outcome | None:
+def _nccl_peer_memory(log: ServingLog | None, loaded: bool | None, multi_node: bool,
+                      local: tuple[str, tuple[str, ...]]) -> Outcome | None:
     """IC-NVIDIA-PEERMEM from NCCL's own word on whether its RDMA NICs reach GPU memory, or None where the log gives
     none (ServingLog.gdr_works, gdr_unsupported).
 
@@ -1098,11 +1084,11 @@ def _nccl_peer_memory(log: ServingLog | None, loaded: bool | None, multi_node: b
         return issue(said + "; NCCL's traffic between nodes is staged through host memory",
                      actual={"nvidia_peermem": loaded, "gdr": False}, expected="GPU Direct RDMA enabled for the HCA",
                      evidence=(list(off) + ib)[:3])
-    if (local := _no_rdma_traffic(log)) is not None:
+    if local[0]:
         # The job keeps its traffic inside the host: the module's own branches say so (not loaded, not shown).
         return None if loaded is not True else not_an_issue(
             f"{local[0]}: nvidia_peermem (GPUDirect RDMA to NICs) plays no part in this engine's traffic",
-            actual={"nvidia_peermem": True, "gdr": False}, evidence=local[1])
+            actual={"nvidia_peermem": True, "gdr": False}, evidence=list(local[1]))
     return unknown(said + "; that costs only traffic NCCL sends over the NIC, and the log does not show it between "
                    "nodes", actual={"nvidia_peermem": loaded, "gdr": False, "lines": list(off[:2])},
                    hint="`lsmod | grep -e nvidia_peermem -e ib_core` and `ls /sys/kernel/mm/memory_peers`; the "
@@ -1130,7 +1116,8 @@ _ENV_BLIND_HINT = "run as root: `tr '\\0' '\\n' < /proc/<engine pid>/environ | g
 )
 def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None,
              serving_log: ServingLog | None = None, serving_processes: ServingProcesses | None = None,
-             gpus: GpuInventory | None = None, nccl_nodes: NcclNodes | None = None) -> Outcome:
+             gpus: GpuInventory | None = None, nccl_nodes: NcclNodes | None = None,
+             serving_engine: ServingEngine | None = None) -> Outcome:
     """Reads: NCCL_* in the environment of the serving engine's processes (/proc/<pid>/environ),
     /etc/nccl.conf, ~/.nccl.conf of the engine's user and $NCCL_CONF_FILE, NCCL's own "NCCL_X set
     by environment to Y" log lines, and (weakest) the env section of a pasted collect_env or the
@@ -1152,6 +1139,7 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     Traps: NCCL_IB_DISABLE=1 on one host leaves GPU-to-GPU traffic on P2P/SHM (it only removes
     NET/IB, which NCCL may pick inside a host when NICs sit close to both GPUs). NCCL_P2P_DISABLE=1
     on GeForce (no P2P anyway) or a measured choice on some AMD PCIe hosts is legitimate.
+    A job shown with one rank on each node (facts/parallelism.one_rank_per_node) loses no P2P path to a P2P setting.
     NCCL_ALGO=Ring on an nccl-tests command line on one host without NVLink is the benchmark's own
     choice, and Ring is NCCL's pick for large all-reduces there (not an issue). SGLang
     sets NCCL_CUMEM_ENABLE=0 and NCCL_NVLS_ENABLE=0 itself (RT-ENV-SGLANG). NCCL itself refuses P2P
@@ -1189,8 +1177,8 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
     # multi-node flags (the process list is whole).
     one_host = not multi and (bool(nccl_nodes is not None and nccl_nodes.one)
                               or bool(serving_processes is not None and serving_processes.found))
-    # `localRanks 1` on every node: no two ranks share a host, so no intra-host path can be lost.
-    one_rank = serving_log is not None and serving_log.local_ranks == 1
+    # One rank on every node of the job: no two ranks share a host, so no intra-host path can be lost.
+    one_rank = one_rank_per_node(serving_engine, serving_log)
     findings: list[tuple[int, str, str]] = []  # (3 high / 2 medium / 1 low / 0 trap, message, setting)
     pending: list[str] = []  # findings whose cost depends on what the source does not show
     unshown: set[str] = set()  # settings that cost something only if the GPUs have P2P, which is not shown
@@ -1313,15 +1301,14 @@ def nccl_env(nccl_config: NcclConfig, gpu_topology: TopoMatrix | None = None, gp
 _P2P_SHOWN = "these GPUs have NVLink or working P2P"
 
 
-def _p2p_off_finding(where: str, one_rank: bool, nvlink: bool, geforce: bool, p2p_ok: bool | None,
+def _p2p_off_finding(where: str, one_rank: str, nvlink: bool, geforce: bool, p2p_ok: bool | None,
                      topo: TopoMatrix | None) -> tuple[int, str, str]:
     """NCCL_P2P_DISABLE=1 / NCCL_P2P_LEVEL=LOC, judged per topology (docs/checks.md, IC-NCCL-ENV):
     3 high on NVLink/NVSwitch and on PCIe where P2P works, 2 medium on PCIe where P2P may be a
     measured choice (ask for a benchmark), 0 (no loss) where there is no P2P to lose."""
     name = where.split("=", 1)[0]
     if one_rank:
-        return (0, f"{where}: NCCL put one rank per node (localRanks 1), so no GPU pair shares a host and no "
-                "P2P path is lost", name)
+        return (0, f"{where}: {one_rank}, so no GPU pair shares a host and no P2P path is lost", name)
     if nvlink:
         return (3, f"{where} on NVLink: NCCL moves GPU-to-GPU traffic off NVLink into host memory", name)
     if geforce or p2p_ok is False:
@@ -1386,7 +1373,11 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     With no matrix, a group the source shows is every GPU of the host (a whole GPU count, and a pasted command with
     TP x PP of that count, or a llama.cpp server splitting over every GPU, neither narrowed by CUDA_VISIBLE_DEVICES)
     has no placement to choose: not an issue (facts/parallelism.group_of_every_gpu).
+    A job shown with one rank on each node (facts/parallelism.one_rank_per_node) has no group inside a host to place:
+    not applicable.
     """
+    if one_each := one_rank_per_node(serving_engine, serving_log):
+        return not_applicable(f"{one_each}: no group of GPUs inside a host to place")
     if gpu_topology is None:
         count = gpus.whole_count if gpus is not None else None
         if every := group_of_every_gpu(serving_engine, engine_commands, count):
@@ -1810,10 +1801,9 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     if serving_log is not None and serving_log.comm_ranks == 1 and not _multi_node(serving_processes, serving_log, nccl_nodes):
         return not_applicable("NCCL's communicator has one rank (`nranks 1`): no traffic between ranks for a NIC to "
                               "carry", actual={"nranks": 1})
-    local = _no_rdma_traffic(serving_log)
-    if local is not None and not _multi_node(serving_processes, serving_log, nccl_nodes):
-        return not_applicable(f"{local[0]}: no RDMA NIC carries this job's traffic, so there is no NIC to place",
-                              actual=local[1])
+    if nccl_nodes is not None and nccl_nodes.no_rdma and not _multi_node(serving_processes, serving_log, nccl_nodes):
+        return not_applicable(f"{nccl_nodes.no_rdma}: no RDMA NIC carries this job's traffic, so there is no NIC to "
+                              "place", actual=list(nccl_nodes.no_rdma_lines))
     if gpu_topology is None and serving_log is not None and serving_log.gpu_nets:
         return _nccl_net_affinity(serving_log, _multi_node(serving_processes, serving_log, nccl_nodes))
     gdr = serving_log.net_gdr() if serving_log is not None else {}

@@ -20,6 +20,7 @@ from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.cpufreq import CpuFreq
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.nvidia import NvidiaDriver
+from stackaudit.facts.parallelism import multi_node_flags
 from stackaudit.facts.pci import PciDevices
 from stackaudit.facts.platform import Virtualization
 from stackaudit.facts.processes import ServingProcesses
@@ -307,8 +308,6 @@ def _device_id(device: str) -> int:
 
 # --- KVER-DMABUF -----------------------------------------------------------------------------
 
-_MULTI_NODE_FLAGS = ("--nnodes", "--node-rank", "--dist-init-addr", "--data-parallel-address",
-                     "--kv-transfer-config", "--disaggregation-mode", "--headless")
 
 
 @register_check(
@@ -349,7 +348,7 @@ def dmabuf(rdma: RdmaDevices | None = None, kernel: KernelInfo | None = None, mo
     not applicable where the RDMA NICs are not shown, not an issue where both paths are off.
     """
     procs = list(serving_processes.processes) if serving_processes is not None else []
-    multi = [p for p in procs if any(p.has_flag(f) for f in _MULTI_NODE_FLAGS)]
+    multi = multi_node_flags(serving_processes)
     one_node = nccl_nodes.one if nccl_nodes is not None and not multi else ()
     if rdma is None:
         if one_node:

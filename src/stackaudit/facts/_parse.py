@@ -223,6 +223,18 @@ def tp_spans_nodes(argv: tuple[str, ...] | list[str]) -> bool:
     return nnodes > splits
 
 
+def ranks_per_node(argv: tuple[str, ...] | list[str]) -> int | None:
+    """The ranks a command line starts on each of its nodes: its TP x PP (x plain DP, as tp_spans_nodes reads them)
+    divided by `--nnodes N` (SGLang, vLLM's multiprocessing backend), N above 1. None where it sets no --nnodes above
+    1 or no TP size, or where N does not divide the ranks (nodes with unequal shares: SGLang `--tp 14 --nnodes 4`)."""
+    nnodes = parallel_size(argv_value(argv, ("--nnodes",)))
+    tp, pp, dp = sizes_from_argv(argv)
+    if nnodes is None or nnodes < 2 or tp is None:
+        return None
+    world = tp * (pp or 1) * (1 if "--enable-dp-attention" in argv else (dp or 1))
+    return world // nnodes if world % nnodes == 0 else None
+
+
 def engine_of(text: str) -> str:
     """The engine a command line or image names: sglang, vllm or trtllm ("" when none)."""
     low = text.lower()

@@ -26,7 +26,14 @@ import posixpath
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from stackaudit.facts._parse import TP_ENV, TP_FLAGS, argv_value, parallel_size, sizes_from_argv
+from stackaudit.facts._parse import (
+    TP_ENV,
+    TP_FLAGS,
+    argv_value,
+    parallel_size,
+    ranks_per_node,
+    sizes_from_argv,
+)
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, provider, union
@@ -198,6 +205,22 @@ def parallelism_from_command(ctx: FactContext) -> Parallelism:
 
 # The engines whose custom all-reduce, placement and NIC use the runtime checks judge.
 SERVING_ENGINES = ("vllm", "sglang")
+# The flags that start an engine as one part of a job on several nodes or instances: the node rank and the address of
+# rank 0 (SGLang, vLLM), vLLM's headless workers and data-parallel address, a KV-cache transfer between instances.
+MULTI_NODE_FLAGS = ("--node-rank", "--headless", "--dist-init-addr", "--kv-transfer-config", "--disaggregation-mode",
+                    "--data-parallel-address")
+
+
+def multi_node_flags(procs: ServingProcesses | None) -> tuple[str, ...]:
+    """The flags of the running vLLM/SGLang engines that show their job spans nodes or instances (`--nnodes 2`,
+    MULTI_NODE_FLAGS), in words; () where none does. `--nnodes 1` is one node."""
+    shown: list[str] = []
+    for root in (p for p in procs.roots() if p.engine in SERVING_ENGINES) if procs is not None else ():
+        nnodes = root.option("--nnodes")
+        if nnodes and nnodes.isdecimal() and int(nnodes) > 1:
+            shown.append(f"--nnodes {nnodes}")
+        shown.extend(f for f in MULTI_NODE_FLAGS if root.has_flag(f))
+    return tuple(dict.fromkeys(shown))
 
 
 @dataclass(frozen=True)
@@ -263,21 +286,62 @@ def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, c
     A host of `count` GPUs (two or more, a whole count) and either a pasted command line that sets no
     CUDA_VISIBLE_DEVICES with a TP x PP of `count`, or a llama.cpp server that splits its model over every GPU CUDA
     sees (EngineCommand.splits_over_every_gpu). Such a group has no placement to choose.
+    A command over `--nnodes N` puts its ranks on N nodes (_parse.ranks_per_node): `count` ranks on each node is
+    every GPU of the host (SGLang `--tp 16 --nnodes 2` on 8 GPUs), and TP x PP of `count` then is not.
     """
     if count is None or count < 2:
         return ""
     shown = engine.command
     if shown is not None and engine.process is None and shown.env("CUDA_VISIBLE_DEVICES") is None:
         tp, pp, _ = sizes_from_argv(shown.argv)
-        if (tp or 1) * (pp or 1) == count and tp is not None:
-            return f"{' '.join(shown.argv[:2])} runs TP {tp}" + (f" x PP {pp}" if pp else "") + \
-                f" on the host's {count} GPUs, with no CUDA_VISIBLE_DEVICES"
+        nnodes = argv_value(shown.argv, ("--nnodes",))
+        per_node = ranks_per_node(shown.argv)
+        runs = f"{_launcher(shown.argv)} runs TP {tp}" + (f" x PP {pp}" if pp else "")
+        if per_node is not None and per_node == count:
+            return f"{runs} over --nnodes {nnodes}: {per_node} ranks on each node, the host's {count} GPUs, with " \
+                "no CUDA_VISIBLE_DEVICES"
+        one_node = nnodes is None or nnodes.strip() == "1"  # a placeholder (`$(LWS_GROUP_SIZE)`) is not one node
+        if one_node and (tp or 1) * (pp or 1) == count and tp is not None:
+            return f"{runs} on the host's {count} GPUs, with no CUDA_VISIBLE_DEVICES"
     split = next((c for c in (commands.commands if commands is not None else ()) if c.splits_over_every_gpu), None)
     if split is not None:
         mode = argv_value(split.argv, ("--split-mode", "-sm")) or "layer"
         return (f"{posixpath.basename(split.argv[0])} splits its model over every GPU CUDA sees (--split-mode {mode}, "
                 f"no CUDA_VISIBLE_DEVICES or device list): the host's {count} GPUs")
     return ""
+
+
+def _launcher(argv: tuple[str, ...]) -> str:
+    """A command's program in words: `python3 -m sglang.launch_server`, `vllm serve`."""
+    return " ".join(argv[:3] if len(argv) > 2 and argv[1] == "-m" else argv[:2])
+
+
+def one_rank_per_node(engine: ServingEngine | None, log: ServingLog | None) -> str:
+    """What shows every node of the job holds one rank, so no GPU pair shares a host, in words; "" where the source
+    does not show it.
+
+    A shown engine command whose ranks per node (_parse.ranks_per_node) are 1: SGLang `--tp 4 --nnodes 4` over four
+    one-GPU nodes. Or NCCL's `nRanks N nNodes N` (N of 2 or more) for a communicator that holds the job's whole
+    world: N at least the TP x PP x DP that the log or the shown command gives, no communicator shown larger, and no
+    line with more local ranks. An engine's log (vLLM, SGLang) must show that world: an engine runs a communicator per
+    TP and PP group, and a two-rank pipeline communicator of a TP 8 x PP 2 job (corpus 784) shows one rank per node of
+    that group only, not of the job.
+    """
+    shown = engine.shown if engine is not None else None
+    if shown is not None and ranks_per_node(shown.argv) == 1:
+        tp, pp, _ = sizes_from_argv(shown.argv)
+        return (f"{_launcher(shown.argv)} runs TP {tp}" + (f" x PP {pp}" if pp else "")
+                + f" over --nnodes {argv_value(shown.argv, ('--nnodes',))}: one rank on each node")
+    if log is None or log.local_ranks > 1:
+        return ""
+    tp, pp, dp = sizes_from_argv(shown.argv) if shown is not None else (None, None, None)
+    sized = max(log.world_size, (log.tp_size or 1) * (log.pp_size or 1) * (log.dp_size or 1), (tp or 1) * (pp or 1)
+                * (dp or 1))
+    if log.engine and sized < 2:
+        return ""
+    world = max(sized, log.comm_ranks)
+    lines = [line for nodes, ranks, line in log.node_counts if nodes == ranks >= max(2, world) and "nNodes" in line]
+    return f"NCCL's communicator puts one rank on each node ({lines[0].strip()[:160]})" if lines else ""
 
 
 def one_gpu_workload(parallelism: Parallelism | None, containers: DockerContainers | None,

@@ -233,6 +233,10 @@ class ServingLog:
     # distributed environment" counts its whole world (ranks 0), by which ranks open one shared-memory segment; a
     # torchrun command line's `--nnodes` (default 1) counts the nodes its job's ranks start on (ranks 0).
     node_counts: tuple[tuple[int, int, str], ...] = ()
+    # NCCL's `Trees [c] d0/d1/d2->rank->up` lines where a rank has a second or third child (d1 or d2 above -1): NCCL
+    # chains a node's ranks with d0 alone (graph/connect.cc ncclTopoPreset) and adds children only from the tree
+    # between nodes (connectTrees), so such a line shows the communicator spans nodes.
+    tree_branches: tuple[str, ...] = ()
     # vLLM's own `world_size=N rank=R local_rank=L` line (parallel_state.py): its N (0: not shown).
     world_size: int = 0
     # vLLM's message-queue handles with no remote reader (shm_broadcast.py): (ranks on its segment, line).
@@ -366,10 +370,10 @@ class ServingLog:
         communicator whose every rank (`rank R nranks N`, R from 0 to N-1) logs from one host name settle that
         communicator only. So either counts only where it holds at least the ranks the log's parallel sizes ask for
         (TP x PP x DP, vLLM's world_size), and a communicator counts only where every communicator the log shows is
-        complete on that host. A log with two host names, any count above 1, or a KV-cache transfer
-        between instances (disaggregated serving) settles nothing.
+        complete on that host. A log with two host names, any count above 1, a tree that branches between nodes
+        (tree_branches), or a KV-cache transfer between instances (disaggregated serving) settles nothing.
         """
-        if self.multi_host or self.kv_transfer or any(n > 1 for n, _, _ in self.node_counts):
+        if self.multi_host or self.kv_transfer or self.tree_branches or any(n > 1 for n, _, _ in self.node_counts):
             return ()
         world = max(self.world_size, (self.tp_size or 1) * (self.pp_size or 1) * (self.dp_size or 1))
         lines = [line for n, ranks, line in self.node_counts if n == 1 and (ranks == 0 or ranks >= world)]
@@ -530,6 +534,8 @@ _GDR_GPU = re.compile(r"GPU Direct RDMA (Enabled|Disabled) for GPU (\S+) / HCA (
 _GDR_HCA = re.compile(r"NET/([\w. ]+?)\s*:\s*GPU Direct RDMA (?:\(\w+\) )?(Enabled|Disabled) for HCA (\d+(?: '[^']*')?)",
                       re.I)
 _COMM_ID = re.compile(r"\bcommId (0x[0-9a-f]+)")
+# One channel's tree in NCCL's `Trees [0] 17/24/-1->16->0 [1] ...` line (init.cc): its second and third child.
+_TREE = re.compile(r"\[\d+\] -?\d+/(-?\d+)/(-?\d+)->\d+->-?\d+")
 _VLLM_NODES = re.compile(r"\bDetected (\d+) nodes in the distributed environment")
 _VLLM_WORLD = re.compile(r"\bworld_size=(\d+) rank=\d+ local_rank=")
 # vLLM's message-queue handle (shm_broadcast.py `Handle(...)`): its local readers, and the remote subscribe
@@ -653,6 +659,7 @@ def parse_serving_log(text: str) -> ServingLog:
     nvls: list[str] = []
     kv_transfer = False
     node_counts: list[tuple[int, int, str]] = []
+    branches: list[str] = []
     mq_shared: list[tuple[int, str]] = []
     bus_ids: list[str] = []
     model = ""
@@ -806,6 +813,8 @@ def parse_serving_log(text: str) -> ServingLog:
         m = _NNODES.search(text_l) if "nNodes" in text_l else None
         if m and len(node_counts) < 64:
             node_counts.append((int(m.group(2)), int(m.group(1)), text_l[:300]))
+        if "Trees" in text_l and len(branches) < 4 and any(d1 != "-1" or d2 != "-1" for d1, d2 in _TREE.findall(text_l)):
+            branches.append(text_l[:300])
         m = _VLLM_NODES.search(text_l) if "nodes in the distributed" in text_l else None
         if m and len(node_counts) < 64:
             node_counts.append((int(m.group(1)), 0, text_l[:300]))
@@ -865,6 +874,7 @@ def parse_serving_log(text: str) -> ServingLog:
         pp_size=pp, dp_size=dp,
         disable_custom_all_reduce=disable_ar, cumem_fallback=tuple(cumem), nccl_warnings=tuple(warns[:20]),
         local_ranks=local_ranks, comm_ranks=comm_ranks, comm_members=tuple(members), node_counts=tuple(node_counts),
+        tree_branches=tuple(branches),
         world_size=world_size, mq_shared=tuple(mq_shared), nvls_lines=tuple(nvls), kv_transfer=kv_transfer, gpu_bus_ids=tuple(bus_ids), model=model, decode_graph_batches=tuple(decode_batches),
         decode_graph_lines=tuple(decode_eager), kernel_settings=tuple(kernel_settings.items()),
         kernel_lines=tuple(kernel_lines), launcher_omp=launcher_omp,
@@ -1148,6 +1158,10 @@ class NcclNodes(Sourced):
 
     several: tuple[str, ...] = ()
     one: tuple[str, ...] = ()
+    # Why NCCL sends none of the job's traffic over an RDMA NIC, with the lines that show it; "" where the source
+    # does not show that (no_rdma_traffic).
+    no_rdma: str = ""
+    no_rdma_lines: tuple[str, ...] = ()
 
 
 fact("nccl_nodes", NcclNodes, first_of, hint="paste the NCCL_DEBUG=INFO log of every rank, or the nccl-tests header")
@@ -1158,11 +1172,12 @@ def nccl_nodes(ctx: FactContext) -> NcclNodes:
     """The nodes of the NCCL job the pasted NCCL log and nccl-tests output show (NCCL log, nccl-tests header).
 
     Several: NCCL lines from two hosts (ServingLog.hosts_apart: two host names, or one interface with two
-    addresses), a node count above 1 (NCCL's `nNodes 2`, vLLM's "Detected 2 nodes"), or a nccl-tests list whose
-    ranks sit on two hosts.
+    addresses), a node count above 1 (NCCL's `nNodes 2`, vLLM's "Detected 2 nodes"), a tree line where a rank has
+    a second child (ServingLog.tree_branches), or a nccl-tests list whose ranks sit on two hosts.
     One: the log's own counts (ServingLog.one_node), else nccl-tests lists that each hold every rank of their run on
     one host (NcclTestRuns.one_host_runs), where no engine's log is shown (a test run says nothing of the engine's).
     Neither from an excerpt that could hide other hosts.
+    No RDMA traffic (no_rdma_traffic) only where the job is not shown spanning nodes.
     """
     log = ctx.optional("serving_log", ServingLog)
     tests = ctx.optional("nccl_test_runs", NcclTestRuns)
@@ -1171,13 +1186,36 @@ def nccl_nodes(ctx: FactContext) -> NcclNodes:
     counted = tuple(line for n, _, line in (log.node_counts if log is not None else ())
                     if n > 1 and (_NNODES.search(line) or _VLLM_NODES.search(line)))
     several = ((log.hosts_apart() if log is not None else ()) or counted
+               or (log.tree_branches if log is not None else ())
                or (tests.hosts_apart() if tests is not None else ()))
     if several:
         return NcclNodes(several=several[:2])
     one = log.one_node() if log is not None else ()
     if not one and tests is not None and (log is None or not log.engine):
         one = tests.one_host_runs()
-    return NcclNodes(one=one)
+    why, lines = no_rdma_traffic(log) if log is not None else ("", ())
+    return NcclNodes(one=one, no_rdma=why, no_rdma_lines=lines)
+
+
+def no_rdma_traffic(log: ServingLog) -> tuple[str, tuple[str, ...]]:
+    """Why a log whose job is not shown spanning nodes moves nothing over RDMA, with its lines; ("", ()) otherwise.
+
+    NCCL's own "NET/IB : No device found", "Failed to open libibverbs" (no verbs library, so no HCA can open) or
+    NCCL_IB_DISABLE=1 means it uses no InfiniBand/RoCE device, unless it names the HCAs it uses. Channels all
+    over P2P/SHM mean every byte stays inside the host, with the same exception. The caller asks only where the
+    log does not show the job spanning nodes (two hosts, a node count above 1, a tree that branches between nodes):
+    there the channels shown are an excerpt's intra-node rings, and the traffic between nodes is not shown.
+    """
+    ib_used = any(re.search(r"NET/IB\s*:\s*Using", line) for line in log.nccl_net)
+    hca_named = any(re.search(r"NET/IB\s*:\s*Using\s*\[\d+\]", line) for line in log.nccl_net)  # not `Using [RO]`
+    no_ib = [line for line in log.nccl_net if re.search(r"NET/IB\s*:\s*No device found|Failed to open libibverbs", line)]
+    if no_ib and not hca_named:
+        return "NCCL found no InfiniBand/RoCE device", tuple(no_ib[:2])
+    if log.nccl_env.get("NCCL_IB_DISABLE") == "1":
+        return "NCCL_IB_DISABLE=1: NCCL uses no InfiniBand/RoCE device", ()
+    if not ib_used and log.channels and all(c.transport in ("P2P", "SHM") for c in log.channels):
+        return "NCCL carries every channel over P2P/SHM inside the host", (log.channels[0].line,)
+    return "", ()
 
 
 # --- NCCL variables in the user's words -------------------------------------------------------
