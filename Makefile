@@ -69,6 +69,10 @@ lint: $(VENV)/.installed-extras
 	$(VENV)/bin/ruff check src tests perf
 	$(VENV)/bin/mypy
 
+# The files that hold the tests marked serial: the serial part collects only these, not the whole suite again
+# (tests/test_make_test.py fails when a serial test stands elsewhere).
+SERIAL_TESTS := $(wildcard tests/test_bench_*.py)
+
 # Set-up overlaps: the llama.cpp build (CPU) runs beside the system packages and npm (downloads) and beside
 # ruff and mypy; `-Otarget` keeps each step's output together. Then the suite on every core, then the tests
 # that time real servers alone (marked serial: a sibling test's load would be in their figures). Both parts
@@ -77,7 +81,7 @@ test:
 	$(MAKE) --no-print-directory -j4 -Otarget lint llama-wheel test-deps-system test-deps-mermaid
 	$(MAKE) --no-print-directory $(VENV)/.installed-test
 	rc=0; $(PY) -m pytest -n auto -m "not serial" --durations=20 || rc=1; \
-	$(PY) -m pytest -m serial --durations=10 || rc=1; exit $$rc
+	$(PY) -m pytest -m serial --durations=10 $(SERIAL_TESTS) || rc=1; exit $$rc
 
 # Contributors' loop: the test extras without the compiled llama.cpp server (its tests skip), without the
 # slow tests that start real servers and without the timing tests.
