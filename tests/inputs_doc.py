@@ -7,6 +7,7 @@ fails while it is stale.
 
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
 
@@ -42,8 +43,10 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("`", "'")
 
 
+@functools.cache
 def samples() -> dict[str, tuple[str, str]]:
-    """Per kind: the first line of its first span in the corpus (file order), and the paste's thread."""
+    """Per kind: the first line of its first span in the corpus (file order), and the paste's thread (once per
+    process: the corpus does not change during a run)."""
     found: dict[str, tuple[str, str]] = {}
     for entry in load_corpus():
         result = recognise(entry.body, entry.name)
