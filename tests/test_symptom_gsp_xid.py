@@ -37,6 +37,12 @@ MODELLED_OFF_BUS = ("[ 801.1] NVRM: Xid (PCI:0000:61:00): 79, pid='<unknown>', n
                     "[ 846.2] NVRM: Xid (PCI:0000:61:00): 119, pid=4410, name=nvidia-smi, Timeout after 45s of "
                     "waiting for RPC response from GPU0 GSP! Expected function 76 (GSP_RM_CONTROL) (0x20801702 0x4).\n")
 
+# Modelled: corpus 380's memory-subsystem error line (NVIDIA/open-gpu-kernel-modules#1230), then an Xid 119 after it.
+MODELLED_MEMORY_FAULT = ("[   84.300480] NVRM: GPU6 kgmmuCheckMemSubsysError_IMPL: Memory Subsystem Error detected. "
+                         "kbusSendSysmembarSingle failed.\n"
+                         "[  129.300488] NVRM: Xid (PCI:0000:9b:00): 119, pid=4410, name=nvidia-smi, Timeout after 45s of "
+                         "waiting for RPC response from GPU6 GSP! Expected function 76 (GSP_RM_CONTROL) (0x20801702 0x4).\n")
+
 
 @pytest.mark.parametrize(("capture", "quoted"), [
     # NVIDIA/open-gpu-kernel-modules#1111: two Xid 119 under vLLM load, then an Xid 175.
@@ -75,11 +81,16 @@ def test_an_xid_120_is_the_gsp_firmware_failing_and_still_a_lost_gpu(tmp_path: P
     assert not any("GSP kernel exception" in line for line in xid.evidence), xid.evidence
 
 
-def test_a_gpu_that_failed_under_its_firmware_is_no_gsp_failure(tmp_path: Path) -> None:
-    # Modelled: the GSP timed out on a GPU already off the bus; the loss is DRV-XID's, GSP is only shown in use.
-    results = paste_checks(tmp_path, MODELLED_OFF_BUS, GSP, "DRV-XID")
+@pytest.mark.parametrize("text", [MODELLED_OFF_BUS, MODELLED_MEMORY_FAULT], ids=["off-the-bus", "memory-subsystem"])
+def test_a_gpu_that_failed_under_its_firmware_is_no_gsp_failure(tmp_path: Path, text: str) -> None:
+    # The GSP timed out on a GPU whose hardware had failed; the loss is DRV-XID's, GSP is only shown in use.
+    assert "gsp-xid" not in {h.symptom.name for h in find_symptoms(text.splitlines())}
+    results = paste_checks(tmp_path, text, GSP, "DRV-XID")
     assert results[GSP].status == "not-an-issue", results[GSP].message
-    assert results["DRV-XID"].status == "issue" and "Xid 79" in results["DRV-XID"].message
+    assert results["DRV-XID"].status == "issue", results["DRV-XID"].message
+    # Without the hardware line, the same Xid 119 is the GSP firmware's failure.
+    alone = "\n".join(line for line in text.splitlines() if "119," in line) + "\n"
+    assert paste_checks(tmp_path, alone, GSP)[GSP].status == "issue"
     # Corpus 380 (NVIDIA/open-gpu-kernel-modules#1230): GSP timeouts after a memory-subsystem error, no Xid number.
     assert capture_checks("380", GSP)[GSP].status == "not-an-issue"
 
