@@ -479,8 +479,8 @@ SYMPTOMS: tuple[Symptom, ...] = (
     # on an RTX 5090; dphnAI/sonar#49; Comfy-Org/ComfyUI#10326): the build was not compiled for this GPU.
     Symptom("cuda-no-kernel-image", NO_KERNEL_IMAGE,
         "RT-TORCH-ARCH", "high", CUDA_ERRORS,
-        "CUDA found no kernel image for this GPU (cudaErrorNoKernelImageForDevice): torch or a kernel library it "
-        "loads was not built for the GPU's compute capability"),
+        "CUDA found no kernel image for this GPU (cudaErrorNoKernelImageForDevice): the build that launched the "
+        "kernel (torch, the engine's own ops or a kernel library) was not compiled for the GPU's compute capability"),
     # A kernel library that refuses the GPU's architecture at the call (KERNEL_ARCH_REFUSED: DeepGEMM on SM120, on
     # A100): the engine path that calls it fails at start.
     Symptom("kernel-arch-refused", KERNEL_ARCH_REFUSED,
