@@ -5,7 +5,7 @@ A GSP crash (CrashCat report, Xid 120), timeouts back to back that mark the GPU 
 failing with NV_ERR_RESET_REQUIRED are the firmware's failure: an issue, whatever else the excerpt shows.
 The fix names the known workaround (NVreg_EnableGpuFirmware=0 on the proprietary module before Blackwell) and a
 driver update.
-GSP lines of a working GPU, and one timeout alone (a GPU fault, corpus 380), prove no GSP failure.
+GSP lines of a working GPU, and timeouts on a GPU failing under its firmware (corpus 380), prove no GSP failure.
 Real pastes are corpus captures (their public threads in their headers); counter-examples are modelled where marked.
 """
 

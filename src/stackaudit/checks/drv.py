@@ -1120,7 +1120,7 @@ def gsp_firmware(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver |
     `nvidia-smi -q`; a version = in use, `N/A` = not), `EnableGpuFirmware` in
     /proc/driver/nvidia/params, the module flavour; the log symptoms of facts/symptoms.py: a GSP boot
     failure ("Cannot initialize GSP firmware RM" / "_kgspBootGspRm: unexpected WPR2 already up"), a GSP
-    timeout (Xid 119, "Back to back GSP RPC timeout", "rpcRecvPoll timedout"), a GSP crash (Xid 120, a
+    timeout (an Xid 119 line, "Back to back GSP RPC timeout"), a GSP crash (an Xid 120 line, a
     "GSP-CrashCat Report"), a GSP call failing with NV_ERR_RESET_REQUIRED (status=0x00000062), the driver's
     GSP RPC history dump ("RPC history (CPU -> GSP)", its table rows), which it prints only on Xid 119 or 120.
 
@@ -1136,10 +1136,12 @@ def gsp_firmware(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver |
     is not: not an issue.
 
     Where no GPU's version is in the source, kernel-log lines that name GSP RPCs (facts/gsp_log.py:
-    `rpcRmApiFree_GSP`, `_kgspRpcRecvPoll`, Xid 119's "RPC from GSP") show GSP in use on the GPUs
-    they name. A line of them that is a GSP failure (the symptoms above) proves an issue here and a GPU
-    fault under DRV-XID; the fix is a reset, a driver update, and NVreg_EnableGpuFirmware=0 on the
-    proprietary module where the GPU allows it.
+    `rpcRmApiFree_GSP`, `_kgspRpcRecvPoll`) show GSP in use on the GPUs they name. A line of them that is
+    a GSP failure (the symptoms above, an Xid 119 among them) proves an issue here, the worse reading of
+    the line, with the kinder one quoted beside it. The fix is a reset, a driver update, and
+    NVreg_EnableGpuFirmware=0 on the proprietary module where the GPU allows it.
+    An Xid 119 or 120 on a GPU the same log shows failing under its firmware (Xid 79, lost from the bus,
+    a memory-subsystem error) proves no GSP failure: the GPU's loss is DRV-XID's finding.
     """
     return _gsp_firmware(nvidia, nvidia_driver, gsp_log)
 
@@ -1544,10 +1546,10 @@ def _xid_verdict(gpu_events: GpuEvents, nvidia: NvidiaGpus | None, pci: PciDevic
     actions = {**gpu_events.recovery_actions(),
                **{(g.bdf or g.subject): g.recovery_action for g in (nvidia.gpus if nvidia else ())
                   if g.recovery_action not in (None, "None")}}
-    borrowed = bool(elsewhere) and not [e for e in events if e.code != 154] and not actions
+    borrowed = bool(elsewhere) and not [e for e in events if e.code != 154]
     if borrowed:
-        # Every Xid shown is also another check's finding: they are still Xids, judged here by their class, while
-        # the line stays quoted there (one log line, one quote).
+        # Every fault Xid shown is also another check's finding: they are still Xids, judged here by their class
+        # (beside the recovery action the driver asks for), while the line stays quoted there (one log line, one quote).
         events = gpu_events.events
     if not [e for e in events if e.code != 154] and not actions:
         if (nvidia is not None and nvidia.none_on_bus) or (pci is not None and not pci.nvidia_gpus):

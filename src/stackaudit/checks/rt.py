@@ -343,8 +343,9 @@ def torch_arch(python_env: PythonEnv, gpus: GpuInventory | None = None,
     Bad value: a GPU whose compute capability (12.0 RTX PRO 6000 / RTX 50, 10.0 B200, 9.0 H100)
     is not in `torch.cuda.get_arch_list()` (sm_120 / sm_100 / sm_90, or compatible PTX); a
     CPU-only torch on a host with NVIDIA GPUs (torch/version.py's cuda None, a report's "CUDA used to
-    build PyTorch: None", or the CPU wheel's `+cpu` version). Error text: `no kernel image is available for
-    execution on the device`.
+    build PyTorch: None", or the CPU wheel's `+cpu` version). CUDA's error `no kernel image is available for
+    execution on the device` (cudaErrorNoKernelImageForDevice) proves the issue on its own, quoted, wherever
+    it stands.
 
     Why: PyTorch 2.7 with CUDA 12.8 wheels was the first release with Blackwell kernels; older
     builds cannot run there at all.
@@ -1073,6 +1074,10 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
     memory-bound decode fast.
 
     Why: the kernel, not the host, sets the time per layer; a forced generic kernel can cost a multiple.
+
+    A kernel library's refusal of the GPU's architecture proves the issue on its own, quoted: DeepGEMM's
+    `Assertion error (…/csrc/apis/attention.hpp:219): Unsupported architecture` (its kernels dispatch for SM90
+    and SM100 only; sglang#26087 on SM120).
 
     Also bad: a GPU whose architecture is older than an engine's floor (ENGINE_FLOORS: vLLM needs compute
     capability 7.0, Volta) where the source shows that engine (running, its command line, container or log, or its

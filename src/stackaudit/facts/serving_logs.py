@@ -60,6 +60,7 @@ from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.processes import ProcessInfo, ServingProcesses, process_path
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
 from stackaudit.facts.sources import ENGINE_LOG, NCCL_TESTS, USER_NCCL_ENV
+from stackaudit.facts.symptoms import KERNEL_ARCH_REFUSED, NO_KERNEL_IMAGE
 from stackaudit.facts.topology import link_rank
 from stackaudit.host.base import NotCaptured, read_optional
 from stackaudit.host.limits import load_json
@@ -89,7 +90,10 @@ KEY_PHRASES = re.compile(
     r"Decode batch[.,] #running-req:|Prefill batch[.,] #new-seq:|"  # SGLang's stats lines, with no prefix pasted
     r"on startup is less than desired GPU memory utilization|"  # vLLM's refusal to start, often pasted bare
     r"custom_all_reduce\.cuh?:\d+|Registering \d+ cuda graph addresses|"  # custom all-reduce's CUDA error, its set-up
-    r"\btorchrun(?:\s+--?\w[\w-]*(?:[= ][^\s-]\S*)?)*\s+\S+\.py\b",  # one parse per flag: linear
+    r"\btorchrun(?:\s+--?\w[\w-]*(?:[= ][^\s-]\S*)?)*\s+\S+\.py\b|"  # one parse per flag: linear
+    # A kernel the GPU has no code for, or a kernel library refusing its architecture: an engine's start failing,
+    # often pasted with no engine line around it (facts/symptoms.py).
+    rf"{NO_KERNEL_IMAGE.pattern}|{KERNEL_ARCH_REFUSED.pattern}",
     re.IGNORECASE)
 # A literal of each line pattern above: NCCL_LINE's `NCCL`, VLLM_LINE's `file.py:N`, SGLANG_LINE's closing `] `,
 # and a word of every KEY_PHRASES alternative (lowercase: that pattern ignores case). Short words shared by several
@@ -97,7 +101,8 @@ KEY_PHRASES = re.compile(
 KEY_NEEDLES = ("allreduce", "p2p", "graph", "cumem", "get_mempolicy", "nccl", "not supported", "llm",
                "serverargs(", "non-default args", "enforce_eager", "capturing batches", "_marlin",
                "native support for fp", "potential backends", "omp_num_threads", "#running-req", "#new-seq",
-               "torchrun", "on startup is less", "custom_all_reduce")
+               "torchrun", "on startup is less", "custom_all_reduce", "no kernel image", "no_binary_for_gpu",
+               "nokernelimagefordevice", "unsupported architecture")
 _KEY_HINT = re.compile("|".join(re.escape(n) for n in KEY_NEEDLES))
 
 

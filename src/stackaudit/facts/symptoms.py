@@ -67,6 +67,16 @@ GSP_CHECK = "DRV-GSP-FIRMWARE"
 GSP_RPC_SOURCE = "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c"
 # PyTorch's check of each GPU's compute capability against the build's arch list (_check_capability).
 TORCH_CAPABILITY_SOURCE = "https://github.com/pytorch/pytorch/blob/main/torch/cuda/__init__.py"
+# CUDA's error for a kernel launched on a GPU that the binary holds no code for (cudaErrorNoKernelImageForDevice,
+# CUDA_ERROR_NO_BINARY_FOR_GPU): PyTorch prints it as `RuntimeError: CUDA error: no kernel image is available for
+# execution on the device`, whichever library's kernel it was (torch, the engine's own ops, a kernel library).
+NO_KERNEL_IMAGE = re.compile(r"no kernel image is available for execution on the device|CUDA_ERROR_NO_BINARY_FOR_GPU|"
+                             r"cudaErrorNoKernelImageForDevice")
+# DeepGEMM refuses a GPU whose architecture none of its kernels dispatch for (DG_HOST_UNREACHABLE in csrc/apis/*.hpp:
+# SM90 and SM100 only): `RuntimeError: Assertion error (/deepgemm/csrc/apis/attention.hpp:219): Unsupported
+# architecture`, with the source path the build had (sglang#26087, vllm#41027, sglang#25877).
+DEEPGEMM_ARCH_SOURCE = "https://github.com/deepseek-ai/DeepGEMM/blob/main/csrc/apis/attention.hpp"
+KERNEL_ARCH_REFUSED = re.compile(r"Assertion error \([^)]*\.(?:hpp|cuh?):\d+\): Unsupported architecture")
 # ggml_numa_init and ggml_is_numa (n_nodes > 1), where llama.cpp warns of automatic NUMA balancing.
 GGML_NUMA_SOURCE = "https://github.com/ggml-org/llama.cpp/blob/master/ggml/src/ggml-cpu/ggml-cpu.c"
 NV_STATUS_CODES = "https://github.com/NVIDIA/open-gpu-kernel-modules/blob/main/src/common/sdk/nvidia/inc/nvstatuscodes.h"
@@ -364,11 +374,22 @@ SYMPTOMS: tuple[Symptom, ...] = (
         "answers, and the GPU is lost until it is reset or the node rebooted", faults_gpu=True),
     # The GSP firmware crashed: the driver's health check prints its CrashCat report (`kgspHealthCheck_TU102:
     # *** GSP-CrashCat Report ***`) with Xid 120, "GSP error" in the catalogue (NVIDIA/open-gpu-kernel-modules#829).
-    # The Xid 120 line itself stays DRV-XID's finding (one log line, one finding).
+    # The Xid 120 line itself is the next row's.
     Symptom("gsp-crash", re.compile(r"GSP-CrashCat Report"),
         GSP_CHECK, "high", XID_CATALOGUE,
         "the GPU's GSP firmware crashed (a GSP-CrashCat report, the Xid 120 class): the GPU is lost until it is reset "
         "or the node rebooted", faults_gpu=True),
+    # The driver's GSP Xids: 119, an RPC to the GSP firmware timed out (`Timeout after 45s of waiting for RPC response
+    # from GPU0 GSP!`, older `Timeout waiting for RPC from GSP!`), and 120, the GSP firmware's own error. The Xid line
+    # is the GSP failure itself, not a sign that GSP runs (NVIDIA/open-gpu-kernel-modules#1111 and #446; corpus 121,
+    # 233 and 804). A GPU the same log shows failing under its firmware (off the bus, lost, a memory-subsystem error:
+    # corpus 380) times out for that reason: then the line proves no GSP failure. DRV-XID judges the Xid by its class
+    # where it has no Xid of its own (one log line, one finding).
+    Symptom("gsp-xid", re.compile(rf"{_XID_AT}(?:119|120)\b"),
+        GSP_CHECK, "high", XID_CATALOGUE,
+        "the driver logged a GSP Xid (119: an RPC to the GPU's GSP firmware timed out; 120: an error in the GSP "
+        "firmware): the GSP firmware failed", faults_gpu=True,
+        unless=re.compile(rf"fallen off the bus|\[NV_ERR_GPU_IS_LOST\]|Memory Subsystem Error|{_XID_AT}79\b")),
     # The driver dumps its GSP RPC history (`GPU3 RPC history (CPU -> GSP):`, `RPC event history (CPU <- GSP):`, the
     # `GSP RPC buffer contains function` line, and rows `-3  76  GSP_RM_CONTROL  4124 0x… 0x… 0x… 0x…  94us`) only
     # in kgspLogRpcDebugInfo (kernel_gsp.c), called on an RPC timeout (Xid 119) and on a failed GSP health check
@@ -454,6 +475,18 @@ SYMPTOMS: tuple[Symptom, ...] = (
                                              r"installation"),
         "RT-TORCH-ARCH", "high", TORCH_CAPABILITY_SOURCE,
         "PyTorch found a GPU whose compute capability its build has no kernels for"),
+    # A kernel launch that the GPU has no code for (NO_KERNEL_IMAGE), alone in a paste or in an engine's log (vllm#18995
+    # on an RTX 5090; dphnAI/sonar#49; Comfy-Org/ComfyUI#10326): the build was not compiled for this GPU.
+    Symptom("cuda-no-kernel-image", NO_KERNEL_IMAGE,
+        "RT-TORCH-ARCH", "high", CUDA_ERRORS,
+        "CUDA found no kernel image for this GPU (cudaErrorNoKernelImageForDevice): the build that launched the "
+        "kernel (torch, the engine's own ops or a kernel library) was not compiled for the GPU's compute capability"),
+    # A kernel library that refuses the GPU's architecture at the call (KERNEL_ARCH_REFUSED: DeepGEMM on SM120, on
+    # A100): the engine path that calls it fails at start.
+    Symptom("kernel-arch-refused", KERNEL_ARCH_REFUSED,
+        "RT-KERNEL-ARCH", "high", DEEPGEMM_ARCH_SOURCE,
+        "a kernel library (DeepGEMM) has no kernel for this GPU's architecture (it dispatches for SM90 and SM100 "
+        "only), so the engine path that calls it fails"),
     # ggml's ggml_numa_init (llama.cpp, ik_llama.cpp, ollama's runner) reads /proc/sys/kernel/numa_balancing only where
     # the host has more than one NUMA node (ggml_is_numa) and prints this where the value is not 0.
     Symptom("ggml-numa-balancing", re.compile(r"/proc/sys/kernel/numa_balancing is enabled, this has been observed"),
@@ -505,7 +538,8 @@ NEEDLES = ("shared memory", "/dev/shm", "posix_fallocate", "Xid", "peer access",
            "max locked memory", "[NV_ERR_", "RmInitAdapter", "numa_balancing is enabled",
            "is not compatible with the current PyTorch", "nsufficient nvidia.com/gpu", "MIG-INVALID",
            "mig.config.state", "gpu.count", "nvidia-smi command failed", "compatible GPUs", "nvidia devices detected",
-           "fabric manager config", "fabric topology file", "nvidia-persiste")
+           "fabric manager config", "fabric topology file", "nvidia-persiste", "no kernel image",
+           "NO_BINARY_FOR_GPU", "NoKernelImageForDevice", "Unsupported architecture")
 
 
 def is_symptom(line: str) -> bool:

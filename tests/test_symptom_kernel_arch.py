@@ -1,0 +1,112 @@
+"""A kernel the GPU has no code for proves itself (facts/symptoms.py `cuda-no-kernel-image`, `kernel-arch-refused`).
+
+CUDA's `no kernel image is available for execution on the device` says the build in use holds no kernel for this
+GPU's compute capability: RT-TORCH-ARCH issue, quoted, wherever the line stands (alone, or in an engine's log).
+DeepGEMM's `Assertion error (…/csrc/apis/<file>.hpp:N): Unsupported architecture` says a kernel library the engine
+calls has no kernel for the GPU's architecture: RT-KERNEL-ARCH issue, quoted. The lines are an engine's start
+failing, so the log reader takes them even with no engine line around them.
+Real pastes are corpus captures (their public threads in their headers) or verbatim lines with their thread beside
+them; counter-examples are modelled where marked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus import capture_checks, paste_checks
+from stackaudit.facts.symptoms import find_symptoms
+from stackaudit.importers.pasted import load_pasted
+
+TORCH, KERNEL = "RT-TORCH-ARCH", "RT-KERNEL-ARCH"
+
+# https://github.com/dphnAI/sonar/issues/49 (Pyroserenus): PyTorch's error and its usual follow-up lines.
+SONAR_49 = """\
+RuntimeError: CUDA error: no kernel image is available for execution on the device
+CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.
+For debugging consider passing CUDA_LAUNCH_BLOCKING=1.
+Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.
+"""
+# https://github.com/Comfy-Org/ComfyUI/issues/10326 (jedoK35094): the same error in a Windows console, fenced.
+COMFYUI_10326 = """\
+```powershell
+RuntimeError: CUDA error: no kernel image is available for execution on the device
+CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.
+For debugging consider passing CUDA_LAUNCH_BLOCKING=1
+Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.
+
+
+Prompt executed in 7.13 seconds
+```
+"""
+# Modelled: the follow-up lines without the error (any CUDA error prints them): no kernel is shown missing.
+MODELLED_FOLLOW_UP_ONLY = "\n".join(SONAR_49.splitlines()[1:]) + "\n"
+
+# https://github.com/vllm-project/vllm/issues/41027 (WangHHY19931001): DeepGEMM's refusal in a vLLM worker's log.
+VLLM_41027 = ("(Worker_TP2 pid=100746) ERROR 04-27 23:40:50 [multiproc_executor.py:962] RuntimeError: Assertion error "
+              "(/workspace/.deps/deepgemm-src/csrc/apis/hyperconnection.hpp:56): Unsupported architecture\n")
+# https://github.com/sgl-project/sglang/issues/25877 (ninerui): the refusal through TVM's FFI, on SM 12.0.
+SGLANG_25877 = ("Error: tvm.error.InternalError: Assertion error (/deepgemm/csrc/apis/hyperconnection.hpp:56): "
+                "Unsupported architecture\n")
+# https://github.com/ai-dynamo/aiconfigurator/pull/975 (jasonqinzhou): the path elided, and DeepGEMM's other
+# assertion (a recipe it does not know), which says nothing of the architecture.
+AICONFIGURATOR_975_ARCH = "RuntimeError: Assertion error (.../apis/gemm.hpp:376): Unsupported architecture\n"
+AICONFIGURATOR_975_RECIPE = "RuntimeError: Assertion error (.../utils/layout.hpp:56): Unknown recipe\n"
+# https://github.com/deepseek-ai/DeepGEMM/issues/172 (FlamingoPg): nvcc too old for the target, not a kernel missing.
+DEEPGEMM_172 = "NVCC compilation failed: nvcc fatal   : Unsupported gpu architecture 'sm_100f'\n"
+
+
+def test_no_kernel_image_alone_proves_torch_arch() -> None:
+    # Corpus 798 (vllm-project/vllm#18995): the fenced error alone, then a docker run and an nvidia-smi header.
+    results = capture_checks("798", TORCH, "CTR-GPU-ACCESS")
+    result = results[TORCH]
+    assert result.status == "issue" and result.severity == "high", result.message
+    assert "no kernel image is available" in result.evidence[0]
+    # CUDA reached the GPU: the container's GPU access is not what failed.
+    assert results["CTR-GPU-ACCESS"].status == "ok"
+
+
+@pytest.mark.parametrize("text", [SONAR_49, COMFYUI_10326], ids=["sonar-49", "comfyui-10326"])
+def test_no_kernel_image_in_other_threads(tmp_path: Path, text: str) -> None:
+    result = paste_checks(tmp_path, text, TORCH)[TORCH]
+    assert result.status == "issue", result.message
+    assert "no kernel image" in result.message
+    # The error is read as a log's line, not refused as unknown text.
+    path = tmp_path / "paste.txt"
+    recognised = load_pasted([str(path)]).record.meta.get("recognised", [])
+    assert any(line.startswith("server log") for line in recognised), recognised
+
+
+# Modelled: a vLLM worker's log line prefix (VLLM_41027's) before a line, so that the paste is read as a log.
+_VLLM_PREFIX = "(Worker_TP2 pid=100746) ERROR 04-27 23:40:50 [multiproc_executor.py:962] "
+
+
+def test_the_follow_up_lines_alone_prove_nothing(tmp_path: Path) -> None:
+    assert not find_symptoms(MODELLED_FOLLOW_UP_ONLY.splitlines())
+    text = "".join(_VLLM_PREFIX + line + "\n" for line in MODELLED_FOLLOW_UP_ONLY.splitlines())
+    assert paste_checks(tmp_path, text, TORCH)[TORCH].status != "issue"
+
+
+@pytest.mark.parametrize(("text", "quoted"), [
+    (VLLM_41027, "hyperconnection.hpp:56"),
+    (SGLANG_25877, "tvm.error.InternalError"),
+    (AICONFIGURATOR_975_ARCH, "gemm.hpp:376"),
+], ids=["vllm-41027", "sglang-25877", "aiconfigurator-975"])
+def test_deepgemm_refusing_the_architecture_proves_kernel_arch(tmp_path: Path, text: str, quoted: str) -> None:
+    result = paste_checks(tmp_path, text, KERNEL)[KERNEL]
+    assert result.status == "issue", result.message
+    assert quoted in result.evidence[0] and "Unsupported architecture" in result.message
+
+
+def test_deepgemm_on_sm120_in_the_corpus() -> None:
+    # Corpus 810 (sgl-project/sglang#26087): every DSA backend fails at start on 8 RTX PRO 6000 (SM120).
+    result = capture_checks("810", KERNEL)[KERNEL]
+    assert result.status == "issue", result.message
+    assert "attention.hpp:219" in result.evidence[0]
+
+
+@pytest.mark.parametrize("text", [AICONFIGURATOR_975_RECIPE, DEEPGEMM_172], ids=["unknown-recipe", "nvcc-target"])
+def test_other_deepgemm_failures_are_not_the_architecture(tmp_path: Path, text: str) -> None:
+    assert not find_symptoms(text.splitlines())
+    assert paste_checks(tmp_path, _VLLM_PREFIX + text, KERNEL)[KERNEL].status != "issue"
