@@ -380,9 +380,20 @@ STATED_VERSION = re.compile(r"^\W*(?P<name>PyTorch|torch|vLLM|SGLang):\s*(?P<ver
                             r"(?:\.post\d+)?(?:\+[a-z]+\d*)?)\s*$", re.IGNORECASE)
 
 
+# torch named with its CUDA build as an item of a list line (`- Docker: PyTorch 2.13.0+cu130, CUDA runtime 13.0,
+# patched vLLM 0.28.0`, corpus 805; `..., CUDA 13.0 / NVCC 13.0.88, Torch 2.13.0+cu130.`, flashinfer#4539): the local
+# label ties the version to one build. pip's `torch==2.7.0+cu128` is a requirement, not what is installed.
+STATED_TORCH_BUILD = re.compile(r"\b(?i:PyTorch|torch)(?::\s*|\s+)v?(\d+\.\d+(?:\.\d+)?\+cu\d{3})\b(?!\.?\w)")
+# An engine's version beside such a torch, in the same line (`vLLM 0.28.0`).
+_LISTED_ENGINE = re.compile(r"\b(?P<name>vLLM|SGLang)(?::\s*|\s+)v?(?P<version>\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)\b",
+                            re.IGNORECASE)
+
+
 @parser(EVIDENCE_LINES, feeds="python_env", kind=PythonEnv, rank=30)
 def python_env_from_stated_versions(text: str) -> PythonEnv:
-    """torch (and the CUDA of its `+cuNNN` label), vLLM and SGLang versions a hardware list states, one a line.
+    """torch (and the CUDA of its `+cuNNN` label), vLLM and SGLang versions a hardware list states, one a line; else
+    the one torch build a list line names among other items (STATED_TORCH_BUILD), with the engine version beside it.
+    Two different torch builds name no one torch.
 
     Input (tests/data/captures/751)::
 
@@ -393,6 +404,12 @@ def python_env_from_stated_versions(text: str) -> PythonEnv:
         if m := STATED_VERSION.match(line):
             name = m.group("name").lower()
             packages.setdefault("torch" if name == "pytorch" else name, m.group("version"))
+    builds = {m.group(1): line for line in text.splitlines() for m in STATED_TORCH_BUILD.finditer(line)}
+    if "torch" not in packages and len(builds) == 1:
+        (build, line), = builds.items()
+        packages["torch"] = build
+        for e in _LISTED_ENGINE.finditer(line):
+            packages.setdefault(e.group("name").lower(), e.group("version"))
     if not packages:
         raise ParseError("no `PyTorch: X.Y.Z` line in the lines shown")
     cuda = re.search(r"\+cu(\d+)(\d)$", packages.get("torch", ""))

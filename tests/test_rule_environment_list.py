@@ -1,0 +1,106 @@
+"""Facts a user's environment list states (issue 28, blind runs MM and NN).
+
+- The driver written without a colon (`- NVIDIA driver 595.91.07`), as an item of a comma list (`..., driver
+  580.159.03, ...`) or as the open flavour's package with its version (`nvidia-open 595.71.05`): facts/nvidia.py
+  STATED_DRIVER.
+- `nvidia-open`, the open flavour's package, on the line that states the driver's version names that driver's
+  flavour: facts/nvidia.py OPEN_PACKAGE_NAME.
+- torch named with its CUDA build among other items of a line (`Docker: PyTorch 2.13.0+cu130, ...`): facts/python_env.py
+  STATED_TORCH_BUILD.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from corpus import capture_checks, pasted
+from stackaudit.engine.testing import run_checks
+from stackaudit.facts._parse import ParseError
+from stackaudit.facts.nvidia import driver_from_evidence_lines
+from stackaudit.facts.python_env import python_env_from_stated_versions
+from stackaudit.importers.evidence import is_evidence
+
+# https://github.com/flashinfer-ai/flashinfer/pull/4539 (a comment's hardware line)
+FLASHINFER_4539 = ("Hardware: NVIDIA GB300 (`sm_103a`), UUID `GPU-72450c7a-8fc8-e142-912a-b6355c5da71a`, driver "
+                   "580.167.08, CUDA 13.0 / NVCC 13.0.88, Torch 2.13.0+cu130.")
+# https://github.com/autowarefoundation/auto_e2e/pull/27: the pinned requirement in prose, the build used in a list.
+AUTO_E2E_27_PIN = ("The pinned `torch==2.4.1+cu118 (CUDA 11.8)` build predates the Blackwell architecture and ships no "
+                   "`sm_120` kernels, so it cannot run on the RTX 5080.")
+AUTO_E2E_27_LIST = "  - `torch 2.11.0+cu128`"
+# corpus 237 (a node's health table), 621 (an environment list), 252 (a one-line environment)
+LINE_237 = ("| Node labels | ✅ Compute capability `10.0` (Blackwell sm_100), driver 580.159.03, CUDA runtime 13.0 |")
+LINE_621 = "- NVIDIA Driver 575.51.03, installed using `nvidia-open` package from CUDA repo"
+LINE_252 = "Arch Linux, 7.0.5-arch1-1, nvidia-open 595.71.05-5, RTX 5070TI."
+
+
+# --- the driver a list states -----------------------------------------------------------------------------------
+
+
+def test_syv_ai_163_env_list_driver_and_torch_build_are_compatible() -> None:
+    # corpus 805 (syv-ai/qwen38-27b-rtx3090#163): `- NVIDIA driver 595.91.07`, `- Docker: PyTorch 2.13.0+cu130, ...`.
+    r = capture_checks("805", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "ok"
+    assert "595.91.07" in r.message and "13.0" in r.message
+
+
+@pytest.mark.parametrize(("line", "version"), [(LINE_237, "580.159.03"), (LINE_621, "575.51.03"),
+                                               (LINE_252, "595.71.05"), (FLASHINFER_4539, "580.167.08")])
+def test_driver_without_a_colon_in_a_list(line: str, version: str) -> None:
+    assert is_evidence(line)
+    assert driver_from_evidence_lines(line + "\n").version == version
+
+
+def test_modelled_driver_in_a_sentence_is_not_stated() -> None:
+    # Modelled: a driver the user tried, inside a sentence, is not the host's.
+    line = "We also tried the driver 570.86.15 from the CUDA repo last week"
+    assert not is_evidence(line)
+    with pytest.raises(ParseError):
+        driver_from_evidence_lines(line + "\n")
+
+
+# --- the open flavour from its package's name --------------------------------------------------------------------
+
+
+def test_rtx_pro_6000_nvidia_open_package_is_the_open_module() -> None:
+    # corpus 803 (NVIDIA/open-gpu-kernel-modules#1159): `- **Driver**: nvidia-open 595.71.05 (Ubuntu package)`.
+    r = capture_checks("803", "DRV-OPEN-MODULE")["DRV-OPEN-MODULE"]
+    assert r.status == "ok" and "595.71.05" in r.message
+
+
+@pytest.mark.parametrize("line", [LINE_621, LINE_252])
+def test_nvidia_open_beside_the_version_names_the_flavour(line: str) -> None:
+    driver = driver_from_evidence_lines(line + "\n")
+    assert driver.flavour == "open" and driver.flavour_evidence == f"package: {line.strip()}"
+
+
+def test_modelled_nvidia_open_elsewhere_names_no_flavour() -> None:
+    # Modelled: the package named in an install step, not beside the driver the list states.
+    driver = driver_from_evidence_lines("- Driver: 570.133.07\n- Next I will try `sudo pacman -S nvidia-open`\n")
+    assert driver.version == "570.133.07" and driver.flavour is None
+
+
+# --- torch's build among other items ------------------------------------------------------------------------------
+
+
+def test_torch_build_among_a_lines_items() -> None:
+    env = python_env_from_stated_versions("- Docker: PyTorch 2.13.0+cu130, CUDA runtime 13.0, patched vLLM 0.28.0.\n")
+    (found,) = env.environments
+    assert found.torch_cuda == "13.0" and found.packages["vllm"] == "0.28.0" and found.engine == "vllm"
+    assert python_env_from_stated_versions(AUTO_E2E_27_LIST + "\n").environments[0].torch_cuda == "12.8"
+
+
+def test_flashinfer_4539_hardware_line_is_compatible() -> None:
+    r = run_checks(pasted(FLASHINFER_4539 + "\n"), ["DRV-CUDA-COMPAT"])["DRV-CUDA-COMPAT"]
+    assert r.status == "ok" and "580.167.08" in r.message and "13.0" in r.message
+
+
+def test_auto_e2e_27_pinned_requirement_is_not_the_build() -> None:
+    # pip's `torch==2.4.1+cu118` is what a file pins, not what runs: only the listed build counts.
+    assert not is_evidence(AUTO_E2E_27_PIN)
+    env = python_env_from_stated_versions(AUTO_E2E_27_PIN + "\n" + AUTO_E2E_27_LIST + "\n")
+    assert env.environments[0].torch_cuda == "12.8"
+
+
+def test_modelled_two_torch_builds_name_no_one_torch() -> None:
+    with pytest.raises(ParseError):
+        python_env_from_stated_versions("- tried torch 2.7.0+cu128 first\n- then torch 2.8.0+cu129, same error\n")
