@@ -7,6 +7,8 @@
   flavour: facts/nvidia.py OPEN_PACKAGE_NAME.
 - torch named with its CUDA build among other items of a line (`Docker: PyTorch 2.13.0+cu130, ...`): facts/python_env.py
   STATED_TORCH_BUILD.
+- B300 and GB300 (Blackwell Ultra, compute capability 10.3) are in the GPU table (data/gpus.toml); a collect_env whose
+  copy ends inside its GPU list marks the cut name (facts/collect_env.py _mark_cut_gpu).
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ import pytest
 from corpus import capture_checks, pasted
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts._parse import ParseError
+from stackaudit.facts.collect_env import parse_collect_env
 from stackaudit.facts.nvidia import driver_from_evidence_lines
 from stackaudit.facts.python_env import python_env_from_stated_versions
+from stackaudit.gputable import lookup
 from stackaudit.importers.evidence import is_evidence
 
 # https://github.com/flashinfer-ai/flashinfer/pull/4539 (a comment's hardware line)
@@ -104,3 +108,39 @@ def test_auto_e2e_27_pinned_requirement_is_not_the_build() -> None:
 def test_modelled_two_torch_builds_name_no_one_torch() -> None:
     with pytest.raises(ParseError):
         python_env_from_stated_versions("- tried torch 2.7.0+cu128 first\n- then torch 2.8.0+cu129, same error\n")
+
+
+# --- Blackwell Ultra in the GPU table, and a GPU list the paste cuts ---------------------------------------------
+
+
+@pytest.mark.parametrize("name", [
+    "NVIDIA B300 SXM6 AC",  # corpus 825 (vllm-project/vllm#30441); `device: NVIDIA B300 SXM6 AC cc=(10, 3)` in a profile
+    "NVIDIA GB300",  # flashinfer-ai/flashinfer#4539: `Hardware: NVIDIA GB300 (sm_103a)`
+])
+def test_blackwell_ultra_is_compute_10_3(name: str) -> None:
+    assert lookup(name).spec.compute_capability == "10.3"
+    assert lookup(name).spec.architecture == "Blackwell"
+
+
+def test_vllm_30441_b300_collect_env_cut_in_its_gpu_list_has_torch_kernels() -> None:
+    # corpus 825: the copy ends inside `GPU 3: NVIDIA B3`, the start of the B300 name above it.
+    r = capture_checks("825", "RT-TORCH-ARCH")["RT-TORCH-ARCH"]
+    assert r.status == "ok"
+    assert "NVIDIA B300 SXM6 AC (compute 10.3)" in r.message and "NVIDIA B3... (compute 10.3)" in r.message
+
+
+def test_a_cut_last_gpu_line_is_marked_cut() -> None:
+    text = "GPU models and configuration : \nGPU 0: NVIDIA B300 SXM6 AC\nGPU 1: NVIDIA B3\n"
+    assert parse_collect_env("PyTorch version              : 2.9.0+cu130\n" + text).gpu_models == (
+        "NVIDIA B300 SXM6 AC", "NVIDIA B3...")
+
+
+def test_modelled_whole_gpu_lines_are_not_marked_cut() -> None:
+    # Modelled: the same name twice, and a last name no other name starts with, are whole.
+    head = "PyTorch version              : 2.9.0+cu130\nGPU models and configuration : \n"
+    assert parse_collect_env(head + "GPU 0: NVIDIA B200\nGPU 1: NVIDIA B200\n").gpu_models == ("NVIDIA B200",) * 2
+    assert parse_collect_env(head + "GPU 0: NVIDIA B300 SXM6 AC\nGPU 1: NVIDIA B200\n").gpu_models == (
+        "NVIDIA B300 SXM6 AC", "NVIDIA B200")
+    # A cut name that is not the paste's last line is a name the report printed.
+    assert parse_collect_env(head + "GPU 0: NVIDIA B300 SXM6 AC\nGPU 1: NVIDIA B3\n\nNvidia driver version        : "
+                             "580.95.05\n").gpu_models[1] == "NVIDIA B3"
