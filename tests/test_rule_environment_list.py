@@ -7,6 +7,8 @@
   flavour: facts/nvidia.py OPEN_PACKAGE_NAME.
 - torch named with its CUDA build among other items of a line (`Docker: PyTorch 2.13.0+cu130, ...`): facts/python_env.py
   STATED_TORCH_BUILD.
+- A list's power limit: `N W per GPU` beside a count of one model (importers/rig_report.py per_gpu_limit), and a
+  `Power limit is already at 480W (default 600W)` line below the list's GPU line, with its default.
 - B300 and GB300 (Blackwell Ultra, compute capability 10.3) are in the GPU table (data/gpus.toml); a collect_env whose
   copy ends inside its GPU list marks the cut name (facts/collect_env.py _mark_cut_gpu).
 """
@@ -23,6 +25,7 @@ from stackaudit.facts.nvidia import driver_from_evidence_lines
 from stackaudit.facts.python_env import python_env_from_stated_versions
 from stackaudit.gputable import lookup
 from stackaudit.importers.evidence import is_evidence
+from stackaudit.importers.rig_report import per_gpu_limit
 
 # https://github.com/flashinfer-ai/flashinfer/pull/4539 (a comment's hardware line)
 FLASHINFER_4539 = ("Hardware: NVIDIA GB300 (`sm_103a`), UUID `GPU-72450c7a-8fc8-e142-912a-b6355c5da71a`, driver "
@@ -144,3 +147,44 @@ def test_modelled_whole_gpu_lines_are_not_marked_cut() -> None:
     # A cut name that is not the paste's last line is a name the report printed.
     assert parse_collect_env(head + "GPU 0: NVIDIA B300 SXM6 AC\nGPU 1: NVIDIA B3\n\nNvidia driver version        : "
                              "580.95.05\n").gpu_models[1] == "NVIDIA B3"
+
+
+# --- a power limit the list states ---------------------------------------------------------------------------------
+
+
+def test_syv_ai_163_per_gpu_limit_below_the_3090_default() -> None:
+    # corpus 805: `- 2× RTX 3090 24 GB, NVLink (...), 250 W per GPU.`: two GPUs, each capped below the table's 350 W.
+    r = capture_checks("805", "PWR-GPU-POWER-LIMIT")["PWR-GPU-POWER-LIMIT"]
+    assert r.status == "issue"
+    assert "GPU 0 capped at 250 W" in r.message and "GPU 1 capped at 250 W" in r.message and "350 W" in r.message
+
+
+def test_open_gpu_kernel_modules_1159_stated_limit_and_default() -> None:
+    # corpus 803: `- **GPU**: NVIDIA RTX PRO 6000 Blackwell Workstation Edition (96GB)`, then `- Power limit is
+    # already at 480W (default 600W)`.
+    r = capture_checks("803", "PWR-GPU-POWER-LIMIT")["PWR-GPU-POWER-LIMIT"]
+    assert r.status == "issue" and "480 W" in r.message and "600 W" in r.message
+
+
+def test_fwupd_10896_plain_list_limit_still_read() -> None:
+    # corpus 751: `GPU power limit: 250 W` below `GPU: NVIDIA RTX PRO 6000 Blackwell Max-Q ..., 97,887 MiB`.
+    assert capture_checks("751", "PWR-GPU-POWER-LIMIT")["PWR-GPU-POWER-LIMIT"].status != "unknown"
+
+
+def test_per_gpu_limit_needs_one_counted_model() -> None:
+    assert per_gpu_limit("- 2× RTX 3090 24 GB, NVLink (`nvidia-smi topo -m`: NV4), 250 W per GPU.") == (
+        2, "RTX 3090", "250")
+    # Modelled: no limit, or two models, state no one GPU's limit.
+    assert per_gpu_limit("- 2× RTX 3090 24 GB, NVLink (`nvidia-smi topo -m`: NV4).") is None
+    assert per_gpu_limit("- 2x RTX 3090 and 2x RTX 4090, 250 W per GPU") is None
+
+
+def test_modelled_limit_at_the_stated_default_is_no_cap() -> None:
+    text = "- **GPU**: NVIDIA RTX PRO 6000 Blackwell Workstation Edition (96GB)\n- Power limit: 600W (default 600W)\n"
+    assert run_checks(pasted(text), ["PWR-GPU-POWER-LIMIT"])["PWR-GPU-POWER-LIMIT"].status == "ok"
+
+
+def test_modelled_limit_without_a_gpu_line_is_not_read() -> None:
+    # Modelled: a limit with no GPU line above it is no GPU's.
+    text = "- Power limit is already at 480W (default 600W) - not hitting power wall\n"
+    assert run_checks(pasted(text), ["PWR-GPU-POWER-LIMIT"])["PWR-GPU-POWER-LIMIT"].status == "unknown"
