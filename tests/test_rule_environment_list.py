@@ -9,6 +9,8 @@
   STATED_TORCH_BUILD.
 - A list's power limit: `N W per GPU` beside a count of one model (importers/rig_report.py per_gpu_limit), and a
   `Power limit is already at 480W (default 600W)` line below the list's GPU line, with its default.
+- An engine image whose tag names its CUDA (`lmsysorg/sglang:v0.5.12-cu130`: facts/docker.py ENGINE_CUDA_IMAGE), and a
+  list's `- Image:` line naming one, read as torch's CUDA (facts/python_env.py LISTED_ENGINE_IMAGE).
 - B300 and GB300 (Blackwell Ultra, compute capability 10.3) are in the GPU table (data/gpus.toml); a collect_env whose
   copy ends inside its GPU list marks the cut name (facts/collect_env.py _mark_cut_gpu).
 """
@@ -21,8 +23,9 @@ from corpus import capture_checks, pasted
 from stackaudit.engine.testing import run_checks
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.collect_env import parse_collect_env
+from stackaudit.facts.docker import engine_image_cuda
 from stackaudit.facts.nvidia import driver_from_evidence_lines
-from stackaudit.facts.python_env import python_env_from_stated_versions
+from stackaudit.facts.python_env import listed_engine_image, python_env_from_stated_versions
 from stackaudit.gputable import lookup
 from stackaudit.importers.evidence import is_evidence
 from stackaudit.importers.rig_report import per_gpu_limit
@@ -188,3 +191,37 @@ def test_modelled_limit_without_a_gpu_line_is_not_read() -> None:
     # Modelled: a limit with no GPU line above it is no GPU's.
     text = "- Power limit is already at 480W (default 600W) - not hitting power wall\n"
     assert run_checks(pasted(text), ["PWR-GPU-POWER-LIMIT"])["PWR-GPU-POWER-LIMIT"].status == "unknown"
+
+
+# --- an engine image whose tag names its CUDA ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("image", "found"), [
+    ("lmsysorg/sglang:v0.5.12-cu130", ("sglang", "13.0")),  # corpus 810 (sgl-project/sglang#26087)
+    ("lmsysorg/sglang:v0.2.13-cu121", ("sglang", "12.1")),  # corpus 750 (sgl-project/sglang#1117)
+    ("lmsysorg/sglang:v0.5.3.post1-cu129-amd64", ("sglang", "12.9")),  # corpus 426 (sgl-project/sglang#11052)
+    ("vllm/vllm-openai:deepseekv4-cu129", ("vllm", "12.9")),  # corpus 801/802
+    # Modelled: a major without its minor, and a tag without a CUDA, name none.
+    ("lmsysorg/sglang:dev-cu12", None),
+    ("lmsysorg/sglang:latest", None),
+])
+def test_engine_image_cuda(image: str, found: tuple[str, str] | None) -> None:
+    assert engine_image_cuda(image) == found
+
+
+def test_sglang_26087_listed_image_is_torchs_cuda() -> None:
+    # corpus 810: `- Driver: 595.58.03` and `- Image: `lmsysorg/sglang:v0.5.12-cu130``.
+    r = capture_checks("810", "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"]
+    assert r.status == "ok" and "595.58.03" in r.message and "13.0" in r.message
+
+
+def test_modelled_listed_image_newer_than_the_driver_is_an_issue() -> None:
+    # Modelled on 810: a CUDA 13.0 image on a driver of the 570 branch (CUDA 12.8), below CUDA 13's floor.
+    text = "- Driver: 570.133.20\n- Image: `lmsysorg/sglang:v0.5.12-cu130`\n"
+    assert run_checks(pasted(text), ["DRV-CUDA-COMPAT"])["DRV-CUDA-COMPAT"].status == "issue"
+
+
+def test_modelled_other_images_are_not_listed_engine_images() -> None:
+    assert listed_engine_image("- Image: `lmsysorg/sglang:v0.5.12-cu130`") == "lmsysorg/sglang:v0.5.12-cu130"
+    assert listed_engine_image("- Image: `nvidia/cuda:13.0.1-devel-ubuntu24.04`") == ""
+    assert listed_engine_image("- Image: `lmsysorg/sglang:latest`") == ""
