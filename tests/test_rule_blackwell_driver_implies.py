@@ -3,7 +3,7 @@
 - A Blackwell GPU that the driver ran (torch initialised CUDA on it, nvidia-smi lists it) shows the open kernel
   module loaded, even where no source shows the driver itself (facts/nvidia.py open_module_only).
 - The nvidia-smi table cuts every RTX PRO Blackwell name after `Blac` (gputable._ARCH_WORDS).
-- A hardware list's `- Nvidia driver version 580.65.06` bullet states the driver (facts/nvidia.py _STATED_DRIVER).
+- A hardware list's `- Nvidia driver version 580.65.06` bullet states the driver (facts/nvidia.py STATED_DRIVER).
 - An engine shown without its CUDA runtime runs on a driver at the newest CUDA major's floor (drv.runs_every_runtime).
 """
 

@@ -235,7 +235,7 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     """Reads: the driver version (/proc/driver/nvidia/version, NVML, `nvidia-smi`, the kernel log's
     NVRM banner, a pasted collect_env), the highest CUDA the driver supports, torch's CUDA
     (`torch/version.py` of the serving engine's Python, else a pasted collect_env, else a hardware list's
-    `PyTorch: 2.8.0+cu128`), and the GPU
+    `PyTorch: 2.8.0+cu128` or the engine image it names, `lmsysorg/sglang:v0.5.12-cu130`), and the GPU
     architecture; where no torch is shown, ollama's discovery lines (the driver's CUDA, `driver=12.2`, and
     the CUDA runner it chose or ships); where neither, NCCL's init lines (the CUDA it was built for,
     `NCCL version 2.21.5+cuda11.8`, beside the driver's, `cudaDriverVersion 12000`).

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.facts.sources import CHECK_ENV, COLLECT_ENV
+from stackaudit.gputable import CUT_MARKS
 from stackaudit.host.base import NotCaptured
 
 COLLECT_ENV_ARGV = COLLECT_ENV.argv
@@ -116,6 +117,19 @@ def _expand_gpu_line(indices: str, name: str, into: dict[int, str]) -> None:
             into[int(part)] = name.strip()
 
 
+def _mark_cut_gpu(lines: list[str], gpus: dict[int, str]) -> None:
+    """A paste cut inside its GPU list: the report's last line is a GPU line whose name is the start of another GPU's
+    name in the list (`GPU 3: NVIDIA B3` under `GPU 2: NVIDIA B300 SXM6 AC`, corpus 825). Its name is marked cut as
+    nvidia-smi's table marks one (gputable.CUT_MARKS), so that only what it shows is read (gputable.candidates)."""
+    last = next((ln.strip() for ln in reversed(lines) if ln.strip()), "")
+    m = _GPU_LINE.match(last)
+    if m is None or not m.group(1).strip().isdecimal():
+        return
+    index, name = int(m.group(1)), m.group(2).strip()
+    if gpus.get(index) == name and any(other != name and other.startswith(name) for other in gpus.values()):
+        gpus[index] = name + CUT_MARKS[0]
+
+
 # The fields of mmengine's collect_env, in the order it prints them (mmengine/utils/dl_utils/collect_env.py, then
 # lmdeploy's and mmdeploy's own additions); a report pasted from a later field than `sys.platform` is recognised
 # where `PyTorch` and this many of them are there.
@@ -186,6 +200,7 @@ def parse_collect_env(text: str) -> CollectEnv:
                 elif value and not value.startswith(("No CUDA", "Could not")):
                     gpus.setdefault(0, value)
             values.setdefault(key, value)
+    _mark_cut_gpu(lines, gpus)
     if ("sglang" in values and ("CUDA Driver Version" in values or "PyTorch" in values)) or (
             # SGLang's check_env cut before its `sglang:` line: "CUDA Driver Version" is its key alone (vLLM writes
             # "Nvidia driver version", mmengine's collect_env has no driver line and starts at sys.platform).

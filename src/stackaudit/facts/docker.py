@@ -33,10 +33,25 @@ _GPU_ENV_IMAGE = re.compile(r"^(?:nvcr\.io/nvidia/|(?:docker\.io/)?nvidia/cuda:)
 _CUDA_IMAGE = re.compile(r"^(?:(?:docker\.io|nvcr\.io)/)?nvidia/cuda:(\d+\.\d+)(?:\.\d+)?(?:-|$)")
 
 
+# The serving engines' images that name their CUDA in a tag suffix, torch's wheel label (`lmsysorg/sglang:v0.5.12-cu130`,
+# corpus 810; `vllm/vllm-openai:v0.11.1-cu130`): the image is built on NVIDIA's CUDA image of that release, with torch
+# built for it.
+ENGINE_CUDA_IMAGE = re.compile(r"^(?:docker\.io/)?(?:lmsysorg/(sglang)|vllm/(vllm)-openai):[\w.-]*?(?<![a-z])cu(\d{2})(\d)"
+                               r"(?![\w.])")
+
+
+def engine_image_cuda(image: str) -> tuple[str, str] | None:
+    """(engine, CUDA) of a serving engine's image whose tag names its CUDA (ENGINE_CUDA_IMAGE: `-cu130` is `13.0`)."""
+    e = ENGINE_CUDA_IMAGE.match(image.strip().lower())
+    return (e.group(1) or e.group(2), f"{int(e.group(3))}.{e.group(4)}") if e else None
+
+
 def image_cuda(image: str) -> str:
-    """The CUDA runtime a CUDA image's tag names (`11.0`); "" for any other image or tag."""
+    """The CUDA runtime a CUDA image's tag names (`11.0`), or an engine image's CUDA suffix (engine_image_cuda); "" for
+    any other image or tag."""
     m = _CUDA_IMAGE.match(image.strip().lower())
-    return m.group(1) if m else ""
+    engine = engine_image_cuda(image)
+    return m.group(1) if m else (engine[1] if engine else "")
 _SERVING = re.compile(r"vllm|sglang|tensorrt[-_]?llm|trtllm|tritonserver|lmdeploy|text-generation-inference",
                       re.IGNORECASE)
 # Programs that check or probe a GPU and exit, or wait (NVIDIA's and the CUDA samples' test tools,

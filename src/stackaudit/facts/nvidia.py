@@ -919,16 +919,24 @@ def nvidia_driver_from_collect_env(ctx: FactContext) -> NvidiaDriver:
 
 # nvidia-smi's header versions written on their own (a copied header line, a hardware list): `Driver Version: 591.86`,
 # `Driver: 580.95.05` (a three-digit branch: NVIDIA's numbering), a list's bullet without the colon
-# (`- Nvidia driver version 580.65.06, CUDA version 13.0`, corpus 760).
+# (`- Nvidia driver version 580.65.06, CUDA version 13.0`, corpus 760; `- NVIDIA driver 595.91.07`, corpus 805), an
+# item of a comma list (`..., driver 580.159.03, CUDA runtime 13.0`, corpus 237), the open flavour's package named with
+# its version (`nvidia-open 595.71.05`, corpus 803; Arch's `nvidia-open 595.71.05-5`, corpus 252).
+STATED_DRIVER = re.compile(r"(?:\b(?i:driver(?: version)?):\s*|^\W*(?i:nvidia )?(?i:driver(?: version)?)\s+|"
+                           r",\s*(?i:driver)\s+|\bnvidia-open(?:-dkms)?[\s=]+)(\d{3}\.\d+(?:\.\d+)?)\b", re.MULTILINE)
 # ollama's `detected GPUs ... library=/usr/lib/x86_64-linux-gnu/libcuda.so.570.86.16`: the driver's user-mode library
 # it loaded, whose file name carries the driver's version (the driver package installs libcuda.so.<version>).
-_STATED_DRIVER = re.compile(r"(?:\b(?i:driver(?: version)?):\s*|^\W*(?i:nvidia )?(?i:driver version)\s+|"
-                            r"\blibcuda\.so\.)(\d{3}\.\d+(?:\.\d+)?)\b", re.MULTILINE)
+_LIBCUDA = re.compile(r"\blibcuda\.so\.(\d{3}\.\d+(?:\.\d+)?)\b")
 
 
 # The distribution packages of the open flavour, by branch (Ubuntu's `nvidia-driver-580-open`, `nvidia-dkms-580-open`):
 # Ubuntu's packages of a branch's two flavours conflict, so the one installed is the flavour of that branch.
 OPEN_PACKAGE = re.compile(r"\bnvidia-(?:driver|dkms|kernel-source|kernel-common)-(\d{3})-open\b")
+# The open flavour's package without a branch in its name: NVIDIA's CUDA repository's and Arch's `nvidia-open` (and
+# `nvidia-open-dkms`), whose proprietary counterpart is another package (`cuda-drivers`, `nvidia`). On the line that
+# states the driver's version (`NVIDIA Driver 575.51.03, installed using `nvidia-open` package`, corpus 621) it names
+# that driver's flavour.
+OPEN_PACKAGE_NAME = re.compile(r"\bnvidia-open(?:-dkms)?\b(?!-)")
 
 
 @parser(EVIDENCE_LINES, feeds="nvidia_driver", kind=NvidiaDriver, rank=50)
@@ -942,12 +950,14 @@ def driver_from_evidence_lines(text: str) -> NvidiaDriver:
 
         NVIDIA-SMI 470.141.03   Driver Version: 470.141.03   CUDA Version: 11.4
     """
-    found = list(dict.fromkeys(m.group(1) for m in _STATED_DRIVER.finditer(text)))
+    found = list(dict.fromkeys([*(m.group(1) for m in STATED_DRIVER.finditer(text)),
+                                *(m.group(1) for m in _LIBCUDA.finditer(text))]))
     if len(found) != 1:
         raise ParseError("no one `Driver Version:` in the lines shown" if not found else
                          f"several driver versions in the lines shown ({', '.join(found)})")
-    package = next((line.strip() for line in text.splitlines() for m in OPEN_PACKAGE.finditer(line)
-                    if found[0].startswith(m.group(1) + ".")), "")
+    package = next((line.strip() for line in text.splitlines()
+                    if any(found[0].startswith(m.group(1) + ".") for m in OPEN_PACKAGE.finditer(line))
+                    or (OPEN_PACKAGE_NAME.search(line) and found[0] in line)), "")
     return NvidiaDriver(found[0], "open" if package else None, f"package: {package}" if package else "", loaded=True)
 
 

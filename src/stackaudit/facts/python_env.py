@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import ParseError
+from stackaudit.facts.docker import engine_image_cuda
 from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcesses, process_path
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
 from stackaudit.facts.sources import EVIDENCE_LINES
@@ -380,9 +381,33 @@ STATED_VERSION = re.compile(r"^\W*(?P<name>PyTorch|torch|vLLM|SGLang):\s*(?P<ver
                             r"(?:\.post\d+)?(?:\+[a-z]+\d*)?)\s*$", re.IGNORECASE)
 
 
+# torch named with its CUDA build as an item of a list line (`- Docker: PyTorch 2.13.0+cu130, CUDA runtime 13.0,
+# patched vLLM 0.28.0`, corpus 805; `..., CUDA 13.0 / NVCC 13.0.88, Torch 2.13.0+cu130.`, flashinfer#4539): the local
+# label ties the version to one build. pip's `torch==2.7.0+cu128` is a requirement, not what is installed.
+STATED_TORCH_BUILD = re.compile(r"\b(?i:PyTorch|torch)(?::\s*|\s+)v?(\d+\.\d+(?:\.\d+)?\+cu\d{3})\b(?!\.?\w)")
+# An engine's version beside such a torch, in the same line (`vLLM 0.28.0`).
+_LISTED_ENGINE = re.compile(r"\b(?P<name>vLLM|SGLang)(?::\s*|\s+)v?(?P<version>\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)\b",
+                            re.IGNORECASE)
+
+
+# A list's image line naming a serving engine's image whose tag names its CUDA (`- Image:
+# `lmsysorg/sglang:v0.5.12-cu130``, corpus 810).
+LISTED_ENGINE_IMAGE = re.compile(r"^\W*(?:Docker\s+)?Image\**:\s*`?(\S+?)`?\s*$", re.IGNORECASE)
+
+
+def listed_engine_image(line: str) -> str:
+    """The image of a list's image line naming an engine image whose tag names its CUDA (docker.engine_image_cuda);
+    "" for any other line."""
+    m = LISTED_ENGINE_IMAGE.match(line)
+    return m.group(1) if m is not None and engine_image_cuda(m.group(1)) else ""
+
+
 @parser(EVIDENCE_LINES, feeds="python_env", kind=PythonEnv, rank=30)
 def python_env_from_stated_versions(text: str) -> PythonEnv:
-    """torch (and the CUDA of its `+cuNNN` label), vLLM and SGLang versions a hardware list states, one a line.
+    """torch (and the CUDA of its `+cuNNN` label), vLLM and SGLang versions a hardware list states, one a line; else
+    the one torch build a list line names among other items (STATED_TORCH_BUILD), with the engine version beside it;
+    else the one engine image a list line names whose tag names its CUDA (LISTED_ENGINE_IMAGE), torch's there.
+    Two different torch builds name no one torch.
 
     Input (tests/data/captures/751)::
 
@@ -393,10 +418,25 @@ def python_env_from_stated_versions(text: str) -> PythonEnv:
         if m := STATED_VERSION.match(line):
             name = m.group("name").lower()
             packages.setdefault("torch" if name == "pytorch" else name, m.group("version"))
+    builds = {m.group(1): line for line in text.splitlines() for m in STATED_TORCH_BUILD.finditer(line)}
+    if "torch" not in packages and len(builds) == 1:
+        (build, line), = builds.items()
+        packages["torch"] = build
+        for e in _LISTED_ENGINE.finditer(line):
+            packages.setdefault(e.group("name").lower(), e.group("version"))
+    images = {image: found for line in text.splitlines()
+              if (image := listed_engine_image(line)) and (found := engine_image_cuda(image))}
+    if not packages and len(images) == 1:
+        # The engine image a list names, with the CUDA its tag names (docker.ENGINE_CUDA_IMAGE): its torch's.
+        (image, (engine, image_cuda)), = images.items()
+        env = PythonEnvironment(f"the image a pasted list names ({image})", None, engine, packages={},
+                                torch_cuda=image_cuda)
+        return PythonEnv((env,), False, ("from the image a paste lists: not read from the engine's Python",),
+                         from_report=True)
     if not packages:
         raise ParseError("no `PyTorch: X.Y.Z` line in the lines shown")
-    cuda = re.search(r"\+cu(\d+)(\d)$", packages.get("torch", ""))
-    torch_cuda = f"{cuda.group(1)}.{cuda.group(2)}" if cuda else None
+    label = re.search(r"\+cu(\d+)(\d)$", packages.get("torch", ""))
+    torch_cuda = f"{label.group(1)}.{label.group(2)}" if label else None
     engine = next((e for e in ("vllm", "sglang") if e in packages), "")
     env = PythonEnvironment("the versions a pasted list states", None, engine, packages=packages,
                             torch_cuda=torch_cuda)

@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterator
 
 from stackaudit.facts._parse import LINE_LOOK_CHARS
-from stackaudit.facts.nvidia import OPEN_PACKAGE, PROC_VERSION_BANNER, STATED_TOOLKIT
+from stackaudit.facts.nvidia import OPEN_PACKAGE, PROC_VERSION_BANNER, STATED_DRIVER, STATED_TOOLKIT
 from stackaudit.facts.nvidia_daemons import daemon_event
 from stackaudit.facts.nvidia_smi import QUERY_FIELDS
 from stackaudit.facts.peer_access import (
@@ -41,7 +41,7 @@ from stackaudit.facts.peer_access import (
     is_refusal_line,
 )
 from stackaudit.facts.peer_access import NEEDLES as PEER_NEEDLES
-from stackaudit.facts.python_env import STATED_VERSION
+from stackaudit.facts.python_env import STATED_TORCH_BUILD, STATED_VERSION, listed_engine_image
 from stackaudit.facts.sources import EVIDENCE_LINES, NVIDIA_DAEMON_LOG, NVIDIA_PROC_VERSION
 from stackaudit.facts.symptoms import NEEDLES as SYMPTOM_NEEDLES
 from stackaudit.facts.symptoms import is_symptom
@@ -61,11 +61,9 @@ _SMI_XML = re.compile(r"^\s*(?=.*</)<(?:driver_version|cuda_version|attached_gpu
 # Fabric Manager's events that only its own words show (facts/nvidia_daemons.py `daemon_event`).
 _DAEMON_EVENTS = frozenset(("mismatch", "nvswitch", "no-nvswitch"))
 _LINK = re.compile(r"^\s*(?:LnkSta|LnkCap|LnkCtl2?|LnkSta2):\s")
-# The versions of nvidia-smi's table header, flattened onto one line, or written in a hardware summary
-# (`- NVIDIA driver version: 535.161.07`, `- Nvidia driver version 580.65.06, CUDA version 13.0`); nvidia-smi's
-# failure to reach the driver.
-_SMI_HEADER = re.compile(r"\b(?i:Driver Version|CUDA Version):\s*\d+\.\d+|NVIDIA-SMI has failed because|"
-                         r"^\W*(?i:driver):\s*\d{3}\.\d+|^\W*(?i:nvidia )?(?i:driver version)\s+\d{3}\.\d+")
+# The versions of nvidia-smi's table header, flattened onto one line; nvidia-smi's failure to reach the driver. A
+# hardware summary's driver (`- NVIDIA driver version: 535.161.07`, `- NVIDIA driver 595.91.07`) is STATED_DRIVER's.
+_SMI_HEADER = re.compile(r"\b(?i:Driver Version|CUDA Version):\s*\d+\.\d+|NVIDIA-SMI has failed because")
 # A limit of `ulimit -a` on its own (bash's form).
 _LIMIT = re.compile(r"^\s*(?:max locked memory|open files|stack size|max user processes|core file size|"
                     r"virtual memory|file size)\s+\((?:[\w]+, )?-\w\)\s+(?:unlimited|\d+)\s*$")
@@ -92,7 +90,7 @@ _NEEDLES = (" : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI has failed", "op
             "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs",
             "LLM libraries", "device count", *PEER_NEEDLES, *DATA_TEST_NEEDLES, *SIMPLE_P2P_NEEDLES, "watcher", "Starting Plugins", "Loading NVML",
             "Loading configuration", "Running with config", "plugins", "Registered device plugin", "No devices found",
-            "GRPC server", "compilation tools", "Toolkit:", "Driver:", "driver:", "driver version", "-open", "torch:", "vllm:", "sglang:", "detected GPUs", "] Compute Capability")
+            "GRPC server", "compilation tools", "Toolkit:", "driver:", "driver ", "-open", "torch:", "torch ", "image:", "image**:", "vllm:", "sglang:", "detected GPUs", "] Compute Capability")
 
 
 def _daemon_line(line: str) -> bool:
@@ -109,7 +107,8 @@ def is_evidence(line: str) -> bool:
                 or _SMI_HEADER.search(line) or _LIMIT.match(line) or is_symptom(line) or _daemon_line(line)
                 or _PEER.match(line) or SIMPLE_P2P_STEP.match(line) or _UNIT_HEAD.match(line) or _OLLAMA.search(line) or is_refusal_line(line)
                 or _DEVICE_PLUGIN.match(line) or data_test(line) is not None or STATED_TOOLKIT.search(line)
-                or OPEN_PACKAGE.search(line) or STATED_VERSION.match(line))
+                or OPEN_PACKAGE.search(line) or STATED_VERSION.match(line) or STATED_DRIVER.search(line)
+                or STATED_TORCH_BUILD.search(line) or listed_engine_image(line))
 
 
 @importer("evidence line", "any line of known evidence no block recogniser took: an nvidia-smi field, XML "

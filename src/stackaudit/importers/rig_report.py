@@ -16,8 +16,10 @@ such: checks/pcie.py reads the model for the lanes a desktop CPU gives its graph
 
 A hardware list in the same spirit, written as plain `Key: value` lines (fwupd/fwupd#10896, corpus 751), names a GPU
 with the memory NVML reports (`GPU: NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition, 97,887 MiB`) and,
-below it, its power limit (`GPU power limit: 250 W`): handed on as a GPU section of `nvidia-smi -q` with its name,
-memory and power limit.
+below it, its power limit (`GPU power limit: 250 W`, or `Power limit is already at 480W (default 600W)` with the
+default): handed on as a GPU section of `nvidia-smi -q` with its name, memory and power limit. A list line that states
+a count of one model with the limit of each (`- 2× RTX 3090 24 GB, ..., 250 W per GPU.`) is handed on as that many
+GPU sections with the model and the limit.
 
 The System section's `- **Environment:** ...` line, below the report's `# club-3090 rig report` heading, is recorded
 as the document RIG_REPORT_ENVIRONMENT (facts/platform.py virtualization_from_rig_report reads it).
@@ -28,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from stackaudit.facts.gpus import stated_gpus
 from stackaudit.facts.sources import LSCPU, NVSMI_QUERY, RIG_REPORT_ENVIRONMENT
 from stackaudit.importers._scan import Candidates, Scan
 from stackaudit.importers.registry import Found, command_output_appended, document_appended, importer
@@ -41,12 +44,28 @@ _BUS = re.compile(rf"^\s+- \*\*PCIe:\*\* .*\| bus ({BDF})\b")
 # report.sh's link bullet: the negotiated width (pcie.link.width.current), the GPU's (pcie.link.width.max) and
 # the highest generation (pcie.link.gen.max); the current generation is not printed.
 _LINK = re.compile(r"^\s+- \*\*PCIe:\*\* x(\d+) lanes negotiated \(GPU max x(\d+), Gen up to (\d)\)")
-# A plain hardware list's GPU line (the memory as NVML reports it, thousands separated or not) and power limit line.
-_LIST_GPU = re.compile(r"^\W*GPU:\s*(NVIDIA [^,]+?),\s*(\d{1,3}(?:,\d{3})+|\d+)\s*MiB\s*$")
-_LIST_POWER = re.compile(r"^\W*GPU power limit:\s*(\d+(?:\.\d+)?)\s*W\s*$", re.IGNORECASE)
+# A plain hardware list's GPU line: the memory as NVML reports it, thousands separated or not (`GPU: NVIDIA RTX PRO
+# 6000 Blackwell Max-Q Workstation Edition, 97,887 MiB`, corpus 751), or the nominal size in brackets (`- **GPU**:
+# NVIDIA RTX PRO 6000 Blackwell Workstation Edition (96GB)`, corpus 803).
+_LIST_GPU = re.compile(r"^\W*GPU\**:\s*(NVIDIA [^,(]+?)(?:,\s*(\d{1,3}(?:,\d{3})+|\d+)\s*MiB|\s*\((\d+)\s*GB\))\s*$")
+# Its power limit line, with the default where the list gives it (`GPU power limit: 250 W`, corpus 751; `- Power limit
+# is already at 480W (default 600W)`, corpus 803).
+_LIST_POWER = re.compile(r"^\W*(?:GPU\s+)?power limit\b(?::|(?: is)?(?: already)?(?: set)?(?: at| to)?)\s*"
+                         r"(\d+(?:\.\d+)?)\s*W\b(?:\s*\(default:?\s*(\d+(?:\.\d+)?)\s*W\))?", re.IGNORECASE)
 _LIST_LOOK = 16  # lines below the GPU line where its power limit may stand
+# A list line stating a count of one GPU model (facts/gpus.stated_gpus) and the limit of each (`- 2× RTX 3090 24 GB,
+# NVLink (NV4), 250 W per GPU.`, corpus 805).
+_PER_GPU_POWER = re.compile(r"\b(\d+(?:\.\d+)?)\s*W\s+(?:per|each)\s+GPU\b", re.IGNORECASE)
 # report.sh's CPU bullet: lscpu's `Model name`, then the thread count (`nproc`) in brackets.
 _CPU = re.compile(r"^\s*- \*\*CPU:\*\* (.+?)(?: \(\d+ threads\))?\s*$")
+
+
+def per_gpu_limit(line: str) -> tuple[int, str, str] | None:
+    """(count, model, watts) of a list line that states a count of one GPU model and the power limit of each
+    (_PER_GPU_POWER); None for any other line."""
+    per_gpu = _PER_GPU_POWER.search(line)
+    said = stated_gpus(line) if per_gpu else []
+    return (said[0][0], said[0][1], per_gpu.group(1)) if per_gpu and len(said) == 1 else None
 
 
 def _section(m: re.Match[str], power: re.Match[str] | None, bus: str, link: re.Match[str] | None = None) -> str:
@@ -76,12 +95,19 @@ def _section(m: re.Match[str], power: re.Match[str] | None, bus: str, link: re.M
 
 
 @importer("rig report", "club-3090's rig report (`scripts/report.sh`): its GPU bullets (name, power limits, link, "
-          "bus) and its CPU bullet (the model name); a plain hardware list's GPU line with its power limit",
-          needles=("**GPU ", "**CPU:**", "GPU:", "power limit:"), per_line=True)
+          "bus) and its CPU bullet (the model name); a plain hardware list's GPU line with its power limit, or a count "
+          "of one model with the limit of each",
+          needles=("**GPU ", "**CPU:**", "GPU:", "GPU**:", "power limit", " per GPU", " each GPU"), per_line=True)
 def rig_report(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         if listed := _LIST_GPU.match(lines[i]):
             yield from _listed_gpu(lines, i, listed)
+            continue
+        if per_gpu := per_gpu_limit(lines[i]):
+            count, model, watts = per_gpu
+            text = "".join(f"GPU\n    Product Name                          : {model}\n    GPU Power Readings\n"
+                           f"        Power Limit                       : {watts} W\n" for _ in range(count))
+            yield Found("rig report", i, i + 1, command_output_appended(NVSMI_QUERY.argv, text))
             continue
         if cpu := _CPU.match(lines[i]):
             yield Found("rig report", i, i + 1, command_output_appended(LSCPU.argv, f"Model name: {cpu.group(1)}\n"))
@@ -133,13 +159,16 @@ def _listed_gpu(lines: list[str], i: int, m: re.Match[str]) -> Iterator[Found]:
     below = range(i + 1, min(len(lines), i + 1 + _LIST_LOOK))
     stop = next((j for j in below if _LIST_GPU.match(lines[j])), below.stop)
     power = next(((j, p) for j in range(i + 1, stop) if (p := _LIST_POWER.match(lines[j]))), None)
+    mib = m.group(2).replace(",", "") if m.group(2) else str(int(m.group(3)) * 1024)
     text = ("GPU\n"
             f"    Product Name                          : {m.group(1).strip()}\n"
             "    FB Memory Usage\n"
-            f"        Total                             : {m.group(2).replace(',', '')} MiB\n")
+            f"        Total                             : {mib} MiB\n")
     if power is not None:
         text += ("    GPU Power Readings\n"
                  f"        Power Limit                       : {power[1].group(1)} W\n")
+        if power[1].group(2):
+            text += f"        Default Power Limit               : {power[1].group(2)} W\n"
     yield Found("rig report", i, i + 1, command_output_appended(NVSMI_QUERY.argv, text))
     if power is not None:
         yield Found("rig report", power[0], power[0] + 1, lambda record: None)
