@@ -18,7 +18,7 @@ def _cut_after_first_mig_cell(prefix: str) -> str:
     row = next(i for i, line in enumerate(lines)
                if line.rstrip().endswith(("Enabled |", "Disabled |", "N/A |")) and line.lstrip("| ").startswith(
                    ("Enabled", "Disabled", "N/A")))
-    return "\n".join(lines[:row] + [lines[row].rstrip()[:-1].rstrip()]) + "\n"
+    return "\n".join([*lines[:row], lines[row].rstrip()[:-1].rstrip()]) + "\n"
 
 
 def test_corpus_813_h100_nvl_cut_after_disabled_is_mig_off() -> None:
