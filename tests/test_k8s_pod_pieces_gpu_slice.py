@@ -97,6 +97,12 @@ def test_whole_gpus_at_100_percent_are_no_slice(tmp_path: Path) -> None:
     assert paste_checks(tmp_path, text, "MEM-GPU-SHARED")["MEM-GPU-SHARED"].status != "issue"
 
 
+def test_a_gpu_check_on_a_slice_is_no_shared_serving_gpu(tmp_path: Path) -> None:
+    # Modelled: HAMi#446's pod running `nvidia-smi` only (a GPU check that exits): it serves nothing on the slice.
+    text = HAMI_446.replace('["/bin/bash", "-c", "python /project/mnist.py"]', '["nvidia-smi"]')
+    assert paste_checks(tmp_path, text, "MEM-GPU-SHARED")["MEM-GPU-SHARED"].status != "issue"
+
+
 def test_a_piece_whose_tp_exceeds_its_gpus_stays_unknown(tmp_path: Path) -> None:
     # Modelled: 824 with --tensor-parallel-size=4 on its 2 GPUs: not shown to be given what its ranks need.
     text = body("824").replace("--tensor-parallel-size=2", "--tensor-parallel-size=4")

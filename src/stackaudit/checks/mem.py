@@ -355,8 +355,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     Inside a container NVML reports host PIDs, which cannot be matched to the container's processes; a pasted table cannot say whose process it is (reported, not judged).
 
     A pod that asks for a slice of each GPU (HAMi's `nvidia.com/gpumem`, `nvidia.com/gpumem-percentage` or
-    `nvidia.com/gpucores` below the whole GPU; Volcano's and Alibaba's GPU-share resources) is an issue: the rest of
-    each GPU it gets is left to other pods.
+    `nvidia.com/gpucores` below the whole GPU; Volcano's and Alibaba's GPU-share resources) to run more than a GPU
+    check is an issue: the rest of each GPU it gets is left to other pods.
 
     Without NVML or nvidia-smi, the memory an engine found free on each GPU at its start (ollama's
     `inference compute` lines, `total=` and `available=`; vLLM's `Free memory on device (free/total GiB) on
@@ -365,7 +365,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     reported, not judged (a desktop or another program: whose is not shown). SGLang's `Load weight begin.
     avail mem=` lines give the free memory without the total: they are reported, not judged.
     """
-    sliced = [c for c in (docker_containers.gpu_or_serving if docker_containers else ()) if c.gpu_slice]
+    sliced = [c for c in (docker_containers.gpu_or_serving if docker_containers else ())
+              if c.gpu_slice and not c.diagnostic_only]
     if sliced:
         return _gpu_slices(sliced)
     if nvidia is None:
