@@ -909,6 +909,8 @@ def gpu_access(container: ContainerInfo | None = None, gpu_devices: GpuDeviceAcc
     nvidia.com/gpu"; GPU feature discovery's node label `nvidia.com/gpu.count` 0; ollama's GPU probe finding none on a
     line `docker compose` prefixes, or in a container shown asking for GPUs) proves the issue on its own, quoted,
     over a GPU request shown above it.
+    A piece of a pod spec without its image is the engine's container where its args set TP x PP (`--tensor-parallel-size`)
+    within its GPU request: ok over those GPUs.
     A pod its status shows not scheduled (PodScheduled False, or Pending with no node: `kubectl describe pod`) holds no
     GPU yet: its request is no evidence of access, and why it waits is in its events.
     A request for every GPU (`--gpus all`, CDI `--device nvidia.com/gpu=all`) is judged over the GPUs the source lists.
@@ -1078,15 +1080,19 @@ def _gpu_access(container: ContainerInfo | None, gpu_devices: GpuDeviceAccess | 
                        hint="paste the Events of `kubectl describe pod <pod>` and `kubectl describe node` (Allocatable "
                        "nvidia.com/gpu)")
     # A piece of a spec that does not show its container's image is not shown to be the one that serves, nor whole:
-    # its GPU request is no evidence of access (an ok needs the container's whole spec).
-    pieces = [c for c in serving if c.excerpt and not c.image]
+    # its GPU request is no evidence of access (an ok needs the container's whole spec). A piece whose args set an
+    # engine's TP x PP within its GPU request is the engine's container, given the GPUs its ranks need.
+    pieces = [c for c in serving if c.excerpt and not c.image
+              and not (c.parallel_world and c.gpu_count and c.parallel_world <= c.gpu_count)]
     if pieces:
         return unknown("the pasted spec is a piece of a container (no image shown): it asks for GPUs ("
                        + ", ".join(f"{c.label}: {'all' if c.gpu_count is None else c.gpu_count}" for c in pieces)
                        + "), but which container it is and the rest of its spec are in the part left out",
                        hint="paste the whole pod spec (`kubectl get pod <pod> -o yaml`) or `docker inspect`")
     judged = ok("serving containers request GPUs: " + ", ".join(
-        f"{c.label} ({'all' if c.gpu_count is None else c.gpu_count})" for c in serving),
+        f"{c.label} ({'all' if c.gpu_count is None else c.gpu_count}"
+        + (f", for its args' TP x PP of {c.parallel_world}" if c.parallel_world and not c.image else "") + ")"
+        for c in serving),
         subjects=[c.label for c in serving])
     if any(not c.gpu_count for c in serving):
         # `--gpus all`, CDI `nvidia.com/gpu=all`: every GPU of the host, which the spec does not count; the verdict is

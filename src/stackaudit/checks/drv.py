@@ -113,7 +113,10 @@ def no_gpu_information() -> Outcome:
 
 def gpu_total(nvidia: NvidiaGpus) -> int | None:
     """How many GPUs the host has by the nvidia fact: its listing where it is whole, else `Attached GPUs`; None when
-    neither says (a table cut part-way, a section without its header). The engine may know better (`gpus`)."""
+    neither says (a table cut part-way, a section without its header, a header line with no GPU row: a listing of
+    none counts nothing). The engine may know better (`gpus`)."""
+    if not nvidia.gpus and not nvidia.attached:
+        return None
     if not nvidia.unshown:
         return len(nvidia.gpus)
     return max(nvidia.attached, len(nvidia.gpus)) if nvidia.attached else None
@@ -266,6 +269,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     An engine's command shown without its CUDA runtime is ok on a driver at or above the floor of the newest CUDA
     major (runs_every_runtime): that driver runs any runtime the engine may ship.
     Without an engine shown, there is no runtime to judge (unknown).
+    The system toolkit alone against the driver is judged over the GPUs a table lists, and needs no GPU row
+    (`nvidia-smi | grep "Driver Version"`).
     """
     if gpus is not None and gpus.none_on_bus:
         return not_applicable("no NVIDIA GPU on the PCI bus")
@@ -329,7 +334,9 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     if not torch and cuda_toolkit is not None and not problems and not stated_only:
         judged = _toolkit_only(driver, (nvidia.cuda_version if nvidia is not None else None) or _cuda_of_branch(dv),
                                cuda_toolkit)
-        return judged if nvidia is None else over_gpus(nvidia, [g for g in nvidia.gpus if not g.error], judged)
+        # Over the GPUs a table lists; the one driver against the one toolkit needs none (a header line alone).
+        listed = [g for g in nvidia.gpus if not g.error] if nvidia is not None else []
+        return over_gpus(nvidia, listed, judged) if nvidia is not None and listed else judged
     host = vgpu_host(nvidia)
     if not torch and host:
         return not_an_issue(f"driver {driver} is NVIDIA's vGPU host (manager) driver ({host}): it runs no CUDA, so "

@@ -15,7 +15,7 @@ from stackaudit.checks.registry import (
     unknown,
 )
 from stackaudit.facts.container import ContainerInfo
-from stackaudit.facts.docker import DockerContainers
+from stackaudit.facts.docker import DockerContainer, DockerContainers
 from stackaudit.facts.gpus import EngineGpuMemory, FreeAtStart, GpuInventory
 from stackaudit.facts.kernel_knobs import NvidiaKernel
 from stackaudit.facts.mig_setup import MigSetup
@@ -354,6 +354,10 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     process of 1 GiB, under half its memory used: a desktop or laptop) is a note, not an issue.
     Inside a container NVML reports host PIDs, which cannot be matched to the container's processes; a pasted table cannot say whose process it is (reported, not judged).
 
+    A pod that asks for a slice of each GPU (HAMi's `nvidia.com/gpumem`, `nvidia.com/gpumem-percentage` or
+    `nvidia.com/gpucores` below the whole GPU; Volcano's and Alibaba's GPU-share resources) to run more than a GPU
+    check is an issue: the rest of each GPU it gets is left to other pods.
+
     Without NVML or nvidia-smi, the memory an engine found free on each GPU at its start (ollama's
     `inference compute` lines, `total=` and `available=`; vLLM's `Free memory on device (free/total GiB) on
     startup` refusal) says whether anything held memory then: at most
@@ -361,6 +365,10 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     reported, not judged (a desktop or another program: whose is not shown). SGLang's `Load weight begin.
     avail mem=` lines give the free memory without the total: they are reported, not judged.
     """
+    sliced = [c for c in (docker_containers.gpu_or_serving if docker_containers else ())
+              if c.gpu_slice and not c.diagnostic_only]
+    if sliced:
+        return _gpu_slices(sliced)
     if nvidia is None:
         return _shared_at_start(engine_gpu_memory) if engine_gpu_memory is not None else unknown("", needs="nvidia")
     gpus = gpu_list(nvidia)
@@ -437,6 +445,15 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     if idle:
         msg += "; " + ", ".join(f"GPU {g.index} {g.memory_used_mib:g} MiB used" for g in idle) + " (no process)"
     return ok_over_gpus(nvidia, procs_known + idle, msg, actual=actual, ask="nvidia-smi")
+
+
+def _gpu_slices(sliced: list[DockerContainer]) -> Outcome:
+    """MEM-GPU-SHARED from a pod's GPU-sharing resources (facts/docker.py GPU_SHARE_RESOURCES): a slice of each GPU."""
+    said = "; ".join(f"{c.label}: " + ", ".join(f"{k}: {v}" for k, v in c.gpu_slice) for c in sliced)
+    return issue(f"a GPU-sharing device plugin gives the pod a slice of each GPU it gets ({said}): the rest of each "
+                 "serving GPU's memory and SMs is left to other pods, which the scheduler may place on it",
+                 actual={c.label: dict(c.gpu_slice) for c in sliced}, expected="whole GPUs for the serving pod",
+                 subjects=[c.label for c in sliced], evidence=[f"{k}: {v}" for c in sliced for k, v in c.gpu_slice])
 
 
 # Held on a GPU before the engine loads anything: the driver's reserve and the engine's own CUDA context (0.1-0.3 GiB

@@ -23,6 +23,7 @@ from typing import Any
 
 from stackaudit.facts._parse import ParseError, parse_size_bytes
 from stackaudit.facts.docker import (
+    GPU_SHARE_RESOURCES,
     K8S_GPU_RESOURCE,
     DeviceRequest,
     DockerContainer,
@@ -584,6 +585,7 @@ def _pod_containers(doc: dict[str, Any], pod: dict[str, Any], excerpt: bool, env
             argv=(*_command(ctr.get("command")), *_command(ctr.get("args"))), env=_env_pairs(ctr.get("env")),
             shm_size=shm_size if shm_mounted else None, ipc_mode=ipc, device_requests=requests,
             privileged=_dict(ctr.get("securityContext")).get("privileged") is True, unscheduled=unscheduled,
+            gpu_shares=tuple((str(k), str(v)) for k, v in limits.items() if k in GPU_SHARE_RESOURCES),
             nano_cpus=_k8s_nano_cpus(limits.get("cpu")), origin=ORIGIN_K8S, host_shm=host_shm,
             env_whole=env_whole or not excerpt,
             # Kubernetes refuses a container without an image: one that shows none is a piece of a spec.

@@ -22,6 +22,15 @@ DOCKER_PS = DOCKER_PS_SOURCE.argv
 DOCKER_DEFAULT_SHM = 64 * 1024 * 1024
 # The extended resource NVIDIA's Kubernetes device plugin allocates GPUs by (a container's `resources.limits`).
 K8S_GPU_RESOURCE = "nvidia.com/gpu"
+# Extended resources that give a container a slice of each GPU it gets, the rest left to other pods: HAMi's
+# (https://github.com/Project-HAMi/HAMi#quick-start: device memory in MiB, or in percent, and percent of the SMs),
+# Volcano's vGPU plugin, derived from HAMi's (volcano.sh/vgpu-memory in MiB, volcano.sh/vgpu-cores in percent),
+# and Alibaba's GPU share scheduler (https://github.com/AliyunContainerService/gpushare-scheduler-extender:
+# aliyun.com/gpu-mem in GiB). Each maps to the whole GPU's value ("": an amount, always a slice).
+GPU_SHARE_RESOURCES: dict[str, str] = {
+    "nvidia.com/gpumem": "", "nvidia.com/gpumem-percentage": "100", "nvidia.com/gpucores": "100",
+    "volcano.sh/vgpu-memory": "", "volcano.sh/vgpu-cores": "100", "aliyun.com/gpu-mem": "",
+}
 INSPECT_TIMEOUT_S = 8.0
 # How a serving container shows itself: its image or its command line.
 # Images whose own environment sets NVIDIA_VISIBLE_DEVICES=all: NVIDIA's CUDA base images (`ENV
@@ -139,6 +148,21 @@ class DockerContainer:
     # A Kubernetes pod its status shows the scheduler has not placed (PodScheduled False, or Pending with no node): its
     # containers have not started and hold no GPU yet.
     unscheduled: bool = False
+    # A pod container's GPU-sharing resources (GPU_SHARE_RESOURCES) as its limits write them: (name, value).
+    gpu_shares: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def gpu_slice(self) -> tuple[tuple[str, str], ...]:
+        """The GPU-sharing resources that give it less than a whole GPU (a memory amount, a percent below 100): each
+        GPU it gets is shared with other pods. A value at the whole GPU's is no slice."""
+        return tuple((k, v) for k, v in self.gpu_shares if GPU_SHARE_RESOURCES.get(k, "") != v.strip().strip("'\""))
+
+    @property
+    def parallel_world(self) -> int | None:
+        """TP x PP its command sets (`--tensor-parallel-size=2`); None where it sets neither. A piece of a spec that
+        shows only its args shows an engine's command by these flags."""
+        tp, pp, _ = sizes_from_argv(self.argv)
+        return None if tp is None and pp is None else (tp or 1) * (pp or 1)
 
     @property
     def label(self) -> str:

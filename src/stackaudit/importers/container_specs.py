@@ -289,8 +289,12 @@ def _env_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None:
 
 
 # A pod spec's keys as a fragment pasted without apiVersion/kind starts with: the pod's `spec:` (holding `volumes:`
-# and `containers:`), or a container's `volumeMounts:` beside the pod's `volumes:` at one indentation.
-_POD_KEY = re.compile(r"^(\s*)(spec|volumes|volumeMounts|containers):\s*$")
+# and `containers:`), or a container's `volumeMounts:` beside the pod's `volumes:` at one indentation, or a
+# container's keys and the pod's volumes side by side (_POD_PIECE_KEYS).
+_POD_KEY = re.compile(r"^(\s*)(spec|volumes|volumeMounts|containers|resources|args|command|env|image):\s*$")
+# A container's keys pasted as blocks of their own beside the pod's `volumes:`, pieces elided between them (`# ...`):
+# a pod's when one asks for a GPU (`nvidia.com/gpu` in `resources:`) and one runs a program (`args:`, `command:`).
+_POD_PIECE_KEYS = frozenset({"volumeMounts", "resources", "args", "command", "env", "image"})
 # A Helm template's placeholder (`{{ .Release.Name }}`): a name the chart fills in; YAML would read `{` as a mapping.
 _HELM = re.compile(r"\{\{[^{}\n]*\}\}")
 
@@ -306,9 +310,10 @@ def _pod_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None:
     or a container's `volumeMounts:` and the pod's `volumes:` side by side (a Helm pod template's piece); its
     span and the pod manifest it is a piece of, or None. Helm placeholders are read as the word `helm`."""
     m = _POD_KEY.match(lines[i])
-    if not m or (i > 0 and lines[i - 1].strip() and _indent(lines[i - 1]) >= _indent(lines[i])
-                 and not FENCE.match(lines[i - 1])):
-        return None  # not the fragment's first line
+    above = lines[i - 1] if i > 0 else ""
+    if not m or (above.strip() and not FENCE.match(above) and (_indent(above) > _indent(lines[i]) or (
+            _indent(above) == _indent(lines[i]) and re.match(r"^\s*(?:- |#|[\w.-]+:(?:\s|$))", above)))):
+        return None  # not the fragment's first line (a shell prompt above it is no YAML)
     depth = _indent(lines[i])
     end = i + 1
     blocks: dict[str, list[str]] = {m.group(2): []}
@@ -316,6 +321,9 @@ def _pod_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None:
     j = i + 1
     while j < len(lines) and j - i < MAX_SPEC_LINES and not FENCE.match(lines[j]):
         line = lines[j]
+        if line.lstrip().startswith("#"):  # a comment (`# ...`: a piece elided) is no key of the spec
+            j += 1
+            continue
         if line.strip() and _indent(line) <= depth:
             k = _POD_KEY.match(line)
             if not k or _indent(line) != depth or k.group(2) in blocks:
@@ -332,12 +340,28 @@ def _pod_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None:
         if not re.search(r"^\s+containers:", body, re.MULTILINE):
             return None
         return i, end, "apiVersion: v1\nkind: Pod\nspec:\n" + body
-    if set(blocks) != {"volumes", "volumeMounts"} or not blocks["volumes"] or not blocks["volumeMounts"]:
+    if not all(blocks.values()):
+        return None
+    if set(blocks) - {"volumes", "volumeMounts"}:
+        return _pod_piece(i, end, blocks)
+    if set(blocks) != {"volumes", "volumeMounts"}:
         return None
     volumes = _shifted(blocks["volumes"], 2)
     mounts = _shifted(blocks["volumeMounts"], 4)
     return i, end, ("apiVersion: v1\nkind: Pod\nspec:\n  volumes:\n" + volumes
                     + "\n  containers:\n  - volumeMounts:\n" + mounts)
+
+
+def _pod_piece(start: int, end: int, blocks: dict[str, list[str]]) -> tuple[int, int, str] | None:
+    """A container's keys pasted as blocks beside the pod's volumes (_POD_PIECE_KEYS): its span and the pod manifest
+    it is a piece of, or None where the blocks are not a pod's (no GPU request, or no program run)."""
+    keys = set(blocks) - {"volumes"}
+    if not keys <= _POD_PIECE_KEYS or not keys & {"args", "command"} \
+            or not any("nvidia.com/gpu" in line for line in blocks.get("resources", ())):
+        return None
+    pod = "  volumes:\n" + _shifted(blocks["volumes"], 4) + "\n" if "volumes" in blocks else ""
+    ctr = "".join(f"    {key}:\n" + _shifted(lines, 6) + "\n" for key, lines in blocks.items() if key != "volumes")
+    return start, end, K8S_PIECE_MARK + "apiVersion: v1\nkind: Pod\nspec:\n" + pod + "  containers:\n  -\n" + ctr
 
 
 # `kubectl describe pod`: `Name:` then `Namespace:` at one indentation (the whole output may be indented), a
@@ -458,7 +482,8 @@ def _describe_pod(lines: list[str], i: int) -> tuple[int, int, str] | None:
 
 @importer("k8s pod", "a Kubernetes pod / deployment / LeaderWorkerSet manifest (YAML with apiVersion, kind, "
           "spec.containers), or a "
-          "container's keys or env list, or a pod's spec or volumes, pasted without it, or `kubectl describe pod`",
+          "container's keys or env list, or a pod's spec or volumes, pasted without it (column-0 blocks of a container's "
+          "GPU request and args too), or `kubectl describe pod`",
           needles=("apiVersion:", "kind:", "resources:", "volumeMounts:", "- name:", "spec:", "volumes:", "Name:"),
           per_line=True)
 def k8s_pod(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
