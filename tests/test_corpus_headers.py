@@ -75,7 +75,7 @@ def test_expected_ids_are_registered_checks_with_valid_statuses(corpus: list[Cor
 HOST_WIDE = frozenset({
     "DRV-CUDA-COMPAT", "DRV-OPEN-MODULE", "DRV-FABRIC-MANAGER", "RT-VERSION-MATRIX", "RT-FLASHINFER",
     "RT-CUDA-GRAPHS", "RT-OMP", "CTR-GPU-ACCESS", "CTR-IPC-ISOLATION", "CTR-SHM-SIZE", "CTR-SECCOMP-NUMA",
-    "IC-NCCL-ENV", "IC-NVIDIA-PEERMEM", "KVER-DMABUF", "FW-VM", "FW-IOMMU-MODE",
+    "IC-NCCL-ENV", "IC-NVIDIA-PEERMEM", "KVER-DMABUF", "FW-VM", "FW-IOMMU-MODE", "FW-NUMA-NPS",
 })
 
 # Oks over subjects whose reason states no coverage, resting on a part of an excerpt that lists every subject
