@@ -9,6 +9,7 @@ from stackaudit.facts.collect_env import COLLECT_ENV_ARGV
 from stackaudit.facts.sources import ENGINE_LOG
 from stackaudit.facts.topology import NVLINK_ARGV, P2P_ARGV, TOPO_ARGV
 from stackaudit.host.memory import MemoryHost, fake_host
+from stackaudit.importers.pasted import load_pasted
 from test_collect_env_reports import COLLECT_ENV_NEW
 from test_logs_parsers import NCCL_MULTI_NODE_IB, VLLM_TP2_P2P_FAIL, VLLM_TP4_PCIE
 from test_topology_parsers import (
@@ -394,3 +395,17 @@ def test_p2p_iommu_fault_naming_a_gpu_is_an_issue() -> None:
     assert r.status == "issue" and "IOMMU faults" in r.message and "c1:00.0" in r.evidence[0]
     clean = fake_host(files=files, links=links, commands={TOPO_ARGV: RTXPRO_8, P2P_ARGV: P2P_OK_8, ("dmesg",): ""})
     assert one(clean, "IC-P2P-FUNCTIONAL").status != "issue"
+
+
+def test_custom_ar_at_tp2_on_pcie_is_ok_only_where_the_pair_is_shown_with_p2p() -> None:
+    """Custom all-reduce runs on a PCIe pair only where P2P works between them: with the driver's P2P table it is
+    ok, without one the source does not show it (issue 28: no ok from what the source does not show)."""
+    r = one(host(RTXPRO_8, files=vllm(2)), "IC-CUSTOM-ALLREDUCE")
+    assert r.status == "unknown" and "does not show" in r.message and "topo -p2p" in r.hint
+    r = one(host(RTXPRO_8, P2P_OK_8, files=vllm(2)), "IC-CUSTOM-ALLREDUCE")
+    assert r.status == "ok" and "gives P2P" in r.message
+    # Corpus 677 (two PCIe L20s, `vllm serve --tensor-parallel-size 2`, no topology or P2P table): unknown.
+    from corpus import corpus_path
+
+    r = run_checks(load_pasted([str(corpus_path("677"))]), ["IC-CUSTOM-ALLREDUCE"])["IC-CUSTOM-ALLREDUCE"]
+    assert r.status == "unknown" and "TP=2 on PCIe" in r.message

@@ -795,7 +795,8 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     gate and skips the real P2P probe unless `--enable-p2p-check`.
 
     Traps: no NVLink on RTX PRO 6000 / L40S / RTX 4090 means custom all-reduce is off for TP 4 or
-    8 by design: a key negative result, not a fix. At TP=2 such cards can use it if P2P works.
+    8 by design: a key negative result, not a fix. At TP=2 such cards can use it if P2P works: ok where the
+    driver's P2P table shows it between the pair, unknown where no source shows it.
     A pasted engine command line that names no TP size runs the engines' default, TP 1 (not applicable).
     The engine's own log settles it before any rule of the host: each rank's `Registering N cuda graph addresses`
     (custom_all_reduce.py) shows custom all-reduce on, over the ranks it names (one GPU each), and a CUDA error raised
@@ -924,8 +925,13 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
                            hint="paste the engine's start-up log, or audit the host while it serves")
         return not_applicable("no vLLM/SGLang engine found and no engine log given")
     if pcie_only and tp == 2:
-        return ok("TP=2 on PCIe: custom all-reduce runs if P2P really works (see IC-P2P-FUNCTIONAL)",
-                  actual={"tp": 2, "nvlink": False})
+        # Custom all-reduce runs on a PCIe pair only where P2P works between them: an ok needs that shown.
+        if gpu_p2p is not None and gpu_p2p.ok_between(topo_gpus or []):
+            return ok(f"TP=2 on a PCIe pair the driver gives P2P ({', '.join(topo_gpus or [])}): custom all-reduce "
+                      "can run (whether P2P carries data correctly is IC-P2P-FUNCTIONAL's)",
+                      actual={"tp": 2, "nvlink": False})
+        return unknown("TP=2 on PCIe: custom all-reduce runs only where P2P works between the pair, which the "
+                       "source does not show", actual={"tp": 2, "nvlink": False}, hint="`nvidia-smi topo -p2p r`")
     # A log without its TP size still shows the ranks that wrote it: at least that many.
     shown_ranks = serving_log.ranks if serving_log is not None and tp is None else ()
     tp_words = (f"TP={tp}" if tp else f"TP of at least {len(shown_ranks)} (ranks {', '.join(shown_ranks[:8])} "
