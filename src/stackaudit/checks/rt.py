@@ -667,6 +667,8 @@ def _graphs_on_command_lines(commands: EngineCommands, collect_env: CollectEnv |
         mark, since = c.graphs_default_mark
         if mark and c not in launched and not versions.get(c.engine):
             versions[c.engine] = f"{since} or later (`{mark}` is in no earlier release)"
+        elif c.graphs_configured and c not in launched and not versions.get(c.engine):
+            versions[c.engine] = f"with cuda_graph_config set in {c.config_path}, which turns them on in every release"
     if all(versions.values()):
         shown = [f"{ENGINE_NAMES.get(e, e)} {v}" for e, v in versions.items()]
         shown += [f"`{posixpath.basename(c.argv[0])}` sets them itself in every release"
@@ -807,7 +809,9 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     then, on purpose. `--no-enforce-eager`, `--disable-cuda-graph-padding` and explicit capture
     size lists do not disable graphs. TensorRT-LLM's PyTorch backend turns graphs on by default
     from 1.0 (PR 5480); before it, only where the YAML sets `use_cuda_graph` or
-    `cuda_graph_config`, so a pasted `trtllm-serve` without its release is `unknown`.
+    `cuda_graph_config`, so a pasted `trtllm-serve` without its release is `unknown`. A shown
+    YAML whose `cuda_graph_config` is a section turns graphs on in every release that reads the
+    key: `ok` without the release.
     `trtllm-bench throughput|latency --backend pytorch` sets them on itself in every release
     (GRAPHS_ON_LAUNCHERS): `ok` where the YAML it names is shown and does not set
     `cuda_graph_config: null` or `use_cuda_graph: false`. A YAML `pytorch_backend_config` block
