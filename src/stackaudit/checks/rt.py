@@ -667,6 +667,8 @@ def _graphs_on_command_lines(commands: EngineCommands, collect_env: CollectEnv |
         mark, since = c.graphs_default_mark
         if mark and c not in launched and not versions.get(c.engine):
             versions[c.engine] = f"{since} or later (`{mark}` is in no earlier release)"
+        elif c.graphs_configured and c not in launched and not versions.get(c.engine):
+            versions[c.engine] = f"with cuda_graph_config set in {c.config_path}, which turns them on in every release"
     if all(versions.values()):
         shown = [f"{ENGINE_NAMES.get(e, e)} {v}" for e, v in versions.items()]
         shown += [f"`{posixpath.basename(c.argv[0])}` sets them itself in every release"
@@ -807,7 +809,9 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     then, on purpose. `--no-enforce-eager`, `--disable-cuda-graph-padding` and explicit capture
     size lists do not disable graphs. TensorRT-LLM's PyTorch backend turns graphs on by default
     from 1.0 (PR 5480); before it, only where the YAML sets `use_cuda_graph` or
-    `cuda_graph_config`, so a pasted `trtllm-serve` without its release is `unknown`.
+    `cuda_graph_config`, so a pasted `trtllm-serve` without its release is `unknown`. A shown
+    YAML whose `cuda_graph_config` is a section turns graphs on in every release that reads the
+    key: `ok` without the release.
     `trtllm-bench throughput|latency --backend pytorch` sets them on itself in every release
     (GRAPHS_ON_LAUNCHERS): `ok` where the YAML it names is shown and does not set
     `cuda_graph_config: null` or `use_cuda_graph: false`. A YAML `pytorch_backend_config` block
@@ -1206,32 +1210,53 @@ def cuda_device_max_connections(serving_processes: ServingProcesses) -> Outcome:
 
 # --- RT-ENV-VLLM -----------------------------------------------------------------------------
 
-# variable -> (bad value, why); checked against vLLM's envs.py semantics.
+# variable -> (bad value, why); checked against vLLM's envs.py semantics. CUDA_LAUNCH_BLOCKING=1 is a debugging
+# setting vLLM's troubleshooting guide asks users to set, and to turn off again because the system may be slow with it.
 VLLM_BAD_ENV = {
     "VLLM_USE_FLASHINFER_SAMPLER": ("0", "PyTorch-native top-p/top-k sampling instead of FlashInfer's (slower)"),
     "VLLM_ENABLE_V1_MULTIPROCESSING": ("0", "the engine core runs inside the API-server process: frontend and "
                                             "scheduler compete for one GIL"),
     "VLLM_DISABLE_COMPILE_CACHE": ("1", "torch.compile recompiles on every start (startup time only)"),
+    "CUDA_LAUNCH_BLOCKING": ("1", "every kernel launch is synchronous: the CPU waits for each kernel to finish "
+                                  "instead of queueing work ahead of the GPU (a debugging setting)"),
 }
 SLOW_ATTENTION_BACKENDS = ("TORCH_SDPA", "XFORMERS")
 
 
-def _spec_vllm_env(containers: DockerContainers | None) -> Outcome | None:
-    """RT-ENV-VLLM from a pasted spec, where no process is read: the VLLM_* variables of the vLLM containers whose
-    env list the spec shows whole (the image's own ENV is never in a spec). None: no such container."""
+def vllm_env_listed(name: str) -> bool:
+    """A variable RT-ENV-VLLM lists: vLLM's own (`VLLM_*`) and the others its table judges."""
+    return name.startswith("VLLM_") or name in VLLM_BAD_ENV
+
+
+def vllm_env_findings(env: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(name, "NAME=value: why") for each variable of `env` set to its VLLM_BAD_ENV value, each name once."""
+    seen = dict(env)
+    return [(n, f"{n}={seen[n]}: {why}") for n, (bad, why) in VLLM_BAD_ENV.items()
+            if n in seen and seen[n].strip().strip("'\"") == bad]
+
+
+def _spec_vllm_env(containers: DockerContainers | None, commands: EngineCommands | None) -> Outcome | None:
+    """RT-ENV-VLLM from a pasted spec or command line, where no process is read: the variables of the vLLM containers
+    whose env the spec shows whole (with the env file pasted beside a compose file that names one; the image's own
+    ENV is never in a spec), and the variables a vLLM command line sets (a bad one only: the line shows no more).
+    None: no such container, and no bad value on a command line."""
     shown = [c for c in (containers.containers if containers is not None else ())
              if c.env_whole and (c.engine == "vllm" or any(n.startswith("VLLM_") for n, _ in c.env))]
+    lines = [c for c in (commands.commands if commands is not None else ()) if c.engine == "vllm" and c.env]
+    sources = [(f"the env of {c.label} in the pasted spec", c.env) for c in shown]
+    sources += [(f"the pasted `{c.argv[0]}` command line", c.env) for c in lines]
+    bad = [(n, f"{text} ({where})") for where, env in sources for n, text in vllm_env_findings(env)]
+    if bad:
+        return issue("; ".join(text for _, text in bad), actual={n: v for _, env in sources for n, v in env
+                                                                  if n in dict(bad)},
+                     expected="unset (vLLM defaults)", subjects=list(dict.fromkeys(n for n, _ in bad)))
     if not shown:
         return None
-    seen = {n: v for c in shown for n, v in c.env if n.startswith("VLLM_")}
-    bad = [f"{n}={v}: {VLLM_BAD_ENV[n][1]}" for n, v in seen.items() if n in VLLM_BAD_ENV and VLLM_BAD_ENV[n][0] == v]
+    seen = {n: v for c in shown for n, v in c.env if vllm_env_listed(n)}
     labels = ", ".join(c.label for c in shown)
-    if bad:
-        return issue(f"{'; '.join(bad)} (the env of {labels} in the pasted spec)", actual=seen,
-                     expected="unset (vLLM defaults)", subjects=[b.partition("=")[0] for b in bad])
     listed = ", ".join(f"{n}={v}" for n, v in seen.items()) or "none"
     return not_an_issue(f"the pasted spec's env of {labels} sets no vLLM variable known to lower performance "
-                        f"(VLLM_ variables: {listed}); the image's own ENV is not in a spec", actual=seen)
+                        f"(variables: {listed}); the image's own ENV is not in a spec", actual=seen)
 
 
 @check(
@@ -1240,27 +1265,38 @@ def _spec_vllm_env(containers: DockerContainers | None) -> Outcome | None:
     severity="low",
     confidence="source-verified",
     fix=advice("Unset the variable in the vLLM service/container environment", cost="restart", scope="container"),
-    references=(VLLM_ENVS, "https://github.com/vllm-project/vllm/issues/19810"),
+    references=(VLLM_ENVS, "https://github.com/vllm-project/vllm/issues/19810",
+                "https://docs.vllm.ai/en/latest/usage/troubleshooting/"),
 )
 def env_vllm(serving_processes: ServingProcesses | None = None, python_env: PythonEnv | None = None,
-             docker_containers: DockerContainers | None = None) -> Outcome:
-    """Reads: every `VLLM_*` variable in /proc/<pid>/environ of the vLLM processes; the vLLM and
-    nvidia-nccl wheel versions from python_env.
+             docker_containers: DockerContainers | None = None,
+             engine_commands: EngineCommands | None = None) -> Outcome:
+    """Reads: every `VLLM_*` variable and CUDA_LAUNCH_BLOCKING in /proc/<pid>/environ of the vLLM
+    processes; the vLLM and nvidia-nccl wheel versions from python_env. Where no process is read:
+    the environment of a pasted vLLM container spec (with the env file pasted beside a compose
+    file that names one), and the variables set on a pasted vLLM command line.
 
     Bad value: `VLLM_USE_FLASHINFER_SAMPLER=0`, `VLLM_ENABLE_V1_MULTIPROCESSING=0`,
-    `VLLM_DISABLE_COMPILE_CACHE=1`, `VLLM_NCCL_SO_PATH` naming another NCCL than torch's wheel.
+    `VLLM_DISABLE_COMPILE_CACHE=1`, `CUDA_LAUNCH_BLOCKING=1`, `VLLM_NCCL_SO_PATH` naming another
+    NCCL than torch's wheel.
     `VLLM_ATTENTION_BACKEND=TORCH_SDPA|XFORMERS` is reported as information (backend choices
     change by version and GPU).
 
     Why: semantics from vllm/envs.py; the impact depends on the vLLM version (shown).
+    CUDA_LAUNCH_BLOCKING=1 makes every kernel launch synchronous (CUDA programming guide).
+    vLLM's troubleshooting guide sets it to find a fault, and says the system may be slow when
+    debugging settings are left on.
 
     Traps: `VLLM_SKIP_P2P_CHECK=1` is vLLM's own default in current releases (envs.py), not an
     override — not a finding (see IC-P2P-FUNCTIONAL). Variables unknown to a version are listed,
-    not flagged. Where no process is read, a pasted pod spec whose container's env list is shown
-    whole is judged on the variables it sets (a cut list is not).
+    not flagged. `VLLM_LOGGING_LEVEL=DEBUG` is listed, not flagged (no measured cost). Where no
+    process is read, a pasted spec is judged only where it shows the container's env whole: a pod
+    spec's env list, or a whole compose service whose env file, if it names one, is pasted beside
+    it. A command line shows only the variables set on it: a bad one is
+    a finding, none bad says nothing.
     """
     if serving_processes is None or (not serving_processes.found and not serving_processes.listed):
-        spec = _spec_vllm_env(docker_containers)
+        spec = _spec_vllm_env(docker_containers, engine_commands)
         if spec is not None:
             return spec
     if serving_processes is None:
@@ -1276,17 +1312,16 @@ def env_vllm(serving_processes: ServingProcesses | None = None, python_env: Pyth
     seen: dict[str, tuple[str, ProcessInfo]] = {}
     for p in targets:
         for name, value in sorted((p.environ or {}).items()):
-            if name.startswith("VLLM_") and name not in seen:
+            if vllm_env_listed(name) and name not in seen:
                 seen[name] = (value, p)
     envs = python_env.environments if python_env is not None else ()
     vllm_version = next((e.version("vllm") for e in envs if e.version("vllm")), None)
     version_note = f" (vLLM {vllm_version})" if vllm_version else ""
     findings: list[str] = []
     subjects: list[str] = []
-    for name, (bad, why) in VLLM_BAD_ENV.items():
-        if name in seen and seen[name][0] == bad:
-            findings.append(f"{name}={bad}: {why}")
-            subjects.append(name)
+    for name, text in vllm_env_findings((n, v) for n, (v, _) in seen.items()):
+        findings.append(text)
+        subjects.append(name)
     if "VLLM_NCCL_SO_PATH" in seen:
         path = seen["VLLM_NCCL_SO_PATH"][0]
         wheel = next((e.nccl_wheel() for e in envs if e.nccl_wheel()), None)

@@ -338,6 +338,50 @@ def _env_pairs(value: Any) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+# The first line the importer gives a piece of a compose file (a service pasted without its `services:` line, the lines
+# above a stray key): its services may go on past what the paste shows.
+COMPOSE_PIECE_MARK = "# a piece of a compose file\n"
+# The extension key (compose ignores `x-` keys) under which the importer records the env files pasted beside a compose
+# file: `{file name: [KEY=VALUE, ...]}`.
+PASTED_ENV_FILES = "x-pasted-env-files"
+# A line of a docker env file: `KEY=VALUE` (https://docs.docker.com/compose/how-tos/environment-variables/variable-interpolation/#env-file-syntax).
+ENV_FILE_LINE = re.compile(r"^\s*(?:export\s+)?[A-Za-z_][A-Za-z0-9_]*=.*$")
+
+
+def _env_files(value: Any) -> tuple[str, ...]:
+    """A service's `env_file:`: one path, a list of paths, or a list of `{path: ...}` items."""
+    items = value if isinstance(value, list) else [value] if value is not None else []
+    return tuple(str(v.get("path") if isinstance(v, dict) else v) for v in items)
+
+
+def compose_services(texts: Iterable[str]) -> dict[str, dict[Any, Any]]:
+    """The services of compose texts by name (none from a text that is not YAML)."""
+    out: dict[str, dict[Any, Any]] = {}
+    for text in texts:
+        try:
+            docs = load_yaml_documents(text)
+        except ParseError:
+            continue
+        out.update((str(k), svc) for doc in docs if isinstance(doc, dict) and isinstance(doc.get("services"), dict)
+                   for k, svc in doc["services"].items() if isinstance(svc, dict))
+    return out
+
+
+def compose_env_files(text: str) -> tuple[str, ...]:
+    """The env files a compose file's services name, each once."""
+    return tuple(dict.fromkeys(f for svc in compose_services((text,)).values() for f in _env_files(svc.get("env_file"))))
+
+
+def _compose_env(svc: dict[Any, Any], pasted: dict[str, tuple[tuple[str, str], ...]]
+                 ) -> tuple[tuple[tuple[str, str], ...], bool]:
+    """A service's environment, its env files' lines the paste shows first and its `environment:` after (which
+    overrides them, as compose does), and whether that is every variable the service sets: an env file the paste
+    does not show may set any."""
+    files = _env_files(svc.get("env_file"))
+    shown = [pair for f in files for pair in pasted.get(f, ())]
+    return (*shown, *_env_pairs(svc.get("environment"))), all(f in pasted for f in files)
+
+
 def _compose_ulimits(value: Any) -> tuple[Ulimit, ...]:
     out = []
     for name, limit in (value.items() if isinstance(value, dict) else ()):
@@ -418,9 +462,14 @@ def _cut_open(svc: object) -> bool:
 def _parse_compose(text: str) -> tuple[DockerContainer, ...]:
     services: dict[Any, Any] = {}
     declared: set[str] = set()
+    pasted: dict[str, tuple[tuple[str, str], ...]] = {}
+    pieces = set(compose_services(c for c in text.split(PIECE_SEPARATOR) if c.startswith(COMPOSE_PIECE_MARK)))
     for doc in load_yaml_documents(text):  # pieces pasted apart are joined as YAML documents
         if isinstance(doc, dict) and isinstance(doc.get("services"), dict):
             services.update(doc["services"])
+        if isinstance(doc, dict) and isinstance(doc.get(PASTED_ENV_FILES), dict):
+            pasted.update((str(k), _env_pairs([str(v).strip().removeprefix("export ").strip() for v in lines]))
+                          for k, lines in doc[PASTED_ENV_FILES].items() if isinstance(lines, list))
         if isinstance(doc, dict) and isinstance(doc.get("volumes"), dict):
             declared.update(str(k) for k in doc["volumes"])
     # A named volume a service mounts must be declared at the top level (compose refuses the file
@@ -435,11 +484,12 @@ def _parse_compose(text: str) -> tuple[DockerContainer, ...]:
             continue
         shm = svc.get("shm_size")
         cpus = svc.get("cpus")
+        env, env_whole = _compose_env(svc, pasted)
         out.append(DockerContainer(
             id=str(svc.get("container_name") or name), name=str(svc.get("container_name") or name),
             image=str(svc.get("image") or ""),
             argv=(*_command(svc.get("entrypoint")), *_command(svc.get("command"))),
-            env=_env_pairs(svc.get("environment")),
+            env=env, env_whole=env_whole and not cut and str(name) not in pieces,
             shm_size=parse_size_bytes(str(shm)) if shm is not None else None, ipc_mode=str(svc.get("ipc") or ""),
             ulimits=_compose_ulimits(svc.get("ulimits")), cap_add=_str_list(svc.get("cap_add")),
             cap_drop=_str_list(svc.get("cap_drop")), security_opt=_str_list(svc.get("security_opt")),

@@ -142,8 +142,8 @@ class DockerContainer:
     excerpt: bool = False
     # The host's /dev/shm mounted at /dev/shm (a bind mount, a Kubernetes hostPath): its size is the host's.
     host_shm: bool = False
-    # A pod spec shows the container's env list from its `env:` key to its end: every variable the spec sets (the
-    # image's own ENV is not in a spec).
+    # The spec shows every variable it sets (the image's own ENV is not in a spec): a pod spec's env list from its
+    # `env:` key to its end; a whole compose service whose env files, if it names any, are pasted beside it.
     env_whole: bool = False
     # A Kubernetes pod its status shows the scheduler has not placed (PodScheduled False, or Pending with no node): its
     # containers have not started and hold no GPU yet.

@@ -145,6 +145,14 @@ class EngineCommand:
 
 
     @property
+    def graphs_configured(self) -> bool:
+        """Whether the TensorRT-LLM config file it names, as the paste shows it, sets `cuda_graph_config` to a
+        section: the LLM API captures CUDA graphs with it in every release that reads the key (its 1.0 runtime
+        example: `cuda_graph_config=CudaGraphConfig(...)  # Enable CUDA graphs`); `cuda_graph_config: null` turns
+        them off."""
+        return self.engine == "trtllm" and dict(self.config).get("cuda_graph_config") == "{...}"
+
+    @property
     def graphs_default_mark(self) -> tuple[str, str]:
         """(the program or flag, the release that added it) where the command carries one that only releases
         capturing CUDA graphs by default accept (GRAPHS_DEFAULT_MARKS); ("", "") where it carries none."""

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -255,7 +256,7 @@ def parse_flat_yaml(text: str) -> dict[str, str]:
     `key:` followed by nothing is "null"). Keys normalised to underscores. Enough for the flags the
     checks read; not a YAML parser."""
     out: dict[str, str] = {}
-    lines = text.splitlines()
+    lines = textwrap.dedent(text).splitlines()  # a file pasted indented as a whole (corpus 837)
     for i, line in enumerate(lines):
         if not line or line[0] in " \t#-" or ":" not in line:
             continue

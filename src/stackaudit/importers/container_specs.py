@@ -14,15 +14,19 @@ from collections.abc import Callable, Iterator
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.container_specs import (
+    COMPOSE_PIECE_MARK,
     DOCKER_RUN_START,
+    ENV_FILE_LINE,
     FLAT_MANIFEST,
     K8S_ENV_WHOLE_MARK,
     K8S_PIECE_MARK,
     MAX_SPEC_BYTES,
+    PASTED_ENV_FILES,
     PIECE_SEPARATOR,
     YamlError,
     _join_continued,
     _split_command,
+    compose_env_files,
     parse_compose,
     parse_docker_run,
     parse_flat_k8s,
@@ -144,6 +148,34 @@ def _service_fragment(lines: list[str], i: int) -> tuple[int, int, str] | None:
     return k, end, "services:\n" + "\n".join("  " + line[cut:] if line.strip() else "" for line in lines[k:end])
 
 
+# How far below a compose file (its closing fence) the env file it names may be pasted.
+ENV_FILE_GAP = 12
+
+
+def _pasted_env_file(lines: list[str], end: int, text: str) -> str:
+    """The env file a compose file names, pasted beside it, as a YAML document under PASTED_ENV_FILES; "" where there
+    is none.
+
+    The env file is a fenced block that opens within ENV_FILE_GAP lines after the compose file and whose lines are
+    all `KEY=VALUE` lines, comments or blanks (a fence that closes another block holds prose up to the next). It is
+    read only where the compose file names exactly one env file: a block with no name of its own is that file."""
+    names = compose_env_files(text)
+    if len(names) != 1:
+        return ""
+    entries: list[str] = []
+    for start in (k for k in range(end, min(end + ENV_FILE_GAP, len(lines))) if FENCE.match(lines[k])):
+        close = next((k for k in range(start + 1, min(start + MAX_SPEC_LINES, len(lines))) if FENCE.match(lines[k])),
+                     None)
+        body = [line.strip() for line in lines[start + 1:close]] if close is not None else []
+        entries = [line for line in body if line and not line.startswith("#")]
+        if entries and all(ENV_FILE_LINE.match(line) for line in entries):
+            break
+        entries = []
+    if not entries:
+        return ""
+    return PIECE_SEPARATOR + json.dumps({PASTED_ENV_FILES: {names[0]: entries}}) + "\n"
+
+
 def _piece(kind: str, doc: str, parse: Callable[[str], object], start: int, end: int, text: str) -> Found | None:
     """A piece of a spec pasted without what is around it (`text`: the spec it is a piece of), recorded
     as that spec, an excerpt; None when it does not parse."""
@@ -159,7 +191,7 @@ def _piece(kind: str, doc: str, parse: Callable[[str], object], start: int, end:
 def compose(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         fragment = _service_fragment(lines, i) if "image:" in lines[i] else None
-        if fragment is not None and (found := _piece("compose", COMPOSE_FILE.name, parse_compose, *fragment)):
+        if fragment is not None and (found := _piece("compose", COMPOSE_FILE.name, parse_compose, *_marked(fragment))):
             yield found
             scan.skip(found.end)
             continue
@@ -198,7 +230,7 @@ def compose(lines: list[str], candidates: Candidates | None = None) -> Iterator[
             continue
         except ParseError:
             continue
-        yield Found("compose", start, end, _append(COMPOSE_FILE.name, text + "\n"))
+        yield Found("compose", start, end, _append(COMPOSE_FILE.name, text + "\n" + _pasted_env_file(lines, end, text)))
         scan.skip(end)
 
 
@@ -210,7 +242,13 @@ def _read_above(lines: list[str], start: int, services: int, line: int | None) -
         end -= 1
     if end <= services + 2:
         return None
-    return _piece("compose", COMPOSE_FILE.name, parse_compose, start, end, "\n".join(lines[start:end]))
+    return _piece("compose", COMPOSE_FILE.name, parse_compose, *_marked((start, end, "\n".join(lines[start:end]))))
+
+
+def _marked(piece: tuple[int, int, str]) -> tuple[int, int, str]:
+    """A piece of a compose file with COMPOSE_PIECE_MARK above it: its services' env is not read as whole."""
+    start, end, text = piece
+    return start, end, COMPOSE_PIECE_MARK + text
 
 
 # The keys of a pod's container; a fragment that starts inside one holds two of them at one indentation.

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import shlex
 from collections.abc import Iterator
 
 from stackaudit.facts.engine_command import (
@@ -49,6 +50,33 @@ _INLINE_CODE = re.compile(r"(?<!`)`([^`]+)`(?!`)")
 _ASSIGNMENTS = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)+\\$")
 # A Markdown list item's marker before a step's command (`2. trtllm-build --checkpoint_dir ...`).
 _LIST_ITEM = re.compile(r"^(?:\d{1,2}[.)]|[-*])\s+")
+
+
+# An item of a YAML list (a container's args pasted without their `args:` key): `- trtllm-serve`, `- '--tp_size'`.
+_YAML_ITEM = re.compile(r"^(?P<indent>\s*)- (?P<value>\S.*?)\s*$")
+
+
+def _yaml_args(lines: list[str], i: int) -> tuple[str, int] | None:
+    """The command a YAML list of args from line i shows (`- trtllm-serve`, `- serve`, `- '--tp_size'`, `- '8'`, one
+    word an item), joined as a shell line, and the end of the list; None where line i is no such list's first item
+    (fewer than three items at its indentation, or an item of more than one word)."""
+    first = _YAML_ITEM.match(lines[i])
+    if first is None:
+        return None
+    items: list[str] = []
+    end = i
+    while end < len(lines) and end - i <= MAX_CONTINUATIONS:
+        m = _YAML_ITEM.match(lines[end])
+        if m is None or m.group("indent") != first.group("indent"):
+            break
+        value = m.group("value")
+        if len(value) > 1 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        if not value or any(c.isspace() for c in value):
+            return None
+        items.append(value)
+        end += 1
+    return (shlex.join(items), end) if len(items) >= 3 else None
 
 
 def _continued_from(lines: list[str], start: int, taken: int) -> tuple[str, int]:
@@ -102,8 +130,8 @@ def _config_shown(lines: list[str], command: EngineCommand) -> str:
         if heredoc and posixpath.basename(heredoc.group("path")) == name:
             end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == heredoc.group("end")), None)
         elif named.search(line) and i + 1 < len(lines) and FENCE.match(lines[i + 1]):
-            i += 1  # the fence under the line that names the file
-            end = next((j for j in range(i + 1, len(lines)) if FENCE.match(lines[j])), None)
+            i += 1  # the fence under the line that names the file; a paste that ends inside it shows the file's start
+            end = next((j for j in range(i + 1, len(lines)) if FENCE.match(lines[j])), len(lines))
         else:
             continue
         if end is not None:
@@ -145,6 +173,9 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
             continue
         end = i + 1
         joined = _LIST_ITEM.sub("", strip_prompt(line), count=1)
+        listed = _yaml_args(lines, i)
+        if listed is not None:
+            joined, end = listed
         start = i
         if i > 0 and wrapped_inside_value(strip_prompt(lines[i - 1]), joined):
             start -= 1  # the variables set for the command, wrapped by the paste inside the last one's value
