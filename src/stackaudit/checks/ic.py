@@ -1799,7 +1799,8 @@ def nic_gpu_affinity(serving_engine: ServingEngine, gpu_topology: TopoMatrix | N
     often far from the GPUs on purpose. Without a matrix, the log's own lines settle one node
     (ServingLog.one_node): vLLM's "Detected 1 nodes in the distributed environment", a torchrun
     command line without `--nnodes` above 1, NCCL's `nNodes 1`, or every rank of a communicator
-    logging from one host name. A nccl-tests header that lists every rank of each run on one host settles it too
+    logging from one host name. So does a job of N ranks whose NCCL lines come from N processes on N CUDA
+    devices of one host name. A nccl-tests header that lists every rank of each run on one host settles it too
     (NcclNodes); two hosts in the log or the header make the job multi-node.
     """
     if gpus is not None and gpus.none_on_bus:

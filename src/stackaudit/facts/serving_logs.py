@@ -209,6 +209,7 @@ class ServingLog:
     channels: tuple[NcclChannel, ...] = ()
     nccl_hosts: tuple[str, ...] = ()  # hostnames in NCCL lines (more than one: multi-node)
     nccl_devices: tuple[int, ...] = ()  # the CUDA devices of NCCL lines' `host:pid:tid [3] NCCL` tags
+    nccl_pids: tuple[int, ...] = ()  # the processes (pids) of the same tags, in the order they first appear
     # The IP interfaces NCCL names in its `Bootstrap : Using`, `NET/Socket : Using` and `OOB` lines: (interface,
     # address, line). NCCL keeps one address per interface name (misc/socket.cc findInterfaces).
     nccl_addresses: tuple[tuple[str, str, str], ...] = ()
@@ -230,9 +231,9 @@ class ServingLog:
     local_ranks: int = 0
     # The most ranks of any communicator the log shows (0: no such line).
     comm_ranks: int = 0
-    # Each `comm 0x.. rank R nranks N [… commId 0x..]` line (NCCL's init and Init COMPLETE lines): (host, R, N,
-    # commId or "", line). The commId (NCCL >= 2.18) names the communicator across its ranks.
-    comm_members: tuple[tuple[str, int, int, str, str], ...] = ()
+    # Each `comm 0x.. rank R nranks N [… commId 0x..]` line (NCCL's init and Init COMPLETE lines): (host, pid or 0,
+    # R, N, commId or "", line). The commId (NCCL >= 2.18) names the communicator across its ranks.
+    comm_members: tuple[tuple[str, int, int, int, str, str], ...] = ()
     # The node counts the log states: (nodes, ranks they cover, line). NCCL's `comm 0x.. rank 0 nRanks 4 nNodes 1`
     # counts one communicator's hosts (init.cc, from each rank's host hash); vLLM's "Detected 1 nodes in the
     # distributed environment" counts its whole world (ranks 0), by which ranks open one shared-memory segment; a
@@ -375,8 +376,10 @@ class ServingLog:
         communicator whose every rank (`rank R nranks N`, R from 0 to N-1) logs from one host name settle that
         communicator only. So either counts only where it holds at least the ranks the log's parallel sizes ask for
         (TP x PP x DP, vLLM's world_size), and a communicator counts only where every communicator the log shows is
-        complete on that host. A log with two host names, any count above 1, a tree that branches between nodes
-        (tree_branches), or a KV-cache transfer between instances (disaggregated serving) settles nothing.
+        complete on that host. Else a job whose every rank logs from one host name, each rank in a process and on a
+        device of its own, is on one node (one_host_processes). A log with two host names, any count above 1, a tree
+        that branches between nodes (tree_branches), or a KV-cache transfer between instances (disaggregated serving)
+        settles nothing.
         """
         if self.multi_host or self.kv_transfer or self.tree_branches or any(n > 1 for n, _, _ in self.node_counts):
             return ()
@@ -386,18 +389,44 @@ class ServingLog:
             return tuple(lines[:2])
         # Every communicator size the log shows must show all its ranks from that host: a pipeline group that crosses
         # nodes shows only this node's rank (`rank 0 nranks 2`) beside a complete tensor-parallel group.
-        # Communicators are told apart by their commId, else by their size.
-        groups: dict[tuple[str, int], list[tuple[str, int, str]]] = {}
-        for host, rank, size, comm_id, line in self.comm_members:
+        # Communicators are told apart by their commId, else by their size, where each rank number of that size sits in
+        # one process (one rank number in two processes shows two groups of that size).
+        groups: dict[tuple[str, int], list[tuple[str, int, int, str]]] = {}
+        for host, pid, rank, size, comm_id, line in self.comm_members:
             if size > 1:
-                groups.setdefault((comm_id, size), []).append((host, rank, line))
+                groups.setdefault((comm_id, size), []).append((host, pid, rank, line))
         if not groups or max(n for _, n in groups) < max(world, self.comm_ranks):
-            return ()
-        for (_, size), shown in groups.items():
-            if {r for _, r, _ in shown} != set(range(size)) or {h for h, _, _ in shown} != set(self.nccl_hosts):
-                return ()
+            return self.one_host_processes(world)
+        for (comm_id, size), shown in groups.items():
+            if ({r for _, _, r, _ in shown} != set(range(size)) or {h for h, _, _, _ in shown} != set(self.nccl_hosts)
+                    or not (comm_id or _one_process_each([(p, r) for _, p, r, _ in shown]))):
+                return self.one_host_processes(world)
         largest = max(groups.items(), key=lambda g: g[0][1])[1]
-        return tuple(line for _, _, line in largest[:2])
+        return tuple(line for _, _, _, line in largest[:2])
+
+    def one_host_processes(self, world: int) -> tuple[str, ...]:
+        """What shows a job of N ranks wholly on the one host its NCCL lines name, else ().
+
+        N is the job's size the log shows: its largest communicator (`rank R nranks N`, `[nranks=N]`) or its
+        parallel sizes (TP x PP x DP, vLLM's world_size), at least 2.
+        The job is whole on its host where that host's NCCL lines come from N processes (`host:pid:tid`) or more.
+        Those lines must also be tagged with N CUDA devices or more.
+        Each rank is a process of its own with a GPU of its own, so fewer processes or devices leave ranks unseen.
+        A device count also keeps apart hosts that share one name, whose device indices repeat.
+        It keeps apart two pasted runs of one job too, whose pids differ while their devices do not.
+        The comm lines of size N must fit one communicator of N ranks: one commId at most, each rank number in one
+        process. Two such communicators are groups of N ranks inside a larger world (pipeline stages across nodes).
+        The caller rules out two hosts and node counts above 1 first.
+        """
+        size = max(world, self.comm_ranks)
+        if size < 2 or len(self.nccl_hosts) != 1 or len(self.nccl_pids) < size or len(self.nccl_devices) < size:
+            return ()
+        shown = [(pid, rank, comm_id) for _, pid, rank, n, comm_id, _ in self.comm_members if n == size]
+        if len({c for _, _, c in shown if c}) > 1 or not _one_process_each([(pid, rank) for pid, rank, _ in shown]):
+            return ()
+        return (f"NCCL lines from {len(self.nccl_pids)} processes on CUDA devices "
+                f"{', '.join(map(str, self.nccl_devices[:8]))} of host {self.nccl_hosts[0]}, for a job of {size} "
+                "ranks",)
 
     def nvls_up(self) -> tuple[str, ...]:
         """NCCL's lines that it found NVSwitch multicast (NVLS) on the GPU, or () where the log does not show it.
@@ -511,6 +540,13 @@ class ServingLog:
         return one if _CONTAINER_HOSTNAME.fullmatch(one) else ""
 
 
+def _one_process_each(pairs: list[tuple[int, int]]) -> bool:
+    """Whether (process, rank) pairs put each rank number in one process (a process may hold several ranks: one
+    nccl-tests process drives every GPU of its run)."""
+    unique = set(pairs)
+    return len(unique) == len({r for _, r in unique})
+
+
 # A container's default hostname: the first 12 hex digits of its id (Docker, Podman).
 _CONTAINER_HOSTNAME = re.compile(r"[0-9a-f]{12}")
 # NCCL before 2.5 wrote `Ring 00 : 2[3d000] -> 3[3e000] via direct shared memory` (its SHM transport).
@@ -520,7 +556,7 @@ _CHANNEL = re.compile(
 # The host before `:pid:tid [dev] NCCL`, after an optional logger prefix (`2024-.. - INFO - `), a
 # Ray/vLLM worker prefix (`(RayWorkerWrapper pid=12, ip=10.0.0.2) `, `(VllmWorker rank=1 pid=7) `)
 # or an mpirun rank tag (`[1] `); NVIDIA/nccl#1232, NVIDIA/nccl#1672.
-_NCCL_HOST = re.compile(r"^\s*(?:\S+\s+-\s+\w+\s+-\s+)?(?:\([^()]*\)\s+|\[\d+\]\s+)*([^\s:()\[\]]+):\d+:\d+\s+\[(\d+)\]\s+NCCL")
+_NCCL_HOST = re.compile(r"^\s*(?:\S+\s+-\s+\w+\s+-\s+)?(?:\([^()]*\)\s+|\[\d+\]\s+)*([^\s:()\[\]]+):(\d+):\d+\s+\[(\d+)\]\s+NCCL")
 # An IP interface in NCCL's `Using` lines: `ibs85f0:192.168.1.10<0>`, `[1]ib0:fe80::1%ib0<0>`, `OOB bond0:10.0.0.3<0>`.
 _NCCL_ADDRESS = re.compile(r"(?:^|[\s\]])([A-Za-z][\w.-]*):([^\s<>\[\]]+)<\d+>")
 _NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)|using nccl==(\d+\.\d+\.\d+)")
@@ -647,6 +683,7 @@ def parse_serving_log(text: str) -> ServingLog:
     channels: list[NcclChannel] = []
     hosts: list[str] = []
     devices: set[int] = set()
+    pids: list[int] = []
     addresses: list[tuple[str, str, str]] = []
     nccl_env: dict[str, str] = {}
     net: list[str] = []
@@ -660,7 +697,7 @@ def parse_serving_log(text: str) -> ServingLog:
     cumem: list[str] = []
     warns: list[str] = []
     local_ranks = comm_ranks = world_size = 0
-    members: list[tuple[str, int, int, str, str]] = []
+    members: list[tuple[str, int, int, int, str, str]] = []
     nvls: list[str] = []
     kv_transfer = False
     node_counts: list[tuple[int, int, str]] = []
@@ -734,7 +771,9 @@ def parse_serving_log(text: str) -> ServingLog:
         if host and host.group(1) not in hosts and NCCL_LINE.search(line):
             hosts.append(host.group(1))
         if host and NCCL_LINE.search(line):
-            devices.add(int(host.group(2)))
+            devices.add(int(host.group(3)))
+            if int(host.group(2)) not in pids and len(pids) < 4096:
+                pids.append(int(host.group(2)))
         ch = _CHANNEL.search(text_l) if ("channel" in low or "ring" in low) and "via" in low else None
         if ch:
             transport = "SHM" if "via direct shared memory" in text_l else ch.group(5).upper()
@@ -813,7 +852,8 @@ def parse_serving_log(text: str) -> ServingLog:
             comm_ranks = max(comm_ranks, int(m.group(2) or m.group(3)))
             if m.group(1) is not None and len(members) < 4096:
                 comm_id = _COMM_ID.search(text_l)
-                members.append((host.group(1) if host else "", int(m.group(1)), int(m.group(2)),
+                members.append((host.group(1) if host else "", int(host.group(2)) if host else 0, int(m.group(1)),
+                                int(m.group(2)),
                                 comm_id.group(1) if comm_id else "", text_l[:300]))
         m = _NNODES.search(text_l) if "nNodes" in text_l else None
         if m and len(node_counts) < 64:
@@ -874,7 +914,7 @@ def parse_serving_log(text: str) -> ServingLog:
         p2p_cache_generated=generated, p2p_failures=tuple(p2p_fail), nccl_version=version, nccl_cuda=nccl_cuda,
         driver_cuda=driver_cuda, cuda_lines=tuple(cuda_lines),
         vllm_version=vllm_version,
-        channels=tuple(channels), nccl_hosts=tuple(hosts), nccl_devices=tuple(sorted(devices)), nccl_addresses=tuple(addresses), nccl_env=nccl_env, nccl_net=tuple(net),
+        channels=tuple(channels), nccl_hosts=tuple(hosts), nccl_devices=tuple(sorted(devices)), nccl_pids=tuple(pids), nccl_addresses=tuple(addresses), nccl_env=nccl_env, nccl_net=tuple(net),
         gdr=tuple(gdr), cuda_graphs=graphs, cuda_graph_lines=tuple(graph_lines[:5]), tp_size=tp,
         pp_size=pp, dp_size=dp,
         disable_custom_all_reduce=disable_ar, cumem_fallback=tuple(cumem), nccl_warnings=tuple(warns[:20]),
