@@ -143,6 +143,16 @@ class GpuEvents(Sourced):
                 out[bdf] = lines
         return out
 
+    def processes_run(self) -> dict[str, GpuEvent]:
+        """Per GPU, its first Xid that names a process (`pid=5045, name=forzahorizon6.e, channel 0x22`): the driver
+        had initialised the GPU and ran that process's work on it. An Xid without a pid (`pid='<unknown>'`) may
+        come from the driver's own start and shows no work run."""
+        run: dict[str, GpuEvent] = {}
+        for e in self.xids:
+            if e.bdf and _PID.search(e.detail):
+                run.setdefault(e.bdf, e)
+        return run
+
     def lost(self) -> tuple[GpuEvent, ...]:
         """The events of GPUs that fell off the bus or are lost, by any form of the message (Xid 79 too)."""
         return tuple(e for e in self.events

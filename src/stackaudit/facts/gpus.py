@@ -712,13 +712,20 @@ _ANY_STATEMENT = re.compile(r"(?<![\w.:+-])[1-9]\d?\s*[x×*]|[x×*]\s*[1-9]\d?(?
                             re.I)
 
 
+# A hardware list's GPU key naming one model without a count (`GPU: NVIDIA GeForce RTX 5080`, corpus 850; `* GPU:
+# A100 PCIe 80GB`, corpus 714): one GPU of it, at least. A numbered key (`GPU 0:`) is a tool's listing, not a list's.
+_LIST_ONE = re.compile(r"^\W*GPU\**\s*:\**\s*(?=\S)", re.I)
+
+
 def stated_gpus(line: str) -> list[tuple[int, str]]:
     """The (count, model) pairs a line of the user's words states, each model as the GPU table names it.
 
-    An unknown name is no statement; a DGX system's name states its GPUs.
+    An unknown name is no statement; a DGX system's name states its GPUs; a list's `GPU: <model>` line states one.
     """
     if not _ANY_STATEMENT.search(line):
-        return []
+        one = _LIST_ONE.match(line)
+        model = _model_in(re.split(r"\s+", line[one.end():].strip())[:4]) if one else ""
+        return [(1, model)] if model else []
     said: list[tuple[int, str]] = []
     for pattern, count, model, plain in DGX_SYSTEMS:
         for m in pattern.finditer(line):
