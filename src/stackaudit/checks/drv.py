@@ -683,9 +683,9 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     that is installing it), there is no flavour to judge. Where no source shows the flavour (nor the driver), a Blackwell or GH200
     GPU that nvidia-smi lists (its name cut too: gputable.agreed) or CUDA named (simpleP2P; a collect_env or check_env
     whose torch initialised CUDA), outside WSL 2, shows the open module loaded: the proprietary one refuses to initialise them
-    (facts/nvidia.py open_module_only). So does a kernel-log Xid that names a process on a GPU whose model the inventory
-    names as such (`GPU: NVIDIA GeForce RTX 5080` in the user's list): the driver ran that process's work on it. A
-    GPU and a driver named together in a list show no GPU the driver ran. An Ampere or Hopper GPU running says nothing of the flavour. Open modules
+    (facts/nvidia.py open_module_only). So does a kernel-log Xid that names a process or its channel on a GPU whose
+    model the inventory names as such (`GPU: NVIDIA GeForce RTX 5080` in the user's list): the driver ran that
+    process's work on it. A GPU and a driver named together in a list show no GPU the driver ran. An Ampere or Hopper GPU running says nothing of the flavour. Open modules
     initialise
     GPUs more slowly: pair them with nvidia-persistenced (DRV-PERSISTENCE).
     """
@@ -756,8 +756,8 @@ def _open_only_driven(listed: list[GpuInfo], tests: P2pDataTests | None, collect
     run). The proprietary module refuses to initialise such a GPU (facts/nvidia.py open_module_only), so nvidia-smi
     lists none and CUDA enumerates none. The driver ran those that nvidia-smi lists without an error, those a
     collect_env or check_env names where its torch initialised CUDA (not under WSL 2, whose GPU is the Windows
-    driver's), those simpleP2P's CUDA named, and those a kernel-log Xid names a process on (GpuEvents.processes_run)
-    where the inventory names their model."""
+    driver's), those simpleP2P's CUDA named, and those a kernel-log Xid names a process or its channel on
+    (GpuEvents.work_run) where the inventory names their model."""
     found = [(g.subject, g.name or "") for g in listed if open_module_only(g.name or "", g.implied_architecture)]
     if found:
         return found, "listed by nvidia-smi"
@@ -770,15 +770,16 @@ def _open_only_driven(listed: list[GpuInfo], tests: P2pDataTests | None, collect
         found = [(f"GPU {i}", name) for i, name in sorted(named.items()) if open_module_only(name)]
         if found:
             return found, "CUDA named it in simpleP2P"
-    run = events.processes_run() if events is not None and gpus is not None else {}
-    records = [(r, run[bdf]) for bdf in sorted(run) if gpus is not None and (r := gpus.by_bdf(bdf)) is not None]
-    found = [(r.label, r.model) for r, _ in records if r.model and open_module_only(r.model)]
-    if found:
-        r, xid = next((r, e) for r, e in records if r.label == found[0][0])
-        named_by = next((s for s in r.shown_by if s != KERNEL_LOG_TITLE), "a listing")
-        return found, (f"the kernel log's Xid {xid.code} names a process on it: '{xid.line[xid.line.find('NVRM'):].strip()[:110]}'; its model "
-                       f"from {named_by}")
-    return [], ""
+    run = events.work_run() if events is not None and gpus is not None else {}
+    xids = [(r, e) for bdf, e in sorted(run.items())
+            if gpus is not None and (r := gpus.by_bdf(bdf)) is not None and r.model and open_module_only(r.model)]
+    if not xids:
+        return [], ""
+    record, xid = xids[0]
+    named_by = next((s for s in record.shown_by if s != KERNEL_LOG_TITLE), "a listing")
+    quoted = xid.line[xid.line.find("NVRM"):].strip()[:110]
+    return ([(r.label, r.model) for r, _ in xids],
+            f"the kernel log's Xid {xid.code} names a process's work on it: '{quoted}'; its model from {named_by}")
 
 
 def _over_driven(judged: Outcome, nvidia: NvidiaGpus | None, listed: list[GpuInfo],
