@@ -37,7 +37,7 @@ from stackaudit.facts.gpu_events import (
     GpuEvents,
     xid_class,
 )
-from stackaudit.facts.gpus import GpuInventory, OllamaCuda
+from stackaudit.facts.gpus import KERNEL_LOG_TITLE, GpuInventory, OllamaCuda
 from stackaudit.facts.gsp_log import GspLog
 from stackaudit.facts.nvidia import (
     CudaToolkit,
@@ -666,7 +666,7 @@ def _nvlinks_all_up(topo: TopoMatrix, gpus: GpuInventory | None) -> Outcome | No
 )
 def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | None = None,
                 gpus: GpuInventory | None = None, p2p_data_tests: P2pDataTests | None = None,
-                collect_env: CollectEnv | None = None) -> Outcome:
+                collect_env: CollectEnv | None = None, gpu_events: GpuEvents | None = None) -> Outcome:
     """Reads: `/proc/driver/nvidia/version` ("Open Kernel Module" in the first line = open), else
     `modinfo -F license nvidia` ("Dual MIT/GPL" open, "NVIDIA" proprietary); each GPU's architecture.
 
@@ -683,7 +683,9 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     that is installing it), there is no flavour to judge. Where no source shows the flavour (nor the driver), a Blackwell or GH200
     GPU that nvidia-smi lists (its name cut too: gputable.agreed) or CUDA named (simpleP2P; a collect_env or check_env
     whose torch initialised CUDA), outside WSL 2, shows the open module loaded: the proprietary one refuses to initialise them
-    (facts/nvidia.py open_module_only). An Ampere or Hopper GPU running says nothing of the flavour. Open modules
+    (facts/nvidia.py open_module_only). So does a kernel-log Xid that names a process or its channel on a GPU whose
+    model the inventory names as such (`GPU: NVIDIA GeForce RTX 5080` in the user's list): the driver ran that
+    process's work on it. A GPU and a driver named together in a list show no GPU the driver ran. An Ampere or Hopper GPU running says nothing of the flavour. Open modules
     initialise
     GPUs more slowly: pair them with nvidia-persistenced (DRV-PERSISTENCE).
     """
@@ -692,7 +694,8 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
     listed = [g for g in nvidia.gpus if not g.error] if nvidia is not None else []  # a GPU not opened: model unknown
     if nvidia_driver is None or nvidia_driver.flavour is None:
         # WSL 2's table lists the Windows driver's GPUs: it has no Linux kernel module whose flavour they show.
-        driven, how = _open_only_driven([] if wsl_driver(nvidia) else listed, p2p_data_tests, collect_env)
+        driven, how = _open_only_driven([] if wsl_driver(nvidia) else listed, p2p_data_tests, collect_env,
+                                        gpu_events, gpus)
         if driven:
             driver = (f"driver {nvidia_driver.version}" if nvidia_driver is not None and nvidia_driver.version
                       else "the NVIDIA driver")
@@ -746,13 +749,15 @@ def open_module(nvidia_driver: NvidiaDriver | None = None, nvidia: NvidiaGpus | 
                            evidence=evidence), nvidia, listed, gpus)
 
 
-def _open_only_driven(listed: list[GpuInfo], tests: P2pDataTests | None,
-                      collect_env: CollectEnv | None) -> tuple[list[tuple[str, str]], str]:
+def _open_only_driven(listed: list[GpuInfo], tests: P2pDataTests | None, collect_env: CollectEnv | None,
+                      events: GpuEvents | None = None,
+                      gpus: GpuInventory | None = None) -> tuple[list[tuple[str, str]], str]:
     """((subject, name) of the GPUs the driver ran that only the open kernel modules drive, how the source shows them
     run). The proprietary module refuses to initialise such a GPU (facts/nvidia.py open_module_only), so nvidia-smi
     lists none and CUDA enumerates none. The driver ran those that nvidia-smi lists without an error, those a
     collect_env or check_env names where its torch initialised CUDA (not under WSL 2, whose GPU is the Windows
-    driver's), and those simpleP2P's CUDA named."""
+    driver's), those simpleP2P's CUDA named, and those a kernel-log Xid names a process or its channel on
+    (GpuEvents.work_run) where the inventory names their model."""
     found = [(g.subject, g.name or "") for g in listed if open_module_only(g.name or "", g.implied_architecture)]
     if found:
         return found, "listed by nvidia-smi"
@@ -763,7 +768,18 @@ def _open_only_driven(listed: list[GpuInfo], tests: P2pDataTests | None,
     if tests is not None:
         named = dict(m for t in tests.tests for m in t.models)
         found = [(f"GPU {i}", name) for i, name in sorted(named.items()) if open_module_only(name)]
-    return found, "CUDA named it in simpleP2P"
+        if found:
+            return found, "CUDA named it in simpleP2P"
+    run = events.work_run() if events is not None and gpus is not None else {}
+    xids = [(r, e) for bdf, e in sorted(run.items())
+            if gpus is not None and (r := gpus.by_bdf(bdf)) is not None and r.model and open_module_only(r.model)]
+    if not xids:
+        return [], ""
+    record, xid = xids[0]
+    named_by = next((s for s in record.shown_by if s != KERNEL_LOG_TITLE), "a listing")
+    quoted = xid.line[xid.line.find("NVRM"):].strip()[:110]
+    return ([(r.label, r.model) for r, _ in xids],
+            f"the kernel log's Xid {xid.code} names a process's work on it: '{quoted}'; its model from {named_by}")
 
 
 def _over_driven(judged: Outcome, nvidia: NvidiaGpus | None, listed: list[GpuInfo],

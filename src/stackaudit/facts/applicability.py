@@ -11,8 +11,8 @@ The subject is absent only from what the source positively shows, never from wha
   /dev/kfd handed to an LXC container), and no source shows an NVIDIA GPU or an NVIDIA driver; or
 - the sources name the model of every NVIDIA GPU they count, and no such model has the feature (gputable: the
   NVLink links, the NVLink kind or product family for NVSwitch, the MIG list of NVIDIA's MIG user guide).
-  Where the count is a lower bound (an excerpt, a chosen DCGM group, the user's words), only a host-wide subject is
-  concluded absent: an NVSwitch fabric is an HGX/DGX baseboard's, and a host with such a board holds only the
+  Where the count is a lower bound (an excerpt, a chosen DCGM group, the user's words) or no source states one (a
+  list's `GPU: <model>` line), only a host-wide subject is concluded absent: an NVSwitch fabric is an HGX/DGX baseboard's, and a host with such a board holds only the
   board's SXM modules, so one PCIe, NVL or bridged card that CUDA, DCGM or the user names rules it out for the host.
   The same holds where other GPUs are counted without their model (a whole `topo -m` beside a test header that names
   three of its six GPUs).
@@ -184,9 +184,9 @@ def shown_absent(subject: str, gpus: GpuInventory | None, nvidia_driver_shown: b
         return (f"no NVIDIA GPU in the source: the GPUs it shows are another vendor's ({named}), and no NVIDIA "
                 f"driver is shown" + ("" if subject == "nvidia-gpu" else f", so no {wanted.words}"))
     models = gpus.models
-    if not wanted.absent or gpus.count is None or not models or (len(models) < gpus.count and not wanted.host_wide):
+    if not wanted.absent or not models:
         return ""
-    if gpus.count_unshown and not wanted.host_wide:
+    if not wanted.host_wide and (gpus.count is None or len(models) < gpus.count or gpus.count_unshown):
         return ""
     names = sorted(set(models.values()))
     if not all(wanted.lacks(m) for m in names):

@@ -68,6 +68,9 @@ RECOVERY_XID = 154
 # three different processes faulting on one GPU is the repeat the catalogue sends to the GPU's diagnostics.
 RECURRING_PROCESSES = 3
 _PID = re.compile(r"\bpid=(\d+)")
+# The channel an Xid names (`channel 0x00000022` or `Ch 00000030`, as driver versions print it): a process's work
+# queue on the GPU.
+_CHANNEL = re.compile(r"\b(?:channel 0x|Ch )[0-9a-fA-F]{8}\b")
 # An AER line that says the link's error was not corrected: an uncorrectable severity, or the kernel's failed recovery
 # (`AER: can't recover (no error_detected callback)`, `AER: device recovery failed`).
 _LINK_FAILED = re.compile(r"can't recover|recovery failed", re.IGNORECASE)
@@ -142,6 +145,16 @@ class GpuEvents(Sourced):
             if lines:
                 out[bdf] = lines
         return out
+
+    def work_run(self) -> dict[str, GpuEvent]:
+        """Per GPU, its first Xid that names a process or its channel (`pid=5045, name=forzahorizon6.e, channel
+        0x00000022`; `Ch 00000030`): the driver had initialised the GPU and ran that process's work on it. An Xid
+        that names neither (`pid='<unknown>', name=<unknown>, GPU has fallen off the bus.`) shows no work run."""
+        run: dict[str, GpuEvent] = {}
+        for e in self.xids:
+            if e.bdf and (_PID.search(e.detail) or _CHANNEL.search(e.detail)):
+                run.setdefault(e.bdf, e)
+        return run
 
     def lost(self) -> tuple[GpuEvent, ...]:
         """The events of GPUs that fell off the bus or are lost, by any form of the message (Xid 79 too)."""

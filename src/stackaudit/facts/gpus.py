@@ -739,11 +739,30 @@ def stated_gpus(line: str) -> list[tuple[int, str]]:
     return list(dict.fromkeys(said))
 
 
+# A hardware list's GPU key naming a model without a count (`GPU: NVIDIA GeForce RTX 5080`, corpus 850; `* GPU: A100
+# PCIe 80GB`, corpus 714). A numbered key (`GPU 0:`) is a tool's listing, not a list's.
+_LIST_GPU_KEY = re.compile(r"^\W*GPU\**\s*:\**\s*(?=\S)", re.I)
+
+
+def listed_model(line: str) -> str:
+    """The model a hardware list's `GPU: <model>` line names without a count, as the GPU table names it; "" for any
+    other line. It names what the host's GPUs are, not how many: issue templates ask `GPU:` of multi-GPU hosts too."""
+    key = _LIST_GPU_KEY.match(line)
+    if key is None or _ANY_STATEMENT.search(line):
+        return ""
+    return _model_in(re.split(r"\s+", line[key.end():].strip())[:4])
+
+
 def parse_user_gpus(text: str) -> GpuInventory:
-    """The GPUs the user's words state: one count and one model, or nothing where the lines name several."""
+    """The GPUs the user's words state: one count and one model, or nothing where the lines name several. Without a
+    count, a list's one model (listed_model) names the first GPU's model and states no count."""
     said = {s for line in text.splitlines() for s in stated_gpus(line)}
+    models = {m for line in text.splitlines() if (m := listed_model(line))}
+    if not said and len(models) == 1:
+        return GpuInventory(gpus=(GpuRecord(0, "", next(iter(models)), None, (USER_WORDS_TITLE,)),))
     if not said:
-        raise ParseError("no GPU count and model in the user's words")
+        raise ParseError("no GPU count and model in the user's words" + (
+            f" (a list names several models: {', '.join(sorted(models))})" if models else ""))
     if len(said) > 1:
         raise ParseError("the user's words name several GPU sets (" + ", ".join(f"{n} x {m}" for n, m in sorted(said))
                          + "): not one host's")

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from stackaudit.facts._parse import ParseError
-from stackaudit.facts.gpus import GpuInventory, counted_gpus, stated_gpus
+from stackaudit.facts.gpus import GpuInventory, counted_gpus, listed_model, stated_gpus
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, parser, provider
 from stackaudit.facts.sources import RIG_REPORT_ENVIRONMENT, SYSTEMD_DETECT_VIRT, USER_MACHINE
 from stackaudit.facts.system import CpuInfo, KernelInfo, KernelLog
@@ -543,7 +543,7 @@ def no_gpus_from_user_words(text: str) -> GpuInventory:
     """
     named = [name for name, _ in cloud_instances(text)]
     free = instances_without_gpu(text)
-    if not free or len(set(named)) != 1 or any(stated_gpus(line) for line in text.splitlines()):
+    if not free or len(set(named)) != 1 or any(stated_gpus(line) or listed_model(line) for line in text.splitlines()):
         raise ParseError("names no single EC2 instance type of a family without GPUs")
     said = f"the user's words ({free[0]}: an EC2 family without accelerators)"
     return GpuInventory(empty_in=(said,), no_accelerator=(said,))

@@ -35,7 +35,9 @@ _LINE = re.compile(
 _BARE_VERSION = re.compile(r"^\d+(?:\.\d+){1,3}\s*$")
 _ANCHORS = ("PyTorch version", "vLLM Version", "Is CUDA available", "GPU models and configuration",
             "CUDA used to build PyTorch", "CUDA Driver Version", "sglang:", "PyTorch compiling details",
-            " Compute Capability: ")  # SGLang check_env's own line (`GPU 0,1 Compute Capability: 8.0`)
+            " Compute Capability: ",  # SGLang check_env's own line (`GPU 0,1 Compute Capability: 8.0`)
+            # mmengine's collect_env's own fields: a report cut before `PyTorch compiling details` (corpus 851)
+            "sys.platform:", "numpy_random_seed:")
 
 
 def _belongs(line: str) -> bool:

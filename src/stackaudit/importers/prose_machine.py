@@ -1,26 +1,26 @@
-"""The machine in the user's own words: a GPU count and model (`8 x A10G GPUs`, `a 8 cards 4090 server`), a
-cloud instance type (`g5.48xlarge`), a statement that it is bare metal (`It is not running inside a VM.`), or its
-/dev/shm size (`CPU Shared Memory: 64MB`).
+"""The machine in the user's own words: a GPU count and model (`8 x A10G GPUs`, `a 8 cards 4090 server`), a list's
+GPU model (`GPU: NVIDIA GeForce RTX 5080`), a cloud instance type (`g5.48xlarge`), a statement that it is bare metal
+(`It is not running inside a VM.`), or its /dev/shm size (`CPU Shared Memory: 64MB`).
 
 Recorded as the pasted document USER_MACHINE (facts/sources.py), the line verbatim; facts/gpus.py reads it last,
 as "the user's own words", for the model that a topology matrix or a log does not name, facts/platform.py for
 the VM an instance type names or the bare metal a statement names, and facts/shm.py for the /dev/shm size.
 A line that is itself a log line is left to its own recogniser, and so is a list line stating the power limit of each
-GPU it counts (importers/rig_report.py per_gpu_limit).
+GPU it counts (importers/rig_report.py per_gpu_limit), or a list's GPU line with its memory (rig_report.listed_gpu).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from stackaudit.facts.gpus import stated_gpus
+from stackaudit.facts.gpus import listed_model, stated_gpus
 from stackaudit.facts.platform import cloud_instances, platform_words
 from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.facts.shm import stated_shm
 from stackaudit.facts.sources import USER_MACHINE
 from stackaudit.importers._scan import Candidates, candidate_lines
 from stackaudit.importers.registry import Found, document_appended, importer
-from stackaudit.importers.rig_report import per_gpu_limit
+from stackaudit.importers.rig_report import listed_gpu, per_gpu_limit
 
 MAX_LINES = 20  # lines of words read from one paste; past a few, they state several machines anyway
 
@@ -42,8 +42,8 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
         line = lines[i]
         if len(line) > 2000:
             continue
-        if (stated_gpus(line) or cloud_instances(line) or platform_words(line) or stated_shm(line) is not None) \
-                and not is_log_line(line) and per_gpu_limit(line) is None:
+        if (stated_gpus(line) or listed_model(line) or cloud_instances(line) or platform_words(line) or stated_shm(line) is not None) \
+                and not is_log_line(line) and per_gpu_limit(line) is None and not listed_gpu(line):
             yield Found("prose machine", i, i + 1, document_appended(USER_MACHINE.name, line.strip() + "\n"))
             taken += 1
             if taken == MAX_LINES:

@@ -68,6 +68,11 @@ def per_gpu_limit(line: str) -> tuple[int, str, str] | None:
     return (said[0][0], said[0][1], per_gpu.group(1)) if per_gpu and len(said) == 1 else None
 
 
+def listed_gpu(line: str) -> bool:
+    """Whether a line is a plain hardware list's GPU line with its memory (_LIST_GPU), which this importer reads."""
+    return _LIST_GPU.match(line) is not None
+
+
 def _section(m: re.Match[str], power: re.Match[str] | None, bus: str, link: re.Match[str] | None = None) -> str:
     """One GPU's section of `nvidia-smi -q` text."""
     lines = [f"GPU {bus}".rstrip(),
