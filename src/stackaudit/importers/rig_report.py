@@ -73,14 +73,17 @@ def listed_gpu(line: str) -> bool:
     return _LIST_GPU.match(line) is not None
 
 
-def _section(m: re.Match[str], power: re.Match[str] | None, bus: str, link: re.Match[str] | None = None) -> str:
-    """One GPU's section of `nvidia-smi -q` text."""
-    lines = [f"GPU {bus}".rstrip(),
-             f"    Product Name                          : {m.group(2)}",
-             f"    Persistence Mode                      : {m.group(6)}",
-             f"    VBIOS Version                         : {m.group(5)}",
-             "    FB Memory Usage",
-             f"        Total                             : {m.group(3)} MiB"]
+def _query_section(name: str, *, bus: str = "", persistence: str | None = None, vbios: str | None = None,
+                   mib: str | None = None, link: re.Match[str] | None = None, draw: str | None = None,
+                   limit: str | None = None, default: str | None = None, max_limit: str | None = None) -> str:
+    """One GPU's section of `nvidia-smi -q` text, with the fields a report or list gives (None: not given)."""
+    lines = [f"GPU {bus}".rstrip(), f"    Product Name                          : {name}"]
+    if persistence is not None:
+        lines.append(f"    Persistence Mode                      : {persistence}")
+    if vbios is not None:
+        lines.append(f"    VBIOS Version                         : {vbios}")
+    if mib is not None:
+        lines += ["    FB Memory Usage", f"        Total                             : {mib} MiB"]
     if link is not None:
         lines += ["    PCI",
                   "        GPU Link Info",
@@ -89,14 +92,24 @@ def _section(m: re.Match[str], power: re.Match[str] | None, bus: str, link: re.M
                   "            Link Width",
                   f"                Max                       : {link.group(2)}x",
                   f"                Current                   : {link.group(1)}x"]
-    if power is not None:
+    if limit is not None:
         lines.append("    GPU Power Readings")
-        if power.group(4):
-            lines.append(f"        Power Draw                        : {power.group(4)} W")
-        lines += [f"        Power Limit                       : {power.group(1)} W",
-                  f"        Default Power Limit               : {power.group(2)} W",
-                  f"        Max Power Limit                   : {power.group(3)} W"]
+        if draw:
+            lines.append(f"        Power Draw                        : {draw} W")
+        lines.append(f"        Power Limit                       : {limit} W")
+        if default is not None:
+            lines.append(f"        Default Power Limit               : {default} W")
+        if max_limit is not None:
+            lines.append(f"        Max Power Limit                   : {max_limit} W")
     return "\n".join(lines) + "\n"
+
+
+def _section(m: re.Match[str], power: re.Match[str] | None, bus: str, link: re.Match[str] | None = None) -> str:
+    """One GPU's section of `nvidia-smi -q` text from report.sh's GPU bullet and the bullets below it."""
+    if power is None:
+        return _query_section(m.group(2), bus=bus, persistence=m.group(6), vbios=m.group(5), mib=m.group(3), link=link)
+    return _query_section(m.group(2), bus=bus, persistence=m.group(6), vbios=m.group(5), mib=m.group(3), link=link,
+                          draw=power.group(4), limit=power.group(1), default=power.group(2), max_limit=power.group(3))
 
 
 @importer("rig report", "club-3090's rig report (`scripts/report.sh`): its GPU bullets (name, power limits, link, "
@@ -110,8 +123,7 @@ def rig_report(lines: list[str], candidates: Candidates | None = None) -> Iterat
             continue
         if per_gpu := per_gpu_limit(lines[i]):
             count, model, watts = per_gpu
-            text = "".join(f"GPU\n    Product Name                          : {model}\n    GPU Power Readings\n"
-                           f"        Power Limit                       : {watts} W\n" for _ in range(count))
+            text = "".join(_query_section(model, limit=watts) for _ in range(count))
             yield Found("rig report", i, i + 1, command_output_appended(NVSMI_QUERY.argv, text))
             continue
         if cpu := _CPU.match(lines[i]):
@@ -165,15 +177,8 @@ def _listed_gpu(lines: list[str], i: int, m: re.Match[str]) -> Iterator[Found]:
     stop = next((j for j in below if _LIST_GPU.match(lines[j])), below.stop)
     power = next(((j, p) for j in range(i + 1, stop) if (p := _LIST_POWER.match(lines[j]))), None)
     mib = m.group(2).replace(",", "") if m.group(2) else str(int(m.group(3)) * 1024)
-    text = ("GPU\n"
-            f"    Product Name                          : {m.group(1).strip()}\n"
-            "    FB Memory Usage\n"
-            f"        Total                             : {mib} MiB\n")
-    if power is not None:
-        text += ("    GPU Power Readings\n"
-                 f"        Power Limit                       : {power[1].group(1)} W\n")
-        if power[1].group(2):
-            text += f"        Default Power Limit               : {power[1].group(2)} W\n"
+    limit, default = (power[1].group(1), power[1].group(2) or None) if power is not None else (None, None)
+    text = _query_section(m.group(1).strip(), mib=mib, limit=limit, default=default)
     yield Found("rig report", i, i + 1, command_output_appended(NVSMI_QUERY.argv, text))
     if power is not None:
         yield Found("rig report", power[0], power[0] + 1, lambda record: None)
