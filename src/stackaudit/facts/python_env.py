@@ -425,7 +425,7 @@ def python_env_from_stated_versions(text: str) -> PythonEnv:
         for e in _LISTED_ENGINE.finditer(line):
             packages.setdefault(e.group("name").lower(), e.group("version"))
     images = {image: found for line in text.splitlines()
-              if (image := listed_engine_image(line)) and (found := engine_image_cuda(image))}
+              if (m := LISTED_ENGINE_IMAGE.match(line)) and (found := engine_image_cuda(image := m.group(1)))}
     if not packages and len(images) == 1:
         # The engine image a list names, with the CUDA its tag names (docker.ENGINE_CUDA_IMAGE): its torch's.
         (image, (engine, image_cuda)), = images.items()

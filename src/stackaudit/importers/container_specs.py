@@ -191,7 +191,7 @@ def _piece(kind: str, doc: str, parse: Callable[[str], object], start: int, end:
 def compose(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         fragment = _service_fragment(lines, i) if "image:" in lines[i] else None
-        if fragment is not None and (found := _piece("compose", COMPOSE_FILE.name, parse_compose, *_marked(fragment))):
+        if fragment is not None and (found := _compose_piece(*fragment)):
             yield found
             scan.skip(found.end)
             continue
@@ -242,13 +242,12 @@ def _read_above(lines: list[str], start: int, services: int, line: int | None) -
         end -= 1
     if end <= services + 2:
         return None
-    return _piece("compose", COMPOSE_FILE.name, parse_compose, *_marked((start, end, "\n".join(lines[start:end]))))
+    return _compose_piece(start, end, "\n".join(lines[start:end]))
 
 
-def _marked(piece: tuple[int, int, str]) -> tuple[int, int, str]:
-    """A piece of a compose file with COMPOSE_PIECE_MARK above it: its services' env is not read as whole."""
-    start, end, text = piece
-    return start, end, COMPOSE_PIECE_MARK + text
+def _compose_piece(start: int, end: int, text: str) -> Found | None:
+    """A piece of a compose file (_piece), with COMPOSE_PIECE_MARK above it: its services' env is not read as whole."""
+    return _piece("compose", COMPOSE_FILE.name, parse_compose, start, end, COMPOSE_PIECE_MARK + text)
 
 
 # The keys of a pod's container; a fragment that starts inside one holds two of them at one indentation.
