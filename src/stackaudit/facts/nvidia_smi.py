@@ -434,6 +434,9 @@ QUERY_FIELDS: dict[str, tuple[int, bool]] = {
         "Remapping Failure Occurred", "Current", "Pending", "State", "Status", "CliqueId", "ClusterUUID", "Health Summary",
         "Unknown",  # the clock event reason drivers before R450 print last (corpus 683)
         *CLOCK_EVENT_LABELS.values())},
+    # A process under `Processes` (importers/_paste.py reads that name as a section where no colon follows it).
+    "Process ID": (2, False),
+    **{k: (3, False) for k in ("GPU instance ID", "Compute instance ID", "Type", "Name", "Used GPU Memory")},
     **{k: (2, True) for k in ("GPU Link Info", "Volatile", "Aggregate")},
     **{k: (3, True) for k in ("PCIe Generation", "Link Width")},
     **{k: (4, False) for k in ("Device Current", "Device Max", "Host Max",

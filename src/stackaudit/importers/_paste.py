@@ -76,7 +76,18 @@ def _value_and_key(text: str) -> tuple[str, str]:
 def _starts(line: str) -> list[re.Match[str]]:
     """Where the fields, sections, banner and GPU headers of a flattened run start."""
     return [m for m in _FLAT_START.finditer(line) if not m.group("name") or m.end() == len(line)
-            or QUERY_FIELDS[m.group("name")][1] != bool(m.group("colon"))]
+            or _is_section(m) != bool(m.group("colon"))]
+
+
+# `Processes` is a section where processes run and a field in `Processes : None`.
+_FIELD_OR_SECTION = frozenset({"Processes"})
+# `Process ID` is a field whose own fields (the process's type and name) follow it, one level in.
+_FIELD_WITH_FIELDS = frozenset({"Process ID"})
+
+
+def _is_section(m: re.Match[str]) -> bool:
+    """Whether a flattened run's name at m opens a section (a name of both kinds does where no colon follows it)."""
+    return QUERY_FIELDS[m.group("name")][1] or (m.group("name") in _FIELD_OR_SECTION and not m.group("colon"))
 
 
 def unflatten(line: str) -> list[str] | None:
@@ -102,7 +113,7 @@ def unflatten(line: str) -> list[str] | None:
             open_depth = 0
             continue
         name = m.group("name")
-        depth, section = QUERY_FIELDS[name]
+        depth, section = QUERY_FIELDS[name][0], _is_section(m)
         rest = piece[len(name):].strip()
         if section:
             out.append("    " * depth + name)
@@ -115,6 +126,8 @@ def unflatten(line: str) -> list[str] | None:
         depth = open_depth + 1 if name in ANY_DEPTH and open_depth else min(depth, open_depth + 1)
         open_depth = min(open_depth, depth - 1)
         out.extend(_fields(name + " " + rest, depth, open_depth))
+        if name in _FIELD_WITH_FIELDS:
+            open_depth = depth  # a process's own fields (its type and name) follow its ID
     return out
 
 
