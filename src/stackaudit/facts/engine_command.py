@@ -126,6 +126,12 @@ class EngineCommand:
         return line
 
     @property
+    def names_only_program(self) -> bool:
+        """Whether the line is the engine's program alone, with no model and no option (`vllm serve`, `python -m
+        vllm.entrypoints.openai.api_server`): a sentence that names the command, not a shell line that runs it."""
+        return not any(a.startswith("-") and a != "-m" for a in self.argv[1:]) and classify(self.argv[:-1]) is None
+
+    @property
     def engine_shown_by_context(self) -> bool:
         """Whether the program's name is generic (LEGACY_GGML_PROGRAMS): the engine is the paste's, not the name's."""
         return bool(self.argv) and posixpath.basename(self.argv[0]) in LEGACY_GGML_PROGRAMS
@@ -268,6 +274,47 @@ def _python_call(text: str) -> ast.Call | None:
     return node if isinstance(node, ast.Call) else None
 
 
+# A shell's control operators (the command ends before them: `vllm serve M ... 2>&1 | tee log &`, corpus 852) and its
+# redirections (`2>&1`, `> log`, `&>>log`), which change where the output goes and nothing about the flags.
+_CONTROL = frozenset(("|", "|&", ";", "&", "&&", "||"))
+_REDIRECTION = re.compile(r"^(?:\d*|&)(?:>>?|<)(?:&(?:\d+|-)|(?P<target>\S*))$")
+
+
+def _first_command(words: list[str]) -> list[str]:
+    """The words of the first command of a shell line, its redirections left out: a pipe into `tee` or a trailing `&`
+    ends the engine's command, and its flags are all before them."""
+    kept: list[str] = []
+    takes_target = False
+    for word in words:
+        if takes_target:
+            takes_target = False
+            continue
+        if word in _CONTROL:
+            break
+        m = _REDIRECTION.match(word)
+        if m is not None:
+            takes_target = m.group("target") == ""  # `> log`: the file is the next word; `2>&1` names none
+            continue
+        kept.append(word)
+    return kept
+
+
+# The programs that take at most this many positional words before their first option: `vllm serve [model_tag]
+# [options]` (https://docs.vllm.ai/en/latest/cli/serve.html). More is a sentence or a script's comment that names the
+# command (`# vllm serve on head node`, corpus 852), not a command line.
+MAX_POSITIONALS = {("vllm", "serve"): 1}
+
+
+def _too_many_positionals(words: list[str]) -> bool:
+    """Whether the words pass more positional words to their program than it takes (MAX_POSITIONALS)."""
+    for program, most in MAX_POSITIONALS.items():
+        if tuple(posixpath.basename(w) if n == 0 else w for n, w in enumerate(words[:len(program)])) == program:
+            rest = words[len(program):]
+            shown = next((n for n, w in enumerate(rest) if w.startswith("-")), len(rest))
+            return shown > most
+    return False
+
+
 def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str] | None = None) -> EngineCommand | None:
     """One shell line (prompt already removed) as an engine command, or None when it starts no engine.
     `ggml_shown`: the line of the paste that shows llama.cpp, where a generic program name needs it (GGML_SHOWN).
@@ -292,7 +339,8 @@ def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str
         words.pop(0)
         while takes is not None and words and words[0].startswith("-"):  # the wrapper's own options
             del words[:2 if words[0] in takes else 1]
-    if not words or any(w in ("|", ";", "&&", "||") for w in words):
+    words = _first_command(words)
+    if not words:
         return None
     program = posixpath.basename(words[0])
     if program in LEGACY_GGML_PROGRAMS and len(words) > 1 and "/" in words[0] \
@@ -305,6 +353,8 @@ def parse_command_line(line: str, ggml_shown: str = "", variables: dict[str, str
                              builds=program in BUILDERS, cut=cut)
     match = classify(tuple(words))
     if match is None or match.engine not in ("vllm", "sglang", "trtllm", "lmdeploy") or match.role not in _TOP_ROLES:
+        return None
+    if _too_many_positionals(words):
         return None
     return EngineCommand(match.engine, tuple(words), tuple(env), line.strip(), cut=cut)
 

@@ -199,7 +199,9 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
                                                 else "", variables=variables)
         if command is None:
             spans = (strip_prompt(span) for span in _INLINE_CODE.findall(line))  # "`$ lmdeploy serve ...`" (2724)
-            command = next((c for c in map(parse_command_line, spans) if c is not None), None)
+            # A span that names the program alone ("After calling `vllm serve`, ...") is a mention, not a command.
+            command = next((c for c in map(parse_command_line, spans) if c is not None and not c.names_only_program),
+                           None)
             start, end = (i, i + 1) if command is not None else (start, end)
         if command is not None:
             shown = _ggml_shown(lines, start, first_ggml) if command.engine_shown_by_context else ""
