@@ -5,8 +5,11 @@ elsewhere with redirections (`> $LOG_FILE 2>&1`): its flags are the words before
 variable the paste does not set (`--tensor-parallel-size=$tensor_parallel`) is present with a size not shown: never
 the engine's default (facts/_parse.sizes_unread). A sentence that names the program alone ("After calling `vllm
 serve`, ...") and a script's comment over the command (`# vllm serve on head node`) are not command lines.
+A variable exported above the command in its block (`export CUDA_LAUNCH_BLOCKING=1`) is in its environment.
+vLLM's entrypoint run as a script (`python3 api_server.py`, the name vLLM's usage line prints: vllm#2915) is vLLM
+where it carries a flag only vLLM's engine arguments take (facts/processes.VLLM_ONLY_FLAGS), its release unknown.
 
-Real pastes: corpus 852 (vllm#7699) and vllm-ascend#2179 (the redirection into `$LOG_FILE`). The counter-examples
+Real pastes: corpus 852 (vllm#7699), corpus 784 (vllm#8447) and vllm-ascend#2179 (the redirection into `$LOG_FILE`). The counter-examples
 are modelled and say so.
 """
 
@@ -71,3 +74,27 @@ def test_modelled_mentions_and_pipelines_into_other_programs_are_not_commands() 
     assert parse_command_line('ps aux | grep "vllm serve"') is None
     # A sentence that quotes a whole command is still read.
     assert _commands("I run `vllm serve Qwen/Qwen2-7B --tensor-parallel-size 2` on two GPUs.\n") != []
+    assert _commands("I start `llama-server -m model.gguf -ngl 99` on the box.\n") != []  # `-m` is its model flag
+
+
+def test_corpus_784_local_api_server_with_vllm_flags_is_vllm() -> None:
+    assert _commands(body("784")) == [("engine command", 7, 15)]
+    from corpus import fact, pasted
+
+    commands = fact(pasted(body("784")), "engine_commands").commands
+    assert [c.engine for c in commands] == ["vllm"]
+    # The variables exported above it in the same block are its environment.
+    assert dict(commands[0].env)["CUDA_LAUNCH_BLOCKING"] == "1"
+    # TP 8 x PP 2 read; the eager flag is the command's (the release is not shown: no version mark).
+    assert capture_checks("784", "RT-CUDA-GRAPHS")["RT-CUDA-GRAPHS"].status == "issue"
+
+
+def test_modelled_api_server_of_another_server_is_not_vllm() -> None:
+    # Modelled: an `api_server.py` with none of vLLM's own flags (LightLLM's spelling), and an export in another fence.
+    assert parse_command_line("python api_server.py --model_dir m --tp 2 --max_total_token_num 120000") is None
+    command = parse_command_line("python3 api_server.py --model m -tp 2 --worker-use-ray")
+    assert command is not None and command.engine == "vllm"
+    from corpus import fact, pasted
+
+    text = "```\nexport CUDA_LAUNCH_BLOCKING=1\n```\n```\nvllm serve m --tensor-parallel-size 2\n```\n"
+    assert "CUDA_LAUNCH_BLOCKING" not in dict(fact(pasted(text), "engine_commands").commands[0].env)

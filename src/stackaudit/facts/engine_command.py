@@ -46,9 +46,13 @@ _WRAPPERS: dict[str, frozenset[str]] = {
 # The processes that carry the flags (not a worker or a helper).
 _TOP_ROLES = {"api-server", "launcher", ""}
 # Cheap tests before any splitting: a long vLLM log names "vllm" on most lines, its commands are rare.
-ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_dir", "llama-server", "aphrodite")
+ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_dir", "llama-server", "aphrodite",
+                "api_server.py")
 COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+serve\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
                           r"|\bserver_vllm\.py\b"  # functionary's vLLM server (facts/processes._program)
+                          # vLLM's entrypoint run as a script, with a flag only vLLM takes (processes.VLLM_ONLY_FLAGS)
+                          r"|\bapi_server\.py\s.*--(?:enforce-eager|worker-use-ray|engine-use-ray|"
+                          r"distributed-executor-backend|gpu-memory-utilization|max-num-seqs)\b"
                           r"|\baphrodite\s+run\b|-m\s+aphrodite\."  # Aphrodite, a vLLM fork (facts/processes._program)
                           r"|\btrtllm-build\b|\brun\.py\s.*--engine_dir\b|\bllama-server\b"
                           r"|\btrtllm-bench\b")  # TensorRT-LLM's benchmark: the LLM API in-process, with its options
@@ -129,7 +133,9 @@ class EngineCommand:
     def names_only_program(self) -> bool:
         """Whether the line is the engine's program alone, with no model and no option (`vllm serve`, `python -m
         vllm.entrypoints.openai.api_server`): a sentence that names the command, not a shell line that runs it."""
-        return not any(a.startswith("-") and a != "-m" for a in self.argv[1:]) and classify(self.argv[:-1]) is None
+        module = posixpath.basename(self.argv[0]).startswith("python") if self.argv else False  # `python -m M`
+        options = [a for n, a in enumerate(self.argv[1:], 1) if a.startswith("-") and not (module and n == 1)]
+        return not options and classify(self.argv[:-1]) is None
 
     @property
     def engine_shown_by_context(self) -> bool:
@@ -365,11 +371,14 @@ def parse_engine_commands(text: str) -> EngineCommands:
     lines = text.splitlines()
     ggml_shown = next((x for x in lines if GGML_SHOWN.search(x)), "")  # recorded after a generic program's command
     variables: dict[str, str] = {}  # the shell variables set so far (the importer records them above the command)
+    exported: dict[str, str] = {}  # those exported: the environment of the commands after them
     i = 0
     while i < len(lines):
         assigned = shell_assignment(lines[i])
         if assigned is not None:
             variables[assigned[0]] = expand_variables(assigned[1], variables)
+            if lines[i].lstrip().startswith("export "):
+                exported[assigned[0]] = variables[assigned[0]]
             i += 1
             continue
         heredoc = HEREDOC.match(lines[i])
@@ -380,7 +389,10 @@ def parse_engine_commands(text: str) -> EngineCommands:
             continue
         command = parse_command_line(lines[i], ggml_shown, variables) if lines[i].strip() else None
         if command is not None:
-            commands.append(command)
+            # An exported variable is in the environment of every command after it; one set on the line wins.
+            on_line = dict(command.env)
+            commands.append(replace(command, env=tuple((n, v) for n, v in exported.items() if n not in on_line)
+                                    + command.env) if exported else command)
         i += 1
     if not commands:
         raise ParseError("no engine command line")
