@@ -10,6 +10,7 @@ Markdown outside a code fence eats the leading `#` and turns a lone `#` into a b
 the `#` is optional and blank lines inside a run are kept. The test's command line (`./build/all_reduce_perf
 -b 8 -e 128M -g 1`, under `mpirun -x NAME=value ...` or `srun`) is recorded with the run where it sits just
 above the header or above the fence that opens it, and on its own elsewhere: the variables it sets are the run's.
+A command quoted as Markdown inline code, in a sentence or on a line of its own (corpus 774), is the span.
 A run whose header stops at `# Using devices` (it hung or was cut before listing its GPUs) is one run too.
 Result rows pasted without the header or any `#` line (corpus 446) are a run where a row has all 13 columns.
 The result table under its own header lines without the `# nThread` header (corpus 794, whose older table has no
@@ -52,6 +53,19 @@ _SUMMARY = re.compile(r"^\s*#?\s*Out of bounds values\s*:")
 _BANDWIDTH = re.compile(r"^\s*#?\s*Avg bus bandwidth\s*:")
 
 
+# Markdown inline code: a command quoted in a sentence or on a line of its own (corpus 774).
+_INLINE_CODE = re.compile(r"(?<!`)`([^`]+)`(?!`)")
+
+
+def _command(line: str) -> str | None:
+    """The nccl-tests command line `line` is, or quotes as inline code with its options; None where it is neither
+    (a span that names the program alone is a mention)."""
+    if COMMAND.match(line):
+        return line.strip()
+    return next((span.strip() for span in _INLINE_CODE.findall(line)
+                 if "_perf" in span and " -" in span and COMMAND.match(span)), None)
+
+
 def _opens_run(line: str) -> bool:
     return bool(RANK_LINE.match(line) or (_HEADER.match(line) and "nThread" in line) or _ROW.match(line)
                 or _TABLE_HEAD.match(line) or _SUMMARY.match(line))
@@ -88,8 +102,9 @@ def _line(line: str) -> bool:
                    "double", "int8", "int32", "int64"), per_line=True)
 def nccl_tests(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
-        if COMMAND.match(lines[i]) and not _heads_run(lines, i):
-            yield Found("nccl-tests", i, i + 1, document_appended(NCCL_TESTS.name, lines[i].strip() + "\n"))
+        quoted = _command(lines[i])
+        if quoted is not None and not _heads_run(lines, i):
+            yield Found("nccl-tests", i, i + 1, document_appended(NCCL_TESTS.name, quoted + "\n"))
             continue
         if not _opens_run(lines[i]):
             continue
