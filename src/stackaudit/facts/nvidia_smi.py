@@ -636,6 +636,10 @@ def _unreachable(line: str) -> tuple[str, str] | None:
 def parse_table(text: str) -> NvidiaGpus:
     """NVIDIA GPUs from the `nvidia-smi` default table (header optional: excerpts of the GPU rows parse too).
 
+    A fragment without GPU rows shows what it holds and no more: the header line alone gives the driver and its CUDA
+    version and no GPU; process rows give the GPUs they run on; the Processes box alone gives no GPU. Each such
+    fragment is marked cut (`NvidiaGpus.unshown`): it counts no GPU the host has.
+
     Input (tests/data/captures/15)::
 
         | NVIDIA-SMI 610.43.03              KMD Version: 610.43.03     CUDA UMD Version: 13.3     |

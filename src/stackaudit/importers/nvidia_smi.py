@@ -5,6 +5,9 @@ NVSMI_QUERY, NVSMI_TABLE), so a pasted file replays like a snapshot of a host wi
 only by the output's own markers: the XML from `<nvidia_smi_log>` to its end with as many `<gpu>`
 sections as `<attached_gpus>` says; `-q` from its `NVSMI LOG` banner with as many GPU sections as
 `Attached GPUs`; the table from its `NVIDIA-SMI` header through the closed Processes box.
+The table's fragments (its header line alone, the Processes box or process rows alone) are recorded as the table's
+output, appended, never whole. nvidia-smi's line for a GPU it cannot open is the table's, or `-q`'s under a line that
+names `nvidia-smi -q` / `-a`.
 """
 
 from __future__ import annotations
@@ -134,8 +137,9 @@ _QUERY_NAMED = re.compile(r"\bnvidia-smi\s+(?:-q|-a|--query)\b(?!\s*-x)")
 
 def _query_output(lines: list[str], i: int) -> bool:
     """Whether line i, nvidia-smi's line for a GPU it cannot open, is what `nvidia-smi -q` printed: the line above it
-    that is not blank names that command (the table prints the same line, corpus 697)."""
-    above = next((lines[j] for j in range(i - 1, max(i - 3, -1), -1) if lines[j].strip()), "")
+    that is neither blank nor a fence names that command (the table prints the same line, corpus 697)."""
+    above = next((lines[j] for j in range(i - 1, max(i - 4, -1), -1) if lines[j].strip() and not FENCE.match(lines[j])),
+                 "")
     return _QUERY_NAMED.search(above) is not None
 
 
@@ -210,7 +214,7 @@ def nvsmi_query(lines: list[str], candidates: Candidates | None = None) -> Itera
 _TABLE_LINE = re.compile(r"^\s*[|+]")
 _TABLE_SIGNS = re.compile(r"NVIDIA-SMI\s+\d|^\s*\|\s*\d+\s+.+\s(On|Off)\s*\|\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:")
 # A fragment of the table without its header or GPU rows (corpus 247, 764): the Processes box or a process row.
-_FRAGMENT_SIGNS = re.compile(r"^\s*\|\s*Processes:\s*\|?\s*$")
+_FRAGMENT_SIGNS = re.compile(r"^\s*\|\s*Processes:")
 # The header line alone, without the table's bars (corpus 247, 264, 298: copied into a report as the driver's version).
 _LONE_HEADER = re.compile(r"^\s*" + TABLE_HEADER.pattern)
 _TIMESTAMP = re.compile(r"^\s*\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s*$")
