@@ -21,8 +21,8 @@ Sources, best first:
   or engine log (the document USER_RATE; importers/prose_rate.py records it only then).
 
 A line is a single-stream rate only where it shows one running request and none waiting, and a window with
-prefill in it is dropped; lines most of which lie far from their median (NEAR_MEDIAN) are several runs and give no rate (vLLM: prompt throughput above 0; SGLang: a `Prefill batch.` line since the decode line
-before). A benchmark at a concurrency above 1 measures something else and is not used. Speculative decoding
+prefill in it is dropped (vLLM: prompt throughput above 0; SGLang: a `Prefill batch.` line since the decode line
+before). Lines most of which lie far from their median (NEAR_MEDIAN) are several runs and give no rate. A benchmark at a concurrency above 1 measures something else and is not used. Speculative decoding
 (vLLM `SpecDecoding metrics:`, SGLang `accept len:`) is noted: the rate may then exceed the one-token ceiling.
 """
 
