@@ -650,6 +650,11 @@ def parse_table(text: str) -> NvidiaGpus:
     if len(text) > MAX_TEXT:
         raise ParseError("nvidia-smi table larger than 32 MiB")
     header = TABLE_HEADER.search(text)
+    # Header lines of different drivers (two machines' fragments in one paste) name no one driver, as the evidence
+    # lines' reader has it (facts/nvidia.py driver_from_evidence_lines).
+    drivers = list(dict.fromkeys(m.group(2) for m in TABLE_HEADER.finditer(text))) if header else []
+    several = f"several driver versions in the header lines shown ({', '.join(drivers)})" if len(drivers) > 1 else ""
+    versions = (header.group(2), header.group(3), header.group(1)) if header and not several else (None, None, None)
     rows: dict[int, dict[str, Any]] = {}
     order: list[int] = []
     last: int | None = None
@@ -748,9 +753,8 @@ def parse_table(text: str) -> NvidiaGpus:
         # not the others); a Processes box that says `No running processes found` names none, and shows no GPU.
         gpus.extend(GpuInfo(index=idx, processes=tuple(found)) for idx, found in sorted(procs.items()))
         shown = "process rows" if procs else "Processes box" if saw_proc_section or no_procs else "header line"
-        return NvidiaGpus(tuple(gpus), header.group(2) if header else None, header.group(3) if header else None,
-                          None, tuple(notes), cut=f"the table is cut to its {shown}",
-                          smi_version=header.group(1) if header else None)
+        return NvidiaGpus(tuple(gpus), versions[0], versions[1], None, (*notes, *([several] if several else [])),
+                          cut=f"the table is cut to its {shown}", smi_version=versions[2])
     if unreachable and not order:
         return NvidiaGpus(tuple(gpus), None, None, None, tuple(notes),
                           cut=f"nvidia-smi stops at GPU {unreachable[0][0]}, which it cannot open")
@@ -759,8 +763,8 @@ def parse_table(text: str) -> NvidiaGpus:
     if not cut_at and order and not saw_proc_section and not no_procs and not saw_mig_box:
         # The GPU rows end at a border line but no Processes box follows: more GPU blocks may have been cut away.
         cut_at = f"the table ends after GPU {order[-1]}'s rows, before its Processes box"
-    return NvidiaGpus(tuple(gpus), header.group(2) if header else None, header.group(3) if header else None,
-                      None, tuple(notes), cut=cut_at, smi_version=header.group(1) if header else None)
+    return NvidiaGpus(tuple(gpus), versions[0], versions[1], None, (*notes, *([several] if several else [])),
+                      cut=cut_at, smi_version=versions[2])
 
 
 def _ecc_from_cell(cell: str | None) -> bool | None:
