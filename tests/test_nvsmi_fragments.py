@@ -26,6 +26,9 @@ def test_the_header_line_alone_gives_the_driver_and_no_gpu() -> None:
     # Corpus 264 (NVIDIA/nvidia-container-toolkit#115): the header line in prose, over one GPU name line.
     assert ("nvidia-smi", 5, 5) in _kinds(body("264"))
     assert fact(pasted(body("264")), "nvidia_driver").version == "535.104.05"
+    # Corpus 101's header line, its bars taken off, alone in prose: the table's line, no longer an evidence line.
+    text = "Hello, on my box:\nNVIDIA-SMI 510.47.03    Driver Version: 510.47.03    CUDA Version: 11.6\nany idea?\n"
+    assert _kinds(text) == [("nvidia-smi", 2, 2)]
     # A check over the GPUs says nothing of GPUs the header does not show.
     assert capture_checks("298", "DRV-PERSISTENCE")["DRV-PERSISTENCE"].status == "unknown"
 
