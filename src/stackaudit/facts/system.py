@@ -8,11 +8,12 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from stackaudit.facts._parse import ParseError, has_gap_line, key_value_lines, lines_holding, parse_cpulist
+from stackaudit.facts._parse import ParseError, has_gap_line, key_value_lines, lines_holding, parse_cpulist, stated_lines
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
 from stackaudit.facts.shown_commands import EmptyGreps, ListingGreps
 from stackaudit.facts.sources import (
     DMESG,
+    EVIDENCE_LINES,
     LSCPU,
     LSMOD,
     NODE_SYSFS,
@@ -105,6 +106,27 @@ def kernel_from_collect_env(ctx: FactContext) -> KernelInfo:
         raise FactUnavailable("the collect_env report names no kernel")
     machine = _MACHINE.search(report.values.get("Python platform", ""))
     return KernelInfo(report.kernel, machine=machine.group(1) if machine else "")
+
+
+# A hardware summary's kernel line (`Kernel: 6.17.0-1014-nvidia`, `Kernel version: Linux 6.8.0-124-generic`), or the
+# same as a two-column Markdown table row (`| **Kernel** | Linux 6.8.0-124-generic |`, corpus 860): `uname -r`'s release.
+STATED_KERNEL = re.compile(r"^\W*(?:Linux )?Kernel(?: version| release)?\W*:\s*(?:Linux\s+)?(\d+\.\d+(?:\.\d+)?[\w.+~-]*)\s*$",
+                           re.IGNORECASE)
+
+
+@parser(EVIDENCE_LINES, feeds="kernel", kind=KernelInfo, rank=70)
+def kernel_from_stated_line(text: str) -> KernelInfo:
+    """The kernel release a hardware summary states on its own line (STATED_KERNEL); two different releases name no
+    one kernel.
+
+    Input (tests/data/captures/860, the user's environment table)::
+
+        | **Kernel** | Linux 6.8.0-124-generic |
+    """
+    found = {m.group(1) for line in stated_lines(text).splitlines() if (m := STATED_KERNEL.match(line))}
+    if len(found) != 1:
+        raise ParseError("no one `Kernel: X.Y` line in the lines shown")
+    return KernelInfo(found.pop())
 
 
 @provider("kernel", KernelInfo, rank=50, title="sysctl `kernel.osrelease`")
@@ -215,6 +237,34 @@ class CpuInfo(Sourced):
         return self.vendor == "GenuineIntel" or "Intel" in self.model_name
 
 
+# The CPU family (lscpu's `CPU family`, decimal) an AMD model name implies, where lscpu's own line is not shown (a
+# hardware summary's CPU line, an lscpu excerpt): 23 (0x17) Zen, Zen+ and Zen 2, 25 (0x19) Zen 3 and Zen 4, 26 (0x1A)
+# Zen 5 (https://en.wikipedia.org/wiki/List_of_AMD_CPU_microarchitectures). By the digit of the model number that names
+# the generation: an EPYC's last (7xx1 Naples ... 9xx5 Turin, and the cloud parts 7V13, 9V84, 9J14:
+# https://en.wikipedia.org/wiki/Epyc), a Threadripper's and a desktop Ryzen's first (Threadripper 1000-3000 Zen to
+# Zen 2, 5000 and 7000 Zen 3 and Zen 4, 9000 Zen 5; desktop Ryzen 1000-4000, 5000, 7000-8000, 9000:
+# https://en.wikipedia.org/wiki/List_of_AMD_Ryzen_processors). Mobile Ryzen (U, H, HS, HX) mix generations under
+# one series and are left out.
+_AMD_FAMILY_BY_NAME = (
+    (re.compile(r"\bEPYC\s+\d\w\w(\d)[A-Z]{0,2}\b"), {"1": 23, "2": 23, "3": 25, "4": 25, "5": 26}),
+    (re.compile(r"\bThreadripper\s+(?:PRO\s+)?(\d)\d{3}W?X\b"), {"1": 23, "2": 23, "3": 23, "5": 25, "7": 25, "9": 26}),
+    (re.compile(r"\bRyzen\s+[3579]\s+(\d)\d{3}(?:X3D|XT|X|GT|GE|G|F)?(?=\s|$)"),
+     {"1": 23, "2": 23, "3": 23, "4": 23, "5": 25, "7": 25, "8": 25, "9": 26}),
+)
+
+
+def amd_family(model_name: str) -> int | None:
+    """The CPU family an AMD model name implies (_AMD_FAMILY_BY_NAME); None for any other name.
+
+    >>> amd_family("AMD Ryzen Threadripper PRO 9985WX 64-Core"), amd_family("AMD EPYC 7763 64-Core Processor")
+    (26, 25)
+    """
+    for pattern, families in _AMD_FAMILY_BY_NAME:
+        if "AMD" in model_name and (m := pattern.search(model_name)):
+            return families.get(m.group(1))
+    return None
+
+
 def _int(value: str | None) -> int | None:
     if value is None:
         return None
@@ -247,7 +297,7 @@ def parse_lscpu(text: str) -> CpuInfo:
     return CpuInfo(
         vendor=kv.get("Vendor ID", ""),
         model_name=kv.get("Model name", ""),
-        family=_int(kv.get("CPU family")),
+        family=_int(kv.get("CPU family")) if "CPU family" in kv else amd_family(kv.get("Model name", "")),
         model=_int(kv.get("Model")),
         cpus=_int(kv.get("CPU(s)")),
         sockets=_int(kv.get("Socket(s)")),
