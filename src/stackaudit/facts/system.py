@@ -214,6 +214,8 @@ def cmdline_from_log(ctx: FactContext) -> KernelCmdline:
 class CpuInfo(Sourced):
     vendor: str = ""
     model_name: str = ""
+    # lscpu's `Architecture` (x86_64, aarch64), or the machine the kernel reports (cpu_from_kernel_machine); "" not shown.
+    architecture: str = ""
     family: int | None = None
     model: int | None = None
     cpus: int | None = None
@@ -297,6 +299,7 @@ def parse_lscpu(text: str) -> CpuInfo:
     return CpuInfo(
         vendor=kv.get("Vendor ID", ""),
         model_name=kv.get("Model name", ""),
+        architecture=kv.get("Architecture", ""),
         family=_int(kv.get("CPU family")) if "CPU family" in kv else amd_family(kv.get("Model name", "")),
         model=_int(kv.get("Model")),
         cpus=_int(kv.get("CPU(s)")),
@@ -312,6 +315,9 @@ def parse_lscpu(text: str) -> CpuInfo:
     )
 
 
+fact("cpu", CpuInfo, first_of, hint="paste `lscpu`")
+
+
 @parser(LSCPU, feeds="cpu", kind=CpuInfo, rank=10)
 def cpu(text: str) -> CpuInfo:
     """CPU vendor, model, family, sockets and hypervisor (`lscpu`).
@@ -324,6 +330,22 @@ def cpu(text: str) -> CpuInfo:
         Model name:          AMD EPYC 7281 16-Core Processor
     """
     return parse_lscpu(text)
+
+
+# Machines that are no x86 CPU: an AMD or Intel x86 CPU reports x86_64 (or i686); these are Arm (aarch64, the Grace of
+# a GH200 or GB200), POWER and IBM Z (https://www.kernel.org/doc/html/latest/arch/index.html).
+NON_X86_MACHINES = frozenset(("aarch64", "arm64", "ppc64le", "s390x"))
+
+
+@provider("cpu", CpuInfo, rank=20, title="the machine the kernel reports (`uname -m`, collect_env's `Python platform`)")
+def cpu_from_kernel_machine(ctx: FactContext) -> CpuInfo:
+    """The CPU's architecture where no lscpu is shown, from the machine the kernel reports (uname's, collect_env's
+    `Python platform: Linux-6.11.0-152-crusoe-...-aarch64-with-glibc2.39`, corpus 863), for a machine that is no x86
+    CPU (NON_X86_MACHINES): neither AMD nor Intel. An x86_64 machine says nothing of the vendor."""
+    machine = ctx.fact("kernel", KernelInfo).machine
+    if machine not in NON_X86_MACHINES:
+        raise FactUnavailable("the kernel's machine names no CPU vendor" if machine else "the kernel's machine is not shown")
+    return CpuInfo(architecture=machine)
 
 
 # --- NUMA (sysfs) ----------------------------------------------------------------------------
