@@ -8,7 +8,14 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from stackaudit.facts._parse import ParseError, has_gap_line, key_value_lines, lines_holding, parse_cpulist, stated_lines
+from stackaudit.facts._parse import (
+    ParseError,
+    has_gap_line,
+    key_value_lines,
+    lines_holding,
+    parse_cpulist,
+    stated_lines,
+)
 from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, first_of, parser, provider
 from stackaudit.facts.shown_commands import EmptyGreps, ListingGreps
 from stackaudit.facts.sources import (
