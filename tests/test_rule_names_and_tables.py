@@ -5,7 +5,7 @@
 - An AMD model name implies its CPU family where lscpu's family line is not shown (facts/system.amd_family).
 - A CPU that is no x86 CPU is read from the machine the kernel reports (facts/system.cpu_from_kernel_machine).
 - A provider's partition name leads with the board it runs on (gputable.partition_board).
-- The H20 is an HGX board with NVLink (data/gpus.toml).
+- The H20 is an HGX board with NVLink (data/gpus.toml); its power limit at rest is 500 W.
 - An engine shown on one GPU has no group of GPUs to place (facts/parallelism.one_gpu_engine).
 
 Real pastes are corpus captures (the public thread in each header); counter-examples are modelled where marked.
